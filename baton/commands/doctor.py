@@ -1,0 +1,112 @@
+"""``baton doctor``: what Baton sees here and whether it can work.
+
+Runs without an initialised project (it then says how to make one). Each
+check is ``ok``, ``warn`` or ``fail``; any ``fail`` exits 3.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from importlib import metadata
+
+import attrs
+
+from baton import __version__
+from baton.errors import BatonError
+
+
+@attrs.frozen
+class Check:
+    name: str
+    status: str
+    detail: str
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "status": self.status, "detail": self.detail}
+
+
+@attrs.frozen
+class DoctorResult:
+    root: str
+    initialized: bool
+    checks: list[Check]
+
+    @property
+    def exit_code(self) -> int:
+        return 3 if any(c.status == "fail" for c in self.checks) else 0
+
+    def to_json(self) -> dict:
+        status = "fail" if self.exit_code else ("warn" if any(c.status == "warn" for c in self.checks) else "ok")
+        return {"version": __version__, "root": self.root, "initialized": self.initialized,
+                "status": status, "checks": [c.to_json() for c in self.checks]}
+
+    def render(self) -> str:
+        lines = [f"baton {__version__} — project root {self.root}"]
+        for c in self.checks:
+            lines.append(f"  {c.status:<4}  {c.name}: {c.detail}")
+        return "\n".join(lines)
+
+
+def _versions() -> str:
+    parts = []
+    for dist in ("attrs", "cattrs", "orjson", "sqlite-utils", "dulwich", "mcp"):
+        try:
+            parts.append(f"{dist} {metadata.version(dist)}")
+        except metadata.PackageNotFoundError:
+            parts.append(f"{dist} MISSING")
+    return ", ".join(parts)
+
+
+def diagnose(project: str | os.PathLike | None = None) -> DoctorResult:
+    from baton.commands.context import Project
+    from baton.ledger.verify import verify_ledger
+    from baton.project import ProjectPaths, git_toplevel, resolve_root
+
+    root = resolve_root(project)
+    paths = ProjectPaths(root)
+    checks = [Check("python", "ok" if sys.version_info >= (3, 11) else "fail", sys.version.split()[0])]
+    deps = _versions()
+    checks.append(Check("dependencies", "fail" if "MISSING" in deps else "ok", deps))
+    top = git_toplevel(root)
+    checks.append(Check("git", "ok" if top else "warn",
+                        f"repository at {top}" if top else "not a git repository: freshness checks will say 'unknown'"))
+    if not paths.config.is_file():
+        checks.append(Check("project", "warn", "not initialised; run `baton init`"))
+        return DoctorResult(str(root), False, checks)
+    try:
+        opened = Project.open(root)
+    except BatonError as exc:
+        checks.append(Check("config", "fail", exc.message))
+        return DoctorResult(str(root), True, checks)
+    checks.append(Check("config", "ok", f"project {opened.config.project_id}, fsync {opened.config.fsync}"))
+    checks.append(Check("writer", "ok", opened.writer))
+    if not paths.gitignore.exists():
+        checks.append(Check("gitignore", "warn", ".baton/.gitignore is missing; rerun `baton init`"))
+    try:
+        report = verify_ledger(paths.ledger_dir)
+        torn = [f.feed for f in report.feeds if f.torn]
+        if report.ok:
+            detail = f"{report.event_count} events in {len(report.feeds)} feed(s), every chain verified"
+            if torn:
+                detail += f"; torn tail pending quarantine in {', '.join(torn)}"
+            checks.append(Check("ledger", "warn" if torn else "ok", detail))
+        else:
+            checks.append(Check("ledger", "fail", f"{len(report.all_problems())} problem(s); run `baton verify`"))
+    except BatonError as exc:
+        checks.append(Check("ledger", "fail", exc.message))
+    quarantined = list(paths.quarantine_dir.glob("*")) if paths.quarantine_dir.is_dir() else []
+    if quarantined:
+        checks.append(Check("quarantine", "warn", f"{len(quarantined)} torn tail(s) kept in .baton/quarantine/"))
+    try:
+        runner = opened.reading()
+        pinned = runner.pinned_until
+        if pinned:
+            checks.append(Check("index", "warn", f"pinned at {pinned}; run `baton rebuild` to return to the present"))
+        else:
+            checks.append(Check("index", "ok", f"{paths.index.name} up to date"))
+    except BatonError as exc:
+        checks.append(Check("index", "fail", exc.message))
+    finally:
+        opened.close()
+    return DoctorResult(str(root), True, checks)

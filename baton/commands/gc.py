@@ -1,0 +1,64 @@
+"""``baton gc``: remove only what can be rebuilt — the index and the cache.
+
+The ledger, quarantine and materialized records are never touched.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import attrs
+
+from baton.errors import StorageError
+
+
+@attrs.frozen
+class GcResult:
+    removed: list[dict]
+    dry_run: bool
+    exit_code: int = 0
+
+    def to_json(self) -> dict:
+        return {"dry_run": self.dry_run, "removed": self.removed,
+                "bytes": sum(r["bytes"] for r in self.removed)}
+
+    def render(self) -> str:
+        if not self.removed:
+            return "Nothing to remove."
+        verb = "Would remove" if self.dry_run else "Removed"
+        lines = [f"{verb} {r['path']} ({r['bytes']} bytes)" for r in self.removed]
+        lines.append("The index is rebuilt from the ledger on the next command.")
+        return "\n".join(lines)
+
+
+def _size(path: Path) -> int:
+    if path.is_dir():
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    return path.stat().st_size
+
+
+def collect_garbage(project: str | os.PathLike | None = None, *, dry_run: bool = False) -> GcResult:
+    """Raises: NotInitialized, StorageError."""
+    from baton.commands.context import Project
+
+    opened = Project.open(project)
+    p = opened.paths
+    candidates = [p.index, p.index.with_name("index.sqlite-wal"), p.index.with_name("index.sqlite-shm"), p.cache_dir]
+    removed = []
+    with opened.ledger.locked():
+        for path in candidates:
+            if not path.exists():
+                continue
+            removed.append({"path": str(path.relative_to(p.root)), "bytes": _size(path)})
+            if dry_run:
+                continue
+            try:
+                if path.is_dir():
+                    shutil.rmtree(path)
+                else:
+                    path.unlink()
+            except OSError as exc:
+                raise StorageError(f"cannot remove {path}: {exc}") from exc
+    return GcResult(removed, dry_run)

@@ -1,0 +1,89 @@
+"""``baton init``: make a directory a Baton project. Safe to run twice."""
+
+from __future__ import annotations
+
+import os
+
+import attrs
+
+from baton.config import ProjectConfig, read_json, write_json_atomic
+from baton.errors import Conflict, InputError
+from baton.ledger.envelope import EventDraft
+from baton.ledger.ids import uuid7
+from baton.project import ProjectPaths, resolve_root
+
+GITIGNORE = """\
+# Baton: only config.json and policy.json are meant to be committed.
+# The ledger, materialized files and index stay out of branches; share the
+# ledger with `baton sync` (refs/baton/ledger) instead.
+*
+!.gitignore
+!config.json
+!policy.json
+"""
+
+DEFAULT_SETTINGS = {
+    "policy": {"recheck_allowlist": []},
+}
+
+
+@attrs.frozen
+class InitResult:
+    root: str
+    project_id: str
+    writer: str
+    created: bool
+    exit_code: int = 0
+
+    def to_json(self) -> dict:
+        return {"root": self.root, "project_id": self.project_id, "writer": self.writer, "created": self.created}
+
+    def render(self) -> str:
+        if self.created:
+            return f"Initialised Baton project {self.project_id} in {self.root}/.baton (writer {self.writer})"
+        return f"Already a Baton project: {self.project_id} in {self.root}/.baton (nothing changed)"
+
+
+def init_project(project: str | os.PathLike | None = None, *, project_id: str | None = None) -> InitResult:
+    """Create ``.baton/`` (config, ledger, ignore file) and record ``project.initialized``.
+
+    Raises:
+        InputError: ``project_id`` is empty or the root is not a directory.
+        Conflict: the project already exists with a different id.
+    """
+    from baton.commands.context import Project, ensure_writer
+
+    if project_id is not None and not project_id.strip():
+        raise InputError("--project-id must not be empty")
+    paths = ProjectPaths(resolve_root(project))
+    if not paths.root.is_dir():
+        raise InputError(f"{paths.root} is not a directory")
+    created = False
+    if paths.config.is_file():
+        config = ProjectConfig.from_json(read_json(paths.config), paths.config)
+        if project_id is not None and project_id != config.project_id:
+            raise Conflict(
+                f"{paths.root} is already project {config.project_id}; refusing to change its id to {project_id}"
+            )
+    else:
+        config = ProjectConfig(project_id=project_id or uuid7(), extra=dict(DEFAULT_SETTINGS))
+        paths.ledger_dir.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(paths.config, config.to_json())
+        created = True
+    if not paths.gitignore.exists():
+        paths.gitignore.write_text(GITIGNORE)
+    paths.ledger_dir.mkdir(parents=True, exist_ok=True)
+    ensure_writer(paths)
+    opened = Project.open(paths.root)
+    try:
+        with opened.writing() as scope:
+            if scope.txn.stream_version("project") == 0:
+                scope.append(
+                    [EventDraft("project.initialized", "project", {"project_id": config.project_id, "root_hint": "."})],
+                    expected={"project": 0},
+                    durable=True,
+                )
+                created = True
+    finally:
+        opened.close()
+    return InitResult(str(paths.root), config.project_id, opened.writer, created)

@@ -1,0 +1,47 @@
+"""``baton verify``: check every feed's chain, digests, sequence and streams."""
+
+from __future__ import annotations
+
+import os
+
+import attrs
+
+from baton.ledger.verify import VerifyReport, verify_ledger
+
+
+@attrs.frozen
+class VerifyResult:
+    report: VerifyReport
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.report.ok else 3
+
+    def to_json(self) -> dict:
+        return self.report.to_json()
+
+    def render(self) -> str:
+        r = self.report
+        lines = []
+        for f in r.feeds:
+            note = ""
+            if f.erased:
+                note += f", {f.erased} payload(s) erased"
+            if f.torn:
+                note += f", torn tail of {f.torn.length} bytes at {f.torn.offset} (quarantined by the next write)"
+            mark = "ok  " if not f.problems else "FAIL"
+            lines.append(f"{mark} {f.feed}: {f.events} events, last seq {f.head.seq}{note}")
+        for p in r.all_problems():
+            where = f"byte {p.offset}" if p.offset >= 0 else "merged order"
+            lines.append(f"  problem in {p.feed} seq {p.seq} ({where}): {p.kind}: {p.message}")
+        verdict = "ledger verified" if r.ok else "ledger has problems"
+        lines.append(f"{verdict}: {r.event_count} events in {len(r.feeds)} feed(s)")
+        return "\n".join(lines)
+
+
+def verify_project(project: str | os.PathLike | None = None) -> VerifyResult:
+    """Raises: NotInitialized."""
+    from baton.commands.context import Project
+
+    opened = Project.open(project)
+    return VerifyResult(verify_ledger(opened.paths.ledger_dir))

@@ -1,0 +1,146 @@
+"""The event envelope: the one shape every line of every feed has.
+
+The chain hash covers every envelope field except ``hash`` itself and
+``data``; ``digest`` stands in for ``data``. So an audited erase of a payload
+(``data`` removed, ``digest`` kept) leaves every chain verifiable, while any
+change to a payload that is present is caught by its digest.
+
+Fields this version does not know are kept in ``extra`` and written back
+unchanged, and they are covered by the hash like any other field.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import attrs
+
+from baton.canonical import canonical_bytes, digest_of, sha256_tag
+
+ENVELOPE_VERSION = 1
+
+KNOWN_FIELDS = (
+    "v", "id", "writer", "seq", "at", "hlc", "type", "stream", "stream_version",
+    "actor", "session", "schema", "data", "digest", "prev", "hash",
+)
+_REQUIRED = {
+    "v": int, "id": str, "writer": str, "seq": int, "at": str, "hlc": int,
+    "type": str, "stream": str, "stream_version": int, "digest": str, "hash": str,
+}
+
+
+class EnvelopeError(ValueError):
+    """A line is not a well-formed envelope."""
+
+
+@attrs.frozen
+class EventDraft:
+    """What a command asks the ledger to append; the ledger seals it."""
+
+    type: str
+    stream: str
+    data: dict[str, Any]
+    actor: str | None = None
+    session: str | None = None
+    schema: int = 1
+
+
+@attrs.frozen
+class Event:
+    v: int
+    id: str
+    writer: str
+    seq: int
+    at: str
+    hlc: int
+    type: str
+    stream: str
+    stream_version: int
+    actor: str | None
+    session: str | None
+    data: dict[str, Any] | None
+    digest: str
+    prev: str | None
+    hash: str
+    schema: int = 1
+    extra: Mapping[str, Any] = attrs.field(factory=dict)
+
+    @property
+    def erased(self) -> bool:
+        """True when the payload was deliberately removed (only ``digest`` remains)."""
+        return self.data is None
+
+    @property
+    def merge_key(self) -> tuple[int, str, int]:
+        return (self.hlc, self.writer, self.seq)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = dict(self.extra)
+        out.update(
+            v=self.v, id=self.id, writer=self.writer, seq=self.seq, at=self.at,
+            hlc=self.hlc, type=self.type, stream=self.stream,
+            stream_version=self.stream_version, actor=self.actor,
+            session=self.session, schema=self.schema, digest=self.digest,
+            prev=self.prev, hash=self.hash,
+        )
+        if self.data is not None:
+            out["data"] = self.data
+        return out
+
+    def chained_part(self) -> dict[str, Any]:
+        out = self.to_dict()
+        out.pop("hash", None)
+        out.pop("data", None)
+        return out
+
+    def compute_hash(self) -> str:
+        return sha256_tag(canonical_bytes(self.chained_part()))
+
+    def data_intact(self) -> bool:
+        return self.data is None or digest_of(self.data) == self.digest
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> "Event":
+        if not isinstance(raw, Mapping):
+            raise EnvelopeError("an event must be a JSON object")
+        for name, kind in _REQUIRED.items():
+            value = raw.get(name)
+            if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+                raise EnvelopeError(f"field {name!r} is missing or not a {kind.__name__}")
+        data = raw.get("data")
+        if data is not None and not isinstance(data, dict):
+            raise EnvelopeError("field 'data' must be an object")
+        for name in ("actor", "session", "prev"):
+            if raw.get(name) is not None and not isinstance(raw.get(name), str):
+                raise EnvelopeError(f"field {name!r} must be a string or null")
+        schema = raw.get("schema", 1)
+        if not isinstance(schema, int) or isinstance(schema, bool):
+            raise EnvelopeError("field 'schema' must be an integer")
+        return cls(
+            v=raw["v"], id=raw["id"], writer=raw["writer"], seq=raw["seq"],
+            at=raw["at"], hlc=raw["hlc"], type=raw["type"], stream=raw["stream"],
+            stream_version=raw["stream_version"], actor=raw.get("actor"),
+            session=raw.get("session"), data=data, digest=raw["digest"],
+            prev=raw.get("prev"), hash=raw["hash"], schema=schema,
+            extra={k: v for k, v in raw.items() if k not in KNOWN_FIELDS},
+        )
+
+
+def seal(
+    draft: EventDraft,
+    *,
+    event_id: str,
+    writer: str,
+    seq: int,
+    at: str,
+    hlc: int,
+    stream_version: int,
+    prev: str | None,
+) -> Event:
+    unsealed = Event(
+        v=ENVELOPE_VERSION, id=event_id, writer=writer, seq=seq, at=at, hlc=hlc,
+        type=draft.type, stream=draft.stream, stream_version=stream_version,
+        actor=draft.actor, session=draft.session, data=draft.data,
+        digest=digest_of(draft.data), prev=prev, hash="", schema=draft.schema,
+    )
+    return attrs.evolve(unsealed, hash=unsealed.compute_hash())

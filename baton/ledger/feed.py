@@ -1,0 +1,181 @@
+"""Reading one feed: lines in, verified events out.
+
+A feed is ``<writer>.jsonl``: one event per ``\\n``-terminated line, ``seq``
+gapless from 1, each ``prev`` the ``hash`` of the line before. Reading is
+incremental: a scan starts from a ``FeedHead`` (the byte offset, seq, hash and
+hlc reached so far) and reads only the bytes after it.
+
+The last line is special. If it has no newline, is not JSON, or fails its
+hash, it is a *torn tail*: the trace of a writer that died mid-append. Readers
+ignore it and the next writer of the feed quarantines it. Any other bad line is
+corruption: ``strict`` scans raise, ``collect`` scans report and go on.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import attrs
+import orjson
+
+from baton.errors import LedgerCorrupt
+from baton.ledger.envelope import EnvelopeError, Event
+
+
+@attrs.frozen
+class FeedHead:
+    """How far a reader has got in one feed."""
+
+    offset: int = 0
+    seq: int = 0
+    hash: str | None = None
+    hlc: int = 0
+
+    def to_json(self) -> dict:
+        return {"offset": self.offset, "seq": self.seq, "hash": self.hash, "hlc": self.hlc}
+
+    @classmethod
+    def from_json(cls, raw: dict) -> "FeedHead":
+        return cls(offset=raw["offset"], seq=raw["seq"], hash=raw.get("hash"), hlc=raw.get("hlc", 0))
+
+
+@attrs.frozen
+class FeedProblem:
+    feed: str
+    offset: int
+    seq: int | None
+    kind: str
+    message: str
+
+    def to_json(self) -> dict:
+        return {"feed": self.feed, "offset": self.offset, "seq": self.seq, "kind": self.kind, "message": self.message}
+
+
+@attrs.frozen
+class TornTail:
+    offset: int
+    length: int
+    reason: str
+
+    def to_json(self) -> dict:
+        return {"offset": self.offset, "length": self.length, "reason": self.reason}
+
+
+@attrs.define
+class FeedScan:
+    feed: str
+    events: list[Event]
+    ends: list[int]
+    """Byte offset just past each event's line, parallel to ``events``."""
+    head: FeedHead
+    torn: TornTail | None = None
+    problems: list[FeedProblem] = attrs.field(factory=list)
+
+
+def feed_name(path: Path) -> str:
+    return path.name[: -len(".jsonl")]
+
+
+def _check(feed: str, line: bytes, head: FeedHead) -> tuple[Event | None, str | None, str | None]:
+    """Parse and check one line against the head before it.
+
+    Returns ``(event, kind, message)``; ``kind`` is None when the line is sound.
+    The event is returned whenever the line parsed, so a collecting scan can
+    resynchronise on it.
+    """
+    try:
+        raw = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None, "bad_json", "line is not valid JSON"
+    try:
+        event = Event.from_dict(raw)
+    except EnvelopeError as exc:
+        return None, "bad_envelope", str(exc)
+    if event.hash != event.compute_hash():
+        return event, "bad_hash", f"event {event.id} does not match its hash"
+    if not event.data_intact():
+        return event, "bad_digest", f"event {event.id} payload does not match its digest"
+    if event.writer != feed:
+        return event, "wrong_writer", f"event written by {event.writer!r} found in feed {feed!r}"
+    if event.seq != head.seq + 1:
+        kind = "fork" if event.seq <= head.seq else "gap"
+        return event, kind, f"expected seq {head.seq + 1}, found {event.seq}"
+    if event.prev != head.hash:
+        return event, "broken_chain", f"seq {event.seq} does not link to the hash of seq {head.seq}"
+    if event.hlc <= head.hlc:
+        return event, "hlc_regressed", f"seq {event.seq} has hlc {event.hlc}, not above {head.hlc}"
+    return event, None, None
+
+
+def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False) -> FeedScan:
+    """Scan ``raw``, the bytes of the feed from ``start.offset`` on."""
+    scan = FeedScan(feed=feed, events=[], ends=[], head=start)
+    head = start
+    pos = 0
+    size = len(raw)
+    while pos < size:
+        nl = raw.find(b"\n", pos)
+        if nl < 0:
+            scan.torn = TornTail(start.offset + pos, size - pos, "no terminating newline")
+            break
+        line = raw[pos:nl]
+        end = nl + 1
+        event, kind, message = _check(feed, line, head)
+        if kind is None:
+            assert event is not None
+            scan.events.append(event)
+            scan.ends.append(start.offset + end)
+            head = FeedHead(start.offset + end, event.seq, event.hash, event.hlc)
+        elif end == size and kind in ("bad_json", "bad_envelope", "bad_hash"):
+            scan.torn = TornTail(start.offset + pos, size - pos, message or kind)
+            break
+        else:
+            problem = FeedProblem(feed, start.offset + pos, event.seq if event else None, kind, message or kind)
+            if not collect:
+                raise LedgerCorrupt(
+                    f"feed {feed!r} is corrupt at byte {problem.offset}: {problem.message}; run `baton verify`",
+                    details=problem.to_json(),
+                )
+            scan.problems.append(problem)
+            if event is not None:
+                head = FeedHead(start.offset + end, event.seq, event.hash, max(head.hlc, event.hlc))
+            else:
+                head = FeedHead(start.offset + end, head.seq, head.hash, head.hlc)
+        pos = end
+    scan.head = head
+    return scan
+
+
+def scan_file(path: Path, start: FeedHead = FeedHead(), *, collect: bool = False) -> FeedScan:
+    with open(path, "rb") as fh:
+        fh.seek(start.offset)
+        raw = fh.read()
+    return scan_bytes(feed_name(path), raw, start, collect=collect)
+
+
+def line_before(path: Path, offset: int, window: int = 1 << 16) -> bytes | None:
+    """The complete line that ends exactly at ``offset`` (without its newline).
+
+    Used to check that a remembered head still describes the file: a feed that
+    was rewritten rather than appended to no longer has the same line there.
+    """
+    if offset <= 0:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size < offset:
+                return None
+            read_from = max(0, offset - window)
+            fh.seek(read_from)
+            chunk = fh.read(offset - read_from)
+    except OSError:
+        return None
+    if not chunk.endswith(b"\n"):
+        return None
+    body = chunk[:-1]
+    start = body.rfind(b"\n") + 1
+    if start == 0 and read_from > 0:
+        return line_before(path, offset, window * 4)
+    return body[start:]

@@ -1,0 +1,100 @@
+"""Checking a whole ledger: every chain, digest, sequence and stream.
+
+Per feed: each line parses, its hash and digest hold, ``seq`` rises by one,
+``prev`` links to the line before, the hlc rises. Across feeds: no event id
+appears twice, and every stream's versions run 1, 2, 3… in project order — two
+writers that each appended version 3 of one stream are a *fork* to resolve.
+Erased payloads (``data`` removed, ``digest`` kept) are counted, not failed.
+A torn tail is reported but is not a failure: readers already ignore it and
+the next writer quarantines it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+
+from baton.errors import StorageError
+from baton.ledger.feed import FeedHead, FeedProblem, TornTail, feed_name, scan_file
+from baton.ledger.store import merge_feeds
+
+
+@attrs.define
+class FeedReport:
+    feed: str
+    events: int
+    erased: int
+    head: FeedHead
+    torn: TornTail | None
+    problems: list[FeedProblem]
+
+    def to_json(self) -> dict:
+        return {
+            "feed": self.feed, "events": self.events, "erased": self.erased,
+            "last_seq": self.head.seq, "last_hash": self.head.hash,
+            "torn_tail": self.torn.to_json() if self.torn else None,
+            "problems": [p.to_json() for p in self.problems],
+        }
+
+
+@attrs.define
+class VerifyReport:
+    feeds: list[FeedReport]
+    problems: list[FeedProblem]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and all(not f.problems for f in self.feeds)
+
+    @property
+    def event_count(self) -> int:
+        return sum(f.events for f in self.feeds)
+
+    def all_problems(self) -> list[FeedProblem]:
+        return [p for f in self.feeds for p in f.problems] + list(self.problems)
+
+    def to_json(self) -> dict:
+        return {
+            "ok": self.ok,
+            "events": self.event_count,
+            "feeds": [f.to_json() for f in self.feeds],
+            "problems": [p.to_json() for p in self.all_problems()],
+        }
+
+
+def verify_ledger(ledger_dir: Path) -> VerifyReport:
+    reports: list[FeedReport] = []
+    event_lists = []
+    try:
+        paths = sorted(p for p in Path(ledger_dir).glob("*.jsonl") if p.is_file())
+    except OSError as exc:
+        raise StorageError(f"cannot list {ledger_dir}: {exc}") from exc
+    for path in paths:
+        try:
+            scan = scan_file(path, FeedHead(), collect=True)
+        except OSError as exc:
+            raise StorageError(f"cannot read {path}: {exc}") from exc
+        reports.append(
+            FeedReport(
+                feed=feed_name(path), events=len(scan.events),
+                erased=sum(1 for e in scan.events if e.erased),
+                head=scan.head, torn=scan.torn, problems=scan.problems,
+            )
+        )
+        event_lists.append(scan.events)
+    cross: list[FeedProblem] = []
+    seen_ids: dict[str, str] = {}
+    versions: dict[str, int] = {}
+    for event in merge_feeds(event_lists):
+        if event.id in seen_ids:
+            cross.append(FeedProblem(event.writer, -1, event.seq, "duplicate_id",
+                                     f"event id {event.id} also appears in feed {seen_ids[event.id]!r}"))
+        seen_ids[event.id] = event.writer
+        want = versions.get(event.stream, 0) + 1
+        if event.stream_version != want:
+            kind = "stream_fork" if event.stream_version < want else "stream_gap"
+            cross.append(FeedProblem(event.writer, -1, event.seq, kind,
+                                     f"stream {event.stream!r}: expected version {want}, found {event.stream_version}"))
+        versions[event.stream] = max(want, event.stream_version)
+    return VerifyReport(feeds=reports, problems=cross)

@@ -1,0 +1,12 @@
+"""The projections a project keeps. Order matters only for readability:
+each projection folds every event independently of the others."""
+
+from __future__ import annotations
+
+from baton.projections.base import Projection
+
+
+def default_projections() -> list[Projection]:
+    from baton.projections.event_counts import EventCounts, Streams
+
+    return [Streams(), EventCounts()]

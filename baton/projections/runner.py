@@ -1,0 +1,405 @@
+"""Keeping projections up to date in ``index.sqlite``.
+
+The runner remembers, per feed, the head it has folded up to (offset, seq,
+hash). Documents and those cursors are written in one SQLite transaction, so
+a crash never leaves state and cursor apart. Catching up reads only the bytes
+after each cursor. The runner rebuilds from scratch when:
+
+- the index is new, or a projection's name or version changed;
+- a feed changed other than by appending (shorter, or the line at the cursor
+  is no longer the one folded);
+- new events sort before events already folded (a feed arrived late, e.g.
+  through sync), because folding them now would break project order.
+
+Materialized files are written before the transaction commits; if the process
+dies in between, the next catch-up folds the same events again and writes the
+same bytes, because a file is a pure function of its document.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+import attrs
+import orjson
+
+from baton.canonical import loads
+from baton.config import write_bytes_atomic
+from baton.errors import Conflict, NotFound, StorageError
+from baton.ledger.clock import hlc_of_datetime, parse_rfc3339
+from baton.ledger.envelope import Event
+from baton.ledger.feed import FeedHead, feed_name, line_before
+from baton.ledger.store import Ledger, merge_feeds
+from baton.ledger.upcast import UPCASTERS, UpcasterRegistry
+from baton.projections.base import Doc, Projection
+
+INDEX_SCHEMA = 1
+Progress = Callable[[int, int], None]
+
+
+@attrs.frozen
+class CatchUp:
+    events: int
+    rebuilt: bool
+    reason: str | None = None
+
+    def to_json(self) -> dict:
+        return {"events": self.events, "rebuilt": self.rebuilt, "reason": self.reason}
+
+
+@attrs.frozen
+class Until:
+    """Where a replay stops: after the event with this id, or at this time."""
+
+    event_id: str | None = None
+    hlc: int | None = None
+    label: str = ""
+
+    @classmethod
+    def parse(cls, text: str) -> "Until":
+        text = text.strip()
+        if len(text) == 36 and text.count("-") == 4:
+            return cls(event_id=text, label=text)
+        try:
+            return cls(hlc=hlc_of_datetime(parse_rfc3339(text)), label=text)
+        except ValueError:
+            from baton.errors import InputError
+
+            raise InputError(f"--until takes an event id or an RFC 3339 time, not {text!r}") from None
+
+
+class _Rebuild(Exception):
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+class ProjectionRunner:
+    def __init__(
+        self,
+        baton_dir: Path,
+        ledger: Ledger,
+        projections: Sequence[Projection],
+        *,
+        upcasters: UpcasterRegistry = UPCASTERS,
+    ) -> None:
+        self.baton_dir = Path(baton_dir)
+        self.index_path = self.baton_dir / "index.sqlite"
+        self.ledger = ledger
+        self.projections = list(projections)
+        self.by_name = {p.name: p for p in self.projections}
+        self.upcasters = upcasters
+        self._db = None
+
+    # -- storage -------------------------------------------------------------
+    @property
+    def db(self):
+        if self._db is None:
+            import sqlite_utils
+
+            try:
+                db = sqlite_utils.Database(self.index_path)
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.execute("PRAGMA busy_timeout=30000")
+                self._create(db)
+            except sqlite3.Error as exc:
+                raise StorageError(f"cannot open the index {self.index_path}: {exc}") from exc
+            self._db = db
+        return self._db
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def _create(self, db) -> None:
+        db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS cursors (feed TEXT PRIMARY KEY, offset INTEGER, seq INTEGER, hash TEXT, hlc INTEGER)"
+        )
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS docs (projection TEXT, key TEXT, doc TEXT, PRIMARY KEY (projection, key))"
+        )
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS materialized (path TEXT PRIMARY KEY, projection TEXT, key TEXT)"
+        )
+        db.execute("CREATE INDEX IF NOT EXISTS materialized_by_key ON materialized (projection, key)")
+        with db.conn:
+            for p in self.projections:
+                if hasattr(p, "setup_index"):
+                    p.setup_index(db)
+
+    def _signature(self) -> str:
+        return orjson.dumps([INDEX_SCHEMA] + [[p.name, p.version] for p in self.projections]).decode()
+
+    def _meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
+        return row[0] if row else None
+
+    # -- reading state -------------------------------------------------------
+    def get(self, projection: str, key: str) -> Doc | None:
+        row = self.db.execute(
+            "SELECT doc FROM docs WHERE projection = ? AND key = ?", [projection, key]
+        ).fetchone()
+        return loads(row[0]) if row else None
+
+    def docs(self, projection: str) -> Iterator[tuple[str, Doc]]:
+        for key, doc in self.db.execute(
+            "SELECT key, doc FROM docs WHERE projection = ? ORDER BY key", [projection]
+        ).fetchall():
+            yield key, loads(doc)
+
+    def snapshot(self) -> dict[str, dict[str, Doc]]:
+        """Every document of every projection: what replay equivalence compares."""
+        out: dict[str, dict[str, Doc]] = {p.name: {} for p in self.projections}
+        for name, key, doc in self.db.execute("SELECT projection, key, doc FROM docs").fetchall():
+            out.setdefault(name, {})[key] = loads(doc)
+        return out
+
+    @property
+    def pinned_until(self) -> str | None:
+        return self._meta("pinned_until")
+
+    # -- folding -------------------------------------------------------------
+    def fold(self, events: Iterable[Event], docs: dict[tuple[str, str], Doc | None], load) -> set[tuple[str, str]]:
+        dirty: set[tuple[str, str]] = set()
+        for event in events:
+            event = self.upcasters.upcast(event)
+            for p in self.projections:
+                for key in p.keys(event):
+                    slot = (p.name, key)
+                    if slot not in docs:
+                        docs[slot] = load(slot)
+                    docs[slot] = p.apply(key, docs[slot], event)
+                    dirty.add(slot)
+        return dirty
+
+    def catch_up(self, *, progress: Progress | None = None, allow_pinned: bool = False) -> CatchUp:
+        """Fold whatever the feeds gained since the cursors; rebuild if needed.
+
+        Raises:
+            Conflict: the index is pinned to the past and this is a write.
+            LedgerCorrupt: a feed is damaged before its tail.
+        """
+        try:
+            pinned = self.pinned_until
+            if pinned is not None:
+                if allow_pinned:
+                    return CatchUp(0, False, f"index pinned at {pinned}")
+                raise Conflict(
+                    f"the index shows the project as of {pinned}; run `baton rebuild` to return to the present"
+                )
+            try:
+                return self._catch_up(progress)
+            except _Rebuild as why:
+                return self.rebuild(progress=progress, reason=why.reason)
+        except sqlite3.Error as exc:
+            raise StorageError(f"the index {self.index_path} failed: {exc}") from exc
+
+    def _catch_up(self, progress: Progress | None) -> CatchUp:
+        if self._meta("signature") != self._signature():
+            raise _Rebuild("index is new or its projections changed")
+        cursors = {
+            feed: FeedHead(offset, seq, hash_, hlc or 0)
+            for feed, offset, seq, hash_, hlc in self.db.execute(
+                "SELECT feed, offset, seq, hash, hlc FROM cursors"
+            ).fetchall()
+        }
+        paths = {feed_name(p): p for p in self.ledger.feed_paths()}
+        for feed in cursors:
+            if feed not in paths:
+                raise _Rebuild(f"feed {feed} disappeared")
+        scans = []
+        for feed, path in paths.items():
+            head = cursors.get(feed, FeedHead())
+            if head.offset:
+                line = line_before(path, head.offset)
+                try:
+                    same = line is not None and loads(line).get("hash") == head.hash
+                except (orjson.JSONDecodeError, AttributeError):
+                    same = False
+                if not same:
+                    raise _Rebuild(f"feed {feed} changed other than by appending")
+            scan = self.ledger.read_feed(feed, head)
+            if scan.events:
+                scans.append(scan)
+        if not scans:
+            return CatchUp(0, False)
+        new = list(merge_feeds(s.events for s in scans))
+        last = self._meta("last_key")
+        if last is not None and tuple(orjson.loads(last)) > new[0].merge_key:
+            raise _Rebuild("events arrived that sort before ones already folded")
+        docs: dict[tuple[str, str], Doc | None] = {}
+        dirty = self.fold(new, docs, self._load)
+        heads = {s.feed: s.head for s in scans}
+        self._commit(docs, dirty, heads, new[-1].merge_key, reset=False)
+        if progress:
+            progress(len(new), len(new))
+        return CatchUp(len(new), False)
+
+    def _load(self, slot: tuple[str, str]) -> Doc | None:
+        return self.get(*slot)
+
+    def rebuild(
+        self,
+        *,
+        until: Until | None = None,
+        progress: Progress | None = None,
+        reason: str | None = "requested",
+    ) -> CatchUp:
+        """Drop every projection and replay the ledger (up to ``until``)."""
+        try:
+            scans = [self.ledger.read_feed(feed_name(p)) for p in self.ledger.feed_paths()]
+            events = list(merge_feeds(s.events for s in scans))
+            if until is not None:
+                events = _cut(events, until)
+            total = len(events)
+            docs: dict[tuple[str, str], Doc | None] = {}
+            dirty: set[tuple[str, str]] = set()
+            step = max(1, total // 100)
+            for start in range(0, total, step):
+                dirty |= self.fold(events[start:start + step], docs, lambda slot: None)
+                if progress:
+                    progress(min(total, start + step), total)
+            heads: dict[str, FeedHead] = {}
+            if until is None:
+                heads = {s.feed: s.head for s in scans}
+            else:
+                ends = {}
+                for s in scans:
+                    for event, end in zip(s.events, s.ends):
+                        ends[event.id] = end
+                for event in events:
+                    heads[event.writer] = FeedHead(ends[event.id], event.seq, event.hash, event.hlc)
+            last = events[-1].merge_key if events else None
+            self._commit(docs, dirty, heads, last, reset=True, pinned=until.label if until else None)
+            return CatchUp(total, True, reason)
+        except sqlite3.Error as exc:
+            raise StorageError(f"the index {self.index_path} failed: {exc}") from exc
+
+    # -- writing -------------------------------------------------------------
+    def _commit(
+        self,
+        docs: dict[tuple[str, str], Doc | None],
+        dirty: set[tuple[str, str]],
+        heads: dict[str, FeedHead],
+        last_key: tuple | None,
+        *,
+        reset: bool,
+        pinned: str | None = None,
+    ) -> None:
+        db = self.db
+        files = self._materialize(docs, dirty, reset)
+        with db.conn:
+            if reset:
+                db.execute("DELETE FROM docs")
+                db.execute("DELETE FROM cursors")
+                db.execute("DELETE FROM meta")
+                for p in self.projections:
+                    if hasattr(p, "reset_index"):
+                        p.reset_index(db)
+            upserts = []
+            deletes = []
+            for slot in sorted(dirty):
+                doc = docs[slot]
+                if doc is None:
+                    deletes.append(slot)
+                else:
+                    upserts.append((slot[0], slot[1], orjson.dumps(doc).decode()))
+            db.conn.executemany(
+                "INSERT INTO docs (projection, key, doc) VALUES (?, ?, ?) "
+                "ON CONFLICT(projection, key) DO UPDATE SET doc = excluded.doc",
+                upserts,
+            )
+            db.conn.executemany("DELETE FROM docs WHERE projection = ? AND key = ?", deletes)
+            for slot in sorted(dirty):
+                p = self.by_name[slot[0]]
+                if hasattr(p, "index"):
+                    p.index(db, slot[1], docs[slot])
+            if reset:
+                db.execute("DELETE FROM materialized")
+            for (name, key), paths in files.items():
+                db.execute("DELETE FROM materialized WHERE projection = ? AND key = ?", [name, key])
+                db.conn.executemany(
+                    "INSERT OR REPLACE INTO materialized (path, projection, key) VALUES (?, ?, ?)",
+                    [(path, name, key) for path in paths],
+                )
+            db.conn.executemany(
+                "INSERT OR REPLACE INTO cursors (feed, offset, seq, hash, hlc) VALUES (?, ?, ?, ?, ?)",
+                [(feed, h.offset, h.seq, h.hash, h.hlc) for feed, h in heads.items()],
+            )
+            meta = {"signature": self._signature()}
+            if last_key is not None:
+                meta["last_key"] = orjson.dumps(list(last_key)).decode()
+            db.conn.executemany(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", list(meta.items())
+            )
+            if pinned is not None:
+                db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('pinned_until', ?)", [pinned])
+            elif reset:
+                db.execute("DELETE FROM meta WHERE key = 'pinned_until'")
+
+    def _materialize(
+        self, docs: dict[tuple[str, str], Doc | None], dirty: set[tuple[str, str]], reset: bool
+    ) -> dict[tuple[str, str], list[str]]:
+        """Write the files of every changed document; remove files no longer shown."""
+        written: dict[tuple[str, str], list[str]] = {}
+        previous: dict[tuple[str, str], set[str]] = {}
+        for path, name, key in self.db.execute("SELECT path, projection, key FROM materialized").fetchall():
+            previous.setdefault((name, key), set()).add(path)
+        for slot in sorted(dirty):
+            p = self.by_name[slot[0]]
+            if not hasattr(p, "materialize"):
+                continue
+            doc = docs[slot]
+            files = p.materialize(slot[1], doc) if doc is not None else {}
+            for rel, data in files.items():
+                target = self._inside(rel)
+                try:
+                    if target.read_bytes() == data:
+                        continue
+                except OSError:
+                    pass
+                write_bytes_atomic(target, data)
+            for rel in previous.get(slot, set()) - set(files):
+                self._remove(rel)
+            written[slot] = sorted(files)
+        if reset:
+            keep = {rel for paths in written.values() for rel in paths}
+            for slot, rels in previous.items():
+                if slot in dirty:
+                    continue
+                for rel in rels - keep:
+                    self._remove(rel)
+        return written
+
+    def _inside(self, rel: str) -> Path:
+        target = (self.baton_dir / rel).resolve()
+        if self.baton_dir.resolve() not in target.parents:
+            raise StorageError(f"refusing to materialize {rel!r} outside .baton/")
+        return target
+
+    def _remove(self, rel: str) -> None:
+        try:
+            os.unlink(self._inside(rel))
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise StorageError(f"cannot remove {rel}: {exc}") from exc
+
+
+def _cut(events: list[Event], until: Until) -> list[Event]:
+    if until.event_id is not None:
+        for i, event in enumerate(events):
+            if event.id == until.event_id:
+                return events[: i + 1]
+        raise NotFound(f"no event with id {until.event_id} in the ledger")
+    assert until.hlc is not None
+    return [e for e in events if e.hlc <= until.hlc]
+
+
+def snapshot_equal(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]]) -> bool:
+    return orjson.dumps(a, option=orjson.OPT_SORT_KEYS) == orjson.dumps(b, option=orjson.OPT_SORT_KEYS)

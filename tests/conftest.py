@@ -1,0 +1,65 @@
+"""Shared fixtures. No test touches the real home, git config or BATON_PROJECT.
+
+Hypothesis profile: ``BATON_HYPOTHESIS_PROFILE`` picks one of ``ci`` (lean,
+derandomized; the default when ``CI`` is set), ``dev`` (the local default) and
+``deep`` (long local runs).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("dev", max_examples=100, deadline=None)
+settings.register_profile("deep", max_examples=1000, deadline=None)
+settings.load_profile(os.environ.get("BATON_HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory, monkeypatch):
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.delenv("BATON_PROJECT", raising=False)
+    monkeypatch.delenv("BATON_DEBUG", raising=False)
+    return home
+
+
+@pytest.fixture
+def project_dir(tmp_path) -> Path:
+    """An empty directory that is not (yet) a Baton project."""
+    d = tmp_path / "proj"
+    d.mkdir()
+    return d
+
+
+@pytest.fixture
+def project(project_dir) -> Path:
+    """An initialised Baton project (not a git repository)."""
+    from baton.commands.init import init_project
+
+    init_project(project_dir)
+    return project_dir
+
+
+def run_baton(*args: str, cwd: Path | None = None, env: dict | None = None, input: str | None = None,
+              timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run the real CLI in a child process, as a user or hook would."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-m", "baton", *args], cwd=cwd, env=full_env, input=input,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture
+def baton_cli():
+    return run_baton

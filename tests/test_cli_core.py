@@ -1,0 +1,119 @@
+"""The ledger-core commands as a user runs them."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import run_baton
+
+
+def test_init_creates_config_ledger_and_ignore_file(project_dir):
+    r = run_baton("init", "--json", "--project", str(project_dir))
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["created"] is True
+    baton = project_dir / ".baton"
+    assert (baton / "config.json").is_file()
+    assert (baton / "ledger" / f"{out['writer']}.jsonl").is_file()
+    ignore = (baton / ".gitignore").read_text()
+    assert "*" in ignore.splitlines() and "!config.json" in ignore
+
+
+def test_init_twice_is_harmless(project_dir):
+    first = json.loads(run_baton("init", "--json", "--project", str(project_dir)).stdout)
+    second = run_baton("init", "--json", "--project", str(project_dir))
+    assert second.returncode == 0
+    assert json.loads(second.stdout)["created"] is False
+    assert json.loads(second.stdout)["project_id"] == first["project_id"]
+    events = run_baton("log", "--json", "--project", str(project_dir)).stdout.splitlines()
+    assert len(events) == 1
+
+
+def test_init_refuses_to_change_an_existing_project_id(project_dir):
+    run_baton("init", "--project", str(project_dir), "--project-id", "one")
+    r = run_baton("init", "--project", str(project_dir), "--project-id", "two")
+    assert r.returncode == 4
+    assert "Traceback" not in r.stderr
+
+
+def test_commands_outside_a_project_say_to_run_init(project_dir):
+    for cmd in (["log"], ["verify"], ["rebuild"], ["gc"]):
+        r = run_baton(*cmd, "--project", str(project_dir))
+        assert r.returncode == 4, cmd
+        assert "baton init" in r.stderr
+        assert "Traceback" not in r.stderr
+
+
+def test_errors_in_json_mode_are_json_on_stdout(project_dir):
+    r = run_baton("log", "--json", "--project", str(project_dir))
+    assert r.returncode == 4
+    assert json.loads(r.stdout)["error"]["code"] == "not_initialized"
+
+
+def test_log_json_prints_one_event_per_line(project):
+    r = run_baton("log", "--json", "--project", str(project))
+    lines = r.stdout.splitlines()
+    assert [json.loads(line)["type"] for line in lines] == ["project.initialized"]
+
+
+def test_log_filters_by_type_glob(project):
+    r = run_baton("log", "--json", "--type", "handoff.*", "--project", str(project))
+    assert r.returncode == 0 and r.stdout.strip() == ""
+
+
+def test_verify_passes_on_a_fresh_project(project):
+    r = run_baton("verify", "--json", "--project", str(project))
+    assert r.returncode == 0
+    assert json.loads(r.stdout)["ok"] is True
+
+
+def test_verify_exits_3_naming_feed_and_seq_when_a_line_is_altered(project):
+    feed = next((project / ".baton" / "ledger").glob("*.jsonl"))
+    run_baton("init", "--project", str(project))  # no-op, keeps one event
+    from baton.commands.context import Project
+    from baton.ledger.envelope import EventDraft
+
+    p = Project.open(project)
+    with p.writing() as scope:
+        scope.append([EventDraft("test.noted", "test/1", {"n": 1})])
+        scope.append([EventDraft("test.noted", "test/1", {"n": 2})])
+    lines = feed.read_bytes().splitlines(keepends=True)
+    lines[1] = lines[1].replace(b'"n":1', b'"n":7')
+    feed.write_bytes(b"".join(lines))
+    r = run_baton("verify", "--project", str(project))
+    assert r.returncode == 3
+    assert feed.stem in r.stdout and "seq 2" in r.stdout
+
+
+def test_rebuild_reports_the_events_replayed(project):
+    r = run_baton("rebuild", "--json", "--project", str(project))
+    assert r.returncode == 0
+    assert json.loads(r.stdout)["events"] == 1
+
+
+def test_doctor_works_outside_a_project(project_dir):
+    r = run_baton("doctor", "--json", "--project", str(project_dir))
+    assert r.returncode == 0
+    assert json.loads(r.stdout)["initialized"] is False
+
+
+def test_gc_removes_only_the_index(project):
+    run_baton("rebuild", "--project", str(project))
+    r = run_baton("gc", "--json", "--project", str(project))
+    assert r.returncode == 0
+    removed = {item["path"] for item in json.loads(r.stdout)["removed"]}
+    assert ".baton/index.sqlite" in removed
+    assert not (project / ".baton" / "index.sqlite").exists()
+    assert list((project / ".baton" / "ledger").glob("*.jsonl"))
+
+
+def test_help_does_not_import_heavy_modules():
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "baton", "--help"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0
+    loaded = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if "|" in line}
+    for heavy in ("mcp", "sqlite_utils", "dulwich.porcelain", "dulwich.repo", "cattrs"):
+        assert heavy not in loaded, heavy
