@@ -1,0 +1,161 @@
+"""What git says about the work tree, read with dulwich (never a ``git`` process).
+
+Every function degrades instead of failing: outside a repository, on an
+unborn branch or with an unreadable config, the answer is ``None`` (or an
+empty list) and callers fall back as the specification says. Nothing here
+writes to a repository or to any git configuration.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+
+@attrs.frozen
+class RepoState:
+    """A snapshot of the repository for a handoff's ``project.repository``."""
+
+    vcs: str = "git"
+    head: str | None = None
+    branch: str | None = None
+    dirty: bool | None = None
+    changed_files: tuple[str, ...] = ()
+    remote_hint: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "vcs": self.vcs, "head": self.head, "branch": self.branch, "dirty": self.dirty,
+            "changed_files": list(self.changed_files), "remote_hint": self.remote_hint,
+        }
+
+
+def _open(start: Path):
+    try:
+        from dulwich.errors import NotGitRepository
+        from dulwich.repo import Repo
+    except ImportError:  # pragma: no cover
+        return None
+    try:
+        return Repo.discover(str(start))
+    except (NotGitRepository, OSError, ValueError, KeyError):
+        return None
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+def head_commit(start: Path) -> str | None:
+    """The full sha of HEAD, or None (no repository, unborn branch)."""
+    repo = _open(start)
+    if repo is None:
+        return None
+    try:
+        return _text(repo.head())
+    except (KeyError, OSError, ValueError):
+        return None
+    finally:
+        repo.close()
+
+
+def current_branch(start: Path) -> str | None:
+    """The branch HEAD points to (``main``), or None when detached or unknown."""
+    repo = _open(start)
+    if repo is None:
+        return None
+    try:
+        target = repo.refs.read_ref(b"HEAD")
+        if target and target.startswith(b"ref: "):
+            ref = target[5:].strip()
+            prefix = b"refs/heads/"
+            return _text(ref[len(prefix):] if ref.startswith(prefix) else ref)
+        return None
+    except (KeyError, OSError, ValueError):
+        return None
+    finally:
+        repo.close()
+
+
+def config_value(start: Path, section: str, name: str) -> str | None:
+    """A value from the repository's config stack (repo, then user, then system)."""
+    repo = _open(start)
+    if repo is None:
+        return _user_config_value(section, name)
+    try:
+        value = repo.get_config_stack().get((section.encode(),), name.encode())
+        return _text(value).strip() or None
+    except (KeyError, OSError, ValueError):
+        return None
+    finally:
+        repo.close()
+
+
+def _user_config_value(section: str, name: str) -> str | None:
+    try:
+        from dulwich.config import StackedConfig
+
+        value = StackedConfig.default().get((section.encode(),), name.encode())
+        return _text(value).strip() or None
+    except (KeyError, OSError, ValueError, ImportError):
+        return None
+
+
+_CREDENTIALS = re.compile(r"^(?P<scheme>[a-z][a-z0-9+.-]*://)(?:[^@/]*@)?", re.IGNORECASE)
+
+
+def remote_hint(url: str | None) -> str | None:
+    """``github.com/org/repo`` from any remote URL, with credentials stripped."""
+    if not url:
+        return None
+    text = _CREDENTIALS.sub("", url.strip())
+    if "@" in text and ":" in text and "://" not in url:  # scp-like git@host:org/repo
+        text = text.split("@", 1)[1].replace(":", "/", 1)
+    if text.endswith(".git"):
+        text = text[:-4]
+    return text.rstrip("/") or None
+
+
+def _origin_url(repo) -> str | None:
+    try:
+        return _text(repo.get_config().get((b"remote", b"origin"), b"url"))
+    except (KeyError, OSError, ValueError):
+        return None
+
+
+def changed_files(start: Path) -> tuple[bool | None, tuple[str, ...]]:
+    """(dirty, sorted changed paths) — staged, unstaged and untracked."""
+    repo = _open(start)
+    if repo is None:
+        return None, ()
+    try:
+        from dulwich import porcelain
+
+        status = porcelain.status(repo)
+        paths: set[str] = set()
+        for group in status.staged.values():
+            paths.update(_text(p) for p in group)
+        paths.update(_text(p) for p in status.unstaged)
+        paths.update(_text(p) for p in status.untracked)
+        paths = {p for p in paths if not p.startswith(".baton/")}
+        return bool(paths), tuple(sorted(paths))
+    except (KeyError, OSError, ValueError):
+        return None, ()
+    finally:
+        repo.close()
+
+
+def repo_state(start: Path) -> RepoState:
+    repo = _open(start)
+    if repo is None:
+        return RepoState(vcs="none")
+    try:
+        url = _origin_url(repo)
+    finally:
+        repo.close()
+    dirty, files = changed_files(start)
+    return RepoState(head=head_commit(start), branch=current_branch(start), dirty=dirty,
+                     changed_files=files, remote_hint=remote_hint(url))

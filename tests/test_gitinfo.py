@@ -1,0 +1,69 @@
+"""Reading repository state with dulwich, degrading silently."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dulwich import porcelain
+
+from baton import gitinfo
+
+
+def _commit(repo_dir: Path, name: str, text: str) -> str:
+    (repo_dir / name).write_text(text)
+    porcelain.add(str(repo_dir), [str(repo_dir / name)])
+    return porcelain.commit(str(repo_dir), message=b"change", author=b"T <t@example.com>",
+                            committer=b"T <t@example.com>").decode()
+
+
+def test_outside_a_repository_everything_is_unknown(tmp_path):
+    state = gitinfo.repo_state(tmp_path)
+    assert state.vcs == "none" and state.head is None and state.branch is None
+
+
+def test_unborn_branch_has_a_branch_but_no_head(tmp_path):
+    porcelain.init(str(tmp_path))
+    assert gitinfo.head_commit(tmp_path) is None
+    assert gitinfo.current_branch(tmp_path) in ("master", "main")
+
+
+def test_head_and_branch_follow_commits_and_checkouts(tmp_path):
+    porcelain.init(str(tmp_path))
+    sha = _commit(tmp_path, "a.txt", "one")
+    assert gitinfo.head_commit(tmp_path) == sha
+    porcelain.branch_create(str(tmp_path), "feature/x")
+    porcelain.checkout_branch(str(tmp_path), "feature/x")
+    assert gitinfo.current_branch(tmp_path) == "feature/x"
+
+
+def test_changed_files_lists_modified_and_untracked_but_not_baton(tmp_path):
+    porcelain.init(str(tmp_path))
+    _commit(tmp_path, "a.txt", "one")
+    (tmp_path / "a.txt").write_text("two")
+    (tmp_path / "new.txt").write_text("new")
+    (tmp_path / ".baton").mkdir()
+    (tmp_path / ".baton" / "config.json").write_text("{}")
+    dirty, files = gitinfo.changed_files(tmp_path)
+    assert dirty is True
+    assert "a.txt" in files and "new.txt" in files
+    assert not any(f.startswith(".baton") for f in files)
+
+
+def test_clean_tree_is_not_dirty(tmp_path):
+    porcelain.init(str(tmp_path))
+    _commit(tmp_path, "a.txt", "one")
+    assert gitinfo.changed_files(tmp_path) == (False, ())
+
+
+def test_user_email_comes_from_the_repository_config(tmp_path):
+    porcelain.init(str(tmp_path))
+    (tmp_path / ".git" / "config").write_text(
+        (tmp_path / ".git" / "config").read_text() + "[user]\n\temail = dev@example.com\n\tname = Dev\n")
+    assert gitinfo.config_value(tmp_path, "user", "email") == "dev@example.com"
+    assert gitinfo.config_value(tmp_path, "user", "name") == "Dev"
+
+
+def test_remote_hint_strips_credentials_and_suffix():
+    assert gitinfo.remote_hint("https://bob:secret@github.com/org/repo.git") == "github.com/org/repo"
+    assert gitinfo.remote_hint("git@github.com:org/repo.git") == "github.com/org/repo"
+    assert gitinfo.remote_hint(None) is None
