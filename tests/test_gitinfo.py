@@ -32,7 +32,7 @@ def test_head_and_branch_follow_commits_and_checkouts(tmp_path):
     sha = _commit(tmp_path, "a.txt", "one")
     assert gitinfo.head_commit(tmp_path) == sha
     porcelain.branch_create(str(tmp_path), "feature/x")
-    porcelain.checkout_branch(str(tmp_path), "feature/x")
+    porcelain.checkout(str(tmp_path), "feature/x")
     assert gitinfo.current_branch(tmp_path) == "feature/x"
 
 
