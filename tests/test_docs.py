@@ -1,0 +1,42 @@
+"""Every command is documented in docs/cli.md and has help text (as in sqlite-utils)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from baton.cli import build_parser
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
+
+
+def _commands(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {a.dest: a.help for a in action._choices_actions}
+            for name, sub in action.choices.items():
+                yield prefix + (name,), helps.get(name), sub
+                yield from _commands(sub, prefix + (name,))
+
+
+COMMANDS = list(_commands(build_parser()))
+
+
+@pytest.mark.parametrize("words,help_text,sub", COMMANDS, ids=[" ".join(c[0]) for c in COMMANDS])
+def test_every_command_has_help_text(words, help_text, sub):
+    assert help_text, f"`baton {' '.join(words)}` has no help"
+    assert sub.description, f"`baton {' '.join(words)}` has no description"
+
+
+@pytest.mark.parametrize("words,help_text,sub", COMMANDS, ids=[" ".join(c[0]) for c in COMMANDS])
+def test_every_command_is_in_the_cli_reference(words, help_text, sub):
+    assert f"`baton {' '.join(words)}" in DOCS.read_text(), f"`baton {' '.join(words)}` is missing from docs/cli.md"
+
+
+@pytest.mark.parametrize("words,help_text,sub", COMMANDS, ids=[" ".join(c[0]) for c in COMMANDS])
+def test_every_command_takes_json(words, help_text, sub):
+    if any(isinstance(a, argparse._SubParsersAction) for a in sub._actions):
+        return  # a group: its leaves are checked
+    assert any("--json" in a.option_strings for a in sub._actions)
