@@ -1,0 +1,215 @@
+"""Freshness of a handoff (§10b): has the world moved since it was captured?
+
+The domain never looks at git or the file system. A command gathers the facts
+(the head now, the current hash of each hashed artifact) and passes them in;
+this module classifies them into exactly one of four states:
+
+- ``fresh``: the head is unchanged and no hashed artifact drifted;
+- ``partially_stale``: the head is unchanged but artifact content drifted;
+- ``stale``: the head moved, or drift could not be classified (an artifact we
+  could not read or compare, or drift seen without a comparable head);
+- ``unknown``: freshness was never evaluated, or there is no head to compare
+  (no git at capture or now) and nothing was seen to drift.
+
+The rules are written out in docs/resume-brief.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import attrs
+
+FRESH = "fresh"
+PARTIALLY_STALE = "partially_stale"
+STALE = "stale"
+UNKNOWN = "unknown"
+FRESHNESS_STATES = (FRESH, PARTIALLY_STALE, STALE, UNKNOWN)
+
+# Kinds of artifact drift. ``modified`` and ``missing`` are classified content
+# drift; ``unclassified`` means the artifact could not be compared at all (an
+# unreadable file, a hash in an algorithm we do not know), which §10b counts as
+# stale because nothing can be said about it.
+MODIFIED = "modified"
+MISSING = "missing"
+UNCLASSIFIED = "unclassified"
+DRIFT_KINDS = (MODIFIED, MISSING, UNCLASSIFIED)
+
+# Abbreviated heads ("abc1234") equal the full sha they prefix; shorter than
+# this is too ambiguous to call a match.
+_MIN_ABBREV = 7
+
+
+@attrs.frozen
+class ArtifactDrift:
+    """One artifact whose content differs from what the handoff recorded."""
+
+    path: str
+    kind: str = attrs.field(validator=attrs.validators.in_(DRIFT_KINDS))
+    captured_hash: str | None = None
+    current_hash: str | None = None
+    detail: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "captured_hash": self.captured_hash,
+            "current_hash": self.current_hash,
+            "detail": self.detail,
+        }
+
+
+@attrs.frozen
+class FreshnessReport:
+    state: str = attrs.field(validator=attrs.validators.in_(FRESHNESS_STATES))
+    evaluated: bool
+    captured_head: str | None
+    head_now: str | None
+    head_moved: bool | None  # None when the heads could not be compared
+    drift: tuple[ArtifactDrift, ...] = ()
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def is_stale(self) -> bool:
+        """True for stale and partially_stale: something the handoff relied on moved."""
+        return self.state in (STALE, PARTIALLY_STALE)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "state": self.state,
+            "evaluated": self.evaluated,
+            "captured_head": self.captured_head,
+            "head_now": self.head_now,
+            "head_moved": self.head_moved,
+            "drift": [d.to_json() for d in self.drift],
+            "reasons": list(self.reasons),
+        }
+
+    def to_record_freshness(self) -> dict[str, Any]:
+        """The §7.2 ``validation.freshness`` object, plus the §10b state."""
+        return {
+            "git_head_at_capture": self.captured_head,
+            "git_head_now": self.head_now,
+            "stale": self.is_stale,
+            "state": self.state,
+        }
+
+
+def heads_equal(a: str, b: str) -> bool:
+    """Same commit, allowing one side to be an abbreviation (≥ 7 hex digits) of the other."""
+    a, b = a.strip().lower(), b.strip().lower()
+    if a == b:
+        return True
+    short, long_ = sorted((a, b), key=len)
+    return len(short) >= _MIN_ABBREV and long_.startswith(short)
+
+
+def _blank(value: str | None) -> bool:
+    return value is None or not value.strip()
+
+
+def derive_freshness(
+    captured_head: str | None,
+    head_now: str | None,
+    artifact_drift: Iterable[ArtifactDrift] | None,
+    evaluated: bool,
+) -> FreshnessReport:
+    """Classify the gathered facts into one §10b state.
+
+    ``artifact_drift`` lists only artifacts that drifted (see
+    ``detect_artifact_drift``); ``None`` or empty means none did. ``evaluated``
+    is False when nobody ever looked (e.g. a record read back without a check),
+    which is always ``unknown`` whatever else is passed.
+    """
+    drift = tuple(sorted(artifact_drift or (), key=lambda d: (d.path, d.kind)))
+    captured = None if _blank(captured_head) else captured_head.strip()
+    now = None if _blank(head_now) else head_now.strip()
+
+    if not evaluated:
+        return FreshnessReport(UNKNOWN, False, captured, now, None, drift,
+                               ("freshness was never evaluated",))
+
+    reasons: list[str] = []
+    unclassified = [d for d in drift if d.kind == UNCLASSIFIED]
+    content = [d for d in drift if d.kind != UNCLASSIFIED]
+
+    if captured is None or now is None:
+        head_moved = None
+        if captured is None and now is None:
+            reasons.append("no git head was recorded at capture and none is available now")
+        elif captured is None:
+            reasons.append("no git head was recorded at capture")
+        else:
+            reasons.append(f"git head {captured} was recorded at capture but none is available now")
+        if drift:
+            reasons.append(f"{len(drift)} artifact(s) drifted and cannot be classified without a comparable head")
+            state = STALE
+        else:
+            state = UNKNOWN
+    else:
+        head_moved = not heads_equal(captured, now)
+        if head_moved:
+            reasons.append(f"repository head moved from {captured} to {now}")
+            state = STALE
+        else:
+            state = FRESH
+        if unclassified:
+            reasons.append(f"{len(unclassified)} artifact(s) could not be compared")
+            state = STALE
+        if content:
+            reasons.append(f"{len(content)} artifact(s) changed content since capture")
+            if state == FRESH:
+                state = PARTIALLY_STALE
+        if state == FRESH:
+            reasons.append(f"repository head {now} unchanged and no hashed artifact drifted")
+
+    return FreshnessReport(state, True, captured, now, head_moved, drift, tuple(reasons))
+
+
+def detect_artifact_drift(
+    recorded: Iterable[tuple[str, str | None]],
+    current: Mapping[str, str | None],
+    *,
+    unreadable: Iterable[str] = (),
+    deleted_ok: Iterable[str] = (),
+) -> list[ArtifactDrift]:
+    """Compare recorded ``(path, content_hash)`` pairs with what a command observed.
+
+    ``current`` maps a path to its hash now (``None`` when the file is gone);
+    paths absent from ``current`` were not observed and are not judged.
+    Artifacts recorded without a hash make no claim about content and never
+    drift. ``unreadable`` paths (observed but not comparable) are unclassified
+    drift; ``deleted_ok`` paths (marked deleted in the record) may be missing.
+    A hash whose algorithm prefix differs from the recorded one is also
+    unclassified: the two cannot be compared.
+    """
+    unreadable_set = set(unreadable)
+    deleted_set = set(deleted_ok)
+    out: list[ArtifactDrift] = []
+    seen: set[str] = set()
+    for path, captured_hash in recorded:
+        if path in seen or _blank(captured_hash):
+            continue
+        seen.add(path)
+        if path in unreadable_set:
+            out.append(ArtifactDrift(path, UNCLASSIFIED, captured_hash, None, "could not be read"))
+            continue
+        if path not in current:
+            continue
+        now = current[path]
+        if now is None:
+            if path not in deleted_set:
+                out.append(ArtifactDrift(path, MISSING, captured_hash, None, "file no longer exists"))
+            continue
+        if _algorithm(captured_hash) != _algorithm(now):
+            out.append(ArtifactDrift(path, UNCLASSIFIED, captured_hash, now, "hash algorithms differ"))
+        elif captured_hash.strip().lower() != now.strip().lower():
+            out.append(ArtifactDrift(path, MODIFIED, captured_hash, now, "content hash changed"))
+    return sorted(out, key=lambda d: (d.path, d.kind))
+
+
+def _algorithm(tagged_hash: str) -> str:
+    head, sep, _ = tagged_hash.strip().partition(":")
+    return head.lower() if sep else ""
