@@ -1,0 +1,689 @@
+"""The canonical handoff record (spec §7.2) as frozen values, and its one converter.
+
+Why attrs + cattrs and not dicts: every layer above reads the same record, so
+one typed shape with one strict reader keeps capture, validation, projections
+and rendering from drifting apart. The reader reports every problem of an input
+at once (one ``path: message`` per field), because an agent fixing a payload
+should not have to resubmit once per typo.
+
+Forward compatibility (§7.1): unknown fields are kept at every level in each
+object's ``extra`` dict and written back unchanged, so a record written by a
+newer Baton survives a read/write by this one.
+
+Serialization rules that make round trips exact (model -> JSON -> model is the
+identity; JSON -> model -> JSON is idempotent after the first pass):
+
+- ``None`` is never written: an absent optional field and ``null`` both read as
+  ``None``.
+- Arrays named by the spec are always written, empty or not; Baton's own
+  extension fields (``flags``, ``resumed_at``...) are written only when set.
+- Sequences are tuples in the model and arrays in JSON.
+
+The domain never reads the clock: every time is a parameter.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
+from typing import Any, Literal, NewType, get_args, get_origin
+
+import attrs
+
+from baton.errors import InputError
+
+SCHEMA_VERSION = "0.1"
+SCHEMA_URI = "https://baton.dev/schemas/handoff/v0.1.json"
+SUPPORTED_SCHEMA_VERSIONS = ("0.1",)
+HANDOFFS_DIR = ".baton/handoffs"
+
+Timestamp = NewType("Timestamp", str)
+"""An RFC 3339 date-time with a zone (``Z`` or an offset). Validated on reading."""
+
+HandoffId = NewType("HandoffId", str)
+"""A UUID in canonical lowercase form (Baton mints UUIDv7). Validated on reading."""
+
+Status = Literal["draft", "validated", "ready", "resumed", "superseded", "archived"]
+Kind = Literal["handoff", "checkpoint"]
+Flag = Literal["invalid", "conflicted"]
+ActorType = Literal["agent", "human", "mixed"]
+WorkState = Literal["in_progress", "completed", "blocked"]
+DecisionKind = Literal["decision", "merge_resolution"]
+ArtifactRole = Literal["modified", "created", "read", "generated", "deleted"]
+EvidenceType = Literal["command", "test", "file", "commit", "url", "human", "observation"]
+AttemptOutcome = Literal["failed", "regressed", "abandoned"]
+Priority = Literal["high", "medium", "low"]
+Severity = Literal["high", "medium", "low"]
+ValidationStatus = Literal["pass", "warn", "fail", "not_run"]
+CheckStatus = Literal["pass", "warn", "fail"]
+FreshnessState = Literal["fresh", "partially_stale", "stale", "unknown"]
+Relation = Literal["root", "continue", "fork", "merge", "amend"]
+Trigger = Literal["manual", "threshold", "hook", "timeout", "pre_compaction"]
+
+STATUSES: tuple[str, ...] = get_args(Status)
+FLAGS: tuple[str, ...] = get_args(Flag)
+RELATIONS: tuple[str, ...] = get_args(Relation)
+
+# Field metadata: the JSON key when it differs from the attribute name, and
+# "omit_empty" for Baton's own extension fields (written only when non-empty).
+_KEY = "baton_json_key"
+_OMIT_EMPTY = "baton_omit_empty"
+
+
+def _seq(*, omit_empty: bool = False) -> Any:
+    return attrs.field(factory=tuple, converter=tuple, metadata={_OMIT_EMPTY: omit_empty})
+
+
+def _extra() -> Any:
+    return attrs.field(factory=dict, kw_only=True, eq=True, hash=False, repr=False)
+
+
+def _ext(default: Any = None) -> Any:
+    """A Baton extension field beyond §7.2: optional and omitted when unset."""
+    return attrs.field(default=default, metadata={_OMIT_EMPTY: True})
+
+
+# --------------------------------------------------------------------------- model
+
+
+@attrs.frozen
+class Repository:
+    vcs: str = "git"
+    remote_hint: str | None = None
+    head: str | None = None
+    dirty: bool | None = None
+    extra: dict[str, Any] = _extra()
+
+
+@attrs.frozen
+class Project:
+    id: str
+    root_hint: str | None = None
+    repository: Repository | None = None
+    extra: dict[str, Any] = _extra()
+
+
+@attrs.frozen
+class Actor:
+    type: ActorType
+    name: str | None = None
+    extra: dict[str, Any] = _extra()
+
+
+@attrs.frozen
+class Origin:
+    # Free text on purpose: "codex|claude-code|cursor|gemini-cli|generic" are the
+    # known harnesses, but a new harness must not make a record unreadable.
+    harness: str | None = None
+    adapter_version: str | None = None
+    session_id: str | None = None
+    model: str | None = None
+    actor: Actor | None = None
+    extra: dict[str, Any] = _extra()
+
+
+@attrs.frozen
+class Work:
+    title: str
+    objective: str
+    scope: tuple[str, ...] = _seq()
+    constraints: tuple[str, ...] = _seq()
+    definition_of_done: tuple[str, ...] = _seq()
+    # Extension: the "explicit completed work state" that §7.2 accepts instead
+    # of an open item when a handoff becomes ready.
+    state: WorkState | None = _ext()
+    extra: dict[str, Any] = _extra()
+
+
+@attrs.frozen
+class Summary:
+    completed: tuple[str, ...] = _seq()
+    in_progress: tuple[str, ...] = _seq()
+    discoveries: tuple[str, ...] = _seq()
+    current_state: str | None = None
+    why_it_matters: str | None = None
+    extra: dict[str, Any] = _extra()
+
+
+@attrs.frozen
+class Decision:
+    id: str
+    decision: str
+    rationale: str | None = None
+    alternatives_considered: tuple[str, ...] = _seq()
+    evidence_ids: tuple[str, ...] = _seq()
+    made_at: Timestamp | None = None
+    # Extension: a merge (§14) must carry a decision of kind merge_resolution;
+    # ``resolves`` lists the conflicting decision ids or subjects it settles.
+    kind: DecisionKind | None = _ext()
+    resolves: tuple[str, ...] = _seq(omit_empty=True)
+    extra: dict[str, Any] = _extra()
+
+
+@attrs.frozen
+class Artifact:
+    path: str
+    role: ArtifactRole
+    description: str | None = None
+    revision: str | None = None
+    content_hash: str | None = None
+    sensitive: bool = False
+    extra: dict[str, Any] = _extra()
+
+
+@attrs.frozen
+class Evidence:
+    id: str
+    type: EvidenceType
+    claim: str
+    ref: str | None = None
+    captured_at: Timestamp | None = None
+    result: str | None = None
+    digest: str | None = None
+    extra: dict[str, Any] = _extra()
+
+
+@attrs.frozen
+class FailedAttempt:
+    id: str
+    approach: str
+    outcome: AttemptOutcome
+    reason: str | None = None
+    evidence_ids: tuple[str, ...] = _seq()
+    avoid_repeating: bool = True
+    extra: dict[str, Any] = _extra()
+
+
+@attrs.frozen
+class OpenItem:
+    id: str
+    description: str
+    priority: Priority | None = None
+    suggested_action: str | None = None
+    blocked_by: tuple[str, ...] = _seq()
+    acceptance_check: str | None = None
+    extra: dict[str, Any] = _extra()
+
+
+@attrs.frozen
+class Risk:
+    description: str
+    severity: Severity | None = None
+    mitigation: str | None = None
+    extra: dict[str, Any] = _extra()
+
+
+@attrs.frozen
+class Check:
+    name: str
+    status: CheckStatus
+    detail: str = ""
+    # Extension: the field paths the check is about (e.g. "decisions[0].evidence_ids").
+    paths: tuple[str, ...] = _seq(omit_empty=True)
+    extra: dict[str, Any] = _extra()
+
+
+@attrs.frozen
+class Freshness:
+    git_head_at_capture: str | None = None
+    git_head_now: str | None = None
+    stale: bool | None = None
+    state: FreshnessState | None = _ext()  # §10b
+    extra: dict[str, Any] = _extra()
+
+
+@attrs.frozen
+class Validation:
+    status: ValidationStatus = "not_run"
+    validated_at: Timestamp | None = None
+    checks: tuple[Check, ...] = _seq()
+    freshness: Freshness | None = None
+    # Extension: the reason given with --accept-warnings when a warn was promoted.
+    accepted_warnings: str | None = _ext()
+    # Extension: the continuity score (§10a) as reported by validation.
+    quality: dict[str, Any] | None = _ext()
+    extra: dict[str, Any] = _extra()
+
+
+@attrs.frozen
+class Lineage:
+    parents: tuple[str, ...] = _seq()
+    relation: Relation = "root"
+    branch_label: str | None = None
+    merge_basis: tuple[str, ...] = _seq()
+    extra: dict[str, Any] = _extra()
+
+
+@attrs.frozen
+class Automation:
+    trigger: Trigger
+    score: float | None = None
+    reasons: tuple[str, ...] = _seq()
+    # Extension (§9.2): the detector inputs actually used, so the score is auditable.
+    inputs: dict[str, Any] | None = _ext()
+    extra: dict[str, Any] = _extra()
+
+
+@attrs.frozen
+class Redaction:
+    field: str
+    reason: str
+    replacement: str | None = None
+    extra: dict[str, Any] = _extra()
+
+
+@attrs.frozen
+class Handoff:
+    schema_uri: str | None = attrs.field(default=None, kw_only=True, metadata={_KEY: "$schema"})
+    schema_version: str
+    id: HandoffId
+    kind: Kind
+    status: Status
+    created_at: Timestamp
+    updated_at: Timestamp
+    project: Project
+    work: Work
+    summary: Summary
+    lineage: Lineage
+    origin: Origin | None = None
+    decisions: tuple[Decision, ...] = _seq()
+    artifacts: tuple[Artifact, ...] = _seq()
+    evidence: tuple[Evidence, ...] = _seq()
+    failed_attempts: tuple[FailedAttempt, ...] = _seq()
+    open_items: tuple[OpenItem, ...] = _seq()
+    risks: tuple[Risk, ...] = _seq()
+    validation: Validation = attrs.field(factory=Validation)
+    automation: Automation | None = None
+    redactions: tuple[Redaction, ...] = _seq()
+    # Extensions: lifecycle state the spec keeps beside the status (§5, §8).
+    flags: tuple[Flag, ...] = _seq(omit_empty=True)
+    resumed_at: Timestamp | None = _ext()
+    superseded_by: HandoffId | None = _ext()
+    archived_reason: str | None = _ext()
+    extra: dict[str, Any] = _extra()
+
+
+MODEL_CLASSES: tuple[type, ...] = (
+    Repository, Project, Actor, Origin, Work, Summary, Decision, Artifact, Evidence, FailedAttempt,
+    OpenItem, Risk, Check, Freshness, Validation, Lineage, Automation, Redaction, Handoff,
+)
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class HandoffInputError(InputError):
+    """A handoff body could not be read. ``problems`` lists every one of them
+    as ``"<field path>: <message>"``; each is also attached as a note, the way
+    an ``ExceptionGroup`` from cattrs carries one note per field."""
+
+    code = "invalid_handoff"
+
+    def __init__(self, problems: list[str], *, message: str | None = None) -> None:
+        problems = list(problems)
+        head = message or f"the handoff has {len(problems)} problem{'s' if len(problems) != 1 else ''}"
+        super().__init__(head + ": " + "; ".join(problems), details={"problems": problems})
+        self.problems = problems
+        for p in problems:
+            self.add_note(p)
+
+
+# --------------------------------------------------------------------------- value checks
+
+_RFC3339 = re.compile(
+    r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$"
+)
+
+
+def parse_timestamp(text: str) -> datetime:
+    """Parse an RFC 3339 date-time (zone required) into an aware datetime.
+
+    Raises:
+        ValueError: the text is not an RFC 3339 date-time with a zone.
+    """
+    if not isinstance(text, str) or not _RFC3339.match(text):
+        raise ValueError("must be an RFC 3339 date-time with a zone, e.g. 2026-09-02T14:30:00Z")
+    value = text[:-1] + "+00:00" if text[-1] in "Zz" else text
+    # fromisoformat takes at most 6 fractional digits
+    m = re.match(r"^(.*?\.)(\d+)(.*)$", value)
+    if m and len(m.group(2)) > 6:
+        value = m.group(1) + m.group(2)[:6] + m.group(3)
+    try:
+        return datetime.fromisoformat(value.replace("t", "T"))
+    except ValueError as exc:
+        raise ValueError("must be an RFC 3339 date-time with a zone, e.g. 2026-09-02T14:30:00Z") from exc
+
+
+def is_timestamp(text: object) -> bool:
+    try:
+        parse_timestamp(text)  # type: ignore[arg-type]
+    except ValueError:
+        return False
+    return True
+
+
+def is_handoff_id(text: object) -> bool:
+    """A UUID in canonical lowercase form (any version; Baton mints v7)."""
+    if not isinstance(text, str):
+        return False
+    try:
+        return str(uuid.UUID(text)) == text
+    except ValueError:
+        return False
+
+
+# --------------------------------------------------------------------------- converter
+
+
+def _build_converter() -> Any:
+    """The one converter. Every hook is registered here and nowhere else."""
+    import cattrs
+    from cattrs.gen import make_dict_structure_fn, override
+    from cattrs.preconf.orjson import make_converter
+
+    conv = make_converter(detailed_validation=True, forbid_extra_keys=False)
+
+    # Strict scalars: JSON has types, and "3" is not a title nor "abc" a list.
+    def _str(value: Any, _: Any) -> str:
+        if not isinstance(value, str):
+            raise TypeError(f"must be a string, not {_json_type(value)}")
+        return value
+
+    def _bool(value: Any, _: Any) -> bool:
+        if not isinstance(value, bool):
+            raise TypeError(f"must be true or false, not {_json_type(value)}")
+        return value
+
+    def _float(value: Any, _: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"must be a number, not {_json_type(value)}")
+        return float(value)
+
+    def _int(value: Any, _: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"must be an integer, not {_json_type(value)}")
+        return value
+
+    def _timestamp(value: Any, _: Any) -> str:
+        _str(value, None)
+        parse_timestamp(value)
+        return value
+
+    def _handoff_id(value: Any, _: Any) -> str:
+        _str(value, None)
+        if not is_handoff_id(value):
+            raise ValueError("must be a lowercase UUID")
+        return value
+
+    conv.register_structure_hook(str, _str)
+    conv.register_structure_hook(bool, _bool)
+    conv.register_structure_hook(float, _float)
+    conv.register_structure_hook(int, _int)
+    conv.register_structure_hook(Timestamp, _timestamp)
+    conv.register_structure_hook(HandoffId, _handoff_id)
+
+    def _is_literal(t: Any) -> bool:
+        return get_origin(t) is Literal
+
+    def _literal_factory(t: Any) -> Callable[[Any, Any], Any]:
+        allowed = get_args(t)
+        message = "must be one of " + ", ".join(repr(a) for a in allowed)
+
+        def structure_literal(value: Any, _: Any) -> Any:
+            if not isinstance(value, str) or value not in allowed:
+                raise ValueError(f"{message}, not {value!r}" if isinstance(value, (str, int, float)) else message)
+            return value
+
+        return structure_literal
+
+    conv.register_structure_hook_factory(_is_literal, _literal_factory)
+
+    def _is_tuple(t: Any) -> bool:
+        return get_origin(t) is tuple
+
+    def _tuple_factory(t: Any) -> Callable[[Any, Any], Any]:
+        (item_type, _ellipsis) = get_args(t)
+        as_list = conv.get_structure_hook(list[item_type])  # type: ignore[valid-type]
+
+        def structure_tuple(value: Any, _: Any) -> tuple:
+            if not isinstance(value, list):
+                raise TypeError(f"must be an array, not {_json_type(value)}")
+            return tuple(as_list(value, list[item_type]))  # type: ignore[valid-type]
+
+        return structure_tuple
+
+    conv.register_structure_hook_factory(_is_tuple, _tuple_factory)
+
+    def _is_json_object(t: Any) -> bool:
+        return get_origin(t) is dict
+
+    def _json_object(value: Any, _: Any) -> dict:
+        if not isinstance(value, dict):
+            raise TypeError(f"must be an object, not {_json_type(value)}")
+        return dict(value)
+
+    conv.register_structure_hook_func(_is_json_object, _json_object)
+
+    # Model classes: strict generated structure + unknown keys kept in ``extra``.
+    for cls in MODEL_CLASSES:
+        attrs.resolve_types(cls)
+        fields = attrs.fields(cls)
+        keys = {f.name: f.metadata.get(_KEY, f.name) for f in fields if f.name != "extra"}
+        overrides = {name: override(rename=key) for name, key in keys.items() if key != name}
+        base = make_dict_structure_fn(cls, conv, extra=override(omit=True), **overrides)
+        known = frozenset(keys.values())
+        conv.register_structure_hook(cls, _structure_with_extra(cls, base, known))
+        conv.register_unstructure_hook(cls, _unstructure_with_extra(conv, cls, fields, keys))
+
+    conv.register_unstructure_hook(tuple, lambda t: [conv.unstructure(v) for v in t])
+    return conv
+
+
+def _structure_with_extra(cls: type, base: Callable, known: frozenset[str]) -> Callable[[Any, Any], Any]:
+    def structure(value: Any, _: Any) -> Any:
+        if not isinstance(value, dict):
+            raise TypeError(f"must be an object, not {_json_type(value)}")
+        obj = base(value, cls)
+        rest = {k: v for k, v in value.items() if k not in known}
+        return attrs.evolve(obj, extra=rest) if rest else obj
+
+    return structure
+
+
+def _unstructure_with_extra(conv: Any, cls: type, fields: Any, keys: dict[str, str]) -> Callable[[Any], dict]:
+    plan = [(f.name, keys[f.name], bool(f.metadata.get(_OMIT_EMPTY))) for f in fields if f.name != "extra"]
+
+    def unstructure(obj: Any) -> dict:
+        out: dict[str, Any] = {}
+        for name, key, omit_empty in plan:
+            value = getattr(obj, name)
+            if value is None or (omit_empty and value in ((), {}, "")):
+                continue
+            out[key] = conv.unstructure(value)
+        for key, value in obj.extra.items():
+            out.setdefault(key, value)
+        return out
+
+    return unstructure
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+_converter: Any = None
+
+
+def converter() -> Any:
+    """The shared cattrs converter (built on first use: cattrs is a heavy import)."""
+    global _converter
+    if _converter is None:
+        _converter = _build_converter()
+    return _converter
+
+
+def _format_error(exc: BaseException, _type: Any) -> str:
+    if isinstance(exc, KeyError):
+        return "required"
+    text = str(exc)
+    return text or type(exc).__name__
+
+
+def _problems_of(exc: BaseException) -> list[str]:
+    import cattrs
+
+    problems = []
+    for line in cattrs.transform_error(exc, path="$", format_exception=_format_error):
+        message, _, path = line.rpartition(" @ ")
+        problems.append(f"{_field_path(path)}: {message}")
+    return problems
+
+
+def _field_path(path: str) -> str:
+    """``$.decisions[0].id`` -> ``decisions[0].id``; the whole record is ``(handoff)``."""
+    if path == "$":
+        return "(handoff)"
+    return path[2:] if path.startswith("$.") else path.lstrip("$")
+
+
+def structure(value: Any, cls: type) -> Any:
+    """Read any model class from JSON, reporting every problem at once.
+
+    Raises:
+        HandoffInputError: one problem per field path.
+    """
+    conv = converter()
+    try:
+        return conv.structure(value, cls)
+    except Exception as exc:  # cattrs raises ExceptionGroups and plain errors alike
+        raise HandoffInputError(_problems_of(exc)) from exc
+
+
+def unstructure(obj: Any) -> Any:
+    return converter().unstructure(obj)
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def handoff_from_json(obj: Mapping[str, Any]) -> Handoff:
+    """Read a canonical handoff record.
+
+    Types, enum values, required fields, UUIDs and timestamps are checked here;
+    the draft/ready requirements and the §10 checks live in ``validation``.
+
+    Raises:
+        HandoffInputError: listing every problem, e.g. ``"work.objective: required"``.
+    """
+    return structure(obj, Handoff)
+
+
+def handoff_to_json(h: Handoff) -> dict[str, Any]:
+    """The canonical JSON object of a handoff (``None`` omitted, spec arrays kept)."""
+    return unstructure(h)
+
+
+# Fields a capture payload may not set: Baton owns them.
+MANAGED_FIELDS = ("id", "status", "created_at", "updated_at", "validation", "project", "flags",
+                  "resumed_at", "superseded_by", "archived_reason")
+
+
+def new_draft(payload: Mapping[str, Any], *, id: str, now: str, project: Mapping[str, Any]) -> Handoff:
+    """Build a draft handoff from a partial capture payload.
+
+    The payload holds what the agent knows (work, summary, decisions, artifacts,
+    evidence, failed attempts, open items, risks, origin, automation, lineage,
+    redactions, unknown extras). Baton fills the rest: schema version and URI,
+    kind ``handoff``, status ``draft``, ``created_at``/``updated_at`` = ``now``,
+    ``project`` (gathered by the command), empty arrays, an empty summary,
+    validation ``not_run`` and a ``root`` lineage.
+
+    Raises:
+        HandoffInputError: every problem of the payload at once, including any
+            field Baton manages itself (``id``, ``status``, ``project``...).
+    """
+    if not isinstance(payload, Mapping):
+        raise HandoffInputError([f"(payload): must be an object, not {_json_type(payload)}"])
+    problems = [f"{key}: set by Baton, do not supply it" for key in MANAGED_FIELDS if key in payload]
+    version = payload.get("schema_version", SCHEMA_VERSION)
+    if version != SCHEMA_VERSION:
+        problems.append(f"schema_version: must be {SCHEMA_VERSION!r}, not {version!r}")
+    body: dict[str, Any] = {k: v for k, v in payload.items() if k not in MANAGED_FIELDS}
+    body.setdefault("$schema", SCHEMA_URI)
+    body["schema_version"] = SCHEMA_VERSION
+    body.setdefault("kind", "handoff")
+    body["id"] = id
+    body["status"] = "draft"
+    body["created_at"] = now
+    body["updated_at"] = now
+    body["project"] = dict(project)
+    body.setdefault("summary", {})
+    body.setdefault("lineage", {"parents": [], "relation": "root"})
+    try:
+        draft = handoff_from_json(body)
+    except HandoffInputError as exc:
+        problems.extend(exc.problems)
+        draft = None
+    if problems:
+        raise HandoffInputError(problems, message="the capture payload is not a valid handoff")
+    assert draft is not None
+    return draft
+
+
+def short_id(handoff_id: str) -> str:
+    """The 8-hex-digit short form of an id, used in file names and listings.
+
+    A UUIDv7 starts with its timestamp, so two handoffs minted in the same
+    minute share a prefix; the short id is taken from the random tail instead.
+    """
+    return handoff_id.replace("-", "")[-8:].lower()
+
+
+MIN_PREFIX = 8
+
+
+def id_matches(token: str, handoff_id: str) -> bool:
+    """Does a user-typed token name this id? The full id, its short id, or a
+    prefix of the full id at least ``MIN_PREFIX`` characters long."""
+    token = token.strip().lower()
+    if not token:
+        return False
+    if token == handoff_id or token == short_id(handoff_id):
+        return True
+    return len(token) >= MIN_PREFIX and handoff_id.startswith(token)
+
+
+def compact_timestamp(ts: str) -> str:
+    """``2026-09-02T14:30:00.123Z`` -> ``20260902T143000Z`` (UTC, whole seconds)."""
+    moment = parse_timestamp(ts).astimezone(timezone.utc)
+    return moment.strftime("%Y%m%dT%H%M%SZ")
+
+
+def handoff_file_name(h_or_created_at: Handoff | str, handoff_id: str | None = None) -> str:
+    """``<created-at without punctuation>--<short-id>.json`` (§7.1)."""
+    if isinstance(h_or_created_at, Handoff):
+        created_at, handoff_id = h_or_created_at.created_at, h_or_created_at.id
+    else:
+        created_at = h_or_created_at
+        if handoff_id is None:
+            raise TypeError("handoff_file_name(created_at, handoff_id) needs the id")
+    return f"{compact_timestamp(created_at)}--{short_id(handoff_id)}.json"
+
+
+def handoff_relpath(h: Handoff) -> str:
+    """Project-relative path of the materialized file: ``.baton/handoffs/<name>``."""
+    return f"{HANDOFFS_DIR}/{handoff_file_name(h)}"
