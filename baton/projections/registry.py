@@ -7,6 +7,8 @@ from baton.projections.base import Projection
 
 
 def default_projections() -> list[Projection]:
+    from baton.projections.batons import Batons
     from baton.projections.event_counts import EventCounts, Streams
+    from baton.projections.sessions import Objectives, Sessions
 
-    return [Streams(), EventCounts()]
+    return [Streams(), EventCounts(), Batons(), Sessions(), Objectives()]

@@ -1,0 +1,71 @@
+"""Who is working, and on which branch: the owner and branch a baton belongs to.
+
+Resolved as session-handoff-baton.txt says — owner: the payload's, else git
+``user.email``, else git ``user.name``, else the OS user name, else
+``local``; branch: the payload's, else the current branch, else ``unknown``.
+Git is read with dulwich (``baton.gitinfo``). Every failure falls back
+silently to the next source: resolving an identity never stops a session.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+
+FALLBACK_OWNER = "local"
+FALLBACK_BRANCH = "unknown"
+
+
+@attrs.frozen
+class SessionContext:
+    owner: str
+    branch: str
+
+    def to_json(self) -> dict:
+        return {"owner": self.owner, "branch": self.branch}
+
+
+def _clean(value: object) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def resolve_owner(root: Path, explicit: str | None = None) -> str:
+    if _clean(explicit):
+        return _clean(explicit)  # type: ignore[return-value]
+    try:
+        from baton import gitinfo
+
+        for name in ("email", "name"):
+            value = _clean(gitinfo.config_value(Path(root), "user", name))
+            if value:
+                return value
+    except Exception:  # noqa: BLE001 - the spec: resolution failures fall back silently
+        pass
+    try:
+        import getpass
+
+        value = _clean(getpass.getuser())
+        if value:
+            return value
+    except Exception:  # noqa: BLE001
+        pass
+    return FALLBACK_OWNER
+
+
+def resolve_branch(root: Path, explicit: str | None = None) -> str:
+    if _clean(explicit):
+        return _clean(explicit)  # type: ignore[return-value]
+    try:
+        from baton import gitinfo
+
+        value = _clean(gitinfo.current_branch(Path(root)))
+        if value:
+            return value
+    except Exception:  # noqa: BLE001
+        pass
+    return FALLBACK_BRANCH
+
+
+def resolve_context(root: Path, *, owner: str | None = None, branch: str | None = None) -> SessionContext:
+    return SessionContext(owner=resolve_owner(root, owner), branch=resolve_branch(root, branch))

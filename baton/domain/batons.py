@@ -1,0 +1,559 @@
+"""Session batons: the pure rules (session-handoff-baton.txt).
+
+A baton is a single-use, forward-looking transfer from one session to the next
+on the same owner and branch (or, when shared, to anyone). This module holds
+everything about batons that needs no disk, clock or git: parsing and
+filtering the payload, the file/stream key encoding, which baton a session is
+eligible for, the Markdown a session receives, and the byte-budgeted bootstrap
+brief. Times and identities are parameters.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Iterable, Mapping, Sequence
+from urllib.parse import quote
+
+import attrs
+
+from baton.errors import InputError
+
+SHARED_KEY = "_shared"
+"""The one key (stream ``baton/_shared``, file ``_shared.json``) of shared batons."""
+
+KEY_PART_MAX = 120
+KEY_SEPARATOR = "__"
+STEPS_REQUIRED = "handoff.nextSteps must contain at least one non-empty step."
+HANDOFF_HEADING = "## 🤝 Active Session Handoff"
+OBJECTIVE_HEADING = "## 🎯 Session Objective"
+DECISIONS_HEADING = "## Recent decisions"
+TRAPS_HEADING = "## ⚠️ Traps — do not retry"
+DEFAULT_MAX_BYTES = 8192
+
+PENDING = "pending"
+CLAIMED = "claimed"
+SUPERSEDED = "superseded"
+CANCELLED = "cancelled"
+DISMISSED = "dismissed"
+STATUSES = (PENDING, CLAIMED, SUPERSEDED, CANCELLED, DISMISSED)
+
+_LIST_FIELDS = (
+    ("nextSteps", "next_steps"),
+    ("failedApproaches", "failed_approaches"),
+    ("openQuestions", "open_questions"),
+)
+
+
+# -- payload -----------------------------------------------------------------
+
+@attrs.frozen
+class BatonPayload:
+    """What a session hands on, after empty entries are filtered out."""
+
+    next_steps: tuple[str, ...]
+    failed_approaches: tuple[str, ...] = ()
+    open_questions: tuple[str, ...] = ()
+    owner: str | None = None
+    branch: str | None = None
+    shared: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "nextSteps": list(self.next_steps),
+            "failedApproaches": list(self.failed_approaches),
+            "openQuestions": list(self.open_questions),
+            "owner": self.owner,
+            "branch": self.branch,
+            "shared": self.shared,
+        }
+
+
+def _field(raw: Mapping[str, Any], camel: str, snake: str) -> Any:
+    return raw[camel] if camel in raw else raw.get(snake)
+
+
+def parse_payload(raw: Any, *, allow_empty: bool = True) -> BatonPayload | None:
+    """Parse a handoff payload (camelCase as the spec writes it; snake_case accepted).
+
+    An *empty* payload — None, ``{}``, or one whose ``nextSteps``,
+    ``failedApproaches`` and ``openQuestions`` hold no entries at all — is not
+    a handoff: with ``allow_empty`` it yields None (ending a session without a
+    baton is not an error). A payload that has entries but no non-empty step
+    is an error, with the spec's exact message.
+
+    Raises:
+        InputError: the payload is malformed (every problem is listed), or it
+            has no non-empty next step.
+    """
+    if raw is None:
+        if allow_empty:
+            return None
+        raise InputError(STEPS_REQUIRED)
+    if not isinstance(raw, Mapping):
+        raise InputError("a handoff payload must be a JSON object")
+    problems: list[str] = []
+    lists: dict[str, tuple[str, ...]] = {}
+    given = 0
+    for camel, snake in _LIST_FIELDS:
+        value = _field(raw, camel, snake)
+        if value is None:
+            lists[camel] = ()
+            continue
+        if not isinstance(value, (list, tuple)):
+            problems.append(f"handoff.{camel} must be an array of strings")
+            lists[camel] = ()
+            continue
+        given += len(value)
+        bad = [i for i, item in enumerate(value) if not isinstance(item, str)]
+        if bad:
+            problems.append(f"handoff.{camel}[{bad[0]}] must be a string")
+        lists[camel] = tuple(item.strip() for item in value if isinstance(item, str) and item.strip())
+    texts: dict[str, str | None] = {}
+    for name in ("owner", "branch"):
+        value = raw.get(name)
+        if value is not None and not isinstance(value, str):
+            problems.append(f"handoff.{name} must be a string")
+            value = None
+        texts[name] = value.strip() or None if isinstance(value, str) else None
+    shared = raw.get("shared", False)
+    if shared is None:
+        shared = False
+    if not isinstance(shared, bool):
+        problems.append("handoff.shared must be true or false")
+        shared = False
+    if problems:
+        raise InputError("; ".join(problems), details={"problems": problems})
+    if given == 0 and allow_empty:
+        return None
+    if not lists["nextSteps"]:
+        raise InputError(STEPS_REQUIRED)
+    return BatonPayload(
+        next_steps=lists["nextSteps"],
+        failed_approaches=lists["failedApproaches"],
+        open_questions=lists["openQuestions"],
+        owner=texts["owner"],
+        branch=texts["branch"],
+        shared=shared,
+    )
+
+
+def split_flag_list(text: str | None) -> list[str] | None:
+    """``"A,B"`` from a CLI flag as a list; None when the flag was not given.
+
+    Entries are not filtered here: ``parse_payload`` filters and decides.
+    """
+    if text is None:
+        return None
+    return text.split(",")
+
+
+# -- keys ----------------------------------------------------------------------
+
+def _encode_uri_component(text: str) -> str:
+    return quote(text, safe="-_.!~*'()")
+
+
+def encode_key_part(value: str) -> str:
+    """One side of a baton file name: slashes become ``_``, the rest is
+    percent-encoded as JavaScript's ``encodeURIComponent`` does, capped at 120
+    characters.
+
+    A name longer than the cap keeps a prefix and ends with ``~`` and a short
+    digest of the whole name, so two long branches that share their first 120
+    characters still get different files (git forbids ``~`` in branch names,
+    so a real branch never looks like a capped one).
+    """
+    plain = value.replace("/", "_")
+    encoded = _encode_uri_component(plain)
+    if len(encoded) <= KEY_PART_MAX:
+        return encoded
+    digest = hashlib.sha256(value.encode("utf-8")).hexdigest()[:12]
+    room = KEY_PART_MAX - len(digest) - 1
+    cut = ""
+    for ch in plain:  # whole characters only: never half a UTF-8 sequence
+        piece = _encode_uri_component(ch)
+        if len(cut) + len(piece) > room:
+            break
+        cut += piece
+    return f"{cut}~{digest}"
+
+
+def context_key(owner: str, branch: str) -> str:
+    """``{encodedOwner}__{encodedBranch}``: the key of a private baton and of an objective."""
+    return f"{encode_key_part(owner)}{KEY_SEPARATOR}{encode_key_part(branch)}"
+
+
+def baton_key(owner: str, branch: str, shared: bool) -> str:
+    return SHARED_KEY if shared else context_key(owner, branch)
+
+
+def baton_stream(key: str) -> str:
+    return f"baton/{key}"
+
+
+def objective_stream(key: str) -> str:
+    return f"objective/{key}"
+
+
+def session_stream(session_id: str) -> str:
+    return f"session/{session_id}"
+
+
+def baton_file(key: str) -> str:
+    """Where the materialized baton lives, relative to ``.baton/``."""
+    return f"batons/{key}.json"
+
+
+# -- records -----------------------------------------------------------------
+
+def _strings(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, (list, tuple)):
+        return ()
+    return tuple(item for item in value if isinstance(item, str) and item.strip())
+
+
+def _opt_str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+@attrs.frozen
+class BatonRecord:
+    """A baton as the index keeps it: the spec's HandoffRecord plus a status.
+
+    ``id`` is the id of the handoff record that carries the baton's content.
+    """
+
+    id: str
+    key: str
+    owner: str
+    branch: str
+    shared: bool
+    next_steps: tuple[str, ...]
+    failed_approaches: tuple[str, ...] = ()
+    open_questions: tuple[str, ...] = ()
+    harness: str | None = None
+    session_id: str | None = None
+    created_at: str = ""
+    status: str = PENDING
+    claimed_at: str | None = None
+    claimed_by_session: str | None = None
+    superseded_by: str | None = None
+    ended_at: str | None = None
+    """When it was cancelled or dismissed."""
+
+    @property
+    def claimed(self) -> bool:
+        return self.status == CLAIMED
+
+    @property
+    def pending(self) -> bool:
+        return self.status == PENDING
+
+    def to_json(self) -> dict[str, Any]:
+        """The spec's HandoffRecord field names, plus ``status``, ``key`` and ``handoffId``."""
+        return {
+            "id": self.id,
+            "handoffId": self.id,
+            "key": self.key,
+            "owner": self.owner,
+            "branch": self.branch,
+            "shared": self.shared,
+            "nextSteps": list(self.next_steps),
+            "failedApproaches": list(self.failed_approaches),
+            "openQuestions": list(self.open_questions),
+            "harness": self.harness,
+            "sessionId": self.session_id,
+            "createdAt": self.created_at,
+            "status": self.status,
+            "claimed": self.claimed,
+            "claimedAt": self.claimed_at,
+            "claimedBySession": self.claimed_by_session,
+            "supersededBy": self.superseded_by,
+            "endedAt": self.ended_at,
+        }
+
+    @classmethod
+    def from_json(cls, raw: Any) -> "BatonRecord | None":
+        """Read a record back; None when it is malformed (never raises)."""
+        if not isinstance(raw, Mapping):
+            return None
+        ident, key, owner, branch = (raw.get(k) for k in ("id", "key", "owner", "branch"))
+        if not all(isinstance(v, str) and v for v in (ident, key, owner, branch)):
+            return None
+        status = raw.get("status") if raw.get("status") in STATUSES else PENDING
+        steps = _strings(raw.get("nextSteps"))
+        if not steps:
+            return None
+        return cls(
+            id=ident, key=key, owner=owner, branch=branch, shared=raw.get("shared") is True,
+            next_steps=steps,
+            failed_approaches=_strings(raw.get("failedApproaches")),
+            open_questions=_strings(raw.get("openQuestions")),
+            harness=_opt_str(raw.get("harness")),
+            session_id=_opt_str(raw.get("sessionId")),
+            created_at=raw.get("createdAt") if isinstance(raw.get("createdAt"), str) else "",
+            status=status,
+            claimed_at=_opt_str(raw.get("claimedAt")),
+            claimed_by_session=_opt_str(raw.get("claimedBySession")),
+            superseded_by=_opt_str(raw.get("supersededBy")),
+            ended_at=_opt_str(raw.get("endedAt")),
+        )
+
+
+# -- eligibility -----------------------------------------------------------------
+
+def _newest(records: Iterable[BatonRecord]) -> BatonRecord | None:
+    # UUIDv7 ids sort by creation, so they break createdAt ties deterministically.
+    return max(records, key=lambda r: (r.created_at, r.id), default=None)
+
+
+def select_eligible(records: Iterable[BatonRecord], owner: str, branch: str) -> BatonRecord | None:
+    """The baton a session of ``owner`` on ``branch`` receives, if any.
+
+    The newest unclaimed private baton of exactly this owner and branch; only
+    when there is none, the newest unclaimed shared baton (whatever branch or
+    owner left it). Matching compares the real owner and branch, never the
+    encoded key, so two names that encode alike still never see each other's
+    baton.
+    """
+    pending = [r for r in records if r.pending]
+    own = _newest(r for r in pending if not r.shared and r.owner == owner and r.branch == branch)
+    if own is not None:
+        return own
+    return _newest(r for r in pending if r.shared)
+
+
+def active_for_context(records: Iterable[BatonRecord], owner: str, branch: str) -> BatonRecord | None:
+    """The pending private baton of this owner and branch (what cancel removes)."""
+    return _newest(
+        r for r in records if r.pending and not r.shared and r.owner == owner and r.branch == branch
+    )
+
+
+# -- rendering -------------------------------------------------------------------
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def render_baton_markdown(record: BatonRecord) -> str:
+    """The section a session receives at the top of its brief."""
+    origin = []
+    if record.session_id:
+        origin.append(f"session `{record.session_id}`")
+    if record.harness:
+        origin.append(f"in {record.harness}")
+    scope = "shared with every owner and branch" if record.shared else f"for `{record.owner}` on `{record.branch}`"
+    lines = [
+        HANDOFF_HEADING,
+        "",
+        f"Left by {' '.join(origin) or 'a previous session'}"
+        f" on `{record.branch}` at {record.created_at or 'an unknown time'}, {scope}"
+        f" (baton `{record.id}`).",
+        "",
+        "### Next steps",
+    ]
+    lines += [f"{i}. {_one_line(step)}" for i, step in enumerate(record.next_steps, 1)]
+    if record.failed_approaches:
+        lines += ["", "### Failed approaches — do not retry"]
+        lines += [f"- {_one_line(item)}" for item in record.failed_approaches]
+    if record.open_questions:
+        lines += ["", "### Open questions"]
+        lines += [f"- {_one_line(item)}" for item in record.open_questions]
+    return "\n".join(lines) + "\n"
+
+
+def render_objective_markdown(objective: str) -> str:
+    return f"{OBJECTIVE_HEADING}\n\n{objective.strip()}\n"
+
+
+# -- decisions and traps from recent handoffs -------------------------------------
+
+def _created(record: Mapping[str, Any]) -> str:
+    value = record.get("created_at")
+    return value if isinstance(value, str) else ""
+
+
+def recent_handoffs(records: Iterable[Any], *, limit: int = 20) -> list[Mapping[str, Any]]:
+    """The newest ``limit`` well-formed handoff records, newest first (archived ones left out)."""
+    usable = [r for r in records if isinstance(r, Mapping) and isinstance(r.get("id"), str)
+              and r.get("status") != "archived"]
+    usable.sort(key=lambda r: (_created(r), r["id"]), reverse=True)
+    return usable[:limit]
+
+
+def collect_traps(records: Sequence[Mapping[str, Any]], *, exclude: Iterable[str] = ()) -> list[str]:
+    """Failed attempts marked ``avoid_repeating`` across ``records`` (newest first), one line each.
+
+    A trap repeated by several handoffs is listed once. ``exclude`` names
+    handoffs whose traps are shown elsewhere (the active baton's own).
+    """
+    skip = set(exclude)
+    seen: set[str] = set()
+    out: list[str] = []
+    for record in records:
+        if record.get("id") in skip:
+            continue
+        attempts = record.get("failed_attempts")
+        if not isinstance(attempts, list):
+            continue
+        for attempt in attempts:
+            if not isinstance(attempt, Mapping) or attempt.get("avoid_repeating") is False:
+                continue
+            approach = attempt.get("approach")
+            if not isinstance(approach, str) or not approach.strip():
+                continue
+            norm = _one_line(approach).casefold()
+            if norm in seen:
+                continue
+            seen.add(norm)
+            reason = attempt.get("reason")
+            line = f"- **{_one_line(approach)}**"
+            if isinstance(reason, str) and reason.strip():
+                line += f" — {_one_line(reason)}"
+            out.append(line + f" (handoff `{str(record['id'])[:13]}`)")
+    return out
+
+
+def collect_decisions(records: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Decisions across ``records`` (newest handoff first), one line each, deduplicated."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for record in records:
+        decisions = record.get("decisions")
+        if not isinstance(decisions, list):
+            continue
+        for decision in decisions:
+            if not isinstance(decision, Mapping):
+                continue
+            text = decision.get("decision")
+            if not isinstance(text, str) or not text.strip():
+                continue
+            norm = _one_line(text).casefold()
+            if norm in seen:
+                continue
+            seen.add(norm)
+            line = f"- {_one_line(text)}"
+            rationale = decision.get("rationale")
+            if isinstance(rationale, str) and rationale.strip():
+                line += f" — {_one_line(rationale)}"
+            out.append(line + f" (handoff `{str(record['id'])[:13]}`)")
+    return out
+
+
+# -- the byte-budgeted brief -------------------------------------------------------
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+@attrs.frozen
+class FittedSection:
+    text: str
+    shown: int
+    omitted: int
+
+
+def fit_section(heading: str, items: Sequence[str], budget: int, *, more_hint: str) -> FittedSection:
+    """As many of ``items`` (in order) as fit in ``budget`` bytes, with a note
+    saying how many were left out. Empty text when not even the heading and
+    one line fit."""
+    if not items or budget <= 0:
+        return FittedSection("", 0, len(items))
+    for shown in range(len(items), 0, -1):
+        lines = [heading, "", *items[:shown]]
+        if shown < len(items):
+            lines.append(f"- … {len(items) - shown} more left out to fit the brief ({more_hint})")
+        text = "\n".join(lines) + "\n"
+        if _size(text) <= budget:
+            return FittedSection(text, shown, len(items) - shown)
+    return FittedSection("", 0, len(items))
+
+
+@attrs.frozen
+class AssembledBrief:
+    text: str
+    bytes: int
+    handoff_included: bool
+    objective_truncated: bool
+    decisions: FittedSection
+    traps: FittedSection
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "handoffIncluded": self.handoff_included,
+            "objectiveTruncated": self.objective_truncated,
+            "decisions": {"shown": self.decisions.shown, "omitted": self.decisions.omitted},
+            "traps": {"shown": self.traps.shown, "omitted": self.traps.omitted},
+        }
+
+
+EMPTY_BRIEF = (
+    "## Baton\n\nNo active session handoff, objective, decisions or traps for this project yet. "
+    "Leave one for the next session with `baton session end ID --handoff-steps \"A,B\"`.\n"
+)
+
+
+def _join(parts: Iterable[str]) -> str:
+    return "\n".join(p for p in parts if p)
+
+
+def _truncate_utf8(text: str, limit: int) -> str:
+    raw = text.encode("utf-8")
+    if len(raw) <= limit:
+        return text
+    return raw[: max(0, limit)].decode("utf-8", "ignore")
+
+
+def assemble_brief(
+    *,
+    handoff_markdown: str | None,
+    objective: str | None,
+    decisions: Sequence[str],
+    traps: Sequence[str],
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    notices: Sequence[str] = (),
+) -> AssembledBrief:
+    """Build the bootstrap brief inside ``max_bytes`` (UTF-8).
+
+    The handoff and the objective are reserved first and never trimmed: the
+    handoff is shown whole or not at all (``handoff_included`` False when it
+    cannot fit even alone, so the caller leaves it unclaimed). Decisions and
+    traps then share what is left — each may use half, and either may use
+    what the other leaves — trimmed oldest first.
+    """
+    notice_text = "".join(f"> ⚠️ {_one_line(n)}\n" for n in notices)
+    objective_text = render_objective_markdown(objective) if objective and objective.strip() else ""
+    objective_truncated = False
+    handoff_text = handoff_markdown or ""
+
+    def fixed(h: str, o: str) -> str:
+        return _join([notice_text, h, o])
+
+    if handoff_text and _size(fixed(handoff_text, objective_text)) > max_bytes:
+        handoff_text = ""
+    if objective_text and _size(fixed(handoff_text, objective_text)) > max_bytes:
+        marker = "… [objective truncated to fit the brief]\n"
+        room = max_bytes - _size(fixed(handoff_text, "")) - _size(OBJECTIVE_HEADING + "\n\n" + marker) - 2
+        head = _truncate_utf8(objective.strip() if objective else "", room) if room > 0 else ""
+        objective_text = f"{OBJECTIVE_HEADING}\n\n{head}{marker}" if room > 0 else ""
+        objective_truncated = True
+    base = fixed(handoff_text, objective_text)
+    # Each further section is joined with one blank line.
+    remaining = max_bytes - _size(base) - (1 if base else 0)
+    hint = "see `baton handoff list`"
+    d_share = remaining // 2 if traps else remaining
+    dec = fit_section(DECISIONS_HEADING, decisions, d_share, more_hint=hint)
+    trp = fit_section(TRAPS_HEADING, traps, remaining - _size(dec.text) - (1 if dec.text else 0), more_hint=hint)
+    if dec.omitted:
+        dec = fit_section(DECISIONS_HEADING, decisions,
+                          remaining - _size(trp.text) - (1 if trp.text else 0), more_hint=hint)
+    text = _join([base, dec.text, trp.text])
+    if not text:
+        text = EMPTY_BRIEF if _size(EMPTY_BRIEF) <= max_bytes else ""
+    elif not (handoff_text or objective_text or dec.text or trp.text):
+        text = _join([notice_text, EMPTY_BRIEF]) if _size(_join([notice_text, EMPTY_BRIEF])) <= max_bytes else text
+    return AssembledBrief(
+        text=text, bytes=_size(text), handoff_included=bool(handoff_text),
+        objective_truncated=objective_truncated, decisions=dec, traps=trp,
+    )

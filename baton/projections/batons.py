@@ -1,0 +1,117 @@
+"""The baton index: one document per baton key (``owner__branch`` or ``_shared``).
+
+Folds the ``baton.*`` events of stream ``baton/<key>``. The document holds the
+key's newest baton (``current``, whatever its status), a short list of the
+batons before it, and the stream version folded so far — the version a
+claimer names when it appends its claim. A newer baton supersedes the pending
+one of the same key; other keys are untouched, because each key is its own
+stream.
+
+Materialized as ``.baton/batons/<key>.json`` while the current baton is
+pending or claimed (the spec keeps a claimed baton's file, with ``claimed:
+true``); a cancelled or dismissed baton has no file, but its events stay in
+the ledger.
+
+Malformed events (hand-written, or from a future version) change nothing but
+the version: a bad baton must never stop a session from starting.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from baton.canonical import pretty_bytes
+from baton.domain.batons import (
+    CANCELLED, CLAIMED, DISMISSED, PENDING, SUPERSEDED, BatonRecord, baton_file,
+)
+from baton.ledger.envelope import Event
+from baton.projections.base import Doc
+
+PREVIOUS_KEPT = 20
+"""How many earlier batons a key's document remembers (the ledger keeps them all)."""
+
+
+def _record_from_created(key: str, event: Event) -> BatonRecord | None:
+    data = event.data or {}
+    payload = data.get("payload") if isinstance(data.get("payload"), dict) else {}
+    return BatonRecord.from_json({
+        "id": data.get("handoff_id"),
+        "key": key,
+        "owner": data.get("owner"),
+        "branch": data.get("branch"),
+        "shared": data.get("shared") is True,
+        "nextSteps": payload.get("nextSteps"),
+        "failedApproaches": payload.get("failedApproaches"),
+        "openQuestions": payload.get("openQuestions"),
+        "harness": data.get("harness"),
+        "sessionId": data.get("session"),
+        "createdAt": event.at,
+        "status": PENDING,
+    })
+
+
+def _summary(record: dict[str, Any]) -> dict[str, Any]:
+    keep = ("id", "status", "createdAt", "sessionId", "claimedAt", "claimedBySession", "supersededBy", "endedAt")
+    return {k: record.get(k) for k in keep}
+
+
+class Batons:
+    name = "batons"
+    version = 1
+
+    def keys(self, event: Event) -> Iterable[str]:
+        if event.type.startswith("baton.") and event.stream.startswith("baton/"):
+            return (event.stream[len("baton/"):],)
+        return ()
+
+    def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
+        doc = doc or {"key": key, "version": 0, "current": None, "previous": []}
+        current = doc.get("current")
+        previous = list(doc.get("previous") or [])
+        data = event.data if isinstance(event.data, dict) else {}
+        target = data.get("handoff_id")
+        matches = isinstance(current, dict) and current.get("id") == target
+        pending = matches and current.get("status") == PENDING
+
+        if event.type == "baton.created":
+            record = _record_from_created(key, event)
+            if record is not None:
+                if isinstance(current, dict):
+                    old = dict(current)
+                    if old.get("status") == PENDING:
+                        old["status"] = SUPERSEDED
+                        old["supersededBy"] = record.id
+                        old["claimed"] = False
+                    previous = ([_summary(old)] + previous)[:PREVIOUS_KEPT]
+                current = record.to_json()
+        elif event.type == "baton.claimed" and pending:
+            current = dict(current)
+            claimed_at = data.get("claimed_at")
+            current.update(
+                status=CLAIMED, claimed=True,
+                claimedAt=claimed_at if isinstance(claimed_at, str) else event.at,
+                claimedBySession=data.get("session") if isinstance(data.get("session"), str) else None,
+            )
+        elif event.type in ("baton.cancelled", "baton.dismissed") and pending:
+            current = dict(current)
+            current.update(status=CANCELLED if event.type == "baton.cancelled" else DISMISSED, endedAt=event.at)
+        return {"key": key, "version": event.stream_version, "current": current, "previous": previous}
+
+    def materialize(self, key: str, doc: Doc) -> dict[str, bytes]:
+        current = doc.get("current")
+        if isinstance(current, dict) and current.get("status") in (PENDING, CLAIMED):
+            return {baton_file(key): pretty_bytes(current)}
+        return {}
+
+
+def baton_records(docs: Iterable[tuple[str, Doc]]) -> list[tuple[BatonRecord, int]]:
+    """Every current baton that reads back cleanly, with its stream version."""
+    out = []
+    for _key, doc in docs:
+        if not isinstance(doc, dict):
+            continue
+        record = BatonRecord.from_json(doc.get("current"))
+        version = doc.get("version")
+        if record is not None and isinstance(version, int):
+            out.append((record, version))
+    return out
