@@ -1,0 +1,623 @@
+"""Deterministic validation of a handoff (spec §10) and the draft/ready requirements (§7.2).
+
+Pure: a command gathers the facts (does this artifact exist, what is its hash,
+where is the git head now, which handoff ids exist, what did the allowlisted
+rechecks return, what did the policy engine find) into ``ValidationFacts`` and
+this module judges them. The same record and facts always give the same report.
+
+Each of the eight checks (schema, policy, artifacts, repository, evidence,
+actionability, lineage, quality) is a list of findings, each with a level
+(pass/warn/fail), the field path it concerns and a message. A check's status
+is its worst finding; the report's status is the worst of the gating checks.
+``quality`` is advisory (§10a): it is reported but never changes the overall
+status.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Literal
+
+import attrs
+
+from baton.domain.handoff import (
+    SUPPORTED_SCHEMA_VERSIONS,
+    Check,
+    Freshness,
+    Handoff,
+    HandoffInputError,
+    Validation,
+    handoff_from_json,
+    handoff_to_json,
+    is_handoff_id,
+    is_timestamp,
+    parse_timestamp,
+)
+
+Level = Literal["pass", "warn", "fail"]
+_RANK = {"pass": 0, "warn": 1, "fail": 2}
+
+CHECK_NAMES = ("schema", "policy", "artifacts", "repository", "evidence", "actionability", "lineage", "quality")
+GATING_CHECKS = CHECK_NAMES[:-1]
+
+# Field names that would carry a raw conversation; none is accepted in v0.1 (§10 Policy).
+TRANSCRIPT_KEYS = frozenset({
+    "transcript", "raw_transcript", "full_transcript", "conversation", "conversation_log",
+    "conversation_history", "chat_history", "chat_log", "messages", "raw_messages",
+})
+
+RECHECK_RESULTS = ("pass", "fail", "error")
+
+
+# --------------------------------------------------------------------------- facts
+
+
+@attrs.frozen
+class ArtifactFact:
+    """What a command observed about one artifact path, relative to the project root."""
+
+    exists: bool
+    inside_root: bool = True  # False when the resolved path (symlinks followed) leaves the root
+    sha256: str | None = None  # "sha256:<hex>" of the current content, when hashed
+    readable: bool = True
+
+
+@attrs.frozen
+class RecheckResult:
+    """One requested re-run of recorded evidence (``validate --recheck``).
+
+    The command runs a check only if its ``ref`` is on the allowlist; a request
+    for anything else is still reported here with ``allowlisted=False`` and
+    ``status=None`` so validation can refuse it visibly.
+    """
+
+    evidence_id: str
+    ref: str
+    allowlisted: bool
+    status: Literal["pass", "fail", "error"] | None = None
+    detail: str = ""
+
+
+@attrs.frozen
+class PolicyFinding:
+    """A policy engine finding on a field path (secrets, paths, privacy)."""
+
+    path: str
+    reason: str
+    severity: Literal["block", "warn"] = "block"
+
+
+@attrs.frozen
+class ValidationFacts:
+    """Everything validation needs from outside the record, gathered by a command.
+
+    ``known_handoff_ids`` is None when the command cannot tell which handoffs
+    exist (then parent existence is not judged). ``artifacts`` holds only the
+    paths the command looked at; an artifact without a fact is reported as
+    unchecked.
+    """
+
+    now: str | None = None
+    artifacts: Mapping[str, ArtifactFact] = attrs.field(factory=dict)
+    git_head_now: str | None = None
+    git_dirty_now: bool | None = None
+    known_handoff_ids: frozenset[str] | None = None
+    recheck_allowlist: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    rechecks: tuple[RecheckResult, ...] = attrs.field(default=(), converter=tuple)
+    policy_findings: tuple[PolicyFinding, ...] = attrs.field(default=(), converter=tuple)
+
+
+# --------------------------------------------------------------------------- report
+
+
+@attrs.frozen
+class Finding:
+    level: Level
+    path: str
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": self.level, "path": self.path, "message": self.message}
+
+
+@attrs.frozen
+class CheckResult:
+    name: str
+    status: Level
+    detail: str
+    findings: tuple[Finding, ...] = ()
+    advisory: bool = False
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(f.path for f in self.findings if f.level != "pass" and f.path))
+
+    def to_check(self) -> Check:
+        return Check(name=self.name, status=self.status, detail=self.detail, paths=self.paths)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "status": self.status,
+            "detail": self.detail,
+            "paths": list(self.paths),
+            "advisory": self.advisory,
+            "findings": [f.to_json() for f in self.findings if f.level != "pass"],
+        }
+
+
+@attrs.frozen
+class ValidationReport:
+    status: Level
+    validated_at: str | None
+    checks: tuple[CheckResult, ...]
+    quality: dict[str, Any] | None
+    freshness: dict[str, Any]
+
+    def check(self, name: str) -> CheckResult:
+        for c in self.checks:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "validated_at": self.validated_at,
+            "checks": [c.to_json() for c in self.checks],
+            "quality": self.quality,
+            "freshness": self.freshness,
+        }
+
+    def to_validation(self) -> Validation:
+        """The record's ``validation`` object (§7.2) for this report."""
+        fr = self.freshness
+        freshness = Freshness(
+            git_head_at_capture=fr.get("captured_head"),
+            git_head_now=fr.get("head_now"),
+            stale=_stale_flag(fr.get("state")),
+            state=fr.get("state"),
+        )
+        return Validation(
+            status=self.status,
+            validated_at=self.validated_at,
+            checks=tuple(c.to_check() for c in self.checks),
+            freshness=freshness,
+            quality=self.quality,
+        )
+
+
+def _stale_flag(state: str | None) -> bool | None:
+    """§7.2's boolean beside the §10b state: unknown freshness is neither stale nor fresh."""
+    if state in ("stale", "partially_stale"):
+        return True
+    return False if state == "fresh" else None
+
+
+def validation_report_from_json(obj: Mapping[str, Any]) -> Validation:
+    """Turn a stored report (``handoff.validated`` event data) into the record's validation."""
+    checks = tuple(
+        Check(name=c["name"], status=c["status"], detail=c.get("detail", ""), paths=tuple(c.get("paths", ())))
+        for c in obj.get("checks", ())
+    )
+    fr = obj.get("freshness") or {}
+    return Validation(
+        status=obj["status"],
+        validated_at=obj.get("validated_at"),
+        checks=checks,
+        freshness=Freshness(
+            git_head_at_capture=fr.get("captured_head"),
+            git_head_now=fr.get("head_now"),
+            stale=_stale_flag(fr.get("state")),
+            state=fr.get("state"),
+        ) if fr else None,
+        quality=obj.get("quality"),
+    )
+
+
+# --------------------------------------------------------------------------- requirements (§7.2)
+
+
+def _blank(value: str | None) -> bool:
+    return value is None or not str(value).strip()
+
+
+def draft_problems(h: Handoff) -> list[str]:
+    """What a record lacks to be a draft: schema/id/kind/status/timestamps/project/work/summary/lineage.
+
+    The reader already enforces presence and types; this adds what types cannot
+    say (a supported version, a UUID, non-blank text, timestamps in order).
+    """
+    problems: list[str] = []
+    if h.schema_version not in SUPPORTED_SCHEMA_VERSIONS:
+        problems.append(f"schema_version: unsupported version {h.schema_version!r} "
+                        f"(supported: {', '.join(SUPPORTED_SCHEMA_VERSIONS)})")
+    if not is_handoff_id(h.id):
+        problems.append("id: must be a lowercase UUID")
+    for name in ("created_at", "updated_at"):
+        if not is_timestamp(getattr(h, name)):
+            problems.append(f"{name}: must be an RFC 3339 date-time with a zone")
+    if is_timestamp(h.created_at) and is_timestamp(h.updated_at):
+        if parse_timestamp(h.updated_at) < parse_timestamp(h.created_at):
+            problems.append("updated_at: is before created_at")
+    if _blank(h.project.id):
+        problems.append("project.id: required")
+    if _blank(h.work.title):
+        problems.append("work.title: required")
+    if _blank(h.work.objective):
+        problems.append("work.objective: required")
+    return problems
+
+
+def is_explicitly_completed(h: Handoff) -> bool:
+    return h.work.state == "completed"
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split()).rstrip(".")
+
+
+def definition_of_done_satisfied(h: Handoff) -> bool:
+    """Every definition-of-done item is listed (case/space-insensitively) as completed."""
+    if not h.work.definition_of_done:
+        return False
+    done = {_norm(item) for item in h.summary.completed}
+    return all(_norm(item) in done for item in h.work.definition_of_done)
+
+
+def actionable_open_items(h: Handoff) -> list[int]:
+    """Indexes of open items a successor can act on: a suggested action and an acceptance check."""
+    return [i for i, o in enumerate(h.open_items) if not _blank(o.suggested_action) and not _blank(o.acceptance_check)]
+
+
+def ready_problems(h: Handoff, *, accepted_warnings: str | None = None) -> list[str]:
+    """What stands between a record and ``ready`` (§7.2): the draft requirements,
+    an open item or an explicit completed work state, validation pass or a
+    user-acknowledged warn, no secret-policy violation, and no flag."""
+    problems = draft_problems(h)
+    if not h.open_items and not is_explicitly_completed(h):
+        problems.append("open_items: add at least one open item, or set work.state to \"completed\"")
+    reason = accepted_warnings if accepted_warnings is not None else h.validation.accepted_warnings
+    status = h.validation.status
+    if status == "not_run":
+        problems.append("validation.status: not validated yet; run validation first")
+    elif status == "fail":
+        problems.append("validation.status: validation failed; revise the handoff and validate again")
+    elif status == "warn" and _blank(reason):
+        problems.append("validation.status: validation warned; promoting needs --accept-warnings <reason>")
+    if any(c.name == "policy" and c.status == "fail" for c in h.validation.checks):
+        problems.append("validation.checks: the policy check failed (secret/path/privacy policy violation)")
+    for path in transcript_field_paths(h):
+        problems.append(f"{path}: raw transcripts are not accepted in v0.1")
+    for flag in h.flags:
+        problems.append(f"flags: the handoff is flagged {flag}; revise it first")
+    return problems
+
+
+# --------------------------------------------------------------------------- the checks
+
+
+def _f(level: Level, path: str, message: str) -> Finding:
+    return Finding(level, path, message)
+
+
+def check_schema(h: Handoff, facts: ValidationFacts) -> list[Finding]:
+    """Version, UUID, enums, required fields, and referential integrity of evidence ids."""
+    out: list[Finding] = []
+    # A record built in code bypasses the reader; reading its JSON back catches
+    # wrong enum values, types and timestamps exactly as for an input.
+    try:
+        handoff_from_json(handoff_to_json(h))
+    except HandoffInputError as exc:
+        for problem in exc.problems:
+            path, _, message = problem.partition(": ")
+            out.append(_f("fail", path, message))
+    except Exception as exc:  # noqa: BLE001 - a value unstructure cannot handle
+        out.append(_f("fail", "(handoff)", f"cannot be serialized: {exc}"))
+    for problem in draft_problems(h):
+        path, _, message = problem.partition(": ")
+        out.append(_f("fail", path, message))
+    for name in ("decisions", "evidence", "failed_attempts", "open_items"):
+        counts = Counter(item.id for item in getattr(h, name))
+        for i, item in enumerate(getattr(h, name)):
+            if _blank(item.id):
+                out.append(_f("fail", f"{name}[{i}].id", "required"))
+            elif counts[item.id] > 1:
+                out.append(_f("fail", f"{name}[{i}].id", f"duplicate id {item.id!r}"))
+    evidence_ids = {e.id for e in h.evidence}
+    for name in ("decisions", "failed_attempts"):
+        for i, item in enumerate(getattr(h, name)):
+            for j, ref in enumerate(item.evidence_ids):
+                if ref not in evidence_ids:
+                    out.append(_f("fail", f"{name}[{i}].evidence_ids[{j}]",
+                                  f"cites evidence {ref!r}, which is not in evidence[]"))
+    for name in ("parents", "merge_basis"):
+        for i, ref in enumerate(getattr(h.lineage, name)):
+            if not is_handoff_id(ref):
+                out.append(_f("fail", f"lineage.{name}[{i}]", f"{ref!r} is not a handoff UUID"))
+    return out
+
+
+def transcript_field_paths(h: Handoff) -> list[str]:
+    """Paths of any field that looks like a raw transcript, at any depth."""
+    found: list[str] = []
+
+    def walk(value: Any, path: str) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                sub = f"{path}.{key}" if path else str(key)
+                if isinstance(key, str) and (key.lower() in TRANSCRIPT_KEYS or "transcript" in key.lower()):
+                    found.append(sub)
+                walk(item, sub)
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                walk(item, f"{path}[{i}]")
+
+    walk(handoff_to_json(h), "")
+    return found
+
+
+def check_policy(h: Handoff, facts: ValidationFacts) -> list[Finding]:
+    out = [_f("fail" if p.severity == "block" else "warn", p.path, p.reason) for p in facts.policy_findings]
+    out += [_f("fail", path, "raw transcripts are not accepted in v0.1") for path in transcript_field_paths(h)]
+    return out
+
+
+_WINDOWS_ABS = re.compile(r"^[A-Za-z]:[\\/]")
+
+
+def path_escapes_root(path: str) -> bool:
+    """Lexically: is a project-relative path absolute or does it climb out of the root?"""
+    if not path or path.startswith(("/", "\\", "~")) or _WINDOWS_ABS.match(path):
+        return True
+    normal = posixpath.normpath(path.replace("\\", "/"))
+    return normal == ".." or normal.startswith("../")
+
+
+def check_artifacts(h: Handoff, facts: ValidationFacts) -> list[Finding]:
+    out: list[Finding] = []
+    for i, a in enumerate(h.artifacts):
+        path = f"artifacts[{i}].path"
+        if path_escapes_root(a.path):
+            out.append(_f("fail", path, f"{a.path!r} is outside the project root"))
+            continue
+        fact = facts.artifacts.get(a.path)
+        if fact is None:
+            out.append(_f("warn", path, f"{a.path!r} was not checked"))
+            continue
+        if not fact.inside_root:
+            out.append(_f("fail", path, f"{a.path!r} resolves outside the project root"))
+            continue
+        if a.role == "deleted":
+            continue
+        if not fact.exists:
+            out.append(_f("fail", path, f"{a.path!r} does not exist (mark it role \"deleted\" if it was removed)"))
+            continue
+        if a.content_hash:
+            if not fact.readable or fact.sha256 is None:
+                out.append(_f("warn", f"artifacts[{i}].content_hash", f"{a.path!r} could not be hashed"))
+            elif _hash_algorithm(a.content_hash) != _hash_algorithm(fact.sha256):
+                out.append(_f("warn", f"artifacts[{i}].content_hash",
+                              f"{a.path!r}: recorded hash uses another algorithm; cannot compare"))
+            elif a.content_hash.strip().lower() != fact.sha256.strip().lower():
+                out.append(_f("warn", f"artifacts[{i}].content_hash", f"{a.path!r} changed since capture"))
+    return out
+
+
+def _hash_algorithm(tagged: str) -> str:
+    head, sep, _ = tagged.strip().partition(":")
+    return head.lower() if sep else ""
+
+
+def check_repository(h: Handoff, facts: ValidationFacts) -> list[Finding]:
+    """Recorded git state and drift since capture: drift warns, never fails (§10)."""
+    from baton.domain.freshness import heads_equal
+
+    repo = h.project.repository
+    if repo is None:
+        if facts.git_head_now is None:
+            return []  # not a repository then or now: nothing to record or compare
+        return [_f("warn", "project.repository", "repository state was not recorded at capture")]
+    if _blank(repo.head):
+        return [_f("warn", "project.repository.head", "git head was not recorded at capture")]
+    if facts.git_head_now is None:
+        return [_f("warn", "project.repository.head", "the current git head could not be read")]
+    out: list[Finding] = []
+    if not heads_equal(repo.head, facts.git_head_now):
+        out.append(_f("warn", "project.repository.head",
+                      f"repository head moved from {repo.head} to {facts.git_head_now} since capture"))
+    if repo.dirty is False and facts.git_dirty_now:
+        out.append(_f("warn", "project.repository.dirty", "the working tree has changed since a clean capture"))
+    return out
+
+
+_SHA256 = re.compile(r"^sha256:[0-9a-f]{64}$")
+_COMMIT = re.compile(r"^(git:)?[0-9a-fA-F]{7,64}$")
+_FILE_RANGE = re.compile(r"(#L?\d+(-L?\d+)?|:\d+(-\d+)?)$")
+
+
+def check_evidence(h: Handoff, facts: ValidationFacts) -> list[Finding]:
+    """Evidence records are well-formed; commands are never re-run here, only
+    allowlisted recheck results are judged (§10)."""
+    out: list[Finding] = []
+    by_id = {e.id: e for e in h.evidence}
+    for i, e in enumerate(h.evidence):
+        base = f"evidence[{i}]"
+        if _blank(e.claim):
+            out.append(_f("fail", f"{base}.claim", "required"))
+        if e.type in ("command", "test"):
+            if _blank(e.ref):
+                out.append(_f("fail", f"{base}.ref", f"{e.type} evidence needs the command that was run"))
+            if _blank(e.result):
+                out.append(_f("fail", f"{base}.result", f"{e.type} evidence needs its result"))
+        elif e.type == "commit":
+            if _blank(e.ref):
+                out.append(_f("fail", f"{base}.ref", "commit evidence needs the commit id"))
+            elif not _COMMIT.match(e.ref.strip()):
+                out.append(_f("warn", f"{base}.ref", f"{e.ref!r} does not look like a commit id"))
+        elif e.type == "url":
+            if _blank(e.ref):
+                out.append(_f("fail", f"{base}.ref", "url evidence needs the URL"))
+            elif not e.ref.strip().lower().startswith(("https://", "http://")):
+                out.append(_f("warn", f"{base}.ref", f"{e.ref!r} is not an http(s) URL"))
+        elif e.type == "file":
+            if _blank(e.ref):
+                out.append(_f("fail", f"{base}.ref", "file evidence needs the file path"))
+            elif path_escapes_root(_FILE_RANGE.sub("", e.ref.strip())):
+                out.append(_f("fail", f"{base}.ref", f"{e.ref!r} is outside the project root"))
+        if e.digest is not None and not _SHA256.match(e.digest):
+            out.append(_f("warn", f"{base}.digest", "digest should be sha256:<64 hex digits>"))
+    allow = set(facts.recheck_allowlist)
+    for r in facts.rechecks:
+        index = next((i for i, e in enumerate(h.evidence) if e.id == r.evidence_id), None)
+        path = f"evidence[{index}].ref" if index is not None else "evidence"
+        if index is None:
+            out.append(_f("fail", path, f"recheck names evidence {r.evidence_id!r}, which is not in evidence[]"))
+        elif not r.allowlisted or r.ref not in allow:
+            out.append(_f("fail", path, f"recheck of {r.ref!r} refused: it is not on the recheck allowlist"))
+        elif r.status is None:
+            out.append(_f("warn", path, f"recheck of {r.ref!r} did not run"))
+        elif r.status != "pass" and (by_id[r.evidence_id].result or "").strip().lower() == "pass":
+            out.append(_f("fail", path, f"recheck of {r.ref!r} returned {r.status}, "
+                                        f"contradicting the recorded pass" + (f": {r.detail}" if r.detail else "")))
+    return out
+
+
+def check_actionability(h: Handoff, facts: ValidationFacts) -> list[Finding]:
+    """Objective present, and either done (explicitly, or every definition-of-done
+    item completed) or an open item with a suggested action and an acceptance check."""
+    out: list[Finding] = []
+    if _blank(h.work.objective):
+        out.append(_f("fail", "work.objective", "an objective is required"))
+    if is_explicitly_completed(h) or definition_of_done_satisfied(h) or actionable_open_items(h):
+        return out
+    if h.open_items:
+        out.append(_f("fail", "open_items", "no open item has both suggested_action and acceptance_check"))
+    else:
+        out.append(_f("fail", "open_items", "no next step: add an open item with suggested_action and "
+                                            "acceptance_check, or complete the definition of done"))
+    return out
+
+
+def check_lineage(h: Handoff, facts: ValidationFacts) -> list[Finding]:
+    out: list[Finding] = []
+    lin = h.lineage
+    parents = lin.parents
+    if lin.relation == "root" and parents:
+        out.append(_f("fail", "lineage.relation", "a root handoff has no parents"))
+    elif lin.relation in ("continue", "fork", "amend"):
+        if len(parents) != 1:
+            out.append(_f("fail", "lineage.parents",
+                          f"a {lin.relation} handoff has exactly one parent (a merge has two or more)"))
+    elif lin.relation == "merge":
+        if len(set(parents)) < 2:
+            out.append(_f("fail", "lineage.parents", "a merge needs at least two distinct parents"))
+        if not any(d.kind == "merge_resolution" for d in h.decisions):
+            out.append(_f("fail", "decisions", "a merge needs a decision of kind \"merge_resolution\" "
+                                               "that records how the parents were reconciled"))
+    for i, p in enumerate(parents):
+        if p == h.id:
+            out.append(_f("fail", f"lineage.parents[{i}]", "a handoff cannot be its own parent"))
+        elif parents.index(p) != i:
+            out.append(_f("fail", f"lineage.parents[{i}]", f"duplicate parent {p}"))
+        elif facts.known_handoff_ids is not None and p not in facts.known_handoff_ids:
+            out.append(_f("fail", f"lineage.parents[{i}]", f"parent {p} is not a known handoff"))
+    if lin.merge_basis and lin.relation != "merge":
+        out.append(_f("warn", "lineage.merge_basis", "merge_basis is only meaningful for a merge"))
+    if facts.known_handoff_ids is not None:
+        for i, m in enumerate(lin.merge_basis):
+            if m not in facts.known_handoff_ids:
+                out.append(_f("warn", f"lineage.merge_basis[{i}]", f"{m} is not a known handoff"))
+    return out
+
+
+_CHECKS: tuple[tuple[str, Callable[[Handoff, ValidationFacts], list[Finding]]], ...] = (
+    ("schema", check_schema),
+    ("policy", check_policy),
+    ("artifacts", check_artifacts),
+    ("repository", check_repository),
+    ("evidence", check_evidence),
+    ("actionability", check_actionability),
+    ("lineage", check_lineage),
+)
+
+_PASS_DETAIL = {
+    "schema": "valid v0.1 record; evidence references resolve",
+    "policy": "no policy finding; no transcript field",
+    "artifacts": "every artifact is inside the root, present and unchanged",
+    "repository": "repository state recorded and unchanged",
+    "evidence": "evidence records are well-formed",
+    "actionability": "objective and an actionable next step are present",
+    "lineage": "lineage is consistent",
+}
+
+
+def _result(name: str, findings: Iterable[Finding]) -> CheckResult:
+    findings = tuple(findings)
+    status: Level = max((f.level for f in findings), key=_RANK.__getitem__, default="pass")
+    bad = [f for f in findings if f.level != "pass"]
+    if bad:
+        detail = "; ".join(f"{f.path}: {f.message}" if f.path else f.message for f in bad)
+    else:
+        detail = _PASS_DETAIL.get(name, "ok")
+    return CheckResult(name=name, status=status, detail=detail, findings=findings)
+
+
+# --------------------------------------------------------------------------- quality
+
+
+QUALITY_WARN_BELOW = 50
+
+
+def check_quality(h: Handoff, freshness_state: str | None) -> tuple[CheckResult, dict[str, Any]]:
+    """The continuity score (§10a, ``baton.domain.quality``): reported with the
+    checks, advisory, never part of the overall status."""
+    from baton.domain.quality import score_quality
+
+    score = score_quality(h, freshness_state=freshness_state)
+    level: Level = "warn" if score.overall < QUALITY_WARN_BELOW else "pass"
+    detail = f"continuity score {score.overall:g}/100 (advisory); weakest: {score.weakest().name}"
+    findings = (Finding("warn", "", "continuity score is low"),) if level == "warn" else ()
+    return CheckResult("quality", level, detail, findings=findings, advisory=True), score.to_json()
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def freshness_of(h: Handoff, facts: ValidationFacts) -> dict[str, Any]:
+    """The §10b freshness of the record given the facts (delegates to ``freshness``)."""
+    from baton.domain.freshness import derive_freshness, detect_artifact_drift
+
+    current = {p: (f.sha256 if f.exists else None) for p, f in facts.artifacts.items() if f.readable}
+    unreadable = [p for p, f in facts.artifacts.items() if not f.readable]
+    drift = detect_artifact_drift(
+        [(a.path, a.content_hash) for a in h.artifacts],
+        current,
+        unreadable=unreadable,
+        deleted_ok=[a.path for a in h.artifacts if a.role == "deleted"],
+    )
+    repo = h.project.repository
+    report = derive_freshness(repo.head if repo else None, facts.git_head_now, drift, evaluated=True)
+    return report.to_json()
+
+
+def validate_handoff(h: Handoff, facts: ValidationFacts | None = None) -> ValidationReport:
+    """Run every §10 check on a record with the facts a command gathered."""
+    facts = facts or ValidationFacts()
+    results = [_result(name, fn(h, facts)) for name, fn in _CHECKS]
+    if results[3].status == "pass" and h.project.repository is None and facts.git_head_now is None:
+        results[3] = attrs.evolve(results[3], detail="not a git repository; nothing to compare")
+    freshness = freshness_of(h, facts)
+    quality_result, quality = check_quality(h, freshness["state"])
+    results.append(quality_result)
+    status: Level = max((r.status for r in results if not r.advisory), key=_RANK.__getitem__, default="pass")
+    return ValidationReport(
+        status=status,
+        validated_at=facts.now,
+        checks=tuple(results),
+        quality=quality,
+        freshness=freshness,
+    )
