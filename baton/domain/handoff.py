@@ -249,10 +249,10 @@ class Validation:
 
 @attrs.frozen
 class Lineage:
-    parents: tuple[str, ...] = _seq()
+    parents: tuple[HandoffId, ...] = _seq()
     relation: Relation = "root"
     branch_label: str | None = None
-    merge_basis: tuple[str, ...] = _seq()
+    merge_basis: tuple[HandoffId, ...] = _seq()
     extra: dict[str, Any] = _extra()
 
 
@@ -499,7 +499,7 @@ def _unstructure_with_extra(conv: Any, cls: type, fields: Any, keys: dict[str, s
         out: dict[str, Any] = {}
         for name, key, omit_empty in plan:
             value = getattr(obj, name)
-            if value is None or (omit_empty and value in ((), {}, "")):
+            if value is None or (omit_empty and value == ()):
                 continue
             out[key] = conv.unstructure(value)
         for key, value in obj.extra.items():
