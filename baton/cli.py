@@ -124,8 +124,150 @@ def add_ledger_commands(sub, common) -> None:
     p.set_defaults(func=_gc)
 
 
+# -- sessions, batons, bootstrap, metrics --------------------------------------
+
+def _handoff_payload(args: argparse.Namespace):
+    """The session-end payload from --handoff-input (JSON) or the comma-separated flags."""
+    from baton.domain.batons import split_flag_list
+
+    flags = {
+        "nextSteps": split_flag_list(args.handoff_steps),
+        "failedApproaches": split_flag_list(args.handoff_failed),
+        "openQuestions": split_flag_list(args.handoff_questions),
+    }
+    given = {k: v for k, v in flags.items() if v is not None}
+    if args.handoff_input is None:
+        return given or None
+    if given:
+        from baton.errors import InputError
+
+        raise InputError("give the handoff either as --handoff-input JSON or with --handoff-* flags, not both")
+    import orjson
+
+    from baton.errors import InputError
+
+    try:
+        raw = sys.stdin.buffer.read() if args.handoff_input == "-" else open(args.handoff_input, "rb").read()
+        return orjson.loads(raw)
+    except OSError as exc:
+        raise InputError(f"cannot read {args.handoff_input}: {exc.strerror or exc}") from None
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"{args.handoff_input} is not valid JSON: {exc}") from None
+
+
+def _session_begin(args: argparse.Namespace):
+    from baton.commands.sessions import begin_session
+
+    return begin_session(args.project, session_id=args.session_id, harness=args.harness,
+                         objective=args.objective, owner=args.owner, branch=args.branch)
+
+
+def _session_end(args: argparse.Namespace):
+    from baton.commands.sessions import end_session
+
+    return end_session(args.project, args.session_id, _handoff_payload(args), harness=args.harness,
+                       owner=args.owner, branch=args.branch, shared=True if args.shared else None)
+
+
+def _session_handoff(args: argparse.Namespace):
+    from baton.commands import batons
+
+    if args.all:
+        return batons.list_pending_batons(args.project)
+    if args.cancel:
+        return batons.cancel_baton(args.project, owner=args.owner, branch=args.branch)
+    if args.dismiss is not None:
+        return batons.dismiss_baton(args.project, args.dismiss)
+    if args.from_id is not None:
+        return batons.scope_handoff_as_baton(args.project, args.from_id, owner=args.owner,
+                                             branch=args.branch, shared=args.shared)
+    return batons.show_active_baton(args.project, owner=args.owner, branch=args.branch)
+
+
+def _bootstrap(args: argparse.Namespace):
+    from baton.commands.bootstrap import bootstrap
+
+    return bootstrap(args.project, session_id=args.session_id, max_bytes=args.max_bytes,
+                     owner=args.owner, branch=args.branch)
+
+
+def _metrics(args: argparse.Namespace):
+    from baton.commands.metrics import local_metrics
+
+    return local_metrics(args.project)
+
+
+def _context_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--owner", metavar="O", help="owner (default: git user.email, user.name, OS user, 'local')")
+    p.add_argument("--branch", metavar="B", help="branch (default: the current git branch, else 'unknown')")
+
+
+def add_session_commands(sub, common) -> None:
+    session = sub.add_parser("session", help="begin and end sessions; pass batons between them",
+                             description="Sessions, their objectives, and session batons: next steps, failed "
+                                         "approaches and open questions handed from one session to the next "
+                                         "on the same owner and branch, claimed exactly once.")
+    ssub = session.add_subparsers(dest="session_command", metavar="COMMAND")
+    session.set_defaults(func=None)
+
+    p = ssub.add_parser("begin", parents=[common], help="begin a session; claim and print the baton waiting",
+                        description="Record a session, set its objective (or clear a stale one), and claim "
+                                    "the eligible baton: this owner's on this branch, else the newest shared one.")
+    p.add_argument("--harness", metavar="H", help="the harness running the session (claude-code, codex...)")
+    p.add_argument("--session-id", metavar="ID", help="an opaque session id (default: a new UUIDv7)")
+    p.add_argument("--objective", metavar="TEXT", help="what this session is for, bound to owner and branch")
+    _context_flags(p)
+    p.set_defaults(func=_session_begin)
+
+    p = ssub.add_parser("end", parents=[common], help="end a session, optionally leaving a baton",
+                        description="Record the end of a session and clear its objective. With --handoff-* "
+                                    "flags (comma-separated) or --handoff-input, leave a baton for the next "
+                                    "session; a newer baton for the same owner and branch supersedes the older.")
+    p.add_argument("session_id", metavar="ID", help="the session id")
+    p.add_argument("--handoff-steps", metavar="A,B", help="next steps, comma-separated (required for a baton)")
+    p.add_argument("--handoff-failed", metavar="X,Y", help="failed approaches not to retry, comma-separated")
+    p.add_argument("--handoff-questions", metavar="Q,R", help="open questions, comma-separated")
+    p.add_argument("--handoff-input", metavar="FILE",
+                   help="the handoff payload as JSON ({nextSteps, failedApproaches, openQuestions, owner, "
+                        "branch, shared}); '-' reads stdin")
+    p.add_argument("--shared", action="store_true", help="share the baton with every owner and branch")
+    p.add_argument("--harness", metavar="H", help="the harness that ran the session")
+    _context_flags(p)
+    p.set_defaults(func=_session_end)
+
+    p = ssub.add_parser("handoff", parents=[common], help="show, list, cancel, dismiss or scope batons",
+                        description="Without options, show the baton the next session here would receive "
+                                    "(without claiming it). --all lists every pending baton; --cancel cancels "
+                                    "this owner's baton on this branch; --dismiss ID dismisses one pending baton; "
+                                    "--from ID hands an existing handoff on as a baton.")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--all", action="store_true", help="list every pending baton")
+    what.add_argument("--cancel", action="store_true", help="cancel this owner's pending baton on this branch")
+    what.add_argument("--dismiss", metavar="ID", help="dismiss one pending baton by id")
+    what.add_argument("--from", dest="from_id", metavar="ID", help="scope an existing handoff as a baton")
+    p.add_argument("--shared", action="store_true", help="with --from: share it with every owner and branch")
+    _context_flags(p)
+    p.set_defaults(func=_session_handoff)
+
+    p = sub.add_parser("bootstrap", parents=[common], help="the session-start brief, with the baton waiting",
+                       description="Build a brief within --max-bytes: the active session handoff (claimed "
+                                   "exactly once, only when the brief fits), the session objective, recent "
+                                   "decisions and traps (failed approaches not to retry).")
+    p.add_argument("--session-id", metavar="ID", help="the session claiming the baton")
+    p.add_argument("--max-bytes", metavar="N", type=int, default=8192, help="brief size limit in bytes (8192)")
+    _context_flags(p)
+    p.set_defaults(func=_bootstrap)
+
+    p = sub.add_parser("metrics", parents=[common], help="local metrics: batons created and claimed, sessions",
+                       description="Counts kept in this project's ledger (handoff_created, handoff_claimed, "
+                                   "cancellations, dismissals, sessions, events). Local only: nothing is sent.")
+    p.add_argument("--local", action="store_true", default=True, help="local metrics (the only kind there is)")
+    p.set_defaults(func=_metrics)
+
+
 COMMAND_GROUPS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
     add_ledger_commands,
+    add_session_commands,
 ]
 
 

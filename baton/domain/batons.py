@@ -557,3 +557,80 @@ def assemble_brief(
         text=text, bytes=_size(text), handoff_included=bool(handoff_text),
         objective_truncated=objective_truncated, decisions=dec, traps=trp,
     )
+
+
+# -- a baton is a handoff -----------------------------------------------------------
+
+OPEN_QUESTIONS_FIELD = "open_questions"
+"""Top-level extension field of a handoff record that keeps a baton's open questions."""
+SCOPE_FIELD = "baton"
+"""Top-level extension field naming the owner/branch (or shared) scope of a baton handoff."""
+
+
+def handoff_payload_for_baton(
+    payload: BatonPayload,
+    *,
+    owner: str,
+    branch: str,
+    objective: str | None = None,
+    session_id: str | None = None,
+) -> dict[str, Any]:
+    """The capture payload (§7.2 fields) of the handoff record that carries a baton.
+
+    Next steps become open items (the first one high priority, in order),
+    failed approaches become failed attempts with ``avoid_repeating`` true,
+    open questions are kept in the ``open_questions`` extension field, and the
+    scope in the ``baton`` extension field. Nothing is invented: the title
+    names the scope, the objective is the session's objective when one was
+    recorded and otherwise the first next step.
+    """
+    where = f"shared, from branch {branch}" if payload.shared else f"{owner} on {branch}"
+    work: dict[str, Any] = {
+        "title": f"Session baton ({where})",
+        "objective": objective.strip() if objective and objective.strip() else payload.next_steps[0],
+    }
+    ended = f"Session {session_id} ended" if session_id else "A session ended"
+    return {
+        "work": work,
+        "summary": {"current_state": f"{ended} and handed these next steps to the next session."},
+        "open_items": [
+            {"id": f"O-{i:03d}", "description": step, "priority": "high" if i == 1 else "medium"}
+            for i, step in enumerate(payload.next_steps, 1)
+        ],
+        "failed_attempts": [
+            {"id": f"F-{i:03d}", "approach": approach, "outcome": "failed", "avoid_repeating": True}
+            for i, approach in enumerate(payload.failed_approaches, 1)
+        ],
+        OPEN_QUESTIONS_FIELD: list(payload.open_questions),
+        SCOPE_FIELD: {"owner": owner, "branch": branch, "shared": payload.shared},
+    }
+
+
+def baton_content_of_handoff(record: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The baton fields a handoff record carries (the mapping above, read back).
+
+    Works on any handoff, not only one captured as a baton, so a rich handoff
+    can be scoped and delivered at session start: open items give the next
+    steps (their suggested action when they have one), failed attempts to
+    avoid give the failed approaches.
+    """
+    steps: list[str] = []
+    for item in record.get("open_items") or []:
+        if isinstance(item, Mapping):
+            text = item.get("description")
+            action = item.get("suggested_action")
+            if isinstance(text, str) and text.strip():
+                if isinstance(action, str) and action.strip() and action.strip() != text.strip():
+                    text = f"{text.strip()} — {action.strip()}"
+                steps.append(text.strip())
+    failed: list[str] = []
+    for attempt in record.get("failed_attempts") or []:
+        if isinstance(attempt, Mapping) and attempt.get("avoid_repeating", True) is not False:
+            text = attempt.get("approach")
+            reason = attempt.get("reason")
+            if isinstance(text, str) and text.strip():
+                if isinstance(reason, str) and reason.strip():
+                    text = f"{text.strip()} — {reason.strip()}"
+                failed.append(text.strip())
+    questions = [q.strip() for q in record.get(OPEN_QUESTIONS_FIELD) or [] if isinstance(q, str) and q.strip()]
+    return {"nextSteps": steps, "failedApproaches": failed, "openQuestions": questions}

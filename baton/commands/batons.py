@@ -1,0 +1,499 @@
+"""Session batons: create, peek, claim, show, list, cancel, dismiss, scope.
+
+A baton is a handoff record (captured through the lifecycle's
+``capture_in_scope``) plus a ``baton.created`` event on stream
+``baton/<key>`` that scopes it to an owner and branch, or shares it. Every
+change is an event; nothing is deleted.
+
+Claiming is the heart of it: a claim is an append of ``baton.claimed`` to the
+baton's stream that names the stream version the claimer read, under the
+ledger lock, fsynced. If anything landed on that stream since (another claim,
+a newer baton, a cancel), the append fails — a claimer holding a stale record
+can never overwrite a newer baton or deliver one twice.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from baton.domain.batons import (
+    CLAIMED, PENDING, SUPERSEDED, BatonPayload, BatonRecord, STEPS_REQUIRED,
+    active_for_context, baton_content_of_handoff, baton_key, baton_stream,
+    handoff_payload_for_baton, parse_payload, render_baton_markdown, select_eligible,
+)
+from baton.commands.identity import SessionContext, resolve_context
+from baton.errors import Conflict, InputError, NotFound
+from baton.ledger.clock import rfc3339_micros
+from baton.ledger.envelope import EventDraft
+
+
+class BatonAlreadyClaimed(Conflict):
+    code = "baton_already_claimed"
+
+
+class BatonSuperseded(Conflict):
+    code = "baton_superseded"
+
+
+class BatonNotPending(Conflict):
+    code = "baton_not_pending"
+
+
+# -- reading ---------------------------------------------------------------------
+
+@attrs.frozen
+class Peek:
+    """A baton as a claimer read it, with the version of its stream at that moment."""
+
+    record: BatonRecord
+    version: int
+
+    @property
+    def stream(self) -> str:
+        return baton_stream(self.record.key)
+
+
+def current_batons(runner) -> list[Peek]:
+    """The newest baton of every key that reads back cleanly (any status)."""
+    from baton.projections.batons import baton_records
+
+    return [Peek(record, version) for record, version in baton_records(runner.docs("batons"))]
+
+
+def peek_eligible(runner, ctx: SessionContext) -> Peek | None:
+    """The baton a session of ``ctx`` would receive, without claiming it."""
+    peeks = current_batons(runner)
+    chosen = select_eligible((p.record for p in peeks), ctx.owner, ctx.branch)
+    return next((p for p in peeks if p.record is chosen), None)
+
+
+def pending_batons(runner) -> list[BatonRecord]:
+    records = [p.record for p in current_batons(runner) if p.record.pending]
+    return sorted(records, key=lambda r: (r.created_at, r.id), reverse=True)
+
+
+def _find_by_id(runner, token: str) -> tuple[str, dict[str, Any]] | None:
+    """The key and record (current or earlier) of the baton ``token`` names."""
+    from baton.domain.handoff import id_matches
+
+    hits: list[tuple[str, dict[str, Any]]] = []
+    for key, doc in runner.docs("batons"):
+        if not isinstance(doc, dict):
+            continue
+        candidates = [doc.get("current")] + list(doc.get("previous") or [])
+        for record in candidates:
+            if isinstance(record, dict) and isinstance(record.get("id"), str) and id_matches(token, record["id"]):
+                hits.append((key, record))
+                break
+    ids = {r["id"] for _, r in hits}
+    if len(ids) > 1:
+        raise Conflict(f"{token!r} names more than one baton: {', '.join(sorted(ids))}",
+                       details={"candidates": sorted(ids)})
+    return hits[0] if hits else None
+
+
+# -- writing -----------------------------------------------------------------------
+
+def _telemetry(operation: str, record: BatonRecord, session: str | None) -> dict[str, Any]:
+    """The local telemetry every baton event carries (spec: sessionId, branch, owner, shared, handoffId)."""
+    return {
+        "operation": operation,
+        "handoff_id": record.id,
+        "key": record.key,
+        "owner": record.owner,
+        "branch": record.branch,
+        "shared": record.shared,
+        "session": session,
+    }
+
+
+def claim_in_scope(scope, peek: Peek, *, session: str | None) -> BatonRecord:
+    """Claim the baton ``peek`` read, exactly once.
+
+    Re-reads the baton index under the lock, then appends ``baton.claimed``
+    expecting the stream version ``peek`` saw (fsynced).
+
+    Raises:
+        BatonSuperseded: a newer baton replaced it since it was read (id mismatch).
+        BatonAlreadyClaimed: another session claimed it first.
+        BatonNotPending: it was cancelled or dismissed.
+        StreamVersionConflict: its stream moved on in any other way.
+    """
+    record = peek.record
+    doc = scope.runner.get("batons", record.key) or {}
+    now = BatonRecord.from_json(doc.get("current"))
+    if now is None or now.id != record.id:
+        by = f" by baton {now.id}" if now is not None else ""
+        raise BatonSuperseded(
+            f"baton {record.id} was superseded{by} before it could be claimed",
+            details={"handoff_id": record.id, "superseded_by": now.id if now else None},
+        )
+    if now.status == CLAIMED:
+        raise BatonAlreadyClaimed(
+            f"baton {record.id} was already claimed by session {now.claimed_by_session or '(unnamed)'}"
+            f" at {now.claimed_at}",
+            details={"handoff_id": record.id, "claimed_by_session": now.claimed_by_session,
+                     "claimed_at": now.claimed_at},
+        )
+    if now.status != PENDING:
+        raise BatonNotPending(f"baton {record.id} is {now.status}, not pending",
+                              details={"handoff_id": record.id, "status": now.status})
+    claimed_at = rfc3339_micros(scope.project.clock())
+    data = _telemetry("handoff_claimed", now, session)
+    data["claimed_at"] = claimed_at
+    scope.append(
+        [EventDraft("baton.claimed", peek.stream, data, actor=now.owner, session=session)],
+        expected={peek.stream: peek.version},
+        durable=True,
+    )
+    return attrs.evolve(now, status=CLAIMED, claimed_at=claimed_at, claimed_by_session=session)
+
+
+@attrs.frozen
+class CreatedBaton:
+    record: BatonRecord
+    superseded: str | None
+    redactions: list
+
+    def to_json(self) -> dict[str, Any]:
+        return {"handoff": self.record.to_json(), "superseded": self.superseded, "redactions": self.redactions}
+
+
+def _append_created(scope, record: BatonRecord, *, session: str | None, harness: str | None) -> str | None:
+    """Append ``baton.created`` for ``record``; returns the pending baton it supersedes."""
+    stream = baton_stream(record.key)
+    version = scope.txn.stream_version(stream)
+    doc = scope.runner.get("batons", record.key) or {}
+    old = BatonRecord.from_json(doc.get("current"))
+    superseded = old.id if old is not None and old.pending else None
+    data = _telemetry("handoff_created", record, session)
+    data.update(
+        harness=harness,
+        supersedes=superseded,
+        payload={"nextSteps": list(record.next_steps), "failedApproaches": list(record.failed_approaches),
+                 "openQuestions": list(record.open_questions)},
+    )
+    scope.append([EventDraft("baton.created", stream, data, actor=record.owner, session=session)],
+                 expected={stream: version})
+    if superseded is not None:
+        _mark_handoff_superseded(scope, superseded, record.id, session=session)
+    return superseded
+
+
+def _mark_handoff_superseded(scope, old_id: str, new_id: str, *, session: str | None) -> None:
+    """Mark the superseded baton's handoff record superseded too (when the lifecycle knows it)."""
+    stream = f"handoff/{old_id}"
+    version = scope.txn.stream_version(stream)
+    if version == 0:
+        return
+    record = scope.runner.get("handoffs", old_id) if "handoffs" in scope.runner.by_name else None
+    if isinstance(record, dict) and record.get("status") in ("superseded", "archived"):
+        return
+    scope.append([EventDraft("handoff.superseded", stream, {"by": new_id}, session=session)],
+                 expected={stream: version})
+
+
+def create_in_scope(
+    scope,
+    payload: BatonPayload,
+    ctx: SessionContext,
+    *,
+    session: str | None = None,
+    harness: str | None = None,
+    objective: str | None = None,
+) -> CreatedBaton:
+    """Capture the baton's handoff record and scope it (``baton.created``), in one locked scope.
+
+    ``ctx`` is the resolved owner and branch (the payload's own owner/branch
+    already applied). The text stored in the baton is the handoff's after
+    redaction, so a secret in a next step never reaches the ledger.
+    """
+    from baton.commands.capture import capture_in_scope
+
+    owner, branch = ctx.owner, ctx.branch
+    key = baton_key(owner, branch, payload.shared)
+    body = handoff_payload_for_baton(payload, owner=owner, branch=branch, objective=objective, session_id=session)
+    origin = {"harness": harness, "session_id": session} if (harness or session) else None
+    captured = capture_in_scope(scope, body, trigger="manual", origin=origin, session=session, actor=owner)
+    content = baton_content_of_handoff(captured.record)
+    record = BatonRecord(
+        id=captured.handoff_id, key=key, owner=owner, branch=branch, shared=payload.shared,
+        next_steps=tuple(content["nextSteps"]) or payload.next_steps,
+        failed_approaches=tuple(content["failedApproaches"]),
+        open_questions=tuple(content["openQuestions"]),
+        harness=harness, session_id=session,
+    )
+    superseded = _append_created(scope, record, session=session, harness=harness)
+    stored = scope.runner.get("batons", key) or {}
+    final = BatonRecord.from_json(stored.get("current")) or record
+    return CreatedBaton(final, superseded, list(getattr(captured, "redactions", []) or []))
+
+
+def _open(project):
+    from baton.commands.context import Project
+
+    return project if isinstance(project, Project) else Project.open(project)
+
+
+def _as_payload(handoff: Any, owner: str | None, branch: str | None, shared: bool | None,
+                *, allow_empty: bool) -> BatonPayload | None:
+    if isinstance(handoff, BatonPayload):
+        payload = handoff
+    else:
+        payload = parse_payload(handoff, allow_empty=allow_empty)
+    if payload is None:
+        return None
+    return attrs.evolve(
+        payload,
+        owner=owner or payload.owner,
+        branch=branch or payload.branch,
+        shared=payload.shared if shared is None else (shared or payload.shared),
+    )
+
+
+# -- use cases -----------------------------------------------------------------------
+
+@attrs.frozen
+class BatonCreateResult:
+    created: CreatedBaton
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return self.created.to_json()
+
+    def render(self) -> str:
+        r = self.created.record
+        scope = "shared baton" if r.shared else f"baton for {r.owner} on {r.branch}"
+        text = f"Left a {scope}: {r.id}"
+        if self.created.superseded:
+            text += f" (supersedes {self.created.superseded})"
+        return text
+
+
+def create_baton(
+    project: Any = None,
+    handoff: Any = None,
+    *,
+    session: str | None = None,
+    harness: str | None = None,
+    owner: str | None = None,
+    branch: str | None = None,
+    shared: bool | None = None,
+) -> BatonCreateResult:
+    """Leave a baton (the spec's createHandoff): a payload without a non-empty step is an error.
+
+    Raises:
+        InputError: the payload is malformed or has no non-empty next step (exit 2).
+    """
+    payload = _as_payload(handoff, owner, branch, shared, allow_empty=False)
+    assert payload is not None
+    opened = _open(project)
+    ctx = resolve_context(opened.root, owner=payload.owner, branch=payload.branch)
+    with opened.writing() as scope:
+        return BatonCreateResult(create_in_scope(scope, payload, ctx, session=session, harness=harness))
+
+
+@attrs.frozen
+class ActiveBatonResult:
+    context: SessionContext
+    record: BatonRecord | None
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **self.context.to_json(),
+            "handoff": self.record.to_json() if self.record else None,
+            "handoffMarkdown": render_baton_markdown(self.record) if self.record else None,
+        }
+
+    def render(self) -> str:
+        if self.record is None:
+            return f"No active session handoff for {self.context.owner} on {self.context.branch}."
+        return render_baton_markdown(self.record).rstrip("\n")
+
+
+def show_active_baton(project: Any = None, *, owner: str | None = None, branch: str | None = None) -> ActiveBatonResult:
+    """The baton the next session here would receive (not claimed by looking)."""
+    opened = _open(project)
+    ctx = resolve_context(opened.root, owner=owner, branch=branch)
+    peek = peek_eligible(opened.reading(), ctx)
+    return ActiveBatonResult(ctx, peek.record if peek else None)
+
+
+@attrs.frozen
+class PendingBatonsResult:
+    records: list[BatonRecord]
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"items": [r.to_json() for r in self.records], "total": len(self.records)}
+
+    def render(self) -> str:
+        if not self.records:
+            return "No pending session handoffs."
+        lines = []
+        for r in self.records:
+            scope = "shared" if r.shared else f"{r.owner} on {r.branch}"
+            lines.append(f"{r.id}  {r.created_at}  {scope}  — {r.next_steps[0]}")
+        lines.append(f"{len(self.records)} pending")
+        return "\n".join(lines)
+
+
+def list_pending_batons(project: Any = None) -> PendingBatonsResult:
+    """Every pending (unclaimed, not superseded, cancelled or dismissed) baton, newest first."""
+    return PendingBatonsResult(pending_batons(_open(project).reading()))
+
+
+@attrs.frozen
+class CancelResult:
+    context: SessionContext
+    record: BatonRecord | None
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"cancelled": self.record is not None, **self.context.to_json()}
+        if self.record is not None:
+            out["handoffId"] = self.record.id
+            out["key"] = self.record.key
+        return out
+
+    def render(self) -> str:
+        if self.record is None:
+            return f"Nothing to cancel: no pending baton for {self.context.owner} on {self.context.branch}."
+        return f"Cancelled baton {self.record.id} for {self.context.owner} on {self.context.branch}."
+
+
+def cancel_baton(project: Any = None, *, owner: str | None = None, branch: str | None = None,
+                 session: str | None = None) -> CancelResult:
+    """Cancel this owner's pending baton on this branch (never a shared one).
+
+    Nothing pending is not an error: the answer is ``{"cancelled": false}``.
+    """
+    opened = _open(project)
+    ctx = resolve_context(opened.root, owner=owner, branch=branch)
+    with opened.writing() as scope:
+        peeks = current_batons(scope.runner)
+        active = active_for_context((p.record for p in peeks), ctx.owner, ctx.branch)
+        if active is None:
+            return CancelResult(ctx, None)
+        peek = next(p for p in peeks if p.record is active)
+        data = _telemetry("handoff_cancelled", active, session)
+        scope.append([EventDraft("baton.cancelled", peek.stream, data, actor=ctx.owner, session=session)],
+                     expected={peek.stream: peek.version})
+        return CancelResult(ctx, active)
+
+
+@attrs.frozen
+class DismissResult:
+    record: BatonRecord
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"dismissed": True, "handoffId": self.record.id, "key": self.record.key,
+                "owner": self.record.owner, "branch": self.record.branch, "shared": self.record.shared}
+
+    def render(self) -> str:
+        return f"Dismissed baton {self.record.id}."
+
+
+def dismiss_baton(project: Any = None, handoff_id: str = "", *, via: str = "cli",
+                  session: str | None = None) -> DismissResult:
+    """Dismiss one pending baton by id (or unique prefix), any owner, branch or shared.
+
+    Raises:
+        NotFound: no baton has that id.
+        BatonAlreadyClaimed / BatonNotPending: it is not pending any more.
+    """
+    token = (handoff_id or "").strip()
+    if not token:
+        raise InputError("dismiss needs a baton id")
+    opened = _open(project)
+    with opened.writing() as scope:
+        found = _find_by_id(scope.runner, token)
+        if found is None:
+            raise NotFound(f"no baton with id {token!r}", details={"handoff_id": token})
+        key, raw = found
+        doc = scope.runner.get("batons", key) or {}
+        current = BatonRecord.from_json(doc.get("current"))
+        if current is None or current.id != raw.get("id"):
+            status = raw.get("status") or SUPERSEDED
+            raise BatonNotPending(f"baton {raw['id']} is {status}, not pending; nothing to dismiss",
+                                  details={"handoff_id": raw["id"], "status": status})
+        if current.claimed:
+            raise BatonAlreadyClaimed(
+                f"baton {current.id} was already claimed by session {current.claimed_by_session or '(unnamed)'}"
+                f" at {current.claimed_at}; a claimed baton cannot be dismissed",
+                details={"handoff_id": current.id, "claimed_by_session": current.claimed_by_session},
+            )
+        if not current.pending:
+            raise BatonNotPending(f"baton {current.id} is {current.status}, not pending; nothing to dismiss",
+                                  details={"handoff_id": current.id, "status": current.status})
+        stream = baton_stream(key)
+        data = _telemetry("handoff_dismissed", current, session)
+        data["via"] = via
+        scope.append([EventDraft("baton.dismissed", stream, data, session=session)],
+                     expected={stream: doc.get("version", 0)})
+        return DismissResult(current)
+
+
+def scope_handoff_as_baton(
+    project: Any = None,
+    handoff_id: str = "",
+    *,
+    owner: str | None = None,
+    branch: str | None = None,
+    shared: bool = False,
+    session: str | None = None,
+    harness: str | None = None,
+) -> BatonCreateResult:
+    """Deliver an existing (rich) handoff at the next session start: scope it as a baton.
+
+    Its open items become the baton's next steps and its failed attempts to
+    avoid become failed approaches; the baton points at the same handoff id,
+    so ``baton resume`` and ``baton handoff show`` keep working on it.
+
+    Raises:
+        NotFound: no handoff has that id.
+        Conflict: the prefix is ambiguous, or the handoff is archived or superseded.
+        InputError: the handoff has no open item to hand on.
+    """
+    from baton.domain.handoff import id_matches
+
+    token = (handoff_id or "").strip()
+    if not token:
+        raise InputError("--from needs a handoff id")
+    opened = _open(project)
+    ctx = resolve_context(opened.root, owner=owner, branch=branch)
+    with opened.writing() as scope:
+        if "handoffs" not in scope.runner.by_name:
+            raise NotFound("this Baton has no handoff records to scope")
+        hits = [(k, d) for k, d in scope.runner.docs("handoffs") if isinstance(d, dict)
+                and isinstance(d.get("id"), str) and id_matches(token, d["id"])]
+        if not hits:
+            raise NotFound(f"no handoff with id {token!r}", details={"handoff_id": token})
+        if len(hits) > 1:
+            ids = sorted(d["id"] for _, d in hits)
+            raise Conflict(f"{token!r} names more than one handoff: {', '.join(ids)}", details={"candidates": ids})
+        record = hits[0][1]
+        if record.get("status") in ("archived", "superseded"):
+            raise Conflict(f"handoff {record['id']} is {record['status']}; only a live handoff can be handed on",
+                           details={"handoff_id": record["id"], "status": record["status"]})
+        content = baton_content_of_handoff(record)
+        if not content["nextSteps"]:
+            raise InputError(STEPS_REQUIRED + f" (handoff {record['id']} has no open item)")
+        baton = BatonRecord(
+            id=record["id"], key=baton_key(ctx.owner, ctx.branch, shared), owner=ctx.owner, branch=ctx.branch,
+            shared=shared, next_steps=tuple(content["nextSteps"]),
+            failed_approaches=tuple(content["failedApproaches"]), open_questions=tuple(content["openQuestions"]),
+            harness=harness, session_id=session,
+        )
+        for peek in current_batons(scope.runner):
+            if peek.record.id == baton.id and peek.record.pending:
+                raise Conflict(f"handoff {baton.id} is already a pending baton ({peek.record.key})",
+                               details={"handoff_id": baton.id, "key": peek.record.key})
+        superseded = _append_created(scope, baton, session=session, harness=harness)
+        stored = scope.runner.get("batons", baton.key) or {}
+        final = BatonRecord.from_json(stored.get("current")) or baton
+        return BatonCreateResult(CreatedBaton(final, superseded, []))

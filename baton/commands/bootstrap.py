@@ -1,0 +1,137 @@
+"""``baton bootstrap``: the brief a session starts from, with the baton waiting for it.
+
+The order is the spec's: peek the eligible baton before the budget pass;
+render it as ``## 🤝 Active Session Handoff`` and reserve its bytes and the
+objective's as immutable; fill what is left with recent decisions and traps
+(do-not-retry failed attempts across recent handoffs), trimming those; claim
+the baton only once the brief fits, under the ledger lock. A failed claim
+(another session was faster, a newer baton landed) degrades to a notice and
+the standard brief. Missing or malformed data never stops a session: whatever
+cannot be read is left out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from baton.commands.batons import Peek, _open, claim_in_scope, peek_eligible
+from baton.commands.identity import SessionContext, resolve_context
+from baton.commands.sessions import SessionObjective, check_session_id, get_session_objective
+from baton.domain.batons import (
+    DEFAULT_MAX_BYTES, AssembledBrief, BatonRecord, assemble_brief, collect_decisions, collect_traps,
+    recent_handoffs, render_baton_markdown,
+)
+from baton.errors import BatonError, InputError
+
+MIN_MAX_BYTES = 1024
+RECENT_HANDOFFS = 20
+
+
+@attrs.frozen
+class BootstrapResult:
+    context: SessionContext
+    session_id: str | None
+    max_bytes: int
+    brief: AssembledBrief
+    record: BatonRecord | None
+    objective: SessionObjective | None
+    notices: tuple[str, ...] = ()
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "brief": self.brief.text,
+            "bytes": self.brief.bytes,
+            "maxBytes": self.max_bytes,
+            "handoffMarkdown": render_baton_markdown(self.record) if self.record else None,
+            "handoff": self.record.to_json() if self.record else None,
+            "sessionObjective": self.objective.to_json() if self.objective else None,
+            "claimed": self.record is not None,
+            "notices": list(self.notices),
+            "sessionId": self.session_id,
+            **self.context.to_json(),
+            "sections": self.brief.to_json(),
+        }
+
+    def render(self) -> str:
+        return self.brief.text.rstrip("\n")
+
+
+def _safely(what: str, notices: list[str], fn, default):
+    """Run one read; anything malformed or missing degrades to ``default`` (and a notice)."""
+    try:
+        return fn()
+    except Exception as exc:  # noqa: BLE001 - a bad record must never stop a session from starting
+        message = exc.message if isinstance(exc, BatonError) else f"{type(exc).__name__}: {exc}"
+        notices.append(f"Could not read {what} ({message}); it was left out.")
+        return default
+
+
+def _handoff_records(runner) -> list:
+    if "handoffs" not in runner.by_name:
+        return []
+    return recent_handoffs((doc for _key, doc in runner.docs("handoffs")), limit=RECENT_HANDOFFS)
+
+
+def bootstrap(
+    project: Any = None,
+    *,
+    session_id: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    owner: str | None = None,
+    branch: str | None = None,
+) -> BootstrapResult:
+    """Build the session-start brief and claim the baton it delivers.
+
+    Raises:
+        InputError: ``max_bytes`` below 1024 or a malformed session id.
+        NotInitialized: not a Baton project.
+    """
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < MIN_MAX_BYTES:
+        raise InputError(f"--max-bytes must be an integer of at least {MIN_MAX_BYTES}")
+    session_id = check_session_id(session_id)
+    opened = _open(project)
+    ctx = resolve_context(opened.root, owner=owner, branch=branch)
+    notices: list[str] = []
+    runner = opened.reading()
+
+    # 1. Peek before the budget pass.
+    peek: Peek | None = _safely("the session handoff", notices, lambda: peek_eligible(runner, ctx), None)
+    objective = _safely("the session objective", notices, lambda: get_session_objective(runner, ctx), None)
+    records = _safely("recent handoffs", notices, lambda: _handoff_records(runner), [])
+    decisions = _safely("recent decisions", notices, lambda: collect_decisions(records), [])
+
+    def traps_without(exclude: tuple[str, ...]) -> list[str]:
+        return _safely("traps", notices, lambda: collect_traps(records, exclude=exclude), [])
+
+    objective_text = objective.objective if objective else None
+
+    def standard(extra: list[str]) -> AssembledBrief:
+        return assemble_brief(handoff_markdown=None, objective=objective_text, decisions=decisions,
+                              traps=traps_without(()), max_bytes=max_bytes, notices=notices + extra)
+
+    if peek is None:
+        return BootstrapResult(ctx, session_id, max_bytes, standard([]), None, objective, tuple(notices))
+
+    # 2. Reserve the handoff and objective; trim decisions and traps around them.
+    markdown = render_baton_markdown(peek.record)
+    brief = assemble_brief(handoff_markdown=markdown, objective=objective_text, decisions=decisions,
+                           traps=traps_without((peek.record.id,)), max_bytes=max_bytes, notices=notices)
+    if not brief.handoff_included:
+        size = len(markdown.encode("utf-8"))
+        notice = (f"A session handoff ({peek.record.id}, {size} bytes) does not fit in {max_bytes} bytes; "
+                  f"it stays pending. Run `baton session handoff` to read it, or raise --max-bytes.")
+        return BootstrapResult(ctx, session_id, max_bytes, standard([notice]), None, objective,
+                               tuple(notices + [notice]))
+
+    # 3. The brief fits: claim, under the lock, naming the version peeked.
+    try:
+        with opened.writing() as scope:
+            claimed = claim_in_scope(scope, peek, session=session_id)
+    except BatonError as exc:
+        notice = f"The session handoff {peek.record.id} was not delivered: {exc.message}"
+        return BootstrapResult(ctx, session_id, max_bytes, standard([notice]), None, objective,
+                               tuple(notices + [notice]))
+    return BootstrapResult(ctx, session_id, max_bytes, brief, claimed, objective, tuple(notices))

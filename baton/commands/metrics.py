@@ -1,0 +1,77 @@
+"""``baton metrics --local``: counts kept on this machine, read from the ledger.
+
+Nothing is ever sent anywhere. The spec's telemetry operations are ledger
+events: ``handoff_created`` is ``baton.created`` and ``handoff_claimed`` is
+``baton.claimed``, each carrying sessionId, branch, owner, shared and
+handoffId in its data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from baton.commands.batons import _open, current_batons
+
+OPERATIONS = {
+    "baton.created": "handoff_created",
+    "baton.claimed": "handoff_claimed",
+    "baton.cancelled": "handoff_cancelled",
+    "baton.dismissed": "handoff_dismissed",
+}
+RECENT = 20
+
+
+def _telemetry_record(event) -> dict[str, Any]:
+    data = event.data if isinstance(event.data, dict) else {}
+    return {
+        "operation": OPERATIONS[event.type],
+        "at": event.at,
+        "sessionId": data.get("session"),
+        "branch": data.get("branch"),
+        "owner": data.get("owner"),
+        "shared": data.get("shared"),
+        "handoffId": data.get("handoff_id"),
+    }
+
+
+@attrs.frozen
+class MetricsResult:
+    counts: dict[str, int]
+    events: dict[str, int]
+    recent: list[dict[str, Any]]
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"local": True, "metrics": self.counts, "events": self.events, "recent": self.recent}
+
+    def render(self) -> str:
+        width = max(len(k) for k in self.counts)
+        lines = ["Local metrics (never sent anywhere):"]
+        lines += [f"  {k:<{width}}  {v}" for k, v in self.counts.items()]
+        return "\n".join(lines)
+
+
+def local_metrics(project: Any = None) -> MetricsResult:
+    """Counts of the telemetry operations, sessions and events, plus the latest telemetry records."""
+    opened = _open(project)
+    runner = opened.reading()
+    events = {key: int(doc.get("count", 0)) for key, doc in runner.docs("event_counts") if isinstance(doc, dict)}
+    batons = [p.record for p in current_batons(runner)]
+    sessions = [doc for _key, doc in runner.docs("sessions") if isinstance(doc, dict)]
+    telemetry = [e for e in opened.ledger.read_all() if e.type in OPERATIONS]
+    counts = {op: events.get(t, 0) for t, op in OPERATIONS.items()}
+    counts.update(
+        handoff_superseded=sum(1 for e in telemetry if e.type == "baton.created"
+                               and isinstance(e.data, dict) and e.data.get("supersedes")),
+        batons_pending=sum(1 for r in batons if r.pending),
+        sessions_begun=events.get("session.begun", 0),
+        sessions_ended=events.get("session.ended", 0),
+        sessions_open=sum(1 for s in sessions if s.get("status") == "open"),
+        objectives_set=events.get("objective.set", 0),
+        handoffs_captured=events.get("handoff.captured", 0),
+        events_total=sum(events.values()),
+    )
+    recent = [_telemetry_record(e) for e in telemetry[-RECENT:]]
+    return MetricsResult(counts, dict(sorted(events.items())), recent)

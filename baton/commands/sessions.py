@@ -1,0 +1,260 @@
+"""``baton session begin`` and ``baton session end``: sessions, objectives and batons.
+
+A session begins (``session.begun``), optionally records an objective bound to
+its owner and branch, and claims the baton waiting for it. It ends
+(``session.ended``), optionally leaving a baton for the next session, and its
+objective is cleared.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from baton.commands.batons import CreatedBaton, _as_payload, _open, claim_in_scope, create_in_scope, peek_eligible
+from baton.commands.identity import SessionContext, resolve_context
+from baton.domain.batons import (
+    BatonRecord, context_key, objective_stream, render_baton_markdown, session_stream,
+)
+from baton.errors import InputError
+from baton.ledger.envelope import EventDraft
+from baton.ledger.ids import uuid7
+
+SESSION_ID_MAX = 200
+OBJECTIVE_MAX = 2000
+
+
+def check_session_id(session_id: str | None, *, required: bool = False) -> str | None:
+    """A session id is opaque, but it must be printable, one line and ≤ 200 characters.
+
+    Raises:
+        InputError: it is empty (when required), too long or holds control characters.
+    """
+    if session_id is None:
+        if required:
+            raise InputError("a session id is required")
+        return None
+    value = session_id.strip()
+    if not value:
+        raise InputError("a session id must not be empty")
+    if len(value) > SESSION_ID_MAX:
+        raise InputError(f"a session id must be at most {SESSION_ID_MAX} characters")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+        raise InputError("a session id must not contain control characters")
+    return value
+
+
+def check_objective(objective: str | None) -> str | None:
+    if objective is None or not objective.strip():
+        return None
+    value = objective.strip()
+    if len(value) > OBJECTIVE_MAX:
+        raise InputError(f"an objective must be at most {OBJECTIVE_MAX} characters (got {len(value)})")
+    return value
+
+
+# -- objectives ----------------------------------------------------------------------
+
+@attrs.frozen
+class SessionObjective:
+    owner: str
+    branch: str
+    objective: str
+    session_id: str | None
+    updated_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"owner": self.owner, "branch": self.branch, "objective": self.objective,
+                "sessionId": self.session_id, "updatedAt": self.updated_at}
+
+
+def get_session_objective(runner, ctx: SessionContext) -> SessionObjective | None:
+    """The objective bound to this owner and branch, or None.
+
+    None also when the session that recorded it no longer exists or has
+    ended: an objective never outlives its session.
+    """
+    doc = runner.get("objectives", context_key(ctx.owner, ctx.branch))
+    if not isinstance(doc, dict) or doc.get("owner") != ctx.owner or doc.get("branch") != ctx.branch:
+        return None
+    objective, session_id = doc.get("objective"), doc.get("sessionId")
+    if not isinstance(objective, str) or not objective or not isinstance(session_id, str):
+        return None
+    session = runner.get("sessions", session_id)
+    if not isinstance(session, dict) or session.get("status") != "open":
+        return None
+    return SessionObjective(ctx.owner, ctx.branch, objective, session_id, str(doc.get("updatedAt") or ""))
+
+
+def _objective_events(scope, ctx: SessionContext, objective: str | None, session: str | None,
+                      reason: str) -> bool:
+    """Set, or clear, the objective of ``ctx``; True when anything changed."""
+    stream = objective_stream(context_key(ctx.owner, ctx.branch))
+    version = scope.txn.stream_version(stream)
+    doc = scope.runner.get("objectives", context_key(ctx.owner, ctx.branch))
+    if objective is not None:
+        data = {"owner": ctx.owner, "branch": ctx.branch, "objective": objective, "session": session}
+        scope.append([EventDraft("objective.set", stream, data, actor=ctx.owner, session=session)],
+                     expected={stream: version})
+        return True
+    if doc is None:
+        return False
+    data = {"owner": ctx.owner, "branch": ctx.branch, "session": session, "reason": reason,
+            "previous_session": doc.get("sessionId")}
+    scope.append([EventDraft("objective.cleared", stream, data, actor=ctx.owner, session=session)],
+                 expected={stream: version})
+    return True
+
+
+# -- begin ----------------------------------------------------------------------------
+
+@attrs.frozen
+class SessionBeginResult:
+    session_id: str
+    context: SessionContext
+    harness: str | None
+    objective: str | None
+    objective_cleared: bool
+    record: BatonRecord | None
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sessionId": self.session_id,
+            **self.context.to_json(),
+            "harness": self.harness,
+            "objective": self.objective,
+            "objectiveCleared": self.objective_cleared,
+            "handoff": self.record.to_json() if self.record else None,
+            "handoffMarkdown": render_baton_markdown(self.record) if self.record else None,
+        }
+
+    def render(self) -> str:
+        lines = [f"Session {self.session_id} began for {self.context.owner} on {self.context.branch}."]
+        if self.objective:
+            lines.append(f"Objective: {self.objective}")
+        if self.record is not None:
+            lines += ["", render_baton_markdown(self.record).rstrip("\n")]
+        else:
+            lines.append("No session handoff was waiting.")
+        return "\n".join(lines)
+
+
+def begin_session(
+    project: Any = None,
+    *,
+    session_id: str | None = None,
+    harness: str | None = None,
+    objective: str | None = None,
+    owner: str | None = None,
+    branch: str | None = None,
+    claim: bool = True,
+) -> SessionBeginResult:
+    """Begin a session: record it, set (or clear a stale) objective, claim the eligible baton.
+
+    Raises:
+        InputError: a malformed session id or an over-long objective.
+    """
+    session_id = check_session_id(session_id) or uuid7()
+    objective = check_objective(objective)
+    harness = harness.strip() if harness and harness.strip() else None
+    opened = _open(project)
+    ctx = resolve_context(opened.root, owner=owner, branch=branch)
+    with opened.writing() as scope:
+        received = None
+        if claim:
+            peek = peek_eligible(scope.runner, ctx)
+            if peek is not None:
+                received = claim_in_scope(scope, peek, session=session_id)
+        stream = session_stream(session_id)
+        data = {"session": session_id, "harness": harness, "owner": ctx.owner, "branch": ctx.branch,
+                "objective": objective, "received_baton": received.id if received else None}
+        scope.append([EventDraft("session.begun", stream, data, actor=ctx.owner, session=session_id)],
+                     expected={stream: scope.txn.stream_version(stream)})
+        changed = _objective_events(scope, ctx, objective, session_id, reason="session_begin_without_objective")
+        return SessionBeginResult(session_id, ctx, harness, objective, changed and objective is None, received)
+
+
+# -- end --------------------------------------------------------------------------------
+
+@attrs.frozen
+class SessionEndResult:
+    session_id: str
+    context: SessionContext
+    created: CreatedBaton | None
+    objective_cleared: bool
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sessionId": self.session_id,
+            "ended": True,
+            **self.context.to_json(),
+            "handoff": self.created.record.to_json() if self.created else None,
+            "handoffId": self.created.record.id if self.created else None,
+            "superseded": self.created.superseded if self.created else None,
+            "redactions": self.created.redactions if self.created else [],
+            "objectiveCleared": self.objective_cleared,
+        }
+
+    def render(self) -> str:
+        lines = [f"Session {self.session_id} ended."]
+        if self.created is None:
+            lines.append("No baton left (empty handoff payload).")
+        else:
+            r = self.created.record
+            scope = "a shared baton" if r.shared else f"a baton for {r.owner} on {r.branch}"
+            line = f"Left {scope}: {r.id} ({len(r.next_steps)} next step{'s' if len(r.next_steps) != 1 else ''})"
+            if self.created.superseded:
+                line += f", superseding {self.created.superseded}"
+            lines.append(line + ".")
+        if self.objective_cleared:
+            lines.append("The session objective was cleared.")
+        return "\n".join(lines)
+
+
+def end_session(
+    project: Any = None,
+    session_id: str | None = None,
+    handoff: Any = None,
+    *,
+    harness: str | None = None,
+    owner: str | None = None,
+    branch: str | None = None,
+    shared: bool | None = None,
+) -> SessionEndResult:
+    """End a session; leave a baton when ``handoff`` has content; clear the objective.
+
+    An empty payload (None, ``{}``, or no entries at all) leaves no baton and
+    is not an error (the spec's writeHandoffOnSessionEnd).
+
+    Raises:
+        InputError: a malformed session id, or a payload with entries but no
+            non-empty next step (exit 2; nothing is written).
+    """
+    session_id = check_session_id(session_id, required=True)
+    assert session_id is not None
+    payload = _as_payload(handoff, owner, branch, shared, allow_empty=True)
+    opened = _open(project)
+    with opened.writing() as scope:
+        session = scope.runner.get("sessions", session_id) or {}
+        if harness is None:
+            harness = session.get("harness")
+        if session.get("owner") and session.get("branch"):
+            here = SessionContext(session["owner"], session["branch"])
+        else:
+            here = resolve_context(opened.root, owner=owner, branch=branch)
+        objective_doc = get_session_objective(scope.runner, here)
+        created = None
+        if payload is not None:
+            target = resolve_context(opened.root, owner=payload.owner, branch=payload.branch)
+            created = create_in_scope(scope, payload, target, session=session_id, harness=harness,
+                                      objective=objective_doc.objective if objective_doc else None)
+        cleared = _objective_events(scope, here, None, session_id, reason="session_end")
+        stream = session_stream(session_id)
+        data = {"session": session_id, "owner": here.owner, "branch": here.branch, "harness": harness,
+                "left_baton": created.record.id if created else None}
+        scope.append([EventDraft("session.ended", stream, data, actor=here.owner, session=session_id)],
+                     expected={stream: scope.txn.stream_version(stream)})
+        return SessionEndResult(session_id, here, created, cleared)

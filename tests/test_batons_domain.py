@@ -1,0 +1,284 @@
+"""Session batons, the pure rules: payload, keys, eligibility, rendering, the budgeted brief."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from baton.domain.batons import (
+    HANDOFF_HEADING, KEY_PART_MAX, SHARED_KEY, STEPS_REQUIRED, BatonPayload, BatonRecord,
+    active_for_context, assemble_brief, baton_content_of_handoff, baton_key, collect_decisions,
+    collect_traps, context_key, encode_key_part, handoff_payload_for_baton, parse_payload,
+    recent_handoffs, render_baton_markdown, select_eligible,
+)
+from baton.errors import InputError
+
+
+def rec(id, owner="alice@example.com", branch="main", shared=False, created="2026-01-01T00:00:00.000000Z",
+        status="pending", steps=("do the thing",)):
+    return BatonRecord(id=id, key=baton_key(owner, branch, shared), owner=owner, branch=branch, shared=shared,
+                       next_steps=tuple(steps), created_at=created, status=status)
+
+
+# -- payload -------------------------------------------------------------------------
+
+def test_payload_filters_empty_entries():
+    p = parse_payload({"nextSteps": ["a", "  ", "", "b"], "failedApproaches": ["", "x"], "openQuestions": [" q "]})
+    assert p.next_steps == ("a", "b")
+    assert p.failed_approaches == ("x",)
+    assert p.open_questions == ("q",)
+    assert p.shared is False
+
+
+def test_payload_without_a_non_empty_step_is_the_exact_error():
+    with pytest.raises(InputError) as caught:
+        parse_payload({"nextSteps": [" ", ""], "failedApproaches": ["x"]})
+    assert caught.value.message == "handoff.nextSteps must contain at least one non-empty step."
+    assert caught.value.exit_code == 2
+
+
+def test_payload_with_only_failed_approaches_still_needs_a_step():
+    with pytest.raises(InputError, match="^handoff.nextSteps must contain at least one non-empty step.$"):
+        parse_payload({"failedApproaches": ["x"]})
+
+
+@pytest.mark.parametrize("raw", [None, {}, {"nextSteps": []}, {"nextSteps": [], "shared": True, "owner": "o"}])
+def test_an_empty_payload_is_no_baton_not_an_error(raw):
+    assert parse_payload(raw) is None
+
+
+def test_an_empty_payload_is_an_error_when_a_baton_is_asked_for():
+    with pytest.raises(InputError, match=STEPS_REQUIRED.replace(".", r"\.")):
+        parse_payload({}, allow_empty=False)
+
+
+def test_payload_reports_every_malformed_field_at_once():
+    with pytest.raises(InputError) as caught:
+        parse_payload({"nextSteps": "a", "failedApproaches": [1], "shared": "yes", "owner": 3})
+    problems = caught.value.details["problems"]
+    assert len(problems) == 4
+
+
+def test_payload_accepts_snake_case_and_keeps_owner_branch_shared():
+    p = parse_payload({"next_steps": ["a"], "owner": " bob ", "branch": "feat/x", "shared": True})
+    assert p == BatonPayload(next_steps=("a",), owner="bob", branch="feat/x", shared=True)
+
+
+# -- keys -----------------------------------------------------------------------------
+
+def test_key_replaces_slashes_and_percent_encodes():
+    assert encode_key_part("feature/login") == "feature_login"
+    assert encode_key_part("alice@example.com") == "alice%40example.com"
+    assert context_key("a b", "x/y") == "a%20b__x_y"
+
+
+def test_shared_batons_use_the_one_fixed_key():
+    assert baton_key("anyone", "any/branch", True) == SHARED_KEY == "_shared"
+
+
+def test_long_names_are_capped_at_120_characters_and_stay_distinct():
+    a = encode_key_part("feature/" + "x" * 300 + "a")
+    b = encode_key_part("feature/" + "x" * 300 + "b")
+    assert len(a) <= KEY_PART_MAX and len(b) <= KEY_PART_MAX
+    assert a != b
+
+
+@given(st.text(min_size=1, max_size=400))
+def test_every_encoded_part_is_a_safe_file_name_component(value):
+    part = encode_key_part(value)
+    assert 0 < len(part) <= KEY_PART_MAX
+    assert "/" not in part and "\\" not in part and "\x00" not in part
+    assert part.isascii()
+
+
+@given(st.text(min_size=1, max_size=100), st.text(min_size=1, max_size=100))
+def test_encoding_is_deterministic(owner, branch):
+    assert context_key(owner, branch) == context_key(owner, branch)
+
+
+# -- eligibility ------------------------------------------------------------------------
+
+def test_wrong_branch_sees_nothing():
+    assert select_eligible([rec("1", branch="main")], "alice@example.com", "feature") is None
+
+
+def test_wrong_owner_sees_nothing():
+    assert select_eligible([rec("1", owner="alice@example.com")], "bob@example.com", "main") is None
+
+
+def test_a_shared_baton_reaches_any_owner_on_any_branch():
+    shared = rec("1", owner="alice@example.com", branch="release", shared=True)
+    assert select_eligible([shared], "bob@example.com", "main") is shared
+
+
+def test_owner_and_branch_beat_a_newer_shared_baton():
+    own = rec("1", created="2026-01-01T00:00:00.000000Z")
+    shared = rec("2", owner="carol", shared=True, created="2026-06-01T00:00:00.000000Z")
+    assert select_eligible([shared, own], "alice@example.com", "main") is own
+
+
+def test_the_newest_of_several_matching_batons_wins():
+    old = rec("1", created="2026-01-01T00:00:00.000000Z")
+    new = rec("2", created="2026-01-02T00:00:00.000000Z")
+    assert select_eligible([new, old], "alice@example.com", "main") is new
+
+
+@pytest.mark.parametrize("status", ["claimed", "superseded", "cancelled", "dismissed"])
+def test_only_pending_batons_are_eligible(status):
+    assert select_eligible([rec("1", status=status)], "alice@example.com", "main") is None
+    assert select_eligible([rec("2", shared=True, status=status)], "x", "y") is None
+
+
+def test_a_claimed_private_baton_lets_a_pending_shared_one_through():
+    shared = rec("2", shared=True)
+    assert select_eligible([rec("1", status="claimed"), shared], "alice@example.com", "main") is shared
+
+
+def test_matching_uses_real_names_not_the_encoded_key():
+    # "a/b" and "a_b" encode alike; a session on one never receives the other's baton.
+    baton = rec("1", branch="a/b")
+    assert select_eligible([baton], "alice@example.com", "a_b") is None
+
+
+def test_cancel_targets_only_the_private_baton_of_this_context():
+    shared = rec("2", shared=True)
+    assert active_for_context([shared], "alice@example.com", "main") is None
+    own = rec("1")
+    assert active_for_context([shared, own], "alice@example.com", "main") is own
+
+
+# -- records and rendering --------------------------------------------------------------
+
+def test_record_round_trips_through_json():
+    r = rec("1")
+    assert BatonRecord.from_json(r.to_json()) == r
+
+
+@pytest.mark.parametrize("raw", [None, 3, "x", {}, {"id": "1", "key": "k", "owner": "o", "branch": "b"},
+                                 {"id": 1, "key": "k", "owner": "o", "branch": "b", "nextSteps": ["a"]}])
+def test_malformed_records_read_as_none(raw):
+    assert BatonRecord.from_json(raw) is None
+
+
+def test_markdown_starts_with_the_spec_heading_and_lists_everything():
+    r = attrs_evolve(rec("abc"), failed_approaches=("retry the flaky test",), open_questions=("why?",))
+    md = render_baton_markdown(r)
+    assert md.startswith(HANDOFF_HEADING + "\n")
+    assert "1. do the thing" in md
+    assert "retry the flaky test" in md and "do not retry" in md
+    assert "why?" in md
+
+
+def attrs_evolve(r, **kw):
+    import attrs
+
+    return attrs.evolve(r, **kw)
+
+
+# -- a baton is a handoff -----------------------------------------------------------------
+
+def test_baton_maps_onto_handoff_fields_and_back():
+    payload = BatonPayload(next_steps=("a", "b"), failed_approaches=("x",), open_questions=("q",))
+    body = handoff_payload_for_baton(payload, owner="o", branch="main", session_id="s1")
+    assert [i["description"] for i in body["open_items"]] == ["a", "b"]
+    assert all(f["avoid_repeating"] is True for f in body["failed_attempts"])
+    assert body["open_questions"] == ["q"]
+    assert body["work"]["objective"] == "a"
+    assert baton_content_of_handoff(body) == {"nextSteps": ["a", "b"], "failedApproaches": ["x"],
+                                              "openQuestions": ["q"]}
+
+
+def test_the_session_objective_becomes_the_handoff_objective():
+    payload = BatonPayload(next_steps=("a",))
+    body = handoff_payload_for_baton(payload, owner="o", branch="main", objective="Ship OAuth")
+    assert body["work"]["objective"] == "Ship OAuth"
+
+
+# -- decisions, traps and the budget ----------------------------------------------------------
+
+def handoff(id, created, attempts=(), decisions=(), status="ready"):
+    return {"id": id, "created_at": created, "status": status,
+            "failed_attempts": [{"id": f"F-{i}", "approach": a, "outcome": "failed", "avoid_repeating": True}
+                                for i, a in enumerate(attempts)],
+            "decisions": [{"id": f"D-{i}", "decision": d} for i, d in enumerate(decisions)]}
+
+
+def test_traps_come_newest_first_deduplicated_and_skip_excluded_handoffs():
+    records = recent_handoffs([
+        handoff("h1", "2026-01-01T00:00:00Z", attempts=["old trap", "shared trap"]),
+        handoff("h2", "2026-01-02T00:00:00Z", attempts=["Shared trap", "new trap"]),
+        handoff("h3", "2026-01-03T00:00:00Z", attempts=["baton's own"]),
+    ])
+    traps = collect_traps(records, exclude=["h3"])
+    assert [t.split("**")[1] for t in traps] == ["Shared trap", "new trap", "old trap"]
+
+
+def test_attempts_not_marked_avoid_repeating_are_not_traps():
+    r = handoff("h1", "2026-01-01T00:00:00Z", attempts=["x"])
+    r["failed_attempts"][0]["avoid_repeating"] = False
+    assert collect_traps([r]) == []
+
+
+def test_archived_and_malformed_handoffs_are_ignored():
+    records = recent_handoffs([
+        handoff("h1", "2026-01-01T00:00:00Z", attempts=["a"], status="archived"),
+        "garbage", {"no": "id"}, {"id": "h2", "failed_attempts": "nope", "decisions": [3, {"decision": 4}]},
+    ])
+    assert collect_traps(records) == [] and collect_decisions(records) == []
+
+
+def test_brief_keeps_the_whole_handoff_and_trims_forty_400_byte_traps_into_8_kb():
+    r = rec("abc", steps=[f"step {i}: " + "s" * 60 for i in range(10)])
+    md = render_baton_markdown(r)
+    traps = [f"- **trap {i:02d}** " + "t" * 380 for i in range(40)]
+    assert all(len(t.encode()) >= 390 for t in traps)
+    brief = assemble_brief(handoff_markdown=md, objective="Ship it", decisions=[], traps=traps, max_bytes=8192)
+    assert brief.handoff_included
+    assert md in brief.text
+    assert brief.bytes <= 8192
+    assert 0 < brief.traps.shown < 40
+    assert brief.traps.omitted == 40 - brief.traps.shown
+    assert f"{brief.traps.omitted} more left out" in brief.text
+    assert "Ship it" in brief.text
+
+
+def test_handoff_is_at_the_top_of_the_brief():
+    md = render_baton_markdown(rec("abc"))
+    brief = assemble_brief(handoff_markdown=md, objective="o", decisions=["- d"], traps=["- t"])
+    assert brief.text.startswith(HANDOFF_HEADING)
+
+
+def test_a_handoff_that_cannot_fit_is_withheld_whole_never_cut():
+    md = render_baton_markdown(rec("abc", steps=["x" * 3000]))
+    brief = assemble_brief(handoff_markdown=md, objective=None, decisions=[], traps=[], max_bytes=1024)
+    assert not brief.handoff_included
+    assert HANDOFF_HEADING not in brief.text
+    assert brief.bytes <= 1024
+
+
+@given(
+    steps=st.lists(st.text(min_size=1, max_size=80).filter(str.strip), min_size=1, max_size=8),
+    traps=st.lists(st.text(min_size=1, max_size=500), max_size=50),
+    decisions=st.lists(st.text(min_size=1, max_size=500), max_size=50),
+    objective=st.one_of(st.none(), st.text(max_size=2000)),
+    max_bytes=st.integers(min_value=1024, max_value=16384),
+)
+def test_the_brief_never_exceeds_its_budget(steps, traps, decisions, objective, max_bytes):
+    md = render_baton_markdown(rec("abc", steps=steps))
+    brief = assemble_brief(handoff_markdown=md, objective=objective, decisions=[f"- {d}" for d in decisions],
+                           traps=[f"- {t}" for t in traps], max_bytes=max_bytes)
+    assert brief.bytes == len(brief.text.encode("utf-8")) <= max_bytes
+    if brief.handoff_included:
+        assert md in brief.text
+
+
+def test_an_empty_project_gets_a_short_standard_brief():
+    brief = assemble_brief(handoff_markdown=None, objective=None, decisions=[], traps=[])
+    assert "No active session handoff" in brief.text
+
+
+def test_notices_come_first():
+    brief = assemble_brief(handoff_markdown=None, objective=None, decisions=["- d"], traps=[],
+                           notices=["not delivered"])
+    assert brief.text.startswith("> ⚠️ not delivered")
