@@ -137,6 +137,11 @@ def seal(
     stream_version: int,
     prev: str | None,
 ) -> Event:
+    """Raises:
+        EnvelopeError: the draft would make a line that readers reject (and
+            so would lose as a torn tail); nothing is written.
+    """
+    _check_draft(draft)
     unsealed = Event(
         v=ENVELOPE_VERSION, id=event_id, writer=writer, seq=seq, at=at, hlc=hlc,
         type=draft.type, stream=draft.stream, stream_version=stream_version,
@@ -144,3 +149,18 @@ def seal(
         digest=digest_of(draft.data), prev=prev, hash="", schema=draft.schema,
     )
     return attrs.evolve(unsealed, hash=unsealed.compute_hash())
+
+
+def _check_draft(draft: EventDraft) -> None:
+    if not isinstance(draft.type, str) or not draft.type:
+        raise EnvelopeError("an event type must be a non-empty string")
+    if not isinstance(draft.stream, str) or not draft.stream:
+        raise EnvelopeError("an event stream must be a non-empty string")
+    if not isinstance(draft.data, dict):
+        raise EnvelopeError(f"event data must be a JSON object, not {type(draft.data).__name__}")
+    for name in ("actor", "session"):
+        value = getattr(draft, name)
+        if value is not None and not isinstance(value, str):
+            raise EnvelopeError(f"event {name} must be a string or None")
+    if not isinstance(draft.schema, int) or isinstance(draft.schema, bool):
+        raise EnvelopeError("event schema must be an integer")

@@ -108,6 +108,33 @@ def _check(feed: str, line: bytes, head: FeedHead) -> tuple[Event | None, str | 
     return event, None, None
 
 
+def _hides_sound_event(feed: str, line: bytes, head: FeedHead) -> bool:
+    """True when a bad last line starts with a complete, sound next event.
+
+    A writer that dies mid-append leaves a prefix of one line; it never turns
+    the newline of a line already written into another byte. When that byte
+    is damaged, the sound event before it and the last event run together
+    into one bad "line" — treating that as a torn tail would cut a fully
+    written event, so it is reported as corruption instead.
+    """
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        prefix: bytes | str = line[: exc.start]
+    else:
+        try:
+            orjson.loads(text)
+            return False
+        except orjson.JSONDecodeError as exc:
+            prefix = text[: exc.pos]
+    if not prefix:
+        return False
+    if isinstance(prefix, str):
+        prefix = prefix.encode("utf-8")
+    _, kind, _ = _check(feed, prefix, head)
+    return kind is None
+
+
 def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False) -> FeedScan:
     """Scan ``raw``, the bytes of the feed from ``start.offset`` on."""
     scan = FeedScan(feed=feed, events=[], ends=[], head=start)
@@ -127,10 +154,14 @@ def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False)
             scan.events.append(event)
             scan.ends.append(start.offset + end)
             head = FeedHead(start.offset + end, event.seq, event.hash, event.hlc)
-        elif end == size and kind in ("bad_json", "bad_envelope", "bad_hash"):
+        elif end == size and kind in ("bad_json", "bad_envelope", "bad_hash") and not _hides_sound_event(
+            feed, line, head
+        ):
             scan.torn = TornTail(start.offset + pos, size - pos, message or kind)
             break
         else:
+            if end == size and kind == "bad_json":
+                message = "a complete event is followed by other bytes where its newline should be"
             problem = FeedProblem(feed, start.offset + pos, event.seq if event else None, kind, message or kind)
             if not collect:
                 raise LedgerCorrupt(
@@ -154,7 +185,7 @@ def scan_file(path: Path, start: FeedHead = FeedHead(), *, collect: bool = False
     return scan_bytes(feed_name(path), raw, start, collect=collect)
 
 
-def line_before(path: Path, offset: int, window: int = 1 << 16) -> bytes | None:
+def line_before(path: Path, offset: int, window: int = 1 << 12) -> bytes | None:
     """The complete line that ends exactly at ``offset`` (without its newline).
 
     Used to check that a remembered head still describes the file: a feed that

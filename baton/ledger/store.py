@@ -251,15 +251,14 @@ class Ledger:
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         except OSError as exc:
             raise StorageError(f"cannot open feed {path}: {exc}") from exc
-        offset = head.offset
-        written: list[Event] = []
+        # One write() for the whole batch, as DESIGN.md says. A kill can still
+        # cut a write at a page boundary: the cut line is then a torn tail.
+        batch = b"".join([orjson.dumps(event.to_dict()) + b"\n" for event in sealed])
+        offset = head.offset + len(batch)
+        written = sealed
         try:
             created = state is None
-            for event in sealed:
-                line = orjson.dumps(event.to_dict()) + b"\n"
-                _write_all(fd, line)
-                offset += len(line)
-                written.append(event)
+            _write_all(fd, batch)
             if durable or self.fsync == "always":
                 os.fsync(fd)
                 if created:

@@ -6,8 +6,8 @@ a crash never leaves state and cursor apart. Catching up reads only the bytes
 after each cursor. The runner rebuilds from scratch when:
 
 - the index is new, or a projection's name or version changed;
-- a feed changed other than by appending (shorter, or the line at the cursor
-  is no longer the one folded);
+- a feed changed other than by appending (replaced by another file, shorter,
+  or the line at the cursor is no longer the one folded);
 - new events sort before events already folded (a feed arrived late, e.g.
   through sync), because folding them now would break project order.
 
@@ -36,7 +36,7 @@ from baton.ledger.store import Ledger, merge_feeds
 from baton.ledger.upcast import UPCASTERS, UpcasterRegistry
 from baton.projections.base import Doc, Projection
 
-INDEX_SCHEMA = 1
+INDEX_SCHEMA = 2
 Progress = Callable[[int, int], None]
 
 
@@ -118,8 +118,11 @@ class ProjectionRunner:
     def _create(self, db) -> None:
         db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
         db.execute(
-            "CREATE TABLE IF NOT EXISTS cursors (feed TEXT PRIMARY KEY, offset INTEGER, seq INTEGER, hash TEXT, hlc INTEGER)"
+            "CREATE TABLE IF NOT EXISTS cursors (feed TEXT PRIMARY KEY, offset INTEGER, seq INTEGER, hash TEXT, "
+            "hlc INTEGER, ino INTEGER)"
         )
+        if "ino" not in {row[1] for row in db.execute("PRAGMA table_info(cursors)").fetchall()}:
+            db.execute("ALTER TABLE cursors ADD COLUMN ino INTEGER")
         db.execute(
             "CREATE TABLE IF NOT EXISTS docs (projection TEXT, key TEXT, doc TEXT, PRIMARY KEY (projection, key))"
         )
@@ -203,9 +206,9 @@ class ProjectionRunner:
         if self._meta("signature") != self._signature():
             raise _Rebuild("index is new or its projections changed")
         cursors = {
-            feed: FeedHead(offset, seq, hash_, hlc or 0)
-            for feed, offset, seq, hash_, hlc in self.db.execute(
-                "SELECT feed, offset, seq, hash, hlc FROM cursors"
+            feed: (FeedHead(offset, seq, hash_, hlc or 0), ino)
+            for feed, offset, seq, hash_, hlc, ino in self.db.execute(
+                "SELECT feed, offset, seq, hash, hlc, ino FROM cursors"
             ).fetchall()
         }
         paths = {feed_name(p): p for p in self.ledger.feed_paths()}
@@ -213,9 +216,17 @@ class ProjectionRunner:
             if feed not in paths:
                 raise _Rebuild(f"feed {feed} disappeared")
         scans = []
+        inos: dict[str, int] = {}
         for feed, path in paths.items():
-            head = cursors.get(feed, FeedHead())
+            head, ino = cursors.get(feed, (FeedHead(), None))
+            st = _stat(path)
+            if st is None:
+                continue
             if head.offset:
+                # A replaced file (sync, checkout, an erasing rewrite) may keep
+                # the folded line yet differ before it: only the inode tells.
+                if ino != st.st_ino or st.st_size < head.offset:
+                    raise _Rebuild(f"feed {feed} changed other than by appending")
                 line = line_before(path, head.offset)
                 try:
                     same = line is not None and loads(line).get("hash") == head.hash
@@ -223,9 +234,12 @@ class ProjectionRunner:
                     same = False
                 if not same:
                     raise _Rebuild(f"feed {feed} changed other than by appending")
+            if st.st_size == head.offset:
+                continue
             scan = self.ledger.read_feed(feed, head)
             if scan.events:
                 scans.append(scan)
+                inos[feed] = st.st_ino
         if not scans:
             return CatchUp(0, False)
         new = list(merge_feeds(s.events for s in scans))
@@ -235,7 +249,7 @@ class ProjectionRunner:
         docs: dict[tuple[str, str], Doc | None] = {}
         dirty = self.fold(new, docs, self._load)
         heads = {s.feed: s.head for s in scans}
-        self._commit(docs, dirty, heads, new[-1].merge_key, reset=False)
+        self._commit(docs, dirty, heads, inos, new[-1].merge_key, reset=False)
         if progress:
             progress(len(new), len(new))
         return CatchUp(len(new), False)
@@ -252,7 +266,14 @@ class ProjectionRunner:
     ) -> CatchUp:
         """Drop every projection and replay the ledger (up to ``until``)."""
         try:
-            scans = [self.ledger.read_feed(feed_name(p)) for p in self.ledger.feed_paths()]
+            scans = []
+            inos: dict[str, int] = {}
+            for path in self.ledger.feed_paths():
+                st = _stat(path)
+                if st is None:
+                    continue
+                scans.append(self.ledger.read_feed(feed_name(path)))
+                inos[feed_name(path)] = st.st_ino
             events = list(merge_feeds(s.events for s in scans))
             if until is not None:
                 events = _cut(events, until)
@@ -275,7 +296,7 @@ class ProjectionRunner:
                 for event in events:
                     heads[event.writer] = FeedHead(ends[event.id], event.seq, event.hash, event.hlc)
             last = events[-1].merge_key if events else None
-            self._commit(docs, dirty, heads, last, reset=True, pinned=until.label if until else None)
+            self._commit(docs, dirty, heads, inos, last, reset=True, pinned=until.label if until else None)
             return CatchUp(total, True, reason)
         except sqlite3.Error as exc:
             raise StorageError(f"the index {self.index_path} failed: {exc}") from exc
@@ -286,6 +307,7 @@ class ProjectionRunner:
         docs: dict[tuple[str, str], Doc | None],
         dirty: set[tuple[str, str]],
         heads: dict[str, FeedHead],
+        inos: dict[str, int],
         last_key: tuple | None,
         *,
         reset: bool,
@@ -328,8 +350,8 @@ class ProjectionRunner:
                     [(path, name, key) for path in paths],
                 )
             db.conn.executemany(
-                "INSERT OR REPLACE INTO cursors (feed, offset, seq, hash, hlc) VALUES (?, ?, ?, ?, ?)",
-                [(feed, h.offset, h.seq, h.hash, h.hlc) for feed, h in heads.items()],
+                "INSERT OR REPLACE INTO cursors (feed, offset, seq, hash, hlc, ino) VALUES (?, ?, ?, ?, ?, ?)",
+                [(feed, h.offset, h.seq, h.hash, h.hlc, inos.get(feed)) for feed, h in heads.items()],
             )
             meta = {"signature": self._signature()}
             if last_key is not None:
@@ -389,6 +411,15 @@ class ProjectionRunner:
             pass
         except OSError as exc:
             raise StorageError(f"cannot remove {rel}: {exc}") from exc
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    try:
+        return path.stat()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StorageError(f"cannot read feed {path}: {exc}") from exc
 
 
 def _cut(events: list[Event], until: Until) -> list[Event]:

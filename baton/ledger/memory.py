@@ -1,0 +1,143 @@
+"""An in-memory ledger with the JSONL ledger's append/read/expected-version API.
+
+For the ledger contract suite and for tests that need "a ledger" without a
+file system. It seals events exactly as ``Ledger`` does (same envelope, hash
+chain, hlc and stream-version rules) and keeps each feed as the bytes a JSONL
+feed would hold, so what is read back is what a disk round trip gives —
+never an alias of the caller's ``data`` dict.
+
+Several ``MemoryLedger`` handles made with ``for_writer`` share one set of
+feeds, like several writers sharing one ``.baton/ledger/`` folder.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from typing import Iterable, Iterator, Mapping
+
+import attrs
+import orjson
+
+from baton.errors import StreamVersionConflict
+from baton.ledger.clock import WallClock, next_hlc, rfc3339_micros, system_clock
+from baton.ledger.envelope import Event, EventDraft, seal
+from baton.ledger.feed import FeedHead, FeedScan, scan_bytes
+from baton.ledger.ids import uuid7
+from baton.ledger.store import merge_feeds
+
+
+@attrs.define
+class _Feeds:
+    """What several writer handles share: every feed's bytes and one lock."""
+
+    raw: dict[str, bytearray] = attrs.field(factory=dict)
+    lock: threading.RLock = attrs.field(factory=threading.RLock)
+
+
+class MemoryLedger:
+    def __init__(self, writer: str = "memory", *, clock: WallClock = system_clock, _feeds: _Feeds | None = None) -> None:
+        self.writer = writer
+        self.clock = clock
+        self._feeds = _feeds if _feeds is not None else _Feeds()
+
+    def for_writer(self, writer: str, *, clock: WallClock | None = None) -> "MemoryLedger":
+        """Another writer's handle on the same feeds."""
+        return MemoryLedger(writer, clock=clock or self.clock, _feeds=self._feeds)
+
+    # -- reading -------------------------------------------------------------
+    def feed_names(self) -> list[str]:
+        with self._feeds.lock:
+            return sorted(self._feeds.raw)
+
+    def read_feed(self, writer: str, start: FeedHead = FeedHead()) -> FeedScan:
+        with self._feeds.lock:
+            raw = bytes(self._feeds.raw.get(writer, b""))
+        return scan_bytes(writer, raw[start.offset:], start)
+
+    def read_all(self) -> list[Event]:
+        """Every event of every feed, in project order."""
+        return list(merge_feeds(self.read_feed(name).events for name in self.feed_names()))
+
+    def heads(self) -> dict[str, FeedHead]:
+        return {name: self.read_feed(name).head for name in self.feed_names()}
+
+    def stream_versions(self) -> dict[str, int]:
+        versions: dict[str, int] = {}
+        for event in self.read_all():
+            versions[event.stream] = max(versions.get(event.stream, 0), event.stream_version)
+        return versions
+
+    def stream_version(self, stream: str) -> int:
+        return self.stream_versions().get(stream, 0)
+
+    # -- writing -------------------------------------------------------------
+    @contextmanager
+    def locked(self) -> Iterator["MemoryTransaction"]:
+        with self._feeds.lock:
+            yield MemoryTransaction(self)
+
+    def receive(self, writer: str, raw: bytes) -> list[Event]:
+        """Add lines of another writer's feed, as ``baton sync`` would.
+
+        Raises:
+            LedgerCorrupt: the lines do not continue that feed's chain.
+        """
+        with self._feeds.lock:
+            head = self.read_feed(writer).head
+            scan = scan_bytes(writer, raw, head)
+            if scan.torn is not None:
+                raise ValueError(f"received lines for {writer!r} end in a torn line")
+            self._feeds.raw.setdefault(writer, bytearray()).extend(raw)
+            return scan.events
+
+    def _append(self, drafts: list[EventDraft], expected: Mapping[str, int] | None) -> list[Event]:
+        versions = self.stream_versions()
+        for stream, version in (expected or {}).items():
+            actual = versions.get(stream, 0)
+            if actual != version:
+                raise StreamVersionConflict(stream, version, actual)
+        if not drafts:
+            return []
+        head = self.read_feed(self.writer).head
+        max_hlc = max((e.hlc for e in self.read_all()), default=0)
+        sealed: list[Event] = []
+        for draft in drafts:
+            now = self.clock()
+            hlc = next_hlc(now, max_hlc)
+            version = versions.get(draft.stream, 0) + 1
+            sealed.append(seal(
+                draft, event_id=uuid7(now), writer=self.writer, seq=head.seq + 1 + len(sealed),
+                at=rfc3339_micros(now), hlc=hlc, stream_version=version,
+                prev=sealed[-1].hash if sealed else head.hash,
+            ))
+            versions[draft.stream] = version
+            max_hlc = hlc
+        batch = b"".join(orjson.dumps(e.to_dict()) + b"\n" for e in sealed)
+        self._feeds.raw.setdefault(self.writer, bytearray()).extend(batch)
+        return scan_bytes(self.writer, batch, head).events
+
+
+class MemoryTransaction:
+    def __init__(self, ledger: MemoryLedger) -> None:
+        self.ledger = ledger
+
+    def refresh(self) -> None:
+        """Nothing to catch up: every read sees every feed."""
+
+    def stream_version(self, stream: str) -> int:
+        return self.ledger.stream_version(stream)
+
+    def append(
+        self,
+        drafts: Iterable[EventDraft],
+        *,
+        expected: Mapping[str, int] | None = None,
+        durable: bool = False,
+    ) -> list[Event]:
+        """Same contract as ``LedgerTransaction.append`` (``durable`` has no meaning here).
+
+        Raises:
+            StreamVersionConflict: a stream is not at the expected version.
+        """
+        return self.ledger._append(list(drafts), expected)

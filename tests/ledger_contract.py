@@ -1,0 +1,186 @@
+"""What every ledger does: one contract suite, run against each backend.
+
+Like pyeventsourcing's recorder test cases, ``LedgerContract`` states the
+behaviours of "a ledger" once; ``tests/test_ledger_contract.py`` subclasses it
+for the JSONL ``Ledger`` and for ``MemoryLedger``. A backend provides:
+
+- ``new_ledger(writer, clock=None)``: a writer's handle on this test's ledger
+  (several handles share the same feeds, like writers sharing ``.baton/``);
+- ``deliver(writer, raw)``: lines of another writer's feed arriving as they
+  would through ``baton sync``.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import attrs
+import orjson
+import pytest
+
+from baton.errors import StreamVersionConflict
+from baton.ledger.envelope import EnvelopeError, EventDraft, seal
+
+START_NS = 1_700_000_000_000_000_000
+
+
+def ticking(start: int = START_NS, step: int = 1_000):
+    ticks = itertools.count(start, step)
+    return lambda: next(ticks)
+
+
+def draft(stream: str = "note/1", **data) -> EventDraft:
+    return EventDraft("note.added", stream, dict(data))
+
+
+class LedgerContract:
+    def new_ledger(self, writer: str = "w1", clock=None):
+        raise NotImplementedError
+
+    def deliver(self, writer: str, raw: bytes) -> None:
+        raise NotImplementedError
+
+    def append(self, ledger, drafts, **kwargs):
+        with ledger.locked() as txn:
+            return txn.append(drafts, **kwargs)
+
+    # -- appending -----------------------------------------------------------
+    def test_append_seals_events_with_gapless_seq_and_a_linked_chain(self):
+        ledger = self.new_ledger(clock=ticking())
+        first = self.append(ledger, [draft(n=1), draft(n=2)])
+        second = self.append(ledger, [draft(n=3)])
+        events = first + second
+        assert [e.seq for e in events] == [1, 2, 3]
+        assert [e.writer for e in events] == ["w1"] * 3
+        assert events[0].prev is None
+        assert [e.prev for e in events[1:]] == [e.hash for e in events[:-1]]
+        assert all(e.hash == e.compute_hash() and e.data_intact() for e in events)
+        assert len({e.id for e in events}) == 3
+
+    def test_events_read_back_in_the_order_they_were_appended(self):
+        ledger = self.new_ledger(clock=ticking())
+        appended = []
+        for n in range(5):
+            appended += self.append(ledger, [draft(f"s/{n % 2}", n=n)])
+        assert ledger.read_all() == appended
+        assert [e.data["n"] for e in self.new_ledger("reader").read_all()] == list(range(5))
+
+    def test_an_append_with_no_drafts_writes_nothing(self):
+        ledger = self.new_ledger()
+        assert self.append(ledger, []) == []
+        assert ledger.read_all() == []
+
+    def test_stored_events_do_not_alias_the_callers_data(self):
+        ledger = self.new_ledger()
+        data = {"items": [1]}
+        self.append(ledger, [EventDraft("note.added", "note/1", data)])
+        data["items"].append(2)
+        assert self.new_ledger("reader").read_all()[0].data == {"items": [1]}
+
+    def test_a_draft_that_is_not_an_envelope_is_refused_and_nothing_is_appended(self):
+        ledger = self.new_ledger()
+        self.append(ledger, [draft(n=1)])
+        with pytest.raises(EnvelopeError):
+            self.append(ledger, [draft(n=2), EventDraft("note.added", "note/1", ["not", "an", "object"])])
+        assert [e.data for e in ledger.read_all()] == [{"n": 1}]
+
+    # -- stream versions -----------------------------------------------------
+    def test_each_stream_counts_its_own_versions_from_one(self):
+        ledger = self.new_ledger()
+        events = self.append(ledger, [draft("a", n=1), draft("b", n=2), draft("a", n=3)])
+        events += self.append(ledger, [draft("a", n=4)])
+        assert [(e.stream, e.stream_version) for e in events] == [("a", 1), ("b", 1), ("a", 2), ("a", 3)]
+        with ledger.locked() as txn:
+            assert (txn.stream_version("a"), txn.stream_version("b"), txn.stream_version("c")) == (3, 1, 0)
+
+    def test_stream_versions_run_across_writers(self):
+        one, two = self.new_ledger("one", clock=ticking()), self.new_ledger("two", clock=ticking())
+        self.append(one, [draft("shared", n=1)])
+        [event] = self.append(two, [draft("shared", n=2)], expected={"shared": 1})
+        assert event.stream_version == 2
+
+    # -- optimistic concurrency ----------------------------------------------
+    def test_expected_version_zero_means_the_stream_must_not_exist_yet(self):
+        ledger = self.new_ledger()
+        self.append(ledger, [draft("claim/x", n=1)], expected={"claim/x": 0})
+        with pytest.raises(StreamVersionConflict) as caught:
+            self.append(ledger, [draft("claim/x", n=2)], expected={"claim/x": 0})
+        assert (caught.value.expected, caught.value.actual, caught.value.exit_code) == (0, 1, 4)
+
+    def test_a_stale_expected_version_conflicts_and_appends_nothing(self):
+        ledger = self.new_ledger()
+        self.append(ledger, [draft("s", n=1), draft("s", n=2)])
+        before = ledger.read_all()
+        for stale in (0, 1, 3):
+            with pytest.raises(StreamVersionConflict):
+                self.append(ledger, [draft("s", n=9), draft("other", n=9)], expected={"s": stale})
+        assert ledger.read_all() == before
+        with ledger.locked() as txn:
+            assert txn.stream_version("s") == 2 and txn.stream_version("other") == 0
+
+    def test_one_stale_stream_among_several_expected_conflicts_the_whole_batch(self):
+        ledger = self.new_ledger()
+        self.append(ledger, [draft("a"), draft("b")])
+        with pytest.raises(StreamVersionConflict) as caught:
+            self.append(ledger, [draft("a"), draft("b")], expected={"a": 1, "b": 0})
+        assert caught.value.stream == "b"
+        assert len(ledger.read_all()) == 2
+
+    def test_a_second_writer_that_read_an_old_version_conflicts(self):
+        alice, bob = self.new_ledger("alice", clock=ticking()), self.new_ledger("bob", clock=ticking())
+        self.append(alice, [draft("baton/main", n=0)])
+        with bob.locked() as txn:
+            read_by_bob = txn.stream_version("baton/main")
+        self.append(alice, [draft("baton/main", n=1)], expected={"baton/main": read_by_bob})
+        with pytest.raises(StreamVersionConflict):
+            self.append(bob, [draft("baton/main", n=2)], expected={"baton/main": read_by_bob})
+        assert [e.writer for e in bob.read_all()] == ["alice", "alice"]
+
+    def test_an_expectation_is_checked_even_when_nothing_is_appended(self):
+        ledger = self.new_ledger()
+        with pytest.raises(StreamVersionConflict):
+            self.append(ledger, [], expected={"s": 1})
+
+    # -- order across writers ------------------------------------------------
+    def test_several_writers_read_back_merged_by_hlc_writer_and_seq(self):
+        ahead = self.new_ledger("ahead", clock=ticking(START_NS + 10**9))
+        behind = self.new_ledger("behind", clock=ticking())
+        written = []
+        for ledger in (behind, ahead, behind, ahead):
+            written += self.append(ledger, [draft(n=len(written))])
+        stream = self.new_ledger("reader").read_all()
+        assert stream == written
+        assert [e.merge_key for e in stream] == sorted(e.merge_key for e in stream)
+
+    def test_the_hlc_never_goes_below_an_event_already_seen(self):
+        ahead = self.new_ledger("ahead", clock=ticking(START_NS + 10**9))
+        behind = self.new_ledger("behind", clock=ticking())
+        [first] = self.append(ahead, [draft()])
+        [second] = self.append(behind, [draft()])
+        assert second.hlc > first.hlc
+        assert second.at < first.at
+
+    # -- foreign feeds and unknown fields ------------------------------------
+    def _foreign_line(self, extra: dict, seq: int = 1, prev=None) -> tuple[bytes, object]:
+        event = seal(draft("note/remote", n=seq), event_id=f"0190a8e0-0000-7000-8000-00000000000{seq}",
+                     writer="newer", seq=seq, at="2024-05-01T12:00:00.000000Z", hlc=seq, stream_version=seq, prev=prev)
+        event = attrs.evolve(event, extra=extra)
+        event = attrs.evolve(event, hash=event.compute_hash())
+        return orjson.dumps(event.to_dict()) + b"\n", event
+
+    def test_unknown_envelope_fields_of_another_writers_events_survive_reading(self):
+        ledger = self.new_ledger()
+        extra = {"tenant": "acme", "trace": {"span": [1, 2]}}
+        line, event = self._foreign_line(extra)
+        self.deliver("newer", line)
+        [read] = ledger.read_all()
+        assert read == event and dict(read.extra) == extra
+        assert orjson.dumps(read.to_dict()) + b"\n" == line
+
+    def test_a_writer_continues_after_events_with_unknown_fields(self):
+        ledger = self.new_ledger(clock=ticking())
+        line, event = self._foreign_line({"tenant": "acme"})
+        self.deliver("newer", line)
+        [mine] = self.append(ledger, [draft("note/remote", n=2)], expected={"note/remote": 1})
+        assert mine.stream_version == 2 and mine.hlc > event.hlc
+        assert ledger.read_all() == [event, mine]
