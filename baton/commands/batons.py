@@ -109,7 +109,7 @@ def _telemetry(operation: str, record: BatonRecord, session: str | None) -> dict
     }
 
 
-def claim_in_scope(scope, peek: Peek, *, session: str | None) -> BatonRecord:
+def claim_in_scope(scope, peek: Peek, *, session: str | None, harness: str | None = None) -> BatonRecord:
     """Claim the baton ``peek`` read, exactly once.
 
     Re-reads the baton index under the lock, then appends ``baton.claimed``
@@ -148,6 +148,10 @@ def claim_in_scope(scope, peek: Peek, *, session: str | None) -> BatonRecord:
         expected={peek.stream: peek.version},
         durable=True,
     )
+    from baton.domain.lifecycle import RESUME
+
+    _follow_on_handoff(scope, now.id, RESUME, {"session": session, "harness": harness, "freshness_state": None},
+                       session=session)
     return attrs.evolve(now, status=CLAIMED, claimed_at=claimed_at, claimed_by_session=session)
 
 
@@ -178,21 +182,38 @@ def _append_created(scope, record: BatonRecord, *, session: str | None, harness:
     scope.append([EventDraft("baton.created", stream, data, actor=record.owner, session=session)],
                  expected={stream: version})
     if superseded is not None:
-        _mark_handoff_superseded(scope, superseded, record.id, session=session)
+        from baton.domain.lifecycle import SUPERSEDE
+
+        _follow_on_handoff(scope, superseded, SUPERSEDE, {"by": record.id}, session=session)
     return superseded
 
 
-def _mark_handoff_superseded(scope, old_id: str, new_id: str, *, session: str | None) -> None:
-    """Mark the superseded baton's handoff record superseded too (when the lifecycle knows it)."""
-    stream = f"handoff/{old_id}"
-    version = scope.txn.stream_version(stream)
-    if version == 0:
+def _handoff_status(scope, handoff_id: str) -> str | None:
+    if "handoffs" not in scope.runner.by_name:
+        return None
+    record = scope.runner.get("handoffs", handoff_id)
+    status = record.get("status") if isinstance(record, dict) else None
+    return status if isinstance(status, str) else None
+
+
+def _follow_on_handoff(scope, handoff_id: str, action: str, data: dict[str, Any], *,
+                       session: str | None) -> None:
+    """Mirror a baton's fate on its handoff record when the lifecycle allows it.
+
+    A baton left at session end is a *draft* handoff (a checkpoint nobody has
+    validated), and a draft can be neither superseded nor resumed; for it the
+    baton index is the record of its fate. A ready handoff handed on with
+    ``--from`` is marked ``superseded``/``resumed`` like any other.
+    """
+    from baton.domain import lifecycle
+
+    status = _handoff_status(scope, handoff_id)
+    if status is None or action not in lifecycle.ALLOWED.get(status, ()):
         return
-    record = scope.runner.get("handoffs", old_id) if "handoffs" in scope.runner.by_name else None
-    if isinstance(record, dict) and record.get("status") in ("superseded", "archived"):
-        return
-    scope.append([EventDraft("handoff.superseded", stream, {"by": new_id}, session=session)],
-                 expected={stream: version})
+    stream = f"handoff/{handoff_id}"
+    event_type = {lifecycle.SUPERSEDE: "handoff.superseded", lifecycle.RESUME: "handoff.resumed"}[action]
+    scope.append([EventDraft(event_type, stream, data, session=session)],
+                 expected={stream: scope.txn.stream_version(stream)})
 
 
 def create_in_scope(

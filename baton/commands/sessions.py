@@ -166,7 +166,7 @@ def begin_session(
         if claim:
             peek = peek_eligible(scope.runner, ctx)
             if peek is not None:
-                received = claim_in_scope(scope, peek, session=session_id)
+                received = claim_in_scope(scope, peek, session=session_id, harness=harness)
         stream = session_stream(session_id)
         data = {"session": session_id, "harness": harness, "owner": ctx.owner, "branch": ctx.branch,
                 "objective": objective, "received_baton": received.id if received else None}
