@@ -1,0 +1,519 @@
+"""Capturing a handoff: ``baton checkpoint create`` and ``capture_in_scope``.
+
+A capture turns what an agent or person supplies (flags, or a JSON payload)
+into a draft record and appends ``handoff.captured``. Everything that could
+leak or escape happens *before* the append, so a refused capture leaves no
+trace in the ledger, the index or the materialized files:
+
+1. command output in evidence (``"output"``) becomes a digest and a bounded,
+   redacted summary; the raw text is dropped;
+2. every string is redacted by the project's policy (a "block" rule refuses
+   the whole capture, exit 5), and the record lists field, rule and reason;
+3. every path (artifacts, file evidence, scope) is checked: ``..``, absolute
+   paths and symlinks that leave the root are refused (exit 5);
+4. the record is built and read back by the strict model (exit 2 with every
+   problem listed).
+
+Baton adds only facts it gathered itself — the project id, the repository
+head, branch and dirty state, and the content hash of each artifact that
+exists — and never invents summary content.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import attrs
+
+from baton.errors import InputError, PolicyBlock
+
+ID_PREFIXES = {"decisions": "D", "evidence": "E", "failed_attempts": "F", "open_items": "O"}
+_ITEM_ID = re.compile(r"^[A-Z]+-(\d+)$")
+_FILE_RANGE = re.compile(r"(#L?\d+(-L?\d+)?|:\d+(-\d+)?)$")
+
+
+# -- results -------------------------------------------------------------------
+
+@attrs.frozen
+class CaptureResult:
+    handoff_id: str
+    record: dict[str, Any]
+    redactions: list[dict[str, Any]]
+    events: list[Any]
+    file: str
+    revised: bool = False
+    exit_code: int = 0
+
+    @property
+    def short_id(self) -> str:
+        from baton.domain.handoff import short_id
+
+        return short_id(self.handoff_id)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.handoff_id,
+            "short_id": self.short_id,
+            "status": self.record.get("status"),
+            "file": self.file,
+            "revised": self.revised,
+            "redactions": self.redactions,
+            "lineage": self.record.get("lineage"),
+            "events": [e.id for e in self.events],
+            "handoff": self.record,
+        }
+
+    def render(self) -> str:
+        verb = "Revised" if self.revised else "Captured"
+        lineage = self.record.get("lineage") or {}
+        lines = [f"{verb} {self.record.get('status')} handoff {self.short_id} ({self.handoff_id})",
+                 f"  title: {(self.record.get('work') or {}).get('title', '')}",
+                 f"  file:  {self.file}"]
+        if lineage.get("parents"):
+            lines.append(f"  {lineage.get('relation')} of {', '.join(lineage['parents'])}")
+        if self.redactions:
+            lines.append(f"  redacted {len(self.redactions)} field(s): "
+                         + ", ".join(f"{r['field']} ({r.get('rule', r.get('reason'))})" for r in self.redactions))
+        lines.append(f"Next: baton handoff validate {self.short_id}")
+        return "\n".join(lines)
+
+
+def handoff_file(record: Mapping[str, Any]) -> str:
+    from baton.domain.handoff import HANDOFFS_DIR, handoff_file_name
+
+    return f"{HANDOFFS_DIR}/{handoff_file_name(record['created_at'], record['id'])}"
+
+
+# -- payload input ---------------------------------------------------------------
+
+def read_payload_file(source: str, *, stdin: Any = None) -> dict[str, Any]:
+    """The JSON object in ``source`` (a path, or ``-`` for stdin).
+
+    Raises:
+        InputError: unreadable, not JSON, or not an object (exit 2).
+    """
+    import orjson
+
+    where = "stdin" if source == "-" else source
+    try:
+        if source == "-":
+            stream = stdin if stdin is not None else sys.stdin
+            raw = stream.buffer.read() if hasattr(stream, "buffer") else stream.read()
+        else:
+            raw = Path(source).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read --input {where}: {exc.strerror or exc}") from exc
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"--input {where} is not valid JSON: {exc}", details={"input": where}) from exc
+    if not isinstance(value, dict):
+        raise InputError(f"--input {where} must hold a JSON object (a handoff payload), not {type(value).__name__}")
+    return value
+
+
+def _json_item(flag: str, text: str, *, as_text: str | None) -> Any:
+    """A flag value: a JSON object, or plain text wrapped as ``{as_text: text}``."""
+    import orjson
+
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        try:
+            value = orjson.loads(stripped)
+        except orjson.JSONDecodeError as exc:
+            raise InputError(f"{flag} {text!r} is not valid JSON: {exc}") from exc
+        if not isinstance(value, dict):
+            raise InputError(f"{flag} takes a JSON object")
+        return value
+    if as_text is None:
+        raise InputError(f"{flag} takes a JSON object, e.g. {flag} '{{\"approach\": \"...\", \"outcome\": \"failed\"}}'")
+    return {as_text: text}
+
+
+@attrs.frozen
+class ContentOptions:
+    """The content flags shared by ``checkpoint create`` and ``handoff amend``."""
+
+    title: str | None = None
+    objective: str | None = None
+    scope: Sequence[str] = ()
+    constraints: Sequence[str] = ()
+    definition_of_done: Sequence[str] = ()
+    work_state: str | None = None
+    completed: Sequence[str] = ()
+    in_progress: Sequence[str] = ()
+    discoveries: Sequence[str] = ()
+    current_state: str | None = None
+    why_it_matters: str | None = None
+    decisions: Sequence[str] = ()
+    artifacts: Sequence[str] = ()
+    evidence: Sequence[str] = ()
+    failed_attempts: Sequence[str] = ()
+    open_items: Sequence[str] = ()
+    risks: Sequence[str] = ()
+    harness: str | None = None
+    model: str | None = None
+    actor_type: str | None = None
+
+    def to_changes(self) -> dict[str, Any]:
+        """The flags as a partial payload (only what was given).
+
+        Plain text is accepted where one field is obviously meant: a decision's
+        ``decision``, an open item's ``description``, a risk's ``description``,
+        a failed attempt's ``approach`` (outcome ``failed``), an artifact's
+        ``path`` (role ``modified``, or ``PATH:ROLE``).
+
+        Raises:
+            InputError: a JSON flag value is malformed.
+        """
+        out: dict[str, Any] = {}
+        work = {k: v for k, v in (("title", self.title), ("objective", self.objective),
+                                  ("state", self.work_state)) if v is not None}
+        for key, items in (("scope", self.scope), ("constraints", self.constraints),
+                           ("definition_of_done", self.definition_of_done)):
+            if items:
+                work[key] = list(items)
+        if work:
+            out["work"] = work
+        summary = {k: v for k, v in (("current_state", self.current_state),
+                                     ("why_it_matters", self.why_it_matters)) if v is not None}
+        for key, items in (("completed", self.completed), ("in_progress", self.in_progress),
+                           ("discoveries", self.discoveries)):
+            if items:
+                summary[key] = list(items)
+        if summary:
+            out["summary"] = summary
+        if self.decisions:
+            out["decisions"] = [_json_item("--decision", t, as_text="decision") for t in self.decisions]
+        if self.artifacts:
+            out["artifacts"] = [_artifact_item(t) for t in self.artifacts]
+        if self.evidence:
+            out["evidence"] = [_json_item("--evidence", t, as_text=None) for t in self.evidence]
+        if self.failed_attempts:
+            items = [_json_item("--failed-attempt", t, as_text="approach") for t in self.failed_attempts]
+            out["failed_attempts"] = [dict({"outcome": "failed"}, **i) if set(i) == {"approach"} else i
+                                      for i in items]
+        if self.open_items:
+            out["open_items"] = [_json_item("--open-item", t, as_text="description") for t in self.open_items]
+        if self.risks:
+            out["risks"] = [_json_item("--risk", t, as_text="description") for t in self.risks]
+        origin = {k: v for k, v in (("harness", self.harness), ("model", self.model)) if v}
+        if self.actor_type:
+            origin["actor"] = {"type": self.actor_type}
+        if origin:
+            out["origin"] = origin
+        return out
+
+
+_ROLES = ("modified", "created", "read", "generated", "deleted")
+
+
+def _artifact_item(text: str) -> dict[str, Any]:
+    if text.strip().startswith("{"):
+        return _json_item("--artifact", text, as_text=None)
+    path, sep, role = text.rpartition(":")
+    if sep and role in _ROLES:
+        return {"path": path, "role": role}
+    return {"path": text, "role": "modified"}
+
+
+# -- merging --------------------------------------------------------------------
+
+_KEYED = {"decisions": "id", "evidence": "id", "failed_attempts": "id", "open_items": "id", "artifacts": "path"}
+_SECTIONS = ("work", "summary", "origin", "automation", "lineage", "project")
+
+
+def merge_changes(base: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
+    """Apply flag changes to a body: text replaces, string lists gain new entries,
+    records with an id (or an artifact's path) replace the one with the same key
+    and are appended otherwise, risks are appended."""
+    out = copy.deepcopy(dict(base))
+    for key, value in changes.items():
+        if key in _SECTIONS and isinstance(value, dict) and isinstance(out.get(key), dict):
+            section = dict(out[key])
+            for sub, item in value.items():
+                if isinstance(item, list) and isinstance(section.get(sub), list):
+                    section[sub] = list(section[sub]) + [x for x in item if x not in section[sub]]
+                else:
+                    section[sub] = item
+            out[key] = section
+        elif key in _KEYED and isinstance(value, list) and isinstance(out.get(key), list):
+            field = _KEYED[key]
+            merged = list(out[key])
+            for item in value:
+                ident = item.get(field) if isinstance(item, dict) else None
+                at = next((i for i, old in enumerate(merged)
+                           if ident is not None and isinstance(old, dict) and old.get(field) == ident), None)
+                if at is None:
+                    merged.append(item)
+                else:
+                    merged[at] = item
+            out[key] = merged
+        elif key == "risks" and isinstance(value, list) and isinstance(out.get(key), list):
+            out[key] = list(out[key]) + list(value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def assign_item_ids(payload: dict[str, Any]) -> dict[str, Any]:
+    """Give ``D-001``/``E-001``/``F-001``/``O-001`` ids to items that lack one,
+    never reusing an id already present."""
+    out = dict(payload)
+    for key, prefix in ID_PREFIXES.items():
+        items = out.get(key)
+        if not isinstance(items, list):
+            continue
+        used = {i.get("id") for i in items if isinstance(i, dict)}
+        numbers = [int(m.group(1)) for u in used if isinstance(u, str) and (m := _ITEM_ID.match(u))]
+        n = max(numbers, default=0)
+        fresh = []
+        for item in items:
+            if isinstance(item, dict) and not item.get("id"):
+                n += 1
+                while f"{prefix}-{n:03d}" in used:
+                    n += 1
+                item = {"id": f"{prefix}-{n:03d}", **item}
+            fresh.append(item)
+        out[key] = fresh
+    return out
+
+
+# -- the safety pipeline -----------------------------------------------------------
+
+@attrs.frozen
+class CleanPayload:
+    payload: dict[str, Any]
+    redactions: tuple[dict[str, Any], ...]
+
+
+def clean_payload(root: Path, payload: Mapping[str, Any], policy: Any) -> CleanPayload:
+    """Summarize command output, redact, and check every path — before any append.
+
+    Raises:
+        PolicyBlock: a block rule matched, or a path leaves the root (exit 5).
+        InputError: the payload is not a JSON object.
+    """
+    from baton.domain.redaction import summarize_output
+    from baton.policy import redact_or_block
+
+    if not isinstance(payload, Mapping):
+        raise InputError("a handoff payload must be a JSON object")
+    body = copy.deepcopy(dict(payload))
+    extra_redactions: list[dict[str, Any]] = []
+    evidence = body.get("evidence")
+    if isinstance(evidence, list):
+        for i, item in enumerate(evidence):
+            if not isinstance(item, dict) or "output" not in item:
+                continue
+            raw = item.pop("output")
+            if raw is None:
+                continue
+            if not isinstance(raw, str):
+                raise InputError(f"evidence[{i}].output must be a string (the command's output)")
+            summary = summarize_output(raw, policy=policy.redaction, field=f"evidence[{i}].output_summary")
+            if summary.blocked:
+                listed = ", ".join(f"{r.field} ({r.rule}: {r.reason})" for r in summary.blocked)
+                raise PolicyBlock(f"refused by secret policy: {listed}",
+                                  details={"blocked": [r.to_json() for r in summary.blocked]})
+            item["output_summary"] = summary.summary
+            if summary.truncated:
+                item["output_truncated"] = True
+            item.setdefault("digest", summary.digest)
+            extra_redactions.extend(r.to_json() for r in summary.redactions)
+    outcome = redact_or_block(body, policy)
+    cleaned = outcome.payload
+    check_payload_paths(root, cleaned, policy.allowed_roots)
+    return CleanPayload(cleaned, tuple(extra_redactions) + tuple(outcome.records()))
+
+
+def check_payload_paths(root: Path, payload: dict[str, Any], allowed_roots: Iterable[Path] = ()) -> None:
+    """Normalize artifact paths in place and refuse any path that leaves the root.
+
+    Raises:
+        UnsafePath (PolicyBlock, exit 5).
+    """
+    from baton.domain.paths import UnsafePath, lexical_problem, normalize_project_path
+    from baton.policy import check_path_inside_root
+
+    from baton.commands.handoff_facts import is_marker
+
+    roots = tuple(allowed_roots)
+    artifacts = payload.get("artifacts")
+    if isinstance(artifacts, list):
+        for item in artifacts:
+            if not isinstance(item, dict) or not isinstance(item.get("path"), str) or is_marker(item["path"]):
+                continue
+            path = item["path"]
+            if not roots:
+                path = normalize_project_path(path)
+            check_path_inside_root(root, path, roots)
+            item["path"] = path
+    evidence = payload.get("evidence")
+    if isinstance(evidence, list):
+        for item in evidence:
+            if isinstance(item, dict) and item.get("type") == "file" and isinstance(item.get("ref"), str) \
+                    and not is_marker(item["ref"]):
+                check_path_inside_root(root, _FILE_RANGE.sub("", item["ref"].strip()), roots)
+    work = payload.get("work")
+    scope = work.get("scope") if isinstance(work, dict) else None
+    if isinstance(scope, list):
+        for entry in scope:
+            if isinstance(entry, str) and not is_marker(entry):
+                problem = lexical_problem(entry, allow_outside=bool(roots))
+                if problem is not None:
+                    raise UnsafePath(entry, *problem)
+
+
+def hash_artifacts(root: Path, payload: dict[str, Any], allowed_roots: Iterable[Path] = ()) -> None:
+    """Record the content hash of each existing artifact that has none, so a
+    later resume can tell whether the file changed (§10b partially stale)."""
+    from baton.commands.handoff_facts import is_marker, sha256_file
+    from baton.policy import check_path_inside_root
+
+    artifacts = payload.get("artifacts")
+    if not isinstance(artifacts, list):
+        return
+    for item in artifacts:
+        if not isinstance(item, dict) or item.get("content_hash") or item.get("role") == "deleted":
+            continue
+        path = item.get("path")
+        if not isinstance(path, str) or is_marker(path):
+            continue
+        real = check_path_inside_root(root, path, tuple(allowed_roots))
+        if real.is_file():
+            try:
+                item["content_hash"] = sha256_file(real)
+            except OSError:
+                pass
+
+
+# -- capture ----------------------------------------------------------------------
+
+def capture_in_scope(
+    scope: Any,
+    payload: dict,
+    *,
+    trigger: str = "manual",
+    parent: str | None = None,
+    relation: str = "root",
+    origin: dict | None = None,
+    session: str | None = None,
+    actor: str | None = None,
+    policy: Any = None,
+) -> CaptureResult:
+    """Capture a draft handoff inside an open ``WriteScope`` (the lock is held).
+
+    ``payload`` is the agent's part of a record (work, summary, decisions,
+    artifacts, evidence, failed attempts, open items, risks, origin,
+    automation, lineage, unknown extras). ``parent`` (any id form) links the
+    new record; with a parent, relation ``root`` becomes ``continue``.
+    ``origin`` fields override the payload's; ``session`` becomes
+    ``origin.session_id`` when that is unset, and the event's session.
+
+    Raises:
+        InputError / HandoffInputError: the payload is malformed (exit 2).
+        PolicyBlock / UnsafePath: a secret matched a block rule, or a path
+            leaves the project root (exit 5).
+        NotFound / AmbiguousId: ``parent`` names no single handoff (exit 4).
+    Nothing is appended when any of these is raised.
+    """
+    from baton.domain.handoff import handoff_to_json, new_draft
+    from baton.ledger.envelope import EventDraft
+    from baton.ledger.ids import uuid7
+    from baton.policy import load_policy
+    from baton.projections.handoffs import CAPTURED, stream_of
+
+    from baton.commands.handoff_facts import now_timestamp, project_snapshot
+
+    project = scope.project
+    if policy is None:
+        policy = load_policy(project.paths, project.config)
+    if not isinstance(payload, Mapping):
+        raise InputError("a handoff payload must be a JSON object")
+    clean = clean_payload(project.root, payload, policy)
+    body = assign_item_ids(clean.payload)
+    hash_artifacts(project.root, body, policy.allowed_roots)
+
+    if parent is not None:
+        from baton.commands.ids import resolve_handoff_id
+
+        parent_id = resolve_handoff_id(scope.runner, parent)
+        lineage = dict(body.get("lineage") or {}) if isinstance(body.get("lineage"), dict) else {}
+        lineage["parents"] = [parent_id]
+        lineage["relation"] = "continue" if relation == "root" else relation
+        body["lineage"] = lineage
+    elif relation != "root":
+        raise InputError(f"relation {relation!r} needs a parent handoff")
+    merged_origin = dict(body.get("origin") or {}) if isinstance(body.get("origin"), dict) else body.get("origin")
+    if isinstance(merged_origin, dict):
+        merged_origin.update({k: v for k, v in (origin or {}).items() if v is not None})
+        if session and not merged_origin.get("session_id"):
+            merged_origin["session_id"] = session
+        if merged_origin:
+            body["origin"] = merged_origin
+    automation = body.get("automation")
+    if automation is None:
+        body["automation"] = {"trigger": trigger}
+    elif isinstance(automation, dict) and "trigger" not in automation:
+        body["automation"] = {**automation, "trigger": trigger}
+    if clean.redactions:
+        previous = body.get("redactions") if isinstance(body.get("redactions"), list) else []
+        body["redactions"] = list(previous) + list(clean.redactions)
+
+    now = now_timestamp(project.clock())
+    handoff_id = uuid7(project.clock())
+    draft = new_draft(body, id=handoff_id, now=now, project=project_snapshot(project))
+    record = handoff_to_json(draft)
+    stream = stream_of(handoff_id)
+    events = scope.append(
+        [EventDraft(CAPTURED, stream, {"handoff": record, "redactions": list(clean.redactions)},
+                    actor=actor, session=session)],
+        expected={stream: 0},
+    )
+    stored = scope.runner.get("handoffs", handoff_id) or record
+    return CaptureResult(handoff_id, stored, list(clean.redactions), events, handoff_file(stored))
+
+
+def capture_checkpoint(
+    project_option: str | os.PathLike | None = None,
+    *,
+    content: ContentOptions = ContentOptions(),
+    input_source: str | None = None,
+    parent: str | None = None,
+    trigger: str = "manual",
+    session: str | None = None,
+    prompter: Any = None,
+    stdin: Any = None,
+) -> CaptureResult:
+    """``baton checkpoint create``: a draft from flags and/or a JSON payload.
+
+    ``--input`` supplies the base payload; flags are merged over it. On a
+    terminal (``prompter``), a missing title or objective is asked for.
+
+    Raises: as ``capture_in_scope``; NotInitialized.
+    """
+    from baton.commands.context import Project
+    from baton.commands.interactive import ask_for_missing
+
+    payload = read_payload_file(input_source, stdin=stdin) if input_source else {}
+    payload = merge_changes(payload, content.to_changes())
+    work = payload.get("work") if isinstance(payload.get("work"), dict) else None
+    if prompter is not None and (work is None or isinstance(work, dict)):
+        work = dict(work or {})
+        answers = ask_for_missing({"title": work.get("title"), "objective": work.get("objective")},
+                                  [("title", "Title (what is this work?)"),
+                                   ("objective", "Objective (the measurable outcome)")], prompter)
+        work.update({k: v for k, v in answers.items() if v is not None})
+        payload["work"] = work
+    opened = Project.open(project_option)
+    try:
+        with opened.writing() as scope:
+            return capture_in_scope(scope, payload, trigger=trigger, parent=parent, session=session)
+    finally:
+        opened.close()

@@ -1,0 +1,263 @@
+"""What the world says about a handoff: gathered here, judged in ``domain/``.
+
+The domain is pure, so every fact validation, freshness and the brief need —
+the git head now, whether an artifact exists and what its content hashes to,
+which handoff ids exist, what the policy finds, what an allowlisted recheck
+returned — is collected by this module and passed in as values.
+
+Rechecks (``validate --recheck``) are the only place Baton runs a program. It
+runs a recorded evidence command only when the exact command is on the
+policy's ``recheck_allowlist``; if any requested command is not, nothing runs
+and the command exits 5. An allowed command runs without a shell
+(``shlex.split``, ``shell=False``), in the project root, with a minimal
+environment that carries no variables from the caller (no tokens, no keys),
+stdin closed, and a timeout. Its output is kept only as a digest and a
+bounded, redacted summary.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+import subprocess
+from pathlib import Path
+from typing import Any, Iterable
+
+import attrs
+
+from baton.errors import PolicyBlock
+
+DEFAULT_RECHECK_TIMEOUT = 300
+RECHECK_ENV_KEEP = ("PATH", "LANG", "LC_ALL", "TZ", "SYSTEMROOT")
+_HASH_CHUNK = 1 << 20
+
+
+def now_timestamp(clock_ns: int) -> str:
+    """A record timestamp: UTC RFC 3339 to the second (``2026-09-02T14:30:00Z``)."""
+    from baton.ledger.clock import rfc3339_micros
+
+    return rfc3339_micros(clock_ns)[:19] + "Z"
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(_HASH_CHUNK), b""):
+            digest.update(chunk)
+    return "sha256:" + digest.hexdigest()
+
+
+def is_marker(text: Any) -> bool:
+    """A value redaction replaced: it names no real file."""
+    from baton.domain.redaction import MARKER
+
+    return isinstance(text, str) and bool(MARKER.search(text))
+
+
+# -- repository ----------------------------------------------------------------
+
+def repository_snapshot(root: Path) -> dict[str, Any] | None:
+    """``project.repository`` at capture: vcs, head, dirty, remote hint and branch."""
+    from baton import gitinfo
+
+    state = gitinfo.repo_state(root)
+    if state.vcs == "none":
+        return None
+    repo: dict[str, Any] = {"vcs": state.vcs}
+    if state.remote_hint:
+        repo["remote_hint"] = state.remote_hint
+    if state.head:
+        repo["head"] = state.head
+    if state.dirty is not None:
+        repo["dirty"] = state.dirty
+    if state.branch:
+        repo["branch"] = state.branch
+    return repo
+
+
+def project_snapshot(project: Any) -> dict[str, Any]:
+    """The record's ``project`` object for a capture made now."""
+    out: dict[str, Any] = {"id": project.config.project_id, "root_hint": "."}
+    repo = repository_snapshot(project.root)
+    if repo is not None:
+        out["repository"] = repo
+    return out
+
+
+# -- artifacts -----------------------------------------------------------------
+
+def artifact_fact(root: Path, rel: str, allowed_roots: Iterable[Path] = ()):
+    """Observe one artifact path: inside the root (symlinks followed)? exists? hash?"""
+    from baton.domain.paths import UnsafePath
+    from baton.domain.validation import ArtifactFact
+    from baton.policy import check_path_inside_root
+
+    try:
+        real = check_path_inside_root(root, rel, tuple(allowed_roots))
+    except UnsafePath:
+        return ArtifactFact(exists=False, inside_root=False, readable=False)
+    if not real.exists():
+        return ArtifactFact(exists=False)
+    if not real.is_file():
+        return ArtifactFact(exists=True)
+    try:
+        return ArtifactFact(exists=True, sha256=sha256_file(real))
+    except OSError:
+        return ArtifactFact(exists=True, readable=False)
+
+
+def artifact_facts(root: Path, handoff: Any, allowed_roots: Iterable[Path] = ()) -> dict[str, Any]:
+    """Facts for every artifact of a record, except paths redaction replaced."""
+    roots = tuple(allowed_roots)
+    out: dict[str, Any] = {}
+    for artifact in handoff.artifacts:
+        if artifact.path in out or is_marker(artifact.path):
+            continue
+        out[artifact.path] = artifact_fact(root, artifact.path, roots)
+    return out
+
+
+def live_freshness(root: Path, handoff: Any, allowed_roots: Iterable[Path] = ()):
+    """The §10b freshness of a record right now (``FreshnessReport``)."""
+    from baton import gitinfo
+    from baton.domain.freshness import derive_freshness, detect_artifact_drift
+
+    facts = artifact_facts(root, handoff, allowed_roots)
+    current = {p: (f.sha256 if f.exists else None) for p, f in facts.items() if f.readable and f.inside_root}
+    unreadable = [p for p, f in facts.items() if not f.readable or not f.inside_root]
+    drift = detect_artifact_drift(
+        [(a.path, a.content_hash) for a in handoff.artifacts],
+        current,
+        unreadable=unreadable,
+        deleted_ok=[a.path for a in handoff.artifacts if a.role == "deleted"],
+    )
+    repo = handoff.project.repository
+    return derive_freshness(repo.head if repo else None, gitinfo.head_commit(root), drift, evaluated=True)
+
+
+# -- policy ----------------------------------------------------------------------
+
+def policy_findings(handoff_json: dict[str, Any], policy: Any) -> list[Any]:
+    """Secrets the *current* policy would still find in a stored record
+    (the policy may have grown since capture)."""
+    from baton.domain.validation import PolicyFinding
+
+    outcome = policy.redact(handoff_json)
+    findings = [PolicyFinding(path=r.field, reason=f"{r.rule}: {r.reason}", severity="block")
+                for r in (*outcome.redactions, *outcome.blocked)]
+    return findings
+
+
+# -- rechecks --------------------------------------------------------------------
+
+@attrs.frozen
+class RecheckRun:
+    """One allowlisted re-run: what validation judges, and what the report keeps."""
+
+    evidence_id: str
+    ref: str
+    status: str  # pass | fail | error
+    exit_code: int | None
+    digest: str | None
+    summary: str
+    truncated: bool
+
+    def to_result(self):
+        from baton.domain.validation import RecheckResult
+
+        detail = f"exit {self.exit_code}" if self.exit_code is not None else self.summary
+        if self.digest:
+            detail += f"; output {self.digest}"
+        return RecheckResult(evidence_id=self.evidence_id, ref=self.ref, allowlisted=True,
+                             status=self.status, detail=detail)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"evidence_id": self.evidence_id, "ref": self.ref, "status": self.status,
+                "exit_code": self.exit_code, "digest": self.digest, "summary": self.summary,
+                "truncated": self.truncated}
+
+
+def recheck_requests(handoff: Any) -> list[tuple[str, str]]:
+    """``(evidence id, command)`` for every command/test evidence with a command."""
+    return [(e.id, e.ref) for e in handoff.evidence
+            if e.type in ("command", "test") and isinstance(e.ref, str) and e.ref.strip()]
+
+
+def refuse_unlisted(requests: list[tuple[str, str]], policy: Any) -> None:
+    """Raises PolicyBlock (exit 5), before anything runs, if any command is not allowlisted."""
+    refused = [(eid, ref) for eid, ref in requests if not policy.allows_recheck(ref)]
+    if refused:
+        listed = "; ".join(f"{eid}: {ref!r}" for eid, ref in refused)
+        raise PolicyBlock(
+            f"--recheck refused: {len(refused)} evidence command(s) are not on the recheck allowlist "
+            f"(policy recheck_allowlist); nothing was run: {listed}",
+            details={"refused": [{"evidence_id": eid, "ref": ref} for eid, ref in refused],
+                     "allowlist": list(policy.recheck_allowlist)},
+        )
+
+
+def recheck_env() -> dict[str, str]:
+    env = {k: os.environ[k] for k in RECHECK_ENV_KEEP if k in os.environ}
+    env.setdefault("PATH", os.defpath)
+    env["BATON_RECHECK"] = "1"
+    return env
+
+
+def run_recheck(root: Path, evidence_id: str, ref: str, policy: Any, *, timeout: float) -> RecheckRun:
+    """Run one allowlisted command without a shell and keep a redacted digest/summary."""
+    from baton.domain.redaction import summarize_output
+
+    if not policy.allows_recheck(ref):  # belt and braces: never run an unlisted command
+        raise PolicyBlock(f"--recheck refused: {ref!r} is not on the recheck allowlist")
+    try:
+        argv = shlex.split(ref)
+    except ValueError as exc:
+        return RecheckRun(evidence_id, ref, "error", None, None, f"cannot parse the command: {exc}", False)
+    if not argv:
+        return RecheckRun(evidence_id, ref, "error", None, None, "empty command", False)
+    try:
+        done = subprocess.run(argv, shell=False, cwd=root, env=recheck_env(), stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired as exc:
+        output = (exc.output or b"").decode("utf-8", "replace")
+        summary = summarize_output(output, policy=policy.redaction, field=f"rechecks.{evidence_id}")
+        return RecheckRun(evidence_id, ref, "error", None, summary.digest,
+                          f"timed out after {timeout:g}s; " + summary.summary, summary.truncated)
+    except OSError as exc:
+        return RecheckRun(evidence_id, ref, "error", None, None, f"could not start: {exc.strerror or exc}", False)
+    output = done.stdout.decode("utf-8", "replace")
+    summary = summarize_output(output, policy=policy.redaction, field=f"rechecks.{evidence_id}")
+    return RecheckRun(evidence_id, ref, "pass" if done.returncode == 0 else "fail", done.returncode,
+                      summary.digest, summary.summary, summary.truncated)
+
+
+def recheck_timeout(project: Any) -> float:
+    value = project.config.section("policy").get("recheck_timeout_seconds", DEFAULT_RECHECK_TIMEOUT)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        from baton.errors import InputError
+
+        raise InputError(f"{project.paths.config}: policy.recheck_timeout_seconds must be a positive number")
+    return float(value)
+
+
+# -- everything validation needs ---------------------------------------------------
+
+def gather_validation_facts(project: Any, runner: Any, handoff: Any, policy: Any, *, now: str,
+                            rechecks: Iterable[RecheckRun] = ()):
+    from baton import gitinfo
+    from baton.domain.handoff import handoff_to_json
+    from baton.domain.validation import ValidationFacts
+
+    root = project.root
+    dirty, _ = gitinfo.changed_files(root)
+    return ValidationFacts(
+        now=now,
+        artifacts=artifact_facts(root, handoff, policy.allowed_roots),
+        git_head_now=gitinfo.head_commit(root),
+        git_dirty_now=dirty,
+        known_handoff_ids=frozenset(key for key, _ in runner.docs("handoffs")),
+        recheck_allowlist=policy.recheck_allowlist,
+        rechecks=tuple(r.to_result() for r in rechecks),
+        policy_findings=tuple(policy_findings(handoff_to_json(handoff), policy)),
+    )

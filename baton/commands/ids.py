@@ -1,0 +1,106 @@
+"""Naming a handoff on the command line: full id, short id, prefix or ``latest``.
+
+- the full UUID, or the 8-character short id shown by ``handoff list`` and in
+  file names;
+- a prefix of the full id of at least 8 characters (``baton.domain.handoff.
+  MIN_PREFIX``: shorter prefixes of a UUIDv7 only name a minute of time);
+- ``latest``: the newest handoff that is ready to resume (status ``ready`` or
+  ``resumed``; not superseded or archived), newest by ``created_at`` then id.
+
+A token that names several handoffs is a conflict (exit 4) whose message and
+details list the candidates; one that names none is not found (exit 4).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import attrs
+
+from baton.errors import Conflict, InputError, NotFound
+
+LATEST = "latest"
+RESUMABLE = ("ready", "resumed")
+_MAX_LISTED = 10
+
+
+class AmbiguousId(Conflict):
+    code = "ambiguous_id"
+
+
+@attrs.frozen
+class Candidate:
+    id: str
+    status: str
+    created_at: str
+    title: str
+
+    def line(self) -> str:
+        from baton.domain.handoff import short_id
+
+        return f"{short_id(self.id)}  {self.id}  {self.status:<10}  {self.created_at}  {self.title}"
+
+
+def _candidates(docs: Iterable[tuple[str, dict[str, Any]]]) -> list[Candidate]:
+    out = []
+    for key, doc in docs:
+        out.append(Candidate(id=key, status=str(doc.get("status", "")), created_at=str(doc.get("created_at", "")),
+                             title=str((doc.get("work") or {}).get("title", ""))))
+    return out
+
+
+def resolve_handoff_id(runner: Any, token: str) -> str:
+    """The full id ``token`` names among the project's handoffs.
+
+    Raises:
+        InputError: the token is empty.
+        NotFound: no handoff matches (or, for ``latest``, none is ready).
+        AmbiguousId: several match; the message lists them (exit 4).
+    """
+    from baton.domain.handoff import id_matches
+
+    token = (token or "").strip()
+    if not token:
+        raise InputError("a handoff id is required (a full id, a unique prefix, a short id, or 'latest')")
+    candidates = _candidates(runner.docs("handoffs"))
+    if token.lower() == LATEST:
+        ready = [c for c in candidates if c.status in RESUMABLE]
+        if not ready:
+            raise NotFound("no handoff is ready to resume yet ('latest' names the newest ready handoff)",
+                           details={"token": token})
+        return max(ready, key=lambda c: (c.created_at, c.id)).id
+    exact = [c for c in candidates if c.id == token.lower()]
+    if exact:
+        return exact[0].id
+    matches = [c for c in candidates if id_matches(token, c.id)]
+    if len(matches) == 1:
+        return matches[0].id
+    if not matches:
+        hint = ""
+        from baton.domain.handoff import MIN_PREFIX
+
+        if len(token) < MIN_PREFIX:
+            hint = f" (a prefix needs at least {MIN_PREFIX} characters; or use the short id from `baton handoff list`)"
+        raise NotFound(f"no handoff matches {token!r}{hint}", details={"token": token})
+    matches.sort(key=lambda c: (c.created_at, c.id), reverse=True)
+    listed = "\n".join("  " + c.line() for c in matches[:_MAX_LISTED])
+    more = f"\n  ... and {len(matches) - _MAX_LISTED} more" if len(matches) > _MAX_LISTED else ""
+    raise AmbiguousId(
+        f"{token!r} matches {len(matches)} handoffs; give more of the id:\n{listed}{more}",
+        details={"token": token, "candidates": [c.id for c in matches]},
+    )
+
+
+def load_handoff(runner: Any, token: str):
+    """Resolve ``token`` and read the record as a model (``Handoff``).
+
+    Raises:
+        NotFound, AmbiguousId, InputError: as ``resolve_handoff_id``.
+    """
+    from baton.domain.handoff import handoff_from_json
+
+    handoff_id = resolve_handoff_id(runner, token)
+    doc = runner.get("handoffs", handoff_id)
+    if doc is None:  # pragma: no cover - resolve_handoff_id read the same docs
+        raise NotFound(f"handoff {handoff_id} not found")
+    return handoff_from_json(doc)
