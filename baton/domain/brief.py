@@ -1,0 +1,701 @@
+"""The resume brief (§11): a compact, vendor-neutral rendering of one handoff.
+
+The brief is what a fresh session reads instead of the old transcript, so it
+is built for a stranger: the freshness banner comes first (before anything a
+reader could act on), then objective, current state, threads, discoveries,
+constraints, decisions, an explicit **Do not retry** section, artifacts,
+evidence, risks, the first next action, and a closing instruction to verify
+freshness. Every claim that cites evidence is marked ``[supported: …]`` (all
+cited evidence passed), ``[evidence: …]`` (cited, not all passing) or
+``[unsupported]`` (a bare assertion).
+
+Budget: the text is measured with ``estimate_tokens`` and, when over
+``max_tokens``, trimmed in ``TRIM_ORDER`` (least important first). Objective,
+current state, Do not retry, the first next action and the freshness banner are
+never dropped; as a last resort they are shortened, and Do not retry entries
+beyond what fits are collapsed into a count that points at the full record.
+Whatever was left out is named in an "Omitted to fit the budget" line.
+
+Redaction: values are rendered from the record's known fields only (never
+``extra``, never the contents of ``redactions`` records). ``[REDACTED…]``
+placeholders pass through as they are; a field whose path a redaction names but
+which shows no placeholder (redaction did not happen as recorded) is shown as
+``[REDACTED]`` as a whole, never as its value.
+
+See docs/resume-brief.md.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from baton.domain.freshness import FRESH, PARTIALLY_STALE, STALE, FreshnessReport, heads_equal
+from baton.domain.handoff import short_id
+from baton.domain.quality import QualityScore, cited_ids, order_open_items
+
+PROMPT = "prompt"
+MD = "md"
+FORMATS = (PROMPT, MD)
+
+DEFAULT_MAX_TOKENS = 1200
+MIN_MAX_TOKENS = 400
+"""Below this even the never-dropped core (banner, objective, state, Do not retry, next action) may not fit."""
+
+REDACTED = "[REDACTED]"
+_MARKER = re.compile(r"\[REDACTED[^\]]*\]")
+_PASS_RESULTS = {"pass", "passed", "ok", "success", "succeeded"}
+_BANNER_DRIFT_LIST = 3
+_TITLE_CLIP = 100
+_OMITTED_CLIP = 240
+
+
+def estimate_tokens(text: str) -> int:
+    """Deterministic token estimate: one token per 4 bytes of UTF-8, rounded up.
+
+    Four bytes a token is the usual rule of thumb for English text and code with
+    BPE tokenizers; counting bytes rather than characters keeps the estimate
+    conservative for non-Latin scripts, where a character is often a token.
+    """
+    return math.ceil(len(text.encode("utf-8")) / 4)
+
+
+@attrs.frozen
+class Brief:
+    text: str
+    format: str
+    estimated_tokens: int
+    max_tokens: int | None
+    omitted: tuple[str, ...]
+    sections: tuple[str, ...]
+
+    @property
+    def trimmed(self) -> bool:
+        return bool(self.omitted)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": self.format,
+            "text": self.text,
+            "estimated_tokens": self.estimated_tokens,
+            "max_tokens": self.max_tokens,
+            "omitted": list(self.omitted),
+            "sections": list(self.sections),
+        }
+
+
+# --------------------------------------------------------------------------- trimming plan
+
+# (group, label) from least to most important. A group's lines are dropped (or, for
+# "*_detail" groups, shortened) one at a time, in the order the builder queued them.
+TRIM_ORDER: tuple[tuple[str, str], ...] = (
+    ("quality", "continuity score"),
+    ("risks_low", "low risks"),
+    ("evidence_detail", "evidence refs"),
+    ("artifacts_read", "read artifacts"),
+    ("discoveries", "discoveries"),
+    ("why_it_matters", "why it matters"),
+    ("scope", "scope"),
+    ("completed", "completed threads"),
+    ("evidence_uncited", "uncited evidence"),
+    ("open_items_other", "other open items"),
+    ("risks_medium", "medium risks"),
+    ("decision_detail", "decision rationales"),
+    ("artifacts_changed", "changed artifacts"),
+    ("in_progress", "in-progress threads"),
+    ("evidence_cited", "cited evidence"),
+    ("decisions", "decisions"),
+    ("risks_high", "high risks"),
+    ("artifacts_drifted", "drifted artifacts"),
+    ("definition_of_done", "done criteria"),
+    ("preamble", "reading guide"),
+    ("constraints", "constraints"),
+    # Past this point only the never-dropped core remains: it is shortened, not dropped.
+    ("do_not_retry_detail", "do-not-retry evidence marks"),
+    ("core_clip_400", "core text shortened"),
+    ("core_clip_160", "core text shortened further"),
+    ("do_not_retry_collapse", "do-not-retry entries collapsed"),
+    ("core_clip_80", "core text cut to a line"),
+)
+_LABELS = dict(TRIM_ORDER)
+# Groups whose lines are shortened (next variant) rather than dropped.
+_SHORTEN = {"evidence_detail", "decision_detail", "do_not_retry_detail", "core_clip_400", "core_clip_160",
+            "core_clip_80"}
+_CORE_CLIPS = {"core_clip_400": 400, "core_clip_160": 160, "core_clip_80": 80}
+
+
+@attrs.define
+class _Line:
+    text: str
+    group: str | None = None  # the group that drops it; None = never dropped
+    short: str | None = None  # the shortened form for a *_detail group
+    clip: bool = False  # core text that the last-resort clips may shorten
+    dropped: bool = False
+
+
+@attrs.define
+class _Section:
+    key: str
+    heading: str | None
+    lines: list[_Line]
+    dynamic: Callable[[], list[str]] | None = None  # extra lines computed at render time
+
+
+class _Layout:
+    def __init__(self, fmt: str) -> None:
+        self.fmt = fmt
+        self.sections: list[_Section] = []
+        self.queues: dict[str, list[_Line]] = {g: [] for g, _ in TRIM_ORDER}
+        self.counts: dict[str, int] = {}
+        self.collapsed_dnr = 0
+        self.dnr_lines: list[_Line] = []
+        self.handoff_ref = ""
+
+    def section(self, key: str, heading: str | None) -> _Section:
+        s = _Section(key, heading, [])
+        self.sections.append(s)
+        return s
+
+    def add(self, section: _Section, text: str, group: str | None = None, *, short: str | None = None,
+            clip: bool = False, queue: bool = True) -> _Line:
+        line = _Line(text, group, short, clip)
+        section.lines.append(line)
+        if group is not None and queue:
+            self.queues[group].append(line)
+        return line
+
+    # -- rendering ----------------------------------------------------------------------------
+
+    def render(self) -> tuple[str, tuple[str, ...]]:
+        blocks: list[str] = []
+        keys: list[str] = []
+        for s in self.sections:
+            body = [ln.text for ln in s.lines if not ln.dropped]
+            if s.dynamic is not None:
+                body += s.dynamic()
+            if not body:
+                continue
+            keys.append(s.key)
+            if s.heading:
+                body = [f"## {s.heading}" if self.fmt == MD else f"{s.heading.upper()}:"] + body
+            blocks.append("\n".join(body))
+        return "\n\n".join(blocks) + "\n", tuple(keys)
+
+    def omitted(self) -> tuple[str, ...]:
+        out = []
+        for group, label in TRIM_ORDER:
+            n = self.counts.get(group, 0)
+            if n and group.startswith("core_clip"):
+                out.append(label)
+            elif n:
+                out.append(f"{label} ({n})")
+        return tuple(out)
+
+    def omitted_line(self) -> list[str]:
+        items = self.omitted()
+        if not items:
+            return []
+        shown: list[str] = []
+        for item in items:
+            if sum(len(s) + 2 for s in shown) + len(item) > _OMITTED_CLIP:
+                break
+            shown.append(item)
+        rest = len(items) - len(shown)
+        tail = f"; +{rest} more" if rest else ""
+        return [f"Omitted to fit the budget: {'; '.join(shown)}{tail}. Full record: `baton handoff show "
+                f"{self.handoff_ref}`."]
+
+    def dnr_collapse_line(self) -> list[str]:
+        if not self.collapsed_dnr:
+            return []
+        return [f"- …and {self.collapsed_dnr} more failed approach(es) not shown: read them with "
+                f"`baton handoff show {self.handoff_ref}` before trying anything new."]
+
+    # -- trimming -----------------------------------------------------------------------------
+
+    def steps(self):
+        """Yield after each single trimming step, least important content first."""
+        for group, _ in TRIM_ORDER:
+            if group in _CORE_CLIPS:
+                limit = _CORE_CLIPS[group]
+                for line in self._core_lines():
+                    if not line.dropped and len(line.text) > limit:
+                        line.text = _clip(line.text, limit)
+                        self.counts[group] = 1
+                        yield
+                continue
+            if group == "do_not_retry_collapse":
+                for line in reversed(self.dnr_lines):
+                    if not line.dropped:
+                        line.dropped = True
+                        self.collapsed_dnr += 1
+                        self.counts[group] = self.counts.get(group, 0) + 1
+                        yield
+                continue
+            for line in self.queues[group]:
+                if line.dropped:
+                    continue
+                if group in _SHORTEN:
+                    if line.short is None or line.short == line.text:
+                        continue
+                    line.text = line.short
+                else:
+                    line.dropped = True
+                self.counts[group] = self.counts.get(group, 0) + 1
+                yield
+
+    def _core_lines(self) -> list[_Line]:
+        return [ln for s in self.sections for ln in s.lines if ln.clip]
+
+
+# --------------------------------------------------------------------------- reading helpers
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    if obj is None:
+        return default
+    value = obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)
+    return default if value is None else value
+
+
+def _one_line(value: Any) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        value = str(value)
+    return " ".join(value.split())
+
+
+def _clip(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[: max(1, limit - 1)].rstrip() + "…"
+
+
+class _Redactor:
+    """Renders a field by its §7.2 path, withholding any path a redaction names."""
+
+    def __init__(self, handoff: Any) -> None:
+        self.paths = tuple(p for p in (_one_line(_get(r, "field")) for r in _get(handoff, "redactions", ())) if p)
+
+    def hidden(self, path: str) -> bool:
+        for p in self.paths:
+            p = p[2:] if p.startswith("$.") else p
+            if path == p or path.startswith(p + ".") or path.startswith(p + "["):
+                return True
+        return False
+
+    def text(self, path: str, value: Any) -> str:
+        text = _one_line(value)
+        # A redacted field keeps its non-secret text around a [REDACTED…] marker; one that
+        # shows no marker was not redacted as recorded, so nothing of it is shown.
+        if text and self.hidden(path) and not _MARKER.search(text):
+            return REDACTED
+        return text
+
+
+def _is_pass(result: Any) -> bool:
+    return _one_line(result).lower() in _PASS_RESULTS
+
+
+def _support_mark(item: Any, known: dict[str, tuple[int, Any]], red: _Redactor) -> str:
+    ids = cited_ids(item)
+    if not ids:
+        return "[unsupported]"
+    parts = []
+    all_pass = True
+    for i in ids:
+        if i not in known:
+            parts.append(f"{i} not found")
+            all_pass = False
+            continue
+        pos, ev = known[i]
+        result = red.text(f"evidence[{pos}].result", _get(ev, "result")) or "no result"
+        all_pass = all_pass and _is_pass(result)
+        parts.append(f"{i} {result}")
+    return f"[{'supported' if all_pass else 'evidence'}: {', '.join(parts)}]"
+
+
+def _short_head(head: str | None) -> str:
+    return (head or "")[:12]
+
+
+def _short_id(handoff_id: str) -> str:
+    return short_id(handoff_id) if handoff_id else "<id>"
+
+
+# --------------------------------------------------------------------------- the banner
+
+
+def freshness_banner(freshness: FreshnessReport, fmt: str = PROMPT) -> str:
+    """The one-paragraph freshness warning that opens every brief (§10b)."""
+    drift = freshness.drift
+    listed = ", ".join(f"{_clip(d.path, 80)} ({d.kind})" for d in drift[:_BANNER_DRIFT_LIST])
+    if len(drift) > _BANNER_DRIFT_LIST:
+        listed += f", and {len(drift) - _BANNER_DRIFT_LIST} more"
+    if freshness.state == FRESH:
+        text = (f"Freshness: fresh. Repository head {_short_head(freshness.head_now)} is unchanged since capture "
+                f"and no hashed artifact drifted.")
+        return text
+    if freshness.state == PARTIALLY_STALE:
+        word = "PARTIALLY STALE"
+        text = (f"the repository head is unchanged, but {len(drift)} referenced artifact(s) changed since capture: "
+                f"{listed}. Re-check them before relying on anything below that depends on them.")
+    elif freshness.state == STALE:
+        word = "STALE"
+        if freshness.head_moved:
+            why = (f"the repository head moved since capture ({_short_head(freshness.captured_head)} -> "
+                   f"{_short_head(freshness.head_now)})")
+        else:
+            why = "changes since capture could not be classified"
+        if drift:
+            why += f"; drifted artifact(s): {listed}"
+        text = f"{why}. Re-check every assumption below against the current code before acting on it."
+    else:
+        word = "FRESHNESS UNKNOWN"
+        reason = freshness.reasons[0] if freshness.reasons else "freshness was never evaluated"
+        text = f"unknown: verify before acting ({reason})."
+    return f"> **{word}:** {text}" if fmt == MD else f"{word}: {text}"
+
+
+# --------------------------------------------------------------------------- building
+
+
+def _build(handoff: Any, freshness: FreshnessReport, quality: QualityScore | None, fmt: str) -> _Layout:
+    lay = _Layout(fmt)
+    red = _Redactor(handoff)
+    known: dict[str, tuple[int, Any]] = {}
+    for pos, ev in enumerate(_get(handoff, "evidence", ())):
+        known.setdefault(_one_line(_get(ev, "id")), (pos, ev))
+    hid = _one_line(_get(handoff, "id"))
+    lay.handoff_ref = _short_id(hid)
+    work = _get(handoff, "work")
+    summary = _get(handoff, "summary")
+    head = _get(_get(_get(handoff, "project"), "repository"), "head")
+
+    # Header, banner, reading instructions, score.
+    header = lay.section("header", None)
+    title = _clip(red.text("work.title", _get(work, "title")), _TITLE_CLIP) or "(untitled)"
+    status = _one_line(_get(handoff, "status"))
+    meta = f"Baton handoff {hid or '(no id)'} · status {status or '?'} · captured {_one_line(_get(handoff, 'created_at'))}"
+    if head:
+        meta += f" · head {_short_head(head)}"
+    if fmt == MD:
+        lay.add(header, f"# Resume brief: {title}")
+        lay.add(header, f"_{meta}_")
+    else:
+        lay.add(header, f"RESUME BRIEF: {title}")
+        lay.add(header, meta)
+    lay.add(lay.section("freshness", None), freshness_banner(freshness, fmt))
+    if fmt == PROMPT:
+        lay.add(lay.section("preamble", None),
+                "You are continuing work from an earlier session. Treat this brief as working context, not "
+                "unquestionable truth. [supported: …] marks a claim whose cited evidence passed; [evidence: …] "
+                "cites evidence that did not all pass; [unsupported] is a bare assertion.", "preamble")
+    if quality is not None:
+        weakest = quality.weakest()
+        lay.add(lay.section("quality", None),
+                f"Continuity score: {quality.overall:.1f}/100 (advisory; weakest: {weakest.name} {weakest.score}).",
+                "quality")
+
+    # Objective and current state: the never-dropped core.
+    sec = lay.section("objective", "Objective")
+    lay.add(sec, red.text("work.objective", _get(work, "objective")) or "(no objective recorded)", clip=True)
+    for i, item in reversed(list(enumerate(_get(work, "definition_of_done", ())))):
+        _insert_after_first(sec, lay, f"- Done when: {red.text(f'work.definition_of_done[{i}]', item)}",
+                            "definition_of_done")
+    scope = [red.text(f"work.scope[{i}]", s) for i, s in enumerate(_get(work, "scope", ()))]
+    if scope:
+        lay.add(sec, "- Scope: " + ", ".join(scope), "scope")
+
+    sec = lay.section("current_state", "Current state")
+    lay.add(sec, red.text("summary.current_state", _get(summary, "current_state")) or "(no current state recorded)",
+            clip=True)
+    why = red.text("summary.why_it_matters", _get(summary, "why_it_matters"))
+    if why:
+        lay.add(sec, f"- Why it matters: {why}", "why_it_matters")
+
+    # Threads: completed ones are dropped oldest first, in-progress ones last first.
+    sec = lay.section("completed", "Completed (as reported)")
+    for i, item in enumerate(_get(summary, "completed", ())):
+        lay.add(sec, f"- {red.text(f'summary.completed[{i}]', item)}", "completed")
+    sec = lay.section("in_progress", "In progress")
+    for line in [lay.add(sec, f"- {red.text(f'summary.in_progress[{i}]', item)}", "in_progress", queue=False)
+                 for i, item in enumerate(_get(summary, "in_progress", ()))][::-1]:
+        lay.queues["in_progress"].append(line)
+
+    sec = lay.section("discoveries", "Discoveries")
+    for line in [lay.add(sec, f"- {red.text(f'summary.discoveries[{i}]', item)}", "discoveries", queue=False)
+                 for i, item in enumerate(_get(summary, "discoveries", ()))][::-1]:
+        lay.queues["discoveries"].append(line)
+
+    sec = lay.section("constraints", "Constraints (non-negotiable)")
+    for line in [lay.add(sec, f"- {red.text(f'work.constraints[{i}]', item)}", "constraints", queue=False)
+                 for i, item in enumerate(_get(work, "constraints", ()))][::-1]:
+        lay.queues["constraints"].append(line)
+
+    # Decisions: rationale is shortened before whole decisions go, last decisions first.
+    sec = lay.section("decisions", "Decisions")
+    decision_lines = []
+    for i, d in enumerate(_get(handoff, "decisions", ())):
+        base = f"- {_one_line(_get(d, 'id'))}: {red.text(f'decisions[{i}].decision', _get(d, 'decision'))}"
+        mark = _support_mark(d, known, red)
+        detail = ""
+        rationale = red.text(f"decisions[{i}].rationale", _get(d, "rationale"))
+        if rationale:
+            detail += f" Why: {rationale}"
+        alts = [red.text(f"decisions[{i}].alternatives_considered[{j}]", a)
+                for j, a in enumerate(_get(d, "alternatives_considered", ()))]
+        if alts:
+            detail += f" Rejected: {'; '.join(alts)}."
+        line = lay.add(sec, f"{base}{detail} {mark}", "decisions", short=f"{base} {mark}", queue=False)
+        decision_lines.append(line)
+    for line in reversed(decision_lines):
+        lay.queues["decision_detail"].append(line)
+        lay.queues["decisions"].append(line)
+
+    # Do not retry: never dropped; shortened, then collapsed into a count, only as a last resort.
+    sec = lay.section("do_not_retry", "Do not retry (failed approaches)")
+    attempts = list(_get(handoff, "failed_attempts", ()))
+    if not attempts:
+        lay.add(sec, "(none recorded)")
+    for i, f in enumerate(attempts):
+        fid = _one_line(_get(f, "id"))
+        approach = red.text(f"failed_attempts[{i}].approach", _get(f, "approach"))
+        outcome = _one_line(_get(f, "outcome")) or "failed"
+        reason = red.text(f"failed_attempts[{i}].reason", _get(f, "reason"))
+        retry = "" if _get(f, "avoid_repeating", True) is not False else " (may be retried if circumstances change)"
+        full = f"- {fid}: {approach} ({outcome}){': ' + reason if reason else ''}{retry} {_support_mark(f, known, red)}"
+        short = _clip(f"- {fid}: {approach} ({outcome}){': ' + reason if reason else ''}{retry}", 160)
+        line = lay.add(sec, full, "do_not_retry_detail", short=short, queue=False)
+        lay.dnr_lines.append(line)
+    for line in reversed(lay.dnr_lines):
+        lay.queues["do_not_retry_detail"].append(line)
+    sec.dynamic = lay.dnr_collapse_line
+
+    # Artifacts: drifted ones matter most, read/generated ones least.
+    sec = lay.section("artifacts", "Relevant artifacts")
+    drifted = {d.path: d.kind for d in freshness.drift}
+    by_group: dict[str, list[_Line]] = {"artifacts_read": [], "artifacts_changed": [], "artifacts_drifted": []}
+    for i, a in enumerate(_get(handoff, "artifacts", ())):
+        path = red.text(f"artifacts[{i}].path", _get(a, "path"))
+        role = _one_line(_get(a, "role"))
+        text = f"- {path} ({role}"
+        revision = red.text(f"artifacts[{i}].revision", _get(a, "revision"))
+        if revision:
+            text += f" @ {revision}"
+        text += ")"
+        if _get(a, "sensitive", False) is True:
+            text += " [sensitive: description withheld]"
+        else:
+            desc = red.text(f"artifacts[{i}].description", _get(a, "description"))
+            if desc:
+                text += f": {desc}"
+        raw_path = _one_line(_get(a, "path"))
+        if raw_path in drifted and not red.hidden(f"artifacts[{i}].path"):
+            text += f" [CHANGED since capture: {drifted[raw_path]}]"
+            group = "artifacts_drifted"
+        elif role in ("read", "generated"):
+            group = "artifacts_read"
+        else:
+            group = "artifacts_changed"
+        by_group[group].append(lay.add(sec, text, group, queue=False))
+    for group, lines in by_group.items():
+        lay.queues[group].extend(reversed(lines))
+
+    # Evidence: uncited records go before cited ones; older records first in each.
+    sec = lay.section("evidence", "Evidence (recorded at capture, not re-run)")
+    cited = {i for item in [*_get(handoff, "decisions", ()), *_get(handoff, "failed_attempts", ())]
+             for i in cited_ids(item)}
+    ev_lines: list[tuple[str, int, bool, _Line]] = []
+    for i, ev in enumerate(_get(handoff, "evidence", ())):
+        eid = _one_line(_get(ev, "id"))
+        kind = _one_line(_get(ev, "type"))
+        result = red.text(f"evidence[{i}].result", _get(ev, "result")) or "no result"
+        claim = red.text(f"evidence[{i}].claim", _get(ev, "claim"))
+        base = f"- {eid} [{kind}, {result}] {claim}"
+        detail = ""
+        ref = red.text(f"evidence[{i}].ref", _get(ev, "ref"))
+        if ref:
+            detail += f" Ref: `{ref}`"
+        at = _one_line(_get(ev, "captured_at"))
+        if at:
+            detail += f" ({at})"
+        line = lay.add(sec, base + detail, queue=False, short=base)
+        ev_lines.append((at, i, eid in cited, line))
+    oldest_first = sorted(ev_lines, key=lambda t: (t[0], t[1]))
+    lay.queues["evidence_detail"].extend(ln for _, _, _, ln in oldest_first)
+    lay.queues["evidence_uncited"].extend(ln for _, _, c, ln in oldest_first if not c)
+    lay.queues["evidence_cited"].extend(ln for _, _, c, ln in oldest_first if c)
+    for _, _, c, ln in ev_lines:
+        ln.group = "evidence_cited" if c else "evidence_uncited"
+
+    # Risks by severity.
+    sec = lay.section("risks", "Risks")
+    risk_lines: dict[str, list[_Line]] = {"risks_low": [], "risks_medium": [], "risks_high": []}
+    for i, r in enumerate(_get(handoff, "risks", ())):
+        severity = _one_line(_get(r, "severity")) or "unrated"
+        text = f"- [{severity}] {red.text(f'risks[{i}].description', _get(r, 'description'))}"
+        mitigation = red.text(f"risks[{i}].mitigation", _get(r, "mitigation"))
+        if mitigation:
+            text += f" Mitigation: {mitigation}"
+        group = {"high": "risks_high", "medium": "risks_medium"}.get(severity, "risks_low")
+        risk_lines[group].append(lay.add(sec, text, group, queue=False))
+    for group, lines in risk_lines.items():
+        lay.queues[group].extend(reversed(lines))
+
+    # Open items: the first next action last, right before the closing instruction.
+    items = order_open_items(handoff)
+    index_of = {id(item): i for i, item in enumerate(_get(handoff, "open_items", ()))}
+    sec = lay.section("open_items", "Other open items")
+    for item in reversed(items[1:]):  # lowest in the order drops first
+        i = index_of[id(item)]
+        text = f"- {_item_summary(item, i, red)}"
+        action = red.text(f"open_items[{i}].suggested_action", _get(item, "suggested_action"))
+        if action:
+            text += f" Do: {action}"
+        line = _Line(text, "open_items_other")
+        sec.lines.insert(0, line)
+        lay.queues["open_items_other"].append(line)
+
+    sec = lay.section("next_action", "First next action")
+    if items:
+        first = items[0]
+        i = index_of[id(first)]
+        lay.add(sec, _item_summary(first, i, red), clip=True)
+        action = red.text(f"open_items[{i}].suggested_action", _get(first, "suggested_action"))
+        if action:
+            lay.add(sec, f"- Do: {action}", clip=True)
+        check = red.text(f"open_items[{i}].acceptance_check", _get(first, "acceptance_check"))
+        if check:
+            lay.add(sec, f"- Done when: {check}", clip=True)
+        blocked = [_one_line(b) for b in _get(first, "blocked_by", ())]
+        if blocked:
+            lay.add(sec, f"- Blocked by: {', '.join(blocked)}", clip=True)
+    elif _one_line(_get(work, "state")) == "completed":
+        lay.add(sec, "No open items: the work is reported complete. Verify the definition of done before closing.")
+    else:
+        lay.add(sec, "No open items recorded: decide the next step from the objective and current state.")
+
+    # Footer: redaction notice, what was omitted, and the closing instruction.
+    redactions = len(_get(handoff, "redactions", ()))
+    if redactions:
+        lay.add(lay.section("redactions", None),
+                f"Redacted at capture: {redactions} field(s); their values are withheld and never shown here.")
+    lay.section("omitted", None).dynamic = lay.omitted_line
+    anchor = f"the repository head is still {_short_head(head)}" if head else "the working tree matches (no git head was recorded)"
+    lay.add(lay.section("verify", None),
+            f"Before acting, verify freshness: check that {anchor} and that the artifacts you rely on are unchanged "
+            f"(`baton resume {lay.handoff_ref}` re-derives this), and re-run cited evidence before trusting it.")
+    return lay
+
+
+def _insert_after_first(sec: _Section, lay: _Layout, text: str, group: str) -> None:
+    # Called in reverse order so items end up in record order right after the objective line,
+    # and queued so the last item drops first.
+    line = _Line(text, group)
+    sec.lines.insert(1, line)
+    lay.queues[group].append(line)
+
+
+def _item_summary(item: Any, i: int, red: _Redactor) -> str:
+    iid = _one_line(_get(item, "id"))
+    priority = _one_line(_get(item, "priority"))
+    tag = f" [{priority}]" if priority else ""
+    return f"{iid}{tag}: {red.text(f'open_items[{i}].description', _get(item, 'description'))}"
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def render_resume_brief(handoff: Any, freshness: FreshnessReport, quality: QualityScore | None = None, *,
+                        max_tokens: int | None = DEFAULT_MAX_TOKENS, format: str = PROMPT) -> Brief:
+    """Render the bounded resume brief of a handoff.
+
+    ``max_tokens=None`` renders everything (no budget). Otherwise the result's
+    ``estimated_tokens`` is at most ``max_tokens``, and ``omitted`` names what
+    was left out.
+
+    Raises:
+        ValueError: unknown format, or ``max_tokens`` below ``MIN_MAX_TOKENS``.
+    """
+    if format not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
+    if max_tokens is not None and max_tokens < MIN_MAX_TOKENS:
+        raise ValueError(f"max_tokens must be at least {MIN_MAX_TOKENS}, not {max_tokens}")
+    lay = _build(handoff, freshness, quality, format)
+    text, keys = lay.render()
+    if max_tokens is not None and estimate_tokens(text) > max_tokens:
+        for _ in lay.steps():
+            text, keys = lay.render()
+            if estimate_tokens(text) <= max_tokens:
+                break
+    return Brief(text=text, format=format, estimated_tokens=estimate_tokens(text), max_tokens=max_tokens,
+                 omitted=lay.omitted(), sections=keys)
+
+
+def render_markdown_view(handoff: Any, freshness: FreshnessReport | None = None,
+                         quality: QualityScore | None = None) -> str:
+    """The full Markdown view of a handoff (``handoff show --format md``): every section, no budget,
+    plus the record's metadata. Without a freshness report, the freshness recorded at validation is shown."""
+    if freshness is None:
+        freshness = recorded_freshness(handoff)
+    text, _ = _build(handoff, freshness, quality, MD).render()
+    return text + "\n" + _record_section(handoff)
+
+
+def recorded_freshness(handoff: Any) -> FreshnessReport:
+    """The freshness a record carries from its last validation (no new facts gathered)."""
+    fr = _get(_get(handoff, "validation"), "freshness")
+    if fr is None:
+        return FreshnessReport("unknown", False, _get(_get(_get(handoff, "project"), "repository"), "head"), None, None,
+                               (), ("freshness was never evaluated",))
+    captured = _get(fr, "git_head_at_capture")
+    now = _get(fr, "git_head_now")
+    state = _one_line(_get(fr, "state"))
+    if state not in ("fresh", "partially_stale", "stale", "unknown"):
+        stale = _get(fr, "stale")
+        state = "stale" if stale is True else ("fresh" if stale is False and captured and now else "unknown")
+    moved = None if not (captured and now) else not heads_equal(captured, now)
+    return FreshnessReport(state, True, captured, now, moved, (), ("as recorded at the last validation",))
+
+
+def _record_section(handoff: Any) -> str:
+    red = _Redactor(handoff)
+    lines = ["## Record"]
+    repo = _get(_get(handoff, "project"), "repository")
+    origin = _get(handoff, "origin")
+    lineage = _get(handoff, "lineage")
+    validation = _get(handoff, "validation")
+    automation = _get(handoff, "automation")
+    rows = [
+        ("id", _one_line(_get(handoff, "id"))),
+        ("kind / status", f"{_one_line(_get(handoff, 'kind'))} / {_one_line(_get(handoff, 'status'))}"
+         + (f" (flags: {', '.join(_get(handoff, 'flags', ()))})" if _get(handoff, "flags") else "")),
+        ("created / updated", f"{_one_line(_get(handoff, 'created_at'))} / {_one_line(_get(handoff, 'updated_at'))}"),
+        ("repository", ", ".join(x for x in (
+            red.text("project.repository.remote_hint", _get(repo, "remote_hint")),
+            f"head {_one_line(_get(repo, 'head'))}" if _get(repo, "head") else "",
+            "dirty" if _get(repo, "dirty") is True else ("clean" if _get(repo, "dirty") is False else ""),
+        ) if x) or "(none recorded)"),
+        ("origin", ", ".join(x for x in (red.text("origin.harness", _get(origin, "harness")),
+                                         red.text("origin.model", _get(origin, "model")),
+                                         _one_line(_get(_get(origin, "actor"), "type"))) if x) or "(none recorded)"),
+        ("lineage", _one_line(_get(lineage, "relation")) + (
+            f" of {', '.join(_get(lineage, 'parents', ()))}" if _get(lineage, "parents") else "")
+         + (f" ({red.text('lineage.branch_label', _get(lineage, 'branch_label'))})"
+            if _get(lineage, "branch_label") else "")),
+        ("validation", _one_line(_get(validation, "status")) + "".join(
+            f"; {_one_line(_get(c, 'name'))} {_one_line(_get(c, 'status'))}" for c in _get(validation, "checks", ()))),
+    ]
+    if automation is not None:
+        score = _get(automation, "score")
+        rows.append(("automation", _one_line(_get(automation, "trigger")) + (f", score {score}" if score is not None else "")
+                     + "".join(f"; {red.text(f'automation.reasons[{i}]', r)}"
+                               for i, r in enumerate(_get(automation, "reasons", ())))))
+    lines += [f"- {k}: {v}" for k, v in rows]
+    return "\n".join(lines) + "\n"
