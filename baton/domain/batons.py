@@ -338,18 +338,18 @@ def _one_line(text: str) -> str:
 
 def render_baton_markdown(record: BatonRecord) -> str:
     """The section a session receives at the top of its brief."""
-    origin = []
-    if record.session_id:
-        origin.append(f"session `{record.session_id}`")
+    by = f"session `{record.session_id}`" if record.session_id else "a previous session"
     if record.harness:
-        origin.append(f"in {record.harness}")
-    scope = "shared with every owner and branch" if record.shared else f"for `{record.owner}` on `{record.branch}`"
+        by += f" ({record.harness})"
+    when = record.created_at or "an unknown time"
+    if record.shared:
+        scope = f"on `{record.branch}` by `{record.owner}`, shared with every owner and branch"
+    else:
+        scope = f"for `{record.owner}` on `{record.branch}`"
     lines = [
         HANDOFF_HEADING,
         "",
-        f"Left by {' '.join(origin) or 'a previous session'}"
-        f" on `{record.branch}` at {record.created_at or 'an unknown time'}, {scope}"
-        f" (baton `{record.id}`).",
+        f"Left by {by} at {when}, {scope} (baton `{record.id}`).",
         "",
         "### Next steps",
     ]
