@@ -265,9 +265,221 @@ def add_session_commands(sub, common) -> None:
     p.set_defaults(func=_metrics)
 
 
+# -- handoff lifecycle ----------------------------------------------------------
+
+def _content(args: argparse.Namespace):
+    from baton.commands.capture import ContentOptions
+
+    return ContentOptions(
+        title=args.title, objective=args.objective, scope=args.scope or (), constraints=args.constraint or (),
+        definition_of_done=args.done or (), work_state=args.work_state, completed=args.completed or (),
+        in_progress=args.in_progress or (), discoveries=args.discovery or (), current_state=args.current_state,
+        why_it_matters=args.why_it_matters, decisions=args.decision or (), artifacts=args.artifact or (),
+        evidence=args.evidence or (), failed_attempts=args.failed_attempt or (), open_items=args.open_item or (),
+        risks=args.risk or (), harness=args.harness, model=args.model, actor_type=args.actor_type,
+    )
+
+
+def _checkpoint_create(args: argparse.Namespace):
+    from baton.commands.capture import capture_checkpoint
+    from baton.commands.interactive import terminal_prompter
+
+    prompter = None if args.no_input or args.input == "-" else terminal_prompter()
+    return capture_checkpoint(args.project, content=_content(args), input_source=args.input, parent=args.from_id,
+                              trigger=args.trigger, session=args.session, prompter=prompter)
+
+
+def _handoff_prepare(args: argparse.Namespace):
+    from baton.commands.prepare import prepare_handoff
+
+    return prepare_handoff(args.project, source=args.from_id, trigger=args.trigger, output=args.output)
+
+
+def _handoff_validate(args: argparse.Namespace):
+    from baton.commands.validate import validate_handoff_command
+
+    return validate_handoff_command(args.project, args.id, recheck=args.recheck)
+
+
+def _handoff_ready(args: argparse.Namespace):
+    from baton.commands.ready import promote_handoff
+
+    return promote_handoff(args.project, args.id, accept_warnings=args.accept_warnings)
+
+
+def _handoff_list(args: argparse.Namespace):
+    from baton.commands.listing import list_handoffs
+
+    return list_handoffs(args.project, status=args.status, work=args.work, limit=args.limit)
+
+
+def _handoff_show(args: argparse.Namespace):
+    from baton.commands.show import show_handoff
+
+    return show_handoff(args.project, args.id, format=args.format, max_tokens=args.max_tokens)
+
+
+def _handoff_amend(args: argparse.Namespace):
+    from baton.commands.amend import amend_handoff
+
+    return amend_handoff(args.project, args.id, content=_content(args), input_source=args.input,
+                         session=args.session)
+
+
+def _handoff_archive(args: argparse.Namespace):
+    from baton.commands.amend import archive_handoff
+
+    return archive_handoff(args.project, args.id, reason=args.reason)
+
+
+def _resume(args: argparse.Namespace):
+    from baton.commands.resume import resume_handoff
+
+    return resume_handoff(args.project, args.id, format=args.format, mark_resumed=args.mark_resumed,
+                          max_tokens=args.max_tokens, session=args.session, harness=args.harness)
+
+
+_ID_HELP = "handoff id: full id, short id, a prefix of 8+ characters, or 'latest' (newest ready)"
+
+
+def _content_flags(p: argparse.ArgumentParser, *, required_hint: bool) -> None:
+    more = " (asked on a terminal when missing)" if required_hint else ""
+    work = p.add_argument_group("work")
+    work.add_argument("--title", metavar="TEXT", help="a short name for the work item" + more)
+    work.add_argument("--objective", metavar="TEXT", help="the measurable outcome being pursued" + more)
+    work.add_argument("--scope", metavar="GLOB", nargs="+", action="extend", help="paths/globs in scope")
+    work.add_argument("--constraint", metavar="TEXT", nargs="+", action="extend", help="non-negotiable constraints")
+    work.add_argument("--done", metavar="TEXT", nargs="+", action="extend", help="definition-of-done items")
+    work.add_argument("--work-state", choices=("in_progress", "completed", "blocked"),
+                      help="explicit work state ('completed' can stand in for an open item)")
+    summary = p.add_argument_group("summary")
+    summary.add_argument("--current-state", metavar="TEXT", help="where the work stands now")
+    summary.add_argument("--completed", metavar="TEXT", nargs="+", action="extend", help="finished threads")
+    summary.add_argument("--in-progress", metavar="TEXT", nargs="+", action="extend", help="unfinished threads")
+    summary.add_argument("--discovery", metavar="TEXT", nargs="+", action="extend", help="things learned")
+    summary.add_argument("--why-it-matters", metavar="TEXT", help="why the work matters")
+    records = p.add_argument_group("records (JSON objects; plain text where noted)")
+    records.add_argument("--decision", metavar="JSON|TEXT", nargs="+", action="extend",
+                         help='{"decision", "rationale", "alternatives_considered", "evidence_ids"} or the decision text')
+    records.add_argument("--artifact", metavar="JSON|PATH[:ROLE]", nargs="+", action="extend",
+                         help='{"path", "role", "description"} or PATH (role modified) or PATH:ROLE')
+    records.add_argument("--evidence", metavar="JSON", nargs="+", action="extend",
+                         help='{"type", "claim", "ref", "result", "output"}; output is kept only as a digest '
+                              'and a bounded, redacted summary')
+    records.add_argument("--failed-attempt", metavar="JSON|TEXT", nargs="+", action="extend",
+                         help='{"approach", "outcome", "reason", "evidence_ids"} or the approach (outcome failed)')
+    records.add_argument("--open-item", metavar="JSON|TEXT", nargs="+", action="extend",
+                         help='{"description", "priority", "suggested_action", "acceptance_check"} or the description')
+    records.add_argument("--risk", metavar="JSON|TEXT", nargs="+", action="extend",
+                         help='{"description", "severity", "mitigation"} or the description')
+    origin = p.add_argument_group("origin")
+    origin.add_argument("--harness", metavar="NAME", help="codex, claude-code, cursor, gemini-cli, generic...")
+    origin.add_argument("--model", metavar="NAME", help="a descriptive model id")
+    origin.add_argument("--actor-type", choices=("agent", "human", "mixed"), help="who wrote it")
+    origin.add_argument("--session", metavar="ID", help="an opaque session id")
+    p.add_argument("--input", metavar="FILE", help="the payload as a JSON object ('-' reads stdin); flags are "
+                                                   "merged over it")
+
+
+def add_handoff_commands(sub, common) -> None:
+    checkpoint = sub.add_parser("checkpoint", help="capture draft handoffs during a session",
+                                description="Checkpoints are draft handoffs: captured from flags or JSON, "
+                                            "redacted and path-checked before anything is written.")
+    csub = checkpoint.add_subparsers(dest="checkpoint_command", metavar="COMMAND")
+    checkpoint.set_defaults(func=None)
+    p = csub.add_parser("create", parents=[common], help="capture a draft handoff",
+                        description="Capture a draft handoff from flags and/or --input JSON. Secrets are "
+                                    "redacted (or the capture refused, exit 5) and paths outside the project "
+                                    "refused (exit 5) before the event is appended; malformed input exits 2 "
+                                    "with every problem listed and nothing written.")
+    _content_flags(p, required_hint=True)
+    p.add_argument("--from", dest="from_id", metavar="ID", help="continue from this handoff (lineage 'continue')")
+    p.add_argument("--trigger", choices=("manual", "threshold", "hook", "timeout", "pre_compaction"),
+                   default="manual", help="what prompted the capture (default manual)")
+    p.add_argument("--no-input", action="store_true", help="never ask questions, even on a terminal")
+    p.set_defaults(func=_checkpoint_create)
+
+    handoff = sub.add_parser("handoff", help="prepare, validate, promote, list, show and amend handoffs",
+                             description="The handoff lifecycle: draft -> validated -> ready -> resumed -> "
+                                         "superseded | archived.")
+    hsub = handoff.add_subparsers(dest="handoff_command", metavar="COMMAND")
+    handoff.set_defaults(func=None)
+
+    p = hsub.add_parser("prepare", parents=[common], help="a template prefilled with git state and the objective",
+                        description="Print a handoff template: repository head, branch, dirty state and changed "
+                                    "files, the current session objective, and what a person or agent must "
+                                    "complete. Never invents summary facts; writes nothing to the ledger.")
+    p.add_argument("--from", dest="from_id", metavar="ID", help="start from this checkpoint's content")
+    p.add_argument("--trigger", choices=("manual", "threshold", "hook"), default="manual",
+                   help="what prompted the handoff (default manual)")
+    p.add_argument("--output", metavar="FILE", help="also write the template JSON to FILE")
+    p.set_defaults(func=_handoff_prepare)
+
+    p = hsub.add_parser("validate", parents=[common], help="run every §10 check and record the report",
+                        description="Schema, policy, artifacts, repository, evidence, actionability, lineage "
+                                    "and the continuity score. Exit 0 for pass or warn, 3 for fail. --recheck "
+                                    "re-runs recorded command evidence, only commands on the policy's "
+                                    "recheck_allowlist (anything else: exit 5, nothing run).")
+    p.add_argument("id", metavar="ID", help=_ID_HELP)
+    p.add_argument("--recheck", action="store_true", help="re-run allowlisted evidence commands (no shell)")
+    p.set_defaults(func=_handoff_validate)
+
+    p = hsub.add_parser("ready", parents=[common], help="promote a validated handoff to ready (immutable)",
+                        description="Promote a validated handoff. A warn needs --accept-warnings REASON; a fail "
+                                    "cannot be promoted (exit 3); from any other state exit 4. A ready handoff "
+                                    "never changes: amend creates a corrected child.")
+    p.add_argument("id", metavar="ID", help=_ID_HELP)
+    p.add_argument("--accept-warnings", metavar="REASON", help="why the validation warnings are acceptable")
+    p.set_defaults(func=_handoff_ready)
+
+    p = hsub.add_parser("list", parents=[common], help="list handoffs, newest first",
+                        description="List handoffs, newest first. --work searches title, objective and summary "
+                                    "(full text, every word as a prefix).")
+    p.add_argument("--status", metavar="S", help="draft, validated, ready, resumed, superseded or archived")
+    p.add_argument("--work", metavar="QUERY", help="full-text search over title, objective and summary")
+    p.add_argument("--limit", metavar="N", type=int, help="at most N handoffs")
+    p.set_defaults(func=_handoff_list)
+
+    p = hsub.add_parser("show", parents=[common], help="show one handoff as json, yaml, md or prompt",
+                        description="Show a handoff: the canonical JSON record, the same as YAML, a full "
+                                    "Markdown view, or the bounded resume brief (prompt).")
+    p.add_argument("id", metavar="ID", help=_ID_HELP)
+    p.add_argument("--format", choices=("json", "yaml", "md", "prompt"), default="json", help="default json")
+    p.add_argument("--max-tokens", metavar="N", type=int, help="token budget for --format prompt (default 1200)")
+    p.set_defaults(func=_handoff_show)
+
+    p = hsub.add_parser("amend", parents=[common], help="revise a draft, or create a corrected child of a ready one",
+                        description="A draft or validated handoff is revised in place (validate it again). A "
+                                    "ready, resumed or superseded one never changes: the amendment is a new draft "
+                                    "child with relation 'amend', which supersedes its parent once ready.")
+    p.add_argument("id", metavar="ID", help=_ID_HELP)
+    _content_flags(p, required_hint=False)
+    p.set_defaults(func=_handoff_amend)
+
+    p = hsub.add_parser("archive", parents=[common], help="archive a handoff (terminal)",
+                        description="Archive a handoff: it stays in the ledger and on disk, but is no longer "
+                                    "offered for resuming.")
+    p.add_argument("id", metavar="ID", help=_ID_HELP)
+    p.add_argument("--reason", metavar="TEXT", help="why it is archived")
+    p.set_defaults(func=_handoff_archive)
+
+    p = sub.add_parser("resume", parents=[common], help="render the resume brief of a ready handoff",
+                       description="Render the bounded resume brief of a ready handoff, with its freshness "
+                                   "(fresh, partially_stale, stale, unknown) derived now and flagged before the "
+                                   "next actions. --mark-resumed records the resume.")
+    p.add_argument("id", metavar="ID", nargs="?", default="latest", help=_ID_HELP + " (default latest)")
+    p.add_argument("--format", choices=("prompt", "md", "json"), default="prompt", help="default prompt")
+    p.add_argument("--mark-resumed", action="store_true", help="record that this session resumed the handoff")
+    p.add_argument("--max-tokens", metavar="N", type=int, help="token budget for the brief (default 1200)")
+    p.add_argument("--session", metavar="ID", help="the resuming session's opaque id (with --mark-resumed)")
+    p.add_argument("--harness", metavar="NAME", help="the resuming harness (with --mark-resumed)")
+    p.set_defaults(func=_resume)
+
+
 COMMAND_GROUPS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
     add_ledger_commands,
     add_session_commands,
+    add_handoff_commands,
 ]
 
 

@@ -370,9 +370,11 @@ def check_payload_paths(root: Path, payload: dict[str, Any], allowed_roots: Iter
                     raise UnsafePath(entry, *problem)
 
 
-def hash_artifacts(root: Path, payload: dict[str, Any], allowed_roots: Iterable[Path] = ()) -> None:
-    """Record the content hash of each existing artifact that has none, so a
-    later resume can tell whether the file changed (§10b partially stale)."""
+def hash_artifacts(root: Path, payload: dict[str, Any], allowed_roots: Iterable[Path] = (), *,
+                   refresh: bool = False) -> None:
+    """Record the content hash of each existing artifact that has none (or of
+    every existing artifact, with ``refresh``: a revision or amendment is a new
+    snapshot), so a later resume can tell whether a file changed (§10b)."""
     from baton.commands.handoff_facts import is_marker, sha256_file
     from baton.policy import check_path_inside_root
 
@@ -380,7 +382,9 @@ def hash_artifacts(root: Path, payload: dict[str, Any], allowed_roots: Iterable[
     if not isinstance(artifacts, list):
         return
     for item in artifacts:
-        if not isinstance(item, dict) or item.get("content_hash") or item.get("role") == "deleted":
+        if not isinstance(item, dict) or item.get("role") == "deleted":
+            continue
+        if item.get("content_hash") and not refresh:
             continue
         path = item.get("path")
         if not isinstance(path, str) or is_marker(path):

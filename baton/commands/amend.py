@@ -1,0 +1,167 @@
+"""``baton handoff amend ID ...`` and ``baton handoff archive ID``.
+
+Amending depends on where the record is in its life:
+
+- a **draft or validated** record is revised in place (``handoff.revised``):
+  its validation resets and it must be validated again;
+- a **ready, resumed or superseded** record never changes: the amendment is a
+  new draft child with lineage relation ``amend`` (``handoff.captured``);
+  once that child is promoted, the parent is marked superseded;
+- an **archived** record cannot be amended (exit 4).
+
+Changes come from the same flags as ``checkpoint create`` and/or ``--input``:
+text fields are replaced, string lists gain entries, records with an id (and
+artifacts, by path) replace the one with the same key or are appended, risks
+are appended; a section given in ``--input`` replaces that section. The
+changes go through the same redaction and path checks as a capture, and the
+repository state and artifact hashes are recorded afresh: an amendment is a
+snapshot of now.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping
+
+import attrs
+
+from baton.commands.capture import CaptureResult, ContentOptions
+
+
+def _section_replace(base: dict[str, Any], replacement: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    out.update(replacement)
+    return out
+
+
+def amend_handoff(
+    project_option: str | os.PathLike | None = None,
+    token: str = "",
+    *,
+    content: ContentOptions = ContentOptions(),
+    input_source: str | None = None,
+    session: str | None = None,
+    stdin: Any = None,
+) -> CaptureResult:
+    """Raises:
+        InputError (exit 2): nothing to change, a malformed change, or a
+            field Baton manages.
+        PolicyBlock (exit 5): a secret matched a block rule or a path escapes.
+        TransitionError (exit 4): the record is archived.
+        NotFound / AmbiguousId (exit 4).
+    """
+    from baton.commands.capture import (
+        assign_item_ids,
+        clean_payload,
+        handoff_file,
+        hash_artifacts,
+        merge_changes,
+        read_payload_file,
+    )
+    from baton.commands.context import Project
+    from baton.commands.handoff_facts import now_timestamp, project_snapshot
+    from baton.commands.ids import load_handoff
+    from baton.domain import lifecycle
+    from baton.domain.handoff import MANAGED_FIELDS, handoff_from_json, handoff_to_json
+    from baton.errors import InputError
+    from baton.ledger.envelope import EventDraft
+    from baton.ledger.ids import uuid7
+    from baton.policy import load_policy
+    from baton.projections.handoffs import CAPTURED, REVISED, stream_of
+
+    replacement = read_payload_file(input_source, stdin=stdin) if input_source else {}
+    flags = content.to_changes()
+    if not replacement and not flags:
+        raise InputError("nothing to amend: give content flags (e.g. --open-item, --completed) or --input FILE")
+    managed = sorted(k for k in replacement if k in MANAGED_FIELDS)
+    if managed:
+        raise InputError(f"{', '.join(managed)}: set by Baton, cannot be amended",
+                         details={"problems": [f"{k}: set by Baton, do not supply it" for k in managed]})
+    opened = Project.open(project_option)
+    try:
+        policy = load_policy(opened.paths, opened.config)
+        clean_input = clean_payload(opened.root, replacement, policy) if replacement else None
+        clean_flags = clean_payload(opened.root, flags, policy) if flags else None
+        new_redactions = [*(clean_input.redactions if clean_input else ()),
+                          *(clean_flags.redactions if clean_flags else ())]
+        with opened.writing() as scope:
+            handoff = load_handoff(scope.runner, token)
+            now = now_timestamp(opened.clock())
+            in_place = handoff.status in ("draft", "validated")
+            if not in_place and lifecycle.AMEND not in lifecycle.allowed_actions(handoff):
+                raise lifecycle.TransitionError(handoff, lifecycle.AMEND)
+            base = {k: v for k, v in handoff_to_json(handoff).items() if k not in MANAGED_FIELDS}
+            body = _section_replace(base, clean_input.payload) if clean_input else base
+            if clean_flags:
+                body = merge_changes(body, clean_flags.payload)
+            body = assign_item_ids(body)
+            hash_artifacts(opened.root, body, policy.allowed_roots, refresh=True)
+            if new_redactions:
+                body["redactions"] = list(body.get("redactions") or []) + new_redactions
+            project = project_snapshot(opened)
+            if in_place:
+                full = {**handoff_to_json(handoff), **body, "project": project}
+                revised = lifecycle.revise(handoff, handoff_from_json(full), now=now)
+                record = handoff_to_json(revised)
+                stream = stream_of(handoff.id)
+                events = scope.append(
+                    [EventDraft(REVISED, stream, {"handoff": record, "redactions": new_redactions},
+                                session=session)],
+                    expected={stream: scope.txn.stream_version(stream)},
+                )
+                stored = scope.runner.get("handoffs", handoff.id) or record
+                return CaptureResult(handoff.id, stored, new_redactions, events, handoff_file(stored), revised=True)
+            child_id = uuid7(opened.clock())
+            child = lifecycle.amend(handoff, body, id=child_id, now=now, project=project)
+            record = handoff_to_json(child)
+            stream = stream_of(child_id)
+            events = scope.append(
+                [EventDraft(CAPTURED, stream, {"handoff": record, "redactions": new_redactions}, session=session)],
+                expected={stream: 0},
+            )
+            stored = scope.runner.get("handoffs", child_id) or record
+            return CaptureResult(child_id, stored, new_redactions, events, handoff_file(stored))
+    finally:
+        opened.close()
+
+
+@attrs.frozen
+class ArchiveResult:
+    handoff_id: str
+    previous_status: str
+    reason: str | None
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.handoff_id, "status": "archived", "previous_status": self.previous_status,
+                "reason": self.reason}
+
+    def render(self) -> str:
+        from baton.domain.handoff import short_id
+
+        return f"handoff {short_id(self.handoff_id)} archived (was {self.previous_status})" + (
+            f": {self.reason}" if self.reason else "")
+
+
+def archive_handoff(project_option: str | os.PathLike | None = None, token: str = "", *,
+                    reason: str | None = None) -> ArchiveResult:
+    """Raises: TransitionError (exit 4) for a record already archived; NotFound / AmbiguousId."""
+    from baton.commands.context import Project
+    from baton.commands.handoff_facts import now_timestamp
+    from baton.commands.ids import load_handoff
+    from baton.domain import lifecycle
+    from baton.ledger.envelope import EventDraft
+    from baton.projections.handoffs import ARCHIVED, stream_of
+
+    reason = reason.strip() if reason and reason.strip() else None
+    opened = Project.open(project_option)
+    try:
+        with opened.writing() as scope:
+            handoff = load_handoff(scope.runner, token)
+            lifecycle.archive(handoff, now=now_timestamp(opened.clock()), reason=reason)
+            stream = stream_of(handoff.id)
+            scope.append([EventDraft(ARCHIVED, stream, {"reason": reason})],
+                         expected={stream: scope.txn.stream_version(stream)})
+        return ArchiveResult(handoff.id, handoff.status, reason)
+    finally:
+        opened.close()

@@ -1,0 +1,123 @@
+"""``baton handoff list [--status S] [--work QUERY] [--limit N]``: the project's handoffs.
+
+Newest first. ``--work`` is a full-text search over title, objective and
+summary (SQLite FTS5, kept by the ``handoffs`` projection): every word must
+match, each as a prefix, so ``--work "oauth callb"`` finds "OAuth callback".
+The query is turned into quoted terms, so FTS syntax in user text can never
+raise an error.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+import attrs
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@attrs.frozen
+class HandoffRow:
+    id: str
+    status: str
+    flags: tuple[str, ...]
+    title: str
+    created_at: str
+    updated_at: str
+    validation: str
+    relation: str
+    parents: tuple[str, ...]
+    file: str
+
+    def to_json(self) -> dict[str, Any]:
+        from baton.domain.handoff import short_id
+
+        return {"id": self.id, "short_id": short_id(self.id), "status": self.status, "flags": list(self.flags),
+                "title": self.title, "created_at": self.created_at, "updated_at": self.updated_at,
+                "validation": self.validation, "relation": self.relation, "parents": list(self.parents),
+                "file": self.file}
+
+
+@attrs.frozen
+class ListResult:
+    rows: tuple[HandoffRow, ...]
+    status: str | None
+    work: str | None
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"handoffs": [r.to_json() for r in self.rows], "count": len(self.rows),
+                "filters": {"status": self.status, "work": self.work}}
+
+    def render(self) -> str:
+        from baton.domain.handoff import short_id
+
+        if not self.rows:
+            return "No handoffs" + (" match" if self.status or self.work else " yet") + "."
+        lines = []
+        for r in self.rows:
+            flags = f" [{','.join(r.flags)}]" if r.flags else ""
+            lines.append(f"{short_id(r.id)}  {r.status:<10}{flags}  {r.created_at}  {r.title}")
+        return "\n".join(lines)
+
+
+def fts_query(text: str) -> str | None:
+    """User text as a safe FTS5 query: each word quoted, as a prefix, all required."""
+    words = _WORD.findall(text)
+    if not words:
+        return None
+    return " ".join('"' + w.replace('"', '""') + '"*' for w in words)
+
+
+def list_handoffs(
+    project_option: str | os.PathLike | None = None,
+    *,
+    status: str | None = None,
+    work: str | None = None,
+    limit: int | None = None,
+) -> ListResult:
+    """Raises: InputError (unknown status, empty query, bad limit)."""
+    from baton.commands.capture import handoff_file
+    from baton.commands.context import Project
+    from baton.domain.handoff import STATUSES
+    from baton.errors import InputError
+    from baton.projections.handoffs import SEARCH_TABLE
+
+    if status is not None and status not in STATUSES:
+        raise InputError(f"--status must be one of {', '.join(STATUSES)}, not {status!r}")
+    if limit is not None and limit < 1:
+        raise InputError("--limit must be a positive number")
+    query = None
+    if work is not None:
+        query = fts_query(work)
+        if query is None:
+            raise InputError("--work needs at least one word to search for")
+    opened = Project.open(project_option)
+    try:
+        runner = opened.reading()
+        wanted: set[str] | None = None
+        if query is not None:
+            wanted = {row[0] for row in runner.db.execute(
+                f"SELECT id FROM {SEARCH_TABLE} WHERE {SEARCH_TABLE} MATCH ?", [query]).fetchall()}
+        rows = []
+        for key, doc in runner.docs("handoffs"):
+            if wanted is not None and key not in wanted:
+                continue
+            if status is not None and doc.get("status") != status:
+                continue
+            lineage = doc.get("lineage") or {}
+            rows.append(HandoffRow(
+                id=key, status=doc.get("status", ""), flags=tuple(doc.get("flags", ())),
+                title=(doc.get("work") or {}).get("title", ""), created_at=doc.get("created_at", ""),
+                updated_at=doc.get("updated_at", ""), validation=(doc.get("validation") or {}).get("status", ""),
+                relation=lineage.get("relation", "root"), parents=tuple(lineage.get("parents", ())),
+                file=handoff_file(doc),
+            ))
+        rows.sort(key=lambda r: (r.created_at, r.id), reverse=True)
+        if limit is not None:
+            rows = rows[:limit]
+        return ListResult(tuple(rows), status, work)
+    finally:
+        opened.close()

@@ -1,0 +1,182 @@
+"""``baton handoff prepare [--from ID] [--trigger manual|threshold|hook]``.
+
+Prepare gathers what Baton can *know* and hands back a template for what only
+the person or agent can say. Prefilled: the repository head, branch, dirty
+state and changed files (through dulwich), the current session objective of
+this owner and branch (if a session set one), the trigger, and — with
+``--from`` — the content of the checkpoint being continued. Everything a
+successor needs that Baton cannot observe (current state, completed and
+in-progress threads, decisions, evidence, next steps) is left empty and listed
+under ``to_complete``: prepare never invents summary facts.
+
+Prepare writes nothing. Complete the template and capture it with
+``baton checkpoint create --input FILE`` (a new handoff) or, for a draft
+given with ``--from``, ``baton handoff amend ID --input FILE``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+TRIGGERS = ("manual", "threshold", "hook")
+
+TO_COMPLETE = (
+    ("work.title", "a short name for the work item"),
+    ("work.objective", "the measurable outcome being pursued"),
+    ("summary.current_state", "where the work stands right now, in a sentence or two"),
+    ("summary.completed", "threads finished in this session"),
+    ("summary.in_progress", "threads started but not finished"),
+    ("open_items", "the next steps, each with suggested_action and acceptance_check "
+                   "(or set work.state to \"completed\")"),
+    ("artifacts", "keep the files that matter, set each role, drop the rest"),
+    ("evidence", "commands/tests run and their results, so claims are supported"),
+    ("decisions", "decisions made and why (cite evidence ids)"),
+    ("failed_attempts", "approaches that failed and must not be retried"),
+)
+_BASE_FIELDS = ("work", "summary", "decisions", "artifacts", "evidence", "failed_attempts", "open_items", "risks")
+
+
+@attrs.frozen
+class PrepareResult:
+    template: dict[str, Any]
+    repository: dict[str, Any] | None
+    changed_files: tuple[str, ...]
+    objective: dict[str, Any] | None
+    source: str | None
+    to_complete: tuple[dict[str, str], ...]
+    revise_source: bool = False
+    output: str | None = None
+    exit_code: int = 0
+
+    @property
+    def next_command(self) -> str:
+        if self.source and self.revise_source:
+            return f"baton handoff amend {self.source} --input FILE"
+        return "baton checkpoint create --input FILE"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "template": self.template,
+            "repository": self.repository,
+            "changed_files": list(self.changed_files),
+            "session_objective": self.objective,
+            "from": self.source,
+            "to_complete": list(self.to_complete),
+            "next": self.next_command,
+            "output": self.output,
+        }
+
+    def render(self) -> str:
+        import orjson
+
+        lines = ["# Handoff template: Baton filled in what it observed; complete the rest, then run",
+                 f"#   {self.next_command}"]
+        repo = self.repository or {}
+        if repo:
+            lines.append(f"# repository: head {repo.get('head') or '(none)'}, branch {repo.get('branch') or '(none)'}, "
+                         f"{'dirty' if repo.get('dirty') else 'clean'}, {len(self.changed_files)} changed file(s)")
+        else:
+            lines.append("# repository: not a git repository")
+        if self.objective:
+            lines.append(f"# session objective: {self.objective['objective']}")
+        lines.append("# to complete:")
+        lines += [f"#   {item['field']}: {item['hint']}" for item in self.to_complete]
+        if self.output:
+            lines.append(f"# template written to {self.output}")
+        else:
+            lines.append(orjson.dumps(self.template, option=orjson.OPT_INDENT_2).decode())
+        return "\n".join(lines)
+
+
+def prepare_handoff(
+    project_option: str | os.PathLike | None = None,
+    *,
+    source: str | None = None,
+    trigger: str = "manual",
+    output: str | None = None,
+) -> PrepareResult:
+    """``output``: also write the template (JSON) to this file.
+
+    Raises: InputError (unknown trigger), NotFound / AmbiguousId for --from (exit 4).
+    """
+    from baton import gitinfo
+    from baton.commands.context import Project
+    from baton.commands.handoff_facts import repository_snapshot
+    from baton.commands.identity import resolve_context
+    from baton.commands.ids import load_handoff
+    from baton.domain.handoff import handoff_to_json
+    from baton.errors import InputError
+
+    if trigger not in TRIGGERS:
+        raise InputError(f"--trigger must be one of {', '.join(TRIGGERS)}, not {trigger!r}")
+    opened = Project.open(project_option)
+    try:
+        runner = opened.reading()
+        repo = repository_snapshot(opened.root)
+        _, changed = gitinfo.changed_files(opened.root) if repo else (None, ())
+        objective = None
+        try:
+            from baton.commands.sessions import get_session_objective
+
+            found = get_session_objective(runner, resolve_context(opened.root))
+            objective = found.to_json() if found is not None else None
+        except ImportError:  # pragma: no cover - sessions are part of Baton
+            objective = None
+
+        template: dict[str, Any]
+        source_id = None
+        if source is not None:
+            parent = load_handoff(runner, source)
+            source_id = parent.id
+            record = handoff_to_json(parent)
+            template = {k: record[k] for k in _BASE_FIELDS if k in record}
+            template["automation"] = {"trigger": trigger}
+            if parent.status not in ("draft", "validated"):
+                template["lineage"] = {"parents": [parent.id], "relation": "continue"}
+        else:
+            template = {
+                "work": {"title": "", "objective": objective["objective"] if objective else "",
+                         "scope": [], "constraints": [], "definition_of_done": []},
+                "summary": {"current_state": "", "completed": [], "in_progress": [], "discoveries": []},
+                "decisions": [], "evidence": [], "failed_attempts": [], "open_items": [], "risks": [],
+                "artifacts": [],
+                "automation": {"trigger": trigger},
+            }
+        known = {a.get("path") for a in template.get("artifacts", []) if isinstance(a, dict)}
+        template["artifacts"] = list(template.get("artifacts", [])) + [
+            {"path": path, "role": "modified"} for path in changed if path not in known]
+        if output is not None:
+            from baton.canonical import pretty_bytes
+            from baton.errors import StorageError
+
+            try:
+                Path(output).write_bytes(pretty_bytes(template))
+            except OSError as exc:
+                raise StorageError(f"cannot write the template to {output}: {exc.strerror or exc}") from exc
+        return PrepareResult(
+            output=output,
+            template=template,
+            repository=repo,
+            changed_files=tuple(changed),
+            objective=objective,
+            source=source_id,
+            to_complete=tuple({"field": f, "hint": h} for f, h in TO_COMPLETE if _missing(template, f)),
+            revise_source=source_id is not None and "lineage" not in template,
+        )
+    finally:
+        opened.close()
+
+
+def _missing(template: dict[str, Any], dotted: str) -> bool:
+    value: Any = template
+    for part in dotted.split("."):
+        if not isinstance(value, dict):
+            return True
+        value = value.get(part)
+    if dotted == "artifacts":
+        return True  # changed files are candidates until someone confirms them
+    return value in (None, "", [], {})

@@ -1,0 +1,122 @@
+"""``baton resume [ID] [--format prompt|md|json] [--mark-resumed] [--max-tokens N]``.
+
+Resuming reads a ready record, looks at the world *now* (git head, artifact
+hashes) to derive its §10b freshness, scores it (§10a) and renders the
+bounded brief, whose freshness banner comes before anything a reader could
+act on. It needs only the ledger: with ``index.sqlite`` deleted the runner
+rebuilds it first. ``--mark-resumed`` appends ``handoff.resumed`` (with the
+session, harness and freshness state); without it nothing is written.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import attrs
+
+FORMATS = ("prompt", "md", "json")
+
+
+@attrs.frozen
+class ResumeResult:
+    handoff_id: str
+    status: str
+    format: str
+    freshness: dict[str, Any]
+    quality: dict[str, Any]
+    brief: dict[str, Any]
+    record: dict[str, Any]
+    marked_resumed: bool
+    exit_code: int = 0
+
+    @property
+    def freshness_state(self) -> str:
+        return self.freshness["state"]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.handoff_id,
+            "status": self.status,
+            "freshness_state": self.freshness_state,
+            "freshness": self.freshness,
+            "quality": self.quality,
+            "brief": self.brief,
+            "marked_resumed": self.marked_resumed,
+            "handoff": self.record,
+        }
+
+    def render(self) -> str:
+        if self.format == "json":
+            import orjson
+
+            return orjson.dumps(self.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
+        return self.brief["text"].rstrip("\n")
+
+
+def resume_handoff(
+    project_option: str | os.PathLike | None = None,
+    token: str = "latest",
+    *,
+    format: str = "prompt",
+    mark_resumed: bool = False,
+    max_tokens: int | None = None,
+    session: str | None = None,
+    harness: str | None = None,
+) -> ResumeResult:
+    """Raises:
+        InputError (exit 2): unknown format, or a budget below the minimum.
+        NotFound / AmbiguousId (exit 4).
+        TransitionError (exit 4): the record is not ready or resumed.
+    """
+    from baton.commands.context import Project
+    from baton.commands.handoff_facts import live_freshness
+    from baton.commands.ids import load_handoff
+    from baton.domain import lifecycle
+    from baton.domain.brief import DEFAULT_MAX_TOKENS, MIN_MAX_TOKENS, render_resume_brief
+    from baton.domain.handoff import handoff_to_json
+    from baton.domain.quality import score_quality
+    from baton.errors import InputError
+    from baton.ledger.envelope import EventDraft
+    from baton.policy import load_policy
+    from baton.projections.handoffs import RESUMED, stream_of
+
+    if format not in FORMATS:
+        raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {format!r}")
+    budget = DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens
+    if budget < MIN_MAX_TOKENS:
+        raise InputError(f"--max-tokens must be at least {MIN_MAX_TOKENS}, not {budget}")
+    opened = Project.open(project_option)
+    try:
+        runner = opened.reading()
+        handoff = load_handoff(runner, token or "latest")
+        if lifecycle.RESUME not in lifecycle.allowed_actions(handoff):
+            reason = None
+            if handoff.status == "superseded" and handoff.superseded_by:
+                reason = f"it was superseded by {handoff.superseded_by}; resume that one"
+            elif handoff.status in ("draft", "validated"):
+                reason = "only a ready handoff can be resumed: validate it and run `baton handoff ready`"
+            raise lifecycle.TransitionError(handoff, lifecycle.RESUME, reason)
+        policy = load_policy(opened.paths, opened.config)
+        freshness = live_freshness(opened.root, handoff, policy.allowed_roots)
+        quality = score_quality(handoff, freshness_state=freshness.state)
+        brief = render_resume_brief(handoff, freshness, quality, max_tokens=budget,
+                                    format="md" if format == "md" else "prompt")
+        record = handoff_to_json(handoff)
+        status = handoff.status
+        if mark_resumed:
+            stream = stream_of(handoff.id)
+            with opened.writing() as scope:
+                current = load_handoff(scope.runner, handoff.id)
+                if lifecycle.RESUME not in lifecycle.allowed_actions(current):
+                    raise lifecycle.TransitionError(current, lifecycle.RESUME)
+                scope.append([EventDraft(RESUMED, stream, {"session": session, "harness": harness,
+                                                           "freshness_state": freshness.state},
+                                         session=session)],
+                             expected={stream: scope.txn.stream_version(stream)})
+                record = scope.runner.get("handoffs", handoff.id) or record
+                status = record.get("status", status)
+        return ResumeResult(handoff.id, status, format, freshness.to_json(), quality.to_json(),
+                            brief.to_json(), record, mark_resumed)
+    finally:
+        opened.close()

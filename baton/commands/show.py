@@ -1,0 +1,88 @@
+"""``baton handoff show ID [--format json|yaml|md|prompt]``: one record, four views.
+
+``json`` is the canonical record (the materialized file's content); ``yaml``
+the same data through Baton's tiny deterministic emitter; ``md`` the full
+Markdown view; ``prompt`` the bounded resume brief. The two rendered views
+derive freshness from the world now, as ``resume`` does, so a stale record
+is never shown as if it were fresh. Showing writes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import attrs
+
+FORMATS = ("json", "yaml", "md", "prompt")
+
+
+@attrs.frozen
+class ShowResult:
+    handoff_id: str
+    format: str
+    record: dict[str, Any]
+    file: str
+    text: str
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.handoff_id, "file": self.file, "format": self.format,
+                               "handoff": self.record}
+        if self.format != "json":
+            out["text"] = self.text
+        return out
+
+    def render(self) -> str:
+        return self.text.rstrip("\n")
+
+
+def show_handoff(
+    project_option: str | os.PathLike | None = None,
+    token: str = "",
+    *,
+    format: str = "json",
+    max_tokens: int | None = None,
+) -> ShowResult:
+    """Raises: InputError (unknown format), NotFound / AmbiguousId (exit 4)."""
+    from baton.commands.capture import handoff_file
+    from baton.commands.context import Project
+    from baton.commands.ids import load_handoff
+    from baton.domain.handoff import handoff_to_json
+    from baton.errors import InputError
+
+    if format not in FORMATS:
+        raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {format!r}")
+    opened = Project.open(project_option)
+    try:
+        runner = opened.reading()
+        handoff = load_handoff(runner, token)
+        record = handoff_to_json(handoff)
+        if format == "json":
+            import orjson
+
+            text = orjson.dumps(record, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
+        elif format == "yaml":
+            from baton.domain.yaml_text import to_yaml
+
+            text = to_yaml(record)
+        else:
+            from baton.commands.handoff_facts import live_freshness
+            from baton.domain.brief import DEFAULT_MAX_TOKENS, MIN_MAX_TOKENS, render_markdown_view, \
+                render_resume_brief
+            from baton.domain.quality import score_quality
+            from baton.policy import load_policy
+
+            policy = load_policy(opened.paths, opened.config)
+            freshness = live_freshness(opened.root, handoff, policy.allowed_roots)
+            quality = score_quality(handoff, freshness_state=freshness.state)
+            if format == "md":
+                text = render_markdown_view(handoff, freshness, quality)
+            else:
+                budget = DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens
+                if budget < MIN_MAX_TOKENS:
+                    raise InputError(f"--max-tokens must be at least {MIN_MAX_TOKENS}, not {budget}")
+                text = render_resume_brief(handoff, freshness, quality, max_tokens=budget).text
+        return ShowResult(handoff.id, format, record, handoff_file(record), text)
+    finally:
+        opened.close()

@@ -1,0 +1,119 @@
+"""``baton handoff validate ID [--recheck]``: run every §10 check and record it.
+
+Facts are gathered *outside* the ledger lock (hashing files and re-running
+allowlisted checks can take a while); the result is appended expecting the
+stream version that was read, so a record that changed meanwhile is a
+conflict (exit 4), never a stale report. Exit 0 for pass and warn, 3 for fail
+(the failed report is still recorded: the record is flagged ``invalid``).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import attrs
+
+_MARK = {"pass": "ok  ", "warn": "WARN", "fail": "FAIL"}
+
+
+@attrs.frozen
+class ValidateResult:
+    handoff_id: str
+    status: str  # the record's status after validation
+    flags: tuple[str, ...]
+    report: dict[str, Any]
+    rechecks: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def exit_code(self) -> int:
+        return 3 if self.report["status"] == "fail" else 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.handoff_id, "status": self.status, "flags": list(self.flags),
+                "report": self.report, "rechecks": list(self.rechecks)}
+
+    def render(self) -> str:
+        from baton.domain.handoff import short_id
+
+        r = self.report
+        quality = (r.get("quality") or {}).get("overall")
+        head = (f"handoff {short_id(self.handoff_id)}: validation {r['status'].upper()}"
+                + (f", continuity score {quality:g}/100" if quality is not None else "")
+                + f", freshness {(r.get('freshness') or {}).get('state', 'unknown')}")
+        lines = [head]
+        for check in r["checks"]:
+            tag = " (advisory)" if check.get("advisory") else ""
+            lines.append(f"  {_MARK.get(check['status'], check['status'])} {check['name']}{tag}: {check['detail']}")
+        for run in self.rechecks:
+            lines.append(f"  recheck {run['evidence_id']} `{run['ref']}`: {run['status']}"
+                         + (f" (exit {run['exit_code']})" if run.get("exit_code") is not None else ""))
+        if r["status"] == "fail":
+            lines.append(f"Not promotable: fix the failures with `baton handoff amend {short_id(self.handoff_id)} ...`"
+                         " and validate again.")
+        elif r["status"] == "warn":
+            lines.append(f"Next: baton handoff ready {short_id(self.handoff_id)} --accept-warnings \"<why the"
+                         " warnings are acceptable>\"")
+        else:
+            lines.append(f"Next: baton handoff ready {short_id(self.handoff_id)}")
+        return "\n".join(lines)
+
+
+def validate_handoff_command(
+    project_option: str | os.PathLike | None = None,
+    token: str = "",
+    *,
+    recheck: bool = False,
+) -> ValidateResult:
+    """Raises:
+        NotFound / AmbiguousId / TransitionError (exit 4): unknown id, or a
+            record that is not a draft or validated.
+        PolicyBlock (exit 5): --recheck met a command not on the allowlist
+            (nothing was run).
+        StreamVersionConflict (exit 4): the record changed while validating.
+    """
+    from baton.commands.context import Project
+    from baton.commands.handoff_facts import (
+        gather_validation_facts,
+        now_timestamp,
+        recheck_requests,
+        recheck_timeout,
+        refuse_unlisted,
+        run_recheck,
+    )
+    from baton.commands.ids import load_handoff
+    from baton.domain import lifecycle
+    from baton.domain.validation import validate_handoff
+    from baton.ledger.envelope import EventDraft
+    from baton.policy import load_policy
+    from baton.projections.handoffs import VALIDATED, stream_of
+
+    opened = Project.open(project_option)
+    try:
+        runner = opened.reading()
+        handoff = load_handoff(runner, token)
+        if lifecycle.VALIDATE not in lifecycle.allowed_actions(handoff):
+            raise lifecycle.TransitionError(handoff, lifecycle.VALIDATE,
+                                            "a ready record never changes; resume it, or amend it"
+                                            if handoff.status in ("ready", "resumed") else None)
+        stream = stream_of(handoff.id)
+        version = (runner.get("streams", stream) or {}).get("version", 0)
+        policy = load_policy(opened.paths, opened.config)
+        runs = []
+        if recheck:
+            requests = recheck_requests(handoff)
+            refuse_unlisted(requests, policy)
+            timeout = recheck_timeout(opened)
+            runs = [run_recheck(opened.root, eid, ref, policy, timeout=timeout) for eid, ref in requests]
+        facts = gather_validation_facts(opened, runner, handoff, policy,
+                                        now=now_timestamp(opened.clock()), rechecks=runs)
+        report = validate_handoff(handoff, facts).to_json()
+        if runs:
+            report["rechecks"] = [r.to_json() for r in runs]
+        with opened.writing() as scope:
+            scope.append([EventDraft(VALIDATED, stream, {"report": report})], expected={stream: version})
+            doc = scope.runner.get("handoffs", handoff.id) or {}
+        return ValidateResult(handoff.id, doc.get("status", handoff.status), tuple(doc.get("flags", ())), report,
+                              tuple(r.to_json() for r in runs))
+    finally:
+        opened.close()
