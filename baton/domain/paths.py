@@ -1,0 +1,103 @@
+"""Project-relative paths as plain strings: normalise them or refuse them.
+
+A path in a handoff (an artifact, a file evidence ref, a scope entry) names a
+place *inside* the project root, written with ``/``. This module is pure: it
+looks only at the text. Whether a path really stays inside the root once
+symlinks are followed is a question for the file system, answered by
+``baton.policy.check_path_inside_root``.
+
+``..`` is refused outright rather than collapsed: ``a/../b`` is ``b`` only when
+``a`` is not a symlink, and the text alone cannot say. No honest handoff needs
+it, so refusing costs nothing and removes a whole class of escapes.
+"""
+
+from __future__ import annotations
+
+import re
+
+from baton.errors import PolicyBlock
+
+# Codes carried by UnsafePath.reason, stable for --json consumers.
+EMPTY = "empty"
+NUL_BYTE = "nul-byte"
+CONTROL_CHARACTER = "control-character"
+BACKSLASH = "backslash"
+HOME_REFERENCE = "home-reference"
+ABSOLUTE = "absolute"
+DRIVE_LETTER = "drive-letter"
+PARENT_REFERENCE = "parent-reference"
+NOT_TEXT = "not-text"
+# Used by baton.policy when the file system is consulted.
+OUTSIDE_ROOT = "outside-root"
+SYMLINK_ESCAPE = "symlink-escape"
+SYMLINK_LOOP = "symlink-loop"
+
+_CONTROL = re.compile(r"[\x01-\x1f\x7f]")
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+class UnsafePath(PolicyBlock):
+    """A path was refused by the path policy (exit 5).
+
+    ``reason`` is one of the codes above; ``path`` is the text as given, shown
+    with ``repr`` in the message so a control character cannot forge output.
+    """
+
+    code = "unsafe_path"
+
+    def __init__(self, path: object, reason: str, why: str, **details: object) -> None:
+        shown = path if isinstance(path, str) else repr(path)
+        super().__init__(f"path {shown!r} refused: {why}",
+                         details={"path": shown, "reason": reason, **details})
+        self.path = shown
+        self.reason = reason
+
+
+def lexical_problem(text: object, *, allow_outside: bool = False) -> tuple[str, str] | None:
+    """The first textual hazard of ``text`` as ``(reason, explanation)``, or None.
+
+    With ``allow_outside`` (the user configured allowed roots), absolute paths
+    and ``..`` are left for the file-system check to judge; every other hazard
+    is still refused.
+    """
+    if not isinstance(text, str):
+        return NOT_TEXT, f"a path must be a string, not {type(text).__name__}"
+    if text == "":
+        return EMPTY, "a path must not be empty"
+    if "\x00" in text:
+        return NUL_BYTE, "it contains a NUL byte, which would truncate it at the operating system"
+    if _CONTROL.search(text):
+        return CONTROL_CHARACTER, "it contains a control character"
+    if "\\" in text:
+        return BACKSLASH, "it contains a backslash; write project paths with '/' (a backslash can hide '..\\' or a Windows drive)"
+    if text.startswith("~"):
+        return HOME_REFERENCE, "it starts with '~', a home-directory reference outside the project"
+    if _DRIVE.match(text):
+        return DRIVE_LETTER, "it starts with a drive letter, which is absolute (or drive-relative) on Windows"
+    if not allow_outside:
+        if text.startswith("/"):
+            return ABSOLUTE, "it is absolute; project paths are relative to the project root"
+        if ".." in text.split("/"):
+            return PARENT_REFERENCE, "it contains a '..' component, which can climb out of the project root"
+    return None
+
+
+def project_path_problem(text: object) -> str | None:
+    """Why ``text`` is not an acceptable project path, or None when it is."""
+    problem = lexical_problem(text)
+    return None if problem is None else problem[1]
+
+
+def normalize_project_path(text: str) -> str:
+    """The canonical form of a project-relative path: ``/``-separated, no
+    ``.`` components, no repeated or trailing slashes; ``"."`` for the root.
+
+    Raises:
+        UnsafePath: the path is empty, absolute, has a ``..`` component, a NUL
+            or control character, a backslash, a leading ``~`` or a drive letter.
+    """
+    problem = lexical_problem(text)
+    if problem is not None:
+        raise UnsafePath(text, *problem)
+    parts = [p for p in text.split("/") if p not in ("", ".")]
+    return "/".join(parts) if parts else "."

@@ -1,0 +1,743 @@
+"""Redaction: find secrets in a JSON-like payload before it reaches the ledger.
+
+The ledger is append-only, so a secret that reaches it stays until an audited
+``baton forget``. Everything here therefore leans towards redacting: a false
+positive costs one word of a handoff, a false negative leaks a credential.
+
+Pure: no file system, clock or environment. Same payload and policy in, same
+outcome out. A :class:`Redaction` record names the field, the rule and the
+reason; it never carries the removed value, nor a hash of it (a hash of a
+short secret can be brute-forced).
+
+Three kinds of rule:
+
+- :class:`PatternRule`: a regular expression over any string (token prefixes,
+  PEM blocks, JWTs, custom policy rules). A named group ``secret``, when
+  present, is the part replaced; otherwise the whole match is.
+- :class:`AssignmentRule`: ``name = value`` / ``name: value`` text, and a dict
+  key with a string value, where the name says "secret" and the value looks
+  like one (entropy and length for the generic rule, shape for AWS).
+- :class:`PathRule`: file-name globs (``.env``, ``id_rsa``, ``*.pem``...)
+  applied to path-like fields only.
+
+Idempotence is by construction: existing ``[REDACTED...]`` markers are cut out
+of a string before any rule looks at it, and rules run to a fixed point, so
+redacting an already-redacted payload changes nothing and records nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import fnmatch
+import hashlib
+import json
+import math
+import re
+from collections import Counter
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, Union
+
+import attrs
+import orjson
+
+REDACT = "redact"
+BLOCK = "block"
+ACTIONS = (REDACT, BLOCK)
+
+DEFAULT_ENTROPY_THRESHOLD = 3.0
+"""Bits per character. Dictionary words and repeated placeholders
+(``hunter2hunter2`` 2.81, ``changeme`` 2.75) fall below; random 16+ character
+alphanumerics never do (measured minimum 3.02), 12-character ones 99% of the
+time. Shannon entropy per character cannot exceed log2(length), so a lower
+threshold is what lets short real passwords be caught at all."""
+
+DEFAULT_MIN_SECRET_LENGTH = 8
+
+RULE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+MARKER = re.compile(r"\[REDACTED(?::[a-z0-9][a-z0-9_-]{0,63})?\]")
+
+DEFAULT_PATH_FIELDS = frozenset(
+    {"path", "paths", "file", "files", "filename", "filepath", "file_path", "scope", "root_hint"}
+)
+"""Keys whose string values (or lists of strings) are paths. An evidence item
+with ``"type": "file"`` also makes its ``ref`` path-like."""
+
+
+class PolicyConfigError(ValueError):
+    """A rule or policy setting is malformed (the caller names the file)."""
+
+
+def replacement_for(rule_name: str) -> str:
+    return f"[REDACTED:{rule_name}]"
+
+
+def shannon_entropy(text: str) -> float:
+    """Bits per character of ``text``'s own character distribution."""
+    if not text:
+        return 0.0
+    n = len(text)
+    return -sum(c / n * math.log2(c / n) for c in Counter(text).values())
+
+
+# -- rules -------------------------------------------------------------------
+
+@attrs.frozen
+class PatternRule:
+    """A regular expression over any string value (and dict key)."""
+
+    name: str
+    reason: str
+    pattern: re.Pattern[str]
+    action: str = REDACT
+    confirm: Callable[[str], bool] | None = attrs.field(default=None, eq=False)
+
+    kind = "pattern"
+
+    def spans(self, text: str, policy: "RedactionPolicy") -> Iterator[tuple[int, int]]:
+        group = "secret" if "secret" in self.pattern.groupindex else 0
+        for m in self.pattern.finditer(text):
+            start, end = m.span(group)
+            if start < 0 or end <= start:
+                continue
+            if self.confirm is not None and not self.confirm(text[start:end]):
+                continue
+            yield start, end
+
+
+KeyTest = Callable[[tuple[str, ...]], bool]
+ValueTest = Callable[[str, "RedactionPolicy"], bool]
+
+_ASSIGNMENT = re.compile(
+    r"""
+    (?<![A-Za-z0-9_.\-])
+    (?P<key>-{0,2}[A-Za-z_][A-Za-z0-9_.\-]{0,63})
+    ["']?
+    [ \t]*(?::=|=>|[:=])(?![=>])[ \t]*
+    (?:
+        "(?P<dq>[^"\\\r\n]*(?:\\.[^"\\\r\n]*)*)"
+      | '(?P<sq>[^'\r\n]*)'
+      | `(?P<bq>[^`\r\n]*)`
+      | (?P<bare>[^\s'"`,;&()\[\]{}<>]+)
+    )
+    """,
+    re.X,
+)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def key_words(key: str) -> tuple[str, ...]:
+    """``DB_PASSWORD`` -> (db, password); ``apiKey`` -> (api, key)."""
+    words: list[str] = []
+    for chunk in re.split(r"[^A-Za-z0-9]+", key):
+        words.extend(w.lower() for w in _CAMEL.split(chunk) if w)
+    return tuple(words)
+
+
+@attrs.frozen
+class AssignmentRule:
+    """``name = value`` text and ``{"name": "value"}`` pairs whose name says
+    "secret" and whose value looks like one. Only the value is replaced."""
+
+    name: str
+    reason: str
+    key_test: KeyTest = attrs.field(eq=False)
+    value_test: ValueTest = attrs.field(eq=False)
+    action: str = REDACT
+
+    kind = "assignment"
+
+    def spans(self, text: str, policy: "RedactionPolicy") -> Iterator[tuple[int, int]]:
+        # Not finditer: in "x: password=s3cr3t" the first candidate is key "x"
+        # with value "password=s3cr3t", which would hide the real assignment.
+        # When a candidate is not redacted, look again right after its key.
+        pos = 0
+        while (m := _ASSIGNMENT.search(text, pos)) is not None:
+            group = next(g for g in ("dq", "sq", "bq", "bare") if m.group(g) is not None)
+            if self.key_test(key_words(m.group("key"))) and self.value_test(m.group(group), policy):
+                yield m.span(group)
+                pos = m.end()
+            else:
+                pos = m.end("key")
+
+    def matches_pair(self, key: str, value: str, policy: "RedactionPolicy") -> bool:
+        return self.key_test(key_words(key)) and self.value_test(value, policy)
+
+
+@attrs.frozen
+class PathRule:
+    """File-name globs for path-like fields. A glob without ``/`` is matched
+    against the last component; with ``/``, against the path's tail.
+    Matching ignores case (``ID_RSA`` on a case-insensitive disk is ``id_rsa``)."""
+
+    name: str
+    reason: str
+    globs: tuple[str, ...]
+    exempt: tuple[str, ...] = ()
+    action: str = REDACT
+    pattern: re.Pattern[str] | None = None
+
+    kind = "path"
+
+    def matches(self, value: str) -> bool:
+        path = value.strip().replace("\\", "/").rstrip("/")
+        if not path or MARKER.fullmatch(path):
+            return False
+        if self.pattern is not None and self.pattern.search(path):
+            return True
+        lowered = path.lower()
+        base = lowered.rsplit("/", 1)[-1]
+        if any(ch in base for ch in "*?["):
+            return False  # a glob in a scope list names no particular file
+        if any(_glob_hit(lowered, base, g) for g in self.exempt):
+            return False
+        return any(_glob_hit(lowered, base, g) for g in self.globs)
+
+
+def _glob_hit(path: str, base: str, glob: str) -> bool:
+    glob = glob.lower()
+    if "/" in glob:
+        return fnmatch.fnmatchcase(path, glob) or fnmatch.fnmatchcase(path, "*/" + glob)
+    return fnmatch.fnmatchcase(base, glob)
+
+
+Rule = Union[PatternRule, AssignmentRule, PathRule]
+
+
+# -- default rules -----------------------------------------------------------
+
+_PLACEHOLDER = re.compile(
+    r"""^(?:
+        <[^<>]*>                      # <your-token>
+      | \$\{[^}]*\}                   # ${TOKEN}
+      | \$[A-Za-z_][A-Za-z0-9_]*      # $TOKEN
+      | %[A-Za-z_][A-Za-z0-9_]*%      # %TOKEN%
+      | \{\{.*\}\}                    # {{ secrets.TOKEN }}
+      | (?P<same>.)(?P=same)*         # ******** / xxxxxxxx
+      | \[REDACTED[^\]]*\]
+      | (?:null|none|nil|true|false|undefined|redacted|todo|tbd)
+    )$""",
+    re.X | re.I | re.S,
+)
+_DOTTED_NAME = re.compile(r"^[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+$")
+
+
+def is_placeholder(value: str) -> bool:
+    """Values that stand in for a secret rather than being one: markers,
+    ``<...>``, ``${VAR}``/``$VAR``/``%VAR%``, ``{{...}}``, one repeated
+    character, and letter-only dotted names (``process.env.TOKEN``)."""
+    v = value.strip()
+    return bool(not v or _PLACEHOLDER.match(v) or _DOTTED_NAME.match(v))
+
+
+_SECRET_WORDS = frozenset({
+    "secret", "token", "password", "passwd", "pwd", "passphrase", "key", "apikey",
+    "secretkey", "accesskey", "privatekey", "authtoken", "accesstoken", "credential", "credentials",
+})
+_NOT_SECRET_BEFORE_KEY = frozenset({
+    "public", "primary", "foreign", "sort", "partition", "cache", "idempotency", "unique",
+    "lookup", "hash", "dict", "map", "row", "range", "composite", "group", "routing", "translation",
+    "i18n", "react", "object", "storage", "s3",
+})
+_NOT_SECRET_BEFORE_TOKEN = frozenset({
+    "max", "min", "num", "total", "count", "next", "page", "pagination", "continuation",
+    "cancellation", "resume", "input", "output", "prompt", "completion", "context", "sync", "eos", "bos",
+})
+
+
+def names_generic_secret(words: tuple[str, ...]) -> bool:
+    """The last word names a secret (``db_password``, ``apiKey``, ``key``),
+    unless the compound is a well-known non-secret (``primary_key``,
+    ``max_tokens``-style ``max_token``, ``resume_token``)."""
+    if not words or words[-1] not in _SECRET_WORDS:
+        return False
+    before = words[-2] if len(words) > 1 else ""
+    if words[-1] == "key" and before in _NOT_SECRET_BEFORE_KEY:
+        return False
+    if words[-1] == "token" and before in _NOT_SECRET_BEFORE_TOKEN:
+        return False
+    return True
+
+
+def high_entropy_value(value: str, policy: "RedactionPolicy") -> bool:
+    return (
+        len(value) >= policy.min_secret_length
+        and not is_placeholder(value)
+        and shannon_entropy(value) >= policy.entropy_threshold
+    )
+
+
+def _names_aws_secret(words: tuple[str, ...]) -> bool:
+    """``aws_secret_access_key``, ``secretAccessKey``, ``AWS_SECRET_KEY``..."""
+    if not words or words[-1] not in ("key", "secret"):
+        return False
+    return "".join(words).endswith("secretaccesskey") or (words[0] == "aws" and "secret" in words)
+
+
+_AWS_SECRET_VALUE = re.compile(r"^[A-Za-z0-9/+]{40}$")
+
+
+def _aws_secret_value(value: str, policy: "RedactionPolicy") -> bool:
+    return bool(_AWS_SECRET_VALUE.match(value)) and not is_placeholder(value)
+
+
+def _jwt_header_has_alg(token: str) -> bool:
+    header = token.split(".", 1)[0]
+    try:
+        decoded = orjson.loads(base64.urlsafe_b64decode(header + "=" * (-len(header) % 4)))
+    except (binascii.Error, ValueError, orjson.JSONDecodeError):
+        return False
+    return isinstance(decoded, dict) and "alg" in decoded
+
+
+def _pattern(name: str, reason: str, regex: str, flags: int = 0,
+             confirm: Callable[[str], bool] | None = None) -> PatternRule:
+    return PatternRule(name=name, reason=reason, pattern=re.compile(regex, flags), confirm=confirm)
+
+
+DEFAULT_RULES: tuple[Rule, ...] = (
+    _pattern("private-key", "private key PEM block",
+             r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?"
+             r"(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+             re.S),
+    _pattern("aws-access-key-id", "AWS access key id",
+             r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+    AssignmentRule("aws-secret-access-key", "AWS secret access key assignment",
+                   key_test=_names_aws_secret, value_test=_aws_secret_value),
+    _pattern("github-token", "GitHub token (classic)",
+             r"(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9_])"),
+    _pattern("github-fine-grained-token", "GitHub fine-grained personal access token",
+             r"(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{40,255}(?![A-Za-z0-9_])"),
+    _pattern("slack-token", "Slack token",
+             r"(?<![A-Za-z0-9])xox[abprs]-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+(?![A-Za-z0-9-])",
+             confirm=lambda t: len(t) >= 20),
+    _pattern("jwt", "JSON Web Token",
+             r"(?<![A-Za-z0-9_.\-])[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*(?![A-Za-z0-9_.\-])",
+             confirm=_jwt_header_has_alg),
+    _pattern("authorization-header", "credentials in an Authorization header",
+             r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token|digest)\s+"
+             r"(?P<secret>[A-Za-z0-9._~+/=\-]{8,})",
+             confirm=lambda t: not is_placeholder(t)),
+    _pattern("url-credentials", "password embedded in a URL",
+             r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s/:@]+:(?P<secret>[^\s/@]+)@",
+             confirm=lambda t: not is_placeholder(t)),
+    AssignmentRule("generic-secret-assignment",
+                   "high-entropy value assigned to a secret-like name",
+                   key_test=names_generic_secret, value_test=high_entropy_value),
+    PathRule("dotenv-file", "reference to a .env file",
+             globs=(".env", ".env.*", "*.env", ".envrc"),
+             exempt=(".env.example", ".env.sample", ".env.template", ".env.dist", "*.env.example")),
+    PathRule("credential-file", "reference to a credential or private-key file",
+             globs=("id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk",
+                    "*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx", "*.ppk",
+                    "credentials.json", "client_secret*.json", ".npmrc", ".pypirc", ".netrc", "_netrc",
+                    ".git-credentials", ".htpasswd", ".pgpass", ".dockercfg",
+                    ".aws/credentials", ".docker/config.json", ".kube/config")),
+)
+DEFAULT_RULE_NAMES: tuple[str, ...] = tuple(r.name for r in DEFAULT_RULES)
+
+
+# -- policy ------------------------------------------------------------------
+
+@attrs.frozen
+class RedactionPolicy:
+    rules: tuple[Rule, ...] = DEFAULT_RULES
+    entropy_threshold: float = DEFAULT_ENTROPY_THRESHOLD
+    min_secret_length: int = DEFAULT_MIN_SECRET_LENGTH
+    path_fields: frozenset[str] = DEFAULT_PATH_FIELDS
+
+    @property
+    def text_rules(self) -> tuple[Rule, ...]:
+        return tuple(r for r in self.rules if not isinstance(r, PathRule))
+
+    @property
+    def path_rules(self) -> tuple[PathRule, ...]:
+        return tuple(r for r in self.rules if isinstance(r, PathRule))
+
+    @property
+    def rule_names(self) -> tuple[str, ...]:
+        return tuple(r.name for r in self.rules)
+
+
+def custom_rule(name: str, *, regex: str | None = None, glob: str | Sequence[str] | None = None,
+                action: str = REDACT, reason: str | None = None, applies_to: str = "text") -> Rule:
+    """A rule from a policy file. ``regex`` with ``applies_to="text"`` runs
+    over every string; ``applies_to="path"`` or ``glob`` run on path-like
+    fields only. Compiled here so every problem surfaces at load time.
+
+    Raises:
+        PolicyConfigError: bad name, action, regex, glob or target.
+    """
+    problems: list[str] = []
+    if not isinstance(name, str) or not RULE_NAME.match(name):
+        problems.append(f"name {name!r} must match {RULE_NAME.pattern} (it appears in [REDACTED:<name>])")
+    if action not in ACTIONS:
+        problems.append(f"unknown action {action!r} (expected 'redact' or 'block')")
+    if reason is not None and (not isinstance(reason, str) or not reason.strip()):
+        problems.append("reason must be a non-empty string")
+    if applies_to not in ("text", "path"):
+        problems.append(f"applies_to must be 'text' or 'path', not {applies_to!r}")
+    if (regex is None) == (glob is None):
+        problems.append("give exactly one of 'regex' or 'glob'")
+    compiled: re.Pattern[str] | None = None
+    if regex is not None:
+        if not isinstance(regex, str) or not regex:
+            problems.append("regex must be a non-empty string")
+        else:
+            try:
+                compiled = re.compile(regex)
+            except re.error as exc:
+                problems.append(f"bad regex {regex!r}: {exc}")
+            else:
+                if compiled.search("") is not None:
+                    problems.append(f"regex {regex!r} matches the empty string")
+    globs: tuple[str, ...] = ()
+    if glob is not None:
+        globs = (glob,) if isinstance(glob, str) else tuple(glob) if isinstance(glob, (list, tuple)) else ()
+        if not globs or not all(isinstance(g, str) and g.strip() for g in globs):
+            problems.append("glob must be a non-empty string or a list of them")
+    if problems:
+        raise PolicyConfigError("; ".join(problems))
+    text_reason = reason or f"matched policy rule {name}"
+    if glob is not None:
+        return PathRule(name=name, reason=text_reason, globs=globs, action=action)
+    assert compiled is not None
+    if applies_to == "path":
+        return PathRule(name=name, reason=text_reason, globs=(), action=action, pattern=compiled)
+    return PatternRule(name=name, reason=text_reason, pattern=compiled, action=action)
+
+
+def build_redaction_policy(
+    *,
+    extra_rules: Iterable[Rule] = (),
+    disable: Iterable[str] = (),
+    actions: Mapping[str, str] | None = None,
+    entropy_threshold: float = DEFAULT_ENTROPY_THRESHOLD,
+    min_secret_length: int = DEFAULT_MIN_SECRET_LENGTH,
+    extra_path_fields: Iterable[str] = (),
+) -> RedactionPolicy:
+    """The default rules, minus ``disable``, plus ``extra_rules`` (after the
+    defaults), with ``actions`` overriding any rule's action by name.
+
+    Raises:
+        PolicyConfigError: every problem found, joined: unknown rule names in
+            ``disable``/``actions``, duplicate names, bad actions or numbers.
+    """
+    problems: list[str] = []
+    disabled = set(disable)
+    unknown = sorted(disabled - set(DEFAULT_RULE_NAMES))
+    if unknown:
+        problems.append(f"disable_rules names unknown default rule(s) {unknown}; known: {list(DEFAULT_RULE_NAMES)}")
+    rules = [r for r in DEFAULT_RULES if r.name not in disabled]
+    for rule in extra_rules:
+        if rule.name in {r.name for r in rules}:
+            hint = " (disable the default rule first to replace it)" if rule.name in DEFAULT_RULE_NAMES else ""
+            problems.append(f"rule name {rule.name!r} is used twice{hint}")
+            continue
+        rules.append(rule)
+    for rule_name, action in (actions or {}).items():
+        if action not in ACTIONS:
+            problems.append(f"actions[{rule_name!r}]: unknown action {action!r} (expected 'redact' or 'block')")
+            continue
+        index = next((i for i, r in enumerate(rules) if r.name == rule_name), None)
+        if index is None:
+            problems.append(f"actions names unknown rule {rule_name!r}")
+            continue
+        rules[index] = attrs.evolve(rules[index], action=action)
+    if isinstance(entropy_threshold, bool) or not isinstance(entropy_threshold, (int, float)) \
+            or not 0 <= entropy_threshold <= 16:
+        problems.append(f"entropy_threshold must be a number of bits per character from 0 to 16, not {entropy_threshold!r}")
+    if isinstance(min_secret_length, bool) or not isinstance(min_secret_length, int) or min_secret_length < 1:
+        problems.append(f"min_secret_length must be a positive integer, not {min_secret_length!r}")
+    fields = list(extra_path_fields)
+    if not all(isinstance(f, str) and f for f in fields):
+        problems.append("path_fields must be a list of non-empty strings")
+    if problems:
+        raise PolicyConfigError("; ".join(problems))
+    return RedactionPolicy(
+        rules=tuple(rules),
+        entropy_threshold=float(entropy_threshold),
+        min_secret_length=min_secret_length,
+        path_fields=DEFAULT_PATH_FIELDS | {f.lower() for f in fields},
+    )
+
+
+# -- outcome -----------------------------------------------------------------
+
+@attrs.frozen
+class Redaction:
+    """One field changed by one rule. Never holds the removed value."""
+
+    field: str
+    rule: str
+    reason: str
+    replacement: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"field": self.field, "rule": self.rule, "reason": self.reason, "replacement": self.replacement}
+
+
+@attrs.frozen
+class RedactionOutcome:
+    """The cleaned payload and what was done to it.
+
+    ``blocked`` lists matches of rules whose action is "block": their values
+    are replaced in ``payload`` too, so nothing leaks even by mistake, but the
+    caller must refuse the operation (``baton.policy.redact_or_block`` does).
+    """
+
+    payload: Any
+    redactions: tuple[Redaction, ...] = ()
+    blocked: tuple[Redaction, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.redactions or self.blocked)
+
+    @property
+    def is_blocked(self) -> bool:
+        return bool(self.blocked)
+
+    def records(self) -> list[dict[str, str]]:
+        """The ``redactions`` array of a handoff (§7.2): redacted fields only."""
+        return [r.to_json() for r in self.redactions]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"redactions": self.records(), "blocked": [r.to_json() for r in self.blocked]}
+
+
+# -- the walk ----------------------------------------------------------------
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_MAX_PASSES = 64
+
+
+def _child(path: str, key: Any) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    text = key if isinstance(key, str) else repr(key)
+    if _IDENT.match(text):
+        return f"{path}.{text}" if path else text
+    return f"{path}[{json.dumps(text, ensure_ascii=False)}]"
+
+
+class _Walk:
+    def __init__(self, policy: RedactionPolicy) -> None:
+        self.policy = policy
+        self.text_rules = policy.text_rules
+        self.path_rules = policy.path_rules
+        self.pair_rules = tuple(r for r in self.text_rules if isinstance(r, AssignmentRule))
+        self.hits: dict[tuple[str, str], Rule] = {}
+
+    def note(self, field: str, rule: Rule) -> None:
+        self.hits.setdefault((field, rule.name), rule)
+
+    def value(self, value: Any, field: str, path_like: bool = False) -> Any:
+        if isinstance(value, str):
+            return self.string(value, field, path_like)
+        if isinstance(value, Mapping):
+            return self.mapping(value, field)
+        if isinstance(value, (list, tuple)):
+            return [self.value(item, _child(field, i), path_like) for i, item in enumerate(value)]
+        return value
+
+    def string(self, text: str, field: str, path_like: bool) -> str:
+        text = self.text(text, field)
+        if path_like:
+            for rule in self.path_rules:
+                if rule.matches(text):
+                    self.note(field, rule)
+                    return replacement_for(rule.name)
+        return text
+
+    def text(self, text: str, field: str) -> str:
+        text, fired = self.scrub(text)
+        for rule in fired:
+            self.note(field, rule)
+        return text
+
+    def scrub(self, text: str) -> tuple[str, list[Rule]]:
+        # Run every rule until none fires: a replacement can split a string so
+        # that an earlier rule now matches a piece, and a fixed point is what
+        # makes redaction idempotent. Each pass turns unredacted characters
+        # into markers, so the loop ends; the cap is only a guard.
+        fired: list[Rule] = []
+        for _ in range(_MAX_PASSES):
+            any_hit = False
+            for rule in self.text_rules:
+                text, hit = _apply(text, rule, self.policy)
+                if hit:
+                    any_hit = True
+                    if rule not in fired:
+                        fired.append(rule)
+            if not any_hit:
+                break
+        return text, fired
+
+    def mapping(self, value: Mapping[Any, Any], field: str) -> dict[Any, Any]:
+        path_keys = {k for k in value if isinstance(k, str) and k.lower() in self.policy.path_fields}
+        if value.get("type") == "file" and "ref" in value:
+            path_keys.add("ref")
+        cleaned: dict[Any, tuple[Any, Any]] = {}
+        taken: set[Any] = set(value)
+        for key in sorted(value, key=_sort_key):
+            item = value[key]
+            new_key = key
+            if isinstance(key, str):
+                # A secret in a key: the record's field path must use the
+                # redacted key, or the path itself would leak the value.
+                new_key, fired = self.scrub(key)
+                if new_key != key:
+                    new_key = _unique(new_key, taken)
+                    taken.add(new_key)
+                for rule in fired:
+                    self.note(_child(field, new_key), rule)
+            child = _child(field, new_key)
+            if isinstance(item, str) and isinstance(key, str) and self.pair_rules:
+                text = self.text(item, child)
+                rest = MARKER.sub("", text)
+                # Judge the name as it will be stored (markers removed), so a
+                # second pass over the output decides exactly as this one did.
+                name = MARKER.sub(" ", new_key)
+                pair = next((r for r in self.pair_rules if r.matches_pair(name, rest, self.policy)), None)
+                if pair is not None:
+                    self.note(child, pair)
+                    text = replacement_for(pair.name)
+                elif key in path_keys:
+                    text = self.string(text, child, True)
+                cleaned[key] = (new_key, text)
+                continue
+            cleaned[key] = (new_key, self.value(item, child, key in path_keys))
+        return {new_key: item for new_key, item in (cleaned[k] for k in value)}
+
+
+def _sort_key(key: Any) -> tuple[str, str]:
+    return (type(key).__name__, key if isinstance(key, str) else repr(key))
+
+
+def _unique(key: str, taken: set[Any]) -> str:
+    if key not in taken:
+        return key
+    n = 2
+    while f"{key}#{n}" in taken:
+        n += 1
+    return f"{key}#{n}"
+
+
+def _apply(text: str, rule: Rule, policy: RedactionPolicy) -> tuple[str, bool]:
+    """Replace ``rule``'s matches in the parts of ``text`` between markers."""
+    if isinstance(rule, PathRule):
+        return text, False
+    pieces: list[str] = []
+    hit = False
+    pos = 0
+    for marker in [*MARKER.finditer(text), None]:
+        end = marker.start() if marker else len(text)
+        segment = text[pos:end]
+        if segment:
+            out, last = [], 0
+            for start, stop in sorted(set(rule.spans(segment, policy))):
+                if start < last:
+                    continue
+                out.append(segment[last:start])
+                out.append(replacement_for(rule.name))
+                last = stop
+                hit = True
+            out.append(segment[last:])
+            pieces.append("".join(out))
+        if marker:
+            pieces.append(marker.group())
+            pos = marker.end()
+    return "".join(pieces), hit
+
+
+def redact_payload(payload: Any, policy: RedactionPolicy, *, at: str = "") -> RedactionOutcome:
+    """Walk a JSON-like value (dicts, lists, strings; other scalars pass
+    through) and replace every secret the policy finds.
+
+    ``at`` prefixes every field path (``at="evidence[2]"`` when redacting one
+    item); a bare string at the top is reported as ``at`` or ``"$"``.
+    Records come in a deterministic order: dict keys sorted, list order kept.
+    """
+    walk = _Walk(policy)
+    cleaned = walk.value(payload, at)
+    redactions: list[Redaction] = []
+    blocked: list[Redaction] = []
+    for (field, rule_name), rule in walk.hits.items():
+        record = Redaction(field=field or "$", rule=rule_name, reason=rule.reason,
+                           replacement=replacement_for(rule_name))
+        (blocked if rule.action == BLOCK else redactions).append(record)
+    return RedactionOutcome(payload=cleaned, redactions=tuple(redactions), blocked=tuple(blocked))
+
+
+def redact_text(text: str, policy: RedactionPolicy) -> str:
+    """Just the cleaned string (for logs and rendering)."""
+    return redact_payload(text, policy).payload
+
+
+# -- command output ----------------------------------------------------------
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+
+DEFAULT_SUMMARY_LIMIT = 2000
+
+
+@attrs.frozen
+class OutputSummary:
+    """What Baton keeps of a command's output: a digest and a bounded summary.
+
+    ``digest`` is ``sha256:`` of the *redacted* (and ANSI-stripped) full
+    output, never of the raw bytes: a digest of raw output that held a short
+    secret would let anyone with the ledger confirm a guess of it offline.
+    """
+
+    digest: str
+    summary: str
+    truncated: bool
+    original_chars: int
+    redactions: tuple[Redaction, ...] = ()
+    blocked: tuple[Redaction, ...] = ()
+
+    def __iter__(self) -> Iterator[str]:  # ``digest, summary = summarize_output(...)``
+        return iter((self.digest, self.summary))
+
+
+def summarize_output(text: str, limit: int = DEFAULT_SUMMARY_LIMIT,
+                     policy: RedactionPolicy | None = None, *, field: str = "$") -> OutputSummary:
+    """Redact the whole output first (so a PEM block cut by truncation is still
+    caught), then keep its head and its tail (test runners print their verdict
+    last) within ``limit`` characters, marking what was left out."""
+    policy = policy or RedactionPolicy()
+    plain = _ANSI.sub("", text)
+    outcome = redact_payload(plain, policy, at=field)
+    redacted: str = outcome.payload
+    digest = "sha256:" + hashlib.sha256(redacted.encode("utf-8", "surrogatepass")).hexdigest()
+    summary, truncated = _bounded(redacted, max(limit, 0))
+    return OutputSummary(digest=digest, summary=summary, truncated=truncated, original_chars=len(text),
+                         redactions=outcome.redactions, blocked=outcome.blocked)
+
+
+def _bounded(text: str, limit: int) -> tuple[str, bool]:
+    if len(text) <= limit:
+        return text, False
+    omitted = len(text)  # upper bound for the width of the count
+    note = f"\n[... {omitted} characters omitted ...]\n"
+    room = limit - len(note)
+    if room < 8:
+        return _clip_markers(text, 0, limit), True
+    head_len = room // 4
+    tail_len = room - head_len
+    head = _clip_markers(text, 0, head_len)
+    tail_start = len(text) - tail_len
+    tail = _clip_markers(text, tail_start, len(text))
+    note = f"\n[... {len(text) - len(head) - len(tail)} characters omitted ...]\n"
+    return head + note + tail, True
+
+
+def _clip_markers(text: str, start: int, stop: int) -> str:
+    """``text[start:stop]``, shrunk so that no redaction marker is cut in half."""
+    for m in MARKER.finditer(text):
+        if m.start() < start < m.end():
+            start = m.end()
+        if m.start() < stop < m.end():
+            stop = m.start()
+    return text[start:max(start, stop)]

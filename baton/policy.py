@@ -1,0 +1,323 @@
+"""The project's security policy: what to redact or block, which roots a path
+may reach, and which commands ``--recheck`` may run.
+
+Read from the ``policy`` section of ``.baton/config.json`` and from
+``.baton/policy.json`` (both meant to be committed, so a team shares one
+policy). A malformed policy is an input error naming the file and every
+problem in it: a security setting that is silently ignored is worse than one
+that stops the command.
+
+This module may touch the file system (reading the policy, following
+symlinks); the rules themselves live in the pure ``baton.domain.redaction``
+and ``baton.domain.paths``.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path, PurePosixPath
+from typing import Any, Iterable, Sequence
+
+import attrs
+
+from baton.config import ProjectConfig, read_json
+from baton.domain import paths as pathrules
+from baton.domain.paths import UnsafePath, lexical_problem
+from baton.domain.redaction import (
+    PolicyConfigError,
+    RedactionOutcome,
+    RedactionPolicy,
+    Rule,
+    build_redaction_policy,
+    custom_rule,
+    redact_payload,
+)
+from baton.errors import InputError, PolicyBlock
+from baton.project import ProjectPaths
+
+POLICY_SCHEMA = 1
+KNOWN_KEYS = frozenset({
+    "schema_version", "rules", "disable_rules", "actions", "entropy_threshold", "min_secret_length",
+    "path_fields", "allowed_roots", "recheck_allowlist",
+})
+RULE_KEYS = frozenset({"name", "regex", "glob", "action", "reason", "applies_to"})
+MAX_SYMLINK_HOPS = 40  # as the Linux kernel's MAXSYMLINKS
+
+
+@attrs.frozen
+class Policy:
+    redaction: RedactionPolicy = attrs.field(factory=RedactionPolicy)
+    allowed_roots: tuple[Path, ...] = ()
+    """Absolute, resolved roots outside the project that paths may reach (§16)."""
+    recheck_allowlist: tuple[str, ...] = ()
+    """Commands ``validate --recheck`` may re-run, exactly as written."""
+    sources: tuple[str, ...] = ()
+    """The files this policy was read from, for messages and ``doctor``."""
+
+    def redact(self, payload: Any, *, at: str = "") -> RedactionOutcome:
+        return redact_payload(payload, self.redaction, at=at)
+
+    def allows_recheck(self, command: str) -> bool:
+        """Exact match after collapsing runs of whitespace: ``pytest -q`` does
+        not allow ``pytest -q; rm -rf ~``."""
+        wanted = " ".join(command.split())
+        return any(" ".join(allowed.split()) == wanted for allowed in self.recheck_allowlist)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rules": [{"name": r.name, "kind": r.kind, "action": r.action, "reason": r.reason}
+                      for r in self.redaction.rules],
+            "entropy_threshold": self.redaction.entropy_threshold,
+            "min_secret_length": self.redaction.min_secret_length,
+            "path_fields": sorted(self.redaction.path_fields),
+            "allowed_roots": [str(p) for p in self.allowed_roots],
+            "recheck_allowlist": list(self.recheck_allowlist),
+            "sources": list(self.sources),
+        }
+
+
+def load_policy(paths: ProjectPaths, config: ProjectConfig) -> Policy:
+    """The project's policy: defaults, then ``config.json``'s ``policy``
+    section, then ``.baton/policy.json``. Lists (rules, disabled rules, roots,
+    allowlist) add up; numbers and per-rule actions from ``policy.json`` win.
+
+    Raises:
+        InputError: a policy source is not valid JSON or breaks the format;
+            the message names the file and lists every problem found.
+    """
+    sources: list[tuple[str, dict[str, Any]]] = []
+    if "policy" in config.extra:
+        section = config.extra["policy"]
+        where = f"{paths.config} (policy section)"
+        if not isinstance(section, dict):
+            raise InputError(f"{where}: must be a JSON object, not {type(section).__name__}",
+                             details={"file": str(paths.config), "problems": ["not an object"]})
+        sources.append((where, section))
+    try:
+        raw = read_json(paths.policy)
+    except FileNotFoundError:
+        raw = None
+    if raw is not None:
+        if not isinstance(raw, dict):
+            raise InputError(f"{paths.policy}: must be a JSON object, not {type(raw).__name__}",
+                             details={"file": str(paths.policy), "problems": ["not an object"]})
+        sources.append((str(paths.policy), raw))
+    return build_policy(sources, root=paths.root)
+
+
+def build_policy(sources: Sequence[tuple[str, dict[str, Any]]], *, root: Path) -> Policy:
+    """Merge policy documents, in order, into one :class:`Policy`.
+
+    Raises:
+        InputError: naming the first source with problems and all of them.
+    """
+    rules: list[Rule] = []
+    disable: list[str] = []
+    actions: dict[str, str] = {}
+    numbers: dict[str, Any] = {}
+    path_fields: list[str] = []
+    allowed: list[Path] = []
+    allowlist: list[str] = []
+    seen_rule_names: dict[str, str] = {}
+    for where, doc in sources:
+        problems: list[str] = []
+        unknown = sorted(set(doc) - KNOWN_KEYS)
+        if unknown:
+            problems.append(f"unknown key(s) {unknown}; known: {sorted(KNOWN_KEYS)}")
+        version = doc.get("schema_version", POLICY_SCHEMA)
+        if version != POLICY_SCHEMA:
+            problems.append(f"schema_version {version!r} is not supported (this Baton reads {POLICY_SCHEMA})")
+        for i, spec in enumerate(_list(doc, "rules", problems)):
+            rule = _parse_rule(i, spec, problems)
+            if rule is None:
+                continue
+            if rule.name in seen_rule_names:
+                problems.append(f"rules[{i}]: name {rule.name!r} is already defined in {seen_rule_names[rule.name]}")
+                continue
+            seen_rule_names[rule.name] = where
+            rules.append(rule)
+        disable.extend(_strings(doc, "disable_rules", problems))
+        raw_actions = doc.get("actions", {})
+        if not isinstance(raw_actions, dict):
+            problems.append("actions must be an object mapping rule names to 'redact' or 'block'")
+        else:
+            actions.update(raw_actions)
+        for key in ("entropy_threshold", "min_secret_length"):
+            if key in doc:
+                numbers[key] = doc[key]
+        path_fields.extend(_strings(doc, "path_fields", problems))
+        for text in _strings(doc, "allowed_roots", problems):
+            allowed.append(_allowed_root(root, text))
+        allowlist.extend(_strings(doc, "recheck_allowlist", problems))
+        if not problems:
+            try:
+                build_redaction_policy(extra_rules=rules, disable=disable, actions=actions,
+                                       extra_path_fields=path_fields, **numbers)
+            except PolicyConfigError as exc:
+                problems.append(str(exc))
+        if problems:
+            raise InputError(f"{where}: invalid policy: " + "; ".join(problems),
+                             details={"file": where, "problems": problems})
+    redaction = build_redaction_policy(extra_rules=rules, disable=disable, actions=actions,
+                                       extra_path_fields=path_fields, **numbers)
+    return Policy(redaction=redaction, allowed_roots=tuple(dict.fromkeys(allowed)),
+                  recheck_allowlist=tuple(dict.fromkeys(allowlist)),
+                  sources=tuple(where for where, _ in sources))
+
+
+def _list(doc: dict[str, Any], key: str, problems: list[str]) -> list[Any]:
+    value = doc.get(key, [])
+    if not isinstance(value, list):
+        problems.append(f"{key} must be a list, not {type(value).__name__}")
+        return []
+    return value
+
+
+def _strings(doc: dict[str, Any], key: str, problems: list[str]) -> list[str]:
+    values = _list(doc, key, problems)
+    bad = [i for i, v in enumerate(values) if not isinstance(v, str) or not v.strip()]
+    if bad:
+        problems.append(f"{key}{bad} must be non-empty strings")
+        return [v for v in values if isinstance(v, str) and v.strip()]
+    return values
+
+
+def _parse_rule(i: int, spec: Any, problems: list[str]) -> Rule | None:
+    if not isinstance(spec, dict):
+        problems.append(f"rules[{i}] must be an object with name, regex (or glob), action, reason")
+        return None
+    unknown = sorted(set(spec) - RULE_KEYS)
+    if unknown:
+        problems.append(f"rules[{i}]: unknown key(s) {unknown}; known: {sorted(RULE_KEYS)}")
+        return None
+    if "name" not in spec:
+        problems.append(f"rules[{i}]: 'name' is required")
+        return None
+    try:
+        return custom_rule(spec["name"], regex=spec.get("regex"), glob=spec.get("glob"),
+                           action=spec.get("action", "redact"), reason=spec.get("reason"),
+                           applies_to=spec.get("applies_to", "text"))
+    except PolicyConfigError as exc:
+        problems.append(f"rules[{i}] ({spec.get('name')!r}): {exc}")
+        return None
+
+
+def _allowed_root(root: Path, text: str) -> Path:
+    # An explicit user setting in the user's own policy file, so "~" is
+    # expanded here (it is refused in handoff paths).
+    path = Path(text).expanduser()
+    if not path.is_absolute():
+        path = root / path
+    return Path(os.path.realpath(path))
+
+
+def redact_or_block(payload: Any, policy: Policy | RedactionPolicy, *, at: str = "") -> RedactionOutcome:
+    """Redact ``payload``; refuse it if any "block" rule matched.
+
+    Raises:
+        PolicyBlock: a block rule matched. The message and details name the
+            fields and rules, never the values.
+    """
+    redaction = policy.redaction if isinstance(policy, Policy) else policy
+    outcome = redact_payload(payload, redaction, at=at)
+    if outcome.blocked:
+        listed = ", ".join(f"{r.field} ({r.rule}: {r.reason})" for r in outcome.blocked)
+        raise PolicyBlock(f"refused by secret policy: {listed}",
+                          details={"blocked": [r.to_json() for r in outcome.blocked]})
+    return outcome
+
+
+# -- paths on the file system ------------------------------------------------
+
+def check_path_inside_root(root: Path, rel: str, allowed_roots: Sequence[Path] = ()) -> Path:
+    """The real location of ``rel`` (relative to ``root``), refused unless it
+    stays inside ``root`` or one of ``allowed_roots`` once every symlink is
+    followed. The path need not exist (a deleted artifact is judged by where
+    it would be).
+
+    Without allowed roots, ``rel`` must be a plain project path (no ``..``,
+    not absolute); with them, it may be absolute or climb with ``..`` as long
+    as it lands inside an allowed root.
+
+    The answer holds at the moment of the check: Baton only reads these paths
+    (to hash them), and should read the returned path, not ``rel`` again.
+
+    Raises:
+        UnsafePath: (a PolicyBlock, exit 5) naming the path and why:
+            a textual hazard, outside the root, a symlink escape or loop.
+    """
+    allowed = tuple(Path(os.path.realpath(p)) for p in allowed_roots)
+    problem = lexical_problem(rel, allow_outside=bool(allowed))
+    if problem is not None:
+        raise UnsafePath(rel, *problem)
+    real_root = Path(os.path.realpath(root))
+    resolved, followed = _resolve(real_root, rel)
+    for base in (real_root, *allowed):
+        if resolved == base or base in resolved.parents:
+            return resolved
+    lexical = Path(os.path.normpath(real_root / rel))
+    if followed and _inside(lexical, real_root):
+        link, target = followed[0]
+        raise UnsafePath(rel, pathrules.SYMLINK_ESCAPE,
+                         f"it resolves to {resolved}, outside the project root {real_root}, "
+                         f"through the symlink {link} -> {target}",
+                         resolved=str(resolved), symlink=str(link), target=target)
+    raise UnsafePath(rel, pathrules.OUTSIDE_ROOT,
+                     f"it resolves to {resolved}, outside the project root {real_root}"
+                     + (" and every allowed root" if allowed else " (no allowed_roots are configured)"),
+                     resolved=str(resolved))
+
+
+def _inside(path: Path, base: Path) -> bool:
+    return path == base or base in path.parents
+
+
+def _resolve(root: Path, rel: str) -> tuple[Path, list[tuple[Path, str]]]:
+    """Follow ``rel`` from ``root`` one component at a time, like the kernel:
+    ``..`` after a symlink climbs from the link's *target*. Components that do
+    not exist are taken as written. Returns the path and the symlinks followed.
+
+    Raises:
+        UnsafePath: more than MAX_SYMLINK_HOPS symlinks (a loop).
+    """
+    current = Path("/") if rel.startswith("/") else root
+    pending = [p for p in rel.split("/") if p not in ("", ".")]
+    pending.reverse()
+    followed: list[tuple[Path, str]] = []
+    hops = 0
+    while pending:
+        part = pending.pop()
+        if part == "..":
+            current = current.parent
+            continue
+        candidate = current / part
+        try:
+            info = os.lstat(candidate)
+        except FileNotFoundError:
+            current = candidate
+            continue
+        except NotADirectoryError:
+            current = candidate
+            continue
+        except OSError as exc:
+            raise UnsafePath(rel, pathrules.OUTSIDE_ROOT, f"cannot inspect {candidate}: {exc.strerror}") from exc
+        if not stat.S_ISLNK(info.st_mode):
+            current = candidate
+            continue
+        hops += 1
+        if hops > MAX_SYMLINK_HOPS:
+            raise UnsafePath(rel, pathrules.SYMLINK_LOOP,
+                             f"following it meets more than {MAX_SYMLINK_HOPS} symlinks (a symlink loop at {candidate})",
+                             symlink=str(candidate))
+        target = os.readlink(candidate)
+        followed.append((candidate, target))
+        if target.startswith("/"):
+            current = Path("/")
+        pending.extend(reversed([p for p in target.split("/") if p not in ("", ".")]))
+    return current, followed
+
+
+def check_paths_inside_root(root: Path, rels: Iterable[str], allowed_roots: Sequence[Path] = ()) -> list[Path]:
+    """``check_path_inside_root`` for several paths; the first refusal raises."""
+    return [check_path_inside_root(root, rel, allowed_roots) for rel in rels]

@@ -1,0 +1,519 @@
+"""Redaction (spec §7.2 ``redactions``, §16, §22 item 4): a secret never
+reaches the ledger; the record names the field and reason, never the value.
+
+SYNTHETIC SECRETS ONLY. Every credential in this file is fake and assembled at
+runtime from pieces, so that no real-looking secret sits in the repository as
+one string (and secret scanners have nothing to flag).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import string
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from baton.canonical import canonical_bytes
+from baton.domain.redaction import (
+    DEFAULT_RULE_NAMES,
+    RedactionPolicy,
+    build_redaction_policy,
+    custom_rule,
+    redact_payload,
+    shannon_entropy,
+    summarize_output,
+)
+from baton.errors import PolicyBlock
+from baton.policy import redact_or_block
+
+POLICY = RedactionPolicy()
+
+
+# -- synthetic secret builders ---------------------------------------------------
+
+def _b64url(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def fake_aws_key_id() -> str:
+    return "AK" + "IA" + "SYNTHETIC" + "0FAKE00"
+
+
+def fake_aws_secret() -> str:
+    return "SYNTH" + "eticFake" + "Secret" + "Value0000" + "abcd" + "EFGH" + "1234"
+
+
+def fake_github_token(prefix: str = "ghp") -> str:
+    return prefix + "_" + "SYNTHETIC" + "fake" + "Token" + "Value" + "0123456789" + "abc"
+
+
+def fake_github_fine_grained() -> str:
+    return "github" + "_pat_" + "11SYNTHETIC00fakeABCDE" + "_" + "SYNTHETICfakeTokenValue" + "0123456789" * 3 + "abcdef"
+
+
+def fake_slack_token() -> str:
+    return "xo" + "xb-" + "000000000000" + "-" + "111111111111" + "-" + "SYNTHETICfakeSlackValue0"
+
+
+def fake_private_key() -> str:
+    body = "\n".join(["MIIEowIBAAKCAQEA" + "SYNTHETIC" + "fake" * 10] * 3)
+    return "-----BEGIN " + "RSA PRIVATE" + " KEY-----\n" + body + "\n-----END " + "RSA PRIVATE" + " KEY-----"
+
+
+def fake_jwt(header: dict | None = None) -> str:
+    header = header if header is not None else {"alg": "HS256", "typ": "JWT"}
+    return ".".join([_b64url(orjson.dumps(header)), _b64url(b'{"sub":"synthetic-user"}'),
+                     "SYNTHETICsignature" + "0000fake"])
+
+
+def fake_password() -> str:
+    return "Zq8" + "Wm3Rt7" + "Yp2Kx5"
+
+
+FIXTURES = {
+    "aws-access-key-id": lambda: (f"key id {fake_aws_key_id()} in use", fake_aws_key_id()),
+    "aws-secret-access-key": lambda: (f"aws_secret_access_key = {fake_aws_secret()}", fake_aws_secret()),
+    "github-token": lambda: (f"push with {fake_github_token()} failed", fake_github_token()),
+    "github-fine-grained-token": lambda: (f"GH={fake_github_fine_grained()}", fake_github_fine_grained()),
+    "slack-token": lambda: (f"slack {fake_slack_token()} posted", fake_slack_token()),
+    "private-key": lambda: (f"key:\n{fake_private_key()}\ndone", fake_private_key()),
+    "jwt": lambda: (f"session {fake_jwt()} expired", fake_jwt()),
+    "authorization-header": lambda: ("curl -H 'Authorization: Basic " + "U1lOVEhFVElDOmZha2U=" + "'",
+                                     "U1lOVEhFVElDOmZha2U="),
+    "url-credentials": lambda: ("git clone https://synthetic:" + "Fake0Pass9" + "@example.invalid/r.git",
+                                "Fake0Pass9"),
+    "generic-secret-assignment": lambda: (f"export DB_PASSWORD={fake_password()}", fake_password()),
+}
+
+
+def test_every_default_text_rule_has_a_fixture():
+    text_rules = {r.name for r in POLICY.text_rules}
+    assert text_rules == set(FIXTURES)
+
+
+@pytest.mark.parametrize("rule", sorted(FIXTURES))
+def test_default_rule_catches_its_synthetic_secret(rule):
+    text, secret = FIXTURES[rule]()
+    outcome = redact_payload({"summary": {"current_state": text}}, POLICY)
+    cleaned = outcome.payload["summary"]["current_state"]
+    assert secret not in cleaned
+    assert f"[REDACTED:{rule}]" in cleaned
+    assert [(r.field, r.rule) for r in outcome.redactions] == [("summary.current_state", rule)]
+
+
+@pytest.mark.parametrize("prefix", ["ghp", "gho", "ghu", "ghs", "ghr"])
+def test_every_classic_github_prefix_is_caught(prefix):
+    token = fake_github_token(prefix)
+    assert token not in redact_payload(f"token {token}", POLICY).payload
+
+
+@pytest.mark.parametrize("prefix", ["ASIA", "ABIA", "ACCA"])
+def test_temporary_and_other_aws_key_id_prefixes_are_caught(prefix):
+    key = prefix + "SYNTHETIC" + "0FAKE00"
+    assert redact_payload(key, POLICY).redactions[0].rule == "aws-access-key-id"
+
+
+def test_a_truncated_private_key_block_is_redacted_to_the_end():
+    pem = fake_private_key().split("-----END")[0]
+    outcome = redact_payload(f"log:\n{pem}", POLICY)
+    assert outcome.payload == "log:\n[REDACTED:private-key]"
+
+
+def test_only_the_value_of_a_secret_assignment_is_replaced():
+    outcome = redact_payload(f'{{"password": "{fake_password()}"}}', POLICY)
+    assert outcome.payload == '{"password": "[REDACTED:generic-secret-assignment]"}'
+
+
+def test_a_secret_assignment_right_after_another_assignment_is_found():
+    outcome = redact_payload(f"mode: password={fake_password()}", POLICY)
+    assert outcome.payload == "mode: password=[REDACTED:generic-secret-assignment]"
+
+
+def test_a_command_line_password_flag_is_an_assignment():
+    assert redact_payload(f"mysqldump --password={fake_password()} db", POLICY).payload == \
+        "mysqldump --password=[REDACTED:generic-secret-assignment] db"
+
+
+def test_a_secret_named_dict_key_redacts_a_high_entropy_value():
+    outcome = redact_payload({"extra": {"apiKey": fake_password()}}, POLICY)
+    assert outcome.payload == {"extra": {"apiKey": "[REDACTED:generic-secret-assignment]"}}
+    assert outcome.redactions[0].field == "extra.apiKey"
+
+
+def test_a_dict_key_named_like_an_aws_secret_redacts_its_value():
+    outcome = redact_payload({"aws_secret_access_key": fake_aws_secret()}, POLICY)
+    assert outcome.redactions[0].rule == "aws-secret-access-key"
+
+
+# -- near misses ------------------------------------------------------------------
+
+NEAR_MISSES = {
+    "aws-access-key-id": ["AK" + "IA" + "SHORT0123456789",  # 15 characters after the prefix
+                          "ak" + "ia" + "synthetic0fake00",  # lower case
+                          "AK" + "IB" + "SYNTHETIC0FAKE00"],  # unknown prefix
+    "aws-secret-access-key": ["aws_secret_access_key = " + fake_aws_secret()[:39],
+                              "aws_secret_access_key_id = " + fake_aws_secret(),
+                              "aws_secret_access_key = <your-secret-key>"],
+    "github-token": ["gh" + "x_" + fake_github_token()[4:], "gh" + "p_" + "SYNTHETICshort"],
+    "github-fine-grained-token": ["github" + "_pat_" + "SYNTHETICshort"],
+    "slack-token": ["xo" + "xq-" + "000000000000-111111111111-SYNTHETIC", "xo" + "xb-" + "short"],
+    "private-key": ["-----BEGIN " + "PUBLIC KEY-----\nMIIBIjANBgkq\n-----END PUBLIC KEY-----",
+                    "-----BEGIN " + "CERTIFICATE-----\nMIIDdzCCAl+g\n-----END CERTIFICATE-----"],
+    "jwt": [fake_jwt({"typ": "JWT", "kid": "no-algorithm"}),
+            "baton.domain.redaction_module.summarize_output_function"],
+    "authorization-header": ["Authorization: Bearer $GITHUB_TOKEN", "authorization: bearer <token>"],
+    "url-credentials": ["https://example.invalid:8443/path", "postgres://user:${DB_PASS}@db/app"],
+    "generic-secret-assignment": ["password = hunter2hunter2", "token = <REDACTED>", "api_key: short1",
+                                  "primary_key = user_id_column_x9", "tokenizer = WordPieceTokenizer2",
+                                  "token = ${GITHUB_TOKEN}", "secret = process.env.SECRET_VALUE"],
+}
+
+
+def test_every_default_text_rule_has_near_misses():
+    assert {r.name for r in POLICY.text_rules} == set(NEAR_MISSES)
+
+
+@pytest.mark.parametrize("rule,text", [(r, t) for r, texts in sorted(NEAR_MISSES.items()) for t in texts])
+def test_rule_does_not_fire_on_a_near_miss(rule, text):
+    outcome = redact_payload(text, POLICY)
+    assert rule not in [r.rule for r in outcome.redactions]
+    if rule != "aws-secret-access-key":  # a 39-character value is still caught, by the generic rule
+        assert outcome.payload == text
+
+
+def test_low_entropy_placeholder_password_is_kept_at_the_default_threshold():
+    assert shannon_entropy("hunter2hunter2") < POLICY.entropy_threshold
+    assert redact_payload("password = hunter2hunter2", POLICY).redactions == ()
+
+
+def test_lowering_the_entropy_threshold_redacts_the_placeholder_password():
+    strict = build_redaction_policy(entropy_threshold=2.5)
+    assert redact_payload("password = hunter2hunter2", strict).payload == \
+        "password = [REDACTED:generic-secret-assignment]"
+
+
+def test_values_shorter_than_the_minimum_length_are_kept():
+    eight = "token = " + "aB3xY9qZ"  # 8 distinct characters: exactly 3 bits per character
+    assert redact_payload(eight, POLICY).redactions != ()
+    assert redact_payload(eight, build_redaction_policy(min_secret_length=9)).redactions == ()
+
+
+def test_a_redacted_value_is_not_redacted_again():
+    once = redact_payload(f"token = {fake_password()}", POLICY)
+    twice = redact_payload(once.payload, POLICY)
+    assert twice.payload == once.payload == "token = [REDACTED:generic-secret-assignment]"
+    assert twice.redactions == ()
+
+
+# -- paths ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path,rule", [
+    (".env", "dotenv-file"), ("config/.env.production", "dotenv-file"), ("deploy/prod.env", "dotenv-file"),
+    ("~/.ssh/id_rsa", "credential-file"), ("keys/id_ed25519", "credential-file"),
+    ("certs/server.pem", "credential-file"), ("tls/server.key", "credential-file"),
+    ("gcp/credentials.json", "credential-file"), (".npmrc", "credential-file"), (".pypirc", "credential-file"),
+    (".netrc", "credential-file"), ("home/.aws/credentials", "credential-file"), ("ID_RSA", "credential-file"),
+])
+def test_credential_file_references_in_path_fields_are_redacted(path, rule):
+    outcome = redact_payload({"artifacts": [{"path": path, "role": "read"}]}, POLICY)
+    assert outcome.payload["artifacts"][0]["path"] == f"[REDACTED:{rule}]"
+    assert [(r.field, r.rule) for r in outcome.redactions] == [("artifacts[0].path", rule)]
+
+
+@pytest.mark.parametrize("path", [".env.example", ".env.sample", "keys/id_rsa.pub", "src/environment.ts",
+                                  ".env/bin/python", "src/keys.py", "docs/credentials.md", "src/**/*.pem"])
+def test_ordinary_paths_are_not_flagged(path):
+    assert redact_payload({"artifacts": [{"path": path}]}, POLICY).redactions == ()
+
+
+def test_a_file_evidence_ref_is_path_like():
+    outcome = redact_payload({"evidence": [{"type": "file", "ref": "app/.env"}]}, POLICY)
+    assert outcome.redactions[0].field == "evidence[0].ref"
+
+
+def test_a_command_evidence_ref_naming_a_dotenv_file_is_not_a_path():
+    payload = {"evidence": [{"type": "command", "ref": "source .env && pytest -q"}]}
+    assert redact_payload(payload, POLICY).redactions == ()
+
+
+def test_path_names_in_free_text_are_not_flagged():
+    assert redact_payload({"summary": {"current_state": "Edited .env and id_rsa"}}, POLICY).redactions == ()
+
+
+def test_scope_entries_are_path_like():
+    outcome = redact_payload({"work": {"scope": ["src/**", "secrets/.env"]}}, POLICY)
+    assert outcome.payload["work"]["scope"] == ["src/**", "[REDACTED:dotenv-file]"]
+    assert outcome.redactions[0].field == "work.scope[1]"
+
+
+# -- records ----------------------------------------------------------------------
+
+def _all_secrets() -> list[str]:
+    return [secret for make in FIXTURES.values() for secret in [make()[1]]]
+
+
+def test_records_carry_field_rule_reason_and_replacement():
+    outcome = redact_payload({"evidence": [{"ref": f"deploy {fake_github_token()}"}]}, POLICY)
+    (record,) = outcome.redactions
+    assert record.to_json() == {"field": "evidence[0].ref", "rule": "github-token",
+                                "reason": "GitHub token (classic)", "replacement": "[REDACTED:github-token]"}
+
+
+def test_records_never_contain_the_value_nor_its_hash():
+    payload = {"notes": [make()[0] for make in FIXTURES.values()]}
+    serialized = canonical_bytes(redact_payload(payload, POLICY).to_json())
+    for secret in _all_secrets():
+        assert secret.encode() not in serialized
+        assert hashlib.sha256(secret.encode()).hexdigest().encode() not in serialized
+    assert len(redact_payload(payload, POLICY).redactions) == len(FIXTURES)
+
+
+def test_cleaned_payload_contains_none_of_the_secrets():
+    payload = {"notes": [make()[0] for make in FIXTURES.values()]}
+    cleaned = canonical_bytes(redact_payload(payload, POLICY).payload)
+    for secret in _all_secrets():
+        assert secret.encode() not in cleaned
+
+
+def test_nested_lists_and_dicts_get_json_field_paths():
+    payload = {"decisions": [{"id": "D-1"}, {"alternatives_considered": ["plain", f"use {fake_slack_token()}"]}],
+               "extra": {"odd key": {"deep": [[fake_jwt()]]}}}
+    fields = [r.field for r in redact_payload(payload, POLICY).redactions]
+    assert fields == ["decisions[1].alternatives_considered[1]", 'extra["odd key"].deep[0][0]']
+
+
+def test_a_secret_inside_a_dict_key_is_redacted_and_the_path_uses_the_redacted_key():
+    outcome = redact_payload({"extra": {fake_github_token(): 1}}, POLICY)
+    assert outcome.payload == {"extra": {"[REDACTED:github-token]": 1}}
+    assert outcome.redactions[0].field == 'extra["[REDACTED:github-token]"]'
+
+
+def test_one_record_per_field_and_rule_even_with_repeated_secrets():
+    text = f"{fake_aws_key_id()} and again {fake_aws_key_id()}"
+    outcome = redact_payload({"note": text}, POLICY)
+    assert outcome.payload["note"] == "[REDACTED:aws-access-key-id] and again [REDACTED:aws-access-key-id]"
+    assert len(outcome.redactions) == 1
+
+
+def test_a_top_level_string_is_reported_at_the_given_prefix():
+    assert redact_payload(fake_jwt(), POLICY).redactions[0].field == "$"
+    assert redact_payload(fake_jwt(), POLICY, at="evidence[3].ref").redactions[0].field == "evidence[3].ref"
+
+
+def test_non_string_scalars_pass_through_unchanged():
+    payload = {"automation": {"score": 0.82, "n": 3, "ok": True, "none": None}}
+    assert redact_payload(payload, POLICY).payload == payload
+
+
+def test_redaction_is_deterministic_and_keeps_key_order():
+    payload = {"z": fake_jwt(), "a": [fake_aws_key_id()], "m": "plain"}
+    first, second = redact_payload(payload, POLICY), redact_payload(dict(reversed(payload.items())), POLICY)
+    assert list(first.payload) == ["z", "a", "m"]
+    assert first.redactions == second.redactions
+
+
+def test_input_payload_is_not_mutated():
+    payload = {"notes": [fake_jwt()]}
+    redact_payload(payload, POLICY)
+    assert payload == {"notes": [fake_jwt()]}
+
+
+# -- block ------------------------------------------------------------------------
+
+def test_block_action_lists_the_match_under_blocked_not_redactions():
+    policy = build_redaction_policy(actions={"github-token": "block"})
+    outcome = redact_payload({"note": fake_github_token()}, policy)
+    assert [(r.field, r.rule) for r in outcome.blocked] == [("note", "github-token")]
+    assert outcome.redactions == ()
+    assert outcome.payload == {"note": "[REDACTED:github-token]"}  # still never leaks
+
+
+def test_redact_or_block_refuses_a_blocked_payload_with_exit_5_and_no_value():
+    policy = build_redaction_policy(actions={"private-key": "block"})
+    with pytest.raises(PolicyBlock) as caught:
+        redact_or_block({"summary": {"current_state": fake_private_key()}}, policy)
+    assert caught.value.exit_code == 5
+    assert "summary.current_state" in caught.value.message
+    assert "MIIEow" not in caught.value.message + orjson.dumps(caught.value.details).decode()
+
+
+def test_redact_or_block_returns_the_outcome_when_nothing_blocks():
+    assert redact_or_block({"note": fake_jwt()}, POLICY).payload == {"note": "[REDACTED:jwt]"}
+
+
+def test_custom_block_rule_catches_its_pattern():
+    rule = custom_rule("ticket-secret", regex=r"TKT-[0-9a-f]{8}", action="block", reason="ticket secret")
+    outcome = redact_payload("see TKT-" + "0badf00d", build_redaction_policy(extra_rules=[rule]))
+    assert outcome.blocked[0].reason == "ticket secret"
+
+
+def test_custom_rule_with_a_secret_group_replaces_only_that_group():
+    rule = custom_rule("internal", regex=r"INTERNAL_KEY\((?P<secret>[^)]+)\)")
+    outcome = redact_payload("INTERNAL_KEY(" + "abc" + "123)", build_redaction_policy(extra_rules=[rule]))
+    assert outcome.payload == "INTERNAL_KEY([REDACTED:internal])"
+
+
+def test_disabled_default_rule_no_longer_fires():
+    policy = build_redaction_policy(disable=["jwt"])
+    assert redact_payload(fake_jwt(), policy).redactions == ()
+    assert "jwt" not in policy.rule_names and "jwt" in DEFAULT_RULE_NAMES
+
+
+# -- command output ---------------------------------------------------------------
+
+def test_output_summary_is_bounded_and_keeps_head_and_tail():
+    text = "START\n" + "line of noise\n" * 2000 + "5 passed, 1 failed\n"
+    result = summarize_output(text, 300)
+    assert len(result.summary) <= 300
+    assert result.truncated
+    assert result.summary.startswith("START")
+    assert result.summary.endswith("5 passed, 1 failed\n")
+    assert "characters omitted" in result.summary
+
+
+def test_short_output_is_kept_whole():
+    assert summarize_output("3 passed\n", 2000).summary == "3 passed\n"
+    assert not summarize_output("3 passed\n", 2000).truncated
+
+
+def test_output_summary_digest_is_of_the_redacted_text_not_the_original():
+    text = f"export API_TOKEN={fake_password()}\nok\n"
+    digest, summary = summarize_output(text, 2000)
+    assert fake_password() not in summary
+    assert digest == "sha256:" + hashlib.sha256(summary.encode()).hexdigest()
+    assert digest != "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_output_is_redacted_before_truncation_so_a_cut_key_never_leaks():
+    text = "x\n" * 10 + fake_private_key() + "\n" + "y\n" * 500
+    result = summarize_output(text, 120)
+    assert "MIIEow" not in result.summary
+    assert [r.rule for r in result.redactions] == ["private-key"]
+
+
+def test_output_summary_strips_terminal_colour_codes():
+    assert summarize_output("\x1b[32m3 passed\x1b[0m", 100).summary == "3 passed"
+
+
+def test_truncation_never_cuts_a_redaction_marker_in_half():
+    text = ("a " * 30 + fake_jwt() + " ") * 40
+    summary = summarize_output(text, 200).summary
+    assert summary.count("[REDACTED:") == summary.count("[REDACTED:jwt]")
+
+
+# -- properties -------------------------------------------------------------------
+
+_ALNUM = string.ascii_letters + string.digits
+_B64 = _ALNUM + "/+"
+
+
+def _chars(alphabet: str, size: int) -> st.SearchStrategy[str]:
+    # One character repeated ("0000...") is a documented placeholder, not a secret.
+    return st.text(alphabet=alphabet, min_size=size, max_size=size).filter(lambda s: len(set(s)) > 1)
+
+
+@st.composite
+def synthetic_secrets(draw) -> tuple[str, str]:
+    """(text containing a secret, the secret). All generated; none real."""
+    kind = draw(st.sampled_from(sorted(FIXTURES)))
+    if kind == "aws-access-key-id":
+        s = draw(st.sampled_from(["AKIA", "ASIA"])) + draw(_chars(string.ascii_uppercase + string.digits, 16))
+        return s, s
+    if kind == "aws-secret-access-key":
+        s = draw(_chars(_B64, 40))
+        return f"{draw(st.sampled_from(['aws_secret_access_key', 'AWS_SECRET_ACCESS_KEY']))}={s}", s
+    if kind == "github-token":
+        s = draw(st.sampled_from(["ghp", "gho", "ghu", "ghs", "ghr"])) + "_" + draw(_chars(_ALNUM, 36))
+        return s, s
+    if kind == "github-fine-grained-token":
+        s = "github" + "_pat_" + draw(_chars(_ALNUM, 22)) + "_" + draw(_chars(_ALNUM, 59))
+        return s, s
+    if kind == "slack-token":
+        s = ("xox" + draw(st.sampled_from("abprs")) + "-" + draw(_chars(string.digits, 12)) + "-"
+             + draw(_chars(_ALNUM, 24)))
+        return s, s
+    if kind == "private-key":
+        body = draw(st.lists(_chars(_B64, 64), min_size=1, max_size=4))
+        kind_word = draw(st.sampled_from(["RSA ", "EC ", "OPENSSH ", ""]))
+        s = f"-----BEGIN {kind_word}PRIVATE KEY-----\n" + "\n".join(body) + f"\n-----END {kind_word}PRIVATE KEY-----"
+        return s, s
+    if kind == "jwt":
+        header = {"alg": draw(st.sampled_from(["HS256", "RS256", "none"])), "typ": "JWT"}
+        claims = draw(st.dictionaries(st.sampled_from(["sub", "iat", "exp"]), st.integers(0, 2**40), min_size=1))
+        s = ".".join([_b64url(orjson.dumps(header)), _b64url(orjson.dumps(claims)),
+                      draw(st.text(alphabet=_ALNUM + "-_", min_size=16, max_size=43))])
+        return s, s
+    if kind == "authorization-header":
+        s = draw(_chars(_ALNUM, 24))
+        return f"Authorization: {draw(st.sampled_from(['Bearer', 'Basic', 'token']))} {s}", s
+    if kind == "url-credentials":
+        s = draw(_chars(_ALNUM, 12))
+        return f"https://user:{s}@example.invalid/x", s
+    # generic: distinct characters guarantee log2(len) >= 3 bits per character
+    s = "".join(draw(st.lists(st.sampled_from(_ALNUM), unique=True, min_size=8, max_size=30)))
+    key = draw(st.sampled_from(["password", "api_key", "DB_PASSWORD", "secret", "auth_token", "apiKey"]))
+    op = draw(st.sampled_from(["=", " = ", ": ", ":="]))
+    quote = draw(st.sampled_from(["", '"', "'"]))
+    return f"{key}{op}{quote}{s}{quote}", s
+
+
+# No ASCII letters or digits in filler, so filler can never spell a generated
+# secret by chance (which would be filler, not a secret in context).
+_FILLER = st.text(alphabet="αβγδεζ .,:;-_/()[]{}'\"=\n", max_size=20)
+# Any text at all, for properties that do not look for the secrets afterwards.
+_ANY_FILLER = st.one_of(_FILLER, st.text(max_size=20),
+                        st.sampled_from(["password = ", "token: ", "[REDACTED:jwt]", "[REDACTED", "-----BEGIN "]))
+
+
+@st.composite
+def text_with_secrets(draw, found: list[str], filler=_FILLER) -> str:
+    parts = [draw(filler)]
+    for _ in range(draw(st.integers(0, 2))):
+        text, secret = draw(synthetic_secrets())
+        found.append(secret)
+        parts += [draw(st.sampled_from([" ", "\n", "\t"])), text, draw(st.sampled_from([" ", "\n", "\t"])),
+                  draw(filler)]
+    return "".join(parts)
+
+
+@st.composite
+def payloads_with_secrets(draw, filler=_FILLER) -> tuple[object, list[str]]:
+    found: list[str] = []
+    leaves = st.one_of(text_with_secrets(found, filler), st.integers(-(2**53), 2**53), st.booleans(), st.none())
+    keys = st.one_of(st.sampled_from(["path", "ref", "type", "token", "notes", "scope", "file"]),
+                     text_with_secrets(found, filler))
+    value = draw(st.recursive(leaves, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                              st.dictionaries(keys, inner, max_size=3)),
+                              max_leaves=8))
+    return value, found
+
+
+@given(payloads_with_secrets(_ANY_FILLER))
+def test_property_redaction_is_idempotent(case):
+    payload, _ = case
+    once = redact_payload(payload, POLICY)
+    twice = redact_payload(once.payload, POLICY)
+    assert twice.payload == once.payload
+    assert twice.redactions == () and twice.blocked == ()
+
+
+@given(payloads_with_secrets())
+def test_property_output_never_contains_a_generated_secret(case):
+    payload, secrets = case
+    outcome = redact_payload(payload, POLICY)
+    stored = canonical_bytes(outcome.payload) + canonical_bytes(outcome.to_json())
+    for secret in secrets:
+        assert secret.encode() not in stored
+
+
+@given(st.lists(synthetic_secrets(), min_size=1, max_size=3), st.integers(40, 400))
+def test_property_output_summary_never_contains_a_secret_and_stays_bounded(cases, limit):
+    text = "\n".join(t for t, _ in cases)
+    result = summarize_output(text, limit)
+    assert len(result.summary) <= limit
+    for _, secret in cases:
+        assert secret not in result.summary
