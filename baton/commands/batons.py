@@ -14,6 +14,7 @@ can never overwrite a newer baton or deliver one twice.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import attrs
@@ -252,10 +253,25 @@ def create_in_scope(
     return CreatedBaton(final, superseded, list(getattr(captured, "redactions", []) or []))
 
 
-def _open(project):
-    from baton.commands.context import Project
+def uses_project(fn):
+    """Let a use case take a project option (path or None) or an open ``Project``.
 
-    return project if isinstance(project, Project) else Project.open(project)
+    A project opened here is closed when the use case returns, so a
+    long-lived caller (the MCP server, the status page) leaks no index handle.
+    """
+    @functools.wraps(fn)
+    def wrapper(project: Any = None, *args: Any, **kwargs: Any):
+        from baton.commands.context import Project
+
+        if isinstance(project, Project):
+            return fn(project, *args, **kwargs)
+        opened = Project.open(project)
+        try:
+            return fn(opened, *args, **kwargs)
+        finally:
+            opened.close()
+
+    return wrapper
 
 
 def _as_payload(handoff: Any, owner: str | None, branch: str | None, shared: bool | None,
@@ -293,6 +309,7 @@ class BatonCreateResult:
         return text
 
 
+@uses_project
 def create_baton(
     project: Any = None,
     handoff: Any = None,
@@ -310,7 +327,7 @@ def create_baton(
     """
     payload = _as_payload(handoff, owner, branch, shared, allow_empty=False)
     assert payload is not None
-    opened = _open(project)
+    opened = project
     ctx = resolve_context(opened.root, owner=payload.owner, branch=payload.branch)
     with opened.writing() as scope:
         return BatonCreateResult(create_in_scope(scope, payload, ctx, session=session, harness=harness))
@@ -335,9 +352,10 @@ class ActiveBatonResult:
         return render_baton_markdown(self.record).rstrip("\n")
 
 
+@uses_project
 def show_active_baton(project: Any = None, *, owner: str | None = None, branch: str | None = None) -> ActiveBatonResult:
     """The baton the next session here would receive (not claimed by looking)."""
-    opened = _open(project)
+    opened = project
     ctx = resolve_context(opened.root, owner=owner, branch=branch)
     peek = peek_eligible(opened.reading(), ctx)
     return ActiveBatonResult(ctx, peek.record if peek else None)
@@ -362,9 +380,10 @@ class PendingBatonsResult:
         return "\n".join(lines)
 
 
+@uses_project
 def list_pending_batons(project: Any = None) -> PendingBatonsResult:
     """Every pending (unclaimed, not superseded, cancelled or dismissed) baton, newest first."""
-    return PendingBatonsResult(pending_batons(_open(project).reading()))
+    return PendingBatonsResult(pending_batons(project.reading()))
 
 
 @attrs.frozen
@@ -386,13 +405,14 @@ class CancelResult:
         return f"Cancelled baton {self.record.id} for {self.context.owner} on {self.context.branch}."
 
 
+@uses_project
 def cancel_baton(project: Any = None, *, owner: str | None = None, branch: str | None = None,
                  session: str | None = None) -> CancelResult:
     """Cancel this owner's pending baton on this branch (never a shared one).
 
     Nothing pending is not an error: the answer is ``{"cancelled": false}``.
     """
-    opened = _open(project)
+    opened = project
     ctx = resolve_context(opened.root, owner=owner, branch=branch)
     with opened.writing() as scope:
         peeks = current_batons(scope.runner)
@@ -419,6 +439,7 @@ class DismissResult:
         return f"Dismissed baton {self.record.id}."
 
 
+@uses_project
 def dismiss_baton(project: Any = None, handoff_id: str = "", *, via: str = "cli",
                   session: str | None = None) -> DismissResult:
     """Dismiss one pending baton by id (or unique prefix), any owner, branch or shared.
@@ -430,7 +451,7 @@ def dismiss_baton(project: Any = None, handoff_id: str = "", *, via: str = "cli"
     token = (handoff_id or "").strip()
     if not token:
         raise InputError("dismiss needs a baton id")
-    opened = _open(project)
+    opened = project
     with opened.writing() as scope:
         found = _find_by_id(scope.runner, token)
         if found is None:
@@ -459,6 +480,7 @@ def dismiss_baton(project: Any = None, handoff_id: str = "", *, via: str = "cli"
         return DismissResult(current)
 
 
+@uses_project
 def scope_handoff_as_baton(
     project: Any = None,
     handoff_id: str = "",
@@ -485,7 +507,7 @@ def scope_handoff_as_baton(
     token = (handoff_id or "").strip()
     if not token:
         raise InputError("--from needs a handoff id")
-    opened = _open(project)
+    opened = project
     ctx = resolve_context(opened.root, owner=owner, branch=branch)
     with opened.writing() as scope:
         if "handoffs" not in scope.runner.by_name:

@@ -16,7 +16,7 @@ from typing import Any
 
 import attrs
 
-from baton.commands.batons import Peek, _open, claim_in_scope, peek_eligible
+from baton.commands.batons import Peek, claim_in_scope, peek_eligible, uses_project
 from baton.commands.identity import SessionContext, resolve_context
 from baton.commands.sessions import SessionObjective, check_session_id, get_session_objective
 from baton.domain.batons import (
@@ -75,6 +75,7 @@ def _handoff_records(runner) -> list:
     return recent_handoffs((doc for _key, doc in runner.docs("handoffs")), limit=RECENT_HANDOFFS)
 
 
+@uses_project
 def bootstrap(
     project: Any = None,
     *,
@@ -92,7 +93,7 @@ def bootstrap(
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < MIN_MAX_BYTES:
         raise InputError(f"--max-bytes must be an integer of at least {MIN_MAX_BYTES}")
     session_id = check_session_id(session_id)
-    opened = _open(project)
+    opened = project
     ctx = resolve_context(opened.root, owner=owner, branch=branch)
     notices: list[str] = []
     runner = opened.reading()

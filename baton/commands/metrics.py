@@ -12,7 +12,7 @@ from typing import Any
 
 import attrs
 
-from baton.commands.batons import _open, current_batons
+from baton.commands.batons import current_batons, uses_project
 
 OPERATIONS = {
     "baton.created": "handoff_created",
@@ -53,9 +53,10 @@ class MetricsResult:
         return "\n".join(lines)
 
 
+@uses_project
 def local_metrics(project: Any = None) -> MetricsResult:
     """Counts of the telemetry operations, sessions and events, plus the latest telemetry records."""
-    opened = _open(project)
+    opened = project
     runner = opened.reading()
     events = {key: int(doc.get("count", 0)) for key, doc in runner.docs("event_counts") if isinstance(doc, dict)}
     batons = [p.record for p in current_batons(runner)]

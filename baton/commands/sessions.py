@@ -12,7 +12,9 @@ from typing import Any
 
 import attrs
 
-from baton.commands.batons import CreatedBaton, _as_payload, _open, claim_in_scope, create_in_scope, peek_eligible
+from baton.commands.batons import (
+    CreatedBaton, _as_payload, claim_in_scope, create_in_scope, peek_eligible, uses_project,
+)
 from baton.commands.identity import SessionContext, resolve_context
 from baton.domain.batons import (
     BatonRecord, context_key, objective_stream, render_baton_markdown, session_stream,
@@ -141,6 +143,7 @@ class SessionBeginResult:
         return "\n".join(lines)
 
 
+@uses_project
 def begin_session(
     project: Any = None,
     *,
@@ -159,7 +162,7 @@ def begin_session(
     session_id = check_session_id(session_id) or uuid7()
     objective = check_objective(objective)
     harness = harness.strip() if harness and harness.strip() else None
-    opened = _open(project)
+    opened = project
     ctx = resolve_context(opened.root, owner=owner, branch=branch)
     with opened.writing() as scope:
         received = None
@@ -214,6 +217,7 @@ class SessionEndResult:
         return "\n".join(lines)
 
 
+@uses_project
 def end_session(
     project: Any = None,
     session_id: str | None = None,
@@ -236,7 +240,7 @@ def end_session(
     session_id = check_session_id(session_id, required=True)
     assert session_id is not None
     payload = _as_payload(handoff, owner, branch, shared, allow_empty=True)
-    opened = _open(project)
+    opened = project
     with opened.writing() as scope:
         session = scope.runner.get("sessions", session_id) or {}
         if harness is None:

@@ -1,0 +1,193 @@
+"""Two terminals on one repository, through the real CLI; and owner/branch resolution."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from dulwich import porcelain
+
+from baton.commands.identity import resolve_branch, resolve_context, resolve_owner
+from tests.conftest import run_baton
+
+
+def git_repo(path: Path, *, email: str | None = "alice@example.com", name: str | None = "Alice",
+             branch: str = "feature/login") -> Path:
+    porcelain.init(str(path))
+    lines = ["[core]", "\trepositoryformatversion = 0", "\tbare = false"]
+    if email or name:
+        lines.append("[user]")
+        if email:
+            lines.append(f"\temail = {email}")
+        if name:
+            lines.append(f"\tname = {name}")
+    (path / ".git" / "config").write_text("\n".join(lines) + "\n")
+    (path / "README").write_text("hi\n")
+    porcelain.add(str(path), [str(path / "README")])
+    porcelain.commit(str(path), message=b"init", author=b"A <a@example.com>", committer=b"A <a@example.com>")
+    porcelain.branch_create(str(path), branch)
+    porcelain.checkout(str(path), branch)
+    return path
+
+
+@pytest.fixture
+def repo(tmp_path):
+    path = git_repo(tmp_path / "repo")
+    assert run_baton("init", cwd=path).returncode == 0
+    return path
+
+
+def baton_json(*args, cwd):
+    r = run_baton(*args, "--json", cwd=cwd)
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    return json.loads(r.stdout)
+
+
+# -- resolution -----------------------------------------------------------------------
+
+def test_owner_is_git_user_email_and_branch_the_current_branch(tmp_path):
+    path = git_repo(tmp_path)
+    ctx = resolve_context(path)
+    assert (ctx.owner, ctx.branch) == ("alice@example.com", "feature/login")
+
+
+def test_owner_falls_back_to_git_user_name(tmp_path):
+    path = git_repo(tmp_path, email=None, name="Alice")
+    assert resolve_owner(path) == "Alice"
+
+
+def test_owner_falls_back_to_the_os_user_then_local(tmp_path, monkeypatch):
+    import getpass
+
+    monkeypatch.setattr(getpass, "getuser", lambda: "osuser")
+    assert resolve_owner(tmp_path) == "osuser"
+
+    def fail():
+        raise OSError("no user")
+
+    monkeypatch.setattr(getpass, "getuser", fail)
+    assert resolve_owner(tmp_path) == "local"
+
+
+def test_branch_outside_git_is_unknown(tmp_path):
+    assert resolve_branch(tmp_path) == "unknown"
+
+
+def test_explicit_owner_and_branch_win(tmp_path):
+    path = git_repo(tmp_path)
+    ctx = resolve_context(path, owner="bob@example.com", branch="main")
+    assert (ctx.owner, ctx.branch) == ("bob@example.com", "main")
+
+
+def test_git_failures_fall_back_silently(tmp_path, monkeypatch):
+    from baton import gitinfo
+
+    def boom(*_a, **_k):
+        raise RuntimeError("broken repository")
+
+    monkeypatch.setattr(gitinfo, "config_value", boom)
+    monkeypatch.setattr(gitinfo, "current_branch", boom)
+    ctx = resolve_context(tmp_path)
+    assert ctx.branch == "unknown" and ctx.owner
+
+
+# -- two terminals -----------------------------------------------------------------------
+
+def test_two_terminals_on_one_repository(repo):
+    # Terminal 1 ends its session with a baton.
+    ended = baton_json("session", "end", "s-101", "--harness", "claude-code",
+                       "--handoff-steps", "Add the duplicate-callback fixture,Run the auth suite",
+                       "--handoff-failed", "Mocking the provider clock",
+                       "--handoff-questions", "400 or 409?", cwd=repo)
+    baton = ended["handoff"]
+    assert (baton["owner"], baton["branch"], baton["shared"]) == ("alice@example.com", "feature/login", False)
+    assert baton["nextSteps"] == ["Add the duplicate-callback fixture", "Run the auth suite"]
+    assert (repo / ".baton" / "batons" / "alice%40example.com__feature_login.json").is_file()
+
+    # It is a handoff: the lifecycle sees it.
+    assert (repo / ".baton" / "handoffs").is_dir()
+    assert any(p.name.endswith(".json") for p in (repo / ".baton" / "handoffs").iterdir())
+
+    # Terminal 2 (same owner, same branch) begins a session: it receives and claims the baton.
+    r = run_baton("session", "begin", "--harness", "codex", "--session-id", "s-102", cwd=repo)
+    assert r.returncode == 0, r.stderr
+    assert "## 🤝 Active Session Handoff" in r.stdout
+    assert "1. Add the duplicate-callback fixture" in r.stdout
+    assert "Mocking the provider clock" in r.stdout
+
+    # A third start gets nothing: single use.
+    again = baton_json("bootstrap", "--session-id", "s-103", cwd=repo)
+    assert again["handoff"] is None and "## 🤝 Active Session Handoff" not in again["brief"]
+
+    metrics = baton_json("metrics", "--local", cwd=repo)["metrics"]
+    assert metrics["handoff_created"] == 1 and metrics["handoff_claimed"] == 1
+
+
+def test_a_teammate_on_the_same_repository_never_receives_a_private_baton(repo):
+    baton_json("session", "end", "s1", "--handoff-steps", "Mine only", cwd=repo)
+    bob = baton_json("bootstrap", "--owner", "bob@example.com", cwd=repo)
+    assert bob["handoff"] is None
+    other_branch = baton_json("bootstrap", "--branch", "main", cwd=repo)
+    assert other_branch["handoff"] is None
+    assert baton_json("session", "handoff", cwd=repo)["handoff"]["nextSteps"] == ["Mine only"]
+
+
+def test_a_shared_baton_reaches_a_teammate_on_another_branch(repo):
+    baton_json("session", "end", "s1", "--handoff-steps", "For everyone", "--shared", cwd=repo)
+    assert (repo / ".baton" / "batons" / "_shared.json").is_file()
+    bob = baton_json("bootstrap", "--owner", "bob@example.com", "--branch", "main", cwd=repo)
+    assert bob["handoff"]["nextSteps"] == ["For everyone"]
+
+
+def test_session_end_without_a_non_empty_step_exits_2_with_the_exact_message(repo):
+    before = run_baton("log", "--json", cwd=repo).stdout.count("\n")
+    r = run_baton("session", "end", "s1", "--handoff-steps", " , ", "--handoff-failed", "x", cwd=repo)
+    assert r.returncode == 2
+    assert r.stderr.strip() == "baton: handoff.nextSteps must contain at least one non-empty step."
+    assert run_baton("log", "--json", cwd=repo).stdout.count("\n") == before
+
+
+def test_session_end_without_handoff_flags_leaves_no_baton(repo):
+    out = baton_json("session", "end", "s1", cwd=repo)
+    assert out["ended"] is True and out["handoff"] is None
+    assert baton_json("session", "handoff", "--all", cwd=repo) == {"items": [], "total": 0}
+
+
+def test_session_end_takes_a_json_payload_from_stdin(repo):
+    payload = {"nextSteps": ["Step, with a comma"], "openQuestions": ["Why?"]}
+    r = run_baton("session", "end", "s1", "--handoff-input", "-", "--json", cwd=repo, input=json.dumps(payload))
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["handoff"]["nextSteps"] == ["Step, with a comma"]
+
+
+def test_cancel_with_nothing_to_cancel_answers_cancelled_false_and_exits_0(repo):
+    r = run_baton("session", "handoff", "--cancel", "--json", cwd=repo)
+    assert r.returncode == 0
+    assert json.loads(r.stdout)["cancelled"] is False
+
+
+def test_handoff_all_lists_pending_and_dismiss_removes_one(repo):
+    mine = baton_json("session", "end", "s1", "--handoff-steps", "A", cwd=repo)["handoff"]
+    baton_json("session", "end", "s2", "--handoff-steps", "B", "--owner", "bob@example.com", cwd=repo)
+    listed = baton_json("session", "handoff", "--all", cwd=repo)
+    assert listed["total"] == 2
+    dismissed = baton_json("session", "handoff", "--dismiss", mine["id"], cwd=repo)
+    assert dismissed["dismissed"] is True
+    assert baton_json("session", "handoff", "--all", cwd=repo)["total"] == 1
+
+
+def test_dismiss_of_a_claimed_or_unknown_baton_exits_4(repo):
+    mine = baton_json("session", "end", "s1", "--handoff-steps", "A", cwd=repo)["handoff"]
+    baton_json("session", "begin", "--session-id", "s2", cwd=repo)
+    claimed = run_baton("session", "handoff", "--dismiss", mine["id"], "--json", cwd=repo)
+    assert claimed.returncode == 4
+    assert json.loads(claimed.stdout)["error"]["code"] == "baton_already_claimed"
+    unknown = run_baton("session", "handoff", "--dismiss", "01234567-89ab-7def-8123-456789abcdef", cwd=repo)
+    assert unknown.returncode == 4 and "Traceback" not in unknown.stderr
+
+
+def test_bootstrap_outside_a_project_says_to_run_init(tmp_path):
+    r = run_baton("bootstrap", "--project", str(tmp_path))
+    assert r.returncode == 4 and "baton init" in r.stderr

@@ -1,0 +1,141 @@
+"""Sessions: begin claims the baton; objectives are bound to owner+branch and never outlive their session."""
+
+from __future__ import annotations
+
+import pytest
+
+from baton.commands.context import Project
+from baton.commands.identity import SessionContext
+from baton.commands.sessions import begin_session, end_session, get_session_objective
+from baton.domain.batons import STEPS_REQUIRED
+from baton.errors import InputError
+from tests.batons_support import ALICE, BOB, active, append_raw, events, leave, start
+
+
+def objective(project, owner=ALICE, branch="main"):
+    opened = Project.open(project)
+    try:
+        return get_session_objective(opened.reading(), SessionContext(owner, branch))
+    finally:
+        opened.close()
+
+
+def test_session_begin_claims_the_eligible_baton(project):
+    record = leave(project, "s1", steps=["write the fixture"])
+    begun = begin_session(project, session_id="s2", harness="codex", owner=ALICE, branch="main")
+    assert begun.record.id == record.id
+    assert begun.record.claimed_by_session == "s2"
+    assert "## 🤝 Active Session Handoff" in begun.render()
+    assert "write the fixture" in begun.render()
+    assert active(project) is None
+    assert len(events(project, "baton.claimed")) == 1
+
+
+def test_session_begin_without_a_baton_claims_nothing(project):
+    begun = begin_session(project, session_id="s1", owner=ALICE, branch="main")
+    assert begun.record is None
+    assert begun.to_json()["handoff"] is None
+    assert events(project, "baton.claimed") == []
+
+
+def test_session_begin_mints_a_session_id_when_none_is_given(project):
+    begun = begin_session(project, owner=ALICE, branch="main")
+    assert len(begun.session_id) == 36
+
+
+def test_session_end_with_an_empty_payload_leaves_no_baton_and_is_not_an_error(project):
+    for payload in (None, {}, {"nextSteps": []}):
+        result = end_session(project, "s1", payload, owner=ALICE, branch="main")
+        assert result.exit_code == 0 and result.created is None
+    assert events(project, "baton.created") == []
+    assert len(events(project, "session.ended")) == 3
+
+
+def test_session_end_without_a_non_empty_step_fails_with_the_exact_message_and_writes_nothing(project):
+    before = len(events(project))
+    with pytest.raises(InputError) as caught:
+        end_session(project, "s1", {"nextSteps": ["  "], "failedApproaches": ["x"]}, owner=ALICE, branch="main")
+    assert caught.value.message == STEPS_REQUIRED == "handoff.nextSteps must contain at least one non-empty step."
+    assert len(events(project)) == before
+
+
+def test_begin_with_an_objective_sets_it_for_this_owner_and_branch(project):
+    begin_session(project, session_id="s1", objective="Ship OAuth", owner=ALICE, branch="main")
+    got = objective(project)
+    assert got.objective == "Ship OAuth" and got.session_id == "s1"
+    assert got.to_json().keys() == {"owner", "branch", "objective", "sessionId", "updatedAt"}
+    assert objective(project, branch="dev") is None
+    assert objective(project, owner=BOB) is None
+
+
+def test_session_end_clears_the_objective(project):
+    begin_session(project, session_id="s1", objective="Ship OAuth", owner=ALICE, branch="main")
+    result = end_session(project, "s1")
+    assert result.objective_cleared
+    assert objective(project) is None
+    assert [e.data["reason"] for e in events(project, "objective.cleared")] == ["session_end"]
+
+
+def test_begin_without_an_objective_clears_a_stale_one(project):
+    begin_session(project, session_id="s1", objective="Old goal", owner=ALICE, branch="main")
+    begun = begin_session(project, session_id="s2", owner=ALICE, branch="main")
+    assert begun.objective_cleared
+    assert objective(project) is None
+
+
+def test_an_objective_whose_session_never_existed_reads_as_null(project):
+    append_raw(project, "objective.set", "objective/alice%40example.com__main",
+               {"owner": ALICE, "branch": "main", "objective": "Orphan", "session": "no-such-session"})
+    assert objective(project) is None
+
+
+def test_an_objective_whose_session_ended_reads_as_null(project):
+    begin_session(project, session_id="s1", objective="Goal", owner=ALICE, branch="main")
+    # A session.ended written without clearing (an older tool, a crash between events).
+    append_raw(project, "session.ended", "session/s1", {"session": "s1"})
+    assert objective(project) is None
+
+
+def test_the_objective_reaches_the_bootstrap_brief(project):
+    begin_session(project, session_id="s1", objective="Ship OAuth", owner=ALICE, branch="main")
+    result = start(project, session="s1")
+    assert "## 🎯 Session Objective" in result.brief.text and "Ship OAuth" in result.brief.text
+    assert result.to_json()["sessionObjective"]["objective"] == "Ship OAuth"
+
+
+def test_a_baton_carries_the_session_objective_into_its_handoff(project):
+    begin_session(project, session_id="s1", objective="Ship OAuth", owner=ALICE, branch="main")
+    record = end_session(project, "s1", {"nextSteps": ["a"]}, owner=ALICE, branch="main").created.record
+    opened = Project.open(project)
+    handoff = opened.reading().get("handoffs", record.id)
+    assert handoff["work"]["objective"] == "Ship OAuth"
+    assert [i["description"] for i in handoff["open_items"]] == ["a"]
+
+
+def test_session_end_uses_the_owner_and_branch_the_session_began_with_for_its_objective(project):
+    begin_session(project, session_id="s1", objective="Goal", owner=BOB, branch="dev")
+    end_session(project, "s1")
+    assert objective(project, owner=BOB, branch="dev") is None
+
+
+@pytest.mark.parametrize("bad", ["", "   ", "a\nb", "x" * 201])
+def test_malformed_session_ids_are_input_errors(project, bad):
+    with pytest.raises(InputError):
+        begin_session(project, session_id=bad, owner=ALICE, branch="main")
+
+
+def test_an_over_long_objective_is_an_input_error(project):
+    with pytest.raises(InputError, match="at most 2000"):
+        begin_session(project, session_id="s1", objective="x" * 2001, owner=ALICE, branch="main")
+
+
+def test_sessions_projection_records_what_each_session_received_and_left(project):
+    leave(project, "s0")
+    begin_session(project, session_id="s1", harness="claude-code", owner=ALICE, branch="main")
+    left = end_session(project, "s1", {"nextSteps": ["b"]}, owner=ALICE, branch="main").created.record
+    opened = Project.open(project)
+    doc = opened.reading().get("sessions", "s1")
+    assert doc["status"] == "ended"
+    assert doc["harness"] == "claude-code"
+    assert doc["receivedBaton"] is not None
+    assert doc["leftBaton"] == left.id
