@@ -138,6 +138,17 @@ def test_a_command_line_password_flag_is_an_assignment():
         "mysqldump --password=[REDACTED:generic-secret-assignment] db"
 
 
+def test_an_ampersand_inside_a_bare_password_is_part_of_it():
+    assert redact_payload("password = Tr0ub4dor&3", POLICY).payload == \
+        "password = [REDACTED:generic-secret-assignment]"
+
+
+def test_a_url_query_secret_ends_at_the_next_parameter():
+    url = f"https://example.invalid/cb?access_token={fake_password()}&state=abc"
+    assert redact_payload(url, POLICY).payload == \
+        "https://example.invalid/cb?access_token=[REDACTED:generic-secret-assignment]&state=abc"
+
+
 def test_a_secret_named_dict_key_redacts_a_high_entropy_value():
     outcome = redact_payload({"extra": {"apiKey": fake_password()}}, POLICY)
     assert outcome.payload == {"extra": {"apiKey": "[REDACTED:generic-secret-assignment]"}}

@@ -117,7 +117,7 @@ _ASSIGNMENT = re.compile(
         "(?P<dq>[^"\\\r\n]*(?:\\.[^"\\\r\n]*)*)"
       | '(?P<sq>[^'\r\n]*)'
       | `(?P<bq>[^`\r\n]*)`
-      | (?P<bare>[^\s'"`,;&()\[\]{}<>]+)
+      | (?P<bare>(?:[^\s'"`,;&()\[\]{}<>]|&(?![A-Za-z_][A-Za-z0-9_.\-]*=))+)   # "&name=" ends a URL query value
     )
     """,
     re.X,
