@@ -1,0 +1,109 @@
+"""A rich handoff can be scoped to an owner and branch (or shared) and delivered at session start."""
+
+from __future__ import annotations
+
+import pytest
+
+from baton.commands.batons import scope_handoff_as_baton
+from baton.commands.capture import capture_in_scope
+from baton.commands.context import Project
+from baton.errors import Conflict, InputError, NotFound
+from tests.batons_support import ALICE, BOB, active, start
+
+RICH = {
+    "work": {"title": "OAuth callback", "objective": "Reject replayed callbacks"},
+    "summary": {"current_state": "Helper written; fixture missing."},
+    "open_items": [{"description": "Add the duplicate-callback fixture",
+                    "suggested_action": "Create it and run the auth suite",
+                    "acceptance_check": "The fixture proves a replay is rejected", "priority": "high"}],
+    "failed_attempts": [{"approach": "Library X", "outcome": "failed", "reason": "no multi-tenant support",
+                         "avoid_repeating": True},
+                        {"approach": "Retry later", "outcome": "abandoned", "avoid_repeating": False}],
+}
+
+
+def capture(project, payload=RICH) -> str:
+    opened = Project.open(project)
+    try:
+        with opened.writing() as scope:
+            return capture_in_scope(scope, payload).handoff_id
+    finally:
+        opened.close()
+
+
+def handoff_status(project, handoff_id):
+    opened = Project.open(project)
+    try:
+        return opened.reading().get("handoffs", handoff_id)["status"]
+    finally:
+        opened.close()
+
+
+def make_ready(project, handoff_id):
+    from baton.commands.ready import promote_handoff
+    from baton.commands.validate import validate_handoff_command
+
+    report = validate_handoff_command(project, handoff_id)
+    promote_handoff(project, handoff_id, accept_warnings="test fixture: no evidence needed")
+    assert handoff_status(project, handoff_id) == "ready", report.render()
+
+
+def test_a_rich_handoff_scoped_to_owner_and_branch_is_delivered_at_session_start(project):
+    handoff_id = capture(project)
+    created = scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main").created.record
+    assert created.id == handoff_id
+    assert created.next_steps == ("Add the duplicate-callback fixture — Create it and run the auth suite",)
+    assert created.failed_approaches == ("Library X — no multi-tenant support",)
+    assert active(project, owner=BOB) is None
+    got = start(project, session="s2")
+    assert got.record.id == handoff_id
+
+
+def test_a_rich_handoff_can_be_shared(project):
+    handoff_id = capture(project)
+    scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main", shared=True)
+    assert active(project, owner=BOB, branch="dev").id == handoff_id
+
+
+def test_claiming_a_ready_handoff_marks_it_resumed(project):
+    handoff_id = capture(project)
+    make_ready(project, handoff_id)
+    scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main")
+    start(project, session="s2")
+    assert handoff_status(project, handoff_id) == "resumed"
+
+
+def test_a_newer_baton_supersedes_a_ready_handoff_record_too(project):
+    first = capture(project)
+    make_ready(project, first)
+    scope_handoff_as_baton(project, first, owner=ALICE, branch="main")
+    second = capture(project)
+    scope_handoff_as_baton(project, second, owner=ALICE, branch="main")
+    assert handoff_status(project, first) == "superseded"
+    assert active(project).id == second
+
+
+def test_a_session_end_baton_stays_a_draft_when_claimed(project):
+    from tests.batons_support import leave
+
+    record = leave(project)
+    start(project, session="s2")
+    assert handoff_status(project, record.id) == "draft"
+
+
+def test_a_handoff_without_open_items_cannot_be_a_baton(project):
+    handoff_id = capture(project, {"work": {"title": "t", "objective": "o"}})
+    with pytest.raises(InputError, match="nextSteps must contain at least one non-empty step"):
+        scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main")
+
+
+def test_scoping_an_unknown_handoff_exits_4(project):
+    with pytest.raises(NotFound):
+        scope_handoff_as_baton(project, "01234567-89ab-7def-8123-456789abcdef", owner=ALICE, branch="main")
+
+
+def test_a_handoff_cannot_be_pending_twice(project):
+    handoff_id = capture(project)
+    scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main")
+    with pytest.raises(Conflict):
+        scope_handoff_as_baton(project, handoff_id, owner=BOB, branch="dev")
