@@ -226,7 +226,7 @@ def test_unknown_format_is_refused():
 _freshness = st.sampled_from([FRESH, STALE, PARTIAL, UNKNOWN])
 
 
-@settings(max_examples=60)
+@settings(max_examples=min(60, settings.default.max_examples))
 @given(handoff_dicts(max_items=30, max_text=300), _freshness, st.integers(MIN_MAX_TOKENS, 2500),
        st.sampled_from(["prompt", "md"]))
 def test_budget_is_respected_for_large_handoffs(body, freshness, max_tokens, fmt):
@@ -245,7 +245,7 @@ def test_budget_is_respected_for_large_handoffs(body, freshness, max_tokens, fmt
         assert ("DO NOT RETRY" if fmt == "prompt" else "## Do not retry") in brief.text
 
 
-@settings(max_examples=30)
+@settings(max_examples=min(30, settings.default.max_examples))
 @given(handoff_dicts(max_items=40, max_text=600), _freshness, st.sampled_from(["prompt", "md"]))
 def test_the_minimum_budget_always_holds_the_never_dropped_core(body, freshness, fmt):
     body["work"]["objective"] = "o" * 5000
@@ -254,6 +254,29 @@ def test_the_minimum_budget_always_holds_the_never_dropped_core(body, freshness,
                                 format=fmt)
     assert brief.estimated_tokens <= MIN_MAX_TOKENS
     assert "ooo" in brief.text and "sss" in brief.text
+
+
+@pytest.mark.parametrize("fmt", ["prompt", "md"])
+@pytest.mark.parametrize("kind", ["unclassified", "missing", None])
+def test_the_minimum_budget_holds_even_for_huge_multibyte_core_fields(fmt, kind):
+    e = "\N{GRINNING FACE}"  # four UTF-8 bytes
+    body = ready_body()
+    body["status"] = "superseded"
+    body["created_at"] = "2026-09-02T14:30:00.123456789+05:30"
+    body["work"]["title"] = e * 500
+    body["work"]["objective"] = e * 3000
+    body["summary"]["current_state"] = e * 3000
+    body["project"]["repository"]["head"] = e * 40
+    body["open_items"] = [{"id": e * 100, "priority": "high", "description": e * 500, "suggested_action": e * 500,
+                           "acceptance_check": e * 500, "blocked_by": [e * 200, e * 200]}]
+    body["failed_attempts"] = [{"id": f"F{i}{e * 50}", "approach": e * 300, "outcome": "regressed",
+                                "reason": e * 300} for i in range(50)]
+    drift = [ArtifactDrift(e * 100 + str(i), kind) for i in range(5)] if kind else []
+    freshness = derive_freshness(e * 40, OTHER_HEAD if kind == "unclassified" else e * 40, drift, kind is not None)
+    h = handoff_from_json(body)
+    brief = render_resume_brief(h, freshness, score_quality(h), max_tokens=MIN_MAX_TOKENS, format=fmt)
+    assert brief.estimated_tokens <= MIN_MAX_TOKENS
+    assert "50 failed approach(es) not shown" in brief.text
 
 
 # -- redaction ------------------------------------------------------------------------------------
@@ -286,9 +309,9 @@ def _set_path(body: dict, path: str, value: str) -> bool:
     return True
 
 
-@settings(max_examples=60)
+@settings(max_examples=min(60, settings.default.max_examples))
 @given(handoff_dicts(max_items=3, max_text=40), st.lists(st.sampled_from(_PATHS), min_size=1, max_size=6, unique=True),
-       _freshness, st.sampled_from([None, 400, 800]), st.booleans())
+       _freshness, st.sampled_from([None, MIN_MAX_TOKENS, 800]), st.booleans())
 def test_no_redacted_value_ever_appears(body, paths, freshness, max_tokens, parent_path):
     body = copy.deepcopy(body)
     for path in paths:
@@ -322,6 +345,6 @@ def test_sensitive_artifact_description_is_withheld():
 
 
 def test_brief_json_shape_is_stable():
-    out = render_resume_brief(ready(), FRESH, None, max_tokens=450).to_json()
+    out = render_resume_brief(ready(), FRESH, None, max_tokens=MIN_MAX_TOKENS).to_json()
     assert list(out) == ["format", "text", "estimated_tokens", "max_tokens", "omitted", "sections"]
-    assert out["max_tokens"] == 450 and out["estimated_tokens"] <= 450 and out["omitted"]
+    assert out["max_tokens"] == MIN_MAX_TOKENS and out["estimated_tokens"] <= MIN_MAX_TOKENS and out["omitted"]

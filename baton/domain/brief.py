@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import attrs
@@ -43,15 +43,17 @@ MD = "md"
 FORMATS = (PROMPT, MD)
 
 DEFAULT_MAX_TOKENS = 1200
-MIN_MAX_TOKENS = 400
+MIN_MAX_TOKENS = 500
 """Below this even the never-dropped core (banner, objective, state, Do not retry, next action) may not fit."""
 
 REDACTED = "[REDACTED]"
 _MARKER = re.compile(r"\[REDACTED[^\]]*\]")
 _PASS_RESULTS = {"pass", "passed", "ok", "success", "succeeded"}
 _BANNER_DRIFT_LIST = 3
-_TITLE_CLIP = 100
-_OMITTED_CLIP = 240
+_TITLE_CLIP = 80
+_OMITTED_CLIP = 200
+# Upper bound on how many bytes the omitted line and the Do-not-retry collapse line can add.
+_GROWTH_SLACK = 800
 
 
 def estimate_tokens(text: str) -> int:
@@ -135,6 +137,7 @@ class _Line:
     short: str | None = None  # the shortened form for a *_detail group
     clip: bool = False  # core text that the last-resort clips may shorten
     dropped: bool = False
+    section: Any = None  # the _Section holding it
 
 
 @attrs.define
@@ -162,7 +165,7 @@ class _Layout:
 
     def add(self, section: _Section, text: str, group: str | None = None, *, short: str | None = None,
             clip: bool = False, queue: bool = True) -> _Line:
-        line = _Line(text, group, short, clip)
+        line = _Line(text, group, short, clip, section=section)
         section.lines.append(line)
         if group is not None and queue:
             self.queues[group].append(line)
@@ -212,29 +215,30 @@ class _Layout:
     def dnr_collapse_line(self) -> list[str]:
         if not self.collapsed_dnr:
             return []
-        return [f"- …and {self.collapsed_dnr} more failed approach(es) not shown: read them with "
+        more = "…and " if any(not ln.dropped for ln in self.dnr_lines) else ""
+        return [f"- {more}{self.collapsed_dnr} {'more ' if more else ''}failed approach(es) not shown: read them with "
                 f"`baton handoff show {self.handoff_ref}` before trying anything new."]
 
     # -- trimming -----------------------------------------------------------------------------
 
-    def steps(self):
-        """Yield after each single trimming step, least important content first."""
+    def steps(self) -> Iterator[int]:
+        """Apply one trimming step at a time, least important content first. Each yield is an
+        upper bound on the bytes that step removed (the line, its newline, and its section's
+        heading and separator when the section empties)."""
         for group, _ in TRIM_ORDER:
             if group in _CORE_CLIPS:
                 limit = _CORE_CLIPS[group]
                 for line in self._core_lines():
-                    if not line.dropped and len(line.text) > limit:
-                        line.text = _clip(line.text, limit)
+                    if not line.dropped and len(line.text.encode("utf-8")) > limit:
+                        yield self._shorten(line, _clip(line.text, limit))
                         self.counts[group] = 1
-                        yield
                 continue
             if group == "do_not_retry_collapse":
                 for line in reversed(self.dnr_lines):
                     if not line.dropped:
-                        line.dropped = True
                         self.collapsed_dnr += 1
                         self.counts[group] = self.counts.get(group, 0) + 1
-                        yield
+                        yield self._drop(line)
                 continue
             for line in self.queues[group]:
                 if line.dropped:
@@ -242,11 +246,26 @@ class _Layout:
                 if group in _SHORTEN:
                     if line.short is None or line.short == line.text:
                         continue
-                    line.text = line.short
+                    self.counts[group] = self.counts.get(group, 0) + 1
+                    yield self._shorten(line, line.short)
                 else:
-                    line.dropped = True
-                self.counts[group] = self.counts.get(group, 0) + 1
-                yield
+                    self.counts[group] = self.counts.get(group, 0) + 1
+                    yield self._drop(line)
+
+    @staticmethod
+    def _shorten(line: _Line, text: str) -> int:
+        removed = len(line.text.encode("utf-8")) - len(text.encode("utf-8"))
+        line.text = text
+        return removed
+
+    @staticmethod
+    def _drop(line: _Line) -> int:
+        line.dropped = True
+        removed = len(line.text.encode("utf-8")) + 1
+        sec = line.section
+        if sec is not None and all(ln.dropped for ln in sec.lines):
+            removed += len((sec.heading or "").encode("utf-8")) + 8
+        return removed
 
     def _core_lines(self) -> list[_Line]:
         return [ln for s in self.sections for ln in s.lines if ln.clip]
@@ -271,9 +290,11 @@ def _one_line(value: Any) -> str:
 
 
 def _clip(text: str, limit: int) -> str:
-    if len(text) <= limit:
+    """At most ``limit`` UTF-8 bytes (the budget counts bytes), ending in "…" when cut."""
+    raw = text.encode("utf-8")
+    if len(raw) <= limit:
         return text
-    return text[: max(1, limit - 1)].rstrip() + "…"
+    return raw[: max(0, limit - 3)].decode("utf-8", "ignore").rstrip() + "…"
 
 
 class _Redactor:
@@ -321,7 +342,8 @@ def _support_mark(item: Any, known: dict[str, tuple[int, Any]], red: _Redactor) 
 
 
 def _short_head(head: str | None) -> str:
-    return (head or "")[:12]
+    short = (head or "")[:12]
+    return short if len(short.encode("utf-8")) <= 12 else _clip(short, 12)
 
 
 def _short_id(handoff_id: str) -> str:
@@ -334,7 +356,7 @@ def _short_id(handoff_id: str) -> str:
 def freshness_banner(freshness: FreshnessReport, fmt: str = PROMPT) -> str:
     """The one-paragraph freshness warning that opens every brief (§10b)."""
     drift = freshness.drift
-    listed = ", ".join(f"{_clip(d.path, 80)} ({d.kind})" for d in drift[:_BANNER_DRIFT_LIST])
+    listed = ", ".join(f"{_clip(d.path, 60)} ({d.kind})" for d in drift[:_BANNER_DRIFT_LIST])
     if len(drift) > _BANNER_DRIFT_LIST:
         listed += f", and {len(drift) - _BANNER_DRIFT_LIST} more"
     if freshness.state == FRESH:
@@ -558,7 +580,7 @@ def _build(handoff: Any, freshness: FreshnessReport, quality: QualityScore | Non
         action = red.text(f"open_items[{i}].suggested_action", _get(item, "suggested_action"))
         if action:
             text += f" Do: {action}"
-        line = _Line(text, "open_items_other")
+        line = _Line(text, "open_items_other", section=sec)
         sec.lines.insert(0, line)
         lay.queues["open_items_other"].append(line)
 
@@ -597,7 +619,7 @@ def _build(handoff: Any, freshness: FreshnessReport, quality: QualityScore | Non
 def _insert_after_first(sec: _Section, lay: _Layout, text: str, group: str) -> None:
     # Called in reverse order so items end up in record order right after the objective line,
     # and queued so the last item drops first.
-    line = _Line(text, group)
+    line = _Line(text, group, section=sec)
     sec.lines.insert(1, line)
     lay.queues[group].append(line)
 
@@ -630,10 +652,22 @@ def render_resume_brief(handoff: Any, freshness: FreshnessReport, quality: Quali
     lay = _build(handoff, freshness, quality, format)
     text, keys = lay.render()
     if max_tokens is not None and estimate_tokens(text) > max_tokens:
-        for _ in lay.steps():
+        # Greedy: stop at the first step after which the brief fits. Rendering after every
+        # step is quadratic, so steps are applied without rendering while the bytes they
+        # removed (an upper bound) cannot yet have closed the gap, less what the omitted
+        # and collapse lines may have grown by. The result is the same as rendering each time.
+        budget_bytes = 4 * max_tokens
+        excess = len(text.encode("utf-8")) - budget_bytes
+        removed = 0
+        for step in lay.steps():
+            removed += step
+            if removed < excess - _GROWTH_SLACK:
+                continue
             text, keys = lay.render()
-            if estimate_tokens(text) <= max_tokens:
+            size = len(text.encode("utf-8"))
+            if size <= budget_bytes:
                 break
+            excess, removed = size - budget_bytes, 0
     return Brief(text=text, format=format, estimated_tokens=estimate_tokens(text), max_tokens=max_tokens,
                  omitted=lay.omitted(), sections=keys)
 
