@@ -476,8 +476,30 @@ def add_handoff_commands(sub, common) -> None:
     p.set_defaults(func=_resume)
 
 
+def _demo(args: argparse.Namespace):
+    from baton.demo import run_demo
+
+    if args.json:
+        import contextlib
+        import io
+
+        with contextlib.redirect_stdout(io.StringIO()):
+            return run_demo(keep=args.keep)
+    return run_demo(keep=args.keep)
+
+
+def add_demo_command(sub, common) -> None:
+    p = sub.add_parser("demo", parents=[common], help="run the five-minute handoff in a temporary git project",
+                       description="Create a temporary git project and run a real handoff end to end: init, "
+                                   "checkpoint, validate, ready, resume (fresh, then stale after a commit), a "
+                                   "session baton claimed exactly once, and verify. Each step is printed as typed.")
+    p.add_argument("--keep", metavar="DIR", help="build the demo project in DIR (must be empty) and keep it")
+    p.set_defaults(func=_demo)
+
+
 COMMAND_GROUPS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
     add_ledger_commands,
+    add_demo_command,
     add_session_commands,
     add_handoff_commands,
 ]

@@ -1,0 +1,76 @@
+"""The README's commands work exactly as written, and CI runs the README's test command."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from dulwich import porcelain
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+
+
+def _blocks(after_heading: str) -> list[str]:
+    section = README.split(after_heading, 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```sh\n(.*?)```", section, re.S)
+
+
+def _commit(repo: Path, name: str, text: str) -> None:
+    (repo / name).write_text(text)
+    porcelain.add(str(repo), [str(repo / name)])
+    porcelain.commit(str(repo), message=b"change", author=b"T <t@example.com>", committer=b"T <t@example.com>")
+
+
+def _bash(script: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    return subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_ci_runs_exactly_the_readme_test_command():
+    test_block = _blocks("Install and run the tests:")[0].strip()
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert test_block in ci.splitlines()
+
+
+def test_readme_main_command_runs_the_demo():
+    main_block = _blocks("Install and run the main job")[0].strip()
+    assert main_block.endswith("baton demo")
+
+
+def test_five_minute_handoff_works_as_written(tmp_path):
+    repo = tmp_path / "app"
+    repo.mkdir()
+    porcelain.init(str(repo))
+    _commit(repo, "callback.py", "def check(a, b):\n    return a == b\n")
+    capture, resume, baton = _blocks("## The five-minute handoff")
+
+    first = _bash(capture, repo)
+    assert first.returncode == 0, first.stderr
+    assert "ready" in first.stdout
+
+    fresh = _bash(resume, repo)
+    assert fresh.returncode == 0, fresh.stderr
+    assert "Freshness: fresh" in fresh.stdout
+    assert "DO NOT RETRY" in fresh.stdout and "Write the replay test" in fresh.stdout
+
+    _commit(repo, "other.py", "x = 1\n")
+    stale = _bash(resume, repo)
+    assert stale.returncode == 0
+    banner = stale.stdout.index("STALE")
+    assert banner < stale.stdout.index("FIRST NEXT ACTION")
+
+    passed = _bash(baton, repo)
+    assert passed.returncode == 0, passed.stderr
+    assert "Active Session Handoff" in passed.stdout and "Run the suite" in passed.stdout
+
+
+def test_demo_runs_end_to_end():
+    r = subprocess.run([sys.executable, "-m", "baton", "demo"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr + r.stdout
+    assert "STALE" in r.stdout and "ledger verified" in r.stdout
