@@ -1,0 +1,375 @@
+"""The projection runner: incremental catch-up, when it rebuilds, replay to a
+point in time, materialized files and upcasting."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+
+from baton.canonical import pretty_bytes
+from baton.errors import Conflict
+from baton.ledger import EventDraft, Ledger
+from baton.ledger.upcast import UpcasterRegistry
+from baton.projections.event_counts import EventCounts, Streams
+from baton.projections.runner import CatchUp, ProjectionRunner, Until
+from tests.conftest import run_baton
+
+START_NS = 1_700_000_000_000_000_000
+
+
+class StreamLog:
+    """Order-sensitive test projection: every event of a stream, materialized."""
+
+    name = "stream_log"
+    version = 1
+
+    def keys(self, event):
+        return (event.stream,)
+
+    def apply(self, key, doc, event):
+        if event.type == "test.dropped":
+            return None
+        entries = (doc or {}).get("entries", []) + [{"id": event.id, "data": event.data, "schema": event.schema}]
+        return {"stream": key, "entries": entries}
+
+    def materialize(self, key, doc):
+        return {f"logs/{key.replace('/', '__')}.json": pretty_bytes(doc)}
+
+
+def projections():
+    return [Streams(), EventCounts(), StreamLog()]
+
+
+class Clock:
+    def __init__(self, start: int = START_NS) -> None:
+        self.ticks = itertools.count(start, 1_000)
+
+    def __call__(self) -> int:
+        return next(self.ticks)
+
+
+@pytest.fixture
+def baton_dir(tmp_path) -> Path:
+    return tmp_path / "proj" / ".baton"
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+def writer(baton_dir, name, clock):
+    return Ledger(baton_dir, name, fsync="never", clock=clock)
+
+
+def append(ledger, stream="s/1", n=1, type_="test.noted", **data):
+    with ledger.locked() as txn:
+        return txn.append([EventDraft(type_, stream, {**data, "i": i}) for i in range(n)])
+
+
+def runner_for(baton_dir, **kwargs):
+    return ProjectionRunner(baton_dir, Ledger(baton_dir, "reader"), projections(), **kwargs)
+
+
+def fresh_replay(baton_dir, tmp_path_factory):
+    """A full replay of the same feeds into a brand-new index elsewhere."""
+    other = tmp_path_factory.mktemp("fresh") / ".baton"
+    shutil.copytree(baton_dir / "ledger", other / "ledger")
+    runner = ProjectionRunner(other, Ledger(other, "reader"), projections())
+    runner.rebuild()
+    return runner
+
+
+def cursors(runner):
+    return {feed: offset for feed, offset in runner.db.execute("SELECT feed, offset FROM cursors").fetchall()}
+
+
+# -- catching up -------------------------------------------------------------
+
+def test_catch_up_reads_only_the_new_bytes_of_the_feeds_that_grew(baton_dir, clock):
+    feeds = {name: writer(baton_dir, name, clock) for name in ("a", "b", "c")}
+    for ledger in feeds.values():
+        append(ledger, n=2)
+    runner = runner_for(baton_dir)
+    assert runner.catch_up().rebuilt
+    before = cursors(runner)
+
+    append(feeds["b"], n=3)
+    reads = []
+    real_read = runner.ledger.read_feed
+    runner.ledger.read_feed = lambda feed, start: reads.append((feed, start.offset)) or real_read(feed, start)
+    done = runner.catch_up()
+
+    assert (done.events, done.rebuilt) == (3, False)
+    assert reads == [("b", before["b"])]
+    after = cursors(runner)
+    assert after["a"] == before["a"] and after["c"] == before["c"]
+    assert after["b"] == os.path.getsize(baton_dir / "ledger" / "b.jsonl")
+
+
+def test_catch_up_with_nothing_new_reads_no_feed(baton_dir, clock):
+    append(writer(baton_dir, "a", clock), n=2)
+    runner = runner_for(baton_dir)
+    runner.catch_up()
+    runner.ledger.read_feed = lambda *a: pytest.fail("an unchanged feed was read")
+    assert runner.catch_up().events == 0
+
+
+def test_incremental_catch_up_equals_a_full_replay(baton_dir, clock, tmp_path_factory):
+    one, two = writer(baton_dir, "one", clock), writer(baton_dir, "two", clock)
+    runner = runner_for(baton_dir)
+    for step in range(6):
+        append(one if step % 2 else two, stream=f"s/{step % 3}", n=step % 3 + 1)
+        if step % 2:
+            runner.catch_up()
+    append(one, stream="s/0", type_="test.dropped")
+    runner.catch_up()
+    assert runner.snapshot() == fresh_replay(baton_dir, tmp_path_factory).snapshot()
+
+
+# -- when the runner rebuilds ------------------------------------------------
+
+def test_a_feed_replaced_by_a_rewritten_file_triggers_a_full_rebuild(baton_dir, clock):
+    ledger = writer(baton_dir, "a", clock)
+    append(ledger, n=3, secret="hunter2")
+    runner = runner_for(baton_dir)
+    runner.catch_up()
+    feed = ledger.feed_path("a")
+    lines = feed.read_bytes().splitlines(keepends=True)
+    erased = orjson.loads(lines[1])
+    del erased["data"]  # an audited erase: the folded (last) line stays the same
+    tmp = feed.with_suffix(".tmp")
+    tmp.write_bytes(lines[0] + orjson.dumps(erased) + b"\n" + lines[2])
+    os.replace(tmp, feed)
+
+    done = runner.catch_up()
+
+    assert done.rebuilt and "changed other than by appending" in done.reason
+    entries = runner.get("stream_log", "s/1")["entries"]
+    assert [e["data"] for e in entries] == [{"secret": "hunter2", "i": 0}, None, {"secret": "hunter2", "i": 2}]
+
+
+def test_a_feed_cut_shorter_triggers_a_full_rebuild(baton_dir, clock):
+    ledger = writer(baton_dir, "a", clock)
+    append(ledger, n=3)
+    runner = runner_for(baton_dir)
+    runner.catch_up()
+    feed = ledger.feed_path("a")
+    lines = feed.read_bytes().splitlines(keepends=True)
+    with open(feed, "r+b") as fh:
+        fh.truncate(len(lines[0]) + len(lines[1]))
+
+    done = runner.catch_up()
+
+    assert done.rebuilt
+    assert runner.get("streams", "s/1")["version"] == 2
+
+
+def test_a_feed_rewritten_in_place_with_another_history_triggers_a_full_rebuild(baton_dir, clock, tmp_path):
+    append(writer(baton_dir, "a", clock), n=3, take=1)
+    runner = runner_for(baton_dir)
+    runner.catch_up()
+    other = tmp_path / "other" / ".baton"
+    append(writer(other, "a", clock), n=3, take=2)
+    with open(baton_dir / "ledger" / "a.jsonl", "r+b") as fh:  # same inode, same size
+        fh.write((other / "ledger" / "a.jsonl").read_bytes())
+
+    done = runner.catch_up()
+
+    assert done.rebuilt
+    assert [e["data"]["take"] for e in runner.get("stream_log", "s/1")["entries"]] == [2, 2, 2]
+
+
+def test_events_that_sort_before_folded_ones_trigger_a_rebuild(baton_dir, clock, tmp_path, tmp_path_factory):
+    local = writer(baton_dir, "local", clock)
+    append(local, n=2, who="local")
+    runner = runner_for(baton_dir)
+    runner.catch_up()
+    remote_dir = tmp_path / "remote" / ".baton"
+    append(writer(remote_dir, "remote", Clock(START_NS - 10**9)), n=2, who="remote")
+    shutil.copy(remote_dir / "ledger" / "remote.jsonl", baton_dir / "ledger" / "remote.jsonl")
+
+    done = runner.catch_up()
+
+    assert done.rebuilt and "sort before" in done.reason
+    who = [e["data"]["who"] for e in runner.get("stream_log", "s/1")["entries"]]
+    assert who == ["remote", "remote", "local", "local"]
+    assert runner.snapshot() == fresh_replay(baton_dir, tmp_path_factory).snapshot()
+
+
+def test_events_that_sort_after_folded_ones_from_a_new_feed_are_folded_without_a_rebuild(baton_dir, clock, tmp_path):
+    append(writer(baton_dir, "local", clock), n=2)
+    runner = runner_for(baton_dir)
+    runner.catch_up()
+    remote_dir = tmp_path / "remote" / ".baton"
+    append(writer(remote_dir, "remote", Clock(START_NS + 10**9)), n=2)
+    shutil.copy(remote_dir / "ledger" / "remote.jsonl", baton_dir / "ledger" / "remote.jsonl")
+
+    assert runner.catch_up() == CatchUp(2, False, None)
+
+
+def test_a_changed_projection_version_triggers_a_rebuild(baton_dir, clock):
+    append(writer(baton_dir, "a", clock), n=2)
+    runner_for(baton_dir).catch_up()
+    changed = projections()
+    changed[2].version = 2
+    runner = ProjectionRunner(baton_dir, Ledger(baton_dir, "reader"), changed)
+    done = runner.catch_up()
+    assert done.rebuilt and "projections changed" in done.reason
+
+
+# -- replay to a point -------------------------------------------------------
+
+def test_rebuild_until_an_event_id_shows_the_state_as_of_that_event(baton_dir, clock):
+    events = append(writer(baton_dir, "a", clock), n=5)
+    runner = runner_for(baton_dir)
+    runner.catch_up()
+
+    done = runner.rebuild(until=Until.parse(events[2].id))
+
+    assert done.events == 3
+    assert runner.get("streams", "s/1")["version"] == 3
+    assert runner.pinned_until == events[2].id
+    assert json.loads((baton_dir / "logs" / "s__1.json").read_bytes())["entries"][-1]["id"] == events[2].id
+
+
+def test_rebuild_until_a_time_includes_the_events_at_or_before_it(baton_dir, clock):
+    events = append(writer(baton_dir, "a", clock), n=5)
+    runner = runner_for(baton_dir)
+
+    done = runner.rebuild(until=Until.parse(events[3].at))
+
+    assert done.events == 4
+    assert runner.get("streams", "s/1")["last_event"] == events[3].id
+
+
+def test_a_pinned_index_refuses_writes_until_a_plain_rebuild(baton_dir, clock):
+    events = append(writer(baton_dir, "a", clock), n=3)
+    runner = runner_for(baton_dir)
+    runner.rebuild(until=Until.parse(events[0].id))
+    with pytest.raises(Conflict) as caught:
+        runner.catch_up()
+    assert caught.value.exit_code == 4
+    assert runner.catch_up(allow_pinned=True).events == 0
+    assert runner.get("streams", "s/1")["version"] == 1
+
+    runner.rebuild()
+
+    assert runner.pinned_until is None
+    assert runner.catch_up().events == 0
+    assert runner.get("streams", "s/1")["version"] == 3
+
+
+def test_cli_rebuild_until_pins_the_index_and_writing_commands_exit_4(project):
+    from baton.commands.context import Project
+
+    opened = Project.open(project)
+    with opened.writing() as scope:
+        events = scope.append([EventDraft("test.noted", "test/1", {"n": n}) for n in range(3)])
+    opened.close()
+
+    r = run_baton("rebuild", "--json", "--until", events[0].id, "--project", str(project))
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["until"] == events[0].id
+    pinned = Project.open(project)
+    assert pinned.reading().get("streams", "test/1")["version"] == 1
+    pinned.close()
+
+    refused = run_baton("init", "--json", "--project", str(project))
+    assert refused.returncode == 4
+    assert "baton rebuild" in json.loads(refused.stdout)["error"]["message"]
+
+    assert run_baton("rebuild", "--project", str(project)).returncode == 0
+    assert run_baton("init", "--project", str(project)).returncode == 0
+    present = Project.open(project)
+    assert present.reading().get("streams", "test/1")["version"] == 3
+    present.close()
+
+
+# -- materialized files ------------------------------------------------------
+
+def materialized(baton_dir) -> dict[str, bytes]:
+    logs = baton_dir / "logs"
+    return {p.name: p.read_bytes() for p in sorted(logs.iterdir())} if logs.exists() else {}
+
+
+def test_materialized_files_come_back_byte_identical_after_deleting_them_and_the_index(baton_dir, clock):
+    one, two = writer(baton_dir, "one", clock), writer(baton_dir, "two", clock)
+    runner = runner_for(baton_dir)
+    for step in range(5):
+        append(one if step % 2 else two, stream=f"s/{step % 3}", n=2, text="é\n\x1f")
+        runner.catch_up()
+    before = materialized(baton_dir)
+    assert len(before) == 3
+    runner.close()
+    shutil.rmtree(baton_dir / "logs")
+    for leftover in baton_dir.glob("index.sqlite*"):
+        leftover.unlink()
+
+    runner_for(baton_dir).rebuild()
+
+    assert materialized(baton_dir) == before
+
+
+def test_a_deleted_document_removes_its_materialized_file(baton_dir, clock):
+    ledger = writer(baton_dir, "a", clock)
+    append(ledger, stream="s/1")
+    append(ledger, stream="s/2")
+    runner = runner_for(baton_dir)
+    runner.catch_up()
+    assert set(materialized(baton_dir)) == {"s__1.json", "s__2.json"}
+
+    append(ledger, stream="s/1", type_="test.dropped")
+    runner.catch_up()
+
+    assert set(materialized(baton_dir)) == {"s__2.json"}
+
+
+def test_rebuild_until_removes_files_of_documents_that_did_not_exist_yet(baton_dir, clock):
+    ledger = writer(baton_dir, "a", clock)
+    [first] = append(ledger, stream="s/1")
+    append(ledger, stream="s/2")
+    runner = runner_for(baton_dir)
+    runner.catch_up()
+
+    runner.rebuild(until=Until.parse(first.id))
+    assert set(materialized(baton_dir)) == {"s__1.json"}
+    runner.rebuild()
+    assert set(materialized(baton_dir)) == {"s__1.json", "s__2.json"}
+
+
+# -- upcasting ---------------------------------------------------------------
+
+def test_an_old_schema_event_is_upcast_on_read_and_its_bytes_never_change(baton_dir, clock):
+    upcasters = UpcasterRegistry()
+
+    @upcasters.register("test.noted", 1)
+    def split_name(data):
+        first, _, last = data.pop("name").partition(" ")
+        return {**data, "first": first, "last": last}
+
+    @upcasters.register("test.noted", 2)
+    def add_tags(data):
+        return {**data, "tags": []}
+
+    ledger = writer(baton_dir, "a", clock)
+    with ledger.locked() as txn:
+        txn.append([EventDraft("test.noted", "s/1", {"name": "Ada Lovelace"}, schema=1),
+                    EventDraft("test.noted", "s/1", {"first": "Alan", "last": "Turing", "tags": ["x"]}, schema=3)])
+    stored = ledger.feed_path("a").read_bytes()
+    runner = runner_for(baton_dir, upcasters=upcasters)
+
+    runner.catch_up()
+
+    entries = runner.get("stream_log", "s/1")["entries"]
+    assert [e["data"] for e in entries] == [{"first": "Ada", "last": "Lovelace", "tags": []},
+                                            {"first": "Alan", "last": "Turing", "tags": ["x"]}]
+    assert [e["schema"] for e in entries] == [3, 3]
+    assert ledger.feed_path("a").read_bytes() == stored
+    assert Ledger(baton_dir, "reader").read_all()[0].data == {"name": "Ada Lovelace"}
