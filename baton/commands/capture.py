@@ -454,7 +454,9 @@ def capture_in_scope(
         body["lineage"] = lineage
     elif relation != "root":
         raise InputError(f"relation {relation!r} needs a parent handoff")
-    merged_origin = dict(body.get("origin") or {}) if isinstance(body.get("origin"), dict) else body.get("origin")
+    given_origin = body.get("origin")
+    merged_origin = dict(given_origin) if isinstance(given_origin, dict) else \
+        ({} if given_origin is None else given_origin)  # a non-object is left for the model to report
     if isinstance(merged_origin, dict):
         merged_origin.update({k: v for k, v in (origin or {}).items() if v is not None})
         if session and not merged_origin.get("session_id"):

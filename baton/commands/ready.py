@@ -50,8 +50,9 @@ def promote_handoff(
     accept_warnings: str | None = None,
 ) -> ReadyResult:
     """Raises:
-        TransitionError (exit 4): not validated, or flagged.
-        PromotionRefused (exit 3): validation failed, or warned without a reason.
+        TransitionError (exit 4): not validated (e.g. never validated, or already ready).
+        PromotionRefused (exit 3): validation failed (the record is flagged
+            invalid: amend it and validate again), or warned without a reason.
         NotFound / AmbiguousId (exit 4).
     """
     from baton.commands.capture import handoff_file
@@ -60,6 +61,8 @@ def promote_handoff(
     from baton.commands.ids import load_handoff
     from baton.domain import lifecycle
     from baton.domain.handoff import handoff_from_json
+    from baton.domain.lifecycle import PromotionRefused
+    from baton.domain.validation import ready_problems
     from baton.errors import InputError
     from baton.ledger.envelope import EventDraft
     from baton.projections.handoffs import PROMOTED, SUPERSEDED, stream_of
@@ -71,6 +74,11 @@ def promote_handoff(
     try:
         with opened.writing() as scope:
             handoff = load_handoff(scope.runner, token)
+            if handoff.status in ("draft", "validated") and (
+                    handoff.validation.status == "fail" or "invalid" in handoff.flags):
+                # §10: "fail cannot be promoted without amendment" — a validation
+                # failure (exit 3), not a wrong state.
+                raise PromotionRefused(handoff, ready_problems(handoff))
             lifecycle.promote(handoff, now=now_timestamp(opened.clock()), accepted_warnings=accept_warnings)
             stream = stream_of(handoff.id)
             drafts = [EventDraft(PROMOTED, stream, {"accepted_warnings": accept_warnings})]

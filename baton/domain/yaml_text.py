@@ -4,16 +4,14 @@ Baton only ever *writes* YAML, and only for data that is already JSON, so a
 60-line emitter beats a dependency: keys come out sorted, the same value
 always gives the same bytes, and every scalar that could be misread
 (``yes``, ``1e3``, ``- x``, ``a: b``, leading spaces, control characters) is
-written as a JSON string, which YAML 1.2 reads as the same double-quoted
-scalar. Multi-line text becomes a literal block when that is unambiguous.
+written double-quoted with escapes. Multi-line text becomes a literal block
+when that is unambiguous.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Any
-
-import orjson
 
 _PLAIN = re.compile(r"^[A-Za-z_./][A-Za-z0-9_./@+-]*(?:[ ][A-Za-z0-9_./@+()\[\],'-]+)*$")
 _RESERVED = {
@@ -69,8 +67,15 @@ def _scalar(value: Any) -> str:
         return "true"
     if value is False:
         return "false"
-    if isinstance(value, (int, float)):
-        return orjson.dumps(value).decode()
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        # "1.0e+16", not "1e16": YAML 1.1 readers need the dot and the sign.
+        text = repr(value)
+        if "e" in text:
+            mantissa, exponent = text.split("e")
+            text = (mantissa if "." in mantissa else mantissa + ".0") + "e" + exponent
+        return text
     if isinstance(value, str):
         return _string(value)
     if isinstance(value, dict):
@@ -83,7 +88,36 @@ def _scalar(value: Any) -> str:
 def _string(text: str) -> str:
     if _PLAIN.match(text) and text.lower() not in _RESERVED and not _looks_numeric(text):
         return text
-    return orjson.dumps(text).decode()
+    return _quote(text)
+
+
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0"}
+
+
+def _quote(text: str) -> str:
+    """A YAML double-quoted scalar: the JSON escapes, plus every character YAML
+    does not allow raw in a stream (DEL, C1 controls, surrogates, U+FFFE/FFFF)
+    and the Unicode line breaks a YAML 1.1 reader would fold."""
+    out = ['"']
+    for ch in text:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif _yaml_printable(ch):
+            out.append(ch)
+        elif ord(ch) <= 0xFF:
+            out.append(f"\\x{ord(ch):02x}")
+        elif ord(ch) <= 0xFFFF:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(f"\\U{ord(ch):08x}")
+    out.append('"')
+    return "".join(out)
+
+
+def _yaml_printable(ch: str) -> bool:
+    code = ord(ch)
+    return (0x20 <= code <= 0x7E or 0xA0 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD
+            or 0x10000 <= code <= 0x10FFFF) and code not in (0x2028, 0x2029, 0xFEFF)
 
 
 def _looks_numeric(text: str) -> bool:

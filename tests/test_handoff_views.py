@@ -1,0 +1,201 @@
+"""Reading handoffs: show in four formats, list with status and full-text filters, prepare."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from baton.commands.capture import capture_in_scope
+from baton.commands.context import Project
+from baton.commands.listing import fts_query, list_handoffs
+from baton.commands.prepare import prepare_handoff
+from baton.commands.ready import promote_handoff
+from baton.commands.show import show_handoff
+from baton.commands.validate import validate_handoff_command
+from baton.domain.yaml_text import to_yaml
+from baton.errors import InputError
+from tests.handoff_support import git_commit, git_init, payload
+
+
+def _capture(root, body=None, **kw) -> str:
+    opened = Project.open(root)
+    try:
+        with opened.writing() as scope:
+            return capture_in_scope(scope, body or payload(), **kw).handoff_id
+    finally:
+        opened.close()
+
+
+# -- show -----------------------------------------------------------------------------
+
+def test_show_json_is_the_materialized_record(project):
+    handoff_id = _capture(project)
+    result = show_handoff(project, handoff_id)
+    assert json.loads(result.text) == json.loads((project / result.file).read_bytes())
+
+
+def test_show_yaml_reads_back_as_the_same_record(project):
+    yaml = pytest.importorskip("yaml")
+    handoff_id = _capture(project, payload(summary={"current_state": "line one\nline two: with colon\n"}))
+    result = show_handoff(project, handoff_id, format="yaml")
+    assert yaml.safe_load(result.text) == result.record
+
+
+def test_show_md_and_prompt_render_the_objective_and_the_next_action(project):
+    handoff_id = _capture(project)
+    md = show_handoff(project, handoff_id, format="md").text
+    prompt = show_handoff(project, handoff_id, format="prompt").text
+    for text in (md, prompt):
+        assert "Invalid state values are rejected" in text
+        assert "Add the duplicate-callback fixture" in text
+
+
+def test_show_rejects_an_unknown_format(project):
+    handoff_id = _capture(project)
+    with pytest.raises(InputError):
+        show_handoff(project, handoff_id, format="xml")
+
+
+# -- the YAML emitter ------------------------------------------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**12, 10**12)
+    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=40),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(json_values)
+def test_yaml_output_parses_back_to_the_same_value(value):
+    yaml = pytest.importorskip("yaml")
+    assert yaml.safe_load(to_yaml(value)) == value
+
+
+@pytest.mark.parametrize("text", ["yes", "No", "null", "~", "1e3", "0x1F", "- item", "a: b", "#note", " pad",
+                                  "2026-09-02", "true", ".inf", "@x", "`x`", "'q'", "{a}", "a #b", ""])
+def test_yaml_quotes_every_scalar_a_reader_could_misread(text):
+    assert to_yaml({"k": text}) == f"k: {json.dumps(text, ensure_ascii=False)}\n"
+
+
+def test_yaml_is_deterministic_and_sorts_keys():
+    assert to_yaml({"b": [1, {"q": 2.5, "p": "plain text"}], "a": {}}) == (
+        "a: {}\nb:\n  - 1\n  - p: plain text\n    q: 2.5\n")
+
+
+# -- list -------------------------------------------------------------------------------
+
+def test_list_shows_newest_first_and_filters_by_status(project):
+    older = _capture(project)
+    newer = _capture(project)
+    validate_handoff_command(project, older)
+    promote_handoff(project, older)
+    rows = list_handoffs(project).rows
+    assert [r.id for r in rows] == [newer, older]
+    assert [r.id for r in list_handoffs(project, status="ready").rows] == [older]
+    assert [r.id for r in list_handoffs(project, status="draft").rows] == [newer]
+
+
+def test_list_rejects_an_unknown_status(project):
+    with pytest.raises(InputError, match="--status"):
+        list_handoffs(project, status="done")
+
+
+def test_list_work_searches_title_objective_and_summary(project):
+    oauth = _capture(project)
+    other = _capture(project, payload(work={"title": "Billing export", "objective": "CSV export of invoices"},
+                                      summary={"current_state": "Pagination of the ledger API is unclear"}))
+    assert [r.id for r in list_handoffs(project, work="oauth").rows] == [oauth]  # title, any case
+    assert [r.id for r in list_handoffs(project, work="callback").rows] == [oauth]
+    assert [r.id for r in list_handoffs(project, work="invoic").rows] == [other]  # prefix match
+    assert [r.id for r in list_handoffs(project, work="pagination ledger").rows] == [other]  # summary
+    assert [r.id for r in list_handoffs(project, work="fixture").rows] == [oauth]  # in_progress
+
+
+def test_fts_syntax_in_the_query_is_harmless(project):
+    _capture(project)
+    assert list_handoffs(project, work='callback"* (').rows
+    assert list_handoffs(project, work='callback OR NEAR(x').rows == ()  # every word is a plain term
+    assert fts_query("a-b c") == '"a"* "b"* "c"*'
+    with pytest.raises(InputError):
+        list_handoffs(project, work="  -- ")
+
+
+def test_list_search_follows_revisions(project):
+    from baton.commands.amend import amend_handoff
+    from baton.commands.capture import ContentOptions
+
+    handoff_id = _capture(project)
+    amend_handoff(project, handoff_id, content=ContentOptions(title="Webhook signature checks"))
+    assert [r.id for r in list_handoffs(project, work="webhook").rows] == [handoff_id]
+    assert list_handoffs(project, work="resumable").rows == ()
+
+
+# -- prepare -------------------------------------------------------------------------------
+
+def test_prepare_prefills_git_state_and_changed_files_and_invents_nothing(project):
+    head = git_init(project, {"src/app.py": "x = 1\n"})
+    (project / "src" / "app.py").write_text("x = 2\n")
+    (project / "src" / "new.py").write_text("y = 1\n")
+    result = prepare_handoff(project, trigger="hook")
+    out = result.to_json()
+    assert out["repository"]["head"] == head and out["repository"]["dirty"] is True
+    assert out["changed_files"] == ["src/app.py", "src/new.py"]
+    template = out["template"]
+    assert [a["path"] for a in template["artifacts"]] == ["src/app.py", "src/new.py"]
+    assert template["automation"] == {"trigger": "hook"}
+    assert template["summary"] == {"current_state": "", "completed": [], "in_progress": [], "discoveries": []}
+    assert template["work"]["title"] == "" and template["open_items"] == []
+    fields = [item["field"] for item in out["to_complete"]]
+    assert "work.title" in fields and "summary.current_state" in fields and "open_items" in fields
+    assert out["next"] == "baton checkpoint create --input FILE"
+
+
+def test_prepare_writes_nothing_to_the_ledger(project):
+    from tests.handoff_support import ledger_lines
+
+    before = ledger_lines(project)
+    prepare_handoff(project)
+    assert ledger_lines(project) == before
+
+
+def test_prepare_uses_the_current_session_objective(project):
+    git_init(project)
+    from baton.commands.sessions import begin_session
+
+    begin_session(project, session_id="s-1", objective="Ship the webhook retries")
+    out = prepare_handoff(project).to_json()
+    assert out["template"]["work"]["objective"] == "Ship the webhook retries"
+    assert out["session_objective"]["objective"] == "Ship the webhook retries"
+
+
+def test_prepare_from_a_draft_starts_from_its_content_and_says_to_amend_it(project):
+    handoff_id = _capture(project)
+    out = prepare_handoff(project, source=handoff_id[-8:]).to_json()
+    assert out["template"]["work"]["title"] == "Resumable OAuth callback validation"
+    assert out["next"] == f"baton handoff amend {handoff_id} --input FILE"
+
+
+def test_prepare_template_completed_and_captured_round_trips(project, tmp_path):
+    from baton.commands.capture import capture_checkpoint
+
+    git_init(project)
+    git_commit(project, {"src/app.py": "x = 1\n"})
+    (project / "src" / "app.py").write_text("x = 3\n")
+    target = tmp_path / "template.json"
+    prepare_handoff(project, output=str(target))
+    template = json.loads(target.read_text())
+    template["work"].update(title="T", objective="O")
+    template["open_items"] = [payload()["open_items"][0]]
+    target.write_text(json.dumps(template))
+    result = capture_checkpoint(project, input_source=str(target))
+    assert result.record["artifacts"][0]["path"] == "src/app.py"
+    assert result.record["artifacts"][0]["content_hash"].startswith("sha256:")
+
+
+def test_prepare_rejects_an_unknown_trigger(project):
+    with pytest.raises(InputError):
+        prepare_handoff(project, trigger="cron")
