@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 import attrs
 
@@ -317,7 +317,3 @@ def _resolve(root: Path, rel: str) -> tuple[Path, list[tuple[Path, str]]]:
         pending.extend(reversed([p for p in target.split("/") if p not in ("", ".")]))
     return current, followed
 
-
-def check_paths_inside_root(root: Path, rels: Iterable[str], allowed_roots: Sequence[Path] = ()) -> list[Path]:
-    """``check_path_inside_root`` for several paths; the first refusal raises."""
-    return [check_path_inside_root(root, rel, allowed_roots) for rel in rels]
