@@ -200,7 +200,8 @@ def test_nested_enum_values_are_refused_with_the_allowed_values():
     assert any(p.startswith("lineage.relation: must be one of 'root'") for p in problems)
 
 
-@pytest.mark.parametrize("bad", ["2026-09-02", "2026-09-02T14:30:00", "yesterday", "2026-13-02T14:30:00Z"])
+@pytest.mark.parametrize("bad", ["2026-09-02", "2026-09-02T14:30:00", "yesterday", "2026-13-02T14:30:00Z",
+                                 "2026-09-02T14:30:00Z\n", "\uff12026-09-02T14:30:00Z"])
 def test_timestamps_must_be_rfc3339_with_a_zone(bad):
     assert any(p.startswith("created_at: must be an RFC 3339") for p in problems_of(base_json(created_at=bad)))
 

@@ -332,9 +332,7 @@ class HandoffInputError(InputError):
 
 # --------------------------------------------------------------------------- value checks
 
-_RFC3339 = re.compile(
-    r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$"
-)
+_RFC3339 = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})")
 
 
 def parse_timestamp(text: str) -> datetime:
@@ -343,7 +341,7 @@ def parse_timestamp(text: str) -> datetime:
     Raises:
         ValueError: the text is not an RFC 3339 date-time with a zone.
     """
-    if not isinstance(text, str) or not _RFC3339.match(text):
+    if not isinstance(text, str) or not _RFC3339.fullmatch(text):
         raise ValueError("must be an RFC 3339 date-time with a zone, e.g. 2026-09-02T14:30:00Z")
     value = text[:-1] + "+00:00" if text[-1] in "Zz" else text
     # fromisoformat takes at most 6 fractional digits
