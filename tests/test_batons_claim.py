@@ -263,3 +263,20 @@ def test_rebuild_restores_the_index_and_files_byte_for_byte(project):
     opened.runner.rebuild()
     assert opened.runner.snapshot() == incremental
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_an_unknown_event_on_a_baton_stream_does_not_block_the_claim(project):
+    from tests.batons_support import append_raw
+
+    record = leave(project)
+    append_raw(project, "baton.annotated", f"baton/{record.key}", {"note": "from a newer Baton"})
+    append_raw(project, "note.added", f"baton/{record.key}", {})
+    assert start(project, session="s2").record.id == record.id
+
+
+def test_branches_that_encode_alike_never_see_each_other(project):
+    slash = leave(project, "s1", branch="feature/x")
+    assert slash.key == leave(project, "s2", branch="feature_x").key  # the spec's naming rule collides
+    assert active(project, branch="feature/x") is None  # superseded in the shared file...
+    assert start(project, branch="feature/x").record is None  # ...and never delivered across names
+    assert start(project, branch="feature_x").record is not None

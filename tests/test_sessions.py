@@ -139,3 +139,10 @@ def test_sessions_projection_records_what_each_session_received_and_left(project
     assert doc["harness"] == "claude-code"
     assert doc["receivedBaton"] is not None
     assert doc["leftBaton"] == left.id
+
+
+def test_a_session_on_a_branch_that_encodes_alike_does_not_clear_the_others_objective(project):
+    begin_session(project, session_id="s1", objective="Slash goal", owner=ALICE, branch="feat/x")
+    begin_session(project, session_id="s2", owner=ALICE, branch="feat_x")
+    assert objective(project, branch="feat/x").objective == "Slash goal"
+    assert objective(project, branch="feat_x") is None

@@ -100,8 +100,8 @@ def _objective_events(scope, ctx: SessionContext, objective: str | None, session
         scope.append([EventDraft("objective.set", stream, data, actor=ctx.owner, session=session)],
                      expected={stream: version})
         return True
-    if doc is None:
-        return False
+    if doc is None or doc.get("owner") != ctx.owner or doc.get("branch") != ctx.branch:
+        return False  # nothing set here (or it belongs to a name that merely encodes alike)
     data = {"owner": ctx.owner, "branch": ctx.branch, "session": session, "reason": reason,
             "previous_session": doc.get("sessionId")}
     scope.append([EventDraft("objective.cleared", stream, data, actor=ctx.owner, session=session)],
