@@ -291,3 +291,17 @@ def test_a_recheck_that_contradicts_a_recorded_pass_fails_validation(project):
     result = validate_handoff_command(project, handoff_id, recheck=True)
     assert result.rechecks[0]["status"] == "fail" and result.rechecks[0]["exit_code"] == 1
     assert result.exit_code == 3
+
+
+def test_a_recheck_that_outlives_its_timeout_is_an_error_not_a_pass(project):
+    config = project / ".baton" / "config.json"
+    settings = json.loads(config.read_text())
+    settings["recheck"] = {"timeout_seconds": 0.5}
+    config.write_text(json.dumps(settings))
+    # A grandchild holding the output pipe must not keep validation waiting.
+    ref = (f"{sys.executable} -c \"import subprocess, sys, time; "
+           f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']); time.sleep(120)\"")
+    _allow(project, ref)
+    handoff_id = _capture(project, _command_evidence(ref)).handoff_id
+    run = validate_handoff_command(project, handoff_id, recheck=True).rechecks[0]
+    assert run["status"] == "error" and "timed out" in run["summary"]

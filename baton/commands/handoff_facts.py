@@ -217,27 +217,43 @@ def run_recheck(root: Path, evidence_id: str, ref: str, policy: Any, *, timeout:
     if not argv:
         return RecheckRun(evidence_id, ref, "error", None, None, "empty command", False)
     try:
-        done = subprocess.run(argv, shell=False, cwd=root, env=recheck_env(), stdin=subprocess.DEVNULL,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout, check=False)
-    except subprocess.TimeoutExpired as exc:
-        output = (exc.output or b"").decode("utf-8", "replace")
-        summary = summarize_output(output, policy=policy.redaction, field=f"rechecks.{evidence_id}")
-        return RecheckRun(evidence_id, ref, "error", None, summary.digest,
-                          f"timed out after {timeout:g}s; " + summary.summary, summary.truncated)
+        # Its own process group, so a timeout also stops whatever it spawned
+        # (test runners fork workers that would otherwise hold the pipe open).
+        proc = subprocess.Popen(argv, shell=False, cwd=root, env=recheck_env(), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     except OSError as exc:
         return RecheckRun(evidence_id, ref, "error", None, None, f"could not start: {exc.strerror or exc}", False)
-    output = done.stdout.decode("utf-8", "replace")
-    summary = summarize_output(output, policy=policy.redaction, field=f"rechecks.{evidence_id}")
-    return RecheckRun(evidence_id, ref, "pass" if done.returncode == 0 else "fail", done.returncode,
+    try:
+        raw, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        raw, _ = proc.communicate()
+        summary = summarize_output(raw.decode("utf-8", "replace"), policy=policy.redaction,
+                                   field=f"rechecks.{evidence_id}")
+        return RecheckRun(evidence_id, ref, "error", None, summary.digest,
+                          f"timed out after {timeout:g}s; " + summary.summary, summary.truncated)
+    summary = summarize_output(raw.decode("utf-8", "replace"), policy=policy.redaction,
+                               field=f"rechecks.{evidence_id}")
+    return RecheckRun(evidence_id, ref, "pass" if proc.returncode == 0 else "fail", proc.returncode,
                       summary.digest, summary.summary, summary.truncated)
 
 
+def _kill_group(proc: subprocess.Popen) -> None:
+    import signal
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        proc.kill()
+
+
 def recheck_timeout(project: Any) -> float:
-    value = project.config.section("policy").get("recheck_timeout_seconds", DEFAULT_RECHECK_TIMEOUT)
+    """Seconds a recheck may run: ``config.json`` ``{"recheck": {"timeout_seconds": N}}`` (default 300)."""
+    value = project.config.section("recheck").get("timeout_seconds", DEFAULT_RECHECK_TIMEOUT)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
         from baton.errors import InputError
 
-        raise InputError(f"{project.paths.config}: policy.recheck_timeout_seconds must be a positive number")
+        raise InputError(f"{project.paths.config}: recheck.timeout_seconds must be a positive number")
     return float(value)
 
 
