@@ -123,7 +123,6 @@ TRIM_ORDER: tuple[tuple[str, str], ...] = (
     ("do_not_retry_collapse", "do-not-retry entries collapsed"),
     ("core_clip_80", "core text cut to a line"),
 )
-_LABELS = dict(TRIM_ORDER)
 # Groups whose lines are shortened (next variant) rather than dropped.
 _SHORTEN = {"evidence_detail", "decision_detail", "do_not_retry_detail", "core_clip_400", "core_clip_160",
             "core_clip_80"}
