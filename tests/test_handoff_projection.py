@@ -1,0 +1,106 @@
+"""The ``handoffs`` projection: a pure fold that replays to the same records, files and index."""
+
+from __future__ import annotations
+
+import json
+
+import attrs
+
+from baton.commands.amend import amend_handoff
+from baton.commands.capture import ContentOptions, capture_in_scope
+from baton.commands.context import Project
+from baton.commands.ready import promote_handoff
+from baton.commands.resume import resume_handoff
+from baton.commands.validate import validate_handoff_command
+from baton.ledger.envelope import EventDraft, seal
+from baton.projections.handoffs import SEARCH_TABLE, Handoffs, record_time, stream_of
+from baton.projections.runner import snapshot_equal
+from tests.handoff_support import materialized, payload
+
+
+def _capture(root, body=None) -> str:
+    opened = Project.open(root)
+    try:
+        with opened.writing() as scope:
+            return capture_in_scope(scope, body or payload()).handoff_id
+    finally:
+        opened.close()
+
+
+def _event(type_: str, handoff_id: str, data: dict | None, at: str = "2026-09-02T14:40:00.123456Z"):
+    event = seal(EventDraft(type_, stream_of(handoff_id), data or {}), event_id="0" * 36, writer="w", seq=1,
+                 at=at, hlc=1, stream_version=1, prev=None)
+    return attrs.evolve(event, data=data)
+
+
+def _search_rows(runner) -> list:
+    return sorted(runner.db.execute(f"SELECT id, title, objective, summary FROM {SEARCH_TABLE}").fetchall())
+
+
+def test_rebuild_yields_the_same_records_search_rows_and_files(project):
+    first = _capture(project)
+    validate_handoff_command(project, first)
+    promote_handoff(project, first)
+    resume_handoff(project, first, mark_resumed=True)
+    child = amend_handoff(project, first, content=ContentOptions(completed=["fixture"])).handoff_id
+    draft = _capture(project, payload(open_items=[]))
+    validate_handoff_command(project, draft)
+    amend_handoff(project, draft, content=ContentOptions(title="Renamed draft"))
+    opened = Project.open(project)
+    runner = opened.reading()
+    before, rows, files = runner.snapshot()["handoffs"], _search_rows(runner), materialized(project)
+    assert set(before) == {first, child, draft}
+    with opened.ledger.locked():
+        runner.rebuild()
+    assert snapshot_equal({"h": runner.snapshot()["handoffs"]}, {"h": before})
+    assert _search_rows(runner) == rows
+    assert materialized(project) == files
+    opened.close()
+
+
+def test_each_materialized_file_is_the_record_as_sorted_indented_json(project):
+    handoff_id = _capture(project)
+    doc = Project.open(project).reading().get("handoffs", handoff_id)
+    [(name, raw)] = materialized(project).items()
+    assert raw == json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False).encode() + b"\n"
+    assert name == Handoffs().materialize(handoff_id, doc).popitem()[0].split("/")[1]
+
+
+def test_a_promotion_the_state_machine_refuses_is_skipped_on_replay():
+    record = _draft_record()
+    projection = Handoffs()
+    doc = projection.apply(record["id"], None, _event("handoff.captured", record["id"], {"handoff": record}))
+    after = projection.apply(record["id"], doc, _event("handoff.promoted", record["id"], {"accepted_warnings": None}))
+    assert after == doc and after["status"] == "draft"
+
+
+def test_an_erased_capture_removes_the_record_and_other_erasures_change_nothing():
+    record = _draft_record()
+    projection = Handoffs()
+    doc = projection.apply(record["id"], None, _event("handoff.captured", record["id"], {"handoff": record}))
+    assert projection.apply(record["id"], doc, _event("handoff.revised", record["id"], None)) == doc
+    assert projection.apply(record["id"], doc, _event("handoff.captured", record["id"], None)) is None
+
+
+def test_updated_at_is_the_event_time_to_the_second():
+    record = _draft_record()
+    projection = Handoffs()
+    doc = projection.apply(record["id"], None, _event("handoff.captured", record["id"], {"handoff": record}))
+    archived = projection.apply(record["id"], doc, _event("handoff.archived", record["id"], {"reason": "dropped"},
+                                                          at="2026-09-02T15:00:01.999999Z"))
+    assert archived["updated_at"] == "2026-09-02T15:00:01Z" == record_time("2026-09-02T15:00:01.999999Z")
+    assert archived["status"] == "archived" and archived["archived_reason"] == "dropped"
+
+
+def test_events_of_other_streams_touch_no_handoff():
+    event = seal(EventDraft("baton.created", "baton/_shared", {}), event_id="0" * 36, writer="w", seq=1,
+                 at="2026-09-02T14:40:00.000000Z", hlc=1, stream_version=1, prev=None)
+    assert list(Handoffs().keys(event)) == []
+
+
+def _draft_record() -> dict:
+    from baton.commands.capture import assign_item_ids
+    from baton.domain.handoff import handoff_to_json, new_draft
+
+    return handoff_to_json(new_draft(assign_item_ids(payload()), id="018f4a2b-7c3d-7e1f-9a2b-3c4d5e6f7a8b",
+                                     now="2026-09-02T14:30:00Z", project={"id": "p"}))
