@@ -25,10 +25,17 @@ def next_hlc(wall_ns: int, highest_seen: int) -> int:
     return max(wall_ns // 1000, highest_seen + 1)
 
 
+_last_second: tuple[int, str] = (-1, "")
+
+
 def rfc3339_micros(ns: int) -> str:
-    dt = datetime.fromtimestamp(ns // 1_000_000_000, tz=timezone.utc)
-    micros = (ns // 1000) % 1_000_000
-    return dt.strftime("%Y-%m-%dT%H:%M:%S") + f".{micros:06d}Z"
+    global _last_second
+    seconds = ns // 1_000_000_000
+    cached, prefix = _last_second
+    if seconds != cached:  # appends come many to a second: format the date once
+        prefix = datetime.fromtimestamp(seconds, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+        _last_second = (seconds, prefix)
+    return f"{prefix}.{(ns // 1000) % 1_000_000:06d}Z"
 
 
 def parse_rfc3339(text: str) -> datetime:

@@ -23,6 +23,7 @@ KNOWN_FIELDS = (
     "v", "id", "writer", "seq", "at", "hlc", "type", "stream", "stream_version",
     "actor", "session", "schema", "data", "digest", "prev", "hash",
 )
+_KNOWN = frozenset(KNOWN_FIELDS)
 _REQUIRED = {
     "v": int, "id": str, "writer": str, "seq": int, "at": str, "hlc": int,
     "type": str, "stream": str, "stream_version": int, "digest": str, "hash": str,
@@ -101,6 +102,33 @@ class Event:
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any]) -> "Event":
+        """Raises: EnvelopeError when ``raw`` is not a well-formed envelope."""
+        # Replay calls this once per line: a plain dict of exact types (what
+        # orjson returns) takes the short path; anything else gets the
+        # field-by-field checks and their precise error messages.
+        if type(raw) is dict:
+            get = raw.get
+            v, id_, writer, seq, at, hlc = get("v"), get("id"), get("writer"), get("seq"), get("at"), get("hlc")
+            type_, stream, version = get("type"), get("stream"), get("stream_version")
+            digest, hash_, data, schema = get("digest"), get("hash"), get("data"), get("schema", 1)
+            actor, session, prev = get("actor"), get("session"), get("prev")
+            if (
+                type(v) is int and type(seq) is int and type(hlc) is int and type(version) is int
+                and type(schema) is int and type(id_) is str and type(writer) is str and type(at) is str
+                and type(type_) is str and type(stream) is str and type(digest) is str and type(hash_) is str
+                and (data is None or type(data) is dict) and (actor is None or type(actor) is str)
+                and (session is None or type(session) is str) and (prev is None or type(prev) is str)
+            ):
+                return cls(
+                    v=v, id=id_, writer=writer, seq=seq, at=at, hlc=hlc, type=type_, stream=stream,
+                    stream_version=version, actor=actor, session=session, data=data, digest=digest,
+                    prev=prev, hash=hash_, schema=schema,
+                    extra={} if raw.keys() <= _KNOWN else {k: x for k, x in raw.items() if k not in _KNOWN},
+                )
+        return cls._from_checked_dict(raw)
+
+    @classmethod
+    def _from_checked_dict(cls, raw: Mapping[str, Any]) -> "Event":
         if not isinstance(raw, Mapping):
             raise EnvelopeError("an event must be a JSON object")
         for name, kind in _REQUIRED.items():
@@ -122,7 +150,7 @@ class Event:
             stream_version=raw["stream_version"], actor=raw.get("actor"),
             session=raw.get("session"), data=data, digest=raw["digest"],
             prev=raw.get("prev"), hash=raw["hash"], schema=schema,
-            extra={k: v for k, v in raw.items() if k not in KNOWN_FIELDS},
+            extra={k: v for k, v in raw.items() if k not in _KNOWN},
         )
 
 
@@ -142,13 +170,20 @@ def seal(
             so would lose as a torn tail); nothing is written.
     """
     _check_draft(draft)
-    unsealed = Event(
+    digest = digest_of(draft.data)
+    # Exactly ``Event.chained_part()`` of the event below (a draft has no
+    # unknown fields), built directly: sealing is on every append's path.
+    chained = {
+        "v": ENVELOPE_VERSION, "id": event_id, "writer": writer, "seq": seq, "at": at, "hlc": hlc,
+        "type": draft.type, "stream": draft.stream, "stream_version": stream_version,
+        "actor": draft.actor, "session": draft.session, "schema": draft.schema, "digest": digest, "prev": prev,
+    }
+    return Event(
         v=ENVELOPE_VERSION, id=event_id, writer=writer, seq=seq, at=at, hlc=hlc,
         type=draft.type, stream=draft.stream, stream_version=stream_version,
         actor=draft.actor, session=draft.session, data=draft.data,
-        digest=digest_of(draft.data), prev=prev, hash="", schema=draft.schema,
+        digest=digest, prev=prev, hash=sha256_tag(canonical_bytes(chained)), schema=draft.schema,
     )
-    return attrs.evolve(unsealed, hash=unsealed.compute_hash())
 
 
 def _check_draft(draft: EventDraft) -> None:

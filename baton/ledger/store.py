@@ -35,7 +35,14 @@ def merge_feeds(feeds: Iterable[Iterable[Event]]) -> Iterator[Event]:
     Each feed is already in that order (one writer, rising seq and hlc), so a
     k-way merge gives the same sequence whatever order the feeds come in.
     """
-    return heapq.merge(*feeds, key=lambda e: e.merge_key)
+    feeds = [feed for feed in feeds]
+    if len(feeds) == 1:
+        return iter(feeds[0])
+    return heapq.merge(*feeds, key=_merge_key)
+
+
+def _merge_key(event: Event) -> tuple[int, str, int]:
+    return (event.hlc, event.writer, event.seq)
 
 
 @attrs.define
@@ -73,14 +80,23 @@ class Ledger:
         self._max_hlc = 0
         self._poisoned: str | None = None
         self._lock_depth = 0
+        self._dir_made = False
 
     # -- paths ---------------------------------------------------------------
     def feed_path(self, writer: str) -> Path:
         return self.ledger_dir / f"{writer}.jsonl"
 
     def feed_paths(self) -> list[Path]:
+        return [self.ledger_dir / f"{name}.jsonl" for name in self._feed_names()]
+
+    def _feed_names(self) -> list[str]:
+        # os.scandir and plain strings: this runs on every append, and pathlib's
+        # glob costs more than the write itself.
         try:
-            return sorted(p for p in self.ledger_dir.glob("*.jsonl") if p.is_file())
+            with os.scandir(self.ledger_dir) as entries:
+                return sorted(e.name[:-6] for e in entries if e.name.endswith(".jsonl") and e.is_file())
+        except FileNotFoundError:
+            return []
         except OSError as exc:
             raise StorageError(f"cannot list the ledger at {self.ledger_dir}: {exc}") from exc
 
@@ -98,8 +114,14 @@ class Ledger:
                 self._lock_depth -= 1
             return
         try:
-            self.ledger_dir.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            if not self._dir_made:
+                self.ledger_dir.mkdir(parents=True, exist_ok=True)
+                self._dir_made = True
+            try:
+                fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            except FileNotFoundError:  # the folder went away since we made it
+                self.ledger_dir.mkdir(parents=True, exist_ok=True)
+                fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
             raise StorageError(f"cannot open the ledger lock {self.lock_path}: {exc}") from exc
         try:
@@ -134,12 +156,13 @@ class Ledger:
         A feed that shrank or was replaced invalidates everything cached, and
         the whole ledger is read again.
         """
+        folder = str(self.ledger_dir)
         for attempt in range(2):
             stale = False
-            for path in self.feed_paths():
-                name = feed_name(path)
+            for name in self._feed_names():
+                path = f"{folder}/{name}.jsonl"
                 try:
-                    st = path.stat()
+                    st = os.stat(path)
                 except FileNotFoundError:
                     continue
                 except OSError as exc:
@@ -153,13 +176,13 @@ class Ledger:
                 if known is not None and st.st_size == head.offset:
                     continue
                 try:
-                    scan = scan_file(path, head)
+                    scan = scan_file(Path(path), head)
                 except OSError as exc:
                     raise StorageError(f"cannot read feed {path}: {exc}") from exc
                 self._absorb(scan)
                 self._feeds[name] = _FeedState(scan.head, ident)
                 if name == self.writer and scan.torn is not None and self._lock_depth:
-                    self._quarantine_tail(path, scan)
+                    self._quarantine_tail(Path(path), scan)
                     self._feeds[name] = _FeedState(scan.head, ident)
             if not stale:
                 return
@@ -229,7 +252,7 @@ class Ledger:
                 raise StreamVersionConflict(stream, version, actual)
         if not drafts:
             return []
-        path = self.feed_path(self.writer)
+        path = f"{self.ledger_dir}/{self.writer}.jsonl"
         state = self._feeds.get(self.writer)
         head = state.head if state else FeedHead()
         versions = dict(self._versions)

@@ -16,7 +16,7 @@ from pathlib import Path
 import attrs
 
 from baton.errors import StorageError
-from baton.ledger.feed import FeedHead, FeedProblem, TornTail, feed_name, scan_file
+from baton.ledger.feed import FeedHead, FeedProblem, TornTail, collector_paused, feed_name, scan_file
 from baton.ledger.store import merge_feeds
 
 
@@ -64,6 +64,11 @@ class VerifyReport:
 
 
 def verify_ledger(ledger_dir: Path) -> VerifyReport:
+    with collector_paused():
+        return _verify(ledger_dir)
+
+
+def _verify(ledger_dir: Path) -> VerifyReport:
     reports: list[FeedReport] = []
     event_lists = []
     try:

@@ -31,7 +31,7 @@ from baton.config import write_bytes_atomic
 from baton.errors import Conflict, NotFound, StorageError
 from baton.ledger.clock import hlc_of_datetime, parse_rfc3339
 from baton.ledger.envelope import Event
-from baton.ledger.feed import FeedHead, feed_name, line_before
+from baton.ledger.feed import FeedHead, collector_paused, feed_name, line_before
 from baton.ledger.store import Ledger, merge_feeds
 from baton.ledger.upcast import UPCASTERS, UpcasterRegistry
 from baton.projections.base import Doc, Projection
@@ -169,14 +169,15 @@ class ProjectionRunner:
     # -- folding -------------------------------------------------------------
     def fold(self, events: Iterable[Event], docs: dict[tuple[str, str], Doc | None], load) -> set[tuple[str, str]]:
         dirty: set[tuple[str, str]] = set()
+        upcast = self.upcasters.upcast
+        plan = [(p.name, p.keys, p.apply) for p in self.projections]  # bound once, not per event
         for event in events:
-            event = self.upcasters.upcast(event)
-            for p in self.projections:
-                for key in p.keys(event):
-                    slot = (p.name, key)
-                    if slot not in docs:
-                        docs[slot] = load(slot)
-                    docs[slot] = p.apply(key, docs[slot], event)
+            event = upcast(event)
+            for name, keys, apply in plan:
+                for key in keys(event):
+                    slot = (name, key)
+                    doc = docs[slot] if slot in docs else load(slot)
+                    docs[slot] = apply(key, doc, event)
                     dirty.add(slot)
         return dirty
 
@@ -266,40 +267,44 @@ class ProjectionRunner:
     ) -> CatchUp:
         """Drop every projection and replay the ledger (up to ``until``)."""
         try:
-            scans = []
-            inos: dict[str, int] = {}
-            for path in self.ledger.feed_paths():
-                st = _stat(path)
-                if st is None:
-                    continue
-                scans.append(self.ledger.read_feed(feed_name(path)))
-                inos[feed_name(path)] = st.st_ino
-            events = list(merge_feeds(s.events for s in scans))
-            if until is not None:
-                events = _cut(events, until)
-            total = len(events)
-            docs: dict[tuple[str, str], Doc | None] = {}
-            dirty: set[tuple[str, str]] = set()
-            step = max(1, total // 100)
-            for start in range(0, total, step):
-                dirty |= self.fold(events[start:start + step], docs, lambda slot: None)
-                if progress:
-                    progress(min(total, start + step), total)
-            heads: dict[str, FeedHead] = {}
-            if until is None:
-                heads = {s.feed: s.head for s in scans}
-            else:
-                ends = {}
-                for s in scans:
-                    for event, end in zip(s.events, s.ends):
-                        ends[event.id] = end
-                for event in events:
-                    heads[event.writer] = FeedHead(ends[event.id], event.seq, event.hash, event.hlc)
-            last = events[-1].merge_key if events else None
-            self._commit(docs, dirty, heads, inos, last, reset=True, pinned=until.label if until else None)
-            return CatchUp(total, True, reason)
+            with collector_paused():
+                return self._rebuild(until, progress, reason)
         except sqlite3.Error as exc:
             raise StorageError(f"the index {self.index_path} failed: {exc}") from exc
+
+    def _rebuild(self, until: Until | None, progress: Progress | None, reason: str | None) -> CatchUp:
+        scans = []
+        inos: dict[str, int] = {}
+        for path in self.ledger.feed_paths():
+            st = _stat(path)
+            if st is None:
+                continue
+            scans.append(self.ledger.read_feed(feed_name(path)))
+            inos[feed_name(path)] = st.st_ino
+        events = list(merge_feeds(s.events for s in scans))
+        if until is not None:
+            events = _cut(events, until)
+        total = len(events)
+        docs: dict[tuple[str, str], Doc | None] = {}
+        dirty: set[tuple[str, str]] = set()
+        step = max(1, total // 100)
+        for start in range(0, total, step):
+            dirty |= self.fold(events[start:start + step], docs, lambda slot: None)
+            if progress:
+                progress(min(total, start + step), total)
+        heads: dict[str, FeedHead] = {}
+        if until is None:
+            heads = {s.feed: s.head for s in scans}
+        else:
+            ends = {}
+            for s in scans:
+                for event, end in zip(s.events, s.ends):
+                    ends[event.id] = end
+            for event in events:
+                heads[event.writer] = FeedHead(ends[event.id], event.seq, event.hash, event.hlc)
+        last = events[-1].merge_key if events else None
+        self._commit(docs, dirty, heads, inos, last, reset=True, pinned=until.label if until else None)
+        return CatchUp(total, True, reason)
 
     # -- writing -------------------------------------------------------------
     def _commit(

@@ -1,0 +1,289 @@
+"""Ledger benchmark: append and replay throughput against three baselines.
+
+    /work/venv/bin/python benchmarks/ledger.py [--events N] [--fsync-events M] [--dir DIR]
+
+Measured in one run, on the same disk, with the same ~1 KB events:
+
+- Baton append, ``fsync: never`` and ``fsync: always`` — one locked
+  transaction per event (``Ledger.locked()`` + ``txn.append([draft])``), the
+  path every command takes;
+- Baton replay — ``ProjectionRunner.rebuild()`` with the default projections
+  into a fresh ``index.sqlite`` (every line's hash, digest and chain link is
+  checked while it is folded), and ``verify_ledger`` alone;
+- (a) a raw loop of ``os.write`` + ``os.fsync`` of the very same lines;
+- (b) reading the same feed and ``orjson.loads`` of every line;
+- (c) the ``eventsourcing`` library's SQLite application (``PERSISTENCE_MODULE=
+  eventsourcing.sqlite``, a temporary file): one ``save`` per event for
+  append, ``repository.get`` of every aggregate for replay.
+
+fsync-bound runs use ``--fsync-events`` (default ``min(N, 5000)``) because a
+virtual disk's fsync latency, not Baton, sets their pace; the table says which
+count each row used. No number here is asserted by any test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from baton.ledger import EventDraft, Ledger  # noqa: E402
+from baton.ledger.verify import verify_ledger  # noqa: E402
+from baton.projections.registry import default_projections  # noqa: E402
+from baton.projections.runner import ProjectionRunner  # noqa: E402
+
+WORDS = ("handoff baton ledger session resume verify chain branch owner claim evidence risk "
+         "decision artifact freshness objective projection replay writer stream").split()
+STREAMS = 50
+
+
+def drafts(count: int, seed: int = 7) -> list[EventDraft]:
+    """About 1 KB per line once sealed: ~560 bytes of payload plus the envelope."""
+    rnd = random.Random(seed)
+    out = []
+    for i in range(count):
+        body = " ".join(rnd.choice(WORDS) for _ in range(70))[:520]
+        out.append(EventDraft("bench.noted", f"bench/{i % STREAMS}",
+                              {"i": i, "title": f"note {i}", "body": body, "tags": ["bench", WORDS[i % len(WORDS)]]}))
+    return out
+
+
+def timed(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+# -- Baton ---------------------------------------------------------------------
+
+def baton_append(baton_dir: Path, batch: list[EventDraft], fsync: str) -> float:
+    ledger = Ledger(baton_dir, "bench", fsync=fsync)
+    with ledger.locked():
+        pass  # opening and reading what is already there is not appending
+
+    def run() -> None:
+        for draft in batch:
+            with ledger.locked() as txn:
+                txn.append([draft])
+
+    return timed(run)
+
+
+def baton_replay(baton_dir: Path) -> float:
+    for leftover in baton_dir.glob("index.sqlite*"):
+        leftover.unlink()
+    runner = ProjectionRunner(baton_dir, Ledger(baton_dir, "reader"), default_projections())
+    try:
+        return timed(runner.rebuild)
+    finally:
+        runner.close()
+
+
+def baton_verify(baton_dir: Path) -> float:
+    def run() -> None:
+        assert verify_ledger(baton_dir / "ledger").ok
+
+    return timed(run)
+
+
+# -- baselines -------------------------------------------------------------------
+
+def raw_write_fsync(lines: list[bytes], target: Path) -> float:
+    fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        def run() -> None:
+            for line in lines:
+                os.write(fd, line)
+                os.fsync(fd)
+
+        return timed(run)
+    finally:
+        os.close(fd)
+
+
+def raw_read_loads(feed: Path) -> float:
+    def run() -> None:
+        with open(feed, "rb") as fh:
+            for line in fh:
+                orjson.loads(line)
+
+    return timed(run)
+
+
+_STREAM_CLASS = None
+
+
+def eventsourcing_app(db_path: Path):
+    """An eventsourcing SQLite application and its aggregate class (defined once:
+    the library registers every aggregate class by its topic)."""
+    global _STREAM_CLASS
+    from eventsourcing.application import Application
+    from eventsourcing.domain import Aggregate, event
+
+    if _STREAM_CLASS is None:
+        class Stream(Aggregate):
+            @event("Opened")
+            def __init__(self, name: str) -> None:
+                self.name = name
+                self.count = 0
+
+            @event("Noted")
+            def note(self, payload: dict) -> None:
+                self.count += 1
+                self.last = payload
+
+        _STREAM_CLASS = Stream
+    app = Application(env={"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(db_path),
+                           "IS_SNAPSHOTTING_ENABLED": "n"})
+    return app, _STREAM_CLASS
+
+
+def eventsourcing_append(db_path: Path, batch: list[EventDraft]) -> float:
+    app, Stream = eventsourcing_app(db_path)
+    streams = [Stream(f"bench/{k}") for k in range(STREAMS)]
+    app.save(*streams)
+
+    def run() -> None:
+        for i, draft in enumerate(batch):
+            stream = streams[i % STREAMS]
+            stream.note(draft.data)
+            app.save(stream)
+
+    return timed(run)
+
+
+def eventsourcing_replay(db_path: Path, batch: list[EventDraft]) -> float:
+    """Load ``batch`` in large transactions (loading is not what is timed), then
+    replay every aggregate from its events."""
+    app, Stream = eventsourcing_app(db_path)
+    streams = [Stream(f"bench/{k}") for k in range(STREAMS)]
+    app.save(*streams)
+    for start in range(0, len(batch), 5_000):
+        for i in range(start, min(len(batch), start + 5_000)):
+            streams[i % STREAMS].note(batch[i].data)
+        app.save(*streams)
+    ids = [s.id for s in streams]
+    del streams
+
+    def run() -> None:
+        total = 0
+        for agg_id in ids:
+            total += app.repository.get(agg_id).count
+        assert total == len(batch)
+
+    return timed(run)
+
+
+# -- report --------------------------------------------------------------------
+
+def machine_note(work: Path) -> str:
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    fs = "unknown"
+    try:
+        best = ""
+        for line in Path("/proc/mounts").read_text().splitlines():
+            dev, mnt, kind = line.split()[:3]
+            if str(work.resolve()).startswith(mnt) and len(mnt) >= len(best):
+                best, fs = mnt, f"{kind} on {dev} (mounted at {mnt})"
+    except OSError:
+        pass
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    from importlib.metadata import version
+
+    return (f"{cpu}, {os.cpu_count()} CPUs, load average {load:.1f} at start; {fs}; "
+            f"Python {platform.python_version()}, orjson {orjson.__version__}, "
+            f"SQLite {__import__('sqlite3').sqlite_version}, eventsourcing {version('eventsourcing')}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--events", type=int, default=100_000, help="events for the fsync=never and replay runs")
+    parser.add_argument("--fsync-events", type=int, default=None,
+                        help="events for the fsync-bound runs (default: min(events, 5000))")
+    parser.add_argument("--dir", type=Path, default=None, help="where to write (default: a temporary folder)")
+    args = parser.parse_args(argv)
+    n = args.events
+    m = args.fsync_events if args.fsync_events is not None else min(n, 5_000)
+    work = Path(tempfile.mkdtemp(prefix="baton-bench-", dir=args.dir))
+    try:
+        print(f"# machine: {machine_note(work)}")
+        print(f"# command: {' '.join([Path(sys.executable).name, *sys.argv])}", flush=True)
+        batch = drafts(n)
+        rows: dict[str, tuple[int, float]] = {}
+
+        never = work / "never" / ".baton"
+        rows["append_never"] = (n, baton_append(never, batch, "never"))
+        feed = never / "ledger" / "bench.jsonl"
+        lines = feed.read_bytes().splitlines(keepends=True)
+        line_size = statistics.mean(len(line) for line in lines)
+
+        # Durable runs alternate with their baseline so both see the same disk weather.
+        durable_ours, durable_raw = [], []
+        bounds = [0, m // 3, 2 * m // 3, m]
+        for lo, hi in zip(bounds, bounds[1:]):
+            durable_ours.append((hi - lo, baton_append(work / "always" / ".baton", batch[lo:hi], "always")))
+            durable_raw.append((hi - lo, raw_write_fsync(lines[lo:hi], work / "raw.jsonl")))
+        rows["append_always"] = (sum(c for c, _ in durable_ours), sum(t for _, t in durable_ours))
+        rows["raw_fsync"] = (sum(c for c, _ in durable_raw), sum(t for _, t in durable_raw))
+
+        rows["replay"] = (n, min(baton_replay(never) for _ in range(2)))
+        rows["verify"] = (n, min(baton_verify(never) for _ in range(2)))
+        rows["raw_loads"] = (n, min(raw_read_loads(feed) for _ in range(3)))
+        rows["es_append"] = (m, eventsourcing_append(work / "es-append.sqlite", batch[:m]))
+        rows["es_replay"] = (n, eventsourcing_replay(work / "es-replay.sqlite", batch))
+
+        rate = {k: c / t for k, (c, t) in rows.items()}
+        labels = {
+            "append_never": "Baton append, fsync never (1 txn/event)",
+            "append_always": "Baton append, fsync always (1 txn/event)",
+            "replay": "Baton replay: rebuild default projections",
+            "verify": "Baton verify_ledger (all chains)",
+            "raw_fsync": "(a) raw os.write + os.fsync per line",
+            "raw_loads": "(b) read + orjson.loads per line",
+            "es_append": "(c) eventsourcing SQLite: save per event",
+            "es_replay": "(c) eventsourcing SQLite: replay aggregates",
+        }
+        print(f"\nevents of {line_size:.0f} bytes per line on average\n")
+        print(f"| {'run':<44} | {'events':>7} | {'seconds':>8} | {'events/s':>9} |")
+        print(f"|{'-' * 46}|{'-' * 9}|{'-' * 10}|{'-' * 11}|")
+        for key, label in labels.items():
+            count, seconds = rows[key]
+            print(f"| {label:<44} | {count:>7} | {seconds:>8.2f} | {rate[key]:>9,.0f} |")
+
+        targets = [
+            ("durable append ≥ 0.8 × (a)", rate["append_always"] / rate["raw_fsync"], 0.8),
+            ("replay ≥ 1/3 × (b)", rate["replay"] / rate["raw_loads"], 1 / 3),
+            ("durable append ≥ 3 × (c) append", rate["append_always"] / rate["es_append"], 3.0),
+            ("replay ≥ 3 × (c) replay", rate["replay"] / rate["es_replay"], 3.0),
+        ]
+        print(f"\n| {'target':<34} | {'ratio':>7} | {'needed':>6} | {'holds':<5} |")
+        print(f"|{'-' * 36}|{'-' * 9}|{'-' * 8}|{'-' * 7}|")
+        for name, ratio, needed in targets:
+            print(f"| {name:<34} | {ratio:>7.2f} | {needed:>6.2f} | {'yes' if ratio >= needed else 'NO':<5} |")
+        print(f"\nfsync-bound rows ((a), append fsync always, (c) append) used {m} events; the others {n}.")
+        return 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
