@@ -74,6 +74,8 @@ def test_ready_before_validation_exits_4_naming_the_state_and_what_is_allowed(pr
         promote_handoff(project, handoff_id)
     assert err.value.exit_code == 4
     assert "it is draft" in err.value.message and "allowed: revise, validate" in err.value.message
+    assert "baton handoff validate" in err.value.message  # the command for each allowed action
+    assert "baton handoff amend" in err.value.details["commands"]
 
 
 def test_a_pass_becomes_ready_durably(project):

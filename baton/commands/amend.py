@@ -26,6 +26,7 @@ from typing import Any, Mapping
 import attrs
 
 from baton.commands.capture import CaptureResult, ContentOptions
+from baton.commands.transitions import command_hints
 
 
 def _section_replace(base: dict[str, Any], replacement: Mapping[str, Any]) -> dict[str, Any]:
@@ -34,6 +35,7 @@ def _section_replace(base: dict[str, Any], replacement: Mapping[str, Any]) -> di
     return out
 
 
+@command_hints()
 def amend_handoff(
     project_option: str | os.PathLike | None = None,
     token: str = "",
@@ -143,6 +145,7 @@ class ArchiveResult:
             f": {self.reason}" if self.reason else "")
 
 
+@command_hints()
 def archive_handoff(project_option: str | os.PathLike | None = None, token: str = "", *,
                     reason: str | None = None) -> ArchiveResult:
     """Raises: TransitionError (exit 4) for a record already archived; NotFound / AmbiguousId."""

@@ -15,6 +15,8 @@ from typing import Any
 
 import attrs
 
+from baton.commands.transitions import command_hints
+
 
 @attrs.frozen
 class ReadyResult:
@@ -43,6 +45,7 @@ class ReadyResult:
         return "\n".join(lines)
 
 
+@command_hints()
 def promote_handoff(
     project_option: str | os.PathLike | None = None,
     token: str = "",

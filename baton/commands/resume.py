@@ -15,6 +15,8 @@ from typing import Any
 
 import attrs
 
+from baton.commands.transitions import command_hints
+
 FORMATS = ("prompt", "md", "json")
 
 
@@ -54,6 +56,7 @@ class ResumeResult:
         return self.brief["text"].rstrip("\n")
 
 
+@command_hints()
 def resume_handoff(
     project_option: str | os.PathLike | None = None,
     token: str = "latest",

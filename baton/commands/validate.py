@@ -14,6 +14,8 @@ from typing import Any
 
 import attrs
 
+from baton.commands.transitions import command_hints
+
 _MARK = {"pass": "ok  ", "warn": "WARN", "fail": "FAIL"}
 
 
@@ -59,6 +61,7 @@ class ValidateResult:
         return "\n".join(lines)
 
 
+@command_hints()
 def validate_handoff_command(
     project_option: str | os.PathLike | None = None,
     token: str = "",
