@@ -307,3 +307,12 @@ def test_a_recheck_that_outlives_its_timeout_is_an_error_not_a_pass(project):
     handoff_id = _capture(project, _command_evidence(ref)).handoff_id
     run = validate_handoff_command(project, handoff_id, recheck=True).rechecks[0]
     assert run["status"] == "error" and "timed out" in run["summary"]
+
+
+def test_an_allowlisted_command_written_with_extra_spaces_is_rechecked_and_accepted(project):
+    command = f"{sys.executable} -c \"print(1)\""
+    _allow(project, command)
+    handoff_id = _capture(project, _command_evidence(command.replace(" -c", "   -c"))).handoff_id
+    result = validate_handoff_command(project, handoff_id, recheck=True)
+    assert result.rechecks[0]["status"] == "pass"
+    assert result.report["status"] == "pass"

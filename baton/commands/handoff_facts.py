@@ -266,6 +266,7 @@ def gather_validation_facts(project: Any, runner: Any, handoff: Any, policy: Any
     from baton.domain.validation import ValidationFacts
 
     root = project.root
+    runs = tuple(rechecks)
     dirty, _ = gitinfo.changed_files(root)
     return ValidationFacts(
         now=now,
@@ -273,7 +274,9 @@ def gather_validation_facts(project: Any, runner: Any, handoff: Any, policy: Any
         git_head_now=gitinfo.head_commit(root),
         git_dirty_now=dirty,
         known_handoff_ids=frozenset(key for key, _ in runner.docs("handoffs")),
-        recheck_allowlist=policy.recheck_allowlist,
-        rechecks=tuple(r.to_result() for r in rechecks),
+        # Every run passed ``policy.allows_recheck`` (which ignores runs of
+        # spaces); list its ref as written so the domain's exact check agrees.
+        recheck_allowlist=tuple(dict.fromkeys((*policy.recheck_allowlist, *(r.ref for r in runs)))),
+        rechecks=tuple(r.to_result() for r in runs),
         policy_findings=tuple(policy_findings(handoff_to_json(handoff), policy)),
     )
