@@ -86,7 +86,7 @@ def test_latest_without_any_ready_handoff_is_not_found(project):
 
 def test_an_unknown_id_is_not_found_and_a_short_prefix_gets_a_hint(project):
     _capture(project)
-    with pytest.raises(NotFound, match="at least 8"):
+    with pytest.raises(NotFound, match="at least 4"):
         _resolve(project, "abc")
     with pytest.raises(NotFound):
         _resolve(project, "ffffffff-ffff")
@@ -95,3 +95,14 @@ def test_an_unknown_id_is_not_found_and_a_short_prefix_gets_a_hint(project):
 def test_an_empty_id_is_an_input_error(project):
     with pytest.raises(InputError):
         _resolve(project, "  ")
+
+
+def test_a_prefix_of_the_short_id_resolves(project):
+    [handoff_id] = _capture(project)
+    assert _resolve(project, short_id(handoff_id)[:4]) == handoff_id
+
+
+def test_a_three_character_prefix_is_too_short(project):
+    [handoff_id] = _capture(project)
+    with pytest.raises(NotFound):
+        _resolve(project, short_id(handoff_id)[:3])

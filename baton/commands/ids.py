@@ -1,7 +1,7 @@
 """Naming a handoff on the command line: full id, short id, prefix or ``latest``.
 
 - the full UUID, or the 8-character short id shown by ``handoff list`` and in
-  file names;
+  file names, or a prefix of that short id of at least 4 characters;
 - a prefix of the full id of at least 8 characters (``baton.domain.handoff.
   MIN_PREFIX``: shorter prefixes of a UUIDv7 only name a minute of time);
 - ``latest``: the newest handoff that is ready to resume (status ``ready`` or
@@ -77,10 +77,11 @@ def resolve_handoff_id(runner: Any, token: str) -> str:
         return matches[0].id
     if not matches:
         hint = ""
-        from baton.domain.handoff import MIN_PREFIX
+        from baton.domain.handoff import MIN_SHORT_PREFIX
 
-        if len(token) < MIN_PREFIX:
-            hint = f" (a prefix needs at least {MIN_PREFIX} characters; or use the short id from `baton handoff list`)"
+        if len(token) < MIN_SHORT_PREFIX:
+            hint = (f" (a prefix of the short id needs at least {MIN_SHORT_PREFIX} characters; "
+                    "see `baton handoff list`)")
         raise NotFound(f"no handoff matches {token!r}{hint}", details={"token": token})
     matches.sort(key=lambda c: (c.created_at, c.id), reverse=True)
     listed = "\n".join("  " + c.line() for c in matches[:_MAX_LISTED])

@@ -652,15 +652,22 @@ def short_id(handoff_id: str) -> str:
 
 
 MIN_PREFIX = 8
+MIN_SHORT_PREFIX = 4
+"""A prefix of the short id (its random tail) this long already names one record in practice."""
 
 
 def id_matches(token: str, handoff_id: str) -> bool:
-    """Does a user-typed token name this id? The full id, its short id, or a
-    prefix of the full id at least ``MIN_PREFIX`` characters long."""
+    """Does a user-typed token name this id? The full id, its short id, a
+    prefix of the short id at least ``MIN_SHORT_PREFIX`` characters long (the
+    short id is what lists show), or a prefix of the full id at least
+    ``MIN_PREFIX`` characters long."""
     token = token.strip().lower()
     if not token:
         return False
-    if token == handoff_id or token == short_id(handoff_id):
+    short = short_id(handoff_id)
+    if token == handoff_id or token == short:
+        return True
+    if len(token) >= MIN_SHORT_PREFIX and short.startswith(token):
         return True
     return len(token) >= MIN_PREFIX and handoff_id.startswith(token)
 
