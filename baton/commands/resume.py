@@ -70,7 +70,8 @@ def resume_handoff(
     """Raises:
         InputError (exit 2): unknown format, or a budget below the minimum.
         NotFound / AmbiguousId (exit 4).
-        TransitionError (exit 4): the record is not ready or resumed.
+        TransitionError (exit 4): the record is not ready or resumed (nor an
+            unpromoted session baton, whose brief can always be read).
     """
     from baton.commands.context import Project
     from baton.commands.handoff_facts import live_freshness
@@ -93,7 +94,16 @@ def resume_handoff(
     try:
         runner = opened.reading()
         handoff = load_handoff(runner, token or "latest")
-        if lifecycle.RESUME not in lifecycle.allowed_actions(handoff):
+        if _is_unpromoted_baton(handoff):
+            # A session baton is delivered without validation by design
+            # (session-handoff-baton.txt); its brief can be read like any
+            # handoff's, but only a claim (bootstrap, session begin) or a
+            # promotion moves its state.
+            if mark_resumed:
+                raise lifecycle.TransitionError(
+                    handoff, lifecycle.RESUME,
+                    "it is an unvalidated session baton: `baton session begin` or `baton bootstrap` claims it")
+        elif lifecycle.RESUME not in lifecycle.allowed_actions(handoff):
             reason = None
             if handoff.status == "superseded" and handoff.superseded_by:
                 reason = f"it was superseded by {handoff.superseded_by}; resume that one"
@@ -123,3 +133,9 @@ def resume_handoff(
                             brief.to_json(), record, mark_resumed)
     finally:
         opened.close()
+
+
+def _is_unpromoted_baton(handoff: Any) -> bool:
+    from baton.domain.batons import SCOPE_FIELD
+
+    return SCOPE_FIELD in handoff.extra and handoff.status in ("draft", "validated")
