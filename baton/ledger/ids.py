@@ -21,6 +21,7 @@ _counter = 0
 def uuid7(now_ns: int | None = None) -> str:
     global _last_ms, _counter
     ms = (time.time_ns() if now_ns is None else now_ns) // 1_000_000
+    entropy = int.from_bytes(os.urandom(10), "big")  # one system call for both random parts
     with _lock:
         if ms <= _last_ms:
             ms = _last_ms
@@ -29,10 +30,10 @@ def uuid7(now_ns: int | None = None) -> str:
                 ms += 1
                 _counter = 0
         else:
-            _counter = int.from_bytes(os.urandom(2), "big") & 0x7FF
+            _counter = (entropy >> 64) & 0x7FF
         _last_ms = ms
         counter = _counter
-    rand_b = int.from_bytes(os.urandom(8), "big") & ((1 << 62) - 1)
+    rand_b = entropy & ((1 << 62) - 1)
     value = (ms & ((1 << 48) - 1)) << 80
     value |= 0x7 << 76
     value |= counter << 64

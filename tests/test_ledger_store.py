@@ -1,0 +1,66 @@
+"""A long-lived ``Ledger`` instance: what it caches must never outlive the files."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from baton.errors import StreamVersionConflict
+from baton.ledger import EventDraft, Ledger
+from baton.ledger.verify import verify_ledger
+
+
+def note(stream="s", **data):
+    return EventDraft("test.noted", stream, data)
+
+
+def test_an_append_after_the_feed_file_was_replaced_lands_in_the_new_file(tmp_path):
+    baton = tmp_path / ".baton"
+    ledger = Ledger(baton, "w1", fsync="never")
+    with ledger.locked() as txn:
+        txn.append([note(n=1)])
+    feed = ledger.feed_path("w1")
+    copy = feed.with_name("copy.tmp")
+    shutil.copy(feed, copy)
+    old_inode = os.stat(feed).st_ino
+    os.replace(copy, feed)  # e.g. an erasing rewrite, or a sync that replaced the file
+    assert os.stat(feed).st_ino != old_inode
+
+    with ledger.locked() as txn:
+        txn.append([note(n=2)])
+
+    assert [e.data["n"] for e in Ledger(baton, "reader").read_all()] == [1, 2]
+    assert verify_ledger(baton / "ledger").ok
+
+
+def test_a_long_lived_writer_sees_what_another_process_appended_since(tmp_path):
+    baton = tmp_path / ".baton"
+    mine, theirs = Ledger(baton, "mine", fsync="never"), Ledger(baton, "theirs", fsync="never")
+    with mine.locked() as txn:
+        txn.append([note("claim/x", n=1)], expected={"claim/x": 0})
+    with theirs.locked() as txn:
+        txn.append([note("claim/x", n=2)], expected={"claim/x": 1})
+
+    with pytest.raises(StreamVersionConflict):
+        with mine.locked() as txn:
+            txn.append([note("claim/x", n=3)], expected={"claim/x": 1})
+    with mine.locked() as txn:
+        [event] = txn.append([note("claim/x", n=3)], expected={"claim/x": 2})
+    assert event.stream_version == 3 and event.seq == 2
+
+
+def test_a_writer_rereads_everything_when_a_feed_shrank_under_it(tmp_path):
+    baton = tmp_path / ".baton"
+    writer = Ledger(baton, "w1", fsync="never")
+    other = Ledger(baton, "w2", fsync="never")
+    with other.locked() as txn:
+        txn.append([note("s", n=1), note("s", n=2)])
+    with writer.locked() as txn:
+        assert txn.stream_version("s") == 2
+    feed = other.feed_path("w2")
+    feed.write_bytes(feed.read_bytes().splitlines(keepends=True)[0])
+
+    with writer.locked() as txn:
+        assert txn.stream_version("s") == 1
