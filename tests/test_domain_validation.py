@@ -492,3 +492,13 @@ def test_the_merge_example_passes_lineage_when_its_parents_are_known():
     h = handoff_from_json(orjson.loads((EXAMPLES / "handoff-merge.json").read_bytes()))
     facts = ValidationFacts(now=NOW, known_handoff_ids=frozenset(h.lineage.parents) | frozenset(h.lineage.merge_basis))
     assert check(h, "lineage", facts).status == "pass"
+
+
+def test_an_artifact_that_now_resolves_outside_the_root_makes_freshness_stale():
+    from baton.domain.validation import freshness_from_facts
+
+    h = with_payload(artifacts=[{"path": "src/a.py", "role": "modified", "content_hash": HASH_A}])
+    facts = {"src/a.py": ArtifactFact(exists=True, inside_root=False, sha256=HASH_A)}
+    report = freshness_from_facts(h, facts, None)
+    assert report.state == "stale"
+    assert [d.kind for d in report.drift] == ["unclassified"]

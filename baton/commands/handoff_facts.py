@@ -121,19 +121,9 @@ def artifact_facts(root: Path, handoff: Any, allowed_roots: Iterable[Path] = ())
 def live_freshness(root: Path, handoff: Any, allowed_roots: Iterable[Path] = ()):
     """The §10b freshness of a record right now (``FreshnessReport``)."""
     from baton import gitinfo
-    from baton.domain.freshness import derive_freshness, detect_artifact_drift
+    from baton.domain.validation import freshness_from_facts
 
-    facts = artifact_facts(root, handoff, allowed_roots)
-    current = {p: (f.sha256 if f.exists else None) for p, f in facts.items() if f.readable and f.inside_root}
-    unreadable = [p for p, f in facts.items() if not f.readable or not f.inside_root]
-    drift = detect_artifact_drift(
-        [(a.path, a.content_hash) for a in handoff.artifacts],
-        current,
-        unreadable=unreadable,
-        deleted_ok=[a.path for a in handoff.artifacts if a.role == "deleted"],
-    )
-    repo = handoff.project.repository
-    return derive_freshness(repo.head if repo else None, gitinfo.head_commit(root), drift, evaluated=True)
+    return freshness_from_facts(handoff, artifact_facts(root, handoff, allowed_roots), gitinfo.head_commit(root))
 
 
 # -- policy ----------------------------------------------------------------------

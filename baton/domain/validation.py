@@ -587,12 +587,17 @@ def check_quality(h: Handoff, freshness_state: str | None) -> tuple[CheckResult,
 # --------------------------------------------------------------------------- entry point
 
 
-def freshness_of(h: Handoff, facts: ValidationFacts) -> dict[str, Any]:
-    """The §10b freshness of the record given the facts (delegates to ``freshness``)."""
+def freshness_from_facts(h: Handoff, artifacts: Mapping[str, ArtifactFact], head_now: str | None):
+    """The §10b ``FreshnessReport`` of a record given what a command observed.
+
+    An artifact that could not be read, or that now resolves outside the
+    root, cannot be classified: it counts as unclassified drift.
+    """
     from baton.domain.freshness import derive_freshness, detect_artifact_drift
 
-    current = {p: (f.sha256 if f.exists else None) for p, f in facts.artifacts.items() if f.readable}
-    unreadable = [p for p, f in facts.artifacts.items() if not f.readable]
+    usable = {p: f for p, f in artifacts.items() if f.readable and f.inside_root}
+    current = {p: (f.sha256 if f.exists else None) for p, f in usable.items()}
+    unreadable = [p for p in artifacts if p not in usable]
     drift = detect_artifact_drift(
         [(a.path, a.content_hash) for a in h.artifacts],
         current,
@@ -600,8 +605,12 @@ def freshness_of(h: Handoff, facts: ValidationFacts) -> dict[str, Any]:
         deleted_ok=[a.path for a in h.artifacts if a.role == "deleted"],
     )
     repo = h.project.repository
-    report = derive_freshness(repo.head if repo else None, facts.git_head_now, drift, evaluated=True)
-    return report.to_json()
+    return derive_freshness(repo.head if repo else None, head_now, drift, evaluated=True)
+
+
+def freshness_of(h: Handoff, facts: ValidationFacts) -> dict[str, Any]:
+    """The §10b freshness of the record given the facts, as JSON."""
+    return freshness_from_facts(h, facts.artifacts, facts.git_head_now).to_json()
 
 
 def validate_handoff(h: Handoff, facts: ValidationFacts | None = None) -> ValidationReport:
