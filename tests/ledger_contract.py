@@ -84,6 +84,14 @@ class LedgerContract:
             self.append(ledger, [draft(n=2), EventDraft("note.added", "note/1", ["not", "an", "object"])])
         assert [e.data for e in ledger.read_all()] == [{"n": 1}]
 
+    def test_an_append_outside_the_lock_is_refused(self):
+        ledger = self.new_ledger()
+        with ledger.locked() as txn:
+            pass
+        with pytest.raises(RuntimeError):
+            txn.append([draft(n=1)])
+        assert ledger.read_all() == []
+
     # -- stream versions -----------------------------------------------------
     def test_each_stream_counts_its_own_versions_from_one(self):
         ledger = self.new_ledger()

@@ -64,3 +64,18 @@ def test_a_writer_rereads_everything_when_a_feed_shrank_under_it(tmp_path):
 
     with writer.locked() as txn:
         assert txn.stream_version("s") == 1
+
+
+def test_a_writer_forgets_the_events_of_a_feed_that_disappeared(tmp_path):
+    baton = tmp_path / ".baton"
+    writer, other = Ledger(baton, "w1", fsync="never"), Ledger(baton, "w2", fsync="never")
+    with other.locked() as txn:
+        txn.append([note("s", n=1)])
+    with writer.locked() as txn:
+        assert txn.stream_version("s") == 1
+    other.feed_path("w2").unlink()
+
+    with writer.locked() as txn:
+        assert txn.stream_version("s") == 0
+        txn.append([note("s", n=2)], expected={"s": 0})
+

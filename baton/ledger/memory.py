@@ -40,6 +40,7 @@ class MemoryLedger:
         self.writer = writer
         self.clock = clock
         self._feeds = _feeds if _feeds is not None else _Feeds()
+        self._lock_depth = 0
 
     def for_writer(self, writer: str, *, clock: WallClock | None = None) -> "MemoryLedger":
         """Another writer's handle on the same feeds."""
@@ -75,7 +76,11 @@ class MemoryLedger:
     @contextmanager
     def locked(self) -> Iterator["MemoryTransaction"]:
         with self._feeds.lock:
-            yield MemoryTransaction(self)
+            self._lock_depth += 1
+            try:
+                yield MemoryTransaction(self)
+            finally:
+                self._lock_depth -= 1
 
     def receive(self, writer: str, raw: bytes) -> list[Event]:
         """Add lines of another writer's feed, as ``baton sync`` would.
@@ -140,4 +145,6 @@ class MemoryTransaction:
         Raises:
             StreamVersionConflict: a stream is not at the expected version.
         """
+        if not self.ledger._lock_depth:
+            raise RuntimeError("append called outside `with ledger.locked()`")
         return self.ledger._append(list(drafts), expected)

@@ -159,17 +159,21 @@ class Ledger:
     def refresh(self) -> None:
         """Read whatever the feeds gained since this instance last looked.
 
-        A feed that shrank or was replaced invalidates everything cached, and
-        the whole ledger is read again.
+        A feed that shrank, was replaced or disappeared invalidates everything
+        cached, and the whole ledger is read again.
         """
         folder = str(self.ledger_dir)
         for attempt in range(2):
-            stale = False
-            for name in self._feed_names():
+            names = self._feed_names()
+            stale = not self._feeds.keys() <= set(names)
+            for name in names if not stale else ():
                 path = f"{folder}/{name}.jsonl"
                 try:
                     st = os.stat(path)
                 except FileNotFoundError:
+                    if name in self._feeds:
+                        stale = True
+                        break
                     continue
                 except OSError as exc:
                     raise StorageError(f"cannot read feed {path}: {exc}") from exc
@@ -367,6 +371,8 @@ class LedgerTransaction:
             StreamVersionConflict: a stream is not at the expected version.
             StorageError: the write or fsync failed.
         """
+        if not self.ledger._lock_depth:
+            raise RuntimeError("append called outside `with ledger.locked()`: the lock is what orders writes")
         return self.ledger._append(list(drafts), expected, durable)
 
 
