@@ -14,6 +14,7 @@ corruption: ``strict`` scans raise, ``collect`` scans report and go on.
 from __future__ import annotations
 
 import gc
+from hashlib import sha256 as _sha256
 import os
 from contextlib import contextmanager
 from pathlib import Path
@@ -117,10 +118,11 @@ def _check_after(
         event = Event.from_dict(raw)
     except EnvelopeError as exc:
         return None, "bad_envelope", str(exc)
-    if event.hash != _hash_of(raw, event):
-        return event, "bad_hash", f"event {event.id} does not match its hash"
-    if not event.data_intact():
-        return event, "bad_digest", f"event {event.id} payload does not match its digest"
+    if not _canonical_line_verifies(line, raw):
+        if event.hash != _hash_of(raw, event):
+            return event, "bad_hash", f"event {event.id} does not match its hash"
+        if not event.data_intact():
+            return event, "bad_digest", f"event {event.id} payload does not match its digest"
     if event.writer != feed:
         return event, "wrong_writer", f"event written by {event.writer!r} found in feed {feed!r}"
     if event.seq != seq + 1:
@@ -134,6 +136,52 @@ def _check_after(
 
 
 _HASHED = frozenset(KNOWN_FIELDS) - {"hash", "data"}
+_DATA_KEY = b',"data":'
+_DIGEST_KEY = b',"digest":"'
+_HASH_KEY = b',"hash":"'
+_TAG_LEN = len("sha256:") + 64
+
+
+def _canonical_line_verifies(line: bytes, raw: object) -> bool:
+    """Check hash and digest straight from the bytes of a canonical line.
+
+    Writers store each event as its canonical JSON (sorted keys, compact), so
+    the payload's canonical bytes are a slice of the line, and the chained
+    part's canonical bytes are the line with the ``data`` and ``hash``
+    members cut out. Hashing those slices checks both values without
+    serializing anything again. When every envelope field is known the
+    members sit in a fixed order: ``data`` follows ``actor`` and ``at`` (a
+    string can hold no unescaped quote, so the first ``,"data":`` is the
+    member), and no member after the top-level ``digest`` holds an object, so
+    the last ``,"digest":"`` is that member.
+
+    The check is sound whatever the line holds: every byte of the line is in
+    exactly one of the two hashed slices or the two cut-out member names, so
+    both hashes match only if the line is byte for byte the one the writer
+    hashed (short of a sha256 collision). A line that is not canonical
+    (another writer's formatting, an erased payload, unknown fields that
+    shift the members) simply fails here and gets the full check instead.
+    """
+    if type(raw) is not dict:
+        return False
+    digest, recorded = raw.get("digest"), raw.get("hash")
+    if type(digest) is not str or type(recorded) is not str or len(recorded) != _TAG_LEN:
+        return False
+    start = line.find(_DATA_KEY)
+    cut = line.rfind(_DIGEST_KEY)
+    if start < 0 or cut < start:
+        return False
+    at = line.find(_HASH_KEY, cut)
+    stop = at + len(_HASH_KEY) + _TAG_LEN
+    if at < 0 or line[at + len(_HASH_KEY):stop] != recorded.encode() or line[stop:stop + 1] != b'"':
+        return False
+    view = memoryview(line)
+    if digest[7:] != _sha256(view[start + len(_DATA_KEY):cut]).hexdigest() or digest[:7] != "sha256:":
+        return False
+    chained = _sha256(view[:start])
+    chained.update(view[cut:at])
+    chained.update(view[stop + 1:])
+    return recorded[7:] == chained.hexdigest() and recorded[:7] == "sha256:"
 
 
 def _hash_of(raw: object, event: Event) -> str:

@@ -284,7 +284,7 @@ class Ledger:
         fd = self._own_feed(path)
         # One write() for the whole batch, as DESIGN.md says. A kill can still
         # cut a write at a page boundary: the cut line is then a torn tail.
-        batch = b"".join([orjson.dumps(event.to_dict()) + b"\n" for event in sealed])
+        batch = b"".join([orjson.dumps(event.to_dict(), option=orjson.OPT_SORT_KEYS) + b"\n" for event in sealed])
         offset = head.offset + len(batch)
         written = sealed
         try:
