@@ -104,6 +104,8 @@ class Project:
     def close(self) -> None:
         if self._runner is not None:
             self._runner.close()
+        if self._ledger is not None:
+            self._ledger.close()
 
 
 def ensure_writer(paths: ProjectPaths) -> str:
