@@ -5,6 +5,12 @@ the git work tree (read with dulwich, never by running ``git``), else the
 current directory. Linked worktrees share the main worktree's ``.baton/``,
 found through git's common directory, so a baton left in one worktree reaches
 the next session in another.
+
+Everything else git knows is per worktree: HEAD, the branch, the status and
+the files on disk. ``ProjectPaths.worktree`` is the top level of the worktree
+the command started in (the current directory, or ``--project`` /
+``$BATON_PROJECT``); commands read git state and resolve artifact paths there,
+never at ``root`` (which, for a linked worktree, is the main one).
 """
 
 from __future__ import annotations
@@ -20,6 +26,9 @@ BATON_DIR = ".baton"
 @attrs.frozen
 class ProjectPaths:
     root: Path
+    worktree: Path = attrs.field(default=attrs.Factory(lambda self: self.root, takes_self=True))
+    """The current worktree's top level: where HEAD, branch, status and artifact
+    paths are read. It is ``root`` except in a linked worktree of the project."""
 
     @property
     def baton_dir(self) -> Path:
@@ -105,3 +114,39 @@ def resolve_root(explicit: str | os.PathLike | None = None, *, cwd: Path | None 
     here = (cwd or Path.cwd()).resolve()
     top = git_toplevel(here)
     return top if top is not None else here
+
+
+def worktree_toplevel(start: Path) -> Path | None:
+    """The top level of the worktree holding ``start`` (a linked worktree's own
+    folder, not the main one), or None outside git."""
+    try:
+        from dulwich.errors import NotGitRepository
+        from dulwich.repo import Repo
+    except ImportError:  # pragma: no cover - dulwich is a dependency
+        return None
+    try:
+        repo = Repo.discover(str(start))
+    except (NotGitRepository, OSError, ValueError, KeyError):
+        return None
+    try:
+        return None if repo.bare else Path(repo.path).resolve()
+    except (OSError, ValueError):
+        return None
+    finally:
+        repo.close()
+
+
+def resolve_worktree(root: Path, explicit: str | os.PathLike | None = None, *, cwd: Path | None = None) -> Path:
+    """The current worktree of the project at ``root``: found from the same start
+    directory as the root (``explicit``, else ``$BATON_PROJECT``, else ``cwd``).
+
+    It differs from ``root`` only when the start directory is inside a linked
+    worktree whose main worktree is ``root``; a project that is not a git top
+    level (a plain folder, a subfolder of a repository) keeps ``root``.
+    """
+    start = explicit or os.environ.get("BATON_PROJECT") or None
+    here = Path(start).expanduser().resolve() if start else (cwd or Path.cwd()).resolve()
+    top = worktree_toplevel(here)
+    if top is None or top == root or git_toplevel(here) != root:
+        return root
+    return top

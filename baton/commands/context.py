@@ -20,7 +20,7 @@ from baton.errors import InputError, NotInitialized
 from baton.ledger.clock import WallClock, system_clock
 from baton.ledger.envelope import Event, EventDraft
 from baton.ledger.store import Ledger, LedgerTransaction
-from baton.project import ProjectPaths, resolve_root
+from baton.project import ProjectPaths, resolve_root, resolve_worktree
 from baton.projections.runner import Progress, ProjectionRunner
 
 
@@ -66,7 +66,8 @@ class Project:
         Raises:
             NotInitialized: there is no ``.baton/config.json`` at the root.
         """
-        paths = ProjectPaths(resolve_root(project))
+        root = resolve_root(project)
+        paths = ProjectPaths(root, resolve_worktree(root, project))
         if not paths.config.is_file():
             raise NotInitialized(
                 f"{paths.root} is not a Baton project (no .baton/config.json); run `baton init` first",
