@@ -82,8 +82,8 @@ def amend_handoff(
     opened = Project.open(project_option)
     try:
         policy = load_policy(opened.paths, opened.config)
-        clean_input = clean_payload(opened.root, replacement, policy) if replacement else None
-        clean_flags = clean_payload(opened.root, flags, policy) if flags else None
+        clean_input = clean_payload(opened.paths.worktree, replacement, policy) if replacement else None
+        clean_flags = clean_payload(opened.paths.worktree, flags, policy) if flags else None
         new_redactions = [*(clean_input.redactions if clean_input else ()),
                           *(clean_flags.redactions if clean_flags else ())]
         with opened.writing() as scope:
@@ -97,7 +97,7 @@ def amend_handoff(
             if clean_flags:
                 body = merge_changes(body, clean_flags.payload)
             body = assign_item_ids(body)
-            hash_artifacts(opened.root, body, policy.allowed_roots, refresh=True)
+            hash_artifacts(opened.paths.worktree, body, policy.allowed_roots, refresh=True)
             if new_redactions:
                 body["redactions"] = list(body.get("redactions") or []) + new_redactions
             project = project_snapshot(opened)

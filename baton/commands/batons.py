@@ -328,7 +328,7 @@ def create_baton(
     payload = _as_payload(handoff, owner, branch, shared, allow_empty=False)
     assert payload is not None
     opened = project
-    ctx = resolve_context(opened.root, owner=payload.owner, branch=payload.branch)
+    ctx = resolve_context(opened.paths.worktree, owner=payload.owner, branch=payload.branch)
     with opened.writing() as scope:
         return BatonCreateResult(create_in_scope(scope, payload, ctx, session=session, harness=harness))
 
@@ -356,7 +356,7 @@ class ActiveBatonResult:
 def show_active_baton(project: Any = None, *, owner: str | None = None, branch: str | None = None) -> ActiveBatonResult:
     """The baton the next session here would receive (not claimed by looking)."""
     opened = project
-    ctx = resolve_context(opened.root, owner=owner, branch=branch)
+    ctx = resolve_context(opened.paths.worktree, owner=owner, branch=branch)
     peek = peek_eligible(opened.reading(), ctx)
     return ActiveBatonResult(ctx, peek.record if peek else None)
 
@@ -413,7 +413,7 @@ def cancel_baton(project: Any = None, *, owner: str | None = None, branch: str |
     Nothing pending is not an error: the answer is ``{"cancelled": false}``.
     """
     opened = project
-    ctx = resolve_context(opened.root, owner=owner, branch=branch)
+    ctx = resolve_context(opened.paths.worktree, owner=owner, branch=branch)
     with opened.writing() as scope:
         peeks = current_batons(scope.runner)
         active = active_for_context((p.record for p in peeks), ctx.owner, ctx.branch)
@@ -508,7 +508,7 @@ def scope_handoff_as_baton(
     if not token:
         raise InputError("--from needs a handoff id")
     opened = project
-    ctx = resolve_context(opened.root, owner=owner, branch=branch)
+    ctx = resolve_context(opened.paths.worktree, owner=owner, branch=branch)
     with opened.writing() as scope:
         if "handoffs" not in scope.runner.by_name:
             raise NotFound("this Baton has no handoff records to scope")

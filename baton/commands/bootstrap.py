@@ -94,7 +94,7 @@ def bootstrap(
         raise InputError(f"--max-bytes must be an integer of at least {MIN_MAX_BYTES}")
     session_id = check_session_id(session_id)
     opened = project
-    ctx = resolve_context(opened.root, owner=owner, branch=branch)
+    ctx = resolve_context(opened.paths.worktree, owner=owner, branch=branch)
     notices: list[str] = []
     runner = opened.reading()
 

@@ -440,9 +440,9 @@ def capture_in_scope(
         policy = load_policy(project.paths, project.config)
     if not isinstance(payload, Mapping):
         raise InputError("a handoff payload must be a JSON object")
-    clean = clean_payload(project.root, payload, policy)
+    clean = clean_payload(project.paths.worktree, payload, policy)
     body = assign_item_ids(clean.payload)
-    hash_artifacts(project.root, body, policy.allowed_roots)
+    hash_artifacts(project.paths.worktree, body, policy.allowed_roots)
 
     if parent is not None:
         from baton.commands.ids import resolve_handoff_id

@@ -9,7 +9,8 @@ Rechecks (``validate --recheck``) are the only place Baton runs a program. It
 runs a recorded evidence command only when the exact command is on the
 policy's ``recheck_allowlist``; if any requested command is not, nothing runs
 and the command exits 5. An allowed command runs without a shell
-(``shlex.split``, ``shell=False``), in the project root, with a minimal
+(``shlex.split``, ``shell=False``), in the current worktree (a linked
+worktree's own folder, see ``ProjectPaths.worktree``), with a minimal
 environment that carries no variables from the caller (no tokens, no keys),
 stdin closed, and a timeout. Its output is kept only as a digest and a
 bounded, redacted summary.
@@ -57,11 +58,12 @@ def is_marker(text: Any) -> bool:
 
 # -- repository ----------------------------------------------------------------
 
-def repository_snapshot(root: Path) -> dict[str, Any] | None:
-    """``project.repository`` at capture: vcs, head, dirty, remote hint and branch."""
+def repository_snapshot(worktree: Path) -> dict[str, Any] | None:
+    """``project.repository`` at capture: vcs, head, dirty, remote hint and branch
+    of the current worktree (``ProjectPaths.worktree``, not the main one)."""
     from baton import gitinfo
 
-    state = gitinfo.repo_state(root)
+    state = gitinfo.repo_state(worktree)
     if state.vcs == "none":
         return None
     repo: dict[str, Any] = {"vcs": state.vcs}
@@ -79,7 +81,7 @@ def repository_snapshot(root: Path) -> dict[str, Any] | None:
 def project_snapshot(project: Any) -> dict[str, Any]:
     """The record's ``project`` object for a capture made now."""
     out: dict[str, Any] = {"id": project.config.project_id, "root_hint": "."}
-    repo = repository_snapshot(project.root)
+    repo = repository_snapshot(project.paths.worktree)
     if repo is not None:
         out["repository"] = repo
     return out
@@ -87,14 +89,15 @@ def project_snapshot(project: Any) -> dict[str, Any]:
 
 # -- artifacts -----------------------------------------------------------------
 
-def artifact_fact(root: Path, rel: str, allowed_roots: Iterable[Path] = ()):
-    """Observe one artifact path: inside the root (symlinks followed)? exists? hash?"""
+def artifact_fact(worktree: Path, rel: str, allowed_roots: Iterable[Path] = ()):
+    """Observe one artifact path, relative to the current worktree: inside it
+    (symlinks followed)? exists? hash?"""
     from baton.domain.paths import UnsafePath
     from baton.domain.validation import ArtifactFact
     from baton.policy import check_path_inside_root
 
     try:
-        real = check_path_inside_root(root, rel, tuple(allowed_roots))
+        real = check_path_inside_root(worktree, rel, tuple(allowed_roots))
     except UnsafePath:
         return ArtifactFact(exists=False, inside_root=False, readable=False)
     if not real.exists():
@@ -107,23 +110,25 @@ def artifact_fact(root: Path, rel: str, allowed_roots: Iterable[Path] = ()):
         return ArtifactFact(exists=True, readable=False)
 
 
-def artifact_facts(root: Path, handoff: Any, allowed_roots: Iterable[Path] = ()) -> dict[str, Any]:
+def artifact_facts(worktree: Path, handoff: Any, allowed_roots: Iterable[Path] = ()) -> dict[str, Any]:
     """Facts for every artifact of a record, except paths redaction replaced."""
     roots = tuple(allowed_roots)
     out: dict[str, Any] = {}
     for artifact in handoff.artifacts:
         if artifact.path in out or is_marker(artifact.path):
             continue
-        out[artifact.path] = artifact_fact(root, artifact.path, roots)
+        out[artifact.path] = artifact_fact(worktree, artifact.path, roots)
     return out
 
 
-def live_freshness(root: Path, handoff: Any, allowed_roots: Iterable[Path] = ()):
-    """The §10b freshness of a record right now (``FreshnessReport``)."""
+def live_freshness(worktree: Path, handoff: Any, allowed_roots: Iterable[Path] = ()):
+    """The §10b freshness of a record right now in the current worktree
+    (``FreshnessReport``): its HEAD and its files, not the main worktree's."""
     from baton import gitinfo
     from baton.domain.validation import freshness_from_facts
 
-    return freshness_from_facts(handoff, artifact_facts(root, handoff, allowed_roots), gitinfo.head_commit(root))
+    return freshness_from_facts(handoff, artifact_facts(worktree, handoff, allowed_roots),
+                                gitinfo.head_commit(worktree))
 
 
 # -- policy ----------------------------------------------------------------------
@@ -255,7 +260,7 @@ def gather_validation_facts(project: Any, runner: Any, handoff: Any, policy: Any
     from baton.domain.handoff import handoff_to_json
     from baton.domain.validation import ValidationFacts
 
-    root = project.root
+    root = project.paths.worktree  # git state and artifacts of the current worktree
     runs = tuple(rechecks)
     dirty, _ = gitinfo.changed_files(root)
     return ValidationFacts(

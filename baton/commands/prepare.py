@@ -116,13 +116,13 @@ def prepare_handoff(
     opened = Project.open(project_option)
     try:
         runner = opened.reading()
-        repo = repository_snapshot(opened.root)
-        _, changed = gitinfo.changed_files(opened.root) if repo else (None, ())
+        repo = repository_snapshot(opened.paths.worktree)
+        _, changed = gitinfo.changed_files(opened.paths.worktree) if repo else (None, ())
         objective = None
         try:
             from baton.commands.sessions import get_session_objective
 
-            found = get_session_objective(runner, resolve_context(opened.root))
+            found = get_session_objective(runner, resolve_context(opened.paths.worktree))
             objective = found.to_json() if found is not None else None
         except ImportError:  # pragma: no cover - sessions are part of Baton
             objective = None

@@ -111,7 +111,7 @@ def resume_handoff(
                 reason = "only a ready handoff can be resumed: validate it and run `baton handoff ready`"
             raise lifecycle.TransitionError(handoff, lifecycle.RESUME, reason)
         policy = load_policy(opened.paths, opened.config)
-        freshness = live_freshness(opened.root, handoff, policy.allowed_roots)
+        freshness = live_freshness(opened.paths.worktree, handoff, policy.allowed_roots)
         quality = score_quality(handoff, freshness_state=freshness.state)
         brief = render_resume_brief(handoff, freshness, quality, max_tokens=budget,
                                     format="md" if format == "md" else "prompt")

@@ -163,7 +163,7 @@ def begin_session(
     objective = check_objective(objective)
     harness = harness.strip() if harness and harness.strip() else None
     opened = project
-    ctx = resolve_context(opened.root, owner=owner, branch=branch)
+    ctx = resolve_context(opened.paths.worktree, owner=owner, branch=branch)
     with opened.writing() as scope:
         received = None
         if claim:
@@ -248,11 +248,11 @@ def end_session(
         if session.get("owner") and session.get("branch"):
             here = SessionContext(session["owner"], session["branch"])
         else:
-            here = resolve_context(opened.root, owner=owner, branch=branch)
+            here = resolve_context(opened.paths.worktree, owner=owner, branch=branch)
         objective_doc = get_session_objective(scope.runner, here)
         created = None
         if payload is not None:
-            target = resolve_context(opened.root, owner=payload.owner, branch=payload.branch)
+            target = resolve_context(opened.paths.worktree, owner=payload.owner, branch=payload.branch)
             created = create_in_scope(scope, payload, target, session=session_id, harness=harness,
                                       objective=objective_doc.objective if objective_doc else None)
         cleared = _objective_events(scope, here, None, session_id, reason="session_end")

@@ -74,7 +74,7 @@ def show_handoff(
             from baton.policy import load_policy
 
             policy = load_policy(opened.paths, opened.config)
-            freshness = live_freshness(opened.root, handoff, policy.allowed_roots)
+            freshness = live_freshness(opened.paths.worktree, handoff, policy.allowed_roots)
             quality = score_quality(handoff, freshness_state=freshness.state)
             if format == "md":
                 text = render_markdown_view(handoff, freshness, quality)

@@ -107,7 +107,7 @@ def validate_handoff_command(
             requests = recheck_requests(handoff)
             refuse_unlisted(requests, policy)
             timeout = recheck_timeout(opened)
-            runs = [run_recheck(opened.root, eid, ref, policy, timeout=timeout) for eid, ref in requests]
+            runs = [run_recheck(opened.paths.worktree, eid, ref, policy, timeout=timeout) for eid, ref in requests]
         facts = gather_validation_facts(opened, runner, handoff, policy,
                                         now=now_timestamp(opened.clock()), rechecks=runs)
         report = validate_handoff(handoff, facts).to_json()
