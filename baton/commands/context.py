@@ -16,7 +16,7 @@ from typing import Iterable, Iterator, Mapping
 import attrs
 
 from baton.config import WRITER_ID, ProjectConfig, new_writer_id, read_json, write_json_atomic
-from baton.errors import InputError, NotInitialized
+from baton.errors import InputError, NotInitialized, PolicyBlock
 from baton.ledger.clock import WallClock, system_clock
 from baton.ledger.envelope import Event, EventDraft
 from baton.ledger.store import Ledger, LedgerTransaction
@@ -40,7 +40,8 @@ class WriteScope:
         expected: Mapping[str, int] | None = None,
         durable: bool = False,
     ) -> list[Event]:
-        events = self.txn.append(drafts, expected=expected, durable=durable)
+        screened = [self.project.screen(draft) for draft in drafts]
+        events = self.txn.append(screened, expected=expected, durable=durable)
         if events:
             self.project.runner.catch_up()
         return events
@@ -54,6 +55,7 @@ class Project:
         self.clock = clock
         self._ledger: Ledger | None = None
         self._runner: ProjectionRunner | None = None
+        self._policy = None
 
     @property
     def root(self) -> Path:
@@ -89,6 +91,50 @@ class Project:
 
             self._runner = ProjectionRunner(self.paths.baton_dir, self.ledger, default_projections())
         return self._runner
+
+    @property
+    def policy(self):
+        """The project's redaction and path policy (``baton.policy.Policy``)."""
+        if self._policy is None:
+            from baton.policy import load_policy
+
+            self._policy = load_policy(self.paths, self.config)
+        return self._policy
+
+    def screen(self, draft: EventDraft) -> EventDraft:
+        """The last check before anything reaches the ledger (DESIGN.md:
+        redaction happens before append). Commands clean what people and
+        agents send with the full rules; this pass runs the text rules over
+        every string of every event anyway — objectives, reasons, session
+        ids, owner and branch names — so nothing that slipped past a command
+        is ever persisted. What it replaces is recorded under ``_redacted``
+        (field path, rule, reason; never the value).
+
+        Raises:
+            PolicyBlock: a "block" rule matched, or the stream name itself
+                (built from an owner or branch) would carry a secret.
+        """
+        from baton.domain.redaction import redact_strings
+
+        rules = self.policy.redaction
+        outcome = redact_strings(draft.data, rules)
+        actor = redact_strings(draft.actor, rules, at="actor") if draft.actor else None
+        session = redact_strings(draft.session, rules, at="session") if draft.session else None
+        stream = redact_strings(draft.stream, rules, at="stream")
+        blocked = [r for o in (outcome, actor, session, stream) if o is not None for r in o.blocked]
+        if stream.redactions:
+            blocked.extend(stream.redactions)
+        if blocked:
+            listed = ", ".join(f"{r.field} ({r.rule}: {r.reason})" for r in blocked)
+            raise PolicyBlock(f"refused by secret policy: {listed}",
+                              details={"blocked": [r.to_json() for r in blocked]})
+        records = [r.to_json() for o in (outcome, actor, session) if o is not None for r in o.redactions]
+        if not records:
+            return draft
+        data = dict(outcome.payload)
+        data["_redacted"] = list(data.get("_redacted") or []) + records
+        return attrs.evolve(draft, data=data, actor=actor.payload if actor else draft.actor,
+                            session=session.payload if session else draft.session)
 
     @contextmanager
     def writing(self) -> Iterator[WriteScope]:

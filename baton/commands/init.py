@@ -7,7 +7,7 @@ import os
 import attrs
 
 from baton.config import ProjectConfig, read_json, write_json_atomic
-from baton.errors import Conflict, InputError
+from baton.errors import Conflict, InputError, PolicyBlock
 from baton.ledger.envelope import EventDraft
 from baton.ledger.ids import uuid7
 from baton.project import ProjectPaths, resolve_root
@@ -55,6 +55,11 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
 
     if project_id is not None and not project_id.strip():
         raise InputError("--project-id must not be empty")
+    if project_id is not None:
+        from baton.domain.redaction import RedactionPolicy, redact_strings
+
+        if redact_strings(project_id, RedactionPolicy()).changed:
+            raise PolicyBlock("refused by secret policy: --project-id looks like a secret")
     paths = ProjectPaths(resolve_root(project))
     if not paths.root.is_dir():
         raise InputError(f"{paths.root} is not a directory")

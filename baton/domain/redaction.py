@@ -650,6 +650,16 @@ def _apply(text: str, rule: Rule, policy: RedactionPolicy) -> tuple[str, bool]:
     return "".join(pieces), hit
 
 
+def _outcome(walk: "_Walk", cleaned: Any) -> RedactionOutcome:
+    redactions: list[Redaction] = []
+    blocked: list[Redaction] = []
+    for (field, rule_name), rule in walk.hits.items():
+        record = Redaction(field=field or "$", rule=rule_name, reason=rule.reason,
+                           replacement=replacement_for(rule_name))
+        (blocked if rule.action == BLOCK else redactions).append(record)
+    return RedactionOutcome(payload=cleaned, redactions=tuple(redactions), blocked=tuple(blocked))
+
+
 def redact_payload(payload: Any, policy: RedactionPolicy, *, at: str = "") -> RedactionOutcome:
     """Walk a JSON-like value (dicts, lists, strings; other scalars pass
     through) and replace every secret the policy finds.
@@ -660,13 +670,7 @@ def redact_payload(payload: Any, policy: RedactionPolicy, *, at: str = "") -> Re
     """
     walk = _Walk(policy)
     cleaned = walk.value(payload, at)
-    redactions: list[Redaction] = []
-    blocked: list[Redaction] = []
-    for (field, rule_name), rule in walk.hits.items():
-        record = Redaction(field=field or "$", rule=rule_name, reason=rule.reason,
-                           replacement=replacement_for(rule_name))
-        (blocked if rule.action == BLOCK else redactions).append(record)
-    return RedactionOutcome(payload=cleaned, redactions=tuple(redactions), blocked=tuple(blocked))
+    return _outcome(walk, cleaned)
 
 
 def redact_text(text: str, policy: RedactionPolicy) -> str:
@@ -741,3 +745,39 @@ def _clip_markers(text: str, start: int, stop: int) -> str:
         if m.start() < stop < m.end():
             stop = m.start()
     return text[start:max(start, stop)]
+
+
+def redact_strings(payload: Any, policy: RedactionPolicy, *, at: str = "") -> RedactionOutcome:
+    """The last line of defence before any event is appended: every string
+    (dict keys included) goes through the text rules — token shapes, PEM
+    blocks, JWTs and ``name = secret`` assignments written inside a string.
+
+    Unlike ``redact_payload`` it does not judge a value by its key's name nor
+    treat fields as paths: event payloads are Baton's own structures, whose
+    ``key`` or ``session`` fields hold ids, not secrets. Inputs from people
+    and agents are cleaned with ``redact_payload`` first, where the full
+    rules apply; this pass catches whatever reached an event another way.
+    """
+    walk = _Walk(policy)
+
+    def clean(value: Any, field: str) -> Any:
+        if isinstance(value, str):
+            return walk.text(value, field)
+        if isinstance(value, Mapping):
+            out: dict[Any, Any] = {}
+            for key, item in value.items():
+                if isinstance(key, str):
+                    new_key, fired = walk.scrub(key)
+                    if new_key != key:
+                        new_key = _unique(new_key, set(value) | set(out))
+                    for rule in fired:
+                        walk.note(_child(field, new_key), rule)
+                    key = new_key
+                out[key] = clean(item, _child(field, key))
+            return out
+        if isinstance(value, (list, tuple)):
+            return [clean(item, _child(field, i)) for i, item in enumerate(value)]
+        return value
+
+    cleaned = clean(payload, at)
+    return _outcome(walk, cleaned)
