@@ -5,6 +5,10 @@ Resolved as session-handoff-baton.txt says — owner: the payload's, else git
 ``local``; branch: the payload's, else the current branch, else ``unknown``.
 Git is read with dulwich (``baton.gitinfo``). Every failure falls back
 silently to the next source: resolving an identity never stops a session.
+
+Callers pass the current worktree (``ProjectPaths.worktree``), not the project
+root: in a linked worktree the branch is that worktree's own HEAD, while the
+owner's git config is the repository's shared one (git's common directory).
 """
 
 from __future__ import annotations
