@@ -97,18 +97,51 @@ class ProjectionRunner:
     @property
     def db(self):
         if self._db is None:
-            import sqlite_utils
-
             try:
-                db = sqlite_utils.Database(self.index_path)
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute("PRAGMA synchronous=NORMAL")
-                db.execute("PRAGMA busy_timeout=30000")
-                self._create(db)
+                self._db = self._open()
             except sqlite3.Error as exc:
-                raise StorageError(f"cannot open the index {self.index_path}: {exc}") from exc
-            self._db = db
+                if not _is_corruption(exc):
+                    raise StorageError(f"cannot open the index {self.index_path}: {exc}") from exc
+                self.discard_index(str(exc))
+                try:
+                    self._db = self._open()
+                except sqlite3.Error as again:
+                    raise StorageError(f"cannot open the index {self.index_path}: {again}") from again
         return self._db
+
+    def _open(self):
+        import sqlite_utils
+
+        db = sqlite_utils.Database(self.index_path)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA busy_timeout=30000")
+            self._create(db)
+        except sqlite3.Error:
+            db.close()
+            raise
+        return db
+
+    def discard_index(self, why: str) -> Path:
+        """Move a damaged index aside (into ``cache/``, which ``gc`` clears)
+        so the next open starts empty and rebuilds from the ledger: the index
+        is a cache, never a source of truth."""
+        self.close()
+        from baton.ledger.ids import uuid7
+
+        aside = self.baton_dir / "cache" / f"index.sqlite.damaged.{uuid7()}"
+        aside.parent.mkdir(parents=True, exist_ok=True)
+        for suffix in ("", "-wal", "-shm"):
+            source = self.index_path.with_name(self.index_path.name + suffix)
+            try:
+                os.replace(source, aside.with_name(aside.name + suffix))
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                raise StorageError(f"the index {self.index_path} is damaged ({why}) and cannot be moved "
+                                   f"aside: {exc}; run `baton gc` then `baton rebuild`") from exc
+        return aside
 
     def close(self) -> None:
         if self._db is not None:
@@ -201,7 +234,10 @@ class ProjectionRunner:
             except _Rebuild as why:
                 return self.rebuild(progress=progress, reason=why.reason)
         except sqlite3.Error as exc:
-            raise StorageError(f"the index {self.index_path} failed: {exc}") from exc
+            if not _is_corruption(exc):
+                raise StorageError(f"the index {self.index_path} failed: {exc}") from exc
+            self.discard_index(str(exc))
+            return self.rebuild(progress=progress, reason=f"the index was damaged ({exc}) and was rebuilt")
 
     def _catch_up(self, progress: Progress | None) -> CatchUp:
         if self._meta("signature") != self._signature():
@@ -266,11 +302,15 @@ class ProjectionRunner:
         reason: str | None = "requested",
     ) -> CatchUp:
         """Drop every projection and replay the ledger (up to ``until``)."""
-        try:
-            with collector_paused():
-                return self._rebuild(until, progress, reason)
-        except sqlite3.Error as exc:
-            raise StorageError(f"the index {self.index_path} failed: {exc}") from exc
+        for attempt in (1, 2):
+            try:
+                with collector_paused():
+                    return self._rebuild(until, progress, reason)
+            except sqlite3.Error as exc:
+                if attempt == 2 or not _is_corruption(exc):
+                    raise StorageError(f"the index {self.index_path} failed: {exc}") from exc
+                self.discard_index(str(exc))
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _rebuild(self, until: Until | None, progress: Progress | None, reason: str | None) -> CatchUp:
         scans = []
@@ -425,6 +465,13 @@ def _stat(path: Path) -> os.stat_result | None:
         return None
     except OSError as exc:
         raise StorageError(f"cannot read feed {path}: {exc}") from exc
+
+
+def _is_corruption(exc: sqlite3.Error) -> bool:
+    """A damaged file (not a lock or a full disk): the index must be rebuilt."""
+    if isinstance(exc, sqlite3.OperationalError):
+        return False
+    return isinstance(exc, sqlite3.DatabaseError)
 
 
 def _cut(events: list[Event], until: Until) -> list[Event]:
