@@ -507,7 +507,7 @@ COMMAND_GROUPS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
 
 def build_parser() -> argparse.ArgumentParser:
     common = _common()
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="baton",
         description="Portable, verified continuity for AI coding agents: structured handoffs "
                     "in an append-only, hash-chained ledger.",
@@ -529,9 +529,42 @@ def _print_json(value: Any) -> None:
     sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error with ``--json`` also prints the JSON error
+    object, so automation gets the same shape for every failure."""
+
+    json_requested = False
+
+    def error(self, message: str):  # type: ignore[override]
+        if _Parser.json_requested:
+            _print_json({"error": {"code": "input_error", "message": message, "exit_code": 2}})
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _undecodable(argv: Sequence[str]) -> str | None:
+    """An argument the OS could not decode as UTF-8 (Python keeps such bytes
+    as lone surrogates, which no JSON can hold)."""
+    for arg in argv:
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            return repr(os.fsencode(arg))
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
+    _Parser.json_requested = "--json" in words
+    bad = _undecodable(words)
+    if bad is not None:
+        message = f"an argument is not valid UTF-8: {bad}"
+        if _Parser.json_requested:
+            _print_json({"error": {"code": "input_error", "message": message, "exit_code": 2}})
+        print(f"baton: {message}", file=sys.stderr)
+        return 2
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(words)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2

@@ -117,3 +117,20 @@ def test_help_does_not_import_heavy_modules():
     loaded = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if "|" in line}
     for heavy in ("mcp", "sqlite_utils", "dulwich.porcelain", "dulwich.repo", "cattrs"):
         assert heavy not in loaded, heavy
+
+
+def test_an_argument_that_is_not_utf8_is_an_input_error(project):
+    import os
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "baton", "log", "--type", os.fsdecode(b"bad\xff"), "--project",
+                        str(project)], capture_output=True, text=True)
+    assert r.returncode == 2
+    assert "not valid UTF-8" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_usage_error_with_json_prints_a_json_error(project):
+    r = run_baton("log", "--json", "--limit", "many", "--project", str(project))
+    assert r.returncode == 2
+    assert json.loads(r.stdout)["error"]["code"] == "input_error"
