@@ -14,8 +14,9 @@ from baton.project import ProjectPaths, resolve_root
 
 GITIGNORE = """\
 # Baton: only config.json and policy.json are meant to be committed.
-# The ledger, materialized files and index stay out of branches; share the
-# ledger with `baton sync` (refs/baton/ledger) instead.
+# The ledger, materialized files and index stay out of branches: the ledger
+# belongs to the repository, not to a branch. (Sharing feeds on a dedicated
+# ref, refs/baton/ledger, is planned as `baton sync`; it is not built yet.)
 *
 !.gitignore
 !config.json
