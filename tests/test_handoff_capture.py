@@ -279,3 +279,36 @@ def test_a_terminal_asks_for_a_missing_title_and_objective(project):
 def test_without_a_terminal_nothing_is_asked_and_a_missing_title_exits_2(project):
     with pytest.raises(HandoffInputError, match="work"):
         capture_checkpoint(project, content=ContentOptions(in_progress=["x"]), prompter=None)
+
+
+# -- raw transcripts (§10 Policy, §16): refused before the append, not only at validate ----------
+
+def test_a_raw_transcript_field_is_refused_before_append_naming_its_path(project):
+    before = ledger_lines(project)
+    with pytest.raises(PolicyBlock) as err:
+        _capture(project, payload(transcript="user: hi\nassistant: hello"))
+    assert err.value.exit_code == 5
+    assert err.value.details["fields"] == ["transcript"]
+    assert "transcript" in err.value.message
+    assert ledger_lines(project) == before and materialized(project) == {}
+
+
+def test_a_transcript_field_nested_anywhere_is_refused_with_its_full_path(project):
+    body = payload(decisions=[{"decision": "Compare in constant time", "conversation": "user: why?"}])
+    body["summary"]["chat_history"] = ["user: hi"]
+    with pytest.raises(PolicyBlock) as err:
+        _capture(project, body)
+    assert set(err.value.details["fields"]) == {"summary.chat_history", "decisions[0].conversation"}
+    assert "summary.chat_history" in err.value.message and "decisions[0].conversation" in err.value.message
+    assert handoff_events(project) == []
+
+
+def test_checkpoint_create_with_a_transcript_on_stdin_exits_5_and_appends_nothing(project):
+    from tests.handoff_support import baton
+
+    before = ledger_lines(project)
+    r = baton(project, "checkpoint", "create", "--input", "-",
+              input='{"work":{"title":"t","objective":"o"},"transcript":"user: hi"}')
+    assert r.returncode == 5, (r.stdout, r.stderr)
+    assert "transcript" in r.stderr and "Traceback" not in r.stderr
+    assert ledger_lines(project) == before and materialized(project) == {}

@@ -316,3 +316,26 @@ def test_an_allowlisted_command_written_with_extra_spaces_is_rechecked_and_accep
     result = validate_handoff_command(project, handoff_id, recheck=True)
     assert result.rechecks[0]["status"] == "pass"
     assert result.report["status"] == "pass"
+
+
+def test_revising_a_draft_with_a_transcript_field_is_refused_and_appends_nothing(project):
+    import io
+
+    handoff_id = _capture(project).handoff_id
+    before = handoff_events(project)
+    with pytest.raises(PolicyBlock) as err:
+        amend_handoff(project, handoff_id, input_source="-",
+                      stdin=io.StringIO(json.dumps({"summary": {"current_state": "s", "raw_transcript": "user: hi"}})))
+    assert err.value.exit_code == 5 and err.value.details["fields"] == ["summary.raw_transcript"]
+    assert handoff_events(project) == before
+
+
+def test_amending_a_ready_handoff_with_a_transcript_field_creates_no_child(project):
+    import io
+
+    parent_id = _ready(project)
+    before = handoff_events(project)
+    with pytest.raises(PolicyBlock) as err:
+        amend_handoff(project, parent_id, input_source="-", stdin=io.StringIO(json.dumps({"messages": ["user: hi"]})))
+    assert err.value.exit_code == 5 and err.value.details["fields"] == ["messages"]
+    assert handoff_events(project) == before

@@ -48,7 +48,8 @@ def amend_handoff(
     """Raises:
         InputError (exit 2): nothing to change, a malformed change, or a
             field Baton manages.
-        PolicyBlock (exit 5): a secret matched a block rule or a path escapes.
+        PolicyBlock (exit 5): a secret matched a block rule, a path escapes,
+            or the amended record would hold a raw transcript field.
         TransitionError (exit 4): the record is archived.
         NotFound / AmbiguousId (exit 4).
     """
@@ -59,6 +60,7 @@ def amend_handoff(
         hash_artifacts,
         merge_changes,
         read_payload_file,
+        refuse_transcripts,
     )
     from baton.commands.context import Project
     from baton.commands.handoff_facts import now_timestamp, project_snapshot
@@ -104,6 +106,7 @@ def amend_handoff(
             if in_place:
                 full = {**handoff_to_json(handoff), **body, "project": project}
                 revised = lifecycle.revise(handoff, handoff_from_json(full), now=now)
+                refuse_transcripts(revised)
                 record = handoff_to_json(revised)
                 stream = stream_of(handoff.id)
                 events = scope.append(
@@ -115,6 +118,7 @@ def amend_handoff(
                 return CaptureResult(handoff.id, stored, new_redactions, events, handoff_file(stored), revised=True)
             child_id = uuid7(opened.clock())
             child = lifecycle.amend(handoff, body, id=child_id, now=now, project=project)
+            refuse_transcripts(child)
             record = handoff_to_json(child)
             stream = stream_of(child_id)
             events = scope.append(

@@ -12,7 +12,9 @@ trace in the ledger, the index or the materialized files:
 3. every path (artifacts, file evidence, scope) is checked: ``..``, absolute
    paths and symlinks that leave the root are refused (exit 5);
 4. the record is built and read back by the strict model (exit 2 with every
-   problem listed).
+   problem listed);
+5. a record with a raw transcript field anywhere (``transcript``,
+   ``messages``, ``chat_history``, …) is refused (exit 5, naming the paths).
 
 Baton adds only facts it gathered itself — the project id, the repository
 head, branch and dirty state, and the content hash of each artifact that
@@ -397,6 +399,26 @@ def hash_artifacts(root: Path, payload: dict[str, Any], allowed_roots: Iterable[
                 pass
 
 
+def refuse_transcripts(handoff: Any) -> None:
+    """Refuse a record that carries a raw transcript field, at any depth (§10
+    Policy, §16: no transcript is accepted in v0.1) — called on the built record
+    right before it is appended, so nothing of it reaches the ledger.
+
+    The rule is ``baton.domain.validation.transcript_field_paths``, the one
+    ``validate`` applies.
+
+    Raises:
+        PolicyBlock (exit 5): naming every such field path (``details["fields"]``).
+    """
+    from baton.domain.validation import transcript_field_paths
+
+    paths = transcript_field_paths(handoff)
+    if paths:
+        raise PolicyBlock(f"raw transcripts are not accepted in v0.1: {', '.join(paths)}; "
+                          f"summarize what matters (summary, decisions, discoveries) or link an artifact instead",
+                          details={"fields": paths})
+
+
 # -- capture ----------------------------------------------------------------------
 
 def capture_in_scope(
@@ -422,8 +444,8 @@ def capture_in_scope(
 
     Raises:
         InputError / HandoffInputError: the payload is malformed (exit 2).
-        PolicyBlock / UnsafePath: a secret matched a block rule, or a path
-            leaves the project root (exit 5).
+        PolicyBlock / UnsafePath: a secret matched a block rule, a path
+            leaves the project root, or a field holds a raw transcript (exit 5).
         NotFound / AmbiguousId: ``parent`` names no single handoff (exit 4).
     Nothing is appended when any of these is raised.
     """
@@ -475,6 +497,7 @@ def capture_in_scope(
     now = now_timestamp(project.clock())
     handoff_id = uuid7(project.clock())
     draft = new_draft(body, id=handoff_id, now=now, project=project_snapshot(project))
+    refuse_transcripts(draft)
     record = handoff_to_json(draft)
     stream = stream_of(handoff_id)
     events = scope.append(
