@@ -134,3 +134,14 @@ def test_a_usage_error_with_json_prints_a_json_error(project):
     r = run_baton("log", "--json", "--limit", "many", "--project", str(project))
     assert r.returncode == 2
     assert json.loads(r.stdout)["error"]["code"] == "input_error"
+
+
+def test_doctor_warns_when_materialized_files_are_missing(project):
+    import shutil
+
+    r = run_baton("checkpoint", "create", "--no-input", "--title", "t", "--objective", "o", "--project", str(project))
+    assert r.returncode == 0, r.stderr
+    shutil.rmtree(project / ".baton" / "handoffs")
+    out = json.loads(run_baton("doctor", "--json", "--project", str(project)).stdout)
+    check = next(c for c in out["checks"] if c["name"] == "materialized")
+    assert check["status"] == "warn" and "baton rebuild" in check["detail"]

@@ -105,6 +105,10 @@ def diagnose(project: str | os.PathLike | None = None) -> DoctorResult:
             checks.append(Check("index", "warn", f"pinned at {pinned}; run `baton rebuild` to return to the present"))
         else:
             checks.append(Check("index", "ok", f"{paths.index.name} up to date"))
+        missing = runner.missing_materialized()
+        if missing:
+            checks.append(Check("materialized", "warn", f"{len(missing)} materialized file(s) missing "
+                                f"(e.g. {missing[0]}); run `baton rebuild` to restore them"))
     except BatonError as exc:
         checks.append(Check("index", "fail", exc.message))
     finally:

@@ -195,6 +195,11 @@ class ProjectionRunner:
             out.setdefault(name, {})[key] = loads(doc)
         return out
 
+    def missing_materialized(self) -> list[str]:
+        """Materialized files (relative to ``.baton/``) the index says exist but the disk lacks."""
+        rows = self.db.execute("SELECT path FROM materialized ORDER BY path").fetchall()
+        return [path for (path,) in rows if not (self.baton_dir / path).is_file()]
+
     @property
     def pinned_until(self) -> str | None:
         return self._meta("pinned_until")
