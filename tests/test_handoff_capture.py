@@ -312,3 +312,33 @@ def test_checkpoint_create_with_a_transcript_on_stdin_exits_5_and_appends_nothin
     assert r.returncode == 5, (r.stdout, r.stderr)
     assert "transcript" in r.stderr and "Traceback" not in r.stderr
     assert ledger_lines(project) == before and materialized(project) == {}
+
+
+def test_a_scope_glob_through_a_symlink_that_escapes_the_root_is_refused(project, tmp_path):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    os.symlink(outside, project / "escape")
+    body = payload()
+    body["work"]["scope"] = ["src/**", "escape/**"]
+    with pytest.raises(PolicyBlock, match="symlink") as err:
+        _capture(project, body)
+    assert err.value.exit_code == 5 and err.value.details["path"] == "escape/**"
+    assert handoff_events(project) == []
+
+
+def test_scope_globs_inside_the_root_are_accepted_whatever_their_wildcards(project):
+    (project / "src").mkdir()
+    os.symlink(project / "src", project / "inside")
+    body = payload()
+    body["work"]["scope"] = ["**", "src/**/*.py", "inside/[ab]*.ts", "docs/?.md", "tests/unit"]
+    result = _capture(project, body)
+    assert result.record["work"]["scope"] == body["work"]["scope"]
+
+
+@pytest.mark.parametrize("pattern, prefix", [("escape/**", "escape"), ("src/*/x.py", "src"), ("**", ""),
+                                             ("docs/?.md", "docs"), ("a/b/[xy]/c", "a/b"), ("tests/unit", "tests/unit"),
+                                             ("/opt/shared/**", "/opt/shared"), ("/**", "/")])
+def test_the_fixed_prefix_of_a_scope_glob_is_everything_before_the_first_wildcard(pattern, prefix):
+    from baton.commands.capture import glob_fixed_prefix
+
+    assert glob_fixed_prefix(pattern) == prefix

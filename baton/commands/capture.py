@@ -370,6 +370,43 @@ def check_payload_paths(root: Path, payload: dict[str, Any], allowed_roots: Iter
                 problem = lexical_problem(entry, allow_outside=bool(roots))
                 if problem is not None:
                     raise UnsafePath(entry, *problem)
+                _check_scope_prefix(root, entry, roots)
+
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+def glob_fixed_prefix(pattern: str) -> str:
+    """The components of a scope glob before the first one with a wildcard
+    (``*``, ``?``, ``[``): ``escape/**`` -> ``escape``, ``src/*/x.py`` -> ``src``,
+    ``**`` -> ``""`` (the root itself). Every path the glob can match lies under it."""
+    fixed: list[str] = []
+    for part in pattern.split("/"):
+        if _GLOB_CHARS & set(part):
+            break
+        fixed.append(part)
+    return "/".join(fixed).rstrip("/") or ("/" if pattern.startswith("/") and fixed else "")
+
+
+def _check_scope_prefix(root: Path, entry: str, roots: tuple[Path, ...]) -> None:
+    """Apply the artifact path check to a scope glob's fixed prefix, so a glob
+    that leads through a symlink out of the root is refused like a path.
+
+    Raises:
+        UnsafePath (exit 5): naming the scope entry, with the prefix and why.
+    """
+    from baton.domain.paths import UnsafePath
+    from baton.policy import check_path_inside_root
+
+    prefix = glob_fixed_prefix(entry)
+    if not prefix:
+        return
+    try:
+        check_path_inside_root(root, prefix, roots)
+    except UnsafePath as exc:
+        why = exc.message[len(f"path {exc.path!r} refused: "):]
+        extra = {k: v for k, v in exc.details.items() if k not in ("path", "reason")}
+        raise UnsafePath(entry, exc.reason, f"its fixed part {prefix!r}: {why}", prefix=prefix, **extra) from None
 
 
 def hash_artifacts(root: Path, payload: dict[str, Any], allowed_roots: Iterable[Path] = (), *,
