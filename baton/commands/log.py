@@ -77,9 +77,9 @@ def ledger_log(
     events = opened.ledger.read_all()
     start, stop = 0, len(events)
     if until is not None:
-        stop = _position(events, Until.parse(until))
+        stop = _position(events, Until.parse(until, option="--until"))
     if since is not None:
-        start = _position(events, Until.parse(since))
+        start = _position(events, Until.parse(since, option="--since"))
     chosen = [e for e in events[start:stop] if _matches(event_type, e.type) and _matches(stream, e.stream)]
     if limit is not None:
         chosen = chosen[-limit:] if limit > 0 else []

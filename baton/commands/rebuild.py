@@ -40,7 +40,7 @@ def rebuild_projections(
     """Raises: NotInitialized, NotFound (unknown --until id), InputError."""
     from baton.commands.context import Project
 
-    bound = Until.parse(until) if until else None
+    bound = Until.parse(until, option="--until") if until else None
     opened = Project.open(project)
     try:
         with opened.ledger.locked():

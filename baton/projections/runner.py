@@ -59,7 +59,13 @@ class Until:
     label: str = ""
 
     @classmethod
-    def parse(cls, text: str) -> "Until":
+    def parse(cls, text: str, *, option: str = "--until") -> "Until":
+        """An event id (36 characters, four dashes) or an RFC 3339 time.
+
+        Raises:
+            InputError (exit 2): neither; the message names ``option``, the
+                command-line option the text came from.
+        """
         text = text.strip()
         if len(text) == 36 and text.count("-") == 4:
             return cls(event_id=text, label=text)
@@ -68,7 +74,7 @@ class Until:
         except ValueError:
             from baton.errors import InputError
 
-            raise InputError(f"--until takes an event id or an RFC 3339 time, not {text!r}") from None
+            raise InputError(f"{option} takes an event id or an RFC 3339 time, not {text!r}") from None
 
 
 class _Rebuild(Exception):
