@@ -4,7 +4,8 @@ The root is ``--project DIR``, else ``$BATON_PROJECT``, else the top level of
 the git work tree (read with dulwich, never by running ``git``), else the
 current directory. Linked worktrees share the main worktree's ``.baton/``,
 found through git's common directory, so a baton left in one worktree reaches
-the next session in another.
+the next session in another (``--project`` naming a linked worktree's top level
+opens that shared project too).
 
 Everything else git knows is per worktree: HEAD, the branch, the status and
 the files on disk. ``ProjectPaths.worktree`` is the top level of the worktree
@@ -107,13 +108,21 @@ def git_toplevel(start: Path) -> Path | None:
 
 def resolve_root(explicit: str | os.PathLike | None = None, *, cwd: Path | None = None) -> Path:
     if explicit:
-        return Path(explicit).expanduser().resolve()
+        return _shared_root(Path(explicit).expanduser().resolve())
     env = os.environ.get("BATON_PROJECT")
     if env:
-        return Path(env).expanduser().resolve()
+        return _shared_root(Path(env).expanduser().resolve())
     here = (cwd or Path.cwd()).resolve()
     top = git_toplevel(here)
     return top if top is not None else here
+
+
+def _shared_root(named: Path) -> Path:
+    """A named root that is the top of a linked worktree (with no ``.baton/`` of
+    its own) means the project of its main worktree, whose ``.baton/`` it shares."""
+    if (named / BATON_DIR).exists() or worktree_toplevel(named) != named:
+        return named
+    return git_toplevel(named) or named
 
 
 def worktree_toplevel(start: Path) -> Path | None:
