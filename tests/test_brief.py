@@ -26,7 +26,7 @@ from baton.domain.quality import score_quality
 GOLDEN = Path(__file__).parent / "golden"
 SECTION_ORDER = ["header", "freshness", "preamble", "quality", "objective", "current_state", "completed",
                  "in_progress", "discoveries", "constraints", "decisions", "do_not_retry", "artifacts", "evidence",
-                 "risks", "open_items", "next_action", "redactions", "omitted", "verify"]
+                 "risks", "open_questions", "open_items", "next_action", "redactions", "omitted", "verify"]
 NEVER_DROPPED = ["header", "freshness", "objective", "current_state", "do_not_retry", "next_action", "verify"]
 
 
@@ -90,7 +90,7 @@ def test_golden_markdown_view():
 
 def test_sections_follow_the_spec_order():
     brief = render_resume_brief(ready(), FRESH, score_quality(ready()), max_tokens=None)
-    assert list(brief.sections) == [s for s in SECTION_ORDER if s != "omitted"]
+    assert list(brief.sections) == [s for s in SECTION_ORDER if s not in ("omitted", "open_questions")]
     headings = ["OBJECTIVE:", "CURRENT STATE:", "COMPLETED", "IN PROGRESS:", "DISCOVERIES:", "CONSTRAINTS",
                 "DECISIONS:", "DO NOT RETRY", "RELEVANT ARTIFACTS:", "EVIDENCE", "RISKS:", "FIRST NEXT ACTION:",
                 "Before acting, verify freshness"]
@@ -119,6 +119,60 @@ def test_do_not_retry_section_says_none_when_nothing_failed():
     body["failed_attempts"] = []
     text = render_resume_brief(handoff_from_json(body), FRESH, None).text
     assert "DO NOT RETRY (FAILED APPROACHES):\n(none recorded)" in text
+
+
+QUESTIONS = ["Does the provider retry a callback after a timeout?", "Who owns the staging OAuth app?"]
+
+
+def with_questions(questions=QUESTIONS) -> dict:
+    body = ready_body()
+    body["open_questions"] = list(questions)  # a session baton's extension field (baton.domain.batons)
+    return body
+
+
+def test_open_questions_get_their_own_section_after_risks_and_before_the_next_action():
+    brief = render_resume_brief(handoff_from_json(with_questions()), FRESH, None, max_tokens=None)
+    text = brief.text
+    assert "OPEN QUESTIONS:\n- Does the provider retry a callback after a timeout?\n" \
+           "- Who owns the staging OAuth app?\n" in text
+    assert text.index("RISKS:") < text.index("OPEN QUESTIONS:") < text.index("OTHER OPEN ITEMS:") \
+        < text.index("FIRST NEXT ACTION:")
+    keys = list(brief.sections)
+    assert keys.index("risks") + 1 == keys.index("open_questions") == keys.index("open_items") - 1
+
+
+def test_open_questions_appear_in_the_markdown_brief_and_the_markdown_view():
+    h = handoff_from_json(with_questions())
+    for text in (render_resume_brief(h, FRESH, None, format="md").text, render_markdown_view(h)):
+        assert "\n## Open questions\n- Does the provider retry a callback after a timeout?\n" in text
+
+
+def test_a_brief_without_open_questions_has_no_open_questions_section():
+    for body in (ready_body(), with_questions([]), with_questions(["", "   ", 7, None])):
+        brief = render_resume_brief(handoff_from_json(body), FRESH, None, max_tokens=None)
+        assert "open_questions" not in brief.sections and "OPEN QUESTIONS" not in brief.text
+
+
+def test_open_questions_are_trimmed_after_in_progress_threads_and_before_cited_evidence():
+    h = handoff_from_json(with_questions())
+    for budget in range(render_resume_brief(h, FRESH, None, max_tokens=None).estimated_tokens, MIN_MAX_TOKENS, -5):
+        brief = render_resume_brief(h, FRESH, None, max_tokens=budget)
+        if any(o.startswith("open questions") for o in brief.omitted):
+            break
+    else:
+        pytest.fail("open questions were never trimmed")
+    assert any(o.startswith("in-progress threads") for o in brief.omitted)
+    assert not any(o.startswith("cited evidence") for o in brief.omitted)
+    # the last question goes first
+    assert QUESTIONS[0] in brief.text and QUESTIONS[1] not in brief.text
+
+
+def test_a_redacted_open_question_is_withheld():
+    body = with_questions([f"Is {SECRET} still valid?"] + QUESTIONS)
+    body["redactions"] = [{"field": "open_questions[0]", "reason": "matched", "replacement": "[REDACTED]"}]
+    text = render_resume_brief(handoff_from_json(body), FRESH, None).text
+    assert SECRET not in text
+    assert "OPEN QUESTIONS:\n- [REDACTED]\n- Does the provider" in text
 
 
 def test_first_next_action_is_the_highest_priority_item_and_comes_last():

@@ -53,6 +53,24 @@ def test_show_md_and_prompt_render_the_objective_and_the_next_action(project):
         assert "Add the duplicate-callback fixture" in text
 
 
+def test_resume_of_a_session_baton_shows_its_open_questions_in_prompt_and_md(project):
+    from baton.commands.resume import resume_handoff
+    from tests.batons_support import leave
+
+    record = leave(project, steps=("Run the auth suite",), questions=("Is the staging key rotated?",))
+    for fmt, heading in (("prompt", "OPEN QUESTIONS:"), ("md", "## Open questions")):
+        text = resume_handoff(project, record.id, format=fmt).brief["text"]
+        assert f"{heading}\n- Is the staging key rotated?\n" in text
+
+
+def test_show_md_of_a_session_baton_shows_its_open_questions(project):
+    from tests.batons_support import leave
+
+    record = leave(project, steps=("Run the auth suite",), questions=("Is the staging key rotated?",))
+    text = show_handoff(project, record.id, format="md").text
+    assert "## Open questions\n- Is the staging key rotated?\n" in text
+
+
 def test_show_rejects_an_unknown_format(project):
     handoff_id = _capture(project)
     with pytest.raises(InputError):

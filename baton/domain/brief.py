@@ -4,10 +4,10 @@ The brief is what a fresh session reads instead of the old transcript, so it
 is built for a stranger: the freshness banner comes first (before anything a
 reader could act on), then objective, current state, threads, discoveries,
 constraints, decisions, an explicit **Do not retry** section, artifacts,
-evidence, risks, the first next action, and a closing instruction to verify
-freshness. Every claim that cites evidence is marked ``[supported: …]`` (all
-cited evidence passed), ``[evidence: …]`` (cited, not all passing) or
-``[unsupported]`` (a bare assertion).
+evidence, risks, open questions (a session baton's), the first next action,
+and a closing instruction to verify freshness. Every claim that cites evidence
+is marked ``[supported: …]`` (all cited evidence passed), ``[evidence: …]``
+(cited, not all passing) or ``[unsupported]`` (a bare assertion).
 
 Budget: the text is measured with ``estimate_tokens`` and, when over
 ``max_tokens``, trimmed in ``TRIM_ORDER`` (least important first). Objective,
@@ -17,7 +17,8 @@ beyond what fits are collapsed into a count that points at the full record.
 Whatever was left out is named in an "Omitted to fit the budget" line.
 
 Redaction: values are rendered from the record's known fields only (never
-``extra``, never the contents of ``redactions`` records). ``[REDACTED…]``
+``extra`` — except the documented ``open_questions`` extension field, a list of
+strings — and never the contents of ``redactions`` records). ``[REDACTED…]``
 placeholders pass through as they are; a field whose path a redaction names but
 which shows no placeholder (redaction did not happen as recorded) is shown as
 ``[REDACTED]`` as a whole, never as its value.
@@ -34,6 +35,7 @@ from typing import Any
 
 import attrs
 
+from baton.domain.batons import OPEN_QUESTIONS_FIELD
 from baton.domain.freshness import FRESH, PARTIALLY_STALE, STALE, FreshnessReport, heads_equal
 from baton.domain.handoff import short_id
 from baton.domain.quality import QualityScore, cited_ids, order_open_items
@@ -109,6 +111,7 @@ TRIM_ORDER: tuple[tuple[str, str], ...] = (
     ("decision_detail", "decision rationales"),
     ("artifacts_changed", "changed artifacts"),
     ("in_progress", "in-progress threads"),
+    ("open_questions", "open questions"),
     ("evidence_cited", "cited evidence"),
     ("decisions", "decisions"),
     ("risks_high", "high risks"),
@@ -569,6 +572,13 @@ def _build(handoff: Any, freshness: FreshnessReport, quality: QualityScore | Non
     for group, lines in risk_lines.items():
         lay.queues[group].extend(reversed(lines))
 
+    # Open questions (a session baton's ``open_questions`` extension field): nothing answers them
+    # yet, so a successor must not assume they are settled. The last ones drop first.
+    sec = lay.section("open_questions", "Open questions")
+    for line in [lay.add(sec, f"- {red.text(f'{OPEN_QUESTIONS_FIELD}[{i}]', q)}", "open_questions", queue=False)
+                 for i, q in _open_questions(handoff)][::-1]:
+        lay.queues["open_questions"].append(line)
+
     # Open items: the first next action last, right before the closing instruction.
     items = order_open_items(handoff)
     index_of = {id(item): i for i, item in enumerate(_get(handoff, "open_items", ()))}
@@ -621,6 +631,16 @@ def _insert_after_first(sec: _Section, lay: _Layout, text: str, group: str) -> N
     line = _Line(text, group, section=sec)
     sec.lines.insert(1, line)
     lay.queues[group].append(line)
+
+
+def _open_questions(handoff: Any) -> list[tuple[int, str]]:
+    """(index, text) of each non-blank string in the ``open_questions`` extension field
+    (a record's top-level key, kept in ``extra`` by the model); anything else is ignored."""
+    extra = handoff if isinstance(handoff, dict) else (getattr(handoff, "extra", None) or {})
+    raw = extra.get(OPEN_QUESTIONS_FIELD) if isinstance(extra, dict) else None
+    if not isinstance(raw, (list, tuple)):
+        return []
+    return [(i, q) for i, q in enumerate(raw) if isinstance(q, str) and q.strip()]
 
 
 def _item_summary(item: Any, i: int, red: _Redactor) -> str:
