@@ -497,11 +497,32 @@ def add_demo_command(sub, common) -> None:
     p.set_defaults(func=_demo)
 
 
+# -- mcp ------------------------------------------------------------------------------
+
+def _mcp(args: argparse.Namespace):
+    from baton import mcp_server
+
+    if args.json:
+        return mcp_server.describe_tools(args.project)
+    return mcp_server.serve_stdio(args.project)
+
+
+def add_mcp_command(sub, common) -> None:
+    p = sub.add_parser("mcp", parents=[common], help="serve Baton's MCP tools on stdio",
+                       description="Run a stdio MCP server bound to this project: baton_status, handoff_capture, "
+                                   "handoff_validate, handoff_ready, handoff_resume, handoff_list, prompt and "
+                                   "bootstrap, each calling the same command as the CLI. No tool runs shell "
+                                   "commands. With --json, print the tools and their input schemas and exit "
+                                   "instead of serving.")
+    p.set_defaults(func=_mcp)
+
+
 COMMAND_GROUPS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
     add_ledger_commands,
     add_demo_command,
     add_session_commands,
     add_handoff_commands,
+    add_mcp_command,
 ]
 
 

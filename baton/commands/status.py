@@ -1,0 +1,113 @@
+"""The project at a glance (the MCP tool ``baton_status``, spec §13).
+
+Read-only: the project's config and policy in brief, how many handoffs are in
+each state, the newest ready handoff with its §10b freshness derived *now*
+(the same rule ``baton resume`` uses), and how many session batons are
+pending. Nothing is appended.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from baton.commands.batons import uses_project
+
+
+@attrs.frozen
+class LatestHandoff:
+    """The handoff ``latest`` names (newest ready or resumed), with its freshness now."""
+
+    id: str
+    status: str
+    title: str
+    created_at: str
+    validation: str
+    freshness: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        from baton.domain.handoff import short_id
+
+        return {"id": self.id, "short_id": short_id(self.id), "status": self.status, "title": self.title,
+                "created_at": self.created_at, "validation": self.validation,
+                "freshness_state": self.freshness["state"], "freshness": self.freshness}
+
+
+@attrs.frozen
+class StatusResult:
+    root: str
+    project_id: str
+    writer: str
+    fsync: str
+    policy: dict[str, Any]
+    handoffs: dict[str, int]
+    latest: LatestHandoff | None
+    pending_batons: int
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "root": self.root,
+            "config": {"project_id": self.project_id, "writer": self.writer, "fsync": self.fsync,
+                       "policy": self.policy},
+            "handoffs": {"total": sum(self.handoffs.values()), "by_status": dict(self.handoffs)},
+            "latest": self.latest.to_json() if self.latest else None,
+            "pending_batons": self.pending_batons,
+            # The §13 trigger detector is not part of this build; say so rather than omit it.
+            "detector": {"available": False},
+        }
+
+    def render(self) -> str:
+        from baton.domain.handoff import short_id
+
+        total = sum(self.handoffs.values())
+        counts = ", ".join(f"{n} {status}" for status, n in self.handoffs.items() if n)
+        lines = [f"Baton project {self.project_id} at {self.root}",
+                 f"  handoffs: {total}" + (f" ({counts})" if counts else "")]
+        if self.latest is None:
+            lines.append("  latest ready: none")
+        else:
+            lines.append(f"  latest ready: {short_id(self.latest.id)} {self.latest.title!r} ({self.latest.status}),"
+                         f" freshness {self.latest.freshness['state']}")
+        lines.append(f"  pending session batons: {self.pending_batons}")
+        return "\n".join(lines)
+
+
+@uses_project
+def project_status(project: Any = None) -> StatusResult:
+    """Summarize the project without writing anything.
+
+    Raises:
+        NotInitialized (exit 4): not a Baton project.
+        InputError (exit 2): the policy files are malformed.
+    """
+    from baton.commands.batons import pending_batons
+    from baton.commands.handoff_facts import live_freshness
+    from baton.commands.ids import load_handoff
+    from baton.domain.handoff import STATUSES
+    from baton.errors import NotFound
+    from baton.policy import load_policy
+
+    opened = project
+    policy = load_policy(opened.paths, opened.config)
+    runner = opened.reading()
+    counts = dict.fromkeys(STATUSES, 0)
+    for _key, doc in runner.docs("handoffs"):
+        status = doc.get("status")
+        counts[status] = counts.get(status, 0) + 1
+    latest = None
+    try:
+        handoff = load_handoff(runner, "latest")
+    except NotFound:
+        handoff = None
+    if handoff is not None:
+        freshness = live_freshness(opened.root, handoff, policy.allowed_roots)
+        latest = LatestHandoff(handoff.id, handoff.status, handoff.work.title, handoff.created_at,
+                               handoff.validation.status, freshness.to_json())
+    summary = {"recheck_allowlist": len(policy.recheck_allowlist),
+               "allowed_roots": [str(p) for p in policy.allowed_roots],
+               "redaction_rules": len(policy.redaction.rules),
+               "sources": list(policy.sources)}
+    return StatusResult(str(opened.root), opened.config.project_id, opened.writer, opened.config.fsync, summary,
+                        counts, latest, len(pending_batons(runner)))

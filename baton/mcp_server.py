@@ -1,0 +1,390 @@
+"""``baton mcp``: Baton as a stdio MCP server (spec §13; the ``prompt`` and
+``bootstrap`` tools of session-handoff-baton.txt).
+
+A thin adapter, like ``cli.py``: each tool calls one function of
+``baton.commands`` and returns that command's ``to_json()`` as structured
+content — the very object ``baton <command> --json`` prints — plus its
+``render()`` as a short text. No decision is made here, so the CLI and MCP
+cannot drift. A ``BatonError`` becomes a tool error result carrying its code,
+message and exit code (never a traceback).
+
+Guardrails:
+
+- The server is bound to one project, resolved once at start
+  (``--project``, ``$BATON_PROJECT``, the git top level, the current
+  directory). No tool takes a path to another project.
+- No tool runs a shell command: ``handoff_validate`` has no ``recheck``
+  (re-running evidence commands is a deliberate CLI action,
+  ``baton handoff validate ID --recheck``).
+- Writes need an initialised project: every command raises
+  ``not_initialized`` (exit 4) otherwise.
+- One tool call runs at a time: the SDK runs each call on a worker thread,
+  and the commands take the ledger lock anyway.
+
+``handoff_fork``, ``handoff_merge`` and ``handoff_detect`` (§13) are not
+offered: the product has no fork, merge or detector commands yet, and a tool
+must never pretend.
+
+Importing this module imports ``mcp``; only the ``baton mcp`` handler does.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Annotated, Any, Callable, Literal
+
+import attrs
+import orjson
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field, ValidationError
+
+from baton import __version__
+from baton.commands.resume import FORMATS
+from baton.domain.batons import DEFAULT_MAX_BYTES
+from baton.domain.handoff import Status, Trigger
+from baton.errors import BatonError, InputError
+
+TOOL_NAMES = ("baton_status", "handoff_capture", "handoff_validate", "handoff_ready", "handoff_resume",
+              "handoff_list", "prompt", "bootstrap")
+NOT_AVAILABLE = ("handoff_fork", "handoff_merge", "handoff_detect")
+
+INSTRUCTIONS = (
+    "Baton keeps structured, verified handoffs between agent sessions in this project. "
+    "At session start call `bootstrap` (it delivers and claims the session baton waiting for you). "
+    "To hand work over: `handoff_capture` (a draft), `handoff_validate`, `handoff_ready`; the next session "
+    "calls `handoff_resume`. To leave quick next steps for the next session on this branch: "
+    "`prompt` with action `session_end` and a `handoff` object. Record only facts; never paste secrets "
+    "or transcripts (secrets are redacted before anything is written)."
+)
+
+# Argument types, at module level so the SDK can read the annotations.
+Id = Annotated[str, Field(description="handoff id: full id, 8-character short id, a unique prefix, or 'latest' "
+                                      "(the newest ready handoff)")]
+ResumeFormat = Literal[FORMATS]  # type: ignore[valid-type]  # the command's own list of formats
+PromptAction = Literal["session_start", "session_end", "cancel_handoff"]
+Section = dict[str, Any]
+Items = list[dict[str, Any]]
+Text = str | None
+
+
+# -- results ---------------------------------------------------------------------
+
+def _plain_json(value: Any) -> Any:
+    """``value`` as plain JSON types, exactly as the CLI's ``--json`` would print it."""
+    return orjson.loads(orjson.dumps(value, default=str))
+
+
+def tool_result(result: Any) -> CallToolResult:
+    """A command result as an MCP result: ``to_json()`` structured, ``render()`` as text."""
+    data = _plain_json(result.to_json())
+    if not isinstance(data, dict):
+        data = {"result": data}
+    text = result.render() or "done"
+    exit_code = int(getattr(result, "exit_code", 0))
+    if exit_code:
+        text += f"\n(exit code {exit_code})"
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
+def tool_error(exc: BatonError) -> CallToolResult:
+    """A ``BatonError`` as a tool error: ``{"error": {code, message, exit_code, details?}}``."""
+    data = _plain_json({"error": exc.to_json()})
+    text = f"{exc.code}: {exc.message} (exit code {exc.exit_code})"
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data, is_error=True)
+
+
+def _internal_error(exc: Exception) -> CallToolResult:
+    error = {"code": "internal_error", "message": f"{type(exc).__name__}: {exc}", "exit_code": 1}
+    return CallToolResult(content=[TextContent(type="text", text=f"internal_error: {error['message']} (exit code 1)")],
+                          structured_content={"error": error}, is_error=True)
+
+
+def argument_error(tool: str, exc: ValidationError) -> CallToolResult:
+    """Arguments that break a tool's input schema, as an ``input_error`` (exit 2, as argparse exits),
+    listing every problem."""
+    problems = [f"{'.'.join(str(part) for part in err['loc']) or '(arguments)'}: {err['msg']}"
+                for err in exc.errors()]
+    return tool_error(InputError(f"invalid arguments for {tool}: " + "; ".join(problems),
+                                 details={"tool": tool, "problems": problems}))
+
+
+# -- the server ------------------------------------------------------------------
+
+class BatonMCPServer(MCPServer):
+    """The SDK's server, with argument-schema failures reported like every other error:
+    ``{"error": {code, message, exit_code}}``."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                return argument_error(name, exc.__cause__)
+            raise
+
+
+_READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+_WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+_MAY_CANCEL = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+
+_PROMPT_ARGUMENTS = {
+    "session_start": {"session_id", "objective", "harness", "owner", "branch"},
+    "session_end": {"session_id", "handoff", "shared", "harness", "owner", "branch"},
+    "cancel_handoff": {"session_id", "owner", "branch"},
+}
+
+
+def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
+    """An MCP server bound to the project ``project`` resolves to (as ``--project`` does)."""
+    from baton.project import resolve_root
+
+    root = str(resolve_root(project))
+    serial = threading.Lock()
+
+    def run(command: Callable[[], Any]) -> CallToolResult:
+        with serial:
+            try:
+                return tool_result(command())
+            except BatonError as exc:
+                return tool_error(exc)
+            except Exception as exc:  # noqa: BLE001 - as in the CLI: no tracebacks for the caller
+                if os.environ.get("BATON_DEBUG"):
+                    raise
+                return _internal_error(exc)
+
+    server = BatonMCPServer("baton", title="Baton", version=__version__, instructions=INSTRUCTIONS,
+                       log_level="WARNING")
+
+    def baton_status() -> CallToolResult:
+        """The project at a glance: config and policy summary, handoff counts by status, the latest
+        ready handoff with its freshness now (fresh, partially_stale, stale, unknown), and the number
+        of pending session batons. Read-only."""
+        from baton.commands.status import project_status
+
+        return run(lambda: project_status(root))
+
+    def handoff_capture(
+        work: Annotated[Section, Field(description="{title, objective, scope[], constraints[], "
+                                                   "definition_of_done[], state?}; title and objective required")],
+        summary: Annotated[Section | None, Field(description="{current_state, completed[], in_progress[], "
+                                                             "discoveries[], why_it_matters}")] = None,
+        decisions: Annotated[Items | None, Field(description="[{decision, rationale, alternatives_considered[], "
+                                                             "evidence_ids[]}]")] = None,
+        artifacts: Annotated[Items | None, Field(description="[{path (inside the project), role: modified|created|"
+                                                             "read|generated|deleted, description}]")] = None,
+        evidence: Annotated[Items | None, Field(description="[{type: command|test|file|commit|url|human|observation, "
+                                                            "claim, ref, result: pass|fail|observed, output?}]; "
+                                                            "output is kept only as a digest and a bounded, "
+                                                            "redacted summary")] = None,
+        failed_attempts: Annotated[Items | None, Field(description="[{approach, outcome: failed|regressed|abandoned, "
+                                                                   "reason, evidence_ids[]}]")] = None,
+        open_items: Annotated[Items | None, Field(description="[{description, priority: high|medium|low, "
+                                                              "suggested_action, acceptance_check}]")] = None,
+        risks: Annotated[Items | None, Field(description="[{description, severity, mitigation}]")] = None,
+        parent: Annotated[Text, Field(description="continue from this handoff (any id form)")] = None,
+        trigger: Annotated[Trigger, Field(description="what prompted the capture")] = "manual",
+        session_id: Annotated[Text, Field(description="the capturing session's opaque id")] = None,
+        harness: Annotated[Text, Field(description="codex, claude-code, cursor, gemini-cli, generic...")] = None,
+        model: Annotated[Text, Field(description="a descriptive model id")] = None,
+    ) -> CallToolResult:
+        """Capture a DRAFT handoff (never ready by itself). Secrets are redacted by the project's
+        policy, or the capture refused (policy_block, exit 5), and paths outside the project are
+        refused, before anything is written; malformed input is an input_error (exit 2) listing
+        every problem. Next: handoff_validate."""
+        from baton.commands.capture import capture_in_scope
+        from baton.commands.context import Project
+
+        sections = {"work": work, "summary": summary, "decisions": decisions, "artifacts": artifacts,
+                    "evidence": evidence, "failed_attempts": failed_attempts, "open_items": open_items,
+                    "risks": risks}
+        payload = {k: v for k, v in sections.items() if v is not None}
+        origin = {"harness": harness, "model": model}
+
+        def capture():
+            opened = Project.open(root)
+            try:
+                with opened.writing() as scope:
+                    return capture_in_scope(scope, payload, trigger=trigger, parent=parent, origin=origin,
+                                            session=session_id)
+            finally:
+                opened.close()
+
+        return run(capture)
+
+    def handoff_validate(id: Id) -> CallToolResult:
+        """Run every check (schema, policy, artifacts, repository, evidence, actionability, lineage,
+        continuity score, freshness) and record the report. A failed report is a result, not a tool
+        error: read report.status (pass, warn, fail). Recorded command evidence is never re-run here
+        (that is `baton handoff validate ID --recheck`, allowlisted commands only)."""
+        from baton.commands.validate import validate_handoff_command
+
+        return run(lambda: validate_handoff_command(root, id, recheck=False))
+
+    def handoff_ready(
+        id: Id,
+        accept_warnings: Annotated[Text, Field(description="required when validation warned: why the warnings "
+                                                           "are acceptable")] = None,
+    ) -> CallToolResult:
+        """Promote a validated handoff to ready (then it never changes). A failed validation cannot be
+        promoted (exit 3); a warn needs accept_warnings; from any other state conflict (exit 4)."""
+        from baton.commands.ready import promote_handoff
+
+        return run(lambda: promote_handoff(root, id, accept_warnings=accept_warnings))
+
+    def handoff_resume(
+        id: Id = "latest",
+        format: Annotated[ResumeFormat, Field(description="prompt (a bounded brief), md, or json")] = "prompt",
+        max_tokens: Annotated[int | None, Field(description="token budget for the brief (default 1200, "
+                                                            "at least 500)")] = None,
+        mark_resumed: Annotated[bool, Field(description="record that this session resumed the handoff "
+                                                        "(the only write this tool makes)")] = False,
+        session_id: Annotated[Text, Field(description="the resuming session's opaque id")] = None,
+        harness: Annotated[Text, Field(description="the resuming harness")] = None,
+    ) -> CallToolResult:
+        """The resume brief of a ready handoff with its freshness derived now (fresh, partially_stale,
+        stale, unknown) and its continuity score. Writes nothing unless mark_resumed."""
+        from baton.commands.resume import resume_handoff
+
+        return run(lambda: resume_handoff(root, id, format=format, mark_resumed=mark_resumed,
+                                          max_tokens=max_tokens, session=session_id, harness=harness))
+
+    def handoff_list(
+        status: Annotated[Status | None, Field(description="only handoffs in this state")] = None,
+        work: Annotated[Text, Field(description="full-text search over title, objective and summary")] = None,
+        limit: Annotated[int | None, Field(description="at most this many")] = None,
+    ) -> CallToolResult:
+        """Handoff summaries, newest first: id, status, flags, title, dates, validation, lineage. No
+        evidence payloads."""
+        from baton.commands.listing import list_handoffs
+
+        return run(lambda: list_handoffs(root, status=status, work=work, limit=limit))
+
+    def prompt(
+        action: Annotated[PromptAction, Field(description="session_start, session_end or cancel_handoff")],
+        session_id: Annotated[Text, Field(description="the session's opaque id (required for session_end; "
+                                                      "session_start mints one when absent)")] = None,
+        objective: Annotated[Text, Field(description="session_start: what this session is for (bound to "
+                                                     "owner and branch; absent clears a stale one)")] = None,
+        handoff: Annotated[Section | None, Field(description="session_end: the baton for the next session, "
+                                                             "{nextSteps[] (required), failedApproaches[], "
+                                                             "openQuestions[], branch, owner, shared}")] = None,
+        shared: Annotated[bool | None, Field(description="session_end: share the baton with every owner "
+                                                         "and branch")] = None,
+        harness: Annotated[Text, Field(description="the harness running the session")] = None,
+        owner: Annotated[Text, Field(description="owner (default: git user.email, user.name, OS user, "
+                                                 "'local')")] = None,
+        branch: Annotated[Text, Field(description="branch (default: the current git branch, else "
+                                                  "'unknown')")] = None,
+    ) -> CallToolResult:
+        """Session lifecycle. session_start: record the session, set its objective, and claim the
+        baton waiting for this owner and branch (else the newest shared one). session_end: end the
+        session and, with a handoff object, leave a single-use baton for the next session (a newer
+        one for the same owner and branch supersedes it). cancel_handoff: cancel this owner's pending
+        baton on this branch ({"cancelled": false} when there is none)."""
+        from baton.commands import batons, sessions
+
+        given = {name for name, value in (("session_id", session_id), ("objective", objective),
+                                          ("handoff", handoff), ("shared", shared), ("harness", harness),
+                                          ("owner", owner), ("branch", branch)) if value is not None}
+        stray = sorted(given - _PROMPT_ARGUMENTS[action])
+
+        def act():
+            if stray:
+                raise InputError(f"action {action} does not take {', '.join(stray)}",
+                                 details={"action": action, "unexpected": stray})
+            if action == "session_start":
+                return sessions.begin_session(root, session_id=session_id, harness=harness, objective=objective,
+                                              owner=owner, branch=branch)
+            if action == "session_end":
+                return sessions.end_session(root, session_id, handoff, harness=harness, owner=owner,
+                                            branch=branch, shared=shared)
+            return batons.cancel_baton(root, owner=owner, branch=branch, session=session_id)
+
+        return run(act)
+
+    def bootstrap(
+        session_id: Annotated[Text, Field(description="the starting session's opaque id")] = None,
+        max_bytes: Annotated[int, Field(description="the brief's byte budget (at least 1024)")] = DEFAULT_MAX_BYTES,
+        owner: Annotated[Text, Field(description="owner (default: git user.email, user.name, OS user, "
+                                                 "'local')")] = None,
+        branch: Annotated[Text, Field(description="branch (default: the current git branch)")] = None,
+    ) -> CallToolResult:
+        """The session-start brief: the session baton waiting for this owner and branch (rendered as
+        '## 🤝 Active Session Handoff' and claimed exactly once, only when it fits max_bytes), the
+        session objective, recent decisions and do-not-retry traps. Returns brief, bytes,
+        handoffMarkdown, handoff and sessionObjective."""
+        from baton.commands.bootstrap import bootstrap as build_brief
+
+        return run(lambda: build_brief(root, session_id=session_id, max_bytes=max_bytes, owner=owner,
+                                       branch=branch))
+
+    server.add_tool(baton_status, annotations=_READ_ONLY)
+    server.add_tool(handoff_capture, annotations=_WRITES)
+    server.add_tool(handoff_validate, annotations=_WRITES)
+    server.add_tool(handoff_ready, annotations=_WRITES)
+    server.add_tool(handoff_resume, annotations=_WRITES)
+    server.add_tool(handoff_list, annotations=_READ_ONLY)
+    server.add_tool(prompt, annotations=_MAY_CANCEL)
+    server.add_tool(bootstrap, annotations=_WRITES)
+    return server
+
+
+# -- the `baton mcp` command ----------------------------------------------------------
+
+@attrs.frozen
+class ServeResult:
+    """What ``baton mcp`` returns once the client closes stdin: nothing to print."""
+
+    root: str
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"root": self.root, "stopped": True}
+
+    def render(self) -> str:
+        return ""
+
+
+def serve_stdio(project: str | os.PathLike | None = None) -> ServeResult:
+    """Serve MCP on stdin/stdout until the client closes the stream."""
+    from baton.project import resolve_root
+
+    server = build_server(project)
+    server.run("stdio")
+    return ServeResult(str(resolve_root(project)))
+
+
+@attrs.frozen
+class ToolListResult:
+    root: str
+    tools: tuple[dict[str, Any], ...]
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"server": "baton", "version": __version__, "transport": "stdio", "root": self.root,
+                "tools": list(self.tools), "not_available": list(NOT_AVAILABLE)}
+
+    def render(self) -> str:
+        lines = [f"baton mcp (stdio) for {self.root}: {len(self.tools)} tools"]
+        for tool in self.tools:
+            lines.append(f"  {tool['name']}: {tool['description'].split('.')[0]}.")
+        lines.append(f"Not available yet: {', '.join(NOT_AVAILABLE)}")
+        return "\n".join(lines)
+
+
+def describe_tools(project: str | os.PathLike | None = None) -> ToolListResult:
+    """The tools ``baton mcp`` serves, with their input schemas (``baton mcp --json``)."""
+    import anyio
+
+    from baton.project import resolve_root
+
+    server = build_server(project)
+    listed = anyio.run(server.list_tools)
+    tools = tuple({"name": t.name, "description": " ".join(t.description.split()) if t.description else "",
+                   "inputSchema": t.input_schema,
+                   "annotations": t.annotations.model_dump(by_alias=True, exclude_none=True) if t.annotations else {}}
+                  for t in listed)
+    return ToolListResult(str(resolve_root(project)), tools)
