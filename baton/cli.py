@@ -292,7 +292,8 @@ def _checkpoint_create(args: argparse.Namespace):
 def _handoff_prepare(args: argparse.Namespace):
     from baton.commands.prepare import prepare_handoff
 
-    return prepare_handoff(args.project, source=args.from_id, trigger=args.trigger, output=args.output)
+    return prepare_handoff(args.project, source=args.from_id, trigger=args.trigger, output=args.output,
+                           force=args.force)
 
 
 def _handoff_validate(args: argparse.Namespace):
@@ -412,7 +413,8 @@ def add_handoff_commands(sub, common) -> None:
     p.add_argument("--from", dest="from_id", metavar="ID", help="start from this checkpoint's content")
     p.add_argument("--trigger", choices=("manual", "threshold", "hook"), default="manual",
                    help="what prompted the handoff (default manual)")
-    p.add_argument("--output", metavar="FILE", help="also write the template JSON to FILE")
+    p.add_argument("--output", metavar="FILE", help="also write the template JSON to FILE (which must not exist)")
+    p.add_argument("--force", action="store_true", help="let --output overwrite an existing FILE")
     p.set_defaults(func=_handoff_prepare)
 
     p = hsub.add_parser("validate", parents=[common], help="run every §10 check and record the report",

@@ -67,3 +67,29 @@ def test_remote_hint_strips_credentials_and_suffix():
     assert gitinfo.remote_hint("https://bob:secret@github.com/org/repo.git") == "github.com/org/repo"
     assert gitinfo.remote_hint("git@github.com:org/repo.git") == "github.com/org/repo"
     assert gitinfo.remote_hint(None) is None
+
+
+def test_status_groups_tell_added_modified_deleted_and_untracked_apart(tmp_path):
+    porcelain.init(str(tmp_path))
+    _commit(tmp_path, "kept.txt", "one")
+    _commit(tmp_path, "gone.txt", "one")
+    _commit(tmp_path, "staged_gone.txt", "one")
+    (tmp_path / "kept.txt").write_text("two")
+    (tmp_path / "gone.txt").unlink()
+    porcelain.remove(str(tmp_path), [str(tmp_path / "staged_gone.txt")])
+    (tmp_path / "staged.txt").write_text("new")
+    porcelain.add(str(tmp_path), [str(tmp_path / "staged.txt")])
+    (tmp_path / "newdir" / "sub").mkdir(parents=True)
+    (tmp_path / "newdir" / "a.txt").write_text("a")
+    (tmp_path / "newdir" / "sub" / "b.txt").write_text("b")
+    (tmp_path / ".baton").mkdir()
+    (tmp_path / ".baton" / "config.json").write_text("{}")
+    groups = gitinfo.status_groups(tmp_path)
+    assert groups.added == ("staged.txt",)
+    assert groups.modified == ("kept.txt",)
+    assert groups.deleted == ("gone.txt", "staged_gone.txt")
+    assert groups.untracked == ("newdir/a.txt", "newdir/sub/b.txt")
+
+
+def test_status_groups_outside_a_repository_are_empty(tmp_path):
+    assert gitinfo.status_groups(tmp_path) == ((), (), (), ())

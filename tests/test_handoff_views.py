@@ -172,6 +172,70 @@ def test_prepare_prefills_git_state_and_changed_files_and_invents_nothing(projec
     assert out["next"] == "baton checkpoint create --input FILE"
 
 
+def _roles(result) -> dict[str, str]:
+    return {a["path"]: a["role"] for a in result.to_json()["template"]["artifacts"]}
+
+
+def test_prepare_lists_an_untracked_file_as_created(project):
+    git_init(project, {"src/app.py": "x = 1\n"})
+    (project / "src" / "new.py").write_text("y = 1\n")
+    assert _roles(prepare_handoff(project)) == {"src/new.py": "created"}
+
+
+def test_prepare_lists_a_staged_new_file_as_created_and_a_modified_one_as_modified(project):
+    from dulwich import porcelain
+
+    git_init(project, {"src/app.py": "x = 1\n"})
+    (project / "src" / "app.py").write_text("x = 2\n")
+    (project / "src" / "added.py").write_text("z = 1\n")
+    porcelain.add(str(project), [str(project / "src" / "added.py")])
+    assert _roles(prepare_handoff(project)) == {"src/added.py": "created", "src/app.py": "modified"}
+
+
+def test_prepare_lists_a_deleted_file_with_role_deleted(project):
+    git_init(project, {"src/app.py": "x = 1\n", "src/old.py": "y = 1\n"})
+    (project / "src" / "old.py").unlink()
+    assert _roles(prepare_handoff(project)) == {"src/old.py": "deleted"}
+
+
+def test_prepare_lists_the_files_of_an_untracked_directory_not_the_directory(project):
+    git_init(project, {"README.md": "hello\n"})
+    (project / "newdir" / "sub").mkdir(parents=True)
+    (project / "newdir" / "a.py").write_text("a = 1\n")
+    (project / "newdir" / "sub" / "b.py").write_text("b = 1\n")
+    result = prepare_handoff(project)
+    assert _roles(result) == {"newdir/a.py": "created", "newdir/sub/b.py": "created"}
+    assert result.to_json()["changed_files"] == ["newdir/a.py", "newdir/sub/b.py"]
+
+
+def test_prepare_output_refuses_to_overwrite_an_existing_file(project, tmp_path):
+    target = tmp_path / "template.json"
+    target.write_text("my notes")
+    with pytest.raises(InputError, match="--force") as err:
+        prepare_handoff(project, output=str(target))
+    assert err.value.exit_code == 2
+    assert target.read_text() == "my notes"
+
+
+def test_prepare_output_with_force_overwrites_an_existing_file(project, tmp_path):
+    target = tmp_path / "template.json"
+    target.write_text("my notes")
+    prepare_handoff(project, output=str(target), force=True)
+    assert json.loads(target.read_text())["automation"] == {"trigger": "manual"}
+
+
+def test_prepare_on_the_command_line_refuses_an_existing_output_unless_forced(project, tmp_path):
+    from tests.handoff_support import baton
+
+    target = tmp_path / "template.json"
+    target.write_text("my notes")
+    refused = baton(project, "handoff", "prepare", "--output", str(target))
+    assert refused.returncode == 2 and "--force" in refused.stderr and target.read_text() == "my notes"
+    forced = baton(project, "handoff", "prepare", "--output", str(target), "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert json.loads(target.read_text())["work"]["title"] == ""
+
+
 def test_prepare_writes_nothing_to_the_ledger(project):
     from tests.handoff_support import ledger_lines
 

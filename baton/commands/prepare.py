@@ -2,8 +2,11 @@
 
 Prepare gathers what Baton can *know* and hands back a template for what only
 the person or agent can say. Prefilled: the repository head, branch, dirty
-state and changed files (through dulwich), the current session objective of
-this owner and branch (if a session set one), the trigger, and — with
+state and changed files (through dulwich: each a candidate artifact whose
+role says what git saw — ``created`` for a new or untracked file, with every
+file of an untracked directory listed, ``deleted``, ``modified``), the current
+session objective of this owner and branch (if a session set one), the
+trigger, and — with
 ``--from`` — the content of the checkpoint being continued. Everything a
 successor needs that Baton cannot observe (current state, completed and
 in-progress threads, decisions, evidence, next steps) is left empty and listed
@@ -98,10 +101,13 @@ def prepare_handoff(
     source: str | None = None,
     trigger: str = "manual",
     output: str | None = None,
+    force: bool = False,
 ) -> PrepareResult:
-    """``output``: also write the template (JSON) to this file.
+    """``output``: also write the template (JSON) to this file, which must not
+    exist yet unless ``force``.
 
-    Raises: InputError (unknown trigger), NotFound / AmbiguousId for --from (exit 4).
+    Raises: InputError (unknown trigger; ``output`` exists and no ``force``),
+    NotFound / AmbiguousId for --from (exit 4).
     """
     from baton import gitinfo
     from baton.commands.context import Project
@@ -117,7 +123,8 @@ def prepare_handoff(
     try:
         runner = opened.reading()
         repo = repository_snapshot(opened.paths.worktree)
-        _, changed = gitinfo.changed_files(opened.paths.worktree) if repo else (None, ())
+        roles = changed_roles(gitinfo.status_groups(opened.paths.worktree)) if repo else {}
+        changed = tuple(sorted(roles))
         objective = None
         try:
             from baton.commands.sessions import get_session_objective
@@ -148,13 +155,17 @@ def prepare_handoff(
             }
         known = {a.get("path") for a in template.get("artifacts", []) if isinstance(a, dict)}
         template["artifacts"] = list(template.get("artifacts", [])) + [
-            {"path": path, "role": "modified"} for path in changed if path not in known]
+            {"path": path, "role": roles[path]} for path in changed if path not in known]
         if output is not None:
             from baton.canonical import pretty_bytes
             from baton.errors import StorageError
 
             try:
-                Path(output).write_bytes(pretty_bytes(template))
+                with open(output, "wb" if force else "xb") as out:
+                    out.write(pretty_bytes(template))
+            except FileExistsError:
+                raise InputError(f"--output {output} already exists; pass --force to overwrite it",
+                                 details={"output": str(output)}) from None
             except OSError as exc:
                 raise StorageError(f"cannot write the template to {output}: {exc.strerror or exc}") from exc
         return PrepareResult(
@@ -169,6 +180,16 @@ def prepare_handoff(
         )
     finally:
         opened.close()
+
+
+def changed_roles(groups: Any) -> dict[str, str]:
+    """Each changed path (a ``gitinfo.StatusGroups``) with its artifact role:
+    a staged new or an untracked file is ``created``, a missing one ``deleted``,
+    any other change ``modified``."""
+    roles = {path: "modified" for path in groups.modified}
+    roles.update((path, "created") for path in (*groups.added, *groups.untracked))
+    roles.update((path, "deleted") for path in groups.deleted)
+    return roles
 
 
 def _missing(template: dict[str, Any], dotted: str) -> bool:
