@@ -478,6 +478,46 @@ def add_handoff_commands(sub, common) -> None:
     p.set_defaults(func=_resume)
 
 
+# -- status page --------------------------------------------------------------------
+
+def _status(args: argparse.Namespace):
+    from baton.commands.status_page import status_overview
+
+    return status_overview(args.project)
+
+
+def _status_serve(args: argparse.Namespace):
+    from baton.web.server import serve_status_page
+
+    def announce(info: dict) -> None:
+        if args.json:
+            _print_json(info)
+        else:
+            print(f"Serving Baton status for {info['root']} at {info['url']} (Ctrl-C to stop)")
+        sys.stdout.flush()
+
+    return serve_status_page(args.project, host=args.host, port=args.port, on_ready=announce)
+
+
+def add_status_commands(sub, common) -> None:
+    status = sub.add_parser("status", parents=[common], help="pending batons and latest handoffs; the status page",
+                            description="Without a subcommand: the status API object for this project (pending "
+                                        "batons, newest first, and the latest handoffs), redacted with the "
+                                        "project's policy. `baton status serve` serves it as a page.")
+    ssub = status.add_subparsers(dest="status_command", metavar="COMMAND")
+    status.set_defaults(func=_status)
+    p = ssub.add_parser("serve", parents=[common], help="serve the status page on loopback",
+                        description="Serve the status page and its JSON API (GET /api/handoffs, DELETE "
+                                    "/api/handoffs/{id}) for this project until Ctrl-C (exit 0). Loopback only: "
+                                    "any other --host exits 5. A port in use exits 4. --port 0 picks a free "
+                                    "port. Prints the URL (with --json, one object {url, host, port, "
+                                    "projectId, root}).")
+    p.add_argument("--host", metavar="ADDR", default="127.0.0.1",
+                   help="loopback address to listen on: 127.0.0.0/8, ::1 or localhost (default 127.0.0.1)")
+    p.add_argument("--port", metavar="N", type=int, default=3124, help="port (default 3124; 0 picks a free one)")
+    p.set_defaults(func=_status_serve)
+
+
 def _demo(args: argparse.Namespace):
     from baton.demo import run_demo
 
@@ -524,6 +564,7 @@ COMMAND_GROUPS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
     add_demo_command,
     add_session_commands,
     add_handoff_commands,
+    add_status_commands,
     add_mcp_command,
 ]
 

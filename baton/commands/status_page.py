@@ -1,0 +1,316 @@
+"""What the status page and ``baton status`` show, and what they may do.
+
+The web layer (``baton.web``) only parses HTTP and calls one function here;
+everything it decides lives in this module:
+
+- which project a request may address (``?project=`` must be this project's
+  id; missing or ``all`` is an input error, another id is not found),
+- what leaves the process: every string of every answer goes through the
+  project's redaction policy (the spec's ``sanitizeToolOutput``), so a secret
+  that reached a baton by a path redaction did not cover at capture time, or a
+  rule added since, is still never shown,
+- where a server may listen (loopback only: a policy block otherwise).
+
+Reading opens the project per call and closes it, so a long-running server
+holds no index handle between requests.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+import socket
+from typing import Any
+
+import attrs
+
+from baton.errors import InputError, NotFound, PolicyBlock
+
+LATEST_HANDOFFS = 10
+"""How many of the newest handoffs the overview lists."""
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 3124
+
+_FULL_ID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+
+
+# -- redaction of everything shown ------------------------------------------------
+
+def sanitize_output(value: Any, redaction) -> Any:
+    """``value`` with every string (at any depth) redacted by ``redaction``
+    (a ``RedactionPolicy``). Keys are this module's own field names and stay."""
+    from baton.domain.redaction import redact_text
+
+    if isinstance(value, str):
+        return redact_text(value, redaction)
+    if isinstance(value, dict):
+        return {k: sanitize_output(v, redaction) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [sanitize_output(v, redaction) for v in value]
+    return value
+
+
+def _redaction_of(project):
+    """The project's redaction policy. A malformed policy stops the answer
+    (InputError naming the file): showing data under a policy we could not
+    read would be failing open."""
+    from baton.policy import load_policy
+
+    return load_policy(project.paths, project.config).redaction
+
+
+def sanitize_for_project(project_option: str | os.PathLike | None, value: Any) -> Any:
+    """Redact an answer (typically an error body) with the project's policy,
+    falling back to the built-in rules when the project or its policy cannot
+    be read — an error message must never be the one thing left unredacted."""
+    from baton.commands.context import Project
+    from baton.domain.redaction import RedactionPolicy
+    from baton.errors import BatonError
+
+    try:
+        opened = Project.open(project_option)
+    except BatonError:
+        return sanitize_output(value, RedactionPolicy())
+    try:
+        try:
+            redaction = _redaction_of(opened)
+        except BatonError:
+            redaction = RedactionPolicy()
+        return sanitize_output(value, redaction)
+    finally:
+        opened.close()
+
+
+# -- which project a request addresses -----------------------------------------------
+
+def check_requested_project(requested: str | None, project_id: str) -> None:
+    """The status API serves one project, named explicitly.
+
+    Raises:
+        InputError: ``project`` is missing, empty or ``all`` (the spec's 400).
+        NotFound: it names another project (404).
+    """
+    if requested is None or not requested.strip() or requested.strip().lower() == "all":
+        raise InputError("the status API needs ?project=<project id> (one project; 'all' is not served)",
+                         details={"projectId": project_id})
+    if requested.strip() != project_id:
+        raise NotFound(f"this server serves project {project_id}, not {requested.strip()!r}",
+                       details={"projectId": project_id})
+
+
+# -- the overview -------------------------------------------------------------------
+
+@attrs.frozen
+class StatusOverview:
+    """The status API object, already redacted: ``{items, total, projectId,
+    lastSeenRoot}`` as the spec names it, plus ``latestHandoffs``."""
+
+    payload: dict[str, Any]
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return self.payload
+
+    def render(self) -> str:
+        p = self.payload
+        lines = [f"Project {p['projectId']}  ({p['lastSeenRoot']})", ""]
+        items = p["items"]
+        lines.append(f"Pending batons: {p['total']}")
+        if items:
+            rows = [("ID", "CREATED", "FOR", "NEXT STEP")]
+            for b in items:
+                scope = "shared" if b["shared"] else f"{b['owner']} on {b['branch']}"
+                first = b["nextSteps"][0] if b["nextSteps"] else ""
+                more = f" (+{len(b['nextSteps']) - 1})" if len(b["nextSteps"]) > 1 else ""
+                rows.append((b["shortId"], b["createdAt"], scope, _clip(first, 60) + more))
+            lines.extend(_table(rows))
+        latest = p["latestHandoffs"]
+        lines.append("")
+        lines.append(f"Latest handoffs: {len(latest)}" if latest else "Latest handoffs: none yet")
+        if latest:
+            rows = [("ID", "STATUS", "CREATED", "TITLE")]
+            for h in latest:
+                flags = f" [{','.join(h['flags'])}]" if h["flags"] else ""
+                rows.append((h["short_id"], h["status"] + flags, h["created_at"], _clip(h["title"], 60)))
+            lines.extend(_table(rows))
+        return "\n".join(lines)
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _table(rows: list[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
+
+
+def _baton_item(record, runner) -> dict[str, Any]:
+    from baton.domain.handoff import short_id
+
+    item = record.to_json()
+    item["shortId"] = short_id(record.id)
+    handoff = runner.get("handoffs", record.id) if "handoffs" in runner.by_name else None
+    status = handoff.get("status") if isinstance(handoff, dict) else None
+    item["handoffStatus"] = status if isinstance(status, str) else None
+    return item
+
+
+def status_overview(
+    project_option: str | os.PathLike | None = None,
+    *,
+    requested_project: str | None = None,
+    check_project: bool = False,
+    latest: int = LATEST_HANDOFFS,
+) -> StatusOverview:
+    """Pending batons (newest first) and the latest handoffs of one project, redacted.
+
+    With ``check_project`` (the HTTP API), ``requested_project`` must be this
+    project's id (see :func:`check_requested_project`).
+
+    Raises:
+        NotInitialized: no project at the root.
+        InputError / NotFound: the requested project is missing, ``all`` or another.
+        InputError: the project's policy is malformed (nothing is shown).
+    """
+    from baton.commands.batons import list_pending_batons
+    from baton.commands.context import Project
+    from baton.commands.listing import list_handoffs
+
+    opened = Project.open(project_option)
+    try:
+        project_id = opened.config.project_id
+        if check_project:
+            check_requested_project(requested_project, project_id)
+        redaction = _redaction_of(opened)
+        pending = list_pending_batons(opened).records  # brings the projections up to date
+        items = [_baton_item(r, opened.runner) for r in pending]
+        root = opened.root
+    finally:
+        opened.close()
+    rows = list_handoffs(root, limit=latest).rows if latest > 0 else ()
+    payload = {
+        "items": items,
+        "total": len(items),
+        "projectId": project_id,
+        "lastSeenRoot": str(root),
+        "latestHandoffs": [r.to_json() for r in rows],
+    }
+    return StatusOverview(sanitize_output(payload, redaction))
+
+
+# -- dismissal ----------------------------------------------------------------------
+
+@attrs.frozen
+class StatusDismissal:
+    """The answer to the panel's Dismiss, already redacted."""
+
+    payload: dict[str, Any]
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return self.payload
+
+    def render(self) -> str:
+        return f"Dismissed baton {self.payload['handoffId']}."
+
+
+def dismiss_from_status_page(
+    project_option: str | os.PathLike | None,
+    requested_project: str | None,
+    baton_id: str,
+) -> StatusDismissal:
+    """Dismiss one unclaimed baton named by its full id (the spec's dismissHandoffById).
+
+    A resource id in a URL is exact: unlike ``baton session handoff --dismiss``,
+    a prefix names nothing here, so a DELETE can never reach a baton the caller
+    did not name.
+
+    Raises:
+        InputError / NotFound: the requested project is missing, ``all`` or another.
+        NotFound: no baton has that id.
+        BatonAlreadyClaimed / BatonNotPending (Conflict): it is claimed, superseded,
+            cancelled or dismissed already.
+    """
+    from baton.commands.batons import dismiss_baton
+    from baton.commands.context import Project
+
+    opened = Project.open(project_option)
+    try:
+        check_requested_project(requested_project, opened.config.project_id)
+        redaction = _redaction_of(opened)
+        if not _FULL_ID.match(baton_id or ""):
+            raise NotFound(f"no baton with id {baton_id!r} (the status API takes full ids)",
+                           details={"handoff_id": baton_id})
+        result = dismiss_baton(opened, baton_id.lower(), via="status")
+        payload = {**result.to_json(), "projectId": opened.config.project_id}
+    finally:
+        opened.close()
+    return StatusDismissal(sanitize_output(payload, redaction))
+
+
+# -- where a server may listen --------------------------------------------------------
+
+@attrs.frozen
+class ListenTarget:
+    """A checked loopback address to bind, and the project it serves."""
+
+    host: str
+    """The literal address bound (``127.0.0.1``, ``::1``...)."""
+    family: int
+    port: int
+    root: str
+    project_id: str
+
+
+def loopback_address(host: str) -> tuple[str, int]:
+    """The literal loopback address to bind for ``host``, and its family.
+
+    Only ``localhost`` (bound as 127.0.0.1, never resolved: a name is not
+    trusted to stay loopback), 127.0.0.0/8 and ::1 are accepted.
+
+    Raises:
+        PolicyBlock: any other host (exit 5): the status page can dismiss
+            batons and must never be reachable from another machine.
+    """
+    text = (host or "").strip()
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
+    if text.lower() == "localhost":
+        return "127.0.0.1", socket.AF_INET
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        address = None
+    if address is None or not address.is_loopback:
+        raise PolicyBlock(
+            f"refusing to serve the status page on {host!r}: only loopback addresses "
+            f"(127.0.0.0/8, ::1, localhost) are allowed",
+            details={"host": host},
+        )
+    family = socket.AF_INET6 if address.version == 6 else socket.AF_INET
+    return str(address), family
+
+
+def listen_target(project_option: str | os.PathLike | None = None, *, host: str = DEFAULT_HOST,
+                  port: int = DEFAULT_PORT) -> ListenTarget:
+    """Check where ``baton status serve`` may listen and which project it serves.
+
+    Raises:
+        PolicyBlock: a non-loopback host (exit 5).
+        InputError: a port outside 0..65535 (exit 2).
+        NotInitialized: no project at the root.
+    """
+    from baton.commands.context import Project
+
+    literal, family = loopback_address(host)
+    if not isinstance(port, int) or not 0 <= port <= 65535:
+        raise InputError(f"--port must be between 0 and 65535, not {port!r}")
+    opened = Project.open(project_option)
+    try:
+        return ListenTarget(literal, family, port, str(opened.root), opened.config.project_id)
+    finally:
+        opened.close()

@@ -1,0 +1,384 @@
+"""``baton status serve``: the status page and its JSON API over the standard
+library's ``ThreadingHTTPServer``, for one project, on loopback only.
+
+A thin adapter: each endpoint calls one function of
+``baton.commands.status_page`` and turns its result (or its ``BatonError``)
+into an HTTP answer. What the adapter itself owns is HTTP hygiene:
+
+- the ``Host`` header must name the bound loopback address or ``localhost``
+  with the bound port (a DNS-rebinding page cannot talk to us: 403);
+- a DELETE must come from the page's own origin (``Origin``), or carry no
+  ``Origin`` but this server's random ``X-Baton-Token`` (curl, scripts); a
+  foreign origin is refused even with the token (403);
+- only ``GET /``, ``GET /api/handoffs`` and ``DELETE /api/handoffs/{id}``
+  exist; any other method is 405, any other path 404; nothing is served from
+  the file system;
+- every answer carries ``Cache-Control: no-store``, ``X-Content-Type-Options:
+  nosniff``, ``X-Frame-Options: DENY`` and a strict Content-Security-Policy.
+
+Requests run one at a time (a lock around the command call): the status page
+is a one-person tool, and the ledger serializes writers anyway.
+"""
+
+from __future__ import annotations
+
+import errno
+import hmac
+import http.server
+import secrets
+import socket
+import socketserver
+import sys
+import threading
+from typing import Any, Callable
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import attrs
+import orjson
+
+from baton.errors import BatonError, Conflict, InputError, NotFound, PolicyBlock, StorageError, ValidationFailed
+from baton.web.page import API_CSP, PAGE_CSP, render_page
+
+API_PATH = "/api/handoffs"
+TOKEN_HEADER = "X-Baton-Token"
+REQUEST_TIMEOUT = 10.0
+"""Seconds a connection may take to send its request (a stalled client holds one thread, not the server)."""
+
+
+class PortInUse(Conflict):
+    """The port is taken by another program (exit 4)."""
+
+    code = "port_in_use"
+
+
+def http_status_of(exc: BatonError) -> int:
+    """The HTTP status for a command's error, by its family (exit code)."""
+    if isinstance(exc, InputError):
+        return 400
+    if isinstance(exc, PolicyBlock):
+        return 403
+    if isinstance(exc, NotFound):
+        return 404
+    if isinstance(exc, Conflict):
+        return 409
+    if isinstance(exc, ValidationFailed):
+        return 422
+    return 500
+
+
+def _host_port(value: str) -> tuple[str, int | None] | None:
+    """``host[:port]`` / ``[v6][:port]`` from a Host or Origin authority; None when malformed."""
+    value = value.strip()
+    if value.startswith("["):
+        end = value.find("]")
+        if end < 0:
+            return None
+        host, rest = value[1:end], value[end + 1:]
+        if rest and not rest.startswith(":"):
+            return None
+        port_text = rest[1:] if rest else ""
+    else:
+        host, _, port_text = value.partition(":")
+        if ":" in port_text:
+            return None
+    if not host:
+        return None
+    if not port_text:
+        return host.lower(), None
+    if not port_text.isdigit() or len(port_text) > 5:
+        return None
+    return host.lower(), int(port_text)
+
+
+@attrs.define
+class StatusApp:
+    """What every request needs: the project served, the bound address, the token."""
+
+    root: str
+    project_id: str
+    host: str
+    port: int = 0
+    token: str = attrs.field(factory=lambda: secrets.token_urlsafe(32))
+    lock: threading.Lock = attrs.field(factory=threading.Lock)
+
+    @property
+    def authority(self) -> str:
+        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.authority}/"
+
+    def host_allowed(self, header: str | None) -> bool:
+        parsed = _host_port(header or "")
+        if parsed is None:
+            return False
+        host, port = parsed
+        return host in (self.host, "localhost") and (port if port is not None else 80) == self.port
+
+    def origin_allowed(self, origin: str) -> bool:
+        parts = urlsplit(origin.strip())
+        if parts.scheme != "http" or parts.path not in ("", "/") or parts.query or parts.username:
+            return False
+        return self.host_allowed(parts.netloc)
+
+    def token_matches(self, value: str | None) -> bool:
+        return value is not None and hmac.compare_digest(value.encode("utf-8", "replace"), self.token.encode())
+
+
+class StatusRequestHandler(http.server.BaseHTTPRequestHandler):
+    server_version = "baton-status"
+    timeout = REQUEST_TIMEOUT
+    app: StatusApp  # set on the subclass made per server
+
+    # -- plumbing -------------------------------------------------------------
+    def version_string(self) -> str:
+        return self.server_version  # no Python version in the Server header
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+        """Quiet: a local tool's terminal is not an access log."""
+
+    def _send(self, status: int, body: bytes, content_type: str, *, csp: str = API_CSP,
+              extra: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("X-Frame-Options", "DENY")
+        self.send_header("Content-Security-Policy", csp)
+        self.send_header("Referrer-Policy", "no-referrer")
+        self.send_header("Cross-Origin-Resource-Policy", "same-origin")
+        self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+        for name, value in (extra or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _json(self, status: int, value: Any, *, extra: dict[str, str] | None = None) -> None:
+        self._send(status, orjson.dumps(value), "application/json", extra=extra)
+
+    def _error(self, status: int, code: str, message: str, *, extra: dict[str, str] | None = None) -> None:
+        self._json(status, {"error": {"code": code, "message": message}}, extra=extra)
+
+    def _command_error(self, exc: BatonError) -> None:
+        from baton.commands.status_page import sanitize_for_project
+
+        body = sanitize_for_project(self.app.root, {"error": exc.to_json()})
+        self._json(http_status_of(exc), body)
+
+    def _run(self, call: Callable[[], Any]) -> None:
+        """Call one command and answer with its JSON or its error."""
+        try:
+            with self.app.lock:
+                result = call()
+        except BatonError as exc:
+            self._command_error(exc)
+            return
+        except Exception as exc:  # noqa: BLE001 - never a traceback to the client
+            sys.stderr.write(f"baton status: internal error: {type(exc).__name__}: {exc}\n")
+            self._error(500, "internal_error", "internal error (see the server's terminal)")
+            return
+        self._json(200, result.to_json())
+
+    def _route(self) -> tuple[str, dict[str, list[str]]] | None:
+        """The path and query of the request, after the Host check; None once answered."""
+        if not self.app.host_allowed(self.headers.get("Host")):
+            self._error(403, "forbidden_host", "the Host header does not name this server")
+            return None
+        parts = urlsplit(self.path)
+        return parts.path, parse_qs(parts.query, keep_blank_values=True)
+
+    @staticmethod
+    def _project_param(query: dict[str, list[str]]) -> str | None:
+        values = query.get("project")
+        if not values:
+            return None
+        if len(values) > 1:
+            return ""  # ambiguous: the command treats it as missing (400)
+        return values[0]
+
+    # -- methods ----------------------------------------------------------------
+    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        route = self._route()
+        if route is None:
+            return
+        path, query = route
+        if path == "/":
+            body = render_page(project_id=self.app.project_id, token=self.app.token)
+            self._send(200, body, "text/html; charset=utf-8", csp=PAGE_CSP)
+            return
+        if path == API_PATH:
+            from baton.commands.status_page import status_overview
+
+            project = self._project_param(query)
+            self._run(lambda: status_overview(self.app.root, requested_project=project, check_project=True))
+            return
+        if path.startswith(API_PATH + "/"):
+            self._not_allowed("DELETE")
+            return
+        self._error(404, "not_found", "no such page")
+
+    def do_DELETE(self) -> None:  # noqa: N802
+        route = self._route()
+        if route is None:
+            return
+        path, query = route
+        if path in ("/", API_PATH):
+            self._not_allowed("GET")
+            return
+        if not path.startswith(API_PATH + "/"):
+            self._error(404, "not_found", "no such page")
+            return
+        origin = self.headers.get("Origin")
+        token = self.headers.get(TOKEN_HEADER)
+        if origin is not None:
+            if not self.app.origin_allowed(origin):
+                self._error(403, "forbidden_origin", "a DELETE must come from this page's own origin")
+                return
+            if token is not None and not self.app.token_matches(token):
+                self._error(403, "bad_token", f"the {TOKEN_HEADER} header does not match this server")
+                return
+        elif not self.app.token_matches(token):
+            self._error(403, "forbidden_origin",
+                        f"a DELETE needs the page's Origin, or this server's {TOKEN_HEADER} header")
+            return
+        baton_id = unquote(path[len(API_PATH) + 1:])
+        if not baton_id or "/" in baton_id:
+            self._error(404, "not_found", "no such page")
+            return
+        from baton.commands.status_page import dismiss_from_status_page
+
+        project = self._project_param(query)
+        self._run(lambda: dismiss_from_status_page(self.app.root, project, baton_id))
+
+    def _not_allowed(self, allow: str) -> None:
+        self._error(405, "method_not_allowed", f"{self.command} is not allowed here", extra={"Allow": allow})
+
+    def _any_other_method(self) -> None:
+        if self._route() is None:
+            return
+        self._not_allowed("GET, DELETE")
+
+    do_POST = do_PUT = do_PATCH = do_HEAD = do_OPTIONS = do_TRACE = do_CONNECT = _any_other_method  # noqa: N815
+
+    def __getattr__(self, name: str) -> Any:
+        # Any method we do not name (PROPFIND, custom verbs...) is a 405 too, not the stdlib's 501.
+        if name.startswith("do_"):
+            return self._any_other_method
+        raise AttributeError(name)
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True  # a restart right after Ctrl-C; a live listener still refuses the bind (Linux)
+
+    def server_bind(self) -> None:
+        # HTTPServer.server_bind asks DNS for the host's FQDN; a loopback literal needs no lookup.
+        socketserver.TCPServer.server_bind(self)
+        self.server_name = str(self.server_address[0])
+        self.server_port = int(self.server_address[1])
+
+
+class _Server6(_Server):
+    address_family = socket.AF_INET6
+
+
+@attrs.define
+class StatusServer:
+    """A bound, not yet serving, status server."""
+
+    app: StatusApp
+    httpd: http.server.ThreadingHTTPServer
+
+    @property
+    def url(self) -> str:
+        return self.app.url
+
+    def serve_forever(self, poll_interval: float = 0.2) -> None:
+        """Serve until :meth:`shutdown` (which waits up to ``poll_interval``) or KeyboardInterrupt."""
+        self.httpd.serve_forever(poll_interval=poll_interval)
+
+    def shutdown(self) -> None:
+        """Stop ``serve_forever`` (from another thread) and close the socket."""
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def close(self) -> None:
+        self.httpd.server_close()
+
+
+def bind_status_server(target) -> StatusServer:
+    """Bind a server for a checked :class:`~baton.commands.status_page.ListenTarget`.
+
+    Raises:
+        PortInUse: the port is taken (exit 4).
+        StorageError: any other bind failure (exit 1), e.g. a port below 1024.
+    """
+    app = StatusApp(root=target.root, project_id=target.project_id, host=target.host)
+    handler = type("BoundStatusRequestHandler", (StatusRequestHandler,), {"app": app})
+    server_class = _Server6 if target.family == socket.AF_INET6 else _Server
+    try:
+        httpd = server_class((target.host, target.port), handler)
+    except OSError as exc:
+        where = f"{target.host}:{target.port}" if ":" not in target.host else f"[{target.host}]:{target.port}"
+        if exc.errno == errno.EADDRINUSE:
+            raise PortInUse(f"port {target.port} on {target.host} is already in use; stop the other server "
+                            f"or choose another with --port (0 picks a free one)",
+                            details={"host": target.host, "port": target.port}) from None
+        raise StorageError(f"cannot listen on {where}: {exc.strerror or exc}",
+                           details={"host": target.host, "port": target.port}) from None
+    app.port = httpd.server_address[1]
+    return StatusServer(app, httpd)
+
+
+@attrs.frozen
+class ServeResult:
+    """What ``baton status serve`` reports once stopped (the URL was printed at start)."""
+
+    url: str
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"url": self.url, "stopped": True}
+
+    def json_lines(self) -> str:
+        return ""  # the one JSON object was printed when serving began
+
+    def render(self) -> str:
+        return ""
+
+
+def serve_status_page(project_option=None, *, host: str, port: int,
+                      on_ready: Callable[[dict[str, Any]], None]) -> ServeResult:
+    """Check the address, bind, announce, and serve until Ctrl-C or SIGTERM (then exit 0).
+
+    Raises:
+        PolicyBlock: a non-loopback host (exit 5).
+        PortInUse: the port is taken (exit 4).
+        InputError / NotInitialized / StorageError: as their names say.
+    """
+    import signal
+
+    from baton.commands.status_page import listen_target
+
+    server = bind_status_server(listen_target(project_option, host=host, port=port))
+    previous = None
+
+    def stop(signum, frame):  # SIGTERM: stop like Ctrl-C
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        on_ready({"url": server.url, "host": server.app.host, "port": server.app.port,
+                  "projectId": server.app.project_id, "root": server.app.root})
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    return ServeResult(server.url)
