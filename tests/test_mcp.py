@@ -201,6 +201,21 @@ async def test_arguments_that_break_the_input_schema_are_an_input_error_listing_
     assert [p.split(":")[0] for p in error["details"]["problems"]] == ["status", "limit"]
 
 
+async def test_an_unexpected_failure_is_an_internal_error_result_without_a_traceback(project, monkeypatch):
+    import baton.commands.listing
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("index exploded")
+
+    monkeypatch.setattr(baton.commands.listing, "list_handoffs", broken)
+    async with Client(build_server(project)) as client:
+        result = await client.call_tool("handoff_list", {})
+    assert result.is_error
+    assert result.structured_content["error"] == {"code": "internal_error", "exit_code": 1,
+                                                  "message": "RuntimeError: index exploded"}
+    assert "Traceback" not in result.content[0].text
+
+
 async def test_an_uninitialised_project_gives_the_not_initialized_error_and_writes_nothing(project_dir):
     async with Client(build_server(project_dir)) as client:
         result = await client.call_tool("handoff_capture", payload())
