@@ -139,9 +139,11 @@ _PROMPT_ARGUMENTS = {
 
 def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
     """An MCP server bound to the project ``project`` resolves to (as ``--project`` does)."""
-    from baton.project import resolve_root
+    from baton.project import resolve_root, resolve_worktree
 
-    root = str(resolve_root(project))
+    # Named by its current worktree: a linked worktree opens the shared .baton/
+    # but keeps its own branch, head and files (docs/architecture.md).
+    root = str(resolve_worktree(resolve_root(project), project))
     serial = threading.Lock()
 
     def run(command: Callable[[], Any]) -> CallToolResult:

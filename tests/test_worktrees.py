@@ -233,3 +233,32 @@ def test_an_artifact_must_stay_inside_the_current_worktree(repo):
     os.symlink(main / "src" / "app.py", linked / "src" / "main-app.py")
     with pytest.raises(PolicyBlock):
         capture_here(payload(artifacts=[{"path": "src/main-app.py", "role": "read"}]))
+
+
+# -- the other interfaces ------------------------------------------------------------------
+
+def test_status_in_a_linked_worktree_judges_the_latest_handoff_there(repo):
+    from baton.commands.status import project_status
+
+    _, linked = repo
+    ready_here(payload())
+    assert project_status().to_json()["latest"]["freshness_state"] == "fresh"
+    git_commit(linked, {"src/other.py": "y = 2\n"}, message="more feature work")
+    assert project_status().to_json()["latest"]["freshness_state"] == "stale"
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+@pytest.mark.anyio
+async def test_an_mcp_server_started_in_a_linked_worktree_reads_that_worktree(repo, anyio_backend):
+    from mcp import Client
+
+    from baton.mcp_server import build_server
+
+    _, linked = repo
+    body = payload(artifacts=[{"path": "src/app.py", "role": "modified"}])
+    async with Client(build_server()) as client:
+        captured = (await client.call_tool("handoff_capture", body)).structured_content
+    record = captured["handoff"]
+    assert record["project"]["repository"]["branch"] == "feature"
+    assert record["project"]["repository"]["head"] == head_of(linked)
+    assert record["artifacts"][0]["content_hash"] == sha256_text("feature version\n")

@@ -102,7 +102,7 @@ def project_status(project: Any = None) -> StatusResult:
     except NotFound:
         handoff = None
     if handoff is not None:
-        freshness = live_freshness(opened.root, handoff, policy.allowed_roots)
+        freshness = live_freshness(opened.paths.worktree, handoff, policy.allowed_roots)
         latest = LatestHandoff(handoff.id, handoff.status, handoff.work.title, handoff.created_at,
                                handoff.validation.status, freshness.to_json())
     summary = {"recheck_allowlist": len(policy.recheck_allowlist),
