@@ -56,6 +56,38 @@ def test_metrics_count_created_and_claimed_locally(project):
     assert set(metrics["recent"][0]) >= {"sessionId", "branch", "owner", "shared", "handoffId"}
 
 
+def test_metrics_do_not_count_a_baton_created_event_the_index_refused(project):
+    from tests.batons_support import append_raw
+
+    append_raw(project, "baton.created", "baton/_shared", {"owner": ALICE, "branch": "main", "shared": True,
+                                                          "payload": {"nextSteps": ["no handoff id"]}})
+    leave(project, "s1")
+    metrics = local_metrics(project).to_json()
+    assert metrics["metrics"]["handoff_created"] == 1
+    assert [r["sessionId"] for r in metrics["recent"]] == ["s1"]
+
+
+def test_metrics_do_not_count_a_baton_claimed_event_the_index_refused(project):
+    from tests.batons_support import append_raw
+
+    record = leave(project, "s1")
+    append_raw(project, "baton.claimed", "baton/_shared", {"session": "ghost"})
+    append_raw(project, "baton.claimed", f"baton/{record.key}", {"handoff_id": "not-it"})
+    metrics = local_metrics(project).to_json()
+    assert metrics["metrics"]["handoff_claimed"] == 0
+    assert [r["operation"] for r in metrics["recent"]] == ["handoff_created"]
+
+
+def test_metrics_count_a_supersede_only_when_a_pending_baton_was_really_replaced(project):
+    from tests.batons_support import append_raw
+
+    leave(project, "s1")
+    append_raw(project, "baton.created", "baton/_shared", {"supersedes": "bogus", "payload": "nope"})
+    assert local_metrics(project).to_json()["metrics"]["handoff_superseded"] == 0
+    leave(project, "s2")
+    assert local_metrics(project).to_json()["metrics"]["handoff_superseded"] == 1
+
+
 def test_a_session_on_a_different_branch_never_sees_or_consumes_a_private_baton(project):
     record = leave(project, branch="main")
     other = start(project, branch="feature/x")

@@ -134,6 +134,17 @@ def test_a_teammate_on_the_same_repository_never_receives_a_private_baton(repo):
     assert baton_json("session", "handoff", cwd=repo)["handoff"]["nextSteps"] == ["Mine only"]
 
 
+def test_a_private_batons_failed_approach_never_reaches_another_owner_on_another_branch(repo):
+    r = run_baton("session", "end", "s1", "--handoff-steps", "alice private step",
+                  "--handoff-failed", "alice private failed approach", "--owner", "alice", "--branch", "main",
+                  cwd=repo)
+    assert r.returncode == 0, r.stderr
+    bob = run_baton("bootstrap", "--owner", "bob", "--branch", "other", cwd=repo)
+    assert bob.returncode == 0, bob.stderr
+    assert "alice private" not in bob.stdout
+    assert "Traps" not in bob.stdout
+
+
 def test_a_shared_baton_reaches_a_teammate_on_another_branch(repo):
     baton_json("session", "end", "s1", "--handoff-steps", "For everyone", "--shared", cwd=repo)
     assert (repo / ".baton" / "batons" / "_shared.json").is_file()

@@ -70,10 +70,10 @@ def test_a_new_baton_landing_between_peek_and_claim_degrades_to_a_notice_and_sta
     landed = {}
     real_render = bootstrap_module.render_baton_markdown
 
-    def render_then_another_terminal_ends_a_session(record):
+    def render_then_another_terminal_ends_a_session(record, **kwargs):
         if not landed:  # bootstrap has peeked and is building its brief
             landed["new"] = leave(project, "s2", steps=["new"])
-        return real_render(record)
+        return real_render(record, **kwargs)
 
     monkeypatch.setattr(bootstrap_module, "render_baton_markdown", render_then_another_terminal_ends_a_session)
     result = start(project, session="s3")
@@ -92,11 +92,11 @@ def test_a_claim_lost_to_another_session_degrades_to_a_notice(project, monkeypat
     real_render = bootstrap_module.render_baton_markdown
     raced = {}
 
-    def render_while_another_session_claims(record):
+    def render_while_another_session_claims(record, **kwargs):
         if not raced:
             raced["started"] = True
             raced["other"] = start(project, session="fast")
-        return real_render(record)
+        return real_render(record, **kwargs)
 
     monkeypatch.setattr(bootstrap_module, "render_baton_markdown", render_while_another_session_claims)
     result = start(project, session="slow")
@@ -150,3 +150,163 @@ def test_an_empty_project_gets_the_standard_brief(project):
 def test_max_bytes_below_1024_is_an_input_error(project, bad):
     with pytest.raises(InputError):
         bootstrap(project, max_bytes=bad, owner=ALICE, branch="main")
+
+
+# -- malformed data never stops a session from starting -------------------------------------
+
+def _corrupt_a_middle_feed_line(project) -> None:
+    (feed,) = (project / ".baton" / "ledger").glob("*.jsonl")
+    lines = feed.read_bytes().split(b"\n")
+    assert len([line for line in lines if line]) >= 4
+    lines[1] = b'{"garbage": tru'
+    feed.write_bytes(b"\n".join(lines))
+
+
+def test_bootstrap_on_a_ledger_with_a_corrupt_middle_line_prints_a_brief_with_a_notice_and_exits_0(project):
+    from tests.conftest import run_baton
+
+    leave(project, "s1")
+    _corrupt_a_middle_feed_line(project)
+    r = run_baton("bootstrap", "--project", str(project), "--owner", ALICE, "--branch", "main")
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    assert r.stdout.startswith("> ⚠️ Baton could not read the ledger: ")
+    assert "baton verify" in r.stdout
+
+
+def test_bootstrap_json_on_a_corrupt_ledger_keeps_the_documented_shape_with_notices(project):
+    from tests.conftest import run_baton
+
+    leave(project, "s1")
+    _corrupt_a_middle_feed_line(project)
+    r = run_baton("bootstrap", "--json", "--project", str(project), "--owner", ALICE, "--branch", "main")
+    assert r.returncode == 0, r.stderr
+    out = orjson.loads(r.stdout)
+    assert {"brief", "bytes", "handoffMarkdown", "handoff", "sessionObjective", "notices"} <= set(out)
+    assert out["handoff"] is None and out["handoffMarkdown"] is None and out["claimed"] is False
+    assert out["bytes"] == len(out["brief"].encode("utf-8"))
+    assert any(n.startswith("Baton could not read the ledger: ") for n in out["notices"])
+
+
+def test_bootstrap_on_a_garbage_index_file_still_prints_a_brief_and_exits_0(project):
+    from tests.conftest import run_baton
+
+    leave(project, "s1")
+    (project / ".baton" / "index.sqlite").write_bytes(b"this is not a database\n" * 64)
+    r = run_baton("bootstrap", "--json", "--project", str(project), "--owner", ALICE, "--branch", "main")
+    assert r.returncode == 0, r.stderr
+    out = orjson.loads(r.stdout)
+    assert out["brief"] and out["bytes"] <= 8192
+
+
+def test_a_storage_error_while_reading_degrades_to_a_notice_and_claims_nothing(project, monkeypatch):
+    from baton.commands.context import Project
+    from baton.errors import StorageError
+
+    leave(project, "s1")
+
+    def unreadable(self, **kwargs):
+        raise StorageError("cannot open the index: file is not a database")
+
+    monkeypatch.setattr(Project, "reading", unreadable)
+    result = start(project, session="s2")
+    assert result.exit_code == 0 and result.record is None
+    assert result.notices[0].startswith("Baton could not read the ledger: cannot open the index")
+    assert "no session handoff" in result.brief.text.lower()
+    monkeypatch.undo()
+    assert active(project).pending
+    assert events(project, "baton.claimed") == []
+
+
+# -- freshness of a delivered handoff -----------------------------------------------------------
+
+@pytest.fixture
+def git_project(tmp_path):
+    from baton.commands.init import init_project
+    from tests.handoff_support import git_init
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    git_init(root)
+    init_project(root)
+    return root
+
+
+RICH = {
+    "work": {"title": "OAuth callback", "objective": "Reject replayed callbacks"},
+    "summary": {"current_state": "Helper written; fixture missing."},
+    "open_items": [{"description": "Add the duplicate-callback fixture"}],
+}
+
+
+def _capture_and_scope(root) -> str:
+    from baton.commands.batons import scope_handoff_as_baton
+    from baton.commands.capture import capture_in_scope
+    from baton.commands.context import Project
+
+    opened = Project.open(root)
+    try:
+        with opened.writing() as scope:
+            handoff_id = capture_in_scope(scope, RICH).handoff_id
+    finally:
+        opened.close()
+    scope_handoff_as_baton(root, handoff_id, owner=ALICE, branch="main")
+    return handoff_id
+
+
+def test_a_delivered_handoff_whose_repository_head_moved_carries_a_stale_notice(git_project):
+    from tests.handoff_support import git_commit
+
+    handoff_id = _capture_and_scope(git_project)
+    git_commit(git_project, {"src/new.py": "x = 1\n"}, message="moved on")
+    result = start(git_project, session="s2")
+    assert result.record.id == handoff_id
+    section = result.brief.text.split("### Next steps")[0]
+    assert "Freshness: STALE" in section
+    assert "repository head moved since capture" in section
+
+
+def test_the_freshness_notice_is_part_of_the_reserved_handoff_markdown(git_project):
+    from tests.handoff_support import git_commit
+
+    _capture_and_scope(git_project)
+    git_commit(git_project, {"src/new.py": "x = 1\n"}, message="moved on")
+    out = start(git_project, session="s2").to_json()
+    assert "Freshness: STALE" in out["handoffMarkdown"]
+    assert out["brief"].startswith(out["handoffMarkdown"])
+
+
+def test_a_delivered_handoff_captured_at_the_current_head_is_shown_fresh(git_project):
+    _capture_and_scope(git_project)
+    section = start(git_project, session="s2").brief.text.split("### Next steps")[0]
+    assert "Freshness: fresh" in section
+    assert "STALE" not in section
+
+
+def test_a_delivered_handoff_that_recorded_no_repository_head_gets_no_freshness_line(project):
+    leave(project, "s1")  # not a git repository: nothing recorded to compare
+    result = start(project, session="s2")
+    assert result.record is not None
+    assert "Freshness" not in result.brief.text
+
+
+def test_session_begin_shows_the_stale_notice_of_the_handoff_it_claims(git_project):
+    from baton.commands.sessions import begin_session
+    from tests.handoff_support import git_commit
+
+    _capture_and_scope(git_project)
+    git_commit(git_project, {"src/new.py": "x = 1\n"}, message="moved on")
+    result = begin_session(git_project, session_id="s2", owner=ALICE, branch="main")
+    assert result.record is not None
+    assert "Freshness: STALE" in result.render()
+    assert "Freshness: STALE" in result.to_json()["handoffMarkdown"]
+
+
+def test_session_handoff_shows_the_stale_notice_of_the_waiting_handoff(git_project):
+    from baton.commands.batons import show_active_baton
+    from tests.handoff_support import git_commit
+
+    _capture_and_scope(git_project)
+    git_commit(git_project, {"src/new.py": "x = 1\n"}, message="moved on")
+    shown = show_active_baton(git_project, owner=ALICE, branch="main")
+    assert "Freshness: STALE" in shown.render()

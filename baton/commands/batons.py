@@ -21,7 +21,7 @@ import attrs
 
 from baton.domain.batons import (
     CLAIMED, PENDING, SUPERSEDED, BatonPayload, BatonRecord, STEPS_REQUIRED,
-    active_for_context, baton_content_of_handoff, baton_key, baton_stream,
+    active_for_context, baton_content_of_handoff, baton_key, baton_stream, freshness_line,
     handoff_payload_for_baton, parse_payload, render_baton_markdown, select_eligible,
 )
 from baton.commands.identity import SessionContext, resolve_context
@@ -68,6 +68,36 @@ def peek_eligible(runner, ctx: SessionContext) -> Peek | None:
     peeks = current_batons(runner)
     chosen = select_eligible((p.record for p in peeks), ctx.owner, ctx.branch)
     return next((p for p in peeks if p.record is chosen), None)
+
+
+def baton_freshness(opened, runner, record: BatonRecord) -> str | None:
+    """The one-line freshness of the handoff a baton carries (``domain.batons.freshness_line``).
+
+    None when that handoff recorded no repository head. Reads git and the
+    artifacts of the current worktree now, as ``baton resume`` does.
+    """
+    from baton.commands.handoff_facts import live_freshness
+    from baton.domain.handoff import handoff_from_json
+
+    doc = runner.get("handoffs", record.id) if "handoffs" in runner.by_name else None
+    if not isinstance(doc, dict):
+        return None
+    handoff = handoff_from_json(doc)
+    repo = handoff.project.repository
+    if repo is None or not repo.head:
+        return None
+    report = live_freshness(opened.paths.worktree, handoff, opened.policy.allowed_roots)
+    return freshness_line(report, record.id)
+
+
+def quiet_freshness(opened, runner, record: BatonRecord | None) -> str | None:
+    """``baton_freshness`` for views that must never fail on it (session begin, show): None on any error."""
+    if record is None:
+        return None
+    try:
+        return baton_freshness(opened, runner, record)
+    except Exception:  # noqa: BLE001 - a freshness we cannot compute is left out, never an error
+        return None
 
 
 def pending_batons(runner) -> list[BatonRecord]:
@@ -337,28 +367,31 @@ def create_baton(
 class ActiveBatonResult:
     context: SessionContext
     record: BatonRecord | None
+    freshness: str | None = None
     exit_code: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
             **self.context.to_json(),
             "handoff": self.record.to_json() if self.record else None,
-            "handoffMarkdown": render_baton_markdown(self.record) if self.record else None,
+            "handoffMarkdown": render_baton_markdown(self.record, freshness=self.freshness) if self.record else None,
         }
 
     def render(self) -> str:
         if self.record is None:
             return f"No active session handoff for {self.context.owner} on {self.context.branch}."
-        return render_baton_markdown(self.record).rstrip("\n")
+        return render_baton_markdown(self.record, freshness=self.freshness).rstrip("\n")
 
 
 @uses_project
 def show_active_baton(project: Any = None, *, owner: str | None = None, branch: str | None = None) -> ActiveBatonResult:
-    """The baton the next session here would receive (not claimed by looking)."""
+    """The baton the next session here would receive (not claimed by looking), with its freshness."""
     opened = project
     ctx = resolve_context(opened.paths.worktree, owner=owner, branch=branch)
-    peek = peek_eligible(opened.reading(), ctx)
-    return ActiveBatonResult(ctx, peek.record if peek else None)
+    runner = opened.reading()
+    peek = peek_eligible(runner, ctx)
+    record = peek.record if peek else None
+    return ActiveBatonResult(ctx, record, quiet_freshness(opened, runner, record))
 
 
 @attrs.frozen

@@ -16,12 +16,12 @@ from typing import Any
 
 import attrs
 
-from baton.commands.batons import Peek, claim_in_scope, peek_eligible, uses_project
+from baton.commands.batons import Peek, baton_freshness, claim_in_scope, peek_eligible, uses_project
 from baton.commands.identity import SessionContext, resolve_context
 from baton.commands.sessions import SessionObjective, check_session_id, get_session_objective
 from baton.domain.batons import (
-    DEFAULT_MAX_BYTES, AssembledBrief, BatonRecord, assemble_brief, collect_decisions, collect_traps,
-    recent_handoffs, render_baton_markdown,
+    DEFAULT_MAX_BYTES, UNREADABLE_BRIEF, AssembledBrief, BatonRecord, assemble_brief,
+    collect_decisions, collect_traps, render_baton_markdown, visible_handoffs,
 )
 from baton.errors import BatonError, InputError
 
@@ -38,6 +38,8 @@ class BootstrapResult:
     record: BatonRecord | None
     objective: SessionObjective | None
     notices: tuple[str, ...] = ()
+    markdown: str | None = None
+    """The delivered handoff's section exactly as the brief shows it (freshness line included)."""
     exit_code: int = 0
 
     def to_json(self) -> dict[str, Any]:
@@ -45,7 +47,7 @@ class BootstrapResult:
             "brief": self.brief.text,
             "bytes": self.brief.bytes,
             "maxBytes": self.max_bytes,
-            "handoffMarkdown": render_baton_markdown(self.record) if self.record else None,
+            "handoffMarkdown": (self.markdown or render_baton_markdown(self.record)) if self.record else None,
             "handoff": self.record.to_json() if self.record else None,
             "sessionObjective": self.objective.to_json() if self.objective else None,
             "claimed": self.record is not None,
@@ -69,10 +71,25 @@ def _safely(what: str, notices: list[str], fn, default):
         return default
 
 
-def _handoff_records(runner) -> list:
+def _handoff_records(runner, ctx: SessionContext) -> list:
+    """The recent handoffs whose traps and decisions this owner and branch may see.
+
+    Ordinary handoffs, shared batons and this owner's batons on this branch;
+    never another owner's or branch's private baton, pending or not.
+    """
+    from baton.projections.batons import baton_scopes
+
     if "handoffs" not in runner.by_name:
         return []
-    return recent_handoffs((doc for _key, doc in runner.docs("handoffs")), limit=RECENT_HANDOFFS)
+    scopes = baton_scopes(runner.docs("baton_scopes")) if "baton_scopes" in runner.by_name else {}
+    return visible_handoffs((doc for _key, doc in runner.docs("handoffs")), scopes,
+                            owner=ctx.owner, branch=ctx.branch, limit=RECENT_HANDOFFS)
+
+
+def _unreadable(exc: BatonError) -> str:
+    message = exc.message.rstrip(". ")
+    hint = "" if "baton verify" in message else "; run `baton verify`"
+    return f"Baton could not read the ledger: {message}{hint}"
 
 
 @uses_project
@@ -96,12 +113,20 @@ def bootstrap(
     opened = project
     ctx = resolve_context(opened.paths.worktree, owner=owner, branch=branch)
     notices: list[str] = []
-    runner = opened.reading()
+    try:
+        runner = opened.reading()
+    except BatonError as exc:
+        # A damaged feed or index must not stop a session from starting (the
+        # hook that calls us would lose the whole brief): say so, claim nothing.
+        notices.append(_unreadable(exc))
+        brief = assemble_brief(handoff_markdown=None, objective=None, decisions=[], traps=[],
+                               max_bytes=max_bytes, notices=notices, empty_text=UNREADABLE_BRIEF)
+        return BootstrapResult(ctx, session_id, max_bytes, brief, None, None, tuple(notices))
 
     # 1. Peek before the budget pass.
     peek: Peek | None = _safely("the session handoff", notices, lambda: peek_eligible(runner, ctx), None)
     objective = _safely("the session objective", notices, lambda: get_session_objective(runner, ctx), None)
-    records = _safely("recent handoffs", notices, lambda: _handoff_records(runner), [])
+    records = _safely("recent handoffs", notices, lambda: _handoff_records(runner, ctx), [])
     decisions = _safely("recent decisions", notices, lambda: collect_decisions(records), [])
 
     def traps_without(exclude: tuple[str, ...]) -> list[str]:
@@ -116,8 +141,9 @@ def bootstrap(
     if peek is None:
         return BootstrapResult(ctx, session_id, max_bytes, standard([]), None, objective, tuple(notices))
 
-    # 2. Reserve the handoff and objective; trim decisions and traps around them.
-    markdown = render_baton_markdown(peek.record)
+    # 2. Reserve the handoff (with its freshness line) and objective; trim decisions and traps around them.
+    fresh = _safely("the handoff's freshness", notices, lambda: baton_freshness(opened, runner, peek.record), None)
+    markdown = render_baton_markdown(peek.record, freshness=fresh)
     brief = assemble_brief(handoff_markdown=markdown, objective=objective_text, decisions=decisions,
                            traps=traps_without((peek.record.id,)), max_bytes=max_bytes, notices=notices)
     if not brief.handoff_included:
@@ -135,4 +161,4 @@ def bootstrap(
         notice = f"The session handoff {peek.record.id} was not delivered: {exc.message}"
         return BootstrapResult(ctx, session_id, max_bytes, standard([notice]), None, objective,
                                tuple(notices + [notice]))
-    return BootstrapResult(ctx, session_id, max_bytes, brief, claimed, objective, tuple(notices))
+    return BootstrapResult(ctx, session_id, max_bytes, brief, claimed, objective, tuple(notices), markdown)

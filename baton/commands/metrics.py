@@ -4,6 +4,11 @@ Nothing is ever sent anywhere. The spec's telemetry operations are ledger
 events: ``handoff_created`` is ``baton.created`` and ``handoff_claimed`` is
 ``baton.claimed``, each carrying sessionId, branch, owner, shared and
 handoffId in its data.
+
+Only events the baton index accepted count: a malformed ``baton.created``
+(no handoff id, no step) or a claim of a baton that was not pending changes
+no baton, so it is no telemetry either. The raw per-type counts of the
+ledger stay under ``events``.
 """
 
 from __future__ import annotations
@@ -36,6 +41,28 @@ def _telemetry_record(event) -> dict[str, Any]:
     }
 
 
+def _accepted_telemetry(events) -> tuple[list, int]:
+    """The telemetry events the baton index accepted, in ledger order, and how many batons were superseded.
+
+    Folds the ``baton/`` streams again with the index's own reducer, so
+    "accepted" means exactly what the index did with each event.
+    """
+    from baton.projections.batons import Batons
+
+    index = Batons()
+    docs: dict[str, Any] = {}
+    accepted = []
+    superseded = 0
+    for event in events:
+        for key in index.keys(event):
+            folded = index.fold(key, docs.get(key), event)
+            docs[key] = folded.doc
+            if folded.accepted and event.type in OPERATIONS:
+                accepted.append(event)
+                superseded += folded.superseded is not None
+    return accepted, superseded
+
+
 @attrs.frozen
 class MetricsResult:
     counts: dict[str, int]
@@ -61,11 +88,10 @@ def local_metrics(project: Any = None) -> MetricsResult:
     events = {key: int(doc.get("count", 0)) for key, doc in runner.docs("event_counts") if isinstance(doc, dict)}
     batons = [p.record for p in current_batons(runner)]
     sessions = [doc for _key, doc in runner.docs("sessions") if isinstance(doc, dict)]
-    telemetry = [e for e in opened.ledger.read_all() if e.type in OPERATIONS]
-    counts = {op: events.get(t, 0) for t, op in OPERATIONS.items()}
+    telemetry, superseded = _accepted_telemetry(opened.ledger.read_all())
+    counts = {op: sum(1 for e in telemetry if e.type == t) for t, op in OPERATIONS.items()}
     counts.update(
-        handoff_superseded=sum(1 for e in telemetry if e.type == "baton.created"
-                               and isinstance(e.data, dict) and e.data.get("supersedes")),
+        handoff_superseded=superseded,
         batons_pending=sum(1 for r in batons if r.pending),
         sessions_begun=events.get("session.begun", 0),
         sessions_ended=events.get("session.ended", 0),

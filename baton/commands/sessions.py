@@ -13,7 +13,7 @@ from typing import Any
 import attrs
 
 from baton.commands.batons import (
-    CreatedBaton, _as_payload, claim_in_scope, create_in_scope, peek_eligible, uses_project,
+    CreatedBaton, _as_payload, claim_in_scope, create_in_scope, peek_eligible, quiet_freshness, uses_project,
 )
 from baton.commands.identity import SessionContext, resolve_context
 from baton.domain.batons import (
@@ -119,6 +119,7 @@ class SessionBeginResult:
     objective: str | None
     objective_cleared: bool
     record: BatonRecord | None
+    freshness: str | None = None
     exit_code: int = 0
 
     def to_json(self) -> dict[str, Any]:
@@ -129,7 +130,7 @@ class SessionBeginResult:
             "objective": self.objective,
             "objectiveCleared": self.objective_cleared,
             "handoff": self.record.to_json() if self.record else None,
-            "handoffMarkdown": render_baton_markdown(self.record) if self.record else None,
+            "handoffMarkdown": render_baton_markdown(self.record, freshness=self.freshness) if self.record else None,
         }
 
     def render(self) -> str:
@@ -137,7 +138,7 @@ class SessionBeginResult:
         if self.objective:
             lines.append(f"Objective: {self.objective}")
         if self.record is not None:
-            lines += ["", render_baton_markdown(self.record).rstrip("\n")]
+            lines += ["", render_baton_markdown(self.record, freshness=self.freshness).rstrip("\n")]
         else:
             lines.append("No session handoff was waiting.")
         return "\n".join(lines)
@@ -176,7 +177,10 @@ def begin_session(
         scope.append([EventDraft("session.begun", stream, data, actor=ctx.owner, session=session_id)],
                      expected={stream: scope.txn.stream_version(stream)})
         changed = _objective_events(scope, ctx, objective, session_id, reason="session_begin_without_objective")
-        return SessionBeginResult(session_id, ctx, harness, objective, changed and objective is None, received)
+    # Outside the lock: freshness reads git and hashes artifacts.
+    freshness = quiet_freshness(opened, opened.runner, received)
+    return SessionBeginResult(session_id, ctx, harness, objective, changed and objective is None, received,
+                              freshness)
 
 
 # -- end --------------------------------------------------------------------------------

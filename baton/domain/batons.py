@@ -336,8 +336,13 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def render_baton_markdown(record: BatonRecord) -> str:
-    """The section a session receives at the top of its brief."""
+def render_baton_markdown(record: BatonRecord, *, freshness: str | None = None) -> str:
+    """The section a session receives at the top of its brief.
+
+    ``freshness`` is one line (see ``freshness_line``) shown right under who
+    left the baton; it is part of the section, so the brief reserves it with
+    the handoff and never trims it.
+    """
     by = f"session `{record.session_id}`" if record.session_id else "a previous session"
     if record.harness:
         by += f" ({record.harness})"
@@ -351,8 +356,10 @@ def render_baton_markdown(record: BatonRecord) -> str:
         "",
         f"Left by {by} at {when}, {scope} (baton `{record.id}`).",
         "",
-        "### Next steps",
     ]
+    if freshness and freshness.strip():
+        lines += [_one_line(freshness), ""]
+    lines += ["### Next steps"]
     lines += [f"{i}. {_one_line(step)}" for i, step in enumerate(record.next_steps, 1)]
     if record.failed_approaches:
         lines += ["", "### Failed approaches — do not retry"]
@@ -361,6 +368,36 @@ def render_baton_markdown(record: BatonRecord) -> str:
         lines += ["", "### Open questions"]
         lines += [f"- {_one_line(item)}" for item in record.open_questions]
     return "\n".join(lines) + "\n"
+
+
+def freshness_line(report: Any, handoff_id: str) -> str | None:
+    """One line on whether the world moved since a delivered handoff was captured.
+
+    ``report`` is the handoff's live ``FreshnessReport`` (§10b). None when the
+    handoff recorded no repository head: there is nothing to compare, and a
+    baton left outside git says nothing about code it never saw.
+    """
+    from baton.domain.freshness import FRESH, PARTIALLY_STALE, STALE
+    from baton.domain.handoff import short_id
+
+    if not report.captured_head:
+        return None
+    short = short_id(handoff_id)
+    captured = report.captured_head[:12]
+    now = (report.head_now or "")[:12]
+    check = f"re-check before acting (`baton resume {short}` has the details)."
+    if report.state == FRESH:
+        return f"Freshness: fresh — repository head `{captured}` is unchanged since this handoff was captured."
+    if report.state == STALE and report.head_moved:
+        return (f"> ⚠️ **Freshness: STALE** — the repository head moved since capture "
+                f"(`{captured}` → `{now}`); {check}")
+    if report.state == STALE:
+        return f"> ⚠️ **Freshness: STALE** — changes since capture could not be classified; {check}"
+    if report.state == PARTIALLY_STALE:
+        return (f"> ⚠️ **Freshness: PARTIALLY STALE** — the repository head is unchanged, but "
+                f"{len(report.drift)} referenced artifact(s) changed since capture; {check}")
+    reason = report.reasons[0] if report.reasons else "it could not be evaluated"
+    return f"> ⚠️ **Freshness: unknown** — {_one_line(reason)}; {check}"
 
 
 def render_objective_markdown(objective: str) -> str:
@@ -374,12 +411,62 @@ def _created(record: Mapping[str, Any]) -> str:
     return value if isinstance(value, str) else ""
 
 
-def recent_handoffs(records: Iterable[Any], *, limit: int = 20) -> list[Mapping[str, Any]]:
-    """The newest ``limit`` well-formed handoff records, newest first (archived ones left out)."""
+def recent_handoffs(records: Iterable[Any], *, limit: int | None = 20) -> list[Mapping[str, Any]]:
+    """The newest ``limit`` (None: all) well-formed handoff records, newest first (archived ones left out)."""
     usable = [r for r in records if isinstance(r, Mapping) and isinstance(r.get("id"), str)
               and r.get("status") != "archived"]
     usable.sort(key=lambda r: (_created(r), r["id"]), reverse=True)
-    return usable[:limit]
+    return usable if limit is None else usable[:limit]
+
+
+def _scope_admits(scope: Any, owner: str, branch: str) -> bool:
+    """Does one baton scoping of a handoff let a session of ``owner`` on ``branch`` see it?
+
+    Only ``shared: true``, or exactly this owner and branch. Anything else —
+    another owner or branch, or a scope that cannot be read — does not.
+    """
+    if not isinstance(scope, Mapping):
+        return False
+    if scope.get("shared") is True:
+        return True
+    return scope.get("owner") == owner and scope.get("branch") == branch
+
+
+def handoff_visible(record: Mapping[str, Any], scopes: Iterable[Any], *, owner: str, branch: str) -> bool:
+    """May a session of ``owner`` on ``branch`` see this handoff's content (traps, decisions)?
+
+    ``scopes`` are the times the baton index scoped this handoff as a baton
+    (``{owner, branch, shared}`` each); the record's own ``baton`` field (a
+    session-end baton) is one more. A handoff never scoped is an ordinary
+    handoff: everyone sees it. A scoped one is seen only when one of its
+    scopes is shared or is exactly this owner and branch — pending, claimed
+    or gone, a private baton's content never crosses owners or branches. A
+    ``baton`` field that cannot be read hides the record (fail closed).
+    """
+    known = list(scopes)
+    if record.get(SCOPE_FIELD) is not None:
+        known.append(record.get(SCOPE_FIELD))
+    if not known:
+        return True
+    return any(_scope_admits(scope, owner, branch) for scope in known)
+
+
+def visible_handoffs(
+    records: Iterable[Any],
+    scopes_by_id: Mapping[str, Iterable[Any]],
+    *,
+    owner: str,
+    branch: str,
+    limit: int = 20,
+) -> list[Mapping[str, Any]]:
+    """The newest ``limit`` handoffs a session of ``owner`` on ``branch`` may see, newest first.
+
+    Filtered before the limit is applied, so other people's private batons
+    never crowd the caller's recent handoffs out of the window.
+    """
+    usable = recent_handoffs(records, limit=None)
+    return [r for r in usable
+            if handoff_visible(r, scopes_by_id.get(r["id"], ()), owner=owner, branch=branch)][:limit]
 
 
 def collect_traps(records: Sequence[Mapping[str, Any]], *, exclude: Iterable[str] = ()) -> list[str]:
@@ -494,6 +581,12 @@ EMPTY_BRIEF = (
 )
 
 
+UNREADABLE_BRIEF = (
+    "## Baton\n\nBaton could not read its ledger, so this brief carries no session handoff, objective, "
+    "decisions or traps. A baton waiting for this session stays pending for the next start.\n"
+)
+
+
 def _join(parts: Iterable[str]) -> str:
     return "\n".join(p for p in parts if p)
 
@@ -513,6 +606,7 @@ def assemble_brief(
     traps: Sequence[str],
     max_bytes: int = DEFAULT_MAX_BYTES,
     notices: Sequence[str] = (),
+    empty_text: str = EMPTY_BRIEF,
 ) -> AssembledBrief:
     """Build the bootstrap brief inside ``max_bytes`` (UTF-8).
 
@@ -550,9 +644,9 @@ def assemble_brief(
                           remaining - _size(trp.text) - (1 if trp.text else 0), more_hint=hint)
     text = _join([base, dec.text, trp.text])
     if not text:
-        text = EMPTY_BRIEF if _size(EMPTY_BRIEF) <= max_bytes else ""
+        text = empty_text if _size(empty_text) <= max_bytes else ""
     elif not (handoff_text or objective_text or dec.text or trp.text):
-        text = _join([notice_text, EMPTY_BRIEF]) if _size(_join([notice_text, EMPTY_BRIEF])) <= max_bytes else text
+        text = _join([notice_text, empty_text]) if _size(_join([notice_text, empty_text])) <= max_bytes else text
     return AssembledBrief(
         text=text, bytes=_size(text), handoff_included=bool(handoff_text),
         objective_truncated=objective_truncated, decisions=dec, traps=trp,

@@ -14,11 +14,18 @@ the ledger.
 
 Malformed events (hand-written, or from a future version) change nothing but
 the version: a bad baton must never stop a session from starting.
+
+``baton_scopes`` (``BatonScopes``) is the same events seen from the handoff
+side: every owner/branch or shared scope each handoff was given as a baton,
+so the bootstrap brief can keep a private baton's traps and decisions out
+of other owners' and branches' briefs.
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterable
+
+import attrs
 
 from baton.canonical import pretty_bytes
 from baton.domain.batons import (
@@ -55,6 +62,17 @@ def _summary(record: dict[str, Any]) -> dict[str, Any]:
     return {k: record.get(k) for k in keep}
 
 
+@attrs.frozen
+class Folded:
+    """One event folded into a baton key's document."""
+
+    doc: Doc
+    accepted: bool
+    """The event changed the key's baton (a malformed or out-of-turn event only moves ``version``)."""
+    superseded: str | None = None
+    """The pending baton a ``baton.created`` replaced."""
+
+
 class Batons:
     name = "batons"
     version = 2
@@ -67,6 +85,12 @@ class Batons:
         return ()
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
+        return self.fold(key, doc, event).doc
+
+    def fold(self, key: str, doc: Doc | None, event: Event) -> "Folded":
+        """``apply``, also saying whether the event changed the baton (``accepted``)
+        and which pending baton a ``baton.created`` superseded. ``baton metrics``
+        counts only accepted events."""
         doc = doc or {"key": key, "version": 0, "current": None, "previous": []}
         current = doc.get("current")
         previous = list(doc.get("previous") or [])
@@ -74,19 +98,24 @@ class Batons:
         target = data.get("handoff_id")
         matches = isinstance(current, dict) and current.get("id") == target
         pending = matches and current.get("status") == PENDING
+        accepted = False
+        superseded = None
 
         if event.type == "baton.created":
             record = _record_from_created(key, event)
             if record is not None:
+                accepted = True
                 if isinstance(current, dict):
                     old = dict(current)
                     if old.get("status") == PENDING:
                         old["status"] = SUPERSEDED
                         old["supersededBy"] = record.id
                         old["claimed"] = False
+                        superseded = old.get("id")
                     previous = ([_summary(old)] + previous)[:PREVIOUS_KEPT]
                 current = record.to_json()
         elif event.type == "baton.claimed" and pending:
+            accepted = True
             current = dict(current)
             claimed_at = data.get("claimed_at")
             current.update(
@@ -95,9 +124,11 @@ class Batons:
                 claimedBySession=data.get("session") if isinstance(data.get("session"), str) else None,
             )
         elif event.type in ("baton.cancelled", "baton.dismissed") and pending:
+            accepted = True
             current = dict(current)
             current.update(status=CANCELLED if event.type == "baton.cancelled" else DISMISSED, endedAt=event.at)
-        return {"key": key, "version": event.stream_version, "current": current, "previous": previous}
+        out = {"key": key, "version": event.stream_version, "current": current, "previous": previous}
+        return Folded(out, accepted, superseded)
 
     def materialize(self, key: str, doc: Doc) -> dict[str, bytes]:
         current = doc.get("current")
@@ -116,4 +147,47 @@ def baton_records(docs: Iterable[tuple[str, Doc]]) -> list[tuple[BatonRecord, in
         version = doc.get("version")
         if record is not None and isinstance(version, int):
             out.append((record, version))
+    return out
+
+
+class BatonScopes:
+    """Every owner/branch (or shared) scope each handoff was ever given as a baton.
+
+    One document per handoff id: ``{"handoff_id", "scopes": [{owner, branch,
+    shared}, ...]}``, from the ``baton.created`` events the baton index
+    accepts. The bootstrap brief asks it whose eyes a handoff's traps and
+    decisions are for — a rich handoff scoped with ``session handoff --from``
+    carries no scope in its own record — and it remembers every scoping, not
+    only the newest batons of a key.
+    """
+
+    name = "baton_scopes"
+    version = 1
+
+    def keys(self, event: Event) -> Iterable[str]:
+        if event.type == "baton.created" and event.stream.startswith("baton/") and isinstance(event.data, dict):
+            handoff_id = event.data.get("handoff_id")
+            if isinstance(handoff_id, str) and handoff_id:
+                return (handoff_id,)
+        return ()
+
+    def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
+        record = _record_from_created(event.stream[len("baton/"):], event)
+        if record is None or record.id != key:
+            return doc
+        scope = {"owner": record.owner, "branch": record.branch, "shared": record.shared}
+        scopes = list((doc or {}).get("scopes") or [])
+        if scope in scopes:
+            return doc
+        return {"handoff_id": key, "scopes": scopes + [scope]}
+
+
+def baton_scopes(docs: Iterable[tuple[str, Doc]]) -> dict[str, list[dict[str, Any]]]:
+    """Handoff id → the scopes it was given as a baton (see ``BatonScopes``)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for key, doc in docs:
+        scopes = doc.get("scopes") if isinstance(doc, dict) else None
+        # A document that cannot be read still says "this handoff is a baton":
+        # an unreadable scope admits nobody (see domain.batons.handoff_visible).
+        out[key] = list(scopes) if isinstance(scopes, list) else [None]
     return out

@@ -7,9 +7,9 @@ from baton.projections.base import Projection
 
 
 def default_projections() -> list[Projection]:
-    from baton.projections.batons import Batons
+    from baton.projections.batons import Batons, BatonScopes
     from baton.projections.event_counts import EventCounts, Streams
     from baton.projections.handoffs import Handoffs
     from baton.projections.sessions import Objectives, Sessions
 
-    return [Streams(), EventCounts(), Batons(), Sessions(), Objectives(), Handoffs()]
+    return [Streams(), EventCounts(), Batons(), BatonScopes(), Sessions(), Objectives(), Handoffs()]
