@@ -53,8 +53,9 @@ button.dismiss.armed { border-color: var(--warn); color: var(--warn); font-weigh
   padding: 1rem; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .85em; }
 table { border-collapse: collapse; width: 100%; background: var(--card); border: 1px solid var(--line); }
-th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top;
-  overflow-wrap: anywhere; }
+th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+th, td:not(:last-child) { white-space: nowrap; }
+td:last-child { overflow-wrap: anywhere; }
 th { font-size: .8rem; color: var(--muted); font-weight: 600; }
 #status-line { position: fixed; bottom: 0; left: 0; right: 0; margin: 0; padding: .4rem 1.5rem;
   background: var(--card); border-top: 1px solid var(--line); font-size: .9rem; min-height: 2rem; }
