@@ -33,7 +33,8 @@ class RepoState:
         }
 
 
-def _open(start: Path):
+def open_repo(start: Path):
+    """The repository holding ``start`` (dulwich ``Repo``; close it), or None outside git."""
     try:
         from dulwich.errors import NotGitRepository
         from dulwich.repo import Repo
@@ -51,7 +52,7 @@ def _text(value: Any) -> str:
 
 def head_commit(start: Path) -> str | None:
     """The full sha of HEAD, or None (no repository, unborn branch)."""
-    repo = _open(start)
+    repo = open_repo(start)
     if repo is None:
         return None
     try:
@@ -64,7 +65,7 @@ def head_commit(start: Path) -> str | None:
 
 def current_branch(start: Path) -> str | None:
     """The branch HEAD points to (``main``), or None when detached or unknown."""
-    repo = _open(start)
+    repo = open_repo(start)
     if repo is None:
         return None
     try:
@@ -82,7 +83,7 @@ def current_branch(start: Path) -> str | None:
 
 def config_value(start: Path, section: str, name: str) -> str | None:
     """A value from the repository's config stack (repo, then user, then system)."""
-    repo = _open(start)
+    repo = open_repo(start)
     if repo is None:
         return _user_config_value(section, name)
     try:
@@ -128,7 +129,7 @@ def _origin_url(repo) -> str | None:
 
 def changed_files(start: Path) -> tuple[bool | None, tuple[str, ...]]:
     """(dirty, sorted changed paths) — staged, unstaged and untracked."""
-    repo = _open(start)
+    repo = open_repo(start)
     if repo is None:
         return None, ()
     try:
@@ -166,7 +167,7 @@ def status_groups(start: Path) -> StatusGroups:
     a repository, or when the status cannot be read, every group is empty.
     """
     empty = StatusGroups((), (), (), ())
-    repo = _open(start)
+    repo = open_repo(start)
     if repo is None:
         return empty
     try:
@@ -195,7 +196,7 @@ def status_groups(start: Path) -> StatusGroups:
 
 
 def repo_state(start: Path) -> RepoState:
-    repo = _open(start)
+    repo = open_repo(start)
     if repo is None:
         return RepoState(vcs="none")
     try:

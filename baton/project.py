@@ -83,14 +83,10 @@ def git_toplevel(start: Path) -> Path | None:
     repository's ``worktrees/`` folder; the common directory's parent is the
     main worktree, whose ``.baton/`` every worktree shares.
     """
-    try:
-        from dulwich.errors import NotGitRepository
-        from dulwich.repo import Repo
-    except ImportError:  # pragma: no cover - dulwich is a dependency
-        return None
-    try:
-        repo = Repo.discover(str(start))
-    except (NotGitRepository, OSError, ValueError, KeyError):
+    from baton.gitinfo import open_repo
+
+    repo = open_repo(start)
+    if repo is None:
         return None
     try:
         common = Path(repo.commondir()).resolve()
@@ -128,14 +124,10 @@ def _shared_root(named: Path) -> Path:
 def worktree_toplevel(start: Path) -> Path | None:
     """The top level of the worktree holding ``start`` (a linked worktree's own
     folder, not the main one), or None outside git."""
-    try:
-        from dulwich.errors import NotGitRepository
-        from dulwich.repo import Repo
-    except ImportError:  # pragma: no cover - dulwich is a dependency
-        return None
-    try:
-        repo = Repo.discover(str(start))
-    except (NotGitRepository, OSError, ValueError, KeyError):
+    from baton.gitinfo import open_repo
+
+    repo = open_repo(start)
+    if repo is None:
         return None
     try:
         return None if repo.bare else Path(repo.path).resolve()
