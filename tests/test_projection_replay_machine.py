@@ -20,37 +20,13 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from baton.canonical import pretty_bytes
 from baton.errors import StreamVersionConflict
 from baton.ledger import EventDraft, Ledger
-from baton.projections.event_counts import EventCounts, Streams
 from baton.projections.runner import ProjectionRunner
+from tests.projection_support import START_NS, projections
 
-START_NS = 1_700_000_000_000_000_000
 WRITERS = ("alpha", "beta", "gamma")
 STREAMS = ("s/a", "s/b", "s/c")
-
-
-class StreamLog:
-    """Order-sensitive and materializing: catches any fold out of project order."""
-
-    name = "stream_log"
-    version = 1
-
-    def keys(self, event):
-        return (event.stream,)
-
-    def apply(self, key, doc, event):
-        if event.type == "test.dropped":
-            return None
-        return {"stream": key, "ids": (doc or {}).get("ids", []) + [event.id], "last": event.data}
-
-    def materialize(self, key, doc):
-        return {f"logs/{key.replace('/', '__')}.json": pretty_bytes(doc)}
-
-
-def projections():
-    return [Streams(), EventCounts(), StreamLog()]
 
 
 def files_under(folder: Path) -> dict[str, bytes]:

@@ -12,39 +12,12 @@ from pathlib import Path
 import orjson
 import pytest
 
-from baton.canonical import pretty_bytes
 from baton.errors import Conflict
 from baton.ledger import EventDraft, Ledger
 from baton.ledger.upcast import UpcasterRegistry
-from baton.projections.event_counts import EventCounts, Streams
 from baton.projections.runner import CatchUp, ProjectionRunner, Until
 from tests.conftest import run_baton
-
-START_NS = 1_700_000_000_000_000_000
-
-
-class StreamLog:
-    """Order-sensitive test projection: every event of a stream, materialized."""
-
-    name = "stream_log"
-    version = 1
-
-    def keys(self, event):
-        return (event.stream,)
-
-    def apply(self, key, doc, event):
-        if event.type == "test.dropped":
-            return None
-        entries = (doc or {}).get("entries", []) + [{"id": event.id, "data": event.data, "schema": event.schema}]
-        return {"stream": key, "entries": entries}
-
-    def materialize(self, key, doc):
-        return {f"logs/{key.replace('/', '__')}.json": pretty_bytes(doc)}
-
-
-def projections():
-    return [Streams(), EventCounts(), StreamLog()]
-
+from tests.projection_support import START_NS, projections
 
 class Clock:
     def __init__(self, start: int = START_NS) -> None:
