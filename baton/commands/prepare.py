@@ -20,7 +20,6 @@ given with ``--from``, ``baton handoff amend ID --input FILE``.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 import attrs
