@@ -377,7 +377,6 @@ def is_handoff_id(text: object) -> bool:
 
 def _build_converter() -> Any:
     """The one converter. Every hook is registered here and nowhere else."""
-    import cattrs
     from cattrs.gen import make_dict_structure_fn, override
     from cattrs.preconf.orjson import make_converter
 
