@@ -528,3 +528,11 @@ def test_property_output_summary_never_contains_a_secret_and_stays_bounded(cases
     assert len(result.summary) <= limit
     for _, secret in cases:
         assert secret not in result.summary
+
+
+def test_a_github_token_joined_by_underscores_is_still_caught():
+    token = fake_github_token()
+    for text in (f"{token}__main", f"alice__{token}", f"feat_{token}_x"):
+        outcome = redact_payload(text, POLICY)
+        assert "github-token" in [r.rule for r in outcome.redactions], text
+        assert token not in str(outcome.payload)

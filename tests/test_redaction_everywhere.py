@@ -30,12 +30,15 @@ def _draft(project: Path) -> str:
 @pytest.mark.parametrize("argv", [
     ["session", "begin", "--owner", "a@example.com", "--branch", "main", "--objective", f"ship it {TOKEN}"],
     ["session", "begin", "--owner", TOKEN, "--branch", "main"],
+    ["session", "end", "s1", "--owner", TOKEN, "--branch", "main", "--handoff-steps", "step"],
+    ["session", "end", "s1", "--owner", "a@example.com", "--branch", TOKEN, "--handoff-steps", "step"],
+    ["session", "begin", "--owner", f"o-{TOKEN}", "--branch", "main", "--objective", "obj"],
     ["session", "begin", "--owner", "a@example.com", "--branch", "main", "--session-id", TOKEN],
     ["session", "begin", "--owner", "a@example.com", "--branch", "main", "--harness", TOKEN],
     ["bootstrap", "--owner", "a@example.com", "--branch", "main", "--session-id", TOKEN],
     ["session", "end", TOKEN, "--owner", "a@example.com", "--branch", "main", "--handoff-steps", "step"],
     ["checkpoint", "create", "--no-input", "--title", "t", "--objective", "o", "--session", TOKEN],
-], ids=["objective", "owner", "session-id", "harness", "bootstrap-session", "end-session-id",
+], ids=["objective", "owner", "end-owner", "end-branch", "objective-owner", "session-id", "harness", "bootstrap-session", "end-session-id",
         "checkpoint-session"])
 def test_a_secret_in_any_flag_is_redacted_or_refused_never_written(project, argv):
     r = run_baton(*argv, "--project", str(project))

@@ -303,10 +303,12 @@ DEFAULT_RULES: tuple[Rule, ...] = (
              r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
     AssignmentRule("aws-secret-access-key", "AWS secret access key assignment",
                    key_test=_names_aws_secret, value_test=_aws_secret_value),
+    # GitHub tokens: an underscore is a boundary too, so a token joined into an
+    # identifier such as a baton key (``<owner>__<branch>``) is still caught.
     _pattern("github-token", "GitHub token (classic)",
-             r"(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9_])"),
+             r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])"),
     _pattern("github-fine-grained-token", "GitHub fine-grained personal access token",
-             r"(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{40,255}(?![A-Za-z0-9_])"),
+             r"(?<![A-Za-z0-9])github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{40,255}(?![A-Za-z0-9])"),
     _pattern("slack-token", "Slack token",
              r"(?<![A-Za-z0-9])xox[abprs]-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+(?![A-Za-z0-9-])",
              confirm=lambda t: len(t) >= 20),
