@@ -20,7 +20,7 @@ from baton.commands.batons import Peek, baton_freshness, claim_in_scope, peek_el
 from baton.commands.identity import SessionContext, resolve_context
 from baton.commands.sessions import SessionObjective, check_session_id, get_session_objective
 from baton.domain.batons import (
-    DEFAULT_MAX_BYTES, UNREADABLE_BRIEF, AssembledBrief, BatonRecord, assemble_brief,
+    DEFAULT_MAX_BYTES, MAX_MAX_BYTES, UNREADABLE_BRIEF, AssembledBrief, BatonRecord, assemble_brief,
     collect_decisions, collect_traps, render_baton_markdown, visible_handoffs,
 )
 from baton.errors import BatonError, InputError
@@ -107,8 +107,9 @@ def bootstrap(
         InputError: ``max_bytes`` below 1024 or a malformed session id.
         NotInitialized: not a Baton project.
     """
-    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < MIN_MAX_BYTES:
-        raise InputError(f"--max-bytes must be an integer of at least {MIN_MAX_BYTES}")
+    if (isinstance(max_bytes, bool) or not isinstance(max_bytes, int)
+            or not MIN_MAX_BYTES <= max_bytes <= MAX_MAX_BYTES):
+        raise InputError(f"--max-bytes must be an integer from {MIN_MAX_BYTES} to {MAX_MAX_BYTES}")
     session_id = check_session_id(session_id)
     opened = project
     ctx = resolve_context(opened.paths.worktree, owner=owner, branch=branch)

@@ -77,7 +77,7 @@ def resume_handoff(
     from baton.commands.handoff_facts import live_freshness
     from baton.commands.ids import load_handoff
     from baton.domain import lifecycle
-    from baton.domain.brief import DEFAULT_MAX_TOKENS, MIN_MAX_TOKENS, render_resume_brief
+    from baton.domain.brief import render_resume_brief
     from baton.domain.handoff import handoff_to_json
     from baton.domain.quality import score_quality
     from baton.errors import InputError
@@ -87,9 +87,7 @@ def resume_handoff(
 
     if format not in FORMATS:
         raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {format!r}")
-    budget = DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens
-    if budget < MIN_MAX_TOKENS:
-        raise InputError(f"--max-tokens must be at least {MIN_MAX_TOKENS}, not {budget}")
+    budget = token_budget(max_tokens)
     opened = Project.open(project_option)
     try:
         runner = opened.reading()
@@ -139,3 +137,18 @@ def _is_unpromoted_baton(handoff: Any) -> bool:
     from baton.domain.batons import SCOPE_FIELD
 
     return SCOPE_FIELD in handoff.extra and handoff.status in ("draft", "validated")
+
+
+def token_budget(max_tokens: int | None) -> int:
+    """``--max-tokens`` checked: the default when absent, else within bounds.
+
+    Raises:
+        InputError: below the smallest brief that always fits, or absurdly large.
+    """
+    from baton.domain.brief import DEFAULT_MAX_TOKENS, MAX_MAX_TOKENS, MIN_MAX_TOKENS
+    from baton.errors import InputError
+
+    budget = DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens
+    if isinstance(budget, bool) or not isinstance(budget, int) or not MIN_MAX_TOKENS <= budget <= MAX_MAX_TOKENS:
+        raise InputError(f"--max-tokens must be an integer from {MIN_MAX_TOKENS} to {MAX_MAX_TOKENS}, not {budget}")
+    return budget

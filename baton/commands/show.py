@@ -68,7 +68,7 @@ def show_handoff(
             text = to_yaml(record)
         else:
             from baton.commands.handoff_facts import live_freshness
-            from baton.domain.brief import DEFAULT_MAX_TOKENS, MIN_MAX_TOKENS, render_markdown_view, \
+            from baton.domain.brief import render_markdown_view, \
                 render_resume_brief
             from baton.domain.quality import score_quality
             from baton.policy import load_policy
@@ -79,10 +79,9 @@ def show_handoff(
             if format == "md":
                 text = render_markdown_view(handoff, freshness, quality)
             else:
-                budget = DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens
-                if budget < MIN_MAX_TOKENS:
-                    raise InputError(f"--max-tokens must be at least {MIN_MAX_TOKENS}, not {budget}")
-                text = render_resume_brief(handoff, freshness, quality, max_tokens=budget).text
+                from baton.commands.resume import token_budget
+
+                text = render_resume_brief(handoff, freshness, quality, max_tokens=token_budget(max_tokens)).text
         return ShowResult(handoff.id, format, record, handoff_file(record), text)
     finally:
         opened.close()

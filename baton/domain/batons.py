@@ -29,6 +29,8 @@ OBJECTIVE_HEADING = "## 🎯 Session Objective"
 DECISIONS_HEADING = "## Recent decisions"
 TRAPS_HEADING = "## ⚠️ Traps — do not retry"
 DEFAULT_MAX_BYTES = 8192
+MAX_MAX_BYTES = 16 * 1024 * 1024
+"""A session-start brief larger than this would not fit any context window."""
 
 PENDING = "pending"
 CLAIMED = "claimed"

@@ -46,6 +46,8 @@ FORMATS = (PROMPT, MD)
 
 DEFAULT_MAX_TOKENS = 1200
 MIN_MAX_TOKENS = 500
+MAX_MAX_TOKENS = 1_000_000
+"""A brief is for a fresh context window; no window holds more than this."""
 """Below this even the never-dropped core (banner, objective, state, Do not retry, next action) may not fit."""
 
 REDACTED = "[REDACTED]"
