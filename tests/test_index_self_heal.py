@@ -36,3 +36,15 @@ def test_rebuild_recovers_from_a_garbage_index(project):
     r = run_baton("rebuild", "--json", "--project", str(project))
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["documents"]["handoffs"] == 1
+
+
+def test_an_index_replaced_by_a_directory_is_moved_aside_and_rebuilt(project):
+    handoff_id = _capture(project)
+    index = project / ".baton" / "index.sqlite"
+    index.unlink()
+    index.mkdir()
+    (index / "x").write_text("x")
+    r = run_baton("handoff", "list", "--json", "--project", str(project))
+    assert r.returncode == 0, r.stderr
+    assert handoff_id in r.stdout
+    assert index.is_file()

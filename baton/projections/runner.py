@@ -103,6 +103,8 @@ class ProjectionRunner:
     @property
     def db(self):
         if self._db is None:
+            if self.index_path.exists() and not self.index_path.is_file():
+                self.discard_index("index.sqlite is not a file")
             try:
                 self._db = self._open()
             except sqlite3.Error as exc:
