@@ -475,3 +475,26 @@ def test_serve_prints_the_url_and_stops_cleanly_on_ctrl_c(project):
             proc.wait()
     assert proc.returncode == 0, err
     assert "Traceback" not in err
+
+
+def _raw(server, lines: list[str]) -> int:
+    import socket
+
+    with socket.create_connection(("127.0.0.1", server.app.port), timeout=10) as sock:
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        status_line = sock.makefile("rb").readline().decode()
+    return int(status_line.split()[1])
+
+
+def test_two_host_headers_are_a_bad_request(project, served):
+    pid = _project_id(project)
+    port = served.app.port
+    assert _raw(served, [f"GET /api/handoffs?project={pid} HTTP/1.1", f"Host: 127.0.0.1:{port}",
+                         "Host: evil.example", "Connection: close"]) == 400
+
+
+def test_an_absolute_form_request_target_is_a_bad_request(project, served):
+    pid = _project_id(project)
+    port = served.app.port
+    assert _raw(served, [f"GET http://evil.example/api/handoffs?project={pid} HTTP/1.1",
+                         f"Host: 127.0.0.1:{port}", "Connection: close"]) == 400

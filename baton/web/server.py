@@ -184,8 +184,17 @@ class StatusRequestHandler(http.server.BaseHTTPRequestHandler):
 
     def _route(self) -> tuple[str, dict[str, list[str]]] | None:
         """The path and query of the request, after the Host check; None once answered."""
+        hosts = self.headers.get_all("Host") or []
+        if len(hosts) > 1:
+            self._error(400, "bad_request", "more than one Host header")
+            return None
         if not self.app.host_allowed(self.headers.get("Host")):
             self._error(403, "forbidden_host", "the Host header does not name this server")
+            return None
+        if not self.path.startswith("/"):
+            # An absolute-form target names an authority of its own; this
+            # server is no proxy and answers only for itself.
+            self._error(400, "bad_request", "the request target must be a path")
             return None
         parts = urlsplit(self.path)
         return parts.path, parse_qs(parts.query, keep_blank_values=True)
