@@ -45,11 +45,13 @@ from baton import __version__
 from baton.commands.resume import FORMATS
 from baton.domain.batons import DEFAULT_MAX_BYTES
 from baton.domain.handoff import Status, Trigger
-from baton.errors import BatonError, InputError
+from baton.errors import BatonError, InputError, NotFound
 
 TOOL_NAMES = ("baton_status", "handoff_capture", "handoff_validate", "handoff_ready", "handoff_resume",
               "handoff_list", "prompt", "bootstrap")
 NOT_AVAILABLE = ("handoff_fork", "handoff_merge", "handoff_detect")
+MAX_ARGUMENT_BYTES = 1024 * 1024
+"""One tool call's arguments, as JSON. A handoff is state, not a transcript (spec §4)."""
 
 INSTRUCTIONS = (
     "Baton keeps structured, verified handoffs between agent sessions in this project. "
@@ -118,6 +120,19 @@ class BatonMCPServer(MCPServer):
     ``{"error": {code, message, exit_code}}``."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        if name not in TOOL_NAMES:
+            later = " (not available yet)" if name in NOT_AVAILABLE else ""
+            return tool_error(NotFound(f"unknown tool {name!r}{later}; the tools are: {', '.join(TOOL_NAMES)}",
+                                       details={"tool": name, "tools": list(TOOL_NAMES)}))
+        try:
+            size = len(orjson.dumps(arguments or {}))
+        except TypeError:
+            size = 0  # not JSON at all: the schema check below reports it
+        if size > MAX_ARGUMENT_BYTES:
+            return tool_error(InputError(
+                f"arguments for {name} are {size} bytes; the limit is {MAX_ARGUMENT_BYTES} "
+                "(link to repository artifacts instead of pasting them)",
+                details={"tool": name, "bytes": size, "limit": MAX_ARGUMENT_BYTES}))
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:

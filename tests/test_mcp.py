@@ -241,3 +241,22 @@ def test_baton_mcp_json_lists_the_tools_and_exits(project):
     out = baton_json(project, "mcp")
     assert [t["name"] for t in out["tools"]] == list(TOOL_NAMES)
     assert out["not_available"] == list(NOT_AVAILABLE)
+
+
+async def test_an_unknown_tool_is_a_not_found_error_naming_the_tools(project):
+    async with Client(build_server(project)) as client:
+        result = await client.call_tool("handoff_merge", {})
+    assert result.is_error
+    error = result.structured_content["error"]
+    assert (error["code"], error["exit_code"]) == ("not_found", 4)
+    assert "not available yet" in error["message"] and "handoff_capture" in error["message"]
+
+
+async def test_oversized_arguments_are_an_input_error_and_nothing_is_written(project):
+    ledger_before = sorted(p.read_bytes() for p in (project / ".baton" / "ledger").glob("*.jsonl"))
+    async with Client(build_server(project)) as client:
+        result = await client.call_tool("handoff_capture", {"work": {"title": "t" * (2 * 1024 * 1024),
+                                                                    "objective": "o"}})
+    assert result.is_error
+    assert result.structured_content["error"]["code"] == "input_error"
+    assert sorted(p.read_bytes() for p in (project / ".baton" / "ledger").glob("*.jsonl")) == ledger_before
