@@ -6,6 +6,7 @@ from pathlib import Path
 
 from baton.commands.batons import show_active_baton
 from baton.commands.bootstrap import bootstrap
+from baton.commands.capture import capture_in_scope
 from baton.commands.context import Project
 from baton.commands.sessions import end_session
 from baton.ledger.envelope import EventDraft
@@ -48,5 +49,15 @@ def append_raw(project: Path, event_type: str, stream: str, data: dict) -> None:
         with opened.writing() as scope:
             scope.append([EventDraft(event_type, stream, data)],
                          expected={stream: scope.txn.stream_version(stream)})
+    finally:
+        opened.close()
+
+
+def capture_handoff(project: Path, payload: dict) -> str:
+    """Capture a draft handoff (not a baton) through the standard command path; returns its id."""
+    opened = Project.open(project)
+    try:
+        with opened.writing() as scope:
+            return capture_in_scope(scope, payload).handoff_id
     finally:
         opened.close()

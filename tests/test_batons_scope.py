@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 
 from baton.commands.batons import scope_handoff_as_baton
-from baton.commands.capture import capture_in_scope
 from baton.commands.context import Project
 from baton.errors import Conflict, InputError, NotFound
-from tests.batons_support import ALICE, BOB, active, start
+from tests.batons_support import ALICE, BOB, active, start, capture_handoff
 
 RICH = {
     "work": {"title": "OAuth callback", "objective": "Reject replayed callbacks"},
@@ -23,12 +22,7 @@ RICH = {
 
 
 def capture(project, payload=RICH) -> str:
-    opened = Project.open(project)
-    try:
-        with opened.writing() as scope:
-            return capture_in_scope(scope, payload).handoff_id
-    finally:
-        opened.close()
+    return capture_handoff(project, payload)
 
 
 def handoff_status(project, handoff_id):

@@ -11,21 +11,14 @@ brief.
 from __future__ import annotations
 
 from baton.commands.batons import scope_handoff_as_baton
-from baton.commands.capture import capture_in_scope
-from baton.commands.context import Project
 from baton.domain.batons import SCOPE_FIELD, visible_handoffs
-from tests.batons_support import ALICE, BOB, leave, start
+from tests.batons_support import ALICE, BOB, leave, start, capture_handoff
 
 ALICE_TRAP = "alice private failed approach"
 
 
 def capture(project, payload) -> str:
-    opened = Project.open(project)
-    try:
-        with opened.writing() as scope:
-            return capture_in_scope(scope, payload).handoff_id
-    finally:
-        opened.close()
+    return capture_handoff(project, payload)
 
 
 RICH = {
