@@ -36,6 +36,40 @@ class InputError(BatonError):
     code = "input_error"
 
 
+class HandoffInputError(InputError):
+    """A handoff body could not be read. ``problems`` lists every one of them
+    as ``"<field path>: <message>"``; each is also attached as a note, the way
+    an ``ExceptionGroup`` from cattrs carries one note per field."""
+
+    code = "invalid_handoff"
+
+    def __init__(self, problems: list[str], *, message: str | None = None) -> None:
+        problems = list(problems)
+        head = message or f"the handoff has {len(problems)} problem{'s' if len(problems) != 1 else ''}"
+        super().__init__(head + ": " + "; ".join(problems), details={"problems": problems})
+        self.problems = problems
+        for p in problems:
+            self.add_note(p)
+
+
+class EnvelopeError(InputError, ValueError):
+    """A line or a draft is not a well-formed event envelope."""
+
+    code = "bad_envelope"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+
+
+class PolicyConfigError(InputError, ValueError):
+    """A rule or policy setting is malformed (the caller names the file)."""
+
+    code = "policy_config_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+
+
 class ValidationFailed(BatonError):
     """A handoff or the ledger failed a check."""
 
@@ -47,6 +81,19 @@ class LedgerCorrupt(ValidationFailed):
     """A feed is damaged somewhere other than its tail: reported, never skipped."""
 
     code = "ledger_corrupt"
+
+
+class PromotionRefused(ValidationFailed):
+    """The record is in a promotable state but does not meet §7.2's ready requirements (exit 3)."""
+
+    code = "not_ready"
+
+    def __init__(self, handoff_id: str, problems: list[str]) -> None:
+        super().__init__(f"handoff {handoff_id} cannot become ready: " + "; ".join(problems),
+                         details={"id": handoff_id, "problems": list(problems)})
+        self.problems = list(problems)
+        for p in problems:
+            self.add_note(p)
 
 
 class NotFound(BatonError):
@@ -79,6 +126,51 @@ class StreamVersionConflict(Conflict):
         self.actual = actual
 
 
+class TransitionError(Conflict):
+    """The action is not allowed from the record's current state (exit 4).
+
+    ``allowed`` names the state machine's actions; adapters may add the
+    commands that perform them (``hints``), since only they know their own
+    command names."""
+
+    code = "invalid_transition"
+
+    def __init__(self, *, handoff_id: str, status: str, flags: tuple[str, ...], action: str,
+                 allowed: tuple[str, ...], reason: str | None = None) -> None:
+        state = status + (f" (flagged {', '.join(flags)})" if flags else "")
+        message = f"cannot {action} handoff {handoff_id}: it is {state}"
+        if reason:
+            message += f"; {reason}"
+        message += "; allowed: " + (", ".join(allowed) if allowed else "nothing (terminal state)")
+        super().__init__(message, details={"id": handoff_id, "status": status, "flags": list(flags),
+                                           "action": action, "allowed": list(allowed)})
+        self.status = status
+        self.action = action
+        self.allowed = allowed
+
+
+class AmbiguousId(Conflict):
+    code = "ambiguous_id"
+
+
+class BatonAlreadyClaimed(Conflict):
+    code = "baton_already_claimed"
+
+
+class BatonSuperseded(Conflict):
+    code = "baton_superseded"
+
+
+class BatonNotPending(Conflict):
+    code = "baton_not_pending"
+
+
+class PortInUse(Conflict):
+    """The port is taken by another program (exit 4)."""
+
+    code = "port_in_use"
+
+
 class PolicyBlock(BatonError):
     """A security or privacy policy refused the operation."""
 
@@ -86,8 +178,39 @@ class PolicyBlock(BatonError):
     code = "policy_block"
 
 
+class UnsafePath(PolicyBlock):
+    """A path was refused by the path policy (exit 5).
+
+    ``reason`` is a code of ``baton.domain.paths``; ``path`` is the text as
+    given, shown with ``repr`` in the message so a control character cannot
+    forge output.
+    """
+
+    code = "unsafe_path"
+
+    def __init__(self, path: object, reason: str, why: str, **details: object) -> None:
+        shown = path if isinstance(path, str) else repr(path)
+        super().__init__(f"path {shown!r} refused: {why}",
+                         details={"path": shown, "reason": reason, **details})
+        self.path = shown
+        self.reason = reason
+
+
 class StorageError(BatonError):
     """The disk or the index failed; the operation did not complete."""
 
     exit_code = 1
     code = "storage_error"
+
+
+EXIT_CODES = {
+    "ok": 0, "error": BatonError.exit_code, "input": InputError.exit_code,
+    "validation": ValidationFailed.exit_code, "not_found_or_conflict": Conflict.exit_code,
+    "policy": PolicyBlock.exit_code,
+}
+"""The one exit-code mapping (spec §11): each family above carries its code."""
+
+
+def exit_code_of(exc: BaseException) -> int:
+    """The process exit code for ``exc``: its family's, or 1 for anything unexpected."""
+    return exc.exit_code if isinstance(exc, BatonError) else 1

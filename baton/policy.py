@@ -23,7 +23,8 @@ import attrs
 
 from baton.config import ProjectConfig, read_json
 from baton.domain import paths as pathrules
-from baton.domain.paths import UnsafePath, lexical_problem
+from baton.domain.paths import lexical_problem
+from baton.errors import UnsafePath
 from baton.domain.redaction import (
     PolicyConfigError,
     RedactionOutcome,

@@ -19,7 +19,8 @@ import orjson
 import pytest
 
 from baton.errors import StreamVersionConflict
-from baton.ledger.envelope import EnvelopeError, EventDraft, seal
+from baton.errors import EnvelopeError
+from baton.ledger.envelope import EventDraft, seal
 
 START_NS = 1_700_000_000_000_000_000
 

@@ -12,6 +12,7 @@ from handoff_samples import HEAD, OTHER_HEAD, drop_nones, handoff_dicts
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from baton.errors import InputError
 from baton.domain.brief import (
     MIN_MAX_TOKENS,
     TRIM_ORDER,
@@ -268,12 +269,12 @@ def test_trim_order_is_the_documented_priority():
 
 
 def test_budget_below_the_minimum_is_refused():
-    with pytest.raises(ValueError):
+    with pytest.raises(InputError):
         render_resume_brief(ready(), FRESH, None, max_tokens=MIN_MAX_TOKENS - 1)
 
 
 def test_unknown_format_is_refused():
-    with pytest.raises(ValueError):
+    with pytest.raises(InputError):
         render_resume_brief(ready(), FRESH, None, format="html")
 
 

@@ -8,18 +8,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from baton.domain.handoff import STATUSES, Handoff, Validation, handoff_to_json
+from baton.domain.aggregates import handoff as aggregate
+from baton.domain.aggregates.handoff import Archive, FlagConflicted, Promote, RecordValidation, Resume, Revise, Supersede
 from baton.domain.lifecycle import (
     ALLOWED,
     AMEND,
-    Archive,
-    FlagConflicted,
-    Promote,
     PromotionRefused,
-    Resume,
-    Revise,
-    Supersede,
     TransitionError,
-    Validate,
     allowed_actions,
     amend,
     archive,
@@ -30,9 +25,9 @@ from baton.domain.lifecycle import (
     resume,
     revise,
     supersede,
-    transition,
 )
 from baton.domain.validation import ValidationFacts, validate_handoff
+from tests.events_support import recorded
 from tests.strategies import draft, handoffs, minimal_payload
 
 T1, T2, T3 = "2026-09-02T14:31:00Z", "2026-09-02T14:32:00Z", "2026-09-02T14:33:00Z"
@@ -62,10 +57,18 @@ def in_state(status: str) -> Handoff:
     return archive(h, now=T3, reason="done")
 
 
+def transition(h: Handoff, command, *, now: str) -> Handoff:
+    """The decider's way: decide the events, then fold them as recorded at ``now``."""
+    after = h
+    for event in aggregate.decide(h, command, now=now):
+        after = aggregate.evolve(after, recorded(event, at=now[:-1] + ".000000Z"))
+    return after
+
+
 def action_for(name: str, h: Handoff):
     return {
         "revise": Revise(draft(minimal_payload(work={"title": "new", "objective": "new objective"}))),
-        "validate": Validate(passed()),
+        "validate": RecordValidation({"status": "pass", "validated_at": T1, "checks": []}),
         "promote": Promote(),
         "resume": Resume(),
         "supersede": Supersede(OTHER),

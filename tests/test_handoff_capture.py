@@ -12,7 +12,7 @@ import pytest
 from baton.commands.capture import ContentOptions, assign_item_ids, capture_checkpoint, capture_in_scope, \
     merge_changes
 from baton.commands.context import Project
-from baton.domain.handoff import HandoffInputError
+from baton.errors import HandoffInputError
 from baton.errors import InputError, NotFound, PolicyBlock
 from tests.handoff_support import git_init, handoff_events, ledger_lines, materialized, payload
 

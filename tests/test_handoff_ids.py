@@ -6,7 +6,8 @@ import pytest
 
 from baton.commands.capture import capture_in_scope
 from baton.commands.context import Project
-from baton.commands.ids import AmbiguousId, resolve_handoff_id
+from baton.commands.ids import resolve_handoff_id
+from baton.errors import AmbiguousId
 from baton.commands.ready import promote_handoff
 from baton.commands.validate import validate_handoff_command
 from baton.domain.handoff import short_id

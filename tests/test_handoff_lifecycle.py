@@ -14,7 +14,7 @@ from baton.commands.context import Project
 from baton.commands.ready import promote_handoff
 from baton.commands.resume import resume_handoff
 from baton.commands.validate import validate_handoff_command
-from baton.domain.lifecycle import PromotionRefused, TransitionError
+from baton.errors import PromotionRefused, TransitionError
 from baton.errors import InputError, PolicyBlock, StreamVersionConflict
 from tests.handoff_support import handoff_events, payload
 

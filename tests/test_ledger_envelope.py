@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from baton.canonical import digest_of
 from baton.ledger import EventDraft, Ledger
-from baton.ledger.envelope import KNOWN_FIELDS, EnvelopeError, Event, seal
+from baton.errors import EnvelopeError
+from baton.ledger.envelope import KNOWN_FIELDS, Event, seal
 from baton.ledger.feed import FeedHead, scan_bytes
 from baton.ledger.verify import verify_ledger
 

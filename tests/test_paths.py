@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from baton.domain.paths import UnsafePath, normalize_project_path, project_path_problem
+from baton.domain.paths import normalize_project_path, project_path_problem
+from baton.errors import UnsafePath
 from baton.errors import PolicyBlock
 from baton.policy import check_path_inside_root
 

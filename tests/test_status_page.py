@@ -23,7 +23,8 @@ from baton.commands.context import Project
 from baton.commands.status_page import listen_target, loopback_address, status_overview
 from baton.errors import PolicyBlock
 from baton.web.page import PAGE_CSP, SCRIPT, STYLE, _source_hash, render_page
-from baton.web.server import PortInUse, bind_status_server
+from baton.errors import PortInUse
+from baton.web.server import bind_status_server
 from tests.batons_support import ALICE, BOB, events, leave, start
 from tests.conftest import run_baton
 

@@ -93,7 +93,7 @@ def amend_handoff(
             now = now_timestamp(opened.clock())
             in_place = handoff.status in ("draft", "validated")
             if not in_place and lifecycle.AMEND not in lifecycle.allowed_actions(handoff):
-                raise lifecycle.TransitionError(handoff, lifecycle.AMEND)
+                raise lifecycle.transition_error(handoff, lifecycle.AMEND)
             base = {k: v for k, v in handoff_to_json(handoff).items() if k not in MANAGED_FIELDS}
             body = _section_replace(base, clean_input.payload) if clean_input else base
             if clean_flags:

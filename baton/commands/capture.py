@@ -340,7 +340,8 @@ def check_payload_paths(root: Path, payload: dict[str, Any], allowed_roots: Iter
     Raises:
         UnsafePath (PolicyBlock, exit 5).
     """
-    from baton.domain.paths import UnsafePath, lexical_problem, normalize_project_path
+    from baton.domain.paths import lexical_problem, normalize_project_path
+    from baton.errors import UnsafePath
     from baton.policy import check_path_inside_root
 
     from baton.commands.handoff_facts import is_marker
@@ -395,7 +396,7 @@ def _check_scope_prefix(root: Path, entry: str, roots: tuple[Path, ...]) -> None
     Raises:
         UnsafePath (exit 5): naming the scope entry, with the prefix and why.
     """
-    from baton.domain.paths import UnsafePath
+    from baton.errors import UnsafePath
     from baton.policy import check_path_inside_root
 
     prefix = glob_fixed_prefix(entry)

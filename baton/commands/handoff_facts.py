@@ -92,7 +92,7 @@ def project_snapshot(project: Any) -> dict[str, Any]:
 def artifact_fact(worktree: Path, rel: str, allowed_roots: Iterable[Path] = ()):
     """Observe one artifact path, relative to the current worktree: inside it
     (symlinks followed)? exists? hash?"""
-    from baton.domain.paths import UnsafePath
+    from baton.errors import UnsafePath
     from baton.domain.validation import ArtifactFact
     from baton.policy import check_path_inside_root
 

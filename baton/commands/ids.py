@@ -17,15 +17,11 @@ from typing import Any, Iterable
 
 import attrs
 
-from baton.errors import Conflict, InputError, NotFound
+from baton.errors import AmbiguousId, Conflict, InputError, NotFound
 
 LATEST = "latest"
 RESUMABLE = ("ready", "resumed")
 _MAX_LISTED = 10
-
-
-class AmbiguousId(Conflict):
-    code = "ambiguous_id"
 
 
 @attrs.frozen

@@ -64,7 +64,7 @@ def promote_handoff(
     from baton.commands.ids import load_handoff
     from baton.domain import lifecycle
     from baton.domain.handoff import handoff_from_json
-    from baton.domain.lifecycle import PromotionRefused
+    from baton.errors import PromotionRefused
     from baton.domain.validation import ready_problems
     from baton.errors import InputError
     from baton.ledger.envelope import EventDraft
@@ -81,7 +81,7 @@ def promote_handoff(
                     handoff.validation.status == "fail" or "invalid" in handoff.flags):
                 # §10: "fail cannot be promoted without amendment" — a validation
                 # failure (exit 3), not a wrong state.
-                raise PromotionRefused(handoff, ready_problems(handoff))
+                raise PromotionRefused(handoff.id, ready_problems(handoff))
             lifecycle.promote(handoff, now=now_timestamp(opened.clock()), accepted_warnings=accept_warnings)
             stream = stream_of(handoff.id)
             drafts = [EventDraft(PROMOTED, stream, {"accepted_warnings": accept_warnings})]

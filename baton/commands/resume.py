@@ -98,7 +98,7 @@ def resume_handoff(
             # handoff's, but only a claim (bootstrap, session begin) or a
             # promotion moves its state.
             if mark_resumed:
-                raise lifecycle.TransitionError(
+                raise lifecycle.transition_error(
                     handoff, lifecycle.RESUME,
                     "it is an unvalidated session baton: `baton session begin` or `baton bootstrap` claims it")
         elif lifecycle.RESUME not in lifecycle.allowed_actions(handoff):
@@ -107,7 +107,7 @@ def resume_handoff(
                 reason = f"it was superseded by {handoff.superseded_by}; resume that one"
             elif handoff.status in ("draft", "validated"):
                 reason = "only a ready handoff can be resumed: validate it and run `baton handoff ready`"
-            raise lifecycle.TransitionError(handoff, lifecycle.RESUME, reason)
+            raise lifecycle.transition_error(handoff, lifecycle.RESUME, reason)
         policy = load_policy(opened.paths, opened.config)
         freshness = live_freshness(opened.paths.worktree, handoff, policy.allowed_roots)
         quality = score_quality(handoff, freshness_state=freshness.state)
@@ -120,7 +120,7 @@ def resume_handoff(
             with opened.writing() as scope:
                 current = load_handoff(scope.runner, handoff.id)
                 if lifecycle.RESUME not in lifecycle.allowed_actions(current):
-                    raise lifecycle.TransitionError(current, lifecycle.RESUME)
+                    raise lifecycle.transition_error(current, lifecycle.RESUME)
                 scope.append([EventDraft(RESUMED, stream, {"session": session, "harness": harness,
                                                            "freshness_state": freshness.state},
                                          session=session)],

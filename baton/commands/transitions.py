@@ -23,7 +23,7 @@ COMMAND_FOR_ACTION = {
 
 @contextmanager
 def command_hints() -> Iterator[None]:
-    from baton.domain.lifecycle import TransitionError
+    from baton.errors import TransitionError
 
     try:
         yield

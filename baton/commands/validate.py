@@ -96,7 +96,7 @@ def validate_handoff_command(
         runner = opened.reading()
         handoff = load_handoff(runner, token)
         if lifecycle.VALIDATE not in lifecycle.allowed_actions(handoff):
-            raise lifecycle.TransitionError(handoff, lifecycle.VALIDATE,
+            raise lifecycle.transition_error(handoff, lifecycle.VALIDATE,
                                             "a ready record never changes; resume it, or amend it"
                                             if handoff.status in ("ready", "resumed") else None)
         stream = stream_of(handoff.id)

@@ -39,6 +39,7 @@ from baton.domain.batons import OPEN_QUESTIONS_FIELD
 from baton.domain.freshness import FRESH, PARTIALLY_STALE, STALE, FreshnessReport, heads_equal
 from baton.domain.handoff import short_id
 from baton.domain.quality import QualityScore, cited_ids, order_open_items
+from baton.errors import InputError
 
 PROMPT = "prompt"
 MD = "md"
@@ -664,12 +665,12 @@ def render_resume_brief(handoff: Any, freshness: FreshnessReport, quality: Quali
     was left out.
 
     Raises:
-        ValueError: unknown format, or ``max_tokens`` below ``MIN_MAX_TOKENS``.
+        InputError: unknown format, or ``max_tokens`` below ``MIN_MAX_TOKENS``.
     """
     if format not in FORMATS:
-        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
+        raise InputError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
     if max_tokens is not None and max_tokens < MIN_MAX_TOKENS:
-        raise ValueError(f"max_tokens must be at least {MIN_MAX_TOKENS}, not {max_tokens}")
+        raise InputError(f"max_tokens must be at least {MIN_MAX_TOKENS}, not {max_tokens}")
     lay = _build(handoff, freshness, quality, format)
     text, keys = lay.render()
     if max_tokens is not None and estimate_tokens(text) > max_tokens:

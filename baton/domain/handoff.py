@@ -32,7 +32,7 @@ from typing import Any, Literal, NewType, get_args, get_origin
 
 import attrs
 
-from baton.errors import InputError
+from baton.errors import HandoffInputError
 
 SCHEMA_VERSION = "0.1"
 SCHEMA_URI = "https://baton.dev/schemas/handoff/v0.1.json"
@@ -312,22 +312,6 @@ MODEL_CLASSES: tuple[type, ...] = (
 
 
 # --------------------------------------------------------------------------- errors
-
-
-class HandoffInputError(InputError):
-    """A handoff body could not be read. ``problems`` lists every one of them
-    as ``"<field path>: <message>"``; each is also attached as a note, the way
-    an ``ExceptionGroup`` from cattrs carries one note per field."""
-
-    code = "invalid_handoff"
-
-    def __init__(self, problems: list[str], *, message: str | None = None) -> None:
-        problems = list(problems)
-        head = message or f"the handoff has {len(problems)} problem{'s' if len(problems) != 1 else ''}"
-        super().__init__(head + ": " + "; ".join(problems), details={"problems": problems})
-        self.problems = problems
-        for p in problems:
-            self.add_note(p)
 
 
 # --------------------------------------------------------------------------- value checks

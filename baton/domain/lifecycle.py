@@ -36,7 +36,7 @@ from baton.domain.handoff import (
     is_handoff_id,
     new_draft,
 )
-from baton.errors import Conflict, ValidationFailed
+from baton.errors import PromotionRefused, TransitionError
 
 REVISE = "revise"
 VALIDATE = "validate"
@@ -61,36 +61,10 @@ ALLOWED: dict[str, tuple[str, ...]] = {
 LIFECYCLE_FIELDS = ("status", "resumed_at", "superseded_by", "archived_reason")
 
 
-class TransitionError(Conflict):
-    """The action is not allowed from the record's current state (exit 4)."""
-
-    code = "invalid_transition"
-
-    def __init__(self, h: Handoff, action: str, reason: str | None = None) -> None:
-        allowed = allowed_actions(h)
-        state = h.status + (f" (flagged {', '.join(h.flags)})" if h.flags else "")
-        message = f"cannot {action} handoff {h.id}: it is {state}"
-        if reason:
-            message += f"; {reason}"
-        message += "; allowed: " + (", ".join(allowed) if allowed else "nothing (terminal state)")
-        super().__init__(message, details={"id": h.id, "status": h.status, "flags": list(h.flags),
-                                           "action": action, "allowed": list(allowed)})
-        self.status = h.status
-        self.action = action
-        self.allowed = allowed
-
-
-class PromotionRefused(ValidationFailed):
-    """The record is in a promotable state but does not meet §7.2's ready requirements (exit 3)."""
-
-    code = "not_ready"
-
-    def __init__(self, h: Handoff, problems: list[str]) -> None:
-        super().__init__(f"handoff {h.id} cannot become ready: " + "; ".join(problems),
-                         details={"id": h.id, "problems": list(problems)})
-        self.problems = list(problems)
-        for p in problems:
-            self.add_note(p)
+def transition_error(h: Handoff, action: str, reason: str | None = None) -> TransitionError:
+    """The error for ``action`` refused on ``h``, naming its state and what it allows."""
+    return TransitionError(handoff_id=h.id, status=h.status, flags=tuple(h.flags), action=action,
+                           allowed=allowed_actions(h), reason=reason)
 
 
 def allowed_actions(h: Handoff) -> tuple[str, ...]:
@@ -100,13 +74,13 @@ def allowed_actions(h: Handoff) -> tuple[str, ...]:
     return allowed
 
 
-def _require(h: Handoff, action: str, reason: str | None = None) -> None:
+def require(h: Handoff, action: str, reason: str | None = None) -> None:
     if action not in allowed_actions(h):
         if reason is None and action == PROMOTE and h.status == "validated" and h.flags:
             reason = f"revise it to clear the {', '.join(h.flags)} flag"
         elif reason is None and h.status in ("ready", "resumed", "superseded", "archived") and action == REVISE:
             reason = "a ready record never changes; amend creates a corrected child"
-        raise TransitionError(h, action, reason)
+        raise transition_error(h, action, reason)
 
 
 def revise(h: Handoff, body: Handoff, *, now: str) -> Handoff:
@@ -115,7 +89,7 @@ def revise(h: Handoff, body: Handoff, *, now: str) -> Handoff:
     The identity (``id``, ``created_at``) is kept from ``h``; the status goes
     back to draft, validation is reset to ``not_run`` and both flags clear.
     """
-    _require(h, REVISE)
+    require(h, REVISE)
     return attrs.evolve(body, id=h.id, created_at=h.created_at, status="draft", updated_at=now,
                         validation=Validation(), flags=(), resumed_at=None, superseded_by=None,
                         archived_reason=None)
@@ -123,7 +97,7 @@ def revise(h: Handoff, body: Handoff, *, now: str) -> Handoff:
 
 def record_validation(h: Handoff, validation: Validation, *, now: str) -> Handoff:
     """Store a validation result: pass/warn -> validated, fail -> draft flagged invalid."""
-    _require(h, VALIDATE)
+    require(h, VALIDATE)
     if validation.status not in ("pass", "warn", "fail"):
         raise ValueError(f"a validation result is pass, warn or fail, not {validation.status!r}")
     validation = attrs.evolve(validation, accepted_warnings=None)
@@ -143,11 +117,11 @@ def promote(h: Handoff, *, now: str, accepted_warnings: str | None = None) -> Ha
     """
     from baton.domain.validation import ready_problems
 
-    _require(h, PROMOTE)
+    require(h, PROMOTE)
     reason = accepted_warnings.strip() if accepted_warnings and accepted_warnings.strip() else None
     problems = ready_problems(h, accepted_warnings=reason or "")
     if problems:
-        raise PromotionRefused(h, problems)
+        raise PromotionRefused(h.id, problems)
     kept = reason if h.validation.status == "warn" else None
     return attrs.evolve(h, status="ready", updated_at=now,
                         validation=attrs.evolve(h.validation, accepted_warnings=kept))
@@ -155,13 +129,13 @@ def promote(h: Handoff, *, now: str, accepted_warnings: str | None = None) -> Ha
 
 def resume(h: Handoff, *, now: str) -> Handoff:
     """ready|resumed -> resumed (resuming again is allowed: one record, many sessions)."""
-    _require(h, RESUME)
+    require(h, RESUME)
     return attrs.evolve(h, status="resumed", resumed_at=now)
 
 
 def supersede(h: Handoff, *, by: str, now: str) -> Handoff:
     """ready|resumed -> superseded by a newer handoff (a continuation, §14)."""
-    _require(h, SUPERSEDE)
+    require(h, SUPERSEDE)
     if not is_handoff_id(by) or by == h.id:
         raise ValueError(f"a handoff is superseded by another handoff's UUID, not {by!r}")
     return attrs.evolve(h, status="superseded", superseded_by=by)
@@ -169,7 +143,7 @@ def supersede(h: Handoff, *, by: str, now: str) -> Handoff:
 
 def archive(h: Handoff, *, now: str, reason: str | None = None) -> Handoff:
     """Any live state -> archived. Before ready, the record's ``updated_at`` moves too."""
-    _require(h, ARCHIVE)
+    require(h, ARCHIVE)
     reason = reason.strip() if reason and reason.strip() else None
     if h.status in ("draft", "validated"):
         return attrs.evolve(h, status="archived", archived_reason=reason, updated_at=now)
@@ -178,7 +152,7 @@ def archive(h: Handoff, *, now: str, reason: str | None = None) -> Handoff:
 
 def flag_conflicted(h: Handoff, *, now: str) -> Handoff:
     """Mark a draft/validated record as carrying unresolved conflicting decisions."""
-    _require(h, FLAG_CONFLICTED)
+    require(h, FLAG_CONFLICTED)
     if "conflicted" in h.flags:
         return h
     return attrs.evolve(h, flags=h.flags + ("conflicted",), updated_at=now)
@@ -194,7 +168,7 @@ def amend(parent: Handoff, changes: Mapping[str, Any], *, id: str, now: str,
         TransitionError: the parent is not ready/resumed/superseded (a draft is revised instead).
         HandoffInputError: the changed body is not a valid handoff.
     """
-    _require(parent, AMEND, "a draft or validated record is revised in place" if parent.status in
+    require(parent, AMEND, "a draft or validated record is revised in place" if parent.status in
              ("draft", "validated") else None)
     body = {k: v for k, v in handoff_to_json(parent).items() if k not in MANAGED_FIELDS}
     body.update(changes)
@@ -207,69 +181,3 @@ def amend(parent: Handoff, changes: Mapping[str, Any], *, id: str, now: str,
 def immutable_body(h: Handoff) -> dict[str, Any]:
     """The part of a record that never changes once it is ready."""
     return {k: v for k, v in handoff_to_json(h).items() if k not in LIFECYCLE_FIELDS}
-
-
-# --------------------------------------------------------------------------- actions as values
-
-
-@attrs.frozen
-class Revise:
-    body: Handoff
-    name = REVISE
-
-
-@attrs.frozen
-class Validate:
-    validation: Validation
-    name = VALIDATE
-
-
-@attrs.frozen
-class Promote:
-    accepted_warnings: str | None = None
-    name = PROMOTE
-
-
-@attrs.frozen
-class Resume:
-    name = RESUME
-
-
-@attrs.frozen
-class Supersede:
-    by: str
-    name = SUPERSEDE
-
-
-@attrs.frozen
-class Archive:
-    reason: str | None = None
-    name = ARCHIVE
-
-
-@attrs.frozen
-class FlagConflicted:
-    name = FLAG_CONFLICTED
-
-
-Action = Revise | Validate | Promote | Resume | Supersede | Archive | FlagConflicted
-
-
-def transition(h: Handoff, action: Action, *, now: str) -> Handoff:
-    """Apply one action to a record (the same as calling its function)."""
-    match action:
-        case Revise(body=body):
-            return revise(h, body, now=now)
-        case Validate(validation=validation):
-            return record_validation(h, validation, now=now)
-        case Promote(accepted_warnings=reason):
-            return promote(h, now=now, accepted_warnings=reason)
-        case Resume():
-            return resume(h, now=now)
-        case Supersede(by=by):
-            return supersede(h, by=by, now=now)
-        case Archive(reason=reason):
-            return archive(h, now=now, reason=reason)
-        case FlagConflicted():
-            return flag_conflicted(h, now=now)
-    raise TypeError(f"not a lifecycle action: {action!r}")

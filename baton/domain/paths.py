@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from baton.errors import PolicyBlock
+from baton.errors import UnsafePath
 
 # Codes carried by UnsafePath.reason, stable for --json consumers.
 EMPTY = "empty"
@@ -34,23 +34,6 @@ SYMLINK_LOOP = "symlink-loop"
 
 _CONTROL = re.compile(r"[\x01-\x1f\x7f]")
 _DRIVE = re.compile(r"^[A-Za-z]:")
-
-
-class UnsafePath(PolicyBlock):
-    """A path was refused by the path policy (exit 5).
-
-    ``reason`` is one of the codes above; ``path`` is the text as given, shown
-    with ``repr`` in the message so a control character cannot forge output.
-    """
-
-    code = "unsafe_path"
-
-    def __init__(self, path: object, reason: str, why: str, **details: object) -> None:
-        shown = path if isinstance(path, str) else repr(path)
-        super().__init__(f"path {shown!r} refused: {why}",
-                         details={"path": shown, "reason": reason, **details})
-        self.path = shown
-        self.reason = reason
 
 
 def lexical_problem(text: object, *, allow_outside: bool = False) -> tuple[str, str] | None:

@@ -40,6 +40,8 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, Union
 import attrs
 import orjson
 
+from baton.errors import PolicyConfigError
+
 REDACT = "redact"
 BLOCK = "block"
 ACTIONS = (REDACT, BLOCK)
@@ -61,10 +63,6 @@ DEFAULT_PATH_FIELDS = frozenset(
 )
 """Keys whose string values (or lists of strings) are paths. An evidence item
 with ``"type": "file"`` also makes its ``ref`` path-like."""
-
-
-class PolicyConfigError(ValueError):
-    """A rule or policy setting is malformed (the caller names the file)."""
 
 
 def replacement_for(rule_name: str) -> str:

@@ -16,6 +16,7 @@ from typing import Any, Mapping
 import attrs
 
 from baton.canonical import canonical_bytes, digest_of, sha256_tag
+from baton.errors import EnvelopeError
 
 ENVELOPE_VERSION = 1
 
@@ -28,10 +29,6 @@ _REQUIRED = {
     "v": int, "id": str, "writer": str, "seq": int, "at": str, "hlc": int,
     "type": str, "stream": str, "stream_version": int, "digest": str, "hash": str,
 }
-
-
-class EnvelopeError(ValueError):
-    """A line is not a well-formed envelope."""
 
 
 @attrs.frozen

@@ -25,7 +25,8 @@ import orjson
 
 from baton.errors import LedgerCorrupt
 from baton.canonical import canonical_bytes, sha256_tag
-from baton.ledger.envelope import KNOWN_FIELDS, EnvelopeError, Event
+from baton.errors import EnvelopeError
+from baton.ledger.envelope import KNOWN_FIELDS, Event
 
 
 @attrs.frozen

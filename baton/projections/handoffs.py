@@ -60,7 +60,8 @@ class Handoffs:
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
         from baton.domain import lifecycle
-        from baton.domain.handoff import HandoffInputError, handoff_from_json, handoff_to_json
+        from baton.domain.handoff import handoff_from_json, handoff_to_json
+        from baton.errors import HandoffInputError
         from baton.domain.validation import validation_report_from_json
 
         data = event.data

@@ -36,19 +36,15 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import attrs
 import orjson
 
-from baton.errors import BatonError, Conflict, InputError, NotFound, PolicyBlock, StorageError, ValidationFailed
+from baton.errors import (
+    BatonError, Conflict, InputError, NotFound, PolicyBlock, PortInUse, StorageError, ValidationFailed,
+)
 from baton.web.page import API_CSP, PAGE_CSP, render_page
 
 API_PATH = "/api/handoffs"
 TOKEN_HEADER = "X-Baton-Token"
 REQUEST_TIMEOUT = 10.0
 """Seconds a connection may take to send its request (a stalled client holds one thread, not the server)."""
-
-
-class PortInUse(Conflict):
-    """The port is taken by another program (exit 4)."""
-
-    code = "port_in_use"
 
 
 def http_status_of(exc: BatonError) -> int:

@@ -1,0 +1,217 @@
+"""The baton aggregate: one owner/branch (or shared) key, stream ``baton/<key>``.
+
+The state is the key's newest baton (``current``, whatever its status), a
+short list of the batons before it, and the stream version folded so far —
+the version a claimer names when it appends its claim, so a second claim of
+the same baton can never succeed.
+
+    pending ──claim──▶ claimed
+       │ ──cancel──▶ cancelled      (this owner and branch; never a shared one)
+       │ ──dismiss─▶ dismissed      (any pending baton, by id)
+       └─ a newer baton of the key ─▶ superseded
+
+Superseding retires the *baton* only: the handoff it points at keeps its own
+status (a ready handoff handed on with ``--from`` stays ready).
+
+Malformed events (hand-written, or from a future version) change nothing but
+the version: a bad baton must never stop a session from starting.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from baton.domain.batons import CANCELLED, CLAIMED, DISMISSED, PENDING, SUPERSEDED, BatonRecord
+from baton.errors import BatonAlreadyClaimed, BatonNotPending, BatonSuperseded, InputError
+from baton.events import (
+    BatonCancelled, BatonClaimed, BatonCreated, BatonDismissed, DomainEvent, decode,
+)
+from baton.ledger.envelope import Event
+
+PREVIOUS_KEPT = 20
+"""How many earlier batons a key's state remembers (the ledger keeps them all)."""
+
+_SUMMARY_FIELDS = ("id", "status", "createdAt", "sessionId", "claimedAt", "claimedBySession", "supersededBy",
+                   "endedAt")
+
+
+@attrs.frozen
+class BatonKey:
+    key: str
+    version: int = 0
+    current: BatonRecord | None = None
+    previous: tuple[dict[str, Any], ...] = ()
+    """Summaries of earlier batons, newest first."""
+
+    def to_doc(self) -> dict[str, Any]:
+        return {"key": self.key, "version": self.version,
+                "current": self.current.to_json() if self.current else None, "previous": list(self.previous)}
+
+    @classmethod
+    def from_doc(cls, key: str, doc: Any) -> "BatonKey":
+        if not isinstance(doc, dict):
+            return cls(key)
+        version = doc.get("version")
+        previous = doc.get("previous")
+        return cls(key, version if isinstance(version, int) else 0, BatonRecord.from_json(doc.get("current")),
+                   tuple(p for p in previous if isinstance(p, dict)) if isinstance(previous, list) else ())
+
+
+# -- commands ------------------------------------------------------------------------
+
+@attrs.frozen
+class CreateBaton:
+    record: BatonRecord
+    session: str | None = None
+    harness: str | None = None
+
+
+@attrs.frozen
+class ClaimBaton:
+    handoff_id: str
+    session: str
+    claimed_at: str
+
+
+@attrs.frozen
+class CancelBaton:
+    session: str | None = None
+
+
+@attrs.frozen
+class DismissBaton:
+    handoff_id: str
+    session: str | None = None
+    via: str = "cli"
+
+
+Command = CreateBaton | ClaimBaton | CancelBaton | DismissBaton
+
+
+def _telemetry(operation: str, record: BatonRecord, session: str | None) -> dict[str, Any]:
+    """What every baton event carries (the spec's sessionId, branch, owner, shared, handoffId)."""
+    return {"key": record.key, "operation": operation, "handoff_id": record.id, "owner": record.owner,
+            "branch": record.branch, "shared": record.shared, "session": session}
+
+
+def decide(state: BatonKey, command: Command) -> list[DomainEvent]:
+    """The events that record ``command`` on this key.
+
+    Raises:
+        InputError: a claim that names no session.
+        BatonSuperseded: the baton to claim is no longer the key's current one.
+        BatonAlreadyClaimed: another session claimed it first.
+        BatonNotPending: it was cancelled, dismissed or superseded.
+    """
+    current = state.current
+    match command:
+        case CreateBaton(record=record, session=session, harness=harness):
+            superseded = current.id if current is not None and current.pending else None
+            return [BatonCreated(
+                **_telemetry("handoff_created", record, session), harness=harness, supersedes=superseded,
+                payload={"nextSteps": list(record.next_steps), "failedApproaches": list(record.failed_approaches),
+                         "openQuestions": list(record.open_questions)},
+            )]
+        case ClaimBaton(handoff_id=handoff_id, session=session, claimed_at=claimed_at):
+            if not isinstance(session, str) or not session.strip():
+                raise InputError("a claim must name the session that receives the baton")
+            if current is None or current.id != handoff_id:
+                by = f" by baton {current.id}" if current is not None else ""
+                raise BatonSuperseded(
+                    f"baton {handoff_id} was superseded{by} before it could be claimed",
+                    details={"handoff_id": handoff_id, "superseded_by": current.id if current else None},
+                )
+            _require_pending(current, "claimed")
+            return [BatonClaimed(**_telemetry("handoff_claimed", current, session), claimed_at=claimed_at)]
+        case CancelBaton(session=session):
+            if current is None or not current.pending:
+                return []
+            return [BatonCancelled(**_telemetry("handoff_cancelled", current, session))]
+        case DismissBaton(handoff_id=handoff_id, session=session, via=via):
+            if current is None or current.id != handoff_id:
+                earlier = next((p for p in state.previous if p.get("id") == handoff_id), {})
+                status = earlier.get("status") or SUPERSEDED
+                raise BatonNotPending(f"baton {handoff_id} is {status}, not pending; nothing to dismiss",
+                                      details={"handoff_id": handoff_id, "status": status})
+            _require_pending(current, "dismissed", claimed_note="; a claimed baton cannot be dismissed")
+            return [BatonDismissed(**_telemetry("handoff_dismissed", current, session), via=via)]
+    raise TypeError(f"not a baton command: {command!r}")
+
+
+def _require_pending(current: BatonRecord, verb: str, *, claimed_note: str = "") -> None:
+    if current.status == CLAIMED:
+        raise BatonAlreadyClaimed(
+            f"baton {current.id} was already claimed by session {current.claimed_by_session or '(unnamed)'}"
+            f" at {current.claimed_at}{claimed_note}",
+            details={"handoff_id": current.id, "claimed_by_session": current.claimed_by_session,
+                     "claimed_at": current.claimed_at},
+        )
+    if current.status != PENDING:
+        tail = "" if verb == "claimed" else "; nothing to dismiss"
+        raise BatonNotPending(f"baton {current.id} is {current.status}, not pending{tail}",
+                              details={"handoff_id": current.id, "status": current.status})
+
+
+# -- evolve --------------------------------------------------------------------------
+
+@attrs.frozen
+class Folded:
+    """One event folded into a key's state."""
+
+    state: BatonKey
+    accepted: bool
+    """The event changed the key's baton (a malformed or out-of-turn event only moves ``version``)."""
+    superseded: str | None = None
+    """The pending baton a ``baton.created`` replaced."""
+
+
+def record_of_created(key: str, event: BatonCreated, at: str) -> BatonRecord | None:
+    """The pending baton a ``baton.created`` event describes (None when malformed)."""
+    payload = event.payload if isinstance(event.payload, dict) else {}
+    return BatonRecord.from_json({
+        "id": event.handoff_id, "key": key, "owner": event.owner, "branch": event.branch,
+        "shared": event.shared is True, "nextSteps": payload.get("nextSteps"),
+        "failedApproaches": payload.get("failedApproaches"), "openQuestions": payload.get("openQuestions"),
+        "harness": event.harness, "sessionId": event.session, "createdAt": at, "status": PENDING,
+    })
+
+
+def fold(state: BatonKey, recorded: Event) -> Folded:
+    """``evolve``, also saying whether the event changed the baton and which
+    pending baton a ``baton.created`` superseded (``baton metrics`` counts
+    only accepted events)."""
+    event = decode(recorded)
+    current, previous = state.current, state.previous
+    moved = attrs.evolve(state, version=recorded.stream_version)
+    if isinstance(event, BatonCreated):
+        record = record_of_created(state.key, event, recorded.at)
+        if record is None:
+            return Folded(moved, False)
+        superseded = None
+        if current is not None:
+            old = current
+            if old.pending:
+                old = attrs.evolve(old, status=SUPERSEDED, superseded_by=record.id)
+                superseded = old.id
+            summary = old.to_json()
+            previous = ({k: summary.get(k) for k in _SUMMARY_FIELDS},) + previous
+        return Folded(attrs.evolve(moved, current=record, previous=previous[:PREVIOUS_KEPT]), True, superseded)
+    pending = current is not None and current.pending and isinstance(event, (BatonClaimed, BatonCancelled,
+                                                                              BatonDismissed)) \
+        and current.id == event.handoff_id
+    if not pending:
+        return Folded(moved, False)
+    if isinstance(event, BatonClaimed):
+        claimed_at = event.claimed_at if isinstance(event.claimed_at, str) else recorded.at
+        session = event.session if isinstance(event.session, str) and event.session else None
+        record = attrs.evolve(current, status=CLAIMED, claimed_at=claimed_at or None, claimed_by_session=session)
+    else:
+        status = CANCELLED if isinstance(event, BatonCancelled) else DISMISSED
+        record = attrs.evolve(current, status=status, ended_at=recorded.at)
+    return Folded(attrs.evolve(moved, current=record), True)
+
+
+def evolve(state: BatonKey, recorded: Event) -> BatonKey:
+    return fold(state, recorded).state

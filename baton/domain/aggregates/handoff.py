@@ -1,0 +1,201 @@
+"""The handoff aggregate: one record on stream ``handoff/<id>``.
+
+The state is the record (``Handoff``) or None before its capture. The rules
+are the lifecycle's (``baton.domain.lifecycle``): ``decide`` asks it whether a
+command is allowed and says which event records it; ``evolve`` applies the
+recorded event through the same functions. An event the state machine would
+refuse (possible only when feeds from two machines are merged after the fact,
+or a line was written by hand) is skipped: the record keeps its last legal
+state.
+
+Timestamps the fold sets (``updated_at``, ``resumed_at``) come from the
+event's own ``at``, cut to whole seconds like every record timestamp, so a
+replay always yields the same record.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from baton.domain import lifecycle
+from baton.domain.handoff import Handoff, handoff_from_json, handoff_to_json
+from baton.events import (
+    DomainEvent, HandoffArchived, HandoffCaptured, HandoffFlagged, HandoffPromoted, HandoffResumed,
+    HandoffRevised, HandoffSuperseded, HandoffValidated, decode,
+)
+from baton.errors import Conflict, HandoffInputError, PromotionRefused, TransitionError
+from baton.ledger.envelope import Event
+
+State = Handoff | None
+
+
+# -- commands ------------------------------------------------------------------------
+
+@attrs.frozen
+class Capture:
+    record: Handoff
+    redactions: tuple[Any, ...] = ()
+
+
+@attrs.frozen
+class Revise:
+    record: Handoff
+    redactions: tuple[Any, ...] = ()
+
+
+@attrs.frozen
+class RecordValidation:
+    report: dict[str, Any]
+    """The validation report as stored (``ValidationReport.to_json()``, with ``rechecks``)."""
+
+
+@attrs.frozen
+class Promote:
+    accepted_warnings: str | None = None
+
+
+@attrs.frozen
+class Resume:
+    session: str | None = None
+    harness: str | None = None
+    freshness_state: str | None = None
+
+
+@attrs.frozen
+class Supersede:
+    by: str
+
+
+@attrs.frozen
+class Archive:
+    reason: str | None = None
+
+
+@attrs.frozen
+class FlagConflicted:
+    pass
+
+
+Command = Capture | Revise | RecordValidation | Promote | Resume | Supersede | Archive | FlagConflicted
+
+_ACTION = {
+    Revise: lifecycle.REVISE, RecordValidation: lifecycle.VALIDATE, Promote: lifecycle.PROMOTE,
+    Resume: lifecycle.RESUME, Supersede: lifecycle.SUPERSEDE, Archive: lifecycle.ARCHIVE,
+    FlagConflicted: lifecycle.FLAG_CONFLICTED,
+}
+
+
+def allows(state: State, command: Command) -> bool:
+    """Whether ``decide`` would accept ``command`` as far as the state machine goes."""
+    if isinstance(command, Capture):
+        return state is None
+    return state is not None and _ACTION[type(command)] in lifecycle.allowed_actions(state)
+
+
+def decide(state: State, command: Command, *, now: str) -> list[DomainEvent]:
+    """The events that record ``command`` on this record.
+
+    Raises:
+        Conflict: a capture of an id that exists.
+        TransitionError (exit 4): the action is not allowed from the record's state.
+        PromotionRefused (exit 3): promotion of a record whose validation failed,
+            or warned without a reason.
+    """
+    if isinstance(command, Capture):
+        if state is not None:
+            raise Conflict(f"handoff {command.record.id} already exists", details={"id": command.record.id})
+        return [HandoffCaptured(key=command.record.id, handoff=handoff_to_json(command.record),
+                                redactions=list(command.redactions))]
+    if state is None:
+        raise Conflict("no such handoff to change")
+    key = state.id
+    match command:
+        case Revise(record=record, redactions=redactions):
+            lifecycle.revise(state, record, now=now)
+            return [HandoffRevised(key=key, handoff=handoff_to_json(record), redactions=list(redactions))]
+        case RecordValidation(report=report):
+            lifecycle.require(state, lifecycle.VALIDATE)
+            return [HandoffValidated(key=key, report=report)]
+        case Promote(accepted_warnings=reason):
+            from baton.domain.validation import ready_problems
+
+            if state.status in ("draft", "validated") and (
+                    state.validation.status == "fail" or "invalid" in state.flags):
+                # §10: "fail cannot be promoted without amendment" — a validation
+                # failure (exit 3), not a wrong state.
+                raise PromotionRefused(state.id, ready_problems(state))
+            lifecycle.promote(state, now=now, accepted_warnings=reason)
+            return [HandoffPromoted(key=key, accepted_warnings=reason)]
+        case Resume(session=session, harness=harness, freshness_state=freshness_state):
+            lifecycle.require(state, lifecycle.RESUME)
+            return [HandoffResumed(key=key, session=session, harness=harness, freshness_state=freshness_state)]
+        case Supersede(by=by):
+            lifecycle.supersede(state, by=by, now=now)
+            return [HandoffSuperseded(key=key, by=by)]
+        case Archive(reason=reason):
+            lifecycle.require(state, lifecycle.ARCHIVE)
+            return [HandoffArchived(key=key, reason=reason)]
+        case FlagConflicted():
+            lifecycle.require(state, lifecycle.FLAG_CONFLICTED)
+            return [HandoffFlagged(key=key, flag="conflicted")]
+    raise TypeError(f"not a handoff command: {command!r}")
+
+
+# -- evolve --------------------------------------------------------------------------
+
+def record_time(at: str) -> str:
+    """An envelope time (microseconds) as a record timestamp (whole seconds, ``Z``)."""
+    return at[:19] + "Z" if len(at) >= 19 else at
+
+
+def _later(now: str, current: Handoff) -> str:
+    """Never move ``updated_at`` before ``created_at`` (clocks can step back)."""
+    return max(now, record_time(current.created_at)) if current.created_at.endswith("Z") else now
+
+
+def evolve(state: State, recorded: Event) -> State:
+    """Fold one recorded event (its envelope: the fold needs its time) into the record."""
+    if recorded.data is None:
+        # An erased payload (``baton forget``): a forgotten capture takes the
+        # record with it; any other erased event changes nothing.
+        return None if recorded.type == HandoffCaptured.TYPE else state
+    event = decode(recorded)
+    if event is None:
+        return state
+    now = record_time(recorded.at)
+    try:
+        if isinstance(event, HandoffCaptured):
+            return handoff_from_json(event.handoff) if state is None else state
+        if state is None:
+            return None
+        match event:
+            case HandoffRevised(handoff=body):
+                return lifecycle.revise(state, handoff_from_json(body), now=_later(now, state))
+            case HandoffValidated(report=report):
+                return lifecycle.record_validation(state, _validation(report), now=_later(now, state))
+            case HandoffPromoted(accepted_warnings=reason):
+                return lifecycle.promote(state, now=_later(now, state), accepted_warnings=reason)
+            case HandoffResumed():
+                return lifecycle.resume(state, now=_later(now, state))
+            case HandoffSuperseded(by=by):
+                return lifecycle.supersede(state, by=by, now=now)
+            case HandoffArchived(reason=reason):
+                return lifecycle.archive(state, now=_later(now, state), reason=reason)
+            case HandoffFlagged(flag="conflicted"):
+                return lifecycle.flag_conflicted(state, now=_later(now, state))
+    except (TransitionError, PromotionRefused, HandoffInputError,
+            KeyError, TypeError, ValueError, AttributeError):
+        return state
+    return state
+
+
+def _validation(report: dict[str, Any]) -> Any:
+    from baton.domain.validation import validation_report_from_json
+
+    validation = validation_report_from_json(report)
+    rechecks = report.get("rechecks")
+    if rechecks:
+        validation = attrs.evolve(validation, extra={**validation.extra, "rechecks": rechecks})
+    return validation

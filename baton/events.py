@@ -1,0 +1,357 @@
+"""The event catalogue: the one place an event type is spelled.
+
+Every fact Baton records is one of the frozen classes below. A class knows
+its type name (``TYPE``), the schema version it writes (``SCHEMA``), the
+stream family its events belong to (``STREAM``: ``handoff/<key>``,
+``baton/<key>``, ``session/<key>``, ``objective/<key>`` or the singleton
+``project``), and which payload members ``baton forget`` may erase later
+(``ERASABLE``). Upcasters for old schemas are registered here too, next to
+the class they upgrade, in the process-wide registry the runner applies on
+read (``baton.ledger.upcast.UPCASTERS``).
+
+An event's ``key`` is its aggregate's id inside the family (a handoff UUID,
+an ``owner__branch`` baton key, a session id); it is carried by the envelope's
+``stream``, never inside ``data``. Payload members this version does not know
+(``_redacted`` records added by the last screen, fields from a newer Baton)
+are kept in ``extra`` and written back unchanged.
+
+``draft()`` turns a typed event into what the ledger appends; ``decode()``
+turns a sealed envelope back into its typed event. Decoding never fails on a
+malformed payload (hand-written lines, a future version): the members are
+carried as they are, and the deciders' ``evolve`` decides what a malformed
+event changes — usually nothing.
+
+Adding an event type: write its class here with ``TYPE``, ``STREAM`` and its
+payload fields, add it to its aggregate's decider (``decide`` emits it,
+``evolve`` folds it), and, if a read model needs it, to one projection.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Mapping
+
+import attrs
+
+from baton.ledger.envelope import Event, EventDraft
+
+# -- stream families -------------------------------------------------------------
+
+HANDOFF = "handoff"
+BATON = "baton"
+SESSION = "session"
+OBJECTIVE = "objective"
+PROJECT = "project"
+FAMILIES = (HANDOFF, BATON, SESSION, OBJECTIVE, PROJECT)
+
+
+def stream_of(family: str, key: str = "") -> str:
+    """The stream name of aggregate ``key`` in ``family`` (``project`` has no key)."""
+    return family if family == PROJECT else f"{family}/{key}"
+
+
+def split_stream(stream: str) -> tuple[str, str]:
+    """``("handoff", "<id>")`` for ``"handoff/<id>"``; ``("project", "")`` for ``"project"``."""
+    family, _, key = stream.partition("/")
+    return family, key
+
+
+def handoff_stream(handoff_id: str) -> str:
+    return stream_of(HANDOFF, handoff_id)
+
+
+# -- the base class ----------------------------------------------------------------
+
+@attrs.frozen(kw_only=True)
+class DomainEvent:
+    """One recorded fact, typed. Subclasses add their payload members as fields."""
+
+    TYPE: ClassVar[str] = ""
+    SCHEMA: ClassVar[int] = 1
+    STREAM: ClassVar[str] = ""
+    ERASABLE: ClassVar[tuple[str, ...]] = ()
+    KEY_IN_DATA: ClassVar[bool] = False
+    """Baton events also spell their key inside ``data`` (as the spec's telemetry does)."""
+
+    key: str = ""
+    """The aggregate's id within ``STREAM`` (from the envelope's stream)."""
+    extra: Mapping[str, Any] = attrs.field(factory=dict)
+    """Payload members this version does not know; written back unchanged."""
+
+    @property
+    def stream(self) -> str:
+        return stream_of(self.STREAM, self.key)
+
+    def data(self) -> dict[str, Any]:
+        """The payload as stored: every known member (None included) plus ``extra``."""
+        out: dict[str, Any] = {"key": self.key} if self.KEY_IN_DATA else {}
+        out.update(self.extra)
+        for field in _payload_fields(type(self)):
+            out[field] = getattr(self, field)
+        return out
+
+    def draft(self, *, actor: str | None = None, session: str | None = None) -> EventDraft:
+        return EventDraft(self.TYPE, self.stream, self.data(), actor=actor, session=session, schema=self.SCHEMA)
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _payload_fields(cls: type) -> tuple[str, ...]:
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in attrs.fields(cls) if f.name not in ("key", "extra"))
+    return names
+
+
+CATALOGUE: dict[str, type[DomainEvent]] = {}
+"""Event type name → class: every event type Baton writes."""
+
+
+def _register(cls: type[DomainEvent]) -> type[DomainEvent]:
+    if not cls.TYPE or cls.STREAM not in FAMILIES:
+        raise TypeError(f"{cls.__name__} needs a TYPE and a STREAM from {FAMILIES}")
+    if cls.TYPE in CATALOGUE:
+        raise TypeError(f"event type {cls.TYPE} is defined twice")
+    CATALOGUE[cls.TYPE] = cls
+    return cls
+
+
+def decode(event: Event) -> DomainEvent | None:
+    """The typed form of a sealed (and upcast) envelope.
+
+    None for a type this version does not know, an erased payload, or an
+    event on a stream of another family than its type's (hand-written lines).
+    """
+    cls = CATALOGUE.get(event.type)
+    if cls is None or not isinstance(event.data, dict):
+        return None
+    family, key = split_stream(event.stream)
+    if family != cls.STREAM:
+        return None
+    data = event.data
+    names = _payload_fields(cls)
+    known = {name: data[name] for name in names if name in data}
+    extra = {k: v for k, v in data.items() if k not in known} if len(known) != len(data) else {}
+    if cls.KEY_IN_DATA and extra.get("key") == key:
+        del extra["key"]
+    return cls(key=key, extra=extra, **known)
+
+
+# -- project -----------------------------------------------------------------------
+
+@_register
+@attrs.frozen(kw_only=True)
+class ProjectInitialized(DomainEvent):
+    TYPE = "project.initialized"
+    STREAM = PROJECT
+
+    project_id: Any = None
+    root_hint: Any = "."
+
+
+# -- handoffs ----------------------------------------------------------------------
+
+@_register
+@attrs.frozen(kw_only=True)
+class HandoffCaptured(DomainEvent):
+    """A new record (capture, prepare, a session baton's draft, an amend's child)."""
+
+    TYPE = "handoff.captured"
+    STREAM = HANDOFF
+    ERASABLE = ("handoff",)
+
+    handoff: Any = None
+    redactions: Any = attrs.field(factory=list)
+
+
+@_register
+@attrs.frozen(kw_only=True)
+class HandoffRevised(DomainEvent):
+    TYPE = "handoff.revised"
+    STREAM = HANDOFF
+    ERASABLE = ("handoff",)
+
+    handoff: Any = None
+    redactions: Any = attrs.field(factory=list)
+
+
+@_register
+@attrs.frozen(kw_only=True)
+class HandoffValidated(DomainEvent):
+    TYPE = "handoff.validated"
+    STREAM = HANDOFF
+
+    report: Any = None
+
+
+@_register
+@attrs.frozen(kw_only=True)
+class HandoffPromoted(DomainEvent):
+    TYPE = "handoff.promoted"
+    STREAM = HANDOFF
+
+    accepted_warnings: Any = None
+
+
+@_register
+@attrs.frozen(kw_only=True)
+class HandoffResumed(DomainEvent):
+    TYPE = "handoff.resumed"
+    STREAM = HANDOFF
+
+    session: Any = None
+    harness: Any = None
+    freshness_state: Any = None
+
+
+@_register
+@attrs.frozen(kw_only=True)
+class HandoffSuperseded(DomainEvent):
+    TYPE = "handoff.superseded"
+    STREAM = HANDOFF
+
+    by: Any = None
+
+
+@_register
+@attrs.frozen(kw_only=True)
+class HandoffArchived(DomainEvent):
+    TYPE = "handoff.archived"
+    STREAM = HANDOFF
+    ERASABLE = ("reason",)
+
+    reason: Any = None
+
+
+@_register
+@attrs.frozen(kw_only=True)
+class HandoffFlagged(DomainEvent):
+    TYPE = "handoff.flagged"
+    STREAM = HANDOFF
+
+    flag: Any = None
+
+
+HANDOFF_EVENTS = tuple(cls for cls in CATALOGUE.values() if cls.STREAM == HANDOFF)
+
+
+# -- session batons -----------------------------------------------------------------
+
+@attrs.frozen(kw_only=True)
+class BatonEvent(DomainEvent):
+    """The telemetry every baton event carries (the spec's sessionId, branch,
+    owner, shared, handoffId), named as the spec's ``operation``."""
+
+    STREAM = BATON
+    ERASABLE = ("owner", "branch")
+    KEY_IN_DATA = True
+
+    operation: Any = None
+    handoff_id: Any = None
+    owner: Any = None
+    branch: Any = None
+    shared: Any = False
+    session: Any = None
+
+
+@_register
+@attrs.frozen(kw_only=True)
+class BatonCreated(BatonEvent):
+    TYPE = "baton.created"
+    ERASABLE = ("owner", "branch", "payload")
+
+    harness: Any = None
+    supersedes: Any = None
+    payload: Any = None
+    """``{"nextSteps", "failedApproaches", "openQuestions"}`` as the baton carries them."""
+
+
+@_register
+@attrs.frozen(kw_only=True)
+class BatonClaimed(BatonEvent):
+    TYPE = "baton.claimed"
+
+    claimed_at: Any = None
+
+
+@_register
+@attrs.frozen(kw_only=True)
+class BatonCancelled(BatonEvent):
+    TYPE = "baton.cancelled"
+
+
+@_register
+@attrs.frozen(kw_only=True)
+class BatonDismissed(BatonEvent):
+    TYPE = "baton.dismissed"
+
+    via: Any = None
+
+
+BATON_EVENTS = tuple(cls for cls in CATALOGUE.values() if cls.STREAM == BATON)
+
+
+# -- sessions and their objectives -------------------------------------------------------
+
+@_register
+@attrs.frozen(kw_only=True)
+class SessionBegun(DomainEvent):
+    TYPE = "session.begun"
+    STREAM = SESSION
+    ERASABLE = ("objective",)
+
+    session: Any = None
+    harness: Any = None
+    owner: Any = None
+    branch: Any = None
+    objective: Any = None
+    received_baton: Any = None
+
+
+@_register
+@attrs.frozen(kw_only=True)
+class SessionEnded(DomainEvent):
+    TYPE = "session.ended"
+    STREAM = SESSION
+
+    session: Any = None
+    owner: Any = None
+    branch: Any = None
+    harness: Any = None
+    left_baton: Any = None
+
+
+@_register
+@attrs.frozen(kw_only=True)
+class ObjectiveSet(DomainEvent):
+    TYPE = "objective.set"
+    STREAM = OBJECTIVE
+    ERASABLE = ("objective",)
+
+    owner: Any = None
+    branch: Any = None
+    objective: Any = None
+    session: Any = None
+
+
+@_register
+@attrs.frozen(kw_only=True)
+class ObjectiveCleared(DomainEvent):
+    TYPE = "objective.cleared"
+    STREAM = OBJECTIVE
+
+    owner: Any = None
+    branch: Any = None
+    session: Any = None
+    reason: Any = None
+    previous_session: Any = None
+
+
+SESSION_EVENTS = (SessionBegun, SessionEnded)
+OBJECTIVE_EVENTS = (ObjectiveSet, ObjectiveCleared)
+
+# Types counted by ``baton metrics`` (the spec's local telemetry).
+METRIC_TYPES = (
+    HandoffCaptured.TYPE, BatonCreated.TYPE, BatonClaimed.TYPE, BatonCancelled.TYPE, BatonDismissed.TYPE,
+    SessionBegun.TYPE, SessionEnded.TYPE, ObjectiveSet.TYPE,
+)
