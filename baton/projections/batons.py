@@ -25,110 +25,66 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-import attrs
-
 from baton.canonical import pretty_bytes
-from baton.domain.batons import (
-    CANCELLED, CLAIMED, DISMISSED, PENDING, SUPERSEDED, BatonRecord, baton_file,
-)
+from baton.domain.aggregates.baton import BatonKey, Folded, fold, record_of_created
+from baton.domain.batons import CLAIMED, PENDING, BatonRecord, baton_file
+from baton.events import BATON, BatonCancelled, BatonClaimed, BatonCreated, BatonDismissed, decode, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import Doc
 
-PREVIOUS_KEPT = 20
-"""How many earlier batons a key's document remembers (the ledger keeps them all)."""
+
+OPERATIONS = {
+    BatonCreated.TYPE: "handoff_created",
+    BatonClaimed.TYPE: "handoff_claimed",
+    BatonCancelled.TYPE: "handoff_cancelled",
+    BatonDismissed.TYPE: "handoff_dismissed",
+}
+"""The spec's telemetry operation of each baton event type."""
+
+TELEMETRY_RECENT = 20
+"""How many telemetry records each key's document keeps for ``baton metrics``."""
 
 
-def _record_from_created(key: str, event: Event) -> BatonRecord | None:
-    data = event.data or {}
-    payload = data.get("payload") if isinstance(data.get("payload"), dict) else {}
-    return BatonRecord.from_json({
-        "id": data.get("handoff_id"),
-        "key": key,
-        "owner": data.get("owner"),
-        "branch": data.get("branch"),
-        "shared": data.get("shared") is True,
-        "nextSteps": payload.get("nextSteps"),
-        "failedApproaches": payload.get("failedApproaches"),
-        "openQuestions": payload.get("openQuestions"),
-        "harness": data.get("harness"),
-        "sessionId": data.get("session"),
-        "createdAt": event.at,
-        "status": PENDING,
-    })
-
-
-def _summary(record: dict[str, Any]) -> dict[str, Any]:
-    keep = ("id", "status", "createdAt", "sessionId", "claimedAt", "claimedBySession", "supersededBy", "endedAt")
-    return {k: record.get(k) for k in keep}
-
-
-@attrs.frozen
-class Folded:
-    """One event folded into a baton key's document."""
-
-    doc: Doc
-    accepted: bool
-    """The event changed the key's baton (a malformed or out-of-turn event only moves ``version``)."""
-    superseded: str | None = None
-    """The pending baton a ``baton.created`` replaced."""
+def _telemetry_record(event: Event, operation: str) -> dict[str, Any]:
+    data = event.data if isinstance(event.data, dict) else {}
+    return {"operation": operation, "at": event.at, "hlc": event.hlc, "sessionId": data.get("session"),
+            "branch": data.get("branch"), "owner": data.get("owner"), "shared": data.get("shared"),
+            "handoffId": data.get("handoff_id")}
 
 
 class Batons:
+    """The baton index, and the local telemetry of each key (``baton metrics``):
+    counts of the events the aggregate accepted, by the spec's operation
+    names, and the newest few of them."""
+
     name = "batons"
-    version = 2
+    version = 3
 
     def keys(self, event: Event) -> Iterable[str]:
         # Every event of the stream, known type or not, so ``version`` always
         # equals the stream's version and a claim can name it.
-        if event.stream.startswith("baton/"):
-            return (event.stream[len("baton/"):],)
-        return ()
+        family, key = split_stream(event.stream)
+        return (key,) if family == BATON else ()
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
-        return self.fold(key, doc, event).doc
+        return self.fold(key, doc, event)[0]
 
-    def fold(self, key: str, doc: Doc | None, event: Event) -> "Folded":
-        """``apply``, also saying whether the event changed the baton (``accepted``)
-        and which pending baton a ``baton.created`` superseded. ``baton metrics``
-        counts only accepted events."""
-        doc = doc or {"key": key, "version": 0, "current": None, "previous": []}
-        current = doc.get("current")
-        previous = list(doc.get("previous") or [])
-        data = event.data if isinstance(event.data, dict) else {}
-        target = data.get("handoff_id")
-        matches = isinstance(current, dict) and current.get("id") == target
-        pending = matches and current.get("status") == PENDING
-        accepted = False
-        superseded = None
-
-        if event.type == "baton.created":
-            record = _record_from_created(key, event)
-            if record is not None:
-                accepted = True
-                if isinstance(current, dict):
-                    old = dict(current)
-                    if old.get("status") == PENDING:
-                        old["status"] = SUPERSEDED
-                        old["supersededBy"] = record.id
-                        old["claimed"] = False
-                        superseded = old.get("id")
-                    previous = ([_summary(old)] + previous)[:PREVIOUS_KEPT]
-                current = record.to_json()
-        elif event.type == "baton.claimed" and pending:
-            accepted = True
-            current = dict(current)
-            claimed_at = data.get("claimed_at")
-            current.update(
-                status=CLAIMED, claimed=True,
-                claimedAt=claimed_at if isinstance(claimed_at, str) else event.at,
-                claimedBySession=data.get("session") if isinstance(data.get("session"), str) else None,
-            )
-        elif event.type in ("baton.cancelled", "baton.dismissed") and pending:
-            accepted = True
-            current = dict(current)
-            current.update(status=CANCELLED if event.type == "baton.cancelled" else DISMISSED, endedAt=event.at)
-        out = {"key": key, "version": event.stream_version, "current": current, "previous": previous}
-        return Folded(out, accepted, superseded)
+    def fold(self, key: str, doc: Doc | None, event: Event) -> tuple[Doc, Folded]:
+        """``apply``, with the aggregate's verdict (``accepted``, ``superseded``):
+        ``baton metrics`` counts only accepted events."""
+        folded = fold(BatonKey.from_doc(key, doc), event)
+        out = folded.state.to_doc()
+        telemetry = dict((doc or {}).get("telemetry") or {})
+        recent = list((doc or {}).get("recent") or [])
+        operation = OPERATIONS.get(event.type)
+        if folded.accepted and operation is not None:
+            telemetry[operation] = telemetry.get(operation, 0) + 1
+            if folded.superseded is not None:
+                telemetry["handoff_superseded"] = telemetry.get("handoff_superseded", 0) + 1
+            recent = ([_telemetry_record(event, operation)] + recent)[:TELEMETRY_RECENT]
+        out["telemetry"] = telemetry
+        out["recent"] = recent
+        return out, folded
 
     def materialize(self, key: str, doc: Doc) -> dict[str, bytes]:
         current = doc.get("current")
@@ -165,14 +121,17 @@ class BatonScopes:
     version = 1
 
     def keys(self, event: Event) -> Iterable[str]:
-        if event.type == "baton.created" and event.stream.startswith("baton/") and isinstance(event.data, dict):
+        if event.type == BatonCreated.TYPE and isinstance(event.data, dict):
             handoff_id = event.data.get("handoff_id")
-            if isinstance(handoff_id, str) and handoff_id:
+            if isinstance(handoff_id, str) and handoff_id and split_stream(event.stream)[0] == BATON:
                 return (handoff_id,)
         return ()
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
-        record = _record_from_created(event.stream[len("baton/"):], event)
+        created = decode(event)
+        if not isinstance(created, BatonCreated):
+            return doc
+        record = record_of_created(created.key, created, event.at)
         if record is None or record.id != key:
             return doc
         scope = {"owner": record.owner, "branch": record.branch, "shared": record.shared}

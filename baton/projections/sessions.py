@@ -10,14 +10,17 @@ open) is decided when it is read, not here.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Iterable
 
+from baton.domain.aggregates.session import evolve_objective, evolve_session
+from baton.events import OBJECTIVE, SESSION, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import Doc
 
 
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
+def _key_in(event: Event, family: str, prefix: str) -> tuple[str, ...]:
+    stream_family, key = split_stream(event.stream)
+    return (key,) if stream_family == family and event.type.startswith(prefix) else ()
 
 
 class Sessions:
@@ -25,28 +28,10 @@ class Sessions:
     version = 1
 
     def keys(self, event: Event) -> Iterable[str]:
-        if event.type.startswith("session.") and event.stream.startswith("session/"):
-            return (event.stream[len("session/"):],)
-        return ()
+        return _key_in(event, SESSION, "session.")
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
-        data = event.data if isinstance(event.data, dict) else {}
-        out = dict(doc or {"id": key, "harness": None, "owner": None, "branch": None, "objective": None,
-                           "status": "open", "beganAt": None, "endedAt": None,
-                           "receivedBaton": None, "leftBaton": None})
-        if event.type == "session.begun":
-            out.update(
-                status="open", beganAt=event.at, endedAt=None,
-                harness=_text(data.get("harness")), owner=_text(data.get("owner")),
-                branch=_text(data.get("branch")), objective=_text(data.get("objective")),
-                receivedBaton=_text(data.get("received_baton")),
-            )
-        elif event.type == "session.ended":
-            out.update(status="ended", endedAt=event.at, leftBaton=_text(data.get("left_baton")))
-            for field in ("owner", "branch", "harness"):
-                if out.get(field) is None:
-                    out[field] = _text(data.get(field))
-        return out
+        return evolve_session(doc, event, key)
 
 
 class Objectives:
@@ -54,18 +39,8 @@ class Objectives:
     version = 1
 
     def keys(self, event: Event) -> Iterable[str]:
-        if event.type.startswith("objective.") and event.stream.startswith("objective/"):
-            return (event.stream[len("objective/"):],)
-        return ()
+        return _key_in(event, OBJECTIVE, "objective.")
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
-        data = event.data if isinstance(event.data, dict) else {}
-        if event.type == "objective.cleared":
-            return None
-        if event.type == "objective.set":
-            owner, branch, objective = (_text(data.get(k)) for k in ("owner", "branch", "objective"))
-            if owner is None or branch is None or objective is None:
-                return doc
-            return {"key": key, "owner": owner, "branch": branch, "objective": objective,
-                    "sessionId": _text(data.get("session")), "updatedAt": event.at}
-        return doc
+        return evolve_objective(doc, event, key)
+

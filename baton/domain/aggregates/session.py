@@ -1,0 +1,126 @@
+"""The session aggregate (stream ``session/<id>``) and the objective of an
+owner and branch (stream ``objective/<owner__branch>``).
+
+A session is begun (with the harness, owner, branch, objective and the baton
+it received) and ended (with the baton it left). An objective is set by the
+session working on an owner/branch and cleared when that session ends or a
+later one begins without one. Whether an objective still counts (its session
+must exist and be open) is decided when it is read, not here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from baton.events import (
+    DomainEvent, ObjectiveCleared, ObjectiveSet, SessionBegun, SessionEnded, decode,
+)
+from baton.ledger.envelope import Event
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+# -- sessions ----------------------------------------------------------------------
+
+@attrs.frozen
+class BeginSession:
+    session: str
+    owner: str
+    branch: str
+    harness: str | None = None
+    objective: str | None = None
+    received_baton: str | None = None
+
+
+@attrs.frozen
+class EndSession:
+    session: str
+    owner: str
+    branch: str
+    harness: str | None = None
+    left_baton: str | None = None
+
+
+def decide_session(state: dict[str, Any] | None, command: BeginSession | EndSession) -> list[DomainEvent]:
+    """Beginning and ending are recorded whatever came before: a harness may
+    resume a session id, or end one Baton never saw begin."""
+    match command:
+        case BeginSession():
+            return [SessionBegun(key=command.session, session=command.session, harness=command.harness,
+                                 owner=command.owner, branch=command.branch, objective=command.objective,
+                                 received_baton=command.received_baton)]
+        case EndSession():
+            return [SessionEnded(key=command.session, session=command.session, owner=command.owner,
+                                 branch=command.branch, harness=command.harness, left_baton=command.left_baton)]
+    raise TypeError(f"not a session command: {command!r}")
+
+
+def initial_session(key: str) -> dict[str, Any]:
+    return {"id": key, "harness": None, "owner": None, "branch": None, "objective": None, "status": "open",
+            "beganAt": None, "endedAt": None, "receivedBaton": None, "leftBaton": None}
+
+
+def evolve_session(state: dict[str, Any] | None, recorded: Event, key: str) -> dict[str, Any]:
+    out = dict(state or initial_session(key))
+    event = decode(recorded)
+    if isinstance(event, SessionBegun):
+        out.update(status="open", beganAt=recorded.at, endedAt=None, harness=_text(event.harness),
+                   owner=_text(event.owner), branch=_text(event.branch), objective=_text(event.objective),
+                   receivedBaton=_text(event.received_baton))
+    elif isinstance(event, SessionEnded):
+        out.update(status="ended", endedAt=recorded.at, leftBaton=_text(event.left_baton))
+        for field, value in (("owner", event.owner), ("branch", event.branch), ("harness", event.harness)):
+            if out.get(field) is None:
+                out[field] = _text(value)
+    return out
+
+
+# -- objectives ----------------------------------------------------------------------
+
+@attrs.frozen
+class SetObjective:
+    owner: str
+    branch: str
+    objective: str
+    session: str | None = None
+
+
+@attrs.frozen
+class ClearObjective:
+    owner: str
+    branch: str
+    session: str | None
+    reason: str
+
+
+def decide_objective(state: dict[str, Any] | None, command: SetObjective | ClearObjective,
+                     *, key: str) -> list[DomainEvent]:
+    """Clearing what is not set here is no event (nor is an objective that
+    belongs to another name that merely encodes to the same key)."""
+    match command:
+        case SetObjective():
+            return [ObjectiveSet(key=key, owner=command.owner, branch=command.branch, objective=command.objective,
+                                 session=command.session)]
+        case ClearObjective():
+            if state is None or state.get("owner") != command.owner or state.get("branch") != command.branch:
+                return []
+            return [ObjectiveCleared(key=key, owner=command.owner, branch=command.branch, session=command.session,
+                                     reason=command.reason, previous_session=state.get("sessionId"))]
+    raise TypeError(f"not an objective command: {command!r}")
+
+
+def evolve_objective(state: dict[str, Any] | None, recorded: Event, key: str) -> dict[str, Any] | None:
+    event = decode(recorded)
+    if isinstance(event, ObjectiveCleared):
+        return None
+    if isinstance(event, ObjectiveSet):
+        owner, branch, objective = _text(event.owner), _text(event.branch), _text(event.objective)
+        if owner is None or branch is None or objective is None:
+            return state
+        return {"key": key, "owner": owner, "branch": branch, "objective": objective,
+                "sessionId": _text(event.session), "updatedAt": recorded.at}
+    return state
