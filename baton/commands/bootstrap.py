@@ -28,7 +28,7 @@ from baton.commands.identity import SessionContext, resolve_context
 from baton.commands.sessions import SessionObjective, check_session_id, get_session_objective
 from baton.domain.batons import (
     DEFAULT_MAX_BYTES, MAX_MAX_BYTES, UNREADABLE_BRIEF, AssembledBrief, BatonRecord, assemble_brief,
-    collect_decisions, collect_traps, render_baton_markdown, visible_handoffs,
+    brief_may_use, collect_decisions, collect_traps, passed_validation, render_baton_markdown, visible_handoffs,
 )
 from baton.errors import BatonError, InputError
 from baton.ledger.ids import uuid7
@@ -88,14 +88,17 @@ def _handoff_records(runner, ctx: SessionContext) -> list:
     """The recent handoffs whose traps and decisions this owner and branch may see.
 
     Ordinary handoffs, shared batons and this owner's batons on this branch;
-    never another owner's or branch's private baton, pending or not.
+    never another owner's or branch's private baton, pending or not. Only
+    handoffs that passed validation, and session batons (for their failed
+    approaches), count (``brief_may_use``) — filtered before the window is
+    taken, so drafts never crowd validated handoffs out.
     """
     from baton.projections.batons import baton_scopes
 
     if "handoffs" not in runner.by_name:
         return []
     scopes = baton_scopes(runner.docs("baton_scopes")) if "baton_scopes" in runner.by_name else {}
-    return visible_handoffs((doc for _key, doc in runner.docs("handoffs")), scopes,
+    return visible_handoffs((doc for _key, doc in runner.docs("handoffs") if brief_may_use(doc)), scopes,
                             owner=ctx.owner, branch=ctx.branch, limit=RECENT_HANDOFFS)
 
 
@@ -155,7 +158,8 @@ def bootstrap(
     waiting: Peek | None = _safely("the session handoff", notices, lambda: peek_eligible(runner, ctx), None)
     objective = _safely("the session objective", notices, lambda: get_session_objective(runner, ctx), None)
     records = _safely("recent handoffs", notices, lambda: _handoff_records(runner, ctx), [])
-    decisions = _safely("recent decisions", notices, lambda: collect_decisions(records), [])
+    decisions = _safely("recent decisions", notices,
+                        lambda: collect_decisions([r for r in records if passed_validation(r)]), [])
 
     def traps_without(exclude: tuple[str, ...]) -> list[str]:
         return _safely("traps", notices, lambda: collect_traps(records, exclude=exclude), [])
