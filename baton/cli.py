@@ -188,7 +188,7 @@ def _bootstrap(args: argparse.Namespace):
     from baton.commands.bootstrap import bootstrap
 
     return bootstrap(args.project, session_id=args.session_id, max_bytes=args.max_bytes,
-                     owner=args.owner, branch=args.branch)
+                     owner=args.owner, branch=args.branch, peek=args.peek)
 
 
 def _metrics(args: argparse.Namespace):
@@ -252,8 +252,12 @@ def add_session_commands(sub, common) -> None:
     p = sub.add_parser("bootstrap", parents=[common], help="the session-start brief, with the baton waiting",
                        description="Build a brief within --max-bytes: the active session handoff (claimed "
                                    "exactly once, only when the brief fits), the session objective, recent "
-                                   "decisions and traps (failed approaches not to retry).")
-    p.add_argument("--session-id", metavar="ID", help="the session claiming the baton")
+                                   "decisions and traps (failed approaches not to retry). --peek shows the "
+                                   "same brief without claiming anything.")
+    p.add_argument("--session-id", metavar="ID",
+                   help="the session claiming the baton (default: a new UUIDv7, shown in the output)")
+    p.add_argument("--peek", action="store_true",
+                   help="show what would be delivered without claiming it (nothing is written)")
     p.add_argument("--max-bytes", metavar="N", type=int, default=8192, help="brief size limit in bytes (8192)")
     _context_flags(p)
     p.set_defaults(func=_bootstrap)

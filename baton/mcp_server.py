@@ -323,20 +323,23 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         return run(act)
 
     def bootstrap(
-        session_id: Annotated[Text, Field(description="the starting session's opaque id")] = None,
+        session_id: Annotated[Text, Field(description="the starting session's opaque id (the claim names it; "
+                                                      "absent: a new UUIDv7, returned as sessionId)")] = None,
         max_bytes: Annotated[int, Field(description="the brief's byte budget (at least 1024)")] = DEFAULT_MAX_BYTES,
         owner: Annotated[Text, Field(description="owner (default: git user.email, user.name, OS user, "
                                                  "'local')")] = None,
         branch: Annotated[Text, Field(description="branch (default: the current git branch)")] = None,
+        peek: Annotated[bool, Field(description="show what would be delivered without claiming it "
+                                                "(nothing is written)")] = False,
     ) -> CallToolResult:
         """The session-start brief: the session baton waiting for this owner and branch (rendered as
         '## 🤝 Active Session Handoff' and claimed exactly once, only when it fits max_bytes), the
         session objective, recent decisions and do-not-retry traps. Returns brief, bytes,
-        handoffMarkdown, handoff and sessionObjective."""
+        handoffMarkdown, handoff, sessionObjective and sessionId. With peek, nothing is claimed."""
         from baton.commands.bootstrap import bootstrap as build_brief
 
         return run(lambda: build_brief(root, session_id=session_id, max_bytes=max_bytes, owner=owner,
-                                       branch=branch))
+                                       branch=branch, peek=peek))
 
     server.add_tool(baton_status, annotations=_READ_ONLY)
     server.add_tool(handoff_capture, annotations=_WRITES)

@@ -5,7 +5,8 @@ owner never sees or consumes a private baton. Only shared: true crosses those
 boundaries." A private baton's content — its failed approaches, and the
 decisions of a rich handoff scoped privately — stays with its owner and
 branch, pending or claimed. Ordinary handoffs and shared batons reach every
-brief.
+brief. (Ordinary handoffs count only once validated — tests/test_brief_validation.py
+— so the rich handoff here is validated: the isolation is what is under test.)
 """
 
 from __future__ import annotations
@@ -18,12 +19,18 @@ ALICE_TRAP = "alice private failed approach"
 
 
 def capture(project, payload) -> str:
-    return capture_handoff(project, payload)
+    """Capture and validate (pass): only validated handoffs reach a brief."""
+    from baton.commands.validate import validate_handoff_command
+
+    handoff_id = capture_handoff(project, payload)
+    assert validate_handoff_command(project, handoff_id).report["status"] == "pass"
+    return handoff_id
 
 
 RICH = {
     "work": {"title": "OAuth callback", "objective": "Reject replayed callbacks"},
-    "open_items": [{"description": "Add the duplicate-callback fixture"}],
+    "open_items": [{"description": "Add the duplicate-callback fixture", "suggested_action": "Write it",
+                    "acceptance_check": "A replayed callback is rejected"}],
     "decisions": [{"decision": "Compare state values in constant time", "rationale": "timing leaks"}],
     "failed_attempts": [{"approach": "Library X", "outcome": "failed", "avoid_repeating": True}],
 }

@@ -125,17 +125,21 @@ def test_a_malformed_handoff_record_in_the_projection_is_left_out(project):
     assert result.record is not None and result.exit_code == 0
 
 
-def test_decisions_from_recent_handoffs_fill_the_brief(project):
+def test_decisions_from_recent_validated_handoffs_fill_the_brief(project):
     from baton.commands.capture import capture_in_scope
     from baton.commands.context import Project
+    from baton.commands.validate import validate_handoff_command
 
     opened = Project.open(project)
     with opened.writing() as scope:
-        capture_in_scope(scope, {"work": {"title": "t", "objective": "o"},
-                                 "decisions": [{"decision": "Use timing-safe comparison", "rationale": "secrets"}],
-                                 "failed_attempts": [{"approach": "Library X", "outcome": "failed",
-                                                      "reason": "no multi-tenant", "avoid_repeating": True}]})
+        handoff_id = capture_in_scope(scope, {
+            "work": {"title": "t", "objective": "o"},
+            "open_items": [{"description": "next", "suggested_action": "do it", "acceptance_check": "it is done"}],
+            "decisions": [{"decision": "Use timing-safe comparison", "rationale": "secrets"}],
+            "failed_attempts": [{"approach": "Library X", "outcome": "failed",
+                                 "reason": "no multi-tenant", "avoid_repeating": True}]}).handoff_id
     opened.close()
+    assert validate_handoff_command(project, handoff_id).report["status"] == "pass"
     result = start(project, session="s1")
     assert "## Recent decisions" in result.brief.text and "Use timing-safe comparison" in result.brief.text
     assert "## ⚠️ Traps — do not retry" in result.brief.text and "Library X" in result.brief.text

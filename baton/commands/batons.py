@@ -212,10 +212,10 @@ def _append_created(scope, record: BatonRecord, *, session: str | None, harness:
     )
     scope.append([EventDraft("baton.created", stream, data, actor=record.owner, session=session)],
                  expected={stream: version})
-    if superseded is not None:
-        from baton.domain.lifecycle import SUPERSEDE
-
-        _follow_on_handoff(scope, superseded, SUPERSEDE, {"by": record.id}, session=session)
+    # Only the old *baton* is retired (the index folds ``supersedes``). The
+    # handoff it pointed at is untouched: a ready handoff handed on with
+    # ``--from`` stays ready and resumable — a newer note for the next session
+    # says nothing about whether that work was replaced.
     return superseded
 
 
@@ -229,12 +229,13 @@ def _handoff_status(scope, handoff_id: str) -> str | None:
 
 def _follow_on_handoff(scope, handoff_id: str, action: str, data: dict[str, Any], *,
                        session: str | None) -> None:
-    """Mirror a baton's fate on its handoff record when the lifecycle allows it.
+    """Mirror a claim on the baton's handoff record when the lifecycle allows it.
 
     A baton left at session end is a *draft* handoff (a checkpoint nobody has
-    validated), and a draft can be neither superseded nor resumed; for it the
-    baton index is the record of its fate. A ready handoff handed on with
-    ``--from`` is marked ``superseded``/``resumed`` like any other.
+    validated), and a draft cannot be resumed; for it the baton index is the
+    record of its fate. A ready handoff handed on with ``--from`` is marked
+    ``resumed`` when its baton is claimed. It is never marked superseded by a
+    newer baton: superseding retires the baton, not the handoff.
     """
     from baton.domain import lifecycle
 

@@ -8,6 +8,13 @@ the baton only once the brief fits, under the ledger lock. A failed claim
 (another session was faster, a newer baton landed) degrades to a notice and
 the standard brief. Missing or malformed data never stops a session: whatever
 cannot be read is left out.
+
+A claim always names a session: the caller's ``session_id``, else one minted
+here (a UUIDv7, as ``baton session begin`` mints), which the result shows —
+in ``sessionId`` and, when a baton was claimed with it, in the handoff
+section — so the claiming session can be told apart and can name itself
+later. With ``peek`` nothing is claimed and nothing is appended: the result
+is the brief a start would receive now.
 """
 
 from __future__ import annotations
@@ -21,9 +28,10 @@ from baton.commands.identity import SessionContext, resolve_context
 from baton.commands.sessions import SessionObjective, check_session_id, get_session_objective
 from baton.domain.batons import (
     DEFAULT_MAX_BYTES, MAX_MAX_BYTES, UNREADABLE_BRIEF, AssembledBrief, BatonRecord, assemble_brief,
-    collect_decisions, collect_traps, render_baton_markdown, visible_handoffs,
+    brief_may_use, collect_decisions, collect_traps, passed_validation, render_baton_markdown, visible_handoffs,
 )
 from baton.errors import BatonError, InputError
+from baton.ledger.ids import uuid7
 
 MIN_MAX_BYTES = 1024
 RECENT_HANDOFFS = 20
@@ -40,6 +48,9 @@ class BootstrapResult:
     notices: tuple[str, ...] = ()
     markdown: str | None = None
     """The delivered handoff's section exactly as the brief shows it (freshness line included)."""
+    peek: bool = False
+    """Nothing was claimed: ``record`` is the baton a start would receive, still pending."""
+    session_id_generated: bool = False
     exit_code: int = 0
 
     def to_json(self) -> dict[str, Any]:
@@ -50,9 +61,11 @@ class BootstrapResult:
             "handoffMarkdown": (self.markdown or render_baton_markdown(self.record)) if self.record else None,
             "handoff": self.record.to_json() if self.record else None,
             "sessionObjective": self.objective.to_json() if self.objective else None,
-            "claimed": self.record is not None,
+            "claimed": self.record is not None and not self.peek,
+            "peek": self.peek,
             "notices": list(self.notices),
             "sessionId": self.session_id,
+            "sessionIdGenerated": self.session_id_generated,
             **self.context.to_json(),
             "sections": self.brief.to_json(),
         }
@@ -75,15 +88,24 @@ def _handoff_records(runner, ctx: SessionContext) -> list:
     """The recent handoffs whose traps and decisions this owner and branch may see.
 
     Ordinary handoffs, shared batons and this owner's batons on this branch;
-    never another owner's or branch's private baton, pending or not.
+    never another owner's or branch's private baton, pending or not. Only
+    handoffs that passed validation, and session batons (for their failed
+    approaches), count (``brief_may_use``) — filtered before the window is
+    taken, so drafts never crowd validated handoffs out.
     """
     from baton.projections.batons import baton_scopes
 
     if "handoffs" not in runner.by_name:
         return []
     scopes = baton_scopes(runner.docs("baton_scopes")) if "baton_scopes" in runner.by_name else {}
-    return visible_handoffs((doc for _key, doc in runner.docs("handoffs")), scopes,
+    return visible_handoffs((doc for _key, doc in runner.docs("handoffs") if brief_may_use(doc)), scopes,
                             owner=ctx.owner, branch=ctx.branch, limit=RECENT_HANDOFFS)
+
+
+def claimed_by_line(session_id: str) -> str:
+    """The line a handoff section gains when it was claimed under an id Baton minted."""
+    return (f"Claimed by session `{session_id}` (an id Baton generated; pass `--session-id` to name "
+            f"the session yourself).")
 
 
 def _unreadable(exc: BatonError) -> str:
@@ -100,8 +122,12 @@ def bootstrap(
     max_bytes: int = DEFAULT_MAX_BYTES,
     owner: str | None = None,
     branch: str | None = None,
+    peek: bool = False,
 ) -> BootstrapResult:
-    """Build the session-start brief and claim the baton it delivers.
+    """Build the session-start brief and claim the baton it delivers (with ``peek``: claim nothing).
+
+    Without a ``session_id`` the claim names a new UUIDv7 (not when peeking:
+    nothing is claimed then).
 
     Raises:
         InputError: ``max_bytes`` below 1024 or a malformed session id.
@@ -111,9 +137,13 @@ def bootstrap(
             or not MIN_MAX_BYTES <= max_bytes <= MAX_MAX_BYTES):
         raise InputError(f"--max-bytes must be an integer from {MIN_MAX_BYTES} to {MAX_MAX_BYTES}")
     session_id = check_session_id(session_id)
+    generated = session_id is None and not peek
+    if generated:
+        session_id = uuid7()
     opened = project
     ctx = resolve_context(opened.paths.worktree, owner=owner, branch=branch)
     notices: list[str] = []
+    flags = {"peek": peek, "session_id_generated": generated}
     try:
         runner = opened.reading()
     except BatonError as exc:
@@ -122,13 +152,14 @@ def bootstrap(
         notices.append(_unreadable(exc))
         brief = assemble_brief(handoff_markdown=None, objective=None, decisions=[], traps=[],
                                max_bytes=max_bytes, notices=notices, empty_text=UNREADABLE_BRIEF)
-        return BootstrapResult(ctx, session_id, max_bytes, brief, None, None, tuple(notices))
+        return BootstrapResult(ctx, session_id, max_bytes, brief, None, None, tuple(notices), **flags)
 
     # 1. Peek before the budget pass.
-    peek: Peek | None = _safely("the session handoff", notices, lambda: peek_eligible(runner, ctx), None)
+    waiting: Peek | None = _safely("the session handoff", notices, lambda: peek_eligible(runner, ctx), None)
     objective = _safely("the session objective", notices, lambda: get_session_objective(runner, ctx), None)
     records = _safely("recent handoffs", notices, lambda: _handoff_records(runner, ctx), [])
-    decisions = _safely("recent decisions", notices, lambda: collect_decisions(records), [])
+    decisions = _safely("recent decisions", notices,
+                        lambda: collect_decisions([r for r in records if passed_validation(r)]), [])
 
     def traps_without(exclude: tuple[str, ...]) -> list[str]:
         return _safely("traps", notices, lambda: collect_traps(records, exclude=exclude), [])
@@ -139,27 +170,33 @@ def bootstrap(
         return assemble_brief(handoff_markdown=None, objective=objective_text, decisions=decisions,
                               traps=traps_without(()), max_bytes=max_bytes, notices=notices + extra)
 
-    if peek is None:
-        return BootstrapResult(ctx, session_id, max_bytes, standard([]), None, objective, tuple(notices))
+    if waiting is None:
+        return BootstrapResult(ctx, session_id, max_bytes, standard([]), None, objective, tuple(notices), **flags)
 
     # 2. Reserve the handoff (with its freshness line) and objective; trim decisions and traps around them.
-    fresh = _safely("the handoff's freshness", notices, lambda: baton_freshness(opened, runner, peek.record), None)
-    markdown = render_baton_markdown(peek.record, freshness=fresh)
+    fresh = _safely("the handoff's freshness", notices, lambda: baton_freshness(opened, runner, waiting.record), None)
+    markdown = render_baton_markdown(waiting.record, freshness=fresh)
+    if generated:
+        markdown += "\n" + claimed_by_line(session_id) + "\n"
     brief = assemble_brief(handoff_markdown=markdown, objective=objective_text, decisions=decisions,
-                           traps=traps_without((peek.record.id,)), max_bytes=max_bytes, notices=notices)
+                           traps=traps_without((waiting.record.id,)), max_bytes=max_bytes, notices=notices)
     if not brief.handoff_included:
         size = len(markdown.encode("utf-8"))
-        notice = (f"A session handoff ({peek.record.id}, {size} bytes) does not fit in {max_bytes} bytes; "
+        notice = (f"A session handoff ({waiting.record.id}, {size} bytes) does not fit in {max_bytes} bytes; "
                   f"it stays pending. Run `baton session handoff` to read it, or raise --max-bytes.")
         return BootstrapResult(ctx, session_id, max_bytes, standard([notice]), None, objective,
-                               tuple(notices + [notice]))
+                               tuple(notices + [notice]), **flags)
+
+    if peek:
+        return BootstrapResult(ctx, session_id, max_bytes, brief, waiting.record, objective, tuple(notices),
+                               markdown, **flags)
 
     # 3. The brief fits: claim, under the lock, naming the version peeked.
     try:
         with opened.writing() as scope:
-            claimed = claim_in_scope(scope, peek, session=session_id)
+            claimed = claim_in_scope(scope, waiting, session=session_id)
     except BatonError as exc:
-        notice = f"The session handoff {peek.record.id} was not delivered: {exc.message}"
+        notice = f"The session handoff {waiting.record.id} was not delivered: {exc.message}"
         return BootstrapResult(ctx, session_id, max_bytes, standard([notice]), None, objective,
-                               tuple(notices + [notice]))
-    return BootstrapResult(ctx, session_id, max_bytes, brief, claimed, objective, tuple(notices), markdown)
+                               tuple(notices + [notice]), **flags)
+    return BootstrapResult(ctx, session_id, max_bytes, brief, claimed, objective, tuple(notices), markdown, **flags)

@@ -471,6 +471,43 @@ def visible_handoffs(
             if handoff_visible(r, scopes_by_id.get(r["id"], ()), owner=owner, branch=branch)][:limit]
 
 
+PROMOTED_STATES = ("ready", "resumed", "superseded")
+"""A handoff in one of these states was made ready at some point."""
+
+
+def passed_validation(record: Mapping[str, Any]) -> bool:
+    """Did this handoff's content pass validation — a pass, or a warn accepted when it was made ready?
+
+    A record flagged ``invalid`` (its last validation failed), never
+    validated, or revised since (validation reset to ``not_run``) did not;
+    nor did a warn nobody accepted by promoting it.
+    """
+    flags = record.get("flags")
+    if isinstance(flags, (list, tuple)) and "invalid" in flags:
+        return False
+    validation = record.get("validation")
+    state = validation.get("status") if isinstance(validation, Mapping) else None
+    if state == "pass":
+        return True
+    return state == "warn" and record.get("status") in PROMOTED_STATES
+
+
+def is_session_baton(record: Mapping[str, Any]) -> bool:
+    """Was this handoff left as a session baton (it carries the baton scope field)?"""
+    return record.get(SCOPE_FIELD) is not None
+
+
+def brief_may_use(record: Any) -> bool:
+    """May any of this handoff's content (decisions or traps) reach a bootstrap brief?
+
+    Only what passed validation (``passed_validation``) — plus a session
+    baton's failed approaches, which are the point of a baton: a baton is a
+    draft by design and is delivered without validation. A draft that failed
+    validation, or was never validated, contributes nothing.
+    """
+    return isinstance(record, Mapping) and (passed_validation(record) or is_session_baton(record))
+
+
 def collect_traps(records: Sequence[Mapping[str, Any]], *, exclude: Iterable[str] = ()) -> list[str]:
     """Failed attempts marked ``avoid_repeating`` across ``records`` (newest first), one line each.
 

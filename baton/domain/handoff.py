@@ -619,10 +619,22 @@ def new_draft(payload: Mapping[str, Any], *, id: str, now: str, project: Mapping
     except HandoffInputError as exc:
         problems.extend(exc.problems)
         draft = None
+    if draft is not None:
+        problems.extend(blank_work_problems(draft))
     if problems:
         raise HandoffInputError(problems, message="the capture payload is not a valid handoff")
     assert draft is not None
     return draft
+
+
+def blank_work_problems(h: Handoff) -> list[str]:
+    """A title or objective that is empty or only whitespace (a draft requirement, §7.2).
+
+    The reader accepts any string; capture, amendment and revision refuse
+    these before anything is appended, so no record is ever untitled.
+    """
+    return [f"work.{name}: must not be empty or only whitespace"
+            for name in ("title", "objective") if not getattr(h.work, name).strip()]
 
 
 def short_id(handoff_id: str) -> str:

@@ -32,11 +32,12 @@ from baton.domain.handoff import (
     MANAGED_FIELDS,
     Handoff,
     Validation,
+    blank_work_problems,
     handoff_to_json,
     is_handoff_id,
     new_draft,
 )
-from baton.errors import PromotionRefused, TransitionError
+from baton.errors import HandoffInputError, PromotionRefused, TransitionError
 
 REVISE = "revise"
 VALIDATE = "validate"
@@ -88,8 +89,15 @@ def revise(h: Handoff, body: Handoff, *, now: str) -> Handoff:
 
     The identity (``id``, ``created_at``) is kept from ``h``; the status goes
     back to draft, validation is reset to ``not_run`` and both flags clear.
+
+    Raises:
+        TransitionError: the record is not draft or validated.
+        HandoffInputError: the revised title or objective is blank.
     """
     require(h, REVISE)
+    blank = blank_work_problems(body)
+    if blank:
+        raise HandoffInputError(blank, message="the revised handoff is not valid")
     return attrs.evolve(body, id=h.id, created_at=h.created_at, status="draft", updated_at=now,
                         validation=Validation(), flags=(), resumed_at=None, superseded_by=None,
                         archived_reason=None)
