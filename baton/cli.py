@@ -14,9 +14,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from baton import __version__
+
+if TYPE_CHECKING:
+    from baton.app import Baton
 
 Handler = Callable[[argparse.Namespace], Any]
 
@@ -47,41 +50,31 @@ def _progress(label: str):
 # -- ledger core -------------------------------------------------------------
 
 def _init(args: argparse.Namespace):
-    from baton.commands.init import init_project
+    from baton.app import Baton
 
-    return init_project(args.project, project_id=args.project_id)
-
-
-def _log(args: argparse.Namespace):
-    from baton.commands.log import ledger_log
-
-    return ledger_log(args.project, event_type=args.type, stream=args.stream,
-                      since=args.since, until=args.until, limit=args.limit)
+    return Baton.init(args.project, project_id=args.project_id)
 
 
-def _verify(args: argparse.Namespace):
-    from baton.commands.verify import verify_project
-
-    return verify_project(args.project)
+def _log(app: Baton, args: argparse.Namespace):
+    return app.log(event_type=args.type, stream=args.stream, since=args.since, until=args.until, limit=args.limit)
 
 
-def _rebuild(args: argparse.Namespace):
-    from baton.commands.rebuild import rebuild_projections
+def _verify(app: Baton, args: argparse.Namespace):
+    return app.verify()
 
-    return rebuild_projections(args.project, until=args.until,
-                               progress=None if args.json else _progress("replaying"))
+
+def _rebuild(app: Baton, args: argparse.Namespace):
+    return app.rebuild(until=args.until, progress=None if args.json else _progress("replaying"))
 
 
 def _doctor(args: argparse.Namespace):
-    from baton.commands.doctor import diagnose
+    from baton.app import Baton
 
-    return diagnose(args.project)
+    return Baton.doctor(args.project)
 
 
-def _gc(args: argparse.Namespace):
-    from baton.commands.gc import collect_garbage
-
-    return collect_garbage(args.project, dry_run=args.dry_run)
+def _gc(app: Baton, args: argparse.Namespace):
+    return app.gc(dry_run=args.dry_run)
 
 
 def add_ledger_commands(sub, common) -> None:
@@ -155,46 +148,35 @@ def _handoff_payload(args: argparse.Namespace):
         raise InputError(f"{args.handoff_input} is not valid JSON: {exc}") from None
 
 
-def _session_begin(args: argparse.Namespace):
-    from baton.commands.sessions import begin_session
-
-    return begin_session(args.project, session_id=args.session_id, harness=args.harness,
-                         objective=args.objective, owner=args.owner, branch=args.branch)
+def _session_begin(app: Baton, args: argparse.Namespace):
+    return app.begin_session(session_id=args.session_id, harness=args.harness, objective=args.objective,
+                             owner=args.owner, branch=args.branch)
 
 
-def _session_end(args: argparse.Namespace):
-    from baton.commands.sessions import end_session
-
-    return end_session(args.project, args.session_id, _handoff_payload(args), harness=args.harness,
-                       owner=args.owner, branch=args.branch, shared=True if args.shared else None)
+def _session_end(app: Baton, args: argparse.Namespace):
+    return app.end_session(args.session_id, _handoff_payload(args), harness=args.harness,
+                           owner=args.owner, branch=args.branch, shared=True if args.shared else None)
 
 
-def _session_handoff(args: argparse.Namespace):
-    from baton.commands import batons
-
+def _session_handoff(app: Baton, args: argparse.Namespace):
     if args.all:
-        return batons.list_pending_batons(args.project)
+        return app.pending_batons()
     if args.cancel:
-        return batons.cancel_baton(args.project, owner=args.owner, branch=args.branch)
+        return app.cancel_baton(owner=args.owner, branch=args.branch)
     if args.dismiss is not None:
-        return batons.dismiss_baton(args.project, args.dismiss)
+        return app.dismiss_baton(args.dismiss)
     if args.from_id is not None:
-        return batons.scope_handoff_as_baton(args.project, args.from_id, owner=args.owner,
-                                             branch=args.branch, shared=args.shared)
-    return batons.show_active_baton(args.project, owner=args.owner, branch=args.branch)
+        return app.hand_on(args.from_id, owner=args.owner, branch=args.branch, shared=args.shared)
+    return app.active_baton(owner=args.owner, branch=args.branch)
 
 
-def _bootstrap(args: argparse.Namespace):
-    from baton.commands.bootstrap import bootstrap
-
-    return bootstrap(args.project, session_id=args.session_id, max_bytes=args.max_bytes,
-                     owner=args.owner, branch=args.branch, peek=args.peek)
+def _bootstrap(app: Baton, args: argparse.Namespace):
+    return app.bootstrap(session_id=args.session_id, max_bytes=args.max_bytes, owner=args.owner,
+                         branch=args.branch, peek=args.peek)
 
 
-def _metrics(args: argparse.Namespace):
-    from baton.commands.metrics import local_metrics
-
-    return local_metrics(args.project)
+def _metrics(app: Baton, args: argparse.Namespace):
+    return app.metrics()
 
 
 def _context_flags(p: argparse.ArgumentParser) -> None:
@@ -272,7 +254,7 @@ def add_session_commands(sub, common) -> None:
 # -- handoff lifecycle ----------------------------------------------------------
 
 def _content(args: argparse.Namespace):
-    from baton.commands.capture import ContentOptions
+    from baton.cli_input import ContentOptions
 
     return ContentOptions(
         title=args.title, objective=args.objective, scope=args.scope or (), constraints=args.constraint or (),
@@ -284,64 +266,48 @@ def _content(args: argparse.Namespace):
     )
 
 
-def _checkpoint_create(args: argparse.Namespace):
-    from baton.commands.capture import capture_checkpoint
-    from baton.commands.interactive import terminal_prompter
+def _checkpoint_create(app: Baton, args: argparse.Namespace):
+    from baton.cli_input import capture_payload, terminal_prompter
 
     prompter = None if args.no_input or args.input == "-" else terminal_prompter()
-    return capture_checkpoint(args.project, content=_content(args), input_source=args.input, parent=args.from_id,
-                              trigger=args.trigger, session=args.session, prompter=prompter)
+    payload = capture_payload(_content(args), input_source=args.input, prompter=prompter)
+    return app.capture(payload, parent=args.from_id, trigger=args.trigger, session=args.session)
 
 
-def _handoff_prepare(args: argparse.Namespace):
-    from baton.commands.prepare import prepare_handoff
-
-    return prepare_handoff(args.project, source=args.from_id, trigger=args.trigger, output=args.output,
-                           force=args.force)
+def _handoff_prepare(app: Baton, args: argparse.Namespace):
+    return app.prepare(source=args.from_id, trigger=args.trigger, output=args.output, force=args.force)
 
 
-def _handoff_validate(args: argparse.Namespace):
-    from baton.commands.validate import validate_handoff_command
-
-    return validate_handoff_command(args.project, args.id, recheck=args.recheck)
+def _handoff_validate(app: Baton, args: argparse.Namespace):
+    return app.validate(args.id, recheck=args.recheck)
 
 
-def _handoff_ready(args: argparse.Namespace):
-    from baton.commands.ready import promote_handoff
-
-    return promote_handoff(args.project, args.id, accept_warnings=args.accept_warnings)
+def _handoff_ready(app: Baton, args: argparse.Namespace):
+    return app.promote(args.id, accept_warnings=args.accept_warnings)
 
 
-def _handoff_list(args: argparse.Namespace):
-    from baton.commands.listing import list_handoffs
-
-    return list_handoffs(args.project, status=args.status, work=args.work, limit=args.limit)
+def _handoff_list(app: Baton, args: argparse.Namespace):
+    return app.list_handoffs(status=args.status, work=args.work, limit=args.limit)
 
 
-def _handoff_show(args: argparse.Namespace):
-    from baton.commands.show import show_handoff
-
-    return show_handoff(args.project, args.id, format=args.format, max_tokens=args.max_tokens)
+def _handoff_show(app: Baton, args: argparse.Namespace):
+    return app.show(args.id, format=args.format, max_tokens=args.max_tokens)
 
 
-def _handoff_amend(args: argparse.Namespace):
-    from baton.commands.amend import amend_handoff
+def _handoff_amend(app: Baton, args: argparse.Namespace):
+    from baton.cli_input import amend_inputs
 
-    return amend_handoff(args.project, args.id, content=_content(args), input_source=args.input,
-                         session=args.session)
-
-
-def _handoff_archive(args: argparse.Namespace):
-    from baton.commands.amend import archive_handoff
-
-    return archive_handoff(args.project, args.id, reason=args.reason)
+    replacement, changes = amend_inputs(_content(args), input_source=args.input)
+    return app.amend(args.id, replacement=replacement, changes=changes, session=args.session)
 
 
-def _resume(args: argparse.Namespace):
-    from baton.commands.resume import resume_handoff
+def _handoff_archive(app: Baton, args: argparse.Namespace):
+    return app.archive(args.id, reason=args.reason)
 
-    return resume_handoff(args.project, args.id, format=args.format, mark_resumed=args.mark_resumed,
-                          max_tokens=args.max_tokens, session=args.session, harness=args.harness)
+
+def _resume(app: Baton, args: argparse.Namespace):
+    return app.resume(args.id, format=args.format, mark_resumed=args.mark_resumed, max_tokens=args.max_tokens,
+                      session=args.session, harness=args.harness)
 
 
 _ID_HELP = "handoff id: full id, short id, a prefix of 8+ characters, or 'latest' (newest ready)"
@@ -484,10 +450,8 @@ def add_handoff_commands(sub, common) -> None:
 
 # -- status page --------------------------------------------------------------------
 
-def _status(args: argparse.Namespace):
-    from baton.commands.status_page import status_overview
-
-    return status_overview(args.project)
+def _status(app: Baton, args: argparse.Namespace):
+    return app.status_overview()
 
 
 def _status_serve(args: argparse.Namespace):
@@ -530,8 +494,8 @@ def _demo(args: argparse.Namespace):
         import io
 
         with contextlib.redirect_stdout(io.StringIO()):
-            return run_demo(keep=args.keep)
-    return run_demo(keep=args.keep)
+            return run_demo(main, keep=args.keep)
+    return run_demo(main, keep=args.keep)
 
 
 def add_demo_command(sub, common) -> None:
@@ -621,6 +585,36 @@ def _undecodable(argv: Sequence[str]) -> str | None:
     return None
 
 
+PROJECTLESS = frozenset({"_init", "_doctor", "_demo", "_mcp", "_status_serve"})
+"""Handlers that take no opened project: they create one, diagnose one that
+may not open, or build their own long-lived application object."""
+
+
+def _option_names(parser: argparse.ArgumentParser) -> dict[str, str]:
+    """Each parameter of the use cases as this command line spells it (``max_bytes`` → ``--max-bytes``)."""
+    names: dict[str, str] = {"handoff_id": "--from"}
+    parsers = [parser]
+    while parsers:
+        current = parsers.pop()
+        for action in current._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                parsers.extend(action.choices.values())
+            elif action.option_strings and action.dest not in ("help", "version"):
+                names.setdefault(action.dest, max(action.option_strings, key=len))
+    return names
+
+
+def _run(args: argparse.Namespace) -> Any:
+    """Call the handler; the ones that work on a project get one ``Baton``,
+    built here once and closed when the command is done."""
+    if args.func.__name__ in PROJECTLESS:
+        return args.func(args)
+    from baton.app import Baton
+
+    with Baton.open(args.project) as app:
+        return args.func(app, args)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     _Parser.json_requested = "--json" in words
@@ -639,7 +633,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from baton.errors import BatonError
 
     try:
-        result = args.func(args)
+        result = _run(args)
         if args.json:
             lines = getattr(result, "json_lines", None)
             if lines is not None:
@@ -655,6 +649,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
         return int(getattr(result, "exit_code", 0))
     except BatonError as exc:
+        exc.name_parameters(_option_names(parser))
         if getattr(args, "json", False):
             _print_json({"error": exc.to_json()})
         print(f"baton: {exc.message}", file=sys.stderr)

@@ -64,23 +64,28 @@ def _commit(root: Path, message: str, files: dict[str, str]) -> str:
     return porcelain.commit(str(root), message=message.encode(), author=who, committer=who).decode()
 
 
+CommandLine = Callable[[list[str]], int]
+"""The ``baton`` command line as a function (``baton.cli.main``): the demo runs
+each step exactly as a person types it, and is handed the command line by
+the adapter that runs it, so it never imports one."""
+
+
 class _Runner:
-    def __init__(self, result: DemoResult, echo: Callable[[str], None]) -> None:
+    def __init__(self, result: DemoResult, echo: Callable[[str], None], command_line: CommandLine) -> None:
         self.result = result
         self.echo = echo
+        self.main = command_line
 
     def say(self, text: str) -> None:
         self.echo(f"\n# {text}")
 
     def baton(self, *argv: str, expect: int = 0, show: bool = True, json_out: bool = False) -> Any:
-        from baton.cli import main
-
         args = list(argv) + (["--json"] if json_out else [])
         if show:
             self.echo("$ " + shlex.join(["baton", *argv]))
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(args)
+            code = self.main(args)
         self.result.steps.append({"command": shlex.join(["baton", *argv]), "exit_code": code})
         if show and not json_out:
             text = out.getvalue().rstrip()
@@ -96,7 +101,8 @@ class _Runner:
         return orjson.loads(out.getvalue()) if json_out else out.getvalue()
 
 
-def run_demo(*, keep: str | None = None, echo: Callable[[str], None] | None = None) -> DemoResult:
+def run_demo(command_line: CommandLine, *, keep: str | None = None,
+             echo: Callable[[str], None] | None = None) -> DemoResult:
     """Run the five-minute handoff; raise ``ValidationFailed`` if a step misbehaves."""
     lines: list[str] = []
     emit = echo or (lambda text: (print(text), sys.stdout.flush()))
@@ -110,7 +116,7 @@ def run_demo(*, keep: str | None = None, echo: Callable[[str], None] | None = No
     else:
         root = Path(tempfile.mkdtemp(prefix="baton-demo-"))
     result = DemoResult(str(root), kept=bool(keep))
-    run = _Runner(result, lambda text: (lines.append(text), emit(text)))
+    run = _Runner(result, lambda text: (lines.append(text), emit(text)), command_line)
     previous = os.getcwd()
     saved_env = os.environ.pop("BATON_PROJECT", None)
     try:

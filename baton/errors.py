@@ -8,11 +8,20 @@ the user's doing exit 1. Nothing above the ledger ever sees an ``OSError`` or a
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, Mapping
+
+_PARAMETER = re.compile(r"`([a-z][a-z0-9_]*)`")
 
 
 class BatonError(Exception):
-    """Base of every error Baton raises on purpose."""
+    """Base of every error Baton raises on purpose.
+
+    A message names the use case's parameters in backquotes (`` `max_bytes`
+    must be…``), never an adapter's spelling: each adapter names its own
+    options with ``name_parameters`` (the CLI says ``--max-bytes``, MCP
+    ``max_bytes``).
+    """
 
     exit_code = 1
     code = "error"
@@ -21,6 +30,13 @@ class BatonError(Exception):
         super().__init__(message)
         self.message = message
         self.details = details or {}
+
+    def name_parameters(self, names: Mapping[str, str]) -> "BatonError":
+        """Spell the parameters this message names as the adapter's caller knows them
+        (a parameter ``names`` lacks keeps its own name); returns ``self``."""
+        self.message = _PARAMETER.sub(lambda m: names.get(m.group(1), m.group(1)), self.message)
+        self.args = (self.message,)
+        return self
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"code": self.code, "message": self.message, "exit_code": self.exit_code}

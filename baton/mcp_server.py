@@ -45,6 +45,7 @@ from baton import __version__
 from baton.commands.resume import FORMATS
 from baton.domain.batons import DEFAULT_MAX_BYTES
 from baton.domain.handoff import Status, Trigger
+from baton.app import Baton
 from baton.errors import BatonError, InputError, NotFound
 
 TOOL_NAMES = ("baton_status", "handoff_capture", "handoff_validate", "handoff_ready", "handoff_resume",
@@ -91,8 +92,13 @@ def tool_result(result: Any) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 
+ARGUMENT_NAMES = {"session": "session_id", "handoff_id": "id", "token": "id"}
+"""The use cases' parameters as the tools name their arguments (the rest are spelled alike)."""
+
+
 def tool_error(exc: BatonError) -> CallToolResult:
     """A ``BatonError`` as a tool error: ``{"error": {code, message, exit_code, details?}}``."""
+    exc.name_parameters(ARGUMENT_NAMES)
     data = _plain_json({"error": exc.to_json()})
     text = f"{exc.code}: {exc.message} (exit code {exc.exit_code})"
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data, is_error=True)
@@ -160,11 +166,20 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
     # but keeps its own branch, head and files (docs/architecture.md).
     root = str(resolve_worktree(resolve_root(project), project))
     serial = threading.Lock()
+    opened: list[Baton] = []
+    """The server's one application object, opened at the first call that
+    finds the project initialised and kept: each call then catches up with
+    what other processes appended, reading only those bytes."""
 
-    def run(command: Callable[[], Any]) -> CallToolResult:
+    def app() -> Baton:
+        if not opened:
+            opened.append(Baton.open(root))
+        return opened[0]
+
+    def run(command: Callable[[Baton], Any]) -> CallToolResult:
         with serial:
             try:
-                return tool_result(command())
+                return tool_result(command(app()))
             except BatonError as exc:
                 return tool_error(exc)
             except Exception as exc:  # noqa: BLE001 - as in the CLI: no tracebacks for the caller
@@ -179,9 +194,7 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         """The project at a glance: config and policy summary, handoff counts by status, the latest
         ready handoff with its freshness now (fresh, partially_stale, stale, unknown), and the number
         of pending session batons. Read-only."""
-        from baton.commands.status import project_status
-
-        return run(lambda: project_status(root))
+        return run(lambda baton: baton.status())
 
     def handoff_capture(
         work: Annotated[Section, Field(description="{title, objective, scope[], constraints[], "
@@ -211,34 +224,21 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         policy, or the capture refused (policy_block, exit 5), and paths outside the project are
         refused, before anything is written; malformed input is an input_error (exit 2) listing
         every problem. Next: handoff_validate."""
-        from baton.commands.capture import capture_in_scope
-        from baton.commands.context import Project
-
         sections = {"work": work, "summary": summary, "decisions": decisions, "artifacts": artifacts,
                     "evidence": evidence, "failed_attempts": failed_attempts, "open_items": open_items,
                     "risks": risks}
         payload = {k: v for k, v in sections.items() if v is not None}
         origin = {"harness": harness, "model": model}
 
-        def capture():
-            opened = Project.open(root)
-            try:
-                with opened.writing() as scope:
-                    return capture_in_scope(scope, payload, trigger=trigger, parent=parent, origin=origin,
-                                            session=session_id)
-            finally:
-                opened.close()
-
-        return run(capture)
+        return run(lambda baton: baton.capture(payload, trigger=trigger, parent=parent, origin=origin,
+                                                       session=session_id))
 
     def handoff_validate(id: Id) -> CallToolResult:
         """Run every check (schema, policy, artifacts, repository, evidence, actionability, lineage,
         continuity score, freshness) and record the report. A failed report is a result, not a tool
         error: read report.status (pass, warn, fail). Recorded command evidence is never re-run here
         (that is `baton handoff validate ID --recheck`, allowlisted commands only)."""
-        from baton.commands.validate import validate_handoff_command
-
-        return run(lambda: validate_handoff_command(root, id, recheck=False))
+        return run(lambda baton: baton.validate(id, recheck=False))
 
     def handoff_ready(
         id: Id,
@@ -247,9 +247,7 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
     ) -> CallToolResult:
         """Promote a validated handoff to ready (then it never changes). A failed validation cannot be
         promoted (exit 3); a warn needs accept_warnings; from any other state conflict (exit 4)."""
-        from baton.commands.ready import promote_handoff
-
-        return run(lambda: promote_handoff(root, id, accept_warnings=accept_warnings))
+        return run(lambda baton: baton.promote(id, accept_warnings=accept_warnings))
 
     def handoff_resume(
         id: Id = "latest",
@@ -263,10 +261,8 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
     ) -> CallToolResult:
         """The resume brief of a ready handoff with its freshness derived now (fresh, partially_stale,
         stale, unknown) and its continuity score. Writes nothing unless mark_resumed."""
-        from baton.commands.resume import resume_handoff
-
-        return run(lambda: resume_handoff(root, id, format=format, mark_resumed=mark_resumed,
-                                          max_tokens=max_tokens, session=session_id, harness=harness))
+        return run(lambda baton: baton.resume(id, format=format, mark_resumed=mark_resumed, max_tokens=max_tokens,
+                                              session=session_id, harness=harness))
 
     def handoff_list(
         status: Annotated[Status | None, Field(description="only handoffs in this state")] = None,
@@ -275,9 +271,7 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
     ) -> CallToolResult:
         """Handoff summaries, newest first: id, status, flags, title, dates, validation, lineage. No
         evidence payloads."""
-        from baton.commands.listing import list_handoffs
-
-        return run(lambda: list_handoffs(root, status=status, work=work, limit=limit))
+        return run(lambda baton: baton.list_handoffs(status=status, work=work, limit=limit))
 
     def prompt(
         action: Annotated[PromptAction, Field(description="session_start, session_end or cancel_handoff")],
@@ -301,24 +295,22 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         session and, with a handoff object, leave a single-use baton for the next session (a newer
         one for the same owner and branch supersedes it). cancel_handoff: cancel this owner's pending
         baton on this branch ({"cancelled": false} when there is none)."""
-        from baton.commands import batons, sessions
-
         given = {name for name, value in (("session_id", session_id), ("objective", objective),
                                           ("handoff", handoff), ("shared", shared), ("harness", harness),
                                           ("owner", owner), ("branch", branch)) if value is not None}
         stray = sorted(given - _PROMPT_ARGUMENTS[action])
 
-        def act():
+        def act(baton: Baton):
             if stray:
                 raise InputError(f"action {action} does not take {', '.join(stray)}",
                                  details={"action": action, "unexpected": stray})
             if action == "session_start":
-                return sessions.begin_session(root, session_id=session_id, harness=harness, objective=objective,
-                                              owner=owner, branch=branch)
+                return baton.begin_session(session_id=session_id, harness=harness, objective=objective,
+                                           owner=owner, branch=branch)
             if action == "session_end":
-                return sessions.end_session(root, session_id, handoff, harness=harness, owner=owner,
-                                            branch=branch, shared=shared)
-            return batons.cancel_baton(root, owner=owner, branch=branch, session=session_id)
+                return baton.end_session(session_id, handoff, harness=harness, owner=owner, branch=branch,
+                                         shared=shared)
+            return baton.cancel_baton(owner=owner, branch=branch, session=session_id)
 
         return run(act)
 
@@ -336,10 +328,8 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         '## 🤝 Active Session Handoff' and claimed exactly once, only when it fits max_bytes), the
         session objective, recent decisions and do-not-retry traps. Returns brief, bytes,
         handoffMarkdown, handoff, sessionObjective and sessionId. With peek, nothing is claimed."""
-        from baton.commands.bootstrap import bootstrap as build_brief
-
-        return run(lambda: build_brief(root, session_id=session_id, max_bytes=max_bytes, owner=owner,
-                                       branch=branch, peek=peek))
+        return run(lambda baton: baton.bootstrap(session_id=session_id, max_bytes=max_bytes, owner=owner,
+                                                 branch=branch, peek=peek))
 
     server.add_tool(baton_status, annotations=_READ_ONLY)
     server.add_tool(handoff_capture, annotations=_WRITES)

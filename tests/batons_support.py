@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from baton.commands.batons import show_active_baton
-from baton.commands.bootstrap import bootstrap
+from tests.app_support import show_active_baton
+from tests.app_support import bootstrap
 from baton.commands.capture import capture_in_scope
 from baton.commands.context import Project
-from baton.commands.sessions import end_session
+from tests.app_support import end_session
 from baton.ledger.envelope import EventDraft
 
 ALICE = "alice@example.com"

@@ -45,7 +45,7 @@ def project_dir(tmp_path) -> Path:
 @pytest.fixture
 def project(project_dir) -> Path:
     """An initialised Baton project (not a git repository)."""
-    from baton.commands.init import init_project
+    from tests.app_support import init_project
 
     init_project(project_dir)
     return project_dir

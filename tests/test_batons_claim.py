@@ -8,13 +8,11 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from baton.commands.batons import (
-    BatonAlreadyClaimed, BatonNotPending, BatonSuperseded, Peek, cancel_baton, claim_in_scope,
-    dismiss_baton, list_pending_batons, peek_eligible,
-)
+from baton.commands.batons import BatonAlreadyClaimed, BatonNotPending, BatonSuperseded, Peek, claim_in_scope, peek_eligible
+from tests.app_support import cancel_baton, dismiss_baton, list_pending_batons
 from baton.commands.context import Project
 from baton.commands.identity import SessionContext
-from baton.commands.metrics import local_metrics
+from tests.app_support import local_metrics
 from baton.errors import NotFound, StreamVersionConflict
 from tests.batons_support import ALICE, BOB, active, events, leave, start
 

@@ -13,9 +13,9 @@ from collections import Counter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from baton.commands.batons import cancel_baton, dismiss_baton, list_pending_batons
+from tests.app_support import cancel_baton, dismiss_baton, list_pending_batons
 from baton.commands.context import Project
-from baton.commands.init import init_project
+from tests.app_support import init_project
 from tests.batons_support import events, leave, start
 
 OWNERS = ["alice@example.com", "bob@example.com"]

@@ -30,7 +30,7 @@ HEADING = "## 🤝 Active Session Handoff"
 
 
 def _worker(root: str, index: int, rounds: int, barrier, results) -> None:
-    from baton.commands.bootstrap import bootstrap
+    from tests.app_support import bootstrap
 
     for r in range(rounds):
         try:

@@ -11,7 +11,7 @@ brief. (Ordinary handoffs count only once validated — tests/test_brief_validat
 
 from __future__ import annotations
 
-from baton.commands.batons import scope_handoff_as_baton
+from tests.app_support import scope_handoff_as_baton
 from baton.domain.batons import SCOPE_FIELD, visible_handoffs
 from tests.batons_support import ALICE, BOB, leave, start, capture_handoff
 
@@ -20,7 +20,7 @@ ALICE_TRAP = "alice private failed approach"
 
 def capture(project, payload) -> str:
     """Capture and validate (pass): only validated handoffs reach a brief."""
-    from baton.commands.validate import validate_handoff_command
+    from tests.app_support import validate_handoff_command
 
     handoff_id = capture_handoff(project, payload)
     assert validate_handoff_command(project, handoff_id).report["status"] == "pass"

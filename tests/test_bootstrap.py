@@ -6,7 +6,7 @@ import orjson
 import pytest
 
 import baton.commands.bootstrap as bootstrap_module
-from baton.commands.bootstrap import bootstrap
+from tests.app_support import bootstrap
 from baton.domain.batons import HANDOFF_HEADING, render_baton_markdown
 from baton.errors import InputError
 from tests.batons_support import ALICE, active, append_raw, events, leave, start
@@ -128,7 +128,7 @@ def test_a_malformed_handoff_record_in_the_projection_is_left_out(project):
 def test_decisions_from_recent_validated_handoffs_fill_the_brief(project):
     from baton.commands.capture import capture_in_scope
     from baton.commands.context import Project
-    from baton.commands.validate import validate_handoff_command
+    from tests.app_support import validate_handoff_command
 
     opened = Project.open(project)
     with opened.writing() as scope:
@@ -226,7 +226,7 @@ def test_a_storage_error_while_reading_degrades_to_a_notice_and_claims_nothing(p
 
 @pytest.fixture
 def git_project(tmp_path):
-    from baton.commands.init import init_project
+    from tests.app_support import init_project
     from tests.handoff_support import git_init
 
     root = tmp_path / "repo"
@@ -244,7 +244,7 @@ RICH = {
 
 
 def _capture_and_scope(root) -> str:
-    from baton.commands.batons import scope_handoff_as_baton
+    from tests.app_support import scope_handoff_as_baton
     from baton.commands.capture import capture_in_scope
     from baton.commands.context import Project
 
@@ -295,7 +295,7 @@ def test_a_delivered_handoff_that_recorded_no_repository_head_gets_no_freshness_
 
 
 def test_session_begin_shows_the_stale_notice_of_the_handoff_it_claims(git_project):
-    from baton.commands.sessions import begin_session
+    from tests.app_support import begin_session
     from tests.handoff_support import git_commit
 
     _capture_and_scope(git_project)
@@ -307,7 +307,7 @@ def test_session_begin_shows_the_stale_notice_of_the_handoff_it_claims(git_proje
 
 
 def test_session_handoff_shows_the_stale_notice_of_the_waiting_handoff(git_project):
-    from baton.commands.batons import show_active_baton
+    from tests.app_support import show_active_baton
     from tests.handoff_support import git_commit
 
     _capture_and_scope(git_project)

@@ -9,8 +9,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from baton.commands.capture import ContentOptions, assign_item_ids, capture_checkpoint, capture_in_scope, \
-    merge_changes
+from baton.cli_input import ContentOptions
+from baton.commands.capture import assign_item_ids, capture_in_scope, merge_changes
+from tests.app_support import capture_checkpoint
 from baton.commands.context import Project
 from baton.errors import HandoffInputError
 from baton.errors import InputError, NotFound, PolicyBlock

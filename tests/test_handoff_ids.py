@@ -8,8 +8,8 @@ from baton.commands.capture import capture_in_scope
 from baton.commands.context import Project
 from baton.commands.ids import resolve_handoff_id
 from baton.errors import AmbiguousId
-from baton.commands.ready import promote_handoff
-from baton.commands.validate import validate_handoff_command
+from tests.app_support import promote_handoff
+from tests.app_support import validate_handoff_command
 from baton.domain.handoff import short_id
 from baton.errors import InputError, NotFound
 from tests.handoff_support import baton, payload

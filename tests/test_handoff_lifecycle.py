@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from baton.commands.amend import amend_handoff, archive_handoff
-from baton.commands.capture import ContentOptions, capture_in_scope
+from tests.app_support import amend_handoff, archive_handoff
+from baton.cli_input import ContentOptions
+from baton.commands.capture import capture_in_scope
 from baton.commands.context import Project
-from baton.commands.ready import promote_handoff
-from baton.commands.resume import resume_handoff
-from baton.commands.validate import validate_handoff_command
+from tests.app_support import promote_handoff
+from tests.app_support import resume_handoff
+from tests.app_support import validate_handoff_command
 from baton.errors import PromotionRefused, TransitionError
 from baton.errors import InputError, PolicyBlock, StreamVersionConflict
 from tests.handoff_support import handoff_events, payload

@@ -6,14 +6,17 @@ import json
 
 import attrs
 
-from baton.commands.amend import amend_handoff
-from baton.commands.capture import ContentOptions, capture_in_scope
+from tests.app_support import amend_handoff
+from baton.cli_input import ContentOptions
+from baton.commands.capture import capture_in_scope
 from baton.commands.context import Project
-from baton.commands.ready import promote_handoff
-from baton.commands.resume import resume_handoff
-from baton.commands.validate import validate_handoff_command
+from tests.app_support import promote_handoff
+from tests.app_support import resume_handoff
+from tests.app_support import validate_handoff_command
 from baton.ledger.envelope import EventDraft, seal
-from baton.projections.handoffs import SEARCH_TABLE, Handoffs, record_time, stream_of
+from baton.domain.aggregates.handoff import record_time
+from baton.events import handoff_stream as stream_of
+from baton.projections.handoffs import SEARCH_TABLE, Handoffs
 from baton.projections.runner import snapshot_equal
 from tests.handoff_support import materialized, payload
 

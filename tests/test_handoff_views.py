@@ -10,11 +10,12 @@ from hypothesis import strategies as st
 
 from baton.commands.capture import capture_in_scope
 from baton.commands.context import Project
-from baton.commands.listing import fts_query, list_handoffs
-from baton.commands.prepare import prepare_handoff
-from baton.commands.ready import promote_handoff
-from baton.commands.show import show_handoff
-from baton.commands.validate import validate_handoff_command
+from baton.commands.listing import fts_query
+from tests.app_support import list_handoffs
+from tests.app_support import prepare_handoff
+from tests.app_support import promote_handoff
+from tests.app_support import show_handoff
+from tests.app_support import validate_handoff_command
 from baton.domain.yaml_text import to_yaml
 from baton.errors import InputError
 from tests.handoff_support import git_commit, git_init, payload
@@ -54,7 +55,7 @@ def test_show_md_and_prompt_render_the_objective_and_the_next_action(project):
 
 
 def test_resume_of_a_session_baton_shows_its_open_questions_in_prompt_and_md(project):
-    from baton.commands.resume import resume_handoff
+    from tests.app_support import resume_handoff
     from tests.batons_support import leave
 
     record = leave(project, steps=("Run the auth suite",), questions=("Is the staging key rotated?",))
@@ -118,7 +119,7 @@ def test_list_shows_newest_first_and_filters_by_status(project):
 
 
 def test_list_rejects_an_unknown_status(project):
-    with pytest.raises(InputError, match="--status"):
+    with pytest.raises(InputError, match="`status`"):
         list_handoffs(project, status="done")
 
 
@@ -143,8 +144,8 @@ def test_fts_syntax_in_the_query_is_harmless(project):
 
 
 def test_list_search_follows_revisions(project):
-    from baton.commands.amend import amend_handoff
-    from baton.commands.capture import ContentOptions
+    from tests.app_support import amend_handoff
+    from baton.cli_input import ContentOptions
 
     handoff_id = _capture(project)
     amend_handoff(project, handoff_id, content=ContentOptions(title="Webhook signature checks"))
@@ -211,7 +212,7 @@ def test_prepare_lists_the_files_of_an_untracked_directory_not_the_directory(pro
 def test_prepare_output_refuses_to_overwrite_an_existing_file(project, tmp_path):
     target = tmp_path / "template.json"
     target.write_text("my notes")
-    with pytest.raises(InputError, match="--force") as err:
+    with pytest.raises(InputError, match="`force`") as err:
         prepare_handoff(project, output=str(target))
     assert err.value.exit_code == 2
     assert target.read_text() == "my notes"
@@ -246,7 +247,7 @@ def test_prepare_writes_nothing_to_the_ledger(project):
 
 def test_prepare_uses_the_current_session_objective(project):
     git_init(project)
-    from baton.commands.sessions import begin_session
+    from tests.app_support import begin_session
 
     begin_session(project, session_id="s-1", objective="Ship the webhook retries")
     out = prepare_handoff(project).to_json()
@@ -262,7 +263,7 @@ def test_prepare_from_a_draft_starts_from_its_content_and_says_to_amend_it(proje
 
 
 def test_prepare_template_completed_and_captured_round_trips(project, tmp_path):
-    from baton.commands.capture import capture_checkpoint
+    from tests.app_support import capture_checkpoint
 
     git_init(project)
     git_commit(project, {"src/app.py": "x = 1\n"})

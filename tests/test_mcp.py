@@ -30,7 +30,7 @@ def anyio_backend():
 @pytest.fixture
 def repo(project_dir) -> Path:
     """A git project with one committed source file, initialised for Baton."""
-    from baton.commands.init import init_project
+    from tests.app_support import init_project
 
     git_init(project_dir, {"src/callback.py": "def check(state):\n    return state\n"})
     init_project(project_dir)

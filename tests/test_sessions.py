@@ -6,7 +6,8 @@ import pytest
 
 from baton.commands.context import Project
 from baton.commands.identity import SessionContext
-from baton.commands.sessions import begin_session, end_session, get_session_objective
+from baton.commands.sessions import get_session_objective
+from tests.app_support import begin_session, end_session
 from baton.domain.batons import STEPS_REQUIRED
 from baton.errors import InputError
 from tests.batons_support import ALICE, BOB, active, append_raw, events, leave, start

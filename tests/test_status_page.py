@@ -20,7 +20,8 @@ import orjson
 import pytest
 
 from baton.commands.context import Project
-from baton.commands.status_page import listen_target, loopback_address, status_overview
+from baton.commands.status_page import loopback_address
+from tests.app_support import listen_target, status_overview
 from baton.errors import PolicyBlock
 from baton.web.page import PAGE_CSP, SCRIPT, STYLE, _source_hash, render_page
 from baton.errors import PortInUse

@@ -26,6 +26,7 @@ def test_rebuild_until_with_a_bad_value_names_until(project):
     assert r.returncode == 2 and "--until takes an event id" in r.stderr
 
 
-def test_until_parse_names_the_option_it_is_given():
-    with pytest.raises(InputError, match=r"^--since takes"):
-        Until.parse("garbage", option="--since")
+def test_until_parse_names_the_parameter_it_is_given_for_adapters_to_spell():
+    with pytest.raises(InputError, match=r"^`since` takes") as caught:
+        Until.parse("garbage", option="since")
+    assert caught.value.name_parameters({"since": "--since"}).message.startswith("--since takes")

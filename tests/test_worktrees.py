@@ -18,10 +18,10 @@ from dulwich import porcelain
 
 from baton.commands.capture import capture_in_scope
 from baton.commands.context import Project
-from baton.commands.prepare import prepare_handoff
-from baton.commands.ready import promote_handoff
-from baton.commands.resume import resume_handoff
-from baton.commands.validate import validate_handoff_command
+from tests.app_support import prepare_handoff
+from tests.app_support import promote_handoff
+from tests.app_support import resume_handoff
+from tests.app_support import validate_handoff_command
 from baton.errors import PolicyBlock
 from baton.project import resolve_root, resolve_worktree
 from tests.conftest import run_baton
@@ -60,7 +60,7 @@ def repo(tmp_path, monkeypatch):
     git_init(main, {"src/app.py": "master version\n"})
     (main / ".git" / "config").write_text(
         "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[user]\n\temail = " + OWNER + "\n")
-    from baton.commands.init import init_project
+    from tests.app_support import init_project
 
     init_project(main)
     porcelain.branch_create(str(main), "feature")
@@ -238,7 +238,7 @@ def test_an_artifact_must_stay_inside_the_current_worktree(repo):
 # -- the other interfaces ------------------------------------------------------------------
 
 def test_status_in_a_linked_worktree_judges_the_latest_handoff_there(repo):
-    from baton.commands.status import project_status
+    from tests.app_support import project_status
 
     _, linked = repo
     ready_here(payload())

@@ -20,12 +20,16 @@ snapshot of now.
 
 from __future__ import annotations
 
-import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
 from typing import Any, Mapping
 
 import attrs
 
-from baton.commands.capture import CaptureResult, ContentOptions
+from baton.commands.capture import CaptureResult
 from baton.commands.transitions import command_hints
 
 
@@ -37,15 +41,21 @@ def _section_replace(base: dict[str, Any], replacement: Mapping[str, Any]) -> di
 
 @command_hints()
 def amend_handoff(
-    project_option: str | os.PathLike | None = None,
+    project: "Project",
     token: str = "",
     *,
-    content: ContentOptions = ContentOptions(),
-    input_source: str | None = None,
+    replacement: Mapping[str, Any] | None = None,
+    changes: Mapping[str, Any] | None = None,
     session: str | None = None,
-    stdin: Any = None,
 ) -> CaptureResult:
-    """Raises:
+    """Amend a handoff: a draft or validated record is revised in place; a
+    ready (or later) one gets a corrected child (relation ``amend``).
+
+    ``replacement`` replaces whole sections (``work``, ``summary``...);
+    ``changes`` then merges over them as ``merge_changes`` says (text
+    replaces, lists gain entries, records with an id replace theirs).
+
+    Raises:
         InputError (exit 2): nothing to change, a malformed change, or a
             field Baton manages.
         PolicyBlock (exit 5): a secret matched a block rule, a path escapes,
@@ -59,76 +69,64 @@ def amend_handoff(
         handoff_file,
         hash_artifacts,
         merge_changes,
-        read_payload_file,
         refuse_transcripts,
     )
-    from baton.commands.context import Project
     from baton.commands.handoff_facts import now_timestamp, project_snapshot
     from baton.commands.ids import load_handoff
     from baton.domain import lifecycle
     from baton.domain.handoff import MANAGED_FIELDS, handoff_from_json, handoff_to_json
+    from baton.commands.record import record
+    from baton.domain.aggregates import handoff as aggregate
     from baton.errors import InputError
-    from baton.ledger.envelope import EventDraft
+    from baton.events import handoff_stream
     from baton.ledger.ids import uuid7
     from baton.policy import load_policy
-    from baton.projections.handoffs import CAPTURED, REVISED, stream_of
 
-    replacement = read_payload_file(input_source, stdin=stdin) if input_source else {}
-    flags = content.to_changes()
+    replacement = dict(replacement or {})
+    flags = dict(changes or {})
     if not replacement and not flags:
-        raise InputError("nothing to amend: give content flags (e.g. --open-item, --completed) or --input FILE")
+        raise InputError("nothing to amend: give changes or replacement sections")
     managed = sorted(k for k in replacement if k in MANAGED_FIELDS)
     if managed:
         raise InputError(f"{', '.join(managed)}: set by Baton, cannot be amended",
                          details={"problems": [f"{k}: set by Baton, do not supply it" for k in managed]})
-    opened = Project.open(project_option)
-    try:
-        policy = load_policy(opened.paths, opened.config)
-        clean_input = clean_payload(opened.paths.worktree, replacement, policy) if replacement else None
-        clean_flags = clean_payload(opened.paths.worktree, flags, policy) if flags else None
-        new_redactions = [*(clean_input.redactions if clean_input else ()),
-                          *(clean_flags.redactions if clean_flags else ())]
-        with opened.writing() as scope:
-            handoff = load_handoff(scope.runner, token)
-            now = now_timestamp(opened.clock())
-            in_place = handoff.status in ("draft", "validated")
-            if not in_place and lifecycle.AMEND not in lifecycle.allowed_actions(handoff):
-                raise lifecycle.transition_error(handoff, lifecycle.AMEND)
-            base = {k: v for k, v in handoff_to_json(handoff).items() if k not in MANAGED_FIELDS}
-            body = _section_replace(base, clean_input.payload) if clean_input else base
-            if clean_flags:
-                body = merge_changes(body, clean_flags.payload)
-            body = assign_item_ids(body)
-            hash_artifacts(opened.paths.worktree, body, policy.allowed_roots, refresh=True)
-            if new_redactions:
-                body["redactions"] = list(body.get("redactions") or []) + new_redactions
-            project = project_snapshot(opened)
-            if in_place:
-                full = {**handoff_to_json(handoff), **body, "project": project}
-                revised = lifecycle.revise(handoff, handoff_from_json(full), now=now)
-                refuse_transcripts(revised)
-                record = handoff_to_json(revised)
-                stream = stream_of(handoff.id)
-                events = scope.append(
-                    [EventDraft(REVISED, stream, {"handoff": record, "redactions": new_redactions},
-                                session=session)],
-                    expected={stream: scope.txn.stream_version(stream)},
-                )
-                stored = scope.runner.get("handoffs", handoff.id) or record
-                return CaptureResult(handoff.id, stored, new_redactions, events, handoff_file(stored), revised=True)
-            child_id = uuid7(opened.clock())
-            child = lifecycle.amend(handoff, body, id=child_id, now=now, project=project)
-            refuse_transcripts(child)
-            record = handoff_to_json(child)
-            stream = stream_of(child_id)
-            events = scope.append(
-                [EventDraft(CAPTURED, stream, {"handoff": record, "redactions": new_redactions}, session=session)],
-                expected={stream: 0},
-            )
-            stored = scope.runner.get("handoffs", child_id) or record
-            return CaptureResult(child_id, stored, new_redactions, events, handoff_file(stored))
-    finally:
-        opened.close()
+    opened = project
+    policy = load_policy(opened.paths, opened.config)
+    clean_input = clean_payload(opened.paths.worktree, replacement, policy) if replacement else None
+    clean_flags = clean_payload(opened.paths.worktree, flags, policy) if flags else None
+    new_redactions = [*(clean_input.redactions if clean_input else ()),
+                      *(clean_flags.redactions if clean_flags else ())]
+    with opened.writing() as scope:
+        handoff = load_handoff(scope.runner, token)
+        now = now_timestamp(opened.clock())
+        in_place = handoff.status in ("draft", "validated")
+        if not in_place and lifecycle.AMEND not in lifecycle.allowed_actions(handoff):
+            raise lifecycle.transition_error(handoff, lifecycle.AMEND)
+        base = {k: v for k, v in handoff_to_json(handoff).items() if k not in MANAGED_FIELDS}
+        body = _section_replace(base, clean_input.payload) if clean_input else base
+        if clean_flags:
+            body = merge_changes(body, clean_flags.payload)
+        body = assign_item_ids(body)
+        hash_artifacts(opened.paths.worktree, body, policy.allowed_roots, refresh=True)
+        if new_redactions:
+            body["redactions"] = list(body.get("redactions") or []) + new_redactions
+        snapshot = project_snapshot(opened)
+        if in_place:
+            full = {**handoff_to_json(handoff), **body, "project": snapshot}
+            revised = lifecycle.revise(handoff, handoff_from_json(full), now=now)
+            refuse_transcripts(revised)
+            version = scope.txn.stream_version(handoff_stream(handoff.id))
+            decided = aggregate.decide(handoff, aggregate.Revise(revised, tuple(new_redactions)), now=now)
+            events = record(scope, decided, version=version, session=session)
+            stored = scope.runner.get("handoffs", handoff.id) or decided[0].handoff
+            return CaptureResult(handoff.id, stored, new_redactions, events, handoff_file(stored), revised=True)
+        child_id = uuid7(opened.clock())
+        child = lifecycle.amend(handoff, body, id=child_id, now=now, project=snapshot)
+        refuse_transcripts(child)
+        decided = aggregate.decide(None, aggregate.Capture(child, tuple(new_redactions)), now=now)
+        events = record(scope, decided, version=0, session=session)
+        stored = scope.runner.get("handoffs", child_id) or decided[0].handoff
+        return CaptureResult(child_id, stored, new_redactions, events, handoff_file(stored))
 
 
 @attrs.frozen
@@ -150,25 +148,19 @@ class ArchiveResult:
 
 
 @command_hints()
-def archive_handoff(project_option: str | os.PathLike | None = None, token: str = "", *,
+def archive_handoff(project: "Project", token: str = "", *,
                     reason: str | None = None) -> ArchiveResult:
     """Raises: TransitionError (exit 4) for a record already archived; NotFound / AmbiguousId."""
-    from baton.commands.context import Project
     from baton.commands.handoff_facts import now_timestamp
     from baton.commands.ids import load_handoff
-    from baton.domain import lifecycle
-    from baton.ledger.envelope import EventDraft
-    from baton.projections.handoffs import ARCHIVED, stream_of
+    from baton.commands.record import record
+    from baton.domain.aggregates import handoff as aggregate
+    from baton.events import handoff_stream
 
     reason = reason.strip() if reason and reason.strip() else None
-    opened = Project.open(project_option)
-    try:
-        with opened.writing() as scope:
-            handoff = load_handoff(scope.runner, token)
-            lifecycle.archive(handoff, now=now_timestamp(opened.clock()), reason=reason)
-            stream = stream_of(handoff.id)
-            scope.append([EventDraft(ARCHIVED, stream, {"reason": reason})],
-                         expected={stream: scope.txn.stream_version(stream)})
-        return ArchiveResult(handoff.id, handoff.status, reason)
-    finally:
-        opened.close()
+    opened = project
+    with opened.writing() as scope:
+        handoff = load_handoff(scope.runner, token)
+        decided = aggregate.decide(handoff, aggregate.Archive(reason), now=now_timestamp(opened.clock()))
+        record(scope, decided, version=scope.txn.stream_version(handoff_stream(handoff.id)))
+    return ArchiveResult(handoff.id, handoff.status, reason)

@@ -14,7 +14,11 @@ can never overwrite a newer baton or deliver one twice.
 
 from __future__ import annotations
 
-import functools
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
 from typing import Any
 
 import attrs
@@ -284,27 +288,6 @@ def create_in_scope(
     return CreatedBaton(final, superseded, list(getattr(captured, "redactions", []) or []))
 
 
-def uses_project(fn):
-    """Let a use case take a project option (path or None) or an open ``Project``.
-
-    A project opened here is closed when the use case returns, so a
-    long-lived caller (the MCP server, the status page) leaks no index handle.
-    """
-    @functools.wraps(fn)
-    def wrapper(project: Any = None, *args: Any, **kwargs: Any):
-        from baton.commands.context import Project
-
-        if isinstance(project, Project):
-            return fn(project, *args, **kwargs)
-        opened = Project.open(project)
-        try:
-            return fn(opened, *args, **kwargs)
-        finally:
-            opened.close()
-
-    return wrapper
-
-
 def _as_payload(handoff: Any, owner: str | None, branch: str | None, shared: bool | None,
                 *, allow_empty: bool) -> BatonPayload | None:
     if isinstance(handoff, BatonPayload):
@@ -340,9 +323,8 @@ class BatonCreateResult:
         return text
 
 
-@uses_project
 def create_baton(
-    project: Any = None,
+    project: "Project",
     handoff: Any = None,
     *,
     session: str | None = None,
@@ -384,8 +366,7 @@ class ActiveBatonResult:
         return render_baton_markdown(self.record, freshness=self.freshness).rstrip("\n")
 
 
-@uses_project
-def show_active_baton(project: Any = None, *, owner: str | None = None, branch: str | None = None) -> ActiveBatonResult:
+def show_active_baton(project: "Project", *, owner: str | None = None, branch: str | None = None) -> ActiveBatonResult:
     """The baton the next session here would receive (not claimed by looking), with its freshness."""
     opened = project
     ctx = resolve_context(opened.paths.worktree, owner=owner, branch=branch)
@@ -414,8 +395,7 @@ class PendingBatonsResult:
         return "\n".join(lines)
 
 
-@uses_project
-def list_pending_batons(project: Any = None) -> PendingBatonsResult:
+def list_pending_batons(project: "Project") -> PendingBatonsResult:
     """Every pending (unclaimed, not superseded, cancelled or dismissed) baton, newest first."""
     return PendingBatonsResult(pending_batons(project.reading()))
 
@@ -439,8 +419,7 @@ class CancelResult:
         return f"Cancelled baton {self.record.id} for {self.context.owner} on {self.context.branch}."
 
 
-@uses_project
-def cancel_baton(project: Any = None, *, owner: str | None = None, branch: str | None = None,
+def cancel_baton(project: "Project", *, owner: str | None = None, branch: str | None = None,
                  session: str | None = None) -> CancelResult:
     """Cancel this owner's pending baton on this branch (never a shared one).
 
@@ -473,8 +452,7 @@ class DismissResult:
         return f"Dismissed baton {self.record.id}."
 
 
-@uses_project
-def dismiss_baton(project: Any = None, handoff_id: str = "", *, via: str = "cli",
+def dismiss_baton(project: "Project", handoff_id: str = "", *, via: str = "cli",
                   session: str | None = None) -> DismissResult:
     """Dismiss one pending baton by id (or unique prefix), any owner, branch or shared.
 
@@ -514,9 +492,8 @@ def dismiss_baton(project: Any = None, handoff_id: str = "", *, via: str = "cli"
         return DismissResult(current)
 
 
-@uses_project
 def scope_handoff_as_baton(
-    project: Any = None,
+    project: "Project",
     handoff_id: str = "",
     *,
     owner: str | None = None,
@@ -540,7 +517,7 @@ def scope_handoff_as_baton(
 
     token = (handoff_id or "").strip()
     if not token:
-        raise InputError("--from needs a handoff id")
+        raise InputError("`handoff_id` is needed: the handoff to hand on")
     opened = project
     ctx = resolve_context(opened.paths.worktree, owner=owner, branch=branch)
     with opened.writing() as scope:

@@ -19,11 +19,16 @@ is the brief a start would receive now.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
 from typing import Any
 
 import attrs
 
-from baton.commands.batons import Peek, baton_freshness, claim_in_scope, peek_eligible, uses_project
+from baton.commands.batons import Peek, baton_freshness, claim_in_scope, peek_eligible
 from baton.commands.identity import SessionContext, resolve_context
 from baton.commands.sessions import SessionObjective, check_session_id, get_session_objective
 from baton.domain.batons import (
@@ -114,9 +119,8 @@ def _unreadable(exc: BatonError) -> str:
     return f"Baton could not read the ledger: {message}{hint}"
 
 
-@uses_project
 def bootstrap(
-    project: Any = None,
+    project: "Project",
     *,
     session_id: str | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
@@ -135,7 +139,7 @@ def bootstrap(
     """
     if (isinstance(max_bytes, bool) or not isinstance(max_bytes, int)
             or not MIN_MAX_BYTES <= max_bytes <= MAX_MAX_BYTES):
-        raise InputError(f"--max-bytes must be an integer from {MIN_MAX_BYTES} to {MAX_MAX_BYTES}")
+        raise InputError(f"`max_bytes` must be an integer from {MIN_MAX_BYTES} to {MAX_MAX_BYTES}")
     session_id = check_session_id(session_id)
     generated = session_id is None and not peek
     if generated:

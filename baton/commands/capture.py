@@ -23,12 +23,15 @@ exists — and never invents summary content.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
 import copy
-import os
 import re
-import sys
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping
 
 import attrs
 
@@ -89,139 +92,6 @@ def handoff_file(record: Mapping[str, Any]) -> str:
     from baton.domain.handoff import HANDOFFS_DIR, handoff_file_name
 
     return f"{HANDOFFS_DIR}/{handoff_file_name(record['created_at'], record['id'])}"
-
-
-# -- payload input ---------------------------------------------------------------
-
-def read_payload_file(source: str, *, stdin: Any = None) -> dict[str, Any]:
-    """The JSON object in ``source`` (a path, or ``-`` for stdin).
-
-    Raises:
-        InputError: unreadable, not JSON, or not an object (exit 2).
-    """
-    import orjson
-
-    where = "stdin" if source == "-" else source
-    try:
-        if source == "-":
-            stream = stdin if stdin is not None else sys.stdin
-            raw = stream.buffer.read() if hasattr(stream, "buffer") else stream.read()
-        else:
-            raw = Path(source).read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read --input {where}: {exc.strerror or exc}") from exc
-    try:
-        value = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise InputError(f"--input {where} is not valid JSON: {exc}", details={"input": where}) from exc
-    if not isinstance(value, dict):
-        raise InputError(f"--input {where} must hold a JSON object (a handoff payload), not {type(value).__name__}")
-    return value
-
-
-def _json_item(flag: str, text: str, *, as_text: str | None) -> Any:
-    """A flag value: a JSON object, or plain text wrapped as ``{as_text: text}``."""
-    import orjson
-
-    stripped = text.strip()
-    if stripped.startswith("{"):
-        try:
-            value = orjson.loads(stripped)
-        except orjson.JSONDecodeError as exc:
-            raise InputError(f"{flag} {text!r} is not valid JSON: {exc}") from exc
-        if not isinstance(value, dict):
-            raise InputError(f"{flag} takes a JSON object")
-        return value
-    if as_text is None:
-        raise InputError(f"{flag} takes a JSON object, e.g. {flag} '{{\"approach\": \"...\", \"outcome\": \"failed\"}}'")
-    return {as_text: text}
-
-
-@attrs.frozen
-class ContentOptions:
-    """The content flags shared by ``checkpoint create`` and ``handoff amend``."""
-
-    title: str | None = None
-    objective: str | None = None
-    scope: Sequence[str] = ()
-    constraints: Sequence[str] = ()
-    definition_of_done: Sequence[str] = ()
-    work_state: str | None = None
-    completed: Sequence[str] = ()
-    in_progress: Sequence[str] = ()
-    discoveries: Sequence[str] = ()
-    current_state: str | None = None
-    why_it_matters: str | None = None
-    decisions: Sequence[str] = ()
-    artifacts: Sequence[str] = ()
-    evidence: Sequence[str] = ()
-    failed_attempts: Sequence[str] = ()
-    open_items: Sequence[str] = ()
-    risks: Sequence[str] = ()
-    harness: str | None = None
-    model: str | None = None
-    actor_type: str | None = None
-
-    def to_changes(self) -> dict[str, Any]:
-        """The flags as a partial payload (only what was given).
-
-        Plain text is accepted where one field is obviously meant: a decision's
-        ``decision``, an open item's ``description``, a risk's ``description``,
-        a failed attempt's ``approach`` (outcome ``failed``), an artifact's
-        ``path`` (role ``modified``, or ``PATH:ROLE``).
-
-        Raises:
-            InputError: a JSON flag value is malformed.
-        """
-        out: dict[str, Any] = {}
-        work = {k: v for k, v in (("title", self.title), ("objective", self.objective),
-                                  ("state", self.work_state)) if v is not None}
-        for key, items in (("scope", self.scope), ("constraints", self.constraints),
-                           ("definition_of_done", self.definition_of_done)):
-            if items:
-                work[key] = list(items)
-        if work:
-            out["work"] = work
-        summary = {k: v for k, v in (("current_state", self.current_state),
-                                     ("why_it_matters", self.why_it_matters)) if v is not None}
-        for key, items in (("completed", self.completed), ("in_progress", self.in_progress),
-                           ("discoveries", self.discoveries)):
-            if items:
-                summary[key] = list(items)
-        if summary:
-            out["summary"] = summary
-        if self.decisions:
-            out["decisions"] = [_json_item("--decision", t, as_text="decision") for t in self.decisions]
-        if self.artifacts:
-            out["artifacts"] = [_artifact_item(t) for t in self.artifacts]
-        if self.evidence:
-            out["evidence"] = [_json_item("--evidence", t, as_text=None) for t in self.evidence]
-        if self.failed_attempts:
-            items = [_json_item("--failed-attempt", t, as_text="approach") for t in self.failed_attempts]
-            out["failed_attempts"] = [dict({"outcome": "failed"}, **i) if set(i) == {"approach"} else i
-                                      for i in items]
-        if self.open_items:
-            out["open_items"] = [_json_item("--open-item", t, as_text="description") for t in self.open_items]
-        if self.risks:
-            out["risks"] = [_json_item("--risk", t, as_text="description") for t in self.risks]
-        origin = {k: v for k, v in (("harness", self.harness), ("model", self.model)) if v}
-        if self.actor_type:
-            origin["actor"] = {"type": self.actor_type}
-        if origin:
-            out["origin"] = origin
-        return out
-
-
-_ROLES = ("modified", "created", "read", "generated", "deleted")
-
-
-def _artifact_item(text: str) -> dict[str, Any]:
-    if text.strip().startswith("{"):
-        return _json_item("--artifact", text, as_text=None)
-    path, sep, role = text.rpartition(":")
-    if sep and role in _ROLES:
-        return {"path": path, "role": role}
-    return {"path": text, "role": "modified"}
 
 
 # -- merging --------------------------------------------------------------------
@@ -487,11 +357,11 @@ def capture_in_scope(
         NotFound / AmbiguousId: ``parent`` names no single handoff (exit 4).
     Nothing is appended when any of these is raised.
     """
-    from baton.domain.handoff import handoff_to_json, new_draft
-    from baton.ledger.envelope import EventDraft
+    from baton.commands.record import record
+    from baton.domain.aggregates import handoff as aggregate
+    from baton.domain.handoff import new_draft
     from baton.ledger.ids import uuid7
     from baton.policy import load_policy
-    from baton.projections.handoffs import CAPTURED, stream_of
 
     from baton.commands.handoff_facts import now_timestamp, project_snapshot
 
@@ -536,51 +406,26 @@ def capture_in_scope(
     handoff_id = uuid7(project.clock())
     draft = new_draft(body, id=handoff_id, now=now, project=project_snapshot(project))
     refuse_transcripts(draft)
-    record = handoff_to_json(draft)
-    stream = stream_of(handoff_id)
-    events = scope.append(
-        [EventDraft(CAPTURED, stream, {"handoff": record, "redactions": list(clean.redactions)},
-                    actor=actor, session=session)],
-        expected={stream: 0},
-    )
-    stored = scope.runner.get("handoffs", handoff_id) or record
+    decided = aggregate.decide(None, aggregate.Capture(draft, tuple(clean.redactions)), now=now)
+    events = record(scope, decided, version=0, actor=actor, session=session)
+    stored = scope.runner.get("handoffs", handoff_id) or decided[0].handoff
     return CaptureResult(handoff_id, stored, list(clean.redactions), events, handoff_file(stored))
 
 
-def capture_checkpoint(
-    project_option: str | os.PathLike | None = None,
+def capture_handoff(
+    project: "Project",
+    payload: dict[str, Any],
     *,
-    content: ContentOptions = ContentOptions(),
-    input_source: str | None = None,
-    parent: str | None = None,
     trigger: str = "manual",
+    parent: str | None = None,
+    origin: dict[str, Any] | None = None,
     session: str | None = None,
-    prompter: Any = None,
-    stdin: Any = None,
 ) -> CaptureResult:
-    """``baton checkpoint create``: a draft from flags and/or a JSON payload.
+    """``checkpoint create`` / MCP ``handoff_capture``: capture a draft from
+    the payload the adapter assembled (files, flags and prompts are the
+    adapter's business).
 
-    ``--input`` supplies the base payload; flags are merged over it. On a
-    terminal (``prompter``), a missing title or objective is asked for.
-
-    Raises: as ``capture_in_scope``; NotInitialized.
+    Raises: as ``capture_in_scope``.
     """
-    from baton.commands.context import Project
-    from baton.commands.interactive import ask_for_missing
-
-    payload = read_payload_file(input_source, stdin=stdin) if input_source else {}
-    payload = merge_changes(payload, content.to_changes())
-    work = payload.get("work") if isinstance(payload.get("work"), dict) else None
-    if prompter is not None and (work is None or isinstance(work, dict)):
-        work = dict(work or {})
-        answers = ask_for_missing({"title": work.get("title"), "objective": work.get("objective")},
-                                  [("title", "Title (what is this work?)"),
-                                   ("objective", "Objective (the measurable outcome)")], prompter)
-        work.update({k: v for k, v in answers.items() if v is not None})
-        payload["work"] = work
-    opened = Project.open(project_option)
-    try:
-        with opened.writing() as scope:
-            return capture_in_scope(scope, payload, trigger=trigger, parent=parent, session=session)
-    finally:
-        opened.close()
+    with project.writing() as scope:
+        return capture_in_scope(scope, payload, trigger=trigger, parent=parent, origin=origin, session=session)

@@ -13,6 +13,7 @@ from importlib import metadata
 import attrs
 
 from baton import __version__
+from baton.commands.context import Project
 from baton.errors import BatonError
 
 
@@ -59,7 +60,6 @@ def _versions() -> str:
 
 
 def diagnose(project: str | os.PathLike | None = None) -> DoctorResult:
-    from baton.commands.context import Project
     from baton.ledger.verify import verify_ledger
     from baton.project import ProjectPaths, git_toplevel, resolve_root
 

@@ -5,7 +5,11 @@ The ledger, quarantine and materialized records are never touched.
 
 from __future__ import annotations
 
-import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
 import shutil
 from pathlib import Path
 
@@ -39,11 +43,9 @@ def _size(path: Path) -> int:
     return path.stat().st_size
 
 
-def collect_garbage(project: str | os.PathLike | None = None, *, dry_run: bool = False) -> GcResult:
+def collect_garbage(project: "Project", *, dry_run: bool = False) -> GcResult:
     """Raises: NotInitialized, StorageError."""
-    from baton.commands.context import Project
-
-    opened = Project.open(project)
+    opened = project
     p = opened.paths
     candidates = [p.index, p.index.with_name("index.sqlite-wal"), p.index.with_name("index.sqlite-shm"), p.cache_dir]
     removed = []

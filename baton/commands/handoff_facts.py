@@ -185,7 +185,7 @@ def refuse_unlisted(requests: list[tuple[str, str]], policy: Any) -> None:
     if refused:
         listed = "; ".join(f"{eid}: {ref!r}" for eid, ref in refused)
         raise PolicyBlock(
-            f"--recheck refused: {len(refused)} evidence command(s) are not on the recheck allowlist "
+            f"`recheck` refused: {len(refused)} evidence command(s) are not on the recheck allowlist "
             f"(policy recheck_allowlist); nothing was run: {listed}",
             details={"refused": [{"evidence_id": eid, "ref": ref} for eid, ref in refused],
                      "allowlist": list(policy.recheck_allowlist)},
@@ -204,7 +204,7 @@ def run_recheck(root: Path, evidence_id: str, ref: str, policy: Any, *, timeout:
     from baton.domain.redaction import summarize_output
 
     if not policy.allows_recheck(ref):  # belt and braces: never run an unlisted command
-        raise PolicyBlock(f"--recheck refused: {ref!r} is not on the recheck allowlist")
+        raise PolicyBlock(f"`recheck` refused: {ref!r} is not on the recheck allowlist")
     try:
         argv = shlex.split(ref)
     except ValueError as exc:

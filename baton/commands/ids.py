@@ -17,7 +17,7 @@ from typing import Any, Iterable
 
 import attrs
 
-from baton.errors import AmbiguousId, Conflict, InputError, NotFound
+from baton.errors import AmbiguousId, InputError, NotFound
 
 LATEST = "latest"
 RESUMABLE = ("ready", "resumed")

@@ -55,12 +55,12 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
     from baton.commands.context import Project, ensure_writer
 
     if project_id is not None and not project_id.strip():
-        raise InputError("--project-id must not be empty")
+        raise InputError("`project_id` must not be empty")
     if project_id is not None:
         from baton.domain.redaction import RedactionPolicy, redact_strings
 
         if redact_strings(project_id, RedactionPolicy()).changed:
-            raise PolicyBlock("refused by secret policy: --project-id looks like a secret")
+            raise PolicyBlock("refused by secret policy: `project_id` looks like a secret")
     paths = ProjectPaths(resolve_root(project))
     if not paths.root.is_dir():
         raise InputError(f"{paths.root} is not a directory")

@@ -9,7 +9,11 @@ raise an error.
 
 from __future__ import annotations
 
-import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
 import re
 from typing import Any
 
@@ -72,7 +76,7 @@ def fts_query(text: str) -> str | None:
 
 
 def list_handoffs(
-    project_option: str | os.PathLike | None = None,
+    project: "Project",
     *,
     status: str | None = None,
     work: str | None = None,
@@ -80,44 +84,40 @@ def list_handoffs(
 ) -> ListResult:
     """Raises: InputError (unknown status, empty query, bad limit)."""
     from baton.commands.capture import handoff_file
-    from baton.commands.context import Project
     from baton.domain.handoff import STATUSES
     from baton.errors import InputError
     from baton.projections.handoffs import SEARCH_TABLE
 
     if status is not None and status not in STATUSES:
-        raise InputError(f"--status must be one of {', '.join(STATUSES)}, not {status!r}")
+        raise InputError(f"`status` must be one of {', '.join(STATUSES)}, not {status!r}")
     if limit is not None and limit < 1:
-        raise InputError("--limit must be a positive number")
+        raise InputError("`limit` must be a positive number")
     query = None
     if work is not None:
         query = fts_query(work)
         if query is None:
-            raise InputError("--work needs at least one word to search for")
-    opened = Project.open(project_option)
-    try:
-        runner = opened.reading()
-        wanted: set[str] | None = None
-        if query is not None:
-            wanted = {row[0] for row in runner.db.execute(
-                f"SELECT id FROM {SEARCH_TABLE} WHERE {SEARCH_TABLE} MATCH ?", [query]).fetchall()}
-        rows = []
-        for key, doc in runner.docs("handoffs"):
-            if wanted is not None and key not in wanted:
-                continue
-            if status is not None and doc.get("status") != status:
-                continue
-            lineage = doc.get("lineage") or {}
-            rows.append(HandoffRow(
-                id=key, status=doc.get("status", ""), flags=tuple(doc.get("flags", ())),
-                title=(doc.get("work") or {}).get("title", ""), created_at=doc.get("created_at", ""),
-                updated_at=doc.get("updated_at", ""), validation=(doc.get("validation") or {}).get("status", ""),
-                relation=lineage.get("relation", "root"), parents=tuple(lineage.get("parents", ())),
-                file=handoff_file(doc),
-            ))
-        rows.sort(key=lambda r: (r.created_at, r.id), reverse=True)
-        if limit is not None:
-            rows = rows[:limit]
-        return ListResult(tuple(rows), status, work)
-    finally:
-        opened.close()
+            raise InputError("`work` needs at least one word to search for")
+    opened = project
+    runner = opened.reading()
+    wanted: set[str] | None = None
+    if query is not None:
+        wanted = {row[0] for row in runner.db.execute(
+            f"SELECT id FROM {SEARCH_TABLE} WHERE {SEARCH_TABLE} MATCH ?", [query]).fetchall()}
+    rows = []
+    for key, doc in runner.docs("handoffs"):
+        if wanted is not None and key not in wanted:
+            continue
+        if status is not None and doc.get("status") != status:
+            continue
+        lineage = doc.get("lineage") or {}
+        rows.append(HandoffRow(
+            id=key, status=doc.get("status", ""), flags=tuple(doc.get("flags", ())),
+            title=(doc.get("work") or {}).get("title", ""), created_at=doc.get("created_at", ""),
+            updated_at=doc.get("updated_at", ""), validation=(doc.get("validation") or {}).get("status", ""),
+            relation=lineage.get("relation", "root"), parents=tuple(lineage.get("parents", ())),
+            file=handoff_file(doc),
+        ))
+    rows.sort(key=lambda r: (r.created_at, r.id), reverse=True)
+    if limit is not None:
+        rows = rows[:limit]
+    return ListResult(tuple(rows), status, work)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
 import fnmatch
-import os
 
 import attrs
 import orjson
@@ -54,7 +58,7 @@ def _position(events: list[Event], bound: Until) -> int:
 
 
 def ledger_log(
-    project: str | os.PathLike | None = None,
+    project: "Project",
     *,
     event_type: str | None = None,
     stream: str | None = None,
@@ -71,15 +75,13 @@ def ledger_log(
     Raises:
         NotInitialized, NotFound (unknown event id), InputError (bad time).
     """
-    from baton.commands.context import Project
-
-    opened = Project.open(project)
+    opened = project
     events = opened.ledger.read_all()
     start, stop = 0, len(events)
     if until is not None:
-        stop = _position(events, Until.parse(until, option="--until"))
+        stop = _position(events, Until.parse(until, option="until"))
     if since is not None:
-        start = _position(events, Until.parse(since, option="--since"))
+        start = _position(events, Until.parse(since, option="since"))
     chosen = [e for e in events[start:stop] if _matches(event_type, e.type) and _matches(stream, e.stream)]
     if limit is not None:
         chosen = chosen[-limit:] if limit > 0 else []

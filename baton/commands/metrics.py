@@ -14,11 +14,16 @@ them as it folds). The raw per-type counts of the ledger stay under
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
 from typing import Any
 
 import attrs
 
-from baton.commands.batons import current_batons, uses_project
+from baton.commands.batons import current_batons
 from baton.events import ObjectiveSet, HandoffCaptured, SessionBegun, SessionEnded
 from baton.projections.batons import OPERATIONS
 
@@ -42,8 +47,7 @@ class MetricsResult:
         return "\n".join(lines)
 
 
-@uses_project
-def local_metrics(project: Any = None) -> MetricsResult:
+def local_metrics(project: "Project") -> MetricsResult:
     """Counts of the telemetry operations, sessions and events, plus the latest telemetry records."""
     opened = project
     runner = opened.reading()

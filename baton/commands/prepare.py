@@ -19,7 +19,11 @@ given with ``--from``, ``baton handoff amend ID --input FILE``.
 
 from __future__ import annotations
 
-import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
 from typing import Any
 
 import attrs
@@ -95,7 +99,7 @@ class PrepareResult:
 
 
 def prepare_handoff(
-    project_option: str | os.PathLike | None = None,
+    project: "Project",
     *,
     source: str | None = None,
     trigger: str = "manual",
@@ -109,7 +113,6 @@ def prepare_handoff(
     NotFound / AmbiguousId for --from (exit 4).
     """
     from baton import gitinfo
-    from baton.commands.context import Project
     from baton.commands.handoff_facts import repository_snapshot
     from baton.commands.identity import resolve_context
     from baton.commands.ids import load_handoff
@@ -117,68 +120,65 @@ def prepare_handoff(
     from baton.errors import InputError
 
     if trigger not in TRIGGERS:
-        raise InputError(f"--trigger must be one of {', '.join(TRIGGERS)}, not {trigger!r}")
-    opened = Project.open(project_option)
+        raise InputError(f"`trigger` must be one of {', '.join(TRIGGERS)}, not {trigger!r}")
+    opened = project
+    runner = opened.reading()
+    repo = repository_snapshot(opened.paths.worktree)
+    roles = changed_roles(gitinfo.status_groups(opened.paths.worktree)) if repo else {}
+    changed = tuple(sorted(roles))
+    objective = None
     try:
-        runner = opened.reading()
-        repo = repository_snapshot(opened.paths.worktree)
-        roles = changed_roles(gitinfo.status_groups(opened.paths.worktree)) if repo else {}
-        changed = tuple(sorted(roles))
+        from baton.commands.sessions import get_session_objective
+
+        found = get_session_objective(runner, resolve_context(opened.paths.worktree))
+        objective = found.to_json() if found is not None else None
+    except ImportError:  # pragma: no cover - sessions are part of Baton
         objective = None
+
+    template: dict[str, Any]
+    source_id = None
+    if source is not None:
+        parent = load_handoff(runner, source)
+        source_id = parent.id
+        record = handoff_to_json(parent)
+        template = {k: record[k] for k in _BASE_FIELDS if k in record}
+        template["automation"] = {"trigger": trigger}
+        if parent.status not in ("draft", "validated"):
+            template["lineage"] = {"parents": [parent.id], "relation": "continue"}
+    else:
+        template = {
+            "work": {"title": "", "objective": objective["objective"] if objective else "",
+                     "scope": [], "constraints": [], "definition_of_done": []},
+            "summary": {"current_state": "", "completed": [], "in_progress": [], "discoveries": []},
+            "decisions": [], "evidence": [], "failed_attempts": [], "open_items": [], "risks": [],
+            "artifacts": [],
+            "automation": {"trigger": trigger},
+        }
+    known = {a.get("path") for a in template.get("artifacts", []) if isinstance(a, dict)}
+    template["artifacts"] = list(template.get("artifacts", [])) + [
+        {"path": path, "role": roles[path]} for path in changed if path not in known]
+    if output is not None:
+        from baton.canonical import pretty_bytes
+        from baton.errors import StorageError
+
         try:
-            from baton.commands.sessions import get_session_objective
-
-            found = get_session_objective(runner, resolve_context(opened.paths.worktree))
-            objective = found.to_json() if found is not None else None
-        except ImportError:  # pragma: no cover - sessions are part of Baton
-            objective = None
-
-        template: dict[str, Any]
-        source_id = None
-        if source is not None:
-            parent = load_handoff(runner, source)
-            source_id = parent.id
-            record = handoff_to_json(parent)
-            template = {k: record[k] for k in _BASE_FIELDS if k in record}
-            template["automation"] = {"trigger": trigger}
-            if parent.status not in ("draft", "validated"):
-                template["lineage"] = {"parents": [parent.id], "relation": "continue"}
-        else:
-            template = {
-                "work": {"title": "", "objective": objective["objective"] if objective else "",
-                         "scope": [], "constraints": [], "definition_of_done": []},
-                "summary": {"current_state": "", "completed": [], "in_progress": [], "discoveries": []},
-                "decisions": [], "evidence": [], "failed_attempts": [], "open_items": [], "risks": [],
-                "artifacts": [],
-                "automation": {"trigger": trigger},
-            }
-        known = {a.get("path") for a in template.get("artifacts", []) if isinstance(a, dict)}
-        template["artifacts"] = list(template.get("artifacts", [])) + [
-            {"path": path, "role": roles[path]} for path in changed if path not in known]
-        if output is not None:
-            from baton.canonical import pretty_bytes
-            from baton.errors import StorageError
-
-            try:
-                with open(output, "wb" if force else "xb") as out:
-                    out.write(pretty_bytes(template))
-            except FileExistsError:
-                raise InputError(f"--output {output} already exists; pass --force to overwrite it",
-                                 details={"output": str(output)}) from None
-            except OSError as exc:
-                raise StorageError(f"cannot write the template to {output}: {exc.strerror or exc}") from exc
-        return PrepareResult(
-            output=output,
-            template=template,
-            repository=repo,
-            changed_files=tuple(changed),
-            objective=objective,
-            source=source_id,
-            to_complete=tuple({"field": f, "hint": h} for f, h in TO_COMPLETE if _missing(template, f)),
-            revise_source=source_id is not None and "lineage" not in template,
-        )
-    finally:
-        opened.close()
+            with open(output, "wb" if force else "xb") as out:
+                out.write(pretty_bytes(template))
+        except FileExistsError:
+            raise InputError(f"`output` {output} already exists; pass `force` to overwrite it",
+                             details={"output": str(output)}) from None
+        except OSError as exc:
+            raise StorageError(f"cannot write the template to {output}: {exc.strerror or exc}") from exc
+    return PrepareResult(
+        output=output,
+        template=template,
+        repository=repo,
+        changed_files=tuple(changed),
+        objective=objective,
+        source=source_id,
+        to_complete=tuple({"field": f, "hint": h} for f, h in TO_COMPLETE if _missing(template, f)),
+        revise_source=source_id is not None and "lineage" not in template,
+    )
 
 
 def changed_roles(groups: Any) -> dict[str, str]:

@@ -10,7 +10,11 @@ content never changes, only its status.
 
 from __future__ import annotations
 
-import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
 from typing import Any
 
 import attrs
@@ -47,7 +51,7 @@ class ReadyResult:
 
 @command_hints()
 def promote_handoff(
-    project_option: str | os.PathLike | None = None,
+    project: "Project",
     token: str = "",
     *,
     accept_warnings: str | None = None,
@@ -59,47 +63,35 @@ def promote_handoff(
         NotFound / AmbiguousId (exit 4).
     """
     from baton.commands.capture import handoff_file
-    from baton.commands.context import Project
     from baton.commands.handoff_facts import now_timestamp
     from baton.commands.ids import load_handoff
-    from baton.domain import lifecycle
+    from baton.commands.record import record_many
+    from baton.domain.aggregates import handoff as aggregate
     from baton.domain.handoff import handoff_from_json
-    from baton.errors import PromotionRefused
-    from baton.domain.validation import ready_problems
     from baton.errors import InputError
-    from baton.ledger.envelope import EventDraft
-    from baton.projections.handoffs import PROMOTED, SUPERSEDED, stream_of
+    from baton.events import handoff_stream
 
     if accept_warnings is not None and not accept_warnings.strip():
-        raise InputError("--accept-warnings needs a reason: say why the warnings are acceptable")
+        raise InputError("`accept_warnings` needs a reason: say why the warnings are acceptable")
     accept_warnings = accept_warnings.strip() if accept_warnings else None
-    opened = Project.open(project_option)
-    try:
-        with opened.writing() as scope:
-            handoff = load_handoff(scope.runner, token)
-            if handoff.status in ("draft", "validated") and (
-                    handoff.validation.status == "fail" or "invalid" in handoff.flags):
-                # §10: "fail cannot be promoted without amendment" — a validation
-                # failure (exit 3), not a wrong state.
-                raise PromotionRefused(handoff.id, ready_problems(handoff))
-            lifecycle.promote(handoff, now=now_timestamp(opened.clock()), accepted_warnings=accept_warnings)
-            stream = stream_of(handoff.id)
-            drafts = [EventDraft(PROMOTED, stream, {"accepted_warnings": accept_warnings})]
-            expected = {stream: scope.txn.stream_version(stream)}
-            superseded: list[str] = []
-            if handoff.lineage.relation in ("continue", "amend"):
-                for parent_id in handoff.lineage.parents:
-                    doc = scope.runner.get("handoffs", parent_id)
-                    if doc is None:
-                        continue
-                    parent = handoff_from_json(doc)
-                    if lifecycle.SUPERSEDE in lifecycle.allowed_actions(parent):
-                        parent_stream = stream_of(parent_id)
-                        drafts.append(EventDraft(SUPERSEDED, parent_stream, {"by": handoff.id}))
-                        expected[parent_stream] = scope.txn.stream_version(parent_stream)
-                        superseded.append(parent_id)
-            scope.append(drafts, expected=expected, durable=True)
-            record = scope.runner.get("handoffs", handoff.id)
-        return ReadyResult(handoff.id, record, handoff_file(record), tuple(superseded))
-    finally:
-        opened.close()
+    opened = project
+    with opened.writing() as scope:
+        handoff = load_handoff(scope.runner, token)
+        now = now_timestamp(opened.clock())
+        decisions = [(aggregate.decide(handoff, aggregate.Promote(accept_warnings), now=now),
+                      scope.txn.stream_version(handoff_stream(handoff.id)))]
+        superseded: list[str] = []
+        if handoff.lineage.relation in ("continue", "amend"):
+            # A continuation or an amendment replaces its ready parent: the
+            # parent's status changes in the same write, its content never.
+            for parent_id in handoff.lineage.parents:
+                doc = scope.runner.get("handoffs", parent_id)
+                parent = handoff_from_json(doc) if doc is not None else None
+                command = aggregate.Supersede(handoff.id)
+                if parent is not None and aggregate.allows(parent, command):
+                    decisions.append((aggregate.decide(parent, command, now=now),
+                                      scope.txn.stream_version(handoff_stream(parent_id))))
+                    superseded.append(parent_id)
+        record_many(scope, decisions, durable=True)
+        record = scope.runner.get("handoffs", handoff.id)
+    return ReadyResult(handoff.id, record, handoff_file(record), tuple(superseded))

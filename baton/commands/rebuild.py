@@ -8,7 +8,11 @@ returns the index to the present.
 
 from __future__ import annotations
 
-import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
 
 import attrs
 
@@ -32,20 +36,15 @@ class RebuildResult:
 
 
 def rebuild_projections(
-    project: str | os.PathLike | None = None,
+    project: "Project",
     *,
     until: str | None = None,
     progress: Progress | None = None,
 ) -> RebuildResult:
     """Raises: NotInitialized, NotFound (unknown --until id), InputError."""
-    from baton.commands.context import Project
-
-    bound = Until.parse(until, option="--until") if until else None
-    opened = Project.open(project)
-    try:
-        with opened.ledger.locked():
-            done = opened.runner.rebuild(until=bound, progress=progress)
-        snapshot = opened.runner.snapshot()
-    finally:
-        opened.close()
+    bound = Until.parse(until, option="until") if until else None
+    opened = project
+    with opened.ledger.locked():
+        done = opened.runner.rebuild(until=bound, progress=progress)
+    snapshot = opened.runner.snapshot()
     return RebuildResult(done.events, until, {name: len(docs) for name, docs in snapshot.items()})

@@ -10,7 +10,11 @@ session, harness and freshness state); without it nothing is written.
 
 from __future__ import annotations
 
-import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
 from typing import Any
 
 import attrs
@@ -58,7 +62,7 @@ class ResumeResult:
 
 @command_hints()
 def resume_handoff(
-    project_option: str | os.PathLike | None = None,
+    project: "Project",
     token: str = "latest",
     *,
     format: str = "prompt",
@@ -73,64 +77,59 @@ def resume_handoff(
         TransitionError (exit 4): the record is not ready or resumed (nor an
             unpromoted session baton, whose brief can always be read).
     """
-    from baton.commands.context import Project
     from baton.commands.handoff_facts import live_freshness
     from baton.commands.ids import load_handoff
     from baton.domain import lifecycle
     from baton.domain.brief import render_resume_brief
     from baton.domain.handoff import handoff_to_json
     from baton.domain.quality import score_quality
+    from baton.commands.handoff_facts import now_timestamp
+    from baton.commands.record import record as record_events
+    from baton.domain.aggregates import handoff as aggregate
     from baton.errors import InputError
-    from baton.ledger.envelope import EventDraft
+    from baton.events import handoff_stream
     from baton.policy import load_policy
-    from baton.projections.handoffs import RESUMED, stream_of
 
     if format not in FORMATS:
-        raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {format!r}")
+        raise InputError(f"`format` must be one of {', '.join(FORMATS)}, not {format!r}")
     budget = token_budget(max_tokens)
-    opened = Project.open(project_option)
-    try:
-        runner = opened.reading()
-        handoff = load_handoff(runner, token or "latest")
-        if _is_unpromoted_baton(handoff):
-            # A session baton is delivered without validation by design
-            # (session-handoff-baton.txt); its brief can be read like any
-            # handoff's, but only a claim (bootstrap, session begin) or a
-            # promotion moves its state.
-            if mark_resumed:
-                raise lifecycle.transition_error(
-                    handoff, lifecycle.RESUME,
-                    "it is an unvalidated session baton: `baton session begin` or `baton bootstrap` claims it")
-        elif lifecycle.RESUME not in lifecycle.allowed_actions(handoff):
-            reason = None
-            if handoff.status == "superseded" and handoff.superseded_by:
-                reason = f"it was superseded by {handoff.superseded_by}; resume that one"
-            elif handoff.status in ("draft", "validated"):
-                reason = "only a ready handoff can be resumed: validate it and run `baton handoff ready`"
-            raise lifecycle.transition_error(handoff, lifecycle.RESUME, reason)
-        policy = load_policy(opened.paths, opened.config)
-        freshness = live_freshness(opened.paths.worktree, handoff, policy.allowed_roots)
-        quality = score_quality(handoff, freshness_state=freshness.state)
-        brief = render_resume_brief(handoff, freshness, quality, max_tokens=budget,
-                                    format="md" if format == "md" else "prompt")
-        record = handoff_to_json(handoff)
-        status = handoff.status
+    opened = project
+    runner = opened.reading()
+    handoff = load_handoff(runner, token or "latest")
+    if _is_unpromoted_baton(handoff):
+        # A session baton is delivered without validation by design
+        # (session-handoff-baton.txt); its brief can be read like any
+        # handoff's, but only a claim (bootstrap, session begin) or a
+        # promotion moves its state.
         if mark_resumed:
-            stream = stream_of(handoff.id)
-            with opened.writing() as scope:
-                current = load_handoff(scope.runner, handoff.id)
-                if lifecycle.RESUME not in lifecycle.allowed_actions(current):
-                    raise lifecycle.transition_error(current, lifecycle.RESUME)
-                scope.append([EventDraft(RESUMED, stream, {"session": session, "harness": harness,
-                                                           "freshness_state": freshness.state},
-                                         session=session)],
-                             expected={stream: scope.txn.stream_version(stream)})
-                record = scope.runner.get("handoffs", handoff.id) or record
-                status = record.get("status", status)
-        return ResumeResult(handoff.id, status, format, freshness.to_json(), quality.to_json(),
-                            brief.to_json(), record, mark_resumed)
-    finally:
-        opened.close()
+            raise lifecycle.transition_error(
+                handoff, lifecycle.RESUME,
+                "it is an unvalidated session baton: `baton session begin` or `baton bootstrap` claims it")
+    elif lifecycle.RESUME not in lifecycle.allowed_actions(handoff):
+        reason = None
+        if handoff.status == "superseded" and handoff.superseded_by:
+            reason = f"it was superseded by {handoff.superseded_by}; resume that one"
+        elif handoff.status in ("draft", "validated"):
+            reason = "only a ready handoff can be resumed: validate it and run `baton handoff ready`"
+        raise lifecycle.transition_error(handoff, lifecycle.RESUME, reason)
+    policy = load_policy(opened.paths, opened.config)
+    freshness = live_freshness(opened.paths.worktree, handoff, policy.allowed_roots)
+    quality = score_quality(handoff, freshness_state=freshness.state)
+    brief = render_resume_brief(handoff, freshness, quality, max_tokens=budget,
+                                format="md" if format == "md" else "prompt")
+    record = handoff_to_json(handoff)
+    status = handoff.status
+    if mark_resumed:
+        with opened.writing() as scope:
+            current = load_handoff(scope.runner, handoff.id)
+            decided = aggregate.decide(current, aggregate.Resume(session, harness, freshness.state),
+                                       now=now_timestamp(opened.clock()))
+            record_events(scope, decided, version=scope.txn.stream_version(handoff_stream(handoff.id)),
+                          session=session)
+            record = scope.runner.get("handoffs", handoff.id) or record
+            status = record.get("status", status)
+    return ResumeResult(handoff.id, status, format, freshness.to_json(), quality.to_json(),
+                        brief.to_json(), record, mark_resumed)
 
 
 def _is_unpromoted_baton(handoff: Any) -> bool:
@@ -150,5 +149,5 @@ def token_budget(max_tokens: int | None) -> int:
 
     budget = DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens
     if isinstance(budget, bool) or not isinstance(budget, int) or not MIN_MAX_TOKENS <= budget <= MAX_MAX_TOKENS:
-        raise InputError(f"--max-tokens must be an integer from {MIN_MAX_TOKENS} to {MAX_MAX_TOKENS}, not {budget}")
+        raise InputError(f"`max_tokens` must be an integer from {MIN_MAX_TOKENS} to {MAX_MAX_TOKENS}, not {budget}")
     return budget

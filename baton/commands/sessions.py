@@ -8,12 +8,17 @@ objective is cleared.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
 from typing import Any
 
 import attrs
 
 from baton.commands.batons import (
-    CreatedBaton, _as_payload, claim_in_scope, create_in_scope, peek_eligible, quiet_freshness, uses_project,
+    CreatedBaton, _as_payload, claim_in_scope, create_in_scope, peek_eligible, quiet_freshness,
 )
 from baton.commands.identity import SessionContext, resolve_context
 from baton.domain.batons import (
@@ -144,9 +149,8 @@ class SessionBeginResult:
         return "\n".join(lines)
 
 
-@uses_project
 def begin_session(
-    project: Any = None,
+    project: "Project",
     *,
     session_id: str | None = None,
     harness: str | None = None,
@@ -221,9 +225,8 @@ class SessionEndResult:
         return "\n".join(lines)
 
 
-@uses_project
 def end_session(
-    project: Any = None,
+    project: "Project",
     session_id: str | None = None,
     handoff: Any = None,
     *,

@@ -9,7 +9,11 @@ is never shown as if it were fresh. Showing writes nothing.
 
 from __future__ import annotations
 
-import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
 from typing import Any
 
 import attrs
@@ -38,7 +42,7 @@ class ShowResult:
 
 
 def show_handoff(
-    project_option: str | os.PathLike | None = None,
+    project: "Project",
     token: str = "",
     *,
     format: str = "json",
@@ -46,42 +50,38 @@ def show_handoff(
 ) -> ShowResult:
     """Raises: InputError (unknown format), NotFound / AmbiguousId (exit 4)."""
     from baton.commands.capture import handoff_file
-    from baton.commands.context import Project
     from baton.commands.ids import load_handoff
     from baton.domain.handoff import handoff_to_json
     from baton.errors import InputError
 
     if format not in FORMATS:
-        raise InputError(f"--format must be one of {', '.join(FORMATS)}, not {format!r}")
-    opened = Project.open(project_option)
-    try:
-        runner = opened.reading()
-        handoff = load_handoff(runner, token)
-        record = handoff_to_json(handoff)
-        if format == "json":
-            import orjson
+        raise InputError(f"`format` must be one of {', '.join(FORMATS)}, not {format!r}")
+    opened = project
+    runner = opened.reading()
+    handoff = load_handoff(runner, token)
+    record = handoff_to_json(handoff)
+    if format == "json":
+        import orjson
 
-            text = orjson.dumps(record, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
-        elif format == "yaml":
-            from baton.domain.yaml_text import to_yaml
+        text = orjson.dumps(record, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
+    elif format == "yaml":
+        from baton.domain.yaml_text import to_yaml
 
-            text = to_yaml(record)
+        text = to_yaml(record)
+    else:
+        from baton.commands.handoff_facts import live_freshness
+        from baton.domain.brief import render_markdown_view, \
+            render_resume_brief
+        from baton.domain.quality import score_quality
+        from baton.policy import load_policy
+
+        policy = load_policy(opened.paths, opened.config)
+        freshness = live_freshness(opened.paths.worktree, handoff, policy.allowed_roots)
+        quality = score_quality(handoff, freshness_state=freshness.state)
+        if format == "md":
+            text = render_markdown_view(handoff, freshness, quality)
         else:
-            from baton.commands.handoff_facts import live_freshness
-            from baton.domain.brief import render_markdown_view, \
-                render_resume_brief
-            from baton.domain.quality import score_quality
-            from baton.policy import load_policy
+            from baton.commands.resume import token_budget
 
-            policy = load_policy(opened.paths, opened.config)
-            freshness = live_freshness(opened.paths.worktree, handoff, policy.allowed_roots)
-            quality = score_quality(handoff, freshness_state=freshness.state)
-            if format == "md":
-                text = render_markdown_view(handoff, freshness, quality)
-            else:
-                from baton.commands.resume import token_budget
-
-                text = render_resume_brief(handoff, freshness, quality, max_tokens=token_budget(max_tokens)).text
-        return ShowResult(handoff.id, format, record, handoff_file(record), text)
-    finally:
-        opened.close()
+            text = render_resume_brief(handoff, freshness, quality, max_tokens=token_budget(max_tokens)).text
+    return ShowResult(handoff.id, format, record, handoff_file(record), text)

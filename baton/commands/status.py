@@ -8,11 +8,15 @@ pending. Nothing is appended.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
 from typing import Any
 
 import attrs
 
-from baton.commands.batons import uses_project
 
 
 @attrs.frozen
@@ -74,8 +78,7 @@ class StatusResult:
         return "\n".join(lines)
 
 
-@uses_project
-def project_status(project: Any = None) -> StatusResult:
+def project_status(project: "Project") -> StatusResult:
     """Summarize the project without writing anything.
 
     Raises:

@@ -17,8 +17,12 @@ holds no index handle between requests.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
 import ipaddress
-import os
 import re
 import socket
 from typing import Any
@@ -61,26 +65,20 @@ def _redaction_of(project):
     return load_policy(project.paths, project.config).redaction
 
 
-def sanitize_for_project(project_option: str | os.PathLike | None, value: Any) -> Any:
+def sanitize_for_project(project: "Project | None", value: Any) -> Any:
     """Redact an answer (typically an error body) with the project's policy,
     falling back to the built-in rules when the project or its policy cannot
     be read — an error message must never be the one thing left unredacted."""
-    from baton.commands.context import Project
     from baton.domain.redaction import RedactionPolicy
     from baton.errors import BatonError
 
-    try:
-        opened = Project.open(project_option)
-    except BatonError:
+    if project is None:
         return sanitize_output(value, RedactionPolicy())
     try:
-        try:
-            redaction = _redaction_of(opened)
-        except BatonError:
-            redaction = RedactionPolicy()
-        return sanitize_output(value, redaction)
-    finally:
-        opened.close()
+        redaction = _redaction_of(project)
+    except BatonError:
+        redaction = RedactionPolicy()
+    return sanitize_output(value, redaction)
 
 
 # -- which project a request addresses -----------------------------------------------
@@ -160,7 +158,7 @@ def _baton_item(record, runner) -> dict[str, Any]:
 
 
 def status_overview(
-    project_option: str | os.PathLike | None = None,
+    project: "Project",
     *,
     requested_project: str | None = None,
     check_project: bool = False,
@@ -177,21 +175,17 @@ def status_overview(
         InputError: the project's policy is malformed (nothing is shown).
     """
     from baton.commands.batons import list_pending_batons
-    from baton.commands.context import Project
     from baton.commands.listing import list_handoffs
 
-    opened = Project.open(project_option)
-    try:
-        project_id = opened.config.project_id
-        if check_project:
-            check_requested_project(requested_project, project_id)
-        redaction = _redaction_of(opened)
-        pending = list_pending_batons(opened).records  # brings the projections up to date
-        items = [_baton_item(r, opened.runner) for r in pending]
-        root = opened.root
-    finally:
-        opened.close()
-    rows = list_handoffs(root, limit=latest).rows if latest > 0 else ()
+    opened = project
+    project_id = opened.config.project_id
+    if check_project:
+        check_requested_project(requested_project, project_id)
+    redaction = _redaction_of(opened)
+    pending = list_pending_batons(opened).records  # brings the projections up to date
+    items = [_baton_item(r, opened.runner) for r in pending]
+    root = opened.root
+    rows = list_handoffs(opened, limit=latest).rows if latest > 0 else ()
     payload = {
         "items": items,
         "total": len(items),
@@ -219,7 +213,7 @@ class StatusDismissal:
 
 
 def dismiss_from_status_page(
-    project_option: str | os.PathLike | None,
+    project: "Project",
     requested_project: str | None,
     baton_id: str,
 ) -> StatusDismissal:
@@ -236,19 +230,14 @@ def dismiss_from_status_page(
             cancelled or dismissed already.
     """
     from baton.commands.batons import dismiss_baton
-    from baton.commands.context import Project
-
-    opened = Project.open(project_option)
-    try:
-        check_requested_project(requested_project, opened.config.project_id)
-        redaction = _redaction_of(opened)
-        if not _FULL_ID.match(baton_id or ""):
-            raise NotFound(f"no baton with id {baton_id!r} (the status API takes full ids)",
-                           details={"handoff_id": baton_id})
-        result = dismiss_baton(opened, baton_id.lower(), via="status")
-        payload = {**result.to_json(), "projectId": opened.config.project_id}
-    finally:
-        opened.close()
+    opened = project
+    check_requested_project(requested_project, opened.config.project_id)
+    redaction = _redaction_of(opened)
+    if not _FULL_ID.match(baton_id or ""):
+        raise NotFound(f"no baton with id {baton_id!r} (the status API takes full ids)",
+                       details={"handoff_id": baton_id})
+    result = dismiss_baton(opened, baton_id.lower(), via="status")
+    payload = {**result.to_json(), "projectId": opened.config.project_id}
     return StatusDismissal(sanitize_output(payload, redaction))
 
 
@@ -295,7 +284,7 @@ def loopback_address(host: str) -> tuple[str, int]:
     return str(address), family
 
 
-def listen_target(project_option: str | os.PathLike | None = None, *, host: str = DEFAULT_HOST,
+def listen_target(project: "Project", *, host: str = DEFAULT_HOST,
                   port: int = DEFAULT_PORT) -> ListenTarget:
     """Check where ``baton status serve`` may listen and which project it serves.
 
@@ -304,13 +293,8 @@ def listen_target(project_option: str | os.PathLike | None = None, *, host: str 
         InputError: a port outside 0..65535 (exit 2).
         NotInitialized: no project at the root.
     """
-    from baton.commands.context import Project
-
     literal, family = loopback_address(host)
     if not isinstance(port, int) or not 0 <= port <= 65535:
-        raise InputError(f"--port must be between 0 and 65535, not {port!r}")
-    opened = Project.open(project_option)
-    try:
-        return ListenTarget(literal, family, port, str(opened.root), opened.config.project_id)
-    finally:
-        opened.close()
+        raise InputError(f"`port` must be between 0 and 65535, not {port!r}")
+    opened = project
+    return ListenTarget(literal, family, port, str(opened.root), opened.config.project_id)

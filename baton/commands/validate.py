@@ -9,7 +9,11 @@ conflict (exit 4), never a stale report. Exit 0 for pass and warn, 3 for fail
 
 from __future__ import annotations
 
-import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
 from typing import Any
 
 import attrs
@@ -63,7 +67,7 @@ class ValidateResult:
 
 @command_hints()
 def validate_handoff_command(
-    project_option: str | os.PathLike | None = None,
+    project: "Project",
     token: str = "",
     *,
     recheck: bool = False,
@@ -75,7 +79,6 @@ def validate_handoff_command(
             (nothing was run).
         StreamVersionConflict (exit 4): the record changed while validating.
     """
-    from baton.commands.context import Project
     from baton.commands.handoff_facts import (
         gather_validation_facts,
         now_timestamp,
@@ -85,38 +88,39 @@ def validate_handoff_command(
         run_recheck,
     )
     from baton.commands.ids import load_handoff
+    from baton.commands.record import record
     from baton.domain import lifecycle
+    from baton.domain.aggregates import handoff as aggregate
     from baton.domain.validation import validate_handoff
-    from baton.ledger.envelope import EventDraft
+    from baton.events import handoff_stream
     from baton.policy import load_policy
-    from baton.projections.handoffs import VALIDATED, stream_of
 
-    opened = Project.open(project_option)
-    try:
-        runner = opened.reading()
-        handoff = load_handoff(runner, token)
-        if lifecycle.VALIDATE not in lifecycle.allowed_actions(handoff):
-            raise lifecycle.transition_error(handoff, lifecycle.VALIDATE,
-                                            "a ready record never changes; resume it, or amend it"
-                                            if handoff.status in ("ready", "resumed") else None)
-        stream = stream_of(handoff.id)
-        version = (runner.get("streams", stream) or {}).get("version", 0)
-        policy = load_policy(opened.paths, opened.config)
-        runs = []
-        if recheck:
-            requests = recheck_requests(handoff)
-            refuse_unlisted(requests, policy)
-            timeout = recheck_timeout(opened)
-            runs = [run_recheck(opened.paths.worktree, eid, ref, policy, timeout=timeout) for eid, ref in requests]
-        facts = gather_validation_facts(opened, runner, handoff, policy,
-                                        now=now_timestamp(opened.clock()), rechecks=runs)
-        report = validate_handoff(handoff, facts).to_json()
-        if runs:
-            report["rechecks"] = [r.to_json() for r in runs]
-        with opened.writing() as scope:
-            scope.append([EventDraft(VALIDATED, stream, {"report": report})], expected={stream: version})
-            doc = scope.runner.get("handoffs", handoff.id) or {}
-        return ValidateResult(handoff.id, doc.get("status", handoff.status), tuple(doc.get("flags", ())), report,
-                              tuple(r.to_json() for r in runs))
-    finally:
-        opened.close()
+    opened = project
+    runner = opened.reading()
+    handoff = load_handoff(runner, token)
+    if lifecycle.VALIDATE not in lifecycle.allowed_actions(handoff):
+        raise lifecycle.transition_error(handoff, lifecycle.VALIDATE,
+                                        "a ready record never changes; resume it, or amend it"
+                                        if handoff.status in ("ready", "resumed") else None)
+    version = (runner.get("streams", handoff_stream(handoff.id)) or {}).get("version", 0)
+    policy = load_policy(opened.paths, opened.config)
+    runs = []
+    if recheck:
+        requests = recheck_requests(handoff)
+        refuse_unlisted(requests, policy)
+        timeout = recheck_timeout(opened)
+        runs = [run_recheck(opened.paths.worktree, eid, ref, policy, timeout=timeout) for eid, ref in requests]
+    facts = gather_validation_facts(opened, runner, handoff, policy,
+                                    now=now_timestamp(opened.clock()), rechecks=runs)
+    report = validate_handoff(handoff, facts).to_json()
+    if runs:
+        report["rechecks"] = [r.to_json() for r in runs]
+    with opened.writing() as scope:
+        # Decided on the record read before the checks ran (outside the lock:
+        # they read git and hash files); ``version`` refuses the append if the
+        # record changed meanwhile.
+        record(scope, aggregate.decide(handoff, aggregate.RecordValidation(report), now=report.get("validated_at")
+                                       or now_timestamp(opened.clock())), version=version)
+        doc = scope.runner.get("handoffs", handoff.id) or {}
+    return ValidateResult(handoff.id, doc.get("status", handoff.status), tuple(doc.get("flags", ())), report,
+                          tuple(r.to_json() for r in runs))

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
 
 import attrs
 
@@ -39,9 +43,7 @@ class VerifyResult:
         return "\n".join(lines)
 
 
-def verify_project(project: str | os.PathLike | None = None) -> VerifyResult:
+def verify_project(project: "Project") -> VerifyResult:
     """Raises: NotInitialized."""
-    from baton.commands.context import Project
-
-    opened = Project.open(project)
+    opened = project
     return VerifyResult(verify_ledger(opened.paths.ledger_dir))

@@ -59,12 +59,12 @@ class Until:
     label: str = ""
 
     @classmethod
-    def parse(cls, text: str, *, option: str = "--until") -> "Until":
+    def parse(cls, text: str, *, option: str = "until") -> "Until":
         """An event id (36 characters, four dashes) or an RFC 3339 time.
 
         Raises:
             InputError (exit 2): neither; the message names ``option``, the
-                command-line option the text came from.
+                parameter the text came from (adapters name their own option).
         """
         text = text.strip()
         if len(text) == 36 and text.count("-") == 4:
@@ -74,7 +74,7 @@ class Until:
         except ValueError:
             from baton.errors import InputError
 
-            raise InputError(f"{option} takes an event id or an RFC 3339 time, not {text!r}") from None
+            raise InputError(f"`{option}` takes an event id or an RFC 3339 time, not {text!r}") from None
 
 
 class _Rebuild(Exception):
@@ -120,7 +120,9 @@ class ProjectionRunner:
     def _open(self):
         import sqlite_utils
 
-        db = sqlite_utils.Database(self.index_path)
+        # check_same_thread off: a long-lived application object (the status
+        # page) serves each request on its own thread, one at a time.
+        db = sqlite_utils.Database(sqlite3.connect(self.index_path, check_same_thread=False))
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")

@@ -29,6 +29,7 @@ import secrets
 import socket
 import socketserver
 import sys
+import os
 import threading
 from typing import Any, Callable
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -36,6 +37,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import attrs
 import orjson
 
+from baton.app import Baton
 from baton.errors import (
     BatonError, Conflict, InputError, NotFound, PolicyBlock, PortInUse, StorageError, ValidationFailed,
 )
@@ -88,7 +90,12 @@ def _host_port(value: str) -> tuple[str, int | None] | None:
 
 @attrs.define
 class StatusApp:
-    """What every request needs: the project served, the bound address, the token."""
+    """What every request needs: the project served, the bound address, the token.
+
+    ``baton`` is the server's one application object, opened at the first
+    request and kept: each request catches up with what other processes
+    appended, reading only those bytes. Requests run one at a time (``lock``).
+    """
 
     root: str
     project_id: str
@@ -96,6 +103,17 @@ class StatusApp:
     port: int = 0
     token: str = attrs.field(factory=lambda: secrets.token_urlsafe(32))
     lock: threading.Lock = attrs.field(factory=threading.Lock)
+    baton: Baton | None = None
+
+    def application(self) -> Baton:
+        if self.baton is None:
+            self.baton = Baton.open(self.root)
+        return self.baton
+
+    def close(self) -> None:
+        if self.baton is not None:
+            self.baton.close()
+            self.baton = None
 
     @property
     def authority(self) -> str:
@@ -161,14 +179,16 @@ class StatusRequestHandler(http.server.BaseHTTPRequestHandler):
     def _command_error(self, exc: BatonError) -> None:
         from baton.commands.status_page import sanitize_for_project
 
-        body = sanitize_for_project(self.app.root, {"error": exc.to_json()})
+        with self.app.lock:
+            project = self.app.baton.project if self.app.baton is not None else None
+            body = sanitize_for_project(project, {"error": exc.to_json()})
         self._json(http_status_of(exc), body)
 
-    def _run(self, call: Callable[[], Any]) -> None:
-        """Call one command and answer with its JSON or its error."""
+    def _run(self, call: Callable[[Baton], Any]) -> None:
+        """Call one use case of the server's application object and answer with its JSON or its error."""
         try:
             with self.app.lock:
-                result = call()
+                result = call(self.app.application())
         except BatonError as exc:
             self._command_error(exc)
             return
@@ -215,10 +235,8 @@ class StatusRequestHandler(http.server.BaseHTTPRequestHandler):
             self._send(200, body, "text/html; charset=utf-8", csp=PAGE_CSP)
             return
         if path == API_PATH:
-            from baton.commands.status_page import status_overview
-
             project = self._project_param(query)
-            self._run(lambda: status_overview(self.app.root, requested_project=project, check_project=True))
+            self._run(lambda baton: baton.status_overview(requested_project=project, check_project=True))
             return
         if path.startswith(API_PATH + "/"):
             self._not_allowed("DELETE")
@@ -253,10 +271,8 @@ class StatusRequestHandler(http.server.BaseHTTPRequestHandler):
         if not baton_id or "/" in baton_id:
             self._error(404, "not_found", "no such page")
             return
-        from baton.commands.status_page import dismiss_from_status_page
-
         project = self._project_param(query)
-        self._run(lambda: dismiss_from_status_page(self.app.root, project, baton_id))
+        self._run(lambda baton: baton.dismiss_from_status_page(project, baton_id))
 
     def _not_allowed(self, allow: str) -> None:
         self._error(405, "method_not_allowed", f"{self.command} is not allowed here", extra={"Allow": allow})
@@ -308,10 +324,12 @@ class StatusServer:
     def shutdown(self) -> None:
         """Stop ``serve_forever`` (from another thread) and close the socket."""
         self.httpd.shutdown()
-        self.httpd.server_close()
+        self.close()
 
     def close(self) -> None:
         self.httpd.server_close()
+        with self.app.lock:
+            self.app.close()
 
 
 def bind_status_server(target) -> StatusServer:
@@ -355,7 +373,7 @@ class ServeResult:
         return ""
 
 
-def serve_status_page(project_option=None, *, host: str, port: int,
+def serve_status_page(project_option: str | os.PathLike | None = None, *, host: str, port: int,
                       on_ready: Callable[[dict[str, Any]], None]) -> ServeResult:
     """Check the address, bind, announce, and serve until Ctrl-C or SIGTERM (then exit 0).
 
@@ -366,9 +384,13 @@ def serve_status_page(project_option=None, *, host: str, port: int,
     """
     import signal
 
-    from baton.commands.status_page import listen_target
-
-    server = bind_status_server(listen_target(project_option, host=host, port=port))
+    baton = Baton.open(project_option)
+    try:
+        server = bind_status_server(baton.listen_target(host=host, port=port))
+    except BaseException:
+        baton.close()
+        raise
+    server.app.baton = baton
     previous = None
 
     def stop(signum, frame):  # SIGTERM: stop like Ctrl-C

@@ -1,0 +1,239 @@
+"""What the command line reads from a person before it calls the application:
+the ``--input`` payload file (or stdin), the content flags of ``checkpoint
+create`` and ``handoff amend`` (JSON or plain text per flag), and answers to
+a missing title or objective — asked only on a terminal.
+
+Hooks, CI and agents run Baton without a terminal; a prompt there would hang
+them. So the rule is strict: a prompter exists only when stdin *and* stderr
+are terminals (``None`` = never ask).
+
+This is the CLI's own module: its messages name its flags. The use cases
+behind the application object take plain payloads.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+import attrs
+
+from baton.errors import InputError
+
+Prompter = Callable[[str], str]
+"""Shows a question, returns the answer (``""`` when the person skips it)."""
+
+
+def terminal_prompter() -> Prompter | None:
+    """A prompter reading the terminal, or None when not attached to one."""
+    try:
+        if not (sys.stdin.isatty() and sys.stderr.isatty()):
+            return None
+    except (AttributeError, ValueError):
+        return None
+
+    def ask(question: str) -> str:
+        sys.stderr.write(question)
+        sys.stderr.flush()
+        line = sys.stdin.readline()
+        if not line:
+            raise EOFError
+        return line.strip()
+
+    return ask
+
+
+def ask_for_missing(
+    values: dict[str, str | None],
+    questions: Iterable[tuple[str, str]],
+    prompter: Prompter | None,
+) -> dict[str, str | None]:
+    """Fill the empty entries of ``values`` named in ``questions`` by asking.
+
+    ``questions`` pairs a key with the question to show. Without a prompter
+    nothing is asked and ``values`` comes back unchanged; a blank answer is
+    asked again once, then left empty for validation to report.
+    """
+    if prompter is None:
+        return dict(values)
+    out = dict(values)
+    for key, question in questions:
+        if (out.get(key) or "").strip():
+            continue
+        answer = ""
+        for _ in range(2):
+            try:
+                answer = prompter(f"{question}: ").strip()
+            except EOFError:
+                answer = ""
+                break
+            if answer:
+                break
+        out[key] = answer or None
+    return out
+
+
+def read_payload_file(source: str, *, stdin: Any = None) -> dict[str, Any]:
+    """The JSON object in ``source`` (a path, or ``-`` for stdin).
+
+    Raises:
+        InputError: unreadable, not JSON, or not an object (exit 2).
+    """
+    import orjson
+
+    where = "stdin" if source == "-" else source
+    try:
+        if source == "-":
+            stream = stdin if stdin is not None else sys.stdin
+            raw = stream.buffer.read() if hasattr(stream, "buffer") else stream.read()
+        else:
+            raw = Path(source).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read --input {where}: {exc.strerror or exc}") from exc
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"--input {where} is not valid JSON: {exc}", details={"input": where}) from exc
+    if not isinstance(value, dict):
+        raise InputError(f"--input {where} must hold a JSON object (a handoff payload), not {type(value).__name__}")
+    return value
+
+
+def _json_item(flag: str, text: str, *, as_text: str | None) -> Any:
+    """A flag value: a JSON object, or plain text wrapped as ``{as_text: text}``."""
+    import orjson
+
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        try:
+            value = orjson.loads(stripped)
+        except orjson.JSONDecodeError as exc:
+            raise InputError(f"{flag} {text!r} is not valid JSON: {exc}") from exc
+        if not isinstance(value, dict):
+            raise InputError(f"{flag} takes a JSON object")
+        return value
+    if as_text is None:
+        raise InputError(f"{flag} takes a JSON object, e.g. {flag} '{{\"approach\": \"...\", \"outcome\": \"failed\"}}'")
+    return {as_text: text}
+
+
+@attrs.frozen
+class ContentOptions:
+    """The content flags shared by ``checkpoint create`` and ``handoff amend``."""
+
+    title: str | None = None
+    objective: str | None = None
+    scope: Sequence[str] = ()
+    constraints: Sequence[str] = ()
+    definition_of_done: Sequence[str] = ()
+    work_state: str | None = None
+    completed: Sequence[str] = ()
+    in_progress: Sequence[str] = ()
+    discoveries: Sequence[str] = ()
+    current_state: str | None = None
+    why_it_matters: str | None = None
+    decisions: Sequence[str] = ()
+    artifacts: Sequence[str] = ()
+    evidence: Sequence[str] = ()
+    failed_attempts: Sequence[str] = ()
+    open_items: Sequence[str] = ()
+    risks: Sequence[str] = ()
+    harness: str | None = None
+    model: str | None = None
+    actor_type: str | None = None
+
+    def to_changes(self) -> dict[str, Any]:
+        """The flags as a partial payload (only what was given).
+
+        Plain text is accepted where one field is obviously meant: a decision's
+        ``decision``, an open item's ``description``, a risk's ``description``,
+        a failed attempt's ``approach`` (outcome ``failed``), an artifact's
+        ``path`` (role ``modified``, or ``PATH:ROLE``).
+
+        Raises:
+            InputError: a JSON flag value is malformed.
+        """
+        out: dict[str, Any] = {}
+        work = {k: v for k, v in (("title", self.title), ("objective", self.objective),
+                                  ("state", self.work_state)) if v is not None}
+        for key, items in (("scope", self.scope), ("constraints", self.constraints),
+                           ("definition_of_done", self.definition_of_done)):
+            if items:
+                work[key] = list(items)
+        if work:
+            out["work"] = work
+        summary = {k: v for k, v in (("current_state", self.current_state),
+                                     ("why_it_matters", self.why_it_matters)) if v is not None}
+        for key, items in (("completed", self.completed), ("in_progress", self.in_progress),
+                           ("discoveries", self.discoveries)):
+            if items:
+                summary[key] = list(items)
+        if summary:
+            out["summary"] = summary
+        if self.decisions:
+            out["decisions"] = [_json_item("--decision", t, as_text="decision") for t in self.decisions]
+        if self.artifacts:
+            out["artifacts"] = [_artifact_item(t) for t in self.artifacts]
+        if self.evidence:
+            out["evidence"] = [_json_item("--evidence", t, as_text=None) for t in self.evidence]
+        if self.failed_attempts:
+            items = [_json_item("--failed-attempt", t, as_text="approach") for t in self.failed_attempts]
+            out["failed_attempts"] = [dict({"outcome": "failed"}, **i) if set(i) == {"approach"} else i
+                                      for i in items]
+        if self.open_items:
+            out["open_items"] = [_json_item("--open-item", t, as_text="description") for t in self.open_items]
+        if self.risks:
+            out["risks"] = [_json_item("--risk", t, as_text="description") for t in self.risks]
+        origin = {k: v for k, v in (("harness", self.harness), ("model", self.model)) if v}
+        if self.actor_type:
+            origin["actor"] = {"type": self.actor_type}
+        if origin:
+            out["origin"] = origin
+        return out
+
+
+_ROLES = ("modified", "created", "read", "generated", "deleted")
+
+
+def _artifact_item(text: str) -> dict[str, Any]:
+    if text.strip().startswith("{"):
+        return _json_item("--artifact", text, as_text=None)
+    path, sep, role = text.rpartition(":")
+    if sep and role in _ROLES:
+        return {"path": path, "role": role}
+    return {"path": text, "role": "modified"}
+
+
+def capture_payload(content: "ContentOptions", *, input_source: str | None = None, prompter: Prompter | None = None,
+                    stdin: Any = None) -> dict[str, Any]:
+    """The payload ``checkpoint create`` captures: ``--input`` as the base,
+    the content flags merged over it, a missing title or objective asked for
+    on a terminal."""
+    from baton.commands.capture import merge_changes
+
+    payload = read_payload_file(input_source, stdin=stdin) if input_source else {}
+    payload = merge_changes(payload, content.to_changes())
+    work = payload.get("work") if isinstance(payload.get("work"), dict) else None
+    if prompter is not None and (work is None or isinstance(work, dict)):
+        work = dict(work or {})
+        answers = ask_for_missing({"title": work.get("title"), "objective": work.get("objective")},
+                                  [("title", "Title (what is this work?)"),
+                                   ("objective", "Objective (the measurable outcome)")], prompter)
+        work.update({k: v for k, v in answers.items() if v is not None})
+        payload["work"] = work
+    return payload
+
+
+def amend_inputs(content: "ContentOptions", *, input_source: str | None = None,
+                 stdin: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``handoff amend``'s replacement sections (``--input``) and flag changes.
+
+    Raises:
+        InputError: neither was given.
+    """
+    replacement = read_payload_file(input_source, stdin=stdin) if input_source else {}
+    changes = content.to_changes()
+    if not replacement and not changes:
+        raise InputError("nothing to amend: give content flags (e.g. --open-item, --completed) or --input FILE")
+    return replacement, changes

@@ -1,0 +1,122 @@
+"""The use cases, called as an adapter calls them: through one ``Baton``
+application object, opened on the project's root for the call and closed.
+
+Tests keep the spec's verbs (``promote_handoff(root, id)``) and so exercise
+exactly the path the CLI, the MCP server and the status page take.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from baton.app import Baton
+
+
+def _call(root: Path | str | Baton | None, method: str, *args: Any, **kwargs: Any) -> Any:
+    if isinstance(root, Baton):
+        return getattr(root, method)(*args, **kwargs)
+    with Baton.open(root) as app:
+        return getattr(app, method)(*args, **kwargs)
+
+
+def init_project(root: Any = None, **kw: Any) -> Any:
+    return Baton.init(root, **kw)
+
+
+def capture_checkpoint(root: Any = None, *, content: Any = None, input_source: str | None = None, prompter: Any = None,
+                       stdin: Any = None, **kw: Any) -> Any:
+    """``checkpoint create`` as the CLI runs it: the payload from ``--input`` and the flags, then the app."""
+    from baton.cli_input import ContentOptions, capture_payload
+
+    payload = capture_payload(content or ContentOptions(), input_source=input_source, prompter=prompter, stdin=stdin)
+    return _call(root, "capture", payload, **kw)
+
+
+def prepare_handoff(root: Any = None, **kw: Any) -> Any:
+    return _call(root, "prepare", **kw)
+
+
+def validate_handoff_command(root: Any = None, token: str = "", **kw: Any) -> Any:
+    return _call(root, "validate", token, **kw)
+
+
+def promote_handoff(root: Any = None, token: str = "", **kw: Any) -> Any:
+    return _call(root, "promote", token, **kw)
+
+
+def amend_handoff(root: Any = None, token: str = "", *, content: Any = None, input_source: str | None = None,
+                  stdin: Any = None, **kw: Any) -> Any:
+    """``handoff amend`` as the CLI runs it."""
+    from baton.cli_input import ContentOptions, amend_inputs
+
+    replacement, changes = amend_inputs(content or ContentOptions(), input_source=input_source, stdin=stdin)
+    return _call(root, "amend", token, replacement=replacement, changes=changes, **kw)
+
+
+def archive_handoff(root: Any = None, token: str = "", **kw: Any) -> Any:
+    return _call(root, "archive", token, **kw)
+
+
+def list_handoffs(root: Any = None, **kw: Any) -> Any:
+    return _call(root, "list_handoffs", **kw)
+
+
+def show_handoff(root: Any = None, token: str = "", **kw: Any) -> Any:
+    return _call(root, "show", token, **kw)
+
+
+def resume_handoff(root: Any = None, token: str = "latest", **kw: Any) -> Any:
+    return _call(root, "resume", token, **kw)
+
+
+def create_baton(root: Any = None, handoff: Any = None, **kw: Any) -> Any:
+    return _call(root, "create_baton", handoff, **kw)
+
+
+def show_active_baton(root: Any = None, **kw: Any) -> Any:
+    return _call(root, "active_baton", **kw)
+
+
+def list_pending_batons(root: Any = None) -> Any:
+    return _call(root, "pending_batons")
+
+
+def cancel_baton(root: Any = None, **kw: Any) -> Any:
+    return _call(root, "cancel_baton", **kw)
+
+
+def dismiss_baton(root: Any = None, handoff_id: str = "", **kw: Any) -> Any:
+    return _call(root, "dismiss_baton", handoff_id, **kw)
+
+
+def scope_handoff_as_baton(root: Any = None, handoff_id: str = "", **kw: Any) -> Any:
+    return _call(root, "hand_on", handoff_id, **kw)
+
+
+def begin_session(root: Any = None, **kw: Any) -> Any:
+    return _call(root, "begin_session", **kw)
+
+
+def end_session(root: Any = None, session_id: str | None = None, handoff: Any = None, **kw: Any) -> Any:
+    return _call(root, "end_session", session_id, handoff, **kw)
+
+
+def bootstrap(root: Any = None, **kw: Any) -> Any:
+    return _call(root, "bootstrap", **kw)
+
+
+def local_metrics(root: Any = None) -> Any:
+    return _call(root, "metrics")
+
+
+def project_status(root: Any = None) -> Any:
+    return _call(root, "status")
+
+
+def status_overview(root: Any = None, **kw: Any) -> Any:
+    return _call(root, "status_overview", **kw)
+
+
+def listen_target(root: Any = None, **kw: Any) -> Any:
+    return _call(root, "listen_target", **kw)

@@ -1,0 +1,129 @@
+"""The deciders as tables: given these events, when this command, then these events (or this error)."""
+
+from __future__ import annotations
+
+import pytest
+
+from baton.domain.aggregates import baton as batons
+from baton.domain.aggregates import session as sessions
+from baton.domain.batons import CANCELLED, CLAIMED, DISMISSED, PENDING, SUPERSEDED, BatonRecord
+from baton.errors import BatonAlreadyClaimed, BatonNotPending, BatonSuperseded, InputError
+from baton.events import BatonCancelled, BatonClaimed, BatonCreated, BatonDismissed, ObjectiveCleared, ObjectiveSet
+from tests.events_support import recorded
+
+KEY = "alice%40example.com__main"
+FIRST = "018f0000-0000-7000-8000-000000000001"
+SECOND = "018f0000-0000-7000-8000-000000000002"
+
+
+def baton(handoff_id: str = FIRST) -> BatonRecord:
+    return BatonRecord(id=handoff_id, key=KEY, owner="alice@example.com", branch="main", shared=False,
+                       next_steps=("write the test",), failed_approaches=("retry in memory",))
+
+
+def given(*commands) -> batons.BatonKey:
+    """The key's state after deciding and recording ``commands`` in order."""
+    state = batons.BatonKey(KEY)
+    for command in commands:
+        for event in batons.decide(state, command):
+            state = batons.evolve(state, recorded(event, version=state.version + 1))
+    return state
+
+
+def test_creating_a_baton_records_its_steps_and_makes_it_pending():
+    (event,) = batons.decide(batons.BatonKey(KEY), batons.CreateBaton(baton(), session="s1"))
+    assert isinstance(event, BatonCreated)
+    assert event.stream == f"baton/{KEY}" and event.data()["key"] == KEY
+    assert event.payload["nextSteps"] == ["write the test"] and event.supersedes is None
+    state = batons.evolve(batons.BatonKey(KEY), recorded(event))
+    assert state.current.status == PENDING and state.version == 1
+
+
+def test_a_newer_baton_supersedes_the_pending_one_of_the_same_key():
+    state = given(batons.CreateBaton(baton(FIRST)))
+    (event,) = batons.decide(state, batons.CreateBaton(baton(SECOND)))
+    assert event.supersedes == FIRST
+    folded = batons.fold(state, recorded(event, version=2))
+    assert folded.superseded == FIRST and folded.state.current.id == SECOND
+    assert folded.state.previous[0]["status"] == SUPERSEDED
+
+
+def test_a_claim_names_the_session_and_the_version_moves():
+    state = given(batons.CreateBaton(baton()), batons.ClaimBaton(FIRST, "s2", "2026-09-02T15:00:00.000000Z"))
+    assert state.current.status == CLAIMED and state.current.claimed_by_session == "s2"
+    assert state.version == 2
+
+
+def test_a_claim_without_a_session_is_refused():
+    with pytest.raises(InputError):
+        batons.decide(given(batons.CreateBaton(baton())), batons.ClaimBaton(FIRST, " ", "t"))
+
+
+def test_a_second_claim_is_refused_as_already_claimed():
+    state = given(batons.CreateBaton(baton()), batons.ClaimBaton(FIRST, "s2", "t"))
+    with pytest.raises(BatonAlreadyClaimed):
+        batons.decide(state, batons.ClaimBaton(FIRST, "s3", "t"))
+
+
+def test_claiming_a_baton_a_newer_one_replaced_is_refused_as_superseded():
+    state = given(batons.CreateBaton(baton(FIRST)), batons.CreateBaton(baton(SECOND)))
+    with pytest.raises(BatonSuperseded):
+        batons.decide(state, batons.ClaimBaton(FIRST, "s2", "t"))
+
+
+@pytest.mark.parametrize(("command", "status"), [
+    (batons.CancelBaton(session="s1"), CANCELLED),
+    (batons.DismissBaton(FIRST, via="cli"), DISMISSED),
+])
+def test_cancel_and_dismiss_end_a_pending_baton(command, status):
+    assert given(batons.CreateBaton(baton()), command).current.status == status
+
+
+def test_cancelling_with_nothing_pending_records_nothing():
+    assert batons.decide(batons.BatonKey(KEY), batons.CancelBaton()) == []
+
+
+def test_a_claimed_baton_cannot_be_dismissed():
+    state = given(batons.CreateBaton(baton()), batons.ClaimBaton(FIRST, "s2", "t"))
+    with pytest.raises(BatonAlreadyClaimed):
+        batons.decide(state, batons.DismissBaton(FIRST))
+
+
+def test_dismissing_a_superseded_baton_says_it_is_not_pending():
+    state = given(batons.CreateBaton(baton(FIRST)), batons.CreateBaton(baton(SECOND)))
+    with pytest.raises(BatonNotPending, match="superseded"):
+        batons.decide(state, batons.DismissBaton(FIRST))
+
+
+@pytest.mark.parametrize("event", [
+    BatonClaimed(key=KEY, handoff_id="someone-else", session="s"),
+    BatonCancelled(key=KEY, handoff_id=None),
+    BatonDismissed(key=KEY, handoff_id=SECOND),
+    BatonCreated(key=KEY, handoff_id=SECOND, payload="not an object"),
+])
+def test_a_malformed_or_out_of_turn_event_moves_only_the_version(event):
+    state = given(batons.CreateBaton(baton()))
+    folded = batons.fold(state, recorded(event, version=2))
+    assert not folded.accepted
+    assert folded.state.current == state.current and folded.state.version == 2
+
+
+def test_setting_an_objective_and_clearing_it_by_its_owner_only():
+    key = "alice__main"
+    (set_event,) = sessions.decide_objective(None, sessions.SetObjective("alice", "main", "ship it", "s1"), key=key)
+    assert isinstance(set_event, ObjectiveSet)
+    state = sessions.evolve_objective(None, recorded(set_event), key)
+    assert state["objective"] == "ship it"
+    assert sessions.decide_objective(state, sessions.ClearObjective("bob", "main", "s2", "x"), key=key) == []
+    (cleared,) = sessions.decide_objective(state, sessions.ClearObjective("alice", "main", "s2", "end"), key=key)
+    assert isinstance(cleared, ObjectiveCleared) and cleared.previous_session == "s1"
+    assert sessions.evolve_objective(state, recorded(cleared), key) is None
+
+
+def test_a_session_begins_open_and_ends_with_the_baton_it_left():
+    (begun,) = sessions.decide_session(None, sessions.BeginSession("s1", "alice", "main", harness="codex"))
+    state = sessions.evolve_session(None, recorded(begun), "s1")
+    assert state["status"] == "open" and state["harness"] == "codex"
+    (ended,) = sessions.decide_session(state, sessions.EndSession("s1", "alice", "main", left_baton=FIRST))
+    state = sessions.evolve_session(state, recorded(ended), "s1")
+    assert state["status"] == "ended" and state["leftBaton"] == FIRST
