@@ -8,7 +8,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from baton.commands.batons import BatonAlreadyClaimed, BatonNotPending, BatonSuperseded, Peek, claim_in_scope, peek_eligible
+from baton.commands.batons import Peek, claim_in_scope, peek_eligible
+from baton.errors import BatonAlreadyClaimed, BatonNotPending, BatonSuperseded
 from tests.app_support import cancel_baton, dismiss_baton, list_pending_batons
 from baton.commands.context import Project
 from baton.commands.identity import SessionContext

@@ -24,26 +24,18 @@ from typing import Any
 import attrs
 
 from baton.domain.batons import (
-    CLAIMED, PENDING, SUPERSEDED, BatonPayload, BatonRecord, STEPS_REQUIRED,
+    CLAIMED, BatonPayload, BatonRecord, STEPS_REQUIRED,
     active_for_context, baton_content_of_handoff, baton_key, baton_stream, freshness_line,
     handoff_payload_for_baton, parse_payload, render_baton_markdown, select_eligible,
 )
 from baton.commands.identity import SessionContext, resolve_context
+from baton.commands.record import record as record_events
+from baton.domain.aggregates import baton as baton_aggregate
+from baton.domain.aggregates import handoff as handoff_aggregate
+from baton.domain.aggregates.baton import BatonKey
 from baton.errors import Conflict, InputError, NotFound
+from baton.events import handoff_stream
 from baton.ledger.clock import rfc3339_micros
-from baton.ledger.envelope import EventDraft
-
-
-class BatonAlreadyClaimed(Conflict):
-    code = "baton_already_claimed"
-
-
-class BatonSuperseded(Conflict):
-    code = "baton_superseded"
-
-
-class BatonNotPending(Conflict):
-    code = "baton_not_pending"
 
 
 # -- reading ---------------------------------------------------------------------
@@ -131,63 +123,32 @@ def _find_by_id(runner, token: str) -> tuple[str, dict[str, Any]] | None:
 
 # -- writing -----------------------------------------------------------------------
 
-def _telemetry(operation: str, record: BatonRecord, session: str | None) -> dict[str, Any]:
-    """The local telemetry every baton event carries (spec: sessionId, branch, owner, shared, handoffId)."""
-    return {
-        "operation": operation,
-        "handoff_id": record.id,
-        "key": record.key,
-        "owner": record.owner,
-        "branch": record.branch,
-        "shared": record.shared,
-        "session": session,
-    }
+def _key_state(scope, key: str) -> BatonKey:
+    return BatonKey.from_doc(key, scope.runner.get("batons", key))
 
 
 def claim_in_scope(scope, peek: Peek, *, session: str | None, harness: str | None = None) -> BatonRecord:
     """Claim the baton ``peek`` read, exactly once.
 
-    Re-reads the baton index under the lock, then appends ``baton.claimed``
-    expecting the stream version ``peek`` saw (fsynced).
+    Decides on the baton index as it is under the lock, then appends
+    ``baton.claimed`` expecting the stream version ``peek`` saw (fsynced).
 
     Raises:
+        InputError: no session named (a claim always names its session).
         BatonSuperseded: a newer baton replaced it since it was read (id mismatch).
         BatonAlreadyClaimed: another session claimed it first.
         BatonNotPending: it was cancelled or dismissed.
         StreamVersionConflict: its stream moved on in any other way.
     """
     record = peek.record
-    doc = scope.runner.get("batons", record.key) or {}
-    now = BatonRecord.from_json(doc.get("current"))
-    if now is None or now.id != record.id:
-        by = f" by baton {now.id}" if now is not None else ""
-        raise BatonSuperseded(
-            f"baton {record.id} was superseded{by} before it could be claimed",
-            details={"handoff_id": record.id, "superseded_by": now.id if now else None},
-        )
-    if now.status == CLAIMED:
-        raise BatonAlreadyClaimed(
-            f"baton {record.id} was already claimed by session {now.claimed_by_session or '(unnamed)'}"
-            f" at {now.claimed_at}",
-            details={"handoff_id": record.id, "claimed_by_session": now.claimed_by_session,
-                     "claimed_at": now.claimed_at},
-        )
-    if now.status != PENDING:
-        raise BatonNotPending(f"baton {record.id} is {now.status}, not pending",
-                              details={"handoff_id": record.id, "status": now.status})
+    state = _key_state(scope, record.key)
     claimed_at = rfc3339_micros(scope.project.clock())
-    data = _telemetry("handoff_claimed", now, session)
-    data["claimed_at"] = claimed_at
-    scope.append(
-        [EventDraft("baton.claimed", peek.stream, data, actor=now.owner, session=session)],
-        expected={peek.stream: peek.version},
-        durable=True,
-    )
-    from baton.domain.lifecycle import RESUME
-
-    _follow_on_handoff(scope, now.id, RESUME, {"session": session, "harness": harness, "freshness_state": None},
-                       session=session)
-    return attrs.evolve(now, status=CLAIMED, claimed_at=claimed_at, claimed_by_session=session)
+    decided = baton_aggregate.decide(state, baton_aggregate.ClaimBaton(record.id, session or "", claimed_at))
+    record_events(scope, decided, version=peek.version, durable=True, actor=state.current.owner, session=session)
+    _resume_handoff(scope, record.id, session=session, harness=harness)
+    claimed = _key_state(scope, record.key).current
+    return claimed if claimed is not None and claimed.id == record.id else \
+        attrs.evolve(state.current, status=CLAIMED, claimed_at=claimed_at, claimed_by_session=session)
 
 
 @attrs.frozen
@@ -201,55 +162,37 @@ class CreatedBaton:
 
 
 def _append_created(scope, record: BatonRecord, *, session: str | None, harness: str | None) -> str | None:
-    """Append ``baton.created`` for ``record``; returns the pending baton it supersedes."""
-    stream = baton_stream(record.key)
-    version = scope.txn.stream_version(stream)
-    doc = scope.runner.get("batons", record.key) or {}
-    old = BatonRecord.from_json(doc.get("current"))
-    superseded = old.id if old is not None and old.pending else None
-    data = _telemetry("handoff_created", record, session)
-    data.update(
-        harness=harness,
-        supersedes=superseded,
-        payload={"nextSteps": list(record.next_steps), "failedApproaches": list(record.failed_approaches),
-                 "openQuestions": list(record.open_questions)},
-    )
-    scope.append([EventDraft("baton.created", stream, data, actor=record.owner, session=session)],
-                 expected={stream: version})
-    # Only the old *baton* is retired (the index folds ``supersedes``). The
-    # handoff it pointed at is untouched: a ready handoff handed on with
-    # ``--from`` stays ready and resumable — a newer note for the next session
-    # says nothing about whether that work was replaced.
-    return superseded
+    """Append ``baton.created`` for ``record``; returns the pending baton it supersedes.
+
+    Superseding retires the old *baton* only: the handoff it pointed at keeps
+    its status (a ready handoff handed on with ``--from`` stays ready).
+    """
+    state = _key_state(scope, record.key)
+    (created,) = baton_aggregate.decide(state, baton_aggregate.CreateBaton(record, session=session, harness=harness))
+    record_events(scope, [created], version=scope.txn.stream_version(created.stream), actor=record.owner,
+                  session=session)
+    return created.supersedes
 
 
-def _handoff_status(scope, handoff_id: str) -> str | None:
-    if "handoffs" not in scope.runner.by_name:
-        return None
-    record = scope.runner.get("handoffs", handoff_id)
-    status = record.get("status") if isinstance(record, dict) else None
-    return status if isinstance(status, str) else None
-
-
-def _follow_on_handoff(scope, handoff_id: str, action: str, data: dict[str, Any], *,
-                       session: str | None) -> None:
-    """Mirror a claim on the baton's handoff record when the lifecycle allows it.
+def _resume_handoff(scope, handoff_id: str, *, session: str | None, harness: str | None) -> None:
+    """A claim is its handoff's resume when the lifecycle allows one.
 
     A baton left at session end is a *draft* handoff (a checkpoint nobody has
     validated), and a draft cannot be resumed; for it the baton index is the
     record of its fate. A ready handoff handed on with ``--from`` is marked
-    ``resumed`` when its baton is claimed. It is never marked superseded by a
-    newer baton: superseding retires the baton, not the handoff.
+    ``resumed`` like any other.
     """
-    from baton.domain import lifecycle
+    from baton.domain.handoff import handoff_from_json
 
-    status = _handoff_status(scope, handoff_id)
-    if status is None or action not in lifecycle.ALLOWED.get(status, ()):
+    doc = scope.runner.get("handoffs", handoff_id) if "handoffs" in scope.runner.by_name else None
+    if not isinstance(doc, dict):
         return
-    stream = f"handoff/{handoff_id}"
-    event_type = {lifecycle.SUPERSEDE: "handoff.superseded", lifecycle.RESUME: "handoff.resumed"}[action]
-    scope.append([EventDraft(event_type, stream, data, session=session)],
-                 expected={stream: scope.txn.stream_version(stream)})
+    handoff = handoff_from_json(doc)
+    command = handoff_aggregate.Resume(session=session, harness=harness)
+    if handoff_aggregate.allows(handoff, command):
+        decided = handoff_aggregate.decide(handoff, command, now=doc.get("updated_at") or "")
+        record_events(scope, decided, version=scope.txn.stream_version(handoff_stream(handoff_id)),
+                      session=session)
 
 
 def create_in_scope(
@@ -433,9 +376,8 @@ def cancel_baton(project: "Project", *, owner: str | None = None, branch: str | 
         if active is None:
             return CancelResult(ctx, None)
         peek = next(p for p in peeks if p.record is active)
-        data = _telemetry("handoff_cancelled", active, session)
-        scope.append([EventDraft("baton.cancelled", peek.stream, data, actor=ctx.owner, session=session)],
-                     expected={peek.stream: peek.version})
+        decided = baton_aggregate.decide(_key_state(scope, active.key), baton_aggregate.CancelBaton(session))
+        record_events(scope, decided, version=peek.version, actor=ctx.owner, session=session)
         return CancelResult(ctx, active)
 
 
@@ -469,26 +411,10 @@ def dismiss_baton(project: "Project", handoff_id: str = "", *, via: str = "cli",
         if found is None:
             raise NotFound(f"no baton with id {token!r}", details={"handoff_id": token})
         key, raw = found
-        doc = scope.runner.get("batons", key) or {}
-        current = BatonRecord.from_json(doc.get("current"))
-        if current is None or current.id != raw.get("id"):
-            status = raw.get("status") or SUPERSEDED
-            raise BatonNotPending(f"baton {raw['id']} is {status}, not pending; nothing to dismiss",
-                                  details={"handoff_id": raw["id"], "status": status})
-        if current.claimed:
-            raise BatonAlreadyClaimed(
-                f"baton {current.id} was already claimed by session {current.claimed_by_session or '(unnamed)'}"
-                f" at {current.claimed_at}; a claimed baton cannot be dismissed",
-                details={"handoff_id": current.id, "claimed_by_session": current.claimed_by_session},
-            )
-        if not current.pending:
-            raise BatonNotPending(f"baton {current.id} is {current.status}, not pending; nothing to dismiss",
-                                  details={"handoff_id": current.id, "status": current.status})
-        stream = baton_stream(key)
-        data = _telemetry("handoff_dismissed", current, session)
-        data["via"] = via
-        scope.append([EventDraft("baton.dismissed", stream, data, session=session)],
-                     expected={stream: doc.get("version", 0)})
+        state = _key_state(scope, key)
+        decided = baton_aggregate.decide(state, baton_aggregate.DismissBaton(raw["id"], session=session, via=via))
+        record_events(scope, decided, version=state.version, session=session)
+        current = state.current
         return DismissResult(current)
 
 

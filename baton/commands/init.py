@@ -8,7 +8,8 @@ import attrs
 
 from baton.config import ProjectConfig, read_json, write_json_atomic
 from baton.errors import Conflict, InputError, PolicyBlock
-from baton.ledger.envelope import EventDraft
+from baton.commands.record import record
+from baton.events import ProjectInitialized
 from baton.ledger.ids import uuid7
 from baton.project import ProjectPaths, resolve_root
 
@@ -84,11 +85,8 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
     try:
         with opened.writing() as scope:
             if scope.txn.stream_version("project") == 0:
-                scope.append(
-                    [EventDraft("project.initialized", "project", {"project_id": config.project_id, "root_hint": "."})],
-                    expected={"project": 0},
-                    durable=True,
-                )
+                record(scope, [ProjectInitialized(project_id=config.project_id, root_hint=".")], version=0,
+                       durable=True)
                 created = True
     finally:
         opened.close()

@@ -24,8 +24,9 @@ from baton.commands.identity import SessionContext, resolve_context
 from baton.domain.batons import (
     BatonRecord, context_key, objective_stream, render_baton_markdown, session_stream,
 )
+from baton.commands.record import record
+from baton.domain.aggregates import session as aggregate
 from baton.errors import InputError
-from baton.ledger.envelope import EventDraft
 from baton.ledger.ids import uuid7
 
 SESSION_ID_MAX = 200
@@ -97,21 +98,13 @@ def get_session_objective(runner, ctx: SessionContext) -> SessionObjective | Non
 def _objective_events(scope, ctx: SessionContext, objective: str | None, session: str | None,
                       reason: str) -> bool:
     """Set, or clear, the objective of ``ctx``; True when anything changed."""
-    stream = objective_stream(context_key(ctx.owner, ctx.branch))
-    version = scope.txn.stream_version(stream)
-    doc = scope.runner.get("objectives", context_key(ctx.owner, ctx.branch))
-    if objective is not None:
-        data = {"owner": ctx.owner, "branch": ctx.branch, "objective": objective, "session": session}
-        scope.append([EventDraft("objective.set", stream, data, actor=ctx.owner, session=session)],
-                     expected={stream: version})
-        return True
-    if doc is None or doc.get("owner") != ctx.owner or doc.get("branch") != ctx.branch:
-        return False  # nothing set here (or it belongs to a name that merely encodes alike)
-    data = {"owner": ctx.owner, "branch": ctx.branch, "session": session, "reason": reason,
-            "previous_session": doc.get("sessionId")}
-    scope.append([EventDraft("objective.cleared", stream, data, actor=ctx.owner, session=session)],
-                 expected={stream: version})
-    return True
+    key = context_key(ctx.owner, ctx.branch)
+    version = scope.txn.stream_version(objective_stream(key))
+    command = (aggregate.SetObjective(ctx.owner, ctx.branch, objective, session) if objective is not None
+               else aggregate.ClearObjective(ctx.owner, ctx.branch, session, reason))
+    decided = aggregate.decide_objective(scope.runner.get("objectives", key), command, key=key)
+    record(scope, decided, version=version, actor=ctx.owner, session=session)
+    return bool(decided)
 
 
 # -- begin ----------------------------------------------------------------------------
@@ -176,10 +169,10 @@ def begin_session(
             if peek is not None:
                 received = claim_in_scope(scope, peek, session=session_id, harness=harness)
         stream = session_stream(session_id)
-        data = {"session": session_id, "harness": harness, "owner": ctx.owner, "branch": ctx.branch,
-                "objective": objective, "received_baton": received.id if received else None}
-        scope.append([EventDraft("session.begun", stream, data, actor=ctx.owner, session=session_id)],
-                     expected={stream: scope.txn.stream_version(stream)})
+        decided = aggregate.decide_session(scope.runner.get("sessions", session_id), aggregate.BeginSession(
+            session_id, ctx.owner, ctx.branch, harness=harness, objective=objective,
+            received_baton=received.id if received else None))
+        record(scope, decided, version=scope.txn.stream_version(stream), actor=ctx.owner, session=session_id)
         changed = _objective_events(scope, ctx, objective, session_id, reason="session_begin_without_objective")
     # Outside the lock: freshness reads git and hashes artifacts.
     freshness = quiet_freshness(opened, opened.runner, received)
@@ -264,8 +257,7 @@ def end_session(
                                       objective=objective_doc.objective if objective_doc else None)
         cleared = _objective_events(scope, here, None, session_id, reason="session_end")
         stream = session_stream(session_id)
-        data = {"session": session_id, "owner": here.owner, "branch": here.branch, "harness": harness,
-                "left_baton": created.record.id if created else None}
-        scope.append([EventDraft("session.ended", stream, data, actor=here.owner, session=session_id)],
-                     expected={stream: scope.txn.stream_version(stream)})
+        decided = aggregate.decide_session(session, aggregate.EndSession(
+            session_id, here.owner, here.branch, harness=harness, left_baton=created.record.id if created else None))
+        record(scope, decided, version=scope.txn.stream_version(stream), actor=here.owner, session=session_id)
         return SessionEndResult(session_id, here, created, cleared)
