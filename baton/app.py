@@ -16,20 +16,43 @@ appended since. None of them opens a project or decides anything itself,
 and nothing behind these methods knows an adapter's option names.
 
 Use cases live in ``baton.commands`` (one module per verb of the spec); the
-methods here are their one entry point.
+methods here are their one entry point. Each method imports its use case's
+module when called: a hook runs one use case per process, and importing all
+of them cost ~40 ms of a ~200 ms ``baton bootstrap`` (measured; see
+docs/performance.md).
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from baton.commands import (
-    amend, batons, bootstrap, capture, doctor, gc, init, listing, log, metrics, prepare, ready, rebuild,
-    resume, sessions, show, status, status_page, validate, verify,
-)
 from baton.commands.context import Project
 from baton.ledger.clock import WallClock, system_clock
+
+if TYPE_CHECKING:
+    from baton.commands.amend import ArchiveResult
+    from baton.commands.batons import (
+        ActiveBatonResult, BatonCreateResult, CancelResult, DismissResult, PendingBatonsResult,
+    )
+    from baton.commands.bootstrap import BootstrapResult
+    from baton.commands.capture import CaptureResult
+    from baton.commands.doctor import DoctorResult
+    from baton.commands.gc import GcResult
+    from baton.commands.init import InitResult
+    from baton.commands.listing import ListResult
+    from baton.commands.log import LogResult
+    from baton.commands.metrics import MetricsResult
+    from baton.commands.prepare import PrepareResult
+    from baton.commands.ready import ReadyResult
+    from baton.commands.rebuild import RebuildResult
+    from baton.commands.resume import ResumeResult
+    from baton.commands.sessions import SessionBeginResult, SessionEndResult
+    from baton.commands.show import ShowResult
+    from baton.commands.status import StatusResult
+    from baton.commands.status_page import ListenTarget, StatusDismissal, StatusOverview
+    from baton.commands.validate import ValidateResult
+    from baton.commands.verify import VerifyResult
 
 PathOption = str | os.PathLike | None
 
@@ -60,104 +83,164 @@ class Baton:
 
     # -- before a project exists ---------------------------------------------------
     @staticmethod
-    def init(root: PathOption = None, *, project_id: str | None = None) -> init.InitResult:
+    def init(root: PathOption = None, *, project_id: str | None = None) -> InitResult:
         """Create ``.baton/`` (idempotent)."""
+        from baton.commands import init
+
         return init.init_project(root, project_id=project_id)
 
     @staticmethod
-    def doctor(root: PathOption = None) -> doctor.DoctorResult:
+    def doctor(root: PathOption = None) -> DoctorResult:
         """Diagnose a project that may not even open."""
+        from baton.commands import doctor
+
         return doctor.diagnose(root)
 
     # -- the ledger ---------------------------------------------------------------------
-    def log(self, **filters: Any) -> log.LogResult:
+    def log(self, **filters: Any) -> LogResult:
+        from baton.commands import log
+
         return log.ledger_log(self.project, **filters)
 
-    def verify(self) -> verify.VerifyResult:
+    def verify(self) -> VerifyResult:
+        from baton.commands import verify
+
         return verify.verify_project(self.project)
 
-    def rebuild(self, **options: Any) -> rebuild.RebuildResult:
+    def rebuild(self, **options: Any) -> RebuildResult:
+        from baton.commands import rebuild
+
         return rebuild.rebuild_projections(self.project, **options)
 
-    def gc(self, *, dry_run: bool = False) -> gc.GcResult:
+    def gc(self, *, dry_run: bool = False) -> GcResult:
+        from baton.commands import gc
+
         return gc.collect_garbage(self.project, dry_run=dry_run)
 
     # -- handoffs -----------------------------------------------------------------------
-    def capture(self, payload: dict[str, Any], **options: Any) -> capture.CaptureResult:
+    def capture(self, payload: dict[str, Any], **options: Any) -> CaptureResult:
         """Capture a draft handoff (``checkpoint create``, MCP ``handoff_capture``)."""
+        from baton.commands import capture
+
         return capture.capture_handoff(self.project, payload, **options)
 
-    def prepare(self, **options: Any) -> prepare.PrepareResult:
+    def prepare(self, **options: Any) -> PrepareResult:
+        from baton.commands import prepare
+
         return prepare.prepare_handoff(self.project, **options)
 
-    def validate(self, token: str, *, recheck: bool = False) -> validate.ValidateResult:
+    def validate(self, token: str, *, recheck: bool = False) -> ValidateResult:
+        from baton.commands import validate
+
         return validate.validate_handoff_command(self.project, token, recheck=recheck)
 
-    def promote(self, token: str, *, accept_warnings: str | None = None) -> ready.ReadyResult:
+    def promote(self, token: str, *, accept_warnings: str | None = None) -> ReadyResult:
         """``handoff ready``: promote a validated handoff."""
+        from baton.commands import ready
+
         return ready.promote_handoff(self.project, token, accept_warnings=accept_warnings)
 
-    def amend(self, token: str, **options: Any) -> capture.CaptureResult:
+    def amend(self, token: str, **options: Any) -> CaptureResult:
+        from baton.commands import amend
+
         return amend.amend_handoff(self.project, token, **options)
 
-    def archive(self, token: str, *, reason: str | None = None) -> amend.ArchiveResult:
+    def archive(self, token: str, *, reason: str | None = None) -> ArchiveResult:
+        from baton.commands import amend
+
         return amend.archive_handoff(self.project, token, reason=reason)
 
-    def list_handoffs(self, **options: Any) -> listing.ListResult:
+    def list_handoffs(self, **options: Any) -> ListResult:
+        from baton.commands import listing
+
         return listing.list_handoffs(self.project, **options)
 
-    def show(self, token: str, **options: Any) -> show.ShowResult:
+    def show(self, token: str, **options: Any) -> ShowResult:
+        from baton.commands import show
+
         return show.show_handoff(self.project, token, **options)
 
-    def resume(self, token: str = "latest", **options: Any) -> resume.ResumeResult:
+    def resume(self, token: str = "latest", **options: Any) -> ResumeResult:
+        from baton.commands import resume
+
         return resume.resume_handoff(self.project, token, **options)
 
     # -- session batons -------------------------------------------------------------------
-    def create_baton(self, handoff: Any, **options: Any) -> batons.BatonCreateResult:
+    def create_baton(self, handoff: Any, **options: Any) -> BatonCreateResult:
+        from baton.commands import batons
+
         return batons.create_baton(self.project, handoff, **options)
 
-    def active_baton(self, **options: Any) -> batons.ActiveBatonResult:
+    def active_baton(self, **options: Any) -> ActiveBatonResult:
+        from baton.commands import batons
+
         return batons.show_active_baton(self.project, **options)
 
-    def pending_batons(self) -> batons.PendingBatonsResult:
+    def pending_batons(self) -> PendingBatonsResult:
+        from baton.commands import batons
+
         return batons.list_pending_batons(self.project)
 
-    def cancel_baton(self, **options: Any) -> batons.CancelResult:
+    def cancel_baton(self, **options: Any) -> CancelResult:
+        from baton.commands import batons
+
         return batons.cancel_baton(self.project, **options)
 
-    def dismiss_baton(self, handoff_id: str, **options: Any) -> batons.DismissResult:
+    def dismiss_baton(self, handoff_id: str, **options: Any) -> DismissResult:
+        from baton.commands import batons
+
         return batons.dismiss_baton(self.project, handoff_id, **options)
 
-    def hand_on(self, handoff_id: str, **options: Any) -> batons.BatonCreateResult:
+    def hand_on(self, handoff_id: str, **options: Any) -> BatonCreateResult:
         """Scope an existing handoff as a baton (``session handoff --from``)."""
+        from baton.commands import batons
+
         return batons.scope_handoff_as_baton(self.project, handoff_id, **options)
 
-    def begin_session(self, **options: Any) -> sessions.SessionBeginResult:
+    def begin_session(self, **options: Any) -> SessionBeginResult:
+        from baton.commands import sessions
+
         return sessions.begin_session(self.project, **options)
 
-    def end_session(self, session_id: str | None, handoff: Any = None, **options: Any) -> sessions.SessionEndResult:
+    def end_session(self, session_id: str | None, handoff: Any = None, **options: Any) -> SessionEndResult:
+        from baton.commands import sessions
+
         return sessions.end_session(self.project, session_id, handoff, **options)
 
-    def bootstrap(self, **options: Any) -> bootstrap.BootstrapResult:
+    def bootstrap(self, **options: Any) -> BootstrapResult:
         """The session-start brief; claims the eligible baton for the session."""
+        from baton.commands import bootstrap
+
         return bootstrap.bootstrap(self.project, **options)
 
-    def metrics(self) -> metrics.MetricsResult:
+    def metrics(self) -> MetricsResult:
+        from baton.commands import metrics
+
         return metrics.local_metrics(self.project)
 
     # -- status -------------------------------------------------------------------------
-    def status(self) -> status.StatusResult:
+    def status(self) -> StatusResult:
+        from baton.commands import status
+
         return status.project_status(self.project)
 
-    def status_overview(self, **options: Any) -> status_page.StatusOverview:
+    def status_overview(self, **options: Any) -> StatusOverview:
+        from baton.commands import status_page
+
         return status_page.status_overview(self.project, **options)
 
-    def dismiss_from_status_page(self, requested_project: str | None, baton_id: str) -> status_page.StatusDismissal:
+    def dismiss_from_status_page(self, requested_project: str | None, baton_id: str) -> StatusDismissal:
+        from baton.commands import status_page
+
         return status_page.dismiss_from_status_page(self.project, requested_project, baton_id)
 
-    def listen_target(self, **options: Any) -> status_page.ListenTarget:
+    def listen_target(self, **options: Any) -> ListenTarget:
+        from baton.commands import status_page
+
         return status_page.listen_target(self.project, **options)
 
     def sanitize(self, value: Any) -> Any:
         """Redact an answer with the project's policy (error bodies included)."""
+        from baton.commands import status_page
+
         return status_page.sanitize_for_project(self.project, value)

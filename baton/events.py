@@ -61,7 +61,13 @@ def handoff_stream(handoff_id: str) -> str:
 
 # -- the base class ----------------------------------------------------------------
 
-@attrs.frozen(kw_only=True)
+_event_class = attrs.frozen(kw_only=True, slots=False, repr=False)
+"""Every event class is made this way. No slots and a hand-written ``__repr__``:
+attrs' generated ones cost more than half of this module's import time, and
+every command (hooks included) imports the catalogue."""
+
+
+@_event_class
 class DomainEvent:
     """One recorded fact, typed. Subclasses add their payload members as fields."""
 
@@ -80,6 +86,9 @@ class DomainEvent:
     @property
     def stream(self) -> str:
         return stream_of(self.STREAM, self.key)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(key={self.key!r}, data={self.data()!r})"
 
     def data(self) -> dict[str, Any]:
         """The payload as stored: every known member (None included) plus ``extra``."""
@@ -140,7 +149,7 @@ def decode(event: Event) -> DomainEvent | None:
 # -- project -----------------------------------------------------------------------
 
 @_register
-@attrs.frozen(kw_only=True)
+@_event_class
 class ProjectInitialized(DomainEvent):
     TYPE = "project.initialized"
     STREAM = PROJECT
@@ -152,7 +161,7 @@ class ProjectInitialized(DomainEvent):
 # -- handoffs ----------------------------------------------------------------------
 
 @_register
-@attrs.frozen(kw_only=True)
+@_event_class
 class HandoffCaptured(DomainEvent):
     """A new record (capture, prepare, a session baton's draft, an amend's child)."""
 
@@ -165,7 +174,7 @@ class HandoffCaptured(DomainEvent):
 
 
 @_register
-@attrs.frozen(kw_only=True)
+@_event_class
 class HandoffRevised(DomainEvent):
     TYPE = "handoff.revised"
     STREAM = HANDOFF
@@ -176,7 +185,7 @@ class HandoffRevised(DomainEvent):
 
 
 @_register
-@attrs.frozen(kw_only=True)
+@_event_class
 class HandoffValidated(DomainEvent):
     TYPE = "handoff.validated"
     STREAM = HANDOFF
@@ -185,7 +194,7 @@ class HandoffValidated(DomainEvent):
 
 
 @_register
-@attrs.frozen(kw_only=True)
+@_event_class
 class HandoffPromoted(DomainEvent):
     TYPE = "handoff.promoted"
     STREAM = HANDOFF
@@ -194,7 +203,7 @@ class HandoffPromoted(DomainEvent):
 
 
 @_register
-@attrs.frozen(kw_only=True)
+@_event_class
 class HandoffResumed(DomainEvent):
     TYPE = "handoff.resumed"
     STREAM = HANDOFF
@@ -205,7 +214,7 @@ class HandoffResumed(DomainEvent):
 
 
 @_register
-@attrs.frozen(kw_only=True)
+@_event_class
 class HandoffSuperseded(DomainEvent):
     TYPE = "handoff.superseded"
     STREAM = HANDOFF
@@ -214,7 +223,7 @@ class HandoffSuperseded(DomainEvent):
 
 
 @_register
-@attrs.frozen(kw_only=True)
+@_event_class
 class HandoffArchived(DomainEvent):
     TYPE = "handoff.archived"
     STREAM = HANDOFF
@@ -224,7 +233,7 @@ class HandoffArchived(DomainEvent):
 
 
 @_register
-@attrs.frozen(kw_only=True)
+@_event_class
 class HandoffFlagged(DomainEvent):
     TYPE = "handoff.flagged"
     STREAM = HANDOFF
@@ -237,7 +246,7 @@ HANDOFF_EVENTS = tuple(cls for cls in CATALOGUE.values() if cls.STREAM == HANDOF
 
 # -- session batons -----------------------------------------------------------------
 
-@attrs.frozen(kw_only=True)
+@_event_class
 class BatonEvent(DomainEvent):
     """The telemetry every baton event carries (the spec's sessionId, branch,
     owner, shared, handoffId), named as the spec's ``operation``."""
@@ -255,7 +264,7 @@ class BatonEvent(DomainEvent):
 
 
 @_register
-@attrs.frozen(kw_only=True)
+@_event_class
 class BatonCreated(BatonEvent):
     TYPE = "baton.created"
     ERASABLE = ("owner", "branch", "payload")
@@ -267,7 +276,7 @@ class BatonCreated(BatonEvent):
 
 
 @_register
-@attrs.frozen(kw_only=True)
+@_event_class
 class BatonClaimed(BatonEvent):
     TYPE = "baton.claimed"
 
@@ -275,13 +284,13 @@ class BatonClaimed(BatonEvent):
 
 
 @_register
-@attrs.frozen(kw_only=True)
+@_event_class
 class BatonCancelled(BatonEvent):
     TYPE = "baton.cancelled"
 
 
 @_register
-@attrs.frozen(kw_only=True)
+@_event_class
 class BatonDismissed(BatonEvent):
     TYPE = "baton.dismissed"
 
@@ -294,7 +303,7 @@ BATON_EVENTS = tuple(cls for cls in CATALOGUE.values() if cls.STREAM == BATON)
 # -- sessions and their objectives -------------------------------------------------------
 
 @_register
-@attrs.frozen(kw_only=True)
+@_event_class
 class SessionBegun(DomainEvent):
     TYPE = "session.begun"
     STREAM = SESSION
@@ -309,7 +318,7 @@ class SessionBegun(DomainEvent):
 
 
 @_register
-@attrs.frozen(kw_only=True)
+@_event_class
 class SessionEnded(DomainEvent):
     TYPE = "session.ended"
     STREAM = SESSION
@@ -322,7 +331,7 @@ class SessionEnded(DomainEvent):
 
 
 @_register
-@attrs.frozen(kw_only=True)
+@_event_class
 class ObjectiveSet(DomainEvent):
     TYPE = "objective.set"
     STREAM = OBJECTIVE
@@ -335,7 +344,7 @@ class ObjectiveSet(DomainEvent):
 
 
 @_register
-@attrs.frozen(kw_only=True)
+@_event_class
 class ObjectiveCleared(DomainEvent):
     TYPE = "objective.cleared"
     STREAM = OBJECTIVE

@@ -31,7 +31,6 @@ from baton.domain.batons import (
 from baton.commands.identity import SessionContext, resolve_context
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
-from baton.domain.aggregates import handoff as handoff_aggregate
 from baton.domain.aggregates.baton import BatonKey
 from baton.errors import Conflict, InputError, NotFound
 from baton.events import handoff_stream
@@ -182,6 +181,7 @@ def _resume_handoff(scope, handoff_id: str, *, session: str | None, harness: str
     record of its fate. A ready handoff handed on with ``--from`` is marked
     ``resumed`` like any other.
     """
+    from baton.domain.aggregates import handoff as handoff_aggregate
     from baton.domain.handoff import handoff_from_json
 
     doc = scope.runner.get("handoffs", handoff_id) if "handoffs" in scope.runner.by_name else None

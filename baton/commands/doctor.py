@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-from importlib import metadata
 
 import attrs
 
@@ -50,6 +49,8 @@ class DoctorResult:
 
 
 def _versions() -> str:
+    from importlib import metadata  # 20 ms: only doctor needs it, and it is on no hook path
+
     parts = []
     for dist in ("attrs", "cattrs", "orjson", "sqlite-utils", "dulwich", "mcp"):
         try:

@@ -1,0 +1,61 @@
+"""Use cases name their parameters; each adapter spells them its own way.
+
+A message from the application says `` `max_tokens` ``; the command line
+shows ``--max-tokens`` and an MCP caller ``max_tokens`` — never a flag it
+cannot pass.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from baton.errors import InputError
+from baton.mcp_server import build_server
+from tests.app_support import list_handoffs
+from tests.conftest import run_baton
+
+BATON = Path(__file__).resolve().parents[1] / "baton"
+FLAG = re.compile(r"--[a-z]")
+
+
+def _raised_texts(path: Path) -> list[str]:
+    """The literal text of every ``raise X(...)`` message in a module."""
+    texts = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
+            for part in ast.walk(node.exc.args[0]):
+                if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                    texts.append(part.value)
+    return texts
+
+
+@pytest.mark.parametrize("layer", ["commands", "domain", "projections", "ledger"])
+def test_no_error_below_the_adapters_names_a_command_line_flag(layer):
+    offenders = {str(p.relative_to(BATON)): [t for t in _raised_texts(p) if FLAG.search(t)]
+                 for p in (BATON / layer).rglob("*.py")}
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+def test_the_application_names_the_parameter(project):
+    with pytest.raises(InputError, match="^`status` must be one of"):
+        list_handoffs(project, status="done")
+
+
+def test_the_command_line_names_its_flag(project):
+    r = run_baton("handoff", "list", "--status", "done", "--project", str(project))
+    assert r.returncode == 2 and "baton: --status must be one of" in r.stderr
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+@pytest.mark.anyio
+async def test_an_mcp_caller_is_told_its_argument_name(project, anyio_backend):
+    async with Client(build_server(project)) as client:
+        result = await client.call_tool("handoff_list", {"work": "   "})
+    assert result.is_error
+    message = result.structured_content["error"]["message"]
+    assert message.startswith("work needs at least one word") and "--" not in message
