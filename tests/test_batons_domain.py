@@ -282,3 +282,26 @@ def test_notices_come_first():
     brief = assemble_brief(handoff_markdown=None, objective=None, decisions=["- d"], traps=[],
                            notices=["not delivered"])
     assert brief.text.startswith("> ⚠️ not delivered")
+
+
+def _naive_fit(heading, items, budget, more_hint):
+    """The definition fit_section meets: the most items whose rendered section fits."""
+    for shown in range(len(items), 0, -1):
+        lines = [heading, "", *items[:shown]]
+        if shown < len(items):
+            lines.append(f"- … {len(items) - shown} more left out to fit the brief ({more_hint})")
+        text = "\n".join(lines) + "\n"
+        if len(text.encode()) <= budget:
+            return text, shown
+    return "", 0
+
+
+@given(st.lists(st.text(min_size=0, max_size=40), max_size=30), st.integers(min_value=-5, max_value=900))
+def test_fit_section_shows_the_most_items_that_fit_with_its_note(items, budget):
+    from baton.domain.batons import fit_section
+
+    fitted = fit_section("## Recent decisions", items, budget, more_hint="see the handoff")
+    text, shown = _naive_fit("## Recent decisions", items, budget, "see the handoff") if items and budget > 0 \
+        else ("", 0)
+    assert (fitted.text, fitted.shown, fitted.omitted) == (text, shown, len(items) - shown)
+    assert len(fitted.text.encode()) <= max(budget, 0)
