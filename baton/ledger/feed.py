@@ -119,12 +119,6 @@ def encode_line(event: Event) -> bytes:
     return orjson.dumps(event.to_dict(), option=orjson.OPT_SORT_KEYS) + b"\n"
 
 
-def decode_sealed(line: bytes) -> Event:
-    """An event exactly as a reader will get it back from ``line`` — the line
-    was just made by ``encode_line``, so its checks are already known to pass."""
-    return Event.from_dict(orjson.loads(line))
-
-
 def last_line_length(scan: "FeedScan", start: "FeedHead") -> int:
     """Bytes (newline included) of the line ending at ``scan.head.offset``,
     or 0 when the scan found no event (the caller keeps what it knew)."""

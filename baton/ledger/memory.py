@@ -133,6 +133,12 @@ class MemoryLedger:
             self._feeds.raw.setdefault(writer, bytearray()).extend(raw)
             return scan.events
 
+    def replace(self, writer: str, raw: bytes) -> None:
+        """Replace a feed's bytes outright, as an erasing rewrite or a sync
+        that replaced the file would: readers' cursors into it stop holding."""
+        with self._feeds.lock:
+            self._feeds.raw[writer] = bytearray(raw)
+
     def _append(self, drafts: list[EventDraft], expected: Mapping[str, int] | None) -> list[Event]:
         versions = self.stream_versions()
         for stream, version in (expected or {}).items():

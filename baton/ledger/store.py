@@ -32,11 +32,11 @@ from baton.ledger.changes import ReadLog, Served, cursor_after, read_changes
 from baton.ledger.clock import WallClock, next_hlc, rfc3339_micros, system_clock
 from baton.ledger.envelope import Event, EventDraft, seal
 from baton.ledger.feed import (
-    FeedHead, FeedScan, collector_paused, decode_sealed, encode_line, feed_name, line_ending_at,
+    FeedHead, FeedScan, collector_paused, encode_line, feed_name, line_ending_at,
     line_hashes_to, merge_feeds, scan_bytes,
 )
 from baton.ledger.ids import uuid7
-from baton.ledger.protocol import Changes, Cursor, FeedInfo, IndexSeed
+from baton.ledger.protocol import Changes, Cursor, FeedInfo, FeedRewritten, IndexSeed
 from baton.ledger.versions import StreamVersions
 
 FSYNC_POLICIES = ("always", "never")
@@ -73,7 +73,7 @@ class Ledger:
         self._max_hlc = 0
         self._source: IndexSeed | None = None
         self._read_log = ReadLog()
-        self._held: dict[str, Cursor] = {}
+        self._held: set[tuple[str, Cursor]] = set()
         """Cursors already checked against their feed during this lock hold."""
         self._poisoned: str | None = None
         self._lock_depth = 0
@@ -176,9 +176,8 @@ class Ledger:
         """Read whatever the feeds gained since this instance last looked.
 
         A cold instance first takes its index's cursors (``seed_from``). A feed
-        that shrank, was replaced, no longer has the line its cursor stopped
-        after, or disappeared invalidates everything known, and the whole
-        ledger is read again.
+        that shrank, was replaced or disappeared invalidates everything known,
+        and the whole ledger is read again.
         """
         with collector_paused():
             for attempt in range(3):
@@ -205,7 +204,10 @@ class Ledger:
                     return False
                 continue
             if known is not None:
-                if known.ident != info.ident or info.size < known.head.offset or not self.head_holds(name, known):
+                # Identity and size only, as cheap as a stat: the line at the
+                # cursor is checked where it was learnt from elsewhere (the
+                # index, when seeding) and when a reader's cursor is checked.
+                if known.ident != info.ident or info.size < known.head.offset:
                     return False
                 if info.size == known.head.offset:
                     continue
@@ -228,7 +230,7 @@ class Ledger:
     def _note_read(self, feed: str, start: Cursor, events: list[Event], ends: list[int], end: Cursor) -> None:
         self._cursors[feed] = end
         if self._lock_depth:
-            self._held[feed] = end
+            self._held.add((feed, end))
             self._read_log.add(feed, start, events, ends, end)
 
     def stream_version(self, stream: str) -> int:
@@ -259,7 +261,7 @@ class Ledger:
     def head_holds(self, feed: str, cursor: Cursor) -> bool:
         if not cursor.head.offset:
             return True
-        if self._lock_depth and self._held.get(feed) == cursor:
+        if self._lock_depth and (feed, cursor) in self._held:
             return True
         info = self.feed_info(feed)
         if info is None or info.ident != cursor.ident or info.size < cursor.head.offset:
@@ -272,11 +274,20 @@ class Ledger:
         if not line_hashes_to(line, cursor.head.hash):
             return False
         if self._lock_depth:
-            self._held[feed] = cursor
+            self._held.add((feed, cursor))
         return True
 
     def changes_since(self, cursors: Mapping[str, Cursor]) -> Changes:
-        return read_changes(self, cursors, self._serve if self._lock_depth else None)
+        if not self._lock_depth:
+            return read_changes(self, cursors)
+        try:
+            return read_changes(self, cursors, self._serve)
+        except FeedRewritten as exc:
+            known = self._cursors.get(exc.feed)
+            if known is not None and not self.head_holds(exc.feed, known):
+                self._forget()  # what this instance read from the feed is as stale as the caller's
+                self.refresh()
+            raise
 
     def _serve(self, feed: str, start: Cursor) -> Served | None:
         """Under the lock this instance knows where every feed stands: what it
@@ -378,10 +389,7 @@ class Ledger:
             self._poisoned = f"writing to {path} failed: {exc}; the ledger must be reopened"
             self._close_own_feed()
             raise StorageError(self._poisoned) from exc
-        # Returned as a reader will get them back from these lines (never
-        # aliasing the caller's data; a tuple comes back a list), so folding
-        # them is folding a replay.
-        written = [decode_sealed(line) for line in lines]
+        written = sealed  # as readers will get them back (see ``seal``)
         ends, offset = [], head.offset
         for line in lines:
             offset += len(line)

@@ -138,6 +138,10 @@ class ProjectionRunner:
     def _open(self):
         import sqlite_utils
 
+        try:  # over a JSONL ledger the folder exists; over the in-memory one it may not
+            self.baton_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(f"cannot create {self.baton_dir}: {exc}") from exc
         db = sqlite_utils.Database(self.index_path)
         try:
             db.execute("PRAGMA journal_mode=WAL")
