@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import threading
 import weakref
 from contextlib import contextmanager
 from pathlib import Path
@@ -76,6 +77,7 @@ class Ledger:
         self._held: set[tuple[str, Cursor]] = set()
         """Cursors already checked against their feed during this lock hold."""
         self._poisoned: str | None = None
+        self._thread_lock = threading.RLock()
         self._lock_depth = 0
         self._dir_made = False
         self._feed_fd: int | None = None
@@ -108,41 +110,49 @@ class Ledger:
     # -- locking -------------------------------------------------------------
     @contextmanager
     def locked(self) -> Iterator["LedgerTransaction"]:
-        """Hold the project's write lock; re-entrant within one instance."""
-        if self._poisoned:
-            raise StorageError(self._poisoned)
-        if self._lock_depth:
-            self._lock_depth += 1
+        """Hold the project's write lock; re-entrant within one thread.
+
+        Threads of one process sharing an instance (a long-lived server)
+        take turns: what the instance knows is rebuilt under the lock.
+        """
+        with self._thread_lock:
+            if self._poisoned:
+                raise StorageError(self._poisoned)
+            if self._lock_depth:
+                self._lock_depth += 1
+                try:
+                    yield LedgerTransaction(self)
+                finally:
+                    self._lock_depth -= 1
+                return
+            fd = self._open_lock_file()
             try:
-                yield LedgerTransaction(self)
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                self._lock_depth = 1
+                txn = LedgerTransaction(self)
+                txn.refresh()
+                yield txn
             finally:
-                self._lock_depth -= 1
-            return
+                self._lock_depth = 0
+                self._held.clear()
+                self._read_log.clear()
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                finally:
+                    os.close(fd)
+
+    def _open_lock_file(self) -> int:
         try:
             if not self._dir_made:
                 self.ledger_dir.mkdir(parents=True, exist_ok=True)
                 self._dir_made = True
             try:
-                fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+                return os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
             except FileNotFoundError:  # the folder went away since we made it
                 self.ledger_dir.mkdir(parents=True, exist_ok=True)
-                fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+                return os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
             raise StorageError(f"cannot open the ledger lock {self.lock_path}: {exc}") from exc
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            self._lock_depth = 1
-            txn = LedgerTransaction(self)
-            txn.refresh()
-            yield txn
-        finally:
-            self._lock_depth = 0
-            self._held.clear()
-            self._read_log.clear()
-            try:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-            finally:
-                os.close(fd)
 
     # -- knowing where the feeds stand ---------------------------------------
     def seed_from(self, source: IndexSeed) -> None:
@@ -179,16 +189,20 @@ class Ledger:
         that shrank, was replaced or disappeared invalidates everything known,
         and the whole ledger is read again.
         """
-        with collector_paused():
-            for attempt in range(3):
-                seed = self._versions.seed
-                if seed is not None and self._source is not None and self._source.seed_token() != seed.token:
-                    self._forget()  # the index was rebuilt since: what it told us may be gone
-                if not self._cursors and attempt < 2:
-                    self._take_seed()
-                if self._read_new():
-                    return
-                self._forget()
+        for attempt in range(3):
+            seed = self._versions.seed
+            if seed is not None and self._source is not None and self._source.seed_token() != seed.token:
+                self._forget()  # the index was rebuilt since: what it told us may be gone
+            if not self._cursors and attempt < 2:
+                self._take_seed()
+            if self._cursors:
+                done = self._read_new()
+            else:
+                with collector_paused():  # a cold read may be the whole ledger
+                    done = self._read_new()
+            if done:
+                return
+            self._forget()
         raise StorageError("the ledger keeps changing under the lock; another tool is rewriting feeds")
 
     def _read_new(self) -> bool:
@@ -196,10 +210,16 @@ class Ledger:
         names = self.feed_names()
         if not self._cursors.keys() <= set(names):
             return False
+        folder = self.ledger_dir
         for name in names:
-            info = self.feed_info(name)
+            try:
+                st = os.stat(f"{folder}/{name}.jsonl")
+            except FileNotFoundError:
+                st = None
+            except OSError as exc:
+                raise StorageError(f"cannot read feed {self._path(name)}: {exc}") from exc
             known = self._cursors.get(name)
-            if info is None:
+            if st is None:
                 if known is not None:
                     return False
                 continue
@@ -207,11 +227,11 @@ class Ledger:
                 # Identity and size only, as cheap as a stat: the line at the
                 # cursor is checked where it was learnt from elsewhere (the
                 # index, when seeding) and when a reader's cursor is checked.
-                if known.ident != info.ident or info.size < known.head.offset:
+                if known.ident != st.st_ino or st.st_size < known.head.offset:
                     return False
-                if info.size == known.head.offset:
+                if st.st_size == known.head.offset:
                     continue
-            start = known or Cursor(FeedHead(), info.ident)
+            start = known or Cursor(FeedHead(), st.st_ino)
             try:
                 raw = self._read_range(self._path(name), start.head.offset)
             except FileNotFoundError:
@@ -222,7 +242,7 @@ class Ledger:
                 note(event.stream, event.stream_version)
             if scan.events:
                 self._max_hlc = max(self._max_hlc, scan.head.hlc)
-            self._note_read(name, start, scan.events, scan.ends, cursor_after(scan, start, info.ident))
+            self._note_read(name, start, scan.events, scan.ends, cursor_after(scan, start, st.st_ino))
             if name == self.writer and scan.torn is not None and self._lock_depth:
                 self._quarantine_tail(Path(self._path(name)), scan)
         return True

@@ -360,7 +360,7 @@ class ProjectionRunner:
         if "streams" not in self.by_name:
             return None
         try:
-            if self.pinned_until is None and self._meta("signature") != self._signature():
+            if self._meta("signature") != self._signature():
                 return None
             cursors = self.cursors()
             token = self.seed_token()
