@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -27,9 +28,9 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
+from baton.commands.amend import archive_handoff
 from baton.commands.batons import cancel_baton
 from baton.commands.bootstrap import bootstrap
-from baton.commands.amend import archive_handoff
 from baton.commands.capture import capture_in_scope
 from baton.commands.context import Project
 from baton.commands.init import init_project
@@ -93,8 +94,7 @@ class RealReplayMachine(RuleBasedStateMachine):
 
     @staticmethod
     def _remote_clock() -> int:
-        import time
-
+        """The remote machine's clock runs behind: its events sort before ours."""
         return time.time_ns() - REMOTE_LAG_NS
 
     def teardown(self) -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import gc
 import heapq
 from hashlib import sha256 as _sha256
-import os
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterable, Iterator

@@ -343,7 +343,8 @@ class ProjectionRunner:
         after, before = known.get(writer), folded.get(writer)
         if after is None or (after.head.seq, after.head.hash) != (last.seq, last.hash):
             return None
-        if (before.head if before else FeedHead()).hash != first.prev or first.seq != (before.head.seq if before else 0) + 1:
+        folded_head = before.head if before else FeedHead()
+        if (folded_head.seq + 1, folded_head.hash) != (first.seq, first.prev):
             return None
         if not folded.keys() <= known.keys():
             return None
