@@ -186,6 +186,26 @@ def test_a_feed_rewritten_in_place_under_a_warm_index_makes_the_new_process_rebu
     opened.close()
 
 
+def test_a_long_lived_project_rebuilds_when_a_feed_is_rewritten_in_place_between_requests(warm):
+    opened = counting_project(warm)
+    opened.reading()
+    feed = warm / ".baton" / "ledger" / "gamma.jsonl"
+    elsewhere = warm.parent / "elsewhere" / ".baton"
+    append(Ledger(elsewhere, "gamma", fsync="never", clock=ticking(START_NS)),
+           [note(f"s/{n % 5}/elsewhere", n) for n in range(201)])
+    with open(feed, "r+b") as fh:  # same inode, longer: the old cursor now points into the middle of a line
+        fh.write((elsewhere / "ledger" / "gamma.jsonl").read_bytes())
+
+    with opened.ledger.locked():
+        done = opened.runner.catch_up()
+
+    assert done.rebuilt and "gamma changed other than by appending" in done.reason
+    assert opened.runner.get("streams", "s/0/elsewhere")["version"] == 41
+    with opened.writing() as scope:
+        assert scope.txn.stream_version("s/0/elsewhere") == 41
+    opened.close()
+
+
 def test_a_cursor_line_that_no_longer_hashes_as_recorded_makes_the_new_process_rebuild(warm):
     feed = warm / ".baton" / "ledger" / "beta.jsonl"
     raw = feed.read_bytes()

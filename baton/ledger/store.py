@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping
 
-from baton.errors import StorageError, StreamVersionConflict
+from baton.errors import LedgerCorrupt, StorageError, StreamVersionConflict
 from baton.ledger import files
 from baton.ledger.changes import ReadLog, Served, cursor_after, read_changes
 from baton.ledger.clock import WallClock, next_hlc, rfc3339_micros, system_clock
@@ -236,7 +236,12 @@ class Ledger:
                 raw = self._read_range(self._path(name), start.head.offset)
             except FileNotFoundError:
                 return False
-            scan = scan_bytes(name, raw, start.head)
+            try:
+                scan = scan_bytes(name, raw, start.head)
+            except LedgerCorrupt:
+                if known is not None and not self.head_holds(name, known):
+                    return False  # rewritten in place under a cursor kept from an earlier lock: read it all again
+                raise
             note = self._versions.note
             for event in scan.events:
                 note(event.stream, event.stream_version)
