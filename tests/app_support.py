@@ -11,11 +11,16 @@ from pathlib import Path
 from typing import Any
 
 from baton.app import Baton
+from baton.commands.context import Project
 
 
-def _call(root: Path | str | Baton | None, method: str, *args: Any, **kwargs: Any) -> Any:
+def _call(root: Path | str | Baton | Project | None, method: str, *args: Any, **kwargs: Any) -> Any:
+    """``root`` may also be an application object or an opened project the caller keeps (a
+    long-lived process, or one writer of several in a test): then it is used and not closed."""
     if isinstance(root, Baton):
         return getattr(root, method)(*args, **kwargs)
+    if isinstance(root, Project):
+        return getattr(Baton(root), method)(*args, **kwargs)
     with Baton.open(root) as app:
         return getattr(app, method)(*args, **kwargs)
 

@@ -7,7 +7,13 @@ for the JSONL ``Ledger`` and for ``MemoryLedger``. A backend provides:
 - ``new_ledger(writer, clock=None)``: a writer's handle on this test's ledger
   (several handles share the same feeds, like writers sharing ``.baton/``);
 - ``deliver(writer, raw)``: lines of another writer's feed arriving as they
-  would through ``baton sync``.
+  would through ``baton sync``;
+- ``feed_bytes(writer)``: the feed's bytes as they stand;
+- ``rewrite(writer, raw)``: the feed's bytes replaced (an erasing rewrite, a
+  sync that replaced the file).
+
+The protocol part (feeds, cursors, changes since cursors, head checks) is
+what the projection runner relies on, so it runs over either ledger.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ import pytest
 from baton.errors import StreamVersionConflict
 from baton.errors import EnvelopeError
 from baton.ledger.envelope import EventDraft, seal
+from baton.ledger.feed import FeedHead, encode_line
+from baton.ledger.protocol import Cursor, FeedRewritten
 
 START_NS = 1_700_000_000_000_000_000
 
@@ -39,6 +47,12 @@ class LedgerContract:
         raise NotImplementedError
 
     def deliver(self, writer: str, raw: bytes) -> None:
+        raise NotImplementedError
+
+    def feed_bytes(self, writer: str) -> bytes:
+        raise NotImplementedError
+
+    def rewrite(self, writer: str, raw: bytes) -> None:
         raise NotImplementedError
 
     def append(self, ledger, drafts, **kwargs):
@@ -193,3 +207,107 @@ class LedgerContract:
         [mine] = self.append(ledger, [draft("note/remote", n=2)], expected={"note/remote": 1})
         assert mine.stream_version == 2 and mine.hlc > event.hlc
         assert ledger.read_all() == [event, mine]
+
+    # -- the protocol: feeds, cursors, changes since cursors ------------------
+    def test_feeds_are_listed_by_writer_with_their_size(self):
+        one, two = self.new_ledger("one", clock=ticking()), self.new_ledger("two", clock=ticking())
+        self.append(one, [draft(n=1)])
+        self.append(two, [draft(n=2), draft(n=3)])
+        assert one.feed_names() == ["one", "two"]
+        sizes = {name: one.feed_info(name).size for name in ("one", "two")}
+        assert sizes == {name: len(self.feed_bytes(name)) for name in ("one", "two")}
+        assert one.feed_info("nobody") is None
+
+    def test_reading_a_feed_from_a_head_gives_only_the_events_after_it(self):
+        ledger = self.new_ledger(clock=ticking())
+        first = self.append(ledger, [draft(n=1), draft(n=2)])
+        later = self.append(ledger, [draft(n=3)])
+        head = ledger.read_feed("w1").head
+        scan = ledger.read_feed("w1", FeedHead(len(self.feed_bytes("w1")) - len(encode_line(later[0])),
+                                               first[-1].seq, first[-1].hash, first[-1].hlc))
+        assert scan.events == later and scan.head == head
+        assert ledger.read_feed("w1", head).events == []
+
+    def test_appended_events_are_what_readers_get_back(self):
+        ledger = self.new_ledger()
+        data = {"steps": ("one", "two"), "nested": {"b": 1, "a": [1.5, None]}}
+        [event] = self.append(ledger, [EventDraft("note.added", "note/1", data)])
+        data["nested"]["b"] = 2
+        [read] = self.new_ledger("reader").read_all()
+        assert event == read and event.data == {"steps": ["one", "two"], "nested": {"b": 1, "a": [1.5, None]}}
+
+    def test_changes_since_no_cursors_are_every_event_in_project_order(self):
+        ahead = self.new_ledger("ahead", clock=ticking(START_NS + 10**9))
+        behind = self.new_ledger("behind", clock=ticking())
+        written = []
+        for ledger in (behind, ahead, behind):
+            written += self.append(ledger, [draft(n=len(written)), draft(n=len(written) + 1)])
+        changes = self.new_ledger("reader").changes_since({})
+        assert changes.events == sorted(written, key=lambda e: e.merge_key)
+        assert set(changes.cursors) == {"ahead", "behind"}
+        for name, cursor in changes.cursors.items():
+            assert cursor.head == self.new_ledger("reader").read_feed(name).head
+            assert cursor.line == len(self.feed_bytes(name).splitlines(keepends=True)[-1])
+
+    def test_changes_since_cursors_are_only_what_was_appended_after_them(self):
+        one, two = self.new_ledger("one", clock=ticking()), self.new_ledger("two", clock=ticking(START_NS + 500))
+        self.append(one, [draft(n=1)])
+        self.append(two, [draft(n=2)])
+        reader = self.new_ledger("reader")
+        cursors = reader.changes_since({}).cursors
+        new = self.append(two, [draft(n=3)]) + self.append(one, [draft(n=4), draft(n=5)])
+
+        changes = reader.changes_since(cursors)
+
+        assert changes.events == sorted(new, key=lambda e: e.merge_key)
+        assert reader.changes_since({**cursors, **changes.cursors}).events == []
+
+    def test_the_lock_holder_catches_up_from_cursors_and_sees_its_own_appends(self):
+        ledger = self.new_ledger(clock=ticking())
+        self.append(ledger, [draft(n=1)])
+        cursors = ledger.changes_since({}).cursors
+        with ledger.locked() as txn:
+            assert ledger.changes_since(cursors).events == []
+            events = txn.append([draft(n=2)])
+            assert ledger.cursors()["w1"] == ledger.changes_since(cursors).cursors["w1"]
+            assert ledger.changes_since(cursors).events == events
+        assert ledger.changes_since(cursors).events == events
+
+    def test_a_cursor_holds_while_its_feed_is_only_appended_to(self):
+        ledger = self.new_ledger(clock=ticking())
+        self.append(ledger, [draft(n=1), draft(n=2)])
+        cursor = ledger.changes_since({}).cursors["w1"]
+        self.append(ledger, [draft(n=3)])
+        assert ledger.head_holds("w1", cursor)
+        assert ledger.head_holds("w1", attrs.evolve(cursor, line=0))  # a cursor kept without its line length
+
+    def test_a_cursor_that_does_not_describe_the_feed_does_not_hold(self):
+        ledger = self.new_ledger(clock=ticking())
+        self.append(ledger, [draft(n=1), draft(n=2)])
+        cursor = ledger.changes_since({}).cursors["w1"]
+        wrong_hash = attrs.evolve(cursor, head=attrs.evolve(cursor.head, hash="sha256:" + "0" * 64))
+        past_the_end = attrs.evolve(cursor, head=attrs.evolve(cursor.head, offset=cursor.head.offset + 10))
+        mid_line = attrs.evolve(cursor, head=attrs.evolve(cursor.head, offset=cursor.head.offset - 1), line=0)
+        for bad in (wrong_hash, past_the_end, mid_line, attrs.evolve(cursor, line=cursor.line + 1)):
+            assert not ledger.head_holds("w1", bad)
+            with pytest.raises(FeedRewritten):
+                ledger.changes_since({"w1": bad})
+
+    def test_a_feed_rewritten_with_another_history_is_reported_not_read_on(self):
+        ledger = self.new_ledger(clock=ticking())
+        self.append(ledger, [draft(n=1), draft(n=2)])
+        cursor = ledger.changes_since({}).cursors["w1"]
+        other = self.new_ledger("w1", clock=ticking(START_NS + 7))
+        self.rewrite("w1", b"")
+        self.append(other, [draft(n=9), draft(n=8), draft(n=7)])
+
+        assert not ledger.head_holds("w1", cursor)
+        with pytest.raises(FeedRewritten) as caught:
+            ledger.changes_since({"w1": cursor})
+        assert caught.value.feed == "w1" and "changed other than by appending" in caught.value.message
+
+    def test_a_cursor_on_a_feed_that_is_gone_is_reported(self):
+        ledger = self.new_ledger()
+        with pytest.raises(FeedRewritten) as caught:
+            ledger.changes_since({"gone": Cursor(FeedHead(10, 1, "sha256:" + "1" * 64, 1))})
+        assert "disappeared" in caught.value.message

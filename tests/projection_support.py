@@ -1,4 +1,4 @@
-"""A test projection shared by the runner tests and the replay state machine."""
+"""A test projection for the runner tests (the replay state machine folds the real ones)."""
 
 from __future__ import annotations
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from baton.ledger import Ledger
@@ -24,6 +26,15 @@ class TestJsonlLedger(LedgerContract):
         with open(feed, "ab") as fh:
             fh.write(raw)
 
+    def feed_bytes(self, writer):
+        return (self.baton_dir / "ledger" / f"{writer}.jsonl").read_bytes()
+
+    def rewrite(self, writer, raw):
+        feed = self.baton_dir / "ledger" / f"{writer}.jsonl"
+        tmp = feed.with_suffix(".tmp")
+        tmp.write_bytes(raw)
+        os.replace(tmp, feed)
+
 
 class TestMemoryLedger(LedgerContract):
     @pytest.fixture(autouse=True)
@@ -35,3 +46,9 @@ class TestMemoryLedger(LedgerContract):
 
     def deliver(self, writer, raw):
         self.store.receive(writer, raw)
+
+    def feed_bytes(self, writer):
+        return self.store.feed_bytes(writer)
+
+    def rewrite(self, writer, raw):
+        self.store.replace(writer, raw)

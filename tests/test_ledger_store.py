@@ -79,3 +79,32 @@ def test_a_writer_forgets_the_events_of_a_feed_that_disappeared(tmp_path):
         assert txn.stream_version("s") == 0
         txn.append([note("s", n=2)], expected={"s": 0})
 
+
+
+def test_threads_sharing_one_instance_take_turns_under_its_lock(tmp_path):
+    import threading
+
+    baton = tmp_path / ".baton"
+    ledger = Ledger(baton, "w1", fsync="never")
+    failures = []
+
+    def work(k):
+        try:
+            for i in range(40):
+                with ledger.locked() as txn:
+                    version = txn.stream_version("s")
+                    txn.append([note("s", k=k, i=i)], expected={"s": version})
+        except Exception as exc:  # noqa: BLE001 - reported below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+    assert failures == []
+    events = Ledger(baton, "reader").read_all()
+    assert [e.stream_version for e in events] == list(range(1, 161))
+    assert [e.seq for e in events] == list(range(1, 161))
+    assert verify_ledger(baton / "ledger").ok

@@ -4,6 +4,13 @@
 lock, catches the projections up, and hands the command a ``WriteScope`` whose
 ``append`` checks stream versions and folds the new events at once, so the
 command can read its own writes.
+
+The index is the ledger's seed: taking the lock, a ledger that has read
+nothing starts from the index's cursors (after checking the line at each), so
+catching up reads only the bytes appended since, once — the ledger's read is
+what the runner folds — and an append is folded from the events it returns.
+A long-lived ``Project`` (the MCP server, the status page) keeps its ledger
+and runner, so each later ``reading()``/``writing()`` reads only new bytes.
 """
 
 from __future__ import annotations
@@ -19,7 +26,8 @@ from baton.config import WRITER_ID, ProjectConfig, new_writer_id, read_json, wri
 from baton.errors import InputError, NotInitialized, PolicyBlock
 from baton.ledger.clock import WallClock, system_clock
 from baton.ledger.envelope import Event, EventDraft
-from baton.ledger.store import Ledger, LedgerTransaction
+from baton.ledger.protocol import LedgerTxn
+from baton.ledger.store import Ledger
 from baton.project import ProjectPaths, resolve_root, resolve_worktree
 from baton.projections.runner import Progress, ProjectionRunner
 
@@ -27,7 +35,7 @@ from baton.projections.runner import Progress, ProjectionRunner
 @attrs.define
 class WriteScope:
     project: "Project"
-    txn: LedgerTransaction
+    txn: LedgerTxn
 
     @property
     def runner(self) -> ProjectionRunner:
@@ -43,7 +51,7 @@ class WriteScope:
         screened = [self.project.screen(draft) for draft in drafts]
         events = self.txn.append(screened, expected=expected, durable=durable)
         if events:
-            self.project.runner.catch_up()
+            self.project.runner.fold_appended(events)
         return events
 
 
@@ -90,6 +98,7 @@ class Project:
             from baton.projections.registry import default_projections
 
             self._runner = ProjectionRunner(self.paths.baton_dir, self.ledger, default_projections())
+            self.ledger.seed_from(self._runner)
         return self._runner
 
     @property
@@ -138,15 +147,17 @@ class Project:
 
     @contextmanager
     def writing(self) -> Iterator[WriteScope]:
+        runner = self.runner  # before the lock: the ledger seeds from the index as it takes it
         with self.ledger.locked() as txn:
-            self.runner.catch_up()
+            runner.catch_up()
             yield WriteScope(self, txn)
 
     def reading(self, *, progress: Progress | None = None) -> ProjectionRunner:
         """Bring projections up to date (briefly under the lock) and return them."""
+        runner = self.runner
         with self.ledger.locked():
-            self.runner.catch_up(progress=progress, allow_pinned=True)
-        return self.runner
+            runner.catch_up(progress=progress, allow_pinned=True)
+        return runner
 
     def close(self) -> None:
         if self._runner is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 import attrs
+import orjson
 
 from baton.canonical import canonical_bytes, digest_of, sha256_tag
 from baton.errors import EnvelopeError
@@ -167,7 +168,12 @@ def seal(
             so would lose as a torn tail); nothing is written.
     """
     _check_draft(draft)
-    digest = digest_of(draft.data)
+    payload = canonical_bytes(draft.data)
+    digest = sha256_tag(payload)
+    # The sealed event carries the payload as every reader will get it back
+    # (never the caller's dict, which may change; a tuple comes back a list),
+    # so folding it is folding a replay.
+    data = orjson.loads(payload)
     # Exactly ``Event.chained_part()`` of the event below (a draft has no
     # unknown fields), built directly: sealing is on every append's path.
     chained = {
@@ -178,7 +184,7 @@ def seal(
     return Event(
         v=ENVELOPE_VERSION, id=event_id, writer=writer, seq=seq, at=at, hlc=hlc,
         type=draft.type, stream=draft.stream, stream_version=stream_version,
-        actor=draft.actor, session=draft.session, data=draft.data,
+        actor=draft.actor, session=draft.session, data=data,
         digest=digest, prev=prev, hash=sha256_tag(canonical_bytes(chained)), schema=draft.schema,
     )
 

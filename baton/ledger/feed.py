@@ -14,11 +14,11 @@ corruption: ``strict`` scans raise, ``collect`` scans report and go on.
 from __future__ import annotations
 
 import gc
+import heapq
 from hashlib import sha256 as _sha256
-import os
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterable, Iterator
 
 import attrs
 import orjson
@@ -96,6 +96,62 @@ def collector_paused() -> Iterator[None]:
 
 def feed_name(path: Path) -> str:
     return path.name[: -len(".jsonl")]
+
+
+def merge_feeds(feeds: Iterable[Iterable[Event]]) -> Iterator[Event]:
+    """The project's one stream: every feed merged by ``(hlc, writer, seq)``.
+
+    Each feed is already in that order (one writer, rising seq and hlc), so a
+    k-way merge gives the same sequence whatever order the feeds come in.
+    """
+    feeds = [feed for feed in feeds]
+    if len(feeds) == 1:
+        return iter(feeds[0])
+    return heapq.merge(*feeds, key=_merge_key)
+
+
+def _merge_key(event: Event) -> tuple[int, str, int]:
+    return (event.hlc, event.writer, event.seq)
+
+
+def encode_line(event: Event) -> bytes:
+    """The line a writer stores: the event's canonical JSON and a newline."""
+    return orjson.dumps(event.to_dict(), option=orjson.OPT_SORT_KEYS) + b"\n"
+
+
+def last_line_length(scan: "FeedScan", start: "FeedHead") -> int:
+    """Bytes (newline included) of the line ending at ``scan.head.offset``,
+    or 0 when the scan found no event (the caller keeps what it knew)."""
+    if not scan.ends:
+        return 0
+    before = scan.ends[-2] if len(scan.ends) > 1 else start.offset
+    return scan.ends[-1] - before
+
+
+def line_hashes_to(line: bytes | None, recorded: str | None) -> bool:
+    """True when ``line`` (without its newline) is an event whose hash is
+    ``recorded`` and whose bytes still hash to it: what a remembered head
+    checks to prove the feed still holds the line it stopped after."""
+    if line is None or recorded is None:
+        return False
+    try:
+        raw = orjson.loads(line)
+        if type(raw) is not dict or raw.get("hash") != recorded:
+            return False
+        if _canonical_line_verifies(line, raw):
+            return True
+        return _hash_of(raw, Event.from_dict(raw)) == recorded
+    except (orjson.JSONDecodeError, EnvelopeError):
+        return False
+
+
+def line_in(chunk: bytes, length: int) -> bytes | None:
+    """The line a remembered head points at, cut from ``chunk`` (the
+    ``length`` bytes before the head): exactly one line, newline-terminated,
+    or None when the bytes there are no longer one whole line."""
+    if len(chunk) != length or not chunk.endswith(b"\n") or b"\n" in chunk[:-1]:
+        return None
+    return chunk[:-1]
 
 
 def _check(feed: str, line: bytes, head: FeedHead) -> tuple[Event | None, str | None, str | None]:
@@ -275,28 +331,28 @@ def scan_file(path: Path, start: FeedHead = FeedHead(), *, collect: bool = False
     return scan_bytes(feed_name(path), raw, start, collect=collect)
 
 
-def line_before(path: Path, offset: int, window: int = 1 << 12) -> bytes | None:
+def line_ending_at(read: Callable[[int, int], bytes], offset: int, length: int = 0,
+                   window: int = 1 << 12) -> bytes | None:
     """The complete line that ends exactly at ``offset`` (without its newline).
 
-    Used to check that a remembered head still describes the file: a feed that
-    was rewritten rather than appended to no longer has the same line there.
+    ``read(start, size)`` returns the feed's bytes from ``start`` (fewer at
+    its end). With the line's ``length`` known, exactly that line is read;
+    otherwise (a cursor recorded before lengths were kept) windows of growing
+    size are read backwards until the newline before it. Used to check that a
+    remembered head still describes the feed: a feed rewritten rather than
+    appended to no longer has the same line there.
     """
     if offset <= 0:
         return None
-    try:
-        with open(path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            if size < offset:
-                return None
-            read_from = max(0, offset - window)
-            fh.seek(read_from)
-            chunk = fh.read(offset - read_from)
-    except OSError:
-        return None
-    if not chunk.endswith(b"\n"):
-        return None
-    body = chunk[:-1]
-    start = body.rfind(b"\n") + 1
-    if start == 0 and read_from > 0:
-        return line_before(path, offset, window * 4)
-    return body[start:]
+    if 0 < length <= offset:
+        return line_in(read(offset - length, length), length)
+    while True:
+        read_from = max(0, offset - window)
+        chunk = read(read_from, offset - read_from)
+        if len(chunk) != offset - read_from or not chunk.endswith(b"\n"):
+            return None
+        body = chunk[:-1]
+        start = body.rfind(b"\n") + 1
+        if start or read_from == 0:
+            return body[start:]
+        window *= 4

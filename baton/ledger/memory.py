@@ -1,13 +1,16 @@
-"""An in-memory ledger with the JSONL ledger's append/read/expected-version API.
+"""An in-memory ledger: the JSONL ledger's protocol without a file system.
 
-For the ledger contract suite and for tests that need "a ledger" without a
-file system. It seals events exactly as ``Ledger`` does (same envelope, hash
-chain, hlc and stream-version rules) and keeps each feed as the bytes a JSONL
-feed would hold, so what is read back is what a disk round trip gives —
-never an alias of the caller's ``data`` dict.
+For the ledger contract suite, and for running projections over "a ledger"
+in tests (replay over it must equal replay over JSONL). It seals events
+exactly as ``Ledger`` does (same envelope, hash chain, hlc and stream-version
+rules) and keeps each feed as the very bytes a JSONL feed would hold, so what
+is read back is what a disk round trip gives — never an alias of the caller's
+``data`` dict — and cursors, offsets and head checks mean the same thing.
 
 Several ``MemoryLedger`` handles made with ``for_writer`` share one set of
-feeds, like several writers sharing one ``.baton/ledger/`` folder.
+feeds, like several writers sharing one ``.baton/ledger/`` folder. Every read
+sees every feed as it is, so nothing needs catching up, and an index has
+nothing to teach it (``seed_from`` is accepted and ignored).
 """
 
 from __future__ import annotations
@@ -17,14 +20,16 @@ from contextlib import contextmanager
 from typing import Iterable, Iterator, Mapping
 
 import attrs
-import orjson
 
 from baton.errors import StreamVersionConflict
+from baton.ledger.changes import cursor_after, read_changes
 from baton.ledger.clock import WallClock, next_hlc, rfc3339_micros, system_clock
 from baton.ledger.envelope import Event, EventDraft, seal
-from baton.ledger.feed import FeedHead, FeedScan, scan_bytes
+from baton.ledger.feed import (
+    FeedHead, FeedScan, encode_line, line_ending_at, line_hashes_to, merge_feeds, scan_bytes,
+)
 from baton.ledger.ids import uuid7
-from baton.ledger.store import merge_feeds
+from baton.ledger.protocol import Changes, Cursor, FeedInfo, IndexSeed
 
 
 @attrs.define
@@ -36,6 +41,8 @@ class _Feeds:
 
 
 class MemoryLedger:
+    """A ``LedgerProtocol`` over bytes in memory."""
+
     def __init__(self, writer: str = "memory", *, clock: WallClock = system_clock, _feeds: _Feeds | None = None) -> None:
         self.writer = writer
         self.clock = clock
@@ -51,10 +58,18 @@ class MemoryLedger:
         with self._feeds.lock:
             return sorted(self._feeds.raw)
 
-    def read_feed(self, writer: str, start: FeedHead = FeedHead()) -> FeedScan:
+    def feed_bytes(self, feed: str) -> bytes:
+        """A copy of the feed's bytes, as its JSONL file would hold them."""
         with self._feeds.lock:
-            raw = bytes(self._feeds.raw.get(writer, b""))
-        return scan_bytes(writer, raw[start.offset:], start)
+            return bytes(self._feeds.raw.get(feed, b""))
+
+    def feed_info(self, feed: str) -> FeedInfo | None:
+        with self._feeds.lock:
+            raw = self._feeds.raw.get(feed)
+            return None if raw is None else FeedInfo(len(raw), None)
+
+    def read_feed(self, feed: str, start: FeedHead = FeedHead()) -> FeedScan:
+        return scan_bytes(feed, self.feed_bytes(feed)[start.offset:], start)
 
     def read_all(self) -> list[Event]:
         """Every event of every feed, in project order."""
@@ -62,6 +77,25 @@ class MemoryLedger:
 
     def heads(self) -> dict[str, FeedHead]:
         return {name: self.read_feed(name).head for name in self.feed_names()}
+
+    def cursors(self) -> dict[str, Cursor]:
+        return {name: cursor_after(self.read_feed(name), Cursor(), None) for name in self.feed_names()}
+
+    def head_holds(self, feed: str, cursor: Cursor) -> bool:
+        if not cursor.head.offset:
+            return True
+        raw = self.feed_bytes(feed)
+        if cursor.ident is not None or len(raw) < cursor.head.offset:
+            return False
+        line = line_ending_at(lambda at, size: raw[at:at + size], cursor.head.offset, cursor.line)
+        return line_hashes_to(line, cursor.head.hash)
+
+    def changes_since(self, cursors: Mapping[str, Cursor]) -> Changes:
+        with self._feeds.lock:
+            return read_changes(self, cursors)
+
+    def seed_from(self, source: IndexSeed) -> None:
+        """Nothing to learn: every read already sees every feed."""
 
     def stream_versions(self) -> dict[str, int]:
         versions: dict[str, int] = {}
@@ -71,6 +105,9 @@ class MemoryLedger:
 
     def stream_version(self, stream: str) -> int:
         return self.stream_versions().get(stream, 0)
+
+    def close(self) -> None:
+        """Nothing is held open."""
 
     # -- writing -------------------------------------------------------------
     @contextmanager
@@ -96,6 +133,12 @@ class MemoryLedger:
             self._feeds.raw.setdefault(writer, bytearray()).extend(raw)
             return scan.events
 
+    def replace(self, writer: str, raw: bytes) -> None:
+        """Replace a feed's bytes outright, as an erasing rewrite or a sync
+        that replaced the file would: readers' cursors into it stop holding."""
+        with self._feeds.lock:
+            self._feeds.raw[writer] = bytearray(raw)
+
     def _append(self, drafts: list[EventDraft], expected: Mapping[str, int] | None) -> list[Event]:
         versions = self.stream_versions()
         for stream, version in (expected or {}).items():
@@ -118,7 +161,7 @@ class MemoryLedger:
             ))
             versions[draft.stream] = version
             max_hlc = hlc
-        batch = b"".join(orjson.dumps(e.to_dict()) + b"\n" for e in sealed)
+        batch = b"".join(encode_line(e) for e in sealed)
         self._feeds.raw.setdefault(self.writer, bytearray()).extend(batch)
         return scan_bytes(self.writer, batch, head).events
 

@@ -6,57 +6,50 @@ of any descriptor to that file would silently drop). Under the lock the ledger
 catches up with every feed, repairs its own feed's torn tail, checks the
 stream versions the caller expects, and appends the whole batch with one
 ``write()`` on a descriptor opened ``O_APPEND``.
+
+Catching up costs what the feeds gained, not what they hold. An instance
+remembers every feed's cursor between locks; a new one with an index to start
+from (``seed_from``) takes the index's cursors, once it has checked that the
+line at each still hashes as recorded, and looks stream versions up in the
+index when a caller first asks for them. What it reads or appends under the
+lock stays in a ``ReadLog`` until the lock is released, so the lock holder's
+catch-up (``changes_since``) folds exactly those events, without reading the
+bytes again.
 """
 
 from __future__ import annotations
 
 import fcntl
-import heapq
 import os
+import threading
 import weakref
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping
 
-import attrs
-import orjson
-
-from baton.errors import StorageError, StreamVersionConflict
+from baton.errors import LedgerCorrupt, StorageError, StreamVersionConflict
+from baton.ledger import files
+from baton.ledger.changes import ReadLog, Served, cursor_after, read_changes
 from baton.ledger.clock import WallClock, next_hlc, rfc3339_micros, system_clock
 from baton.ledger.envelope import Event, EventDraft, seal
-from baton.ledger.feed import FeedHead, FeedScan, feed_name, scan_file
+from baton.ledger.feed import (
+    FeedHead, FeedScan, collector_paused, encode_line, feed_name, line_ending_at,
+    line_hashes_to, merge_feeds, scan_bytes,
+)
 from baton.ledger.ids import uuid7
+from baton.ledger.protocol import Changes, Cursor, FeedInfo, FeedRewritten, IndexSeed
+from baton.ledger.versions import StreamVersions
 
 FSYNC_POLICIES = ("always", "never")
 
-
-def merge_feeds(feeds: Iterable[Iterable[Event]]) -> Iterator[Event]:
-    """The project's one stream: every feed merged by ``(hlc, writer, seq)``.
-
-    Each feed is already in that order (one writer, rising seq and hlc), so a
-    k-way merge gives the same sequence whatever order the feeds come in.
-    """
-    feeds = [feed for feed in feeds]
-    if len(feeds) == 1:
-        return iter(feeds[0])
-    return heapq.merge(*feeds, key=_merge_key)
-
-
-def _merge_key(event: Event) -> tuple[int, str, int]:
-    return (event.hlc, event.writer, event.seq)
-
-
-@attrs.define
-class _FeedState:
-    head: FeedHead
-    ident: tuple[int, int]
+__all__ = ["FSYNC_POLICIES", "Ledger", "LedgerTransaction", "merge_feeds"]
 
 
 class Ledger:
-    """One project's ledger directory.
+    """One project's ledger directory (a ``LedgerProtocol``).
 
-    An instance caches what it has read (feed heads, stream versions, the
-    highest hlc), so a long-lived writer reads only new bytes on each append.
+    An instance caches what it has read (feed cursors, stream versions, the
+    highest hlc), so a long-lived writer reads only new bytes on each lock.
     """
 
     def __init__(
@@ -76,10 +69,15 @@ class Ledger:
         self.writer = writer
         self.fsync = fsync
         self.clock = clock
-        self._feeds: dict[str, _FeedState] = {}
-        self._versions: dict[str, int] = {}
+        self._cursors: dict[str, Cursor] = {}
+        self._versions = StreamVersions()
         self._max_hlc = 0
+        self._source: IndexSeed | None = None
+        self._read_log = ReadLog()
+        self._held: set[tuple[str, Cursor]] = set()
+        """Cursors already checked against their feed during this lock hold."""
         self._poisoned: str | None = None
+        self._thread_lock = threading.RLock()
         self._lock_depth = 0
         self._dir_made = False
         self._feed_fd: int | None = None
@@ -93,9 +91,9 @@ class Ledger:
         return self.ledger_dir / f"{writer}.jsonl"
 
     def feed_paths(self) -> list[Path]:
-        return [self.ledger_dir / f"{name}.jsonl" for name in self._feed_names()]
+        return [self.ledger_dir / f"{name}.jsonl" for name in self.feed_names()]
 
-    def _feed_names(self) -> list[str]:
+    def feed_names(self) -> list[str]:
         # os.scandir and plain strings: this runs on every append, and pathlib's
         # glob costs more than the write itself.
         try:
@@ -106,146 +104,264 @@ class Ledger:
         except OSError as exc:
             raise StorageError(f"cannot list the ledger at {self.ledger_dir}: {exc}") from exc
 
+    def _path(self, feed: str) -> str:
+        return f"{self.ledger_dir}/{feed}.jsonl"
+
     # -- locking -------------------------------------------------------------
     @contextmanager
     def locked(self) -> Iterator["LedgerTransaction"]:
-        """Hold the project's write lock; re-entrant within one instance."""
-        if self._poisoned:
-            raise StorageError(self._poisoned)
-        if self._lock_depth:
-            self._lock_depth += 1
+        """Hold the project's write lock; re-entrant within one thread.
+
+        Threads of one process sharing an instance (a long-lived server)
+        take turns: what the instance knows is rebuilt under the lock.
+        """
+        with self._thread_lock:
+            if self._poisoned:
+                raise StorageError(self._poisoned)
+            if self._lock_depth:
+                self._lock_depth += 1
+                try:
+                    yield LedgerTransaction(self)
+                finally:
+                    self._lock_depth -= 1
+                return
+            fd = self._open_lock_file()
             try:
-                yield LedgerTransaction(self)
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                self._lock_depth = 1
+                txn = LedgerTransaction(self)
+                txn.refresh()
+                yield txn
             finally:
-                self._lock_depth -= 1
-            return
+                self._lock_depth = 0
+                self._held.clear()
+                self._read_log.clear()
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                finally:
+                    os.close(fd)
+
+    def _open_lock_file(self) -> int:
         try:
             if not self._dir_made:
                 self.ledger_dir.mkdir(parents=True, exist_ok=True)
                 self._dir_made = True
             try:
-                fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+                return os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
             except FileNotFoundError:  # the folder went away since we made it
                 self.ledger_dir.mkdir(parents=True, exist_ok=True)
-                fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+                return os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
             raise StorageError(f"cannot open the ledger lock {self.lock_path}: {exc}") from exc
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            self._lock_depth = 1
-            txn = LedgerTransaction(self)
-            txn.refresh()
-            yield txn
-        finally:
-            self._lock_depth = 0
-            try:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-            finally:
-                os.close(fd)
 
-    # -- reading -------------------------------------------------------------
-    def _reset_cache(self) -> None:
-        self._feeds.clear()
-        self._versions.clear()
+    # -- knowing where the feeds stand ---------------------------------------
+    def seed_from(self, source: IndexSeed) -> None:
+        """Start from ``source``'s cursors whenever this instance knows nothing
+        yet (what it already knows is kept: it is exact)."""
+        self._source = source
+
+    def _forget(self) -> None:
+        self._cursors.clear()
+        self._versions.reset()
         self._max_hlc = 0
+        self._held.clear()
+        self._read_log.clear()
 
-    def _absorb(self, scan: FeedScan) -> None:
-        for event in scan.events:
-            if event.stream_version > self._versions.get(event.stream, 0):
-                self._versions[event.stream] = event.stream_version
-            if event.hlc > self._max_hlc:
-                self._max_hlc = event.hlc
+    def _take_seed(self) -> None:
+        """Adopt the index's cursors, if every one of them still holds."""
+        if self._source is None:
+            return
+        seed = self._source.ledger_seed()
+        if seed is None:
+            return
+        names = set(self.feed_names())
+        for feed, cursor in seed.cursors.items():
+            if feed not in names or not self.head_holds(feed, cursor):
+                return  # the index will rebuild, reading everything: so does this instance
+        self._cursors = dict(seed.cursors)
+        self._versions.reset(seed)
+        self._max_hlc = seed.max_hlc
 
     def refresh(self) -> None:
         """Read whatever the feeds gained since this instance last looked.
 
-        A feed that shrank, was replaced or disappeared invalidates everything
-        cached, and the whole ledger is read again.
+        A cold instance first takes its index's cursors (``seed_from``). A feed
+        that shrank, was replaced or disappeared invalidates everything known,
+        and the whole ledger is read again.
         """
-        folder = str(self.ledger_dir)
-        for attempt in range(2):
-            names = self._feed_names()
-            stale = not self._feeds.keys() <= set(names)
-            for name in names if not stale else ():
-                path = f"{folder}/{name}.jsonl"
-                try:
-                    st = os.stat(path)
-                except FileNotFoundError:
-                    if name in self._feeds:
-                        stale = True
-                        break
-                    continue
-                except OSError as exc:
-                    raise StorageError(f"cannot read feed {path}: {exc}") from exc
-                ident = (st.st_dev, st.st_ino)
-                known = self._feeds.get(name)
-                if known is not None and (known.ident != ident or st.st_size < known.head.offset):
-                    stale = True
-                    break
-                head = known.head if known else FeedHead()
-                if known is not None and st.st_size == head.offset:
-                    continue
-                try:
-                    scan = scan_file(Path(path), head)
-                except OSError as exc:
-                    raise StorageError(f"cannot read feed {path}: {exc}") from exc
-                self._absorb(scan)
-                self._feeds[name] = _FeedState(scan.head, ident)
-                if name == self.writer and scan.torn is not None and self._lock_depth:
-                    self._quarantine_tail(Path(path), scan)
-                    self._feeds[name] = _FeedState(scan.head, ident)
-            if not stale:
+        for attempt in range(3):
+            seed = self._versions.seed
+            if seed is not None and self._source is not None and self._source.seed_token() != seed.token:
+                self._forget()  # the index was rebuilt since: what it told us may be gone
+            if not self._cursors and attempt < 2:
+                self._take_seed()
+            if self._cursors:
+                done = self._read_new()
+            else:
+                with collector_paused():  # a cold read may be the whole ledger
+                    done = self._read_new()
+            if done:
                 return
-            self._reset_cache()
+            self._forget()
         raise StorageError("the ledger keeps changing under the lock; another tool is rewriting feeds")
 
-    def stream_version(self, stream: str) -> int:
-        return self._versions.get(stream, 0)
+    def _read_new(self) -> bool:
+        """Read every feed after its cursor; False when a cursor no longer holds."""
+        names = self.feed_names()
+        if not self._cursors.keys() <= set(names):
+            return False
+        folder = self.ledger_dir
+        for name in names:
+            try:
+                st = os.stat(f"{folder}/{name}.jsonl")
+            except FileNotFoundError:
+                st = None
+            except OSError as exc:
+                raise StorageError(f"cannot read feed {self._path(name)}: {exc}") from exc
+            known = self._cursors.get(name)
+            if st is None:
+                if known is not None:
+                    return False
+                continue
+            if known is not None:
+                # Identity and size only, as cheap as a stat: the line at the
+                # cursor is checked where it was learnt from elsewhere (the
+                # index, when seeding) and when a reader's cursor is checked.
+                if known.ident != st.st_ino or st.st_size < known.head.offset:
+                    return False
+                if st.st_size == known.head.offset:
+                    continue
+            start = known or Cursor(FeedHead(), st.st_ino)
+            try:
+                raw = self._read_range(self._path(name), start.head.offset)
+            except FileNotFoundError:
+                return False
+            try:
+                scan = scan_bytes(name, raw, start.head)
+            except LedgerCorrupt:
+                if known is not None and not self.head_holds(name, known):
+                    return False  # rewritten in place under a cursor kept from an earlier lock: read it all again
+                raise
+            note = self._versions.note
+            for event in scan.events:
+                note(event.stream, event.stream_version)
+            if scan.events:
+                self._max_hlc = max(self._max_hlc, scan.head.hlc)
+            self._note_read(name, start, scan.events, scan.ends, cursor_after(scan, start, st.st_ino))
+            if name == self.writer and scan.torn is not None and self._lock_depth:
+                self._quarantine_tail(Path(self._path(name)), scan)
+        return True
 
-    def stream_versions(self) -> dict[str, int]:
-        return dict(self._versions)
+    def _note_read(self, feed: str, start: Cursor, events: list[Event], ends: list[int], end: Cursor) -> None:
+        self._cursors[feed] = end
+        if self._lock_depth:
+            self._held.add((feed, end))
+            self._read_log.add(feed, start, events, ends, end)
+
+    def stream_version(self, stream: str) -> int:
+        version = self._versions.get(stream)
+        if version is None:  # seeded from an index that has been rebuilt since
+            self._forget()
+            if self._lock_depth:
+                self.refresh()
+            version = self._versions.get(stream)
+        return version or 0
 
     def heads(self) -> dict[str, FeedHead]:
-        return {name: state.head for name, state in self._feeds.items()}
+        return {name: cursor.head for name, cursor in self._cursors.items()}
+
+    def cursors(self) -> dict[str, Cursor]:
+        return dict(self._cursors)
+
+    # -- reading -------------------------------------------------------------
+    def feed_info(self, feed: str) -> FeedInfo | None:
+        try:
+            st = os.stat(self._path(feed))
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise StorageError(f"cannot read feed {self._path(feed)}: {exc}") from exc
+        return FeedInfo(st.st_size, st.st_ino)
+
+    def head_holds(self, feed: str, cursor: Cursor) -> bool:
+        if not cursor.head.offset:
+            return True
+        if self._lock_depth and (feed, cursor) in self._held:
+            return True
+        info = self.feed_info(feed)
+        if info is None or info.ident != cursor.ident or info.size < cursor.head.offset:
+            return False
+        path = self._path(feed)
+        try:
+            line = line_ending_at(lambda at, size: self._read_range(path, at, size), cursor.head.offset, cursor.line)
+        except FileNotFoundError:
+            return False
+        if not line_hashes_to(line, cursor.head.hash):
+            return False
+        if self._lock_depth:
+            self._held.add((feed, cursor))
+        return True
+
+    def changes_since(self, cursors: Mapping[str, Cursor]) -> Changes:
+        if not self._lock_depth:
+            return read_changes(self, cursors)
+        try:
+            return read_changes(self, cursors, self._serve)
+        except FeedRewritten as exc:
+            known = self._cursors.get(exc.feed)
+            if known is not None and not self.head_holds(exc.feed, known):
+                self._forget()  # what this instance read from the feed is as stale as the caller's
+                self.refresh()
+            raise
+
+    def _serve(self, feed: str, start: Cursor) -> Served | None:
+        """Under the lock this instance knows where every feed stands: what it
+        read or appended since taking the lock comes from the read log, and a
+        cursor at its own cursor has nothing after it."""
+        known = self._cursors.get(feed)
+        if known is not None and known.at(start):
+            return FeedScan(feed=feed, events=[], ends=[], head=start.head), start
+        return self._read_log.after(feed, start)
 
     def read_feed(self, writer: str, start: FeedHead = FeedHead()) -> FeedScan:
-        path = self.feed_path(writer)
         try:
-            return scan_file(path, start)
+            raw = self._read_range(self._path(writer), start.offset)
         except FileNotFoundError:
             return FeedScan(feed=writer, events=[], ends=[], head=start)
-        except OSError as exc:
-            raise StorageError(f"cannot read feed {path}: {exc}") from exc
+        return scan_bytes(writer, raw, start)
 
     def read_all(self) -> list[Event]:
         """Every sound event of every feed, in project order (torn tails ignored)."""
         scans = [self.read_feed(feed_name(p)) for p in self.feed_paths()]
         return list(merge_feeds(s.events for s in scans))
 
+    def _read_range(self, path: str, start: int, size: int | None = None) -> bytes:
+        """Every byte this instance reads from a feed comes through here (the
+        one place to count them)."""
+        return files.read_range(path, start, size)
+
     # -- repairing -----------------------------------------------------------
     def _quarantine_tail(self, path: Path, scan: FeedScan) -> None:
         torn = scan.torn
         assert torn is not None
         try:
-            with open(path, "rb") as fh:
-                fh.seek(torn.offset)
-                tail = fh.read()
+            tail = self._read_range(str(path), torn.offset)
             self.quarantine_dir.mkdir(parents=True, exist_ok=True)
             target = self.quarantine_dir / f"{self.writer}.{torn.offset}.{uuid7()}.torn"
             fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
             try:
-                _write_all(fd, tail)
+                files.write_all(fd, tail)
                 os.fsync(fd)
             finally:
                 os.close(fd)
-            _fsync_dir(self.quarantine_dir)
+            files.fsync_dir(self.quarantine_dir)
             os.truncate(path, torn.offset)
             fd = os.open(path, os.O_RDONLY)
             try:
                 os.fsync(fd)
             finally:
                 os.close(fd)
-        except OSError as exc:
+        except (OSError, StorageError) as exc:
             self._poisoned = f"could not quarantine the torn tail of {path}: {exc}"
             raise StorageError(self._poisoned) from exc
 
@@ -257,22 +373,22 @@ class Ledger:
         durable: bool,
     ) -> list[Event]:
         for stream, version in (expected or {}).items():
-            actual = self._versions.get(stream, 0)
+            actual = self.stream_version(stream)
             if actual != version:
                 raise StreamVersionConflict(stream, version, actual)
         if not drafts:
             return []
-        path = f"{self.ledger_dir}/{self.writer}.jsonl"
-        state = self._feeds.get(self.writer)
-        head = state.head if state else FeedHead()
-        known = self._versions
-        versions: dict[str, int] = {}  # this batch's streams only: copying every stream's version costs O(streams)
+        path = self._path(self.writer)
+        start = self._cursors.get(self.writer)
+        head = start.head if start else FeedHead()
+        versions: dict[str, int] = {}  # this batch's streams only
         sealed: list[Event] = []
         max_hlc = self._max_hlc
         for draft in drafts:
             now = self.clock()
             hlc = next_hlc(now, max_hlc)
-            version = versions.get(draft.stream, known.get(draft.stream, 0)) + 1
+            known = versions.get(draft.stream)
+            version = (known if known is not None else self.stream_version(draft.stream)) + 1
             event = seal(
                 draft, event_id=uuid7(now), writer=self.writer, seq=head.seq + 1 + len(sealed),
                 at=rfc3339_micros(now), hlc=hlc, stream_version=version,
@@ -284,16 +400,13 @@ class Ledger:
         fd = self._own_feed(path)
         # One write() for the whole batch, as DESIGN.md says. A kill can still
         # cut a write at a page boundary: the cut line is then a torn tail.
-        batch = b"".join([orjson.dumps(event.to_dict(), option=orjson.OPT_SORT_KEYS) + b"\n" for event in sealed])
-        offset = head.offset + len(batch)
-        written = sealed
+        lines = [encode_line(event) for event in sealed]
         try:
-            created = state is None
-            _write_all(fd, batch)
+            files.write_all(fd, b"".join(lines))
             if durable or self.fsync == "always":
                 os.fsync(fd)
-                if created:
-                    _fsync_dir(self.ledger_dir)
+                if start is None:
+                    files.fsync_dir(self.ledger_dir)
             ident = self._feed_fd_ident
         except OSError as exc:
             # After a failed write or fsync the page cache may hold bytes the
@@ -301,9 +414,17 @@ class Ledger:
             self._poisoned = f"writing to {path} failed: {exc}; the ledger must be reopened"
             self._close_own_feed()
             raise StorageError(self._poisoned) from exc
+        written = sealed  # as readers will get them back (see ``seal``)
+        ends, offset = [], head.offset
+        for line in lines:
+            offset += len(line)
+            ends.append(offset)
         last = written[-1]
-        self._feeds[self.writer] = _FeedState(FeedHead(offset, last.seq, last.hash, last.hlc), ident)
-        known.update(versions)
+        inode = ident[1] if ident else None
+        cursor = Cursor(FeedHead(offset, last.seq, last.hash, last.hlc), inode, len(lines[-1]))
+        self._note_read(self.writer, start or Cursor(FeedHead(), inode), written, ends, cursor)
+        for stream, version in versions.items():
+            self._versions.note(stream, version)
         self._max_hlc = max_hlc
         return written
 
@@ -313,7 +434,7 @@ class Ledger:
         replaced by a rewrite), so an append can never land in an orphan."""
         if self._feed_fd is not None:
             try:
-                current = _ident(os.stat(path))
+                current = files.file_ident(os.stat(path))
             except OSError:
                 current = None
             if current == self._feed_fd_ident:
@@ -324,9 +445,9 @@ class Ledger:
         except OSError as exc:
             raise StorageError(f"cannot open feed {path}: {exc}") from exc
         self._feed_fd = fd
-        self._feed_closer = weakref.finalize(self, _close_quietly, fd)
+        self._feed_closer = weakref.finalize(self, files.close_quietly, fd)
         try:
-            self._feed_fd_ident = _ident(os.fstat(fd))
+            self._feed_fd_ident = files.file_ident(os.fstat(fd))
         except OSError as exc:
             self._close_own_feed()
             raise StorageError(f"cannot open feed {path}: {exc}") from exc
@@ -365,7 +486,8 @@ class LedgerTransaction:
 
         ``expected`` maps a stream to the version the caller read (0: the
         stream must not exist yet). ``durable`` forces an fsync whatever the
-        configured policy.
+        configured policy. Returns the events exactly as readers will read
+        them back.
 
         Raises:
             StreamVersionConflict: a stream is not at the expected version.
@@ -374,36 +496,3 @@ class LedgerTransaction:
         if not self.ledger._lock_depth:
             raise RuntimeError("append called outside `with ledger.locked()`: the lock is what orders writes")
         return self.ledger._append(list(drafts), expected, durable)
-
-
-def _close_quietly(fd: int) -> None:
-    try:
-        os.close(fd)
-    except OSError:
-        pass
-
-
-def _ident(st: os.stat_result) -> tuple[int, int]:
-    return (st.st_dev, st.st_ino)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        n = os.write(fd, view)
-        if n <= 0:
-            raise OSError("short write")
-        view = view[n:]
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

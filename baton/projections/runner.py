@@ -1,9 +1,19 @@
 """Keeping projections up to date in ``index.sqlite``.
 
-The runner remembers, per feed, the head it has folded up to (offset, seq,
-hash). Documents and those cursors are written in one SQLite transaction, so
-a crash never leaves state and cursor apart. Catching up reads only the bytes
-after each cursor. The runner rebuilds from scratch when:
+The runner works over any ``LedgerProtocol`` (the JSONL ledger or the
+in-memory one). It remembers, per feed, the cursor it has folded up to
+(offset, seq, hash, hlc, inode, length of the last line). Documents and those
+cursors are written in one SQLite transaction, so a crash never leaves state
+and cursor apart. Catching up asks the ledger for the changes since the
+cursors — only the bytes after them are read, and under the lock not even
+those again: they are the ones the ledger read to catch up itself. Events
+this process appends are folded as the append returns them, with the feed's
+new cursor, without reading anything.
+
+The runner is also the ledger's ``IndexSeed``: a ledger that has read nothing
+yet starts from the cursors here and looks stream versions up in the
+``streams`` projection, so a new process never reads what the index folded.
+The runner rebuilds from scratch when:
 
 - the index is new, or a projection's name or version changed;
 - a feed changed other than by appending (replaced by another file, shorter,
@@ -18,6 +28,7 @@ same bytes, because a file is a pure function of its document.
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 from pathlib import Path
@@ -31,8 +42,9 @@ from baton.config import write_bytes_atomic
 from baton.errors import Conflict, NotFound, StorageError
 from baton.ledger.clock import hlc_of_datetime, parse_rfc3339
 from baton.ledger.envelope import Event
-from baton.ledger.feed import FeedHead, collector_paused, feed_name, line_before
-from baton.ledger.store import Ledger, merge_feeds
+from baton.ledger.feed import FeedHead, collector_paused
+from baton.ledger.ids import uuid7
+from baton.ledger.protocol import Changes, Cursor, FeedRewritten, LedgerProtocol, Seed
 from baton.ledger.upcast import UPCASTERS, UpcasterRegistry
 from baton.projections.base import Doc, Projection
 
@@ -77,6 +89,9 @@ class Until:
             raise InputError(f"`{option}` takes an event id or an RFC 3339 time, not {text!r}") from None
 
 
+_UNKNOWN = object()
+
+
 class _Rebuild(Exception):
     def __init__(self, reason: str) -> None:
         self.reason = reason
@@ -86,7 +101,7 @@ class ProjectionRunner:
     def __init__(
         self,
         baton_dir: Path,
-        ledger: Ledger,
+        ledger: LedgerProtocol,
         projections: Sequence[Projection],
         *,
         upcasters: UpcasterRegistry = UPCASTERS,
@@ -98,6 +113,9 @@ class ProjectionRunner:
         self.by_name = {p.name: p for p in self.projections}
         self.upcasters = upcasters
         self._db = None
+        self._generation: object = _UNKNOWN
+        """The index's ``generation`` as last read or written here: a new one
+        is written by every rebuild, which withdraws the seeds handed out."""
 
     # -- storage -------------------------------------------------------------
     @property
@@ -120,6 +138,10 @@ class ProjectionRunner:
     def _open(self):
         import sqlite_utils
 
+        try:  # over a JSONL ledger the folder exists; over the in-memory one it may not
+            self.baton_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(f"cannot create {self.baton_dir}: {exc}") from exc
         # check_same_thread off: a long-lived application object (the status
         # page) serves each request on its own thread, one at a time.
         db = sqlite_utils.Database(sqlite3.connect(self.index_path, check_same_thread=False))
@@ -138,8 +160,7 @@ class ProjectionRunner:
         so the next open starts empty and rebuilds from the ledger: the index
         is a cache, never a source of truth."""
         self.close()
-        from baton.ledger.ids import uuid7
-
+        self._generation = _UNKNOWN
         aside = self.baton_dir / "cache" / f"index.sqlite.damaged.{uuid7()}"
         aside.parent.mkdir(parents=True, exist_ok=True)
         for suffix in ("", "-wal", "-shm"):
@@ -164,8 +185,10 @@ class ProjectionRunner:
             "CREATE TABLE IF NOT EXISTS cursors (feed TEXT PRIMARY KEY, offset INTEGER, seq INTEGER, hash TEXT, "
             "hlc INTEGER, ino INTEGER)"
         )
-        if "ino" not in {row[1] for row in db.execute("PRAGMA table_info(cursors)").fetchall()}:
-            db.execute("ALTER TABLE cursors ADD COLUMN ino INTEGER")
+        columns = {row[1] for row in db.execute("PRAGMA table_info(cursors)").fetchall()}
+        for column in ("ino", "line"):
+            if column not in columns:
+                db.execute(f"ALTER TABLE cursors ADD COLUMN {column} INTEGER")
         db.execute(
             "CREATE TABLE IF NOT EXISTS docs (projection TEXT, key TEXT, doc TEXT, PRIMARY KEY (projection, key))"
         )
@@ -236,7 +259,7 @@ class ProjectionRunner:
             Conflict: the index is pinned to the past and this is a write.
             LedgerCorrupt: a feed is damaged before its tail.
         """
-        try:
+        def run() -> CatchUp:
             pinned = self.pinned_until
             if pinned is not None:
                 if allow_pinned:
@@ -248,63 +271,127 @@ class ProjectionRunner:
                 return self._catch_up(progress)
             except _Rebuild as why:
                 return self.rebuild(progress=progress, reason=why.reason)
+
+        return self._guarded(run, progress)
+
+    def _guarded(self, run: Callable[[], CatchUp], progress: Progress | None) -> CatchUp:
+        """Run a catch-up; a damaged index is moved aside and rebuilt."""
+        try:
+            return run()
         except sqlite3.Error as exc:
             if not _is_corruption(exc):
                 raise StorageError(f"the index {self.index_path} failed: {exc}") from exc
             self.discard_index(str(exc))
             return self.rebuild(progress=progress, reason=f"the index was damaged ({exc}) and was rebuilt")
 
+    def cursors(self) -> dict[str, Cursor]:
+        """Per feed, how far the index has folded."""
+        return {
+            feed: Cursor(FeedHead(offset, seq, hash_, hlc or 0), ino, line or 0)
+            for feed, offset, seq, hash_, hlc, ino, line in self.db.execute(
+                "SELECT feed, offset, seq, hash, hlc, ino, line FROM cursors"
+            ).fetchall()
+        }
+
     def _catch_up(self, progress: Progress | None) -> CatchUp:
         if self._meta("signature") != self._signature():
             raise _Rebuild("index is new or its projections changed")
-        cursors = {
-            feed: (FeedHead(offset, seq, hash_, hlc or 0), ino)
-            for feed, offset, seq, hash_, hlc, ino in self.db.execute(
-                "SELECT feed, offset, seq, hash, hlc, ino FROM cursors"
-            ).fetchall()
-        }
-        paths = {feed_name(p): p for p in self.ledger.feed_paths()}
-        for feed in cursors:
-            if feed not in paths:
-                raise _Rebuild(f"feed {feed} disappeared")
-        scans = []
-        inos: dict[str, int] = {}
-        for feed, path in paths.items():
-            head, ino = cursors.get(feed, (FeedHead(), None))
-            st = _stat(path)
-            if st is None:
-                continue
-            if head.offset:
-                # A replaced file (sync, checkout, an erasing rewrite) may keep
-                # the folded line yet differ before it: only the inode tells.
-                if ino != st.st_ino or st.st_size < head.offset:
-                    raise _Rebuild(f"feed {feed} changed other than by appending")
-                line = line_before(path, head.offset)
-                try:
-                    same = line is not None and loads(line).get("hash") == head.hash
-                except (orjson.JSONDecodeError, AttributeError):
-                    same = False
-                if not same:
-                    raise _Rebuild(f"feed {feed} changed other than by appending")
-            if st.st_size == head.offset:
-                continue
-            scan = self.ledger.read_feed(feed, head)
-            if scan.events:
-                scans.append(scan)
-                inos[feed] = st.st_ino
-        if not scans:
+        try:
+            changes = self.ledger.changes_since(self.cursors())
+        except FeedRewritten as exc:
+            raise _Rebuild(exc.message) from None
+        new = changes.events
+        if not new:
             return CatchUp(0, False)
-        new = list(merge_feeds(s.events for s in scans))
         last = self._meta("last_key")
         if last is not None and tuple(orjson.loads(last)) > new[0].merge_key:
             raise _Rebuild("events arrived that sort before ones already folded")
         docs: dict[tuple[str, str], Doc | None] = {}
         dirty = self.fold(new, docs, self._load)
-        heads = {s.feed: s.head for s in scans}
-        self._commit(docs, dirty, heads, inos, new[-1].merge_key, reset=False)
+        self._commit(docs, dirty, changes.cursors, new[-1].merge_key, reset=False)
         if progress:
             progress(len(new), len(new))
         return CatchUp(len(new), False)
+
+    def fold_appended(self, events: Sequence[Event]) -> CatchUp:
+        """Fold what this process just appended, as the append returned it.
+
+        Called under the lock right after ``append``: the events are written
+        with the writer feed's new cursor in one transaction, and no byte is
+        read back. If the index is not exactly where the ledger stood before
+        the append (no catch-up under this lock, say), it catches up instead.
+        """
+        if not events:
+            return CatchUp(0, False)
+
+        def run() -> CatchUp:
+            cursor = self._cursor_after_appending(events)
+            if cursor is None:
+                return self.catch_up()
+            docs: dict[tuple[str, str], Doc | None] = {}
+            dirty = self.fold(events, docs, self._load)
+            self._commit(docs, dirty, {events[0].writer: cursor}, events[-1].merge_key, reset=False)
+            return CatchUp(len(events), False)
+
+        return self._guarded(run, None)
+
+    def _cursor_after_appending(self, events: Sequence[Event]) -> Cursor | None:
+        """The ledger's cursor for the writer's feed, if ``events`` are exactly
+        what the feeds gained past the index (else None)."""
+        if self.pinned_until is not None or self._meta("signature") != self._signature():
+            return None
+        writer, first, last = events[0].writer, events[0], events[-1]
+        known, folded = self.ledger.cursors(), self.cursors()
+        after, before = known.get(writer), folded.get(writer)
+        if after is None or (after.head.seq, after.head.hash) != (last.seq, last.hash):
+            return None
+        folded_head = before.head if before else FeedHead()
+        if (folded_head.seq + 1, folded_head.hash) != (first.seq, first.prev):
+            return None
+        if not folded.keys() <= known.keys():
+            return None
+        if any(feed != writer and not cursor.at(folded.get(feed)) for feed, cursor in known.items()):
+            return None
+        last_key = self._meta("last_key")
+        if last_key is not None and tuple(orjson.loads(last_key)) >= first.merge_key:
+            return None
+        return after
+
+    # -- seeding the ledger --------------------------------------------------
+    def ledger_seed(self) -> Seed | None:
+        """What a ledger that has read nothing may start from (``IndexSeed``)."""
+        if "streams" not in self.by_name:
+            return None
+        try:
+            if self._meta("signature") != self._signature():
+                return None
+            cursors = self.cursors()
+            token = self.seed_token()
+        except sqlite3.Error:
+            return None
+        if not cursors:
+            return None
+        max_hlc = max(c.head.hlc for c in cursors.values())
+        return Seed(token, cursors, max_hlc, functools.partial(self._folded_version, token))
+
+    def seed_token(self) -> object:
+        try:
+            self._generation = self._meta("generation")
+        except sqlite3.Error:
+            self._generation = _UNKNOWN
+            return object()  # equal to nothing: a seed taken before is dropped
+        return self._generation
+
+    def _folded_version(self, token: object, stream: str) -> int | None:
+        """The version of ``stream`` the index folded, while it still holds
+        what it held when ``token`` was handed out."""
+        if token is _UNKNOWN or token != self._generation:
+            return None
+        try:
+            doc = self.get("streams", stream)
+        except sqlite3.Error:
+            return None
+        return doc["version"] if doc else 0
 
     def _load(self, slot: tuple[str, str]) -> Doc | None:
         return self.get(*slot)
@@ -328,15 +415,8 @@ class ProjectionRunner:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _rebuild(self, until: Until | None, progress: Progress | None, reason: str | None) -> CatchUp:
-        scans = []
-        inos: dict[str, int] = {}
-        for path in self.ledger.feed_paths():
-            st = _stat(path)
-            if st is None:
-                continue
-            scans.append(self.ledger.read_feed(feed_name(path)))
-            inos[feed_name(path)] = st.st_ino
-        events = list(merge_feeds(s.events for s in scans))
+        changes: Changes = self.ledger.changes_since({})
+        events = changes.events
         if until is not None:
             events = _cut(events, until)
         total = len(events)
@@ -347,18 +427,9 @@ class ProjectionRunner:
             dirty |= self.fold(events[start:start + step], docs, lambda slot: None)
             if progress:
                 progress(min(total, start + step), total)
-        heads: dict[str, FeedHead] = {}
-        if until is None:
-            heads = {s.feed: s.head for s in scans}
-        else:
-            ends = {}
-            for s in scans:
-                for event, end in zip(s.events, s.ends):
-                    ends[event.id] = end
-            for event in events:
-                heads[event.writer] = FeedHead(ends[event.id], event.seq, event.hash, event.hlc)
+        cursors = changes.cursors if until is None else _cursors_at(changes, events)
         last = events[-1].merge_key if events else None
-        self._commit(docs, dirty, heads, inos, last, reset=True, pinned=until.label if until else None)
+        self._commit(docs, dirty, cursors, last, reset=True, pinned=until.label if until else None)
         return CatchUp(total, True, reason)
 
     # -- writing -------------------------------------------------------------
@@ -366,8 +437,7 @@ class ProjectionRunner:
         self,
         docs: dict[tuple[str, str], Doc | None],
         dirty: set[tuple[str, str]],
-        heads: dict[str, FeedHead],
-        inos: dict[str, int],
+        cursors: dict[str, Cursor],
         last_key: tuple | None,
         *,
         reset: bool,
@@ -410,10 +480,13 @@ class ProjectionRunner:
                     [(path, name, key) for path in paths],
                 )
             db.conn.executemany(
-                "INSERT OR REPLACE INTO cursors (feed, offset, seq, hash, hlc, ino) VALUES (?, ?, ?, ?, ?, ?)",
-                [(feed, h.offset, h.seq, h.hash, h.hlc, inos.get(feed)) for feed, h in heads.items()],
+                "INSERT OR REPLACE INTO cursors (feed, offset, seq, hash, hlc, ino, line) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(feed, c.head.offset, c.head.seq, c.head.hash, c.head.hlc, c.ident, c.line)
+                 for feed, c in cursors.items()],
             )
             meta = {"signature": self._signature()}
+            if reset:
+                meta["generation"] = generation = uuid7()
             if last_key is not None:
                 meta["last_key"] = orjson.dumps(list(last_key)).decode()
             db.conn.executemany(
@@ -423,6 +496,8 @@ class ProjectionRunner:
                 db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('pinned_until', ?)", [pinned])
             elif reset:
                 db.execute("DELETE FROM meta WHERE key = 'pinned_until'")
+        if reset:
+            self._generation = generation
 
     def _materialize(
         self, docs: dict[tuple[str, str], Doc | None], dirty: set[tuple[str, str]], reset: bool
@@ -473,20 +548,28 @@ class ProjectionRunner:
             raise StorageError(f"cannot remove {rel}: {exc}") from exc
 
 
-def _stat(path: Path) -> os.stat_result | None:
-    try:
-        return path.stat()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise StorageError(f"cannot read feed {path}: {exc}") from exc
-
-
 def _is_corruption(exc: sqlite3.Error) -> bool:
     """A damaged file (not a lock or a full disk): the index must be rebuilt."""
     if isinstance(exc, sqlite3.OperationalError):
         return False
     return isinstance(exc, sqlite3.DatabaseError)
+
+
+def _cursors_at(changes: Changes, events: list[Event]) -> dict[str, Cursor]:
+    """Each feed's cursor just after its last event among ``events`` (a
+    prefix of ``changes``, whose scans all start at byte 0)."""
+    where: dict[str, tuple[int, int]] = {}
+    for scan in changes.scans:
+        before = 0
+        for event, end in zip(scan.events, scan.ends):
+            where[event.id] = (end, end - before)
+            before = end
+    cursors: dict[str, Cursor] = {}
+    for event in events:
+        end, line = where[event.id]
+        ident = changes.cursors[event.writer].ident
+        cursors[event.writer] = Cursor(FeedHead(end, event.seq, event.hash, event.hlc), ident, line)
+    return cursors
 
 
 def _cut(events: list[Event], until: Until) -> list[Event]:

@@ -1,0 +1,177 @@
+"""The ledger protocol: the small surface everything above the ledger uses.
+
+Two ledgers implement it: ``Ledger`` (one JSONL file per writer under
+``.baton/ledger/``) and ``MemoryLedger`` (the same bytes, kept in memory).
+The projection runner and ``Project`` use nothing else, so either can run
+over either — and tests can hold the two to the same results.
+
+A reader keeps, per feed, a ``Cursor``: the head it has read up to and what
+it takes to prove later that the feed is still the one it read (the file's
+identity, the length of the line at the head). ``changes_since`` turns
+cursors into the events appended after them, merged in project order; a feed
+that changed other than by appending raises ``FeedRewritten`` so the reader
+can start over.
+
+A ledger may also learn where to start from an index that has already
+folded it (``seed_from``): then a new process reads only what the index has
+not seen, instead of every feed from byte 0.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import Callable, Iterable, Mapping, Protocol
+
+import attrs
+
+from baton.errors import StorageError
+from baton.ledger.envelope import Event, EventDraft
+from baton.ledger.feed import FeedHead, FeedScan, merge_feeds
+
+
+@attrs.frozen
+class Cursor:
+    """How far a reader has got in one feed, and how to check it still holds."""
+
+    head: FeedHead = FeedHead()
+    ident: int | None = None
+    """The feed file's inode (None for feeds that are not files): a feed
+    replaced by another file may keep its last line yet differ before it."""
+    line: int = 0
+    """Bytes of the line ending at ``head.offset``, newline included (0:
+    unknown), so checking the head reads exactly that line."""
+
+    def at(self, other: "Cursor | None") -> bool:
+        """Same place in the feed (offset, seq, hash), whatever else differs."""
+        a, b = self.head, (other.head if other is not None else FeedHead())
+        return (a.offset, a.seq, a.hash) == (b.offset, b.seq, b.hash)
+
+
+@attrs.frozen
+class FeedInfo:
+    """A feed's size in bytes and its identity (inode; None in memory)."""
+
+    size: int
+    ident: int | None
+
+
+@attrs.define
+class Changes:
+    """What the feeds gained after some cursors.
+
+    ``scans`` holds, per feed that gained events, only those events (with
+    their line ends); ``cursors`` the new cursor of each of those feeds;
+    ``events`` all of them merged in project order.
+    """
+
+    scans: list[FeedScan]
+    cursors: dict[str, Cursor]
+    events: list[Event]
+
+    @classmethod
+    def of(cls, scans: Iterable[FeedScan], cursors: Mapping[str, Cursor]) -> "Changes":
+        scans = [s for s in scans if s.events]
+        return cls(scans, {s.feed: cursors[s.feed] for s in scans}, list(merge_feeds(s.events for s in scans)))
+
+
+class FeedRewritten(StorageError):
+    """A feed changed other than by appending (replaced, cut shorter,
+    rewritten in place, removed) since a cursor into it was taken: what was
+    read from it before can no longer be trusted."""
+
+    code = "feed_rewritten"
+
+    def __init__(self, feed: str, how: str = "changed other than by appending") -> None:
+        super().__init__(f"feed {feed} {how}", details={"feed": feed})
+        self.feed = feed
+
+
+@attrs.frozen
+class Seed:
+    """What an index that folded the ledger up to ``cursors`` knows.
+
+    ``stream_version(stream)`` is the version of ``stream`` among the folded
+    events, looked up when first needed; it returns None once the index has
+    forgotten what it folded (a rebuild), after which the seed must not be
+    used. ``token`` names that state of the index.
+    """
+
+    token: object
+    cursors: Mapping[str, Cursor]
+    max_hlc: int
+    stream_version: Callable[[str], int | None]
+
+
+class IndexSeed(Protocol):
+    """An index a ledger may start from instead of byte 0 of every feed."""
+
+    def ledger_seed(self) -> Seed | None:
+        """The index's cursors and what goes with them, or None when it has
+        nothing usable (new, or built by other projections)."""
+        ...
+
+    def seed_token(self) -> object:
+        """Changes whenever the index forgets what it folded."""
+        ...
+
+
+class LedgerTxn(Protocol):
+    """What a caller may do while holding the ledger's lock."""
+
+    def stream_version(self, stream: str) -> int: ...
+
+    def append(
+        self, drafts: Iterable[EventDraft], *, expected: Mapping[str, int] | None = None, durable: bool = False
+    ) -> list[Event]:
+        """Seal and append ``drafts`` after checking every expected stream
+        version; returns the events exactly as readers will read them back.
+
+        Raises:
+            StreamVersionConflict: a stream is not at the expected version.
+        """
+        ...
+
+
+class LedgerProtocol(Protocol):
+    writer: str
+
+    def feed_names(self) -> list[str]: ...
+
+    def feed_info(self, feed: str) -> FeedInfo | None:
+        """Size and identity of ``feed`` now (None: it does not exist)."""
+        ...
+
+    def read_feed(self, feed: str, start: FeedHead = FeedHead()) -> FeedScan:
+        """The sound events of ``feed`` after ``start`` (a torn tail is left out)."""
+        ...
+
+    def read_all(self) -> list[Event]: ...
+
+    def head_holds(self, feed: str, cursor: Cursor) -> bool:
+        """True when ``feed`` still has the line ``cursor`` stopped after
+        (same identity, and that line still hashes to the recorded hash)."""
+        ...
+
+    def cursors(self) -> dict[str, Cursor]:
+        """How far this ledger has read each feed (exact while locked)."""
+        ...
+
+    def changes_since(self, cursors: Mapping[str, Cursor]) -> Changes:
+        """Every event appended after ``cursors`` (feeds without one: from
+        the start), merged in ``(hlc, writer, seq)`` order, with new cursors.
+
+        Raises:
+            FeedRewritten: a feed with a cursor changed other than by appending.
+            LedgerCorrupt: a feed is damaged before its tail.
+        """
+        ...
+
+    def seed_from(self, source: IndexSeed) -> None:
+        """Let the ledger start from what ``source`` folded when it has read nothing yet."""
+        ...
+
+    def locked(self) -> AbstractContextManager[LedgerTxn]:
+        """Hold the project's write lock, caught up with every feed."""
+        ...
+
+    def close(self) -> None: ...
