@@ -1,0 +1,49 @@
+"""A use case reads the feeds once: ``handoff ready`` and ``bootstrap`` in a new
+process with a warm index read the line at each cursor and nothing else —
+never the events they append, never the history."""
+
+from __future__ import annotations
+
+from baton.app import Baton
+from tests.app_support import capture_checkpoint, end_session, validate_handoff_command
+from tests.handoff_support import payload
+from tests.test_ledger_catch_up_cost import counting_project
+
+
+def _history(project, rounds: int = 12) -> None:
+    for n in range(rounds):
+        with Baton.open(project) as app:
+            app.capture(payload(work={"title": f"T{n}", "objective": f"O{n}"}))
+        end_session(project, f"s{n}", {"nextSteps": [f"step {n}"]})
+
+
+def _fresh_app(project) -> Baton:
+    """A new process's application object, its ledger counting the bytes it reads."""
+    return Baton(counting_project(project))
+
+
+def test_handoff_ready_reads_only_the_line_at_each_cursor(project):
+    _history(project)
+    with Baton.open(project) as app:
+        handoff_id = app.capture(payload()).handoff_id
+    validate_handoff_command(project, handoff_id)
+    app = _fresh_app(project)
+    cursor_lines = sum(c.line for c in app.project.runner.cursors().values())
+    result = app.promote(handoff_id)
+    assert result.record["status"] == "ready"
+    assert app.project.ledger.bytes_read == cursor_lines
+    app.close()
+
+
+def test_bootstrap_claiming_a_baton_reads_only_the_line_at_each_cursor_per_lock_hold(project):
+    """Bootstrap holds the lock twice — to read what it would deliver, then
+    (once the brief fits, outside the lock) to claim it — and checks each
+    cursor's line each time, since another process may write in between."""
+    _history(project)
+    end_session(project, "s-last", {"nextSteps": ["the one to claim"]})
+    app = _fresh_app(project)
+    cursor_lines = sum(c.line for c in app.project.runner.cursors().values())
+    result = app.bootstrap(session_id="s-next")
+    assert result.to_json()["claimed"] is True
+    assert app.project.ledger.bytes_read == 2 * cursor_lines
+    app.close()
