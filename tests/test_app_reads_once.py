@@ -5,7 +5,7 @@ never the events they append, never the history."""
 from __future__ import annotations
 
 from baton.app import Baton
-from tests.app_support import capture_checkpoint, end_session, validate_handoff_command
+from tests.app_support import end_session, validate_handoff_command
 from tests.handoff_support import payload
 from tests.test_ledger_catch_up_cost import counting_project
 

@@ -107,3 +107,36 @@ def _draft_record() -> dict:
 
     return handoff_to_json(new_draft(assign_item_ids(payload()), id="018f4a2b-7c3d-7e1f-9a2b-3c4d5e6f7a8b",
                                      now="2026-09-02T14:30:00Z", project={"id": "p"}))
+
+
+def _rows(project):
+    from baton.app import Baton
+
+    with Baton.open(project) as app:
+        db = app.project.reading().db
+        rows = db.execute("SELECT id, short, created_at, updated_at, status, flags, title, validation, relation, "
+                          "parents, brief FROM handoff_rows ORDER BY id").fetchall()
+        search = db.execute("SELECT h.id, s.title, s.objective, s.summary FROM handoff_search s "
+                            "JOIN handoff_rows h ON h.rowid = s.rowid ORDER BY h.id").fetchall()
+    return rows, search
+
+
+def test_the_handoff_rows_and_search_index_equal_a_full_replay(project):
+    from baton.app import Baton
+    from baton.cli import main
+    from tests.app_support import archive_handoff, capture_checkpoint, promote_handoff, validate_handoff_command
+    from baton.cli_input import ContentOptions
+
+    ids = [capture_checkpoint(project, content=ContentOptions(title=f"T{n}", objective=f"O{n}",
+                                                              current_state="halfway")).handoff_id
+           for n in range(3)]
+    with Baton.open(project) as app:
+        ids.append(app.capture(payload()).handoff_id)
+    validate_handoff_command(project, ids[0])  # fails: flagged invalid
+    validate_handoff_command(project, ids[3])
+    promote_handoff(project, ids[3])
+    archive_handoff(project, ids[1], reason="dropped")
+    incremental = _rows(project)
+    assert len(incremental[0]) == 4 and len(incremental[1]) == 4
+    assert main(["rebuild", "--project", str(project)]) == 0
+    assert _rows(project) == incremental

@@ -59,8 +59,16 @@ def current_batons(runner) -> list[Peek]:
 
 
 def peek_eligible(runner, ctx: SessionContext) -> Peek | None:
-    """The baton a session of ``ctx`` would receive, without claiming it."""
-    peeks = current_batons(runner)
+    """The baton a session of ``ctx`` would receive, without claiming it.
+
+    Only two keys can hold it — this owner and branch's, and the shared one —
+    so only their two documents are read, however many keys the project has.
+    """
+    from baton.projections.batons import baton_records
+
+    keys = (baton_key(ctx.owner, ctx.branch, False), baton_key(ctx.owner, ctx.branch, True))
+    peeks = [Peek(record, version) for record, version in
+             baton_records((key, runner.get("batons", key)) for key in keys)]
     chosen = select_eligible((p.record for p in peeks), ctx.owner, ctx.branch)
     return next((p for p in peeks if p.record is chosen), None)
 

@@ -98,13 +98,23 @@ def _handoff_records(runner, ctx: SessionContext) -> list:
     approaches), count (``brief_may_use``) — filtered before the window is
     taken, so drafts never crowd validated handoffs out.
     """
+    from baton.projections import handoffs
     from baton.projections.batons import baton_scopes
 
     if "handoffs" not in runner.by_name:
         return []
-    scopes = baton_scopes(runner.docs("baton_scopes")) if "baton_scopes" in runner.by_name else {}
-    return visible_handoffs((doc for _key, doc in runner.docs("handoffs") if brief_may_use(doc)), scopes,
-                            owner=ctx.owner, branch=ctx.branch, limit=RECENT_HANDOFFS)
+    seen: list = []
+    for handoff_id in handoffs.brief_ids(runner.db):  # newest first; stop once the window is full
+        doc = runner.get("handoffs", handoff_id)
+        if not brief_may_use(doc):
+            continue
+        scoped = runner.get("baton_scopes", handoff_id) if "baton_scopes" in runner.by_name else None
+        scopes = baton_scopes([(handoff_id, scoped)]) if scoped is not None else {}
+        if visible_handoffs([doc], scopes, owner=ctx.owner, branch=ctx.branch, limit=1):
+            seen.append(doc)
+            if len(seen) == RECENT_HANDOFFS:
+                break
+    return seen
 
 
 def claimed_by_line(session_id: str) -> str:

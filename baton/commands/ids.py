@@ -13,7 +13,7 @@ details list the candidates; one that names none is not found (exit 4).
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any
 
 import attrs
 
@@ -37,12 +37,8 @@ class Candidate:
         return f"{short_id(self.id)}  {self.id}  {self.status:<10}  {self.created_at}  {self.title}"
 
 
-def _candidates(docs: Iterable[tuple[str, dict[str, Any]]]) -> list[Candidate]:
-    out = []
-    for key, doc in docs:
-        out.append(Candidate(id=key, status=str(doc.get("status", "")), created_at=str(doc.get("created_at", "")),
-                             title=str((doc.get("work") or {}).get("title", ""))))
-    return out
+def _candidate(row: Any) -> Candidate:
+    return Candidate(id=row.id, status=row.status, created_at=row.created_at, title=row.title)
 
 
 def resolve_handoff_id(runner: Any, token: str) -> str:
@@ -53,25 +49,25 @@ def resolve_handoff_id(runner: Any, token: str) -> str:
         NotFound: no handoff matches (or, for ``latest``, none is ready).
         AmbiguousId: several match; the message lists them (exit 4).
     """
-    from baton.domain.handoff import id_matches
+    from baton.projections import handoffs
 
     token = (token or "").strip()
     if not token:
         raise InputError("a handoff id is required (a full id, a unique prefix, a short id, or 'latest')")
-    candidates = _candidates(runner.docs("handoffs"))
+
     if token.lower() == LATEST:
-        ready = [c for c in candidates if c.status in RESUMABLE]
+        ready = handoffs.newest(runner.db, statuses=RESUMABLE, limit=1)
         if not ready:
             raise NotFound("no handoff is ready to resume yet ('latest' names the newest ready handoff)",
                            details={"token": token})
-        return max(ready, key=lambda c: (c.created_at, c.id)).id
-    exact = [c for c in candidates if c.id == token.lower()]
+        return ready[0].id
+    count, matches = handoffs.named_by(runner.db, token, limit=_MAX_LISTED)
+    exact = [m for m in matches if m.id == token.lower()]
     if exact:
         return exact[0].id
-    matches = [c for c in candidates if id_matches(token, c.id)]
-    if len(matches) == 1:
+    if count == 1:
         return matches[0].id
-    if not matches:
+    if count == 0:
         hint = ""
         from baton.domain.handoff import MIN_SHORT_PREFIX
 
@@ -79,12 +75,11 @@ def resolve_handoff_id(runner: Any, token: str) -> str:
             hint = (f" (a prefix of the short id needs at least {MIN_SHORT_PREFIX} characters; "
                     "see `baton handoff list`)")
         raise NotFound(f"no handoff matches {token!r}{hint}", details={"token": token})
-    matches.sort(key=lambda c: (c.created_at, c.id), reverse=True)
-    listed = "\n".join("  " + c.line() for c in matches[:_MAX_LISTED])
-    more = f"\n  ... and {len(matches) - _MAX_LISTED} more" if len(matches) > _MAX_LISTED else ""
+    listed = "\n".join("  " + _candidate(m).line() for m in matches)
+    more = f"\n  ... and {count - _MAX_LISTED} more" if count > _MAX_LISTED else ""
     raise AmbiguousId(
-        f"{token!r} matches {len(matches)} handoffs; give more of the id:\n{listed}{more}",
-        details={"token": token, "candidates": [c.id for c in matches]},
+        f"{token!r} matches {count} handoffs; give more of the id:\n{listed}{more}",
+        details={"token": token, "candidates": [m.id for m in matches], "matches": count},
     )
 
 

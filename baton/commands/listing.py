@@ -86,7 +86,7 @@ def list_handoffs(
     from baton.commands.capture import handoff_file
     from baton.domain.handoff import STATUSES
     from baton.errors import InputError
-    from baton.projections.handoffs import SEARCH_TABLE
+    from baton.projections import handoffs
 
     if status is not None and status not in STATUSES:
         raise InputError(f"`status` must be one of {', '.join(STATUSES)}, not {status!r}")
@@ -97,27 +97,11 @@ def list_handoffs(
         query = fts_query(work)
         if query is None:
             raise InputError("`work` needs at least one word to search for")
-    opened = project
-    runner = opened.reading()
-    wanted: set[str] | None = None
-    if query is not None:
-        wanted = {row[0] for row in runner.db.execute(
-            f"SELECT id FROM {SEARCH_TABLE} WHERE {SEARCH_TABLE} MATCH ?", [query]).fetchall()}
-    rows = []
-    for key, doc in runner.docs("handoffs"):
-        if wanted is not None and key not in wanted:
-            continue
-        if status is not None and doc.get("status") != status:
-            continue
-        lineage = doc.get("lineage") or {}
-        rows.append(HandoffRow(
-            id=key, status=doc.get("status", ""), flags=tuple(doc.get("flags", ())),
-            title=(doc.get("work") or {}).get("title", ""), created_at=doc.get("created_at", ""),
-            updated_at=doc.get("updated_at", ""), validation=(doc.get("validation") or {}).get("status", ""),
-            relation=lineage.get("relation", "root"), parents=tuple(lineage.get("parents", ())),
-            file=handoff_file(doc),
-        ))
-    rows.sort(key=lambda r: (r.created_at, r.id), reverse=True)
-    if limit is not None:
-        rows = rows[:limit]
+    runner = project.reading()
+    rows = [
+        HandoffRow(id=r.id, status=r.status, flags=r.flags, title=r.title, created_at=r.created_at,
+                   updated_at=r.updated_at, validation=r.validation, relation=r.relation, parents=r.parents,
+                   file=handoff_file({"created_at": r.created_at, "id": r.id}))
+        for r in handoffs.newest(runner.db, status=status, search=query, limit=limit)
+    ]
     return ListResult(tuple(rows), status, work)

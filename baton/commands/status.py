@@ -91,14 +91,13 @@ def project_status(project: "Project") -> StatusResult:
     from baton.domain.handoff import STATUSES
     from baton.errors import NotFound
     from baton.policy import load_policy
+    from baton.projections import handoffs
 
     opened = project
     policy = load_policy(opened.paths, opened.config)
     runner = opened.reading()
     counts = dict.fromkeys(STATUSES, 0)
-    for _key, doc in runner.docs("handoffs"):
-        status = doc.get("status")
-        counts[status] = counts.get(status, 0) + 1
+    counts.update(handoffs.count_by_status(runner.db))
     latest = None
     try:
         handoff = load_handoff(runner, "latest")

@@ -9,24 +9,30 @@ disagree about what a transition does.
 Materialized as ``.baton/handoffs/<created>--<short-id>.json``: sorted,
 indented JSON, a pure function of the record, so ``baton rebuild`` restores
 the files byte for byte. A secondary FTS5 table (``handoff_search``) indexes
-title, objective and summary for ``handoff list --work``.
+title, objective and summary for ``handoff list --work``, and ``handoff_rows``
+holds one indexed row per record (status, times, title, short id...), so
+lists, ``latest``, id prefixes and the bootstrap brief read the rows they
+return, not every document.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
+
+import attrs
 
 from baton.events import HANDOFF, HANDOFF_EVENTS, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import Doc
 
 SEARCH_TABLE = "handoff_search"
+ROWS_TABLE = "handoff_rows"
 _TYPES = frozenset(cls.TYPE for cls in HANDOFF_EVENTS)
 
 
 class Handoffs:
     name = "handoffs"
-    version = 1
+    version = 2
 
     def keys(self, event: Event) -> Iterable[str]:
         if event.type in _TYPES:
@@ -56,24 +62,74 @@ class Handoffs:
 
         return {f"handoffs/{handoff_file_name(doc['created_at'], doc['id'])}": pretty_bytes(doc)}
 
-    # -- full-text index ---------------------------------------------------
+    # -- secondary tables: rows to query, and the full-text index ------------
     def setup_index(self, db: Any) -> None:
+        db.execute(
+            f"CREATE TABLE IF NOT EXISTS {ROWS_TABLE} (rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, "
+            "short TEXT, created_at TEXT, updated_at TEXT, status TEXT, flags TEXT, title TEXT, validation TEXT, "
+            "relation TEXT, parents TEXT, brief INTEGER)"
+        )
+        db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_created ON {ROWS_TABLE} (created_at, id)")
+        db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_status ON {ROWS_TABLE} (status, created_at, id)")
+        db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_short ON {ROWS_TABLE} (short)")
+        db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_for_briefs ON {ROWS_TABLE} (brief, created_at, id)")
         db.execute(
             f"CREATE VIRTUAL TABLE IF NOT EXISTS {SEARCH_TABLE} "
             "USING fts5(id UNINDEXED, title, objective, summary, tokenize = 'unicode61 remove_diacritics 2')"
         )
 
     def reset_index(self, db: Any) -> None:
+        db.execute(f"DELETE FROM {ROWS_TABLE}")
         db.execute(f"DELETE FROM {SEARCH_TABLE}")
 
     def index(self, db: Any, key: str, doc: Doc | None) -> None:
-        db.execute(f"DELETE FROM {SEARCH_TABLE} WHERE id = ?", [key])
-        if doc is not None:
-            work = doc.get("work") or {}
+        """One row per record (what lists, ``latest``, id prefixes and briefs
+        query, with indexes, instead of reading every document), and its
+        full-text entry under the same rowid (an FTS5 delete by rowid is a
+        lookup; by an ``UNINDEXED`` column it scans the whole table)."""
+        found = db.execute(f"SELECT rowid FROM {ROWS_TABLE} WHERE id = ?", [key]).fetchone()
+        if found is not None:
+            db.execute(f"DELETE FROM {SEARCH_TABLE} WHERE rowid = ?", [found[0]])
+        if doc is None:
+            if found is not None:
+                db.execute(f"DELETE FROM {ROWS_TABLE} WHERE rowid = ?", [found[0]])
+            return
+        values = row_values(key, doc)
+        if found is None:
+            rowid = db.execute(
+                f"INSERT INTO {ROWS_TABLE} (id, short, created_at, updated_at, status, flags, title, validation, "
+                "relation, parents, brief) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [key, *values]).lastrowid
+        else:
+            rowid = found[0]
             db.execute(
-                f"INSERT INTO {SEARCH_TABLE} (id, title, objective, summary) VALUES (?, ?, ?, ?)",
-                [key, _text(work.get("title")), _text(work.get("objective")), summary_text(doc)],
-            )
+                f"UPDATE {ROWS_TABLE} SET short = ?, created_at = ?, updated_at = ?, status = ?, flags = ?, "
+                "title = ?, validation = ?, relation = ?, parents = ?, brief = ? WHERE rowid = ?", [*values, rowid])
+        work = doc.get("work") or {}
+        db.execute(
+            f"INSERT INTO {SEARCH_TABLE} (rowid, id, title, objective, summary) VALUES (?, ?, ?, ?, ?)",
+            [rowid, key, _text(work.get("title")), _text(work.get("objective")), summary_text(doc)],
+        )
+
+
+def row_values(key: str, doc: Doc) -> list[Any]:
+    """The queryable columns of one record (after ``id``): short id, times,
+    status, flags and parents (JSON), title, validation status, relation, and
+    whether a bootstrap brief may use its content (``brief``)."""
+    import orjson
+
+    from baton.domain.batons import brief_may_use
+    from baton.domain.handoff import short_id
+
+    work = doc.get("work") if isinstance(doc.get("work"), dict) else {}
+    lineage = doc.get("lineage") if isinstance(doc.get("lineage"), dict) else {}
+    validation = doc.get("validation") if isinstance(doc.get("validation"), dict) else {}
+    return [
+        short_id(key), _text(doc.get("created_at")), _text(doc.get("updated_at")), _text(doc.get("status")),
+        orjson.dumps(list(doc.get("flags") or ())).decode(), _text(work.get("title")),
+        _text(validation.get("status")), _text(lineage.get("relation")) or "root",
+        orjson.dumps(list(lineage.get("parents") or ())).decode(),
+        int(brief_may_use(doc) and doc.get("status") != "archived"),
+    ]
 
 
 def _text(value: Any) -> str:
@@ -89,3 +145,99 @@ def summary_text(doc: Doc) -> str:
     for key in ("completed", "in_progress", "discoveries"):
         parts.extend(_text(item) for item in summary.get(key) or ())
     return "\n".join(p for p in parts if p)
+
+
+# -- typed queries over the rows ------------------------------------------------------
+
+@attrs.frozen
+class HandoffSummary:
+    """One record as its row holds it: what lists and id lookups show."""
+
+    id: str
+    status: str
+    flags: tuple[str, ...]
+    title: str
+    created_at: str
+    updated_at: str
+    validation: str
+    relation: str
+    parents: tuple[str, ...]
+
+
+_COLUMNS = "id, status, flags, title, created_at, updated_at, validation, relation, parents"
+_NEWEST = "ORDER BY created_at DESC, id DESC"
+
+
+def _summary(row: tuple) -> HandoffSummary:
+    import orjson
+
+    ident, status, flags, title, created, updated, validation, relation, parents = row
+    return HandoffSummary(ident, status or "", tuple(orjson.loads(flags or "[]")), title or "", created or "",
+                          updated or "", validation or "", relation or "root", tuple(orjson.loads(parents or "[]")))
+
+
+def newest(db: Any, *, status: str | None = None, statuses: tuple[str, ...] = (), search: str | None = None,
+           limit: int | None = None) -> list[HandoffSummary]:
+    """Records newest first, optionally of one status (or any of ``statuses``),
+    matching an FTS5 ``search``, at most ``limit``."""
+    where, args = [], []
+    if status is not None:
+        statuses = (status,)
+    if statuses:
+        where.append(f"status IN ({', '.join('?' * len(statuses))})")
+        args.extend(statuses)
+    if search is not None:
+        where.append(f"rowid IN (SELECT rowid FROM {SEARCH_TABLE} WHERE {SEARCH_TABLE} MATCH ?)")
+        args.append(search)
+    sql = f"SELECT {_COLUMNS} FROM {ROWS_TABLE}"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    sql += f" {_NEWEST}"
+    if limit is not None:
+        sql += " LIMIT ?"
+        args.append(limit)
+    return [_summary(row) for row in db.execute(sql, args).fetchall()]
+
+
+def _prefix_range(column: str, prefix: str) -> tuple[str, list[str]]:
+    # A range, not LIKE: it uses the index whatever the case-sensitivity pragma says.
+    return f"({column} >= ? AND {column} < ?)", [prefix, prefix + "\uffff"]
+
+
+def named_by(db: Any, token: str, *, limit: int) -> tuple[int, list[HandoffSummary]]:
+    """How many records ``token`` names (``domain.handoff.id_matches``: the
+    full id, the short id, a 4+ prefix of the short id, an 8+ prefix of the
+    full id), and the newest ``limit`` of them."""
+    from baton.domain.handoff import MIN_PREFIX, MIN_SHORT_PREFIX
+
+    token = token.strip().lower()
+    clauses, args = ["id = ?", "short = ?"], [token, token]
+    if len(token) >= MIN_SHORT_PREFIX:
+        clause, extra = _prefix_range("short", token)
+        clauses.append(clause)
+        args.extend(extra)
+    if len(token) >= MIN_PREFIX:
+        clause, extra = _prefix_range("id", token)
+        clauses.append(clause)
+        args.extend(extra)
+    where = " OR ".join(clauses)
+    count = db.execute(f"SELECT COUNT(*) FROM {ROWS_TABLE} WHERE {where}", args).fetchone()[0]
+    rows = db.execute(f"SELECT {_COLUMNS} FROM {ROWS_TABLE} WHERE {where} {_NEWEST} LIMIT ?",
+                      [*args, limit]).fetchall()
+    return count, [_summary(row) for row in rows]
+
+
+def brief_ids(db: Any) -> Iterator[str]:
+    """Ids of the records a bootstrap brief may draw on (``brief_may_use``, not
+    archived), newest first, read lazily: the caller stops when its window is full."""
+    cursor = db.execute(f"SELECT id FROM {ROWS_TABLE} WHERE brief = 1 {_NEWEST}")
+    while True:
+        rows = cursor.fetchmany(64)
+        if not rows:
+            return
+        for (ident,) in rows:
+            yield ident
+
+
+def count_by_status(db: Any) -> dict[str, int]:
+    return dict(db.execute(f"SELECT status, COUNT(*) FROM {ROWS_TABLE} GROUP BY status").fetchall())
