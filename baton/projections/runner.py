@@ -505,7 +505,13 @@ class ProjectionRunner:
         """Write the files of every changed document; remove files no longer shown."""
         written: dict[tuple[str, str], list[str]] = {}
         previous: dict[tuple[str, str], set[str]] = {}
-        for path, name, key in self.db.execute("SELECT path, projection, key FROM materialized").fetchall():
+        if reset:  # a rebuild may drop files of any document
+            rows = self.db.execute("SELECT path, projection, key FROM materialized").fetchall()
+        else:  # a catch-up touches only the files of the documents it changed
+            rows = [row for slot in dirty if hasattr(self.by_name[slot[0]], "materialize")
+                    for row in self.db.execute("SELECT path, projection, key FROM materialized "
+                                               "WHERE projection = ? AND key = ?", list(slot)).fetchall()]
+        for path, name, key in rows:
             previous.setdefault((name, key), set()).add(path)
         for slot in sorted(dirty):
             p = self.by_name[slot[0]]
