@@ -92,6 +92,21 @@ class Until:
 _UNKNOWN = object()
 
 
+class IndexDb:
+    """The index's connection: the stdlib ``sqlite3`` connection (``conn``) and
+    its ``execute``, all a command's hot path needs. sqlite-utils builds the
+    tables (``_create``) when the index is new or its projections changed."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def execute(self, sql: str, parameters: Sequence[Any] | dict = ()) -> sqlite3.Cursor:
+        return self.conn.execute(sql, parameters)
+
+    def close(self) -> None:
+        self.conn.close()
+
+
 class _Rebuild(Exception):
     def __init__(self, reason: str) -> None:
         self.reason = reason
@@ -135,25 +150,34 @@ class ProjectionRunner:
                     raise StorageError(f"cannot open the index {self.index_path}: {again}") from again
         return self._db
 
-    def _open(self):
-        import sqlite_utils
-
+    def _open(self) -> "IndexDb":
         try:  # over a JSONL ledger the folder exists; over the in-memory one it may not
             self.baton_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StorageError(f"cannot create {self.baton_dir}: {exc}") from exc
         # check_same_thread off: a long-lived application object (the status
         # page) serves each request on its own thread, one at a time.
-        db = sqlite_utils.Database(sqlite3.connect(self.index_path, check_same_thread=False))
+        db = IndexDb(sqlite3.connect(self.index_path, check_same_thread=False))
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA busy_timeout=30000")
-            self._create(db)
+            if not self._schema_current(db):
+                self._create(db)
         except sqlite3.Error:
             db.close()
             raise
         return db
+
+    def _schema_current(self, db: "IndexDb") -> bool:
+        """The tables of this signature exist (every command after the first):
+        then opening costs one query, and sqlite-utils is not even imported."""
+        try:
+            row = db.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()
+            columns = {r[1] for r in db.execute("PRAGMA table_info(cursors)").fetchall()}
+        except sqlite3.OperationalError:
+            return False
+        return row is not None and row[0] == self._signature() and {"ino", "line"} <= columns
 
     def discard_index(self, why: str) -> Path:
         """Move a damaged index aside (into ``cache/``, which ``gc`` clears)
@@ -179,23 +203,23 @@ class ProjectionRunner:
             self._db.close()
             self._db = None
 
-    def _create(self, db) -> None:
-        db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
-        db.execute(
-            "CREATE TABLE IF NOT EXISTS cursors (feed TEXT PRIMARY KEY, offset INTEGER, seq INTEGER, hash TEXT, "
-            "hlc INTEGER, ino INTEGER)"
-        )
-        columns = {row[1] for row in db.execute("PRAGMA table_info(cursors)").fetchall()}
-        for column in ("ino", "line"):
-            if column not in columns:
-                db.execute(f"ALTER TABLE cursors ADD COLUMN {column} INTEGER")
-        db.execute(
-            "CREATE TABLE IF NOT EXISTS docs (projection TEXT, key TEXT, doc TEXT, PRIMARY KEY (projection, key))"
-        )
-        db.execute(
-            "CREATE TABLE IF NOT EXISTS materialized (path TEXT PRIMARY KEY, projection TEXT, key TEXT)"
-        )
-        db.execute("CREATE INDEX IF NOT EXISTS materialized_by_key ON materialized (projection, key)")
+    def _create(self, db: "IndexDb") -> None:
+        """Make the index's tables (a new index, or a new projection set) with sqlite-utils."""
+        import sqlite_utils
+
+        tables = sqlite_utils.Database(db.conn)
+        tables["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
+        tables["cursors"].create({"feed": str, "offset": int, "seq": int, "hash": str, "hlc": int, "ino": int,
+                                  "line": int}, pk="feed", if_not_exists=True)
+        for column in ("ino", "line"):  # indexes made before these columns existed
+            if column not in tables["cursors"].columns_dict:
+                tables["cursors"].add_column(column, int)
+        tables["docs"].create({"projection": str, "key": str, "doc": str}, pk=("projection", "key"),
+                              if_not_exists=True)
+        tables["materialized"].create({"path": str, "projection": str, "key": str}, pk="path",
+                                      if_not_exists=True)
+        tables["materialized"].create_index(["projection", "key"], index_name="materialized_by_key",
+                                            if_not_exists=True)
         with db.conn:
             for p in self.projections:
                 if hasattr(p, "setup_index"):
