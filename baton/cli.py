@@ -590,6 +590,31 @@ PROJECTLESS = frozenset({"_init", "_doctor", "_demo", "_mcp", "_status_serve"})
 may not open, or build their own long-lived application object."""
 
 
+COMMAND_FOR_ACTION = {
+    "revise": "baton handoff amend",
+    "validate": "baton handoff validate",
+    "promote": "baton handoff ready",
+    "resume": "baton resume",
+    "archive": "baton handoff archive",
+    "amend": "baton handoff amend",
+}
+"""The command that performs each action of the handoff state machine."""
+
+
+def _name_commands(exc: Exception) -> None:
+    """An illegal transition names the state machine's actions; a person at a
+    terminal also needs the commands that perform them."""
+    from baton.errors import TransitionError
+
+    if not isinstance(exc, TransitionError):
+        return
+    commands = list(dict.fromkeys(COMMAND_FOR_ACTION[a] for a in exc.allowed if a in COMMAND_FOR_ACTION))
+    if commands:
+        exc.message = f"{exc.message} (commands: {', '.join(commands)})"
+        exc.args = (exc.message,)
+        exc.details = {**exc.details, "commands": commands}
+
+
 def _option_names(parser: argparse.ArgumentParser) -> dict[str, str]:
     """Each parameter of the use cases as this command line spells it (``max_bytes`` → ``--max-bytes``)."""
     names: dict[str, str] = {"handoff_id": "--from"}
@@ -650,6 +675,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(getattr(result, "exit_code", 0))
     except BatonError as exc:
         exc.name_parameters(_option_names(parser))
+        _name_commands(exc)
         if getattr(args, "json", False):
             _print_json({"error": exc.to_json()})
         print(f"baton: {exc.message}", file=sys.stderr)

@@ -218,15 +218,3 @@ class StorageError(BatonError):
     exit_code = 1
     code = "storage_error"
 
-
-EXIT_CODES = {
-    "ok": 0, "error": BatonError.exit_code, "input": InputError.exit_code,
-    "validation": ValidationFailed.exit_code, "not_found_or_conflict": Conflict.exit_code,
-    "policy": PolicyBlock.exit_code,
-}
-"""The one exit-code mapping (spec §11): each family above carries its code."""
-
-
-def exit_code_of(exc: BaseException) -> int:
-    """The process exit code for ``exc``: its family's, or 1 for anything unexpected."""
-    return exc.exit_code if isinstance(exc, BatonError) else 1

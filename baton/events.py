@@ -297,8 +297,6 @@ class BatonDismissed(BatonEvent):
     via: Any = None
 
 
-BATON_EVENTS = tuple(cls for cls in CATALOGUE.values() if cls.STREAM == BATON)
-
 
 # -- sessions and their objectives -------------------------------------------------------
 
@@ -359,8 +357,3 @@ class ObjectiveCleared(DomainEvent):
 SESSION_EVENTS = (SessionBegun, SessionEnded)
 OBJECTIVE_EVENTS = (ObjectiveSet, ObjectiveCleared)
 
-# Types counted by ``baton metrics`` (the spec's local telemetry).
-METRIC_TYPES = (
-    HandoffCaptured.TYPE, BatonCreated.TYPE, BatonClaimed.TYPE, BatonCancelled.TYPE, BatonDismissed.TYPE,
-    SessionBegun.TYPE, SessionEnded.TYPE, ObjectiveSet.TYPE,
-)

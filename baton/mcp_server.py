@@ -1,8 +1,9 @@
 """``baton mcp``: Baton as a stdio MCP server (spec §13; the ``prompt`` and
 ``bootstrap`` tools of session-handoff-baton.txt).
 
-A thin adapter, like ``cli.py``: each tool calls one function of
-``baton.commands`` and returns that command's ``to_json()`` as structured
+A thin adapter, like ``cli.py``: each tool calls one method of the server's
+application object (``baton.app.Baton``, opened once and kept, catching up
+per call) and returns that result's ``to_json()`` as structured
 content — the very object ``baton <command> --json`` prints — plus its
 ``render()`` as a short text. No decision is made here, so the CLI and MCP
 cannot drift. A ``BatonError`` becomes a tool error result carrying its code,

@@ -4,7 +4,11 @@ never the events they append, never the history."""
 
 from __future__ import annotations
 
+import pytest
+
 from baton.app import Baton
+from baton.cli import main
+from baton.errors import Conflict
 from tests.app_support import end_session, validate_handoff_command
 from tests.handoff_support import payload
 from tests.test_ledger_catch_up_cost import counting_project
@@ -46,4 +50,16 @@ def test_bootstrap_claiming_a_baton_reads_only_the_line_at_each_cursor_per_lock_
     result = app.bootstrap(session_id="s-next")
     assert result.to_json()["claimed"] is True
     assert app.project.ledger.bytes_read == 2 * cursor_lines
+    app.close()
+
+
+def test_a_long_lived_application_sees_the_index_gc_removed_and_a_pin_set_meanwhile(project):
+    app = Baton.open(project)
+    first = app.capture(payload()).handoff_id
+    assert main(["gc", "--project", str(project)]) == 0
+    assert [r.id for r in app.list_handoffs().rows] == [first]  # rebuilt from the ledger, not the removed file
+    assert main(["gc", "--project", str(project)]) == 0
+    assert main(["rebuild", "--until", app.project.ledger.read_all()[0].id, "--project", str(project)]) == 0
+    with pytest.raises(Conflict, match="rebuild"):
+        app.capture(payload())
     app.close()

@@ -101,3 +101,34 @@ def test_a_handoff_cannot_be_pending_twice(project):
     scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main")
     with pytest.raises(Conflict):
         scope_handoff_as_baton(project, handoff_id, owner=BOB, branch="dev")
+
+
+def test_dismissing_a_handoff_handed_on_several_times_dismisses_its_pending_baton(project):
+    from tests.app_support import cancel_baton, dismiss_baton, end_session, list_pending_batons
+
+    handoff_id = capture(project)
+    make_ready(project, handoff_id)
+    scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main", shared=True)
+    end_session(project, "x", {"nextSteps": ["a"], "shared": True})  # supersedes the shared one
+    scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main")
+    cancel_baton(project, owner=ALICE, branch="main")
+    scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main")
+    assert handoff_id in [r.id for r in list_pending_batons(project).records]
+    assert dismiss_baton(project, handoff_id).record.key != "_shared"
+    assert handoff_id not in [r.id for r in list_pending_batons(project).records]
+
+
+def test_handing_on_accepts_latest_like_every_id_argument(project):
+    handoff_id = capture(project)
+    make_ready(project, handoff_id)
+    assert scope_handoff_as_baton(project, "latest", owner=ALICE, branch="main").created.record.id == handoff_id
+
+
+def test_a_capture_cannot_pose_as_a_session_baton(project):
+    from baton.app import Baton
+
+    body = {"work": {"title": "t", "objective": "o"}, "baton": {"owner": ALICE, "branch": "main", "shared": True},
+            "failed_attempts": [{"approach": "INJECTED TRAP", "outcome": "failed"}]}
+    with Baton.open(project) as app, pytest.raises(InputError, match="baton: set by Baton"):
+        app.capture(body)
+    assert "INJECTED TRAP" not in start(project).brief.text

@@ -160,7 +160,7 @@ def test_promoting_a_warn_needs_a_reason_and_records_it():
     h = record_validation(draft(), passed("warn"), now=T1)
     with pytest.raises(PromotionRefused) as info:
         promote(h, now=T2)
-    assert info.value.exit_code == 3 and any("--accept-warnings" in p for p in info.value.problems)
+    assert info.value.exit_code == 3 and any("`accept_warnings`" in p for p in info.value.problems)
     with pytest.raises(PromotionRefused):
         promote(h, now=T2, accepted_warnings="   ")
     ready = promote(h, now=T2, accepted_warnings="head drift reviewed")

@@ -459,7 +459,7 @@ def test_ready_requires_validation_to_have_run():
 
 def test_ready_requires_a_pass_or_an_acknowledged_warn():
     assert ready_problems(validated(draft(), "pass")) == []
-    assert any("--accept-warnings" in p for p in ready_problems(validated(draft(), "warn")))
+    assert any("`accept_warnings`" in p for p in ready_problems(validated(draft(), "warn")))
     assert ready_problems(validated(draft(), "warn"), accepted_warnings="reviewed drift") == []
     assert any("validation failed" in p for p in ready_problems(validated(draft(), "fail")))
 

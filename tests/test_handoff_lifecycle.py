@@ -75,8 +75,19 @@ def test_ready_before_validation_exits_4_naming_the_state_and_what_is_allowed(pr
         promote_handoff(project, handoff_id)
     assert err.value.exit_code == 4
     assert "it is draft" in err.value.message and "allowed: revise, validate" in err.value.message
-    assert "baton handoff validate" in err.value.message  # the command for each allowed action
-    assert "baton handoff amend" in err.value.details["commands"]
+
+
+def test_on_the_command_line_an_illegal_transition_also_names_the_commands_it_leaves_open(project):
+    import json
+
+    from tests.conftest import run_baton
+
+    handoff_id = _capture(project).handoff_id
+    r = run_baton("handoff", "ready", handoff_id, "--json", "--project", str(project))
+    assert r.returncode == 4
+    assert "(commands: baton handoff amend, baton handoff validate" in r.stderr
+    assert "baton handoff amend" in json.loads(r.stdout)["error"]["details"]["commands"]
+    assert "--accept-warnings" not in r.stderr
 
 
 def test_a_pass_becomes_ready_durably(project):
@@ -93,7 +104,7 @@ def test_a_warn_needs_accept_warnings_with_a_reason(project):
     assert validate_handoff_command(project, handoff_id).report["status"] == "warn"
     with pytest.raises(PromotionRefused) as err:
         promote_handoff(project, handoff_id)
-    assert err.value.exit_code == 3 and "--accept-warnings" in err.value.message
+    assert err.value.exit_code == 3 and "`accept_warnings`" in err.value.message
     with pytest.raises(InputError):
         promote_handoff(project, handoff_id, accept_warnings="   ")
     result = promote_handoff(project, handoff_id, accept_warnings="notes are informational")

@@ -20,17 +20,14 @@ snapshot of now.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from baton.commands.context import Project
-
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import attrs
 
 from baton.commands.capture import CaptureResult
-from baton.commands.transitions import command_hints
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
 
 
 def _section_replace(base: dict[str, Any], replacement: Mapping[str, Any]) -> dict[str, Any]:
@@ -39,7 +36,6 @@ def _section_replace(base: dict[str, Any], replacement: Mapping[str, Any]) -> di
     return out
 
 
-@command_hints()
 def amend_handoff(
     project: "Project",
     token: str = "",
@@ -69,6 +65,7 @@ def amend_handoff(
         handoff_file,
         hash_artifacts,
         merge_changes,
+        refuse_baton_scope,
         refuse_transcripts,
     )
     from baton.commands.handoff_facts import now_timestamp, project_snapshot
@@ -84,6 +81,8 @@ def amend_handoff(
 
     replacement = dict(replacement or {})
     flags = dict(changes or {})
+    refuse_baton_scope(replacement)
+    refuse_baton_scope(flags)
     if not replacement and not flags:
         raise InputError("nothing to amend: give changes or replacement sections")
     managed = sorted(k for k in replacement if k in MANAGED_FIELDS)
@@ -147,7 +146,6 @@ class ArchiveResult:
             f": {self.reason}" if self.reason else "")
 
 
-@command_hints()
 def archive_handoff(project: "Project", token: str = "", *,
                     reason: str | None = None) -> ArchiveResult:
     """Raises: TransitionError (exit 4) for a record already archived; NotFound / AmbiguousId."""

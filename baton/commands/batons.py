@@ -14,17 +14,12 @@ can never overwrite a newer baton or deliver one twice.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from baton.commands.context import Project
-
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from baton.domain.batons import (
-    CLAIMED, BatonPayload, BatonRecord, STEPS_REQUIRED,
+    CLAIMED, PENDING, BatonPayload, BatonRecord, STEPS_REQUIRED,
     active_for_context, baton_content_of_handoff, baton_key, baton_stream, freshness_line,
     handoff_payload_for_baton, parse_payload, render_baton_markdown, select_eligible,
 )
@@ -35,6 +30,9 @@ from baton.domain.aggregates.baton import BatonKey
 from baton.errors import Conflict, InputError, NotFound
 from baton.events import handoff_stream
 from baton.ledger.clock import rfc3339_micros
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
 
 
 # -- reading ---------------------------------------------------------------------
@@ -125,7 +123,10 @@ def _find_by_id(runner, token: str) -> tuple[str, dict[str, Any]] | None:
     if len(ids) > 1:
         raise Conflict(f"{token!r} names more than one baton: {', '.join(sorted(ids))}",
                        details={"candidates": sorted(ids)})
-    return hits[0] if hits else None
+    # One handoff handed on several times is the baton of several keys; the
+    # pending one (if any) is the one a person means.
+    pending = [(key, r) for key, r in hits if r.get("status") == PENDING]
+    return (pending or hits or [None])[0]
 
 
 # -- writing -----------------------------------------------------------------------
@@ -447,7 +448,7 @@ def scope_handoff_as_baton(
         Conflict: the prefix is ambiguous, or the handoff is archived or superseded.
         InputError: the handoff has no open item to hand on.
     """
-    from baton.domain.handoff import id_matches
+    from baton.commands.ids import resolve_handoff_id
 
     token = (handoff_id or "").strip()
     if not token:
@@ -457,14 +458,7 @@ def scope_handoff_as_baton(
     with opened.writing() as scope:
         if "handoffs" not in scope.runner.by_name:
             raise NotFound("this Baton has no handoff records to scope")
-        hits = [(k, d) for k, d in scope.runner.docs("handoffs") if isinstance(d, dict)
-                and isinstance(d.get("id"), str) and id_matches(token, d["id"])]
-        if not hits:
-            raise NotFound(f"no handoff with id {token!r}", details={"handoff_id": token})
-        if len(hits) > 1:
-            ids = sorted(d["id"] for _, d in hits)
-            raise Conflict(f"{token!r} names more than one handoff: {', '.join(ids)}", details={"candidates": ids})
-        record = hits[0][1]
+        record = scope.runner.get("handoffs", resolve_handoff_id(scope.runner, token))
         if record.get("status") in ("archived", "superseded"):
             raise Conflict(f"handoff {record['id']} is {record['status']}; only a live handoff can be handed on",
                            details={"handoff_id": record["id"], "status": record["status"]})

@@ -19,12 +19,7 @@ is the brief a start would receive now.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from baton.commands.context import Project
-
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -37,6 +32,9 @@ from baton.domain.batons import (
 )
 from baton.errors import BatonError, InputError
 from baton.ledger.ids import uuid7
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
 
 MIN_MAX_BYTES = 1024
 RECENT_HANDOFFS = 20
@@ -119,8 +117,8 @@ def _handoff_records(runner, ctx: SessionContext) -> list:
 
 def claimed_by_line(session_id: str) -> str:
     """The line a handoff section gains when it was claimed under an id Baton minted."""
-    return (f"Claimed by session `{session_id}` (an id Baton generated; pass `--session-id` to name "
-            f"the session yourself).")
+    return (f"Claimed by session `{session_id}` (an id Baton generated; name the session to "
+            f"choose its id).")
 
 
 def _unreadable(exc: BatonError) -> str:
@@ -197,7 +195,7 @@ def bootstrap(
     if not brief.handoff_included:
         size = len(markdown.encode("utf-8"))
         notice = (f"A session handoff ({waiting.record.id}, {size} bytes) does not fit in {max_bytes} bytes; "
-                  f"it stays pending. Run `baton session handoff` to read it, or raise --max-bytes.")
+                  f"it stays pending. Show the session handoff to read it, or give the brief a larger byte budget.")
         return BootstrapResult(ctx, session_id, max_bytes, standard([notice]), None, objective,
                                tuple(notices + [notice]), **flags)
 

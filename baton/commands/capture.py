@@ -23,19 +23,17 @@ exists — and never invents summary content.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from baton.commands.context import Project
-
 import copy
 import re
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import attrs
 
 from baton.errors import InputError, PolicyBlock
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
 
 ID_PREFIXES = {"decisions": "D", "evidence": "E", "failed_attempts": "F", "open_items": "O"}
 _ITEM_ID = re.compile(r"^[A-Z]+-(\d+)$")
@@ -425,7 +423,26 @@ def capture_handoff(
     the payload the adapter assembled (files, flags and prompts are the
     adapter's business).
 
-    Raises: as ``capture_in_scope``.
+    Raises: as ``capture_in_scope``; InputError for a ``baton`` scope in the
+        payload (only ``session end`` makes a handoff a session baton).
     """
+    refuse_baton_scope(payload)
     with project.writing() as scope:
         return capture_in_scope(scope, payload, trigger=trigger, parent=parent, origin=origin, session=session)
+
+
+def refuse_baton_scope(payload: Any) -> None:
+    """A handoff's ``baton`` field (owner, branch, shared) marks a session baton:
+    Baton writes it when a session ends with a baton, and the bootstrap brief
+    trusts it (a baton's traps reach every session of its scope unvalidated).
+    Supplied by a caller it would let any draft pose as one, so it is refused
+    like the other fields Baton manages.
+
+    Raises:
+        InputError: ``payload`` has a top-level ``baton`` member.
+    """
+    from baton.domain.batons import SCOPE_FIELD
+
+    if isinstance(payload, Mapping) and SCOPE_FIELD in payload:
+        raise InputError(f"{SCOPE_FIELD}: set by Baton (a session that ends with a baton), do not supply it",
+                         details={"problems": [f"{SCOPE_FIELD}: set by Baton, do not supply it"]})

@@ -5,17 +5,16 @@ The ledger, quarantine and materialized records are never touched.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from baton.commands.context import Project
-
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 
 from baton.errors import StorageError
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
 
 
 @attrs.frozen

@@ -73,7 +73,7 @@ def resolve_handoff_id(runner: Any, token: str) -> str:
 
         if len(token) < MIN_SHORT_PREFIX:
             hint = (f" (a prefix of the short id needs at least {MIN_SHORT_PREFIX} characters; "
-                    "see `baton handoff list`)")
+                    "the handoff list shows them)")
         raise NotFound(f"no handoff matches {token!r}{hint}", details={"token": token})
     listed = "\n".join("  " + _candidate(m).line() for m in matches)
     more = f"\n  ... and {count - _MAX_LISTED} more" if count > _MAX_LISTED else ""

@@ -9,15 +9,13 @@ raise an error.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import re
+from typing import TYPE_CHECKING, Any
+
+import attrs
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
-
-import re
-from typing import Any
-
-import attrs
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from baton.commands.context import Project
-
 import fnmatch
+from typing import TYPE_CHECKING
 
 import attrs
 import orjson
@@ -15,6 +11,9 @@ import orjson
 from baton.errors import NotFound
 from baton.ledger.envelope import Event
 from baton.projections.runner import Until
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
 
 
 @attrs.frozen

@@ -14,18 +14,16 @@ them as it folds). The raw per-type counts of the ledger stay under
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from baton.commands.context import Project
-
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from baton.commands.batons import current_batons
 from baton.events import ObjectiveSet, HandoffCaptured, SessionBegun, SessionEnded
 from baton.projections.batons import OPERATIONS
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
 
 RECENT = 20
 

@@ -19,14 +19,12 @@ given with ``--from``, ``baton handoff amend ID --input FILE``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import attrs
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
-
-from typing import Any
-
-import attrs
 
 TRIGGERS = ("manual", "threshold", "hook")
 

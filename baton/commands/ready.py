@@ -10,16 +10,13 @@ content never changes, only its status.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import attrs
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
 
-from typing import Any
-
-import attrs
-
-from baton.commands.transitions import command_hints
 
 
 @attrs.frozen
@@ -49,7 +46,6 @@ class ReadyResult:
         return "\n".join(lines)
 
 
-@command_hints()
 def promote_handoff(
     project: "Project",
     token: str = "",

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from baton.commands.context import Project
-
-
 import attrs
 
 from baton.projections.runner import Progress, Until
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
 
 
 @attrs.frozen

@@ -10,16 +10,13 @@ session, harness and freshness state); without it nothing is written.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import attrs
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
 
-from typing import Any
-
-import attrs
-
-from baton.commands.transitions import command_hints
 
 FORMATS = ("prompt", "md", "json")
 
@@ -60,7 +57,6 @@ class ResumeResult:
         return self.brief["text"].rstrip("\n")
 
 
-@command_hints()
 def resume_handoff(
     project: "Project",
     token: str = "latest",
@@ -104,13 +100,15 @@ def resume_handoff(
         if mark_resumed:
             raise lifecycle.transition_error(
                 handoff, lifecycle.RESUME,
-                "it is an unvalidated session baton: `baton session begin` or `baton bootstrap` claims it")
+                "it is an unvalidated session baton: a session start (session begin, bootstrap) claims it")
     elif lifecycle.RESUME not in lifecycle.allowed_actions(handoff):
         reason = None
         if handoff.status == "superseded" and handoff.superseded_by:
             reason = f"it was superseded by {handoff.superseded_by}; resume that one"
-        elif handoff.status in ("draft", "validated"):
-            reason = "only a ready handoff can be resumed: validate it and run `baton handoff ready`"
+        elif handoff.status == "draft":
+            reason = "only a ready handoff can be resumed: validate it, then make it ready"
+        elif handoff.status == "validated":
+            reason = "only a ready handoff can be resumed: make it ready first"
         raise lifecycle.transition_error(handoff, lifecycle.RESUME, reason)
     policy = load_policy(opened.paths, opened.config)
     freshness = live_freshness(opened.paths.worktree, handoff, policy.allowed_roots)

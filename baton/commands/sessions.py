@@ -8,12 +8,7 @@ objective is cleared.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from baton.commands.context import Project
-
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -28,6 +23,9 @@ from baton.commands.record import record
 from baton.domain.aggregates import session as aggregate
 from baton.errors import InputError
 from baton.ledger.ids import uuid7
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
 
 SESSION_ID_MAX = 200
 OBJECTIVE_MAX = 2000

@@ -9,14 +9,12 @@ is never shown as if it were fresh. Showing writes nothing.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import attrs
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
-
-from typing import Any
-
-import attrs
 
 FORMATS = ("json", "yaml", "md", "prompt")
 

@@ -8,14 +8,12 @@ pending. Nothing is appended.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import attrs
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
-
-from typing import Any
-
-import attrs
 
 
 

@@ -1,7 +1,8 @@
 """What the status page and ``baton status`` show, and what they may do.
 
-The web layer (``baton.web``) only parses HTTP and calls one function here;
-everything it decides lives in this module:
+The web layer (``baton.web``) only parses HTTP and calls one method of the
+application object, which calls one function here; everything it decides
+lives in this module:
 
 - which project a request may address (``?project=`` must be this project's
   id; missing or ``all`` is an input error, another id is not found),
@@ -11,25 +12,23 @@ everything it decides lives in this module:
   rule added since, is still never shown,
 - where a server may listen (loopback only: a policy block otherwise).
 
-Reading opens the project per call and closes it, so a long-running server
-holds no index handle between requests.
+Each function takes the opened project of the caller's application object
+(a long-running server keeps one, and catches up per request).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from baton.commands.context import Project
-
 import ipaddress
 import re
 import socket
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from baton.errors import InputError, NotFound, PolicyBlock
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
 
 LATEST_HANDOFFS = 10
 """How many of the newest handoffs the overview lists."""

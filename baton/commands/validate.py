@@ -9,16 +9,13 @@ conflict (exit 4), never a stale report. Exit 0 for pass and warn, 3 for fail
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import attrs
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
 
-from typing import Any
-
-import attrs
-
-from baton.commands.transitions import command_hints
 
 _MARK = {"pass": "ok  ", "warn": "WARN", "fail": "FAIL"}
 
@@ -65,7 +62,6 @@ class ValidateResult:
         return "\n".join(lines)
 
 
-@command_hints()
 def validate_handoff_command(
     project: "Project",
     token: str = "",

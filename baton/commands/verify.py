@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from baton.commands.context import Project
-
-
 import attrs
 
 from baton.ledger.verify import VerifyReport, verify_ledger
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
 
 
 @attrs.frozen

@@ -634,7 +634,7 @@ class AssembledBrief:
 
 EMPTY_BRIEF = (
     "## Baton\n\nNo active session handoff, objective, decisions or traps for this project yet. "
-    "Leave one for the next session with `baton session end ID --handoff-steps \"A,B\"`.\n"
+    "Leave one for the next session when this one ends, with its next steps.\n"
 )
 
 

@@ -287,7 +287,7 @@ def ready_problems(h: Handoff, *, accepted_warnings: str | None = None) -> list[
     elif status == "fail":
         problems.append("validation.status: validation failed; revise the handoff and validate again")
     elif status == "warn" and _blank(reason):
-        problems.append("validation.status: validation warned; promoting needs --accept-warnings <reason>")
+        problems.append("validation.status: validation warned; promoting needs `accept_warnings` (a reason)")
     if any(c.name == "policy" and c.status == "fail" for c in h.validation.checks):
         problems.append("validation.checks: the policy check failed (secret/path/privacy policy violation)")
     for path in transcript_field_paths(h):

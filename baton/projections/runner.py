@@ -128,6 +128,7 @@ class ProjectionRunner:
         self.by_name = {p.name: p for p in self.projections}
         self.upcasters = upcasters
         self._db = None
+        self._db_ino: int | None = None
         self._generation: object = _UNKNOWN
         """The index's ``generation`` as last read or written here: a new one
         is written by every rebuild, which withdraws the seeds handed out."""
@@ -162,12 +163,24 @@ class ProjectionRunner:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA busy_timeout=30000")
+            self._db_ino = _inode(self.index_path)
             if not self._schema_current(db):
                 self._create(db)
         except sqlite3.Error:
             db.close()
             raise
         return db
+
+    def _reopen_if_replaced(self) -> None:
+        """A long-lived process (the MCP server, the status page) keeps its
+        connection between requests; if ``baton gc`` removed the index, or a
+        rebuild replaced it, meanwhile, the connection would go on reading and
+        writing a file no one else sees. One ``stat`` per catch-up tells."""
+        if self._db is None:
+            return
+        if _inode(self.index_path) != self._db_ino:
+            self.close()
+            self._generation = _UNKNOWN
 
     def _schema_current(self, db: "IndexDb") -> bool:
         """The tables of this signature exist (every command after the first):
@@ -283,6 +296,8 @@ class ProjectionRunner:
             Conflict: the index is pinned to the past and this is a write.
             LedgerCorrupt: a feed is damaged before its tail.
         """
+        self._reopen_if_replaced()
+
         def run() -> CatchUp:
             pinned = self.pinned_until
             if pinned is not None:
@@ -576,6 +591,13 @@ class ProjectionRunner:
             pass
         except OSError as exc:
             raise StorageError(f"cannot remove {rel}: {exc}") from exc
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None
 
 
 def _is_corruption(exc: sqlite3.Error) -> bool:

@@ -13,14 +13,18 @@ from __future__ import annotations
 from typing import Iterable
 
 from baton.domain.aggregates.session import evolve_objective, evolve_session
-from baton.events import OBJECTIVE, SESSION, split_stream
+from baton.events import OBJECTIVE, OBJECTIVE_EVENTS, SESSION, SESSION_EVENTS, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import Doc
 
 
-def _key_in(event: Event, family: str, prefix: str) -> tuple[str, ...]:
+_SESSION_TYPES = frozenset(cls.TYPE for cls in SESSION_EVENTS)
+_OBJECTIVE_TYPES = frozenset(cls.TYPE for cls in OBJECTIVE_EVENTS)
+
+
+def _key_in(event: Event, family: str, types: frozenset[str]) -> tuple[str, ...]:
     stream_family, key = split_stream(event.stream)
-    return (key,) if stream_family == family and event.type.startswith(prefix) else ()
+    return (key,) if stream_family == family and event.type in types else ()
 
 
 class Sessions:
@@ -28,7 +32,7 @@ class Sessions:
     version = 1
 
     def keys(self, event: Event) -> Iterable[str]:
-        return _key_in(event, SESSION, "session.")
+        return _key_in(event, SESSION, _SESSION_TYPES)
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
         return evolve_session(doc, event, key)
@@ -39,7 +43,7 @@ class Objectives:
     version = 1
 
     def keys(self, event: Event) -> Iterable[str]:
-        return _key_in(event, OBJECTIVE, "objective.")
+        return _key_in(event, OBJECTIVE, _OBJECTIVE_TYPES)
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
         return evolve_objective(doc, event, key)

@@ -1,9 +1,9 @@
 """``baton status serve``: the status page and its JSON API over the standard
 library's ``ThreadingHTTPServer``, for one project, on loopback only.
 
-A thin adapter: each endpoint calls one function of
-``baton.commands.status_page`` and turns its result (or its ``BatonError``)
-into an HTTP answer. What the adapter itself owns is HTTP hygiene:
+A thin adapter: each endpoint calls one method of the server's application
+object (``baton.app.Baton``, kept for the server's life) and turns its result
+(or its ``BatonError``) into an HTTP answer. What the adapter itself owns is HTTP hygiene:
 
 - the ``Host`` header must name the bound loopback address or ``localhost``
   with the bound port (a DNS-rebinding page cannot talk to us: 403);
@@ -110,6 +110,16 @@ class StatusApp:
             self.baton = Baton.open(self.root)
         return self.baton
 
+    def sanitize(self, value: Any) -> Any:
+        """Redact an answer with the project's policy (the built-in rules when
+        the project could not be opened): an error body is never the one
+        thing left unredacted."""
+        if self.baton is None:
+            from baton.commands.status_page import sanitize_for_project
+
+            return sanitize_for_project(None, value)
+        return self.baton.sanitize(value)
+
     def close(self) -> None:
         if self.baton is not None:
             self.baton.close()
@@ -177,11 +187,8 @@ class StatusRequestHandler(http.server.BaseHTTPRequestHandler):
         self._json(status, {"error": {"code": code, "message": message}}, extra=extra)
 
     def _command_error(self, exc: BatonError) -> None:
-        from baton.commands.status_page import sanitize_for_project
-
         with self.app.lock:
-            project = self.app.baton.project if self.app.baton is not None else None
-            body = sanitize_for_project(project, {"error": exc.to_json()})
+            body = self.app.sanitize({"error": exc.to_json()})
         self._json(http_status_of(exc), body)
 
     def _run(self, call: Callable[[Baton], Any]) -> None:
