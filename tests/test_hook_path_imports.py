@@ -1,0 +1,60 @@
+"""The commands hooks run at every session start and end import only what they need.
+
+Measured, not timed: ``python -X importtime`` lists every module a command
+loads. On a project whose index is warm, the hook path must not load the MCP
+SDK, sqlite-utils (the index opens with the stdlib ``sqlite3``; sqlite-utils
+only builds tables) or dulwich's porcelain.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.app_support import capture_checkpoint, end_session, promote_handoff, validate_handoff_command
+from tests.handoff_support import git_init
+
+HEAVY = ("mcp", "sqlite_utils", "dulwich.porcelain", "click")
+
+
+@pytest.fixture
+def warm(project):
+    from baton.app import Baton
+    from tests.handoff_support import payload
+
+    git_init(project, {"src/app.py": "x = 1\n"})
+    with Baton.open(project) as app:
+        handoff_id = app.capture(payload()).handoff_id
+    validate_handoff_command(project, handoff_id)
+    promote_handoff(project, handoff_id)
+    end_session(project, "s1", {"nextSteps": ["carry on"]})
+    return project
+
+
+def _loaded(project, *args: str) -> set[str]:
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "baton", *args, "--project", str(project)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return {line.split("|")[-1].strip() for line in r.stderr.splitlines() if "|" in line}
+
+
+@pytest.mark.parametrize("command", [
+    ("bootstrap", "--json", "--session-id", "s2"),
+    ("bootstrap", "--peek"),
+    ("session", "handoff", "--json"),
+    ("session", "end", "s3"),
+    ("resume", "latest"),
+], ids=" ".join)
+def test_a_hook_path_command_loads_no_heavy_module(warm, command):
+    loaded = _loaded(warm, *command)
+    assert "baton.app" in loaded  # the command really ran through the application
+    assert not [m for m in HEAVY if m in loaded]
+
+
+def test_leaving_a_baton_loads_the_git_status_machinery_and_nothing_else_heavy(warm):
+    """A baton is a captured handoff, which records whether the worktree is
+    dirty: that needs dulwich's status (in its porcelain), nothing more."""
+    loaded = _loaded(warm, "session", "end", "s3", "--handoff-steps", "next")
+    assert not [m for m in HEAVY if m in loaded and m != "dulwich.porcelain"]
