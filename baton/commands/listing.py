@@ -16,35 +16,14 @@ import attrs
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
+    from baton.projections.handoffs import HandoffSummary
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
 @attrs.frozen
-class HandoffRow:
-    id: str
-    status: str
-    flags: tuple[str, ...]
-    title: str
-    created_at: str
-    updated_at: str
-    validation: str
-    relation: str
-    parents: tuple[str, ...]
-    file: str
-
-    def to_json(self) -> dict[str, Any]:
-        from baton.domain.handoff import short_id
-
-        return {"id": self.id, "short_id": short_id(self.id), "status": self.status, "flags": list(self.flags),
-                "title": self.title, "created_at": self.created_at, "updated_at": self.updated_at,
-                "validation": self.validation, "relation": self.relation, "parents": list(self.parents),
-                "file": self.file}
-
-
-@attrs.frozen
 class ListResult:
-    rows: tuple[HandoffRow, ...]
+    rows: tuple["HandoffSummary", ...]
     status: str | None
     work: str | None
     exit_code: int = 0
@@ -81,7 +60,6 @@ def list_handoffs(
     limit: int | None = None,
 ) -> ListResult:
     """Raises: InputError (unknown status, empty query, bad limit)."""
-    from baton.commands.capture import handoff_file
     from baton.domain.handoff import STATUSES
     from baton.errors import InputError
     from baton.projections import handoffs
@@ -96,10 +74,5 @@ def list_handoffs(
         if query is None:
             raise InputError("`work` needs at least one word to search for")
     runner = project.reading()
-    rows = [
-        HandoffRow(id=r.id, status=r.status, flags=r.flags, title=r.title, created_at=r.created_at,
-                   updated_at=r.updated_at, validation=r.validation, relation=r.relation, parents=r.parents,
-                   file=handoff_file({"created_at": r.created_at, "id": r.id}))
-        for r in handoffs.newest(runner.db, status=status, search=query, limit=limit)
-    ]
+    rows = handoffs.newest(runner.db, status=status, search=query, limit=limit)
     return ListResult(tuple(rows), status, work)

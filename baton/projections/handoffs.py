@@ -163,6 +163,21 @@ class HandoffSummary:
     relation: str
     parents: tuple[str, ...]
 
+    @property
+    def file(self) -> str:
+        """The materialized file, relative to ``.baton/``."""
+        from baton.domain.handoff import HANDOFFS_DIR, handoff_file_name
+
+        return f"{HANDOFFS_DIR}/{handoff_file_name(self.created_at, self.id)}"
+
+    def to_json(self) -> dict[str, Any]:
+        from baton.domain.handoff import short_id
+
+        return {"id": self.id, "short_id": short_id(self.id), "status": self.status, "flags": list(self.flags),
+                "title": self.title, "created_at": self.created_at, "updated_at": self.updated_at,
+                "validation": self.validation, "relation": self.relation, "parents": list(self.parents),
+                "file": self.file}
+
 
 _COLUMNS = "id, status, flags, title, created_at, updated_at, validation, relation, parents"
 _NEWEST = "ORDER BY created_at DESC, id DESC"
