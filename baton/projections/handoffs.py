@@ -27,6 +27,8 @@ from baton.projections.base import Doc
 
 SEARCH_TABLE = "handoff_search"
 ROWS_TABLE = "handoff_rows"
+MODELS_KEPT = 4096
+"""How many record models ``Handoffs`` keeps between events (a bound on memory, not on correctness)."""
 _TYPES = frozenset(cls.TYPE for cls in HANDOFF_EVENTS)
 
 
@@ -41,19 +43,40 @@ class Handoffs:
                 return (key,)
         return ()
 
+    def __init__(self) -> None:
+        self._models: dict[str, tuple[Doc, Any]] = {}
+        """The record model of each document this projection last returned
+        (held with the document, so identity can be trusted): the next event
+        of the same handoff — validate after capture, promote after validate —
+        folds without reading the document back into a model (half of a
+        replay's time)."""
+
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
         from baton.domain.aggregates import handoff as aggregate
         from baton.domain.handoff import handoff_from_json, handoff_to_json
         from baton.errors import HandoffInputError
 
-        try:
-            state = handoff_from_json(doc) if doc is not None else None
-        except HandoffInputError:
-            return doc
+        known = self._models.get(key)
+        if doc is None:
+            state = None
+        elif known is not None and known[0] is doc:
+            state = known[1]
+        else:
+            try:
+                state = handoff_from_json(doc)
+            except HandoffInputError:
+                return doc
         new = aggregate.evolve(state, event)
         if new is state:
             return doc
-        return handoff_to_json(new) if new is not None else None
+        if new is None:
+            self._models.pop(key, None)
+            return None
+        out = handoff_to_json(new)
+        if len(self._models) >= MODELS_KEPT:
+            self._models.clear()
+        self._models[key] = (out, new)
+        return out
 
     # -- materialized files ------------------------------------------------
     def materialize(self, key: str, doc: Doc) -> dict[str, bytes]:
