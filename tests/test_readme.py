@@ -74,3 +74,15 @@ def test_demo_runs_end_to_end():
     r = subprocess.run([sys.executable, "-m", "baton", "demo"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr + r.stdout
     assert "STALE" in r.stdout and "ledger verified" in r.stdout
+
+
+def test_the_python_example_works_as_written(tmp_path):
+    section = README.split("## From Python", 1)[1].split("\n## ", 1)[0]
+    (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
+    from baton.app import Baton
+
+    Baton.init(tmp_path)
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[0] == "draft"
+    assert "Reject replayed callbacks" in r.stdout

@@ -1,0 +1,281 @@
+"""The benchmark suite: one command, one table, every figure beside a baseline from the same run.
+
+    python benchmarks/run.py [--sizes 1000,10000,100000] [--repeat 11] [--cache DIR] [--out FILE]
+
+Rows (each figure is a median of ``--repeat`` interleaved runs, divided by a
+baseline measured in the same repetitions, so machine drift cancels out):
+
+1. **hook path**, per ledger size: ``baton bootstrap --json``, ``baton session
+   handoff --json`` and ``baton resume latest`` as fresh processes (the venv's
+   ``baton`` console script), beside ``python -c pass``. Target: ≤ 4× python.
+2. **incremental catch-up**, per size: the same three commands run right after
+   ONE new event was appended by another writer (a second feed,
+   ``Ledger(root/'.baton', 'other-writer')``), beside the same command with
+   nothing new (the row-1 sample of the same repetition). Target: ≤ 1.5×.
+3. **durable append**: ``benchmarks/ledger.py``'s Baton append with ``fsync:
+   always`` (one locked transaction per event) beside a raw ``os.write`` +
+   ``os.fsync`` loop of the same lines, in interleaved rounds. Target: Baton's
+   time per event ≤ 1.25× raw (the same as ledger.py's "rate ≥ 0.8 × (a)").
+
+Projects are built and cached by ``benchmarks/commands.py`` (through the
+application, see its docstring); this script imports its builder and its
+process timer. Without ``--sizes`` it measures 1,000 and 10,000 events, plus
+100,000 when that project is already in the cache (building 100,000 takes the
+better part of an hour; build it once with ``benchmarks/commands.py --sizes
+100000 --cache DIR``). The cache defaults to ``$BATON_BENCH_CACHE``, else
+``/work/bench-cache``. With the projects cached a run takes a few minutes.
+
+Every run is checked (exit code; ``bootstrap`` must not claim a baton, since
+none is pending), so a failure is never timed as a success. No test asserts on
+these numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+
+def _load(name: str, filename: str):
+    """Import a sibling benchmark script by path (``commands``/``ledger`` are names too common to put on sys.path)."""
+    spec = importlib.util.spec_from_file_location(name, HERE / filename)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+bench_commands = _load("baton_bench_commands", "commands.py")
+
+from baton.ledger import EventDraft, Ledger  # noqa: E402
+
+DEFAULT_SIZES = (1000, 10000)
+OPTIONAL_SIZES = (100000,)
+PYTHON = "python -c pass"
+HOOK = {
+    "bootstrap --json": ["bootstrap", "--json"],
+    "session handoff --json": ["session", "handoff", "--json"],
+    "resume latest": ["resume", "latest"],
+}
+OTHER_WRITER = "other-writer"
+TARGETS = {"hook": 4.0, "catch-up": 1.5, "append": 1.25}
+
+
+def _no_claim(result: dict) -> str | None:
+    return "claimed a baton, but none was pending" if result.get("claimed") else None
+
+
+CHECKS = {"bootstrap --json": _no_claim}
+
+
+def other_writer_note(root: Path, ledger: Ledger, n: int) -> None:
+    """One event of a few hundred bytes, appended by another writer (its own feed), as another machine would."""
+    with ledger.locked() as txn:
+        txn.append([EventDraft("bench.noted", "bench/other-writer",
+                               {"n": n, "text": "a note from another writer, a realistic few hundred bytes " * 5})])
+
+
+def run_command(launcher: list[str], name: str, root: Path, env: dict[str, str]) -> dict:
+    argv = [*launcher, *HOOK[name], "--project", str(root)]
+    sample = bench_commands.spawn(argv, env)
+    return bench_commands.checked(sample, f"baton {name}", CHECKS.get(name) if "--json" in HOOK[name] else None)
+
+
+def measure_size(root: Path, repeat: int, launcher: list[str], env: dict[str, str]) -> dict[str, list[dict]]:
+    """Interleaved: python; then per command, the command with nothing new, one foreign event, the command again."""
+    other = Ledger(root / ".baton", OTHER_WRITER, fsync="never")
+    spawn, checked = bench_commands.spawn, bench_commands.checked
+    checked(spawn([*launcher, "handoff", "list", "--json", "--project", str(root)], env), "warm-up: handoff list")
+    samples: dict[str, list[dict]] = {PYTHON: []}
+    for name in HOOK:
+        samples[name] = []
+        samples[f"{name} (catch-up)"] = []
+    for rep in range(-1, repeat):  # rep -1 warms the page cache, creates the second feed; not kept
+        runs = {PYTHON: checked(spawn([sys.executable, "-c", "pass"], env), PYTHON)}
+        for name in HOOK:
+            runs[name] = run_command(launcher, name, root, env)
+            other_writer_note(root, other, rep)
+            runs[f"{name} (catch-up)"] = run_command(launcher, name, root, env)
+        if rep >= 0:
+            for key, sample in runs.items():
+                samples[key].append(sample)
+    return samples
+
+
+def median(runs: list[dict], key: str) -> float | None:
+    values = [s[key] for s in runs]
+    return None if any(v is None for v in values) else statistics.median(values)
+
+
+def size_rows(events: int, samples: dict[str, list[dict]]) -> list[dict]:
+    floor = median(samples[PYTHON], "wall_ms")
+    rows = [{"events": events, "measure": "baseline", "command": PYTHON,
+             "wall_ms": floor, "rss_mb": median(samples[PYTHON], "rss_mb"),
+             "baseline": PYTHON, "baseline_ms": floor, "ratio": 1.0, "target": None}]
+    for name in HOOK:
+        wall = median(samples[name], "wall_ms")
+        rows.append({"events": events, "measure": "hook path", "command": name,
+                     "wall_ms": wall, "rss_mb": median(samples[name], "rss_mb"),
+                     "cpu_ms": median(samples[name], "cpu_ms"),
+                     "baseline": PYTHON, "baseline_ms": floor, "ratio": wall / floor, "target": TARGETS["hook"]})
+    for name in HOOK:
+        wall = median(samples[f"{name} (catch-up)"], "wall_ms")
+        steady = median(samples[name], "wall_ms")
+        rows.append({"events": events, "measure": "catch-up (1 new event)", "command": name,
+                     "wall_ms": wall, "rss_mb": median(samples[f"{name} (catch-up)"], "rss_mb"),
+                     "cpu_ms": median(samples[f"{name} (catch-up)"], "cpu_ms"),
+                     "baseline": "same, nothing new", "baseline_ms": steady, "ratio": wall / steady,
+                     "target": TARGETS["catch-up"],
+                     # paired: each repetition's catch-up run over the run just before it
+                     "paired_ratio_median": statistics.median(
+                         c["wall_ms"] / s["wall_ms"]
+                         for c, s in zip(samples[f"{name} (catch-up)"], samples[name]))})
+    return rows
+
+
+def durable_append(events: int, rounds: int) -> tuple[list[dict], dict] | tuple[None, str]:
+    """benchmarks/ledger.py's Baton ``fsync: always`` append vs raw write+fsync, interleaved rounds."""
+    try:
+        bench_ledger = _load("baton_bench_ledger", "ledger.py")
+    except Exception as exc:  # e.g. a missing optional dependency of ledger.py
+        return None, f"skipped: benchmarks/ledger.py could not be imported ({exc!r})"
+    work = Path(tempfile.mkdtemp(prefix="baton-bench-append-"))
+    try:
+        batch = bench_ledger.drafts(events)
+        # the raw loop writes the very same lines Baton wrote (sealed, ~1 KB)
+        lines_dir = work / "lines" / ".baton"
+        bench_ledger.baton_append(lines_dir, batch, "never")
+        lines = (lines_dir / "ledger" / "bench.jsonl").read_bytes().splitlines(keepends=True)
+        times = {"baton": [], "raw": []}
+        bounds = [events * r // rounds for r in range(rounds + 1)]
+        for lo, hi in zip(bounds, bounds[1:]):
+            times["baton"].append(bench_ledger.baton_append(work / "always" / ".baton", batch[lo:hi], "always"))
+            times["raw"].append(bench_ledger.raw_write_fsync(lines[lo:hi], work / "raw.jsonl"))
+        baton_ms = sum(times["baton"]) / events * 1000
+        raw_ms = sum(times["raw"]) / events * 1000
+        row = {"events": events, "measure": "durable append", "command": "Ledger append, fsync always",
+               "wall_ms": baton_ms, "rss_mb": None, "baseline": "os.write+os.fsync",
+               "baseline_ms": raw_ms, "ratio": baton_ms / raw_ms, "target": TARGETS["append"]}
+        return [row], {"rounds_seconds": times, "line_bytes_mean": statistics.mean(len(x) for x in lines)}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def fmt(value: float | None, spec: str) -> str:
+    return "n/a" if value is None else format(value, spec)
+
+
+def table(rows: list[dict]) -> str:
+    head = (f"| {'events':>6} | {'measure':<22} | {'command':<27} | {'ms':>8} | {'RSS MB':>6} "
+            f"| {'baseline':<17} | {'base ms':>8} | {'ratio':>6} | {'target':>6} | {'holds':<5} |")
+    widths = [6, 22, 27, 8, 6, 17, 8, 6, 6, 5]
+    rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+    lines = [head, rule]
+    for r in rows:
+        target = r["target"]
+        holds = "" if target is None else ("yes" if r["ratio"] <= target else "NO")
+        lines.append(
+            f"| {r['events']:>6} | {r['measure']:<22} | {r['command']:<27} | {fmt(r['wall_ms'], '.1f'):>8} "
+            f"| {fmt(r['rss_mb'], '.1f'):>6} | {r['baseline']:<17} | {fmt(r['baseline_ms'], '.1f'):>8} "
+            f"| {r['ratio']:>6.2f} | {'' if target is None else '≤ ' + format(target, 'g') + '×':>6} | {holds:<5} |")
+    return "\n".join(lines)
+
+
+def default_sizes(cache: Path) -> list[int]:
+    sizes = list(DEFAULT_SIZES)
+    for size in OPTIONAL_SIZES:
+        if (cache / f"project-{size}-r{bench_commands.RECIPE}" / "meta.json").exists():
+            sizes.append(size)
+    return sizes
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default=None,
+                        help="comma-separated ledger sizes in events (default: 1000,10000, plus 100000 if cached)")
+    parser.add_argument("--repeat", type=int, default=11, help="timed repetitions per command (default: 11)")
+    parser.add_argument("--cache", type=Path,
+                        default=Path(os.environ.get("BATON_BENCH_CACHE", "/work/bench-cache")),
+                        help="built projects are kept and reused here (default: $BATON_BENCH_CACHE, "
+                             "else /work/bench-cache)")
+    parser.add_argument("--append-events", type=int, default=2000,
+                        help="events for the durable-append row, 0 to skip it (default: 2000)")
+    parser.add_argument("--out", type=Path, default=None, help="also write the results (every sample) as JSON")
+    args = parser.parse_args(argv)
+    args.cache.mkdir(parents=True, exist_ok=True)
+    sizes = ([int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
+             if args.sizes else default_sizes(args.cache))
+
+    script = Path(sys.executable).parent / "baton"
+    launcher = [str(script)] if script.exists() else [sys.executable, "-m", "baton"]
+    env = {k: v for k, v in os.environ.items() if k not in ("BATON_PROJECT", "BATON_DEBUG")}
+    if launcher[0] == sys.executable:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE.parent), env.get("PYTHONPATH")]))
+    machine = bench_commands.machine_note()
+    command = [Path(sys.executable).name, *sys.argv]
+    print(f"# machine: {machine['cpu']}, {machine['cpus']} CPUs, load {machine['load_average_at_start']}, "
+          f"Python {machine['python']}, baton at {machine['baton_commit']}")
+    print(f"# command: {' '.join(command)}")
+    print(f"# launcher: {' '.join(launcher)}; sizes {sizes}; {args.repeat} repetitions; warm index", flush=True)
+    started = time.perf_counter()
+    rows: list[dict] = []
+    results = []
+    scratch = Path(tempfile.mkdtemp(prefix="baton-bench-run-"))
+    try:
+        for size in sizes:
+            cached, meta = bench_commands.cached_project(args.cache, size)
+            root = scratch / f"project-{size}"
+            shutil.copytree(cached, root, symlinks=True)
+            t0 = time.perf_counter()
+            samples = measure_size(root, args.repeat, launcher, env)
+            these = size_rows(meta["events"], samples)
+            rows.extend(these)
+            results.append({"size": size, "events": meta["events"], "build": meta,
+                            "measure_seconds": round(time.perf_counter() - t0, 1), "rows": these,
+                            "samples": samples})
+            print(f"# {meta['events']} events measured in {time.perf_counter() - t0:.0f} s", file=sys.stderr,
+                  flush=True)
+            shutil.rmtree(root, ignore_errors=True)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    append_note = "skipped (--append-events 0)"
+    append_detail = None
+    if args.append_events > 0:
+        found, detail = durable_append(args.append_events, rounds=5)
+        if found is None:
+            append_note = detail
+        else:
+            rows.extend(found)
+            append_detail = detail
+            append_note = (f"{args.append_events} events of {detail['line_bytes_mean']:.0f} bytes, 5 interleaved "
+                           f"rounds; ms = per event")
+    print()
+    print(table(rows))
+    print(f"\nms = median wall time, fork to reap, of {args.repeat} fresh processes (durable append: ms per event); "
+          "RSS = the child's peak (GNU time %M);\n"
+          "ratio = ms / base ms, both from the same repetitions. hook path: beside `python -c pass`. "
+          "catch-up: right after one event\nappended by another writer, beside the same command with nothing new. "
+          f"durable append: {append_note}.\n"
+          f"total {time.perf_counter() - started:.0f} s")
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps({"machine": machine, "command": command, "launcher": launcher,
+                                        "repeat": args.repeat, "sizes": sizes, "rows": rows,
+                                        "durable_append": append_detail, "durable_append_note": append_note,
+                                        "results": results}, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
