@@ -20,10 +20,10 @@ baseline measured in the same repetitions, so machine drift cancels out):
 Projects are built and cached by ``benchmarks/commands.py`` (through the
 application, see its docstring); this script imports its builder and its
 process timer. Without ``--sizes`` it measures 1,000 and 10,000 events, plus
-100,000 when that project is already in the cache (building 100,000 takes the
-better part of an hour; build it once with ``benchmarks/commands.py --sizes
+100,000 when that project is already in the cache (building 100,000 takes
+well over an hour here; build it once with ``benchmarks/commands.py --sizes
 100000 --cache DIR``). The cache defaults to ``$BATON_BENCH_CACHE``, else
-``/work/bench-cache``. With the projects cached a run takes a few minutes.
+``~/.cache/baton-bench``. With 1,000 and 10,000 cached a run takes under a minute here.
 
 Every run is checked (exit code; ``bootstrap`` must not claim a baton, since
 none is pending), so a failure is never timed as a success. No test asserts on
@@ -79,7 +79,7 @@ def _no_claim(result: dict) -> str | None:
 CHECKS = {"bootstrap --json": _no_claim}
 
 
-def other_writer_note(root: Path, ledger: Ledger, n: int) -> None:
+def other_writer_note(ledger: Ledger, n: int) -> None:
     """One event of a few hundred bytes, appended by another writer (its own feed), as another machine would."""
     with ledger.locked() as txn:
         txn.append([EventDraft("bench.noted", "bench/other-writer",
@@ -105,7 +105,7 @@ def measure_size(root: Path, repeat: int, launcher: list[str], env: dict[str, st
         runs = {PYTHON: checked(spawn([sys.executable, "-c", "pass"], env), PYTHON)}
         for name in HOOK:
             runs[name] = run_command(launcher, name, root, env)
-            other_writer_note(root, other, rep)
+            other_writer_note(other, rep)
             runs[f"{name} (catch-up)"] = run_command(launcher, name, root, env)
         if rep >= 0:
             for key, sample in runs.items():
@@ -173,13 +173,15 @@ def durable_append(events: int, rounds: int) -> tuple[list[dict], dict] | tuple[
 
 
 def fmt(value: float | None, spec: str) -> str:
+    if value is not None and spec == ".1f" and value < 1:
+        spec = ".3f"  # per-event append times
     return "n/a" if value is None else format(value, spec)
 
 
 def table(rows: list[dict]) -> str:
     head = (f"| {'events':>6} | {'measure':<22} | {'command':<27} | {'ms':>8} | {'RSS MB':>6} "
-            f"| {'baseline':<17} | {'base ms':>8} | {'ratio':>6} | {'target':>6} | {'holds':<5} |")
-    widths = [6, 22, 27, 8, 6, 17, 8, 6, 6, 5]
+            f"| {'baseline':<17} | {'base ms':>8} | {'ratio':>6} | {'target':>7} | {'holds':<5} |")
+    widths = [6, 22, 27, 8, 6, 17, 8, 6, 7, 5]
     rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
     lines = [head, rule]
     for r in rows:
@@ -188,7 +190,7 @@ def table(rows: list[dict]) -> str:
         lines.append(
             f"| {r['events']:>6} | {r['measure']:<22} | {r['command']:<27} | {fmt(r['wall_ms'], '.1f'):>8} "
             f"| {fmt(r['rss_mb'], '.1f'):>6} | {r['baseline']:<17} | {fmt(r['baseline_ms'], '.1f'):>8} "
-            f"| {r['ratio']:>6.2f} | {'' if target is None else '≤ ' + format(target, 'g') + '×':>6} | {holds:<5} |")
+            f"| {r['ratio']:>6.2f} | {'' if target is None else '≤ ' + format(target, 'g') + '×':>7} | {holds:<5} |")
     return "\n".join(lines)
 
 
@@ -206,11 +208,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated ledger sizes in events (default: 1000,10000, plus 100000 if cached)")
     parser.add_argument("--repeat", type=int, default=11, help="timed repetitions per command (default: 11)")
     parser.add_argument("--cache", type=Path,
-                        default=Path(os.environ.get("BATON_BENCH_CACHE", "/work/bench-cache")),
+                        default=Path(os.environ.get("BATON_BENCH_CACHE") or Path.home() / ".cache" / "baton-bench"),
                         help="built projects are kept and reused here (default: $BATON_BENCH_CACHE, "
-                             "else /work/bench-cache)")
+                             "else ~/.cache/baton-bench)")
     parser.add_argument("--append-events", type=int, default=2000,
                         help="events for the durable-append row, 0 to skip it (default: 2000)")
+    parser.add_argument("--bytecode", choices=("cached", "as-is"), default="cached",
+                        help="cached (default): the timed processes read and write compiled bytecode under "
+                             "CACHE/pycache (PYTHONPYCACHEPREFIX; PYTHONDONTWRITEBYTECODE unset), as an installed "
+                             "package would; as-is: inherit this environment unchanged")
     parser.add_argument("--out", type=Path, default=None, help="also write the results (every sample) as JSON")
     args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
@@ -222,14 +228,34 @@ def main(argv: list[str] | None = None) -> int:
     env = {k: v for k, v in os.environ.items() if k not in ("BATON_PROJECT", "BATON_DEBUG")}
     if launcher[0] == sys.executable:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE.parent), env.get("PYTHONPATH")]))
+    if args.bytecode == "cached":
+        # An editable checkout under PYTHONDONTWRITEBYTECODE=1 recompiles every changed module on every run,
+        # which an installed package never does. The warm-up pass fills this prefix; the tree is not touched.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(args.cache / "pycache")
     machine = bench_commands.machine_note()
     command = [Path(sys.executable).name, *sys.argv]
     print(f"# machine: {machine['cpu']}, {machine['cpus']} CPUs, load {machine['load_average_at_start']}, "
           f"Python {machine['python']}, baton at {machine['baton_commit']}")
     print(f"# command: {' '.join(command)}")
-    print(f"# launcher: {' '.join(launcher)}; sizes {sizes}; {args.repeat} repetitions; warm index", flush=True)
+    print(f"# launcher: {' '.join(launcher)}; sizes {sizes}; {args.repeat} repetitions; warm index; "
+          f"bytecode {args.bytecode}", flush=True)
     started = time.perf_counter()
     rows: list[dict] = []
+    # The durable-append row first: it is fsync-bound, and copying and removing projects leaves dirty pages.
+    append_note = "skipped (--append-events 0)"
+    append_detail = None
+    append_rows: list[dict] = []
+    if args.append_events > 0:
+        os.sync()  # flush what earlier work left dirty, so it does not land in the fsyncs timed here
+        found, detail = durable_append(args.append_events, rounds=5)
+        if found is None:
+            append_note = detail
+        else:
+            append_rows = found
+            append_detail = detail
+            append_note = (f"{args.append_events} events of {detail['line_bytes_mean']:.0f} bytes, 5 interleaved "
+                           f"rounds; ms = per event")
     results = []
     scratch = Path(tempfile.mkdtemp(prefix="baton-bench-run-"))
     try:
@@ -249,17 +275,7 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(root, ignore_errors=True)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    append_note = "skipped (--append-events 0)"
-    append_detail = None
-    if args.append_events > 0:
-        found, detail = durable_append(args.append_events, rounds=5)
-        if found is None:
-            append_note = detail
-        else:
-            rows.extend(found)
-            append_detail = detail
-            append_note = (f"{args.append_events} events of {detail['line_bytes_mean']:.0f} bytes, 5 interleaved "
-                           f"rounds; ms = per event")
+    rows.extend(append_rows)
     print()
     print(table(rows))
     print(f"\nms = median wall time, fork to reap, of {args.repeat} fresh processes (durable append: ms per event); "
@@ -271,6 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps({"machine": machine, "command": command, "launcher": launcher,
+                                        "bytecode": args.bytecode,
                                         "repeat": args.repeat, "sizes": sizes, "rows": rows,
                                         "durable_append": append_detail, "durable_append_note": append_note,
                                         "results": results}, indent=1) + "\n")
