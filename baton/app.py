@@ -118,11 +118,13 @@ class Baton:
         return gc.collect_garbage(self.project, dry_run=dry_run)
 
     # -- handoffs -----------------------------------------------------------------------
-    def capture(self, payload: dict[str, Any], **options: Any) -> CaptureResult:
+    def capture(self, payload: dict[str, Any], *, trigger: str = "manual", parent: str | None = None,
+                origin: dict[str, Any] | None = None, session: str | None = None) -> CaptureResult:
         """Capture a draft handoff (``checkpoint create``, MCP ``handoff_capture``)."""
         from baton.commands import capture
 
-        return capture.capture_handoff(self.project, payload, **options)
+        return capture.capture_handoff(self.project, payload, trigger=trigger, parent=parent, origin=origin,
+                                       session=session)
 
     def prepare(self, **options: Any) -> PrepareResult:
         from baton.commands import prepare
@@ -150,20 +152,23 @@ class Baton:
 
         return amend.archive_handoff(self.project, token, reason=reason)
 
-    def list_handoffs(self, **options: Any) -> ListResult:
+    def list_handoffs(self, *, status: str | None = None, work: str | None = None,
+                      limit: int | None = None) -> ListResult:
         from baton.commands import listing
 
-        return listing.list_handoffs(self.project, **options)
+        return listing.list_handoffs(self.project, status=status, work=work, limit=limit)
 
     def show(self, token: str, **options: Any) -> ShowResult:
         from baton.commands import show
 
         return show.show_handoff(self.project, token, **options)
 
-    def resume(self, token: str = "latest", **options: Any) -> ResumeResult:
+    def resume(self, token: str = "latest", *, format: str = "prompt", mark_resumed: bool = False,
+               max_tokens: int | None = None, session: str | None = None, harness: str | None = None) -> ResumeResult:
         from baton.commands import resume
 
-        return resume.resume_handoff(self.project, token, **options)
+        return resume.resume_handoff(self.project, token, format=format, mark_resumed=mark_resumed,
+                                     max_tokens=max_tokens, session=session, harness=harness)
 
     # -- session batons -------------------------------------------------------------------
     def create_baton(self, handoff: Any, **options: Any) -> BatonCreateResult:
@@ -171,47 +176,58 @@ class Baton:
 
         return batons.create_baton(self.project, handoff, **options)
 
-    def active_baton(self, **options: Any) -> ActiveBatonResult:
+    def active_baton(self, *, owner: str | None = None, branch: str | None = None) -> ActiveBatonResult:
         from baton.commands import batons
 
-        return batons.show_active_baton(self.project, **options)
+        return batons.show_active_baton(self.project, owner=owner, branch=branch)
 
     def pending_batons(self) -> PendingBatonsResult:
         from baton.commands import batons
 
         return batons.list_pending_batons(self.project)
 
-    def cancel_baton(self, **options: Any) -> CancelResult:
+    def cancel_baton(self, *, owner: str | None = None, branch: str | None = None,
+                     session: str | None = None) -> CancelResult:
         from baton.commands import batons
 
-        return batons.cancel_baton(self.project, **options)
+        return batons.cancel_baton(self.project, owner=owner, branch=branch, session=session)
 
-    def dismiss_baton(self, handoff_id: str, **options: Any) -> DismissResult:
+    def dismiss_baton(self, handoff_id: str, *, via: str = "cli", session: str | None = None) -> DismissResult:
         from baton.commands import batons
 
-        return batons.dismiss_baton(self.project, handoff_id, **options)
+        return batons.dismiss_baton(self.project, handoff_id, via=via, session=session)
 
-    def hand_on(self, handoff_id: str, **options: Any) -> BatonCreateResult:
+    def hand_on(self, handoff_id: str, *, owner: str | None = None, branch: str | None = None,
+                shared: bool = False, session: str | None = None, harness: str | None = None) -> BatonCreateResult:
         """Scope an existing handoff as a baton (``session handoff --from``)."""
         from baton.commands import batons
 
-        return batons.scope_handoff_as_baton(self.project, handoff_id, **options)
+        return batons.scope_handoff_as_baton(self.project, handoff_id, owner=owner, branch=branch, shared=shared,
+                                             session=session, harness=harness)
 
-    def begin_session(self, **options: Any) -> SessionBeginResult:
+    def begin_session(self, *, session_id: str | None = None, harness: str | None = None,
+                      objective: str | None = None, owner: str | None = None, branch: str | None = None,
+                      claim: bool = True) -> SessionBeginResult:
         from baton.commands import sessions
 
-        return sessions.begin_session(self.project, **options)
+        return sessions.begin_session(self.project, session_id=session_id, harness=harness, objective=objective,
+                                      owner=owner, branch=branch, claim=claim)
 
-    def end_session(self, session_id: str | None, handoff: Any = None, **options: Any) -> SessionEndResult:
+    def end_session(self, session_id: str | None, handoff: Any = None, *, harness: str | None = None,
+                    owner: str | None = None, branch: str | None = None,
+                    shared: bool | None = None) -> SessionEndResult:
         from baton.commands import sessions
 
-        return sessions.end_session(self.project, session_id, handoff, **options)
+        return sessions.end_session(self.project, session_id, handoff, harness=harness, owner=owner, branch=branch,
+                                    shared=shared)
 
-    def bootstrap(self, **options: Any) -> BootstrapResult:
+    def bootstrap(self, *, session_id: str | None = None, max_bytes: int = 8192, owner: str | None = None,
+                  branch: str | None = None, peek: bool = False) -> BootstrapResult:
         """The session-start brief; claims the eligible baton for the session."""
         from baton.commands import bootstrap
 
-        return bootstrap.bootstrap(self.project, **options)
+        return bootstrap.bootstrap(self.project, session_id=session_id, max_bytes=max_bytes, owner=owner, branch=branch,
+                                   peek=peek)
 
     def metrics(self) -> MetricsResult:
         from baton.commands import metrics
