@@ -4,18 +4,26 @@ Every function degrades instead of failing: outside a repository, on an
 unborn branch or with an unreadable config, the answer is ``None`` (or an
 empty list) and callers fall back as the specification says. Nothing here
 writes to a repository or to any git configuration.
+
+Two reads do not need dulwich and are made without importing it, because
+every hook pays for them (``docs/performance.md``): *locating* the repository
+(walking up to a ``.git`` folder or ``gitdir:`` file, and a linked worktree's
+``commondir``) and reading the branch ``HEAD`` names (``ref: refs/heads/…``
+in one small file). Everything else — objects, refs, status, config — goes
+through dulwich, opened once per question at the location found.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import attrs
+from baton.model import frozen
 
 
-@attrs.frozen
+@frozen
 class RepoState:
     """A snapshot of the repository for a handoff's ``project.repository``."""
 
@@ -33,15 +41,82 @@ class RepoState:
         }
 
 
+class GitDirs(NamedTuple):
+    """Where a repository lives, as ``git rev-parse`` would say it."""
+
+    worktree: Path | None  # the work tree's top level (None for a bare repository)
+    git_dir: Path  # this worktree's own git directory (``.git``, or ``.git/worktrees/NAME``)
+    common_dir: Path  # the shared git directory (objects, refs, config)
+
+    @property
+    def bare(self) -> bool:
+        return self.worktree is None
+
+
+def _gitdir_of(candidate: Path) -> Path | None:
+    """The git directory ``candidate/.git`` names: the folder itself, or a ``gitdir:`` file's target."""
+    dot_git = candidate / ".git"
+    try:
+        if dot_git.is_dir():
+            return dot_git if (dot_git / "HEAD").is_file() else None
+        if dot_git.is_file():
+            text = dot_git.read_text("utf-8", "replace").strip()
+            if text.startswith("gitdir:"):
+                target = Path(text[len("gitdir:"):].strip())
+                target = target if target.is_absolute() else candidate / target
+                return target if (target / "HEAD").is_file() else None
+    except OSError:
+        return None
+    return None
+
+
+def _looks_bare(candidate: Path) -> bool:
+    try:
+        return ((candidate / "HEAD").is_file() and (candidate / "objects").is_dir()
+                and (candidate / "refs").is_dir())
+    except OSError:
+        return False
+
+
+def _common_dir(git_dir: Path) -> Path:
+    try:
+        text = (git_dir / "commondir").read_text("utf-8", "replace").strip()
+    except OSError:
+        return git_dir
+    common = Path(text)
+    return common if common.is_absolute() else git_dir / common
+
+
+def locate(start: Path) -> GitDirs | None:
+    """The repository holding ``start`` (walking up, like ``Repo.discover``), or None outside git.
+
+    Stdlib only: this runs in every command and must not import dulwich.
+    """
+    try:
+        here = Path(start).resolve()
+    except (OSError, RuntimeError):
+        return None
+    for candidate in (here, *here.parents):
+        git_dir = _gitdir_of(candidate)
+        if git_dir is not None:
+            return GitDirs(candidate, git_dir, _common_dir(git_dir))
+        if _looks_bare(candidate):
+            return GitDirs(None, candidate, _common_dir(candidate))
+    return None
+
+
 def open_repo(start: Path):
     """The repository holding ``start`` (dulwich ``Repo``; close it), or None outside git."""
+    where = locate(start)
+    if where is None:
+        return None
     try:
         from dulwich.errors import NotGitRepository
         from dulwich.repo import Repo
     except ImportError:  # pragma: no cover
         return None
     try:
-        return Repo.discover(str(start))
+        return Repo(str(where.worktree if where.worktree is not None else where.git_dir))
     except (NotGitRepository, OSError, ValueError, KeyError):
         return None
 
@@ -64,21 +139,24 @@ def head_commit(start: Path) -> str | None:
 
 
 def current_branch(start: Path) -> str | None:
-    """The branch HEAD points to (``main``), or None when detached or unknown."""
-    repo = open_repo(start)
-    if repo is None:
+    """The branch HEAD points to (``main``), or None when detached or unknown.
+
+    Read from the ``HEAD`` file of the worktree's git directory: a symbolic
+    ref is one line, ``ref: refs/heads/NAME`` (what dulwich's
+    ``refs.read_ref(b"HEAD")`` returns), so no repository is opened.
+    """
+    where = locate(start)
+    if where is None:
         return None
     try:
-        target = repo.refs.read_ref(b"HEAD")
-        if target and target.startswith(b"ref: "):
-            ref = target[5:].strip()
-            prefix = b"refs/heads/"
-            return _text(ref[len(prefix):] if ref.startswith(prefix) else ref)
+        target = (where.git_dir / "HEAD").read_bytes().strip()
+    except OSError:
         return None
-    except (KeyError, OSError, ValueError):
+    if not target.startswith(b"ref: "):
         return None
-    finally:
-        repo.close()
+    ref = target[5:].strip()
+    prefix = b"refs/heads/"
+    return _text(ref[len(prefix):] if ref.startswith(prefix) else ref) or None
 
 
 def config_value(start: Path, section: str, name: str) -> str | None:
@@ -103,6 +181,75 @@ def _user_config_value(section: str, name: str) -> str | None:
         return _text(value).strip() or None
     except (KeyError, OSError, ValueError, ImportError):
         return None
+
+
+def _config_paths(where: GitDirs | None) -> list[str]:
+    """Every file git's config stack for ``where`` can read, in the order
+    dulwich's ``get_config_stack`` reads them (repository, worktree, global,
+    XDG, system) — the key of the identity cache below."""
+    paths = []
+    if where is not None:
+        paths += [str(where.common_dir / "config"), str(where.git_dir / "config.worktree")]
+    if "GIT_CONFIG_GLOBAL" in os.environ:
+        paths.append(os.environ["GIT_CONFIG_GLOBAL"])
+    else:
+        paths.append(os.path.expanduser("~/.gitconfig"))
+        paths.append(os.path.join(os.environ.get("XDG_CONFIG_HOME", os.path.expanduser("~/.config/")), "git", "config"))
+    if "GIT_CONFIG_SYSTEM" in os.environ:
+        paths.append(os.environ["GIT_CONFIG_SYSTEM"])
+    elif "GIT_CONFIG_NOSYSTEM" not in os.environ:
+        paths.append("/etc/gitconfig")
+    return paths
+
+
+def _config_signature(where: GitDirs | None) -> str | None:
+    """A digest of every config file's bytes, or None when one of them
+    includes another file (whose changes the digest would not see)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in _config_paths(where):
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(1 << 20)
+        except OSError:
+            data = b"\0missing"
+        if b"include" in data.lower():
+            return None
+        digest.update(path.encode("utf-8", "surrogateescape") + b"\0" + data + b"\0")
+    return digest.hexdigest()
+
+
+def user_identity(start: Path, cache: Path | None = None) -> tuple[str | None, str | None]:
+    """git's ``user.email`` and ``user.name`` for ``start``.
+
+    With ``cache`` (a JSON file under ``.baton/cache/``), the answer is kept
+    with a digest of the config files' bytes and reused while they are
+    unchanged, so a command that only needs the owner (every session-start
+    hook) reads a few small files instead of importing dulwich. A config that
+    uses ``include`` is always read through dulwich.
+    """
+    where = locate(start)
+    signature = _config_signature(where) if cache is not None else None
+    if signature is not None:
+        try:
+            import orjson
+
+            kept = orjson.loads(cache.read_bytes())
+            if kept.get("signature") == signature:
+                return kept.get("email"), kept.get("name")
+        except (OSError, ValueError, AttributeError):
+            pass
+    email, name = config_value(start, "user", "email"), config_value(start, "user", "name")
+    if signature is not None:
+        try:
+            from baton.config import write_json_atomic
+
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            write_json_atomic(cache, {"signature": signature, "email": email, "name": name})
+        except (OSError, ValueError, TypeError):
+            pass
+    return email, name
 
 
 _CREDENTIALS = re.compile(r"^(?P<scheme>[a-z][a-z0-9+.-]*://)(?:[^@/]*@)?", re.IGNORECASE)

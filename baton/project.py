@@ -19,12 +19,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from baton.model import frozen
 import attrs
 
 BATON_DIR = ".baton"
 
 
-@attrs.frozen
+@frozen
 class ProjectPaths:
     root: Path
     worktree: Path = attrs.field(default=attrs.Factory(lambda self: self.root, takes_self=True))
@@ -83,23 +84,19 @@ def git_toplevel(start: Path) -> Path | None:
     repository's ``worktrees/`` folder; the common directory's parent is the
     main worktree, whose ``.baton/`` every worktree shares.
     """
-    from baton.gitinfo import open_repo
+    from baton.gitinfo import locate
 
-    repo = open_repo(start)
-    if repo is None:
+    where = locate(start)
+    if where is None or where.worktree is None:
         return None
     try:
-        common = Path(repo.commondir()).resolve()
-        worktree = Path(repo.path).resolve()
-        if repo.bare:
-            return None
-        if common.name == ".git" and common.parent != worktree:
-            return common.parent
-        return worktree
-    except (OSError, ValueError):
+        common = where.common_dir.resolve()
+        worktree = where.worktree.resolve()
+    except (OSError, RuntimeError):
         return None
-    finally:
-        repo.close()
+    if common.name == ".git" and common.parent != worktree:
+        return common.parent
+    return worktree
 
 
 def resolve_root(explicit: str | os.PathLike | None = None, *, cwd: Path | None = None) -> Path:
@@ -124,17 +121,10 @@ def _shared_root(named: Path) -> Path:
 def worktree_toplevel(start: Path) -> Path | None:
     """The top level of the worktree holding ``start`` (a linked worktree's own
     folder, not the main one), or None outside git."""
-    from baton.gitinfo import open_repo
+    from baton.gitinfo import locate
 
-    repo = open_repo(start)
-    if repo is None:
-        return None
-    try:
-        return None if repo.bare else Path(repo.path).resolve()
-    except (OSError, ValueError):
-        return None
-    finally:
-        repo.close()
+    where = locate(start)
+    return where.worktree if where is not None else None
 
 
 def resolve_worktree(root: Path, explicit: str | os.PathLike | None = None, *, cwd: Path | None = None) -> Path:

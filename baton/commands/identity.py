@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import attrs
+from baton.model import frozen
 
 FALLBACK_OWNER = "local"
 FALLBACK_BRANCH = "unknown"
 
 
-@attrs.frozen
+@frozen
 class SessionContext:
     owner: str
     branch: str
@@ -34,16 +34,16 @@ def _clean(value: object) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
-def resolve_owner(root: Path, explicit: str | None = None) -> str:
+def resolve_owner(root: Path, explicit: str | None = None, *, cache: Path | None = None) -> str:
+    """``cache``: where git's identity may be kept between processes (``gitinfo.user_identity``)."""
     if _clean(explicit):
         return _clean(explicit)  # type: ignore[return-value]
     try:
         from baton import gitinfo
 
-        for name in ("email", "name"):
-            value = _clean(gitinfo.config_value(Path(root), "user", name))
-            if value:
-                return value
+        for value in gitinfo.user_identity(Path(root), cache):
+            if _clean(value):
+                return _clean(value)  # type: ignore[return-value]
     except Exception:  # noqa: BLE001 - the spec: resolution failures fall back silently
         pass
     try:
@@ -71,5 +71,12 @@ def resolve_branch(root: Path, explicit: str | None = None) -> str:
     return FALLBACK_BRANCH
 
 
-def resolve_context(root: Path, *, owner: str | None = None, branch: str | None = None) -> SessionContext:
-    return SessionContext(owner=resolve_owner(root, owner), branch=resolve_branch(root, branch))
+def resolve_context(root: Path, *, owner: str | None = None, branch: str | None = None,
+                    cache: Path | None = None) -> SessionContext:
+    return SessionContext(owner=resolve_owner(root, owner, cache=cache), branch=resolve_branch(root, branch))
+
+
+def context_of(opened, *, owner: str | None = None, branch: str | None = None) -> SessionContext:
+    """The owner and branch in an opened project's current worktree (git's identity cached under ``.baton/cache``)."""
+    return resolve_context(opened.paths.worktree, owner=owner, branch=branch,
+                           cache=opened.paths.cache_dir / "identity.json")
