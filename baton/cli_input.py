@@ -17,8 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-import attrs
-
+from baton.model import frozen
 from baton.errors import InputError
 
 Prompter = Callable[[str], str]
@@ -118,7 +117,7 @@ def _json_item(flag: str, text: str, *, as_text: str | None) -> Any:
     return {as_text: text}
 
 
-@attrs.frozen
+@frozen
 class ContentOptions:
     """The content flags shared by ``checkpoint create`` and ``handoff amend``."""
 

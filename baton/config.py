@@ -17,13 +17,14 @@ from typing import Any
 import attrs
 import orjson
 
+from baton.model import frozen
 from baton.canonical import pretty_bytes
 from baton.errors import InputError, StorageError
 
 CONFIG_SCHEMA = 1
 
 
-@attrs.frozen
+@frozen
 class ProjectConfig:
     project_id: str
     fsync: str = "always"

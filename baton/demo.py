@@ -21,6 +21,7 @@ from typing import Any, Callable
 import attrs
 import orjson
 
+from baton.model import mutable
 from baton.errors import BatonError, ValidationFailed
 
 APP = '''def check_state(expected: str, received: str) -> bool:
@@ -36,7 +37,7 @@ def check_state(expected: str, received: str) -> bool:
 '''
 
 
-@attrs.define
+@mutable
 class DemoResult:
     root: str
     kept: bool

@@ -32,6 +32,7 @@ from typing import Any, ClassVar, Mapping
 
 import attrs
 
+from baton.model import frozen
 from baton.ledger.envelope import Event, EventDraft
 
 # -- stream families -------------------------------------------------------------
@@ -61,7 +62,7 @@ def handoff_stream(handoff_id: str) -> str:
 
 # -- the base class ----------------------------------------------------------------
 
-_event_class = attrs.frozen(kw_only=True, slots=False, repr=False)
+_event_class = frozen(kw_only=True, slots=False)
 """Every event class is made this way. No slots and a hand-written ``__repr__``:
 attrs' generated ones cost more than half of this module's import time, and
 every command (hooks included) imports the catalogue."""

@@ -35,13 +35,13 @@ import os
 import threading
 from typing import Annotated, Any, Callable, Literal
 
-import attrs
 import orjson
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
+from baton.model import frozen
 from baton import __version__
 from baton.commands.resume import FORMATS
 from baton.domain.batons import DEFAULT_MAX_BYTES
@@ -345,7 +345,7 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
 
 # -- the `baton mcp` command ----------------------------------------------------------
 
-@attrs.frozen
+@frozen
 class ServeResult:
     """What ``baton mcp`` returns once the client closes stdin: nothing to print."""
 
@@ -368,7 +368,7 @@ def serve_stdio(project: str | os.PathLike | None = None) -> ServeResult:
     return ServeResult(str(resolve_root(project)))
 
 
-@attrs.frozen
+@frozen
 class ToolListResult:
     root: str
     tools: tuple[dict[str, Any], ...]

@@ -21,6 +21,7 @@ from typing import Any, Sequence
 
 import attrs
 
+from baton.model import frozen
 from baton.config import ProjectConfig, read_json
 from baton.domain import paths as pathrules
 from baton.domain.paths import lexical_problem
@@ -46,7 +47,7 @@ RULE_KEYS = frozenset({"name", "regex", "glob", "action", "reason", "applies_to"
 MAX_SYMLINK_HOPS = 40  # as the Linux kernel's MAXSYMLINKS
 
 
-@attrs.frozen
+@frozen
 class Policy:
     redaction: RedactionPolicy = attrs.field(factory=RedactionPolicy)
     allowed_roots: tuple[Path, ...] = ()

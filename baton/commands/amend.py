@@ -22,8 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-import attrs
-
+from baton.model import frozen
 from baton.commands.capture import CaptureResult
 
 if TYPE_CHECKING:
@@ -128,7 +127,7 @@ def amend_handoff(
         return CaptureResult(child_id, stored, new_redactions, events, handoff_file(stored))
 
 
-@attrs.frozen
+@frozen
 class ArchiveResult:
     handoff_id: str
     previous_status: str

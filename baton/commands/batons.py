@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from baton.model import frozen
 from baton.domain.batons import (
     CLAIMED, PENDING, BatonPayload, BatonRecord, STEPS_REQUIRED,
     active_for_context, baton_content_of_handoff, baton_key, baton_stream, freshness_line,
     handoff_payload_for_baton, parse_payload, render_baton_markdown, select_eligible,
 )
-from baton.commands.identity import SessionContext, resolve_context
+from baton.commands.identity import SessionContext, context_of
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
 from baton.domain.aggregates.baton import BatonKey
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 
 # -- reading ---------------------------------------------------------------------
 
-@attrs.frozen
+@frozen
 class Peek:
     """A baton as a claimer read it, with the version of its stream at that moment."""
 
@@ -159,7 +160,7 @@ def claim_in_scope(scope, peek: Peek, *, session: str | None, harness: str | Non
         attrs.evolve(state.current, status=CLAIMED, claimed_at=claimed_at, claimed_by_session=session)
 
 
-@attrs.frozen
+@frozen
 class CreatedBaton:
     record: BatonRecord
     superseded: str | None
@@ -258,7 +259,7 @@ def _as_payload(handoff: Any, owner: str | None, branch: str | None, shared: boo
 
 # -- use cases -----------------------------------------------------------------------
 
-@attrs.frozen
+@frozen
 class BatonCreateResult:
     created: CreatedBaton
     exit_code: int = 0
@@ -293,12 +294,12 @@ def create_baton(
     payload = _as_payload(handoff, owner, branch, shared, allow_empty=False)
     assert payload is not None
     opened = project
-    ctx = resolve_context(opened.paths.worktree, owner=payload.owner, branch=payload.branch)
+    ctx = context_of(opened, owner=payload.owner, branch=payload.branch)
     with opened.writing() as scope:
         return BatonCreateResult(create_in_scope(scope, payload, ctx, session=session, harness=harness))
 
 
-@attrs.frozen
+@frozen
 class ActiveBatonResult:
     context: SessionContext
     record: BatonRecord | None
@@ -321,14 +322,14 @@ class ActiveBatonResult:
 def show_active_baton(project: "Project", *, owner: str | None = None, branch: str | None = None) -> ActiveBatonResult:
     """The baton the next session here would receive (not claimed by looking), with its freshness."""
     opened = project
-    ctx = resolve_context(opened.paths.worktree, owner=owner, branch=branch)
+    ctx = context_of(opened, owner=owner, branch=branch)
     runner = opened.reading()
     peek = peek_eligible(runner, ctx)
     record = peek.record if peek else None
     return ActiveBatonResult(ctx, record, quiet_freshness(opened, runner, record))
 
 
-@attrs.frozen
+@frozen
 class PendingBatonsResult:
     records: list[BatonRecord]
     exit_code: int = 0
@@ -352,7 +353,7 @@ def list_pending_batons(project: "Project") -> PendingBatonsResult:
     return PendingBatonsResult(pending_batons(project.reading()))
 
 
-@attrs.frozen
+@frozen
 class CancelResult:
     context: SessionContext
     record: BatonRecord | None
@@ -378,7 +379,7 @@ def cancel_baton(project: "Project", *, owner: str | None = None, branch: str | 
     Nothing pending is not an error: the answer is ``{"cancelled": false}``.
     """
     opened = project
-    ctx = resolve_context(opened.paths.worktree, owner=owner, branch=branch)
+    ctx = context_of(opened, owner=owner, branch=branch)
     with opened.writing() as scope:
         peeks = current_batons(scope.runner)
         active = active_for_context((p.record for p in peeks), ctx.owner, ctx.branch)
@@ -390,7 +391,7 @@ def cancel_baton(project: "Project", *, owner: str | None = None, branch: str | 
         return CancelResult(ctx, active)
 
 
-@attrs.frozen
+@frozen
 class DismissResult:
     record: BatonRecord
     exit_code: int = 0
@@ -454,7 +455,7 @@ def scope_handoff_as_baton(
     if not token:
         raise InputError("`handoff_id` is needed: the handoff to hand on")
     opened = project
-    ctx = resolve_context(opened.paths.worktree, owner=owner, branch=branch)
+    ctx = context_of(opened, owner=owner, branch=branch)
     with opened.writing() as scope:
         if "handoffs" not in scope.runner.by_name:
             raise NotFound("this Baton has no handoff records to scope")

@@ -21,10 +21,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
+from baton.model import frozen
 from baton.commands.batons import Peek, baton_freshness, claim_in_scope, peek_eligible
-from baton.commands.identity import SessionContext, resolve_context
+from baton.commands.identity import SessionContext, context_of
 from baton.commands.sessions import SessionObjective, check_session_id, get_session_objective
 from baton.domain.batons import (
     DEFAULT_MAX_BYTES, MAX_MAX_BYTES, UNREADABLE_BRIEF, AssembledBrief, BatonRecord, assemble_brief,
@@ -40,7 +39,7 @@ MIN_MAX_BYTES = 1024
 RECENT_HANDOFFS = 20
 
 
-@attrs.frozen
+@frozen
 class BootstrapResult:
     context: SessionContext
     session_id: str | None
@@ -153,7 +152,7 @@ def bootstrap(
     if generated:
         session_id = uuid7()
     opened = project
-    ctx = resolve_context(opened.paths.worktree, owner=owner, branch=branch)
+    ctx = context_of(opened, owner=owner, branch=branch)
     notices: list[str] = []
     flags = {"peek": peek, "session_id_generated": generated}
     try:

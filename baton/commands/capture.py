@@ -28,8 +28,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-import attrs
-
+from baton.model import frozen
 from baton.errors import InputError, PolicyBlock
 
 if TYPE_CHECKING:
@@ -42,7 +41,7 @@ _FILE_RANGE = re.compile(r"(#L?\d+(-L?\d+)?|:\d+(-\d+)?)$")
 
 # -- results -------------------------------------------------------------------
 
-@attrs.frozen
+@frozen
 class CaptureResult:
     handoff_id: str
     record: dict[str, Any]
@@ -156,7 +155,7 @@ def assign_item_ids(payload: dict[str, Any]) -> dict[str, Any]:
 
 # -- the safety pipeline -----------------------------------------------------------
 
-@attrs.frozen
+@frozen
 class CleanPayload:
     payload: dict[str, Any]
     redactions: tuple[dict[str, Any], ...]

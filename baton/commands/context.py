@@ -22,6 +22,7 @@ from typing import Iterable, Iterator, Mapping
 
 import attrs
 
+from baton.model import mutable
 from baton.config import WRITER_ID, ProjectConfig, new_writer_id, read_json, write_json_atomic
 from baton.errors import InputError, NotInitialized, PolicyBlock
 from baton.ledger.clock import WallClock, system_clock
@@ -32,7 +33,7 @@ from baton.project import ProjectPaths, resolve_root, resolve_worktree
 from baton.projections.runner import Progress, ProjectionRunner
 
 
-@attrs.define
+@mutable
 class WriteScope:
     project: "Project"
     txn: LedgerTxn

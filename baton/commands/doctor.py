@@ -9,14 +9,13 @@ from __future__ import annotations
 import os
 import sys
 
-import attrs
-
+from baton.model import frozen
 from baton import __version__
 from baton.commands.context import Project
 from baton.errors import BatonError
 
 
-@attrs.frozen
+@frozen
 class Check:
     name: str
     status: str
@@ -26,7 +25,7 @@ class Check:
         return {"name": self.name, "status": self.status, "detail": self.detail}
 
 
-@attrs.frozen
+@frozen
 class DoctorResult:
     root: str
     initialized: bool

@@ -9,15 +9,14 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import attrs
-
+from baton.model import frozen
 from baton.errors import StorageError
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
 
 
-@attrs.frozen
+@frozen
 class GcResult:
     removed: list[dict]
     dry_run: bool

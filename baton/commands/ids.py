@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
-
+from baton.model import frozen
 from baton.errors import AmbiguousId, InputError, NotFound
 
 LATEST = "latest"
@@ -24,7 +23,7 @@ RESUMABLE = ("ready", "resumed")
 _MAX_LISTED = 10
 
 
-@attrs.frozen
+@frozen
 class Candidate:
     id: str
     status: str

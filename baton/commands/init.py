@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import os
 
-import attrs
-
+from baton.model import frozen
 from baton.config import ProjectConfig, read_json, write_json_atomic
 from baton.errors import Conflict, InputError, PolicyBlock
 from baton.commands.record import record
@@ -29,7 +28,7 @@ DEFAULT_SETTINGS = {
 }
 
 
-@attrs.frozen
+@frozen
 class InitResult:
     root: str
     project_id: str

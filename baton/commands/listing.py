@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-import attrs
+from baton.model import frozen
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-@attrs.frozen
+@frozen
 class ListResult:
     rows: tuple["HandoffSummary", ...]
     status: str | None

@@ -5,9 +5,9 @@ from __future__ import annotations
 import fnmatch
 from typing import TYPE_CHECKING
 
-import attrs
 import orjson
 
+from baton.model import frozen
 from baton.errors import NotFound
 from baton.ledger.envelope import Event
 from baton.projections.runner import Until
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from baton.commands.context import Project
 
 
-@attrs.frozen
+@frozen
 class LogResult:
     events: list[Event]
     exit_code: int = 0

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
+from baton.model import frozen
 from baton.commands.batons import current_batons
 from baton.events import ObjectiveSet, HandoffCaptured, SessionBegun, SessionEnded
 from baton.projections.batons import OPERATIONS
@@ -28,7 +27,7 @@ if TYPE_CHECKING:
 RECENT = 20
 
 
-@attrs.frozen
+@frozen
 class MetricsResult:
     counts: dict[str, int]
     events: dict[str, int]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import attrs
+from baton.model import frozen
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -44,7 +44,7 @@ TO_COMPLETE = (
 _BASE_FIELDS = ("work", "summary", "decisions", "artifacts", "evidence", "failed_attempts", "open_items", "risks")
 
 
-@attrs.frozen
+@frozen
 class PrepareResult:
     template: dict[str, Any]
     repository: dict[str, Any] | None
@@ -112,7 +112,7 @@ def prepare_handoff(
     """
     from baton import gitinfo
     from baton.commands.handoff_facts import repository_snapshot
-    from baton.commands.identity import resolve_context
+    from baton.commands.identity import context_of
     from baton.commands.ids import load_handoff
     from baton.domain.handoff import handoff_to_json
     from baton.errors import InputError
@@ -128,7 +128,7 @@ def prepare_handoff(
     try:
         from baton.commands.sessions import get_session_objective
 
-        found = get_session_objective(runner, resolve_context(opened.paths.worktree))
+        found = get_session_objective(runner, context_of(opened))
         objective = found.to_json() if found is not None else None
     except ImportError:  # pragma: no cover - sessions are part of Baton
         objective = None

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import attrs
+from baton.model import frozen
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
 
 
 
-@attrs.frozen
+@frozen
 class ReadyResult:
     handoff_id: str
     record: dict[str, Any]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import attrs
+from baton.model import frozen
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 FORMATS = ("prompt", "md", "json")
 
 
-@attrs.frozen
+@frozen
 class ResumeResult:
     handoff_id: str
     status: str

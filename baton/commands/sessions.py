@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
+from baton.model import frozen
 from baton.commands.batons import (
     CreatedBaton, _as_payload, claim_in_scope, create_in_scope, peek_eligible, quiet_freshness,
 )
-from baton.commands.identity import SessionContext, resolve_context
+from baton.commands.identity import SessionContext, context_of
 from baton.domain.batons import (
     BatonRecord, context_key, objective_stream, render_baton_markdown, session_stream,
 )
@@ -62,7 +61,7 @@ def check_objective(objective: str | None) -> str | None:
 
 # -- objectives ----------------------------------------------------------------------
 
-@attrs.frozen
+@frozen
 class SessionObjective:
     owner: str
     branch: str
@@ -107,7 +106,7 @@ def _objective_events(scope, ctx: SessionContext, objective: str | None, session
 
 # -- begin ----------------------------------------------------------------------------
 
-@attrs.frozen
+@frozen
 class SessionBeginResult:
     session_id: str
     context: SessionContext
@@ -159,7 +158,7 @@ def begin_session(
     objective = check_objective(objective)
     harness = harness.strip() if harness and harness.strip() else None
     opened = project
-    ctx = resolve_context(opened.paths.worktree, owner=owner, branch=branch)
+    ctx = context_of(opened, owner=owner, branch=branch)
     with opened.writing() as scope:
         received = None
         if claim:
@@ -180,7 +179,7 @@ def begin_session(
 
 # -- end --------------------------------------------------------------------------------
 
-@attrs.frozen
+@frozen
 class SessionEndResult:
     session_id: str
     context: SessionContext
@@ -246,11 +245,11 @@ def end_session(
         if session.get("owner") and session.get("branch"):
             here = SessionContext(session["owner"], session["branch"])
         else:
-            here = resolve_context(opened.paths.worktree, owner=owner, branch=branch)
+            here = context_of(opened, owner=owner, branch=branch)
         objective_doc = get_session_objective(scope.runner, here)
         created = None
         if payload is not None:
-            target = resolve_context(opened.paths.worktree, owner=payload.owner, branch=payload.branch)
+            target = context_of(opened, owner=payload.owner, branch=payload.branch)
             created = create_in_scope(scope, payload, target, session=session_id, harness=harness,
                                       objective=objective_doc.objective if objective_doc else None)
         cleared = _objective_events(scope, here, None, session_id, reason="session_end")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import attrs
+from baton.model import frozen
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 FORMATS = ("json", "yaml", "md", "prompt")
 
 
-@attrs.frozen
+@frozen
 class ShowResult:
     handoff_id: str
     format: str

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import attrs
+from baton.model import frozen
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
 
 
 
-@attrs.frozen
+@frozen
 class LatestHandoff:
     """The handoff ``latest`` names (newest ready or resumed), with its freshness now."""
 
@@ -36,7 +36,7 @@ class LatestHandoff:
                 "freshness_state": self.freshness["state"], "freshness": self.freshness}
 
 
-@attrs.frozen
+@frozen
 class StatusResult:
     root: str
     project_id: str

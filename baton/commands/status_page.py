@@ -23,8 +23,7 @@ import re
 import socket
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
+from baton.model import frozen
 from baton.errors import InputError, NotFound, PolicyBlock
 
 if TYPE_CHECKING:
@@ -99,7 +98,7 @@ def check_requested_project(requested: str | None, project_id: str) -> None:
 
 # -- the overview -------------------------------------------------------------------
 
-@attrs.frozen
+@frozen
 class StatusOverview:
     """The status API object, already redacted: ``{items, total, projectId,
     lastSeenRoot}`` as the spec names it, plus ``latestHandoffs``."""
@@ -197,7 +196,7 @@ def status_overview(
 
 # -- dismissal ----------------------------------------------------------------------
 
-@attrs.frozen
+@frozen
 class StatusDismissal:
     """The answer to the panel's Dismiss, already redacted."""
 
@@ -242,7 +241,7 @@ def dismiss_from_status_page(
 
 # -- where a server may listen --------------------------------------------------------
 
-@attrs.frozen
+@frozen
 class ListenTarget:
     """A checked loopback address to bind, and the project it serves."""
 

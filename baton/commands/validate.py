@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import attrs
+from baton.model import frozen
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 _MARK = {"pass": "ok  ", "warn": "WARN", "fail": "FAIL"}
 
 
-@attrs.frozen
+@frozen
 class ValidateResult:
     handoff_id: str
     status: str  # the record's status after validation

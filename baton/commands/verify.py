@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import attrs
-
+from baton.model import frozen
 from baton.ledger.verify import VerifyReport, verify_ledger
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
 
 
-@attrs.frozen
+@frozen
 class VerifyResult:
     report: VerifyReport
 

@@ -14,8 +14,7 @@ import hashlib
 from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import quote
 
-import attrs
-
+from baton.model import frozen
 from baton.errors import InputError
 
 SHARED_KEY = "_shared"
@@ -48,7 +47,7 @@ _LIST_FIELDS = (
 
 # -- payload -----------------------------------------------------------------
 
-@attrs.frozen
+@frozen
 class BatonPayload:
     """What a session hands on, after empty entries are filtered out."""
 
@@ -218,7 +217,7 @@ def _opt_str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-@attrs.frozen
+@frozen
 class BatonRecord:
     """A baton as the index keeps it: the spec's HandoffRecord plus a status.
 
@@ -573,7 +572,7 @@ def _size(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-@attrs.frozen
+@frozen
 class FittedSection:
     text: str
     shown: int
@@ -614,7 +613,7 @@ def _more_line(left_out: int, more_hint: str) -> str:
     return f"- … {left_out} more left out to fit the brief ({more_hint})"
 
 
-@attrs.frozen
+@frozen
 class AssembledBrief:
     text: str
     bytes: int

@@ -33,8 +33,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import attrs
-
+from baton.model import frozen, mutable
 from baton.domain.batons import OPEN_QUESTIONS_FIELD
 from baton.domain.freshness import FRESH, PARTIALLY_STALE, STALE, FreshnessReport, heads_equal
 from baton.domain.handoff import short_id
@@ -71,7 +70,7 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text.encode("utf-8")) / 4)
 
 
-@attrs.frozen
+@frozen
 class Brief:
     text: str
     format: str
@@ -135,7 +134,7 @@ _SHORTEN = {"evidence_detail", "decision_detail", "do_not_retry_detail", "core_c
 _CORE_CLIPS = {"core_clip_400": 400, "core_clip_160": 160, "core_clip_80": 80}
 
 
-@attrs.define
+@mutable
 class _Line:
     text: str
     group: str | None = None  # the group that drops it; None = never dropped
@@ -145,7 +144,7 @@ class _Line:
     section: Any = None  # the _Section holding it
 
 
-@attrs.define
+@mutable
 class _Section:
     key: str
     heading: str | None

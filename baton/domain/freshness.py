@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from baton.model import frozen
 import attrs
 
 FRESH = "fresh"
@@ -41,7 +42,7 @@ DRIFT_KINDS = (MODIFIED, MISSING, UNCLASSIFIED)
 _MIN_ABBREV = 7
 
 
-@attrs.frozen
+@frozen
 class ArtifactDrift:
     """One artifact whose content differs from what the handoff recorded."""
 
@@ -61,7 +62,7 @@ class ArtifactDrift:
         }
 
 
-@attrs.frozen
+@frozen
 class FreshnessReport:
     state: str = attrs.field(validator=attrs.validators.in_(FRESHNESS_STATES))
     evaluated: bool

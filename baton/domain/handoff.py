@@ -32,6 +32,7 @@ from typing import Any, Literal, NewType, get_args, get_origin
 
 import attrs
 
+from baton.model import frozen
 from baton.errors import HandoffInputError
 
 SCHEMA_VERSION = "0.1"
@@ -88,7 +89,7 @@ def _ext(default: Any = None) -> Any:
 # --------------------------------------------------------------------------- model
 
 
-@attrs.frozen
+@frozen
 class Repository:
     vcs: str = "git"
     remote_hint: str | None = None
@@ -97,7 +98,7 @@ class Repository:
     extra: dict[str, Any] = _extra()
 
 
-@attrs.frozen
+@frozen
 class Project:
     id: str
     root_hint: str | None = None
@@ -105,14 +106,14 @@ class Project:
     extra: dict[str, Any] = _extra()
 
 
-@attrs.frozen
+@frozen
 class Actor:
     type: ActorType
     name: str | None = None
     extra: dict[str, Any] = _extra()
 
 
-@attrs.frozen
+@frozen
 class Origin:
     # Free text on purpose: "codex|claude-code|cursor|gemini-cli|generic" are the
     # known harnesses, but a new harness must not make a record unreadable.
@@ -124,7 +125,7 @@ class Origin:
     extra: dict[str, Any] = _extra()
 
 
-@attrs.frozen
+@frozen
 class Work:
     title: str
     objective: str
@@ -137,7 +138,7 @@ class Work:
     extra: dict[str, Any] = _extra()
 
 
-@attrs.frozen
+@frozen
 class Summary:
     completed: tuple[str, ...] = _seq()
     in_progress: tuple[str, ...] = _seq()
@@ -147,7 +148,7 @@ class Summary:
     extra: dict[str, Any] = _extra()
 
 
-@attrs.frozen
+@frozen
 class Decision:
     id: str
     decision: str
@@ -162,7 +163,7 @@ class Decision:
     extra: dict[str, Any] = _extra()
 
 
-@attrs.frozen
+@frozen
 class Artifact:
     path: str
     role: ArtifactRole
@@ -173,7 +174,7 @@ class Artifact:
     extra: dict[str, Any] = _extra()
 
 
-@attrs.frozen
+@frozen
 class Evidence:
     id: str
     type: EvidenceType
@@ -185,7 +186,7 @@ class Evidence:
     extra: dict[str, Any] = _extra()
 
 
-@attrs.frozen
+@frozen
 class FailedAttempt:
     id: str
     approach: str
@@ -196,7 +197,7 @@ class FailedAttempt:
     extra: dict[str, Any] = _extra()
 
 
-@attrs.frozen
+@frozen
 class OpenItem:
     id: str
     description: str
@@ -207,7 +208,7 @@ class OpenItem:
     extra: dict[str, Any] = _extra()
 
 
-@attrs.frozen
+@frozen
 class Risk:
     description: str
     severity: Severity | None = None
@@ -215,7 +216,7 @@ class Risk:
     extra: dict[str, Any] = _extra()
 
 
-@attrs.frozen
+@frozen
 class Check:
     name: str
     status: CheckStatus
@@ -225,7 +226,7 @@ class Check:
     extra: dict[str, Any] = _extra()
 
 
-@attrs.frozen
+@frozen
 class Freshness:
     git_head_at_capture: str | None = None
     git_head_now: str | None = None
@@ -234,7 +235,7 @@ class Freshness:
     extra: dict[str, Any] = _extra()
 
 
-@attrs.frozen
+@frozen
 class Validation:
     status: ValidationStatus = "not_run"
     validated_at: Timestamp | None = None
@@ -247,7 +248,7 @@ class Validation:
     extra: dict[str, Any] = _extra()
 
 
-@attrs.frozen
+@frozen
 class Lineage:
     parents: tuple[HandoffId, ...] = _seq()
     relation: Relation = "root"
@@ -256,7 +257,7 @@ class Lineage:
     extra: dict[str, Any] = _extra()
 
 
-@attrs.frozen
+@frozen
 class Automation:
     trigger: Trigger
     score: float | None = None
@@ -266,7 +267,7 @@ class Automation:
     extra: dict[str, Any] = _extra()
 
 
-@attrs.frozen
+@frozen
 class Redaction:
     field: str
     reason: str
@@ -274,7 +275,7 @@ class Redaction:
     extra: dict[str, Any] = _extra()
 
 
-@attrs.frozen
+@frozen
 class Handoff:
     schema_uri: str | None = attrs.field(default=None, kw_only=True, metadata={_KEY: "$schema"})
     schema_version: str

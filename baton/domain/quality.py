@@ -14,7 +14,7 @@ import re
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-import attrs
+from baton.model import frozen
 
 RUBRIC_VERSION = 1
 
@@ -45,7 +45,7 @@ _VALID_ARTIFACT_ROLES = {"modified", "created", "read", "generated", "deleted"}
 _VALID_OUTCOMES = {"failed", "regressed", "abandoned"}
 
 
-@attrs.frozen
+@frozen
 class DimensionScore:
     name: str
     score: int
@@ -55,7 +55,7 @@ class DimensionScore:
         return {"score": self.score, "reasons": list(self.reasons)}
 
 
-@attrs.frozen
+@frozen
 class QualityScore:
     overall: float
     dimensions: tuple[DimensionScore, ...]

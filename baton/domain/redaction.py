@@ -40,6 +40,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, Union
 import attrs
 import orjson
 
+from baton.model import frozen
 from baton.errors import PolicyConfigError
 
 REDACT = "redact"
@@ -79,7 +80,7 @@ def shannon_entropy(text: str) -> float:
 
 # -- rules -------------------------------------------------------------------
 
-@attrs.frozen
+@frozen
 class PatternRule:
     """A regular expression over any string value (and dict key)."""
 
@@ -131,7 +132,7 @@ def key_words(key: str) -> tuple[str, ...]:
     return tuple(words)
 
 
-@attrs.frozen
+@frozen
 class AssignmentRule:
     """``name = value`` text and ``{"name": "value"}`` pairs whose name says
     "secret" and whose value looks like one. Only the value is replaced."""
@@ -161,7 +162,7 @@ class AssignmentRule:
         return self.key_test(key_words(key)) and self.value_test(value, policy)
 
 
-@attrs.frozen
+@frozen
 class PathRule:
     """File-name globs for path-like fields. A glob without ``/`` is matched
     against the last component; with ``/``, against the path's tail.
@@ -338,7 +339,7 @@ DEFAULT_RULE_NAMES: tuple[str, ...] = tuple(r.name for r in DEFAULT_RULES)
 
 # -- policy ------------------------------------------------------------------
 
-@attrs.frozen
+@frozen
 class RedactionPolicy:
     rules: tuple[Rule, ...] = DEFAULT_RULES
     entropy_threshold: float = DEFAULT_ENTROPY_THRESHOLD
@@ -463,7 +464,7 @@ def build_redaction_policy(
 
 # -- outcome -----------------------------------------------------------------
 
-@attrs.frozen
+@frozen
 class Redaction:
     """One field changed by one rule. Never holds the removed value."""
 
@@ -476,7 +477,7 @@ class Redaction:
         return {"field": self.field, "rule": self.rule, "reason": self.reason, "replacement": self.replacement}
 
 
-@attrs.frozen
+@frozen
 class RedactionOutcome:
     """The cleaned payload and what was done to it.
 
@@ -685,7 +686,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)
 DEFAULT_SUMMARY_LIMIT = 2000
 
 
-@attrs.frozen
+@frozen
 class OutputSummary:
     """What Baton keeps of a command's output: a digest and a bounded summary.
 

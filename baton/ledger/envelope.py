@@ -16,6 +16,7 @@ from typing import Any, Mapping
 import attrs
 import orjson
 
+from baton.model import frozen
 from baton.canonical import canonical_bytes, digest_of, sha256_tag
 from baton.errors import EnvelopeError
 
@@ -32,7 +33,7 @@ _REQUIRED = {
 }
 
 
-@attrs.frozen
+@frozen
 class EventDraft:
     """What a command asks the ledger to append; the ledger seals it."""
 
@@ -44,7 +45,7 @@ class EventDraft:
     schema: int = 1
 
 
-@attrs.frozen
+@frozen
 class Event:
     v: int
     id: str

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import attrs
-
+from baton.model import mutable
 from baton.errors import StorageError
 from baton.ledger.feed import FeedHead, FeedProblem, TornTail, collector_paused, feed_name, scan_file
 from baton.ledger.store import merge_feeds
 
 
-@attrs.define
+@mutable
 class FeedReport:
     feed: str
     events: int
@@ -38,7 +37,7 @@ class FeedReport:
         }
 
 
-@attrs.define
+@mutable
 class VerifyReport:
     feeds: list[FeedReport]
     problems: list[FeedProblem]

@@ -19,8 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Iterator
 
-import attrs
-
+from baton.model import frozen
 from baton.events import HANDOFF, HANDOFF_EVENTS, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import Doc
@@ -172,7 +171,7 @@ def summary_text(doc: Doc) -> str:
 
 # -- typed queries over the rows ------------------------------------------------------
 
-@attrs.frozen
+@frozen
 class HandoffSummary:
     """One record as its row holds it: what lists and id lookups show."""
 

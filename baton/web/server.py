@@ -37,6 +37,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import attrs
 import orjson
 
+from baton.model import frozen, mutable
 from baton.app import Baton
 from baton.errors import (
     BatonError, Conflict, InputError, NotFound, PolicyBlock, PortInUse, StorageError, ValidationFailed,
@@ -88,7 +89,7 @@ def _host_port(value: str) -> tuple[str, int | None] | None:
     return host.lower(), int(port_text)
 
 
-@attrs.define
+@mutable
 class StatusApp:
     """What every request needs: the project served, the bound address, the token.
 
@@ -313,7 +314,7 @@ class _Server6(_Server):
     address_family = socket.AF_INET6
 
 
-@attrs.define
+@mutable
 class StatusServer:
     """A bound, not yet serving, status server."""
 
@@ -363,7 +364,7 @@ def bind_status_server(target) -> StatusServer:
     return StatusServer(app, httpd)
 
 
-@attrs.frozen
+@frozen
 class ServeResult:
     """What ``baton status serve`` reports once stopped (the URL was printed at start)."""
 

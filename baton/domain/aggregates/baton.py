@@ -23,6 +23,7 @@ from typing import Any
 
 import attrs
 
+from baton.model import frozen
 from baton.domain.batons import CANCELLED, CLAIMED, DISMISSED, PENDING, SUPERSEDED, BatonRecord
 from baton.errors import BatonAlreadyClaimed, BatonNotPending, BatonSuperseded, InputError
 from baton.events import (
@@ -37,7 +38,7 @@ _SUMMARY_FIELDS = ("id", "status", "createdAt", "sessionId", "claimedAt", "claim
                    "endedAt")
 
 
-@attrs.frozen
+@frozen
 class BatonKey:
     key: str
     version: int = 0
@@ -61,26 +62,26 @@ class BatonKey:
 
 # -- commands ------------------------------------------------------------------------
 
-@attrs.frozen
+@frozen
 class CreateBaton:
     record: BatonRecord
     session: str | None = None
     harness: str | None = None
 
 
-@attrs.frozen
+@frozen
 class ClaimBaton:
     handoff_id: str
     session: str
     claimed_at: str
 
 
-@attrs.frozen
+@frozen
 class CancelBaton:
     session: str | None = None
 
 
-@attrs.frozen
+@frozen
 class DismissBaton:
     handoff_id: str
     session: str | None = None
@@ -156,7 +157,7 @@ def _require_pending(current: BatonRecord, verb: str, *, claimed_note: str = "")
 
 # -- evolve --------------------------------------------------------------------------
 
-@attrs.frozen
+@frozen
 class Folded:
     """One event folded into a key's state."""
 

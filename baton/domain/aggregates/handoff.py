@@ -19,6 +19,7 @@ from typing import Any
 
 import attrs
 
+from baton.model import frozen
 from baton.domain import lifecycle
 from baton.domain.handoff import Handoff, handoff_from_json, handoff_to_json
 from baton.events import (
@@ -33,47 +34,47 @@ State = Handoff | None
 
 # -- commands ------------------------------------------------------------------------
 
-@attrs.frozen
+@frozen
 class Capture:
     record: Handoff
     redactions: tuple[Any, ...] = ()
 
 
-@attrs.frozen
+@frozen
 class Revise:
     record: Handoff
     redactions: tuple[Any, ...] = ()
 
 
-@attrs.frozen
+@frozen
 class RecordValidation:
     report: dict[str, Any]
     """The validation report as stored (``ValidationReport.to_json()``, with ``rechecks``)."""
 
 
-@attrs.frozen
+@frozen
 class Promote:
     accepted_warnings: str | None = None
 
 
-@attrs.frozen
+@frozen
 class Resume:
     session: str | None = None
     harness: str | None = None
     freshness_state: str | None = None
 
 
-@attrs.frozen
+@frozen
 class Supersede:
     by: str
 
 
-@attrs.frozen
+@frozen
 class Archive:
     reason: str | None = None
 
 
-@attrs.frozen
+@frozen
 class FlagConflicted:
     pass
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
-
+from baton.model import frozen
 from baton.events import (
     DomainEvent, ObjectiveCleared, ObjectiveSet, SessionBegun, SessionEnded, decode,
 )
@@ -26,7 +25,7 @@ def _text(value: Any) -> str | None:
 
 # -- sessions ----------------------------------------------------------------------
 
-@attrs.frozen
+@frozen
 class BeginSession:
     session: str
     owner: str
@@ -36,7 +35,7 @@ class BeginSession:
     received_baton: str | None = None
 
 
-@attrs.frozen
+@frozen
 class EndSession:
     session: str
     owner: str
@@ -81,7 +80,7 @@ def evolve_session(state: dict[str, Any] | None, recorded: Event, key: str) -> d
 
 # -- objectives ----------------------------------------------------------------------
 
-@attrs.frozen
+@frozen
 class SetObjective:
     owner: str
     branch: str
@@ -89,7 +88,7 @@ class SetObjective:
     session: str | None = None
 
 
-@attrs.frozen
+@frozen
 class ClearObjective:
     owner: str
     branch: str

@@ -1,0 +1,80 @@
+"""attrs classes that are cheap to define: ``frozen`` and ``mutable``.
+
+Every ``baton`` process — each hook, each agent tool call — defines the
+classes of the modules it imports, and attrs writes and ``compile()``s the
+source of each class's ``__init__``, ``__eq__``, ``__hash__`` and
+``__repr__`` when the class is defined: 0.7 ms a class here, about 45 ms of a
+60-class command (``docs/performance.md``). No bytecode cache keeps that
+work. These decorators keep attrs' generated ``__init__`` (fields, defaults,
+validators, converters, slots, frozenness: everything cattrs and
+``attrs.evolve`` rely on) and give every class the same three shared
+methods instead of generated ones, which cuts the cost of a class by more
+than half:
+
+- ``__eq__``: same class and equal field values (fields with ``eq=False``
+  left out), as attrs' generated one;
+- ``__hash__``: of the class and the field values for ``frozen`` classes;
+  ``mutable`` ones are unhashable, as attrs makes them;
+- ``__repr__``: ``Name(field=value, ...)`` over the fields with ``repr=True``.
+
+A class that writes its own ``__repr__`` (or ``__eq__``) keeps it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import attrs
+
+T = TypeVar("T")
+
+
+def _values(obj: Any) -> tuple:
+    return tuple(getattr(obj, a.name) for a in obj.__attrs_attrs__ if a.eq)
+
+
+def _eq(self: Any, other: Any) -> bool:
+    if other.__class__ is not self.__class__:
+        return NotImplemented
+    return _values(self) == _values(other)
+
+
+def _hash(self: Any) -> int:
+    return hash((self.__class__, _values(self)))
+
+
+def _repr(self: Any) -> str:
+    shown = ", ".join(f"{a.name}={getattr(self, a.name, attrs.NOTHING)!r}"
+                      for a in self.__attrs_attrs__ if a.repr)
+    return f"{self.__class__.__qualname__}({shown})"
+
+
+def _shared_methods(cls: type, *, hashable: bool) -> type:
+    """Install the shared methods where the class neither writes nor inherits its own."""
+    if cls.__eq__ in (object.__eq__, _eq):
+        cls.__eq__ = _eq  # type: ignore[method-assign]
+        cls.__hash__ = _hash if hashable else None  # type: ignore[assignment]
+    if cls.__repr__ in (object.__repr__, _repr):
+        cls.__repr__ = _repr  # type: ignore[method-assign]
+    return cls
+
+
+def frozen(maybe_cls: type[T] | None = None, **options: Any) -> Any:
+    """``attrs.frozen`` (immutable, slotted unless ``slots=False``) with the shared methods."""
+
+    def wrap(cls: type[T]) -> type[T]:
+        return attrs.frozen(_shared_methods(cls, hashable=True), eq=False, repr=False, **options)
+
+    return wrap if maybe_cls is None else wrap(maybe_cls)
+
+
+def mutable(maybe_cls: type[T] | None = None, **options: Any) -> Any:
+    """``attrs.define`` (mutable, slotted) with the shared methods; instances are unhashable."""
+
+    def wrap(cls: type[T]) -> type[T]:
+        return attrs.define(_shared_methods(cls, hashable=False), eq=False, repr=False, **options)
+
+    return wrap if maybe_cls is None else wrap(maybe_cls)
+
+
+__all__: list[str] = ["frozen", "mutable"]
