@@ -75,8 +75,9 @@ def test_catch_up_reads_only_the_new_bytes_of_the_feeds_that_grew(baton_dir, clo
 
     append(feeds["b"], n=3)
     reads = []
-    real_read = runner.ledger.read_feed
-    runner.ledger.read_feed = lambda feed, start: reads.append((feed, start.offset)) or real_read(feed, start)
+    real_read = runner.ledger.read_feed_chunks
+    runner.ledger.read_feed_chunks = (lambda feed, start, size=None:
+                                      reads.append((feed, start.offset)) or real_read(feed, start, size))
     done = runner.catch_up()
 
     assert (done.events, done.rebuilt) == (3, False)
@@ -90,7 +91,7 @@ def test_catch_up_with_nothing_new_reads_no_feed(baton_dir, clock):
     append(writer(baton_dir, "a", clock), n=2)
     runner = runner_for(baton_dir)
     runner.catch_up()
-    runner.ledger.read_feed = lambda *a: pytest.fail("an unchanged feed was read")
+    runner.ledger.read_feed = runner.ledger.read_feed_chunks = lambda *a: pytest.fail("an unchanged feed was read")
     assert runner.catch_up().events == 0
 
 

@@ -35,8 +35,9 @@ def test_catch_up_over_memory_folds_only_what_is_new(tmp_path):
 
     append(two, stream="s/2", n=3)
     reads = []
-    real_read = store.read_feed
-    store.read_feed = lambda feed, start: reads.append((feed, start.offset)) or real_read(feed, start)
+    real_read = store.read_feed_chunks
+    store.read_feed_chunks = (lambda feed, start, size=None:
+                              reads.append((feed, start.offset)) or real_read(feed, start, size))
     done = runner.catch_up()
 
     assert (done.events, done.rebuilt) == (3, False)
@@ -74,7 +75,7 @@ def test_an_append_is_folded_from_what_it_returned(tmp_path):
     runner.ledger = writer = store.for_writer("w", clock=ticking())
     append(writer, n=2)
     runner.catch_up()
-    store.read_feed = lambda *a: (_ for _ in ()).throw(AssertionError("read back"))
+    store.read_feed = store.read_feed_chunks = lambda *a: (_ for _ in ()).throw(AssertionError("read back"))
     with writer.locked():
         events = append(writer, stream="s/9", n=2)
         done = runner.fold_appended(events)

@@ -25,8 +25,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, Iterable
 
-import attrs
-
+from baton.model import frozen
 from baton.errors import PolicyBlock
 
 DEFAULT_RECHECK_TIMEOUT = 300
@@ -146,7 +145,7 @@ def policy_findings(handoff_json: dict[str, Any], policy: Any) -> list[Any]:
 
 # -- rechecks --------------------------------------------------------------------
 
-@attrs.frozen
+@frozen
 class RecheckRun:
     """One allowlisted re-run: what validation judges, and what the report keeps."""
 
@@ -254,6 +253,18 @@ def recheck_timeout(project: Any) -> float:
 
 # -- everything validation needs ---------------------------------------------------
 
+def _lineage_ids(handoff: Any) -> set[str]:
+    lineage = getattr(handoff, "lineage", None)
+    named = [*(getattr(lineage, "parents", None) or ()), *(getattr(lineage, "merge_basis", None) or ())]
+    return {i for i in named if isinstance(i, str)}
+
+
+def known_among(runner: Any, ids: Iterable[str]) -> frozenset[str]:
+    """Which of ``ids`` are handoffs of this project: one indexed lookup each,
+    never a read of every record (validation needs only the ids a lineage names)."""
+    return frozenset(i for i in ids if runner.has("handoffs", i))
+
+
 def gather_validation_facts(project: Any, runner: Any, handoff: Any, policy: Any, *, now: str,
                             rechecks: Iterable[RecheckRun] = ()):
     from baton import gitinfo
@@ -268,7 +279,7 @@ def gather_validation_facts(project: Any, runner: Any, handoff: Any, policy: Any
         artifacts=artifact_facts(root, handoff, policy.allowed_roots),
         git_head_now=gitinfo.head_commit(root),
         git_dirty_now=dirty,
-        known_handoff_ids=frozenset(key for key, _ in runner.docs("handoffs")),
+        known_handoff_ids=known_among(runner, _lineage_ids(handoff)),
         # Every run passed ``policy.allows_recheck`` (which ignores runs of
         # spaces); list its ref as written so the domain's exact check agrees.
         recheck_allowlist=tuple(dict.fromkeys((*policy.recheck_allowlist, *(r.ref for r in runs)))),

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import attrs
-
+from baton.model import frozen
 from baton.projections.runner import Progress, Until
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
 
 
-@attrs.frozen
+@frozen
 class RebuildResult:
     events: int
     until: str | None
@@ -45,5 +44,4 @@ def rebuild_projections(
     opened = project
     with opened.ledger.locked():
         done = opened.runner.rebuild(until=bound, progress=progress)
-    snapshot = opened.runner.snapshot()
-    return RebuildResult(done.events, until, {name: len(docs) for name, docs in snapshot.items()})
+    return RebuildResult(done.events, until, opened.runner.counts())

@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 import attrs
 
+from baton.model import frozen
 from baton.domain.handoff import (
     SUPPORTED_SCHEMA_VERSIONS,
     Check,
@@ -55,7 +56,7 @@ RECHECK_RESULTS = ("pass", "fail", "error")
 # --------------------------------------------------------------------------- facts
 
 
-@attrs.frozen
+@frozen
 class ArtifactFact:
     """What a command observed about one artifact path, relative to the project root."""
 
@@ -65,7 +66,7 @@ class ArtifactFact:
     readable: bool = True
 
 
-@attrs.frozen
+@frozen
 class RecheckResult:
     """One requested re-run of recorded evidence (``validate --recheck``).
 
@@ -81,7 +82,7 @@ class RecheckResult:
     detail: str = ""
 
 
-@attrs.frozen
+@frozen
 class PolicyFinding:
     """A policy engine finding on a field path (secrets, paths, privacy)."""
 
@@ -90,12 +91,13 @@ class PolicyFinding:
     severity: Literal["block", "warn"] = "block"
 
 
-@attrs.frozen
+@frozen
 class ValidationFacts:
     """Everything validation needs from outside the record, gathered by a command.
 
-    ``known_handoff_ids`` is None when the command cannot tell which handoffs
-    exist (then parent existence is not judged). ``artifacts`` holds only the
+    ``known_handoff_ids`` holds which of the ids the lineage names (parents,
+    merge basis) are handoffs of the project — commands look up only those —
+    or None when the command cannot tell (then existence is not judged). ``artifacts`` holds only the
     paths the command looked at; an artifact without a fact is reported as
     unchecked.
     """
@@ -113,7 +115,7 @@ class ValidationFacts:
 # --------------------------------------------------------------------------- report
 
 
-@attrs.frozen
+@frozen
 class Finding:
     level: Level
     path: str
@@ -123,7 +125,7 @@ class Finding:
         return {"status": self.level, "path": self.path, "message": self.message}
 
 
-@attrs.frozen
+@frozen
 class CheckResult:
     name: str
     status: Level
@@ -149,7 +151,7 @@ class CheckResult:
         }
 
 
-@attrs.frozen
+@frozen
 class ValidationReport:
     status: Level
     validated_at: str | None

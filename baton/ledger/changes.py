@@ -14,12 +14,12 @@ fold — each read once.
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+import heapq
+from typing import Callable, Iterator, Mapping
 
-import attrs
-
+from baton.model import mutable
 from baton.ledger.envelope import Event
-from baton.ledger.feed import FeedScan, last_line_length
+from baton.ledger.feed import FeedHead, FeedScan, last_line_length
 from baton.ledger.protocol import Changes, Cursor, FeedRewritten, LedgerProtocol
 
 Served = tuple[FeedScan, Cursor]
@@ -68,7 +68,87 @@ def read_changes(
     return Changes.of(scans, ends)
 
 
-@attrs.define
+class ChangeStream:
+    """``read_changes`` for a ledger of any size: the events after
+    ``cursors``, merged in project order, read a chunk of each feed at a time
+    (``read_feed_chunks``), so memory holds a chunk per feed, not the ledger.
+
+    Iterate it once. ``cursors`` then holds, per feed that yielded events, the
+    cursor just after the last event yielded — also when the caller stopped
+    early (replaying up to a point in time). The same checks as
+    ``read_changes`` are made when it is built: a feed with a cursor that
+    disappeared or changed other than by appending raises ``FeedRewritten``.
+    """
+
+    def __init__(self, ledger: LedgerProtocol, cursors: Mapping[str, Cursor],
+                 serve: Callable[[str, Cursor], Served | None] | None = None) -> None:
+        names = ledger.feed_names()
+        present = set(names)
+        for feed in cursors:
+            if feed not in present:
+                raise FeedRewritten(feed, "disappeared")
+        self._sources: list[tuple[str, Cursor, Iterator[FeedScan]]] = []
+        self._idents: dict[str, int | None] = {}
+        self._last: dict[str, tuple[Event, int, int]] = {}
+        self._begins: dict[str, int] = {}
+        self._bytes = 0
+        for feed in names:
+            start = cursors.get(feed)
+            if start is not None and start.head.offset and not ledger.head_holds(feed, start):
+                raise FeedRewritten(feed)
+            begin = start or Cursor()
+            got = serve(feed, begin) if serve is not None else None
+            if got is not None:
+                scan, end = got
+                if scan.events:
+                    self._sources.append((feed, begin, iter([scan])))
+                    self._idents[feed] = end.ident
+                    self._begins[feed] = begin.head.offset
+                    self._bytes += scan.ends[-1] - begin.head.offset
+                continue
+            info = ledger.feed_info(feed)
+            if info is None:
+                if start is not None:
+                    raise FeedRewritten(feed, "disappeared")
+                continue
+            if info.size == begin.head.offset:
+                continue
+            self._sources.append((feed, begin, ledger.read_feed_chunks(feed, begin.head, info.size)))
+            self._idents[feed] = info.ident
+            self._begins[feed] = begin.head.offset
+            self._bytes += info.size - begin.head.offset
+
+    @staticmethod
+    def _lines(begin: Cursor, scans: Iterator[FeedScan]) -> Iterator[tuple[Event, int, int]]:
+        before = begin.head.offset
+        for scan in scans:
+            for event, end in zip(scan.events, scan.ends):
+                yield event, end, end - before
+                before = end
+
+    def __iter__(self) -> Iterator[Event]:
+        runs = [self._lines(begin, scans) for _feed, begin, scans in self._sources]
+        if not runs:
+            return
+        merged = runs[0] if len(runs) == 1 else heapq.merge(*runs, key=lambda run: run[0].merge_key)
+        last = self._last
+        for found in merged:
+            last[found[0].writer] = found
+            yield found[0]
+
+    def estimated_total(self, handed_out: int) -> int:
+        """How many events the stream holds in all, estimated from the bytes
+        behind the ``handed_out`` events so far (for progress displays)."""
+        done = sum(end - self._begins[feed] for feed, (_e, end, _l) in self._last.items())
+        return handed_out if not done else round(handed_out * self._bytes / done)
+
+    @property
+    def cursors(self) -> dict[str, Cursor]:
+        return {feed: Cursor(FeedHead(end, event.seq, event.hash, event.hlc), self._idents.get(feed), line)
+                for feed, (event, end, line) in self._last.items()}
+
+
+@mutable
 class _Read:
     start: Cursor
     events: list[Event]
@@ -77,21 +157,42 @@ class _Read:
 
 
 class ReadLog:
-    """Per feed, the run of events read or appended since the lock was taken."""
+    """Per feed, the run of events read or appended since the lock was taken.
+
+    Bounded: past ``LIMIT`` events in all (a cold read of a large ledger), a
+    feed's run is dropped and that feed is no longer logged until the lock is
+    released; a later catch-up under the same lock reads it from disk
+    (``ChangeStream``) instead of holding the whole ledger in memory.
+    """
+
+    LIMIT = 20_000
 
     def __init__(self) -> None:
         self._reads: dict[str, _Read] = {}
+        self._dropped: set[str] = set()
+        self._held = 0
 
     def clear(self) -> None:
         self._reads.clear()
+        self._dropped.clear()
+        self._held = 0
 
     def add(self, feed: str, start: Cursor, events: list[Event], ends: list[int], end: Cursor) -> None:
+        if feed in self._dropped:
+            return
+        if self._held + len(events) > self.LIMIT:
+            run = self._reads.pop(feed, None)
+            self._held -= len(run.events) if run else 0
+            self._dropped.add(feed)
+            return
+        self._held += len(events)
         run = self._reads.get(feed)
         if run is not None and run.end.at(start):
             run.events.extend(events)
             run.ends.extend(ends)
             run.end = end
         else:
+            self._held -= len(run.events) if run else 0
             self._reads[feed] = _Read(start, list(events), list(ends), end)
 
     def after(self, feed: str, start: Cursor) -> Served | None:

@@ -23,13 +23,14 @@ from typing import Callable, Iterable, Iterator
 import attrs
 import orjson
 
+from baton.model import frozen, mutable
 from baton.errors import LedgerCorrupt
 from baton.canonical import canonical_bytes, sha256_tag
 from baton.errors import EnvelopeError
 from baton.ledger.envelope import KNOWN_FIELDS, Event
 
 
-@attrs.frozen
+@frozen
 class FeedHead:
     """How far a reader has got in one feed."""
 
@@ -46,7 +47,7 @@ class FeedHead:
         return cls(offset=raw["offset"], seq=raw["seq"], hash=raw.get("hash"), hlc=raw.get("hlc", 0))
 
 
-@attrs.frozen
+@frozen
 class FeedProblem:
     feed: str
     offset: int
@@ -58,7 +59,7 @@ class FeedProblem:
         return {"feed": self.feed, "offset": self.offset, "seq": self.seq, "kind": self.kind, "message": self.message}
 
 
-@attrs.frozen
+@frozen
 class TornTail:
     offset: int
     length: int
@@ -68,7 +69,7 @@ class TornTail:
         return {"offset": self.offset, "length": self.length, "reason": self.reason}
 
 
-@attrs.define
+@mutable
 class FeedScan:
     feed: str
     events: list[Event]
@@ -279,8 +280,13 @@ def _hides_sound_event(feed: str, line: bytes, head: FeedHead) -> bool:
     return kind is None
 
 
-def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False) -> FeedScan:
-    """Scan ``raw``, the bytes of the feed from ``start.offset`` on."""
+def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False, at_end: bool = True) -> FeedScan:
+    """Scan ``raw``, the bytes of the feed from ``start.offset`` on.
+
+    ``at_end``: ``raw`` runs to the end of the feed, so its last line may be a
+    torn tail. A chunk in the middle of a feed (``scan_chunks``) passes False:
+    there, every line is followed by more and a bad one is corruption.
+    """
     scan = FeedScan(feed=feed, events=[], ends=[], head=start)
     events, ends = scan.events, scan.ends
     base = start.offset
@@ -301,13 +307,13 @@ def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False)
             offset = base + end
             ends.append(offset)
             seq, last_hash, hlc = event.seq, event.hash, event.hlc
-        elif end == size and kind in ("bad_json", "bad_envelope", "bad_hash") and not _hides_sound_event(
+        elif end == size and at_end and kind in ("bad_json", "bad_envelope", "bad_hash") and not _hides_sound_event(
             feed, line, FeedHead(offset, seq, last_hash, hlc)
         ):
             scan.torn = TornTail(base + pos, size - pos, message or kind)
             break
         else:
-            if end == size and kind == "bad_json":
+            if end == size and at_end and kind == "bad_json":
                 message = "a complete event is followed by other bytes where its newline should be"
             problem = FeedProblem(feed, base + pos, event.seq if event else None, kind, message or kind)
             if not collect:
@@ -322,6 +328,39 @@ def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False)
         pos = end
     scan.head = FeedHead(offset, seq, last_hash, hlc)
     return scan
+
+
+CHUNK_BYTES = 4 << 20
+"""How much of a feed ``scan_chunks`` reads at a time: replaying a ledger of
+any size holds this much of it (and its events), not the whole feed."""
+
+
+def scan_chunks(feed: str, read: Callable[[int, int], bytes], start: FeedHead, size: int,
+                chunk_bytes: int = CHUNK_BYTES) -> Iterator[FeedScan]:
+    """Scan the feed's bytes from ``start.offset`` up to ``size``, a chunk of
+    whole lines at a time: one ``FeedScan`` per chunk, each continuing the
+    last one's head, the final one reporting a torn tail as ``scan_bytes``
+    does. ``read(offset, size)`` returns the feed's bytes (fewer at its end).
+    The same events, checks and errors as one ``scan_bytes`` of it all."""
+    head, pos, carry = start, start.offset, b""
+    while pos < size:
+        data = read(pos, min(chunk_bytes, size - pos))
+        if not data:
+            break  # shorter than it was a moment ago: what is there is scanned below
+        pos += len(data)
+        buf = carry + data if carry else data
+        if pos >= size:
+            yield scan_bytes(feed, buf, head)
+            return
+        cut = buf.rfind(b"\n") + 1
+        if not cut:  # one line longer than a chunk: read on
+            carry = buf
+            continue
+        scan = scan_bytes(feed, buf[:cut] if cut < len(buf) else buf, head, at_end=False)
+        carry, head = buf[cut:], scan.head
+        yield scan
+    if carry:
+        yield scan_bytes(feed, carry, head)
 
 
 def scan_file(path: Path, start: FeedHead = FeedHead(), *, collect: bool = False) -> FeedScan:

@@ -21,18 +21,19 @@ from typing import Iterable, Iterator, Mapping
 
 import attrs
 
+from baton.model import mutable
 from baton.errors import StreamVersionConflict
-from baton.ledger.changes import cursor_after, read_changes
+from baton.ledger.changes import ChangeStream, cursor_after, read_changes
 from baton.ledger.clock import WallClock, next_hlc, rfc3339_micros, system_clock
 from baton.ledger.envelope import Event, EventDraft, seal
 from baton.ledger.feed import (
-    FeedHead, FeedScan, encode_line, line_ending_at, line_hashes_to, merge_feeds, scan_bytes,
+    FeedHead, FeedScan, encode_line, line_ending_at, line_hashes_to, merge_feeds, scan_bytes, scan_chunks,
 )
 from baton.ledger.ids import uuid7
 from baton.ledger.protocol import Changes, Cursor, FeedInfo, IndexSeed
 
 
-@attrs.define
+@mutable
 class _Feeds:
     """What several writer handles share: every feed's bytes and one lock."""
 
@@ -70,6 +71,15 @@ class MemoryLedger:
 
     def read_feed(self, feed: str, start: FeedHead = FeedHead()) -> FeedScan:
         return scan_bytes(feed, self.feed_bytes(feed)[start.offset:], start)
+
+    def read_feed_chunks(self, feed: str, start: FeedHead = FeedHead(),
+                         size: int | None = None) -> Iterator[FeedScan]:
+        raw = self.feed_bytes(feed)[:size]
+        return scan_chunks(feed, lambda at, n: raw[at:at + n], start, len(raw))
+
+    def stream_since(self, cursors: Mapping[str, Cursor]) -> ChangeStream:
+        with self._feeds.lock:
+            return ChangeStream(self, cursors)
 
     def read_all(self) -> list[Event]:
         """Every event of every feed, in project order."""

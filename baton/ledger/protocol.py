@@ -20,16 +20,18 @@ not seen, instead of every feed from byte 0.
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from typing import Callable, Iterable, Mapping, Protocol
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Protocol
 
-import attrs
-
+from baton.model import frozen, mutable
 from baton.errors import StorageError
 from baton.ledger.envelope import Event, EventDraft
 from baton.ledger.feed import FeedHead, FeedScan, merge_feeds
 
+if TYPE_CHECKING:
+    from baton.ledger.changes import ChangeStream
 
-@attrs.frozen
+
+@frozen
 class Cursor:
     """How far a reader has got in one feed, and how to check it still holds."""
 
@@ -47,7 +49,7 @@ class Cursor:
         return (a.offset, a.seq, a.hash) == (b.offset, b.seq, b.hash)
 
 
-@attrs.frozen
+@frozen
 class FeedInfo:
     """A feed's size in bytes and its identity (inode; None in memory)."""
 
@@ -55,7 +57,7 @@ class FeedInfo:
     ident: int | None
 
 
-@attrs.define
+@mutable
 class Changes:
     """What the feeds gained after some cursors.
 
@@ -86,7 +88,7 @@ class FeedRewritten(StorageError):
         self.feed = feed
 
 
-@attrs.frozen
+@frozen
 class Seed:
     """What an index that folded the ledger up to ``cursors`` knows.
 
@@ -145,6 +147,12 @@ class LedgerProtocol(Protocol):
         """The sound events of ``feed`` after ``start`` (a torn tail is left out)."""
         ...
 
+    def read_feed_chunks(self, feed: str, start: FeedHead = FeedHead(),
+                         size: int | None = None) -> Iterator[FeedScan]:
+        """``read_feed`` a chunk of whole lines at a time, up to ``size`` bytes
+        (default: the feed's size now); the same events, checks and errors."""
+        ...
+
     def read_all(self) -> list[Event]: ...
 
     def head_holds(self, feed: str, cursor: Cursor) -> bool:
@@ -163,6 +171,16 @@ class LedgerProtocol(Protocol):
         Raises:
             FeedRewritten: a feed with a cursor changed other than by appending.
             LedgerCorrupt: a feed is damaged before its tail.
+        """
+        ...
+
+    def stream_since(self, cursors: Mapping[str, Cursor]) -> "ChangeStream":
+        """``changes_since`` as a ``ChangeStream``: the events handed out as
+        they are read, a chunk of each feed at a time (replay, large catch-ups).
+
+        Raises:
+            FeedRewritten: (when built) a feed with a cursor changed other than by appending.
+            LedgerCorrupt: (while iterating) a feed is damaged before its tail.
         """
         ...
 

@@ -29,12 +29,12 @@ from typing import Iterable, Iterator, Mapping
 
 from baton.errors import LedgerCorrupt, StorageError, StreamVersionConflict
 from baton.ledger import files
-from baton.ledger.changes import ReadLog, Served, cursor_after, read_changes
+from baton.ledger.changes import ChangeStream, ReadLog, Served, cursor_after, read_changes
 from baton.ledger.clock import WallClock, next_hlc, rfc3339_micros, system_clock
 from baton.ledger.envelope import Event, EventDraft, seal
 from baton.ledger.feed import (
     FeedHead, FeedScan, collector_paused, encode_line, feed_name, line_ending_at,
-    line_hashes_to, merge_feeds, scan_bytes,
+    line_hashes_to, merge_feeds, scan_bytes, scan_chunks,
 )
 from baton.ledger.ids import uuid7
 from baton.ledger.protocol import Changes, Cursor, FeedInfo, FeedRewritten, IndexSeed
@@ -232,23 +232,24 @@ class Ledger:
                 if st.st_size == known.head.offset:
                     continue
             start = known or Cursor(FeedHead(), st.st_ino)
+            scan = None
             try:
-                raw = self._read_range(self._path(name), start.head.offset)
+                for scan in self.read_feed_chunks(name, start.head, st.st_size):
+                    note = self._versions.note
+                    for event in scan.events:
+                        note(event.stream, event.stream_version)
+                    if scan.events:
+                        self._max_hlc = max(self._max_hlc, scan.head.hlc)
+                    end = cursor_after(scan, start, st.st_ino)
+                    self._note_read(name, start, scan.events, scan.ends, end)
+                    start = end
             except FileNotFoundError:
                 return False
-            try:
-                scan = scan_bytes(name, raw, start.head)
             except LedgerCorrupt:
                 if known is not None and not self.head_holds(name, known):
                     return False  # rewritten in place under a cursor kept from an earlier lock: read it all again
                 raise
-            note = self._versions.note
-            for event in scan.events:
-                note(event.stream, event.stream_version)
-            if scan.events:
-                self._max_hlc = max(self._max_hlc, scan.head.hlc)
-            self._note_read(name, start, scan.events, scan.ends, cursor_after(scan, start, st.st_ino))
-            if name == self.writer and scan.torn is not None and self._lock_depth:
+            if name == self.writer and scan is not None and scan.torn is not None and self._lock_depth:
                 self._quarantine_tail(Path(self._path(name)), scan)
         return True
 
@@ -329,6 +330,22 @@ class Ledger:
         except FileNotFoundError:
             return FeedScan(feed=writer, events=[], ends=[], head=start)
         return scan_bytes(writer, raw, start)
+
+    def read_feed_chunks(self, writer: str, start: FeedHead = FeedHead(),
+                         size: int | None = None) -> Iterator[FeedScan]:
+        """``read_feed``, a chunk of whole lines at a time, up to ``size`` bytes (default: its size now)."""
+        path = self._path(writer)
+        if size is None:
+            info = self.feed_info(writer)
+            if info is None:
+                return iter(())
+            size = info.size
+        return scan_chunks(writer, lambda at, n: self._read_range(path, at, n), start, size)
+
+    def stream_since(self, cursors: Mapping[str, Cursor]) -> ChangeStream:
+        """``changes_since`` for any amount of change: events are read and
+        handed out a chunk of each feed at a time (replay, a large catch-up)."""
+        return ChangeStream(self, cursors, self._serve if self._lock_depth else None)
 
     def read_all(self) -> list[Event]:
         """Every sound event of every feed, in project order (torn tails ignored)."""

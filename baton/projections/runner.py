@@ -29,14 +29,15 @@ same bytes, because a file is a pure function of its document.
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import sqlite3
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-import attrs
 import orjson
 
+from baton.model import frozen
 from baton.canonical import loads
 from baton.config import write_bytes_atomic
 from baton.errors import Conflict, NotFound, StorageError
@@ -44,15 +45,18 @@ from baton.ledger.clock import hlc_of_datetime, parse_rfc3339
 from baton.ledger.envelope import Event
 from baton.ledger.feed import FeedHead, collector_paused
 from baton.ledger.ids import uuid7
-from baton.ledger.protocol import Changes, Cursor, FeedRewritten, LedgerProtocol, Seed
+from baton.ledger.changes import ChangeStream
+from baton.ledger.protocol import Cursor, FeedRewritten, LedgerProtocol, Seed
 from baton.ledger.upcast import UPCASTERS, UpcasterRegistry
 from baton.projections.base import Doc, Projection
 
 INDEX_SCHEMA = 2
+REPLAY_BATCH = 2_000
+"""Events folded between writes of the changed documents during a replay."""
 Progress = Callable[[int, int], None]
 
 
-@attrs.frozen
+@frozen
 class CatchUp:
     events: int
     rebuilt: bool
@@ -62,7 +66,7 @@ class CatchUp:
         return {"events": self.events, "rebuilt": self.rebuilt, "reason": self.reason}
 
 
-@attrs.frozen
+@frozen
 class Until:
     """Where a replay stops: after the event with this id, or at this time."""
 
@@ -252,6 +256,10 @@ class ProjectionRunner:
         ).fetchone()
         return loads(row[0]) if row else None
 
+    def has(self, projection: str, key: str) -> bool:
+        return self.db.execute("SELECT 1 FROM docs WHERE projection = ? AND key = ?", [projection, key]).fetchone() \
+            is not None
+
     def docs(self, projection: str) -> Iterator[tuple[str, Doc]]:
         for key, doc in self.db.execute(
             "SELECT key, doc FROM docs WHERE projection = ? ORDER BY key", [projection]
@@ -263,6 +271,13 @@ class ProjectionRunner:
         out: dict[str, dict[str, Doc]] = {p.name: {} for p in self.projections}
         for name, key, doc in self.db.execute("SELECT projection, key, doc FROM docs").fetchall():
             out.setdefault(name, {})[key] = loads(doc)
+        return out
+
+    def counts(self) -> dict[str, int]:
+        """How many documents each projection holds (without reading them)."""
+        out = {p.name: 0 for p in self.projections}
+        for name, count in self.db.execute("SELECT projection, count(*) FROM docs GROUP BY projection"):
+            out[name] = count
         return out
 
     def missing_materialized(self) -> list[str]:
@@ -336,21 +351,18 @@ class ProjectionRunner:
         if self._meta("signature") != self._signature():
             raise _Rebuild("index is new or its projections changed")
         try:
-            changes = self.ledger.changes_since(self.cursors())
+            stream = self.ledger.stream_since(self.cursors())
         except FeedRewritten as exc:
             raise _Rebuild(exc.message) from None
-        new = changes.events
-        if not new:
+        events = iter(stream)
+        first = next(events, None)
+        if first is None:
             return CatchUp(0, False)
         last = self._meta("last_key")
-        if last is not None and tuple(orjson.loads(last)) > new[0].merge_key:
+        if last is not None and tuple(orjson.loads(last)) > first.merge_key:
             raise _Rebuild("events arrived that sort before ones already folded")
-        docs: dict[tuple[str, str], Doc | None] = {}
-        dirty = self.fold(new, docs, self._load)
-        self._commit(docs, dirty, changes.cursors, new[-1].merge_key, reset=False)
-        if progress:
-            progress(len(new), len(new))
-        return CatchUp(len(new), False)
+        count = self._replay(stream, itertools.chain([first], events), reset=False, progress=progress)
+        return CatchUp(count, False)
 
     def fold_appended(self, events: Sequence[Event]) -> CatchUp:
         """Fold what this process just appended, as the append returned it.
@@ -369,7 +381,7 @@ class ProjectionRunner:
                 return self.catch_up()
             docs: dict[tuple[str, str], Doc | None] = {}
             dirty = self.fold(events, docs, self._load)
-            self._commit(docs, dirty, {events[0].writer: cursor}, events[-1].merge_key, reset=False)
+            self._commit(docs, dirty, {events[0].writer: cursor}, events[-1].merge_key)
             return CatchUp(len(events), False)
 
         return self._guarded(run, None)
@@ -454,22 +466,48 @@ class ProjectionRunner:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _rebuild(self, until: Until | None, progress: Progress | None, reason: str | None) -> CatchUp:
-        changes: Changes = self.ledger.changes_since({})
-        events = changes.events
+        stream = self.ledger.stream_since({})
+        events: Iterable[Event] = iter(stream)
         if until is not None:
-            events = _cut(events, until)
-        total = len(events)
-        docs: dict[tuple[str, str], Doc | None] = {}
-        dirty: set[tuple[str, str]] = set()
-        step = max(1, total // 100)
-        for start in range(0, total, step):
-            dirty |= self.fold(events[start:start + step], docs, lambda slot: None)
-            if progress:
-                progress(min(total, start + step), total)
-        cursors = changes.cursors if until is None else _cursors_at(changes, events)
-        last = events[-1].merge_key if events else None
-        self._commit(docs, dirty, cursors, last, reset=True, pinned=until.label if until else None)
-        return CatchUp(total, True, reason)
+            events = _up_to(events, until)
+        count = self._replay(stream, events, reset=True, progress=progress, pinned=until.label if until else None)
+        return CatchUp(count, True, reason)
+
+    def _replay(self, stream: ChangeStream, events: Iterable[Event], *, reset: bool,
+                progress: Progress | None, pinned: str | None = None) -> int:
+        """Fold ``events`` (read from ``stream``) in batches of ``REPLAY_BATCH``,
+        all in ONE transaction: each batch's changed documents are written (and
+        their files materialized) and dropped from memory, later batches load
+        them back from the uncommitted index. A replay of any length holds one
+        batch of events and documents, never the ledger (``docs/performance.md``).
+        ``reset``: start from empty projections (a rebuild)."""
+        db = self.db
+        count, last_key = 0, None
+        with db.conn:
+            if reset:
+                self._reset_tables()
+            docs: dict[tuple[str, str], Doc | None] = {}
+            batch: list[Event] = []
+            for event in events:
+                batch.append(event)
+                if len(batch) >= REPLAY_BATCH:
+                    count, last_key = count + len(batch), batch[-1].merge_key
+                    self._write_docs(docs, self.fold(batch, docs, self._load), prune=not reset)
+                    docs.clear()
+                    batch.clear()
+                    if progress:
+                        progress(count, max(count, stream.estimated_total(count)))
+            if batch:
+                count, last_key = count + len(batch), batch[-1].merge_key
+                self._write_docs(docs, self.fold(batch, docs, self._load), prune=not reset)
+            if reset:
+                self._remove_unshown_files()
+            self._write_position(stream.cursors, last_key, reset=reset, pinned=pinned)
+        if progress:
+            progress(count, count)
+        if reset:
+            self._generation = self._pending_generation
+        return count
 
     # -- writing -------------------------------------------------------------
     def _commit(
@@ -478,80 +516,83 @@ class ProjectionRunner:
         dirty: set[tuple[str, str]],
         cursors: dict[str, Cursor],
         last_key: tuple | None,
-        *,
-        reset: bool,
-        pinned: str | None = None,
     ) -> None:
+        """Write folded documents (and their files) with the new cursors, in one transaction."""
+        with self.db.conn:
+            self._write_docs(docs, dirty, prune=True)
+            self._write_position(cursors, last_key, reset=False, pinned=None)
+
+    def _reset_tables(self) -> None:
+        """Empty every projection (inside the replay's transaction); the files
+        shown so far are remembered, to remove the ones no longer shown."""
         db = self.db
-        files = self._materialize(docs, dirty, reset)
-        with db.conn:
-            if reset:
-                db.execute("DELETE FROM docs")
-                db.execute("DELETE FROM cursors")
-                db.execute("DELETE FROM meta")
-                for p in self.projections:
-                    if hasattr(p, "reset_index"):
-                        p.reset_index(db)
-            upserts = []
-            deletes = []
-            for slot in sorted(dirty):
-                doc = docs[slot]
-                if doc is None:
-                    deletes.append(slot)
-                else:
-                    upserts.append((slot[0], slot[1], orjson.dumps(doc).decode()))
+        db.execute("DROP TABLE IF EXISTS temp.shown_before")
+        db.execute("CREATE TEMP TABLE shown_before AS SELECT path FROM materialized")
+        for table in ("docs", "cursors", "meta", "materialized"):
+            db.execute(f"DELETE FROM {table}")
+        for p in self.projections:
+            if hasattr(p, "reset_index"):
+                p.reset_index(db)
+
+    def _write_docs(self, docs: dict[tuple[str, str], Doc | None], dirty: set[tuple[str, str]], *,
+                    prune: bool) -> None:
+        """Write the ``dirty`` documents, their query rows and their files.
+        ``prune``: also remove files a document no longer shows (a rebuild
+        removes them all at once at the end instead)."""
+        db = self.db
+        files = self._materialize(docs, dirty, prune)
+        upserts = []
+        deletes = []
+        for slot in sorted(dirty):
+            doc = docs[slot]
+            if doc is None:
+                deletes.append(slot)
+            else:
+                upserts.append((slot[0], slot[1], orjson.dumps(doc).decode()))
+        db.conn.executemany(
+            "INSERT INTO docs (projection, key, doc) VALUES (?, ?, ?) "
+            "ON CONFLICT(projection, key) DO UPDATE SET doc = excluded.doc",
+            upserts,
+        )
+        db.conn.executemany("DELETE FROM docs WHERE projection = ? AND key = ?", deletes)
+        for slot in sorted(dirty):
+            p = self.by_name[slot[0]]
+            if hasattr(p, "index"):
+                p.index(db, slot[1], docs[slot])
+        for (name, key), paths in files.items():
+            db.execute("DELETE FROM materialized WHERE projection = ? AND key = ?", [name, key])
             db.conn.executemany(
-                "INSERT INTO docs (projection, key, doc) VALUES (?, ?, ?) "
-                "ON CONFLICT(projection, key) DO UPDATE SET doc = excluded.doc",
-                upserts,
+                "INSERT OR REPLACE INTO materialized (path, projection, key) VALUES (?, ?, ?)",
+                [(path, name, key) for path in paths],
             )
-            db.conn.executemany("DELETE FROM docs WHERE projection = ? AND key = ?", deletes)
-            for slot in sorted(dirty):
-                p = self.by_name[slot[0]]
-                if hasattr(p, "index"):
-                    p.index(db, slot[1], docs[slot])
-            if reset:
-                db.execute("DELETE FROM materialized")
-            for (name, key), paths in files.items():
-                db.execute("DELETE FROM materialized WHERE projection = ? AND key = ?", [name, key])
-                db.conn.executemany(
-                    "INSERT OR REPLACE INTO materialized (path, projection, key) VALUES (?, ?, ?)",
-                    [(path, name, key) for path in paths],
-                )
-            db.conn.executemany(
-                "INSERT OR REPLACE INTO cursors (feed, offset, seq, hash, hlc, ino, line) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(feed, c.head.offset, c.head.seq, c.head.hash, c.head.hlc, c.ident, c.line)
-                 for feed, c in cursors.items()],
-            )
-            meta = {"signature": self._signature()}
-            if reset:
-                meta["generation"] = generation = uuid7()
-            if last_key is not None:
-                meta["last_key"] = orjson.dumps(list(last_key)).decode()
-            db.conn.executemany(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", list(meta.items())
-            )
-            if pinned is not None:
-                db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('pinned_until', ?)", [pinned])
-            elif reset:
-                db.execute("DELETE FROM meta WHERE key = 'pinned_until'")
+
+    def _write_position(self, cursors: dict[str, Cursor], last_key: tuple | None, *, reset: bool,
+                        pinned: str | None) -> None:
+        """The cursors and meta that say how far the documents folded."""
+        db = self.db
+        db.conn.executemany(
+            "INSERT OR REPLACE INTO cursors (feed, offset, seq, hash, hlc, ino, line) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(feed, c.head.offset, c.head.seq, c.head.hash, c.head.hlc, c.ident, c.line)
+             for feed, c in cursors.items()],
+        )
+        meta = {"signature": self._signature()}
         if reset:
-            self._generation = generation
+            meta["generation"] = self._pending_generation = uuid7()
+        if last_key is not None:
+            meta["last_key"] = orjson.dumps(list(last_key)).decode()
+        db.conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", list(meta.items()))
+        if pinned is not None:
+            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('pinned_until', ?)", [pinned])
+        elif reset:
+            db.execute("DELETE FROM meta WHERE key = 'pinned_until'")
 
     def _materialize(
-        self, docs: dict[tuple[str, str], Doc | None], dirty: set[tuple[str, str]], reset: bool
+        self, docs: dict[tuple[str, str], Doc | None], dirty: set[tuple[str, str]], prune: bool
     ) -> dict[tuple[str, str], list[str]]:
-        """Write the files of every changed document; remove files no longer shown."""
+        """Write the files of every changed document (a file already holding
+        the same bytes is left alone); with ``prune``, remove the files a
+        changed document no longer shows."""
         written: dict[tuple[str, str], list[str]] = {}
-        previous: dict[tuple[str, str], set[str]] = {}
-        if reset:  # a rebuild may drop files of any document
-            rows = self.db.execute("SELECT path, projection, key FROM materialized").fetchall()
-        else:  # a catch-up touches only the files of the documents it changed
-            rows = [row for slot in dirty if hasattr(self.by_name[slot[0]], "materialize")
-                    for row in self.db.execute("SELECT path, projection, key FROM materialized "
-                                               "WHERE projection = ? AND key = ?", list(slot)).fetchall()]
-        for path, name, key in rows:
-            previous.setdefault((name, key), set()).add(path)
         for slot in sorted(dirty):
             p = self.by_name[slot[0]]
             if not hasattr(p, "materialize"):
@@ -566,17 +607,20 @@ class ProjectionRunner:
                 except OSError:
                     pass
                 write_bytes_atomic(target, data)
-            for rel in previous.get(slot, set()) - set(files):
-                self._remove(rel)
+            if prune:
+                for (rel,) in self.db.execute("SELECT path FROM materialized WHERE projection = ? AND key = ?",
+                                              list(slot)).fetchall():
+                    if rel not in files:
+                        self._remove(rel)
             written[slot] = sorted(files)
-        if reset:
-            keep = {rel for paths in written.values() for rel in paths}
-            for slot, rels in previous.items():
-                if slot in dirty:
-                    continue
-                for rel in rels - keep:
-                    self._remove(rel)
         return written
+
+    def _remove_unshown_files(self) -> None:
+        """After a rebuild: remove the files shown before that no document shows now."""
+        for (rel,) in self.db.execute("SELECT path FROM temp.shown_before "
+                                      "WHERE path NOT IN (SELECT path FROM materialized)"):
+            self._remove(rel)
+        self.db.execute("DROP TABLE temp.shown_before")
 
     def _inside(self, rel: str) -> Path:
         target = (self.baton_dir / rel).resolve()
@@ -607,31 +651,24 @@ def _is_corruption(exc: sqlite3.Error) -> bool:
     return isinstance(exc, sqlite3.DatabaseError)
 
 
-def _cursors_at(changes: Changes, events: list[Event]) -> dict[str, Cursor]:
-    """Each feed's cursor just after its last event among ``events`` (a
-    prefix of ``changes``, whose scans all start at byte 0)."""
-    where: dict[str, tuple[int, int]] = {}
-    for scan in changes.scans:
-        before = 0
-        for event, end in zip(scan.events, scan.ends):
-            where[event.id] = (end, end - before)
-            before = end
-    cursors: dict[str, Cursor] = {}
-    for event in events:
-        end, line = where[event.id]
-        ident = changes.cursors[event.writer].ident
-        cursors[event.writer] = Cursor(FeedHead(end, event.seq, event.hash, event.hlc), ident, line)
-    return cursors
+def _up_to(events: Iterable[Event], until: Until) -> Iterator[Event]:
+    """The events of a replay up to ``until``: through the event with its
+    id, or every event at or before its time (project order is by hlc).
 
-
-def _cut(events: list[Event], until: Until) -> list[Event]:
+    Raises:
+        NotFound: (at the end) no event has ``until.event_id``.
+    """
     if until.event_id is not None:
-        for i, event in enumerate(events):
+        for event in events:
+            yield event
             if event.id == until.event_id:
-                return events[: i + 1]
+                return
         raise NotFound(f"no event with id {until.event_id} in the ledger")
     assert until.hlc is not None
-    return [e for e in events if e.hlc <= until.hlc]
+    for event in events:
+        if event.hlc > until.hlc:
+            return
+        yield event
 
 
 def snapshot_equal(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]]) -> bool:
