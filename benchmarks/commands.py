@@ -11,18 +11,10 @@ it is on every command after the first).
 
 What it does, for each size N (events, i.e. lines in ``.baton/ledger/*.jsonl``):
 
-1. **Build** a project through the application, never from synthetic events:
-   a temporary git repository (made with dulwich; no ``git`` is spawned),
-   ``baton init``, then rounds of a realistic mix until the ledger holds at
-   least N events — ``checkpoint create`` (with a decision, an open item, a
-   failed attempt, evidence and an artifact; every other round continues the
-   previous handoff with ``--from``), ``handoff validate``, ``handoff ready``,
-   ``session end SID --handoff-steps ...`` (leaves a baton) and
-   ``bootstrap --session-id ...`` (claims it). Every fourth round commits
-   the changed file. The CLI is called in-process (``baton.cli.main``) so a
-   build is fast. Built projects are cached under ``--cache DIR`` (default: a
-   temporary folder, removed at the end), keyed by size, so reruns skip this;
-   a larger size extends a copy of the largest smaller one already cached.
+1. **Build** a project through the application (``benchmarks/build.py``: a
+   dulwich-made git repository, ``baton init``, then rounds of capture,
+   validate, ready, session end with a baton, bootstrap claiming it), cached
+   under ``--cache DIR`` (default: a temporary folder, removed at the end).
 2. **Copy** the cached project to a scratch folder (the cache stays pristine,
    so every run measures the same ledger) and warm the index with one read
    command in a subprocess (``baton handoff list --json``), plus one untimed
@@ -55,7 +47,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import io
 import json
 import os
 import platform
@@ -66,169 +57,23 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-RECIPE = 1
-"""Bump when the build mix changes, so cached projects are not reused."""
+from build import baton_cli as baton, cached_project, capture_argv  # noqa: E402  (benchmarks/build.py)
 
-AUTHOR = b"Baton Bench <bench@example.invalid>"
 COMMANDS = ("python -c pass", "handoff ready", "bootstrap (claims)", "bootstrap (nothing pending)")
 
 
-# -- building a project through the application ----------------------------------
-
-def baton(root: Path, *argv: str, expect: int = 0) -> Any:
-    """Run ``baton ARGV --json --project ROOT`` in-process; return its JSON result."""
-    from baton.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main([*argv, "--json", "--project", str(root)])
-    if code != expect:
-        raise SystemExit(f"baton {' '.join(argv)} exited {code} (expected {expect}):\n"
-                         f"{out.getvalue()[-1500:]}\n{err.getvalue()[-1500:]}")
-    text = out.getvalue().strip()
-    return json.loads(text) if text else None
-
-
-def git_repo(root: Path) -> None:
-    """A git repository with a local identity (so the baton owner is fixed) and one commit."""
-    from dulwich import porcelain
-    from dulwich.repo import Repo
-
-    porcelain.init(str(root))
-    with contextlib.closing(Repo(str(root))) as repo:
-        config = repo.get_config()
-        config.set((b"user",), b"name", b"Baton Bench")
-        config.set((b"user",), b"email", b"bench@example.invalid")
-        config.write_to_path()
-    commit(root, "Initial import", {"src/app.py": "def handler(request):\n    return None\n",
-                                    "README.md": "# bench app\n"})
-
-
-def commit(root: Path, message: str, files: dict[str, str]) -> None:
-    from dulwich import porcelain
-
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    porcelain.add(str(root), [str(root / name) for name in files])
-    porcelain.commit(str(root), message=message.encode(), author=AUTHOR, committer=AUTHOR)
-
-
 def capture(root: Path, i: int, parent: str | None = None) -> dict:
-    """``checkpoint create`` with the sections an agent fills in at the end of a stretch of work."""
-    return baton(
-        root, "checkpoint", "create", "--no-input",
-        "--title", f"Harden the request handler, step {i}",
-        "--objective", "Requests with a replayed token are rejected, and a test proves it",
-        "--constraint", "Do not change the public API",
-        "--done", "Replay test passes", "--done", "Full suite passes",
-        "--current-state", f"Step {i}: handler checks the token; replay test not written yet",
-        "--completed", f"Refactored the token check (round {i})",
-        "--in-progress", "Writing the replay test",
-        "--decision", json.dumps({"decision": f"Compare tokens in constant time (round {i})",
-                                  "rationale": "Avoid timing side channels on a secret-derived value"}),
-        "--decision", json.dumps({"decision": "Keep the nonce store in the database",
-                                  "rationale": "Workers do not share memory"}),
-        "--open-item", json.dumps({"priority": "high", "description": f"Write the replay test #{i}",
-                                   "suggested_action": "Replay one request twice, then run the suite",
-                                   "acceptance_check": "The second request is rejected"}),
-        "--open-item", json.dumps({"priority": "medium", "description": "Document the nonce table",
-                                   "suggested_action": "Add a section to README.md"}),
-        "--failed-attempt", json.dumps({"approach": "Cache seen tokens in process memory", "outcome": "abandoned",
-                                        "reason": "Workers do not share memory", "avoid_repeating": True}),
-        "--evidence", json.dumps({"type": "test", "claim": "Existing handler tests pass",
-                                  "ref": "pytest tests/handler", "result": "pass"}),
-        "--artifact", "src/app.py:modified",
-        *(["--from", parent] if parent else []),
-    )
-
-
-def ready_handoff(root: Path, handoff_id: str) -> dict:
-    """``handoff validate`` then ``handoff ready`` (accepting a warning, as a user would with a dirty tree)."""
-    validated = baton(root, "handoff", "validate", handoff_id)
-    warned = validated["report"]["status"] == "warn"
-    return baton(root, "handoff", "ready", handoff_id, *(["--accept-warnings", "bench"] if warned else []))
+    """``checkpoint create`` (in-process CLI) with the build mix's sections."""
+    return baton(root, *capture_argv(i), *(["--from", parent] if parent else []))
 
 
 def leave_baton(root: Path, session: str) -> dict:
     return baton(root, "session", "end", session, "--handoff-steps", "Write the replay test,Run the full suite",
                  "--handoff-failed", "In-memory token cache", "--handoff-questions", "Which table holds nonces?")
-
-
-class EventCounter:
-    """Lines in ``.baton/ledger/*.jsonl``, reading only what each feed gained since the last count."""
-
-    def __init__(self, root: Path) -> None:
-        self.ledger = root / ".baton" / "ledger"
-        self.seen: dict[Path, tuple[int, int]] = {}
-
-    def __call__(self) -> int:
-        for feed in sorted(self.ledger.glob("*.jsonl")):
-            offset, lines = self.seen.get(feed, (0, 0))
-            with open(feed, "rb") as fh:
-                fh.seek(offset)
-                gained = fh.read()
-            self.seen[feed] = (offset + len(gained), lines + gained.count(b"\n"))
-        return sum(lines for _offset, lines in self.seen.values())
-
-
-def build_project(root: Path, size: int, base: tuple[Path, dict] | None = None) -> dict:
-    """Build a project of at least ``size`` events, from scratch or by extending a copy of ``base``."""
-    start = time.perf_counter()
-    if base is None:
-        root.mkdir(parents=True)
-        git_repo(root)
-        baton(root, "init")
-        rounds, spent = 0, 0.0
-    else:
-        shutil.copytree(base[0], root, symlinks=True)
-        rounds, spent = base[1]["rounds"], base[1]["build_seconds"]
-    count = EventCounter(root)
-    parent = None
-    while count() < size:
-        rounds += 1
-        (root / "src/app.py").write_text(f"def handler(request):\n    # round {rounds}\n    return None\n")
-        captured = capture(root, rounds, parent=parent if rounds % 2 == 0 else None)
-        ready_handoff(root, captured["id"])
-        parent = captured["id"]
-        leave_baton(root, f"bench-{rounds}-a")
-        if not baton(root, "bootstrap", "--session-id", f"bench-{rounds}-b")["claimed"]:
-            raise SystemExit(f"build round {rounds}: bootstrap did not claim the baton")
-        if rounds % 4 == 0:
-            commit(root, f"Round {rounds}", {"src/app.py": (root / "src/app.py").read_text()})
-        if rounds % 100 == 0:
-            print(f"#   {count()} events after {rounds} rounds, {time.perf_counter() - start:.0f} s",
-                  file=sys.stderr, flush=True)
-    return {"events": count(), "rounds": rounds,
-            "build_seconds": round(spent + time.perf_counter() - start, 1)}
-
-
-def cached_project(cache: Path, size: int) -> tuple[Path, dict]:
-    """The cached project for ``size`` and its build record.
-
-    Built on first use; a larger size extends a copy of the largest smaller
-    project already cached (the same recipe, so the result is the same mix).
-    """
-    home = cache / f"project-{size}-r{RECIPE}"
-    meta_file = home / "meta.json"
-    if meta_file.exists():
-        return home / "repo", json.loads(meta_file.read_text())
-    shutil.rmtree(home, ignore_errors=True)
-    smaller = []
-    for other in cache.glob(f"project-*-r{RECIPE}/meta.json"):
-        meta = json.loads(other.read_text())
-        if meta["events"] < size:
-            smaller.append((meta["events"], other.parent / "repo", meta))
-    base = max(smaller, key=lambda found: found[0])[1:] if smaller else None
-    extending = f" by extending the {base[1]['events']}-event one" if base else ""
-    print(f"# building a {size}-event project in {home}{extending} ...", file=sys.stderr, flush=True)
-    meta = build_project(home / "repo", size, base)
-    meta_file.write_text(json.dumps(meta))
-    return home / "repo", meta
 
 
 # -- timing fresh processes ---------------------------------------------------------
