@@ -532,7 +532,11 @@ def add_mcp_command(sub, common) -> None:
 def _hook(args: argparse.Namespace):
     from baton.harnesses.hook import run_hook
 
-    outcome = run_hook(args.harness, args.event, sys.stdin.buffer.read(), project=args.project)
+    try:
+        raw = sys.stdin.buffer.read()
+    except Exception:  # noqa: BLE001 - no readable stdin is an empty payload: the hook reports it, exit 0
+        raw = b""
+    outcome = run_hook(args.harness, args.event, raw, project=args.project)
     if outcome.problem:
         print(" ".join(outcome.problem.split()), file=sys.stderr)
     return outcome

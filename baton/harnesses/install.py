@@ -74,18 +74,19 @@ class InstallResult:
         return "\n".join(lines)
 
 
-def merge_json(existing: Mapping[str, Any], additions: Mapping[str, Any]) -> dict[str, Any]:
-    """``existing`` with ``additions`` merged in: objects recursively, members kept
-    when present; under ``hooks``, each event's list gains the new entries whose
-    commands it does not already run."""
+def merge_json(existing: Mapping[str, Any], additions: Mapping[str, Any], *, depth: int = 2) -> dict[str, Any]:
+    """``existing`` with ``additions`` merged in, ``depth`` levels deep: a section
+    (``mcpServers``) gains the members it lacks, but an entry already there
+    (``mcpServers.baton``) is the user's and is kept whole. Under ``hooks``, each
+    event's list gains the new entries whose commands it does not already run."""
     out = copy.deepcopy(dict(existing))
     for key, value in additions.items():
         if key == "hooks" and isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = _merge_hooks(out[key], value)
         elif key not in out:
             out[key] = copy.deepcopy(value)
-        elif isinstance(out[key], dict) and isinstance(value, dict):
-            out[key] = merge_json(out[key], value)
+        elif depth > 1 and isinstance(out[key], dict) and isinstance(value, dict):
+            out[key] = merge_json(out[key], value, depth=depth - 1)
     return out
 
 
