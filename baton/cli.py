@@ -582,6 +582,22 @@ def add_harness_commands(sub, common) -> None:
     p.set_defaults(func=_install_hooks)
 
 
+def _completion(args: argparse.Namespace):
+    from baton.completion import completion_script
+
+    return completion_script(build_parser(), args.shell)
+
+
+def add_completion_command(sub, common) -> None:
+    p = sub.add_parser("completion", parents=[common], help="print a shell completion script (bash, zsh, fish)",
+                       description="Print the completion script for SHELL, generated from this CLI's own commands "
+                                   "and options. bash: `eval \"$(baton completion bash)\"` in ~/.bashrc; zsh: "
+                                   "`eval \"$(baton completion zsh)\"` in ~/.zshrc; fish: `baton completion fish > "
+                                   "~/.config/fish/completions/baton.fish`.")
+    p.add_argument("shell", choices=("bash", "zsh", "fish"), help="the shell")
+    p.set_defaults(func=_completion)
+
+
 COMMAND_GROUPS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
     add_ledger_commands,
     add_demo_command,
@@ -590,6 +606,7 @@ COMMAND_GROUPS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
     add_status_commands,
     add_mcp_command,
     add_harness_commands,
+    add_completion_command,
 ]
 
 
@@ -641,7 +658,8 @@ def _undecodable(argv: Sequence[str]) -> str | None:
     return None
 
 
-PROJECTLESS = frozenset({"_init", "_doctor", "_demo", "_mcp", "_status_serve", "_hook", "_install_hooks"})
+PROJECTLESS = frozenset({"_init", "_doctor", "_demo", "_mcp", "_status_serve", "_hook", "_install_hooks",
+                         "_completion"})
 """Handlers that take no opened project: they create one, diagnose one that
 may not open, or build their own long-lived application object."""
 
