@@ -22,15 +22,11 @@ from typing import Any, Mapping
 
 import attrs
 
-from baton.errors import BatonError, Conflict, InputError
+from baton.errors import BatonError, InputError, LedgerBusy
 from baton.harnesses.protocol import PRE_COMPACT, SESSION_END, SESSION_START, SessionMetadata
 
 LOCK_WAIT_SECONDS = 3.0
 """How long a hook waits for a ledger another process holds (``BATON_HOOK_LOCK_WAIT`` overrides)."""
-
-
-class LedgerBusy(Conflict):
-    code = "ledger_busy"
 
 
 @attrs.frozen
