@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from baton.commands.capture import CaptureResult
     from baton.commands.doctor import DoctorResult
     from baton.commands.gc import GcResult
+    from baton.commands.harness_sessions import CompactionDraftResult, SessionFinishResult, SessionStartResult
     from baton.commands.init import InitResult
     from baton.commands.listing import ListResult
     from baton.commands.log import LogResult
@@ -228,6 +229,30 @@ class Baton:
 
         return bootstrap.bootstrap(self.project, session_id=session_id, max_bytes=max_bytes, owner=owner, branch=branch,
                                    peek=peek)
+
+    # -- a harness's session lifecycle (``baton hook``) ---------------------------------
+    def start_harness_session(self, session_id: str | None, *, harness: str | None = None,
+                              source: str | None = None, max_bytes: int = 8192) -> SessionStartResult:
+        """A harness started (or resumed) a session: its brief, delivered once per session."""
+        from baton.commands import harness_sessions
+
+        return harness_sessions.start_session(self.project, session_id, harness=harness, source=source,
+                                              max_bytes=max_bytes)
+
+    def prepare_for_compaction(self, session_id: str | None, *, harness: str | None = None,
+                               trigger: str | None = None) -> CompactionDraftResult:
+        """A harness is about to compact a session's context: the session's draft (once)."""
+        from baton.commands import harness_sessions
+
+        return harness_sessions.prepare_before_compaction(self.project, session_id, harness=harness,
+                                                          trigger=trigger)
+
+    def finish_harness_session(self, session_id: str | None, *, harness: str | None = None,
+                               reason: str | None = None) -> SessionFinishResult:
+        """A harness ended a session: end it, handing on the ready handoff it wrote."""
+        from baton.commands import harness_sessions
+
+        return harness_sessions.finish_session(self.project, session_id, harness=harness, reason=reason)
 
     def metrics(self) -> MetricsResult:
         from baton.commands import metrics

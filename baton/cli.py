@@ -527,6 +527,77 @@ def add_mcp_command(sub, common) -> None:
     p.set_defaults(func=_mcp)
 
 
+# -- harness integrations ---------------------------------------------------------------
+
+def _hook(args: argparse.Namespace):
+    from baton.harnesses.hook import run_hook
+
+    try:
+        raw = sys.stdin.buffer.read()
+    except Exception:  # noqa: BLE001 - no readable stdin is an empty payload: the hook reports it, exit 0
+        raw = b""
+    outcome = run_hook(args.harness, args.event, raw, project=args.project)
+    if outcome.problem:
+        print(" ".join(outcome.problem.split()), file=sys.stderr)
+    return outcome
+
+
+def _install_hooks(args: argparse.Namespace):
+    from baton.harnesses.install import install_hooks
+    from baton.project import resolve_root
+
+    return install_hooks(resolve_root(args.project), args.harness, dry_run=args.dry_run, command=args.command)
+
+
+HARNESSES = ("claude-code", "codex", "gemini-cli", "cursor")
+"""The harnesses with an adapter (``baton.harnesses.ADAPTER_MODULES``, not imported here: ``--help`` stays fast)."""
+
+
+def add_harness_commands(sub, common) -> None:
+    p = sub.add_parser("hook", parents=[common], help="answer a harness's lifecycle hook (reads its JSON on stdin)",
+                       description="Run by a harness, not by hand: read the harness's hook payload on stdin and "
+                                   "answer in its format. A session start gets the bootstrap brief (once per "
+                                   "session, claiming the baton waiting for it); before compaction a draft "
+                                   "handoff is prepared for the session; a session end ends it and hands on "
+                                   "the ready handoff it wrote as a baton. Whatever fails, it exits 0 with one "
+                                   "line on stderr and injects nothing.")
+    p.add_argument("harness", choices=HARNESSES, help="the harness running the hook")
+    p.add_argument("event", metavar="EVENT",
+                   help="the harness's event: SessionStart, PreCompact, SessionEnd (claude-code); SessionStart, "
+                        "PreCompact, Stop (codex); SessionStart, PreCompress, SessionEnd (gemini-cli); "
+                        "sessionStart, preCompact, sessionEnd (cursor)")
+    p.set_defaults(func=_hook)
+
+    p = sub.add_parser("install-hooks", parents=[common], help="configure a harness for this project",
+                       description="Write the harness's project-local configuration: hooks that run `baton "
+                                   "hook`, and the `baton mcp` server (claude-code: .claude/settings.json, "
+                                   ".mcp.json; codex: .codex/hooks.json, .codex/config.toml; gemini-cli: "
+                                   ".gemini/settings.json; cursor: .cursor/mcp.json, .cursor/rules/baton.mdc, "
+                                   ".cursor/hooks.json), and initialise the project. Existing keys are kept; "
+                                   "running it twice changes nothing; nothing outside the project is touched.")
+    p.add_argument("--harness", required=True, choices=HARNESSES, help="the harness to configure")
+    p.add_argument("--dry-run", action="store_true", help="print the changes as a diff; write nothing")
+    p.add_argument("--command", metavar="CMD", default="baton",
+                   help="how the harness runs Baton (default 'baton'; e.g. an absolute path to a venv's baton)")
+    p.set_defaults(func=_install_hooks)
+
+
+def _completion(args: argparse.Namespace):
+    from baton.completion import completion_script
+
+    return completion_script(build_parser(), args.shell)
+
+
+def add_completion_command(sub, common) -> None:
+    p = sub.add_parser("completion", parents=[common], help="print a shell completion script (bash, zsh, fish)",
+                       description="Print the completion script for SHELL, generated from this CLI's own commands "
+                                   "and options. bash: `eval \"$(baton completion bash)\"` in ~/.bashrc; zsh: "
+                                   "`eval \"$(baton completion zsh)\"` in ~/.zshrc; fish: `baton completion fish > "
+                                   "~/.config/fish/completions/baton.fish`.")
+    p.add_argument("shell", choices=("bash", "zsh", "fish"), help="the shell")
+    p.set_defaults(func=_completion)
+
+
 COMMAND_GROUPS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
     add_ledger_commands,
     add_demo_command,
@@ -534,6 +605,8 @@ COMMAND_GROUPS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
     add_handoff_commands,
     add_status_commands,
     add_mcp_command,
+    add_harness_commands,
+    add_completion_command,
 ]
 
 
@@ -585,7 +658,8 @@ def _undecodable(argv: Sequence[str]) -> str | None:
     return None
 
 
-PROJECTLESS = frozenset({"_init", "_doctor", "_demo", "_mcp", "_status_serve"})
+PROJECTLESS = frozenset({"_init", "_doctor", "_demo", "_mcp", "_status_serve", "_hook", "_install_hooks",
+                         "_completion"})
 """Handlers that take no opened project: they create one, diagnose one that
 may not open, or build their own long-lived application object."""
 

@@ -181,6 +181,12 @@ class BatonNotPending(Conflict):
     code = "baton_not_pending"
 
 
+class LedgerBusy(Conflict):
+    """Another process held the ledger lock longer than a hook may wait (exit 4)."""
+
+    code = "ledger_busy"
+
+
 class PortInUse(Conflict):
     """The port is taken by another program (exit 4)."""
 

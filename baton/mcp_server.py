@@ -31,6 +31,7 @@ Importing this module imports ``mcp``; only the ``baton mcp`` handler does.
 
 from __future__ import annotations
 
+import inspect
 import os
 import threading
 from typing import Annotated, Any, Callable, Literal
@@ -81,16 +82,19 @@ def _plain_json(value: Any) -> Any:
     return orjson.loads(orjson.dumps(value, default=str))
 
 
+def structured(data: dict[str, Any], *, is_error: bool = False) -> CallToolResult:
+    """``data`` as the structured content, and the same JSON as the text content
+    (clients that read only text see exactly what structured clients see)."""
+    text = orjson.dumps(data).decode()
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data, is_error=is_error)
+
+
 def tool_result(result: Any) -> CallToolResult:
-    """A command result as an MCP result: ``to_json()`` structured, ``render()`` as text."""
+    """A command result as an MCP result: its ``to_json()``, structured and as JSON text."""
     data = _plain_json(result.to_json())
     if not isinstance(data, dict):
         data = {"result": data}
-    text = result.render() or "done"
-    exit_code = int(getattr(result, "exit_code", 0))
-    if exit_code:
-        text += f"\n(exit code {exit_code})"
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+    return structured(data)
 
 
 ARGUMENT_NAMES = {"session": "session_id", "handoff_id": "id", "token": "id"}
@@ -100,31 +104,42 @@ ARGUMENT_NAMES = {"session": "session_id", "handoff_id": "id", "token": "id"}
 def tool_error(exc: BatonError) -> CallToolResult:
     """A ``BatonError`` as a tool error: ``{"error": {code, message, exit_code, details?}}``."""
     exc.name_parameters(ARGUMENT_NAMES)
-    data = _plain_json({"error": exc.to_json()})
-    text = f"{exc.code}: {exc.message} (exit code {exc.exit_code})"
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data, is_error=True)
+    return structured(_plain_json({"error": exc.to_json()}), is_error=True)
 
 
 def _internal_error(exc: Exception) -> CallToolResult:
     error = {"code": "internal_error", "message": f"{type(exc).__name__}: {exc}", "exit_code": 1}
-    return CallToolResult(content=[TextContent(type="text", text=f"internal_error: {error['message']} (exit code 1)")],
-                          structured_content={"error": error}, is_error=True)
+    return structured({"error": error}, is_error=True)
 
 
-def argument_error(tool: str, exc: ValidationError) -> CallToolResult:
+def argument_error(tool: str, problems: list[str]) -> CallToolResult:
     """Arguments that break a tool's input schema, as an ``input_error`` (exit 2, as argparse exits),
-    listing every problem."""
-    problems = [f"{'.'.join(str(part) for part in err['loc']) or '(arguments)'}: {err['msg']}"
-                for err in exc.errors()]
+    listing every problem, each naming its argument."""
     return tool_error(InputError(f"invalid arguments for {tool}: " + "; ".join(problems),
                                  details={"tool": tool, "problems": problems}))
+
+
+def validation_problems(exc: ValidationError) -> list[str]:
+    return [f"{'.'.join(str(part) for part in err['loc']) or '(arguments)'}: {err['msg']}" for err in exc.errors()]
 
 
 # -- the server ------------------------------------------------------------------
 
 class BatonMCPServer(MCPServer):
-    """The SDK's server, with argument-schema failures reported like every other error:
-    ``{"error": {code, message, exit_code}}``."""
+    """The SDK's server with Baton's strict surface (``baton.mcp_schemas``): closed input
+    schemas from the record schema, declared output schemas, descriptions without
+    docstring indentation, and arguments checked against the closed schema before a
+    tool runs — a failure is reported like every other error: ``{"error": {code,
+    message, exit_code}}``."""
+
+    async def list_tools(self) -> list[Any]:
+        from baton.mcp_schemas import OUTPUT_SCHEMAS, input_schemas
+
+        inputs = input_schemas()
+        listed = await super().list_tools()
+        return [tool.model_copy(update={"input_schema": inputs[tool.name], "output_schema": OUTPUT_SCHEMAS[tool.name],
+                                        "description": inspect.cleandoc(tool.description or "")})
+                for tool in listed]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         if name not in TOOL_NAMES:
@@ -140,11 +155,16 @@ class BatonMCPServer(MCPServer):
                 f"arguments for {name} are {size} bytes; the limit is {MAX_ARGUMENT_BYTES} "
                 "(link to repository artifacts instead of pasting them)",
                 details={"tool": name, "bytes": size, "limit": MAX_ARGUMENT_BYTES}))
+        from baton.mcp_schemas import check_arguments, input_schemas
+
+        problems = check_arguments(input_schemas()[name], arguments if arguments is not None else {})
+        if problems:
+            return argument_error(name, problems)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
-                return argument_error(name, exc.__cause__)
+                return argument_error(name, validation_problems(exc.__cause__))
             raise
 
 
@@ -394,8 +414,8 @@ def describe_tools(project: str | os.PathLike | None = None) -> ToolListResult:
 
     server = build_server(project)
     listed = anyio.run(server.list_tools)
-    tools = tuple({"name": t.name, "description": " ".join(t.description.split()) if t.description else "",
-                   "inputSchema": t.input_schema,
+    tools = tuple({"name": t.name, "description": t.description or "",
+                   "inputSchema": t.input_schema, "outputSchema": t.output_schema,
                    "annotations": t.annotations.model_dump(by_alias=True, exclude_none=True) if t.annotations else {}}
                   for t in listed)
     return ToolListResult(str(resolve_root(project)), tools)

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from tests.app_support import capture_checkpoint, end_session, promote_handoff, validate_handoff_command
+from tests.app_support import end_session, promote_handoff, validate_handoff_command
 from tests.handoff_support import git_init
 
 HEAVY = ("mcp", "sqlite_utils", "dulwich.porcelain", "click")

@@ -148,8 +148,12 @@ def begin_session(
     owner: str | None = None,
     branch: str | None = None,
     claim: bool = True,
+    received_baton: str | None = None,
 ) -> SessionBeginResult:
     """Begin a session: record it, set (or clear a stale) objective, claim the eligible baton.
+
+    ``received_baton``: with ``claim`` False, the baton the session already
+    claimed (the bootstrap brief delivered it), recorded with its start.
 
     Raises:
         InputError: a malformed session id or an over-long objective.
@@ -168,7 +172,7 @@ def begin_session(
         stream = session_stream(session_id)
         decided = aggregate.decide_session(scope.runner.get("sessions", session_id), aggregate.BeginSession(
             session_id, ctx.owner, ctx.branch, harness=harness, objective=objective,
-            received_baton=received.id if received else None))
+            received_baton=received.id if received else received_baton))
         record(scope, decided, version=scope.txn.stream_version(stream), actor=ctx.owner, session=session_id)
         changed = _objective_events(scope, ctx, objective, session_id, reason="session_begin_without_objective")
     # Outside the lock: freshness reads git and hashes artifacts.

@@ -1,0 +1,258 @@
+"""A harness's session lifecycle, as its hooks report it: a session starts,
+its context is about to be compacted, it ends.
+
+These are the use cases behind ``baton hook HARNESS EVENT`` (the hook
+adapters in ``baton.harnesses`` only translate a harness's payload and
+answer). They are built from the session-baton use cases and keep their
+rules; what they add is what a hook needs and a person typing commands does
+not:
+
+- **A brief is delivered once per session.** A harness fires its start hook
+  again for the same session after a compaction, a resume or a ``/clear``
+  that keeps the id; the session's ``session.begun`` event is the record
+  that it already received its brief, so a repeated start delivers nothing
+  and writes nothing.
+- **Before compaction, a draft.** The agent is about to lose detail, so
+  Baton captures a draft handoff for the session, prefilled only with what
+  it observed itself (``handoff prepare``: repository, changed files, the
+  session objective) and marked ``automation.trigger: hook`` with the
+  detector inputs that caused it. One per session: a later compaction finds
+  it and adds nothing. The agent completes, validates and promotes it.
+- **At the end, the baton the session wrote.** The newest ready handoff
+  captured by this session (and not yet a baton) is handed on to the next
+  session on this owner and branch; the session is ended either way. A
+  session that already ended (its agent called ``prompt`` with
+  ``session_end``, or a harness fires its end hook after every turn) is not
+  ended again.
+
+Baton never reads the harness's transcript: the session id, the event and
+the harness's own fields (source, trigger, reason) are all it uses.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from baton.commands.sessions import check_session_id
+from baton.domain.batons import DEFAULT_MAX_BYTES
+from baton.errors import Conflict, InputError
+
+if TYPE_CHECKING:
+    from baton.commands.bootstrap import BootstrapResult
+    from baton.commands.context import Project
+
+HOOK_TRIGGER = "hook"
+SESSION_WINDOW = 50
+"""How many of the newest handoffs are searched for the ones a session captured:
+a session's handoffs are recent, and a hook must not read the whole project."""
+
+
+def _session_id(session_id: str | None) -> str:
+    checked = check_session_id(session_id, required=True)
+    assert checked is not None
+    return checked
+
+
+def session_handoffs(runner: Any, session_id: str) -> list[dict[str, Any]]:
+    """The handoffs this session captured, newest first (among the newest ``SESSION_WINDOW``)."""
+    from baton.projections import handoffs
+
+    if "handoffs" not in runner.by_name:
+        return []
+    found = []
+    for summary in handoffs.newest(runner.db, limit=SESSION_WINDOW):
+        doc = runner.get("handoffs", summary.id)
+        origin = doc.get("origin") if isinstance(doc, dict) else None
+        if isinstance(origin, dict) and origin.get("session_id") == session_id:
+            found.append(doc)
+    return found
+
+
+# -- a session starts -----------------------------------------------------------------
+
+@attrs.frozen
+class SessionStartResult:
+    session_id: str
+    harness: str | None
+    source: str | None
+    repeated: bool
+    """The session had started before: its brief was delivered then, nothing is delivered now."""
+    delivered: "BootstrapResult | None" = None
+    exit_code: int = 0
+
+    @property
+    def context(self) -> str | None:
+        """The text to put in front of the agent, or None."""
+        return self.delivered.brief.text if self.delivered is not None else None
+
+    def to_json(self) -> dict[str, Any]:
+        brief = self.delivered
+        return {"sessionId": self.session_id, "harness": self.harness, "source": self.source,
+                "repeated": self.repeated, "brief": self.context,
+                "claimed": bool(brief and brief.record is not None),
+                "handoffId": brief.record.id if brief and brief.record else None,
+                "notices": list(brief.notices) if brief else []}
+
+    def render(self) -> str:
+        return (self.context or "").rstrip("\n")
+
+
+def start_session(project: "Project", session_id: str | None, *, harness: str | None = None,
+                  source: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> SessionStartResult:
+    """Deliver the session-start brief once: claim the baton waiting for this
+    owner and branch for ``session_id`` and record that the session began.
+
+    Raises:
+        InputError: no session id, or a malformed one.
+    """
+    from baton.commands.bootstrap import bootstrap
+    from baton.commands.sessions import begin_session
+
+    sid = _session_id(session_id)
+    runner = project.reading()
+    known = runner.get("sessions", sid)
+    if isinstance(known, dict) and known.get("beganAt"):
+        return SessionStartResult(sid, harness, source, repeated=True)
+    brief = bootstrap(project, session_id=sid, max_bytes=max_bytes)
+    begin_session(project, session_id=sid, harness=harness, claim=False,
+                  received_baton=brief.record.id if brief.record is not None else None)
+    return SessionStartResult(sid, harness, source, repeated=False, delivered=brief)
+
+
+# -- the context is about to be compacted --------------------------------------------------
+
+@attrs.frozen
+class CompactionDraftResult:
+    session_id: str
+    handoff_id: str
+    created: bool
+    """False: the session already had a draft prepared before an earlier compaction."""
+    trigger: str | None
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"sessionId": self.session_id, "handoffId": self.handoff_id, "created": self.created,
+                "trigger": self.trigger}
+
+    def render(self) -> str:
+        from baton.domain.handoff import short_id
+
+        verb = "Prepared" if self.created else "Kept"
+        return (f"{verb} draft handoff {short_id(self.handoff_id)} for session {self.session_id} before "
+                f"compaction; complete it, then `baton handoff validate {short_id(self.handoff_id)}`.")
+
+
+def detector_inputs(trigger: str | None) -> dict[str, Any]:
+    """What the compaction tells the detector (spec §9): a manual compaction is
+    an explicit request; an automatic one means the harness found the context
+    full. Nothing else is known, so nothing else is claimed."""
+    if trigger == "manual":
+        return {"score": 1.0, "reasons": ["pre_compact: manual compaction (explicit request)"],
+                "inputs": {"handoff_request": 1.0}}
+    return {"score": 0.7, "reasons": ["pre_compact: automatic compaction (context full)"],
+            "inputs": {"context_pressure": 1.0}}
+
+
+def _objective_for(runner: Any, session: dict[str, Any] | None, observed: dict[str, Any] | None,
+                   label: str) -> str:
+    """The session's own objective, else the objective of the handoff it received
+    at its start, else a placeholder that says it must be completed."""
+    if observed and observed.get("objective"):
+        return observed["objective"]
+    received = (session or {}).get("receivedBaton")
+    doc = runner.get("handoffs", received) if received and "handoffs" in runner.by_name else None
+    work = doc.get("work") if isinstance(doc, dict) else None
+    if isinstance(work, dict) and isinstance(work.get("objective"), str) and work["objective"].strip():
+        return work["objective"]
+    return f"To complete: what {label} was working towards"
+
+
+def prepare_before_compaction(project: "Project", session_id: str | None, *, harness: str | None = None,
+                              trigger: str | None = None) -> CompactionDraftResult:
+    """Capture the session's draft before its context is compacted (once per session).
+
+    Raises:
+        InputError: no session id, or a malformed one.
+        PolicyBlock: a changed file's path was refused by the path policy.
+    """
+    from baton.commands.capture import capture_handoff
+    from baton.commands.prepare import prepare_handoff
+
+    sid = _session_id(session_id)
+    runner = project.reading()
+    for doc in session_handoffs(runner, sid):
+        if doc.get("status") == "draft" and (doc.get("automation") or {}).get("trigger") == HOOK_TRIGGER:
+            return CompactionDraftResult(sid, doc["id"], False, trigger)
+    prepared = prepare_handoff(project, trigger=HOOK_TRIGGER)
+    label = f"{harness or 'the'} session {sid}"
+    template = dict(prepared.template)
+    template["work"] = {**template["work"], "title": f"Work of {label}, before compaction",
+                        "objective": _objective_for(runner, runner.get("sessions", sid), prepared.objective, label)}
+    template["automation"] = {"trigger": HOOK_TRIGGER, **detector_inputs(trigger)}
+    captured = capture_handoff(project, template, trigger=HOOK_TRIGGER, origin={"harness": harness}, session=sid)
+    return CompactionDraftResult(sid, captured.handoff_id, True, trigger)
+
+
+# -- the session ends ------------------------------------------------------------------------
+
+@attrs.frozen
+class SessionFinishResult:
+    session_id: str
+    ended: bool
+    """False: the session had already ended and nothing new was handed on."""
+    baton: str | None
+    reason: str | None
+    notices: tuple[str, ...] = ()
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"sessionId": self.session_id, "ended": self.ended, "batonHandoffId": self.baton,
+                "reason": self.reason, "notices": list(self.notices)}
+
+    def render(self) -> str:
+        lines = [f"Session {self.session_id} {'ended' if self.ended else 'had already ended'}."]
+        if self.baton:
+            lines.append(f"Left a baton for the next session: handoff {self.baton}.")
+        lines += list(self.notices)
+        return "\n".join(lines)
+
+
+def _handoff_to_hand_on(runner: Any, session_id: str) -> dict[str, Any] | None:
+    """The newest ready handoff the session captured that was never a baton."""
+    scoped = "baton_scopes" in runner.by_name
+    for doc in session_handoffs(runner, session_id):
+        if doc.get("status") != "ready":
+            continue
+        if scoped and runner.get("baton_scopes", doc["id"]) is not None:
+            return None  # the session's newest ready handoff is already a baton
+        return doc
+    return None
+
+
+def finish_session(project: "Project", session_id: str | None, *, harness: str | None = None,
+                   reason: str | None = None) -> SessionFinishResult:
+    """End the session, handing on the ready handoff it wrote as a baton.
+
+    Raises:
+        InputError: no session id, or a malformed one.
+    """
+    from baton.commands.batons import scope_handoff_as_baton
+    from baton.commands.sessions import end_session
+
+    sid = _session_id(session_id)
+    runner = project.reading()
+    session = runner.get("sessions", sid)
+    notices: list[str] = []
+    handed = None
+    candidate = _handoff_to_hand_on(runner, sid)
+    if candidate is not None:
+        try:
+            handed = scope_handoff_as_baton(project, candidate["id"], session=sid, harness=harness).created.record.id
+        except (Conflict, InputError) as exc:
+            notices.append(f"Handoff {candidate['id']} was not handed on: {exc.message}")
+    if isinstance(session, dict) and session.get("status") == "ended" and handed is None:
+        return SessionFinishResult(sid, False, None, reason, tuple(notices))
+    end_session(project, sid, None, harness=harness)
+    return SessionFinishResult(sid, True, handed, reason, tuple(notices))

@@ -1,0 +1,50 @@
+"""Codex: hooks in ``.codex/hooks.json``, the MCP server in ``.codex/config.toml``.
+
+Format: https://developers.openai.com/codex/hooks and the generated schemas
+in openai/codex ``codex-rs/hooks/schema/generated/`` (SessionStart ``source``
+startup|resume|clear|compact, answered with
+``hookSpecificOutput.additionalContext``; PreCompact ``trigger`` manual|auto;
+common fields ``session_id``, ``turn_id``, ``transcript_path``, ``cwd``,
+``hook_event_name``, ``model``).
+
+Codex has no session-end event: ``Stop`` runs when each turn ends. Baton
+ends the session at the first ``Stop`` and, at later ones, only hands on a
+ready handoff the session wrote since (``finish_session`` is idempotent).
+"""
+
+from __future__ import annotations
+
+from baton.harnesses.protocol import (
+    PRE_COMPACT, SESSION_END, SESSION_START, CommandHookAdapter, ConfigFile, HookCommand, hook_specific_output,
+    matcher_groups, mcp_server,
+)
+
+HOOKS = (
+    HookCommand("SessionStart", "startup|resume|clear|compact"),
+    HookCommand("PreCompact", "manual|auto"),
+    HookCommand("Stop"),
+)
+
+
+def _toml_body(command: str) -> str:
+    import orjson
+
+    server = mcp_server(command)
+    # JSON strings and arrays of strings are valid TOML basic strings and arrays.
+    return (f"command = {orjson.dumps(server['command']).decode()}\n"
+            f"args = {orjson.dumps(server['args']).decode().replace(',', ', ')}\n")
+
+
+def _files(command: str, lines: tuple[str, ...]) -> list[ConfigFile]:
+    return [ConfigFile(".codex/hooks.json", merge={"hooks": matcher_groups(HOOKS, lines, timeout=30)}),
+            ConfigFile(".codex/config.toml", toml_table="mcp_servers.baton", toml_body=_toml_body(command))]
+
+
+ADAPTER = CommandHookAdapter(
+    name="codex",
+    kinds={"SessionStart": SESSION_START, "PreCompact": PRE_COMPACT, "Stop": SESSION_END},
+    hooks=HOOKS,
+    files=_files,
+    answer=hook_specific_output,
+    end_reason="turn",
+)

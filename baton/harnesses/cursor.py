@@ -1,0 +1,61 @@
+"""Cursor: a project rule, the MCP server in ``.cursor/mcp.json``, hooks in ``.cursor/hooks.json``.
+
+Spec §15 makes rules and MCP Cursor's integration; hooks are used where
+Cursor has them. Format: https://cursor.com/docs/agent/hooks (``version``
+1, camelCase events, each a list of ``{command}``; ``sessionStart`` answered
+with ``additional_context``; payloads carry ``conversation_id`` /
+``session_id`` and ``workspace_roots``). Cursor's hook events have changed
+between releases (``sessionStart`` was rejected as unknown by some), so the
+rule and the MCP server carry the integration on their own; the hooks add
+the brief at start and the draft before compaction where they run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from baton.harnesses.protocol import (
+    PRE_COMPACT, SESSION_END, SESSION_START, CommandHookAdapter, ConfigFile, HookCommand, SessionMetadata,
+    mcp_servers,
+)
+
+HOOKS = (HookCommand("sessionStart"), HookCommand("preCompact"), HookCommand("sessionEnd"))
+
+RULE = """---
+description: Baton keeps verified handoffs between agent sessions in this project
+alwaysApply: true
+---
+
+This project uses Baton (`baton` CLI, `baton` MCP server) for session continuity.
+
+- At the start of a chat, call the `bootstrap` MCP tool (or run `baton bootstrap`)
+  and treat the brief as working context, not unquestionable truth.
+- Before stopping, or when the context is nearly full: `handoff_capture`,
+  `handoff_validate`, `handoff_ready` (or `baton checkpoint create`,
+  `baton handoff validate ID`, `baton handoff ready ID`).
+- To leave next steps for the next session on this branch: the `prompt` tool with
+  action `session_end` and a `handoff` object (`baton session end ID --handoff-steps "A,B"`).
+- Record facts only; never paste secrets or transcripts. See skills/baton/SKILL.md.
+"""
+
+
+def _answer(metadata: SessionMetadata, context: str) -> dict[str, Any]:
+    return {"additional_context": context}
+
+
+def _files(command: str, lines: tuple[str, ...]) -> list[ConfigFile]:
+    hooks = {hook.event: [{"command": line}] for hook, line in zip(HOOKS, lines)}
+    return [ConfigFile(".cursor/mcp.json", merge=mcp_servers(command)),
+            ConfigFile(".cursor/rules/baton.mdc", text=RULE),
+            ConfigFile(".cursor/hooks.json", merge={"version": 1, "hooks": hooks})]
+
+
+ADAPTER = CommandHookAdapter(
+    name="cursor",
+    kinds={"sessionStart": SESSION_START, "preCompact": PRE_COMPACT, "sessionEnd": SESSION_END},
+    hooks=HOOKS,
+    files=_files,
+    answer=_answer,
+    empty_answer="{}",
+    session_fields=("session_id", "conversation_id"),
+)

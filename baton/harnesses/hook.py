@@ -1,0 +1,155 @@
+"""``baton hook HARNESS EVENT``: one harness event, read from stdin, answered on stdout.
+
+The harness's adapter reads the payload into ``SessionMetadata``; the
+application object does what the event means (``start_harness_session``,
+``prepare_for_compaction``, ``finish_harness_session``); the adapter shapes
+the answer. Nothing here decides.
+
+A hook must never break the harness that runs it: whatever goes wrong — an
+unknown harness or event, a payload that is not JSON, a directory that is
+not a Baton project or not a git repository, a ledger another process keeps
+locked, a damaged index — the hook exits 0, writes one line to stderr and
+answers the harness's "nothing" (an empty stdout, or ``{}`` where the
+harness parses stdout). ``BATON_DEBUG=1`` raises instead, for a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any, Mapping
+
+import attrs
+
+from baton.errors import BatonError, InputError, LedgerBusy
+from baton.harnesses.protocol import PRE_COMPACT, SESSION_END, SESSION_START, SessionMetadata
+
+LOCK_WAIT_SECONDS = 3.0
+"""How long a hook waits for a ledger another process holds (``BATON_HOOK_LOCK_WAIT`` overrides)."""
+
+
+@attrs.frozen
+class HookOutcome:
+    """What the hook prints: ``answer`` on stdout, ``problem`` (one line) on stderr."""
+
+    answer: str
+    problem: str | None = None
+    result: Any = None
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"answer": self.answer, "problem": self.problem,
+                "result": self.result.to_json() if self.result is not None else None}
+
+    def render(self) -> str:
+        return self.answer
+
+
+def read_payload(raw: bytes) -> Mapping[str, Any]:
+    """The hook's stdin as a JSON object (empty stdin is an empty object).
+
+    Raises:
+        InputError: not JSON, or not an object.
+    """
+    import orjson
+
+    if not raw.strip():
+        return {}
+    try:
+        payload = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"the hook payload on stdin is not JSON ({exc})") from None
+    if not isinstance(payload, dict):
+        raise InputError("the hook payload on stdin is not a JSON object")
+    return payload
+
+
+def wait_for_ledger(lock_path: str | os.PathLike, seconds: float) -> None:
+    """Return once nobody holds the ledger lock, or raise after ``seconds``.
+
+    The lock is taken without waiting and let go at once: a hook then runs
+    its step like any command, but never hangs its harness behind a long
+    writer (a rebuild, a stuck process).
+
+    Raises:
+        LedgerBusy: the lock stayed held.
+    """
+    import fcntl
+
+    try:
+        fd = os.open(lock_path, os.O_RDWR)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise LedgerBusy(f"cannot open the ledger lock: {exc.strerror or exc}") from None
+    deadline = time.monotonic() + seconds
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(fd, fcntl.LOCK_UN)
+                return
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise LedgerBusy(f"the ledger stayed locked by another process for {seconds:g} s") from None
+                time.sleep(0.05)
+    finally:
+        os.close(fd)
+
+
+def _lock_wait() -> float:
+    try:
+        return max(0.0, float(os.environ.get("BATON_HOOK_LOCK_WAIT", LOCK_WAIT_SECONDS)))
+    except ValueError:
+        return LOCK_WAIT_SECONDS
+
+
+def _project_root(project: str | os.PathLike | None, cwd: str | None) -> Path:
+    """``--project``, else ``$BATON_PROJECT``, else the git top level of the payload's ``cwd`` (else of ours)."""
+    from baton.project import resolve_root
+
+    if project:
+        return Path(project)
+    start = Path(cwd) if cwd and Path(cwd).is_dir() else None
+    return resolve_root(None, cwd=start)
+
+
+def act(app: Any, metadata: SessionMetadata) -> Any:
+    """Call the application object's method for the event's kind."""
+    if metadata.kind == SESSION_START:
+        return app.start_harness_session(metadata.session_id, harness=metadata.harness, source=metadata.source)
+    if metadata.kind == PRE_COMPACT:
+        return app.prepare_for_compaction(metadata.session_id, harness=metadata.harness, trigger=metadata.trigger)
+    if metadata.kind == SESSION_END:
+        return app.finish_harness_session(metadata.session_id, harness=metadata.harness, reason=metadata.reason)
+    raise InputError(f"a {metadata.harness} {metadata.event} event means nothing to Baton")
+
+
+def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLike | None = None) -> HookOutcome:
+    """Handle one hook event; never raises (unless ``BATON_DEBUG`` is set)."""
+    from baton.harnesses import adapter as adapter_named
+
+    empty = ""
+    try:
+        chosen = adapter_named(harness)
+        empty = chosen.empty_answer
+        if chosen.event_named(event) is None:
+            raise InputError(f"{harness} has no {event!r} hook Baton handles; it handles: "
+                             f"{', '.join(chosen.kinds)}")
+        payload = read_payload(stdin)
+        metadata = chosen.get_session_metadata(event, payload)
+        from baton.app import Baton
+
+        with Baton.open(_project_root(project, chosen.get_project_context(payload).cwd)) as app:
+            wait_for_ledger(app.project.ledger.lock_path, _lock_wait())
+            result = act(app, metadata)
+        context = getattr(result, "context", None)
+        return HookOutcome(chosen.render_notice(metadata, context), result=result)
+    except BatonError as exc:
+        return HookOutcome(empty, f"baton hook {harness} {event}: {exc.message}; nothing injected")
+    except Exception as exc:  # noqa: BLE001 - a hook never breaks its harness
+        if os.environ.get("BATON_DEBUG"):
+            raise
+        return HookOutcome(empty, f"baton hook {harness} {event}: internal error: {type(exc).__name__}: {exc}; "
+                                  "nothing injected")

@@ -1,0 +1,190 @@
+"""The adapter protocol (spec §15): what every harness integration provides.
+
+A harness reports its session lifecycle by running ``baton hook HARNESS
+EVENT`` with a JSON payload on stdin and reading the answer on stdout. An
+adapter knows only that harness's shapes: which of its events mean a session
+started, is about to be compacted, or ended (``kinds``); where the payload
+keeps the working directory and the session id (``get_project_context``,
+``get_session_metadata``); how the harness wants context answered
+(``render_notice``); and which project files configure it
+(``configuration``, used by ``baton install-hooks``). It decides nothing:
+``baton.harnesses.hook`` hands the metadata to the application object.
+
+``subscribe_events`` is the spec's optional push interface. Every shipped
+harness pushes by running a command, so none has one (``None``).
+
+No adapter reads the transcript: ``transcript_path`` is never opened.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, Protocol
+
+import attrs
+
+SESSION_START = "session_start"
+PRE_COMPACT = "pre_compact"
+SESSION_END = "session_end"
+IGNORED = "ignored"
+KINDS = (SESSION_START, PRE_COMPACT, SESSION_END)
+
+
+@attrs.frozen
+class ProjectContext:
+    """Where the harness says the session works (its ``cwd``), if it says."""
+
+    cwd: str | None
+
+
+@attrs.frozen
+class SessionMetadata:
+    harness: str
+    event: str
+    """The event as the harness names it (``SessionStart``, ``PreCompress``…)."""
+    kind: str
+    """What it means to Baton: one of ``KINDS``, or ``ignored``."""
+    session_id: str | None
+    source: str | None = None
+    """A start: startup, resume, clear or compact."""
+    trigger: str | None = None
+    """A compaction: manual or auto."""
+    reason: str | None = None
+    """An end: the harness's reason (exit, clear, logout…; ``turn`` for an end-of-turn hook)."""
+
+
+@attrs.frozen
+class HookCommand:
+    """One hook ``install-hooks`` writes: the harness's event, an optional matcher."""
+
+    event: str
+    matcher: str | None = None
+
+
+@attrs.frozen
+class ConfigFile:
+    """A project file ``install-hooks`` merges into: JSON members, or a TOML table appended when missing."""
+
+    path: str
+    """Relative to the project root."""
+    merge: Mapping[str, Any] | None = None
+    """JSON: members to add where missing (``hooks`` lists gain Baton's entry unless a command equals it)."""
+    toml_table: str | None = None
+    """TOML: a dotted table name (``mcp_servers.baton``) and ``toml_body`` appended when the table is absent."""
+    toml_body: str = ""
+    text: str | None = None
+    """A whole file Baton owns (a rule file): written when absent or different."""
+
+
+class HarnessAdapter(Protocol):
+    name: str
+    kinds: Mapping[str, str]
+    """Each hook event of the harness that Baton handles, with its kind."""
+    subscribe_events: Callable[..., Any] | None
+
+    def get_project_context(self, payload: Mapping[str, Any]) -> ProjectContext: ...
+
+    def get_session_metadata(self, event: str, payload: Mapping[str, Any]) -> SessionMetadata: ...
+
+    def render_notice(self, metadata: SessionMetadata, context: str | None) -> str:
+        """The answer on stdout: ``context`` in the harness's shape, or its empty answer."""
+        ...
+
+    def configuration(self, command: str) -> list[ConfigFile]: ...
+
+
+def text_field(payload: Mapping[str, Any], *names: str) -> str | None:
+    """The first of ``names`` that holds a non-empty string."""
+    for name in names:
+        value = payload.get(name)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+@attrs.frozen
+class CommandHookAdapter:
+    """A harness whose hooks are commands fed a JSON object on stdin (all four shipped ones).
+
+    They differ in event names, the payload's field names, the answer's shape,
+    and the files that configure them; those are the parameters.
+    """
+
+    name: str
+    kinds: Mapping[str, str]
+    hooks: tuple[HookCommand, ...]
+    files: Callable[[str, tuple[str, ...]], list[ConfigFile]]
+    """Given the command prefix and each hook's full command line, the files to merge."""
+    answer: Callable[[SessionMetadata, str], dict[str, Any]]
+    """The harness's JSON answer carrying ``context`` at a session start."""
+    empty_answer: str = ""
+    """What stdout holds when there is nothing to inject ("" or "{}" for harnesses that parse stdout)."""
+    session_fields: tuple[str, ...] = ("session_id",)
+    start_field: str = "source"
+    end_field: str = "reason"
+    end_reason: str | None = None
+    """A fixed reason for an end event whose payload has none (an end-of-turn ``Stop``)."""
+    subscribe_events: Callable[..., Any] | None = None
+
+    def event_named(self, event: str) -> str | None:
+        """The harness's own spelling of ``event`` (matched without regard to case), or None."""
+        return next((known for known in self.kinds if known.lower() == event.lower()), None)
+
+    def get_project_context(self, payload: Mapping[str, Any]) -> ProjectContext:
+        cwd = text_field(payload, "cwd")
+        if cwd is None:
+            roots = payload.get("workspace_roots")
+            if isinstance(roots, list) and roots and isinstance(roots[0], str):
+                cwd = roots[0]
+        return ProjectContext(cwd)
+
+    def get_session_metadata(self, event: str, payload: Mapping[str, Any]) -> SessionMetadata:
+        named = self.event_named(event) or event
+        kind = self.kinds.get(named, IGNORED)
+        return SessionMetadata(
+            harness=self.name, event=named, kind=kind, session_id=text_field(payload, *self.session_fields),
+            source=text_field(payload, self.start_field) if kind == SESSION_START else None,
+            trigger=text_field(payload, "trigger") if kind == PRE_COMPACT else None,
+            reason=(text_field(payload, self.end_field) or self.end_reason) if kind == SESSION_END else None,
+        )
+
+    def render_notice(self, metadata: SessionMetadata, context: str | None) -> str:
+        if metadata.kind != SESSION_START or not context:
+            return self.empty_answer
+        import orjson
+
+        return orjson.dumps(self.answer(metadata, context)).decode()
+
+    def command_lines(self, command: str) -> tuple[str, ...]:
+        return tuple(f"{command} hook {self.name} {hook.event}" for hook in self.hooks)
+
+    def configuration(self, command: str) -> list[ConfigFile]:
+        return self.files(command, self.command_lines(command))
+
+
+def hook_specific_output(metadata: SessionMetadata, context: str) -> dict[str, Any]:
+    """Claude Code's and Codex's answer: ``hookSpecificOutput`` naming the event."""
+    return {"hookSpecificOutput": {"hookEventName": metadata.event, "additionalContext": context}}
+
+
+def matcher_groups(hooks: tuple[HookCommand, ...], lines: tuple[str, ...], **extra: Any) -> dict[str, list]:
+    """``{event: [{matcher?, hooks: [{type: command, command, …extra}]}]}``, the shape
+    Claude Code, Codex and Gemini CLI share."""
+    groups: dict[str, list] = {}
+    for hook, line in zip(hooks, lines):
+        group: dict[str, Any] = {"matcher": hook.matcher} if hook.matcher else {}
+        group["hooks"] = [{"type": "command", "command": line, **extra}]
+        groups[hook.event] = [group]
+    return groups
+
+
+def mcp_server(command: str) -> dict[str, Any]:
+    """``baton mcp`` over stdio, as harnesses configure a server: a program and its arguments."""
+    import shlex
+
+    program, *args = shlex.split(command)
+    return {"command": program, "args": [*args, "mcp"]}
+
+
+def mcp_servers(command: str) -> dict[str, Any]:
+    """The ``mcpServers`` member most harnesses read."""
+    return {"mcpServers": {"baton": mcp_server(command)}}

@@ -1,0 +1,268 @@
+"""The MCP tools' input and output schemas, and the check that holds arguments to them.
+
+Input schemas are closed: every object says ``additionalProperties: false``,
+so a misspelled argument (``failed_attempt`` for ``failed_attempts``) or a
+misspelled field inside a section is refused with its name instead of being
+stored as nothing. The handoff sections (``work``, ``summary``, decisions,
+artifacts, evidence, failed attempts, open items, risks) are the published
+record schema's own definitions (``baton/schemas/handoff-v0.1.json``, loaded
+with ``importlib.resources``), closed, with the ids Baton assigns made
+optional and ``evidence.output`` (kept only as a digest and summary) added.
+The limits are the ones the use cases enforce (a session id ≤ 200
+characters, an objective ≤ 2000, ``max_bytes`` 1024 to 16 MiB,
+``max_tokens`` 500 to 1 000 000), so a client can know them up front.
+
+Output schemas describe each tool's ``structuredContent`` — the object
+``baton <command> --json`` prints — naming the members a successful result
+always has; they stay open (``additionalProperties`` allowed), since results
+gain members over time. A tool error (``{"error": {code, message,
+exit_code}}``) meets them too: the MCP Inspector checks error results as well.
+
+``check_arguments`` validates the subset of JSON Schema these schemas use
+(types, enums, required, closed objects, items, lengths and ranges, ``anyOf``)
+and reports every problem at once, each naming the argument's path.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from typing import Any, Mapping, get_args
+
+from baton.commands.bootstrap import MIN_MAX_BYTES
+from baton.commands.resume import FORMATS
+from baton.commands.sessions import OBJECTIVE_MAX, SESSION_ID_MAX
+from baton.domain.batons import DEFAULT_MAX_BYTES, MAX_MAX_BYTES
+from baton.domain.brief import MAX_MAX_TOKENS, MIN_MAX_TOKENS
+from baton.domain.handoff import Status, Trigger
+
+SCHEMA_RESOURCE = ("schemas", "handoff-v0.1.json")
+TRIGGERS = get_args(Trigger)
+STATUSES = get_args(Status)
+
+
+@functools.cache
+def handoff_schema() -> dict[str, Any]:
+    """The published JSON Schema of a handoff record, from the installed package."""
+    from importlib.resources import files
+
+    import orjson
+
+    return orjson.loads(files("baton").joinpath(*SCHEMA_RESOURCE).read_bytes())
+
+
+def _closed(schema: Any) -> Any:
+    """``schema`` with every object closed and ``$ref``s inlined from the record schema's ``$defs``."""
+    if isinstance(schema, list):
+        return [_closed(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return _closed(handoff_schema()["$defs"][ref.rsplit("/", 1)[1]])
+    out = {k: _closed(v) for k, v in schema.items()}
+    if out.get("type") == "object":
+        out["additionalProperties"] = False
+    return out
+
+
+def section(name: str, *, optional_ids: bool = True, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A record section's definition as a closed input schema (``id`` assigned by Baton when absent)."""
+    schema = _closed(copy.deepcopy(handoff_schema()["$defs"][name]))
+    if optional_ids and "id" in schema.get("required", ()):
+        schema["required"] = [r for r in schema["required"] if r != "id"]
+    if extra:
+        schema["properties"].update(extra)
+    return schema
+
+
+def _items(name: str, **kw: Any) -> dict[str, Any]:
+    return {"type": "array", "items": section(name, **kw)}
+
+
+def _text(description: str, *, max_length: int | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "string", "minLength": 1, "description": description}
+    if max_length is not None:
+        out["maxLength"] = max_length
+    return out
+
+
+def _obj(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+    if required:
+        out["required"] = list(required)
+    return out
+
+
+ID = _text("handoff id: full id, 8-character short id, a unique prefix, or 'latest' (the newest ready handoff)")
+SESSION_ID = _text("the session's opaque id", max_length=SESSION_ID_MAX)
+OWNER = _text("owner (default: git user.email, user.name, OS user, 'local')")
+BRANCH = _text("branch (default: the current git branch, else 'unknown')")
+HARNESS = _text("the harness: codex, claude-code, cursor, gemini-cli, generic...")
+STEPS = {"type": "array", "items": {"type": "string"}}
+
+
+def baton_payload() -> dict[str, Any]:
+    """The session baton a ``session_end`` leaves (session-handoff-baton.txt's HandoffPayload)."""
+    return _obj({"nextSteps": {**STEPS, "minItems": 1, "description": "required: what the next session does first"},
+                 "failedApproaches": STEPS, "openQuestions": STEPS, "branch": BRANCH, "owner": OWNER,
+                 "shared": {"type": "boolean"}}, ("nextSteps",))
+
+
+@functools.cache
+def input_schemas() -> dict[str, dict[str, Any]]:
+    """Each tool's closed input schema."""
+    evidence_output = {"output": {"type": "string", "description": "the command's output: kept only as a digest "
+                                                                    "and a bounded, redacted summary"}}
+    return {
+        "baton_status": _obj({}),
+        "handoff_capture": _obj({
+            "work": section("work"),
+            "summary": section("summary"),
+            "decisions": _items("decision"),
+            "artifacts": _items("artifact"),
+            "evidence": _items("evidence", extra=evidence_output),
+            "failed_attempts": _items("failed_attempt"),
+            "open_items": _items("open_item"),
+            "risks": _items("risk"),
+            "parent": _text("continue from this handoff (any id form)"),
+            "trigger": {"enum": list(TRIGGERS), "description": "what prompted the capture (default manual)"},
+            "session_id": SESSION_ID,
+            "harness": HARNESS,
+            "model": _text("a descriptive model id"),
+        }, ("work",)),
+        "handoff_validate": _obj({"id": ID}, ("id",)),
+        "handoff_ready": _obj({"id": ID, "accept_warnings": _text("required when validation warned: why the "
+                                                                  "warnings are acceptable")}, ("id",)),
+        "handoff_resume": _obj({
+            "id": ID,
+            "format": {"enum": list(FORMATS), "description": "prompt (a bounded brief), md, or json"},
+            "max_tokens": {"type": "integer", "minimum": MIN_MAX_TOKENS, "maximum": MAX_MAX_TOKENS,
+                           "description": "token budget for the brief (default 1200)"},
+            "mark_resumed": {"type": "boolean", "description": "record that this session resumed the handoff "
+                                                               "(the only write this tool makes)"},
+            "session_id": SESSION_ID,
+            "harness": HARNESS,
+        }),
+        "handoff_list": _obj({
+            "status": {"enum": list(STATUSES), "description": "only handoffs in this state"},
+            "work": _text("full-text search over title, objective and summary"),
+            "limit": {"type": "integer", "minimum": 1, "description": "at most this many"},
+        }),
+        "prompt": _obj({
+            "action": {"enum": ["session_start", "session_end", "cancel_handoff"]},
+            "session_id": SESSION_ID,
+            "objective": _text("session_start: what this session is for", max_length=OBJECTIVE_MAX),
+            "handoff": baton_payload(),
+            "shared": {"type": "boolean", "description": "session_end: share the baton with every owner and branch"},
+            "harness": HARNESS,
+            "owner": OWNER,
+            "branch": BRANCH,
+        }, ("action",)),
+        "bootstrap": _obj({
+            "session_id": SESSION_ID,
+            "max_bytes": {"type": "integer", "minimum": MIN_MAX_BYTES, "maximum": MAX_MAX_BYTES,
+                          "description": f"the brief's byte budget (default {DEFAULT_MAX_BYTES})"},
+            "owner": OWNER,
+            "branch": BRANCH,
+            "peek": {"type": "boolean", "description": "show what would be delivered without claiming it"},
+        }),
+    }
+
+
+ERROR_RESULT = {"type": "object", "required": ["code", "message", "exit_code"],
+                "properties": {"code": {"type": "string"}, "message": {"type": "string"},
+                               "exit_code": {"type": "integer"}, "details": {"type": "object"}}}
+
+
+def _result(properties: dict[str, Any], *required: str) -> dict[str, Any]:
+    """A result with ``required`` members — or a tool error, ``{"error": {…}}`` (some
+    clients hold error results to the output schema too)."""
+    return {"type": "object", "properties": {**properties, "error": ERROR_RESULT},
+            "anyOf": [{"required": list(required)}, {"required": ["error"]}]}
+
+
+_S, _I, _B, _O, _A = ({"type": "string"}, {"type": "integer"}, {"type": "boolean"}, {"type": "object"},
+                      {"type": "array"})
+_OPT_S, _OPT_O = {"type": ["string", "null"]}, {"type": ["object", "null"]}
+
+OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
+    "baton_status": _result({"root": _S, "config": _O, "handoffs": _O, "latest": _OPT_O, "pending_batons": _I,
+                             "detector": _O}, "root", "config", "handoffs", "latest", "pending_batons"),
+    "handoff_capture": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "redactions": _A,
+                                "handoff": _O}, "id", "short_id", "status", "handoff"),
+    "handoff_validate": _result({"id": _S, "status": _S, "flags": _A, "report": _O}, "id", "status", "report"),
+    "handoff_ready": _result({"id": _S, "status": _S, "file": _S, "validation": _OPT_S}, "id", "status"),
+    "handoff_resume": _result({"id": _S, "status": _S, "freshness_state": _S, "freshness": _O, "quality": _O,
+                               "brief": _O, "marked_resumed": _B}, "id", "freshness_state", "brief"),
+    "handoff_list": _result({"count": _I, "filters": _O, "handoffs": _A}, "count", "handoffs"),
+    "prompt": _result({"owner": _S, "branch": _S, "sessionId": _S, "ended": _B, "cancelled": _B,
+                       "handoff": _OPT_O}, "owner", "branch"),
+    "bootstrap": _result({"brief": _S, "bytes": _I, "maxBytes": _I, "claimed": _B, "peek": _B,
+                          "handoff": _OPT_O, "handoffMarkdown": _OPT_S, "sessionObjective": _OPT_O,
+                          "sessionId": _OPT_S, "notices": _A, "owner": _S, "branch": _S},
+                         "brief", "bytes", "claimed", "owner", "branch"),
+}
+
+
+# -- checking arguments ---------------------------------------------------------------
+
+_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
+
+
+def _is(value: Any, name: str) -> bool:
+    if name == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if name == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, _TYPES[name])
+
+
+def _where(path: str) -> str:
+    return path or "(arguments)"
+
+
+def check_arguments(schema: Mapping[str, Any], value: Any, path: str = "") -> list[str]:
+    """Every way ``value`` breaks ``schema``, each as ``"<path>: <problem>"`` (empty: it conforms)."""
+    if "anyOf" in schema:
+        if any(not check_arguments(option, value, path) for option in schema["anyOf"]):
+            return []
+        return [f"{_where(path)}: matches none of the allowed forms"]
+    problems: list[str] = []
+    if "enum" in schema and value not in schema["enum"]:
+        allowed = ", ".join("null" if v is None else str(v) for v in schema["enum"])
+        return [f"{_where(path)}: must be one of {allowed}"]  # the rejected value is not echoed
+    types = schema.get("type")
+    if types is not None:
+        names = [types] if isinstance(types, str) else list(types)
+        if not any(_is(value, name) for name in names):
+            return [f"{_where(path)}: must be {' or '.join(names)}, not {type(value).__name__}"]
+    if isinstance(value, dict):
+        properties = schema.get("properties", {})
+        for name in schema.get("required", ()):
+            if name not in value:
+                problems.append(f"{path + '.' if path else ''}{name}: required")
+        for name, item in value.items():
+            where = f"{path}.{name}" if path else name
+            if name in properties:
+                problems += check_arguments(properties[name], item, where)
+            elif schema.get("additionalProperties") is False:
+                known = ", ".join(properties) or "none"
+                problems.append(f"{where}: unknown {'argument' if not path else 'field'} (allowed: {known})")
+    elif isinstance(value, list):
+        if len(value) < schema.get("minItems", 0):
+            problems.append(f"{_where(path)}: needs at least {schema['minItems']} item(s)")
+        if "items" in schema:
+            for i, item in enumerate(value):
+                problems += check_arguments(schema["items"], item, f"{path}[{i}]")
+    elif isinstance(value, str):
+        if len(value) < schema.get("minLength", 0):
+            problems.append(f"{_where(path)}: must not be empty")
+        if "maxLength" in schema and len(value) > schema["maxLength"]:
+            problems.append(f"{_where(path)}: at most {schema['maxLength']} characters (got {len(value)})")
+    elif _is(value, "number"):
+        if "minimum" in schema and value < schema["minimum"]:
+            problems.append(f"{_where(path)}: at least {schema['minimum']} (got {value})")
+        if "maximum" in schema and value > schema["maximum"]:
+            problems.append(f"{_where(path)}: at most {schema['maximum']} (got {value})")
+    return problems

@@ -1,0 +1,81 @@
+"""Every shipped adapter honours the adapter protocol (spec §15) on every fixture of its harness."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from baton.harnesses import HARNESSES, adapter
+from baton.harnesses.protocol import IGNORED, KINDS, SESSION_START, HarnessAdapter
+from tests.harness_support import every_fixture, fixture
+
+FIXTURES = every_fixture()
+
+
+def test_every_harness_has_fixtures_for_each_kind_it_handles():
+    for harness in HARNESSES:
+        events = {name.split(".")[0] for h, name in FIXTURES if h == harness}
+        assert events == set(adapter(harness).kinds), harness
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_each_adapter_implements_the_protocol(harness):
+    chosen = adapter(harness)
+    members = {name for name in vars(HarnessAdapter) if not name.startswith("_")} | set(
+        HarnessAdapter.__annotations__)
+    assert members == {"name", "kinds", "subscribe_events", "get_project_context", "get_session_metadata",
+                       "render_notice", "configuration"}
+    assert all(hasattr(chosen, name) for name in members)
+    assert set(chosen.kinds.values()) <= set(KINDS)
+    assert chosen.subscribe_events is None  # every shipped harness pushes by running a command
+
+
+@pytest.mark.parametrize("harness,name", FIXTURES, ids=lambda v: v)
+def test_a_fixture_reads_as_the_session_and_project_it_names(harness, name):
+    chosen = adapter(harness)
+    payload = fixture(harness, name)
+    event = name.split(".")[0]
+    meta = chosen.get_session_metadata(event, payload)
+    assert meta.kind in KINDS
+    assert meta.session_id and "synthetic" in meta.session_id
+    assert chosen.get_project_context(payload).cwd == "/path/to/project"
+    if "." in name:  # SessionStart.resume, PreCompact.auto: the harness's own field is kept
+        assert name.split(".")[1] in (meta.source, meta.trigger)
+
+
+@pytest.mark.parametrize("harness,name", FIXTURES, ids=lambda v: v)
+def test_only_a_session_start_answers_with_context_in_the_harness_shape(harness, name):
+    chosen = adapter(harness)
+    meta = chosen.get_session_metadata(name.split(".")[0], fixture(harness, name))
+    answer = chosen.render_notice(meta, "the brief")
+    if meta.kind == SESSION_START:
+        data = json.loads(answer)
+        text = data["additional_context"] if harness == "cursor" else data["hookSpecificOutput"]["additionalContext"]
+        assert text == "the brief"
+    else:
+        assert answer == chosen.empty_answer
+    if chosen.empty_answer:
+        assert json.loads(chosen.empty_answer) == {}  # a harness that parses stdout gets JSON
+
+
+@pytest.mark.parametrize("harness", ["claude-code", "codex"])
+def test_claude_code_and_codex_name_the_event_in_their_answer(harness):
+    chosen = adapter(harness)
+    meta = chosen.get_session_metadata("SessionStart", fixture(harness, "SessionStart.startup"))
+    assert json.loads(chosen.render_notice(meta, "x"))["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+
+
+def test_an_event_the_adapter_does_not_handle_is_ignored():
+    meta = adapter("claude-code").get_session_metadata("UserPromptSubmit", {"session_id": "s", "prompt": "hi"})
+    assert meta.kind == IGNORED
+
+
+def test_no_adapter_reads_the_transcript(tmp_path):
+    """The payload names a transcript; the metadata carries nothing from it."""
+    transcript = tmp_path / "transcript.jsonl"
+    transcript.write_text("secret conversation\n")
+    for harness, name in FIXTURES:
+        meta = adapter(harness).get_session_metadata(name.split(".")[0],
+                                                     fixture(harness, name, transcript_path=str(transcript)))
+        assert str(transcript) not in repr(meta)

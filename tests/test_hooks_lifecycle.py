@@ -1,0 +1,156 @@
+"""``baton hook``: a harness's session lifecycle, run end to end from the synthetic fixtures.
+
+Claude Code, Codex and Gemini CLI each: the brief arrives at session start
+(claimed for the payload's session), a draft is prepared before compaction,
+and the ready handoff the session wrote is left as a baton at its end.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from baton.app import Baton
+from tests.app_support import promote_handoff, validate_handoff_command
+from tests.handoff_support import git_init, payload
+from tests.harness_support import fixture, hook, injected
+
+LIFECYCLES = {
+    # harness: (start event, compaction event, end event)
+    "claude-code": ("SessionStart", "PreCompact", "SessionEnd"),
+    "codex": ("SessionStart", "PreCompact", "Stop"),
+    "gemini-cli": ("SessionStart", "PreCompress", "SessionEnd"),
+    "cursor": ("sessionStart", "preCompact", "sessionEnd"),
+}
+
+
+@pytest.fixture
+def repo(project):
+    git_init(project, {"src/app.py": "x = 1\n"})
+    return project
+
+
+def _start(repo, harness, session=None, source="startup"):
+    start = LIFECYCLES[harness][0]
+    name = start if harness == "cursor" else f"{start}.{source}"
+    changes = {"session_id": session} if session else {}
+    return hook(repo, harness, start, fixture(harness, name, repo, **changes))
+
+
+def _event(repo, harness, which, session=None):
+    event = LIFECYCLES[harness][which]
+    name = event if harness == "cursor" or which == 2 else f"{event}.auto"
+    changes = {"session_id": session} if session else {}
+    return hook(repo, harness, event, fixture(harness, name, repo, **changes))
+
+
+def _write_ready_handoff(repo, session):
+    with Baton.open(repo) as app:
+        handoff_id = app.capture(payload(), session=session).handoff_id
+    validate_handoff_command(repo, handoff_id)
+    promote_handoff(repo, handoff_id, accept_warnings="tests")
+    return handoff_id
+
+
+def _session(repo, session):
+    with Baton.open(repo) as app:
+        return app.project.reading().get("sessions", session)
+
+
+@pytest.mark.parametrize("harness", LIFECYCLES)
+def test_a_session_start_injects_the_brief_in_the_harness_format(repo, harness):
+    outcome = _start(repo, harness)
+    assert outcome.problem is None
+    assert injected(harness, outcome.answer).startswith("## Baton")
+
+
+@pytest.mark.parametrize("harness", LIFECYCLES)
+def test_the_baton_waiting_is_delivered_and_claimed_for_the_payloads_session(repo, harness):
+    handoff_id = _write_ready_handoff(repo, "earlier")
+    hook(repo, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", repo, session_id="earlier"))
+    outcome = _start(repo, harness, session="next-session")
+    assert "Active Session Handoff" in injected(harness, outcome.answer)
+    assert outcome.result.to_json()["handoffId"] == handoff_id
+    assert _session(repo, "next-session")["receivedBaton"] == handoff_id
+
+
+@pytest.mark.parametrize("source", ["compact", "resume", "clear"])
+def test_the_same_session_never_gets_the_brief_twice(repo, source):
+    first = _start(repo, "claude-code", session="s1")
+    again = _start(repo, "claude-code", session="s1", source=source)
+    assert injected("claude-code", first.answer)
+    assert again.answer == "" and again.problem is None
+    assert again.result.repeated
+
+
+@pytest.mark.parametrize("harness", LIFECYCLES)
+def test_before_compaction_a_draft_is_prepared_and_nothing_is_injected(repo, harness):
+    (repo / "src" / "app.py").write_text("x = 2\n")
+    outcome = _event(repo, harness, 1)
+    assert outcome.problem is None
+    assert outcome.answer == ("{}" if harness in ("gemini-cli", "cursor") else "")
+    with Baton.open(repo) as app:
+        draft = app.show(outcome.result.handoff_id).to_json()["handoff"]
+    assert draft["status"] == "draft"
+    assert draft["automation"]["trigger"] == "hook"
+    assert draft["origin"]["harness"] == harness
+    assert [a["path"] for a in draft["artifacts"]] == ["src/app.py"]
+
+
+def test_a_second_compaction_keeps_the_sessions_draft(repo):
+    first = _event(repo, "claude-code", 1, session="s1")
+    second = _event(repo, "claude-code", 1, session="s1")
+    assert second.result.handoff_id == first.result.handoff_id and not second.result.created
+
+
+def test_the_draft_records_what_the_detector_was_told(repo):
+    manual = hook(repo, "claude-code", "PreCompact", fixture("claude-code", "PreCompact.manual", repo))
+    with Baton.open(repo) as app:
+        automation = app.show(manual.result.handoff_id).to_json()["handoff"]["automation"]
+    assert automation["score"] == 1.0 and automation["inputs"] == {"handoff_request": 1.0}
+
+
+def test_the_draft_takes_the_objective_of_the_handoff_the_session_received(repo):
+    _write_ready_handoff(repo, "earlier")
+    hook(repo, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", repo, session_id="earlier"))
+    _start(repo, "claude-code", session="s2")
+    draft = _event(repo, "claude-code", 1, session="s2")
+    with Baton.open(repo) as app:
+        work = app.show(draft.result.handoff_id).to_json()["handoff"]["work"]
+    assert work["objective"] == payload()["work"]["objective"]
+
+
+@pytest.mark.parametrize("harness", LIFECYCLES)
+def test_a_session_end_ends_the_session_and_hands_on_the_ready_handoff_it_wrote(repo, harness):
+    session = fixture(harness, LIFECYCLES[harness][2])
+    sid = session.get("session_id") or session["conversation_id"]
+    _start(repo, harness)
+    handoff_id = _write_ready_handoff(repo, sid)
+    outcome = _event(repo, harness, 2)
+    assert outcome.problem is None
+    assert outcome.result.baton == handoff_id
+    assert _session(repo, sid)["status"] == "ended"
+    with Baton.open(repo) as app:
+        assert app.active_baton().to_json()["handoff"]["id"] == handoff_id
+
+
+def test_a_session_that_wrote_no_ready_handoff_ends_without_a_baton(repo):
+    _start(repo, "claude-code", session="s1")
+    _event(repo, "claude-code", 1, session="s1")  # a draft is not verified: never handed on
+    outcome = _event(repo, "claude-code", 2, session="s1")
+    assert outcome.result.ended and outcome.result.baton is None
+    with Baton.open(repo) as app:
+        assert app.pending_batons().to_json()["items"] == []
+
+
+def test_codex_stop_after_every_turn_ends_the_session_once(repo):
+    _start(repo, "codex", session="t1")
+    first = _event(repo, "codex", 2, session="t1")
+    second = _event(repo, "codex", 2, session="t1")
+    assert first.result.ended and not second.result.ended
+
+
+def test_a_handoff_written_after_the_first_stop_is_handed_on_at_the_next(repo):
+    _start(repo, "codex", session="t1")
+    _event(repo, "codex", 2, session="t1")
+    handoff_id = _write_ready_handoff(repo, "t1")
+    assert _event(repo, "codex", 2, session="t1").result.baton == handoff_id

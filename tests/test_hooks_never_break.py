@@ -1,0 +1,91 @@
+"""A hook never breaks its harness: whatever goes wrong it exits 0, writes
+one line to stderr and injects nothing (the harness's empty answer)."""
+
+from __future__ import annotations
+
+import fcntl
+import io
+import json
+import os
+
+import pytest
+
+from tests.conftest import run_baton
+from tests.handoff_support import git_init
+from tests.harness_support import fixture, hook
+
+
+def _run(cwd, harness, event, payload: str):
+    return run_baton("hook", harness, event, cwd=cwd, input=payload)
+
+
+def _assert_quiet_failure(result, empty=""):
+    assert result.returncode == 0
+    assert result.stdout.strip() == empty
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert result.stderr.startswith("baton hook ")
+
+
+def test_an_uninitialised_git_project_exits_0_and_injects_nothing(project_dir):
+    git_init(project_dir)
+    result = _run(project_dir, "claude-code", "SessionStart",
+                  json.dumps(fixture("claude-code", "SessionStart.startup", project_dir)))
+    _assert_quiet_failure(result)
+    assert "baton init" in result.stderr or "not" in result.stderr
+    assert not (project_dir / ".baton").exists()
+
+
+def test_a_directory_that_is_not_a_git_repository_exits_0(project_dir):
+    result = _run(project_dir, "gemini-cli", "SessionStart",
+                  json.dumps(fixture("gemini-cli", "SessionStart.startup", project_dir)))
+    _assert_quiet_failure(result, "{}")
+
+
+def test_a_payload_that_is_not_json_exits_0(project):
+    _assert_quiet_failure(_run(project, "codex", "SessionStart", "not json {"))
+
+
+def test_a_payload_without_a_session_id_exits_0(project):
+    _assert_quiet_failure(_run(project, "claude-code", "SessionEnd", json.dumps({"cwd": str(project)})))
+
+
+def test_an_event_baton_does_not_handle_exits_0(project):
+    _assert_quiet_failure(_run(project, "claude-code", "PostToolUse", json.dumps({"session_id": "s"})))
+
+
+def test_a_ledger_locked_by_another_process_exits_0_without_waiting_long(project, monkeypatch):
+    monkeypatch.setenv("BATON_HOOK_LOCK_WAIT", "0.2")
+    lock = project / ".baton" / "ledger.lock"
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        outcome = hook(project, "claude-code", "SessionStart", fixture("claude-code", "SessionStart.startup", project))
+    finally:
+        os.close(fd)
+    assert outcome.answer == "" and "locked" in outcome.problem
+
+
+def test_an_internal_error_exits_0_with_one_line(project, monkeypatch):
+    from baton.app import Baton
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom\nsecond line")
+
+    monkeypatch.setattr(Baton, "start_harness_session", broken)
+    outcome = hook(project, "cursor", "sessionStart", fixture("cursor", "sessionStart", project))
+    assert outcome.answer == "{}" and "RuntimeError" in outcome.problem
+
+
+def test_the_cli_prints_the_problem_on_one_line(project_dir, capsys, monkeypatch):
+    from baton.cli import main
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"")))
+    code = main(["hook", "claude-code", "SessionStart", "--project", str(project_dir)])
+    out, err = capsys.readouterr()
+    assert code == 0 and out == "" and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("harness", ["claude-code", "codex", "gemini-cli", "cursor"])
+def test_an_unknown_event_name_is_not_an_error_for_the_harness(project, harness):
+    outcome = hook(project, harness, "Notification", {"session_id": "s"})
+    assert outcome.exit_code == 0 and outcome.problem

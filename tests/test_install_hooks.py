@@ -1,0 +1,135 @@
+"""``baton install-hooks``: project-local configuration, merged without losing
+keys, idempotent, with a dry run that prints the diff and writes nothing."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+
+import pytest
+
+from baton.harnesses import HARNESSES, adapter
+from baton.harnesses.install import install_hooks
+from tests.cli_support import run, run_json
+from tests.conftest import run_baton
+from tests.handoff_support import git_init
+from tests.harness_support import fixture, injected
+
+FILES = {
+    "claude-code": [".claude/settings.json", ".mcp.json"],
+    "codex": [".codex/hooks.json", ".codex/config.toml"],
+    "gemini-cli": [".gemini/settings.json"],
+    "cursor": [".cursor/mcp.json", ".cursor/rules/baton.mdc", ".cursor/hooks.json"],
+}
+
+
+def _snapshot(root):
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*")
+            if p.is_file() and ".baton" not in p.parts}
+
+
+def _commands(config: dict, event: str) -> list[str]:
+    out = []
+    for entry in config["hooks"][event]:
+        out += [entry["command"]] if "command" in entry else [h["command"] for h in entry["hooks"]]
+    return out
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_it_writes_the_harness_files_inside_the_project_only(project_dir, harness):
+    result = install_hooks(project_dir, harness)
+    assert [c.path for c in result.changes] == FILES[harness]
+    assert sorted(_snapshot(project_dir)) == sorted(FILES[harness])
+    assert (project_dir / ".baton" / "config.json").exists()  # and the project is initialised
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_running_it_twice_changes_nothing(project_dir, harness):
+    install_hooks(project_dir, harness)
+    before = _snapshot(project_dir)
+    again = install_hooks(project_dir, harness)
+    assert {c.action for c in again.changes} == {"unchanged"}
+    assert _snapshot(project_dir) == before
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_a_dry_run_prints_the_diff_and_writes_nothing(project_dir, harness):
+    result = install_hooks(project_dir, harness, dry_run=True)
+    assert _snapshot(project_dir) == {} and not (project_dir / ".baton").exists()
+    text = result.render()
+    for path in FILES[harness]:
+        assert f"+++ b/{path}" in text
+    assert f"hook {harness}" in text
+
+
+def test_existing_settings_keep_every_key_and_hook(project_dir):
+    settings = project_dir / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({
+        "permissions": {"allow": ["Bash(npm test)"]},
+        "hooks": {"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "./mine.sh"}]}],
+                  "PostToolUse": [{"matcher": "Edit", "hooks": [{"type": "command", "command": "fmt"}]}]},
+    }))
+    (project_dir / ".mcp.json").write_text(json.dumps({"mcpServers": {"other": {"command": "x"},
+                                                                        "baton": {"command": "/opt/baton"}}}))
+    install_hooks(project_dir, "claude-code")
+    merged = json.loads(settings.read_text())
+    assert merged["permissions"] == {"allow": ["Bash(npm test)"]}
+    assert _commands(merged, "SessionStart") == ["./mine.sh", "baton hook claude-code SessionStart"]
+    assert _commands(merged, "PostToolUse") == ["fmt"]
+    assert _commands(merged, "SessionEnd") == ["baton hook claude-code SessionEnd"]
+    servers = json.loads((project_dir / ".mcp.json").read_text())["mcpServers"]
+    assert servers == {"other": {"command": "x"}, "baton": {"command": "/opt/baton"}}  # the user's choice is kept
+
+
+def test_codex_config_toml_gains_the_mcp_table_and_keeps_the_rest(project_dir):
+    config = project_dir / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('model = "gpt-5-codex"\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\n')
+    install_hooks(project_dir, "codex", command="/venv/bin/baton")
+    parsed = tomllib.loads(config.read_text())
+    assert parsed["model"] == "gpt-5-codex"
+    assert parsed["mcp_servers"] == {"docs": {"command": "docs-mcp"},
+                                     "baton": {"command": "/venv/bin/baton", "args": ["mcp"]}}
+    assert config.read_text().startswith('model = "gpt-5-codex"\n\n[mcp_servers.docs]\n')
+
+
+def test_a_file_that_does_not_parse_is_refused_not_overwritten(project_dir, capsys):
+    settings = project_dir / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text("{ not json")
+    code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "gemini-cli")
+    assert code == 2 and "not valid JSON" in err
+    assert settings.read_text() == "{ not json"
+
+
+def test_a_symlink_leading_outside_the_project_is_refused(project_dir, tmp_path, capsys):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (project_dir / ".claude").symlink_to(outside)
+    code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "claude-code")
+    assert code == 5
+    assert list(outside.iterdir()) == []
+
+
+def test_the_json_result_lists_each_file_and_its_action(project_dir, capsys):
+    out = run_json(capsys, project_dir, "install-hooks", "--harness", "codex", "--dry-run")
+    assert out["dryRun"] is True and out["changed"] is True
+    assert [(f["path"], f["action"]) for f in out["files"]] == [(".codex/hooks.json", "created"),
+                                                                (".codex/config.toml", "created")]
+
+
+@pytest.mark.parametrize("harness", ["claude-code", "codex", "gemini-cli"])
+def test_installed_hooks_run_end_to_end_from_the_fixture(project_dir, harness):
+    """Done-when: install, start a session, and the configured command answers with the brief."""
+    git_init(project_dir)
+    install_hooks(project_dir, harness)
+    files = adapter(harness).configuration("baton")
+    config = json.loads((project_dir / files[0].path).read_text())
+    (command,) = _commands(config, "SessionStart")
+    words = command.split()
+    assert words[:2] == ["baton", "hook"]
+    name = "SessionStart.startup"
+    r = run_baton(*words[1:], cwd=project_dir, input=json.dumps(fixture(harness, name, project_dir)))
+    assert r.returncode == 0 and r.stderr == ""
+    assert injected(harness, r.stdout).startswith("## Baton")
