@@ -13,12 +13,12 @@ import argparse
 import shlex
 from typing import Iterator
 
-import attrs
+from baton.model import frozen
 
 SHELLS = ("bash", "zsh", "fish")
 
 
-@attrs.frozen
+@frozen
 class Node:
     """One command of the tree: its words, subcommands, options and option choices."""
 
@@ -120,7 +120,7 @@ def _fish(nodes: list[Node]) -> str:
     return "\n".join(lines) + "\n"
 
 
-@attrs.frozen
+@frozen
 class CompletionScript:
     shell: str
     script: str

@@ -94,7 +94,7 @@ def test_yaml_output_parses_back_to_the_same_value(value):
     assert yaml.safe_load(to_yaml(value)) == value
 
 
-@pytest.mark.parametrize("text", ["yes", "No", "null", "~", "1e3", "0x1F", "- item", "a: b", "#note", " pad",
+@pytest.mark.parametrize("text", ["A\n", "plain\n", "yes", "No", "null", "~", "1e3", "0x1F", "- item", "a: b", "#note", " pad",
                                   "2026-09-02", "true", ".inf", "@x", "`x`", "'q'", "{a}", "a #b", ""])
 def test_yaml_quotes_every_scalar_a_reader_could_misread(text):
     assert to_yaml({"k": text}) == f"k: {json.dumps(text, ensure_ascii=False)}\n"

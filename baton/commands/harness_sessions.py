@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import attrs
+from baton.model import frozen
 
 from baton.commands.sessions import check_session_id
 from baton.domain.batons import DEFAULT_MAX_BYTES
@@ -72,7 +72,7 @@ def session_handoffs(runner: Any, session_id: str) -> list[dict[str, Any]]:
 
 # -- a session starts -----------------------------------------------------------------
 
-@attrs.frozen
+@frozen
 class SessionStartResult:
     session_id: str
     harness: str | None
@@ -123,7 +123,7 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
 
 # -- the context is about to be compacted --------------------------------------------------
 
-@attrs.frozen
+@frozen
 class CompactionDraftResult:
     session_id: str
     handoff_id: str
@@ -197,7 +197,7 @@ def prepare_before_compaction(project: "Project", session_id: str | None, *, har
 
 # -- the session ends ------------------------------------------------------------------------
 
-@attrs.frozen
+@frozen
 class SessionFinishResult:
     session_id: str
     ended: bool

@@ -86,7 +86,7 @@ def _scalar(value: Any) -> str:
 
 
 def _string(text: str) -> str:
-    if _PLAIN.match(text) and text.lower() not in _RESERVED and not _looks_numeric(text):
+    if _PLAIN.fullmatch(text) and text.lower() not in _RESERVED and not _looks_numeric(text):
         return text
     return _quote(text)
 

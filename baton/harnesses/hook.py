@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Mapping
 
-import attrs
+from baton.model import frozen
 
 from baton.errors import BatonError, InputError, LedgerBusy
 from baton.harnesses.protocol import PRE_COMPACT, SESSION_END, SESSION_START, SessionMetadata
@@ -29,7 +29,7 @@ LOCK_WAIT_SECONDS = 3.0
 """How long a hook waits for a ledger another process holds (``BATON_HOOK_LOCK_WAIT`` overrides)."""
 
 
-@attrs.frozen
+@frozen
 class HookOutcome:
     """What the hook prints: ``answer`` on stdout, ``problem`` (one line) on stderr."""
 

@@ -29,7 +29,7 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
-import attrs
+from baton.model import frozen
 
 from baton.errors import InputError, StorageError, UnsafePath
 from baton.harnesses.protocol import ConfigFile
@@ -37,7 +37,7 @@ from baton.harnesses.protocol import ConfigFile
 DEFAULT_COMMAND = "baton"
 
 
-@attrs.frozen
+@frozen
 class FileChange:
     path: str
     action: str
@@ -48,7 +48,7 @@ class FileChange:
         return {"path": self.path, "action": self.action, "diff": self.diff}
 
 
-@attrs.frozen
+@frozen
 class InstallResult:
     harness: str
     root: str

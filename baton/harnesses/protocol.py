@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Protocol
 
-import attrs
+from baton.model import frozen
 
 SESSION_START = "session_start"
 PRE_COMPACT = "pre_compact"
@@ -29,14 +29,14 @@ IGNORED = "ignored"
 KINDS = (SESSION_START, PRE_COMPACT, SESSION_END)
 
 
-@attrs.frozen
+@frozen
 class ProjectContext:
     """Where the harness says the session works (its ``cwd``), if it says."""
 
     cwd: str | None
 
 
-@attrs.frozen
+@frozen
 class SessionMetadata:
     harness: str
     event: str
@@ -52,7 +52,7 @@ class SessionMetadata:
     """An end: the harness's reason (exit, clear, logout…; ``turn`` for an end-of-turn hook)."""
 
 
-@attrs.frozen
+@frozen
 class HookCommand:
     """One hook ``install-hooks`` writes: the harness's event, an optional matcher."""
 
@@ -60,7 +60,7 @@ class HookCommand:
     matcher: str | None = None
 
 
-@attrs.frozen
+@frozen
 class ConfigFile:
     """A project file ``install-hooks`` merges into: JSON members, or a TOML table appended when missing."""
 
@@ -101,7 +101,7 @@ def text_field(payload: Mapping[str, Any], *names: str) -> str | None:
     return None
 
 
-@attrs.frozen
+@frozen
 class CommandHookAdapter:
     """A harness whose hooks are commands fed a JSON object on stdin (all four shipped ones).
 
