@@ -82,7 +82,7 @@ TIME = shutil.which("time", path="/usr/bin:/bin")
 """GNU time, if present, reports the child's own peak RSS (see ``spawn``)."""
 
 
-def spawn(argv: list[str], env: dict[str, str]) -> dict:
+def spawn(argv: list[str], env: dict[str, str], stdin: bytes | None = None) -> dict:
     """Run ``argv`` as a fresh process; its wall time, CPU time, peak RSS, exit code and stdout.
 
     Wall and CPU time come from ``os.wait4`` on the child (CPU includes its
@@ -91,13 +91,17 @@ def spawn(argv: list[str], env: dict[str, str]) -> dict:
     child would report at least our own RSS. When ``/usr/bin/time`` exists the
     child is started through it (a small C program, the same ~1 ms for every
     command, the ``python -c pass`` floor included) and its ``%M`` is used;
-    otherwise RSS is not reported.
+    otherwise RSS is not reported. ``stdin``: bytes the child reads (a hook's
+    payload); otherwise it reads nothing.
     """
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
-            tempfile.NamedTemporaryFile(mode="r") as rss:
+            tempfile.NamedTemporaryFile(mode="r") as rss, tempfile.TemporaryFile() as feed:
+        feed.write(stdin or b"")
+        feed.seek(0)
         full = [TIME, "-q", "-f", "%M", "-o", rss.name, *argv] if TIME else argv
         start = time.perf_counter()
-        child = subprocess.Popen(full, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=env)
+        child = subprocess.Popen(full, stdin=feed if stdin is not None else subprocess.DEVNULL, stdout=out,
+                                 stderr=err, env=env)
         _pid, status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - start
         child.returncode = os.waitstatus_to_exitcode(status)

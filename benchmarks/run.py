@@ -56,27 +56,41 @@ def _load(name: str, filename: str):
     return module
 
 
+sys.path.insert(0, str(HERE))
+import build as bench_build  # noqa: E402  (benchmarks/build.py)
+
 bench_commands = _load("baton_bench_commands", "commands.py")
 
 from baton.ledger import EventDraft, Ledger  # noqa: E402
 
 DEFAULT_SIZES = (1000, 10000)
-OPTIONAL_SIZES = (100000,)
+OPTIONAL_SIZES = (100000, 1000000)
 PYTHON = "python -c pass"
 HOOK = {
     "bootstrap --json": ["bootstrap", "--json"],
     "session handoff --json": ["session", "handoff", "--json"],
     "resume latest": ["resume", "latest"],
+    "hook claude-code SessionStart": ["hook", "claude-code", "SessionStart"],
 }
+STDIN = {"hook claude-code SessionStart": lambda root, n: json.dumps({
+    "session_id": f"bench-hook-{n}", "transcript_path": "/dev/null", "cwd": str(root),
+    "hook_event_name": "SessionStart", "source": "startup"}).encode()}
+"""Commands that read a payload on stdin (a new session id every run, so each one delivers a brief)."""
 OTHER_WRITER = "other-writer"
-TARGETS = {"hook": 4.0, "catch-up": 1.5, "append": 1.25}
+TARGETS = {"hook": 4.0, "catch-up": 1.5, "append": 1.25, "vs eventsourcing": 1 / 3, "replay": 3.0, "rss": 1.2}
 
 
 def _no_claim(result: dict) -> str | None:
     return "claimed a baton, but none was pending" if result.get("claimed") else None
 
 
-CHECKS = {"bootstrap --json": _no_claim}
+def _brief_delivered(result: dict) -> str | None:
+    context = (result.get("hookSpecificOutput") or {}).get("additionalContext")
+    return None if context else "the SessionStart hook delivered no brief"
+
+
+CHECKS = {"bootstrap --json": _no_claim, "hook claude-code SessionStart": _brief_delivered}
+RUNS = iter(range(10**9))
 
 
 def other_writer_note(ledger: Ledger, n: int) -> None:
@@ -88,8 +102,10 @@ def other_writer_note(ledger: Ledger, n: int) -> None:
 
 def run_command(launcher: list[str], name: str, root: Path, env: dict[str, str]) -> dict:
     argv = [*launcher, *HOOK[name], "--project", str(root)]
-    sample = bench_commands.spawn(argv, env)
-    return bench_commands.checked(sample, f"baton {name}", CHECKS.get(name) if "--json" in HOOK[name] else None)
+    stdin = STDIN[name](root, next(RUNS)) if name in STDIN else None
+    sample = bench_commands.spawn(argv, env, stdin=stdin)
+    json_out = "--json" in HOOK[name] or name in STDIN
+    return bench_commands.checked(sample, f"baton {name}", CHECKS.get(name) if json_out else None)
 
 
 def measure_size(root: Path, repeat: int, launcher: list[str], env: dict[str, str]) -> dict[str, list[dict]]:
@@ -144,6 +160,51 @@ def size_rows(events: int, samples: dict[str, list[dict]]) -> list[dict]:
     return rows
 
 
+READ_AND_PARSE = """
+import glob, sys, orjson
+n = 0
+for path in sorted(glob.glob(sys.argv[1] + "/.baton/ledger/*.jsonl")):
+    with open(path, "rb") as fh:
+        for line in fh:
+            orjson.loads(line)
+            n += 1
+print(n)
+"""
+
+
+def replay_samples(root: Path, launcher: list[str], env: dict[str, str], repeat: int) -> dict[str, list[dict]]:
+    """``baton rebuild --json`` (every feed read, verified and folded into a fresh index) as a fresh
+    process, beside a fresh process that only reads the same feeds and ``orjson.loads`` every line."""
+    spawn, checked = bench_commands.spawn, bench_commands.checked
+    samples: dict[str, list[dict]] = {"read + orjson.loads": [], "rebuild --json": []}
+    for _ in range(repeat):
+        samples["read + orjson.loads"].append(
+            checked(spawn([sys.executable, "-c", READ_AND_PARSE, str(root)], env), "read + orjson.loads"))
+        samples["rebuild --json"].append(
+            checked(spawn([*launcher, "rebuild", "--json", "--project", str(root)], env), "baton rebuild"))
+    return samples
+
+
+def replay_rows(events: int, samples: dict[str, list[dict]]) -> list[dict]:
+    base = median(samples["read + orjson.loads"], "wall_ms")
+    wall = median(samples["rebuild --json"], "wall_ms")
+    return [{"events": events, "measure": "full replay", "command": "rebuild --json", "wall_ms": wall,
+             "rss_mb": median(samples["rebuild --json"], "rss_mb"), "baseline": "read + orjson.loads",
+             "baseline_ms": base, "ratio": wall / base, "target": TARGETS["replay"],
+             "events_per_s": events / wall * 1000, "baseline_rss_mb": median(samples["read + orjson.loads"], "rss_mb")}]
+
+
+def rss_row(replays: list[dict]) -> list[dict]:
+    """Peak RSS of the largest replay beside the next largest (bounded memory: equal within 20%)."""
+    measured = sorted((r for r in replays if r["rss_mb"] is not None), key=lambda r: r["events"])
+    if len(measured) < 2:
+        return []
+    small, large = measured[-2], measured[-1]
+    return [{"events": large["events"], "measure": "replay peak RSS", "command": "rebuild --json (MB)",
+             "wall_ms": large["rss_mb"], "rss_mb": large["rss_mb"], "baseline": f"same at {small['events']}",
+             "baseline_ms": small["rss_mb"], "ratio": large["rss_mb"] / small["rss_mb"], "target": TARGETS["rss"]}]
+
+
 def durable_append(events: int, rounds: int) -> tuple[list[dict], dict] | tuple[None, str]:
     """benchmarks/ledger.py's Baton ``fsync: always`` append vs raw write+fsync, interleaved rounds."""
     try:
@@ -157,19 +218,66 @@ def durable_append(events: int, rounds: int) -> tuple[list[dict], dict] | tuple[
         lines_dir = work / "lines" / ".baton"
         bench_ledger.baton_append(lines_dir, batch, "never")
         lines = (lines_dir / "ledger" / "bench.jsonl").read_bytes().splitlines(keepends=True)
-        times = {"baton": [], "raw": []}
+        times = {"baton": [], "raw": [], "baton batch of 4": [], "eventsourcing": []}
         bounds = [events * r // rounds for r in range(rounds + 1)]
+        es = None
+        try:
+            es = bench_ledger.EventsourcingAppender(work / "eventsourcing.sqlite")
+        except Exception as exc:  # noqa: BLE001 - eventsourcing is a test extra; the rows say if it is missing
+            es_note = f"eventsourcing not measured ({exc!r})"
         for lo, hi in zip(bounds, bounds[1:]):
             times["baton"].append(bench_ledger.baton_append(work / "always" / ".baton", batch[lo:hi], "always"))
             times["raw"].append(bench_ledger.raw_write_fsync(lines[lo:hi], work / "raw.jsonl"))
-        baton_ms = sum(times["baton"]) / events * 1000
-        raw_ms = sum(times["raw"]) / events * 1000
-        row = {"events": events, "measure": "durable append", "command": "Ledger append, fsync always",
-               "wall_ms": baton_ms, "rss_mb": None, "baseline": "os.write+os.fsync",
-               "baseline_ms": raw_ms, "ratio": baton_ms / raw_ms, "target": TARGETS["append"]}
-        return [row], {"rounds_seconds": times, "line_bytes_mean": statistics.mean(len(x) for x in lines)}
+            times["baton batch of 4"].append(batched_append(work / "batched" / ".baton", batch[lo:hi], 4))
+            if es is not None:
+                times["eventsourcing"].append(es.append(batch[lo:hi]))
+        per_event = {k: sum(v) / events * 1000 for k, v in times.items() if v}
+        baton_ms, raw_ms = per_event["baton"], per_event["raw"]
+        rows = [{"events": events, "measure": "durable append", "command": "Ledger append, fsync always",
+                 "wall_ms": baton_ms, "rss_mb": None, "baseline": "os.write+os.fsync",
+                 "baseline_ms": raw_ms, "ratio": baton_ms / raw_ms, "target": TARGETS["append"]}]
+        if "eventsourcing" in per_event:
+            es_ms = per_event["eventsourcing"]
+            rows += [{"events": events, "measure": "durable append", "command": "Ledger append, 1 event/txn",
+                      "wall_ms": baton_ms, "rss_mb": None, "baseline": "eventsourcing save",
+                      "baseline_ms": es_ms, "ratio": baton_ms / es_ms, "target": TARGETS["vs eventsourcing"]},
+                     {"events": events, "measure": "durable append", "command": "Ledger append, 4 events/txn",
+                      "wall_ms": per_event["baton batch of 4"], "rss_mb": None, "baseline": "eventsourcing save",
+                      "baseline_ms": es_ms, "ratio": per_event["baton batch of 4"] / es_ms,
+                      "target": TARGETS["vs eventsourcing"]}]
+        detail = {"rounds_seconds": times, "line_bytes_mean": statistics.mean(len(x) for x in lines)}
+        if es is None:
+            detail["note"] = es_note
+        return rows, detail
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def extra_rows(root: Path, events: int, launcher: list[str], env: dict[str, str], args) -> list[dict]:
+    """MCP and claim contention, on the largest project (``benchmarks/mcp_bench.py``, ``claims_bench.py``)."""
+    rows: list[dict] = []
+    if args.mcp_repeat > 0:
+        found, _detail = _load("baton_bench_mcp", "mcp_bench.py").mcp_rows(root, launcher, env, args.mcp_repeat)
+        rows += [dict(r, events=events) for r in found]
+    if args.claim_processes > 0:
+        found, _detail = _load("baton_bench_claims", "claims_bench.py").claim_rows(root, args.claim_processes)
+        rows += [dict(r, events=events) for r in found]
+    return rows
+
+
+def batched_append(baton_dir: Path, batch: list, size: int) -> float:
+    """Baton's append with ``fsync: always``, ``size`` events per locked transaction (one write, one
+    fsync) — the shape of ``session end`` or ``handoff ready``, which record several events at once."""
+    from baton.ledger import Ledger
+
+    ledger = Ledger(baton_dir, "bench", fsync="always")
+    start = time.perf_counter()
+    for i in range(0, len(batch), size):
+        with ledger.locked() as txn:
+            txn.append(batch[i:i + size])
+    elapsed = time.perf_counter() - start
+    ledger.close()
+    return elapsed
 
 
 def fmt(value: float | None, spec: str) -> str:
@@ -197,7 +305,7 @@ def table(rows: list[dict]) -> str:
 def default_sizes(cache: Path) -> list[int]:
     sizes = list(DEFAULT_SIZES)
     for size in OPTIONAL_SIZES:
-        if (cache / f"project-{size}-r{bench_commands.RECIPE}" / "meta.json").exists():
+        if bench_build.is_cached(cache, size):
             sizes.append(size)
     return sizes
 
@@ -217,6 +325,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="cached (default): the timed processes read and write compiled bytecode under "
                              "CACHE/pycache (PYTHONPYCACHEPREFIX; PYTHONDONTWRITEBYTECODE unset), as an installed "
                              "package would; as-is: inherit this environment unchanged")
+    parser.add_argument("--replay-repeat", type=int, default=3,
+                        help="full replays per size up to 10,000 events (1 above), 0 to skip (default: 3)")
+    parser.add_argument("--claim-processes", type=int, default=16,
+                        help="processes racing to claim batons on the largest size, 0 to skip (default: 16)")
+    parser.add_argument("--mcp-repeat", type=int, default=7,
+                        help="MCP start-ups and round trips on the largest size, 0 to skip (default: 7)")
     parser.add_argument("--out", type=Path, default=None, help="also write the results (every sample) as JSON")
     args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
@@ -257,24 +371,33 @@ def main(argv: list[str] | None = None) -> int:
             append_note = (f"{args.append_events} events of {detail['line_bytes_mean']:.0f} bytes, 5 interleaved "
                            f"rounds; ms = per event")
     results = []
+    replays: list[dict] = []
     scratch = Path(tempfile.mkdtemp(prefix="baton-bench-run-"))
     try:
         for size in sizes:
-            cached, meta = bench_commands.cached_project(args.cache, size)
+            cached, meta = bench_build.cached_project(args.cache, size)
             root = scratch / f"project-{size}"
             shutil.copytree(cached, root, symlinks=True)
             t0 = time.perf_counter()
             samples = measure_size(root, args.repeat, launcher, env)
             these = size_rows(meta["events"], samples)
+            replayed = {}
+            if args.replay_repeat > 0:
+                replayed = replay_samples(root, launcher, env, args.replay_repeat if size <= 10_000 else 1)
+                replays.extend(replay_rows(meta["events"], replayed))
+                these += replays[-1:]
+            if size == sizes[-1]:
+                these += extra_rows(root, meta["events"], launcher, env, args)
             rows.extend(these)
             results.append({"size": size, "events": meta["events"], "build": meta,
                             "measure_seconds": round(time.perf_counter() - t0, 1), "rows": these,
-                            "samples": samples})
+                            "samples": samples, "replay_samples": replayed})
             print(f"# {meta['events']} events measured in {time.perf_counter() - t0:.0f} s", file=sys.stderr,
                   flush=True)
             shutil.rmtree(root, ignore_errors=True)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+    rows.extend(rss_row(replays))
     rows.extend(append_rows)
     print()
     print(table(rows))

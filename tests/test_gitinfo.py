@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from dulwich import porcelain
 
 from baton import gitinfo
@@ -93,3 +95,74 @@ def test_status_groups_tell_added_modified_deleted_and_untracked_apart(tmp_path)
 
 def test_status_groups_outside_a_repository_are_empty(tmp_path):
     assert gitinfo.status_groups(tmp_path) == ((), (), (), ())
+
+
+# -- locating without dulwich, and git's identity kept between processes ------------------
+
+def test_locate_finds_the_repository_from_a_subfolder(tmp_path):
+    porcelain.init(str(tmp_path))
+    (tmp_path / "src" / "deep").mkdir(parents=True)
+    where = gitinfo.locate(tmp_path / "src" / "deep")
+    assert where.worktree == tmp_path.resolve() and where.git_dir == tmp_path.resolve() / ".git"
+    assert where.common_dir == where.git_dir and not where.bare
+
+
+def test_locate_follows_a_linked_worktrees_gitdir_file_to_the_common_directory(tmp_path):
+    main = tmp_path / "main"
+    main.mkdir()
+    porcelain.init(str(main))
+    _commit(main, "a.txt", "one")
+    porcelain.branch_create(str(main), "feature")
+    porcelain.worktree_add(str(main), str(tmp_path / "linked"), branch="feature")
+    where = gitinfo.locate(tmp_path / "linked")
+    assert where.worktree == (tmp_path / "linked").resolve()
+    assert where.common_dir.resolve() == (main / ".git").resolve()
+    assert gitinfo.current_branch(tmp_path / "linked") == "feature"
+
+
+def test_locate_outside_a_repository_is_none(tmp_path):
+    assert gitinfo.locate(tmp_path) is None
+
+
+def test_a_detached_head_has_no_branch(tmp_path):
+    porcelain.init(str(tmp_path))
+    sha = _commit(tmp_path, "a.txt", "one")
+    (tmp_path / ".git" / "HEAD").write_text(sha + "\n")
+    assert gitinfo.current_branch(tmp_path) is None
+
+
+def _with_identity(repo_dir: Path, email: str) -> None:
+    config = repo_dir / ".git" / "config"
+    config.write_text(config.read_text().split("[user]")[0] + f"[user]\n\temail = {email}\n\tname = Dev\n")
+
+
+def test_git_identity_is_read_once_and_kept_while_the_config_is_unchanged(tmp_path, monkeypatch):
+    porcelain.init(str(tmp_path))
+    _with_identity(tmp_path, "dev@example.com")
+    cache = tmp_path / "cache" / "identity.json"
+    assert gitinfo.user_identity(tmp_path, cache) == ("dev@example.com", "Dev")
+    monkeypatch.setattr(gitinfo, "config_value", lambda *a: pytest.fail("git config read again"))
+    assert gitinfo.user_identity(tmp_path, cache) == ("dev@example.com", "Dev")
+
+
+def test_a_changed_config_is_read_again(tmp_path):
+    porcelain.init(str(tmp_path))
+    _with_identity(tmp_path, "dev@example.com")
+    cache = tmp_path / "cache" / "identity.json"
+    gitinfo.user_identity(tmp_path, cache)
+    _with_identity(tmp_path, "other@example.com")
+    assert gitinfo.user_identity(tmp_path, cache)[0] == "other@example.com"
+
+
+def test_a_config_with_includes_is_never_answered_from_the_cache(tmp_path, monkeypatch):
+    porcelain.init(str(tmp_path))
+    _with_identity(tmp_path, "dev@example.com")
+    config = tmp_path / ".git" / "config"
+    config.write_text(config.read_text() + "[include]\n\tpath = extra.conf\n")
+    cache = tmp_path / "cache" / "identity.json"
+    gitinfo.user_identity(tmp_path, cache)
+    reads = []
+    real = gitinfo.config_value
+    monkeypatch.setattr(gitinfo, "config_value", lambda *a: reads.append(a) or real(*a))
+    gitinfo.user_identity(tmp_path, cache)
+    assert reads, "an included file could change the identity without the cache seeing it"

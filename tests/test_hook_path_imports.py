@@ -58,3 +58,21 @@ def test_leaving_a_baton_loads_the_git_status_machinery_and_nothing_else_heavy(w
     dirty: that needs dulwich's status (in its porcelain), nothing more."""
     loaded = _loaded(warm, "session", "end", "s3", "--handoff-steps", "next")
     assert not [m for m in HEAVY if m in loaded and m != "dulwich.porcelain"]
+
+
+@pytest.mark.parametrize("command", [
+    ("session", "handoff", "--json"),
+    ("bootstrap", "--peek", "--json"),
+    ("bootstrap", "--json", "--session-id", "s9"),
+], ids=" ".join)
+def test_with_nothing_to_claim_a_hook_path_command_loads_no_dulwich_at_all(warm, command):
+    """Finding the worktree and its branch are two small file reads, and the
+    owner comes from the identity kept under ``.baton/cache``: no repository
+    is opened unless a baton's freshness must be judged."""
+    from baton.app import Baton
+
+    with Baton.open(warm) as app:
+        app.cancel_baton()  # nothing pending; this also caches git's identity
+    loaded = _loaded(warm, *command)
+    assert "baton.app" in loaded
+    assert not [m for m in loaded if m == "dulwich" or m.startswith("dulwich.")]

@@ -1,0 +1,77 @@
+"""baton.model: attrs classes with shared methods behave as attrs' generated ones would."""
+
+from __future__ import annotations
+
+import attrs
+import pytest
+
+from baton.model import frozen, mutable
+
+
+@frozen
+class Point:
+    x: int
+    y: int = 0
+    note: str = attrs.field(default="", eq=False, repr=False)
+
+
+@frozen
+class Other:
+    x: int
+    y: int = 0
+
+
+@frozen
+class Named:
+    name: str
+
+    def __repr__(self) -> str:
+        return f"<{self.name}>"
+
+
+@frozen
+class Child(Named):
+    extra: int = 0
+
+
+@mutable
+class Box:
+    items: list = attrs.field(factory=list)
+
+
+def test_equal_fields_make_equal_values():
+    assert Point(1, 2) == Point(1, 2) and Point(1, 2) != Point(1, 3)
+
+
+def test_a_field_left_out_of_equality_is_ignored():
+    assert Point(1, 2, note="a") == Point(1, 2, note="b")
+
+
+def test_values_of_different_classes_are_never_equal():
+    assert Point(1, 2) != Other(1, 2)
+
+
+def test_equal_frozen_values_hash_alike():
+    assert hash(Point(1, 2, note="a")) == hash(Point(1, 2, note="b"))
+    assert len({Point(1, 2), Point(1, 2), Point(2, 1)}) == 2
+
+
+def test_mutable_values_compare_but_are_unhashable():
+    assert Box([1]) == Box([1])
+    with pytest.raises(TypeError):
+        hash(Box())
+
+
+def test_repr_shows_the_fields_shown():
+    assert repr(Point(1, 2, note="hidden")) == "Point(x=1, y=2)"
+
+
+def test_a_written_repr_is_kept_and_inherited():
+    assert repr(Named("a")) == "<a>" and repr(Child("b", 1)) == "<b>"
+
+
+def test_frozen_values_stay_frozen_and_evolve():
+    p = Point(1, 2)
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        p.x = 5  # type: ignore[misc]
+    assert attrs.evolve(p, x=5) == Point(5, 2)
