@@ -610,7 +610,40 @@ COMMAND_GROUPS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
 ]
 
 
-def build_parser() -> argparse.ArgumentParser:
+GROUP_OF_COMMAND: dict[str, str] = {
+    **dict.fromkeys(("init", "log", "verify", "rebuild", "doctor", "gc"), "add_ledger_commands"),
+    "demo": "add_demo_command",
+    **dict.fromkeys(("session", "bootstrap", "metrics"), "add_session_commands"),
+    **dict.fromkeys(("checkpoint", "handoff", "resume"), "add_handoff_commands"),
+    "status": "add_status_commands",
+    "mcp": "add_mcp_command",
+    **dict.fromkeys(("hook", "install-hooks"), "add_harness_commands"),
+    "completion": "add_completion_command",
+}
+"""Which of ``COMMAND_GROUPS`` adds each top-level command (a test holds this to
+the groups). A run builds only its command's group: argparse spends most of
+a hook's parsing time building the parsers of commands it will not run."""
+
+
+def _group_named(words: Sequence[str]) -> Callable[[Any, argparse.ArgumentParser], None] | None:
+    """The group of the command ``words`` run, or None (help, a typo: build everything)."""
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "--project":
+            i += 2
+            continue
+        if word.startswith("-"):
+            i += 1
+            continue
+        name = GROUP_OF_COMMAND.get(word)
+        return next((g for g in COMMAND_GROUPS if g.__name__ == name), None)
+    return None
+
+
+def build_parser(words: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole command line; given the words of one run, only the group of its command."""
+    only = _group_named(words) if words is not None else None
     common = _common()
     parser = _Parser(
         prog="baton",
@@ -623,7 +656,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print a stable JSON result on stdout")
     parser.add_argument("--project", metavar="DIR", help="project root")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for add in COMMAND_GROUPS:
+    for add in COMMAND_GROUPS if only is None else [only]:
         add(sub, common)
     return parser
 
@@ -724,10 +757,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             _print_json({"error": {"code": "input_error", "message": message, "exit_code": 2}})
         print(f"baton: {message}", file=sys.stderr)
         return 2
-    parser = build_parser()
+    parser = build_parser(words)
     args = parser.parse_args(words)
     if not getattr(args, "func", None):
-        parser.print_help(sys.stderr)
+        build_parser().print_help(sys.stderr)
         return 2
     from baton.errors import BatonError
 

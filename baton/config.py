@@ -7,10 +7,8 @@ kept and written back, so an older Baton never drops a newer one's settings.
 
 from __future__ import annotations
 
-import getpass
 import os
 import re
-import socket
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +84,9 @@ _UNSAFE = re.compile(r"[^a-z0-9]+")
 
 def new_writer_id() -> str:
     """A file-name-safe id for this machine and user, unique per clone."""
+    import getpass
+    import socket  # only when a writer id is made (once per machine): not on every command's path
+
     host = _UNSAFE.sub("-", socket.gethostname().lower()).strip("-")[:24] or "host"
     try:
         user = getpass.getuser()
