@@ -165,7 +165,7 @@ class ReadLog:
     (``ChangeStream``) instead of holding the whole ledger in memory.
     """
 
-    LIMIT = 20_000
+    LIMIT = 2_000
 
     def __init__(self) -> None:
         self._reads: dict[str, _Read] = {}

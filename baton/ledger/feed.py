@@ -330,7 +330,7 @@ def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False,
     return scan
 
 
-CHUNK_BYTES = 4 << 20
+CHUNK_BYTES = 1 << 20
 """How much of a feed ``scan_chunks`` reads at a time: replaying a ledger of
 any size holds this much of it (and its events), not the whole feed."""
 

@@ -26,7 +26,7 @@ from baton.projections.base import Doc
 
 SEARCH_TABLE = "handoff_search"
 ROWS_TABLE = "handoff_rows"
-MODELS_KEPT = 4096
+MODELS_KEPT = 256
 """How many record models ``Handoffs`` keeps between events (a bound on memory, not on correctness)."""
 _TYPES = frozenset(cls.TYPE for cls in HANDOFF_EVENTS)
 
@@ -56,10 +56,12 @@ class Handoffs:
         from baton.errors import HandoffInputError
 
         known = self._models.get(key)
+        like = None
         if doc is None:
             state = None
         elif known is not None and known[0] is doc:
             state = known[1]
+            like = (state, doc)  # the model that wrote ``doc``: unchanged sections are reused
         else:
             try:
                 state = handoff_from_json(doc)
@@ -71,7 +73,7 @@ class Handoffs:
         if new is None:
             self._models.pop(key, None)
             return None
-        out = handoff_to_json(new)
+        out = handoff_to_json(new, like=like)
         if len(self._models) >= MODELS_KEPT:
             self._models.clear()
         self._models[key] = (out, new)
