@@ -469,7 +469,11 @@ def custom_rule(name: str, *, regex: str | None = None, glob: str | Sequence[str
             except re.error as exc:
                 problems.append(f"bad regex {regex!r}: {exc}")
             else:
-                if pattern.search("") is not None:
+                slow = catastrophic_regex(regex, pattern)
+                if slow is not None:
+                    problems.append(f"regex {regex!r} is refused: {slow} (a text of a few dozen characters "
+                                    "could stall every command)")
+                elif pattern.search("") is not None:
                     problems.append(f"regex {regex!r} matches the empty string")
     globs: tuple[str, ...] = ()
     if glob is not None:
@@ -485,6 +489,74 @@ def custom_rule(name: str, *, regex: str | None = None, glob: str | Sequence[str
     if applies_to == "path":
         return PathRule(name=name, reason=text_reason, globs=(), action=action, pattern=pattern)
     return PatternRule(name=name, reason=text_reason, regex=regex, action=action)
+
+
+REGEX_BUDGET_SECONDS = 0.05
+"""What one custom pattern may spend on one probe at load (a safe pattern
+takes microseconds)."""
+
+
+def catastrophic_regex(regex: str, pattern: re.Pattern[str]) -> str | None:
+    """Why ``regex`` could take exponential time on Python's backtracking
+    engine, or None. Two checks, at load time (``re`` has no time limit once
+    a search has begun):
+
+    - its shape: a repeat without an upper bound nested in another one
+      (``(a+)+``, ``(\\w+\\s?)*``), the classic catastrophic form;
+    - a time budget: the pattern is run on short near-misses built from its
+      own characters (``xxxx…!``), longer and longer, and refused as soon as
+      one search takes more than :data:`REGEX_BUDGET_SECONDS`.
+    """
+    import time
+
+    try:
+        from re import _parser as sre_parse  # type: ignore[attr-defined]
+    except ImportError:  # pragma: no cover - Python < 3.11
+        import sre_parse  # type: ignore[no-redef]
+    try:
+        tree = sre_parse.parse(regex)
+    except Exception:  # noqa: BLE001 - compiled already; the shape check is best effort
+        tree = None
+    if tree is not None and _nested_unbounded(tree, sre_parse, inside=False):
+        return "a repeat without an upper bound inside another (as in (a+)+)"
+    chars = {c for c in regex if c.isprintable()} | set("a0 A-_.")
+    prefix = "".join(chr(v) for op, v in (tree.data if tree is not None else [])
+                     if op is sre_parse.LITERAL) if tree is not None else ""
+    for n in (8, 12, 16, 20, 24, 28):
+        for c in sorted(chars):
+            probe = prefix + c * n + "\x00!"
+            start = time.perf_counter()
+            pattern.search(probe)
+            if time.perf_counter() - start > REGEX_BUDGET_SECONDS:
+                return f"it took over {REGEX_BUDGET_SECONDS * 1000:.0f} ms on a {len(probe)}-character text"
+    return None
+
+
+def _nested_unbounded(items: Any, sre_parse: Any, *, inside: bool) -> bool:
+    repeats = (sre_parse.MAX_REPEAT, sre_parse.MIN_REPEAT)
+    for op, value in items:
+        if op in repeats:
+            low, high, body = value
+            unbounded = high == sre_parse.MAXREPEAT
+            if unbounded and inside and _can_repeat_text(body, sre_parse):
+                return True
+            if _nested_unbounded(body, sre_parse, inside=inside or unbounded):
+                return True
+        elif op is sre_parse.SUBPATTERN:
+            if _nested_unbounded(value[-1], sre_parse, inside=inside):
+                return True
+        elif op is sre_parse.BRANCH:
+            if any(_nested_unbounded(branch, sre_parse, inside=inside) for branch in value[1]):
+                return True
+        elif op in (sre_parse.ASSERT, sre_parse.ASSERT_NOT):
+            if _nested_unbounded(value[1], sre_parse, inside=inside):
+                return True
+    return False
+
+
+def _can_repeat_text(body: Any, sre_parse: Any) -> bool:
+    """A repeat's body that matches at least one character (``(?:x)*`` of an empty group is harmless)."""
+    return any(op not in (sre_parse.AT, sre_parse.ASSERT, sre_parse.ASSERT_NOT) for op, _ in body)
 
 
 def build_redaction_policy(
@@ -833,7 +905,10 @@ def _clip_markers(text: str, start: int, stop: int) -> str:
     return text[start:max(start, stop)]
 
 
-def redact_strings(payload: Any, policy: RedactionPolicy, *, at: str = "") -> RedactionOutcome:
+_ESCAPED_QUOTE = re.compile(r"""\\(['"])""")
+
+
+def redact_strings(payload: Any, policy: RedactionPolicy, *, at: str = "", unescape: bool = False) -> RedactionOutcome:
     """The last line of defence before any event is appended: every string
     (dict keys included) goes through the text rules — token shapes, PEM
     blocks, JWTs and ``name = secret`` assignments written inside a string.
@@ -848,6 +923,10 @@ def redact_strings(payload: Any, policy: RedactionPolicy, *, at: str = "") -> Re
 
     def clean(value: Any, field: str) -> Any:
         if isinstance(value, str):
+            if unescape and "\\" in value:
+                plain = _ESCAPED_QUOTE.sub(r"\1", value)
+                screened = walk.text(plain, field)
+                return screened if screened != plain else walk.text(value, field)
             return walk.text(value, field)
         if isinstance(value, Mapping):
             out: dict[Any, Any] = {}
@@ -867,3 +946,33 @@ def redact_strings(payload: Any, policy: RedactionPolicy, *, at: str = "") -> Re
 
     cleaned = clean(payload, at)
     return _outcome(walk, cleaned)
+
+
+# -- what goes out -----------------------------------------------------------
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` safe for a terminal or a log line: every control character
+    but newline and tab (ESC, NUL, carriage return, C1 codes, bidirectional
+    overrides) is shown as an escape such as ``\\x1b``, so a value in a
+    handoff cannot recolour the terminal, move its cursor or hide a line."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                        else f"\\u{ord(m.group()):04x}", text)
+
+
+def screen_output(value: Any, policy: RedactionPolicy) -> Any:
+    """Every string of an answer (dict keys included) through the text rules,
+    the same screen as the ledger's: what Baton prints never holds more than
+    what it stores, even when it echoes an argument it was given.
+
+    A message quoting a value with ``repr`` escapes its quotes
+    (``api_key=\\'…\\'``), which hides an assignment from the rules; such
+    a string is screened with the escapes undone."""
+    return redact_strings(value, policy, unescape=True).payload
+
+
+def screen_text(text: str, policy: RedactionPolicy) -> str:
+    """A text rendering, screened and made printable."""
+    return printable(screen_output(text, policy))
