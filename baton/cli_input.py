@@ -14,7 +14,6 @@ behind the application object take plain payloads.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 import attrs

@@ -56,6 +56,13 @@ MAX_WAITING = 32
 """Connections that may wait for a worker; past them a new connection is closed at once."""
 
 
+def _screened(exc: BaseException) -> str:
+    """An exception as one log line: through the secret rules, control characters escaped."""
+    from baton.domain.redaction import RedactionPolicy, screen_text
+
+    return screen_text(f"{type(exc).__name__}: {exc}", RedactionPolicy()).replace("\n", " ")
+
+
 def http_status_of(exc: BatonError) -> int:
     """The HTTP status for a command's error, by its family (exit code)."""
     if isinstance(exc, InputError):
@@ -230,7 +237,7 @@ class StatusRequestHandler(http.server.BaseHTTPRequestHandler):
             self._command_error(exc)
             return
         except Exception as exc:  # noqa: BLE001 - never a traceback to the client
-            sys.stderr.write(f"baton status: internal error: {type(exc).__name__}: {exc}\n")
+            sys.stderr.write(f"baton status: internal error: {_screened(exc)}\n")
             self._error(500, "internal_error", "internal error (see the server's terminal)")
             return
         with self.app.lock:
@@ -364,7 +371,7 @@ class _Server(http.server.HTTPServer):
         exc = sys.exc_info()[1]
         if exc is None or isinstance(exc, (ConnectionError, TimeoutError, socket.timeout)):
             return
-        sys.stderr.write(f"baton status: {type(exc).__name__}: {exc}\n")
+        sys.stderr.write(f"baton status: {_screened(exc)}\n")
 
     def server_close(self) -> None:
         super().server_close()
