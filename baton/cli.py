@@ -139,11 +139,11 @@ def _handoff_payload(args: argparse.Namespace):
 
     from baton.errors import InputError
 
+    from baton.cli_input import read_bounded
+
+    raw = read_bounded(args.handoff_input, "--handoff-input")
     try:
-        raw = sys.stdin.buffer.read() if args.handoff_input == "-" else open(args.handoff_input, "rb").read()
         return orjson.loads(raw)
-    except OSError as exc:
-        raise InputError(f"cannot read {args.handoff_input}: {exc.strerror or exc}") from None
     except orjson.JSONDecodeError as exc:
         raise InputError(f"{args.handoff_input} is not valid JSON: {exc}") from None
 
@@ -674,6 +674,9 @@ class _Parser(argparse.ArgumentParser):
     json_requested = False
 
     def error(self, message: str):  # type: ignore[override]
+        from baton.domain.redaction import RedactionPolicy, screen_text
+
+        message = screen_text(message, RedactionPolicy())  # it may quote the offending argument
         if _Parser.json_requested:
             _print_json({"error": {"code": "input_error", "message": message, "exit_code": 2}})
         self.print_usage(sys.stderr)
@@ -744,7 +747,38 @@ def _run(args: argparse.Namespace) -> Any:
     from baton.app import Baton
 
     with Baton.open(args.project) as app:
+        args.output_policy = _output_policy(app)
         return args.func(app, args)
+
+
+def _output_policy(app: Baton | None = None):
+    """The rules what this command prints goes through: the project's
+    policy, else (no project, or one whose policy does not load) the defaults."""
+    from baton.domain.redaction import RedactionPolicy
+    from baton.errors import BatonError
+
+    if app is not None:
+        try:
+            return app.project.policy.redaction
+        except BatonError:
+            pass
+    return RedactionPolicy()
+
+
+def _screened_json_lines(text: str, policy) -> str:
+    """One JSON document per line, each screened as a document (so a
+    replacement never breaks its JSON)."""
+    import orjson
+
+    from baton.domain.redaction import screen_output
+
+    out = []
+    for line in text.splitlines():
+        screened = screen_output(line, policy)
+        if screened != line:
+            screened = orjson.dumps(screen_output(orjson.loads(line), policy)).decode()
+        out.append(screened)
+    return "\n".join(out)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -757,6 +791,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             _print_json({"error": {"code": "input_error", "message": message, "exit_code": 2}})
         print(f"baton: {message}", file=sys.stderr)
         return 2
+    size = sum(len(word.encode("utf-8")) for word in words)
+    from baton.domain.limits import MAX_INPUT_BYTES
+
+    if size > MAX_INPUT_BYTES:
+        message = (f"the arguments are {size} bytes; the limit is {MAX_INPUT_BYTES} bytes (1 MiB) "
+                   "(link to repository artifacts instead of pasting them)")
+        if _Parser.json_requested:
+            _print_json({"error": {"code": "input_error", "message": message, "exit_code": 2}})
+        print(f"baton: {message}", file=sys.stderr)
+        return 2
     parser = build_parser(words)
     args = parser.parse_args(words)
     if not getattr(args, "func", None):
@@ -764,28 +808,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     from baton.errors import BatonError
 
+    # Everything printed goes through the secret screen (and, as text, loses
+    # its control characters): an echoed argument never shows more than the
+    # ledger would hold (docs/security.md, "What comes out").
+    from baton.domain.redaction import screen_output, screen_text
+
     try:
         result = _run(args)
+        policy = getattr(args, "output_policy", None) or _output_policy()
         if args.json:
             lines = getattr(result, "json_lines", None)
             if lines is not None:
                 text = lines()
                 if text:
-                    sys.stdout.write(text + "\n")
+                    sys.stdout.write(_screened_json_lines(text, policy) + "\n")
             else:
-                _print_json(result.to_json())
+                _print_json(screen_output(result.to_json(), policy))
         else:
             text = result.render()
             if text:
-                print(text)
+                print(screen_text(text, policy))
         sys.stdout.flush()
         return int(getattr(result, "exit_code", 0))
     except BatonError as exc:
         exc.name_parameters(_option_names(parser))
         _name_commands(exc)
+        policy = getattr(args, "output_policy", None) or _output_policy()
         if getattr(args, "json", False):
-            _print_json({"error": exc.to_json()})
-        print(f"baton: {exc.message}", file=sys.stderr)
+            _print_json({"error": screen_output(exc.to_json(), policy)})
+        print(f"baton: {screen_text(exc.message, policy)}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("baton: interrupted", file=sys.stderr)
@@ -795,8 +846,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - the last line of defence: no tracebacks for users
         if os.environ.get("BATON_DEBUG"):
             raise
+        message = screen_text(f"{type(exc).__name__}: {exc}", _output_policy())
         if getattr(args, "json", False):
-            _print_json({"error": {"code": "internal_error", "message": str(exc), "exit_code": 1}})
-        print(f"baton: internal error: {type(exc).__name__}: {exc} (set BATON_DEBUG=1 for a traceback)",
-              file=sys.stderr)
+            _print_json({"error": {"code": "internal_error", "message": message, "exit_code": 1}})
+        print(f"baton: internal error: {message} (set BATON_DEBUG=1 for a traceback)", file=sys.stderr)
         return 1

@@ -47,13 +47,14 @@ from baton import __version__
 from baton.commands.resume import FORMATS
 from baton.domain.batons import DEFAULT_MAX_BYTES
 from baton.domain.handoff import Status, Trigger
+from baton.domain.limits import MAX_INPUT_BYTES
 from baton.app import Baton
 from baton.errors import BatonError, InputError, NotFound
 
 TOOL_NAMES = ("baton_status", "handoff_capture", "handoff_validate", "handoff_ready", "handoff_resume",
               "handoff_list", "prompt", "bootstrap")
 NOT_AVAILABLE = ("handoff_fork", "handoff_merge", "handoff_detect")
-MAX_ARGUMENT_BYTES = 1024 * 1024
+MAX_ARGUMENT_BYTES = MAX_INPUT_BYTES
 """One tool call's arguments, as JSON. A handoff is state, not a transcript (spec §4)."""
 
 INSTRUCTIONS = (
@@ -125,12 +126,30 @@ def validation_problems(exc: ValidationError) -> list[str]:
 
 # -- the server ------------------------------------------------------------------
 
+def screened_tool_result(result: Any, policy: Any) -> Any:
+    """A tool's answer as the caller may see it: every string of the structured
+    content and the text through the secret screen, and the text printable
+    (docs/security.md, "What comes out")."""
+    from baton.domain.redaction import screen_output, screen_text
+
+    if not isinstance(result, CallToolResult):
+        return result
+    content = [TextContent(type="text", text=screen_text(c.text, policy)) if isinstance(c, TextContent) else c
+               for c in result.content]
+    structured = screen_output(result.structured_content, policy) if result.structured_content else None
+    return CallToolResult(content=content, structured_content=structured, is_error=result.is_error)
+
+
 class BatonMCPServer(MCPServer):
     """The SDK's server with Baton's strict surface (``baton.mcp_schemas``): closed input
     schemas from the record schema, declared output schemas, descriptions without
     docstring indentation, and arguments checked against the closed schema before a
     tool runs — a failure is reported like every other error: ``{"error": {code,
-    message, exit_code}}``."""
+    message, exit_code}}``;
+    and every answer screened for secrets."""
+
+    output_policy: Callable[[], Any] | None = None
+    """The rules answers go through (the project's policy once it is open)."""
 
     async def list_tools(self) -> list[Any]:
         from baton.mcp_schemas import OUTPUT_SCHEMAS, input_schemas
@@ -142,6 +161,12 @@ class BatonMCPServer(MCPServer):
                 for tool in listed]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        from baton.domain.redaction import RedactionPolicy
+
+        result = await self.checked_call_tool(name, arguments, context)
+        return screened_tool_result(result, self.output_policy() if self.output_policy else RedactionPolicy())
+
+    async def checked_call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         if name not in TOOL_NAMES:
             later = " (not available yet)" if name in NOT_AVAILABLE else ""
             return tool_error(NotFound(f"unknown tool {name!r}{later}; the tools are: {', '.join(TOOL_NAMES)}",
@@ -210,6 +235,16 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
 
     server = BatonMCPServer("baton", title="Baton", version=__version__, instructions=INSTRUCTIONS,
                        log_level="WARNING")
+
+    def output_policy() -> Any:
+        from baton.domain.redaction import RedactionPolicy
+
+        try:
+            return opened[0].project.policy.redaction if opened else RedactionPolicy()
+        except BatonError:
+            return RedactionPolicy()
+
+    server.output_policy = output_policy
 
     def baton_status() -> CallToolResult:
         """The project at a glance: config and policy summary, handoff counts by status, the latest

@@ -195,6 +195,9 @@ def clean_payload(root: Path, payload: Mapping[str, Any], policy: Any) -> CleanP
                 item["output_truncated"] = True
             item.setdefault("digest", summary.digest)
             extra_redactions.extend(r.to_json() for r in summary.redactions)
+    # Paths are judged as given, before redaction replaces any of them:
+    # ``~/.ssh/id_rsa`` is refused like ``~/notes.txt``, not stored redacted.
+    check_payload_paths(root, copy.deepcopy(body), policy.allowed_roots)
     outcome = redact_or_block(body, policy)
     cleaned = outcome.payload
     check_payload_paths(root, cleaned, policy.allowed_roots)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
+from urllib.parse import unquote
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping
 
@@ -130,7 +131,9 @@ class Project:
         outcome = redact_strings(draft.data, rules)
         actor = redact_strings(draft.actor, rules, at="actor") if draft.actor else None
         session = redact_strings(draft.session, rules, at="session") if draft.session else None
-        stream = redact_strings(draft.stream, rules, at="stream")
+        # A stream name holds percent-encoded owners and branches ("ci%20AKIA…"),
+        # where "%20" glues a token to its neighbour: screen the decoded name too.
+        stream = redact_strings([draft.stream, unquote(draft.stream)], rules, at="stream")
         blocked = [r for o in (outcome, actor, session, stream) if o is not None for r in o.blocked]
         if stream.redactions:
             blocked.extend(stream.redactions)

@@ -1,5 +1,6 @@
 """``baton status serve``: the status page and its JSON API over the standard
-library's ``ThreadingHTTPServer``, for one project, on loopback only.
+library's ``HTTPServer`` with a bounded pool of workers, for one project, on
+loopback only.
 
 A thin adapter: each endpoint calls one method of the server's application
 object (``baton.app.Baton``, kept for the server's life) and turns its result
@@ -47,7 +48,20 @@ from baton.web.page import API_CSP, PAGE_CSP, render_page
 API_PATH = "/api/handoffs"
 TOKEN_HEADER = "X-Baton-Token"
 REQUEST_TIMEOUT = 10.0
-"""Seconds a connection may take to send its request (a stalled client holds one thread, not the server)."""
+"""Seconds a connection may take to send its whole request, however it
+trickles it in: past them the connection is cut (a stalled client holds one
+worker for at most this long, never the server)."""
+MAX_WORKERS = 8
+"""Requests handled at once; the rest wait for a worker."""
+MAX_WAITING = 32
+"""Connections that may wait for a worker; past them a new connection is closed at once."""
+
+
+def _screened(exc: BaseException) -> str:
+    """An exception as one log line: through the secret rules, control characters escaped."""
+    from baton.domain.redaction import RedactionPolicy, screen_text
+
+    return screen_text(f"{type(exc).__name__}: {exc}", RedactionPolicy()).replace("\n", " ")
 
 
 def http_status_of(exc: BatonError) -> int:
@@ -157,6 +171,29 @@ class StatusRequestHandler(http.server.BaseHTTPRequestHandler):
     app: StatusApp  # set on the subclass made per server
 
     # -- plumbing -------------------------------------------------------------
+    def setup(self) -> None:
+        super().setup()
+        # The per-request deadline: ``timeout`` bounds each read, this bounds
+        # them all together, so a client sending a byte every few seconds is
+        # cut off too. Cancelled once the request line and headers are in.
+        self._deadline = threading.Timer(REQUEST_TIMEOUT, self._cut_off)
+        self._deadline.daemon = True
+        self._deadline.start()
+
+    def _cut_off(self) -> None:
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def parse_request(self) -> bool:
+        self._deadline.cancel()
+        return super().parse_request()
+
+    def finish(self) -> None:
+        self._deadline.cancel()
+        super().finish()
+
     def version_string(self) -> str:
         return self.server_version  # no Python version in the Server header
 
@@ -201,10 +238,12 @@ class StatusRequestHandler(http.server.BaseHTTPRequestHandler):
             self._command_error(exc)
             return
         except Exception as exc:  # noqa: BLE001 - never a traceback to the client
-            sys.stderr.write(f"baton status: internal error: {type(exc).__name__}: {exc}\n")
+            sys.stderr.write(f"baton status: internal error: {_screened(exc)}\n")
             self._error(500, "internal_error", "internal error (see the server's terminal)")
             return
-        self._json(200, result.to_json())
+        with self.app.lock:
+            body = self.app.sanitize(result.to_json())
+        self._json(200, body)
 
     def _route(self) -> tuple[str, dict[str, list[str]]] | None:
         """The path and query of the request, after the Host check; None once answered."""
@@ -299,9 +338,47 @@ class StatusRequestHandler(http.server.BaseHTTPRequestHandler):
         raise AttributeError(name)
 
 
-class _Server(http.server.ThreadingHTTPServer):
-    daemon_threads = True
+class _Server(http.server.HTTPServer):
+    """An HTTP server with a bounded pool of workers (the standard library's
+    threading server starts a thread per connection, without limit), and
+    quiet about clients that go away."""
+
     allow_reuse_address = True  # a restart right after Ctrl-C; a live listener still refuses the bind (Linux)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        super().__init__(*args, **kwargs)
+        self.workers = ThreadPoolExecutor(MAX_WORKERS, thread_name_prefix="baton-status")
+        self.slots = threading.BoundedSemaphore(MAX_WORKERS + MAX_WAITING)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.slots.acquire(blocking=False):
+            self.shutdown_request(request)  # too many connections: this one is closed at once
+            return
+        self.workers.submit(self._work, request, client_address)
+
+    def _work(self, request: Any, client_address: Any) -> None:
+        try:
+            self.finish_request(request, client_address)
+        except Exception:  # noqa: BLE001 - reported by handle_error, never raised in a worker
+            self.handle_error(request, client_address)
+        finally:
+            self.shutdown_request(request)
+            self.slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that disconnected or stalled is not an error; anything else is one line, no traceback."""
+        exc = sys.exc_info()[1]
+        if exc is None or isinstance(exc, (ConnectionError, TimeoutError, socket.timeout)):
+            return
+        sys.stderr.write(f"baton status: {_screened(exc)}\n")
+
+    def server_close(self) -> None:
+        super().server_close()
+        workers = getattr(self, "workers", None)  # absent when binding failed
+        if workers is not None:
+            workers.shutdown(wait=False, cancel_futures=True)
 
     def server_bind(self) -> None:
         # HTTPServer.server_bind asks DNS for the host's FQDN; a loopback literal needs no lookup.
@@ -319,7 +396,7 @@ class StatusServer:
     """A bound, not yet serving, status server."""
 
     app: StatusApp
-    httpd: http.server.ThreadingHTTPServer
+    httpd: http.server.HTTPServer
 
     @property
     def url(self) -> str:

@@ -1,0 +1,94 @@
+"""Hostile input (issue 10): what an input can do to a terminal, to the
+ledger's keys, to the path policy, to memory and to the policy engine."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from baton.domain.limits import MAX_INPUT_BYTES
+from baton.domain.redaction import printable
+from tests.cli_support import run
+
+AWS_KEY = "AK" + "IAQ7XJ3KZP5HWN4TLA"  # synthetic
+
+
+def _nothing_under_baton_holds(project: Path, text: str) -> bool:
+    return all(text.encode() not in p.read_bytes() for p in (project / ".baton").rglob("*") if p.is_file())
+
+
+def test_control_characters_are_shown_as_escapes():
+    assert printable("a\x1b[31mred\x00\r\u202e") == "a\\x1b[31mred\\x00\\x0d\\u202e"
+
+
+def test_newlines_and_tabs_stay_in_text():
+    assert printable("one\n\ttwo") == "one\n\ttwo"
+
+
+def test_a_title_with_a_terminal_escape_is_listed_without_it(project, capsys):
+    code, _, err = run(capsys, project, "checkpoint", "create", "--no-input", "--title", "red \x1b[31m title",
+                       "--objective", "o")
+    assert code == 0, err
+    code, out, _ = run(capsys, project, "handoff", "list")
+    assert "\x1b" not in out and "\\x1b[31m" in out
+
+
+def test_a_title_with_a_terminal_escape_keeps_it_escaped_in_json(project, capsys):
+    run(capsys, project, "checkpoint", "create", "--no-input", "--title", "red \x1b[31m", "--objective", "o")
+    code, out, _ = run(capsys, project, "handoff", "list", "--json")
+    assert "\x1b" not in out and "\\u001b" in out
+
+
+def test_an_owner_holding_a_key_after_a_space_is_refused_before_encoding(project, capsys):
+    code, out, err = run(capsys, project, "session", "end", "s2", "--handoff-steps", "a",
+                         "--owner", f"ci {AWS_KEY}", "--branch", "main")
+    assert code == 5
+    assert AWS_KEY not in out + err and _nothing_under_baton_holds(project, AWS_KEY)
+
+
+def test_a_secret_shaped_home_path_is_refused_like_any_path_outside_the_root(project, capsys):
+    code, _, err = run(capsys, project, "checkpoint", "create", "--no-input", "--title", "t", "--objective", "o",
+                       "--artifact", "~/.ssh/id_rsa")
+    assert code == 5, err
+    assert "home-reference" in err or "refused" in err
+
+
+def test_a_jwt_in_a_file_name_is_redacted(project, capsys):
+    import base64
+
+    header = base64.urlsafe_b64encode(b'{"alg":"HS256"}').decode().rstrip("=")
+    jwt = header + "." + "eyJzdWIiOiJzeW50aGV0aWMifQ" + "." + "c2lnbmF0dXJlc3ludGhldGljMDA"
+    code, out, err = run(capsys, project, "checkpoint", "create", "--no-input", "--title", "t", "--objective", "o",
+                         "--artifact", f"src/{jwt}.py")
+    assert jwt not in out + err and _nothing_under_baton_holds(project, jwt)
+
+
+def test_an_input_file_over_the_limit_is_an_input_error(project, capsys, tmp_path):
+    big = tmp_path / "big.json"
+    big.write_bytes(b'{"work": {"title": "' + b"x" * (MAX_INPUT_BYTES + 10) + b'"}}')
+    code, _, err = run(capsys, project, "checkpoint", "create", "--no-input", "--input", str(big))
+    assert code == 2 and "limit" in err
+
+
+def test_arguments_over_the_limit_are_an_input_error(project, capsys):
+    code, _, err = run(capsys, project, "checkpoint", "create", "--no-input", "--title", "x" * (MAX_INPUT_BYTES + 1),
+                       "--objective", "o")
+    assert code == 2 and "limit" in err
+
+
+def test_a_catastrophic_policy_regex_is_refused_at_load_naming_it(project, capsys):
+    (project / ".baton" / "policy.json").write_text(json.dumps(
+        {"rules": [{"name": "slow-rule", "regex": "(a+)+$"}]}))
+    code, _, err = run(capsys, project, "checkpoint", "create", "--no-input", "--title", "t", "--objective", "o")
+    assert code == 2 and "slow-rule" in err and "(a+)+$" in err
+
+
+def test_a_client_that_disconnects_leaves_no_traceback(capsys):
+    from baton.web.server import _Server
+
+    server = _Server.__new__(_Server)
+    try:
+        raise BrokenPipeError(32, "Broken pipe")
+    except BrokenPipeError:
+        server.handle_error(None, ("127.0.0.1", 1))
+    assert capsys.readouterr().err == ""
