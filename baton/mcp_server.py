@@ -134,10 +134,15 @@ def screened_tool_result(result: Any, policy: Any) -> Any:
 
     if not isinstance(result, CallToolResult):
         return result
+    data = result.structured_content
+    if isinstance(data, dict) and [getattr(c, "text", None) for c in result.content] == [orjson.dumps(data).decode()]:
+        # The text is the structured JSON (``structured``): screen the values, then write the JSON again —
+        # screening the JSON text itself would see the values through JSON's escapes.
+        return structured(screen_output(data, policy), is_error=bool(result.is_error))
     content = [TextContent(type="text", text=screen_text(c.text, policy)) if isinstance(c, TextContent) else c
                for c in result.content]
-    structured = screen_output(result.structured_content, policy) if result.structured_content else None
-    return CallToolResult(content=content, structured_content=structured, is_error=result.is_error)
+    screened = screen_output(result.structured_content, policy) if result.structured_content else None
+    return CallToolResult(content=content, structured_content=screened, is_error=result.is_error)
 
 
 class BatonMCPServer(MCPServer):

@@ -32,33 +32,48 @@ def cursor_after(scan: FeedScan, start: Cursor, ident: int | None) -> Cursor:
     return Cursor(scan.head, ident, last_line_length(scan, start.head))
 
 
-def read_changes(
-    ledger: LedgerProtocol,
-    cursors: Mapping[str, Cursor],
-    serve: Callable[[str, Cursor], Served | None] | None = None,
-) -> Changes:
-    """See ``LedgerProtocol.changes_since``."""
+def _to_read(ledger: LedgerProtocol, cursors: Mapping[str, Cursor],
+             serve: Callable[[str, Cursor], Served | None] | None):
+    """Per feed with something after its cursor: ``(feed, begin, served, info)``
+    — ``served`` what ``serve`` already holds, else None and the feed's ``info``
+    to read it. Checks every cursor first.
+
+    Raises:
+        FeedRewritten: a feed with a cursor disappeared or changed other than by appending.
+    """
     names = ledger.feed_names()
     present = set(names)
     for feed in cursors:
         if feed not in present:
             raise FeedRewritten(feed, "disappeared")
-    scans: list[FeedScan] = []
-    ends: dict[str, Cursor] = {}
     for feed in names:
         start = cursors.get(feed)
         if start is not None and start.head.offset and not ledger.head_holds(feed, start):
             raise FeedRewritten(feed)
         begin = start or Cursor()
         got = serve(feed, begin) if serve is not None else None
+        if got is not None:
+            yield feed, begin, got, None
+            continue
+        info = ledger.feed_info(feed)
+        if info is None:
+            if start is not None:
+                raise FeedRewritten(feed, "disappeared")
+            continue
+        if info.size != begin.head.offset:
+            yield feed, begin, None, info
+
+
+def read_changes(
+    ledger: LedgerProtocol,
+    cursors: Mapping[str, Cursor],
+    serve: Callable[[str, Cursor], Served | None] | None = None,
+) -> Changes:
+    """See ``LedgerProtocol.changes_since``."""
+    scans: list[FeedScan] = []
+    ends: dict[str, Cursor] = {}
+    for feed, begin, got, info in list(_to_read(ledger, cursors, serve)):
         if got is None:
-            info = ledger.feed_info(feed)
-            if info is None:
-                if start is not None:
-                    raise FeedRewritten(feed, "disappeared")
-                continue
-            if info.size == begin.head.offset:
-                continue
             scan = ledger.read_feed(feed, begin.head)
             got = (scan, cursor_after(scan, begin, info.ident))
         scan, end = got
@@ -82,22 +97,12 @@ class ChangeStream:
 
     def __init__(self, ledger: LedgerProtocol, cursors: Mapping[str, Cursor],
                  serve: Callable[[str, Cursor], Served | None] | None = None) -> None:
-        names = ledger.feed_names()
-        present = set(names)
-        for feed in cursors:
-            if feed not in present:
-                raise FeedRewritten(feed, "disappeared")
         self._sources: list[tuple[str, Cursor, Iterator[FeedScan]]] = []
         self._idents: dict[str, int | None] = {}
         self._last: dict[str, tuple[Event, int, int]] = {}
         self._begins: dict[str, int] = {}
         self._bytes = 0
-        for feed in names:
-            start = cursors.get(feed)
-            if start is not None and start.head.offset and not ledger.head_holds(feed, start):
-                raise FeedRewritten(feed)
-            begin = start or Cursor()
-            got = serve(feed, begin) if serve is not None else None
+        for feed, begin, got, info in list(_to_read(ledger, cursors, serve)):
             if got is not None:
                 scan, end = got
                 if scan.events:
@@ -105,13 +110,6 @@ class ChangeStream:
                     self._idents[feed] = end.ident
                     self._begins[feed] = begin.head.offset
                     self._bytes += scan.ends[-1] - begin.head.offset
-                continue
-            info = ledger.feed_info(feed)
-            if info is None:
-                if start is not None:
-                    raise FeedRewritten(feed, "disappeared")
-                continue
-            if info.size == begin.head.offset:
                 continue
             self._sources.append((feed, begin, ledger.read_feed_chunks(feed, begin.head, info.size)))
             self._idents[feed] = info.ident
