@@ -347,3 +347,38 @@ def test_an_old_schema_event_is_upcast_on_read_and_its_bytes_never_change(baton_
     assert [e["schema"] for e in entries] == [3, 3]
     assert ledger.feed_path("a").read_bytes() == stored
     assert Ledger(baton_dir, "reader").read_all()[0].data == {"name": "Ada Lovelace"}
+
+
+# -- materialized files stay inside .baton/ ------------------------------------
+
+@pytest.mark.parametrize("rel", ["../escape.json", "logs/../../escape.json", "/tmp/escape.json", "logs/.."])
+def test_a_materialized_name_that_leaves_baton_dir_is_refused(baton_dir, rel):
+    from baton.errors import StorageError
+
+    baton_dir.mkdir(parents=True)
+    with pytest.raises(StorageError, match="outside .baton/"):
+        runner_for(baton_dir)._inside(rel)
+
+
+def test_a_materialized_folder_that_links_out_of_baton_dir_is_refused(baton_dir, tmp_path):
+    from baton.errors import StorageError
+
+    baton_dir.mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    (baton_dir / "logs").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(StorageError, match="outside .baton/"):
+        runner_for(baton_dir)._inside("logs/s__1.json")
+
+
+def test_a_materialized_file_that_is_a_link_is_refused(baton_dir, tmp_path):
+    from baton.errors import StorageError
+
+    (baton_dir / "logs").mkdir(parents=True)
+    (baton_dir / "logs" / "s__1.json").symlink_to(tmp_path / "target.json")
+    with pytest.raises(StorageError, match="symbolic link"):
+        runner_for(baton_dir)._inside("logs/s__1.json")
+
+
+def test_a_materialized_name_inside_baton_dir_is_its_path_there(baton_dir):
+    baton_dir.mkdir(parents=True)
+    assert runner_for(baton_dir)._inside("logs/s__1.json") == baton_dir.resolve() / "logs" / "s__1.json"

@@ -130,6 +130,19 @@ def promote(h: Handoff, *, now: str, accepted_warnings: str | None = None) -> Ha
     problems = ready_problems(h, accepted_warnings=reason or "")
     if problems:
         raise PromotionRefused(h.id, problems)
+    return promoted(h, now=now, accepted_warnings=reason)
+
+
+def promoted(h: Handoff, *, now: str, accepted_warnings: str | None = None) -> Handoff:
+    """Apply a recorded promotion (the fact, for ``evolve``): the ready checks
+    were the decider's when the event was written; replaying it does not run
+    them again (they walk the whole record, and a fact is not re-decided).
+
+    Raises:
+        TransitionError: the record is not in a state a promotion leaves.
+    """
+    require(h, PROMOTE)
+    reason = accepted_warnings.strip() if accepted_warnings and accepted_warnings.strip() else None
     kept = reason if h.validation.status == "warn" else None
     return attrs.evolve(h, status="ready", updated_at=now,
                         validation=attrs.evolve(h.validation, accepted_warnings=kept))

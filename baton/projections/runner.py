@@ -130,6 +130,7 @@ class ProjectionRunner:
         self.ledger = ledger
         self.projections = list(projections)
         self.by_name = {p.name: p for p in self.projections}
+        self._folders: dict[str, Path] = {}
         self.upcasters = upcasters
         self._db = None
         self._db_ino: int | None = None
@@ -623,9 +624,22 @@ class ProjectionRunner:
         self.db.execute("DROP TABLE temp.shown_before")
 
     def _inside(self, rel: str) -> Path:
-        target = (self.baton_dir / rel).resolve()
-        if self.baton_dir.resolve() not in target.parents:
+        """``.baton/REL``, refused when it would land outside ``.baton/`` (``..``,
+        an absolute name, or a folder that is a link out). Folders are resolved
+        once per runner, not once per file (a replay writes thousands)."""
+        folder, _, name = rel.rpartition("/")
+        if not name or name in (".", "..") or "\\" in rel or rel.startswith("/"):
             raise StorageError(f"refusing to materialize {rel!r} outside .baton/")
+        parent = self._folders.get(folder)
+        if parent is None:
+            base = self.baton_dir.resolve()
+            parent = (self.baton_dir / folder).resolve() if folder else base
+            if parent != base and base not in parent.parents:
+                raise StorageError(f"refusing to materialize {rel!r} outside .baton/")
+            self._folders[folder] = parent
+        target = parent / name
+        if target.is_symlink():
+            raise StorageError(f"refusing to materialize {rel!r}: it is a symbolic link")
         return target
 
     def _remove(self, rel: str) -> None:

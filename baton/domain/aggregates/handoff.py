@@ -177,7 +177,7 @@ def evolve(state: State, recorded: Event) -> State:
             case HandoffValidated(report=report):
                 return lifecycle.record_validation(state, _validation(report), now=_later(now, state))
             case HandoffPromoted(accepted_warnings=reason):
-                return lifecycle.promote(state, now=_later(now, state), accepted_warnings=reason)
+                return lifecycle.promoted(state, now=_later(now, state), accepted_warnings=reason)
             case HandoffResumed():
                 return lifecycle.resume(state, now=_later(now, state))
             case HandoffSuperseded(by=by):
