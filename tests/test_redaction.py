@@ -536,3 +536,13 @@ def test_a_github_token_joined_by_underscores_is_still_caught():
         outcome = redact_payload(text, POLICY)
         assert "github-token" in [r.rule for r in outcome.redactions], text
         assert token not in str(outcome.payload)
+
+
+def test_the_keyword_index_of_a_policy_is_built_once_and_follows_its_rules():
+    from baton.domain.redaction import RedactionPolicy, _prefilter, custom_rule
+
+    policy = RedactionPolicy()
+    assert _prefilter(policy) is _prefilter(RedactionPolicy(rules=policy.rules))
+    other = RedactionPolicy(rules=policy.rules + (custom_rule("ticket", regex=r"TICKET-\d+"),))
+    assert _prefilter(other) is not _prefilter(policy)
+    assert len(_prefilter(other).rules) == len(_prefilter(policy).rules) + 1

@@ -709,13 +709,32 @@ class KeywordPrefilter:
         return [self.rules[i] for i in sorted(found)]
 
 
+_PREFILTERS: dict[int, tuple[tuple, KeywordPrefilter]] = {}
+
+
+def _prefilter(policy: "RedactionPolicy") -> KeywordPrefilter:
+    """The index of a policy's text rules' keywords, built once per rule set
+    (a policy's rules are an immutable tuple; a command screens many payloads
+    against it, and a long-lived process — the MCP server, the status page —
+    thousands)."""
+    rules = policy.rules
+    known = _PREFILTERS.get(id(rules))
+    if known is not None and known[0] is rules:
+        return known[1]
+    if len(_PREFILTERS) >= 16:
+        _PREFILTERS.clear()
+    built = KeywordPrefilter(policy.text_rules)
+    _PREFILTERS[id(rules)] = (rules, built)
+    return built
+
+
 class _Walk:
     def __init__(self, policy: RedactionPolicy) -> None:
         self.policy = policy
         self.text_rules = policy.text_rules
         self.path_rules = policy.path_rules
         self.pair_rules = tuple(r for r in self.text_rules if isinstance(r, AssignmentRule))
-        self.prefilter = KeywordPrefilter(self.text_rules)
+        self.prefilter = _prefilter(policy)
         self.hits: dict[tuple[str, str], Rule] = {}
 
     def note(self, field: str, rule: Rule) -> None:
