@@ -64,8 +64,12 @@ def write_json_atomic(path: Path, value: Any) -> None:
 
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Write via a temporary file and rename, so readers never see half a file."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    """Write via a temporary file and rename, so readers never see half a file.
+
+    The temporary name is short and fixed in length (never derived from the
+    target's name), so a target whose name is near the file system's limit
+    does not fail on its temporary file alone."""
+    tmp = path.with_name(f".tmp.{os.getpid()}.{os.urandom(4).hex()}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(tmp, "wb") as fh:

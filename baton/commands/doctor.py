@@ -105,6 +105,12 @@ def diagnose(project: str | os.PathLike | None = None) -> DoctorResult:
             checks.append(Check("index", "warn", f"pinned at {pinned}; run `baton rebuild` to return to the present"))
         else:
             checks.append(Check("index", "ok", f"{paths.index.name} up to date"))
+        unwritten = runner.unwritten()
+        if unwritten:
+            first = unwritten[0]
+            checks.append(Check("unwritten", "warn", f"{len(unwritten)} materialized file(s) could not be written "
+                                f"(e.g. {first['path']}: {first['error']}); the ledger and the index hold "
+                                "their content"))
         missing = runner.missing_materialized()
         if missing:
             checks.append(Check("materialized", "warn", f"{len(missing)} materialized file(s) missing "

@@ -200,9 +200,35 @@ def session_stream(session_id: str) -> str:
     return f"session/{session_id}"
 
 
+FILE_STEM_MAX = 120
+"""The longest materialized file stem: with the hash suffix, ``.json`` and a
+temporary-file prefix a name stays far below every file system's 255 bytes."""
+
+
+def bounded_file_stem(key: str) -> str:
+    """``key`` as a file name stem of at most ``FILE_STEM_MAX`` characters
+    plus, for a longer key, ``~`` and 12 hex digits of the whole key's sha256.
+
+    A key is ASCII already (owners and branches are percent-encoded, each part
+    capped at 120 characters), but two capped parts and the separator reach
+    ~245 characters: with a suffix and a temporary prefix that is past the
+    255-byte limit of ext4, APFS and NTFS (issue 9: "File name too long"
+    after the events were appended). The cut never splits a ``%XX`` escape,
+    and two long keys sharing their first 120 characters still differ.
+    """
+    if len(key) <= FILE_STEM_MAX:
+        return key
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
+    cut = key[:FILE_STEM_MAX]
+    escape = cut.rfind("%", len(cut) - 2)
+    if escape != -1:
+        cut = cut[:escape]
+    return f"{cut}~{digest}"
+
+
 def baton_file(key: str) -> str:
-    """Where the materialized baton lives, relative to ``.baton/``."""
-    return f"batons/{key}.json"
+    """Where the materialized baton lives, relative to ``.baton/`` (a bounded name)."""
+    return f"batons/{bounded_file_stem(key)}.json"
 
 
 # -- records -----------------------------------------------------------------

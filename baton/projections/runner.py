@@ -50,7 +50,8 @@ from baton.ledger.protocol import Cursor, FeedRewritten, LedgerProtocol, Seed
 from baton.ledger.upcast import UPCASTERS, UpcasterRegistry
 from baton.projections.base import Doc, Projection
 
-INDEX_SCHEMA = 2
+INDEX_SCHEMA = 4
+"""3: the integrity work's feed heads; 4: the ``unwritten`` table (materialized files that could not be written)."""
 REPLAY_BATCH = 2_000
 """Events folded between writes of the changed documents during a replay."""
 Progress = Callable[[int, int], None]
@@ -238,6 +239,8 @@ class ProjectionRunner:
                                       if_not_exists=True)
         tables["materialized"].create_index(["projection", "key"], index_name="materialized_by_key",
                                             if_not_exists=True)
+        tables["unwritten"].create({"path": str, "projection": str, "key": str, "error": str}, pk="path",
+                                   if_not_exists=True)
         with db.conn:
             for p in self.projections:
                 if hasattr(p, "setup_index"):
@@ -280,6 +283,13 @@ class ProjectionRunner:
         for name, count in self.db.execute("SELECT projection, count(*) FROM docs GROUP BY projection"):
             out[name] = count
         return out
+
+    def unwritten(self) -> list[dict[str, str]]:
+        """Materialized files that could not be written (a name the file
+        system refuses, a full disk, a read-only folder): the documents are
+        in the index, the ledger is untouched, ``doctor`` reports them."""
+        rows = self.db.execute("SELECT path, projection, key, error FROM unwritten ORDER BY path").fetchall()
+        return [{"path": path, "projection": name, "key": key, "error": error} for path, name, key, error in rows]
 
     def missing_materialized(self) -> list[str]:
         """Materialized files (relative to ``.baton/``) the index says exist but the disk lacks."""
@@ -529,7 +539,7 @@ class ProjectionRunner:
         db = self.db
         db.execute("DROP TABLE IF EXISTS temp.shown_before")
         db.execute("CREATE TEMP TABLE shown_before AS SELECT path FROM materialized")
-        for table in ("docs", "cursors", "meta", "materialized"):
+        for table in ("docs", "cursors", "meta", "materialized", "unwritten"):
             db.execute(f"DELETE FROM {table}")
         for p in self.projections:
             if hasattr(p, "reset_index"):
@@ -592,7 +602,11 @@ class ProjectionRunner:
     ) -> dict[tuple[str, str], list[str]]:
         """Write the files of every changed document (a file already holding
         the same bytes is left alone); with ``prune``, remove the files a
-        changed document no longer shows."""
+        changed document no longer shows.
+
+        A file is derived data: one that cannot be written (or removed) is
+        recorded in ``unwritten`` and never fails the fold, so the ledger,
+        the documents and replay go on (``doctor`` reports it)."""
         written: dict[tuple[str, str], list[str]] = {}
         for slot in sorted(dirty):
             p = self.by_name[slot[0]]
@@ -600,27 +614,38 @@ class ProjectionRunner:
                 continue
             doc = docs[slot]
             files = p.materialize(slot[1], doc) if doc is not None else {}
+            self.db.execute("DELETE FROM unwritten WHERE projection = ? AND key = ?", list(slot))
+            shown = []
             for rel, data in files.items():
-                target = self._inside(rel)
                 try:
-                    if target.read_bytes() == data:
-                        continue
-                except OSError:
-                    pass
-                write_bytes_atomic(target, data)
+                    target = self._inside(rel)
+                    try:
+                        if target.read_bytes() == data:
+                            shown.append(rel)
+                            continue
+                    except OSError:
+                        pass
+                    write_bytes_atomic(target, data)
+                    shown.append(rel)
+                except StorageError as exc:
+                    self._note_unwritten(rel, slot, exc.message)
             if prune:
                 for (rel,) in self.db.execute("SELECT path FROM materialized WHERE projection = ? AND key = ?",
                                               list(slot)).fetchall():
                     if rel not in files:
-                        self._remove(rel)
-            written[slot] = sorted(files)
+                        self._remove(rel, slot)
+            written[slot] = sorted(shown)
         return written
+
+    def _note_unwritten(self, rel: str, slot: tuple[str, str], error: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO unwritten (path, projection, key, error) VALUES (?, ?, ?, ?)",
+                        [rel, slot[0], slot[1], error])
 
     def _remove_unshown_files(self) -> None:
         """After a rebuild: remove the files shown before that no document shows now."""
         for (rel,) in self.db.execute("SELECT path FROM temp.shown_before "
-                                      "WHERE path NOT IN (SELECT path FROM materialized)"):
-            self._remove(rel)
+                                      "WHERE path NOT IN (SELECT path FROM materialized)").fetchall():
+            self._remove(rel, ("", ""))
         self.db.execute("DROP TABLE temp.shown_before")
 
     def _inside(self, rel: str) -> Path:
@@ -642,13 +667,17 @@ class ProjectionRunner:
             raise StorageError(f"refusing to materialize {rel!r}: it is a symbolic link")
         return target
 
-    def _remove(self, rel: str) -> None:
+    def _remove(self, rel: str, slot: tuple[str, str]) -> None:
+        """Remove a file no document shows any more; one that cannot be
+        removed is recorded in ``unwritten`` (it shows stale content)."""
         try:
             os.unlink(self._inside(rel))
         except FileNotFoundError:
             pass
+        except StorageError as exc:
+            self._note_unwritten(rel, slot, exc.message)
         except OSError as exc:
-            raise StorageError(f"cannot remove {rel}: {exc}") from exc
+            self._note_unwritten(rel, slot, f"cannot remove {rel}: {exc}")
 
 
 def _inode(path: Path) -> int | None:
