@@ -37,7 +37,9 @@ if TYPE_CHECKING:
     )
     from baton.commands.bootstrap import BootstrapResult
     from baton.commands.capture import CaptureResult
+    from baton.commands.audit import AuditResult
     from baton.commands.doctor import DoctorResult
+    from baton.commands.forget import ForgetResult
     from baton.commands.gc import GcResult
     from baton.commands.harness_sessions import CompactionDraftResult, SessionFinishResult, SessionStartResult
     from baton.commands.init import InitResult
@@ -152,6 +154,19 @@ class Baton:
         from baton.commands import amend
 
         return amend.archive_handoff(self.project, token, reason=reason)
+
+    def forget(self, token: str, *, reason: str | None = None, yes: bool = False) -> ForgetResult:
+        """Erase one handoff's payloads (and its batons'), recorded as ``handoff.forgotten``;
+        without ``yes``, only the plan."""
+        from baton.commands import forget
+
+        return forget.forget_handoff(self.project, token, reason=reason, yes=yes)
+
+    def audit(self) -> AuditResult:
+        """What the project holds, redacted and may delete (spec §16); never a value."""
+        from baton.commands import audit
+
+        return audit.audit_project(self.project)
 
     def list_handoffs(self, *, status: str | None = None, work: str | None = None,
                       limit: int | None = None) -> ListResult:

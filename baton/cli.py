@@ -77,6 +77,25 @@ def _gc(app: Baton, args: argparse.Namespace):
     return app.gc(dry_run=args.dry_run)
 
 
+def _forget(app: Baton, args: argparse.Namespace):
+    from baton.errors import InputError
+
+    if not args.yes:
+        plan = app.forget(args.id, reason=args.reason, yes=False)
+        if not (sys.stdin.isatty() and sys.stderr.isatty()) or args.json:
+            raise InputError(f"forget would erase {len(plan.plan.events)} payload(s) of handoff {plan.plan.handoff} "
+                             "and cannot be undone: pass --yes", details=plan.to_json())
+        sys.stderr.write(plan.render() + "\nErase them for good? [y/N] ")
+        sys.stderr.flush()
+        if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+            raise InputError("nothing was erased (not confirmed)", details=plan.to_json())
+    return app.forget(args.id, reason=args.reason, yes=True)
+
+
+def _audit(app: Baton, args: argparse.Namespace):
+    return app.audit()
+
+
 def add_ledger_commands(sub, common) -> None:
     p = sub.add_parser("init", parents=[common], help="make this directory a Baton project",
                        description="Create .baton/ (config, ledger, ignore file) and record the first event. "
@@ -109,6 +128,24 @@ def add_ledger_commands(sub, common) -> None:
     p = sub.add_parser("doctor", parents=[common], help="check the installation and the project",
                        description="Report what Baton sees here: versions, git, config, ledger, index.")
     p.set_defaults(func=_doctor)
+
+    p = sub.add_parser("audit", parents=[common], help="what the project holds: fields, redactions, references, policy",
+                       description="Report the data fields the project's records hold, the redactions made "
+                                   "(counts per rule, never values), external references, the policy in force "
+                                   "and the records eligible for deletion (spec §16). Reads only.")
+    p.set_defaults(func=_audit)
+
+    p = sub.add_parser("forget", parents=[common], help="erase one handoff's payloads for good (recorded)",
+                       description="Erase the payloads of one handoff's events and of the batons that carried "
+                                   "it, keeping every digest so all chains still verify, and record the erasure "
+                                   "as a handoff.forgotten event. The index is rebuilt and materialized files "
+                                   "and quarantined fragments holding the text are removed. Asks for "
+                                   "confirmation on a terminal; elsewhere it needs --yes (exit 2 without it, "
+                                   "showing the plan).")
+    p.add_argument("id", metavar="ID", help="the handoff: full id, short id or unique prefix")
+    p.add_argument("--reason", metavar="R", help="why (recorded in the event; screened for secrets)")
+    p.add_argument("--yes", action="store_true", help="erase without asking")
+    p.set_defaults(func=_forget)
 
     p = sub.add_parser("gc", parents=[common], help="remove rebuildable caches (index, cache/)",
                        description="Remove only rebuildable local data: index.sqlite and .baton/cache/. "
@@ -611,7 +648,7 @@ COMMAND_GROUPS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
 
 
 GROUP_OF_COMMAND: dict[str, str] = {
-    **dict.fromkeys(("init", "log", "verify", "rebuild", "doctor", "gc"), "add_ledger_commands"),
+    **dict.fromkeys(("init", "log", "verify", "rebuild", "doctor", "gc", "audit", "forget"), "add_ledger_commands"),
     "demo": "add_demo_command",
     **dict.fromkeys(("session", "bootstrap", "metrics"), "add_session_commands"),
     **dict.fromkeys(("checkpoint", "handoff", "resume"), "add_handoff_commands"),

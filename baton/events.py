@@ -242,6 +242,23 @@ class HandoffFlagged(DomainEvent):
     flag: Any = None
 
 
+@_register
+@_event_class
+class HandoffForgotten(DomainEvent):
+    """``baton forget``: the payloads (``data``) of ``events`` — this handoff's
+    events and those of the batons that carried it — were erased, their
+    ``digest`` kept so every chain still verifies. The record is gone from
+    every projection; ``verify`` counts an erased line as legitimate only when
+    an event of this type names it (a contract shared with ``verify``)."""
+
+    TYPE = "handoff.forgotten"
+    STREAM = HANDOFF
+
+    handoff: Any = None
+    events: Any = attrs.field(factory=list)
+    reason: Any = None
+
+
 HANDOFF_EVENTS = tuple(cls for cls in CATALOGUE.values() if cls.STREAM == HANDOFF)
 
 

@@ -36,6 +36,8 @@ class VerifyResult:
         for p in r.all_problems():
             where = f"byte {p.offset}" if p.offset >= 0 else "merged order"
             lines.append(f"  problem in {p.feed} seq {p.seq} ({where}): {p.kind}: {p.message}")
+        if r.erased_by_forget:
+            lines.append(f"{r.erased_by_forget} payloads erased by forget")
         verdict = "ledger verified" if r.ok else "ledger has problems"
         lines.append(f"{verdict}: {r.event_count} events in {len(r.feeds)} feed(s)")
         return "\n".join(lines)
@@ -43,5 +45,7 @@ class VerifyResult:
 
 def verify_project(project: "Project") -> VerifyResult:
     """Raises: NotInitialized."""
+    from baton.domain.forgetting import erased_by
+
     opened = project
-    return VerifyResult(verify_ledger(opened.paths.ledger_dir))
+    return VerifyResult(verify_ledger(opened.paths.ledger_dir, erased_by))

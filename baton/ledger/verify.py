@@ -12,9 +12,11 @@ the next writer quarantines it.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable, Iterable
 
 from baton.model import mutable
 from baton.errors import StorageError
+from baton.ledger.envelope import Event
 from baton.ledger.feed import FeedHead, FeedProblem, TornTail, collector_paused, feed_name, scan_file
 from baton.ledger.store import merge_feeds
 
@@ -41,6 +43,8 @@ class FeedReport:
 class VerifyReport:
     feeds: list[FeedReport]
     problems: list[FeedProblem]
+    erased_by_forget: int = 0
+    """Erased payloads that a recorded ``handoff.forgotten`` event names."""
 
     @property
     def ok(self) -> bool:
@@ -59,15 +63,21 @@ class VerifyReport:
             "events": self.event_count,
             "feeds": [f.to_json() for f in self.feeds],
             "problems": [p.to_json() for p in self.all_problems()],
+            "erased_by_forget": self.erased_by_forget,
         }
 
 
-def verify_ledger(ledger_dir: Path) -> VerifyReport:
+Erasures = Callable[[Event], Iterable[str]]
+"""The event ids an event records as legitimately erased (``handoff.forgotten``,
+which the catalogue above the ledger knows: the caller passes it in)."""
+
+
+def verify_ledger(ledger_dir: Path, erasures: Erasures | None = None) -> VerifyReport:
     with collector_paused():
-        return _verify(ledger_dir)
+        return _verify(ledger_dir, erasures)
 
 
-def _verify(ledger_dir: Path) -> VerifyReport:
+def _verify(ledger_dir: Path, erasures: Erasures | None) -> VerifyReport:
     reports: list[FeedReport] = []
     event_lists = []
     try:
@@ -90,7 +100,13 @@ def _verify(ledger_dir: Path) -> VerifyReport:
     cross: list[FeedProblem] = []
     seen_ids: dict[str, str] = {}
     versions: dict[str, int] = {}
+    forgotten: set[str] = set()
+    erased: list[str] = []
     for event in merge_feeds(event_lists):
+        if event.erased:
+            erased.append(event.id)
+        elif erasures is not None:
+            forgotten.update(erasures(event))
         if event.id in seen_ids:
             cross.append(FeedProblem(event.writer, -1, event.seq, "duplicate_id",
                                      f"event id {event.id} also appears in feed {seen_ids[event.id]!r}"))
@@ -101,4 +117,4 @@ def _verify(ledger_dir: Path) -> VerifyReport:
             cross.append(FeedProblem(event.writer, -1, event.seq, kind,
                                      f"stream {event.stream!r}: expected version {want}, found {event.stream_version}"))
         versions[event.stream] = max(want, event.stream_version)
-    return VerifyReport(feeds=reports, problems=cross)
+    return VerifyReport(feeds=reports, problems=cross, erased_by_forget=sum(1 for i in erased if i in forgotten))

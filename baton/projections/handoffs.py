@@ -33,7 +33,7 @@ _TYPES = frozenset(cls.TYPE for cls in HANDOFF_EVENTS)
 
 class Handoffs:
     name = "handoffs"
-    version = 2
+    version = 3  # 3: handoff.forgotten removes the record
 
     def keys(self, event: Event) -> Iterable[str]:
         if event.type in _TYPES:

@@ -217,6 +217,37 @@ class ProjectionRunner:
                                    f"aside: {exc}; run `baton gc` then `baton rebuild`") from exc
         return aside
 
+    def delete_index(self) -> list[str]:
+        """Remove ``index.sqlite`` and its WAL files outright (not aside into
+        ``cache/`` as ``discard_index`` does): after ``baton forget`` the old
+        index's pages, free ones included, still hold the erased payloads.
+        Returns the materialized files it listed, for the caller to prune
+        after the next rebuild (the new index does not know them)."""
+        try:
+            shown = [path for (path,) in self.db.execute("SELECT path FROM materialized").fetchall()]
+        except (sqlite3.Error, StorageError):
+            shown = []
+        self.close()
+        self._generation = _UNKNOWN
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            try:
+                os.unlink(self.index_path.with_name(self.index_path.name + suffix))
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                raise StorageError(f"cannot remove {self.index_path}{suffix}: {exc}") from exc
+        return shown
+
+    def prune_files(self, paths: Iterable[str]) -> list[str]:
+        """Remove the materialized files among ``paths`` that no document shows now."""
+        shown = {path for (path,) in self.db.execute("SELECT path FROM materialized").fetchall()}
+        removed = []
+        for rel in paths:
+            if rel not in shown and (self.baton_dir / rel).exists():
+                self._remove(rel, ("", ""))
+                removed.append(rel)
+        return removed
+
     def close(self) -> None:
         if self._db is not None:
             self._db.close()

@@ -23,7 +23,7 @@ from baton.model import frozen
 from baton.domain import lifecycle
 from baton.domain.handoff import Handoff, handoff_from_json, handoff_to_json
 from baton.events import (
-    DomainEvent, HandoffArchived, HandoffCaptured, HandoffFlagged, HandoffPromoted, HandoffResumed,
+    DomainEvent, HandoffArchived, HandoffCaptured, HandoffFlagged, HandoffForgotten, HandoffPromoted, HandoffResumed,
     HandoffRevised, HandoffSuperseded, HandoffValidated, decode,
 )
 from baton.errors import Conflict, HandoffInputError, PromotionRefused, TransitionError
@@ -167,6 +167,8 @@ def evolve(state: State, recorded: Event) -> State:
         return state
     now = record_time(recorded.at)
     try:
+        if isinstance(event, HandoffForgotten):
+            return None  # forgotten: no record, and nothing later brings it back
         if isinstance(event, HandoffCaptured):
             return handoff_from_json(event.handoff) if state is None else state
         if state is None:

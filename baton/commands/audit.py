@@ -1,0 +1,146 @@
+"""``baton audit``: what the project holds about its work, for an operator (spec §16).
+
+Enumerates, never shows: the data fields the records hold (names and how
+many records fill each), the redactions made (counts per rule, never a
+value), external references (artifacts and evidence, counted by kind), the
+policy in force, the payloads already erased by ``baton forget``, and the
+records eligible for user-directed deletion (``baton forget ID``). Nothing is
+ever deleted by Baton on its own (§16: no automatic destructive retention).
+
+Fields, references and eligible records come from the projections; the
+redaction counts and erasures from one pass over the ledger (the events, not
+the records, say what was redacted, and ``audit`` is an operator's command,
+like ``verify``, not a hook's).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from baton.model import frozen
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
+AUDITED_PROJECTIONS = ("handoffs", "batons", "sessions", "objectives")
+ELIGIBLE_STATUSES = ("archived", "superseded")
+"""Records no longer resumable: the first candidates for deletion (any handoff may be forgotten)."""
+
+
+@frozen
+class AuditResult:
+    fields: dict[str, dict[str, int]]
+    redactions: dict[str, int]
+    references: dict[str, Any]
+    policy: dict[str, Any]
+    erased: dict[str, int]
+    eligible: list[dict[str, str]]
+    records: dict[str, int] = attrs.field(factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"records": dict(self.records), "fields": self.fields, "redactions": dict(self.redactions),
+                "references": self.references, "policy": self.policy, "erased": dict(self.erased),
+                "eligible_for_deletion": list(self.eligible)}
+
+    def render(self) -> str:
+        lines = ["Records: " + (", ".join(f"{n} {name}" for name, n in self.records.items()) or "none")]
+        for name, fields in self.fields.items():
+            if fields:
+                lines.append(f"Fields of {name}: " + ", ".join(f"{f} ({n})" for f, n in fields.items()))
+        total = sum(self.redactions.values())
+        lines.append(f"Redactions: {total}" + (" — " + ", ".join(f"{rule} {n}" for rule, n in
+                                                                self.redactions.items()) if total else ""))
+        refs = self.references
+        lines.append(f"External references: {refs['artifacts']} artifact(s), evidence "
+                     + (", ".join(f"{kind} {n}" for kind, n in refs["evidence"].items()) or "none")
+                     + (f"; allowed roots outside the project: {', '.join(refs['allowed_roots'])}"
+                        if refs["allowed_roots"] else ""))
+        lines.append(f"Policy: {len(self.policy.get('rules', []))} redaction rule(s) from "
+                     + (", ".join(self.policy.get("sources") or []) or "the defaults"))
+        lines.append(f"Erased by forget: {self.erased['payloads']} payload(s) of {self.erased['handoffs']} handoff(s)")
+        if self.eligible:
+            lines.append(f"Eligible for deletion ({len(self.eligible)}; `baton forget ID`):")
+            lines.extend(f"  {r['id']}  {r['status']:<10}  {r['created_at']}" for r in self.eligible)
+        else:
+            lines.append("Eligible for deletion: none archived or superseded (any handoff may be forgotten)")
+        return "\n".join(lines)
+
+
+def audit_project(project: "Project") -> AuditResult:
+    """Raises: StorageError, LedgerCorrupt."""
+    from baton.domain.forgetting import erased_by
+
+    runner = project.reading()
+    fields = {name: _field_counts(doc for _key, doc in runner.docs(name)) for name in AUDITED_PROJECTIONS}
+    counts = runner.counts()
+    records = {name: counts.get(name, 0) for name in AUDITED_PROJECTIONS}
+    references = _references(doc for _key, doc in runner.docs("handoffs"))
+    policy = project.policy
+    references["allowed_roots"] = [str(p) for p in policy.allowed_roots]
+    eligible = [{"id": doc.get("id", key), "status": doc.get("status"), "created_at": doc.get("created_at")}
+                for key, doc in runner.docs("handoffs") if doc.get("status") in ELIGIBLE_STATUSES]
+    redactions: dict[str, int] = {}
+    erased, forgotten = 0, 0
+    for event in project.ledger.read_all():
+        if event.erased:
+            erased += 1
+            continue
+        if erased_by(event):
+            forgotten += 1
+        for rule in _redaction_rules(event.data):
+            redactions[rule] = redactions.get(rule, 0) + 1
+    return AuditResult(fields=fields, redactions=dict(sorted(redactions.items())), references=references,
+                       policy=policy.to_json(), erased={"payloads": erased, "handoffs": forgotten},
+                       eligible=sorted(eligible, key=lambda r: (r["created_at"] or "", r["id"])), records=records)
+
+
+def _filled(value: Any) -> bool:
+    return value not in (None, "", [], {}, ())
+
+
+def _field_counts(docs: Any) -> dict[str, int]:
+    """Field name (one level into objects: ``work.objective``) → records that fill it."""
+    counts: dict[str, int] = {}
+    for doc in docs:
+        if not isinstance(doc, dict):
+            continue
+        for name, value in doc.items():
+            if isinstance(value, dict) and value:
+                for inner, nested in value.items():
+                    if _filled(nested):
+                        counts[f"{name}.{inner}"] = counts.get(f"{name}.{inner}", 0) + 1
+            elif _filled(value):
+                counts[name] = counts.get(name, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def _references(docs: Any) -> dict[str, Any]:
+    artifacts = 0
+    evidence: dict[str, int] = {}
+    for doc in docs:
+        artifacts += len(doc.get("artifacts") or [])
+        for item in doc.get("evidence") or []:
+            kind = item.get("type") if isinstance(item, dict) else None
+            kind = kind if isinstance(kind, str) else "unknown"
+            evidence[kind] = evidence.get(kind, 0) + 1
+    return {"artifacts": artifacts, "evidence": dict(sorted(evidence.items()))}
+
+
+def _redaction_rules(data: Any) -> list[str]:
+    """The rule of each redaction one event records (the last screen's
+    ``_redacted``, a command's ``redactions``, a handoff body's own list),
+    each field path and rule counted once per event."""
+    if not isinstance(data, dict):
+        return []
+    lists = [data.get("_redacted"), data.get("redactions")]
+    body = data.get("handoff")
+    if isinstance(body, dict):
+        lists.append(body.get("redactions"))
+    seen: set[tuple[Any, str]] = set()
+    for records in lists:
+        for r in records if isinstance(records, list) else []:
+            if isinstance(r, dict) and isinstance(r.get("rule"), str):
+                seen.add((str(r.get("field")), r["rule"]))
+    return [rule for _field, rule in sorted(seen)]

@@ -1,0 +1,170 @@
+"""``baton forget ID``: erase one handoff's payloads for good (spec §16).
+
+For a leaked secret or a person's request to be forgotten. Under the ledger
+lock, in this order:
+
+1. find every event of the handoff's stream and of the batons that carried
+   it (``baton.domain.forgetting``);
+2. append ``handoff.forgotten`` naming their ids (durable): the erasure is
+   recorded before it happens, so a crash can leave payloads that were to go,
+   never an erasure nobody recorded;
+3. rewrite each feed holding one of them without its ``data`` member
+   (``baton.ledger.erase``; ``digest``, ``hash`` and ``prev`` are kept, so
+   every chain still verifies);
+4. delete ``index.sqlite`` (its free pages would still hold the text) and the
+   damaged copies kept in ``cache/``, rebuild it from the erased ledger, and
+   remove the materialized files no document shows any more;
+5. remove quarantined fragments that hold one of the erased strings (a torn
+   tail may be a prefix of one of those lines).
+
+Without ``yes`` nothing is changed: the result is the plan.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from baton.errors import NotFound
+from baton.model import frozen
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+    from baton.domain.forgetting import ForgetPlan
+
+
+@frozen
+class ForgetResult:
+    plan: ForgetPlan
+    done: bool
+    reason: str | None = None
+    feeds: dict[str, int] = attrs.field(factory=dict)
+    removed_files: tuple[str, ...] = ()
+    removed_quarantine: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"handoff": self.plan.handoff, "forgotten": self.done, "reason": self.reason,
+                "events": list(self.plan.events), "types": dict(self.plan.types),
+                "already_erased": self.plan.already_erased, "feeds": dict(self.feeds),
+                "removed_files": list(self.removed_files), "removed_quarantine": list(self.removed_quarantine)}
+
+    def render(self) -> str:
+        kinds = ", ".join(f"{n} {t}" for t, n in sorted(self.plan.types.items())) or "none"
+        if not self.done:
+            return (f"baton forget would erase the payloads of {len(self.plan.events)} event(s) of handoff "
+                    f"{self.plan.handoff} ({kinds}); nothing was changed (pass --yes to erase)")
+        lines = [f"forgot handoff {self.plan.handoff}: {len(self.plan.events)} payload(s) erased ({kinds})"]
+        if self.removed_files:
+            lines.append(f"  removed {len(self.removed_files)} materialized file(s)")
+        if self.removed_quarantine:
+            lines.append(f"  removed {len(self.removed_quarantine)} quarantined fragment(s) holding erased text")
+        lines.append("  every chain still verifies: `baton verify`")
+        return "\n".join(lines)
+
+
+def forget_handoff(project: "Project", token: str, *, reason: str | None = None, yes: bool = False) -> ForgetResult:
+    """Raises: NotFound / AmbiguousId (exit 4), InputError (exit 2), StorageError (exit 1)."""
+    from baton.commands.record import record
+    from baton.domain.forgetting import plan_forget
+    from baton.events import handoff_stream
+    from baton.ledger.erase import erase_payloads
+
+    reason = reason.strip() if reason and reason.strip() else None
+    with project.writing() as scope:
+        handoff_id = _handoff_id(project, scope.runner, token)
+        events = project.ledger.read_all()
+        plan = plan_forget(handoff_id, events)
+        if not plan.events:
+            raise NotFound(f"handoff {handoff_id} has no payload left to forget",
+                           details={"handoff": handoff_id, "already_erased": plan.already_erased})
+        if not yes:
+            return ForgetResult(plan, False, reason)
+        erasing = set(plan.events)
+        erased_data = [e.data for e in events if e.id in erasing]
+        del events
+        record(scope, [plan.forgotten(reason)], version=scope.txn.stream_version(handoff_stream(handoff_id)),
+               durable=True)
+        feeds = erase_payloads(project.paths.ledger_dir, plan.events)
+        shown = scope.runner.delete_index()
+        _remove_index_copies(project)
+        project.ledger._forget()  # what it read before the rewrite holds the payloads
+        scope.txn.refresh()
+        scope.runner.rebuild(reason="forget")
+        removed = scope.runner.prune_files(shown)
+        quarantine = _remove_quarantined_text(project, erased_data)
+    return ForgetResult(plan, True, reason, feeds, tuple(removed), tuple(quarantine))
+
+
+def _handoff_id(project: "Project", runner: Any, token: str) -> str:
+    """The id ``token`` names; a full id the projections no longer show (a
+    capture erased before) is looked for in the ledger itself."""
+    from baton.commands.ids import resolve_handoff_id
+    from baton.events import handoff_stream
+
+    try:
+        return resolve_handoff_id(runner, token)
+    except NotFound:
+        wanted = handoff_stream((token or "").strip().lower())
+        if any(e.stream == wanted for e in project.ledger.read_all()):
+            return wanted.partition("/")[2]
+        raise
+
+
+def _remove_index_copies(project: "Project") -> None:
+    """Damaged indexes moved aside into ``cache/`` hold payloads too."""
+    import os
+
+    from baton.errors import StorageError
+
+    cache = project.paths.cache_dir
+    if not cache.is_dir():
+        return
+    for path in cache.glob("index.sqlite.damaged.*"):
+        try:
+            os.unlink(path)
+        except OSError as exc:
+            raise StorageError(f"cannot remove {path}: {exc}") from exc
+
+
+def _holds(raw: bytes, needle: bytes, shortest: int = 8) -> bool:
+    """``raw`` holds ``needle``, or ends inside it (a torn tail cut mid-string)."""
+    if needle in raw:
+        return True
+    tail = raw[-len(needle):]
+    return any(tail.endswith(needle[:k]) for k in range(len(needle) - 1, shortest - 1, -1))
+
+
+def _remove_quarantined_text(project: "Project", erased: list[Any]) -> list[str]:
+    import os
+
+    import orjson
+
+    from baton.domain.forgetting import payload_strings
+    from baton.errors import StorageError
+
+    folder = project.paths.quarantine_dir
+    if not folder.is_dir():
+        return []
+    needles = set()
+    for data in erased:
+        for text in payload_strings(data):
+            needles.add(text.encode("utf-8"))
+            needles.add(orjson.dumps(text)[1:-1])
+    ledger = b"".join(p.read_bytes() for p in project.paths.ledger_dir.glob("*.jsonl"))
+    needles = {n for n in needles if n not in ledger}  # a string other events still hold is not what went
+    removed = []
+    for path in sorted(folder.iterdir()):
+        if not path.is_file():
+            continue
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise StorageError(f"cannot read {path}: {exc}") from exc
+        if needles and any(_holds(raw, n) for n in needles):
+            try:
+                os.unlink(path)
+            except OSError as exc:
+                raise StorageError(f"cannot remove {path}: {exc}") from exc
+            removed.append(path.name)
+    return removed

@@ -1,0 +1,55 @@
+"""``baton audit``: fields, redactions, references, policy and deletable records, never a value (spec §16)."""
+
+from __future__ import annotations
+
+import json
+
+from tests.cli_support import run, run_json
+
+TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+BODY = "PLANTED-OBJECTIVE-4411"
+
+
+def test_audit_counts_redactions_per_rule_and_never_shows_the_value(capsys, project):
+    run_json(capsys, project, "session", "begin", "--session", "s1", "--objective", f"use {TOKEN} here")
+    report = run_json(capsys, project, "audit")
+    assert report["redactions"] == {"github-token": 2}  # the session and its objective
+    assert TOKEN not in json.dumps(report)
+
+
+def test_audit_names_the_fields_records_hold_without_their_values(capsys, project):
+    run_json(capsys, project, "checkpoint", "create", "--title", "t", "--objective", BODY)
+    report = run_json(capsys, project, "audit")
+    assert report["fields"]["handoffs"]["work.objective"] == 1
+    assert report["records"]["handoffs"] == 1
+    code, out, _ = run(capsys, project, "audit")
+    assert code == 0 and BODY not in out and BODY not in json.dumps(report)
+
+
+def test_audit_counts_external_references_by_kind(capsys, project):
+    run_json(capsys, project, "checkpoint", "create", "--title", "t", "--objective", "o",
+             "--evidence", json.dumps({"type": "url", "claim": "docs say so", "ref": "https://example.com/a"}),
+             "--artifact", "README.md:doc")
+    refs = run_json(capsys, project, "audit")["references"]
+    assert refs["evidence"] == {"url": 1}
+    assert refs["artifacts"] == 1
+
+
+def test_audit_lists_archived_handoffs_as_eligible_for_deletion(capsys, project):
+    kept = run_json(capsys, project, "checkpoint", "create", "--title", "kept", "--objective", "o")["id"]
+    gone = run_json(capsys, project, "checkpoint", "create", "--title", "old", "--objective", "o")["id"]
+    run_json(capsys, project, "handoff", "archive", gone)
+    eligible = run_json(capsys, project, "audit")["eligible_for_deletion"]
+    assert [r["id"] for r in eligible] == [gone]
+    assert kept not in json.dumps(eligible)
+
+
+def test_audit_reports_the_policy_in_force(capsys, project):
+    policy = run_json(capsys, project, "audit")["policy"]
+    assert any(rule["name"] == "github-token" for rule in policy["rules"])
+
+
+def test_audit_counts_payloads_erased_by_forget(capsys, project):
+    handoff = run_json(capsys, project, "checkpoint", "create", "--title", "t", "--objective", BODY)["id"]
+    run_json(capsys, project, "forget", handoff, "--yes")
+    assert run_json(capsys, project, "audit")["erased"] == {"payloads": 1, "handoffs": 1}

@@ -1,0 +1,124 @@
+"""``baton forget``: one handoff's payloads erased for good, every chain intact (spec §16, issue 9 part 4)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from baton.ledger.erase import erase_lines
+from tests.cli_support import run, run_json
+
+SECRET_TEXT = "PLANTED-BODY-TEXT-7f3a9c"
+
+
+def leave_baton(capsys, project: Path, text: str = SECRET_TEXT) -> str:
+    out = run_json(capsys, project, "session", "end", "s1", "--handoff-steps", f"{text} step",
+                   "--owner", "al", "--branch", "main")
+    return out["handoff"]["id"] if "handoff" in out else out["baton"]["id"]
+
+
+def handoff_of_baton(capsys, project: Path) -> str:
+    listed = run_json(capsys, project, "handoff", "list")["handoffs"]
+    return next(h["id"] for h in listed if h["title"].startswith("Session baton"))
+
+
+def files_holding(root: Path, text: str) -> list[str]:
+    needle = text.encode()
+    return [str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and needle in p.read_bytes()]
+
+
+def feed_lines(project: Path) -> list[dict]:
+    return [json.loads(line) for p in sorted((project / ".baton" / "ledger").glob("*.jsonl"))
+            for line in p.read_bytes().splitlines()]
+
+
+@pytest.fixture
+def forgettable(capsys, project):
+    run_json(capsys, project, "session", "end", "s1", "--handoff-steps", f"{SECRET_TEXT} step",
+             "--owner", "al", "--branch", "main")
+    run_json(capsys, project, "checkpoint", "create", "--title", "another handoff", "--objective", "stays put")
+    return handoff_of_baton(capsys, project)
+
+
+def test_without_yes_forget_shows_the_plan_and_changes_nothing(capsys, project, forgettable):
+    before = [p.read_bytes() for p in (project / ".baton" / "ledger").glob("*.jsonl")]
+    error = run_json(capsys, project, "forget", forgettable, expect=2)["error"]
+    assert error["details"]["events"] and error["details"]["forgotten"] is False
+    assert [p.read_bytes() for p in (project / ".baton" / "ledger").glob("*.jsonl")] == before
+
+
+def test_after_forget_verify_and_rebuild_the_text_is_nowhere_under_baton(capsys, project, forgettable):
+    quarantine = project / ".baton" / "quarantine"
+    quarantine.mkdir(exist_ok=True)
+    (quarantine / "w.1.torn").write_bytes(b'{"actor":null,"at":"x","data":{"handoff":{"next":"' + SECRET_TEXT.encode())
+    (quarantine / "w.2.torn").write_bytes(b'{"actor":null,"at":"x","data":{"unrelated":"kept fragment"')
+    assert files_holding(project / ".baton", SECRET_TEXT)
+    run_json(capsys, project, "forget", forgettable, "--reason", "a user asked", "--yes")
+    run_json(capsys, project, "verify")
+    run_json(capsys, project, "rebuild")
+    assert files_holding(project / ".baton", SECRET_TEXT) == []
+    assert (quarantine / "w.2.torn").is_file()
+
+
+def test_verify_reports_the_payloads_erased_by_forget_and_exits_0(capsys, project, forgettable):
+    forgot = run_json(capsys, project, "forget", forgettable, "--yes")
+    report = run_json(capsys, project, "verify")
+    assert report["ok"] is True
+    assert report["erased_by_forget"] == len(forgot["events"]) == 2
+    code, out, _ = run(capsys, project, "verify")
+    assert code == 0 and "2 payloads erased by forget" in out
+
+
+def test_forget_records_handoff_forgotten_naming_every_erased_event(capsys, project, forgettable):
+    forgot = run_json(capsys, project, "forget", forgettable, "--reason", "leaked", "--yes")
+    recorded = [e for e in feed_lines(project) if e["type"] == "handoff.forgotten"]
+    assert len(recorded) == 1
+    assert recorded[0]["stream"] == f"handoff/{forgettable}"
+    assert recorded[0]["data"] == {"handoff": forgettable, "events": forgot["events"], "reason": "leaked"}
+
+
+def test_forget_erases_the_handoffs_events_and_the_batons_that_carried_it(capsys, project, forgettable):
+    forgot = run_json(capsys, project, "forget", forgettable, "--yes")
+    assert forgot["types"] == {"handoff.captured": 1, "baton.created": 1}
+    erased = {e["id"] for e in feed_lines(project) if "data" not in e}
+    assert erased == set(forgot["events"])
+
+
+def test_forget_keeps_every_digest_hash_and_link(capsys, project, forgettable):
+    before = {e["id"]: (e["digest"], e["hash"], e["prev"]) for e in feed_lines(project)}
+    run_json(capsys, project, "forget", forgettable, "--yes")
+    after = {e["id"]: (e["digest"], e["hash"], e["prev"]) for e in feed_lines(project)}
+    assert {k: after[k] for k in before} == before
+
+
+def test_a_forgotten_handoff_is_gone_from_lists_files_and_batons(capsys, project, forgettable):
+    run_json(capsys, project, "forget", forgettable, "--yes")
+    listed = run_json(capsys, project, "handoff", "list")["handoffs"]
+    assert [h["title"] for h in listed] == ["another handoff"]
+    assert run(capsys, project, "handoff", "show", forgettable)[0] == 4
+    assert list((project / ".baton" / "batons").glob("*.json")) == []
+
+
+def test_forgetting_a_handoff_twice_is_not_found(capsys, project, forgettable):
+    run_json(capsys, project, "forget", forgettable, "--yes")
+    assert run_json(capsys, project, "forget", forgettable, "--yes", expect=4)["error"]["code"] == "not_found"
+
+
+def test_forgetting_an_unknown_handoff_is_not_found(capsys, project):
+    assert run(capsys, project, "forget", "0000aaaa", "--yes")[0] == 4
+
+
+def test_the_next_command_after_forget_works_from_the_rewritten_feed(capsys, project, forgettable):
+    run_json(capsys, project, "forget", forgettable, "--yes")
+    run_json(capsys, project, "checkpoint", "create", "--title", "after forget", "--objective", "go on")
+    assert run_json(capsys, project, "verify")["ok"] is True
+
+
+def test_erasing_keeps_a_torn_tail_and_every_other_line_byte_for_byte():
+    kept = b'{"id":"keep-me","x":1}\n'
+    raw = kept + b'{"actor":null,"data":{"a":1},"digest":"d","id":"gone"}\n' + b'{"torn'
+    new, count = erase_lines(raw, frozenset({"gone"}))
+    assert count == 0  # not an envelope: left alone rather than guessed at
+    assert new == raw
