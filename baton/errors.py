@@ -224,3 +224,11 @@ class StorageError(BatonError):
     exit_code = 1
     code = "storage_error"
 
+
+class ReadOnlyProject(StorageError):
+    """A writing command on a ``.baton/`` this process may not write (exit 1).
+
+    Reading commands still answer, from a replay in memory."""
+
+    code = "read_only"
+

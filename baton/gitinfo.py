@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from baton.errors import StorageError
 from baton.model import frozen
 
 
@@ -247,8 +248,8 @@ def user_identity(start: Path, cache: Path | None = None) -> tuple[str | None, s
 
             cache.parent.mkdir(parents=True, exist_ok=True)
             write_json_atomic(cache, {"signature": signature, "email": email, "name": name})
-        except (OSError, ValueError, TypeError):
-            pass
+        except (OSError, ValueError, TypeError, StorageError):
+            pass  # a cache: a read-only checkout just reads git config each time
     return email, name
 
 

@@ -25,7 +25,7 @@ import attrs
 
 from baton.model import mutable
 from baton.config import WRITER_ID, ProjectConfig, new_writer_id, read_json, write_json_atomic
-from baton.errors import InputError, NotInitialized, PolicyBlock
+from baton.errors import InputError, NotInitialized, PolicyBlock, ReadOnlyProject, StorageError
 from baton.ledger.clock import WallClock, system_clock
 from baton.ledger.envelope import Event, EventDraft
 from baton.ledger.protocol import LedgerTxn
@@ -59,6 +59,7 @@ class WriteScope:
 
 class Project:
     def __init__(self, paths: ProjectPaths, config: ProjectConfig, writer: str, clock: WallClock = system_clock) -> None:
+        self._read_only: bool | None = None
         self.paths = paths
         self.config = config
         self.writer = writer
@@ -86,7 +87,29 @@ class Project:
                 details={"root": str(paths.root)},
             )
         config = ProjectConfig.from_json(read_json(paths.config), paths.config)
-        return cls(paths, config, ensure_writer(paths), clock)
+        try:
+            writer = ensure_writer(paths)
+        except StorageError:
+            if baton_dir_writable(paths):
+                raise
+            writer = READ_ONLY_WRITER  # nothing will be written: the id is never recorded
+        return cls(paths, config, writer, clock)
+
+    @property
+    def read_only(self) -> bool:
+        """``.baton/`` (its lock, its ledger) cannot be written by this process:
+        reading commands answer from a replay in memory, writing ones refuse."""
+        if self._read_only is None:
+            self._read_only = not baton_dir_writable(self.paths)
+        return self._read_only
+
+    def require_writable(self, command: str = "this command") -> None:
+        """Raises: ReadOnlyProject (exit 1) on a read-only ``.baton/``; nothing is written."""
+        if self.read_only:
+            raise ReadOnlyProject(
+                f"{self.paths.baton_dir} is read-only here: {command} records events and cannot run "
+                "(reading commands still work, from a replay in memory)",
+                details={"baton_dir": str(self.paths.baton_dir)})
 
     @property
     def ledger(self) -> Ledger:
@@ -99,8 +122,12 @@ class Project:
         if self._runner is None:
             from baton.projections.registry import default_projections
 
-            self._runner = ProjectionRunner(self.paths.baton_dir, self.ledger, default_projections())
-            self.ledger.seed_from(self._runner)
+            if self.read_only:
+                self._runner = ProjectionRunner(self.paths.baton_dir, self.ledger, default_projections(),
+                                                in_memory=True)
+            else:
+                self._runner = ProjectionRunner(self.paths.baton_dir, self.ledger, default_projections())
+                self.ledger.seed_from(self._runner)
         return self._runner
 
     @property
@@ -151,14 +178,21 @@ class Project:
 
     @contextmanager
     def writing(self) -> Iterator[WriteScope]:
+        self.require_writable()
         runner = self.runner  # before the lock: the ledger seeds from the index as it takes it
         with self.ledger.locked() as txn:
             runner.catch_up()
             yield WriteScope(self, txn)
 
     def reading(self, *, progress: Progress | None = None) -> ProjectionRunner:
-        """Bring projections up to date (briefly under the lock) and return them."""
+        """Bring projections up to date (briefly under the lock) and return them.
+
+        On a read-only ``.baton/`` there is no lock to take and no index to
+        update: the projections are replayed into memory from the feeds."""
         runner = self.runner
+        if self.read_only:
+            runner.catch_up(progress=progress, allow_pinned=True)
+            return runner
         with self.ledger.locked():
             runner.catch_up(progress=progress, allow_pinned=True)
         return runner
@@ -168,6 +202,20 @@ class Project:
             self._runner.close()
         if self._ledger is not None:
             self._ledger.close()
+
+
+READ_ONLY_WRITER = "read-only"
+
+
+def baton_dir_writable(paths: ProjectPaths) -> bool:
+    """Whether this process may write ``.baton/``: the lock it opens for
+    every command (or the folder, before the lock exists) and the ledger's
+    folder. ``os.access`` also says no on a read-only mount, even to root."""
+    lock = paths.baton_dir / "ledger.lock"
+    targets = [lock if lock.exists() else paths.baton_dir]
+    if paths.ledger_dir.exists():
+        targets.append(paths.ledger_dir)
+    return all(os.access(t, os.W_OK) for t in targets)
 
 
 def ensure_writer(paths: ProjectPaths) -> str:

@@ -42,6 +42,7 @@ def rebuild_projections(
     """Raises: NotInitialized, NotFound (unknown --until id), InputError."""
     bound = Until.parse(until, option="until") if until else None
     opened = project
+    opened.require_writable("rebuild")
     opened.runner  # seeds the ledger with the index's cursors: the lock's catch-up then reads only new bytes
     with opened.ledger.locked():
         done = opened.runner.rebuild(until=bound, progress=progress)

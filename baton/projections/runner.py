@@ -125,9 +125,13 @@ class ProjectionRunner:
         projections: Sequence[Projection],
         *,
         upcasters: UpcasterRegistry = UPCASTERS,
+        in_memory: bool = False,
     ) -> None:
         self.baton_dir = Path(baton_dir)
         self.index_path = self.baton_dir / "index.sqlite"
+        self.in_memory = in_memory
+        """A read-only ``.baton/``: the index lives in memory (a replay per
+        process) and no materialized file is written or removed."""
         self.ledger = ledger
         self.projections = list(projections)
         self.by_name = {p.name: p for p in self.projections}
@@ -158,6 +162,10 @@ class ProjectionRunner:
         return self._db
 
     def _open(self) -> "IndexDb":
+        if self.in_memory:
+            db = IndexDb(sqlite3.connect(":memory:", check_same_thread=False))
+            self._create(db)
+            return db
         try:  # over a JSONL ledger the folder exists; over the in-memory one it may not
             self.baton_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -182,7 +190,7 @@ class ProjectionRunner:
         connection between requests; if ``baton gc`` removed the index, or a
         rebuild replaced it, meanwhile, the connection would go on reading and
         writing a file no one else sees. One ``stat`` per catch-up tells."""
-        if self._db is None:
+        if self._db is None or self.in_memory:
             return
         if _inode(self.index_path) != self._db_ino:
             self.close()
@@ -639,6 +647,8 @@ class ProjectionRunner:
         recorded in ``unwritten`` and never fails the fold, so the ledger,
         the documents and replay go on (``doctor`` reports it)."""
         written: dict[tuple[str, str], list[str]] = {}
+        if self.in_memory:
+            return written
         for slot in sorted(dirty):
             p = self.by_name[slot[0]]
             if not hasattr(p, "materialize"):
@@ -674,6 +684,9 @@ class ProjectionRunner:
 
     def _remove_unshown_files(self) -> None:
         """After a rebuild: remove the files shown before that no document shows now."""
+        if self.in_memory:
+            self.db.execute("DROP TABLE temp.shown_before")
+            return
         for (rel,) in self.db.execute("SELECT path FROM temp.shown_before "
                                       "WHERE path NOT IN (SELECT path FROM materialized)").fetchall():
             self._remove(rel, ("", ""))
