@@ -50,6 +50,8 @@ from baton.ledger.protocol import Cursor, FeedRewritten, LedgerProtocol, Seed
 from baton.ledger.upcast import UPCASTERS, UpcasterRegistry
 from baton.projections.base import Doc, Projection
 
+VANISHED_RETRIES = 5
+"""Attempts at an index deleted under a running command before giving up."""
 INDEX_SCHEMA = 4
 """3: the integrity work's feed heads; 4: the ``unwritten`` table (materialized files that could not be written)."""
 REPLAY_BATCH = 2_000
@@ -150,7 +152,7 @@ class ProjectionRunner:
             if self.index_path.exists() and not self.index_path.is_file():
                 self.discard_index("index.sqlite is not a file")
             try:
-                self._db = self._open()
+                self._db = self._open_retrying()
             except sqlite3.Error as exc:
                 if not _is_corruption(exc):
                     raise StorageError(f"cannot open the index {self.index_path}: {exc}") from exc
@@ -160,6 +162,28 @@ class ProjectionRunner:
                 except sqlite3.Error as again:
                     raise StorageError(f"cannot open the index {self.index_path}: {again}") from again
         return self._db
+
+    def _open_retrying(self) -> "IndexDb":
+        """``_open``, again on a fresh file when the index was deleted while
+        it was being opened (``baton gc``, or a person, under a running writer)."""
+        for attempt in range(VANISHED_RETRIES):
+            try:
+                return self._open()
+            except sqlite3.OperationalError as exc:
+                if attempt + 1 == VANISHED_RETRIES or not self._vanished(exc):
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _vanished(self, exc: sqlite3.Error) -> bool:
+        """The index file was deleted or replaced under this connection: SQLite
+        then reports an I/O error (its WAL index went away), a read-only
+        database (the file it wrote was unlinked) or a missing table."""
+        if not isinstance(exc, sqlite3.OperationalError) or self.in_memory:
+            return False
+        if self._db_ino is not None and _inode(self.index_path) != self._db_ino:
+            return True
+        text = str(exc).lower()
+        return any(sign in text for sign in ("disk i/o error", "readonly database", "no such table"))
 
     def _open(self) -> "IndexDb":
         if self.in_memory:
@@ -379,14 +403,25 @@ class ProjectionRunner:
         return self._guarded(run, progress)
 
     def _guarded(self, run: Callable[[], CatchUp], progress: Progress | None) -> CatchUp:
-        """Run a catch-up; a damaged index is moved aside and rebuilt."""
-        try:
-            return run()
-        except sqlite3.Error as exc:
-            if not _is_corruption(exc):
-                raise StorageError(f"the index {self.index_path} failed: {exc}") from exc
-            self.discard_index(str(exc))
-            return self.rebuild(progress=progress, reason=f"the index was damaged ({exc}) and was rebuilt")
+        """Run a catch-up; a damaged index is moved aside and rebuilt, and one
+        deleted under this process is opened afresh (and so rebuilt from the
+        ledger) and the catch-up run again."""
+        for attempt in range(VANISHED_RETRIES):
+            try:
+                return run()
+            except sqlite3.Error as exc:
+                if attempt + 1 < VANISHED_RETRIES and self._vanished(exc):
+                    self.close()
+                    self._generation = _UNKNOWN
+                    continue
+                return self._damaged(exc, progress)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _damaged(self, exc: sqlite3.Error, progress: Progress | None) -> CatchUp:
+        if not _is_corruption(exc):
+            raise StorageError(f"the index {self.index_path} failed: {exc}") from exc
+        self.discard_index(str(exc))
+        return self.rebuild(progress=progress, reason=f"the index was damaged ({exc}) and was rebuilt")
 
     def cursors(self) -> dict[str, Cursor]:
         """Per feed, how far the index has folded."""
@@ -510,6 +545,10 @@ class ProjectionRunner:
                 with collector_paused():
                     return self._rebuild(until, progress, reason)
             except sqlite3.Error as exc:
+                if attempt == 1 and self._vanished(exc):
+                    self.close()  # deleted under this replay: replay into a fresh one
+                    self._generation = _UNKNOWN
+                    continue
                 if attempt == 2 or not _is_corruption(exc):
                     raise StorageError(f"the index {self.index_path} failed: {exc}") from exc
                 self.discard_index(str(exc))
