@@ -785,7 +785,20 @@ def _run(args: argparse.Namespace) -> Any:
 
     with Baton.open(args.project) as app:
         args.output_policy = _output_policy(app)
+        args.opened = app.project
         return args.func(app, args)
+
+
+def _log_command(args: argparse.Namespace, started: float, exit_code: int, code: str | None = None) -> None:
+    """The command's one ``info`` record (``BATON_LOG``): its name, exit code,
+    error code and time — never its arguments or output."""
+    opened = getattr(args, "opened", None)
+    if opened is None or not os.environ.get("BATON_LOG") and not opened.config.extra.get("log"):
+        return
+    from baton.oplog import elapsed_ms
+
+    opened.log("info", "command", command=args.func.__name__.lstrip("_"), exit_code=exit_code, code=code,
+               ms=elapsed_ms(started))
 
 
 def _output_policy(app: Baton | None = None):
@@ -850,6 +863,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # ledger would hold (docs/security.md, "What comes out").
     from baton.domain.redaction import screen_output, screen_text
 
+    import time
+
+    started = time.perf_counter()
     try:
         result = _run(args)
         policy = getattr(args, "output_policy", None) or _output_policy()
@@ -866,8 +882,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             if text:
                 print(screen_text(text, policy))
         sys.stdout.flush()
+        _log_command(args, started, int(getattr(result, "exit_code", 0)))
         return int(getattr(result, "exit_code", 0))
     except BatonError as exc:
+        _log_command(args, started, exc.exit_code, exc.code)
         exc.name_parameters(_option_names(parser))
         _name_commands(exc)
         policy = getattr(args, "output_policy", None) or _output_policy()

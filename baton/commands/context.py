@@ -16,6 +16,7 @@ and runner, so each later ``reading()``/``writing()`` reads only new bytes.
 from __future__ import annotations
 
 import os
+import time
 from contextlib import contextmanager
 from urllib.parse import unquote
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import Iterable, Iterator, Mapping
 
 import attrs
 
+from baton import oplog
 from baton.model import mutable
 from baton.config import WRITER_ID, ProjectConfig, new_writer_id, read_json, write_json_atomic
 from baton.errors import InputError, NotInitialized, PolicyBlock, ReadOnlyProject, StorageError
@@ -31,7 +33,7 @@ from baton.ledger.envelope import Event, EventDraft
 from baton.ledger.protocol import LedgerTxn
 from baton.ledger.store import Ledger
 from baton.project import ProjectPaths, resolve_root, resolve_worktree
-from baton.projections.runner import Progress, ProjectionRunner
+from baton.projections.runner import CatchUp, Progress, ProjectionRunner
 
 
 @mutable
@@ -54,6 +56,10 @@ class WriteScope:
         events = self.txn.append(screened, expected=expected, durable=durable)
         if events:
             self.project.runner.fold_appended(events)
+            for event in events:
+                family, _, key = event.stream.partition("/")
+                self.project.log("info", "appended", type=event.type, id=event.id,
+                                 handoff=key if family == "handoff" else None)
         return events
 
 
@@ -176,12 +182,21 @@ class Project:
         return attrs.evolve(draft, data=data, actor=actor.payload if actor else draft.actor,
                             session=session.payload if session else draft.session)
 
+    def log(self, level: str, event: str, **fields: object) -> None:
+        """A local log record (``BATON_LOG``; ids, names and timings only: ``baton.oplog``)."""
+        if oplog.enabled(level, self.config.extra.get("log")) and not self.read_only:
+            oplog.write(self.paths.baton_dir, level, event, configured=self.config.extra.get("log"), **fields)
+
+    def _caught_up(self, done: CatchUp, started: float) -> None:
+        self.log("debug", "catch_up", events=done.events, rebuilt=done.rebuilt, ms=oplog.elapsed_ms(started))
+
     @contextmanager
     def writing(self) -> Iterator[WriteScope]:
         self.require_writable()
         runner = self.runner  # before the lock: the ledger seeds from the index as it takes it
         with self.ledger.locked() as txn:
-            runner.catch_up()
+            started = time.perf_counter()
+            self._caught_up(runner.catch_up(), started)
             yield WriteScope(self, txn)
 
     def reading(self, *, progress: Progress | None = None) -> ProjectionRunner:
@@ -190,11 +205,13 @@ class Project:
         On a read-only ``.baton/`` there is no lock to take and no index to
         update: the projections are replayed into memory from the feeds."""
         runner = self.runner
+        started = time.perf_counter()
         if self.read_only:
             runner.catch_up(progress=progress, allow_pinned=True)
             return runner
         with self.ledger.locked():
-            runner.catch_up(progress=progress, allow_pinned=True)
+            done = runner.catch_up(progress=progress, allow_pinned=True)
+        self._caught_up(done, started)
         return runner
 
     def close(self) -> None:

@@ -1,0 +1,74 @@
+"""Local structured logs (spec §17): off unless ``BATON_LOG=info|debug``.
+
+One JSON object per line in ``.baton/logs/baton.jsonl`` (the project's state
+directory, ignored by git like the rest of ``.baton/``). A record holds ids,
+event type names, exit codes and timings — never a handoff's body, a
+command's arguments or output, an error's message, an owner or a branch:
+``write`` keeps only the fields of ``FIELDS`` and only values that are
+numbers, booleans, or strings shaped like an id or a name (``SAFE_TEXT``), so
+a caller cannot log a payload by mistake.
+
+``info``: one record per command and one per event appended. ``debug``: also
+catch-up and replay counts and timings. The setting is read per call from
+the environment (``BATON_LOG``), else the project's ``config.json``
+(``"log": "info"``). Logging never fails a command: a log that cannot be
+written (a read-only ``.baton/``, a full disk) is skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+LEVELS = {"info": 20, "debug": 10}
+FIELDS = frozenset({"command", "exit_code", "ms", "type", "id", "handoff", "events", "rebuilt", "code", "count"})
+SAFE_TEXT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$|^[a-z][a-z0-9_]{0,63}$")
+"""Ids (UUIDs, writer ids), event types, error codes and command names; a
+space, a slash, an ``@`` or anything longer than 64 characters is dropped."""
+LOG_FILE = "logs/baton.jsonl"
+
+
+def threshold(configured: Any = None) -> int | None:
+    """The level logged at, or None when logging is off."""
+    name = os.environ.get("BATON_LOG") or (configured if isinstance(configured, str) else None)
+    return LEVELS.get(name.strip().lower()) if name else None
+
+
+def enabled(level: str, configured: Any = None) -> bool:
+    wanted = threshold(configured)
+    return wanted is not None and LEVELS[level] >= wanted
+
+
+def write(baton_dir: Path, level: str, event: str, *, configured: Any = None, **fields: Any) -> None:
+    """Append one record when ``level`` is enabled; never raises."""
+    if not enabled(level, configured):
+        return
+    import orjson
+
+    record: dict[str, Any] = {"at": round(time.time(), 6), "level": level, "event": event, "pid": os.getpid()}
+    for name, value in fields.items():
+        if name in FIELDS and _safe(value):
+            record[name] = value
+    path = Path(baton_dir) / LOG_FILE
+    try:
+        path.parent.mkdir(exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, orjson.dumps(record) + b"\n")  # one short write: lines of concurrent commands never mix
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
+def _safe(value: Any) -> bool:
+    if isinstance(value, bool) or isinstance(value, (int, float)):
+        return True
+    return isinstance(value, str) and SAFE_TEXT.match(value) is not None
+
+
+def elapsed_ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)
