@@ -16,10 +16,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from baton.model import frozen
 from baton.commands.batons import current_batons
 from baton.events import ObjectiveSet, HandoffCaptured, SessionBegun, SessionEnded
 from baton.projections.batons import OPERATIONS
+from baton.projections.continuity_metrics import totals as continuity_totals
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -32,15 +35,28 @@ class MetricsResult:
     counts: dict[str, int]
     events: dict[str, int]
     recent: list[dict[str, Any]]
+    continuity: dict[str, Any] = attrs.field(factory=dict)
     exit_code: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"local": True, "metrics": self.counts, "events": self.events, "recent": self.recent}
+        return {"local": True, "metrics": self.counts, "events": self.events, "recent": self.recent,
+                "continuity": self.continuity}
 
     def render(self) -> str:
         width = max(len(k) for k in self.counts)
         lines = ["Local metrics (never sent anywhere):"]
         lines += [f"  {k:<{width}}  {v}" for k, v in self.counts.items()]
+        c = self.continuity
+        if c:
+            ready = c["time_to_ready"]
+            outcomes = ", ".join(f"{k} {v}" for k, v in c["validation_outcomes"].items()) or "none"
+            lines += ["Continuity (spec §17):",
+                      f"  recommendations     {c['recommendations']}",
+                      f"  preparations        {c['preparations']}",
+                      f"  validation outcomes {outcomes}",
+                      f"  time to ready       {ready['count']} promoted, median {ready['median_seconds']} s",
+                      f"  resumes             {c['resumes']}",
+                      f"  stale on resume     {c['stale_on_resume']}"]
         return "\n".join(lines)
 
 
@@ -71,4 +87,4 @@ def local_metrics(project: "Project") -> MetricsResult:
         events_total=sum(events.values()),
     )
     recent = [{k: v for k, v in r.items() if k != "hlc"} for r in recent]
-    return MetricsResult(counts, dict(sorted(events.items())), recent)
+    return MetricsResult(counts, dict(sorted(events.items())), recent, continuity_totals(runner.db))
