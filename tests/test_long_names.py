@@ -119,3 +119,12 @@ def test_a_rebuild_writes_the_file_once_it_can(capsys, project):
     assert (blocked / "al__main.json").is_file()
     checks = {c["name"] for c in run_json(capsys, project, "doctor")["checks"]}
     assert "unwritten" not in checks
+
+
+def test_a_session_end_refused_for_its_owner_appends_nothing(capsys, project):
+    before = ledger_size(project)
+    code, out, err = run(capsys, project, "session", "end", "s1", "--handoff-steps", "c",
+                         "--owner", "AKIA" + "ABCDEFGHIJKLMNOP", "--branch", "main")
+    assert code == 5, err
+    assert ledger_size(project) == before
+

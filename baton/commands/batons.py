@@ -224,6 +224,7 @@ def create_in_scope(
 
     owner, branch = ctx.owner, ctx.branch
     key = baton_key(owner, branch, payload.shared)
+    scope.project.check_streams(baton_stream(key))  # before the capture: nothing appended if refused
     body = handoff_payload_for_baton(payload, owner=owner, branch=branch, objective=objective, session_id=session)
     origin = {"harness": harness, "session_id": session} if (harness or session) else None
     captured = capture_in_scope(scope, body, trigger="manual", origin=origin, session=session, actor=owner)

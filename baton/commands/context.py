@@ -190,6 +190,25 @@ class Project:
     def _caught_up(self, done: CatchUp, started: float) -> None:
         self.log("debug", "catch_up", events=done.events, rebuilt=done.rebuilt, ms=oplog.elapsed_ms(started))
 
+    def check_streams(self, *streams: str) -> None:
+        """Refuse, before anything is appended, the streams a command is about
+        to write when ``screen`` would refuse their names (an owner or branch
+        that looks like a secret): a command that appends several times must
+        not leave its first events behind and then fail on a later one.
+
+        Raises:
+            PolicyBlock: a stream name carries what a rule matches.
+        """
+        from baton.domain.redaction import redact_strings
+
+        rules = self.policy.redaction
+        blocked = [r for stream in streams
+                   for r in redact_strings([stream, unquote(stream)], rules, at="stream").redactions]
+        if blocked:
+            listed = ", ".join(f"{r.field} ({r.rule}: {r.reason})" for r in blocked)
+            raise PolicyBlock(f"refused by secret policy: {listed}",
+                              details={"blocked": [r.to_json() for r in blocked]})
+
     @contextmanager
     def writing(self) -> Iterator[WriteScope]:
         self.require_writable()

@@ -164,6 +164,7 @@ def begin_session(
     opened = project
     ctx = context_of(opened, owner=owner, branch=branch)
     with opened.writing() as scope:
+        opened.check_streams(session_stream(session_id))  # before a claim: nothing appended if refused
         received = None
         if claim:
             peek = peek_eligible(scope.runner, ctx)
@@ -244,6 +245,7 @@ def end_session(
     opened = project
     with opened.writing() as scope:
         session = scope.runner.get("sessions", session_id) or {}
+        opened.check_streams(session_stream(session_id))
         if harness is None:
             harness = session.get("harness")
         if session.get("owner") and session.get("branch"):
@@ -251,6 +253,8 @@ def end_session(
         else:
             here = context_of(opened, owner=owner, branch=branch)
         objective_doc = get_session_objective(scope.runner, here)
+        if objective_doc is not None:  # it will be cleared: refuse now rather than after the baton
+            opened.check_streams(objective_stream(context_key(here.owner, here.branch)))
         created = None
         if payload is not None:
             target = context_of(opened, owner=payload.owner, branch=payload.branch)
