@@ -122,3 +122,43 @@ def test_erasing_keeps_a_torn_tail_and_every_other_line_byte_for_byte():
     new, count = erase_lines(raw, frozenset({"gone"}))
     assert count == 0  # not an envelope: left alone rather than guessed at
     assert new == raw
+
+
+def test_a_forget_that_fails_after_recording_can_be_run_again_to_finish(capsys, project, forgettable, monkeypatch):
+    from baton.errors import StorageError
+
+    def fail(*_a, **_k):
+        raise StorageError("disk full")
+
+    with monkeypatch.context() as patched:
+        patched.setattr("baton.ledger.erase.erase_payloads", fail)
+        assert run(capsys, project, "forget", forgettable, "--yes")[0] == 1
+    assert run_json(capsys, project, "verify")["ok"] is True  # recorded, nothing erased yet
+    again = run_json(capsys, project, "forget", forgettable, "--yes")
+    assert again["forgotten"] is True and len(again["events"]) == 2
+    assert files_holding(project / ".baton" / "ledger", SECRET_TEXT) == []
+
+
+class _Terminal:
+    def __init__(self, answer: str) -> None:
+        self.answer = answer
+
+    def isatty(self) -> bool:
+        return True
+
+    def readline(self) -> str:
+        return self.answer
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("answer, code", [("y\n", 0), ("n\n", 2), ("\n", 2)])
+def test_on_a_terminal_forget_asks_and_only_yes_erases(capsys, project, forgettable, monkeypatch, answer, code):
+    monkeypatch.setattr("sys.stdin", _Terminal(answer))
+    monkeypatch.setattr("sys.stderr", _Terminal(""))
+    assert run(capsys, project, "forget", forgettable)[0] == code
+    assert bool(files_holding(project / ".baton" / "ledger", SECRET_TEXT)) == (code != 0)
