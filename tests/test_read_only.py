@@ -122,3 +122,8 @@ def test_after_chmod_a_minus_w_handoff_list_works_and_checkpoint_refuses(filled)
     finally:
         for p, mode in modes.items():
             p.chmod(stat.S_IMODE(mode))
+
+
+def test_doctor_says_the_project_is_read_only(capsys, access_refused_under_baton):
+    checks = {c["name"]: c for c in run_json(capsys, access_refused_under_baton, "doctor")["checks"]}
+    assert checks["writable"]["status"] == "warn"

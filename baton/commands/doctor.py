@@ -81,6 +81,9 @@ def diagnose(project: str | os.PathLike | None = None) -> DoctorResult:
         return DoctorResult(str(root), True, checks)
     checks.append(Check("config", "ok", f"project {opened.config.project_id}, fsync {opened.config.fsync}"))
     checks.append(Check("writer", "ok", opened.writer))
+    if opened.read_only:
+        checks.append(Check("writable", "warn", f"{paths.baton_dir} is read-only here: reading commands replay the "
+                            "ledger in memory, writing commands exit 1 (read_only)"))
     if not paths.gitignore.exists():
         checks.append(Check("gitignore", "warn", ".baton/.gitignore is missing; rerun `baton init`"))
     try:
