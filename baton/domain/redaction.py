@@ -682,6 +682,8 @@ class KeywordPrefilter:
 
     def __init__(self, rules: Sequence[Rule]) -> None:
         self.rules = tuple(rules)
+        self.path_rules: tuple[PathRule, ...] = ()
+        self.pair_rules: tuple[AssignmentRule, ...] = ()
         self.always: frozenset[int] = frozenset(
             i for i, rule in enumerate(self.rules) if not getattr(rule, "keywords", ()))
         self.single: list[tuple[str, int]] = []
@@ -724,6 +726,9 @@ def _prefilter(policy: "RedactionPolicy") -> KeywordPrefilter:
     if len(_PREFILTERS) >= 16:
         _PREFILTERS.clear()
     built = KeywordPrefilter(policy.text_rules)
+    # The rule sets a walk reads, derived once per rule set too.
+    built.path_rules = policy.path_rules
+    built.pair_rules = tuple(r for r in built.rules if isinstance(r, AssignmentRule))
     _PREFILTERS[id(rules)] = (rules, built)
     return built
 
@@ -758,10 +763,10 @@ def _scrub_memo(policy: "RedactionPolicy") -> dict[str, tuple[str, tuple[Rule, .
 class _Walk:
     def __init__(self, policy: RedactionPolicy) -> None:
         self.policy = policy
-        self.text_rules = policy.text_rules
-        self.path_rules = policy.path_rules
-        self.pair_rules = tuple(r for r in self.text_rules if isinstance(r, AssignmentRule))
         self.prefilter = _prefilter(policy)
+        self.text_rules = self.prefilter.rules
+        self.path_rules: tuple[PathRule, ...] = self.prefilter.path_rules
+        self.pair_rules: tuple[AssignmentRule, ...] = self.prefilter.pair_rules
         self.memo = _scrub_memo(policy)
         self.hits: dict[tuple[str, str], Rule] = {}
 
@@ -1068,16 +1073,26 @@ def redact_strings(payload: Any, policy: RedactionPolicy, *, at: str = "", unesc
                 walk.note(field, rule)
         return screened
 
+    memo = walk.memo
+
     def clean(value: Any, parent: str, key: Any = None) -> Any:
+        kind = type(value)
+        if kind is str:
+            known = memo.get(value)  # a string already screened and found clean: the common case
+            if known is not None and not known[1] and not (unescape and "\\" in value):
+                return value
+            return text(value, parent, key)
         if isinstance(value, str):
             return text(value, parent, key)
-        kind = type(value)
         if kind is dict or kind is list or kind is tuple or isinstance(value, (Mapping, list, tuple)):
             field = _child(parent, key) if key is not None else parent
             if kind is list or kind is tuple or (kind is not dict and not isinstance(value, Mapping)):
                 return [clean(item, field, i) for i, item in enumerate(value)]
             out: dict[Any, Any] = {}
             for name, item in value.items():
+                if type(name) is str and (known := memo.get(name)) is not None and not known[1]:
+                    out[name] = clean(item, field, name)
+                    continue
                 if isinstance(name, str):
                     new_name, fired = scrub(name)
                     if new_name != name:
