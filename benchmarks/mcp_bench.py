@@ -230,13 +230,13 @@ def mcp_rows(root: Path, launcher: list[str], env: dict[str, str], repeat: int,
          "rss_mb": None, "baseline": "empty SDK server", "baseline_ms": start_empty,
          "ratio": start_baton / start_empty, "target": None},
         {"measure": "MCP round trip", "command": "handoff_list (limit 20)", "wall_ms": call_baton,
-         "rss_mb": None, "baseline": "empty tool, same SDK", "baseline_ms": call_empty,
+         "rss_mb": None, "baseline": "empty SDK tool", "baseline_ms": call_empty,
          "ratio": call_baton / call_empty, "target": ROUND_TRIP_TARGET},
     ]
     if samples["server cpu baton"] and samples["server cpu empty"]:
         cpu_baton, cpu_empty = (sum(samples[k]) / len(samples[k]) for k in ("server cpu baton", "server cpu empty"))
-        rows.append({"measure": "MCP round trip", "command": "handoff_list: server CPU", "wall_ms": cpu_baton,
-                     "rss_mb": None, "baseline": "empty tool: server CPU", "baseline_ms": cpu_empty,
+        rows.append({"measure": "MCP round trip", "command": "handoff_list, server CPU", "wall_ms": cpu_baton,
+                     "rss_mb": None, "baseline": "empty SDK tool, CPU", "baseline_ms": cpu_empty,
                      "ratio": cpu_baton / cpu_empty if cpu_empty else float("inf"), "target": ROUND_TRIP_TARGET})
     return rows, {"samples_ms": samples, "protocol": PROTOCOL, "calls": calls}
 
