@@ -25,8 +25,12 @@ Rows:
    the row shows what Baton adds to the SDK's own start).
 2. **round trip**: in one started session, ``--calls`` further ``tools/call``
    of ``handoff_list`` (``limit: 20``), and as many of ``empty`` in the empty
-   server's session, interleaved in blocks; median per call. Target: ≤ 2× the
-   empty tool.
+   server's session, interleaved in blocks; median per call, and the server's
+   CPU time per call (``/proc``). Target: ≤ 2× the empty tool. A third kind,
+   ``canned``, is a tool of the empty server returning ``handoff_list``'s own
+   answer, read from a file (its JSON as structured content and as text, as
+   Baton answers): what the SDK costs to carry an answer of that size, so the
+   rest is Baton's work (catch-up, query, screening).
 
 Every answer is checked (a JSON-RPC error, ``isError``, or a list without
 handoffs fails the run), so an error is never timed as a success. No test
@@ -57,7 +61,9 @@ ROUND_TRIP_TARGET = 2.0
 LIST_ARGUMENTS = {"limit": 20}
 
 EMPTY_SERVER = """
+import json, os
 from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, TextContent
 
 server = MCPServer("empty", log_level="WARNING")
 
@@ -66,6 +72,18 @@ server = MCPServer("empty", log_level="WARNING")
 def empty() -> str:
     \"\"\"Return an empty string.\"\"\"
     return ""
+
+
+CANNED = os.environ.get("BATON_BENCH_CANNED")
+if CANNED:
+    with open(CANNED) as fh:
+        TEXT = fh.read()
+    DATA = json.loads(TEXT)
+
+    @server.tool()
+    def canned() -> CallToolResult:
+        \"\"\"Return a fixed answer: its JSON as structured content and as text.\"\"\"
+        return CallToolResult(content=[TextContent(type="text", text=TEXT)], structured_content=DATA)
 
 
 server.run("stdio")
@@ -153,7 +171,9 @@ def _listed(result: dict) -> dict:
 SERVERS = {
     "baton": ("handoff_list", LIST_ARGUMENTS, _listed),
     "empty": ("empty", {}, lambda result: result),
+    "canned": ("canned", {}, lambda result: result),
 }
+"""Kinds of call: ``canned`` runs on the empty server (a fixed answer of handoff_list's size)."""
 
 
 def start(kind: str, root: Path, launcher: list[str], env: dict[str, str]) -> tuple[Session, float]:
@@ -195,7 +215,10 @@ def mcp_samples(root: Path, launcher: list[str], env: dict[str, str], repeat: in
     """Interleaved: per repetition, a fresh baton server and a fresh empty one (start to first
     result); in the last repetition's sessions, ``calls`` round trips each, alternating blocks."""
     samples: dict[str, list[float]] = {"start baton": [], "start empty": [], "call baton": [], "call empty": [],
-                                       "server cpu baton": [], "server cpu empty": []}
+                                       "call canned": [], "server cpu baton": [], "server cpu empty": [],
+                                       "server cpu canned": []}
+    canned = canned_answer(root)
+    env = dict(env, BATON_BENCH_CANNED=str(canned))
     for rep in range(-1, repeat):  # rep -1 warms the page cache and the bytecode; not kept
         sessions = {}
         try:
@@ -205,15 +228,31 @@ def mcp_samples(root: Path, launcher: list[str], env: dict[str, str], repeat: in
                     samples[f"start {kind}"].append(ms)
             if rep == repeat - 1:
                 for _ in range(0, calls, block):
-                    for kind in ("empty", "baton"):
-                        walls, cpu = round_trips(sessions[kind], kind, block)
+                    for kind in ("empty", "baton", "canned"):
+                        walls, cpu = round_trips(sessions["empty" if kind == "canned" else kind], kind, block)
                         samples[f"call {kind}"].extend(walls)
                         if cpu is not None:
                             samples[f"server cpu {kind}"].append(cpu / block)
         finally:
             for session in sessions.values():
                 session.close()
+    canned.unlink()
     return samples
+
+
+def canned_answer(root: Path) -> Path:
+    """``handoff_list``'s answer (limit 20) as the server gives it, in a file the empty server serves back."""
+    import orjson
+
+    from baton.app import Baton
+
+    with Baton.open(root) as app:  # the JSON the tool answers with (baton.mcp_server.tool_result; not imported
+        # here: that would import the SDK into this process, and benchmarks/secrets.py shadows the stdlib's)
+        data = orjson.loads(orjson.dumps(app.list_handoffs(limit=LIST_ARGUMENTS["limit"]).to_json(), default=str))
+    fd, name = tempfile.mkstemp(prefix="baton-bench-canned-", suffix=".json")
+    os.write(fd, orjson.dumps(data))
+    os.close(fd)
+    return Path(name)
 
 
 def mcp_rows(root: Path, launcher: list[str], env: dict[str, str], repeat: int,
@@ -232,12 +271,20 @@ def mcp_rows(root: Path, launcher: list[str], env: dict[str, str], repeat: int,
         {"measure": "MCP round trip", "command": "handoff_list (limit 20)", "wall_ms": call_baton,
          "rss_mb": None, "baseline": "empty SDK tool", "baseline_ms": call_empty,
          "ratio": call_baton / call_empty, "target": ROUND_TRIP_TARGET},
+        {"measure": "MCP round trip", "command": "handoff_list (limit 20)", "wall_ms": call_baton,
+         "rss_mb": None, "baseline": "same answer, canned", "baseline_ms": statistics.median(samples["call canned"]),
+         "ratio": call_baton / statistics.median(samples["call canned"]), "target": None},
     ]
     if samples["server cpu baton"] and samples["server cpu empty"]:
         cpu_baton, cpu_empty = (sum(samples[k]) / len(samples[k]) for k in ("server cpu baton", "server cpu empty"))
         rows.append({"measure": "MCP round trip", "command": "handoff_list, server CPU", "wall_ms": cpu_baton,
                      "rss_mb": None, "baseline": "empty SDK tool, CPU", "baseline_ms": cpu_empty,
                      "ratio": cpu_baton / cpu_empty if cpu_empty else float("inf"), "target": ROUND_TRIP_TARGET})
+        if samples["server cpu canned"]:
+            cpu_canned = sum(samples["server cpu canned"]) / len(samples["server cpu canned"])
+            rows.append({"measure": "MCP round trip", "command": "handoff_list, server CPU", "wall_ms": cpu_baton,
+                         "rss_mb": None, "baseline": "canned answer, CPU", "baseline_ms": cpu_canned,
+                         "ratio": cpu_baton / cpu_canned if cpu_canned else float("inf"), "target": None})
     return rows, {"samples_ms": samples, "protocol": PROTOCOL, "calls": calls}
 
 
