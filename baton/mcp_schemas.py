@@ -29,12 +29,10 @@ import copy
 import functools
 from typing import Any, Mapping, get_args
 
-from baton.commands.bootstrap import MIN_MAX_BYTES
 from baton.commands.resume import FORMATS
-from baton.commands.sessions import OBJECTIVE_MAX, SESSION_ID_MAX
 from baton.domain.batons import DEFAULT_MAX_BYTES, MAX_MAX_BYTES
-from baton.domain.brief import MAX_MAX_TOKENS, MIN_MAX_TOKENS
 from baton.domain.handoff import Status, Trigger
+from baton.domain.limits import MAX_MAX_TOKENS, MIN_MAX_BYTES, MIN_MAX_TOKENS, OBJECTIVE_MAX, SESSION_ID_MAX
 
 SCHEMA_RESOURCE = ("schemas", "handoff-v0.1.json")
 TRIGGERS = get_args(Trigger)

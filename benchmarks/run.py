@@ -12,18 +12,33 @@ baseline measured in the same repetitions, so machine drift cancels out):
    ONE new event was appended by another writer (a second feed,
    ``Ledger(root/'.baton', 'other-writer')``), beside the same command with
    nothing new (the row-1 sample of the same repetition). Target: ≤ 1.5×.
-3. **durable append**: ``benchmarks/ledger.py``'s Baton append with ``fsync:
+3. **full replay**, per size: ``baton rebuild --json`` as a fresh process
+   beside a fresh process that reads the same feeds and ``orjson.loads`` every
+   line. Target: ≤ 3× (replay ≥ ⅓ of read + parse). **Replay peak RSS**: the
+   largest size beside the next largest: ≤ 1.2×.
+4. **durable append**: ``benchmarks/ledger.py``'s Baton append with ``fsync:
    always`` (one locked transaction per event) beside a raw ``os.write`` +
    ``os.fsync`` loop of the same lines, in interleaved rounds. Target: Baton's
-   time per event ≤ 1.25× raw (the same as ledger.py's "rate ≥ 0.8 × (a)").
+   time per event ≤ 1.25× raw (the same as ledger.py's "rate ≥ 0.8 × (a)"),
+   and ≤ ⅓ of the ``eventsourcing`` library's SQLite save.
+5. **MCP** (``benchmarks/mcp_bench.py``, on the largest size): ``baton mcp``
+   from fork to its first ``handoff_list`` result (target: well under 1 s;
+   beside an empty-tool server built with the same SDK), and the
+   ``handoff_list`` round trip beside the empty tool's (target ≤ 2×; wall
+   time, and the server's CPU time per call).
+6. **claims under contention** (``benchmarks/claims_bench.py``, on the
+   largest size): 16 processes racing for a stream of batons left for their
+   owner and branch; claims/s beside one claiming process, and double claims
+   or lost batons (target: none).
 
-Projects are built and cached by ``benchmarks/commands.py`` (through the
-application, see its docstring); this script imports its builder and its
-process timer. Without ``--sizes`` it measures 1,000 and 10,000 events, plus
-100,000 when that project is already in the cache (building 100,000 takes
-well over an hour here; build it once with ``benchmarks/commands.py --sizes
-100000 --cache DIR``). The cache defaults to ``$BATON_BENCH_CACHE``, else
-``~/.cache/baton-bench``. With 1,000 and 10,000 cached a run takes under a minute here.
+Projects are built and cached by ``benchmarks/build.py`` (through the
+application, see its docstring); this script imports its builder and
+``benchmarks/commands.py``'s process timer. Without ``--sizes`` it measures
+1,000 and 10,000 events, plus 100,000 when that project is already in the
+cache (building 100,000 takes 30-50 minutes here; build it once with
+``benchmarks/build.py --sizes 100000 --cache DIR``). The cache defaults to
+``$BATON_BENCH_CACHE``, else ``~/.cache/baton-bench``. With 1,000 and 10,000
+cached a run takes a few minutes here (the MCP and claim rows most of it).
 
 Every run is checked (exit code; ``bootstrap`` must not claim a baton, since
 none is pending), so a failure is never timed as a success. No test asserts on
@@ -253,20 +268,23 @@ def durable_append(events: int, rounds: int) -> tuple[list[dict], dict] | tuple[
         shutil.rmtree(work, ignore_errors=True)
 
 
-def extra_rows(root: Path, events: int, launcher: list[str], env: dict[str, str], args) -> list[dict]:
+def extra_rows(root: Path, events: int, launcher: list[str], env: dict[str, str], args) -> tuple[list[dict], dict]:
     """MCP and claim contention, on the largest project (``benchmarks/mcp_bench.py``, ``claims_bench.py``)."""
     rows: list[dict] = []
+    details: dict = {}
     missing = [name for name in ("mcp_bench.py", "claims_bench.py") if not (HERE / name).exists()]
     if missing:
         print(f"# not measured: {', '.join(missing)} missing", file=sys.stderr)
-        return rows
+        return rows, details
     if args.mcp_repeat > 0:
-        found, _detail = _load("baton_bench_mcp", "mcp_bench.py").mcp_rows(root, launcher, env, args.mcp_repeat)
+        found, details["mcp"] = _load("baton_bench_mcp", "mcp_bench.py").mcp_rows(
+            root, launcher, env, args.mcp_repeat)
         rows += [dict(r, events=events) for r in found]
     if args.claim_processes > 0:
-        found, _detail = _load("baton_bench_claims", "claims_bench.py").claim_rows(root, args.claim_processes)
+        found, details["claims"] = _load("baton_bench_claims", "claims_bench.py").claim_rows(
+            root, args.claim_processes, args.claim_batons)
         rows += [dict(r, events=events) for r in found]
-    return rows
+    return rows, details
 
 
 def batched_append(baton_dir: Path, batch: list, size: int) -> float:
@@ -333,6 +351,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="full replays per size up to 10,000 events (1 above), 0 to skip (default: 3)")
     parser.add_argument("--claim-processes", type=int, default=16,
                         help="processes racing to claim batons on the largest size, 0 to skip (default: 16)")
+    parser.add_argument("--claim-batons", type=int, default=64,
+                        help="batons in the claimed stream, each raced for by every process (default: 64)")
     parser.add_argument("--mcp-repeat", type=int, default=7,
                         help="MCP start-ups and round trips on the largest size, 0 to skip (default: 7)")
     parser.add_argument("--out", type=Path, default=None, help="also write the results (every sample) as JSON")
@@ -390,12 +410,14 @@ def main(argv: list[str] | None = None) -> int:
                 replayed = replay_samples(root, launcher, env, args.replay_repeat if size <= 10_000 else 1)
                 replays.extend(replay_rows(meta["events"], replayed))
                 these += replays[-1:]
+            extra_detail = {}
             if size == sizes[-1]:
-                these += extra_rows(root, meta["events"], launcher, env, args)
+                found, extra_detail = extra_rows(root, meta["events"], launcher, env, args)
+                these += found
             rows.extend(these)
             results.append({"size": size, "events": meta["events"], "build": meta,
                             "measure_seconds": round(time.perf_counter() - t0, 1), "rows": these,
-                            "samples": samples, "replay_samples": replayed})
+                            "samples": samples, "replay_samples": replayed, **extra_detail})
             print(f"# {meta['events']} events measured in {time.perf_counter() - t0:.0f} s", file=sys.stderr,
                   flush=True)
             shutil.rmtree(root, ignore_errors=True)

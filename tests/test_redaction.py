@@ -546,3 +546,33 @@ def test_the_keyword_index_of_a_policy_is_built_once_and_follows_its_rules():
     other = RedactionPolicy(rules=policy.rules + (custom_rule("ticket", regex=r"TICKET-\d+"),))
     assert _prefilter(other) is not _prefilter(policy)
     assert len(_prefilter(other).rules) == len(_prefilter(policy).rules) + 1
+
+
+def test_a_string_screened_again_is_redacted_again_and_its_field_named_again():
+    from baton.domain.redaction import redact_strings
+
+    token = fake_github_token()
+    first = redact_strings({"a": [token, "plain"]}, POLICY)
+    again = redact_strings({"b": {"c": token}}, POLICY)
+    assert token not in str(first.payload) and token not in str(again.payload)
+    assert [(r.field, r.rule) for r in first.redactions] == [("a[0]", "github-token")]
+    assert [(r.field, r.rule) for r in again.redactions] == [("b.c", "github-token")]
+
+
+def test_a_remembered_answer_of_one_rule_set_is_never_given_for_another():
+    from baton.domain.redaction import screen_output
+
+    assert screen_output({"note": "TICKET-42"}, POLICY) == {"note": "TICKET-42"}
+    ticketed = RedactionPolicy(rules=POLICY.rules + (custom_rule("ticket", regex=r"TICKET-\d+"),))
+    assert screen_output({"note": "TICKET-42"}, ticketed) == {"note": "[REDACTED:ticket]"}
+    assert screen_output({"note": "TICKET-42"}, POLICY) == {"note": "TICKET-42"}
+
+
+def test_the_memory_of_screened_strings_is_bounded(monkeypatch):
+    from baton.domain import redaction
+
+    monkeypatch.setattr(redaction, "SCRUB_MEMO_ENTRIES", 8)
+    policy = RedactionPolicy(rules=POLICY.rules + (custom_rule("bounded", regex=r"BOUNDED-\d+"),))
+    for i in range(50):
+        assert redaction.screen_output(f"BOUNDED-{i} and note {i}", policy) == f"[REDACTED:bounded] and note {i}"
+        assert len(redaction._scrub_memo(policy)) <= 8

@@ -29,13 +29,13 @@ from baton.domain.batons import (
     DEFAULT_MAX_BYTES, MAX_MAX_BYTES, UNREADABLE_BRIEF, AssembledBrief, BatonRecord, assemble_brief,
     brief_may_use, collect_decisions, collect_traps, passed_validation, render_baton_markdown, visible_handoffs,
 )
+from baton.domain.limits import MIN_MAX_BYTES
 from baton.errors import BatonError, InputError
 from baton.ledger.ids import uuid7
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
 
-MIN_MAX_BYTES = 1024
 RECENT_HANDOFFS = 20
 
 

@@ -142,7 +142,8 @@ def token_budget(max_tokens: int | None) -> int:
     Raises:
         InputError: below the smallest brief that always fits, or absurdly large.
     """
-    from baton.domain.brief import DEFAULT_MAX_TOKENS, MAX_MAX_TOKENS, MIN_MAX_TOKENS
+    from baton.domain.brief import DEFAULT_MAX_TOKENS
+    from baton.domain.limits import MAX_MAX_TOKENS, MIN_MAX_TOKENS
     from baton.errors import InputError
 
     budget = DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens

@@ -20,14 +20,13 @@ from baton.domain.batons import (
 )
 from baton.commands.record import record
 from baton.domain.aggregates import session as aggregate
+from baton.domain.limits import OBJECTIVE_MAX, SESSION_ID_MAX
 from baton.errors import InputError
 from baton.ledger.ids import uuid7
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
 
-SESSION_ID_MAX = 200
-OBJECTIVE_MAX = 2000
 
 
 def check_session_id(session_id: str | None, *, required: bool = False) -> str | None:

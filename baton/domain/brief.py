@@ -37,6 +37,7 @@ from baton.model import frozen, mutable
 from baton.domain.batons import OPEN_QUESTIONS_FIELD
 from baton.domain.freshness import FRESH, PARTIALLY_STALE, STALE, FreshnessReport, heads_equal
 from baton.domain.handoff import short_id
+from baton.domain.limits import MIN_MAX_TOKENS
 from baton.domain.quality import QualityScore, cited_ids, order_open_items
 from baton.errors import InputError
 
@@ -45,10 +46,6 @@ MD = "md"
 FORMATS = (PROMPT, MD)
 
 DEFAULT_MAX_TOKENS = 1200
-MIN_MAX_TOKENS = 500
-MAX_MAX_TOKENS = 1_000_000
-"""A brief is for a fresh context window; no window holds more than this."""
-"""Below this even the never-dropped core (banner, objective, state, Do not retry, next action) may not fit."""
 
 REDACTED = "[REDACTED]"
 _MARKER = re.compile(r"\[REDACTED[^\]]*\]")

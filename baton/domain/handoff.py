@@ -24,6 +24,7 @@ The domain never reads the clock: every time is a parameter.
 
 from __future__ import annotations
 
+import functools
 import re
 import uuid
 from collections.abc import Callable, Mapping
@@ -687,8 +688,12 @@ def id_matches(token: str, handoff_id: str) -> bool:
     return len(token) >= MIN_PREFIX and handoff_id.startswith(token)
 
 
+@functools.lru_cache(maxsize=4096)
 def compact_timestamp(ts: str) -> str:
-    """``2026-09-02T14:30:00.123Z`` -> ``20260902T143000Z`` (UTC, whole seconds)."""
+    """``2026-09-02T14:30:00.123Z`` -> ``20260902T143000Z`` (UTC, whole seconds).
+
+    Remembered (a pure function of its text): every listing names each row's
+    materialized file by it, and a long-lived process lists the same rows often."""
     moment = parse_timestamp(ts).astimezone(timezone.utc)
     return moment.strftime("%Y%m%dT%H%M%SZ")
 

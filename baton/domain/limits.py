@@ -14,6 +14,17 @@ from baton.errors import InputError
 
 MAX_INPUT_BYTES = 1024 * 1024
 
+# The bounds of a few arguments, here so that what publishes them (the MCP
+# tools' input schemas) need not import the commands that enforce them.
+MIN_MAX_BYTES = 1024
+"""The smallest byte budget of a session-start brief (``bootstrap --max-bytes``)."""
+SESSION_ID_MAX = 200
+OBJECTIVE_MAX = 2000
+MIN_MAX_TOKENS = 500
+"""Below this even the never-dropped core (banner, objective, state, Do not retry, next action) may not fit."""
+MAX_MAX_TOKENS = 1_000_000
+"""A brief is for a fresh context window; no window holds more than this."""
+
 
 def check_input_size(what: str, size: int, *, hint: str = "") -> None:
     """Raises:

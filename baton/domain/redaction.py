@@ -682,6 +682,8 @@ class KeywordPrefilter:
 
     def __init__(self, rules: Sequence[Rule]) -> None:
         self.rules = tuple(rules)
+        self.path_rules: tuple[PathRule, ...] = ()
+        self.pair_rules: tuple[AssignmentRule, ...] = ()
         self.always: frozenset[int] = frozenset(
             i for i, rule in enumerate(self.rules) if not getattr(rule, "keywords", ()))
         self.single: list[tuple[str, int]] = []
@@ -724,17 +726,48 @@ def _prefilter(policy: "RedactionPolicy") -> KeywordPrefilter:
     if len(_PREFILTERS) >= 16:
         _PREFILTERS.clear()
     built = KeywordPrefilter(policy.text_rules)
+    # The rule sets a walk reads, derived once per rule set too.
+    built.path_rules = policy.path_rules
+    built.pair_rules = tuple(r for r in built.rules if isinstance(r, AssignmentRule))
     _PREFILTERS[id(rules)] = (rules, built)
     return built
+
+
+SCRUB_MEMO_ENTRIES = 4096
+"""Screened strings remembered per policy (at most ``SCRUB_MEMO_TEXT`` characters each)."""
+SCRUB_MEMO_TEXT = 1024
+_SCRUBBED: dict[tuple[int, float, int], tuple[tuple, dict[str, tuple[str, tuple[Rule, ...]]]]] = {}
+
+
+def _scrub_memo(policy: "RedactionPolicy") -> dict[str, tuple[str, tuple[Rule, ...]]]:
+    """What ``_Walk.scrub`` answered for short strings under this policy's rules.
+
+    Scrubbing is a pure function of the text, the rules and the two numbers a
+    value test reads (entropy threshold, minimum length). An answer repeats the
+    same short strings (keys, statuses, dates, ids: a list of 20 handoffs is 410
+    strings, 95 distinct), and a long-lived process (the MCP server, the status
+    page) lists the same handoffs call after call, so each distinct string is
+    screened once. Bounded: the memo is emptied when full."""
+    rules = policy.rules
+    key = (id(rules), policy.entropy_threshold, policy.min_secret_length)
+    known = _SCRUBBED.get(key)
+    if known is not None and known[0] is rules:
+        return known[1]
+    if len(_SCRUBBED) >= 16:
+        _SCRUBBED.clear()
+    memo: dict[str, tuple[str, tuple[Rule, ...]]] = {}
+    _SCRUBBED[key] = (rules, memo)
+    return memo
 
 
 class _Walk:
     def __init__(self, policy: RedactionPolicy) -> None:
         self.policy = policy
-        self.text_rules = policy.text_rules
-        self.path_rules = policy.path_rules
-        self.pair_rules = tuple(r for r in self.text_rules if isinstance(r, AssignmentRule))
         self.prefilter = _prefilter(policy)
+        self.text_rules = self.prefilter.rules
+        self.path_rules: tuple[PathRule, ...] = self.prefilter.path_rules
+        self.pair_rules: tuple[AssignmentRule, ...] = self.prefilter.pair_rules
+        self.memo = _scrub_memo(policy)
         self.hits: dict[tuple[str, str], Rule] = {}
 
     def note(self, field: str, rule: Rule) -> None:
@@ -765,6 +798,17 @@ class _Walk:
         return text
 
     def scrub(self, text: str) -> tuple[str, list[Rule]]:
+        if len(text) > SCRUB_MEMO_TEXT:
+            return self._scrub(text)
+        known = self.memo.get(text)
+        if known is None:
+            screened, fired = self._scrub(text)
+            if len(self.memo) >= SCRUB_MEMO_ENTRIES:
+                self.memo.clear()
+            known = self.memo[text] = (screened, tuple(fired))
+        return known[0], list(known[1])
+
+    def _scrub(self, text: str) -> tuple[str, list[Rule]]:
         # Run every rule until none fires: a replacement can split a string so
         # that an earlier rule now matches a piece, and a fixed point is what
         # makes redaction idempotent. Each pass turns unredacted characters
@@ -1013,28 +1057,51 @@ def redact_strings(payload: Any, policy: RedactionPolicy, *, at: str = "", unesc
     rules apply; this pass catches whatever reached an event another way.
     """
     walk = _Walk(policy)
+    scrub = walk.scrub
 
-    def clean(value: Any, field: str) -> Any:
+    def text(value: str, parent: str, key: Any) -> str:
+        # The field's path is spelled only when a rule fires (most strings are clean).
+        if unescape and "\\" in value:
+            field = _child(parent, key) if key is not None else parent
+            plain = _ESCAPED_QUOTE.sub(r"\1", value)
+            screened = walk.text(plain, field)
+            return screened if screened != plain else walk.text(value, field)
+        screened, fired = scrub(value)
+        if fired:
+            field = _child(parent, key) if key is not None else parent
+            for rule in fired:
+                walk.note(field, rule)
+        return screened
+
+    memo = walk.memo
+
+    def clean(value: Any, parent: str, key: Any = None) -> Any:
+        kind = type(value)
+        if kind is str:
+            known = memo.get(value)  # a string already screened and found clean: the common case
+            if known is not None and not known[1] and not (unescape and "\\" in value):
+                return value
+            return text(value, parent, key)
         if isinstance(value, str):
-            if unescape and "\\" in value:
-                plain = _ESCAPED_QUOTE.sub(r"\1", value)
-                screened = walk.text(plain, field)
-                return screened if screened != plain else walk.text(value, field)
-            return walk.text(value, field)
-        if isinstance(value, Mapping):
+            return text(value, parent, key)
+        if kind is dict or kind is list or kind is tuple or isinstance(value, (Mapping, list, tuple)):
+            field = _child(parent, key) if key is not None else parent
+            if kind is list or kind is tuple or (kind is not dict and not isinstance(value, Mapping)):
+                return [clean(item, field, i) for i, item in enumerate(value)]
             out: dict[Any, Any] = {}
-            for key, item in value.items():
-                if isinstance(key, str):
-                    new_key, fired = walk.scrub(key)
-                    if new_key != key:
-                        new_key = _unique(new_key, set(value) | set(out))
+            for name, item in value.items():
+                if type(name) is str and (known := memo.get(name)) is not None and not known[1]:
+                    out[name] = clean(item, field, name)
+                    continue
+                if isinstance(name, str):
+                    new_name, fired = scrub(name)
+                    if new_name != name:
+                        new_name = _unique(new_name, set(value) | set(out))
                     for rule in fired:
-                        walk.note(_child(field, new_key), rule)
-                    key = new_key
-                out[key] = clean(item, _child(field, key))
+                        walk.note(_child(field, new_name), rule)
+                    name = new_name
+                out[name] = clean(item, field, name)
             return out
-        if isinstance(value, (list, tuple)):
-            return [clean(item, _child(field, i)) for i, item in enumerate(value)]
         return value
 
     cleaned = clean(payload, at)
