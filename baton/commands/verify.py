@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import attrs
+
+from baton.commands.batons import render_claim_conflicts
 from baton.model import frozen
 from baton.ledger.verify import VerifyReport, verify_ledger
 
@@ -14,13 +17,16 @@ if TYPE_CHECKING:
 @frozen
 class VerifyResult:
     report: VerifyReport
+    claim_conflicts: list[dict] = attrs.field(factory=list)
+    """Baton claims that lost to another replica's earlier claim (``baton sync``):
+    shown, not failures — the ledger holds both, and every replica agrees which won."""
 
     @property
     def exit_code(self) -> int:
         return 0 if self.report.ok else 3
 
     def to_json(self) -> dict:
-        return self.report.to_json()
+        return {**self.report.to_json(), "claim_conflicts": list(self.claim_conflicts)}
 
     def render(self) -> str:
         r = self.report
@@ -36,6 +42,9 @@ class VerifyResult:
         for p in r.all_problems():
             where = f"byte {p.offset}" if p.offset >= 0 else "merged order"
             lines.append(f"  problem in {p.feed} seq {p.seq} ({where}): {p.kind}: {p.message}")
+        for p in r.concurrent:
+            lines.append(f"  concurrent in {p.feed} seq {p.seq}: {p.message} (replicas apart; not a failure)")
+        lines.extend(render_claim_conflicts(list(self.claim_conflicts)))
         verdict = "ledger verified" if r.ok else "ledger has problems"
         lines.append(f"{verdict}: {r.event_count} events in {len(r.feeds)} feed(s)")
         return "\n".join(lines)
@@ -44,4 +53,14 @@ class VerifyResult:
 def verify_project(project: "Project") -> VerifyResult:
     """Raises: NotInitialized."""
     opened = project
-    return VerifyResult(verify_ledger(opened.paths.ledger_dir))
+    report = verify_ledger(opened.paths.ledger_dir)
+    conflicts: list[dict] = []
+    if report.concurrent:  # only replicas apart can lose a claim: the index is read only then
+        from baton.errors import BatonError
+        from baton.projections.batons import claim_conflicts
+
+        try:
+            conflicts = claim_conflicts(opened.reading().docs("batons"))
+        except BatonError:
+            conflicts = []  # a ledger verify reports as damaged cannot be folded; its report says why
+    return VerifyResult(report, conflicts)

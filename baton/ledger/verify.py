@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import attrs
+
 from baton.model import mutable
 from baton.errors import StorageError
 from baton.ledger.feed import FeedHead, FeedProblem, TornTail, collector_paused, feed_name, scan_file
@@ -41,6 +43,9 @@ class FeedReport:
 class VerifyReport:
     feeds: list[FeedReport]
     problems: list[FeedProblem]
+    concurrent: list[FeedProblem] = attrs.field(factory=list)
+    """Stream versions written again by another writer that had not seen
+    them (replicas apart, then ``baton sync``): reported, not failures."""
 
     @property
     def ok(self) -> bool:
@@ -59,6 +64,7 @@ class VerifyReport:
             "events": self.event_count,
             "feeds": [f.to_json() for f in self.feeds],
             "problems": [p.to_json() for p in self.all_problems()],
+            "concurrent": [p.to_json() for p in self.concurrent],
         }
 
 
@@ -88,17 +94,31 @@ def _verify(ledger_dir: Path) -> VerifyReport:
         )
         event_lists.append(scan.events)
     cross: list[FeedProblem] = []
+    concurrent: list[FeedProblem] = []
     seen_ids: dict[str, str] = {}
     versions: dict[str, int] = {}
+    written: dict[tuple[str, str], int] = {}
+    """(stream, writer) → the highest version that writer wrote to the stream."""
     for event in merge_feeds(event_lists):
         if event.id in seen_ids:
             cross.append(FeedProblem(event.writer, -1, event.seq, "duplicate_id",
                                      f"event id {event.id} also appears in feed {seen_ids[event.id]!r}"))
         seen_ids[event.id] = event.writer
         want = versions.get(event.stream, 0) + 1
-        if event.stream_version != want:
-            kind = "stream_fork" if event.stream_version < want else "stream_gap"
-            cross.append(FeedProblem(event.writer, -1, event.seq, kind,
-                                     f"stream {event.stream!r}: expected version {want}, found {event.stream_version}"))
-        versions[event.stream] = max(want, event.stream_version)
-    return VerifyReport(feeds=reports, problems=cross)
+        mine = written.get((event.stream, event.writer), 0)
+        seen = want - 1
+        if mine < event.stream_version < want:
+            # Another writer wrote this version first, and this writer had not
+            # seen it: replicas apart, joined by sync. Not corruption.
+            concurrent.append(FeedProblem(event.writer, -1, event.seq, "concurrent",
+                                          f"stream {event.stream!r}: version {event.stream_version} was also "
+                                          "written by another writer"))
+        else:
+            if event.stream_version != want:
+                kind = "stream_fork" if event.stream_version < want else "stream_gap"
+                cross.append(FeedProblem(event.writer, -1, event.seq, kind, f"stream {event.stream!r}: "
+                                         f"expected version {want}, found {event.stream_version}"))
+            seen = want
+        versions[event.stream] = max(seen, event.stream_version)
+        written[(event.stream, event.writer)] = max(mine, event.stream_version)
+    return VerifyReport(feeds=reports, problems=cross, concurrent=concurrent)
