@@ -338,8 +338,10 @@ class PendingBatonsResult:
     exit_code: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"items": [r.to_json() for r in self.records], "total": len(self.records),
-                "conflicts": list(self.conflicts)}
+        out: dict[str, Any] = {"items": [r.to_json() for r in self.records], "total": len(self.records)}
+        if self.conflicts:  # the spec's shape is {items, total}; conflicts only arise with sync
+            out["conflicts"] = list(self.conflicts)
+        return out
 
     def render(self) -> str:
         lines = [] if self.records else ["No pending session handoffs."]

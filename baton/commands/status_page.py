@@ -193,8 +193,9 @@ def status_overview(
         "projectId": project_id,
         "lastSeenRoot": str(root),
         "latestHandoffs": [r.to_json() for r in rows],
-        "claimConflicts": list(listed.conflicts),
     }
+    if listed.conflicts:  # only with sync: the spec's shape otherwise
+        payload["claimConflicts"] = list(listed.conflicts)
     return StatusOverview(sanitize_output(payload, redaction))
 
 

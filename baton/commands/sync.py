@@ -297,6 +297,14 @@ class _LocalFeeds:
             base = scan.head.offset
 
 
+def line_in_segment(data: bytes, end: int) -> bytes | None:
+    """The whole line ending at ``end`` in a segment's ``data`` (without its
+    newline), or None when no line ends there."""
+    if end <= 0 or end > len(data) or data[end - 1:end] != b"\n":
+        return None
+    return data[data.rfind(b"\n", 0, end - 1) + 1:end - 1]
+
+
 def _problem_of(feed: str, side: str, exc: LedgerCorrupt) -> RefusedFeed:
     details = exc.details or {}
     return RefusedFeed(feed, side, str(details.get("kind") or "corrupt"), details.get("seq"), exc.message)
@@ -418,8 +426,18 @@ class _Round:
         head, events = local, 0
         try:
             with open(staging, "wb") as out:
-                for offset, data in feed_bytes(self.repo, remote, local.offset):
+                for offset, data in feed_bytes(self.repo, remote, self._segment_before(remote, local.offset)):
                     self.local.count.segments += 1
+                    if offset < head.offset:  # the segment holding the local head's line: check it, skip it
+                        line = line_in_segment(data, head.offset - offset)
+                        if not line_hashes_to(line, local.hash):
+                            raise _Refuse(RefusedFeed(
+                                feed, "remote", "not_fast_forward", local.seq,
+                                f"the remote's feed {feed} differs from the local one at or before seq "
+                                f"{local.seq}: two writers share this id, or a history was rewritten"))
+                        data, offset = data[head.offset - offset:], head.offset
+                        if not data:
+                            continue
                     if offset != head.offset:
                         raise _Refuse(RefusedFeed(feed, "remote", "not_fast_forward", remote.head.seq,
                                                   f"the remote's feed {feed} does not continue the local one "
@@ -450,6 +468,13 @@ class _Round:
                                       f"seq {remote.head.seq}"))
         self.staged.append((feed, staging, local, st.st_size if st is not None else 0))
         self.imported[feed] = events
+
+    @staticmethod
+    def _segment_before(remote: "RefFeed", offset: int) -> int:
+        """Where to start reading ``remote`` to see the line ending at ``offset`` too."""
+        if not offset:
+            return 0
+        return max((start for start, _ in remote.segments if start < offset), default=0)
 
     def _drop_staged(self, feed: str) -> None:
         for entry in [s for s in self.staged if s[0] == feed]:
