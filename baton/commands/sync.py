@@ -580,8 +580,11 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         repo.close()
     rebuilt = False
     if result.imported:
+        # Under the lock's file alone: ``Ledger.locked`` would first read every
+        # imported byte to learn stream versions a read-only catch-up does not
+        # need, and the replay would read them all again.
         runner = project.runner
-        with project.ledger.locked():
+        with _ledger_lock(project):
             rebuilt = runner.catch_up(allow_pinned=True).rebuilt
     return attrs.evolve(result, rebuilt=rebuilt)
 
