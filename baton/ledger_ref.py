@@ -42,6 +42,8 @@ class RefFeed:
     """The feed folder's tree id: equal trees hold equal feeds."""
     segments: tuple[tuple[int, bytes], ...]
     """``(start offset, blob id)`` in feed order."""
+    problem: str | None = None
+    """Why this feed folder cannot be read (then ``head`` and ``segments`` are empty)."""
 
     def to_json(self) -> dict:
         return {"writer": self.writer, "seq": self.head.seq, "hash": self.head.hash, "hlc": self.head.hlc,
@@ -79,7 +81,10 @@ def read_feeds(repo: Repo, commit_id: bytes | None) -> dict[str, RefFeed]:
     out: dict[str, RefFeed] = {}
     for entry in store[feeds_id].iteritems():
         writer = entry.path.decode("utf-8", "replace")
-        out[writer] = _read_feed(repo, writer, entry.sha)
+        try:
+            out[writer] = _read_feed(repo, writer, entry.sha)
+        except (BadRefFeed, KeyError) as exc:  # one bad folder: that feed is refused, not the ref
+            out[writer] = RefFeed(writer, FeedHead(), entry.sha, (), str(exc))
     return out
 
 

@@ -247,3 +247,24 @@ def test_projections_are_rebuilt_when_imported_events_sort_before_folded_ones(ca
     result = run_json(capsys, b, "sync")
     assert result["imported"] and result["projections_rebuilt"] is True
     assert snapshot_equal(_snapshot(a), _snapshot(b))
+
+
+def test_a_remote_feed_whose_name_is_not_a_writer_id_is_refused_and_no_file_is_made_for_it(capsys, team):
+    from dulwich.repo import Repo
+
+    from baton.ledger_ref import read_feeds, write_commit
+    from tests.sync_support import REF
+
+    remote, a, b = team
+    _checkpoint(capsys, a, "A checkpoint")
+    run_json(capsys, a, "sync")
+    with Repo(str(remote)) as repo:
+        sha = repo.refs[REF]
+        feeds = read_feeds(repo, sha)
+        feeds["..evil"] = feeds[_writer(a)]
+        repo.refs[REF] = write_commit(repo, feeds, [sha], "hostile\n", b"x <x@x>", 0)
+    code, out, _ = run(capsys, b, "sync", "--json")
+    result = json.loads(out)
+    assert code == 3
+    assert [(r["feed"], r["kind"]) for r in result["refused"]] == [("..evil", "bad_ref")]
+    assert not list((b / ".baton").glob("*evil*")) and not list(b.glob("*evil*"))

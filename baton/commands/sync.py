@@ -143,9 +143,26 @@ def _open_repo(project: "Project"):
         raise NoSyncRemote(f"{project.root} is not in a git repository; `baton sync` shares the ledger "
                            "through a git remote", details={"root": str(project.root)})
     try:
-        return Repo(str(where.common_dir))
+        repo = Repo(str(where.common_dir))
     except (NotGitRepository, OSError, ValueError) as exc:
         raise NoSyncRemote(f"cannot open the git repository at {where.common_dir}: {exc}") from None
+    _fast_loose_objects(repo)
+    return repo
+
+
+def _fast_loose_objects(repo) -> None:
+    """Segments are written once as loose objects and soon packed by a push:
+    zlib level 1 for them (half of a large first sync was spent compressing
+    at the default level), unless the repository sets a level itself."""
+    config = repo.get_config()
+    for name in (b"looseCompression", b"compression"):
+        try:
+            config.get((b"core",), name)
+            return
+        except KeyError:
+            continue
+    if hasattr(repo.object_store, "loose_compression_level"):
+        repo.object_store.loose_compression_level = 1
 
 
 def _remote_url(repo, remote: str) -> str:
@@ -341,9 +358,17 @@ class _Round:
         self._write_staged()
 
     def _feed(self, feed: str) -> None:
+        from baton.config import WRITER_ID
         from baton.ledger_ref import FeedTreeWriter
 
         base, remote = self.base.get(feed), self.remote.get(feed)
+        if not WRITER_ID.match(feed):  # a name from a remote becomes a file name: never a path
+            raise _Refuse(RefusedFeed(feed, "remote", "bad_ref", None,
+                                      f"{feed!r} is not a writer id ([a-z0-9-], at most 64)"))
+        if remote is not None and remote.problem is not None:
+            raise _Refuse(RefusedFeed(feed, "remote", "bad_ref", None, remote.problem))
+        if base is not None and base.problem is not None:
+            base = None  # our own ref's copy is unreadable: rebuilt from the file
         st = self.local.stat(feed)
         size = st.st_size if st is not None else 0
         known = self.state.get(feed)
