@@ -14,8 +14,9 @@ What it measures (docs/sync.md quotes a run):
    ``baton.ledger.files.read_range``.
 3. The same clone syncs again with nothing new: the time, and that it opened
    no feed and read no segment.
-4. Peak memory (``ru_maxrss`` of a child process running only step 2) for
-   each of ``--sizes`` events per writer: it should not grow with the feeds.
+4. Peak memory of a child process running only the sync of step 2 (its
+   peak RSS reset just before, Linux ``/proc/self/clear_refs``) for each of
+   ``--sizes`` events per writer: it should not grow with the feeds.
 
 No number here is asserted by any test.
 """
@@ -139,24 +140,45 @@ def child_peak(writers: int, events: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="baton-sync-bench-") as tmp:
         root = Path(tmp)
         remote, _ = seed(root, writers, events)
-        out = subprocess.run([sys.executable, __file__, "--child", str(remote), str(root / "clone")],
+        clone = fresh_clone(remote, root / "clone")
+        out = subprocess.run([sys.executable, __file__, "--child", str(clone)],
                              capture_output=True, text=True, check=True)
     result = json.loads(out.stdout.strip().splitlines()[-1])
     return {"writers": writers, "events": events, **result}
 
 
-def child(remote: Path, target: Path) -> None:
-    clone = fresh_clone(remote, target)
-    with Baton.open(clone) as app:  # imports and opens everything once before measuring
-        app.status()
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+def child(clone: Path) -> None:
+    """Only the sync runs in this process (the clone was made by the parent)."""
+    import importlib
+
+    for name in ("sqlite_utils", "dulwich.client", "dulwich.pack", "baton.commands.sync",
+                 "baton.projections.registry", "baton.projections.runner"):
+        importlib.import_module(name)  # loaded before measuring: the sync would load them anyway
+
+    _reset_peak()
+    before = _status_kib("VmRSS")
     started = time.perf_counter()
     with Baton.open(clone) as app:
         result = app.sync()
     elapsed = time.perf_counter() - started
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak = _status_kib("VmHWM")
     print(json.dumps({"sync_s": round(elapsed, 2), "imported_events": sum(result.imported.values()),
-                      "rss_mib_before_sync": round(before / 1024, 1), "peak_rss_mib": round(peak / 1024, 1)}))
+                      "rss_mib_before_sync": round(before / 1024, 1),
+                      "peak_rss_mib_during_sync": round(peak / 1024, 1)}))
+
+
+def _reset_peak() -> None:
+    """Linux: writing 5 to clear_refs resets the peak RSS (VmHWM) to the current RSS."""
+    with open("/proc/self/clear_refs", "w") as fh:
+        fh.write("5")
+
+
+def _status_kib(field: str) -> int:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def main() -> None:
@@ -164,10 +186,10 @@ def main() -> None:
     parser.add_argument("--writers", type=int, default=10)
     parser.add_argument("--events", type=int, default=10_000)
     parser.add_argument("--sizes", default="1000,10000", help="events per writer for the memory runs")
-    parser.add_argument("--child", nargs=2, metavar=("REMOTE", "TARGET"), help=argparse.SUPPRESS)
+    parser.add_argument("--child", metavar="CLONE", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(Path(args.child[0]), Path(args.child[1]))
+        child(Path(args.child))
         return
     with tempfile.TemporaryDirectory(prefix="baton-sync-bench-") as tmp:
         root = Path(tmp)
