@@ -268,3 +268,28 @@ def test_a_remote_feed_whose_name_is_not_a_writer_id_is_refused_and_no_file_is_m
     assert code == 3
     assert [(r["feed"], r["kind"]) for r in result["refused"]] == [("..evil", "bad_ref")]
     assert not list((b / ".baton").glob("*evil*")) and not list(b.glob("*evil*"))
+
+
+def test_a_refused_feed_does_not_stop_the_sound_feeds_of_the_same_sync(capsys, team, tmp_path):
+    import io
+
+    from dulwich import porcelain
+
+    from tests.app_support import init_project
+
+    remote, a, b = team
+    c = tmp_path / "c"
+    porcelain.clone(str(remote), str(c), errstream=io.BytesIO()).close()
+    init_project(c)
+    _checkpoint(capsys, c, "from C")
+    run_json(capsys, c, "sync")
+    _checkpoint(capsys, a, "from A")
+    run_json(capsys, a, "sync")
+    tamper_remote_line(remote, _writer(a), 2, b"from A", b"from Z")
+    code, out, _ = run(capsys, b, "sync", "--json")
+    result = json.loads(out)
+    assert code == 3
+    assert [r["feed"] for r in result["refused"]] == [_writer(a)]
+    assert result["imported"] == {_writer(c): 2}
+    titles = [r["title"] for r in run_json(capsys, b, "handoff", "list")["handoffs"]]
+    assert "from C" in titles and "from A" not in titles and "from Z" not in titles
