@@ -293,3 +293,25 @@ def test_a_refused_feed_does_not_stop_the_sound_feeds_of_the_same_sync(capsys, t
     assert result["imported"] == {_writer(c): 2}
     titles = [r["title"] for r in run_json(capsys, b, "handoff", "list")["handoffs"]]
     assert "from C" in titles and "from A" not in titles and "from Z" not in titles
+
+
+def test_closed_segments_are_kept_as_they_are_and_an_import_reads_only_the_segments_it_needs(capsys, team,
+                                                                                          monkeypatch):
+    from baton.ledger import segments
+
+    monkeypatch.setattr(segments, "SEGMENT_BYTES", 4096)
+    remote, a, b = team
+    for i in range(8):
+        _checkpoint(capsys, a, f"checkpoint {i}")
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    before = remote_feeds(remote)[_writer(a)].segments
+    assert len(before) >= 3
+    _checkpoint(capsys, a, "one more")
+    run_json(capsys, a, "sync")
+    after = remote_feeds(remote)[_writer(a)].segments
+    assert after[:len(before) - 1] == before[:-1]  # every closed segment: the same blob, never rewritten
+    result = run_json(capsys, b, "sync")
+    assert result["imported"] == {_writer(a): 1}
+    assert result["read"]["segments"] <= len(after) - len(before) + 1
+    assert _feed_bytes(a)[f"{_writer(a)}.jsonl"] == _feed_bytes(b)[f"{_writer(a)}.jsonl"]

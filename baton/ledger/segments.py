@@ -42,9 +42,9 @@ class SegmentPacker:
     ``finish()`` the last, open one. Memory: one segment.
     """
 
-    def __init__(self, start: int = 0, open_bytes: bytes = b"", limit: int = SEGMENT_BYTES) -> None:
+    def __init__(self, start: int = 0, open_bytes: bytes = b"", limit: int | None = None) -> None:
         self.start = start
-        self.limit = limit
+        self.limit = SEGMENT_BYTES if limit is None else limit
         self._parts: list[bytes] = [open_bytes] if open_bytes else []
         self._size = len(open_bytes)
         self._closed: list[tuple[int, bytes]] = []
