@@ -315,3 +315,26 @@ def test_closed_segments_are_kept_as_they_are_and_an_import_reads_only_the_segme
     assert result["imported"] == {_writer(a): 1}
     assert result["read"]["segments"] <= len(after) - len(before) + 1
     assert _feed_bytes(a)[f"{_writer(a)}.jsonl"] == _feed_bytes(b)[f"{_writer(a)}.jsonl"]
+
+
+def test_a_push_that_finds_the_remote_moved_starts_the_round_again_and_loses_nothing(capsys, team, monkeypatch):
+    from baton.commands import sync as sync_module
+
+    remote, a, b = team
+    _checkpoint(capsys, a, "from A")
+    _checkpoint(capsys, b, "from B")
+    original = sync_module._push
+    calls = []
+
+    def push_after_someone_else(*args, **kwargs):
+        if not calls:
+            calls.append("b pushed first")
+            with Baton.open(b) as app:  # another clone pushes between this fetch and this push
+                app.sync()
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(sync_module, "_push", push_after_someone_else)
+    result = run_json(capsys, a, "sync")
+    assert result["attempts"] == 2 and result["pushed"] is True
+    assert {_writer(a), _writer(b)} <= set(remote_feeds(remote))
+    assert result["imported"] == {_writer(b): len(_feed_bytes(b)[f"{_writer(b)}.jsonl"].splitlines())}
