@@ -338,3 +338,23 @@ def test_a_push_that_finds_the_remote_moved_starts_the_round_again_and_loses_not
     assert result["attempts"] == 2 and result["pushed"] is True
     assert {_writer(a), _writer(b)} <= set(remote_feeds(remote))
     assert result["imported"] == {_writer(b): len(_feed_bytes(b)[f"{_writer(b)}.jsonl"].splitlines())}
+
+
+def test_sync_from_a_linked_worktree_uses_the_repositorys_remote_and_ref(capsys, team, tmp_path, monkeypatch):
+    from dulwich import porcelain
+
+    from baton.cli import main
+
+    remote, a, b = team
+    porcelain.branch_create(str(a), "feature")
+    linked = tmp_path / "a-feature"
+    porcelain.worktree_add(str(a), str(linked), branch="feature")
+    _checkpoint(capsys, a, "from A")
+    monkeypatch.chdir(linked)  # the shared project, found from inside the linked worktree
+    capsys.readouterr()
+    assert main(["sync", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["published"] == {_writer(a): len(_feed_bytes(a)[f"{_writer(a)}.jsonl"].splitlines())}
+    assert REF in refs_of(a) and REF in refs_of(remote)
+    run_json(capsys, b, "sync")
+    assert "from A" in [r["title"] for r in run_json(capsys, b, "handoff", "list")["handoffs"]]
