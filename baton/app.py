@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from baton.commands.show import ShowResult
     from baton.commands.status import StatusResult
     from baton.commands.status_page import ListenTarget, StatusDismissal, StatusOverview
+    from baton.commands.sync import SyncResult
     from baton.commands.validate import ValidateResult
     from baton.commands.verify import VerifyResult
 
@@ -119,6 +120,12 @@ class Baton:
         from baton.commands import gc
 
         return gc.collect_garbage(self.project, dry_run=dry_run)
+
+    def sync(self, *, remote: str = "origin", ref: str | None = None) -> SyncResult:
+        """Share the ledger's feeds through a git remote (``docs/sync.md``)."""
+        from baton.commands import sync
+
+        return sync.sync_ledger(self.project, remote=remote, ref=ref)
 
     # -- handoffs -----------------------------------------------------------------------
     def capture(self, payload: dict[str, Any], *, trigger: str = "manual", parent: str | None = None,

@@ -96,6 +96,10 @@ def _audit(app: Baton, args: argparse.Namespace):
     return app.audit()
 
 
+def _sync(app: Baton, args: argparse.Namespace):
+    return app.sync(remote=args.remote, ref=args.ref)
+
+
 def add_ledger_commands(sub, common) -> None:
     p = sub.add_parser("init", parents=[common], help="make this directory a Baton project",
                        description="Create .baton/ (config, ledger, ignore file) and record the first event. "
@@ -124,6 +128,18 @@ def add_ledger_commands(sub, common) -> None:
                                    "a plain rebuild).")
     p.add_argument("--until", metavar="ID|TIME", help="stop after this event id, or at this RFC 3339 time")
     p.set_defaults(func=_rebuild)
+
+    p = sub.add_parser("sync", parents=[common], help="share the ledger's feeds through a git remote",
+                       description="Fetch the remote's ledger ref, import the feeds it has beyond yours "
+                                   "(verified first), publish yours, and push the union. Only the ledger ref "
+                                   "moves: never a branch, the index or the working tree. A feed that is not "
+                                   "a fast-forward is refused and named (exit 4; 3 when it fails "
+                                   "verification). No remote, or one that cannot be reached: exit 4, nothing "
+                                   "changed. See docs/sync.md.")
+    p.add_argument("--remote", metavar="NAME", default="origin", help="the git remote (default: origin)")
+    p.add_argument("--ref", metavar="REF", default="refs/baton/ledger",
+                   help="the ref the feeds live on (default: refs/baton/ledger)")
+    p.set_defaults(func=_sync)
 
     p = sub.add_parser("doctor", parents=[common], help="check the installation and the project",
                        description="Report what Baton sees here: versions, git, config, ledger, index.")
@@ -648,7 +664,7 @@ COMMAND_GROUPS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
 
 
 GROUP_OF_COMMAND: dict[str, str] = {
-    **dict.fromkeys(("init", "log", "verify", "rebuild", "doctor", "gc", "audit", "forget"), "add_ledger_commands"),
+    **dict.fromkeys(("init", "log", "verify", "rebuild", "sync", "doctor", "gc", "audit", "forget"), "add_ledger_commands"),
     "demo": "add_demo_command",
     **dict.fromkeys(("session", "bootstrap", "metrics"), "add_session_commands"),
     **dict.fromkeys(("checkpoint", "handoff", "resume"), "add_handoff_commands"),

@@ -121,6 +121,18 @@ class NotInitialized(NotFound):
     code = "not_initialized"
 
 
+class NoSyncRemote(NotFound):
+    """``baton sync`` has no git repository or no such remote to sync with (exit 4)."""
+
+    code = "no_sync_remote"
+
+
+class RemoteUnreachable(NotFound):
+    """The sync remote could not be read or written (exit 4); nothing changed locally."""
+
+    code = "remote_unreachable"
+
+
 class Conflict(BatonError):
     """The state changed under the caller (optimistic concurrency), or the
     requested transition is not allowed from the current state."""

@@ -333,25 +333,49 @@ def show_active_baton(project: "Project", *, owner: str | None = None, branch: s
 @frozen
 class PendingBatonsResult:
     records: list[BatonRecord]
+    conflicts: list[dict[str, Any]] = attrs.field(factory=list)
+    """Claims that lost to an earlier claim of the same baton on another
+    replica (``baton sync``), newest first."""
     exit_code: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"items": [r.to_json() for r in self.records], "total": len(self.records)}
+        out: dict[str, Any] = {"items": [r.to_json() for r in self.records], "total": len(self.records)}
+        if self.conflicts:  # the spec's shape is {items, total}; conflicts only arise with sync
+            out["conflicts"] = list(self.conflicts)
+        return out
 
     def render(self) -> str:
-        if not self.records:
-            return "No pending session handoffs."
-        lines = []
+        lines = [] if self.records else ["No pending session handoffs."]
         for r in self.records:
             scope = "shared" if r.shared else f"{r.owner} on {r.branch}"
             lines.append(f"{r.id}  {r.created_at}  {scope}  — {r.next_steps[0]}")
-        lines.append(f"{len(self.records)} pending")
+        if self.records:
+            lines.append(f"{len(self.records)} pending")
+        lines.extend(render_claim_conflicts(self.conflicts))
         return "\n".join(lines)
 
 
+def render_claim_conflicts(conflicts: list[dict[str, Any]]) -> list[str]:
+    """One line per lost claim (``session handoff --all``, ``verify``)."""
+    lines = []
+    for c in conflicts:
+        winner = c.get("winner") or {}
+        lines.append(f"CONFLICT baton {c.get('handoffId')}: claimed by session {c.get('sessionId')} "
+                     f"(writer {c.get('writer')}) at {c.get('claimedAt')}, but session "
+                     f"{winner.get('claimedBySession')} claimed it first ({winner.get('status')}); "
+                     "the earlier claim holds everywhere")
+    return lines
+
+
 def list_pending_batons(project: "Project") -> PendingBatonsResult:
-    """Every pending (unclaimed, not superseded, cancelled or dismissed) baton, newest first."""
-    return PendingBatonsResult(pending_batons(project.reading()))
+    """Every pending (unclaimed, not superseded, cancelled or dismissed) baton,
+    newest first, and every claim that lost to another replica's."""
+    from baton.projections.batons import baton_records, claim_conflicts
+
+    docs = list(project.reading().docs("batons"))
+    records = [record for record, _version in baton_records(docs) if record.pending]
+    return PendingBatonsResult(sorted(records, key=lambda r: (r.created_at, r.id), reverse=True),
+                               claim_conflicts(docs))
 
 
 @frozen

@@ -15,8 +15,8 @@ from baton.project import ProjectPaths, resolve_root
 GITIGNORE = """\
 # Baton: only config.json and policy.json are meant to be committed.
 # The ledger, materialized files and index stay out of branches: the ledger
-# belongs to the repository, not to a branch. (Sharing feeds on a dedicated
-# ref, refs/baton/ledger, is planned as `baton sync`; it is not built yet.)
+# belongs to the repository, not to a branch. Share the feeds with
+# `baton sync`, which keeps them on a dedicated ref (refs/baton/ledger).
 *
 !.gitignore
 !config.json

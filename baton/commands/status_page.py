@@ -122,6 +122,9 @@ class StatusOverview:
                 more = f" (+{len(b['nextSteps']) - 1})" if len(b["nextSteps"]) > 1 else ""
                 rows.append((b["shortId"], b["createdAt"], scope, _clip(first, 60) + more))
             lines.extend(_table(rows))
+        from baton.commands.batons import render_claim_conflicts
+
+        lines.extend(render_claim_conflicts(p.get("claimConflicts") or []))
         latest = p["latestHandoffs"]
         lines.append("")
         lines.append(f"Latest handoffs: {len(latest)}" if latest else "Latest handoffs: none yet")
@@ -180,8 +183,8 @@ def status_overview(
     if check_project:
         check_requested_project(requested_project, project_id)
     redaction = _redaction_of(opened)
-    pending = list_pending_batons(opened).records  # brings the projections up to date
-    items = [_baton_item(r, opened.runner) for r in pending]
+    listed = list_pending_batons(opened)  # brings the projections up to date
+    items = [_baton_item(r, opened.runner) for r in listed.records]
     root = opened.root
     rows = list_handoffs(opened, limit=latest).rows if latest > 0 else ()
     payload = {
@@ -191,6 +194,8 @@ def status_overview(
         "lastSeenRoot": str(root),
         "latestHandoffs": [r.to_json() for r in rows],
     }
+    if listed.conflicts:  # only with sync: the spec's shape otherwise
+        payload["claimConflicts"] = list(listed.conflicts)
     return StatusOverview(sanitize_output(payload, redaction))
 
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import attrs
+
+from baton.commands.batons import render_claim_conflicts
 from baton.model import frozen
 from baton.ledger.verify import VerifyReport, verify_ledger
 
@@ -14,13 +17,16 @@ if TYPE_CHECKING:
 @frozen
 class VerifyResult:
     report: VerifyReport
+    claim_conflicts: list[dict] = attrs.field(factory=list)
+    """Baton claims that lost to another replica's earlier claim (``baton sync``):
+    shown, not failures — the ledger holds both, and every replica agrees which won."""
 
     @property
     def exit_code(self) -> int:
         return 0 if self.report.ok else 3
 
     def to_json(self) -> dict:
-        return self.report.to_json()
+        return {**self.report.to_json(), "claim_conflicts": list(self.claim_conflicts)}
 
     def render(self) -> str:
         r = self.report
@@ -38,6 +44,9 @@ class VerifyResult:
             lines.append(f"  problem in {p.feed} seq {p.seq} ({where}): {p.kind}: {p.message}")
         if r.erased_by_forget:
             lines.append(f"{r.erased_by_forget} payloads erased by forget")
+        for p in r.concurrent:
+            lines.append(f"  concurrent in {p.feed} seq {p.seq}: {p.message} (replicas apart; not a failure)")
+        lines.extend(render_claim_conflicts(list(self.claim_conflicts)))
         verdict = "ledger verified" if r.ok else "ledger has problems"
         lines.append(f"{verdict}: {r.event_count} events in {len(r.feeds)} feed(s)")
         return "\n".join(lines)
@@ -48,4 +57,14 @@ def verify_project(project: "Project") -> VerifyResult:
     from baton.domain.forgetting import erased_by
 
     opened = project
-    return VerifyResult(verify_ledger(opened.paths.ledger_dir, erased_by))
+    report = verify_ledger(opened.paths.ledger_dir, erased_by)
+    conflicts: list[dict] = []
+    if report.concurrent:  # only replicas apart can lose a claim: the index is read only then
+        from baton.errors import BatonError
+        from baton.projections.batons import claim_conflicts
+
+        try:
+            conflicts = claim_conflicts(opened.reading().docs("batons"))
+        except BatonError:
+            conflicts = []  # a ledger verify reports as damaged cannot be folded; its report says why
+    return VerifyResult(report, conflicts)

@@ -14,6 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Iterable
 
+import attrs
+
 from baton.model import mutable
 from baton.errors import StorageError
 from baton.ledger.envelope import Event
@@ -45,6 +47,9 @@ class VerifyReport:
     problems: list[FeedProblem]
     erased_by_forget: int = 0
     """Erased payloads that a recorded ``handoff.forgotten`` event names."""
+    concurrent: list[FeedProblem] = attrs.field(factory=list)
+    """Stream versions written again by another writer that had not seen
+    them (replicas apart, then ``baton sync``): reported, not failures."""
 
     @property
     def ok(self) -> bool:
@@ -64,6 +69,7 @@ class VerifyReport:
             "feeds": [f.to_json() for f in self.feeds],
             "problems": [p.to_json() for p in self.all_problems()],
             "erased_by_forget": self.erased_by_forget,
+            "concurrent": [p.to_json() for p in self.concurrent],
         }
 
 
@@ -98,10 +104,13 @@ def _verify(ledger_dir: Path, erasures: Erasures | None) -> VerifyReport:
         )
         event_lists.append(scan.events)
     cross: list[FeedProblem] = []
+    concurrent: list[FeedProblem] = []
     seen_ids: dict[str, str] = {}
     versions: dict[str, int] = {}
     forgotten: set[str] = set()
     erased: list[str] = []
+    written: dict[tuple[str, str], int] = {}
+    """(stream, writer) → the highest version that writer wrote to the stream."""
     for event in merge_feeds(event_lists):
         if event.erased:
             erased.append(event.id)
@@ -112,9 +121,21 @@ def _verify(ledger_dir: Path, erasures: Erasures | None) -> VerifyReport:
                                      f"event id {event.id} also appears in feed {seen_ids[event.id]!r}"))
         seen_ids[event.id] = event.writer
         want = versions.get(event.stream, 0) + 1
-        if event.stream_version != want:
-            kind = "stream_fork" if event.stream_version < want else "stream_gap"
-            cross.append(FeedProblem(event.writer, -1, event.seq, kind,
-                                     f"stream {event.stream!r}: expected version {want}, found {event.stream_version}"))
-        versions[event.stream] = max(want, event.stream_version)
-    return VerifyReport(feeds=reports, problems=cross, erased_by_forget=sum(1 for i in erased if i in forgotten))
+        mine = written.get((event.stream, event.writer), 0)
+        seen = want - 1
+        if mine < event.stream_version < want:
+            # Another writer wrote this version first, and this writer had not
+            # seen it: replicas apart, joined by sync. Not corruption.
+            concurrent.append(FeedProblem(event.writer, -1, event.seq, "concurrent",
+                                          f"stream {event.stream!r}: version {event.stream_version} was also "
+                                          "written by another writer"))
+        else:
+            if event.stream_version != want:
+                kind = "stream_fork" if event.stream_version < want else "stream_gap"
+                cross.append(FeedProblem(event.writer, -1, event.seq, kind, f"stream {event.stream!r}: "
+                                         f"expected version {want}, found {event.stream_version}"))
+            seen = want
+        versions[event.stream] = max(seen, event.stream_version)
+        written[(event.stream, event.writer)] = max(mine, event.stream_version)
+    return VerifyReport(feeds=reports, problems=cross, concurrent=concurrent,
+                        erased_by_forget=sum(1 for i in erased if i in forgotten))

@@ -58,7 +58,8 @@ class Batons:
     names, and the newest few of them."""
 
     name = "batons"
-    version = 3
+    version = 4
+    """4: a claim that lost to an earlier one (replicas apart, ``baton sync``) is kept as a conflict."""
 
     def keys(self, event: Event) -> Iterable[str]:
         # Every event of the stream, known type or not, so ``version`` always
@@ -91,6 +92,13 @@ class Batons:
         if isinstance(current, dict) and current.get("status") in (PENDING, CLAIMED):
             return {baton_file(key): pretty_bytes(current)}
         return {}
+
+
+def claim_conflicts(docs: Iterable[tuple[str, Doc]]) -> list[dict[str, Any]]:
+    """Every lost claim of every key (``BatonKey.conflicts``), newest first."""
+    out = [c for _key, doc in docs if isinstance(doc, dict) and isinstance(doc.get("conflicts"), list)
+           for c in doc["conflicts"] if isinstance(c, dict)]
+    return sorted(out, key=lambda c: (c.get("hlc") or 0, str(c.get("writer"))), reverse=True)
 
 
 def baton_records(docs: Iterable[tuple[str, Doc]]) -> list[tuple[BatonRecord, int]]:

@@ -48,6 +48,7 @@ main { padding: 1rem 1.5rem 3rem; max-width: 72rem; }
   color: var(--muted); }
 .baton ol, .baton ul { margin: 0; padding-left: 1.25rem; overflow-wrap: anywhere; }
 .baton .failed li { color: var(--warn); }
+.conflict { color: var(--warn); overflow-wrap: anywhere; }
 button.dismiss.armed { border-color: var(--warn); color: var(--warn); font-weight: 600; }
 .empty { color: var(--muted); background: var(--card); border: 1px dashed var(--line); border-radius: 8px;
   padding: 1rem; }
@@ -190,6 +191,18 @@ SCRIPT = """
       host.appendChild(section);
     });
   }
+  function renderConflicts(conflicts) {
+    var host = document.getElementById("conflicts-list");
+    host.textContent = "";
+    (conflicts || []).forEach(function (c) {
+      var w = c.winner || {};
+      var p = el("p", "conflict", "Conflict: baton " + c.handoffId + " was also claimed by session " +
+        c.sessionId + " (writer " + c.writer + ", " + c.claimedAt + "), but session " + w.claimedBySession +
+        " claimed it first; the earlier claim holds on every replica.");
+      p.setAttribute("data-conflict-event", c.eventId || "");
+      host.appendChild(p);
+    });
+  }
   function renderLatest(rows) {
     var body = document.getElementById("latest-rows");
     body.textContent = "";
@@ -222,6 +235,7 @@ SCRIPT = """
         if (!response.ok || !body) { throw new Error(errorText(body, response)); }
         document.getElementById("project-line").textContent = "project " + body.projectId + " · " + body.lastSeenRoot;
         renderHandoffs(body);
+        renderConflicts(body.claimConflicts);
         renderLatest(body.latestHandoffs);
         if (!quiet) { say("Updated " + new Date().toLocaleTimeString() + ".", false); }
       });
@@ -293,6 +307,7 @@ _TEMPLATE = """<!doctype html>
 <h2>Active Handoffs <span class="chip" id="handoffs-count">…</span></h2>
 <p class="hint">Session batons waiting for the next session on the same owner and branch; shared batons go to any session. Dismiss drops a baton without delivering it (recorded in the ledger).</p>
 <div id="handoffs-list" aria-live="polite"><p class="empty">Loading…</p></div>
+<div id="conflicts-list" aria-live="polite"></div>
 </div>
 </section>
 <section id="tab-handoffs" role="tabpanel" aria-labelledby="tabbtn-handoffs" hidden>

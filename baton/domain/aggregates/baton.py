@@ -45,10 +45,17 @@ class BatonKey:
     current: BatonRecord | None = None
     previous: tuple[dict[str, Any], ...] = ()
     """Summaries of earlier batons, newest first."""
+    conflicts: tuple[dict[str, Any], ...] = ()
+    """Claims that lost, newest first: made on another replica while it was
+    apart (``baton sync``), after the baton had already been claimed (or
+    replaced) in project order. Shown, never silently dropped."""
 
     def to_doc(self) -> dict[str, Any]:
-        return {"key": self.key, "version": self.version,
-                "current": self.current.to_json() if self.current else None, "previous": list(self.previous)}
+        doc = {"key": self.key, "version": self.version,
+               "current": self.current.to_json() if self.current else None, "previous": list(self.previous)}
+        if self.conflicts:
+            doc["conflicts"] = list(self.conflicts)
+        return doc
 
     @classmethod
     def from_doc(cls, key: str, doc: Any) -> "BatonKey":
@@ -56,8 +63,10 @@ class BatonKey:
             return cls(key)
         version = doc.get("version")
         previous = doc.get("previous")
+        conflicts = doc.get("conflicts")
         return cls(key, version if isinstance(version, int) else 0, BatonRecord.from_json(doc.get("current")),
-                   tuple(p for p in previous if isinstance(p, dict)) if isinstance(previous, list) else ())
+                   tuple(p for p in previous if isinstance(p, dict)) if isinstance(previous, list) else (),
+                   tuple(c for c in conflicts if isinstance(c, dict)) if isinstance(conflicts, list) else ())
 
 
 # -- commands ------------------------------------------------------------------------
@@ -203,6 +212,10 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
                                                                               BatonDismissed)) \
         and current.id == event.handoff_id
     if not pending:
+        if isinstance(event, BatonClaimed):
+            conflict = _lost_claim(state, event, recorded)
+            if conflict is not None:
+                moved = attrs.evolve(moved, conflicts=((conflict,) + state.conflicts)[:PREVIOUS_KEPT])
         return Folded(moved, False)
     if isinstance(event, BatonClaimed):
         claimed_at = event.claimed_at if isinstance(event.claimed_at, str) else recorded.at
@@ -212,6 +225,34 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
         status = CANCELLED if isinstance(event, BatonCancelled) else DISMISSED
         record = attrs.evolve(current, status=status, ended_at=recorded.at)
     return Folded(attrs.evolve(moved, current=record), True)
+
+
+def _lost_claim(state: BatonKey, event: BatonClaimed, recorded: Event) -> dict[str, Any] | None:
+    """A claim the key's state did not accept, as a conflict to show.
+
+    One replica never appends such a claim (the claim expects the stream
+    version it read, under the lock); two replicas apart can each claim the
+    same pending baton. In project order ``(hlc, writer, seq)`` the earlier
+    claim wins everywhere; this is the later one. None for events that name
+    no baton this key ever had (hand-written noise)."""
+    handoff_id = event.handoff_id if isinstance(event.handoff_id, str) else None
+    if not handoff_id:
+        return None
+    current = state.current
+    if current is not None and current.id == handoff_id:
+        winner = {"status": current.status, "claimedBySession": current.claimed_by_session,
+                  "claimedAt": current.claimed_at}
+    else:
+        earlier = next((p for p in state.previous if p.get("id") == handoff_id), None)
+        if earlier is None:
+            return None
+        winner = {"status": earlier.get("status"), "claimedBySession": earlier.get("claimedBySession"),
+                  "claimedAt": earlier.get("claimedAt"), "supersededBy": earlier.get("supersededBy")}
+    return {"handoffId": handoff_id, "key": state.key,
+            "sessionId": event.session if isinstance(event.session, str) else None,
+            "claimedAt": event.claimed_at if isinstance(event.claimed_at, str) else recorded.at,
+            "writer": recorded.writer, "hlc": recorded.hlc, "eventId": recorded.id,
+            "streamVersion": recorded.stream_version, "winner": winner}
 
 
 def evolve(state: BatonKey, recorded: Event) -> BatonKey:

@@ -1,0 +1,668 @@
+"""``baton sync``: share the ledger's feeds through any git remote (docs/sync.md).
+
+One round: fetch the remote's ledger ref (objects only: no branch, index or
+working tree is touched), then, holding the ledger lock, compare every feed
+three ways — the local file, the local ledger ref (what the last sync
+published) and the remote's ref — import what the remote has beyond the
+local file, publish what the local file has beyond the ref, and commit the
+union to the local ref; release the lock, push the ref, and let the
+projections catch up (they rebuild when imported events sort before folded
+ones). A push that finds the remote moved starts the round again.
+
+Every feed has one writer, so the union is a set of fast-forwards. A feed
+that is not one (two machines writing under one writer id, a rewritten
+history) is refused and reported, and the ref keeps what the remote holds
+for it: nothing is merged by text, nothing a remote holds is dropped.
+Imported bytes are verified — every line's hash and digest, the chain from
+the local head, seq and hlc — before any of them is written, and nothing is
+projected before that.
+
+Cost: a feed whose file has not changed since the last sync (same inode and
+size) and whose remote copy is the one already published is not opened at
+all. Otherwise a feed is read once, from the point the ref already holds.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator
+
+import attrs
+
+from baton.model import frozen, mutable
+from baton.config import read_json, write_json_atomic
+from baton.errors import InputError, LedgerCorrupt, NoSyncRemote, RemoteUnreachable, StorageError
+from baton.ledger import files
+from baton.ledger.feed import FeedHead, FeedScan, line_ending_at, line_hashes_to, scan_bytes, scan_chunks
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+    from baton.ledger_ref import RefFeed
+
+STATE_FILE = "sync-state.json"
+INCOMING_DIR = "sync-incoming"
+ATTEMPTS = 3
+
+
+@frozen
+class RefusedFeed:
+    """A feed sync would not take: not a fast-forward, or failing verification."""
+
+    feed: str
+    side: str
+    """``remote`` (the remote's copy was refused) or ``local`` (the local file was)."""
+    kind: str
+    """``not_fast_forward``, or a verification problem (``bad_hash``, ``broken_chain``…)."""
+    seq: int | None
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"feed": self.feed, "side": self.side, "kind": self.kind, "seq": self.seq, "message": self.message}
+
+
+@mutable
+class ReadCount:
+    """What a sync read: local feed files opened and bytes read from them,
+    segment blobs read from the object store."""
+
+    feeds: set[str] = attrs.field(factory=set)
+    feed_bytes: int = 0
+    segments: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"feeds": sorted(self.feeds), "feed_bytes": self.feed_bytes, "segments": self.segments}
+
+
+@frozen
+class SyncResult:
+    remote: str
+    ref: str
+    imported: dict[str, int]
+    """Feed → events imported from the remote."""
+    published: dict[str, int]
+    """Feed → events the local ref gained from the local file."""
+    refused: list[RefusedFeed]
+    pushed: bool
+    commit: str | None
+    read: ReadCount
+    rebuilt: bool
+    attempts: int = 1
+
+    @property
+    def exit_code(self) -> int:
+        if any(r.kind != "not_fast_forward" for r in self.refused):
+            return 3
+        return 4 if self.refused else 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"remote": self.remote, "ref": self.ref, "imported": dict(sorted(self.imported.items())),
+                "published": dict(sorted(self.published.items())),
+                "refused": [r.to_json() for r in self.refused], "pushed": self.pushed, "commit": self.commit,
+                "read": self.read.to_json(), "projections_rebuilt": self.rebuilt, "attempts": self.attempts}
+
+    def render(self) -> str:
+        lines = []
+        if self.imported:
+            total = sum(self.imported.values())
+            lines.append(f"Imported {total} event(s) from {len(self.imported)} feed(s) of {self.remote}.")
+        if self.published:
+            total = sum(self.published.values())
+            lines.append(f"Published {total} event(s) from {len(self.published)} feed(s) to {self.ref}.")
+        for r in self.refused:
+            seq = f" at seq {r.seq}" if r.seq is not None else ""
+            lines.append(f"REFUSED {r.side} feed {r.feed}{seq}: {r.kind}: {r.message}")
+        if not self.imported and not self.published and not self.refused:
+            lines.append(f"Already in sync with {self.remote} ({self.ref}).")
+        elif self.pushed:
+            lines.append(f"Pushed {self.ref} to {self.remote}.")
+        return "\n".join(lines)
+
+
+class _RemoteMoved(Exception):
+    """The remote's ref changed between fetch and push: start the round again."""
+
+
+class _Refuse(Exception):
+    def __init__(self, refused: RefusedFeed) -> None:
+        self.refused = refused
+
+
+# -- git plumbing ------------------------------------------------------------------
+
+def _open_repo(project: "Project"):
+    from dulwich.errors import NotGitRepository
+    from dulwich.repo import Repo
+
+    from baton.gitinfo import locate
+
+    where = locate(project.root)
+    if where is None:
+        raise NoSyncRemote(f"{project.root} is not in a git repository; `baton sync` shares the ledger "
+                           "through a git remote", details={"root": str(project.root)})
+    try:
+        repo = Repo(str(where.common_dir))
+    except (NotGitRepository, OSError, ValueError) as exc:
+        raise NoSyncRemote(f"cannot open the git repository at {where.common_dir}: {exc}") from None
+    _fast_loose_objects(repo)
+    return repo
+
+
+def _fast_loose_objects(repo) -> None:
+    """Segments are written once as loose objects and soon packed by a push:
+    zlib level 1 for them (half of a large first sync was spent compressing
+    at the default level), unless the repository sets a level itself."""
+    config = repo.get_config()
+    for name in (b"looseCompression", b"compression"):
+        try:
+            config.get((b"core",), name)
+            return
+        except KeyError:
+            continue
+    if hasattr(repo.object_store, "loose_compression_level"):
+        repo.object_store.loose_compression_level = 1
+
+
+def _remote_url(repo, remote: str) -> str:
+    try:
+        url = repo.get_config().get((b"remote", remote.encode()), b"url")
+    except KeyError:
+        url = None
+    if not url:
+        raise NoSyncRemote(f"no git remote named {remote!r} is configured; add one with "
+                           f"`git remote add {remote} URL`, or name another with `remote`",
+                           details={"remote": remote})
+    return url.decode("utf-8", "replace")
+
+
+def _client(repo, url: str):
+    from dulwich.client import get_transport_and_path
+
+    try:
+        return get_transport_and_path(url, config=repo.get_config_stack())
+    except (ValueError, OSError) as exc:
+        raise RemoteUnreachable(f"cannot reach remote {url!r}: {exc}", details={"url": url}) from None
+
+
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    from dulwich import errors
+
+    return (OSError, errors.GitProtocolError, errors.NotGitRepository, errors.HangupException,
+            errors.SendPackError, errors.ObjectMissing, KeyError, ValueError)
+
+
+def _fetch(repo, client, path: str, ref: bytes, url: str) -> bytes | None:
+    """Bring the remote's ledger ref's objects into the local store; its commit id (None: no ref)."""
+    seen: dict[str, bytes | None] = {}
+
+    def wants(refs, depth=None):
+        sha = refs.get(ref)
+        seen["sha"] = sha
+        if sha is None or sha in repo.object_store:
+            return []
+        return [sha]
+
+    try:
+        client.fetch(path, repo, determine_wants=wants)
+    except _transport_errors() as exc:
+        raise RemoteUnreachable(f"cannot fetch {ref.decode()} from {url!r}: {exc}", details={"url": url}) from None
+    return seen.get("sha")
+
+
+def _push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None, url: str) -> None:
+    from dulwich.objects import ZERO_SHA
+
+    def update(refs):
+        current = refs.get(ref)
+        if current in (None, ZERO_SHA):
+            current = None
+        if current != expected:
+            raise _RemoteMoved()
+        return {ref: new}
+
+    try:
+        result = client.send_pack(path, update, repo.object_store.generate_pack_data)
+    except _RemoteMoved:
+        raise
+    except _transport_errors() as exc:
+        raise RemoteUnreachable(f"cannot push {ref.decode()} to {url!r}: {exc}", details={"url": url}) from None
+    status = (getattr(result, "ref_status", None) or {}).get(ref)
+    if status:
+        raise _RemoteMoved() if "stale" in str(status) or "fast" in str(status) else RemoteUnreachable(
+            f"remote {url!r} refused {ref.decode()}: {status}", details={"url": url})
+
+
+# -- the local side ------------------------------------------------------------------
+
+@contextmanager
+def _ledger_lock(project: "Project") -> Iterator[None]:
+    """The ledger's write lock (the file ``Ledger.locked`` holds), without
+    catching up: a sync with nothing new reads no feed."""
+    path = project.paths.baton_dir / "ledger.lock"
+    try:
+        project.paths.ledger_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise StorageError(f"cannot open the ledger lock {path}: {exc}") from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+
+class _LocalFeeds:
+    """The ledger's feed files, every read counted."""
+
+    def __init__(self, project: "Project", count: ReadCount) -> None:
+        self.dir = project.paths.ledger_dir
+        self.quarantine = project.paths.quarantine_dir
+        self.count = count
+
+    def path(self, feed: str) -> str:
+        return f"{self.dir}/{feed}.jsonl"
+
+    def names(self) -> list[str]:
+        try:
+            with os.scandir(self.dir) as entries:
+                return sorted(e.name[:-6] for e in entries if e.name.endswith(".jsonl") and e.is_file())
+        except FileNotFoundError:
+            return []
+
+    def stat(self, feed: str) -> os.stat_result | None:
+        try:
+            return os.stat(self.path(feed))
+        except FileNotFoundError:
+            return None
+
+    def read(self, feed: str, at: int, size: int) -> bytes:
+        data = files.read_range(self.path(feed), at, size)
+        self.count.feeds.add(feed)
+        self.count.feed_bytes += len(data)
+        return data
+
+    def holds(self, feed: str, head: FeedHead) -> bool:
+        """The file has the line ``head`` stopped after (one line read)."""
+        if not head.offset:
+            return True
+        line = line_ending_at(lambda at, n: self.read(feed, at, n), head.offset)
+        return line_hashes_to(line, head.hash)
+
+    def sound_lines(self, feed: str, start: FeedHead, size: int) -> Iterator[tuple[bytes, FeedScan]]:
+        """The feed's sound lines after ``start``, a chunk at a time, with their scans.
+
+        Raises:
+            LedgerCorrupt: a line before the tail fails its checks.
+        """
+        buf = bytearray()
+        base = start.offset
+
+        def read(at: int, n: int) -> bytes:
+            data = self.read(feed, at, n)
+            buf.extend(data)
+            return data
+
+        for scan in scan_chunks(feed, read, start, size):
+            take = scan.head.offset - base
+            yield bytes(buf[:take]), scan
+            del buf[:take]
+            base = scan.head.offset
+
+
+def line_in_segment(data: bytes, end: int) -> bytes | None:
+    """The whole line ending at ``end`` in a segment's ``data`` (without its
+    newline), or None when no line ends there."""
+    if end <= 0 or end > len(data) or data[end - 1:end] != b"\n":
+        return None
+    return data[data.rfind(b"\n", 0, end - 1) + 1:end - 1]
+
+
+def _problem_of(feed: str, side: str, exc: LedgerCorrupt) -> RefusedFeed:
+    details = exc.details or {}
+    return RefusedFeed(feed, side, str(details.get("kind") or "corrupt"), details.get("seq"), exc.message)
+
+
+# -- one round -------------------------------------------------------------------------
+
+@mutable
+class _Round:
+    project: "Project"
+    repo: Any
+    local: _LocalFeeds
+    base: dict[str, "RefFeed"]
+    remote: dict[str, "RefFeed"]
+    state: dict[str, Any]
+    out: dict[str, "RefFeed"] = attrs.field(factory=dict)
+    imported: dict[str, int] = attrs.field(factory=dict)
+    published: dict[str, int] = attrs.field(factory=dict)
+    refused: list[RefusedFeed] = attrs.field(factory=list)
+    staged: list[tuple[str, Path, FeedHead, int]] = attrs.field(factory=list)
+    new_state: dict[str, Any] = attrs.field(factory=dict)
+
+    def run(self) -> None:
+        names = sorted(set(self.local.names()) | set(self.base) | set(self.remote))
+        for feed in names:
+            try:
+                self._feed(feed)
+            except _Refuse as refusal:
+                self.refused.append(refusal.refused)
+                kept = self.remote.get(feed) or self.base.get(feed)
+                if kept is not None:
+                    self.out[feed] = kept
+                self._drop_staged(feed)
+        self._write_staged()
+
+    def _feed(self, feed: str) -> None:
+        from baton.config import WRITER_ID
+        from baton.ledger_ref import FeedTreeWriter
+
+        base, remote = self.base.get(feed), self.remote.get(feed)
+        if not WRITER_ID.match(feed):  # a name from a remote becomes a file name: never a path
+            raise _Refuse(RefusedFeed(feed, "remote", "bad_ref", None,
+                                      f"{feed!r} is not a writer id ([a-z0-9-], at most 64)"))
+        if remote is not None and remote.problem is not None:
+            raise _Refuse(RefusedFeed(feed, "remote", "bad_ref", None, remote.problem))
+        if base is not None and base.problem is not None:
+            base = None  # our own ref's copy is unreadable: rebuilt from the file
+        st = self.local.stat(feed)
+        size = st.st_size if st is not None else 0
+        known = self.state.get(feed)
+        if st is not None and base is not None and known == {"ino": st.st_ino, "size": size, "hash": base.head.hash} \
+                and base.head.offset == size:
+            local = base.head  # unchanged since the last sync: not opened
+            tree = base
+        elif st is None:
+            local, tree = FeedHead(), None
+        else:
+            local, tree = self._publish(feed, base, remote, size, FeedTreeWriter)
+        if remote is not None and remote.head.offset > local.offset:
+            self._import(feed, remote, local, st)
+            self.out[feed] = remote
+            return
+        if remote is not None and not self._extends(feed, remote, local, tree, base):
+            raise _Refuse(RefusedFeed(feed, "remote", "not_fast_forward", remote.head.seq,
+                                      f"the remote's feed {feed} (seq {remote.head.seq}) is not a prefix of the "
+                                      f"local one (seq {local.seq}): two writers share this id, or a history "
+                                      "was rewritten"))
+        if tree is None:
+            if base is not None:  # the local file is gone: the ref keeps what it had
+                self.out[feed] = base
+            return
+        self.out[feed] = tree
+        if st is not None:
+            self.new_state[feed] = {"ino": st.st_ino, "size": tree.head.offset, "hash": tree.head.hash}
+
+    def _extends(self, feed: str, remote: "RefFeed", local: FeedHead, tree: "RefFeed | None",
+                 base: "RefFeed | None") -> bool:
+        """The remote's copy is a prefix of the local feed (it is not longer)."""
+        if (remote.head.offset, remote.head.hash) == (local.offset, local.hash):
+            return True
+        for known in (base, tree):
+            if known is not None and known.tree == remote.tree:
+                return True
+        if remote.head.offset == local.offset:
+            return False
+        return self.local.holds(feed, remote.head)
+
+    def _publish(self, feed: str, base: "RefFeed | None", remote: "RefFeed | None", size: int,
+                 writer_cls) -> tuple[FeedHead, "RefFeed"]:
+        """Read what the local file has beyond the longest copy it extends
+        (the local ref's or the remote's) and pack it onto that copy."""
+        start = None
+        candidates = sorted((c for c in (base, remote) if c is not None and c.head.offset <= size),
+                            key=lambda c: -c.head.offset)
+        for candidate in candidates:
+            if self.local.holds(feed, candidate.head):
+                start = candidate
+                break
+        if start is None and base is not None:
+            raise _Refuse(RefusedFeed(feed, "local", "not_fast_forward", base.head.seq,
+                                      f"the local feed {feed} no longer extends what was synced before "
+                                      f"(seq {base.head.seq}): it was rewritten or cut"))
+        head = start.head if start is not None else FeedHead()
+        writer = writer_cls(self.repo, feed, start)
+        events = 0
+        try:
+            for lines, scan in self.local.sound_lines(feed, head, size):
+                writer.add(lines)
+                events += len(scan.events)
+                head = scan.head
+        except LedgerCorrupt as exc:
+            raise _Refuse(_problem_of(feed, "local", exc)) from None
+        if start is not None and not events:
+            return head, start
+        if events and (remote is None or head.offset > remote.head.offset):
+            self.published[feed] = events
+        return head, writer.finish(head)
+
+    def _import(self, feed: str, remote: "RefFeed", local: FeedHead, st: os.stat_result | None) -> None:
+        """Verify the remote's bytes after ``local`` and stage them (written
+        once every feed is verified)."""
+        from baton.ledger_ref import BadRefFeed, feed_bytes
+
+        folder = self.project.paths.baton_dir / INCOMING_DIR
+        folder.mkdir(parents=True, exist_ok=True)
+        staging = folder / f"{feed}.part"
+        head, events = local, 0
+        try:
+            with open(staging, "wb") as out:
+                for offset, data in feed_bytes(self.repo, remote, self._segment_before(remote, local.offset)):
+                    self.local.count.segments += 1
+                    if offset < head.offset:  # the segment holding the local head's line: check it, skip it
+                        line = line_in_segment(data, head.offset - offset)
+                        if not line_hashes_to(line, local.hash):
+                            raise _Refuse(RefusedFeed(
+                                feed, "remote", "not_fast_forward", local.seq,
+                                f"the remote's feed {feed} differs from the local one at or before seq "
+                                f"{local.seq}: two writers share this id, or a history was rewritten"))
+                        data, offset = data[head.offset - offset:], head.offset
+                        if not data:
+                            continue
+                    if offset != head.offset:
+                        raise _Refuse(RefusedFeed(feed, "remote", "not_fast_forward", remote.head.seq,
+                                                  f"the remote's feed {feed} does not continue the local one "
+                                                  f"at byte {head.offset}"))
+                    scan = scan_bytes(feed, data, head, at_end=False)
+                    if scan.torn is not None:
+                        raise _Refuse(RefusedFeed(feed, "remote", "torn", head.seq + 1,
+                                                  f"the remote's feed {feed} has a line cut short at byte "
+                                                  f"{scan.torn.offset}"))
+                    out.write(data)
+                    head, events = scan.head, events + len(scan.events)
+                out.flush()
+                os.fsync(out.fileno())
+        except LedgerCorrupt as exc:
+            problem = _problem_of(feed, "remote", exc)
+            if problem.kind in ("fork", "broken_chain") and problem.seq == local.seq + 1:
+                problem = attrs.evolve(problem, kind="not_fast_forward",
+                                       message=f"the remote's feed {feed} does not continue the local one "
+                                               f"after seq {local.seq}: {problem.message}")
+            raise _Refuse(problem) from None
+        except BadRefFeed as exc:
+            raise _Refuse(RefusedFeed(feed, "remote", "bad_ref", None, str(exc))) from None
+        except OSError as exc:
+            raise StorageError(f"cannot stage the remote's feed {feed}: {exc}") from exc
+        if (head.offset, head.seq, head.hash) != (remote.head.offset, remote.head.seq, remote.head.hash):
+            raise _Refuse(RefusedFeed(feed, "remote", "bad_head", remote.head.seq,
+                                      f"the remote's feed {feed} ends at seq {head.seq}, its head.json says "
+                                      f"seq {remote.head.seq}"))
+        self.staged.append((feed, staging, local, st.st_size if st is not None else 0))
+        self.imported[feed] = events
+
+    @staticmethod
+    def _segment_before(remote: "RefFeed", offset: int) -> int:
+        """Where to start reading ``remote`` to see the line ending at ``offset`` too."""
+        if not offset:
+            return 0
+        return max((start for start, _ in remote.segments if start < offset), default=0)
+
+    def _drop_staged(self, feed: str) -> None:
+        for entry in [s for s in self.staged if s[0] == feed]:
+            self.staged.remove(entry)
+            self.imported.pop(feed, None)
+            _unlink(entry[1])
+        _unlink(self.project.paths.baton_dir / INCOMING_DIR / f"{feed}.part")
+
+    def _write_staged(self) -> None:
+        """Every remote feed checked out: now the verified bytes join the local feeds."""
+        for feed, staging, local, size in self.staged:
+            target = self.local.path(feed)
+            try:
+                if size == 0 and local.offset == 0:
+                    os.replace(staging, target)
+                else:
+                    if size > local.offset:
+                        self._quarantine_tail(feed, local.offset)
+                    with open(staging, "rb") as source:
+                        fd = os.open(target, os.O_WRONLY | os.O_APPEND)
+                        try:
+                            while chunk := source.read(1 << 20):
+                                files.write_all(fd, chunk)
+                            os.fsync(fd)
+                        finally:
+                            os.close(fd)
+                    _unlink(staging)
+            except OSError as exc:
+                raise StorageError(f"cannot write the imported feed {target}: {exc}") from exc
+            st = os.stat(target)
+            remote = self.out[feed]
+            self.new_state[feed] = {"ino": st.st_ino, "size": remote.head.offset, "hash": remote.head.hash}
+        files.fsync_dir(self.local.dir)
+
+    def _quarantine_tail(self, feed: str, offset: int) -> None:
+        """Bytes after the sound end of a feed sync appends to (an import cut
+        short by a crash): kept in ``quarantine/``, then cut off."""
+        from baton.ledger.ids import uuid7
+
+        path = self.local.path(feed)
+        tail = files.read_range(path, offset)
+        self.local.quarantine.mkdir(parents=True, exist_ok=True)
+        (self.local.quarantine / f"{feed}.{offset}.{uuid7()}.torn").write_bytes(tail)
+        os.truncate(path, offset)
+
+
+def _unlink(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _load_state(project: "Project", ref: str) -> dict[str, Any]:
+    try:
+        raw = read_json(project.paths.baton_dir / STATE_FILE)
+    except (FileNotFoundError, ValueError, OSError):
+        return {}
+    feeds = raw.get(ref) if isinstance(raw, dict) else None
+    return feeds if isinstance(feeds, dict) else {}
+
+
+def _save_state(project: "Project", ref: str, feeds: dict[str, Any]) -> None:
+    path = project.paths.baton_dir / STATE_FILE
+    try:
+        raw = read_json(path)
+    except (FileNotFoundError, ValueError, OSError):
+        raw = {}
+    if not isinstance(raw, dict):
+        raw = {}
+    raw[ref] = feeds
+    write_json_atomic(path, raw)
+
+
+def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None = None) -> SyncResult:
+    """Share the ledger's feeds with ``remote`` on ``ref`` (default ``refs/baton/ledger``).
+
+    Raises:
+        InputError: ``ref`` is not a ref name under ``refs/``.
+        NoSyncRemote (exit 4): no git repository, or no such remote.
+        RemoteUnreachable (exit 4): the remote cannot be fetched from or pushed to.
+    """
+    from baton.ledger_ref import DEFAULT_REF
+
+    ref = ref or DEFAULT_REF
+    if not ref.startswith("refs/") or ref.startswith("refs/heads/") or ".." in ref or ref.endswith("/") \
+            or any(c in ref for c in " ~^:?*[\\"):
+        raise InputError(f"`ref` must be a ref name under refs/ other than a branch, not {ref!r}")
+    repo = _open_repo(project)
+    try:
+        url = _remote_url(repo, remote)
+        client, path = _client(repo, url)
+        count = ReadCount()
+        for attempt in range(1, ATTEMPTS + 1):
+            try:
+                result = _round(project, repo, client, path, url, remote, ref.encode(), count, attempt)
+                break
+            except _RemoteMoved:
+                if attempt == ATTEMPTS:
+                    raise RemoteUnreachable(f"the remote's {ref} kept moving during {ATTEMPTS} attempts; "
+                                            "run `baton sync` again", details={"url": url}) from None
+    finally:
+        repo.close()
+    rebuilt = False
+    if result.imported:
+        # Under the lock's file alone: ``Ledger.locked`` would first read every
+        # imported byte to learn stream versions a read-only catch-up does not
+        # need, and the replay would read them all again.
+        runner = project.runner
+        with _ledger_lock(project):
+            rebuilt = runner.catch_up(allow_pinned=True).rebuilt
+    return attrs.evolve(result, rebuilt=rebuilt)
+
+
+def _round(project: "Project", repo, client, path: str, url: str, remote_name: str, ref: bytes,
+           count: ReadCount, attempt: int) -> SyncResult:
+    from baton.ledger_ref import BadRefFeed, read_feeds, tree_of, write_commit
+
+    remote_sha = _fetch(repo, client, path, ref, url)
+    try:
+        remote_feeds = read_feeds(repo, remote_sha)
+    except BadRefFeed as exc:
+        raise RemoteUnreachable(f"the remote's {ref.decode()} is not a Baton ledger ref: {exc}",
+                                details={"url": url}) from None
+    with _ledger_lock(project):
+        local_sha = repo.refs.as_dict().get(ref)
+        try:
+            base_feeds = read_feeds(repo, local_sha)
+        except BadRefFeed:
+            base_feeds, local_sha = {}, None  # a damaged local ref is rebuilt from the feeds
+        work = _Round(project, repo, _LocalFeeds(project, count), base_feeds, remote_feeds,
+                      _load_state(project, ref.decode()))
+        try:
+            work.run()
+        finally:
+            for feed, staging, *_ in work.staged:
+                _unlink(staging)
+        new_sha = _commit(repo, work, local_sha, remote_sha, project, write_commit, tree_of)
+        if new_sha is not None and new_sha != local_sha:
+            repo.refs[ref] = new_sha
+        _save_state(project, ref.decode(), work.new_state)
+    pushed = False
+    if new_sha is not None and new_sha != remote_sha:
+        _push(repo, client, path, ref, new_sha, remote_sha, url)
+        pushed = True
+    return SyncResult(remote=remote_name, ref=ref.decode(), imported=work.imported, published=work.published,
+                      refused=work.refused, pushed=pushed, commit=new_sha.decode() if new_sha else None,
+                      read=count, rebuilt=False, attempts=attempt)
+
+
+def _commit(repo, work: _Round, local_sha: bytes | None, remote_sha: bytes | None, project: "Project",
+            write_commit, tree_of) -> bytes | None:
+    """The commit the ref moves to: the remote's when the union is what it
+    holds, the local ref's when nothing changed, else a new one on both."""
+    if not work.out:
+        return remote_sha or local_sha
+    ours = {feed: f.tree for feed, f in work.out.items()}
+    if remote_sha is not None and ours == {feed: f.tree for feed, f in work.remote.items()}:
+        return remote_sha
+    if local_sha is not None and ours == {feed: f.tree for feed, f in work.base.items()} and remote_sha is None:
+        return local_sha
+    parents = [sha for sha in dict.fromkeys((local_sha, remote_sha)) if sha is not None]
+    writer = project.writer
+    message = f"baton sync: {len(work.out)} feed(s)\n"
+    return write_commit(repo, work.out, parents, message, f"baton {writer} <{writer}@baton.invalid>".encode(),
+                        project.clock() // 1_000_000_000)

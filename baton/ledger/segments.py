@@ -1,0 +1,97 @@
+"""Cutting a feed into segments: whole lines, at most ``SEGMENT_BYTES`` each.
+
+``baton sync`` stores each feed on the ledger ref as a folder of segment
+blobs rather than one blob, so a sync costs what the feed gained: closed
+segments are never hashed or sent again, only the open (last) one and any
+new ones. The cut is greedy and depends on the feed's bytes alone, so two
+machines that pack the same feed get the same segments (and blob ids).
+
+A segment is named by the byte offset it starts at, zero-padded so that
+names sort in feed order (``000000000000.jsonl``, ``000001048517.jsonl``).
+A line longer than a segment gets a segment of its own.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+SEGMENT_BYTES = 1 << 20
+"""The most a segment holds (unless one line is longer)."""
+
+_NAME_DIGITS = 12
+
+
+def segment_name(start: int) -> str:
+    return f"{start:0{_NAME_DIGITS}d}.jsonl"
+
+
+def segment_start(name: str) -> int | None:
+    """The offset a segment's name says it starts at (None: not a segment name)."""
+    stem, dot, ext = name.partition(".")
+    if ext != "jsonl" or not dot or len(stem) != _NAME_DIGITS or not stem.isdigit():
+        return None
+    return int(stem)
+
+
+class SegmentPacker:
+    """Packs a feed's lines into segments as its bytes arrive.
+
+    Start it with the feed's open segment (its start offset and bytes, or
+    nothing for a new feed) and ``add`` whole lines in order; ``closed()``
+    yields each segment as soon as the next line no longer fits, and
+    ``finish()`` the last, open one. Memory: one segment.
+    """
+
+    def __init__(self, start: int = 0, open_bytes: bytes = b"", limit: int | None = None) -> None:
+        self.start = start
+        self.limit = SEGMENT_BYTES if limit is None else limit
+        self._parts: list[bytes] = [open_bytes] if open_bytes else []
+        self._size = len(open_bytes)
+        self._closed: list[tuple[int, bytes]] = []
+
+    @property
+    def end(self) -> int:
+        """The feed offset just after the last byte added."""
+        return self.start + self._size
+
+    def add(self, lines: bytes) -> None:
+        """Add whole, newline-terminated lines (any number, possibly none)."""
+        pos, size = 0, len(lines)
+        while pos < size:
+            room = self.limit - self._size
+            if room > 0:
+                cut = lines.rfind(b"\n", pos, pos + room) + 1 if size - pos > room else size
+            else:
+                cut = 0
+            if cut > pos:
+                self._parts.append(lines[pos:cut])
+                self._size += cut - pos
+                pos = cut
+                continue
+            if self._size:  # the next line does not fit: close this segment
+                self._close()
+                continue
+            # An empty segment and a line longer than a segment: it goes alone.
+            nl = lines.find(b"\n", pos)
+            cut = size if nl < 0 else nl + 1
+            self._parts.append(lines[pos:cut])
+            self._size += cut - pos
+            pos = cut
+            self._close()
+
+    def _close(self) -> None:
+        data = b"".join(self._parts)
+        self._closed.append((self.start, data))
+        self.start += len(data)
+        self._parts, self._size = [], 0
+
+    def closed(self) -> Iterator[tuple[int, bytes]]:
+        """The segments closed since the last call, as ``(start, bytes)``."""
+        out, self._closed = self._closed, []
+        return iter(out)
+
+    def finish(self) -> tuple[int, bytes] | None:
+        """The open segment (None when it is empty)."""
+        if not self._size:
+            return None
+        return self.start, b"".join(self._parts)

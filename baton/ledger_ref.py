@@ -1,0 +1,216 @@
+"""The ledger on a git ref: feeds as trees of segment blobs, read and written with dulwich.
+
+``refs/baton/ledger`` (by default) names a commit whose tree is::
+
+    format.json                      {"format": 1}
+    feeds/<writer>/head.json         {"writer", "seq", "hash", "hlc", "bytes"}
+    feeds/<writer>/<offset>.jsonl    the feed's bytes, cut into segments
+                                     (``baton.ledger.segments``)
+
+Nothing here touches a branch, the index or a working tree: objects go into
+the repository's object store and the one ref is moved. ``head.json`` lets a
+sync compare feeds without reading a segment; it is a claim, checked against
+the segments' events whenever those are imported.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import orjson
+from dulwich.objects import Blob, Commit, Tree
+from dulwich.repo import Repo
+
+from baton.model import frozen
+from baton.ledger.feed import FeedHead
+from baton.ledger.segments import SegmentPacker, segment_name, segment_start
+
+DEFAULT_REF = "refs/baton/ledger"
+FORMAT = 1
+_FILE_MODE = 0o100644
+_DIR_MODE = 0o040000
+
+
+@frozen
+class RefFeed:
+    """One feed as a ledger ref holds it."""
+
+    writer: str
+    head: FeedHead
+    """``offset`` is the feed's length in bytes."""
+    tree: bytes
+    """The feed folder's tree id: equal trees hold equal feeds."""
+    segments: tuple[tuple[int, bytes], ...]
+    """``(start offset, blob id)`` in feed order."""
+    problem: str | None = None
+    """Why this feed folder cannot be read (then ``head`` and ``segments`` are empty)."""
+
+    def to_json(self) -> dict:
+        return {"writer": self.writer, "seq": self.head.seq, "hash": self.head.hash, "hlc": self.head.hlc,
+                "bytes": self.head.offset}
+
+
+class BadRefFeed(ValueError):
+    """A feed folder on the ref that is not laid out as this module writes it."""
+
+
+def head_bytes(writer: str, head: FeedHead) -> bytes:
+    return orjson.dumps({"writer": writer, "seq": head.seq, "hash": head.hash, "hlc": head.hlc,
+                         "bytes": head.offset}, option=orjson.OPT_SORT_KEYS) + b"\n"
+
+
+def read_feeds(repo: Repo, commit_id: bytes | None) -> dict[str, RefFeed]:
+    """Every feed of the ledger ref's commit ``commit_id`` (None: no ref yet).
+
+    Raises:
+        BadRefFeed: the commit's tree is not a ledger ref of this format.
+    """
+    if commit_id is None:
+        return {}
+    store = repo.object_store
+    try:
+        commit = store[commit_id]
+        root = store[commit.tree]
+    except KeyError as exc:
+        raise BadRefFeed(f"object {exc} of the ledger ref is missing") from None
+    if not isinstance(commit, Commit) or not isinstance(root, Tree):
+        raise BadRefFeed("the ledger ref does not name a commit")
+    if b"feeds" not in root:
+        return {}
+    _, feeds_id = root[b"feeds"]
+    out: dict[str, RefFeed] = {}
+    for entry in store[feeds_id].iteritems():
+        writer = entry.path.decode("utf-8", "replace")
+        try:
+            out[writer] = _read_feed(repo, writer, entry.sha)
+        except (BadRefFeed, KeyError) as exc:  # one bad folder: that feed is refused, not the ref
+            out[writer] = RefFeed(writer, FeedHead(), entry.sha, (), str(exc))
+    return out
+
+
+def _read_feed(repo: Repo, writer: str, tree_id: bytes) -> RefFeed:
+    store = repo.object_store
+    tree = store[tree_id]
+    if not isinstance(tree, Tree) or b"head.json" not in tree:
+        raise BadRefFeed(f"feed {writer!r} on the ledger ref has no head.json")
+    try:
+        raw = orjson.loads(store[tree[b"head.json"][1]].data)
+        head = FeedHead(offset=int(raw["bytes"]), seq=int(raw["seq"]), hash=raw.get("hash"),
+                        hlc=int(raw.get("hlc") or 0))
+    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+        raise BadRefFeed(f"feed {writer!r} on the ledger ref has an unreadable head.json") from None
+    if raw.get("writer") != writer:
+        raise BadRefFeed(f"feed {writer!r} on the ledger ref names writer {raw.get('writer')!r}")
+    segments = []
+    for entry in tree.iteritems():
+        name = entry.path.decode("utf-8", "replace")
+        start = segment_start(name)
+        if start is not None:
+            segments.append((start, entry.sha))
+    segments.sort()
+    return RefFeed(writer, head, tree_id, tuple(segments))
+
+
+def feed_bytes(repo: Repo, feed: RefFeed, start: int = 0) -> Iterator[tuple[int, bytes]]:
+    """The feed's bytes from ``start`` on, one segment blob at a time, as
+    ``(offset, bytes)`` (the first one cut to begin at ``start``). Each blob
+    is read once; memory holds one segment.
+
+    Raises:
+        BadRefFeed: a segment is missing, or segments do not follow each other.
+    """
+    store = repo.object_store
+    expected = 0
+    for index, (seg_start, blob_id) in enumerate(feed.segments):
+        if seg_start != expected:
+            raise BadRefFeed(f"feed {feed.writer!r} on the ledger ref: segment at {seg_start} "
+                             f"does not follow the one ending at {expected}")
+        nxt = feed.segments[index + 1][0] if index + 1 < len(feed.segments) else None
+        if nxt is not None and nxt <= start:
+            expected = nxt  # wholly before ``start``: never read
+            continue
+        try:
+            data = store[blob_id].data
+        except KeyError:
+            raise BadRefFeed(f"feed {feed.writer!r} on the ledger ref: segment at {seg_start} is missing") from None
+        expected = seg_start + len(data)
+        if expected <= start:
+            continue
+        yield (max(start, seg_start), data[start - seg_start:] if start > seg_start else data)
+    if expected != feed.head.offset:
+        raise BadRefFeed(f"feed {feed.writer!r} on the ledger ref holds {expected} bytes, "
+                         f"its head.json says {feed.head.offset}")
+
+
+class FeedTreeWriter:
+    """Writes one feed's folder: the segments of a base (kept as they are,
+    never re-hashed), the base's open segment grown with new lines, new
+    segments, and ``head.json``."""
+
+    def __init__(self, repo: Repo, writer: str, base: RefFeed | None) -> None:
+        self.repo = repo
+        self.writer = writer
+        self.kept: list[tuple[int, bytes]] = []
+        start, open_bytes = 0, b""
+        if base is not None and base.segments:
+            self.kept = list(base.segments[:-1])
+            start, last = base.segments[-1]
+            open_bytes = repo.object_store[last].data
+        self.packer = SegmentPacker(start, open_bytes)
+        self.written: list[tuple[int, bytes]] = []
+
+    def add(self, lines: bytes) -> None:
+        self.packer.add(lines)
+        for start, data in self.packer.closed():
+            self.written.append((start, self._blob(data)))
+
+    def _blob(self, data: bytes) -> bytes:
+        blob = Blob.from_string(data)
+        self.repo.object_store.add_object(blob)
+        return blob.id
+
+    def finish(self, head: FeedHead) -> RefFeed:
+        if head.offset != self.packer.end:
+            raise ValueError(f"feed {self.writer!r}: head at {head.offset}, segments end at {self.packer.end}")
+        last = self.packer.finish()
+        if last is not None:
+            self.written.append((last[0], self._blob(last[1])))
+        segments = self.kept + self.written
+        tree = Tree()
+        for start, blob_id in segments:
+            tree.add(segment_name(start).encode(), _FILE_MODE, blob_id)
+        tree.add(b"head.json", _FILE_MODE, self._blob(head_bytes(self.writer, head)))
+        self.repo.object_store.add_object(tree)
+        return RefFeed(self.writer, head, tree.id, tuple(segments))
+
+
+def write_commit(repo: Repo, feeds: dict[str, RefFeed], parents: list[bytes], message: str,
+                 author: bytes, when: int) -> bytes:
+    """A commit of ``feeds`` with ``parents``; returns its id (no ref moves)."""
+    store = repo.object_store
+    folder = Tree()
+    for writer in sorted(feeds):
+        folder.add(writer.encode(), _DIR_MODE, feeds[writer].tree)
+    store.add_object(folder)
+    fmt = Blob.from_string(orjson.dumps({"format": FORMAT}) + b"\n")
+    store.add_object(fmt)
+    root = Tree()
+    root.add(b"feeds", _DIR_MODE, folder.id)
+    root.add(b"format.json", _FILE_MODE, fmt.id)
+    store.add_object(root)
+    commit = Commit()
+    commit.tree = root.id
+    commit.parents = parents
+    commit.author = commit.committer = author
+    commit.author_time = commit.commit_time = when
+    commit.author_timezone = commit.commit_timezone = 0
+    commit.encoding = b"UTF-8"
+    commit.message = message.encode("utf-8")
+    store.add_object(commit)
+    return commit.id
+
+
+def tree_of(repo: Repo, commit_id: bytes | None) -> bytes | None:
+    if commit_id is None:
+        return None
+    return repo.object_store[commit_id].tree

@@ -1,0 +1,92 @@
+"""Two clones of one repository and a bare remote, all on local disk, for ``baton sync``.
+
+The remote is reached by its file path (dulwich's local transport). Clone A
+runs ``baton init`` and commits ``.baton/config.json`` (as a team would);
+clone B is a git clone of the remote, so both share the project id and each
+mints its own writer id.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from dulwich import porcelain
+from dulwich.objects import Tree
+from dulwich.repo import Repo
+
+from baton.ledger_ref import DEFAULT_REF, RefFeed, read_feeds, write_commit
+from tests.app_support import init_project
+
+REF = DEFAULT_REF.encode()
+
+
+def _quiet() -> dict:
+    return {"errstream": io.BytesIO()}
+
+
+def set_remote(clone: Path, url: str, name: str = "origin") -> None:
+    with Repo(str(clone)) as repo:
+        config = repo.get_config()
+        config.set((b"remote", name.encode()), b"url", url.encode())
+        config.write_to_path()
+
+
+def make_team(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """(remote, a, b): a bare remote and two clones of it, both Baton projects."""
+    remote = tmp_path / "remote.git"
+    Repo.init_bare(str(remote), mkdir=True).close()
+    a = tmp_path / "a"
+    a.mkdir()
+    porcelain.init(str(a)).close()
+    init_project(a)
+    porcelain.add(str(a), [str(a / ".baton" / "config.json"), str(a / ".baton" / ".gitignore")])
+    porcelain.commit(str(a), b"baton init", author=b"A <a@example.com>", committer=b"A <a@example.com>")
+    set_remote(a, str(remote))
+    porcelain.push(str(a), "origin", b"refs/heads/master", **_quiet())
+    b = tmp_path / "b"
+    porcelain.clone(str(remote), str(b), **_quiet()).close()
+    init_project(b)
+    return remote, a, b
+
+
+def refs_of(path: Path) -> dict[bytes, bytes]:
+    with Repo(str(path)) as repo:
+        return dict(repo.get_refs())
+
+
+def remote_feeds(remote: Path) -> dict[str, RefFeed]:
+    with Repo(str(remote)) as repo:
+        return read_feeds(repo, repo.refs.as_dict().get(REF))
+
+
+def tamper_remote_line(remote: Path, writer: str, seq: int, old: bytes, new: bytes) -> None:
+    """Rewrite line ``seq`` of ``writer``'s feed on the remote's ledger ref
+    (``old`` → ``new`` in its bytes), keeping head.json: what a hostile or
+    broken remote would serve."""
+    with Repo(str(remote)) as repo:
+        sha = repo.refs[REF]
+        feeds = read_feeds(repo, sha)
+        feed = feeds[writer]
+        store = repo.object_store
+        tree = store[feed.tree]
+        for start, blob_id in feed.segments:
+            data = store[blob_id].data
+            lines = data.split(b"\n")
+            for i, line in enumerate(lines):
+                if f'"seq":{seq},'.encode() in line:
+                    assert old in line, (old, line)
+                    lines[i] = line.replace(old, new, 1)
+                    from dulwich.objects import Blob
+
+                    blob = Blob.from_string(b"\n".join(lines))
+                    store.add_object(blob)
+                    changed = Tree()
+                    for entry in tree.iteritems():
+                        changed.add(entry.path, entry.mode, blob.id if entry.sha == blob_id else entry.sha)
+                    store.add_object(changed)
+                    feeds[writer] = RefFeed(writer, feed.head, changed.id, feed.segments)
+                    new_sha = write_commit(repo, feeds, [sha], "tampered\n", b"x <x@x>", 0)
+                    repo.refs[REF] = new_sha
+                    return
+    raise AssertionError(f"no line with seq {seq} in {writer}'s feed")

@@ -1,0 +1,360 @@
+"""``baton sync``: two clones and a bare remote on local disk (docs/sync.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from baton.app import Baton
+from baton.commands.context import Project
+from baton.projections.runner import snapshot_equal
+from tests.cli_support import ledger_size, run, run_json
+from tests.sync_support import REF, make_team, refs_of, remote_feeds, set_remote, tamper_remote_line
+
+
+@pytest.fixture
+def team(tmp_path):
+    return make_team(tmp_path)
+
+
+def _snapshot(project: Path) -> dict:
+    opened = Project.open(project)
+    try:
+        return opened.reading().snapshot()
+    finally:
+        opened.close()
+
+
+def _writer(project: Path) -> str:
+    return json.loads((project / ".baton" / "local.json").read_text())["writer"]
+
+
+def _feed_bytes(project: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((project / ".baton" / "ledger").glob("*.jsonl"))}
+
+
+def _leave_baton(capsys, project: Path, session: str, step: str, owner: str, *extra: str) -> None:
+    run_json(capsys, project, "session", "end", session, "--handoff-steps", step, "--owner", owner,
+             "--branch", "main", *extra)
+
+
+def _checkpoint(capsys, project: Path, title: str) -> str:
+    return run_json(capsys, project, "checkpoint", "create", "--title", title, "--objective", f"{title} objective",
+                    "--no-input")["id"]
+
+
+def test_two_clones_see_each_others_handoffs_and_batons_after_both_sync_twice(capsys, team):
+    _remote, a, b = team
+    a_handoff = _checkpoint(capsys, a, "Alice's checkpoint")
+    b_handoff = _checkpoint(capsys, b, "Bob's checkpoint")
+    _leave_baton(capsys, a, "sa", "alice's next step", "alice@example.com")
+    _leave_baton(capsys, b, "sb", "bob's next step", "bob@example.com")
+    for _ in range(2):
+        run_json(capsys, a, "sync")
+        run_json(capsys, b, "sync")
+    for project in (a, b):
+        listed = {r["id"] for r in run_json(capsys, project, "handoff", "list")["handoffs"]}
+        assert {a_handoff, b_handoff} <= listed
+        pending = run_json(capsys, project, "session", "handoff", "--all")["items"]
+        assert {p["nextSteps"][0] for p in pending} == {"alice's next step", "bob's next step"}
+        assert run(capsys, project, "verify")[0] == 0
+    assert snapshot_equal(_snapshot(a), _snapshot(b))
+    assert _feed_bytes(a) == _feed_bytes(b)
+
+
+def test_sync_moves_only_the_ledger_ref_never_a_branch_the_index_or_the_working_tree(capsys, team):
+    remote, a, _b = team
+    _checkpoint(capsys, a, "A checkpoint")
+    before_local, before_remote = refs_of(a), refs_of(remote)
+    index_before = (a / ".git" / "index").read_bytes()
+    files_before = sorted(p.name for p in a.iterdir())
+    run_json(capsys, a, "sync")
+    after_local, after_remote = refs_of(a), refs_of(remote)
+    assert REF in after_local and REF in after_remote
+    assert {k: v for k, v in after_local.items() if k != REF} == before_local
+    assert {k: v for k, v in after_remote.items() if k != REF} == before_remote
+    assert (a / ".git" / "index").read_bytes() == index_before
+    assert sorted(p.name for p in a.iterdir()) == files_before
+
+
+def test_a_second_sync_with_nothing_new_reads_no_feed_and_pushes_nothing(capsys, team):
+    _remote, a, b = team
+    _checkpoint(capsys, a, "A checkpoint")
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    run_json(capsys, a, "sync")
+    again = run_json(capsys, a, "sync")
+    assert again["read"] == {"feeds": [], "feed_bytes": 0, "segments": 0}
+    assert (again["imported"], again["published"], again["pushed"]) == ({}, {}, False)
+
+
+def test_a_sync_reads_only_what_a_feed_gained_since_the_last_one(capsys, team):
+    _remote, a, _b = team
+    _checkpoint(capsys, a, "first")
+    run_json(capsys, a, "sync")
+    size = (a / ".baton" / "ledger" / f"{_writer(a)}.jsonl").stat().st_size
+    _checkpoint(capsys, a, "second")
+    grown = (a / ".baton" / "ledger" / f"{_writer(a)}.jsonl").stat().st_size
+    result = run_json(capsys, a, "sync")
+    assert result["published"] == {_writer(a): 1}
+    # at most a 4 KiB window before the last synced head (to prove the feed
+    # still extends it), then only the new bytes
+    assert result["read"]["feed_bytes"] <= (grown - size) + 4096
+    assert result["read"]["feed_bytes"] < grown or size <= 4096
+
+
+def test_two_replicas_claiming_one_shared_baton_apart_converge_on_the_earliest_claim(capsys, team):
+    _remote, a, b = team
+    _leave_baton(capsys, a, "s-left", "shared step", "alice@example.com", "--shared")
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    run_json(capsys, a, "session", "begin", "--session-id", "claim-a", "--owner", "alice@example.com",
+             "--branch", "main")
+    run_json(capsys, b, "session", "begin", "--session-id", "claim-b", "--owner", "bob@example.com",
+             "--branch", "feature")
+    for project in (a, b, a):
+        run_json(capsys, project, "sync")
+    claims = [json.loads(line) for line in run(capsys, a, "log", "--type", "baton.claimed", "--json")[1].splitlines()]
+    assert len(claims) == 2
+    first, second = sorted(claims, key=lambda e: (e["hlc"], e["writer"]))
+    for project in (a, b):
+        listed = run_json(capsys, project, "session", "handoff", "--all")
+        assert listed["items"] == []
+        [conflict] = listed["conflicts"]
+        assert conflict["sessionId"] == second["data"]["session"]
+        assert conflict["writer"] == second["writer"]
+        assert conflict["winner"]["claimedBySession"] == first["data"]["session"]
+        code, out, _ = run(capsys, project, "verify", "--json")
+        report = json.loads(out)
+        assert code == 0 and report["ok"]
+        assert [c["sessionId"] for c in report["claim_conflicts"]] == [second["data"]["session"]]
+        assert any(c["kind"] == "concurrent" and c["feed"] == second["writer"] for c in report["concurrent"])
+        overview = run_json(capsys, project, "status")
+        assert [c["eventId"] for c in overview["claimConflicts"]] == [second["id"]]
+    assert snapshot_equal(_snapshot(a), _snapshot(b))
+
+
+def test_a_tampered_remote_feed_is_refused_naming_the_feed_and_seq_and_nothing_of_it_is_imported(capsys, team):
+    remote, a, b = team
+    _checkpoint(capsys, a, "Original title")
+    run_json(capsys, a, "sync")
+    writer = _writer(a)
+    tamper_remote_line(remote, writer, 2, b"Original title", b"Tampered title")
+    before = _feed_bytes(b)
+    code, out, err = run(capsys, b, "sync", "--json")
+    result = json.loads(out)
+    assert code == 3
+    [refused] = result["refused"]
+    assert (refused["feed"], refused["seq"], refused["side"]) == (writer, 2, "remote")
+    assert refused["kind"] in ("bad_digest", "bad_hash")
+    assert f"{writer}.jsonl" not in _feed_bytes(b)
+    assert {k: v for k, v in _feed_bytes(b).items() if k in before} == before
+    titles = [r["title"] for r in run_json(capsys, b, "handoff", "list")["handoffs"]]
+    assert "Tampered title" not in titles and "Original title" not in titles
+    # the remote keeps its copy of that feed: sync never drops what a remote holds
+    assert remote_feeds(remote)[writer].head.seq >= 2
+
+
+def test_a_feed_that_is_not_a_fast_forward_is_refused_and_both_copies_are_kept(capsys, team):
+    remote, a, b = team
+    (b / ".baton" / "local.json").write_text((a / ".baton" / "local.json").read_text())  # one id, two machines
+    for f in (b / ".baton" / "ledger").glob("*.jsonl"):
+        f.unlink()
+    (b / ".baton" / "index.sqlite").unlink()
+    _checkpoint(capsys, a, "from A")
+    run_json(capsys, a, "sync")
+    _checkpoint(capsys, b, "from B")
+    before = _feed_bytes(b)
+    code, out, _ = run(capsys, b, "sync", "--json")
+    result = json.loads(out)
+    assert code == 4
+    [refused] = result["refused"]
+    assert (refused["feed"], refused["kind"]) == (_writer(a), "not_fast_forward")
+    assert _feed_bytes(b) == before
+    a_feed = (a / ".baton" / "ledger" / f"{_writer(a)}.jsonl").read_bytes()
+    assert remote_feeds(remote)[_writer(a)].head.offset == len(a_feed)
+
+
+def test_sync_without_a_remote_exits_4_and_changes_nothing(capsys, team):
+    _remote, a, _b = team
+    (a / ".git" / "config").write_text("[core]\n\trepositoryformatversion = 0\n\tbare = false\n")
+    _checkpoint(capsys, a, "A checkpoint")
+    feeds, refs = _feed_bytes(a), refs_of(a)
+    code, out, err = run(capsys, a, "sync", "--json")
+    assert code == 4
+    assert json.loads(out)["error"]["code"] == "no_sync_remote"
+    assert "origin" in err and "Traceback" not in err
+    assert (_feed_bytes(a), refs_of(a)) == (feeds, refs)
+
+
+def test_sync_with_an_unreachable_remote_exits_4_and_changes_nothing(capsys, team, tmp_path):
+    _remote, a, _b = team
+    set_remote(a, str(tmp_path / "gone.git"))
+    _checkpoint(capsys, a, "A checkpoint")
+    feeds, refs, lines = _feed_bytes(a), refs_of(a), ledger_size(a)
+    code, out, err = run(capsys, a, "sync", "--json")
+    assert code == 4
+    assert json.loads(out)["error"]["code"] == "remote_unreachable"
+    assert "Traceback" not in err
+    assert (_feed_bytes(a), refs_of(a), ledger_size(a)) == (feeds, refs, lines)
+    assert not (a / ".baton" / "sync-state.json").exists()
+
+
+def test_sync_outside_a_git_repository_exits_4(capsys, project):
+    code, out, _ = run(capsys, project, "sync", "--json")
+    assert code == 4
+    assert json.loads(out)["error"]["code"] == "no_sync_remote"
+
+
+def test_another_remote_and_ref_can_be_named(capsys, team):
+    remote, a, _b = team
+    set_remote(a, str(remote), name="team")
+    _checkpoint(capsys, a, "A checkpoint")
+    result = run_json(capsys, a, "sync", "--remote", "team", "--ref", "refs/baton/other")
+    assert (result["remote"], result["ref"], result["pushed"]) == ("team", "refs/baton/other", True)
+    assert b"refs/baton/other" in refs_of(remote) and REF not in refs_of(remote)
+
+
+def test_a_branch_is_refused_as_the_ledger_ref(capsys, team):
+    _remote, a, _b = team
+    code, out, _ = run(capsys, a, "sync", "--ref", "refs/heads/master", "--json")
+    assert code == 2
+    assert refs_of(a)[b"refs/heads/master"]
+
+
+def test_an_event_written_after_importing_another_writers_sorts_after_it_even_with_a_clock_behind(capsys, team):
+    _remote, a, b = team
+    _checkpoint(capsys, a, "A checkpoint")
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    imported = max(json.loads(line)["hlc"] for line in
+                   (b / ".baton" / "ledger" / f"{_writer(a)}.jsonl").read_text().splitlines())
+    an_hour_ago = lambda: (imported // 1_000_000 - 3600) * 1_000_000_000  # noqa: E731
+    with Baton.open(b, clock=an_hour_ago) as app:
+        app.capture({"work": {"title": "after reading A", "objective": "later"}})
+    last = json.loads((b / ".baton" / "ledger" / f"{_writer(b)}.jsonl").read_text().splitlines()[-1])
+    assert last["hlc"] > imported
+
+
+def test_projections_are_rebuilt_when_imported_events_sort_before_folded_ones(capsys, team):
+    _remote, a, b = team
+    _checkpoint(capsys, a, "earlier, on A")
+    _checkpoint(capsys, b, "later, on B")
+    run_json(capsys, b, "sync")
+    run_json(capsys, a, "sync")
+    result = run_json(capsys, b, "sync")
+    assert result["imported"] and result["projections_rebuilt"] is True
+    assert snapshot_equal(_snapshot(a), _snapshot(b))
+
+
+def test_a_remote_feed_whose_name_is_not_a_writer_id_is_refused_and_no_file_is_made_for_it(capsys, team):
+    from dulwich.repo import Repo
+
+    from baton.ledger_ref import read_feeds, write_commit
+    from tests.sync_support import REF
+
+    remote, a, b = team
+    _checkpoint(capsys, a, "A checkpoint")
+    run_json(capsys, a, "sync")
+    with Repo(str(remote)) as repo:
+        sha = repo.refs[REF]
+        feeds = read_feeds(repo, sha)
+        feeds["..evil"] = feeds[_writer(a)]
+        repo.refs[REF] = write_commit(repo, feeds, [sha], "hostile\n", b"x <x@x>", 0)
+    code, out, _ = run(capsys, b, "sync", "--json")
+    result = json.loads(out)
+    assert code == 3
+    assert [(r["feed"], r["kind"]) for r in result["refused"]] == [("..evil", "bad_ref")]
+    assert not list((b / ".baton").glob("*evil*")) and not list(b.glob("*evil*"))
+
+
+def test_a_refused_feed_does_not_stop_the_sound_feeds_of_the_same_sync(capsys, team, tmp_path):
+    import io
+
+    from dulwich import porcelain
+
+    from tests.app_support import init_project
+
+    remote, a, b = team
+    c = tmp_path / "c"
+    porcelain.clone(str(remote), str(c), errstream=io.BytesIO()).close()
+    init_project(c)
+    _checkpoint(capsys, c, "from C")
+    run_json(capsys, c, "sync")
+    _checkpoint(capsys, a, "from A")
+    run_json(capsys, a, "sync")
+    tamper_remote_line(remote, _writer(a), 2, b"from A", b"from Z")
+    code, out, _ = run(capsys, b, "sync", "--json")
+    result = json.loads(out)
+    assert code == 3
+    assert [r["feed"] for r in result["refused"]] == [_writer(a)]
+    assert result["imported"] == {_writer(c): 2}
+    titles = [r["title"] for r in run_json(capsys, b, "handoff", "list")["handoffs"]]
+    assert "from C" in titles and "from A" not in titles and "from Z" not in titles
+
+
+def test_closed_segments_are_kept_as_they_are_and_an_import_reads_only_the_segments_it_needs(capsys, team,
+                                                                                          monkeypatch):
+    from baton.ledger import segments
+
+    monkeypatch.setattr(segments, "SEGMENT_BYTES", 4096)
+    remote, a, b = team
+    for i in range(8):
+        _checkpoint(capsys, a, f"checkpoint {i}")
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    before = remote_feeds(remote)[_writer(a)].segments
+    assert len(before) >= 3
+    _checkpoint(capsys, a, "one more")
+    run_json(capsys, a, "sync")
+    after = remote_feeds(remote)[_writer(a)].segments
+    assert after[:len(before) - 1] == before[:-1]  # every closed segment: the same blob, never rewritten
+    result = run_json(capsys, b, "sync")
+    assert result["imported"] == {_writer(a): 1}
+    assert result["read"]["segments"] <= len(after) - len(before) + 1
+    assert _feed_bytes(a)[f"{_writer(a)}.jsonl"] == _feed_bytes(b)[f"{_writer(a)}.jsonl"]
+
+
+def test_a_push_that_finds_the_remote_moved_starts_the_round_again_and_loses_nothing(capsys, team, monkeypatch):
+    from baton.commands import sync as sync_module
+
+    remote, a, b = team
+    _checkpoint(capsys, a, "from A")
+    _checkpoint(capsys, b, "from B")
+    original = sync_module._push
+    calls = []
+
+    def push_after_someone_else(*args, **kwargs):
+        if not calls:
+            calls.append("b pushed first")
+            with Baton.open(b) as app:  # another clone pushes between this fetch and this push
+                app.sync()
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(sync_module, "_push", push_after_someone_else)
+    result = run_json(capsys, a, "sync")
+    assert result["attempts"] == 2 and result["pushed"] is True
+    assert {_writer(a), _writer(b)} <= set(remote_feeds(remote))
+    assert result["imported"] == {_writer(b): len(_feed_bytes(b)[f"{_writer(b)}.jsonl"].splitlines())}
+
+
+def test_sync_from_a_linked_worktree_uses_the_repositorys_remote_and_ref(capsys, team, tmp_path, monkeypatch):
+    from dulwich import porcelain
+
+    from baton.cli import main
+
+    remote, a, b = team
+    porcelain.branch_create(str(a), "feature")
+    linked = tmp_path / "a-feature"
+    porcelain.worktree_add(str(a), str(linked), branch="feature")
+    _checkpoint(capsys, a, "from A")
+    monkeypatch.chdir(linked)  # the shared project, found from inside the linked worktree
+    capsys.readouterr()
+    assert main(["sync", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["published"] == {_writer(a): len(_feed_bytes(a)[f"{_writer(a)}.jsonl"].splitlines())}
+    assert REF in refs_of(a) and REF in refs_of(remote)
+    run_json(capsys, b, "sync")
+    assert "from A" in [r["title"] for r in run_json(capsys, b, "handoff", "list")["handoffs"]]
