@@ -165,11 +165,13 @@ class Baton:
         return show.show_handoff(self.project, token, **options)
 
     def resume(self, token: str = "latest", *, format: str = "prompt", mark_resumed: bool = False,
-               max_tokens: int | None = None, session: str | None = None, harness: str | None = None) -> ResumeResult:
+               max_tokens: int | None = None, session: str | None = None, harness: str | None = None,
+               any_branch: bool = False) -> ResumeResult:
+        """``latest`` is branch-aware (this branch and worktree first); ``any_branch`` asks for the project's."""
         from baton.commands import resume
 
         return resume.resume_handoff(self.project, token, format=format, mark_resumed=mark_resumed,
-                                     max_tokens=max_tokens, session=session, harness=harness)
+                                     max_tokens=max_tokens, session=session, harness=harness, any_branch=any_branch)
 
     # -- session batons -------------------------------------------------------------------
     def create_baton(self, handoff: Any, **options: Any) -> BatonCreateResult:

@@ -307,7 +307,7 @@ def _handoff_archive(app: Baton, args: argparse.Namespace):
 
 def _resume(app: Baton, args: argparse.Namespace):
     return app.resume(args.id, format=args.format, mark_resumed=args.mark_resumed, max_tokens=args.max_tokens,
-                      session=args.session, harness=args.harness)
+                      session=args.session, harness=args.harness, any_branch=args.any_branch)
 
 
 _ID_HELP = "handoff id: full id, short id, a prefix of 8+ characters, or 'latest' (newest ready)"
@@ -445,6 +445,8 @@ def add_handoff_commands(sub, common) -> None:
     p.add_argument("--max-tokens", metavar="N", type=int, help="token budget for the brief (default 1200)")
     p.add_argument("--session", metavar="ID", help="the resuming session's opaque id (with --mark-resumed)")
     p.add_argument("--harness", metavar="NAME", help="the resuming harness (with --mark-resumed)")
+    p.add_argument("--any-branch", action="store_true",
+                   help="with latest: the project's newest ready handoff, not this branch's")
     p.set_defaults(func=_resume)
 
 

@@ -143,6 +143,8 @@ def input_schemas() -> dict[str, dict[str, Any]]:
                                                                "(the only write this tool makes)"},
             "session_id": SESSION_ID,
             "harness": HARNESS,
+            "any_branch": {"type": "boolean", "description": "with id 'latest': the project's newest ready "
+                                                             "handoff, not this branch's"},
         }),
         "handoff_list": _obj({
             "status": {"enum": list(STATUSES), "description": "only handoffs in this state"},
@@ -194,7 +196,8 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
     "handoff_validate": _result({"id": _S, "status": _S, "flags": _A, "report": _O}, "id", "status", "report"),
     "handoff_ready": _result({"id": _S, "status": _S, "file": _S, "validation": _OPT_S}, "id", "status"),
     "handoff_resume": _result({"id": _S, "status": _S, "freshness_state": _S, "freshness": _O, "quality": _O,
-                               "brief": _O, "marked_resumed": _B}, "id", "freshness_state", "brief"),
+                               "brief": _O, "marked_resumed": _B, "handoff": _O, "latest": _OPT_O},
+                              "id", "freshness_state", "brief"),
     "handoff_list": _result({"count": _I, "filters": _O, "handoffs": _A}, "count", "handoffs"),
     "prompt": _result({"owner": _S, "branch": _S, "sessionId": _S, "ended": _B, "cancelled": _B,
                        "handoff": _OPT_O}, "owner", "branch"),

@@ -319,11 +319,15 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
                                                         "(the only write this tool makes)")] = False,
         session_id: Annotated[Text, Field(description="the resuming session's opaque id")] = None,
         harness: Annotated[Text, Field(description="the resuming harness")] = None,
+        any_branch: Annotated[bool, Field(description="with id 'latest': the project's newest ready handoff, "
+                                                      "not this branch's")] = False,
     ) -> CallToolResult:
         """The resume brief of a ready handoff with its freshness derived now (fresh, partially_stale,
-        stale, unknown) and its continuity score. Writes nothing unless mark_resumed."""
+        stale, unknown) and its continuity score. 'latest' is the newest ready handoff of the current
+        branch (falling back to the project's, with latest.notice saying so). Writes nothing unless
+        mark_resumed."""
         return run(lambda baton: baton.resume(id, format=format, mark_resumed=mark_resumed, max_tokens=max_tokens,
-                                              session=session_id, harness=harness))
+                                              session=session_id, harness=harness, any_branch=any_branch))
 
     def handoff_list(
         status: Annotated[Status | None, Field(description="only handoffs in this state")] = None,

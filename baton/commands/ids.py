@@ -82,6 +82,58 @@ def resolve_handoff_id(runner: Any, token: str) -> str:
     )
 
 
+@frozen
+class LatestChoice:
+    """What ``latest`` named, and how far it had to look."""
+
+    id: str
+    scope: str  # "worktree", "branch" or "project"
+    branch: str | None
+    notice: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"scope": self.scope, "branch": self.branch, "notice": self.notice}
+
+
+def is_latest(token: str | None) -> bool:
+    return (token or LATEST).strip().lower() == LATEST
+
+
+def resolve_latest(runner: Any, *, branch: str | None, worktree: str | None = None,
+                   any_branch: bool = False) -> LatestChoice:
+    """``latest`` where the caller stands: the newest ready handoff of ``branch``
+    (one captured in ``worktree`` first), else the project's newest with a
+    one-line notice saying so; ``any_branch`` asks for the project's newest.
+
+    Raises:
+        NotFound: no handoff of the project is ready.
+    """
+    from baton.projections import handoffs
+
+    if branch and not any_branch:
+        mine = handoffs.newest(runner.db, statuses=RESUMABLE, branch=branch, limit=_MAX_LOOKED_AT)
+        if mine:
+            here = next((r for r in mine if worktree and r.worktree == worktree), None)
+            if here is not None:
+                return LatestChoice(here.id, "worktree", branch)
+            return LatestChoice(mine[0].id, "branch", branch)
+    ready = handoffs.newest(runner.db, statuses=RESUMABLE, limit=1)
+    if not ready:
+        raise NotFound("no handoff is ready to resume yet ('latest' names the newest ready handoff)",
+                       details={"token": LATEST})
+    chosen = ready[0]
+    notice = None
+    if branch and not any_branch:
+        from baton.domain.handoff import short_id
+
+        notice = (f"no ready handoff on branch {branch}; using the project's latest, {short_id(chosen.id)}"
+                  + (f" from branch {chosen.branch}" if chosen.branch else ""))
+    return LatestChoice(chosen.id, "project", chosen.branch or None, notice)
+
+
+_MAX_LOOKED_AT = 50
+
+
 def load_handoff(runner: Any, token: str):
     """Resolve ``token`` and read the record as a model (``Handoff``).
 
