@@ -154,10 +154,11 @@ class Baton:
         return amend.archive_handoff(self.project, token, reason=reason)
 
     def list_handoffs(self, *, status: str | None = None, work: str | None = None,
-                      limit: int | None = None) -> ListResult:
+                      limit: int | None = None, kind: str = "handoff", branch: str | None = None) -> ListResult:
+        """Handoffs newest first; session batons only with ``kind`` ``baton`` or ``all``."""
         from baton.commands import listing
 
-        return listing.list_handoffs(self.project, status=status, work=work, limit=limit)
+        return listing.list_handoffs(self.project, status=status, work=work, limit=limit, kind=kind, branch=branch)
 
     def show(self, token: str, **options: Any) -> ShowResult:
         from baton.commands import show

@@ -287,7 +287,8 @@ def _handoff_ready(app: Baton, args: argparse.Namespace):
 
 
 def _handoff_list(app: Baton, args: argparse.Namespace):
-    return app.list_handoffs(status=args.status, work=args.work, limit=args.limit)
+    return app.list_handoffs(status=args.status, work=args.work, limit=args.limit, kind=args.kind,
+                             branch=args.branch)
 
 
 def _handoff_show(app: Baton, args: argparse.Namespace):
@@ -406,9 +407,13 @@ def add_handoff_commands(sub, common) -> None:
 
     p = hsub.add_parser("list", parents=[common], help="list handoffs, newest first",
                         description="List handoffs, newest first. --work searches title, objective and summary "
-                                    "(full text, every word as a prefix).")
+                                    "(full text, every word as a prefix). Session batons are listed apart "
+                                    "(--kind baton) or with the handoffs (--kind all).")
     p.add_argument("--status", metavar="S", help="draft, validated, ready, resumed, superseded or archived")
     p.add_argument("--work", metavar="QUERY", help="full-text search over title, objective and summary")
+    p.add_argument("--kind", choices=("handoff", "baton", "all"), default="handoff",
+                   help="handoffs (default), the session batons `session end` leaves, or all")
+    p.add_argument("--branch", metavar="B", help="only records of this branch")
     p.add_argument("--limit", metavar="N", type=int, help="at most N handoffs")
     p.set_defaults(func=_handoff_list)
 

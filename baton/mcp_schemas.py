@@ -150,6 +150,8 @@ def input_schemas() -> dict[str, dict[str, Any]]:
             "status": {"enum": list(STATUSES), "description": "only handoffs in this state"},
             "work": _text("full-text search over title, objective and summary"),
             "limit": {"type": "integer", "minimum": 1, "description": "at most this many"},
+            "kind": {"enum": ["handoff", "baton", "all"], "description": "handoffs (default), session batons, or all"},
+            "branch": _text("only records of this branch"),
         }),
         "prompt": _obj({
             "action": {"enum": ["session_start", "session_end", "cancel_handoff"]},

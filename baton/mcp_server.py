@@ -333,10 +333,14 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         status: Annotated[Status | None, Field(description="only handoffs in this state")] = None,
         work: Annotated[Text, Field(description="full-text search over title, objective and summary")] = None,
         limit: Annotated[int | None, Field(description="at most this many")] = None,
+        kind: Annotated[Literal["handoff", "baton", "all"], Field(
+            description="handoffs (default), session batons, or all")] = "handoff",
+        branch: Annotated[Text, Field(description="only records of this branch")] = None,
     ) -> CallToolResult:
-        """Handoff summaries, newest first: id, status, flags, title, dates, validation, lineage. No
-        evidence payloads."""
-        return run(lambda baton: baton.list_handoffs(status=status, work=work, limit=limit))
+        """Handoff summaries, newest first: id, status, flags, title, dates, validation, lineage, branch. No
+        evidence payloads. Session batons only with kind baton or all."""
+        return run(lambda baton: baton.list_handoffs(status=status, work=work, limit=limit, kind=kind,
+                                                     branch=branch))
 
     def prompt(
         action: Annotated[PromptAction, Field(description="session_start, session_end or cancel_handoff")],

@@ -101,7 +101,9 @@ def check_requested_project(requested: str | None, project_id: str) -> None:
 @frozen
 class StatusOverview:
     """The status API object, already redacted: ``{items, total, projectId,
-    lastSeenRoot}`` as the spec names it, plus ``latestHandoffs``."""
+    lastSeenRoot}`` as the spec names it, plus ``latestHandoffs`` (handoffs
+    proper, with branch, freshness and score) and ``latestBatons`` (the
+    session batons' records, apart), every member camelCase."""
 
     payload: dict[str, Any]
     exit_code: int = 0
@@ -117,19 +119,20 @@ class StatusOverview:
         if items:
             rows = [("ID", "CREATED", "FOR", "NEXT STEP")]
             for b in items:
-                scope = "shared" if b["shared"] else f"{b['owner']} on {b['branch']}"
+                scope = "shared" if b["shared"] else f"{_clip(b['owner'], 24)} on {_clip(b['branch'], 24)}"
                 first = b["nextSteps"][0] if b["nextSteps"] else ""
                 more = f" (+{len(b['nextSteps']) - 1})" if len(b["nextSteps"]) > 1 else ""
-                rows.append((b["shortId"], b["createdAt"], scope, _clip(first, 60) + more))
+                rows.append((b["shortId"], b["createdAt"], scope, _clip(first, 40) + more))
             lines.extend(_table(rows))
         latest = p["latestHandoffs"]
         lines.append("")
         lines.append(f"Latest handoffs: {len(latest)}" if latest else "Latest handoffs: none yet")
         if latest:
-            rows = [("ID", "STATUS", "CREATED", "TITLE")]
+            rows = [("ID", "STATUS", "CREATED", "BRANCH", "TITLE")]
             for h in latest:
                 flags = f" [{','.join(h['flags'])}]" if h["flags"] else ""
-                rows.append((h["short_id"], h["status"] + flags, h["created_at"], _clip(h["title"], 60)))
+                rows.append((h["shortId"], h["status"] + flags, h["createdAt"], _clip(h.get("branch") or "-", 24),
+                             _clip(h["title"], 50)))
             lines.extend(_table(rows))
         return "\n".join(lines)
 
@@ -142,6 +145,32 @@ def _clip(text: str, width: int) -> str:
 def _table(rows: list[tuple[str, ...]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
+
+
+_CAMEL = {"short_id": "shortId", "created_at": "createdAt", "updated_at": "updatedAt"}
+
+
+def _row_item(row, runner, project, policy) -> dict[str, Any]:
+    """One handoff row as the page shows it (camelCase, like every member of
+    the status API), with its freshness derived now and its continuity score."""
+    item = {_CAMEL.get(k, k): v for k, v in row.to_json().items()}
+    item["freshness"] = None
+    item["score"] = None
+    doc = runner.get("handoffs", row.id)
+    if doc is not None:
+        from baton.commands.handoff_facts import live_freshness
+        from baton.domain.handoff import handoff_from_json
+        from baton.domain.quality import score_quality
+        from baton.errors import HandoffInputError
+
+        try:
+            handoff = handoff_from_json(doc)
+        except HandoffInputError:
+            return item
+        freshness = live_freshness(project.paths.worktree, handoff, policy.allowed_roots)
+        item["freshness"] = freshness.state
+        item["score"] = score_quality(handoff, freshness_state=freshness.state).overall
+    return item
 
 
 def _baton_item(record, runner) -> dict[str, Any]:
@@ -184,12 +213,15 @@ def status_overview(
     items = [_baton_item(r, opened.runner) for r in pending]
     root = opened.root
     rows = list_handoffs(opened, limit=latest).rows if latest > 0 else ()
+    baton_rows = list_handoffs(opened, limit=latest, kind="baton").rows if latest > 0 else ()
+    policy = opened.policy
     payload = {
         "items": items,
         "total": len(items),
         "projectId": project_id,
         "lastSeenRoot": str(root),
-        "latestHandoffs": [r.to_json() for r in rows],
+        "latestHandoffs": [_row_item(r, opened.runner, opened, policy) for r in rows],
+        "latestBatons": [{_CAMEL.get(k, k): v for k, v in r.to_json().items()} for r in baton_rows],
     }
     return StatusOverview(sanitize_output(payload, redaction))
 

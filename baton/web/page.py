@@ -203,11 +203,11 @@ SCRIPT = """
     rows.forEach(function (r) {
       var tr = el("tr");
       var id = el("td");
-      id.appendChild(el("code", null, r.short_id));
+      id.appendChild(el("code", null, r.shortId));
       tr.appendChild(id);
       tr.appendChild(el("td", null, r.status + (r.flags && r.flags.length ? " [" + r.flags.join(", ") + "]" : "")));
-      var created = el("td", null, when(r.created_at));
-      created.setAttribute("title", r.created_at || "");
+      var created = el("td", null, when(r.createdAt));
+      created.setAttribute("title", r.createdAt || "");
       tr.appendChild(created);
       tr.appendChild(el("td", null, r.title));
       body.appendChild(tr);
