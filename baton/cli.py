@@ -296,10 +296,15 @@ def _handoff_show(app: Baton, args: argparse.Namespace):
 
 
 def _handoff_amend(app: Baton, args: argparse.Namespace):
-    from baton.cli_input import amend_inputs
+    from baton.cli_input import REPLACE_FLAGS, amend_inputs, read_replacement_list
 
-    replacement, changes = amend_inputs(_content(args), input_source=args.input)
-    return app.amend(args.id, replacement=replacement, changes=changes, session=args.session)
+    lists = {section: read_replacement_list(section, getattr(args, "replace_" + section))
+             for section in REPLACE_FLAGS if getattr(args, "replace_" + section, None) is not None}
+    close, drop = args.close_item or (), args.drop or ()
+    replacement, changes = amend_inputs(_content(args), input_source=args.input,
+                                        edits=bool(lists or close or drop))
+    return app.amend(args.id, replacement=replacement, changes=changes, session=args.session,
+                     close_items=close, drop_items=drop, replace_lists=lists)
 
 
 def _handoff_archive(app: Baton, args: argparse.Namespace):
@@ -431,6 +436,18 @@ def add_handoff_commands(sub, common) -> None:
                                     "child with relation 'amend', which supersedes its parent once ready.")
     p.add_argument("id", metavar="ID", help=_ID_HELP)
     _content_flags(p, required_hint=False)
+    edits = p.add_argument_group("taking things out (recorded with the amendment)")
+    edits.add_argument("--close-item", metavar="ID", nargs="+", action="extend",
+                       help="close an open item (e.g. O-1): it leaves the open items and its description joins "
+                            "summary.completed")
+    edits.add_argument("--drop", metavar="ID", nargs="+", action="extend",
+                       help="remove any item by id (a decision D-2, evidence E-1, failed attempt F-1, open item O-3)")
+    from baton.cli_input import REPLACE_FLAGS
+
+    for section, (flag, _) in REPLACE_FLAGS.items():
+        edits.add_argument(flag, dest="replace_" + section, metavar="FILE",
+                           help=f"replace the {section.replace('_', ' ')} whole with FILE's JSON array ('-' reads "
+                                "stdin)")
     p.set_defaults(func=_handoff_amend)
 
     p = hsub.add_parser("archive", parents=[common], help="archive a handoff (terminal)",
