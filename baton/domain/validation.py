@@ -217,7 +217,17 @@ def validation_report_from_json(obj: Mapping[str, Any]) -> Validation:
             state=fr.get("state"),
         ) if fr else None,
         quality=obj.get("quality"),
+        extra={"ran_on": dict(obj["ran_on"])} if isinstance(obj.get("ran_on"), dict) else {},
     )
+
+
+def ran_elsewhere(record_worktree: str | None, report: Mapping[str, Any]) -> bool:
+    """Whether a validation report ran in another worktree than the one the
+    record was captured in: its artifacts and HEAD were that worktree's, so
+    its result belongs to that worktree, not to the record (for everyone)."""
+    ran_on = report.get("ran_on")
+    worktree = ran_on.get("worktree") if isinstance(ran_on, dict) else None
+    return bool(record_worktree) and isinstance(worktree, str) and bool(worktree) and worktree != record_worktree
 
 
 # --------------------------------------------------------------------------- requirements (§7.2)

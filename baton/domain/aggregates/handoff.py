@@ -183,6 +183,11 @@ def evolve(state: State, recorded: Event) -> State:
             case HandoffRevised(handoff=body):
                 return lifecycle.revise(state, handoff_from_json(body), now=_later(now, state))
             case HandoffValidated(report=report):
+                from baton.domain.validation import ran_elsewhere
+
+                if ran_elsewhere(state.project.repository.extra.get("worktree") if state.project.repository else None,
+                                 report):
+                    return lifecycle.record_validation_elsewhere(state, report, now=_later(now, state))
                 return lifecycle.record_validation(state, _validation(report), now=_later(now, state))
             case HandoffPromoted(accepted_warnings=reason):
                 return lifecycle.promoted(state, now=_later(now, state), accepted_warnings=reason)
