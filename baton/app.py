@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from baton.commands.sessions import SessionBeginResult, SessionEndResult
     from baton.commands.show import ShowResult
     from baton.commands.status import StatusResult
-    from baton.commands.status_page import ListenTarget, StatusDismissal, StatusOverview
+    from baton.commands.status_page import ListenTarget, StatusDismissal, StatusHandoffView, StatusOverview
     from baton.commands.validate import ValidateResult
     from baton.commands.verify import VerifyResult
 
@@ -272,6 +272,12 @@ class Baton:
         from baton.commands import status_page
 
         return status_page.status_overview(self.project, **options)
+
+    def handoff_view(self, requested_project: str | None, handoff_id: str) -> StatusHandoffView:
+        """One handoff as the status page opens it (the ``handoff show --format md`` content)."""
+        from baton.commands import status_page
+
+        return status_page.handoff_view(self.project, requested_project, handoff_id)
 
     def dismiss_from_status_page(self, requested_project: str | None, baton_id: str) -> StatusDismissal:
         from baton.commands import status_page

@@ -499,11 +499,12 @@ def add_status_commands(sub, common) -> None:
     ssub = status.add_subparsers(dest="status_command", metavar="COMMAND")
     status.set_defaults(func=_status)
     p = ssub.add_parser("serve", parents=[common], help="serve the status page on loopback",
-                        description="Serve the status page and its JSON API (GET /api/handoffs, DELETE "
-                                    "/api/handoffs/{id}) for this project until Ctrl-C (exit 0). Loopback only: "
-                                    "any other --host exits 5. A port in use exits 4. --port 0 picks a free "
-                                    "port. Prints the URL (with --json, one object {url, host, port, "
-                                    "projectId, root}).")
+                        description="Serve the status page and its JSON API (GET /api/handoffs, GET "
+                                    "/api/handoffs/{id}, DELETE /api/handoffs/{id}) for this project until Ctrl-C "
+                                    "(exit 0). Loopback only: any other --host exits 5. A port in use exits 4. "
+                                    "--port 0 picks a free port. Prints the URL (with --json, one object {url, "
+                                    "host, port, projectId, root, token}: the token is the X-Baton-Token header "
+                                    "a DELETE without the page's Origin needs).")
     p.add_argument("--host", metavar="ADDR", default="127.0.0.1",
                    help="loopback address to listen on: 127.0.0.0/8, ::1 or localhost (default 127.0.0.1)")
     p.add_argument("--port", metavar="N", type=int, default=3124, help="port (default 3124; 0 picks a free one)")

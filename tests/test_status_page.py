@@ -502,3 +502,27 @@ def test_an_absolute_form_request_target_is_a_bad_request(project, served):
     port = served.app.port
     assert _raw(served, [f"GET http://evil.example/api/handoffs?project={pid} HTTP/1.1",
                          f"Host: 127.0.0.1:{port}", "Connection: close"]) == 400
+
+
+# -- GET /api/handoffs/{id}: one handoff's view ------------------------------------------------
+
+def test_get_one_handoff_answers_its_show_md_content(project, served):
+    baton = leave(project, "s-a", ["fix the parser"])
+    answer = request(served, "GET", f"/api/handoffs/{baton.id}?project={_project_id(project)}")
+    assert answer.status == 200
+    body = answer.json
+    assert body["id"] == baton.id and body["kind"] == "baton"
+    shown = run_baton("handoff", "show", baton.id, "--format", "md", "--project", str(project))
+    assert body["markdown"] == shown.stdout.rstrip("\n")
+    assert {"freshness", "score", "branch", "lineage", "checks", "validatedOn"} <= set(body)
+
+
+def test_get_one_handoff_takes_only_a_full_id(project, served):
+    baton = leave(project, "s-a", ["fix the parser"])
+    answer = request(served, "GET", f"/api/handoffs/{baton.id[-8:]}?project={_project_id(project)}")
+    assert answer.status == 404
+
+
+def test_get_one_handoff_needs_the_project(project, served):
+    baton = leave(project, "s-a", ["fix the parser"])
+    assert request(served, "GET", f"/api/handoffs/{baton.id}").status == 400

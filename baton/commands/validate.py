@@ -52,7 +52,7 @@ class ValidateResult:
         from baton.domain.brief import validated_on
 
         lines = [head]
-        where = validated_on({"extra": {"ran_on": r.get("ran_on")}})
+        where = validated_on({"ran_on": r.get("ran_on")})
         if where:
             lines.append(f"validated on {where}")
         if self.elsewhere:

@@ -729,15 +729,20 @@ def _ran_on_text(ran_on: Any) -> str:
     return where + (f" in worktree {worktree}" if worktree and worktree != "." else "")
 
 
+def _extension(validation: Any) -> Any:
+    """Where a validation's extension members live: ``extra`` on the model, the object itself in JSON."""
+    return validation if isinstance(validation, dict) else _get(validation, "extra", {})
+
+
 def validated_on(validation: Any) -> str:
     """``<branch>@<sha>`` (and the worktree, when not the main one) the record's validation ran on."""
-    return _ran_on_text(_get(_get(validation, "extra", {}), "ran_on"))
+    return _ran_on_text(_get(_extension(validation), "ran_on"))
 
 
 def elsewhere_lines(validation: Any) -> list[str]:
     """Validations run from other worktrees: recorded for them, never the record's own."""
     out = []
-    for run in _get(_get(validation, "extra", {}), "elsewhere", ()) or ():
+    for run in _get(_extension(validation), "elsewhere", ()) or ():
         if isinstance(run, dict):
             out.append(f"{_one_line(run.get('status'))} on {_ran_on_text(run.get('ran_on'))}"
                        + (f" at {_one_line(run.get('validated_at'))}" if run.get("validated_at") else ""))
