@@ -91,7 +91,7 @@ def add_ledger_commands(sub, common) -> None:
     p.add_argument("--stream", metavar="S", help="stream, exact or a glob such as 'baton/*'")
     p.add_argument("--since", metavar="X", help="only events after this event id or RFC 3339 time")
     p.add_argument("--until", metavar="X", help="only events up to this event id or RFC 3339 time")
-    p.add_argument("--limit", metavar="N", type=int, help="only the last N matching events")
+    p.add_argument("--limit", metavar="N", type=int, help="only the last N matching events (N >= 1)")
     p.set_defaults(func=_log)
 
     p = sub.add_parser("verify", parents=[common], help="check every feed's hash chain",
@@ -159,6 +159,11 @@ def _session_end(app: Baton, args: argparse.Namespace):
 
 
 def _session_handoff(app: Baton, args: argparse.Namespace):
+    if args.shared and args.from_id is None:
+        from baton.errors import InputError
+
+        raise InputError("--shared applies only with --from ID (scoping a handoff as a shared baton); "
+                         "nothing was done")
     if args.all:
         return app.pending_batons()
     if args.cancel:
@@ -203,12 +208,17 @@ def add_session_commands(sub, common) -> None:
 
     p = ssub.add_parser("end", parents=[common], help="end a session, optionally leaving a baton",
                         description="Record the end of a session and clear its objective. With --handoff-* "
-                                    "flags (comma-separated) or --handoff-input, leave a baton for the next "
+                                    "flags (comma-separated once, or one item per repeated flag) or "
+                                    "--handoff-input, leave a baton for the next "
                                     "session; a newer baton for the same owner and branch supersedes the older.")
     p.add_argument("session_id", metavar="ID", help="the session id")
-    p.add_argument("--handoff-steps", metavar="A,B", help="next steps, comma-separated (required for a baton)")
-    p.add_argument("--handoff-failed", metavar="X,Y", help="failed approaches not to retry, comma-separated")
-    p.add_argument("--handoff-questions", metavar="Q,R", help="open questions, comma-separated")
+    p.add_argument("--handoff-steps", metavar="A,B", action="append",
+                   help="next steps, comma-separated (required for a baton); repeat the flag to give one step "
+                        "per flag (commas kept), or write \\, for a comma")
+    p.add_argument("--handoff-failed", metavar="X,Y", action="append",
+                   help="failed approaches not to retry, comma-separated, or one per repeated flag")
+    p.add_argument("--handoff-questions", metavar="Q,R", action="append",
+                   help="open questions, comma-separated, or one per repeated flag")
     p.add_argument("--handoff-input", metavar="FILE",
                    help="the handoff payload as JSON ({nextSteps, failedApproaches, openQuestions, owner, "
                         "branch, shared}); '-' reads stdin")
@@ -316,7 +326,10 @@ def _resume(app: Baton, args: argparse.Namespace):
                       session=args.session, harness=args.harness, any_branch=args.any_branch)
 
 
-_ID_HELP = "handoff id: full id, short id, a prefix of 8+ characters, or 'latest' (newest ready)"
+_ID_HELP = ("handoff id: the full id, the 8-character short id or a prefix of it of 4+ characters, a prefix of "
+            "the full id of 8+ characters, or 'latest' (the newest ready handoff of this branch)")
+_ID_HELP_NOT_READY = ("handoff id: the full id, the 8-character short id or a prefix of it of 4+ characters, or a "
+                      "prefix of the full id of 8+ characters")
 
 
 def _content_flags(p: argparse.ArgumentParser, *, required_hint: bool) -> None:
@@ -398,7 +411,7 @@ def add_handoff_commands(sub, common) -> None:
                                     "and the continuity score. Exit 0 for pass or warn, 3 for fail. --recheck "
                                     "re-runs recorded command evidence, only commands on the policy's "
                                     "recheck_allowlist (anything else: exit 5, nothing run).")
-    p.add_argument("id", metavar="ID", help=_ID_HELP)
+    p.add_argument("id", metavar="ID", help=_ID_HELP_NOT_READY)
     p.add_argument("--recheck", action="store_true", help="re-run allowlisted evidence commands (no shell)")
     p.set_defaults(func=_handoff_validate)
 
@@ -406,7 +419,7 @@ def add_handoff_commands(sub, common) -> None:
                         description="Promote a validated handoff. A warn needs --accept-warnings REASON; a fail "
                                     "cannot be promoted (exit 3); from any other state exit 4. A ready handoff "
                                     "never changes: amend creates a corrected child.")
-    p.add_argument("id", metavar="ID", help=_ID_HELP)
+    p.add_argument("id", metavar="ID", help=_ID_HELP_NOT_READY)
     p.add_argument("--accept-warnings", metavar="REASON", help="why the validation warnings are acceptable")
     p.set_defaults(func=_handoff_ready)
 

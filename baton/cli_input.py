@@ -51,7 +51,11 @@ def ask_for_missing(
 
     ``questions`` pairs a key with the question to show. Without a prompter
     nothing is asked and ``values`` comes back unchanged; a blank answer is
-    asked again once, then left empty for validation to report.
+    asked again once, then left empty for validation to report. End of input
+    (Ctrl-D) at a question aborts: nothing is captured.
+
+    Raises:
+        InputError: the input ended at a question.
     """
     if prompter is None:
         return dict(values)
@@ -64,8 +68,8 @@ def ask_for_missing(
             try:
                 answer = prompter(f"{question}: ").strip()
             except EOFError:
-                answer = ""
-                break
+                raise InputError(f"input ended at the question {question.split(' (')[0].lower()!r}: aborted, "
+                                 "nothing was captured") from None
             if answer:
                 break
         out[key] = answer or None

@@ -273,7 +273,9 @@ class BatonCreateResult:
         text = f"Left a {scope}: {r.id}"
         if self.created.superseded:
             text += f" (supersedes {self.created.superseded})"
-        return text
+        from baton.commands.sessions import redaction_lines
+
+        return "\n".join([text, *redaction_lines(self.created.redactions)])
 
 
 def create_baton(

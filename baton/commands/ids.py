@@ -134,6 +134,17 @@ def resolve_latest(runner: Any, *, branch: str | None, worktree: str | None = No
 _MAX_LOOKED_AT = 50
 
 
+def refuse_latest(token: str | None, action: str, what: str) -> None:
+    """``latest`` names the newest *ready* handoff: it can never be what ``action`` takes.
+
+    Raises:
+        InputError: the token is ``latest``.
+    """
+    if (token or "").strip().lower() == LATEST:
+        raise InputError(f"'latest' names the newest ready handoff, which cannot be what {action} takes "
+                         f"({what}): give its id (the handoff list shows them)", details={"token": token})
+
+
 def load_handoff(runner: Any, token: str):
     """Resolve ``token`` and read the record as a model (``Handoff``).
 

@@ -98,6 +98,10 @@ def resume_handoff(
 
     if format not in FORMATS:
         raise InputError(f"`format` must be one of {', '.join(FORMATS)}, not {format!r}")
+    if not mark_resumed and (session is not None or harness is not None):
+        given = " and ".join(f"`{n}`" for n, v in (("session", session), ("harness", harness)) if v is not None)
+        raise InputError(f"{given} {'is' if ' and ' not in given else 'are'} recorded only with `mark_resumed`; "
+                         "add it, or leave them out (nothing was written)")
     budget = token_budget(max_tokens)
     opened = project
     runner = opened.reading()

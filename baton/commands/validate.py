@@ -108,6 +108,9 @@ def validate_handoff_command(
     from baton.events import handoff_stream
     from baton.policy import load_policy
 
+    from baton.commands.ids import refuse_latest
+
+    refuse_latest(token, "validation", "a draft or validated handoff")
     opened = project
     runner = opened.reading()
     handoff = load_handoff(runner, token)
