@@ -94,7 +94,10 @@ def _obj(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str
     return out
 
 
-ID = _text("handoff id: full id, 8-character short id, a unique prefix, or 'latest' (the newest ready handoff)")
+ID = _text("handoff id: full id, 8-character short id, a unique prefix, or 'latest' (the newest ready handoff of "
+           "the current branch)")
+DRAFT_ID = _text("handoff id: full id, 8-character short id, or a unique prefix ('latest' names a ready handoff, "
+                 "never one to validate or promote)")
 SESSION_ID = _text("the session's opaque id", max_length=SESSION_ID_MAX)
 OWNER = _text("owner (default: git user.email, user.name, OS user, 'local')")
 BRANCH = _text("branch (default: the current git branch, else 'unknown')")
@@ -131,8 +134,8 @@ def input_schemas() -> dict[str, dict[str, Any]]:
             "harness": HARNESS,
             "model": _text("a descriptive model id"),
         }, ("work",)),
-        "handoff_validate": _obj({"id": ID}, ("id",)),
-        "handoff_ready": _obj({"id": ID, "accept_warnings": _text("required when validation warned: why the "
+        "handoff_validate": _obj({"id": DRAFT_ID}, ("id",)),
+        "handoff_ready": _obj({"id": DRAFT_ID, "accept_warnings": _text("required when validation warned: why the "
                                                                   "warnings are acceptable")}, ("id",)),
         "handoff_resume": _obj({
             "id": ID,

@@ -68,7 +68,9 @@ INSTRUCTIONS = (
 
 # Argument types, at module level so the SDK can read the annotations.
 Id = Annotated[str, Field(description="handoff id: full id, 8-character short id, a unique prefix, or 'latest' "
-                                      "(the newest ready handoff)")]
+                                      "(the newest ready handoff of the current branch)")]
+DraftId = Annotated[str, Field(description="handoff id: full id, 8-character short id, or a unique prefix ('latest' "
+                                           "names a ready handoff, never one to validate or promote)")]
 ResumeFormat = Literal[FORMATS]  # type: ignore[valid-type]  # the command's own list of formats
 PromptAction = Literal["session_start", "session_end", "cancel_handoff"]
 Section = dict[str, Any]
@@ -294,7 +296,7 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         return run(lambda baton: baton.capture(payload, trigger=trigger, parent=parent, origin=origin,
                                                        session=session_id))
 
-    def handoff_validate(id: Id) -> CallToolResult:
+    def handoff_validate(id: DraftId) -> CallToolResult:
         """Run every check (schema, policy, artifacts, repository, evidence, actionability, lineage,
         continuity score, freshness) and record the report. A failed report is a result, not a tool
         error: read report.status (pass, warn, fail). Recorded command evidence is never re-run here
@@ -302,7 +304,7 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         return run(lambda baton: baton.validate(id, recheck=False))
 
     def handoff_ready(
-        id: Id,
+        id: DraftId,
         accept_warnings: Annotated[Text, Field(description="required when validation warned: why the warnings "
                                                            "are acceptable")] = None,
     ) -> CallToolResult:

@@ -471,6 +471,12 @@ def test_serve_prints_the_url_and_stops_cleanly_on_ctrl_c(project):
         conn.request("GET", f"/api/handoffs?project={info['projectId']}")
         assert conn.getresponse().status == 200
         conn.close()
+        # The token it prints is the one a DELETE without the page's Origin needs.
+        conn = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=10)
+        conn.request("DELETE", f"/api/handoffs/{'0' * 8}-0000-7000-8000-{'0' * 12}?project={info['projectId']}",
+                     headers={"X-Baton-Token": info["token"]})
+        assert conn.getresponse().status == 404  # past the token check: no such baton
+        conn.close()
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=20)
     finally:
