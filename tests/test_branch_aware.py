@@ -151,3 +151,12 @@ def test_a_validation_from_another_worktree_says_so(repo):
     out = text("handoff", "validate", hid, cwd=docs)
     assert "validated on feature/docs@" in out and "recorded for this worktree only" in out
     assert "validated elsewhere" in text("handoff", "show", hid, "--format", "md", cwd=main)
+
+
+def test_show_and_amend_name_the_same_latest_as_resume(repo):
+    main, docs = repo
+    on_master = ready(main, "OAuth replay")
+    ready(docs, "Docs rewrite", "docs/guide.md")
+    assert cli("handoff", "show", "latest", cwd=main)["id"] == on_master
+    child = cli("handoff", "amend", "latest", "--discovery", "the callback is idempotent", cwd=main)
+    assert child["handoff"]["lineage"]["parents"] == [on_master]

@@ -78,7 +78,7 @@ def amend_handoff(
         refuse_transcripts,
     )
     from baton.commands.handoff_facts import now_timestamp, project_snapshot
-    from baton.commands.ids import load_handoff
+    from baton.commands.ids import load_handoff, place_of
     from baton.domain import lifecycle
     from baton.domain.handoff import MANAGED_FIELDS, handoff_from_json, handoff_to_json
     from baton.commands.record import record
@@ -110,7 +110,7 @@ def amend_handoff(
                       *(clean_flags.redactions if clean_flags else ()),
                       *(clean_lists.redactions if clean_lists else ())]
     with opened.writing() as scope:
-        handoff = load_handoff(scope.runner, token)
+        handoff = load_handoff(scope.runner, token, here=place_of(opened))
         now = now_timestamp(opened.clock())
         in_place = handoff.status in ("draft", "validated")
         if not in_place and lifecycle.AMEND not in lifecycle.allowed_actions(handoff):
@@ -168,7 +168,7 @@ def archive_handoff(project: "Project", token: str = "", *,
                     reason: str | None = None) -> ArchiveResult:
     """Raises: TransitionError (exit 4) for a record already archived; NotFound / AmbiguousId."""
     from baton.commands.handoff_facts import now_timestamp
-    from baton.commands.ids import load_handoff
+    from baton.commands.ids import load_handoff, place_of
     from baton.commands.record import record
     from baton.domain.aggregates import handoff as aggregate
     from baton.events import handoff_stream
@@ -176,7 +176,7 @@ def archive_handoff(project: "Project", token: str = "", *,
     reason = reason.strip() if reason and reason.strip() else None
     opened = project
     with opened.writing() as scope:
-        handoff = load_handoff(scope.runner, token)
+        handoff = load_handoff(scope.runner, token, here=place_of(opened))
         decided = aggregate.decide(handoff, aggregate.Archive(reason), now=now_timestamp(opened.clock()))
         record(scope, decided, version=scope.txn.stream_version(handoff_stream(handoff.id)))
     return ArchiveResult(handoff.id, handoff.status, reason)

@@ -451,7 +451,7 @@ def scope_handoff_as_baton(
         Conflict: the prefix is ambiguous, or the handoff is archived or superseded.
         InputError: the handoff has no open item to hand on.
     """
-    from baton.commands.ids import resolve_handoff_id
+    from baton.commands.ids import place_of, resolve_handoff_id
 
     token = (handoff_id or "").strip()
     if not token:
@@ -461,7 +461,7 @@ def scope_handoff_as_baton(
     with opened.writing() as scope:
         if "handoffs" not in scope.runner.by_name:
             raise NotFound("this Baton has no handoff records to scope")
-        record = scope.runner.get("handoffs", resolve_handoff_id(scope.runner, token))
+        record = scope.runner.get("handoffs", resolve_handoff_id(scope.runner, token, here=place_of(opened)))
         if record.get("status") in ("archived", "superseded"):
             raise Conflict(f"handoff {record['id']} is {record['status']}; only a live handoff can be handed on",
                            details={"handoff_id": record["id"], "status": record["status"]})

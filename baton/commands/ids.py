@@ -40,8 +40,17 @@ def _candidate(row: Any) -> Candidate:
     return Candidate(id=row.id, status=row.status, created_at=row.created_at, title=row.title)
 
 
-def resolve_handoff_id(runner: Any, token: str) -> str:
-    """The full id ``token`` names among the project's handoffs.
+def place_of(project: Any) -> tuple[str | None, str]:
+    """Where a command runs: the current branch and worktree label (what ``latest`` prefers)."""
+    from baton import gitinfo
+    from baton.commands.handoff_facts import worktree_label
+
+    return gitinfo.current_branch(project.paths.worktree), worktree_label(project.paths)
+
+
+def resolve_handoff_id(runner: Any, token: str, *, here: tuple[str | None, str | None] | None = None) -> str:
+    """The full id ``token`` names among the project's handoffs; with ``here``
+    (``place_of``), ``latest`` is that branch's (``resolve_latest``).
 
     Raises:
         InputError: the token is empty.
@@ -54,6 +63,8 @@ def resolve_handoff_id(runner: Any, token: str) -> str:
     if not token:
         raise InputError("a handoff id is required (a full id, a unique prefix, a short id, or 'latest')")
 
+    if token.lower() == LATEST and here is not None:
+        return resolve_latest(runner, branch=here[0], worktree=here[1]).id
     if token.lower() == LATEST:
         ready = handoffs.newest(runner.db, statuses=RESUMABLE, limit=1)
         if not ready:
@@ -145,7 +156,7 @@ def refuse_latest(token: str | None, action: str, what: str) -> None:
                          f"({what}): give its id (the handoff list shows them)", details={"token": token})
 
 
-def load_handoff(runner: Any, token: str):
+def load_handoff(runner: Any, token: str, *, here: tuple[str | None, str | None] | None = None):
     """Resolve ``token`` and read the record as a model (``Handoff``).
 
     Raises:
@@ -153,7 +164,7 @@ def load_handoff(runner: Any, token: str):
     """
     from baton.domain.handoff import handoff_from_json
 
-    handoff_id = resolve_handoff_id(runner, token)
+    handoff_id = resolve_handoff_id(runner, token, here=here)
     doc = runner.get("handoffs", handoff_id)
     if doc is None:  # pragma: no cover - resolve_handoff_id read the same docs
         raise NotFound(f"handoff {handoff_id} not found")
