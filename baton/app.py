@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from baton.commands.sessions import SessionBeginResult, SessionEndResult
     from baton.commands.show import ShowResult
     from baton.commands.status import StatusResult
-    from baton.commands.status_page import ListenTarget, StatusDismissal, StatusOverview
+    from baton.commands.status_page import ListenTarget, StatusDismissal, StatusHandoffView, StatusOverview
     from baton.commands.sync import SyncResult
     from baton.commands.validate import ValidateResult
     from baton.commands.verify import VerifyResult
@@ -176,10 +176,11 @@ class Baton:
         return audit.audit_project(self.project)
 
     def list_handoffs(self, *, status: str | None = None, work: str | None = None,
-                      limit: int | None = None) -> ListResult:
+                      limit: int | None = None, kind: str = "handoff", branch: str | None = None) -> ListResult:
+        """Handoffs newest first; session batons only with ``kind`` ``baton`` or ``all``."""
         from baton.commands import listing
 
-        return listing.list_handoffs(self.project, status=status, work=work, limit=limit)
+        return listing.list_handoffs(self.project, status=status, work=work, limit=limit, kind=kind, branch=branch)
 
     def show(self, token: str, **options: Any) -> ShowResult:
         from baton.commands import show
@@ -187,11 +188,13 @@ class Baton:
         return show.show_handoff(self.project, token, **options)
 
     def resume(self, token: str = "latest", *, format: str = "prompt", mark_resumed: bool = False,
-               max_tokens: int | None = None, session: str | None = None, harness: str | None = None) -> ResumeResult:
+               max_tokens: int | None = None, session: str | None = None, harness: str | None = None,
+               any_branch: bool = False) -> ResumeResult:
+        """``latest`` is branch-aware (this branch and worktree first); ``any_branch`` asks for the project's."""
         from baton.commands import resume
 
         return resume.resume_handoff(self.project, token, format=format, mark_resumed=mark_resumed,
-                                     max_tokens=max_tokens, session=session, harness=harness)
+                                     max_tokens=max_tokens, session=session, harness=harness, any_branch=any_branch)
 
     # -- session batons -------------------------------------------------------------------
     def create_baton(self, handoff: Any, **options: Any) -> BatonCreateResult:
@@ -291,6 +294,12 @@ class Baton:
         from baton.commands import status_page
 
         return status_page.status_overview(self.project, **options)
+
+    def handoff_view(self, requested_project: str | None, handoff_id: str) -> StatusHandoffView:
+        """One handoff as the status page opens it (the ``handoff show --format md`` content)."""
+        from baton.commands import status_page
+
+        return status_page.handoff_view(self.project, requested_project, handoff_id)
 
     def dismiss_from_status_page(self, requested_project: str | None, baton_id: str) -> StatusDismissal:
         from baton.commands import status_page

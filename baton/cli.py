@@ -114,7 +114,7 @@ def add_ledger_commands(sub, common) -> None:
     p.add_argument("--stream", metavar="S", help="stream, exact or a glob such as 'baton/*'")
     p.add_argument("--since", metavar="X", help="only events after this event id or RFC 3339 time")
     p.add_argument("--until", metavar="X", help="only events up to this event id or RFC 3339 time")
-    p.add_argument("--limit", metavar="N", type=int, help="only the last N matching events")
+    p.add_argument("--limit", metavar="N", type=int, help="only the last N matching events (N >= 1)")
     p.set_defaults(func=_log)
 
     p = sub.add_parser("verify", parents=[common], help="check every feed's hash chain",
@@ -212,6 +212,11 @@ def _session_end(app: Baton, args: argparse.Namespace):
 
 
 def _session_handoff(app: Baton, args: argparse.Namespace):
+    if args.shared and args.from_id is None:
+        from baton.errors import InputError
+
+        raise InputError("--shared applies only with --from ID (scoping a handoff as a shared baton); "
+                         "nothing was done")
     if args.all:
         return app.pending_batons()
     if args.cancel:
@@ -256,12 +261,17 @@ def add_session_commands(sub, common) -> None:
 
     p = ssub.add_parser("end", parents=[common], help="end a session, optionally leaving a baton",
                         description="Record the end of a session and clear its objective. With --handoff-* "
-                                    "flags (comma-separated) or --handoff-input, leave a baton for the next "
+                                    "flags (comma-separated once, or one item per repeated flag) or "
+                                    "--handoff-input, leave a baton for the next "
                                     "session; a newer baton for the same owner and branch supersedes the older.")
     p.add_argument("session_id", metavar="ID", help="the session id")
-    p.add_argument("--handoff-steps", metavar="A,B", help="next steps, comma-separated (required for a baton)")
-    p.add_argument("--handoff-failed", metavar="X,Y", help="failed approaches not to retry, comma-separated")
-    p.add_argument("--handoff-questions", metavar="Q,R", help="open questions, comma-separated")
+    p.add_argument("--handoff-steps", metavar="A,B", action="append",
+                   help="next steps, comma-separated (required for a baton); repeat the flag to give one step "
+                        "per flag (commas kept), or write \\, for a comma")
+    p.add_argument("--handoff-failed", metavar="X,Y", action="append",
+                   help="failed approaches not to retry, comma-separated, or one per repeated flag")
+    p.add_argument("--handoff-questions", metavar="Q,R", action="append",
+                   help="open questions, comma-separated, or one per repeated flag")
     p.add_argument("--handoff-input", metavar="FILE",
                    help="the handoff payload as JSON ({nextSteps, failedApproaches, openQuestions, owner, "
                         "branch, shared}); '-' reads stdin")
@@ -340,7 +350,8 @@ def _handoff_ready(app: Baton, args: argparse.Namespace):
 
 
 def _handoff_list(app: Baton, args: argparse.Namespace):
-    return app.list_handoffs(status=args.status, work=args.work, limit=args.limit)
+    return app.list_handoffs(status=args.status, work=args.work, limit=args.limit, kind=args.kind,
+                             branch=args.branch)
 
 
 def _handoff_show(app: Baton, args: argparse.Namespace):
@@ -348,10 +359,15 @@ def _handoff_show(app: Baton, args: argparse.Namespace):
 
 
 def _handoff_amend(app: Baton, args: argparse.Namespace):
-    from baton.cli_input import amend_inputs
+    from baton.cli_input import REPLACE_FLAGS, amend_inputs, read_replacement_list
 
-    replacement, changes = amend_inputs(_content(args), input_source=args.input)
-    return app.amend(args.id, replacement=replacement, changes=changes, session=args.session)
+    lists = {section: read_replacement_list(section, getattr(args, "replace_" + section))
+             for section in REPLACE_FLAGS if getattr(args, "replace_" + section, None) is not None}
+    close, drop = args.close_item or (), args.drop or ()
+    replacement, changes = amend_inputs(_content(args), input_source=args.input,
+                                        edits=bool(lists or close or drop))
+    return app.amend(args.id, replacement=replacement, changes=changes, session=args.session,
+                     close_items=close, drop_items=drop, replace_lists=lists)
 
 
 def _handoff_archive(app: Baton, args: argparse.Namespace):
@@ -360,10 +376,13 @@ def _handoff_archive(app: Baton, args: argparse.Namespace):
 
 def _resume(app: Baton, args: argparse.Namespace):
     return app.resume(args.id, format=args.format, mark_resumed=args.mark_resumed, max_tokens=args.max_tokens,
-                      session=args.session, harness=args.harness)
+                      session=args.session, harness=args.harness, any_branch=args.any_branch)
 
 
-_ID_HELP = "handoff id: full id, short id, a prefix of 8+ characters, or 'latest' (newest ready)"
+_ID_HELP = ("handoff id: the full id, the 8-character short id or a prefix of it of 4+ characters, a prefix of "
+            "the full id of 8+ characters, or 'latest' (the newest ready handoff of this branch)")
+_ID_HELP_NOT_READY = ("handoff id: the full id, the 8-character short id or a prefix of it of 4+ characters, or a "
+                      "prefix of the full id of 8+ characters")
 
 
 def _content_flags(p: argparse.ArgumentParser, *, required_hint: bool) -> None:
@@ -445,7 +464,7 @@ def add_handoff_commands(sub, common) -> None:
                                     "and the continuity score. Exit 0 for pass or warn, 3 for fail. --recheck "
                                     "re-runs recorded command evidence, only commands on the policy's "
                                     "recheck_allowlist (anything else: exit 5, nothing run).")
-    p.add_argument("id", metavar="ID", help=_ID_HELP)
+    p.add_argument("id", metavar="ID", help=_ID_HELP_NOT_READY)
     p.add_argument("--recheck", action="store_true", help="re-run allowlisted evidence commands (no shell)")
     p.set_defaults(func=_handoff_validate)
 
@@ -453,15 +472,19 @@ def add_handoff_commands(sub, common) -> None:
                         description="Promote a validated handoff. A warn needs --accept-warnings REASON; a fail "
                                     "cannot be promoted (exit 3); from any other state exit 4. A ready handoff "
                                     "never changes: amend creates a corrected child.")
-    p.add_argument("id", metavar="ID", help=_ID_HELP)
+    p.add_argument("id", metavar="ID", help=_ID_HELP_NOT_READY)
     p.add_argument("--accept-warnings", metavar="REASON", help="why the validation warnings are acceptable")
     p.set_defaults(func=_handoff_ready)
 
     p = hsub.add_parser("list", parents=[common], help="list handoffs, newest first",
                         description="List handoffs, newest first. --work searches title, objective and summary "
-                                    "(full text, every word as a prefix).")
+                                    "(full text, every word as a prefix). Session batons are listed apart "
+                                    "(--kind baton) or with the handoffs (--kind all).")
     p.add_argument("--status", metavar="S", help="draft, validated, ready, resumed, superseded or archived")
     p.add_argument("--work", metavar="QUERY", help="full-text search over title, objective and summary")
+    p.add_argument("--kind", choices=("handoff", "baton", "all"), default="handoff",
+                   help="handoffs (default), the session batons `session end` leaves, or all")
+    p.add_argument("--branch", metavar="B", help="only records of this branch")
     p.add_argument("--limit", metavar="N", type=int, help="at most N handoffs")
     p.set_defaults(func=_handoff_list)
 
@@ -479,6 +502,18 @@ def add_handoff_commands(sub, common) -> None:
                                     "child with relation 'amend', which supersedes its parent once ready.")
     p.add_argument("id", metavar="ID", help=_ID_HELP)
     _content_flags(p, required_hint=False)
+    edits = p.add_argument_group("taking things out (recorded with the amendment)")
+    edits.add_argument("--close-item", metavar="ID", nargs="+", action="extend",
+                       help="close an open item (e.g. O-1): it leaves the open items and its description joins "
+                            "summary.completed")
+    edits.add_argument("--drop", metavar="ID", nargs="+", action="extend",
+                       help="remove any item by id (a decision D-2, evidence E-1, failed attempt F-1, open item O-3)")
+    from baton.cli_input import REPLACE_FLAGS
+
+    for section, (flag, _) in REPLACE_FLAGS.items():
+        edits.add_argument(flag, dest="replace_" + section, metavar="FILE",
+                           help=f"replace the {section.replace('_', ' ')} whole with FILE's JSON array ('-' reads "
+                                "stdin)")
     p.set_defaults(func=_handoff_amend)
 
     p = hsub.add_parser("archive", parents=[common], help="archive a handoff (terminal)",
@@ -498,6 +533,8 @@ def add_handoff_commands(sub, common) -> None:
     p.add_argument("--max-tokens", metavar="N", type=int, help="token budget for the brief (default 1200)")
     p.add_argument("--session", metavar="ID", help="the resuming session's opaque id (with --mark-resumed)")
     p.add_argument("--harness", metavar="NAME", help="the resuming harness (with --mark-resumed)")
+    p.add_argument("--any-branch", action="store_true",
+                   help="with latest: the project's newest ready handoff, not this branch's")
     p.set_defaults(func=_resume)
 
 
@@ -528,11 +565,12 @@ def add_status_commands(sub, common) -> None:
     ssub = status.add_subparsers(dest="status_command", metavar="COMMAND")
     status.set_defaults(func=_status)
     p = ssub.add_parser("serve", parents=[common], help="serve the status page on loopback",
-                        description="Serve the status page and its JSON API (GET /api/handoffs, DELETE "
-                                    "/api/handoffs/{id}) for this project until Ctrl-C (exit 0). Loopback only: "
-                                    "any other --host exits 5. A port in use exits 4. --port 0 picks a free "
-                                    "port. Prints the URL (with --json, one object {url, host, port, "
-                                    "projectId, root}).")
+                        description="Serve the status page and its JSON API (GET /api/handoffs, GET "
+                                    "/api/handoffs/{id}, DELETE /api/handoffs/{id}) for this project until Ctrl-C "
+                                    "(exit 0). Loopback only: any other --host exits 5. A port in use exits 4. "
+                                    "--port 0 picks a free port. Prints the URL (with --json, one object {url, "
+                                    "host, port, projectId, root, token}: the token is the X-Baton-Token header "
+                                    "a DELETE without the page's Origin needs).")
     p.add_argument("--host", metavar="ADDR", default="127.0.0.1",
                    help="loopback address to listen on: 127.0.0.0/8, ::1 or localhost (default 127.0.0.1)")
     p.add_argument("--port", metavar="N", type=int, default=3124, help="port (default 3124; 0 picks a free one)")

@@ -51,7 +51,11 @@ def ask_for_missing(
 
     ``questions`` pairs a key with the question to show. Without a prompter
     nothing is asked and ``values`` comes back unchanged; a blank answer is
-    asked again once, then left empty for validation to report.
+    asked again once, then left empty for validation to report. End of input
+    (Ctrl-D) at a question aborts: nothing is captured.
+
+    Raises:
+        InputError: the input ended at a question.
     """
     if prompter is None:
         return dict(values)
@@ -64,8 +68,8 @@ def ask_for_missing(
             try:
                 answer = prompter(f"{question}: ").strip()
             except EOFError:
-                answer = ""
-                break
+                raise InputError(f"input ended at the question {question.split(' (')[0].lower()!r}: aborted, "
+                                 "nothing was captured") from None
             if answer:
                 break
         out[key] = answer or None
@@ -243,15 +247,54 @@ def capture_payload(content: "ContentOptions", *, input_source: str | None = Non
     return payload
 
 
+REPLACE_FLAGS = {
+    "open_items": ("--replace-open-items", "description"),
+    "decisions": ("--replace-decisions", "decision"),
+    "evidence": ("--replace-evidence", None),
+    "failed_attempts": ("--replace-failed-attempts", "approach"),
+    "risks": ("--replace-risks", "description"),
+    "artifacts": ("--replace-artifacts", None),
+}
+"""Each list ``handoff amend`` can replace whole: its flag, and the field a plain string stands for."""
+
+
+def read_replacement_list(section: str, source: str, *, stdin: Any = None) -> list[Any]:
+    """A ``--replace-*`` file: a JSON array of items (objects, or strings where
+    one field is obviously meant, as for the content flags).
+
+    Raises:
+        InputError: unreadable, not JSON, or not an array.
+    """
+    import orjson
+
+    flag, as_text = REPLACE_FLAGS[section]
+    raw = read_bounded(source, flag, stdin=stdin)
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"{flag} {source} is not valid JSON: {exc}") from exc
+    if not isinstance(value, list):
+        raise InputError(f"{flag} {source} must hold a JSON array (the new list), not {type(value).__name__}")
+    items = []
+    for item in value:
+        if isinstance(item, str) and as_text is not None:
+            item = {as_text: item}
+            if section == "failed_attempts":
+                item["outcome"] = "failed"
+        items.append(item)
+    return items
+
+
 def amend_inputs(content: "ContentOptions", *, input_source: str | None = None,
-                 stdin: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
+                 stdin: Any = None, edits: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
     """``handoff amend``'s replacement sections (``--input``) and flag changes.
 
     Raises:
-        InputError: neither was given.
+        InputError: neither was given (and no item is closed, dropped or replaced).
     """
     replacement = read_payload_file(input_source, stdin=stdin) if input_source else {}
     changes = content.to_changes()
-    if not replacement and not changes:
-        raise InputError("nothing to amend: give content flags (e.g. --open-item, --completed) or --input FILE")
+    if not replacement and not changes and not edits:
+        raise InputError("nothing to amend: give content flags (e.g. --open-item, --completed), --close-item ID, "
+                         "--drop ID, a --replace-* FILE, or --input FILE")
     return replacement, changes

@@ -154,6 +154,10 @@ class StreamVersionConflict(Conflict):
         self.actual = actual
 
 
+SYSTEM_ACTIONS = ("supersede", "flag_conflicted")
+"""State-machine actions Baton performs itself, never a person or agent."""
+
+
 class TransitionError(Conflict):
     """The action is not allowed from the record's current state (exit 4).
 
@@ -169,7 +173,11 @@ class TransitionError(Conflict):
         message = f"cannot {action} handoff {handoff_id}: it is {state}"
         if reason:
             message += f"; {reason}"
-        message += "; allowed: " + (", ".join(allowed) if allowed else "nothing (terminal state)")
+        # Superseding and flagging a conflict are done by Baton itself (a
+        # promoted amendment supersedes its parent; a merge of feeds flags a
+        # conflict): no command performs them, so a message never offers them.
+        offered = [a for a in allowed if a not in SYSTEM_ACTIONS]
+        message += "; allowed: " + (", ".join(offered) if offered else "nothing (terminal state)")
         super().__init__(message, details={"id": handoff_id, "status": status, "flags": list(flags),
                                            "action": action, "allowed": list(allowed)})
         self.status = status

@@ -92,7 +92,10 @@ def _obj(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str
     return out
 
 
-ID = _text("handoff id: full id, 8-character short id, a unique prefix, or 'latest' (the newest ready handoff)")
+ID = _text("handoff id: full id, 8-character short id, a unique prefix, or 'latest' (the newest ready handoff of "
+           "the current branch)")
+DRAFT_ID = _text("handoff id: full id, 8-character short id, or a unique prefix ('latest' names a ready handoff, "
+                 "never one to validate or promote)")
 SESSION_ID = _text("the session's opaque id", max_length=SESSION_ID_MAX)
 OWNER = _text("owner (default: git user.email, user.name, OS user, 'local')")
 BRANCH = _text("branch (default: the current git branch, else 'unknown')")
@@ -129,8 +132,8 @@ def input_schemas() -> dict[str, dict[str, Any]]:
             "harness": HARNESS,
             "model": _text("a descriptive model id"),
         }, ("work",)),
-        "handoff_validate": _obj({"id": ID}, ("id",)),
-        "handoff_ready": _obj({"id": ID, "accept_warnings": _text("required when validation warned: why the "
+        "handoff_validate": _obj({"id": DRAFT_ID}, ("id",)),
+        "handoff_ready": _obj({"id": DRAFT_ID, "accept_warnings": _text("required when validation warned: why the "
                                                                   "warnings are acceptable")}, ("id",)),
         "handoff_resume": _obj({
             "id": ID,
@@ -141,11 +144,15 @@ def input_schemas() -> dict[str, dict[str, Any]]:
                                                                "(the only write this tool makes)"},
             "session_id": SESSION_ID,
             "harness": HARNESS,
+            "any_branch": {"type": "boolean", "description": "with id 'latest': the project's newest ready "
+                                                             "handoff, not this branch's"},
         }),
         "handoff_list": _obj({
             "status": {"enum": list(STATUSES), "description": "only handoffs in this state"},
             "work": _text("full-text search over title, objective and summary"),
             "limit": {"type": "integer", "minimum": 1, "description": "at most this many"},
+            "kind": {"enum": ["handoff", "baton", "all"], "description": "handoffs (default), session batons, or all"},
+            "branch": _text("only records of this branch"),
         }),
         "prompt": _obj({
             "action": {"enum": ["session_start", "session_end", "cancel_handoff"]},
@@ -192,7 +199,8 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
     "handoff_validate": _result({"id": _S, "status": _S, "flags": _A, "report": _O}, "id", "status", "report"),
     "handoff_ready": _result({"id": _S, "status": _S, "file": _S, "validation": _OPT_S}, "id", "status"),
     "handoff_resume": _result({"id": _S, "status": _S, "freshness_state": _S, "freshness": _O, "quality": _O,
-                               "brief": _O, "marked_resumed": _B}, "id", "freshness_state", "brief"),
+                               "brief": _O, "marked_resumed": _B, "handoff": _O, "latest": _OPT_O},
+                              "id", "freshness_state", "brief"),
     "handoff_list": _result({"count": _I, "filters": _O, "handoffs": _A}, "count", "handoffs"),
     "prompt": _result({"owner": _S, "branch": _S, "sessionId": _S, "ended": _B, "cancelled": _B,
                        "handoff": _OPT_O}, "owner", "branch"),

@@ -68,7 +68,9 @@ INSTRUCTIONS = (
 
 # Argument types, at module level so the SDK can read the annotations.
 Id = Annotated[str, Field(description="handoff id: full id, 8-character short id, a unique prefix, or 'latest' "
-                                      "(the newest ready handoff)")]
+                                      "(the newest ready handoff of the current branch)")]
+DraftId = Annotated[str, Field(description="handoff id: full id, 8-character short id, or a unique prefix ('latest' "
+                                           "names a ready handoff, never one to validate or promote)")]
 ResumeFormat = Literal[FORMATS]  # type: ignore[valid-type]  # the command's own list of formats
 PromptAction = Literal["session_start", "session_end", "cancel_handoff"]
 Section = dict[str, Any]
@@ -294,7 +296,7 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         return run(lambda baton: baton.capture(payload, trigger=trigger, parent=parent, origin=origin,
                                                        session=session_id))
 
-    def handoff_validate(id: Id) -> CallToolResult:
+    def handoff_validate(id: DraftId) -> CallToolResult:
         """Run every check (schema, policy, artifacts, repository, evidence, actionability, lineage,
         continuity score, freshness) and record the report. A failed report is a result, not a tool
         error: read report.status (pass, warn, fail). Recorded command evidence is never re-run here
@@ -302,7 +304,7 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         return run(lambda baton: baton.validate(id, recheck=False))
 
     def handoff_ready(
-        id: Id,
+        id: DraftId,
         accept_warnings: Annotated[Text, Field(description="required when validation warned: why the warnings "
                                                            "are acceptable")] = None,
     ) -> CallToolResult:
@@ -319,20 +321,28 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
                                                         "(the only write this tool makes)")] = False,
         session_id: Annotated[Text, Field(description="the resuming session's opaque id")] = None,
         harness: Annotated[Text, Field(description="the resuming harness")] = None,
+        any_branch: Annotated[bool, Field(description="with id 'latest': the project's newest ready handoff, "
+                                                      "not this branch's")] = False,
     ) -> CallToolResult:
         """The resume brief of a ready handoff with its freshness derived now (fresh, partially_stale,
-        stale, unknown) and its continuity score. Writes nothing unless mark_resumed."""
+        stale, unknown) and its continuity score. 'latest' is the newest ready handoff of the current
+        branch (falling back to the project's, with latest.notice saying so). Writes nothing unless
+        mark_resumed."""
         return run(lambda baton: baton.resume(id, format=format, mark_resumed=mark_resumed, max_tokens=max_tokens,
-                                              session=session_id, harness=harness))
+                                              session=session_id, harness=harness, any_branch=any_branch))
 
     def handoff_list(
         status: Annotated[Status | None, Field(description="only handoffs in this state")] = None,
         work: Annotated[Text, Field(description="full-text search over title, objective and summary")] = None,
         limit: Annotated[int | None, Field(description="at most this many")] = None,
+        kind: Annotated[Literal["handoff", "baton", "all"], Field(
+            description="handoffs (default), session batons, or all")] = "handoff",
+        branch: Annotated[Text, Field(description="only records of this branch")] = None,
     ) -> CallToolResult:
-        """Handoff summaries, newest first: id, status, flags, title, dates, validation, lineage. No
-        evidence payloads."""
-        return run(lambda baton: baton.list_handoffs(status=status, work=work, limit=limit))
+        """Handoff summaries, newest first: id, status, flags, title, dates, validation, lineage, branch. No
+        evidence payloads. Session batons only with kind baton or all."""
+        return run(lambda baton: baton.list_handoffs(status=status, work=work, limit=limit, kind=kind,
+                                                     branch=branch))
 
     def prompt(
         action: Annotated[PromptAction, Field(description="session_start, session_end or cancel_handoff")],

@@ -208,7 +208,7 @@ def test_drifted_artifacts_are_marked_in_the_artifact_list():
 @pytest.mark.parametrize(("freshness", "banner"), [
     (STALE, "STALE: the repository head moved since capture (4f2a9c1e0b7d -> 9e8d7c6b5a4f)"),
     (PARTIAL, "PARTIALLY STALE: the repository head is unchanged, but 2 referenced artifact(s) changed"),
-    (UNKNOWN, "FRESHNESS UNKNOWN: unknown: verify before acting (freshness was never evaluated)."),
+    (UNKNOWN, "FRESHNESS UNKNOWN: verify before acting (freshness was never evaluated)."),
     (FRESH, "Freshness: fresh."),
 ])
 def test_freshness_banner_comes_before_anything_actionable(freshness, banner):

@@ -101,7 +101,17 @@ def test_every_refused_transition_names_the_state_and_what_is_allowed(status, ac
     assert err.exit_code == 4
     assert f"it is {status}" in err.message
     assert err.details["allowed"] == list(ALLOWED[status])
-    assert ("allowed: " + ", ".join(ALLOWED[status])) in err.message or "nothing (terminal state)" in err.message
+    offered = [a for a in ALLOWED[status] if a not in ("supersede", "flag_conflicted")]
+    assert ("allowed: " + ", ".join(offered)) in err.message or "nothing (terminal state)" in err.message
+
+
+@pytest.mark.parametrize(("status", "action"), REFUSED_PAIRS)
+def test_a_refused_transition_never_offers_what_only_baton_itself_does(status, action):
+    h = in_state(status)
+    with pytest.raises(TransitionError) as info:
+        transition(h, action_for(action, h), now="2026-09-02T15:00:00Z")
+    allowed = info.value.message.rpartition("allowed: ")[2]
+    assert "supersede" not in allowed and "flag_conflicted" not in allowed
 
 
 def test_superseded_and_archived_are_terminal_except_for_amending():

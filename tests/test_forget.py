@@ -20,7 +20,7 @@ def leave_baton(capsys, project: Path, text: str = SECRET_TEXT) -> str:
 
 
 def handoff_of_baton(capsys, project: Path) -> str:
-    listed = run_json(capsys, project, "handoff", "list")["handoffs"]
+    listed = run_json(capsys, project, "handoff", "list", "--kind", "all")["handoffs"]
     return next(h["id"] for h in listed if h["title"].startswith("Session baton"))
 
 
@@ -95,7 +95,7 @@ def test_forget_keeps_every_digest_hash_and_link(capsys, project, forgettable):
 
 def test_a_forgotten_handoff_is_gone_from_lists_files_and_batons(capsys, project, forgettable):
     run_json(capsys, project, "forget", forgettable, "--yes")
-    listed = run_json(capsys, project, "handoff", "list")["handoffs"]
+    listed = run_json(capsys, project, "handoff", "list", "--kind", "all")["handoffs"]
     assert [h["title"] for h in listed] == ["another handoff"]
     assert run(capsys, project, "handoff", "show", forgettable)[0] == 4
     assert list((project / ".baton" / "batons").glob("*.json")) == []

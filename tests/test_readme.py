@@ -86,3 +86,59 @@ def test_the_python_example_works_as_written(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[0] == "draft"
     assert "Reject replayed callbacks" in r.stdout
+
+
+# -- the Status section says what exists ------------------------------------------------------
+
+def _status_section() -> tuple[str, str]:
+    section = README.split("## Status", 1)[1].split("\n## ", 1)[0]
+    built, _, planned = section.partition("Planned, not built yet")
+    return built, planned
+
+
+def _parser_commands() -> set[str]:
+    """Every command path of the CLI: ``init``, ``handoff list``, ``status serve``..."""
+    import argparse
+
+    from baton.cli import build_parser
+
+    found: set[str] = set()
+
+    def walk(parser: argparse.ArgumentParser, prefix: str) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    found.add(f"{prefix}{name}")
+                    walk(sub, f"{prefix}{name} ")
+
+    walk(build_parser(), "")
+    return found
+
+
+def _named(text: str) -> list[str]:
+    return re.findall(r"`baton ([a-z-]+(?: [a-z-]+)?)`", text)
+
+
+def test_every_command_the_status_section_lists_as_built_exists():
+    built, _ = _status_section()
+    commands = _parser_commands()
+    assert _named(built), "the Status section lists no built command"
+    assert [c for c in _named(built) if c not in commands] == []
+
+
+def test_every_command_of_the_cli_is_listed_as_built():
+    built, _ = _status_section()
+    top_level = {c for c in _parser_commands() if " " not in c}
+    listed = {c.split(" ")[0] for c in _named(built)}
+    assert sorted(top_level - listed) == []
+
+
+def test_no_command_listed_as_planned_exists_yet():
+    from baton.mcp_server import TOOL_NAMES
+
+    _, planned = _status_section()
+    commands = _parser_commands()
+    assert _named(planned), "the Status section lists nothing as planned"
+    assert [c for c in _named(planned) if c in commands] == [], "built now: move it to the built list"
+    tools = re.findall(r"`(handoff_[a-z]+)`", planned)
+    assert [t for t in tools if t in TOOL_NAMES] == [], "built now: move it to the built list"

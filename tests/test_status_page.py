@@ -120,10 +120,11 @@ def test_get_leaves_out_claimed_batons(project, served):
     assert body["items"] == [] and body["total"] == 0
 
 
-def test_get_lists_the_latest_handoffs_too(project, served):
+def test_get_lists_the_latest_batons_apart_from_the_latest_handoffs(project, served):
     baton = leave(project, "s-a", ["a step"])
     body = get_handoffs(served, _project_id(project)).json
-    assert [h["id"] for h in body["latestHandoffs"]] == [baton.id]
+    assert body["latestHandoffs"] == []
+    assert [h["id"] for h in body["latestBatons"]] == [baton.id]
 
 
 @pytest.mark.parametrize("query", ["", "?project=", "?project=all", "?project=ALL", "?project=a&project=b"])
@@ -339,7 +340,8 @@ def test_baton_status_text_lists_pending_batons_and_latest_handoffs(project):
     assert result.returncode == 0, result.stderr
     assert "Pending batons: 1" in result.stdout
     assert f"{BOB} on dev" in result.stdout and "fix the parser" in result.stdout
-    assert "Latest handoffs: 1" in result.stdout and baton.id[-8:] in result.stdout
+    assert baton.id[-8:] in result.stdout
+    assert "Latest handoffs: none yet" in result.stdout  # a baton's record is not a handoff of the list
 
 
 # -- the page ----------------------------------------------------------------------------------
@@ -469,6 +471,12 @@ def test_serve_prints_the_url_and_stops_cleanly_on_ctrl_c(project):
         conn.request("GET", f"/api/handoffs?project={info['projectId']}")
         assert conn.getresponse().status == 200
         conn.close()
+        # The token it prints is the one a DELETE without the page's Origin needs.
+        conn = http.client.HTTPConnection("127.0.0.1", info["port"], timeout=10)
+        conn.request("DELETE", f"/api/handoffs/{'0' * 8}-0000-7000-8000-{'0' * 12}?project={info['projectId']}",
+                     headers={"X-Baton-Token": info["token"]})
+        assert conn.getresponse().status == 404  # past the token check: no such baton
+        conn.close()
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=20)
     finally:
@@ -500,3 +508,27 @@ def test_an_absolute_form_request_target_is_a_bad_request(project, served):
     port = served.app.port
     assert _raw(served, [f"GET http://evil.example/api/handoffs?project={pid} HTTP/1.1",
                          f"Host: 127.0.0.1:{port}", "Connection: close"]) == 400
+
+
+# -- GET /api/handoffs/{id}: one handoff's view ------------------------------------------------
+
+def test_get_one_handoff_answers_its_show_md_content(project, served):
+    baton = leave(project, "s-a", ["fix the parser"])
+    answer = request(served, "GET", f"/api/handoffs/{baton.id}?project={_project_id(project)}")
+    assert answer.status == 200
+    body = answer.json
+    assert body["id"] == baton.id and body["kind"] == "baton"
+    shown = run_baton("handoff", "show", baton.id, "--format", "md", "--project", str(project))
+    assert body["markdown"] == shown.stdout.rstrip("\n")
+    assert {"freshness", "score", "branch", "lineage", "checks", "validatedOn"} <= set(body)
+
+
+def test_get_one_handoff_takes_only_a_full_id(project, served):
+    baton = leave(project, "s-a", ["fix the parser"])
+    answer = request(served, "GET", f"/api/handoffs/{baton.id[-8:]}?project={_project_id(project)}")
+    assert answer.status == 404
+
+
+def test_get_one_handoff_needs_the_project(project, served):
+    baton = leave(project, "s-a", ["fix the parser"])
+    assert request(served, "GET", f"/api/handoffs/{baton.id}").status == 400

@@ -9,6 +9,9 @@ Amending depends on where the record is in its life:
   once that child is promoted, the parent is marked superseded;
 - an **archived** record cannot be amended (exit 4).
 
+Edits take things out (``baton.domain.edits``): close an open item (it
+joins ``summary.completed``), drop any item by id, replace a list whole.
+
 Changes come from the same flags as ``checkpoint create`` and/or ``--input``:
 text fields are replaced, string lists gain entries, records with an id (and
 artifacts, by path) replace the one with the same key or are appended, risks
@@ -20,7 +23,7 @@ snapshot of now.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from baton.model import frozen
 from baton.commands.capture import CaptureResult
@@ -42,6 +45,9 @@ def amend_handoff(
     replacement: Mapping[str, Any] | None = None,
     changes: Mapping[str, Any] | None = None,
     session: str | None = None,
+    close_items: Sequence[str] = (),
+    drop_items: Sequence[str] = (),
+    replace_lists: Mapping[str, Any] | None = None,
 ) -> CaptureResult:
     """Amend a handoff: a draft or validated record is revised in place; a
     ready (or later) one gets a corrected child (relation ``amend``).
@@ -49,6 +55,10 @@ def amend_handoff(
     ``replacement`` replaces whole sections (``work``, ``summary``...);
     ``changes`` then merges over them as ``merge_changes`` says (text
     replaces, lists gain entries, records with an id replace theirs).
+    Then what takes things out (``baton.domain.edits``): ``replace_lists``
+    sets list sections whole, ``drop_items`` removes items by id, and
+    ``close_items`` moves open items to ``summary.completed``; the event
+    records these edits.
 
     Raises:
         InputError (exit 2): nothing to change, a malformed change, or a
@@ -68,7 +78,7 @@ def amend_handoff(
         refuse_transcripts,
     )
     from baton.commands.handoff_facts import now_timestamp, project_snapshot
-    from baton.commands.ids import load_handoff
+    from baton.commands.ids import load_handoff, place_of
     from baton.domain import lifecycle
     from baton.domain.handoff import MANAGED_FIELDS, handoff_from_json, handoff_to_json
     from baton.commands.record import record
@@ -78,12 +88,15 @@ def amend_handoff(
     from baton.ledger.ids import uuid7
     from baton.policy import load_policy
 
+    from baton.domain.edits import apply_edits
+
     replacement = dict(replacement or {})
     flags = dict(changes or {})
+    lists = dict(replace_lists or {})
     refuse_baton_scope(replacement)
     refuse_baton_scope(flags)
-    if not replacement and not flags:
-        raise InputError("nothing to amend: give changes or replacement sections")
+    if not replacement and not flags and not lists and not close_items and not drop_items:
+        raise InputError("nothing to amend: give changes, replacement sections, or items to close or drop")
     managed = sorted(k for k in replacement if k in MANAGED_FIELDS)
     if managed:
         raise InputError(f"{', '.join(managed)}: set by Baton, cannot be amended",
@@ -92,10 +105,12 @@ def amend_handoff(
     policy = load_policy(opened.paths, opened.config)
     clean_input = clean_payload(opened.paths.worktree, replacement, policy) if replacement else None
     clean_flags = clean_payload(opened.paths.worktree, flags, policy) if flags else None
+    clean_lists = clean_payload(opened.paths.worktree, lists, policy) if lists else None
     new_redactions = [*(clean_input.redactions if clean_input else ()),
-                      *(clean_flags.redactions if clean_flags else ())]
+                      *(clean_flags.redactions if clean_flags else ()),
+                      *(clean_lists.redactions if clean_lists else ())]
     with opened.writing() as scope:
-        handoff = load_handoff(scope.runner, token)
+        handoff = load_handoff(scope.runner, token, here=place_of(opened))
         now = now_timestamp(opened.clock())
         in_place = handoff.status in ("draft", "validated")
         if not in_place and lifecycle.AMEND not in lifecycle.allowed_actions(handoff):
@@ -104,6 +119,9 @@ def amend_handoff(
         body = _section_replace(base, clean_input.payload) if clean_input else base
         if clean_flags:
             body = merge_changes(body, clean_flags.payload)
+        body, edits = apply_edits(body, close=close_items, drop=drop_items,
+                                  replace=clean_lists.payload if clean_lists else None)
+        recorded_edits = tuple(e.to_json() for e in edits)
         body = assign_item_ids(body)
         hash_artifacts(opened.paths.worktree, body, policy.allowed_roots, refresh=True)
         if new_redactions:
@@ -114,14 +132,15 @@ def amend_handoff(
             revised = lifecycle.revise(handoff, handoff_from_json(full), now=now)
             refuse_transcripts(revised)
             version = scope.txn.stream_version(handoff_stream(handoff.id))
-            decided = aggregate.decide(handoff, aggregate.Revise(revised, tuple(new_redactions)), now=now)
+            decided = aggregate.decide(handoff, aggregate.Revise(revised, tuple(new_redactions), recorded_edits),
+                                       now=now)
             events = record(scope, decided, version=version, session=session)
             stored = scope.runner.get("handoffs", handoff.id) or decided[0].handoff
             return CaptureResult(handoff.id, stored, new_redactions, events, handoff_file(stored), revised=True)
         child_id = uuid7(opened.clock())
         child = lifecycle.amend(handoff, body, id=child_id, now=now, project=snapshot)
         refuse_transcripts(child)
-        decided = aggregate.decide(None, aggregate.Capture(child, tuple(new_redactions)), now=now)
+        decided = aggregate.decide(None, aggregate.Capture(child, tuple(new_redactions), recorded_edits), now=now)
         events = record(scope, decided, version=0, session=session)
         stored = scope.runner.get("handoffs", child_id) or decided[0].handoff
         return CaptureResult(child_id, stored, new_redactions, events, handoff_file(stored))
@@ -149,7 +168,7 @@ def archive_handoff(project: "Project", token: str = "", *,
                     reason: str | None = None) -> ArchiveResult:
     """Raises: TransitionError (exit 4) for a record already archived; NotFound / AmbiguousId."""
     from baton.commands.handoff_facts import now_timestamp
-    from baton.commands.ids import load_handoff
+    from baton.commands.ids import load_handoff, place_of
     from baton.commands.record import record
     from baton.domain.aggregates import handoff as aggregate
     from baton.events import handoff_stream
@@ -157,7 +176,7 @@ def archive_handoff(project: "Project", token: str = "", *,
     reason = reason.strip() if reason and reason.strip() else None
     opened = project
     with opened.writing() as scope:
-        handoff = load_handoff(scope.runner, token)
+        handoff = load_handoff(scope.runner, token, here=place_of(opened))
         decided = aggregate.decide(handoff, aggregate.Archive(reason), now=now_timestamp(opened.clock()))
         record(scope, decided, version=scope.txn.stream_version(handoff_stream(handoff.id)))
     return ArchiveResult(handoff.id, handoff.status, reason)

@@ -274,7 +274,9 @@ class BatonCreateResult:
         text = f"Left a {scope}: {r.id}"
         if self.created.superseded:
             text += f" (supersedes {self.created.superseded})"
-        return text
+        from baton.commands.sessions import redaction_lines
+
+        return "\n".join([text, *redaction_lines(self.created.redactions)])
 
 
 def create_baton(
@@ -474,7 +476,7 @@ def scope_handoff_as_baton(
         Conflict: the prefix is ambiguous, or the handoff is archived or superseded.
         InputError: the handoff has no open item to hand on.
     """
-    from baton.commands.ids import resolve_handoff_id
+    from baton.commands.ids import place_of, resolve_handoff_id
 
     token = (handoff_id or "").strip()
     if not token:
@@ -484,7 +486,7 @@ def scope_handoff_as_baton(
     with opened.writing() as scope:
         if "handoffs" not in scope.runner.by_name:
             raise NotFound("this Baton has no handoff records to scope")
-        record = scope.runner.get("handoffs", resolve_handoff_id(scope.runner, token))
+        record = scope.runner.get("handoffs", resolve_handoff_id(scope.runner, token, here=place_of(opened)))
         if record.get("status") in ("archived", "superseded"):
             raise Conflict(f"handoff {record['id']} is {record['status']}; only a live handoff can be handed on",
                            details={"handoff_id": record["id"], "status": record["status"]})

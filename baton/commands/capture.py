@@ -375,9 +375,9 @@ def capture_in_scope(
     hash_artifacts(project.paths.worktree, body, policy.allowed_roots)
 
     if parent is not None:
-        from baton.commands.ids import resolve_handoff_id
+        from baton.commands.ids import place_of, resolve_handoff_id
 
-        parent_id = resolve_handoff_id(scope.runner, parent)
+        parent_id = resolve_handoff_id(scope.runner, parent, here=place_of(scope.project))
         lineage = dict(body.get("lineage") or {}) if isinstance(body.get("lineage"), dict) else {}
         lineage["parents"] = [parent_id]
         lineage["relation"] = "continue" if relation == "root" else relation

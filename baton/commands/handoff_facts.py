@@ -77,11 +77,23 @@ def repository_snapshot(worktree: Path) -> dict[str, Any] | None:
     return repo
 
 
+def worktree_label(paths: Any) -> str:
+    """The current worktree as records name it: its path relative to the
+    project root (``.`` for the main worktree), so the label means the same on
+    every machine that lays its worktrees out alike."""
+    import os
+
+    if paths.worktree == paths.root:
+        return "."
+    return os.path.relpath(paths.worktree, paths.root)
+
+
 def project_snapshot(project: Any) -> dict[str, Any]:
     """The record's ``project`` object for a capture made now."""
     out: dict[str, Any] = {"id": project.config.project_id, "root_hint": "."}
     repo = repository_snapshot(project.paths.worktree)
     if repo is not None:
+        repo["worktree"] = worktree_label(project.paths)
         out["repository"] = repo
     return out
 

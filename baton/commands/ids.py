@@ -40,8 +40,17 @@ def _candidate(row: Any) -> Candidate:
     return Candidate(id=row.id, status=row.status, created_at=row.created_at, title=row.title)
 
 
-def resolve_handoff_id(runner: Any, token: str) -> str:
-    """The full id ``token`` names among the project's handoffs.
+def place_of(project: Any) -> tuple[str | None, str]:
+    """Where a command runs: the current branch and worktree label (what ``latest`` prefers)."""
+    from baton import gitinfo
+    from baton.commands.handoff_facts import worktree_label
+
+    return gitinfo.current_branch(project.paths.worktree), worktree_label(project.paths)
+
+
+def resolve_handoff_id(runner: Any, token: str, *, here: tuple[str | None, str | None] | None = None) -> str:
+    """The full id ``token`` names among the project's handoffs; with ``here``
+    (``place_of``), ``latest`` is that branch's (``resolve_latest``).
 
     Raises:
         InputError: the token is empty.
@@ -54,6 +63,8 @@ def resolve_handoff_id(runner: Any, token: str) -> str:
     if not token:
         raise InputError("a handoff id is required (a full id, a unique prefix, a short id, or 'latest')")
 
+    if token.lower() == LATEST and here is not None:
+        return resolve_latest(runner, branch=here[0], worktree=here[1]).id
     if token.lower() == LATEST:
         ready = handoffs.newest(runner.db, statuses=RESUMABLE, limit=1)
         if not ready:
@@ -82,7 +93,70 @@ def resolve_handoff_id(runner: Any, token: str) -> str:
     )
 
 
-def load_handoff(runner: Any, token: str):
+@frozen
+class LatestChoice:
+    """What ``latest`` named, and how far it had to look."""
+
+    id: str
+    scope: str  # "worktree", "branch" or "project"
+    branch: str | None
+    notice: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"scope": self.scope, "branch": self.branch, "notice": self.notice}
+
+
+def is_latest(token: str | None) -> bool:
+    return (token or LATEST).strip().lower() == LATEST
+
+
+def resolve_latest(runner: Any, *, branch: str | None, worktree: str | None = None,
+                   any_branch: bool = False) -> LatestChoice:
+    """``latest`` where the caller stands: the newest ready handoff of ``branch``
+    (one captured in ``worktree`` first), else the project's newest with a
+    one-line notice saying so; ``any_branch`` asks for the project's newest.
+
+    Raises:
+        NotFound: no handoff of the project is ready.
+    """
+    from baton.projections import handoffs
+
+    if branch and not any_branch:
+        mine = handoffs.newest(runner.db, statuses=RESUMABLE, branch=branch, limit=_MAX_LOOKED_AT)
+        if mine:
+            here = next((r for r in mine if worktree and r.worktree == worktree), None)
+            if here is not None:
+                return LatestChoice(here.id, "worktree", branch)
+            return LatestChoice(mine[0].id, "branch", branch)
+    ready = handoffs.newest(runner.db, statuses=RESUMABLE, limit=1)
+    if not ready:
+        raise NotFound("no handoff is ready to resume yet ('latest' names the newest ready handoff)",
+                       details={"token": LATEST})
+    chosen = ready[0]
+    notice = None
+    if branch and not any_branch:
+        from baton.domain.handoff import short_id
+
+        notice = (f"no ready handoff on branch {branch}; using the project's latest, {short_id(chosen.id)}"
+                  + (f" from branch {chosen.branch}" if chosen.branch else ""))
+    return LatestChoice(chosen.id, "project", chosen.branch or None, notice)
+
+
+_MAX_LOOKED_AT = 50
+
+
+def refuse_latest(token: str | None, action: str, what: str) -> None:
+    """``latest`` names the newest *ready* handoff: it can never be what ``action`` takes.
+
+    Raises:
+        InputError: the token is ``latest``.
+    """
+    if (token or "").strip().lower() == LATEST:
+        raise InputError(f"'latest' names the newest ready handoff, which cannot be what {action} takes "
+                         f"({what}): give its id (the handoff list shows them)", details={"token": token})
+
+
+def load_handoff(runner: Any, token: str, *, here: tuple[str | None, str | None] | None = None):
     """Resolve ``token`` and read the record as a model (``Handoff``).
 
     Raises:
@@ -90,7 +164,7 @@ def load_handoff(runner: Any, token: str):
     """
     from baton.domain.handoff import handoff_from_json
 
-    handoff_id = resolve_handoff_id(runner, token)
+    handoff_id = resolve_handoff_id(runner, token, here=here)
     doc = runner.get("handoffs", handoff_id)
     if doc is None:  # pragma: no cover - resolve_handoff_id read the same docs
         raise NotFound(f"handoff {handoff_id} not found")

@@ -1,6 +1,8 @@
-"""``baton handoff list [--status S] [--work QUERY] [--limit N]``: the project's handoffs.
+"""``baton handoff list [--status S] [--work QUERY] [--kind K] [--branch B] [--limit N]``.
 
-Newest first. ``--work`` is a full-text search over title, objective and
+Newest first. ``kind`` is ``handoff`` by default: the session batons every
+``session end`` leaves are records too, but they are listed apart
+(``--kind baton``) or together (``--kind all``). ``--work`` is a full-text search over title, objective and
 summary (SQLite FTS5, kept by the ``handoffs`` projection): every word must
 match, each as a prefix, so ``--work "oauth callb"`` finds "OAuth callback".
 The query is turned into quoted terms, so FTS syntax in user text can never
@@ -27,21 +29,33 @@ class ListResult:
     status: str | None
     work: str | None
     exit_code: int = 0
+    kind: str = "handoff"
+    branch: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"handoffs": [r.to_json() for r in self.rows], "count": len(self.rows),
-                "filters": {"status": self.status, "work": self.work}}
+                "filters": {"status": self.status, "work": self.work, "kind": self.kind, "branch": self.branch}}
 
     def render(self) -> str:
         from baton.domain.handoff import short_id
 
+        noun = {"handoff": "handoffs", "baton": "session batons", "all": "handoffs or batons"}[self.kind]
         if not self.rows:
-            return "No handoffs" + (" match" if self.status or self.work else " yet") + "."
+            return f"No {noun}" + (" match" if self.status or self.work or self.branch else " yet") + "."
+        states = [r.status + (f" [{','.join(r.flags)}]" if r.flags else "") for r in self.rows]
+        width = max(len(s) for s in states)
+        branches = [r.branch or "-" for r in self.rows]
+        bwidth = min(max(len(b) for b in branches), 30)
         lines = []
-        for r in self.rows:
-            flags = f" [{','.join(r.flags)}]" if r.flags else ""
-            lines.append(f"{short_id(r.id)}  {r.status:<10}{flags}  {r.created_at}  {r.title}")
+        for r, state, branch in zip(self.rows, states, branches):
+            kind = "baton  " if self.kind == "all" and r.baton else ("       " if self.kind == "all" else "")
+            lines.append(f"{short_id(r.id)}  {kind}{state:<{width}}  {r.created_at}  {_clip(branch, 30):<{bwidth}}"
+                         f"  {r.title}")
         return "\n".join(lines)
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def fts_query(text: str) -> str | None:
@@ -58,14 +72,18 @@ def list_handoffs(
     status: str | None = None,
     work: str | None = None,
     limit: int | None = None,
+    kind: str = "handoff",
+    branch: str | None = None,
 ) -> ListResult:
-    """Raises: InputError (unknown status, empty query, bad limit)."""
+    """Raises: InputError (unknown status or kind, empty query, bad limit)."""
     from baton.domain.handoff import STATUSES
     from baton.errors import InputError
     from baton.projections import handoffs
 
     if status is not None and status not in STATUSES:
         raise InputError(f"`status` must be one of {', '.join(STATUSES)}, not {status!r}")
+    if kind not in handoffs.KINDS:
+        raise InputError(f"`kind` must be one of {', '.join(handoffs.KINDS)}, not {kind!r}")
     if limit is not None and limit < 1:
         raise InputError("`limit` must be a positive number")
     query = None
@@ -74,5 +92,5 @@ def list_handoffs(
         if query is None:
             raise InputError("`work` needs at least one word to search for")
     runner = project.reading()
-    rows = handoffs.newest(runner.db, status=status, search=query, limit=limit)
-    return ListResult(tuple(rows), status, work)
+    rows = handoffs.newest(runner.db, status=status, search=query, limit=limit, kind=kind, branch=branch or None)
+    return ListResult(tuple(rows), status, work, kind=kind, branch=branch or None)

@@ -72,8 +72,12 @@ def ledger_log(
     ``stream`` take an exact value or a glob (``handoff.*``).
 
     Raises:
-        NotInitialized, NotFound (unknown event id), InputError (bad time).
+        NotInitialized, NotFound (unknown event id), InputError (bad time, a limit below 1).
     """
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        from baton.errors import InputError
+
+        raise InputError("`limit` must be a positive number")
     opened = project
     events = opened.ledger.read_all()
     start, stop = 0, len(events)
@@ -83,5 +87,5 @@ def ledger_log(
         start = _position(events, Until.parse(since, option="since"))
     chosen = [e for e in events[start:stop] if _matches(event_type, e.type) and _matches(stream, e.stream)]
     if limit is not None:
-        chosen = chosen[-limit:] if limit > 0 else []
+        chosen = chosen[-limit:]
     return LogResult(chosen)

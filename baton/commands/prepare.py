@@ -113,7 +113,7 @@ def prepare_handoff(
     from baton import gitinfo
     from baton.commands.handoff_facts import repository_snapshot
     from baton.commands.identity import context_of
-    from baton.commands.ids import load_handoff
+    from baton.commands.ids import load_handoff, place_of
     from baton.domain.handoff import handoff_to_json
     from baton.errors import InputError
 
@@ -136,7 +136,7 @@ def prepare_handoff(
     template: dict[str, Any]
     source_id = None
     if source is not None:
-        parent = load_handoff(runner, source)
+        parent = load_handoff(runner, source, here=place_of(project))
         source_id = parent.id
         record = handoff_to_json(parent)
         template = {k: record[k] for k in _BASE_FIELDS if k in record}

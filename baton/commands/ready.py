@@ -70,6 +70,9 @@ def promote_handoff(
     if accept_warnings is not None and not accept_warnings.strip():
         raise InputError("`accept_warnings` needs a reason: say why the warnings are acceptable")
     accept_warnings = accept_warnings.strip() if accept_warnings else None
+    from baton.commands.ids import refuse_latest
+
+    refuse_latest(token, "handoff ready", "a validated handoff")
     opened = project
     with opened.writing() as scope:
         handoff = load_handoff(scope.runner, token)

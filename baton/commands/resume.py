@@ -32,6 +32,8 @@ class ResumeResult:
     record: dict[str, Any]
     marked_resumed: bool
     exit_code: int = 0
+    latest: dict[str, Any] | None = None
+    """How ``latest`` was resolved (``LatestChoice.to_json()``), when it was the token."""
 
     @property
     def freshness_state(self) -> str:
@@ -47,6 +49,7 @@ class ResumeResult:
             "brief": self.brief,
             "marked_resumed": self.marked_resumed,
             "handoff": self.record,
+            "latest": self.latest,
         }
 
     def render(self) -> str:
@@ -54,7 +57,9 @@ class ResumeResult:
             import orjson
 
             return orjson.dumps(self.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
-        return self.brief["text"].rstrip("\n")
+        notice = (self.latest or {}).get("notice")
+        text = self.brief["text"].rstrip("\n")
+        return f"Note: {notice}\n{text}" if notice else text
 
 
 def resume_handoff(
@@ -66,8 +71,13 @@ def resume_handoff(
     max_tokens: int | None = None,
     session: str | None = None,
     harness: str | None = None,
+    any_branch: bool = False,
 ) -> ResumeResult:
-    """Raises:
+    """``latest`` means the newest ready handoff of the current branch (one
+    captured in this worktree first), else the project's newest with a notice;
+    ``any_branch`` asks for the project's newest.
+
+    Raises:
         InputError (exit 2): unknown format, or a budget below the minimum.
         NotFound / AmbiguousId (exit 4).
         TransitionError (exit 4): the record is not ready or resumed (nor an
@@ -88,10 +98,24 @@ def resume_handoff(
 
     if format not in FORMATS:
         raise InputError(f"`format` must be one of {', '.join(FORMATS)}, not {format!r}")
+    if not mark_resumed and (session is not None or harness is not None):
+        given = " and ".join(f"`{n}`" for n, v in (("session", session), ("harness", harness)) if v is not None)
+        raise InputError(f"{given} {'is' if ' and ' not in given else 'are'} recorded only with `mark_resumed`; "
+                         "add it, or leave them out (nothing was written)")
     budget = token_budget(max_tokens)
     opened = project
     runner = opened.reading()
-    handoff = load_handoff(runner, token or "latest")
+    from baton.commands.ids import is_latest, resolve_latest
+
+    latest = None
+    if is_latest(token):
+        from baton import gitinfo
+        from baton.commands.handoff_facts import worktree_label
+
+        latest = resolve_latest(runner, branch=gitinfo.current_branch(opened.paths.worktree),
+                                worktree=worktree_label(opened.paths), any_branch=any_branch)
+        token = latest.id
+    handoff = load_handoff(runner, token)
     if _is_unpromoted_baton(handoff):
         # A session baton is delivered without validation by design
         # (session-handoff-baton.txt); its brief can be read like any
@@ -127,7 +151,8 @@ def resume_handoff(
             record = scope.runner.get("handoffs", handoff.id) or record
             status = record.get("status", status)
     return ResumeResult(handoff.id, status, format, freshness.to_json(), quality.to_json(),
-                        brief.to_json(), record, mark_resumed)
+                        brief.to_json(), record, mark_resumed,
+                        latest=latest.to_json() if latest is not None else None)
 
 
 def _is_unpromoted_baton(handoff: Any) -> bool:

@@ -214,9 +214,20 @@ class SessionEndResult:
             if self.created.superseded:
                 line += f", superseding {self.created.superseded}"
             lines.append(line + ".")
+            lines.extend(redaction_lines(self.created.redactions))
         if self.objective_cleared:
             lines.append("The session objective was cleared.")
         return "\n".join(lines)
+
+
+def redaction_lines(redactions: Any) -> list[str]:
+    """What was redacted before the baton was written (field and rule; never the value)."""
+    items = [r for r in redactions or () if isinstance(r, dict)]
+    if not items:
+        return []
+    listed = ", ".join(f"{r.get('field', '?')} ({r.get('rule') or r.get('reason', 'secret')})" for r in items[:5])
+    more = f" and {len(items) - 5} more" if len(items) > 5 else ""
+    return [f"Redacted before writing: {listed}{more}."]
 
 
 def end_session(

@@ -48,7 +48,7 @@ def show_handoff(
 ) -> ShowResult:
     """Raises: InputError (unknown format), NotFound / AmbiguousId (exit 4)."""
     from baton.commands.capture import handoff_file
-    from baton.commands.ids import load_handoff
+    from baton.commands.ids import load_handoff, place_of
     from baton.domain.handoff import handoff_to_json
     from baton.errors import InputError
 
@@ -56,7 +56,7 @@ def show_handoff(
         raise InputError(f"`format` must be one of {', '.join(FORMATS)}, not {format!r}")
     opened = project
     runner = opened.reading()
-    handoff = load_handoff(runner, token)
+    handoff = load_handoff(runner, token, here=place_of(opened))
     record = handoff_to_json(handoff)
     if format == "json":
         import orjson

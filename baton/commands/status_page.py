@@ -101,7 +101,9 @@ def check_requested_project(requested: str | None, project_id: str) -> None:
 @frozen
 class StatusOverview:
     """The status API object, already redacted: ``{items, total, projectId,
-    lastSeenRoot}`` as the spec names it, plus ``latestHandoffs``."""
+    lastSeenRoot}`` as the spec names it, plus ``latestHandoffs`` (handoffs
+    proper, with branch, freshness and score) and ``latestBatons`` (the
+    session batons' records, apart), every member camelCase."""
 
     payload: dict[str, Any]
     exit_code: int = 0
@@ -117,10 +119,10 @@ class StatusOverview:
         if items:
             rows = [("ID", "CREATED", "FOR", "NEXT STEP")]
             for b in items:
-                scope = "shared" if b["shared"] else f"{b['owner']} on {b['branch']}"
+                scope = "shared" if b["shared"] else f"{_clip(b['owner'], 24)} on {_clip(b['branch'], 24)}"
                 first = b["nextSteps"][0] if b["nextSteps"] else ""
                 more = f" (+{len(b['nextSteps']) - 1})" if len(b["nextSteps"]) > 1 else ""
-                rows.append((b["shortId"], b["createdAt"], scope, _clip(first, 60) + more))
+                rows.append((b["shortId"], b["createdAt"], scope, _clip(first, 40) + more))
             lines.extend(_table(rows))
         from baton.commands.batons import render_claim_conflicts
 
@@ -129,10 +131,11 @@ class StatusOverview:
         lines.append("")
         lines.append(f"Latest handoffs: {len(latest)}" if latest else "Latest handoffs: none yet")
         if latest:
-            rows = [("ID", "STATUS", "CREATED", "TITLE")]
+            rows = [("ID", "STATUS", "CREATED", "BRANCH", "TITLE")]
             for h in latest:
                 flags = f" [{','.join(h['flags'])}]" if h["flags"] else ""
-                rows.append((h["short_id"], h["status"] + flags, h["created_at"], _clip(h["title"], 60)))
+                rows.append((h["shortId"], h["status"] + flags, h["createdAt"], _clip(h.get("branch") or "-", 24),
+                             _clip(h["title"], 50)))
             lines.extend(_table(rows))
         return "\n".join(lines)
 
@@ -145,6 +148,32 @@ def _clip(text: str, width: int) -> str:
 def _table(rows: list[tuple[str, ...]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
+
+
+_CAMEL = {"short_id": "shortId", "created_at": "createdAt", "updated_at": "updatedAt"}
+
+
+def _row_item(row, runner, project, policy) -> dict[str, Any]:
+    """One handoff row as the page shows it (camelCase, like every member of
+    the status API), with its freshness derived now and its continuity score."""
+    item = {_CAMEL.get(k, k): v for k, v in row.to_json().items()}
+    item["freshness"] = None
+    item["score"] = None
+    doc = runner.get("handoffs", row.id)
+    if doc is not None:
+        from baton.commands.handoff_facts import live_freshness
+        from baton.domain.handoff import handoff_from_json
+        from baton.domain.quality import score_quality
+        from baton.errors import HandoffInputError
+
+        try:
+            handoff = handoff_from_json(doc)
+        except HandoffInputError:
+            return item
+        freshness = live_freshness(project.paths.worktree, handoff, policy.allowed_roots)
+        item["freshness"] = freshness.state
+        item["score"] = score_quality(handoff, freshness_state=freshness.state).overall
+    return item
 
 
 def _baton_item(record, runner) -> dict[str, Any]:
@@ -187,16 +216,84 @@ def status_overview(
     items = [_baton_item(r, opened.runner) for r in listed.records]
     root = opened.root
     rows = list_handoffs(opened, limit=latest).rows if latest > 0 else ()
+    baton_rows = list_handoffs(opened, limit=latest, kind="baton").rows if latest > 0 else ()
+    policy = opened.policy
     payload = {
         "items": items,
         "total": len(items),
         "projectId": project_id,
         "lastSeenRoot": str(root),
-        "latestHandoffs": [r.to_json() for r in rows],
+        "latestHandoffs": [_row_item(r, opened.runner, opened, policy) for r in rows],
+        "latestBatons": [{_CAMEL.get(k, k): v for k, v in r.to_json().items()} for r in baton_rows],
     }
     if listed.conflicts:  # only with sync: the spec's shape otherwise
         payload["claimConflicts"] = list(listed.conflicts)
     return StatusOverview(sanitize_output(payload, redaction))
+
+
+# -- one handoff's view ------------------------------------------------------------
+
+@frozen
+class StatusHandoffView:
+    """One handoff as the page opens it, already redacted: the same Markdown
+    as ``handoff show --format md`` (the page renders it as text, never as
+    HTML), with the row's facts and its lineage links."""
+
+    payload: dict[str, Any]
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return self.payload
+
+    def render(self) -> str:
+        return self.payload["markdown"]
+
+
+def handoff_view(project: "Project", requested_project: str | None, handoff_id: str) -> StatusHandoffView:
+    """The view of one handoff named by its full id (a URL's id is exact, as for DELETE).
+
+    Raises:
+        InputError / NotFound: the requested project is missing, ``all`` or another.
+        NotFound: no handoff has that id.
+    """
+    from baton.commands.show import show_handoff
+    from baton.domain.brief import elsewhere_lines, validated_on
+    from baton.domain.handoff import record_branch, record_worktree, short_id
+
+    opened = project
+    check_requested_project(requested_project, opened.config.project_id)
+    redaction = _redaction_of(opened)
+    if not _FULL_ID.match(handoff_id or "") or not opened.reading().has("handoffs", handoff_id.lower()):
+        raise NotFound(f"no handoff with id {handoff_id!r} (the status API takes full ids)",
+                       details={"handoff_id": handoff_id})
+    shown = show_handoff(opened, handoff_id.lower(), format="md")
+    record = shown.record
+    from baton.commands.handoff_facts import live_freshness
+    from baton.domain.handoff import handoff_from_json
+    from baton.domain.quality import score_quality
+
+    handoff = handoff_from_json(record)
+    freshness = live_freshness(opened.paths.worktree, handoff, opened.policy.allowed_roots)
+    quality = score_quality(handoff, freshness_state=freshness.state)
+    lineage = record.get("lineage") or {}
+    validation = record.get("validation") or {}
+    payload = {
+        "id": record["id"], "shortId": short_id(record["id"]), "title": (record.get("work") or {}).get("title"),
+        "status": record.get("status"), "flags": list(record.get("flags") or ()),
+        "kind": "baton" if record.get("baton") is not None else "handoff",
+        "branch": record_branch(record), "worktree": record_worktree(record),
+        "freshness": freshness.state, "score": quality.overall,
+        "validation": validation.get("status"), "validatedOn": validated_on(validation) or None,
+        "validatedElsewhere": elsewhere_lines(validation),
+        "checks": [{"name": c.get("name"), "status": c.get("status"), "detail": c.get("detail")}
+                   for c in validation.get("checks") or () if isinstance(c, dict)],
+        "lineage": {"relation": lineage.get("relation") or "root", "parents": list(lineage.get("parents") or ()),
+                    "mergeBasis": list(lineage.get("merge_basis") or ()),
+                    "supersededBy": record.get("superseded_by")},
+        "markdown": shown.render(),
+        "projectId": opened.config.project_id,
+    }
+    return StatusHandoffView(sanitize_output(payload, redaction))
 
 
 # -- dismissal ----------------------------------------------------------------------

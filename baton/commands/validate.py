@@ -27,6 +27,10 @@ class ValidateResult:
     flags: tuple[str, ...]
     report: dict[str, Any]
     rechecks: tuple[dict[str, Any], ...] = ()
+    elsewhere: bool = False
+    """The validation ran in another worktree than the record's: recorded for
+    that worktree only; the record's status and flags did not change."""
+    record_worktree: str | None = None
 
     @property
     def exit_code(self) -> int:
@@ -34,7 +38,8 @@ class ValidateResult:
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.handoff_id, "status": self.status, "flags": list(self.flags),
-                "report": self.report, "rechecks": list(self.rechecks)}
+                "report": self.report, "rechecks": list(self.rechecks), "ran_on": self.report.get("ran_on"),
+                "applies_to_record": not self.elsewhere}
 
     def render(self) -> str:
         from baton.domain.handoff import short_id
@@ -44,13 +49,24 @@ class ValidateResult:
         head = (f"handoff {short_id(self.handoff_id)}: validation {r['status'].upper()}"
                 + (f", continuity score {quality:g}/100" if quality is not None else "")
                 + f", freshness {(r.get('freshness') or {}).get('state', 'unknown')}")
+        from baton.domain.brief import validated_on
+
         lines = [head]
+        where = validated_on({"ran_on": r.get("ran_on")})
+        if where:
+            lines.append(f"validated on {where}")
+        if self.elsewhere:
+            lines.append(f"This ran in another worktree than the handoff's ({self.record_worktree}): the result is "
+                         f"recorded for this worktree only; the handoff stays {self.status}"
+                         + (f" [{','.join(self.flags)}]" if self.flags else "") + ".")
         for check in r["checks"]:
             tag = " (advisory)" if check.get("advisory") else ""
             lines.append(f"  {_MARK.get(check['status'], check['status'])} {check['name']}{tag}: {check['detail']}")
         for run in self.rechecks:
             lines.append(f"  recheck {run['evidence_id']} `{run['ref']}`: {run['status']}"
                          + (f" (exit {run['exit_code']})" if run.get("exit_code") is not None else ""))
+        if self.elsewhere:
+            return "\n".join(lines)
         if r["status"] == "fail":
             lines.append(f"Not promotable: fix the failures with `baton handoff amend {short_id(self.handoff_id)} ...`"
                          " and validate again.")
@@ -87,10 +103,14 @@ def validate_handoff_command(
     from baton.commands.record import record
     from baton.domain import lifecycle
     from baton.domain.aggregates import handoff as aggregate
+    from baton.domain.handoff import handoff_to_json
     from baton.domain.validation import validate_handoff
     from baton.events import handoff_stream
     from baton.policy import load_policy
 
+    from baton.commands.ids import refuse_latest
+
+    refuse_latest(token, "validation", "a draft or validated handoff")
     opened = project
     runner = opened.reading()
     handoff = load_handoff(runner, token)
@@ -111,6 +131,15 @@ def validate_handoff_command(
     report = validate_handoff(handoff, facts).to_json()
     if runs:
         report["rechecks"] = [r.to_json() for r in runs]
+    from baton import gitinfo
+    from baton.commands.handoff_facts import worktree_label
+    from baton.domain.handoff import record_worktree
+    from baton.domain.validation import ran_elsewhere
+
+    report["ran_on"] = {"worktree": worktree_label(opened.paths),
+                        "branch": gitinfo.current_branch(opened.paths.worktree),
+                        "head": facts.git_head_now}
+    own = record_worktree(handoff_to_json(handoff))
     with opened.writing() as scope:
         # Decided on the record read before the checks ran (outside the lock:
         # they read git and hash files); ``version`` refuses the append if the
@@ -119,4 +148,4 @@ def validate_handoff_command(
                                        or now_timestamp(opened.clock())), version=version)
         doc = scope.runner.get("handoffs", handoff.id) or {}
     return ValidateResult(handoff.id, doc.get("status", handoff.status), tuple(doc.get("flags", ())), report,
-                          tuple(r.to_json() for r in runs))
+                          tuple(r.to_json() for r in runs), elsewhere=ran_elsewhere(own, report), record_worktree=own)

@@ -138,14 +138,22 @@ def parse_payload(raw: Any, *, allow_empty: bool = True) -> BatonPayload | None:
     )
 
 
-def split_flag_list(text: str | None) -> list[str] | None:
-    """``"A,B"`` from a CLI flag as a list; None when the flag was not given.
+def split_flag_list(text: str | Sequence[str] | None) -> list[str] | None:
+    """A list flag's items; None when the flag was not given.
 
-    Entries are not filtered here: ``parse_payload`` filters and decides.
+    Given once (``"A,B"``), it is split on commas, ``\\,`` standing for a
+    comma inside an item; given several times (a sequence of values), each
+    value is one item, commas and all. Entries are not filtered here:
+    ``parse_payload`` filters and decides.
     """
     if text is None:
         return None
-    return text.split(",")
+    if not isinstance(text, str):
+        values = list(text)
+        if len(values) != 1:
+            return values
+        text = values[0]
+    return [part.replace("\x00", ",") for part in text.replace("\\,", "\x00").split(",")]
 
 
 # -- keys ----------------------------------------------------------------------

@@ -381,7 +381,7 @@ def freshness_banner(freshness: FreshnessReport, fmt: str = PROMPT) -> str:
     else:
         word = "FRESHNESS UNKNOWN"
         reason = freshness.reasons[0] if freshness.reasons else "freshness was never evaluated"
-        text = f"unknown: verify before acting ({reason})."
+        text = f"verify before acting ({reason})."
     return f"> **{word}:** {text}" if fmt == MD else f"{word}: {text}"
 
 
@@ -716,6 +716,36 @@ def recorded_freshness(handoff: Any) -> FreshnessReport:
     return FreshnessReport(state, True, captured, now, moved, (), ("as recorded at the last validation",))
 
 
+def _ran_on_text(ran_on: Any) -> str:
+    if not isinstance(ran_on, dict):
+        return ""
+    branch = _one_line(ran_on.get("branch")) or "(no branch)"
+    head = _one_line(ran_on.get("head"))
+    where = f"{branch}@{head[:12]}" if head else f"{branch} (no commit)"
+    worktree = _one_line(ran_on.get("worktree"))
+    return where + (f" in worktree {worktree}" if worktree and worktree != "." else "")
+
+
+def _extension(validation: Any) -> Any:
+    """Where a validation's extension members live: ``extra`` on the model, the object itself in JSON."""
+    return validation if isinstance(validation, dict) else _get(validation, "extra", {})
+
+
+def validated_on(validation: Any) -> str:
+    """``<branch>@<sha>`` (and the worktree, when not the main one) the record's validation ran on."""
+    return _ran_on_text(_get(_extension(validation), "ran_on"))
+
+
+def elsewhere_lines(validation: Any) -> list[str]:
+    """Validations run from other worktrees: recorded for them, never the record's own."""
+    out = []
+    for run in _get(_extension(validation), "elsewhere", ()) or ():
+        if isinstance(run, dict):
+            out.append(f"{_one_line(run.get('status'))} on {_ran_on_text(run.get('ran_on'))}"
+                       + (f" at {_one_line(run.get('validated_at'))}" if run.get("validated_at") else ""))
+    return out
+
+
 def _record_section(handoff: Any) -> str:
     red = _Redactor(handoff)
     lines = ["## Record"]
@@ -744,6 +774,11 @@ def _record_section(handoff: Any) -> str:
         ("validation", _one_line(_get(validation, "status")) + "".join(
             f"; {_one_line(_get(c, 'name'))} {_one_line(_get(c, 'status'))}" for c in _get(validation, "checks", ()))),
     ]
+    ran_on = validated_on(validation)
+    if ran_on:
+        rows[-1] = ("validation", f"{rows[-1][1]} (validated on {ran_on})")
+    for other in elsewhere_lines(validation):
+        rows.append(("validated elsewhere", other))
     if automation is not None:
         score = _get(automation, "score")
         rows.append(("automation", _one_line(_get(automation, "trigger")) + (f", score {score}" if score is not None else "")

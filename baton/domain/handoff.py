@@ -658,6 +658,30 @@ def blank_work_problems(h: Handoff) -> list[str]:
             for name in ("title", "objective") if not getattr(h.work, name).strip()]
 
 
+def _repository_of(record: Any) -> dict[str, Any]:
+    project = record.get("project") if isinstance(record, dict) else None
+    repo = project.get("repository") if isinstance(project, dict) else None
+    return repo if isinstance(repo, dict) else {}
+
+
+def record_branch(record: Any) -> str | None:
+    """The branch a record belongs to: the branch checked out where it was
+    captured, else the branch a session baton was left for."""
+    branch = _repository_of(record).get("branch")
+    if isinstance(branch, str) and branch:
+        return branch
+    scope = record.get("baton") if isinstance(record, dict) else None
+    branch = scope.get("branch") if isinstance(scope, dict) else None
+    return branch if isinstance(branch, str) and branch else None
+
+
+def record_worktree(record: Any) -> str | None:
+    """The worktree a record was captured in (relative to the project root: ``.``
+    for the main worktree), when the capture recorded it."""
+    worktree = _repository_of(record).get("worktree")
+    return worktree if isinstance(worktree, str) and worktree else None
+
+
 def short_id(handoff_id: str) -> str:
     """The 8-hex-digit short form of an id, used in file names and listings.
 

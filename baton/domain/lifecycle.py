@@ -115,6 +115,27 @@ def record_validation(h: Handoff, validation: Validation, *, now: str) -> Handof
     return attrs.evolve(h, status="validated", validation=validation, updated_at=now, flags=others)
 
 
+ELSEWHERE_KEPT = 10
+"""How many other worktrees' validations a record remembers (the newest of each)."""
+
+
+def record_validation_elsewhere(h: Handoff, report: dict, *, now: str) -> Handoff:
+    """Remember a validation run from another worktree without changing the
+    record's status, flags or own validation: the result held for that
+    worktree's files and HEAD, not for everyone's."""
+    require(h, VALIDATE)
+    if report.get("status") not in ("pass", "warn", "fail"):
+        raise ValueError(f"a validation result is pass, warn or fail, not {report.get('status')!r}")
+    run = {"status": report["status"], "validated_at": report.get("validated_at"),
+           "ran_on": dict(report.get("ran_on") or {})}
+    worktree = run["ran_on"].get("worktree")
+    kept = [r for r in h.validation.extra.get("elsewhere", ()) or ()
+            if isinstance(r, dict) and (r.get("ran_on") or {}).get("worktree") != worktree]
+    validation = attrs.evolve(h.validation, extra={**h.validation.extra,
+                                                   "elsewhere": [*kept, run][-ELSEWHERE_KEPT:]})
+    return attrs.evolve(h, validation=validation, updated_at=now)
+
+
 def promote(h: Handoff, *, now: str, accepted_warnings: str | None = None) -> Handoff:
     """validated -> ready, when §7.2's ready requirements hold.
 

@@ -217,7 +217,17 @@ def validation_report_from_json(obj: Mapping[str, Any]) -> Validation:
             state=fr.get("state"),
         ) if fr else None,
         quality=obj.get("quality"),
+        extra={"ran_on": dict(obj["ran_on"])} if isinstance(obj.get("ran_on"), dict) else {},
     )
+
+
+def ran_elsewhere(record_worktree: str | None, report: Mapping[str, Any]) -> bool:
+    """Whether a validation report ran in another worktree than the one the
+    record was captured in: its artifacts and HEAD were that worktree's, so
+    its result belongs to that worktree, not to the record (for everyone)."""
+    ran_on = report.get("ran_on")
+    worktree = ran_on.get("worktree") if isinstance(ran_on, dict) else None
+    return bool(record_worktree) and isinstance(worktree, str) and bool(worktree) and worktree != record_worktree
 
 
 # --------------------------------------------------------------------------- requirements (§7.2)
@@ -289,7 +299,10 @@ def ready_problems(h: Handoff, *, accepted_warnings: str | None = None) -> list[
     elif status == "fail":
         problems.append("validation.status: validation failed; revise the handoff and validate again")
     elif status == "warn" and _blank(reason):
-        problems.append("validation.status: validation warned; promoting needs `accept_warnings` (a reason)")
+        warned = [c for c in h.validation.checks if c.status == "warn"]
+        why = "; ".join(f"{c.name}: {c.detail}" if c.name != "quality" else c.name for c in warned)
+        problems.append("validation.status: validation warned" + (f" ({why})" if why else "")
+                        + "; promoting needs `accept_warnings` (a reason)")
     if any(c.name == "policy" and c.status == "fail" for c in h.validation.checks):
         problems.append("validation.checks: the policy check failed (secret/path/privacy policy violation)")
     for path in transcript_field_paths(h):
@@ -414,6 +427,10 @@ def _hash_algorithm(tagged: str) -> str:
     return head.lower() if sep else ""
 
 
+NO_COMMIT_YET = ("the repository has no commit yet, so there is no HEAD to record or to judge freshness by: "
+                 "commit once and capture the handoff again, or accept this warning when making it ready")
+
+
 def check_repository(h: Handoff, facts: ValidationFacts) -> list[Finding]:
     """Recorded git state and drift since capture: drift warns, never fails (§10)."""
     from baton.domain.freshness import heads_equal
@@ -424,6 +441,8 @@ def check_repository(h: Handoff, facts: ValidationFacts) -> list[Finding]:
             return []  # not a repository then or now: nothing to record or compare
         return [_f("warn", "project.repository", "repository state was not recorded at capture")]
     if _blank(repo.head):
+        if facts.git_head_now is None and repo.vcs == "git":
+            return [_f("warn", "project.repository.head", NO_COMMIT_YET)]
         return [_f("warn", "project.repository.head", "git head was not recorded at capture")]
     if facts.git_head_now is None:
         return [_f("warn", "project.repository.head", "the current git head could not be read")]

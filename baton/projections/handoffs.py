@@ -26,6 +26,7 @@ from baton.projections.base import Doc
 
 SEARCH_TABLE = "handoff_search"
 ROWS_TABLE = "handoff_rows"
+_ADDED_COLUMNS = (("branch", "TEXT"), ("worktree", "TEXT"), ("baton", "INTEGER"))
 MODELS_KEPT = 256
 """How many record models ``Handoffs`` keeps between events (a bound on memory, not on correctness)."""
 _TYPES = frozenset(cls.TYPE for cls in HANDOFF_EVENTS)
@@ -33,7 +34,9 @@ _TYPES = frozenset(cls.TYPE for cls in HANDOFF_EVENTS)
 
 class Handoffs:
     name = "handoffs"
-    version = 3  # 3: handoff.forgotten removes the record
+    version = 4
+    """3: rows gained ``branch``, ``worktree`` and ``baton`` (branch-aware ``latest``,
+    ``handoff list --kind``); 4: ``handoff.forgotten`` removes the record."""
 
     def keys(self, event: Event) -> Iterable[str]:
         if event.type in _TYPES:
@@ -93,6 +96,11 @@ class Handoffs:
             "short TEXT, created_at TEXT, updated_at TEXT, status TEXT, flags TEXT, title TEXT, validation TEXT, "
             "relation TEXT, parents TEXT, brief INTEGER)"
         )
+        present = {row[1] for row in db.execute(f"PRAGMA table_info({ROWS_TABLE})").fetchall()}
+        for column, kind in _ADDED_COLUMNS:  # an index made by version 2 of this projection
+            if column not in present:
+                db.execute(f"ALTER TABLE {ROWS_TABLE} ADD COLUMN {column} {kind}")
+        db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_branch ON {ROWS_TABLE} (branch, created_at, id)")
         db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_created ON {ROWS_TABLE} (created_at, id)")
         db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_status ON {ROWS_TABLE} (status, created_at, id)")
         db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_short ON {ROWS_TABLE} (short)")
@@ -122,12 +130,14 @@ class Handoffs:
         if found is None:
             rowid = db.execute(
                 f"INSERT INTO {ROWS_TABLE} (id, short, created_at, updated_at, status, flags, title, validation, "
-                "relation, parents, brief) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [key, *values]).lastrowid
+                "relation, parents, brief, branch, worktree, baton) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [key, *values]).lastrowid
         else:
             rowid = found[0]
             db.execute(
                 f"UPDATE {ROWS_TABLE} SET short = ?, created_at = ?, updated_at = ?, status = ?, flags = ?, "
-                "title = ?, validation = ?, relation = ?, parents = ?, brief = ? WHERE rowid = ?", [*values, rowid])
+                "title = ?, validation = ?, relation = ?, parents = ?, brief = ?, branch = ?, worktree = ?, baton = ? "
+                "WHERE rowid = ?", [*values, rowid])
         work = doc.get("work") or {}
         db.execute(
             f"INSERT INTO {SEARCH_TABLE} (rowid, id, title, objective, summary) VALUES (?, ?, ?, ?, ?)",
@@ -138,11 +148,12 @@ class Handoffs:
 def row_values(key: str, doc: Doc) -> list[Any]:
     """The queryable columns of one record (after ``id``): short id, times,
     status, flags and parents (JSON), title, validation status, relation, and
-    whether a bootstrap brief may use its content (``brief``)."""
+    whether a bootstrap brief may use its content (``brief``); then the branch
+    and worktree it was captured on, and whether it is a session baton."""
     import orjson
 
-    from baton.domain.batons import brief_may_use
-    from baton.domain.handoff import short_id
+    from baton.domain.batons import brief_may_use, is_session_baton
+    from baton.domain.handoff import record_branch, record_worktree, short_id
 
     work = doc.get("work") if isinstance(doc.get("work"), dict) else {}
     lineage = doc.get("lineage") if isinstance(doc.get("lineage"), dict) else {}
@@ -153,6 +164,7 @@ def row_values(key: str, doc: Doc) -> list[Any]:
         _text(validation.get("status")), _text(lineage.get("relation")) or "root",
         orjson.dumps(list(lineage.get("parents") or ())).decode(),
         int(brief_may_use(doc) and doc.get("status") != "archived"),
+        record_branch(doc) or "", record_worktree(doc) or "", int(is_session_baton(doc)),
     ]
 
 
@@ -186,6 +198,9 @@ class HandoffSummary:
     validation: str
     relation: str
     parents: tuple[str, ...]
+    branch: str = ""
+    worktree: str = ""
+    baton: bool = False
 
     @property
     def file(self) -> str:
@@ -200,26 +215,40 @@ class HandoffSummary:
         return {"id": self.id, "short_id": short_id(self.id), "status": self.status, "flags": list(self.flags),
                 "title": self.title, "created_at": self.created_at, "updated_at": self.updated_at,
                 "validation": self.validation, "relation": self.relation, "parents": list(self.parents),
-                "file": self.file}
+                "file": self.file, "branch": self.branch or None, "worktree": self.worktree or None,
+                "kind": "baton" if self.baton else "handoff"}
 
 
-_COLUMNS = "id, status, flags, title, created_at, updated_at, validation, relation, parents"
+_COLUMNS = "id, status, flags, title, created_at, updated_at, validation, relation, parents, branch, worktree, baton"
 _NEWEST = "ORDER BY created_at DESC, id DESC"
 
 
 def _summary(row: tuple) -> HandoffSummary:
     import orjson
 
-    ident, status, flags, title, created, updated, validation, relation, parents = row
+    ident, status, flags, title, created, updated, validation, relation, parents, branch, worktree, baton = row
     return HandoffSummary(ident, status or "", tuple(orjson.loads(flags or "[]")), title or "", created or "",
-                          updated or "", validation or "", relation or "root", tuple(orjson.loads(parents or "[]")))
+                          updated or "", validation or "", relation or "root", tuple(orjson.loads(parents or "[]")),
+                          branch or "", worktree or "", bool(baton))
+
+
+KINDS = ("handoff", "baton", "all")
+"""What ``handoff list --kind`` selects: handoffs proper, session batons, or both."""
 
 
 def newest(db: Any, *, status: str | None = None, statuses: tuple[str, ...] = (), search: str | None = None,
-           limit: int | None = None) -> list[HandoffSummary]:
+           limit: int | None = None, kind: str = "all", branch: str | None = None) -> list[HandoffSummary]:
     """Records newest first, optionally of one status (or any of ``statuses``),
-    matching an FTS5 ``search``, at most ``limit``."""
+    of one ``kind`` (``KINDS``), on one ``branch``, matching an FTS5 ``search``,
+    at most ``limit``."""
     where, args = [], []
+    if kind == "handoff":
+        where.append("COALESCE(baton, 0) = 0")
+    elif kind == "baton":
+        where.append("baton = 1")
+    if branch is not None:
+        where.append("branch = ?")
+        args.append(branch)
     if status is not None:
         statuses = (status,)
     if statuses:

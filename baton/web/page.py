@@ -23,9 +23,11 @@ STYLE = """
 * { box-sizing: border-box; }
 body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; background: var(--bg);
   color: var(--fg); }
-header { display: flex; align-items: baseline; gap: 1rem; flex-wrap: wrap; padding: 1rem 1.5rem .5rem; }
-header h1 { font-size: 1.25rem; margin: 0; }
-#project-line { color: var(--muted); margin: 0; flex: 1; font-size: .9rem; overflow-wrap: anywhere; }
+header { display: flex; align-items: baseline; gap: .5rem 1rem; flex-wrap: wrap; padding: 1rem 1.5rem .5rem; }
+header h1 { font-size: 1.25rem; margin: 0; white-space: nowrap; }
+#project-line { color: var(--muted); margin: 0; flex: 1 1 16rem; min-width: 0; font-size: .9rem;
+  overflow-wrap: anywhere; }
+@media (max-width: 600px) { header, nav, main { padding-left: .75rem; padding-right: .75rem; } }
 button { font: inherit; border: 1px solid var(--line); background: var(--card); color: var(--fg); border-radius: 6px;
   padding: .25rem .75rem; cursor: pointer; }
 button:hover { border-color: var(--accent); }
@@ -53,7 +55,24 @@ button.dismiss.armed { border-color: var(--warn); color: var(--warn); font-weigh
 .empty { color: var(--muted); background: var(--card); border: 1px dashed var(--line); border-radius: 8px;
   padding: 1rem; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .85em; }
+.table-wrap { overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; background: var(--card); border: 1px solid var(--line); }
+tbody tr.row { cursor: pointer; }
+tbody tr.row:hover, tbody tr.row:focus-visible { background: var(--chip); outline: none; }
+.filters { display: flex; gap: .5rem; align-items: baseline; margin: 0 0 .75rem; flex-wrap: wrap; }
+select { font: inherit; border: 1px solid var(--line); background: var(--card); color: var(--fg); border-radius: 6px;
+  padding: .2rem .4rem; max-width: 100%; }
+.fresh-stale, .fresh-partially_stale { color: var(--warn); font-weight: 600; }
+#handoff-view .facts { display: flex; flex-wrap: wrap; gap: .25rem .5rem; margin: .5rem 0; }
+#handoff-view .links { margin: .25rem 0 1rem; display: flex; flex-wrap: wrap; gap: .5rem; align-items: baseline; }
+#view-body { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .5rem 1rem 1rem;
+  overflow-wrap: anywhere; }
+#view-body h3 { font-size: 1.1rem; margin: .75rem 0 .25rem; }
+#view-body h4 { font-size: .95rem; margin: .75rem 0 .25rem; }
+#view-body blockquote { margin: .5rem 0; padding: .25rem .75rem; border-left: 3px solid var(--warn); }
+#view-body ul { margin: .25rem 0; padding-left: 1.25rem; }
+#view-body p { margin: .35rem 0; }
+.panel + .panel { margin-top: 1.5rem; }
 th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th, td:not(:last-child) { white-space: nowrap; }
 td:last-child { overflow-wrap: anywhere; }
@@ -203,29 +222,188 @@ SCRIPT = """
       host.appendChild(p);
     });
   }
+  // -- the Handoffs tab: rows, a branch filter, one handoff's view ----------------
+  var latestRows = [];
+  function textCell(tr, text, cls) {
+    var td = el("td", cls || null, text === null || text === undefined ? "—" : text);
+    tr.appendChild(td);
+    return td;
+  }
+  function fillBranchFilter(rows) {
+    var select = document.getElementById("branch-filter");
+    var chosen = select.value;
+    var seen = {}, names = [];
+    rows.forEach(function (r) { var b = r.branch || ""; if (b && !seen[b]) { seen[b] = true; names.push(b); } });
+    names.sort();
+    while (select.options.length > 1) { select.remove(1); }
+    names.forEach(function (name) {
+      var option = el("option", null, name);
+      option.value = name;
+      select.appendChild(option);
+    });
+    select.value = seen[chosen] ? chosen : "";
+  }
   function renderLatest(rows) {
+    latestRows = rows || [];
+    fillBranchFilter(latestRows);
+    var branch = document.getElementById("branch-filter").value;
     var body = document.getElementById("latest-rows");
     body.textContent = "";
+    var shown = latestRows.filter(function (r) { return !branch || r.branch === branch; });
+    if (!shown.length) {
+      var tr = el("tr"), td = el("td", "empty", latestRows.length ? "No handoffs on this branch." : "No handoffs yet.");
+      td.colSpan = 7;
+      tr.appendChild(td);
+      body.appendChild(tr);
+      return;
+    }
+    shown.forEach(function (r) {
+      var tr = el("tr", "row");
+      tr.tabIndex = 0;
+      tr.setAttribute("data-id", r.id);
+      tr.setAttribute("aria-label", "Open handoff " + r.shortId);
+      var id = el("td");
+      id.appendChild(el("code", null, r.shortId));
+      tr.appendChild(id);
+      textCell(tr, r.status + (r.flags && r.flags.length ? " [" + r.flags.join(", ") + "]" : ""));
+      textCell(tr, r.freshness, "fresh-" + String(r.freshness || "unknown"));
+      textCell(tr, r.score === null || r.score === undefined ? null : String(r.score));
+      textCell(tr, r.branch);
+      var created = textCell(tr, when(r.createdAt));
+      created.setAttribute("title", r.createdAt || "");
+      textCell(tr, r.title);
+      tr.addEventListener("click", function () { openHandoff(r.id); });
+      tr.addEventListener("keydown", function (ev) {
+        if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); openHandoff(r.id); }
+      });
+      body.appendChild(tr);
+    });
+  }
+  function renderBatonRecords(rows) {
+    var body = document.getElementById("baton-rows");
+    body.textContent = "";
     if (!rows || !rows.length) {
-      var tr = el("tr"), td = el("td", "empty", "No handoffs yet.");
+      var tr = el("tr"), td = el("td", "empty", "No session batons yet.");
       td.colSpan = 4;
       tr.appendChild(td);
       body.appendChild(tr);
       return;
     }
     rows.forEach(function (r) {
-      var tr = el("tr");
+      var tr = el("tr", "row");
+      tr.tabIndex = 0;
+      tr.setAttribute("data-id", r.id);
       var id = el("td");
-      id.appendChild(el("code", null, r.short_id));
+      id.appendChild(el("code", null, r.shortId));
       tr.appendChild(id);
-      tr.appendChild(el("td", null, r.status + (r.flags && r.flags.length ? " [" + r.flags.join(", ") + "]" : "")));
-      var created = el("td", null, when(r.created_at));
-      created.setAttribute("title", r.created_at || "");
-      tr.appendChild(created);
-      tr.appendChild(el("td", null, r.title));
+      textCell(tr, r.status);
+      textCell(tr, r.branch);
+      textCell(tr, r.title);
+      tr.addEventListener("click", function () { openHandoff(r.id); });
+      tr.addEventListener("keydown", function (ev) {
+        if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); openHandoff(r.id); }
+      });
       body.appendChild(tr);
     });
   }
+
+  // Markdown as text: headings, quotes, list items and paragraphs become
+  // elements; **bold** and `code` spans become <strong>/<code>. Every piece
+  // of data goes in with textContent: nothing is ever parsed as HTML.
+  function inline(parent, text) {
+    var parts = String(text).split(/(\\*\\*[^*]+\\*\\*|`[^`]+`)/);
+    parts.forEach(function (part) {
+      if (!part) { return; }
+      if (part.length > 4 && part.slice(0, 2) === "**" && part.slice(-2) === "**") {
+        parent.appendChild(el("strong", null, part.slice(2, -2)));
+      } else if (part.length > 2 && part.charAt(0) === "`" && part.charAt(part.length - 1) === "`") {
+        parent.appendChild(el("code", null, part.slice(1, -1)));
+      } else {
+        parent.appendChild(document.createTextNode(part));
+      }
+    });
+    return parent;
+  }
+  function renderMarkdown(host, text) {
+    host.textContent = "";
+    var list = null;
+    String(text || "").split("\\n").forEach(function (line) {
+      var m;
+      if ((m = /^\\s*[-*] (.*)$/.exec(line))) {
+        if (!list) { list = el("ul"); host.appendChild(list); }
+        list.appendChild(inline(el("li"), m[1]));
+        return;
+      }
+      list = null;
+      if (!line.trim()) { return; }
+      if ((m = /^(#{1,6}) (.*)$/.exec(line))) {
+        host.appendChild(inline(el(m[1].length === 1 ? "h3" : "h4"), m[2]));
+      } else if ((m = /^> ?(.*)$/.exec(line))) {
+        host.appendChild(inline(el("blockquote"), m[1]));
+      } else {
+        host.appendChild(inline(el("p"), line));
+      }
+    });
+  }
+  function linkButton(label, id) {
+    var b = el("button", "link", label);
+    b.type = "button";
+    b.setAttribute("data-open", id);
+    b.addEventListener("click", function () { openHandoff(id); });
+    return b;
+  }
+  function showView(v) {
+    document.getElementById("view-title").textContent = v.title || v.shortId;
+    var facts = document.getElementById("view-facts");
+    facts.textContent = "";
+    [["status", v.status + (v.flags && v.flags.length ? " [" + v.flags.join(", ") + "]" : "")],
+     ["freshness", v.freshness], ["score", v.score === null || v.score === undefined ? null : v.score + "/100"],
+     ["branch", v.branch], ["validation", v.validation],
+     ["validated on", v.validatedOn]].forEach(function (f) {
+      if (f[1] === null || f[1] === undefined || f[1] === "") { return; }
+      facts.appendChild(el("span", "chip", f[0] + (f[0] === "validated on" ? " " : ": ") + f[1]));
+    });
+    var links = document.getElementById("view-links");
+    links.textContent = "";
+    var lineage = v.lineage || {};
+    if ((lineage.parents || []).length || lineage.supersededBy) {
+      links.appendChild(el("span", "hint", "Lineage (" + (lineage.relation || "root") + "):"));
+      (lineage.parents || []).forEach(function (p) { links.appendChild(linkButton("parent " + p.slice(-8), p)); });
+      (lineage.mergeBasis || []).forEach(function (p) { links.appendChild(linkButton("merge basis " + p.slice(-8), p)); });
+      if (lineage.supersededBy) {
+        links.appendChild(linkButton("superseded by " + lineage.supersededBy.slice(-8), lineage.supersededBy));
+      }
+    }
+    renderMarkdown(document.getElementById("view-body"), v.markdown);
+    document.getElementById("latest-panel").hidden = true;
+    document.getElementById("batons-panel").hidden = true;
+    var view = document.getElementById("handoff-view");
+    view.hidden = false;
+    view.setAttribute("data-id", v.id);
+    document.getElementById("view-back").focus();
+  }
+  function closeView() {
+    document.getElementById("handoff-view").hidden = true;
+    document.getElementById("latest-panel").hidden = false;
+    document.getElementById("batons-panel").hidden = false;
+    if (location.hash) { history.replaceState(null, "", location.pathname + location.search); }
+  }
+  function openHandoff(id) {
+    openTab("tab-handoffs");
+    return fetch(API + "/" + encodeURIComponent(id) + "?project=" + encodeURIComponent(PROJECT), {
+      cache: "no-store", credentials: "same-origin", headers: { "Accept": "application/json" }
+    }).then(function (response) {
+      return response.json().catch(function () { return null; }).then(function (body) {
+        if (!response.ok || !body) { throw new Error(errorText(body, response)); }
+        showView(body);
+        history.replaceState(null, "", "#handoff=" + encodeURIComponent(id));
+      });
+    }).catch(function (err) {
+      say("Could not open handoff " + id + ": " + err.message, true);
+    });
+  }
+  document.getElementById("view-back").addEventListener("click", closeView);
+  document.getElementById("branch-filter").addEventListener("change", function () { renderLatest(latestRows); });
 
   function load(quiet) {
     return fetch(API + "?project=" + encodeURIComponent(PROJECT), {
@@ -237,6 +415,7 @@ SCRIPT = """
         renderHandoffs(body);
         renderConflicts(body.claimConflicts);
         renderLatest(body.latestHandoffs);
+        renderBatonRecords(body.latestBatons);
         if (!quiet) { say("Updated " + new Date().toLocaleTimeString() + ".", false); }
       });
     }).catch(function (err) {
@@ -276,7 +455,8 @@ SCRIPT = """
   setInterval(function () {
     if (document.visibilityState === "visible" && armed === 0) { load(true); }
   }, REFRESH_MS);
-  load(false);
+  var linked = /^#handoff=([0-9a-fA-F-]{36})$/.exec(location.hash);
+  load(false).then(function () { if (linked) { return openHandoff(linked[1]); } });
 })();
 """
 
@@ -313,9 +493,24 @@ _TEMPLATE = """<!doctype html>
 <section id="tab-handoffs" role="tabpanel" aria-labelledby="tabbtn-handoffs" hidden>
 <div id="latest-panel" class="panel">
 <h2>Latest handoffs</h2>
-<p class="hint">The newest handoff records, whatever their status.</p>
-<table><thead><tr><th>ID</th><th>Status</th><th>Created</th><th>Title</th></tr></thead>
-<tbody id="latest-rows"></tbody></table>
+<p class="hint">The newest handoff records, whatever their status; freshness is derived now. Open one to read it.</p>
+<div class="filters"><label for="branch-filter">Branch</label>
+<select id="branch-filter"><option value="">All branches</option></select></div>
+<div class="table-wrap"><table><thead><tr><th>ID</th><th>Status</th><th>Freshness</th><th>Score</th><th>Branch</th><th>Created</th><th>Title</th></tr></thead>
+<tbody id="latest-rows"></tbody></table></div>
+</div>
+<div id="handoff-view" class="panel" hidden>
+<button type="button" id="view-back">Back to the list</button>
+<h2 id="view-title"></h2>
+<div class="facts" id="view-facts"></div>
+<div class="links" id="view-links"></div>
+<article id="view-body"></article>
+</div>
+<div id="batons-panel" class="panel">
+<h2>Session batons</h2>
+<p class="hint">The records <code>session end</code> leaves for the next session (claimed once), kept apart from the handoffs.</p>
+<div class="table-wrap"><table><thead><tr><th>ID</th><th>Status</th><th>Branch</th><th>Title</th></tr></thead>
+<tbody id="baton-rows"></tbody></table></div>
 </div>
 </section>
 </main>

@@ -11,8 +11,8 @@ object (``baton.app.Baton``, kept for the server's life) and turns its result
 - a DELETE must come from the page's own origin (``Origin``), or carry no
   ``Origin`` but this server's random ``X-Baton-Token`` (curl, scripts); a
   foreign origin is refused even with the token (403);
-- only ``GET /``, ``GET /api/handoffs`` and ``DELETE /api/handoffs/{id}``
-  exist; any other method is 405, any other path 404; nothing is served from
+- only ``GET /``, ``GET /api/handoffs``, ``GET /api/handoffs/{id}`` (one
+  handoff's view) and ``DELETE /api/handoffs/{id}`` (dismiss a baton) exist; any other method is 405, any other path 404; nothing is served from
   the file system;
 - every answer carries ``Cache-Control: no-store``, ``X-Content-Type-Options:
   nosniff``, ``X-Frame-Options: DENY`` and a strict Content-Security-Policy.
@@ -286,7 +286,12 @@ class StatusRequestHandler(http.server.BaseHTTPRequestHandler):
             self._run(lambda baton: baton.status_overview(requested_project=project, check_project=True))
             return
         if path.startswith(API_PATH + "/"):
-            self._not_allowed("DELETE")
+            handoff_id = unquote(path[len(API_PATH) + 1:])
+            if not handoff_id or "/" in handoff_id:
+                self._error(404, "not_found", "no such page")
+                return
+            project = self._project_param(query)
+            self._run(lambda baton: baton.handoff_view(project, handoff_id))
             return
         self._error(404, "not_found", "no such page")
 
@@ -485,7 +490,7 @@ def serve_status_page(project_option: str | os.PathLike | None = None, *, host: 
         previous = signal.signal(signal.SIGTERM, stop)
     try:
         on_ready({"url": server.url, "host": server.app.host, "port": server.app.port,
-                  "projectId": server.app.project_id, "root": server.app.root})
+                  "projectId": server.app.project_id, "root": server.app.root, "token": server.app.token})
         server.serve_forever()
     except KeyboardInterrupt:
         pass

@@ -38,12 +38,15 @@ State = Handoff | None
 class Capture:
     record: Handoff
     redactions: tuple[Any, ...] = ()
+    edits: tuple[dict[str, Any], ...] = ()
+    """What an amend took out (``baton.domain.edits.Edit.to_json()``), recorded with the event."""
 
 
 @frozen
 class Revise:
     record: Handoff
     redactions: tuple[Any, ...] = ()
+    edits: tuple[dict[str, Any], ...] = ()
 
 
 @frozen
@@ -108,14 +111,15 @@ def decide(state: State, command: Command, *, now: str) -> list[DomainEvent]:
         if state is not None:
             raise Conflict(f"handoff {command.record.id} already exists", details={"id": command.record.id})
         return [HandoffCaptured(key=command.record.id, handoff=handoff_to_json(command.record),
-                                redactions=list(command.redactions))]
+                                redactions=list(command.redactions), extra=_edits(command.edits))]
     if state is None:
         raise Conflict("no such handoff to change")
     key = state.id
     match command:
-        case Revise(record=record, redactions=redactions):
+        case Revise(record=record, redactions=redactions, edits=edits):
             lifecycle.revise(state, record, now=now)
-            return [HandoffRevised(key=key, handoff=handoff_to_json(record), redactions=list(redactions))]
+            return [HandoffRevised(key=key, handoff=handoff_to_json(record), redactions=list(redactions),
+                                   extra=_edits(edits))]
         case RecordValidation(report=report):
             lifecycle.require(state, lifecycle.VALIDATE)
             return [HandoffValidated(key=key, report=report)]
@@ -142,6 +146,10 @@ def decide(state: State, command: Command, *, now: str) -> list[DomainEvent]:
             lifecycle.require(state, lifecycle.FLAG_CONFLICTED)
             return [HandoffFlagged(key=key, flag="conflicted")]
     raise TypeError(f"not a handoff command: {command!r}")
+
+
+def _edits(edits: tuple[dict[str, Any], ...]) -> dict[str, Any]:
+    return {"edits": [dict(e) for e in edits]} if edits else {}
 
 
 # -- evolve --------------------------------------------------------------------------
@@ -177,6 +185,11 @@ def evolve(state: State, recorded: Event) -> State:
             case HandoffRevised(handoff=body):
                 return lifecycle.revise(state, handoff_from_json(body), now=_later(now, state))
             case HandoffValidated(report=report):
+                from baton.domain.validation import ran_elsewhere
+
+                if ran_elsewhere(state.project.repository.extra.get("worktree") if state.project.repository else None,
+                                 report):
+                    return lifecycle.record_validation_elsewhere(state, report, now=_later(now, state))
                 return lifecycle.record_validation(state, _validation(report), now=_later(now, state))
             case HandoffPromoted(accepted_warnings=reason):
                 return lifecycle.promoted(state, now=_later(now, state), accepted_warnings=reason)

@@ -1,0 +1,152 @@
+"""Edits that take things out of a handoff: close an open item, drop an item
+by id, replace a whole list.
+
+``handoff amend``'s content flags only add (text replaces, lists gain
+entries, records with an id replace theirs). Work moves on, though: an open
+item gets done, a decision is reversed, a list is simply wrong. These are
+the ways to say so; each is a pure function of the record's body (the JSON
+of a handoff without the fields Baton manages), and ``Edit.to_json()`` is
+what the ``handoff.revised`` (or, for a ready record, the amend child's
+``handoff.captured``) event records under ``edits``.
+
+- **close**: the open item leaves ``open_items`` and its description joins
+  ``summary.completed`` (finished work stays visible to the next session).
+- **drop**: any item with an id (decision ``D-``, evidence ``E-``, failed
+  attempt ``F-``, open item ``O-``) is removed.
+- **replace**: a list section (``open_items``, ``decisions``, ``evidence``,
+  ``failed_attempts``, ``risks``, ``artifacts``) is replaced whole.
+
+Ids are matched as people type them: ``O-1`` names ``O-001``, case does not
+matter. An id that names nothing is an input error listing the ids there are.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any, Iterable, Mapping, Sequence
+
+from baton.model import frozen
+from baton.errors import InputError
+
+ID_SECTIONS = ("open_items", "decisions", "evidence", "failed_attempts")
+"""The sections whose items carry an id (``drop`` looks in each)."""
+
+REPLACEABLE = ("open_items", "decisions", "evidence", "failed_attempts", "risks", "artifacts")
+"""The list sections ``replace`` may set whole."""
+
+_ID = re.compile(r"^\s*([A-Za-z]+)-0*(\d+)\s*$")
+
+
+@frozen
+class Edit:
+    op: str  # "close", "drop" or "replace"
+    target: str  # an item id, or a section name for "replace"
+    section: str | None = None
+    """Where a closed or dropped item was (``open_items``...)."""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"op": self.op, "target": self.target}
+        if self.section is not None:
+            out["section"] = self.section
+        return out
+
+
+def same_id(given: str, stored: Any) -> bool:
+    """``O-1`` and ``o-001`` name ``O-001``; anything else must match exactly."""
+    if not isinstance(stored, str):
+        return False
+    if given.strip().lower() == stored.lower():
+        return True
+    a, b = _ID.match(given), _ID.match(stored)
+    return bool(a and b and a.group(1).lower() == b.group(1).lower() and int(a.group(2)) == int(b.group(2)))
+
+
+def _ids_in(body: Mapping[str, Any], sections: Iterable[str]) -> list[str]:
+    return [item["id"] for key in sections for item in body.get(key) or ()
+            if isinstance(item, dict) and isinstance(item.get("id"), str)]
+
+
+def _unknown(kind: str, given: str, body: Mapping[str, Any], sections: Sequence[str]) -> InputError:
+    known = _ids_in(body, sections)
+    listed = ", ".join(known) if known else "none"
+    return InputError(f"no {kind} {given!r} in this handoff (there are: {listed})",
+                      details={"id": given, "known": known})
+
+
+def close_items(body: Mapping[str, Any], ids: Sequence[str]) -> tuple[dict[str, Any], list[Edit]]:
+    """Close open items: each leaves ``open_items``; its description joins ``summary.completed``.
+
+    Raises:
+        InputError: an id names no open item.
+    """
+    out = copy.deepcopy(dict(body))
+    edits: list[Edit] = []
+    for given in ids:
+        items = list(out.get("open_items") or [])
+        at = next((i for i, item in enumerate(items) if isinstance(item, dict) and same_id(given, item.get("id"))),
+                  None)
+        if at is None:
+            raise _unknown("open item", given, out, ("open_items",))
+        item = items.pop(at)
+        out["open_items"] = items
+        summary = dict(out.get("summary") or {})
+        completed = list(summary.get("completed") or [])
+        description = item.get("description")
+        if isinstance(description, str) and description and description not in completed:
+            completed.append(description)
+        summary["completed"] = completed
+        out["summary"] = summary
+        edits.append(Edit("close", item["id"], "open_items"))
+    return out, edits
+
+
+def drop_items(body: Mapping[str, Any], ids: Sequence[str]) -> tuple[dict[str, Any], list[Edit]]:
+    """Remove items by id from whichever section holds them.
+
+    Raises:
+        InputError: an id names no item.
+    """
+    out = copy.deepcopy(dict(body))
+    edits: list[Edit] = []
+    for given in ids:
+        for key in ID_SECTIONS:
+            items = list(out.get(key) or [])
+            at = next((i for i, item in enumerate(items)
+                       if isinstance(item, dict) and same_id(given, item.get("id"))), None)
+            if at is not None:
+                dropped = items.pop(at)
+                out[key] = items
+                edits.append(Edit("drop", dropped["id"], key))
+                break
+        else:
+            raise _unknown("item", given, out, ID_SECTIONS)
+    return out, edits
+
+
+def replace_lists(body: Mapping[str, Any], lists: Mapping[str, Any]) -> tuple[dict[str, Any], list[Edit]]:
+    """Replace whole list sections.
+
+    Raises:
+        InputError: an unknown section, or a value that is not a list.
+    """
+    out = copy.deepcopy(dict(body))
+    edits: list[Edit] = []
+    for key, value in lists.items():
+        if key not in REPLACEABLE:
+            raise InputError(f"{key!r} cannot be replaced as a list (one of {', '.join(REPLACEABLE)})")
+        if not isinstance(value, list):
+            raise InputError(f"the new {key} must be a JSON array, not {type(value).__name__}",
+                             details={"section": key})
+        out[key] = copy.deepcopy(value)
+        edits.append(Edit("replace", key))
+    return out, edits
+
+
+def apply_edits(body: Mapping[str, Any], *, close: Sequence[str] = (), drop: Sequence[str] = (),
+                replace: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], list[Edit]]:
+    """Replace, then drop, then close (so a replaced list can be pruned in the same amend)."""
+    out, edits = replace_lists(body, replace or {})
+    out, dropped = drop_items(out, drop)
+    out, closed = close_items(out, close)
+    return out, [*edits, *dropped, *closed]

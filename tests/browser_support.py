@@ -1,0 +1,148 @@
+"""A headless Chromium driven over the Chrome DevTools Protocol, through a pipe.
+
+``--remote-debugging-pipe`` makes Chromium read protocol messages on fd 3 and
+write its answers on fd 4, each a JSON object ended by a NUL byte: no
+websocket client (and no new dependency) is needed. Tests that use it skip
+with a reason when no Chromium is installed (Debian: ``apt-get install
+chromium``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from typing import Any
+
+CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
+
+
+def find_chromium() -> str | None:
+    explicit = os.environ.get("BATON_CHROMIUM")
+    if explicit:
+        return explicit
+    return next((found for name in CANDIDATES if (found := shutil.which(name))), None)
+
+
+class BrowserError(RuntimeError):
+    pass
+
+
+class Browser:
+    """One headless Chromium; ``open(url)`` gives a ``Page`` to evaluate script in."""
+
+    def __init__(self, executable: str) -> None:
+        self._profile = tempfile.mkdtemp(prefix="baton-chromium-")
+        to_chrome_r, self._to_chrome = os.pipe()
+        self._from_chrome, from_chrome_w = os.pipe()
+
+        def wire() -> None:  # in the child: the protocol's two descriptors at 3 and 4
+            import fcntl
+
+            read_end = fcntl.fcntl(to_chrome_r, fcntl.F_DUPFD, 10)  # above 3 and 4, so neither is overwritten
+            write_end = fcntl.fcntl(from_chrome_w, fcntl.F_DUPFD, 10)
+            os.dup2(read_end, 3)
+            os.dup2(write_end, 4)
+
+        self._proc = subprocess.Popen(
+            [executable, "--headless=new", "--remote-debugging-pipe", "--no-sandbox", "--disable-gpu",
+             "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-dev-shm-usage",
+             f"--user-data-dir={self._profile}", "about:blank"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=wire, close_fds=False)
+        os.close(to_chrome_r)
+        os.close(from_chrome_w)
+        self._ids = itertools.count(1)
+        self._buffer = b""
+
+    # -- the protocol ---------------------------------------------------------
+    def send(self, method: str, params: dict[str, Any] | None = None, *, session: str | None = None,
+             timeout: float = 30) -> dict[str, Any]:
+        ident = next(self._ids)
+        message: dict[str, Any] = {"id": ident, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        os.write(self._to_chrome, json.dumps(message).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        while True:
+            for answer in self._messages(deadline):
+                if answer.get("id") == ident:
+                    if "error" in answer:
+                        raise BrowserError(f"{method}: {answer['error']}")
+                    return answer.get("result", {})
+
+    def _messages(self, deadline: float):
+        import select
+
+        while b"\0" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise BrowserError("Chromium did not answer in time")
+            ready, _, _ = select.select([self._from_chrome], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(self._from_chrome, 1 << 16)
+            if not chunk:
+                raise BrowserError("Chromium closed its protocol pipe")
+            self._buffer += chunk
+        while b"\0" in self._buffer:
+            raw, _, self._buffer = self._buffer.partition(b"\0")
+            yield json.loads(raw)
+
+    def open(self, url: str, *, width: int = 1280, height: int = 900) -> "Page":
+        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        page = Page(self, session)
+        self.send("Emulation.setDeviceMetricsOverride",
+                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600}, session=session)
+        self.send("Runtime.enable", session=session)
+        self.send("Page.enable", session=session)
+        self.send("Page.navigate", {"url": url}, session=session)
+        page.wait_for("document.readyState === 'complete'")
+        return page
+
+    def close(self) -> None:
+        try:
+            self.send("Browser.close", timeout=5)
+        except (BrowserError, OSError):
+            pass
+        try:
+            self._proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+        for fd in (self._to_chrome, self._from_chrome):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        shutil.rmtree(self._profile, ignore_errors=True)
+
+
+class Page:
+    def __init__(self, browser: Browser, session: str) -> None:
+        self.browser = browser
+        self.session = session
+
+    def eval(self, expression: str) -> Any:
+        """The JSON value of ``expression`` (promises awaited)."""
+        result = self.browser.send("Runtime.evaluate", {"expression": expression, "awaitPromise": True,
+                                                        "returnByValue": True}, session=self.session)
+        if "exceptionDetails" in result:
+            raise BrowserError(f"{expression!r} threw: {result['exceptionDetails']}")
+        return result.get("result", {}).get("value")
+
+    def wait_for(self, condition: str, *, timeout: float = 30) -> Any:
+        """Poll ``condition`` until it is truthy (a bound on waiting, not a timing assertion)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            value = self.eval(condition)
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise BrowserError(f"never true: {condition}")
+            time.sleep(0.05)

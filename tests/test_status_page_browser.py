@@ -1,0 +1,186 @@
+"""The status page in a real (headless) browser: the Handoffs tab's rows open a
+handoff's view — the same content as ``handoff show --format md``, rendered
+without raw HTML — with freshness, score and branch columns and a branch
+filter; session batons have a panel of their own; the header holds together
+on a 390 px wide phone.
+
+Skips when no Chromium is installed (Debian: ``apt-get install chromium``;
+or point ``BATON_CHROMIUM`` at one).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from dulwich import porcelain
+
+from baton.commands.context import Project
+from tests.app_support import listen_target
+from tests.browser_support import Browser, find_chromium
+from tests.conftest import run_baton
+from tests.handoff_support import git_commit, git_init
+
+CHROMIUM = find_chromium()
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (apt-get install chromium, or "
+                                                         "set BATON_CHROMIUM): the page's browser tests need one")
+
+HOSTILE = 'Docs <img src=x onerror="document.title=\'pwned\'"> rewrite'
+
+
+def cli(root: Path, *args: str, expect: int = 0):
+    r = run_baton(*args, "--json", "--project", str(root))
+    assert r.returncode == expect, (r.returncode, r.stdout, r.stderr)
+    return json.loads(r.stdout)
+
+
+def ready(root: Path, title: str, *, cwd_branch: str | None = None, item: str = "finish the work") -> str:
+    hid = cli(root, "checkpoint", "create", "--no-input", "--title", title, "--objective", f"{title} works",
+              "--artifact", "src/app.py", "--completed", "started", "--current-state", "half done",
+              "--open-item", json.dumps({"description": item, "suggested_action": "write it",
+                                         "acceptance_check": "its test passes"}))["id"]
+    cli(root, "handoff", "validate", hid)
+    cli(root, "handoff", "ready", hid, "--accept-warnings", "test repository")
+    return hid
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """A project with handoffs on two branches (one amended), a session baton,
+    and its status server; plus one headless browser for the module."""
+    import os
+
+    root = tmp_path_factory.mktemp("site") / "proj"
+    root.mkdir()
+    git_init(root, {"src/app.py": "v1\n"})
+    os.environ.setdefault("GIT_CONFIG_NOSYSTEM", "1")
+    cli(root, "init")
+    oauth = ready(root, "OAuth replay", item="add the replay fixture")
+    porcelain.branch_create(str(root), "feature/docs")
+    with porcelain.open_repo_closing(str(root)) as repo:
+        repo.refs.set_symbolic_ref(b"HEAD", b"refs/heads/feature/docs")
+    git_commit(root, {"docs/guide.md": "guide\n"}, message="docs")
+    docs = ready(root, HOSTILE, item="**bold** and `code` and <script>alert(1)</script>")
+    child = cli(root, "handoff", "amend", docs, "--close-item", "O-1", "--work-state", "completed")["id"]
+    cli(root, "session", "end", "s-1", "--handoff-steps", "check the docs build")
+    server = __import__("baton.web.server", fromlist=["bind_status_server"]).bind_status_server(
+        listen_target(root, host="127.0.0.1", port=0))
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+    thread.start()
+    browser = Browser(CHROMIUM)
+    opened = Project.open(root)
+    project_id = opened.config.project_id
+    opened.close()
+    try:
+        yield {"root": root, "url": server.url, "oauth": oauth, "docs": docs, "child": child, "browser": browser,
+               "project_id": project_id}
+    finally:
+        browser.close()
+        server.shutdown()
+        thread.join(timeout=10)
+
+
+def open_handoffs_tab(site, *, width: int = 1280):
+    page = site["browser"].open(site["url"], width=width)
+    page.eval("document.getElementById('tabbtn-handoffs').click()")
+    page.wait_for("document.querySelectorAll('#latest-rows tr.row').length > 0")
+    return page
+
+
+def rows(page) -> list[list[str]]:
+    return page.eval("Array.from(document.querySelectorAll('#latest-rows tr.row')).map("
+                     "tr => Array.from(tr.cells).map(td => td.textContent))")
+
+
+def test_the_handoffs_tab_shows_freshness_score_and_branch_columns(site):
+    page = open_handoffs_tab(site)
+    heads = page.eval("Array.from(document.querySelectorAll('#latest-panel th')).map(th => th.textContent)")
+    assert heads == ["ID", "Status", "Freshness", "Score", "Branch", "Created", "Title"]
+    by_title = {r[6]: r for r in rows(page)}
+    oauth = by_title["OAuth replay"]
+    assert oauth[0] == site["oauth"][-8:] and oauth[4] == "master"
+    assert oauth[2] in ("fresh", "partially_stale", "stale", "unknown") and float(oauth[3]) > 0
+
+
+def test_session_batons_have_their_own_panel(site):
+    page = open_handoffs_tab(site)
+    titles = [r[6] for r in rows(page)]
+    assert not any(t.startswith("Session baton") for t in titles)
+    page.wait_for("document.querySelectorAll('#baton-rows tr.row').length === 1")
+    baton_titles = page.eval("Array.from(document.querySelectorAll('#baton-rows tr.row')).map(tr => tr.cells[3]"
+                             ".textContent)")
+    assert len(baton_titles) == 1
+
+
+def test_the_branch_filter_keeps_the_rows_of_one_branch(site):
+    page = open_handoffs_tab(site)
+    options = page.eval("Array.from(document.getElementById('branch-filter').options).map(o => o.value)")
+    assert options == ["", "feature/docs", "master"]
+    page.eval("var s = document.getElementById('branch-filter'); s.value = 'master';"
+              "s.dispatchEvent(new Event('change'))")
+    assert [r[4] for r in rows(page)] == ["master"]
+    page.eval("var s = document.getElementById('branch-filter'); s.value = '';"
+              "s.dispatchEvent(new Event('change'))")
+    assert {r[4] for r in rows(page)} == {"master", "feature/docs"}
+
+
+def test_a_row_opens_the_handoffs_view_with_the_content_of_show_md(site):
+    page = open_handoffs_tab(site)
+    page.eval(f"document.querySelector('#latest-rows tr[data-id=\"{site['oauth']}\"]').click()")
+    page.wait_for("!document.getElementById('handoff-view').hidden")
+    view_text = page.eval("document.getElementById('view-body').textContent")
+    md = run_baton("handoff", "show", site["oauth"], "--format", "md", "--project", str(site["root"])).stdout
+    for line in md.splitlines():
+        words = line.lstrip("#>-* ").replace("**", "").replace("`", "").strip()
+        if words:
+            assert words in view_text
+    facts = page.eval("document.getElementById('view-facts').textContent")
+    assert "freshness: " in facts and "score: " in facts and "branch: master" in facts
+    assert "validated on master@" in facts
+
+
+def test_the_view_renders_data_as_text_never_as_html(site):
+    page = open_handoffs_tab(site)
+    page.eval(f"document.querySelector('#latest-rows tr[data-id=\"{site['docs']}\"]').click()")
+    page.wait_for("!document.getElementById('handoff-view').hidden")
+    assert page.eval("document.querySelectorAll('img, script:not(:first-of-type), iframe').length") == 0
+    assert page.eval("document.querySelectorAll('#view-body script, #view-body img').length") == 0
+    assert page.eval("document.title") == "Baton status"
+    assert HOSTILE in page.eval("document.getElementById('view-title').textContent")
+    body = page.eval("document.getElementById('view-body').textContent")
+    assert "<script>alert(1)</script>" in body
+
+
+def test_lineage_links_open_the_related_handoff(site):
+    page = open_handoffs_tab(site)
+    page.eval(f"document.querySelector('#latest-rows tr[data-id=\"{site['child']}\"]').click()")
+    page.wait_for(f"document.getElementById('handoff-view').getAttribute('data-id') === '{site['child']}'")
+    page.eval(f"document.querySelector('#view-links [data-open=\"{site['docs']}\"]').click()")
+    page.wait_for(f"document.getElementById('handoff-view').getAttribute('data-id') === '{site['docs']}'")
+    page.eval("document.getElementById('view-back').click()")
+    assert page.eval("document.getElementById('handoff-view').hidden") is True
+    assert page.eval("document.getElementById('latest-panel').hidden") is False
+
+
+def test_a_link_to_a_handoff_opens_its_view(site):
+    page = site["browser"].open(site["url"] + "#handoff=" + site["oauth"])
+    page.wait_for(f"document.getElementById('handoff-view').getAttribute('data-id') === '{site['oauth']}'")
+    assert page.eval("document.getElementById('tab-handoffs').hidden") is False
+
+
+def test_the_header_holds_together_on_a_390px_phone(site):
+    page = site["browser"].open(site["url"], width=390, height=844)
+    page.wait_for("document.getElementById('project-line').textContent.indexOf(' · ') > 0")
+    assert page.eval("document.documentElement.clientWidth") == 390
+    title = page.eval("document.querySelector('header h1').getBoundingClientRect().height")
+    line_height = page.eval("parseFloat(getComputedStyle(document.querySelector('header h1')).lineHeight)")
+    assert title < 1.5 * line_height  # one line, not one character per line
+    assert page.eval("document.getElementById('project-line').getBoundingClientRect().width") > 200
+
+
+def test_the_page_loads_nothing_from_anywhere_else(site):
+    page = open_handoffs_tab(site)
+    origins = page.eval("Array.from(new Set(performance.getEntriesByType('resource').map(e => new URL(e.name).origin)))")
+    assert origins == [site["url"].rstrip("/")]
