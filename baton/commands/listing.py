@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from baton.model import frozen
 
 if TYPE_CHECKING:
@@ -26,11 +28,13 @@ class ListResult:
     rows: tuple["HandoffSummary", ...]
     status: str | None
     work: str | None
+    conflicts: Any = attrs.field(factory=dict)
+    """Per listed id, the conflict candidates it carries (§14; absent when none)."""
     exit_code: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"handoffs": [r.to_json() for r in self.rows], "count": len(self.rows),
-                "filters": {"status": self.status, "work": self.work}}
+        return {"handoffs": [{**r.to_json(), "conflicts": self.conflicts.get(r.id, [])} for r in self.rows],
+                "count": len(self.rows), "filters": {"status": self.status, "work": self.work}}
 
     def render(self) -> str:
         from baton.domain.handoff import short_id
@@ -40,7 +44,8 @@ class ListResult:
         lines = []
         for r in self.rows:
             flags = f" [{','.join(r.flags)}]" if r.flags else ""
-            lines.append(f"{short_id(r.id)}  {r.status:<10}{flags}  {r.created_at}  {r.title}")
+            mark = f"  !! {len(self.conflicts[r.id])} conflict candidate(s)" if self.conflicts.get(r.id) else ""
+            lines.append(f"{short_id(r.id)}  {r.status:<10}{flags}  {r.created_at}  {r.title}{mark}")
         return "\n".join(lines)
 
 
@@ -75,4 +80,20 @@ def list_handoffs(
             raise InputError("`work` needs at least one word to search for")
     runner = project.reading()
     rows = handoffs.newest(runner.db, status=status, search=query, limit=limit)
-    return ListResult(tuple(rows), status, work)
+    return ListResult(tuple(rows), status, work, listed_conflicts(runner, [r.id for r in rows]))
+
+
+def listed_conflicts(runner: Any, ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """The conflict candidates each of ``ids`` carries (only ids that carry some)."""
+    from baton.commands.lineage import current_conflicts
+    from baton.domain.lineage import conflicts_touching
+
+    graph, candidates = current_conflicts(runner)
+    if not candidates:
+        return {}
+    out = {}
+    for ident in ids:
+        found = conflicts_touching(candidates, graph, ident)
+        if found:
+            out[ident] = [c.to_json() for c in found]
+    return out

@@ -31,6 +31,8 @@ class ResumeResult:
     brief: dict[str, Any]
     record: dict[str, Any]
     marked_resumed: bool
+    conflicts: tuple[dict[str, Any], ...] = ()
+    """Conflict candidates the record carries (§14): a banner heads the brief."""
     exit_code: int = 0
 
     @property
@@ -46,6 +48,7 @@ class ResumeResult:
             "quality": self.quality,
             "brief": self.brief,
             "marked_resumed": self.marked_resumed,
+            "conflicts": list(self.conflicts),
             "handoff": self.record,
         }
 
@@ -117,6 +120,14 @@ def resume_handoff(
                                 format="md" if format == "md" else "prompt")
     record = handoff_to_json(handoff)
     status = handoff.status
+    from baton.commands.lineage import conflict_banner, conflicts_for
+
+    conflicts = conflicts_for(runner, handoff.id)
+    brief_json = brief.to_json()
+    if conflicts:
+        # Before everything the brief says, next actions included: a branch
+        # whose decisions contradict a sibling's is not to be relied on blindly.
+        brief_json["text"] = conflict_banner(conflicts) + "\n\n" + brief_json["text"]
     if mark_resumed:
         with opened.writing() as scope:
             current = load_handoff(scope.runner, handoff.id)
@@ -127,7 +138,7 @@ def resume_handoff(
             record = scope.runner.get("handoffs", handoff.id) or record
             status = record.get("status", status)
     return ResumeResult(handoff.id, status, format, freshness.to_json(), quality.to_json(),
-                        brief.to_json(), record, mark_resumed)
+                        brief_json, record, mark_resumed, tuple(conflicts))
 
 
 def _is_unpromoted_baton(handoff: Any) -> bool:

@@ -27,6 +27,8 @@ class ValidateResult:
     flags: tuple[str, ...]
     report: dict[str, Any]
     rechecks: tuple[dict[str, Any], ...] = ()
+    conflicts: tuple[dict[str, Any], ...] = ()
+    """Conflict candidates the record carries (§14): shown, never a check result."""
 
     @property
     def exit_code(self) -> int:
@@ -34,7 +36,7 @@ class ValidateResult:
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.handoff_id, "status": self.status, "flags": list(self.flags),
-                "report": self.report, "rechecks": list(self.rechecks)}
+                "report": self.report, "rechecks": list(self.rechecks), "conflicts": list(self.conflicts)}
 
     def render(self) -> str:
         from baton.domain.handoff import short_id
@@ -51,6 +53,10 @@ class ValidateResult:
         for run in self.rechecks:
             lines.append(f"  recheck {run['evidence_id']} `{run['ref']}`: {run['status']}"
                          + (f" (exit {run['exit_code']})" if run.get("exit_code") is not None else ""))
+        if self.conflicts:
+            from baton.commands.lineage import conflict_banner
+
+            lines.append(conflict_banner(self.conflicts))
         if r["status"] == "fail":
             lines.append(f"Not promotable: fix the failures with `baton handoff amend {short_id(self.handoff_id)} ...`"
                          " and validate again.")
@@ -118,5 +124,8 @@ def validate_handoff_command(
         record(scope, aggregate.decide(handoff, aggregate.RecordValidation(report), now=report.get("validated_at")
                                        or now_timestamp(opened.clock())), version=version)
         doc = scope.runner.get("handoffs", handoff.id) or {}
+        from baton.commands.lineage import conflicts_for
+
+        conflicts = conflicts_for(scope.runner, handoff.id)
     return ValidateResult(handoff.id, doc.get("status", handoff.status), tuple(doc.get("flags", ())), report,
-                          tuple(r.to_json() for r in runs))
+                          tuple(r.to_json() for r in runs), tuple(conflicts))
