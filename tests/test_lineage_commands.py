@@ -136,8 +136,6 @@ def test_lineage_of_one_handoff_shows_only_its_component(project):
 
 
 def test_lineage_as_of_an_event_answers_from_the_past_and_leaves_the_index_alone(project):
-    from baton.ledger.store import Ledger  # noqa: F401 - the same ledger the app reads
-
     parent = _ready(project)
     opened = Project.open(project)
     try:
