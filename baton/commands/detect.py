@@ -143,8 +143,12 @@ def repository_head(worktree: Any) -> str | None:
 
 
 def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False, session: str | None = None,
-           harness: str | None = None, source: str = "cli") -> DetectResult:
+           harness: str | None = None, source: str = "cli", create_drafts: bool = True) -> DetectResult:
     """Score ``raw`` signals; recommend, prepare a draft, or do nothing.
+
+    ``create_drafts=False`` (MCP ``handoff_detect`` without ``prepare``: §13
+    says it does not create by default): the outcome is reported and the
+    recommendation recorded, but no draft is captured.
 
     Raises:
         InputError (exit 2): malformed signals or detector configuration, or a bad session id.
@@ -175,7 +179,7 @@ def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False,
         return DetectResult(session, result_json, outcome.action, outcome.suppressed, False,
                             config=config.to_json())
     template, missing = None, ()
-    if outcome.action in (detector.AUTO_PREPARE, detector.PREPARE):
+    if outcome.action in (detector.AUTO_PREPARE, detector.PREPARE) and (create_drafts or prepare):
         template, missing = _draft_template(project, evaluation, outcome.action, session=session)
     from baton.commands.capture import capture_in_scope
     from baton.commands.record import record
