@@ -196,12 +196,12 @@ class Baton:
     # -- the detector (§9) -------------------------------------------------------------
     def detect(self, signals: dict[str, Any] | None = None, *, prepare: bool = False,
                session: str | None = None, harness: str | None = None, source: str = "cli",
-               create_drafts: bool = True) -> DetectResult:
+               create_drafts: bool = True, prepared_draft: str | None = None) -> DetectResult:
         """Score handoff pressure and readiness (CLI ``detect``, MCP ``handoff_detect``, hooks)."""
         from baton.commands import detect
 
         return detect.detect(self.project, signals or {}, prepare=prepare, session=session, harness=harness,
-                             source=source, create_drafts=create_drafts)
+                             source=source, create_drafts=create_drafts, prepared_draft=prepared_draft)
 
     def control_detector(self, action: str, *, session: str | None = None,
                          minutes: float | None = None) -> DetectorControlResult:

@@ -60,6 +60,11 @@ class DetectResult:
             out.append(f"baton detect --disable-for-session --session {self.session}")
         return out
 
+    @property
+    def context(self) -> str | None:
+        """What a harness hook injects into the session (the notice), if anything."""
+        return self.notice() or None
+
     def notice(self) -> str:
         """The message a harness shows (empty when there is nothing to say)."""
         from baton.domain.handoff import short_id
@@ -143,12 +148,15 @@ def repository_head(worktree: Any) -> str | None:
 
 
 def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False, session: str | None = None,
-           harness: str | None = None, source: str = "cli", create_drafts: bool = True) -> DetectResult:
+           harness: str | None = None, source: str = "cli", create_drafts: bool = True,
+           prepared_draft: str | None = None) -> DetectResult:
     """Score ``raw`` signals; recommend, prepare a draft, or do nothing.
 
     ``create_drafts=False`` (MCP ``handoff_detect`` without ``prepare``: §13
     says it does not create by default): the outcome is reported and the
-    recommendation recorded, but no draft is captured.
+    recommendation recorded, but no draft is captured. ``prepared_draft``: a
+    draft the caller already made for this signal (a harness's compaction),
+    named in the recorded recommendation.
 
     Raises:
         InputError (exit 2): malformed signals or detector configuration, or a bad session id.
@@ -187,7 +195,7 @@ def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False,
     with project.writing() as scope:
         # The draft and the recommendation that made it are written under one
         # lock: a recommendation never names a draft that is not there.
-        draft = None
+        draft = prepared_draft
         if template is not None:
             draft = capture_in_scope(scope, template, trigger=template["automation"]["trigger"],
                                      origin={"harness": harness} if harness else None, session=session).handoff_id
