@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 LATEST_HANDOFFS = 10
 """How many of the newest handoffs the overview lists."""
+LINEAGE_NODES = 200
+"""At most this many nodes in the overview's lineage graph (the components of the latest handoffs)."""
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 3124
@@ -129,8 +131,13 @@ class StatusOverview:
             rows = [("ID", "STATUS", "CREATED", "TITLE")]
             for h in latest:
                 flags = f" [{','.join(h['flags'])}]" if h["flags"] else ""
-                rows.append((h["short_id"], h["status"] + flags, h["created_at"], _clip(h["title"], 60)))
+                mark = " !! conflict candidate" if h.get("conflicts") else ""
+                rows.append((h["short_id"], h["status"] + flags, h["created_at"], _clip(h["title"], 60) + mark))
             lines.extend(_table(rows))
+        conflicts = (p.get("lineage") or {}).get("conflicts") or []
+        if conflicts:
+            lines.append("")
+            lines.append(f"Conflict candidates: {len(conflicts)} (resolve with `baton merge`; see `baton lineage`)")
         return "\n".join(lines)
 
 
@@ -189,9 +196,40 @@ def status_overview(
         "total": len(items),
         "projectId": project_id,
         "lastSeenRoot": str(root),
-        "latestHandoffs": [r.to_json() for r in rows],
+        "latestHandoffs": [{**r.to_json(), "conflicts": []} for r in rows],
+        "lineage": lineage_of(opened.runner, [r.id for r in rows]),
     }
+    by_id = {h["id"]: h for h in payload["latestHandoffs"]}
+    for c in payload["lineage"]["conflicts"]:
+        for ident in c["handoffs"]:
+            if ident in by_id:
+                by_id[ident]["conflicts"].append(c)
     return StatusOverview(sanitize_output(payload, redaction))
+
+
+def lineage_of(runner: Any, ids: list[str]) -> dict[str, Any]:
+    """The lineage graph around ``ids`` (their connected handoffs, at most
+    ``LINEAGE_NODES``), with conflict candidates: the page's Lineage panel."""
+    from baton.domain import lineage
+    from baton.projections.lineage import load_graph
+
+    if "lineage" not in runner.by_name or not ids:
+        return {"nodes": [], "edges": [], "conflicts": [], "truncated": False}
+    graph = load_graph(runner)
+    shown: set[str] = set()
+    truncated = False
+    for ident in ids:
+        if ident in shown or ident not in graph:
+            continue
+        part = graph.component(ident)
+        if len(shown) + len(part) > LINEAGE_NODES:
+            truncated = True
+            continue
+        shown |= part
+    view = lineage.to_json(graph, shown, lineage.conflict_candidates(graph))
+    view["conflicts"] = [c for c in view["conflicts"] if set(c["handoffs"]) <= shown]
+    view["truncated"] = truncated
+    return view
 
 
 # -- dismissal ----------------------------------------------------------------------
