@@ -30,15 +30,16 @@ FORMATS = ("text", "json", "mermaid", "dot")
 
 # -- conflicts, as every reader sees them ----------------------------------------------
 
-def current_conflicts(runner: Any) -> tuple[Any, list[Any]]:
-    """The graph and its unresolved conflict candidates (none, cheaply, when
-    no handoff has two children)."""
+def current_conflicts(runner: Any, around: Sequence[str] | None = None) -> tuple[Any, list[Any]]:
+    """The graph (all of it, or the part connected to ``around``) and its
+    unresolved conflict candidates — none, cheaply, when no handoff has two
+    children."""
     from baton.domain.lineage import Graph, conflict_candidates
-    from baton.projections.lineage import has_branches, load_graph
+    from baton.projections.lineage import has_branches, load_component, load_graph
 
     if "lineage" not in runner.by_name or not has_branches(runner.db):
         return Graph(()), []
-    graph = load_graph(runner)
+    graph = load_graph(runner) if around is None else load_component(runner, around)
     return graph, conflict_candidates(graph)
 
 
@@ -46,7 +47,7 @@ def conflicts_for(runner: Any, handoff_id: str) -> list[dict[str, Any]]:
     """The conflict candidates a record carries (on it or an ancestor), as JSON."""
     from baton.domain.lineage import conflicts_touching
 
-    graph, candidates = current_conflicts(runner)
+    graph, candidates = current_conflicts(runner, [handoff_id])
     return [c.to_json() for c in conflicts_touching(candidates, graph, handoff_id)] if candidates else []
 
 
@@ -141,8 +142,8 @@ def merge_handoffs(project: "Project", tokens: Sequence[str], *, title: str | No
                 parents.append(parent)
         if len(parents) < 2:
             raise InputError("a merge needs at least two distinct handoffs")
-        graph, candidates = current_conflicts(scope.runner)
         ids = [p.id for p in parents]
+        graph, candidates = current_conflicts(scope.runner, ids)
         relevant = _between(graph, candidates, ids)
         basis = graph.common_ancestors(ids) if all(i in graph for i in ids) else []
         body = lineage.merge_body([handoff_to_json(p) for p in parents], resolution=dict(resolution or {}),
@@ -223,10 +224,10 @@ def lineage_view(project: "Project", token: str | None = None, *, format: str = 
 def _view(project: "Project", runner: Any, token: str | None, *, freshness: bool) -> tuple[dict[str, Any], str | None]:
     from baton.commands.ids import resolve_handoff_id
     from baton.domain import lineage
-    from baton.projections.lineage import load_graph
+    from baton.projections.lineage import load_component, load_graph
 
-    graph = load_graph(runner)
     root = resolve_handoff_id(runner, token) if token else None
+    graph = load_graph(runner) if root is None else load_component(runner, [root])
     candidates = lineage.conflict_candidates(graph)
     ids = lineage.subgraph_ids(graph, root)
     states = _freshness(project, runner, ids) if freshness else {}

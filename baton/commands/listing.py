@@ -88,7 +88,7 @@ def listed_conflicts(runner: Any, ids: list[str]) -> dict[str, list[dict[str, An
     from baton.commands.lineage import current_conflicts
     from baton.domain.lineage import conflicts_touching
 
-    graph, candidates = current_conflicts(runner)
+    graph, candidates = current_conflicts(runner, ids)
     if not candidates:
         return {}
     out = {}

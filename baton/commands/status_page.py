@@ -211,11 +211,11 @@ def lineage_of(runner: Any, ids: list[str]) -> dict[str, Any]:
     """The lineage graph around ``ids`` (their connected handoffs, at most
     ``LINEAGE_NODES``), with conflict candidates: the page's Lineage panel."""
     from baton.domain import lineage
-    from baton.projections.lineage import load_graph
+    from baton.projections.lineage import load_component
 
     if "lineage" not in runner.by_name or not ids:
         return {"nodes": [], "edges": [], "conflicts": [], "truncated": False}
-    graph = load_graph(runner)
+    graph = load_component(runner, ids)
     shown: set[str] = set()
     truncated = False
     for ident in ids:

@@ -105,3 +105,46 @@ def load_graph(runner: Any) -> Any:
         status, flags = states.get(key, ("", ()))
         nodes.append(Node.from_doc(doc, status=status, flags=flags))
     return Graph(nodes)
+
+
+def component_ids(db: Any, ids: Iterable[str]) -> set[str]:
+    """Every handoff connected to one of ``ids`` through the edge table (both
+    ways), found with indexed lookups: what a conflict question about ``ids``
+    needs (two divergent nodes share an ancestor; a merge descends from both)."""
+    seen: set[str] = set()
+    frontier = set(ids)
+    while frontier:
+        seen |= frontier
+        batch = list(frontier)
+        frontier = set()
+        for i in range(0, len(batch), 500):
+            chunk = batch[i:i + 500]
+            marks = ", ".join("?" * len(chunk))
+            for parent, child in db.execute(f"SELECT parent, child FROM {EDGES_TABLE} WHERE parent IN ({marks}) "
+                                            f"OR child IN ({marks})", [*chunk, *chunk]):
+                for ident in (parent, child):
+                    if ident not in seen:
+                        frontier.add(ident)
+    return seen
+
+
+def load_component(runner: Any, ids: Iterable[str]) -> Any:
+    """The part of the graph connected to ``ids``, with statuses and flags."""
+    import orjson
+
+    from baton.domain.lineage import Graph, Node
+    from baton.projections.handoffs import ROWS_TABLE
+
+    wanted = sorted(component_ids(runner.db, ids))
+    nodes = []
+    for i in range(0, len(wanted), 500):
+        chunk = wanted[i:i + 500]
+        marks = ", ".join("?" * len(chunk))
+        states = {ident: (status or "", tuple(orjson.loads(flags or "[]"))) for ident, status, flags in
+                  runner.db.execute(f"SELECT id, status, flags FROM {ROWS_TABLE} WHERE id IN ({marks})", chunk)}
+        for ident in chunk:
+            doc = runner.get("lineage", ident)
+            if doc is not None:
+                status, flags = states.get(ident, ("", ()))
+                nodes.append(Node.from_doc(doc, status=status, flags=flags))
+    return Graph(nodes)
