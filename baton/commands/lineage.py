@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from baton.commands.context import Project
 
 FORMATS = ("text", "json", "mermaid", "dot")
+FRESHNESS_SHOWN = 100
+"""At most this many (the newest) ready or resumed handoffs get their freshness derived in a view:
+deriving it reads git and hashes artifacts."""
 
 
 # -- conflicts, as every reader sees them ----------------------------------------------
@@ -243,9 +246,12 @@ def _freshness(project: "Project", runner: Any, ids: set[str]) -> dict[str, str]
 
     out: dict[str, str] = {}
     roots = project.policy.allowed_roots
-    for ident in sorted(ids):
+    from baton.projections.handoffs import newest
+
+    chosen = [row.id for row in newest(runner.db, statuses=("ready", "resumed")) if row.id in ids][:FRESHNESS_SHOWN]
+    for ident in chosen:
         doc = runner.get("handoffs", ident)
-        if doc is None or doc.get("status") not in ("ready", "resumed"):
+        if doc is None:
             continue
         try:
             out[ident] = live_freshness(project.paths.worktree, handoff_from_json(doc), roots).state
