@@ -274,8 +274,10 @@ def decide(state: Mapping[str, Any] | None, material_at: str | None, evaluation:
 
 def evolve_state(doc: Mapping[str, Any] | None, event_type: str, data: Mapping[str, Any], at: str) -> dict[str, Any]:
     """Fold one detector event into a session's state."""
+    from baton.events import DetectorDisabled, DetectorEnabled, DetectorRecommended, DetectorSnoozed
+
     out = dict(doc or {})
-    if event_type == "detector.recommended":
+    if event_type == DetectorRecommended.TYPE:
         out["count"] = int(out.get("count") or 0) + 1
         out["action"] = data.get("action")
         if data.get("action") == PREPARE:
@@ -286,11 +288,11 @@ def evolve_state(doc: Mapping[str, Any] | None, event_type: str, data: Mapping[s
         else:
             out["last_recommended_at"] = at
             out["head"] = data.get("head")
-    elif event_type == "detector.snoozed":
+    elif event_type == DetectorSnoozed.TYPE:
         out["snoozed_until"] = data.get("until")
-    elif event_type == "detector.disabled":
+    elif event_type == DetectorDisabled.TYPE:
         out["disabled"] = True
-    elif event_type == "detector.enabled":
+    elif event_type == DetectorEnabled.TYPE:
         out["disabled"] = False
         out.pop("snoozed_until", None)
     return out
