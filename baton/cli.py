@@ -837,7 +837,7 @@ def _name_commands(exc: Exception) -> None:
 
 def _option_names(parser: argparse.ArgumentParser) -> dict[str, str]:
     """Each parameter of the use cases as this command line spells it (``max_bytes`` → ``--max-bytes``)."""
-    names: dict[str, str] = {"handoff_id": "--from"}
+    names: dict[str, str] = {"handoff_id": "--from", "resolution": "--resolution-file"}
     parsers = [parser]
     while parsers:
         current = parsers.pop()

@@ -50,14 +50,15 @@ class DetectResult:
                 "options": self.options(), "config": self.config}
 
     def options(self) -> list[str]:
+        """What the person or agent may do about a recommendation shown (the
+        spec's "prepare handoff", "snooze", "disable for this session"); each
+        adapter says how (``render`` gives the commands)."""
         if self.action == "none" or self.suppressed:
             return []
-        out = []
-        if self.draft is None:
-            out.append("baton detect --prepare" + (f" --session {self.session}" if self.session else ""))
-        out.append("baton detect --snooze" + (f" --session {self.session}" if self.session else ""))
+        out = [] if self.draft else ["prepare"]
+        out.append("snooze")
         if self.session:
-            out.append(f"baton detect --disable-for-session --session {self.session}")
+            out.append("disable_for_session")
         return out
 
     @property
@@ -66,24 +67,23 @@ class DetectResult:
         return self.notice() or None
 
     def notice(self) -> str:
-        """The message a harness shows (empty when there is nothing to say)."""
+        """The non-blocking message, in any adapter's words (empty when there is nothing to say)."""
         from baton.domain.handoff import short_id
 
         if self.action == "none" or self.suppressed:
             return ""
         pressure = self.evaluation["pressure"]
         if self.draft:
-            lines = [f"Baton prepared a draft handoff {short_id(self.draft)} (pressure {pressure:.2f}). "
-                     f"Complete it before it can become ready: " + ", ".join(self.missing or ("nothing",)) + ".",
-                     f"Next: baton handoff amend {short_id(self.draft)} ... then baton handoff validate "
-                     f"{short_id(self.draft)}"]
-        else:
-            lines = [f"Baton recommends preparing a handoff (pressure {pressure:.2f}): "
-                     + "; ".join(self.evaluation["reasons"])]
-        lines.append("Options: " + " | ".join(self.options()))
-        return "\n".join(lines)
+            return (f"Baton prepared a draft handoff {short_id(self.draft)} (pressure {pressure:.2f}). Complete it "
+                    "before it can become ready: " + ", ".join(self.missing or ("nothing",)) + "; then validate it "
+                    "and make it ready. Nothing has been stopped or started.")
+        return (f"Baton recommends preparing a handoff (pressure {pressure:.2f}): "
+                + "; ".join(self.evaluation["reasons"]) + ". Options: " + ", ".join(
+                    o.replace("_", " ") for o in self.options()) + ".")
 
     def render(self) -> str:
+        from baton.domain.handoff import short_id
+
         e = self.evaluation
         readiness = "unavailable" if e["readiness"] is None else f"{e['readiness']:.2f}"
         lines = [f"pressure {e['pressure']:.2f}, readiness {readiness}: {self.action}"
@@ -97,6 +97,13 @@ class DetectResult:
         notice = self.notice()
         if notice:
             lines.append(notice)
+            session = f" --session {self.session}" if self.session else ""
+            commands = {"prepare": f"baton detect --prepare{session}", "snooze": f"baton detect --snooze{session}",
+                        "disable_for_session": f"baton detect --disable-for-session{session}"}
+            if self.draft:
+                lines.append(f"Next: baton handoff amend {short_id(self.draft)} ... then baton handoff validate "
+                             f"{short_id(self.draft)}")
+            lines.append("Options: " + " | ".join(commands[o] for o in self.options()))
         return "\n".join(lines)
 
 

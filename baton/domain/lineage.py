@@ -432,8 +432,8 @@ def merge_body(parents: Sequence[Mapping[str, Any]], *, resolution: Mapping[str,
     if not isinstance(text, str) or not text.strip():
         listed = "".join(f"; conflict candidate {c.line()}" for c in conflicts)
         raise MergeUnresolved(
-            "a merge needs an explicit resolution decision: write it in --resolution-file "
-            "(JSON {\"decision\": ..., \"rationale\": ...} or plain text)" + listed,
+            "a merge needs an explicit resolution decision: give `resolution` "
+            "({\"decision\": ..., \"rationale\": ...}, or plain text from a file)" + listed,
             details={"conflicts": [c.to_json() for c in conflicts]})
     first = parents[0]
     work = dict(_copy(first.get("work") or {}))
