@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from baton.commands.gc import GcResult
     from baton.commands.harness_sessions import CompactionDraftResult, SessionFinishResult, SessionStartResult
     from baton.commands.init import InitResult
+    from baton.commands.lineage import LineageResult, MergeResult
+    from baton.commands.detect import DetectResult, DetectorControlResult
     from baton.commands.listing import ListResult
     from baton.commands.log import LogResult
     from baton.commands.metrics import MetricsResult
@@ -183,6 +185,7 @@ class Baton:
         return listing.list_handoffs(self.project, status=status, work=work, limit=limit, kind=kind, branch=branch)
 
     def show(self, token: str, **options: Any) -> ShowResult:
+        """``handoff show``; ``as_of`` answers from a replay up to that point."""
         from baton.commands import show
 
         return show.show_handoff(self.project, token, **options)
@@ -195,6 +198,42 @@ class Baton:
 
         return resume.resume_handoff(self.project, token, format=format, mark_resumed=mark_resumed,
                                      max_tokens=max_tokens, session=session, harness=harness, any_branch=any_branch)
+
+    # -- lineage (§14) ------------------------------------------------------------------
+    def fork(self, token: str, *, label: str | None = None, session: str | None = None) -> CaptureResult:
+        """A draft child of ``token`` with relation ``fork`` (CLI ``fork``, MCP ``handoff_fork``)."""
+        from baton.commands import lineage
+
+        return lineage.fork_handoff(self.project, token, label=label, session=session)
+
+    def merge(self, tokens: list[str], *, title: str | None = None, resolution: dict[str, Any] | None = None,
+              session: str | None = None) -> MergeResult:
+        """A draft child of two or more handoffs (CLI ``merge``, MCP ``handoff_merge``)."""
+        from baton.commands import lineage
+
+        return lineage.merge_handoffs(self.project, tokens, title=title, resolution=resolution, session=session)
+
+    def lineage(self, token: str | None = None, *, format: str = "text", as_of: str | None = None) -> LineageResult:
+        from baton.commands import lineage
+
+        return lineage.lineage_view(self.project, token, format=format, as_of=as_of)
+
+    # -- the detector (§9) -------------------------------------------------------------
+    def detect(self, signals: dict[str, Any] | None = None, *, prepare: bool = False,
+               session: str | None = None, harness: str | None = None, source: str = "cli",
+               create_drafts: bool = True, prepared_draft: str | None = None) -> DetectResult:
+        """Score handoff pressure and readiness (CLI ``detect``, MCP ``handoff_detect``, hooks)."""
+        from baton.commands import detect
+
+        return detect.detect(self.project, signals or {}, prepare=prepare, session=session, harness=harness,
+                             source=source, create_drafts=create_drafts, prepared_draft=prepared_draft)
+
+    def control_detector(self, action: str, *, session: str | None = None,
+                         minutes: float | None = None) -> DetectorControlResult:
+        """``detect --snooze`` / ``--disable-for-session`` / ``--enable``: recorded as events."""
+        from baton.commands import detect
+
+        return detect.control(self.project, action, session=session, minutes=minutes)
 
     # -- session batons -------------------------------------------------------------------
     def create_baton(self, handoff: Any, **options: Any) -> BatonCreateResult:

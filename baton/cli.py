@@ -355,7 +355,7 @@ def _handoff_list(app: Baton, args: argparse.Namespace):
 
 
 def _handoff_show(app: Baton, args: argparse.Namespace):
-    return app.show(args.id, format=args.format, max_tokens=args.max_tokens)
+    return app.show(args.id, format=args.format, max_tokens=args.max_tokens, as_of=args.as_of)
 
 
 def _handoff_amend(app: Baton, args: argparse.Namespace):
@@ -494,6 +494,9 @@ def add_handoff_commands(sub, common) -> None:
     p.add_argument("id", metavar="ID", help=_ID_HELP)
     p.add_argument("--format", choices=("json", "yaml", "md", "prompt"), default="json", help="default json")
     p.add_argument("--max-tokens", metavar="N", type=int, help="token budget for --format prompt (default 1200)")
+    p.add_argument("--as-of", metavar="EVENT_ID|TIME",
+                   help="the record as it was after this event id or at this RFC 3339 time (a replay in memory; "
+                        "the live index is not touched)")
     p.set_defaults(func=_handoff_show)
 
     p = hsub.add_parser("amend", parents=[common], help="revise a draft, or create a corrected child of a ready one",
@@ -536,6 +539,109 @@ def add_handoff_commands(sub, common) -> None:
     p.add_argument("--any-branch", action="store_true",
                    help="with latest: the project's newest ready handoff, not this branch's")
     p.set_defaults(func=_resume)
+
+
+# -- lineage: fork, merge, the graph -------------------------------------------------
+
+def _fork(app: Baton, args: argparse.Namespace):
+    return app.fork(args.id, label=args.label, session=args.session)
+
+
+def _merge(app: Baton, args: argparse.Namespace):
+    resolution = None
+    if args.resolution_file is not None:
+        from baton.cli_input import read_bounded
+        from baton.domain.lineage import resolution_from_text
+
+        raw = read_bounded(args.resolution_file, "--resolution-file")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            from baton.errors import InputError
+
+            raise InputError(f"{args.resolution_file} is not UTF-8 text") from None
+        resolution = resolution_from_text(text)
+    return app.merge(list(args.ids), title=args.title, resolution=resolution, session=args.session)
+
+
+def _lineage(app: Baton, args: argparse.Namespace):
+    return app.lineage(args.id, format=args.format, as_of=args.as_of)
+
+
+def add_lineage_commands(sub, common) -> None:
+    p = sub.add_parser("fork", parents=[common], help="a draft child of a handoff on a new branch",
+                       description="Create a draft child of ID with lineage relation 'fork' (the parent is never "
+                                   "modified). It starts from the parent's work, summary, open items, failed "
+                                   "attempts and risks; the parent's decisions are inherited as context.")
+    p.add_argument("id", metavar="ID", help=_ID_HELP)
+    p.add_argument("--label", metavar="L", help="what this branch is for")
+    p.add_argument("--session", metavar="ID", help="an opaque session id")
+    p.set_defaults(func=_fork)
+
+    p = sub.add_parser("merge", parents=[common], help="a draft child combining two or more handoffs",
+                       description="Create a draft child of every ID with lineage relation 'merge'. Refused "
+                                   "(exit 3, nothing written) until --resolution-file gives an explicit "
+                                   "resolution decision; the conflict candidates between the parents are listed. "
+                                   "Records the conflicts it resolves and the parents' evidence. Parents are "
+                                   "never modified.")
+    p.add_argument("ids", metavar="ID", nargs="+", help="two or more handoffs to merge")
+    p.add_argument("--title", metavar="T", help="the merged work's title (default: the first parent's)")
+    p.add_argument("--resolution-file", metavar="FILE",
+                   help="the resolution: JSON {\"decision\", \"rationale\", \"resolves\", \"evidence\", "
+                        "\"current_state\"} or plain text (the decision); '-' reads stdin")
+    p.add_argument("--session", metavar="ID", help="an opaque session id")
+    p.set_defaults(func=_merge)
+
+    p = sub.add_parser("lineage", parents=[common], help="the handoff graph: forks, merges, conflicts",
+                       description="Show the lineage graph (all handoffs, or those connected to ID) as an "
+                                   "indented tree with status, freshness and conflict marks, or as json, "
+                                   "mermaid or dot. --as-of answers from a replay up to that point without "
+                                   "touching the live index.")
+    p.add_argument("id", metavar="ID", nargs="?", help=_ID_HELP + " (default: every handoff)")
+    p.add_argument("--format", choices=("text", "json", "mermaid", "dot"), default="text", help="default text")
+    p.add_argument("--as-of", metavar="EVENT_ID|TIME", help="the graph after this event id or at this RFC 3339 time")
+    p.set_defaults(func=_lineage)
+
+
+# -- the detector ---------------------------------------------------------------------
+
+def _detect(app: Baton, args: argparse.Namespace):
+    for action, given in (("snooze", args.snooze is not None), ("disable", args.disable_for_session),
+                          ("enable", args.enable)):
+        if given:
+            return app.control_detector(action, session=args.session, minutes=args.snooze)
+    signals: dict = {}
+    if args.event is not None:
+        import orjson
+
+        from baton.cli_input import read_bounded
+        from baton.errors import InputError
+
+        raw = read_bounded(args.event, "--event")
+        try:
+            signals = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise InputError(f"--event is not valid JSON: {exc}") from None
+    return app.detect(signals, prepare=args.prepare, session=args.session, harness=args.harness)
+
+
+def add_detector_command(sub, common) -> None:
+    p = sub.add_parser("detect", parents=[common], help="score handoff pressure and readiness (§9)",
+                       description="Score the normalized signals of --event (each 0-1 or null; unavailable "
+                                   "signals are shown as such, never guessed) with the weights and thresholds "
+                                   "of .baton/config.json. At pressure >= 0.70 a handoff is recommended; at "
+                                   ">= 0.85 with readiness >= 0.80 (or with --prepare, or an explicit request) "
+                                   "a draft is created. Repeats are suppressed for the cooldown or until a "
+                                   "material event. Never ends or starts a session.")
+    p.add_argument("--event", metavar="FILE|-", help="a JSON object of signals ('-' reads stdin)")
+    p.add_argument("--prepare", action="store_true", help="create a draft whatever the score")
+    p.add_argument("--session", metavar="ID", help="the session the signals are about")
+    p.add_argument("--harness", metavar="NAME", help="the harness reporting them")
+    p.add_argument("--snooze", metavar="MINUTES", type=float, nargs="?", const=-1.0,
+                   help="suppress recommendations for MINUTES (default: the cooldown)")
+    p.add_argument("--disable-for-session", action="store_true", help="no recommendations for --session")
+    p.add_argument("--enable", action="store_true", help="undo --disable-for-session")
+    p.set_defaults(func=_detect)
 
 
 # -- status page --------------------------------------------------------------------
@@ -694,6 +800,8 @@ COMMAND_GROUPS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
     add_demo_command,
     add_session_commands,
     add_handoff_commands,
+    add_lineage_commands,
+    add_detector_command,
     add_status_commands,
     add_mcp_command,
     add_harness_commands,
@@ -706,6 +814,8 @@ GROUP_OF_COMMAND: dict[str, str] = {
     "demo": "add_demo_command",
     **dict.fromkeys(("session", "bootstrap", "metrics"), "add_session_commands"),
     **dict.fromkeys(("checkpoint", "handoff", "resume"), "add_handoff_commands"),
+    **dict.fromkeys(("fork", "merge", "lineage"), "add_lineage_commands"),
+    "detect": "add_detector_command",
     "status": "add_status_commands",
     "mcp": "add_mcp_command",
     **dict.fromkeys(("hook", "install-hooks"), "add_harness_commands"),
@@ -818,7 +928,7 @@ def _name_commands(exc: Exception) -> None:
 
 def _option_names(parser: argparse.ArgumentParser) -> dict[str, str]:
     """Each parameter of the use cases as this command line spells it (``max_bytes`` → ``--max-bytes``)."""
-    names: dict[str, str] = {"handoff_id": "--from"}
+    names: dict[str, str] = {"handoff_id": "--from", "resolution": "--resolution-file"}
     parsers = [parser]
     while parsers:
         current = parsers.pop()

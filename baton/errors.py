@@ -112,6 +112,12 @@ class PromotionRefused(ValidationFailed):
             self.add_note(p)
 
 
+class MergeUnresolved(ValidationFailed):
+    """A merge without an explicit resolution decision (exit 3): nothing is written."""
+
+    code = "merge_unresolved"
+
+
 class NotFound(BatonError):
     exit_code = 4
     code = "not_found"

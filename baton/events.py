@@ -3,8 +3,8 @@
 Every fact Baton records is one of the frozen classes below. A class knows
 its type name (``TYPE``), the schema version it writes (``SCHEMA``), the
 stream family its events belong to (``STREAM``: ``handoff/<key>``,
-``baton/<key>``, ``session/<key>``, ``objective/<key>`` or the singleton
-``project``), and which payload members ``baton forget`` may erase later
+``baton/<key>``, ``session/<key>``, ``objective/<key>``, ``detector/<key>``
+or the singleton ``project``), and which payload members ``baton forget`` may erase later
 (``ERASABLE``). Upcasters for old schemas are registered here too, next to
 the class they upgrade, in the process-wide registry the runner applies on
 read (``baton.ledger.upcast.UPCASTERS``).
@@ -42,7 +42,8 @@ BATON = "baton"
 SESSION = "session"
 OBJECTIVE = "objective"
 PROJECT = "project"
-FAMILIES = (HANDOFF, BATON, SESSION, OBJECTIVE, PROJECT)
+DETECTOR = "detector"
+FAMILIES = (HANDOFF, BATON, SESSION, OBJECTIVE, PROJECT, DETECTOR)
 
 
 def stream_of(family: str, key: str = "") -> str:
@@ -375,3 +376,62 @@ class ObjectiveCleared(DomainEvent):
 SESSION_EVENTS = (SessionBegun, SessionEnded)
 OBJECTIVE_EVENTS = (ObjectiveSet, ObjectiveCleared)
 
+
+
+# -- the detector (§9) -------------------------------------------------------------------
+# Stream ``detector/<session id>`` (``detector/-`` when no session is named).
+
+@_register
+@_event_class
+class DetectorRecommended(DomainEvent):
+    """A recommendation shown, or a draft prepared: the score, the inputs used
+    and the reasons, so every recommendation is auditable (§9.2)."""
+
+    TYPE = "detector.recommended"
+    STREAM = DETECTOR
+
+    session: Any = None
+    harness: Any = None
+    source: Any = None
+    action: Any = None
+    pressure: Any = None
+    readiness: Any = None
+    inputs: Any = None
+    unavailable: Any = None
+    reasons: Any = None
+    head: Any = None
+    draft_id: Any = None
+    missing: Any = None
+
+
+@_register
+@_event_class
+class DetectorSnoozed(DomainEvent):
+    TYPE = "detector.snoozed"
+    STREAM = DETECTOR
+
+    session: Any = None
+    until: Any = None
+
+
+@_register
+@_event_class
+class DetectorDisabled(DomainEvent):
+    """No more recommendations for this session."""
+
+    TYPE = "detector.disabled"
+    STREAM = DETECTOR
+
+    session: Any = None
+
+
+@_register
+@_event_class
+class DetectorEnabled(DomainEvent):
+    TYPE = "detector.enabled"
+    STREAM = DETECTOR
+
+    session: Any = None
+
+
+DETECTOR_EVENTS = (DetectorRecommended, DetectorSnoozed, DetectorDisabled, DetectorEnabled)

@@ -31,6 +31,7 @@ from typing import Any, Mapping, get_args
 
 from baton.commands.resume import FORMATS
 from baton.domain.batons import DEFAULT_MAX_BYTES, MAX_MAX_BYTES
+from baton.domain.detector import SIGNALS as DETECTOR_SIGNALS
 from baton.domain.handoff import Status, Trigger
 from baton.domain.limits import MAX_MAX_TOKENS, MIN_MAX_BYTES, MIN_MAX_TOKENS, OBJECTIVE_MAX, SESSION_ID_MAX
 
@@ -154,6 +155,32 @@ def input_schemas() -> dict[str, dict[str, Any]]:
             "kind": {"enum": ["handoff", "baton", "all"], "description": "handoffs (default), session batons, or all"},
             "branch": _text("only records of this branch"),
         }),
+        "handoff_fork": _obj({"id": ID, "label": _text("what this branch is for"), "session_id": SESSION_ID},
+                             ("id",)),
+        "handoff_merge": _obj({
+            "ids": {"type": "array", "items": ID, "minItems": 2, "description": "two or more handoffs to merge"},
+            "resolution": _obj({
+                "decision": _text("the explicit resolution decision (required to merge)"),
+                "rationale": _text("why"),
+                "resolves": {"type": "array", "items": {"type": "string"},
+                             "description": "decision ids or subjects this settles"},
+                "current_state": _text("where the merged work stands"),
+                "evidence": _items("evidence"),
+                "decisions": _items("decision"),
+                "work_state": {"enum": ["in_progress", "completed", "blocked"]},
+            }),
+            "title": _text("the merged work's title (default: the first parent's)"),
+            "session_id": SESSION_ID,
+        }, ("ids",)),
+        "handoff_detect": _obj({
+            "signals": _obj({name: {"type": ["number", "boolean", "null"], "minimum": 0, "maximum": 1,
+                                    "description": f"§9.1 {name}: 0-1, or null when unavailable"}
+                             for name in DETECTOR_SIGNALS}),
+            "prepare": {"type": "boolean", "description": "create the draft when the outcome is auto_prepare or "
+                                                          "an explicit request (default: report only)"},
+            "session_id": SESSION_ID,
+            "harness": HARNESS,
+        }, ("signals",)),
         "prompt": _obj({
             "action": {"enum": ["session_start", "session_end", "cancel_handoff"]},
             "session_id": SESSION_ID,
@@ -202,6 +229,14 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
                                "brief": _O, "marked_resumed": _B, "handoff": _O, "latest": _OPT_O},
                               "id", "freshness_state", "brief"),
     "handoff_list": _result({"count": _I, "filters": _O, "handoffs": _A}, "count", "handoffs"),
+    "handoff_fork": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "lineage": _O, "handoff": _O},
+                            "id", "short_id", "status", "handoff"),
+    "handoff_merge": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "lineage": _O, "handoff": _O,
+                             "resolved_conflicts": _A}, "id", "status", "handoff", "resolved_conflicts"),
+    "handoff_detect": _result({"pressure": {"type": "number"}, "readiness": {"type": ["number", "null"]},
+                              "action": _S, "suppressed": _OPT_S, "recorded": _B, "draft": _OPT_S,
+                              "inputs": _O, "unavailable": _A, "reasons": _A, "missing": _A, "options": _A},
+                             "pressure", "action", "inputs", "unavailable", "reasons"),
     "prompt": _result({"owner": _S, "branch": _S, "sessionId": _S, "ended": _B, "cancelled": _B,
                        "handoff": _OPT_O}, "owner", "branch"),
     "bootstrap": _result({"brief": _S, "bytes": _I, "maxBytes": _I, "claimed": _B, "peek": _B,

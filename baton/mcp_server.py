@@ -22,9 +22,9 @@ Guardrails:
 - One tool call runs at a time: the SDK runs each call on a worker thread,
   and the commands take the ledger lock anyway.
 
-``handoff_fork``, ``handoff_merge`` and ``handoff_detect`` (§13) are not
-offered: the product has no fork, merge or detector commands yet, and a tool
-must never pretend.
+``handoff_fork``, ``handoff_merge`` and ``handoff_detect`` call the same
+methods as ``baton fork``, ``baton merge`` and ``baton detect``; as §13 says,
+``handoff_detect`` does not create a draft unless ``prepare`` is true.
 
 Importing this module imports ``mcp``; only the ``baton mcp`` handler does.
 """
@@ -52,8 +52,8 @@ from baton.app import Baton
 from baton.errors import BatonError, InputError, NotFound
 
 TOOL_NAMES = ("baton_status", "handoff_capture", "handoff_validate", "handoff_ready", "handoff_resume",
-              "handoff_list", "prompt", "bootstrap")
-NOT_AVAILABLE = ("handoff_fork", "handoff_merge", "handoff_detect")
+              "handoff_list", "handoff_fork", "handoff_merge", "handoff_detect", "prompt", "bootstrap")
+NOT_AVAILABLE: tuple[str, ...] = ()
 MAX_ARGUMENT_BYTES = MAX_INPUT_BYTES
 """One tool call's arguments, as JSON. A handoff is state, not a transcript (spec §4)."""
 
@@ -344,6 +344,47 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         return run(lambda baton: baton.list_handoffs(status=status, work=work, limit=limit, kind=kind,
                                                      branch=branch))
 
+    def handoff_fork(
+        id: Id,
+        label: Annotated[Text, Field(description="what this branch is for")] = None,
+        session_id: Annotated[Text, Field(description="the forking session's opaque id")] = None,
+    ) -> CallToolResult:
+        """Create a DRAFT child of a handoff with lineage relation fork (the parent is never modified).
+        It starts from the parent's work, summary, open items, failed attempts and risks; the parent's
+        decisions are inherited as context. Next: handoff_validate."""
+        return run(lambda baton: baton.fork(id, label=label, session=session_id))
+
+    def handoff_merge(
+        ids: Annotated[list[str], Field(description="two or more handoff ids to merge")],
+        resolution: Annotated[Section | None, Field(description="{decision (required: the explicit resolution), "
+                                                                "rationale, resolves[], current_state, "
+                                                                "evidence[], decisions[]}")] = None,
+        title: Annotated[Text, Field(description="the merged work's title (default: the first parent's)")] = None,
+        session_id: Annotated[Text, Field(description="the merging session's opaque id")] = None,
+    ) -> CallToolResult:
+        """Create a DRAFT child of two or more handoffs with lineage relation merge. Refused with
+        merge_unresolved (exit 3, nothing written, the conflict candidates in details) until resolution
+        holds an explicit decision; records the conflicts it resolves and the parents' evidence. Parents
+        are never modified."""
+        return run(lambda baton: baton.merge(list(ids), title=title, resolution=resolution, session=session_id))
+
+    def handoff_detect(
+        signals: Annotated[dict[str, float | bool | None], Field(
+            description="normalized signals, each 0-1 or null (unavailable): context_pressure, turn_pressure, "
+                        "elapsed_pressure, work_boundary, handoff_request, change_pressure, stuck_signal, "
+                        "resume_readiness, semantic_phase_change, unresolved_questions, session_age_pressure")],
+        prepare: Annotated[bool, Field(description="create the draft when the outcome is auto_prepare or an "
+                                                   "explicit request (default: report only)")] = False,
+        session_id: Annotated[Text, Field(description="the session the signals are about")] = None,
+        harness: Annotated[Text, Field(description="the harness reporting them")] = None,
+    ) -> CallToolResult:
+        """Score handoff pressure and readiness (spec §9) with the project's weights and thresholds: the
+        score, the inputs used, unavailable signals, reasons and the recommended action (none, recommend,
+        auto_prepare, prepare), suppressed during the session's cooldown, snooze or disable. Creates a
+        draft only with prepare. Never ends or starts a session."""
+        return run(lambda baton: baton.detect(signals, prepare=prepare, session=session_id, harness=harness,
+                                              source="mcp", create_drafts=prepare))
+
     def prompt(
         action: Annotated[PromptAction, Field(description="session_start, session_end or cancel_handoff")],
         session_id: Annotated[Text, Field(description="the session's opaque id (required for session_end; "
@@ -408,6 +449,9 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
     server.add_tool(handoff_ready, annotations=_WRITES)
     server.add_tool(handoff_resume, annotations=_WRITES)
     server.add_tool(handoff_list, annotations=_READ_ONLY)
+    server.add_tool(handoff_fork, annotations=_WRITES)
+    server.add_tool(handoff_merge, annotations=_WRITES)
+    server.add_tool(handoff_detect, annotations=_WRITES)
     server.add_tool(prompt, annotations=_MAY_CANCEL)
     server.add_tool(bootstrap, annotations=_WRITES)
     return server
@@ -452,7 +496,8 @@ class ToolListResult:
         lines = [f"baton mcp (stdio) for {self.root}: {len(self.tools)} tools"]
         for tool in self.tools:
             lines.append(f"  {tool['name']}: {tool['description'].split('.')[0]}.")
-        lines.append(f"Not available yet: {', '.join(NOT_AVAILABLE)}")
+        if NOT_AVAILABLE:
+            lines.append(f"Not available yet: {', '.join(NOT_AVAILABLE)}")
         return "\n".join(lines)
 
 

@@ -125,3 +125,23 @@ def status_overview(root: Any = None, **kw: Any) -> Any:
 
 def listen_target(root: Any = None, **kw: Any) -> Any:
     return _call(root, "listen_target", **kw)
+
+
+def fork_handoff(root: Any = None, token: str = "", **kw: Any) -> Any:
+    return _call(root, "fork", token, **kw)
+
+
+def merge_handoffs(root: Any = None, tokens: Any = (), **kw: Any) -> Any:
+    return _call(root, "merge", list(tokens), **kw)
+
+
+def lineage_view(root: Any = None, token: str | None = None, **kw: Any) -> Any:
+    return _call(root, "lineage", token, **kw)
+
+
+def detect(root: Any = None, signals: Any = None, **kw: Any) -> Any:
+    return _call(root, "detect", signals, **kw)
+
+
+def control_detector(root: Any = None, action: str = "", **kw: Any) -> Any:
+    return _call(root, "control_detector", action, **kw)

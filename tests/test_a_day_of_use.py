@@ -179,8 +179,8 @@ async def test_a_day_of_use(day):
 
     # -- what is not built yet is said, not discovered ------------------------------------------------
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    assert "`baton fork`" in readme.split("## Status", 1)[1].split("Planned, not built yet", 1)[1]
-    assert run_baton("fork", store, cwd=main).returncode == 2
+    assert "`baton repair`" in readme.split("## Status", 1)[1].split("Planned, not built yet", 1)[1]
+    assert run_baton("repair", cwd=main).returncode == 2
 
 
 def test_a_fresh_repository_without_a_commit_says_why_ready_stops(tmp_path):

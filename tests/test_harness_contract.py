@@ -7,7 +7,7 @@ import json
 import pytest
 
 from baton.harnesses import HARNESSES, adapter
-from baton.harnesses.protocol import IGNORED, KINDS, SESSION_START, HarnessAdapter
+from baton.harnesses.protocol import IGNORED, KINDS, SESSION_START, USER_PROMPT, HarnessAdapter
 from tests.harness_support import every_fixture, fixture
 
 FIXTURES = every_fixture()
@@ -45,11 +45,11 @@ def test_a_fixture_reads_as_the_session_and_project_it_names(harness, name):
 
 
 @pytest.mark.parametrize("harness,name", FIXTURES, ids=lambda v: v)
-def test_only_a_session_start_answers_with_context_in_the_harness_shape(harness, name):
+def test_only_a_session_start_or_a_prompt_answers_with_context_in_the_harness_shape(harness, name):
     chosen = adapter(harness)
     meta = chosen.get_session_metadata(name.split(".")[0], fixture(harness, name))
     answer = chosen.render_notice(meta, "the brief")
-    if meta.kind == SESSION_START:
+    if meta.kind in (SESSION_START, USER_PROMPT):
         data = json.loads(answer)
         text = data["additional_context"] if harness == "cursor" else data["hookSpecificOutput"]["additionalContext"]
         assert text == "the brief"
@@ -67,8 +67,18 @@ def test_claude_code_and_codex_name_the_event_in_their_answer(harness):
 
 
 def test_an_event_the_adapter_does_not_handle_is_ignored():
-    meta = adapter("claude-code").get_session_metadata("UserPromptSubmit", {"session_id": "s", "prompt": "hi"})
+    meta = adapter("claude-code").get_session_metadata("Notification", {"session_id": "s", "message": "hi"})
     assert meta.kind == IGNORED
+
+
+@pytest.mark.parametrize("prompt, explicit", [
+    ("continue later", True), ("Handoff.", True), ("/handoff now please", True), ("new session", True),
+    ("fix the handoff parser", False), ("hi", False), ("", False),
+])
+def test_a_prompt_is_an_explicit_handoff_request_only_when_it_says_so(prompt, explicit):
+    meta = adapter("claude-code").get_session_metadata("UserPromptSubmit", {"session_id": "s", "prompt": prompt})
+    assert meta.kind == USER_PROMPT and meta.handoff_request is explicit
+    assert len(prompt) < 6 or prompt not in repr(meta)
 
 
 def test_no_adapter_reads_the_transcript(tmp_path):

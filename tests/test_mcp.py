@@ -245,11 +245,11 @@ def test_baton_mcp_json_lists_the_tools_and_exits(project):
 
 async def test_an_unknown_tool_is_a_not_found_error_naming_the_tools(project):
     async with Client(build_server(project)) as client:
-        result = await client.call_tool("handoff_merge", {})
+        result = await client.call_tool("handoff_teleport", {})
     assert result.is_error
     error = result.structured_content["error"]
     assert (error["code"], error["exit_code"]) == ("not_found", 4)
-    assert "not available yet" in error["message"] and "handoff_capture" in error["message"]
+    assert "handoff_teleport" in error["message"] and "handoff_capture" in error["message"]
 
 
 async def test_oversized_arguments_are_an_input_error_and_nothing_is_written(project):

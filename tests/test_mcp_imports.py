@@ -28,7 +28,7 @@ async def first():
     return listed
 
 
-assert len(anyio.run(first)) == 8
+assert len(anyio.run(first)) == 11
 print("\\n".join(sorted(m for m in sys.modules if m.startswith("baton"))))
 """
 

@@ -70,6 +70,22 @@ def test_five_minute_handoff_works_as_written(tmp_path):
     assert "Active Session Handoff" in passed.stdout and "Run the suite" in passed.stdout
 
 
+def test_the_fork_and_merge_example_works_as_written(tmp_path):
+    repo = tmp_path / "app"
+    repo.mkdir()
+    porcelain.init(str(repo))
+    _commit(repo, "callback.py", "def check(a, b):\n    return a == b\n")
+    capture = _blocks("## The five-minute handoff")[0]
+    [forks] = _blocks("## Forks, merges and the detector")
+    run = _bash(capture + "\n" + forks, repo)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    start = lines.index("graph TD")
+    assert sum("-->|fork|" in line for line in lines[start:]) == 2
+    assert "exit 3: a merge needs a written resolution" in run.stdout
+    assert "merge of" in run.stdout
+
+
 def test_demo_runs_end_to_end():
     r = subprocess.run([sys.executable, "-m", "baton", "demo"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr + r.stdout

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from baton.model import frozen
 
 if TYPE_CHECKING:
@@ -28,12 +30,15 @@ class ListResult:
     rows: tuple["HandoffSummary", ...]
     status: str | None
     work: str | None
+    conflicts: Any = attrs.field(factory=dict)
+    """Per listed id, the conflict candidates it carries (§14; absent when none)."""
     exit_code: int = 0
     kind: str = "handoff"
     branch: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"handoffs": [r.to_json() for r in self.rows], "count": len(self.rows),
+        return {"handoffs": [{**r.to_json(), "conflicts": self.conflicts.get(r.id, [])} for r in self.rows],
+                "count": len(self.rows),
                 "filters": {"status": self.status, "work": self.work, "kind": self.kind, "branch": self.branch}}
 
     def render(self) -> str:
@@ -49,8 +54,9 @@ class ListResult:
         lines = []
         for r, state, branch in zip(self.rows, states, branches):
             kind = "baton  " if self.kind == "all" and r.baton else ("       " if self.kind == "all" else "")
+            mark = f"  !! {len(self.conflicts[r.id])} conflict candidate(s)" if self.conflicts.get(r.id) else ""
             lines.append(f"{short_id(r.id)}  {kind}{state:<{width}}  {r.created_at}  {_clip(branch, 30):<{bwidth}}"
-                         f"  {r.title}")
+                         f"  {r.title}{mark}")
         return "\n".join(lines)
 
 
@@ -93,4 +99,21 @@ def list_handoffs(
             raise InputError("`work` needs at least one word to search for")
     runner = project.reading()
     rows = handoffs.newest(runner.db, status=status, search=query, limit=limit, kind=kind, branch=branch or None)
-    return ListResult(tuple(rows), status, work, kind=kind, branch=branch or None)
+    return ListResult(tuple(rows), status, work, listed_conflicts(runner, [r.id for r in rows]),
+                      kind=kind, branch=branch or None)
+
+
+def listed_conflicts(runner: Any, ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """The conflict candidates each of ``ids`` carries (only ids that carry some)."""
+    from baton.commands.lineage import current_conflicts
+    from baton.domain.lineage import conflicts_touching
+
+    graph, candidates = current_conflicts(runner, ids)
+    if not candidates:
+        return {}
+    out = {}
+    for ident in ids:
+        found = conflicts_touching(candidates, graph, ident)
+        if found:
+            out[ident] = [c.to_json() for c in found]
+    return out

@@ -31,6 +31,8 @@ class ResumeResult:
     brief: dict[str, Any]
     record: dict[str, Any]
     marked_resumed: bool
+    conflicts: tuple[dict[str, Any], ...] = ()
+    """Conflict candidates the record carries (§14): a banner heads the brief."""
     exit_code: int = 0
     latest: dict[str, Any] | None = None
     """How ``latest`` was resolved (``LatestChoice.to_json()``), when it was the token."""
@@ -48,6 +50,7 @@ class ResumeResult:
             "quality": self.quality,
             "brief": self.brief,
             "marked_resumed": self.marked_resumed,
+            "conflicts": list(self.conflicts),
             "handoff": self.record,
             "latest": self.latest,
         }
@@ -141,6 +144,14 @@ def resume_handoff(
                                 format="md" if format == "md" else "prompt")
     record = handoff_to_json(handoff)
     status = handoff.status
+    from baton.commands.lineage import conflict_banner, conflicts_for
+
+    conflicts = conflicts_for(runner, handoff.id)
+    brief_json = brief.to_json()
+    if conflicts:
+        # Before everything the brief says, next actions included: a branch
+        # whose decisions contradict a sibling's is not to be relied on blindly.
+        brief_json["text"] = conflict_banner(conflicts) + "\n\n" + brief_json["text"]
     if mark_resumed:
         with opened.writing() as scope:
             current = load_handoff(scope.runner, handoff.id)
@@ -151,7 +162,7 @@ def resume_handoff(
             record = scope.runner.get("handoffs", handoff.id) or record
             status = record.get("status", status)
     return ResumeResult(handoff.id, status, format, freshness.to_json(), quality.to_json(),
-                        brief.to_json(), record, mark_resumed,
+                        brief_json, record, mark_resumed, tuple(conflicts),
                         latest=latest.to_json() if latest is not None else None)
 
 

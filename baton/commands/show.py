@@ -45,8 +45,12 @@ def show_handoff(
     *,
     format: str = "json",
     max_tokens: int | None = None,
+    as_of: str | None = None,
 ) -> ShowResult:
-    """Raises: InputError (unknown format), NotFound / AmbiguousId (exit 4)."""
+    """``as_of`` (an event id or RFC 3339 time): the record as it was then,
+    from a replay that leaves the live index alone (``projections.as_of``).
+
+    Raises: InputError (unknown format, bad ``as_of``), NotFound / AmbiguousId (exit 4)."""
     from baton.commands.capture import handoff_file
     from baton.commands.ids import load_handoff, place_of
     from baton.domain.handoff import handoff_to_json
@@ -55,8 +59,13 @@ def show_handoff(
     if format not in FORMATS:
         raise InputError(f"`format` must be one of {', '.join(FORMATS)}, not {format!r}")
     opened = project
-    runner = opened.reading()
-    handoff = load_handoff(runner, token, here=place_of(opened))
+    if as_of is not None:
+        from baton.projections.as_of import replayed_as_of
+
+        with replayed_as_of(opened, as_of) as past:
+            handoff = load_handoff(past, token, here=place_of(opened))
+    else:
+        handoff = load_handoff(opened.reading(), token, here=place_of(opened))
     record = handoff_to_json(handoff)
     if format == "json":
         import orjson

@@ -46,6 +46,7 @@ class StatusResult:
     handoffs: dict[str, int]
     latest: LatestHandoff | None
     pending_batons: int
+    detector: dict[str, Any] | None = None
     exit_code: int = 0
 
     def to_json(self) -> dict[str, Any]:
@@ -56,8 +57,7 @@ class StatusResult:
             "handoffs": {"total": sum(self.handoffs.values()), "by_status": dict(self.handoffs)},
             "latest": self.latest.to_json() if self.latest else None,
             "pending_batons": self.pending_batons,
-            # The §13 trigger detector is not part of this build; say so rather than omit it.
-            "detector": {"available": False},
+            "detector": self.detector or {"available": False},
         }
 
     def render(self) -> str:
@@ -110,4 +110,16 @@ def project_status(project: "Project") -> StatusResult:
                "redaction_rules": len(policy.redaction.rules),
                "sources": list(policy.sources)}
     return StatusResult(str(opened.root), opened.config.project_id, opened.writer, opened.config.fsync, summary,
-                        counts, latest, len(pending_batons(runner)))
+                        counts, latest, len(pending_batons(runner)), _detector_summary(opened))
+
+
+def _detector_summary(project: "Project") -> dict[str, Any]:
+    """The §9 detector: available, with the configuration in force (or why it cannot run)."""
+    from baton.commands.detect import detector_config
+    from baton.errors import InputError
+
+    try:
+        return {"available": True, "command": "baton detect", "tool": "handoff_detect",
+                **detector_config(project).to_json()}
+    except InputError as exc:
+        return {"available": False, "problem": exc.message}

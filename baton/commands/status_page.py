@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 LATEST_HANDOFFS = 10
 """How many of the newest handoffs the overview lists."""
+LINEAGE_NODES = 200
+"""At most this many nodes in the overview's lineage graph (the components of the latest handoffs)."""
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 3124
@@ -134,9 +136,14 @@ class StatusOverview:
             rows = [("ID", "STATUS", "CREATED", "BRANCH", "TITLE")]
             for h in latest:
                 flags = f" [{','.join(h['flags'])}]" if h["flags"] else ""
+                mark = " !! conflict candidate" if h.get("conflicts") else ""
                 rows.append((h["shortId"], h["status"] + flags, h["createdAt"], _clip(h.get("branch") or "-", 24),
-                             _clip(h["title"], 50)))
+                             _clip(h["title"], 50) + mark))
             lines.extend(_table(rows))
+        conflicts = (p.get("lineage") or {}).get("conflicts") or []
+        if conflicts:
+            lines.append("")
+            lines.append(f"Conflict candidates: {len(conflicts)} (resolve with `baton merge`; see `baton lineage`)")
         return "\n".join(lines)
 
 
@@ -223,12 +230,43 @@ def status_overview(
         "total": len(items),
         "projectId": project_id,
         "lastSeenRoot": str(root),
-        "latestHandoffs": [_row_item(r, opened.runner, opened, policy) for r in rows],
+        "latestHandoffs": [{**_row_item(r, opened.runner, opened, policy), "conflicts": []} for r in rows],
         "latestBatons": [{_CAMEL.get(k, k): v for k, v in r.to_json().items()} for r in baton_rows],
+        "lineage": lineage_of(opened.runner, [r.id for r in rows]),
     }
+    by_id = {h["id"]: h for h in payload["latestHandoffs"]}
+    for c in payload["lineage"]["conflicts"]:
+        for ident in c["handoffs"]:
+            if ident in by_id:
+                by_id[ident]["conflicts"].append(c)
     if listed.conflicts:  # only with sync: the spec's shape otherwise
         payload["claimConflicts"] = list(listed.conflicts)
     return StatusOverview(sanitize_output(payload, redaction))
+
+
+def lineage_of(runner: Any, ids: list[str]) -> dict[str, Any]:
+    """The lineage graph around ``ids`` (their connected handoffs, at most
+    ``LINEAGE_NODES``), with conflict candidates: the page's Lineage panel."""
+    from baton.domain import lineage
+    from baton.projections.lineage import load_component
+
+    if "lineage" not in runner.by_name or not ids:
+        return {"nodes": [], "edges": [], "conflicts": [], "truncated": False}
+    graph = load_component(runner, ids)
+    shown: set[str] = set()
+    truncated = False
+    for ident in ids:
+        if ident in shown or ident not in graph:
+            continue
+        part = graph.component(ident)
+        if len(shown) + len(part) > LINEAGE_NODES:
+            truncated = True
+            continue
+        shown |= part
+    view = lineage.to_json(graph, shown, lineage.conflict_candidates(graph))
+    view["conflicts"] = [c for c in view["conflicts"] if set(c["handoffs"]) <= shown]
+    view["truncated"] = truncated
+    return view
 
 
 # -- one handoff's view ------------------------------------------------------------

@@ -31,6 +31,8 @@ class ValidateResult:
     """The validation ran in another worktree than the record's: recorded for
     that worktree only; the record's status and flags did not change."""
     record_worktree: str | None = None
+    conflicts: tuple[dict[str, Any], ...] = ()
+    """Conflict candidates the record carries (§14): shown, never a check result."""
 
     @property
     def exit_code(self) -> int:
@@ -39,7 +41,7 @@ class ValidateResult:
     def to_json(self) -> dict[str, Any]:
         return {"id": self.handoff_id, "status": self.status, "flags": list(self.flags),
                 "report": self.report, "rechecks": list(self.rechecks), "ran_on": self.report.get("ran_on"),
-                "applies_to_record": not self.elsewhere}
+                "applies_to_record": not self.elsewhere, "conflicts": list(self.conflicts)}
 
     def render(self) -> str:
         from baton.domain.handoff import short_id
@@ -65,6 +67,10 @@ class ValidateResult:
         for run in self.rechecks:
             lines.append(f"  recheck {run['evidence_id']} `{run['ref']}`: {run['status']}"
                          + (f" (exit {run['exit_code']})" if run.get("exit_code") is not None else ""))
+        if self.conflicts:
+            from baton.commands.lineage import conflict_banner
+
+            lines.append(conflict_banner(self.conflicts))
         if self.elsewhere:
             return "\n".join(lines)
         if r["status"] == "fail":
@@ -147,5 +153,9 @@ def validate_handoff_command(
         record(scope, aggregate.decide(handoff, aggregate.RecordValidation(report), now=report.get("validated_at")
                                        or now_timestamp(opened.clock())), version=version)
         doc = scope.runner.get("handoffs", handoff.id) or {}
+        from baton.commands.lineage import conflicts_for
+
+        conflicts = conflicts_for(scope.runner, handoff.id)
     return ValidateResult(handoff.id, doc.get("status", handoff.status), tuple(doc.get("flags", ())), report,
-                          tuple(r.to_json() for r in runs), elsewhere=ran_elsewhere(own, report), record_worktree=own)
+                          tuple(r.to_json() for r in runs), elsewhere=ran_elsewhere(own, report), record_worktree=own,
+                          conflicts=tuple(conflicts))

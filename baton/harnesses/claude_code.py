@@ -4,15 +4,18 @@ Format: https://code.claude.com/docs/en/hooks (SessionStart ``source``
 startup|resume|clear|compact, answered with ``hookSpecificOutput.additionalContext``;
 PreCompact ``trigger`` manual|auto, which cannot inject context; SessionEnd
 ``reason``; common fields ``session_id``, ``transcript_path``, ``cwd``,
-``hook_event_name``). UserPromptSubmit is not handled: Baton has no
-per-prompt detector signal to record yet, and a hook that does nothing
-should not run on every prompt.
+``hook_event_name``). UserPromptSubmit (``prompt``) feeds the detector: a
+prompt that is an explicit handoff request ("handoff", "continue later",
+"/handoff"...) prepares a draft and the answer tells the agent which fields
+to complete; the prompt itself is never kept. PreCompact feeds the detector
+too (``baton.harnesses.hook``).
 """
 
 from __future__ import annotations
 
 from baton.harnesses.protocol import (
-    PRE_COMPACT, SESSION_END, SESSION_START, CommandHookAdapter, ConfigFile, HookCommand, hook_specific_output,
+    PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT,
+    CommandHookAdapter, ConfigFile, HookCommand, hook_specific_output,
     matcher_groups, mcp_servers,
 )
 
@@ -20,6 +23,7 @@ HOOKS = (
     HookCommand("SessionStart", "startup|resume|clear|compact"),
     HookCommand("PreCompact", "manual|auto"),
     HookCommand("SessionEnd"),
+    HookCommand("UserPromptSubmit"),
 )
 
 
@@ -30,7 +34,8 @@ def _files(command: str, lines: tuple[str, ...]) -> list[ConfigFile]:
 
 ADAPTER = CommandHookAdapter(
     name="claude-code",
-    kinds={"SessionStart": SESSION_START, "PreCompact": PRE_COMPACT, "SessionEnd": SESSION_END},
+    kinds={"SessionStart": SESSION_START, "PreCompact": PRE_COMPACT, "SessionEnd": SESSION_END,
+           "UserPromptSubmit": USER_PROMPT},
     hooks=HOOKS,
     files=_files,
     answer=hook_specific_output,

@@ -10,12 +10,14 @@ common fields ``session_id``, ``turn_id``, ``transcript_path``, ``cwd``,
 Codex has no session-end event: ``Stop`` runs when each turn ends. Baton
 ends the session at the first ``Stop`` and, at later ones, only hands on a
 ready handoff the session wrote since (``finish_session`` is idempotent).
+UserPromptSubmit (``prompt``) feeds the detector as for Claude Code.
 """
 
 from __future__ import annotations
 
 from baton.harnesses.protocol import (
-    PRE_COMPACT, SESSION_END, SESSION_START, CommandHookAdapter, ConfigFile, HookCommand, hook_specific_output,
+    PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT,
+    CommandHookAdapter, ConfigFile, HookCommand, hook_specific_output,
     matcher_groups, mcp_server,
 )
 
@@ -23,6 +25,7 @@ HOOKS = (
     HookCommand("SessionStart", "startup|resume|clear|compact"),
     HookCommand("PreCompact", "manual|auto"),
     HookCommand("Stop"),
+    HookCommand("UserPromptSubmit"),
 )
 
 
@@ -42,7 +45,8 @@ def _files(command: str, lines: tuple[str, ...]) -> list[ConfigFile]:
 
 ADAPTER = CommandHookAdapter(
     name="codex",
-    kinds={"SessionStart": SESSION_START, "PreCompact": PRE_COMPACT, "Stop": SESSION_END},
+    kinds={"SessionStart": SESSION_START, "PreCompact": PRE_COMPACT, "Stop": SESSION_END,
+           "UserPromptSubmit": USER_PROMPT},
     hooks=HOOKS,
     files=_files,
     answer=hook_specific_output,

@@ -7,7 +7,9 @@ answered with ``hookSpecificOutput.additionalContext``; PreCompress
 exit|clear|logout|prompt_input_exit|other (best effort: the CLI does not
 wait). Common fields ``session_id``, ``transcript_path``, ``cwd``,
 ``hook_event_name``, ``timestamp``. stdout must hold JSON only, so an answer
-with nothing to inject is ``{}``. Timeouts are in milliseconds.
+with nothing to inject is ``{}``. Timeouts are in milliseconds. BeforeAgent
+(after a prompt is submitted, ``prompt``) feeds the detector as Claude
+Code's UserPromptSubmit does.
 """
 
 from __future__ import annotations
@@ -15,11 +17,13 @@ from __future__ import annotations
 from typing import Any
 
 from baton.harnesses.protocol import (
-    PRE_COMPACT, SESSION_END, SESSION_START, CommandHookAdapter, ConfigFile, HookCommand, SessionMetadata,
+    PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT,
+    CommandHookAdapter, ConfigFile, HookCommand, SessionMetadata,
     matcher_groups, mcp_servers,
 )
 
-HOOKS = (HookCommand("SessionStart"), HookCommand("PreCompress"), HookCommand("SessionEnd"))
+HOOKS = (HookCommand("SessionStart"), HookCommand("PreCompress"), HookCommand("SessionEnd"),
+         HookCommand("BeforeAgent"))
 
 
 def _answer(metadata: SessionMetadata, context: str) -> dict[str, Any]:
@@ -33,7 +37,8 @@ def _files(command: str, lines: tuple[str, ...]) -> list[ConfigFile]:
 
 ADAPTER = CommandHookAdapter(
     name="gemini-cli",
-    kinds={"SessionStart": SESSION_START, "PreCompress": PRE_COMPACT, "SessionEnd": SESSION_END},
+    kinds={"SessionStart": SESSION_START, "PreCompress": PRE_COMPACT, "SessionEnd": SESSION_END,
+           "BeforeAgent": USER_PROMPT},
     hooks=HOOKS,
     files=_files,
     answer=_answer,

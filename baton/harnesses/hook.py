@@ -23,7 +23,7 @@ from typing import Any, Mapping
 from baton.model import frozen
 
 from baton.errors import BatonError, InputError, LedgerBusy
-from baton.harnesses.protocol import PRE_COMPACT, SESSION_END, SESSION_START, SessionMetadata
+from baton.harnesses.protocol import PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, SessionMetadata
 
 LOCK_WAIT_SECONDS = 3.0
 """How long a hook waits for a ledger another process holds (``BATON_HOOK_LOCK_WAIT`` overrides)."""
@@ -120,10 +120,26 @@ def act(app: Any, metadata: SessionMetadata) -> Any:
     if metadata.kind == SESSION_START:
         return app.start_harness_session(metadata.session_id, harness=metadata.harness, source=metadata.source)
     if metadata.kind == PRE_COMPACT:
-        return app.prepare_for_compaction(metadata.session_id, harness=metadata.harness, trigger=metadata.trigger)
+        prepared = app.prepare_for_compaction(metadata.session_id, harness=metadata.harness, trigger=metadata.trigger)
+        feed_detector_compaction(app, metadata, prepared.handoff_id)
+        return prepared
+    if metadata.kind == USER_PROMPT:
+        return app.detect({"handoff_request": 1.0 if metadata.handoff_request else None},
+                          session=metadata.session_id, harness=metadata.harness, source="hook")
     if metadata.kind == SESSION_END:
         return app.finish_harness_session(metadata.session_id, harness=metadata.harness, reason=metadata.reason)
     raise InputError(f"a {metadata.harness} {metadata.event} event means nothing to Baton")
+
+
+def feed_detector_compaction(app: Any, metadata: SessionMetadata, draft: str | None) -> None:
+    """Tell the detector what a compaction means (``detector_inputs``), naming
+    the draft the compaction prepared: the recommendation is recorded (and
+    starts the session's cooldown) like any other."""
+    from baton.commands.harness_sessions import detector_inputs
+
+    signals = detector_inputs(metadata.trigger)["inputs"]
+    app.detect(signals, session=metadata.session_id, harness=metadata.harness, source="hook", create_drafts=False,
+               prepared_draft=draft)
 
 
 def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLike | None = None) -> HookOutcome:
@@ -139,6 +155,10 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
                              f"{', '.join(chosen.kinds)}")
         payload = read_payload(stdin)
         metadata = chosen.get_session_metadata(event, payload)
+        if metadata.kind == USER_PROMPT and not metadata.handoff_request:
+            # The only signal a prompt carries is an explicit request: without
+            # one the detector would score nothing, so nothing is opened.
+            return HookOutcome(empty)
         from baton.app import Baton
 
         with Baton.open(_project_root(project, chosen.get_project_context(payload).cwd)) as app:

@@ -25,8 +25,9 @@ from baton.model import frozen
 SESSION_START = "session_start"
 PRE_COMPACT = "pre_compact"
 SESSION_END = "session_end"
+USER_PROMPT = "user_prompt"
 IGNORED = "ignored"
-KINDS = (SESSION_START, PRE_COMPACT, SESSION_END)
+KINDS = (SESSION_START, PRE_COMPACT, SESSION_END, USER_PROMPT)
 
 
 @frozen
@@ -50,6 +51,9 @@ class SessionMetadata:
     """A compaction: manual or auto."""
     reason: str | None = None
     """An end: the harness's reason (exit, clear, logout…; ``turn`` for an end-of-turn hook)."""
+    handoff_request: bool | None = None
+    """A prompt: whether it is an explicit handoff request (§9.1). The prompt
+    itself is never kept: only this conclusion leaves the adapter."""
 
 
 @frozen
@@ -145,10 +149,11 @@ class CommandHookAdapter:
             source=text_field(payload, self.start_field) if kind == SESSION_START else None,
             trigger=text_field(payload, "trigger") if kind == PRE_COMPACT else None,
             reason=(text_field(payload, self.end_field) or self.end_reason) if kind == SESSION_END else None,
+            handoff_request=_asks_for_handoff(payload) if kind == USER_PROMPT else None,
         )
 
     def render_notice(self, metadata: SessionMetadata, context: str | None) -> str:
-        if metadata.kind != SESSION_START or not context:
+        if metadata.kind not in (SESSION_START, USER_PROMPT) or not context:
             return self.empty_answer
         import orjson
 
@@ -159,6 +164,13 @@ class CommandHookAdapter:
 
     def configuration(self, command: str) -> list[ConfigFile]:
         return self.files(command, self.command_lines(command))
+
+
+def _asks_for_handoff(payload: Mapping[str, Any]) -> bool:
+    from baton.domain.detector import is_explicit_request
+
+    prompt = payload.get("prompt")
+    return is_explicit_request(prompt) if isinstance(prompt, str) else False
 
 
 def hook_specific_output(metadata: SessionMetadata, context: str) -> dict[str, Any]:

@@ -77,6 +77,11 @@ th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--
 th, td:not(:last-child) { white-space: nowrap; }
 td:last-child { overflow-wrap: anywhere; }
 th { font-size: .8rem; color: var(--muted); font-weight: 600; }
+.tree, .tree ul { list-style: none; margin: 0; padding-left: 1.25rem; }
+.tree { padding-left: 0; }
+.tree li { margin: .15rem 0; overflow-wrap: anywhere; }
+.tree .rel { color: var(--muted); font-size: .8rem; margin-right: .4rem; }
+.tree .conflict, .conflicts li { color: var(--warn); font-weight: 600; }
 #status-line { position: fixed; bottom: 0; left: 0; right: 0; margin: 0; padding: .4rem 1.5rem;
   background: var(--card); border-top: 1px solid var(--line); font-size: .9rem; min-height: 2rem; }
 #status-line.error { color: var(--warn); }
@@ -404,6 +409,50 @@ SCRIPT = """
   }
   document.getElementById("view-back").addEventListener("click", closeView);
   document.getElementById("branch-filter").addEventListener("change", function () { renderLatest(latestRows); });
+  // -- the Lineage panel: the graph as a tree, built with textContent only -----
+  function renderLineage(graph) {
+    var host = document.getElementById("lineage-tree");
+    var list = document.getElementById("lineage-conflicts");
+    host.textContent = "";
+    list.textContent = "";
+    var nodes = (graph && graph.nodes) || [];
+    if (!nodes.length) { host.appendChild(el("p", "empty", "No handoffs yet.")); return; }
+    var byId = {}, children = {};
+    nodes.forEach(function (n) { byId[n.id] = n; });
+    (graph.edges || []).forEach(function (e) {
+      if (byId[e.parent]) { (children[e.parent] = children[e.parent] || []).push(e.child); }
+    });
+    var seen = {};
+    function item(id) {
+      var n = byId[id], li = el("li");
+      li.appendChild(el("span", "rel", n.graph_relation + (n.branch_label ? " [" + n.branch_label + "]" : "")));
+      li.appendChild(el("code", null, n.short_id));
+      li.appendChild(el("span", null, " " + n.status + (n.flags && n.flags.length ? " [" + n.flags.join(", ") + "]" : "")
+        + " · " + n.title));
+      if (n.conflicted) { li.appendChild(el("span", "conflict", " ⚠ conflict candidate")); }
+      if (seen[id]) { li.appendChild(el("span", "rel", " (shown above)")); return li; }
+      seen[id] = true;
+      var kids = children[id] || [];
+      if (kids.length) {
+        var ul = el("ul");
+        kids.forEach(function (k) { ul.appendChild(item(k)); });
+        li.appendChild(ul);
+      }
+      return li;
+    }
+    var root = el("ul", "tree");
+    nodes.forEach(function (n) {
+      var hasParent = (n.parents || []).some(function (p) { return byId[p]; });
+      if (!hasParent) { root.appendChild(item(n.id)); }
+    });
+    host.appendChild(root);
+    (graph.conflicts || []).forEach(function (c) {
+      var a = c.decisions[0], b = c.decisions[1];
+      list.appendChild(el("li", null, (c.basis === "id" ? "decision " : "subject ") + c.key + ": "
+        + (byId[a.handoff] ? byId[a.handoff].short_id : a.handoff) + " says \u201c" + a.decision + "\u201d, "
+        + (byId[b.handoff] ? byId[b.handoff].short_id : b.handoff) + " says \u201c" + b.decision + "\u201d"));
+    });
+  }
 
   function load(quiet) {
     return fetch(API + "?project=" + encodeURIComponent(PROJECT), {
@@ -416,6 +465,7 @@ SCRIPT = """
         renderConflicts(body.claimConflicts);
         renderLatest(body.latestHandoffs);
         renderBatonRecords(body.latestBatons);
+        renderLineage(body.lineage);
         if (!quiet) { say("Updated " + new Date().toLocaleTimeString() + ".", false); }
       });
     }).catch(function (err) {
@@ -511,6 +561,12 @@ _TEMPLATE = """<!doctype html>
 <p class="hint">The records <code>session end</code> leaves for the next session (claimed once), kept apart from the handoffs.</p>
 <div class="table-wrap"><table><thead><tr><th>ID</th><th>Status</th><th>Branch</th><th>Title</th></tr></thead>
 <tbody id="baton-rows"></tbody></table></div>
+</div>
+<div id="lineage-panel" class="panel">
+<h2>Lineage</h2>
+<p class="hint">How the latest handoffs descend from one another: continue, fork, merge and amend. A conflict candidate is a decision two branches made differently; a merge with a written resolution settles it.</p>
+<div id="lineage-tree" aria-live="polite"><p class="empty">Loading…</p></div>
+<ul id="lineage-conflicts" class="conflicts"></ul>
 </div>
 </section>
 </main>

@@ -1,0 +1,521 @@
+"""The lineage graph (spec §14): nodes, edges, conflict candidates, views, and
+the bodies of fork and merge children. Pure: no file system, no clock, no index.
+
+A node is what the ``lineage`` projection keeps of a handoff record: its
+relation and parents, branch label, title, creation time and its decisions
+reduced to an id, a normalized subject and a normalized choice. The graph is
+built from nodes (plus each record's status and flags, which the handoff
+projection owns) and answers the questions the commands ask: children,
+ancestors, where branches diverge, and which decisions contradict.
+
+Conflict candidates are computed at read, never stored: two decisions
+contradict when they sit on *divergent* nodes — neither is an ancestor of the
+other, and they share an ancestor (siblings, or descendants of siblings) —
+and either carry the same decision id or the same normalized subject, with a
+different choice. A candidate stands until a merge resolves it: a (not
+archived) merge that has both nodes among its ancestors. Archived nodes take
+part in no candidate. The tool flags; a person or agent writes the resolution.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import deque
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+from baton.model import frozen
+from baton.errors import InputError, MergeUnresolved
+
+RELATIONS = ("root", "continue", "fork", "merge", "amend")
+_WORD = re.compile(r"[^\w]+", re.UNICODE)
+_SUBJECT_MAX = 80
+
+
+# -- decisions: subjects and choices --------------------------------------------------
+
+def normalize(text: Any) -> str:
+    """Lower case, compatibility-folded, punctuation and spacing collapsed."""
+    if not isinstance(text, str):
+        return ""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return " ".join(_WORD.sub(" ", folded).split())
+
+
+def subject_and_choice(decision: Mapping[str, Any]) -> tuple[str | None, str]:
+    """A decision's normalized subject (an explicit ``subject`` member, else the
+    text before a ``:`` when it is short, as in ``"Token store: Redis"``) and its
+    normalized choice (the rest, or the whole text)."""
+    text = decision.get("decision") if isinstance(decision.get("decision"), str) else ""
+    subject = decision.get("subject")
+    if isinstance(subject, str) and normalize(subject):
+        return normalize(subject), normalize(text)
+    head, sep, rest = text.partition(":")
+    if sep and normalize(head) and normalize(rest) and len(head.strip()) <= _SUBJECT_MAX:
+        return normalize(head), normalize(rest)
+    return None, normalize(text)
+
+
+def node_decisions(record: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The decisions of a record as a node keeps them."""
+    out = []
+    for item in record.get("decisions") or ():
+        if not isinstance(item, Mapping):
+            continue
+        subject, choice = subject_and_choice(item)
+        out.append({"id": item.get("id") if isinstance(item.get("id"), str) else None,
+                    "subject": subject, "choice": choice,
+                    "text": item.get("decision") if isinstance(item.get("decision"), str) else "",
+                    "kind": item.get("kind") if isinstance(item.get("kind"), str) else None})
+    return out
+
+
+def node_of(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The projection document of one handoff record (a pure function of it)."""
+    lineage = record.get("lineage") if isinstance(record.get("lineage"), Mapping) else {}
+    work = record.get("work") if isinstance(record.get("work"), Mapping) else {}
+    parents = [p for p in lineage.get("parents") or () if isinstance(p, str)]
+    relation = lineage.get("relation") if lineage.get("relation") in RELATIONS else ("continue" if parents else "root")
+    label = lineage.get("branch_label") if isinstance(lineage.get("branch_label"), str) else None
+    return {
+        "id": record.get("id"),
+        "relation": relation,
+        "parents": list(dict.fromkeys(parents)),
+        "merge_basis": [m for m in lineage.get("merge_basis") or () if isinstance(m, str)],
+        "branch_label": label,
+        "title": work.get("title") if isinstance(work.get("title"), str) else "",
+        "created_at": record.get("created_at") if isinstance(record.get("created_at"), str) else "",
+        "decisions": node_decisions(record),
+    }
+
+
+# -- the graph ----------------------------------------------------------------------------
+
+@frozen
+class Node:
+    id: str
+    relation: str
+    parents: tuple[str, ...]
+    branch_label: str | None
+    title: str
+    created_at: str
+    decisions: tuple[Mapping[str, Any], ...]
+    status: str = ""
+    flags: tuple[str, ...] = ()
+    merge_basis: tuple[str, ...] = ()
+
+    @classmethod
+    def from_doc(cls, doc: Mapping[str, Any], *, status: str = "", flags: Sequence[str] = ()) -> "Node":
+        return cls(doc["id"], doc.get("relation") or "root", tuple(doc.get("parents") or ()),
+                   doc.get("branch_label"), doc.get("title") or "", doc.get("created_at") or "",
+                   tuple(doc.get("decisions") or ()), status, tuple(flags), tuple(doc.get("merge_basis") or ()))
+
+
+@frozen
+class ConflictCandidate:
+    """Two decisions on divergent nodes that contradict each other."""
+
+    a: str
+    b: str
+    basis: str
+    """``id`` (same decision id) or ``subject`` (same normalized subject)."""
+    key: str
+    decision_a: str
+    decision_b: str
+    text_a: str
+    text_b: str
+
+    def involves(self, ids: Iterable[str]) -> bool:
+        wanted = set(ids)
+        return self.a in wanted or self.b in wanted
+
+    def to_json(self) -> dict[str, Any]:
+        return {"handoffs": [self.a, self.b], "basis": self.basis, "key": self.key,
+                "decisions": [{"handoff": self.a, "id": self.decision_a, "decision": self.text_a},
+                              {"handoff": self.b, "id": self.decision_b, "decision": self.text_b}]}
+
+    def line(self) -> str:
+        from baton.domain.handoff import short_id
+
+        what = f"decision {self.key}" if self.basis == "id" else f"subject '{self.key}'"
+        return (f"{what}: {short_id(self.a)} says {self.text_a!r}, "
+                f"{short_id(self.b)} says {self.text_b!r}")
+
+
+class Graph:
+    """Nodes by id, with children and ancestry computed on demand."""
+
+    def __init__(self, nodes: Iterable[Node]) -> None:
+        self.nodes: dict[str, Node] = {n.id: n for n in nodes}
+        self.children: dict[str, list[str]] = {}
+        for node in sorted(self.nodes.values(), key=lambda n: (n.created_at, n.id)):
+            for parent in node.parents:
+                self.children.setdefault(parent, []).append(node.id)
+        self._ancestors: dict[str, frozenset[str]] = {}
+
+    def __contains__(self, ident: str) -> bool:
+        return ident in self.nodes
+
+    def ancestors(self, ident: str) -> frozenset[str]:
+        """Every node reachable through parents (not ``ident`` itself)."""
+        known = self._ancestors.get(ident)
+        if known is not None:
+            return known
+        seen: set[str] = set()
+        queue = deque(self.nodes[ident].parents if ident in self.nodes else ())
+        while queue:
+            current = queue.popleft()
+            if current in seen:
+                continue
+            seen.add(current)
+            node = self.nodes.get(current)
+            if node is not None:
+                queue.extend(node.parents)
+        out = self._ancestors[ident] = frozenset(seen)
+        return out
+
+    def descendants(self, ident: str) -> set[str]:
+        seen: set[str] = set()
+        queue = deque(self.children.get(ident, ()))
+        while queue:
+            current = queue.popleft()
+            if current not in seen:
+                seen.add(current)
+                queue.extend(self.children.get(current, ()))
+        return seen
+
+    def roots(self) -> list[str]:
+        """Nodes with no known parent, oldest first."""
+        out = [n for n in self.nodes.values() if not any(p in self.nodes for p in n.parents)]
+        return [n.id for n in sorted(out, key=lambda n: (n.created_at, n.id))]
+
+    def component(self, ident: str) -> set[str]:
+        """Every node connected to ``ident`` (through parents or children)."""
+        seen: set[str] = set()
+        queue = deque([ident])
+        while queue:
+            current = queue.popleft()
+            if current in seen or current not in self.nodes:
+                continue
+            seen.add(current)
+            queue.extend(self.nodes[current].parents)
+            queue.extend(self.children.get(current, ()))
+        return seen
+
+    def graph_relation(self, ident: str) -> str:
+        """The relation as the graph sees it: a second ``continue`` from one
+        parent is a fork, whatever command made it."""
+        node = self.nodes[ident]
+        if node.relation == "continue" and len(node.parents) == 1:
+            siblings = [c for c in self.children.get(node.parents[0], ())
+                        if self.nodes[c].relation in ("continue", "fork")]
+            if len(siblings) > 1:
+                return "fork"
+        return node.relation
+
+    def divergent(self, a: str, b: str) -> bool:
+        """Neither is the other's ancestor, and they share one."""
+        if a == b:
+            return False
+        up_a, up_b = self.ancestors(a), self.ancestors(b)
+        return a not in up_b and b not in up_a and bool(up_a & up_b)
+
+    def merged(self, a: str, b: str) -> bool:
+        """A live merge has both among its ancestors."""
+        for node in self.nodes.values():
+            if node.relation == "merge" and node.status != "archived":
+                up = self.ancestors(node.id)
+                if a in up and b in up:
+                    return True
+        return False
+
+    def common_ancestors(self, ids: Sequence[str]) -> list[str]:
+        """The nearest ancestors every one of ``ids`` shares (the fork points)."""
+        sets = [self.ancestors(i) | {i} for i in ids]
+        shared = set.intersection(*map(set, sets)) if sets else set()
+        nearest = {s for s in shared if not any(s in self.ancestors(o) for o in shared if o != s)}
+        return sorted(nearest)
+
+
+def conflict_candidates(graph: Graph) -> list[ConflictCandidate]:
+    """Every unresolved pair of contradicting decisions on divergent nodes."""
+    by_key: dict[tuple[str, str], list[tuple[str, Mapping[str, Any]]]] = {}
+    for node in graph.nodes.values():
+        if node.status == "archived":
+            continue
+        for decision in node.decisions:
+            if decision.get("kind") == "merge_resolution":
+                continue
+            if decision.get("id"):
+                by_key.setdefault(("id", decision["id"]), []).append((node.id, decision))
+            if decision.get("subject"):
+                by_key.setdefault(("subject", decision["subject"]), []).append((node.id, decision))
+    found: dict[tuple[str, str, str, str], ConflictCandidate] = {}
+    for (basis, key), entries in sorted(by_key.items()):
+        if len({ident for ident, _ in entries}) < 2:
+            continue
+        for i, (a, da) in enumerate(entries):
+            for b, db in entries[i + 1:]:
+                if a == b or da.get("choice") == db.get("choice"):
+                    continue
+                if basis == "id" and (da.get("subject"), db.get("subject")) != (None, None) \
+                        and da.get("subject") == db.get("subject") and da.get("choice") == db.get("choice"):
+                    continue
+                if not graph.divergent(a, b) or graph.merged(a, b):
+                    continue
+                first, second = sorted([(a, da), (b, db)], key=lambda x: x[0])
+                slot = (first[0], second[0], basis, key)
+                if slot in found:
+                    continue
+                found[slot] = ConflictCandidate(first[0], second[0], basis, key,
+                                                first[1].get("id") or "", second[1].get("id") or "",
+                                                first[1].get("text") or "", second[1].get("text") or "")
+    # One pair contradicting on the same decision by id and by subject is one candidate.
+    out: dict[tuple[str, str, str, str], ConflictCandidate] = {}
+    for c in found.values():
+        same = (c.a, c.b, c.decision_a, c.decision_b)
+        if same not in out or c.basis == "id":
+            out[same] = c
+    return sorted(out.values(), key=lambda c: (c.a, c.b, c.basis, c.key))
+
+
+def conflicts_touching(candidates: Sequence[ConflictCandidate], graph: Graph, ident: str) -> list[ConflictCandidate]:
+    """The candidates a record carries: those on it or on one of its ancestors
+    (a branch inherits its ancestors' unresolved contradictions)."""
+    if ident not in graph:
+        return []
+    line = {ident} | set(graph.ancestors(ident))
+    return [c for c in candidates if c.involves(line) and not _settled_for(graph, c, ident)]
+
+
+def _settled_for(graph: Graph, candidate: ConflictCandidate, ident: str) -> bool:
+    """A record descending from both sides of a candidate is past it (it merged them)."""
+    up = graph.ancestors(ident) | {ident}
+    return candidate.a in up and candidate.b in up
+
+
+# -- views --------------------------------------------------------------------------------
+
+def subgraph_ids(graph: Graph, ident: str | None) -> set[str]:
+    return set(graph.nodes) if ident is None else graph.component(ident)
+
+
+def to_json(graph: Graph, ids: set[str], candidates: Sequence[ConflictCandidate],
+            freshness: Mapping[str, str] | None = None) -> dict[str, Any]:
+    from baton.domain.handoff import short_id
+
+    conflicted = {x for c in candidates for x in (c.a, c.b)}
+    nodes = []
+    for node in sorted((graph.nodes[i] for i in ids), key=lambda n: (n.created_at, n.id)):
+        nodes.append({"id": node.id, "short_id": short_id(node.id), "title": node.title, "status": node.status,
+                      "flags": list(node.flags), "relation": node.relation,
+                      "graph_relation": graph.graph_relation(node.id), "branch_label": node.branch_label,
+                      "parents": list(node.parents), "created_at": node.created_at,
+                      "freshness": (freshness or {}).get(node.id),
+                      "conflicted": node.id in conflicted})
+    edges = [{"parent": p, "child": n["id"], "relation": n["graph_relation"]}
+             for n in nodes for p in n["parents"]]
+    return {"nodes": nodes, "edges": edges,
+            "conflicts": [c.to_json() for c in candidates if c.a in ids or c.b in ids]}
+
+
+def render_text(view: Mapping[str, Any]) -> str:
+    """An indented tree: status, freshness and conflict marks; a node with two
+    parents (a merge) is shown under each, the second time as a reference."""
+    nodes = {n["id"]: n for n in view["nodes"]}
+    children: dict[str, list[str]] = {}
+    for edge in view["edges"]:
+        if edge["parent"] in nodes:
+            children.setdefault(edge["parent"], []).append(edge["child"])
+    roots = [n["id"] for n in view["nodes"] if not any(p in nodes for p in n["parents"])]
+    lines: list[str] = []
+    shown: set[str] = set()
+
+    def mark(n: Mapping[str, Any]) -> str:
+        bits = [n["status"] or "?"]
+        if n.get("freshness"):
+            bits.append(n["freshness"])
+        bits.extend(f for f in n["flags"])
+        text = f"{n['short_id']} {n['graph_relation']}"
+        if n.get("branch_label"):
+            text += f" [{n['branch_label']}]"
+        text += f" ({', '.join(bits)}) {n['title']}"
+        if n["conflicted"]:
+            text += "  !! conflict candidate"
+        return text
+
+    def walk(ident: str, depth: int) -> None:
+        n = nodes[ident]
+        if ident in shown:
+            lines.append("  " * depth + f"{n['short_id']} (see above)")
+            return
+        shown.add(ident)
+        lines.append("  " * depth + mark(n))
+        for child in children.get(ident, ()):
+            walk(child, depth + 1)
+
+    for root in roots:
+        walk(root, 0)
+    if not lines:
+        lines.append("no handoffs")
+    from baton.domain.handoff import short_id
+
+    for c in view["conflicts"]:
+        lines.append(f"conflict candidate: {c['basis']} {c['key']!r} between "
+                     f"{short_id(c['handoffs'][0])} and {short_id(c['handoffs'][1])}")
+    return "\n".join(lines)
+
+
+def _label_text(text: str) -> str:
+    return text.replace('"', "'").replace("\n", " ").replace("\\", "/")[:60]
+
+
+def render_mermaid(view: Mapping[str, Any]) -> str:
+    lines = ["graph TD"]
+    for n in view["nodes"]:
+        label = _label_text(f"{n['short_id']} {n['status']}: {n['title']}")
+        lines.append(f'  n{n["short_id"]}["{label}"]')
+    for e in view["edges"]:
+        parent = next((n for n in view["nodes"] if n["id"] == e["parent"]), None)
+        child = next(n for n in view["nodes"] if n["id"] == e["child"])
+        if parent is not None:
+            lines.append(f"  n{parent['short_id']} -->|{e['relation']}| n{child['short_id']}")
+    for n in view["nodes"]:
+        if n["conflicted"]:
+            lines.append(f"  class n{n['short_id']} conflict")
+    if any(n["conflicted"] for n in view["nodes"]):
+        lines.append("  classDef conflict stroke:#c00,stroke-width:3px")
+    return "\n".join(lines)
+
+
+def render_dot(view: Mapping[str, Any]) -> str:
+    lines = ["digraph lineage {", "  rankdir=TB;", "  node [shape=box];"]
+    for n in view["nodes"]:
+        label = _label_text(f"{n['short_id']} {n['status']}\\n{n['title']}").replace("/n", "\\n")
+        style = ', color="red", penwidth=2' if n["conflicted"] else ""
+        lines.append(f'  "{n["id"]}" [label="{label}"{style}];')
+    for e in view["edges"]:
+        lines.append(f'  "{e["parent"]}" -> "{e["child"]}" [label="{e["relation"]}"];')
+    lines.append("}")
+    return "\n".join(lines)
+
+
+# -- bodies of fork and merge children ---------------------------------------------------
+
+_CARRIED = ("work", "summary", "open_items", "failed_attempts", "risks")
+
+
+def fork_body(parent: Mapping[str, Any], *, label: str | None) -> dict[str, Any]:
+    """A fork child's body: the parent's work, summary, open items, failed
+    attempts and risks (what the branch starts from). Decisions are inherited
+    as context through the lineage, not copied (§14)."""
+    body = {k: _copy(parent[k]) for k in _CARRIED if k in parent}
+    lineage: dict[str, Any] = {"parents": [parent["id"]], "relation": "fork"}
+    if label:
+        lineage["branch_label"] = label
+    body["lineage"] = lineage
+    return body
+
+
+def merge_body(parents: Sequence[Mapping[str, Any]], *, resolution: Mapping[str, Any],
+               conflicts: Sequence[ConflictCandidate], basis: Sequence[str], title: str | None) -> dict[str, Any]:
+    """A merge child's body: the first parent's work (with ``title``), the
+    parents' summaries, open items, artifacts and evidence combined (evidence
+    renumbered, each naming the handoff it came from), the resolution decision
+    (kind ``merge_resolution``, listing what it resolves) and the conflicts it
+    settles under ``lineage.conflicts``.
+
+    Raises:
+        MergeUnresolved: ``resolution`` has no decision text.
+    """
+    text = resolution.get("decision")
+    if not isinstance(text, str) or not text.strip():
+        listed = "".join(f"; conflict candidate {c.line()}" for c in conflicts)
+        raise MergeUnresolved(
+            "a merge needs an explicit resolution decision: give `resolution` "
+            "({\"decision\": ..., \"rationale\": ...}, or plain text from a file)" + listed,
+            details={"conflicts": [c.to_json() for c in conflicts]})
+    first = parents[0]
+    work = dict(_copy(first.get("work") or {}))
+    if title:
+        work["title"] = title
+    summary: dict[str, Any] = {"completed": [], "in_progress": [], "discoveries": []}
+    for p in parents:
+        for key in ("completed", "in_progress", "discoveries"):
+            for item in (p.get("summary") or {}).get(key) or ():
+                if item not in summary[key]:
+                    summary[key].append(item)
+    current = resolution.get("current_state")
+    summary["current_state"] = current if isinstance(current, str) and current.strip() else text.strip()
+    evidence: list[dict[str, Any]] = []
+    for p in parents:
+        for item in p.get("evidence") or ():
+            if isinstance(item, Mapping):
+                evidence.append({**{k: v for k, v in item.items() if k != "id"}, "source_handoff": p["id"]})
+    for item in resolution.get("evidence") or ():
+        if isinstance(item, Mapping):
+            evidence.append({k: v for k, v in item.items() if k != "id"})
+    evidence = [{"id": f"E-{i:03d}", **item} for i, item in enumerate(evidence, 1)]
+    open_items: list[dict[str, Any]] = []
+    for p in parents:
+        for item in p.get("open_items") or ():
+            if isinstance(item, Mapping) and all(o.get("description") != item.get("description") for o in open_items):
+                open_items.append({k: v for k, v in item.items() if k != "id"})
+    open_items = [{"id": f"O-{i:03d}", **item} for i, item in enumerate(open_items, 1)]
+    artifacts: dict[str, Any] = {}
+    for p in parents:
+        for item in p.get("artifacts") or ():
+            if isinstance(item, Mapping) and isinstance(item.get("path"), str):
+                artifacts[item["path"]] = dict(item)
+    resolves = list(dict.fromkeys([*(c.key for c in conflicts),
+                                   *(r for r in resolution.get("resolves") or () if isinstance(r, str))]))
+    decision: dict[str, Any] = {"id": "D-001", "decision": text.strip(), "kind": "merge_resolution",
+                                "resolves": resolves,
+                                "evidence_ids": [e["id"] for e in evidence if "source_handoff" not in e]}
+    if isinstance(resolution.get("rationale"), str) and resolution["rationale"].strip():
+        decision["rationale"] = resolution["rationale"].strip()
+    decisions = [decision]
+    for i, extra in enumerate(resolution.get("decisions") or (), 2):
+        if isinstance(extra, Mapping):
+            decisions.append({"id": f"D-{i:03d}", **{k: v for k, v in extra.items() if k != "id"}})
+    body: dict[str, Any] = {"work": work, "summary": summary, "decisions": decisions, "evidence": evidence,
+                            "open_items": open_items, "artifacts": list(artifacts.values())}
+    lineage: dict[str, Any] = {"parents": [p["id"] for p in parents], "relation": "merge",
+                               "conflicts": [c.to_json() for c in conflicts]}
+    if basis:
+        lineage["merge_basis"] = list(basis)
+    body["lineage"] = lineage
+    if resolution.get("work_state") == "completed":
+        body["work"]["state"] = "completed"
+    return body
+
+
+def resolution_from_text(raw: str) -> dict[str, Any]:
+    """A resolution file: a JSON object, or plain text (the decision itself).
+
+    Raises:
+        InputError: JSON that is not an object.
+    """
+    import orjson
+
+    stripped = raw.strip()
+    if stripped.startswith("{") or stripped.startswith("["):
+        try:
+            value = orjson.loads(stripped)
+        except orjson.JSONDecodeError as exc:
+            raise InputError(f"the resolution file is not valid JSON: {exc}") from None
+        if not isinstance(value, dict):
+            raise InputError("the resolution file must be a JSON object or plain text")
+        return value
+    return {"decision": stripped} if stripped else {}
+
+
+def _copy(value: Any) -> Any:
+    import copy
+
+    return copy.deepcopy(value)
+
+
+def iter_edges(doc: Mapping[str, Any]) -> Iterator[tuple[str, str, str]]:
+    for parent in doc.get("parents") or ():
+        yield parent, doc["id"], doc.get("relation") or "continue"

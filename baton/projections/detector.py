@@ -1,0 +1,42 @@
+"""The ``detector`` projection: each session's cooldown state (spec §9.2).
+
+One document per ``detector/<session>`` stream, folded from the detector's
+events (``baton.domain.detector.evolve_state``): when a recommendation was
+last shown and at which repository head, a snooze, whether the detector is
+disabled for the session. One more document, ``_material``, holds the time
+of the project's last material event (a handoff validated or promoted), which
+ends every cooldown. Replay reproduces the suppression exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from baton.events import DETECTOR, DETECTOR_EVENTS, HandoffPromoted, HandoffValidated, split_stream
+from baton.ledger.envelope import Event
+from baton.projections.base import Doc
+
+MATERIAL = "_material"
+_TYPES = frozenset(cls.TYPE for cls in DETECTOR_EVENTS)
+_MATERIAL_TYPES = frozenset((HandoffValidated.TYPE, HandoffPromoted.TYPE))
+
+
+class Detector:
+    name = "detector"
+    version = 1
+
+    def keys(self, event: Event) -> Iterable[str]:
+        if event.type in _TYPES:
+            family, key = split_stream(event.stream)
+            return (key,) if family == DETECTOR and key else ()
+        if event.type in _MATERIAL_TYPES:
+            return (MATERIAL,)
+        return ()
+
+    def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
+        from baton.domain.detector import evolve_state
+
+        if key == MATERIAL:
+            return {"at": event.at, "event": event.id}
+        data = event.data if isinstance(event.data, dict) else {}
+        return evolve_state(doc, event.type, data, event.at)

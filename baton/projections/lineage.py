@@ -1,0 +1,150 @@
+"""The ``lineage`` projection: the graph of handoffs (spec §14).
+
+One document per handoff (``baton.domain.lineage.node_of``): relation,
+parents, branch label, title, creation time and its decisions reduced to id,
+subject and choice. It folds the existing ``handoff.captured`` and
+``handoff.revised`` events — the relation lives on the captured record, so
+there are no separate lineage events (docs/lineage.md says why). A forgotten
+(erased) capture removes its node.
+
+Two query tables mirror the documents: ``lineage_nodes`` (one row per node)
+and ``lineage_edges`` (parent, child, relation), indexed both ways, so the
+commands can tell cheaply whether the project has any branch at all (no
+parent with two children: no conflict is possible) before loading the graph.
+Status and flags are not kept here: they belong to the ``handoffs``
+projection, and the graph reads them from its rows.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from baton.events import HANDOFF, HandoffCaptured, HandoffRevised, split_stream
+from baton.ledger.envelope import Event
+from baton.projections.base import Doc
+
+NODES_TABLE = "lineage_nodes"
+EDGES_TABLE = "lineage_edges"
+_TYPES = frozenset((HandoffCaptured.TYPE, HandoffRevised.TYPE))
+
+
+class Lineage:
+    name = "lineage"
+    version = 1
+
+    def keys(self, event: Event) -> Iterable[str]:
+        if event.type in _TYPES:
+            family, key = split_stream(event.stream)
+            if family == HANDOFF and key:
+                return (key,)
+        return ()
+
+    def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
+        from baton.domain.lineage import node_of
+
+        data = event.data
+        if data is None:
+            return None if event.type == HandoffCaptured.TYPE else doc
+        record = data.get("handoff") if isinstance(data, dict) else None
+        if not isinstance(record, dict):
+            return doc
+        if event.type == HandoffCaptured.TYPE and doc is not None:
+            return doc  # a capture of an id that exists changes nothing (as the handoff fold)
+        if event.type == HandoffRevised.TYPE and doc is None:
+            return None
+        node = node_of({**record, "id": key})
+        if doc is not None:
+            node["created_at"] = doc.get("created_at") or node["created_at"]
+        return node
+
+    # -- query tables ---------------------------------------------------------------
+    def setup_index(self, db: Any) -> None:
+        db.execute(f"CREATE TABLE IF NOT EXISTS {NODES_TABLE} (id TEXT PRIMARY KEY, relation TEXT, "
+                   "branch_label TEXT, created_at TEXT)")
+        db.execute(f"CREATE TABLE IF NOT EXISTS {EDGES_TABLE} (parent TEXT NOT NULL, child TEXT NOT NULL, "
+                   "relation TEXT, PRIMARY KEY (parent, child))")
+        db.execute(f"CREATE INDEX IF NOT EXISTS {EDGES_TABLE}_by_child ON {EDGES_TABLE} (child)")
+
+    def reset_index(self, db: Any) -> None:
+        db.execute(f"DELETE FROM {NODES_TABLE}")
+        db.execute(f"DELETE FROM {EDGES_TABLE}")
+
+    def index(self, db: Any, key: str, doc: Doc | None) -> None:
+        from baton.domain.lineage import iter_edges
+
+        db.execute(f"DELETE FROM {EDGES_TABLE} WHERE child = ?", [key])
+        if doc is None:
+            db.execute(f"DELETE FROM {NODES_TABLE} WHERE id = ?", [key])
+            return
+        db.execute(f"INSERT OR REPLACE INTO {NODES_TABLE} (id, relation, branch_label, created_at) "
+                   "VALUES (?, ?, ?, ?)", [key, doc.get("relation"), doc.get("branch_label"), doc.get("created_at")])
+        db.conn.executemany(f"INSERT OR REPLACE INTO {EDGES_TABLE} (parent, child, relation) VALUES (?, ?, ?)",
+                            list(iter_edges(doc)))
+
+
+# -- typed queries --------------------------------------------------------------------
+
+def has_branches(db: Any) -> bool:
+    """Whether any node has two or more children, or any node is a merge
+    (without either, no two nodes diverge and no conflict is possible)."""
+    row = db.execute(f"SELECT 1 FROM {EDGES_TABLE} GROUP BY parent HAVING COUNT(*) > 1 LIMIT 1").fetchone()
+    return row is not None
+
+
+def load_graph(runner: Any) -> Any:
+    """The whole graph, each node with its record's status and flags."""
+    import orjson
+
+    from baton.domain.lineage import Graph, Node
+    from baton.projections.handoffs import ROWS_TABLE
+
+    states = {ident: (status or "", tuple(orjson.loads(flags or "[]")))
+              for ident, status, flags in runner.db.execute(f"SELECT id, status, flags FROM {ROWS_TABLE}")}
+    nodes = []
+    for key, doc in runner.docs("lineage"):
+        status, flags = states.get(key, ("", ()))
+        nodes.append(Node.from_doc(doc, status=status, flags=flags))
+    return Graph(nodes)
+
+
+def component_ids(db: Any, ids: Iterable[str]) -> set[str]:
+    """Every handoff connected to one of ``ids`` through the edge table (both
+    ways), found with indexed lookups: what a conflict question about ``ids``
+    needs (two divergent nodes share an ancestor; a merge descends from both)."""
+    seen: set[str] = set()
+    frontier = set(ids)
+    while frontier:
+        seen |= frontier
+        batch = list(frontier)
+        frontier = set()
+        for i in range(0, len(batch), 500):
+            chunk = batch[i:i + 500]
+            marks = ", ".join("?" * len(chunk))
+            for parent, child in db.execute(f"SELECT parent, child FROM {EDGES_TABLE} WHERE parent IN ({marks}) "
+                                            f"OR child IN ({marks})", [*chunk, *chunk]):
+                for ident in (parent, child):
+                    if ident not in seen:
+                        frontier.add(ident)
+    return seen
+
+
+def load_component(runner: Any, ids: Iterable[str]) -> Any:
+    """The part of the graph connected to ``ids``, with statuses and flags."""
+    import orjson
+
+    from baton.domain.lineage import Graph, Node
+    from baton.projections.handoffs import ROWS_TABLE
+
+    wanted = sorted(component_ids(runner.db, ids))
+    nodes = []
+    for i in range(0, len(wanted), 500):
+        chunk = wanted[i:i + 500]
+        marks = ", ".join("?" * len(chunk))
+        states = {ident: (status or "", tuple(orjson.loads(flags or "[]"))) for ident, status, flags in
+                  runner.db.execute(f"SELECT id, status, flags FROM {ROWS_TABLE} WHERE id IN ({marks})", chunk)}
+        for ident in chunk:
+            doc = runner.get("lineage", ident)
+            if doc is not None:
+                status, flags = states.get(ident, ("", ()))
+                nodes.append(Node.from_doc(doc, status=status, flags=flags))
+    return Graph(nodes)

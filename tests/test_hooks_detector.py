@@ -1,0 +1,58 @@
+"""Harness hooks feed the detector (spec §9, §15): an explicit request in a prompt
+prepares a draft and says so; any other prompt costs nothing; a compaction is
+recorded as a recommendation naming the draft it prepared."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from baton.app import Baton
+from tests.handoff_support import git_init, ledger_lines
+from tests.harness_support import fixture, hook, injected
+
+PROMPT_EVENTS = {"claude-code": "UserPromptSubmit", "codex": "UserPromptSubmit", "gemini-cli": "BeforeAgent"}
+
+
+@pytest.fixture
+def repo(project):
+    git_init(project, {"src/app.py": "x = 1\n"})
+    return project
+
+
+def _detector_events(repo):
+    out = []
+    for feed in (repo / ".baton" / "ledger").glob("*.jsonl"):
+        out += [json.loads(line) for line in feed.read_bytes().splitlines()]
+    return [e for e in out if e["type"] == "detector.recommended"]
+
+
+@pytest.mark.parametrize("harness", PROMPT_EVENTS)
+def test_an_explicit_handoff_prompt_prepares_a_draft_and_tells_the_agent(repo, harness):
+    event = PROMPT_EVENTS[harness]
+    outcome = hook(repo, harness, event, fixture(harness, event, repo, prompt="continue later"))
+    assert outcome.result.action == "prepare" and outcome.result.draft
+    assert "draft handoff" in injected(harness, outcome.answer)
+    with Baton.open(repo) as app:
+        record = app.show(outcome.result.draft).to_json()["handoff"]
+    assert record["status"] == "draft" and record["automation"]["inputs"] == {"handoff_request": 1.0}
+    [recorded] = _detector_events(repo)
+    assert recorded["data"]["draft_id"] == outcome.result.draft and recorded["data"]["source"] == "hook"
+
+
+@pytest.mark.parametrize("harness", PROMPT_EVENTS)
+def test_an_ordinary_prompt_writes_nothing_and_answers_nothing(repo, harness):
+    event = PROMPT_EVENTS[harness]
+    lines = ledger_lines(repo)
+    outcome = hook(repo, harness, event, fixture(harness, event, repo, prompt="fix the handoff parser"))
+    assert outcome.problem is None and outcome.result is None
+    assert outcome.answer == ("" if harness != "gemini-cli" else "{}")
+    assert ledger_lines(repo) == lines
+
+
+def test_a_compaction_is_recorded_as_a_recommendation_naming_its_draft(repo):
+    outcome = hook(repo, "claude-code", "PreCompact", fixture("claude-code", "PreCompact.auto", repo))
+    [recorded] = _detector_events(repo)
+    assert recorded["data"]["draft_id"] == outcome.result.handoff_id
+    assert recorded["data"]["inputs"] == {"context_pressure": 1.0}

@@ -1,0 +1,176 @@
+"""Fork, merge, conflict candidates and the lineage views, through the application (spec §14, §22.7)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from baton.cli_input import ContentOptions
+from baton.commands.context import Project
+from baton.errors import MergeUnresolved
+from tests.app_support import (
+    amend_handoff, capture_checkpoint, fork_handoff, lineage_view, list_handoffs, merge_handoffs,
+    promote_handoff, resume_handoff, show_handoff, validate_handoff_command,
+)
+from tests.handoff_support import baton, baton_json, ledger_lines, materialized, payload
+
+
+def _ready(project, **overrides) -> str:
+    from tests.app_support import _call
+
+    handoff_id = _call(project, "capture", payload(**overrides)).handoff_id
+    validate_handoff_command(project, handoff_id)
+    promote_handoff(project, handoff_id, accept_warnings="synthetic test record")
+    return handoff_id
+
+
+def _child(project, parent, decision) -> str:
+    from tests.app_support import _call
+
+    return _call(project, "capture", payload(decisions=[{"id": "D-001", "decision": decision}]),
+                 parent=parent).handoff_id
+
+
+def _branches(project):
+    parent = _ready(project)
+    a = _child(project, parent, "Token store: Redis")
+    b = _child(project, parent, "Token store: Postgres")
+    return parent, a, b
+
+
+def test_fork_creates_a_linked_draft_child_and_leaves_the_parent_untouched(project):
+    parent = _ready(project)
+    before = materialized(project)
+    child = fork_handoff(project, parent, label="try-postgres")
+    assert child.record["status"] == "draft"
+    lineage = child.record["lineage"]
+    assert (lineage["parents"], lineage["relation"], lineage["branch_label"]) == ([parent], "fork", "try-postgres")
+    assert child.record["work"]["title"] == payload()["work"]["title"]
+    after = materialized(project)
+    assert {k: v for k, v in after.items() if k in before} == before
+    assert len(after) == len(before) + 1
+
+
+def test_two_continuations_with_contradicting_decisions_are_flagged_on_both(project):
+    parent, a, b = _branches(project)
+    listed = {row["id"]: row["conflicts"] for row in list_handoffs(project).to_json()["handoffs"]}
+    assert len(listed[a]) == 1 and len(listed[b]) == 1 and listed[parent] == []
+    assert listed[a][0]["basis"] == "id" and listed[a][0]["key"] == "D-001"
+    report = validate_handoff_command(project, a)
+    assert len(report.conflicts) == 1 and "CONFLICT CANDIDATES" in report.render()
+
+
+def test_resume_shows_the_conflict_banner_before_the_next_actions(project):
+    parent, a, b = _branches(project)
+    validate_handoff_command(project, a)
+    promote_handoff(project, a, accept_warnings="synthetic test record")
+    brief = resume_handoff(project, a)
+    text = brief.render()
+    assert text.startswith("CONFLICT CANDIDATES")
+    assert brief.to_json()["conflicts"][0]["key"] == "D-001"
+
+
+def test_a_merge_is_refused_until_a_resolution_decision_is_supplied(project):
+    parent, a, b = _branches(project)
+    lines = ledger_lines(project)
+    with pytest.raises(MergeUnresolved) as caught:
+        merge_handoffs(project, [a, b])
+    assert caught.value.exit_code == 3
+    assert caught.value.details["conflicts"][0]["key"] == "D-001"
+    assert ledger_lines(project) == lines
+
+
+def test_a_merge_records_what_it_resolves_and_clears_the_candidates(project):
+    parent, a, b = _branches(project)
+    merged = merge_handoffs(project, [a, b], title="Tokens in Postgres",
+                            resolution={"decision": "Keep tokens in Postgres", "rationale": "one store"})
+    record = merged.capture.record
+    assert record["lineage"]["relation"] == "merge" and record["lineage"]["parents"] == [a, b]
+    assert record["lineage"]["merge_basis"] == [parent]
+    assert [c["key"] for c in record["lineage"]["conflicts"]] == ["D-001"]
+    [decision] = record["decisions"]
+    assert decision["kind"] == "merge_resolution" and decision["resolves"] == ["D-001"]
+    assert all(row["conflicts"] == [] for row in list_handoffs(project).to_json()["handoffs"])
+    assert validate_handoff_command(project, merged.handoff_id).report["status"] in ("pass", "warn")
+
+
+def test_merging_one_handoff_is_an_input_error(project):
+    parent = _ready(project)
+    result = baton(project, "merge", parent, parent, "--resolution-file", "-", input="anything")
+    assert result.returncode == 2
+
+
+def test_the_merge_command_exits_3_without_a_resolution_and_0_with_one(project, tmp_path):
+    parent, a, b = _branches(project)
+    refused = baton(project, "merge", a, b)
+    assert refused.returncode == 3 and "resolution" in refused.stderr
+    resolution = tmp_path / "resolution.json"
+    resolution.write_text(json.dumps({"decision": "Postgres it is"}))
+    out = baton_json(project, "merge", a, b, "--resolution-file", str(resolution))
+    assert out["lineage"]["relation"] == "merge" and len(out["resolved_conflicts"]) == 1
+
+
+def test_lineage_as_mermaid_names_every_edge(project):
+    parent, a, b = _branches(project)
+    result = baton(project, "lineage", "--format", "mermaid")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "graph TD"
+    assert sum("-->|fork|" in line for line in lines) == 2
+
+
+def test_lineage_text_is_a_tree_with_status_and_conflict_marks(project):
+    parent, a, b = _branches(project)
+    text = lineage_view(project, parent).render()
+    first, second, third = text.splitlines()[:3]
+    assert "ready" in first and second.startswith("  ") and "conflict candidate" in second
+
+
+def test_lineage_of_one_handoff_shows_only_its_component(project):
+    parent, a, b = _branches(project)
+    other = _ready(project)
+    view = lineage_view(project, a, format="json").to_json()
+    assert {n["id"] for n in view["nodes"]} == {parent, a, b}
+    assert other not in {n["id"] for n in view["nodes"]}
+
+
+def test_lineage_as_of_an_event_answers_from_the_past_and_leaves_the_index_alone(project):
+    parent = _ready(project)
+    opened = Project.open(project)
+    try:
+        cut = opened.reading().get("streams", f"handoff/{parent}")["last_event"]
+        snapshot = opened.reading().snapshot()
+    finally:
+        opened.close()
+    a = fork_handoff(project, parent, label="a").handoff_id
+    past = lineage_view(project, None, format="json", as_of=cut).to_json()
+    assert [n["id"] for n in past["nodes"]] == [parent]
+    assert past["as_of"] == cut
+    now = lineage_view(project, None, format="json").to_json()
+    assert {n["id"] for n in now["nodes"]} == {parent, a}
+    opened = Project.open(project)
+    try:
+        assert opened.reading().pinned_until is None
+        assert set(opened.reading().snapshot()["handoffs"]) == set(snapshot["handoffs"]) | {a}
+    finally:
+        opened.close()
+
+
+def test_handoff_show_as_of_shows_the_record_as_it_was(project):
+    handoff_id = capture_checkpoint(project, content=ContentOptions(
+        title="Resumable OAuth", objective="Reject bad state", open_items=["Add the fixture"])).handoff_id
+    opened = Project.open(project)
+    try:
+        cut = opened.reading().get("streams", f"handoff/{handoff_id}")["last_event"]
+    finally:
+        opened.close()
+    amend_handoff(project, handoff_id, content=ContentOptions(title="Renamed"))
+    assert show_handoff(project, handoff_id, as_of=cut).record["work"]["title"] == "Resumable OAuth"
+    assert show_handoff(project, handoff_id).record["work"]["title"] == "Renamed"
+
+
+def test_as_of_a_malformed_point_is_an_input_error(project):
+    _ready(project)
+    result = baton(project, "lineage", "--as-of", "yesterday")
+    assert result.returncode == 2

@@ -1,0 +1,132 @@
+"""The lineage graph's rules (spec §14), as pure functions over nodes."""
+
+from __future__ import annotations
+
+import pytest
+
+from baton.domain.lineage import (
+    Graph, Node, conflict_candidates, conflicts_touching, merge_body, render_dot, render_mermaid, render_text,
+    subject_and_choice, to_json,
+)
+from baton.errors import MergeUnresolved
+
+P, A, B, C, M = (f"01900000-0000-7000-8000-00000000000{i}" for i in range(1, 6))
+
+
+def _d(ident, text, subject=None, kind=None):
+    s, choice = subject_and_choice({"decision": text, **({"subject": subject} if subject else {})})
+    return {"id": ident, "subject": s, "choice": choice, "text": text, "kind": kind}
+
+
+def _node(ident, parents=(), relation=None, decisions=(), status="ready", at="2026-01-01T00:00:00Z"):
+    relation = relation or ("root" if not parents else "continue")
+    return Node(ident, relation, tuple(parents), None, f"t-{ident[-1]}", at, tuple(decisions), status)
+
+
+def test_a_subject_is_the_short_text_before_a_colon_or_an_explicit_subject():
+    assert subject_and_choice({"decision": "Token store: Redis"}) == ("token store", "redis")
+    assert subject_and_choice({"decision": "Use Redis", "subject": "Token  Store"}) == ("token store", "use redis")
+    assert subject_and_choice({"decision": "Use timing-safe comparison."}) == (None, "use timing safe comparison")
+
+
+def test_siblings_with_the_same_decision_id_and_different_choices_are_candidates():
+    graph = Graph([_node(P), _node(A, [P], decisions=[_d("D-001", "Use Redis")]),
+                   _node(B, [P], decisions=[_d("D-001", "Use Postgres")])])
+    [c] = conflict_candidates(graph)
+    assert (c.a, c.b, c.basis, c.key) == (A, B, "id", "D-001")
+
+
+def test_siblings_with_the_same_subject_and_different_choices_are_candidates():
+    graph = Graph([_node(P), _node(A, [P], decisions=[_d("D-001", "Token store: Redis")]),
+                   _node(B, [P], decisions=[_d("D-007", "token  store: postgres")])])
+    [c] = conflict_candidates(graph)
+    assert (c.basis, c.key) == ("subject", "token store")
+
+
+def test_the_same_choice_on_two_branches_is_no_conflict():
+    graph = Graph([_node(P), _node(A, [P], decisions=[_d("D-001", "Token store: Redis")]),
+                   _node(B, [P], decisions=[_d("D-001", "token store: REDIS.")])])
+    assert conflict_candidates(graph) == []
+
+
+def test_a_descendant_re_deciding_its_ancestor_is_a_change_not_a_conflict():
+    graph = Graph([_node(P, decisions=[_d("D-001", "Use Redis")]),
+                   _node(A, [P], decisions=[_d("D-001", "Use Postgres")])])
+    assert conflict_candidates(graph) == []
+
+
+def test_unrelated_records_never_conflict():
+    graph = Graph([_node(A, decisions=[_d("D-001", "Use Redis")]), _node(B, decisions=[_d("D-001", "Use Postgres")])])
+    assert conflict_candidates(graph) == []
+
+
+def test_descendants_of_siblings_conflict_too():
+    graph = Graph([_node(P), _node(A, [P]), _node(B, [P], decisions=[_d("D-002", "Cache: none")]),
+                   _node(C, [A], decisions=[_d("D-009", "Cache: LRU")])])
+    [c] = conflict_candidates(graph)
+    assert {c.a, c.b} == {B, C}
+
+
+def test_a_merge_of_both_sides_resolves_the_candidate():
+    nodes = [_node(P), _node(A, [P], decisions=[_d("D-001", "Use Redis")]),
+             _node(B, [P], decisions=[_d("D-001", "Use Postgres")])]
+    merge = _node(M, [A, B], relation="merge", decisions=[_d("D-001", "Postgres", kind="merge_resolution")],
+                  status="draft")
+    assert conflict_candidates(Graph([*nodes, merge])) == []
+    archived = _node(M, [A, B], relation="merge", status="archived")
+    assert len(conflict_candidates(Graph([*nodes, archived]))) == 1
+
+
+def test_an_archived_branch_takes_part_in_no_candidate():
+    graph = Graph([_node(P), _node(A, [P], decisions=[_d("D-001", "Use Redis")], status="archived"),
+                   _node(B, [P], decisions=[_d("D-001", "Use Postgres")])])
+    assert conflict_candidates(graph) == []
+
+
+def test_a_record_carries_the_candidates_of_its_ancestors_until_it_merges_them():
+    nodes = [_node(P), _node(A, [P], decisions=[_d("D-001", "Use Redis")]),
+             _node(B, [P], decisions=[_d("D-001", "Use Postgres")]), _node(C, [A])]
+    graph = Graph(nodes)
+    candidates = conflict_candidates(graph)
+    assert len(conflicts_touching(candidates, graph, C)) == 1
+    assert conflicts_touching(candidates, graph, P) == []
+
+
+def test_a_second_continue_from_one_parent_is_a_fork_in_the_graph():
+    graph = Graph([_node(P), _node(A, [P], at="2026-01-01T00:00:01Z")])
+    assert graph.graph_relation(A) == "continue"
+    graph = Graph([_node(P), _node(A, [P], at="2026-01-01T00:00:01Z"), _node(B, [P], at="2026-01-01T00:00:02Z")])
+    assert graph.graph_relation(A) == graph.graph_relation(B) == "fork"
+
+
+def test_the_views_name_every_node_edge_and_conflict():
+    graph = Graph([_node(P), _node(A, [P], decisions=[_d("D-001", "Use Redis")]),
+                   _node(B, [P], decisions=[_d("D-001", "Use Postgres")])])
+    view = to_json(graph, set(graph.nodes), conflict_candidates(graph))
+    mermaid = render_mermaid(view)
+    assert mermaid.startswith("graph TD") and mermaid.count("-->|fork|") == 2 and "classDef conflict" in mermaid
+    dot = render_dot(view)
+    assert dot.startswith("digraph lineage {") and dot.count("->") == 2 and dot.rstrip().endswith("}")
+    text = render_text(view)
+    assert text.splitlines()[1].startswith("  ") and "conflict candidate" in text
+
+
+def test_a_merge_body_without_a_resolution_decision_is_refused():
+    parents = [{"id": A, "work": {"title": "a", "objective": "o"}}, {"id": B, "work": {"title": "b", "objective": "o"}}]
+    with pytest.raises(MergeUnresolved) as caught:
+        merge_body(parents, resolution={}, conflicts=(), basis=(), title=None)
+    assert caught.value.exit_code == 3
+
+
+def test_a_merge_body_records_its_resolution_conflicts_and_the_parents_evidence():
+    parents = [{"id": A, "work": {"title": "a", "objective": "o"},
+                "evidence": [{"id": "E-001", "type": "test", "claim": "a passes"}]},
+               {"id": B, "work": {"title": "b", "objective": "o"},
+                "evidence": [{"id": "E-001", "type": "test", "claim": "b passes"}]}]
+    body = merge_body(parents, resolution={"decision": "Keep Postgres", "resolves": ["D-001"]}, conflicts=(),
+                      basis=(P,), title="Merged")
+    assert body["work"]["title"] == "Merged"
+    assert body["lineage"] == {"parents": [A, B], "relation": "merge", "conflicts": [], "merge_basis": [P]}
+    [decision] = body["decisions"]
+    assert decision["kind"] == "merge_resolution" and decision["resolves"] == ["D-001"]
+    assert [(e["id"], e["source_handoff"]) for e in body["evidence"]] == [("E-001", A), ("E-002", B)]
