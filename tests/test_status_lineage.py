@@ -27,6 +27,23 @@ def test_the_status_api_carries_the_graph_of_the_latest_handoffs_and_its_conflic
     assert flagged == {a, b}
 
 
+def test_the_status_api_spells_the_lineage_graph_in_camel_case_like_the_rest(project):
+    _branches(project)
+    graph = status_overview(project).to_json()["lineage"]
+
+    def keys(value):
+        if isinstance(value, dict):
+            for k, v in value.items():
+                yield k
+                yield from keys(v)
+        elif isinstance(value, list):
+            for v in value:
+                yield from keys(v)
+
+    assert {"shortId", "graphRelation", "createdAt"} <= set(keys(graph))
+    assert not [k for k in keys(graph) if "_" in k]
+
+
 def test_baton_status_text_names_the_conflict_candidates(project):
     _branches(project)
     text = status_overview(project).render()

@@ -232,7 +232,7 @@ def status_overview(
         "lastSeenRoot": str(root),
         "latestHandoffs": [{**_row_item(r, opened.runner, opened, policy), "conflicts": []} for r in rows],
         "latestBatons": [{_CAMEL.get(k, k): v for k, v in r.to_json().items()} for r in baton_rows],
-        "lineage": lineage_of(opened.runner, [r.id for r in rows]),
+        "lineage": _camel_keys(lineage_of(opened.runner, [r.id for r in rows])),
     }
     by_id = {h["id"]: h for h in payload["latestHandoffs"]}
     for c in payload["lineage"]["conflicts"]:
@@ -242,6 +242,20 @@ def status_overview(
     if listed.conflicts:  # only with sync: the spec's shape otherwise
         payload["claimConflicts"] = list(listed.conflicts)
     return StatusOverview(sanitize_output(payload, redaction))
+
+
+def _camel_keys(value: Any) -> Any:
+    """The status API's members are camelCase, nested ones included."""
+    if isinstance(value, dict):
+        return {_camel(k): _camel_keys(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_camel_keys(v) for v in value]
+    return value
+
+
+def _camel(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 def lineage_of(runner: Any, ids: list[str]) -> dict[str, Any]:

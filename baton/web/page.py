@@ -425,8 +425,8 @@ SCRIPT = """
     var seen = {};
     function item(id) {
       var n = byId[id], li = el("li");
-      li.appendChild(el("span", "rel", n.graph_relation + (n.branch_label ? " [" + n.branch_label + "]" : "")));
-      li.appendChild(el("code", null, n.short_id));
+      li.appendChild(el("span", "rel", n.graphRelation + (n.branchLabel ? " [" + n.branchLabel + "]" : "")));
+      li.appendChild(el("code", null, n.shortId));
       li.appendChild(el("span", null, " " + n.status + (n.flags && n.flags.length ? " [" + n.flags.join(", ") + "]" : "")
         + " · " + n.title));
       if (n.conflicted) { li.appendChild(el("span", "conflict", " ⚠ conflict candidate")); }
@@ -449,8 +449,8 @@ SCRIPT = """
     (graph.conflicts || []).forEach(function (c) {
       var a = c.decisions[0], b = c.decisions[1];
       list.appendChild(el("li", null, (c.basis === "id" ? "decision " : "subject ") + c.key + ": "
-        + (byId[a.handoff] ? byId[a.handoff].short_id : a.handoff) + " says \u201c" + a.decision + "\u201d, "
-        + (byId[b.handoff] ? byId[b.handoff].short_id : b.handoff) + " says \u201c" + b.decision + "\u201d"));
+        + (byId[a.handoff] ? byId[a.handoff].shortId : a.handoff) + " says \u201c" + a.decision + "\u201d, "
+        + (byId[b.handoff] ? byId[b.handoff].shortId : b.handoff) + " says \u201c" + b.decision + "\u201d"));
     });
   }
 
