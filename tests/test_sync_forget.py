@@ -237,3 +237,26 @@ def test_sync_reports_the_erasure_in_words(capsys, team):
     assert code == 0 and "forgotten payload(s)" in text
     code, text, _ = run(capsys, b, "sync")
     assert code == 0 and "Erased 1 payload(s)" in text
+
+
+def test_a_sync_interrupted_after_erasing_finishes_the_scrub_on_the_next_sync(capsys, team, monkeypatch):
+    from baton.commands import forget
+    from baton.errors import StorageError
+
+    _remote, a, b = team
+    handoff = _shared_secret(capsys, a, b)
+    run_json(capsys, a, "forget", handoff, "--yes")
+    run_json(capsys, a, "sync")
+
+    def crash(project, erased):
+        raise StorageError("the machine went down")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(forget, "scrub_after_erasure", crash)
+        code, _out, _err = run(capsys, b, "sync", "--json")
+    assert code == 1
+    assert SECRET.encode() not in (b / ".baton" / "ledger" / f"{_writer(a)}.jsonl").read_bytes()
+    assert _holding(b / ".baton")  # the index still holds it
+    out = run_json(capsys, b, "sync")
+    assert out["projections_rebuilt"] is True
+    assert _holding(b / ".baton") == []

@@ -43,6 +43,10 @@ if TYPE_CHECKING:
     from baton.ledger_ref import RefFeed
 
 STATE_FILE = "sync-state.json"
+ERASURE_PENDING = "sync-erasure.pending"
+"""Written before a sync erases payloads in a local feed, removed once the
+index, files and quarantine are scrubbed: a crash in between is finished by
+the next sync."""
 INCOMING_DIR = "sync-incoming"
 ATTEMPTS = 3
 
@@ -553,7 +557,7 @@ class _Round:
         ours, torn = raw[:local_head.offset], raw[local_head.offset:]
         copies: list[tuple[str, RefFeed]] = [(side, c) for side, c in (("local", base), ("remote", remote))
                                              if c is not None]
-        forgotten = self._forgotten_ids()
+        forgotten = _LazyIds(self._forgotten_ids)  # read only if some line differs
         merged = ours
         erased_here: list[str] = []
         remote_bytes = base_bytes = None
@@ -698,6 +702,8 @@ class _Round:
         feeds (the erasures first: an import may append to an erased feed)."""
         from baton.ledger.erase import replace_feed
 
+        if self.rewrites:
+            _touch(self.project.paths.baton_dir / ERASURE_PENDING)
         for feed, data in self.rewrites.items():
             replace_feed(Path(self.local.path(feed)), data)
             if not any(s[0] == feed for s in self.staged):
@@ -740,6 +746,31 @@ class _Round:
         os.truncate(path, offset)
 
 
+class _LazyIds:
+    """A set of ids computed the first time it is asked about."""
+
+    def __init__(self, compute) -> None:
+        self._compute = compute
+        self._ids: set[str] | None = None
+
+    def __contains__(self, item: object) -> bool:
+        if self._ids is None:
+            self._ids = self._compute()
+        return item in self._ids
+
+
+def _touch(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        files.fsync_dir(path.parent)
+    except OSError as exc:
+        raise StorageError(f"cannot write {path}: {exc}") from exc
+
+
 def _unlink(path: Path) -> None:
     try:
         os.unlink(path)
@@ -775,6 +806,7 @@ class _Erased:
 
     feeds: dict[str, int] = attrs.field(factory=dict)
     payloads: list[Any] = attrs.field(factory=list)
+    scrubbed: bool = False
 
 
 def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None = None) -> SyncResult:
@@ -807,7 +839,8 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
                                             "run `baton sync` again", details={"url": url}) from None
     finally:
         repo.close()
-        if erased.feeds:
+        pending = project.paths.baton_dir / ERASURE_PENDING
+        if erased.feeds or pending.exists():
             # Another replica's forget erased payloads here (in this round or
             # one before a failed push): the index (its free pages too), the
             # materialized files and the quarantined fragments that held them
@@ -816,8 +849,10 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
 
             with _ledger_lock(project):
                 scrub_after_erasure(project, erased.payloads)
+                _unlink(pending)
+            erased.scrubbed = True
     rebuilt = False
-    if erased.feeds:
+    if erased.scrubbed:
         result = attrs.evolve(result, erased=dict(erased.feeds))
         rebuilt = True
     elif result.imported:
