@@ -577,11 +577,12 @@ class _Round:
                 try:
                     merge = merge_erasures(merged, data, forgotten)
                 except NotAnErasure as exc:
+                    if not exc.unnamed:
+                        return False  # not an erasure at all: the fast-forward refusal stands
                     blame = "local" if exc.side == "ours" or side == "local" else "remote"
                     raise _Refuse(RefusedFeed(feed, blame, "not_fast_forward", exc.seq,
-                                              f"the {blame} feed {feed} is not a fast-forward of the other copy "
-                                              f"and does not differ from it only by forgotten payloads: "
-                                              f"{exc.message}")) from None
+                                              f"the {blame} feed {feed} differs from the other copy by an "
+                                              f"erasure nobody recorded: {exc.message}")) from None
                 if side == "local" and merge.theirs_lines > merge.ours_lines:
                     return False  # the local file lost lines it had published: cut, not erased
                 if merge.erased_in_ours or merge.erased_in_theirs:
@@ -595,7 +596,10 @@ class _Round:
             raise _Refuse(RefusedFeed(feed, "remote", "bad_ref", None, str(exc))) from None
         if not touched:
             return False
-        head = scan_bytes(feed, merged, FeedHead(), at_end=False).head
+        try:
+            head = scan_bytes(feed, merged, FeedHead(), at_end=False).head
+        except LedgerCorrupt as exc:  # the longer copy's further lines do not continue the other's
+            raise _Refuse(_problem_of(feed, "remote", exc)) from None
         local_lines = ours.count(b"\n")
         cut = 0
         for _ in range(local_lines):

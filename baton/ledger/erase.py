@@ -126,12 +126,14 @@ def replace_feed(path: Path, data: bytes) -> None:
 class NotAnErasure(ValueError):
     """Two copies of a feed differ by more than payloads a ``handoff.forgotten`` names."""
 
-    def __init__(self, seq: int | None, side: str, message: str) -> None:
+    def __init__(self, seq: int | None, side: str, message: str, *, unnamed: bool = False) -> None:
         super().__init__(message)
         self.seq = seq
         self.side = side
-        """``ours`` or ``theirs``: the copy that holds the change that is not allowed."""
+        """``ours`` or ``theirs``: the copy that holds the change that is not allowed (``both``: no telling)."""
         self.message = message
+        self.unnamed = unnamed
+        """True: an erased payload no ``handoff.forgotten`` names; False: not an erasure at all."""
 
 
 @frozen
@@ -210,13 +212,12 @@ def merge_erasures(ours: bytes, theirs: bytes, forgotten: Container[str]) -> Era
         seq = ea.seq if ea is not None else (eb.seq if eb is not None else None)
         if ea is None or eb is None or ea.id != eb.id or ea.hash != eb.hash or ea.erased == eb.erased \
                 or not line_hashes_to(a, ea.hash) or not line_hashes_to(b, eb.hash):
-            side = "theirs" if ea is not None and not ea.erased and (eb is None or eb.erased) else "ours"
-            raise NotAnErasure(seq, side, f"line {i + 1} (seq {seq}) differs between the copies by more than "
-                                          "an erased payload")
+            raise NotAnErasure(seq, "both", f"line {i + 1} (seq {seq}) differs between the copies by more "
+                                            "than an erased payload")
         erased, side = (ea, "ours") if ea.erased else (eb, "theirs")
         if erased.id not in forgotten:
             raise NotAnErasure(seq, side, f"the payload of event {erased.id} (seq {seq}) is erased, but no "
-                                          "handoff.forgotten event names it")
+                                          "handoff.forgotten event names it", unnamed=True)
         if side == "ours":
             out.append(a)
             erased_b.append(eb.id)
