@@ -132,9 +132,10 @@ def add_ledger_commands(sub, common) -> None:
     p = sub.add_parser("sync", parents=[common], help="share the ledger's feeds through a git remote",
                        description="Fetch the remote's ledger ref, import the feeds it has beyond yours "
                                    "(verified first), publish yours, and push the union. Only the ledger ref "
-                                   "moves: never a branch, the index or the working tree. A feed that is not "
-                                   "a fast-forward is refused and named (exit 4; 3 when it fails "
-                                   "verification). No remote, or one that cannot be reached: exit 4, nothing "
+                                   "moves: never a branch, the index or the working tree. Payloads a recorded "
+                                   "`baton forget` erased on any replica are erased on every copy. Any "
+                                   "other feed that is not a fast-forward is refused and named (exit 4; 3 "
+                                   "when it fails verification). No remote, or one that cannot be reached: exit 4, nothing "
                                    "changed. See docs/sync.md.")
     p.add_argument("--remote", metavar="NAME", default="origin", help="the git remote (default: origin)")
     p.add_argument("--ref", metavar="REF", default="refs/baton/ledger",

@@ -96,6 +96,24 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
     return ForgetResult(plan, True, reason, feeds, tuple(removed), tuple(quarantine))
 
 
+def scrub_after_erasure(project: "Project", erased_data: list[Any]) -> tuple[list[str], list[str]]:
+    """Steps 4 and 5 above for payloads erased by someone else's forget that
+    ``baton sync`` brought in: the caller holds the ledger lock and has
+    rewritten the feeds. Returns the materialized files and the quarantined
+    fragments removed.
+
+    Raises: StorageError (exit 1).
+    """
+    runner = project.runner
+    shown = runner.delete_index()
+    _remove_index_copies(project)
+    project.ledger._forget()  # what it read before the rewrite holds the payloads
+    runner.rebuild(reason="forget")
+    removed = runner.prune_files(shown)
+    quarantine = _remove_quarantined_text(project, erased_data)
+    return removed, quarantine
+
+
 def _handoff_id(project: "Project", runner: Any, token: str) -> str:
     """The id ``token`` names; a full id the projections no longer show (a
     capture erased before) is looked for in the ledger itself."""

@@ -43,6 +43,10 @@ if TYPE_CHECKING:
     from baton.ledger_ref import RefFeed
 
 STATE_FILE = "sync-state.json"
+ERASURE_PENDING = "sync-erasure.pending"
+"""Written before a sync erases payloads in a local feed, removed once the
+index, files and quarantine are scrubbed: a crash in between is finished by
+the next sync."""
 INCOMING_DIR = "sync-incoming"
 ATTEMPTS = 3
 
@@ -90,6 +94,10 @@ class SyncResult:
     read: ReadCount
     rebuilt: bool
     attempts: int = 1
+    erased: dict[str, int] = attrs.field(factory=dict)
+    """Feed → payloads erased in the local file, as a ``handoff.forgotten`` in the union of feeds asks."""
+    ref_erased: dict[str, int] = attrs.field(factory=dict)
+    """Feed → payloads erased on the ref's copy (the local file had them erased already)."""
 
     @property
     def exit_code(self) -> int:
@@ -101,7 +109,8 @@ class SyncResult:
         return {"remote": self.remote, "ref": self.ref, "imported": dict(sorted(self.imported.items())),
                 "published": dict(sorted(self.published.items())),
                 "refused": [r.to_json() for r in self.refused], "pushed": self.pushed, "commit": self.commit,
-                "read": self.read.to_json(), "projections_rebuilt": self.rebuilt, "attempts": self.attempts}
+                "read": self.read.to_json(), "projections_rebuilt": self.rebuilt, "attempts": self.attempts,
+                "erased": dict(sorted(self.erased.items())), "ref_erased": dict(sorted(self.ref_erased.items()))}
 
     def render(self) -> str:
         lines = []
@@ -111,10 +120,17 @@ class SyncResult:
         if self.published:
             total = sum(self.published.values())
             lines.append(f"Published {total} event(s) from {len(self.published)} feed(s) to {self.ref}.")
+        if self.erased:
+            lines.append(f"Erased {sum(self.erased.values())} payload(s) in {len(self.erased)} local feed(s), as "
+                         "recorded handoff.forgotten events ask (`baton verify` reports them).")
+        if self.ref_erased:
+            lines.append(f"Erased {sum(self.ref_erased.values())} forgotten payload(s) from {len(self.ref_erased)} "
+                         f"feed(s) on {self.ref} (its history still holds them: docs/sync.md).")
         for r in self.refused:
             seq = f" at seq {r.seq}" if r.seq is not None else ""
             lines.append(f"REFUSED {r.side} feed {r.feed}{seq}: {r.kind}: {r.message}")
-        if not self.imported and not self.published and not self.refused:
+        if not self.imported and not self.published and not self.refused and not self.erased \
+                and not self.ref_erased:
             lines.append(f"Already in sync with {self.remote} ({self.ref}).")
         elif self.pushed:
             lines.append(f"Pushed {self.ref} to {self.remote}.")
@@ -343,6 +359,13 @@ class _Round:
     refused: list[RefusedFeed] = attrs.field(factory=list)
     staged: list[tuple[str, Path, FeedHead, int]] = attrs.field(factory=list)
     new_state: dict[str, Any] = attrs.field(factory=dict)
+    erased: dict[str, int] = attrs.field(factory=dict)
+    ref_erased: dict[str, int] = attrs.field(factory=dict)
+    rewrites: dict[str, bytes] = attrs.field(factory=dict)
+    """Feed → the whole new file: its lines with payloads erased (written with the staged imports)."""
+    erased_payloads: list[Any] = attrs.field(factory=list)
+    forgotten: set[str] | None = None
+    """Every event id a sound ``handoff.forgotten`` names, in the local feeds or the remote's (read once, when needed)."""
 
     def run(self) -> None:
         names = sorted(set(self.local.names()) | set(self.base) | set(self.remote))
@@ -358,6 +381,17 @@ class _Round:
         self._write_staged()
 
     def _feed(self, feed: str) -> None:
+        try:
+            self._fast_forward(feed)
+        except _Refuse as refusal:
+            if refusal.refused.kind != "not_fast_forward":
+                raise
+            self._drop_staged(feed)
+            self.published.pop(feed, None)
+            if not self._reconcile_erasures(feed, refusal.refused):
+                raise
+
+    def _fast_forward(self, feed: str) -> None:
         from baton.config import WRITER_ID
         from baton.ledger_ref import FeedTreeWriter
 
@@ -494,6 +528,162 @@ class _Round:
         self.staged.append((feed, staging, local, st.st_size if st is not None else 0))
         self.imported[feed] = events
 
+    # -- copies that differ by erased payloads (``baton forget``) ---------------------
+
+    def _reconcile_erasures(self, feed: str, refused: RefusedFeed) -> bool:
+        """A feed that is no fast-forward only because a ``baton forget`` (here
+        or on another replica) erased payloads in one copy: every copy becomes
+        the line-by-line union — a line erased where either copy erased it —
+        plus the longer copy's further lines. The local file is rewritten
+        (staged, like an import) and the ref gets the merged feed.
+
+        Returns False when no copy differs by an erasure (the refusal stands).
+
+        Raises:
+            _Refuse: a difference that is not an erasure a ``handoff.forgotten`` names.
+        """
+        from baton.ledger.erase import NotAnErasure, erase_lines, merge_erasures
+        from baton.ledger_ref import BadRefFeed, FeedTreeWriter
+
+        base, remote = self.base.get(feed), self.remote.get(feed)
+        base = base if base is not None and base.problem is None else None
+        remote = remote if remote is not None and remote.problem is None else None
+        st = self.local.stat(feed)
+        raw = self.local.read(feed, 0, st.st_size) if st is not None else b""
+        try:
+            local_head = scan_bytes(feed, raw, FeedHead()).head
+        except LedgerCorrupt as exc:
+            raise _Refuse(_problem_of(feed, "local", exc)) from None
+        ours, torn = raw[:local_head.offset], raw[local_head.offset:]
+        copies: list[tuple[str, RefFeed]] = [(side, c) for side, c in (("local", base), ("remote", remote))
+                                             if c is not None]
+        forgotten = _LazyIds(self._forgotten_ids)  # read only if some line differs
+        merged = ours
+        erased_here: list[str] = []
+        remote_bytes = base_bytes = None
+        ref_erased = 0
+        touched = False
+        try:
+            for side, copy in copies:
+                data = self._ref_bytes(copy)
+                if side == "remote":
+                    remote_bytes = data
+                else:
+                    base_bytes = data
+                try:
+                    scan_bytes(feed, data, FeedHead(), at_end=False)  # every line of the copy sound
+                except LedgerCorrupt as exc:
+                    raise _Refuse(_problem_of(feed, "remote" if side == "remote" else "local", exc)) from None
+                try:
+                    merge = merge_erasures(merged, data, forgotten)
+                except NotAnErasure as exc:
+                    if not exc.unnamed:
+                        return False  # not an erasure at all: the fast-forward refusal stands
+                    blame = "local" if exc.side == "ours" or side == "local" else "remote"
+                    raise _Refuse(RefusedFeed(feed, blame, "not_fast_forward", exc.seq,
+                                              f"the {blame} feed {feed} differs from the other copy by an "
+                                              f"erasure nobody recorded: {exc.message}")) from None
+                if side == "local" and merge.theirs_lines > merge.ours_lines:
+                    return False  # the local file lost lines it had published: cut, not erased
+                if merge.erased_in_ours or merge.erased_in_theirs:
+                    touched = True
+                if side == "remote" or remote is None:
+                    ref_erased = len(merge.erased_in_theirs)
+                erased_here.extend(merge.erased_in_ours)
+                self.erased_payloads.extend(merge.erased_payloads)
+                merged = merge.data
+        except BadRefFeed as exc:
+            raise _Refuse(RefusedFeed(feed, "remote", "bad_ref", None, str(exc))) from None
+        if not touched:
+            return False
+        try:
+            head = scan_bytes(feed, merged, FeedHead(), at_end=False).head
+        except LedgerCorrupt as exc:  # the longer copy's further lines do not continue the other's
+            raise _Refuse(_problem_of(feed, "remote", exc)) from None
+        local_lines = ours.count(b"\n")
+        cut = 0
+        for _ in range(local_lines):
+            cut = merged.index(b"\n", cut) + 1
+        prefix, tail = merged[:cut], merged[cut:]
+        if erased_here:
+            rewritten, _count = erase_lines(ours, frozenset(erased_here))
+            if rewritten != prefix:  # the erased lines are not byte for byte what this version writes
+                raise _Refuse(RefusedFeed(feed, "remote", "not_fast_forward", refused.seq,
+                                          f"the erased lines of feed {feed} are not written as this version "
+                                          "writes them; upgrade Baton on every replica"))
+            self.rewrites[feed] = prefix + torn
+            self.erased[feed] = len(erased_here)
+        if tail:
+            self._stage_tail(feed, tail, scan_bytes(feed, prefix, FeedHead()).head, len(prefix) + len(torn))
+        # what the ref holds from now on
+        if remote is not None and merged == remote_bytes:
+            self.out[feed] = remote
+        elif base is not None and merged == base_bytes and remote is None:
+            self.out[feed] = base
+        else:
+            writer = FeedTreeWriter(self.repo, feed, None)
+            writer.add(merged)
+            self.out[feed] = writer.finish(head)
+            if ref_erased:
+                self.ref_erased[feed] = ref_erased
+            shared = remote_bytes if remote is not None else base_bytes or b""
+            beyond = merged.count(b"\n") - shared.count(b"\n")
+            if beyond > 0 and not tail:
+                self.published[feed] = beyond
+        if st is not None and feed not in self.rewrites and not tail:
+            self.new_state[feed] = {"ino": st.st_ino, "size": head.offset, "hash": head.hash}
+        return True
+
+    def _ref_bytes(self, copy: "RefFeed") -> bytes:
+        from baton.ledger_ref import feed_bytes
+
+        parts = []
+        for _, data in feed_bytes(self.repo, copy):
+            self.local.count.segments += 1
+            parts.append(data)
+        return b"".join(parts)
+
+    def _stage_tail(self, feed: str, tail: bytes, after: FeedHead, size: int) -> None:
+        folder = self.project.paths.baton_dir / INCOMING_DIR
+        staging = folder / f"{feed}.part"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            with open(staging, "wb") as out:
+                out.write(tail)
+                out.flush()
+                os.fsync(out.fileno())
+        except OSError as exc:
+            raise StorageError(f"cannot stage the remote's feed {feed}: {exc}") from exc
+        self.staged.append((feed, staging, after, size))
+        self.imported[feed] = tail.count(b"\n")
+
+    def _forgotten_ids(self) -> set[str]:
+        """Every id a sound ``handoff.forgotten`` names, in the local feeds and
+        the remote's (a forget recorded on any replica)."""
+        from baton.ledger.erase import forgotten_ids
+        from baton.ledger_ref import BadRefFeed
+
+        if self.forgotten is not None:
+            return self.forgotten
+        found: set[str] = set()
+        for name in self.local.names():
+            st = self.local.stat(name)
+            if st is None:
+                continue
+            for line in self.local.read(name, 0, st.st_size).split(b"\n"):
+                found.update(forgotten_ids(line))
+        for copy in self.remote.values():
+            if copy.problem is not None:
+                continue
+            try:
+                data = self._ref_bytes(copy)
+            except BadRefFeed:
+                continue
+            for line in data.split(b"\n"):
+                found.update(forgotten_ids(line))
+        self.forgotten = found
+        return found
+
     @staticmethod
     def _segment_before(remote: "RefFeed", offset: int) -> int:
         """Where to start reading ``remote`` to see the line ending at ``offset`` too."""
@@ -502,6 +692,9 @@ class _Round:
         return max((start for start, _ in remote.segments if start < offset), default=0)
 
     def _drop_staged(self, feed: str) -> None:
+        self.rewrites.pop(feed, None)
+        self.erased.pop(feed, None)
+        self.ref_erased.pop(feed, None)
         for entry in [s for s in self.staged if s[0] == feed]:
             self.staged.remove(entry)
             self.imported.pop(feed, None)
@@ -509,7 +702,18 @@ class _Round:
         _unlink(self.project.paths.baton_dir / INCOMING_DIR / f"{feed}.part")
 
     def _write_staged(self) -> None:
-        """Every remote feed checked out: now the verified bytes join the local feeds."""
+        """Every remote feed checked out: now the verified bytes join the local
+        feeds (the erasures first: an import may append to an erased feed)."""
+        from baton.ledger.erase import replace_feed
+
+        if self.rewrites:
+            _touch(self.project.paths.baton_dir / ERASURE_PENDING)
+        for feed, data in self.rewrites.items():
+            replace_feed(Path(self.local.path(feed)), data)
+            if not any(s[0] == feed for s in self.staged):
+                st = os.stat(self.local.path(feed))
+                tree = self.out[feed]
+                self.new_state[feed] = {"ino": st.st_ino, "size": tree.head.offset, "hash": tree.head.hash}
         for feed, staging, local, size in self.staged:
             target = self.local.path(feed)
             try:
@@ -546,6 +750,31 @@ class _Round:
         os.truncate(path, offset)
 
 
+class _LazyIds:
+    """A set of ids computed the first time it is asked about."""
+
+    def __init__(self, compute) -> None:
+        self._compute = compute
+        self._ids: set[str] | None = None
+
+    def __contains__(self, item: object) -> bool:
+        if self._ids is None:
+            self._ids = self._compute()
+        return item in self._ids
+
+
+def _touch(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        files.fsync_dir(path.parent)
+    except OSError as exc:
+        raise StorageError(f"cannot write {path}: {exc}") from exc
+
+
 def _unlink(path: Path) -> None:
     try:
         os.unlink(path)
@@ -574,6 +803,16 @@ def _save_state(project: "Project", ref: str, feeds: dict[str, Any]) -> None:
     write_json_atomic(path, raw)
 
 
+@mutable
+class _Erased:
+    """Payloads a sync erased in local feeds, over every round (a push that
+    finds the remote moved starts another, the erasure already written)."""
+
+    feeds: dict[str, int] = attrs.field(factory=dict)
+    payloads: list[Any] = attrs.field(factory=list)
+    scrubbed: bool = False
+
+
 def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None = None) -> SyncResult:
     """Share the ledger's feeds with ``remote`` on ``ref`` (default ``refs/baton/ledger``).
 
@@ -589,13 +828,14 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
             or any(c in ref for c in " ~^:?*[\\"):
         raise InputError(f"`ref` must be a ref name under refs/ other than a branch, not {ref!r}")
     repo = _open_repo(project)
+    erased = _Erased()
     try:
         url = _remote_url(repo, remote)
         client, path = _client(repo, url)
         count = ReadCount()
         for attempt in range(1, ATTEMPTS + 1):
             try:
-                result = _round(project, repo, client, path, url, remote, ref.encode(), count, attempt)
+                result = _round(project, repo, client, path, url, remote, ref.encode(), count, attempt, erased)
                 break
             except _RemoteMoved:
                 if attempt == ATTEMPTS:
@@ -603,8 +843,23 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
                                             "run `baton sync` again", details={"url": url}) from None
     finally:
         repo.close()
+        pending = project.paths.baton_dir / ERASURE_PENDING
+        if erased.feeds or pending.exists():
+            # Another replica's forget erased payloads here (in this round or
+            # one before a failed push): the index (its free pages too), the
+            # materialized files and the quarantined fragments that held them
+            # go, exactly as after a local `baton forget`.
+            from baton.commands.forget import scrub_after_erasure
+
+            with _ledger_lock(project):
+                scrub_after_erasure(project, erased.payloads)
+                _unlink(pending)
+            erased.scrubbed = True
     rebuilt = False
-    if result.imported:
+    if erased.scrubbed:
+        result = attrs.evolve(result, erased=dict(erased.feeds))
+        rebuilt = True
+    elif result.imported:
         # Under the lock's file alone: ``Ledger.locked`` would first read every
         # imported byte to learn stream versions a read-only catch-up does not
         # need, and the replay would read them all again.
@@ -615,7 +870,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
 
 
 def _round(project: "Project", repo, client, path: str, url: str, remote_name: str, ref: bytes,
-           count: ReadCount, attempt: int) -> SyncResult:
+           count: ReadCount, attempt: int, erased: "_Erased") -> SyncResult:
     from baton.ledger_ref import BadRefFeed, read_feeds, tree_of, write_commit
 
     remote_sha = _fetch(repo, client, path, ref, url)
@@ -641,13 +896,17 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
         if new_sha is not None and new_sha != local_sha:
             repo.refs[ref] = new_sha
         _save_state(project, ref.decode(), work.new_state)
+    if work.erased:
+        erased.payloads.extend(work.erased_payloads)
+        for feed, n in work.erased.items():
+            erased.feeds[feed] = erased.feeds.get(feed, 0) + n
     pushed = False
     if new_sha is not None and new_sha != remote_sha:
         _push(repo, client, path, ref, new_sha, remote_sha, url)
         pushed = True
     return SyncResult(remote=remote_name, ref=ref.decode(), imported=work.imported, published=work.published,
                       refused=work.refused, pushed=pushed, commit=new_sha.decode() if new_sha else None,
-                      read=count, rebuilt=False, attempts=attempt)
+                      read=count, rebuilt=False, attempts=attempt, erased=work.erased, ref_erased=work.ref_erased)
 
 
 def _commit(repo, work: _Round, local_sha: bytes | None, remote_sha: bytes | None, project: "Project",

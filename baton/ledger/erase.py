@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Container, Iterable
 
 import orjson
 
@@ -25,6 +25,7 @@ from baton.errors import StorageError
 from baton.ledger import files
 from baton.ledger.envelope import Event
 from baton.ledger.feed import encode_line
+from baton.model import frozen
 
 
 def erase_payloads(ledger_dir: Path, event_ids: Iterable[str]) -> dict[str, int]:
@@ -88,12 +89,26 @@ def _erase_in(path: Path, wanted: frozenset[str]) -> int:
     new, count = erase_lines(raw, wanted)
     if not count:
         return 0
+    replace_feed(path, new)
+    return count
+
+
+def replace_feed(path: Path, data: bytes) -> None:
+    """Write ``data`` as the feed at ``path``: a new file renamed over the old
+    one (fsynced, the old file's mode kept), never a write into a live file.
+
+    Raises:
+        StorageError: the new file could not be written or renamed.
+    """
     tmp = path.with_name(f".erase.{os.getpid()}.{os.urandom(4).hex()}")
     try:
-        mode = os.stat(path).st_mode & 0o777
+        try:
+            mode = os.stat(path).st_mode & 0o777
+        except FileNotFoundError:
+            mode = 0o644
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
         try:
-            files.write_all(fd, new)
+            files.write_all(fd, data)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -104,4 +119,112 @@ def _erase_in(path: Path, wanted: frozenset[str]) -> int:
         except OSError:
             pass
         raise StorageError(f"cannot rewrite feed {path} to erase payloads: {exc}") from exc
-    return count
+
+
+# -- two copies of one feed that differ by erasures (``baton sync``) ------------------
+
+class NotAnErasure(ValueError):
+    """Two copies of a feed differ by more than payloads a ``handoff.forgotten`` names."""
+
+    def __init__(self, seq: int | None, side: str, message: str, *, unnamed: bool = False) -> None:
+        super().__init__(message)
+        self.seq = seq
+        self.side = side
+        """``ours`` or ``theirs``: the copy that holds the change that is not allowed (``both``: no telling)."""
+        self.message = message
+        self.unnamed = unnamed
+        """True: an erased payload no ``handoff.forgotten`` names; False: not an erasure at all."""
+
+
+@frozen
+class ErasureMerge:
+    """The feed both copies become: every line erased where either copy erased it,
+    then the longer copy's further lines."""
+
+    data: bytes
+    erased_in_ours: tuple[str, ...]
+    """Ids whose payload ``ours`` still held and the merge has erased."""
+    erased_in_theirs: tuple[str, ...]
+    erased_payloads: tuple[Any, ...]
+    """The payloads ``ours`` held that went (what a quarantine scrub looks for)."""
+    common_lines: int
+    ours_lines: int
+    theirs_lines: int
+
+
+def forgotten_ids(line: bytes) -> list[str]:
+    """The ids a sound ``handoff.forgotten`` line names (empty for any other line)."""
+    from baton.domain.forgetting import erased_by
+    from baton.errors import EnvelopeError
+    from baton.ledger.feed import line_hashes_to
+
+    if b'"handoff.forgotten"' not in line:
+        return []
+    try:
+        event = Event.from_dict(orjson.loads(line))
+    except (orjson.JSONDecodeError, EnvelopeError, ValueError, TypeError):
+        return []
+    if event.erased or not event.data_intact() or not line_hashes_to(line, event.hash):
+        return []
+    return erased_by(event)
+
+
+def _whole_lines(raw: bytes, side: str) -> list[bytes]:
+    if raw and not raw.endswith(b"\n"):
+        raise NotAnErasure(None, side, "the copy does not end with a whole line")
+    return raw.split(b"\n")[:-1] if raw else []
+
+
+def _event(line: bytes) -> Event | None:
+    from baton.errors import EnvelopeError
+
+    try:
+        raw = orjson.loads(line)
+        return Event.from_dict(raw) if type(raw) is dict else None
+    except (orjson.JSONDecodeError, EnvelopeError, ValueError, TypeError):
+        return None
+
+
+def merge_erasures(ours: bytes, theirs: bytes, forgotten: Container[str]) -> ErasureMerge:
+    """Two copies of one feed (whole lines each) whose common lines are equal
+    except where one copy has a line's ``data`` removed — same event, same
+    ``digest``, same ``hash``, both lines hashing to it — and a recorded
+    ``handoff.forgotten`` (``forgotten``) names that event. Lines after the
+    shorter copy ends are the longer copy's, as they are (the caller verifies them).
+
+    Raises:
+        NotAnErasure: any other difference (with the seq and the copy that holds it).
+    """
+    from baton.ledger.feed import line_hashes_to
+
+    a_lines, b_lines = _whole_lines(ours, "ours"), _whole_lines(theirs, "theirs")
+    common = min(len(a_lines), len(b_lines))
+    out: list[bytes] = []
+    erased_a: list[str] = []
+    erased_b: list[str] = []
+    payloads: list[Any] = []
+    for i in range(common):
+        a, b = a_lines[i], b_lines[i]
+        if a == b:
+            out.append(a)
+            continue
+        ea, eb = _event(a), _event(b)
+        seq = ea.seq if ea is not None else (eb.seq if eb is not None else None)
+        if ea is None or eb is None or ea.id != eb.id or ea.hash != eb.hash or ea.erased == eb.erased \
+                or not line_hashes_to(a, ea.hash) or not line_hashes_to(b, eb.hash):
+            raise NotAnErasure(seq, "both", f"line {i + 1} (seq {seq}) differs between the copies by more "
+                                            "than an erased payload")
+        erased, side = (ea, "ours") if ea.erased else (eb, "theirs")
+        if erased.id not in forgotten:
+            raise NotAnErasure(seq, side, f"the payload of event {erased.id} (seq {seq}) is erased, but no "
+                                          "handoff.forgotten event names it", unnamed=True)
+        if side == "ours":
+            out.append(a)
+            erased_b.append(eb.id)
+        else:
+            out.append(b)
+            erased_a.append(ea.id)
+            payloads.append(ea.data)
+    tail = a_lines[common:] if len(a_lines) > common else b_lines[common:]
+    data = b"".join(line + b"\n" for line in out + tail)
+    return ErasureMerge(data, tuple(erased_a), tuple(erased_b), tuple(payloads), common, len(a_lines), len(b_lines))
