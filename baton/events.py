@@ -242,6 +242,21 @@ class HandoffFlagged(DomainEvent):
     flag: Any = None
 
 
+@_register
+@_event_class
+class HandoffForgotten(DomainEvent):
+    """``baton forget``: the payloads of ``events`` (event ids) were erased;
+    their digests stay, so every chain still verifies. ``verify`` accepts an
+    erased payload only when an event of this type names it."""
+
+    TYPE = "handoff.forgotten"
+    STREAM = HANDOFF
+
+    handoff: Any = None
+    events: Any = None
+    reason: Any = None
+
+
 HANDOFF_EVENTS = tuple(cls for cls in CATALOGUE.values() if cls.STREAM == HANDOFF)
 
 

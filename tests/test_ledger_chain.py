@@ -157,23 +157,67 @@ def test_a_truncated_feed_is_a_torn_tail_and_loses_no_event_before_the_cut(paylo
         feed.close()
 
 
+def erase(feed: "Feed", chosen: set[int]) -> list[bytes]:
+    lines = []
+    for i, line in enumerate(feed.lines):
+        if i in chosen:
+            raw = orjson.loads(line)
+            del raw["data"]
+            line = orjson.dumps(raw) + b"\n"
+        lines.append(line)
+    return lines
+
+
+FORGOTTEN = "test.forgotten"
+
+
 @given(feeds, st.data())
-def test_erasing_payloads_keeps_every_chain_valid_and_is_reported_as_erased(payloads, data):
+def test_erasing_payloads_a_recorded_forget_names_keeps_every_chain_valid(payloads, data):
     feed = Feed(payloads)
     try:
         chosen = data.draw(st.sets(st.integers(0, len(feed.lines) - 1), min_size=1), label="erased lines")
-        lines = []
-        for i, line in enumerate(feed.lines):
-            if i in chosen:
-                raw = orjson.loads(line)
-                del raw["data"]
-                line = orjson.dumps(raw) + b"\n"
-            lines.append(line)
-        report, scan = feed.check(b"".join(lines))
-        assert report.ok
-        assert report.feeds[0].erased == len(chosen)
+        lines = erase(feed, chosen)
+        path = feed.dir / ".baton" / "ledger" / f"{WRITER}.jsonl"
+        path.write_bytes(b"".join(lines))
+        forget = Ledger(feed.dir / ".baton", "w2", fsync="never")
+        with forget.locked() as txn:
+            txn.append([EventDraft(FORGOTTEN, "test/f", {"events": [feed.events[i].id for i in chosen]})])
+        report = verify_ledger(path.parent, erasure_type=FORGOTTEN)
+        scan = scan_bytes(WRITER, b"".join(lines), FeedHead(), collect=True)
+        assert report.ok, report.to_json()["problems"]
+        assert report.feeds[0].feed == WRITER and report.feeds[0].erased == len(chosen)
+        assert report.forgotten == len(chosen)
         assert [e.erased for e in scan.events] == [i in chosen for i in range(len(feed.lines))]
         assert [e.hash for e in scan.events] == [e.hash for e in feed.events]
+    finally:
+        feed.close()
+
+
+@given(feeds, st.data())
+def test_an_erased_payload_no_forget_names_is_reported(payloads, data):
+    feed = Feed(payloads)
+    try:
+        chosen = data.draw(st.sets(st.integers(0, len(feed.lines) - 1), min_size=1), label="erased lines")
+        lines = erase(feed, chosen)
+        report, _ = feed.check(b"".join(lines))
+        problems = report.all_problems()
+        assert [p.kind for p in problems] == ["erased_without_forget"] * len(chosen)
+        assert sorted(p.seq for p in problems) == sorted(feed.events[i].seq for i in chosen)
+        starts = [0, *itertools.accumulate(len(line) for line in lines)]
+        assert all(p.offset == starts[p.seq - 1] for p in problems)
+        assert "no recorded forget names it" in problems[0].message
+    finally:
+        feed.close()
+
+
+def test_an_erased_line_is_still_checked_against_its_hash():
+    feed = Feed([{"n": 1}, {"n": 2}, {"n": 3}])
+    try:
+        lines = erase(feed, {1})
+        lines[1] = lines[1].replace(b'"type":"test.noted"', b'"type":"test.noteD"')
+        report, _ = feed.check(b"".join(lines))
+        assert [p.kind for p in report.feeds[0].problems] == ["bad_hash"]
+        assert report.feeds[0].problems[0].offset == feed.ends[0]
     finally:
         feed.close()
 

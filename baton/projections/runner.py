@@ -50,7 +50,8 @@ from baton.ledger.protocol import Cursor, FeedRewritten, LedgerProtocol, Seed
 from baton.ledger.upcast import UPCASTERS, UpcasterRegistry
 from baton.projections.base import Doc, Projection
 
-INDEX_SCHEMA = 2
+INDEX_SCHEMA = 3
+"""3: ``feed_heads``, the highest head seen of every feed (kept across rebuilds)."""
 REPLAY_BATCH = 2_000
 """Events folded between writes of the changed documents during a replay."""
 Progress = Callable[[int, int], None]
@@ -232,6 +233,10 @@ class ProjectionRunner:
         for column in ("ino", "line"):  # indexes made before these columns existed
             if column not in tables["cursors"].columns_dict:
                 tables["cursors"].add_column(column, int)
+        # The furthest head of each feed this index has ever folded: never
+        # reset by a rebuild, so ``verify`` can tell a feed cut shorter since.
+        tables["feed_heads"].create({"feed": str, "seq": int, "hash": str, "offset": int}, pk="feed",
+                                    if_not_exists=True)
         tables["docs"].create({"projection": str, "key": str, "doc": str}, pk=("projection", "key"),
                               if_not_exists=True)
         tables["materialized"].create({"path": str, "projection": str, "key": str}, pk="path",
@@ -285,6 +290,11 @@ class ProjectionRunner:
         """Materialized files (relative to ``.baton/``) the index says exist but the disk lacks."""
         rows = self.db.execute("SELECT path FROM materialized ORDER BY path").fetchall()
         return [path for (path,) in rows if not (self.baton_dir / path).is_file()]
+
+    def feed_heads(self) -> dict[str, tuple[int, str | None, int]]:
+        """The furthest ``(seq, hash, offset)`` of each feed this index has folded."""
+        return {feed: (seq, hash_, offset) for feed, seq, hash_, offset in
+                self.db.execute("SELECT feed, seq, hash, offset FROM feed_heads ORDER BY feed").fetchall()}
 
     @property
     def pinned_until(self) -> str | None:
@@ -575,6 +585,11 @@ class ProjectionRunner:
             "INSERT OR REPLACE INTO cursors (feed, offset, seq, hash, hlc, ino, line) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [(feed, c.head.offset, c.head.seq, c.head.hash, c.head.hlc, c.ident, c.line)
              for feed, c in cursors.items()],
+        )
+        db.conn.executemany(
+            "INSERT INTO feed_heads (feed, seq, hash, offset) VALUES (?, ?, ?, ?) ON CONFLICT(feed) DO UPDATE SET "
+            "seq = excluded.seq, hash = excluded.hash, offset = excluded.offset WHERE excluded.seq > feed_heads.seq",
+            [(feed, c.head.seq, c.head.hash, c.head.offset) for feed, c in cursors.items() if c.head.seq],
         )
         meta = {"signature": self._signature()}
         if reset:
