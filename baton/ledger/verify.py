@@ -25,6 +25,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
+import attrs
+
 from baton.model import frozen, mutable
 from baton.errors import StorageError
 from baton.ledger.feed import FeedHead, FeedProblem, TornTail, collector_paused, feed_name, scan_file
@@ -69,6 +71,8 @@ class VerifyReport:
     """Erased payloads a recorded forget names (legitimate)."""
     heads_checked: int = 0
     """Recorded heads checked against the feeds."""
+    recorded: list[RecordedHead] = attrs.field(factory=list)
+    """Every head checked (what ``repair`` acknowledges as lost)."""
 
     @property
     def ok(self) -> bool:
@@ -166,7 +170,8 @@ def _verify(ledger_dir: Path, erasure_type: str | None, recorded: list[RecordedH
                                      f"the payload of event {event.id} was removed, and no recorded forget names it"))
     cross.extend(_check_heads(recorded, hashes, {r.feed: r.head for r in reports}, set_aside))
     return VerifyReport(feeds=reports, problems=cross, forgotten=sum(1 for e in erased if e.id in forgotten),
-                        heads_checked=len(recorded))
+                        heads_checked=len(recorded),
+                        recorded=[r for r in recorded if r.hash is None or r.hash not in set_aside.get(r.feed, ())])
 
 
 def _heads_in(data: Mapping[str, Any], source: str) -> list[RecordedHead]:
@@ -187,7 +192,7 @@ def _note_repair(data: Mapping[str, Any], event, set_aside: dict[str, set[str]],
     if not isinstance(feed, str):
         return
     gone = set_aside.setdefault(feed, set())
-    for item in data.get("set_aside") or ():
+    for item in [*(data.get("set_aside") or ()), *(data.get("lost") or ())]:
         if isinstance(item, dict) and isinstance(item.get("hash"), str):
             gone.add(item["hash"])
     kept = data.get("kept")
