@@ -256,3 +256,42 @@ def test_a_batch_across_chunks_is_read_whole(tmp_path):
     torn = raw[: len(raw) - len(lines[-1]) - len(lines[-2])]  # the last batch cut after its first event
     scans = list(scan_chunks("w1", lambda at, n: torn[at:at + n], FeedHead(), len(torn), chunk_bytes=300))
     assert len([e for s in scans for e in s.events]) == 8 and scans[-1].torn is not None
+
+
+# -- erasure -------------------------------------------------------------------------
+
+def erase_first_capture(project) -> tuple[str, str, str]:
+    from baton.app import Baton
+
+    with Baton.open(project) as app:
+        handoff_id = app.capture({"work": {"title": "Forget me", "objective": "O"}}).handoff_id
+    feed = own_feed(project)
+    lines = feed.read_bytes().splitlines(keepends=True)
+    [at] = [i for i, line in enumerate(lines) if b'"handoff.captured"' in line]
+    raw = orjson.loads(lines[at])
+    del raw["data"]
+    lines[at] = orjson.dumps(raw, option=orjson.OPT_SORT_KEYS) + b"\n"
+    feed.write_bytes(b"".join(lines))
+    return handoff_id, raw["id"], raw["stream"]
+
+
+def test_a_payload_erased_without_a_recorded_forget_fails_verify(project):
+    erase_first_capture(project)
+    code, out = verify(project)
+    assert code == 3 and [p["kind"] for p in out["problems"]] == ["erased_without_forget"]
+
+
+def test_payloads_a_recorded_forget_names_pass_verify_and_are_counted(project):
+    from baton.events import HandoffForgotten
+
+    handoff_id, event_id, stream = erase_first_capture(project)
+    other = Ledger(project / ".baton", "forgetter", fsync="never")
+    forgotten = HandoffForgotten(key=handoff_id, handoff=handoff_id, events=[event_id], reason="asked")
+    assert forgotten.stream == stream
+    with other.locked() as txn:
+        txn.append([forgotten.draft()])
+
+    code, out = verify(project)
+    assert code == 0 and out["erased_by_forget"] == 1
+    text = run_baton("verify", "--project", str(project)).stdout
+    assert "1 payloads erased by forget" in text
