@@ -295,3 +295,17 @@ def test_payloads_a_recorded_forget_names_pass_verify_and_are_counted(project):
     assert code == 0 and out["erased_by_forget"] == 1
     text = run_baton("verify", "--project", str(project)).stdout
     assert "1 payloads erased by forget" in text
+
+
+def test_a_reader_resuming_inside_a_batch_reads_the_rest_of_it(tmp_path):
+    from baton.ledger.feed import FeedHead, scan_bytes
+
+    _, feed, lines = batch_feed(tmp_path, sizes=(1, 3))
+    raw = feed.read_bytes()
+    whole = scan_bytes("w1", raw, FeedHead())
+    inside = whole.ends[1]  # after the batch's first event (a cursor `rebuild --until` may pin)
+    second = whole.events[1]
+    rest = scan_bytes("w1", raw[inside:], FeedHead(inside, second.seq, second.hash, second.hlc))
+    assert rest.events == whole.events[2:] and rest.torn is None
+    cut = scan_bytes("w1", raw[inside:len(raw) - len(lines[-1])], FeedHead(inside, second.seq, second.hash, second.hlc))
+    assert cut.events == [] and cut.torn is not None and cut.torn.offset == inside

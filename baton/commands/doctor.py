@@ -93,7 +93,7 @@ def diagnose(project: str | os.PathLike | None = None) -> DoctorResult:
             checks.append(Check("ledger", "warn" if torn else "ok", detail))
         else:
             checks.append(Check("ledger", "fail", f"{len(report.all_problems())} problem(s); run `baton verify`, "
-                                                  "then `baton repair --dry-run` to see what a repair sets aside"))
+                                                  "then a dry run of `baton repair` to see what it sets aside"))
     except BatonError as exc:
         checks.append(Check("ledger", "fail", exc.message))
     quarantined = list(paths.quarantine_dir.glob("*")) if paths.quarantine_dir.is_dir() else []

@@ -95,11 +95,11 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
         others = sorted({p.feed for p in before.all_problems() if p.feed != feed and p.kind in LINE_PROBLEMS})
         if others:
             raise InputError(f"feeds {', '.join(others)} are damaged too, and the repair of {feed} could not be "
-                             "recorded past them: run `baton repair` without --feed")
+                             "recorded past them: repair them all at once (leave out `feed`)")
     if not yes:
         count = sum(len(p.set_aside) for p in plans)
         raise InputError(f"`baton repair` would set {count} line(s) of {', '.join(p.feed for p in plans)} aside "
-                         "into .baton/quarantine/: run it with --yes to do so, or --dry-run to see them")
+                         "into .baton/quarantine/: `yes` does it, `dry_run` shows them first")
     quarantined = [set_aside(project.paths.baton_dir, plan) for plan in plans]
     with project.writing() as scope:
         scope.append([plan.draft(project.writer, name) for plan, name in zip(plans, quarantined)], durable=True)

@@ -303,6 +303,14 @@ def _opens_batch(batch: object, event: Event) -> bool:
     )
 
 
+def _inside_batch(batch: object) -> bool:
+    """``batch`` is a well-formed later member of a batch."""
+    if type(batch) is not dict:
+        return False
+    n, of = batch.get("n"), batch.get("of")
+    return type(batch.get("id")) is str and type(n) is int and type(of) is int and 1 < n <= of
+
+
 def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False, at_end: bool = True) -> FeedScan:
     """Scan ``raw``, the bytes of the feed from ``start.offset`` on.
 
@@ -359,6 +367,12 @@ def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False,
                 elif batch is not None:
                     if _opens_batch(batch, event):
                         pending = [len(events), pos, (offset, seq, last_hash, hlc), event.id, 1, batch["of"], event.seq]
+                    elif not pos and base and _inside_batch(batch):
+                        # A reader resuming from a cursor inside a batch (one
+                        # ``rebuild --until`` pinned there): the batch's first
+                        # members were read before; the rest is read as one.
+                        pending = [len(events), pos, (offset, seq, last_hash, hlc), batch["id"], batch["n"],
+                                   batch["of"], event.seq]
                     else:
                         kind, message = "bad_batch", f"event {event.id} carries a batch it does not begin"
                 if pending is not None and pending[4] == pending[5]:
