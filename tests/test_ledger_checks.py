@@ -105,3 +105,39 @@ def test_a_broken_chain_is_reported_where_it_breaks(tmp_path):
     problems = verify_ledger(tmp_path / ".baton" / "ledger").all_problems()
     assert problems[0].kind == "broken_chain" and problems[0].offset == len(lines[0])
     assert "does not link to the hash of seq 1" in problems[0].message
+
+
+@pytest.mark.parametrize("field", ["actor", "session", "prev"])
+def test_an_envelope_field_that_must_be_a_string_or_null_refuses_anything_else(tmp_path, field):
+    from baton.errors import EnvelopeError
+
+    _, lines = feed_of(tmp_path, 1)
+    raw = orjson.loads(lines[0])
+    with pytest.raises(EnvelopeError, match=f"field '{field}' must be a string or null"):
+        Event.from_dict({**raw, field: 5})
+
+
+def test_a_long_lived_writer_recreates_the_whole_baton_folder_if_it_went_away(tmp_path):
+    import shutil
+
+    ledger, _ = feed_of(tmp_path, 1)
+    shutil.rmtree(tmp_path / ".baton")
+    with ledger.locked() as txn:
+        [event] = txn.append([EventDraft("test.noted", "test/w1", {"n": 9})])
+    assert event.seq == 1 and (tmp_path / ".baton" / "ledger" / "w1.jsonl").is_file()
+
+
+def test_a_long_lived_writer_rereads_a_feed_rewritten_in_place_under_its_cursor(tmp_path):
+    ledger, _ = feed_of(tmp_path, 2, "other")
+    mine = Ledger(tmp_path / ".baton", "w1", fsync="never")
+    with mine.locked() as txn:
+        assert txn.stream_version("test/other") == 2
+    elsewhere = Ledger(tmp_path / "elsewhere", "other", fsync="never", clock=ticking())
+    with elsewhere.locked() as txn:
+        for i in range(5):
+            txn.append([EventDraft("test.noted", "test/other", {"n": i, "pad": "x" * (7 * i)})])
+    with open(ledger.feed_path("other"), "r+b") as fh:  # same inode; the old cursor now points mid-line
+        fh.write(elsewhere.feed_path("other").read_bytes())
+
+    with mine.locked() as txn:
+        assert txn.stream_version("test/other") == 5
