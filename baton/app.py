@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from baton.commands.doctor import DoctorResult
     from baton.commands.forget import ForgetResult
     from baton.commands.gc import GcResult
+    from baton.commands.repair import RepairResult
     from baton.commands.harness_sessions import CompactionDraftResult, SessionFinishResult, SessionStartResult
     from baton.commands.init import InitResult
     from baton.commands.lineage import LineageResult, MergeResult
@@ -128,6 +129,12 @@ class Baton:
         from baton.commands import sync
 
         return sync.sync_ledger(self.project, remote=remote, ref=ref)
+
+    def repair(self, *, feed: str | None = None, dry_run: bool = False, yes: bool = False) -> RepairResult:
+        """Set a damaged feed's lines aside into quarantine, on record (never implicit)."""
+        from baton.commands import repair
+
+        return repair.repair_project(self.project, feed=feed, dry_run=dry_run, yes=yes)
 
     # -- handoffs -----------------------------------------------------------------------
     def capture(self, payload: dict[str, Any], *, trigger: str = "manual", parent: str | None = None,

@@ -100,6 +100,10 @@ def _sync(app: Baton, args: argparse.Namespace):
     return app.sync(remote=args.remote, ref=args.ref)
 
 
+def _repair(app: Baton, args: argparse.Namespace):
+    return app.repair(feed=args.feed, dry_run=args.dry_run, yes=args.yes)
+
+
 def add_ledger_commands(sub, common) -> None:
     p = sub.add_parser("init", parents=[common], help="make this directory a Baton project",
                        description="Create .baton/ (config, ledger, ignore file) and record the first event. "
@@ -169,6 +173,18 @@ def add_ledger_commands(sub, common) -> None:
                                    "Never the ledger, quarantine or materialized records.")
     p.add_argument("--dry-run", action="store_true", help="say what would be removed; remove nothing")
     p.set_defaults(func=_gc)
+
+    p = sub.add_parser("repair", parents=[common], help="set a damaged feed's bad lines aside into quarantine",
+                       description="Move every line of a damaged feed from its first bad line on, byte for "
+                                   "byte, into .baton/quarantine/ with a manifest, cut the feed there and "
+                                   "record a ledger.repaired event, so the ledger verifies again. A feed "
+                                   "found shorter than a recorded head is acknowledged the same way. Never "
+                                   "implicit: without --yes it changes nothing. Exit 0 when the ledger then "
+                                   "verifies, 2 without --yes, 3 when problems remain.")
+    p.add_argument("--feed", metavar="F", help="repair only this feed (a writer id)")
+    p.add_argument("--dry-run", action="store_true", help="show what would be set aside; change nothing")
+    p.add_argument("--yes", action="store_true", help="do it: set the lines aside and record the repair")
+    p.set_defaults(func=_repair)
 
 
 # -- sessions, batons, bootstrap, metrics --------------------------------------
@@ -811,7 +827,8 @@ COMMAND_GROUPS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
 
 
 GROUP_OF_COMMAND: dict[str, str] = {
-    **dict.fromkeys(("init", "log", "verify", "rebuild", "sync", "doctor", "gc", "audit", "forget"), "add_ledger_commands"),
+    **dict.fromkeys(("init", "log", "verify", "rebuild", "sync", "doctor", "gc", "repair", "audit", "forget"),
+                    "add_ledger_commands"),
     "demo": "add_demo_command",
     **dict.fromkeys(("session", "bootstrap", "metrics"), "add_session_commands"),
     **dict.fromkeys(("checkpoint", "handoff", "resume"), "add_handoff_commands"),

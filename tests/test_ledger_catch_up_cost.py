@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from baton.commands.context import Project
-from baton.errors import StreamVersionConflict
+from baton.errors import LedgerCorrupt, StreamVersionConflict
 from baton.ledger import EventDraft, Ledger
 from baton.projections.runner import Until
 
@@ -206,7 +206,7 @@ def test_a_long_lived_project_rebuilds_when_a_feed_is_rewritten_in_place_between
     opened.close()
 
 
-def test_a_cursor_line_that_no_longer_hashes_as_recorded_makes_the_new_process_rebuild(warm):
+def test_a_cursor_line_that_no_longer_hashes_as_recorded_is_found_and_reported_as_corruption(warm):
     feed = warm / ".baton" / "ledger" / "beta.jsonl"
     raw = feed.read_bytes()
     last = raw.splitlines(keepends=True)[-1]
@@ -217,13 +217,14 @@ def test_a_cursor_line_that_no_longer_hashes_as_recorded_makes_the_new_process_r
         fh.write(changed)
     opened = counting_project(warm)
 
-    with opened.ledger.locked():
-        done = opened.runner.catch_up()
+    with pytest.raises(LedgerCorrupt) as caught:
+        with opened.ledger.locked():
+            opened.runner.catch_up()
 
-    assert done.rebuilt and "beta changed other than by appending" in done.reason
-    assert ("beta", len(raw) - len(last), len(last)) in opened.ledger.reads
-    # The line no longer verifies: it is now beta's torn tail, which readers leave out.
-    assert opened.runner.get("event_counts", "test.noted")["count"] == 599
+    # A whole, newline-terminated line that fails its hash is corruption even
+    # as the last line: never a torn tail that readers would leave out.
+    assert caught.value.details["feed"] == "beta" and caught.value.details["kind"] == "bad_hash"
+    assert caught.value.details["offset"] == len(raw) - len(last)
     opened.close()
 
 

@@ -9,6 +9,7 @@ loss is what fsync is for, and no test can pull the plug.)
 from __future__ import annotations
 
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -46,9 +47,28 @@ while True:
 """
 
 
+UUID = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
 def acknowledged_ids(output: bytes) -> list[str]:
-    """Only complete lines: an id cut off mid-print was not acknowledged."""
-    return [line.decode() for line in output.split(b"\n")[:-1]]
+    """The ids the child printed, from ALL of its stdout in order: only
+    complete lines (an id cut off mid-print was not acknowledged), and every
+    complete line must be a whole id — anything else means the harness lost
+    part of the stream, and its figure could not be trusted."""
+    lines = output.split(b"\n")[:-1]
+    for line in lines:
+        assert UUID.fullmatch(line), f"not a whole event id: {line!r}: the harness lost part of the child's output"
+    return [line.decode() for line in lines]
+
+
+def read_all_output(child: subprocess.Popen, first: bytes) -> bytes:
+    """Everything the child printed, ``first`` included. The rest is read
+    through the same buffered reader ``first`` came from: ``communicate()``
+    would read the pipe underneath it and skip whatever that reader had
+    already buffered, so a line could be lost and a fragment taken for an id."""
+    rest = child.stdout.read()
+    child.wait()
+    return first + rest
 
 
 @pytest.mark.slow
@@ -69,9 +89,11 @@ def test_kill_9_at_random_moments_never_loses_an_acknowledged_event(tmp_path):
         assert first.endswith(b"\n"), child.stderr.read().decode()
         time.sleep(rnd.uniform(0, 0.015))
         child.send_signal(signal.SIGKILL)
-        rest, _ = child.communicate()
+        output = read_all_output(child, first)
+        child.stderr.close()
+        child.stdout.close()
         kills += 1
-        acknowledged |= set(acknowledged_ids(first + rest))
+        acknowledged |= set(acknowledged_ids(output))
 
         if left_for_the_next_child is not None:
             assert_repaired(baton, left_for_the_next_child)
@@ -104,3 +126,25 @@ def assert_repaired(baton, tail: bytes | None) -> None:
     assert report.ok, report.to_json()["problems"]
     if tail is not None:
         assert tail in [p.read_bytes() for p in (baton / "quarantine").iterdir()], "cut bytes not in quarantine"
+
+
+def test_only_whole_printed_ids_count_as_acknowledged():
+    a, b = "01a23444-a5fc-770c-8720-015f043da975", "01a23444-a5fc-770c-8720-015f043da976"
+    assert acknowledged_ids(f"{a}\n{b}\n01a2".encode()) == [a, b]
+    with pytest.raises(AssertionError, match="lost part"):
+        acknowledged_ids(f"{a}\n-a5fc-770c\n".encode())
+
+
+def test_the_harness_reads_every_line_a_child_printed_before_it_died():
+    child = subprocess.Popen([sys.executable, "-c", "import itertools, sys\nfor i in itertools.count():\n"
+                              "    sys.stdout.write(f'line {i}\\n'); sys.stdout.flush()"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = child.stdout.readline()  # the reader buffers more than this one line
+    time.sleep(0.05)
+    child.send_signal(signal.SIGKILL)
+    output = read_all_output(child, first)
+    child.stderr.close()
+    child.stdout.close()
+    lines = output.split(b"\n")[:-1]
+    assert len(lines) > 1
+    assert lines == [f"line {i}".encode() for i in range(len(lines))], "a line was skipped"

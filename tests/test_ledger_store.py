@@ -56,7 +56,8 @@ def test_a_writer_rereads_everything_when_a_feed_shrank_under_it(tmp_path):
     writer = Ledger(baton, "w1", fsync="never")
     other = Ledger(baton, "w2", fsync="never")
     with other.locked() as txn:
-        txn.append([note("s", n=1), note("s", n=2)])
+        txn.append([note("s", n=1)])
+        txn.append([note("s", n=2)])
     with writer.locked() as txn:
         assert txn.stream_version("s") == 2
     feed = other.feed_path("w2")

@@ -35,18 +35,25 @@ def torn_bytes(kind: str, feed_bytes: bytes) -> bytes:
     last = feed_bytes.splitlines()[-1]
     if kind == "unterminated":
         return last[: len(last) // 2]
-    if kind == "bad_json":
+    if kind == "nul_line":
         return b"\x00" * 40 + b"\n"
-    if kind == "bad_hash":
-        raw = orjson.loads(last)
-        raw["seq"] += 1
-        raw["prev"] = raw["hash"]
-        raw["hash"] = "sha256:" + "0" * 64
-        return orjson.dumps(raw) + b"\n"
+    if kind == "nul_run":
+        return b"\x00" * 40
+    if kind == "event_without_newline":
+        return next_event_line(last)[:-1]
     raise AssertionError(kind)
 
 
-TORN_KINDS = ["unterminated", "bad_json", "bad_hash"]
+def next_event_line(last: bytes) -> bytes:
+    """A well-formed next line after ``last`` (its hash made up)."""
+    raw = orjson.loads(last)
+    raw["seq"] += 1
+    raw["prev"] = raw["hash"]
+    raw["hash"] = "sha256:" + "0" * 64
+    return orjson.dumps(raw) + b"\n"
+
+
+TORN_KINDS = ["unterminated", "nul_line", "nul_run", "event_without_newline"]
 
 
 @pytest.mark.parametrize("kind", TORN_KINDS)
@@ -85,6 +92,65 @@ def test_the_next_writer_quarantines_and_cuts_a_torn_tail(tmp_path, kind):
     assert added.seq == 4
     report = verify_ledger(baton / "ledger")
     assert report.ok and report.feeds[0].torn is None
+
+
+def last_line_edited(kind: str, feed_bytes: bytes) -> bytes:
+    """The feed with its last, newline-terminated line changed but still JSON."""
+    lines = feed_bytes.splitlines(keepends=True)
+    last = orjson.loads(lines[-1])
+    if kind == "envelope":
+        last["at"] = last["at"].replace(last["at"][-2], "9" if last["at"][-2] != "9" else "8")
+    elif kind == "payload":
+        last["data"] = {"n": 99}
+    elif kind == "seq":
+        last["seq"] += 1
+    elif kind == "hash":
+        last["hash"] = "sha256:" + "0" * 64
+    elif kind == "appended_line":
+        return feed_bytes + next_event_line(lines[-1])
+    elif kind == "not_json":
+        return b"".join(lines[:-1]) + lines[-1].replace(b'"', b"'", 1)
+    return b"".join(lines[:-1]) + orjson.dumps(last, option=orjson.OPT_SORT_KEYS) + b"\n"
+
+
+LAST_LINE_EDITS = ["envelope", "payload", "seq", "hash", "appended_line", "not_json"]
+
+
+@pytest.mark.parametrize("kind", LAST_LINE_EDITS)
+def test_an_edited_last_line_is_corruption_not_a_torn_tail(tmp_path, kind):
+    baton = tmp_path / ".baton"
+    write_events(baton, 3)
+    feed = baton / "ledger" / f"{WRITER}.jsonl"
+    damaged = last_line_edited(kind, feed.read_bytes())
+    feed.write_bytes(damaged)
+
+    report = verify_ledger(baton / "ledger")
+    assert not report.ok and report.feeds[0].torn is None
+    with pytest.raises(LedgerCorrupt):
+        Ledger(baton, "reader").read_all()
+    with pytest.raises(LedgerCorrupt):
+        with Ledger(baton, WRITER, fsync="never").locked() as txn:
+            txn.append([EventDraft("test.noted", "test/1", {"n": 9})])
+    assert feed.read_bytes() == damaged  # nothing cut, nothing appended
+    assert not (baton / "quarantine").exists()
+
+
+def test_an_edited_last_claim_cannot_be_claimed_again(project):
+    """The issue's exploit: edit the last ``baton.claimed`` line and bootstrap again."""
+    assert run_baton("session", "end", "s1", "--handoff-steps", "a", "--project", str(project)).returncode == 0
+    assert run_baton("bootstrap", "--session-id", "s2", "--project", str(project)).returncode == 0
+    feed = next((project / ".baton" / "ledger").glob("*.jsonl"))
+    lines = feed.read_bytes().splitlines(keepends=True)
+    assert b'"baton.claimed"' in lines[-1]
+    lines[-1] = lines[-1].replace(b'"at":"2', b'"at":"3', 1)
+    feed.write_bytes(b"".join(lines))
+
+    again = run_baton("bootstrap", "--session-id", "s3", "--json", "--project", str(project))
+    assert again.returncode == 0  # a hook never breaks the session: it says why it delivers nothing
+    out = json.loads(again.stdout)
+    assert out["claimed"] is False and any("is corrupt" in n for n in out["notices"])
+    assert feed.read_bytes() == b"".join(lines)  # not cut, and no second claim appended
+    assert run_baton("verify", "--project", str(project)).returncode == 3
 
 
 def test_a_writer_leaves_another_writers_torn_tail_alone(tmp_path):
@@ -165,6 +231,18 @@ def test_verify_names_the_feed_seq_offset_and_problem(corrupt_project):
                        "message": problem["message"]}
     text = run_baton("verify", "--project", str(project)).stdout
     assert writer in text and "seq 3" in text and f"byte {offset}" in text and "bad_digest" in text
+
+
+def test_a_complete_event_followed_by_whitespace_instead_of_its_newline_is_corruption(tmp_path):
+    baton = tmp_path / ".baton"
+    write_events(baton, 3)
+    feed = baton / "ledger" / f"{WRITER}.jsonl"
+    raw = feed.read_bytes()
+    feed.write_bytes(raw[:-1] + b" ")
+
+    report = verify_ledger(baton / "ledger")
+    assert [p.kind for p in report.all_problems()] == ["bad_json"]
+    assert "where its newline should be" in report.all_problems()[0].message
 
 
 def test_verify_reports_a_torn_tail_without_failing(project):

@@ -60,7 +60,7 @@ def _versions() -> str:
 
 
 def diagnose(project: str | os.PathLike | None = None) -> DoctorResult:
-    from baton.ledger.verify import verify_ledger
+    from baton.commands.verify import verify_project
     from baton.project import ProjectPaths, git_toplevel, resolve_root
 
     root = resolve_root(project)
@@ -87,7 +87,7 @@ def diagnose(project: str | os.PathLike | None = None) -> DoctorResult:
     if not paths.gitignore.exists():
         checks.append(Check("gitignore", "warn", ".baton/.gitignore is missing; rerun `baton init`"))
     try:
-        report = verify_ledger(paths.ledger_dir)
+        report = verify_project(opened).report
         torn = [f.feed for f in report.feeds if f.torn]
         if report.ok:
             detail = f"{report.event_count} events in {len(report.feeds)} feed(s), every chain verified"
@@ -95,12 +95,14 @@ def diagnose(project: str | os.PathLike | None = None) -> DoctorResult:
                 detail += f"; torn tail pending quarantine in {', '.join(torn)}"
             checks.append(Check("ledger", "warn" if torn else "ok", detail))
         else:
-            checks.append(Check("ledger", "fail", f"{len(report.all_problems())} problem(s); run `baton verify`"))
+            checks.append(Check("ledger", "fail", f"{len(report.all_problems())} problem(s); run `baton verify`, "
+                                                  "then a dry run of `baton repair` to see what it sets aside"))
     except BatonError as exc:
         checks.append(Check("ledger", "fail", exc.message))
     quarantined = list(paths.quarantine_dir.glob("*")) if paths.quarantine_dir.is_dir() else []
     if quarantined:
-        checks.append(Check("quarantine", "warn", f"{len(quarantined)} torn tail(s) kept in .baton/quarantine/"))
+        checks.append(Check("quarantine", "warn", f"{len(quarantined)} file(s) kept in .baton/quarantine/ "
+                                                     "(torn tails and repairs; see docs/ledger.md)"))
     try:
         runner = opened.reading()
         pinned = runner.pinned_until

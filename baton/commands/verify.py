@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import attrs
 
 from baton.commands.batons import render_claim_conflicts
 from baton.model import frozen
-from baton.ledger.verify import VerifyReport, verify_ledger
+from baton.ledger.verify import RecordedHead, VerifyReport, verify_ledger
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -31,13 +32,14 @@ class VerifyResult:
     def render(self) -> str:
         r = self.report
         lines = []
+        failing = {p.feed for p in r.all_problems()}
         for f in r.feeds:
             note = ""
             if f.erased:
                 note += f", {f.erased} payload(s) erased"
             if f.torn:
                 note += f", torn tail of {f.torn.length} bytes at {f.torn.offset} (quarantined by the next write)"
-            mark = "ok  " if not f.problems else "FAIL"
+            mark = "FAIL" if f.feed in failing else "ok  "
             lines.append(f"{mark} {f.feed}: {f.events} events, last seq {f.head.seq}{note}")
         for p in r.all_problems():
             where = f"byte {p.offset}" if p.offset >= 0 else "merged order"
@@ -49,15 +51,18 @@ class VerifyResult:
         lines.extend(render_claim_conflicts(list(self.claim_conflicts)))
         verdict = "ledger verified" if r.ok else "ledger has problems"
         lines.append(f"{verdict}: {r.event_count} events in {len(r.feeds)} feed(s)")
+        if not r.ok:
+            lines.append("`baton repair --dry-run` shows what a repair would set aside (docs/ledger.md)")
         return "\n".join(lines)
 
 
 def verify_project(project: "Project") -> VerifyResult:
     """Raises: NotInitialized."""
-    from baton.domain.forgetting import erased_by
+    from baton.events import HandoffForgotten
 
     opened = project
-    report = verify_ledger(opened.paths.ledger_dir, erased_by)
+    heads = index_heads(opened.paths.index)
+    report = verify_ledger(opened.paths.ledger_dir, erasure_type=HandoffForgotten.TYPE, recorded_heads=heads)
     conflicts: list[dict] = []
     if report.concurrent:  # only replicas apart can lose a claim: the index is read only then
         from baton.errors import BatonError
@@ -68,3 +73,21 @@ def verify_project(project: "Project") -> VerifyResult:
         except BatonError:
             conflicts = []  # a ledger verify reports as damaged cannot be folded; its report says why
     return VerifyResult(report, conflicts)
+
+
+def index_heads(index: Path) -> list[RecordedHead]:
+    """The furthest head of each feed the index has folded (none without an
+    index: then only the ledger's own ``ledger.heads`` events vouch)."""
+    import sqlite3
+
+    if not index.is_file():
+        return []
+    try:
+        conn = sqlite3.connect(f"{index.as_uri()}?mode=ro", uri=True)
+        try:
+            rows = conn.execute("SELECT feed, seq, hash, offset FROM feed_heads").fetchall()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return []  # an index from before feed heads were kept, or a damaged one: nothing recorded
+    return [RecordedHead(feed, seq, hash_, offset, "the index") for feed, seq, hash_, offset in rows]

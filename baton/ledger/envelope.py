@@ -11,7 +11,7 @@ unchanged, and they are covered by the hash like any other field.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import attrs
 import orjson
@@ -19,6 +19,7 @@ import orjson
 from baton.model import frozen
 from baton.canonical import canonical_bytes, digest_of, sha256_tag
 from baton.errors import EnvelopeError
+from baton.ledger.clock import next_hlc
 
 ENVELOPE_VERSION = 1
 
@@ -163,8 +164,13 @@ def seal(
     hlc: int,
     stream_version: int,
     prev: str | None,
+    batch: dict[str, Any] | None = None,
 ) -> Event:
-    """Raises:
+    """``batch``: ``{"id", "n", "of"}`` when the event is one of several
+    appended together (see ``seal_batch``); an envelope field like any other
+    (kept in ``extra``, covered by the hash).
+
+    Raises:
         EnvelopeError: the draft would make a line that readers reject (and
             so would lose as a torn tail); nothing is written.
     """
@@ -182,12 +188,65 @@ def seal(
         "type": draft.type, "stream": draft.stream, "stream_version": stream_version,
         "actor": draft.actor, "session": draft.session, "schema": draft.schema, "digest": digest, "prev": prev,
     }
+    if batch is not None:
+        chained["batch"] = batch
     return Event(
         v=ENVELOPE_VERSION, id=event_id, writer=writer, seq=seq, at=at, hlc=hlc,
         type=draft.type, stream=draft.stream, stream_version=stream_version,
         actor=draft.actor, session=draft.session, data=data,
         digest=digest, prev=prev, hash=sha256_tag(canonical_bytes(chained)), schema=draft.schema,
+        extra={} if batch is None else {"batch": batch},
     )
+
+
+def seal_batch(
+    drafts: list[EventDraft],
+    *,
+    writer: str,
+    seq: int,
+    prev: str | None,
+    max_hlc: int,
+    clock: Callable[[], int],
+    version_of: Callable[[str], int],
+    new_id: Callable[[int], str],
+    timestamp: Callable[[int], str],
+) -> tuple[list[Event], dict[str, int]]:
+    """Seal the events of one append, after the feed head ``(seq, prev)``.
+
+    Several events appended together carry ``batch = {"id": <first event's
+    id>, "n": <1-based position>, "of": <count>}``: readers treat a batch as
+    all-or-nothing (an incomplete one at the end of a feed is a torn tail, one
+    in the middle is corruption), so a writer killed mid-``write()`` never
+    leaves half a command behind as complete lines. Returns the sealed events
+    and the new version of each stream they touch.
+
+    Raises:
+        EnvelopeError: a draft is malformed; nothing is sealed.
+    """
+    for draft in drafts:
+        _check_draft(draft)  # all of them before any id or clock tick is spent
+    versions: dict[str, int] = {}
+    sealed: list[Event] = []
+    batch_id: str | None = None
+    size = len(drafts)
+    for draft in drafts:
+        now = clock()
+        hlc = next_hlc(now, max_hlc)
+        known = versions.get(draft.stream)
+        version = (known if known is not None else version_of(draft.stream)) + 1
+        event_id = new_id(now)
+        batch = None
+        if size > 1:
+            batch_id = batch_id or event_id
+            batch = {"id": batch_id, "n": len(sealed) + 1, "of": size}
+        event = seal(
+            draft, event_id=event_id, writer=writer, seq=seq + 1 + len(sealed), at=timestamp(now), hlc=hlc,
+            stream_version=version, prev=sealed[-1].hash if sealed else prev, batch=batch,
+        )
+        versions[draft.stream] = version
+        max_hlc = hlc
+        sealed.append(event)
+    return sealed, versions
 
 
 def _check_draft(draft: EventDraft) -> None:

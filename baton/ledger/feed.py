@@ -5,10 +5,13 @@ gapless from 1, each ``prev`` the ``hash`` of the line before. Reading is
 incremental: a scan starts from a ``FeedHead`` (the byte offset, seq, hash and
 hlc reached so far) and reads only the bytes after it.
 
-The last line is special. If it has no newline, is not JSON, or fails its
-hash, it is a *torn tail*: the trace of a writer that died mid-append. Readers
-ignore it and the next writer of the feed quarantines it. Any other bad line is
-corruption: ``strict`` scans raise, ``collect`` scans report and go on.
+A *torn tail* is only the trace of a writer that died mid-append: the bytes
+after the last newline, a last run of NUL bytes, or an incomplete batch (the
+events of one append carry ``batch``, and a batch is all-or-nothing). Readers
+ignore it and the next writer of the feed quarantines it. Any other bad line —
+a newline-terminated line that fails its hash, digest, seq, ``prev`` or batch,
+the last line included — is corruption: ``strict`` scans raise, ``collect``
+scans report and go on. Nothing that was fully written is ever cut.
 """
 
 from __future__ import annotations
@@ -254,13 +257,14 @@ def _hash_of(raw: object, event: Event) -> str:
 
 
 def _hides_sound_event(feed: str, line: bytes, head: FeedHead) -> bool:
-    """True when a bad last line starts with a complete, sound next event.
+    """True when a bad or unterminated line starts with a complete, sound next
+    event followed by other bytes.
 
     A writer that dies mid-append leaves a prefix of one line; it never turns
     the newline of a line already written into another byte. When that byte
-    is damaged, the sound event before it and the last event run together
-    into one bad "line" — treating that as a torn tail would cut a fully
-    written event, so it is reported as corruption instead.
+    is damaged, the sound event before it and what follows run together into
+    one bad "line" — treating that as a torn tail would cut a fully written
+    event, so it is reported as corruption instead.
     """
     try:
         text = line.decode("utf-8")
@@ -269,9 +273,13 @@ def _hides_sound_event(feed: str, line: bytes, head: FeedHead) -> bool:
     else:
         try:
             orjson.loads(text)
-            return False
         except orjson.JSONDecodeError as exc:
             prefix = text[: exc.pos]
+        else:
+            stripped = line.strip(b" \t\r\n")
+            if stripped == line:
+                return False  # one whole event and nothing else: a write cut just before its newline
+            prefix = stripped  # whitespace where the newline was: no writer wrote that
     if not prefix:
         return False
     if isinstance(prefix, str):
@@ -280,12 +288,43 @@ def _hides_sound_event(feed: str, line: bytes, head: FeedHead) -> bool:
     return kind is None
 
 
+def _only_lost_bytes(rest: bytes) -> bool:
+    """True when ``rest`` (from a line's start to the end of the feed) is a
+    run of NUL bytes and newlines: what a file system leaves when a write
+    extended the file but its blocks never reached the disk."""
+    return b"\x00" in rest and not rest.replace(b"\x00", b"").replace(b"\n", b"")
+
+
+def _opens_batch(batch: object, event: Event) -> bool:
+    """``batch`` is a well-formed first member of a batch led by ``event``."""
+    return (
+        type(batch) is dict and batch.get("id") == event.id and batch.get("n") == 1
+        and type(batch.get("of")) is int and batch["of"] >= 2
+    )
+
+
+def _inside_batch(batch: object) -> bool:
+    """``batch`` is a well-formed later member of a batch."""
+    if type(batch) is not dict:
+        return False
+    n, of = batch.get("n"), batch.get("of")
+    return type(batch.get("id")) is str and type(n) is int and type(of) is int and 1 < n <= of
+
+
 def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False, at_end: bool = True) -> FeedScan:
     """Scan ``raw``, the bytes of the feed from ``start.offset`` on.
 
-    ``at_end``: ``raw`` runs to the end of the feed, so its last line may be a
-    torn tail. A chunk in the middle of a feed (``scan_chunks``) passes False:
-    there, every line is followed by more and a bad one is corruption.
+    ``at_end``: ``raw`` runs to the end of the feed, so it may end in a torn
+    tail. A chunk in the middle of a feed (``scan_chunks``) passes False:
+    there, every line is followed by more and a bad one is corruption, and a
+    batch still open at the chunk's end is left unread (the scan's head stops
+    before it) for the next chunk to read whole.
+
+    A torn tail is only what a dying writer leaves: the bytes after the last
+    newline, a last run of NUL bytes, or the events of an incomplete batch at
+    the end (with whatever follows them). A newline-terminated line that
+    parses but fails its hash, digest, seq, ``prev`` or batch — last line
+    included — is corruption.
     """
     scan = FeedScan(feed=feed, events=[], ends=[], head=start)
     events, ends = scan.events, scan.ends
@@ -294,40 +333,89 @@ def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False,
     pos = 0
     size = len(raw)
     find = raw.find
+    pending: list | None = None
+    """The batch open so far: [index of its first event, its byte position,
+    the head before it, its id, members read, its size, its first seq]."""
     while pos < size:
         nl = find(b"\n", pos)
         if nl < 0:
-            scan.torn = TornTail(base + pos, size - pos, "no terminating newline")
-            break
-        line = raw[pos:nl]
-        end = nl + 1
-        event, kind, message = _check_after(feed, line, seq, last_hash, hlc)
+            end = size
+            line = raw[pos:]
+            if not (at_end and _hides_sound_event(feed, line, FeedHead(offset, seq, last_hash, hlc))):
+                scan.torn = TornTail(base + pos, size - pos, "no terminating newline")
+                break
+            event, kind, message = None, "bad_json", "a complete event is followed by other bytes where its newline should be"
+        else:
+            line = raw[pos:nl]
+            end = nl + 1
+            event, kind, message = _check_after(feed, line, seq, last_hash, hlc)
+            if kind is None and (pending is not None or event.extra):
+                batch = event.extra.get("batch") if event.extra else None
+                if pending is not None and not (
+                    type(batch) is dict and batch.get("id") == pending[3] and batch.get("n") == pending[4] + 1
+                    and batch.get("of") == pending[5]
+                ):
+                    problem = FeedProblem(feed, base + pending[1], pending[6], "incomplete_batch",
+                                          f"the batch begun at seq {pending[6]} ends after {pending[4]} of "
+                                          f"its {pending[5]} events")
+                    if not collect:
+                        raise _corrupt(problem)
+                    scan.problems.append(problem)
+                    pending = None
+                if pending is not None:
+                    pending[4] += 1
+                elif batch is not None:
+                    if _opens_batch(batch, event):
+                        pending = [len(events), pos, (offset, seq, last_hash, hlc), event.id, 1, batch["of"], event.seq]
+                    elif not pos and base and _inside_batch(batch):
+                        # A reader resuming from a cursor inside a batch (one
+                        # ``rebuild --until`` pinned there): the batch's first
+                        # members were read before; the rest is read as one.
+                        pending = [len(events), pos, (offset, seq, last_hash, hlc), batch["id"], batch["n"],
+                                   batch["of"], event.seq]
+                    else:
+                        kind, message = "bad_batch", f"event {event.id} carries a batch it does not begin"
+                if pending is not None and pending[4] == pending[5]:
+                    pending = None
         if kind is None:
             events.append(event)
             offset = base + end
             ends.append(offset)
             seq, last_hash, hlc = event.seq, event.hash, event.hlc
-        elif end == size and at_end and kind in ("bad_json", "bad_envelope", "bad_hash") and not _hides_sound_event(
-            feed, line, FeedHead(offset, seq, last_hash, hlc)
-        ):
-            scan.torn = TornTail(base + pos, size - pos, message or kind)
+            pos = end
+            continue
+        if at_end and nl >= 0 and _only_lost_bytes(raw[pos:]):
+            scan.torn = TornTail(base + pos, size - pos, "a run of NUL bytes")
             break
-        else:
-            if end == size and at_end and kind == "bad_json":
-                message = "a complete event is followed by other bytes where its newline should be"
-            problem = FeedProblem(feed, base + pos, event.seq if event else None, kind, message or kind)
-            if not collect:
-                raise LedgerCorrupt(
-                    f"feed {feed!r} is corrupt at byte {problem.offset}: {problem.message}; run `baton verify`",
-                    details=problem.to_json(),
-                )
-            scan.problems.append(problem)
-            offset = base + end
-            if event is not None:
-                seq, last_hash, hlc = event.seq, event.hash, max(hlc, event.hlc)
+        if kind == "bad_json" and nl >= 0 and _hides_sound_event(feed, line, FeedHead(offset, seq, last_hash, hlc)):
+            message = "a complete event is followed by other bytes where its newline should be"
+        problem = FeedProblem(feed, base + pos, event.seq if event else None, kind, message or kind)
+        if not collect:
+            raise _corrupt(problem)
+        scan.problems.append(problem)
+        pending = None
+        offset = base + end
+        if event is not None:
+            seq, last_hash, hlc = event.seq, event.hash, max(hlc, event.hlc)
         pos = end
+    if pending is not None:
+        # An open batch is all-or-nothing: none of its events is read yet.
+        del events[pending[0]:], ends[pending[0]:]
+        offset, seq, last_hash, hlc = pending[2]
+        if at_end:
+            begun = base + pending[1]
+            scan.torn = TornTail(begun, base + size - begun,
+                                 f"an incomplete batch ({pending[4]} of {pending[5]} events)")
     scan.head = FeedHead(offset, seq, last_hash, hlc)
     return scan
+
+
+def _corrupt(problem: FeedProblem) -> LedgerCorrupt:
+    return LedgerCorrupt(
+        f"feed {problem.feed!r} is corrupt at byte {problem.offset}: {problem.message}; "
+        "run `baton verify`, then `baton repair`",
+        details=problem.to_json(),
+    )
 
 
 CHUNK_BYTES = 1 << 20
@@ -357,7 +445,8 @@ def scan_chunks(feed: str, read: Callable[[int, int], bytes], start: FeedHead, s
             carry = buf
             continue
         scan = scan_bytes(feed, buf[:cut] if cut < len(buf) else buf, head, at_end=False)
-        carry, head = buf[cut:], scan.head
+        # A batch still open at the cut was not read: it is carried, whole.
+        carry, head = buf[scan.head.offset - head.offset:], scan.head
         yield scan
     if carry:
         yield scan_bytes(feed, carry, head)

@@ -24,12 +24,13 @@ import attrs
 from baton.model import mutable
 from baton.errors import StreamVersionConflict
 from baton.ledger.changes import ChangeStream, cursor_after, read_changes
-from baton.ledger.clock import WallClock, next_hlc, rfc3339_micros, system_clock
-from baton.ledger.envelope import Event, EventDraft, seal
+from baton.ledger.clock import WallClock, rfc3339_micros, system_clock
+from baton.ledger.envelope import Event, EventDraft, seal_batch
 from baton.ledger.feed import (
     FeedHead, FeedScan, encode_line, line_ending_at, line_hashes_to, merge_feeds, scan_bytes, scan_chunks,
 )
 from baton.ledger.ids import uuid7
+from baton.ledger.integrity import heads_draft, heads_due
 from baton.ledger.protocol import Changes, Cursor, FeedInfo, IndexSeed
 
 
@@ -159,21 +160,21 @@ class MemoryLedger:
             return []
         head = self.read_feed(self.writer).head
         max_hlc = max((e.hlc for e in self.read_all()), default=0)
-        sealed: list[Event] = []
-        for draft in drafts:
-            now = self.clock()
-            hlc = next_hlc(now, max_hlc)
-            version = versions.get(draft.stream, 0) + 1
-            sealed.append(seal(
-                draft, event_id=uuid7(now), writer=self.writer, seq=head.seq + 1 + len(sealed),
-                at=rfc3339_micros(now), hlc=hlc, stream_version=version,
-                prev=sealed[-1].hash if sealed else head.hash,
-            ))
-            versions[draft.stream] = version
-            max_hlc = hlc
+        asked = len(drafts)
+        drafts = list(drafts)
+        if heads_due(head.seq, len(drafts)):
+            vouch = heads_draft(self.writer, {
+                feed: (h.seq, h.hash, h.offset) for feed, h in self.heads().items()
+            })
+            if vouch is not None:
+                drafts.insert(0, vouch)  # first: the caller's events stay the feed's last lines
+        sealed, _ = seal_batch(
+            drafts, writer=self.writer, seq=head.seq, prev=head.hash, max_hlc=max_hlc, clock=self.clock,
+            version_of=lambda stream: versions.get(stream, 0), new_id=uuid7, timestamp=rfc3339_micros,
+        )
         batch = b"".join(encode_line(e) for e in sealed)
         self._feeds.raw.setdefault(self.writer, bytearray()).extend(batch)
-        return scan_bytes(self.writer, batch, head).events
+        return scan_bytes(self.writer, batch, head).events[len(sealed) - asked:]
 
 
 class MemoryTransaction:

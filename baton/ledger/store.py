@@ -30,13 +30,14 @@ from typing import Iterable, Iterator, Mapping
 from baton.errors import LedgerCorrupt, StorageError, StreamVersionConflict
 from baton.ledger import files
 from baton.ledger.changes import ChangeStream, ReadLog, Served, cursor_after, read_changes
-from baton.ledger.clock import WallClock, next_hlc, rfc3339_micros, system_clock
-from baton.ledger.envelope import Event, EventDraft, seal
+from baton.ledger.clock import WallClock, rfc3339_micros, system_clock
+from baton.ledger.envelope import Event, EventDraft, seal_batch
 from baton.ledger.feed import (
     FeedHead, FeedScan, collector_paused, encode_line, feed_name, line_ending_at,
     line_hashes_to, merge_feeds, scan_bytes, scan_chunks,
 )
 from baton.ledger.ids import uuid7
+from baton.ledger.integrity import heads_draft, heads_due
 from baton.ledger.protocol import Changes, Cursor, FeedInfo, FeedRewritten, IndexSeed
 from baton.ledger.versions import StreamVersions
 
@@ -395,28 +396,26 @@ class Ledger:
                 raise StreamVersionConflict(stream, version, actual)
         if not drafts:
             return []
+        asked = len(drafts)
         path = self._path(self.writer)
         start = self._cursors.get(self.writer)
         head = start.head if start else FeedHead()
-        versions: dict[str, int] = {}  # this batch's streams only
-        sealed: list[Event] = []
-        max_hlc = self._max_hlc
-        for draft in drafts:
-            now = self.clock()
-            hlc = next_hlc(now, max_hlc)
-            known = versions.get(draft.stream)
-            version = (known if known is not None else self.stream_version(draft.stream)) + 1
-            event = seal(
-                draft, event_id=uuid7(now), writer=self.writer, seq=head.seq + 1 + len(sealed),
-                at=rfc3339_micros(now), hlc=hlc, stream_version=version,
-                prev=sealed[-1].hash if sealed else head.hash,
-            )
-            versions[draft.stream] = version
-            max_hlc = hlc
-            sealed.append(event)
+        drafts = list(drafts)
+        if heads_due(head.seq, len(drafts)):
+            vouch = heads_draft(self.writer, {
+                feed: (c.head.seq, c.head.hash, c.head.offset) for feed, c in self._cursors.items()
+            })
+            if vouch is not None:
+                drafts.insert(0, vouch)  # first: the caller's events stay the feed's last lines
+        sealed, versions = seal_batch(
+            drafts, writer=self.writer, seq=head.seq, prev=head.hash, max_hlc=self._max_hlc, clock=self.clock,
+            version_of=self.stream_version, new_id=uuid7, timestamp=rfc3339_micros,
+        )
+        max_hlc = sealed[-1].hlc
         fd = self._own_feed(path)
         # One write() for the whole batch, as DESIGN.md says. A kill can still
-        # cut a write at a page boundary: the cut line is then a torn tail.
+        # cut a write at a page boundary: readers then see an incomplete batch
+        # (its events carry ``batch``), which is a torn tail as a whole.
         lines = [encode_line(event) for event in sealed]
         try:
             files.write_all(fd, b"".join(lines))
@@ -443,7 +442,7 @@ class Ledger:
         for stream, version in versions.items():
             self._versions.note(stream, version)
         self._max_hlc = max_hlc
-        return written
+        return written[len(written) - asked:]
 
     def _own_feed(self, path: str) -> int:
         """A descriptor (``O_APPEND``) on the file at ``path`` *now*: the cached

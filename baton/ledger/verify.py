@@ -1,26 +1,48 @@
-"""Checking a whole ledger: every chain, digest, sequence and stream.
+"""Checking a whole ledger: every chain, digest, sequence, batch and stream,
+and every head the project has recorded.
 
 Per feed: each line parses, its hash and digest hold, ``seq`` rises by one,
-``prev`` links to the line before, the hlc rises. Across feeds: no event id
-appears twice, and every stream's versions run 1, 2, 3… in project order — two
-writers that each appended version 3 of one stream are a *fork* to resolve.
-Erased payloads (``data`` removed, ``digest`` kept) are counted, not failed.
-A torn tail is reported but is not a failure: readers already ignore it and
-the next writer quarantines it.
+``prev`` links to the line before, the hlc rises, a batch is whole. Across
+feeds: no event id appears twice, and every stream's versions run 1, 2, 3… in
+project order — two writers that each appended version 3 of one stream are a
+*fork* to resolve.
+
+What the project has seen (``ledger.heads`` events, in which one feed vouches
+for the others, and the heads the index recorded) must still be there: a feed
+shorter than a recorded head is *truncated*, one that no longer exists is a
+*missing_feed*, one holding another event at a recorded seq is *rewritten* —
+except for the events a recorded ``baton repair`` set aside.
+
+An erased payload (``data`` removed, ``digest`` kept: every chain still
+verifies) is legitimate only when an ``erasure_type`` event (``baton forget``'s
+``handoff.forgotten``) names its event id; any other is a problem. A torn tail
+is reported but is not a failure: readers already ignore it and the next
+writer quarantines it.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Mapping
 
 import attrs
 
-from baton.model import mutable
+from baton.model import frozen, mutable
 from baton.errors import StorageError
-from baton.ledger.envelope import Event
 from baton.ledger.feed import FeedHead, FeedProblem, TornTail, collector_paused, feed_name, scan_file
+from baton.ledger.integrity import HEADS_TYPE, REPAIRED_TYPE
 from baton.ledger.store import merge_feeds
+
+
+@frozen
+class RecordedHead:
+    """A head ``(seq, hash, offset)`` of ``feed`` that ``source`` saw."""
+
+    feed: str
+    seq: int
+    hash: str | None
+    offset: int
+    source: str
 
 
 @mutable
@@ -46,10 +68,14 @@ class VerifyReport:
     feeds: list[FeedReport]
     problems: list[FeedProblem]
     erased_by_forget: int = 0
-    """Erased payloads that a recorded ``handoff.forgotten`` event names."""
+    """Erased payloads a recorded forget names (legitimate)."""
     concurrent: list[FeedProblem] = attrs.field(factory=list)
     """Stream versions written again by another writer that had not seen
     them (replicas apart, then ``baton sync``): reported, not failures."""
+    heads_checked: int = 0
+    """Recorded heads checked against the feeds."""
+    recorded: list[RecordedHead] = attrs.field(factory=list)
+    """Every head checked (what ``repair`` acknowledges as lost)."""
 
     @property
     def ok(self) -> bool:
@@ -66,28 +92,34 @@ class VerifyReport:
         return {
             "ok": self.ok,
             "events": self.event_count,
+            "erased_by_forget": self.erased_by_forget,
+            "heads_checked": self.heads_checked,
             "feeds": [f.to_json() for f in self.feeds],
             "problems": [p.to_json() for p in self.all_problems()],
-            "erased_by_forget": self.erased_by_forget,
             "concurrent": [p.to_json() for p in self.concurrent],
         }
 
 
-Erasures = Callable[[Event], Iterable[str]]
-"""The event ids an event records as legitimately erased (``handoff.forgotten``,
-which the catalogue above the ledger knows: the caller passes it in)."""
-
-
-def verify_ledger(ledger_dir: Path, erasures: Erasures | None = None) -> VerifyReport:
+def verify_ledger(
+    ledger_dir: Path,
+    *,
+    erasure_type: str | None = None,
+    recorded_heads: list[RecordedHead] | None = None,
+) -> VerifyReport:
+    """``erasure_type``: the event type whose ``data.events`` lists the event
+    ids whose payloads were erased on purpose (None: no erasure is legitimate).
+    ``recorded_heads``: heads recorded outside the ledger (the index's)."""
     with collector_paused():
-        return _verify(ledger_dir, erasures)
+        return _verify(Path(ledger_dir), erasure_type, list(recorded_heads or ()))
 
 
-def _verify(ledger_dir: Path, erasures: Erasures | None) -> VerifyReport:
+def _verify(ledger_dir: Path, erasure_type: str | None, recorded: list[RecordedHead]) -> VerifyReport:
     reports: list[FeedReport] = []
     event_lists = []
+    hashes: dict[str, dict[int, str]] = {}
+    starts: dict[str, dict[str, int]] = {}
     try:
-        paths = sorted(p for p in Path(ledger_dir).glob("*.jsonl") if p.is_file())
+        paths = sorted(p for p in ledger_dir.glob("*.jsonl") if p.is_file())
     except OSError as exc:
         raise StorageError(f"cannot list {ledger_dir}: {exc}") from exc
     for path in paths:
@@ -95,27 +127,28 @@ def _verify(ledger_dir: Path, erasures: Erasures | None) -> VerifyReport:
             scan = scan_file(path, FeedHead(), collect=True)
         except OSError as exc:
             raise StorageError(f"cannot read {path}: {exc}") from exc
+        name = feed_name(path)
         reports.append(
             FeedReport(
-                feed=feed_name(path), events=len(scan.events),
+                feed=name, events=len(scan.events),
                 erased=sum(1 for e in scan.events if e.erased),
                 head=scan.head, torn=scan.torn, problems=scan.problems,
             )
         )
         event_lists.append(scan.events)
+        hashes[name] = {e.seq: e.hash for e in scan.events}
+        begin = [0] + scan.ends[:-1]
+        starts[name] = {e.id: at for e, at in zip(scan.events, begin) if e.erased}
     cross: list[FeedProblem] = []
     concurrent: list[FeedProblem] = []
     seen_ids: dict[str, str] = {}
     versions: dict[str, int] = {}
     forgotten: set[str] = set()
-    erased: list[str] = []
+    erased = []
+    set_aside: dict[str, set[str]] = {}
     written: dict[tuple[str, str], int] = {}
     """(stream, writer) → the highest version that writer wrote to the stream."""
     for event in merge_feeds(event_lists):
-        if event.erased:
-            erased.append(event.id)
-        elif erasures is not None:
-            forgotten.update(erasures(event))
         if event.id in seen_ids:
             cross.append(FeedProblem(event.writer, -1, event.seq, "duplicate_id",
                                      f"event id {event.id} also appears in feed {seen_ids[event.id]!r}"))
@@ -137,5 +170,81 @@ def _verify(ledger_dir: Path, erasures: Erasures | None) -> VerifyReport:
             seen = want
         versions[event.stream] = max(seen, event.stream_version)
         written[(event.stream, event.writer)] = max(mine, event.stream_version)
-    return VerifyReport(feeds=reports, problems=cross, concurrent=concurrent,
-                        erased_by_forget=sum(1 for i in erased if i in forgotten))
+        data = event.data
+        if data is None:
+            erased.append(event)
+        elif event.type == HEADS_TYPE:
+            recorded.extend(_heads_in(data, f"ledger.heads of {event.writer} seq {event.seq}"))
+        elif event.type == REPAIRED_TYPE:
+            _note_repair(data, event, set_aside, recorded)
+        elif erasure_type is not None and event.type == erasure_type:
+            named = data.get("events")
+            if isinstance(named, list):
+                forgotten.update(i for i in named if isinstance(i, str))
+    for event in erased:
+        if event.id not in forgotten:
+            cross.append(FeedProblem(event.writer, starts[event.writer].get(event.id, -1), event.seq,
+                                     "erased_without_forget",
+                                     f"the payload of event {event.id} was removed, and no recorded forget names it"))
+    cross.extend(_check_heads(recorded, hashes, {r.feed: r.head for r in reports}, set_aside))
+    return VerifyReport(feeds=reports, problems=cross, erased_by_forget=sum(1 for e in erased if e.id in forgotten),
+                        concurrent=concurrent,
+                        heads_checked=len(recorded),
+                        recorded=[r for r in recorded if r.hash is None or r.hash not in set_aside.get(r.feed, ())])
+
+
+def _heads_in(data: Mapping[str, Any], source: str) -> list[RecordedHead]:
+    heads = data.get("heads")
+    out = []
+    if isinstance(heads, dict):
+        for feed, head in heads.items():
+            if isinstance(head, dict) and type(head.get("seq")) is int and head["seq"] > 0:
+                offset = head.get("offset")
+                out.append(RecordedHead(feed, head["seq"], head.get("hash"),
+                                        offset if type(offset) is int else -1, source))
+    return out
+
+
+def _note_repair(data: Mapping[str, Any], event, set_aside: dict[str, set[str]],
+                 recorded: list[RecordedHead]) -> None:
+    feed = data.get("feed")
+    if not isinstance(feed, str):
+        return
+    gone = set_aside.setdefault(feed, set())
+    for item in [*(data.get("set_aside") or ()), *(data.get("lost") or ())]:
+        if isinstance(item, dict) and isinstance(item.get("hash"), str):
+            gone.add(item["hash"])
+    kept = data.get("kept")
+    if isinstance(kept, dict):
+        recorded.extend(_heads_in({"heads": {feed: kept}}, f"ledger.repaired of {event.writer} seq {event.seq}"))
+
+
+def _check_heads(recorded: list[RecordedHead], hashes: Mapping[str, Mapping[int, str]],
+                 heads: Mapping[str, FeedHead], set_aside: Mapping[str, set[str]]) -> list[FeedProblem]:
+    """The worst problem per feed and kind, over every recorded head."""
+    found: dict[tuple[str, str], tuple[int, FeedProblem]] = {}
+    for r in recorded:
+        if r.hash is not None and r.hash in set_aside.get(r.feed, ()):
+            continue  # set aside by a recorded repair
+        feed_hashes = hashes.get(r.feed)
+        if feed_hashes is None:
+            kind = "missing_feed"
+            problem = FeedProblem(r.feed, -1, r.seq, kind,
+                                  f"feed {r.feed!r} does not exist, but {r.source} recorded it at seq {r.seq}")
+        else:
+            head = heads[r.feed]
+            actual = feed_hashes.get(r.seq)
+            if actual is None and r.seq > head.seq:
+                kind = "truncated"
+                problem = FeedProblem(r.feed, head.offset, r.seq, kind,
+                                      f"feed {r.feed!r} ends at seq {head.seq}, but {r.source} recorded seq {r.seq}")
+            elif actual != r.hash:
+                kind = "rewritten"
+                problem = FeedProblem(r.feed, r.offset, r.seq, kind,
+                                      f"feed {r.feed!r} holds another event at seq {r.seq} than {r.source} recorded")
+            else:
+                continue
+        key = (r.feed, kind)
+        if key not in found or found[key][0] < r.seq:
+            found[key] = (r.seq, problem)
+    return [problem for _, problem in sorted(found.values(), key=lambda x: (x[1].feed, x[1].kind))]

@@ -52,8 +52,10 @@ from baton.projections.base import Doc, Projection
 
 VANISHED_RETRIES = 5
 """Attempts at an index deleted under a running command before giving up."""
-INDEX_SCHEMA = 4
-"""3: the integrity work's feed heads; 4: the ``unwritten`` table (materialized files that could not be written)."""
+INDEX_SCHEMA = 5
+"""3: ``feed_heads``, the highest head seen of every feed (kept across rebuilds);
+4: the ``unwritten`` table (materialized files that could not be written);
+5: both (the two were built apart)."""
 REPLAY_BATCH = 2_000
 """Events folded between writes of the changed documents during a replay."""
 Progress = Callable[[int, int], None]
@@ -296,6 +298,10 @@ class ProjectionRunner:
         for column in ("ino", "line"):  # indexes made before these columns existed
             if column not in tables["cursors"].columns_dict:
                 tables["cursors"].add_column(column, int)
+        # The furthest head of each feed this index has ever folded: never
+        # reset by a rebuild, so ``verify`` can tell a feed cut shorter since.
+        tables["feed_heads"].create({"feed": str, "seq": int, "hash": str, "offset": int}, pk="feed",
+                                    if_not_exists=True)
         tables["docs"].create({"projection": str, "key": str, "doc": str}, pk=("projection", "key"),
                               if_not_exists=True)
         tables["materialized"].create({"path": str, "projection": str, "key": str}, pk="path",
@@ -358,6 +364,11 @@ class ProjectionRunner:
         """Materialized files (relative to ``.baton/``) the index says exist but the disk lacks."""
         rows = self.db.execute("SELECT path FROM materialized ORDER BY path").fetchall()
         return [path for (path,) in rows if not (self.baton_dir / path).is_file()]
+
+    def feed_heads(self) -> dict[str, tuple[int, str | None, int]]:
+        """The furthest ``(seq, hash, offset)`` of each feed this index has folded."""
+        return {feed: (seq, hash_, offset) for feed, seq, hash_, offset in
+                self.db.execute("SELECT feed, seq, hash, offset FROM feed_heads ORDER BY feed").fetchall()}
 
     @property
     def pinned_until(self) -> str | None:
@@ -663,6 +674,11 @@ class ProjectionRunner:
             "INSERT OR REPLACE INTO cursors (feed, offset, seq, hash, hlc, ino, line) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [(feed, c.head.offset, c.head.seq, c.head.hash, c.head.hlc, c.ident, c.line)
              for feed, c in cursors.items()],
+        )
+        db.conn.executemany(
+            "INSERT INTO feed_heads (feed, seq, hash, offset) VALUES (?, ?, ?, ?) ON CONFLICT(feed) DO UPDATE SET "
+            "seq = excluded.seq, hash = excluded.hash, offset = excluded.offset WHERE excluded.seq > feed_heads.seq",
+            [(feed, c.head.seq, c.head.hash, c.head.offset) for feed, c in cursors.items() if c.head.seq],
         )
         meta = {"signature": self._signature()}
         if reset:

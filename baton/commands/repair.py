@@ -1,0 +1,106 @@
+"""``baton repair``: set a damaged feed's bad lines aside, deliberately and on record.
+
+See ``baton.ledger.repair`` for what is set aside and ``docs/ledger.md`` for
+the quarantine's format. Never implicit: without ``--yes`` it only says what
+it would do (``--dry-run`` says so on purpose, with exit 0).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from baton.model import frozen
+from baton.errors import InputError, NotFound
+from baton.ledger.repair import FeedRepair, LINE_PROBLEMS, plan_repair, set_aside
+from baton.ledger.verify import VerifyReport
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
+
+@frozen
+class RepairResult:
+    plans: list[FeedRepair]
+    dry_run: bool
+    repaired: bool
+    quarantined: list[str | None]
+    after: VerifyReport
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.after.ok or (self.dry_run and self.plans) else 3
+
+    def to_json(self) -> dict:
+        return {
+            "dry_run": self.dry_run, "repaired": self.repaired,
+            "feeds": [dict(p.to_json(), quarantine=q) for p, q in
+                      zip(self.plans, self.quarantined or [None] * len(self.plans))],
+            "verified": self.after.ok,
+            "problems_left": [p.to_json() for p in self.after.all_problems()],
+        }
+
+    def render(self) -> str:
+        if not self.plans:
+            if self.after.ok:
+                return "The ledger verifies: nothing to repair."
+            return "\n".join(["Nothing here that a repair can set aside; these problems remain:"]
+                             + [f"  {p.feed} seq {p.seq}: {p.kind}: {p.message}" for p in self.after.all_problems()])
+        lines = []
+        verb = "Set aside" if self.repaired else "Would set aside"
+        for plan, quarantined in zip(self.plans, self.quarantined or [None] * len(self.plans)):
+            if plan.cut is not None:
+                events = [i for i in plan.set_aside if "seq" in i]
+                lines.append(f"{verb} {len(plan.set_aside)} line(s) ({plan.length} bytes) of feed {plan.feed} "
+                             f"from byte {plan.cut}, keeping seq 1-{plan.kept.seq}:")
+                for item in plan.set_aside[:20]:
+                    what = f"seq {item['seq']} {item.get('type', '?')} {item.get('id', '')}" if item in events \
+                        else "an unreadable line"
+                    lines.append(f"  byte {item['offset']} ({item['bytes']} bytes): {what}")
+                if len(plan.set_aside) > 20:
+                    lines.append(f"  … and {len(plan.set_aside) - 20} more")
+            for head in plan.lost:
+                lines.append(f"{'Acknowledged' if self.repaired else 'Would acknowledge'} as lost: {plan.feed} "
+                             f"seq {head['seq']} (recorded by {head['source']})")
+            for reason in plan.reasons:
+                lines.append(f"  because: {reason}")
+            if quarantined:
+                lines.append(f"  the bytes are in .baton/quarantine/{quarantined} (manifest beside it)")
+        if self.repaired:
+            lines.append("Recorded as a ledger.repaired event. "
+                         + ("The ledger verifies." if self.after.ok else "Problems remain: run `baton verify`."))
+        elif self.dry_run:
+            lines.append("Nothing was changed (--dry-run).")
+        return "\n".join(lines)
+
+
+def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool = False,
+                   yes: bool = False) -> RepairResult:
+    """Raises:
+        NotInitialized, NotFound: no feed ``feed``.
+        InputError (exit 2): something to set aside, and neither ``--yes`` nor ``--dry-run``; or
+            ``--feed`` names one damaged feed while others are damaged too.
+        LedgerCorrupt, StorageError: the repair could not be recorded.
+    """
+    from baton.commands.verify import verify_project
+
+    ledger_dir = project.paths.ledger_dir
+    before = verify_project(project).report
+    known = {f.feed for f in before.feeds} | {p.feed for p in before.all_problems()}
+    if feed is not None and feed not in known:
+        raise NotFound(f"no feed {feed!r} in this ledger (feeds: {', '.join(sorted(known)) or 'none'})")
+    plans = plan_repair(ledger_dir, before, feed)
+    if not plans or dry_run:
+        return RepairResult(plans, dry_run, False, [], before)
+    if feed is not None:
+        others = sorted({p.feed for p in before.all_problems() if p.feed != feed and p.kind in LINE_PROBLEMS})
+        if others:
+            raise InputError(f"feeds {', '.join(others)} are damaged too, and the repair of {feed} could not be "
+                             "recorded past them: repair them all at once (leave out `feed`)")
+    if not yes:
+        count = sum(len(p.set_aside) for p in plans)
+        raise InputError(f"`baton repair` would set {count} line(s) of {', '.join(p.feed for p in plans)} aside "
+                         "into .baton/quarantine/: `yes` does it, `dry_run` shows them first")
+    quarantined = [set_aside(project.paths.baton_dir, plan) for plan in plans]
+    with project.writing() as scope:
+        scope.append([plan.draft(project.writer, name) for plan, name in zip(plans, quarantined)], durable=True)
+    return RepairResult(plans, False, True, quarantined, verify_project(project).report)
