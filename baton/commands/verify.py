@@ -61,7 +61,7 @@ def verify_project(project: "Project") -> VerifyResult:
     from baton.events import HandoffForgotten
 
     opened = project
-    heads = index_heads(opened.paths.index)
+    heads = index_heads(opened.paths.index, read_only=opened.read_only)
     report = verify_ledger(opened.paths.ledger_dir, erasure_type=HandoffForgotten.TYPE, recorded_heads=heads)
     conflicts: list[dict] = []
     if report.concurrent:  # only replicas apart can lose a claim: the index is read only then
@@ -75,7 +75,7 @@ def verify_project(project: "Project") -> VerifyResult:
     return VerifyResult(report, conflicts)
 
 
-def index_heads(index: Path) -> list[RecordedHead]:
+def index_heads(index: Path, *, read_only: bool = False) -> list[RecordedHead]:
     """The furthest head of each feed the index has folded (none without an
     index: then only the ledger's own ``ledger.heads`` events vouch)."""
     import sqlite3
@@ -83,7 +83,10 @@ def index_heads(index: Path) -> list[RecordedHead]:
     if not index.is_file():
         return []
     try:
-        conn = sqlite3.connect(f"{index.as_uri()}?mode=ro", uri=True)
+        # On a read-only .baton/ even mode=ro would create the WAL's -shm file:
+        # read the database file alone (what the last checkpoint holds).
+        query = "?mode=ro&immutable=1" if read_only else "?mode=ro"
+        conn = sqlite3.connect(f"{index.as_uri()}{query}", uri=True)
         try:
             rows = conn.execute("SELECT feed, seq, hash, offset FROM feed_heads").fetchall()
         finally:
