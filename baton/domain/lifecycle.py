@@ -32,6 +32,7 @@ from baton.domain.handoff import (
     MANAGED_FIELDS,
     Handoff,
     Validation,
+    blank_item_problems,
     blank_work_problems,
     handoff_to_json,
     is_handoff_id,
@@ -92,10 +93,10 @@ def revise(h: Handoff, body: Handoff, *, now: str) -> Handoff:
 
     Raises:
         TransitionError: the record is not draft or validated.
-        HandoffInputError: the revised title or objective is blank.
+        HandoffInputError: the revised title, objective or an item's text is blank.
     """
     require(h, REVISE)
-    blank = blank_work_problems(body)
+    blank = blank_work_problems(body) + blank_item_problems(body)
     if blank:
         raise HandoffInputError(blank, message="the revised handoff is not valid")
     return attrs.evolve(body, id=h.id, created_at=h.created_at, status="draft", updated_at=now,
