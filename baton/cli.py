@@ -1019,6 +1019,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(words)
     args = parser.parse_args(words)
     if not getattr(args, "func", None):
+        if _Parser.json_requested:
+            _print_json({"error": {"code": "input_error", "exit_code": 2,
+                                   "message": "no command given (see `baton --help`)"}})
+            return 2
         build_parser().print_help(sys.stderr)
         return 2
     from baton.errors import BatonError
