@@ -85,7 +85,7 @@ def _forget(app: Baton, args: argparse.Namespace):
         if not (sys.stdin.isatty() and sys.stderr.isatty()) or args.json:
             raise InputError(f"forget would erase {len(plan.plan.events)} payload(s) of handoff {plan.plan.handoff} "
                              "and cannot be undone: pass --yes", details=plan.to_json())
-        sys.stderr.write(plan.render() + "\nErase them for good? [y/N] ")
+        sys.stderr.write(plan.plan_line() + "\nErase them for good? [y/N] ")
         sys.stderr.flush()
         if sys.stdin.readline().strip().lower() not in ("y", "yes"):
             raise InputError("nothing was erased (not confirmed)", details=plan.to_json())
@@ -1036,6 +1036,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(words)
     args = parser.parse_args(words)
     if not getattr(args, "func", None):
+        if _Parser.json_requested:
+            _print_json({"error": {"code": "input_error", "exit_code": 2,
+                                   "message": "no command given (see `baton --help`)"}})
+            return 2
         build_parser().print_help(sys.stderr)
         return 2
     from baton.errors import BatonError

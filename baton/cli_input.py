@@ -137,6 +137,8 @@ def _json_item(flag: str, text: str, *, as_text: str | None) -> Any:
         return value
     if as_text is None:
         raise InputError(f"{flag} takes a JSON object, e.g. {flag} '{{\"approach\": \"...\", \"outcome\": \"failed\"}}'")
+    if not stripped:
+        raise InputError(f"{flag}: must not be empty or only whitespace")
     return {as_text: text}
 
 

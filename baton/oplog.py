@@ -31,10 +31,33 @@ space, a slash, an ``@`` or anything longer than 64 characters is dropped."""
 LOG_FILE = "logs/baton.jsonl"
 
 
+OFF = frozenset({"off", "none", "0", "false", "no"})
+"""Values that say logging is off (as does an unset or empty ``BATON_LOG``)."""
+_warned: set[str] = set()
+
+
 def threshold(configured: Any = None) -> int | None:
-    """The level logged at, or None when logging is off."""
-    name = os.environ.get("BATON_LOG") or (configured if isinstance(configured, str) else None)
-    return LEVELS.get(name.strip().lower()) if name else None
+    """The level logged at, or None when logging is off. An unknown value is
+    ignored (logging stays off) with one warning on stderr per process."""
+    from_env = os.environ.get("BATON_LOG")
+    name = from_env or (configured if isinstance(configured, str) else None)
+    if not name:
+        return None
+    level = LEVELS.get(name.strip().lower())
+    if level is None and name.strip().lower() not in OFF:
+        _warn_unknown(name, "BATON_LOG" if from_env else "config.json \"log\"")
+    return level
+
+
+def _warn_unknown(name: str, where: str) -> None:
+    if name in _warned:
+        return
+    _warned.add(name)
+    import sys
+
+    shown = "".join(ch if ch.isprintable() else "?" for ch in name)[:40]
+    print(f"baton: warning: {where} {shown!r} is not a log level (info, debug or off); logging is off",
+          file=sys.stderr)
 
 
 def enabled(level: str, configured: Any = None) -> bool:

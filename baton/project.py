@@ -111,9 +111,11 @@ def resolve_root(explicit: str | os.PathLike | None = None, *, cwd: Path | None 
 
 
 def _shared_root(named: Path) -> Path:
-    """A named root that is the top of a linked worktree (with no ``.baton/`` of
-    its own) means the project of its main worktree, whose ``.baton/`` it shares."""
-    if (named / BATON_DIR).exists() or worktree_toplevel(named) != named:
+    """A named root that is the top of a linked worktree means the project of
+    its main worktree, whose ``.baton/`` it shares, exactly as when a command
+    runs from inside that worktree. A ``.baton/`` checked out in the linked
+    worktree (``config.json`` committed) does not make it a project of its own."""
+    if worktree_toplevel(named) != named:
         return named
     return git_toplevel(named) or named
 

@@ -155,3 +155,26 @@ def test_closing_an_item_of_a_ready_handoff_makes_a_corrected_child(capsys, proj
     assert child["handoff"]["lineage"] == {**child["handoff"]["lineage"], "relation": "amend", "parents": [hid]}
     captured = [e for e in _events(project, "handoff.captured") if e["stream"] == f"handoff/{child['id']}"]
     assert captured[0]["data"]["edits"] == [{"op": "close", "target": "O-001", "section": "open_items"}]
+
+
+def test_amend_text_output_names_the_items_closed_and_dropped(capsys, project):
+    hid = _capture(capsys, project)
+    code, out, err = run(capsys, project, "handoff", "amend", hid, "--close-item", "O-1", "--drop", "D-1")
+    assert code == 0, err
+    assert "closed: O-001 (moved to summary.completed)" in out
+    assert "dropped: D-001" in out
+
+
+def test_amend_text_output_names_the_lists_replaced(capsys, project, tmp_path):
+    hid = _capture(capsys, project)
+    new = tmp_path / "items.json"
+    new.write_text(json.dumps(["only this"]))
+    code, out, err = run(capsys, project, "handoff", "amend", hid, "--replace-open-items", str(new))
+    assert code == 0, err
+    assert "replaced: open_items (whole list)" in out
+
+
+def test_amend_json_lists_the_edits_it_made(capsys, project):
+    hid = _capture(capsys, project)
+    answer = run_json(capsys, project, "handoff", "amend", hid, "--drop", "O-2")
+    assert answer["edits"] == [{"op": "drop", "target": "O-002", "section": "open_items"}]

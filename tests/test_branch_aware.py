@@ -160,3 +160,23 @@ def test_show_and_amend_name_the_same_latest_as_resume(repo):
     assert cli("handoff", "show", "latest", cwd=main)["id"] == on_master
     child = cli("handoff", "amend", "latest", "--discovery", "the callback is idempotent", cwd=main)
     assert child["handoff"]["lineage"]["parents"] == [on_master]
+
+
+def test_ready_after_validating_in_another_worktree_says_to_validate_in_the_records_worktree(repo):
+    main, docs = repo
+    hid = cli("checkpoint", "create", "--no-input", "--title", "OAuth", "--objective", "o", "--artifact",
+              "src/app.py", "--completed", "x", "--current-state", "y", cwd=main)["id"]
+    run_baton("handoff", "validate", hid, cwd=docs)  # recorded for wt-docs only, whatever its result
+    r = run_baton("handoff", "ready", hid, "--accept-warnings", "test repository", cwd=docs)
+    assert r.returncode == 4, (r.stdout, r.stderr)
+    assert "validated only in another worktree (../wt-docs)" in r.stderr
+    assert "validate it in the main worktree (.)" in r.stderr
+
+
+def test_ready_names_the_linked_worktree_a_record_was_captured_in(repo):
+    main, docs = repo
+    hid = cli("checkpoint", "create", "--no-input", "--title", "Docs", "--objective", "o", "--artifact",
+              "docs/guide.md", "--completed", "x", "--current-state", "y", cwd=docs)["id"]
+    run_baton("handoff", "validate", hid, cwd=main)  # recorded for the main worktree only
+    error = cli("handoff", "ready", hid, "--accept-warnings", "test repository", cwd=main, expect=4)["error"]
+    assert "validate it in its worktree ../wt-docs" in error["message"]

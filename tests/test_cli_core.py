@@ -145,3 +145,10 @@ def test_doctor_warns_when_materialized_files_are_missing(project):
     out = json.loads(run_baton("doctor", "--json", "--project", str(project)).stdout)
     check = next(c for c in out["checks"] if c["name"] == "materialized")
     assert check["status"] == "warn" and "baton rebuild" in check["detail"]
+
+
+def test_json_with_no_command_prints_a_json_error_and_exits_2(tmp_path):
+    r = run_baton("--json", cwd=tmp_path)
+    assert r.returncode == 2
+    error = json.loads(r.stdout)["error"]
+    assert error["code"] == "input_error" and "no command given" in error["message"]

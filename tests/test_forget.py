@@ -162,3 +162,31 @@ def test_on_a_terminal_forget_asks_and_only_yes_erases(capsys, project, forgetta
     monkeypatch.setattr("sys.stderr", _Terminal(""))
     assert run(capsys, project, "forget", forgettable)[0] == code
     assert bool(files_holding(project / ".baton" / "ledger", SECRET_TEXT)) == (code != 0)
+
+
+class _RecordingTerminal(_Terminal):
+    def __init__(self, answer: str) -> None:
+        super().__init__(answer)
+        self.written: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.written.append(text)
+        return len(text)
+
+
+def test_on_a_terminal_forget_asks_without_saying_nothing_was_changed(capsys, project, forgettable, monkeypatch):
+    err = _RecordingTerminal("")
+    monkeypatch.setattr("sys.stdin", _Terminal("n\n"))
+    monkeypatch.setattr("sys.stderr", err)
+    run(capsys, project, "forget", forgettable)
+    asked = "".join(err.written)
+    assert "would erase the payloads" in asked and "[y/N]" in asked
+    assert "pass --yes" not in asked.split("[y/N]")[0]
+
+
+def test_verify_says_one_payload_in_the_singular(capsys, project):
+    run_json(capsys, project, "checkpoint", "create", "--title", "one event", "--objective", "erase it")
+    hid = run_json(capsys, project, "handoff", "list")["handoffs"][0]["id"]
+    run_json(capsys, project, "forget", hid, "--yes")
+    code, out, _ = run(capsys, project, "verify")
+    assert code == 0 and "1 payload erased by forget" in out

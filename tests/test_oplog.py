@@ -75,3 +75,20 @@ def test_the_project_config_can_turn_logs_on(capsys, project, monkeypatch):
     config.write_text(json.dumps({**json.loads(config.read_text()), "log": "info"}))
     run_json(capsys, project, "handoff", "list")
     assert [r["command"] for r in log_records(project)] == ["handoff_list"]
+
+
+def test_an_unknown_baton_log_value_warns_once_on_stderr_and_logs_nothing(project):
+    from tests.conftest import run_baton
+
+    r = run_baton("checkpoint", "create", "--no-input", "--title", "t", "--objective", "o",
+                  cwd=project, env={"BATON_LOG": "verbose"})
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("BATON_LOG 'verbose' is not a log level") == 1
+    assert not (project / ".baton" / "logs").exists()
+
+
+def test_baton_log_off_is_quiet(project):
+    from tests.conftest import run_baton
+
+    r = run_baton("handoff", "list", cwd=project, env={"BATON_LOG": "off"})
+    assert r.returncode == 0 and "not a log level" not in r.stderr

@@ -358,3 +358,25 @@ def test_sync_from_a_linked_worktree_uses_the_repositorys_remote_and_ref(capsys,
     assert REF in refs_of(a) and REF in refs_of(remote)
     run_json(capsys, b, "sync")
     assert "from A" in [r["title"] for r in run_json(capsys, b, "handoff", "list")["handoffs"]]
+
+
+def test_a_transport_error_is_reported_without_control_characters(capsys, team, monkeypatch):
+    from dulwich.errors import HangupException
+
+    from baton.commands import sync as sync_module
+
+    _remote, a, _b = team
+
+    class _Hangs:
+        def fetch(self, *args, **kwargs):
+            raise HangupException([b"ssh: connect to host example.org port 22: Connection refused\r",
+                                   b"fatal: Could not read from remote repository.\r\x1b[0m"])
+
+    monkeypatch.setattr(sync_module, "_client", lambda repo, url: (_Hangs(), "/ledger.git"))
+    code, out, _ = run(capsys, a, "sync", "--json")
+    assert code == 4
+    message = json.loads(out)["error"]["message"]
+    assert message.endswith("Connection refused; fatal: Could not read from remote repository.")
+    assert not any(ord(ch) < 32 or ch == "\x7f" for ch in message)
+    code, _, err = run(capsys, a, "sync")
+    assert code == 4 and "\\x0d" not in err and "\r" not in err

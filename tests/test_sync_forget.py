@@ -117,7 +117,7 @@ def test_after_a_forget_travels_both_replicas_verify_and_hold_equal_projections(
         report = run_json(capsys, project, "verify")
         assert report["ok"] is True and report["erased_by_forget"] == 1
         code, text, _ = run(capsys, project, "verify")
-        assert code == 0 and "payloads erased by forget" in text
+        assert code == 0 and "1 payload erased by forget" in text
     assert _snapshot(a) == _snapshot(b)
     assert [p.read_bytes() for p in sorted((a / ".baton" / "ledger").glob("*.jsonl"))] == \
         [p.read_bytes() for p in sorted((b / ".baton" / "ledger").glob("*.jsonl"))]

@@ -136,14 +136,15 @@ def amend_handoff(
                                        now=now)
             events = record(scope, decided, version=version, session=session)
             stored = scope.runner.get("handoffs", handoff.id) or decided[0].handoff
-            return CaptureResult(handoff.id, stored, new_redactions, events, handoff_file(stored), revised=True)
+            return CaptureResult(handoff.id, stored, new_redactions, events, handoff_file(stored), revised=True,
+                                 edits=recorded_edits)
         child_id = uuid7(opened.clock())
         child = lifecycle.amend(handoff, body, id=child_id, now=now, project=snapshot)
         refuse_transcripts(child)
         decided = aggregate.decide(None, aggregate.Capture(child, tuple(new_redactions), recorded_edits), now=now)
         events = record(scope, decided, version=0, session=session)
         stored = scope.runner.get("handoffs", child_id) or decided[0].handoff
-        return CaptureResult(child_id, stored, new_redactions, events, handoff_file(stored))
+        return CaptureResult(child_id, stored, new_redactions, events, handoff_file(stored), edits=recorded_edits)
 
 
 @frozen

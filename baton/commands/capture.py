@@ -50,6 +50,8 @@ class CaptureResult:
     file: str
     revised: bool = False
     exit_code: int = 0
+    edits: tuple[dict[str, Any], ...] = ()
+    """What ``handoff amend`` closed, dropped or replaced (``{op, target, section?}``)."""
 
     @property
     def short_id(self) -> str:
@@ -67,6 +69,7 @@ class CaptureResult:
             "redactions": self.redactions,
             "lineage": self.record.get("lineage"),
             "events": [e.id for e in self.events],
+            "edits": list(self.edits),
             "handoff": self.record,
         }
 
@@ -78,6 +81,11 @@ class CaptureResult:
                  f"  file:  {self.file}"]
         if lineage.get("parents"):
             lines.append(f"  {lineage.get('relation')} of {', '.join(lineage['parents'])}")
+        for op, label in (("close", "closed"), ("drop", "dropped"), ("replace", "replaced")):
+            targets = [e["target"] for e in self.edits if e.get("op") == op]
+            if targets:
+                note = {"close": " (moved to summary.completed)", "replace": " (whole list)"}.get(op, "")
+                lines.append(f"  {label}: {', '.join(targets)}{note}")
         if self.redactions:
             lines.append(f"  redacted {len(self.redactions)} field(s): "
                          + ", ".join(f"{r['field']} ({r.get('rule', r.get('reason'))})" for r in self.redactions))

@@ -49,11 +49,17 @@ class ForgetResult:
                 "already_erased": self.plan.already_erased, "feeds": dict(self.feeds),
                 "removed_files": list(self.removed_files), "removed_quarantine": list(self.removed_quarantine)}
 
+    def plan_line(self) -> str:
+        """What forgetting would erase, without saying how to confirm (the
+        caller asks, or says to pass --yes)."""
+        kinds = ", ".join(f"{n} {t}" for t, n in sorted(self.plan.types.items())) or "none"
+        return (f"baton forget would erase the payloads of {len(self.plan.events)} event(s) of handoff "
+                f"{self.plan.handoff} ({kinds})")
+
     def render(self) -> str:
         kinds = ", ".join(f"{n} {t}" for t, n in sorted(self.plan.types.items())) or "none"
         if not self.done:
-            return (f"baton forget would erase the payloads of {len(self.plan.events)} event(s) of handoff "
-                    f"{self.plan.handoff} ({kinds}); nothing was changed (pass --yes to erase)")
+            return f"{self.plan_line()}; nothing was changed (pass --yes to erase)"
         lines = [f"forgot handoff {self.plan.handoff}: {len(self.plan.events)} payload(s) erased ({kinds})"]
         if self.removed_files:
             lines.append(f"  removed {len(self.removed_files)} materialized file(s)")

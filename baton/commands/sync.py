@@ -199,7 +199,20 @@ def _client(repo, url: str):
     try:
         return get_transport_and_path(url, config=repo.get_config_stack())
     except (ValueError, OSError) as exc:
-        raise RemoteUnreachable(f"cannot reach remote {url!r}: {exc}", details={"url": url}) from None
+        raise RemoteUnreachable(f"cannot reach remote {url!r}: {transport_text(exc)}", details={"url": url}) from None
+
+
+def transport_text(exc: BaseException) -> str:
+    """A transport error as one clean line: ssh and the remote's stderr end
+    lines with carriage returns and may carry other control characters; each
+    line is stripped of them and the lines are joined with ``; ``."""
+    import re
+    import unicodedata
+
+    text = re.sub(r"\x1b\[[0-9;?]*[ -/]*[@-~]", "", str(exc))  # terminal colour and cursor codes
+    lines = ("".join(ch for ch in line if ch == "\t" or unicodedata.category(ch) != "Cc").strip()
+             for line in text.splitlines())
+    return "; ".join(line for line in lines if line) or type(exc).__name__
 
 
 def _transport_errors() -> tuple[type[BaseException], ...]:
@@ -223,7 +236,8 @@ def _fetch(repo, client, path: str, ref: bytes, url: str) -> bytes | None:
     try:
         client.fetch(path, repo, determine_wants=wants)
     except _transport_errors() as exc:
-        raise RemoteUnreachable(f"cannot fetch {ref.decode()} from {url!r}: {exc}", details={"url": url}) from None
+        raise RemoteUnreachable(f"cannot fetch {ref.decode()} from {url!r}: {transport_text(exc)}",
+                                details={"url": url}) from None
     return seen.get("sha")
 
 
@@ -243,7 +257,8 @@ def _push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | Non
     except _RemoteMoved:
         raise
     except _transport_errors() as exc:
-        raise RemoteUnreachable(f"cannot push {ref.decode()} to {url!r}: {exc}", details={"url": url}) from None
+        raise RemoteUnreachable(f"cannot push {ref.decode()} to {url!r}: {transport_text(exc)}",
+                                details={"url": url}) from None
     status = (getattr(result, "ref_status", None) or {}).get(ref)
     if status:
         raise _RemoteMoved() if "stale" in str(status) or "fast" in str(status) else RemoteUnreachable(

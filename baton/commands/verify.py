@@ -45,7 +45,8 @@ class VerifyResult:
             where = f"byte {p.offset}" if p.offset >= 0 else "merged order"
             lines.append(f"  problem in {p.feed} seq {p.seq} ({where}): {p.kind}: {p.message}")
         if r.erased_by_forget:
-            lines.append(f"{r.erased_by_forget} payloads erased by forget")
+            n = r.erased_by_forget
+            lines.append(f"{n} payload{'' if n == 1 else 's'} erased by forget")
         for p in r.concurrent:
             lines.append(f"  concurrent in {p.feed} seq {p.seq}: {p.message} (replicas apart; not a failure)")
         lines.extend(render_claim_conflicts(list(self.claim_conflicts)))

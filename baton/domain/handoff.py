@@ -642,6 +642,7 @@ def new_draft(payload: Mapping[str, Any], *, id: str, now: str, project: Mapping
         draft = None
     if draft is not None:
         problems.extend(blank_work_problems(draft))
+        problems.extend(blank_item_problems(draft))
     if problems:
         raise HandoffInputError(problems, message="the capture payload is not a valid handoff")
     assert draft is not None
@@ -656,6 +657,19 @@ def blank_work_problems(h: Handoff) -> list[str]:
     """
     return [f"work.{name}: must not be empty or only whitespace"
             for name in ("title", "objective") if not getattr(h.work, name).strip()]
+
+
+BLANK_ITEM_FIELDS = (("decisions", "decision"), ("open_items", "description"),
+                     ("failed_attempts", "approach"), ("risks", "description"))
+"""Each item list and the field that says what an item is: it must not be blank."""
+
+
+def blank_item_problems(h: Handoff) -> list[str]:
+    """A decision, open item, failed attempt or risk whose text is empty or
+    only whitespace: an item that says nothing is refused like a blank title."""
+    return [f"{key}[{i}].{field}: must not be empty or only whitespace"
+            for key, field in BLANK_ITEM_FIELDS
+            for i, item in enumerate(getattr(h, key)) if not getattr(item, field).strip()]
 
 
 def _repository_of(record: Any) -> dict[str, Any]:

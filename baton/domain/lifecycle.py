@@ -32,6 +32,7 @@ from baton.domain.handoff import (
     MANAGED_FIELDS,
     Handoff,
     Validation,
+    blank_item_problems,
     blank_work_problems,
     handoff_to_json,
     is_handoff_id,
@@ -75,12 +76,27 @@ def allowed_actions(h: Handoff) -> tuple[str, ...]:
     return allowed
 
 
+def validated_elsewhere_reason(h: Handoff) -> str | None:
+    """Why a draft validated only from other worktrees is not validated: each
+    validation belongs to the worktree it ran in, so say where to run it."""
+    runs = [r for r in h.validation.extra.get("elsewhere", ()) or () if isinstance(r, dict)]
+    if not runs:
+        return None
+    where = sorted({str((r.get("ran_on") or {}).get("worktree") or "?") for r in runs})
+    own = h.project.repository.extra.get("worktree") if h.project.repository else None
+    own_name = "the main worktree (.)" if own in (None, ".") else f"its worktree {own}"
+    return (f"it was validated only in another worktree ({', '.join(where)}), which is recorded for that "
+            f"worktree alone; validate it in {own_name}, where it was captured")
+
+
 def require(h: Handoff, action: str, reason: str | None = None) -> None:
     if action not in allowed_actions(h):
         if reason is None and action == PROMOTE and h.status == "validated" and h.flags:
             reason = f"revise it to clear the {', '.join(h.flags)} flag"
         elif reason is None and h.status in ("ready", "resumed", "superseded", "archived") and action == REVISE:
             reason = "a ready record never changes; amend creates a corrected child"
+        elif reason is None and action == PROMOTE and h.status == "draft":
+            reason = validated_elsewhere_reason(h)
         raise transition_error(h, action, reason)
 
 
@@ -92,10 +108,10 @@ def revise(h: Handoff, body: Handoff, *, now: str) -> Handoff:
 
     Raises:
         TransitionError: the record is not draft or validated.
-        HandoffInputError: the revised title or objective is blank.
+        HandoffInputError: the revised title, objective or an item's text is blank.
     """
     require(h, REVISE)
-    blank = blank_work_problems(body)
+    blank = blank_work_problems(body) + blank_item_problems(body)
     if blank:
         raise HandoffInputError(blank, message="the revised handoff is not valid")
     return attrs.evolve(body, id=h.id, created_at=h.created_at, status="draft", updated_at=now,

@@ -42,6 +42,8 @@ Level = Literal["pass", "warn", "fail"]
 _RANK = {"pass": 0, "warn": 1, "fail": 2}
 
 CHECK_NAMES = ("schema", "policy", "artifacts", "repository", "evidence", "actionability", "lineage", "quality")
+ADVISORY_CHECKS = frozenset({"quality"})
+"""Checks reported but never part of the overall status: their warn alone never blocks."""
 GATING_CHECKS = CHECK_NAMES[:-1]
 
 # Field names that would carry a raw conversation; none is accepted in v0.1 (§10 Policy).
@@ -299,8 +301,10 @@ def ready_problems(h: Handoff, *, accepted_warnings: str | None = None) -> list[
     elif status == "fail":
         problems.append("validation.status: validation failed; revise the handoff and validate again")
     elif status == "warn" and _blank(reason):
-        warned = [c for c in h.validation.checks if c.status == "warn"]
-        why = "; ".join(f"{c.name}: {c.detail}" if c.name != "quality" else c.name for c in warned)
+        # Only the warnings that made the status warn are named: an advisory
+        # check (quality) is reported by validate but does not block on its own.
+        warned = [c for c in h.validation.checks if c.status == "warn" and c.name not in ADVISORY_CHECKS]
+        why = "; ".join(f"{c.name}: {c.detail}" for c in warned)
         problems.append("validation.status: validation warned" + (f" ({why})" if why else "")
                         + "; promoting needs `accept_warnings` (a reason)")
     if any(c.name == "policy" and c.status == "fail" for c in h.validation.checks):
