@@ -294,7 +294,7 @@ def test_payloads_a_recorded_forget_names_pass_verify_and_are_counted(project):
     code, out = verify(project)
     assert code == 0 and out["erased_by_forget"] == 1
     text = run_baton("verify", "--project", str(project)).stdout
-    assert "1 payloads erased by forget" in text
+    assert "1 payload erased by forget" in text
 
 
 def test_a_reader_resuming_inside_a_batch_reads_the_rest_of_it(tmp_path):

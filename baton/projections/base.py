@@ -41,3 +41,15 @@ class Indexing(Protocol):
     def index(self, db: Any, key: str, doc: Doc | None) -> None:
         """Mirror one changed document into secondary tables (same transaction)."""
         ...
+
+
+def handoff_key(event: Event, types: frozenset[str]) -> tuple[str, ...]:
+    """The handoff id an event of ``types`` on a ``handoff/<id>`` stream folds into
+    (none for any other event): the keys of the projections kept per handoff."""
+    if event.type in types:
+        from baton.events import HANDOFF, split_stream
+
+        family, key = split_stream(event.stream)
+        if family == HANDOFF and key:
+            return (key,)
+    return ()

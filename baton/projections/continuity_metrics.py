@@ -24,11 +24,10 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from baton.events import (
-    HANDOFF, HandoffCaptured, HandoffForgotten, HandoffPromoted, HandoffResumed, HandoffValidated, decode,
-    split_stream,
+    HandoffCaptured, HandoffForgotten, HandoffPromoted, HandoffResumed, HandoffValidated, decode,
 )
 from baton.ledger.envelope import Event
-from baton.projections.base import Doc
+from baton.projections.base import Doc, handoff_key
 
 AUTOMATIC_TRIGGERS = ("threshold", "hook")
 _TYPES = frozenset({HandoffCaptured.TYPE, HandoffValidated.TYPE, HandoffPromoted.TYPE, HandoffResumed.TYPE,
@@ -40,11 +39,7 @@ class ContinuityMetrics:
     version = 1
 
     def keys(self, event: Event) -> Iterable[str]:
-        if event.type in _TYPES:
-            family, key = split_stream(event.stream)
-            if family == HANDOFF and key:
-                return (key,)
-        return ()
+        return handoff_key(event, _TYPES)
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
         typed = decode(event)

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from baton.events import HANDOFF, HandoffCaptured, HandoffRevised, split_stream
+from baton.events import HandoffCaptured, HandoffRevised
 from baton.ledger.envelope import Event
-from baton.projections.base import Doc
+from baton.projections.base import Doc, handoff_key
 
 NODES_TABLE = "lineage_nodes"
 EDGES_TABLE = "lineage_edges"
@@ -33,11 +33,7 @@ class Lineage:
     version = 1
 
     def keys(self, event: Event) -> Iterable[str]:
-        if event.type in _TYPES:
-            family, key = split_stream(event.stream)
-            if family == HANDOFF and key:
-                return (key,)
-        return ()
+        return handoff_key(event, _TYPES)
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
         from baton.domain.lineage import node_of
