@@ -622,11 +622,25 @@ def add_lineage_commands(sub, common) -> None:
 
 # -- the detector ---------------------------------------------------------------------
 
+SNOOZE_DEFAULT = float("-inf")
+"""``--snooze`` given without MINUTES: the configured cooldown."""
+
 def _detect(app: Baton, args: argparse.Namespace):
+    from baton.errors import InputError
+
+    controls = [flag for flag, given in (("--snooze", args.snooze is not None),
+                                         ("--disable-for-session", args.disable_for_session),
+                                         ("--enable", args.enable)) if given]
+    if len(controls) > 1 or (controls and (args.prepare or args.event is not None)):
+        others = controls + [f for f, given in (("--prepare", args.prepare), ("--event", args.event is not None))
+                             if given]
+        raise InputError(f"{' and '.join(others)} cannot be combined: give one of --snooze, "
+                         "--disable-for-session, --enable, or signals to score")
     for action, given in (("snooze", args.snooze is not None), ("disable", args.disable_for_session),
                           ("enable", args.enable)):
         if given:
-            return app.control_detector(action, session=args.session, minutes=args.snooze)
+            minutes = None if args.snooze is None or args.snooze == SNOOZE_DEFAULT else args.snooze
+            return app.control_detector(action, session=args.session, minutes=minutes)
     signals: dict = {}
     if args.event is not None:
         import orjson
@@ -639,6 +653,8 @@ def _detect(app: Baton, args: argparse.Namespace):
             signals = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
             raise InputError(f"--event is not valid JSON: {exc}") from None
+        if not isinstance(signals, dict):
+            raise InputError("--event must hold a JSON object of signal names to numbers from 0 to 1 (or null)")
     return app.detect(signals, prepare=args.prepare, session=args.session, harness=args.harness)
 
 
@@ -654,7 +670,7 @@ def add_detector_command(sub, common) -> None:
     p.add_argument("--prepare", action="store_true", help="create a draft whatever the score")
     p.add_argument("--session", metavar="ID", help="the session the signals are about")
     p.add_argument("--harness", metavar="NAME", help="the harness reporting them")
-    p.add_argument("--snooze", metavar="MINUTES", type=float, nargs="?", const=-1.0,
+    p.add_argument("--snooze", metavar="MINUTES", type=float, nargs="?", const=SNOOZE_DEFAULT,
                    help="suppress recommendations for MINUTES (default: the cooldown)")
     p.add_argument("--disable-for-session", action="store_true", help="no recommendations for --session")
     p.add_argument("--enable", action="store_true", help="undo --disable-for-session")

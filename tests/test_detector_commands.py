@@ -124,3 +124,38 @@ def test_a_promoted_draft_keeps_the_detector_audit(project):
     validate_handoff_command(project, result.draft)
     promote_handoff(project, result.draft, accept_warnings="synthetic test record")
     assert show_handoff(project, result.draft).record["automation"]["inputs"] == {"handoff_request": 1.0}
+
+
+def test_a_snooze_of_no_time_or_beyond_a_year_is_refused_naming_it(project):
+    lines = ledger_lines(project)
+    for minutes in ("99999999999", "nan", "inf", "-5", "0"):
+        r = baton(project, "detect", "--snooze", minutes, "--session", "q", "--json")
+        assert r.returncode == 2, (minutes, r.stdout, r.stderr)
+        assert "snooze" in r.stderr
+    assert ledger_lines(project) == lines
+
+
+def test_snooze_without_minutes_snoozes_for_the_cooldown(project):
+    out = baton_json(project, "detect", "--snooze", "--session", "q")
+    assert out["action"] == "snooze" and out["until"]
+
+
+def test_detector_controls_cannot_be_combined_with_each_other_or_with_signals(project):
+    lines = ledger_lines(project)
+    for extra in (["--disable-for-session"], ["--prepare"], ["--event", "-"]):
+        r = baton(project, "detect", "--snooze", "3", "--session", "q", *extra, input="{}")
+        assert r.returncode == 2 and "cannot be combined" in r.stderr, (extra, r.stderr)
+    assert ledger_lines(project) == lines
+
+
+def test_an_event_that_is_not_a_json_object_is_refused(project):
+    for body in ('""', "null", "0", "false", "[1, 2]"):
+        r = baton(project, "detect", "--event", "-", input=body)
+        assert r.returncode == 2, (body, r.stdout, r.stderr)
+
+
+def test_a_request_given_under_either_spelling_is_not_withdrawn_by_the_other(project):
+    for signals in ({"handoff_request": True, "explicit_request": False},
+                    {"explicit_request": True, "handoff_request": False},
+                    {"explicit_request": True, "handoff_request": None}):
+        assert detect(project, signals).to_json()["explicit_request"] is True, signals

@@ -260,6 +260,10 @@ class DetectorControlResult:
         return f"Detector recommendations enabled for {who}."
 
 
+SNOOZE_MAX_MINUTES = 525_600
+"""The longest snooze: a year (beyond it, disable the detector for the session)."""
+
+
 def control(project: "Project", action: str, *, session: str | None = None,
             minutes: float | None = None) -> DetectorControlResult:
     """Record a snooze (``minutes``; default the cooldown), a disable or an enable.
@@ -279,8 +283,12 @@ def control(project: "Project", action: str, *, session: str | None = None,
     key = stream_key(session)
     until = None
     if action == "snooze":
-        if minutes is None or minutes < 0:
+        if minutes is None:
             minutes = detector_config(project).cooldown_minutes
+        elif not (isinstance(minutes, (int, float)) and not isinstance(minutes, bool)
+                  and 0 < minutes <= SNOOZE_MAX_MINUTES):
+            raise InputError(f"`snooze` must be a number of minutes above 0 and at most {SNOOZE_MAX_MINUTES:,} "
+                             f"(a year), not {minutes!r}")
         now = parse_rfc3339(now_timestamp(project.clock()))
         until = (now + timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M:%SZ")
         event: Any = DetectorSnoozed(key=key, session=session, until=until)

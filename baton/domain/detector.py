@@ -141,6 +141,12 @@ def _unit(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, (int, float)) and 0.0 <= float(value) <= 1.0
 
 
+def _either(before: float | None, value: float) -> float:
+    """A signal given under its name and an alias (``explicit_request``): the
+    stronger wins, so neither spelling can withdraw a request the other made."""
+    return value if before is None else max(before, value)
+
+
 def read_signals(raw: Any) -> dict[str, float | None]:
     """The §9.1 signals of an event: every known name, each a number in [0, 1],
     ``true``/``false`` (1/0), or null; a missing signal is null.
@@ -161,11 +167,11 @@ def read_signals(raw: Any) -> dict[str, float | None]:
                 continue
             problems.append(f"{key}: not a detector signal (known: {', '.join(SIGNALS)})")
         elif value is None:
-            out[name] = None
+            pass  # unavailable (the default); never withdraws a value given under another spelling
         elif isinstance(value, bool):
-            out[name] = 1.0 if value else 0.0
+            out[name] = _either(out[name], 1.0 if value else 0.0)
         elif _unit(value):
-            out[name] = float(value)
+            out[name] = _either(out[name], float(value))
         else:
             problems.append(f"{key}: must be a number from 0 to 1, true/false or null, not {value!r}")
     if problems:
