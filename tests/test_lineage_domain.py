@@ -130,3 +130,12 @@ def test_a_merge_body_records_its_resolution_conflicts_and_the_parents_evidence(
     [decision] = body["decisions"]
     assert decision["kind"] == "merge_resolution" and decision["resolves"] == ["D-001"]
     assert [(e["id"], e["source_handoff"]) for e in body["evidence"]] == [("E-001", A), ("E-002", B)]
+
+
+def test_a_resolution_file_with_an_unknown_field_is_refused_naming_it():
+    from baton.domain.lineage import resolution_from_text
+    from baton.errors import InputError
+
+    with pytest.raises(InputError, match="rationle"):
+        resolution_from_text('{"decision": "Keep Postgres", "rationle": "typo"}')
+    assert resolution_from_text('{"decision": "Keep Postgres", "rationale": "fine"}')["rationale"] == "fine"

@@ -490,6 +490,10 @@ def merge_body(parents: Sequence[Mapping[str, Any]], *, resolution: Mapping[str,
     return body
 
 
+RESOLUTION_FIELDS = ("decision", "rationale", "resolves", "current_state", "evidence", "decisions", "work_state")
+"""What a merge's resolution may hold (the MCP ``resolution`` object has the same closed shape)."""
+
+
 def resolution_from_text(raw: str) -> dict[str, Any]:
     """A resolution file: a JSON object, or plain text (the decision itself).
 
@@ -506,6 +510,10 @@ def resolution_from_text(raw: str) -> dict[str, Any]:
             raise InputError(f"the resolution file is not valid JSON: {exc}") from None
         if not isinstance(value, dict):
             raise InputError("the resolution file must be a JSON object or plain text")
+        unknown = sorted(k for k in value if k not in RESOLUTION_FIELDS)
+        if unknown:
+            raise InputError(f"the resolution file has unknown field(s) {', '.join(unknown)} "
+                             f"(known: {', '.join(RESOLUTION_FIELDS)})", details={"unknown": unknown})
         return value
     return {"decision": stripped} if stripped else {}
 
