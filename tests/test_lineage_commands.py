@@ -101,6 +101,35 @@ def test_merging_one_handoff_is_an_input_error(project):
     assert result.returncode == 2
 
 
+def test_merging_a_handoff_with_its_own_ancestor_is_an_input_error(project):
+    from baton.errors import InputError
+
+    parent, a, b = _branches(project)
+    with pytest.raises(InputError, match="ancestor") as caught:
+        merge_handoffs(project, [parent, a], resolution={"decision": "Redis"})
+    assert caught.value.exit_code == 2
+
+
+def test_merging_the_same_handoffs_twice_is_refused_while_the_first_merge_stands(project):
+    from baton.errors import InputError
+
+    parent, a, b = _branches(project)
+    first = merge_handoffs(project, [a, b], resolution={"decision": "Postgres"})
+    lines = ledger_lines(project)
+    with pytest.raises(InputError, match="already merges") as caught:
+        merge_handoffs(project, [b, a], resolution={"decision": "Postgres again"})
+    from baton.domain.handoff import short_id
+
+    assert short_id(first.handoff_id) in str(caught.value)
+    assert ledger_lines(project) == lines
+
+
+def test_fork_with_an_empty_label_is_an_input_error(project):
+    parent = _ready(project)
+    result = baton(project, "fork", parent, "--label", "  ")
+    assert result.returncode == 2 and "label" in result.stderr
+
+
 def test_the_merge_command_exits_3_without_a_resolution_and_0_with_one(project, tmp_path):
     parent, a, b = _branches(project)
     refused = baton(project, "merge", a, b)

@@ -77,6 +77,7 @@ def fork_handoff(project: "Project", token: str, *, label: str | None = None,
     """A new draft child of ``token`` with relation ``fork``.
 
     Raises:
+        InputError (exit 2): ``label`` given but empty.
         NotFound / AmbiguousId (exit 4); TransitionError (exit 4) for an archived parent;
         PolicyBlock (exit 5) as a capture.
     """
@@ -84,9 +85,11 @@ def fork_handoff(project: "Project", token: str, *, label: str | None = None,
     from baton.commands.ids import load_handoff
     from baton.domain import lineage
     from baton.domain.handoff import handoff_to_json
-    from baton.errors import TransitionError
+    from baton.errors import InputError, TransitionError
 
-    label = label.strip() if label and label.strip() else None
+    if label is not None and not label.strip():
+        raise InputError("`label` is empty: leave it out, or say what this branch is for")
+    label = label.strip() if label else None
     with project.writing() as scope:
         parent = load_handoff(scope.runner, token)
         if parent.status == "archived":
@@ -123,7 +126,8 @@ def merge_handoffs(project: "Project", tokens: Sequence[str], *, title: str | No
     """A new draft child of every handoff in ``tokens`` with relation ``merge``.
 
     Raises:
-        InputError (exit 2): fewer than two distinct handoffs.
+        InputError (exit 2): fewer than two distinct handoffs, a parent that is
+            an ancestor of another, or a live merge of exactly these parents.
         MergeUnresolved (exit 3): no resolution decision; the conflict
             candidates between the parents are in the error's details.
         NotFound / AmbiguousId / TransitionError (exit 4); PolicyBlock (exit 5).
@@ -147,6 +151,9 @@ def merge_handoffs(project: "Project", tokens: Sequence[str], *, title: str | No
             raise InputError("a merge needs at least two distinct handoffs")
         ids = [p.id for p in parents]
         graph, candidates = current_conflicts(scope.runner, ids)
+        refusal = lineage.merge_refusal(graph, ids)
+        if refusal:
+            raise InputError(refusal)
         relevant = _between(graph, candidates, ids)
         basis = graph.common_ancestors(ids) if all(i in graph for i in ids) else []
         body = lineage.merge_body([handoff_to_json(p) for p in parents], resolution=dict(resolution or {}),

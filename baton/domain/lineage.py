@@ -237,6 +237,29 @@ class Graph:
         return sorted(nearest)
 
 
+def merge_refusal(graph: Graph, ids: Sequence[str]) -> str | None:
+    """Why a merge of ``ids`` must not be made, or None.
+
+    A merge joins divergent branches: a parent that is an ancestor of another
+    parent is already part of it, and a live merge of exactly these parents
+    already stands (amend that draft, or archive it first).
+    """
+    from baton.domain.handoff import short_id
+
+    known = [i for i in ids if i in graph]
+    for a in known:
+        for b in known:
+            if a != b and a in graph.ancestors(b):
+                return (f"{short_id(a)} is an ancestor of {short_id(b)}: its work is already part of "
+                        f"{short_id(b)}; a merge joins divergent branches (continue {short_id(b)} instead)")
+    wanted = set(ids)
+    for node in graph.nodes.values():
+        if node.relation == "merge" and node.status != "archived" and set(node.parents) == wanted:
+            return (f"{short_id(node.id)} already merges these handoffs; amend it, or archive it "
+                    "before merging them again")
+    return None
+
+
 def conflict_candidates(graph: Graph) -> list[ConflictCandidate]:
     """Every unresolved pair of contradicting decisions on divergent nodes."""
     by_key: dict[tuple[str, str], list[tuple[str, Mapping[str, Any]]]] = {}
