@@ -111,6 +111,15 @@ def test_the_views_name_every_node_edge_and_conflict():
     assert text.splitlines()[1].startswith("  ") and "conflict candidate" in text
 
 
+def test_the_diagrams_show_a_branch_label_beside_the_short_id():
+    labelled = Node(A, "fork", (P,), "try-postgres", "t-a", "2026-01-01T00:00:01Z", (), "draft")
+    graph = Graph([_node(P), labelled])
+    view = to_json(graph, set(graph.nodes), [])
+    short = next(n["short_id"] for n in view["nodes"] if n["id"] == A)
+    assert f"{short} [try-postgres] draft" in render_mermaid(view)
+    assert f"{short} [try-postgres] draft" in render_dot(view)
+
+
 def test_a_merge_body_without_a_resolution_decision_is_refused():
     parents = [{"id": A, "work": {"title": "a", "objective": "o"}}, {"id": B, "work": {"title": "b", "objective": "o"}}]
     with pytest.raises(MergeUnresolved) as caught:

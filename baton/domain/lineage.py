@@ -393,10 +393,16 @@ def _label_text(text: str) -> str:
     return text.replace('"', "'").replace("\n", " ").replace("\\", "/")[:60]
 
 
+def _head(n: Mapping[str, Any]) -> str:
+    """A diagram node's first words: short id, ``[branch label]``, status."""
+    label = f" [{n['branch_label']}]" if n.get("branch_label") else ""
+    return f"{n['short_id']}{label} {n['status']}"
+
+
 def render_mermaid(view: Mapping[str, Any]) -> str:
     lines = ["graph TD"]
     for n in view["nodes"]:
-        label = _label_text(f"{n['short_id']} {n['status']}: {n['title']}")
+        label = _label_text(f"{_head(n)}: {n['title']}")
         lines.append(f'  n{n["short_id"]}["{label}"]')
     for e in view["edges"]:
         parent = next((n for n in view["nodes"] if n["id"] == e["parent"]), None)
@@ -414,7 +420,7 @@ def render_mermaid(view: Mapping[str, Any]) -> str:
 def render_dot(view: Mapping[str, Any]) -> str:
     lines = ["digraph lineage {", "  rankdir=TB;", "  node [shape=box];"]
     for n in view["nodes"]:
-        label = _label_text(f"{n['short_id']} {n['status']}\\n{n['title']}").replace("/n", "\\n")
+        label = _label_text(f"{_head(n)}\\n{n['title']}").replace("/n", "\\n")
         style = ', color="red", penwidth=2' if n["conflicted"] else ""
         lines.append(f'  "{n["id"]}" [label="{label}"{style}];')
     for e in view["edges"]:
