@@ -92,12 +92,26 @@ def structured(data: dict[str, Any], *, is_error: bool = False) -> CallToolResul
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data, is_error=is_error)
 
 
-def tool_result(result: Any) -> CallToolResult:
-    """A command result as an MCP result: its ``to_json()``, structured and as JSON text."""
-    data = _plain_json(result.to_json())
+class ScreenedResult(CallToolResult):
+    """A tool result whose every string has been through the output screen
+    already (``screened_answer``): ``BatonMCPServer.call_tool`` passes it on as is."""
+
+
+def screened_answer(result: Any, policy: Any) -> ScreenedResult:
+    """A command result as the caller may see it: its ``to_json()`` as plain
+    JSON, every string through the secret screen (docs/security.md, "What
+    comes out"), as structured content and as the same JSON text. The JSON
+    is encoded once: when the screen changes nothing, the text is the
+    encoding the plain JSON was read back from."""
+    from baton.domain.redaction import screen_output
+
+    raw = orjson.dumps(result.to_json(), default=str)
+    data = orjson.loads(raw)
     if not isinstance(data, dict):
-        data = {"result": data}
-    return structured(data)
+        data, raw = {"result": data}, b""
+    screened = screen_output(data, policy, encoded=raw or None)
+    text = raw.decode() if screened is data and raw else orjson.dumps(screened).decode()
+    return ScreenedResult(content=[TextContent(type="text", text=text)], structured_content=screened)
 
 
 ARGUMENT_NAMES = {"session": "session_id", "handoff_id": "id", "token": "id"}
@@ -134,7 +148,7 @@ def screened_tool_result(result: Any, policy: Any) -> Any:
     (docs/security.md, "What comes out")."""
     from baton.domain.redaction import screen_output, screen_text
 
-    if not isinstance(result, CallToolResult):
+    if not isinstance(result, CallToolResult) or isinstance(result, ScreenedResult):
         return result
     data = result.structured_content
     if isinstance(data, dict) and [getattr(c, "text", None) for c in result.content] == [orjson.dumps(data).decode()]:
@@ -229,10 +243,19 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
             opened.append(Baton.open(root))
         return opened[0]
 
+    def output_policy() -> Any:
+        from baton.domain.redaction import RedactionPolicy
+
+        try:
+            return opened[0].project.policy.redaction if opened else RedactionPolicy()
+        except BatonError:
+            return RedactionPolicy()
+
     def run(command: Callable[[Baton], Any]) -> CallToolResult:
         with serial:
             try:
-                return tool_result(command(app()))
+                result = command(app())
+                return screened_answer(result, output_policy())
             except BatonError as exc:
                 return tool_error(exc)
             except Exception as exc:  # noqa: BLE001 - as in the CLI: no tracebacks for the caller
@@ -242,14 +265,6 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
 
     server = BatonMCPServer("baton", title="Baton", version=__version__, instructions=INSTRUCTIONS,
                        log_level="WARNING")
-
-    def output_policy() -> Any:
-        from baton.domain.redaction import RedactionPolicy
-
-        try:
-            return opened[0].project.policy.redaction if opened else RedactionPolicy()
-        except BatonError:
-            return RedactionPolicy()
 
     server.output_policy = output_policy
 

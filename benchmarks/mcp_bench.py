@@ -246,7 +246,7 @@ def canned_answer(root: Path) -> Path:
 
     from baton.app import Baton
 
-    with Baton.open(root) as app:  # the JSON the tool answers with (baton.mcp_server.tool_result; not imported
+    with Baton.open(root) as app:  # the JSON the tool answers with (baton.mcp_server.screened_answer; not imported
         # here: that would import the SDK into this process, and benchmarks/secrets.py shadows the stdlib's)
         data = orjson.loads(orjson.dumps(app.list_handoffs(limit=LIST_ARGUMENTS["limit"]).to_json(), default=str))
     fd, name = tempfile.mkstemp(prefix="baton-bench-canned-", suffix=".json")

@@ -576,3 +576,36 @@ def test_the_memory_of_screened_strings_is_bounded(monkeypatch):
     for i in range(50):
         assert redaction.screen_output(f"BOUNDED-{i} and note {i}", policy) == f"[REDACTED:bounded] and note {i}"
         assert len(redaction._scrub_memo(policy)) <= 8
+
+
+def test_an_answer_screened_clean_again_is_given_back_as_is_and_one_changed_by_a_secret_is_redacted():
+    from baton.domain.redaction import screen_output
+
+    answer = {"handoffs": [{"title": "plain words", "flags": ["stale"], "count": 2, "score": 0.5}]}
+    encoded = orjson.dumps(answer)
+    assert screen_output(answer, POLICY, encoded=encoded) == answer  # screened: a copy
+    assert screen_output(answer, POLICY, encoded=encoded) is answer  # remembered clean: itself
+    token = fake_github_token()
+    leaking = {"handoffs": [{"title": f"plain words {token}", "flags": ["stale"], "count": 2, "score": 0.5}]}
+    screened = screen_output(leaking, POLICY, encoded=orjson.dumps(leaking))
+    assert token not in orjson.dumps(screened).decode()
+
+
+def test_an_answer_remembered_clean_under_one_rule_set_is_screened_again_under_another():
+    from baton.domain.redaction import screen_output
+
+    answer = {"note": "TICKET-7 and more"}
+    encoded = orjson.dumps(answer)
+    screen_output(answer, POLICY, encoded=encoded)
+    assert screen_output(answer, POLICY, encoded=encoded) is answer
+    ticketed = RedactionPolicy(rules=POLICY.rules + (custom_rule("ticket", regex=r"TICKET-\d+"),))
+    assert screen_output(answer, ticketed, encoded=encoded) == {"note": "[REDACTED:ticket] and more"}
+
+
+def test_a_string_with_an_escaped_quote_is_screened_with_the_escape_undone_even_when_remembered():
+    from baton.domain.redaction import screen_output
+
+    secret = "api_key=\\'q8Wm2vR7xL4kT9pZ3nB6\\'"  # as repr() quotes a value inside a message
+    first = screen_output({"message": secret}, POLICY)
+    again = screen_output({"message": secret}, POLICY, encoded=orjson.dumps({"message": secret}))
+    assert first == again and "q8Wm2vR7xL4kT9pZ3nB6" not in again["message"]
