@@ -1123,12 +1123,12 @@ def printable(text: str) -> str:
 
 
 CLEAN_ENCODINGS = 32
-"""Whole answers remembered clean per policy (``screen_output``'s ``encoded``), each at most ``CLEAN_ENCODING_BYTES``."""
+"""Whole answers remembered clean per policy (``screen_encoded``), each at most ``CLEAN_ENCODING_BYTES``."""
 CLEAN_ENCODING_BYTES = 1 << 20
-_CLEAN: dict[tuple[int, float, int], tuple[tuple, dict[bytes, None]]] = {}
+_CLEAN: dict[tuple[int, float, int], tuple[tuple, dict[bytes, Any]]] = {}
 
 
-def _clean_encodings(policy: RedactionPolicy) -> dict[bytes, None]:
+def _clean_encodings(policy: RedactionPolicy) -> dict[bytes, Any]:
     """The JSON encodings of answers ``screen_output`` found clean under this
     policy's rules (keyed as ``_scrub_memo``; emptied when full)."""
     rules = policy.rules
@@ -1138,12 +1138,37 @@ def _clean_encodings(policy: RedactionPolicy) -> dict[bytes, None]:
         return known[1]
     if len(_CLEAN) >= 16:
         _CLEAN.clear()
-    seen: dict[bytes, None] = {}
+    seen: dict[bytes, Any] = {}
     _CLEAN[key] = (rules, seen)
     return seen
 
 
-def screen_output(value: Any, policy: RedactionPolicy, *, encoded: bytes | None = None) -> Any:
+def screen_encoded(encoded: bytes, policy: RedactionPolicy) -> tuple[Any, bool]:
+    """``screen_output`` of the JSON ``encoded`` holds, and whether it was
+    clean (the screen changed nothing: ``encoded`` is then its encoding too).
+
+    An encoding found clean before under this policy's rules, byte for byte,
+    gives back the value it was read as then — neither read nor walked again
+    (screening is a pure function of the text and the rules). That value is
+    shared: callers must not change it."""
+    import orjson
+
+    seen = _clean_encodings(policy) if len(encoded) <= CLEAN_ENCODING_BYTES else None
+    if seen is not None:
+        known = seen.get(encoded)
+        if known is not None:
+            return known, True
+    value = orjson.loads(encoded)
+    screened = screen_output(value, policy)
+    clean = screened is value or screened == value
+    if clean and seen is not None:
+        if len(seen) >= CLEAN_ENCODINGS:
+            seen.clear()
+        seen[encoded] = value
+    return screened, clean
+
+
+def screen_output(value: Any, policy: RedactionPolicy) -> Any:
     """Every string of an answer (dict keys included) through the text rules,
     the same screen as the ledger's: what Baton prints never holds more than
     what it stores, even when it echoes an argument it was given.
@@ -1154,18 +1179,9 @@ def screen_output(value: Any, policy: RedactionPolicy, *, encoded: bytes | None 
 
     When every string of ``value`` was screened before under this policy and
     found clean (the common case in a long-lived server answering about the
-    same handoffs), ``value`` itself is returned, unchanged and not copied.
-    ``encoded``, when given, is ``value``'s JSON encoding: an answer found
-    clean before, byte for byte, is not walked again (screening is a pure
-    function of the text and the rules)."""
-    seen = _clean_encodings(policy) if encoded is not None and len(encoded) <= CLEAN_ENCODING_BYTES else None
-    if seen is not None and encoded in seen:
-        return value
+    same handoffs), ``value`` itself is returned, unchanged and not copied
+    (``screen_encoded`` also remembers whole answers)."""
     if _known_clean(value, _scrub_memo(policy)):
-        if seen is not None:
-            if len(seen) >= CLEAN_ENCODINGS:
-                seen.clear()
-            seen[encoded] = None
         return value
     return redact_strings(value, policy, unescape=True).payload
 
