@@ -190,9 +190,11 @@ class BatonMCPServer(MCPServer):
                 for name, (fn, annotations) in self.baton_tools.items()]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        result = await self.checked_call_tool(name, arguments, context)
+        if isinstance(result, ScreenedResult):  # a tool's answer: screened where it was made
+            return result
         from baton.domain.redaction import RedactionPolicy
 
-        result = await self.checked_call_tool(name, arguments, context)
         return screened_tool_result(result, self.output_policy() if self.output_policy else RedactionPolicy())
 
     async def checked_call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
