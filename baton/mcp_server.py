@@ -31,25 +31,26 @@ Importing this module imports ``mcp``; only the ``baton mcp`` handler does.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 import threading
-from typing import Annotated, Any, Callable, Literal
+from typing import TYPE_CHECKING, Any, Callable, Literal
 
+import anyio.to_thread
 import orjson
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field, ValidationError
+from mcp.types import CallToolResult, TextContent, Tool, ToolAnnotations
 
 from baton.model import frozen
 from baton import __version__
-from baton.commands.resume import FORMATS
 from baton.domain.batons import DEFAULT_MAX_BYTES
-from baton.domain.handoff import Status, Trigger
 from baton.domain.limits import MAX_INPUT_BYTES
-from baton.app import Baton
 from baton.errors import BatonError, InputError, NotFound
+
+if TYPE_CHECKING:
+    from baton.app import Baton
+    from baton.domain.handoff import Status, Trigger
 
 TOOL_NAMES = ("baton_status", "handoff_capture", "handoff_validate", "handoff_ready", "handoff_resume",
               "handoff_list", "handoff_fork", "handoff_merge", "handoff_detect", "prompt", "bootstrap")
@@ -66,12 +67,11 @@ INSTRUCTIONS = (
     "or transcripts (secrets are redacted before anything is written)."
 )
 
-# Argument types, at module level so the SDK can read the annotations.
-Id = Annotated[str, Field(description="handoff id: full id, 8-character short id, a unique prefix, or 'latest' "
-                                      "(the newest ready handoff of the current branch)")]
-DraftId = Annotated[str, Field(description="handoff id: full id, 8-character short id, or a unique prefix ('latest' "
-                                           "names a ready handoff, never one to validate or promote)")]
-ResumeFormat = Literal[FORMATS]  # type: ignore[valid-type]  # the command's own list of formats
+# The tools' argument types, for the reader: what a tool accepts is its closed
+# input schema (``baton.mcp_schemas.input_schemas``), checked before it runs.
+Id = str  # any id form, or 'latest'
+DraftId = str  # any id form but 'latest'
+ResumeFormat = str  # one of baton.commands.resume.FORMATS
 PromptAction = Literal["session_start", "session_end", "cancel_handoff"]
 Section = dict[str, Any]
 Items = list[dict[str, Any]]
@@ -92,12 +92,24 @@ def structured(data: dict[str, Any], *, is_error: bool = False) -> CallToolResul
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data, is_error=is_error)
 
 
-def tool_result(result: Any) -> CallToolResult:
-    """A command result as an MCP result: its ``to_json()``, structured and as JSON text."""
-    data = _plain_json(result.to_json())
-    if not isinstance(data, dict):
-        data = {"result": data}
-    return structured(data)
+class ScreenedResult(CallToolResult):
+    """A tool result whose every string has been through the output screen
+    already (``screened_answer``): ``BatonMCPServer.call_tool`` passes it on as is."""
+
+
+def screened_answer(result: Any, policy: Any) -> ScreenedResult:
+    """A command result as the caller may see it: its ``to_json()`` as plain
+    JSON, every string through the secret screen (docs/security.md, "What
+    comes out"), as structured content and as the same JSON text. The JSON
+    is encoded once: when the screen changes nothing, the text is that
+    encoding, and an answer screened clean before is not screened again."""
+    from baton.domain.redaction import screen_encoded
+
+    value = result.to_json()
+    raw = orjson.dumps(value if isinstance(value, dict) else {"result": value}, default=str)
+    screened, clean = screen_encoded(raw, policy)
+    text = raw.decode() if clean else orjson.dumps(screened).decode()
+    return ScreenedResult(content=[TextContent(type="text", text=text)], structured_content=screened)
 
 
 ARGUMENT_NAMES = {"session": "session_id", "handoff_id": "id", "token": "id"}
@@ -122,10 +134,6 @@ def argument_error(tool: str, problems: list[str]) -> CallToolResult:
                                  details={"tool": tool, "problems": problems}))
 
 
-def validation_problems(exc: ValidationError) -> list[str]:
-    return [f"{'.'.join(str(part) for part in err['loc']) or '(arguments)'}: {err['msg']}" for err in exc.errors()]
-
-
 # -- the server ------------------------------------------------------------------
 
 def screened_tool_result(result: Any, policy: Any) -> Any:
@@ -134,7 +142,7 @@ def screened_tool_result(result: Any, policy: Any) -> Any:
     (docs/security.md, "What comes out")."""
     from baton.domain.redaction import screen_output, screen_text
 
-    if not isinstance(result, CallToolResult):
+    if not isinstance(result, CallToolResult) or isinstance(result, ScreenedResult):
         return result
     data = result.structured_content
     if isinstance(data, dict) and [getattr(c, "text", None) for c in result.content] == [orjson.dumps(data).decode()]:
@@ -153,24 +161,40 @@ class BatonMCPServer(MCPServer):
     docstring indentation, and arguments checked against the closed schema before a
     tool runs — a failure is reported like every other error: ``{"error": {code,
     message, exit_code}}``;
-    and every answer screened for secrets."""
+    and every answer screened for secrets.
+
+    Baton's tools are plain functions kept here (``baton_tool``), not registered
+    with the SDK's tool manager: it would build a pydantic model and a JSON
+    Schema per tool at start-up, and validate every call against that model,
+    when the closed schemas published here are what a call is held to. Listing
+    and calling go through ``list_tools`` and ``call_tool``, the server's own
+    methods the SDK's request handlers call."""
 
     output_policy: Callable[[], Any] | None = None
     """The rules answers go through (the project's policy once it is open)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.baton_tools: dict[str, tuple[Callable[..., Any], ToolAnnotations]] = {}
+
+    def baton_tool(self, fn: Callable[..., Any], annotations: ToolAnnotations) -> None:
+        """Serve ``fn`` as the tool of its name; its docstring is the description."""
+        self.baton_tools[fn.__name__] = (fn, annotations)
 
     async def list_tools(self) -> list[Any]:
         from baton.mcp_schemas import OUTPUT_SCHEMAS, input_schemas
 
         inputs = input_schemas()
-        listed = await super().list_tools()
-        return [tool.model_copy(update={"input_schema": inputs[tool.name], "output_schema": OUTPUT_SCHEMAS[tool.name],
-                                        "description": inspect.cleandoc(tool.description or "")})
-                for tool in listed]
+        return [Tool(name=name, description=inspect.cleandoc(fn.__doc__ or ""), input_schema=inputs[name],
+                     output_schema=OUTPUT_SCHEMAS[name], annotations=annotations)
+                for name, (fn, annotations) in self.baton_tools.items()]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        result = await self.checked_call_tool(name, arguments, context)
+        if isinstance(result, ScreenedResult):  # a tool's answer: screened where it was made
+            return result
         from baton.domain.redaction import RedactionPolicy
 
-        result = await self.checked_call_tool(name, arguments, context)
         return screened_tool_result(result, self.output_policy() if self.output_policy else RedactionPolicy())
 
     async def checked_call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
@@ -192,12 +216,9 @@ class BatonMCPServer(MCPServer):
         problems = check_arguments(input_schemas()[name], arguments if arguments is not None else {})
         if problems:
             return argument_error(name, problems)
-        try:
-            return await super().call_tool(name, arguments, context)
-        except ToolError as exc:
-            if isinstance(exc.__cause__, ValidationError):
-                return argument_error(name, validation_problems(exc.__cause__))
-            raise
+        # As the SDK runs a synchronous tool: on a worker thread, the event loop free meanwhile.
+        fn = self.baton_tools[name][0]
+        return await anyio.to_thread.run_sync(functools.partial(fn, **(arguments or {})))
 
 
 _READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -226,13 +247,24 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
 
     def app() -> Baton:
         if not opened:
+            from baton.app import Baton
+
             opened.append(Baton.open(root))
         return opened[0]
+
+    def output_policy() -> Any:
+        from baton.domain.redaction import RedactionPolicy
+
+        try:
+            return opened[0].project.policy.redaction if opened else RedactionPolicy()
+        except BatonError:
+            return RedactionPolicy()
 
     def run(command: Callable[[Baton], Any]) -> CallToolResult:
         with serial:
             try:
-                return tool_result(command(app()))
+                result = command(app())
+                return screened_answer(result, output_policy())
             except BatonError as exc:
                 return tool_error(exc)
             except Exception as exc:  # noqa: BLE001 - as in the CLI: no tracebacks for the caller
@@ -243,14 +275,6 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
     server = BatonMCPServer("baton", title="Baton", version=__version__, instructions=INSTRUCTIONS,
                        log_level="WARNING")
 
-    def output_policy() -> Any:
-        from baton.domain.redaction import RedactionPolicy
-
-        try:
-            return opened[0].project.policy.redaction if opened else RedactionPolicy()
-        except BatonError:
-            return RedactionPolicy()
-
     server.output_policy = output_policy
 
     def baton_status() -> CallToolResult:
@@ -260,28 +284,19 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         return run(lambda baton: baton.status())
 
     def handoff_capture(
-        work: Annotated[Section, Field(description="{title, objective, scope[], constraints[], "
-                                                   "definition_of_done[], state?}; title and objective required")],
-        summary: Annotated[Section | None, Field(description="{current_state, completed[], in_progress[], "
-                                                             "discoveries[], why_it_matters}")] = None,
-        decisions: Annotated[Items | None, Field(description="[{decision, rationale, alternatives_considered[], "
-                                                             "evidence_ids[]}]")] = None,
-        artifacts: Annotated[Items | None, Field(description="[{path (inside the project), role: modified|created|"
-                                                             "read|generated|deleted, description}]")] = None,
-        evidence: Annotated[Items | None, Field(description="[{type: command|test|file|commit|url|human|observation, "
-                                                            "claim, ref, result: pass|fail|observed, output?}]; "
-                                                            "output is kept only as a digest and a bounded, "
-                                                            "redacted summary")] = None,
-        failed_attempts: Annotated[Items | None, Field(description="[{approach, outcome: failed|regressed|abandoned, "
-                                                                   "reason, evidence_ids[]}]")] = None,
-        open_items: Annotated[Items | None, Field(description="[{description, priority: high|medium|low, "
-                                                              "suggested_action, acceptance_check}]")] = None,
-        risks: Annotated[Items | None, Field(description="[{description, severity, mitigation}]")] = None,
-        parent: Annotated[Text, Field(description="continue from this handoff (any id form)")] = None,
-        trigger: Annotated[Trigger, Field(description="what prompted the capture")] = "manual",
-        session_id: Annotated[Text, Field(description="the capturing session's opaque id")] = None,
-        harness: Annotated[Text, Field(description="codex, claude-code, cursor, gemini-cli, generic...")] = None,
-        model: Annotated[Text, Field(description="a descriptive model id")] = None,
+        work: Section,
+        summary: Section | None = None,
+        decisions: Items | None = None,
+        artifacts: Items | None = None,
+        evidence: Items | None = None,
+        failed_attempts: Items | None = None,
+        open_items: Items | None = None,
+        risks: Items | None = None,
+        parent: Text = None,
+        trigger: Trigger = "manual",
+        session_id: Text = None,
+        harness: Text = None,
+        model: Text = None,
     ) -> CallToolResult:
         """Capture a DRAFT handoff (never ready by itself). Secrets are redacted by the project's
         policy, or the capture refused (policy_block, exit 5), and paths outside the project are
@@ -305,8 +320,7 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
 
     def handoff_ready(
         id: DraftId,
-        accept_warnings: Annotated[Text, Field(description="required when validation warned: why the warnings "
-                                                           "are acceptable")] = None,
+        accept_warnings: Text = None,
     ) -> CallToolResult:
         """Promote a validated handoff to ready (then it never changes). A failed validation cannot be
         promoted (exit 3); a warn needs accept_warnings; from any other state conflict (exit 4)."""
@@ -314,15 +328,12 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
 
     def handoff_resume(
         id: Id = "latest",
-        format: Annotated[ResumeFormat, Field(description="prompt (a bounded brief), md, or json")] = "prompt",
-        max_tokens: Annotated[int | None, Field(description="token budget for the brief (default 1200, "
-                                                            "at least 500)")] = None,
-        mark_resumed: Annotated[bool, Field(description="record that this session resumed the handoff "
-                                                        "(the only write this tool makes)")] = False,
-        session_id: Annotated[Text, Field(description="the resuming session's opaque id")] = None,
-        harness: Annotated[Text, Field(description="the resuming harness")] = None,
-        any_branch: Annotated[bool, Field(description="with id 'latest': the project's newest ready handoff, "
-                                                      "not this branch's")] = False,
+        format: ResumeFormat = "prompt",
+        max_tokens: int | None = None,
+        mark_resumed: bool = False,
+        session_id: Text = None,
+        harness: Text = None,
+        any_branch: bool = False,
     ) -> CallToolResult:
         """The resume brief of a ready handoff with its freshness derived now (fresh, partially_stale,
         stale, unknown) and its continuity score. 'latest' is the newest ready handoff of the current
@@ -332,12 +343,11 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
                                               session=session_id, harness=harness, any_branch=any_branch))
 
     def handoff_list(
-        status: Annotated[Status | None, Field(description="only handoffs in this state")] = None,
-        work: Annotated[Text, Field(description="full-text search over title, objective and summary")] = None,
-        limit: Annotated[int | None, Field(description="at most this many")] = None,
-        kind: Annotated[Literal["handoff", "baton", "all"], Field(
-            description="handoffs (default), session batons, or all")] = "handoff",
-        branch: Annotated[Text, Field(description="only records of this branch")] = None,
+        status: Status | None = None,
+        work: Text = None,
+        limit: int | None = None,
+        kind: Literal["handoff", "baton", "all"] = "handoff",
+        branch: Text = None,
     ) -> CallToolResult:
         """Handoff summaries, newest first: id, status, flags, title, dates, validation, lineage, branch. No
         evidence payloads. Session batons only with kind baton or all."""
@@ -346,8 +356,8 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
 
     def handoff_fork(
         id: Id,
-        label: Annotated[Text, Field(description="what this branch is for")] = None,
-        session_id: Annotated[Text, Field(description="the forking session's opaque id")] = None,
+        label: Text = None,
+        session_id: Text = None,
     ) -> CallToolResult:
         """Create a DRAFT child of a handoff with lineage relation fork (the parent is never modified).
         It starts from the parent's work, summary, open items, failed attempts and risks; the parent's
@@ -355,12 +365,10 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         return run(lambda baton: baton.fork(id, label=label, session=session_id))
 
     def handoff_merge(
-        ids: Annotated[list[str], Field(description="two or more handoff ids to merge")],
-        resolution: Annotated[Section | None, Field(description="{decision (required: the explicit resolution), "
-                                                                "rationale, resolves[], current_state, "
-                                                                "evidence[], decisions[]}")] = None,
-        title: Annotated[Text, Field(description="the merged work's title (default: the first parent's)")] = None,
-        session_id: Annotated[Text, Field(description="the merging session's opaque id")] = None,
+        ids: list[str],
+        resolution: Section | None = None,
+        title: Text = None,
+        session_id: Text = None,
     ) -> CallToolResult:
         """Create a DRAFT child of two or more handoffs with lineage relation merge. Refused with
         merge_unresolved (exit 3, nothing written, the conflict candidates in details) until resolution
@@ -369,14 +377,10 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         return run(lambda baton: baton.merge(list(ids), title=title, resolution=resolution, session=session_id))
 
     def handoff_detect(
-        signals: Annotated[dict[str, float | bool | None], Field(
-            description="normalized signals, each 0-1 or null (unavailable): context_pressure, turn_pressure, "
-                        "elapsed_pressure, work_boundary, handoff_request, change_pressure, stuck_signal, "
-                        "resume_readiness, semantic_phase_change, unresolved_questions, session_age_pressure")],
-        prepare: Annotated[bool, Field(description="create the draft when the outcome is auto_prepare or an "
-                                                   "explicit request (default: report only)")] = False,
-        session_id: Annotated[Text, Field(description="the session the signals are about")] = None,
-        harness: Annotated[Text, Field(description="the harness reporting them")] = None,
+        signals: dict[str, float | bool | None],
+        prepare: bool = False,
+        session_id: Text = None,
+        harness: Text = None,
     ) -> CallToolResult:
         """Score handoff pressure and readiness (spec §9) with the project's weights and thresholds: the
         score, the inputs used, unavailable signals, reasons and the recommended action (none, recommend,
@@ -386,21 +390,14 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
                                               source="mcp", create_drafts=prepare))
 
     def prompt(
-        action: Annotated[PromptAction, Field(description="session_start, session_end or cancel_handoff")],
-        session_id: Annotated[Text, Field(description="the session's opaque id (required for session_end; "
-                                                      "session_start mints one when absent)")] = None,
-        objective: Annotated[Text, Field(description="session_start: what this session is for (bound to "
-                                                     "owner and branch; absent clears a stale one)")] = None,
-        handoff: Annotated[Section | None, Field(description="session_end: the baton for the next session, "
-                                                             "{nextSteps[] (required), failedApproaches[], "
-                                                             "openQuestions[], branch, owner, shared}")] = None,
-        shared: Annotated[bool | None, Field(description="session_end: share the baton with every owner "
-                                                         "and branch")] = None,
-        harness: Annotated[Text, Field(description="the harness running the session")] = None,
-        owner: Annotated[Text, Field(description="owner (default: git user.email, user.name, OS user, "
-                                                 "'local')")] = None,
-        branch: Annotated[Text, Field(description="branch (default: the current git branch, else "
-                                                  "'unknown')")] = None,
+        action: PromptAction,
+        session_id: Text = None,
+        objective: Text = None,
+        handoff: Section | None = None,
+        shared: bool | None = None,
+        harness: Text = None,
+        owner: Text = None,
+        branch: Text = None,
     ) -> CallToolResult:
         """Session lifecycle. session_start: record the session, set its objective, and claim the
         baton waiting for this owner and branch (else the newest shared one). session_end: end the
@@ -427,14 +424,11 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         return run(act)
 
     def bootstrap(
-        session_id: Annotated[Text, Field(description="the starting session's opaque id (the claim names it; "
-                                                      "absent: a new UUIDv7, returned as sessionId)")] = None,
-        max_bytes: Annotated[int, Field(description="the brief's byte budget (at least 1024)")] = DEFAULT_MAX_BYTES,
-        owner: Annotated[Text, Field(description="owner (default: git user.email, user.name, OS user, "
-                                                 "'local')")] = None,
-        branch: Annotated[Text, Field(description="branch (default: the current git branch)")] = None,
-        peek: Annotated[bool, Field(description="show what would be delivered without claiming it "
-                                                "(nothing is written)")] = False,
+        session_id: Text = None,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        owner: Text = None,
+        branch: Text = None,
+        peek: bool = False,
     ) -> CallToolResult:
         """The session-start brief: the session baton waiting for this owner and branch (rendered as
         '## 🤝 Active Session Handoff' and claimed exactly once, only when it fits max_bytes), the
@@ -443,17 +437,17 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         return run(lambda baton: baton.bootstrap(session_id=session_id, max_bytes=max_bytes, owner=owner,
                                                  branch=branch, peek=peek))
 
-    server.add_tool(baton_status, annotations=_READ_ONLY)
-    server.add_tool(handoff_capture, annotations=_WRITES)
-    server.add_tool(handoff_validate, annotations=_WRITES)
-    server.add_tool(handoff_ready, annotations=_WRITES)
-    server.add_tool(handoff_resume, annotations=_WRITES)
-    server.add_tool(handoff_list, annotations=_READ_ONLY)
-    server.add_tool(handoff_fork, annotations=_WRITES)
-    server.add_tool(handoff_merge, annotations=_WRITES)
-    server.add_tool(handoff_detect, annotations=_WRITES)
-    server.add_tool(prompt, annotations=_MAY_CANCEL)
-    server.add_tool(bootstrap, annotations=_WRITES)
+    server.baton_tool(baton_status, _READ_ONLY)
+    server.baton_tool(handoff_capture, _WRITES)
+    server.baton_tool(handoff_validate, _WRITES)
+    server.baton_tool(handoff_ready, _WRITES)
+    server.baton_tool(handoff_resume, _WRITES)
+    server.baton_tool(handoff_list, _READ_ONLY)
+    server.baton_tool(handoff_fork, _WRITES)
+    server.baton_tool(handoff_merge, _WRITES)
+    server.baton_tool(handoff_detect, _WRITES)
+    server.baton_tool(prompt, _MAY_CANCEL)
+    server.baton_tool(bootstrap, _WRITES)
     return server
 
 

@@ -77,4 +77,12 @@ def mutable(maybe_cls: type[T] | None = None, **options: Any) -> Any:
     return wrap if maybe_cls is None else wrap(maybe_cls)
 
 
-__all__: list[str] = ["frozen", "mutable"]
+def as_tuple(value: Any) -> tuple:
+    """``tuple(value)``, as an attrs converter: attrs reads a converter's
+    signature when a class is defined, and the builtin ``tuple``'s takes
+    ``inspect`` ~0.5 ms to parse from its text — a Python function's is read
+    from its code object."""
+    return tuple(value)
+
+
+__all__: list[str] = ["as_tuple", "frozen", "mutable"]

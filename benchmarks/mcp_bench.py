@@ -22,7 +22,9 @@ Rows:
    (``handoff_list`` with ``limit: 20`` / ``empty``) answered. Median of
    ``--repeat`` interleaved fresh processes. Targets: well under a second
    (``START_TARGET_MS``), and baton beside the empty server (no ratio target:
-   the row shows what Baton adds to the SDK's own start).
+   the row shows what Baton adds to the SDK's own start). The server's CPU
+   time by its first result is a row too: on a busy machine it varies far
+   less than the wall time.
 2. **round trip**: in one started session, ``--calls`` further ``tools/call``
    of ``handoff_list`` (``limit: 20``), and as many of ``empty`` in the empty
    server's session, interleaved in blocks; median per call, and the server's
@@ -31,6 +33,12 @@ Rows:
    answer, read from a file (its JSON as structured content and as text, as
    Baton answers): what the SDK costs to carry an answer of that size, so the
    rest is Baton's work (catch-up, query, screening).
+
+With ``--baseline DIR`` (a source tree of another Baton revision, say
+``git archive main | tar -x -C DIR``), a third server, **baseline**, is that
+revision's ``baton mcp`` (the same interpreter and SDK, ``PYTHONPATH=DIR``),
+started and called interleaved with the other two: before/after rows from one
+run.
 
 Every answer is checked (a JSON-RPC error, ``isError``, or a list without
 handoffs fails the run), so an error is never timed as a success. No test
@@ -170,6 +178,7 @@ def _listed(result: dict) -> dict:
 
 SERVERS = {
     "baton": ("handoff_list", LIST_ARGUMENTS, _listed),
+    "baseline": ("handoff_list", LIST_ARGUMENTS, _listed),
     "empty": ("empty", {}, lambda result: result),
     "canned": ("canned", {}, lambda result: result),
 }
@@ -177,8 +186,9 @@ SERVERS = {
 
 
 def start(kind: str, root: Path, launcher: list[str], env: dict[str, str]) -> tuple[Session, float]:
-    """A fresh server: its session and the ms from fork to the first tool result."""
-    argv = ([*launcher, "mcp", "--project", str(root)] if kind == "baton"
+    """A fresh server: its session and the ms from fork to the first tool result (its CPU
+    time by then: ``cpu_ms(session.proc.pid)``)."""
+    argv = ([*launcher, "mcp", "--project", str(root)] if kind in ("baton", "baseline")
             else [sys.executable, "-c", EMPTY_SERVER])
     tool, arguments, check = SERVERS[kind]
     session = Session(argv, env)
@@ -211,24 +221,33 @@ def round_trips(session: Session, kind: str, calls: int) -> tuple[list[float], f
 
 
 def mcp_samples(root: Path, launcher: list[str], env: dict[str, str], repeat: int, calls: int = 200,
-                block: int = 20) -> dict[str, list[float]]:
-    """Interleaved: per repetition, a fresh baton server and a fresh empty one (start to first
-    result); in the last repetition's sessions, ``calls`` round trips each, alternating blocks."""
-    samples: dict[str, list[float]] = {"start baton": [], "start empty": [], "call baton": [], "call empty": [],
-                                       "call canned": [], "server cpu baton": [], "server cpu empty": [],
-                                       "server cpu canned": []}
+                block: int = 20, baseline: Path | None = None) -> dict[str, list[float]]:
+    """Interleaved: per repetition, a fresh baton server and a fresh empty one (and the
+    baseline's, with ``baseline``) from start to first result; in the last repetition's
+    sessions, ``calls`` round trips each, alternating blocks."""
+    servers = ("empty", "baton") + (("baseline",) if baseline else ())
+    samples: dict[str, list[float]] = {f"{measure} {kind}": [] for measure in ("start", "start cpu", "call",
+                                                                               "server cpu")
+                                       for kind in (*servers, "canned") if not (measure.startswith("start")
+                                                                                and kind == "canned")}
     canned = canned_answer(root)
     env = dict(env, BATON_BENCH_CANNED=str(canned))
+    envs = {kind: env for kind in servers}
+    if baseline:
+        envs["baseline"] = dict(env, PYTHONPATH=str(baseline))
     for rep in range(-1, repeat):  # rep -1 warms the page cache and the bytecode; not kept
         sessions = {}
         try:
-            for kind in ("empty", "baton"):
-                sessions[kind], ms = start(kind, root, launcher, env)
+            for kind in servers:
+                sessions[kind], ms = start(kind, root, launcher, envs[kind])
+                cpu = cpu_ms(sessions[kind].proc.pid)
                 if rep >= 0:
                     samples[f"start {kind}"].append(ms)
+                    if cpu is not None:
+                        samples[f"start cpu {kind}"].append(cpu)
             if rep == repeat - 1:
                 for _ in range(0, calls, block):
-                    for kind in ("empty", "baton", "canned"):
+                    for kind in (*servers, "canned"):
                         walls, cpu = round_trips(sessions["empty" if kind == "canned" else kind], kind, block)
                         samples[f"call {kind}"].extend(walls)
                         if cpu is not None:
@@ -246,7 +265,7 @@ def canned_answer(root: Path) -> Path:
 
     from baton.app import Baton
 
-    with Baton.open(root) as app:  # the JSON the tool answers with (baton.mcp_server.tool_result; not imported
+    with Baton.open(root) as app:  # the JSON the tool answers with (baton.mcp_server.screened_answer; not imported
         # here: that would import the SDK into this process, and benchmarks/secrets.py shadows the stdlib's)
         data = orjson.loads(orjson.dumps(app.list_handoffs(limit=LIST_ARGUMENTS["limit"]).to_json(), default=str))
     fd, name = tempfile.mkstemp(prefix="baton-bench-canned-", suffix=".json")
@@ -256,9 +275,9 @@ def canned_answer(root: Path) -> Path:
 
 
 def mcp_rows(root: Path, launcher: list[str], env: dict[str, str], repeat: int,
-             calls: int = 200) -> tuple[list[dict], dict]:
+             calls: int = 200, baseline: Path | None = None) -> tuple[list[dict], dict]:
     """The rows ``benchmarks/run.py`` prints (``events`` is filled in by the caller)."""
-    samples = mcp_samples(root, launcher, env, repeat, calls)
+    samples = mcp_samples(root, launcher, env, repeat, calls, baseline=baseline)
     start_baton, start_empty = (statistics.median(samples[k]) for k in ("start baton", "start empty"))
     call_baton, call_empty = (statistics.median(samples[k]) for k in ("call baton", "call empty"))
     rows = [
@@ -275,6 +294,12 @@ def mcp_rows(root: Path, launcher: list[str], env: dict[str, str], repeat: int,
          "rss_mb": None, "baseline": "same answer, canned", "baseline_ms": statistics.median(samples["call canned"]),
          "ratio": call_baton / statistics.median(samples["call canned"]), "target": None},
     ]
+    if samples["start cpu baton"] and samples["start cpu empty"]:
+        cpu_start_baton, cpu_start_empty = (statistics.median(samples[k]) for k in ("start cpu baton",
+                                                                                     "start cpu empty"))
+        rows.append({"measure": "MCP start→1st result", "command": "baton mcp, CPU", "wall_ms": cpu_start_baton,
+                     "rss_mb": None, "baseline": "empty SDK server, CPU", "baseline_ms": cpu_start_empty,
+                     "ratio": cpu_start_baton / cpu_start_empty, "target": None})
     if samples["server cpu baton"] and samples["server cpu empty"]:
         cpu_baton, cpu_empty = (sum(samples[k]) / len(samples[k]) for k in ("server cpu baton", "server cpu empty"))
         rows.append({"measure": "MCP round trip", "command": "handoff_list, server CPU", "wall_ms": cpu_baton,
@@ -285,7 +310,32 @@ def mcp_rows(root: Path, launcher: list[str], env: dict[str, str], repeat: int,
             rows.append({"measure": "MCP round trip", "command": "handoff_list, server CPU", "wall_ms": cpu_baton,
                          "rss_mb": None, "baseline": "canned answer, CPU", "baseline_ms": cpu_canned,
                          "ratio": cpu_baton / cpu_canned if cpu_canned else float("inf"), "target": None})
-    return rows, {"samples_ms": samples, "protocol": PROTOCOL, "calls": calls}
+    if baseline:
+        start_base, call_base = (statistics.median(samples[k]) for k in ("start baseline", "call baseline"))
+        cpu_base = sum(samples["server cpu baseline"]) / max(1, len(samples["server cpu baseline"]))
+        cpu_now = sum(samples["server cpu baton"]) / max(1, len(samples["server cpu baton"]))
+        rows += [
+            {"measure": "MCP start→1st result", "command": "baton mcp: handoff_list", "wall_ms": start_baton,
+             "rss_mb": None, "baseline": "baseline revision", "baseline_ms": start_base,
+             "ratio": start_baton / start_base, "target": None},
+            *([{"measure": "MCP start→1st result", "command": "baton mcp, CPU",
+                "wall_ms": statistics.median(samples["start cpu baton"]), "rss_mb": None,
+                "baseline": "baseline rev., CPU", "baseline_ms": statistics.median(samples["start cpu baseline"]),
+                "ratio": statistics.median(samples["start cpu baton"]) / statistics.median(
+                    samples["start cpu baseline"]), "target": None}]
+              if samples["start cpu baton"] and samples["start cpu baseline"] else []),
+            {"measure": "MCP round trip", "command": "handoff_list (limit 20)", "wall_ms": call_baton,
+             "rss_mb": None, "baseline": "baseline revision", "baseline_ms": call_base,
+             "ratio": call_baton / call_base, "target": None},
+            {"measure": "MCP round trip", "command": "handoff_list, server CPU", "wall_ms": cpu_now,
+             "rss_mb": None, "baseline": "baseline rev., CPU", "baseline_ms": cpu_base,
+             "ratio": cpu_now / cpu_base if cpu_base else float("inf"), "target": None},
+            {"measure": "MCP round trip", "command": "baseline rev.: handoff_list", "wall_ms": call_base,
+             "rss_mb": None, "baseline": "empty SDK tool", "baseline_ms": call_empty,
+             "ratio": call_base / call_empty, "target": ROUND_TRIP_TARGET},
+        ]
+    return rows, {"samples_ms": samples, "protocol": PROTOCOL, "calls": calls,
+                  "baseline": str(baseline) if baseline else None}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -298,6 +348,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=bench_build.DEFAULT_CACHE,
                         help="built projects are kept and reused here (as benchmarks/build.py)")
     parser.add_argument("--out", type=Path, default=None, help="also write every sample as JSON")
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="a source tree of another Baton revision, served beside this one (before/after rows)")
     args = parser.parse_args(argv)
     script = Path(sys.executable).parent / "baton"
     launcher = [str(script)] if script.exists() else [sys.executable, "-m", "baton"]
@@ -309,14 +361,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         root = scratch / "project"
         shutil.copytree(cached, root, symlinks=True)
-        rows, detail = mcp_rows(root, launcher, env, args.repeat, args.calls)
+        rows, detail = mcp_rows(root, launcher, env, args.repeat, args.calls, baseline=args.baseline)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     for row in rows:
         target = row["target"]
         holds = "" if target is None else ("yes" if row["ratio"] <= target else "NO")
-        print(f"{meta['events']:>6} | {row['measure']:<21} | {row['command']:<24} | {row['wall_ms']:8.1f} ms | "
-              f"{row['baseline']:<20} | {row['baseline_ms']:8.1f} ms | {row['ratio']:5.2f} | {holds}")
+        print(f"{meta['events']:>6} | {row['measure']:<21} | {row['command']:<27} | {row['wall_ms']:8.2f} ms | "
+              f"{row['baseline']:<20} | {row['baseline_ms']:8.2f} ms | {row['ratio']:5.2f} | {holds}")
     if args.out:
         args.out.write_text(json.dumps({"events": meta["events"], "rows": rows, **detail}, indent=1) + "\n")
     return 0

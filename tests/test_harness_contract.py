@@ -7,7 +7,7 @@ import json
 import pytest
 
 from baton.harnesses import HARNESSES, adapter
-from baton.harnesses.protocol import IGNORED, KINDS, SESSION_START, USER_PROMPT, HarnessAdapter
+from baton.harnesses.protocol import IGNORED, KINDS, PRE_COMPACT, SESSION_START, USER_PROMPT, HarnessAdapter
 from tests.harness_support import every_fixture, fixture
 
 FIXTURES = every_fixture()
@@ -40,8 +40,8 @@ def test_a_fixture_reads_as_the_session_and_project_it_names(harness, name):
     assert meta.kind in KINDS
     assert meta.session_id and "synthetic" in meta.session_id
     assert chosen.get_project_context(payload).cwd == "/path/to/project"
-    if "." in name:  # SessionStart.resume, PreCompact.auto: the harness's own field is kept
-        assert name.split(".")[1] in (meta.source, meta.trigger)
+    if "." in name and meta.kind in (SESSION_START, PRE_COMPACT):  # SessionStart.resume, PreCompact.auto:
+        assert name.split(".")[1] in (meta.source, meta.trigger)  # the harness's own field is kept
 
 
 @pytest.mark.parametrize("harness,name", FIXTURES, ids=lambda v: v)
@@ -49,14 +49,15 @@ def test_only_a_session_start_or_a_prompt_answers_with_context_in_the_harness_sh
     chosen = adapter(harness)
     meta = chosen.get_session_metadata(name.split(".")[0], fixture(harness, name))
     answer = chosen.render_notice(meta, "the brief")
-    if meta.kind in (SESSION_START, USER_PROMPT):
+    if meta.kind == SESSION_START or (meta.kind == USER_PROMPT and chosen.prompt_context):
         data = json.loads(answer)
         text = data["additional_context"] if harness == "cursor" else data["hookSpecificOutput"]["additionalContext"]
         assert text == "the brief"
     else:
-        assert answer == chosen.empty_answer
+        assert answer == chosen.empty_for(meta.event)
     if chosen.empty_answer:
         assert json.loads(chosen.empty_answer) == {}  # a harness that parses stdout gets JSON
+    assert all(json.loads(a) for a in chosen.empty_answers.values())  # an event's own answer is JSON too
 
 
 @pytest.mark.parametrize("harness", ["claude-code", "codex"])
@@ -89,3 +90,19 @@ def test_no_adapter_reads_the_transcript(tmp_path):
         meta = adapter(harness).get_session_metadata(name.split(".")[0],
                                                      fixture(harness, name, transcript_path=str(transcript)))
         assert str(transcript) not in repr(meta)
+
+
+def test_cursor_lets_every_prompt_through_and_tells_the_agent_nothing():
+    """beforeSubmitPrompt's answer is a verdict ({"continue": …}), not context."""
+    chosen = adapter("cursor")
+    meta = chosen.get_session_metadata("beforeSubmitPrompt", fixture("cursor", "beforeSubmitPrompt"))
+    assert meta.kind == USER_PROMPT and meta.handoff_request is True
+    assert json.loads(chosen.render_notice(meta, "a draft was prepared")) == {"continue": True}
+    assert json.loads(chosen.render_notice(meta, None)) == {"continue": True}
+
+
+def test_a_prompt_given_to_a_codex_subagent_is_never_a_handoff_request():
+    payload = fixture("codex", "UserPromptSubmit.subagent")
+    assert "continue later" in payload["prompt"]  # would be an explicit request from the person
+    meta = adapter("codex").get_session_metadata("UserPromptSubmit", payload)
+    assert meta.kind == USER_PROMPT and meta.handoff_request is False

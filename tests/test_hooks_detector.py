@@ -56,3 +56,26 @@ def test_a_compaction_is_recorded_as_a_recommendation_naming_its_draft(repo):
     [recorded] = _detector_events(repo)
     assert recorded["data"]["draft_id"] == outcome.result.handoff_id
     assert recorded["data"]["inputs"] == {"context_pressure": 1.0}
+
+
+def test_a_cursor_prompt_asking_for_a_handoff_prepares_a_draft_and_lets_the_prompt_through(repo):
+    outcome = hook(repo, "cursor", "beforeSubmitPrompt", fixture("cursor", "beforeSubmitPrompt", repo))
+    assert outcome.result.action == "prepare" and outcome.result.draft
+    assert json.loads(outcome.answer) == {"continue": True}  # no field can carry context to the agent
+    [recorded] = _detector_events(repo)
+    assert recorded["data"]["draft_id"] == outcome.result.draft and recorded["data"]["source"] == "hook"
+
+
+def test_an_ordinary_cursor_prompt_writes_nothing_and_lets_the_prompt_through(repo):
+    lines = ledger_lines(repo)
+    outcome = hook(repo, "cursor", "beforeSubmitPrompt",
+                   fixture("cursor", "beforeSubmitPrompt", repo, prompt="fix the handoff parser"))
+    assert outcome.problem is None and json.loads(outcome.answer) == {"continue": True}
+    assert ledger_lines(repo) == lines
+
+
+def test_a_prompt_given_to_a_codex_subagent_writes_nothing(repo):
+    lines = ledger_lines(repo)
+    outcome = hook(repo, "codex", "UserPromptSubmit", fixture("codex", "UserPromptSubmit.subagent", repo))
+    assert outcome.problem is None and outcome.result is None and outcome.answer == ""
+    assert ledger_lines(repo) == lines

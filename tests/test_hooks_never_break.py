@@ -89,3 +89,11 @@ def test_the_cli_prints_the_problem_on_one_line(project_dir, capsys, monkeypatch
 def test_an_unknown_event_name_is_not_an_error_for_the_harness(project, harness):
     outcome = hook(project, harness, "Notification", {"session_id": "s"})
     assert outcome.exit_code == 0 and outcome.problem
+
+
+def test_cursor_prompt_hook_lets_the_prompt_through_when_baton_fails(project_dir):
+    """Cursor reads beforeSubmitPrompt's stdout as a verdict: ``{}`` might hold the prompt back."""
+    git_init(project_dir)  # not a Baton project
+    result = _run(project_dir, "cursor", "beforeSubmitPrompt",
+                  json.dumps(fixture("cursor", "beforeSubmitPrompt", project_dir)))
+    _assert_quiet_failure(result, '{"continue":true}')

@@ -258,3 +258,83 @@ def test_a_pin_inside_the_lock_does_not_mislead_the_versions_the_ledger_reports(
         assert opened.runner.get("streams", "s/2") is None
         assert (scope.txn.stream_version("s/1"), scope.txn.stream_version("s/2")) == (120, 120)
     opened.close()
+
+
+def test_a_long_lived_project_reading_again_with_nothing_new_reads_no_byte_and_takes_no_lock(warm):
+    opened = counting_project(warm)
+    opened.reading()
+    ledger = opened.ledger
+    ledger.reads.clear()
+    taken = []
+    locked = ledger.locked
+    ledger.locked = lambda: (taken.append(1), locked())[1]
+
+    runner = opened.reading()
+
+    assert ledger.bytes_read == 0 and taken == []
+    assert runner.get("event_counts", "test.noted")["count"] == 600
+    opened.close()
+
+
+def test_a_long_lived_project_folds_what_another_writer_appended_after_a_quiet_reading(warm):
+    opened = counting_project(warm)
+    opened.reading()
+    opened.reading()  # quiet: nothing new
+    append(other_writer(warm, "beta"), [note("s/3", 3000)])
+
+    runner = opened.reading()
+
+    assert runner.get("streams", "s/3")["version"] == 121
+    opened.close()
+
+
+def test_a_long_lived_project_finds_a_cursor_line_edited_in_place_after_a_quiet_reading(warm):
+    opened = counting_project(warm)
+    opened.reading()
+    feed = warm / ".baton" / "ledger" / "beta.jsonl"
+    raw = feed.read_bytes()
+    last = raw.splitlines(keepends=True)[-1]
+    changed = last.replace(b'"test.noted"', b'"test.noteD"')  # same size, same inode: only the bytes differ
+    with open(feed, "r+b") as fh:
+        fh.seek(len(raw) - len(last))
+        fh.write(changed)
+
+    with pytest.raises(LedgerCorrupt):
+        opened.reading()
+    opened.close()
+
+
+def test_a_remembered_answer_is_computed_again_once_another_process_changes_the_index(warm):
+    opened = Project.open(warm)
+    opened.reading()
+    calls = []
+
+    def count() -> int:
+        calls.append(1)
+        return len(calls)
+
+    assert opened.runner.memo("question", count) == opened.runner.memo("question", count) == 1
+    append(other_writer(warm, "beta"), [note("s/3", 3000)])
+    theirs = Project.open(warm)
+    theirs.reading()  # another connection folds the new event into the shared index
+    theirs.close()
+
+    assert opened.runner.memo("question", count) == 2
+    opened.close()
+
+
+def test_a_remembered_answer_is_computed_again_after_this_process_writes(warm):
+    opened = Project.open(warm)
+    opened.reading()
+    calls = []
+
+    def count() -> int:
+        calls.append(1)
+        return len(calls)
+
+    assert opened.runner.memo("question", count) == 1
+    with opened.writing() as scope:
+        scope.append([note("s/4", 4000)])
+
+    assert opened.runner.memo("question", count) == 2
+    opened.close()

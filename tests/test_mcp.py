@@ -135,6 +135,18 @@ async def test_handoff_list_returns_what_the_cli_lists(repo):
     assert listed.structured_content["count"] == 1
 
 
+async def test_handoff_list_answers_what_another_process_captured_between_two_calls(repo):
+    """A long-lived server never answers from an earlier answer (the feeds-only
+    case, events no process folded yet, is tests/test_ledger_catch_up_cost.py's)."""
+    async with Client(build_server(repo)) as client:
+        first = await client.call_tool("handoff_list", {})
+        again = await client.call_tool("handoff_list", {})
+        captured = baton_json(repo, "checkpoint", "create", "--input", "-", input=json.dumps(payload()))
+        after = await client.call_tool("handoff_list", {})
+    assert first.structured_content == again.structured_content and first.structured_content["count"] == 0
+    assert [h["id"] for h in after.structured_content["handoffs"]] == [captured["id"]]
+
+
 async def test_a_secret_sent_to_handoff_capture_never_reaches_the_baton_directory(project):
     body = payload(summary={"current_state": f"Deployed with key {AWS_KEY}; one fixture remains."})
     async with Client(build_server(project)) as client:

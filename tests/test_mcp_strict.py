@@ -128,3 +128,14 @@ def test_the_argument_check_accepts_what_the_schema_allows():
     schema = input_schemas()["handoff_capture"]
     assert check_arguments(schema, payload(failed_attempts=[{"approach": "x", "outcome": "failed"}])) == []
     assert check_arguments(schema, {"work": {"title": "t", "objective": "o", "state": None}}) == []
+
+
+def test_each_tool_takes_exactly_the_arguments_its_schema_names_and_requires_what_it_requires(project):
+    import inspect
+
+    for name, (fn, _annotations) in build_server(project).baton_tools.items():
+        schema = input_schemas()[name]
+        parameters = inspect.signature(fn).parameters
+        assert set(parameters) == set(schema["properties"]), name
+        required = {p for p, spec in parameters.items() if spec.default is inspect.Parameter.empty}
+        assert required == set(schema.get("required", ())), name

@@ -576,3 +576,43 @@ def test_the_memory_of_screened_strings_is_bounded(monkeypatch):
     for i in range(50):
         assert redaction.screen_output(f"BOUNDED-{i} and note {i}", policy) == f"[REDACTED:bounded] and note {i}"
         assert len(redaction._scrub_memo(policy)) <= 8
+
+
+def test_a_value_whose_strings_were_all_screened_clean_is_given_back_as_is():
+    from baton.domain.redaction import screen_output
+
+    answer = {"handoffs": [{"title": "plain words", "flags": ["stale"], "count": 2, "score": 0.5}]}
+    assert screen_output(answer, POLICY) == answer  # screened: a copy
+    assert screen_output(answer, POLICY) is answer  # every string remembered clean: itself
+
+
+def test_an_encoded_answer_screened_clean_again_is_the_same_value_and_one_changed_by_a_secret_is_redacted():
+    from baton.domain.redaction import screen_encoded
+
+    encoded = orjson.dumps({"handoffs": [{"title": "plain words", "flags": ["stale"], "count": 2}]})
+    first, clean = screen_encoded(encoded, POLICY)
+    assert clean and first == orjson.loads(encoded)
+    assert screen_encoded(encoded, POLICY) == (first, True) and screen_encoded(encoded, POLICY)[0] is first
+    token = fake_github_token()
+    leaking = orjson.dumps({"handoffs": [{"title": f"plain words {token}", "flags": ["stale"], "count": 2}]})
+    screened, clean = screen_encoded(leaking, POLICY)
+    assert not clean and token not in orjson.dumps(screened).decode()
+    assert screen_encoded(leaking, POLICY)[1] is False  # never remembered as clean
+
+
+def test_an_answer_remembered_clean_under_one_rule_set_is_screened_again_under_another():
+    from baton.domain.redaction import screen_encoded
+
+    encoded = orjson.dumps({"note": "TICKET-7 and more"})
+    assert screen_encoded(encoded, POLICY) == ({"note": "TICKET-7 and more"}, True)
+    ticketed = RedactionPolicy(rules=POLICY.rules + (custom_rule("ticket", regex=r"TICKET-\d+"),))
+    assert screen_encoded(encoded, ticketed) == ({"note": "[REDACTED:ticket] and more"}, False)
+
+
+def test_a_string_with_an_escaped_quote_is_screened_with_the_escape_undone_even_when_remembered():
+    from baton.domain.redaction import screen_encoded, screen_output
+
+    secret = "api_key=\\'q8Wm2vR7xL4kT9pZ3nB6\\'"  # as repr() quotes a value inside a message
+    first = screen_output({"message": secret}, POLICY)
+    again, clean = screen_encoded(orjson.dumps({"message": secret}), POLICY)
+    assert first == again and not clean and "q8Wm2vR7xL4kT9pZ3nB6" not in again["message"]

@@ -73,6 +73,9 @@ class Project:
         self._ledger: Ledger | None = None
         self._runner: ProjectionRunner | None = None
         self._policy = None
+        self._caught_up_at: tuple | None = None
+        """The feeds and the index as the last catch-up under the lock left
+        them (``reading``): while both are unchanged, a reading needs no catch-up."""
 
     @property
     def root(self) -> Path:
@@ -228,10 +231,27 @@ class Project:
         if self.read_only:
             runner.catch_up(progress=progress, allow_pinned=True)
             return runner
+        if self._caught_up_at is not None and self._quiet_since() == self._caught_up_at:
+            # A long-lived process (the MCP server, the status page) reading
+            # again: no feed gained a byte and no one touched the index since
+            # the last catch-up, so there is nothing to fold (a stat per feed
+            # and one pragma, no lock). Appends take the lock and grow a feed,
+            # and a rebuild or ``gc`` changes the index: either one ends this.
+            return runner
         with self.ledger.locked():
             done = runner.catch_up(progress=progress, allow_pinned=True)
+            self._caught_up_at = self._quiet_since()
         self._caught_up(done, started)
         return runner
+
+    def _quiet_since(self) -> tuple | None:
+        """The feeds' ``(name, inode, size, mtime)`` and the index's ``content_token``
+        (None when either cannot be told without reading)."""
+        stats = getattr(self.ledger, "feed_stats", None)
+        token = self.runner.content_token()
+        if stats is None or token is None:
+            return None
+        return stats(), token
 
     def close(self) -> None:
         if self._runner is not None:

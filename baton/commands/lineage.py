@@ -40,7 +40,11 @@ def current_conflicts(runner: Any, around: Sequence[str] | None = None) -> tuple
     from baton.domain.lineage import Graph, conflict_candidates
     from baton.projections.lineage import has_branches, load_component, load_graph
 
-    if "lineage" not in runner.by_name or not has_branches(runner.db):
+    if "lineage" not in runner.by_name:
+        return Graph(()), []
+    memo = getattr(runner, "memo", None)  # kept while the index is unchanged (a long-lived server)
+    branched = memo("lineage.has_branches", lambda: has_branches(runner.db)) if memo else has_branches(runner.db)
+    if not branched:
         return Graph(()), []
     graph = load_graph(runner) if around is None else load_component(runner, around)
     return graph, conflict_candidates(graph)

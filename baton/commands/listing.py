@@ -37,7 +37,12 @@ class ListResult:
     branch: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"handoffs": [{**r.to_json(), "conflicts": self.conflicts.get(r.id, [])} for r in self.rows],
+        rows = []
+        for r in self.rows:
+            row = r.to_json()
+            row["conflicts"] = self.conflicts.get(r.id, [])
+            rows.append(row)
+        return {"handoffs": rows,
                 "count": len(self.rows),
                 "filters": {"status": self.status, "work": self.work, "kind": self.kind, "branch": self.branch}}
 

@@ -33,7 +33,7 @@ from typing import Any, Literal, NewType, get_args, get_origin
 
 import attrs
 
-from baton.model import frozen
+from baton.model import as_tuple, frozen
 from baton.errors import HandoffInputError
 
 SCHEMA_VERSION = "0.1"
@@ -75,7 +75,7 @@ _OMIT_EMPTY = "baton_omit_empty"
 
 
 def _seq(*, omit_empty: bool = False) -> Any:
-    return attrs.field(factory=tuple, converter=tuple, metadata={_OMIT_EMPTY: omit_empty})
+    return attrs.field(factory=tuple, converter=as_tuple, metadata={_OMIT_EMPTY: omit_empty})
 
 
 def _extra() -> Any:
@@ -736,15 +736,17 @@ def compact_timestamp(ts: str) -> str:
     return moment.strftime("%Y%m%dT%H%M%SZ")
 
 
-def handoff_file_name(h_or_created_at: Handoff | str, handoff_id: str | None = None) -> str:
-    """``<created-at without punctuation>--<short-id>.json`` (§7.1)."""
+def handoff_file_name(h_or_created_at: Handoff | str, handoff_id: str | None = None, *,
+                      short: str | None = None) -> str:
+    """``<created-at without punctuation>--<short-id>.json`` (§7.1); ``short``:
+    the id's ``short_id`` when the caller has it already (a listing row)."""
     if isinstance(h_or_created_at, Handoff):
         created_at, handoff_id = h_or_created_at.created_at, h_or_created_at.id
     else:
         created_at = h_or_created_at
         if handoff_id is None:
             raise TypeError("handoff_file_name(created_at, handoff_id) needs the id")
-    return f"{compact_timestamp(created_at)}--{short_id(handoff_id)}.json"
+    return f"{compact_timestamp(created_at)}--{short or short_id(handoff_id)}.json"
 
 
 def handoff_relpath(h: Handoff) -> str:

@@ -8,6 +8,16 @@ with ``additional_context``; payloads carry ``conversation_id`` /
 between releases (``sessionStart`` was rejected as unknown by some), so the
 rule and the MCP server carry the integration on their own; the hooks add
 the brief at start and the draft before compaction where they run.
+
+``beforeSubmitPrompt`` (``prompt``, ``attachments``) feeds the detector as
+the other harnesses' prompt hooks do, but its answer is a verdict, not
+context: ``{"continue": true}`` lets the prompt through, ``false`` holds it
+back, and there is no field to tell the agent anything. So Baton always
+answers ``{"continue": true}`` — also when it fails — and an explicit
+request (``/handoff``) prepares the draft without the agent being told; the
+agent finds it with ``handoff_list``. Shape checked against the documented
+input/output (cursor.com/docs/agent/hooks, as typed in johnlindquist/cursor-hooks
+``src/types.ts``: ``BeforeSubmitPromptResponse {continue: boolean}``).
 """
 
 from __future__ import annotations
@@ -15,11 +25,14 @@ from __future__ import annotations
 from typing import Any
 
 from baton.harnesses.protocol import (
-    PRE_COMPACT, SESSION_END, SESSION_START, CommandHookAdapter, ConfigFile, HookCommand, SessionMetadata,
-    mcp_servers,
+    PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, CommandHookAdapter, ConfigFile, HookCommand,
+    SessionMetadata, mcp_servers,
 )
 
-HOOKS = (HookCommand("sessionStart"), HookCommand("preCompact"), HookCommand("sessionEnd"))
+HOOKS = (HookCommand("sessionStart"), HookCommand("preCompact"), HookCommand("sessionEnd"),
+         HookCommand("beforeSubmitPrompt"))
+LET_THROUGH = '{"continue":true}'
+"""``beforeSubmitPrompt``'s answer, always: the prompt goes on, whatever Baton did."""
 
 RULE = """---
 description: Baton keeps verified handoffs between agent sessions in this project
@@ -35,6 +48,9 @@ This project uses Baton (`baton` CLI, `baton` MCP server) for session continuity
   `baton handoff validate ID`, `baton handoff ready ID`).
 - To leave next steps for the next session on this branch: the `prompt` tool with
   action `session_end` and a `handoff` object (`baton session end ID --handoff-steps "A,B"`).
+- When the user asks for a handoff (`/handoff`, "continue later"), Baton has already
+  prepared a draft: find it with `handoff_list` (status `draft`), complete it with what
+  you know, then validate and promote it.
 - Record facts only; never paste secrets or transcripts. See skills/baton/SKILL.md.
 """
 
@@ -52,10 +68,13 @@ def _files(command: str, lines: tuple[str, ...]) -> list[ConfigFile]:
 
 ADAPTER = CommandHookAdapter(
     name="cursor",
-    kinds={"sessionStart": SESSION_START, "preCompact": PRE_COMPACT, "sessionEnd": SESSION_END},
+    kinds={"sessionStart": SESSION_START, "preCompact": PRE_COMPACT, "sessionEnd": SESSION_END,
+           "beforeSubmitPrompt": USER_PROMPT},
     hooks=HOOKS,
     files=_files,
     answer=_answer,
     empty_answer="{}",
+    empty_answers={"beforeSubmitPrompt": LET_THROUGH},
+    prompt_context=False,
     session_fields=("session_id", "conversation_id"),
 )

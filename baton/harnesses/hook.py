@@ -9,8 +9,10 @@ A hook must never break the harness that runs it: whatever goes wrong — an
 unknown harness or event, a payload that is not JSON, a directory that is
 not a Baton project or not a git repository, a ledger another process keeps
 locked, a damaged index — the hook exits 0, writes one line to stderr and
-answers the harness's "nothing" (an empty stdout, or ``{}`` where the
-harness parses stdout). ``BATON_DEBUG=1`` raises instead, for a traceback.
+answers the harness's "nothing" (an empty stdout, ``{}`` where the
+harness parses stdout, ``{"continue": true}`` for Cursor's prompt hook, which
+would otherwise hold the prompt back). ``BATON_DEBUG=1`` raises instead, for a
+traceback.
 """
 
 from __future__ import annotations
@@ -149,7 +151,7 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
     empty = ""
     try:
         chosen = adapter_named(harness)
-        empty = chosen.empty_answer
+        empty = chosen.empty_for(event)
         if chosen.event_named(event) is None:
             raise InputError(f"{harness} has no {event!r} hook Baton handles; it handles: "
                              f"{', '.join(chosen.kinds)}")

@@ -122,6 +122,11 @@ class CommandHookAdapter:
     """The harness's JSON answer carrying ``context`` at a session start."""
     empty_answer: str = ""
     """What stdout holds when there is nothing to inject ("" or "{}" for harnesses that parse stdout)."""
+    empty_answers: Mapping[str, str] = {}
+    """Per event, an answer other than ``empty_answer`` (a prompt hook whose harness
+    reads its stdout as a verdict: Cursor's ``beforeSubmitPrompt`` wants ``{"continue": true}``)."""
+    prompt_context: bool = True
+    """Whether the prompt hook's answer can carry context to the agent (Cursor's cannot)."""
     session_fields: tuple[str, ...] = ("session_id",)
     start_field: str = "source"
     end_field: str = "reason"
@@ -132,6 +137,10 @@ class CommandHookAdapter:
     def event_named(self, event: str) -> str | None:
         """The harness's own spelling of ``event`` (matched without regard to case), or None."""
         return next((known for known in self.kinds if known.lower() == event.lower()), None)
+
+    def empty_for(self, event: str) -> str:
+        """What stdout holds for ``event`` when Baton has nothing to say, or failed."""
+        return self.empty_answers.get(self.event_named(event) or event, self.empty_answer)
 
     def get_project_context(self, payload: Mapping[str, Any]) -> ProjectContext:
         cwd = text_field(payload, "cwd")
@@ -153,8 +162,9 @@ class CommandHookAdapter:
         )
 
     def render_notice(self, metadata: SessionMetadata, context: str | None) -> str:
-        if metadata.kind not in (SESSION_START, USER_PROMPT) or not context:
-            return self.empty_answer
+        if metadata.kind not in (SESSION_START, USER_PROMPT) or not context or (
+                metadata.kind == USER_PROMPT and not self.prompt_context):
+            return self.empty_for(metadata.event)
         import orjson
 
         return orjson.dumps(self.answer(metadata, context)).decode()
@@ -167,8 +177,13 @@ class CommandHookAdapter:
 
 
 def _asks_for_handoff(payload: Mapping[str, Any]) -> bool:
+    """Whether the prompt is the person's explicit request for a handoff. A
+    prompt a subagent is given (Codex sends ``agent_id`` and ``agent_type``
+    with those) was written by the parent agent, not the person: never one."""
     from baton.domain.detector import is_explicit_request
 
+    if text_field(payload, "agent_id", "agent_type"):
+        return False
     prompt = payload.get("prompt")
     return is_explicit_request(prompt) if isinstance(prompt, str) else False
 

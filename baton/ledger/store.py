@@ -105,6 +105,26 @@ class Ledger:
         except OSError as exc:
             raise StorageError(f"cannot list the ledger at {self.ledger_dir}: {exc}") from exc
 
+    def feed_stats(self) -> tuple[tuple[str, int, int, int], ...]:
+        """Each feed's ``(name, inode, size, mtime)``, from one directory
+        listing and a ``stat`` per feed: what tells a long-lived reader,
+        without the lock and without reading a byte, that no feed was appended
+        to, replaced, cut, edited in place or added since it last looked.
+
+        Raises:
+            StorageError: the ledger folder cannot be listed.
+        """
+        out = []
+        for name in self.feed_names():
+            try:
+                st = os.stat(self._path(name))
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                raise StorageError(f"cannot read feed {self._path(name)}: {exc}") from exc
+            out.append((name, st.st_ino, st.st_size, st.st_mtime_ns))
+        return tuple(out)
+
     def _path(self, feed: str) -> str:
         return f"{self.ledger_dir}/{feed}.jsonl"
 

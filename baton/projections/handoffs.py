@@ -210,12 +210,14 @@ class HandoffSummary:
         return f"{HANDOFFS_DIR}/{handoff_file_name(self.created_at, self.id)}"
 
     def to_json(self) -> dict[str, Any]:
-        from baton.domain.handoff import short_id
+        from baton.domain.handoff import HANDOFFS_DIR, handoff_file_name, short_id  # one import: a list has many rows
 
-        return {"id": self.id, "short_id": short_id(self.id), "status": self.status, "flags": list(self.flags),
+        short = short_id(self.id)
+        return {"id": self.id, "short_id": short, "status": self.status, "flags": list(self.flags),
                 "title": self.title, "created_at": self.created_at, "updated_at": self.updated_at,
                 "validation": self.validation, "relation": self.relation, "parents": list(self.parents),
-                "file": self.file, "branch": self.branch or None, "worktree": self.worktree or None,
+                "file": f"{HANDOFFS_DIR}/{handoff_file_name(self.created_at, self.id, short=short)}",
+                "branch": self.branch or None, "worktree": self.worktree or None,
                 "kind": "baton" if self.baton else "handoff"}
 
 

@@ -146,6 +146,9 @@ class ProjectionRunner:
         self._generation: object = _UNKNOWN
         """The index's ``generation`` as last read or written here: a new one
         is written by every rebuild, which withdraws the seeds handed out."""
+        self._connections = 0
+        """How many connections this runner has opened (part of ``content_token``)."""
+        self._memo: dict[str, tuple[tuple, Any]] = {}
 
     # -- storage -------------------------------------------------------------
     @property
@@ -199,6 +202,7 @@ class ProjectionRunner:
         # check_same_thread off: a long-lived application object (the status
         # page) serves each request on its own thread, one at a time.
         db = IndexDb(sqlite3.connect(self.index_path, check_same_thread=False))
+        self._connections += 1
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
@@ -221,6 +225,37 @@ class ProjectionRunner:
         if _inode(self.index_path) != self._db_ino:
             self.close()
             self._generation = _UNKNOWN
+
+    def content_token(self) -> tuple | None:
+        """A value that stays the same exactly as long as the index's content
+        does, read without the lock and without reading the index: which
+        connection (a new one after a reopen), the file's inode (a rebuild or
+        ``gc`` replaces it), SQLite's ``data_version`` (changes when another
+        connection commits) and this connection's ``total_changes`` (its own
+        writes). None for an in-memory index or before the index is open."""
+        db = self._db
+        if db is None or self.in_memory:
+            return None
+        try:
+            version = db.execute("PRAGMA data_version").fetchone()[0]
+        except sqlite3.Error:
+            return None
+        return (self._connections, _inode(self.index_path), version, db.conn.total_changes)
+
+    def memo(self, name: str, compute: Callable[[], Any]) -> Any:
+        """``compute()``, kept while ``content_token`` stays the same: a
+        long-lived process asks the same question of an unchanged index once.
+        The token is taken before computing, so a value computed from a newer
+        state is recomputed at the next ask, never kept past a change."""
+        token = self.content_token()
+        if token is None:
+            return compute()
+        known = self._memo.get(name)
+        if known is not None and known[0] == token:
+            return known[1]
+        value = compute()
+        self._memo[name] = (token, value)
+        return value
 
     def _schema_current(self, db: "IndexDb") -> bool:
         """The tables of this signature exist (every command after the first):
