@@ -76,3 +76,11 @@ def test_with_nothing_to_claim_a_hook_path_command_loads_no_dulwich_at_all(warm,
     loaded = _loaded(warm, *command)
     assert "baton.app" in loaded
     assert not [m for m in loaded if m == "dulwich" or m.startswith("dulwich.")]
+
+
+def test_resuming_the_latest_handoff_loads_no_dulwich(warm):
+    """Its freshness compares the record's head with HEAD's commit, read from
+    ``HEAD`` and the branch's ref file: no repository is opened."""
+    loaded = _loaded(warm, "resume", "latest")
+    assert "baton.commands.resume" in loaded
+    assert not [m for m in loaded if m == "dulwich" or m.startswith("dulwich.")]
