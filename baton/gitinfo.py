@@ -126,8 +126,13 @@ def _text(value: Any) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
-_SHA = re.compile(rb"(?:[0-9a-f]{40}|[0-9a-f]{64})")
-_REF_PART = re.compile(rb"[A-Za-z0-9_][A-Za-z0-9_+@.-]*")
+_HEX = frozenset(b"0123456789abcdef")
+_REF_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+@.-")
+
+
+def _is_sha(value: bytes) -> bool:
+    """A full object name: 40 (SHA-1) or 64 (SHA-256) lowercase hex digits."""
+    return len(value) in (40, 64) and _HEX.issuperset(value)
 
 
 def _safe_ref(ref: bytes) -> bool:
@@ -135,8 +140,8 @@ def _safe_ref(ref: bytes) -> bool:
     (no ``..``, no leading dot, no ``.lock``): anything else goes to dulwich."""
     parts = ref.split(b"/")
     return (len(parts) >= 2 and parts[0] == b"refs"
-            and all(_REF_PART.fullmatch(p) and not p.endswith((b".lock", b".")) and b".." not in p
-                    for p in parts[1:]))
+            and all(p and _REF_CHARS.issuperset(p) and not p.startswith((b".", b"-"))
+                    and not p.endswith((b".lock", b".")) and b".." not in p for p in parts[1:]))
 
 
 def _read_ref(where: GitDirs, ref: bytes) -> bytes | None:
@@ -152,14 +157,14 @@ def _read_ref(where: GitDirs, ref: bytes) -> bytes | None:
     except OSError:
         return None
     if value is not None:
-        return value if _SHA.fullmatch(value) else None
+        return value if _is_sha(value) else None
     try:
         packed = (where.common_dir / "packed-refs").read_bytes()
     except OSError:
         return None
     for line in packed.splitlines():
         sha, _, name = line.partition(b" ")
-        if name == ref and _SHA.fullmatch(sha):
+        if name == ref and _is_sha(sha):
             return sha
     return None
 
@@ -170,7 +175,7 @@ def _head_from_files(where: GitDirs) -> str | None:
         target = (where.git_dir / "HEAD").read_bytes().strip()
     except OSError:
         return None
-    if _SHA.fullmatch(target):
+    if _is_sha(target):
         return target.decode()
     if not target.startswith(b"ref: "):
         return None
