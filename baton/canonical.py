@@ -7,6 +7,7 @@ keys can check a ledger.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import orjson
@@ -19,8 +20,6 @@ def canonical_bytes(value: Any) -> bytes:
 
 
 def sha256_tag(raw: bytes) -> str:
-    import hashlib  # here, not above: a command that reads nothing new never hashes (OpenSSL's start-up ~2.5 ms)
-
     return "sha256:" + hashlib.sha256(raw).hexdigest()
 
 

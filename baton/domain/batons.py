@@ -10,6 +10,7 @@ brief. Times and identities are parameters.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import quote
 
@@ -175,8 +176,6 @@ def encode_key_part(value: str) -> str:
     encoded = _encode_uri_component(plain)
     if len(encoded) <= KEY_PART_MAX:
         return encoded
-    import hashlib
-
     digest = hashlib.sha256(value.encode("utf-8")).hexdigest()[:12]
     room = KEY_PART_MAX - len(digest) - 1
     cut = ""
@@ -227,8 +226,6 @@ def bounded_file_stem(key: str) -> str:
     """
     if len(key) <= FILE_STEM_MAX:
         return key
-    import hashlib
-
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
     cut = key[:FILE_STEM_MAX]
     escape = cut.rfind("%", len(cut) - 2)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+from hashlib import sha256 as _sha256
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -235,8 +236,6 @@ def _canonical_line_verifies(line: bytes, raw: object) -> bool:
     stop = at + len(_HASH_KEY) + _TAG_LEN
     if at < 0 or line[at + len(_HASH_KEY):stop] != recorded.encode() or line[stop:stop + 1] != b'"':
         return False
-    from hashlib import sha256 as _sha256  # imported on first use: a command with nothing new to read never hashes
-
     view = memoryview(line)
     if digest[7:] != _sha256(view[start + len(_DATA_KEY):cut]).hexdigest() or digest[:7] != "sha256:":
         return False
