@@ -311,6 +311,8 @@ def add_session_commands(sub, common) -> None:
     _context_flags(p)
     p.set_defaults(func=_session_handoff)
 
+
+def add_bootstrap_command(sub, common) -> None:
     p = sub.add_parser("bootstrap", parents=[common], help="the session-start brief, with the baton waiting",
                        description="Build a brief within --max-bytes: the active session handoff (claimed "
                                    "exactly once, only when the brief fits), the session objective, recent "
@@ -324,6 +326,8 @@ def add_session_commands(sub, common) -> None:
     _context_flags(p)
     p.set_defaults(func=_bootstrap)
 
+
+def add_metrics_command(sub, common) -> None:
     p = sub.add_parser("metrics", parents=[common], help="local metrics: batons created and claimed, sessions",
                        description="Counts kept in this project's ledger (handoff_created, handoff_claimed, "
                                    "cancellations, dismissals, sessions, events). Local only: nothing is sent.")
@@ -543,6 +547,8 @@ def add_handoff_commands(sub, common) -> None:
     p.add_argument("--reason", metavar="TEXT", help="why it is archived")
     p.set_defaults(func=_handoff_archive)
 
+
+def add_resume_command(sub, common) -> None:
     p = sub.add_parser("resume", parents=[common], help="render the resume brief of a ready handoff",
                        description="Render the bounded resume brief of a ready handoff, with its freshness "
                                    "(fresh, partially_stale, stale, unknown) derived now and flagged before the "
@@ -832,7 +838,10 @@ COMMAND_GROUPS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
     add_ledger_commands,
     add_demo_command,
     add_session_commands,
+    add_bootstrap_command,
+    add_metrics_command,
     add_handoff_commands,
+    add_resume_command,
     add_lineage_commands,
     add_detector_command,
     add_status_commands,
@@ -846,8 +855,11 @@ GROUP_OF_COMMAND: dict[str, str] = {
     **dict.fromkeys(("init", "log", "verify", "rebuild", "sync", "doctor", "gc", "repair", "audit", "forget"),
                     "add_ledger_commands"),
     "demo": "add_demo_command",
-    **dict.fromkeys(("session", "bootstrap", "metrics"), "add_session_commands"),
-    **dict.fromkeys(("checkpoint", "handoff", "resume"), "add_handoff_commands"),
+    "session": "add_session_commands",
+    "bootstrap": "add_bootstrap_command",
+    "metrics": "add_metrics_command",
+    **dict.fromkeys(("checkpoint", "handoff"), "add_handoff_commands"),
+    "resume": "add_resume_command",
     **dict.fromkeys(("fork", "merge", "lineage"), "add_lineage_commands"),
     "detect": "add_detector_command",
     "status": "add_status_commands",
