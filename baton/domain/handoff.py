@@ -33,7 +33,7 @@ from typing import Any, Literal, NewType, get_args, get_origin
 
 import attrs
 
-from baton.model import frozen
+from baton.model import AS_TUPLE, frozen
 from baton.errors import HandoffInputError
 
 SCHEMA_VERSION = "0.1"
@@ -75,7 +75,7 @@ _OMIT_EMPTY = "baton_omit_empty"
 
 
 def _seq(*, omit_empty: bool = False) -> Any:
-    return attrs.field(factory=tuple, converter=tuple, metadata={_OMIT_EMPTY: omit_empty})
+    return attrs.field(factory=tuple, converter=AS_TUPLE, metadata={_OMIT_EMPTY: omit_empty})
 
 
 def _extra() -> Any:

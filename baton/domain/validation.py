@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 import attrs
 
-from baton.model import frozen
+from baton.model import AS_TUPLE, frozen
 from baton.domain.handoff import (
     SUPPORTED_SCHEMA_VERSIONS,
     Check,
@@ -109,9 +109,9 @@ class ValidationFacts:
     git_head_now: str | None = None
     git_dirty_now: bool | None = None
     known_handoff_ids: frozenset[str] | None = None
-    recheck_allowlist: tuple[str, ...] = attrs.field(default=(), converter=tuple)
-    rechecks: tuple[RecheckResult, ...] = attrs.field(default=(), converter=tuple)
-    policy_findings: tuple[PolicyFinding, ...] = attrs.field(default=(), converter=tuple)
+    recheck_allowlist: tuple[str, ...] = attrs.field(default=(), converter=AS_TUPLE)
+    rechecks: tuple[RecheckResult, ...] = attrs.field(default=(), converter=AS_TUPLE)
+    policy_findings: tuple[PolicyFinding, ...] = attrs.field(default=(), converter=AS_TUPLE)
 
 
 # --------------------------------------------------------------------------- report
