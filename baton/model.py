@@ -59,15 +59,6 @@ def _shared_methods(cls: type, *, hashable: bool) -> type:
     return cls
 
 
-AS_TUPLE = attrs.Converter(tuple)
-"""``converter=tuple``, made once. attrs wraps a bare converter in a
-``Converter`` for every field of every class it defines, and that reads the
-converter's signature: for the builtin ``tuple`` ``inspect`` parses its text
-signature with the tokenizer, ~0.3 ms a field (a third of the import of the
-handoff model). Sharing one ``Converter`` does that once; the generated
-``__init__`` still calls ``tuple`` itself."""
-
-
 def frozen(maybe_cls: type[T] | None = None, **options: Any) -> Any:
     """``attrs.frozen`` (immutable, slotted unless ``slots=False``) with the shared methods."""
 
@@ -86,4 +77,4 @@ def mutable(maybe_cls: type[T] | None = None, **options: Any) -> Any:
     return wrap if maybe_cls is None else wrap(maybe_cls)
 
 
-__all__: list[str] = ["AS_TUPLE", "frozen", "mutable"]
+__all__: list[str] = ["frozen", "mutable"]

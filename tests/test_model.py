@@ -78,7 +78,7 @@ def test_frozen_values_stay_frozen_and_evolve():
 
 
 def test_the_shared_tuple_converter_makes_tuples_as_converter_tuple_does():
-    from baton.model import AS_TUPLE
+    from baton.domain.handoff import AS_TUPLE
 
     @frozen
     class Seq:

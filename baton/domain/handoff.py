@@ -33,7 +33,7 @@ from typing import Any, Literal, NewType, get_args, get_origin
 
 import attrs
 
-from baton.model import AS_TUPLE, frozen
+from baton.model import frozen
 from baton.errors import HandoffInputError
 
 SCHEMA_VERSION = "0.1"
@@ -72,6 +72,14 @@ RELATIONS: tuple[str, ...] = get_args(Relation)
 # "omit_empty" for Baton's own extension fields (written only when non-empty).
 _KEY = "baton_json_key"
 _OMIT_EMPTY = "baton_omit_empty"
+
+
+AS_TUPLE = attrs.Converter(tuple)
+"""``converter=tuple``, made once for every tuple field of the model. attrs
+wraps a bare converter in a ``Converter`` for each field it defines, and that
+reads the converter's signature: for the builtin ``tuple`` ``inspect`` parses
+its text signature (~0.1 ms a field, 27 fields here and in ``validation``).
+The generated ``__init__`` still calls ``tuple`` itself."""
 
 
 def _seq(*, omit_empty: bool = False) -> Any:

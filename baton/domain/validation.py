@@ -23,8 +23,9 @@ from typing import Any, Literal
 
 import attrs
 
-from baton.model import AS_TUPLE, frozen
+from baton.model import frozen
 from baton.domain.handoff import (
+    AS_TUPLE,
     SUPPORTED_SCHEMA_VERSIONS,
     Check,
     Freshness,
