@@ -113,3 +113,17 @@ def test_folding_new_events_loads_the_catalogue_and_its_upcasters_first(warm):
         txn.append([EventDraft("note.added", "note/x", {"text": "from elsewhere"})])
     loaded = _loaded(warm, "session", "handoff", "--json")
     assert "baton.events" in loaded
+
+
+def test_claiming_a_baton_judges_its_freshness_without_dulwich(warm):
+    """The freshness line compares the baton's head with HEAD's commit, read
+    from the ref files; with git's identity cached, nothing opens the repository."""
+    from baton.app import Baton
+
+    _loaded(warm, "session", "handoff", "--json")  # caches git's identity (read once through dulwich)
+    with Baton.open(warm) as app:
+        assert app.pending_batons().to_json()["total"] == 1
+    loaded = _loaded(warm, "bootstrap", "--json", "--session-id", "s2")
+    with Baton.open(warm) as app:
+        assert app.pending_batons().to_json()["total"] == 0  # it was claimed
+    assert not [m for m in loaded if m == "dulwich" or m.startswith("dulwich.")]
