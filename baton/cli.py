@@ -25,7 +25,7 @@ Handler = Callable[[argparse.Namespace], Any]
 
 
 def _common() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                         help="print a stable JSON result on stdout")
     common.add_argument("--project", metavar="DIR", default=argparse.SUPPRESS,
@@ -311,6 +311,8 @@ def add_session_commands(sub, common) -> None:
     _context_flags(p)
     p.set_defaults(func=_session_handoff)
 
+
+def add_bootstrap_command(sub, common) -> None:
     p = sub.add_parser("bootstrap", parents=[common], help="the session-start brief, with the baton waiting",
                        description="Build a brief within --max-bytes: the active session handoff (claimed "
                                    "exactly once, only when the brief fits), the session objective, recent "
@@ -324,6 +326,8 @@ def add_session_commands(sub, common) -> None:
     _context_flags(p)
     p.set_defaults(func=_bootstrap)
 
+
+def add_metrics_command(sub, common) -> None:
     p = sub.add_parser("metrics", parents=[common], help="local metrics: batons created and claimed, sessions",
                        description="Counts kept in this project's ledger (handoff_created, handoff_claimed, "
                                    "cancellations, dismissals, sessions, events). Local only: nothing is sent.")
@@ -543,6 +547,8 @@ def add_handoff_commands(sub, common) -> None:
     p.add_argument("--reason", metavar="TEXT", help="why it is archived")
     p.set_defaults(func=_handoff_archive)
 
+
+def add_resume_command(sub, common) -> None:
     p = sub.add_parser("resume", parents=[common], help="render the resume brief of a ready handoff",
                        description="Render the bounded resume brief of a ready handoff, with its freshness "
                                    "(fresh, partially_stale, stale, unknown) derived now and flagged before the "
@@ -832,7 +838,10 @@ COMMAND_GROUPS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
     add_ledger_commands,
     add_demo_command,
     add_session_commands,
+    add_bootstrap_command,
+    add_metrics_command,
     add_handoff_commands,
+    add_resume_command,
     add_lineage_commands,
     add_detector_command,
     add_status_commands,
@@ -846,8 +855,11 @@ GROUP_OF_COMMAND: dict[str, str] = {
     **dict.fromkeys(("init", "log", "verify", "rebuild", "sync", "doctor", "gc", "repair", "audit", "forget"),
                     "add_ledger_commands"),
     "demo": "add_demo_command",
-    **dict.fromkeys(("session", "bootstrap", "metrics"), "add_session_commands"),
-    **dict.fromkeys(("checkpoint", "handoff", "resume"), "add_handoff_commands"),
+    "session": "add_session_commands",
+    "bootstrap": "add_bootstrap_command",
+    "metrics": "add_metrics_command",
+    **dict.fromkeys(("checkpoint", "handoff"), "add_handoff_commands"),
+    "resume": "add_resume_command",
     **dict.fromkeys(("fork", "merge", "lineage"), "add_lineage_commands"),
     "detect": "add_detector_command",
     "status": "add_status_commands",
@@ -860,8 +872,8 @@ the groups). A run builds only its command's group: argparse spends most of
 a hook's parsing time building the parsers of commands it will not run."""
 
 
-def _group_named(words: Sequence[str]) -> Callable[[Any, argparse.ArgumentParser], None] | None:
-    """The group of the command ``words`` run, or None (help, a typo: build everything)."""
+def _command_word(words: Sequence[str]) -> str | None:
+    """The top-level command ``words`` run (``bootstrap``), or None."""
     i = 0
     while i < len(words):
         word = words[i]
@@ -871,9 +883,14 @@ def _group_named(words: Sequence[str]) -> Callable[[Any, argparse.ArgumentParser
         if word.startswith("-"):
             i += 1
             continue
-        name = GROUP_OF_COMMAND.get(word)
-        return next((g for g in COMMAND_GROUPS if g.__name__ == name), None)
+        return word
     return None
+
+
+def _group_named(words: Sequence[str]) -> Callable[[Any, argparse.ArgumentParser], None] | None:
+    """The group of the command ``words`` run, or None (help, a typo: build everything)."""
+    name = GROUP_OF_COMMAND.get(_command_word(words) or "")
+    return next((g for g in COMMAND_GROUPS if g.__name__ == name), None) if name else None
 
 
 def build_parser(words: Sequence[str] | None = None) -> argparse.ArgumentParser:
@@ -902,11 +919,41 @@ def _print_json(value: Any) -> None:
     sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n")
 
 
+def _terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns``, without importing ``shutil``:
+    ``$COLUMNS``, else the terminal's width, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return columns
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help layout at the width argparse would choose. argparse
+    imports ``shutil`` (and with it zlib, bz2 and lzma, ~2 ms) to size every
+    formatter it makes — one per ``add_argument`` — so the width is read here."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position,
+                         _terminal_columns() - 2 if width is None else width)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error with ``--json`` also prints the JSON error
     object, so automation gets the same shape for every failure."""
 
     json_requested = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):  # type: ignore[override]
         from baton.domain.redaction import RedactionPolicy, screen_text
@@ -1029,8 +1076,30 @@ def _screened_json_lines(text: str, policy) -> str:
     return "\n".join(out)
 
 
+HOOK_PATH_COMMANDS = frozenset({"bootstrap", "session", "resume", "hook"})
+"""Commands a harness runs at every session start and end: short, with memory
+bounded whatever the ledger's size (bounded queries, catch-up of new events
+only). They run with the cyclic garbage collector paused — the collections it
+triggers while a run defines a hundred classes and builds its objects cost
+~5% of the run and free nothing that would not be freed at exit. Long-running
+commands (``mcp``, ``status serve``, ``rebuild``…) keep it."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    import gc
+
     words = list(sys.argv[1:] if argv is None else argv)
+    paused = gc.isenabled() and _command_word(words) in HOOK_PATH_COMMANDS
+    if paused:
+        gc.disable()
+    try:
+        return _main(words)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _main(words: list[str]) -> int:
     _Parser.json_requested = "--json" in words
     bad = _undecodable(words)
     if bad is not None:

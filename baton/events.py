@@ -1,4 +1,4 @@
-"""The event catalogue: the one place an event type is spelled.
+"""The event catalogue: one class per event type.
 
 Every fact Baton records is one of the frozen classes below. A class knows
 its type name (``TYPE``), the schema version it writes (``SCHEMA``), the
@@ -21,7 +21,10 @@ malformed payload (hand-written lines, a future version): the members are
 carried as they are, and the deciders' ``evolve`` decides what a malformed
 event changes — usually nothing.
 
-Adding an event type: write its class here with ``TYPE``, ``STREAM`` and its
+Type names and stream families are spelled in ``baton.event_names``, which
+the read path imports without defining these classes (a command with nothing
+new to fold never needs them). Adding an event type: name it there (and in its
+family's tuple), write its class here with ``TYPE``, ``STREAM`` and its
 payload fields, add it to its aggregate's decider (``decide`` emits it,
 ``evolve`` folds it), and, if a read model needs it, to one projection.
 """
@@ -32,33 +35,12 @@ from typing import Any, ClassVar, Mapping
 
 import attrs
 
+from baton import event_names as names
+from baton.event_names import (  # re-exported: writers and deciders name them from here
+    BATON, DETECTOR, FAMILIES, HANDOFF, OBJECTIVE, PROJECT, SESSION, split_stream, stream_of,
+)
 from baton.model import frozen
 from baton.ledger.envelope import Event, EventDraft
-
-# -- stream families -------------------------------------------------------------
-
-HANDOFF = "handoff"
-BATON = "baton"
-SESSION = "session"
-OBJECTIVE = "objective"
-PROJECT = "project"
-DETECTOR = "detector"
-FAMILIES = (HANDOFF, BATON, SESSION, OBJECTIVE, PROJECT, DETECTOR)
-
-
-def stream_of(family: str, key: str = "") -> str:
-    """The stream name of aggregate ``key`` in ``family`` (``project`` has no key)."""
-    return family if family == PROJECT else f"{family}/{key}"
-
-
-def split_stream(stream: str) -> tuple[str, str]:
-    """``("handoff", "<id>")`` for ``"handoff/<id>"``; ``("project", "")`` for ``"project"``."""
-    family, _, key = stream.partition("/")
-    return family, key
-
-
-def handoff_stream(handoff_id: str) -> str:
-    return stream_of(HANDOFF, handoff_id)
 
 
 # -- the base class ----------------------------------------------------------------
@@ -153,7 +135,7 @@ def decode(event: Event) -> DomainEvent | None:
 @_register
 @_event_class
 class ProjectInitialized(DomainEvent):
-    TYPE = "project.initialized"
+    TYPE = names.PROJECT_INITIALIZED
     STREAM = PROJECT
 
     project_id: Any = None
@@ -167,7 +149,7 @@ class ProjectInitialized(DomainEvent):
 class HandoffCaptured(DomainEvent):
     """A new record (capture, prepare, a session baton's draft, an amend's child)."""
 
-    TYPE = "handoff.captured"
+    TYPE = names.HANDOFF_CAPTURED
     STREAM = HANDOFF
     ERASABLE = ("handoff",)
 
@@ -178,7 +160,7 @@ class HandoffCaptured(DomainEvent):
 @_register
 @_event_class
 class HandoffRevised(DomainEvent):
-    TYPE = "handoff.revised"
+    TYPE = names.HANDOFF_REVISED
     STREAM = HANDOFF
     ERASABLE = ("handoff",)
 
@@ -189,7 +171,7 @@ class HandoffRevised(DomainEvent):
 @_register
 @_event_class
 class HandoffValidated(DomainEvent):
-    TYPE = "handoff.validated"
+    TYPE = names.HANDOFF_VALIDATED
     STREAM = HANDOFF
 
     report: Any = None
@@ -198,7 +180,7 @@ class HandoffValidated(DomainEvent):
 @_register
 @_event_class
 class HandoffPromoted(DomainEvent):
-    TYPE = "handoff.promoted"
+    TYPE = names.HANDOFF_PROMOTED
     STREAM = HANDOFF
 
     accepted_warnings: Any = None
@@ -207,7 +189,7 @@ class HandoffPromoted(DomainEvent):
 @_register
 @_event_class
 class HandoffResumed(DomainEvent):
-    TYPE = "handoff.resumed"
+    TYPE = names.HANDOFF_RESUMED
     STREAM = HANDOFF
 
     session: Any = None
@@ -218,7 +200,7 @@ class HandoffResumed(DomainEvent):
 @_register
 @_event_class
 class HandoffSuperseded(DomainEvent):
-    TYPE = "handoff.superseded"
+    TYPE = names.HANDOFF_SUPERSEDED
     STREAM = HANDOFF
 
     by: Any = None
@@ -227,7 +209,7 @@ class HandoffSuperseded(DomainEvent):
 @_register
 @_event_class
 class HandoffArchived(DomainEvent):
-    TYPE = "handoff.archived"
+    TYPE = names.HANDOFF_ARCHIVED
     STREAM = HANDOFF
     ERASABLE = ("reason",)
 
@@ -237,7 +219,7 @@ class HandoffArchived(DomainEvent):
 @_register
 @_event_class
 class HandoffFlagged(DomainEvent):
-    TYPE = "handoff.flagged"
+    TYPE = names.HANDOFF_FLAGGED
     STREAM = HANDOFF
 
     flag: Any = None
@@ -252,7 +234,7 @@ class HandoffForgotten(DomainEvent):
     every projection; ``verify`` counts an erased line as legitimate only when
     an event of this type names it (a contract shared with ``verify``)."""
 
-    TYPE = "handoff.forgotten"
+    TYPE = names.HANDOFF_FORGOTTEN
     STREAM = HANDOFF
 
     handoff: Any = None
@@ -285,7 +267,7 @@ class BatonEvent(DomainEvent):
 @_register
 @_event_class
 class BatonCreated(BatonEvent):
-    TYPE = "baton.created"
+    TYPE = names.BATON_CREATED
     ERASABLE = ("owner", "branch", "payload")
 
     harness: Any = None
@@ -297,7 +279,7 @@ class BatonCreated(BatonEvent):
 @_register
 @_event_class
 class BatonClaimed(BatonEvent):
-    TYPE = "baton.claimed"
+    TYPE = names.BATON_CLAIMED
 
     claimed_at: Any = None
 
@@ -305,13 +287,13 @@ class BatonClaimed(BatonEvent):
 @_register
 @_event_class
 class BatonCancelled(BatonEvent):
-    TYPE = "baton.cancelled"
+    TYPE = names.BATON_CANCELLED
 
 
 @_register
 @_event_class
 class BatonDismissed(BatonEvent):
-    TYPE = "baton.dismissed"
+    TYPE = names.BATON_DISMISSED
 
     via: Any = None
 
@@ -322,7 +304,7 @@ class BatonDismissed(BatonEvent):
 @_register
 @_event_class
 class SessionBegun(DomainEvent):
-    TYPE = "session.begun"
+    TYPE = names.SESSION_BEGUN
     STREAM = SESSION
     ERASABLE = ("objective",)
 
@@ -337,7 +319,7 @@ class SessionBegun(DomainEvent):
 @_register
 @_event_class
 class SessionEnded(DomainEvent):
-    TYPE = "session.ended"
+    TYPE = names.SESSION_ENDED
     STREAM = SESSION
 
     session: Any = None
@@ -350,7 +332,7 @@ class SessionEnded(DomainEvent):
 @_register
 @_event_class
 class ObjectiveSet(DomainEvent):
-    TYPE = "objective.set"
+    TYPE = names.OBJECTIVE_SET
     STREAM = OBJECTIVE
     ERASABLE = ("objective",)
 
@@ -363,7 +345,7 @@ class ObjectiveSet(DomainEvent):
 @_register
 @_event_class
 class ObjectiveCleared(DomainEvent):
-    TYPE = "objective.cleared"
+    TYPE = names.OBJECTIVE_CLEARED
     STREAM = OBJECTIVE
 
     owner: Any = None
@@ -387,7 +369,7 @@ class DetectorRecommended(DomainEvent):
     """A recommendation shown, or a draft prepared: the score, the inputs used
     and the reasons, so every recommendation is auditable (§9.2)."""
 
-    TYPE = "detector.recommended"
+    TYPE = names.DETECTOR_RECOMMENDED
     STREAM = DETECTOR
 
     session: Any = None
@@ -407,7 +389,7 @@ class DetectorRecommended(DomainEvent):
 @_register
 @_event_class
 class DetectorSnoozed(DomainEvent):
-    TYPE = "detector.snoozed"
+    TYPE = names.DETECTOR_SNOOZED
     STREAM = DETECTOR
 
     session: Any = None
@@ -419,7 +401,7 @@ class DetectorSnoozed(DomainEvent):
 class DetectorDisabled(DomainEvent):
     """No more recommendations for this session."""
 
-    TYPE = "detector.disabled"
+    TYPE = names.DETECTOR_DISABLED
     STREAM = DETECTOR
 
     session: Any = None
@@ -428,7 +410,7 @@ class DetectorDisabled(DomainEvent):
 @_register
 @_event_class
 class DetectorEnabled(DomainEvent):
-    TYPE = "detector.enabled"
+    TYPE = names.DETECTOR_ENABLED
     STREAM = DETECTOR
 
     session: Any = None

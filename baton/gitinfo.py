@@ -126,8 +126,80 @@ def _text(value: Any) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
+_HEX = frozenset(b"0123456789abcdef")
+_REF_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+@.-")
+
+
+def _is_sha(value: bytes) -> bool:
+    """A full object name: 40 (SHA-1) or 64 (SHA-256) lowercase hex digits."""
+    return len(value) in (40, 64) and _HEX.issuperset(value)
+
+
+def _safe_ref(ref: bytes) -> bool:
+    """A ``refs/…`` name whose components can be read as file names as they are
+    (no ``..``, no leading dot, no ``.lock``): anything else goes to dulwich."""
+    parts = ref.split(b"/")
+    return (len(parts) >= 2 and parts[0] == b"refs"
+            and all(p and _REF_CHARS.issuperset(p) and not p.startswith((b".", b"-"))
+                    and not p.endswith((b".lock", b".")) and b".." not in p for p in parts[1:]))
+
+
+def _read_ref(where: GitDirs, ref: bytes) -> bytes | None:
+    """The sha a branch ref names: its loose file (the worktree's own git
+    directory for per-worktree refs, else the common one), else
+    ``packed-refs``. None when it is not found that simply (unborn, symbolic,
+    another ref storage): the caller asks dulwich then."""
+    own = ref.startswith((b"refs/worktree/", b"refs/bisect/", b"refs/rewritten/"))
+    try:
+        value = ((where.git_dir if own else where.common_dir) / ref.decode()).read_bytes().strip()
+    except (FileNotFoundError, NotADirectoryError):
+        value = None
+    except OSError:
+        return None
+    if value is not None:
+        return value if _is_sha(value) else None
+    try:
+        packed = (where.common_dir / "packed-refs").read_bytes()
+    except OSError:
+        return None
+    for line in packed.splitlines():
+        sha, _, name = line.partition(b" ")
+        if name == ref and _is_sha(sha):
+            return sha
+    return None
+
+
+def _head_from_files(where: GitDirs) -> str | None:
+    """HEAD's sha read as git stores it in plain files, or None to ask dulwich."""
+    try:
+        target = (where.git_dir / "HEAD").read_bytes().strip()
+    except OSError:
+        return None
+    if _is_sha(target):
+        return target.decode()
+    if not target.startswith(b"ref: "):
+        return None
+    ref = target[5:].strip()
+    if not _safe_ref(ref):
+        return None
+    sha = _read_ref(where, ref)
+    return sha.decode() if sha is not None else None
+
+
 def head_commit(start: Path) -> str | None:
-    """The full sha of HEAD, or None (no repository, unborn branch)."""
+    """The full sha of HEAD, or None (no repository, unborn branch).
+
+    Read from ``HEAD`` and the branch's loose ref or ``packed-refs`` without
+    importing dulwich (``resume`` and every freshness check ask this); only a
+    HEAD those files do not answer (unborn, a symbolic ref to a symbolic ref,
+    an unusual ref name) opens the repository with dulwich.
+    """
+    where = locate(start)
+    if where is None:
+        return None
+    fast = _head_from_files(where)
+    if fast is not None:
+        return fast
     repo = open_repo(start)
     if repo is None:
         return None

@@ -21,7 +21,9 @@ def test_every_command_is_mapped_to_the_group_that_adds_it():
 
 
 @pytest.mark.parametrize("words,group", [
-    (["bootstrap", "--json"], "add_session_commands"),
+    (["bootstrap", "--json"], "add_bootstrap_command"),
+    (["session", "handoff", "--json"], "add_session_commands"),
+    (["resume", "latest"], "add_resume_command"),
     (["--json", "--project", "resume", "handoff", "list"], "add_handoff_commands"),
     (["--project=/x", "hook", "claude-code", "SessionStart"], "add_harness_commands"),
 ])

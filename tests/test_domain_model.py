@@ -302,3 +302,29 @@ def test_handoff_is_a_frozen_value():
     with pytest.raises(AttributeError):
         h.status = "ready"  # type: ignore[misc]
     assert isinstance(h, Handoff) and h.open_items[0].id == "O-001"
+
+
+# --------------------------------------------------------------------------- the two converters
+
+
+@given(handoff_jsons())
+def test_the_quick_and_the_detailed_converter_read_a_record_alike(obj):
+    from baton.domain.handoff import converter
+
+    assert converter(detailed=False).structure(obj, Handoff) == converter().structure(obj, Handoff)
+
+
+def test_reading_a_valid_record_builds_only_the_quick_converter(monkeypatch):
+    from baton.domain import handoff as model
+
+    monkeypatch.setattr(model, "_converters", {})
+    handoff_from_json(base_json())
+    assert set(model._converters) == {False}
+
+
+def test_a_refused_record_is_reported_by_the_detailed_converter_with_every_problem(monkeypatch):
+    from baton.domain import handoff as model
+
+    monkeypatch.setattr(model, "_converters", {})
+    problems = problems_of(base_json(id="NOT-A-UUID", status="finished"))
+    assert len(problems) == 2 and set(model._converters) == {False, True}

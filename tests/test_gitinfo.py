@@ -166,3 +166,72 @@ def test_a_config_with_includes_is_never_answered_from_the_cache(tmp_path, monke
     monkeypatch.setattr(gitinfo, "config_value", lambda *a: reads.append(a) or real(*a))
     gitinfo.user_identity(tmp_path, cache)
     assert reads, "an included file could change the identity without the cache seeing it"
+
+
+# -- HEAD's commit read from git's files, without dulwich ---------------------------------
+
+def _dulwich_head(repo_dir: Path) -> str:
+    from dulwich.repo import Repo
+
+    with Repo(str(repo_dir)) as repo:
+        return repo.head().decode()
+
+
+def test_head_commit_reads_a_loose_branch_ref_as_dulwich_does(tmp_path):
+    porcelain.init(str(tmp_path))
+    _commit(tmp_path, "a.txt", "one")
+    sha = _commit(tmp_path, "a.txt", "two")
+    assert gitinfo.head_commit(tmp_path) == sha == _dulwich_head(tmp_path)
+
+
+def test_head_commit_reads_a_branch_kept_only_in_packed_refs(tmp_path):
+    porcelain.init(str(tmp_path))
+    sha = _commit(tmp_path, "a.txt", "one")
+    branch = gitinfo.current_branch(tmp_path)
+    loose = tmp_path / ".git" / "refs" / "heads" / branch
+    loose.unlink()
+    (tmp_path / ".git" / "packed-refs").write_text(
+        f"# pack-refs with: peeled fully-peeled sorted \n{'0' * 40} refs/heads/other\n{sha} refs/heads/{branch}\n")
+    assert gitinfo.head_commit(tmp_path) == sha == _dulwich_head(tmp_path)
+
+
+def test_a_loose_ref_wins_over_its_packed_copy(tmp_path):
+    porcelain.init(str(tmp_path))
+    old = _commit(tmp_path, "a.txt", "one")
+    new = _commit(tmp_path, "a.txt", "two")
+    branch = gitinfo.current_branch(tmp_path)
+    (tmp_path / ".git" / "packed-refs").write_text(f"{old} refs/heads/{branch}\n")
+    assert gitinfo.head_commit(tmp_path) == new == _dulwich_head(tmp_path)
+
+
+def test_head_commit_of_a_detached_head_is_the_sha_it_names(tmp_path):
+    porcelain.init(str(tmp_path))
+    first = _commit(tmp_path, "a.txt", "one")
+    _commit(tmp_path, "a.txt", "two")
+    (tmp_path / ".git" / "HEAD").write_text(first + "\n")
+    assert gitinfo.head_commit(tmp_path) == first
+
+
+def test_head_commit_of_a_linked_worktree_is_its_own_branchs(tmp_path):
+    main = tmp_path / "main"
+    main.mkdir()
+    porcelain.init(str(main))
+    _commit(main, "a.txt", "one")
+    porcelain.branch_create(str(main), "feature")
+    porcelain.worktree_add(str(main), str(tmp_path / "linked"), branch="feature")
+    feature = _commit(tmp_path / "linked", "b.txt", "two")
+    assert gitinfo.head_commit(tmp_path / "linked") == feature == _dulwich_head(tmp_path / "linked")
+    assert gitinfo.head_commit(main) != feature
+
+
+def test_a_head_the_files_do_not_answer_is_asked_of_dulwich(tmp_path, monkeypatch):
+    porcelain.init(str(tmp_path))
+    sha = _commit(tmp_path, "a.txt", "one")
+    branch = gitinfo.current_branch(tmp_path)
+    (tmp_path / ".git" / "refs" / "heads" / "alias").write_text(f"ref: refs/heads/{branch}\n")
+    (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/alias\n")
+    asked = []
+    real = gitinfo.open_repo
+    monkeypatch.setattr(gitinfo, "open_repo", lambda start: asked.append(start) or real(start))
+    assert gitinfo.head_commit(tmp_path) == sha
+    assert asked

@@ -76,3 +76,54 @@ def test_with_nothing_to_claim_a_hook_path_command_loads_no_dulwich_at_all(warm,
     loaded = _loaded(warm, *command)
     assert "baton.app" in loaded
     assert not [m for m in loaded if m == "dulwich" or m.startswith("dulwich.")]
+
+
+def test_resuming_the_latest_handoff_loads_no_dulwich(warm):
+    """Its freshness compares the record's head with HEAD's commit, read from
+    ``HEAD`` and the branch's ref file: no repository is opened."""
+    loaded = _loaded(warm, "resume", "latest")
+    assert "baton.commands.resume" in loaded
+    assert not [m for m in loaded if m == "dulwich" or m.startswith("dulwich.")]
+
+
+@pytest.mark.parametrize("command", [
+    ("bootstrap", "--peek", "--json"),
+    ("session", "handoff", "--json"),
+    ("resume", "latest"),
+], ids=" ".join)
+def test_a_read_with_nothing_new_to_fold_defines_no_event_class(warm, command):
+    """Routing needs only the type names (``baton.event_names``); the 24 event
+    classes, the aggregates and ``record`` are for writing and folding."""
+    _loaded(warm, "session", "handoff", "--json")  # catch up once: nothing is new after this
+    loaded = _loaded(warm, *command)
+    assert "baton.app" in loaded
+    assert not {"baton.events", "baton.domain.aggregates.baton", "baton.domain.aggregates.session",
+                "baton.commands.record"} & loaded
+
+
+def test_folding_new_events_loads_the_catalogue_and_its_upcasters_first(warm):
+    """Upcasters are registered by ``baton.events``: a catch-up that folds
+    anything loads it before the first event is upcast."""
+    from baton.ledger.envelope import EventDraft
+    from baton.ledger.store import Ledger
+
+    _loaded(warm, "session", "handoff", "--json")
+    other = Ledger(warm / ".baton", "another-writer", fsync="never")  # another machine's feed, not yet folded
+    with other.locked() as txn:
+        txn.append([EventDraft("note.added", "note/x", {"text": "from elsewhere"})])
+    loaded = _loaded(warm, "session", "handoff", "--json")
+    assert "baton.events" in loaded
+
+
+def test_claiming_a_baton_judges_its_freshness_without_dulwich(warm):
+    """The freshness line compares the baton's head with HEAD's commit, read
+    from the ref files; with git's identity cached, nothing opens the repository."""
+    from baton.app import Baton
+
+    _loaded(warm, "session", "handoff", "--json")  # caches git's identity (read once through dulwich)
+    with Baton.open(warm) as app:
+        assert app.pending_batons().to_json()["total"] == 1
+    loaded = _loaded(warm, "bootstrap", "--json", "--session-id", "s2")
+    with Baton.open(warm) as app:
+        assert app.pending_batons().to_json()["total"] == 0  # it was claimed
+    assert not [m for m in loaded if m == "dulwich" or m.startswith("dulwich.")]

@@ -75,3 +75,14 @@ def test_frozen_values_stay_frozen_and_evolve():
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
         p.x = 5  # type: ignore[misc]
     assert attrs.evolve(p, x=5) == Point(5, 2)
+
+
+def test_the_shared_tuple_converter_makes_tuples_as_converter_tuple_does():
+    from baton.model import as_tuple as AS_TUPLE
+
+    @frozen
+    class Seq:
+        items: tuple = attrs.field(factory=tuple, converter=AS_TUPLE)
+
+    assert Seq(["a", "b"]).items == ("a", "b") and Seq().items == ()
+    assert attrs.evolve(Seq(), items=iter("xy")).items == ("x", "y")

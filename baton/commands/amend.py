@@ -84,7 +84,7 @@ def amend_handoff(
     from baton.commands.record import record
     from baton.domain.aggregates import handoff as aggregate
     from baton.errors import InputError
-    from baton.events import handoff_stream
+    from baton.event_names import handoff_stream
     from baton.ledger.ids import uuid7
     from baton.policy import load_policy
 
@@ -172,7 +172,7 @@ def archive_handoff(project: "Project", token: str = "", *,
     from baton.commands.ids import load_handoff, place_of
     from baton.commands.record import record
     from baton.domain.aggregates import handoff as aggregate
-    from baton.events import handoff_stream
+    from baton.event_names import handoff_stream
 
     reason = reason.strip() if reason and reason.strip() else None
     opened = project

@@ -25,15 +25,16 @@ from baton.domain.batons import (
     handoff_payload_for_baton, parse_payload, render_baton_markdown, select_eligible,
 )
 from baton.commands.identity import SessionContext, context_of
-from baton.commands.record import record as record_events
-from baton.domain.aggregates import baton as baton_aggregate
-from baton.domain.aggregates.baton import BatonKey
 from baton.errors import Conflict, InputError, NotFound
-from baton.events import handoff_stream
+from baton.event_names import handoff_stream
 from baton.ledger.clock import rfc3339_micros
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
+    from baton.domain.aggregates.baton import BatonKey
+
+# Writing imports the baton aggregate and ``record`` (and with them the event
+# classes) in the functions that write: reading a baton never needs them.
 
 
 # -- reading ---------------------------------------------------------------------
@@ -133,6 +134,8 @@ def _find_by_id(runner, token: str) -> tuple[str, dict[str, Any]] | None:
 # -- writing -----------------------------------------------------------------------
 
 def _key_state(scope, key: str) -> BatonKey:
+    from baton.domain.aggregates.baton import BatonKey
+
     return BatonKey.from_doc(key, scope.runner.get("batons", key))
 
 
@@ -149,6 +152,9 @@ def claim_in_scope(scope, peek: Peek, *, session: str | None, harness: str | Non
         BatonNotPending: it was cancelled or dismissed.
         StreamVersionConflict: its stream moved on in any other way.
     """
+    from baton.commands.record import record as record_events
+    from baton.domain.aggregates import baton as baton_aggregate
+
     record = peek.record
     state = _key_state(scope, record.key)
     claimed_at = rfc3339_micros(scope.project.clock())
@@ -176,6 +182,9 @@ def _append_created(scope, record: BatonRecord, *, session: str | None, harness:
     Superseding retires the old *baton* only: the handoff it pointed at keeps
     its status (a ready handoff handed on with ``--from`` stays ready).
     """
+    from baton.commands.record import record as record_events
+    from baton.domain.aggregates import baton as baton_aggregate
+
     state = _key_state(scope, record.key)
     (created,) = baton_aggregate.decide(state, baton_aggregate.CreateBaton(record, session=session, harness=harness))
     record_events(scope, [created], version=scope.txn.stream_version(created.stream), actor=record.owner,
@@ -191,6 +200,7 @@ def _resume_handoff(scope, handoff_id: str, *, session: str | None, harness: str
     record of its fate. A ready handoff handed on with ``--from`` is marked
     ``resumed`` like any other.
     """
+    from baton.commands.record import record as record_events
     from baton.domain.aggregates import handoff as handoff_aggregate
     from baton.domain.handoff import handoff_from_json
 
@@ -405,6 +415,9 @@ def cancel_baton(project: "Project", *, owner: str | None = None, branch: str | 
 
     Nothing pending is not an error: the answer is ``{"cancelled": false}``.
     """
+    from baton.commands.record import record as record_events
+    from baton.domain.aggregates import baton as baton_aggregate
+
     opened = project
     ctx = context_of(opened, owner=owner, branch=branch)
     with opened.writing() as scope:
@@ -442,6 +455,9 @@ def dismiss_baton(project: "Project", handoff_id: str = "", *, via: str = "cli",
     token = (handoff_id or "").strip()
     if not token:
         raise InputError("dismiss needs a baton id")
+    from baton.commands.record import record as record_events
+    from baton.domain.aggregates import baton as baton_aggregate
+
     opened = project
     with opened.writing() as scope:
         found = _find_by_id(scope.runner, token)

@@ -92,11 +92,7 @@ def resume_handoff(
     from baton.domain.brief import render_resume_brief
     from baton.domain.handoff import handoff_to_json
     from baton.domain.quality import score_quality
-    from baton.commands.handoff_facts import now_timestamp
-    from baton.commands.record import record as record_events
-    from baton.domain.aggregates import handoff as aggregate
     from baton.errors import InputError
-    from baton.events import handoff_stream
     from baton.policy import load_policy
 
     if format not in FORMATS:
@@ -153,6 +149,12 @@ def resume_handoff(
         # whose decisions contradict a sibling's is not to be relied on blindly.
         brief_json["text"] = conflict_banner(conflicts) + "\n\n" + brief_json["text"]
     if mark_resumed:
+        # The write path's modules (the event catalogue, the decider) only when a resume is recorded.
+        from baton.commands.handoff_facts import now_timestamp
+        from baton.commands.record import record as record_events
+        from baton.domain.aggregates import handoff as aggregate
+        from baton.event_names import handoff_stream
+
         with opened.writing() as scope:
             current = load_handoff(scope.runner, handoff.id)
             decided = aggregate.decide(current, aggregate.Resume(session, harness, freshness.state),

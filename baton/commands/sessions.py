@@ -18,14 +18,15 @@ from baton.commands.identity import SessionContext, context_of
 from baton.domain.batons import (
     BatonRecord, context_key, objective_stream, render_baton_markdown, session_stream,
 )
-from baton.commands.record import record
-from baton.domain.aggregates import session as aggregate
 from baton.domain.limits import OBJECTIVE_MAX, SESSION_ID_MAX
 from baton.errors import InputError
 from baton.ledger.ids import uuid7
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
+
+# The session aggregate and ``record`` (with the event classes) are imported
+# by the functions that write: reading an objective never needs them.
 
 
 
@@ -94,6 +95,9 @@ def get_session_objective(runner, ctx: SessionContext) -> SessionObjective | Non
 def _objective_events(scope, ctx: SessionContext, objective: str | None, session: str | None,
                       reason: str) -> bool:
     """Set, or clear, the objective of ``ctx``; True when anything changed."""
+    from baton.commands.record import record
+    from baton.domain.aggregates import session as aggregate
+
     key = context_key(ctx.owner, ctx.branch)
     version = scope.txn.stream_version(objective_stream(key))
     command = (aggregate.SetObjective(ctx.owner, ctx.branch, objective, session) if objective is not None
@@ -160,6 +164,9 @@ def begin_session(
     session_id = check_session_id(session_id) or uuid7()
     objective = check_objective(objective)
     harness = harness.strip() if harness and harness.strip() else None
+    from baton.commands.record import record
+    from baton.domain.aggregates import session as aggregate
+
     opened = project
     ctx = context_of(opened, owner=owner, branch=branch)
     with opened.writing() as scope:
@@ -252,6 +259,9 @@ def end_session(
     session_id = check_session_id(session_id, required=True)
     assert session_id is not None
     payload = _as_payload(handoff, owner, branch, shared, allow_empty=True)
+    from baton.commands.record import record
+    from baton.domain.aggregates import session as aggregate
+
     opened = project
     with opened.writing() as scope:
         session = scope.runner.get("sessions", session_id) or {}

@@ -27,13 +27,8 @@ redacting an already-redacted payload changes nothing and records nothing.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import bisect
 import fnmatch
 import functools
-import hashlib
-import json
 import math
 import re
 from collections import Counter
@@ -61,7 +56,7 @@ threshold is what lets short real passwords be caught at all."""
 
 DEFAULT_MIN_SECRET_LENGTH = 8
 
-RULE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+RULE_NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 MARKER = re.compile(r"\[REDACTED(?::[a-z0-9][a-z0-9_-]{0,63})?\]")
 
 DEFAULT_PATH_FIELDS = frozenset(
@@ -248,7 +243,7 @@ Rule = Union[PatternRule, AssignmentRule, PathRule]
 
 # -- default rules -----------------------------------------------------------
 
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = (
     r"""^(?:
         <[^<>]*>                      # <your-token>
       | \$\{[^}]*\}                   # ${TOKEN}
@@ -261,7 +256,8 @@ _PLACEHOLDER = re.compile(
     )$""",
     re.X | re.I | re.S,
 )
-_DOTTED_NAME = re.compile(r"^[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+$")
+"""Compiled on first use (``compiled``), as are the other patterns only a rule's value test reads."""
+_DOTTED_NAME = r"^[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+$"
 
 
 def is_placeholder(value: str) -> bool:
@@ -269,7 +265,7 @@ def is_placeholder(value: str) -> bool:
     ``<...>``, ``${VAR}``/``$VAR``/``%VAR%``, ``{{...}}``, one repeated
     character, and letter-only dotted names (``process.env.TOKEN``)."""
     v = value.strip()
-    return bool(not v or _PLACEHOLDER.match(v) or _DOTTED_NAME.match(v))
+    return bool(not v or compiled(*_PLACEHOLDER).match(v) or compiled(_DOTTED_NAME).match(v))
 
 
 _SECRET_WORDS = frozenset({
@@ -324,14 +320,17 @@ def _names_aws_secret(words: tuple[str, ...]) -> bool:
     return "".join(words).endswith("secretaccesskey") or (words[0] == "aws" and "secret" in words)
 
 
-_AWS_SECRET_VALUE = re.compile(r"^[A-Za-z0-9/+]{40}$")
+_AWS_SECRET_VALUE = r"^[A-Za-z0-9/+]{40}$"
 
 
 def _aws_secret_value(value: str, policy: "RedactionPolicy") -> bool:
-    return bool(_AWS_SECRET_VALUE.match(value)) and not is_placeholder(value) and not names_an_example(value)
+    return bool(compiled(_AWS_SECRET_VALUE).match(value)) and not is_placeholder(value) and not names_an_example(value)
 
 
 def _jwt_header_has_alg(token: str) -> bool:
+    import base64
+    import binascii
+
     header = token.split(".", 1)[0]
     try:
         decoded = orjson.loads(base64.urlsafe_b64decode(header + "=" * (-len(header) % 4)))
@@ -445,8 +444,8 @@ def custom_rule(name: str, *, regex: str | None = None, glob: str | Sequence[str
         PolicyConfigError: bad name, action, regex, glob or target.
     """
     problems: list[str] = []
-    if not isinstance(name, str) or not RULE_NAME.match(name):
-        problems.append(f"name {name!r} must match {RULE_NAME.pattern} (it appears in [REDACTED:<name>])")
+    if not isinstance(name, str) or not compiled(RULE_NAME_PATTERN).match(name):
+        problems.append(f"name {name!r} must match {RULE_NAME_PATTERN} (it appears in [REDACTED:<name>])")
     if action not in ACTIONS:
         problems.append(f"unknown action {action!r} (expected 'redact' or 'block')")
     if reason is not None and (not isinstance(reason, str) or not reason.strip()):
@@ -656,7 +655,7 @@ class RedactionOutcome:
 
 # -- the walk ----------------------------------------------------------------
 
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_IDENT = r"^[A-Za-z_][A-Za-z0-9_]*$"
 _MAX_PASSES = 64
 
 
@@ -664,8 +663,10 @@ def _child(path: str, key: Any) -> str:
     if isinstance(key, int):
         return f"{path}[{key}]"
     text = key if isinstance(key, str) else repr(key)
-    if _IDENT.match(text):
+    if compiled(_IDENT).match(text):
         return f"{path}.{text}" if path else text
+    import json
+
     return f"{path}[{json.dumps(text, ensure_ascii=False)}]"
 
 
@@ -882,7 +883,7 @@ def _unique(key: str, taken: set[Any]) -> str:
     return f"{key}#{n}"
 
 
-_ANCHOR = re.compile(r"(?<!\[)\^|(?<!\\)\$|\\[AZ]")
+_ANCHOR = r"(?<!\[)\^|(?<!\\)\$|\\[AZ]"
 
 
 def _apply(text: str, rule: Rule, policy: RedactionPolicy,
@@ -900,7 +901,7 @@ def _apply(text: str, rule: Rule, policy: RedactionPolicy,
         markers = marker_spans(text)
     if not markers:
         return _replaced(text, sorted(set(rule.spans(text, policy))), rule.name)
-    if not (isinstance(rule, PatternRule) and _ANCHOR.search(rule.regex)):
+    if not (isinstance(rule, PatternRule) and compiled(_ANCHOR).search(rule.regex)):
         spans = sorted(set(rule.spans(text, policy)))
         if not _overlaps_a_marker(spans, markers):
             return _replaced(text, spans, rule.name)
@@ -937,6 +938,8 @@ def _replaced(text: str, spans: list[tuple[int, int]], rule_name: str) -> tuple[
 
 
 def _overlaps_a_marker(spans: list[tuple[int, int]], markers: list[tuple[int, int]]) -> bool:
+    import bisect
+
     starts = [start for start, _ in markers]
     for start, stop in spans:
         i = bisect.bisect_left(starts, stop) - 1  # the last marker beginning before the span ends
@@ -975,7 +978,7 @@ def redact_text(text: str, policy: RedactionPolicy) -> str:
 
 # -- command output ----------------------------------------------------------
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+_ANSI = r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"
 
 DEFAULT_SUMMARY_LIMIT = 2000
 
@@ -1005,8 +1008,10 @@ def summarize_output(text: str, limit: int = DEFAULT_SUMMARY_LIMIT,
     """Redact the whole output first (so a PEM block cut by truncation is still
     caught), then keep its head and its tail (test runners print their verdict
     last) within ``limit`` characters, marking what was left out."""
+    import hashlib
+
     policy = policy or RedactionPolicy()
-    plain = _ANSI.sub("", text)
+    plain = compiled(_ANSI).sub("", text)
     outcome = redact_payload(plain, policy, at=field)
     redacted: str = outcome.payload
     digest = "sha256:" + hashlib.sha256(redacted.encode("utf-8", "surrogatepass")).hexdigest()

@@ -23,21 +23,25 @@ of other owners' and branches' briefs.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from baton.canonical import pretty_bytes
-from baton.domain.aggregates.baton import BatonKey, Folded, fold, record_of_created
 from baton.domain.batons import CLAIMED, PENDING, BatonRecord, baton_file
-from baton.events import BATON, BatonCancelled, BatonClaimed, BatonCreated, BatonDismissed, decode, split_stream
+from baton.event_names import BATON, BATON_CANCELLED, BATON_CLAIMED, BATON_CREATED, BATON_DISMISSED, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import Doc
 
+if TYPE_CHECKING:
+    from baton.domain.aggregates.baton import Folded
+
+# The baton aggregate (and with it the event classes) is imported where an
+# event is folded: a command whose feeds gained nothing never loads it.
 
 OPERATIONS = {
-    BatonCreated.TYPE: "handoff_created",
-    BatonClaimed.TYPE: "handoff_claimed",
-    BatonCancelled.TYPE: "handoff_cancelled",
-    BatonDismissed.TYPE: "handoff_dismissed",
+    BATON_CREATED: "handoff_created",
+    BATON_CLAIMED: "handoff_claimed",
+    BATON_CANCELLED: "handoff_cancelled",
+    BATON_DISMISSED: "handoff_dismissed",
 }
 """The spec's telemetry operation of each baton event type."""
 
@@ -73,6 +77,8 @@ class Batons:
     def fold(self, key: str, doc: Doc | None, event: Event) -> tuple[Doc, Folded]:
         """``apply``, with the aggregate's verdict (``accepted``, ``superseded``):
         ``baton metrics`` counts only accepted events."""
+        from baton.domain.aggregates.baton import BatonKey, fold
+
         folded = fold(BatonKey.from_doc(key, doc), event)
         out = folded.state.to_doc()
         telemetry = dict((doc or {}).get("telemetry") or {})
@@ -129,13 +135,16 @@ class BatonScopes:
     version = 1
 
     def keys(self, event: Event) -> Iterable[str]:
-        if event.type == BatonCreated.TYPE and isinstance(event.data, dict):
+        if event.type == BATON_CREATED and isinstance(event.data, dict):
             handoff_id = event.data.get("handoff_id")
             if isinstance(handoff_id, str) and handoff_id and split_stream(event.stream)[0] == BATON:
                 return (handoff_id,)
         return ()
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
+        from baton.domain.aggregates.baton import record_of_created
+        from baton.events import BatonCreated, decode
+
         created = decode(event)
         if not isinstance(created, BatonCreated):
             return doc

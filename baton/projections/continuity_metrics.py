@@ -23,15 +23,14 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from baton.events import (
-    HandoffCaptured, HandoffForgotten, HandoffPromoted, HandoffResumed, HandoffValidated, decode,
+from baton.event_names import (
+    HANDOFF_CAPTURED, HANDOFF_FORGOTTEN, HANDOFF_PROMOTED, HANDOFF_RESUMED, HANDOFF_VALIDATED,
 )
 from baton.ledger.envelope import Event
 from baton.projections.base import Doc, handoff_key
 
 AUTOMATIC_TRIGGERS = ("threshold", "hook")
-_TYPES = frozenset({HandoffCaptured.TYPE, HandoffValidated.TYPE, HandoffPromoted.TYPE, HandoffResumed.TYPE,
-                    HandoffForgotten.TYPE})
+_TYPES = frozenset({HANDOFF_CAPTURED, HANDOFF_VALIDATED, HANDOFF_PROMOTED, HANDOFF_RESUMED, HANDOFF_FORGOTTEN})
 
 
 class ContinuityMetrics:
@@ -42,6 +41,11 @@ class ContinuityMetrics:
         return handoff_key(event, _TYPES)
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
+        # The classes, only once there is an event to fold (``baton.event_names``).
+        from baton.events import (
+            HandoffCaptured, HandoffForgotten, HandoffPromoted, HandoffResumed, HandoffValidated, decode,
+        )
+
         typed = decode(event)
         if isinstance(typed, HandoffForgotten):
             return None

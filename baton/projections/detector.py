@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from baton.events import DETECTOR, DETECTOR_EVENTS, HandoffPromoted, HandoffValidated, split_stream
+from baton.event_names import DETECTOR, DETECTOR_TYPES, HANDOFF_PROMOTED, HANDOFF_VALIDATED, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import Doc
 
 MATERIAL = "_material"
-_TYPES = frozenset(cls.TYPE for cls in DETECTOR_EVENTS)
-_MATERIAL_TYPES = frozenset((HandoffValidated.TYPE, HandoffPromoted.TYPE))
+_TYPES = frozenset(DETECTOR_TYPES)
+_MATERIAL_TYPES = frozenset((HANDOFF_VALIDATED, HANDOFF_PROMOTED))
 
 
 class Detector:

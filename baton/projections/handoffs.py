@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Iterator
 
 from baton.model import frozen
-from baton.events import HANDOFF, HANDOFF_EVENTS, split_stream
+from baton.event_names import HANDOFF, HANDOFF_TYPES, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import Doc
 
@@ -29,7 +29,7 @@ ROWS_TABLE = "handoff_rows"
 _ADDED_COLUMNS = (("branch", "TEXT"), ("worktree", "TEXT"), ("baton", "INTEGER"))
 MODELS_KEPT = 256
 """How many record models ``Handoffs`` keeps between events (a bound on memory, not on correctness)."""
-_TYPES = frozenset(cls.TYPE for cls in HANDOFF_EVENTS)
+_TYPES = frozenset(HANDOFF_TYPES)
 
 
 class Handoffs:

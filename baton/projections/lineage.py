@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from baton.events import HandoffCaptured, HandoffRevised
+from baton.event_names import HANDOFF_CAPTURED, HANDOFF_REVISED
 from baton.ledger.envelope import Event
 from baton.projections.base import Doc, handoff_key
 
 NODES_TABLE = "lineage_nodes"
 EDGES_TABLE = "lineage_edges"
-_TYPES = frozenset((HandoffCaptured.TYPE, HandoffRevised.TYPE))
+_TYPES = frozenset((HANDOFF_CAPTURED, HANDOFF_REVISED))
 
 
 class Lineage:
@@ -40,13 +40,13 @@ class Lineage:
 
         data = event.data
         if data is None:
-            return None if event.type == HandoffCaptured.TYPE else doc
+            return None if event.type == HANDOFF_CAPTURED else doc
         record = data.get("handoff") if isinstance(data, dict) else None
         if not isinstance(record, dict):
             return doc
-        if event.type == HandoffCaptured.TYPE and doc is not None:
+        if event.type == HANDOFF_CAPTURED and doc is not None:
             return doc  # a capture of an id that exists changes nothing (as the handoff fold)
-        if event.type == HandoffRevised.TYPE and doc is None:
+        if event.type == HANDOFF_REVISED and doc is None:
             return None
         node = node_of({**record, "id": key})
         if doc is not None:

@@ -411,6 +411,12 @@ class ProjectionRunner:
 
     # -- folding -------------------------------------------------------------
     def fold(self, events: Iterable[Event], docs: dict[tuple[str, str], Doc | None], load) -> set[tuple[str, str]]:
+        # The event catalogue registers its upcasters when it is imported; the
+        # read path imports only the names (``baton.event_names``), so load it
+        # before the first event is upcast (once per batch, never per event).
+        import baton.events
+        del baton
+
         dirty: set[tuple[str, str]] = set()
         upcast = self.upcasters.upcast
         plan = [(p.name, p.keys, p.apply) for p in self.projections]  # bound once, not per event

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from baton.domain.aggregates.session import evolve_objective, evolve_session
-from baton.events import OBJECTIVE, OBJECTIVE_EVENTS, SESSION, SESSION_EVENTS, split_stream
+from baton.event_names import OBJECTIVE, OBJECTIVE_TYPES, SESSION, SESSION_TYPES, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import Doc
 
 
-_SESSION_TYPES = frozenset(cls.TYPE for cls in SESSION_EVENTS)
-_OBJECTIVE_TYPES = frozenset(cls.TYPE for cls in OBJECTIVE_EVENTS)
+_SESSION_TYPES = frozenset(SESSION_TYPES)
+_OBJECTIVE_TYPES = frozenset(OBJECTIVE_TYPES)
 
 
 def _key_in(event: Event, family: str, types: frozenset[str]) -> tuple[str, ...]:
@@ -35,6 +34,8 @@ class Sessions:
         return _key_in(event, SESSION, _SESSION_TYPES)
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
+        from baton.domain.aggregates.session import evolve_session  # the decider: only when there is an event to fold
+
         return evolve_session(doc, event, key)
 
 
@@ -46,5 +47,7 @@ class Objectives:
         return _key_in(event, OBJECTIVE, _OBJECTIVE_TYPES)
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
+        from baton.domain.aggregates.session import evolve_objective
+
         return evolve_objective(doc, event, key)
 
