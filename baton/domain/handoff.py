@@ -433,6 +433,8 @@ def _build_converter() -> Any:
         def structure_tuple(value: Any, _: Any) -> tuple:
             if not isinstance(value, list):
                 raise TypeError(f"must be an array, not {_json_type(value)}")
+            if item_type is str and all(type(v) is str for v in value):
+                return tuple(value)  # what the list hook returns for them, without a call per string
             return tuple(as_list(value, list[item_type]))  # type: ignore[valid-type]
 
         return structure_tuple
@@ -449,6 +451,20 @@ def _build_converter() -> Any:
 
     conv.register_structure_hook_func(_is_json_object, _json_object)
 
+    # Unstructuring a record is the same few hooks over and over (replay runs
+    # it for every record): scalars are their own JSON (the converter's hook
+    # for them is the identity) and the hooks of model classes and tuples are
+    # called directly; anything else goes through the converter's dispatch.
+    direct: dict[type, Callable[[Any], Any]] = {}
+    unstructure_any = conv.unstructure
+
+    def unstructure_value(value: Any) -> Any:
+        kind = type(value)
+        if kind in _SCALARS:
+            return value
+        hook = direct.get(kind)
+        return hook(value) if hook is not None else unstructure_any(value)
+
     # Model classes: strict generated structure + unknown keys kept in ``extra``.
     for cls in MODEL_CLASSES:
         attrs.resolve_types(cls)
@@ -458,9 +474,25 @@ def _build_converter() -> Any:
         base = make_dict_structure_fn(cls, conv, extra=override(omit=True), **overrides)
         known = frozenset(keys.values())
         conv.register_structure_hook(cls, _structure_with_extra(cls, base, known))
-        conv.register_unstructure_hook(cls, _unstructure_with_extra(conv, cls, fields, keys))
+        direct[cls] = _unstructure_with_extra(unstructure_value, cls, fields, keys)
+        conv.register_unstructure_hook(cls, direct[cls])
 
-    conv.register_unstructure_hook(tuple, lambda t: [conv.unstructure(v) for v in t])
+    scalars = _SCALARS
+
+    def unstructure_items(items: tuple | list) -> list:
+        return [v if type(v) in scalars else unstructure_value(v) for v in items]
+
+    def unstructure_dict(obj: dict) -> dict:
+        out = {}
+        for key, value in obj.items():
+            if type(key) is not str:
+                return unstructure_any(obj)  # the converter's key handling
+            out[key] = value if type(value) in scalars else unstructure_value(value)
+        return out
+
+    direct[tuple] = direct[list] = unstructure_items
+    direct[dict] = unstructure_dict
+    conv.register_unstructure_hook(tuple, unstructure_items)
     return conv
 
 
@@ -475,11 +507,17 @@ def _structure_with_extra(cls: type, base: Callable, known: frozenset[str]) -> C
     return structure
 
 
+_SCALARS = frozenset((str, int, float, bool))
+"""Types the converter unstructures as themselves (its hook for them is the
+identity): the hooks below take them as they are instead of dispatching
+each one (a record holds hundreds)."""
+
 _PLANS: dict[type, list[tuple[str, str, bool]]] = {}
 """Per model class: (attribute, JSON key, omitted when empty), in output order."""
 
 
-def _unstructure_with_extra(conv: Any, cls: type, fields: Any, keys: dict[str, str]) -> Callable[[Any], dict]:
+def _unstructure_with_extra(unstructure_value: Callable[[Any], Any], cls: type, fields: Any,
+                            keys: dict[str, str]) -> Callable[[Any], dict]:
     plan = _PLANS[cls] = [(f.name, keys[f.name], bool(f.metadata.get(_OMIT_EMPTY)))
                           for f in fields if f.name != "extra"]
 
@@ -491,10 +529,12 @@ def _unstructure_with_extra(conv: Any, cls: type, fields: Any, keys: dict[str, s
             value = getattr(obj, name)
             if value is None or (omit_empty and value == ()):
                 continue
-            if like is not None and getattr(like[0], name) is value and key in like[1]:
+            if type(value) in _SCALARS:
+                out[key] = value
+            elif like is not None and getattr(like[0], name) is value and key in like[1]:
                 out[key] = like[1][key]
             else:
-                out[key] = conv.unstructure(value)
+                out[key] = unstructure_value(value)
         for key, value in obj.extra.items():
             out.setdefault(key, value)
         return out
