@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import functools
 import re
-import uuid
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
-from typing import Any, Literal, NewType, get_args, get_origin
+from types import UnionType
+from typing import Any, Literal, NewType, Union, get_args, get_origin
 
 import attrs
 
@@ -348,14 +348,14 @@ def is_timestamp(text: object) -> bool:
     return True
 
 
+_CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+"""Exactly the strings ``str(uuid.UUID(text)) == text`` accepts (one pattern
+match instead of parsing a UUID and formatting it back, per id of every record)."""
+
+
 def is_handoff_id(text: object) -> bool:
     """A UUID in canonical lowercase form (any version; Baton mints v7)."""
-    if not isinstance(text, str):
-        return False
-    try:
-        return str(uuid.UUID(text)) == text
-    except ValueError:
-        return False
+    return isinstance(text, str) and _CANONICAL_UUID.fullmatch(text) is not None
 
 
 # --------------------------------------------------------------------------- converter
@@ -428,18 +428,45 @@ def _build_converter() -> Any:
 
     def _tuple_factory(t: Any) -> Callable[[Any, Any], Any]:
         (item_type, _ellipsis) = get_args(t)
-        as_list = conv.get_structure_hook(list[item_type])  # type: ignore[valid-type]
+        list_type = list[item_type]  # type: ignore[valid-type]
+        as_list = conv.get_structure_hook(list_type)
+        item_hook = conv.get_structure_hook(item_type)  # the hook ``as_list`` calls per item
 
         def structure_tuple(value: Any, _: Any) -> tuple:
             if not isinstance(value, list):
                 raise TypeError(f"must be an array, not {_json_type(value)}")
             if item_type is str and all(type(v) is str for v in value):
                 return tuple(value)  # what the list hook returns for them, without a call per string
-            return tuple(as_list(value, list[item_type]))  # type: ignore[valid-type]
+            try:  # the same items as ``as_list``, without its per-item bookkeeping for error reports
+                return tuple([item_hook(v, item_type) for v in value])
+            except Exception:
+                pass
+            return tuple(as_list(value, list_type))  # raises, reporting every bad item with its index
 
         return structure_tuple
 
     conv.register_structure_hook_factory(_is_tuple, _tuple_factory)
+
+    def _is_optional(t: Any) -> bool:
+        args = get_args(t)
+        return get_origin(t) in (Union, UnionType) and len(args) == 2 and type(None) in args
+
+    def _optional_factory(t: Any) -> Callable[[Any, Any], Any]:
+        inner = next(a for a in get_args(t) if a is not type(None))
+        hooks: list[Callable[[Any, Any], Any]] = []
+
+        def structure_optional(value: Any, _: Any) -> Any:
+            # cattrs' own ``X | None`` hook, with ``X``'s hook looked up once
+            # (on first use, as cattrs looks it up on every use) instead of per value.
+            if value is None:
+                return None
+            if not hooks:
+                hooks.append(conv.get_structure_hook(inner))
+            return hooks[0](value, inner)
+
+        return structure_optional
+
+    conv.register_structure_hook_factory(_is_optional, _optional_factory)
 
     def _is_json_object(t: Any) -> bool:
         return get_origin(t) is dict
