@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import functools
 import re
-import uuid
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
-from typing import Any, Literal, NewType, get_args, get_origin
+from types import UnionType
+from typing import Any, Literal, NewType, Union, get_args, get_origin
 
 import attrs
 
@@ -348,14 +348,14 @@ def is_timestamp(text: object) -> bool:
     return True
 
 
+_CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+"""Exactly the strings ``str(uuid.UUID(text)) == text`` accepts (one pattern
+match instead of parsing a UUID and formatting it back, per id of every record)."""
+
+
 def is_handoff_id(text: object) -> bool:
     """A UUID in canonical lowercase form (any version; Baton mints v7)."""
-    if not isinstance(text, str):
-        return False
-    try:
-        return str(uuid.UUID(text)) == text
-    except ValueError:
-        return False
+    return isinstance(text, str) and _CANONICAL_UUID.fullmatch(text) is not None
 
 
 # --------------------------------------------------------------------------- converter
@@ -433,16 +433,45 @@ def _build_converter(*, detailed: bool = True) -> Any:
 
     def _tuple_factory(t: Any) -> Callable[[Any, Any], Any]:
         (item_type, _ellipsis) = get_args(t)
-        as_list = conv.get_structure_hook(list[item_type])  # type: ignore[valid-type]
+        list_type = list[item_type]  # type: ignore[valid-type]
+        as_list = conv.get_structure_hook(list_type)
+        item_hook = conv.get_structure_hook(item_type)  # the hook ``as_list`` calls per item
 
         def structure_tuple(value: Any, _: Any) -> tuple:
             if not isinstance(value, list):
                 raise TypeError(f"must be an array, not {_json_type(value)}")
-            return tuple(as_list(value, list[item_type]))  # type: ignore[valid-type]
+            if item_type is str and all(type(v) is str for v in value):
+                return tuple(value)  # what the list hook returns for them, without a call per string
+            try:  # the same items as ``as_list``, without its per-item bookkeeping for error reports
+                return tuple([item_hook(v, item_type) for v in value])
+            except Exception:
+                pass
+            return tuple(as_list(value, list_type))  # raises, reporting every bad item with its index
 
         return structure_tuple
 
     conv.register_structure_hook_factory(_is_tuple, _tuple_factory)
+
+    def _is_optional(t: Any) -> bool:
+        args = get_args(t)
+        return get_origin(t) in (Union, UnionType) and len(args) == 2 and type(None) in args
+
+    def _optional_factory(t: Any) -> Callable[[Any, Any], Any]:
+        inner = next(a for a in get_args(t) if a is not type(None))
+        hooks: list[Callable[[Any, Any], Any]] = []
+
+        def structure_optional(value: Any, _: Any) -> Any:
+            # cattrs' own ``X | None`` hook, with ``X``'s hook looked up once
+            # (on first use, as cattrs looks it up on every use) instead of per value.
+            if value is None:
+                return None
+            if not hooks:
+                hooks.append(conv.get_structure_hook(inner))
+            return hooks[0](value, inner)
+
+        return structure_optional
+
+    conv.register_structure_hook_factory(_is_optional, _optional_factory)
 
     def _is_json_object(t: Any) -> bool:
         return get_origin(t) is dict
@@ -454,6 +483,20 @@ def _build_converter(*, detailed: bool = True) -> Any:
 
     conv.register_structure_hook_func(_is_json_object, _json_object)
 
+    # Unstructuring a record is the same few hooks over and over (replay runs
+    # it for every record): scalars are their own JSON (the converter's hook
+    # for them is the identity) and the hooks of model classes and tuples are
+    # called directly; anything else goes through the converter's dispatch.
+    direct: dict[type, Callable[[Any], Any]] = {}
+    unstructure_any = conv.unstructure
+
+    def unstructure_value(value: Any) -> Any:
+        kind = type(value)
+        if kind in _SCALARS:
+            return value
+        hook = direct.get(kind)
+        return hook(value) if hook is not None else unstructure_any(value)
+
     # Model classes: strict generated structure + unknown keys kept in ``extra``.
     for cls in MODEL_CLASSES:
         attrs.resolve_types(cls)
@@ -463,9 +506,25 @@ def _build_converter(*, detailed: bool = True) -> Any:
         base = make_dict_structure_fn(cls, conv, extra=override(omit=True), **overrides)
         known = frozenset(keys.values())
         conv.register_structure_hook(cls, _structure_with_extra(cls, base, known))
-        conv.register_unstructure_hook(cls, _unstructure_with_extra(conv, cls, fields, keys))
+        direct[cls] = _unstructure_with_extra(unstructure_value, cls, fields, keys)
+        conv.register_unstructure_hook(cls, direct[cls])
 
-    conv.register_unstructure_hook(tuple, lambda t: [conv.unstructure(v) for v in t])
+    scalars = _SCALARS
+
+    def unstructure_items(items: tuple | list) -> list:
+        return [v if type(v) in scalars else unstructure_value(v) for v in items]
+
+    def unstructure_dict(obj: dict) -> dict:
+        out = {}
+        for key, value in obj.items():
+            if type(key) is not str:
+                return unstructure_any(obj)  # the converter's key handling
+            out[key] = value if type(value) in scalars else unstructure_value(value)
+        return out
+
+    direct[tuple] = direct[list] = unstructure_items
+    direct[dict] = unstructure_dict
+    conv.register_unstructure_hook(tuple, unstructure_items)
     return conv
 
 
@@ -480,11 +539,17 @@ def _structure_with_extra(cls: type, base: Callable, known: frozenset[str]) -> C
     return structure
 
 
+_SCALARS = frozenset((str, int, float, bool))
+"""Types the converter unstructures as themselves (its hook for them is the
+identity): the hooks below take them as they are instead of dispatching
+each one (a record holds hundreds)."""
+
 _PLANS: dict[type, list[tuple[str, str, bool]]] = {}
 """Per model class: (attribute, JSON key, omitted when empty), in output order."""
 
 
-def _unstructure_with_extra(conv: Any, cls: type, fields: Any, keys: dict[str, str]) -> Callable[[Any], dict]:
+def _unstructure_with_extra(unstructure_value: Callable[[Any], Any], cls: type, fields: Any,
+                            keys: dict[str, str]) -> Callable[[Any], dict]:
     plan = _PLANS[cls] = [(f.name, keys[f.name], bool(f.metadata.get(_OMIT_EMPTY)))
                           for f in fields if f.name != "extra"]
 
@@ -496,10 +561,12 @@ def _unstructure_with_extra(conv: Any, cls: type, fields: Any, keys: dict[str, s
             value = getattr(obj, name)
             if value is None or (omit_empty and value == ()):
                 continue
-            if like is not None and getattr(like[0], name) is value and key in like[1]:
+            if type(value) in _SCALARS:
+                out[key] = value
+            elif like is not None and getattr(like[0], name) is value and key in like[1]:
                 out[key] = like[1][key]
             else:
-                out[key] = conv.unstructure(value)
+                out[key] = unstructure_value(value)
         for key, value in obj.extra.items():
             out.setdefault(key, value)
         return out

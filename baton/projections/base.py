@@ -38,8 +38,11 @@ class Indexing(Protocol):
         """Empty secondary tables before a rebuild."""
         ...
 
-    def index(self, db: Any, key: str, doc: Doc | None) -> None:
-        """Mirror one changed document into secondary tables (same transaction)."""
+    def index(self, db: Any, changed: list[tuple[str, Doc | None]]) -> None:
+        """Mirror the changed documents (``(key, doc)``, None for a deleted
+        one, in key order, each key once) into secondary tables, in the
+        runner's transaction: one call per batch of a replay, so the SQL runs
+        once per batch (``executemany``), not once per document."""
         ...
 
 

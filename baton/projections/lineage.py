@@ -65,17 +65,18 @@ class Lineage:
         db.execute(f"DELETE FROM {NODES_TABLE}")
         db.execute(f"DELETE FROM {EDGES_TABLE}")
 
-    def index(self, db: Any, key: str, doc: Doc | None) -> None:
+    def index(self, db: Any, changed: list[tuple[str, Doc | None]]) -> None:
         from baton.domain.lineage import iter_edges
 
-        db.execute(f"DELETE FROM {EDGES_TABLE} WHERE child = ?", [key])
-        if doc is None:
-            db.execute(f"DELETE FROM {NODES_TABLE} WHERE id = ?", [key])
-            return
-        db.execute(f"INSERT OR REPLACE INTO {NODES_TABLE} (id, relation, branch_label, created_at) "
-                   "VALUES (?, ?, ?, ?)", [key, doc.get("relation"), doc.get("branch_label"), doc.get("created_at")])
+        db.conn.executemany(f"DELETE FROM {EDGES_TABLE} WHERE child = ?", [(key,) for key, _doc in changed])
+        db.conn.executemany(f"DELETE FROM {NODES_TABLE} WHERE id = ?",
+                            [(key,) for key, doc in changed if doc is None])
+        db.conn.executemany(f"INSERT OR REPLACE INTO {NODES_TABLE} (id, relation, branch_label, created_at) "
+                            "VALUES (?, ?, ?, ?)",
+                            [(key, doc.get("relation"), doc.get("branch_label"), doc.get("created_at"))
+                             for key, doc in changed if doc is not None])
         db.conn.executemany(f"INSERT OR REPLACE INTO {EDGES_TABLE} (parent, child, relation) VALUES (?, ?, ?)",
-                            list(iter_edges(doc)))
+                            [edge for _key, doc in changed if doc is not None for edge in iter_edges(doc)])
 
 
 # -- typed queries --------------------------------------------------------------------

@@ -681,31 +681,34 @@ class ProjectionRunner:
         ``prune``: also remove files a document no longer shows (a rebuild
         removes them all at once at the end instead)."""
         db = self.db
-        files = self._materialize(docs, dirty, prune)
+        slots = sorted(dirty)
+        files = self._materialize(docs, slots, prune)
         upserts = []
         deletes = []
-        for slot in sorted(dirty):
+        changed: dict[str, list[tuple[str, Doc | None]]] = {}
+        dumps = orjson.dumps
+        for slot in slots:
             doc = docs[slot]
             if doc is None:
                 deletes.append(slot)
             else:
-                upserts.append((slot[0], slot[1], orjson.dumps(doc).decode()))
+                upserts.append((slot[0], slot[1], dumps(doc).decode()))
+            changed.setdefault(slot[0], []).append((slot[1], doc))
         db.conn.executemany(
             "INSERT INTO docs (projection, key, doc) VALUES (?, ?, ?) "
             "ON CONFLICT(projection, key) DO UPDATE SET doc = excluded.doc",
             upserts,
         )
         db.conn.executemany("DELETE FROM docs WHERE projection = ? AND key = ?", deletes)
-        for slot in sorted(dirty):
-            p = self.by_name[slot[0]]
+        for name, items in changed.items():
+            p = self.by_name[name]
             if hasattr(p, "index"):
-                p.index(db, slot[1], docs[slot])
-        for (name, key), paths in files.items():
-            db.execute("DELETE FROM materialized WHERE projection = ? AND key = ?", [name, key])
-            db.conn.executemany(
-                "INSERT OR REPLACE INTO materialized (path, projection, key) VALUES (?, ?, ?)",
-                [(path, name, key) for path in paths],
-            )
+                p.index(db, items)
+        db.conn.executemany("DELETE FROM materialized WHERE projection = ? AND key = ?", list(files))
+        db.conn.executemany(
+            "INSERT OR REPLACE INTO materialized (path, projection, key) VALUES (?, ?, ?)",
+            [(path, name, key) for (name, key), paths in files.items() for path in paths],
+        )
 
     def _write_position(self, cursors: dict[str, Cursor], last_key: tuple | None, *, reset: bool,
                         pinned: str | None) -> None:
@@ -733,7 +736,7 @@ class ProjectionRunner:
             db.execute("DELETE FROM meta WHERE key = 'pinned_until'")
 
     def _materialize(
-        self, docs: dict[tuple[str, str], Doc | None], dirty: set[tuple[str, str]], prune: bool
+        self, docs: dict[tuple[str, str], Doc | None], slots: list[tuple[str, str]], prune: bool
     ) -> dict[tuple[str, str], list[str]]:
         """Write the files of every changed document (a file already holding
         the same bytes is left alone); with ``prune``, remove the files a
@@ -745,13 +748,12 @@ class ProjectionRunner:
         written: dict[tuple[str, str], list[str]] = {}
         if self.in_memory:
             return written
-        for slot in sorted(dirty):
+        showing = [slot for slot in slots if hasattr(self.by_name[slot[0]], "materialize")]
+        self.db.conn.executemany("DELETE FROM unwritten WHERE projection = ? AND key = ?", showing)
+        for slot in showing:
             p = self.by_name[slot[0]]
-            if not hasattr(p, "materialize"):
-                continue
             doc = docs[slot]
             files = p.materialize(slot[1], doc) if doc is not None else {}
-            self.db.execute("DELETE FROM unwritten WHERE projection = ? AND key = ?", list(slot))
             shown = []
             for rel, data in files.items():
                 try:

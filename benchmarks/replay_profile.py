@@ -1,0 +1,128 @@
+"""Where a full replay's time goes: per projection and event type, and per phase.
+
+    python benchmarks/replay_profile.py PROJECT [--repeat N]
+
+Copies PROJECT (a folder holding ``.baton/``, e.g. a cached
+``project-10000-r2/repo`` from ``benchmarks/build.py``) into a temporary
+folder, runs ``baton rebuild --json`` in this process once unmeasured (the
+copy's inodes are taken into its index) and then ``--repeat`` times measured,
+with a timer around every projection's ``apply`` (per event type) and around
+the runner's phases (``fold``, ``_write_docs``, ``_materialize``, ``_load``,
+the projections' ``index``). Times are CPU time (``time.process_time``) of the
+fastest repetition, so other processes on the machine count less. The timers
+add ~1 µs per ``apply`` call. No test asserts on these numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import contextlib
+import io
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from baton.cli import main as baton_main  # noqa: E402
+from baton.projections import runner as runner_module  # noqa: E402
+
+Timings = collections.Counter
+
+
+def instrument(times: Timings, counts: Timings) -> None:
+    """Wrap the runner's phases and, on first use, every projection's ``apply`` and ``index``."""
+    clock = time.process_time
+    cls = runner_module.ProjectionRunner
+
+    def timed(name: str, method):
+        def wrapper(self, *args, **kwargs):
+            start = clock()
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                times[(name, "")] += clock() - start
+        return wrapper
+
+    fold = cls.fold
+
+    def fold_wrapped(self, events, docs, load):
+        for p in self.projections:
+            if getattr(p, "_profiled", False):
+                continue
+            apply = p.apply
+
+            def apply_timed(key, doc, event, apply=apply, name=p.name):
+                start = clock()
+                try:
+                    return apply(key, doc, event)
+                finally:
+                    times[(name, event.type)] += clock() - start
+                    counts[(name, event.type)] += 1
+
+            p.apply = apply_timed
+            if hasattr(p, "index"):
+                index = p.index
+
+                def index_timed(db, changed, index=index, name=p.name):
+                    start = clock()
+                    try:
+                        return index(db, changed)
+                    finally:
+                        times[(f"{name}.index", "")] += clock() - start
+
+                p.index = index_timed
+            p._profiled = True
+        return fold(self, events, docs, load)
+
+    cls.fold = timed("fold (all projections)", fold_wrapped)
+    for phase in ("_write_docs", "_materialize", "_load", "_reset_tables"):
+        setattr(cls, phase, timed(phase, getattr(cls, phase)))
+
+
+def rebuild(root: Path) -> float:
+    start = time.process_time()
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = baton_main(["rebuild", "--json", "--project", str(root)])
+    if code != 0:
+        raise SystemExit(f"baton rebuild exited {code}")
+    return time.process_time() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("project", type=Path)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="baton-replay-profile-") as scratch:
+        root = Path(scratch) / "repo"
+        shutil.copytree(args.project, root, symlinks=True)
+        rebuild(root)
+        times: Timings = Timings()
+        counts: Timings = Timings()
+        instrument(times, counts)
+        best: tuple[float, Timings, Timings] | None = None
+        for _ in range(args.repeat):
+            times.clear()
+            counts.clear()
+            total = rebuild(root)
+            if best is None or total < best[0]:
+                best = (total, Timings(times), Timings(counts))
+    assert best is not None
+    total, times, counts = best
+    events = sum(n for (name, _kind), n in counts.items() if name == "streams")  # every event has a stream
+    print(f"rebuild, in process: {total * 1000:.0f} ms CPU for {events} events "
+          f"({total / max(events, 1) * 1e6:.1f} µs an event)")
+    print(f"{'ms':>8} {'share':>6}  {'projection or phase':<24} {'event type':<22} {'events':>7} {'µs each':>8}")
+    for (name, kind), spent in sorted(times.items(), key=lambda item: -item[1]):
+        n = counts.get((name, kind), 0)
+        each = f"{spent / n * 1e6:8.1f}" if n else ""
+        print(f"{spent * 1000:8.1f} {spent / total * 100:5.1f}%  {name:<24} {kind:<22} {n or '':>7} {each:>8}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
