@@ -23,7 +23,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import orjson
 import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
