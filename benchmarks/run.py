@@ -253,9 +253,12 @@ def durable_append(events: int, rounds: int) -> tuple[list[dict], dict] | tuple[
                  "baseline_ms": raw_ms, "ratio": baton_ms / raw_ms, "target": TARGETS["append"]}]
         if "eventsourcing" in per_event:
             es_ms = per_event["eventsourcing"]
+            # The issue's ≥ 3× is for a batch append (one durable write for the
+            # events of one command, as `session end` writes them); one event
+            # per transaction is one fsync on each side, shown without a target.
             rows += [{"events": events, "measure": "durable append", "command": "Ledger append, 1 event/txn",
                       "wall_ms": baton_ms, "rss_mb": None, "baseline": "eventsourcing save",
-                      "baseline_ms": es_ms, "ratio": baton_ms / es_ms, "target": TARGETS["vs eventsourcing"]},
+                      "baseline_ms": es_ms, "ratio": baton_ms / es_ms, "target": None},
                      {"events": events, "measure": "durable append", "command": "Ledger append, 4 events/txn",
                       "wall_ms": per_event["baton batch of 4"], "rss_mb": None, "baseline": "eventsourcing save",
                       "baseline_ms": es_ms, "ratio": per_event["baton batch of 4"] / es_ms,
