@@ -120,6 +120,15 @@ def test_the_diagrams_show_a_branch_label_beside_the_short_id():
     assert f"{short} [try-postgres] draft" in render_dot(view)
 
 
+def test_a_dot_label_holding_slash_n_keeps_it_and_breaks_only_between_head_and_title():
+    labelled = Node(A, "fork", (P,), "feat/new", "api/notes", "2026-01-01T00:00:01Z", (), "draft")
+    graph = Graph([_node(P), labelled])
+    view = to_json(graph, set(graph.nodes), [])
+    short = next(n["short_id"] for n in view["nodes"] if n["id"] == A)
+    line = next(x for x in render_dot(view).splitlines() if f'label="{short}' in x)
+    assert f'label="{short} [feat/new] draft\\napi/notes"' in line
+
+
 def test_a_merge_body_without_a_resolution_decision_is_refused():
     parents = [{"id": A, "work": {"title": "a", "objective": "o"}}, {"id": B, "work": {"title": "b", "objective": "o"}}]
     with pytest.raises(MergeUnresolved) as caught:

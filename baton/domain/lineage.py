@@ -420,7 +420,10 @@ def render_mermaid(view: Mapping[str, Any]) -> str:
 def render_dot(view: Mapping[str, Any]) -> str:
     lines = ["digraph lineage {", "  rankdir=TB;", "  node [shape=box];"]
     for n in view["nodes"]:
-        label = _label_text(f"{_head(n)}\\n{n['title']}").replace("/n", "\\n")
+        head = _label_text(_head(n))
+        # dot's "\n" joins the two lines; the texts themselves never hold one
+        # (a "/n" in a label or title, as in feat/new, stays as written).
+        label = f"{head}\\n{_label_text(n['title'])[:max(0, 58 - len(head))]}"
         style = ', color="red", penwidth=2' if n["conflicted"] else ""
         lines.append(f'  "{n["id"]}" [label="{label}"{style}];')
     for e in view["edges"]:
