@@ -269,6 +269,19 @@ def _is(value: Any, name: str) -> bool:
     return isinstance(value, _TYPES[name])
 
 
+def _json_type(value: Any) -> str:
+    """The JSON name of a decoded argument's type (``null``, ``array``), as the schema names types."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    return next((name for name, kind in _TYPES.items() if isinstance(value, kind)), type(value).__name__)
+
+
 def _where(path: str) -> str:
     return path or "(arguments)"
 
@@ -287,7 +300,7 @@ def check_arguments(schema: Mapping[str, Any], value: Any, path: str = "") -> li
     if types is not None:
         names = [types] if isinstance(types, str) else list(types)
         if not any(_is(value, name) for name in names):
-            return [f"{_where(path)}: must be {' or '.join(names)}, not {type(value).__name__}"]
+            return [f"{_where(path)}: must be {' or '.join(names)}, not {_json_type(value)}"]
     if isinstance(value, dict):
         properties = schema.get("properties", {})
         for name in schema.get("required", ()):

@@ -139,3 +139,12 @@ def test_each_tool_takes_exactly_the_arguments_its_schema_names_and_requires_wha
         assert set(parameters) == set(schema["properties"]), name
         required = {p for p, spec in parameters.items() if spec.default is inspect.Parameter.empty}
         assert required == set(schema.get("required", ())), name
+
+
+def test_a_wrong_type_is_named_in_json_terms_as_the_schema_names_types():
+    schemas = input_schemas()
+    assert check_arguments(schemas["handoff_validate"], {"id": None}) == ["id: must be string, not null"]
+    assert check_arguments(schemas["handoff_merge"], {"ids": "a"}) == ["ids: must be array, not string"]
+    assert check_arguments(schemas["handoff_list"], {"limit": 2.0}) == ["limit: must be integer, not number"]
+    assert check_arguments(schemas["bootstrap"], {"peek": "yes"}) == ["peek: must be boolean, not string"]
+    assert check_arguments(schemas["handoff_capture"], {"work": []}) == ["work: must be object, not array"]
