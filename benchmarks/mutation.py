@@ -3,7 +3,7 @@
     pip install -e '.[test,mutation]'
     nice -n 19 python benchmarks/mutation.py [--package baton/ledger] [--files feed.py,verify.py]
         [--sample N] [--seed S] [--only feed.py:256:return,...] [--rerun results.json]
-        [--jobs 2] [--rebuild-map] [--out results.json]
+        [--extra-tests tests/test_new.py] [--jobs 2] [--rebuild-map] [--out results.json]
 
 Not run in CI. A small ``ast`` mutator (mutmut's copy-tree mode fights the
 tests that start ``baton`` in a subprocess); each mutant is one changed node:
@@ -44,6 +44,7 @@ import json
 import os
 import queue
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -154,10 +155,13 @@ def map_worker(out: str, pytest_args: list[str]) -> int:
 
     durations: Counter = Counter()
     failed: set[str] = set()
+    slow: set[str] = set()
 
     class Contexts:
         @pytest.hookimpl(hookwrapper=True)
         def pytest_runtest_protocol(self, item, nextitem):
+            if item.get_closest_marker("slow"):
+                slow.add(item.nodeid.split("[")[0])
             cov.switch_context(item.nodeid)
             yield
             cov.switch_context("")
@@ -175,29 +179,60 @@ def map_worker(out: str, pytest_args: list[str]) -> int:
         by_line = data.contexts_by_lineno(measured)
         lines[str(Path(measured).relative_to(ROOT))] = {n: sorted(c for c in ctx if c) for n, ctx in by_line.items()}
     Path(out).write_text(json.dumps({"lines": lines, "durations": durations, "failed": sorted(failed),
-                                     "exit": int(code)}))
+                                     "slow": sorted(slow), "exit": int(code)}))
     return 0
 
 
-def load_map(rebuild: bool, tests: str) -> dict:
+MAP_GREP = re.compile(r'baton\.ledger|baton\.domain|"(verify|repair|sync|forget)"|\.(verify|repair|sync|forget)\(')
+"""The test files the map runs by default: those that import the ledger or the deciders, or run verify,
+repair, sync or forget."""
+
+
+def map_test_files(patterns: str) -> list[str]:
+    if patterns:
+        return [str(p.relative_to(ROOT)) for pattern in patterns.split() for p in sorted(ROOT.glob(pattern))]
+    return [str(p.relative_to(ROOT)) for p in sorted(ROOT.glob("tests/test_*.py")) if MAP_GREP.search(p.read_text())]
+
+
+def load_map(rebuild: bool, tests: str, jobs: int) -> dict:
     if rebuild or not MAP_FILE.exists():
-        files = [str(p.relative_to(ROOT)) for pattern in tests.split() for p in sorted(ROOT.glob(pattern))]
-        print(f"building the coverage map over {len(files)} test files (cached in {MAP_FILE.name}) ...", flush=True)
+        files = map_test_files(tests)
+        print(f"building the coverage map over {len(files)} test files in {jobs} processes "
+              f"(cached in {MAP_FILE.name}) ...", flush=True)
         started = time.monotonic()
         env = dict(os.environ, CI="true")
-        subprocess.run([sys.executable, __file__, "--map-worker", str(MAP_FILE), *files], cwd=ROOT, env=env,
-                       check=True)
-        print(f"map built in {time.monotonic() - started:.0f} s", flush=True)
+        parts = [f"{MAP_FILE}.{j}" for j in range(jobs)]
+        children = [subprocess.Popen([sys.executable, __file__, "--map-worker", part, *files[j::jobs]], cwd=ROOT,
+                                     env=env, stdout=subprocess.DEVNULL) for j, part in enumerate(parts)]
+        if any(child.wait() for child in children):
+            raise SystemExit("a map worker failed")
+        merged: dict = {"lines": defaultdict(dict), "durations": {}, "failed": [], "slow": []}
+        for part in parts:
+            data = json.loads(Path(part).read_text())
+            for rel, by_line in data["lines"].items():
+                for line, contexts in by_line.items():
+                    merged["lines"][rel][line] = sorted(set(merged["lines"][rel].get(line, [])) | set(contexts))
+            merged["durations"].update(data["durations"])
+            merged["failed"] += data["failed"]
+            merged["slow"] += data["slow"]
+            os.unlink(part)
+        MAP_FILE.write_text(json.dumps(merged))
+        print(f"map built in {time.monotonic() - started:.0f} s; tests that failed (never selected): "
+              f"{merged['failed']}", flush=True)
     return json.loads(MAP_FILE.read_text())
 
 
-def tests_for(cmap: dict, rel: str, line: int) -> list[str]:
-    """The test functions that executed this line, fastest first (parametrized cases collapse to one)."""
+def tests_for(cmap: dict, rel: str, line: int) -> tuple[list[str], float]:
+    """The test functions that executed this line, fastest first (parametrized cases collapse to one),
+    and their seconds in the map's run."""
     by_function: Counter = Counter()
     for nodeid in cmap["lines"].get(rel, {}).get(str(line), []):
         if nodeid not in cmap["failed"]:
             by_function[nodeid.split("[")[0]] += cmap["durations"].get(nodeid, 1.0)
-    return sorted(by_function, key=lambda f: (by_function[f], f))
+    quick = {f: s for f, s in by_function.items() if f not in cmap["slow"]}
+    if quick:  # tests marked slow (processes, crashes, races) only when no other test reaches the line
+        by_function = Counter(quick)
+    return sorted(by_function, key=lambda f: (by_function[f], f)), sum(by_function.values())
 
 
 # -- running mutants ----------------------------------------------------------------------------------------
@@ -211,7 +246,11 @@ def run_tests(copy_root: Path, tests: list[str], timeout: float) -> tuple[str, s
         return "killed (timeout)", ""
     if r.returncode == 0:
         return "survived", ""
-    if r.returncode != 1:  # 2: interrupted (an import error), 4/5: usage / nothing collected
+    if r.returncode == 5:  # nothing ran: nothing noticed
+        return "survived", "no test selected"
+    if r.returncode in (3, 4):
+        return "error", r.stdout[-300:] + r.stderr[-300:]
+    if r.returncode != 1:  # 2: interrupted (an import error in the mutant)
         return "killed", f"pytest exit {r.returncode}"
     failed = [ln for ln in r.stdout.splitlines() if ln.startswith(("FAILED", "ERROR"))]
     return "killed", (failed[0][:200] if failed else "")
@@ -228,9 +267,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", help="comma-separated FILE:LINE[:KIND] mutants to run")
     parser.add_argument("--rerun", help="run again the survivors of this results JSON")
     parser.add_argument("--default-tests", help="tests for lines no test executes in-process")
-    parser.add_argument("--map-tests", default="tests/test_*.py", help="tests the coverage map runs")
+    parser.add_argument("--extra-tests", default="", help="test files every mutant also runs (tests added since the map)")
+    parser.add_argument("--map-tests", default="", help="test files the map runs (default: see MAP_GREP)")
     parser.add_argument("--rebuild-map", action="store_true")
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--max-tests", type=int, default=0,
+                        help="run only this many of the covering tests, fastest first (0: all); a survivor is then "
+                             "only a candidate: --rerun it with all")
+    parser.add_argument("--run-uncovered", action="store_true",
+                        help="run mutants on lines no test executes against the default tests (else: not covered)")
     parser.add_argument("--out", help="write the results as JSON here")
     args = parser.parse_args(argv)
 
@@ -256,9 +301,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.sample:
         candidates = random.Random(args.seed).sample(candidates, min(args.sample, len(candidates)))
 
-    cmap = load_map(args.rebuild_map, args.map_tests)
+    cmap = load_map(args.rebuild_map, args.map_tests, max(1, args.jobs))
     defaults = (args.default_tests or DEFAULT_TESTS.get(args.package, "tests/test_*.py")).split()
     default_files = [str(p.relative_to(ROOT)) for pattern in defaults for p in sorted(ROOT.glob(pattern))]
+    extra = [str(p.relative_to(ROOT)) for pattern in args.extra_tests.split() for p in sorted(ROOT.glob(pattern))]
 
     work = Path(tempfile.mkdtemp(prefix="baton-mutation-"))
     copies: queue.Queue = queue.Queue()
@@ -275,13 +321,23 @@ def main(argv: list[str] | None = None) -> int:
         mutated = mutant_source(original, index, kind)
         if ast.dump(ast.parse(mutated)) == ast.dump(ast.parse(original)):
             return None
-        tests = tests_for(cmap, rel, line)
+        tests, seconds = tests_for(cmap, rel, line)
         covered = bool(tests)
+        executed = str(line) in cmap["lines"].get(rel, {})  # at least at import
+        code = original.splitlines()[line - 1].strip() if line else ""
+        if not covered and not executed and not args.run_uncovered:
+            print(f"[-] {name}:{line} {kind:8} not covered      {code[:60]}", flush=True)
+            return {"file": name, "line": line, "kind": kind, "index": index, "outcome": "not covered",
+                    "code": code, "covered": False, "tests": 0, "by": "", "seconds": 0}
         if not covered:
-            tests = default_files
-            timeout = 600.0
+            tests = ["-m", "not slow", *default_files]
+            timeout = 900.0
         else:
-            timeout = 30 + 10 * sum(cmap["durations"].get(t, 1.0) for t in tests)
+            if args.max_tests:
+                tests = tests[:args.max_tests]
+            timeout = 30 + 10 * seconds
+        tests = extra + tests
+        timeout += 60 * len(extra)
         root = copies.get()
         started = time.monotonic()
         try:
@@ -290,10 +346,10 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             (root / rel).write_text(original)
             copies.put(root)
-        code = original.splitlines()[line - 1].strip() if line else ""
         done[0] += 1
         print(f"[{done[0]}/{len(candidates)}] {name}:{line} {kind:8} {outcome:16} "
-              f"{len(tests) if covered else 'default'} tests  {code[:60]}", flush=True)
+              f"{len(tests) if covered else 'default'} tests {time.monotonic() - started:4.0f} s  {code[:60]}",
+              flush=True)
         return {"file": name, "line": line, "kind": kind, "index": index, "outcome": outcome, "code": code,
                 "covered": covered, "tests": len(tests), "by": by, "seconds": round(time.monotonic() - started, 1)}
 

@@ -1,0 +1,81 @@
+"""Behaviours the full mutation run (``benchmarks/mutation.py``) found untested,
+each named for what it notices; see ``docs/ledger.md`` "Mutation testing"."""
+
+from __future__ import annotations
+
+import os
+
+import orjson
+import pytest
+
+from baton.errors import EnvelopeError
+from baton.ledger import EventDraft, Ledger
+from baton.ledger.envelope import Event
+from baton.ledger.feed import FeedHead, scan_bytes
+from baton.ledger.verify import verify_ledger
+from tests.test_ledger_checks import feed_of, resealed
+
+
+@pytest.mark.parametrize("data", [[1, 2], "text", 3])
+def test_a_line_whose_data_is_not_an_object_is_refused_on_the_checked_path(tmp_path, data):
+    _, lines = feed_of(tmp_path, 1)
+    raw = orjson.loads(lines[0])
+    with pytest.raises(EnvelopeError, match="field 'data' must be an object"):
+        Event.from_dict({**raw, "data": data})
+
+
+@pytest.mark.parametrize("schema", ["1", True, 1.0])
+def test_a_line_whose_schema_is_not_an_integer_is_refused(tmp_path, schema):
+    _, lines = feed_of(tmp_path, 1)
+    raw = orjson.loads(lines[0])
+    with pytest.raises(EnvelopeError, match="field 'schema' must be an integer"):
+        Event.from_dict({**raw, "schema": schema})
+
+
+def test_a_line_without_its_optional_fields_verifies_by_the_hash_of_its_envelope(tmp_path):
+    """A writer that leaves ``actor``, ``session`` and ``schema`` out (their
+    defaults) hashes the full envelope; the line still verifies and reads."""
+    ledger, lines = feed_of(tmp_path, 2)
+    raw = orjson.loads(lines[1])
+    for name in ("actor", "session", "schema"):
+        assert raw.pop(name) in (None, 1)
+    short = orjson.dumps(raw) + b"\n"
+    ledger.feed_path("w1").write_bytes(lines[0] + short)
+    scan = scan_bytes("w1", lines[0] + short, FeedHead())
+    assert scan.problems == [] and [e.seq for e in scan.events] == [1, 2]
+    assert verify_ledger(tmp_path / ".baton" / "ledger").ok
+
+
+def test_a_line_without_its_optional_fields_and_a_wrong_hash_is_refused(tmp_path):
+    ledger, lines = feed_of(tmp_path, 2)
+    raw = orjson.loads(lines[1])
+    del raw["actor"]
+    raw["hash"] = "sha256:" + "0" * 64
+    ledger.feed_path("w1").write_bytes(lines[0] + orjson.dumps(raw) + b"\n")
+    [problem] = verify_ledger(tmp_path / ".baton" / "ledger").all_problems()
+    assert problem.kind == "bad_hash" and problem.seq == 2 and "does not match its hash" in problem.message
+
+
+def test_reading_the_chunks_of_a_feed_that_does_not_exist_reads_nothing(tmp_path):
+    ledger, _ = feed_of(tmp_path, 1)
+    assert list(ledger.read_feed_chunks("nobody")) == []
+
+
+def test_a_quarantined_torn_tail_is_a_plain_readable_file(tmp_path):
+    ledger, lines = feed_of(tmp_path, 1)
+    ledger.feed_path("w1").write_bytes(lines[0] + b'{"v":1,')
+    with Ledger(tmp_path / ".baton", "w1", fsync="never").locked() as txn:
+        txn.append([EventDraft("test.noted", "test/w1", {"n": 1})])
+    [kept] = (tmp_path / ".baton" / "quarantine").iterdir()
+    umask = os.umask(0)
+    os.umask(umask)
+    assert kept.stat().st_mode & 0o777 == 0o644 & ~umask
+
+
+def test_a_problem_across_feeds_has_no_offset(tmp_path):
+    """``-1``: the problem is not on one line (``verify --json`` shows it; repair does not cut there)."""
+    first, lines = feed_of(tmp_path, 1, "w1")
+    _, other = feed_of(tmp_path, 1, "w2")
+    first.feed_path("w2").write_bytes(resealed(other[0], id=orjson.loads(lines[0])["id"]))
+    [problem] = verify_ledger(tmp_path / ".baton" / "ledger").all_problems()
+    assert problem.kind == "duplicate_id" and problem.to_json()["offset"] == -1
