@@ -79,3 +79,21 @@ def test_a_problem_across_feeds_has_no_offset(tmp_path):
     first.feed_path("w2").write_bytes(resealed(other[0], id=orjson.loads(lines[0])["id"]))
     [problem] = verify_ledger(tmp_path / ".baton" / "ledger").all_problems()
     assert problem.kind == "duplicate_id" and problem.to_json()["offset"] == -1
+
+
+def test_sealing_a_malformed_draft_directly_is_refused():
+    from baton.ledger.envelope import seal
+
+    with pytest.raises(EnvelopeError, match="an event stream must be a non-empty string"):
+        seal(EventDraft("note.added", "", {}), event_id="x", writer="w", seq=1, at="2024-05-01T12:00:00.000000Z",
+             hlc=1, stream_version=1, prev=None)
+
+
+def test_a_mapping_that_is_not_a_dict_reads_as_the_same_event(tmp_path):
+    from types import MappingProxyType
+
+    _, lines = feed_of(tmp_path, 1)
+    raw = orjson.loads(lines[0])
+    del raw["schema"]
+    assert Event.from_dict(MappingProxyType(raw)) == Event.from_dict(raw)
+    assert Event.from_dict(MappingProxyType(raw)).schema == 1
