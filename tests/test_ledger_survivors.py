@@ -97,3 +97,97 @@ def test_a_mapping_that_is_not_a_dict_reads_as_the_same_event(tmp_path):
     del raw["schema"]
     assert Event.from_dict(MappingProxyType(raw)) == Event.from_dict(raw)
     assert Event.from_dict(MappingProxyType(raw)).schema == 1
+
+
+def test_a_stream_s_cursor_records_the_length_of_the_line_it_ends_after(tmp_path):
+    ledger, lines = feed_of(tmp_path, 5)
+    stream = ledger.stream_since({})
+    for _ in zip(range(3), stream):
+        pass
+    cursor = stream.cursors["w1"]
+    assert cursor.head.seq == 3 and cursor.head.offset == sum(map(len, lines[:3]))
+    assert cursor.line == len(lines[2])
+
+
+def test_a_catch_up_estimates_the_events_it_holds_from_the_bytes_behind_those_handed_out(tmp_path):
+    ledger, lines = feed_of(tmp_path, 9)
+    first = ledger.stream_since({})
+    for _ in zip(range(4), first):
+        pass
+    stream = ledger.stream_since(first.cursors)
+    assert stream.estimated_total(0) == 0
+    for _ in zip(range(3), stream):
+        pass
+    assert stream.estimated_total(3) == 5  # 5 events in 5 lines of about the same length
+    assert stream.estimated_total(3) == round(3 * sum(map(len, lines[4:])) / sum(map(len, lines[4:7])))
+
+
+# -- erasing payloads and merging erased copies --------------------------------------------------------------
+
+def forget_feed(tmp_path, named: list[str]) -> list[bytes]:
+    ledger = Ledger(tmp_path / ".baton", "w1", fsync="never")
+    with ledger.locked() as txn:
+        txn.append([EventDraft("handoff.forgotten", "handoff/1", {"events": named})])
+    return ledger.feed_path("w1").read_bytes().splitlines(keepends=True)
+
+
+def test_a_sound_forget_line_names_the_events_it_erases(tmp_path):
+    from baton.ledger.erase import forgotten_ids
+
+    [line] = forget_feed(tmp_path, ["e1", "e2"])
+    assert forgotten_ids(line) == ["e1", "e2"]
+    assert forgotten_ids(line.replace(b"handoff.forgotten", b"handoff.remembered")) == []
+
+
+@pytest.mark.parametrize("damage", ["payload", "hash", "erased"])
+def test_a_forget_line_that_is_not_sound_names_nothing(tmp_path, damage):
+    from baton.ledger.erase import forgotten_ids
+
+    [line] = forget_feed(tmp_path, ["e1"])
+    raw = orjson.loads(line)
+    if damage == "payload":
+        raw["data"]["events"] = ["e1", "e9"]  # the digest no longer matches
+    elif damage == "hash":
+        raw["hash"] = "sha256:" + "0" * 64
+    else:
+        del raw["data"]
+    assert forgotten_ids(orjson.dumps(raw)) == []
+
+
+def test_erasing_a_payload_syncs_the_rewritten_feed_and_the_folder_and_keeps_its_mode(tmp_path, monkeypatch):
+    from baton.ledger.erase import erase_payloads
+    from tests.test_ledger_durability import FsyncCounter
+
+    ledger, lines = feed_of(tmp_path, 2)
+    feed = ledger.feed_path("w1")
+    feed.chmod(0o640)
+    fsyncs = FsyncCounter(monkeypatch)
+    fds = len(os.listdir("/proc/self/fd"))
+    assert erase_payloads(tmp_path / ".baton" / "ledger", [orjson.loads(lines[0])["id"]]) == {"w1": 1}
+    assert len(os.listdir("/proc/self/fd")) == fds  # no descriptor left open
+    assert sum(1 for p in fsyncs.synced if "/.erase." in p) == 1 and fsyncs.of("/.baton/ledger") == 1
+    assert feed.stat().st_mode & 0o777 == 0o640
+    assert "data" not in orjson.loads(feed.read_bytes().splitlines()[0])
+
+
+def test_erasing_nothing_rewrites_and_syncs_nothing(tmp_path, monkeypatch):
+    from baton.ledger.erase import erase_payloads
+    from tests.test_ledger_durability import FsyncCounter
+
+    ledger, lines = feed_of(tmp_path, 2)
+    fsyncs = FsyncCounter(monkeypatch)
+    assert erase_payloads(tmp_path / ".baton" / "ledger", ["no-such-event"]) == {}
+    assert fsyncs.synced == []
+
+
+def test_copies_that_differ_by_more_than_an_erasure_name_the_line_and_seq(tmp_path):
+    from baton.ledger.erase import NotAnErasure, merge_erasures
+
+    _, lines = feed_of(tmp_path, 4)
+    raw = b"".join(lines)
+    garbled = b"".join(lines[:2] + [b"not json\n"] + lines[3:])
+    for ours, theirs in ((garbled, raw), (raw, garbled)):
+        with pytest.raises(NotAnErasure) as caught:
+            merge_erasures(ours, theirs, set())
+        assert caught.value.seq == 3 and caught.value.side == "both" and caught.value.unnamed is False
+        assert str(caught.value) == "line 3 (seq 3) differs between the copies by more than an erased payload"
