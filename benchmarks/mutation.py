@@ -222,9 +222,9 @@ def load_map(rebuild: bool, tests: str, jobs: int) -> dict:
     return json.loads(MAP_FILE.read_text())
 
 
-def tests_for(cmap: dict, rel: str, line: int) -> tuple[list[str], float]:
-    """The test functions that executed this line, fastest first (parametrized cases collapse to one),
-    and their seconds in the map's run."""
+def tests_for(cmap: dict, rel: str, line: int, own: frozenset[str] = frozenset()) -> tuple[list[str], float]:
+    """The test functions that executed this line (parametrized cases collapse to one), those in the
+    package's ``own`` test files first, each group fastest first; and their seconds in the map's run."""
     by_function: Counter = Counter()
     for nodeid in cmap["lines"].get(rel, {}).get(str(line), []):
         if nodeid not in cmap["failed"]:
@@ -232,7 +232,8 @@ def tests_for(cmap: dict, rel: str, line: int) -> tuple[list[str], float]:
     quick = {f: s for f, s in by_function.items() if f not in cmap["slow"]}
     if quick:  # tests marked slow (processes, crashes, races) only when no other test reaches the line
         by_function = Counter(quick)
-    return sorted(by_function, key=lambda f: (by_function[f], f)), sum(by_function.values())
+    order = sorted(by_function, key=lambda f: (f.split("::")[0] not in own, by_function[f], f))
+    return order, sum(by_function.values())
 
 
 # -- running mutants ----------------------------------------------------------------------------------------
@@ -321,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
         mutated = mutant_source(original, index, kind)
         if ast.dump(ast.parse(mutated)) == ast.dump(ast.parse(original)):
             return None
-        tests, seconds = tests_for(cmap, rel, line)
+        tests, seconds = tests_for(cmap, rel, line, frozenset(default_files))
         covered = bool(tests)
         executed = str(line) in cmap["lines"].get(rel, {})  # at least at import
         code = original.splitlines()[line - 1].strip() if line else ""
