@@ -109,17 +109,32 @@ def test_a_stream_s_cursor_records_the_length_of_the_line_it_ends_after(tmp_path
     assert cursor.line == len(lines[2])
 
 
-def test_a_catch_up_estimates_the_events_it_holds_from_the_bytes_behind_those_handed_out(tmp_path):
-    ledger, lines = feed_of(tmp_path, 9)
-    first = ledger.stream_since({})
-    for _ in zip(range(4), first):
-        pass
-    stream = ledger.stream_since(first.cursors)
+def estimate_after(ledger, cursors, lines) -> None:
+    stream = ledger.stream_since(cursors)
     assert stream.estimated_total(0) == 0
     for _ in zip(range(3), stream):
         pass
     assert stream.estimated_total(3) == 5  # 5 events in 5 lines of about the same length
     assert stream.estimated_total(3) == round(3 * sum(map(len, lines[4:])) / sum(map(len, lines[4:7])))
+
+
+def test_a_catch_up_estimates_the_events_it_holds_from_the_bytes_behind_those_handed_out(tmp_path):
+    ledger, lines = feed_of(tmp_path, 9)
+    first = ledger.stream_since({})
+    for _ in zip(range(4), first):
+        pass
+    estimate_after(ledger, first.cursors, lines)
+
+
+def test_a_catch_up_served_from_the_read_log_estimates_the_same(tmp_path):
+    ledger = Ledger(tmp_path / ".baton", "w1", fsync="never")
+    with ledger.locked() as txn:
+        for n in range(4):
+            txn.append([EventDraft("test.noted", "test/w1", {"n": n})])
+        after_four = ledger.cursors()
+        for n in range(4, 9):
+            txn.append([EventDraft("test.noted", "test/w1", {"n": n})])
+        estimate_after(ledger, after_four, ledger.feed_path("w1").read_bytes().splitlines(keepends=True))
 
 
 # -- erasing payloads and merging erased copies --------------------------------------------------------------
@@ -201,3 +216,34 @@ def test_a_new_line_is_envelope_version_1_and_an_event_built_without_a_schema_ha
     assert raw["v"] == 1 and raw["schema"] == 1
     fields = {a.name for a in attrs.fields(Event) if a.name not in ("schema", "extra")}
     assert Event(**{k: raw.get(k) for k in fields}).schema == 1
+
+
+# -- the read log: what a ledger read or appended under its lock, served again without reading -----------------
+
+def test_a_catch_up_under_the_lock_returns_every_event_appended_since_its_cursor(tmp_path):
+    ledger, _ = feed_of(tmp_path, 1)
+    with ledger.locked() as txn:
+        txn.append([EventDraft("test.noted", "test/w1", {"n": 1})])
+        before = ledger.cursors()
+        txn.append([EventDraft("test.noted", "test/w1", {"n": 2})])
+        txn.append([EventDraft("test.noted", "test/w1", {"n": 3}), EventDraft("test.noted", "test/w1", {"n": 4})])
+        changes = ledger.changes_since(before)
+        assert [e.data["n"] for e in changes.events] == [2, 3, 4]
+        assert changes.cursors["w1"] == ledger.cursors()["w1"]
+        streamed = ledger.stream_since(before)
+        assert [e.data["n"] for e in streamed] == [2, 3, 4]
+    assert [e.data["n"] for e in Ledger(tmp_path / ".baton", "reader").changes_since(before).events] == [2, 3, 4]
+
+
+def test_a_catch_up_in_a_later_lock_sees_what_another_writer_appended_in_between(tmp_path):
+    ledger, _ = feed_of(tmp_path, 1)
+    other = Ledger(tmp_path / ".baton", "w2", fsync="never")
+    with other.locked() as txn:
+        txn.append([EventDraft("test.noted", "test/w2", {"n": 1})])
+    with ledger.locked():
+        before = ledger.cursors()
+    with other.locked() as txn:
+        txn.append([EventDraft("test.noted", "test/w2", {"n": 2})])
+    with ledger.locked():
+        assert [e.data["n"] for e in ledger.changes_since(before).events] == [2]
+        assert [e.data["n"] for e in ledger.changes_since({}).events if e.writer == "w2"] == [1, 2]
