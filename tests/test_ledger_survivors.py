@@ -247,3 +247,52 @@ def test_a_catch_up_in_a_later_lock_sees_what_another_writer_appended_in_between
     with ledger.locked():
         assert [e.data["n"] for e in ledger.changes_since(before).events] == [2]
         assert [e.data["n"] for e in ledger.changes_since({}).events if e.writer == "w2"] == [1, 2]
+
+
+class ReadCounter:
+    def __init__(self, ledger, monkeypatch) -> None:
+        self.reads: list[int] = []
+        real = ledger._read_range
+
+        def counted(path, start, size=None):
+            data = real(path, start, size)
+            self.reads.append(len(data))
+            return data
+
+        monkeypatch.setattr(ledger, "_read_range", counted)
+
+
+def append_notes(txn, *numbers) -> None:
+    for n in numbers:
+        txn.append([EventDraft("test.noted", "test/w1", {"n": n})])
+
+
+def test_under_the_lock_a_catch_up_over_what_was_just_appended_reads_nothing(tmp_path, monkeypatch):
+    ledger = Ledger(tmp_path / ".baton", "w1", fsync="never")
+    with ledger.locked() as txn:
+        append_notes(txn, 0, 1)
+        before = ledger.cursors()
+        append_notes(txn, 2, 3)
+        counter = ReadCounter(ledger, monkeypatch)
+        assert [e.data["n"] for e in ledger.changes_since(before).events] == [2, 3]
+        assert counter.reads == []
+
+
+def test_past_its_limit_the_read_log_drops_a_feed_which_is_then_read_from_disk(tmp_path, monkeypatch):
+    from baton.ledger.changes import ReadLog
+
+    monkeypatch.setattr(ReadLog, "LIMIT", 4)
+    ledger = Ledger(tmp_path / ".baton", "w1", fsync="never")
+    with ledger.locked() as txn:
+        append_notes(txn, 0, 1, 2)
+        at_three = ledger.cursors()
+        append_notes(txn, 3)  # 4 events held: at the limit, still logged
+        counter = ReadCounter(ledger, monkeypatch)
+        assert [e.data["n"] for e in ledger.changes_since(at_three).events] == [3]
+        assert counter.reads == []
+        append_notes(txn, 4)  # past the limit: the feed is dropped from the log
+        at_five = ledger.cursors()
+        append_notes(txn, 5)  # and no longer logged
+        assert [e.data["n"] for e in ledger.changes_since(at_five).events] == [5]
+        assert counter.reads != []
+        assert [e.data["n"] for e in ledger.changes_since(at_three).events] == [3, 4, 5]
