@@ -1,0 +1,92 @@
+"""Decider behaviours the mutation run (``benchmarks/mutation.py --package baton/domain/aggregates``) found
+untested; the tables in ``test_aggregates.py`` hold the rest."""
+
+from __future__ import annotations
+
+import pytest
+
+from baton.domain.aggregates import baton as batons
+from baton.domain.batons import CANCELLED, CLAIMED, SUPERSEDED
+from baton.errors import BatonNotPending, BatonSuperseded
+from baton.events import BatonClaimed
+from tests.events_support import recorded
+from tests.test_aggregates import FIRST, KEY, SECOND, baton, given
+
+
+def handoff_id(n: int) -> str:
+    return f"018f0000-0000-7000-8000-{n:012d}"
+
+
+def test_a_key_remembers_its_last_twenty_earlier_batons_newest_first():
+    state = given(*(batons.CreateBaton(baton(handoff_id(n))) for n in range(1, 24)))
+    assert state.current.id == handoff_id(23)
+    assert [p["id"] for p in state.previous] == [handoff_id(n) for n in range(22, 2, -1)]
+
+
+def test_creating_claiming_and_cancelling_are_accepted_folds():
+    created = batons.decide(batons.BatonKey(KEY), batons.CreateBaton(baton()))
+    folded = batons.fold(batons.BatonKey(KEY), recorded(created[0]))
+    assert folded.accepted is True
+    state = folded.state
+    for command, status in ((batons.ClaimBaton(FIRST, "s2", "2026-09-02T16:00:00Z"), CLAIMED),
+                            (batons.CancelBaton(session="s1"), CANCELLED)):
+        [event] = batons.decide(state, command)
+        after = batons.fold(state, recorded(event, version=2))
+        assert after.accepted is True and after.state.current.status == status
+
+
+def test_a_recorded_claim_with_an_empty_session_and_time_claims_for_no_session_at_the_event_s_time():
+    state = given(batons.CreateBaton(baton()))
+    claim = BatonClaimed(key=KEY, handoff_id=FIRST, session="", claimed_at="")
+    folded = batons.fold(state, recorded(claim, version=2, at="2026-09-02T17:00:00.000000Z"))
+    assert folded.accepted is True
+    assert folded.state.current.claimed_by_session is None and folded.state.current.claimed_at is None
+    no_time = BatonClaimed(key=KEY, handoff_id=FIRST, session="s9", claimed_at=None)
+    current = batons.fold(state, recorded(no_time, version=2, at="2026-09-02T17:00:00.000000Z")).state.current
+    assert current.claimed_at == "2026-09-02T17:00:00.000000Z" and current.claimed_by_session == "s9"
+
+
+def test_a_key_read_back_with_a_version_that_is_not_a_number_starts_at_zero():
+    assert batons.BatonKey.from_doc(KEY, {"version": "7", "current": None}).version == 0
+    assert batons.BatonKey.from_doc(KEY, {"version": 7, "current": None}).version == 7
+
+
+def test_claiming_where_no_baton_exists_or_a_newer_one_replaced_it_says_which():
+    with pytest.raises(BatonSuperseded, match=f"^baton {FIRST} was superseded before it could be claimed$"):
+        batons.decide(batons.BatonKey(KEY), batons.ClaimBaton(FIRST, "s2", "t"))
+    state = given(batons.CreateBaton(baton(FIRST)), batons.CreateBaton(baton(SECOND)))
+    with pytest.raises(BatonSuperseded, match=f"superseded by baton {SECOND} before"):
+        batons.decide(state, batons.ClaimBaton(FIRST, "s2", "t"))
+
+
+def test_dismissing_an_earlier_baton_names_the_status_it_ended_with():
+    third = handoff_id(3)
+    state = given(batons.CreateBaton(baton(FIRST)), batons.ClaimBaton(FIRST, "s2", "t"),
+                  batons.CreateBaton(baton(SECOND)), batons.CreateBaton(baton(third)))
+    with pytest.raises(BatonNotPending, match=f"^baton {FIRST} is claimed, not pending; nothing to dismiss$"):
+        batons.decide(state, batons.DismissBaton(FIRST))
+    with pytest.raises(BatonNotPending, match=f"^baton {SECOND} is {SUPERSEDED}, not pending"):
+        batons.decide(state, batons.DismissBaton(SECOND))
+    with pytest.raises(BatonNotPending, match=f"^baton {handoff_id(9)} is {SUPERSEDED}, not pending"):
+        batons.decide(state, batons.DismissBaton(handoff_id(9)))
+
+
+def test_a_claim_that_lost_is_kept_as_a_conflict_naming_the_winner():
+    state = given(batons.CreateBaton(baton(FIRST)), batons.ClaimBaton(FIRST, "s2", "2026-09-02T16:00:00Z"))
+    late = BatonClaimed(key=KEY, handoff_id=FIRST, session="s3", claimed_at="2026-09-02T16:00:01Z")
+    folded = batons.fold(state, recorded(late, version=3))
+    assert folded.accepted is False
+    [conflict] = folded.state.conflicts
+    assert conflict["handoffId"] == FIRST and conflict["sessionId"] == "s3"
+    assert conflict["winner"] == {"status": CLAIMED, "claimedBySession": "s2", "claimedAt": "2026-09-02T16:00:00Z"}
+
+
+def test_a_claim_of_an_earlier_baton_that_lost_names_the_baton_that_replaced_it():
+    third = handoff_id(3)
+    state = given(batons.CreateBaton(baton(FIRST)), batons.CreateBaton(baton(SECOND)),
+                  batons.CreateBaton(baton(third)))
+    late = BatonClaimed(key=KEY, handoff_id=FIRST, session="s3", claimed_at="2026-09-02T16:00:01Z")
+    [conflict] = batons.fold(state, recorded(late, version=4)).state.conflicts
+    assert conflict["winner"]["status"] == SUPERSEDED and conflict["winner"]["supersededBy"] == SECOND
+    unknown = BatonClaimed(key=KEY, handoff_id=handoff_id(9), session="s3", claimed_at="t")
+    assert batons.fold(state, recorded(unknown, version=4)).state.conflicts == ()
