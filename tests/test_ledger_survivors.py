@@ -296,3 +296,63 @@ def test_past_its_limit_the_read_log_drops_a_feed_which_is_then_read_from_disk(t
         assert [e.data["n"] for e in ledger.changes_since(at_five).events] == [5]
         assert counter.reads != []
         assert [e.data["n"] for e in ledger.changes_since(at_three).events] == [3, 4, 5]
+
+
+# -- the byte check of a canonical line, and reading from an offset --------------------------------------------
+
+def one_line(tmp_path) -> tuple[Ledger, bytes]:
+    ledger, lines = feed_of(tmp_path, 1)
+    return ledger, lines[0].rstrip(b"\n")
+
+
+@pytest.mark.parametrize(("where", "kind"), [("hash", "bad_hash"), ("envelope", "bad_hash"),
+                                             ("payload", "bad_digest")])
+def test_a_canonical_line_changed_in_its_hash_envelope_or_payload_fails_the_byte_check(tmp_path, where, kind):
+    from baton.ledger.feed import _canonical_line_verifies
+
+    ledger, line = one_line(tmp_path)
+    raw = orjson.loads(line)
+    if where == "hash":
+        digit = raw["hash"][-1]
+        changed = line.replace(raw["hash"].encode(), (raw["hash"][:-1] + ("0" if digit != "0" else "1")).encode())
+    elif where == "envelope":
+        changed = line.replace(b'"stream":"test/w1"', b'"stream":"test/w2"')
+    else:
+        changed = line.replace(b'"data":{"n":0}', b'"data":{"n":1}')
+    assert changed != line
+    assert not _canonical_line_verifies(changed, orjson.loads(changed))
+    ledger.feed_path("w1").write_bytes(changed + b"\n")
+    [problem] = verify_ledger(tmp_path / ".baton" / "ledger").all_problems()
+    assert problem.kind == kind
+
+
+def test_a_missing_line_or_hash_hashes_to_nothing(tmp_path):
+    from baton.ledger.feed import line_hashes_to
+
+    _, line = one_line(tmp_path)
+    recorded = orjson.loads(line)["hash"]
+    assert line_hashes_to(line, recorded) is True
+    assert line_hashes_to(None, recorded) is False
+    assert line_hashes_to(line, None) is False
+
+
+def test_a_file_scan_reads_from_the_head_it_is_given_and_raises_on_corruption_unless_collecting(tmp_path):
+    from baton.errors import LedgerCorrupt
+    from baton.ledger.feed import scan_file
+
+    ledger, lines = feed_of(tmp_path, 4)
+    path = ledger.feed_path("w1")
+    head = scan_bytes("w1", b"".join(lines[:2]), FeedHead()).head
+    assert [e.seq for e in scan_file(path, head).events] == [3, 4]
+    path.write_bytes(b"".join(lines[:2]) + lines[2].replace(b'"n":2', b'"n":7') + lines[3])
+    with pytest.raises(LedgerCorrupt, match="corrupt at byte"):
+        scan_file(path)
+    assert [p.kind for p in scan_file(path, collect=True).problems] == ["bad_digest"]
+
+
+def test_the_line_ending_at_the_first_byte_of_a_feed_is_the_empty_line_there():
+    from baton.ledger.feed import line_ending_at
+
+    raw = b'\n{"a":1}\n'
+    assert line_ending_at(lambda at, size: raw[at:at + size], 1) == b""
+    assert line_ending_at(lambda at, size: raw[at:at + size], 9) == b'{"a":1}'
