@@ -356,3 +356,16 @@ def test_the_line_ending_at_the_first_byte_of_a_feed_is_the_empty_line_there():
     raw = b'\n{"a":1}\n'
     assert line_ending_at(lambda at, size: raw[at:at + size], 1) == b""
     assert line_ending_at(lambda at, size: raw[at:at + size], 9) == b'{"a":1}'
+
+
+@pytest.mark.parametrize("batch", [{"id": 7, "n": 2, "of": 2}, {"id": "x", "n": "2", "of": 2},
+                                   {"id": "x", "n": 2, "of": "2"}, {"id": "x", "n": 1, "of": 2},
+                                   {"id": "x", "n": 3, "of": 2}, "x"])
+def test_a_resumed_scan_refuses_a_malformed_batch_at_its_first_line(tmp_path, batch):
+    _, lines = feed_of(tmp_path, 2)
+    head = scan_bytes("w1", lines[0], FeedHead()).head
+    second = resealed(lines[1], batch=batch)
+    scan = scan_bytes("w1", second, head, collect=True)
+    assert [p.kind for p in scan.problems] == ["bad_batch"]
+    sound = scan_bytes("w1", resealed(lines[1], batch={"id": "x", "n": 2, "of": 2}), head, collect=True)
+    assert sound.problems == [] and [e.seq for e in sound.events] == [2]
