@@ -90,3 +90,62 @@ def test_a_claim_of_an_earlier_baton_that_lost_names_the_baton_that_replaced_it(
     assert conflict["winner"]["status"] == SUPERSEDED and conflict["winner"]["supersededBy"] == SECOND
     unknown = BatonClaimed(key=KEY, handoff_id=handoff_id(9), session="s3", claimed_at="t")
     assert batons.fold(state, recorded(unknown, version=4)).state.conflicts == ()
+
+
+# -- handoffs and sessions -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("status", ["draft", "validated", "ready", "resumed", "superseded", "archived"])
+def test_allows_says_what_decide_would_accept(status):
+    from baton.domain.aggregates import handoff as aggregate
+    from baton.domain.lifecycle import ALLOWED
+    from tests.test_domain_lifecycle import ACTIONS, action_for, in_state
+
+    h = in_state(status)
+    for action in ACTIONS:
+        assert aggregate.allows(h, action_for(action, h)) is (action in ALLOWED[status])
+        assert aggregate.allows(None, action_for(action, h)) is False
+    assert aggregate.allows(None, aggregate.Capture(h)) is True
+    assert aggregate.allows(h, aggregate.Capture(h)) is False
+
+
+def test_a_record_time_is_the_envelope_time_to_the_second():
+    from baton.domain.aggregates.handoff import record_time
+
+    assert record_time("2026-09-02T15:00:00.123456Z") == "2026-09-02T15:00:00Z"
+    assert record_time("2026-09-02T15:00:00") == "2026-09-02T15:00:00Z"
+    assert record_time("2026-09-02") == "2026-09-02"
+
+
+def session_after(*events):
+    from baton.domain.aggregates import session as sessions
+
+    state = None
+    for event in events:
+        state = sessions.evolve_session(state, recorded(event), "s1")
+    return state
+
+
+def test_a_session_keeps_what_it_began_with_and_takes_from_its_end_only_what_it_lacked():
+    from baton.events import SessionBegun, SessionEnded
+
+    state = session_after(SessionBegun(key="s1", session="s1", owner="alice", branch="", harness=None),
+                          SessionEnded(key="s1", session="s1", owner="bob", branch="main", harness="codex"))
+    assert (state["owner"], state["branch"], state["harness"]) == ("alice", "main", "codex")
+
+
+def test_blank_or_non_text_session_fields_are_recorded_as_missing():
+    from baton.events import SessionBegun
+
+    state = session_after(SessionBegun(key="s1", session="s1", owner="alice", branch="main", harness="",
+                                       objective=7, received_baton=""))
+    assert state["harness"] is None and state["objective"] is None and state["receivedBaton"] is None
+
+
+@pytest.mark.parametrize("missing", ["owner", "branch", "objective"])
+def test_an_objective_set_without_an_owner_branch_or_objective_changes_nothing(missing):
+    from baton.domain.aggregates import session as sessions
+    from baton.events import ObjectiveSet
+
+    before = {"key": "k", "owner": "alice", "branch": "main", "objective": "old"}
+    fields = {"owner": "alice", "branch": "main", "objective": "new", missing: ""}
+    assert sessions.evolve_objective(before, recorded(ObjectiveSet(key="k", **fields)), "k") == before
