@@ -149,3 +149,15 @@ def test_an_objective_set_without_an_owner_branch_or_objective_changes_nothing(m
     before = {"key": "k", "owner": "alice", "branch": "main", "objective": "old"}
     fields = {"owner": "alice", "branch": "main", "objective": "new", missing: ""}
     assert sessions.evolve_objective(before, recorded(ObjectiveSet(key="k", **fields)), "k") == before
+
+
+def test_promoting_a_handoff_whose_validation_failed_is_a_refused_promotion_not_a_wrong_state():
+    from baton.domain.aggregates import handoff as aggregate
+    from baton.domain.lifecycle import record_validation
+    from baton.errors import PromotionRefused
+    from tests.test_domain_lifecycle import T1, T2, draft, passed
+
+    failed = record_validation(draft(), passed("fail"), now=T1)
+    assert failed.status == "draft"
+    with pytest.raises(PromotionRefused):
+        aggregate.decide(failed, aggregate.Promote(), now=T2)
