@@ -369,3 +369,86 @@ def test_a_resumed_scan_refuses_a_malformed_batch_at_its_first_line(tmp_path, ba
     assert [p.kind for p in scan.problems] == ["bad_batch"]
     sound = scan_bytes("w1", resealed(lines[1], batch={"id": "x", "n": 2, "of": 2}), head, collect=True)
     assert sound.problems == [] and [e.seq for e in sound.events] == [2]
+
+
+# -- what a scan reports, to the byte ------------------------------------------------------------------------
+
+def batch_lines(tmp_path, sizes=(1, 3)) -> list[bytes]:
+    ledger = Ledger(tmp_path / ".baton", "w1", fsync="never")
+    with ledger.locked() as txn:
+        n = 0
+        for size in sizes:
+            txn.append([EventDraft("test.noted", "test/w1", {"n": n + i}) for i in range(size)])
+            n += size
+    return ledger.feed_path("w1").read_bytes().splitlines(keepends=True)
+
+
+def test_a_gap_names_the_seq_expected_and_the_seq_found(tmp_path):
+    _, lines = feed_of(tmp_path, 4)
+    scan = scan_bytes("w1", b"".join(lines[:2] + lines[3:]), FeedHead(), collect=True)
+    [problem] = [p for p in scan.problems if p.kind == "gap"]
+    assert problem.message == "expected seq 3, found 4" and problem.seq == 4
+    assert problem.offset == len(lines[0]) + len(lines[1])
+
+
+def test_an_incomplete_batch_at_the_end_is_a_torn_tail_of_exactly_its_bytes_and_its_events_are_not_read(tmp_path):
+    lines = batch_lines(tmp_path)
+    feed = b"".join(lines[:3])  # one event, then 2 of a batch of 3
+    scan = scan_bytes("w1", feed, FeedHead())
+    assert [e.seq for e in scan.events] == [1] and scan.ends == [len(lines[0])]
+    assert (scan.torn.offset, scan.torn.length) == (len(lines[0]), len(lines[1]) + len(lines[2]))
+    head = scan_bytes("w1", lines[0], FeedHead()).head
+    resumed = scan_bytes("w1", b"".join(lines[1:3]), head)  # the same, read from a cursor
+    assert resumed.events == [] and resumed.torn.offset == len(lines[0])
+    assert resumed.torn.length == len(lines[1]) + len(lines[2])
+
+
+def test_an_incomplete_batch_in_the_middle_names_where_it_began_and_how_far_it_got(tmp_path):
+    from baton.errors import LedgerCorrupt
+
+    lines = batch_lines(tmp_path, sizes=(1, 3, 1))
+    raw = orjson.loads(lines[2])
+    damaged = b"".join(lines[:3]) + resealed(lines[4], seq=raw["seq"] + 1, prev=raw["hash"])
+    scan = scan_bytes("w1", damaged, FeedHead(), collect=True)
+    [problem] = [p for p in scan.problems if p.kind == "incomplete_batch"]
+    assert problem.offset == len(lines[0]) and problem.seq == 2
+    assert problem.message == "the batch begun at seq 2 ends after 2 of its 3 events"
+    with pytest.raises(LedgerCorrupt, match="the batch begun at seq 2 ends after 2 of its 3 events"):
+        scan_bytes("w1", damaged, FeedHead())
+
+
+def test_a_run_of_nul_bytes_is_a_torn_tail_of_its_length_even_at_the_start_of_a_feed(tmp_path):
+    _, lines = feed_of(tmp_path, 1)
+    scan = scan_bytes("w1", lines[0] + b"\x00" * 8 + b"\n", FeedHead())
+    assert (scan.torn.offset, scan.torn.length, scan.torn.reason) == (len(lines[0]), 9, "a run of NUL bytes")
+    empty = scan_bytes("w1", b"\n\x00\x00", FeedHead())
+    assert empty.events == [] and (empty.torn.offset, empty.torn.length) == (0, 3)
+
+
+def test_a_sound_event_glued_to_other_bytes_is_reported_as_such(tmp_path):
+    _, lines = feed_of(tmp_path, 2)
+    glued = lines[0] + lines[1].rstrip(b"\n") + b'{"v":1}\n' + lines[1]
+    scan = scan_bytes("w1", glued, FeedHead(), collect=True)
+    assert scan.problems[0].kind == "bad_json" and scan.problems[0].offset == len(lines[0])
+    assert scan.problems[0].message == "a complete event is followed by other bytes where its newline should be"
+
+
+def test_a_chunked_scan_stops_at_the_size_it_was_given_though_the_feed_grew(tmp_path):
+    from baton.ledger.feed import scan_chunks
+
+    _, lines = feed_of(tmp_path, 6)
+    raw = b"".join(lines)
+    size = sum(map(len, lines[:4]))
+    for chunk in (50, len(lines[0]) + 3, 1 << 20):
+        scans = list(scan_chunks("w1", lambda at, n: raw[at:at + n], FeedHead(), size, chunk_bytes=chunk))
+        assert [e.seq for s in scans for e in s.events] == [1, 2, 3, 4]
+        assert scans[-1].head.offset == size and all(s.torn is None for s in scans)
+
+
+def test_the_bytes_before_a_head_are_its_line_only_when_they_are_exactly_one_line():
+    from baton.ledger.feed import line_in
+
+    assert line_in(b'{"a":1}\n', 8) == b'{"a":1}'
+    assert line_in(b'{"a":1}\n\n', 9) is None
+    assert line_in(b'{"a":1}\n', 9) is None
+    assert line_in(b'{"a":1}', 7) is None
