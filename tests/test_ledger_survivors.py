@@ -452,3 +452,16 @@ def test_the_bytes_before_a_head_are_its_line_only_when_they_are_exactly_one_lin
     assert line_in(b'{"a":1}\n\n', 9) is None
     assert line_in(b'{"a":1}\n', 9) is None
     assert line_in(b'{"a":1}', 7) is None
+
+
+@pytest.mark.parametrize("after", [b"", b"garbage\n", b"garbage"])
+def test_a_blank_line_where_a_scan_starts_is_corruption_there(tmp_path, after):
+    ledger, lines = feed_of(tmp_path, 2)
+    for start, prefix in ((FeedHead(), b""), (scan_bytes("w1", lines[0], FeedHead()).head, lines[0])):
+        scan = scan_bytes("w1", b"\n" + after, start, collect=True)
+        assert scan.events == []
+        assert (scan.problems[0].offset, scan.problems[0].kind) == (len(prefix), "bad_json")
+        assert scan.problems[0].message == "line is not valid JSON"
+    ledger.feed_path("w1").write_bytes(b"\n" + b"".join(lines))
+    [problem, *_] = verify_ledger(tmp_path / ".baton" / "ledger").all_problems()
+    assert (problem.offset, problem.message) == (0, "line is not valid JSON")
