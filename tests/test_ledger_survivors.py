@@ -465,3 +465,13 @@ def test_a_blank_line_where_a_scan_starts_is_corruption_there(tmp_path, after):
     ledger.feed_path("w1").write_bytes(b"\n" + b"".join(lines))
     [problem, *_] = verify_ledger(tmp_path / ".baton" / "ledger").all_problems()
     assert (problem.offset, problem.message) == (0, "line is not valid JSON")
+
+
+def test_a_collecting_scan_from_a_cursor_keeps_its_head_after_a_bad_line_before_an_open_batch(tmp_path):
+    lines = batch_lines(tmp_path, sizes=(1, 1, 3))
+    head = scan_bytes("w1", lines[0], FeedHead()).head
+    bad = lines[1].replace(b'"data":{"n":1}', b'"data":{"n":9}')
+    scan = scan_bytes("w1", bad + lines[2], head, collect=True)
+    assert [(p.kind, p.offset) for p in scan.problems] == [("bad_digest", len(lines[0]))]
+    assert scan.torn.offset == len(lines[0]) + len(bad) and scan.events == []
+    assert scan.head.offset == len(lines[0]) + len(bad)
