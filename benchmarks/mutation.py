@@ -222,9 +222,9 @@ def load_map(rebuild: bool, tests: str, jobs: int) -> dict:
     return json.loads(MAP_FILE.read_text())
 
 
-def tests_for(cmap: dict, rel: str, line: int, own: frozenset[str] = frozenset()) -> tuple[list[str], float]:
+def tests_for(cmap: dict, rel: str, line: int, own: frozenset[str] = frozenset()) -> tuple[list[str], list[float]]:
     """The test functions that executed this line (parametrized cases collapse to one), those in the
-    package's ``own`` test files first, each group fastest first; and their seconds in the map's run."""
+    package's ``own`` test files first, each group fastest first; and each one's seconds in the map's run."""
     by_function: Counter = Counter()
     for nodeid in cmap["lines"].get(rel, {}).get(str(line), []):
         if nodeid not in cmap["failed"]:
@@ -233,7 +233,7 @@ def tests_for(cmap: dict, rel: str, line: int, own: frozenset[str] = frozenset()
     if quick:  # tests marked slow (processes, crashes, races) only when no other test reaches the line
         by_function = Counter(quick)
     order = sorted(by_function, key=lambda f: (f.split("::")[0] not in own, by_function[f], f))
-    return order, sum(by_function.values())
+    return order, [by_function[f] for f in order]
 
 
 # -- running mutants ----------------------------------------------------------------------------------------
@@ -335,8 +335,8 @@ def main(argv: list[str] | None = None) -> int:
             timeout = 900.0
         else:
             if args.max_tests:
-                tests = tests[:args.max_tests]
-            timeout = 30 + 10 * seconds
+                tests, seconds = tests[:args.max_tests], seconds[:args.max_tests]
+            timeout = 30 + 10 * sum(seconds)
         tests = extra + tests
         timeout += 60 * len(extra)
         root = copies.get()
@@ -361,17 +361,19 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     elapsed = time.monotonic() - started
-    per_file = defaultdict(Counter)
+    per_file: dict[str, Counter] = defaultdict(Counter)
     for r in results:
-        per_file[r["file"]][r["outcome"] == "survived"] += 1
+        per_file[r["file"]]["killed" if r["outcome"].startswith("killed") else r["outcome"]] += 1
     for name, counts in sorted(per_file.items()):
-        total = counts[True] + counts[False]
-        print(f"  {name:16} {counts[False]:4} of {total:4} killed ({counts[False] / total:.0%})")
+        run = counts["killed"] + counts["survived"]
+        apart = f", {counts['not covered']} not covered" if counts["not covered"] else ""
+        print(f"  {name:16} {counts['killed']:4} of {run:4} killed ({counts['killed'] / max(run, 1):.0%}){apart}")
     killed = sum(1 for r in results if r["outcome"].startswith("killed"))
     survived = [r for r in results if r["outcome"] == "survived"]
-    score = killed / len(results) if results else 0.0
-    print(f"\n{args.package}: {killed} of {len(results)} mutants killed ({score:.1%}) in {elapsed / 60:.0f} min; "
-          f"survivors:")
+    uncovered = sum(1 for r in results if r["outcome"] == "not covered")
+    score = killed / (killed + len(survived)) if killed + len(survived) else 0.0
+    print(f"\n{args.package}: {killed} of {killed + len(survived)} mutants killed ({score:.1%}) in "
+          f"{elapsed / 60:.0f} min; {uncovered} more on lines no test executes (not run); survivors:")
     for r in survived:
         print(f"  {r['file']}:{r['line']}:{r['kind']}  {r['code']}")
     if args.out:
