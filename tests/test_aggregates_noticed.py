@@ -161,3 +161,50 @@ def test_promoting_a_handoff_whose_validation_failed_is_a_refused_promotion_not_
     assert failed.status == "draft"
     with pytest.raises(PromotionRefused):
         aggregate.decide(failed, aggregate.Promote(), now=T2)
+
+
+# -- the lifecycle's reasons for a refused transition --------------------------------------------------------
+
+def refusal(h, action):
+    from baton.domain.lifecycle import TransitionError, require
+
+    with pytest.raises(TransitionError) as caught:
+        require(h, action)
+    return caught.value
+
+
+def test_promoting_a_flagged_validated_record_says_to_revise_it_to_clear_the_flag():
+    from baton.domain.lifecycle import PROMOTE, flag_conflicted
+    from tests.test_domain_lifecycle import T3, in_state
+
+    flagged = flag_conflicted(in_state("validated"), now=T3)
+    assert "revise it to clear the conflicted flag" in refusal(flagged, PROMOTE).message
+
+
+@pytest.mark.parametrize("status", ["ready", "resumed", "superseded", "archived"])
+def test_revising_a_record_past_draft_says_amend_creates_a_corrected_child(status):
+    from baton.domain.lifecycle import REVISE
+    from tests.test_domain_lifecycle import in_state
+
+    assert "a ready record never changes; amend creates a corrected child" in refusal(in_state(status), REVISE).message
+
+
+def test_refusals_without_a_special_case_give_no_special_reason():
+    from baton.domain.lifecycle import PROMOTE, REVISE, RESUME
+    from tests.test_domain_lifecycle import in_state
+
+    for h, action in ((in_state("draft"), PROMOTE), (in_state("draft"), RESUME), (in_state("archived"), PROMOTE)):
+        message = refusal(h, action).message
+        assert "amend creates" not in message and "to clear the" not in message and "another worktree" not in message
+
+
+def test_promoting_a_draft_validated_only_in_another_worktree_says_where_to_validate_it():
+    import attrs
+
+    from baton.domain.lifecycle import PROMOTE
+    from tests.test_domain_lifecycle import in_state
+
+    h = in_state("draft")
+    elsewhere = attrs.evolve(h.validation, extra={"elsewhere": [{"ran_on": {"worktree": "wt-b"}}, "noise"]})
+    message = refusal(attrs.evolve(h, validation=elsewhere), PROMOTE).message
+    assert "validated only in another worktree (wt-b)" in message and "the main worktree (.)" in message
