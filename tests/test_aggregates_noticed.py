@@ -190,7 +190,7 @@ def test_revising_a_record_past_draft_says_amend_creates_a_corrected_child(statu
 
 
 def test_refusals_without_a_special_case_give_no_special_reason():
-    from baton.domain.lifecycle import PROMOTE, REVISE, RESUME
+    from baton.domain.lifecycle import PROMOTE, RESUME
     from tests.test_domain_lifecycle import in_state
 
     for h, action in ((in_state("draft"), PROMOTE), (in_state("draft"), RESUME), (in_state("archived"), PROMOTE)):
