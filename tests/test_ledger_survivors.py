@@ -475,3 +475,47 @@ def test_a_collecting_scan_from_a_cursor_keeps_its_head_after_a_bad_line_before_
     assert [(p.kind, p.offset) for p in scan.problems] == [("bad_digest", len(lines[0]))]
     assert scan.torn.offset == len(lines[0]) + len(bad) and scan.events == []
     assert scan.head.offset == len(lines[0]) + len(bad)
+
+
+# -- the in-memory ledger and cursors ------------------------------------------------------------------------
+
+def test_a_memory_ledger_s_first_event_has_hlc_one_under_a_clock_at_the_epoch():
+    from baton.ledger.memory import MemoryLedger
+
+    ledger = MemoryLedger("m", clock=lambda: 0)
+    with ledger.locked() as txn:
+        first, second = txn.append([EventDraft("test.noted", "test/m", {"n": n}) for n in (0, 1)])
+    assert (first.hlc, second.hlc) == (1, 2)
+
+
+def test_a_memory_ledger_receives_another_writer_s_lines_and_returns_their_events(tmp_path):
+    from baton.ledger.memory import MemoryLedger
+
+    _, lines = feed_of(tmp_path, 2)
+    ledger = MemoryLedger("m")
+    received = ledger.receive("w1", b"".join(lines))
+    assert [e.seq for e in received] == [1, 2] and [e.seq for e in ledger.read_all()] == [1, 2]
+
+
+def test_a_memory_feed_holds_no_file_cursor_and_no_cursor_past_its_end(tmp_path):
+    from baton.ledger.memory import MemoryLedger
+    from baton.ledger.protocol import Cursor
+
+    _, lines = feed_of(tmp_path, 2)
+    ledger = MemoryLedger("m")
+    ledger.receive("w1", b"".join(lines))
+    cursor = ledger.cursors()["w1"]
+    assert ledger.head_holds("w1", cursor)
+    assert not ledger.head_holds("w1", Cursor(cursor.head, ident=7, line=cursor.line))
+    past = FeedHead(cursor.head.offset + 5, cursor.head.seq, cursor.head.hash, cursor.head.hlc)
+    assert not ledger.head_holds("w1", Cursor(past, None, cursor.line))
+
+
+def test_a_cursor_is_at_another_with_the_same_offset_seq_and_hash_whatever_else_differs():
+    from baton.ledger.protocol import Cursor
+
+    head = FeedHead(10, 1, "sha256:" + "a" * 64, 5)
+    assert Cursor().line == 0 and Cursor().ident is None
+    assert Cursor(head, 1, 10).at(Cursor(FeedHead(10, 1, head.hash, 99), 2, 0)) is True
+    assert Cursor(head).at(Cursor(FeedHead(10, 2, head.hash, 5))) is False
+    assert Cursor().at(None) is True and Cursor(head).at(None) is False
