@@ -519,3 +519,21 @@ def test_a_cursor_is_at_another_with_the_same_offset_seq_and_hash_whatever_else_
     assert Cursor(head, 1, 10).at(Cursor(FeedHead(10, 1, head.hash, 99), 2, 0)) is True
     assert Cursor(head).at(Cursor(FeedHead(10, 2, head.hash, 5))) is False
     assert Cursor().at(None) is True and Cursor(head).at(None) is False
+
+
+def test_pausing_the_collector_for_a_replay_leaves_it_as_it_was():
+    import gc
+
+    from baton.ledger.feed import collector_paused
+
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
