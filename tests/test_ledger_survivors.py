@@ -537,3 +537,53 @@ def test_pausing_the_collector_for_a_replay_leaves_it_as_it_was():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+# -- repair, in process --------------------------------------------------------------------------------------
+
+def test_a_feed_whose_first_line_is_damaged_is_cut_from_byte_zero_naming_each_line_set_aside(tmp_path):
+    from baton.ledger.repair import plan_repair
+
+    ledger, lines = feed_of(tmp_path, 3)
+    damaged = lines[0].replace(b'"n":0', b'"n":5')
+    ledger.feed_path("w1").write_bytes(damaged + b"".join(lines[1:]) + b"torn")
+    ledger_dir = tmp_path / ".baton" / "ledger"
+    [plan] = plan_repair(ledger_dir, verify_ledger(ledger_dir))
+    assert plan.cut == 0 and plan.kept.seq == 0
+    assert [(i["offset"], i["bytes"]) for i in plan.set_aside] == [
+        (0, len(damaged)), (len(damaged), len(lines[1])), (len(damaged) + len(lines[1]), len(lines[2])),
+        (len(damaged) + len(lines[1]) + len(lines[2]), 4)]
+    assert [i.get("seq") for i in plan.set_aside] == [1, 2, 3, None]
+    assert plan.reasons[0].startswith("bad_digest at byte 0: ")
+
+
+def test_setting_lines_aside_syncs_the_copy_the_manifest_the_folder_and_the_cut_feed_and_leaks_nothing(
+        tmp_path, monkeypatch):
+    import fcntl
+
+    from baton.ledger.repair import plan_repair, set_aside
+    from tests.test_ledger_durability import FsyncCounter
+
+    ledger, lines = feed_of(tmp_path, 3)
+    ledger.close()
+    ledger.feed_path("w1").write_bytes(lines[0] + lines[1].replace(b'"n":1', b'"n":7') + lines[2])
+    ledger_dir = tmp_path / ".baton" / "ledger"
+    [plan] = plan_repair(ledger_dir, verify_ledger(ledger_dir))
+    (tmp_path / ".baton" / "ledger.lock").unlink()  # made again by the repair
+    fsyncs = FsyncCounter(monkeypatch)
+    fds = len(os.listdir("/proc/self/fd"))
+    name = set_aside(tmp_path / ".baton", plan)
+    assert len(os.listdir("/proc/self/fd")) == fds
+    quarantine = tmp_path / ".baton" / "quarantine"
+    assert fsyncs.of(f"/quarantine/{name}") == 1 and fsyncs.of(name.replace(".repair", ".manifest.json")) == 1
+    assert fsyncs.of("/.baton/quarantine") == 1 and fsyncs.of("/ledger/w1.jsonl") == 1
+    umask = os.umask(0)
+    os.umask(umask)
+    assert {p.stat().st_mode & 0o777 for p in quarantine.iterdir()} == {0o644 & ~umask}
+    assert (tmp_path / ".baton" / "ledger.lock").stat().st_mode & 0o777 == 0o644 & ~umask
+    fd = os.open(tmp_path / ".baton" / "ledger.lock", os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released
+    finally:
+        os.close(fd)
+    assert ledger.feed_path("w1").read_bytes() == lines[0]
