@@ -587,3 +587,14 @@ def test_setting_lines_aside_syncs_the_copy_the_manifest_the_folder_and_the_cut_
     finally:
         os.close(fd)
     assert ledger.feed_path("w1").read_bytes() == lines[0]
+
+
+def test_a_repair_gives_the_first_bad_line_as_its_reason_and_sets_a_leading_blank_line_aside_alone(tmp_path):
+    from baton.ledger.repair import plan_repair
+
+    ledger, lines = feed_of(tmp_path, 3)
+    ledger.feed_path("w1").write_bytes(b"\n" + lines[0] + b"{}\n" + lines[2])
+    ledger_dir = tmp_path / ".baton" / "ledger"
+    [plan] = plan_repair(ledger_dir, verify_ledger(ledger_dir))
+    assert len(plan.reasons) == 1 and plan.reasons[0].startswith("bad_json at byte 0: ")
+    assert [(i["offset"], i["bytes"]) for i in plan.set_aside][:2] == [(0, 1), (1, len(lines[0]))]
