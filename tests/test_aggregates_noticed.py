@@ -208,3 +208,50 @@ def test_promoting_a_draft_validated_only_in_another_worktree_says_where_to_vali
     elsewhere = attrs.evolve(h.validation, extra={"elsewhere": [{"ran_on": {"worktree": "wt-b"}}, "noise"]})
     message = refusal(attrs.evolve(h, validation=elsewhere), PROMOTE).message
     assert "validated only in another worktree (wt-b)" in message and "the main worktree (.)" in message
+
+
+@pytest.mark.parametrize("status", ["draft", "validated", "ready", "resumed", "superseded", "archived"])
+def test_each_lifecycle_transition_refuses_a_state_that_does_not_allow_it_on_its_own(status):
+    from baton.domain.lifecycle import (
+        ALLOWED, ARCHIVE, FLAG_CONFLICTED, RESUME, VALIDATE, TransitionError, archive, flag_conflicted,
+        record_validation, resume,
+    )
+    from tests.test_domain_lifecycle import T3, in_state, passed
+
+    calls = {
+        VALIDATE: lambda h: record_validation(h, passed(), now=T3),
+        RESUME: lambda h: resume(h, now=T3),
+        ARCHIVE: lambda h: archive(h, now=T3, reason="done"),
+        FLAG_CONFLICTED: lambda h: flag_conflicted(h, now=T3),
+    }
+    for action, call in calls.items():
+        if action in ALLOWED[status]:
+            call(in_state(status))
+        else:
+            with pytest.raises(TransitionError):
+                call(in_state(status))
+
+
+def test_a_record_remembers_the_newest_validation_of_each_of_its_last_ten_other_worktrees():
+    from baton.domain.lifecycle import record_validation_elsewhere
+    from tests.test_domain_lifecycle import T3, in_state
+
+    h = in_state("draft")
+    for n in range(12):
+        h = record_validation_elsewhere(h, {"status": "pass", "ran_on": {"worktree": f"wt-{n}"}}, now=T3)
+    h = record_validation_elsewhere(h, {"status": "fail", "ran_on": {"worktree": "wt-11"}}, now=T3)
+    runs = h.validation.extra["elsewhere"]
+    assert [r["ran_on"]["worktree"] for r in runs] == [f"wt-{n}" for n in range(2, 11)] + ["wt-11"]
+    assert runs[-1]["status"] == "fail" and h.status == "draft"
+
+
+def test_the_immutable_body_of_a_record_leaves_out_only_its_lifecycle_fields():
+    from baton.domain.handoff import handoff_to_json
+    from baton.domain.lifecycle import LIFECYCLE_FIELDS, immutable_body, resume
+    from tests.test_domain_lifecycle import T3, in_state
+
+    ready = in_state("ready")
+    body = immutable_body(ready)
+    assert body == {k: v for k, v in handoff_to_json(ready).items() if k not in LIFECYCLE_FIELDS}
+    assert "status" not in body and body["id"] == ready.id
+    assert immutable_body(resume(ready, now=T3)) == body
