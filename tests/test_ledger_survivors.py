@@ -598,3 +598,15 @@ def test_a_repair_gives_the_first_bad_line_as_its_reason_and_sets_a_leading_blan
     [plan] = plan_repair(ledger_dir, verify_ledger(ledger_dir))
     assert len(plan.reasons) == 1 and plan.reasons[0].startswith("bad_json at byte 0: ")
     assert [(i["offset"], i["bytes"]) for i in plan.set_aside][:2] == [(0, 1), (1, len(lines[0]))]
+
+
+def test_a_malformed_repair_record_is_read_without_failing_verify(tmp_path):
+    from baton.ledger.integrity import REPAIRED_TYPE, ledger_stream
+
+    ledger, _ = feed_of(tmp_path, 1)
+    with ledger.locked() as txn:
+        txn.append([EventDraft(REPAIRED_TYPE, ledger_stream("w1"),
+                               {"feed": "w1", "set_aside": ["x", 5, {"hash": 7}], "lost": None, "kept": "x"})])
+        txn.append([EventDraft(REPAIRED_TYPE, ledger_stream("w1"), {"feed": 3, "set_aside": "x"})])
+    report = verify_ledger(tmp_path / ".baton" / "ledger")
+    assert report.ok and report.heads_checked == 0
