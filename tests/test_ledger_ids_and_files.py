@@ -119,3 +119,56 @@ def test_syncing_a_folder_closes_it_and_a_missing_folder_is_skipped(tmp_path):
 def test_a_file_s_identity_is_its_device_and_inode(tmp_path):
     st = os.stat(tmp_path)
     assert files.file_ident(st) == (st.st_dev, st.st_ino)
+
+
+def test_reading_one_byte_reads_it(tmp_path):
+    path = tmp_path / "feed"
+    path.write_bytes(b"0123456789")
+    assert files.read_range(str(path), 3, 1) == b"3"
+
+
+def test_closing_quietly_closes_and_ignores_a_descriptor_already_closed(tmp_path):
+    fd = os.open(tmp_path, os.O_RDONLY)
+    files.close_quietly(fd)
+    with pytest.raises(OSError):
+        os.fstat(fd)
+    files.close_quietly(fd)
+
+
+def test_closing_a_ledger_releases_its_open_feed(tmp_path):
+    from baton.ledger import EventDraft, Ledger
+
+    fds = len(os.listdir("/proc/self/fd"))
+    ledger = Ledger(tmp_path / ".baton", "w1", fsync="never")
+    with ledger.locked() as txn:
+        txn.append([EventDraft("test.noted", "test/1", {"n": 1})])
+    ledger.close()
+    assert len(os.listdir("/proc/self/fd")) == fds
+
+
+def test_a_lock_file_made_again_after_its_folder_went_away_is_a_plain_file(tmp_path):
+    import shutil
+
+    from baton.ledger import EventDraft, Ledger
+
+    ledger = Ledger(tmp_path / ".baton", "w1", fsync="never")
+    with ledger.locked() as txn:
+        txn.append([EventDraft("test.noted", "test/1", {"n": 1})])
+    shutil.rmtree(tmp_path / ".baton")
+    with ledger.locked():
+        pass
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (tmp_path / ".baton" / "ledger.lock").stat().st_mode & 0o777 == 0o644 & ~umask
+
+
+def test_a_verify_report_counts_the_events_of_every_feed(tmp_path):
+    from baton.ledger import EventDraft, Ledger
+    from baton.ledger.verify import verify_ledger
+
+    for writer, n in (("w1", 2), ("w2", 3)):
+        with Ledger(tmp_path / ".baton", writer, fsync="never").locked() as txn:
+            for i in range(n):
+                txn.append([EventDraft("test.noted", f"test/{writer}", {"n": i})])
+    report = verify_ledger(tmp_path / ".baton" / "ledger")
+    assert report.event_count == 5 and report.to_json()["events"] == 5
