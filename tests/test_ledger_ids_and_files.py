@@ -172,3 +172,18 @@ def test_a_verify_report_counts_the_events_of_every_feed(tmp_path):
                 txn.append([EventDraft("test.noted", f"test/{writer}", {"n": i})])
     report = verify_ledger(tmp_path / ".baton" / "ledger")
     assert report.event_count == 5 and report.to_json()["events"] == 5
+
+
+def test_the_counter_uses_all_twelve_bits_before_the_millisecond_moves_on(fresh_clock, monkeypatch):
+    ids.uuid7(NOW)
+    monkeypatch.setattr(ids, "_counter", 0xFFE)
+    last = ids.uuid7(NOW)
+    assert ids.uuid7_millis(last) == NOW // 1_000_000 and uuid.UUID(last).int >> 64 & 0xFFF == 0xFFF
+
+
+def test_a_new_millisecond_s_counter_comes_from_bits_64_to_74_of_the_draw(fresh_clock, monkeypatch):
+    draw = (0b101_0110_1001 << 64) | 0x5555_5555_5555_5555
+    monkeypatch.setattr(os, "urandom", lambda n: draw.to_bytes(10, "big"))
+    minted = uuid.UUID(ids.uuid7(NOW))
+    assert minted.int >> 64 & 0xFFF == 0b101_0110_1001
+    assert minted.int & ((1 << 62) - 1) == 0x5555_5555_5555_5555 & ((1 << 62) - 1)

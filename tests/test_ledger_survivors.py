@@ -610,3 +610,18 @@ def test_a_malformed_repair_record_is_read_without_failing_verify(tmp_path):
         txn.append([EventDraft(REPAIRED_TYPE, ledger_stream("w1"), {"feed": 3, "set_aside": "x"})])
     report = verify_ledger(tmp_path / ".baton" / "ledger")
     assert report.ok and report.heads_checked == 0
+
+
+def test_lines_are_set_aside_and_torn_tails_quarantined_into_a_quarantine_that_already_exists(tmp_path):
+    from baton.ledger.repair import plan_repair, set_aside
+
+    ledger, lines = feed_of(tmp_path, 2)
+    (tmp_path / ".baton" / "quarantine").mkdir()
+    ledger.feed_path("w1").write_bytes(b"".join(lines) + b'{"v":1,')
+    with Ledger(tmp_path / ".baton", "w1", fsync="never").locked() as txn:
+        txn.append([EventDraft("test.noted", "test/w1", {"n": 2})])
+    ledger.feed_path("w1").write_bytes(lines[0] + lines[1].replace(b'"n":1', b'"n":8'))
+    ledger_dir = tmp_path / ".baton" / "ledger"
+    [plan] = plan_repair(ledger_dir, verify_ledger(ledger_dir))
+    assert set_aside(tmp_path / ".baton", plan, fsync=False).endswith(".repair")
+    assert len(list((tmp_path / ".baton" / "quarantine").iterdir())) == 3  # the torn tail, the lines, a manifest
