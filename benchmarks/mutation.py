@@ -3,7 +3,7 @@
     pip install -e '.[test,mutation]'
     nice -n 19 python benchmarks/mutation.py [--package baton/ledger] [--files feed.py,verify.py]
         [--sample N] [--seed S] [--only feed.py:256:return,...] [--rerun results.json]
-        [--extra-tests tests/test_new.py] [--jobs 2] [--rebuild-map] [--out results.json]
+        [--max-tests 20] [--extra-tests tests/test_new.py] [--jobs 2] [--rebuild-map] [--out results.json]
 
 Not run in CI. A small ``ast`` mutator (mutmut's copy-tree mode fights the
 tests that start ``baton`` in a subprocess); each mutant is one changed node:
@@ -17,20 +17,23 @@ tests that start ``baton`` in a subprocess); each mutant is one changed node:
 - a statement that only calls something (``os.fsync(fd)``) removed;
 - ``return <expr>`` turned into ``return None``.
 
-Test selection is coverage-guided, as mutmut does: the whole test suite runs
-once under ``coverage`` with one context per test (cached in
-``benchmarks/.mutation-map.json``; ``--rebuild-map`` redoes it, about twice
-the suite's time), and a mutant runs, with ``-x`` and fastest first, only the
-tests that executed its statement. A statement no test executes in-process
-(a module-level line run at import, or a line reached only in a ``baton``
-subprocess, which in-process coverage cannot see) runs against the package's
-default test files (``--default-tests``) instead, so it is never counted as
-killed or survived without being run.
+Test selection is coverage-guided, as mutmut does: the test files that reach
+the ledger or the deciders (``MAP_GREP``) run once under ``coverage`` with one
+context per test (cached in ``benchmarks/.mutation-map.json``; ``--rebuild-map``
+redoes it, in ``--jobs`` processes), and a mutant runs, with ``-x``, only the
+tests that executed its statement: the package's own test files first, then
+the others, each fastest first, ``slow`` tests only when nothing else reaches
+the line, at most ``--max-tests`` of them. A statement executed only at
+import (a constant, a default) runs against the package's default test files
+(``--default-tests``); one no test executes in-process (reached only in a
+``baton`` subprocess, which in-process coverage cannot see, or not at all)
+is reported as *not covered* and not run, unless ``--run-uncovered``.
 
 Every mutant runs in a copy of the project with ``PYTHONPATH`` pointing at
 it, so subprocesses the tests start import the mutant too. A mutant is
 *killed* when the tests fail (or time out: 30 s + 10x their mapped duration),
-*survives* when they pass. The score is killed / (killed + survived);
+*survives* when they pass. The score is killed / (killed + survived), the
+not-covered counted apart;
 survivors are printed so each can be judged: a test to add, or an equivalent
 mutant (listed with its reason in ``docs/ledger.md``).
 """
