@@ -270,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--only", help="comma-separated FILE:LINE[:KIND] mutants to run")
     parser.add_argument("--rerun", help="run again the survivors of this results JSON")
+    parser.add_argument("--skip", help="leave out the mutants of these results JSONs (comma-separated)")
     parser.add_argument("--default-tests", help="tests for lines no test executes in-process")
     parser.add_argument("--extra-tests", default="", help="test files every mutant also runs (tests added since the map)")
     parser.add_argument("--map-tests", default="", help="test files the map runs (default: see MAP_GREP)")
@@ -302,6 +303,10 @@ def main(argv: list[str] | None = None) -> int:
             if wanted is None or any(w[0] == name and w[1] == str(line) and (len(w) < 3 or w[2] == kind)
                                      for w in wanted):
                 candidates.append((name, index, kind, line))
+    if args.skip:
+        done = {(r["file"], r["index"]) for path in args.skip.split(",")
+                for r in json.loads(Path(path).read_text())["results"] if "index" in r}
+        candidates = [c for c in candidates if (c[0], c[1]) not in done]
     if args.sample:
         candidates = random.Random(args.seed).sample(candidates, min(args.sample, len(candidates)))
 
