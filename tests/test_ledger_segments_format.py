@@ -35,3 +35,10 @@ def test_a_line_longer_than_a_segment_gets_one_of_its_own_and_is_closed_at_once(
     packer.add(b"a\n" + b"x" * 9 + b"\n" + b"b\n")
     assert list(packer.closed()) == [(0, b"a\n"), (2, b"x" * 9 + b"\n")]
     assert packer.finish() == (12, b"b\n")
+
+
+def test_an_oversized_last_line_is_a_closed_segment_not_the_open_one():
+    packer = SegmentPacker(limit=4)
+    packer.add(b"a\n" + b"x" * 9 + b"\n")
+    assert list(packer.closed()) == [(0, b"a\n"), (2, b"x" * 9 + b"\n")]
+    assert packer.finish() is None and packer.end == 12
