@@ -625,3 +625,19 @@ def test_lines_are_set_aside_and_torn_tails_quarantined_into_a_quarantine_that_a
     [plan] = plan_repair(ledger_dir, verify_ledger(ledger_dir))
     assert set_aside(tmp_path / ".baton", plan, fsync=False).endswith(".repair")
     assert len(list((tmp_path / ".baton" / "quarantine").iterdir())) == 3  # the torn tail, the lines, a manifest
+
+
+def test_only_well_formed_recorded_heads_are_checked_and_a_feed_report_says_what_it_found(tmp_path):
+    from baton.ledger.integrity import HEADS_TYPE, ledger_stream
+
+    ledger, lines = feed_of(tmp_path, 2, "w2")
+    hash1 = orjson.loads(lines[0])["hash"]
+    w1 = Ledger(tmp_path / ".baton", "w1", fsync="never")
+    with w1.locked() as txn:
+        txn.append([EventDraft(HEADS_TYPE, ledger_stream("w1"), {"heads": {
+            "w2": {"seq": 1, "hash": hash1, "offset": len(lines[0])},
+            "w3": {"seq": 0, "hash": None}, "w4": {"seq": "3"}, "w5": "x", "w6": {"seq": True}}})])
+    report = verify_ledger(tmp_path / ".baton" / "ledger")
+    assert report.ok and report.heads_checked == 1
+    w2 = next(f for f in report.feeds if f.feed == "w2")
+    assert w2.to_json()["feed"] == "w2" and w2.to_json()["events"] == 2 and w2.to_json()["erased"] == 0
