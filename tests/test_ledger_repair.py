@@ -171,3 +171,35 @@ def test_other_writers_can_append_after_a_repair_of_their_feed(tmp_path, project
         [again] = txn.append([EventDraft("test.noted", "test/9", {"n": 4})])
     assert again.seq == 2
     assert run_baton("verify", "--project", str(project)).returncode == 0
+
+
+class _Crash(Exception):
+    pass
+
+
+def test_a_crash_between_the_cut_and_its_record_is_completed_by_a_second_repair(damaged, monkeypatch):
+    from baton.commands.repair import repair_project
+    from baton.ledger.repair import FeedRepair
+
+    project, feed, lines = damaged
+
+    def crash(self, writer, quarantined):
+        raise _Crash("the process died after the cut, before ledger.repaired was written")
+
+    monkeypatch.setattr(FeedRepair, "draft", crash)
+    opened = Project.open(project)
+    with pytest.raises(_Crash):
+        repair_project(opened, yes=True)
+    opened.close()
+    monkeypatch.undo()
+    assert feed.read_bytes() == b"".join(lines[:2])  # cut, and the bytes are in quarantine
+    [aside] = (project / ".baton" / "quarantine").glob("*.repair")
+    assert aside.read_bytes() == b"".join(lines[2:])
+    assert run_baton("verify", "--project", str(project)).returncode == 3  # the index still holds seq 5
+
+    code, out, _ = repair(project, "--yes")
+    assert code == 0 and out["repaired"] is True and out["verified"] is True
+    [plan] = out["feeds"]
+    assert plan["cut_at"] is None and plan["kept"]["seq"] == 2 and [h["seq"] for h in plan["lost"]] == [5]
+    assert run_baton("verify", "--project", str(project)).returncode == 0
+    assert len(list((project / ".baton" / "quarantine").glob("*.repair"))) == 1
