@@ -33,7 +33,9 @@ from baton.commands.resume import FORMATS
 from baton.domain.batons import DEFAULT_MAX_BYTES, MAX_MAX_BYTES
 from baton.domain.detector import SIGNALS as DETECTOR_SIGNALS
 from baton.domain.handoff import Status, Trigger
-from baton.domain.limits import MAX_MAX_TOKENS, MIN_MAX_BYTES, MIN_MAX_TOKENS, OBJECTIVE_MAX, SESSION_ID_MAX
+from baton.domain.limits import (
+    BRANCH_LABEL_MAX, MAX_MAX_TOKENS, MIN_MAX_BYTES, MIN_MAX_TOKENS, OBJECTIVE_MAX, SESSION_ID_MAX,
+)
 
 SCHEMA_RESOURCE = ("schemas", "handoff-v0.1.json")
 TRIGGERS = get_args(Trigger)
@@ -165,7 +167,7 @@ def input_schemas() -> dict[str, dict[str, Any]]:
             "kind": {"enum": ["handoff", "baton", "all"], "description": "handoffs (default), session batons, or all"},
             "branch": _text("only records of this branch"),
         }),
-        "handoff_fork": _obj({"id": ID, "label": _text("what this branch is for"), "session_id": SESSION_ID},
+        "handoff_fork": _obj({"id": ID, "label": _text("what this branch is for", max_length=BRANCH_LABEL_MAX), "session_id": SESSION_ID},
                              ("id",)),
         "handoff_merge": _obj({
             "ids": {"type": "array", "items": ID, "minItems": 2, "description": "two or more handoffs to merge"},

@@ -130,6 +130,16 @@ def test_fork_with_an_empty_label_is_an_input_error(project):
     assert result.returncode == 2 and "label" in result.stderr
 
 
+def test_fork_with_a_label_over_the_limit_is_an_input_error(project):
+    from baton.domain.limits import BRANCH_LABEL_MAX
+
+    parent = _ready(project)
+    lines = ledger_lines(project)
+    result = baton(project, "fork", parent, "--label", "x" * (BRANCH_LABEL_MAX + 1))
+    assert result.returncode == 2 and f"limit is {BRANCH_LABEL_MAX}" in result.stderr
+    assert ledger_lines(project) == lines
+
+
 def test_the_merge_command_exits_3_without_a_resolution_and_0_with_one(project, tmp_path):
     parent, a, b = _branches(project)
     refused = baton(project, "merge", a, b)

@@ -60,6 +60,7 @@ async def test_the_limits_the_use_cases_enforce_are_in_the_schemas(project):
     assert (bootstrap["max_bytes"]["minimum"], bootstrap["session_id"]["maxLength"]) == (1024, 200)
     assert tools["handoff_resume"].input_schema["properties"]["max_tokens"]["minimum"] == 500
     assert tools["prompt"].input_schema["properties"]["objective"]["maxLength"] == 2000
+    assert tools["handoff_fork"].input_schema["properties"]["label"]["maxLength"] == 100
 
 
 @pytest.mark.parametrize("misspelled", ["failed_attempt", "decision"])

@@ -81,7 +81,7 @@ def fork_handoff(project: "Project", token: str, *, label: str | None = None,
     """A new draft child of ``token`` with relation ``fork``.
 
     Raises:
-        InputError (exit 2): ``label`` given but empty.
+        InputError (exit 2): ``label`` given but empty, or over ``BRANCH_LABEL_MAX`` characters.
         NotFound / AmbiguousId (exit 4); TransitionError (exit 4) for an archived parent;
         PolicyBlock (exit 5) as a capture.
     """
@@ -89,10 +89,14 @@ def fork_handoff(project: "Project", token: str, *, label: str | None = None,
     from baton.commands.ids import load_handoff
     from baton.domain import lineage
     from baton.domain.handoff import handoff_to_json
+    from baton.domain.limits import BRANCH_LABEL_MAX
     from baton.errors import InputError, TransitionError
 
     if label is not None and not label.strip():
         raise InputError("`label` is empty: leave it out, or say what this branch is for")
+    if label is not None and len(label.strip()) > BRANCH_LABEL_MAX:
+        raise InputError(f"`label` is {len(label.strip())} characters; the limit is {BRANCH_LABEL_MAX} "
+                         "(name the branch; the handoff holds its story)")
     label = label.strip() if label else None
     with project.writing() as scope:
         parent = load_handoff(scope.runner, token)

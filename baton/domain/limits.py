@@ -20,6 +20,8 @@ MIN_MAX_BYTES = 1024
 """The smallest byte budget of a session-start brief (``bootstrap --max-bytes``)."""
 SESSION_ID_MAX = 200
 OBJECTIVE_MAX = 2000
+BRANCH_LABEL_MAX = 100
+"""A fork's label names a branch of the work (``fork --label``), not its story."""
 MIN_MAX_TOKENS = 500
 """Below this even the never-dropped core (banner, objective, state, Do not retry, next action) may not fit."""
 MAX_MAX_TOKENS = 1_000_000
