@@ -69,3 +69,116 @@ def test_verify_of_a_feed_that_cannot_be_read_is_a_storage_error(tmp_path, monke
     monkeypatch.setattr(verify, "scan_file", refuse)
     with pytest.raises(StorageError, match="cannot read .*w1.jsonl"):
         verify_ledger(tmp_path / ".baton" / "ledger")
+
+
+def _planned(tmp_path):
+    """A feed of three events whose second line is damaged, and its repair plan."""
+    from baton.ledger.repair import plan_repair
+
+    ledger, lines = feed_of(tmp_path, 3)
+    ledger.feed_path("w1").write_bytes(lines[0] + lines[1].replace(b'"n":1', b'"n":7') + lines[2])
+    ledger_dir = tmp_path / ".baton" / "ledger"
+    [plan] = [p for p in plan_repair(ledger_dir, verify_ledger(ledger_dir)) if p.cut is not None]
+    return ledger, plan
+
+
+def test_a_repair_that_cannot_read_the_feed_is_a_storage_error_and_cuts_nothing(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from baton.ledger.repair import set_aside
+
+    ledger, plan = _planned(tmp_path)
+    before = ledger.feed_path("w1").read_bytes()
+    real = Path.read_bytes
+
+    def refuse(self):
+        if self.name == "w1.jsonl":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    with pytest.raises(StorageError, match="cannot read feed .*w1.jsonl"):
+        set_aside(tmp_path / ".baton", plan, fsync=False)
+    monkeypatch.setattr(Path, "read_bytes", real)
+    assert ledger.feed_path("w1").read_bytes() == before
+
+
+def test_a_repair_whose_cut_fails_is_a_storage_error_naming_the_feed(tmp_path, monkeypatch):
+    from baton.ledger.repair import set_aside
+
+    ledger, plan = _planned(tmp_path)
+    before = ledger.feed_path("w1").read_bytes()
+    monkeypatch.setattr(os, "truncate", _refusing(os.truncate, "w1.jsonl"))
+    with pytest.raises(StorageError, match="could not set aside the damaged lines of .*w1.jsonl"):
+        set_aside(tmp_path / ".baton", plan, fsync=False)
+    assert ledger.feed_path("w1").read_bytes() == before
+
+
+def test_a_repair_that_cannot_open_the_lock_is_a_storage_error(tmp_path, monkeypatch):
+    from baton.ledger.repair import set_aside
+
+    _, plan = _planned(tmp_path)
+    monkeypatch.setattr(os, "open", _refusing(os.open, "ledger.lock"))
+    with pytest.raises(StorageError, match="cannot open the ledger lock"):
+        set_aside(tmp_path / ".baton", plan, fsync=False)
+
+
+def test_a_feed_whose_size_cannot_be_read_is_a_storage_error(tmp_path, monkeypatch):
+    ledger, _ = feed_of(tmp_path, 1)
+    monkeypatch.setattr(os, "stat", _refusing(os.stat, "w1.jsonl"))
+    with pytest.raises(StorageError, match="cannot read feed .*w1.jsonl"):
+        ledger.feed_info("w1")
+
+
+def test_an_unknown_fsync_policy_is_refused_when_the_ledger_is_made(tmp_path):
+    with pytest.raises(ValueError, match="fsync must be one of"):
+        Ledger(tmp_path / ".baton", "w1", fsync="sometimes")
+
+
+def test_registering_a_second_upcaster_for_one_type_and_version_is_refused():
+    from baton.ledger.upcast import UpcasterRegistry
+
+    registry = UpcasterRegistry()
+    registry.register("note.added", 1)(lambda data: data)
+    with pytest.raises(ValueError, match="an upcaster for note.added v1 is already registered"):
+        registry.register("note.added", 1)(lambda data: data)
+
+
+def test_planning_a_repair_of_a_feed_that_cannot_be_read_is_a_storage_error(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    from baton.ledger.repair import plan_repair
+
+    ledger, lines = feed_of(tmp_path, 3)
+    ledger.feed_path("w1").write_bytes(lines[0] + lines[1].replace(b'"n":1', b'"n":7') + lines[2])
+    ledger_dir = tmp_path / ".baton" / "ledger"
+    report = verify_ledger(ledger_dir)
+    real = Path.read_bytes
+
+    def refuse(self):
+        if self.name == "w1.jsonl":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    with pytest.raises(StorageError, match="cannot read feed .*w1.jsonl"):
+        plan_repair(ledger_dir, report)
+
+
+def test_a_feed_that_grew_since_the_repair_was_planned_is_not_cut(tmp_path):
+    from baton.ledger.repair import set_aside
+
+    ledger, plan = _planned(tmp_path)
+    with open(ledger.feed_path("w1"), "ab") as fh:
+        fh.write(b"more")
+    before = ledger.feed_path("w1").read_bytes()
+    with pytest.raises(StorageError, match="changed since the repair was planned"):
+        set_aside(tmp_path / ".baton", plan, fsync=False)
+    assert ledger.feed_path("w1").read_bytes() == before
+
+
+def test_a_feed_that_cannot_be_opened_for_reading_is_a_storage_error(tmp_path, monkeypatch):
+    from baton.ledger import files
+
+    ledger, _ = feed_of(tmp_path, 1)
+    monkeypatch.setattr(os, "open", _refusing(os.open, "w1.jsonl"))
+    with pytest.raises(StorageError, match="cannot read feed .*w1.jsonl"):
+        files.read_range(str(ledger.feed_path("w1")), 0)
