@@ -182,3 +182,32 @@ def test_a_feed_that_cannot_be_opened_for_reading_is_a_storage_error(tmp_path, m
     monkeypatch.setattr(os, "open", _refusing(os.open, "w1.jsonl"))
     with pytest.raises(StorageError, match="cannot read feed .*w1.jsonl"):
         files.read_range(str(ledger.feed_path("w1")), 0)
+
+
+def test_feed_stats_name_each_feed_with_its_inode_size_and_mtime(tmp_path):
+    ledger, _ = feed_of(tmp_path, 2, "w1")
+    feed_of(tmp_path, 1, "w2")
+    stats = ledger.feed_stats()
+    assert [s[0] for s in stats] == ["w1", "w2"]
+    st = os.stat(ledger.feed_path("w1"))
+    assert stats[0][1:] == (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def test_feed_stats_skip_a_feed_removed_between_the_listing_and_its_stat(tmp_path, monkeypatch):
+    ledger, _ = feed_of(tmp_path, 1, "w1")
+    feed_of(tmp_path, 1, "w2")
+    real = os.stat
+
+    def gone(path, *args, **kwargs):
+        if os.fspath(path).endswith("w1.jsonl"):
+            raise FileNotFoundError(2, "No such file", os.fspath(path))
+        return real(path, *args, **kwargs)
+    monkeypatch.setattr(os, "stat", gone)
+    assert [s[0] for s in ledger.feed_stats()] == ["w2"]
+
+
+def test_feed_stats_of_a_feed_that_cannot_be_read_is_a_storage_error(tmp_path, monkeypatch):
+    ledger, _ = feed_of(tmp_path, 1, "w1")
+    monkeypatch.setattr(os, "stat", _refusing(os.stat, "w1.jsonl"))
+    with pytest.raises(StorageError, match="cannot read feed .*w1.jsonl"):
+        ledger.feed_stats()
