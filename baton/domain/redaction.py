@@ -749,15 +749,21 @@ def _scrub_memo(policy: "RedactionPolicy") -> dict[str, tuple[str, tuple[Rule, .
     strings, 95 distinct), and a long-lived process (the MCP server, the status
     page) lists the same handoffs call after call, so each distinct string is
     screened once. Bounded: the memo is emptied when full."""
+    return _per_policy(_SCRUBBED, policy)
+
+
+def _per_policy(store: dict, policy: "RedactionPolicy") -> dict:
+    """``store``'s memo for this policy's rules and the two numbers a value
+    test reads, made empty the first time; at most 16 policies are kept."""
     rules = policy.rules
     key = (id(rules), policy.entropy_threshold, policy.min_secret_length)
-    known = _SCRUBBED.get(key)
+    known = store.get(key)
     if known is not None and known[0] is rules:
         return known[1]
-    if len(_SCRUBBED) >= 16:
-        _SCRUBBED.clear()
-    memo: dict[str, tuple[str, tuple[Rule, ...]]] = {}
-    _SCRUBBED[key] = (rules, memo)
+    if len(store) >= 16:
+        store.clear()
+    memo: dict = {}
+    store[key] = (rules, memo)
     return memo
 
 
@@ -1136,16 +1142,7 @@ _CLEAN: dict[tuple[int, float, int], tuple[tuple, dict[bytes, Any]]] = {}
 def _clean_encodings(policy: RedactionPolicy) -> dict[bytes, Any]:
     """The JSON encodings of answers ``screen_output`` found clean under this
     policy's rules (keyed as ``_scrub_memo``; emptied when full)."""
-    rules = policy.rules
-    key = (id(rules), policy.entropy_threshold, policy.min_secret_length)
-    known = _CLEAN.get(key)
-    if known is not None and known[0] is rules:
-        return known[1]
-    if len(_CLEAN) >= 16:
-        _CLEAN.clear()
-    seen: dict[bytes, Any] = {}
-    _CLEAN[key] = (rules, seen)
-    return seen
+    return _per_policy(_CLEAN, policy)
 
 
 def screen_encoded(encoded: bytes, policy: RedactionPolicy) -> tuple[Any, bool]:
