@@ -304,15 +304,20 @@ def test_a_long_lived_project_finds_a_cursor_line_edited_in_place_after_a_quiet_
     opened.close()
 
 
-def test_a_remembered_answer_is_computed_again_once_another_process_changes_the_index(warm):
-    opened = Project.open(warm)
-    opened.reading()
+def _counter():
+    """A question whose answer counts how often it was computed."""
     calls = []
 
     def count() -> int:
         calls.append(1)
         return len(calls)
+    return count
 
+
+def test_a_remembered_answer_is_computed_again_once_another_process_changes_the_index(warm):
+    opened = Project.open(warm)
+    opened.reading()
+    count = _counter()
     assert opened.runner.memo("question", count) == opened.runner.memo("question", count) == 1
     append(other_writer(warm, "beta"), [note("s/3", 3000)])
     theirs = Project.open(warm)
@@ -326,12 +331,7 @@ def test_a_remembered_answer_is_computed_again_once_another_process_changes_the_
 def test_a_remembered_answer_is_computed_again_after_this_process_writes(warm):
     opened = Project.open(warm)
     opened.reading()
-    calls = []
-
-    def count() -> int:
-        calls.append(1)
-        return len(calls)
-
+    count = _counter()
     assert opened.runner.memo("question", count) == 1
     with opened.writing() as scope:
         scope.append([note("s/4", 4000)])

@@ -71,6 +71,19 @@ def test_verify_of_a_feed_that_cannot_be_read_is_a_storage_error(tmp_path, monke
         verify_ledger(tmp_path / ".baton" / "ledger")
 
 
+def _refuse_reading_w1(monkeypatch) -> None:
+    """``Path.read_bytes`` of feed ``w1`` fails as a disk that refuses would."""
+    from pathlib import Path
+
+    real = Path.read_bytes
+
+    def refuse(self):
+        if self.name == "w1.jsonl":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+
+
 def _planned(tmp_path):
     """A feed of three events whose second line is damaged, and its repair plan."""
     from baton.ledger.repair import plan_repair
@@ -83,22 +96,14 @@ def _planned(tmp_path):
 
 
 def test_a_repair_that_cannot_read_the_feed_is_a_storage_error_and_cuts_nothing(tmp_path, monkeypatch):
-    from pathlib import Path
-
     from baton.ledger.repair import set_aside
 
     ledger, plan = _planned(tmp_path)
     before = ledger.feed_path("w1").read_bytes()
-    real = Path.read_bytes
-
-    def refuse(self):
-        if self.name == "w1.jsonl":
-            raise PermissionError(13, "Permission denied", str(self))
-        return real(self)
-    monkeypatch.setattr(Path, "read_bytes", refuse)
+    _refuse_reading_w1(monkeypatch)
     with pytest.raises(StorageError, match="cannot read feed .*w1.jsonl"):
         set_aside(tmp_path / ".baton", plan, fsync=False)
-    monkeypatch.setattr(Path, "read_bytes", real)
+    monkeypatch.undo()
     assert ledger.feed_path("w1").read_bytes() == before
 
 
@@ -144,21 +149,13 @@ def test_registering_a_second_upcaster_for_one_type_and_version_is_refused():
 
 
 def test_planning_a_repair_of_a_feed_that_cannot_be_read_is_a_storage_error(tmp_path, monkeypatch):
-    from pathlib import Path
-
     from baton.ledger.repair import plan_repair
 
     ledger, lines = feed_of(tmp_path, 3)
     ledger.feed_path("w1").write_bytes(lines[0] + lines[1].replace(b'"n":1', b'"n":7') + lines[2])
     ledger_dir = tmp_path / ".baton" / "ledger"
     report = verify_ledger(ledger_dir)
-    real = Path.read_bytes
-
-    def refuse(self):
-        if self.name == "w1.jsonl":
-            raise PermissionError(13, "Permission denied", str(self))
-        return real(self)
-    monkeypatch.setattr(Path, "read_bytes", refuse)
+    _refuse_reading_w1(monkeypatch)
     with pytest.raises(StorageError, match="cannot read feed .*w1.jsonl"):
         plan_repair(ledger_dir, report)
 
