@@ -227,9 +227,27 @@ def current_branch(start: Path) -> str | None:
         return None
     if not target.startswith(b"ref: "):
         return None
-    ref = target[5:].strip()
+    ref = _follow_symbolic(where, target[5:].strip())
     prefix = b"refs/heads/"
     return _text(ref[len(prefix):] if ref.startswith(prefix) else ref) or None
+
+
+def _follow_symbolic(where: GitDirs, ref: bytes, hops: int = 5) -> bytes:
+    """The ref a chain of symbolic refs ends at, as git follows it: a loose
+    ref file that holds ``ref: refs/…`` names the next one (``HEAD`` →
+    ``refs/heads/alias`` → ``refs/heads/main`` is branch ``main``). At most
+    ``hops`` links are followed, as git bounds the depth too."""
+    for _ in range(hops):
+        if not _safe_ref(ref):
+            break
+        try:
+            value = (where.common_dir / ref.decode()).read_bytes().strip()
+        except OSError:
+            break
+        if not value.startswith(b"ref: "):
+            break
+        ref = value[5:].strip()
+    return ref
 
 
 def config_value(start: Path, section: str, name: str) -> str | None:

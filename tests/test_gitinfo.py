@@ -131,6 +131,26 @@ def test_a_detached_head_has_no_branch(tmp_path):
     assert gitinfo.current_branch(tmp_path) is None
 
 
+def test_a_branch_reached_through_a_symbolic_ref_is_the_branch_it_ends_at(tmp_path):
+    porcelain.init(str(tmp_path))
+    sha = _commit(tmp_path, "a.txt", "one")
+    branch = gitinfo.current_branch(tmp_path)
+    (tmp_path / ".git" / "refs" / "heads" / "alias").write_text(f"ref: refs/heads/{branch}\n")
+    (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/alias\n")
+    assert gitinfo.current_branch(tmp_path) == branch
+    assert gitinfo.head_commit(tmp_path) == sha
+
+
+def test_a_symbolic_ref_loop_stops_and_names_the_last_ref_read(tmp_path):
+    porcelain.init(str(tmp_path))
+    _commit(tmp_path, "a.txt", "one")
+    heads = tmp_path / ".git" / "refs" / "heads"
+    (heads / "a").write_text("ref: refs/heads/b\n")
+    (heads / "b").write_text("ref: refs/heads/a\n")
+    (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/a\n")
+    assert gitinfo.current_branch(tmp_path) in ("a", "b")
+
+
 def _with_identity(repo_dir: Path, email: str) -> None:
     config = repo_dir / ".git" / "config"
     config.write_text(config.read_text().split("[user]")[0] + f"[user]\n\temail = {email}\n\tname = Dev\n")
