@@ -84,6 +84,17 @@ def test_latest_falls_back_to_the_projects_newest_with_a_one_line_notice(repo):
     assert out.splitlines()[0].startswith("Note: no ready handoff on branch feature/docs")
 
 
+def test_latest_on_a_detached_head_says_it_used_the_projects_newest(repo):
+    main, _docs = repo
+    on_master = ready(main, "OAuth replay")
+    head = (main / ".git" / "refs" / "heads" / "master").read_text().strip()
+    (main / ".git" / "HEAD").write_text(head + "\n")
+    answer = cli("resume", cwd=main)
+    assert answer["id"] == on_master and answer["latest"]["scope"] == "project"
+    assert answer["latest"]["notice"].startswith("no current branch here (a detached HEAD")
+    assert text("resume", cwd=main).splitlines()[0].startswith("Note: no current branch here")
+
+
 def test_any_branch_asks_for_the_projects_newest(repo):
     main, docs = repo
     ready(main, "OAuth replay")

@@ -134,10 +134,12 @@ def resolve_latest(runner: Any, *, branch: str | None, worktree: str | None = No
                        details={"token": LATEST})
     chosen = ready[0]
     notice = None
-    if branch and not any_branch:
+    if not any_branch:
         from baton.domain.handoff import short_id
 
-        notice = (f"no ready handoff on branch {branch}; using the project's latest, {short_id(chosen.id)}"
+        where = (f"no ready handoff on branch {branch}" if branch
+                 else "no current branch here (a detached HEAD, or no git repository)")
+        notice = (f"{where}; using the project's latest, {short_id(chosen.id)}"
                   + (f" from branch {chosen.branch}" if chosen.branch else ""))
     return LatestChoice(chosen.id, "project", chosen.branch or None, notice)
 
