@@ -149,3 +149,9 @@ def test_a_wrong_type_is_named_in_json_terms_as_the_schema_names_types():
     assert check_arguments(schemas["handoff_list"], {"limit": 2.0}) == ["limit: must be integer, not number"]
     assert check_arguments(schemas["bootstrap"], {"peek": "yes"}) == ["peek: must be boolean, not string"]
     assert check_arguments(schemas["handoff_capture"], {"work": []}) == ["work: must be object, not array"]
+
+
+async def test_session_end_without_a_session_id_names_the_argument(project):
+    async with Client(build_server(project)) as client:
+        result = await client.call_tool("prompt", {"action": "session_end", "handoff": {"nextSteps": ["x"]}})
+    assert result.is_error and "(session_id)" in result.structured_content["error"]["message"]

@@ -38,7 +38,7 @@ def check_session_id(session_id: str | None, *, required: bool = False) -> str |
     """
     if session_id is None:
         if required:
-            raise InputError("a session id is required")
+            raise InputError("a session id is required (`session_id`)")
         return None
     value = session_id.strip()
     if not value:
