@@ -184,8 +184,10 @@ class TransitionError(Conflict):
         # conflict): no command performs them, so a message never offers them.
         offered = [a for a in allowed if a not in SYSTEM_ACTIONS]
         message += "; allowed: " + (", ".join(offered) if offered else "nothing (terminal state)")
+        # ``allowed`` is the state machine's whole list; ``offered`` the part a
+        # caller can ask for, which is what the message lists.
         super().__init__(message, details={"id": handoff_id, "status": status, "flags": list(flags),
-                                           "action": action, "allowed": list(allowed)})
+                                           "action": action, "allowed": list(allowed), "offered": offered})
         self.status = status
         self.action = action
         self.allowed = allowed

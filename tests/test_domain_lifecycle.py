@@ -103,6 +103,7 @@ def test_every_refused_transition_names_the_state_and_what_is_allowed(status, ac
     assert err.details["allowed"] == list(ALLOWED[status])
     offered = [a for a in ALLOWED[status] if a not in ("supersede", "flag_conflicted")]
     assert ("allowed: " + ", ".join(offered)) in err.message or "nothing (terminal state)" in err.message
+    assert err.details["offered"] == offered
 
 
 @pytest.mark.parametrize(("status", "action"), REFUSED_PAIRS)
