@@ -129,6 +129,14 @@ def test_a_dot_label_holding_slash_n_keeps_it_and_breaks_only_between_head_and_t
     assert f'label="{short} [feat/new] draft\\napi/notes"' in line
 
 
+def test_a_mermaid_label_carries_markup_characters_as_entity_codes():
+    labelled = Node(A, "fork", (P,), "x", "Use <b>Redis</b> & #1", "2026-01-01T00:00:01Z", (), "draft")
+    graph = Graph([_node(P), labelled])
+    view = to_json(graph, set(graph.nodes), [])
+    line = next(x for x in render_mermaid(view).splitlines() if "Redis" in x)
+    assert "Use #lt;b#gt;Redis#lt;/b#gt; #amp; #35;1" in line and "<" not in line and ">" not in line
+
+
 def test_a_merge_body_without_a_resolution_decision_is_refused():
     parents = [{"id": A, "work": {"title": "a", "objective": "o"}}, {"id": B, "work": {"title": "b", "objective": "o"}}]
     with pytest.raises(MergeUnresolved) as caught:

@@ -399,10 +399,15 @@ def _head(n: Mapping[str, Any]) -> str:
     return f"{n['short_id']}{label} {n['status']}"
 
 
+_MERMAID_ENTITIES = str.maketrans({"#": "#35;", "<": "#lt;", ">": "#gt;", "&": "#amp;"})
+"""Mermaid reads a label as markup: ``<b>`` would be a tag and ``#lt;`` an
+entity, so these characters go in as mermaid's own entity codes."""
+
+
 def render_mermaid(view: Mapping[str, Any]) -> str:
     lines = ["graph TD"]
     for n in view["nodes"]:
-        label = _label_text(f"{_head(n)}: {n['title']}")
+        label = _label_text(f"{_head(n)}: {n['title']}").translate(_MERMAID_ENTITIES)
         lines.append(f'  n{n["short_id"]}["{label}"]')
     for e in view["edges"]:
         parent = next((n for n in view["nodes"] if n["id"] == e["parent"]), None)
