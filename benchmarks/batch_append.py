@@ -96,6 +96,43 @@ def measure(events: int, rounds: int) -> dict:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def raw_floor(count: int) -> dict:
+    """The file system's part alone, interleaved: appending 4.5 KB (one batch's
+    lines) and ``fsync`` — the file grows, so the journal commits its new size
+    and blocks — against rewriting 8 KB in place in an allocated file and
+    ``fdatasync`` (what SQLite's WAL does once it has restarted after a
+    checkpoint: nothing but data to flush). Milliseconds per call."""
+    work = Path(tempfile.mkdtemp(prefix="baton-bench-raw-"))
+    try:
+        grow = os.open(work / "feed.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        wal = os.open(work / "wal", os.O_RDWR | os.O_CREAT, 0o644)
+        slots = 512
+        os.write(wal, b"\0" * (8192 * slots))
+        os.fsync(wal)
+        line, frame = b"x" * 4559 + b"\n", b"y" * 8192
+        spent = {"append + fsync": 0.0, "overwrite + fdatasync": 0.0}
+
+        def append() -> None:
+            os.write(grow, line)
+            os.fsync(grow)
+
+        def overwrite(i: int) -> None:
+            os.pwrite(wal, frame, 8192 * (i % slots))
+            os.fdatasync(wal)
+
+        for i in range(count):
+            for name in (("append + fsync", "overwrite + fdatasync") if i % 2 else
+                         ("overwrite + fdatasync", "append + fsync")):
+                start = time.perf_counter()
+                append() if name == "append + fsync" else overwrite(i)
+                spent[name] += time.perf_counter() - start
+        os.close(grow)
+        os.close(wal)
+        return {name: s / count * 1000 for name, s in spent.items()}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def run_worker(tree: Path, events: int, rounds: int) -> dict:
     env = dict(os.environ, PYTHONPATH=str(tree))
     out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker", "--events", str(events),
@@ -109,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=50)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--baseline", type=Path, default=None, help="a source tree of another Baton revision")
+    parser.add_argument("--raw", type=int, default=0, metavar="N",
+                        help="also time N raw appends+fsync against N in-place rewrites+fdatasync, interleaved")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -133,6 +172,12 @@ def main(argv: list[str] | None = None) -> int:
         rest = statistics.median(r["txn_ms"] - r["fsync_ms_per_txn"] for r in rows)
         print(f"{name}: ratio median {statistics.median(ratios):.3f} (min {min(ratios):.3f}, max {max(ratios):.3f}; "
               f"target ≤ {TARGET:.3f}); per txn outside fsync {rest:.3f} ms, CPU {cpu:.3f} ms")
+    if args.raw:
+        floor = raw_floor(args.raw)
+        a, o = floor["append + fsync"], floor["overwrite + fdatasync"]
+        print(f"raw, {args.raw} each: append 4.5 KB + fsync {a:.3f} ms, overwrite 8 KB + fdatasync {o:.3f} ms "
+              f"({a / o:.2f}x); a batch of {BATCH} at no CPU cost would be {a / o / BATCH:.3f} of the overwrite's "
+              "time per event")
     return 0
 
 
