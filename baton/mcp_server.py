@@ -260,11 +260,22 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         except BatonError:
             return RedactionPolicy()
 
+    last: list[Any] = []
+    """The last answer given, with the result object and policy it was made
+    from: a command that hands back the very same (immutable) result object
+    (``handoff list`` on an unchanged index) gets the same answer, neither
+    encoded nor screened again."""
+
     def run(command: Callable[[Baton], Any]) -> CallToolResult:
         with serial:
             try:
                 result = command(app())
-                return screened_answer(result, output_policy())
+                policy = output_policy()
+                if last and last[0] is result and last[1] is policy:
+                    return last[2]
+                answer = screened_answer(result, policy)
+                last[:] = (result, policy, answer)
+                return answer
             except BatonError as exc:
                 return tool_error(exc)
             except Exception as exc:  # noqa: BLE001 - as in the CLI: no tracebacks for the caller

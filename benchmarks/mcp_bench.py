@@ -1,6 +1,6 @@
 """``baton mcp``: start to first result, and the ``handoff_list`` round trip, beside an empty MCP server.
 
-    python benchmarks/mcp_bench.py [--size 1000] [--repeat 7] [--calls 200] [--cache DIR]
+    python benchmarks/mcp_bench.py [--size 1000] [--repeat 7] [--calls 200] [--block 20] [--cache DIR] [--baseline DIR]
 
 Both servers are built with the same SDK and run by the same interpreter:
 
@@ -275,9 +275,9 @@ def canned_answer(root: Path) -> Path:
 
 
 def mcp_rows(root: Path, launcher: list[str], env: dict[str, str], repeat: int,
-             calls: int = 200, baseline: Path | None = None) -> tuple[list[dict], dict]:
+             calls: int = 200, baseline: Path | None = None, block: int = 20) -> tuple[list[dict], dict]:
     """The rows ``benchmarks/run.py`` prints (``events`` is filled in by the caller)."""
-    samples = mcp_samples(root, launcher, env, repeat, calls, baseline=baseline)
+    samples = mcp_samples(root, launcher, env, repeat, calls, block=block, baseline=baseline)
     start_baton, start_empty = (statistics.median(samples[k]) for k in ("start baton", "start empty"))
     call_baton, call_empty = (statistics.median(samples[k]) for k in ("call baton", "call empty"))
     rows = [
@@ -345,6 +345,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=1000, help="ledger size in events (default: 1000)")
     parser.add_argument("--repeat", type=int, default=7, help="fresh starts of each server (default: 7)")
     parser.add_argument("--calls", type=int, default=200, help="round trips per server (default: 200)")
+    parser.add_argument("--block", type=int, default=20,
+                        help="round trips per interleaved block (default: 20); the server CPU per call is read from "
+                             "/proc in 10 ms ticks per block, so longer blocks give a steadier CPU row")
     parser.add_argument("--cache", type=Path, default=bench_build.DEFAULT_CACHE,
                         help="built projects are kept and reused here (as benchmarks/build.py)")
     parser.add_argument("--out", type=Path, default=None, help="also write every sample as JSON")
@@ -361,7 +364,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         root = scratch / "project"
         shutil.copytree(cached, root, symlinks=True)
-        rows, detail = mcp_rows(root, launcher, env, args.repeat, args.calls, baseline=args.baseline)
+        rows, detail = mcp_rows(root, launcher, env, args.repeat, args.calls, baseline=args.baseline,
+                                block=args.block)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     for row in rows:

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from baton.canonical import digest_of
 from baton.ledger import EventDraft, Ledger
 from baton.errors import EnvelopeError
-from baton.ledger.envelope import KNOWN_FIELDS, Event, seal
-from baton.ledger.feed import FeedHead, scan_bytes
+from baton.ledger.envelope import KNOWN_FIELDS, Event, seal, seal_batch
+from baton.ledger.feed import FeedHead, encode_line, scan_bytes
 from baton.ledger.verify import verify_ledger
 
 json_scalars = st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text() | st.floats(
@@ -131,3 +131,18 @@ def test_a_line_missing_a_required_field_is_not_an_event():
             Event.from_dict(broken)
     with pytest.raises(EnvelopeError):
         Event.from_dict({**raw, "seq": True})
+
+
+@given(st.lists(st.tuples(names, payloads), min_size=1, max_size=5), st.none() | st.text(max_size=10))
+def test_the_lines_made_while_sealing_a_batch_are_its_events_encoded(drafted, actor):
+    """The writer stores the lines ``seal_batch`` makes beside the events; each
+    must be exactly ``encode_line`` of its event, hash included."""
+    drafts = [EventDraft(type="test.noted", stream=stream, data=data, actor=actor) for stream, data in drafted]
+    lines: list[bytes] = []
+    sealed, _ = seal_batch(
+        drafts, writer="w1", seq=3, prev=digest_of(3), max_hlc=0, clock=lambda: 1_700_000_000_000_000_000,
+        version_of=lambda stream: 2, new_id=lambda now: "0190a1b2-0000-7000-8000-000000000000",
+        timestamp=lambda now: "2023-11-14T22:13:20.000000Z", lines=lines,
+    )
+    assert lines == [encode_line(event) for event in sealed]
+    assert all(Event.from_dict(orjson.loads(line)).compute_hash() == event.hash for line, event in zip(lines, sealed))

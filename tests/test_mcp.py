@@ -147,6 +147,19 @@ async def test_handoff_list_answers_what_another_process_captured_between_two_ca
     assert [h["id"] for h in after.structured_content["handoffs"]] == [captured["id"]]
 
 
+async def test_handoff_list_answers_what_the_server_itself_captured_after_an_identical_list(repo):
+    """The server keeps its last answer for the same result object: a capture
+    in between makes a new one."""
+    async with Client(build_server(repo)) as client:
+        first = await client.call_tool("handoff_list", {"limit": 20})
+        again = await client.call_tool("handoff_list", {"limit": 20})
+        captured = await client.call_tool("handoff_capture", payload())
+        after = await client.call_tool("handoff_list", {"limit": 20})
+    assert first.structured_content == again.structured_content and first.structured_content["count"] == 0
+    assert [h["id"] for h in after.structured_content["handoffs"]] == [captured.structured_content["id"]]
+    assert json.loads(after.content[0].text) == after.structured_content
+
+
 async def test_a_secret_sent_to_handoff_capture_never_reaches_the_baton_directory(project):
     body = payload(summary={"current_state": f"Deployed with key {AWS_KEY}; one fixture remains."})
     async with Client(build_server(project)) as client:

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from baton.projections.handoffs import HandoffSummary
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+REMEMBERED_LISTS = 16
+"""Distinct lists a long-lived process keeps for an unchanged index."""
 
 
 @frozen
@@ -103,9 +105,27 @@ def list_handoffs(
         if query is None:
             raise InputError("`work` needs at least one word to search for")
     runner = project.reading()
-    rows = handoffs.newest(runner.db, status=status, search=query, limit=limit, kind=kind, branch=branch or None)
-    return ListResult(tuple(rows), status, work, listed_conflicts(runner, [r.id for r in rows]),
-                      kind=kind, branch=branch or None)
+    branch = branch or None
+
+    def listed() -> ListResult:
+        rows = handoffs.newest(runner.db, status=status, search=query, limit=limit, kind=kind, branch=branch)
+        return ListResult(tuple(rows), status, work, listed_conflicts(runner, [r.id for r in rows]),
+                          kind=kind, branch=branch)
+
+    memo = getattr(runner, "memo", None)
+    if memo is None:
+        return listed()
+    # A long-lived process (the MCP server, the status page) asking the same
+    # question of an unchanged index gets the same (immutable) answer back,
+    # without a query: the answers are kept per index state (``runner.memo``).
+    answers = memo("listing.answers", dict)
+    key = (status, work, limit, kind, branch)
+    found = answers.get(key)
+    if found is None:
+        if len(answers) >= REMEMBERED_LISTS:
+            answers.clear()
+        found = answers[key] = listed()
+    return found
 
 
 def listed_conflicts(runner: Any, ids: list[str]) -> dict[str, list[dict[str, Any]]]:

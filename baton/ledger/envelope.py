@@ -175,6 +175,15 @@ def seal(
             so would lose as a torn tail); nothing is written.
     """
     _check_draft(draft)
+    return _seal(draft, event_id, writer, seq, at, hlc, stream_version, prev, batch, None)
+
+
+def _seal(
+    draft: EventDraft, event_id: str, writer: str, seq: int, at: str, hlc: int, stream_version: int,
+    prev: str | None, batch: dict[str, Any] | None, lines: list[bytes] | None,
+) -> Event:
+    """``seal`` of a checked draft; appends the event's line to ``lines``
+    (``feed.encode_line`` of it, built from the same dict as its hash)."""
     payload = canonical_bytes(draft.data)
     digest = sha256_tag(payload)
     # The sealed event carries the payload as every reader will get it back
@@ -190,11 +199,16 @@ def seal(
     }
     if batch is not None:
         chained["batch"] = batch
+    hash_ = sha256_tag(canonical_bytes(chained))
+    if lines is not None:
+        chained["hash"] = hash_
+        chained["data"] = data
+        lines.append(canonical_bytes(chained) + b"\n")
     return Event(
         v=ENVELOPE_VERSION, id=event_id, writer=writer, seq=seq, at=at, hlc=hlc,
         type=draft.type, stream=draft.stream, stream_version=stream_version,
         actor=draft.actor, session=draft.session, data=data,
-        digest=digest, prev=prev, hash=sha256_tag(canonical_bytes(chained)), schema=draft.schema,
+        digest=digest, prev=prev, hash=hash_, schema=draft.schema,
         extra={} if batch is None else {"batch": batch},
     )
 
@@ -210,6 +224,7 @@ def seal_batch(
     version_of: Callable[[str], int],
     new_id: Callable[[int], str],
     timestamp: Callable[[int], str],
+    lines: list[bytes] | None = None,
 ) -> tuple[list[Event], dict[str, int]]:
     """Seal the events of one append, after the feed head ``(seq, prev)``.
 
@@ -218,7 +233,8 @@ def seal_batch(
     all-or-nothing (an incomplete one at the end of a feed is a torn tail, one
     in the middle is corruption), so a writer killed mid-``write()`` never
     leaves half a command behind as complete lines. Returns the sealed events
-    and the new version of each stream they touch.
+    and the new version of each stream they touch; when ``lines`` is a list,
+    each event's line (``feed.encode_line`` of it) is appended to it.
 
     Raises:
         EnvelopeError: a draft is malformed; nothing is sealed.
@@ -239,9 +255,9 @@ def seal_batch(
         if size > 1:
             batch_id = batch_id or event_id
             batch = {"id": batch_id, "n": len(sealed) + 1, "of": size}
-        event = seal(
-            draft, event_id=event_id, writer=writer, seq=seq + 1 + len(sealed), at=timestamp(now), hlc=hlc,
-            stream_version=version, prev=sealed[-1].hash if sealed else prev, batch=batch,
+        event = _seal(  # each draft was checked above
+            draft, event_id, writer, seq + 1 + len(sealed), timestamp(now), hlc, version,
+            sealed[-1].hash if sealed else prev, batch, lines,
         )
         versions[draft.stream] = version
         max_hlc = hlc

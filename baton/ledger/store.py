@@ -33,7 +33,7 @@ from baton.ledger.changes import ChangeStream, ReadLog, Served, cursor_after, re
 from baton.ledger.clock import WallClock, rfc3339_micros, system_clock
 from baton.ledger.envelope import Event, EventDraft, seal_batch
 from baton.ledger.feed import (
-    FeedHead, FeedScan, collector_paused, encode_line, feed_name, line_ending_at,
+    FeedHead, FeedScan, collector_paused, feed_name, line_ending_at,
     line_hashes_to, merge_feeds, scan_bytes, scan_chunks,
 )
 from baton.ledger.ids import uuid7
@@ -427,16 +427,16 @@ class Ledger:
             })
             if vouch is not None:
                 drafts.insert(0, vouch)  # first: the caller's events stay the feed's last lines
+        lines: list[bytes] = []  # each event's ``encode_line``, made while sealing it
         sealed, versions = seal_batch(
             drafts, writer=self.writer, seq=head.seq, prev=head.hash, max_hlc=self._max_hlc, clock=self.clock,
-            version_of=self.stream_version, new_id=uuid7, timestamp=rfc3339_micros,
+            version_of=self.stream_version, new_id=uuid7, timestamp=rfc3339_micros, lines=lines,
         )
         max_hlc = sealed[-1].hlc
         fd = self._own_feed(path)
         # One write() for the whole batch, as DESIGN.md says. A kill can still
         # cut a write at a page boundary: readers then see an incomplete batch
         # (its events carry ``batch``), which is a torn tail as a whole.
-        lines = [encode_line(event) for event in sealed]
         try:
             files.write_all(fd, b"".join(lines))
             if durable or self.fsync == "always":
