@@ -97,13 +97,14 @@ def test_a_read_with_nothing_new_to_fold_defines_no_event_class(warm, command):
     _loaded(warm, "session", "handoff", "--json")  # catch up once: nothing is new after this
     loaded = _loaded(warm, *command)
     assert "baton.app" in loaded
-    assert not {"baton.events", "baton.domain.aggregates.baton", "baton.domain.aggregates.session",
-                "baton.commands.record"} & loaded
+    assert not {"baton.events", "baton.events_base", "baton.events_session", "baton.events_baton",
+                "baton.domain.aggregates.baton", "baton.domain.aggregates.session", "baton.commands.record"} & loaded
 
 
-def test_folding_new_events_loads_the_catalogue_and_its_upcasters_first(warm):
-    """Upcasters are registered by ``baton.events``: a catch-up that folds
-    anything loads it before the first event is upcast."""
+def test_folding_an_event_of_no_known_family_loads_the_whole_catalogue_and_its_upcasters_first(warm):
+    """Upcasters are registered with their event's class: a catch-up loads
+    an event's family before the first event of its type is upcast, and the
+    whole catalogue (``baton.events``) for a type no family names."""
     from baton.ledger.envelope import EventDraft
     from baton.ledger.store import Ledger
 
