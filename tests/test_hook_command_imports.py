@@ -45,7 +45,8 @@ def test_a_session_start_with_no_baton_waiting_defines_only_the_session_events(p
                    capture_output=True, check=True)
     loaded = _session_start_loads(project)
     assert {"baton.events_base", "baton.events_session", "baton.commands.record"} <= loaded  # it did record
-    assert not {"baton.events", "baton.events_baton", "baton.domain.aggregates.baton", "cattrs"} & loaded
+    assert not {"baton.events", "baton.events_baton", "baton.domain.aggregates.baton", "cattrs",
+                "baton.commands.baton_cases"} & loaded
 
 
 def test_a_session_start_that_claims_a_baton_defines_the_baton_events_too(project):

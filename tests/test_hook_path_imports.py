@@ -101,6 +101,18 @@ def test_a_read_with_nothing_new_to_fold_defines_no_event_class(warm, command):
                 "baton.domain.aggregates.baton", "baton.domain.aggregates.session", "baton.commands.record"} & loaded
 
 
+@pytest.mark.parametrize("command", [
+    ("bootstrap", "--json", "--session-id", "s2"),
+    ("session", "handoff", "--json"),
+], ids=" ".join)
+def test_reading_and_claiming_a_baton_defines_none_of_the_other_baton_use_cases(warm, command):
+    """Leaving, listing, cancelling and dismissing batons (and their result
+    classes) are in ``baton.commands.baton_cases``: a session start needs none."""
+    loaded = _loaded(warm, *command)
+    assert "baton.commands.batons" in loaded
+    assert "baton.commands.baton_cases" not in loaded
+
+
 def test_folding_an_event_of_no_known_family_loads_the_whole_catalogue_and_its_upcasters_first(warm):
     """Upcasters are registered with their event's class: a catch-up loads
     an event's family before the first event of its type is upcast, and the
