@@ -1,3 +1,3 @@
-from baton.cli import main
+from baton.cli import run
 
-raise SystemExit(main())
+run()

@@ -32,9 +32,8 @@ from baton.ledger.clock import WallClock, system_clock
 
 if TYPE_CHECKING:
     from baton.commands.amend import ArchiveResult
-    from baton.commands.batons import (
-        ActiveBatonResult, BatonCreateResult, CancelResult, DismissResult, PendingBatonsResult,
-    )
+    from baton.commands.baton_cases import BatonCreateResult, CancelResult, DismissResult, PendingBatonsResult
+    from baton.commands.batons import ActiveBatonResult
     from baton.commands.bootstrap import BootstrapResult
     from baton.commands.capture import CaptureResult
     from baton.commands.audit import AuditResult

@@ -1085,6 +1085,30 @@ triggers while a run defines a hundred classes and builds its objects cost
 commands (``mcp``, ``status serve``, ``rebuild``…) keep it."""
 
 
+def run() -> None:
+    """The ``baton`` process: ``main()`` on ``sys.argv``, then exit with its code.
+
+    A hook-path command ends the process as soon as its output is flushed,
+    without the interpreter's finalization: tearing down the ~200 modules and
+    ~100 classes such a run loaded (a full garbage collection, every module's
+    dictionary cleared) costs ~12 ms, a sixth of the command, and releases
+    nothing the operating system does not release at exit. By then everything
+    durable is already durable (the ledger's append is fsynced, the index's
+    connection closed with its transaction committed, the log line written);
+    no hook-path command starts a thread or registers an exit handler. Other
+    commands exit the ordinary way.
+    """
+    code = main()
+    if _command_word(sys.argv[1:]) in HOOK_PATH_COMMANDS:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except OSError:  # a closed pipe: the ordinary exit reports it, as before
+            raise SystemExit(code) from None
+        os._exit(code)
+    raise SystemExit(code)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     import gc
 

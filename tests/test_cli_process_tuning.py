@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import gc
+import subprocess
+import sys
 
 import pytest
 
@@ -45,3 +47,49 @@ def test_help_is_laid_out_at_the_width_argparse_itself_would_choose(monkeypatch,
     monkeypatch.setenv("COLUMNS", columns)
     ours, theirs = cli._Formatter("baton"), argparse.HelpFormatter("baton")
     assert (ours._width, ours._max_help_position) == (theirs._width, theirs._max_help_position)
+
+
+@pytest.mark.parametrize("words", [["bootstrap", "--json"], ["--project", "x", "session", "handoff"],
+                                   ["resume", "latest"], ["hook", "claude-code", "SessionStart"]])
+def test_a_hook_path_process_ends_with_its_exit_code_once_its_output_is_flushed(monkeypatch, capsys, words):
+    ended = []
+    monkeypatch.setattr(sys, "argv", ["baton", *words])
+    monkeypatch.setattr(cli, "main", lambda: print("the answer") or 3)
+    monkeypatch.setattr(cli.os, "_exit", lambda code: ended.append((code, capsys.readouterr().out)))
+    with pytest.raises(SystemExit):  # only because the stand-in for os._exit returns
+        cli.run()
+    assert ended == [(3, "the answer\n")]
+
+
+@pytest.mark.parametrize("words", [["mcp"], ["rebuild"], ["status", "serve"], ["handoff", "list"], []])
+def test_other_processes_exit_the_ordinary_way(monkeypatch, words):
+    monkeypatch.setattr(sys, "argv", ["baton", *words])
+    monkeypatch.setattr(cli, "main", lambda: 5)
+    monkeypatch.setattr(cli.os, "_exit", lambda code: pytest.fail("ended without finalizing"))
+    with pytest.raises(SystemExit) as exited:
+        cli.run()
+    assert exited.value.code == 5
+
+
+def test_a_hook_path_process_whose_output_cannot_be_flushed_exits_the_ordinary_way(monkeypatch):
+    class ClosedPipe:
+        def flush(self):
+            raise BrokenPipeError
+
+    monkeypatch.setattr(sys, "argv", ["baton", "bootstrap"])
+    monkeypatch.setattr(cli, "main", lambda: 0)
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    monkeypatch.setattr(cli.os, "_exit", lambda code: pytest.fail("ended without finalizing"))
+    with pytest.raises(SystemExit):
+        cli.run()
+
+
+def test_python_dash_m_baton_is_the_baton_process(tmp_path):
+    """``python -m baton`` (how the benchmarks and tests start it) runs the
+    same entry point as the installed ``baton`` script: its output arrives
+    whole and its exit code is the command's."""
+    done = subprocess.run([sys.executable, "-m", "baton", "resume", "0000", "--project", str(tmp_path)],
+                          capture_output=True, text=True)
+    assert done.returncode != 0 and done.stderr.startswith("baton: ")
+    shown = subprocess.run([sys.executable, "-m", "baton", "--version"], capture_output=True, text=True)
+    assert shown.returncode == 0 and shown.stdout.strip()

@@ -78,3 +78,19 @@ def test_every_line_of_a_real_project_decodes_and_reencodes_to_the_same_payload(
         typed = decode(event)
         assert typed is not None, event.type
         assert typed.data() == event.data and typed.stream == event.stream
+
+
+@pytest.mark.parametrize("cls", list(CATALOGUE.values()), ids=list(CATALOGUE))
+def test_an_event_decodes_in_a_process_that_has_not_loaded_its_family(cls):
+    """``decode`` loads the module that defines the type's class (and
+    registers its upcasters) on first sight of the type."""
+    import subprocess
+    import sys
+
+    key = "" if cls.STREAM == "project" else "k1"
+    line = recorded(cls(key=key))
+    fields = attrs.asdict(line, recurse=False)
+    code = ("from baton.events_base import decode; from baton.ledger.envelope import Event; "
+            f"e = decode(Event(**{fields!r})); print(type(e).__name__, type(e).__module__)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.split() == [cls.__name__, cls.__module__], done.stderr[-1500:]

@@ -97,13 +97,36 @@ def test_a_read_with_nothing_new_to_fold_defines_no_event_class(warm, command):
     _loaded(warm, "session", "handoff", "--json")  # catch up once: nothing is new after this
     loaded = _loaded(warm, *command)
     assert "baton.app" in loaded
-    assert not {"baton.events", "baton.domain.aggregates.baton", "baton.domain.aggregates.session",
-                "baton.commands.record"} & loaded
+    assert not {"baton.events", "baton.events_base", "baton.events_session", "baton.events_baton",
+                "baton.domain.aggregates.baton", "baton.domain.aggregates.session", "baton.commands.record"} & loaded
 
 
-def test_folding_new_events_loads_the_catalogue_and_its_upcasters_first(warm):
-    """Upcasters are registered by ``baton.events``: a catch-up that folds
-    anything loads it before the first event is upcast."""
+@pytest.mark.parametrize("command", [
+    ("bootstrap", "--json", "--session-id", "s2"),
+    ("session", "handoff", "--json"),
+], ids=" ".join)
+def test_reading_and_claiming_a_baton_defines_none_of_the_other_baton_use_cases(warm, command):
+    """Leaving, listing, cancelling and dismissing batons (and their result
+    classes) are in ``baton.commands.baton_cases``: a session start needs none."""
+    loaded = _loaded(warm, *command)
+    assert "baton.commands.batons" in loaded
+    assert "baton.commands.baton_cases" not in loaded
+
+
+def test_resume_reads_scores_and_renders_a_record_without_cattrs_or_what_it_does_not_run(warm):
+    """The plain reader takes the stored record (no cattrs); its freshness
+    needs no validation rule, a project without branches no lineage domain,
+    a score no ``decimal``, and nothing is run (no ``subprocess``)."""
+    _loaded(warm, "session", "handoff", "--json")
+    loaded = _loaded(warm, "resume", "latest")
+    assert "baton.commands.resume" in loaded
+    assert not {"cattrs", "baton.domain.validation", "baton.domain.lineage", "decimal", "subprocess"} & loaded
+
+
+def test_folding_an_event_of_no_known_family_loads_the_whole_catalogue_and_its_upcasters_first(warm):
+    """Upcasters are registered with their event's class: a catch-up loads
+    an event's family before the first event of its type is upcast, and the
+    whole catalogue (``baton.events``) for a type no family names."""
     from baton.ledger.envelope import EventDraft
     from baton.ledger.store import Ledger
 

@@ -222,3 +222,14 @@ def update_golden():
         assert path.read_bytes() == got, f"{name} differs: review, then BATON_UPDATE_GOLDEN=1 to accept"
 
     return check
+
+
+@given(st.lists(st.integers(-1000, 1000), min_size=1, max_size=40))
+def test_the_means_round_half_up_as_exact_decimal_arithmetic_does(scores):
+    from decimal import ROUND_HALF_UP, Decimal
+
+    from baton.domain.quality import _mean_int
+
+    exact = Decimal(sum(scores)) / Decimal(len(scores))
+    assert mean_one_decimal(scores) == float(exact.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+    assert _mean_int(scores) == int(exact.quantize(Decimal("1"), rounding=ROUND_HALF_UP))

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shlex
-import subprocess
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from baton.model import frozen
 from baton.errors import PolicyBlock
+
+if TYPE_CHECKING:
+    import subprocess
 
 DEFAULT_RECHECK_TIMEOUT = 300
 RECHECK_ENV_KEEP = ("PATH", "LANG", "LC_ALL", "TZ", "SYSTEMROOT")
@@ -104,7 +105,7 @@ def artifact_fact(worktree: Path, rel: str, allowed_roots: Iterable[Path] = ()):
     """Observe one artifact path, relative to the current worktree: inside it
     (symlinks followed)? exists? hash?"""
     from baton.errors import UnsafePath
-    from baton.domain.validation import ArtifactFact
+    from baton.domain.freshness import ArtifactFact
     from baton.policy import check_path_inside_root
 
     try:
@@ -136,7 +137,7 @@ def live_freshness(worktree: Path, handoff: Any, allowed_roots: Iterable[Path] =
     """The §10b freshness of a record right now in the current worktree
     (``FreshnessReport``): its HEAD and its files, not the main worktree's."""
     from baton import gitinfo
-    from baton.domain.validation import freshness_from_facts
+    from baton.domain.freshness import freshness_from_facts
 
     return freshness_from_facts(handoff, artifact_facts(worktree, handoff, allowed_roots),
                                 gitinfo.head_commit(worktree))
@@ -212,6 +213,9 @@ def recheck_env() -> dict[str, str]:
 
 def run_recheck(root: Path, evidence_id: str, ref: str, policy: Any, *, timeout: float) -> RecheckRun:
     """Run one allowlisted command without a shell and keep a redacted digest/summary."""
+    import shlex
+    import subprocess  # only here: reading a record's freshness (``resume``) runs nothing
+
     from baton.domain.redaction import summarize_output
 
     if not policy.allows_recheck(ref):  # belt and braces: never run an unlisted command

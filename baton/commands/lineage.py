@@ -38,20 +38,28 @@ def current_conflicts(runner: Any, around: Sequence[str] | None = None) -> tuple
     unresolved conflict candidates — none, cheaply, when no handoff has two
     children."""
     from baton.domain.lineage import Graph, conflict_candidates
-    from baton.projections.lineage import has_branches, load_component, load_graph
+    from baton.projections.lineage import load_component, load_graph
 
-    if "lineage" not in runner.by_name:
-        return Graph(()), []
-    memo = getattr(runner, "memo", None)  # kept while the index is unchanged (a long-lived server)
-    branched = memo("lineage.has_branches", lambda: has_branches(runner.db)) if memo else has_branches(runner.db)
-    if not branched:
+    if not _branched(runner):
         return Graph(()), []
     graph = load_graph(runner) if around is None else load_component(runner, around)
     return graph, conflict_candidates(graph)
 
 
+def _branched(runner: Any) -> bool:
+    """Whether any handoff has two children (without which nothing can conflict)."""
+    from baton.projections.lineage import has_branches
+
+    if "lineage" not in runner.by_name:
+        return False
+    memo = getattr(runner, "memo", None)  # kept while the index is unchanged (a long-lived server)
+    return memo("lineage.has_branches", lambda: has_branches(runner.db)) if memo else has_branches(runner.db)
+
+
 def conflicts_for(runner: Any, handoff_id: str) -> list[dict[str, Any]]:
     """The conflict candidates a record carries (on it or an ancestor), as JSON."""
+    if not _branched(runner):
+        return []  # the common case, decided without the lineage domain's classes
     from baton.domain.lineage import conflicts_touching
 
     graph, candidates = current_conflicts(runner, [handoff_id])

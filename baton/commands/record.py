@@ -10,10 +10,11 @@ the sealed events into the projections.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-from baton.events import DomainEvent
-from baton.ledger.envelope import Event
+if TYPE_CHECKING:
+    from baton.events_base import DomainEvent
+    from baton.ledger.envelope import Event
 
 
 def record(scope: Any, events: Sequence[DomainEvent], *, version: int, durable: bool = False,

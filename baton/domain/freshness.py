@@ -214,3 +214,34 @@ def detect_artifact_drift(
 def _algorithm(tagged_hash: str) -> str:
     head, sep, _ = tagged_hash.strip().partition(":")
     return head.lower() if sep else ""
+
+
+# -- from what a command observed ---------------------------------------------------
+
+@frozen
+class ArtifactFact:
+    """What a command observed about one artifact path, relative to the project root."""
+
+    exists: bool
+    inside_root: bool = True  # False when the resolved path (symlinks followed) leaves the root
+    sha256: str | None = None  # "sha256:<hex>" of the current content, when hashed
+    readable: bool = True
+
+
+def freshness_from_facts(h: Any, artifacts: Mapping[str, ArtifactFact], head_now: str | None):
+    """The §10b ``FreshnessReport`` of a record given what a command observed.
+
+    An artifact that could not be read, or that now resolves outside the
+    root, cannot be classified: it counts as unclassified drift.
+    """
+    usable = {p: f for p, f in artifacts.items() if f.readable and f.inside_root}
+    current = {p: (f.sha256 if f.exists else None) for p, f in usable.items()}
+    unreadable = [p for p in artifacts if p not in usable]
+    drift = detect_artifact_drift(
+        [(a.path, a.content_hash) for a in h.artifacts],
+        current,
+        unreadable=unreadable,
+        deleted_ok=[a.path for a in h.artifacts if a.role == "deleted"],
+    )
+    repo = h.project.repository
+    return derive_freshness(repo.head if repo else None, head_now, drift, evaluated=True)

@@ -24,6 +24,7 @@ from typing import Any, Literal
 import attrs
 
 from baton.model import as_tuple, frozen
+from baton.domain.freshness import ArtifactFact, freshness_from_facts  # they live with the freshness they derive
 from baton.domain.handoff import (
     SUPPORTED_SCHEMA_VERSIONS,
     Check,
@@ -56,16 +57,6 @@ RECHECK_RESULTS = ("pass", "fail", "error")
 
 
 # --------------------------------------------------------------------------- facts
-
-
-@frozen
-class ArtifactFact:
-    """What a command observed about one artifact path, relative to the project root."""
-
-    exists: bool
-    inside_root: bool = True  # False when the resolved path (symlinks followed) leaves the root
-    sha256: str | None = None  # "sha256:<hex>" of the current content, when hashed
-    readable: bool = True
 
 
 @frozen
@@ -610,27 +601,6 @@ def check_quality(h: Handoff, freshness_state: str | None) -> tuple[CheckResult,
 
 
 # --------------------------------------------------------------------------- entry point
-
-
-def freshness_from_facts(h: Handoff, artifacts: Mapping[str, ArtifactFact], head_now: str | None):
-    """The §10b ``FreshnessReport`` of a record given what a command observed.
-
-    An artifact that could not be read, or that now resolves outside the
-    root, cannot be classified: it counts as unclassified drift.
-    """
-    from baton.domain.freshness import derive_freshness, detect_artifact_drift
-
-    usable = {p: f for p, f in artifacts.items() if f.readable and f.inside_root}
-    current = {p: (f.sha256 if f.exists else None) for p, f in usable.items()}
-    unreadable = [p for p in artifacts if p not in usable]
-    drift = detect_artifact_drift(
-        [(a.path, a.content_hash) for a in h.artifacts],
-        current,
-        unreadable=unreadable,
-        deleted_ok=[a.path for a in h.artifacts if a.role == "deleted"],
-    )
-    repo = h.project.repository
-    return derive_freshness(repo.head if repo else None, head_now, drift, evaluated=True)
 
 
 def freshness_of(h: Handoff, facts: ValidationFacts) -> dict[str, Any]:

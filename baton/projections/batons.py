@@ -143,7 +143,8 @@ class BatonScopes:
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
         from baton.domain.aggregates.baton import record_of_created
-        from baton.events import BatonCreated, decode
+        from baton.events_base import decode
+        from baton.events_baton import BatonCreated
 
         created = decode(event)
         if not isinstance(created, BatonCreated):

@@ -411,16 +411,20 @@ class ProjectionRunner:
 
     # -- folding -------------------------------------------------------------
     def fold(self, events: Iterable[Event], docs: dict[tuple[str, str], Doc | None], load) -> set[tuple[str, str]]:
-        # The event catalogue registers its upcasters when it is imported; the
-        # read path imports only the names (``baton.event_names``), so load it
-        # before the first event is upcast (once per batch, never per event).
-        import baton.events
-        del baton
+        # Each family's module registers its upcasters when it is imported; the
+        # read path imports only the names (``baton.event_names``), so an
+        # event's family is loaded before the first event of its type is
+        # upcast (once per type and batch, never per event).
+        from baton.events_base import load_family
 
         dirty: set[tuple[str, str]] = set()
         upcast = self.upcasters.upcast
         plan = [(p.name, p.keys, p.apply) for p in self.projections]  # bound once, not per event
+        seen: set[str] = set()
         for event in events:
+            if event.type not in seen:
+                load_family(event.type)
+                seen.add(event.type)
             event = upcast(event)
             for name, keys, apply in plan:
                 for key in keys(event):

@@ -1,0 +1,254 @@
+"""The baton use cases a person (or the MCP server) runs: leave a baton, list
+the pending ones, cancel, dismiss, and scope an existing handoff as a baton;
+with their result classes.
+
+Reading and claiming a baton, which every session start does, are in
+``baton.commands.batons`` (which makes these importable from it too): a
+session start defines none of these classes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from baton.model import frozen
+from baton.commands.batons import (
+    CreatedBaton, _append_created, _as_payload, _find_by_id, _key_state, create_in_scope, current_batons,
+)
+from baton.commands.identity import SessionContext, context_of
+from baton.domain.batons import (
+    BatonRecord, STEPS_REQUIRED, active_for_context, baton_content_of_handoff, baton_key,
+)
+from baton.errors import Conflict, InputError, NotFound
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
+
+# -- use cases -----------------------------------------------------------------------
+
+@frozen
+class BatonCreateResult:
+    created: CreatedBaton
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return self.created.to_json()
+
+    def render(self) -> str:
+        r = self.created.record
+        scope = "shared baton" if r.shared else f"baton for {r.owner} on {r.branch}"
+        text = f"Left a {scope}: {r.id}"
+        if self.created.superseded:
+            text += f" (supersedes {self.created.superseded})"
+        from baton.commands.sessions import redaction_lines
+
+        return "\n".join([text, *redaction_lines(self.created.redactions)])
+
+
+def create_baton(
+    project: "Project",
+    handoff: Any = None,
+    *,
+    session: str | None = None,
+    harness: str | None = None,
+    owner: str | None = None,
+    branch: str | None = None,
+    shared: bool | None = None,
+) -> BatonCreateResult:
+    """Leave a baton (the spec's createHandoff): a payload without a non-empty step is an error.
+
+    Raises:
+        InputError: the payload is malformed or has no non-empty next step (exit 2).
+    """
+    payload = _as_payload(handoff, owner, branch, shared, allow_empty=False)
+    assert payload is not None
+    opened = project
+    ctx = context_of(opened, owner=payload.owner, branch=payload.branch)
+    with opened.writing() as scope:
+        return BatonCreateResult(create_in_scope(scope, payload, ctx, session=session, harness=harness))
+
+
+@frozen
+class PendingBatonsResult:
+    records: list[BatonRecord]
+    conflicts: list[dict[str, Any]] = attrs.field(factory=list)
+    """Claims that lost to an earlier claim of the same baton on another
+    replica (``baton sync``), newest first."""
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"items": [r.to_json() for r in self.records], "total": len(self.records)}
+        if self.conflicts:  # the spec's shape is {items, total}; conflicts only arise with sync
+            out["conflicts"] = list(self.conflicts)
+        return out
+
+    def render(self) -> str:
+        lines = [] if self.records else ["No pending session handoffs."]
+        for r in self.records:
+            scope = "shared" if r.shared else f"{r.owner} on {r.branch}"
+            lines.append(f"{r.id}  {r.created_at}  {scope}  — {r.next_steps[0]}")
+        if self.records:
+            lines.append(f"{len(self.records)} pending")
+        lines.extend(render_claim_conflicts(self.conflicts))
+        return "\n".join(lines)
+
+
+def render_claim_conflicts(conflicts: list[dict[str, Any]]) -> list[str]:
+    """One line per lost claim (``session handoff --all``, ``verify``)."""
+    lines = []
+    for c in conflicts:
+        winner = c.get("winner") or {}
+        lines.append(f"CONFLICT baton {c.get('handoffId')}: claimed by session {c.get('sessionId')} "
+                     f"(writer {c.get('writer')}) at {c.get('claimedAt')}, but session "
+                     f"{winner.get('claimedBySession')} claimed it first ({winner.get('status')}); "
+                     "the earlier claim holds everywhere")
+    return lines
+
+
+def list_pending_batons(project: "Project") -> PendingBatonsResult:
+    """Every pending (unclaimed, not superseded, cancelled or dismissed) baton,
+    newest first, and every claim that lost to another replica's."""
+    from baton.projections.batons import baton_records, claim_conflicts
+
+    docs = list(project.reading().docs("batons"))
+    records = [record for record, _version in baton_records(docs) if record.pending]
+    return PendingBatonsResult(sorted(records, key=lambda r: (r.created_at, r.id), reverse=True),
+                               claim_conflicts(docs))
+
+
+@frozen
+class CancelResult:
+    context: SessionContext
+    record: BatonRecord | None
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"cancelled": self.record is not None, **self.context.to_json()}
+        if self.record is not None:
+            out["handoffId"] = self.record.id
+            out["key"] = self.record.key
+        return out
+
+    def render(self) -> str:
+        if self.record is None:
+            return f"Nothing to cancel: no pending baton for {self.context.owner} on {self.context.branch}."
+        return f"Cancelled baton {self.record.id} for {self.context.owner} on {self.context.branch}."
+
+
+def cancel_baton(project: "Project", *, owner: str | None = None, branch: str | None = None,
+                 session: str | None = None) -> CancelResult:
+    """Cancel this owner's pending baton on this branch (never a shared one).
+
+    Nothing pending is not an error: the answer is ``{"cancelled": false}``.
+    """
+    from baton.commands.record import record as record_events
+    from baton.domain.aggregates import baton as baton_aggregate
+
+    opened = project
+    ctx = context_of(opened, owner=owner, branch=branch)
+    with opened.writing() as scope:
+        peeks = current_batons(scope.runner)
+        active = active_for_context((p.record for p in peeks), ctx.owner, ctx.branch)
+        if active is None:
+            return CancelResult(ctx, None)
+        peek = next(p for p in peeks if p.record is active)
+        decided = baton_aggregate.decide(_key_state(scope, active.key), baton_aggregate.CancelBaton(session))
+        record_events(scope, decided, version=peek.version, actor=ctx.owner, session=session)
+        return CancelResult(ctx, active)
+
+
+@frozen
+class DismissResult:
+    record: BatonRecord
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"dismissed": True, "handoffId": self.record.id, "key": self.record.key,
+                "owner": self.record.owner, "branch": self.record.branch, "shared": self.record.shared}
+
+    def render(self) -> str:
+        return f"Dismissed baton {self.record.id}."
+
+
+def dismiss_baton(project: "Project", handoff_id: str = "", *, via: str = "cli",
+                  session: str | None = None) -> DismissResult:
+    """Dismiss one pending baton by id (or unique prefix), any owner, branch or shared.
+
+    Raises:
+        NotFound: no baton has that id.
+        BatonAlreadyClaimed / BatonNotPending: it is not pending any more.
+    """
+    token = (handoff_id or "").strip()
+    if not token:
+        raise InputError("dismiss needs a baton id")
+    from baton.commands.record import record as record_events
+    from baton.domain.aggregates import baton as baton_aggregate
+
+    opened = project
+    with opened.writing() as scope:
+        found = _find_by_id(scope.runner, token)
+        if found is None:
+            raise NotFound(f"no baton with id {token!r}", details={"handoff_id": token})
+        key, raw = found
+        state = _key_state(scope, key)
+        decided = baton_aggregate.decide(state, baton_aggregate.DismissBaton(raw["id"], session=session, via=via))
+        record_events(scope, decided, version=state.version, session=session)
+        current = state.current
+        return DismissResult(current)
+
+
+def scope_handoff_as_baton(
+    project: "Project",
+    handoff_id: str = "",
+    *,
+    owner: str | None = None,
+    branch: str | None = None,
+    shared: bool = False,
+    session: str | None = None,
+    harness: str | None = None,
+) -> BatonCreateResult:
+    """Deliver an existing (rich) handoff at the next session start: scope it as a baton.
+
+    Its open items become the baton's next steps and its failed attempts to
+    avoid become failed approaches; the baton points at the same handoff id,
+    so ``baton resume`` and ``baton handoff show`` keep working on it.
+
+    Raises:
+        NotFound: no handoff has that id.
+        Conflict: the prefix is ambiguous, or the handoff is archived or superseded.
+        InputError: the handoff has no open item to hand on.
+    """
+    from baton.commands.ids import place_of, resolve_handoff_id
+
+    token = (handoff_id or "").strip()
+    if not token:
+        raise InputError("`handoff_id` is needed: the handoff to hand on")
+    opened = project
+    ctx = context_of(opened, owner=owner, branch=branch)
+    with opened.writing() as scope:
+        if "handoffs" not in scope.runner.by_name:
+            raise NotFound("this Baton has no handoff records to scope")
+        record = scope.runner.get("handoffs", resolve_handoff_id(scope.runner, token, here=place_of(opened)))
+        if record.get("status") in ("archived", "superseded"):
+            raise Conflict(f"handoff {record['id']} is {record['status']}; only a live handoff can be handed on",
+                           details={"handoff_id": record["id"], "status": record["status"]})
+        content = baton_content_of_handoff(record)
+        if not content["nextSteps"]:
+            raise InputError(STEPS_REQUIRED + f" (handoff {record['id']} has no open item)")
+        baton = BatonRecord(
+            id=record["id"], key=baton_key(ctx.owner, ctx.branch, shared), owner=ctx.owner, branch=ctx.branch,
+            shared=shared, next_steps=tuple(content["nextSteps"]),
+            failed_approaches=tuple(content["failedApproaches"]), open_questions=tuple(content["openQuestions"]),
+            harness=harness, session_id=session,
+        )
+        for peek in current_batons(scope.runner):
+            if peek.record.id == baton.id and peek.record.pending:
+                raise Conflict(f"handoff {baton.id} is already a pending baton ({peek.record.key})",
+                               details={"handoff_id": baton.id, "key": peek.record.key})
+        superseded = _append_created(scope, baton, session=session, harness=harness)
+        stored = scope.runner.get("batons", baton.key) or {}
+        final = BatonRecord.from_json(stored.get("current")) or baton
+        return BatonCreateResult(CreatedBaton(final, superseded, []))

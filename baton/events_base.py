@@ -1,0 +1,131 @@
+"""The base of the event catalogue: ``DomainEvent``, the registry of classes
+by type name, and ``decode``.
+
+The classes themselves are defined by family, so that a command writing one
+kind of event defines only that family's classes: ``baton.events_session``
+(sessions and objectives: what every session start records),
+``baton.events_baton`` (session batons), and ``baton.events`` (the project,
+handoffs and the detector; importing it loads the whole catalogue, and every
+class can be imported from it). ``decode`` and the projection runner load the
+family module of an event's type on first sight of the type
+(``load_family``), so an event is always decoded and upcast with its class
+and upcasters registered, whichever modules a process imported before.
+Upcasters for old schemas are registered in the module that defines their
+event's class (``baton.ledger.upcast.UPCASTERS``); a type no family names (a
+retired one) loads the whole catalogue.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Mapping
+
+import attrs
+
+from baton.event_names import BATON, FAMILIES, OBJECTIVE, SESSION, TYPES_OF_FAMILY, split_stream, stream_of
+from baton.model import frozen
+from baton.ledger.envelope import Event, EventDraft
+
+
+# -- the base class ----------------------------------------------------------------
+
+_event_class = frozen(kw_only=True, slots=False)
+"""Every event class is made this way. No slots and a hand-written ``__repr__``:
+attrs' generated ones cost more than half of this module's import time, and
+every command (hooks included) imports the catalogue."""
+
+
+@_event_class
+class DomainEvent:
+    """One recorded fact, typed. Subclasses add their payload members as fields."""
+
+    TYPE: ClassVar[str] = ""
+    SCHEMA: ClassVar[int] = 1
+    STREAM: ClassVar[str] = ""
+    ERASABLE: ClassVar[tuple[str, ...]] = ()
+    KEY_IN_DATA: ClassVar[bool] = False
+    """Baton events also spell their key inside ``data`` (as the spec's telemetry does)."""
+
+    key: str = ""
+    """The aggregate's id within ``STREAM`` (from the envelope's stream)."""
+    extra: Mapping[str, Any] = attrs.field(factory=dict)
+    """Payload members this version does not know; written back unchanged."""
+
+    @property
+    def stream(self) -> str:
+        return stream_of(self.STREAM, self.key)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(key={self.key!r}, data={self.data()!r})"
+
+    def data(self) -> dict[str, Any]:
+        """The payload as stored: every known member (None included) plus ``extra``."""
+        out: dict[str, Any] = {"key": self.key} if self.KEY_IN_DATA else {}
+        out.update(self.extra)
+        for field in _payload_fields(type(self)):
+            out[field] = getattr(self, field)
+        return out
+
+    def draft(self, *, actor: str | None = None, session: str | None = None) -> EventDraft:
+        return EventDraft(self.TYPE, self.stream, self.data(), actor=actor, session=session, schema=self.SCHEMA)
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _payload_fields(cls: type) -> tuple[str, ...]:
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in attrs.fields(cls) if f.name not in ("key", "extra"))
+    return names
+
+
+CATALOGUE: dict[str, type[DomainEvent]] = {}
+"""Event type name → class: every event type Baton writes."""
+
+
+def _register(cls: type[DomainEvent]) -> type[DomainEvent]:
+    if not cls.TYPE or cls.STREAM not in FAMILIES:
+        raise TypeError(f"{cls.__name__} needs a TYPE and a STREAM from {FAMILIES}")
+    if cls.TYPE in CATALOGUE:
+        raise TypeError(f"event type {cls.TYPE} is defined twice")
+    CATALOGUE[cls.TYPE] = cls
+    return cls
+
+
+def decode(event: Event) -> DomainEvent | None:
+    """The typed form of a sealed (and upcast) envelope.
+
+    None for a type this version does not know, an erased payload, or an
+    event on a stream of another family than its type's (hand-written lines).
+    """
+    cls = CATALOGUE.get(event.type)
+    if cls is None:
+        load_family(event.type)
+        cls = CATALOGUE.get(event.type)
+    if cls is None or not isinstance(event.data, dict):
+        return None
+    family, key = split_stream(event.stream)
+    if family != cls.STREAM:
+        return None
+    data = event.data
+    names = _payload_fields(cls)
+    known = {name: data[name] for name in names if name in data}
+    extra = {k: v for k, v in data.items() if k not in known} if len(known) != len(data) else {}
+    if cls.KEY_IN_DATA and extra.get("key") == key:
+        del extra["key"]
+    return cls(key=key, extra=extra, **known)
+
+
+
+FAMILY_MODULES: dict[str, str] = {SESSION: "baton.events_session", OBJECTIVE: "baton.events_session",
+                                  BATON: "baton.events_baton"}
+"""The module that defines each family's classes; any other family's are in ``baton.events``."""
+
+_MODULE_OF_TYPE: dict[str, str] = {event_type: FAMILY_MODULES.get(family, "baton.events")
+                                   for family, types in TYPES_OF_FAMILY.items() for event_type in types}
+
+
+def load_family(event_type: str) -> None:
+    """Import the module that defines ``event_type``'s class and registers its
+    upcasters (the whole catalogue for a type no family names)."""
+    __import__(_MODULE_OF_TYPE.get(event_type, "baton.events"))

@@ -1,0 +1,63 @@
+"""The event classes of session batons (stream ``baton/<key>``), defined apart
+from the rest of the catalogue (``baton.events_base``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from baton import event_names as names
+from baton.event_names import BATON
+from baton.events_base import DomainEvent, _event_class, _register
+
+
+# -- session batons -----------------------------------------------------------------
+
+@_event_class
+class BatonEvent(DomainEvent):
+    """The telemetry every baton event carries (the spec's sessionId, branch,
+    owner, shared, handoffId), named as the spec's ``operation``."""
+
+    STREAM = BATON
+    ERASABLE = ("owner", "branch")
+    KEY_IN_DATA = True
+
+    operation: Any = None
+    handoff_id: Any = None
+    owner: Any = None
+    branch: Any = None
+    shared: Any = False
+    session: Any = None
+
+
+@_register
+@_event_class
+class BatonCreated(BatonEvent):
+    TYPE = names.BATON_CREATED
+    ERASABLE = ("owner", "branch", "payload")
+
+    harness: Any = None
+    supersedes: Any = None
+    payload: Any = None
+    """``{"nextSteps", "failedApproaches", "openQuestions"}`` as the baton carries them."""
+
+
+@_register
+@_event_class
+class BatonClaimed(BatonEvent):
+    TYPE = names.BATON_CLAIMED
+
+    claimed_at: Any = None
+
+
+@_register
+@_event_class
+class BatonCancelled(BatonEvent):
+    TYPE = names.BATON_CANCELLED
+
+
+@_register
+@_event_class
+class BatonDismissed(BatonEvent):
+    TYPE = names.BATON_DISMISSED
+
+    via: Any = None

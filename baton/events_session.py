@@ -1,0 +1,71 @@
+"""The event classes of sessions and their objectives (streams ``session/<id>``
+and ``objective/<owner__branch>``): what a session start records, defined
+apart from the rest of the catalogue (``baton.events_base``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from baton import event_names as names
+from baton.event_names import OBJECTIVE, SESSION
+from baton.events_base import DomainEvent, _event_class, _register
+
+
+# -- sessions and their objectives -------------------------------------------------------
+
+@_register
+@_event_class
+class SessionBegun(DomainEvent):
+    TYPE = names.SESSION_BEGUN
+    STREAM = SESSION
+    ERASABLE = ("objective",)
+
+    session: Any = None
+    harness: Any = None
+    owner: Any = None
+    branch: Any = None
+    objective: Any = None
+    received_baton: Any = None
+
+
+@_register
+@_event_class
+class SessionEnded(DomainEvent):
+    TYPE = names.SESSION_ENDED
+    STREAM = SESSION
+
+    session: Any = None
+    owner: Any = None
+    branch: Any = None
+    harness: Any = None
+    left_baton: Any = None
+
+
+@_register
+@_event_class
+class ObjectiveSet(DomainEvent):
+    TYPE = names.OBJECTIVE_SET
+    STREAM = OBJECTIVE
+    ERASABLE = ("objective",)
+
+    owner: Any = None
+    branch: Any = None
+    objective: Any = None
+    session: Any = None
+
+
+@_register
+@_event_class
+class ObjectiveCleared(DomainEvent):
+    TYPE = names.OBJECTIVE_CLEARED
+    STREAM = OBJECTIVE
+
+    owner: Any = None
+    branch: Any = None
+    session: Any = None
+    reason: Any = None
+    previous_session: Any = None
+
+
+SESSION_EVENTS = (SessionBegun, SessionEnded)
+OBJECTIVE_EVENTS = (ObjectiveSet, ObjectiveCleared)
