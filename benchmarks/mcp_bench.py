@@ -68,6 +68,9 @@ START_TARGET_MS = 1000.0
 ROUND_TRIP_TARGET = 2.0
 LIST_ARGUMENTS = {"limit": 20}
 
+EMPTY_PYTHON = sys.executable
+"""The interpreter of the empty SDK server (``run.py --install regular`` sets its venv's)."""
+
 EMPTY_SERVER = """
 import json, os
 from mcp.server.mcpserver import MCPServer
@@ -189,7 +192,7 @@ def start(kind: str, root: Path, launcher: list[str], env: dict[str, str]) -> tu
     """A fresh server: its session and the ms from fork to the first tool result (its CPU
     time by then: ``cpu_ms(session.proc.pid)``)."""
     argv = ([*launcher, "mcp", "--project", str(root)] if kind in ("baton", "baseline")
-            else [sys.executable, "-c", EMPTY_SERVER])
+            else [EMPTY_PYTHON, "-c", EMPTY_SERVER])
     tool, arguments, check = SERVERS[kind]
     session = Session(argv, env)
     session.handshake()

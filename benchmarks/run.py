@@ -8,6 +8,10 @@ baseline measured in the same repetitions, so machine drift cancels out):
 1. **hook path**, per ledger size: ``baton bootstrap --json``, ``baton session
    handoff --json`` and ``baton resume latest`` as fresh processes (the venv's
    ``baton`` console script), beside ``python -c pass``. Target: ≤ 4× python.
+   By default (``--install regular``) both run from a venv holding a regular,
+   not editable, install of this checkout, as a user's ``pipx install`` would:
+   an editable install's start-up finder costs every interpreter ~10 ms
+   (``python -c pass`` included), which would inflate the baseline.
 2. **incremental catch-up**, per size: the same three commands run right after
    ONE new event was appended by another writer (a second feed,
    ``Ledger(root/'.baton', 'other-writer')``), beside the same command with
@@ -92,6 +96,9 @@ STDIN = {"hook claude-code SessionStart": lambda root, n: json.dumps({
     "hook_event_name": "SessionStart", "source": "startup"}).encode()}
 """Commands that read a payload on stdin (a new session id every run, so each one delivers a brief)."""
 OTHER_WRITER = "other-writer"
+BASE_PYTHON = sys.executable
+"""The interpreter of ``python -c pass`` and of the read + parse baseline: the one the timed
+``baton`` runs on (``--install regular`` makes it a separate venv's)."""
 TARGETS = {"hook": 4.0, "catch-up": 1.5, "append": 1.25, "vs eventsourcing": 1 / 3, "replay": 3.0, "rss": 1.2}
 
 
@@ -133,7 +140,7 @@ def measure_size(root: Path, repeat: int, launcher: list[str], env: dict[str, st
         samples[name] = []
         samples[f"{name} (catch-up)"] = []
     for rep in range(-1, repeat):  # rep -1 warms the page cache, creates the second feed; not kept
-        runs = {PYTHON: checked(spawn([sys.executable, "-c", "pass"], env), PYTHON)}
+        runs = {PYTHON: checked(spawn([BASE_PYTHON, "-c", "pass"], env), PYTHON)}
         for name in HOOK:
             runs[name] = run_command(launcher, name, root, env)
             other_writer_note(other, rep)
@@ -194,7 +201,7 @@ def replay_samples(root: Path, launcher: list[str], env: dict[str, str], repeat:
     samples: dict[str, list[dict]] = {"read + orjson.loads": [], "rebuild --json": []}
     for _ in range(repeat):
         samples["read + orjson.loads"].append(
-            checked(spawn([sys.executable, "-c", READ_AND_PARSE, str(root)], env), "read + orjson.loads"))
+            checked(spawn([BASE_PYTHON, "-c", READ_AND_PARSE, str(root)], env), "read + orjson.loads"))
         samples["rebuild --json"].append(
             checked(spawn([*launcher, "rebuild", "--json", "--project", str(root)], env), "baton rebuild"))
     return samples
@@ -280,7 +287,7 @@ def extra_rows(root: Path, events: int, launcher: list[str], env: dict[str, str]
         print(f"# not measured: {', '.join(missing)} missing", file=sys.stderr)
         return rows, details
     if args.mcp_repeat > 0:
-        found, details["mcp"] = _load("baton_bench_mcp", "mcp_bench.py").mcp_rows(
+        found, details["mcp"] = (sys.modules.get("baton_bench_mcp") or _load("baton_bench_mcp", "mcp_bench.py")).mcp_rows(
             root, launcher, env, args.mcp_repeat)
         rows += [dict(r, events=events) for r in found]
     if args.claim_processes > 0:
@@ -327,6 +334,38 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def source_digest(checkout: Path) -> str:
+    """A digest of what an install of ``checkout`` is made from (pyproject and the package's files)."""
+    import hashlib
+
+    digest = hashlib.sha256((checkout / "pyproject.toml").read_bytes())
+    for path in sorted((checkout / "baton").rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(checkout)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def regular_install(cache: Path, checkout: Path) -> Path:
+    """A venv holding a regular (not editable) install of ``checkout``, as ``pipx install`` or a wheel
+    gives a user; made once per source digest under ``CACHE/venvs``. Returns its ``bin`` folder.
+
+    An editable install runs a finder from a ``.pth`` file at every interpreter start (``python -c
+    pass`` included): it imports ``pathlib``, ``re``, ``urllib.parse`` and more, ~10 ms here, which then
+    count in the baseline and are prepaid for Baton. Measured beside it, every ratio looks smaller
+    than what an installed ``baton`` costs a user."""
+    import subprocess
+
+    home = cache / "venvs" / f"baton-{source_digest(checkout)}"
+    python = home / "bin" / "python"
+    if not (home / "installed").exists():
+        shutil.rmtree(home, ignore_errors=True)
+        print(f"# installing this checkout (regular, not editable) into {home} ...", file=sys.stderr, flush=True)
+        subprocess.run([sys.executable, "-m", "venv", str(home)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", str(checkout)], check=True)
+        (home / "installed").write_text("ok\n")
+    return home / "bin"
+
+
 def default_sizes(cache: Path) -> list[int]:
     sizes = list(DEFAULT_SIZES)
     for size in OPTIONAL_SIZES:
@@ -350,6 +389,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="cached (default): the timed processes read and write compiled bytecode under "
                              "CACHE/pycache (PYTHONPYCACHEPREFIX; PYTHONDONTWRITEBYTECODE unset), as an installed "
                              "package would; as-is: inherit this environment unchanged")
+    parser.add_argument("--install", choices=("regular", "as-is"), default="regular",
+                        help="regular (default): time a regular install of this checkout, made in a venv under "
+                             "CACHE/venvs, beside that venv's python -c pass (what a user's pipx or wheel install "
+                             "costs); as-is: the baton beside this interpreter (an editable install's start-up "
+                             "finder then sits in both)")
     parser.add_argument("--replay-repeat", type=int, default=3,
                         help="full replays per size up to 10,000 events (1 above), 0 to skip (default: 3)")
     parser.add_argument("--claim-processes", type=int, default=16,
@@ -364,7 +408,13 @@ def main(argv: list[str] | None = None) -> int:
     sizes = ([int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
              if args.sizes else default_sizes(args.cache))
 
-    script = Path(sys.executable).parent / "baton"
+    global BASE_PYTHON
+    bin_dir = regular_install(args.cache, HERE.parent) if args.install == "regular" else Path(sys.executable).parent
+    if args.install == "regular":
+        BASE_PYTHON = str(bin_dir / "python")
+        bench_mcp = _load("baton_bench_mcp", "mcp_bench.py")
+        bench_mcp.EMPTY_PYTHON = BASE_PYTHON
+    script = bin_dir / "baton"
     launcher = [str(script)] if script.exists() else [sys.executable, "-m", "baton"]
     env = {k: v for k, v in os.environ.items() if k not in ("BATON_PROJECT", "BATON_DEBUG")}
     if launcher[0] == sys.executable:
@@ -379,8 +429,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# machine: {machine['cpu']}, {machine['cpus']} CPUs, load {machine['load_average_at_start']}, "
           f"Python {machine['python']}, baton at {machine['baton_commit']}")
     print(f"# command: {' '.join(command)}")
-    print(f"# launcher: {' '.join(launcher)}; sizes {sizes}; {args.repeat} repetitions; warm index; "
-          f"bytecode {args.bytecode}", flush=True)
+    print(f"# launcher: {' '.join(launcher)} ({args.install} install); baseline {BASE_PYTHON}; sizes {sizes}; "
+          f"{args.repeat} repetitions; warm index; bytecode {args.bytecode}", flush=True)
     started = time.perf_counter()
     rows: list[dict] = []
     # The durable-append row first: it is fsync-bound, and copying and removing projects leaves dirty pages.
@@ -439,6 +489,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps({"machine": machine, "command": command, "launcher": launcher,
+                                        "install": args.install, "base_python": BASE_PYTHON,
                                         "bytecode": args.bytecode,
                                         "repeat": args.repeat, "sizes": sizes, "rows": rows,
                                         "durable_append": append_detail, "durable_append_note": append_note,
