@@ -154,3 +154,82 @@ def test_a_handoff_written_after_the_first_stop_is_handed_on_at_the_next(repo):
     _event(repo, "codex", 2, session="t1")
     handoff_id = _write_ready_handoff(repo, "t1")
     assert _event(repo, "codex", 2, session="t1").result.baton == handoff_id
+
+
+def _events_of(repo, event_type, stream):
+    import json
+
+    found = []
+    for feed in (repo / ".baton" / "ledger").glob("*.jsonl"):
+        for line in feed.read_bytes().splitlines():
+            event = json.loads(line)
+            if event.get("type") == event_type and stream in (None, event.get("stream")):
+                found.append(event)
+    return found
+
+
+def test_hooks_of_one_session_starting_at_once_deliver_one_brief_and_one_claim(repo):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    handoff_id = _write_ready_handoff(repo, "earlier")
+    hook(repo, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", repo, session_id="earlier"))
+    for round_ in range(4):  # the first session finds the baton; the others, the plain brief
+        session = f"twice-{round_}"
+        raw = json.dumps(fixture("claude-code", "SessionStart.startup", repo, session_id=session)).encode()
+        procs = [subprocess.Popen([sys.executable, "-m", "baton", "hook", "claude-code", "SessionStart"],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  cwd=repo, env=dict(os.environ)) for _ in range(6)]
+        answers = [p.communicate(raw, timeout=120) for p in procs]
+        assert all(p.returncode == 0 for p in procs), answers
+        delivered = [b for b in (injected("claude-code", out.decode()) for out, _err in answers) if b]
+        assert len(delivered) == 1, (session, delivered)
+        assert "not delivered" not in delivered[0]
+        assert len(_events_of(repo, "session.begun", f"session/{session}")) == 1
+    assert _session(repo, "twice-0")["receivedBaton"] == handoff_id
+
+
+def test_a_start_recorded_by_another_process_after_the_first_look_delivers_nothing_more(repo, monkeypatch):
+    from baton.commands import harness_sessions
+
+    handoff_id = _write_ready_handoff(repo, "earlier")
+    hook(repo, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", repo, session_id="earlier"))
+    first_look = harness_sessions._began
+    other = []
+
+    def began_elsewhere_meanwhile(runner, sid):
+        seen = first_look(runner, sid)
+        if not other:  # this process looked; before it takes the lock, another hook of the session starts it
+            other.append(None)
+            other[0] = _start(repo, "claude-code", session="raced")
+        return seen
+
+    monkeypatch.setattr(harness_sessions, "_began", began_elsewhere_meanwhile)
+    late = _start(repo, "claude-code", session="raced")
+    assert "Active Session Handoff" in injected("claude-code", other[0].answer)
+    assert not injected("claude-code", late.answer)
+    assert len(_events_of(repo, "session.begun", "session/raced")) == 1
+    assert _session(repo, "raced")["receivedBaton"] == handoff_id
+
+
+def test_a_compaction_draft_prepared_by_another_process_after_the_first_look_is_kept_not_doubled(repo, monkeypatch):
+    from baton.commands import harness_sessions
+
+    first_look = harness_sessions._compaction_draft
+    other = []
+
+    def prepared_elsewhere_meanwhile(runner, sid):
+        seen = first_look(runner, sid)
+        if not other:  # this process looked; before it takes the lock, another hook of the session compacts
+            other.append(None)
+            other[0] = _event(repo, "claude-code", 1, session="squeezed")
+        return seen
+
+    monkeypatch.setattr(harness_sessions, "_compaction_draft", prepared_elsewhere_meanwhile)
+    late = _event(repo, "claude-code", 1, session="squeezed")
+    assert other[0].result.to_json()["created"] is True
+    assert late.result.to_json() == {**other[0].result.to_json(), "created": False}
+    drafts = [e for e in _events_of(repo, "handoff.captured", None)]
+    assert len(drafts) == 1

@@ -134,11 +134,14 @@ def bootstrap(
     owner: str | None = None,
     branch: str | None = None,
     peek: bool = False,
+    gate: "SessionGate | None" = None,
 ) -> BootstrapResult:
     """Build the session-start brief and claim the baton it delivers (with ``peek``: claim nothing).
 
     Without a ``session_id`` the claim names a new UUIDv7 (not when peeking:
-    nothing is claimed then).
+    nothing is claimed then). ``gate``: a session start that must happen
+    once; it is asked under the lock, before the claim, and records the
+    start in the same hold (see ``SessionGate``).
 
     Raises:
         InputError: ``max_bytes`` below 1024 or a malformed session id.
@@ -181,8 +184,17 @@ def bootstrap(
         return assemble_brief(handoff_markdown=None, objective=objective_text, decisions=decisions,
                               traps=traps_without(()), max_bytes=max_bytes, notices=notices + extra)
 
+    def gated(result: BootstrapResult) -> BootstrapResult:
+        """A result that claims nothing, with the gated session's start recorded."""
+        if gate is not None:
+            with opened.writing() as scope:
+                if gate.admit(scope):
+                    gate.record(scope, None)
+        return result
+
     if waiting is None:
-        return BootstrapResult(ctx, session_id, max_bytes, standard([]), None, objective, tuple(notices), **flags)
+        return gated(BootstrapResult(ctx, session_id, max_bytes, standard([]), None, objective, tuple(notices),
+                                     **flags))
 
     # 2. Reserve the handoff (with its freshness line) and objective; trim decisions and traps around them.
     fresh = _safely("the handoff's freshness", notices, lambda: baton_freshness(opened, runner, waiting.record), None)
@@ -195,8 +207,8 @@ def bootstrap(
         size = len(markdown.encode("utf-8"))
         notice = (f"A session handoff ({waiting.record.id}, {size} bytes) does not fit in {max_bytes} bytes; "
                   f"it stays pending. Show the session handoff to read it, or give the brief a larger byte budget.")
-        return BootstrapResult(ctx, session_id, max_bytes, standard([notice]), None, objective,
-                               tuple(notices + [notice]), **flags)
+        return gated(BootstrapResult(ctx, session_id, max_bytes, standard([notice]), None, objective,
+                                     tuple(notices + [notice]), **flags))
 
     if peek:
         return BootstrapResult(ctx, session_id, max_bytes, brief, waiting.record, objective, tuple(notices),
@@ -205,9 +217,30 @@ def bootstrap(
     # 3. The brief fits: claim, under the lock, naming the version peeked.
     try:
         with opened.writing() as scope:
+            if gate is not None and not gate.admit(scope):
+                return BootstrapResult(ctx, session_id, max_bytes, standard([]), None, objective, tuple(notices),
+                                       **flags)
             claimed = claim_in_scope(scope, waiting, session=session_id)
+            if gate is not None:
+                gate.record(scope, claimed)
     except BatonError as exc:
         notice = f"The session handoff {waiting.record.id} was not delivered: {exc.message}"
-        return BootstrapResult(ctx, session_id, max_bytes, standard([notice]), None, objective,
-                               tuple(notices + [notice]), **flags)
+        return gated(BootstrapResult(ctx, session_id, max_bytes, standard([notice]), None, objective,
+                                     tuple(notices + [notice]), **flags))
     return BootstrapResult(ctx, session_id, max_bytes, brief, claimed, objective, tuple(notices), markdown, **flags)
+
+
+class SessionGate:
+    """A session start that happens once, however many hooks report it at once.
+
+    ``admit`` is asked under the ledger's lock, with the index caught up:
+    False when the session's start is already recorded (another process
+    recorded it first), and the caller then claims nothing and delivers
+    nothing. ``record`` writes the start in the same lock hold, naming the
+    baton claimed for it (or None)."""
+
+    def admit(self, scope: Any) -> bool:  # pragma: no cover - an interface
+        raise NotImplementedError
+
+    def record(self, scope: Any, claimed: Any) -> None:  # pragma: no cover - an interface
+        raise NotImplementedError

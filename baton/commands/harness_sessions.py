@@ -108,17 +108,45 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
         InputError: no session id, or a malformed one.
     """
     from baton.commands.bootstrap import bootstrap
-    from baton.commands.sessions import begin_session
 
     sid = _session_id(session_id)
     runner = project.reading()
-    known = runner.get("sessions", sid)
-    if isinstance(known, dict) and known.get("beganAt"):
+    if _began(runner, sid):
         return SessionStartResult(sid, harness, source, repeated=True)
-    brief = bootstrap(project, session_id=sid, max_bytes=max_bytes)
-    begin_session(project, session_id=sid, harness=harness, claim=False,
-                  received_baton=brief.record.id if brief.record is not None else None)
+    gate = _StartOnce(project, sid, harness)
+    brief = bootstrap(project, session_id=sid, max_bytes=max_bytes, gate=gate)
+    if not gate.admitted:  # another hook of this session recorded its start first, and delivers the brief
+        return SessionStartResult(sid, harness, source, repeated=True)
     return SessionStartResult(sid, harness, source, repeated=False, delivered=brief)
+
+
+def _began(runner: Any, sid: str) -> bool:
+    known = runner.get("sessions", sid)
+    return isinstance(known, dict) and bool(known.get("beganAt"))
+
+
+class _StartOnce:
+    """The gate of ``bootstrap``: the start is recorded once, in the lock hold
+    that claims the baton, so two hooks of one session reporting its start at
+    the same moment deliver one brief between them."""
+
+    def __init__(self, project: "Project", sid: str, harness: str | None) -> None:
+        self.project, self.sid, self.harness = project, sid, harness
+        self.admitted = False
+
+    def admit(self, scope: Any) -> bool:
+        from baton.domain.batons import session_stream
+
+        self.project.check_streams(session_stream(self.sid))
+        self.admitted = not _began(scope.runner, self.sid)
+        return self.admitted
+
+    def record(self, scope: Any, claimed: Any) -> None:
+        from baton.commands.identity import context_of
+        from baton.commands.sessions import record_begin
+
+        record_begin(scope, context_of(self.project), self.sid, harness=self.harness, objective=None,
+                     received_baton=claimed.id if claimed is not None else None)
 
 
 # -- the context is about to be compacted --------------------------------------------------
@@ -177,22 +205,37 @@ def prepare_before_compaction(project: "Project", session_id: str | None, *, har
         InputError: no session id, or a malformed one.
         PolicyBlock: a changed file's path was refused by the path policy.
     """
-    from baton.commands.capture import capture_handoff
+    from baton.commands.capture import capture_in_scope
     from baton.commands.prepare import prepare_handoff
 
     sid = _session_id(session_id)
     runner = project.reading()
-    for doc in session_handoffs(runner, sid):
-        if doc.get("status") == "draft" and (doc.get("automation") or {}).get("trigger") == HOOK_TRIGGER:
-            return CompactionDraftResult(sid, doc["id"], False, trigger)
-    prepared = prepare_handoff(project, trigger=HOOK_TRIGGER)
+    kept = _compaction_draft(runner, sid)
+    if kept is not None:
+        return CompactionDraftResult(sid, kept, False, trigger)
+    prepared = prepare_handoff(project, trigger=HOOK_TRIGGER)  # reads git: outside the lock
     label = f"{harness or 'the'} session {sid}"
     template = dict(prepared.template)
     template["work"] = {**template["work"], "title": f"Work of {label}, before compaction",
                         "objective": _objective_for(runner, runner.get("sessions", sid), prepared.objective, label)}
     template["automation"] = {"trigger": HOOK_TRIGGER, **detector_inputs(trigger)}
-    captured = capture_handoff(project, template, trigger=HOOK_TRIGGER, origin={"harness": harness}, session=sid)
+    with project.writing() as scope:
+        # Looked at again under the lock: two hooks of one session compacting
+        # at the same moment leave one draft between them.
+        kept = _compaction_draft(scope.runner, sid)
+        if kept is not None:
+            return CompactionDraftResult(sid, kept, False, trigger)
+        captured = capture_in_scope(scope, template, trigger=HOOK_TRIGGER, origin={"harness": harness},
+                                    session=sid)
     return CompactionDraftResult(sid, captured.handoff_id, True, trigger)
+
+
+def _compaction_draft(runner: Any, sid: str) -> str | None:
+    """The id of the draft a compaction of this session already prepared, or None."""
+    for doc in session_handoffs(runner, sid):
+        if doc.get("status") == "draft" and (doc.get("automation") or {}).get("trigger") == HOOK_TRIGGER:
+            return doc["id"]
+    return None
 
 
 # -- the session ends ------------------------------------------------------------------------

@@ -164,9 +164,6 @@ def begin_session(
     session_id = check_session_id(session_id) or uuid7()
     objective = check_objective(objective)
     harness = harness.strip() if harness and harness.strip() else None
-    from baton.commands.record import record
-    from baton.domain.aggregates import session as aggregate
-
     opened = project
     ctx = context_of(opened, owner=owner, branch=branch)
     with opened.writing() as scope:
@@ -176,16 +173,26 @@ def begin_session(
             peek = peek_eligible(scope.runner, ctx)
             if peek is not None:
                 received = claim_in_scope(scope, peek, session=session_id, harness=harness)
-        stream = session_stream(session_id)
-        decided = aggregate.decide_session(scope.runner.get("sessions", session_id), aggregate.BeginSession(
-            session_id, ctx.owner, ctx.branch, harness=harness, objective=objective,
-            received_baton=received.id if received else received_baton))
-        record(scope, decided, version=scope.txn.stream_version(stream), actor=ctx.owner, session=session_id)
-        changed = _objective_events(scope, ctx, objective, session_id, reason="session_begin_without_objective")
+        changed = record_begin(scope, ctx, session_id, harness=harness, objective=objective,
+                               received_baton=received.id if received else received_baton)
     # Outside the lock: freshness reads git and hashes artifacts.
     freshness = quiet_freshness(opened, opened.runner, received)
     return SessionBeginResult(session_id, ctx, harness, objective, changed and objective is None, received,
                               freshness)
+
+
+def record_begin(scope, ctx: SessionContext, session_id: str, *, harness: str | None, objective: str | None,
+                 received_baton: str | None) -> bool:
+    """Inside a write scope: record the session's start (and set or clear the
+    objective). Returns whether the objective events changed anything."""
+    from baton.commands.record import record
+    from baton.domain.aggregates import session as aggregate
+
+    stream = session_stream(session_id)
+    decided = aggregate.decide_session(scope.runner.get("sessions", session_id), aggregate.BeginSession(
+        session_id, ctx.owner, ctx.branch, harness=harness, objective=objective, received_baton=received_baton))
+    record(scope, decided, version=scope.txn.stream_version(stream), actor=ctx.owner, session=session_id)
+    return _objective_events(scope, ctx, objective, session_id, reason="session_begin_without_objective")
 
 
 # -- end --------------------------------------------------------------------------------
