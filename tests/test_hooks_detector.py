@@ -79,3 +79,15 @@ def test_a_prompt_given_to_a_codex_subagent_writes_nothing(repo):
     outcome = hook(repo, "codex", "UserPromptSubmit", fixture("codex", "UserPromptSubmit.subagent", repo))
     assert outcome.problem is None and outcome.result is None and outcome.answer == ""
     assert ledger_lines(repo) == lines
+
+
+@pytest.mark.parametrize("harness", PROMPT_EVENTS)
+@pytest.mark.parametrize("prompt", ["continue later", "fix the parser"])
+def test_a_prompt_without_a_session_id_writes_nothing_and_says_so_once(repo, harness, prompt):
+    event = PROMPT_EVENTS[harness]
+    lines = ledger_lines(repo)
+    payload = {k: v for k, v in fixture(harness, event, repo, prompt=prompt).items() if k != "session_id"}
+    outcome = hook(repo, harness, event, payload)
+    assert outcome.result is None and "session id is required" in outcome.problem
+    assert outcome.answer == ("" if harness != "gemini-cli" else "{}")
+    assert ledger_lines(repo) == lines

@@ -29,17 +29,24 @@ def repo(project):
     return project
 
 
+def _ids(harness, session):
+    """The payload fields naming ``session`` (Cursor's session is its conversation)."""
+    if not session:
+        return {}
+    return {"session_id": session, **({"conversation_id": session} if harness == "cursor" else {})}
+
+
 def _start(repo, harness, session=None, source="startup"):
     start = LIFECYCLES[harness][0]
     name = start if harness == "cursor" else f"{start}.{source}"
-    changes = {"session_id": session} if session else {}
+    changes = _ids(harness, session)
     return hook(repo, harness, start, fixture(harness, name, repo, **changes))
 
 
 def _event(repo, harness, which, session=None):
     event = LIFECYCLES[harness][which]
     name = event if harness == "cursor" or which == 2 else f"{event}.auto"
-    changes = {"session_id": session} if session else {}
+    changes = _ids(harness, session)
     return hook(repo, harness, event, fixture(harness, name, repo, **changes))
 
 
@@ -233,3 +240,15 @@ def test_a_compaction_draft_prepared_by_another_process_after_the_first_look_is_
     assert late.result.to_json() == {**other[0].result.to_json(), "created": False}
     drafts = [e for e in _events_of(repo, "handoff.captured", None)]
     assert len(drafts) == 1
+
+
+def test_a_cursor_session_is_its_conversation_for_every_event(repo):
+    ids = {"conversation_id": "cursor-conv", "session_id": "cursor-other-id"}
+    hook(repo, "cursor", "sessionStart", fixture("cursor", "sessionStart", repo, **ids))
+    compacted = hook(repo, "cursor", "preCompact", fixture("cursor", "preCompact", repo, conversation_id="cursor-conv"))
+    assert compacted.result.session_id == "cursor-conv"
+    handoff_id = _write_ready_handoff(repo, "cursor-conv")
+    ended = hook(repo, "cursor", "sessionEnd", fixture("cursor", "sessionEnd", repo, **ids))
+    assert ended.result.to_json()["batonHandoffId"] == handoff_id
+    assert _session(repo, "cursor-conv")["endedAt"] and _session(repo, "cursor-conv")["beganAt"]
+    assert _session(repo, "cursor-other-id") is None

@@ -76,5 +76,9 @@ ADAPTER = CommandHookAdapter(
     empty_answer="{}",
     empty_answers={"beforeSubmitPrompt": LET_THROUGH},
     prompt_context=False,
-    session_fields=("session_id", "conversation_id"),
+    # Every Cursor hook carries ``conversation_id``; only the session hooks also
+    # carry a ``session_id``, which need not equal it. The conversation is
+    # the session for every event, so a start, a compaction and an end agree
+    # (entireio/cli's Cursor agent keys every event by it too).
+    session_fields=("conversation_id", "session_id"),
 )
