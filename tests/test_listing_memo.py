@@ -62,3 +62,11 @@ def test_lists_asked_with_different_filters_are_each_answered_for_their_own(proj
         drafts_again = app.list_handoffs(status="draft")
     assert drafts.to_json()["count"] == 1 and ready.to_json()["count"] == 0
     assert drafts_again is drafts and len(queries) == 2
+
+
+def test_a_limit_past_sqlites_integers_lists_every_handoff(project, baton_cli):
+    with Baton.open(project) as app:
+        app.capture(payload())
+    result = baton_cli("handoff", "list", "--limit", str(2**63), "--json", "--project", str(project))
+    assert result.returncode == 0, result.stderr
+    assert '"count":1' in result.stdout.replace(" ", "")

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from baton.projections.handoffs import HandoffSummary
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+SQLITE_INT_MAX = 2**63 - 1
 REMEMBERED_LISTS = 16
 """Distinct lists a long-lived process keeps for an unchanged index."""
 
@@ -99,6 +100,8 @@ def list_handoffs(
         raise InputError(f"`kind` must be one of {', '.join(handoffs.KINDS)}, not {kind!r}")
     if limit is not None and limit < 1:
         raise InputError("`limit` must be a positive number")
+    if limit is not None:
+        limit = min(limit, SQLITE_INT_MAX)  # "at most N": past SQLite's integers, every row is at most N
     query = None
     if work is not None:
         query = fts_query(work)
