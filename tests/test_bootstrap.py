@@ -314,3 +314,15 @@ def test_session_handoff_shows_the_stale_notice_of_the_waiting_handoff(git_proje
     git_commit(git_project, {"src/new.py": "x = 1\n"}, message="moved on")
     shown = show_active_baton(git_project, owner=ALICE, branch="main")
     assert "Freshness: STALE" in shown.render()
+
+
+def test_bootstrap_on_an_index_pinned_to_the_past_says_so_and_claims_nothing(project, baton_cli):
+    leave(project, "s1", steps=["an early step"])
+    first = events(project, "baton.created")[0].id
+    leave(project, "s1b", steps=["a later step"])
+    pinned = baton_cli("rebuild", "--until", first, "--project", str(project))
+    assert pinned.returncode == 0, pinned.stderr
+    result = start(project, session="s2")
+    assert result.record is None and events(project, "baton.claimed") == []
+    assert any("shows the project as of" in n and "baton rebuild" in n for n in result.notices)
+    assert "shows the project as of" in result.brief.text
