@@ -1007,6 +1007,16 @@ def _name_commands(exc: Exception) -> None:
         exc.details = {**exc.details, "commands": commands}
 
 
+def _subcommand_parser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser | None:
+    """The parser of ``command`` (``handoff``), when it is a group of subcommands."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            chosen = action.choices[command]
+            if any(isinstance(a, argparse._SubParsersAction) for a in chosen._actions):
+                return chosen
+    return None
+
+
 def _option_names(parser: argparse.ArgumentParser) -> dict[str, str]:
     """Each parameter of the use cases as this command line spells it (``max_bytes`` → ``--max-bytes``)."""
     names: dict[str, str] = {"handoff_id": "--from", "resolution": "--resolution-file"}
@@ -1145,11 +1155,13 @@ def _main(words: list[str]) -> int:
     parser = build_parser(words)
     args = parser.parse_args(words)
     if not getattr(args, "func", None):
+        group = _subcommand_parser(parser, getattr(args, "command", None))
         if _Parser.json_requested:
-            _print_json({"error": {"code": "input_error", "exit_code": 2,
-                                   "message": "no command given (see `baton --help`)"}})
+            message = (f"`baton {args.command}` needs a subcommand (see `baton {args.command} --help`)"
+                       if group is not None else "no command given (see `baton --help`)")
+            _print_json({"error": {"code": "input_error", "exit_code": 2, "message": message}})
             return 2
-        build_parser().print_help(sys.stderr)
+        (group or build_parser()).print_help(sys.stderr)
         return 2
     from baton.errors import BatonError
 

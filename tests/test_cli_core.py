@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.conftest import run_baton
 
 
@@ -152,3 +154,10 @@ def test_json_with_no_command_prints_a_json_error_and_exits_2(tmp_path):
     assert r.returncode == 2
     error = json.loads(r.stdout)["error"]
     assert error["code"] == "input_error" and "no command given" in error["message"]
+
+
+@pytest.mark.parametrize("group", ["handoff", "session", "checkpoint"])
+def test_a_group_without_its_subcommand_shows_the_groups_own_help_and_exits_2(tmp_path, group):
+    r = run_baton(group, cwd=tmp_path)
+    assert r.returncode == 2
+    assert r.stderr.startswith(f"usage: baton {group} ")
