@@ -170,8 +170,8 @@ def bootstrap(
 
     pinned = _safely("the index's state", notices, lambda: runner.pinned_until, None)
     if pinned is not None:
-        notices.append(f"The index shows the project as of {pinned} (`baton rebuild --until`): this brief is of "
-                       "that time, and nothing is claimed; run `baton rebuild` to return to the present.")
+        notices.append(f"The index shows the project as of {pinned} (a rebuild up to that point): this brief is "
+                       "of that time, and nothing is claimed; run `baton rebuild` to return to the present.")
     # 1. Peek before the budget pass.
     waiting: Peek | None = _safely("the session handoff", notices, lambda: peek_eligible(runner, ctx), None)
     objective = _safely("the session objective", notices, lambda: get_session_objective(runner, ctx), None)
