@@ -226,7 +226,8 @@ def _toml_update(old: str, table: str, body: str, where: str) -> str:
     equal ``old`` with just those values replaced.
 
     Raises:
-        InputError: ``old`` does not parse, or the table is not a plain ``[table]`` section Baton can edit.
+        InputError: ``old`` does not parse, or the result would not parse back as exactly
+            that (the table is inline, or its name is taken by a value).
     """
     import tomllib
 
@@ -236,13 +237,10 @@ def _toml_update(old: str, table: str, body: str, where: str) -> str:
         return old
     lines = old.splitlines(keepends=True)
     start = next((i for i, line in enumerate(lines) if _header(line) == table.split(".")), None)
-    edited = None
-    if present is None:
+    if start is None:  # no [table] header: append one (an inline or dotted definition will not parse back)
         head = "" if not old else old + ("\n" if old.endswith("\n") else "\n\n")
         edited = f"{head}[{table}]\n{body}"
-        if not _parses(edited):  # the name is taken by something that is not a table
-            edited = None
-    elif start is not None:
+    else:
         end = next((i for i in range(start + 1, len(lines)) if _header(lines[i]) is not None), len(lines))
         kept, at, i = [], None, start + 1
         while i < end:
@@ -260,14 +258,13 @@ def _toml_update(old: str, table: str, body: str, where: str) -> str:
         at = 0 if at is None else at
         section = kept[:at] + [body] + kept[at:]
         edited = "".join(lines[:start + 1] + section + lines[end:])
-        expected = copy.deepcopy(parsed)
-        _table(expected, table).update(wanted)
-        try:
-            if tomllib.loads(edited) != expected:
-                edited = None
-        except tomllib.TOMLDecodeError:
-            edited = None
-    if edited is None:
+    expected: Any = copy.deepcopy(parsed)
+    node = expected
+    for part in table.split("."):
+        node = node.setdefault(part, {}) if isinstance(node, dict) else None
+    if isinstance(node, dict):
+        node.update(wanted)
+    if node is None or not _parses(edited) or tomllib.loads(edited) != expected:
         raise InputError(f"{where}: cannot update [{table}] in place; set it by hand to:\n{body.rstrip()}",
                          details={"path": where, "table": table})
     return edited
