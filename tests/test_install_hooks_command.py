@@ -183,3 +183,12 @@ def test_every_baton_command_the_cursor_rule_names_is_a_command(project_dir):
     for command in commands:
         words = [w.replace("ID", "h-1") for w in shlex.split(command)][1:]
         build_parser().parse_args(words)  # exits 2 on a command or option Baton does not have
+
+
+def test_a_codex_baton_table_known_only_by_its_subtable_gains_its_header(project_dir):
+    config = project_dir / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('[mcp_servers.baton.env]\nBATON_DEBUG = "1"\n')
+    install_hooks(project_dir, "codex", command="/venv/bin/baton")
+    assert tomllib.loads(config.read_text())["mcp_servers"]["baton"] == {
+        "command": "/venv/bin/baton", "args": ["mcp"], "env": {"BATON_DEBUG": "1"}}
