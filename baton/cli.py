@@ -809,12 +809,14 @@ def add_harness_commands(sub, common) -> None:
                                    "hook`, and the `baton mcp` server (claude-code: .claude/settings.json, "
                                    ".mcp.json; codex: .codex/hooks.json, .codex/config.toml; gemini-cli: "
                                    ".gemini/settings.json; cursor: .cursor/mcp.json, .cursor/rules/baton.mdc, "
-                                   ".cursor/hooks.json), and initialise the project. Existing keys are kept; "
+                                   ".cursor/hooks.json), and initialise the project. Other keys and hooks are "
+                                   "kept; Baton's own hooks and `baton` server are replaced, never duplicated; "
                                    "running it twice changes nothing; nothing outside the project is touched.")
     p.add_argument("--harness", required=True, choices=HARNESSES, help="the harness to configure")
     p.add_argument("--dry-run", action="store_true", help="print the changes as a diff; write nothing")
     p.add_argument("--command", metavar="CMD", default="baton",
-                   help="how the harness runs Baton (default 'baton'; e.g. an absolute path to a venv's baton)")
+                   help="how the harness runs Baton (default 'baton'; e.g. an absolute path to a venv's baton): "
+                        "an existing file is one word, spaces and all; any other value is split as a shell would")
     p.set_defaults(func=_install_hooks)
 
 

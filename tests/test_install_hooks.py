@@ -70,8 +70,7 @@ def test_existing_settings_keep_every_key_and_hook(project_dir):
         "hooks": {"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "./mine.sh"}]}],
                   "PostToolUse": [{"matcher": "Edit", "hooks": [{"type": "command", "command": "fmt"}]}]},
     }))
-    (project_dir / ".mcp.json").write_text(json.dumps({"mcpServers": {"other": {"command": "x"},
-                                                                        "baton": {"command": "/opt/baton"}}}))
+    (project_dir / ".mcp.json").write_text(json.dumps({"mcpServers": {"other": {"command": "x"}}}))
     install_hooks(project_dir, "claude-code")
     merged = json.loads(settings.read_text())
     assert merged["permissions"] == {"allow": ["Bash(npm test)"]}
@@ -79,7 +78,7 @@ def test_existing_settings_keep_every_key_and_hook(project_dir):
     assert _commands(merged, "PostToolUse") == ["fmt"]
     assert _commands(merged, "SessionEnd") == ["baton hook claude-code SessionEnd"]
     servers = json.loads((project_dir / ".mcp.json").read_text())["mcpServers"]
-    assert servers == {"other": {"command": "x"}, "baton": {"command": "/opt/baton"}}  # the user's choice is kept
+    assert servers == {"other": {"command": "x"}, "baton": {"command": "baton", "args": ["mcp"]}}
 
 
 def test_codex_config_toml_gains_the_mcp_table_and_keeps_the_rest(project_dir):

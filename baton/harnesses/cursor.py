@@ -51,7 +51,10 @@ This project uses Baton (`baton` CLI, `baton` MCP server) for session continuity
 - When the user asks for a handoff (`/handoff`, "continue later"), Baton has already
   prepared a draft: find it with `handoff_list` (status `draft`), complete it with what
   you know, then validate and promote it.
-- Record facts only; never paste secrets or transcripts. See skills/baton/SKILL.md.
+- Record facts only: the commands you ran and their real results, decisions and why,
+  what failed. Never paste secrets or transcripts.
+- `baton --help` lists every command and `baton COMMAND --help` explains one; the
+  MCP tools describe their own parameters.
 """
 
 

@@ -6,14 +6,23 @@ merges them. Rules:
 - **Only inside the project.** Every path is relative to the project root,
   and a path whose real location leaves it (a symlinked ``.claude``) is
   refused (exit 5). Nothing in the home directory is touched.
-- **Merging never loses a key.** A JSON file is read, Baton's members are
-  added where missing (an existing ``mcpServers.baton`` is kept as the user
-  set it), and each hook event's list gains Baton's entry unless an entry
-  already runs the same command. A TOML file gains Baton's table at its end
-  when the table is absent; nothing else in it is rewritten. A file that
-  does not parse is refused (exit 2) rather than overwritten.
-- **Idempotent.** Running it again finds every entry present and changes
-  nothing.
+- **The command is words** (``command_words``): a value that names an
+  existing file is one word, spaces and all; any other value is split as a
+  shell would split it (``uvx baton``). Hook command lines quote each word
+  for the shell; an MCP server gets the words unquoted.
+- **Baton's own entries are replaced, never duplicated.** A hook whose
+  command ends in ``hook <harness> <Event>`` (whatever program runs it) is
+  Baton's: the first one in an event's list gets the new command line (its
+  other keys are kept), later ones are removed, and an event without one
+  gains Baton's entry. The MCP server entry named ``baton`` gets the new
+  ``command`` and ``args``; its other keys (``env``...) are kept.
+- **Merging never loses another key.** Every other key, server and hook is
+  kept. A TOML file gains Baton's table at its end when the table is
+  absent; when present, only its ``command`` and ``args`` lines are
+  rewritten. A file that does not parse, or that Baton cannot update in
+  place, is refused (exit 2) rather than overwritten.
+- **Idempotent.** Running the same command again finds every entry as it
+  would write it and changes nothing.
 - ``dry_run`` computes the same changes and returns them as unified diffs,
   writing nothing.
 - **The project is initialised** (``baton init``, itself idempotent) unless
@@ -76,13 +85,18 @@ class InstallResult:
 
 def merge_json(existing: Mapping[str, Any], additions: Mapping[str, Any], *, depth: int = 2) -> dict[str, Any]:
     """``existing`` with ``additions`` merged in, ``depth`` levels deep: a section
-    (``mcpServers``) gains the members it lacks, but an entry already there
-    (``mcpServers.baton``) is the user's and is kept whole. Under ``hooks``, each
-    event's list gains the new entries whose commands it does not already run."""
+    gains the members it lacks. Under ``hooks``, Baton's entry in each event's
+    list is replaced or added (``_merge_hooks``); under ``mcpServers``, Baton's
+    server takes the new members over the ones there (``command``, ``args``)
+    and keeps the others (``env``)."""
     out = copy.deepcopy(dict(existing))
     for key, value in additions.items():
         if key == "hooks" and isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = _merge_hooks(out[key], value)
+        elif key == "mcpServers" and isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = {**out[key], **{name: {**out[key][name], **copy.deepcopy(server)}
+                                       if isinstance(out[key].get(name), dict) else copy.deepcopy(server)
+                                       for name, server in value.items()}}
         elif key not in out:
             out[key] = copy.deepcopy(value)
         elif depth > 1 and isinstance(out[key], dict) and isinstance(value, dict):
@@ -90,14 +104,49 @@ def merge_json(existing: Mapping[str, Any], additions: Mapping[str, Any], *, dep
     return out
 
 
-def _commands(entry: Any) -> set[str]:
+def _commands(entry: Any) -> list[str]:
     """Every command a hook entry (a matcher group or a bare ``{command}``) runs."""
     if not isinstance(entry, dict):
-        return set()
-    found = {entry["command"]} if isinstance(entry.get("command"), str) else set()
+        return []
+    found = [entry["command"]] if isinstance(entry.get("command"), str) else []
     for hook in entry.get("hooks") or []:
-        found |= _commands(hook)
+        found += _commands(hook)
     return found
+
+
+def _signature(command: Any) -> tuple[str, ...] | None:
+    """``(hook, HARNESS, EVENT)`` when ``command`` is a program's ``hook HARNESS EVENT``
+    (Baton's shape, whatever the program), else None."""
+    import shlex
+
+    if not isinstance(command, str):
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    return tuple(words[-3:]) if len(words) >= 4 and words[-3] == "hook" else None
+
+
+class _Replacer:
+    """Walks one event's list: the first hook with Baton's signature gets ``line``, later ones go."""
+
+    def __init__(self, line: str):
+        self.line, self.signature, self.done = line, _signature(line), False
+
+    def hook(self, hook: Any) -> Any | None:
+        if not isinstance(hook, dict) or self.signature is None or _signature(hook.get("command")) != self.signature:
+            return hook
+        if self.done:
+            return None
+        self.done = True
+        return {**hook, "command": self.line}
+
+    def entry(self, entry: Any) -> Any | None:
+        if isinstance(entry, dict) and isinstance(entry.get("hooks"), list) and "command" not in entry:
+            hooks = [kept for h in entry["hooks"] if (kept := self.hook(h)) is not None]
+            return {**entry, "hooks": hooks} if hooks or not entry["hooks"] else None
+        return self.hook(entry)
 
 
 def _merge_hooks(existing: dict[str, Any], additions: Mapping[str, Any]) -> dict[str, Any]:
@@ -109,8 +158,12 @@ def _merge_hooks(existing: dict[str, Any], additions: Mapping[str, Any]) -> dict
                 raise InputError(f"hooks.{event} is not a list; fix it by hand, then run this again")
             out[event] = copy.deepcopy(entries)
             continue
-        present = set().union(*(_commands(e) for e in current)) if current else set()
-        out[event] = current + [copy.deepcopy(e) for e in entries if not _commands(e) <= present]
+        for line in (c for e in entries for c in _commands(e)):
+            replacer = _Replacer(line)
+            current = [kept for e in current if (kept := replacer.entry(e)) is not None]
+            if not replacer.done:
+                current += [copy.deepcopy(e) for e in entries if line in _commands(e)]
+        out[event] = current
     return out
 
 
@@ -131,18 +184,100 @@ def _read(path: Path) -> str | None:
         raise StorageError(f"cannot read {path}: {exc}") from exc
 
 
-def _toml_has(text: str, table: str, where: str) -> bool:
+def _toml(text: str, where: str) -> dict[str, Any]:
     import tomllib
 
     try:
-        node: Any = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{where} is not valid TOML ({exc}); fix it by hand, then run this again") from None
+
+
+def _table(node: Any, table: str) -> dict[str, Any] | None:
     for part in table.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return False
+        if not isinstance(node, dict) or not isinstance(node.get(part), dict):
+            return None
         node = node[part]
-    return True
+    return node
+
+
+def _header(line: str) -> list[str] | None:
+    """The dotted name of a ``[table]`` header line, or None."""
+    import tomllib
+
+    stripped = line.strip()
+    if not stripped.startswith("[") or stripped.startswith("[["):
+        return None
+    try:
+        node: Any = tomllib.loads(stripped + "\n")
+    except tomllib.TOMLDecodeError:
+        return None
+    name = []
+    while isinstance(node, dict) and len(node) == 1:
+        key, node = next(iter(node.items()))
+        name.append(key)
+    return name
+
+
+def _toml_update(old: str, table: str, body: str, where: str) -> str:
+    """``old`` with ``body``'s keys in ``[table]`` (appended when the table is absent).
+
+    Only the lines of those keys change; the result is parsed back and must
+    equal ``old`` with just those values replaced.
+
+    Raises:
+        InputError: ``old`` does not parse, or the result would not parse back as exactly
+            that (the table is inline, or its name is taken by a value).
+    """
+    import tomllib
+
+    parsed, wanted = _toml(old, where), tomllib.loads(body)
+    present = _table(parsed, table)
+    if present is not None and all(present.get(k) == v for k, v in wanted.items()):
+        return old
+    lines = old.splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if _header(line) == table.split(".")), None)
+    if start is None:  # no [table] header: append one (an inline or dotted definition will not parse back)
+        head = "" if not old else old + ("\n" if old.endswith("\n") else "\n\n")
+        edited = f"{head}[{table}]\n{body}"
+    else:
+        end = next((i for i in range(start + 1, len(lines)) if _header(lines[i]) is not None), len(lines))
+        kept, at, i = [], None, start + 1
+        while i < end:
+            key = lines[i].split("=", 1)[0].strip() if "=" in lines[i] else None
+            if key not in wanted:
+                kept.append(lines[i])
+                i += 1
+                continue
+            at = len(kept) if at is None else at
+            value = lines[i]
+            while i + 1 < end and not _parses(value):  # a value over several lines
+                i += 1
+                value += lines[i]
+            i += 1
+        at = 0 if at is None else at
+        section = kept[:at] + [body] + kept[at:]
+        edited = "".join(lines[:start + 1] + section + lines[end:])
+    expected: Any = copy.deepcopy(parsed)
+    node = expected
+    for part in table.split("."):
+        node = node.setdefault(part, {}) if isinstance(node, dict) else None
+    if isinstance(node, dict):
+        node.update(wanted)
+    if node is None or not _parses(edited) or tomllib.loads(edited) != expected:
+        raise InputError(f"{where}: cannot update [{table}] in place; set it by hand to:\n{body.rstrip()}",
+                         details={"path": where, "table": table})
+    return edited
+
+
+def _parses(text: str) -> bool:
+    import tomllib
+
+    try:
+        tomllib.loads(text)
+        return True
+    except tomllib.TOMLDecodeError:
+        return False
 
 
 def new_text(spec: ConfigFile, old: str | None) -> str:
@@ -154,10 +289,7 @@ def new_text(spec: ConfigFile, old: str | None) -> str:
     if spec.text is not None:
         return spec.text
     if spec.toml_table is not None:
-        if old is not None and _toml_has(old, spec.toml_table, spec.path):
-            return old
-        head = "" if not old else old + ("\n" if old.endswith("\n") else "\n\n")
-        return f"{head}[{spec.toml_table}]\n{spec.toml_body}"
+        return _toml_update(old or "", spec.toml_table, spec.toml_body, spec.path)
     import json
 
     existing: Any = {}
@@ -174,6 +306,29 @@ def new_text(spec: ConfigFile, old: str | None) -> str:
     return json.dumps(merged, indent=2, ensure_ascii=False) + "\n"
 
 
+def command_words(command: str) -> tuple[str, ...]:
+    """The words of ``--command``: one word when the value names an existing file
+    (``/opt/my tools/baton``, spaces and all), else the value split as a shell
+    would (``uvx baton``, ``'/opt/my tools/baton' --flag``). A leading ``~`` is
+    expanded: a hook command is quoted, and an MCP server is run without a shell.
+
+    Raises:
+        InputError: the value is empty or its quotes do not close.
+    """
+    import shlex
+
+    value = command.strip()
+    if os.path.isfile(os.path.expanduser(value)):
+        return (os.path.expanduser(value),)
+    try:
+        words = shlex.split(value)
+    except ValueError as exc:
+        raise InputError(f"`command` {command!r} cannot be split into words ({exc})") from None
+    if not words:
+        raise InputError("`command` must name the baton program")
+    return (os.path.expanduser(words[0]), *words[1:])
+
+
 def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = False,
                   command: str = DEFAULT_COMMAND) -> InstallResult:
     """Merge ``harness``'s configuration into the project at ``root``.
@@ -185,12 +340,12 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     """
     from baton.harnesses import adapter
 
-    if not command.strip():
-        raise InputError("`command` must name the baton program")
+    import shlex
+
     chosen = adapter(harness)
     base = Path(root)
     planned = []
-    for spec in chosen.configuration(command.strip()):
+    for spec in chosen.configuration(shlex.join(command_words(command))):
         path = _contained(base, spec.path)
         old = _read(path)
         text = new_text(spec, old)

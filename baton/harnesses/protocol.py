@@ -71,9 +71,11 @@ class ConfigFile:
     path: str
     """Relative to the project root."""
     merge: Mapping[str, Any] | None = None
-    """JSON: members to add where missing (``hooks`` lists gain Baton's entry unless a command equals it)."""
+    """JSON: members to add where missing; Baton's hook in each ``hooks`` list and its
+    ``mcpServers.baton`` entry replace the ones there (``baton.harnesses.install``)."""
     toml_table: str | None = None
-    """TOML: a dotted table name (``mcp_servers.baton``) and ``toml_body`` appended when the table is absent."""
+    """TOML: a dotted table name (``mcp_servers.baton``) and ``toml_body``: appended when the
+    table is absent, its keys' lines replaced when it is there."""
     toml_body: str = ""
     text: str | None = None
     """A whole file Baton owns (a rule file): written when absent or different."""
@@ -117,7 +119,8 @@ class CommandHookAdapter:
     kinds: Mapping[str, str]
     hooks: tuple[HookCommand, ...]
     files: Callable[[str, tuple[str, ...]], list[ConfigFile]]
-    """Given the command prefix and each hook's full command line, the files to merge."""
+    """Given the command prefix (a shell command line, each word quoted) and each hook's
+    full command line, the files to merge."""
     answer: Callable[[SessionMetadata, str], dict[str, Any]]
     """The harness's JSON answer carrying ``context`` at a session start."""
     empty_answer: str = ""

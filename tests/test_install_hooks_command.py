@@ -1,0 +1,194 @@
+"""``baton install-hooks --command``: Baton's entries are replaced, never
+duplicated, when the command changes; a path with a space stays one word;
+whatever a generated file references exists or is a command."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import tomllib
+
+import pytest
+
+from baton.cli import build_parser
+from baton.harnesses import HARNESSES, adapter
+from baton.harnesses.install import install_hooks
+from tests.cli_support import run
+
+HOOKS_FILE = {"claude-code": ".claude/settings.json", "codex": ".codex/hooks.json",
+              "gemini-cli": ".gemini/settings.json", "cursor": ".cursor/hooks.json"}
+MCP_FILE = {"claude-code": ".mcp.json", "codex": ".codex/config.toml",
+            "gemini-cli": ".gemini/settings.json", "cursor": ".cursor/mcp.json"}
+
+
+def _hook_commands(root, harness: str) -> dict[str, list[str]]:
+    """Every command each event of the harness's hooks file runs."""
+    hooks = json.loads((root / HOOKS_FILE[harness]).read_text())["hooks"]
+    out = {}
+    for event, entries in hooks.items():
+        out[event] = []
+        for entry in entries:
+            out[event] += [entry["command"]] if "command" in entry else [h["command"] for h in entry["hooks"]]
+    return out
+
+
+def _baton_server(root, harness: str) -> dict:
+    path = root / MCP_FILE[harness]
+    if path.suffix == ".toml":
+        return tomllib.loads(path.read_text())["mcp_servers"]["baton"]
+    return json.loads(path.read_text())["mcpServers"]["baton"]
+
+
+def _snapshot(root):
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*")
+            if p.is_file() and ".baton" not in p.parts}
+
+
+@pytest.fixture
+def script(tmp_path):
+    """An executable in a directory whose name has a space; it echoes its arguments."""
+    folder = tmp_path / "dir with space"
+    folder.mkdir()
+    path = folder / "baton"
+    path.write_text('#!/bin/sh\necho "ran $*"\n')
+    path.chmod(0o755)
+    return path
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_a_new_command_replaces_batons_hooks_and_server_instead_of_adding_them(project_dir, harness):
+    install_hooks(project_dir, harness)
+    install_hooks(project_dir, harness, command="/venv/bin/baton")
+    events = [hook.event for hook in adapter(harness).hooks]
+    assert _hook_commands(project_dir, harness) == {
+        event: [f"/venv/bin/baton hook {harness} {event}"] for event in events}
+    assert _baton_server(project_dir, harness) == {"command": "/venv/bin/baton", "args": ["mcp"]}
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_running_the_new_command_again_changes_nothing(project_dir, harness):
+    install_hooks(project_dir, harness)
+    install_hooks(project_dir, harness, command="/venv/bin/baton")
+    before = _snapshot(project_dir)
+    again = install_hooks(project_dir, harness, command="/venv/bin/baton")
+    assert {c.action for c in again.changes} == {"unchanged"}
+    assert _snapshot(project_dir) == before
+
+
+def test_a_dry_run_shows_the_replaced_command(project_dir):
+    install_hooks(project_dir, "claude-code")
+    before = _snapshot(project_dir)
+    text = install_hooks(project_dir, "claude-code", dry_run=True, command="/venv/bin/baton").render()
+    assert _snapshot(project_dir) == before
+    assert '-            "command": "baton hook claude-code SessionStart"' in text
+    assert '+            "command": "/venv/bin/baton hook claude-code SessionStart"' in text
+    assert '-      "command": "baton",' in text and '+      "command": "/venv/bin/baton",' in text
+
+
+def test_batons_hook_is_recognised_by_its_shape_and_other_hooks_and_keys_are_kept(project_dir):
+    """A duplicate left by an earlier install goes; the user's timeout on Baton's hook and their own hooks stay."""
+    settings = project_dir / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"model": "opus", "hooks": {"SessionStart": [
+        {"matcher": "startup", "hooks": [{"type": "command", "command": "./mine.sh"},
+                                         {"type": "command", "command": "baton hook claude-code SessionStart",
+                                          "timeout": 99}]},
+        {"hooks": [{"type": "command", "command": "'/old/my baton' hook claude-code SessionStart"}]},
+        {"hooks": [{"type": "command", "command": "notify hook claude-code"}]},
+    ]}}))
+    install_hooks(project_dir, "claude-code", command="/venv/bin/baton")
+    merged = json.loads(settings.read_text())
+    assert merged["model"] == "opus"
+    assert merged["hooks"]["SessionStart"] == [
+        {"matcher": "startup", "hooks": [{"type": "command", "command": "./mine.sh"},
+                                         {"type": "command", "command": "/venv/bin/baton hook claude-code SessionStart",
+                                          "timeout": 99}]},
+        {"hooks": [{"type": "command", "command": "notify hook claude-code"}]},
+    ]
+
+
+def test_the_baton_server_takes_the_new_command_and_keeps_its_other_keys(project_dir):
+    (project_dir / ".mcp.json").write_text(json.dumps({"mcpServers": {
+        "other": {"command": "x"}, "baton": {"command": "baton", "args": ["mcp"], "env": {"BATON_DEBUG": "1"}}}}))
+    install_hooks(project_dir, "claude-code", command="/venv/bin/baton")
+    assert json.loads((project_dir / ".mcp.json").read_text())["mcpServers"] == {
+        "other": {"command": "x"},
+        "baton": {"command": "/venv/bin/baton", "args": ["mcp"], "env": {"BATON_DEBUG": "1"}}}
+
+
+def test_codex_baton_table_gets_the_new_command_and_the_rest_of_the_file_is_untouched(project_dir):
+    config = project_dir / ".codex" / "config.toml"
+    config.parent.mkdir()
+    head = 'model = "gpt-5-codex"\n\n[mcp_servers.baton]\n'
+    tail = 'env = { BATON_DEBUG = "1" }\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\n'
+    config.write_text(head + 'command = "baton"\nargs = [\n  "mcp",\n]\n' + tail)
+    install_hooks(project_dir, "codex", command="/venv/bin/baton")
+    assert config.read_text() == head + 'command = "/venv/bin/baton"\nargs = ["mcp"]\n' + tail
+    assert tomllib.loads(config.read_text())["mcp_servers"]["baton"] == {
+        "command": "/venv/bin/baton", "args": ["mcp"], "env": {"BATON_DEBUG": "1"}}
+
+
+def test_a_codex_baton_server_baton_cannot_edit_in_place_is_refused_and_left_untouched(project_dir, capsys):
+    config = project_dir / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('mcp_servers = { baton = { command = "baton", args = ["mcp"] } }\n')
+    code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "codex", "--command", "/venv/bin/baton")
+    assert code == 2 and "cannot update [mcp_servers.baton] in place" in err
+    assert config.read_text() == 'mcp_servers = { baton = { command = "baton", args = ["mcp"] } }\n'
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_a_command_path_with_a_space_is_one_word_that_the_hook_shell_runs(project_dir, harness, script):
+    install_hooks(project_dir, harness, command=str(script))
+    for event, commands in _hook_commands(project_dir, harness).items():
+        (command,) = commands
+        ran = subprocess.run(["sh", "-c", command], capture_output=True, text=True, check=True)
+        assert ran.stdout == f"ran hook {harness} {event}\n"
+    assert _baton_server(project_dir, harness) == {"command": str(script), "args": ["mcp"]}
+
+
+def test_a_command_that_names_no_file_is_split_like_a_shell(project_dir):
+    install_hooks(project_dir, "claude-code", command="uvx --from 'baton-cli' baton")
+    assert _hook_commands(project_dir, "claude-code")["SessionEnd"] == [
+        "uvx --from baton-cli baton hook claude-code SessionEnd"]
+    assert _baton_server(project_dir, "claude-code") == {"command": "uvx",
+                                                          "args": ["--from", "baton-cli", "baton", "mcp"]}
+
+
+def test_a_command_whose_quotes_do_not_close_is_refused(project_dir, capsys):
+    code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "codex", "--command", "'/opt/baton")
+    assert code == 2 and "cannot be split into words" in err
+    assert _snapshot(project_dir) == {}
+
+
+PATH = re.compile(r"(?<![\w/:.-])[\w.-]+/[\w./-]*\w")
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_every_path_a_generated_file_names_exists_in_the_project(project_dir, harness):
+    result = install_hooks(project_dir, harness)
+    for change in result.changes:
+        text = (project_dir / change.path).read_text()
+        for path in PATH.findall(text):
+            assert (project_dir / path).exists(), f"{change.path} names {path}, which is not in the project"
+
+
+def test_every_baton_command_the_cursor_rule_names_is_a_command(project_dir):
+    install_hooks(project_dir, "cursor")
+    rule = (project_dir / ".cursor" / "rules" / "baton.mdc").read_text()
+    commands = [c for c in re.findall(r"`(baton [^`]+)`", " ".join(rule.split())) if "--help" not in c]
+    assert len(commands) >= 4
+    for command in commands:
+        words = [w.replace("ID", "h-1") for w in shlex.split(command)][1:]
+        build_parser().parse_args(words)  # exits 2 on a command or option Baton does not have
+
+
+def test_a_codex_baton_table_known_only_by_its_subtable_gains_its_header(project_dir):
+    config = project_dir / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('[mcp_servers.baton.env]\nBATON_DEBUG = "1"\n')
+    install_hooks(project_dir, "codex", command="/venv/bin/baton")
+    assert tomllib.loads(config.read_text())["mcp_servers"]["baton"] == {
+        "command": "/venv/bin/baton", "args": ["mcp"], "env": {"BATON_DEBUG": "1"}}
