@@ -18,6 +18,17 @@ def _commit(repo_dir: Path, name: str, text: str) -> str:
                             committer=b"T <t@example.com>").decode()
 
 
+def _with_linked_worktree(tmp_path: Path) -> Path:
+    """A repository ``main`` with one commit and a linked worktree ``linked`` on branch ``feature``."""
+    main = tmp_path / "main"
+    main.mkdir()
+    porcelain.init(str(main))
+    _commit(main, "a.txt", "one")
+    porcelain.branch_create(str(main), "feature")
+    porcelain.worktree_add(str(main), str(tmp_path / "linked"), branch="feature")
+    return main
+
+
 def test_outside_a_repository_everything_is_unknown(tmp_path):
     state = gitinfo.repo_state(tmp_path)
     assert state.vcs == "none" and state.head is None and state.branch is None
@@ -108,12 +119,7 @@ def test_locate_finds_the_repository_from_a_subfolder(tmp_path):
 
 
 def test_locate_follows_a_linked_worktrees_gitdir_file_to_the_common_directory(tmp_path):
-    main = tmp_path / "main"
-    main.mkdir()
-    porcelain.init(str(main))
-    _commit(main, "a.txt", "one")
-    porcelain.branch_create(str(main), "feature")
-    porcelain.worktree_add(str(main), str(tmp_path / "linked"), branch="feature")
+    main = _with_linked_worktree(tmp_path)
     where = gitinfo.locate(tmp_path / "linked")
     assert where.worktree == (tmp_path / "linked").resolve()
     assert where.common_dir.resolve() == (main / ".git").resolve()
@@ -233,12 +239,7 @@ def test_head_commit_of_a_detached_head_is_the_sha_it_names(tmp_path):
 
 
 def test_head_commit_of_a_linked_worktree_is_its_own_branchs(tmp_path):
-    main = tmp_path / "main"
-    main.mkdir()
-    porcelain.init(str(main))
-    _commit(main, "a.txt", "one")
-    porcelain.branch_create(str(main), "feature")
-    porcelain.worktree_add(str(main), str(tmp_path / "linked"), branch="feature")
+    main = _with_linked_worktree(tmp_path)
     feature = _commit(tmp_path / "linked", "b.txt", "two")
     assert gitinfo.head_commit(tmp_path / "linked") == feature == _dulwich_head(tmp_path / "linked")
     assert gitinfo.head_commit(main) != feature
