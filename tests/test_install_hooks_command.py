@@ -163,6 +163,26 @@ def test_a_command_whose_quotes_do_not_close_is_refused(project_dir, capsys):
     assert _snapshot(project_dir) == {}
 
 
+def test_a_mistyped_path_with_a_space_is_refused_not_split(project_dir, script, capsys):
+    mistyped = str(script).replace("dir with space", "dir with spaces")
+    code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "claude-code", "--command", mistyped)
+    assert code == 2 and "names no file" in err
+    assert _snapshot(project_dir) == {}
+
+
+def test_a_command_naming_a_folder_is_refused(project_dir, script, capsys):
+    code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "claude-code",
+                         "--command", str(script.parent) + "/")
+    assert code == 2 and "is a folder" in err
+    assert _snapshot(project_dir) == {}
+
+
+def test_a_relative_command_path_is_written_absolute(project_dir, script, monkeypatch):
+    monkeypatch.chdir(script.parent.parent)
+    install_hooks(project_dir, "claude-code", command=f"{script.parent.name}/{script.name}")
+    assert _baton_server(project_dir, "claude-code") == {"command": str(script), "args": ["mcp"]}
+
+
 PATH = re.compile(r"(?<![\w/:.-])[\w.-]+/[\w./-]*\w")
 
 

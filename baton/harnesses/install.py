@@ -312,21 +312,38 @@ def command_words(command: str) -> tuple[str, ...]:
     would (``uvx baton``, ``'/opt/my tools/baton' --flag``). A leading ``~`` is
     expanded: a hook command is quoted, and an MCP server is run without a shell.
 
+    A program given as a path is written absolute when it exists (a harness
+    runs its hooks from its own working folder, not from where this ran).
+
     Raises:
-        InputError: the value is empty or its quotes do not close.
+        InputError: the value is empty, its quotes do not close, it names a
+            folder, or it looks like a path with spaces that names nothing
+            (``/opt/my tool/baton`` mistyped), which would be split into words.
     """
     import shlex
 
+    def path_like(word: str) -> bool:
+        return os.sep in word or bool(os.altsep and os.altsep in word)
+
     value = command.strip()
-    if os.path.isfile(os.path.expanduser(value)):
-        return (os.path.expanduser(value),)
+    whole = os.path.expanduser(value)
+    if path_like(whole) and os.path.isfile(whole):
+        return (os.path.abspath(whole),)
+    if path_like(whole) and os.path.isdir(whole):
+        raise InputError(f"`command` {command!r} is a folder; name the baton program in it")
     try:
         words = shlex.split(value)
     except ValueError as exc:
         raise InputError(f"`command` {command!r} cannot be split into words ({exc})") from None
     if not words:
         raise InputError("`command` must name the baton program")
-    return (os.path.expanduser(words[0]), *words[1:])
+    program = os.path.expanduser(words[0])
+    if path_like(program) and os.path.isfile(program):
+        program = os.path.abspath(program)
+    elif path_like(program) and len(words) > 1 and not os.path.exists(program):
+        raise InputError(f"`command` {command!r} names no file, and split into words its program {program!r} "
+                         "is none either: check the path, or quote a path with spaces inside the value")
+    return (program, *words[1:])
 
 
 def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = False,
