@@ -91,3 +91,10 @@ def test_a_prompt_without_a_session_id_writes_nothing_and_says_so_once(repo, har
     assert outcome.result is None and "session id is required" in outcome.problem
     assert outcome.answer == ("" if harness != "gemini-cli" else "{}")
     assert ledger_lines(repo) == lines
+
+
+def test_a_cursor_hook_without_its_conversation_id_names_that_field(repo):
+    payload = {k: v for k, v in fixture("cursor", "preCompact", repo).items()
+               if k not in ("conversation_id", "session_id")}
+    outcome = hook(repo, "cursor", "preCompact", payload)
+    assert outcome.result is None and "(`conversation_id`)" in outcome.problem

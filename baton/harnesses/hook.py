@@ -157,10 +157,8 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
                              f"{', '.join(chosen.kinds)}")
         payload = read_payload(stdin)
         metadata = chosen.get_session_metadata(event, payload)
-        if metadata.kind == USER_PROMPT:
-            from baton.commands.sessions import check_session_id
-
-            check_session_id(metadata.session_id, required=True)  # as every other event: no id, nothing done
+        if metadata.session_id is None:  # every event is a session's: without its id, nothing is done
+            raise InputError(f"a session id is required (`{chosen.session_fields[0]}`)")
         if metadata.kind == USER_PROMPT and not metadata.handoff_request:
             # The only signal a prompt carries is an explicit request: without
             # one the detector would score nothing, so nothing is opened.
