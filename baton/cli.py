@@ -978,6 +978,9 @@ def _undecodable(argv: Sequence[str]) -> str | None:
     return None
 
 
+SUBCOMMAND_GROUPS = frozenset({"session", "checkpoint", "handoff"})
+"""Commands that are only groups: each needs one of its subcommands."""
+
 PROJECTLESS = frozenset({"_init", "_doctor", "_demo", "_mcp", "_status_serve", "_hook", "_install_hooks",
                          "_completion"})
 """Handlers that take no opened project: they create one, diagnose one that
@@ -1150,6 +1153,14 @@ def _main(words: list[str]) -> int:
     if size > MAX_INPUT_BYTES:
         message = (f"the arguments are {size} bytes; the limit is {MAX_INPUT_BYTES} bytes (1 MiB) "
                    "(link to repository artifacts instead of pasting them)")
+        if _Parser.json_requested:
+            _print_json({"error": {"code": "input_error", "message": message, "exit_code": 2}})
+        print(f"baton: {message}", file=sys.stderr)
+        return 2
+    if len(words) >= 2 and words[0] in SUBCOMMAND_GROUPS and words[1].startswith("-") \
+            and words[1] not in ("-h", "--help"):
+        message = (f"`baton {words[0]}` needs a subcommand before its options "
+                   f"(`baton {words[0]} COMMAND {words[1]}`; see `baton {words[0]} --help`)")
         if _Parser.json_requested:
             _print_json({"error": {"code": "input_error", "message": message, "exit_code": 2}})
         print(f"baton: {message}", file=sys.stderr)

@@ -161,3 +161,27 @@ def test_a_group_without_its_subcommand_shows_the_groups_own_help_and_exits_2(tm
     r = run_baton(group, cwd=tmp_path)
     assert r.returncode == 2
     assert r.stderr.startswith(f"usage: baton {group} ")
+
+
+@pytest.mark.parametrize("group", ["handoff", "session", "checkpoint"])
+def test_an_option_given_to_a_group_before_its_subcommand_is_named_as_such(tmp_path, group):
+    r = run_baton(group, "--json", cwd=tmp_path)
+    assert r.returncode == 2
+    error = json.loads(r.stdout)["error"]
+    assert error["code"] == "input_error" and f"`baton {group}` needs a subcommand before its options" in error["message"]
+
+
+def test_the_subcommand_groups_are_the_commands_that_do_nothing_without_a_subcommand():
+    import argparse
+
+    from baton.cli import SUBCOMMAND_GROUPS, build_parser
+
+    def subparsers(parser):
+        return [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+
+    groups = set()
+    for name in subparsers(build_parser())[0].choices:
+        command = subparsers(build_parser([name]))[0].choices[name]  # each command's parser, fully built
+        if subparsers(command) and not command._defaults.get("func"):
+            groups.add(name)
+    assert groups == set(SUBCOMMAND_GROUPS)
