@@ -97,3 +97,18 @@ def test_cursor_prompt_hook_lets_the_prompt_through_when_baton_fails(project_dir
     result = _run(project_dir, "cursor", "beforeSubmitPrompt",
                   json.dumps(fixture("cursor", "beforeSubmitPrompt", project_dir)))
     _assert_quiet_failure(result, '{"continue":true}')
+
+
+def test_a_session_start_on_a_corrupt_ledger_exits_0_and_says_why(project):
+    git_init(project)
+    result = _run(project, "claude-code", "SessionStart", json.dumps(fixture("claude-code", "SessionStart.startup",
+                                                                             project, session_id="first")))
+    assert result.returncode == 0 and "additionalContext" in result.stdout
+    (feed,) = (project / ".baton" / "ledger").glob("*.jsonl")
+    feed.write_bytes(feed.read_bytes().replace(b'"first"', b'"fIrst"', 1))
+    os.utime(feed)
+    (project / ".baton" / "index.sqlite").unlink()  # the damage is in bytes the index had folded
+    result = _run(project, "claude-code", "SessionStart", json.dumps(fixture("claude-code", "SessionStart.startup",
+                                                                             project, session_id="second")))
+    _assert_quiet_failure(result)
+    assert "baton verify" in result.stderr or "corrupt" in result.stderr or "damaged" in result.stderr

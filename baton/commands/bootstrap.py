@@ -161,6 +161,8 @@ def bootstrap(
     try:
         runner = opened.reading()
     except BatonError as exc:
+        if gate is not None:  # a start that cannot be recorded: the caller reports it
+            raise
         # A damaged feed or index must not stop a session from starting (the
         # hook that calls us would lose the whole brief): say so, claim nothing.
         notices.append(_unreadable(exc))
