@@ -636,18 +636,14 @@ def _field_path(path: str) -> str:
 def structure(value: Any, cls: type) -> Any:
     """Read any model class from JSON, reporting every problem at once.
 
-    Valid input (every stored record) is read by the plain reader (a model
-    class) or the converter that stops at the first problem; only input they
-    refuse is read again by the detailed converter, for the report. All three
-    make the same checks, so all accept and build the same values.
+    Valid input (every stored record) is read by the converter that stops at
+    the first problem; only input it refuses is read again by the detailed
+    one, for the report. Both run the same hooks, so both accept and build
+    the same values.
 
     Raises:
         HandoffInputError: one problem per field path.
     """
-    if cls in _MODEL:
-        read = plain_structure(value, cls)
-        if read is not None:
-            return read
     try:
         return converter(detailed=False).structure(value, cls)
     except Exception:  # noqa: BLE001 - read again below, where every problem is reported
@@ -659,195 +655,7 @@ def structure(value: Any, cls: type) -> Any:
 
 
 def unstructure(obj: Any) -> Any:
-    if type(obj) in _MODEL:
-        return _plain_unstructure(obj)
     return _any_converter().unstructure(obj)
-
-
-# --------------------------------------------------------------------------- the plain reader
-
-# A command that reads one record (``resume``, ``handoff show``) would spend
-# more on building the converter (importing cattrs, generating its code, ~20
-# ms) than on everything else it does. The plain reader and writer below take
-# the record the same way without cattrs, and faster (~70 µs a generated
-# record against the quick converter's ~370 µs; writing, 40 against 45 µs):
-# the same checks of every value (the converter's hooks above), defaults,
-# unknown keys kept in ``extra``, and the same JSON out. Whatever it refuses is read again by the
-# converter, which reports it (or, should the two ever disagree, reads it):
-# a property test holds them to each other on generated records and
-# corruptions of them (tests/test_plain_reader.py).
-
-_MODEL = frozenset(MODEL_CLASSES)
-_HINTS: dict[str, Any] = {}
-
-
-def _hint(annotation: Any) -> Any:
-    if not isinstance(annotation, str):
-        return annotation
-    hint = _HINTS.get(annotation)
-    if hint is None:
-        hint = _HINTS[annotation] = eval(annotation, globals())  # noqa: S307 - this module's own annotations
-    return hint
-
-
-class _Refused(Exception):
-    """The plain reader does not accept a value: the converter reads it again."""
-
-
-def _read_str(value: Any) -> Any:
-    if not isinstance(value, str):
-        raise _Refused
-    return value
-
-
-def _read_bool(value: Any) -> Any:
-    if not isinstance(value, bool):
-        raise _Refused
-    return value
-
-
-def _read_float(value: Any) -> Any:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _Refused
-    return float(value)
-
-
-def _read_int(value: Any) -> Any:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _Refused
-    return value
-
-
-def _read_timestamp(value: Any) -> Any:
-    if not isinstance(value, str):
-        raise _Refused
-    parse_timestamp(value)
-    return value
-
-
-def _read_handoff_id(value: Any) -> Any:
-    if not is_handoff_id(value):
-        raise _Refused
-    return value
-
-
-def _read_object(value: Any) -> Any:
-    if not isinstance(value, dict):
-        raise _Refused
-    return dict(value)
-
-
-_SCALAR_READERS: dict[Any, Callable[[Any], Any]] = {
-    str: _read_str, bool: _read_bool, float: _read_float, int: _read_int,
-    Timestamp: _read_timestamp, HandoffId: _read_handoff_id,
-}
-
-
-def _reader(t: Any) -> Callable[[Any], Any]:
-    """The plain reader of type ``t`` (any type a model field has)."""
-    found = _SCALAR_READERS.get(t)
-    if found is not None:
-        return found
-    if t in _MODEL:
-        return lambda value: _plain_structure(value, t)
-    origin, args = get_origin(t), get_args(t)
-    if origin is Literal:
-        allowed = frozenset(args)
-
-        def read_literal(value: Any) -> Any:
-            if not isinstance(value, str) or value not in allowed:
-                raise _Refused
-            return value
-
-        return read_literal
-    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
-        item = _reader(args[0])
-
-        def read_tuple(value: Any) -> Any:
-            if not isinstance(value, list):
-                raise _Refused
-            return tuple([item(v) for v in value])
-
-        return read_tuple
-    if origin in (Union, UnionType) and len(args) == 2 and type(None) in args:
-        inner = _reader(next(a for a in args if a is not type(None)))
-        return lambda value: None if value is None else inner(value)
-    if origin is dict:
-        return _read_object
-    raise TypeError(f"the plain reader has no reader for {t!r}")  # a new field type: teach it here
-
-
-_READ_PLANS: dict[type, tuple[tuple[tuple[str, str, bool, Callable[[Any], Any]], ...], frozenset[str]]] = {}
-
-
-def _read_plan(cls: type) -> tuple[tuple[tuple[str, str, bool, Callable[[Any], Any]], ...], frozenset[str]]:
-    plan = _READ_PLANS.get(cls)
-    if plan is None:
-        fields = [f for f in attrs.fields(cls) if f.name != "extra"]
-        steps = tuple((f.name, f.metadata.get(_KEY, f.name), f.default is attrs.NOTHING, _reader(_hint(f.type)))
-                      for f in fields)
-        plan = _READ_PLANS[cls] = (steps, frozenset(step[1] for step in steps))
-    return plan
-
-
-def _plain_structure(value: Any, cls: type) -> Any:
-    if not isinstance(value, dict):
-        raise _Refused
-    steps, known = _read_plan(cls)
-    kwargs: dict[str, Any] = {}
-    for name, key, required, read in steps:
-        if key in value:
-            kwargs[name] = read(value[key])
-        elif required:
-            raise _Refused
-    if len(value) > len(kwargs):
-        rest = {k: v for k, v in value.items() if k not in known}
-        if rest:
-            kwargs["extra"] = rest
-    return cls(**kwargs)
-
-
-def plain_structure(value: Any, cls: type) -> Any:
-    """``structure(value, cls)`` without cattrs, for a model class; None when
-    the plain reader refuses the value (the converter then reads it)."""
-    try:
-        return _plain_structure(value, cls)
-    except Exception:  # noqa: BLE001 - _Refused, or whatever a value's own check raised
-        return None
-
-
-_WRITE_PLANS: dict[type, tuple[tuple[str, str, bool], ...]] = {}
-
-
-def _plain_unstructure(obj: Any) -> Any:
-    """The converter's ``unstructure`` of a model object, without cattrs."""
-    cls = type(obj)
-    plan = _WRITE_PLANS.get(cls)
-    if plan is None:
-        plan = _WRITE_PLANS[cls] = tuple((f.name, f.metadata.get(_KEY, f.name), bool(f.metadata.get(_OMIT_EMPTY)))
-                                         for f in attrs.fields(cls) if f.name != "extra")
-    out: dict[str, Any] = {}
-    for name, key, omit_empty in plan:
-        value = getattr(obj, name)
-        if value is None or (omit_empty and value == ()):
-            continue
-        out[key] = value if type(value) in _SCALARS else _plain_value(value)
-    for key, value in obj.extra.items():
-        out.setdefault(key, value)
-    return out
-
-
-def _plain_value(value: Any) -> Any:
-    kind = type(value)
-    if kind in _SCALARS or value is None:
-        return value
-    if kind in _MODEL:
-        return _plain_unstructure(value)
-    if kind is tuple or kind is list:
-        return [v if type(v) in _SCALARS else _plain_value(v) for v in value]
-    if kind is dict and all(type(k) is str for k in value):
-        return {k: v if type(v) in _SCALARS else _plain_value(v) for k, v in value.items()}
-    return _any_converter().unstructure(value)  # anything else: the converter's own dispatch
 
 
 # --------------------------------------------------------------------------- public API
