@@ -213,3 +213,41 @@ def test_as_of_a_malformed_point_is_an_input_error(project):
     _ready(project)
     result = baton(project, "lineage", "--as-of", "yesterday")
     assert result.returncode == 2
+
+
+def _has_branches(project) -> bool:
+    from baton.app import Baton
+    from baton.projections.lineage import EDGES_TABLE, has_branches
+
+    with Baton.open(project) as app:
+        db = app.project.reading().db
+        scanned = db.execute(f"SELECT 1 FROM {EDGES_TABLE} GROUP BY parent HAVING COUNT(*) > 1 LIMIT 1").fetchone()
+        assert has_branches(db) == (scanned is not None)  # the kept fork rows agree with the edges
+        return has_branches(db)
+
+
+def test_a_branch_is_known_from_the_second_child_of_a_parent_and_gone_when_that_child_is_forgotten(project):
+    from baton.app import Baton
+
+    parent = _ready(project)
+    _child(project, parent, "Token store: Redis")
+    assert not _has_branches(project)
+    second = _child(project, parent, "Token store: Postgres")
+    assert _has_branches(project)
+    with Baton.open(project) as app:
+        app.forget(second, reason="test", yes=True)
+    assert not _has_branches(project)
+
+
+def test_the_fork_rows_of_an_index_from_before_them_are_filled_from_its_edges(project):
+    from baton.app import Baton
+    from baton.projections.lineage import FORKS_TABLE
+
+    _branches(project)
+    with Baton.open(project) as app:
+        db = app.project.reading().db
+        db.execute(f"DROP TABLE {FORKS_TABLE}")
+        db.conn.commit()
+    with Baton.open(project) as app:
+        app.project.runner.close()
+    assert _has_branches(project)

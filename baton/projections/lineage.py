@@ -25,12 +25,16 @@ from baton.projections.base import Doc, handoff_key
 
 NODES_TABLE = "lineage_nodes"
 EDGES_TABLE = "lineage_edges"
+FORKS_TABLE = "lineage_forks"
+"""The parents with two or more children, kept as edges change, so "is there
+any branch?" is one row's lookup, not a scan of every edge."""
 _TYPES = frozenset((HANDOFF_CAPTURED, HANDOFF_REVISED))
 
 
 class Lineage:
     name = "lineage"
     version = 1
+    index_tables = (NODES_TABLE, EDGES_TABLE, FORKS_TABLE)
 
     def keys(self, event: Event) -> Iterable[str]:
         return handoff_key(event, _TYPES)
@@ -60,23 +64,47 @@ class Lineage:
         db.execute(f"CREATE TABLE IF NOT EXISTS {EDGES_TABLE} (parent TEXT NOT NULL, child TEXT NOT NULL, "
                    "relation TEXT, PRIMARY KEY (parent, child))")
         db.execute(f"CREATE INDEX IF NOT EXISTS {EDGES_TABLE}_by_child ON {EDGES_TABLE} (child)")
+        known = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [FORKS_TABLE]).fetchone()
+        db.execute(f"CREATE TABLE IF NOT EXISTS {FORKS_TABLE} (parent TEXT PRIMARY KEY)")
+        if known is None:  # an index from before the table: filled once from the edges it holds
+            db.execute(f"INSERT OR IGNORE INTO {FORKS_TABLE} (parent) "
+                       f"SELECT parent FROM {EDGES_TABLE} GROUP BY parent HAVING COUNT(*) > 1")
 
     def reset_index(self, db: Any) -> None:
         db.execute(f"DELETE FROM {NODES_TABLE}")
         db.execute(f"DELETE FROM {EDGES_TABLE}")
+        db.execute(f"DELETE FROM {FORKS_TABLE}")
 
     def index(self, db: Any, changed: list[tuple[str, Doc | None]]) -> None:
         from baton.domain.lineage import iter_edges
 
-        db.conn.executemany(f"DELETE FROM {EDGES_TABLE} WHERE child = ?", [(key,) for key, _doc in changed])
+        keys = [(key,) for key, _doc in changed]
+        # The parents whose children change here: their fork row is decided again below.
+        touched = {row[0] for chunk in _chunks([k for (k,) in keys])
+                   for row in db.execute(f"SELECT parent FROM {EDGES_TABLE} WHERE child IN "
+                                         f"({','.join('?' * len(chunk))})", chunk)}
+        db.conn.executemany(f"DELETE FROM {EDGES_TABLE} WHERE child = ?", keys)
         db.conn.executemany(f"DELETE FROM {NODES_TABLE} WHERE id = ?",
                             [(key,) for key, doc in changed if doc is None])
         db.conn.executemany(f"INSERT OR REPLACE INTO {NODES_TABLE} (id, relation, branch_label, created_at) "
                             "VALUES (?, ?, ?, ?)",
                             [(key, doc.get("relation"), doc.get("branch_label"), doc.get("created_at"))
                              for key, doc in changed if doc is not None])
+        edges = [edge for _key, doc in changed if doc is not None for edge in iter_edges(doc)]
         db.conn.executemany(f"INSERT OR REPLACE INTO {EDGES_TABLE} (parent, child, relation) VALUES (?, ?, ?)",
-                            [edge for _key, doc in changed if doc is not None for edge in iter_edges(doc)])
+                            edges)
+        touched.update(parent for parent, _child, _relation in edges)
+        for chunk in _chunks(sorted(touched)):
+            marks = ",".join("?" * len(chunk))
+            db.execute(f"DELETE FROM {FORKS_TABLE} WHERE parent IN ({marks})", chunk)
+            db.execute(f"INSERT INTO {FORKS_TABLE} (parent) SELECT parent FROM {EDGES_TABLE} "
+                       f"WHERE parent IN ({marks}) GROUP BY parent HAVING COUNT(*) > 1", chunk)
+
+
+def _chunks(items: list[str], size: int = 500) -> Iterable[list[str]]:
+    """``items`` in runs short enough for one statement's parameters."""
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
 
 
 # -- typed queries --------------------------------------------------------------------
@@ -84,8 +112,7 @@ class Lineage:
 def has_branches(db: Any) -> bool:
     """Whether any node has two or more children, or any node is a merge
     (without either, no two nodes diverge and no conflict is possible)."""
-    row = db.execute(f"SELECT 1 FROM {EDGES_TABLE} GROUP BY parent HAVING COUNT(*) > 1 LIMIT 1").fetchone()
-    return row is not None
+    return db.execute(f"SELECT 1 FROM {FORKS_TABLE} LIMIT 1").fetchone() is not None
 
 
 def load_graph(runner: Any) -> Any:

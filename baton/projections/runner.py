@@ -260,12 +260,18 @@ class ProjectionRunner:
     def _schema_current(self, db: "IndexDb") -> bool:
         """The tables of this signature exist (every command after the first):
         then opening costs one query, and sqlite-utils is not even imported."""
+        tables = [t for p in self.projections for t in getattr(p, "index_tables", ())]
         try:
             row = db.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()
             columns = {r[1] for r in db.execute("PRAGMA table_info(cursors)").fetchall()}
+            # A query table a projection gained since this index was made is
+            # created (and filled) by its ``setup_index``, without a replay.
+            present = db.execute(f"SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                                 f"({','.join('?' * len(tables))})", tables).fetchone()[0] if tables else 0
         except sqlite3.OperationalError:
             return False
-        return row is not None and row[0] == self._signature() and {"ino", "line"} <= columns
+        return (row is not None and row[0] == self._signature() and {"ino", "line"} <= columns
+                and present == len(tables))
 
     def discard_index(self, why: str) -> Path:
         """Move a damaged index aside (into ``cache/``, which ``gc`` clears)
