@@ -7,10 +7,12 @@ subject and choice. It folds the existing ``handoff.captured`` and
 there are no separate lineage events (docs/lineage.md says why). A forgotten
 (erased) capture removes its node.
 
-Two query tables mirror the documents: ``lineage_nodes`` (one row per node)
-and ``lineage_edges`` (parent, child, relation), indexed both ways, so the
-commands can tell cheaply whether the project has any branch at all (no
-parent with two children: no conflict is possible) before loading the graph.
+Query tables mirror the documents: ``lineage_nodes`` (one row per node),
+``lineage_edges`` (parent, child, relation), indexed both ways, and
+``lineage_forks`` (the parents with two or more children, kept as edges
+change), so the commands can tell with one row's lookup whether the project
+has any branch at all (no parent with two children: no conflict is
+possible) before loading the graph.
 Status and flags are not kept here: they belong to the ``handoffs``
 projection, and the graph reads them from its rows.
 """
