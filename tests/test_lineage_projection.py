@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from baton.cli_input import ContentOptions
 from baton.commands.context import Project
 from baton.errors import BatonError
-from baton.projections.lineage import EDGES_TABLE, NODES_TABLE, Lineage
+from baton.projections.lineage import EDGES_TABLE, FORKS_TABLE, NODES_TABLE, Lineage
 from baton.projections.runner import snapshot_equal
 from tests.app_support import (
     _call, amend_handoff, fork_handoff, init_project, merge_handoffs, promote_handoff, validate_handoff_command,
@@ -31,7 +31,9 @@ ops = st.lists(
 def _tables(runner):
     nodes = sorted(runner.db.execute(f"SELECT id, relation, branch_label, created_at FROM {NODES_TABLE}"))
     edges = sorted(runner.db.execute(f"SELECT parent, child, relation FROM {EDGES_TABLE}"))
-    return nodes, edges
+    forks = sorted(runner.db.execute(f"SELECT parent FROM {FORKS_TABLE}"))
+    assert forks == sorted(runner.db.execute(f"SELECT parent FROM {EDGES_TABLE} GROUP BY parent HAVING COUNT(*) > 1"))
+    return nodes, edges, forks
 
 
 def _apply(project, ids: list[str], op) -> None:
