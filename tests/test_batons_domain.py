@@ -305,3 +305,44 @@ def test_fit_section_shows_the_most_items_that_fit_with_its_note(items, budget):
         else ("", 0)
     assert (fitted.text, fitted.shown, fitted.omitted) == (text, shown, len(items) - shown)
     assert len(fitted.text.encode()) <= max(budget, 0)
+
+
+# -- what a baton section adds for a rich handoff it hands on --------------------------
+
+def test_a_rich_handoff_gives_its_objective_state_and_where_the_rest_is():
+    from baton.domain.batons import carried_handoff_lines
+
+    lines = carried_handoff_lines({"id": "0190a0b0-0000-7000-8000-00000000abcd",
+                                   "work": {"objective": "Ship  the\nfix"},
+                                   "summary": {"current_state": "Half done"}})
+    assert lines == ("**Objective:** Ship the fix", "**Current state:** Half done",
+                     "Decisions, evidence and artifacts: `baton resume 0000abcd`.")
+
+
+def test_a_baton_written_from_a_session_end_payload_adds_nothing():
+    from baton.domain.batons import SCOPE_FIELD, carried_handoff_lines
+
+    record = {"id": "x", "work": {"objective": "first step"}, SCOPE_FIELD: {"owner": "a", "branch": "b"}}
+    assert carried_handoff_lines(record) == ()
+
+
+@pytest.mark.parametrize("record", [None, "text", {}, {"work": "x", "summary": 3}, {"work": {"objective": "  "}}])
+def test_a_missing_or_malformed_handoff_adds_nothing(record):
+    from baton.domain.batons import carried_handoff_lines
+
+    assert carried_handoff_lines(record) == ()
+
+
+def test_a_long_objective_is_clipped_to_one_bounded_line():
+    from baton.domain.batons import CARRIED_TEXT_MAX, carried_handoff_lines
+
+    (line, _) = carried_handoff_lines({"id": "h", "work": {"objective": "word " * 1000}})
+    assert line.endswith("…") and len(line) <= len("**Objective:** ") + CARRIED_TEXT_MAX
+
+
+def test_the_carried_lines_sit_under_the_freshness_line_and_before_the_steps():
+    from baton.domain.batons import BatonRecord, render_baton_markdown
+
+    record = BatonRecord(id="h", key="k", owner="a", branch="b", shared=False, next_steps=("step",))
+    text = render_baton_markdown(record, freshness="Freshness: fresh", carried=("**Objective:** o",))
+    assert text.index("Freshness: fresh") < text.index("**Objective:** o") < text.index("### Next steps")

@@ -132,3 +132,32 @@ def test_a_capture_cannot_pose_as_a_session_baton(project):
     with Baton.open(project) as app, pytest.raises(InputError, match="baton: set by Baton"):
         app.capture(body)
     assert "INJECTED TRAP" not in start(project).brief.text
+
+
+def test_a_rich_handoff_delivered_as_a_baton_brings_its_objective_and_current_state(project):
+    handoff_id = capture(project)
+    scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main")
+    brief = start(project, session="s2").brief.text
+    assert "**Objective:** Reject replayed callbacks" in brief
+    assert "**Current state:** Helper written; fixture missing." in brief
+    assert f"`baton resume {handoff_id.replace('-', '')[-8:]}`" in brief
+
+
+def test_the_active_baton_view_shows_the_carried_objective_too(project):
+    from tests.app_support import show_active_baton
+
+    handoff_id = capture(project)
+    scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main")
+    shown = show_active_baton(project, owner=ALICE, branch="main")
+    assert "**Objective:** Reject replayed callbacks" in shown.render()
+    assert "**Objective:** Reject replayed callbacks" in shown.to_json()["handoffMarkdown"]
+
+
+def test_a_session_begin_that_claims_a_rich_handoff_shows_its_objective(project):
+    from tests.app_support import begin_session
+
+    handoff_id = capture(project)
+    scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main")
+    begun = begin_session(project, session_id="s3", owner=ALICE, branch="main")
+    assert begun.record.id == handoff_id
+    assert "**Current state:** Helper written; fixture missing." in begun.render()

@@ -252,3 +252,11 @@ def test_a_cursor_session_is_its_conversation_for_every_event(repo):
     assert ended.result.to_json()["batonHandoffId"] == handoff_id
     assert _session(repo, "cursor-conv")["endedAt"] and _session(repo, "cursor-conv")["beganAt"]
     assert _session(repo, "cursor-other-id") is None
+
+
+def test_the_next_session_starts_knowing_the_objective_of_the_handoff_handed_on_at_the_end(repo):
+    _start(repo, "claude-code", session="s1")
+    _write_ready_handoff(repo, "s1")
+    _event(repo, "claude-code", 2, session="s1")
+    brief = injected("claude-code", _start(repo, "claude-code", session="s2").answer)
+    assert f"**Objective:** {payload()['work']['objective']}" in brief

@@ -22,7 +22,7 @@ from baton.model import frozen
 from baton.domain.batons import (
     CLAIMED, PENDING, BatonPayload, BatonRecord,
     baton_content_of_handoff, baton_key, baton_stream, freshness_line,
-    handoff_payload_for_baton, parse_payload, render_baton_markdown, select_eligible,
+    carried_handoff_lines, handoff_payload_for_baton, parse_payload, render_baton_markdown, select_eligible,
 )
 from baton.commands.identity import SessionContext, context_of
 from baton.errors import Conflict
@@ -101,6 +101,18 @@ def quiet_freshness(opened, runner, record: BatonRecord | None) -> str | None:
         return baton_freshness(opened, runner, record)
     except Exception:  # noqa: BLE001 - a freshness we cannot compute is left out, never an error
         return None
+
+
+def carried_lines(runner, record: BatonRecord | None) -> tuple[str, ...]:
+    """The objective and state of the rich handoff a baton hands on
+    (``domain.batons.carried_handoff_lines``); nothing on any error: a view
+    never fails on them."""
+    if record is None or "handoffs" not in runner.by_name:
+        return ()
+    try:
+        return carried_handoff_lines(runner.get("handoffs", record.id))
+    except Exception:  # noqa: BLE001 - an unreadable record adds nothing to the section
+        return ()
 
 
 def pending_batons(runner) -> list[BatonRecord]:
@@ -275,19 +287,25 @@ class ActiveBatonResult:
     context: SessionContext
     record: BatonRecord | None
     freshness: str | None = None
+    carried: tuple[str, ...] = ()
     exit_code: int = 0
+
+    def markdown(self) -> str | None:
+        if self.record is None:
+            return None
+        return render_baton_markdown(self.record, freshness=self.freshness, carried=self.carried)
 
     def to_json(self) -> dict[str, Any]:
         return {
             **self.context.to_json(),
             "handoff": self.record.to_json() if self.record else None,
-            "handoffMarkdown": render_baton_markdown(self.record, freshness=self.freshness) if self.record else None,
+            "handoffMarkdown": self.markdown(),
         }
 
     def render(self) -> str:
         if self.record is None:
             return f"No active session handoff for {self.context.owner} on {self.context.branch}."
-        return render_baton_markdown(self.record, freshness=self.freshness).rstrip("\n")
+        return (self.markdown() or "").rstrip("\n")
 
 
 def show_active_baton(project: "Project", *, owner: str | None = None, branch: str | None = None) -> ActiveBatonResult:
@@ -297,7 +315,7 @@ def show_active_baton(project: "Project", *, owner: str | None = None, branch: s
     runner = opened.reading()
     peek = peek_eligible(runner, ctx)
     record = peek.record if peek else None
-    return ActiveBatonResult(ctx, record, quiet_freshness(opened, runner, record))
+    return ActiveBatonResult(ctx, record, quiet_freshness(opened, runner, record), carried_lines(runner, record))
 
 
 # -- the other use cases a person (or the MCP server) runs -----------------------------

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from baton.model import frozen
-from baton.commands.batons import Peek, baton_freshness, claim_in_scope, peek_eligible
+from baton.commands.batons import Peek, baton_freshness, carried_lines, claim_in_scope, peek_eligible
 from baton.commands.identity import SessionContext, context_of
 from baton.commands.sessions import SessionObjective, check_session_id, get_session_objective
 from baton.domain.batons import (
@@ -204,7 +204,8 @@ def bootstrap(
 
     # 2. Reserve the handoff (with its freshness line) and objective; trim decisions and traps around them.
     fresh = _safely("the handoff's freshness", notices, lambda: baton_freshness(opened, runner, waiting.record), None)
-    markdown = render_baton_markdown(waiting.record, freshness=fresh)
+    carried = carried_lines(runner, waiting.record)
+    markdown = render_baton_markdown(waiting.record, freshness=fresh, carried=carried)
     if generated:
         markdown += "\n" + claimed_by_line(session_id) + "\n"
     brief = assemble_brief(handoff_markdown=markdown, objective=objective_text, decisions=decisions,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from baton.model import frozen
 from baton.commands.batons import (
-    CreatedBaton, _as_payload, claim_in_scope, create_in_scope, peek_eligible, quiet_freshness,
+    CreatedBaton, _as_payload, carried_lines, claim_in_scope, create_in_scope, peek_eligible, quiet_freshness,
 )
 from baton.commands.identity import SessionContext, context_of
 from baton.domain.batons import (
@@ -118,7 +118,13 @@ class SessionBeginResult:
     objective_cleared: bool
     record: BatonRecord | None
     freshness: str | None = None
+    carried: tuple[str, ...] = ()
     exit_code: int = 0
+
+    def markdown(self) -> str | None:
+        if self.record is None:
+            return None
+        return render_baton_markdown(self.record, freshness=self.freshness, carried=self.carried)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -128,7 +134,7 @@ class SessionBeginResult:
             "objective": self.objective,
             "objectiveCleared": self.objective_cleared,
             "handoff": self.record.to_json() if self.record else None,
-            "handoffMarkdown": render_baton_markdown(self.record, freshness=self.freshness) if self.record else None,
+            "handoffMarkdown": self.markdown(),
         }
 
     def render(self) -> str:
@@ -136,7 +142,7 @@ class SessionBeginResult:
         if self.objective:
             lines.append(f"Objective: {self.objective}")
         if self.record is not None:
-            lines += ["", render_baton_markdown(self.record, freshness=self.freshness).rstrip("\n")]
+            lines += ["", (self.markdown() or "").rstrip("\n")]
         else:
             lines.append("No session handoff was waiting.")
         return "\n".join(lines)
@@ -178,7 +184,7 @@ def begin_session(
     # Outside the lock: freshness reads git and hashes artifacts.
     freshness = quiet_freshness(opened, opened.runner, received)
     return SessionBeginResult(session_id, ctx, harness, objective, changed and objective is None, received,
-                              freshness)
+                              freshness, carried_lines(opened.runner, received))
 
 
 def record_begin(scope, ctx: SessionContext, session_id: str, *, harness: str | None, objective: str | None,

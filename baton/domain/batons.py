@@ -371,12 +371,15 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def render_baton_markdown(record: BatonRecord, *, freshness: str | None = None) -> str:
+def render_baton_markdown(record: BatonRecord, *, freshness: str | None = None,
+                          carried: Sequence[str] = ()) -> str:
     """The section a session receives at the top of its brief.
 
     ``freshness`` is one line (see ``freshness_line``) shown right under who
-    left the baton; it is part of the section, so the brief reserves it with
-    the handoff and never trims it.
+    left the baton; ``carried`` are the lines of ``carried_handoff_lines``
+    (the objective and state of a rich handoff handed on as this baton),
+    shown under it. Both are part of the section, so the brief reserves them
+    with the handoff and never trims them.
     """
     by = f"session `{record.session_id}`" if record.session_id else "a previous session"
     if record.harness:
@@ -394,6 +397,8 @@ def render_baton_markdown(record: BatonRecord, *, freshness: str | None = None) 
     ]
     if freshness and freshness.strip():
         lines += [_one_line(freshness), ""]
+    if carried:
+        lines += [*carried, ""]
     lines += ["### Next steps"]
     lines += [f"{i}. {_one_line(step)}" for i, step in enumerate(record.next_steps, 1)]
     if record.failed_approaches:
@@ -403,6 +408,46 @@ def render_baton_markdown(record: BatonRecord, *, freshness: str | None = None) 
         lines += ["", "### Open questions"]
         lines += [f"- {_one_line(item)}" for item in record.open_questions]
     return "\n".join(lines) + "\n"
+
+
+CARRIED_TEXT_MAX = 400
+"""Characters of a carried handoff's objective or current state shown in the baton section."""
+
+
+def _clipped(text: str) -> str:
+    one = _one_line(text)
+    return one if len(one) <= CARRIED_TEXT_MAX else one[:CARRIED_TEXT_MAX - 1].rstrip() + "…"
+
+
+def carried_handoff_lines(record: Mapping[str, Any] | None) -> tuple[str, ...]:
+    """What a baton section adds when the baton hands on a rich handoff.
+
+    A baton scoped from a handoff the session captured (``handoff baton``, or
+    the end hook handing on the session's ready handoff) carries only next
+    steps, failed approaches and open questions; the handoff also says what
+    the work is for and where it stands. Those two lines, clipped, and where
+    the rest is: so the next session starts knowing the objective, not only
+    the steps. A baton written from a session-end payload (it carries the
+    scope field) has nothing more to say, and a missing or malformed record
+    gives nothing.
+    """
+    if not isinstance(record, Mapping) or is_session_baton(record):
+        return ()
+    lines: list[str] = []
+    work = record.get("work")
+    objective = work.get("objective") if isinstance(work, Mapping) else None
+    if isinstance(objective, str) and objective.strip():
+        lines.append(f"**Objective:** {_clipped(objective)}")
+    summary = record.get("summary")
+    state = summary.get("current_state") if isinstance(summary, Mapping) else None
+    if isinstance(state, str) and state.strip():
+        lines.append(f"**Current state:** {_clipped(state)}")
+    handoff_id = record.get("id")
+    if lines and isinstance(handoff_id, str) and handoff_id:
+        from baton.domain.handoff import short_id
+
+        lines.append(f"Decisions, evidence and artifacts: `baton resume {short_id(handoff_id)}`.")
+    return tuple(lines)
 
 
 def freshness_line(report: Any, handoff_id: str) -> str | None:
