@@ -98,3 +98,51 @@ def test_a_cursor_hook_without_its_conversation_id_names_that_field(repo):
                if k not in ("conversation_id", "session_id")}
     outcome = hook(repo, "cursor", "preCompact", payload)
     assert outcome.result is None and "(`conversation_id`)" in outcome.problem
+
+
+def _ask(repo, prompt="handoff"):
+    return hook(repo, "claude-code", "UserPromptSubmit", fixture("claude-code", "UserPromptSubmit", repo, prompt=prompt))
+
+
+def _drafts(repo):
+    with Baton.open(repo) as app:
+        return [h["id"] for h in app.list_handoffs().to_json()["handoffs"] if h["status"] == "draft"]
+
+
+def test_asking_for_a_handoff_again_points_at_the_sessions_open_draft_instead_of_another(repo):
+    first = _ask(repo)
+    again = _ask(repo, prompt="/handoff")
+    assert again.result.draft == first.result.draft and again.result.draft_kept
+    assert _drafts(repo) == [first.result.draft]
+    assert "is still open" in injected("claude-code", again.answer)
+
+
+def test_the_kept_draft_lists_only_what_is_still_to_complete(repo):
+    first = _ask(repo).result
+    assert "summary.current_state" in first.missing and "work.objective" in first.missing
+    with Baton.open(repo) as app:
+        app.amend(first.draft, changes={"work": {"objective": "Ship the parser"},
+                                        "summary": {"current_state": "Parser half written"}})
+    again = _ask(repo).result
+    assert "summary.current_state" not in again.missing and "work.objective" not in again.missing
+    assert "work.title" in again.missing
+
+
+def test_a_compaction_after_a_request_keeps_the_requests_draft(repo):
+    asked = _ask(repo).result
+    compacted = hook(repo, "claude-code", "PreCompact", fixture("claude-code", "PreCompact.auto", repo))
+    assert compacted.result.handoff_id == asked.draft and not compacted.result.created
+    assert _drafts(repo) == [asked.draft]
+
+
+def test_a_request_after_the_draft_became_ready_prepares_a_new_one(repo):
+    from tests.app_support import promote_handoff, validate_handoff_command
+    from tests.handoff_support import payload
+
+    first = _ask(repo).result
+    with Baton.open(repo) as app:
+        app.amend(first.draft, replacement={k: v for k, v in payload().items() if k != "automation"})
+    validate_handoff_command(repo, first.draft)
+    promote_handoff(repo, first.draft, accept_warnings="tests")
+    again = _ask(repo).result
+    assert again.draft != first.draft and not again.draft_kept

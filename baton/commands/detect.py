@@ -42,12 +42,14 @@ class DetectResult:
     draft: str | None = None
     missing: tuple[str, ...] = ()
     config: dict[str, Any] | None = None
+    draft_kept: bool = False
+    """``draft`` is the session's open draft from an earlier request, not a new one."""
     exit_code: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {"session": self.session, **self.evaluation, "action": self.action, "suppressed": self.suppressed,
-                "recorded": self.recorded, "draft": self.draft, "missing": list(self.missing),
-                "options": self.options(), "config": self.config}
+                "recorded": self.recorded, "draft": self.draft, "draftKept": self.draft_kept,
+                "missing": list(self.missing), "options": self.options(), "config": self.config}
 
     def options(self) -> list[str]:
         """What the person or agent may do about a recommendation shown (the
@@ -74,9 +76,11 @@ class DetectResult:
             return ""
         pressure = self.evaluation["pressure"]
         if self.draft:
-            return (f"Baton prepared a draft handoff {short_id(self.draft)} (pressure {pressure:.2f}). Complete it "
-                    "before it can become ready: " + ", ".join(self.missing or ("nothing",)) + "; then validate it "
-                    "and make it ready. Nothing has been stopped or started.")
+            what = (f"This session's draft handoff {short_id(self.draft)} is still open (pressure {pressure:.2f}). "
+                    "Complete it" if self.draft_kept else
+                    f"Baton prepared a draft handoff {short_id(self.draft)} (pressure {pressure:.2f}). Complete it")
+            return (what + " before it can become ready: " + ", ".join(self.missing or ("nothing",))
+                    + "; then validate it and make it ready. Nothing has been stopped or started.")
         return (f"Baton recommends preparing a handoff (pressure {pressure:.2f}): "
                 + "; ".join(self.evaluation["reasons"]) + ". Options: " + ", ".join(
                     o.replace("_", " ") for o in self.options()) + ".")
@@ -194,7 +198,9 @@ def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False,
         return DetectResult(session, result_json, outcome.action, outcome.suppressed, False,
                             config=config.to_json())
     template, missing = None, ()
-    if outcome.action in (detector.AUTO_PREPARE, detector.PREPARE) and (create_drafts or prepare):
+    wants_draft = outcome.action in (detector.AUTO_PREPARE, detector.PREPARE) and (create_drafts or prepare)
+    kept = open_session_draft(runner, session) if wants_draft and prepared_draft is None else None
+    if wants_draft and kept is None and prepared_draft is None:
         template, missing = _draft_template(project, evaluation, outcome.action, session=session)
     from baton.commands.capture import capture_in_scope
     from baton.commands.record import record
@@ -204,8 +210,15 @@ def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False,
         # lock: a recommendation never names a draft that is not there.
         draft = prepared_draft
         if template is not None:
-            draft = capture_in_scope(scope, template, trigger=template["automation"]["trigger"],
-                                     origin={"harness": harness} if harness else None, session=session).handoff_id
+            # Looked at again under the lock: two requests of one session at
+            # the same moment leave one draft between them.
+            kept = open_session_draft(scope.runner, session)
+            if kept is None:
+                draft = capture_in_scope(scope, template, trigger=template["automation"]["trigger"],
+                                         origin={"harness": harness} if harness else None,
+                                         session=session).handoff_id
+        if kept is not None:
+            draft, missing = kept["id"], still_to_complete(kept)
         event = DetectorRecommended(
             key=key, session=session, harness=harness, source=source, action=outcome.action,
             pressure=evaluation.pressure, readiness=evaluation.readiness, inputs=dict(evaluation.inputs),
@@ -213,7 +226,34 @@ def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False,
             missing=list(missing))
         record(scope, [event], version=scope.txn.stream_version(stream_of(DETECTOR, key)), session=session)
     return DetectResult(session, result_json, outcome.action, None, True, draft, tuple(missing),
-                        config=config.to_json())
+                        config=config.to_json(), draft_kept=kept is not None)
+
+
+def open_session_draft(runner: Any, session: str | None) -> dict[str, Any] | None:
+    """The newest draft Baton prepared for this session (a detector's request or
+    a compaction) that is still a draft, or None: a session asking for a
+    handoff again is pointed at the draft it has, not given another."""
+    if not session:
+        return None
+    from baton.commands.harness_sessions import session_handoffs
+
+    for doc in session_handoffs(runner, session):
+        if doc.get("status") == "draft" and (doc.get("automation") or {}).get("trigger"):
+            return doc
+    return None
+
+
+def still_to_complete(doc: Mapping[str, Any]) -> tuple[str, ...]:
+    """The fields of a prepared draft still empty, or still Baton's placeholder."""
+    from baton.commands.prepare import PLACEHOLDER, TO_COMPLETE, field_missing
+
+    def placeholder(dotted: str) -> bool:
+        value: Any = doc
+        for part in dotted.split("."):
+            value = value.get(part) if isinstance(value, Mapping) else None
+        return isinstance(value, str) and value.startswith(PLACEHOLDER)
+
+    return tuple(field for field, _ in TO_COMPLETE if field_missing(doc, field) or placeholder(field))
 
 
 def _draft_template(project: "Project", evaluation: Any, action: str, *,
@@ -221,7 +261,7 @@ def _draft_template(project: "Project", evaluation: Any, action: str, *,
     """A draft's payload from ``handoff prepare``'s template; Baton supplies only
     a labelled placeholder title and objective (a draft needs both), and they
     stay among the fields to complete."""
-    from baton.commands.prepare import prepare_handoff
+    from baton.commands.prepare import PLACEHOLDER, prepare_handoff
 
     trigger = "manual" if evaluation.explicit else "threshold"
     prepared = prepare_handoff(project, trigger=trigger)
@@ -230,9 +270,9 @@ def _draft_template(project: "Project", evaluation: Any, action: str, *,
     missing = tuple(item["field"] for item in prepared.to_complete)
     label = f"session {session}" if session else "this session"
     if not (isinstance(work.get("title"), str) and work["title"].strip()):
-        work["title"] = f"To complete: the work of {label} (prepared by the detector)"
+        work["title"] = f"{PLACEHOLDER} the work of {label} (prepared by the detector)"
     if not (isinstance(work.get("objective"), str) and work["objective"].strip()):
-        work["objective"] = f"To complete: what {label} was working towards"
+        work["objective"] = f"{PLACEHOLDER} what {label} was working towards"
     template["work"] = work
     template["automation"] = {"trigger": trigger, "score": evaluation.pressure, "reasons": list(evaluation.reasons),
                               "inputs": dict(evaluation.inputs)}

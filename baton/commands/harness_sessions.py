@@ -194,7 +194,9 @@ def _objective_for(runner: Any, session: dict[str, Any] | None, observed: dict[s
     work = doc.get("work") if isinstance(doc, dict) else None
     if isinstance(work, dict) and isinstance(work.get("objective"), str) and work["objective"].strip():
         return work["objective"]
-    return f"To complete: what {label} was working towards"
+    from baton.commands.prepare import PLACEHOLDER
+
+    return f"{PLACEHOLDER} what {label} was working towards"
 
 
 def prepare_before_compaction(project: "Project", session_id: str | None, *, harness: str | None = None,
@@ -231,11 +233,12 @@ def prepare_before_compaction(project: "Project", session_id: str | None, *, har
 
 
 def _compaction_draft(runner: Any, sid: str) -> str | None:
-    """The id of the draft a compaction of this session already prepared, or None."""
-    for doc in session_handoffs(runner, sid):
-        if doc.get("status") == "draft" and (doc.get("automation") or {}).get("trigger") == HOOK_TRIGGER:
-            return doc["id"]
-    return None
+    """The id of the draft Baton already prepared for this session (an earlier
+    compaction, or a prompt asking for a handoff) and still a draft, or None."""
+    from baton.commands.detect import open_session_draft
+
+    kept = open_session_draft(runner, sid)
+    return kept["id"] if kept is not None else None
 
 
 # -- the session ends ------------------------------------------------------------------------

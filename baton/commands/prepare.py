@@ -41,6 +41,8 @@ TO_COMPLETE = (
     ("decisions", "decisions made and why (cite evidence ids)"),
     ("failed_attempts", "approaches that failed and must not be retried"),
 )
+PLACEHOLDER = "To complete:"
+"""How a title or objective Baton had to write into a draft it prepared begins: still to complete."""
 _BASE_FIELDS = ("work", "summary", "decisions", "artifacts", "evidence", "failed_attempts", "open_items", "risks")
 
 
@@ -174,7 +176,7 @@ def prepare_handoff(
         changed_files=tuple(changed),
         objective=objective,
         source=source_id,
-        to_complete=tuple({"field": f, "hint": h} for f, h in TO_COMPLETE if _missing(template, f)),
+        to_complete=tuple({"field": f, "hint": h} for f, h in TO_COMPLETE if field_missing(template, f)),
         revise_source=source_id is not None and "lineage" not in template,
     )
 
@@ -189,7 +191,8 @@ def changed_roles(groups: Any) -> dict[str, str]:
     return roles
 
 
-def _missing(template: dict[str, Any], dotted: str) -> bool:
+def field_missing(template: Any, dotted: str) -> bool:
+    """Is the field at ``dotted`` (``work.title``) of a template or record empty?"""
     value: Any = template
     for part in dotted.split("."):
         if not isinstance(value, dict):
