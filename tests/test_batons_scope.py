@@ -161,3 +161,13 @@ def test_a_session_begin_that_claims_a_rich_handoff_shows_its_objective(project)
     begun = begin_session(project, session_id="s3", owner=ALICE, branch="main")
     assert begun.record.id == handoff_id
     assert "**Current state:** Helper written; fixture missing." in begun.render()
+
+
+def test_a_small_budget_delivers_the_baton_without_its_handoffs_summary_rather_than_not_at_all(project):
+    long_text = "word " * 78
+    handoff_id = capture(project, {**RICH, "work": {"title": "OAuth", "objective": long_text},
+                                   "summary": {"current_state": long_text}})
+    scope_handoff_as_baton(project, handoff_id, owner=ALICE, branch="main")
+    got = start(project, session="s2", max_bytes=1024)
+    assert got.record is not None and got.record.id == handoff_id
+    assert "**Objective:**" not in got.brief.text and "### Next steps" in got.brief.text

@@ -204,12 +204,18 @@ def bootstrap(
 
     # 2. Reserve the handoff (with its freshness line) and objective; trim decisions and traps around them.
     fresh = _safely("the handoff's freshness", notices, lambda: baton_freshness(opened, runner, waiting.record), None)
-    carried = carried_lines(runner, waiting.record)
-    markdown = render_baton_markdown(waiting.record, freshness=fresh, carried=carried)
-    if generated:
-        markdown += "\n" + claimed_by_line(session_id) + "\n"
-    brief = assemble_brief(handoff_markdown=markdown, objective=objective_text, decisions=decisions,
-                           traps=traps_without((waiting.record.id,)), max_bytes=max_bytes, notices=notices)
+    carried = _safely("the handed-on handoff", notices, lambda: carried_lines(runner, waiting.record), ())
+
+    def fitted(lines: tuple[str, ...]) -> tuple[str, AssembledBrief]:
+        text = render_baton_markdown(waiting.record, freshness=fresh, carried=lines)
+        if generated:
+            text += "\n" + claimed_by_line(session_id) + "\n"
+        return text, assemble_brief(handoff_markdown=text, objective=objective_text, decisions=decisions,
+                                    traps=traps_without((waiting.record.id,)), max_bytes=max_bytes, notices=notices)
+
+    markdown, brief = fitted(carried)
+    if not brief.handoff_included and carried:  # the baton itself may fit without its handoff's summary
+        markdown, brief = fitted(())
     if not brief.handoff_included:
         size = len(markdown.encode("utf-8"))
         notice = (f"A session handoff ({waiting.record.id}, {size} bytes) does not fit in {max_bytes} bytes; "
