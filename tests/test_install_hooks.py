@@ -102,6 +102,31 @@ def test_a_file_that_does_not_parse_is_refused_not_overwritten(project_dir, caps
     assert settings.read_text() == "{ not json"
 
 
+@pytest.mark.parametrize(("path", "text", "section"), [
+    (".claude/settings.json", '{"hooks": []}', "hooks"),
+    (".mcp.json", '{"mcpServers": "off"}', "mcpServers"),
+    (".gemini/settings.json", '{"hooks": "off"}', "hooks"),
+    (".codex/hooks.json", '{"hooks": [1]}', "hooks"),
+])
+def test_a_section_that_is_not_an_object_is_refused_not_silently_skipped(project_dir, capsys, path, text, section):
+    harness = {".claude": "claude-code", ".mcp.json": "claude-code", ".gemini": "gemini-cli",
+               ".codex": "codex"}[path.split("/")[0]]
+    target = project_dir / path
+    target.parent.mkdir(exist_ok=True)
+    target.write_text(text)
+    before = _snapshot(project_dir)
+    code, out, err = run(capsys, project_dir, "install-hooks", "--harness", harness)
+    assert code == 2 and f"{path}: {section} is not an object" in err
+    assert _snapshot(project_dir) == before
+
+
+def test_a_null_section_is_taken_as_absent(project_dir):
+    (project_dir / ".mcp.json").write_text('{"mcpServers": null, "x": 1}')
+    install_hooks(project_dir, "claude-code")
+    written = json.loads((project_dir / ".mcp.json").read_text())
+    assert written["x"] == 1 and written["mcpServers"]["baton"]["args"] == ["mcp"]
+
+
 def test_a_symlink_leading_outside_the_project_is_refused(project_dir, tmp_path, capsys):
     outside = tmp_path / "elsewhere"
     outside.mkdir()

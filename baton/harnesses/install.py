@@ -83,14 +83,25 @@ class InstallResult:
         return "\n".join(lines)
 
 
-def merge_json(existing: Mapping[str, Any], additions: Mapping[str, Any], *, depth: int = 2) -> dict[str, Any]:
+def merge_json(existing: Mapping[str, Any], additions: Mapping[str, Any], *, depth: int = 2,
+               where: str = "") -> dict[str, Any]:
     """``existing`` with ``additions`` merged in, ``depth`` levels deep: a section
     gains the members it lacks. Under ``hooks``, Baton's entry in each event's
     list is replaced or added (``_merge_hooks``); under ``mcpServers``, Baton's
     server takes the new members over the ones there (``command``, ``args``)
-    and keeps the others (``env``)."""
+    and keeps the others (``env``).
+
+    Raises:
+        InputError: a section Baton writes into (``hooks``, ``mcpServers``) is
+            there but not an object, so Baton's entries could not be added (a
+            ``null`` one is taken as absent).
+    """
     out = copy.deepcopy(dict(existing))
     for key, value in additions.items():
+        if isinstance(value, dict) and key in out and out[key] is None:
+            del out[key]
+        if isinstance(value, dict) and key in out and not isinstance(out[key], dict):
+            raise InputError(f"{where}{key} is not an object; fix it by hand, then run this again")
         if key == "hooks" and isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = _merge_hooks(out[key], value)
         elif key == "mcpServers" and isinstance(value, dict) and isinstance(out.get(key), dict):
@@ -100,7 +111,7 @@ def merge_json(existing: Mapping[str, Any], additions: Mapping[str, Any], *, dep
         elif key not in out:
             out[key] = copy.deepcopy(value)
         elif depth > 1 and isinstance(out[key], dict) and isinstance(value, dict):
-            out[key] = merge_json(out[key], value, depth=depth - 1)
+            out[key] = merge_json(out[key], value, depth=depth - 1, where=f"{where}{key}.")
     return out
 
 
@@ -300,7 +311,7 @@ def new_text(spec: ConfigFile, old: str | None) -> str:
             raise InputError(f"{spec.path} is not valid JSON ({exc}); fix it by hand, then run this again") from None
         if not isinstance(existing, dict):
             raise InputError(f"{spec.path} is not a JSON object; fix it by hand, then run this again")
-    merged = merge_json(existing, spec.merge or {})
+    merged = merge_json(existing, spec.merge or {}, where=f"{spec.path}: ")
     if old is not None and merged == existing:
         return old
     return json.dumps(merged, indent=2, ensure_ascii=False) + "\n"
