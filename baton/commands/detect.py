@@ -79,7 +79,8 @@ class DetectResult:
             what = (f"This session's draft handoff {short_id(self.draft)} is still open (pressure {pressure:.2f}). "
                     "Complete it" if self.draft_kept else
                     f"Baton prepared a draft handoff {short_id(self.draft)} (pressure {pressure:.2f}). Complete it")
-            return (what + " before it can become ready: " + ", ".join(self.missing or ("nothing",))
+            how = f" (`baton handoff amend {short_id(self.draft)} --input FILE`)"
+            return (what + how + " before it can become ready: " + ", ".join(self.missing or ("nothing",))
                     + "; then validate it and make it ready. Nothing has been stopped or started.")
         return (f"Baton recommends preparing a handoff (pressure {pressure:.2f}): "
                 + "; ".join(self.evaluation["reasons"]) + ". Options: " + ", ".join(
