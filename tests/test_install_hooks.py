@@ -157,3 +157,25 @@ def test_installed_hooks_run_end_to_end_from_the_fixture(project_dir, harness):
     r = run_baton(*words[1:], cwd=project_dir, input=json.dumps(fixture(harness, name, project_dir)))
     assert r.returncode == 0 and r.stderr == ""
     assert injected(harness, r.stdout).startswith("## Baton")
+
+
+@pytest.mark.parametrize("where", ["cwd", "--project"])
+def test_in_a_linked_worktree_the_files_are_that_worktrees_and_the_project_stays_shared(tmp_path, where):
+    from dulwich import porcelain
+
+    main = tmp_path / "main"
+    main.mkdir()
+    git_init(main, {"src/app.py": "x = 1\n"})
+    porcelain.branch_create(str(main), "feature")
+    porcelain.worktree_add(str(main), str(tmp_path / "wt"), branch="feature")
+    wt = (tmp_path / "wt").resolve()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    args = ("install-hooks", "--harness", "claude-code", "--json")
+    r = (run_baton(*args, cwd=wt) if where == "cwd" else run_baton(*args, "--project", str(wt), cwd=elsewhere))
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["root"] == str(wt)
+    commands = _commands(json.loads((wt / ".claude" / "settings.json").read_text()), "SessionStart")
+    assert commands == ["baton hook claude-code SessionStart"]
+    assert not (main / ".claude").exists() and not (main / ".mcp.json").exists()
+    assert (main / ".baton" / "config.json").exists() and not (wt / ".baton").exists()

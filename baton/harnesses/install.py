@@ -66,6 +66,8 @@ class InstallResult:
     initialized: bool = False
     """``baton init`` created ``.baton/`` now."""
     exit_code: int = 0
+    project: str | None = None
+    """Where ``.baton/`` is, when not ``root`` (a linked worktree's files, the main worktree's project)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"harness": self.harness, "root": self.root, "dryRun": self.dry_run, "initialized": self.initialized,
@@ -79,7 +81,7 @@ class InstallResult:
         verbs = {"created": "created", "updated": "updated", "unchanged": "unchanged"}
         lines = [f"{self.harness}: {verbs[c.action]} {c.path}" for c in self.changes]
         if self.initialized:
-            lines.insert(0, f"Initialised a Baton project in {self.root}/.baton")
+            lines.insert(0, f"Initialised a Baton project in {self.project or self.root}/.baton")
         return "\n".join(lines)
 
 
@@ -358,8 +360,12 @@ def command_words(command: str) -> tuple[str, ...]:
 
 
 def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = False,
-                  command: str = DEFAULT_COMMAND) -> InstallResult:
+                  command: str = DEFAULT_COMMAND, worktree: str | os.PathLike | None = None) -> InstallResult:
     """Merge ``harness``'s configuration into the project at ``root``.
+
+    The files go to ``worktree`` when given (the linked worktree the command
+    runs in: the harness reads that checkout's files), the project
+    (``.baton/``) stays at ``root``, which every worktree shares.
 
     Raises:
         InputError: an unknown harness, an empty command, or a file that does not parse.
@@ -371,7 +377,8 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     import shlex
 
     chosen = adapter(harness)
-    base = Path(root)
+    project = Path(root)
+    base = Path(worktree) if worktree is not None else project
     planned = []
     for spec in chosen.configuration(shlex.join(command_words(command))):
         path = _contained(base, spec.path)
@@ -383,15 +390,16 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
                                             tofile=f"b/{spec.path}"))
         planned.append((path, text, FileChange(spec.path, action, diff)))
     changes = tuple(change for _, _, change in planned)
+    elsewhere = str(project) if base != project else None
     if dry_run:
-        return InstallResult(harness, str(base), True, changes)
+        return InstallResult(harness, str(base), True, changes, project=elsewhere)
     for path, text, change in planned:
         if change.action != "unchanged":
             _write(path, text)
     from baton.app import Baton
 
-    initialized = Baton.init(base).created
-    return InstallResult(harness, str(base), False, changes, initialized)
+    initialized = Baton.init(project).created
+    return InstallResult(harness, str(base), False, changes, initialized, project=elsewhere)
 
 
 def _write(path: Path, text: str) -> None:
