@@ -108,13 +108,19 @@ def _lock_wait() -> float:
 
 
 def _project_root(project: str | os.PathLike | None, cwd: str | None) -> Path:
-    """``--project``, else ``$BATON_PROJECT``, else the git top level of the payload's ``cwd`` (else of ours)."""
-    from baton.project import resolve_root
+    """``--project``, else ``$BATON_PROJECT``, else the git top level of the payload's ``cwd`` (else of ours).
+
+    In a linked worktree this is that worktree's top level, which opens the
+    shared project (the main worktree's ``.baton/``) with the linked worktree
+    as the current one: its branch, head and changes are the session's.
+    """
+    from baton.project import resolve_root, resolve_worktree
 
     if project:
         return Path(project)
     start = Path(cwd) if cwd and Path(cwd).is_dir() else None
-    return resolve_root(None, cwd=start)
+    root = resolve_root(None, cwd=start)
+    return resolve_worktree(root, None, cwd=start)
 
 
 def act(app: Any, metadata: SessionMetadata) -> Any:
