@@ -123,6 +123,14 @@ def _project_root(project: str | os.PathLike | None, cwd: str | None) -> Path:
     return resolve_worktree(root, None, cwd=start)
 
 
+def amend_hint(draft: str) -> str:
+    """How the agent completes the draft a prompt prepared: the command line
+    (MCP has no amend; a new capture would not be the session's)."""
+    from baton.domain.handoff import short_id
+
+    return f" (`baton handoff amend {short_id(draft)} --input FILE`)"
+
+
 def act(app: Any, metadata: SessionMetadata) -> Any:
     """Call the application object's method for the event's kind."""
     if metadata.kind == SESSION_START:
@@ -175,6 +183,8 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
             wait_for_ledger(app.project.ledger.lock_path, _lock_wait())
             result = act(app, metadata)
         context = getattr(result, "context", None)
+        if metadata.kind == USER_PROMPT and context and getattr(result, "draft", None):
+            context = result.notice(complete_with=amend_hint(result.draft))
         return HookOutcome(chosen.render_notice(metadata, context), result=result)
     except BatonError as exc:
         return HookOutcome(empty, f"baton hook {harness} {event}: {exc.message}; nothing injected")
