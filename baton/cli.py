@@ -780,9 +780,11 @@ def _hook(args: argparse.Namespace):
 
 def _install_hooks(args: argparse.Namespace):
     from baton.harnesses.install import install_hooks
-    from baton.project import resolve_root
+    from baton.project import resolve_root, resolve_worktree
 
-    return install_hooks(resolve_root(args.project), args.harness, dry_run=args.dry_run, command=args.command)
+    root = resolve_root(args.project)
+    return install_hooks(root, args.harness, dry_run=args.dry_run, command=args.command,
+                         worktree=resolve_worktree(root, args.project))
 
 
 HARNESSES = ("claude-code", "codex", "gemini-cli", "cursor")

@@ -31,7 +31,7 @@ from typing import Any, Mapping, get_args
 
 from baton.commands.resume import FORMATS
 from baton.domain.batons import DEFAULT_MAX_BYTES, MAX_MAX_BYTES
-from baton.domain.detector import SIGNALS as DETECTOR_SIGNALS
+from baton.domain.detector import ALIASES as DETECTOR_ALIASES, SIGNALS as DETECTOR_SIGNALS
 from baton.domain.handoff import Status, Trigger
 from baton.domain.limits import (
     BRANCH_LABEL_MAX, MAX_MAX_TOKENS, MIN_MAX_BYTES, MIN_MAX_TOKENS, OBJECTIVE_MAX, SESSION_ID_MAX,
@@ -185,9 +185,13 @@ def input_schemas() -> dict[str, dict[str, Any]]:
             "session_id": SESSION_ID,
         }, ("ids",)),
         "handoff_detect": _obj({
-            "signals": _obj({name: {"type": ["number", "boolean", "null"], "minimum": 0, "maximum": 1,
-                                    "description": f"§9.1 {name}: 0-1, or null when unavailable"}
-                             for name in DETECTOR_SIGNALS}),
+            "signals": _obj({**{name: {"type": ["number", "boolean", "null"], "minimum": 0, "maximum": 1,
+                                       "description": f"§9.1 {name}: 0-1, or null when unavailable"}
+                                for name in DETECTOR_SIGNALS},
+                             **{alias: {"type": ["number", "boolean", "null"], "minimum": 0, "maximum": 1,
+                                        "description": f"alias of {name} (§9.2 writes {alias}); given with "
+                                                       f"{name}, the stronger value counts"}
+                                for alias, name in DETECTOR_ALIASES.items()}}),
             "prepare": {"type": "boolean", "description": "create the draft when the outcome is auto_prepare or "
                                                           "an explicit request (default: report only)"},
             "session_id": SESSION_ID,

@@ -146,3 +146,26 @@ def test_a_request_after_the_draft_became_ready_prepares_a_new_one(repo):
     promote_handoff(repo, first.draft, accept_warnings="tests")
     again = _ask(repo).result
     assert again.draft != first.draft and not again.draft_kept
+
+
+def test_the_notice_names_the_command_that_completes_the_draft_and_the_end_hook_hands_it_on(repo):
+    from tests.app_support import promote_handoff, validate_handoff_command
+    from tests.conftest import run_baton
+
+    asked = _ask(repo).result
+    notice = injected("claude-code", _ask(repo).answer)
+    short = asked.draft[-8:]
+    command = f"baton handoff amend {short} --input FILE"
+    assert command in notice
+    completed = repo / "completed.json"
+    completed.write_text(json.dumps({
+        "work": {"title": "Ship the parser", "objective": "The parser reads every fixture"},
+        "summary": {"current_state": "Parser half written"},
+        "open_items": [{"description": "Write the error path", "suggested_action": "Add a failing fixture",
+                        "acceptance_check": "The fixture test passes"}]}))
+    amended = run_baton(*command.replace("FILE", str(completed)).split()[1:], cwd=repo)
+    assert amended.returncode == 0, amended.stderr
+    validate_handoff_command(repo, asked.draft)
+    promote_handoff(repo, asked.draft, accept_warnings="synthetic test record")
+    ended = hook(repo, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", repo))
+    assert ended.result.baton == asked.draft

@@ -260,3 +260,24 @@ def test_the_next_session_starts_knowing_the_objective_of_the_handoff_handed_on_
     _event(repo, "claude-code", 2, session="s1")
     brief = injected("claude-code", _start(repo, "claude-code", session="s2").answer)
     assert f"**Objective:** {payload()['work']['objective']}" in brief
+
+
+def test_hooks_in_a_linked_worktree_are_that_worktrees_branch_not_the_main_ones(repo, tmp_path):
+    from dulwich import porcelain
+
+    handoff_id = _write_ready_handoff(repo, "earlier")
+    hook(repo, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", repo, session_id="earlier"))
+    porcelain.branch_create(str(repo), "feature")
+    porcelain.worktree_add(str(repo), str(tmp_path / "wt"), branch="feature")
+    wt = (tmp_path / "wt").resolve()
+
+    started = hook(wt, "claude-code", "SessionStart", fixture("claude-code", "SessionStart.startup", wt,
+                                                              session_id="in-wt"))
+    assert started.problem is None and started.result.to_json()["handoffId"] is None  # main's baton stays main's
+    asked = hook(wt, "claude-code", "UserPromptSubmit", fixture("claude-code", "UserPromptSubmit", wt,
+                                                                session_id="in-wt", prompt="handoff"))
+    with Baton.open(repo) as app:
+        repository = app.show(asked.result.draft).to_json()["handoff"]["project"]["repository"]
+    assert repository["branch"] == "feature" and repository["worktree"] != "."
+    on_main = _start(repo, "claude-code", session="on-main")
+    assert on_main.result.to_json()["handoffId"] == handoff_id

@@ -102,6 +102,31 @@ def test_a_file_that_does_not_parse_is_refused_not_overwritten(project_dir, caps
     assert settings.read_text() == "{ not json"
 
 
+@pytest.mark.parametrize(("path", "text", "section"), [
+    (".claude/settings.json", '{"hooks": []}', "hooks"),
+    (".mcp.json", '{"mcpServers": "off"}', "mcpServers"),
+    (".gemini/settings.json", '{"hooks": "off"}', "hooks"),
+    (".codex/hooks.json", '{"hooks": [1]}', "hooks"),
+])
+def test_a_section_that_is_not_an_object_is_refused_not_silently_skipped(project_dir, capsys, path, text, section):
+    harness = {".claude": "claude-code", ".mcp.json": "claude-code", ".gemini": "gemini-cli",
+               ".codex": "codex"}[path.split("/")[0]]
+    target = project_dir / path
+    target.parent.mkdir(exist_ok=True)
+    target.write_text(text)
+    before = _snapshot(project_dir)
+    code, out, err = run(capsys, project_dir, "install-hooks", "--harness", harness)
+    assert code == 2 and f"{path}: {section} is not an object" in err
+    assert _snapshot(project_dir) == before
+
+
+def test_a_null_section_is_taken_as_absent(project_dir):
+    (project_dir / ".mcp.json").write_text('{"mcpServers": null, "x": 1}')
+    install_hooks(project_dir, "claude-code")
+    written = json.loads((project_dir / ".mcp.json").read_text())
+    assert written["x"] == 1 and written["mcpServers"]["baton"]["args"] == ["mcp"]
+
+
 def test_a_symlink_leading_outside_the_project_is_refused(project_dir, tmp_path, capsys):
     outside = tmp_path / "elsewhere"
     outside.mkdir()
@@ -132,3 +157,25 @@ def test_installed_hooks_run_end_to_end_from_the_fixture(project_dir, harness):
     r = run_baton(*words[1:], cwd=project_dir, input=json.dumps(fixture(harness, name, project_dir)))
     assert r.returncode == 0 and r.stderr == ""
     assert injected(harness, r.stdout).startswith("## Baton")
+
+
+@pytest.mark.parametrize("where", ["cwd", "--project"])
+def test_in_a_linked_worktree_the_files_are_that_worktrees_and_the_project_stays_shared(tmp_path, where):
+    from dulwich import porcelain
+
+    main = tmp_path / "main"
+    main.mkdir()
+    git_init(main, {"src/app.py": "x = 1\n"})
+    porcelain.branch_create(str(main), "feature")
+    porcelain.worktree_add(str(main), str(tmp_path / "wt"), branch="feature")
+    wt = (tmp_path / "wt").resolve()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    args = ("install-hooks", "--harness", "claude-code", "--json")
+    r = (run_baton(*args, cwd=wt) if where == "cwd" else run_baton(*args, "--project", str(wt), cwd=elsewhere))
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["root"] == str(wt)
+    commands = _commands(json.loads((wt / ".claude" / "settings.json").read_text()), "SessionStart")
+    assert commands == ["baton hook claude-code SessionStart"]
+    assert not (main / ".claude").exists() and not (main / ".mcp.json").exists()
+    assert (main / ".baton" / "config.json").exists() and not (wt / ".baton").exists()

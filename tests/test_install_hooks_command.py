@@ -212,3 +212,9 @@ def test_a_codex_baton_table_known_only_by_its_subtable_gains_its_header(project
     install_hooks(project_dir, "codex", command="/venv/bin/baton")
     assert tomllib.loads(config.read_text())["mcp_servers"]["baton"] == {
         "command": "/venv/bin/baton", "args": ["mcp"], "env": {"BATON_DEBUG": "1"}}
+
+
+def test_the_cursor_rule_says_how_to_complete_the_draft_baton_prepared(project_dir):
+    install_hooks(project_dir, "cursor")
+    rule = " ".join((project_dir / ".cursor" / "rules" / "baton.mdc").read_text().split())
+    assert "`baton handoff amend ID --input FILE`" in rule

@@ -76,3 +76,12 @@ async def test_handoff_detect_refuses_unknown_and_out_of_range_signals(project):
         high = await client.call_tool("handoff_detect", {"signals": {"context_pressure": 3}})
     assert unknown.is_error and unknown.structured_content["error"]["exit_code"] == 2
     assert high.is_error and high.structured_content["error"]["exit_code"] == 2
+
+
+async def test_handoff_detect_takes_the_explicit_request_alias_the_cli_takes(project):
+    async with Client(build_server(project)) as client:
+        aliased = await client.call_tool("handoff_detect", {"signals": {"explicit_request": True}})
+        both = await client.call_tool("handoff_detect", {"signals": {"explicit_request": 1, "handoff_request": 0}})
+    assert not aliased.is_error, aliased.content
+    assert (aliased.structured_content["action"], aliased.structured_content["explicit_request"]) == ("prepare", True)
+    assert not both.is_error and both.structured_content["explicit_request"] is True

@@ -68,8 +68,12 @@ class DetectResult:
         """What a harness hook injects into the session (the notice), if anything."""
         return self.notice() or None
 
-    def notice(self) -> str:
-        """The non-blocking message, in any adapter's words (empty when there is nothing to say)."""
+    def notice(self, complete_with: str = "") -> str:
+        """The non-blocking message, in any adapter's words (empty when there is nothing to say).
+
+        ``complete_with`` is the adapter's way to complete the draft, in its
+        own words (the hooks: `` (`baton handoff amend ID --input FILE`)``),
+        put right after "Complete it"."""
         from baton.domain.handoff import short_id
 
         if self.action == "none" or self.suppressed:
@@ -79,7 +83,7 @@ class DetectResult:
             what = (f"This session's draft handoff {short_id(self.draft)} is still open (pressure {pressure:.2f}). "
                     "Complete it" if self.draft_kept else
                     f"Baton prepared a draft handoff {short_id(self.draft)} (pressure {pressure:.2f}). Complete it")
-            return (what + " before it can become ready: " + ", ".join(self.missing or ("nothing",))
+            return (what + complete_with + " before it can become ready: " + ", ".join(self.missing or ("nothing",))
                     + "; then validate it and make it ready. Nothing has been stopped or started.")
         return (f"Baton recommends preparing a handoff (pressure {pressure:.2f}): "
                 + "; ".join(self.evaluation["reasons"]) + ". Options: " + ", ".join(

@@ -108,13 +108,27 @@ def _lock_wait() -> float:
 
 
 def _project_root(project: str | os.PathLike | None, cwd: str | None) -> Path:
-    """``--project``, else ``$BATON_PROJECT``, else the git top level of the payload's ``cwd`` (else of ours)."""
-    from baton.project import resolve_root
+    """``--project``, else ``$BATON_PROJECT``, else the git top level of the payload's ``cwd`` (else of ours).
+
+    In a linked worktree this is that worktree's top level, which opens the
+    shared project (the main worktree's ``.baton/``) with the linked worktree
+    as the current one: its branch, head and changes are the session's.
+    """
+    from baton.project import resolve_root, resolve_worktree
 
     if project:
         return Path(project)
     start = Path(cwd) if cwd and Path(cwd).is_dir() else None
-    return resolve_root(None, cwd=start)
+    root = resolve_root(None, cwd=start)
+    return resolve_worktree(root, None, cwd=start)
+
+
+def amend_hint(draft: str) -> str:
+    """How the agent completes the draft a prompt prepared: the command line
+    (MCP has no amend; a new capture would not be the session's)."""
+    from baton.domain.handoff import short_id
+
+    return f" (`baton handoff amend {short_id(draft)} --input FILE`)"
 
 
 def act(app: Any, metadata: SessionMetadata) -> Any:
@@ -169,6 +183,8 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
             wait_for_ledger(app.project.ledger.lock_path, _lock_wait())
             result = act(app, metadata)
         context = getattr(result, "context", None)
+        if metadata.kind == USER_PROMPT and context and getattr(result, "draft", None):
+            context = result.notice(complete_with=amend_hint(result.draft))
         return HookOutcome(chosen.render_notice(metadata, context), result=result)
     except BatonError as exc:
         return HookOutcome(empty, f"baton hook {harness} {event}: {exc.message}; nothing injected")

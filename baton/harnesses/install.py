@@ -66,6 +66,8 @@ class InstallResult:
     initialized: bool = False
     """``baton init`` created ``.baton/`` now."""
     exit_code: int = 0
+    project: str | None = None
+    """Where ``.baton/`` is, when not ``root`` (a linked worktree's files, the main worktree's project)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"harness": self.harness, "root": self.root, "dryRun": self.dry_run, "initialized": self.initialized,
@@ -79,18 +81,29 @@ class InstallResult:
         verbs = {"created": "created", "updated": "updated", "unchanged": "unchanged"}
         lines = [f"{self.harness}: {verbs[c.action]} {c.path}" for c in self.changes]
         if self.initialized:
-            lines.insert(0, f"Initialised a Baton project in {self.root}/.baton")
+            lines.insert(0, f"Initialised a Baton project in {self.project or self.root}/.baton")
         return "\n".join(lines)
 
 
-def merge_json(existing: Mapping[str, Any], additions: Mapping[str, Any], *, depth: int = 2) -> dict[str, Any]:
+def merge_json(existing: Mapping[str, Any], additions: Mapping[str, Any], *, depth: int = 2,
+               where: str = "") -> dict[str, Any]:
     """``existing`` with ``additions`` merged in, ``depth`` levels deep: a section
     gains the members it lacks. Under ``hooks``, Baton's entry in each event's
     list is replaced or added (``_merge_hooks``); under ``mcpServers``, Baton's
     server takes the new members over the ones there (``command``, ``args``)
-    and keeps the others (``env``)."""
+    and keeps the others (``env``).
+
+    Raises:
+        InputError: a section Baton writes into (``hooks``, ``mcpServers``) is
+            there but not an object, so Baton's entries could not be added (a
+            ``null`` one is taken as absent).
+    """
     out = copy.deepcopy(dict(existing))
     for key, value in additions.items():
+        if isinstance(value, dict) and key in out and out[key] is None:
+            del out[key]
+        if isinstance(value, dict) and key in out and not isinstance(out[key], dict):
+            raise InputError(f"{where}{key} is not an object; fix it by hand, then run this again")
         if key == "hooks" and isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = _merge_hooks(out[key], value)
         elif key == "mcpServers" and isinstance(value, dict) and isinstance(out.get(key), dict):
@@ -100,7 +113,7 @@ def merge_json(existing: Mapping[str, Any], additions: Mapping[str, Any], *, dep
         elif key not in out:
             out[key] = copy.deepcopy(value)
         elif depth > 1 and isinstance(out[key], dict) and isinstance(value, dict):
-            out[key] = merge_json(out[key], value, depth=depth - 1)
+            out[key] = merge_json(out[key], value, depth=depth - 1, where=f"{where}{key}.")
     return out
 
 
@@ -300,7 +313,7 @@ def new_text(spec: ConfigFile, old: str | None) -> str:
             raise InputError(f"{spec.path} is not valid JSON ({exc}); fix it by hand, then run this again") from None
         if not isinstance(existing, dict):
             raise InputError(f"{spec.path} is not a JSON object; fix it by hand, then run this again")
-    merged = merge_json(existing, spec.merge or {})
+    merged = merge_json(existing, spec.merge or {}, where=f"{spec.path}: ")
     if old is not None and merged == existing:
         return old
     return json.dumps(merged, indent=2, ensure_ascii=False) + "\n"
@@ -347,8 +360,12 @@ def command_words(command: str) -> tuple[str, ...]:
 
 
 def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = False,
-                  command: str = DEFAULT_COMMAND) -> InstallResult:
+                  command: str = DEFAULT_COMMAND, worktree: str | os.PathLike | None = None) -> InstallResult:
     """Merge ``harness``'s configuration into the project at ``root``.
+
+    The files go to ``worktree`` when given (the linked worktree the command
+    runs in: the harness reads that checkout's files), the project
+    (``.baton/``) stays at ``root``, which every worktree shares.
 
     Raises:
         InputError: an unknown harness, an empty command, or a file that does not parse.
@@ -360,7 +377,8 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     import shlex
 
     chosen = adapter(harness)
-    base = Path(root)
+    project = Path(root)
+    base = Path(worktree) if worktree is not None else project
     planned = []
     for spec in chosen.configuration(shlex.join(command_words(command))):
         path = _contained(base, spec.path)
@@ -372,15 +390,16 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
                                             tofile=f"b/{spec.path}"))
         planned.append((path, text, FileChange(spec.path, action, diff)))
     changes = tuple(change for _, _, change in planned)
+    elsewhere = str(project) if base != project else None
     if dry_run:
-        return InstallResult(harness, str(base), True, changes)
+        return InstallResult(harness, str(base), True, changes, project=elsewhere)
     for path, text, change in planned:
         if change.action != "unchanged":
             _write(path, text)
     from baton.app import Baton
 
-    initialized = Baton.init(base).created
-    return InstallResult(harness, str(base), False, changes, initialized)
+    initialized = Baton.init(project).created
+    return InstallResult(harness, str(base), False, changes, initialized, project=elsewhere)
 
 
 def _write(path: Path, text: str) -> None:
