@@ -169,3 +169,47 @@ def test_the_notice_names_the_command_that_completes_the_draft_and_the_end_hook_
     promote_handoff(repo, asked.draft, accept_warnings="synthetic test record")
     ended = hook(repo, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", repo))
     assert ended.result.baton == asked.draft
+
+
+def _continue_over_mcp(repo, draft, session=None):
+    """What an agent without amend does: capture a child of the draft (naming no session unless told)."""
+    from tests.handoff_support import payload
+
+    with Baton.open(repo) as app:
+        body = {k: v for k, v in payload().items() if k not in ("automation", "lineage")}
+        return app.capture(body, parent=draft, session=session).handoff_id
+
+
+def test_a_capture_continuing_the_sessions_draft_without_a_session_is_handed_on_at_its_end(repo):
+    from tests.app_support import promote_handoff, validate_handoff_command
+
+    draft = _ask(repo).result.draft
+    child = _continue_over_mcp(repo, draft)
+    validate_handoff_command(repo, child)
+    promote_handoff(repo, child, accept_warnings="synthetic test record")
+    ended = hook(repo, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", repo))
+    assert ended.result.baton == child
+
+
+def test_a_capture_continuing_the_draft_for_another_session_is_not_this_sessions(repo):
+    from tests.app_support import promote_handoff, validate_handoff_command
+
+    draft = _ask(repo).result.draft
+    child = _continue_over_mcp(repo, draft, session="someone-else")
+    validate_handoff_command(repo, child)
+    promote_handoff(repo, child, accept_warnings="synthetic test record")
+    ended = hook(repo, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", repo))
+    assert ended.result.baton is None
+
+
+def test_a_draft_a_capture_continues_is_no_longer_the_sessions_open_draft_its_continuation_is(repo):
+    draft = _ask(repo).result.draft
+    child = _continue_over_mcp(repo, draft)
+    again = _ask(repo).result
+    assert again.draft_kept and again.draft == child
+
+
+def test_the_notice_says_how_to_complete_the_draft_over_mcp_too(repo):
+    asked = _ask(repo).result
+    notice = injected("claude-code", _ask(repo).answer)
+    assert f"`handoff_capture` with `parent` {asked.draft}" in notice

@@ -235,14 +235,18 @@ def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False,
 
 def open_session_draft(runner: Any, session: str | None) -> dict[str, Any] | None:
     """The newest draft Baton prepared for this session (a detector's request or
-    a compaction) that is still a draft, or None: a session asking for a
-    handoff again is pointed at the draft it has, not given another."""
+    a compaction) that is still a draft and that no handoff continues, or
+    None: a session asking for a handoff again is pointed at the draft it
+    has, not given another."""
     if not session:
         return None
-    from baton.commands.harness_sessions import session_handoffs
+    from baton.commands.harness_sessions import parents_of, session_handoffs
 
-    for doc in session_handoffs(runner, session):
-        if doc.get("status") == "draft" and (doc.get("automation") or {}).get("trigger"):
+    docs = session_handoffs(runner, session)
+    continued = {parent for doc in docs for parent in parents_of(doc)}
+    for doc in docs:
+        if (doc.get("status") == "draft" and (doc.get("automation") or {}).get("trigger")
+                and doc["id"] not in continued):
             return doc
     return None
 

@@ -56,18 +56,37 @@ def _session_id(session_id: str | None) -> str:
 
 
 def session_handoffs(runner: Any, session_id: str) -> list[dict[str, Any]]:
-    """The handoffs this session captured, newest first (among the newest ``SESSION_WINDOW``)."""
+    """The handoffs of this session, newest first (among the newest ``SESSION_WINDOW``).
+
+    Those it captured, and those captured naming no session that continue one
+    of them: an agent completing its session's draft over MCP (which has no
+    amend) captures a child with the draft as ``parent``, and knows no
+    session id to give it. The child is that session's work all the same.
+    """
     from baton.projections import handoffs
 
     if "handoffs" not in runner.by_name:
         return []
-    found = []
-    for summary in handoffs.newest(runner.db, limit=SESSION_WINDOW):
-        doc = runner.get("handoffs", summary.id)
-        origin = doc.get("origin") if isinstance(doc, dict) else None
-        if isinstance(origin, dict) and origin.get("session_id") == session_id:
-            found.append(doc)
-    return found
+    docs = [doc for doc in (runner.get("handoffs", summary.id)
+                            for summary in handoffs.newest(runner.db, limit=SESSION_WINDOW))
+            if isinstance(doc, dict)]
+    mine = {doc["id"] for doc in docs if _origin_session(doc) == session_id}
+    for doc in reversed(docs):  # oldest first: a continuation of a continuation is found too
+        if _origin_session(doc) is None and mine.intersection(parents_of(doc)):
+            mine.add(doc["id"])
+    return [doc for doc in docs if doc["id"] in mine]
+
+
+def _origin_session(doc: dict[str, Any]) -> str | None:
+    origin = doc.get("origin")
+    value = origin.get("session_id") if isinstance(origin, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def parents_of(doc: dict[str, Any]) -> list[str]:
+    lineage = doc.get("lineage")
+    parents = lineage.get("parents") if isinstance(lineage, dict) else None
+    return [p for p in parents if isinstance(p, str)] if isinstance(parents, list) else []
 
 
 # -- a session starts -----------------------------------------------------------------

@@ -124,11 +124,13 @@ def _project_root(project: str | os.PathLike | None, cwd: str | None) -> Path:
 
 
 def amend_hint(draft: str) -> str:
-    """How the agent completes the draft a prompt prepared: the command line
-    (MCP has no amend; a new capture would not be the session's)."""
+    """How the agent completes the draft a prompt prepared: the command line,
+    or over MCP (which has no amend) a capture continuing it, which the
+    session's end hands on like the draft itself."""
     from baton.domain.handoff import short_id
 
-    return f" (`baton handoff amend {short_id(draft)} --input FILE`)"
+    return (f" (`baton handoff amend {short_id(draft)} --input FILE`, or over MCP `handoff_capture` with "
+            f"`parent` {draft})")
 
 
 def act(app: Any, metadata: SessionMetadata) -> Any:
