@@ -45,8 +45,11 @@ def test_every_command_takes_json(words, help_text, sub):
 def test_the_skill_names_every_heading_a_hook_brief_can_open_with():
     """An agent told not to bootstrap again when a hook put the brief in its
     context must recognise the brief whatever it opens with."""
-    from baton.domain.batons import DECISIONS_HEADING, HANDOFF_HEADING, OBJECTIVE_HEADING, TRAPS_HEADING
+    from baton.domain.batons import (
+        DECISIONS_HEADING, HANDOFF_HEADING, LATEST_HEADING, OBJECTIVE_HEADING, TRAPS_HEADING,
+    )
 
     skill = " ".join((DOCS.parents[1] / "skills" / "baton" / "SKILL.md").read_text().split())
-    for heading in (HANDOFF_HEADING, OBJECTIVE_HEADING, DECISIONS_HEADING, TRAPS_HEADING, "## Baton"):
+    for heading in (HANDOFF_HEADING, LATEST_HEADING, OBJECTIVE_HEADING, DECISIONS_HEADING, TRAPS_HEADING,
+                    "## Baton"):
         assert f'"{heading}"' in skill, heading

@@ -27,7 +27,8 @@ from baton.commands.identity import SessionContext, context_of
 from baton.commands.sessions import SessionObjective, check_session_id, get_session_objective
 from baton.domain.batons import (
     DEFAULT_MAX_BYTES, MAX_MAX_BYTES, UNREADABLE_BRIEF, AssembledBrief, BatonRecord, assemble_brief,
-    brief_may_use, collect_decisions, collect_traps, passed_validation, render_baton_markdown, visible_handoffs,
+    brief_may_use, collect_decisions, collect_traps, passed_validation, render_baton_markdown,
+    render_latest_markdown, visible_handoffs,
 )
 from baton.domain.limits import MIN_MAX_BYTES
 from baton.errors import BatonError, InputError
@@ -96,7 +97,6 @@ def _handoff_records(runner, ctx: SessionContext) -> list:
     taken, so drafts never crowd validated handoffs out.
     """
     from baton.projections import handoffs
-    from baton.projections.batons import baton_scopes
 
     if "handoffs" not in runner.by_name:
         return []
@@ -105,13 +105,41 @@ def _handoff_records(runner, ctx: SessionContext) -> list:
         doc = runner.get("handoffs", handoff_id)
         if not brief_may_use(doc):
             continue
-        scoped = runner.get("baton_scopes", handoff_id) if "baton_scopes" in runner.by_name else None
-        scopes = baton_scopes([(handoff_id, scoped)]) if scoped is not None else {}
-        if visible_handoffs([doc], scopes, owner=ctx.owner, branch=ctx.branch, limit=1):
+        if _visible(runner, ctx, doc):
             seen.append(doc)
             if len(seen) == RECENT_HANDOFFS:
                 break
     return seen
+
+
+def _visible(runner, ctx: SessionContext, doc: Any) -> bool:
+    """May this owner and branch see the handoff (never another's private baton)?"""
+    from baton.projections.batons import baton_scopes
+
+    handoff_id = doc.get("id") if isinstance(doc, dict) else None
+    if not isinstance(handoff_id, str):
+        return False
+    scoped = runner.get("baton_scopes", handoff_id) if "baton_scopes" in runner.by_name else None
+    scopes = baton_scopes([(handoff_id, scoped)]) if scoped is not None else {}
+    return bool(visible_handoffs([doc], scopes, owner=ctx.owner, branch=ctx.branch, limit=1))
+
+
+def _latest_section(runner, ctx: SessionContext) -> str | None:
+    """The brief's pointer to the newest ready handoff this session may see
+    (of its branch, else the project's), when no session handoff is delivered."""
+    from baton.commands.ids import resolve_latest
+    from baton.errors import NotFound
+
+    if "handoffs" not in runner.by_name:
+        return None
+    try:
+        choice = resolve_latest(runner, branch=ctx.branch)
+    except NotFound:
+        return None
+    doc = runner.get("handoffs", choice.id)
+    if not _visible(runner, ctx, doc):
+        return None
+    return render_latest_markdown(doc, elsewhere=choice.scope == "project") or None
 
 
 def claimed_by_line(session_id: str) -> str:
@@ -187,8 +215,10 @@ def bootstrap(
     objective_text = objective.objective if objective else None
 
     def standard(extra: list[str]) -> AssembledBrief:
+        latest = _safely("the latest ready handoff", notices, lambda: _latest_section(runner, ctx), None)
         return assemble_brief(handoff_markdown=None, objective=objective_text, decisions=decisions,
-                              traps=traps_without(()), max_bytes=max_bytes, notices=notices + extra)
+                              traps=traps_without(()), max_bytes=max_bytes, notices=notices + extra,
+                              latest_markdown=latest)
 
     def gated(result: BootstrapResult) -> BootstrapResult:
         """A result that claims nothing, with the gated session's start recorded."""

@@ -484,6 +484,36 @@ def render_objective_markdown(objective: str) -> str:
     return f"{OBJECTIVE_HEADING}\n\n{objective.strip()}\n"
 
 
+LATEST_HEADING = "## Latest ready handoff"
+LATEST_TITLE_MAX = 120
+
+
+def render_latest_markdown(record: Mapping[str, Any] | None, *, elsewhere: bool = False) -> str:
+    """The section a brief without a session handoff gains when the project
+    has a ready handoff (spec §12: a session starts from the most recent
+    ready handoff): its title, where it was captured, and the command that
+    reads it. ``elsewhere``: it is the project's newest, from another branch
+    (none is ready on this one). Empty for a missing or malformed record."""
+    if not isinstance(record, Mapping) or not isinstance(record.get("id"), str):
+        return ""
+    from baton.domain.handoff import short_id
+
+    work = record.get("work")
+    title = work.get("title") if isinstance(work, Mapping) else None
+    title = _one_line(title) if isinstance(title, str) and title.strip() else "(untitled)"
+    if len(title) > LATEST_TITLE_MAX:
+        title = title[:LATEST_TITLE_MAX - 1].rstrip() + "…"
+    project = record.get("project")
+    repository = project.get("repository") if isinstance(project, Mapping) else None
+    branch = repository.get("branch") if isinstance(repository, Mapping) else None
+    where = f" on branch `{branch}`" if isinstance(branch, str) and branch else ""
+    when = record.get("created_at") if isinstance(record.get("created_at"), str) else None
+    captured = f"captured{where}" + (f" at {when}" if when else "")
+    note = " (no handoff is ready on this branch; this is the project's newest)" if elsewhere else ""
+    return (f"{LATEST_HEADING}\n\n**{title}**, {captured}{note}. Read it if this session continues that "
+            f"work: `baton resume {short_id(record['id'])}`.\n")
+
+
 # -- decisions and traps from recent handoffs -------------------------------------
 
 def _created(record: Mapping[str, Any]) -> str:
@@ -742,14 +772,17 @@ def assemble_brief(
     max_bytes: int = DEFAULT_MAX_BYTES,
     notices: Sequence[str] = (),
     empty_text: str = EMPTY_BRIEF,
+    latest_markdown: str | None = None,
 ) -> AssembledBrief:
     """Build the bootstrap brief inside ``max_bytes`` (UTF-8).
 
     The handoff and the objective are reserved first and never trimmed: the
     handoff is shown whole or not at all (``handoff_included`` False when it
-    cannot fit even alone, so the caller leaves it unclaimed). Decisions and
-    traps then share what is left — each may use half, and either may use
-    what the other leaves — trimmed oldest first.
+    cannot fit even alone, so the caller leaves it unclaimed). Without a
+    handoff, ``latest_markdown`` (``render_latest_markdown``) takes its
+    place when it fits. Decisions and traps then share what is left — each
+    may use half, and either may use what the other leaves — trimmed oldest
+    first.
     """
     notice_text = "".join(f"> ⚠️ {_one_line(n)}\n" for n in notices)
     objective_text = render_objective_markdown(objective) if objective and objective.strip() else ""
@@ -761,6 +794,8 @@ def assemble_brief(
 
     if handoff_text and _size(fixed(handoff_text, objective_text)) > max_bytes:
         handoff_text = ""
+    if not handoff_text and latest_markdown and _size(fixed(latest_markdown, objective_text)) <= max_bytes:
+        handoff_text = latest_markdown
     if objective_text and _size(fixed(handoff_text, objective_text)) > max_bytes:
         marker = "… [objective truncated to fit the brief]\n"
         room = max_bytes - _size(fixed(handoff_text, "")) - _size(OBJECTIVE_HEADING + "\n\n" + marker) - 2
@@ -783,7 +818,7 @@ def assemble_brief(
     elif not (handoff_text or objective_text or dec.text or trp.text):
         text = _join([notice_text, empty_text]) if _size(_join([notice_text, empty_text])) <= max_bytes else text
     return AssembledBrief(
-        text=text, bytes=_size(text), handoff_included=bool(handoff_text),
+        text=text, bytes=_size(text), handoff_included=bool(handoff_text) and handoff_text != latest_markdown,
         objective_truncated=objective_truncated, decisions=dec, traps=trp,
     )
 
