@@ -179,3 +179,13 @@ def test_in_a_linked_worktree_the_files_are_that_worktrees_and_the_project_stays
     assert commands == ["baton hook claude-code SessionStart"]
     assert not (main / ".claude").exists() and not (main / ".mcp.json").exists()
     assert (main / ".baton" / "config.json").exists() and not (wt / ".baton").exists()
+
+
+def test_a_settings_file_with_comments_is_left_alone_saying_why(project_dir, capsys):
+    settings = project_dir / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    text = '{\n  // my theme\n  "theme": "dark"\n}\n'
+    settings.write_text(text)
+    code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "gemini-cli")
+    assert code == 2 and "comments" in err and "move the comments out" in err
+    assert settings.read_text() == text

@@ -665,9 +665,7 @@ def _child(path: str, key: Any) -> str:
     text = key if isinstance(key, str) else repr(key)
     if compiled(_IDENT).match(text):
         return f"{path}.{text}" if path else text
-    import json
-
-    return f"{path}[{json.dumps(text, ensure_ascii=False)}]"
+    return f"{path}[{orjson.dumps(text).decode('utf-8')}]"
 
 
 class KeywordPrefilter:

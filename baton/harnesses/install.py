@@ -303,20 +303,26 @@ def new_text(spec: ConfigFile, old: str | None) -> str:
         return spec.text
     if spec.toml_table is not None:
         return _toml_update(old or "", spec.toml_table, spec.toml_body, spec.path)
-    import json
+    import orjson
 
     existing: Any = {}
     if old is not None and old.strip():
         try:
-            existing = json.loads(old)
-        except json.JSONDecodeError as exc:
+            existing = orjson.loads(old)
+        except orjson.JSONDecodeError as exc:
+            if "//" in old or "/*" in old:
+                raise InputError(
+                    f"{spec.path} is not plain JSON ({exc}); if it holds comments (some harnesses allow "
+                    "them), Baton would drop them when it rewrites the file, so it leaves the file alone: "
+                    "move the comments out, then run this again"
+                ) from None
             raise InputError(f"{spec.path} is not valid JSON ({exc}); fix it by hand, then run this again") from None
         if not isinstance(existing, dict):
             raise InputError(f"{spec.path} is not a JSON object; fix it by hand, then run this again")
     merged = merge_json(existing, spec.merge or {}, where=f"{spec.path}: ")
     if old is not None and merged == existing:
         return old
-    return json.dumps(merged, indent=2, ensure_ascii=False) + "\n"
+    return orjson.dumps(merged, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"
 
 
 def command_words(command: str) -> tuple[str, ...]:
