@@ -189,3 +189,15 @@ def test_a_settings_file_with_comments_is_left_alone_saying_why(project_dir, cap
     code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "gemini-cli")
     assert code == 2 and "comments" in err and "move the comments out" in err
     assert settings.read_text() == text
+
+
+def test_a_dry_run_says_it_would_also_initialise_the_project_and_creates_nothing(project_dir, capsys):
+    code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "claude-code", "--dry-run")
+    assert code == 0 and "initialise a Baton project" in out
+    assert not (project_dir / ".baton").exists()
+
+
+def test_a_dry_run_in_an_initialised_project_does_not_mention_initialising(project_dir, capsys):
+    run(capsys, project_dir, "init")
+    code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "claude-code", "--dry-run")
+    assert code == 0 and "initialise" not in out

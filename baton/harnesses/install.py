@@ -64,7 +64,7 @@ class InstallResult:
     dry_run: bool
     changes: tuple[FileChange, ...]
     initialized: bool = False
-    """``baton init`` created ``.baton/`` now."""
+    """``baton init`` created ``.baton/`` now (with ``dry_run``: would create it)."""
     exit_code: int = 0
     project: str | None = None
     """Where ``.baton/`` is, when not ``root`` (a linked worktree's files, the main worktree's project)."""
@@ -77,7 +77,10 @@ class InstallResult:
     def render(self) -> str:
         if self.dry_run:
             diffs = [c.diff for c in self.changes if c.diff]
-            return "\n".join(diffs).rstrip("\n") if diffs else f"{self.harness}: already installed; nothing to change"
+            text = "\n".join(diffs).rstrip("\n") if diffs else f"{self.harness}: already installed; nothing to change"
+            if self.initialized:
+                text += f"\n# and initialise a Baton project in {self.project or self.root}/.baton (baton init)"
+            return text
         verbs = {"created": "created", "updated": "updated", "unchanged": "unchanged"}
         lines = [f"{self.harness}: {verbs[c.action]} {c.path}" for c in self.changes]
         if self.initialized:
@@ -398,7 +401,8 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     changes = tuple(change for _, _, change in planned)
     elsewhere = str(project) if base != project else None
     if dry_run:
-        return InstallResult(harness, str(base), True, changes, project=elsewhere)
+        would_init = not (project / ".baton" / "config.json").is_file()
+        return InstallResult(harness, str(base), True, changes, would_init, project=elsewhere)
     for path, text, change in planned:
         if change.action != "unchanged":
             _write(path, text)
