@@ -774,7 +774,9 @@ def _hook(args: argparse.Namespace):
         raw = b""
     outcome = run_hook(args.harness, args.event, raw, project=args.project)
     if outcome.problem:
-        print(" ".join(outcome.problem.split()), file=sys.stderr)
+        from baton.domain.redaction import screen_text
+
+        print(screen_text(" ".join(outcome.problem.split()), _output_policy()), file=sys.stderr)
     return outcome
 
 
@@ -1182,16 +1184,18 @@ def _main(words: list[str]) -> int:
 
     # Everything printed goes through the secret screen (and, as text, loses
     # its control characters): an echoed argument never shows more than the
-    # ledger would hold (docs/security.md, "What comes out").
-    from baton.domain.redaction import screen_output, screen_text
-
+    # ledger would hold (docs/security.md, "What comes out"). The screen is
+    # imported when there is something to print: a prompt hook that answers
+    # nothing (every ordinary prompt) does not pay for it.
     import time
 
     started = time.perf_counter()
     try:
         result = _run(args)
-        policy = getattr(args, "output_policy", None) or _output_policy()
         if args.json:
+            from baton.domain.redaction import screen_output
+
+            policy = getattr(args, "output_policy", None) or _output_policy()
             lines = getattr(result, "json_lines", None)
             if lines is not None:
                 text = lines()
@@ -1202,11 +1206,16 @@ def _main(words: list[str]) -> int:
         else:
             text = result.render()
             if text:
+                from baton.domain.redaction import screen_text
+
+                policy = getattr(args, "output_policy", None) or _output_policy()
                 print(screen_text(text, policy))
         sys.stdout.flush()
         _log_command(args, started, int(getattr(result, "exit_code", 0)))
         return int(getattr(result, "exit_code", 0))
     except BatonError as exc:
+        from baton.domain.redaction import screen_output, screen_text
+
         _log_command(args, started, exc.exit_code, exc.code)
         exc.name_parameters(_option_names(parser))
         _name_commands(exc)
@@ -1223,6 +1232,8 @@ def _main(words: list[str]) -> int:
     except Exception as exc:  # noqa: BLE001 - the last line of defence: no tracebacks for users
         if os.environ.get("BATON_DEBUG"):
             raise
+        from baton.domain.redaction import screen_text
+
         message = screen_text(f"{type(exc).__name__}: {exc}", _output_policy())
         if getattr(args, "json", False):
             _print_json({"error": {"code": "internal_error", "message": message, "exit_code": 1}})

@@ -112,3 +112,10 @@ def test_a_session_start_on_a_corrupt_ledger_exits_0_and_says_why(project):
                                                                              project, session_id="second")))
     _assert_quiet_failure(result)
     assert "baton verify" in result.stderr or "corrupt" in result.stderr or "damaged" in result.stderr
+
+
+def test_the_problem_line_goes_through_the_secret_screen(project):
+    token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    result = _run(project, "claude-code", token, json.dumps({"session_id": "s1"}))
+    _assert_quiet_failure(result)
+    assert token not in result.stderr and "[REDACTED" in result.stderr
