@@ -823,6 +823,20 @@ def add_harness_commands(sub, common) -> None:
                         "an existing file is one word, spaces and all; any other value is split as a shell would")
     p.set_defaults(func=_install_hooks)
 
+    p = sub.add_parser("skill", parents=[common], help="print the agent skill (SKILL.md) this Baton ships",
+                       description="Print Baton's agent skill (spec 12: when to hand off, the commands, with "
+                                   "examples), as installed with this Baton, for a harness that reads "
+                                   "instructions from a file: `baton skill > skills/baton/SKILL.md`, then "
+                                   "reference it from AGENTS.md (Codex) or GEMINI.md (Gemini CLI). "
+                                   "`install-hooks --harness claude-code` writes it for Claude Code.")
+    p.set_defaults(func=_skill)
+
+
+def _skill(args: argparse.Namespace):
+    from baton.harnesses.protocol import SkillText, skill_text
+
+    return SkillText(skill_text())
+
 
 def _completion(args: argparse.Namespace):
     from baton.completion import completion_script
@@ -870,7 +884,7 @@ GROUP_OF_COMMAND: dict[str, str] = {
     "detect": "add_detector_command",
     "status": "add_status_commands",
     "mcp": "add_mcp_command",
-    **dict.fromkeys(("hook", "install-hooks"), "add_harness_commands"),
+    **dict.fromkeys(("hook", "install-hooks", "skill"), "add_harness_commands"),
     "completion": "add_completion_command",
 }
 """Which of ``COMMAND_GROUPS`` adds each top-level command (a test holds this to
@@ -986,7 +1000,7 @@ SUBCOMMAND_GROUPS = frozenset({"session", "checkpoint", "handoff"})
 """Commands that are only groups: each needs one of its subcommands."""
 
 PROJECTLESS = frozenset({"_init", "_doctor", "_demo", "_mcp", "_status_serve", "_hook", "_install_hooks",
-                         "_completion"})
+                         "_completion", "_skill"})
 """Handlers that take no opened project: they create one, diagnose one that
 may not open, or build their own long-lived application object."""
 

@@ -16,7 +16,7 @@ from tests.handoff_support import git_init
 from tests.harness_support import fixture, injected
 
 FILES = {
-    "claude-code": [".claude/settings.json", ".mcp.json"],
+    "claude-code": [".claude/settings.json", ".mcp.json", ".claude/skills/baton/SKILL.md"],
     "codex": [".codex/hooks.json", ".codex/config.toml"],
     "gemini-cli": [".gemini/settings.json"],
     "cursor": [".cursor/mcp.json", ".cursor/rules/baton.mdc", ".cursor/hooks.json"],
@@ -201,3 +201,27 @@ def test_a_dry_run_in_an_initialised_project_does_not_mention_initialising(proje
     run(capsys, project_dir, "init")
     code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "claude-code", "--dry-run")
     assert code == 0 and "initialise" not in out
+
+
+def test_claude_code_gets_the_agent_skill_where_it_looks_for_a_projects_skills(project_dir, capsys):
+    from baton.harnesses.protocol import skill_text
+
+    code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "claude-code")
+    assert code == 0 and "created .claude/skills/baton/SKILL.md" in out
+    assert (project_dir / ".claude" / "skills" / "baton" / "SKILL.md").read_text() == skill_text()
+
+
+def test_baton_skill_prints_the_skill_the_package_ships(tmp_path):
+    from baton.harnesses.protocol import skill_text
+
+    result = run_baton("skill", cwd=tmp_path)
+    assert result.returncode == 0 and result.stdout == skill_text()
+
+
+def test_baton_skill_json_carries_the_text(tmp_path):
+    import json as _json
+
+    from baton.harnesses.protocol import skill_text
+
+    result = run_baton("skill", "--json", cwd=tmp_path)
+    assert _json.loads(result.stdout) == {"name": "baton", "skill": skill_text()}

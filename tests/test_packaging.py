@@ -37,3 +37,11 @@ def test_the_sdist_carries_what_the_tests_read():
     manifest = (ROOT / "MANIFEST.in").read_text().split()
     for folder in ("tests", "docs", "examples", "skills", "schemas"):
         assert folder in manifest
+
+
+def test_the_agent_skill_ships_in_the_package_and_is_the_one_in_the_source_tree():
+    from baton.harnesses.protocol import SKILL_PATH, skill_text
+
+    assert SKILL_PATH in PYPROJECT["tool"]["setuptools"]["package-data"]["baton"]
+    assert skill_text() == (ROOT / "skills" / "baton" / "SKILL.md").read_text(encoding="utf-8")
+    assert skill_text().startswith("---\nname: baton\n")

@@ -1,4 +1,5 @@
-"""Claude Code: hooks in ``.claude/settings.json``, the MCP server in ``.mcp.json``.
+"""Claude Code: hooks in ``.claude/settings.json``, the MCP server in ``.mcp.json``,
+the agent skill in ``.claude/skills/baton/SKILL.md``.
 
 Format: https://code.claude.com/docs/en/hooks (SessionStart ``source``
 startup|resume|clear|compact, answered with ``hookSpecificOutput.additionalContext``;
@@ -16,7 +17,7 @@ from __future__ import annotations
 from baton.harnesses.protocol import (
     PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT,
     CommandHookAdapter, ConfigFile, HookCommand, hook_specific_output,
-    matcher_groups, mcp_servers,
+    matcher_groups, mcp_servers, skill_text,
 )
 
 HOOKS = (
@@ -27,9 +28,14 @@ HOOKS = (
 )
 
 
+SKILL_FILE = ".claude/skills/baton/SKILL.md"
+"""Where Claude Code finds a project's skills (``.claude/skills/NAME/SKILL.md``)."""
+
+
 def _files(command: str, lines: tuple[str, ...]) -> list[ConfigFile]:
     return [ConfigFile(".claude/settings.json", merge={"hooks": matcher_groups(HOOKS, lines)}),
-            ConfigFile(".mcp.json", merge=mcp_servers(command))]
+            ConfigFile(".mcp.json", merge=mcp_servers(command)),
+            ConfigFile(SKILL_FILE, text=skill_text())]
 
 
 ADAPTER = CommandHookAdapter(

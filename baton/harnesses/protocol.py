@@ -207,6 +207,32 @@ def matcher_groups(hooks: tuple[HookCommand, ...], lines: tuple[str, ...], **ext
     return groups
 
 
+SKILL_PATH = "skill/SKILL.md"
+"""The agent skill (spec §12) inside the package; ``skills/baton/SKILL.md`` in the
+source tree is a link to it, so a wheel and a checkout carry the same text."""
+
+
+def skill_text() -> str:
+    """The agent skill, as shipped in the package (``importlib.resources``)."""
+    from importlib.resources import files
+
+    return files("baton").joinpath(SKILL_PATH).read_text(encoding="utf-8")
+
+
+@frozen
+class SkillText:
+    """``baton skill``: the agent skill's text, to put where a harness reads it."""
+
+    text: str
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": "baton", "skill": self.text}
+
+    def render(self) -> str:
+        return self.text.rstrip("\n")
+
+
 def mcp_server(command: str) -> dict[str, Any]:
     """``baton mcp`` over stdio, as harnesses configure a server: a program and its arguments."""
     import shlex
