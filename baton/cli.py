@@ -215,7 +215,8 @@ def _handoff_payload(args: argparse.Namespace):
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        raise InputError(f"{args.handoff_input} is not valid JSON: {exc}") from None
+        where = "stdin" if args.handoff_input == "-" else args.handoff_input
+        raise InputError(f"--handoff-input {where} is not valid JSON: {exc}") from None
 
 
 def _session_begin(app: Baton, args: argparse.Namespace):
