@@ -185,3 +185,17 @@ def test_the_subcommand_groups_are_the_commands_that_do_nothing_without_a_subcom
         if subparsers(command) and not command._defaults.get("func"):
             groups.add(name)
     assert groups == set(SUBCOMMAND_GROUPS)
+
+
+def test_help_lists_every_exit_code_the_cli_reference_names():
+    # docs/cli.md's table: 0, 1 (storage or internal failure), 2, 3, 4, 5.
+    from pathlib import Path
+
+    from baton.cli import build_parser
+
+    epilog = build_parser().epilog
+    table = Path(__file__).resolve().parents[1].joinpath("docs", "cli.md").read_text()
+    for code in range(6):
+        assert f"| {code} |" in table
+        assert f"{code} " in epilog.split("Exit codes:", 1)[1], code
+    assert "1 storage or internal failure" in epilog
