@@ -362,7 +362,8 @@ def render_text(view: Mapping[str, Any]) -> str:
         text = f"{n['short_id']} {n['graph_relation']}"
         if n.get("branch_label"):
             text += f" [{n['branch_label']}]"
-        text += f" ({', '.join(bits)}) {n['title']}"
+        title = n["title"] or ""
+        text += f" ({', '.join(bits)}) {title if len(title) <= 120 else title[:119] + '…'}"
         if n["conflicted"]:
             text += "  !! conflict candidate"
         return text
