@@ -85,7 +85,8 @@ def _forget(app: Baton, args: argparse.Namespace):
         if not (sys.stdin.isatty() and sys.stderr.isatty()) or args.json:
             raise InputError(f"forget would erase {len(plan.plan.events)} payload(s) of handoff {plan.plan.handoff} "
                              "and cannot be undone: pass --yes", details=plan.to_json())
-        sys.stderr.write(plan.plan_line() + "\nErase them for good? [y/N] ")
+        derived = plan.derived_line()
+        sys.stderr.write(plan.plan_line() + (f"\n{derived}" if derived else "") + "\nErase them for good? [y/N] ")
         sys.stderr.flush()
         if sys.stdin.readline().strip().lower() not in ("y", "yes"):
             raise InputError("nothing was erased (not confirmed)", details=plan.to_json())
