@@ -446,7 +446,17 @@ def carried_handoff_lines(record: Mapping[str, Any] | None) -> tuple[str, ...]:
     if lines and isinstance(handoff_id, str) and handoff_id:
         from baton.domain.handoff import short_id
 
-        lines.append(f"Decisions, evidence and artifacts: `baton resume {short_id(handoff_id)}`.")
+        successor = record.get("superseded_by")
+        if record.get("status") == "superseded" and isinstance(successor, str) and successor:
+            # Amended (or continued) since it was handed on: the lines above are
+            # the old version, and `baton resume` of it would be refused.
+            lines.append(f"Superseded since it was handed on: the current version is `baton resume "
+                         f"{short_id(successor)}` (decisions, evidence, artifacts and state).")
+        elif record.get("status") == "archived":
+            lines.append(f"Archived since it was handed on: `baton handoff show {short_id(handoff_id)}` "
+                         "has the record.")
+        else:
+            lines.append(f"Decisions, evidence and artifacts: `baton resume {short_id(handoff_id)}`.")
     return tuple(lines)
 
 
