@@ -726,6 +726,12 @@ EMPTY_BRIEF = (
 )
 
 
+NOTHING_MORE_BRIEF = "## Baton\n\nNo session objective, decisions or traps to add.\n"
+"""The body of a brief whose notices say what happened (a session handoff that did
+not fit, a claim another session won): "no active session handoff … yet" would
+contradict them."""
+
+
 UNREADABLE_BRIEF = (
     "## Baton\n\nBaton could not read its ledger, so this brief carries no session handoff, objective, "
     "decisions or traps. A baton waiting for this session stays pending for the next start.\n"
@@ -791,7 +797,8 @@ def assemble_brief(
     if not text:
         text = empty_text if _size(empty_text) <= max_bytes else ""
     elif not (handoff_text or objective_text or dec.text or trp.text):
-        text = _join([notice_text, empty_text]) if _size(_join([notice_text, empty_text])) <= max_bytes else text
+        body = NOTHING_MORE_BRIEF if empty_text == EMPTY_BRIEF else empty_text
+        text = _join([notice_text, body]) if _size(_join([notice_text, body])) <= max_bytes else text
     return AssembledBrief(
         text=text, bytes=_size(text), handoff_included=bool(handoff_text),
         objective_truncated=objective_truncated, decisions=dec, traps=trp,
