@@ -85,7 +85,8 @@ def _forget(app: Baton, args: argparse.Namespace):
         if not (sys.stdin.isatty() and sys.stderr.isatty()) or args.json:
             raise InputError(f"forget would erase {len(plan.plan.events)} payload(s) of handoff {plan.plan.handoff} "
                              "and cannot be undone: pass --yes", details=plan.to_json())
-        sys.stderr.write(plan.plan_line() + "\nErase them for good? [y/N] ")
+        derived = plan.derived_line()
+        sys.stderr.write(plan.plan_line() + (f"\n{derived}" if derived else "") + "\nErase them for good? [y/N] ")
         sys.stderr.flush()
         if sys.stdin.readline().strip().lower() not in ("y", "yes"):
             raise InputError("nothing was erased (not confirmed)", details=plan.to_json())
@@ -215,7 +216,8 @@ def _handoff_payload(args: argparse.Namespace):
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        raise InputError(f"{args.handoff_input} is not valid JSON: {exc}") from None
+        where = "stdin" if args.handoff_input == "-" else args.handoff_input
+        raise InputError(f"--handoff-input {where} is not valid JSON: {exc}") from None
 
 
 def _session_begin(app: Baton, args: argparse.Namespace):
@@ -921,8 +923,8 @@ def build_parser(words: Sequence[str] | None = None) -> argparse.ArgumentParser:
         prog="baton",
         description="Portable, verified continuity for AI coding agents: structured handoffs "
                     "in an append-only, hash-chained ledger.",
-        epilog="Exit codes: 0 ok, 2 input error, 3 validation failure, 4 not found or conflict, "
-               "5 policy block.",
+        epilog="Exit codes: 0 ok, 1 storage or internal failure, 2 input error, 3 validation failure, "
+               "4 not found or conflict, 5 policy block.",
     )
     parser.add_argument("--version", action="version", version=f"baton {__version__}")
     parser.add_argument("--json", action="store_true", help="print a stable JSON result on stdout")

@@ -122,6 +122,13 @@ def read_bounded(source: str, flag: str, *, stdin: Any = None) -> bytes:
     return raw
 
 
+# What a JSON-only flag's error shows as an example: the shape that flag takes.
+_JSON_EXAMPLES = {
+    "--evidence": '{"type": "test", "claim": "unit tests pass", "ref": "pytest tests/auth", "result": "pass"}',
+    "--artifact": '{"path": "src/auth.py", "role": "modified"}',
+}
+
+
 def _json_item(flag: str, text: str, *, as_text: str | None) -> Any:
     """A flag value: a JSON object, or plain text wrapped as ``{as_text: text}``."""
     import orjson
@@ -136,7 +143,7 @@ def _json_item(flag: str, text: str, *, as_text: str | None) -> Any:
             raise InputError(f"{flag} takes a JSON object")
         return value
     if as_text is None:
-        raise InputError(f"{flag} takes a JSON object, e.g. {flag} '{{\"approach\": \"...\", \"outcome\": \"failed\"}}'")
+        raise InputError(f"{flag} takes a JSON object, e.g. {flag} '{_JSON_EXAMPLES.get(flag, '{...}')}'")
     if not stripped:
         raise InputError(f"{flag}: must not be empty or only whitespace")
     return {as_text: text}

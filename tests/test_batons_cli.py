@@ -173,6 +173,12 @@ def test_session_end_takes_a_json_payload_from_stdin(repo):
     assert json.loads(r.stdout)["handoff"]["nextSteps"] == ["Step, with a comma"]
 
 
+def test_malformed_handoff_input_on_stdin_names_the_flag_and_stdin(repo):
+    r = run_baton("session", "end", "s1", "--handoff-input", "-", cwd=repo, input="{nope")
+    assert r.returncode == 2
+    assert r.stderr.startswith("baton: --handoff-input stdin is not valid JSON"), r.stderr
+
+
 def test_cancel_with_nothing_to_cancel_answers_cancelled_false_and_exits_0(repo):
     r = run_baton("session", "handoff", "--cancel", "--json", cwd=repo)
     assert r.returncode == 0

@@ -63,3 +63,18 @@ def test_a_newer_scoped_handoff_supersedes_only_the_older_baton(project, capsys)
     # Still a live handoff: it can be handed on again.
     again = run_json(capsys, project, "session", "handoff", "--from", first, *HERE)
     assert again["handoff"]["id"] == first and again["superseded"] == second
+
+
+def test_a_baton_whose_handoff_was_amended_since_points_the_next_session_at_the_successor(project, capsys):
+    # Handed on, then amended and the amendment made ready: the baton still
+    # carries the old version, and `baton resume OLD` is refused (superseded).
+    # The delivered section says so and names the version to resume.
+    handoff_id = ready_handoff(capsys, project)
+    run_json(capsys, project, "session", "handoff", "--from", handoff_id, *HERE)
+    child = run_json(capsys, project, "handoff", "amend", handoff_id, "--current-state", "Fixture written")["id"]
+    run_json(capsys, project, "handoff", "validate", child)
+    run_json(capsys, project, "handoff", "ready", child, "--accept-warnings", "test fixture")
+
+    brief = run_json(capsys, project, "bootstrap", "--session-id", "s-next", *HERE)["brief"]
+    assert f"`baton resume {child[-8:]}`" in brief and "Superseded since it was handed on" in brief
+    assert f"`baton resume {handoff_id[-8:]}`" not in brief

@@ -65,6 +65,14 @@ def test_a_handoff_too_big_for_the_budget_is_not_claimed(project):
     assert events(project, "baton.claimed") == []
 
 
+def test_a_brief_whose_handoff_did_not_fit_never_says_there_is_no_session_handoff(project):
+    # The notice says one is waiting; the body must not contradict it.
+    leave(project, steps=["x" * 3000])
+    text = start(project, session="s2", max_bytes=1024).brief.text
+    assert "does not fit" in text
+    assert "No active session handoff" not in text and "No session objective, decisions or traps" in text
+
+
 def test_a_new_baton_landing_between_peek_and_claim_degrades_to_a_notice_and_stays_pending(project, monkeypatch):
     old = leave(project, "s1", steps=["old"])
     landed = {}

@@ -185,3 +185,30 @@ def test_the_subcommand_groups_are_the_commands_that_do_nothing_without_a_subcom
         if subparsers(command) and not command._defaults.get("func"):
             groups.add(name)
     assert groups == set(SUBCOMMAND_GROUPS)
+
+
+def test_help_lists_every_exit_code_the_cli_reference_names():
+    # docs/cli.md's table: 0, 1 (storage or internal failure), 2, 3, 4, 5.
+    from pathlib import Path
+
+    from baton.cli import build_parser
+
+    epilog = build_parser().epilog
+    table = Path(__file__).resolve().parents[1].joinpath("docs", "cli.md").read_text()
+    for code in range(6):
+        assert f"| {code} |" in table
+        assert f"{code} " in epilog.split("Exit codes:", 1)[1], code
+    assert "1 storage or internal failure" in epilog
+
+
+def test_outside_a_project_the_documented_exceptions_run_and_the_rest_exit_4(tmp_path):
+    # docs/cli.md: reading or writing commands exit 4; completion, mcp (which
+    # serves anyway), hook (always 0) and doctor do not.
+    env = {"BATON_PROJECT": ""}
+    assert run_baton("handoff", "list", cwd=tmp_path, env=env).returncode == 4
+    assert run_baton("verify", cwd=tmp_path, env=env).returncode == 4
+    assert run_baton("completion", "bash", cwd=tmp_path, env=env).returncode == 0
+    assert run_baton("mcp", "--json", cwd=tmp_path, env=env).returncode == 0
+    assert run_baton("hook", "claude-code", "SessionStart", cwd=tmp_path, env=env, input="{}").returncode == 0
+    assert run_baton("doctor", cwd=tmp_path, env=env).returncode == 0
+    assert not (tmp_path / ".baton").exists()

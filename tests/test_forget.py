@@ -190,3 +190,40 @@ def test_verify_says_one_payload_in_the_singular(capsys, project):
     run_json(capsys, project, "forget", hid, "--yes")
     code, out, _ = run(capsys, project, "verify")
     assert code == 0 and "1 payload erased by forget" in out
+
+
+def test_forget_names_the_handoffs_derived_from_it_that_keep_a_copy(capsys, project):
+    # A fork or an amendment copies its parent's content into its own record;
+    # forgetting the parent cannot reach those copies, so it says which they are.
+    parent = run_json(capsys, project, "checkpoint", "create", "--no-input", "--title", "parent",
+                      "--objective", f"holds {SECRET_TEXT}")["id"]
+    fork = run_json(capsys, project, "fork", parent, "--label", "a")["id"]
+    grandchild = run_json(capsys, project, "fork", fork, "--label", "b")["id"]
+    unrelated = run_json(capsys, project, "checkpoint", "create", "--no-input", "--title", "other",
+                         "--objective", "o")["id"]
+
+    plan = run_json(capsys, project, "forget", parent, expect=2)["error"]["details"]
+    assert plan["derived"] == sorted([fork, grandchild])
+    done = run_json(capsys, project, "forget", parent, "--yes")
+    assert done["derived"] == sorted([fork, grandchild]) and unrelated not in done["derived"]
+    code, out, _err = run(capsys, project, "forget", fork, "--yes")
+    assert code == 0 and "derived from it" in out and grandchild[-8:] in out
+    assert run_json(capsys, project, "forget", unrelated, "--yes")["derived"] == []
+
+
+def test_a_fork_of_a_forgotten_handoff_validates_with_a_warning_not_a_failure(capsys, project):
+    # The parent's capture is erased on record (handoff.forgotten): the child's
+    # lineage names a known past, not a dangling id, so it can still be made
+    # ready (the warn needs a reason, as any warn does).
+    item = json.dumps({"description": "d", "suggested_action": "a", "acceptance_check": "c"})
+    parent = run_json(capsys, project, "checkpoint", "create", "--no-input", "--title", "parent",
+                      "--objective", "o", "--current-state", "s", "--open-item", item)["id"]
+    fork = run_json(capsys, project, "fork", parent, "--label", "a")["id"]
+    run_json(capsys, project, "forget", parent, "--yes")
+
+    report = run_json(capsys, project, "handoff", "validate", fork)["report"]
+    lineage = next(c for c in report["checks"] if c["name"] == "lineage")
+    assert lineage["status"] == "warn" and "erased by `baton forget`" in lineage["detail"]
+    assert report["status"] == "warn"
+    assert run_json(capsys, project, "handoff", "ready", fork, "--accept-warnings", "parent forgotten")[
+        "status"] == "ready"

@@ -123,6 +123,16 @@ def test_evidence_that_needs_json_refuses_plain_text():
         ContentOptions(evidence=["tests passed"]).to_changes()
 
 
+def test_plain_text_evidence_error_shows_an_evidence_shaped_example():
+    # The example must be something --evidence accepts (type, claim, ref,
+    # result), not a failed attempt's fields (approach, outcome).
+    with pytest.raises(InputError) as raised:
+        ContentOptions(evidence=["tests passed"]).to_changes()
+    message = str(raised.value)
+    assert '"claim"' in message and '"type"' in message
+    assert "approach" not in message and "outcome" not in message
+
+
 def test_flags_are_merged_over_the_input_payload(project, tmp_path):
     source = _write_input(tmp_path, payload())
     result = capture_checkpoint(project, input_source=source,

@@ -251,3 +251,19 @@ def test_the_fork_rows_of_an_index_from_before_them_are_filled_from_its_edges(pr
     with Baton.open(project) as app:
         app.project.runner.close()
     assert _has_branches(project)
+
+
+def test_an_empty_resolution_file_is_refused_as_an_empty_decision_not_as_a_missing_one(project, capsys):
+    # `--resolution-file` was given: saying "give --resolution-file" would send
+    # the user looking for the wrong mistake.
+    from tests.cli_support import run, run_json
+
+    a = run_json(capsys, project, "checkpoint", "create", "--no-input", "--title", "A", "--objective", "o")["id"]
+    b = run_json(capsys, project, "checkpoint", "create", "--no-input", "--title", "B", "--objective", "o")["id"]
+    for body in ("", "   \n", '{"decision": " "}'):
+        empty = project / "empty.txt"
+        empty.write_text(body)
+        code, _out, err = run(capsys, project, "merge", a, b, "--resolution-file", str(empty))
+        assert code == 3 and "has an empty decision" in err, (body, err)
+    code, _out, err = run(capsys, project, "merge", a, b)
+    assert code == 3 and "needs an explicit resolution decision: give --resolution-file" in err

@@ -84,6 +84,13 @@ def test_begin_without_an_objective_clears_a_stale_one(project):
     assert objective(project) is None
 
 
+def test_begin_without_an_objective_says_it_cleared_the_earlier_one(project):
+    # The text output says so, as `session end` does ("The session objective was cleared.").
+    begin_session(project, session_id="s1", objective="Old goal", owner=ALICE, branch="main")
+    assert "cleared" in begin_session(project, session_id="s2", owner=ALICE, branch="main").render()
+    assert "cleared" not in begin_session(project, session_id="s3", owner=ALICE, branch="main").render()
+
+
 def test_an_objective_whose_session_never_existed_reads_as_null(project):
     append_raw(project, "objective.set", "objective/alice%40example.com__main",
                {"owner": ALICE, "branch": "main", "objective": "Orphan", "session": "no-such-session"})

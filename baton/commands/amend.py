@@ -152,25 +152,39 @@ class ArchiveResult:
     handoff_id: str
     previous_status: str
     reason: str | None
+    dismissed_batons: tuple = ()
     exit_code: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.handoff_id, "status": "archived", "previous_status": self.previous_status,
-                "reason": self.reason}
+                "reason": self.reason,
+                "dismissed_batons": [{"key": b.key, "owner": b.owner, "branch": b.branch, "shared": b.shared}
+                                     for b in self.dismissed_batons]}
 
     def render(self) -> str:
         from baton.domain.handoff import short_id
 
-        return f"handoff {short_id(self.handoff_id)} archived (was {self.previous_status})" + (
-            f": {self.reason}" if self.reason else "")
+        lines = [f"handoff {short_id(self.handoff_id)} archived (was {self.previous_status})" + (
+            f": {self.reason}" if self.reason else "")]
+        for b in self.dismissed_batons:
+            whom = "the shared baton" if b.shared else f"its baton for {b.owner} on {b.branch}"
+            lines.append(f"  dismissed {whom}: no session will receive an archived handoff")
+        return "\n".join(lines)
 
 
 def archive_handoff(project: "Project", token: str = "", *,
                     reason: str | None = None) -> ArchiveResult:
-    """Raises: TransitionError (exit 4) for a record already archived; NotFound / AmbiguousId."""
+    """Archive a handoff; a pending baton that carries it is dismissed in the
+    same batch (``via: "archive"``): an archived handoff is no longer offered
+    for resuming, so no session start may deliver it.
+
+    Raises: TransitionError (exit 4) for a record already archived; NotFound / AmbiguousId.
+    """
+    from baton.commands.batons import _key_state, current_batons
     from baton.commands.handoff_facts import now_timestamp
     from baton.commands.ids import load_handoff, place_of
-    from baton.commands.record import record
+    from baton.commands.record import record_many
+    from baton.domain.aggregates import baton as baton_aggregate
     from baton.domain.aggregates import handoff as aggregate
     from baton.event_names import handoff_stream
 
@@ -179,5 +193,14 @@ def archive_handoff(project: "Project", token: str = "", *,
     with opened.writing() as scope:
         handoff = load_handoff(scope.runner, token, here=place_of(opened))
         decided = aggregate.decide(handoff, aggregate.Archive(reason), now=now_timestamp(opened.clock()))
-        record(scope, decided, version=scope.txn.stream_version(handoff_stream(handoff.id)))
-    return ArchiveResult(handoff.id, handoff.status, reason)
+        decisions = [(decided, scope.txn.stream_version(handoff_stream(handoff.id)))]
+        dismissed = []
+        if "batons" in scope.runner.by_name:
+            for peek in current_batons(scope.runner):
+                if peek.record.id == handoff.id and peek.record.pending:
+                    state = _key_state(scope, peek.record.key)
+                    decisions.append((baton_aggregate.decide(
+                        state, baton_aggregate.DismissBaton(handoff.id, via="archive")), state.version))
+                    dismissed.append(peek.record)
+        record_many(scope, decisions)
+    return ArchiveResult(handoff.id, handoff.status, reason, tuple(dismissed))

@@ -172,7 +172,7 @@ class Project:
         stream = redact_strings([draft.stream, unquote(draft.stream)], rules, at="stream")
         blocked = [r for o in (outcome, actor, session, stream) if o is not None for r in o.blocked]
         if stream.redactions:
-            blocked.extend(stream.redactions)
+            blocked.extend(_stream_name_findings(draft.stream, stream.redactions))
         if blocked:
             listed = ", ".join(f"{r.field} ({r.rule}: {r.reason})" for r in blocked)
             raise PolicyBlock(f"refused by secret policy: {listed}",
@@ -206,7 +206,8 @@ class Project:
 
         rules = self.policy.redaction
         blocked = [r for stream in streams
-                   for r in redact_strings([stream, unquote(stream)], rules, at="stream").redactions]
+                   for r in _stream_name_findings(
+                       stream, redact_strings([stream, unquote(stream)], rules, at="stream").redactions)]
         if blocked:
             listed = ", ".join(f"{r.field} ({r.rule}: {r.reason})" for r in blocked)
             raise PolicyBlock(f"refused by secret policy: {listed}",
@@ -311,3 +312,25 @@ def ensure_writer(paths: ProjectPaths) -> str:
         return local["writer"]
     write_json_atomic(paths.local, local)
     return local["writer"]
+
+
+# What a stream name is built from, by its kind (``session/<id>``, ``baton/<owner>__<branch>``...).
+_STREAM_SOURCES = {"session": "the session id", "detector": "the session id", "baton": "the owner or branch",
+                   "objective": "the owner or branch"}
+
+
+def _stream_name_findings(stream: str, redactions) -> list:
+    """A refusal of a stream name, worded for the person who typed its parts.
+
+    The name is screened twice (as written and percent-decoded), so one token
+    fires on ``stream[0]`` and ``stream[1]``: one finding per rule is kept, and
+    its field names what the stream was built from (``stream name (from the
+    session id)``), never the value.
+    """
+    kind = stream.split("/", 1)[0]
+    field = f"stream name (from {_STREAM_SOURCES.get(kind, 'an id, owner or branch')})"
+    seen: dict[str, object] = {}
+    for r in redactions:
+        seen.setdefault(r.rule, attrs.evolve(r, field=field))
+    return list(seen.values())
+

@@ -42,12 +42,25 @@ class ForgetResult:
     feeds: dict[str, int] = attrs.field(factory=dict)
     removed_files: tuple[str, ...] = ()
     removed_quarantine: tuple[str, ...] = ()
+    derived: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"handoff": self.plan.handoff, "forgotten": self.done, "reason": self.reason,
                 "events": list(self.plan.events), "types": dict(self.plan.types),
                 "already_erased": self.plan.already_erased, "feeds": dict(self.feeds),
-                "removed_files": list(self.removed_files), "removed_quarantine": list(self.removed_quarantine)}
+                "removed_files": list(self.removed_files), "removed_quarantine": list(self.removed_quarantine),
+                "derived": list(self.derived)}
+
+    def derived_line(self) -> str | None:
+        """A forget erases one handoff; its forks, amendments, continuations and
+        merges copied its content into their own records and keep it."""
+        if not self.derived:
+            return None
+        from baton.domain.handoff import short_id
+
+        ids = " ".join(short_id(h) for h in self.derived)
+        return (f"  {len(self.derived)} handoff(s) derived from it (fork, amend, continue, merge) keep their own "
+                f"copy of its content: {ids}; forget them too if that text must go")
 
     def plan_line(self) -> str:
         """What forgetting would erase, without saying how to confirm (the
@@ -58,13 +71,17 @@ class ForgetResult:
 
     def render(self) -> str:
         kinds = ", ".join(f"{n} {t}" for t, n in sorted(self.plan.types.items())) or "none"
+        derived = self.derived_line()
         if not self.done:
-            return f"{self.plan_line()}; nothing was changed (pass --yes to erase)"
+            return f"{self.plan_line()}; nothing was changed (pass --yes to erase)" + (
+                f"\n{derived}" if derived else "")
         lines = [f"forgot handoff {self.plan.handoff}: {len(self.plan.events)} payload(s) erased ({kinds})"]
         if self.removed_files:
             lines.append(f"  removed {len(self.removed_files)} materialized file(s)")
         if self.removed_quarantine:
             lines.append(f"  removed {len(self.removed_quarantine)} quarantined fragment(s) holding erased text")
+        if derived:
+            lines.append(derived)
         lines.append("  every chain still verifies: `baton verify`")
         return "\n".join(lines)
 
@@ -84,8 +101,9 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
         if not plan.events:
             raise NotFound(f"handoff {handoff_id} has no payload left to forget",
                            details={"handoff": handoff_id, "already_erased": plan.already_erased})
+        derived = _derived(scope.runner, handoff_id)
         if not yes:
-            return ForgetResult(plan, False, reason)
+            return ForgetResult(plan, False, reason, derived=derived)
         erasing = set(plan.events)
         erased_data = [e.data for e in events if e.id in erasing]
         del events
@@ -99,7 +117,7 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
         scope.runner.rebuild(reason="forget")
         removed = scope.runner.prune_files(shown)
         quarantine = _remove_quarantined_text(project, erased_data)
-    return ForgetResult(plan, True, reason, feeds, tuple(removed), tuple(quarantine))
+    return ForgetResult(plan, True, reason, feeds, tuple(removed), tuple(quarantine), derived)
 
 
 def scrub_after_erasure(project: "Project", erased_data: list[Any]) -> tuple[list[str], list[str]]:
@@ -118,6 +136,27 @@ def scrub_after_erasure(project: "Project", erased_data: list[Any]) -> tuple[lis
     removed = runner.prune_files(shown)
     quarantine = _remove_quarantined_text(project, erased_data)
     return removed, quarantine
+
+
+def _derived(runner: Any, handoff_id: str) -> tuple[str, ...]:
+    """Every live record descending from ``handoff_id`` (children, their
+    children...), oldest first: each copied content from its parent."""
+    if "handoffs" not in runner.by_name:
+        return ()
+    children: dict[str, list[str]] = {}
+    for key, doc in runner.docs("handoffs"):
+        parents = ((doc.get("lineage") or {}).get("parents") or []) if isinstance(doc, dict) else []
+        for parent in parents:
+            if isinstance(parent, str):
+                children.setdefault(parent, []).append(key)
+    found: list[str] = []
+    todo = [handoff_id]
+    while todo:
+        for child in sorted(children.get(todo.pop(), ())):
+            if child not in found and child != handoff_id:
+                found.append(child)
+                todo.append(child)
+    return tuple(sorted(found))
 
 
 def _handoff_id(project: "Project", runner: Any, token: str) -> str:

@@ -281,6 +281,17 @@ def known_among(runner: Any, ids: Iterable[str]) -> frozenset[str]:
     return frozenset(i for i in ids if runner.has("handoffs", i))
 
 
+def erased_among(runner: Any, ids: Iterable[str]) -> frozenset[str]:
+    """Which of ``ids`` name no handoff record but have a handoff stream: their
+    capture was erased by ``baton forget`` (the stream and its
+    ``handoff.forgotten`` event stay). One indexed lookup each."""
+    if "streams" not in runner.by_name:
+        return frozenset()
+    from baton.event_names import handoff_stream
+
+    return frozenset(i for i in ids if not runner.has("handoffs", i) and runner.has("streams", handoff_stream(i)))
+
+
 def gather_validation_facts(project: Any, runner: Any, handoff: Any, policy: Any, *, now: str,
                             rechecks: Iterable[RecheckRun] = ()):
     from baton import gitinfo
@@ -296,6 +307,7 @@ def gather_validation_facts(project: Any, runner: Any, handoff: Any, policy: Any
         git_head_now=gitinfo.head_commit(root),
         git_dirty_now=dirty,
         known_handoff_ids=known_among(runner, _lineage_ids(handoff)),
+        erased_handoff_ids=erased_among(runner, _lineage_ids(handoff)),
         # Every run passed ``policy.allows_recheck`` (which ignores runs of
         # spaces); list its ref as written so the domain's exact check agrees.
         recheck_allowlist=tuple(dict.fromkeys((*policy.recheck_allowlist, *(r.ref for r in runs)))),

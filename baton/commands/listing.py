@@ -64,8 +64,13 @@ class ListResult:
             kind = "baton  " if self.kind == "all" and r.baton else ("       " if self.kind == "all" else "")
             mark = f"  !! {len(self.conflicts[r.id])} conflict candidate(s)" if self.conflicts.get(r.id) else ""
             lines.append(f"{short_id(r.id)}  {kind}{state:<{width}}  {r.created_at}  {_clip(branch, 30):<{bwidth}}"
-                         f"  {r.title}{mark}")
+                         f"  {_clip(r.title, TITLE_WIDTH)}{mark}")
         return "\n".join(lines)
+
+
+TITLE_WIDTH = 120
+"""The text table shows a title up to this many characters (``--json`` has it whole):
+a title has no length limit, and one pasted document must not be the whole listing."""
 
 
 def _clip(text: str, width: int) -> str:

@@ -141,6 +141,9 @@ class SessionBeginResult:
         lines = [f"Session {self.session_id} began for {self.context.owner} on {self.context.branch}."]
         if self.objective:
             lines.append(f"Objective: {self.objective}")
+        elif self.objective_cleared:
+            lines.append("The earlier session objective for this owner and branch was cleared "
+                         "(give --objective to set this session's).")
         if self.record is not None:
             lines += ["", (self.markdown() or "").rstrip("\n")]
         else:

@@ -446,7 +446,17 @@ def carried_handoff_lines(record: Mapping[str, Any] | None) -> tuple[str, ...]:
     if lines and isinstance(handoff_id, str) and handoff_id:
         from baton.domain.handoff import short_id
 
-        lines.append(f"Decisions, evidence and artifacts: `baton resume {short_id(handoff_id)}`.")
+        successor = record.get("superseded_by")
+        if record.get("status") == "superseded" and isinstance(successor, str) and successor:
+            # Amended (or continued) since it was handed on: the lines above are
+            # the old version, and `baton resume` of it would be refused.
+            lines.append(f"Superseded since it was handed on: the current version is `baton resume "
+                         f"{short_id(successor)}` (decisions, evidence, artifacts and state).")
+        elif record.get("status") == "archived":
+            lines.append(f"Archived since it was handed on: `baton handoff show {short_id(handoff_id)}` "
+                         "has the record.")
+        else:
+            lines.append(f"Decisions, evidence and artifacts: `baton resume {short_id(handoff_id)}`.")
     return tuple(lines)
 
 
@@ -746,6 +756,12 @@ EMPTY_BRIEF = (
 )
 
 
+NOTHING_MORE_BRIEF = "## Baton\n\nNo session objective, decisions or traps to add.\n"
+"""The body of a brief whose notices say what happened (a session handoff that did
+not fit, a claim another session won): "no active session handoff … yet" would
+contradict them."""
+
+
 UNREADABLE_BRIEF = (
     "## Baton\n\nBaton could not read its ledger, so this brief carries no session handoff, objective, "
     "decisions or traps. A baton waiting for this session stays pending for the next start.\n"
@@ -816,7 +832,8 @@ def assemble_brief(
     if not text:
         text = empty_text if _size(empty_text) <= max_bytes else ""
     elif not (handoff_text or objective_text or dec.text or trp.text):
-        text = _join([notice_text, empty_text]) if _size(_join([notice_text, empty_text])) <= max_bytes else text
+        body = NOTHING_MORE_BRIEF if empty_text == EMPTY_BRIEF else empty_text
+        text = _join([notice_text, body]) if _size(_join([notice_text, body])) <= max_bytes else text
     return AssembledBrief(
         text=text, bytes=_size(text), handoff_included=bool(handoff_text) and handoff_text != latest_markdown,
         objective_truncated=objective_truncated, decisions=dec, traps=trp,

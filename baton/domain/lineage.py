@@ -362,7 +362,8 @@ def render_text(view: Mapping[str, Any]) -> str:
         text = f"{n['short_id']} {n['graph_relation']}"
         if n.get("branch_label"):
             text += f" [{n['branch_label']}]"
-        text += f" ({', '.join(bits)}) {n['title']}"
+        title = n["title"] or ""
+        text += f" ({', '.join(bits)}) {title if len(title) <= 120 else title[:119] + '…'}"
         if n["conflicted"]:
             text += "  !! conflict candidate"
         return text
@@ -468,9 +469,11 @@ def merge_body(parents: Sequence[Mapping[str, Any]], *, resolution: Mapping[str,
     text = resolution.get("decision")
     if not isinstance(text, str) or not text.strip():
         listed = "".join(f"; conflict candidate {c.line()}" for c in conflicts)
+        # Given but blank (an empty file, `{"decision": ""}`) is not "not given".
+        lead = ("the `resolution` given has an empty decision: write how the parents are reconciled "
+                if "decision" in resolution else "a merge needs an explicit resolution decision: give `resolution` ")
         raise MergeUnresolved(
-            "a merge needs an explicit resolution decision: give `resolution` "
-            "({\"decision\": ..., \"rationale\": ...}, or plain text from a file)" + listed,
+            lead + "({\"decision\": ..., \"rationale\": ...}, or plain text from a file)" + listed,
             details={"conflicts": [c.to_json() for c in conflicts]})
     first = parents[0]
     work = dict(_copy(first.get("work") or {}))
@@ -552,7 +555,7 @@ def resolution_from_text(raw: str) -> dict[str, Any]:
             raise InputError(f"the resolution file has unknown field(s) {', '.join(unknown)} "
                              f"(known: {', '.join(RESOLUTION_FIELDS)})", details={"unknown": unknown})
         return value
-    return {"decision": stripped} if stripped else {}
+    return {"decision": stripped}  # an empty file is a blank decision, refused as such by merge_body
 
 
 def _copy(value: Any) -> Any:

@@ -90,9 +90,11 @@ class ValidationFacts:
 
     ``known_handoff_ids`` holds which of the ids the lineage names (parents,
     merge basis) are handoffs of the project — commands look up only those —
-    or None when the command cannot tell (then existence is not judged). ``artifacts`` holds only the
-    paths the command looked at; an artifact without a fact is reported as
-    unchecked.
+    or None when the command cannot tell (then existence is not judged).
+    ``erased_handoff_ids`` holds which of them were handoffs whose capture
+    ``baton forget`` erased: a known past, not a dangling id. ``artifacts``
+    holds only the paths the command looked at; an artifact without a fact is
+    reported as unchecked.
     """
 
     now: str | None = None
@@ -100,6 +102,7 @@ class ValidationFacts:
     git_head_now: str | None = None
     git_dirty_now: bool | None = None
     known_handoff_ids: frozenset[str] | None = None
+    erased_handoff_ids: frozenset[str] = frozenset()
     recheck_allowlist: tuple[str, ...] = attrs.field(default=(), converter=as_tuple)
     rechecks: tuple[RecheckResult, ...] = attrs.field(default=(), converter=as_tuple)
     policy_findings: tuple[PolicyFinding, ...] = attrs.field(default=(), converter=as_tuple)
@@ -539,13 +542,19 @@ def check_lineage(h: Handoff, facts: ValidationFacts) -> list[Finding]:
             out.append(_f("fail", f"lineage.parents[{i}]", "a handoff cannot be its own parent"))
         elif parents.index(p) != i:
             out.append(_f("fail", f"lineage.parents[{i}]", f"duplicate parent {p}"))
+        elif p in facts.erased_handoff_ids:
+            out.append(_f("warn", f"lineage.parents[{i}]",
+                          f"parent {p} was erased by `baton forget`; this handoff keeps its own copy of "
+                          "what it took from it"))
         elif facts.known_handoff_ids is not None and p not in facts.known_handoff_ids:
             out.append(_f("fail", f"lineage.parents[{i}]", f"parent {p} is not a known handoff"))
     if lin.merge_basis and lin.relation != "merge":
         out.append(_f("warn", "lineage.merge_basis", "merge_basis is only meaningful for a merge"))
     if facts.known_handoff_ids is not None:
         for i, m in enumerate(lin.merge_basis):
-            if m not in facts.known_handoff_ids:
+            if m in facts.erased_handoff_ids:
+                out.append(_f("warn", f"lineage.merge_basis[{i}]", f"{m} was erased by `baton forget`"))
+            elif m not in facts.known_handoff_ids:
                 out.append(_f("warn", f"lineage.merge_basis[{i}]", f"{m} is not a known handoff"))
     return out
 
