@@ -74,10 +74,13 @@ def promote_handoff(
 
     refuse_latest(token, "handoff ready", "a validated handoff")
     opened = project
+    from baton.commands.detect import repository_head
+
+    head_now = repository_head(opened.paths.worktree)  # the ref files: no git process, no dulwich
     with opened.writing() as scope:
         handoff = load_handoff(scope.runner, token)
         now = now_timestamp(opened.clock())
-        decisions = [(aggregate.decide(handoff, aggregate.Promote(accept_warnings), now=now),
+        decisions = [(aggregate.decide(handoff, aggregate.Promote(accept_warnings, head_now), now=now),
                       scope.txn.stream_version(handoff_stream(handoff.id)))]
         superseded: list[str] = []
         if handoff.lineage.relation in ("continue", "amend"):

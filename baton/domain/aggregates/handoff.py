@@ -58,6 +58,9 @@ class RecordValidation:
 @frozen
 class Promote:
     accepted_warnings: str | None = None
+    head_now: str | None = None
+    """The repository's head as the promotion is asked for (None: not a git
+    repository, or not known): the validation report must describe it."""
 
 
 @frozen
@@ -123,14 +126,19 @@ def decide(state: State, command: Command, *, now: str) -> list[DomainEvent]:
         case RecordValidation(report=report):
             lifecycle.require(state, lifecycle.VALIDATE)
             return [HandoffValidated(key=key, report=report)]
-        case Promote(accepted_warnings=reason):
-            from baton.domain.validation import ready_problems
+        case Promote(accepted_warnings=reason, head_now=head_now):
+            from baton.domain.validation import moved_since_validation, ready_problems
 
             if state.status in ("draft", "validated") and (
                     state.validation.status == "fail" or "invalid" in state.flags):
                 # §10: "fail cannot be promoted without amendment" — a validation
                 # failure (exit 3), not a wrong state.
                 raise PromotionRefused(state.id, ready_problems(state))
+            moved = moved_since_validation(state, head_now) if state.status == "validated" else None
+            if moved is not None:
+                # §3: repository state and freshness are validated before ready;
+                # a report of another head is not that validation.
+                raise PromotionRefused(state.id, [moved])
             lifecycle.promote(state, now=now, accepted_warnings=reason)
             return [HandoffPromoted(key=key, accepted_warnings=reason)]
         case Resume(session=session, harness=harness, freshness_state=freshness_state):

@@ -1,0 +1,56 @@
+"""§3: repository state and freshness are validated before a handoff is marked
+ready: a validation report of another repository head does not promote."""
+
+from __future__ import annotations
+
+import pytest
+
+from baton.errors import PromotionRefused
+from tests.app_support import promote_handoff, validate_handoff_command
+from baton.app import Baton
+from tests.handoff_support import git_commit, git_init, payload
+
+
+@pytest.fixture
+def repo(project):
+    git_init(project, {"src/app.py": "x = 1\n"})
+    return project
+
+
+def _capture(root) -> str:
+    with Baton.open(root) as app:
+        return app.capture(payload()).handoff_id
+
+
+def _validated(repo) -> str:
+    handoff_id = _capture(repo)
+    validate_handoff_command(repo, handoff_id)
+    return handoff_id
+
+
+def test_a_commit_after_validation_refuses_the_promotion_naming_both_heads(repo):
+    handoff_id = _validated(repo)
+    git_commit(repo, {"src/app.py": "x = 2\n"}, "later work")
+    with pytest.raises(PromotionRefused) as refused:
+        promote_handoff(repo, handoff_id, accept_warnings="tests")
+    assert "moved since this handoff was validated" in refused.value.message
+    assert refused.value.exit_code == 3
+
+
+def test_validating_again_after_the_commit_lets_the_promotion_through_with_its_warning(repo):
+    handoff_id = _validated(repo)
+    git_commit(repo, {"src/app.py": "x = 2\n"}, "later work")
+    report = validate_handoff_command(repo, handoff_id).report
+    assert report["status"] == "warn"  # the head moved since capture: the report says so
+    assert promote_handoff(repo, handoff_id, accept_warnings="the commit is this work").record["status"] == "ready"
+
+
+def test_an_unchanged_head_promotes_as_before(repo):
+    handoff_id = _validated(repo)
+    assert promote_handoff(repo, handoff_id, accept_warnings="tests").record["status"] == "ready"
+
+
+def test_outside_git_nothing_is_known_to_have_moved(project):
+    handoff_id = _capture(project)
+    validate_handoff_command(project, handoff_id)
+    assert promote_handoff(project, handoff_id, accept_warnings="tests").record["status"] == "ready"
