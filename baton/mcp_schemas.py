@@ -172,7 +172,10 @@ def input_schemas() -> dict[str, dict[str, Any]]:
         "handoff_merge": _obj({
             "ids": {"type": "array", "items": ID, "minItems": 2, "description": "two or more handoffs to merge"},
             "resolution": _obj({
-                "decision": _text("the explicit resolution decision (required to merge)"),
+                # No minLength: an empty decision is the merge's own refusal
+                # (merge_unresolved, exit 3, with the conflict candidates), as on the CLI.
+                "decision": {"type": "string", "description": "the explicit resolution decision (required to merge; "
+                                                              "an empty one is refused with merge_unresolved)"},
                 "rationale": _text("why"),
                 "resolves": {"type": "array", "items": {"type": "string"},
                              "description": "decision ids or subjects this settles"},

@@ -61,6 +61,19 @@ async def test_handoff_merge_is_refused_without_a_resolution_and_made_with_one(p
     assert len(merged.structured_content["resolved_conflicts"]) == 1
 
 
+@pytest.mark.parametrize("decision", ["", "   "])
+async def test_an_empty_merge_decision_is_refused_as_unresolved_as_on_the_cli(project, decision):
+    parent = _ready(project)
+    a = _call(project, "capture", payload(), parent=parent)
+    b = _call(project, "capture", payload(), parent=parent)
+    async with Client(build_server(project)) as client:
+        refused = await client.call_tool("handoff_merge", {"ids": [a.handoff_id, b.handoff_id],
+                                                           "resolution": {"decision": decision}})
+    error = refused.structured_content["error"]
+    assert (error["code"], error["exit_code"]) == ("merge_unresolved", 3)
+    assert "empty decision" in error["message"]
+
+
 async def test_handoff_detect_reports_without_creating_unless_asked(project):
     async with Client(build_server(project)) as client:
         report = await client.call_tool("handoff_detect", {"signals": {"handoff_request": True}})
