@@ -241,7 +241,7 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
     "baton_status": _result({"root": _S, "config": _O, "handoffs": _O, "latest": _OPT_O, "pending_batons": _I,
                              "detector": _O}, "root", "config", "handoffs", "latest", "pending_batons"),
     "handoff_capture": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "redactions": _A,
-                                "handoff": _O}, "id", "short_id", "status", "handoff"),
+                                "hints": _A, "handoff": _O}, "id", "short_id", "status", "handoff"),
     "handoff_validate": _result({"id": _S, "status": _S, "flags": _A, "report": _O}, "id", "status", "report"),
     "handoff_ready": _result({"id": _S, "status": _S, "file": _S, "validation": _OPT_S}, "id", "status"),
     "handoff_resume": _result({"id": _S, "status": _S, "freshness_state": _S, "freshness": _O, "quality": _O,

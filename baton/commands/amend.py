@@ -101,6 +101,10 @@ def amend_handoff(
     if managed:
         raise InputError(f"{', '.join(managed)}: set by Baton, cannot be amended",
                          details={"problems": [f"{k}: set by Baton, do not supply it" for k in managed]})
+    from baton.domain.field_hints import unknown_field_hints
+
+    hints = tuple(dict.fromkeys((*unknown_field_hints(replacement), *unknown_field_hints(flags),
+                                 *unknown_field_hints(lists))))
     opened = project
     policy = load_policy(opened.paths, opened.config)
     clean_input = clean_payload(opened.paths.worktree, replacement, policy) if replacement else None
@@ -137,14 +141,15 @@ def amend_handoff(
             events = record(scope, decided, version=version, session=session)
             stored = scope.runner.get("handoffs", handoff.id) or decided[0].handoff
             return CaptureResult(handoff.id, stored, new_redactions, events, handoff_file(stored), revised=True,
-                                 edits=recorded_edits)
+                                 edits=recorded_edits, hints=hints)
         child_id = uuid7(opened.clock())
         child = lifecycle.amend(handoff, body, id=child_id, now=now, project=snapshot)
         refuse_transcripts(child)
         decided = aggregate.decide(None, aggregate.Capture(child, tuple(new_redactions), recorded_edits), now=now)
         events = record(scope, decided, version=0, session=session)
         stored = scope.runner.get("handoffs", child_id) or decided[0].handoff
-        return CaptureResult(child_id, stored, new_redactions, events, handoff_file(stored), edits=recorded_edits)
+        return CaptureResult(child_id, stored, new_redactions, events, handoff_file(stored), edits=recorded_edits,
+                             hints=hints)
 
 
 @frozen

@@ -52,6 +52,8 @@ class CaptureResult:
     exit_code: int = 0
     edits: tuple[dict[str, Any], ...] = ()
     """What ``handoff amend`` closed, dropped or replaced (``{op, target, section?}``)."""
+    hints: tuple[str, ...] = ()
+    """Keys of the input one typo away from a schema field (``domain.field_hints``)."""
 
     @property
     def short_id(self) -> str:
@@ -70,6 +72,7 @@ class CaptureResult:
             "lineage": self.record.get("lineage"),
             "events": [e.id for e in self.events],
             "edits": list(self.edits),
+            "hints": list(self.hints),
             "handoff": self.record,
         }
 
@@ -89,6 +92,7 @@ class CaptureResult:
         if self.redactions:
             lines.append(f"  redacted {len(self.redactions)} field(s): "
                          + ", ".join(f"{r['field']} ({r.get('rule', r.get('reason'))})" for r in self.redactions))
+        lines += [f"  hint: {hint}" for hint in self.hints]
         lines.append(f"Next: baton handoff validate {self.short_id}")
         return "\n".join(lines)
 
@@ -436,9 +440,15 @@ def capture_handoff(
     Raises: as ``capture_in_scope``; InputError for a ``baton`` scope in the
         payload (only ``session end`` makes a handoff a session baton).
     """
+    import attrs
+
+    from baton.domain.field_hints import unknown_field_hints
+
     refuse_baton_scope(payload)
     with project.writing() as scope:
-        return capture_in_scope(scope, payload, trigger=trigger, parent=parent, origin=origin, session=session)
+        captured = capture_in_scope(scope, payload, trigger=trigger, parent=parent, origin=origin, session=session)
+    hints = unknown_field_hints(payload)
+    return attrs.evolve(captured, hints=hints) if hints else captured
 
 
 def refuse_baton_scope(payload: Any) -> None:
