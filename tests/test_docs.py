@@ -62,3 +62,10 @@ def test_the_skill_lists_every_exit_code_the_cli_reference_names():
     for code in range(6):
         assert f"{code} " in codes, code
     assert "1 storage or internal failure" in codes
+
+
+def test_the_skill_says_how_to_complete_a_prepared_draft_over_mcp():
+    """docs/hooks.md: an MCP agent completes the draft with handoff_capture and
+    `parent` (no amend tool), and only such a capture is handed on at the end."""
+    skill = " ".join((DOCS.parents[1] / "skills" / "baton" / "SKILL.md").read_text().split())
+    assert "`handoff_capture` with `parent` set to the draft's full id" in skill
