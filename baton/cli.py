@@ -82,10 +82,11 @@ def _forget(app: Baton, args: argparse.Namespace):
 
     if not args.yes:
         plan = app.forget(args.id, reason=args.reason, yes=False)
+        derived = plan.derived_line()
         if not (sys.stdin.isatty() and sys.stderr.isatty()) or args.json:
             raise InputError(f"forget would erase {len(plan.plan.events)} payload(s) of handoff {plan.plan.handoff} "
-                             "and cannot be undone: pass --yes", details=plan.to_json())
-        derived = plan.derived_line()
+                             "and cannot be undone: pass --yes" + (f"\n{derived}" if derived and not args.json else ""),
+                             details=plan.to_json())
         sys.stderr.write(plan.plan_line() + (f"\n{derived}" if derived else "") + "\nErase them for good? [y/N] ")
         sys.stderr.flush()
         if sys.stdin.readline().strip().lower() not in ("y", "yes"):

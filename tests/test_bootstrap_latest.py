@@ -45,6 +45,15 @@ def test_another_owners_private_baton_is_never_pointed_at(project):
     assert LATEST_HEADING not in start(project, owner=ALICE, session="s1").brief.text
 
 
+def test_a_newer_private_baton_of_another_owner_does_not_hide_the_older_ready_handoff(project):
+    visible = _ready(project)
+    hidden = _ready(project)
+    scope_handoff_as_baton(project, hidden, owner=BOB, branch="main")
+    text = start(project, owner=ALICE, session="s1").brief.text
+    assert text.startswith(LATEST_HEADING)
+    assert f"`baton resume {visible[-8:]}`" in text and hidden[-8:] not in text
+
+
 def test_a_handoff_from_another_branch_is_named_as_the_projects_newest(project):
     _ready(project)
     text = start(project, branch="feature/x", session="s1").brief.text

@@ -53,3 +53,19 @@ def test_the_skill_names_every_heading_a_hook_brief_can_open_with():
     for heading in (HANDOFF_HEADING, LATEST_HEADING, OBJECTIVE_HEADING, DECISIONS_HEADING, TRAPS_HEADING,
                     "## Baton"):
         assert f'"{heading}"' in skill, heading
+
+
+def test_the_skill_lists_every_exit_code_the_cli_reference_names():
+    """docs/cli.md's table and `baton --help` name 0-5; the skill an agent reads names them too."""
+    skill = " ".join((DOCS.parents[1] / "skills" / "baton" / "SKILL.md").read_text().split())
+    codes = skill.split("## Exit codes", 1)[1]
+    for code in range(6):
+        assert f"{code} " in codes, code
+    assert "1 storage or internal failure" in codes
+
+
+def test_the_skill_says_how_to_complete_a_prepared_draft_over_mcp():
+    """docs/hooks.md: an MCP agent completes the draft with handoff_capture and
+    `parent` (no amend tool), and only such a capture is handed on at the end."""
+    skill = " ".join((DOCS.parents[1] / "skills" / "baton" / "SKILL.md").read_text().split())
+    assert "`handoff_capture` with `parent` set to the draft's full id" in skill

@@ -227,3 +227,15 @@ def test_a_fork_of_a_forgotten_handoff_validates_with_a_warning_not_a_failure(ca
     assert report["status"] == "warn"
     assert run_json(capsys, project, "handoff", "ready", fork, "--accept-warnings", "parent forgotten")[
         "status"] == "ready"
+
+
+def test_forget_without_yes_off_a_terminal_names_the_derived_handoffs_in_its_text(capsys, project):
+    # The plan refused for want of --yes is the only plan a script sees: it
+    # says which derived handoffs keep a copy, as the terminal prompt does.
+    parent = run_json(capsys, project, "checkpoint", "create", "--no-input", "--title", "parent",
+                      "--objective", "o")["id"]
+    fork = run_json(capsys, project, "fork", parent, "--label", "a")["id"]
+    code, _out, err = run(capsys, project, "forget", parent)
+    assert code == 2 and "pass --yes" in err and "derived from it" in err and fork[-8:] in err
+    plan = run_json(capsys, project, "forget", parent, expect=2)["error"]
+    assert "derived from it" not in plan["message"] and plan["details"]["derived"] == [fork]

@@ -98,3 +98,14 @@ async def test_handoff_detect_takes_the_explicit_request_alias_the_cli_takes(pro
     assert not aliased.is_error, aliased.content
     assert (aliased.structured_content["action"], aliased.structured_content["explicit_request"]) == ("prepare", True)
     assert not both.is_error and both.structured_content["explicit_request"] is True
+
+
+async def test_handoff_detect_names_the_sessions_open_draft_when_asked_again(project):
+    # docs/mcp.md and docs/detector.md: one open draft per session (draftKept).
+    args = {"signals": {"explicit_request": True}, "prepare": True, "session_id": "mcp-s1"}
+    async with Client(build_server(project)) as client:
+        first = await client.call_tool("handoff_detect", args)
+        again = await client.call_tool("handoff_detect", args)
+    assert first.structured_content["draftKept"] is False and first.structured_content["draft"]
+    assert again.structured_content["draftKept"] is True
+    assert again.structured_content["draft"] == first.structured_content["draft"]

@@ -54,3 +54,31 @@ def test_outside_git_nothing_is_known_to_have_moved(project):
     handoff_id = _capture(project)
     validate_handoff_command(project, handoff_id)
     assert promote_handoff(project, handoff_id, accept_warnings="tests").record["status"] == "ready"
+
+
+def _linked_worktree(repo, tmp_path):
+    from dulwich import porcelain
+
+    porcelain.branch_create(str(repo), "feature")
+    porcelain.worktree_add(str(repo), str(tmp_path / "wt"), branch="feature")
+    wt = (tmp_path / "wt").resolve()
+    git_commit(wt, {"src/feature.py": "y = 1\n"}, "feature work")  # the two worktrees' heads differ
+    return wt
+
+
+def test_ready_from_the_main_worktree_reads_the_head_of_the_worktree_the_handoff_was_validated_in(repo, tmp_path):
+    # Another worktree's head says nothing about the handoff: it is not "the
+    # repository head moved", and validating again from here would not help
+    # (a validation in another worktree is recorded for that worktree only).
+    wt = _linked_worktree(repo, tmp_path)
+    handoff_id = _validated(wt)
+    assert promote_handoff(repo, handoff_id, accept_warnings="tests").record["status"] == "ready"
+
+
+def test_ready_from_the_main_worktree_refuses_when_the_handoffs_worktree_moved(repo, tmp_path):
+    wt = _linked_worktree(repo, tmp_path)
+    handoff_id = _validated(wt)
+    git_commit(wt, {"src/feature.py": "y = 2\n"}, "more feature work")
+    with pytest.raises(PromotionRefused) as refused:
+        promote_handoff(repo, handoff_id, accept_warnings="tests")
+    assert "moved since this handoff was validated" in refused.value.message

@@ -126,20 +126,23 @@ def _visible(runner, ctx: SessionContext, doc: Any) -> bool:
 
 def _latest_section(runner, ctx: SessionContext) -> str | None:
     """The brief's pointer to the newest ready handoff this session may see
-    (of its branch, else the project's), when no session handoff is delivered."""
-    from baton.commands.ids import resolve_latest
-    from baton.errors import NotFound
+    (of its branch, else the project's), when no session handoff is delivered.
+    A newer handoff it may not see (another owner's private baton) is passed
+    over, not a reason to name none."""
+    from baton.commands.ids import RESUMABLE, _MAX_LOOKED_AT
+    from baton.projections import handoffs
 
     if "handoffs" not in runner.by_name:
         return None
-    try:
-        choice = resolve_latest(runner, branch=ctx.branch)
-    except NotFound:
-        return None
-    doc = runner.get("handoffs", choice.id)
-    if not _visible(runner, ctx, doc):
-        return None
-    return render_latest_markdown(doc, elsewhere=choice.scope == "project") or None
+    scans = ((ctx.branch, False), (None, True)) if ctx.branch else ((None, True),)
+    for branch, elsewhere in scans:
+        for row in handoffs.newest(runner.db, statuses=RESUMABLE, branch=branch, limit=_MAX_LOOKED_AT):
+            if elsewhere and ctx.branch and row.branch == ctx.branch:
+                continue  # already looked at (and not visible) on this branch
+            doc = runner.get("handoffs", row.id)
+            if _visible(runner, ctx, doc):
+                return render_latest_markdown(doc, elsewhere=elsewhere and bool(ctx.branch)) or None
+    return None
 
 
 def claimed_by_line(session_id: str) -> str:

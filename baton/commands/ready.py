@@ -74,11 +74,9 @@ def promote_handoff(
 
     refuse_latest(token, "handoff ready", "a validated handoff")
     opened = project
-    from baton.commands.detect import repository_head
-
-    head_now = repository_head(opened.paths.worktree)  # the ref files: no git process, no dulwich
     with opened.writing() as scope:
         handoff = load_handoff(scope.runner, token)
+        head_now = _head_where_validated(opened, handoff)
         now = now_timestamp(opened.clock())
         decisions = [(aggregate.decide(handoff, aggregate.Promote(accept_warnings, head_now), now=now),
                       scope.txn.stream_version(handoff_stream(handoff.id)))]
@@ -97,3 +95,21 @@ def promote_handoff(
         record_many(scope, decisions, durable=True)
         record = scope.runner.get("handoffs", handoff.id)
     return ReadyResult(handoff.id, record, handoff_file(record), tuple(superseded))
+
+
+def _head_where_validated(opened: Any, handoff: Any) -> str | None:
+    """The head now of the worktree the handoff was captured (and its
+    validation that counts was run) in, read from git's ref files (no git
+    process, no dulwich). Another worktree's head says nothing about it: run
+    from the main worktree, ``ready`` of a linked worktree's handoff reads
+    that worktree's head. None (nothing known to have moved) when that
+    worktree is not on this machine."""
+    from baton.commands.detect import repository_head
+    from baton.commands.handoff_facts import worktree_label
+    from baton.domain.handoff import handoff_to_json, record_worktree
+
+    own = record_worktree(handoff_to_json(handoff))
+    if own is None or own == worktree_label(opened.paths):
+        return repository_head(opened.paths.worktree)
+    there = opened.paths.root / own
+    return repository_head(there) if there.is_dir() else None
