@@ -56,12 +56,12 @@ def test_outside_git_nothing_is_known_to_have_moved(project):
     assert promote_handoff(project, handoff_id, accept_warnings="tests").record["status"] == "ready"
 
 
-def _linked_worktree(repo, tmp_path):
+def _linked_worktree(repo, where):
     from dulwich import porcelain
 
     porcelain.branch_create(str(repo), "feature")
-    porcelain.worktree_add(str(repo), str(tmp_path / "wt"), branch="feature")
-    wt = (tmp_path / "wt").resolve()
+    porcelain.worktree_add(str(repo), str(where / "wt"), branch="feature")
+    wt = (where / "wt").resolve()
     git_commit(wt, {"src/feature.py": "y = 1\n"}, "feature work")  # the two worktrees' heads differ
     return wt
 
@@ -75,10 +75,21 @@ def test_ready_from_the_main_worktree_reads_the_head_of_the_worktree_the_handoff
     assert promote_handoff(repo, handoff_id, accept_warnings="tests").record["status"] == "ready"
 
 
-def test_ready_from_the_main_worktree_refuses_when_the_handoffs_worktree_moved(repo, tmp_path):
-    wt = _linked_worktree(repo, tmp_path)
+def test_ready_from_the_main_worktree_refuses_when_the_handoffs_worktree_moved(repo):
+    wt = _linked_worktree(repo, repo / ".worktrees")  # inside the project root
     handoff_id = _validated(wt)
     git_commit(wt, {"src/feature.py": "y = 2\n"}, "more feature work")
     with pytest.raises(PromotionRefused) as refused:
         promote_handoff(repo, handoff_id, accept_warnings="tests")
     assert "moved since this handoff was validated" in refused.value.message
+
+
+def test_a_handoffs_worktree_outside_the_project_root_is_not_read_from_another_worktree(repo, tmp_path):
+    wt = _linked_worktree(repo, tmp_path)  # beside the project, outside its root
+    handoff_id = _validated(wt)
+    git_commit(wt, {"src/feature.py": "y = 2\n"}, "more feature work")
+    assert promote_handoff(repo, handoff_id, accept_warnings="tests").record["status"] == "ready"
+    handoff_2 = _validated(wt)
+    git_commit(wt, {"src/feature.py": "y = 3\n"}, "again")
+    with pytest.raises(PromotionRefused):  # from its own worktree the move is seen
+        promote_handoff(wt, handoff_2, accept_warnings="tests")

@@ -103,7 +103,10 @@ def _head_where_validated(opened: Any, handoff: Any) -> str | None:
     process, no dulwich). Another worktree's head says nothing about it: run
     from the main worktree, ``ready`` of a linked worktree's handoff reads
     that worktree's head. None (nothing known to have moved) when that
-    worktree is not on this machine."""
+    worktree is not on this machine, or lies outside the project root (a
+    command reads no path outside the root but the worktree it runs in)."""
+    import os
+
     from baton.commands.detect import repository_head
     from baton.commands.handoff_facts import worktree_label
     from baton.domain.handoff import handoff_to_json, record_worktree
@@ -111,5 +114,8 @@ def _head_where_validated(opened: Any, handoff: Any) -> str | None:
     own = record_worktree(handoff_to_json(handoff))
     if own is None or own == worktree_label(opened.paths):
         return repository_head(opened.paths.worktree)
-    there = opened.paths.root / own
-    return repository_head(there) if there.is_dir() else None
+    root = os.path.realpath(opened.paths.root)
+    there = os.path.realpath(opened.paths.root / own)
+    if there != root and not there.startswith(root + os.sep):
+        return None
+    return repository_head(there) if os.path.isdir(there) else None
