@@ -213,3 +213,32 @@ def test_the_notice_says_how_to_complete_the_draft_over_mcp_too(repo):
     asked = _ask(repo).result
     notice = injected("claude-code", _ask(repo).answer)
     assert f"`handoff_capture` with `parent` {asked.draft}" in notice
+
+
+def test_a_capture_continuing_the_baton_the_session_received_is_handed_on_at_its_end(repo):
+    from tests.app_support import promote_handoff, validate_handoff_command
+    from tests.handoff_support import payload
+
+    def ready(handoff_id):
+        validate_handoff_command(repo, handoff_id)
+        promote_handoff(repo, handoff_id, accept_warnings="synthetic test record")
+
+    def session(name, event, fixture_name=None):
+        return hook(repo, "claude-code", event,
+                    fixture("claude-code", fixture_name or event, repo, session_id=name))
+
+    with Baton.open(repo) as app:
+        first = app.capture(payload(), session="s1").handoff_id
+    ready(first)
+    session("s1", "SessionEnd")                                 # s1 hands its handoff on
+    assert session("s2", "SessionStart", "SessionStart.startup").result.to_json()["handoffId"] == first
+    child = _continue_over_mcp(repo, first)                     # s2 carries on, naming no session
+    ready(child)
+    assert session("s2", "SessionEnd").result.baton == child
+
+
+def test_detect_without_creating_still_names_the_sessions_open_draft(repo):
+    draft = _ask(repo).result.draft
+    with Baton.open(repo) as app:
+        result = app.detect({"handoff_request": 1.0}, session=_ask(repo).result.session, create_drafts=False)
+    assert result.draft == draft and result.draft_kept

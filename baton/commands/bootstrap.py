@@ -247,8 +247,12 @@ def bootstrap(
                                     traps=traps_without((waiting.record.id,)), max_bytes=max_bytes, notices=notices)
 
     markdown, brief = fitted(carried)
-    if not brief.handoff_included and carried:  # the baton itself may fit without its handoff's summary
-        markdown, brief = fitted(())
+    # The baton itself may fit without its handoff's summary: keep the line
+    # saying where the rest is if it fits, else drop the summary whole.
+    for fewer in (carried[-1:], ()) if len(carried) > 1 else ((),):
+        if brief.handoff_included or not carried:
+            break
+        markdown, brief = fitted(fewer)
     if not brief.handoff_included:
         size = len(markdown.encode("utf-8"))
         notice = (f"A session handoff ({waiting.record.id}, {size} bytes) does not fit in {max_bytes} bytes; "

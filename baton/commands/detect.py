@@ -202,8 +202,11 @@ def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False,
         return DetectResult(session, result_json, outcome.action, outcome.suppressed, False,
                             config=config.to_json())
     template, missing = None, ()
-    wants_draft = outcome.action in (detector.AUTO_PREPARE, detector.PREPARE) and (create_drafts or prepare)
-    kept = open_session_draft(runner, session) if wants_draft and prepared_draft is None else None
+    prepares = outcome.action in (detector.AUTO_PREPARE, detector.PREPARE)
+    wants_draft = prepares and (create_drafts or prepare)
+    # The session's open draft is named whether or not this call may create
+    # one (MCP ``handoff_detect`` without ``prepare`` creates nothing).
+    kept = open_session_draft(runner, session) if prepares and prepared_draft is None else None
     if wants_draft and kept is None and prepared_draft is None:
         template, missing = _draft_template(project, evaluation, outcome.action, session=session)
     from baton.commands.capture import capture_in_scope

@@ -59,9 +59,11 @@ def session_handoffs(runner: Any, session_id: str) -> list[dict[str, Any]]:
     """The handoffs of this session, newest first (among the newest ``SESSION_WINDOW``).
 
     Those it captured, and those captured naming no session that continue one
-    of them: an agent completing its session's draft over MCP (which has no
-    amend) captures a child with the draft as ``parent``, and knows no
-    session id to give it. The child is that session's work all the same.
+    of them or the baton the session received at its start: an agent
+    completing its session's draft over MCP (which has no amend), or carrying
+    on the handoff it was given, captures a child with ``parent`` set, and
+    knows no session id to give it. The child is that session's work all the
+    same.
     """
     from baton.projections import handoffs
 
@@ -71,9 +73,15 @@ def session_handoffs(runner: Any, session_id: str) -> list[dict[str, Any]]:
                             for summary in handoffs.newest(runner.db, limit=SESSION_WINDOW))
             if isinstance(doc, dict)]
     mine = {doc["id"] for doc in docs if _origin_session(doc) == session_id}
+    # What the session works from: its own handoffs, and the baton it received
+    # at its start (continuing that one over MCP names no session either).
+    session = runner.get("sessions", session_id) if "sessions" in runner.by_name else None
+    received = session.get("receivedBaton") if isinstance(session, dict) else None
+    sources = mine | ({received} if isinstance(received, str) and received else set())
     for doc in reversed(docs):  # oldest first: a continuation of a continuation is found too
-        if _origin_session(doc) is None and mine.intersection(parents_of(doc)):
+        if _origin_session(doc) is None and sources.intersection(parents_of(doc)) and doc["id"] != received:
             mine.add(doc["id"])
+            sources.add(doc["id"])
     return [doc for doc in docs if doc["id"] in mine]
 
 

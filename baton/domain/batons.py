@@ -519,7 +519,8 @@ def render_latest_markdown(record: Mapping[str, Any] | None, *, elsewhere: bool 
     where = f" on branch `{branch}`" if isinstance(branch, str) and branch else ""
     when = record.get("created_at") if isinstance(record.get("created_at"), str) else None
     captured = f"captured{where}" + (f" at {when}" if when else "")
-    note = " (no handoff is ready on this branch; this is the project's newest)" if elsewhere else ""
+    note = (" (none on this branch is ready for this session to read; this is the project's newest)"
+            if elsewhere else "")
     return (f"{LATEST_HEADING}\n\n**{title}**, {captured}{note}. Read it if this session continues that "
             f"work: `baton resume {short_id(record['id'])}`.\n")
 
