@@ -26,12 +26,16 @@ class ReadyResult:
     file: str
     superseded: tuple[str, ...] = ()
     exit_code: int = 0
+    split_from: tuple[tuple[str, str], ...] = ()
+    """(parent, the other revision): parents this handoff revises that another
+    ready handoff had already superseded — two ready revisions of one parent."""
 
     def to_json(self) -> dict[str, Any]:
         validation = self.record.get("validation") or {}
         return {"id": self.handoff_id, "status": self.record.get("status"), "file": self.file,
                 "validation": validation.get("status"), "accepted_warnings": validation.get("accepted_warnings"),
-                "superseded": list(self.superseded)}
+                "superseded": list(self.superseded),
+                "split_from": [{"parent": p, "other": o} for p, o in self.split_from]}
 
     def render(self) -> str:
         from baton.domain.handoff import short_id
@@ -42,6 +46,10 @@ class ReadyResult:
             lines.append(f"  warnings accepted: {validation['accepted_warnings']}")
         for parent in self.superseded:
             lines.append(f"  supersedes {parent}")
+        for parent, other in self.split_from:
+            lines.append(f"  note: {short_id(parent)} was already superseded by {short_id(other)}: this and "
+                         f"{short_id(other)} are two ready revisions of it; if they should be one, "
+                         f"`baton merge {short_id(other)} {short_id(self.handoff_id)}`")
         lines.append(f"Resume it in any session: baton resume {short_id(self.handoff_id)}")
         return "\n".join(lines)
 
@@ -81,6 +89,7 @@ def promote_handoff(
         decisions = [(aggregate.decide(handoff, aggregate.Promote(accept_warnings, head_now), now=now),
                       scope.txn.stream_version(handoff_stream(handoff.id)))]
         superseded: list[str] = []
+        split: list[tuple[str, str]] = []
         if handoff.lineage.relation in ("continue", "amend"):
             # A continuation or an amendment replaces its ready parent: the
             # parent's status changes in the same write, its content never.
@@ -92,9 +101,11 @@ def promote_handoff(
                     decisions.append((aggregate.decide(parent, command, now=now),
                                       scope.txn.stream_version(handoff_stream(parent_id))))
                     superseded.append(parent_id)
+                elif parent is not None and parent.status == "superseded" and parent.superseded_by:
+                    split.append((parent_id, parent.superseded_by))
         record_many(scope, decisions, durable=True)
         record = scope.runner.get("handoffs", handoff.id)
-    return ReadyResult(handoff.id, record, handoff_file(record), tuple(superseded))
+    return ReadyResult(handoff.id, record, handoff_file(record), tuple(superseded), split_from=tuple(split))
 
 
 def _head_where_validated(opened: Any, handoff: Any) -> str | None:
