@@ -93,3 +93,26 @@ def test_a_handoffs_worktree_outside_the_project_root_is_not_read_from_another_w
     git_commit(wt, {"src/feature.py": "y = 3\n"}, "again")
     with pytest.raises(PromotionRefused):  # from its own worktree the move is seen
         promote_handoff(wt, handoff_2, accept_warnings="tests")
+
+
+def _validated_with_artifact(repo) -> str:
+    with Baton.open(repo) as app:
+        handoff_id = app.capture(payload(artifacts=[{"path": "src/app.py", "role": "modified"}])).handoff_id
+    report = validate_handoff_command(repo, handoff_id).report
+    assert any(c["name"] == "artifacts" and c["status"] == "pass" for c in report["checks"])
+    return handoff_id
+
+
+def test_an_artifact_edited_after_validation_refuses_the_promotion_naming_it(repo):
+    handoff_id = _validated_with_artifact(repo)
+    (repo / "src" / "app.py").write_text("x = 3\n")  # edited, not committed: the head did not move
+    with pytest.raises(PromotionRefused) as refused:
+        promote_handoff(repo, handoff_id, accept_warnings="tests")
+    assert "artifacts changed since this handoff was validated (src/app.py)" in refused.value.message
+
+
+def test_after_validating_again_the_edited_artifact_is_the_reports_warning_to_accept(repo):
+    handoff_id = _validated_with_artifact(repo)
+    (repo / "src" / "app.py").write_text("x = 3\n")
+    validate_handoff_command(repo, handoff_id)
+    assert promote_handoff(repo, handoff_id, accept_warnings="the edit is this work").record["status"] == "ready"

@@ -84,9 +84,9 @@ def promote_handoff(
     opened = project
     with opened.writing() as scope:
         handoff = load_handoff(scope.runner, token)
-        head_now = _head_where_validated(opened, handoff)
+        head_now, drifted = _where_validated_now(opened, handoff)
         now = now_timestamp(opened.clock())
-        decisions = [(aggregate.decide(handoff, aggregate.Promote(accept_warnings, head_now), now=now),
+        decisions = [(aggregate.decide(handoff, aggregate.Promote(accept_warnings, head_now, drifted), now=now),
                       scope.txn.stream_version(handoff_stream(handoff.id)))]
         superseded: list[str] = []
         split: list[tuple[str, str]] = []
@@ -108,25 +108,32 @@ def promote_handoff(
     return ReadyResult(handoff.id, record, handoff_file(record), tuple(superseded), split_from=tuple(split))
 
 
-def _head_where_validated(opened: Any, handoff: Any) -> str | None:
-    """The head now of the worktree the handoff was captured (and its
-    validation that counts was run) in, read from git's ref files (no git
-    process, no dulwich). Another worktree's head says nothing about it: run
+def _where_validated_now(opened: Any, handoff: Any) -> tuple[str | None, tuple[str, ...]]:
+    """The head now, and the artifacts whose content differs now from their
+    recorded hash, of the worktree the handoff was captured (and its
+    validation that counts was run) in. The head is read from git's ref files
+    (no git process, no dulwich). Another worktree says nothing about it: run
     from the main worktree, ``ready`` of a linked worktree's handoff reads
-    that worktree's head. None (nothing known to have moved) when that
-    worktree is not on this machine, or lies outside the project root (a
-    command reads no path outside the root but the worktree it runs in)."""
+    that worktree. Nothing is known to have moved when that worktree is not
+    on this machine, or lies outside the project root (a command reads no
+    path outside the root but the worktree it runs in)."""
     import os
+    from pathlib import Path
 
     from baton.commands.detect import repository_head
-    from baton.commands.handoff_facts import worktree_label
+    from baton.commands.handoff_facts import artifact_facts, worktree_label
+    from baton.domain.freshness import freshness_from_facts
     from baton.domain.handoff import handoff_to_json, record_worktree
 
     own = record_worktree(handoff_to_json(handoff))
     if own is None or own == worktree_label(opened.paths):
-        return repository_head(opened.paths.worktree)
-    root = os.path.realpath(opened.paths.root)
-    there = os.path.realpath(opened.paths.root / own)
-    if there != root and not there.startswith(root + os.sep):
-        return None
-    return repository_head(there) if os.path.isdir(there) else None
+        there = Path(opened.paths.worktree)
+    else:
+        root = os.path.realpath(opened.paths.root)
+        resolved = os.path.realpath(opened.paths.root / own)
+        if (resolved != root and not resolved.startswith(root + os.sep)) or not os.path.isdir(resolved):
+            return None, ()
+        there = Path(resolved)
+    head = repository_head(there)
+    report = freshness_from_facts(handoff, artifact_facts(there, handoff, opened.policy.allowed_roots), head)
+    return head, tuple(d.path for d in report.drift)

@@ -281,16 +281,23 @@ def actionable_open_items(h: Handoff) -> list[int]:
     return [i for i, o in enumerate(h.open_items) if not _blank(o.suggested_action) and not _blank(o.acceptance_check)]
 
 
-def moved_since_validation(h: Handoff, head_now: str | None) -> str | None:
-    """Why the validation report no longer describes the repository (its head
-    moved since the report was made), or None. Nothing is known to have moved
-    when either head is unknown (no git repository, an unborn branch)."""
+def moved_since_validation(h: Handoff, head_now: str | None, drifted: tuple[str, ...] = ()) -> str | None:
+    """Why the validation report no longer describes the repository, or None:
+    its head moved since the report was made, or an artifact the report found
+    unchanged (its ``artifacts`` check passed) differs now from its recorded
+    hash (``drifted``: their paths). Nothing is known to have moved when
+    either head is unknown (no git repository, an unborn branch)."""
     freshness = h.validation.freshness
     validated_at = freshness.git_head_now if freshness is not None else None
-    if not validated_at or not head_now or validated_at == head_now:
-        return None
-    return (f"validation: the repository head moved since this handoff was validated ({validated_at[:12]} → "
-            f"{head_now[:12]}); validate it again so the report describes the repository now, then make it ready")
+    again = "validate it again so the report describes the repository now, then make it ready"
+    if validated_at and head_now and validated_at != head_now:
+        return (f"validation: the repository head moved since this handoff was validated ({validated_at[:12]} → "
+                f"{head_now[:12]}); {again}")
+    artifacts_passed = any(c.name == "artifacts" and c.status == "pass" for c in h.validation.checks)
+    if drifted and artifacts_passed:
+        listed = ", ".join(drifted[:5]) + (f" and {len(drifted) - 5} more" if len(drifted) > 5 else "")
+        return f"validation: artifacts changed since this handoff was validated ({listed}); {again}"
+    return None
 
 
 def ready_problems(h: Handoff, *, accepted_warnings: str | None = None) -> list[str]:

@@ -61,6 +61,8 @@ class Promote:
     head_now: str | None = None
     """The repository's head as the promotion is asked for (None: not a git
     repository, or not known): the validation report must describe it."""
+    drifted: tuple[str, ...] = ()
+    """Artifacts whose content differs now from the hash the record holds."""
 
 
 @frozen
@@ -126,7 +128,7 @@ def decide(state: State, command: Command, *, now: str) -> list[DomainEvent]:
         case RecordValidation(report=report):
             lifecycle.require(state, lifecycle.VALIDATE)
             return [HandoffValidated(key=key, report=report)]
-        case Promote(accepted_warnings=reason, head_now=head_now):
+        case Promote(accepted_warnings=reason, head_now=head_now, drifted=drifted):
             from baton.domain.validation import moved_since_validation, ready_problems
 
             if state.status in ("draft", "validated") and (
@@ -134,7 +136,7 @@ def decide(state: State, command: Command, *, now: str) -> list[DomainEvent]:
                 # §10: "fail cannot be promoted without amendment" — a validation
                 # failure (exit 3), not a wrong state.
                 raise PromotionRefused(state.id, ready_problems(state))
-            moved = moved_since_validation(state, head_now) if state.status == "validated" else None
+            moved = moved_since_validation(state, head_now, drifted) if state.status == "validated" else None
             if moved is not None:
                 # §3: repository state and freshness are validated before ready;
                 # a report of another head is not that validation.
