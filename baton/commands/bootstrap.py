@@ -129,14 +129,14 @@ def _latest_section(runner, ctx: SessionContext) -> str | None:
     (of its branch, else the project's), when no session handoff is delivered.
     A newer handoff it may not see (another owner's private baton) is passed
     over, not a reason to name none."""
-    from baton.commands.ids import RESUMABLE, _MAX_LOOKED_AT
+    from baton.commands.ids import RESUMABLE, LATEST_WINDOW
     from baton.projections import handoffs
 
     if "handoffs" not in runner.by_name:
         return None
     scans = ((ctx.branch, False), (None, True)) if ctx.branch else ((None, True),)
     for branch, elsewhere in scans:
-        for row in handoffs.newest(runner.db, statuses=RESUMABLE, branch=branch, limit=_MAX_LOOKED_AT):
+        for row in handoffs.newest(runner.db, statuses=RESUMABLE, branch=branch, limit=LATEST_WINDOW):
             if elsewhere and ctx.branch and row.branch == ctx.branch:
                 continue  # already looked at (and not visible) on this branch
             doc = runner.get("handoffs", row.id)

@@ -202,6 +202,8 @@ def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False,
         return DetectResult(session, result_json, outcome.action, outcome.suppressed, False,
                             config=config.to_json())
     template, missing = None, ()
+    from baton.commands.harness_sessions import open_session_draft
+
     prepares = outcome.action in (detector.AUTO_PREPARE, detector.PREPARE)
     wants_draft = prepares and (create_drafts or prepare)
     # The session's open draft is named whether or not this call may create
@@ -236,32 +238,12 @@ def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False,
                         config=config.to_json(), draft_kept=kept is not None)
 
 
-def open_session_draft(runner: Any, session: str | None) -> dict[str, Any] | None:
-    """The newest draft Baton prepared for this session (a detector's request or
-    a compaction) that is still a draft and that no handoff continues, or
-    None: a session asking for a handoff again is pointed at the draft it
-    has, not given another."""
-    if not session:
-        return None
-    from baton.commands.harness_sessions import parents_of, session_handoffs
-
-    docs = session_handoffs(runner, session)
-    continued = {parent for doc in docs for parent in parents_of(doc)}
-    for doc in docs:
-        if (doc.get("status") == "draft" and (doc.get("automation") or {}).get("trigger")
-                and doc["id"] not in continued):
-            return doc
-    return None
-
-
 def still_to_complete(doc: Mapping[str, Any]) -> tuple[str, ...]:
     """The fields of a prepared draft still empty, or still Baton's placeholder."""
-    from baton.commands.prepare import PLACEHOLDER, TO_COMPLETE, field_missing
+    from baton.commands.prepare import PLACEHOLDER, TO_COMPLETE, field_missing, field_value
 
     def placeholder(dotted: str) -> bool:
-        value: Any = doc
-        for part in dotted.split("."):
-            value = value.get(part) if isinstance(value, Mapping) else None
+        value = field_value(doc, dotted)
         return isinstance(value, str) and value.startswith(PLACEHOLDER)
 
     return tuple(field for field, _ in TO_COMPLETE if field_missing(doc, field) or placeholder(field))

@@ -85,6 +85,22 @@ def session_handoffs(runner: Any, session_id: str) -> list[dict[str, Any]]:
     return [doc for doc in docs if doc["id"] in mine]
 
 
+def open_session_draft(runner: Any, session: str | None) -> dict[str, Any] | None:
+    """The newest draft Baton prepared for this session (a detector's request or
+    a compaction) that is still a draft and that no handoff continues, or
+    None: a session asking for a handoff again is pointed at the draft it
+    has, not given another."""
+    if not session:
+        return None
+    docs = session_handoffs(runner, session)
+    continued = {parent for doc in docs for parent in parents_of(doc)}
+    for doc in docs:
+        if (doc.get("status") == "draft" and (doc.get("automation") or {}).get("trigger")
+                and doc["id"] not in continued):
+            return doc
+    return None
+
+
 def _origin_session(doc: dict[str, Any]) -> str | None:
     origin = doc.get("origin")
     value = origin.get("session_id") if isinstance(origin, dict) else None
@@ -262,8 +278,6 @@ def prepare_before_compaction(project: "Project", session_id: str | None, *, har
 def _compaction_draft(runner: Any, sid: str) -> str | None:
     """The id of the draft Baton already prepared for this session (an earlier
     compaction, or a prompt asking for a handoff) and still a draft, or None."""
-    from baton.commands.detect import open_session_draft
-
     kept = open_session_draft(runner, sid)
     return kept["id"] if kept is not None else None
 

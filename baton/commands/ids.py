@@ -122,7 +122,7 @@ def resolve_latest(runner: Any, *, branch: str | None, worktree: str | None = No
     from baton.projections import handoffs
 
     if branch and not any_branch:
-        mine = handoffs.newest(runner.db, statuses=RESUMABLE, branch=branch, limit=_MAX_LOOKED_AT)
+        mine = handoffs.newest(runner.db, statuses=RESUMABLE, branch=branch, limit=LATEST_WINDOW)
         if mine:
             here = next((r for r in mine if worktree and r.worktree == worktree), None)
             if here is not None:
@@ -144,7 +144,8 @@ def resolve_latest(runner: Any, *, branch: str | None, worktree: str | None = No
     return LatestChoice(chosen.id, "project", chosen.branch or None, notice)
 
 
-_MAX_LOOKED_AT = 50
+LATEST_WINDOW = 50
+"""How many of a branch's newest ready handoffs ``latest`` looks at (bounded whatever the project's age)."""
 
 
 def refuse_latest(token: str | None, action: str, what: str) -> None:

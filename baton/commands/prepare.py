@@ -191,13 +191,18 @@ def changed_roles(groups: Any) -> dict[str, str]:
     return roles
 
 
-def field_missing(template: Any, dotted: str) -> bool:
-    """Is the field at ``dotted`` (``work.title``) of a template or record empty?"""
+def field_value(template: Any, dotted: str) -> Any:
+    """The value at ``dotted`` (``work.title``) of a template or record, or None."""
     value: Any = template
     for part in dotted.split("."):
         if not isinstance(value, dict):
-            return True
+            return None
         value = value.get(part)
+    return value
+
+
+def field_missing(template: Any, dotted: str) -> bool:
+    """Is the field at ``dotted`` (``work.title``) of a template or record empty?"""
     if dotted == "artifacts":
         return True  # changed files are candidates until someone confirms them
-    return value in (None, "", [], {})
+    return field_value(template, dotted) in (None, "", [], {})

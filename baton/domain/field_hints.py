@@ -17,14 +17,6 @@ CUTOFF = 0.8
 """How close (difflib's ratio) a key must be to a field to be called a typo of it."""
 
 
-def _json_keys(cls: type) -> tuple[str, ...]:
-    import attrs
-
-    from baton.domain.handoff import _KEY
-
-    return tuple(a.metadata.get(_KEY, a.name) for a in attrs.fields(cls) if a.name != "extra")
-
-
 def _objects() -> tuple[dict[str, type], dict[str, type]]:
     from baton.domain import handoff as h
 
@@ -36,14 +28,14 @@ def _objects() -> tuple[dict[str, type], dict[str, type]]:
 
 def unknown_field_hints(payload: Any) -> tuple[str, ...]:
     """One line per key that is not a field of its object but is close to one."""
-    from baton.domain.handoff import Handoff
+    from baton.domain.handoff import Handoff, json_keys
 
     if not isinstance(payload, Mapping):
         return ()
     hints: list[str] = []
 
     def check(mapping: Mapping[str, Any], cls: type, where: str) -> None:
-        known = _json_keys(cls)
+        known = tuple(json_keys(cls).values())
         for key in mapping:
             if not isinstance(key, str) or key in known:
                 continue

@@ -71,6 +71,12 @@ RELATIONS: tuple[str, ...] = get_args(Relation)
 # Field metadata: the JSON key when it differs from the attribute name, and
 # "omit_empty" for Baton's own extension fields (written only when non-empty).
 _KEY = "baton_json_key"
+
+
+def json_keys(cls: type) -> dict[str, str]:
+    """A model class's fields and the JSON member each is written as (``$schema``
+    for ``schema_uri``), leaving out ``extra`` (the unknown members it keeps)."""
+    return {f.name: f.metadata.get(_KEY, f.name) for f in attrs.fields(cls) if f.name != "extra"}
 _OMIT_EMPTY = "baton_omit_empty"
 
 
@@ -501,7 +507,7 @@ def _build_converter(*, detailed: bool = True) -> Any:
     for cls in MODEL_CLASSES:
         attrs.resolve_types(cls)
         fields = attrs.fields(cls)
-        keys = {f.name: f.metadata.get(_KEY, f.name) for f in fields if f.name != "extra"}
+        keys = json_keys(cls)
         overrides = {name: override(rename=key) for name, key in keys.items() if key != name}
         base = make_dict_structure_fn(cls, conv, extra=override(omit=True), **overrides)
         known = frozenset(keys.values())
