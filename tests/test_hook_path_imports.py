@@ -150,3 +150,16 @@ def test_claiming_a_baton_judges_its_freshness_without_dulwich(warm):
     with Baton.open(warm) as app:
         assert app.pending_batons().to_json()["total"] == 0  # it was claimed
     assert not [m for m in loaded if m == "dulwich" or m.startswith("dulwich.")]
+
+
+def test_a_start_without_a_baton_names_the_latest_handoff_without_loading_the_record_model(warm):
+    """The pointer to the latest ready handoff needs its short id, not the
+    handoff model and its converter (~10 ms of imports)."""
+    from tests.app_support import bootstrap
+
+    bootstrap(warm, session_id="s2")  # claims the waiting baton: the next start has none
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "baton", "bootstrap", "--session-id", "s3",
+                        "--project", str(warm)], capture_output=True, text=True)
+    assert r.returncode == 0 and "## Latest ready handoff" in r.stdout
+    loaded = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if "|" in line}
+    assert "baton.domain.handoff" not in loaded

@@ -167,7 +167,7 @@ class ArchiveResult:
                                      for b in self.dismissed_batons]}
 
     def render(self) -> str:
-        from baton.domain.handoff import short_id
+        from baton.domain.short_ids import short_id
 
         lines = [f"handoff {short_id(self.handoff_id)} archived (was {self.previous_status})" + (
             f": {self.reason}" if self.reason else "")]

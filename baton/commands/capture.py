@@ -57,7 +57,7 @@ class CaptureResult:
 
     @property
     def short_id(self) -> str:
-        from baton.domain.handoff import short_id
+        from baton.domain.short_ids import short_id
 
         return short_id(self.handoff_id)
 

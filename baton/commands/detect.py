@@ -74,7 +74,7 @@ class DetectResult:
         ``complete_with`` is the adapter's way to complete the draft, in its
         own words (the hooks: `` (`baton handoff amend ID --input FILE`)``),
         put right after "Complete it"."""
-        from baton.domain.handoff import short_id
+        from baton.domain.short_ids import short_id
 
         if self.action == "none" or self.suppressed:
             return ""
@@ -90,7 +90,7 @@ class DetectResult:
                     o.replace("_", " ") for o in self.options()) + ".")
 
     def render(self) -> str:
-        from baton.domain.handoff import short_id
+        from baton.domain.short_ids import short_id
 
         e = self.evaluation
         readiness = "unavailable" if e["readiness"] is None else f"{e['readiness']:.2f}"

@@ -56,7 +56,7 @@ class ForgetResult:
         merges copied its content into their own records and keep it."""
         if not self.derived:
             return None
-        from baton.domain.handoff import short_id
+        from baton.domain.short_ids import short_id
 
         ids = " ".join(short_id(h) for h in self.derived)
         return (f"  {len(self.derived)} handoff(s) derived from it (fork, amend, continue, merge) keep their own "

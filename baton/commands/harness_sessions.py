@@ -208,7 +208,7 @@ class CompactionDraftResult:
                 "trigger": self.trigger}
 
     def render(self) -> str:
-        from baton.domain.handoff import short_id
+        from baton.domain.short_ids import short_id
 
         verb = "Prepared" if self.created else "Kept"
         return (f"{verb} draft handoff {short_id(self.handoff_id)} for session {self.session_id} before "

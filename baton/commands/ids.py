@@ -31,7 +31,7 @@ class Candidate:
     title: str
 
     def line(self) -> str:
-        from baton.domain.handoff import short_id
+        from baton.domain.short_ids import short_id
 
         return f"{short_id(self.id)}  {self.id}  {self.status:<10}  {self.created_at}  {self.title}"
 
@@ -135,7 +135,7 @@ def resolve_latest(runner: Any, *, branch: str | None, worktree: str | None = No
     chosen = ready[0]
     notice = None
     if not any_branch:
-        from baton.domain.handoff import short_id
+        from baton.domain.short_ids import short_id
 
         where = (f"no ready handoff on branch {branch}" if branch
                  else "no current branch here (a detached HEAD, or no git repository)")

@@ -70,7 +70,7 @@ def conflict_banner(conflicts: Sequence[Mapping[str, Any]]) -> str:
     """The lines shown before next actions when a record carries conflict candidates."""
     if not conflicts:
         return ""
-    from baton.domain.handoff import short_id
+    from baton.domain.short_ids import short_id
 
     lines = [f"CONFLICT CANDIDATES: {len(conflicts)} decision(s) contradict a sibling branch; "
              "resolve them with `baton merge` before relying on either:"]

@@ -50,7 +50,7 @@ class ListResult:
                 "filters": {"status": self.status, "work": self.work, "kind": self.kind, "branch": self.branch}}
 
     def render(self) -> str:
-        from baton.domain.handoff import short_id
+        from baton.domain.short_ids import short_id
 
         noun = {"handoff": "handoffs", "baton": "session batons", "all": "handoffs or batons"}[self.kind]
         if not self.rows:

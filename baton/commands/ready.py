@@ -38,7 +38,7 @@ class ReadyResult:
                 "split_from": [{"parent": p, "other": o} for p, o in self.split_from]}
 
     def render(self) -> str:
-        from baton.domain.handoff import short_id
+        from baton.domain.short_ids import short_id
 
         validation = self.record.get("validation") or {}
         lines = [f"handoff {short_id(self.handoff_id)} is ready ({self.file})"]

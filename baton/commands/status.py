@@ -29,7 +29,7 @@ class LatestHandoff:
     freshness: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
-        from baton.domain.handoff import short_id
+        from baton.domain.short_ids import short_id
 
         return {"id": self.id, "short_id": short_id(self.id), "status": self.status, "title": self.title,
                 "created_at": self.created_at, "validation": self.validation,
@@ -61,7 +61,7 @@ class StatusResult:
         }
 
     def render(self) -> str:
-        from baton.domain.handoff import short_id
+        from baton.domain.short_ids import short_id
 
         total = sum(self.handoffs.values())
         counts = ", ".join(f"{n} {status}" for status, n in self.handoffs.items() if n)

@@ -184,7 +184,7 @@ def _row_item(row, runner, project, policy) -> dict[str, Any]:
 
 
 def _baton_item(record, runner) -> dict[str, Any]:
-    from baton.domain.handoff import short_id
+    from baton.domain.short_ids import short_id
 
     item = record.to_json()
     item["shortId"] = short_id(record.id)

@@ -44,7 +44,7 @@ class ValidateResult:
                 "applies_to_record": not self.elsewhere, "conflicts": list(self.conflicts)}
 
     def render(self) -> str:
-        from baton.domain.handoff import short_id
+        from baton.domain.short_ids import short_id
 
         r = self.report
         quality = (r.get("quality") or {}).get("overall")

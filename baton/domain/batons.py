@@ -444,7 +444,7 @@ def carried_handoff_lines(record: Mapping[str, Any] | None) -> tuple[str, ...]:
         lines.append(f"**Current state:** {_clipped(state)}")
     handoff_id = record.get("id")
     if lines and isinstance(handoff_id, str) and handoff_id:
-        from baton.domain.handoff import short_id
+        from baton.domain.short_ids import short_id
 
         successor = record.get("superseded_by")
         if record.get("status") == "superseded" and isinstance(successor, str) and successor:
@@ -468,7 +468,7 @@ def freshness_line(report: Any, handoff_id: str) -> str | None:
     baton left outside git says nothing about code it never saw.
     """
     from baton.domain.freshness import FRESH, PARTIALLY_STALE, STALE
-    from baton.domain.handoff import short_id
+    from baton.domain.short_ids import short_id
 
     if not report.captured_head:
         return None
@@ -506,7 +506,7 @@ def render_latest_markdown(record: Mapping[str, Any] | None, *, elsewhere: bool 
     (none is ready on this one). Empty for a missing or malformed record."""
     if not isinstance(record, Mapping) or not isinstance(record.get("id"), str):
         return ""
-    from baton.domain.handoff import short_id
+    from baton.domain.short_ids import short_id
 
     work = record.get("work")
     title = work.get("title") if isinstance(work, Mapping) else None

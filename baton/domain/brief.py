@@ -36,7 +36,7 @@ from typing import Any
 from baton.model import frozen, mutable
 from baton.domain.batons import OPEN_QUESTIONS_FIELD
 from baton.domain.freshness import FRESH, PARTIALLY_STALE, STALE, FreshnessReport, heads_equal
-from baton.domain.handoff import short_id
+from baton.domain.short_ids import short_id
 from baton.domain.limits import MIN_MAX_TOKENS
 from baton.domain.quality import QualityScore, cited_ids, order_open_items
 from baton.errors import InputError

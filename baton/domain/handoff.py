@@ -35,6 +35,7 @@ import attrs
 
 from baton.model import as_tuple, frozen
 from baton.errors import HandoffInputError
+from baton.domain.short_ids import short_id  # noqa: F401 - re-exported: the model's users name it from here
 
 SCHEMA_VERSION = "0.1"
 SCHEMA_URI = "https://baton.dev/schemas/handoff/v0.1.json"
@@ -790,13 +791,6 @@ def record_worktree(record: Any) -> str | None:
     return worktree if isinstance(worktree, str) and worktree else None
 
 
-def short_id(handoff_id: str) -> str:
-    """The 8-hex-digit short form of an id, used in file names and listings.
-
-    A UUIDv7 starts with its timestamp, so two handoffs minted in the same
-    minute share a prefix; the short id is taken from the random tail instead.
-    """
-    return handoff_id.replace("-", "")[-8:].lower()
 
 
 MIN_PREFIX = 8

@@ -135,7 +135,7 @@ class ConflictCandidate:
                               {"handoff": self.b, "id": self.decision_b, "decision": self.text_b}]}
 
     def line(self) -> str:
-        from baton.domain.handoff import short_id
+        from baton.domain.short_ids import short_id
 
         what = f"decision {self.key}" if self.basis == "id" else f"subject '{self.key}'"
         return (f"{what}: {short_id(self.a)} says {self.text_a!r}, "
@@ -244,7 +244,7 @@ def merge_refusal(graph: Graph, ids: Sequence[str]) -> str | None:
     parent is already part of it, and a live merge of exactly these parents
     already stands (amend that draft, or archive it first).
     """
-    from baton.domain.handoff import short_id
+    from baton.domain.short_ids import short_id
 
     known = [i for i in ids if i in graph]
     for a in known:
@@ -325,7 +325,7 @@ def subgraph_ids(graph: Graph, ident: str | None) -> set[str]:
 
 def to_json(graph: Graph, ids: set[str], candidates: Sequence[ConflictCandidate],
             freshness: Mapping[str, str] | None = None) -> dict[str, Any]:
-    from baton.domain.handoff import short_id
+    from baton.domain.short_ids import short_id
 
     conflicted = {x for c in candidates for x in (c.a, c.b)}
     nodes = []
@@ -382,7 +382,7 @@ def render_text(view: Mapping[str, Any]) -> str:
         walk(root, 0)
     if not lines:
         lines.append("no handoffs")
-    from baton.domain.handoff import short_id
+    from baton.domain.short_ids import short_id
 
     for c in view["conflicts"]:
         lines.append(f"conflict candidate: {c['basis']} {c['key']!r} between "

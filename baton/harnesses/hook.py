@@ -127,7 +127,7 @@ def amend_hint(draft: str) -> str:
     """How the agent completes the draft a prompt prepared: the command line,
     or over MCP (which has no amend) a capture continuing it, which the
     session's end hands on like the draft itself."""
-    from baton.domain.handoff import short_id
+    from baton.domain.short_ids import short_id
 
     return (f" (`baton handoff amend {short_id(draft)} --input FILE`, or over MCP `handoff_capture` with "
             f"`parent` {draft})")
