@@ -1,0 +1,254 @@
+"""The real harness programs, installed from the npm registry, against a scripted model on loopback.
+
+Shared by the end-to-end suites under ``tests/e2e/`` (``pytest -m e2e tests/e2e``):
+
+- ``harness_program(name)`` installs the pinned version of a harness from the
+  npm registry into a cache (``BATON_E2E_CACHE``, default
+  ``~/.cache/baton-e2e``) once, and returns the path of its executable. It
+  skips the test, saying why, when node/npm is missing or the registry cannot
+  be reached; any other install failure is an error.
+- ``FakeModel`` is a small HTTP server on 127.0.0.1 that records every request
+  and answers from a script; one subclass per model API (Anthropic Messages,
+  OpenAI Responses, Gemini generateContent) lives beside the harness's suite.
+- ``harness_env`` builds the environment a harness runs in: a scratch HOME,
+  ``baton`` (this checkout's) first on PATH, no proxy, and nothing that would
+  reach past loopback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+#: harness -> (npm package, pinned version, executable name)
+PINNED: dict[str, tuple[str, str, str]] = {
+    "claude-code": ("@anthropic-ai/claude-code", "2.1.197", "claude"),
+    "codex": ("@openai/codex", "0.171.0", "codex"),
+    "gemini-cli": ("@google/gemini-cli", "0.61.0", "gemini"),
+}
+
+CACHE = Path(os.environ.get("BATON_E2E_CACHE") or Path.home() / ".cache" / "baton-e2e")
+# The real home, read once at import: tests get a scratch HOME (tests/conftest.py),
+# but the install cache must outlive a test.
+_INSTALL_ROOT = CACHE / "npm"
+
+#: The directory holding the ``baton`` this test run uses (the venv's bin).
+BATON_BIN = Path(sys.executable).parent
+
+
+class HarnessUnavailable(Exception):
+    """node/npm missing, or the npm registry unreachable: the suite skips, saying so."""
+
+
+_install_lock = threading.Lock()
+
+
+def harness_program(name: str) -> Path:
+    """The pinned harness's executable, installed into the cache on first use (or the test skips)."""
+    package, version, executable = PINNED[name]
+    folder = _INSTALL_ROOT / f"{package.replace('/', '_').replace('@', '_')}_{version}"
+    program = folder / "node_modules" / ".bin" / executable
+    with _install_lock:
+        if program.exists():
+            return program
+        npm = shutil.which("npm")
+        if npm is None or shutil.which("node") is None:
+            pytest.skip(f"{name}: node and npm are needed to install {package}@{version}; not found on PATH")
+        folder.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", str(folder),
+             f"{package}@{version}"],
+            capture_output=True, text=True, timeout=600)
+        if done.returncode != 0:
+            text = done.stderr + done.stdout
+            if any(sign in text for sign in ("ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ETIMEDOUT",
+                                                "ECONNRESET", "network")):
+                pytest.skip(f"{name}: the npm registry could not be reached to install {package}@{version}")
+            raise RuntimeError(f"npm install {package}@{version} failed:\n{text[-4000:]}")
+        if not program.exists():
+            raise RuntimeError(f"npm installed {package}@{version} but {program} is missing")
+        return program
+
+
+# -- the scripted model ----------------------------------------------------------------------------
+
+class Recorded:
+    """One request the harness made of the model."""
+
+    def __init__(self, method: str, path: str, headers: dict[str, str], body: bytes):
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.raw = body
+        try:
+            self.json: Any = json.loads(body) if body else None
+        except ValueError:
+            self.json = None
+
+    def text(self) -> str:
+        """Everything the request carried, as one string (to look for the brief in it)."""
+        return self.raw.decode("utf-8", "replace")
+
+
+class FakeModel:
+    """An HTTP server on 127.0.0.1 that records every request and answers through ``self.respond``.
+
+    Subclasses implement ``respond(handler, recorded)`` for one API; a test
+    sets ``self.script`` (a list the subclass pops from, e.g. text replies or
+    tool calls) before starting the harness. Use as a context manager.
+    """
+
+    def __init__(self) -> None:
+        self.requests: list[Recorded] = []
+        self.script: list[Any] = []
+        self.lock = threading.Lock()
+        model = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # quiet
+                pass
+
+            def _handle(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                recorded = Recorded(self.command, self.path, {k.lower(): v for k, v in self.headers.items()},
+                                    body)
+                with model.lock:
+                    model.requests.append(recorded)
+                model.respond(self, recorded)
+
+            do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _handle
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def next_reply(self, default: Any = None) -> Any:
+        with self.lock:
+            return self.script.pop(0) if self.script else default
+
+    def respond(self, handler: BaseHTTPRequestHandler, recorded: Recorded) -> None:
+        raise NotImplementedError
+
+    # helpers for subclasses
+    @staticmethod
+    def send_json(handler: BaseHTTPRequestHandler, status: int, payload: Any) -> None:
+        body = json.dumps(payload).encode()
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    @staticmethod
+    def send_sse(handler: BaseHTTPRequestHandler, events: list[tuple[str | None, Any]]) -> None:
+        """Server-sent events: ``(event name or None, data)``; the body is sent whole, then closed."""
+        chunks = []
+        for name, data in events:
+            line = "" if name is None else f"event: {name}\n"
+            chunks.append(f"{line}data: {data if isinstance(data, str) else json.dumps(data)}\n\n")
+        body = "".join(chunks).encode()
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/event-stream")
+        handler.send_header("Cache-Control", "no-cache")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    def __enter__(self) -> "FakeModel":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def seen(self, needle: str) -> list[Recorded]:
+        """The recorded requests that carry ``needle`` anywhere in their body."""
+        with self.lock:
+            return [r for r in self.requests if needle in r.text()]
+
+
+# -- the project and the environment ---------------------------------------------------------------
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def git_project(root: Path) -> Path:
+    """A git repository with one commit, not yet a Baton project."""
+    root.mkdir(parents=True, exist_ok=True)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "dev@example.test")
+    git(root, "config", "user.name", "Dev")
+    (root / "README.md").write_text("# demo\n")
+    git(root, "add", "README.md")
+    git(root, "commit", "-q", "-m", "first")
+    return root
+
+
+def harness_env(home: Path, **extra: str) -> dict[str, str]:
+    """The environment a harness runs in: scratch HOME, this checkout's ``baton`` first on PATH, no proxies."""
+    home.mkdir(parents=True, exist_ok=True)
+    node_dir = Path(shutil.which("node") or "/usr/bin/node").parent
+    env = {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "PATH": os.pathsep.join(dict.fromkeys([str(BATON_BIN), str(node_dir), "/usr/local/bin", "/usr/bin", "/bin"])),
+        "LANG": "C.UTF-8",
+        "TERM": "dumb",
+        "NO_COLOR": "1",
+        "CI": "1",
+        "NO_PROXY": "127.0.0.1,localhost",
+        "no_proxy": "127.0.0.1,localhost",
+    }
+    env.update(extra)
+    return env
+
+
+def run_baton(cwd: Path, env: dict[str, str], *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    """This checkout's ``baton``, as the harness's hooks find it on PATH."""
+    return subprocess.run([str(BATON_BIN / "baton"), *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def run_harness(argv: list[str], cwd: Path, env: dict[str, str], *, timeout: float = 180,
+                input: str | None = None) -> subprocess.CompletedProcess:
+    """Run a harness to completion (headless), with a bound; the output is kept for the failure message."""
+    return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
+                          input=input if input is not None else "", start_new_session=True)
+
+
+def ledger_events(project: Path, env: dict[str, str]) -> list[dict[str, Any]]:
+    """Every event of the project's ledger, oldest first (``baton log --json``)."""
+    done = run_baton(project, env, "log", "--json")
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+
+
+def event_types(project: Path, env: dict[str, str]) -> list[str]:
+    return [e.get("type") for e in ledger_events(project, env)]
+
+
+Replier = Callable[[Recorded], Any]
