@@ -33,7 +33,7 @@ def _bash(script: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 def test_ci_runs_exactly_the_readme_test_command():
-    test_block = _blocks("Install and run the tests:")[0].strip()
+    test_block = _blocks("Install and run the tests")[0].strip()
     ci = (ROOT / ".ci" / "run").read_text()
     assert test_block in ci.splitlines()
 
