@@ -36,6 +36,7 @@ from typing import Any, Mapping
 
 from baton.model import frozen
 from baton.errors import InputError
+from baton.domain.handoff_requests import is_explicit_request  # noqa: F401  (re-exported: the detector's signal)
 
 SIGNALS = (
     "context_pressure", "turn_pressure", "elapsed_pressure", "work_boundary", "handoff_request",
@@ -71,28 +72,6 @@ REASON = {
 }
 
 NONE, RECOMMEND, AUTO_PREPARE, PREPARE = "none", "recommend", "auto_prepare", "prepare"
-
-EXPLICIT_PROMPTS = frozenset({
-    "handoff", "hand off", "handoff please", "prepare a handoff", "prepare handoff", "write a handoff",
-    "continue later", "let s continue later", "lets continue later", "new session", "start a new session",
-    "baton handoff",
-})
-EXPLICIT_COMMANDS = ("/handoff", "/baton-handoff", "/baton handoff")
-
-
-def is_explicit_request(prompt: str) -> bool:
-    """Whether a prompt is an explicit handoff request (§9.1 ``handoff_request``):
-    the whole prompt is one of the phrases ("handoff", "continue later", "new
-    session"...) or it starts with a ``/handoff`` command. Conservative on
-    purpose: a prompt that merely mentions a handoff ("fix the handoff parser")
-    is not one. The prompt is read here and nowhere kept."""
-    stripped = prompt.strip().lower()
-    if any(stripped == c or stripped.startswith(c + " ") for c in EXPLICIT_COMMANDS):
-        return True
-    from baton.domain.lineage import normalize
-
-    return normalize(prompt) in EXPLICIT_PROMPTS
-
 
 @frozen
 class DetectorConfig:

@@ -183,7 +183,7 @@ def _asks_for_handoff(payload: Mapping[str, Any]) -> bool:
     """Whether the prompt is the person's explicit request for a handoff. A
     prompt a subagent is given (Codex sends ``agent_id`` and ``agent_type``
     with those) was written by the parent agent, not the person: never one."""
-    from baton.domain.detector import is_explicit_request
+    from baton.domain.handoff_requests import is_explicit_request
 
     if text_field(payload, "agent_id", "agent_type"):
         return False

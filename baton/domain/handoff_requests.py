@@ -1,0 +1,96 @@
+"""Whether a prompt a person typed is an explicit request to hand off (spec §9.1 ``handoff_request``).
+
+The recogniser is a documented phrase set (docs/detector.md, "Explicit
+requests"), conservative on purpose: a prompt that only *mentions* a handoff
+("fix the handoff parser", "hand off the job to the worker") is not one.
+
+A prompt is a request when
+
+- it starts with one of the slash commands (``/handoff``, ``/baton-handoff``,
+  ``/baton handoff``, and the MCP prompt commands ``/baton:handoff`` and
+  ``/mcp__baton__handoff``); or
+- it is short (at most ``MAX_WORDS`` words) and one of its clauses — the
+  prompt cut at punctuation and at "and" / "then" / "so" — is, once polite
+  and filler words are dropped, one of the phrases below.
+
+Pure and cheap: only ``re`` and ``unicodedata``; the prompt is read here and
+nowhere kept.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+MAX_WORDS = 14
+
+COMMANDS = ("/handoff", "/baton-handoff", "/baton handoff", "/baton:handoff", "/mcp__baton__handoff")
+
+# Words dropped from the front and back of a clause before it is compared:
+# politeness and hedges that never change what is asked.
+_LEAD = (
+    "please", "pls", "ok", "okay", "alright", "right", "now", "so", "then", "just", "lets", "let us", "let s",
+    "can you", "could you", "would you", "will you", "go ahead and", "i want to", "i d like to", "id like to",
+    "i would like to", "we should", "we need to", "i need to", "you should", "time to", "its time to",
+    "it s time to", "kindly",
+)
+_TRAIL = ("please", "pls", "now", "thanks", "thank you", "for now", "for today", "for me", "here", "then")
+
+_NOUN = r"(?:handoff|hand off|hand-off|baton|handover|hand over|handoff note|handoff summary)"
+_LATER = r"(?:later|tomorrow|next time|another time|in a new session|in another session|in the next session|" \
+         r"after a break|on monday|next week|after lunch)"
+
+#: The phrases a clause must be, whole (after normalising and dropping fillers).
+PHRASES: tuple[str, ...] = (
+    r"(?:handoff|hand-off|handover)(?: now| time)?",
+    rf"(?:write|prepare|make|create|do|give me|produce|draft|save|leave|pass|hand) (?:a |an |the |me a |us a )?{_NOUN}"
+    r"(?: for (?:later|tomorrow|the next session|next time|whoever comes next))?",
+    rf"(?:write|prepare|make|create|draft|leave) (?:a |the )?(?:note|summary) for the next session",
+    r"hand (?:it |this |the work |things )?off",
+    r"hand (?:it |this |the work )?over",
+    rf"(?:we ll |well |we will |i ll |ill |i will )?(?:continue|resume|pick (?:this|it) up|pick up|carry on|finish|"
+    rf"keep going|come back to this|get back to this|return to this) {_LATER}",
+    r"(?:start|open|begin) (?:a )?(?:new|fresh) (?:session|conversation|chat)",
+    r"new (?:session|conversation|chat)",
+    r"(?:wrap up|wrap it up|wrap this up|stop here|stopping here|stop for today|stop for now|call it a day|"
+    r"pause here|pause for now)",
+    r"(?:save|record|write down) (?:your |our |the )?(?:progress|state|context) for (?:later|the next session|"
+    r"next time|tomorrow)",
+)
+_WHOLE = re.compile("^(?:" + "|".join(PHRASES) + ")$")
+_CLAUSE_CUT = re.compile(r"\s*(?:[,.;:!?]+|\s-\s|\band\b|\bthen\b|\bso\b)\s*")
+_NON_WORD = re.compile(r"[^\w\s,.;:!?/-]+")
+_SPACES = re.compile(r"\s+")
+
+
+def _fold(text: str) -> str:
+    """Lower case, compatibility-folded, apostrophes and quotes gone, spacing collapsed."""
+    folded = unicodedata.normalize("NFKC", text).casefold().replace("’", "'").replace("'", " ")
+    return _SPACES.sub(" ", _NON_WORD.sub(" ", folded)).strip()
+
+
+def _is_phrase(clause: str) -> bool:
+    """Whether the clause, or what is left of it as fillers are dropped one by one, is a phrase."""
+    while clause:
+        if _WHOLE.match(clause):
+            return True
+        shorter = next((clause[len(lead) + 1:] for lead in _LEAD if clause.startswith(lead + " ")), None)
+        if shorter is None:
+            shorter = next((clause[: -len(trail) - 1] for trail in _TRAIL if clause.endswith(" " + trail)), None)
+        if shorter is None:
+            return False
+        clause = shorter
+    return False
+
+
+def is_explicit_request(prompt: str) -> bool:
+    """Whether ``prompt`` asks for a handoff, by the documented phrase set (module docstring)."""
+    if not isinstance(prompt, str):
+        return False
+    stripped = prompt.strip().casefold()
+    if any(stripped == c or stripped.startswith(c + " ") for c in COMMANDS):
+        return True
+    folded = _fold(prompt)
+    if not folded or len(folded.split()) > MAX_WORDS:
+        return False
+    return any(_is_phrase(clause.strip(" -/")) for clause in _CLAUSE_CUT.split(folded))
