@@ -45,3 +45,12 @@ def test_the_agent_skill_ships_in_the_package_and_is_the_one_in_the_source_tree(
     assert SKILL_PATH in PYPROJECT["tool"]["setuptools"]["package-data"]["baton"]
     assert skill_text() == (ROOT / "skills" / "baton" / "SKILL.md").read_text(encoding="utf-8")
     assert skill_text().startswith("---\nname: baton\n")
+
+
+def test_the_package_is_marked_typed_for_its_python_api():
+    assert (ROOT / "baton" / "py.typed").is_file()
+    assert "py.typed" in PYPROJECT["tool"]["setuptools"]["package-data"]["baton"]
+
+
+def test_the_sdist_carries_the_ci_script_its_readme_test_reads():
+    assert ".ci/run" in (ROOT / "MANIFEST.in").read_text().split()
