@@ -982,10 +982,41 @@ class _Parser(argparse.ArgumentParser):
         from baton.domain.redaction import RedactionPolicy, screen_text
 
         message = screen_text(message, RedactionPolicy())  # it may quote the offending argument
+        hint = self._did_you_mean(message)
+        if hint:
+            message = f"{message} (did you mean {hint}?)"
         if _Parser.json_requested:
             _print_json({"error": {"code": "input_error", "message": message, "exit_code": 2}})
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+    def _did_you_mean(self, message: str) -> str | None:
+        """The closest command or option to a mistyped one, quoted, or None."""
+        import difflib  # only on a usage error: kept off every command's start
+        import re
+
+        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if choice:
+            given, known = choice.group(1), re.findall(r"'([^']*)'", choice.group(2))
+        else:
+            unknown = re.match(r"unrecognized arguments: (\S+)", message)
+            if not unknown or not unknown.group(1).startswith("--"):
+                return None
+            given, known = unknown.group(1).split("=", 1)[0], sorted(self._option_strings())
+        close = difflib.get_close_matches(given, known, n=1, cutoff=0.6)
+        return f"'{close[0]}'" if close else None
+
+    def _option_strings(self) -> set[str]:
+        """Every long option of this parser and of the commands below it."""
+        found: set[str] = set()
+        for action in self._actions:
+            found.update(o for o in action.option_strings if o.startswith("--"))
+            if isinstance(action, argparse._SubParsersAction):
+                for parser in action.choices.values():
+                    if isinstance(parser, _Parser):
+                        found |= parser._option_strings()
+        return found
 
 
 def _undecodable(argv: Sequence[str]) -> str | None:
