@@ -143,7 +143,16 @@ class ConflictCandidate:
 
 
 class Graph:
-    """Nodes by id, with children and ancestry computed on demand."""
+    """Nodes by id, with children and ancestry computed on demand.
+
+    Ancestry is answered without materialising ancestor sets (a continuation
+    chain can be 100,000 deep): a spanning forest over each node's first
+    parent, numbered in pre/post order by an iterative walk, answers "is a an
+    ancestor of b along first parents" in O(1); every other parent edge (a
+    merge's second parent, an edge closing a cycle in damaged data) is a
+    *secondary* edge, followed explicitly. Parents that are not nodes (an
+    erased handoff) are ancestors like any other, with no parents of their own.
+    """
 
     def __init__(self, nodes: Iterable[Node]) -> None:
         self.nodes: dict[str, Node] = {n.id: n for n in nodes}
@@ -152,12 +161,109 @@ class Graph:
             for parent in node.parents:
                 self.children.setdefault(parent, []).append(node.id)
         self._ancestors: dict[str, frozenset[str]] = {}
+        self._numbered = False
+        self._tips: dict[str, tuple[str, ...]] = {}
 
     def __contains__(self, ident: str) -> bool:
         return ident in self.nodes
 
+    # -- the forest index ---------------------------------------------------------------
+
+    def _number(self) -> None:
+        """Pre/post numbers and tree roots over first-parent edges; secondary edges apart."""
+        if self._numbered:
+            return
+        parents = {i: n.parents for i, n in self.nodes.items()}
+        for node in list(self.nodes.values()):
+            for p in node.parents:
+                parents.setdefault(p, ())  # an erased parent: an ancestor with none of its own
+        tree_children: dict[str, list[str]] = {}
+        for ident in parents:
+            if parents[ident]:
+                tree_children.setdefault(parents[ident][0], []).append(ident)
+        pre: dict[str, int] = {}
+        post: dict[str, int] = {}
+        root: dict[str, str] = {}
+        clock = 0
+
+        def walk(start: str) -> None:
+            nonlocal clock
+            pre[start], root[start] = clock, start
+            clock += 1
+            stack = [(start, iter(tree_children.get(start, ())))]
+            while stack:
+                ident, pending = stack[-1]
+                child = next(pending, None)
+                if child is None:
+                    post[ident] = clock
+                    clock += 1
+                    stack.pop()
+                elif child not in pre:
+                    pre[child], root[child] = clock, root[start]
+                    clock += 1
+                    stack.append((child, iter(tree_children.get(child, ()))))
+
+        for ident in sorted(parents):
+            if not parents[ident]:
+                walk(ident)
+        for ident in sorted(parents):  # only a cycle (damaged data) leaves nodes unreached
+            if ident not in pre:
+                walk(ident)
+        secondary: dict[str, tuple[str, ...]] = {}
+        for ident, ps in parents.items():
+            tree_parent = ps[0] if ps and root[ident] != ident else None
+            extra = tuple(p for p in ps if p != tree_parent)
+            if extra:
+                secondary[ident] = extra
+        self._pre, self._post, self._root, self._parents = pre, post, root, parents
+        self._secondary = secondary
+        self._joins = sorted(secondary, key=lambda i: pre[i])
+        self._numbered = True
+
+    def _on_path(self, a: str, x: str) -> bool:
+        """Whether ``a`` is ``x`` or an ancestor of ``x`` along first parents."""
+        return self._pre[a] <= self._pre[x] and self._post[x] <= self._post[a]
+
+    def _tips_of(self, x: str) -> tuple[str, ...]:
+        """The nodes whose first-parent paths together hold every ancestor of ``x`` (and ``x``)."""
+        known = self._tips.get(x)
+        if known is not None:
+            return known
+        tips, queue = {x: None}, [x]
+        while queue:
+            t = queue.pop()
+            for join in self._joins:
+                if self._on_path(join, t):
+                    for p in self._secondary[join]:
+                        if p not in tips:
+                            tips[p] = None
+                            queue.append(p)
+        out = self._tips[x] = tuple(tips)
+        return out
+
+    def is_ancestor(self, a: str, b: str) -> bool:
+        """Whether ``a`` is a (strict) ancestor of ``b``."""
+        if a == b or b not in self.nodes:
+            return False
+        self._number()
+        if a not in self._pre:
+            return False
+        return any(self._on_path(a, t) for t in self._tips_of(b))
+
+    def _roots_above(self, x: str) -> set[str]:
+        """The forest roots among ``x``'s strict ancestors (two nodes share an ancestor iff they share one)."""
+        self._number()
+        out = {self._root[t] for t in self._tips_of(x) if t != x}
+        if self._parents.get(x) and self._root[x] != x:
+            out.add(self._root[x])
+        out.discard(x)
+        return out
+
+    # -- questions ----------------------------------------------------------------------
+
     def ancestors(self, ident: str) -> frozenset[str]:
-        """Every node reachable through parents (not ``ident`` itself)."""
+        """Every node reachable through parents (not ``ident`` itself). O(ancestors):
+        for one node's line; ancestry tests between many nodes use ``is_ancestor``."""
         known = self._ancestors.get(ident)
         if known is not None:
             return known
@@ -215,19 +321,23 @@ class Graph:
 
     def divergent(self, a: str, b: str) -> bool:
         """Neither is the other's ancestor, and they share one."""
-        if a == b:
+        if a == b or a not in self.nodes or b not in self.nodes:
             return False
-        up_a, up_b = self.ancestors(a), self.ancestors(b)
-        return a not in up_b and b not in up_a and bool(up_a & up_b)
+        if self.is_ancestor(a, b) or self.is_ancestor(b, a):
+            return False
+        return bool(self._roots_above(a) & self._roots_above(b))
 
     def merged(self, a: str, b: str) -> bool:
         """A live merge has both among its ancestors."""
-        for node in self.nodes.values():
-            if node.relation == "merge" and node.status != "archived":
-                up = self.ancestors(node.id)
-                if a in up and b in up:
-                    return True
-        return False
+        return any(node.relation == "merge" and node.status != "archived"
+                   and self.is_ancestor(a, node.id) and self.is_ancestor(b, node.id)
+                   for node in self._live_merges())
+
+    def _live_merges(self) -> list[Node]:
+        found = getattr(self, "_merges", None)
+        if found is None:
+            found = self._merges = [n for n in self.nodes.values() if n.relation == "merge" and n.status != "archived"]
+        return found
 
     def common_ancestors(self, ids: Sequence[str]) -> list[str]:
         """The nearest ancestors every one of ``ids`` shares (the fork points)."""
@@ -261,8 +371,15 @@ def merge_refusal(graph: Graph, ids: Sequence[str]) -> str | None:
 
 
 def conflict_candidates(graph: Graph) -> list[ConflictCandidate]:
-    """Every unresolved pair of contradicting decisions on divergent nodes."""
-    by_key: dict[tuple[str, str], list[tuple[str, Mapping[str, Any]]]] = {}
+    """Every unresolved pair of contradicting decisions on divergent nodes.
+
+    Decisions are indexed by id and by subject; within one key, nodes are
+    taken in first-parent pre-order, so a node's tree ancestors are the ones
+    still open on a stack and only nodes on other branches (closed before it)
+    are paired with it, bucketed by choice: the work is proportional to the
+    pairs that differ, never to every pair of handoffs.
+    """
+    by_key: dict[tuple[str, str], dict[str, list[Mapping[str, Any]]]] = {}
     for node in graph.nodes.values():
         if node.status == "archived":
             continue
@@ -270,29 +387,29 @@ def conflict_candidates(graph: Graph) -> list[ConflictCandidate]:
             if decision.get("kind") == "merge_resolution":
                 continue
             if decision.get("id"):
-                by_key.setdefault(("id", decision["id"]), []).append((node.id, decision))
+                by_key.setdefault(("id", decision["id"]), {}).setdefault(node.id, []).append(decision)
             if decision.get("subject"):
-                by_key.setdefault(("subject", decision["subject"]), []).append((node.id, decision))
+                by_key.setdefault(("subject", decision["subject"]), {}).setdefault(node.id, []).append(decision)
     found: dict[tuple[str, str, str, str], ConflictCandidate] = {}
-    for (basis, key), entries in sorted(by_key.items()):
-        if len({ident for ident, _ in entries}) < 2:
+    if any(len(on) > 1 for on in by_key.values()):
+        graph._number()
+    for (basis, key), on in sorted(by_key.items()):
+        if len(on) < 2:
             continue
-        for i, (a, da) in enumerate(entries):
-            for b, db in entries[i + 1:]:
-                if a == b or da.get("choice") == db.get("choice"):
-                    continue
-                if basis == "id" and (da.get("subject"), db.get("subject")) != (None, None) \
-                        and da.get("subject") == db.get("subject") and da.get("choice") == db.get("choice"):
-                    continue
-                if not graph.divergent(a, b) or graph.merged(a, b):
-                    continue
-                first, second = sorted([(a, da), (b, db)], key=lambda x: x[0])
-                slot = (first[0], second[0], basis, key)
-                if slot in found:
-                    continue
-                found[slot] = ConflictCandidate(first[0], second[0], basis, key,
-                                                first[1].get("id") or "", second[1].get("id") or "",
-                                                first[1].get("text") or "", second[1].get("text") or "")
+        open_: list[str] = []
+        closed: dict[Any, list[tuple[str, Mapping[str, Any]]]] = {}
+        for b in sorted(on, key=lambda i: graph._pre[i]):
+            while open_ and graph._post[open_[-1]] < graph._pre[b]:
+                done = open_.pop()
+                for d in on[done]:
+                    closed.setdefault(d.get("choice"), []).append((done, d))
+            for db in on[b]:
+                for choice, entries in closed.items():
+                    if choice == db.get("choice"):
+                        continue
+                    for a, da in entries:
+                        _consider(graph, found, basis, key, a, da, b, db)
+            open_.append(b)
     # One pair contradicting on the same decision by id and by subject is one candidate.
     out: dict[tuple[str, str, str, str], ConflictCandidate] = {}
     for c in found.values():
@@ -302,19 +419,29 @@ def conflict_candidates(graph: Graph) -> list[ConflictCandidate]:
     return sorted(out.values(), key=lambda c: (c.a, c.b, c.basis, c.key))
 
 
+def _consider(graph: Graph, found: dict[tuple[str, str, str, str], ConflictCandidate], basis: str, key: str,
+              a: str, da: Mapping[str, Any], b: str, db: Mapping[str, Any]) -> None:
+    """Record the pair as a candidate when its nodes diverge and no live merge joined them."""
+    first, second = sorted([(a, da), (b, db)], key=lambda x: x[0])
+    slot = (first[0], second[0], basis, key)
+    if slot in found or not graph.divergent(a, b) or graph.merged(a, b):
+        return
+    found[slot] = ConflictCandidate(first[0], second[0], basis, key,
+                                    first[1].get("id") or "", second[1].get("id") or "",
+                                    first[1].get("text") or "", second[1].get("text") or "")
+
+
 def conflicts_touching(candidates: Sequence[ConflictCandidate], graph: Graph, ident: str) -> list[ConflictCandidate]:
     """The candidates a record carries: those on it or on one of its ancestors
     (a branch inherits its ancestors' unresolved contradictions)."""
     if ident not in graph:
         return []
-    line = {ident} | set(graph.ancestors(ident))
-    return [c for c in candidates if c.involves(line) and not _settled_for(graph, c, ident)]
 
+    def on_line(x: str) -> bool:
+        return x == ident or graph.is_ancestor(x, ident)
 
-def _settled_for(graph: Graph, candidate: ConflictCandidate, ident: str) -> bool:
-    """A record descending from both sides of a candidate is past it (it merged them)."""
-    up = graph.ancestors(ident) | {ident}
-    return candidate.a in up and candidate.b in up
+    # On the line, and not past it: a record descending from both sides merged them.
+    return [c for c in candidates if (on_line(c.a) or on_line(c.b)) and not (on_line(c.a) and on_line(c.b))]
 
 
 # -- views --------------------------------------------------------------------------------
@@ -343,8 +470,10 @@ def to_json(graph: Graph, ids: set[str], candidates: Sequence[ConflictCandidate]
 
 
 def render_text(view: Mapping[str, Any]) -> str:
-    """An indented tree: status, freshness and conflict marks; a node with two
-    parents (a merge) is shown under each, the second time as a reference."""
+    """An indented tree: status, freshness and conflict marks; the children of
+    a node with two or more (its branches) are indented under it, a lone child
+    continues in its parent's column; a node with two parents (a merge) is
+    shown under each, the second time as a reference."""
     nodes = {n["id"]: n for n in view["nodes"]}
     children: dict[str, list[str]] = {}
     for edge in view["edges"]:
@@ -368,18 +497,23 @@ def render_text(view: Mapping[str, Any]) -> str:
             text += "  !! conflict candidate"
         return text
 
-    def walk(ident: str, depth: int) -> None:
-        n = nodes[ident]
-        if ident in shown:
-            lines.append("  " * depth + f"{n['short_id']} (see above)")
-            return
-        shown.add(ident)
-        lines.append("  " * depth + mark(n))
-        for child in children.get(ident, ()):
-            walk(child, depth + 1)
+    def walk(root: str) -> None:
+        """Depth first, children in order, with an explicit stack (a chain may be 100,000 deep)."""
+        stack = [(root, 0)]
+        while stack:
+            ident, depth = stack.pop()
+            n = nodes[ident]
+            if ident in shown:
+                lines.append("  " * depth + f"{n['short_id']} (see above)")
+                continue
+            shown.add(ident)
+            lines.append("  " * depth + mark(n))
+            kids = children.get(ident, ())
+            step = 1 if len(kids) > 1 else 0  # a continuation chain stays in its column; branches indent
+            stack.extend((child, depth + step) for child in reversed(kids))
 
     for root in roots:
-        walk(root, 0)
+        walk(root)
     if not lines:
         lines.append("no handoffs")
     from baton.domain.short_ids import short_id
@@ -410,9 +544,9 @@ def render_mermaid(view: Mapping[str, Any]) -> str:
     for n in view["nodes"]:
         label = _label_text(f"{_head(n)}: {n['title']}").translate(_MERMAID_ENTITIES)
         lines.append(f'  n{n["short_id"]}["{label}"]')
+    by_id = {n["id"]: n for n in view["nodes"]}
     for e in view["edges"]:
-        parent = next((n for n in view["nodes"] if n["id"] == e["parent"]), None)
-        child = next(n for n in view["nodes"] if n["id"] == e["child"])
+        parent, child = by_id.get(e["parent"]), by_id[e["child"]]
         if parent is not None:
             lines.append(f"  n{parent['short_id']} -->|{e['relation']}| n{child['short_id']}")
     for n in view["nodes"]:
