@@ -590,3 +590,15 @@ def render_flagged(signers: dict[str, Any]) -> list[str]:
         if verdict["status"] != GOOD and feed not in (signers.get("flagged") or {}):
             lines.append(f"FLAGGED feed {feed}: {verdict['status']}: {verdict['message']}")
     return lines
+
+
+def render_signers(signers: list[FeedSigner], required: bool) -> list[str]:
+    """One line per feed: who signed it, or why its signature is not good."""
+    lines = []
+    for s in signers:
+        if s.status == GOOD:
+            lines.append(f"  signer of {s.feed}: signed by {s.signer} ({s.key}) through seq {s.seq}")
+        else:
+            mark = "FAIL" if required and s.status in SIGNATURE_PROBLEMS else "note"
+            lines.append(f"  {mark} signer of {s.feed}: {s.status}: {s.message}")
+    return lines

@@ -241,6 +241,11 @@ def status_overview(
                 by_id[ident]["conflicts"].append(c)
     if listed.conflicts:  # only with sync: the spec's shape otherwise
         payload["claimConflicts"] = list(listed.conflicts)
+    from baton.sync_signing import feed_signers
+
+    signers = feed_signers(opened, [])  # signed feeds, as the last sync checked them: only when in play
+    if signers:
+        payload["signers"] = [_camel_keys(s.to_json()) for s in signers]
     return StatusOverview(sanitize_output(payload, redaction))
 
 
