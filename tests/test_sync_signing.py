@@ -180,6 +180,29 @@ def test_a_sync_with_nothing_new_signs_nothing_again_and_pushes_nothing(capsys, 
     assert remote_feeds(remote)[writer(a)].signature == signature
 
 
+def test_a_sync_with_nothing_new_runs_no_program(capsys, team, monkeypatch):
+    from baton import sync_signing
+
+    _remote, a, b, _keys = team
+    checkpoint(capsys, a, "signed work")
+    for project in (a, b, a, b):
+        sync(capsys, project)
+    monkeypatch.setattr(sync_signing, "_run", lambda *args, **kwargs: pytest.fail("ssh-keygen was run"))
+    for project in (a, b):
+        code, result = sync(capsys, project)
+        assert code == 0 and result["signers"]["feeds"][writer(a)]["status"] == "good"
+
+
+def test_the_allowed_signers_file_is_let_through_baton_s_gitignore(tmp_path):
+    project = tmp_path / "p"
+    project.mkdir()
+    init_project(project)
+    (project / ".baton" / "allowed_signers").write_text("")
+    subprocess.run(["git", "-C", str(project), "init", "-q"], check=True)
+    ignored = subprocess.run(["git", "-C", str(project), "check-ignore", "-q", ".baton/allowed_signers"])
+    assert ignored.returncode == 1  # not ignored
+
+
 def test_a_new_head_is_signed_again(capsys, team):
     remote, a, b, _keys = team
     checkpoint(capsys, a, "first")

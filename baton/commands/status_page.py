@@ -129,6 +129,9 @@ class StatusOverview:
         from baton.commands.batons import render_claim_conflicts
 
         lines.extend(render_claim_conflicts(p.get("claimConflicts") or []))
+        for s in p.get("signers") or []:  # signed feeds (docs/sync.md)
+            lines.append(f"Signer of feed {s['feed']}: " + (f"{s['signer']} ({s['key']})" if s["status"] == "good"
+                                                           else f"{s['status']}: {s['message']}"))
         latest = p["latestHandoffs"]
         lines.append("")
         lines.append(f"Latest handoffs: {len(latest)}" if latest else "Latest handoffs: none yet")
