@@ -482,3 +482,22 @@ def test_a_malformed_require_signatures_setting_is_an_input_error(capsys, team):
     code, out, _ = run(capsys, a, "sync", "--json")
     assert code == 2
     assert "require_signatures" in json.loads(out)["error"]["message"]
+
+
+def test_a_forget_on_another_replica_republishes_the_erased_feed_under_its_writers_signature(capsys, team):
+    remote, a, b, _keys = team
+    secret = checkpoint(capsys, a, "zzPLANTED-signed-forget")
+    checkpoint(capsys, a, "a plan everyone keeps")
+    sync(capsys, a)
+    sync(capsys, b)
+    signed = remote_feeds(remote)[writer(a)]
+    run_json(capsys, b, "forget", secret, "--yes")  # bob erases alice's payload and publishes her feed
+    code, result = sync(capsys, b)
+    assert code == 0 and result["ref_erased"] == {writer(a): 1}
+    erased = remote_feeds(remote)[writer(a)]
+    assert erased.head.offset < signed.head.offset and erased.signature == signed.signature
+    require_signatures(a)
+    code, result = sync(capsys, a)
+    assert code == 0 and result["erased"] == {writer(a): 1}
+    assert result["signers"]["feeds"][writer(a)]["status"] == "good"
+    assert result["signers"]["feeds"][writer(b)]["status"] == "good"
