@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from baton.config import read_json, write_json_atomic
+from baton.config import WRITER_ID, read_json, write_json_atomic
 from baton.errors import InputError
 from baton.model import frozen
 from baton.ledger.feed import FeedHead
@@ -65,6 +65,8 @@ if TYPE_CHECKING:
 NAMESPACE = "baton-feed"
 STATE_FILE = "sync-signers.json"
 DEFAULT_ALLOWED_SIGNERS = ".baton/allowed_signers"
+MAX_SIGNATURE_BYTES = 16 * 1024
+"""An armored ssh signature is under 2 KiB even with an 8192-bit RSA key."""
 PROGRAM_TIMEOUT = 120
 """Seconds one ``ssh-keygen`` may take (an agent may ask to confirm a use of the key)."""
 
@@ -341,36 +343,53 @@ class FeedSignatures:
     def check(self, writer: str, head: FeedHead, blob_id: bytes | None, signature: bytes | None) -> SignerCheck:
         """The verdict on one signature of one head, each asked once per
         allowed-signers file (kept between syncs)."""
-        key = (writer, head.seq, head.hash, blob_id, self.allowed_digest)
-        if key in self._cache:
-            return self._cache[key]
-        known = self.state.get("feeds", {}).get(writer)
-        if isinstance(known, dict) and blob_id is not None and self.state.get("allowed_signers") == \
-                self.allowed_digest and (known.get("seq"), known.get("hash"), known.get("blob")) == \
-                (head.seq, head.hash, blob_id.decode()) and known.get("status") in SIGNATURE_PROBLEMS + (GOOD,):
-            verdict = SignerCheck(known["status"], tuple(known.get("principals") or ()), known.get("key"),
-                                  known.get("message") or "")
-        else:
-            verdict = check_head(self.allowed, self.program, writer, head, signature)
-        self._cache[key] = verdict
-        return verdict
+        key = (writer, head.seq, head.hash, blob_id)
+        if key not in self._cache:
+            self._cache[key] = self._recorded(writer, head, blob_id) or \
+                check_head(self.allowed, self.program, writer, head, signature)
+        return self._cache[key]
 
-    def check_remote(self, feed: str, remote: "RefFeed | None") -> "RefusedFeed | None":
+    def _recorded(self, writer: str, head: FeedHead, blob_id: bytes | None) -> SignerCheck | None:
+        """The verdict the last sync kept for this very signature of this
+        head, if the allowed-signers file has not changed since."""
+        known = (self.state.get("feeds") or {}).get(writer)
+        if blob_id is None or not isinstance(known, dict) or \
+                self.state.get("allowed_signers") != self.allowed_digest:
+            return None
+        if (known.get("seq"), known.get("hash"), known.get("blob")) != (head.seq, head.hash, blob_id.decode()):
+            return None
+        if known.get("status") not in SIGNATURE_PROBLEMS + (GOOD,):
+            return None
+        return SignerCheck(known["status"], tuple(known.get("principals") or ()), known.get("key"),
+                           known.get("message") or "")
+
+    def check_remote(self, feed: str, remote: "RefFeed | None",
+                     base: "RefFeed | None" = None) -> "RefusedFeed | None":
         """Hook 1, before a remote feed is taken: the verdict on its head's
         signature; a refusal when ``sync.require_signatures`` is set and the
-        signature is not good (None: take the feed; a bad one is flagged)."""
+        signature is not good (None: take the feed; a bad one is flagged).
+        A remote copy of a head this clone already holds with a good
+        signature (``base``, the local ref's copy) brings nothing to take:
+        it is flagged, and ``settle`` puts the good signature back."""
         from baton.commands.sync import RefusedFeed
 
-        if not self.in_play or remote is None or remote.problem is not None or feed == self.writer:
+        if not self.in_play or remote is None or remote.problem is not None or feed == self.writer \
+                or not WRITER_ID.match(feed):
             return None  # a folder sync refuses anyway, or this clone's own feed (signed by ``settle``)
         verdict = self.check(feed, remote.head, remote.signature, self._signature_of(remote.signature))
         if verdict.good:
             return None
-        if self.required:
+        if self.required and not self._holds_good(feed, remote.head, base):
             return RefusedFeed(feed, "remote", verdict.status, remote.head.seq,
                                f"{verdict.message} (sync.require_signatures is set)")
         self.flagged[feed] = verdict
         return None
+
+    def _holds_good(self, feed: str, head: FeedHead, base: "RefFeed | None") -> bool:
+        for blob in self._candidates(head, base):
+            if self.check(feed, head, blob, self._signature_of(blob)).good:
+                return True
+        return False
 
     def settle(self, out: dict[str, "RefFeed"], base: dict[str, "RefFeed"], remote: dict[str, "RefFeed"],
                refused: list["RefusedFeed"]) -> None:
@@ -462,13 +481,17 @@ class FeedSignatures:
         return None, self.check(feed, head, None, None)
 
     def _signature_of(self, blob_id: bytes | None) -> bytes | None:
+        """The signature text of a ``head.sig`` blob (None: missing, not a
+        blob, or larger than any ssh signature, never handed to a program)."""
         if blob_id is None:
             return None
         try:
             obj = self.repo.object_store[blob_id]
         except KeyError:
             return None
-        return obj.data if obj.type_name == b"blob" else None
+        if obj.type_name != b"blob" or len(obj.data) > MAX_SIGNATURE_BYTES:
+            return None
+        return obj.data
 
     def save(self, out: dict[str, "RefFeed"]) -> None:
         """Keep the verdicts (and this clone's own signature) for the next sync and for ``verify``."""

@@ -300,11 +300,13 @@ def test_a_feed_re_signed_by_another_key_is_refused_when_signatures_are_required
     assert not feed_file(b, writer(a)).exists()
 
 
-def test_a_replica_holding_the_good_signature_puts_it_back_over_a_re_signed_copy(capsys, team):
+@pytest.mark.parametrize("required", [False, True], ids=["flagged", "required"])
+def test_a_replica_holding_the_good_signature_puts_it_back_over_a_re_signed_copy(capsys, team, required):
     remote, a, b, keys = team
     checkpoint(capsys, a, "alice's work")
     sync(capsys, a)
     sync(capsys, b)
+    require_signatures(b, required)
     good = remote_feeds(remote)[writer(a)].signature
     _re_sign_on_remote(remote, writer(a), keygen(keys, "mallory"), keys)
     assert remote_feeds(remote)[writer(a)].signature != good

@@ -406,7 +406,7 @@ class _Round:
     def _feed(self, feed: str) -> None:
         # -- signed feeds (baton/sync_signing.py): the remote's head checked before any of it is taken
         if self.signatures is not None:
-            unsigned = self.signatures.check_remote(feed, self.remote.get(feed))
+            unsigned = self.signatures.check_remote(feed, self.remote.get(feed), self.base.get(feed))
             if unsigned is not None:
                 raise _Refuse(unsigned)
         try:
