@@ -344,10 +344,16 @@ class FeedSignatures:
         """The verdict on one signature of one head, each asked once per
         allowed-signers file (kept between syncs)."""
         key = (writer, head.seq, head.hash, blob_id)
-        if key not in self._cache:
-            self._cache[key] = self._recorded(writer, head, blob_id) or \
+        if key in self._cache:
+            return self._cache[key]
+        if blob_id is not None and signature is None:
+            verdict = SignerCheck(BAD_SIGNATURE, message=f"the head.sig of feed {writer} is not a readable signature "
+                                                         f"(not a blob, missing, or over {MAX_SIGNATURE_BYTES} bytes)")
+        else:
+            verdict = self._recorded(writer, head, blob_id) or \
                 check_head(self.allowed, self.program, writer, head, signature)
-        return self._cache[key]
+        self._cache[key] = verdict
+        return verdict
 
     def _recorded(self, writer: str, head: FeedHead, blob_id: bytes | None) -> SignerCheck | None:
         """The verdict the last sync kept for this very signature of this
@@ -443,7 +449,8 @@ class FeedSignatures:
                 seen.append(copy.signature)
         return seen
 
-    def _own(self, copy: "RefFeed", base: "RefFeed | None", remote: "RefFeed | None") -> tuple[bytes | None, SignerCheck]:
+    def _own(self, copy: "RefFeed", base: "RefFeed | None",
+             remote: "RefFeed | None") -> tuple[bytes | None, SignerCheck]:
         from dulwich.objects import Blob
 
         head = copy.head
