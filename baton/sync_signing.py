@@ -398,17 +398,21 @@ class FeedSignatures:
         return False
 
     def settle(self, out: dict[str, "RefFeed"], base: dict[str, "RefFeed"], remote: dict[str, "RefFeed"],
-               refused: list["RefusedFeed"]) -> None:
+               refused: list["RefusedFeed"]) -> list[str]:
         """Hook 2, once every feed of the round is decided and before the
         commit: each feed the ref will hold gets the best signature of its
         head — this clone's own signed with its key (once per head and key),
         another writer's the good one among the copies (the remote's first,
         so two replicas never undo each other) — and the verdicts are kept
-        for ``verify``, ``audit`` and the status page."""
+        for ``verify``, ``audit`` and the status page.
+
+        Returns the feeds it refused (this clone's own, when it cannot be
+        signed): the ref keeps what it held for them."""
         from baton.commands.sync import RefusedFeed
         from baton.ledger_ref import with_signature
 
         skip = {r.feed for r in refused}
+        held_back: list[str] = []
         for feed in sorted(out):
             if feed in skip:
                 continue
@@ -419,6 +423,7 @@ class FeedSignatures:
                 except SigningFailed as exc:
                     refused.append(RefusedFeed(feed, "local", "signing_failed", copy.head.seq, str(exc)))
                     self._keep_published(out, feed, base, remote)
+                    held_back.append(feed)
                     continue
                 if verdict.status == UNSIGNED and self.required:
                     refused.append(RefusedFeed(
@@ -426,6 +431,7 @@ class FeedSignatures:
                         "sync.require_signatures is set and git has no ssh signing key (user.signingkey with "
                         "gpg.format ssh): this clone's feed is not published"))
                     self._keep_published(out, feed, base, remote)
+                    held_back.append(feed)
                     continue
             else:
                 blob, verdict = self._best(feed, copy, base.get(feed), remote.get(feed))
@@ -433,6 +439,7 @@ class FeedSignatures:
                 out[feed] = with_signature(self.repo, copy, blob)
             if self.in_play:
                 self.checks[feed] = verdict
+        return held_back
 
     def _keep_published(self, out: dict[str, "RefFeed"], feed: str, base: dict, remote: dict) -> None:
         kept = remote.get(feed) or base.get(feed)

@@ -344,7 +344,7 @@ def test_with_signatures_required_a_clone_without_a_signing_key_does_not_publish
     [refused] = result["refused"]
     assert (refused["feed"], refused["side"], refused["kind"]) == (writer(b), "local", "unsigned")
     assert "user.signingkey" in refused["message"]
-    assert writer(b) not in remote_feeds(remote)
+    assert result["published"] == {} and writer(b) not in remote_feeds(remote)
 
 
 def test_a_signing_key_that_cannot_sign_keeps_the_feed_unpublished_and_says_why(capsys, team, tmp_path):

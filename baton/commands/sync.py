@@ -923,7 +923,8 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
             for feed, staging, *_ in work.staged:
                 _unlink(staging)
         # -- signed feeds: every head the ref will hold gets its signature (this clone's own signed now)
-        signatures.settle(work.out, work.base, work.remote, work.refused)
+        for feed in signatures.settle(work.out, work.base, work.remote, work.refused):
+            work.published.pop(feed, None)
         signatures.save(work.out)
         new_sha = _commit(repo, work, local_sha, remote_sha, project, write_commit, tree_of)
         if new_sha is not None and new_sha != local_sha:
