@@ -116,6 +116,19 @@ def allowed_signers_path(project: "Project") -> Path:
 
 # -- the signing key, read from git's configuration --------------------------------------
 
+SIGNING_FORMATS = ("ssh", "openpgp")
+
+
+@frozen
+class Programs:
+    """The programs git would sign and check signatures with, per format."""
+
+    ssh: str = "ssh-keygen"
+    """``gpg.ssh.program``."""
+    openpgp: str = "gpg"
+    """``gpg.openpgp.program``, else ``gpg.program``."""
+
+
 @frozen
 class SigningKey:
     """What git would sign a commit with: ``user.signingkey`` under ``gpg.format``."""
@@ -130,10 +143,10 @@ class SigningKey:
         return self.key.startswith(("key::", "ssh-"))
 
 
-def signing_key(repo) -> SigningKey | None:
-    """The repository's signing key, as git reads it (its config stack: the
-    repository's, the user's, the system's). None when git would not sign
-    with ssh: no ``user.signingkey``, or ``gpg.format`` other than ``ssh``."""
+def signing_setup(repo) -> tuple[SigningKey | None, Programs]:
+    """The repository's signing key (None: no ``user.signingkey``) and
+    programs, as git reads them (its config stack: the repository's, the
+    user's, the system's). ``gpg.format`` defaults to ``openpgp``, as in git."""
     config = repo.get_config_stack()
 
     def get(section: tuple[bytes, ...], name: bytes) -> str | None:
@@ -143,25 +156,29 @@ def signing_key(repo) -> SigningKey | None:
             return None
         return value.decode("utf-8", "replace").strip() if value else None
 
+    programs = Programs(ssh=get((b"gpg", b"ssh"), b"program") or "ssh-keygen",
+                        openpgp=get((b"gpg", b"openpgp"), b"program") or get((b"gpg",), b"program") or "gpg")
     key = get((b"user",), b"signingkey")
     fmt = (get((b"gpg",), b"format") or "openpgp").lower()
     if not key:
-        return None
-    program = get((b"gpg", b"ssh"), b"program") or "ssh-keygen"
-    return SigningKey(format=fmt, key=key, program=program)
+        return None, programs
+    program = programs.ssh if fmt == "ssh" else programs.openpgp if fmt == "openpgp" else fmt
+    return SigningKey(format=fmt, key=key, program=program), programs
 
 
 class SigningFailed(Exception):
-    """``ssh-keygen`` could not sign (a missing key, a wrong passphrase, no agent)."""
+    """``ssh-keygen`` or ``gpg`` could not sign (a missing key, a wrong passphrase, no agent)."""
 
 
 def sign_head(key: SigningKey, writer: str, head: FeedHead) -> bytes:
-    """The armored ssh signature of ``head``, made as git makes a commit's.
+    """The armored ssh (or OpenPGP) signature of ``head``, made as git makes a commit's.
 
     Raises:
         SigningFailed: the program failed or could not be run.
     """
     message = signed_message(writer, head)
+    if key.format == "openpgp":
+        return _sign_openpgp(key, message)
     with tempfile.TemporaryDirectory(prefix="baton-sign-") as tmp:
         args = [key.program, "-Y", "sign", "-n", NAMESPACE]
         if key.literal:  # as git: the public key in a file, the private one in the agent
@@ -176,6 +193,19 @@ def sign_head(key: SigningKey, writer: str, head: FeedHead) -> bytes:
     if done.returncode != 0 or b"-----BEGIN SSH SIGNATURE-----" not in done.stdout:
         raise SigningFailed(f"{key.program} could not sign with user.signingkey {key.key!r}: "
                             f"{_clean(done.stderr) or 'exit ' + str(done.returncode)}")
+    return done.stdout
+
+
+def _sign_openpgp(key: SigningKey, message: bytes) -> bytes:
+    """``gpg --status-fd=2 -bsau <key>``, as git signs a commit with ``gpg.format openpgp``."""
+    done = _run([key.program, "--status-fd=2", "-bsau", key.key], message)
+    if done is None:
+        raise SigningFailed(f"cannot run {key.program!r} (gpg.program) to sign the feed")
+    if done.returncode != 0 or b"[GNUPG:] SIG_CREATED " not in done.stderr \
+            or b"-----BEGIN PGP SIGNATURE-----" not in done.stdout:
+        told = b"\n".join(line for line in done.stderr.splitlines() if not line.startswith(b"[GNUPG:]"))
+        raise SigningFailed(f"{key.program} could not sign with user.signingkey {key.key!r}: "
+                            f"{_clean(told) or 'exit ' + str(done.returncode)}")
     return done.stdout
 
 
@@ -235,10 +265,14 @@ def verify_time(head: FeedHead) -> str:
     return datetime.fromtimestamp(head.hlc / 1_000_000, tz=timezone.utc).strftime("%Y%m%d%H%M%SZ")
 
 
-def check_head(allowed: Path, program: str, writer: str, head: FeedHead, signature: bytes | None) -> SignerCheck:
+def check_head(allowed: Path, programs: Programs, writer: str, head: FeedHead,
+               signature: bytes | None) -> SignerCheck:
     """Check ``signature`` over ``writer``'s ``head`` against the allowed-signers file ``allowed``."""
     if not signature:
         return SignerCheck(UNSIGNED, message=f"feed {writer} has no signature at seq {head.seq}")
+    if signature.lstrip().startswith(b"-----BEGIN PGP SIGNATURE-----"):
+        return _check_openpgp(allowed, programs.openpgp, writer, head, signature)
+    program = programs.ssh
     fingerprint = key_fingerprint(signature)
     if fingerprint is None:
         return SignerCheck(BAD_SIGNATURE, message=f"the signature of feed {writer} is not an ssh signature")
@@ -269,6 +303,66 @@ def check_head(allowed: Path, program: str, writer: str, head: FeedHead, signatu
     return SignerCheck(BAD_SIGNATURE, principals, fingerprint,
                        f"the signature of feed {writer} by {','.join(principals)} does not verify over its head "
                        f"(seq {head.seq}): {_clean(done.stderr) if done is not None else 'not run'}")
+
+
+def openpgp_signers(allowed: Path) -> list[tuple[tuple[str, ...], str]]:
+    """The allowed-signers file's OpenPGP lines, Baton's one addition to
+    git's format: ``<principals> [options] openpgp <fingerprint>`` (ssh-keygen
+    skips such a line with an "invalid key" warning). Returns
+    ``(principals, upper-case fingerprint)`` per line."""
+    out = []
+    try:
+        text = allowed.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    for line in text.splitlines():
+        words = line.split()
+        if not words or words[0].startswith("#") or "openpgp" not in words[1:-1]:
+            continue
+        fingerprint = words[words.index("openpgp", 1) + 1].upper()
+        if all(c in "0123456789ABCDEF" for c in fingerprint) and len(fingerprint) >= 32:
+            out.append((tuple(p for p in words[0].split(",") if p), fingerprint))
+    return out
+
+
+def _check_openpgp(allowed: Path, program: str, writer: str, head: FeedHead, signature: bytes) -> SignerCheck:
+    """``gpg --status-fd=1 --verify``, as git checks an OpenPGP-signed commit;
+    the key (the signing key's or its primary key's fingerprint) must be in
+    the verifier's keyring and bound to the writer by an ``openpgp`` line."""
+    with tempfile.TemporaryDirectory(prefix="baton-verify-") as tmp:
+        sig = Path(tmp) / "head.asc"
+        sig.write_bytes(signature)
+        done = _run([program, "--status-fd=1", "--verify", str(sig), "-"], signed_message(writer, head))
+    if done is None:
+        return SignerCheck(BAD_SIGNATURE, message=f"cannot run {program!r} (gpg.program) to verify")
+    status: dict[str, list[str]] = {}
+    for line in done.stdout.decode("utf-8", "replace").splitlines():
+        if line.startswith("[GNUPG:] "):
+            word, *fields = line[9:].split()
+            status.setdefault(word, fields)
+    valid = status.get("VALIDSIG")
+    if valid is None or "BADSIG" in status:
+        if "BADSIG" not in status and ("ERRSIG" in status or "NO_PUBKEY" in status):
+            missing = (status.get("ERRSIG") or status.get("NO_PUBKEY") or ["?"])[0]
+            return SignerCheck(UNKNOWN_KEY, key=missing,
+                               message=f"feed {writer} is signed with OpenPGP key {missing}, which is not in this "
+                                       "machine's keyring")
+        return SignerCheck(BAD_SIGNATURE, message=f"the OpenPGP signature of feed {writer} does not verify over "
+                                                  f"its head (seq {head.seq})")
+    fingerprints = {valid[0].upper()} | ({valid[9].upper()} if len(valid) > 9 else set())
+    key = valid[9].upper() if len(valid) > 9 else valid[0].upper()
+    principals = tuple(p for names, fpr in openpgp_signers(allowed) if fpr in fingerprints for p in names)
+    if not principals:
+        return SignerCheck(UNKNOWN_KEY, (), key, f"feed {writer} is signed with OpenPGP key {key}, which "
+                                                 f"{allowed.name} does not list")
+    if not any(_matches(writer, p) for p in principals):
+        return SignerCheck(WRONG_SIGNER, principals, key,
+                           f"feed {writer} is signed by {','.join(principals)} (key {key}), whom {allowed.name} "
+                           f"does not allow to sign for writer {writer}")
+    if "REVKEYSIG" in status:
+        return SignerCheck(BAD_SIGNATURE, principals, key, f"the OpenPGP key {key} that signed feed {writer} is "
+                                                           "revoked")
+    return SignerCheck(GOOD, principals, key, f"signed by {','.join(principals)}")
 
 
 def _matches(writer: str, principal: str) -> bool:
@@ -306,6 +400,7 @@ class FeedSignatures:
     repo: Any
     writer: str
     key: SigningKey | None
+    programs: Programs
     required: bool
     allowed: Path
     allowed_digest: str | None
@@ -321,12 +416,12 @@ class FeedSignatures:
     def open(cls, project: "Project", repo) -> "FeedSignatures":
         """Raises: InputError (a malformed ``sync`` setting)."""
         allowed = allowed_signers_path(project)
-        key = signing_key(repo)
-        signatures = cls(project, repo, project.writer, key, require_signatures(project), allowed,
+        key, programs = signing_setup(repo)
+        signatures = cls(project, repo, project.writer, key, programs, require_signatures(project), allowed,
                          _digest(allowed), load_state(project))
-        if key is not None and key.format != "ssh":
-            signatures.notes.append(f"git signs with gpg.format {key.format}; Baton signs feeds with ssh keys only "
-                                    "(gpg.format ssh): this clone's feed is published unsigned")
+        if key is not None and key.format not in SIGNING_FORMATS:
+            signatures.notes.append(f"git signs with gpg.format {key.format}; Baton signs feeds with ssh or "
+                                    "openpgp keys only: this clone's feed is published unsigned")
         return signatures
 
     @property
@@ -337,8 +432,9 @@ class FeedSignatures:
         return self.key is not None or self.required or self.allowed_digest is not None
 
     @property
-    def program(self) -> str:
-        return self.key.program if self.key is not None and self.key.format == "ssh" else "ssh-keygen"
+    def signing(self) -> SigningKey | None:
+        """The key this clone signs its feed with (None: git would not sign in a format Baton makes)."""
+        return self.key if self.key is not None and self.key.format in SIGNING_FORMATS else None
 
     def check(self, writer: str, head: FeedHead, blob_id: bytes | None, signature: bytes | None) -> SignerCheck:
         """The verdict on one signature of one head, each asked once per
@@ -351,7 +447,7 @@ class FeedSignatures:
                                                          f"(not a blob, missing, or over {MAX_SIGNATURE_BYTES} bytes)")
         else:
             verdict = self._recorded(writer, head, blob_id) or \
-                check_head(self.allowed, self.program, writer, head, signature)
+                check_head(self.allowed, self.programs, writer, head, signature)
         self._cache[key] = verdict
         return verdict
 
@@ -428,8 +524,8 @@ class FeedSignatures:
                 if verdict.status == UNSIGNED and self.required:
                     refused.append(RefusedFeed(
                         feed, "local", UNSIGNED, copy.head.seq,
-                        "sync.require_signatures is set and git has no ssh signing key (user.signingkey with "
-                        "gpg.format ssh): this clone's feed is not published"))
+                        "sync.require_signatures is set and git has no signing key (user.signingkey, with "
+                        "gpg.format ssh or openpgp): this clone's feed is not published"))
                     self._keep_published(out, feed, base, remote)
                     held_back.append(feed)
                     continue
@@ -462,15 +558,15 @@ class FeedSignatures:
 
         head = copy.head
         known = self.state.get("feeds", {}).get(self.writer) or {}
-        ssh_key = self.key if self.key is not None and self.key.format == "ssh" else None
-        if ssh_key is None:  # signed earlier with a key since unset: a good signature of this head is kept
+        key = self.signing
+        if key is None:  # signed earlier with a key since unset: a good signature of this head is kept
             return self._best(self.writer, copy, base, remote)
-        mine = (known.get("blob") or "").encode() if known.get("signed_with") == ssh_key.key and \
+        mine = (known.get("blob") or "").encode() if known.get("signed_with") == key.key and \
             (known.get("seq"), known.get("hash")) == (head.seq, head.hash) else None
         if mine and mine in self.repo.object_store:
             blob = mine
         else:
-            signed = Blob.from_string(sign_head(ssh_key, self.writer, head))
+            signed = Blob.from_string(sign_head(key, self.writer, head))
             self.repo.object_store.add_object(signed)
             blob = signed.id
         return blob, self.check(self.writer, head, blob, self._signature_of(blob))
@@ -521,8 +617,8 @@ class FeedSignatures:
                      "signature": (self._signature_of(copy.signature) or b"").decode("ascii", "replace") or None,
                      "status": verdict.status, "principals": list(verdict.principals), "key": verdict.key,
                      "message": verdict.message}
-            if feed == self.writer and self.key is not None and self.key.format == "ssh" and copy.signature:
-                entry["signed_with"] = self.key.key
+            if feed == self.writer and self.signing is not None and copy.signature:
+                entry["signed_with"] = self.signing.key
             feeds[feed] = entry
         write_json_atomic(self.project.paths.baton_dir / STATE_FILE,
                           {"allowed_signers": self.allowed_digest, "feeds": dict(sorted(feeds.items()))})
@@ -531,8 +627,8 @@ class FeedSignatures:
         """``signers`` in ``baton sync --json``: every feed's verdict, the
         remote copies taken with a signature that is not good, and whether
         signatures are required."""
-        return {"require_signatures": self.required, "signing_key": self.key.key if self.key is not None and
-                self.key.format == "ssh" else None,
+        return {"require_signatures": self.required,
+                "signing_key": self.signing.key if self.signing is not None else None,
                 "feeds": {feed: v.to_json() for feed, v in sorted(self.checks.items())},
                 "flagged": {feed: v.to_json() for feed, v in sorted(self.flagged.items())},
                 "notes": list(self.notes)}
@@ -587,7 +683,7 @@ def feed_signers(project: "Project", feeds: list[str], *, recheck: bool = False)
                 verdict = SignerCheck(BAD_SIGNATURE, (), key_fingerprint(signature) if signature else None,
                                       f"feed {feed} does not hold the signed head (seq {head.seq})")
             else:
-                verdict = check_head(allowed, "ssh-keygen", feed, head, signature)
+                verdict = check_head(allowed, Programs(), feed, head, signature)
         else:
             verdict = SignerCheck(str(entry.get("status") or UNSIGNED), tuple(entry.get("principals") or ()),
                                   entry.get("key"), entry.get("message") or "")

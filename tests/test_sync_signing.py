@@ -503,3 +503,75 @@ def test_a_forget_on_another_replica_republishes_the_erased_feed_under_its_write
     assert code == 0 and result["erased"] == {writer(a): 1}
     assert result["signers"]["feeds"][writer(a)]["status"] == "good"
     assert result["signers"]["feeds"][writer(b)]["status"] == "good"
+
+
+# -- OpenPGP (gpg.format openpgp), when gpg is installed -------------------------------------------
+
+@pytest.fixture
+def gnupg(monkeypatch):
+    """A GnuPG home of its own (short path: gpg-agent's socket lives in it), its agent stopped after."""
+    import os
+    import tempfile
+
+    if shutil.which("gpg") is None:
+        pytest.skip("needs GnuPG")
+    home = tempfile.mkdtemp(prefix="g")
+    os.chmod(home, 0o700)
+    monkeypatch.setenv("GNUPGHOME", home)
+    yield Path(home)
+    subprocess.run(["gpgconf", "--kill", "gpg-agent"], capture_output=True, check=False)
+    shutil.rmtree(home, ignore_errors=True)
+
+
+def gpg_key(uid: str) -> str:
+    """A new OpenPGP signing key without a passphrase; returns its fingerprint."""
+    subprocess.run(["gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase", "", "--quick-gen-key", uid,
+                    "ed25519", "sign", "never"], check=True, capture_output=True)
+    listed = subprocess.run(["gpg", "--list-keys", "--with-colons", uid], check=True, capture_output=True,
+                            text=True).stdout
+    return next(line.split(":")[9] for line in listed.splitlines() if line.startswith("fpr:"))
+
+
+def sign_with_openpgp(clone: Path, fingerprint: str) -> None:
+    with Repo(str(clone)) as repo:
+        config = repo.get_config()
+        config.set((b"user",), b"signingkey", fingerprint.encode())
+        config.set((b"gpg",), b"format", b"openpgp")
+        config.write_to_path()
+
+
+def test_an_openpgp_signing_key_signs_the_head_and_an_openpgp_line_binds_it_to_the_writer(capsys, team, gnupg):
+    remote, a, b, keys = team
+    fingerprint = gpg_key("Alice <alice@example.com>")
+    sign_with_openpgp(a, fingerprint)
+    allow(a, b, lines=[f"alice@example.com,{writer(a)} openpgp {fingerprint}", *team_signers(a, b, keys)[1:]])
+    require_signatures(b)
+    checkpoint(capsys, a, "signed with gpg")
+    sync(capsys, a)
+    with Repo(str(remote)) as repo:
+        signature = repo.object_store[remote_feeds(remote)[writer(a)].signature].data
+    assert signature.startswith(b"-----BEGIN PGP SIGNATURE-----")
+    code, result = sync(capsys, b)
+    assert code == 0, result["refused"]
+    verdict = result["signers"]["feeds"][writer(a)]
+    assert (verdict["status"], verdict["signer"], verdict["key"]) == (
+        "good", f"alice@example.com,{writer(a)}", fingerprint)
+    assert "signed with gpg" in titles(capsys, b)
+    signers = {s["feed"]: s for s in json.loads(run(capsys, b, "verify", "--json")[1])["signers"]}
+    assert signers[writer(a)]["status"] == "good"
+
+
+def test_an_openpgp_key_the_allowed_signers_file_does_not_bind_is_refused_when_required(capsys, team, gnupg,
+                                                                                      tmp_path):
+    remote, a, b, keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    m = mallory_clone(tmp_path, remote, a)
+    sign_with_openpgp(m, gpg_key("Mallory <mallory@example.com>"))
+    checkpoint(capsys, m, "FORGED by mallory as alice")
+    sync(capsys, m)
+    require_signatures(b)
+    code, result = sync(capsys, b)
+    assert code == 3
+    assert [(r["feed"], r["kind"]) for r in result["refused"]] == [(writer(a), "unknown_key")]
+    assert "FORGED by mallory as alice" not in titles(capsys, b)
