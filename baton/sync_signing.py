@@ -26,8 +26,11 @@ checked as git checks one: ``ssh-keygen -Y find-principals`` and ``-Y verify
 default), with ``-Overify-time`` at the head's hlc so that a key retired
 with ``valid-before`` still vouches for the heads it signed while valid. The
 namespace ``baton-feed`` keeps a feed signature from passing for a commit's,
-and the other way round. Git's configuration is read with dulwich; the one
-program spawned is ``ssh-keygen`` (``gpg.ssh.program``), as git does.
+and the other way round. With ``gpg.format = openpgp`` the head is signed
+and checked as git does it with GnuPG (``gpg -bsau``, ``gpg --verify``), the
+key bound to writers by an ``openpgp <fingerprint>`` line in the same file.
+Git's configuration is read with dulwich; the programs spawned are the ones
+git spawns to sign (``gpg.ssh.program``, ``gpg.program``).
 
 A writer is bound to a key by a line of the allowed-signers file whose
 principals match the writer id (``alice@example.com,alicebox-alice-1a2b3c
