@@ -671,6 +671,7 @@ def feed_signers(project: "Project", feeds: list[str], *, recheck: bool = False)
     recorded = state.get("feeds") or {}
     if not recorded and not required and not allowed.is_file():
         return []
+    programs = _programs(project) if recheck else Programs()
     out = []
     for feed in sorted(set(feeds) | set(recorded)):
         entry = recorded.get(feed)
@@ -686,13 +687,29 @@ def feed_signers(project: "Project", feeds: list[str], *, recheck: bool = False)
                 verdict = SignerCheck(BAD_SIGNATURE, (), key_fingerprint(signature) if signature else None,
                                       f"feed {feed} does not hold the signed head (seq {head.seq})")
             else:
-                verdict = check_head(allowed, Programs(), feed, head, signature)
+                verdict = check_head(allowed, programs, feed, head, signature)
         else:
             verdict = SignerCheck(str(entry.get("status") or UNSIGNED), tuple(entry.get("principals") or ()),
                                   entry.get("key"), entry.get("message") or "")
         out.append(FeedSigner(feed, verdict.status, ",".join(verdict.principals) or None, verdict.key,
                               head.seq, verdict.message))
     return out
+
+
+def _programs(project: "Project") -> Programs:
+    """The programs git's configuration names (the defaults outside git)."""
+    from baton.gitinfo import locate
+
+    where = locate(project.root)
+    if where is None:
+        return Programs()
+    try:
+        from dulwich.repo import Repo
+
+        with Repo(str(where.common_dir)) as repo:
+            return signing_setup(repo)[1]
+    except Exception:  # noqa: BLE001 - an unreadable repository: git's defaults
+        return Programs()
 
 
 def _feed_holds(project: "Project", feed: str, head: FeedHead) -> bool:
