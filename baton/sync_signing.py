@@ -703,12 +703,13 @@ def _programs(project: "Project") -> Programs:
     where = locate(project.root)
     if where is None:
         return Programs()
-    try:
-        from dulwich.repo import Repo
+    from dulwich.errors import NotGitRepository
+    from dulwich.repo import Repo
 
+    try:
         with Repo(str(where.common_dir)) as repo:
             return signing_setup(repo)[1]
-    except Exception:  # noqa: BLE001 - an unreadable repository: git's defaults
+    except (NotGitRepository, OSError, ValueError, KeyError):  # an unreadable repository: git's defaults
         return Programs()
 
 

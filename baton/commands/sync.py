@@ -37,6 +37,7 @@ from baton.config import read_json, write_json_atomic
 from baton.errors import InputError, LedgerCorrupt, NoSyncRemote, RemoteUnreachable, StorageError
 from baton.ledger import files
 from baton.ledger.feed import FeedHead, FeedScan, line_ending_at, line_hashes_to, scan_bytes, scan_chunks
+from baton.sync_signing import FeedSignatures, render_flagged
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -132,9 +133,7 @@ class SyncResult:
         for r in self.refused:
             seq = f" at seq {r.seq}" if r.seq is not None else ""
             lines.append(f"REFUSED {r.side} feed {r.feed}{seq}: {r.kind}: {r.message}")
-        from baton.sync_signing import render_flagged  # signed feeds
-
-        lines.extend(render_flagged(self.signers))
+        lines.extend(render_flagged(self.signers))  # signed feeds
         if not self.imported and not self.published and not self.refused and not self.erased \
                 and not self.ref_erased:
             lines.append(f"Already in sync with {self.remote} ({self.ref}).")
@@ -900,7 +899,6 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
 def _round(project: "Project", repo, client, path: str, url: str, remote_name: str, ref: bytes,
            count: ReadCount, attempt: int, erased: "_Erased") -> SyncResult:
     from baton.ledger_ref import BadRefFeed, read_feeds, tree_of, write_commit
-    from baton.sync_signing import FeedSignatures
 
     signatures = FeedSignatures.open(project, repo)  # signed feeds: git's signing key, the allowed signers
     remote_sha = _fetch(repo, client, path, ref, url)
