@@ -166,6 +166,8 @@ def test_verify_audit_and_the_status_api_show_each_writers_signer(capsys, team):
     assert audited[writer(a)]["signer"] == f"alice@example.com,{writer(a)}"
     status = {s["feed"]: s for s in run_json(capsys, b, "status")["signers"]}
     assert status[writer(a)]["status"] == "good"
+    assert (status[writer(a)]["key"], status[writer(a)]["signedSeq"]) == (signers[writer(a)]["key"],
+                                                                          signers[writer(a)]["signed_seq"])
     code, text, _ = run(capsys, b, "verify")
     assert f"signer of {writer(a)}: signed by alice@example.com" in text
 
@@ -575,3 +577,36 @@ def test_an_openpgp_key_the_allowed_signers_file_does_not_bind_is_refused_when_r
     assert code == 3
     assert [(r["feed"], r["kind"]) for r in result["refused"]] == [(writer(a), "unknown_key")]
     assert "FORGED by mallory as alice" not in titles(capsys, b)
+
+
+def test_the_status_page_lists_each_writers_signer_as_text(capsys, team):
+    import threading
+
+    from tests.app_support import listen_target
+    from tests.browser_support import Browser, find_chromium
+
+    chromium = find_chromium()
+    if chromium is None:
+        pytest.skip("no Chromium installed (apt-get install chromium, or set BATON_CHROMIUM)")
+    from baton.web.server import bind_status_server
+
+    _remote, a, b, _keys = team
+    checkpoint(capsys, a, "signed work")
+    sync(capsys, a)
+    sync(capsys, b)
+    server = bind_status_server(listen_target(b, host="127.0.0.1", port=0))
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+    thread.start()
+    browser = Browser(chromium)
+    try:
+        page = browser.open(server.url)
+        page.wait_for("document.querySelectorAll('#signers-list p').length > 0")
+        shown = page.eval("Array.from(document.querySelectorAll('#signers-list p')).map("
+                          "p => [p.getAttribute('data-signer-feed'), p.textContent])")
+    finally:
+        browser.close()
+        server.shutdown()
+        thread.join(timeout=10)
+    lines = dict(shown)
+    assert lines[writer(a)].startswith(f"Feed {writer(a)}: signed by alice@example.com,{writer(a)} (SHA256:")
+    assert lines[writer(b)].startswith(f"Feed {writer(b)}: signed by bob@example.com")
