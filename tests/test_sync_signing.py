@@ -275,13 +275,12 @@ def test_without_require_signatures_a_forged_extension_is_imported_and_flagged(c
     assert f"FLAGGED remote feed {writer(a)}: unknown_key" in text
 
 
-def _re_sign_on_remote(remote: Path, feed: str, key: Path, keys: Path) -> None:
+def _re_sign_on_remote(remote: Path, feed: str, key: Path) -> None:
     """Replace ``feed``'s ``head.sig`` on the remote with a signature of the same head by ``key``."""
     with Repo(str(remote)) as repo:
         sha = repo.refs[REF]
         feeds = read_feeds(repo, sha)
         copy = feeds[feed]
-        (keys / "msg").write_bytes(signed_message(feed, copy.head))
         signed = subprocess.run(["ssh-keygen", "-Y", "sign", "-n", NAMESPACE, "-f", str(key)],
                                 input=signed_message(feed, copy.head), capture_output=True, check=True).stdout
         blob = Blob.from_string(signed)
@@ -294,7 +293,7 @@ def test_a_feed_re_signed_by_another_key_is_refused_when_signatures_are_required
     remote, a, b, keys = team
     checkpoint(capsys, a, "alice's work")
     sync(capsys, a)
-    _re_sign_on_remote(remote, writer(a), keygen(keys, "mallory"), keys)
+    _re_sign_on_remote(remote, writer(a), keygen(keys, "mallory"))
     require_signatures(b)
     code, result = sync(capsys, b)
     assert code == 3
@@ -310,7 +309,7 @@ def test_a_replica_holding_the_good_signature_puts_it_back_over_a_re_signed_copy
     sync(capsys, b)
     require_signatures(b, required)
     good = remote_feeds(remote)[writer(a)].signature
-    _re_sign_on_remote(remote, writer(a), keygen(keys, "mallory"), keys)
+    _re_sign_on_remote(remote, writer(a), keygen(keys, "mallory"))
     assert remote_feeds(remote)[writer(a)].signature != good
     code, result = sync(capsys, b)
     assert code == 0
@@ -435,30 +434,29 @@ def test_a_key_rotated_with_valid_before_and_valid_after_vouches_for_the_heads_w
     assert "after the rotation, old key" in titles(capsys, b)
 
 
-def test_a_key_given_literally_signs_through_the_agent_as_git_does(capsys, team, tmp_path):
-    remote, a, _b, keys = team
-    agent = subprocess.run(["ssh-agent", "-s"], capture_output=True, text=True, check=True).stdout
-    env = dict(part.split("=", 1) for part in agent.replace("\n", ";").split(";") if "=" in part and
-               part.strip().startswith("SSH_"))
-    pid = env["SSH_AGENT_PID"].strip()
-    try:
-        import os
+@pytest.fixture
+def ssh_agent(monkeypatch):
+    """An ssh-agent of the test's own, in ``SSH_AUTH_SOCK``; stopped after."""
+    import os
+    import signal
 
-        old = {k: os.environ.get(k) for k in env}
-        os.environ.update({k: v.strip() for k, v in env.items()})
-        try:
-            subprocess.run(["ssh-add", "-q", str(keys / "alice")], check=True, capture_output=True)
-            sign_with(a, f"key::{public(keys / 'alice')}")
-            checkpoint(capsys, a, "signed through the agent")
-            code, result = sync(capsys, a)
-        finally:
-            for k, v in old.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
-    finally:
-        subprocess.run(["kill", pid], check=False)
+    if shutil.which("ssh-agent") is None:
+        pytest.skip("needs OpenSSH's ssh-agent")
+    told = subprocess.run(["ssh-agent", "-s"], capture_output=True, text=True, check=True).stdout
+    env = dict(part.strip().split("=", 1) for part in told.replace("\n", ";").split(";")
+               if part.strip().startswith("SSH_") and "=" in part)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    yield
+    os.kill(int(env["SSH_AGENT_PID"]), signal.SIGTERM)
+
+
+def test_a_key_given_literally_signs_through_the_agent_as_git_does(capsys, team, ssh_agent):
+    remote, a, _b, keys = team
+    subprocess.run(["ssh-add", "-q", str(keys / "alice")], check=True, capture_output=True)
+    sign_with(a, f"key::{public(keys / 'alice')}")
+    checkpoint(capsys, a, "signed through the agent")
+    code, result = sync(capsys, a)
     assert code == 0, result
     assert result["signers"]["feeds"][writer(a)]["status"] == "good"
     assert remote_feeds(remote)[writer(a)].signature is not None
