@@ -289,6 +289,27 @@ def _re_sign_on_remote(remote: Path, feed: str, key: Path) -> None:
         repo.refs[REF] = write_commit(repo, feeds, [sha], "re-signed\n", b"m <m@m>", 0)
 
 
+def test_a_forged_extension_carrying_the_writers_earlier_signature_is_a_bad_signature(capsys, team, tmp_path):
+    remote, a, b, keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    alices = remote_feeds(remote)[writer(a)].signature
+    m = mallory_clone(tmp_path, remote, a)  # mallory has no key: she moves alice's signature onto her head
+    checkpoint(capsys, m, "FORGED by mallory as alice")
+    sync(capsys, m)
+    with Repo(str(remote)) as repo:
+        sha = repo.refs[REF]
+        feeds = read_feeds(repo, sha)
+        feeds[writer(a)] = with_signature(repo, feeds[writer(a)], alices)
+        repo.refs[REF] = write_commit(repo, feeds, [sha], "moved signature\n", b"m <m@m>", 0)
+    require_signatures(b)
+    code, result = sync(capsys, b)
+    assert code == 3
+    [refused] = result["refused"]
+    assert (refused["feed"], refused["kind"]) == (writer(a), "bad_signature")
+    assert "FORGED by mallory as alice" not in titles(capsys, b)
+
+
 def test_a_feed_re_signed_by_another_key_is_refused_when_signatures_are_required(capsys, team):
     remote, a, b, keys = team
     checkpoint(capsys, a, "alice's work")
