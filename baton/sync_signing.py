@@ -413,6 +413,8 @@ class FeedSignatures:
     flagged: dict[str, SignerCheck] = attrs.field(factory=dict)
     """Feed → the verdict on a remote copy taken although its signature is not good."""
     notes: list[str] = attrs.field(factory=list)
+    own_signature: bytes | None = None
+    """The blob of the signature this clone's key made (or made before) over its own feed's head."""
     _cache: dict[tuple, SignerCheck] = attrs.field(factory=dict)
 
     @classmethod
@@ -520,10 +522,14 @@ class FeedSignatures:
                 try:
                     blob, verdict = self._own(copy, base.get(feed), remote.get(feed))
                 except SigningFailed as exc:
-                    refused.append(RefusedFeed(feed, "local", "signing_failed", copy.head.seq, str(exc)))
-                    self._keep_published(out, feed, base, remote)
-                    held_back.append(feed)
-                    continue
+                    if self.required:
+                        refused.append(RefusedFeed(feed, "local", "signing_failed", copy.head.seq,
+                                                   f"{exc} (sync.require_signatures is set: not published)"))
+                        self._keep_published(out, feed, base, remote)
+                        held_back.append(feed)
+                        continue
+                    self.notes.append(f"{exc}: this clone's feed is published unsigned")
+                    blob, verdict = self._best(feed, copy, base.get(feed), remote.get(feed))
                 if verdict.status == UNSIGNED and self.required:
                     refused.append(RefusedFeed(
                         feed, "local", UNSIGNED, copy.head.seq,
@@ -572,6 +578,7 @@ class FeedSignatures:
             signed = Blob.from_string(sign_head(key, self.writer, head))
             self.repo.object_store.add_object(signed)
             blob = signed.id
+        self.own_signature = blob
         return blob, self.check(self.writer, head, blob, self._signature_of(blob))
 
     def _best(self, feed: str, copy: "RefFeed", base: "RefFeed | None",
@@ -620,7 +627,7 @@ class FeedSignatures:
                      "signature": (self._signature_of(copy.signature) or b"").decode("ascii", "replace") or None,
                      "status": verdict.status, "principals": list(verdict.principals), "key": verdict.key,
                      "message": verdict.message}
-            if feed == self.writer and self.signing is not None and copy.signature:
+            if feed == self.writer and self.signing is not None and copy.signature == self.own_signature:
                 entry["signed_with"] = self.signing.key
             feeds[feed] = entry
         write_json_atomic(self.project.paths.baton_dir / STATE_FILE,

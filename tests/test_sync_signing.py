@@ -369,15 +369,30 @@ def test_with_signatures_required_a_clone_without_a_signing_key_does_not_publish
     assert result["published"] == {} and writer(b) not in remote_feeds(remote)
 
 
-def test_a_signing_key_that_cannot_sign_keeps_the_feed_unpublished_and_says_why(capsys, team, tmp_path):
+def test_with_signatures_required_a_key_that_cannot_sign_keeps_the_feed_unpublished_and_says_why(capsys, team,
+                                                                                                  tmp_path):
     remote, a, _b, _keys = team
     sign_with(a, tmp_path / "no-such-key")
+    require_signatures(a)
     checkpoint(capsys, a, "alice's work")
     code, result = sync(capsys, a)
     assert code == 3
     [refused] = result["refused"]
     assert (refused["feed"], refused["side"], refused["kind"]) == (writer(a), "local", "signing_failed")
+    assert "no-such-key" in refused["message"]
     assert writer(a) not in remote_feeds(remote)
+
+
+def test_without_require_signatures_a_key_that_cannot_sign_publishes_the_feed_unsigned_and_says_why(capsys, team,
+                                                                                                     tmp_path):
+    remote, a, _b, _keys = team
+    sign_with(a, tmp_path / "no-such-key")
+    checkpoint(capsys, a, "alice's work")
+    code, result = sync(capsys, a)
+    assert code == 0 and result["published"][writer(a)] >= 1
+    assert remote_feeds(remote)[writer(a)].signature is None
+    assert any("no-such-key" in note for note in result["signers"]["notes"])
+    assert result["signers"]["feeds"][writer(a)]["status"] == "unsigned"
 
 
 # -- the allowed signers change ----------------------------------------------------------------------
