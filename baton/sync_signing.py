@@ -49,7 +49,7 @@ import hashlib
 import os
 import subprocess
 import tempfile
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -264,8 +264,10 @@ def key_fingerprint(signature: bytes) -> str | None:
 
 
 def verify_time(head: FeedHead) -> str:
-    """``-Overify-time``: when the head was written (its hlc, microseconds)."""
-    return datetime.fromtimestamp(head.hlc / 1_000_000, tz=timezone.utc).strftime("%Y%m%d%H%M%SZ")
+    """``-Overify-time``: when the head was written (its hlc, microseconds),
+    in local time without a zone as git passes it (older ``ssh-keygen``
+    reads no ``Z`` suffix)."""
+    return datetime.fromtimestamp(head.hlc / 1_000_000).strftime("%Y%m%d%H%M%S")
 
 
 def check_head(allowed: Path, programs: Programs, writer: str, head: FeedHead,
