@@ -80,9 +80,10 @@ UNKNOWN_KEY = "unknown_key"
 WRONG_SIGNER = "wrong_signer"
 """Signed with a listed key whose principals do not include this writer."""
 BAD_SIGNATURE = "bad_signature"
-"""A signature that does not verify: not made over this head, damaged, or made while its key was not valid."""
+"""A signature by a key allowed for this writer that does not verify over this head (damaged, or moved
+from another head), or an OpenPGP key since revoked."""
 UNPUBLISHED = "unpublished"
-"""This clone's own feed before its first signed publish."""
+"""This clone's own feed before its first publish."""
 SIGNATURE_PROBLEMS = (UNSIGNED, UNKNOWN_KEY, WRONG_SIGNER, BAD_SIGNATURE)
 
 

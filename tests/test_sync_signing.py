@@ -511,6 +511,33 @@ def test_a_project_without_signing_runs_no_program_and_shows_no_signers(capsys, 
     assert remote_feeds(remote)[writer(a)].signature is None
 
 
+def test_the_allowed_signers_file_can_live_elsewhere_in_the_project(capsys, team):
+    _remote, a, b, keys = team
+    (b / ".baton" / "allowed_signers").unlink()
+    (b / "keys").mkdir()
+    (b / "keys" / "allowed_signers").write_text("".join(line + "\n" for line in team_signers(a, b, keys)))
+    path = b / ".baton" / "config.json"
+    config = json.loads(path.read_text())
+    config["sync"] = {"allowed_signers": "keys/allowed_signers", "require_signatures": True}
+    path.write_text(json.dumps(config))
+    checkpoint(capsys, a, "signed work")
+    sync(capsys, a)
+    code, result = sync(capsys, b)
+    assert code == 0 and result["signers"]["feeds"][writer(a)]["status"] == "good"
+
+
+@pytest.mark.parametrize("setting", ["../outside", "/etc/allowed_signers", 7])
+def test_an_allowed_signers_setting_outside_the_project_is_an_input_error(capsys, team, setting):
+    _remote, a, _b, _keys = team
+    path = a / ".baton" / "config.json"
+    config = json.loads(path.read_text())
+    config["sync"] = {"allowed_signers": setting}
+    path.write_text(json.dumps(config))
+    code, out, _ = run(capsys, a, "sync", "--json")
+    assert code == 2
+    assert "sync.allowed_signers" in json.loads(out)["error"]["message"]
+
+
 def test_a_malformed_require_signatures_setting_is_an_input_error(capsys, team):
     _remote, a, _b, _keys = team
     path = a / ".baton" / "config.json"
