@@ -4,6 +4,8 @@
 
     format.json                      {"format": 1}
     feeds/<writer>/head.json         {"writer", "seq", "hash", "hlc", "bytes"}
+    feeds/<writer>/head.sig          the head's ssh signature, when signed
+                                     (``baton.sync_signing``)
     feeds/<writer>/<offset>.jsonl    the feed's bytes, cut into segments
                                      (``baton.ledger.segments``)
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+import attrs
 import orjson
 from dulwich.objects import Blob, Commit, Tree
 from dulwich.repo import Repo
@@ -29,6 +32,7 @@ DEFAULT_REF = "refs/baton/ledger"
 FORMAT = 1
 _FILE_MODE = 0o100644
 _DIR_MODE = 0o040000
+SIGNATURE_FILE = b"head.sig"
 
 
 @frozen
@@ -44,6 +48,8 @@ class RefFeed:
     """``(start offset, blob id)`` in feed order."""
     problem: str | None = None
     """Why this feed folder cannot be read (then ``head`` and ``segments`` are empty)."""
+    signature: bytes | None = None
+    """The blob id of ``head.sig``, the head's signature (``baton.sync_signing``), if the folder has one."""
 
     def to_json(self) -> dict:
         return {"writer": self.writer, "seq": self.head.seq, "hash": self.head.hash, "hlc": self.head.hlc,
@@ -108,7 +114,8 @@ def _read_feed(repo: Repo, writer: str, tree_id: bytes) -> RefFeed:
         if start is not None:
             segments.append((start, entry.sha))
     segments.sort()
-    return RefFeed(writer, head, tree_id, tuple(segments))
+    signature = tree[SIGNATURE_FILE][1] if SIGNATURE_FILE in tree else None
+    return RefFeed(writer, head, tree_id, tuple(segments), signature=signature)
 
 
 def feed_bytes(repo: Repo, feed: RefFeed, start: int = 0) -> Iterator[tuple[int, bytes]]:
@@ -182,6 +189,19 @@ class FeedTreeWriter:
         tree.add(b"head.json", _FILE_MODE, self._blob(head_bytes(self.writer, head)))
         self.repo.object_store.add_object(tree)
         return RefFeed(self.writer, head, tree.id, tuple(segments))
+
+
+def with_signature(repo: Repo, feed: RefFeed, signature: bytes | None) -> RefFeed:
+    """``feed``'s folder with ``head.sig`` set to the blob ``signature`` (None: without one)."""
+    store = repo.object_store
+    tree = Tree()
+    for entry in store[feed.tree].iteritems():
+        if entry.path != SIGNATURE_FILE:
+            tree.add(entry.path, entry.mode, entry.sha)
+    if signature is not None:
+        tree.add(SIGNATURE_FILE, _FILE_MODE, signature)
+    store.add_object(tree)
+    return attrs.evolve(feed, tree=tree.id, signature=signature)
 
 
 def write_commit(repo: Repo, feeds: dict[str, RefFeed], parents: list[bytes], message: str,

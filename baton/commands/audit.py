@@ -38,11 +38,13 @@ class AuditResult:
     erased: dict[str, int]
     eligible: list[dict[str, str]]
     records: dict[str, int] = attrs.field(factory=dict)
+    signers: list[dict[str, Any]] = attrs.field(factory=list)
+    """Signed feeds (docs/sync.md): each writer's signer, as the last ``baton sync`` checked it."""
 
     def to_json(self) -> dict[str, Any]:
         return {"records": dict(self.records), "fields": self.fields, "redactions": dict(self.redactions),
                 "references": self.references, "policy": self.policy, "erased": dict(self.erased),
-                "eligible_for_deletion": list(self.eligible)}
+                "eligible_for_deletion": list(self.eligible), "signers": list(self.signers)}
 
     def render(self) -> str:
         lines = ["Records: " + (", ".join(f"{n} {name}" for name, n in self.records.items()) or "none")]
@@ -60,6 +62,8 @@ class AuditResult:
         lines.append(f"Policy: {len(self.policy.get('rules', []))} redaction rule(s) from "
                      + (", ".join(self.policy.get("sources") or []) or "the defaults"))
         lines.append(f"Erased by forget: {self.erased['payloads']} payload(s) of {self.erased['handoffs']} handoff(s)")
+        for s in self.signers:
+            lines.append(f"Signer of feed {s['feed']}: " + (s["signer"] or "-") + f" ({s['status']})")
         if self.eligible:
             lines.append(f"Eligible for deletion ({len(self.eligible)}; `baton forget ID`):")
             lines.extend(f"  {r['id']}  {r['status']:<10}  {r['created_at']}" for r in self.eligible)
@@ -91,9 +95,13 @@ def audit_project(project: "Project") -> AuditResult:
             forgotten += 1
         for rule in _redaction_rules(event.data):
             redactions[rule] = redactions.get(rule, 0) + 1
+    from baton.sync_signing import feed_signers
+
+    signers = [s.to_json() for s in feed_signers(project, project.ledger.feed_names())]
     return AuditResult(fields=fields, redactions=dict(sorted(redactions.items())), references=references,
                        policy=policy.to_json(), erased={"payloads": erased, "handoffs": forgotten},
-                       eligible=sorted(eligible, key=lambda r: (r["created_at"] or "", r["id"])), records=records)
+                       eligible=sorted(eligible, key=lambda r: (r["created_at"] or "", r["id"])), records=records,
+                       signers=signers)
 
 
 def _filled(value: Any) -> bool:

@@ -13,14 +13,15 @@ from baton.ledger.ids import uuid7
 from baton.project import ProjectPaths, resolve_root
 
 GITIGNORE = """\
-# Baton: only config.json and policy.json are meant to be committed.
-# The ledger, materialized files and index stay out of branches: the ledger
-# belongs to the repository, not to a branch. Share the feeds with
+# Baton: only config.json, policy.json and allowed_signers are meant to be
+# committed. The ledger, materialized files and index stay out of branches:
+# the ledger belongs to the repository, not to a branch. Share the feeds with
 # `baton sync`, which keeps them on a dedicated ref (refs/baton/ledger).
 *
 !.gitignore
 !config.json
 !policy.json
+!allowed_signers
 """
 
 DEFAULT_SETTINGS = {

@@ -129,6 +129,9 @@ class StatusOverview:
         from baton.commands.batons import render_claim_conflicts
 
         lines.extend(render_claim_conflicts(p.get("claimConflicts") or []))
+        for s in p.get("signers") or []:  # signed feeds (docs/sync.md)
+            lines.append(f"Signer of feed {s['feed']}: " + (f"{s['signer']} ({s['key']})" if s["status"] == "good"
+                                                           else f"{s['status']}: {s['message']}"))
         latest = p["latestHandoffs"]
         lines.append("")
         lines.append(f"Latest handoffs: {len(latest)}" if latest else "Latest handoffs: none yet")
@@ -241,6 +244,11 @@ def status_overview(
                 by_id[ident]["conflicts"].append(c)
     if listed.conflicts:  # only with sync: the spec's shape otherwise
         payload["claimConflicts"] = list(listed.conflicts)
+    from baton.sync_signing import feed_signers
+
+    signers = feed_signers(opened, [])  # signed feeds, as the last sync checked them: only when in play
+    if signers:
+        payload["signers"] = [_camel_keys(s.to_json()) for s in signers]
     return StatusOverview(sanitize_output(payload, redaction))
 
 

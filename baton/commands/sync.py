@@ -37,6 +37,7 @@ from baton.config import read_json, write_json_atomic
 from baton.errors import InputError, LedgerCorrupt, NoSyncRemote, RemoteUnreachable, StorageError
 from baton.ledger import files
 from baton.ledger.feed import FeedHead, FeedScan, line_ending_at, line_hashes_to, scan_bytes, scan_chunks
+from baton.sync_signing import FeedSignatures, render_flagged
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -98,6 +99,8 @@ class SyncResult:
     """Feed → payloads erased in the local file, as a ``handoff.forgotten`` in the union of feeds asks."""
     ref_erased: dict[str, int] = attrs.field(factory=dict)
     """Feed → payloads erased on the ref's copy (the local file had them erased already)."""
+    signers: dict[str, Any] = attrs.field(factory=dict)
+    """Signed feeds (``baton.sync_signing``): each feed's signer, the remote copies taken unsigned or badly signed."""
 
     @property
     def exit_code(self) -> int:
@@ -110,7 +113,8 @@ class SyncResult:
                 "published": dict(sorted(self.published.items())),
                 "refused": [r.to_json() for r in self.refused], "pushed": self.pushed, "commit": self.commit,
                 "read": self.read.to_json(), "projections_rebuilt": self.rebuilt, "attempts": self.attempts,
-                "erased": dict(sorted(self.erased.items())), "ref_erased": dict(sorted(self.ref_erased.items()))}
+                "erased": dict(sorted(self.erased.items())), "ref_erased": dict(sorted(self.ref_erased.items())),
+                "signers": self.signers}
 
     def render(self) -> str:
         lines = []
@@ -129,6 +133,7 @@ class SyncResult:
         for r in self.refused:
             seq = f" at seq {r.seq}" if r.seq is not None else ""
             lines.append(f"REFUSED {r.side} feed {r.feed}{seq}: {r.kind}: {r.message}")
+        lines.extend(render_flagged(self.signers))  # signed feeds
         if not self.imported and not self.published and not self.refused and not self.erased \
                 and not self.ref_erased:
             lines.append(f"Already in sync with {self.remote} ({self.ref}).")
@@ -381,6 +386,8 @@ class _Round:
     erased_payloads: list[Any] = attrs.field(factory=list)
     forgotten: set[str] | None = None
     """Every event id a sound ``handoff.forgotten`` names, in the local feeds or the remote's (read once, when needed)."""
+    signatures: Any = None
+    """Signed feeds: the round's ``baton.sync_signing.FeedSignatures``."""
 
     def run(self) -> None:
         names = sorted(set(self.local.names()) | set(self.base) | set(self.remote))
@@ -396,6 +403,11 @@ class _Round:
         self._write_staged()
 
     def _feed(self, feed: str) -> None:
+        # -- signed feeds (baton/sync_signing.py): the remote's head checked before any of it is taken
+        if self.signatures is not None:
+            unsigned = self.signatures.check_remote(feed, self.remote.get(feed), self.base.get(feed))
+            if unsigned is not None:
+                raise _Refuse(unsigned)
         try:
             self._fast_forward(feed)
         except _Refuse as refusal:
@@ -888,6 +900,7 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
            count: ReadCount, attempt: int, erased: "_Erased") -> SyncResult:
     from baton.ledger_ref import BadRefFeed, read_feeds, tree_of, write_commit
 
+    signatures = FeedSignatures.open(project, repo)  # signed feeds: git's signing key, the allowed signers
     remote_sha = _fetch(repo, client, path, ref, url)
     try:
         remote_feeds = read_feeds(repo, remote_sha)
@@ -901,12 +914,16 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
         except BadRefFeed:
             base_feeds, local_sha = {}, None  # a damaged local ref is rebuilt from the feeds
         work = _Round(project, repo, _LocalFeeds(project, count), base_feeds, remote_feeds,
-                      _load_state(project, ref.decode()))
+                      _load_state(project, ref.decode()), signatures=signatures)
         try:
             work.run()
         finally:
             for feed, staging, *_ in work.staged:
                 _unlink(staging)
+        # -- signed feeds: every head the ref will hold gets its signature (this clone's own signed now)
+        for feed in signatures.settle(work.out, work.base, work.remote, work.refused):
+            work.published.pop(feed, None)
+        signatures.save(work.out)
         new_sha = _commit(repo, work, local_sha, remote_sha, project, write_commit, tree_of)
         if new_sha is not None and new_sha != local_sha:
             repo.refs[ref] = new_sha
@@ -921,7 +938,8 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
         pushed = True
     return SyncResult(remote=remote_name, ref=ref.decode(), imported=work.imported, published=work.published,
                       refused=work.refused, pushed=pushed, commit=new_sha.decode() if new_sha else None,
-                      read=count, rebuilt=False, attempts=attempt, erased=work.erased, ref_erased=work.ref_erased)
+                      read=count, rebuilt=False, attempts=attempt, erased=work.erased, ref_erased=work.ref_erased,
+                      signers=signatures.to_json())
 
 
 def _commit(repo, work: _Round, local_sha: bytes | None, remote_sha: bytes | None, project: "Project",

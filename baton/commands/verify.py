@@ -10,6 +10,7 @@ import attrs
 from baton.commands.batons import render_claim_conflicts
 from baton.model import frozen
 from baton.ledger.verify import RecordedHead, VerifyReport, verify_ledger
+from baton.sync_signing import SIGNATURE_PROBLEMS, FeedSigner, feed_signers, render_signers, require_signatures
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -21,13 +22,22 @@ class VerifyResult:
     claim_conflicts: list[dict] = attrs.field(factory=list)
     """Baton claims that lost to another replica's earlier claim (``baton sync``):
     shown, not failures — the ledger holds both, and every replica agrees which won."""
+    signers: list[FeedSigner] = attrs.field(factory=list)
+    """Signed feeds (docs/sync.md): each feed's signer, its signature checked again."""
+    require_signatures: bool = False
+
+    @property
+    def unsigned(self) -> list[FeedSigner]:
+        """Feeds whose signature is missing or not good, when the project requires signatures."""
+        return [s for s in self.signers if s.status in SIGNATURE_PROBLEMS] if self.require_signatures else []
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.report.ok else 3
+        return 0 if self.report.ok and not self.unsigned else 3
 
     def to_json(self) -> dict:
-        return {**self.report.to_json(), "claim_conflicts": list(self.claim_conflicts)}
+        return {**self.report.to_json(), "claim_conflicts": list(self.claim_conflicts),
+                "signers": [s.to_json() for s in self.signers], "require_signatures": self.require_signatures}
 
     def render(self) -> str:
         r = self.report
@@ -50,7 +60,8 @@ class VerifyResult:
         for p in r.concurrent:
             lines.append(f"  concurrent in {p.feed} seq {p.seq}: {p.message} (replicas apart; not a failure)")
         lines.extend(render_claim_conflicts(list(self.claim_conflicts)))
-        verdict = "ledger verified" if r.ok else "ledger has problems"
+        lines.extend(render_signers(self.signers, self.require_signatures))
+        verdict = "ledger verified" if r.ok and not self.unsigned else "ledger has problems"
         lines.append(f"{verdict}: {r.event_count} events in {len(r.feeds)} feed(s)")
         if not r.ok:
             lines.append("`baton repair --dry-run` shows what a repair would set aside (docs/ledger.md)")
@@ -73,7 +84,17 @@ def verify_project(project: "Project") -> VerifyResult:
             conflicts = claim_conflicts(opened.reading().docs("batons"))
         except BatonError:
             conflicts = []  # a ledger verify reports as damaged cannot be folded; its report says why
-    return VerifyResult(report, conflicts)
+    signers = feed_signers(opened, [f.feed for f in report.feeds], recheck=True)
+    return VerifyResult(report, conflicts, signers, bool(signers) and _required(opened))
+
+
+def _required(project: "Project") -> bool:
+    from baton.errors import InputError
+
+    try:
+        return require_signatures(project)
+    except InputError:
+        return True  # a malformed setting asks for more, not less
 
 
 def index_heads(index: Path, *, read_only: bool = False) -> list[RecordedHead]:

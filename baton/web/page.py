@@ -227,6 +227,18 @@ SCRIPT = """
       host.appendChild(p);
     });
   }
+  function renderSigners(signers) {  // signed feeds (docs/sync.md): present only when signing is in play
+    var host = document.getElementById("signers-list");
+    host.textContent = "";
+    (signers || []).forEach(function (s) {
+      var text = s.status === "good"
+        ? "Feed " + s.feed + ": signed by " + s.signer + " (" + s.key + ") through seq " + s.signedSeq + "."
+        : "Feed " + s.feed + ": " + s.status + (s.message ? " \u2014 " + s.message : "") + ".";
+      var p = el("p", s.status === "good" ? "signer" : "signer conflict", text);
+      p.setAttribute("data-signer-feed", s.feed || "");
+      host.appendChild(p);
+    });
+  }
   // -- the Handoffs tab: rows, a branch filter, one handoff's view ----------------
   var latestRows = [];
   function textCell(tr, text, cls) {
@@ -463,6 +475,7 @@ SCRIPT = """
         document.getElementById("project-line").textContent = "project " + body.projectId + " · " + body.lastSeenRoot;
         renderHandoffs(body);
         renderConflicts(body.claimConflicts);
+        renderSigners(body.signers);
         renderLatest(body.latestHandoffs);
         renderBatonRecords(body.latestBatons);
         renderLineage(body.lineage);
@@ -538,6 +551,7 @@ _TEMPLATE = """<!doctype html>
 <p class="hint">Session batons waiting for the next session on the same owner and branch; shared batons go to any session. Dismiss drops a baton without delivering it (recorded in the ledger).</p>
 <div id="handoffs-list" aria-live="polite"><p class="empty">Loading…</p></div>
 <div id="conflicts-list" aria-live="polite"></div>
+<div id="signers-list"></div>
 </div>
 </section>
 <section id="tab-handoffs" role="tabpanel" aria-labelledby="tabbtn-handoffs" hidden>

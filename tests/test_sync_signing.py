@@ -1,0 +1,673 @@
+"""Signed feeds (docs/sync.md, "Signed feeds"): real ``ssh-keygen`` keys, a bare remote, real clones."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from dulwich import porcelain
+from dulwich.objects import Blob
+from dulwich.repo import Repo
+
+from baton.app import Baton
+from baton.ledger_ref import read_feeds, with_signature, write_commit
+from baton.sync_signing import NAMESPACE, signed_message
+from tests.app_support import init_project
+from tests.cli_support import run, run_json
+from tests.sync_support import REF, make_team, remote_feeds
+
+pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs OpenSSH's ssh-keygen")
+
+
+# -- keys, git config and the allowed-signers file ---------------------------------------------
+
+def keygen(keys: Path, name: str) -> Path:
+    """A new ed25519 key pair without a passphrase; returns the private key's path."""
+    keys.mkdir(exist_ok=True)
+    path = keys / name
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(path)], check=True)
+    return path
+
+
+def public(key: Path) -> str:
+    return " ".join(key.with_suffix(".pub").read_text().split()[:2])
+
+
+def sign_with(clone: Path, key: Path | str) -> None:
+    """``git config user.signingkey KEY`` and ``gpg.format ssh`` in ``clone``, as a user sets them."""
+    with Repo(str(clone)) as repo:
+        config = repo.get_config()
+        config.set((b"user",), b"signingkey", str(key).encode())
+        config.set((b"gpg",), b"format", b"ssh")
+        config.write_to_path()
+
+
+def allow(*clones: Path, lines: list[str]) -> None:
+    """The project's ``.baton/allowed_signers`` (committed and pulled in real life), in every clone."""
+    for clone in clones:
+        (clone / ".baton" / "allowed_signers").write_text("".join(line + "\n" for line in lines))
+
+
+def require_signatures(clone: Path, value: bool = True) -> None:
+    path = clone / ".baton" / "config.json"
+    config = json.loads(path.read_text())
+    config.setdefault("sync", {})["require_signatures"] = value
+    path.write_text(json.dumps(config))
+
+
+def writer(project: Path) -> str:
+    return json.loads((project / ".baton" / "local.json").read_text())["writer"]
+
+
+def feed_file(project: Path, feed: str) -> Path:
+    return project / ".baton" / "ledger" / f"{feed}.jsonl"
+
+
+def checkpoint(capsys, project: Path, title: str) -> str:
+    return run_json(capsys, project, "checkpoint", "create", "--title", title, "--objective", f"{title} objective",
+                    "--no-input")["id"]
+
+
+def titles(capsys, project: Path) -> list[str]:
+    return [r["title"] for r in run_json(capsys, project, "handoff", "list")["handoffs"]]
+
+
+def sync(capsys, project: Path) -> tuple[int, dict]:
+    code, out, _ = run(capsys, project, "sync", "--json")
+    return code, json.loads(out)
+
+
+@pytest.fixture
+def team(tmp_path):
+    """(remote, a, b, keys): alice signs on clone a, bob on clone b; both
+    clones allow each key for its clone's writer id."""
+    remote, a, b = make_team(tmp_path)
+    keys = tmp_path / "keys"
+    alice, bob = keygen(keys, "alice"), keygen(keys, "bob")
+    sign_with(a, alice)
+    sign_with(b, bob)
+    allow(a, b, lines=team_signers(a, b, keys))
+    return remote, a, b, keys
+
+
+def team_signers(a: Path, b: Path, keys: Path, alice: str = "alice") -> list[str]:
+    """The allowed-signers lines of the team: ``alice``'s key for a's writer, bob's for b's."""
+    return [f"alice@example.com,{writer(a)} {public(keys / alice)}",
+            f"bob@example.com,{writer(b)} {public(keys / 'bob')}"]
+
+
+def mallory_clone(tmp_path: Path, remote: Path, impersonate: Path) -> Path:
+    """A clone whose writer id and feed are copied from ``impersonate``'s:
+    what it appends is correctly chained onto that writer's feed."""
+    m = tmp_path / "m"
+    porcelain.clone(str(remote), str(m), errstream=io.BytesIO()).close()
+    init_project(m)
+    for f in (m / ".baton" / "ledger").glob("*.jsonl"):
+        f.unlink()
+    (m / ".baton" / "index.sqlite").unlink()
+    (m / ".baton" / "local.json").write_text((impersonate / ".baton" / "local.json").read_text())
+    feed = writer(impersonate)
+    shutil.copyfile(feed_file(impersonate, feed), feed_file(m, feed))
+    return m
+
+
+# -- signing ----------------------------------------------------------------------------------
+
+def test_a_published_feed_head_is_signed_with_the_writers_ssh_key_over_its_writer_seq_hash_and_hlc(capsys, team):
+    remote, a, _b, keys = team
+    checkpoint(capsys, a, "signed work")
+    code, result = sync(capsys, a)
+    assert code == 0
+    feed = remote_feeds(remote)[writer(a)]
+    assert feed.signature is not None
+    with Repo(str(remote)) as repo:
+        signature = repo.object_store[feed.signature].data
+    assert signature.startswith(b"-----BEGIN SSH SIGNATURE-----")
+    allowed = keys / "check_allowed"
+    allowed.write_text(f"{writer(a)} {public(keys / 'alice')}\n")
+    (keys / "head.sig").write_bytes(signature)
+    checked = subprocess.run(["ssh-keygen", "-Y", "verify", "-n", NAMESPACE, "-f", str(allowed), "-I", writer(a),
+                              "-s", str(keys / "head.sig")], input=signed_message(writer(a), feed.head),
+                             capture_output=True)
+    assert checked.returncode == 0, checked.stderr
+    assert result["signers"]["feeds"][writer(a)]["status"] == "good"
+
+
+def test_the_other_clone_verifies_the_imported_head_and_shows_its_signer(capsys, team):
+    _remote, a, b, _keys = team
+    checkpoint(capsys, a, "signed work")
+    sync(capsys, a)
+    code, result = sync(capsys, b)
+    assert code == 0 and result["imported"][writer(a)] >= 1
+    verdict = result["signers"]["feeds"][writer(a)]
+    assert verdict["status"] == "good"
+    assert verdict["signer"] == f"alice@example.com,{writer(a)}"
+    assert result["signers"]["flagged"] == {}
+
+
+def test_verify_audit_and_the_status_api_show_each_writers_signer(capsys, team):
+    _remote, a, b, _keys = team
+    checkpoint(capsys, a, "signed work")
+    sync(capsys, a)
+    sync(capsys, b)
+    code, out, _ = run(capsys, b, "verify", "--json")
+    assert code == 0
+    signers = {s["feed"]: s for s in json.loads(out)["signers"]}
+    assert signers[writer(a)]["status"] == "good"
+    assert signers[writer(a)]["signer"] == f"alice@example.com,{writer(a)}"
+    assert signers[writer(a)]["key"].startswith("SHA256:")
+    assert signers[writer(b)]["signer"] == f"bob@example.com,{writer(b)}"
+    audited = {s["feed"]: s for s in run_json(capsys, b, "audit")["signers"]}
+    assert audited[writer(a)]["signer"] == f"alice@example.com,{writer(a)}"
+    status = {s["feed"]: s for s in run_json(capsys, b, "status")["signers"]}
+    assert status[writer(a)]["status"] == "good"
+    assert (status[writer(a)]["key"], status[writer(a)]["signedSeq"]) == (signers[writer(a)]["key"],
+                                                                          signers[writer(a)]["signed_seq"])
+    code, text, _ = run(capsys, b, "verify")
+    assert f"signer of {writer(a)}: signed by alice@example.com" in text
+
+
+def test_a_sync_with_nothing_new_signs_nothing_again_and_pushes_nothing(capsys, team):
+    remote, a, _b, _keys = team
+    checkpoint(capsys, a, "signed work")
+    sync(capsys, a)
+    signature = remote_feeds(remote)[writer(a)].signature
+    code, again = sync(capsys, a)
+    assert code == 0 and again["pushed"] is False
+    assert remote_feeds(remote)[writer(a)].signature == signature
+
+
+def test_a_sync_with_nothing_new_runs_no_program(capsys, team, monkeypatch):
+    from baton import sync_signing
+
+    _remote, a, b, _keys = team
+    checkpoint(capsys, a, "signed work")
+    for project in (a, b, a, b):
+        sync(capsys, project)
+    monkeypatch.setattr(sync_signing, "_run", lambda *args, **kwargs: pytest.fail("ssh-keygen was run"))
+    for project in (a, b):
+        code, result = sync(capsys, project)
+        assert code == 0 and result["signers"]["feeds"][writer(a)]["status"] == "good"
+
+
+def test_the_allowed_signers_file_is_let_through_baton_s_gitignore(tmp_path):
+    project = tmp_path / "p"
+    project.mkdir()
+    init_project(project)
+    (project / ".baton" / "allowed_signers").write_text("")
+    subprocess.run(["git", "-C", str(project), "init", "-q"], check=True)
+    ignored = subprocess.run(["git", "-C", str(project), "check-ignore", "-q", ".baton/allowed_signers"])
+    assert ignored.returncode == 1  # not ignored
+
+
+def test_a_new_head_is_signed_again(capsys, team):
+    remote, a, b, _keys = team
+    checkpoint(capsys, a, "first")
+    sync(capsys, a)
+    first = remote_feeds(remote)[writer(a)]
+    checkpoint(capsys, a, "second")
+    sync(capsys, a)
+    second = remote_feeds(remote)[writer(a)]
+    assert second.head.seq > first.head.seq and second.signature != first.signature
+    code, result = sync(capsys, b)
+    assert code == 0 and result["signers"]["feeds"][writer(a)]["status"] == "good"
+
+
+# -- forged, re-signed, unsigned -------------------------------------------------------------------
+
+def test_a_forged_extension_signed_with_another_key_is_refused_when_signatures_are_required(capsys, team,
+                                                                                          tmp_path):
+    remote, a, b, keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    m = mallory_clone(tmp_path, remote, a)
+    sign_with(m, keygen(keys, "mallory"))
+    checkpoint(capsys, m, "FORGED by mallory as alice")
+    sync(capsys, m)  # alice's feed on the remote now ends in mallory's event, signed by mallory
+    require_signatures(b)
+    before = titles(capsys, b)
+    code, result = sync(capsys, b)
+    assert code == 3
+    [refused] = result["refused"]
+    assert (refused["feed"], refused["side"], refused["kind"]) == (writer(a), "remote", "unknown_key")
+    assert "FORGED by mallory as alice" not in titles(capsys, b)
+    assert titles(capsys, b) == before
+
+
+def test_a_forged_extension_by_a_listed_key_of_another_writer_is_a_wrong_signer(capsys, team, tmp_path):
+    remote, a, b, keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    m = mallory_clone(tmp_path, remote, a)
+    mallory = keygen(keys, "mallory")
+    sign_with(m, mallory)
+    allow(b, lines=team_signers(a, b, keys) + [f"mallory@example.com,mallory-box-* {public(mallory)}"])
+    checkpoint(capsys, m, "FORGED by mallory as alice")
+    sync(capsys, m)
+    require_signatures(b)
+    code, result = sync(capsys, b)
+    assert code == 3
+    [refused] = result["refused"]
+    assert (refused["feed"], refused["kind"]) == (writer(a), "wrong_signer")
+    assert "mallory@example.com" in refused["message"]
+
+
+def test_without_require_signatures_a_forged_extension_is_imported_and_flagged(capsys, team, tmp_path):
+    remote, a, b, keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    m = mallory_clone(tmp_path, remote, a)
+    sign_with(m, keygen(keys, "mallory"))
+    checkpoint(capsys, m, "FORGED by mallory as alice")
+    sync(capsys, m)
+    code, result = sync(capsys, b)
+    assert code == 0
+    assert result["signers"]["flagged"][writer(a)]["status"] == "unknown_key"
+    assert "FORGED by mallory as alice" in titles(capsys, b)
+    signers = {s["feed"]: s for s in json.loads(run(capsys, b, "verify", "--json")[1])["signers"]}
+    assert signers[writer(a)]["status"] == "unknown_key"
+    code, text, _ = run(capsys, b, "sync")
+    assert f"FLAGGED remote feed {writer(a)}: unknown_key" in text
+
+
+def _re_sign_on_remote(remote: Path, feed: str, key: Path) -> None:
+    """Replace ``feed``'s ``head.sig`` on the remote with a signature of the same head by ``key``."""
+    with Repo(str(remote)) as repo:
+        sha = repo.refs[REF]
+        feeds = read_feeds(repo, sha)
+        copy = feeds[feed]
+        signed = subprocess.run(["ssh-keygen", "-Y", "sign", "-n", NAMESPACE, "-f", str(key)],
+                                input=signed_message(feed, copy.head), capture_output=True, check=True).stdout
+        blob = Blob.from_string(signed)
+        repo.object_store.add_object(blob)
+        feeds[feed] = with_signature(repo, copy, blob.id)
+        repo.refs[REF] = write_commit(repo, feeds, [sha], "re-signed\n", b"m <m@m>", 0)
+
+
+def test_a_forged_extension_carrying_the_writers_earlier_signature_is_a_bad_signature(capsys, team, tmp_path):
+    remote, a, b, keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    alices = remote_feeds(remote)[writer(a)].signature
+    m = mallory_clone(tmp_path, remote, a)  # mallory has no key: she moves alice's signature onto her head
+    checkpoint(capsys, m, "FORGED by mallory as alice")
+    sync(capsys, m)
+    with Repo(str(remote)) as repo:
+        sha = repo.refs[REF]
+        feeds = read_feeds(repo, sha)
+        feeds[writer(a)] = with_signature(repo, feeds[writer(a)], alices)
+        repo.refs[REF] = write_commit(repo, feeds, [sha], "moved signature\n", b"m <m@m>", 0)
+    require_signatures(b)
+    code, result = sync(capsys, b)
+    assert code == 3
+    [refused] = result["refused"]
+    assert (refused["feed"], refused["kind"]) == (writer(a), "bad_signature")
+    assert "FORGED by mallory as alice" not in titles(capsys, b)
+
+
+def test_a_feed_re_signed_by_another_key_is_refused_when_signatures_are_required(capsys, team):
+    remote, a, b, keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    _re_sign_on_remote(remote, writer(a), keygen(keys, "mallory"))
+    require_signatures(b)
+    code, result = sync(capsys, b)
+    assert code == 3
+    assert [(r["feed"], r["kind"]) for r in result["refused"]] == [(writer(a), "unknown_key")]
+    assert not feed_file(b, writer(a)).exists()
+
+
+@pytest.mark.parametrize("required", [False, True], ids=["flagged", "required"])
+def test_a_replica_holding_the_good_signature_puts_it_back_over_a_re_signed_copy(capsys, team, required):
+    remote, a, b, keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    sync(capsys, b)
+    require_signatures(b, required)
+    good = remote_feeds(remote)[writer(a)].signature
+    _re_sign_on_remote(remote, writer(a), keygen(keys, "mallory"))
+    assert remote_feeds(remote)[writer(a)].signature != good
+    code, result = sync(capsys, b)
+    assert code == 0
+    assert result["signers"]["flagged"][writer(a)]["status"] == "unknown_key"
+    assert result["signers"]["feeds"][writer(a)]["status"] == "good"
+    assert result["pushed"] is True
+    assert remote_feeds(remote)[writer(a)].signature == good
+
+
+def test_an_unsigned_feed_is_refused_when_signatures_are_required_and_flagged_when_not(capsys, team):
+    _remote, a, b, _keys = team
+    subprocess.run(["git", "-C", str(a), "config", "--unset", "user.signingkey"], check=True)  # alice signs nothing
+    checkpoint(capsys, a, "unsigned work")
+    sync(capsys, a)
+    require_signatures(b)
+    code, result = sync(capsys, b)
+    assert code == 3
+    assert [(r["feed"], r["kind"]) for r in result["refused"]] == [(writer(a), "unsigned")]
+    require_signatures(b, False)
+    code, result = sync(capsys, b)
+    assert code == 0
+    assert result["signers"]["flagged"][writer(a)]["status"] == "unsigned"
+    assert "unsigned work" in titles(capsys, b)
+
+
+def test_with_signatures_required_a_clone_without_a_signing_key_does_not_publish_its_feed(capsys, team):
+    remote, _a, b, _keys = team
+    subprocess.run(["git", "-C", str(b), "config", "--unset", "user.signingkey"], check=True)
+    require_signatures(b)
+    checkpoint(capsys, b, "bob's unsigned work")
+    code, result = sync(capsys, b)
+    assert code == 3
+    [refused] = result["refused"]
+    assert (refused["feed"], refused["side"], refused["kind"]) == (writer(b), "local", "unsigned")
+    assert "user.signingkey" in refused["message"]
+    assert result["published"] == {} and writer(b) not in remote_feeds(remote)
+
+
+def test_with_signatures_required_a_key_that_cannot_sign_keeps_the_feed_unpublished_and_says_why(capsys, team,
+                                                                                                  tmp_path):
+    remote, a, _b, _keys = team
+    sign_with(a, tmp_path / "no-such-key")
+    require_signatures(a)
+    checkpoint(capsys, a, "alice's work")
+    code, result = sync(capsys, a)
+    assert code == 3
+    [refused] = result["refused"]
+    assert (refused["feed"], refused["side"], refused["kind"]) == (writer(a), "local", "signing_failed")
+    assert "no-such-key" in refused["message"]
+    assert writer(a) not in remote_feeds(remote)
+
+
+def test_without_require_signatures_a_key_that_cannot_sign_publishes_the_feed_unsigned_and_says_why(capsys, team,
+                                                                                                     tmp_path):
+    remote, a, _b, _keys = team
+    sign_with(a, tmp_path / "no-such-key")
+    checkpoint(capsys, a, "alice's work")
+    code, result = sync(capsys, a)
+    assert code == 0 and result["published"][writer(a)] >= 1
+    assert remote_feeds(remote)[writer(a)].signature is None
+    assert any("no-such-key" in note for note in result["signers"]["notes"])
+    assert result["signers"]["feeds"][writer(a)]["status"] == "unsigned"
+
+
+# -- the allowed signers change ----------------------------------------------------------------------
+
+def test_a_removed_signer_fails_verify_and_the_next_import_when_signatures_are_required(capsys, team):
+    _remote, a, b, keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    sync(capsys, b)
+    allow(b, lines=team_signers(a, b, keys)[1:])  # alice's line removed in review
+    require_signatures(b)
+    code, out, _ = run(capsys, b, "verify", "--json")
+    assert code == 3
+    signers = {s["feed"]: s for s in json.loads(out)["signers"]}
+    assert signers[writer(a)]["status"] == "unknown_key"
+    checkpoint(capsys, a, "after removal")
+    sync(capsys, a)
+    code, result = sync(capsys, b)
+    assert code == 3
+    assert [(r["feed"], r["kind"]) for r in result["refused"]] == [(writer(a), "unknown_key")]
+    assert "after removal" not in titles(capsys, b)
+
+
+def test_a_key_rotated_by_removing_the_old_key_re_signs_the_feed_with_the_new_one(capsys, team):
+    remote, a, b, keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    sync(capsys, b)
+    old = remote_feeds(remote)[writer(a)]
+    new_key = keygen(keys, "alice-2026")
+    allow(a, b, lines=team_signers(a, b, keys, alice="alice-2026"))
+    sign_with(a, new_key)
+    code, result = sync(capsys, a)  # nothing new: the same head, signed again with the new key
+    assert code == 0 and result["pushed"] is True
+    resigned = remote_feeds(remote)[writer(a)]
+    assert (resigned.head, resigned.signature != old.signature) == (old.head, True)
+    require_signatures(b)
+    code, result = sync(capsys, b)
+    assert code == 0 and result["signers"]["feeds"][writer(a)]["status"] == "good"
+    assert run(capsys, b, "verify")[0] == 0
+
+
+def _stamp(seconds: float) -> str:
+    return time.strftime("%Y%m%d%H%M%S", time.gmtime(seconds)) + "Z"
+
+
+def test_a_key_rotated_with_valid_before_and_valid_after_vouches_for_the_heads_written_while_it_was_valid(
+        capsys, team):
+    _remote, a, b, keys = team
+    old_key, new_key = keys / "alice", keygen(keys, "alice-next")
+    cut = time.time() + 3600  # the old key retires an hour from now
+    allow(a, b, lines=[f'alice@example.com,{writer(a)} valid-before="{_stamp(cut)}" {public(old_key)}',
+                       f'alice@example.com,{writer(a)} valid-after="{_stamp(cut)}" {public(new_key)}',
+                       *team_signers(a, b, keys)[1:]])
+    require_signatures(b)
+    checkpoint(capsys, a, "before the rotation")
+    sync(capsys, a)
+    code, result = sync(capsys, b)
+    assert code == 0 and result["signers"]["feeds"][writer(a)]["status"] == "good"
+
+    later = lambda: int((cut + 3600) * 1_000_000_000)  # noqa: E731 - two hours from now
+    with Baton.open(a, clock=later) as app:
+        app.capture({"work": {"title": "after the rotation, old key", "objective": "too late"}})
+    sync(capsys, a)  # still signed with the retired key
+    require_signatures(b, False)
+    code, result = sync(capsys, b)
+    assert code == 0
+    assert result["signers"]["flagged"][writer(a)]["status"] == "unknown_key"
+
+    sign_with(a, new_key)
+    sync(capsys, a)  # the same head, signed again with the key valid when it was written
+    require_signatures(b)
+    code, result = sync(capsys, b)
+    assert code == 0 and result["signers"]["feeds"][writer(a)]["status"] == "good"
+    assert "after the rotation, old key" in titles(capsys, b)
+
+
+@pytest.fixture
+def ssh_agent(monkeypatch):
+    """An ssh-agent of the test's own, in ``SSH_AUTH_SOCK``; stopped after."""
+    import os
+    import signal
+
+    if shutil.which("ssh-agent") is None:
+        pytest.skip("needs OpenSSH's ssh-agent")
+    told = subprocess.run(["ssh-agent", "-s"], capture_output=True, text=True, check=True).stdout
+    env = dict(part.strip().split("=", 1) for part in told.replace("\n", ";").split(";")
+               if part.strip().startswith("SSH_") and "=" in part)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    yield
+    os.kill(int(env["SSH_AGENT_PID"]), signal.SIGTERM)
+
+
+def test_a_key_given_literally_signs_through_the_agent_as_git_does(capsys, team, ssh_agent):
+    remote, a, _b, keys = team
+    subprocess.run(["ssh-add", "-q", str(keys / "alice")], check=True, capture_output=True)
+    sign_with(a, f"key::{public(keys / 'alice')}")
+    checkpoint(capsys, a, "signed through the agent")
+    code, result = sync(capsys, a)
+    assert code == 0, result
+    assert result["signers"]["feeds"][writer(a)]["status"] == "good"
+    assert remote_feeds(remote)[writer(a)].signature is not None
+
+
+def test_a_project_without_signing_runs_no_program_and_shows_no_signers(capsys, tmp_path, monkeypatch):
+    from baton import sync_signing
+
+    remote, a, b = make_team(tmp_path)
+    monkeypatch.setattr(sync_signing, "_run", lambda *args, **kwargs: pytest.fail("ssh-keygen was run"))
+    checkpoint(capsys, a, "plain work")
+    assert sync(capsys, a)[0] == 0
+    code, result = sync(capsys, b)
+    assert code == 0 and result["signers"]["feeds"] == {}
+    assert json.loads(run(capsys, b, "verify", "--json")[1])["signers"] == []
+    assert remote_feeds(remote)[writer(a)].signature is None
+
+
+def test_the_allowed_signers_file_can_live_elsewhere_in_the_project(capsys, team):
+    _remote, a, b, keys = team
+    (b / ".baton" / "allowed_signers").unlink()
+    (b / "keys").mkdir()
+    (b / "keys" / "allowed_signers").write_text("".join(line + "\n" for line in team_signers(a, b, keys)))
+    path = b / ".baton" / "config.json"
+    config = json.loads(path.read_text())
+    config["sync"] = {"allowed_signers": "keys/allowed_signers", "require_signatures": True}
+    path.write_text(json.dumps(config))
+    checkpoint(capsys, a, "signed work")
+    sync(capsys, a)
+    code, result = sync(capsys, b)
+    assert code == 0 and result["signers"]["feeds"][writer(a)]["status"] == "good"
+
+
+@pytest.mark.parametrize("setting", ["../outside", "/etc/allowed_signers", 7])
+def test_an_allowed_signers_setting_outside_the_project_is_an_input_error(capsys, team, setting):
+    _remote, a, _b, _keys = team
+    path = a / ".baton" / "config.json"
+    config = json.loads(path.read_text())
+    config["sync"] = {"allowed_signers": setting}
+    path.write_text(json.dumps(config))
+    code, out, _ = run(capsys, a, "sync", "--json")
+    assert code == 2
+    assert "sync.allowed_signers" in json.loads(out)["error"]["message"]
+
+
+def test_a_malformed_require_signatures_setting_is_an_input_error(capsys, team):
+    _remote, a, _b, _keys = team
+    path = a / ".baton" / "config.json"
+    config = json.loads(path.read_text())
+    config["sync"] = {"require_signatures": "yes"}
+    path.write_text(json.dumps(config))
+    code, out, _ = run(capsys, a, "sync", "--json")
+    assert code == 2
+    assert "require_signatures" in json.loads(out)["error"]["message"]
+
+
+def test_a_forget_on_another_replica_republishes_the_erased_feed_under_its_writers_signature(capsys, team):
+    remote, a, b, _keys = team
+    secret = checkpoint(capsys, a, "zzPLANTED-signed-forget")
+    checkpoint(capsys, a, "a plan everyone keeps")
+    sync(capsys, a)
+    sync(capsys, b)
+    signed = remote_feeds(remote)[writer(a)]
+    run_json(capsys, b, "forget", secret, "--yes")  # bob erases alice's payload and publishes her feed
+    code, result = sync(capsys, b)
+    assert code == 0 and result["ref_erased"] == {writer(a): 1}
+    erased = remote_feeds(remote)[writer(a)]
+    assert erased.head.offset < signed.head.offset and erased.signature == signed.signature
+    require_signatures(a)
+    code, result = sync(capsys, a)
+    assert code == 0 and result["erased"] == {writer(a): 1}
+    assert result["signers"]["feeds"][writer(a)]["status"] == "good"
+    assert result["signers"]["feeds"][writer(b)]["status"] == "good"
+
+
+# -- OpenPGP (gpg.format openpgp), when gpg is installed -------------------------------------------
+
+@pytest.fixture
+def gnupg(monkeypatch):
+    """A GnuPG home of its own (short path: gpg-agent's socket lives in it), its agent stopped after."""
+    import os
+    import tempfile
+
+    if shutil.which("gpg") is None:
+        pytest.skip("needs GnuPG")
+    home = tempfile.mkdtemp(prefix="g")
+    os.chmod(home, 0o700)
+    monkeypatch.setenv("GNUPGHOME", home)
+    yield Path(home)
+    subprocess.run(["gpgconf", "--kill", "gpg-agent"], capture_output=True, check=False)
+    shutil.rmtree(home, ignore_errors=True)
+
+
+def gpg_key(uid: str) -> str:
+    """A new OpenPGP signing key without a passphrase; returns its fingerprint."""
+    subprocess.run(["gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase", "", "--quick-gen-key", uid,
+                    "ed25519", "sign", "never"], check=True, capture_output=True)
+    listed = subprocess.run(["gpg", "--list-keys", "--with-colons", uid], check=True, capture_output=True,
+                            text=True).stdout
+    return next(line.split(":")[9] for line in listed.splitlines() if line.startswith("fpr:"))
+
+
+def sign_with_openpgp(clone: Path, fingerprint: str) -> None:
+    with Repo(str(clone)) as repo:
+        config = repo.get_config()
+        config.set((b"user",), b"signingkey", fingerprint.encode())
+        config.set((b"gpg",), b"format", b"openpgp")
+        config.write_to_path()
+
+
+def test_an_openpgp_signing_key_signs_the_head_and_an_openpgp_line_binds_it_to_the_writer(capsys, team, gnupg):
+    remote, a, b, keys = team
+    fingerprint = gpg_key("Alice <alice@example.com>")
+    sign_with_openpgp(a, fingerprint)
+    allow(a, b, lines=[f"alice@example.com,{writer(a)} openpgp {fingerprint}", *team_signers(a, b, keys)[1:]])
+    require_signatures(b)
+    checkpoint(capsys, a, "signed with gpg")
+    sync(capsys, a)
+    with Repo(str(remote)) as repo:
+        signature = repo.object_store[remote_feeds(remote)[writer(a)].signature].data
+    assert signature.startswith(b"-----BEGIN PGP SIGNATURE-----")
+    code, result = sync(capsys, b)
+    assert code == 0, result["refused"]
+    verdict = result["signers"]["feeds"][writer(a)]
+    assert (verdict["status"], verdict["signer"], verdict["key"]) == (
+        "good", f"alice@example.com,{writer(a)}", fingerprint)
+    assert "signed with gpg" in titles(capsys, b)
+    signers = {s["feed"]: s for s in json.loads(run(capsys, b, "verify", "--json")[1])["signers"]}
+    assert signers[writer(a)]["status"] == "good"
+
+
+def test_an_openpgp_key_the_allowed_signers_file_does_not_bind_is_refused_when_required(capsys, team, gnupg,
+                                                                                      tmp_path):
+    remote, a, b, keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    m = mallory_clone(tmp_path, remote, a)
+    sign_with_openpgp(m, gpg_key("Mallory <mallory@example.com>"))
+    checkpoint(capsys, m, "FORGED by mallory as alice")
+    sync(capsys, m)
+    require_signatures(b)
+    code, result = sync(capsys, b)
+    assert code == 3
+    assert [(r["feed"], r["kind"]) for r in result["refused"]] == [(writer(a), "unknown_key")]
+    assert "FORGED by mallory as alice" not in titles(capsys, b)
+
+
+def test_the_status_page_lists_each_writers_signer_as_text(capsys, team):
+    import threading
+
+    from tests.app_support import listen_target
+    from tests.browser_support import Browser, find_chromium
+
+    chromium = find_chromium()
+    if chromium is None:
+        pytest.skip("no Chromium installed (apt-get install chromium, or set BATON_CHROMIUM)")
+    from baton.web.server import bind_status_server
+
+    _remote, a, b, _keys = team
+    checkpoint(capsys, a, "signed work")
+    sync(capsys, a)
+    sync(capsys, b)
+    server = bind_status_server(listen_target(b, host="127.0.0.1", port=0))
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+    thread.start()
+    browser = Browser(chromium)
+    try:
+        page = browser.open(server.url)
+        page.wait_for("document.querySelectorAll('#signers-list p').length > 0")
+        shown = page.eval("Array.from(document.querySelectorAll('#signers-list p')).map("
+                          "p => [p.getAttribute('data-signer-feed'), p.textContent])")
+    finally:
+        browser.close()
+        server.shutdown()
+        thread.join(timeout=10)
+    lines = dict(shown)
+    assert lines[writer(a)].startswith(f"Feed {writer(a)}: signed by alice@example.com,{writer(a)} (SHA256:")
+    assert lines[writer(b)].startswith(f"Feed {writer(b)}: signed by bob@example.com")
