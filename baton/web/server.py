@@ -430,6 +430,20 @@ def _content_length(head: bytes) -> int | None:
     return int(found) if found is not None else 0
 
 
+def _descriptors_for_clients() -> int:
+    """How many client connections the process's descriptor limit leaves room
+    for (64 kept for the index, the ledger, the workers and the rest)."""
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, OSError, ValueError):
+        return MAX_CONNECTIONS
+    if soft == resource.RLIM_INFINITY:
+        return MAX_CONNECTIONS
+    return max(16, soft - 64)
+
+
 def _error_answer(status: int, code: str, message: str, extra: dict[str, str] | None = None) -> bytes:
     """A whole HTTP/1.0 answer, for what the front end refuses before a worker sees it."""
     from email.utils import formatdate
@@ -470,6 +484,7 @@ class _Server(socketserver.TCPServer):
         self.max_queued = MAX_QUEUED
         self.max_head_bytes = MAX_HEAD_BYTES
         self.max_body_bytes = MAX_BODY_BYTES
+        self.max_connections = min(self.max_connections, _descriptors_for_clients())
         super().__init__(server_address, handler)  # binds and listens; closes the socket if that fails
         self.socket.setblocking(False)
         self._wake_r, self._wake_w = socket.socketpair()
