@@ -165,3 +165,26 @@ def test_a_baton_status_serve_process_forgets_at_its_next_answer(project):
             proc.kill()
             proc.wait()
     assert proc.returncode == 0
+
+
+def test_a_forget_that_arrives_through_sync_leaves_the_other_replicas_running_server(capsys, tmp_path):
+    from tests.cli_support import run_json
+    from tests.sync_support import make_team
+
+    _remote, a, b = make_team(tmp_path)
+    gone = run_json(capsys, a, "checkpoint", "create", "--no-input", "--title", f"{PLANTED} plan",
+                    "--objective", "shared then forgotten")["id"]
+    run_json(capsys, a, "checkpoint", "create", "--no-input", "--title", f"{KEPT} plan", "--objective", "stays")
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    running = Running(b)
+    try:
+        assert PLANTED.encode() in running.overview() and running.view(gone)[0] == 200
+        run_json(capsys, a, "forget", gone, "--yes")
+        run_json(capsys, a, "sync")
+        run_json(capsys, b, "sync")  # its own application object, not the server's
+        overview = running.overview()
+        assert PLANTED.encode() not in overview and KEPT.encode() in overview
+        assert running.view(gone)[0] == 404
+    finally:
+        running.stop()
