@@ -136,6 +136,15 @@ class Page:
             raise BrowserError(f"{expression!r} threw: {result['exceptionDetails']}")
         return result.get("result", {}).get("value")
 
+    def screenshot(self, path: str, *, full_page: bool = True) -> None:
+        """A PNG of the page (the whole document with ``full_page``), to look at."""
+        import base64
+
+        params: dict[str, Any] = {"format": "png", "captureBeyondViewport": full_page}
+        shot = self.browser.send("Page.captureScreenshot", params, session=self.session)
+        with open(path, "wb") as out:
+            out.write(base64.b64decode(shot["data"]))
+
     def wait_for(self, condition: str, *, timeout: float = 30) -> Any:
         """Poll ``condition`` until it is truthy (a bound on waiting, not a timing assertion)."""
         deadline = time.monotonic() + timeout

@@ -127,6 +127,21 @@ def test_get_lists_the_latest_batons_apart_from_the_latest_handoffs(project, ser
     assert [h["id"] for h in body["latestBatons"]] == [baton.id]
 
 
+def test_a_session_batons_row_carries_its_baton_state_not_only_its_draft_record(project, served):
+    baton = leave(project, "s-a", ["a step"])
+    row = get_handoffs(served, _project_id(project)).json["latestBatons"][0]
+    assert row["id"] == baton.id and row["status"] == "draft" and row["batonStatus"] == "pending"
+    start(project, session="s-next")
+    row = get_handoffs(served, _project_id(project)).json["latestBatons"][0]
+    assert row["batonStatus"] == "claimed"
+
+
+def test_a_session_batons_view_carries_its_baton_state(project, served):
+    baton = leave(project, "s-a", ["a step"])
+    view = request(served, "GET", f"/api/handoffs/{baton.id}?project={_project_id(project)}").json
+    assert view["kind"] == "baton" and view["batonStatus"] == "pending"
+
+
 @pytest.mark.parametrize("query", ["", "?project=", "?project=all", "?project=ALL", "?project=a&project=b"])
 def test_get_without_exactly_one_project_is_400(project, served, query):
     answer = request(served, "GET", f"/api/handoffs{query}")
@@ -380,14 +395,17 @@ class _PageScan(HTMLParser):
             self.styles.append(data)
 
 
-def test_the_page_holds_the_active_handoffs_panel_on_the_prompts_tab(project, served):
+def test_the_page_holds_the_active_handoffs_panel_on_its_first_tab(project, served):
     answer = request(served, "GET", "/")
     assert answer.status == 200
     assert answer.headers["Content-Type"].startswith("text/html")
+    page = answer.body.decode()
     scan = _PageScan()
-    scan.feed(answer.body.decode())
-    assert any(t == "button" and a.get("data-tab") == "tab-prompts" and "Prompts &" in answer.body.decode()
-               for t, a in scan.tags)
+    scan.feed(page)
+    # The spec's ids (data-tab="tab-prompts"), under a label a user understands.
+    assert any(t == "button" and a.get("data-tab") == "tab-prompts" for t, a in scan.tags)
+    assert 'data-tab="tab-prompts" aria-controls="tab-prompts" aria-selected="true">Active handoffs<' in page
+    assert "Prompts &amp; Intent Stories" not in page
     assert "tab-prompts" in scan.ids["handoffs-panel"]
     assert "handoffs-panel" in scan.ids["handoffs-list"]
 

@@ -134,6 +134,8 @@ def test_a_row_opens_the_handoffs_view_with_the_content_of_show_md(site):
     md = run_baton("handoff", "show", site["oauth"], "--format", "md", "--project", str(site["root"])).stdout
     for line in md.splitlines():
         words = line.lstrip("#>-* ").replace("**", "").replace("`", "").strip()
+        if len(words) > 2 and words[0] == words[-1] == "_":  # emphasis, shown as italics
+            words = words[1:-1]
         if words:
             assert words in view_text
     facts = page.eval("document.getElementById('view-facts').textContent")
@@ -184,3 +186,150 @@ def test_the_page_loads_nothing_from_anywhere_else(site):
     page = open_handoffs_tab(site)
     origins = page.eval("Array.from(new Set(performance.getEntriesByType('resource').map(e => new URL(e.name).origin)))")
     assert origins == [site["url"].rstrip("/")]
+
+
+# -- a phone and a desktop (issue 26): nothing sideways, no column squeezed -------------------------
+
+LAYOUT_PROBLEMS = r"""
+(function () {
+  var problems = [], doc = document.documentElement;
+  function name(e) { return e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") +
+    (e.className && typeof e.className === "string" ? "." + e.className.split(" ").join(".") : ""); }
+  function shown(e) { return e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden"; }
+  if (doc.scrollWidth > doc.clientWidth) {
+    problems.push("the page scrolls sideways: " + doc.scrollWidth + " > " + doc.clientWidth);
+  }
+  document.querySelectorAll("body *").forEach(function (e) {
+    if (!shown(e)) { return; }
+    var style = getComputedStyle(e), box = e.getBoundingClientRect();
+    if ((style.overflowX === "auto" || style.overflowX === "scroll") && e.scrollWidth > e.clientWidth + 1) {
+      problems.push(name(e) + " scrolls sideways (" + e.scrollWidth + " > " + e.clientWidth + ")");
+    }
+    if (box.width > 0 && (box.right > doc.clientWidth + 1 || box.left < -1)) {
+      problems.push(name(e) + " sticks out of the page (" + Math.round(box.left) + ".." + Math.round(box.right) + ")");
+    }
+  });
+  // Every piece of text at least as wide as its shortest word: a column squeezed
+  // narrower than that breaks every word of it, letter by letter.
+  var walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+    var parent = node.parentElement, words = node.textContent.split(/\s+/).filter(Boolean);
+    if (!words.length || !parent || !shown(parent) || /^(SCRIPT|STYLE|OPTION|SELECT)$/.test(parent.tagName)) {
+      continue;
+    }
+    var probe = document.createElement("span");
+    probe.style.whiteSpace = "nowrap";
+    parent.appendChild(probe);
+    var shortest = Infinity, word = "";
+    words.forEach(function (w) {
+      probe.textContent = w;
+      var width = probe.getBoundingClientRect().width;
+      if (width < shortest) { shortest = width; word = w; }
+    });
+    parent.removeChild(probe);
+    var range = document.createRange();
+    range.selectNodeContents(node);
+    var used = range.getBoundingClientRect().width;
+    if (used + 1 < Math.min(shortest, doc.clientWidth / 2)) {  // a word longer than half the page may wrap
+      problems.push(name(parent) + " is " + Math.round(used) + " px wide, narrower than its shortest word " +
+        JSON.stringify(word) + " (" + Math.round(shortest) + " px)");
+    }
+  }
+  return problems;
+})()
+"""
+
+VIEWS = ["tab-prompts", "tab-handoffs", "tab-batons", "tab-lineage", "handoff"]
+
+
+def open_view(site, view: str, width: int):
+    if view == "handoff":
+        page = site["browser"].open(site["url"] + "#handoff=" + site["docs"], width=width, height=844)
+        page.wait_for(f"document.getElementById('handoff-view').getAttribute('data-id') === '{site['docs']}'")
+        return page
+    page = site["browser"].open(site["url"], width=width, height=844)
+    page.wait_for("document.querySelectorAll('#latest-rows tr.row').length > 0 && "
+                  "document.querySelectorAll('#handoffs-list article').length > 0")
+    page.eval(f"document.querySelector('[data-tab=\"{view}\"]').click()")
+    return page
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+@pytest.mark.parametrize("view", VIEWS)
+def test_nothing_overflows_sideways_and_no_column_is_narrower_than_its_shortest_word(site, view, width):
+    page = open_view(site, view, width)
+    assert page.eval("window.innerWidth") == width
+    assert page.eval(LAYOUT_PROBLEMS) == []
+
+
+def test_on_a_phone_each_handoff_is_a_card_with_labelled_lines(site):
+    page = open_view(site, "tab-handoffs", 390)
+    assert page.eval("getComputedStyle(document.querySelector('#latest-panel thead')).position") == "absolute"
+    labels = page.eval("Array.from(document.querySelector('#latest-rows tr.row').cells).map("
+                       "td => td.getAttribute('data-label'))")
+    assert labels == ["ID", "Status", "Freshness", "Score", "Branch", "Created", "Title"]
+    first = page.eval("(function () { var tr = document.querySelector('#latest-rows tr.row');"
+                      "var top = Array.from(tr.cells).map(td => td.getBoundingClientRect().top);"
+                      "return top.indexOf(Math.min.apply(null, top)); })()")
+    assert first == 6  # the title leads the card
+
+
+def test_the_tabs_say_what_they_hold(site):
+    page = site["browser"].open(site["url"])
+    labels = page.eval("Array.from(document.querySelectorAll('[role=tab]')).map(t => t.textContent)")
+    assert labels == ["Active handoffs", "Handoffs", "Batons", "Lineage"]
+    assert page.eval("document.querySelector('#handoffs-panel h2').textContent").startswith("Active handoffs")
+
+
+def test_a_pending_baton_shows_as_pending_never_as_draft(site):
+    page = open_view(site, "tab-batons", 1280)
+    page.wait_for("document.querySelectorAll('#baton-rows tr.row').length === 1")
+    assert page.eval("document.querySelector('#baton-rows tr.row').cells[1].textContent") == "pending"
+    cards = page.eval("document.getElementById('handoffs-list').textContent")
+    assert "draft" not in cards
+
+
+def test_the_view_renders_markdown_emphasis_instead_of_showing_it(site):
+    baton = cli(site["root"], "handoff", "list", "--kind", "baton")["handoffs"][0]["id"]
+    page = site["browser"].open(site["url"] + "#handoff=" + baton)
+    page.wait_for(f"document.getElementById('handoff-view').getAttribute('data-id') === '{baton}'")
+    emphasis = page.eval("Array.from(document.querySelectorAll('#view-body em')).map(e => e.textContent)")
+    assert any(e.startswith("Baton handoff ") and " head " in e for e in emphasis)
+    body = page.eval("document.getElementById('view-body').textContent")
+    assert "_Baton handoff" not in body
+    facts = page.eval("document.getElementById('view-facts').textContent")
+    assert "baton: pending" in facts and "status: draft" not in facts
+
+
+def test_an_underscore_inside_a_word_is_not_emphasis(site):
+    page = site["browser"].open(site["url"] + "#handoff=" + site["docs"])
+    page.wait_for(f"document.getElementById('handoff-view').getAttribute('data-id') === '{site['docs']}'")
+    assert "evidence_coverage" in page.eval("document.getElementById('view-body').textContent") or \
+        "not_run" in page.eval("document.getElementById('view-body').textContent")
+    assert page.eval("Array.from(document.querySelectorAll('#view-body em')).every("
+                     "e => !/^(coverage|run)$/.test(e.textContent))")
+
+
+def test_an_open_view_of_a_handoff_forgotten_meanwhile_closes_at_the_next_refresh(site, tmp_path):
+    root = tmp_path / "forgetting"
+    root.mkdir()
+    cli(root, "init")
+    planted = "PLANTED-IN-THE-VIEW-3e9a"
+    gone = cli(root, "checkpoint", "create", "--no-input", "--title", f"{planted} plan",
+               "--objective", f"{planted} works")["id"]
+    server = __import__("baton.web.server", fromlist=["bind_status_server"]).bind_status_server(
+        listen_target(root, host="127.0.0.1", port=0))
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+    thread.start()
+    try:
+        page = site["browser"].open(server.url + "#handoff=" + gone)
+        page.wait_for(f"document.getElementById('handoff-view').getAttribute('data-id') === '{gone}'")
+        assert planted in page.eval("document.getElementById('view-body').textContent")
+        cli(root, "forget", gone, "--yes")
+        page.eval("document.getElementById('refresh').click()")
+        page.wait_for("document.getElementById('handoff-view').hidden")
+        assert planted not in page.eval("document.body.textContent")
+        assert "no longer there" in page.eval("document.getElementById('status-line').textContent")
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)

@@ -197,6 +197,28 @@ def _baton_item(record, runner) -> dict[str, Any]:
     return item
 
 
+def baton_states(runner) -> dict[str, str]:
+    """Per handoff id, the state of the baton that carries it (``pending``,
+    ``claimed``, ``superseded``, ``cancelled``, ``dismissed``): what the page
+    shows for a session baton, whose handoff record stays a draft. One
+    handoff handed on several times is pending while any of its batons is."""
+    from baton.domain.batons import PENDING
+
+    states: dict[str, str] = {}
+    if "batons" not in runner.by_name:
+        return states
+    for _key, doc in runner.docs("batons"):
+        if not isinstance(doc, dict):
+            continue
+        for record in [doc.get("current"), *(doc.get("previous") or ())]:
+            if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+                continue
+            status = record.get("status") if isinstance(record.get("status"), str) else PENDING
+            if states.get(record["id"]) != PENDING:
+                states[record["id"]] = status
+    return states
+
+
 def status_overview(
     project: "Project",
     *,
@@ -228,13 +250,15 @@ def status_overview(
     rows = list_handoffs(opened, limit=latest).rows if latest > 0 else ()
     baton_rows = list_handoffs(opened, limit=latest, kind="baton").rows if latest > 0 else ()
     policy = opened.policy
+    states = baton_states(opened.runner) if baton_rows else {}
     payload = {
         "items": items,
         "total": len(items),
         "projectId": project_id,
         "lastSeenRoot": str(root),
         "latestHandoffs": [{**_row_item(r, opened.runner, opened, policy), "conflicts": []} for r in rows],
-        "latestBatons": [{_CAMEL.get(k, k): v for k, v in r.to_json().items()} for r in baton_rows],
+        "latestBatons": [{**{_CAMEL.get(k, k): v for k, v in r.to_json().items()}, "batonStatus": states.get(r.id)}
+                         for r in baton_rows],
         "lineage": _camel_keys(lineage_of(opened.runner, [r.id for r in rows])),
     }
     by_id = {h["id"]: h for h in payload["latestHandoffs"]}
@@ -341,6 +365,7 @@ def handoff_view(project: "Project", requested_project: str | None, handoff_id: 
         "id": record["id"], "shortId": short_id(record["id"]), "title": (record.get("work") or {}).get("title"),
         "status": record.get("status"), "flags": list(record.get("flags") or ()),
         "kind": "baton" if record.get("baton") is not None else "handoff",
+        "batonStatus": baton_states(opened.runner).get(record["id"]),
         "branch": record_branch(record), "worktree": record_worktree(record),
         "freshness": freshness.state, "score": quality.overall,
         "validation": validation.get("status"), "validatedOn": validated_on(validation) or None,

@@ -27,21 +27,22 @@ header { display: flex; align-items: baseline; gap: .5rem 1rem; flex-wrap: wrap;
 header h1 { font-size: 1.25rem; margin: 0; white-space: nowrap; }
 #project-line { color: var(--muted); margin: 0; flex: 1 1 16rem; min-width: 0; font-size: .9rem;
   overflow-wrap: anywhere; }
-@media (max-width: 600px) { header, nav, main { padding-left: .75rem; padding-right: .75rem; } }
 button { font: inherit; border: 1px solid var(--line); background: var(--card); color: var(--fg); border-radius: 6px;
   padding: .25rem .75rem; cursor: pointer; }
 button:hover { border-color: var(--accent); }
 button:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
-nav { display: flex; gap: .25rem; padding: 0 1.5rem; border-bottom: 1px solid var(--line); }
+nav { display: flex; flex-wrap: wrap; gap: 0 .25rem; padding: 0 1.5rem; border-bottom: 1px solid var(--line); }
 nav [role="tab"] { border: none; border-bottom: 2px solid transparent; border-radius: 0; background: none;
-  padding: .5rem .75rem; color: var(--muted); }
+  padding: .5rem .75rem; color: var(--muted); white-space: nowrap; }
 nav [role="tab"][aria-selected="true"] { color: var(--fg); border-bottom-color: var(--accent); font-weight: 600; }
 main { padding: 1rem 1.5rem 3rem; max-width: 72rem; }
 .panel h2 { font-size: 1.1rem; margin: 0 0 .25rem; }
 .hint { color: var(--muted); margin: 0 0 1rem; font-size: .9rem; }
 .group { margin: 0 0 1.25rem; }
-.group h3 { font-size: .95rem; margin: 0 0 .5rem; display: flex; gap: .5rem; align-items: baseline; }
-.chip { background: var(--chip); border-radius: 999px; padding: 0 .5rem; font-size: .8rem; font-weight: 500; }
+.group h3 { font-size: .95rem; margin: 0 0 .5rem; display: flex; flex-wrap: wrap; gap: .25rem .5rem;
+  align-items: baseline; overflow-wrap: anywhere; }
+.chip { background: var(--chip); border-radius: .75rem; padding: 0 .5rem; font-size: .8rem; font-weight: 500;
+  overflow-wrap: anywhere; min-width: 0; }
 .baton { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .75rem 1rem;
   margin: 0 0 .5rem; display: grid; grid-template-columns: 1fr auto; gap: .25rem 1rem; }
 .baton .meta { color: var(--muted); font-size: .85rem; overflow-wrap: anywhere; }
@@ -72,11 +73,30 @@ select { font: inherit; border: 1px solid var(--line); background: var(--card); 
 #view-body blockquote { margin: .5rem 0; padding: .25rem .75rem; border-left: 3px solid var(--warn); }
 #view-body ul { margin: .25rem 0; padding-left: 1.25rem; }
 #view-body p { margin: .35rem 0; }
+#view-body em { font-style: italic; }
 .panel + .panel { margin-top: 1.5rem; }
 th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
-th, td:not(:last-child) { white-space: nowrap; }
-td:last-child { overflow-wrap: anywhere; }
+th, td.nowrap { white-space: nowrap; }
+td.branch { min-width: 6rem; overflow-wrap: anywhere; }
+td.title { overflow-wrap: anywhere; }
 th { font-size: .8rem; color: var(--muted); font-weight: 600; }
+td.title { min-width: 12rem; }
+/* A phone: each row of a table becomes a card, its title first and every
+   other cell a labelled line (the label is the cell's data-label). */
+@media (max-width: 640px) {
+  .table-wrap { overflow-x: visible; }
+  table.cards, table.cards tbody { display: block; border: none; background: none; }
+  table.cards thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%);
+    white-space: nowrap; }
+  table.cards tr { display: flex; flex-direction: column; background: var(--card); border: 1px solid var(--line);
+    border-radius: 8px; margin: 0 0 .5rem; padding: .5rem .75rem; }
+  table.cards td { display: flex; gap: .75rem; border: none; padding: .05rem 0; white-space: normal;
+    overflow-wrap: anywhere; min-width: 0; }
+  table.cards td::before { content: attr(data-label); flex: 0 0 5.5rem; color: var(--muted); font-size: .8rem;
+    font-weight: 400; line-height: 1.9; }
+  table.cards td.title { order: -1; font-weight: 600; padding-bottom: .25rem; min-width: 0; }
+  table.cards td.title::before, table.cards td.empty::before { content: none; }
+}
 .tree, .tree ul { list-style: none; margin: 0; padding-left: 1.25rem; }
 .tree { padding-left: 0; }
 .tree li { margin: .15rem 0; overflow-wrap: anywhere; }
@@ -85,6 +105,10 @@ th { font-size: .8rem; color: var(--muted); font-weight: 600; }
 #status-line { position: fixed; bottom: 0; left: 0; right: 0; margin: 0; padding: .4rem 1.5rem;
   background: var(--card); border-top: 1px solid var(--line); font-size: .9rem; min-height: 2rem; }
 #status-line.error { color: var(--warn); }
+main { padding-bottom: 4rem; }
+@media (max-width: 600px) { header, nav, main { padding-left: .75rem; padding-right: .75rem; }
+  nav { padding-left: .25rem; padding-right: .25rem; gap: 0; }
+  nav [role="tab"] { padding: .5rem .5rem; font-size: .9rem; } }
 """
 
 SCRIPT = """
@@ -155,7 +179,9 @@ SCRIPT = """
     var bits = [" · left " + when(b.createdAt)];
     if (b.sessionId) { bits.push("session " + b.sessionId); }
     if (b.harness) { bits.push(b.harness); }
-    if (b.handoffStatus) { bits.push("handoff " + b.handoffStatus); }
+    // A session baton's record stays a draft: that says nothing about the
+    // baton (pending here). A handoff handed on with --from shows its status.
+    if (b.handoffStatus && b.handoffStatus !== "draft") { bits.push("handoff " + b.handoffStatus); }
     meta.appendChild(document.createTextNode(bits.join(" · ")));
     meta.setAttribute("title", b.createdAt || "");
     card.appendChild(meta);
@@ -241,8 +267,16 @@ SCRIPT = """
   }
   // -- the Handoffs tab: rows, a branch filter, one handoff's view ----------------
   var latestRows = [];
-  function textCell(tr, text, cls) {
+  function textCell(tr, text, cls, label) {
     var td = el("td", cls || null, text === null || text === undefined ? "—" : text);
+    if (label) { td.setAttribute("data-label", label); }
+    tr.appendChild(td);
+    return td;
+  }
+  function idCell(tr, shortId) {
+    var td = el("td", "nowrap");
+    td.setAttribute("data-label", "ID");
+    td.appendChild(el("code", null, shortId));
     tr.appendChild(td);
     return td;
   }
@@ -279,16 +313,14 @@ SCRIPT = """
       tr.tabIndex = 0;
       tr.setAttribute("data-id", r.id);
       tr.setAttribute("aria-label", "Open handoff " + r.shortId);
-      var id = el("td");
-      id.appendChild(el("code", null, r.shortId));
-      tr.appendChild(id);
-      textCell(tr, r.status + (r.flags && r.flags.length ? " [" + r.flags.join(", ") + "]" : ""));
-      textCell(tr, r.freshness, "fresh-" + String(r.freshness || "unknown"));
-      textCell(tr, r.score === null || r.score === undefined ? null : String(r.score));
-      textCell(tr, r.branch);
-      var created = textCell(tr, when(r.createdAt));
+      idCell(tr, r.shortId);
+      textCell(tr, r.status + (r.flags && r.flags.length ? " [" + r.flags.join(", ") + "]" : ""), "status", "Status");
+      textCell(tr, r.freshness, "nowrap fresh-" + String(r.freshness || "unknown"), "Freshness");
+      textCell(tr, r.score === null || r.score === undefined ? null : String(r.score), "nowrap", "Score");
+      textCell(tr, r.branch, "branch", "Branch");
+      var created = textCell(tr, when(r.createdAt), "nowrap", "Created");
       created.setAttribute("title", r.createdAt || "");
-      textCell(tr, r.title);
+      textCell(tr, r.title, "title", "Title");
       tr.addEventListener("click", function () { openHandoff(r.id); });
       tr.addEventListener("keydown", function (ev) {
         if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); openHandoff(r.id); }
@@ -310,12 +342,12 @@ SCRIPT = """
       var tr = el("tr", "row");
       tr.tabIndex = 0;
       tr.setAttribute("data-id", r.id);
-      var id = el("td");
-      id.appendChild(el("code", null, r.shortId));
-      tr.appendChild(id);
-      textCell(tr, r.status);
-      textCell(tr, r.branch);
-      textCell(tr, r.title);
+      idCell(tr, r.shortId);
+      // The baton's own state (pending, claimed, dismissed...), not its record's draft status.
+      textCell(tr, r.batonStatus || r.status, "status", "Baton");
+      var created = textCell(tr, when(r.createdAt), "nowrap", "Left");
+      created.setAttribute("title", r.createdAt || "");
+      textCell(tr, r.title, "title", "Title");
       tr.addEventListener("click", function () { openHandoff(r.id); });
       tr.addEventListener("keydown", function (ev) {
         if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); openHandoff(r.id); }
@@ -325,16 +357,22 @@ SCRIPT = """
   }
 
   // Markdown as text: headings, quotes, list items and paragraphs become
-  // elements; **bold** and `code` spans become <strong>/<code>. Every piece
-  // of data goes in with textContent: nothing is ever parsed as HTML.
+  // elements; **bold**, _italic_ (or *italic*) and `code` spans become
+  // <strong>/<em>/<code>. Every piece of data goes in with textContent:
+  // nothing is ever parsed as HTML. An underscore inside a word
+  // (snake_case) is not emphasis.
+  var SPANS = /(`[^`]+`|\\*\\*[^*]+\\*\\*|(?<![\\w])_[^_\\s](?:[^_]*[^_\\s])?_(?![\\w])|(?<![\\w*])\\*[^*\\s](?:[^*]*[^*\\s])?\\*(?![\\w*]))/;
   function inline(parent, text) {
-    var parts = String(text).split(/(\\*\\*[^*]+\\*\\*|`[^`]+`)/);
+    var parts = String(text).split(SPANS);
     parts.forEach(function (part) {
       if (!part) { return; }
-      if (part.length > 4 && part.slice(0, 2) === "**" && part.slice(-2) === "**") {
-        parent.appendChild(el("strong", null, part.slice(2, -2)));
-      } else if (part.length > 2 && part.charAt(0) === "`" && part.charAt(part.length - 1) === "`") {
+      var first = part.charAt(0), last = part.charAt(part.length - 1);
+      if (part.length > 2 && first === "`" && last === "`") {
         parent.appendChild(el("code", null, part.slice(1, -1)));
+      } else if (part.length > 4 && part.slice(0, 2) === "**" && part.slice(-2) === "**") {
+        inline(parent.appendChild(el("strong")), part.slice(2, -2));
+      } else if (part.length > 2 && (first === "_" || first === "*") && last === first && SPANS.test(part)) {
+        inline(parent.appendChild(el("em")), part.slice(1, -1));
       } else {
         parent.appendChild(document.createTextNode(part));
       }
@@ -369,11 +407,13 @@ SCRIPT = """
     b.addEventListener("click", function () { openHandoff(id); });
     return b;
   }
-  function showView(v) {
+  function showView(v, quiet) {
     document.getElementById("view-title").textContent = v.title || v.shortId;
     var facts = document.getElementById("view-facts");
     facts.textContent = "";
-    [["status", v.status + (v.flags && v.flags.length ? " [" + v.flags.join(", ") + "]" : "")],
+    var state = v.batonStatus ? ["baton", v.batonStatus]
+      : ["status", v.status + (v.flags && v.flags.length ? " [" + v.flags.join(", ") + "]" : "")];
+    [state,
      ["freshness", v.freshness], ["score", v.score === null || v.score === undefined ? null : v.score + "/100"],
      ["branch", v.branch], ["validation", v.validation],
      ["validated on", v.validatedOn]].forEach(function (f) {
@@ -393,17 +433,40 @@ SCRIPT = """
     }
     renderMarkdown(document.getElementById("view-body"), v.markdown);
     document.getElementById("latest-panel").hidden = true;
-    document.getElementById("batons-panel").hidden = true;
     var view = document.getElementById("handoff-view");
     view.hidden = false;
     view.setAttribute("data-id", v.id);
-    document.getElementById("view-back").focus();
+    if (!quiet) { document.getElementById("view-back").focus(); }
   }
   function closeView() {
-    document.getElementById("handoff-view").hidden = true;
+    var view = document.getElementById("handoff-view");
+    view.hidden = true;
+    view.removeAttribute("data-id");
+    ["view-title", "view-facts", "view-links", "view-body"].forEach(function (id) {
+      document.getElementById(id).textContent = "";
+    });
     document.getElementById("latest-panel").hidden = false;
-    document.getElementById("batons-panel").hidden = false;
     if (location.hash) { history.replaceState(null, "", location.pathname + location.search); }
+  }
+  // The open view is read again with every refresh: a handoff forgotten
+  // (`baton forget`) or otherwise gone since closes, its text removed.
+  function refreshView() {
+    var view = document.getElementById("handoff-view");
+    var id = view.getAttribute("data-id");
+    if (view.hidden || !id) { return null; }
+    return fetch(API + "/" + encodeURIComponent(id) + "?project=" + encodeURIComponent(PROJECT), {
+      cache: "no-store", credentials: "same-origin", headers: { "Accept": "application/json" }
+    }).then(function (response) {
+      return response.json().catch(function () { return null; }).then(function (body) {
+        if (view.getAttribute("data-id") !== id) { return; }
+        if (response.status === 404) {
+          closeView();
+          say("Handoff " + id.slice(-8) + " is no longer there (forgotten or removed).", true);
+          return;
+        }
+        if (response.ok && body) { showView(body, true); }
+      });
+    }).catch(function () { return null; });
   }
   function openHandoff(id) {
     openTab("tab-handoffs");
@@ -480,6 +543,7 @@ SCRIPT = """
         renderBatonRecords(body.latestBatons);
         renderLineage(body.lineage);
         if (!quiet) { say("Updated " + new Date().toLocaleTimeString() + ".", false); }
+        return refreshView();
       });
     }).catch(function (err) {
       say("Could not load the handoffs: " + err.message, true);
@@ -541,14 +605,16 @@ _TEMPLATE = """<!doctype html>
 <button type="button" id="refresh">Refresh</button>
 </header>
 <nav role="tablist" aria-label="Views">
-<button type="button" role="tab" id="tabbtn-prompts" data-tab="tab-prompts" aria-controls="tab-prompts" aria-selected="true">Prompts &amp; Intent Stories</button>
+<button type="button" role="tab" id="tabbtn-prompts" data-tab="tab-prompts" aria-controls="tab-prompts" aria-selected="true">Active handoffs</button>
 <button type="button" role="tab" id="tabbtn-handoffs" data-tab="tab-handoffs" aria-controls="tab-handoffs" aria-selected="false" tabindex="-1">Handoffs</button>
+<button type="button" role="tab" id="tabbtn-batons" data-tab="tab-batons" aria-controls="tab-batons" aria-selected="false" tabindex="-1">Batons</button>
+<button type="button" role="tab" id="tabbtn-lineage" data-tab="tab-lineage" aria-controls="tab-lineage" aria-selected="false" tabindex="-1">Lineage</button>
 </nav>
 <main>
 <section id="tab-prompts" role="tabpanel" aria-labelledby="tabbtn-prompts">
 <div id="handoffs-panel" class="panel">
-<h2>Active Handoffs <span class="chip" id="handoffs-count">…</span></h2>
-<p class="hint">Session batons waiting for the next session on the same owner and branch; shared batons go to any session. Dismiss drops a baton without delivering it (recorded in the ledger).</p>
+<h2>Active handoffs <span class="chip" id="handoffs-count">…</span></h2>
+<p class="hint">Batons waiting for the next session: it picks up the one for its owner and branch, or a shared one. Dismiss drops a baton undelivered (recorded in the ledger).</p>
 <div id="handoffs-list" aria-live="polite"><p class="empty">Loading…</p></div>
 <div id="conflicts-list" aria-live="polite"></div>
 <div id="signers-list"></div>
@@ -560,7 +626,7 @@ _TEMPLATE = """<!doctype html>
 <p class="hint">The newest handoff records, whatever their status; freshness is derived now. Open one to read it.</p>
 <div class="filters"><label for="branch-filter">Branch</label>
 <select id="branch-filter"><option value="">All branches</option></select></div>
-<div class="table-wrap"><table><thead><tr><th>ID</th><th>Status</th><th>Freshness</th><th>Score</th><th>Branch</th><th>Created</th><th>Title</th></tr></thead>
+<div class="table-wrap"><table class="cards"><thead><tr><th>ID</th><th>Status</th><th>Freshness</th><th>Score</th><th>Branch</th><th>Created</th><th>Title</th></tr></thead>
 <tbody id="latest-rows"></tbody></table></div>
 </div>
 <div id="handoff-view" class="panel" hidden>
@@ -570,12 +636,16 @@ _TEMPLATE = """<!doctype html>
 <div class="links" id="view-links"></div>
 <article id="view-body"></article>
 </div>
+</section>
+<section id="tab-batons" role="tabpanel" aria-labelledby="tabbtn-batons" hidden>
 <div id="batons-panel" class="panel">
-<h2>Session batons</h2>
-<p class="hint">The records <code>session end</code> leaves for the next session (claimed once), kept apart from the handoffs.</p>
-<div class="table-wrap"><table><thead><tr><th>ID</th><th>Status</th><th>Branch</th><th>Title</th></tr></thead>
+<h2>Batons</h2>
+<p class="hint">What <code>session end</code> left for the next session, newest first, with each baton's state: pending until a session claims it (once), or dismissed, cancelled, superseded. Open one to read it.</p>
+<div class="table-wrap"><table class="cards"><thead><tr><th>ID</th><th>Baton</th><th>Left</th><th>Title</th></tr></thead>
 <tbody id="baton-rows"></tbody></table></div>
 </div>
+</section>
+<section id="tab-lineage" role="tabpanel" aria-labelledby="tabbtn-lineage" hidden>
 <div id="lineage-panel" class="panel">
 <h2>Lineage</h2>
 <p class="hint">How the latest handoffs descend from one another: continue, fork, merge and amend. A conflict candidate is a decision two branches made differently; a merge with a written resolution settles it.</p>

@@ -17,7 +17,16 @@ object (``baton.app.Baton``, kept for the server's life) and turns its result
 - every answer carries ``Cache-Control: no-store``, ``X-Content-Type-Options:
   nosniff``, ``X-Frame-Options: DENY`` and a strict Content-Security-Policy.
 
-Requests run one at a time (a lock around the command call): the status page
+Slow and idle clients (``baton.web.server._Server``): one thread runs a
+selector over every connection and reads each request in full — request line
+and headers within ``HEADER_TIMEOUT``, a body within ``BODY_TIMEOUT`` — before a
+worker sees it, and writes each answer out within ``WRITE_TIMEOUT``; workers
+only ever run complete requests, so a client trickling bytes (slowloris),
+sending nothing, or not reading its answer holds a connection slot, never a
+worker. Past ``MAX_CONNECTIONS`` the connection that has been quiet longest is
+closed to admit a new one.
+
+Commands run one at a time (a lock around the command call): the status page
 is a one-person tool, and the ledger serializes writers anyway.
 """
 
@@ -26,12 +35,17 @@ from __future__ import annotations
 import errno
 import hmac
 import http.server
+import io
+import queue
+import re
 import secrets
+import selectors
 import socket
 import socketserver
 import sys
 import os
 import threading
+import time
 from typing import Any, Callable
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -47,14 +61,41 @@ from baton.web.page import API_CSP, PAGE_CSP, render_page
 
 API_PATH = "/api/handoffs"
 TOKEN_HEADER = "X-Baton-Token"
-REQUEST_TIMEOUT = 10.0
-"""Seconds a connection may take to send its whole request, however it
-trickles it in: past them the connection is cut (a stalled client holds one
-worker for at most this long, never the server)."""
+HEADER_TIMEOUT = 10.0
+"""Seconds a connection has, from being accepted, to send its request line and
+headers, however it trickles them in; then it is closed unanswered."""
+BODY_TIMEOUT = 10.0
+"""Seconds a request has, once its headers are in, to send the body its
+``Content-Length`` announces."""
+WRITE_TIMEOUT = 10.0
+"""Seconds a client has to take in its whole answer; then the connection is closed."""
+LINGER = 2.0
+"""Seconds an answered connection is kept to take in (and drop) what the client
+still sends, so that closing it does not reset it before the answer is read."""
+MAX_CONNECTIONS = 1024
+"""Connections held at once (reading a request, waiting for a worker, or
+taking an answer). A new one past this closes the reading connection that has
+been quiet longest; only when every connection is past reading is the new one
+closed instead."""
 MAX_WORKERS = 8
-"""Requests handled at once; the rest wait for a worker."""
-MAX_WAITING = 32
-"""Connections that may wait for a worker; past them a new connection is closed at once."""
+"""Complete requests handled at once."""
+MAX_QUEUED = 256
+"""Complete requests that may wait for a worker; past them a request is
+answered 503 at once. Only a client that sent a whole request is counted, so
+slow clients never fill it."""
+SECURITY_HEADERS = (
+    ("Cache-Control", "no-store"),
+    ("X-Content-Type-Options", "nosniff"),
+    ("X-Frame-Options", "DENY"),
+    ("Referrer-Policy", "no-referrer"),
+    ("Cross-Origin-Resource-Policy", "same-origin"),
+    ("Cross-Origin-Opener-Policy", "same-origin"),
+)
+"""On every answer, with a Content-Security-Policy (the page's or the API's)."""
+MAX_HEAD_BYTES = 64 * 1024
+"""A request line and headers larger than this are answered 431."""
+MAX_BODY_BYTES = 64 * 1024
+"""A request body larger than this is answered 413 (no endpoint reads one)."""
 
 
 def _screened(exc: BaseException) -> str:
@@ -166,33 +207,22 @@ class StatusApp:
 
 
 class StatusRequestHandler(http.server.BaseHTTPRequestHandler):
+    """One complete request, read by the server's front end, answered into a
+    buffer that the front end then writes out: a handler never touches the
+    client's socket, so no client can hold it."""
+
     server_version = "baton-status"
-    timeout = REQUEST_TIMEOUT
     app: StatusApp  # set on the subclass made per server
 
     # -- plumbing -------------------------------------------------------------
     def setup(self) -> None:
-        super().setup()
-        # The per-request deadline: ``timeout`` bounds each read, this bounds
-        # them all together, so a client sending a byte every few seconds is
-        # cut off too. Cancelled once the request line and headers are in.
-        self._deadline = threading.Timer(REQUEST_TIMEOUT, self._cut_off)
-        self._deadline.daemon = True
-        self._deadline.start()
-
-    def _cut_off(self) -> None:
-        try:
-            self.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-
-    def parse_request(self) -> bool:
-        self._deadline.cancel()
-        return super().parse_request()
+        job: _Job = self.request
+        self.connection = None
+        self.rfile = io.BytesIO(job.raw)
+        self.wfile = job.answer
 
     def finish(self) -> None:
-        self._deadline.cancel()
-        super().finish()
+        """Nothing to flush or close: the front end owns the connection."""
 
     def version_string(self) -> str:
         return self.server_version  # no Python version in the Server header
@@ -205,13 +235,9 @@ class StatusRequestHandler(http.server.BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("X-Frame-Options", "DENY")
+        for name, value in SECURITY_HEADERS:
+            self.send_header(name, value)
         self.send_header("Content-Security-Policy", csp)
-        self.send_header("Referrer-Policy", "no-referrer")
-        self.send_header("Cross-Origin-Resource-Policy", "same-origin")
-        self.send_header("Cross-Origin-Opener-Policy", "same-origin")
         for name, value in (extra or {}).items():
             self.send_header(name, value)
         self.end_headers()
@@ -343,35 +369,353 @@ class StatusRequestHandler(http.server.BaseHTTPRequestHandler):
         raise AttributeError(name)
 
 
-class _Server(http.server.HTTPServer):
-    """An HTTP server with a bounded pool of workers (the standard library's
-    threading server starts a thread per connection, without limit), and
-    quiet about clients that go away."""
+_HEAD_END = re.compile(rb"\n\r?\n")
+"""The blank line that ends a request's headers (CRLF or bare LF, as ``http.server`` reads them)."""
+
+
+class _Job:
+    """A complete request handed to a worker, and the buffer its answer is written to."""
+
+    __slots__ = ("raw", "answer")
+
+    def __init__(self, raw: bytes) -> None:
+        self.raw = raw
+        self.answer = io.BytesIO()
+
+
+class _Conn:
+    """One client connection, as the front end sees it.
+
+    ``state`` is ``head`` (reading the request line and headers), ``body``
+    (reading the announced body), ``work`` (a worker has the request: no
+    deadline, the socket is not watched), ``write`` (sending the answer) or
+    ``linger`` (answered; dropping what the client still sends until it closes).
+    """
+
+    __slots__ = ("sock", "address", "buf", "state", "deadline", "last", "scanned", "need", "out", "sent",
+                 "watched", "closed")
+
+    def __init__(self, sock: socket.socket, address: Any, now: float, header_timeout: float) -> None:
+        self.sock = sock
+        self.address = address
+        self.buf = bytearray()
+        self.state = "head"
+        self.deadline = now + header_timeout
+        self.last = now
+        self.scanned = 0
+        self.need = 0
+        self.out = memoryview(b"")
+        self.sent = 0
+        self.watched = 0
+        self.closed = False
+
+
+def _content_length(head: bytes) -> int | None:
+    """The body length a request head announces (0 when none); None when it
+    announces one we cannot read safely (``Transfer-Encoding``, a malformed or
+    contradictory ``Content-Length``)."""
+    found: bytes | None = None
+    for line in head.split(b"\n")[1:]:
+        name, colon, value = line.partition(b":")
+        if not colon:
+            continue
+        name = name.strip().lower()
+        if name == b"transfer-encoding":
+            return None
+        if name == b"content-length":
+            value = value.strip()
+            if not value.isdigit() or (found is not None and found != value):
+                return None
+            found = value
+    return int(found) if found is not None else 0
+
+
+def _descriptors_for_clients() -> int:
+    """How many client connections the process's descriptor limit leaves room
+    for (64 kept for the index, the ledger, the workers and the rest)."""
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, OSError, ValueError):
+        return MAX_CONNECTIONS
+    if soft == resource.RLIM_INFINITY:
+        return MAX_CONNECTIONS
+    return max(16, soft - 64)
+
+
+def _error_answer(status: int, code: str, message: str, extra: dict[str, str] | None = None) -> bytes:
+    """A whole HTTP/1.0 answer, for what the front end refuses before a worker sees it."""
+    from email.utils import formatdate
+
+    body = orjson.dumps({"error": {"code": code, "message": message}})
+    lines = [f"HTTP/1.0 {status} {http.HTTPStatus(status).phrase}", f"Server: {StatusRequestHandler.server_version}",
+             f"Date: {formatdate(usegmt=True)}", "Content-Type: application/json", f"Content-Length: {len(body)}",
+             *(f"{name}: {value}" for name, value in SECURITY_HEADERS), f"Content-Security-Policy: {API_CSP}",
+             "Connection: close", *(f"{name}: {value}" for name, value in (extra or {}).items())]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+
+
+class _Server(socketserver.TCPServer):
+    """The status server: a selector-driven front end and a bounded pool of workers.
+
+    One thread (the one in :meth:`serve_forever`) accepts connections, reads
+    each request in full under its deadlines (``HEADER_TIMEOUT``, then
+    ``BODY_TIMEOUT``), hands complete requests to at most ``MAX_WORKERS``
+    workers (``MAX_QUEUED`` more may wait; past that 503), and writes each
+    answer back within ``WRITE_TIMEOUT``. Workers never read from or write to a
+    client, so a slow, idle or stalled client costs one connection slot, and
+    past ``MAX_CONNECTIONS`` the reading connection quiet the longest is closed
+    to admit a new one. One request per connection (HTTP/1.0, no keep-alive).
+    """
 
     allow_reuse_address = True  # a restart right after Ctrl-C; a live listener still refuses the bind (Linux)
+    request_queue_size = 128  # the listen backlog: a burst of connects waits in the kernel, not refused
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, server_address: Any, handler: type[StatusRequestHandler]) -> None:
         from concurrent.futures import ThreadPoolExecutor
 
-        super().__init__(*args, **kwargs)
-        self.workers = ThreadPoolExecutor(MAX_WORKERS, thread_name_prefix="baton-status")
-        self.slots = threading.BoundedSemaphore(MAX_WORKERS + MAX_WAITING)
+        # The limits as the module states them when the server is made (tests lower them).
+        self.header_timeout = HEADER_TIMEOUT
+        self.body_timeout = BODY_TIMEOUT
+        self.write_timeout = WRITE_TIMEOUT
+        self.max_connections = MAX_CONNECTIONS
+        self.max_workers = MAX_WORKERS
+        self.max_queued = MAX_QUEUED
+        self.max_head_bytes = MAX_HEAD_BYTES
+        self.max_body_bytes = MAX_BODY_BYTES
+        self.max_connections = min(self.max_connections, _descriptors_for_clients())
+        super().__init__(server_address, handler)  # binds and listens; closes the socket if that fails
+        self.socket.setblocking(False)
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_r.setblocking(False)
+        self._wake_w.setblocking(False)
+        self._finished: queue.SimpleQueue[tuple[_Conn, bytes]] = queue.SimpleQueue()
+        self.workers = ThreadPoolExecutor(self.max_workers, thread_name_prefix="baton-status")
+        self._conns: dict[int, _Conn] = {}
+        self._busy = 0  # requests a worker has or that wait for one
+        self._selector: selectors.BaseSelector | None = None
+        self._stopping = False
+        self._stopped = threading.Event()
+        self._stopped.set()
 
-    def process_request(self, request: Any, client_address: Any) -> None:
-        if not self.slots.acquire(blocking=False):
-            self.shutdown_request(request)  # too many connections: this one is closed at once
-            return
-        self.workers.submit(self._work, request, client_address)
-
-    def _work(self, request: Any, client_address: Any) -> None:
+    # -- the loop -------------------------------------------------------------
+    def serve_forever(self, poll_interval: float = 0.5) -> None:
+        """Serve until :meth:`shutdown` (from another thread) or an exception (KeyboardInterrupt)."""
+        self._stopped.clear()
+        selector = self._selector = selectors.DefaultSelector()
+        selector.register(self.socket, selectors.EVENT_READ, "accept")
+        selector.register(self._wake_r, selectors.EVENT_READ, "wake")
+        checked = time.monotonic()
         try:
-            self.finish_request(request, client_address)
-        except Exception:  # noqa: BLE001 - reported by handle_error, never raised in a worker
-            self.handle_error(request, client_address)
+            while not self._stopping:
+                for key, events in selector.select(min(poll_interval, 0.25)):
+                    if key.data == "accept":
+                        self._accept()
+                    elif key.data == "wake":
+                        self._drain_wake()
+                    elif events & selectors.EVENT_READ:
+                        self._read(key.data)
+                    else:
+                        self._write(key.data)
+                self._collect()
+                now = time.monotonic()
+                if now - checked >= 0.1:
+                    checked = now
+                    self._expire(now)
         finally:
-            self.shutdown_request(request)
-            self.slots.release()
+            for conn in list(self._conns.values()):
+                self._close(conn)
+            selector.close()
+            self._selector = None
+            self._stopping = False
+            self._stopped.set()
 
+    def shutdown(self) -> None:
+        """Stop :meth:`serve_forever` and wait until it has returned."""
+        self._stopping = True
+        self._wake()
+        self._stopped.wait()
+
+    def _wake(self) -> None:
+        try:
+            self._wake_w.send(b"\0")
+        except (BlockingIOError, OSError):
+            pass  # a wake is already pending, or the server is closed
+
+    def _drain_wake(self) -> None:
+        try:
+            while self._wake_r.recv(4096):
+                pass
+        except (BlockingIOError, OSError):
+            pass
+
+    # -- connections ----------------------------------------------------------
+    def _accept(self) -> None:
+        for _ in range(64):  # a bounded batch: reading and writing go on under a flood of connects
+            try:
+                sock, address = self.socket.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:
+                if exc.errno in (errno.EMFILE, errno.ENFILE):
+                    self._evict_quietest()  # out of descriptors: the quietest reader makes room
+                return
+            if len(self._conns) >= self.max_connections and not self._evict_quietest():
+                sock.close()  # every connection is past reading (working or answering)
+                continue
+            sock.setblocking(False)
+            conn = _Conn(sock, address, time.monotonic(), self.header_timeout)
+            self._conns[sock.fileno()] = conn
+            self._watch(conn, selectors.EVENT_READ)
+
+    def _evict_quietest(self) -> bool:
+        """Close a connection already answered, else the one still sending its
+        request that has sent nothing for the longest."""
+        readers = [c for c in self._conns.values() if c.state in ("linger", "head", "body")]
+        if not readers:
+            return False
+        self._close(min(readers, key=lambda c: (c.state != "linger", c.last)))
+        return True
+
+    def _watch(self, conn: _Conn, events: int) -> None:
+        selector = self._selector
+        if selector is None or conn.watched == events:
+            return
+        if not events:
+            selector.unregister(conn.sock)
+        elif conn.watched:
+            selector.modify(conn.sock, events, conn)
+        else:
+            selector.register(conn.sock, events, conn)
+        conn.watched = events
+
+    def _close(self, conn: _Conn) -> None:
+        if conn.closed:
+            return
+        conn.closed = True
+        try:
+            self._watch(conn, 0)
+        except (KeyError, ValueError, OSError):
+            pass
+        self._conns.pop(conn.sock.fileno(), None)
+        conn.sock.close()
+
+    def _expire(self, now: float) -> None:
+        for conn in [c for c in self._conns.values() if c.state != "work" and now >= c.deadline]:
+            self._close(conn)
+
+    # -- reading a request ----------------------------------------------------
+    def _read(self, conn: _Conn) -> None:
+        try:
+            data = conn.sock.recv(65536)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            self._close(conn)
+            return
+        if not data or conn.state == "linger":  # the client went away, or the answer is out already
+            if not data:
+                self._close(conn)
+            return
+        now = time.monotonic()
+        conn.last = now
+        conn.buf += data
+        if conn.state == "head":
+            found = _HEAD_END.search(conn.buf, max(0, conn.scanned - 2))
+            if found is None or found.end() > self.max_head_bytes:
+                conn.scanned = len(conn.buf)
+                if len(conn.buf) > self.max_head_bytes:
+                    self._answer(conn, _error_answer(431, "headers_too_large",
+                                                     f"the request line and headers exceed {self.max_head_bytes} bytes"))
+                return
+            length = _content_length(bytes(conn.buf[:found.end()]))
+            if length is None:
+                self._answer(conn, _error_answer(400, "bad_request",
+                                                 "a request body needs one valid Content-Length (no Transfer-Encoding)"))
+                return
+            if length > self.max_body_bytes:
+                self._answer(conn, _error_answer(413, "body_too_large",
+                                                 f"a request body may hold at most {self.max_body_bytes} bytes"))
+                return
+            conn.state = "body"
+            conn.need = found.end() + length
+            conn.deadline = now + self.body_timeout
+        if conn.state == "body" and len(conn.buf) >= conn.need:
+            self._dispatch(conn)
+
+    def _dispatch(self, conn: _Conn) -> None:
+        """A complete request: to a worker, or 503 when too many wait already."""
+        if self._busy >= self.max_workers + self.max_queued:
+            self._answer(conn, _error_answer(503, "busy", "too many requests at once; try again",
+                                             {"Retry-After": "1"}))
+            return
+        self._watch(conn, 0)
+        conn.state = "work"
+        job = _Job(bytes(conn.buf[:conn.need]))
+        conn.buf = bytearray()
+        self._busy += 1
+        self.workers.submit(self._work, conn, job)
+
+    def _work(self, conn: _Conn, job: _Job) -> None:
+        """In a worker: run the handler on the request's bytes; the answer goes back to the loop."""
+        try:
+            self.RequestHandlerClass(job, conn.address, self)
+        except Exception:  # noqa: BLE001 - reported by handle_error, never raised in a worker
+            self.handle_error(job, conn.address)
+        self._finished.put((conn, job.answer.getvalue()))
+        self._wake()
+
+    def _collect(self) -> None:
+        while True:
+            try:
+                conn, answer = self._finished.get_nowait()
+            except queue.Empty:
+                return
+            self._busy -= 1
+            if conn.closed:
+                continue
+            if not answer:
+                self._close(conn)
+                continue
+            self._answer(conn, answer)
+
+    # -- writing an answer ----------------------------------------------------
+    def _answer(self, conn: _Conn, answer: bytes) -> None:
+        conn.state = "write"
+        conn.out = memoryview(answer)
+        conn.sent = 0
+        conn.deadline = time.monotonic() + self.write_timeout
+        self._watch(conn, selectors.EVENT_WRITE)
+        self._write(conn)
+
+    def _write(self, conn: _Conn) -> None:
+        try:
+            conn.sent += conn.sock.send(conn.out[conn.sent:])
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            self._close(conn)
+            return
+        if conn.sent >= len(conn.out):
+            self._linger(conn)
+
+    def _linger(self, conn: _Conn) -> None:
+        """The answer is out: say so (FIN), then read and drop what the client
+        still sends until it closes, for at most ``LINGER``. Closing with
+        unread bytes would reset the connection, and a reset can destroy an
+        answer the client has not read yet (a refused oversized request)."""
+        try:
+            conn.sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            self._close(conn)
+            return
+        conn.state = "linger"
+        conn.buf = bytearray()
+        conn.deadline = time.monotonic() + LINGER
+        self._watch(conn, selectors.EVENT_READ)
+
+    # -- errors and teardown --------------------------------------------------
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that disconnected or stalled is not an error; anything else is one line, no traceback."""
         exc = sys.exc_info()[1]
@@ -381,6 +725,11 @@ class _Server(http.server.HTTPServer):
 
     def server_close(self) -> None:
         super().server_close()
+        for conn in list(getattr(self, "_conns", {}).values()):
+            self._close(conn)
+        for end in (getattr(self, "_wake_r", None), getattr(self, "_wake_w", None)):
+            if end is not None:
+                end.close()
         workers = getattr(self, "workers", None)  # absent when binding failed
         if workers is not None:
             workers.shutdown(wait=False, cancel_futures=True)
@@ -401,14 +750,15 @@ class StatusServer:
     """A bound, not yet serving, status server."""
 
     app: StatusApp
-    httpd: http.server.HTTPServer
+    httpd: "_Server"
 
     @property
     def url(self) -> str:
         return self.app.url
 
     def serve_forever(self, poll_interval: float = 0.2) -> None:
-        """Serve until :meth:`shutdown` (which waits up to ``poll_interval``) or KeyboardInterrupt."""
+        """Serve until :meth:`shutdown` or KeyboardInterrupt (``poll_interval``
+        bounds how long the loop sleeps between checks of its deadlines)."""
         self.httpd.serve_forever(poll_interval=poll_interval)
 
     def shutdown(self) -> None:
