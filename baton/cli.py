@@ -842,8 +842,13 @@ def _skill(args: argparse.Namespace):
 
 
 def _completion(args: argparse.Namespace):
-    from baton.completion import completion_script
+    from baton.completion import completion_script, project_words
+    from baton.errors import InputError
 
+    if args.words is not None:
+        return project_words(args.project, args.words)
+    if args.shell is None:
+        raise InputError("give a SHELL (bash, zsh or fish), or --words KIND")
     return completion_script(build_parser(), args.shell)
 
 
@@ -853,7 +858,10 @@ def add_completion_command(sub, common) -> None:
                                    "and options. bash: `eval \"$(baton completion bash)\"` in ~/.bashrc; zsh: "
                                    "`eval \"$(baton completion zsh)\"` in ~/.zshrc; fish: `baton completion fish > "
                                    "~/.config/fish/completions/baton.fish`.")
-    p.add_argument("shell", choices=("bash", "zsh", "fish"), help="the shell")
+    p.add_argument("shell", nargs="?", choices=("bash", "zsh", "fish"), help="the shell")
+    p.add_argument("--words", metavar="KIND", choices=("ids", "owners", "branches"),
+                   help="print the project's values for KIND, one a line (what the scripts ask at a TAB): "
+                        "ids (the newest handoff short ids and latest), owners, branches")
     p.set_defaults(func=_completion)
 
 

@@ -5,13 +5,18 @@ name the commands, options and choices the installed ``baton`` has; nothing
 is kept by hand. bash completes commands, subcommands, options and the
 values of options with choices; zsh uses the bash function through
 ``bashcompinit``; fish gets one ``complete`` line per command and option.
+
+Values that live in the project — handoff ids (and ``latest``) where a
+command takes an ID or ``--from``, owners for ``--owner``, branches for
+``--branch`` — are asked of ``baton completion --words KIND`` when the TAB
+is pressed (``project_words``): one word a line, nothing on any error.
 """
 
 from __future__ import annotations
 
 import argparse
 import shlex
-from typing import Iterator
+from typing import Any, Iterator
 
 from baton.model import frozen
 
@@ -27,6 +32,15 @@ class Node:
     options: tuple[str, ...]
     choices: dict[str, tuple[str, ...]]
     positional_choices: tuple[str, ...]
+    positional_words: str = ""
+    """The ``--words`` kind of this command's positional values ("ids"), or ""."""
+    option_words: dict[str, str] = {}
+    """Options whose values are asked of ``--words``: option -> kind."""
+
+
+WORD_KINDS = ("ids", "owners", "branches")
+_ID_DESTS = frozenset({"id", "ids"})
+_OPTION_WORDS = {"--from": "ids", "--owner": "owners", "--branch": "branches"}
 
 
 def command_tree(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> Iterator[Node]:
@@ -34,6 +48,8 @@ def command_tree(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) ->
     options: list[str] = []
     choices: dict[str, tuple[str, ...]] = {}
     positional: list[str] = []
+    positional_words = ""
+    option_words: dict[str, str] = {}
     children = []
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
@@ -42,12 +58,15 @@ def command_tree(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) ->
                 children.append((name, sub))
         elif action.option_strings:
             options.extend(o for o in action.option_strings if o.startswith("--"))
+            option_words.update({o: _OPTION_WORDS[o] for o in action.option_strings if o in _OPTION_WORDS})
             if action.choices:
                 for option in action.option_strings:
                     choices[option] = tuple(str(c) for c in action.choices)
         elif action.choices:
             positional.extend(str(c) for c in action.choices)
-    yield Node(path, tuple(commands), tuple(options), choices, tuple(positional))
+        elif action.dest in _ID_DESTS:
+            positional_words = "ids"
+    yield Node(path, tuple(commands), tuple(options), choices, tuple(positional), positional_words, option_words)
     for name, sub in children:
         yield from command_tree(sub, path + (name,))
 
@@ -66,18 +85,28 @@ def _bash(nodes: list[Node]) -> str:
         '        case " $(_baton_commands "$path") " in *" $word "*) path="${path:+$path }$word" ;; esac',
         "    done",
         '    local values="$(_baton_choices "$path" "$prev")"',
-        '    if [[ -n "$values" ]]; then',
+        '    local kind="$(_baton_option_words "$path" "$prev")"',
+        '    if [[ -n "$kind" ]]; then',
+        '        values="$(command baton completion --words "$kind" 2>/dev/null)"',
+        "    fi",
+        '    if [[ -n "$values" || -n "$kind" ]]; then',
         '        COMPREPLY=($(compgen -W "$values" -- "$cur")); return',
         "    fi",
         '    if [[ "$cur" == -* ]]; then',
         '        COMPREPLY=($(compgen -W "$(_baton_options "$path")" -- "$cur"))',
         "    else",
-        '        COMPREPLY=($(compgen -W "$(_baton_commands "$path") $(_baton_positional "$path")" -- "$cur"))',
+        '        kind="$(_baton_positional_words "$path")"',
+        '        values="$(_baton_commands "$path") $(_baton_positional "$path")"',
+        '        if [[ -n "$kind" ]]; then',
+        '            values="$values $(command baton completion --words "$kind" 2>/dev/null)"',
+        "        fi",
+        '        COMPREPLY=($(compgen -W "$values" -- "$cur"))',
         "    fi",
         "}",
     ]
     for function, value in (("_baton_commands", lambda n: n.commands), ("_baton_options", lambda n: n.options),
-                            ("_baton_positional", lambda n: n.positional_choices)):
+                            ("_baton_positional", lambda n: n.positional_choices),
+                            ("_baton_positional_words", lambda n: (n.positional_words,) if n.positional_words else ())):
         lines.append(f"{function}() {{")
         lines.append('    case "$1" in')
         for node in nodes:
@@ -89,6 +118,10 @@ def _bash(nodes: list[Node]) -> str:
         for option, values in node.choices.items():
             lines.append(f"        {shlex.quote(' '.join(node.path) + '|' + option)}) "
                          f"echo {shlex.quote(' '.join(values))} ;;")
+    lines += ["    esac", "}", "_baton_option_words() {", '    case "$1|$2" in']
+    for node in nodes:
+        for option, kind in node.option_words.items():
+            lines.append(f"        {shlex.quote(' '.join(node.path) + '|' + option)}) echo {kind} ;;")
     lines += ["    esac", "}", "complete -F _baton baton", ""]
     return "\n".join(lines)
 
@@ -113,9 +146,14 @@ def _fish(nodes: list[Node]) -> str:
         if node.commands or node.positional_choices:
             words = " ".join(node.commands + node.positional_choices)
             lines.append(f"complete -c baton -n {quoted} -a {shlex.quote(words)}")
+        if node.positional_words:
+            asked = f"(baton completion --words {node.positional_words} 2>/dev/null)"
+            lines.append(f"complete -c baton -n {quoted} -a {shlex.quote(asked)}")
         for option in node.options:
             values = node.choices.get(option)
             extra = f" -r -a {shlex.quote(' '.join(values))}" if values else ""
+            if option in node.option_words:
+                extra = f" -r -a {shlex.quote(f'(baton completion --words {node.option_words[option]} 2>/dev/null)')}"
             lines.append(f"complete -c baton -n {quoted} -l {option[2:]}{extra}")
     return "\n".join(lines) + "\n"
 
@@ -131,6 +169,57 @@ class CompletionScript:
 
     def render(self) -> str:
         return self.script.rstrip("\n")
+
+
+@frozen
+class CompletionWords:
+    kind: str
+    words: tuple[str, ...]
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "words": list(self.words)}
+
+    def render(self) -> str:
+        return "\n".join(self.words)
+
+
+WORDS_LIMIT = 200
+"""At most this many handoff ids are offered (the newest)."""
+
+
+def project_words(project: str | None, kind: str) -> CompletionWords:
+    """The words a shell offers for ``kind`` in this project: newest handoff ids
+    (short) and ``latest``; owners of batons; branches of handoffs and batons.
+    Anything that goes wrong (no project, a damaged index) offers nothing: a
+    TAB never prints an error into the user's command line.
+
+    Raises:
+        InputError: ``kind`` is not one of ``WORD_KINDS``.
+    """
+    if kind not in WORD_KINDS:
+        from baton.errors import InputError
+
+        raise InputError(f"`words` must be one of {', '.join(WORD_KINDS)}, not {kind!r}")
+    try:
+        from baton.app import Baton
+
+        with Baton.open(project) as app:
+            if kind == "ids":
+                rows = app.list_handoffs(limit=WORDS_LIMIT, kind="all").rows
+                from baton.domain.short_ids import short_id
+
+                return CompletionWords(kind, ("latest", *(short_id(r.id) for r in rows)))
+            runner = app.project.reading()
+            scopes = [entry for _, doc in runner.docs("batons")
+                      for entry in (doc.get("current") or {}, *(doc.get("recent") or ())) if isinstance(entry, dict)]
+            if kind == "owners":
+                return CompletionWords(kind, tuple(sorted({d["owner"] for d in scopes if d.get("owner")})))
+            branches = {d["branch"] for d in scopes if d.get("branch")}
+            branches |= {r.branch for r in app.list_handoffs(limit=WORDS_LIMIT, kind="all").rows if r.branch}
+            return CompletionWords(kind, tuple(sorted(branches)))
+    except Exception:  # noqa: BLE001 — completion offers nothing rather than an error
+        return CompletionWords(kind, ())
 
 
 def completion_script(parser: argparse.ArgumentParser, shell: str) -> CompletionScript:

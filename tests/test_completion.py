@@ -50,3 +50,47 @@ def test_the_command_prints_the_script(capsys):
 
     assert main(["completion", "bash"]) == 0
     assert "complete -F _baton baton" in capsys.readouterr().out
+
+
+def _bash_complete_in(project, *words: str) -> list[str]:
+    """The same, run in ``project`` with this checkout's ``baton`` on PATH (the scripts ask it for values)."""
+    import os
+    import sys
+
+    script = completion_script(build_parser(), "bash").script
+    line = " ".join(f"'{w}'" for w in words)
+    program = f'{script}\nCOMP_WORDS=(baton {line}); COMP_CWORD={len(words)}; _baton; echo "${{COMPREPLY[@]}}"'
+    env = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")}
+    return subprocess.run(["bash", "-c", program], capture_output=True, text=True, check=True, cwd=project,
+                          env=env).stdout.split()
+
+
+def _one_baton(project):
+    from tests.app_support import end_session
+
+    end_session(project, "s1", handoff={"nextSteps": ["Write the test"]}, owner="alice", branch="feat-x")
+
+
+def test_bash_completes_handoff_ids_and_latest_where_a_command_takes_an_id(project):
+    from baton.domain.short_ids import short_id
+    from tests.app_support import list_handoffs
+
+    _one_baton(project)
+    [row] = list_handoffs(project, kind="all").rows
+    assert _bash_complete_in(project, "resume", "") == ["latest", short_id(row.id)]
+    assert _bash_complete_in(project, "handoff", "show", short_id(row.id)[:3]) == [short_id(row.id)]
+    assert "latest" in _bash_complete_in(project, "session", "handoff", "--from", "")
+
+
+def test_bash_completes_owners_and_branches_from_the_project(project):
+    _one_baton(project)
+    assert _bash_complete_in(project, "bootstrap", "--owner", "") == ["alice"]
+    assert _bash_complete_in(project, "bootstrap", "--branch", "") == ["feat-x"]
+
+
+def test_outside_a_project_a_tab_offers_no_values_and_prints_no_error(tmp_path):
+    assert _bash_complete_in(tmp_path, "resume", "") == []
+
+
+def test_words_of_an_unknown_kind_are_refused(baton_cli, project):
+    assert baton_cli("completion", "--words", "colours", cwd=project).returncode == 2
