@@ -864,6 +864,20 @@ def add_completion_command(sub, common) -> None:
                         "ids (the newest handoff short ids and latest), owners, branches")
     p.set_defaults(func=_completion)
 
+    p = sub.add_parser("man", parents=[common], help="print the manual page (roff) this Baton was installed with",
+                       description="Print the manual page installed with this Baton, as roff: `baton man | man -l -`. "
+                                   "pip and pipx install it where `man baton` finds it; uv tool keeps it inside "
+                                   "the tool's environment, so there use `baton man | man -l -` or "
+                                   "`man \"$(baton man --path)\"`.")
+    p.add_argument("--path", action="store_true", help="print only where the page is")
+    p.set_defaults(func=_man)
+
+
+def _man(args: argparse.Namespace):
+    from baton.manual import manual_page
+
+    return manual_page(args.path)
+
 
 COMMAND_GROUPS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
     add_ledger_commands,
@@ -896,7 +910,7 @@ GROUP_OF_COMMAND: dict[str, str] = {
     "status": "add_status_commands",
     "mcp": "add_mcp_command",
     **dict.fromkeys(("hook", "install-hooks", "skill"), "add_harness_commands"),
-    "completion": "add_completion_command",
+    **dict.fromkeys(("completion", "man"), "add_completion_command"),
 }
 """Which of ``COMMAND_GROUPS`` adds each top-level command (a test holds this to
 the groups). A run builds only its command's group: argparse spends most of
@@ -1042,7 +1056,7 @@ SUBCOMMAND_GROUPS = frozenset({"session", "checkpoint", "handoff"})
 """Commands that are only groups: each needs one of its subcommands."""
 
 PROJECTLESS = frozenset({"_init", "_doctor", "_demo", "_mcp", "_status_serve", "_hook", "_install_hooks",
-                         "_completion", "_skill"})
+                         "_completion", "_skill", "_man"})
 """Handlers that take no opened project: they create one, diagnose one that
 may not open, or build their own long-lived application object."""
 

@@ -2,7 +2,7 @@
 file-name suffixes, and random enough that two writers never collide.
 
 Python 3.11 has no ``uuid.uuid7``; this follows RFC 9562 §5.7 with a
-monotonic counter in ``rand_a`` (method 1 of §6.2) so ids minted in the same
+monotonic counter in ``rand_a`` (RFC 9562 §6.2, method 1) so ids minted in the same
 millisecond by one process still sort in minting order.
 """
 
