@@ -510,6 +510,9 @@ class _Round:
         folder.mkdir(parents=True, exist_ok=True)
         staging = folder / f"{feed}.part"
         head, events = local, 0
+        # A batch a segment ends inside (the packer cuts at any line): its first
+        # lines are carried and read whole with the next segment.
+        carry = b""
         try:
             with open(staging, "wb") as out:
                 for offset, data in feed_bytes(self.repo, remote, self._segment_before(remote, local.offset)):
@@ -524,17 +527,25 @@ class _Round:
                         data, offset = data[head.offset - offset:], head.offset
                         if not data:
                             continue
-                    if offset != head.offset:
+                    if offset != head.offset + len(carry):
                         raise _Refuse(RefusedFeed(feed, "remote", "not_fast_forward", remote.head.seq,
                                                   f"the remote's feed {feed} does not continue the local one "
-                                                  f"at byte {head.offset}"))
+                                                  f"at byte {head.offset + len(carry)}"))
+                    if carry:
+                        data, carry = carry + data, b""
                     scan = scan_bytes(feed, data, head, at_end=False)
                     if scan.torn is not None:
                         raise _Refuse(RefusedFeed(feed, "remote", "torn", head.seq + 1,
                                                   f"the remote's feed {feed} has a line cut short at byte "
                                                   f"{scan.torn.offset}"))
-                    out.write(data)
+                    read = scan.head.offset - head.offset
+                    out.write(data[:read] if read < len(data) else data)
+                    carry = data[read:] if read < len(data) else b""
                     head, events = scan.head, events + len(scan.events)
+                if carry:
+                    raise _Refuse(RefusedFeed(feed, "remote", "torn", head.seq + 1,
+                                              f"the remote's feed {feed} ends inside a batch begun at byte "
+                                              f"{head.offset}"))
                 out.flush()
                 os.fsync(out.fileno())
         except LedgerCorrupt as exc:
