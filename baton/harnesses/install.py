@@ -14,7 +14,9 @@ merges them. Rules:
   command ends in ``hook <harness> <Event>`` (whatever program runs it) is
   Baton's: the first one in an event's list gets the new command line (its
   other keys are kept), later ones are removed, and an event without one
-  gains Baton's entry. The MCP server entry named ``baton`` gets the new
+  gains Baton's entry. A matcher group holding Baton's hook alone takes
+  Baton's matcher (Gemini's PreCompress ``manual``); a group shared with
+  other hooks keeps its own. The MCP server entry named ``baton`` gets the new
   ``command`` and ``args``; its other keys (``env``...) are kept.
 - **Merging never loses another key.** Every other key, server and hook is
   kept. A TOML file gains Baton's table at its end when the table is
@@ -68,11 +70,13 @@ class InstallResult:
     exit_code: int = 0
     project: str | None = None
     """Where ``.baton/`` is, when not ``root`` (a linked worktree's files, the main worktree's project)."""
+    user_steps: tuple[str, ...] = ()
+    """What the user must still do before the harness runs the hooks (``HarnessAdapter.user_steps``)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"harness": self.harness, "root": self.root, "dryRun": self.dry_run, "initialized": self.initialized,
                 "changed": any(c.action != "unchanged" for c in self.changes),
-                "files": [c.to_json() for c in self.changes]}
+                "files": [c.to_json() for c in self.changes], "userSteps": list(self.user_steps)}
 
     def render(self) -> str:
         if self.dry_run:
@@ -80,11 +84,12 @@ class InstallResult:
             text = "\n".join(diffs).rstrip("\n") if diffs else f"{self.harness}: already installed; nothing to change"
             if self.initialized:
                 text += f"\n# and initialise a Baton project in {self.project or self.root}/.baton (baton init)"
-            return text
+            return text + "".join(f"\n# then: {step}" for step in self.user_steps)
         verbs = {"created": "created", "updated": "updated", "unchanged": "unchanged"}
         lines = [f"{self.harness}: {verbs[c.action]} {c.path}" for c in self.changes]
         if self.initialized:
             lines.insert(0, f"Initialised a Baton project in {self.project or self.root}/.baton")
+        lines += [f"{self.harness}: still to do: {step}" for step in self.user_steps]
         return "\n".join(lines)
 
 
@@ -147,8 +152,9 @@ def _signature(command: Any) -> tuple[str, ...] | None:
 class _Replacer:
     """Walks one event's list: the first hook with Baton's signature gets ``line``, later ones go."""
 
-    def __init__(self, line: str):
+    def __init__(self, line: str, matcher: Any = None):
         self.line, self.signature, self.done = line, _signature(line), False
+        self.matcher = matcher
 
     def hook(self, hook: Any) -> Any | None:
         if not isinstance(hook, dict) or self.signature is None or _signature(hook.get("command")) != self.signature:
@@ -161,7 +167,12 @@ class _Replacer:
     def entry(self, entry: Any) -> Any | None:
         if isinstance(entry, dict) and isinstance(entry.get("hooks"), list) and "command" not in entry:
             hooks = [kept for h in entry["hooks"] if (kept := self.hook(h)) is not None]
-            return {**entry, "hooks": hooks} if hooks or not entry["hooks"] else None
+            if not hooks and entry["hooks"]:
+                return None
+            alone = len(hooks) == 1 and isinstance(hooks[0], dict) and (
+                _signature(hooks[0].get("command")) == self.signature)
+            matcher = {"matcher": self.matcher} if self.matcher is not None and alone else {}
+            return {**entry, **matcher, "hooks": hooks}
         return self.hook(entry)
 
 
@@ -174,8 +185,8 @@ def _merge_hooks(existing: dict[str, Any], additions: Mapping[str, Any]) -> dict
                 raise InputError(f"hooks.{event} is not a list; fix it by hand, then run this again")
             out[event] = copy.deepcopy(entries)
             continue
-        for line in (c for e in entries for c in _commands(e)):
-            replacer = _Replacer(line)
+        for line, matcher in ((c, e.get("matcher")) for e in entries for c in _commands(e)):
+            replacer = _Replacer(line, matcher)
             current = [kept for e in current if (kept := replacer.entry(e)) is not None]
             if not replacer.done:
                 current += [copy.deepcopy(e) for e in entries if line in _commands(e)]
@@ -400,16 +411,17 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         planned.append((path, text, FileChange(spec.path, action, diff)))
     changes = tuple(change for _, _, change in planned)
     elsewhere = str(project) if base != project else None
+    steps = tuple(getattr(chosen, "user_steps", ()))
     if dry_run:
         would_init = not (project / ".baton" / "config.json").is_file()
-        return InstallResult(harness, str(base), True, changes, would_init, project=elsewhere)
+        return InstallResult(harness, str(base), True, changes, would_init, project=elsewhere, user_steps=steps)
     for path, text, change in planned:
         if change.action != "unchanged":
             _write(path, text)
     from baton.app import Baton
 
     initialized = Baton.init(project).created
-    return InstallResult(harness, str(base), False, changes, initialized, project=elsewhere)
+    return InstallResult(harness, str(base), False, changes, initialized, project=elsewhere, user_steps=steps)
 
 
 def _write(path: Path, text: str) -> None:
