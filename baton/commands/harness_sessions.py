@@ -367,24 +367,34 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
                    reason: str | None = None) -> SessionFinishResult:
     """End the session, handing on the ready handoff it wrote as a baton.
 
+    The least work that makes the baton durable, first and only: one lock
+    hold, one append. ``baton.created`` (when a handoff is handed on), the
+    objective cleared and ``session.ended`` are one batch (``end_in_scope``):
+    a kill leaves the session either ended with its baton, or neither.
+
     Raises:
         InputError: no session id, or a malformed one.
     """
-    from baton.commands.batons import scope_handoff_as_baton
-    from baton.commands.sessions import end_session
+    from baton.commands.baton_cases import hand_on_in_scope
+    from baton.commands.identity import context_of
+    from baton.commands.sessions import end_in_scope
 
     sid = _session_id(session_id)
-    runner = project.reading()
-    session = runner.get("sessions", sid)
     notices: list[str] = []
-    handed = None
-    candidate = _handoff_to_hand_on(runner, sid)
-    if candidate is not None:
-        try:
-            handed = scope_handoff_as_baton(project, candidate["id"], session=sid, harness=harness).created.record.id
-        except (Conflict, InputError) as exc:
-            notices.append(f"Handoff {candidate['id']} was not handed on: {exc.message}")
-    if isinstance(session, dict) and session.get("status") == "ended" and handed is None:
-        return SessionFinishResult(sid, False, None, reason, tuple(notices))
-    end_session(project, sid, None, harness=harness)
-    return SessionFinishResult(sid, True, handed, reason, tuple(notices))
+    with project.writing() as scope:
+        runner = scope.runner
+        session = runner.get("sessions", sid)
+        ended_before = isinstance(session, dict) and session.get("status") == "ended"
+        candidate = _handoff_to_hand_on(runner, sid)
+        handed = None
+        with scope.batch():
+            if candidate is not None:
+                try:
+                    handed = hand_on_in_scope(scope, candidate["id"], context_of(project), session=sid,
+                                              harness=harness)
+                except (Conflict, InputError) as exc:
+                    notices.append(f"Handoff {candidate['id']} was not handed on: {exc.message}")
+            if ended_before and handed is None:
+                return SessionFinishResult(sid, False, None, reason, tuple(notices))
+            end_in_scope(scope, sid, None, harness=harness, left=handed)
+    return SessionFinishResult(sid, True, handed.record.id if handed else None, reason, tuple(notices))
