@@ -46,7 +46,7 @@ This project uses Baton (`baton` CLI, `baton` MCP server) for session continuity
 - Before stopping, or when the context is nearly full: `handoff_capture`,
   `handoff_validate`, `handoff_ready` (or `baton checkpoint create`,
   `baton handoff validate ID`, `baton handoff ready ID`).
-- To leave next steps for the next session on this branch: the `prompt` tool with
+- To leave next steps for the next session on this branch: the `baton_session` tool with
   action `session_end` and a `handoff` object (`baton session end ID --handoff-steps "A,B"`).
 - When the user asks for a handoff (`/handoff`, "continue later"), Baton has already
   prepared a draft: find it with `handoff_list` (status `draft`), complete it with what
