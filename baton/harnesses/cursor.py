@@ -1,4 +1,5 @@
-"""Cursor: a project rule, the MCP server in ``.cursor/mcp.json``, hooks in ``.cursor/hooks.json``.
+"""Cursor: a project rule, the MCP server in ``.cursor/mcp.json``, hooks in ``.cursor/hooks.json``,
+the agent skill in ``.agents/skills/baton/SKILL.md``.
 
 Spec §15 makes rules and MCP Cursor's integration; hooks are used where
 Cursor has them. Format: https://cursor.com/docs/agent/hooks (``version``
@@ -26,7 +27,7 @@ from typing import Any
 
 from baton.harnesses.protocol import (
     PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, CommandHookAdapter, ConfigFile, HookCommand,
-    SessionMetadata, mcp_servers,
+    SessionMetadata, agents_skill, mcp_servers,
 )
 
 HOOKS = (HookCommand("sessionStart"), HookCommand("preCompact"), HookCommand("sessionEnd"),
@@ -67,7 +68,8 @@ def _files(command: str, lines: tuple[str, ...]) -> list[ConfigFile]:
     hooks = {hook.event: [{"command": line}] for hook, line in zip(HOOKS, lines)}
     return [ConfigFile(".cursor/mcp.json", merge=mcp_servers(command)),
             ConfigFile(".cursor/rules/baton.mdc", text=RULE),
-            ConfigFile(".cursor/hooks.json", merge={"version": 1, "hooks": hooks})]
+            ConfigFile(".cursor/hooks.json", merge={"version": 1, "hooks": hooks}),
+            agents_skill()]
 
 
 ADAPTER = CommandHookAdapter(
