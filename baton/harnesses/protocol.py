@@ -241,6 +241,16 @@ def skill_text() -> str:
     return files("baton").joinpath(SKILL_PATH).read_text(encoding="utf-8")
 
 
+AGENTS_SKILL_FILE = ".agents/skills/baton/SKILL.md"
+"""Where Codex, Gemini CLI and Cursor find a project's skills (``.agents/skills/NAME/SKILL.md``);
+the harnesses that read it share the one file."""
+
+
+def agents_skill() -> "ConfigFile":
+    """The agent skill in ``.agents/skills/``, a whole file Baton owns."""
+    return ConfigFile(AGENTS_SKILL_FILE, text=skill_text())
+
+
 @frozen
 class SkillText:
     """``baton skill``: the agent skill's text, to put where a harness reads it."""
