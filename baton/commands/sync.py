@@ -397,6 +397,12 @@ class _Round:
     """Signed feeds: the round's ``baton.sync_signing.FeedSignatures``."""
     dropped: list[str] = attrs.field(factory=list)
     """Remote feeds refused and not carried on the ref this clone pushes (the remote loses them)."""
+    imported_ids: dict[str, list[tuple[str, int]]] = attrs.field(factory=dict)
+    """Feed → the (id, seq) of every event staged for import."""
+    local_trees: dict[str, "RefFeed"] = attrs.field(factory=dict)
+    keep_remote: set[str] = attrs.field(factory=set)
+    """Feeds refused but kept as the remote holds them (two remote feeds repeating each other's ids)."""
+    """Feed → its folder packed from the local file (what this clone publishes of it)."""
 
     def run(self) -> None:
         names = sorted(set(self.local.names()) | set(self.base) | set(self.remote))
@@ -404,15 +410,67 @@ class _Round:
             try:
                 self._feed(feed)
             except _Refuse as refusal:
-                self.refused.append(refusal.refused)
-                self.out.pop(feed, None)
-                kept = self._kept(feed, refusal.refused)
-                if kept is not None:
-                    self.out[feed] = kept
-                elif feed in self.remote:
-                    self.dropped.append(feed)
-                self._drop_staged(feed)
+                self._refused(feed, refusal.refused)
+        for feed, refused in self._repeated_ids():
+            self._refused(feed, refused)
         self._write_staged()
+
+    def _refused(self, feed: str, refused: RefusedFeed) -> None:
+        self.refused.append(refused)
+        self.out.pop(feed, None)
+        self.published.pop(feed, None)
+        kept = self._kept(feed, refused)
+        if kept is not None:
+            self.out[feed] = kept
+        elif feed in self.remote:
+            self.dropped.append(feed)
+        self._drop_staged(feed)
+        self.imported_ids.pop(feed, None)
+
+    def _repeated_ids(self) -> list[tuple[str, RefusedFeed]]:
+        """Imported feeds repeating an event id another event already has (in
+        a local feed, in another imported feed, or earlier in the same feed):
+        an id names one event in the whole ledger. Read only when something is
+        imported: every local feed's ids, then each staged event's."""
+        if not self.imported_ids:
+            return []
+        seen: dict[str, str] = {}
+        importing = set(self.imported_ids)
+        for name in self.local.names():
+            st = self.local.stat(name)
+            if st is None:
+                continue
+            for _lines, scan in self._local_scans(name, st.st_size):
+                for event in scan.events:
+                    seen.setdefault(event.id, name)
+        problems: dict[str, RefusedFeed] = {}
+
+        def refuse(feed: str, event_id: str, seq: int, other: str) -> None:
+            where = "earlier in the same feed" if other == feed else f"in feed {other}"
+            problems.setdefault(feed, RefusedFeed(feed, "remote", "duplicate_id", seq,
+                                                  f"the remote's feed {feed} repeats event id {event_id}, "
+                                                  f"already {where}"))
+
+        staged: dict[str, tuple[str, int]] = {}
+        for feed in sorted(importing):
+            for event_id, seq in self.imported_ids[feed]:
+                if event_id in seen:
+                    refuse(feed, event_id, seq, seen[event_id])
+                elif event_id in staged:  # two feeds of the remote: neither can be told the original,
+                    other, other_seq = staged[event_id]  # so neither is taken, and the ref keeps both
+                    refuse(feed, event_id, seq, other)
+                    if other != feed:
+                        refuse(other, event_id, other_seq, feed)
+                        self.keep_remote.update((feed, other))
+                else:
+                    staged[event_id] = (feed, seq)
+        return sorted(problems.items())
+
+    def _local_scans(self, feed: str, size: int):
+        try:
+            yield from self.local.sound_lines(feed, FeedHead(), size)
+        except LedgerCorrupt:
+            return  # a damaged local feed: `baton verify` reports it; its sound lines were read
 
     def _kept(self, feed: str, refused: RefusedFeed) -> "RefFeed | None":
         """What the ref holds for a refused feed. Never a folder that could
@@ -427,7 +485,9 @@ class _Round:
         base = base if base is not None and base.problem is None else None
         if refused.side == "local":
             return remote or base
-        if refused.kind in _KEEP_REMOTE and remote is not None:
+        if refused.kind == "own_feed":  # the local file is authoritative for this clone's own feed
+            return self.local_trees.get(feed) or base or remote
+        if (refused.kind in _KEEP_REMOTE or feed in self.keep_remote) and remote is not None:
             return remote
         if base is not None and (remote is None or base.tree != remote.tree):
             return base
@@ -447,7 +507,18 @@ class _Round:
             self._drop_staged(feed)
             self.published.pop(feed, None)
             if not self._reconcile_erasures(feed, refusal.refused):
+                if feed == self.project.writer and refusal.refused.side == "remote":
+                    raise _Refuse(self._own_feed(feed)) from None
                 raise
+
+    def _own_feed(self, feed: str) -> RefusedFeed:
+        """This clone's own feed is written here alone: a remote copy that
+        extends or rewrites it is refused, and the ref gets the local file's."""
+        remote = self.remote[feed]
+        return RefusedFeed(feed, "remote", "own_feed", remote.head.seq,
+                           f"the remote's copy of this clone's own feed {feed} (seq {remote.head.seq}) is not a "
+                           "prefix of the local file: events written elsewhere under this writer id (a copied "
+                           ".baton/local.json) or forged; this clone publishes its own copy in its place")
 
     def _fast_forward(self, feed: str) -> None:
         from baton.config import WRITER_ID
@@ -472,7 +543,12 @@ class _Round:
             local, tree = FeedHead(), None
         else:
             local, tree = self._publish(feed, base, remote, size, FeedTreeWriter)
+        if tree is not None:
+            self.local_trees[feed] = tree
         if remote is not None and remote.head.offset > local.offset:
+            if feed == self.project.writer:  # nobody else appends to this clone's own feed
+                raise _Refuse(RefusedFeed(feed, "remote", "not_fast_forward", remote.head.seq,
+                                          f"the remote's copy of feed {feed} is longer than the local file"))
             self._import(feed, remote, local, st)
             self.out[feed] = remote
             return
@@ -544,6 +620,7 @@ class _Round:
         # A batch a segment ends inside (the packer cuts at any line): its first
         # lines are carried and read whole with the next segment.
         carry = b""
+        ids: list[tuple[str, int]] = []
         try:
             with open(staging, "wb") as out:
                 for offset, data in feed_bytes(self.repo, remote, self._segment_before(remote, local.offset)):
@@ -570,6 +647,7 @@ class _Round:
                                                   f"the remote's feed {feed} has a line cut short at byte "
                                                   f"{scan.torn.offset}"))
                     read = scan.head.offset - head.offset
+                    ids.extend((event.id, event.seq) for event in scan.events)
                     out.write(data[:read] if read < len(data) else data)
                     carry = data[read:] if read < len(data) else b""
                     head, events = scan.head, events + len(scan.events)
@@ -596,6 +674,7 @@ class _Round:
                                       f"seq {remote.head.seq}"))
         self.staged.append((feed, staging, local, st.st_size if st is not None else 0))
         self.imported[feed] = events
+        self.imported_ids[feed] = ids
 
     # -- copies that differ by erased payloads (``baton forget``) ---------------------
 
@@ -682,6 +761,8 @@ class _Round:
                                           "writes them; upgrade Baton on every replica"))
             self.rewrites[feed] = prefix + torn
             self.erased[feed] = len(erased_here)
+        if tail and feed == self.project.writer:
+            raise _Refuse(self._own_feed(feed))
         if tail:
             self._stage_tail(feed, tail, scan_bytes(feed, prefix, FeedHead()).head, len(prefix) + len(torn))
         # what the ref holds from now on
@@ -725,6 +806,7 @@ class _Round:
             raise StorageError(f"cannot stage the remote's feed {feed}: {exc}") from exc
         self.staged.append((feed, staging, after, size))
         self.imported[feed] = tail.count(b"\n")
+        self.imported_ids[feed] = [(e.id, e.seq) for e in scan_bytes(feed, tail, after).events]
 
     def _forgotten_ids(self) -> set[str]:
         """Every id a sound ``handoff.forgotten`` names, in the local feeds and
