@@ -34,7 +34,8 @@ import attrs
 
 from baton.model import frozen, mutable
 from baton.config import read_json, write_json_atomic
-from baton.errors import InputError, LedgerCorrupt, NoSyncRemote, RemoteRefRefused, RemoteUnreachable, StorageError
+from baton.errors import (InputError, LedgerCorrupt, NoSyncRemote, RemoteAuthFailed, RemoteRefRefused,
+                          RemoteUnreachable, StorageError)
 from baton.ledger import files
 from baton.ledger.feed import FeedHead, FeedScan, line_ending_at, line_hashes_to, scan_bytes, scan_chunks
 from baton.sync_signing import FeedSignatures, render_flagged
@@ -211,7 +212,38 @@ def _client(repo, url: str):
     try:
         return get_transport_and_path(url, config=repo.get_config_stack())
     except (ValueError, OSError) as exc:
-        raise RemoteUnreachable(f"cannot reach remote {url!r}: {transport_text(exc)}", details={"url": url}) from None
+        shown = shown_url(url)
+        raise RemoteUnreachable(f"cannot reach remote {shown!r}: {transport_text(exc)}",
+                                details={"url": shown}) from None
+
+
+def shown_url(url: str) -> str:
+    """``url`` as messages show it: a password in it (``https://user:secret@host``) never is."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+        if parts.password is None:
+            return url
+        host = parts.hostname or ""
+        if parts.port is not None:
+            host = f"{host}:{parts.port}"
+        return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+    except ValueError:
+        return url
+
+
+def _failure(exc: BaseException, action: str, url: str) -> RemoteUnreachable:
+    """A transport error as the exit-4 error sync reports."""
+    from dulwich.client import HTTPProxyUnauthorized, HTTPUnauthorized
+
+    if isinstance(exc, (HTTPUnauthorized, HTTPProxyUnauthorized)):
+        who = "the proxy" if isinstance(exc, HTTPProxyUnauthorized) else "the remote"
+        return RemoteAuthFailed(
+            f"cannot {action} {url!r}: {who} refused the credentials (none given, or wrong); give them as git "
+            "does — a credential helper, or user and password in the remote's URL — and check them with "
+            "`git ls-remote`", details={"url": url})
+    return RemoteUnreachable(f"cannot {action} {url!r}: {transport_text(exc)}", details={"url": url})
 
 
 def transport_text(exc: BaseException) -> str:
@@ -229,9 +261,11 @@ def transport_text(exc: BaseException) -> str:
 
 def _transport_errors() -> tuple[type[BaseException], ...]:
     from dulwich import errors
+    from dulwich.client import HTTPProxyUnauthorized, HTTPUnauthorized
 
     return (OSError, errors.GitProtocolError, errors.NotGitRepository, errors.HangupException,
-            errors.SendPackError, errors.ObjectMissing, KeyError, ValueError)
+            errors.SendPackError, errors.ObjectMissing, KeyError, ValueError, HTTPUnauthorized,
+            HTTPProxyUnauthorized)
 
 
 def _fetch(repo, client, path: str, ref: bytes, url: str) -> bytes | None:
@@ -248,8 +282,7 @@ def _fetch(repo, client, path: str, ref: bytes, url: str) -> bytes | None:
     try:
         client.fetch(path, repo, determine_wants=wants)
     except _transport_errors() as exc:
-        raise RemoteUnreachable(f"cannot fetch {ref.decode()} from {url!r}: {transport_text(exc)}",
-                                details={"url": url}) from None
+        raise _failure(exc, f"fetch {ref.decode()} from", url) from None
     return seen.get("sha")
 
 
@@ -264,17 +297,23 @@ def _push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | Non
             raise _RemoteMoved()
         return {ref: new}
 
+    from dulwich.file import FileLocked
+
     try:
         result = client.send_pack(path, update, repo.object_store.generate_pack_data)
     except _RemoteMoved:
         raise
+    except FileLocked:  # a path remote: another push holds the ref's lock right now
+        raise _RemoteMoved(f"{ref.decode()} was locked by another push") from None
     except _transport_errors() as exc:
-        raise RemoteUnreachable(f"cannot push {ref.decode()} to {url!r}: {transport_text(exc)}",
-                                details={"url": url}) from None
+        raise _failure(exc, f"push {ref.decode()} to", url) from None
     status = (getattr(result, "ref_status", None) or {}).get(ref)
     if status:
-        raise _RemoteMoved() if "stale" in str(status) or "fast" in str(status) else RemoteUnreachable(
-            f"remote {url!r} refused {ref.decode()}: {status}", details={"url": url})
+        # "stale info" / "non-fast-forward" (a server's receive-pack), "unable to set"
+        # (a path or file:// remote, written by dulwich, whose ref moved after it was read)
+        if any(word in str(status) for word in ("stale", "fast", "unable to set")):
+            raise _RemoteMoved(str(status))
+        raise RemoteUnreachable(f"remote {url!r} refused {ref.decode()}: {status}", details={"url": url})
 
 
 # -- the local side ------------------------------------------------------------------
@@ -983,14 +1022,16 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     try:
         url = _remote_url(repo, remote)
         client, path = _client(repo, url)
+        url = shown_url(url)  # from here on, only for messages
         count = ReadCount()
         for attempt in range(1, ATTEMPTS + 1):
             try:
                 result = _round(project, repo, client, path, url, remote, ref.encode(), count, attempt, erased)
                 break
-            except _RemoteMoved:
+            except _RemoteMoved as moved:
                 if attempt == ATTEMPTS:
-                    raise RemoteUnreachable(f"the remote's {ref} kept moving during {ATTEMPTS} attempts; "
+                    why = f" (last: {transport_text(moved)})" if str(moved) else ""
+                    raise RemoteUnreachable(f"the remote's {ref} kept moving during {ATTEMPTS} attempts{why}; "
                                             "run `baton sync` again", details={"url": url}) from None
     finally:
         repo.close()
