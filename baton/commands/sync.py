@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
@@ -51,6 +52,9 @@ index, files and quarantine are scrubbed: a crash in between is finished by
 the next sync."""
 INCOMING_DIR = "sync-incoming"
 ATTEMPTS = 3
+_EVENT_ID = re.compile(rb'"hlc":\d+,"id":"([^"\\]{1,128})","prev":')
+"""An event's own id in a canonical line: the member between ``hlc`` and ``prev``."""
+_ID_CHUNK = 8 << 20
 _KEEP_REMOTE = frozenset({"not_fast_forward", "unsigned", "unknown_key", "wrong_signer", "bad_signature"})
 """Refusals of a remote copy that is well formed but not taken: the ref keeps it as the remote holds it."""
 
@@ -476,12 +480,8 @@ class _Round:
         seen: dict[str, str] = {}
         importing = set(self.imported_ids)
         for name in self.local.names():
-            st = self.local.stat(name)
-            if st is None:
-                continue
-            for _lines, scan in self._local_scans(name, st.st_size):
-                for event in scan.events:
-                    seen.setdefault(event.id, name)
+            for event_id in self._local_ids(name):
+                seen.setdefault(event_id, name)
         problems: dict[str, RefusedFeed] = {}
 
         def refuse(feed: str, event_id: str, seq: int, other: str) -> None:
@@ -505,11 +505,25 @@ class _Round:
                     staged[event_id] = (feed, seq)
         return sorted(problems.items())
 
-    def _local_scans(self, feed: str, size: int):
-        try:
-            yield from self.local.sound_lines(feed, FeedHead(), size)
-        except LedgerCorrupt:
-            return  # a damaged local feed: `baton verify` reports it; its sound lines were read
+    def _local_ids(self, feed: str) -> Iterator[str]:
+        """The event ids of a local feed, read by their place in each line
+        rather than by parsing it (a tenth of the time): lines are written
+        canonical (sorted keys), so an event's own id is the one between its
+        ``hlc`` and its ``prev``. The feed was verified when it was written."""
+        st = self.local.stat(feed)
+        if st is None:
+            return
+        at, carry = 0, b""
+        while at < st.st_size:
+            data = self.local.read(feed, at, min(_ID_CHUNK, st.st_size - at))
+            if not data:
+                break
+            at += len(data)
+            data = carry + data
+            cut = data.rfind(b"\n") + 1 if at < st.st_size else len(data)
+            for match in _EVENT_ID.finditer(data, 0, cut):
+                yield match.group(1).decode("utf-8", "replace")
+            carry = data[cut:]
 
     def _kept(self, feed: str, refused: RefusedFeed) -> "RefFeed | None":
         """What the ref holds for a refused feed. Never a folder that could
