@@ -146,6 +146,12 @@ class RemoteUnreachable(NotFound):
     code = "remote_unreachable"
 
 
+class RemoteAuthFailed(RemoteUnreachable):
+    """The sync remote (or a proxy) refused the credentials (exit 4); nothing changed locally."""
+
+    code = "remote_auth_failed"
+
+
 class Conflict(BatonError):
     """The state changed under the caller (optimistic concurrency), or the
     requested transition is not allowed from the current state."""
