@@ -28,7 +28,8 @@ HANDOFF = {
                     "suggested_action": "Write 'Hello' under the heading",
                     "acceptance_check": "grep -q Hello README.md"}],
 }
-FULL_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+# The result's own "id" member (not "handoff_id", "session"…), however deeply its JSON is quoted.
+RESULT_ID = re.compile(r"\bid\W+([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
 
 
 class Session:
@@ -79,7 +80,7 @@ def gemini(tmp_path):
 def _id_from(tool: str):
     """A reply reading the handoff id the previous tool returned."""
     def reply_with(recorded: Recorded, make):
-        found = FULL_ID.findall(tool_result(recorded, tool))
+        found = RESULT_ID.findall(tool_result(recorded, tool))
         assert found, f"no handoff id in the result of {tool}"
         return make(found[0])
     return reply_with
