@@ -1,4 +1,5 @@
-"""Gemini CLI: hooks and the MCP server in ``.gemini/settings.json``.
+"""Gemini CLI: hooks and the MCP server in ``.gemini/settings.json``, the agent skill in
+``.agents/skills/baton/SKILL.md``.
 
 Format: https://geminicli.com/docs/hooks/reference (google-gemini/gemini-cli
 ``docs/hooks/reference.md``): SessionStart ``source`` startup|resume|clear,
@@ -34,7 +35,7 @@ from typing import Any
 from baton.harnesses.protocol import (
     PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT,
     CommandHookAdapter, ConfigFile, HookCommand, SessionMetadata,
-    matcher_groups, mcp_servers,
+    agents_skill, matcher_groups, mcp_servers,
 )
 
 HOOKS = (HookCommand("SessionStart"), HookCommand("PreCompress", matcher="manual"), HookCommand("SessionEnd"),
@@ -60,7 +61,7 @@ def _answer(metadata: SessionMetadata, context: str) -> dict[str, Any]:
 
 def _files(command: str, lines: tuple[str, ...]) -> list[ConfigFile]:
     hooks = matcher_groups(HOOKS, lines, name="baton", timeout=30000)
-    return [ConfigFile(".gemini/settings.json", merge={"hooks": hooks, **mcp_servers(command)})]
+    return [ConfigFile(".gemini/settings.json", merge={"hooks": hooks, **mcp_servers(command)}), agents_skill()]
 
 
 ADAPTER = CommandHookAdapter(

@@ -62,6 +62,9 @@ class HookCommand:
 
     event: str
     matcher: str | None = None
+    timeout: int | None = None
+    """How long the harness lets the command run, in the harness's unit, when Baton
+    sets it for this event rather than for every hook (``matcher_groups``'s ``extra``)."""
 
 
 @frozen
@@ -79,6 +82,8 @@ class ConfigFile:
     toml_body: str = ""
     text: str | None = None
     """A whole file Baton owns (a rule file): written when absent or different."""
+    note: str | None = None
+    """One line ``install-hooks`` prints when it changes this file: what the change means."""
 
 
 class HarnessAdapter(Protocol):
@@ -218,7 +223,8 @@ def matcher_groups(hooks: tuple[HookCommand, ...], lines: tuple[str, ...], **ext
     groups: dict[str, list] = {}
     for hook, line in zip(hooks, lines):
         group: dict[str, Any] = {"matcher": hook.matcher} if hook.matcher else {}
-        group["hooks"] = [{"type": "command", "command": line, **extra}]
+        own = {"timeout": hook.timeout} if hook.timeout is not None else {}
+        group["hooks"] = [{"type": "command", "command": line, **own, **extra}]
         groups[hook.event] = [group]
     return groups
 
@@ -233,6 +239,16 @@ def skill_text() -> str:
     from importlib.resources import files
 
     return files("baton").joinpath(SKILL_PATH).read_text(encoding="utf-8")
+
+
+AGENTS_SKILL_FILE = ".agents/skills/baton/SKILL.md"
+"""Where Codex, Gemini CLI and Cursor find a project's skills (``.agents/skills/NAME/SKILL.md``);
+the harnesses that read it share the one file."""
+
+
+def agents_skill() -> "ConfigFile":
+    """The agent skill in ``.agents/skills/``, a whole file Baton owns."""
+    return ConfigFile(AGENTS_SKILL_FILE, text=skill_text())
 
 
 @frozen
