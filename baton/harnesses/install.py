@@ -68,11 +68,13 @@ class InstallResult:
     exit_code: int = 0
     project: str | None = None
     """Where ``.baton/`` is, when not ``root`` (a linked worktree's files, the main worktree's project)."""
+    user_steps: tuple[str, ...] = ()
+    """What the user must still do before the harness runs the hooks (``HarnessAdapter.user_steps``)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"harness": self.harness, "root": self.root, "dryRun": self.dry_run, "initialized": self.initialized,
                 "changed": any(c.action != "unchanged" for c in self.changes),
-                "files": [c.to_json() for c in self.changes]}
+                "files": [c.to_json() for c in self.changes], "userSteps": list(self.user_steps)}
 
     def render(self) -> str:
         if self.dry_run:
@@ -80,11 +82,12 @@ class InstallResult:
             text = "\n".join(diffs).rstrip("\n") if diffs else f"{self.harness}: already installed; nothing to change"
             if self.initialized:
                 text += f"\n# and initialise a Baton project in {self.project or self.root}/.baton (baton init)"
-            return text
+            return text + "".join(f"\n# then: {step}" for step in self.user_steps)
         verbs = {"created": "created", "updated": "updated", "unchanged": "unchanged"}
         lines = [f"{self.harness}: {verbs[c.action]} {c.path}" for c in self.changes]
         if self.initialized:
             lines.insert(0, f"Initialised a Baton project in {self.project or self.root}/.baton")
+        lines += [f"{self.harness}: still to do: {step}" for step in self.user_steps]
         return "\n".join(lines)
 
 
@@ -400,16 +403,17 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         planned.append((path, text, FileChange(spec.path, action, diff)))
     changes = tuple(change for _, _, change in planned)
     elsewhere = str(project) if base != project else None
+    steps = tuple(getattr(chosen, "user_steps", ()))
     if dry_run:
         would_init = not (project / ".baton" / "config.json").is_file()
-        return InstallResult(harness, str(base), True, changes, would_init, project=elsewhere)
+        return InstallResult(harness, str(base), True, changes, would_init, project=elsewhere, user_steps=steps)
     for path, text, change in planned:
         if change.action != "unchanged":
             _write(path, text)
     from baton.app import Baton
 
     initialized = Baton.init(project).created
-    return InstallResult(harness, str(base), False, changes, initialized, project=elsewhere)
+    return InstallResult(harness, str(base), False, changes, initialized, project=elsewhere, user_steps=steps)
 
 
 def _write(path: Path, text: str) -> None:

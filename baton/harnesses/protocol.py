@@ -135,6 +135,9 @@ class CommandHookAdapter:
     end_field: str = "reason"
     end_reason: str | None = None
     """A fixed reason for an end event whose payload has none (an end-of-turn ``Stop``)."""
+    user_steps: tuple[str, ...] = ()
+    """What the user must still do before the harness runs the hooks (one line each;
+    ``install-hooks`` prints them)."""
     subscribe_events: Callable[..., Any] | None = None
 
     def event_named(self, event: str) -> str | None:
