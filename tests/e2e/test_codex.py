@@ -270,8 +270,9 @@ def test_codex_lists_batons_hooks_as_untrusted_until_the_user_trusts_them(tmp_pa
 def test_untrusted_hooks_never_run_and_the_session_still_ends_normally(tmp_path, model, trap):
     world = CodexProject(tmp_path, model, trap)
     world.install_baton()
-    world.run("hello", ["Hello."])
+    done = world.run("hello", ["Hello."])
     assert "session.begun" not in world.types()
+    assert "hook: SessionStart" not in done.stderr  # Codex says nothing of the hooks it skipped
     assert not any("## Baton" in text for r in model.turns() for text in developer_texts(r))
 
 
