@@ -16,7 +16,7 @@ from tests.handoff_support import git_init
 from tests.harness_support import fixture, injected
 
 FILES = {
-    "claude-code": [".claude/settings.json", ".mcp.json", ".claude/skills/baton/SKILL.md"],
+    "claude-code": [".claude/settings.json", ".mcp.json", ".claude/settings.local.json", ".claude/skills/baton/SKILL.md"],
     "codex": [".codex/hooks.json", ".codex/config.toml", ".agents/skills/baton/SKILL.md"],
     "gemini-cli": [".gemini/settings.json", ".agents/skills/baton/SKILL.md"],
     "cursor": [".cursor/mcp.json", ".cursor/rules/baton.mdc", ".cursor/hooks.json", ".agents/skills/baton/SKILL.md"],

@@ -62,7 +62,8 @@ def test_remove_after_install_leaves_no_file_and_no_folder_behind(project_dir, h
 USER_FILES = {
     "claude-code": {".claude/settings.json": {"theme": "dark", "hooks": {"SessionStart": [
         {"matcher": "startup", "hooks": [{"type": "command", "command": "./my-start.sh"}]}]}},
-        ".mcp.json": {"mcpServers": {"other": {"command": "other-server"}}}},
+        ".mcp.json": {"mcpServers": {"other": {"command": "other-server"}}},
+        ".claude/settings.local.json": {"enabledMcpjsonServers": ["other"], "permissions": {"allow": []}}},
     "codex": {".codex/hooks.json": {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify"}]}]}}},
     "gemini-cli": {".gemini/settings.json": {"general": {"vimMode": True},
                                              "mcpServers": {"other": {"command": "other-server"}}}},
@@ -113,6 +114,15 @@ def test_remove_takes_batons_hook_whatever_program_runs_it_and_keeps_the_users_i
     remove_wiring(project_dir, "claude-code")
     kept = json.loads((project_dir / ".claude" / "settings.json").read_text())
     assert kept == {"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "./log-end.sh"}]}]}}
+
+
+def test_remove_withdraws_the_baton_servers_approval_and_keeps_the_others(project_dir):
+    local = project_dir / ".claude" / "settings.local.json"
+    _write(project_dir, ".claude/settings.local.json", _as_baton_writes({"enabledMcpjsonServers": ["other"]}))
+    install_hooks(project_dir, "claude-code")
+    assert json.loads(local.read_text())["enabledMcpjsonServers"] == ["other", "baton"]
+    remove_wiring(project_dir, "claude-code")
+    assert json.loads(local.read_text()) == {"enabledMcpjsonServers": ["other"]}
 
 
 def test_remove_keeps_another_harnesss_baton_hook(project_dir):

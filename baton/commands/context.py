@@ -40,10 +40,35 @@ from baton.projections.runner import CatchUp, Progress, ProjectionRunner
 class WriteScope:
     project: "Project"
     txn: LedgerTxn
+    gathered: "GatheredBatch | None" = None
+    """While ``batch()`` is open: the appends gathered for its one write."""
 
     @property
     def runner(self) -> ProjectionRunner:
         return self.project.runner
+
+    @contextmanager
+    def batch(self) -> Iterator["GatheredBatch"]:
+        """Gather every ``append`` made inside the block and write them, when
+        it ends, as ONE batch: one ``write()``, all or nothing (a kill or an
+        error in the middle leaves none of them). Nothing is appended when
+        the block raises.
+
+        Inside, nothing appended is folded yet: the projections read as they
+        were when the block began, so a use case decides each stream once
+        (appending twice to one stream in a block is refused) and reads its
+        own writes after the block.
+        """
+        if self.gathered is not None:  # nested: the outer block writes
+            yield self.gathered
+            return
+        gathered = GatheredBatch()
+        self.gathered = gathered
+        try:
+            yield gathered
+        finally:
+            self.gathered = None
+        gathered.events = self._write(gathered.drafts, expected=gathered.expected, durable=gathered.durable)
 
     def append(
         self,
@@ -52,7 +77,13 @@ class WriteScope:
         expected: Mapping[str, int] | None = None,
         durable: bool = False,
     ) -> list[Event]:
-        screened = [self.project.screen(draft) for draft in drafts]
+        if self.gathered is not None:
+            self.gathered.add([self.project.screen(draft) for draft in drafts], expected or {}, durable)
+            return []
+        return self._write([self.project.screen(draft) for draft in drafts], expected=expected, durable=durable)
+
+    def _write(self, screened: list[EventDraft], *, expected: Mapping[str, int] | None,
+               durable: bool) -> list[Event]:
         events = self.txn.append(screened, expected=expected, durable=durable)
         if events:
             self.project.runner.fold_appended(events)
@@ -61,6 +92,26 @@ class WriteScope:
                 self.project.log("info", "appended", type=event.type, id=event.id,
                                  handoff=key if family == "handoff" else None)
         return events
+
+
+@mutable
+class GatheredBatch:
+    """The appends a ``WriteScope.batch()`` block gathered (screened already),
+    and, once written, the events as readers will read them back."""
+
+    drafts: list = attrs.Factory(list)
+    expected: dict = attrs.Factory(dict)
+    durable: bool = False
+    events: list = attrs.Factory(list)
+
+    def add(self, drafts: list[EventDraft], expected: Mapping[str, int], durable: bool) -> None:
+        streams = {draft.stream for draft in drafts} | set(expected)
+        again = sorted(streams & ({draft.stream for draft in self.drafts} | set(self.expected)))
+        if again:  # its second decision would not have seen the first
+            raise ValueError(f"one batch decides each stream once; {again} again")
+        self.drafts.extend(drafts)
+        self.expected.update(expected)
+        self.durable = self.durable or durable
 
 
 class Project:

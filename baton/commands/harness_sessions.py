@@ -11,7 +11,8 @@ not:
   again for the same session after a compaction, a resume or a ``/clear``
   that keeps the id; the session's ``session.begun`` event is the record
   that it already received its brief, so a repeated start delivers nothing
-  and writes nothing.
+  and writes nothing. After a compaction (``source`` ``compact``) it points
+  the agent at the draft saved before it, when that is still open.
 - **Before compaction, a draft.** The agent is about to lose detail, so
   Baton captures a draft handoff for the session, prefilled only with what
   it observed itself (``handoff prepare``: repository, changed files, the
@@ -123,20 +124,27 @@ class SessionStartResult:
     repeated: bool
     """The session had started before: its brief was delivered then, nothing is delivered now."""
     delivered: "BootstrapResult | None" = None
+    draft: str | None = None
+    """A start after a compaction: the draft Baton saved for the session before it, still open."""
+    missing: tuple[str, ...] = ()
+    """The fields of ``draft`` still to complete."""
     exit_code: int = 0
 
     @property
     def context(self) -> str | None:
         """The text to put in front of the agent, or None."""
-        return self.delivered.brief.text if self.delivered is not None else None
+        if self.delivered is not None:
+            return self.delivered.brief.text
+        return compaction_notice(self.draft, self.missing) if self.draft else None
 
     def to_json(self) -> dict[str, Any]:
         brief = self.delivered
         return {"sessionId": self.session_id, "harness": self.harness, "source": self.source,
-                "repeated": self.repeated, "brief": self.context,
+                "repeated": self.repeated, "brief": self.delivered.brief.text if brief else None,
                 "claimed": bool(brief and brief.record is not None),
                 "handoffId": brief.record.id if brief and brief.record else None,
-                "notices": list(brief.notices) if brief else []}
+                "notices": list(brief.notices) if brief else [],
+                "draft": self.draft, "context": self.context}
 
     def render(self) -> str:
         return (self.context or "").rstrip("\n")
@@ -155,12 +163,49 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
     sid = _session_id(session_id)
     runner = project.reading()
     if _began(runner, sid):
+        if source == COMPACT:
+            return _after_compaction(runner, sid, harness, source)
         return SessionStartResult(sid, harness, source, repeated=True)
     gate = _StartOnce(project, sid, harness)
     brief = bootstrap(project, session_id=sid, max_bytes=max_bytes, gate=gate)
     if not gate.admitted:  # another hook of this session recorded its start first, and delivers the brief
         return SessionStartResult(sid, harness, source, repeated=True)
     return SessionStartResult(sid, harness, source, repeated=False, delivered=brief)
+
+
+COMPACT = "compact"
+"""The start ``source`` a harness reports when it starts the session again after compacting its context."""
+
+
+def _after_compaction(runner: Any, sid: str, harness: str | None, source: str) -> SessionStartResult:
+    """A start after a compaction delivers no brief again, but points the agent at
+    the session's open draft (the one Baton saved before the compaction, or the
+    draft continuing it), or says nothing."""
+    from baton.commands.detect import still_to_complete
+
+    draft = open_session_draft(runner, sid)
+    if draft is None:
+        return SessionStartResult(sid, harness, source, repeated=True)
+    return SessionStartResult(sid, harness, source, repeated=True, draft=draft["id"],
+                              missing=still_to_complete(draft))
+
+
+def compaction_notice(draft: str, missing: tuple[str, ...] = ()) -> str:
+    """What the agent is told when its session starts again after a compaction:
+    the draft Baton saved before it, and how to complete and hand it on."""
+    from baton.domain.short_ids import short_id
+
+    short = short_id(draft)
+    lines = ["## Baton", "",
+             f"Baton saved this session's work before the compaction: draft handoff {short} ({draft}) is "
+             "still open, so what the summary left out can still be handed on."]
+    if missing:
+        lines.append(f"Still to complete: {', '.join(missing)}.")
+    lines.append(f"Complete it with `baton handoff amend {short} --input FILE`, or over MCP `handoff_capture` "
+                 f"with `parent` {draft}; then validate and ready it (`baton handoff validate`, `baton handoff "
+                 "ready`, or `handoff_validate`, `handoff_ready`): the session's end hands it on to the next "
+                 "session.")
+    return "\n".join(lines) + "\n"
 
 
 def _began(runner: Any, sid: str) -> bool:
@@ -322,24 +367,34 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
                    reason: str | None = None) -> SessionFinishResult:
     """End the session, handing on the ready handoff it wrote as a baton.
 
+    The least work that makes the baton durable, first and only: one lock
+    hold, one append. ``baton.created`` (when a handoff is handed on), the
+    objective cleared and ``session.ended`` are one batch (``end_in_scope``):
+    a kill leaves the session either ended with its baton, or neither.
+
     Raises:
         InputError: no session id, or a malformed one.
     """
-    from baton.commands.batons import scope_handoff_as_baton
-    from baton.commands.sessions import end_session
+    from baton.commands.baton_cases import hand_on_in_scope
+    from baton.commands.identity import context_of
+    from baton.commands.sessions import end_in_scope
 
     sid = _session_id(session_id)
-    runner = project.reading()
-    session = runner.get("sessions", sid)
     notices: list[str] = []
-    handed = None
-    candidate = _handoff_to_hand_on(runner, sid)
-    if candidate is not None:
-        try:
-            handed = scope_handoff_as_baton(project, candidate["id"], session=sid, harness=harness).created.record.id
-        except (Conflict, InputError) as exc:
-            notices.append(f"Handoff {candidate['id']} was not handed on: {exc.message}")
-    if isinstance(session, dict) and session.get("status") == "ended" and handed is None:
-        return SessionFinishResult(sid, False, None, reason, tuple(notices))
-    end_session(project, sid, None, harness=harness)
-    return SessionFinishResult(sid, True, handed, reason, tuple(notices))
+    with project.writing() as scope:
+        runner = scope.runner
+        session = runner.get("sessions", sid)
+        ended_before = isinstance(session, dict) and session.get("status") == "ended"
+        candidate = _handoff_to_hand_on(runner, sid)
+        handed = None
+        with scope.batch():
+            if candidate is not None:
+                try:
+                    handed = hand_on_in_scope(scope, candidate["id"], context_of(project), session=sid,
+                                              harness=harness)
+                except (Conflict, InputError) as exc:
+                    notices.append(f"Handoff {candidate['id']} was not handed on: {exc.message}")
+            if ended_before and handed is None:
+                return SessionFinishResult(sid, False, None, reason, tuple(notices))
+            end_in_scope(scope, sid, None, harness=harness, left=handed)
+    return SessionFinishResult(sid, True, handed.record.id if handed else None, reason, tuple(notices))

@@ -10,7 +10,8 @@
   (Baton's shape, whatever program runs it) — and a matcher group, an event, a
   ``hooks`` section left empty by that; the MCP server named ``baton`` (a
   ``mcpServers`` left empty goes too; in TOML the ``[mcp_servers.baton]``
-  table and its subtables); and the files Baton owns whole (the skill, the
+  table and its subtables) and the members Baton added to a list (Claude
+  Code's ``enabledMcpjsonServers`` approval; a list left empty goes); and the files Baton owns whole (the skill, the
   Cursor rule), with folders left empty by that. A JSON file left holding
   only what Baton adds (``{}``, Cursor's ``{"version": 1}``) is deleted; every
   other key is kept, written back as ``install-hooks`` writes it. The skill in
@@ -308,6 +309,11 @@ def _without_batons_json(config: dict[str, Any], spec: ConfigFile, harness: str)
         del out["mcpServers"]["baton"]
         if not out["mcpServers"]:
             del out["mcpServers"]
+    for key, members in merge.items():  # a list Baton adds members to (enabledMcpjsonServers): take them out
+        if isinstance(members, list) and isinstance(out.get(key), list) and any(m in out[key] for m in members):
+            out[key] = [m for m in out[key] if m not in members]
+            if not out[key]:
+                del out[key]
     leftover = {k: v for k, v in out.items() if not (k in merge and merge[k] == v)}
     if not leftover and out != config:
         return None
