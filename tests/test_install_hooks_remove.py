@@ -99,6 +99,13 @@ def test_remove_takes_a_baton_table_out_of_the_middle_of_config_toml(project_dir
     assert (project_dir / ".codex" / "config.toml").read_text() == 'model = "o3"\n\n[profiles.fast]\nmodel = "mini"\n'
 
 
+def test_an_array_of_tables_after_the_baton_table_is_kept(project_dir):
+    text = '[mcp_servers.baton]\ncommand = "baton"\n\n[[hooks.extra]]\nname = "mine"\n'
+    _write(project_dir, ".codex/config.toml", text)
+    remove_wiring(project_dir, "codex")
+    assert (project_dir / ".codex" / "config.toml").read_text() == '[[hooks.extra]]\nname = "mine"\n'
+
+
 def test_a_baton_server_defined_inline_is_refused_and_left_untouched(project_dir, capsys):
     text = 'mcp_servers = { baton = { command = "baton", args = ["mcp"] } }\n'
     _write(project_dir, ".codex/config.toml", text)

@@ -336,16 +336,17 @@ def _toml_without_baton(old: str, where: str) -> str | None:
     if not isinstance(servers, dict) or "baton" not in servers:
         return old
     lines = old.splitlines(keepends=True)
-    kept, skipping, removed_at_end = [], False, False
+    kept, skipping = [], False
     for line in lines:
         header = _header(line)
         if header is not None:
             skipping = header[:2] == ["mcp_servers", "baton"]
+        elif line.lstrip().startswith("[["):  # an array of tables ends the table before it
+            skipping = False
         if not skipping:
             kept.append(line)
-    removed_at_end = skipping
     text = "".join(kept)
-    if removed_at_end and text.endswith("\n\n"):
+    if skipping and text.endswith("\n\n"):
         text = text[:-1]  # the blank line install-hooks put before the table it appended
     expected = {k: v for k, v in parsed.items()}
     expected["mcp_servers"] = {k: v for k, v in servers.items() if k != "baton"}
