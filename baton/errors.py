@@ -241,6 +241,15 @@ class PolicyBlock(BatonError):
     code = "policy_block"
 
 
+class SecretInIdentifier(PolicyBlock):
+    """An owner, branch, session id, harness id or label looks like a secret
+    (exit 5). An identifier becomes a key, a stream and a file name and is
+    never stored redacted, so it is refused; ``details`` names the fields,
+    the forms and the rules, never the value (``baton.domain.identifiers``)."""
+
+    code = "secret_in_identifier"
+
+
 class UnsafePath(PolicyBlock):
     """A path was refused by the path policy (exit 5).
 
