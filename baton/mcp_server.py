@@ -62,7 +62,8 @@ INSTRUCTIONS = (
     "Baton keeps structured, verified handoffs between agent sessions in this project. "
     "At session start call `bootstrap` (it delivers and claims the session baton waiting for you). "
     "To hand work over: `handoff_capture` (a draft), `handoff_validate`, `handoff_ready`; the next session "
-    "calls `handoff_resume`. To leave quick next steps for the next session on this branch: "
+    "calls `handoff_resume`. Pass `session_id` (the session-start brief names it) to `handoff_capture`: a "
+    "session's ready handoff is handed on when the session ends. To leave quick next steps for the next session on this branch: "
     "`prompt` with action `session_end` and a `handoff` object. Record only facts; never paste secrets "
     "or transcripts (secrets are redacted before anything is written)."
 )
@@ -312,7 +313,9 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         """Capture a DRAFT handoff (never ready by itself). Secrets are redacted by the project's
         policy, or the capture refused (policy_block, exit 5), and paths outside the project are
         refused, before anything is written; malformed input is an input_error (exit 2) listing
-        every problem. Next: handoff_validate."""
+        every problem. Pass session_id: your session's id, which the brief at session start names
+        ("This is … session `ID`"); the ready handoff of a session is handed on to the next session
+        when it ends. Next: handoff_validate."""
         sections = {"work": work, "summary": summary, "decisions": decisions, "artifacts": artifacts,
                     "evidence": evidence, "failed_attempts": failed_attempts, "open_items": open_items,
                     "risks": risks}
