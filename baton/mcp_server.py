@@ -21,6 +21,11 @@ Guardrails:
   ``not_initialized`` (exit 4) otherwise.
 - One tool call runs at a time: the SDK runs each call on a worker thread,
   and the commands take the ledger lock anyway.
+- No call waits on the ledger lock without limit. A read takes the lock only
+  if it is free at once, to catch up; held by another process, the read
+  answers from the index as the last writer left it. A write waits at most
+  ``$BATON_MCP_LOCK_WAIT`` seconds (default ``LOCK_WAIT_SECONDS``), then
+  fails with ``ledger_busy`` (exit 4), nothing written.
 
 ``handoff_fork``, ``handoff_merge`` and ``handoff_detect`` call the same
 methods as ``baton fork``, ``baton merge`` and ``baton detect``; as §13 says,
@@ -55,6 +60,9 @@ if TYPE_CHECKING:
 TOOL_NAMES = ("baton_status", "handoff_capture", "handoff_validate", "handoff_ready", "handoff_resume",
               "handoff_list", "handoff_fork", "handoff_merge", "handoff_detect", "prompt", "bootstrap")
 NOT_AVAILABLE: tuple[str, ...] = ()
+LOCK_WAIT_SECONDS = 5.0
+"""How long a tool that writes waits for a ledger lock another process holds
+(``BATON_MCP_LOCK_WAIT`` overrides) before it answers ``ledger_busy``."""
 MAX_ARGUMENT_BYTES = MAX_INPUT_BYTES
 """One tool call's arguments, as JSON. A handoff is state, not a transcript (spec §4)."""
 
@@ -233,6 +241,15 @@ _PROMPT_ARGUMENTS = {
 }
 
 
+def lock_wait() -> float:
+    """``$BATON_MCP_LOCK_WAIT`` seconds (a number ≥ 0), else ``LOCK_WAIT_SECONDS``."""
+    try:
+        value = float(os.environ.get("BATON_MCP_LOCK_WAIT", LOCK_WAIT_SECONDS))
+    except ValueError:
+        return LOCK_WAIT_SECONDS
+    return value if value >= 0 and value == value and value != float("inf") else LOCK_WAIT_SECONDS
+
+
 def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
     """An MCP server bound to the project ``project`` resolves to (as ``--project`` does)."""
     from baton.project import resolve_root, resolve_worktree
@@ -250,7 +267,10 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         if not opened:
             from baton.app import Baton
 
-            opened.append(Baton.open(root))
+            baton = Baton.open(root)
+            baton.project.write_wait = lock_wait()
+            baton.project.read_wait = 0.0  # reads never wait: the index answers
+            opened.append(baton)
         return opened[0]
 
     def output_policy() -> Any:
