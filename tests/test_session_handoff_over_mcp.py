@@ -133,3 +133,15 @@ async def test_a_handoff_naming_another_session_is_not_taken(repo):
         await _ready_over_mcp(client, "sess-elsewhere")
     _hook(repo, "claude-code", "end", "sess-a")
     assert _sessions(repo)["sess-a"]["leftBaton"] is None
+
+
+async def test_a_session_the_agent_ended_with_its_own_baton_keeps_it(repo):
+    _hook(repo, "claude-code", "start", "sess-a")
+    async with Client(build_server(repo)) as client:
+        ended = await client.call_tool("prompt", {"action": "session_end", "session_id": "sess-a",
+                                                  "handoff": {"nextSteps": ["write the fixture"]}})
+        left = ended.structured_content["handoffId"]
+        await _ready_over_mcp(client)  # a later capture naming no session
+    _hook(repo, "claude-code", "end", "sess-a")
+    assert _sessions(repo)["sess-a"]["leftBaton"] == left
+    assert "write the fixture" in _hook(repo, "claude-code", "start", "sess-b")

@@ -375,6 +375,8 @@ def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[d
     began, branch = session.get("beganAt"), session.get("branch")
     if not isinstance(began, str) or not branch or not owner or session.get("owner") != owner:
         return None, None
+    if session.get("leftBaton"):  # the agent ended it with a baton of its own (`prompt` session_end)
+        return None, None
     scoped = "baton_scopes" in runner.by_name
     for summary in handoffs.newest(runner.db, limit=SESSION_WINDOW):
         doc = runner.get("handoffs", summary.id)
