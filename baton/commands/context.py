@@ -27,7 +27,7 @@ import attrs
 from baton import oplog
 from baton.model import mutable
 from baton.config import WRITER_ID, ProjectConfig, new_writer_id, read_json, write_json_atomic
-from baton.errors import InputError, NotInitialized, PolicyBlock, ReadOnlyProject, StorageError
+from baton.errors import InputError, LedgerBusy, NotInitialized, PolicyBlock, ReadOnlyProject, StorageError
 from baton.ledger.clock import WallClock, system_clock
 from baton.ledger.envelope import Event, EventDraft
 from baton.ledger.protocol import LedgerTxn
@@ -127,6 +127,14 @@ class Project:
         self._caught_up_at: tuple | None = None
         """The feeds and the index as the last catch-up under the lock left
         them (``reading``): while both are unchanged, a reading needs no catch-up."""
+        self.write_wait: float | None = None
+        """How long ``writing()`` waits for the ledger lock before ``LedgerBusy``
+        (None: as long as it takes, as a command typed by a person does)."""
+        self.read_wait: float | None = None
+        """How long ``reading()`` waits for the lock to catch up; past it, the
+        read answers from the index as the last writer left it (None: no limit).
+        Every writer folds its events into the index before it lets go of the
+        lock, so that index lacks only what the holder is writing now."""
 
     @property
     def root(self) -> Path:
@@ -292,7 +300,7 @@ class Project:
     def writing(self) -> Iterator[WriteScope]:
         self.require_writable()
         runner = self.runner  # before the lock: the ledger seeds from the index as it takes it
-        with self.ledger.locked() as txn:
+        with self.ledger.locked(wait=self.write_wait) as txn:
             started = time.perf_counter()
             self._caught_up(runner.catch_up(), started)
             yield WriteScope(self, txn)
@@ -314,9 +322,17 @@ class Project:
             # and one pragma, no lock). Appends take the lock and grow a feed,
             # and a rebuild or ``gc`` changes the index: either one ends this.
             return runner
-        with self.ledger.locked():
-            done = runner.catch_up(progress=progress, allow_pinned=True)
-            self._caught_up_at = self._quiet_since()
+        try:
+            with self.ledger.locked(wait=self.read_wait):
+                done = runner.catch_up(progress=progress, allow_pinned=True)
+                self._caught_up_at = self._quiet_since()
+        except LedgerBusy:
+            if self.read_wait is None:  # pragma: no cover - an unbounded wait never gives up
+                raise
+            # Another process holds the lock: answer from the index as it is (WAL:
+            # its last commit), without waiting for the holder.
+            self.log("info", "read_without_lock", wait=self.read_wait)
+            return runner
         self._caught_up(done, started)
         return runner
 
