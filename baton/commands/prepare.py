@@ -5,7 +5,7 @@ the person or agent can say. Prefilled: the repository head, branch, dirty
 state and changed files (through dulwich: each a candidate artifact whose
 role says what git saw — ``created`` for a new or untracked file, with every
 file of an untracked directory listed, ``deleted``, ``modified``; a harness's
-configuration — ``.claude/``, ``.codex/``, ``.gemini/``, ``.cursor/``,
+configuration — ``.claude/``, ``.codex/``, ``.gemini/``, ``.cursor/``, ``.agents/``,
 ``.mcp.json``, which ``install-hooks`` and the harnesses write — is counted
 among the changed files but never a candidate artifact), the current
 session objective of this owner and branch (if a session set one), the

@@ -15,7 +15,10 @@ merges them. Rules:
   Baton's: the first one in an event's list gets the new command line and
   the members of Baton's hook it lacks (the ``timeout`` an earlier install
   did not write; its other keys, a timeout the user set among them, are
-  kept), later ones are removed, and an event without one gains Baton's entry. The MCP server entry named ``baton`` gets the new
+  kept), later ones are removed, and an event without one gains Baton's
+  entry. A matcher group holding Baton's hook alone takes Baton's matcher
+  (Gemini's PreCompress ``manual``); a group shared with other hooks keeps
+  its own. The MCP server entry named ``baton`` gets the new
   ``command`` and ``args``; its other keys (``env``...) are kept.
 - **Merging never loses another key.** Every other key, server and hook is
   kept. A TOML file gains Baton's table at its end when the table is
@@ -71,11 +74,16 @@ class InstallResult:
     exit_code: int = 0
     project: str | None = None
     """Where ``.baton/`` is, when not ``root`` (a linked worktree's files, the main worktree's project)."""
+    user_steps: tuple[str, ...] = ()
+    """What the user must still do before the harness runs the hooks (``HarnessAdapter.user_steps``)."""
+    warnings: tuple[str, ...] = ()
+    """One line each, for stderr: the command written is not found on ``PATH`` here."""
 
     def to_json(self) -> dict[str, Any]:
         return {"harness": self.harness, "root": self.root, "dryRun": self.dry_run, "initialized": self.initialized,
                 "changed": any(c.action != "unchanged" for c in self.changes),
-                "files": [c.to_json() for c in self.changes]}
+                "files": [c.to_json() for c in self.changes], "userSteps": list(self.user_steps),
+                "warnings": list(self.warnings)}
 
     def render(self) -> str:
         if self.dry_run:
@@ -84,12 +92,13 @@ class InstallResult:
             text += "".join(f"\n# {c.note}" for c in self.changes if c.note)
             if self.initialized:
                 text += f"\n# and initialise a Baton project in {self.project or self.root}/.baton (baton init)"
-            return text
+            return text + "".join(f"\n# then: {step}" for step in self.user_steps)
         verbs = {"created": "created", "updated": "updated", "unchanged": "unchanged"}
         lines = [f"{self.harness}: {verbs[c.action]} {c.path}" for c in self.changes]
         lines += [f"{self.harness}: {c.note}" for c in self.changes if c.note]
         if self.initialized:
             lines.insert(0, f"Initialised a Baton project in {self.project or self.root}/.baton")
+        lines += [f"{self.harness}: still to do: {step}" for step in self.user_steps]
         return "\n".join(lines)
 
 
@@ -160,8 +169,9 @@ class _Replacer:
     command line and the members of Baton's hook it lacks (a ``timeout`` an
     earlier install did not write; one the user set stays), later ones go."""
 
-    def __init__(self, own: Mapping[str, Any]):
+    def __init__(self, own: Mapping[str, Any], matcher: Any = None):
         self.own, self.signature, self.done = own, _signature(own.get("command")), False
+        self.matcher = matcher
 
     def hook(self, hook: Any) -> Any | None:
         if not isinstance(hook, dict) or self.signature is None or _signature(hook.get("command")) != self.signature:
@@ -174,7 +184,12 @@ class _Replacer:
     def entry(self, entry: Any) -> Any | None:
         if isinstance(entry, dict) and isinstance(entry.get("hooks"), list) and "command" not in entry:
             hooks = [kept for h in entry["hooks"] if (kept := self.hook(h)) is not None]
-            return {**entry, "hooks": hooks} if hooks or not entry["hooks"] else None
+            if not hooks and entry["hooks"]:
+                return None
+            alone = len(hooks) == 1 and isinstance(hooks[0], dict) and (
+                _signature(hooks[0].get("command")) == self.signature)
+            matcher = {"matcher": self.matcher} if self.matcher is not None and alone else {}
+            return {**entry, **matcher, "hooks": hooks}
         return self.hook(entry)
 
 
@@ -197,8 +212,8 @@ def _merge_hooks(existing: dict[str, Any], additions: Mapping[str, Any]) -> dict
                 raise InputError(f"hooks.{event} is not a list; fix it by hand, then run this again")
             out[event] = copy.deepcopy(entries)
             continue
-        for own in (h for e in entries for h in _own_hooks(e)):
-            replacer = _Replacer(own)
+        for own, matcher in ((h, e.get("matcher")) for e in entries if isinstance(e, dict) for h in _own_hooks(e)):
+            replacer = _Replacer(own, matcher)
             current = [kept for e in current if (kept := replacer.entry(e)) is not None]
             if not replacer.done:
                 current += [copy.deepcopy(e) for e in entries if own["command"] in _commands(e)]
@@ -408,11 +423,15 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
 
     import shlex
 
+    from baton.harnesses.wiring import not_found_warning, resolve_program
+
     chosen = adapter(harness)
     project = Path(root)
     base = Path(worktree) if worktree is not None else project
+    words = command_words(command)
+    warnings = () if resolve_program(words[0]) else (not_found_warning(words[0], harness),)
     planned = []
-    for spec in chosen.configuration(shlex.join(command_words(command))):
+    for spec in chosen.configuration(shlex.join(words)):
         path = _contained(base, spec.path)
         old = _read(path)
         text = new_text(spec, old)
@@ -424,16 +443,19 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         planned.append((path, text, FileChange(spec.path, action, diff, note)))
     changes = tuple(change for _, _, change in planned)
     elsewhere = str(project) if base != project else None
+    steps = tuple(getattr(chosen, "user_steps", ()))
     if dry_run:
         would_init = not (project / ".baton" / "config.json").is_file()
-        return InstallResult(harness, str(base), True, changes, would_init, project=elsewhere)
+        return InstallResult(harness, str(base), True, changes, would_init, project=elsewhere, user_steps=steps,
+                             warnings=warnings)
     for path, text, change in planned:
         if change.action != "unchanged":
             _write(path, text)
     from baton.app import Baton
 
     initialized = Baton.init(project).created
-    return InstallResult(harness, str(base), False, changes, initialized, project=elsewhere)
+    return InstallResult(harness, str(base), False, changes, initialized, project=elsewhere, user_steps=steps,
+                         warnings=warnings)
 
 
 def _write(path: Path, text: str) -> None:
