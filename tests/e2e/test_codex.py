@@ -398,3 +398,25 @@ def test_the_next_session_receives_the_baton_exactly_once(codex, model):
     codex.run("carry on", ["On it."])
     assert handoff_sections() == []
     assert codex.types().count("baton.claimed") == 1
+
+
+# -- compaction ----------------------------------------------------------------------------------------
+
+def test_a_real_compaction_saves_one_draft_for_the_session(codex, model):
+    config = codex.codex_home / "config.toml"
+    # A context Codex believes full: responses report 50,000 input tokens against a 20,000 limit,
+    # so after the tool call Codex compacts (PreCompact, trigger auto) before it continues.
+    config.write_text(config.read_text().replace(
+        "mcp_optional_startup_grace_ms = 0\n",
+        "mcp_optional_startup_grace_ms = 0\nmodel_context_window = 100000\nmodel_auto_compact_token_limit = 20000\n"))
+    model.input_tokens = 50_000
+    done = codex.run("hello", [Call("baton_status", {}, MCP), "Summary of the work so far.", "Done."])
+    assert "hook: PreCompact" in done.stderr
+    events = codex.events()
+    drafts = [e for e in events if e.get("type") == "handoff.captured"]
+    assert len(drafts) == 1, [e["type"] for e in events]
+    automation = drafts[0]["data"]["handoff"]["automation"]
+    assert automation["trigger"] == "hook"
+    assert automation["inputs"] == {"context_pressure": 1.0}  # Codex's trigger was auto
+    (session,) = {e["session"] for e in events if e.get("type") == "session.begun"}
+    assert drafts[0]["data"]["handoff"]["origin"] == {"harness": "codex", "session_id": session}
