@@ -112,6 +112,13 @@ class PromotionRefused(ValidationFailed):
             self.add_note(p)
 
 
+class RemoteRefRefused(ValidationFailed):
+    """The remote's ledger ref is not one this version can read (malformed, or
+    another format): nothing is imported or pushed (exit 3)."""
+
+    code = "remote_ref_refused"
+
+
 class MergeUnresolved(ValidationFailed):
     """A merge without an explicit resolution decision (exit 3): nothing is written."""
 
@@ -137,6 +144,12 @@ class RemoteUnreachable(NotFound):
     """The sync remote could not be read or written (exit 4); nothing changed locally."""
 
     code = "remote_unreachable"
+
+
+class RemoteAuthFailed(RemoteUnreachable):
+    """The sync remote (or a proxy) refused the credentials (exit 4); nothing changed locally."""
+
+    code = "remote_auth_failed"
 
 
 class Conflict(BatonError):
@@ -226,6 +239,15 @@ class PolicyBlock(BatonError):
 
     exit_code = 5
     code = "policy_block"
+
+
+class SecretInIdentifier(PolicyBlock):
+    """An owner, branch, session id, harness id or label looks like a secret
+    (exit 5). An identifier becomes a key, a stream and a file name and is
+    never stored redacted, so it is refused; ``details`` names the fields,
+    the forms and the rules, never the value (``baton.domain.identifiers``)."""
+
+    code = "secret_in_identifier"
 
 
 class UnsafePath(PolicyBlock):
