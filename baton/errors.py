@@ -112,6 +112,13 @@ class PromotionRefused(ValidationFailed):
             self.add_note(p)
 
 
+class RemoteRefRefused(ValidationFailed):
+    """The remote's ledger ref is not one this version can read (malformed, or
+    another format): nothing is imported or pushed (exit 3)."""
+
+    code = "remote_ref_refused"
+
+
 class MergeUnresolved(ValidationFailed):
     """A merge without an explicit resolution decision (exit 3): nothing is written."""
 

@@ -200,7 +200,7 @@ def input_schemas() -> dict[str, dict[str, Any]]:
             "session_id": SESSION_ID,
             "harness": HARNESS,
         }, ("signals",)),
-        "prompt": _obj({
+        "baton_session": _obj({
             "action": {"enum": ["session_start", "session_end", "cancel_handoff"]},
             "session_id": SESSION_ID,
             "objective": _text("session_start: what this session is for", max_length=OBJECTIVE_MAX),
@@ -256,7 +256,7 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
                               "action": _S, "suppressed": _OPT_S, "recorded": _B, "draft": _OPT_S,
                               "inputs": _O, "unavailable": _A, "reasons": _A, "missing": _A, "options": _A},
                              "pressure", "action", "inputs", "unavailable", "reasons"),
-    "prompt": _result({"owner": _S, "branch": _S, "sessionId": _S, "ended": _B, "cancelled": _B,
+    "baton_session": _result({"owner": _S, "branch": _S, "sessionId": _S, "ended": _B, "cancelled": _B,
                        "handoff": _OPT_O}, "owner", "branch"),
     "bootstrap": _result({"brief": _S, "bytes": _I, "maxBytes": _I, "claimed": _B, "peek": _B,
                           "handoff": _OPT_O, "handoffMarkdown": _OPT_S, "sessionObjective": _OPT_O,

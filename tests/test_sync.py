@@ -136,7 +136,7 @@ def test_two_replicas_claiming_one_shared_baton_apart_converge_on_the_earliest_c
     assert snapshot_equal(_snapshot(a), _snapshot(b))
 
 
-def test_a_tampered_remote_feed_is_refused_naming_the_feed_and_seq_and_nothing_of_it_is_imported(capsys, team):
+def test_a_tampered_remote_feed_is_refused_named_not_imported_and_not_carried_on(capsys, team):
     remote, a, b = team
     _checkpoint(capsys, a, "Original title")
     run_json(capsys, a, "sync")
@@ -153,8 +153,12 @@ def test_a_tampered_remote_feed_is_refused_naming_the_feed_and_seq_and_nothing_o
     assert {k: v for k, v in _feed_bytes(b).items() if k in before} == before
     titles = [r["title"] for r in run_json(capsys, b, "handoff", "list")["handoffs"]]
     assert "Tampered title" not in titles and "Original title" not in titles
-    # the remote keeps its copy of that feed: sync never drops what a remote holds
-    assert remote_feeds(remote)[writer].head.seq >= 2
+    # the tampered copy is not carried on: b's push leaves it out, a's next sync publishes the feed again
+    assert result["dropped"] == [writer] and writer not in remote_feeds(remote)
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    titles = [r["title"] for r in run_json(capsys, b, "handoff", "list")["handoffs"]]
+    assert "Original title" in titles and "Tampered title" not in titles
 
 
 def test_a_feed_that_is_not_a_fast_forward_is_refused_and_both_copies_are_kept(capsys, team):

@@ -11,7 +11,8 @@ not:
   again for the same session after a compaction, a resume or a ``/clear``
   that keeps the id; the session's ``session.begun`` event is the record
   that it already received its brief, so a repeated start delivers nothing
-  and writes nothing.
+  and writes nothing. After a compaction (``source`` ``compact``) it points
+  the agent at the draft saved before it, when that is still open.
 - **Before compaction, a draft.** The agent is about to lose detail, so
   Baton captures a draft handoff for the session, prefilled only with what
   it observed itself (``handoff prepare``: repository, changed files, the
@@ -132,23 +133,32 @@ class SessionStartResult:
     repeated: bool
     """The session had started before: its brief was delivered then, nothing is delivered now."""
     delivered: "BootstrapResult | None" = None
+    draft: str | None = None
+    """A start after a compaction: the draft Baton saved for the session before it, still open."""
+    missing: tuple[str, ...] = ()
+    """The fields of ``draft`` still to complete."""
     exit_code: int = 0
 
     @property
     def context(self) -> str | None:
-        """The text to put in front of the agent (the brief, then the session's
-        id for Baton's MCP tools), or None."""
-        if self.delivered is None:
+        """The text to put in front of the agent (the brief, or after a compaction
+        the draft to complete; then the session's id for Baton's MCP tools), or None."""
+        if self.delivered is not None:
+            text = self.delivered.brief.text
+        elif self.draft:
+            text = compaction_notice(self.draft, self.missing)
+        else:
             return None
-        return self.delivered.brief.text.rstrip("\n") + "\n\n" + session_line(self.session_id, self.harness)
+        return text.rstrip("\n") + "\n\n" + session_line(self.session_id, self.harness)
 
     def to_json(self) -> dict[str, Any]:
         brief = self.delivered
         return {"sessionId": self.session_id, "harness": self.harness, "source": self.source,
-                "repeated": self.repeated, "brief": self.context,
+                "repeated": self.repeated, "brief": self.delivered.brief.text if brief else None,
                 "claimed": bool(brief and brief.record is not None),
                 "handoffId": brief.record.id if brief and brief.record else None,
-                "notices": list(brief.notices) if brief else []}
+                "notices": list(brief.notices) if brief else [],
+                "draft": self.draft, "context": self.context}
 
     def render(self) -> str:
         return (self.context or "").rstrip("\n")
@@ -161,7 +171,7 @@ def session_line(session_id: str, harness: str | None) -> str:
 
     quoted = orjson.dumps(session_id).decode()
     return (f"This is {harness or 'a'} session `{session_id}`. Pass `\"session_id\": {quoted}` to Baton's MCP "
-            "tools (`handoff_capture`, `handoff_detect`, `prompt`): the handoff you make ready is then handed on "
+            "tools (`handoff_capture`, `handoff_detect`, `baton_session`): the handoff you make ready is then handed on "
             "to the next session when this one ends.\n")
 
 
@@ -178,6 +188,8 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
     sid = _session_id(session_id)
     runner = project.reading()
     if _began(runner, sid):
+        if source == COMPACT:
+            return _after_compaction(runner, sid, harness, source)
         return SessionStartResult(sid, harness, source, repeated=True)
     gate = _StartOnce(project, sid, harness)
     from baton.domain.limits import MIN_MAX_BYTES
@@ -188,6 +200,41 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
     if not gate.admitted:  # another hook of this session recorded its start first, and delivers the brief
         return SessionStartResult(sid, harness, source, repeated=True)
     return SessionStartResult(sid, harness, source, repeated=False, delivered=brief)
+
+
+COMPACT = "compact"
+"""The start ``source`` a harness reports when it starts the session again after compacting its context."""
+
+
+def _after_compaction(runner: Any, sid: str, harness: str | None, source: str) -> SessionStartResult:
+    """A start after a compaction delivers no brief again, but points the agent at
+    the session's open draft (the one Baton saved before the compaction, or the
+    draft continuing it), or says nothing."""
+    from baton.commands.detect import still_to_complete
+
+    draft = open_session_draft(runner, sid)
+    if draft is None:
+        return SessionStartResult(sid, harness, source, repeated=True)
+    return SessionStartResult(sid, harness, source, repeated=True, draft=draft["id"],
+                              missing=still_to_complete(draft))
+
+
+def compaction_notice(draft: str, missing: tuple[str, ...] = ()) -> str:
+    """What the agent is told when its session starts again after a compaction:
+    the draft Baton saved before it, and how to complete and hand it on."""
+    from baton.domain.short_ids import short_id
+
+    short = short_id(draft)
+    lines = ["## Baton", "",
+             f"Baton saved this session's work before the compaction: draft handoff {short} ({draft}) is "
+             "still open, so what the summary left out can still be handed on."]
+    if missing:
+        lines.append(f"Still to complete: {', '.join(missing)}.")
+    lines.append(f"Complete it with `baton handoff amend {short} --input FILE`, or over MCP `handoff_capture` "
+                 f"with `parent` {draft}; then validate and ready it (`baton handoff validate`, `baton handoff "
+                 "ready`, or `handoff_validate`, `handoff_ready`): the session's end hands it on to the next "
+                 "session.")
+    return "\n".join(lines) + "\n"
 
 
 def _began(runner: Any, sid: str) -> bool:
@@ -375,7 +422,7 @@ def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[d
     began, branch = session.get("beganAt"), session.get("branch")
     if not isinstance(began, str) or not branch or not owner or session.get("owner") != owner:
         return None, None
-    if session.get("leftBaton"):  # the agent ended it with a baton of its own (`prompt` session_end)
+    if session.get("leftBaton"):  # the agent ended it with a baton of its own (`baton_session` session_end)
         return None, None
     scoped = "baton_scopes" in runner.by_name
     for summary in handoffs.newest(runner.db, limit=SESSION_WINDOW):
@@ -386,7 +433,7 @@ def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[d
         repository = (doc.get("project") or {}).get("repository") or {}
         # No upper bound: Codex reports an end after every turn (``Stop``), and a
         # later turn's handoff is the same session's work.
-        if not isinstance(created, str) or created[:19] < began[:19]:
+        if not isinstance(created, str) or _captured_ms(doc["id"], created) < _millis(began):
             continue
         if doc.get("status") != "ready" or repository.get("branch") != branch \
                 or doc["id"] == session.get("receivedBaton"):
@@ -404,6 +451,24 @@ def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[d
                           "when capturing over MCP.")
         return doc, None
     return None, None
+
+
+def _millis(stamp: str) -> int:
+    """An RFC 3339 UTC timestamp (``…Z``, seconds or finer) as Unix milliseconds (-1 if unreadable)."""
+    from datetime import datetime
+
+    try:
+        return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)
+    except ValueError:
+        return -1
+
+
+def _captured_ms(handoff_id: str, created_at: str) -> int:
+    """When a handoff was captured, to the millisecond: its UUIDv7 id's time
+    (``created_at`` keeps only the second), else ``created_at``."""
+    from baton.ledger.ids import is_uuid7, uuid7_millis
+
+    return uuid7_millis(handoff_id) if is_uuid7(handoff_id) else _millis(created_at)
 
 
 def finish_session(project: "Project", session_id: str | None, *, harness: str | None = None,

@@ -34,7 +34,7 @@ import attrs
 
 from baton.model import frozen, mutable
 from baton.config import read_json, write_json_atomic
-from baton.errors import InputError, LedgerCorrupt, NoSyncRemote, RemoteUnreachable, StorageError
+from baton.errors import InputError, LedgerCorrupt, NoSyncRemote, RemoteRefRefused, RemoteUnreachable, StorageError
 from baton.ledger import files
 from baton.ledger.feed import FeedHead, FeedScan, line_ending_at, line_hashes_to, scan_bytes, scan_chunks
 from baton.sync_signing import FeedSignatures, render_flagged
@@ -50,6 +50,8 @@ index, files and quarantine are scrubbed: a crash in between is finished by
 the next sync."""
 INCOMING_DIR = "sync-incoming"
 ATTEMPTS = 3
+_KEEP_REMOTE = frozenset({"not_fast_forward", "unsigned", "unknown_key", "wrong_signer", "bad_signature"})
+"""Refusals of a remote copy that is well formed but not taken: the ref keeps it as the remote holds it."""
 
 
 @frozen
@@ -101,6 +103,8 @@ class SyncResult:
     """Feed → payloads erased on the ref's copy (the local file had them erased already)."""
     signers: dict[str, Any] = attrs.field(factory=dict)
     """Signed feeds (``baton.sync_signing``): each feed's signer, the remote copies taken unsigned or badly signed."""
+    dropped: list[str] = attrs.field(factory=list)
+    """Remote feeds refused and left out of the ref this clone publishes: the remote no longer holds them."""
 
     @property
     def exit_code(self) -> int:
@@ -114,7 +118,7 @@ class SyncResult:
                 "refused": [r.to_json() for r in self.refused], "pushed": self.pushed, "commit": self.commit,
                 "read": self.read.to_json(), "projections_rebuilt": self.rebuilt, "attempts": self.attempts,
                 "erased": dict(sorted(self.erased.items())), "ref_erased": dict(sorted(self.ref_erased.items())),
-                "signers": self.signers}
+                "signers": self.signers, "dropped": sorted(self.dropped)}
 
     def render(self) -> str:
         lines = []
@@ -133,6 +137,9 @@ class SyncResult:
         for r in self.refused:
             seq = f" at seq {r.seq}" if r.seq is not None else ""
             lines.append(f"REFUSED {r.side} feed {r.feed}{seq}: {r.kind}: {r.message}")
+        for feed in sorted(self.dropped):
+            lines.append(f"DROPPED remote feed {feed} from {self.ref}: this clone does not publish a copy it "
+                         "refused (its writer's next sync publishes the feed again)")
         lines.extend(render_flagged(self.signers))  # signed feeds
         if not self.imported and not self.published and not self.refused and not self.erased \
                 and not self.ref_erased:
@@ -388,6 +395,8 @@ class _Round:
     """Every event id a sound ``handoff.forgotten`` names, in the local feeds or the remote's (read once, when needed)."""
     signatures: Any = None
     """Signed feeds: the round's ``baton.sync_signing.FeedSignatures``."""
+    dropped: list[str] = attrs.field(factory=list)
+    """Remote feeds refused and not carried on the ref this clone pushes (the remote loses them)."""
 
     def run(self) -> None:
         names = sorted(set(self.local.names()) | set(self.base) | set(self.remote))
@@ -396,11 +405,33 @@ class _Round:
                 self._feed(feed)
             except _Refuse as refusal:
                 self.refused.append(refusal.refused)
-                kept = self.remote.get(feed) or self.base.get(feed)
+                self.out.pop(feed, None)
+                kept = self._kept(feed, refusal.refused)
                 if kept is not None:
                     self.out[feed] = kept
+                elif feed in self.remote:
+                    self.dropped.append(feed)
                 self._drop_staged(feed)
         self._write_staged()
+
+    def _kept(self, feed: str, refused: RefusedFeed) -> "RefFeed | None":
+        """What the ref holds for a refused feed. Never a folder that could
+        not be read (it would be written back in another shape), and never a
+        remote copy that failed verification (the clone would spread it): then
+        the copy this clone published before, if it differs, else nothing —
+        the remote loses that copy, and its writer's next sync publishes the
+        feed again. A copy that is sound but not taken (not a fast-forward,
+        not signed as required) stays as the remote holds it."""
+        remote, base = self.remote.get(feed), self.base.get(feed)
+        remote = remote if remote is not None and remote.problem is None else None
+        base = base if base is not None and base.problem is None else None
+        if refused.side == "local":
+            return remote or base
+        if refused.kind in _KEEP_REMOTE and remote is not None:
+            return remote
+        if base is not None and (remote is None or base.tree != remote.tree):
+            return base
+        return None
 
     def _feed(self, feed: str) -> None:
         # -- signed feeds (baton/sync_signing.py): the remote's head checked before any of it is taken
@@ -510,6 +541,9 @@ class _Round:
         folder.mkdir(parents=True, exist_ok=True)
         staging = folder / f"{feed}.part"
         head, events = local, 0
+        # A batch a segment ends inside (the packer cuts at any line): its first
+        # lines are carried and read whole with the next segment.
+        carry = b""
         try:
             with open(staging, "wb") as out:
                 for offset, data in feed_bytes(self.repo, remote, self._segment_before(remote, local.offset)):
@@ -524,17 +558,25 @@ class _Round:
                         data, offset = data[head.offset - offset:], head.offset
                         if not data:
                             continue
-                    if offset != head.offset:
+                    if offset != head.offset + len(carry):
                         raise _Refuse(RefusedFeed(feed, "remote", "not_fast_forward", remote.head.seq,
                                                   f"the remote's feed {feed} does not continue the local one "
-                                                  f"at byte {head.offset}"))
+                                                  f"at byte {head.offset + len(carry)}"))
+                    if carry:
+                        data, carry = carry + data, b""
                     scan = scan_bytes(feed, data, head, at_end=False)
                     if scan.torn is not None:
                         raise _Refuse(RefusedFeed(feed, "remote", "torn", head.seq + 1,
                                                   f"the remote's feed {feed} has a line cut short at byte "
                                                   f"{scan.torn.offset}"))
-                    out.write(data)
+                    read = scan.head.offset - head.offset
+                    out.write(data[:read] if read < len(data) else data)
+                    carry = data[read:] if read < len(data) else b""
                     head, events = scan.head, events + len(scan.events)
+                if carry:
+                    raise _Refuse(RefusedFeed(feed, "remote", "torn", head.seq + 1,
+                                              f"the remote's feed {feed} ends inside a batch begun at byte "
+                                              f"{head.offset}"))
                 out.flush()
                 os.fsync(out.fileno())
         except LedgerCorrupt as exc:
@@ -905,8 +947,8 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
     try:
         remote_feeds = read_feeds(repo, remote_sha)
     except BadRefFeed as exc:
-        raise RemoteUnreachable(f"the remote's {ref.decode()} is not a Baton ledger ref: {exc}",
-                                details={"url": url}) from None
+        raise RemoteRefRefused(f"the remote's {ref.decode()} is not a Baton ledger ref this version reads: {exc}; "
+                               "nothing was imported or pushed", details={"url": url, "ref": ref.decode()}) from None
     with _ledger_lock(project):
         local_sha = repo.refs.as_dict().get(ref)
         try:
@@ -939,7 +981,7 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
     return SyncResult(remote=remote_name, ref=ref.decode(), imported=work.imported, published=work.published,
                       refused=work.refused, pushed=pushed, commit=new_sha.decode() if new_sha else None,
                       read=count, rebuilt=False, attempts=attempt, erased=work.erased, ref_erased=work.ref_erased,
-                      signers=signatures.to_json())
+                      signers=signatures.to_json(), dropped=sorted(work.dropped))
 
 
 def _commit(repo, work: _Round, local_sha: bytes | None, remote_sha: bytes | None, project: "Project",

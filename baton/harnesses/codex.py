@@ -1,4 +1,5 @@
-"""Codex: hooks in ``.codex/hooks.json``, the MCP server in ``.codex/config.toml``.
+"""Codex: hooks in ``.codex/hooks.json``, the MCP server in ``.codex/config.toml``,
+the agent skill in ``.agents/skills/baton/SKILL.md``.
 
 Format: https://developers.openai.com/codex/hooks and the generated schemas
 in openai/codex ``codex-rs/hooks/schema/generated/`` (SessionStart ``source``
@@ -18,7 +19,7 @@ from __future__ import annotations
 from baton.harnesses.protocol import (
     PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT,
     CommandHookAdapter, ConfigFile, HookCommand, hook_specific_output,
-    matcher_groups, mcp_server,
+    agents_skill, matcher_groups, mcp_server,
 )
 
 HOOKS = (
@@ -40,7 +41,8 @@ def _toml_body(command: str) -> str:
 
 def _files(command: str, lines: tuple[str, ...]) -> list[ConfigFile]:
     return [ConfigFile(".codex/hooks.json", merge={"hooks": matcher_groups(HOOKS, lines, timeout=30)}),
-            ConfigFile(".codex/config.toml", toml_table="mcp_servers.baton", toml_body=_toml_body(command))]
+            ConfigFile(".codex/config.toml", toml_table="mcp_servers.baton", toml_body=_toml_body(command)),
+            agents_skill()]
 
 
 ADAPTER = CommandHookAdapter(

@@ -37,7 +37,9 @@ from typing import Any, Callable, Mapping
 from baton.model import frozen
 
 from baton.errors import BatonError, InputError
-from baton.harnesses.protocol import PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, SessionMetadata
+from baton.harnesses.protocol import (
+    IGNORED, PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, SessionMetadata,
+)
 
 LOCK_WAIT_SECONDS = 3.0
 """How long a hook waits for a ledger another process holds (``BATON_HOOK_LOCK_WAIT`` overrides)."""
@@ -217,6 +219,10 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
         payload = read_payload(stdin)
         metadata = chosen.get_session_metadata(event, payload)
         run.kind, run.session = metadata.kind, metadata.session_id
+        if metadata.kind == IGNORED:
+            # An event that is not what it names (Gemini's PreCompress ``auto``
+            # before every turn): nothing opened, nothing written.
+            return HookOutcome(run.empty)
         if metadata.session_id is None:  # every event is a session's: without its id, nothing is done
             raise InputError(f"a session id is required (`{chosen.session_fields[0]}`)")
         if metadata.kind == USER_PROMPT and not metadata.handoff_request:

@@ -260,10 +260,12 @@ class Ledger:
                     return False
                 continue
             if known is not None:
-                # Identity and size only, as cheap as a stat: the line at the
-                # cursor is checked where it was learnt from elsewhere (the
-                # index, when seeding) and when a reader's cursor is checked.
-                if known.ident != st.st_ino or st.st_size < known.head.offset:
+                # Size only, as cheap as a stat: the line at the cursor is
+                # checked where it was learnt from elsewhere (the index, when
+                # seeding) and when a reader's cursor is checked, and every
+                # line read after it must chain to its hash (``prev``), so a
+                # feed replaced by another history fails that read instead.
+                if st.st_size < known.head.offset:
                     return False
                 if st.st_size == known.head.offset:
                     continue
@@ -326,7 +328,10 @@ class Ledger:
         if self._lock_depth and (feed, cursor) in self._held:
             return True
         info = self.feed_info(feed)
-        if info is None or info.ident != cursor.ident or info.size < cursor.head.offset:
+        # By content, not by file identity (a copied, moved or restored project
+        # has other inodes and the same feeds): the line at the head must still
+        # be there and hash as recorded, and its hash chains every line before it.
+        if info is None or info.size < cursor.head.offset:
             return False
         path = self._path(feed)
         try:
