@@ -704,15 +704,23 @@ class ToolListResult:
     root: str
     tools: tuple[dict[str, Any], ...]
     exit_code: int = 0
+    prompts: tuple[dict[str, Any], ...] = ()
+    resources: tuple[str, ...] = ()
+    """The fixed resources' URIs and the templates' (``baton://handoff/{id}``)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"server": "baton", "version": __version__, "transport": "stdio", "root": self.root,
-                "tools": list(self.tools), "not_available": list(NOT_AVAILABLE)}
+                "tools": list(self.tools), "prompts": list(self.prompts), "resources": list(self.resources),
+                "not_available": list(NOT_AVAILABLE)}
 
     def render(self) -> str:
         lines = [f"baton mcp (stdio) for {self.root}: {len(self.tools)} tools"]
         for tool in self.tools:
             lines.append(f"  {tool['name']}: {tool['description'].split('.')[0]}.")
+        if self.prompts:
+            lines.append(f"Prompts: {', '.join(p['name'] for p in self.prompts)}")
+        if self.resources:
+            lines.append(f"Resources: {', '.join(self.resources)}")
         if NOT_AVAILABLE:
             lines.append(f"Not available yet: {', '.join(NOT_AVAILABLE)}")
         return "\n".join(lines)
@@ -730,4 +738,9 @@ def describe_tools(project: str | os.PathLike | None = None) -> ToolListResult:
                    "inputSchema": t.input_schema, "outputSchema": t.output_schema,
                    "annotations": t.annotations.model_dump(by_alias=True, exclude_none=True) if t.annotations else {}}
                   for t in listed)
-    return ToolListResult(str(resolve_root(project)), tools)
+    prompts = tuple({"name": p.name, "title": p.title, "description": p.description,
+                     "arguments": [{"name": a.name, "description": a.description, "required": bool(a.required)}
+                                   for a in p.arguments or []]}
+                    for p in anyio.run(server.list_prompts))
+    resources = (BRIEF_URI, HANDOFF_URI)
+    return ToolListResult(str(resolve_root(project)), tools, prompts=prompts, resources=resources)

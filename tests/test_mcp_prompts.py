@@ -235,3 +235,11 @@ async def test_the_old_prompt_tool_name_still_answers_as_baton_session(project):
         new = await client.call_tool("baton_session", {"action": "cancel_handoff"})
     assert not old.is_error
     assert old.structured_content == new.structured_content
+
+
+def test_baton_mcp_json_lists_the_prompts_and_resources(project):
+    from tests.handoff_support import baton_json
+
+    out = baton_json(project, "mcp")
+    assert [p["name"] for p in out["prompts"]] == list(PROMPT_NAMES)
+    assert out["resources"] == ["baton://brief/latest", "baton://handoff/{id}"]

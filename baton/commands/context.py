@@ -216,12 +216,18 @@ class Project:
         is ever persisted. What it replaces is recorded under ``_redacted``
         (field path, rule, reason; never the value).
 
+        Identifiers (owner, branch, session id, harness, label, the stream's
+        key) are not redacted but refused (``check_identifiers``).
+
         Raises:
-            PolicyBlock: a "block" rule matched, or the stream name itself
-                (built from an owner or branch) would carry a secret.
+            SecretInIdentifier: an identifier the event carries, or a name
+                derived from one (key, stream, file name), looks like a secret.
+            PolicyBlock: a "block" rule matched.
         """
+        from baton.domain.identifiers import event_identifiers
         from baton.domain.redaction import redact_strings
 
+        self.check_identifiers(event_identifiers(draft.stream, draft.session, draft.data))
         rules = self.policy.redaction
         outcome = redact_strings(draft.data, rules)
         actor = redact_strings(draft.actor, rules, at="actor") if draft.actor else None
@@ -252,6 +258,31 @@ class Project:
     def _caught_up(self, done: CatchUp, started: float) -> None:
         self.log("debug", "catch_up", events=done.events, rebuilt=done.rebuilt, ms=oplog.elapsed_ms(started))
 
+    def check_identifiers(self, identifiers=None, /, **fields: object) -> None:
+        """The one screen of identifiers (``baton.domain.identifiers``): each
+        owner, branch, session id, harness id and label, as given and in
+        every form Baton derives from it (baton key, stream name, file name,
+        URL). Commands call it with what they were given before they append
+        anything; ``screen`` calls it again on every event.
+
+        ``identifiers`` is a list of ``(field, value)``; keyword fields are
+        ``owner``, ``branch``, ``session``, ``harness``, ``label``.
+
+        Raises:
+            SecretInIdentifier (exit 5): names the fields, never a value.
+        """
+        from baton.domain import identifiers as ids
+        from baton.errors import SecretInIdentifier
+
+        named = {"owner": ids.OWNER, "branch": ids.BRANCH, "session": ids.SESSION, "harness": ids.HARNESS,
+                 "label": ids.LABEL}
+        pairs = list(identifiers or []) + [(named[k], v) for k, v in fields.items()]
+        findings = ids.screen_identifiers(pairs, self.policy.redaction)
+        if findings:
+            raise SecretInIdentifier(ids.describe(findings), details={
+                "fields": list(dict.fromkeys(f.field for f in findings)),
+                "blocked": [f.to_json() for f in findings]})
+
     def check_streams(self, *streams: str) -> None:
         """Refuse, before anything is appended, the streams a command is about
         to write when ``screen`` would refuse their names (an owner or branch
@@ -259,18 +290,11 @@ class Project:
         not leave its first events behind and then fail on a later one.
 
         Raises:
-            PolicyBlock: a stream name carries what a rule matches.
+            SecretInIdentifier: a stream's key, in any of its forms, looks like a secret.
         """
-        from baton.domain.redaction import redact_strings
+        from baton.domain.identifiers import event_identifiers
 
-        rules = self.policy.redaction
-        blocked = [r for stream in streams
-                   for r in _stream_name_findings(
-                       stream, redact_strings([stream, unquote(stream)], rules, at="stream").redactions)]
-        if blocked:
-            listed = ", ".join(f"{r.field} ({r.rule}: {r.reason})" for r in blocked)
-            raise PolicyBlock(f"refused by secret policy: {listed}",
-                              details={"blocked": [r.to_json() for r in blocked]})
+        self.check_identifiers([pair for stream in streams for pair in event_identifiers(stream, None, None)])
 
     @contextmanager
     def writing(self) -> Iterator[WriteScope]:

@@ -76,11 +76,14 @@ class InstallResult:
     """Where ``.baton/`` is, when not ``root`` (a linked worktree's files, the main worktree's project)."""
     user_steps: tuple[str, ...] = ()
     """What the user must still do before the harness runs the hooks (``HarnessAdapter.user_steps``)."""
+    warnings: tuple[str, ...] = ()
+    """One line each, for stderr: the command written is not found on ``PATH`` here."""
 
     def to_json(self) -> dict[str, Any]:
         return {"harness": self.harness, "root": self.root, "dryRun": self.dry_run, "initialized": self.initialized,
                 "changed": any(c.action != "unchanged" for c in self.changes),
-                "files": [c.to_json() for c in self.changes], "userSteps": list(self.user_steps)}
+                "files": [c.to_json() for c in self.changes], "userSteps": list(self.user_steps),
+                "warnings": list(self.warnings)}
 
     def render(self) -> str:
         if self.dry_run:
@@ -420,11 +423,15 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
 
     import shlex
 
+    from baton.harnesses.wiring import not_found_warning, resolve_program
+
     chosen = adapter(harness)
     project = Path(root)
     base = Path(worktree) if worktree is not None else project
+    words = command_words(command)
+    warnings = () if resolve_program(words[0]) else (not_found_warning(words[0], harness),)
     planned = []
-    for spec in chosen.configuration(shlex.join(command_words(command))):
+    for spec in chosen.configuration(shlex.join(words)):
         path = _contained(base, spec.path)
         old = _read(path)
         text = new_text(spec, old)
@@ -439,14 +446,16 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     steps = tuple(getattr(chosen, "user_steps", ()))
     if dry_run:
         would_init = not (project / ".baton" / "config.json").is_file()
-        return InstallResult(harness, str(base), True, changes, would_init, project=elsewhere, user_steps=steps)
+        return InstallResult(harness, str(base), True, changes, would_init, project=elsewhere, user_steps=steps,
+                             warnings=warnings)
     for path, text, change in planned:
         if change.action != "unchanged":
             _write(path, text)
     from baton.app import Baton
 
     initialized = Baton.init(project).created
-    return InstallResult(harness, str(base), False, changes, initialized, project=elsewhere, user_steps=steps)
+    return InstallResult(harness, str(base), False, changes, initialized, project=elsewhere, user_steps=steps,
+                         warnings=warnings)
 
 
 def _write(path: Path, text: str) -> None:
