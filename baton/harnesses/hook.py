@@ -271,6 +271,13 @@ class Watchdog:
     def __init__(self, run: HookRun, seconds: float) -> None:
         import threading
 
+        # What expiring needs, imported now: the main thread, stalled, may hold
+        # an import lock the watchdog would otherwise wait on.
+        import datetime  # noqa: F401
+        import orjson  # noqa: F401
+
+        from baton.harnesses import notices  # noqa: F401
+
         self.run, self.seconds = run, seconds
         self._answered = threading.Lock()
         self._timer = threading.Timer(seconds, self._expire)
