@@ -489,11 +489,11 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
 
     sid = _session_id(session_id)
     notices: list[str] = []
+    here = context_of(project)  # git's identity and branch: read before the lock
     with project.writing() as scope:
         runner = scope.runner
         session = runner.get("sessions", sid)
         ended_before = isinstance(session, dict) and session.get("status") == "ended"
-        here = context_of(project)
         candidate, withheld = _handoff_to_hand_on(runner, sid, here.owner)
         if withheld:
             notices.append(withheld)
