@@ -109,3 +109,10 @@ def test_with_its_batch_ends_the_packer_cuts_inside_a_batch_only_when_the_batch_
 @given(batched, st.integers(8, 200), st.lists(st.integers(0, 6), max_size=8))
 def test_packing_batches_in_chunks_cuts_the_same_segments_as_packing_them_at_once(batches, limit, chunks):
     assert _pack_batches(batches, limit, chunks) == _pack_batches(batches, limit)
+
+
+def test_a_batch_longer_than_a_segment_fills_the_open_segment_before_it_is_cut_at_lines():
+    line = b"123456789\n"
+    segments = _pack_batches([[line] * 3, [line] * 30, [line] * 2], 100)
+    assert [len(data) for _, data in segments] == [100, 100, 100, 50]
+    assert segments[-1][0] == 300  # the long batch's last lines and the next batch share the last one

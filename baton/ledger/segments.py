@@ -80,7 +80,15 @@ class SegmentPacker:
                 self._size += cut - pos
                 pos = cut
                 continue
-            if self._size:  # the next line (or batch) does not fit: close this segment
+            if self._size:  # the next line (or batch) does not fit: close this segment,
+                if cuts is not None and room > 0 and _next_cut(cuts, pos, size) - pos > self.limit:
+                    # unless it is a batch no segment holds: cut at its lines from here
+                    cut = _last_cut(lines, None, pos, pos + room)
+                    if cut > pos:
+                        self._parts.append(lines[pos:cut])
+                        self._size += cut - pos
+                        pos = cut
+                        continue
                 self._close()
                 continue
             # An empty segment and a batch longer than a segment: cut at its lines
@@ -118,6 +126,12 @@ def _last_cut(lines: bytes, cuts: Sequence[int] | None, pos: int, end: int) -> i
         return max(lines.rfind(b"\n", pos, end) + 1, pos)
     i = bisect_right(cuts, end) - 1
     return cuts[i] if i >= 0 and cuts[i] > pos else pos
+
+
+def _next_cut(cuts: Sequence[int], pos: int, size: int) -> int:
+    """The first allowed cut after ``pos`` (``size`` when none is listed)."""
+    i = bisect_right(cuts, pos)
+    return cuts[i] if i < len(cuts) else size
 
 
 def _line_end(lines: bytes, pos: int) -> int:
