@@ -87,6 +87,13 @@ class Baton:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _identifiers(self, **fields: Any) -> None:
+        """The one screen of identifiers, before a use case runs: an owner,
+        branch, session id, harness id or label that looks like a secret, as
+        given or as the key, stream or file name it becomes, is refused
+        (``SecretInIdentifier``, exit 5) before anything is appended or written."""
+        self.project.check_identifiers(**{k: v for k, v in fields.items() if v is not None})
+
     # -- before a project exists ---------------------------------------------------
     @staticmethod
     def init(root: PathOption = None, *, project_id: str | None = None) -> InitResult:
@@ -141,6 +148,9 @@ class Baton:
         """Capture a draft handoff (``checkpoint create``, MCP ``handoff_capture``)."""
         from baton.commands import capture
 
+        given = origin or {}
+        self._identifiers(session=session, harness=given.get("harness"))
+        self._identifiers(session=given.get("session_id"))
         return capture.capture_handoff(self.project, payload, trigger=trigger, parent=parent, origin=origin,
                                        session=session)
 
@@ -202,6 +212,7 @@ class Baton:
         """``latest`` is branch-aware (this branch and worktree first); ``any_branch`` asks for the project's."""
         from baton.commands import resume
 
+        self._identifiers(session=session, harness=harness)
         return resume.resume_handoff(self.project, token, format=format, mark_resumed=mark_resumed,
                                      max_tokens=max_tokens, session=session, harness=harness, any_branch=any_branch)
 
@@ -210,6 +221,7 @@ class Baton:
         """A draft child of ``token`` with relation ``fork`` (CLI ``fork``, MCP ``handoff_fork``)."""
         from baton.commands import lineage
 
+        self._identifiers(label=label, session=session)
         return lineage.fork_handoff(self.project, token, label=label, session=session)
 
     def merge(self, tokens: list[str], *, title: str | None = None, resolution: dict[str, Any] | None = None,
@@ -217,6 +229,7 @@ class Baton:
         """A draft child of two or more handoffs (CLI ``merge``, MCP ``handoff_merge``)."""
         from baton.commands import lineage
 
+        self._identifiers(session=session)
         return lineage.merge_handoffs(self.project, tokens, title=title, resolution=resolution, session=session)
 
     def lineage(self, token: str | None = None, *, format: str = "text", as_of: str | None = None) -> LineageResult:
@@ -231,6 +244,7 @@ class Baton:
         """Score handoff pressure and readiness (CLI ``detect``, MCP ``handoff_detect``, hooks)."""
         from baton.commands import detect
 
+        self._identifiers(session=session, harness=harness)
         return detect.detect(self.project, signals or {}, prepare=prepare, session=session, harness=harness,
                              source=source, create_drafts=create_drafts, prepared_draft=prepared_draft)
 
@@ -239,17 +253,20 @@ class Baton:
         """``detect --snooze`` / ``--disable-for-session`` / ``--enable``: recorded as events."""
         from baton.commands import detect
 
+        self._identifiers(session=session)
         return detect.control(self.project, action, session=session, minutes=minutes)
 
     # -- session batons -------------------------------------------------------------------
     def create_baton(self, handoff: Any, **options: Any) -> BatonCreateResult:
         from baton.commands import batons
 
+        self._identifiers(**{k: options.get(k) for k in ("owner", "branch", "session", "harness")})
         return batons.create_baton(self.project, handoff, **options)
 
     def active_baton(self, *, owner: str | None = None, branch: str | None = None) -> ActiveBatonResult:
         from baton.commands import batons
 
+        self._identifiers(owner=owner, branch=branch)
         return batons.show_active_baton(self.project, owner=owner, branch=branch)
 
     def pending_batons(self) -> PendingBatonsResult:
@@ -261,11 +278,13 @@ class Baton:
                      session: str | None = None) -> CancelResult:
         from baton.commands import batons
 
+        self._identifiers(owner=owner, branch=branch, session=session)
         return batons.cancel_baton(self.project, owner=owner, branch=branch, session=session)
 
     def dismiss_baton(self, handoff_id: str, *, via: str = "cli", session: str | None = None) -> DismissResult:
         from baton.commands import batons
 
+        self._identifiers(session=session)
         return batons.dismiss_baton(self.project, handoff_id, via=via, session=session)
 
     def hand_on(self, handoff_id: str, *, owner: str | None = None, branch: str | None = None,
@@ -273,6 +292,7 @@ class Baton:
         """Scope an existing handoff as a baton (``session handoff --from``)."""
         from baton.commands import batons
 
+        self._identifiers(owner=owner, branch=branch, session=session, harness=harness)
         return batons.scope_handoff_as_baton(self.project, handoff_id, owner=owner, branch=branch, shared=shared,
                                              session=session, harness=harness)
 
@@ -281,6 +301,7 @@ class Baton:
                       claim: bool = True) -> SessionBeginResult:
         from baton.commands import sessions
 
+        self._identifiers(session=session_id, harness=harness, owner=owner, branch=branch)
         return sessions.begin_session(self.project, session_id=session_id, harness=harness, objective=objective,
                                       owner=owner, branch=branch, claim=claim)
 
@@ -289,6 +310,9 @@ class Baton:
                     shared: bool | None = None) -> SessionEndResult:
         from baton.commands import sessions
 
+        self._identifiers(session=session_id, harness=harness, owner=owner, branch=branch)
+        if isinstance(handoff, dict):
+            self._identifiers(owner=handoff.get("owner"), branch=handoff.get("branch"))
         return sessions.end_session(self.project, session_id, handoff, harness=harness, owner=owner, branch=branch,
                                     shared=shared)
 
@@ -297,6 +321,7 @@ class Baton:
         """The session-start brief; claims the eligible baton for the session."""
         from baton.commands import bootstrap
 
+        self._identifiers(session=session_id, owner=owner, branch=branch)
         return bootstrap.bootstrap(self.project, session_id=session_id, max_bytes=max_bytes, owner=owner, branch=branch,
                                    peek=peek)
 
@@ -306,6 +331,7 @@ class Baton:
         """A harness started (or resumed) a session: its brief, delivered once per session."""
         from baton.commands import harness_sessions
 
+        self._identifiers(session=session_id, harness=harness)
         return harness_sessions.start_session(self.project, session_id, harness=harness, source=source,
                                               max_bytes=max_bytes)
 
@@ -314,6 +340,7 @@ class Baton:
         """A harness is about to compact a session's context: the session's draft (once)."""
         from baton.commands import harness_sessions
 
+        self._identifiers(session=session_id, harness=harness)
         return harness_sessions.prepare_before_compaction(self.project, session_id, harness=harness,
                                                           trigger=trigger)
 
@@ -322,6 +349,7 @@ class Baton:
         """A harness ended a session: end it, handing on the ready handoff it wrote."""
         from baton.commands import harness_sessions
 
+        self._identifiers(session=session_id, harness=harness)
         return harness_sessions.finish_session(self.project, session_id, harness=harness, reason=reason)
 
     def metrics(self) -> MetricsResult:

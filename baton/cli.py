@@ -769,13 +769,9 @@ def add_mcp_command(sub, common) -> None:
 # -- harness integrations ---------------------------------------------------------------
 
 def _hook(args: argparse.Namespace):
-    from baton.harnesses.hook import run_hook
+    from baton.harnesses.hook import run_hook_process
 
-    try:
-        raw = sys.stdin.buffer.read()
-    except Exception:  # noqa: BLE001 - no readable stdin is an empty payload: the hook reports it, exit 0
-        raw = b""
-    outcome = run_hook(args.harness, args.event, raw, project=args.project)
+    outcome = run_hook_process(args.harness, args.event, lambda: sys.stdin.buffer.read(), project=args.project)
     if outcome.problem:
         from baton.domain.redaction import screen_text
 
@@ -1204,7 +1200,9 @@ def run() -> None:
     nothing the operating system does not release at exit. By then everything
     durable is already durable (the ledger's append is fsynced, the index's
     connection closed with its transaction committed, the log line written);
-    no hook-path command starts a thread or registers an exit handler. Other
+    no hook-path command registers an exit handler, and the one thread a
+    hook starts (its deadline's watchdog, ``baton.harnesses.hook``) is
+    stopped before its answer is printed. Other
     commands exit the ordinary way.
     """
     code = main()

@@ -146,6 +146,12 @@ class RemoteUnreachable(NotFound):
     code = "remote_unreachable"
 
 
+class RemoteAuthFailed(RemoteUnreachable):
+    """The sync remote (or a proxy) refused the credentials (exit 4); nothing changed locally."""
+
+    code = "remote_auth_failed"
+
+
 class Conflict(BatonError):
     """The state changed under the caller (optimistic concurrency), or the
     requested transition is not allowed from the current state."""
@@ -233,6 +239,15 @@ class PolicyBlock(BatonError):
 
     exit_code = 5
     code = "policy_block"
+
+
+class SecretInIdentifier(PolicyBlock):
+    """An owner, branch, session id, harness id or label looks like a secret
+    (exit 5). An identifier becomes a key, a stream and a file name and is
+    never stored redacted, so it is refused; ``details`` names the fields,
+    the forms and the rules, never the value (``baton.domain.identifiers``)."""
+
+    code = "secret_in_identifier"
 
 
 class UnsafePath(PolicyBlock):

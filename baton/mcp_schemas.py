@@ -109,7 +109,7 @@ ID = _text("handoff id: full id, 8-character short id, a unique prefix, or 'late
            "the current branch)")
 DRAFT_ID = _text("handoff id: full id, 8-character short id, or a unique prefix ('latest' names a ready handoff, "
                  "never one to validate or promote)")
-SESSION_ID = _text("the session's opaque id", max_length=SESSION_ID_MAX)
+SESSION_ID = _text("your session's id, as the session-start brief names it (\"This is … session `ID`\")", max_length=SESSION_ID_MAX)
 OWNER = _text("owner (default: git user.email, user.name, OS user, 'local')")
 BRANCH = _text("branch (default: the current git branch, else 'unknown')")
 HARNESS = _text("the harness: codex, claude-code, cursor, gemini-cli, generic...")

@@ -21,6 +21,11 @@ Guardrails:
   ``not_initialized`` (exit 4) otherwise.
 - One tool call runs at a time: the SDK runs each call on a worker thread,
   and the commands take the ledger lock anyway.
+- No call waits on the ledger lock without limit. A read takes the lock only
+  if it is free at once, to catch up; held by another process, the read
+  answers from the index as the last writer left it. A write waits at most
+  ``$BATON_MCP_LOCK_WAIT`` seconds (default ``LOCK_WAIT_SECONDS``), then
+  fails with ``ledger_busy`` (exit 4), nothing written.
 
 ``handoff_fork``, ``handoff_merge`` and ``handoff_detect`` call the same
 methods as ``baton fork``, ``baton merge`` and ``baton detect``; as §13 says,
@@ -61,6 +66,9 @@ session-handoff-baton.txt gives it) was easy to confuse with MCP prompts."""
 PROMPT_NAMES = ("handoff", "resume", "brief", "pickup")
 """The MCP prompts (slash commands in harnesses that show them)."""
 NOT_AVAILABLE: tuple[str, ...] = ()
+LOCK_WAIT_SECONDS = 5.0
+"""How long a tool that writes waits for a ledger lock another process holds
+(``BATON_MCP_LOCK_WAIT`` overrides) before it answers ``ledger_busy``."""
 MAX_ARGUMENT_BYTES = MAX_INPUT_BYTES
 """One tool call's arguments, as JSON. A handoff is state, not a transcript (spec §4)."""
 
@@ -68,10 +76,11 @@ INSTRUCTIONS = (
     "Baton keeps structured, verified handoffs between agent sessions in this project. "
     "At session start call `bootstrap` (it delivers and claims the session baton waiting for you). "
     "To hand work over: `handoff_capture` (a draft), `handoff_validate`, `handoff_ready`; the next session "
-    "calls `handoff_resume`. To leave quick next steps for the next session on this branch: "
-    "`baton_session` with action `session_end` and a `handoff` object. Record only facts; never paste "
-    "secrets or transcripts (secrets are redacted before anything is written). The prompts `handoff`, "
-    "`resume`, `brief` and `pickup` are the same steps as slash commands; the resource "
+    "calls `handoff_resume`. Pass `session_id` (the session-start brief names it) to `handoff_capture`: a "
+    "session's ready handoff is handed on when the session ends. To leave quick next steps for the next "
+    "session on this branch: `baton_session` with action `session_end` and a `handoff` object. Record only "
+    "facts; never paste secrets or transcripts (secrets are redacted before anything is written). The prompts "
+    "`handoff`, `resume`, `brief` and `pickup` are the same steps as slash commands; the resource "
     "`baton://brief/latest` is the latest ready handoff's resume brief."
 )
 
@@ -281,6 +290,15 @@ _PROMPT_ARGUMENTS = {
 }
 
 
+def lock_wait() -> float:
+    """``$BATON_MCP_LOCK_WAIT`` seconds (a number ≥ 0), else ``LOCK_WAIT_SECONDS``."""
+    try:
+        value = float(os.environ.get("BATON_MCP_LOCK_WAIT", LOCK_WAIT_SECONDS))
+    except ValueError:
+        return LOCK_WAIT_SECONDS
+    return value if value >= 0 and value == value and value != float("inf") else LOCK_WAIT_SECONDS
+
+
 def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
     """An MCP server bound to the project ``project`` resolves to (as ``--project`` does)."""
     from baton.project import resolve_root, resolve_worktree
@@ -298,7 +316,10 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         if not opened:
             from baton.app import Baton
 
-            opened.append(Baton.open(root))
+            baton = Baton.open(root)
+            baton.project.write_wait = lock_wait()
+            baton.project.read_wait = 0.0  # reads never wait: the index answers
+            opened.append(baton)
         return opened[0]
 
     def output_policy() -> Any:
@@ -361,7 +382,9 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         """Capture a DRAFT handoff (never ready by itself). Secrets are redacted by the project's
         policy, or the capture refused (policy_block, exit 5), and paths outside the project are
         refused, before anything is written; malformed input is an input_error (exit 2) listing
-        every problem. Next: handoff_validate."""
+        every problem. Pass session_id: your session's id, which the brief at session start names
+        ("This is … session `ID`"); the ready handoff of a session is handed on to the next session
+        when it ends. Next: handoff_validate."""
         sections = {"work": work, "summary": summary, "decisions": decisions, "artifacts": artifacts,
                     "evidence": evidence, "failed_attempts": failed_attempts, "open_items": open_items,
                     "risks": risks}

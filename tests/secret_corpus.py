@@ -105,6 +105,11 @@ _SECRETS: list[tuple[str, str, Builder]] = [
     ("Hugging Face", "huggingface-access-token", lambda g: _in("huggingface-cli login --token {s}",
                                                                 "hf" + "_" + g.letters(34))),
     ("Hugging Face", "huggingface-org-token", lambda g: _in("org token {s}", "api" + "_org_" + g.letters(34))),
+    # With digits too (issue 25: 34 letters *and* digits were kept everywhere).
+    ("Hugging Face", "huggingface-access-token", lambda g: _in("HF_TOKEN={s}", "hf" + "_" + g.alnum(30) + "7" + g.alnum(3))),
+    ("Hugging Face", "huggingface-access-token", lambda g: _in("token {s} in the notebook",
+                                                                "hf" + "_" + g.of("0123456789", 4) + g.alnum(30))),
+    ("Hugging Face", "huggingface-org-token", lambda g: _in("org token {s}", "api" + "_org_" + g.alnum(31) + "42x")),
     ("Cohere", "cohere-api-key", lambda g: _in("COHERE_API_KEY = '{s}'", g.alnum(40))),
     ("Private AI", "privateai-api-key", lambda g: _in("private_ai_key: {s}", g.alnum(32))),
     # cloud and hosting
@@ -426,3 +431,51 @@ LOOK_ALIKES: tuple[LookAlike, ...] = (
     LookAlike("k8s", "kind: ConfigMap\ndata:\n  LOG_LEVEL: debug"),
     LookAlike("markdown", "| Rule | Catches |\n| --- | --- |\n| `github-token` | classic tokens |"),
 )
+
+
+# -- secrets given as identifiers (issue 25) -------------------------------------------
+# An owner, branch, session id, harness id or label is refused when it looks
+# like a secret (``secret_in_identifier``). These are the kinds that used to
+# be kept in the baton key, stream and file name, where ``/`` becomes ``_``
+# (a URL loses ``://``) and ``__<branch>`` removes the boundary after a token.
+
+class IdentifierSecret(NamedTuple):
+    kind: str
+    rule: str
+    value: str
+
+
+_IDENTIFIER_SECRETS: list[tuple[str, str, Callable[[Gen], str]]] = [
+    ("database URL", "url-credentials", lambda g: "postgres://app:" + g.alnum(18) + "@db.internal:5432/app"),
+    ("database URL", "url-credentials", lambda g: "mongodb+srv://admin:" + g.alnum(16) + "@cluster0.mongodb.net/"),
+    ("Slack webhook path", "slack-webhook-url", lambda g: "hooks.slack.com/services/T" + g.upper(8) + "/B"
+     + g.upper(8) + "/" + g.alnum(24)),
+    ("Slack webhook URL", "slack-webhook-url", lambda g: "https://hooks.slack.com/services/T" + g.upper(8) + "/B"
+     + g.upper(8) + "/" + g.alnum(24)),
+    ("Google API key", "gcp-api-key", lambda g: "AI" + "za" + g.urlsafe(35)),
+    ("SendGrid key", "sendgrid-api-key", lambda g: "S" + "G." + g.urlsafe(22) + "." + g.urlsafe(43)),
+    ("JWT", "jwt", lambda g: base64.urlsafe_b64encode(b'{"alg":"HS256","typ":"JWT"}').decode().rstrip("=") + "."
+     + base64.urlsafe_b64encode(b'{"sub":"' + g.alnum(12).encode() + b'"}').decode().rstrip("=") + "."
+     + g.urlsafe(43)),
+    ("Hugging Face token with digits", "huggingface-access-token", lambda g: "hf" + "_" + g.alnum(30) + "9" + g.alnum(3)),
+    ("GitHub token", "github-token", lambda g: "gh" + "p_" + g.alnum(36)),
+    ("AWS access key id", "aws-access-key-id", lambda g: "AK" + "IA" + g.upper(16)),
+    ("Stripe key", "stripe-secret-key", lambda g: "sk" + "_live_" + g.alnum(24)),
+    ("npm token", "npm-access-token", lambda g: "np" + "m_" + g.alnum(36)),
+]
+
+
+def identifier_secrets() -> list[IdentifierSecret]:
+    """Secret-shaped identifiers, the same on every run."""
+    return [IdentifierSecret(kind, rule, build(Gen(f"id{i}:{rule}")))
+            for i, (kind, rule, build) in enumerate(_IDENTIFIER_SECRETS)]
+
+
+IDENTIFIER_LOOK_ALIKES: tuple[str, ...] = (
+    "alice@example.com", "Alice Smith", "ci-bot", "local", "main", "feature/login-form", "release/2024.10",
+    "fix/hf_hub_download-timeout", "dependabot/npm_and_yarn/sk-lib-1.2.3", "3f2b8c1e-9a4d-4e6f-b2a1-7c9d0e1f2a3b",
+    "01HZX3K7Q9V2M8N4P6R0T5W1YB", "9fceb02d0ae598e95dc970b74767f19372d61af8", "claude-code", "gemini-cli",
+    "codex", "cursor", "rollout-2025-01-01T10-00-00-0193a3c4", "user/feature__double_underscore",
+    "wip/https-redirect", "s-1",
+)
+"""Owners, branches, session ids and harness ids that must pass the screen."""

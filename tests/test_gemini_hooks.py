@@ -46,6 +46,14 @@ def test_a_request_behind_geminis_hook_context_prepares_a_draft(repo):
     assert "draft handoff" in injected("gemini-cli", outcome.answer)
 
 
+def test_the_prompt_gemini_0_61_sent_for_continue_later_prepares_a_draft(repo):
+    # Captured from the real CLI (tests/fixtures/hooks/README.md): the brief wrapped in front.
+    captured = fixture("gemini-cli", "BeforeAgent.wrapped", repo)
+    assert captured["prompt"].startswith("<hook_context>## Baton") and captured["prompt"].endswith("continue later")
+    outcome = hook(repo, "gemini-cli", "BeforeAgent", captured)
+    assert outcome.problem is None and outcome.result.action == "prepare" and outcome.result.draft
+
+
 def test_a_phrase_inside_the_context_is_not_the_persons_request(repo):
     lines = ledger_lines(repo)
     outcome = _prompt(repo, _wrapped("say continue later", "fix the parser"))

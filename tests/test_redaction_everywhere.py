@@ -65,19 +65,20 @@ def test_a_secret_session_id_is_refused_with_exit_5(project):
     _nothing_under_baton_holds_the_token(project)
 
 
-def test_a_refused_stream_name_names_what_it_was_built_from(project):
-    # Not "stream[0] (...), stream[1] (...)": the person typed a session id or
-    # an owner/branch, so the refusal names that, once per rule.
+def test_a_refused_identifier_names_the_field_it_was_given_in_never_the_stream(project):
+    # Not "stream[0] (...)": the person typed a session id or an owner/branch,
+    # so the refusal names that field (once per rule) and the form it was found in.
     r = run_baton("session", "begin", "--owner", "a@example.com", "--branch", "main", "--session-id", TOKEN,
                   "--json", "--project", str(project))
     assert r.returncode == 5
     error = json.loads(r.stdout)["error"]
-    assert "stream[" not in error["message"]
-    assert [b["field"] for b in error["details"]["blocked"]] == ["stream name (from the session id)"]
+    assert error["code"] == "secret_in_identifier"
+    assert "stream[" not in error["message"] and TOKEN not in r.stdout
+    assert [b["field"] for b in error["details"]["blocked"]] == ["session id"]
     r = run_baton("session", "end", "s1", "--owner", "a@example.com", "--branch", TOKEN, "--handoff-steps", "x",
                   "--project", str(project))
     assert r.returncode == 5
-    assert "stream name (from the owner or branch)" in r.stderr and "stream[" not in r.stderr
+    assert "the branch looks like a secret" in r.stderr and "stream[" not in r.stderr
 
 
 def test_a_secret_in_an_archive_reason_is_redacted(project):

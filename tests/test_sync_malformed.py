@@ -14,6 +14,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from dulwich.objects import Blob, Commit, Tree
 from dulwich.repo import Repo
 
@@ -234,3 +236,84 @@ def test_a_malformed_ledger_ref_is_refused_whole_and_nothing_is_pushed_over_it(c
     assert dict(Repo(str(remote)).get_refs())[REF] == served  # not pushed over
     assert dict(Repo(str(b)).get_refs()).get(REF) == before
     assert fsck(remote).returncode == 0
+
+
+# -- a fuzz over ref trees: any entry replaced by a file or a folder, at any level --------------------------
+
+def _paths(store, tree_id: bytes, prefix: tuple[bytes, ...] = ()) -> list[tuple[bytes, ...]]:
+    out = []
+    for name, (mode, sha) in sorted(_entries(store, tree_id).items()):
+        out.append(prefix + (name,))
+        if mode == _DIR:
+            out.extend(_paths(store, sha, prefix + (name,)))
+    return out
+
+
+def _replace(store, root: dict, path: tuple[bytes, ...], entry: tuple[int, bytes] | None) -> None:
+    """Set ``path`` (under the root entries ``root``) to ``entry`` (None: remove it)."""
+    name, rest = path[0], path[1:]
+    if not rest:
+        if entry is None:
+            root.pop(name, None)
+        else:
+            root[name] = entry
+        return
+    inner = _entries(store, root[name][1])
+    _replace(store, inner, rest, entry)
+    root[name] = (_DIR, _tree(store, inner))
+
+
+_FUZZ = {}
+
+
+def _fuzz_team(tmp_path_factory):
+    if "team" not in _FUZZ:
+        _FUZZ["team"] = make_team(tmp_path_factory.mktemp("fuzz"))
+        _FUZZ["synced"] = False
+    return _FUZZ["team"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(picks=st.lists(st.tuples(st.integers(min_value=0, max_value=10_000),
+                                st.sampled_from(["file", "folder", "remove", "junk-json"]),
+                                st.binary(max_size=64)), min_size=1, max_size=3))
+def test_no_shape_of_remote_ref_makes_sync_crash_or_dirties_the_remote(capsys, tmp_path_factory, picks):
+    remote, a, b = _fuzz_team(tmp_path_factory)
+    if not _FUZZ["synced"]:
+        _checkpoint(capsys, a, "from A")
+        run_json(capsys, a, "sync")
+        _checkpoint(capsys, b, "from B")
+        run_json(capsys, b, "sync")
+        with Repo(str(remote)) as repo:
+            _FUZZ["synced"] = repo.refs[REF]
+    with Repo(str(remote)) as repo:  # every example starts from the sound ref, shaped anew
+        repo.refs[REF] = _FUZZ["synced"]
+
+    def mutate(store, root):
+        for index, kind, data in picks:
+            paths = [p for p in _paths(store, _tree(store, root)) if p]
+            if not paths:
+                return
+            path = paths[index % len(paths)]
+            if kind == "file":
+                entry = (_FILE, _blob(store, data))
+            elif kind == "folder":
+                entry = (_DIR, _tree(store, {b"x": (_FILE, _blob(store, data))}))
+            elif kind == "junk-json":
+                entry = (_FILE, _blob(store, b'{"format": 1, "bytes": "%d", "seq": []}' % len(data)))
+            else:
+                entry = None
+            _replace(store, root, path, entry)
+
+    reshape_remote(remote, mutate)
+    assert fsck(remote).returncode == 0
+    for project in (b, a):
+        code, out, err = run(capsys, project, "sync", "--json")
+        assert code in (0, 3, 4), out + err
+        assert "internal_error" not in out and "Traceback" not in err
+        checked = fsck(remote)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        with Repo(str(project)) as repo:  # the clone's own ref stays readable
+            sha = repo.refs.as_dict().get(REF)
+            for feed in read_feeds(repo, sha).values():
+                assert feed.problem is None

@@ -382,6 +382,9 @@ def capture_in_scope(
         policy = load_policy(project.paths, project.config)
     if not isinstance(payload, Mapping):
         raise InputError("a handoff payload must be a JSON object")
+    from baton.domain.identifiers import handoff_identifiers
+
+    project.check_identifiers(handoff_identifiers(payload))
     clean = clean_payload(project.paths.worktree, payload, policy)
     body = assign_item_ids(clean.payload)
     hash_artifacts(project.paths.worktree, body, policy.allowed_roots)

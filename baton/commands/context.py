@@ -27,7 +27,7 @@ import attrs
 from baton import oplog
 from baton.model import mutable
 from baton.config import WRITER_ID, ProjectConfig, new_writer_id, read_json, write_json_atomic
-from baton.errors import InputError, NotInitialized, PolicyBlock, ReadOnlyProject, StorageError
+from baton.errors import InputError, LedgerBusy, NotInitialized, PolicyBlock, ReadOnlyProject, StorageError
 from baton.ledger.clock import WallClock, system_clock
 from baton.ledger.envelope import Event, EventDraft
 from baton.ledger.protocol import LedgerTxn
@@ -127,6 +127,14 @@ class Project:
         self._caught_up_at: tuple | None = None
         """The feeds and the index as the last catch-up under the lock left
         them (``reading``): while both are unchanged, a reading needs no catch-up."""
+        self.write_wait: float | None = None
+        """How long ``writing()`` waits for the ledger lock before ``LedgerBusy``
+        (None: as long as it takes, as a command typed by a person does)."""
+        self.read_wait: float | None = None
+        """How long ``reading()`` waits for the lock to catch up; past it, the
+        read answers from the index as the last writer left it (None: no limit).
+        Every writer folds its events into the index before it lets go of the
+        lock, so that index lacks only what the holder is writing now."""
 
     @property
     def root(self) -> Path:
@@ -208,12 +216,18 @@ class Project:
         is ever persisted. What it replaces is recorded under ``_redacted``
         (field path, rule, reason; never the value).
 
+        Identifiers (owner, branch, session id, harness, label, the stream's
+        key) are not redacted but refused (``check_identifiers``).
+
         Raises:
-            PolicyBlock: a "block" rule matched, or the stream name itself
-                (built from an owner or branch) would carry a secret.
+            SecretInIdentifier: an identifier the event carries, or a name
+                derived from one (key, stream, file name), looks like a secret.
+            PolicyBlock: a "block" rule matched.
         """
+        from baton.domain.identifiers import event_identifiers
         from baton.domain.redaction import redact_strings
 
+        self.check_identifiers(event_identifiers(draft.stream, draft.session, draft.data))
         rules = self.policy.redaction
         outcome = redact_strings(draft.data, rules)
         actor = redact_strings(draft.actor, rules, at="actor") if draft.actor else None
@@ -244,6 +258,31 @@ class Project:
     def _caught_up(self, done: CatchUp, started: float) -> None:
         self.log("debug", "catch_up", events=done.events, rebuilt=done.rebuilt, ms=oplog.elapsed_ms(started))
 
+    def check_identifiers(self, identifiers=None, /, **fields: object) -> None:
+        """The one screen of identifiers (``baton.domain.identifiers``): each
+        owner, branch, session id, harness id and label, as given and in
+        every form Baton derives from it (baton key, stream name, file name,
+        URL). Commands call it with what they were given before they append
+        anything; ``screen`` calls it again on every event.
+
+        ``identifiers`` is a list of ``(field, value)``; keyword fields are
+        ``owner``, ``branch``, ``session``, ``harness``, ``label``.
+
+        Raises:
+            SecretInIdentifier (exit 5): names the fields, never a value.
+        """
+        from baton.domain import identifiers as ids
+        from baton.errors import SecretInIdentifier
+
+        named = {"owner": ids.OWNER, "branch": ids.BRANCH, "session": ids.SESSION, "harness": ids.HARNESS,
+                 "label": ids.LABEL}
+        pairs = list(identifiers or []) + [(named[k], v) for k, v in fields.items()]
+        findings = ids.screen_identifiers(pairs, self.policy.redaction)
+        if findings:
+            raise SecretInIdentifier(ids.describe(findings), details={
+                "fields": list(dict.fromkeys(f.field for f in findings)),
+                "blocked": [f.to_json() for f in findings]})
+
     def check_streams(self, *streams: str) -> None:
         """Refuse, before anything is appended, the streams a command is about
         to write when ``screen`` would refuse their names (an owner or branch
@@ -251,24 +290,17 @@ class Project:
         not leave its first events behind and then fail on a later one.
 
         Raises:
-            PolicyBlock: a stream name carries what a rule matches.
+            SecretInIdentifier: a stream's key, in any of its forms, looks like a secret.
         """
-        from baton.domain.redaction import redact_strings
+        from baton.domain.identifiers import event_identifiers
 
-        rules = self.policy.redaction
-        blocked = [r for stream in streams
-                   for r in _stream_name_findings(
-                       stream, redact_strings([stream, unquote(stream)], rules, at="stream").redactions)]
-        if blocked:
-            listed = ", ".join(f"{r.field} ({r.rule}: {r.reason})" for r in blocked)
-            raise PolicyBlock(f"refused by secret policy: {listed}",
-                              details={"blocked": [r.to_json() for r in blocked]})
+        self.check_identifiers([pair for stream in streams for pair in event_identifiers(stream, None, None)])
 
     @contextmanager
     def writing(self) -> Iterator[WriteScope]:
         self.require_writable()
         runner = self.runner  # before the lock: the ledger seeds from the index as it takes it
-        with self.ledger.locked() as txn:
+        with self.ledger.locked(wait=self.write_wait) as txn:
             started = time.perf_counter()
             self._caught_up(runner.catch_up(), started)
             yield WriteScope(self, txn)
@@ -290,9 +322,17 @@ class Project:
             # and one pragma, no lock). Appends take the lock and grow a feed,
             # and a rebuild or ``gc`` changes the index: either one ends this.
             return runner
-        with self.ledger.locked():
-            done = runner.catch_up(progress=progress, allow_pinned=True)
-            self._caught_up_at = self._quiet_since()
+        try:
+            with self.ledger.locked(wait=self.read_wait):
+                done = runner.catch_up(progress=progress, allow_pinned=True)
+                self._caught_up_at = self._quiet_since()
+        except LedgerBusy:
+            if self.read_wait is None:  # pragma: no cover - an unbounded wait never gives up
+                raise
+            # Another process holds the lock: answer from the index as it is (WAL:
+            # its last commit), without waiting for the holder.
+            self.log("info", "read_without_lock", wait=self.read_wait)
+            return runner
         self._caught_up(done, started)
         return runner
 

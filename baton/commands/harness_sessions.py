@@ -19,9 +19,18 @@ not:
   session objective) and marked ``automation.trigger: hook`` with the
   detector inputs that caused it. One per session: a later compaction finds
   it and adds nothing. The agent completes, validates and promotes it.
+- **The agent knows its session.** The brief a start delivers ends with the
+  session's id and asks the agent to pass it as ``session_id`` to Baton's
+  MCP tools: the harness gives the id to its hooks, never to the model or
+  to an MCP server, so this is how a capture over MCP names its session.
 - **At the end, the baton the session wrote.** The newest ready handoff
   captured by this session (and not yet a baton) is handed on to the next
-  session on this owner and branch; the session is ended either way. A
+  session on this owner and branch; the session is ended either way, in
+  the same single append. An agent that captured over MCP without the id
+  still hands on: the newest ready handoff naming no session, captured on
+  the session's branch by its owner while it was open, is the session's —
+  unless another session of that owner was open on that branch then (it
+  is then nobody's, and the end says so). A
   session that already ended (its agent called ``prompt`` with
   ``session_end``, or a harness fires its end hook after every turn) is not
   ended again.
@@ -132,10 +141,15 @@ class SessionStartResult:
 
     @property
     def context(self) -> str | None:
-        """The text to put in front of the agent, or None."""
+        """The text to put in front of the agent (the brief, then the session's
+        id for Baton's MCP tools; after a compaction, the session's open draft),
+        or None."""
         if self.delivered is not None:
-            return self.delivered.brief.text
-        return compaction_notice(self.draft, self.missing) if self.draft else None
+            return self.delivered.brief.text.rstrip("\n") + "\n\n" + session_line(self.session_id, self.harness)
+        if self.draft is None:
+            return None
+        return compaction_notice(self.draft, self.missing).rstrip("\n") + "\n\n" + session_line(
+            self.session_id, self.harness)
 
     def to_json(self) -> dict[str, Any]:
         brief = self.delivered
@@ -148,6 +162,17 @@ class SessionStartResult:
 
     def render(self) -> str:
         return (self.context or "").rstrip("\n")
+
+
+def session_line(session_id: str, harness: str | None) -> str:
+    """The last lines of a session's brief: its id, for the MCP tools (the
+    harness tells its hooks the id, never the model)."""
+    import orjson
+
+    quoted = orjson.dumps(session_id).decode()
+    return (f"This is {harness or 'a'} session `{session_id}`. Pass `\"session_id\": {quoted}` to Baton's MCP "
+            "tools (`handoff_capture`, `handoff_detect`, `baton_session`): the handoff you make ready is then handed on "
+            "to the next session when this one ends.\n")
 
 
 def start_session(project: "Project", session_id: str | None, *, harness: str | None = None,
@@ -167,7 +192,11 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
             return _after_compaction(runner, sid, harness, source)
         return SessionStartResult(sid, harness, source, repeated=True)
     gate = _StartOnce(project, sid, harness)
-    brief = bootstrap(project, session_id=sid, max_bytes=max_bytes, gate=gate)
+    from baton.domain.limits import MIN_MAX_BYTES
+
+    # The session line comes after the brief, inside the same budget.
+    room = max(MIN_MAX_BYTES, max_bytes - len(session_line(sid, harness).encode("utf-8")) - 2)
+    brief = bootstrap(project, session_id=sid, max_bytes=room, gate=gate)
     if not gate.admitted:  # another hook of this session recorded its start first, and delivers the brief
         return SessionStartResult(sid, harness, source, repeated=True)
     return SessionStartResult(sid, harness, source, repeated=False, delivered=brief)
@@ -351,16 +380,77 @@ class SessionFinishResult:
         return "\n".join(lines)
 
 
-def _handoff_to_hand_on(runner: Any, session_id: str) -> dict[str, Any] | None:
-    """The newest ready handoff the session captured that was never a baton."""
+ATTRIBUTION_HORIZON_HOURS = 12
+"""How far back another session's start makes it a rival for a handoff captured
+naming no session: one that began longer ago and never reported its end is
+taken for a harness that was killed, not for a session still at work."""
+
+
+def _handoff_to_hand_on(runner: Any, session_id: str, owner: str | None = None) -> tuple[dict | None, str | None]:
+    """The newest ready handoff the session wrote that was never a baton (or
+    None), and a notice when one was left alone on purpose.
+
+    A handoff names its session when the agent passed ``session_id`` (the
+    brief gives it the id) or continues one that does. Else, the session's
+    own work is also the newest ready handoff that names no session, was
+    captured on the session's branch by its owner while it was open, when
+    no other session of that owner on that branch was open then (began
+    within ``ATTRIBUTION_HORIZON_HOURS``): an agent that captured over MCP
+    without the id. With a rival, it is nobody's: nothing is handed on.
+    """
     scoped = "baton_scopes" in runner.by_name
     for doc in session_handoffs(runner, session_id):
         if doc.get("status") != "ready":
             continue
         if scoped and runner.get("baton_scopes", doc["id"]) is not None:
-            return None  # the session's newest ready handoff is already a baton
-        return doc
-    return None
+            return None, None  # the session's newest ready handoff is already a baton
+        return doc, None
+    return _captured_during(runner, session_id, owner)
+
+
+def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[dict | None, str | None]:
+    """The newest ready handoff naming no session captured on this session's
+    branch by its owner while it was open (see ``_handoff_to_hand_on``)."""
+    from datetime import datetime, timedelta
+
+    from baton.projections import handoffs
+    from baton.projections.sessions import open_at
+
+    session = runner.get("sessions", session_id) if "sessions" in runner.by_name else None
+    if not isinstance(session, dict) or "handoffs" not in runner.by_name:
+        return None, None
+    began, branch = session.get("beganAt"), session.get("branch")
+    if not isinstance(began, str) or not branch or not owner or session.get("owner") != owner:
+        return None, None
+    if session.get("leftBaton"):  # the agent ended it with a baton of its own (`prompt` session_end)
+        return None, None
+    scoped = "baton_scopes" in runner.by_name
+    for summary in handoffs.newest(runner.db, limit=SESSION_WINDOW):
+        doc = runner.get("handoffs", summary.id)
+        if not isinstance(doc, dict) or _origin_session(doc) is not None:
+            continue
+        created = doc.get("created_at")
+        repository = (doc.get("project") or {}).get("repository") or {}
+        # No upper bound: Codex reports an end after every turn (``Stop``), and a
+        # later turn's handoff is the same session's work.
+        if not isinstance(created, str) or created[:19] < began[:19]:
+            continue
+        if doc.get("status") != "ready" or repository.get("branch") != branch \
+                or doc["id"] == session.get("receivedBaton"):
+            continue
+        if scoped and runner.get("baton_scopes", doc["id"]) is not None:
+            return None, None  # the newest such handoff is a baton already
+        try:
+            since = (datetime.fromisoformat(created[:19]) - timedelta(hours=ATTRIBUTION_HORIZON_HOURS)).isoformat()
+        except ValueError:
+            return None, None
+        rivals = open_at(runner.db, owner=owner, branch=branch, at=created, since=since, exclude=session_id)
+        if rivals:
+            return None, (f"Handoff {doc['id']} names no session and was captured while another session on "
+                          f"{branch} was open ({', '.join(rivals[:3])}): it was not handed on. Pass `session_id` "
+                          "when capturing over MCP.")
+        return doc, None
+    return None, None
 
 
 def finish_session(project: "Project", session_id: str | None, *, harness: str | None = None,
@@ -385,13 +475,15 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
         runner = scope.runner
         session = runner.get("sessions", sid)
         ended_before = isinstance(session, dict) and session.get("status") == "ended"
-        candidate = _handoff_to_hand_on(runner, sid)
+        here = context_of(project)
+        candidate, withheld = _handoff_to_hand_on(runner, sid, here.owner)
+        if withheld:
+            notices.append(withheld)
         handed = None
         with scope.batch():
             if candidate is not None:
                 try:
-                    handed = hand_on_in_scope(scope, candidate["id"], context_of(project), session=sid,
-                                              harness=harness)
+                    handed = hand_on_in_scope(scope, candidate["id"], here, session=sid, harness=harness)
                 except (Conflict, InputError) as exc:
                     notices.append(f"Handoff {candidate['id']} was not handed on: {exc.message}")
             if ended_before and handed is None:

@@ -71,9 +71,11 @@ PROVIDER_RULES: tuple[ProviderRow, ...] = (
     _prefixed("groq-api-key", "Groq API key", ("gsk_",), r"gsk_[A-Za-z0-9]{52}"),
     _prefixed("xai-api-key", "xAI API key", ("xai-",), r"xai-[A-Za-z0-9]{80}"),
     _prefixed("replicate-api-token", "Replicate API token", ("r8_",), r"r8_[A-Za-z0-9]{37}"),
-    _prefixed("huggingface-access-token", "Hugging Face access token", ("hf_",), r"hf_[A-Za-z]{34}"),
+    # 34 letters *and digits* (trufflehog's ``(?:hf_|api_org_)[a-zA-Z0-9]{34}``;
+    # gitleaks' letters-only form is the subset of it).
+    _prefixed("huggingface-access-token", "Hugging Face access token", ("hf_",), r"hf_[A-Za-z0-9]{34}"),
     _prefixed("huggingface-org-token", "Hugging Face organization API token", ("api_org_",),
-              r"api_org_[A-Za-z]{34}"),
+              r"api_org_[A-Za-z0-9]{34}"),
     _keyed("cohere-api-key", "Cohere API key", ("cohere", "co_api_key"), r"[A-Za-z0-9]{40}"),
     _keyed("privateai-api-key", "Private AI API key", ("private_ai", "private-ai", "privateai"),
            r"[A-Za-z0-9]{32}"),

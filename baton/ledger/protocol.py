@@ -193,8 +193,9 @@ class LedgerProtocol(Protocol):
         """Let the ledger start from what ``source`` folded when it has read nothing yet."""
         ...
 
-    def locked(self) -> AbstractContextManager[LedgerTxn]:
-        """Hold the project's write lock, caught up with every feed."""
+    def locked(self, *, wait: float | None = None) -> AbstractContextManager[LedgerTxn]:
+        """Hold the project's write lock, caught up with every feed (``wait``:
+        give up after that many seconds with ``LedgerBusy``; None: no limit)."""
         ...
 
     def close(self) -> None: ...

@@ -22,12 +22,13 @@ from __future__ import annotations
 import fcntl
 import os
 import threading
+import time
 import weakref
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping
 
-from baton.errors import LedgerCorrupt, StorageError, StreamVersionConflict
+from baton.errors import LedgerBusy, LedgerCorrupt, StorageError, StreamVersionConflict
 from baton.ledger import files
 from baton.ledger.changes import ChangeStream, ReadLog, Served, cursor_after, read_changes
 from baton.ledger.clock import WallClock, rfc3339_micros, system_clock
@@ -130,13 +131,21 @@ class Ledger:
 
     # -- locking -------------------------------------------------------------
     @contextmanager
-    def locked(self) -> Iterator["LedgerTransaction"]:
+    def locked(self, *, wait: float | None = None) -> Iterator["LedgerTransaction"]:
         """Hold the project's write lock; re-entrant within one thread.
 
         Threads of one process sharing an instance (a long-lived server)
         take turns: what the instance knows is rebuilt under the lock.
+        ``wait``: give up after that many seconds (None: wait as long as it
+        takes).
+
+        Raises:
+            LedgerBusy: the lock stayed held by another process (or thread) for ``wait`` seconds.
         """
-        with self._thread_lock:
+        deadline = None if wait is None else time.monotonic() + max(0.0, wait)
+        if not self._thread_lock.acquire(timeout=-1 if deadline is None else max(0.0, wait or 0.0)):
+            raise LedgerBusy(_busy(wait))
+        try:
             if self._poisoned:
                 raise StorageError(self._poisoned)
             if self._lock_depth:
@@ -148,7 +157,11 @@ class Ledger:
                 return
             fd = self._open_lock_file()
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX)
+                _take_lock(fd, deadline, wait)
+            except BaseException:
+                os.close(fd)
+                raise
+            try:
                 self._lock_depth = 1
                 txn = LedgerTransaction(self)
                 txn.refresh()
@@ -161,6 +174,8 @@ class Ledger:
                     fcntl.flock(fd, fcntl.LOCK_UN)
                 finally:
                     os.close(fd)
+        finally:
+            self._thread_lock.release()
 
     def _open_lock_file(self) -> int:
         try:
@@ -502,6 +517,30 @@ class Ledger:
     def close(self) -> None:
         """Release the open feed (also done when the instance is collected)."""
         self._close_own_feed()
+
+
+def _busy(wait: float | None) -> str:
+    return f"the ledger stayed locked by another process for {wait or 0:g} s; try again when it is done"
+
+
+def _take_lock(fd: int, deadline: float | None, wait: float | None) -> None:
+    """``flock`` ``fd`` exclusively: blocking, or polling until ``deadline``.
+
+    Raises:
+        LedgerBusy: still held by another process at ``deadline``.
+    """
+    if deadline is None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise LedgerBusy(_busy(wait)) from None
+            time.sleep(min(0.02, left))
 
 
 class LedgerTransaction:

@@ -3,9 +3,10 @@
 Each test gets a scratch HOME and ``CODEX_HOME`` (``home/.codex``) whose
 ``config.toml`` points a ``model_providers`` entry at the fake
 (``wire_api = "responses"``), turns off the update check and analytics, and
-trusts the project folder. Every other route out goes to a closed loopback
-port (``HTTPS_PROXY``/``HTTP_PROXY``/``ALL_PROXY``), so nothing leaves the
-machine. The project is a git repository where ``baton install-hooks
+trusts the project folder; plugins, remote plugins and apps are off (each
+reaches github.com or chatgpt.com at startup). Every other route out goes to
+a trap on loopback (``HTTPS_PROXY``/``HTTP_PROXY``/``ALL_PROXY``) that records
+what tried to leave and lets none of it through. The project is a git repository where ``baton install-hooks
 --harness codex`` wrote ``.codex/hooks.json`` and ``.codex/config.toml``;
 its hooks are then trusted the way Codex's own ``/hooks`` screen does it:
 ``codex app-server``'s ``hooks/list`` gives each hook's key and current hash,
@@ -23,7 +24,9 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import subprocess
+import threading
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -38,8 +41,31 @@ MCP = "mcp__baton"
 """The namespace Codex 0.171 gives the tools of the MCP server named ``baton``
 (``mcp__<server>``; each tool keeps its own name inside it)."""
 
-CLOSED_PORT_PROXY = "http://127.0.0.1:9"
-"""Where any request not for 127.0.0.1 would go: a closed loopback port, so it fails."""
+
+class ProxyTrap:
+    """A "proxy" on 127.0.0.1 that records the first line of each request (``CONNECT host:443``) and hangs up."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        self.socket = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                connection, _ = self.socket.accept()
+            except OSError:
+                return
+            with connection:
+                connection.settimeout(10)
+                try:
+                    self.seen.append(connection.recv(4096).split(b"\r\n", 1)[0].decode("latin-1"))
+                except OSError:
+                    self.seen.append("(unreadable)")
+
+    def close(self) -> None:
+        self.socket.close()
 
 SESSION_TIMEOUT = 240
 """A whole `codex exec` run, bounded generously (a few seconds on a quiet machine)."""
@@ -48,16 +74,17 @@ SESSION_TIMEOUT = 240
 class CodexProject:
     """A git project with Baton installed for Codex, a scratch Codex home, and the scripted model."""
 
-    def __init__(self, root: Path, model: FakeResponses):
+    def __init__(self, root: Path, model: FakeResponses, trap: ProxyTrap):
         self.model = model
+        self.trap = trap
         self.program = harness_program("codex")
         self.home = root / "home"
         self.codex_home = self.home / ".codex"
         self.project = git_project(root / "project")
+        proxies = {name: trap.url for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy",
+                                               "http_proxy", "all_proxy")}
         self.env = harness_env(self.home, CODEX_HOME=str(self.codex_home), BATON_E2E_OPENAI_KEY="sk-e2e-not-a-key",
-                               HTTPS_PROXY=CLOSED_PORT_PROXY, HTTP_PROXY=CLOSED_PORT_PROXY,
-                               ALL_PROXY=CLOSED_PORT_PROXY, https_proxy=CLOSED_PORT_PROXY,
-                               http_proxy=CLOSED_PORT_PROXY, all_proxy=CLOSED_PORT_PROXY)
+                               **proxies)
         self.codex_home.mkdir(parents=True, exist_ok=True)
         (self.codex_home / "config.toml").write_text(self.user_config())
 
@@ -74,6 +101,13 @@ class CodexProject:
             "",
             "[analytics]",
             "enabled = false",
+            "",
+            # Each of these reaches past loopback at startup (github.com for the plugin
+            # marketplace, chatgpt.com for apps and remote plugins): off.
+            "[features]",
+            "plugins = false",
+            "remote_plugin = false",
+            "apps = false",
             "",
             "[model_providers.baton_e2e]",
             'name = "Baton e2e scripted model"',
@@ -192,9 +226,16 @@ def model() -> Iterator[FakeResponses]:
 
 
 @pytest.fixture
-def codex(tmp_path, model) -> CodexProject:
+def trap() -> Iterator[ProxyTrap]:
+    caught = ProxyTrap()
+    yield caught
+    caught.close()
+
+
+@pytest.fixture
+def codex(tmp_path, model, trap) -> CodexProject:
     """Baton installed for Codex in a fresh project, its hooks trusted the way a user trusts them."""
-    world = CodexProject(tmp_path, model)
+    world = CodexProject(tmp_path, model, trap)
     world.install_baton()
     assert {h["trustStatus"] for h in world.trust_baton_hooks()} == {"trusted"}
     return world
@@ -217,8 +258,8 @@ def result_of(recorded, call_id: str) -> dict[str, Any]:
 
 # -- hook trust ------------------------------------------------------------------------------------
 
-def test_codex_lists_batons_hooks_as_untrusted_until_the_user_trusts_them(tmp_path, model):
-    world = CodexProject(tmp_path, model)
+def test_codex_lists_batons_hooks_as_untrusted_until_the_user_trusts_them(tmp_path, model, trap):
+    world = CodexProject(tmp_path, model, trap)
     world.install_baton()
     listed = [h for h in world.hooks() if " hook codex " in (h.get("command") or "")]
     assert sorted(h["eventName"] for h in listed) == ["preCompact", "sessionStart", "stop", "userPromptSubmit"]
@@ -226,12 +267,19 @@ def test_codex_lists_batons_hooks_as_untrusted_until_the_user_trusts_them(tmp_pa
     assert {h["trustStatus"] for h in world.trust_baton_hooks()} == {"trusted"}
 
 
-def test_untrusted_hooks_never_run_and_the_session_still_ends_normally(tmp_path, model):
-    world = CodexProject(tmp_path, model)
+def test_untrusted_hooks_never_run_and_the_session_still_ends_normally(tmp_path, model, trap):
+    world = CodexProject(tmp_path, model, trap)
     world.install_baton()
-    world.run("hello", ["Hello."])
+    done = world.run("hello", ["Hello."])
     assert "session.begun" not in world.types()
+    assert "hook: SessionStart" not in done.stderr  # Codex says nothing of the hooks it skipped
     assert not any("## Baton" in text for r in model.turns() for text in developer_texts(r))
+
+
+def test_a_session_with_baton_sends_nothing_past_loopback(codex, model, trap):
+    codex.run("handoff", ["Noted."])
+    assert model.turns()
+    assert trap.seen == []
 
 
 # -- the session -------------------------------------------------------------------------------------

@@ -28,7 +28,8 @@ HANDOFF = {
                     "suggested_action": "Write 'Hello' under the heading",
                     "acceptance_check": "grep -q Hello README.md"}],
 }
-FULL_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+# The result's own "id" member (not "handoff_id", "session"…), however deeply its JSON is quoted.
+RESULT_ID = re.compile(r"\bid\W+([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
 
 
 class Session:
@@ -53,11 +54,12 @@ class Session:
         installed = run_baton(self.project, self.env, "install-hooks", "--harness", "gemini-cli")
         assert installed.returncode == 0, installed.stderr
 
-    def run(self, prompt: str, script: list[Any] | None = None) -> list[Recorded]:
-        """One headless session; the conversation requests it made, oldest first."""
+    def run(self, prompt: str, script: list[Any] | None = None, *, resume: bool = False) -> list[Recorded]:
+        """One headless session (``resume``: the latest one, continued); the conversation requests it made."""
         before = len(self.model.conversation())
         self.model.script = list(script or [])
-        done = run_harness([str(self.program), "-p", prompt, "-y"], self.project, self.env, timeout=240)
+        argv = [str(self.program), *(["--resume", "latest"] if resume else []), "-p", prompt, "-y"]
+        done = run_harness(argv, self.project, self.env, timeout=240)
         assert done.returncode == 0, f"gemini exited {done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
         assert not self.model.script, f"the model's script was not played out: {self.model.script}"
         return self.model.conversation()[before:]
@@ -78,7 +80,7 @@ def gemini(tmp_path):
 def _id_from(tool: str):
     """A reply reading the handoff id the previous tool returned."""
     def reply_with(recorded: Recorded, make):
-        found = FULL_ID.findall(tool_result(recorded, tool))
+        found = RESULT_ID.findall(tool_result(recorded, tool))
         assert found, f"no handoff id in the result of {tool}"
         return make(found[0])
     return reply_with
@@ -164,3 +166,19 @@ def test_ordinary_turns_prepare_no_before_compaction_draft(gemini, matcher):
     assert len(requests) == 2  # two turns: Gemini fired PreCompress (auto) before each
     types = gemini.types()
     assert "handoff.captured" not in types and "detector.recommended" not in types, types
+
+
+def test_a_compress_prepares_one_before_compaction_draft_for_the_session(gemini):
+    gemini.run("hello")
+    (gemini.project / "README.md").write_text("# demo\n\nchanged\n")
+    # Headless, /compress runs only as the whole prompt: a resumed session gets
+    # no brief in front of it (the brief is given once per session).
+    gemini.run("/compress", resume=True)
+    gemini.run("/compress", resume=True)
+    events = gemini.events()
+    [captured] = [e for e in events if e["type"] == "handoff.captured"]
+    handoff = captured["data"]["handoff"]
+    assert handoff["status"] == "draft" and handoff["origin"]["harness"] == "gemini-cli"
+    assert "README.md" in [a["path"] for a in handoff["artifacts"]]
+    drafts = {e["data"]["draft_id"] for e in events if e["type"] == "detector.recommended"}
+    assert drafts == {handoff["id"]}

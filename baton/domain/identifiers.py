@@ -1,0 +1,186 @@
+"""One screen for every identifier that becomes a key, a stream, a file name
+or a URL: owner, branch, session id, harness id, branch label.
+
+Pure (no I/O). An identifier is never stored redacted — ``[REDACTED]`` in an
+owner would merge two people's batons, in a session id two sessions — so a
+secret-shaped identifier is *refused* (``SecretInIdentifier``, exit 5), never
+kept. The redaction rules look for tokens with boundaries around them, and
+the names Baton derives from an identifier move those boundaries: a baton
+key glues ``__<branch>`` to the owner (no word boundary after a token), a
+key part turns ``/`` into ``_`` (a URL loses ``://``), a stream or a file
+name percent-encodes it. So each identifier is screened as given *and* in
+every form Baton derives from it, before anything is appended or written
+(issue 25). A finding names the field and the form, never the value.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+from urllib.parse import quote, unquote
+
+from baton.domain.batons import (
+    KEY_SEPARATOR,
+    baton_file,
+    baton_stream,
+    context_key,
+    encode_key_part,
+    objective_stream,
+    session_stream,
+)
+from baton.domain.redaction import RedactionPolicy, redact_strings
+from baton.model import frozen
+
+OWNER = "owner"
+BRANCH = "branch"
+SESSION = "session id"
+HARNESS = "harness"
+LABEL = "branch label"
+KEY = "baton key"
+FIELDS = (OWNER, BRANCH, SESSION, HARNESS, LABEL, KEY)
+"""The identifier fields, as a refusal names them."""
+
+AS_GIVEN = "as given"
+
+
+@frozen
+class IdentifierFinding:
+    """A rule matched ``field`` in ``form`` (``as given``, ``baton key``,
+    ``stream name``, ``file name``, ``URL``...). Never holds the value."""
+
+    field: str
+    form: str
+    rule: str
+    reason: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"field": self.field, "form": self.form, "rule": self.rule, "reason": self.reason}
+
+
+def _forms_of_one(value: str) -> list[tuple[str, str]]:
+    """One identifier as given and as each name built from it alone."""
+    part = encode_key_part(value)
+    return [
+        (AS_GIVEN, value),
+        ("percent-decoded", unquote(value)),
+        ("key part", part),
+        ("key part, decoded", unquote(part)),
+        ("URL", quote(value, safe="")),
+    ]
+
+
+def identifier_forms(field: str, value: str) -> list[tuple[str, str]]:
+    """``(form, text)`` for every form Baton derives from one identifier."""
+    forms = _forms_of_one(value)
+    if field == SESSION:
+        stream = session_stream(value)
+        detector = f"detector/{quote(value, safe='')}"
+        forms += [("stream name", stream), ("stream name", detector), ("stream name, decoded", unquote(detector))]
+    return forms
+
+
+def key_forms(key: str) -> list[tuple[str, str]]:
+    """A baton key (``<owner>__<branch>``, percent-encoded) as stream names,
+    a file name under ``.baton/batons/`` and a URL component, each also
+    decoded, and each side of the separator alone (the separator glues a
+    token to its neighbour: no boundary after it)."""
+    forms = [("baton key", key), ("baton key, decoded", unquote(key)),
+             ("baton key, decoded", unquote(key).replace("_", "/")),
+             ("stream name", baton_stream(key)), ("stream name", objective_stream(key)),
+             ("file name", baton_file(key)), ("file name, decoded", unquote(baton_file(key))),
+             ("URL", quote(key, safe=""))]
+    for piece in key.split(KEY_SEPARATOR):
+        if piece:
+            # A key part spells "/" as "_": put it back too, or a URL keeps its
+            # password behind a scheme no rule knows ("postgres:__app:pw@db").
+            forms += [("baton key part", piece), ("baton key part, decoded", unquote(piece)),
+                      ("baton key part, decoded", unquote(piece).replace("_", "/"))]
+    return forms
+
+
+def screen_identifiers(identifiers: Mapping[str, Any] | Iterable[tuple[str, Any]],
+                       policy: RedactionPolicy) -> list[IdentifierFinding]:
+    """Every secret the policy's text rules find in an identifier, in any of
+    its forms, one finding per (field, rule). ``identifiers`` maps a field of
+    ``FIELDS`` to a value (``None`` and non-strings are skipped); an owner
+    and a branch given together are also screened as the baton key, stream
+    and file name they make. A ``KEY`` value is a key as stored."""
+    pairs = list(identifiers.items() if isinstance(identifiers, Mapping) else identifiers)
+    forms: list[tuple[str, str, str]] = []
+    for field, value in pairs:
+        if not isinstance(value, str) or not value:
+            continue
+        if field == KEY:
+            forms += [(KEY, form, text) for form, text in key_forms(value)]
+        else:
+            forms += [(field, form, text) for form, text in identifier_forms(field, value)]
+    owners = [v for f, v in pairs if f == OWNER and isinstance(v, str) and v]
+    branches = [v for f, v in pairs if f == BRANCH and isinstance(v, str) and v]
+    for owner in owners:
+        for branch in branches:
+            forms += [(f"{OWNER} and {BRANCH}", form, text) for form, text in key_forms(context_key(owner, branch))]
+    found: dict[tuple[str, str], IdentifierFinding] = {}
+    seen: set[tuple[str, str]] = set()
+    for field, form, text in forms:
+        if (field, text) in seen:
+            continue
+        seen.add((field, text))
+        outcome = redact_strings(text, policy)
+        for r in (*outcome.redactions, *outcome.blocked):
+            found.setdefault((field, r.rule), IdentifierFinding(field, form, r.rule, r.reason))
+    # A secret the field holds as given is named once, by the field: drop the
+    # combined key finding of a rule its owner or branch already reports alone.
+    alone = {rule for (field, rule) in found if field != f"{OWNER} and {BRANCH}"}
+    return [f for (field, rule), f in found.items() if not (field == f"{OWNER} and {BRANCH}" and rule in alone)]
+
+
+_DATA_FIELDS = {"owner": OWNER, "branch": BRANCH, "session": SESSION, "previous_session": SESSION,
+                "session_id": SESSION, "harness": HARNESS, "key": KEY, "branch_label": LABEL}
+_NESTED = {"handoff": ("origin", "lineage"), "origin": (), "lineage": ()}
+
+
+def event_identifiers(stream: str, session: str | None, data: Any) -> list[tuple[str, Any]]:
+    """The identifiers an event about to be appended carries: its session, its
+    stream's key, and the identifier members of its payload (top level, and
+    a handoff's ``origin`` and ``lineage``)."""
+    out: list[tuple[str, Any]] = [(SESSION, session)]
+    family, _, key = stream.partition("/")
+    if family in ("baton", "objective") and key:
+        out.append((KEY, key))
+    elif family == "session" and key:
+        out.append((SESSION, key))
+    elif family == "detector" and key and key != "-":
+        out.append((SESSION, unquote(key)))
+    if isinstance(data, Mapping):
+        out += _members(data, top=True)
+    return out
+
+
+def handoff_identifiers(body: Any) -> list[tuple[str, Any]]:
+    """The identifiers a handoff body carries (``origin.harness``,
+    ``origin.session_id``, ``lineage.branch_label``), screened before the body
+    is cleaned: cleaning would redact them where they must be refused."""
+    return _members(body, top=False) if isinstance(body, Mapping) else []
+
+
+def _members(data: Mapping[str, Any], *, top: bool) -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    for name, value in data.items():
+        field = _DATA_FIELDS.get(name)
+        if field is not None and isinstance(value, str):
+            if field == KEY and not top:
+                continue
+            out.append((field, value))
+        elif isinstance(value, Mapping) and name in ("handoff", "origin", "lineage"):
+            out += _members(value, top=False)
+    return out
+
+
+def describe(findings: list[IdentifierFinding]) -> str:
+    """The refusal's message: which fields, by which rules; never a value."""
+    fields: dict[str, list[str]] = {}
+    for f in findings:
+        fields.setdefault(f.field, []).append(f"{f.rule}: {f.reason}" + ("" if f.form == AS_GIVEN else
+                                                                       f", in its {f.form}"))
+    named = "; ".join(f"the {field} looks like a secret ({', '.join(rules)})" for field, rules in fields.items())
+    return (f"refused: {named}. An identifier becomes a key, a stream and a file name and is never stored "
+            "redacted: choose another (the value is not repeated here)")

@@ -1,0 +1,233 @@
+"""One screen for every identifier (issue 25): an owner, branch, session id,
+harness id or branch label that looks like a secret — as given, or as the
+baton key, stream name, file name or URL it becomes — is refused with exit 5
+(``secret_in_identifier``), naming the field, never echoing the value, and
+nothing is appended or written. Through the CLI, MCP and a harness hook."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from baton.domain.identifiers import (
+    BRANCH,
+    HARNESS,
+    KEY,
+    LABEL,
+    OWNER,
+    SESSION,
+    event_identifiers,
+    identifier_forms,
+    key_forms,
+    screen_identifiers,
+)
+from baton.domain.batons import context_key
+from baton.domain.redaction import RedactionPolicy
+from baton.mcp_server import build_server
+from tests.cli_support import run
+from tests.secret_corpus import IDENTIFIER_LOOK_ALIKES, identifier_secrets
+
+POLICY = RedactionPolicy()
+SECRETS = identifier_secrets()
+ids = [s.kind.replace(" ", "-") for s in SECRETS]
+
+
+def _stored(project: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted((project / ".baton").rglob("*"))
+                    if p.is_file() and p.name != "index.sqlite")
+
+
+def _files(project: Path) -> dict[str, bytes]:
+    return {str(p): p.read_bytes() for p in (project / ".baton").rglob("*")
+            if p.is_file() and p.suffix != ".sqlite" and "log" not in p.name}
+
+
+def _assert_never_kept(project: Path, value: str, before: dict[str, bytes]) -> None:
+    after = _files(project)
+    ledger = {k: v for k, v in after.items() if "/ledger/" in k}
+    assert ledger == {k: v for k, v in before.items() if "/ledger/" in k}, "something was appended"
+    for path in (project / ".baton").rglob("*"):
+        if path.is_file():
+            assert value.encode() not in path.read_bytes(), path
+            assert value.replace("/", "_").encode() not in path.read_bytes(), path
+
+
+# -- the domain screen -----------------------------------------------------------------
+
+@pytest.mark.parametrize("field", [OWNER, BRANCH, SESSION, HARNESS, LABEL])
+@pytest.mark.parametrize("secret", SECRETS, ids=ids)
+def test_a_secret_identifier_is_found_in_every_field_by_its_rule(secret, field):
+    findings = screen_identifiers({field: secret.value}, POLICY)
+    assert [(f.field, f.rule) for f in findings] == [(field, secret.rule)]
+    assert secret.value not in json.dumps([f.to_json() for f in findings])
+
+
+@pytest.mark.parametrize("secret", SECRETS, ids=ids)
+def test_a_secret_owner_is_found_in_the_baton_key_it_becomes(secret):
+    # The key alone: "/" became "_" and "__main" is glued on the right.
+    key = context_key(secret.value, "main")
+    assert [f.rule for f in screen_identifiers({KEY: key}, POLICY)] == [secret.rule]
+
+
+@pytest.mark.parametrize("value", IDENTIFIER_LOOK_ALIKES)
+def test_an_ordinary_identifier_passes_in_every_field(value):
+    pairs = [(field, value) for field in (OWNER, BRANCH, SESSION, HARNESS, LABEL)]
+    assert screen_identifiers(pairs + [(KEY, context_key(value, value))], POLICY) == []
+
+
+def test_the_forms_cover_key_stream_file_name_and_url():
+    forms = {form for form, _ in key_forms(context_key("a@example.com", "feature/x"))}
+    assert {"baton key", "stream name", "file name", "URL", "baton key part"} <= forms
+    assert {form for form, _ in identifier_forms(SESSION, "s-1")} >= {"as given", "stream name", "URL"}
+
+
+def test_a_finding_in_a_derived_form_only_names_that_form():
+    # A token percent-encoded as given is a secret once decoded into the key.
+    value = "%41KIA" + "Q7XJ3KZP5HWN4TLA"
+    (finding,) = screen_identifiers({OWNER: value}, POLICY)
+    assert (finding.field, finding.rule) == (OWNER, "aws-access-key-id")
+    assert finding.form != "as given"
+
+
+def test_an_events_identifiers_are_its_session_its_key_and_its_payload_members():
+    pairs = event_identifiers("baton/ci__main", "s-1", {
+        "owner": "ci", "branch": "main", "harness": "codex", "payload": {"owner": "not an identifier"},
+        "handoff": {"origin": {"session_id": "s-2", "harness": "cursor"}, "lineage": {"branch_label": "try"}}})
+    assert sorted(pairs) == sorted([(SESSION, "s-1"), (KEY, "ci__main"), (OWNER, "ci"), (BRANCH, "main"),
+                                    (HARNESS, "codex"), (SESSION, "s-2"), (HARNESS, "cursor"), (LABEL, "try")])
+    assert (SESSION, "s 1") in event_identifiers("detector/s%201", None, {})
+
+
+# -- the CLI, per field ------------------------------------------------------------------
+
+def _cli_cases(value: str) -> dict[str, list[str]]:
+    return {
+        "owner": ["session", "begin", "--owner", value, "--branch", "main"],
+        "branch": ["session", "begin", "--owner", "a@example.com", "--branch", value],
+        "end-owner": ["session", "end", "s1", "--owner", value, "--branch", "main", "--handoff-steps", "step"],
+        "end-branch": ["session", "end", "s1", "--owner", "a@example.com", "--branch", value,
+                       "--handoff-steps", "step"],
+        "session-id": ["session", "begin", "--owner", "a@example.com", "--branch", "main", "--session-id", value],
+        "harness": ["session", "begin", "--owner", "a@example.com", "--branch", "main", "--harness", value],
+        "bootstrap-owner": ["bootstrap", "--owner", value, "--branch", "main"],
+        "capture-session": ["checkpoint", "create", "--no-input", "--title", "t", "--objective", "o",
+                            "--session", value],
+        "capture-harness": ["checkpoint", "create", "--no-input", "--title", "t", "--objective", "o",
+                            "--harness", value],
+    }
+
+
+_FIELD_OF = {"owner": "owner", "branch": "branch", "end-owner": "owner", "end-branch": "branch",
+             "session-id": "session id", "harness": "harness", "bootstrap-owner": "owner",
+             "capture-session": "session id", "capture-harness": "harness"}
+
+
+@pytest.mark.parametrize("case", list(_FIELD_OF))
+@pytest.mark.parametrize("secret", SECRETS, ids=ids)
+def test_a_secret_identifier_is_refused_by_the_cli_naming_the_field(capsys, project, secret, case):
+    before = _files(project)
+    code, out, err = run(capsys, project, *_cli_cases(secret.value)[case], "--json")
+    assert code == 5, (out, err)
+    error = json.loads(out)["error"]
+    assert error["code"] == "secret_in_identifier"
+    assert _FIELD_OF[case] in error["details"]["fields"]
+    assert secret.value not in out + err
+    _assert_never_kept(project, secret.value, before)
+
+
+def test_a_secret_label_is_refused_by_fork(capsys, project):
+    secret = SECRETS[0]
+    code, out, err = run(capsys, project, "checkpoint", "create", "--no-input", "--title", "t", "--objective",
+                         "o", "--json")
+    assert code == 0, err
+    parent = json.loads(out)["id"]
+    before = _files(project)
+    code, out, err = run(capsys, project, "fork", parent, "--label", secret.value)
+    assert code == 5, (out, err)
+    assert "the branch label looks like a secret" in err and secret.value not in out + err
+    _assert_never_kept(project, secret.value, before)
+
+
+def test_a_secret_harness_inside_a_payload_file_is_refused(capsys, project, tmp_path):
+    secret = SECRETS[4]
+    body = tmp_path / "h.json"
+    body.write_text(json.dumps({"work": {"title": "t", "objective": "o"}, "origin": {"harness": secret.value}}))
+    before = _files(project)
+    code, out, err = run(capsys, project, "checkpoint", "create", "--no-input", "--input", str(body))
+    assert code == 5, (out, err)
+    assert "the harness looks like a secret" in err
+    _assert_never_kept(project, secret.value, before)
+
+
+# -- MCP, per field -------------------------------------------------------------------------
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+_MCP_CASES = {
+    "owner": ("prompt", lambda v: {"action": "session_start", "session_id": "s-1", "owner": v}, "owner"),
+    "branch": ("prompt", lambda v: {"action": "session_end", "session_id": "s-1", "branch": v,
+                                    "handoff": {"nextSteps": ["step"]}}, "branch"),
+    "baton-owner": ("prompt", lambda v: {"action": "session_end", "session_id": "s-1",
+                                         "handoff": {"nextSteps": ["step"], "owner": v}}, "owner"),
+    "session-id": ("prompt", lambda v: {"action": "session_start", "session_id": v}, "session id"),
+    "harness": ("prompt", lambda v: {"action": "session_start", "session_id": "s-1", "harness": v}, "harness"),
+    "bootstrap-branch": ("bootstrap", lambda v: {"session_id": "s-2", "branch": v}, "branch"),
+    "capture-session": ("handoff_capture", lambda v: {"work": {"title": "t", "objective": "o"}, "session_id": v},
+                        "session id"),
+    "capture-harness": ("handoff_capture", lambda v: {"work": {"title": "t", "objective": "o"}, "harness": v},
+                        "harness"),
+}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("case", list(_MCP_CASES))
+@pytest.mark.parametrize("secret", SECRETS, ids=ids)
+async def test_a_secret_identifier_is_refused_by_mcp_naming_the_field(project, secret, case):
+    tool, arguments, field = _MCP_CASES[case]
+    before = _files(project)
+    async with Client(build_server(project)) as client:
+        result = await client.call_tool(tool, arguments(secret.value))
+    assert result.is_error
+    error = result.structured_content["error"]
+    assert (error["code"], error["exit_code"]) == ("secret_in_identifier", 5)
+    assert field in error["details"]["fields"]
+    assert secret.value not in json.dumps(result.structured_content) + result.content[0].text
+    _assert_never_kept(project, secret.value, before)
+
+
+@pytest.mark.anyio
+async def test_a_secret_label_is_refused_by_mcp_fork(project):
+    secret = SECRETS[4]  # a label is at most 100 characters: a Google API key fits
+    async with Client(build_server(project)) as client:
+        captured = await client.call_tool("handoff_capture", {"work": {"title": "t", "objective": "o"}})
+        before = _files(project)
+        result = await client.call_tool("handoff_fork", {"id": captured.structured_content["id"],
+                                                         "label": secret.value})
+    assert result.is_error
+    assert result.structured_content["error"]["details"]["fields"] == ["branch label"]
+    _assert_never_kept(project, secret.value, before)
+
+
+# -- a harness hook ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["session_start", "pre_compact", "session_end"])
+@pytest.mark.parametrize("harness", ["claude-code", "codex", "gemini-cli", "cursor"])
+@pytest.mark.parametrize("secret", SECRETS[:3], ids=ids[:3])
+def test_a_secret_session_id_from_a_hook_is_refused_and_the_harness_goes_on(project, secret, harness, kind):
+    from baton.harnesses import adapter
+    from baton.harnesses.hook import run_hook
+
+    chosen = adapter(harness)
+    event = next(name for name, meaning in chosen.kinds.items() if meaning == kind)
+    before = _files(project)
+    stdin = json.dumps({chosen.session_fields[0]: secret.value, "cwd": str(project), "hook_event_name": event})
+    outcome = run_hook(harness, event, stdin.encode(), project=project)
+    assert outcome.problem is not None and "the session id looks like a secret" in outcome.problem
+    assert secret.value not in outcome.answer + outcome.problem
+    _assert_never_kept(project, secret.value, before)
