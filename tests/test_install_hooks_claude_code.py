@@ -52,6 +52,12 @@ def test_the_mcp_server_is_approved_in_the_local_settings(project_dir):
     assert "baton" in json.loads((project_dir / ".mcp.json").read_text())["mcpServers"]
 
 
+def test_the_server_is_always_loaded_so_its_tools_are_in_the_first_request(project_dir):
+    install_hooks(project_dir, "claude-code")
+    server = json.loads((project_dir / ".mcp.json").read_text())["mcpServers"]["baton"]
+    assert server == {"command": "baton", "args": ["mcp"], "alwaysLoad": True}
+
+
 def test_the_approval_keeps_the_users_keys_and_servers(project_dir):
     local = project_dir / LOCAL
     local.parent.mkdir()

@@ -228,3 +228,18 @@ def test_after_compact_the_model_is_pointed_at_the_draft_saved_before_it(claude,
     after = said(model.turns()[asked])
     assert "Baton saved this session's work before the compaction" in after
     assert draft in after
+
+
+def test_a_session_end_hook_slower_than_claude_codes_default_still_hands_the_baton_on(
+        claude, project, env, model, tmp_path):
+    """Without a ``timeout`` Claude Code gives all SessionEnd hooks together 1.5 s and
+    cancels the rest; ``install-hooks`` writes one, so a hand-on that takes longer (a busy
+    machine; here a wrapper that waits 4 s first) still lands."""
+    slow = tmp_path / "slow-baton"
+    slow.write_text("#!/bin/sh\ncase \"$*\" in *SessionEnd*) sleep 4;; esac\n"
+                    f"exec '{Path(env['PATH'].split(':')[0]) / 'baton'}' \"$@\"\n")
+    slow.chmod(0o755)
+    installed = run_baton(project, env, "install-hooks", "--harness", "claude-code", "--command", str(slow))
+    assert installed.returncode == 0, installed.stderr
+    _, handoff = hand_off_through_the_prepared_draft(claude, project, env, model)
+    assert [subject(e) for e in events(project, env, "baton.created")] == [handoff]
