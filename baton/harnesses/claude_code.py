@@ -57,7 +57,8 @@ APPROVAL_NOTE = ("the baton MCP server is approved in .claude/settings.local.jso
 
 def _files(command: str, lines: tuple[str, ...]) -> list[ConfigFile]:
     return [ConfigFile(".claude/settings.json", merge={"hooks": matcher_groups(HOOKS, lines)}),
-            ConfigFile(".mcp.json", merge={"mcpServers": {"baton": {**mcp_server(command), "alwaysLoad": ALWAYS_LOAD}}}),
+            ConfigFile(".mcp.json",
+                       merge={"mcpServers": {"baton": {**mcp_server(command), "alwaysLoad": ALWAYS_LOAD}}}),
             ConfigFile(LOCAL_SETTINGS, merge={"enabledMcpjsonServers": ["baton"]}, note=APPROVAL_NOTE),
             ConfigFile(SKILL_FILE, text=skill_text())]
 
