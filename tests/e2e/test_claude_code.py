@@ -96,13 +96,16 @@ def handoff_id_in(result: dict[str, Any]) -> str:
     return result.get("handoff_id") or result.get("handoffId") or result.get("id") or found[0]
 
 
-def capture_validate_ready(parent: Any = None) -> list[Any]:
-    """The agent's turns that capture ``WORK`` (continuing ``parent(request)`` when given),
-    validate it and make it ready, each using the id the previous call answered with."""
+def capture_validate_ready(parent: Any = None, session_id: Any = None) -> list[Any]:
+    """The agent's turns that capture ``WORK`` (continuing ``parent(request)``, or naming the
+    session ``session_id(request)``, when given), validate it and make it ready, each using
+    the id the previous call answered with."""
     captured: dict[str, str] = {}
 
     def capture(recorded: Recorded) -> ToolUse:
         extra = {"parent": parent(recorded)} if parent else {}
+        if session_id:
+            extra["session_id"] = session_id(recorded)
         return baton_tool("handoff_capture", **WORK, **extra)
 
     def validate(recorded: Recorded) -> ToolUse:
@@ -185,6 +188,21 @@ def test_the_session_end_leaves_a_baton_for_the_draft_baton_prepared(claude, pro
     assert subject(created) == handoff
     shown = json.loads(run_baton(project, env, "handoff", "show", handoff, "--json").stdout)["handoff"]
     assert shown["lineage"]["parents"] == [draft]
+
+
+def session_named_in(recorded: Recorded) -> str:
+    """The session id the brief gave the agent for Baton's MCP tools."""
+    found = re.findall(r'`"session_id": "([^"]+)"`', said(recorded))
+    assert found, "the brief names no session id for the MCP tools"
+    return found[0]
+
+
+def test_the_session_end_leaves_a_baton_for_a_handoff_the_agent_captured_over_mcp(claude, project, env, model):
+    model.script = capture_validate_ready(session_id=session_named_in)
+    sid = session(claude, project, env, model, "Record where the zebra-42 work stands.")["session_id"]
+    (captured,) = events(project, env, "handoff.captured")
+    (created,) = events(project, env, "baton.created")
+    assert subject(created) == subject(captured) and created["data"]["session"] == sid
 
 
 def test_the_next_session_receives_the_baton_once_and_the_one_after_does_not(claude, project, env, model):
