@@ -22,17 +22,20 @@ from baton.harnesses.protocol import (
 )
 
 HOOKS = (
-    HookCommand("SessionStart", "startup|resume|clear|compact", timeout=10),
+    HookCommand("SessionStart", "startup|resume|clear|compact", timeout=15),
     HookCommand("PreCompact", "manual|auto", timeout=30),
     HookCommand("SessionEnd", timeout=30),
-    HookCommand("UserPromptSubmit", timeout=10),
+    HookCommand("UserPromptSubmit", timeout=15),
 )
 """Each with a ``timeout`` in seconds. Claude Code's default for a command hook is
 long, except at SessionEnd: without a ``timeout`` there, all SessionEnd hooks
 together get 1.5 s, and a busy machine cancels the hook that hands the
 baton on. With one, SessionEnd waits up to the largest (capped at 60 s;
 ``CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS`` overrides). The session's start
-and a prompt wait on their hook, so theirs are short."""
+and a prompt wait on their hook, so theirs are short — yet above the hook's
+own deadline (``baton.harnesses.hook.DEADLINE_SECONDS``, 10 s) with room for
+the process to start: Baton gives up first and leaves its notice, and the
+harness's timeout only stops a hook that could not even do that."""
 
 
 SKILL_FILE = ".claude/skills/baton/SKILL.md"
