@@ -78,9 +78,10 @@ SESSION_TIMEOUT = 240
 class CodexProject:
     """A git project with Baton installed for Codex, a scratch Codex home, and the scripted model."""
 
-    def __init__(self, root: Path, model: FakeResponses, trap: ProxyTrap):
+    def __init__(self, root: Path, model: FakeResponses, trap: ProxyTrap | None = None):
+        """``trap``: where requests for anywhere but loopback go (a fresh one when not given)."""
         self.model = model
-        self.trap = trap
+        self.trap = trap = trap if trap is not None else ProxyTrap()
         self.program = harness_program("codex")
         self.home = root / "home"
         self.codex_home = self.home / ".codex"
