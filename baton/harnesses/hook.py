@@ -222,7 +222,7 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
         if metadata.kind == IGNORED:
             # An event that is not what it names (Gemini's PreCompress ``auto``
             # before every turn): nothing opened, nothing written.
-            return HookOutcome(empty)
+            return HookOutcome(run.empty)
         if metadata.session_id is None:  # every event is a session's: without its id, nothing is done
             raise InputError(f"a session id is required (`{chosen.session_fields[0]}`)")
         if metadata.kind == USER_PROMPT and not metadata.handoff_request:
