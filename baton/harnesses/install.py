@@ -151,22 +151,9 @@ def _commands(entry: Any) -> list[str]:
 
 
 def _signature(command: Any) -> tuple[str, ...] | None:
-    """``(hook, HARNESS, EVENT)`` when ``command`` is a program's ``hook HARNESS EVENT``
-    (Baton's shape, whatever the program; ``NONBLOCKING_SUFFIX`` after it or not), else None."""
-    import shlex
+    from baton.harnesses.protocol import hook_signature
 
-    from baton.harnesses.protocol import NONBLOCKING_SUFFIX
-
-    if not isinstance(command, str):
-        return None
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return None
-    suffix = shlex.split(NONBLOCKING_SUFFIX)
-    if words[-len(suffix):] == suffix:  # Gemini CLI's lines end in `|| exit 1`
-        words = words[:-len(suffix)]
-    return tuple(words[-3:]) if len(words) >= 4 and words[-3] == "hook" else None
+    return hook_signature(command)
 
 
 class _Replacer:

@@ -110,6 +110,23 @@ of the command becomes status 1, which such a harness reports as a warning. Bato
 own hook always exits 0."""
 
 
+def hook_signature(command: Any) -> tuple[str, ...] | None:
+    """``(hook, HARNESS, EVENT)`` when ``command`` is a program's ``hook HARNESS EVENT``
+    (Baton's shape, whatever the program; ``NONBLOCKING_SUFFIX`` after it or not), else None."""
+    import shlex
+
+    if not isinstance(command, str):
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    suffix = shlex.split(NONBLOCKING_SUFFIX)
+    if words[-len(suffix):] == suffix:  # Gemini CLI's lines end in `|| exit 1`
+        words = words[:-len(suffix)]
+    return tuple(words[-3:]) if len(words) >= 4 and words[-3] == "hook" else None
+
+
 def text_field(payload: Mapping[str, Any], *names: str) -> str | None:
     """The first of ``names`` that holds a non-empty string."""
     for name in names:
