@@ -124,3 +124,27 @@ def test_the_end_hook_hands_on_and_ends_the_session_in_one_batch(project):
     assert len({_batch_of(e)["id"] for e in written}) == 1
     session_ended = next(e for e in written if e.type == "session.ended")
     assert session_ended.data["left_baton"] == handoff_id
+
+
+def test_a_batch_decides_each_stream_once_and_writes_nothing_when_refused(project):
+    from baton.commands.context import Project
+    from baton.ledger.envelope import EventDraft
+
+    opened = Project.open(project)
+    try:
+        before = len(opened.ledger.read_all())
+        with pytest.raises(ValueError, match="decides each stream once"):
+            with opened.writing() as scope:
+                with scope.batch():
+                    scope.append([EventDraft("test.appended", "test/1", {})], expected={"test/1": 0})
+                    scope.append([EventDraft("test.appended", "test/1", {})], expected={"test/1": 1})
+        assert len(opened.ledger.read_all()) == before
+        with opened.writing() as scope:
+            with scope.batch() as gathered:
+                scope.append([EventDraft("test.appended", "test/1", {})], expected={"test/1": 0})
+                scope.append([EventDraft("test.appended", "test/2", {})], expected={"test/2": 0})
+                assert opened.ledger.read_all()[before:] == []  # gathered, not yet written
+        assert [e.stream for e in gathered.events] == ["test/1", "test/2"]
+        assert len({_batch_of(e)["id"] for e in gathered.events}) == 1
+    finally:
+        opened.close()

@@ -400,6 +400,18 @@ class _LocalFeeds:
             base = scan.head.offset
 
 
+def batch_ends(scan: FeedScan, start: int) -> list[int]:
+    """Where a segment may end in the bytes ``scan`` read from ``start``: after
+    each event that is not inside a batch (a batch is all-or-nothing, so a
+    segment holds the whole of it)."""
+    cuts = []
+    for event, end in zip(scan.events, scan.ends):
+        batch = event.extra.get("batch") if event.extra else None
+        if type(batch) is not dict or batch.get("n") == batch.get("of"):
+            cuts.append(end - start)
+    return cuts
+
+
 def line_in_segment(data: bytes, end: int) -> bytes | None:
     """The whole line ending at ``end`` in a segment's ``data`` (without its
     newline), or None when no line ends there."""
@@ -650,7 +662,7 @@ class _Round:
         events = 0
         try:
             for lines, scan in self.local.sound_lines(feed, head, size):
-                writer.add(lines)
+                writer.add(lines, batch_ends(scan, head.offset))
                 events += len(scan.events)
                 head = scan.head
         except LedgerCorrupt as exc:

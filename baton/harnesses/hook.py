@@ -168,7 +168,7 @@ class HookRun:
         self.session: str | None = None
         self.project: str | os.PathLike | None = None
 
-    def leave_notice(self, problem: str) -> None:
+    def leave_notice(self, problem: str, *, failed: bool = True) -> None:
         """Leave ``problem`` for the next session start: in the project the payload
         named, else the one the hook runs in (nothing outside a Baton project)."""
         if self.baton_dir is None:
@@ -181,10 +181,17 @@ class HookRun:
             self.baton_dir = root / ".baton"
         from datetime import datetime, timezone
 
+        from baton.domain.identifiers import SESSION, screen_identifiers
+        from baton.domain.redaction import RedactionPolicy
         from baton.harnesses import notices
 
-        notices.leave(self.baton_dir, harness=self.harness, event=self.event, session=self.session,
-                      problem=problem, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+        # A session id that looks like a secret is refused before anything is
+        # written; the notice saying so must not keep it either.
+        session = self.session
+        if session is not None and screen_identifiers({SESSION: session}, RedactionPolicy()):
+            session = None
+        notices.leave(self.baton_dir, harness=self.harness, event=self.event, session=session,
+                      problem=problem, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), failed=failed)
 
 
 AFTER_GIVING_UP = {
@@ -240,6 +247,9 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
             app.project.write_wait = _lock_wait()
             app.project.read_wait = 0.0
             result = act(app, metadata)
+        if metadata.kind == SESSION_END:
+            for said in getattr(result, "notices", ()) or ():  # what the end did not do, for the next start
+                run.leave_notice(said, failed=False)
         context = getattr(result, "context", None)
         if metadata.kind == USER_PROMPT and context and getattr(result, "draft", None):
             context = result.notice(complete_with=amend_hint(result.draft))
@@ -270,6 +280,13 @@ class Watchdog:
 
     def __init__(self, run: HookRun, seconds: float) -> None:
         import threading
+
+        # What expiring needs, imported now: the main thread, stalled, may hold
+        # an import lock the watchdog would otherwise wait on.
+        import datetime  # noqa: F401
+        import orjson  # noqa: F401
+
+        from baton.harnesses import notices  # noqa: F401
 
         self.run, self.seconds = run, seconds
         self._answered = threading.Lock()

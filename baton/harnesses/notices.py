@@ -27,14 +27,15 @@ PROBLEM_MAX = 300
 
 
 def leave(baton_dir: str | os.PathLike, *, harness: str, event: str, session: str | None, problem: str,
-          at: str) -> bool:
+          at: str, failed: bool = True) -> bool:
     """Append one notice; False when it could not be written (no ``.baton/``,
-    read-only, full). Never raises."""
+    read-only, full). Never raises. ``failed``: the hook failed (else it
+    did its work and has something to say, e.g. a handoff it did not hand on)."""
     import orjson
 
     path = Path(baton_dir) / FILE_NAME
     line = orjson.dumps({"at": at, "harness": harness, "event": event, "session": session,
-                         "problem": problem}) + b"\n"
+                         "problem": problem, "failed": failed}) + b"\n"
     try:
         if not Path(baton_dir).is_dir():
             return False
@@ -94,16 +95,18 @@ def render(notices: list[dict[str, Any]]) -> str:
         problem = " ".join(item["problem"].split())
         if len(problem) > PROBLEM_MAX:
             problem = problem[:PROBLEM_MAX - 1] + "…"
-        grouped.setdefault((item.get("harness"), item.get("event"), problem), []).append(item)
+        grouped.setdefault((item.get("harness"), item.get("event"), problem, item.get("failed") is not False),
+                           []).append(item)
     lines = []
     groups = list(grouped.items())
-    for (harness, event, problem), items in groups[-SHOWN:]:
+    for (harness, event, problem, failed), items in groups[-SHOWN:]:
         last = items[-1]
         where = " ".join(str(v) for v in (harness, event) if v)
         session = f" (session {last['session']})" if last.get("session") else ""
         when = f" at {last['at']}" if last.get("at") else ""
         times = f" ({len(items)} times, the last{when})" if len(items) > 1 else when
-        lines.append(f"> ⚠️ Baton's {where} hook{session} failed{times}: {problem}")
+        verb = " failed" if failed else ""
+        lines.append(f"> ⚠️ Baton's {where} hook{session}{verb}{times}: {problem}")
     if len(groups) > SHOWN:
-        lines.append(f"> ⚠️ … and {len(groups) - SHOWN} other hook failures.")
+        lines.append(f"> ⚠️ … and {len(groups) - SHOWN} other hook notices.")
     return "\n".join(lines) + "\n\n"
