@@ -152,7 +152,7 @@ def test_installed_hooks_run_end_to_end_from_the_fixture(project_dir, harness):
     files = adapter(harness).configuration("baton")
     config = json.loads((project_dir / files[0].path).read_text())
     (command,) = _commands(config, "SessionStart")
-    words = command.split()
+    words = command.removesuffix(adapter(harness).command_suffix).split()
     assert words[:2] == ["baton", "hook"]
     name = "SessionStart.startup"
     r = run_baton(*words[1:], cwd=project_dir, input=json.dumps(fixture(harness, name, project_dir)))
