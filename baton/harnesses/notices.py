@@ -9,8 +9,9 @@ it) and puts its notices in front of the brief.
 
 This file is not the ledger: a hook that gave up because the ledger was
 locked can still write it, and nothing in it is history — a notice is gone
-once shown. It is bounded (``MAX_BYTES``; past it new notices are dropped)
-and every line goes through the secret screen before it is shown.
+once shown. It is bounded (``MAX_BYTES``; past it new notices are dropped);
+a notice goes through the secret screen (the default rules) before it is
+written, and again, as all hook output does, when it is shown.
 """
 
 from __future__ import annotations
@@ -33,9 +34,13 @@ def leave(baton_dir: str | os.PathLike, *, harness: str, event: str, session: st
     did its work and has something to say, e.g. a handoff it did not hand on)."""
     import orjson
 
+    from baton.domain.redaction import RedactionPolicy, screen_text
+
     path = Path(baton_dir) / FILE_NAME
-    line = orjson.dumps({"at": at, "harness": harness, "event": event, "session": session,
-                         "problem": problem, "failed": failed}) + b"\n"
+    policy = RedactionPolicy()  # the default rules: the project's policy may be what failed to load
+    line = orjson.dumps({"at": at, "harness": harness, "event": event,
+                         "session": screen_text(session, policy) if session else session,
+                         "problem": screen_text(problem, policy), "failed": failed}) + b"\n"
     try:
         if not Path(baton_dir).is_dir():
             return False
