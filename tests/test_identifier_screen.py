@@ -231,3 +231,38 @@ def test_a_secret_session_id_from_a_hook_is_refused_and_the_harness_goes_on(proj
     assert outcome.problem is not None and "the session id looks like a secret" in outcome.problem
     assert secret.value not in outcome.answer + outcome.problem
     _assert_never_kept(project, secret.value, before)
+
+
+# -- owner and branch: non-empty, no control characters ------------------------------------
+
+@pytest.mark.parametrize("flag,value,problem", [
+    ("--owner", "", "is empty"), ("--owner", "   ", "is empty"), ("--branch", "", "is empty"),
+    ("--owner", "a\nb", "U+000A"), ("--branch", "main\r", "U+000D"), ("--owner", "ci\x1b[31m", "U+001B"),
+    ("--branch", "fix\u202eexe.txt", "U+202E"), ("--owner", "a\x85b", "U+0085"),
+])
+@pytest.mark.parametrize("command", [["session", "begin"], ["session", "end", "s1", "--handoff-steps", "x"],
+                                     ["bootstrap"]])
+def test_an_empty_owner_or_branch_or_one_with_a_control_character_is_an_input_error(capsys, project, flag,
+                                                                                    value, problem, command):
+    given = {"--owner": "a@example.com", "--branch": "main", flag: value}
+    before = _files(project)
+    code, out, err = run(capsys, project, *command, "--owner", given["--owner"], "--branch", given["--branch"],
+                         "--json")
+    assert code == 2, (out, err)
+    error = json.loads(out)["error"]
+    assert error["code"] == "input_error" and problem in error["message"] and flag in error["message"]
+    assert _files(project) == before
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("arguments", [
+    {"action": "session_start", "session_id": "s-1", "owner": ""},
+    {"action": "session_start", "session_id": "s-1", "branch": "a\nb"},
+    {"action": "session_end", "session_id": "s-1", "handoff": {"nextSteps": ["x"], "owner": "x\u2066y"}},
+])
+async def test_mcp_refuses_an_empty_owner_or_a_control_character_in_a_branch(project, arguments):
+    async with Client(build_server(project)) as client:
+        result = await client.call_tool("prompt", arguments)
+    assert result.is_error
+    assert (result.structured_content["error"]["code"], result.structured_content["error"]["exit_code"]) == \
+        ("input_error", 2)
