@@ -769,13 +769,9 @@ def add_mcp_command(sub, common) -> None:
 # -- harness integrations ---------------------------------------------------------------
 
 def _hook(args: argparse.Namespace):
-    from baton.harnesses.hook import run_hook
+    from baton.harnesses.hook import run_hook_process
 
-    try:
-        raw = sys.stdin.buffer.read()
-    except Exception:  # noqa: BLE001 - no readable stdin is an empty payload: the hook reports it, exit 0
-        raw = b""
-    outcome = run_hook(args.harness, args.event, raw, project=args.project)
+    outcome = run_hook_process(args.harness, args.event, lambda: sys.stdin.buffer.read(), project=args.project)
     if outcome.problem:
         from baton.domain.redaction import screen_text
 
@@ -784,12 +780,26 @@ def _hook(args: argparse.Namespace):
 
 
 def _install_hooks(args: argparse.Namespace):
-    from baton.harnesses.install import install_hooks
+    from baton.harnesses.install import DEFAULT_COMMAND, install_hooks
     from baton.project import resolve_root, resolve_worktree
 
     root = resolve_root(args.project)
-    return install_hooks(root, args.harness, dry_run=args.dry_run, command=args.command,
-                         worktree=resolve_worktree(root, args.project))
+    worktree = resolve_worktree(root, args.project)
+    if args.remove:
+        from baton.errors import InputError
+        from baton.harnesses.wiring import remove_wiring
+
+        if args.command is not None:
+            raise InputError("--command has no meaning with --remove: Baton's hooks are found whatever they run")
+        return remove_wiring(root, args.harness, dry_run=args.dry_run, worktree=worktree)
+    result = install_hooks(root, args.harness, dry_run=args.dry_run, command=args.command or DEFAULT_COMMAND,
+                           worktree=worktree)
+    if result.warnings:
+        from baton.domain.redaction import screen_text
+
+        for line in result.warnings:
+            print(f"baton: {screen_text(line, _output_policy())}", file=sys.stderr)
+    return result
 
 
 HARNESSES = ("claude-code", "codex", "gemini-cli", "cursor")
@@ -813,25 +823,31 @@ def add_harness_commands(sub, common) -> None:
 
     p = sub.add_parser("install-hooks", parents=[common], help="configure a harness for this project",
                        description="Write the harness's project-local configuration: hooks that run `baton "
-                                   "hook`, and the `baton mcp` server (claude-code: .claude/settings.json, "
-                                   ".mcp.json; codex: .codex/hooks.json, .codex/config.toml; gemini-cli: "
-                                   ".gemini/settings.json; cursor: .cursor/mcp.json, .cursor/rules/baton.mdc, "
-                                   ".cursor/hooks.json), and initialise the project. Other keys and hooks are "
-                                   "kept; Baton's own hooks and `baton` server are replaced, never duplicated; "
-                                   "running it twice changes nothing; nothing outside the project is touched.")
+                                   "hook`, the `baton mcp` server and the agent skill (claude-code: "
+                                   ".claude/settings.json, .mcp.json, .claude/skills/baton/SKILL.md; codex: "
+                                   ".codex/hooks.json, .codex/config.toml; gemini-cli: .gemini/settings.json; "
+                                   "cursor: .cursor/mcp.json, .cursor/rules/baton.mdc, .cursor/hooks.json; codex, "
+                                   "gemini-cli and cursor: .agents/skills/baton/SKILL.md), and initialise the "
+                                   "project. Other keys and hooks are kept; Baton's own hooks and `baton` server "
+                                   "are replaced, never duplicated; running it twice changes nothing; nothing "
+                                   "outside the project is touched. --remove takes exactly Baton's part out again.")
     p.add_argument("--harness", required=True, choices=HARNESSES, help="the harness to configure")
     p.add_argument("--dry-run", action="store_true", help="print the changes as a diff; write nothing")
-    p.add_argument("--command", metavar="CMD", default="baton",
+    p.add_argument("--command", metavar="CMD", default=None,
                    help="how the harness runs Baton (default 'baton'; e.g. an absolute path to a venv's baton): "
-                        "an existing file is one word, spaces and all; any other value is split as a shell would")
+                        "an existing file is one word, spaces and all; any other value is split as a shell would; "
+                        "a warning says when its program is not found on PATH")
+    p.add_argument("--remove", action="store_true",
+                   help="take Baton's wiring out again: its hooks, its `baton` MCP server, its skill and rule "
+                        "files; everything else is kept")
     p.set_defaults(func=_install_hooks)
 
     p = sub.add_parser("skill", parents=[common], help="print the agent skill (SKILL.md) this Baton ships",
                        description="Print Baton's agent skill (spec 12: when to hand off, the commands, with "
-                                   "examples), as installed with this Baton, for a harness that reads "
-                                   "instructions from a file: `baton skill > skills/baton/SKILL.md`, then "
-                                   "reference it from AGENTS.md (Codex) or GEMINI.md (Gemini CLI). "
-                                   "`install-hooks --harness claude-code` writes it for Claude Code.")
+                                   "examples), as installed with this Baton. `install-hooks` writes it where each "
+                                   "harness reads skills (.claude/skills/baton/SKILL.md for claude-code, "
+                                   ".agents/skills/baton/SKILL.md for codex, gemini-cli and cursor); this is for "
+                                   "any other place.")
     p.set_defaults(func=_skill)
 
 
@@ -1192,7 +1208,9 @@ def run() -> None:
     nothing the operating system does not release at exit. By then everything
     durable is already durable (the ledger's append is fsynced, the index's
     connection closed with its transaction committed, the log line written);
-    no hook-path command starts a thread or registers an exit handler. Other
+    no hook-path command registers an exit handler, and the one thread a
+    hook starts (its deadline's watchdog, ``baton.harnesses.hook``) is
+    stopped before its answer is printed. Other
     commands exit the ordinary way.
     """
     code = main()

@@ -112,6 +112,13 @@ class PromotionRefused(ValidationFailed):
             self.add_note(p)
 
 
+class RemoteRefRefused(ValidationFailed):
+    """The remote's ledger ref is not one this version can read (malformed, or
+    another format): nothing is imported or pushed (exit 3)."""
+
+    code = "remote_ref_refused"
+
+
 class MergeUnresolved(ValidationFailed):
     """A merge without an explicit resolution decision (exit 3): nothing is written."""
 
@@ -137,6 +144,12 @@ class RemoteUnreachable(NotFound):
     """The sync remote could not be read or written (exit 4); nothing changed locally."""
 
     code = "remote_unreachable"
+
+
+class RemoteAuthFailed(RemoteUnreachable):
+    """The sync remote (or a proxy) refused the credentials (exit 4); nothing changed locally."""
+
+    code = "remote_auth_failed"
 
 
 class Conflict(BatonError):

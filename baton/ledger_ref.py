@@ -17,7 +17,8 @@ the segments' events whenever those are imported.
 
 from __future__ import annotations
 
-from typing import Iterator
+import stat
+from typing import Iterator, Sequence
 
 import attrs
 import orjson
@@ -33,6 +34,10 @@ FORMAT = 1
 _FILE_MODE = 0o100644
 _DIR_MODE = 0o040000
 SIGNATURE_FILE = b"head.sig"
+MAX_SEGMENT_BYTES = 16 << 20
+"""The largest segment a sync reads from a remote (segments are cut at 1 MiB;
+only an event line longer than that makes a longer one): a bigger one is
+refused, by the sizes its name and the next one's claim before it is read."""
 
 
 @frozen
@@ -65,8 +70,27 @@ def head_bytes(writer: str, head: FeedHead) -> bytes:
                          "bytes": head.offset}, option=orjson.OPT_SORT_KEYS) + b"\n"
 
 
+def _is_file(mode: int) -> bool:
+    return stat.S_ISREG(mode)
+
+
+def _is_folder(mode: int) -> bool:
+    return stat.S_ISDIR(mode)
+
+
+def _blob_data(store, blob_id: bytes, what: str) -> bytes:
+    obj = store[blob_id]
+    if not isinstance(obj, Blob):
+        raise BadRefFeed(f"{what} on the ledger ref is a {obj.type_name.decode()}, not a file")
+    return obj.data
+
+
 def read_feeds(repo: Repo, commit_id: bytes | None) -> dict[str, RefFeed]:
     """Every feed of the ledger ref's commit ``commit_id`` (None: no ref yet).
+
+    A malformed feed folder is returned with its ``problem`` (that feed is
+    refused, not the ref); a malformed ref — no commit, a root or ``feeds``
+    that is not a folder, a missing or unknown ``format.json`` — raises.
 
     Raises:
         BadRefFeed: the commit's tree is not a ledger ref of this format.
@@ -76,22 +100,54 @@ def read_feeds(repo: Repo, commit_id: bytes | None) -> dict[str, RefFeed]:
     store = repo.object_store
     try:
         commit = store[commit_id]
-        root = store[commit.tree]
+        root = store[commit.tree] if isinstance(commit, Commit) else None
     except KeyError as exc:
         raise BadRefFeed(f"object {exc} of the ledger ref is missing") from None
     if not isinstance(commit, Commit) or not isinstance(root, Tree):
         raise BadRefFeed("the ledger ref does not name a commit")
+    _check_format(store, root)
     if b"feeds" not in root:
         return {}
-    _, feeds_id = root[b"feeds"]
+    mode, feeds_id = root[b"feeds"]
+    try:
+        folder = store[feeds_id] if _is_folder(mode) else None
+    except KeyError:
+        raise BadRefFeed("the ledger ref's feeds/ folder is missing") from None
+    if not isinstance(folder, Tree):
+        raise BadRefFeed("the ledger ref's feeds/ is not a folder")
     out: dict[str, RefFeed] = {}
-    for entry in store[feeds_id].iteritems():
+    for entry in folder.iteritems():
         writer = entry.path.decode("utf-8", "replace")
         try:
+            if not _is_folder(entry.mode):
+                raise BadRefFeed(f"feed {writer!r} on the ledger ref is not a folder")
             out[writer] = _read_feed(repo, writer, entry.sha)
         except (BadRefFeed, KeyError) as exc:  # one bad folder: that feed is refused, not the ref
-            out[writer] = RefFeed(writer, FeedHead(), entry.sha, (), str(exc))
+            problem = str(exc) if isinstance(exc, BadRefFeed) else f"object {exc} of feed {writer!r} is missing"
+            out[writer] = RefFeed(writer, FeedHead(), entry.sha, (), problem)
     return out
+
+
+class UnknownFormat(BadRefFeed):
+    """The ledger ref was written in a format this version does not read."""
+
+
+def _check_format(store, root: Tree) -> None:
+    if b"format.json" not in root:
+        raise BadRefFeed("the ledger ref has no format.json")
+    mode, blob_id = root[b"format.json"]
+    try:
+        data = _blob_data(store, blob_id, "format.json") if _is_file(mode) else None
+        raw = orjson.loads(data) if data is not None and len(data) < 4096 else None
+    except KeyError:
+        raise BadRefFeed("the ledger ref's format.json is missing") from None
+    except orjson.JSONDecodeError:
+        raw = None
+    if not isinstance(raw, dict) or type(raw.get("format")) is not int:
+        raise BadRefFeed("the ledger ref's format.json is unreadable")
+    if raw["format"] != FORMAT:
+        raise UnknownFormat(f"the ledger ref is in format {raw['format']}, this version of Baton reads format "
+                            f"{FORMAT}: upgrade Baton")
 
 
 def _read_feed(repo: Repo, writer: str, tree_id: bytes) -> RefFeed:
@@ -99,10 +155,18 @@ def _read_feed(repo: Repo, writer: str, tree_id: bytes) -> RefFeed:
     tree = store[tree_id]
     if not isinstance(tree, Tree) or b"head.json" not in tree:
         raise BadRefFeed(f"feed {writer!r} on the ledger ref has no head.json")
+    mode, head_id = tree[b"head.json"]
+    if not _is_file(mode):
+        raise BadRefFeed(f"feed {writer!r} on the ledger ref: head.json is not a file")
+    data = _blob_data(store, head_id, f"feed {writer!r}'s head.json")
     try:
-        raw = orjson.loads(store[tree[b"head.json"][1]].data)
-        head = FeedHead(offset=int(raw["bytes"]), seq=int(raw["seq"]), hash=raw.get("hash"),
-                        hlc=int(raw.get("hlc") or 0))
+        raw = orjson.loads(data) if len(data) < 4096 else None
+        if not isinstance(raw, dict):
+            raise TypeError
+        head = FeedHead(offset=_count(raw["bytes"]), seq=_count(raw["seq"]), hash=raw.get("hash"),
+                        hlc=_count(raw.get("hlc") or 0))
+        if head.hash is not None and type(head.hash) is not str:
+            raise TypeError
     except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
         raise BadRefFeed(f"feed {writer!r} on the ledger ref has an unreadable head.json") from None
     if raw.get("writer") != writer:
@@ -112,10 +176,29 @@ def _read_feed(repo: Repo, writer: str, tree_id: bytes) -> RefFeed:
         name = entry.path.decode("utf-8", "replace")
         start = segment_start(name)
         if start is not None:
+            if not _is_file(entry.mode):
+                raise BadRefFeed(f"feed {writer!r} on the ledger ref: segment {name} is not a file")
             segments.append((start, entry.sha))
     segments.sort()
-    signature = tree[SIGNATURE_FILE][1] if SIGNATURE_FILE in tree else None
+    for index, (start, _) in enumerate(segments):  # sizes the names claim, checked before any is read
+        end = segments[index + 1][0] if index + 1 < len(segments) else head.offset
+        if end - start > MAX_SEGMENT_BYTES:
+            raise BadRefFeed(f"feed {writer!r} on the ledger ref: segment at {start} holds {end - start} bytes, "
+                             f"more than the limit of {MAX_SEGMENT_BYTES}")
+    signature = None
+    if SIGNATURE_FILE in tree:
+        mode, signature = tree[SIGNATURE_FILE]
+        if not _is_file(mode):
+            raise BadRefFeed(f"feed {writer!r} on the ledger ref: head.sig is not a file")
+        _blob_data(store, signature, f"feed {writer!r}'s head.sig")
     return RefFeed(writer, head, tree_id, tuple(segments), signature=signature)
+
+
+def _count(value: object) -> int:
+    """A non-negative integer of head.json (a bool or a float is not one)."""
+    if type(value) is not int or value < 0:
+        raise ValueError(value)
+    return value
 
 
 def feed_bytes(repo: Repo, feed: RefFeed, start: int = 0) -> Iterator[tuple[int, bytes]]:
@@ -137,9 +220,12 @@ def feed_bytes(repo: Repo, feed: RefFeed, start: int = 0) -> Iterator[tuple[int,
             expected = nxt  # wholly before ``start``: never read
             continue
         try:
-            data = store[blob_id].data
+            data = _blob_data(store, blob_id, f"feed {feed.writer!r}'s segment at {seg_start}")
         except KeyError:
             raise BadRefFeed(f"feed {feed.writer!r} on the ledger ref: segment at {seg_start} is missing") from None
+        if len(data) > MAX_SEGMENT_BYTES:
+            raise BadRefFeed(f"feed {feed.writer!r} on the ledger ref: segment at {seg_start} holds {len(data)} "
+                             f"bytes, more than the limit of {MAX_SEGMENT_BYTES}")
         expected = seg_start + len(data)
         if expected <= start:
             continue
@@ -162,12 +248,13 @@ class FeedTreeWriter:
         if base is not None and base.segments:
             self.kept = list(base.segments[:-1])
             start, last = base.segments[-1]
-            open_bytes = repo.object_store[last].data
+            open_bytes = _blob_data(repo.object_store, last, f"feed {writer!r}'s segment at {start}")
         self.packer = SegmentPacker(start, open_bytes)
         self.written: list[tuple[int, bytes]] = []
 
-    def add(self, lines: bytes) -> None:
-        self.packer.add(lines)
+    def add(self, lines: bytes, cuts: Sequence[int] | None = None) -> None:
+        """Whole lines; ``cuts``: where a segment may end in them (``SegmentPacker.add``)."""
+        self.packer.add(lines, cuts)
         for start, data in self.packer.closed():
             self.written.append((start, self._blob(data)))
 

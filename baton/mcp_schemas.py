@@ -109,7 +109,7 @@ ID = _text("handoff id: full id, 8-character short id, a unique prefix, or 'late
            "the current branch)")
 DRAFT_ID = _text("handoff id: full id, 8-character short id, or a unique prefix ('latest' names a ready handoff, "
                  "never one to validate or promote)")
-SESSION_ID = _text("the session's opaque id", max_length=SESSION_ID_MAX)
+SESSION_ID = _text("your session's id, as the session-start brief names it (\"This is … session `ID`\")", max_length=SESSION_ID_MAX)
 OWNER = _text("owner (default: git user.email, user.name, OS user, 'local')")
 BRANCH = _text("branch (default: the current git branch, else 'unknown')")
 HARNESS = _text("the harness: codex, claude-code, cursor, gemini-cli, generic...")
@@ -200,7 +200,7 @@ def input_schemas() -> dict[str, dict[str, Any]]:
             "session_id": SESSION_ID,
             "harness": HARNESS,
         }, ("signals",)),
-        "prompt": _obj({
+        "baton_session": _obj({
             "action": {"enum": ["session_start", "session_end", "cancel_handoff"]},
             "session_id": SESSION_ID,
             "objective": _text("session_start: what this session is for", max_length=OBJECTIVE_MAX),
@@ -256,7 +256,7 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
                               "action": _S, "suppressed": _OPT_S, "recorded": _B, "draft": _OPT_S,
                               "inputs": _O, "unavailable": _A, "reasons": _A, "missing": _A, "options": _A},
                              "pressure", "action", "inputs", "unavailable", "reasons"),
-    "prompt": _result({"owner": _S, "branch": _S, "sessionId": _S, "ended": _B, "cancelled": _B,
+    "baton_session": _result({"owner": _S, "branch": _S, "sessionId": _S, "ended": _B, "cancelled": _B,
                        "handoff": _OPT_O}, "owner", "branch"),
     "bootstrap": _result({"brief": _S, "bytes": _I, "maxBytes": _I, "claimed": _B, "peek": _B,
                           "handoff": _OPT_O, "handoffMarkdown": _OPT_S, "sessionObjective": _OPT_O,

@@ -21,6 +21,11 @@ Guardrails:
   ``not_initialized`` (exit 4) otherwise.
 - One tool call runs at a time: the SDK runs each call on a worker thread,
   and the commands take the ledger lock anyway.
+- No call waits on the ledger lock without limit. A read takes the lock only
+  if it is free at once, to catch up; held by another process, the read
+  answers from the index as the last writer left it. A write waits at most
+  ``$BATON_MCP_LOCK_WAIT`` seconds (default ``LOCK_WAIT_SECONDS``), then
+  fails with ``ledger_busy`` (exit 4), nothing written.
 
 ``handoff_fork``, ``handoff_merge`` and ``handoff_detect`` call the same
 methods as ``baton fork``, ``baton merge`` and ``baton detect``; as §13 says,
@@ -35,12 +40,13 @@ import functools
 import inspect
 import os
 import threading
-from typing import TYPE_CHECKING, Any, Callable, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Literal
 
 import anyio.to_thread
 import orjson
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent, Tool, ToolAnnotations
+from pydantic import Field
 
 from baton.model import frozen
 from baton import __version__
@@ -53,8 +59,16 @@ if TYPE_CHECKING:
     from baton.domain.handoff import Status, Trigger
 
 TOOL_NAMES = ("baton_status", "handoff_capture", "handoff_validate", "handoff_ready", "handoff_resume",
-              "handoff_list", "handoff_fork", "handoff_merge", "handoff_detect", "prompt", "bootstrap")
+              "handoff_list", "handoff_fork", "handoff_merge", "handoff_detect", "baton_session", "bootstrap")
+TOOL_ALIASES = {"prompt": "baton_session"}
+"""Tools still answered under an older name but not listed: ``prompt`` (the name
+session-handoff-baton.txt gives it) was easy to confuse with MCP prompts."""
+PROMPT_NAMES = ("handoff", "resume", "brief", "pickup")
+"""The MCP prompts (slash commands in harnesses that show them)."""
 NOT_AVAILABLE: tuple[str, ...] = ()
+LOCK_WAIT_SECONDS = 5.0
+"""How long a tool that writes waits for a ledger lock another process holds
+(``BATON_MCP_LOCK_WAIT`` overrides) before it answers ``ledger_busy``."""
 MAX_ARGUMENT_BYTES = MAX_INPUT_BYTES
 """One tool call's arguments, as JSON. A handoff is state, not a transcript (spec §4)."""
 
@@ -62,9 +76,12 @@ INSTRUCTIONS = (
     "Baton keeps structured, verified handoffs between agent sessions in this project. "
     "At session start call `bootstrap` (it delivers and claims the session baton waiting for you). "
     "To hand work over: `handoff_capture` (a draft), `handoff_validate`, `handoff_ready`; the next session "
-    "calls `handoff_resume`. To leave quick next steps for the next session on this branch: "
-    "`prompt` with action `session_end` and a `handoff` object. Record only facts; never paste secrets "
-    "or transcripts (secrets are redacted before anything is written)."
+    "calls `handoff_resume`. Pass `session_id` (the session-start brief names it) to `handoff_capture`: a "
+    "session's ready handoff is handed on when the session ends. To leave quick next steps for the next "
+    "session on this branch: `baton_session` with action `session_end` and a `handoff` object. Record only "
+    "facts; never paste secrets or transcripts (secrets are redacted before anything is written). The prompts "
+    "`handoff`, `resume`, `brief` and `pickup` are the same steps as slash commands; the resource "
+    "`baton://brief/latest` is the latest ready handoff's resume brief."
 )
 
 # The tools' argument types, for the reader: what a tool accepts is its closed
@@ -178,6 +195,24 @@ class BatonMCPServer(MCPServer):
         super().__init__(*args, **kwargs)
         self.baton_tools: dict[str, tuple[Callable[..., Any], ToolAnnotations]] = {}
 
+    ready_handoffs: Callable[[], list[dict[str, Any]]] | None = None
+    """The ready handoffs ``list_resources`` adds as ``baton://handoff/{id}`` (``build_server`` sets it)."""
+
+    async def list_resources(self) -> list[Any]:
+        """The fixed resources, then each ready handoff (newest first) as ``baton://handoff/ID``."""
+        from mcp.types import Resource
+
+        fixed = await super().list_resources()
+        if self.ready_handoffs is None:
+            return fixed
+        rows = await anyio.to_thread.run_sync(self.ready_handoffs)
+        return fixed + [Resource(uri=HANDOFF_URI.format(id=row["id"]), name=f"handoff-{row.get('short_id') or row['id']}",
+                                 title=row.get("title") or None, mime_type="text/markdown",
+                                 description=f"Ready handoff {row.get('short_id') or row['id']}"
+                                             + (f" on {row['branch']}" if row.get("branch") else "")
+                                             + (f", {row['created_at']}" if row.get("created_at") else ""))
+                        for row in rows]
+
     def baton_tool(self, fn: Callable[..., Any], annotations: ToolAnnotations) -> None:
         """Serve ``fn`` as the tool of its name; its docstring is the description."""
         self.baton_tools[fn.__name__] = (fn, annotations)
@@ -186,7 +221,8 @@ class BatonMCPServer(MCPServer):
         from baton.mcp_schemas import OUTPUT_SCHEMAS, input_schemas
 
         inputs = input_schemas()
-        return [Tool(name=name, description=inspect.cleandoc(fn.__doc__ or ""), input_schema=inputs[name],
+        return [Tool(name=name, title=annotations.title, description=inspect.cleandoc(fn.__doc__ or ""),
+                     input_schema=inputs[name],
                      output_schema=OUTPUT_SCHEMAS[name], annotations=annotations)
                 for name, (fn, annotations) in self.baton_tools.items()]
 
@@ -199,6 +235,7 @@ class BatonMCPServer(MCPServer):
         return screened_tool_result(result, self.output_policy() if self.output_policy else RedactionPolicy())
 
     async def checked_call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        name = TOOL_ALIASES.get(name, name)
         if name not in TOOL_NAMES:
             later = " (not available yet)" if name in NOT_AVAILABLE else ""
             return tool_error(NotFound(f"unknown tool {name!r}{later}; the tools are: {', '.join(TOOL_NAMES)}",
@@ -222,15 +259,45 @@ class BatonMCPServer(MCPServer):
         return await anyio.to_thread.run_sync(functools.partial(fn, **(arguments or {})))
 
 
-_READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-_WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
-_MAY_CANCEL = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+def _annotations(title: str, *, read_only: bool = False, destructive: bool = False,
+                 idempotent: bool = False) -> ToolAnnotations:
+    """A tool's MCP annotations, every hint stated (a client assumes the worst of a missing one:
+    destructive, not idempotent). Nothing reaches outside the project (``open_world_hint`` false)."""
+    return ToolAnnotations(title=title, read_only_hint=read_only, destructive_hint=destructive,
+                           idempotent_hint=read_only or idempotent, open_world_hint=False)
+
+
+ANNOTATIONS = {
+    "baton_status": _annotations("Project status", read_only=True),
+    "handoff_capture": _annotations("Capture a draft handoff"),
+    "handoff_validate": _annotations("Validate a handoff"),  # records a new report each time
+    "handoff_ready": _annotations("Promote a handoff to ready", idempotent=True),  # a second call changes nothing
+    "handoff_resume": _annotations("Resume a ready handoff"),  # writes only with mark_resumed
+    "handoff_list": _annotations("List handoffs", read_only=True),
+    "handoff_fork": _annotations("Fork a handoff"),
+    "handoff_merge": _annotations("Merge handoffs"),
+    "handoff_detect": _annotations("Score handoff pressure"),  # records the recommendation it shows
+    # cancel_handoff withdraws a pending baton (an appended event: nothing is ever deleted)
+    "baton_session": _annotations("Begin or end a session; leave a baton", destructive=True),
+    "bootstrap": _annotations("Session-start brief (claims the waiting baton)"),
+}
+"""Every tool's annotations (``title``, read-only, destructive, idempotent)."""
+
 
 _PROMPT_ARGUMENTS = {
     "session_start": {"session_id", "objective", "harness", "owner", "branch"},
     "session_end": {"session_id", "handoff", "shared", "harness", "owner", "branch"},
     "cancel_handoff": {"session_id", "owner", "branch"},
 }
+
+
+def lock_wait() -> float:
+    """``$BATON_MCP_LOCK_WAIT`` seconds (a number ≥ 0), else ``LOCK_WAIT_SECONDS``."""
+    try:
+        value = float(os.environ.get("BATON_MCP_LOCK_WAIT", LOCK_WAIT_SECONDS))
+    except ValueError:
+        return LOCK_WAIT_SECONDS
+    return value if value >= 0 and value == value and value != float("inf") else LOCK_WAIT_SECONDS
 
 
 def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
@@ -250,7 +317,10 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         if not opened:
             from baton.app import Baton
 
-            opened.append(Baton.open(root))
+            baton = Baton.open(root)
+            baton.project.write_wait = lock_wait()
+            baton.project.read_wait = 0.0  # reads never wait: the index answers
+            opened.append(baton)
         return opened[0]
 
     def output_policy() -> Any:
@@ -313,7 +383,9 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         """Capture a DRAFT handoff (never ready by itself). Secrets are redacted by the project's
         policy, or the capture refused (policy_block, exit 5), and paths outside the project are
         refused, before anything is written; malformed input is an input_error (exit 2) listing
-        every problem. Next: handoff_validate."""
+        every problem. Pass session_id: your session's id, which the brief at session start names
+        ("This is … session `ID`"); the ready handoff of a session is handed on to the next session
+        when it ends. Next: handoff_validate."""
         sections = {"work": work, "summary": summary, "decisions": decisions, "artifacts": artifacts,
                     "evidence": evidence, "failed_attempts": failed_attempts, "open_items": open_items,
                     "risks": risks}
@@ -401,7 +473,7 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         return run(lambda baton: baton.detect(signals, prepare=prepare, session=session_id, harness=harness,
                                               source="mcp", create_drafts=prepare))
 
-    def prompt(
+    def baton_session(
         action: PromptAction,
         session_id: Text = None,
         objective: Text = None,
@@ -449,18 +521,158 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         return run(lambda baton: baton.bootstrap(session_id=session_id, max_bytes=max_bytes, owner=owner,
                                                  branch=branch, peek=peek))
 
-    server.baton_tool(baton_status, _READ_ONLY)
-    server.baton_tool(handoff_capture, _WRITES)
-    server.baton_tool(handoff_validate, _WRITES)
-    server.baton_tool(handoff_ready, _WRITES)
-    server.baton_tool(handoff_resume, _WRITES)
-    server.baton_tool(handoff_list, _READ_ONLY)
-    server.baton_tool(handoff_fork, _WRITES)
-    server.baton_tool(handoff_merge, _WRITES)
-    server.baton_tool(handoff_detect, _WRITES)
-    server.baton_tool(prompt, _MAY_CANCEL)
-    server.baton_tool(bootstrap, _WRITES)
+    for tool in (baton_status, handoff_capture, handoff_validate, handoff_ready, handoff_resume, handoff_list,
+                 handoff_fork, handoff_merge, handoff_detect, baton_session, bootstrap):
+        server.baton_tool(tool, ANNOTATIONS[tool.__name__])
+
+    def text_of(command: Callable[[Baton], Any]) -> str:
+        """A command's rendered text for a prompt or a resource, through the secret screen;
+        a ``BatonError`` becomes the protocol error a client shows (its code, message and
+        exit code in ``data``), never a traceback."""
+        from mcp.shared.exceptions import MCPError
+        from mcp.types import INVALID_PARAMS
+
+        from baton.domain.redaction import screen_output, screen_text
+
+        with serial:
+            try:
+                return screen_text(command(app()).render(), output_policy())
+            except BatonError as exc:
+                exc.name_parameters(ARGUMENT_NAMES)
+                error = screen_output(_plain_json(exc.to_json()), output_policy())
+                raise MCPError(INVALID_PARAMS, error["message"], data={"error": error}) from None
+
+    def ready_handoffs() -> list[dict[str, Any]]:
+        """The newest ready handoffs (id, short_id, title…), screened; none when the project
+        cannot be read (not initialised yet): listing resources never fails."""
+        from baton.domain.redaction import screen_output
+
+        with serial:
+            try:
+                listed = app().list_handoffs(status="ready", limit=LISTED_HANDOFFS).to_json()
+            except BatonError:
+                return []
+            rows = [h for h in listed.get("handoffs", []) if isinstance(h, dict) and h.get("id")]
+            return screen_output(_plain_json(rows), output_policy())
+
+    register_prompts(server, text_of)
+    register_resources(server, text_of)
+    server.ready_handoffs = ready_handoffs
     return server
+
+
+# -- prompts and resources ------------------------------------------------------------
+
+HANDOFF_SECTIONS_ASSIGNED = frozenset({"id", "made_at", "captured_at", "digest", "content_hash"})
+"""Fields Baton fills in itself; the handoff prompt does not ask for them."""
+
+
+def handoff_fields() -> list[tuple[str, list[str]]]:
+    """Each section ``handoff_capture`` takes, with its fields (required ones marked), read from
+    the tool's own input schema so the prompt never names a field the tool refuses."""
+    from baton.mcp_schemas import input_schemas
+
+    sections = []
+    properties = input_schemas()["handoff_capture"]["properties"]
+    for name, schema in properties.items():
+        body = schema.get("items", schema) if schema.get("type") in ("array", "object") else None
+        if not body or "properties" not in body:
+            continue
+        required = set(body.get("required", ()))
+        fields = [f"{field} (required)" if field in required else field
+                  for field in body["properties"] if field not in HANDOFF_SECTIONS_ASSIGNED]
+        sections.append((f"{name}[]" if schema.get("type") == "array" else name, fields))
+    return sections
+
+
+def handoff_request_text(focus: str | None = None) -> str:
+    """The ``handoff`` prompt: what the agent writes, in which fields, with which tools."""
+    lines = [
+        "Write a Baton handoff of this session now, so that the next session (yours or another agent's) can "
+        "continue without this conversation. Record facts only: the commands you ran and their real results, "
+        "the decisions made and why, what failed and why. Never paste secrets, transcripts or whole files: "
+        "link repository files by path.",
+        "",
+        "1. If Baton already prepared a draft for this session (`handoff_list` with status `draft`), continue "
+        "it: call `handoff_capture` with `parent` set to the draft's id. Otherwise call `handoff_capture`.",
+        "   Its sections and their fields:",
+    ]
+    lines += [f"   - {name}: {', '.join(fields)}" for name, fields in handoff_fields()]
+    lines += [
+        "   Fill `work.objective` with what the work is for, `summary.current_state` with where it stands, "
+        "and at least one open item with a `suggested_action` and an `acceptance_check`: the next session "
+        "starts from it.",
+        "2. Call `handoff_validate` with the new draft's id. If the report fails, fix what it names with "
+        "another `handoff_capture` (`parent`: the draft) and validate again. Do not work around a policy block.",
+        "3. Call `handoff_ready` with the id (`accept_warnings` only with the real reason the warnings stand).",
+        "4. Tell the user the handoff's short id, and that the next session resumes it with the `resume` "
+        "prompt, the `handoff_resume` tool or `baton resume latest`.",
+    ]
+    if focus:
+        lines += ["", f"The user asks the handoff to cover in particular: {focus}"]
+    return "\n".join(lines)
+
+
+def register_prompts(server: MCPServer, text_of: Callable[[Callable[["Baton"], Any]], str]) -> None:
+    """The MCP prompts: hand off now, resume a handoff, read the brief, pick up the baton."""
+    @server.prompt(name="handoff", title="Hand off this session",
+                   description="Ask the agent to write a structured, validated handoff of the current session "
+                               "(handoff_capture, handoff_validate, handoff_ready).")
+    def handoff_prompt(focus: Annotated[str | None, Field(
+            description="what the handoff should cover in particular (optional)")] = None) -> str:
+        return handoff_request_text(focus)
+
+    @server.prompt(name="resume", title="Resume a handoff",
+                   description="The resume brief of a ready handoff (default: the latest), with its freshness "
+                               "derived now, to continue the work from. Writes nothing.")
+    def resume_prompt(id: Annotated[str, Field(
+            description="the handoff: full id, short id, unique prefix, or 'latest' (default)")] = "latest") -> str:
+        brief = text_of(lambda baton: baton.resume(id or "latest", format="prompt"))
+        return ("Continue the work from this Baton handoff. Treat it as working context, not unquestionable "
+                "truth: if it says the repository moved since (stale), verify before acting, and do not retry "
+                "what it lists as failed without new evidence.\n\n" + brief)
+
+    @server.prompt(name="brief", title="Session brief",
+                   description="The session-start brief (the baton waiting for this owner and branch, the "
+                               "latest ready handoff, recent decisions, traps) without claiming anything.")
+    def brief_prompt() -> str:
+        brief = text_of(lambda baton: baton.bootstrap(peek=True))
+        return ("Here is Baton's session-start brief for this project. Read it as working context; nothing "
+                "was claimed (call the `bootstrap` tool with your session id to claim the baton it shows).\n\n"
+                + brief)
+
+    @server.prompt(name="pickup", title="Pick up the baton",
+                   description="Ask the agent to claim the session baton waiting for it (the bootstrap tool) "
+                               "and continue from it.")
+    def pickup_prompt() -> str:
+        return ("Pick up the Baton baton waiting for this session: call the `bootstrap` tool (with your session "
+                "id as `session_id` if you know it). It claims the baton left for this owner and branch, exactly "
+                "once, and returns the brief. Then continue from its next steps; treat it as working context, "
+                "and verify anything its freshness line calls stale before acting. If it holds no baton, say so "
+                "and offer the latest ready handoff (the `resume` prompt or `handoff_resume`).")
+
+
+BRIEF_URI = "baton://brief/latest"
+HANDOFF_URI = "baton://handoff/{id}"
+LISTED_HANDOFFS = 50
+"""At most this many ready handoffs are listed as resources (newest first); any other is read by its URI."""
+
+
+def register_resources(server: MCPServer, text_of: Callable[[Callable[["Baton"], Any]], str]) -> None:
+    """``baton://brief/latest`` and ``baton://handoff/{id}``; ready handoffs are listed by ``list_resources``."""
+
+    @server.resource(BRIEF_URI, name="latest-brief", title="Latest resume brief", mime_type="text/plain",
+                     description="The resume brief of the newest ready handoff of the current branch (else the "
+                                 "project's), with its freshness derived when read.")
+    def latest_brief() -> str:
+        return text_of(lambda baton: baton.resume("latest", format="prompt"))
+
+    @server.resource(HANDOFF_URI, name="handoff", title="A ready handoff", mime_type="text/markdown",
+                     description="A ready handoff's resume brief as Markdown, with its freshness derived when "
+                                 "read (any id form).")
+    def handoff_text(id: str) -> str:
+        return text_of(lambda baton: baton.resume(id, format="md"))
+
 
 
 # -- the `baton mcp` command ----------------------------------------------------------
@@ -493,15 +705,23 @@ class ToolListResult:
     root: str
     tools: tuple[dict[str, Any], ...]
     exit_code: int = 0
+    prompts: tuple[dict[str, Any], ...] = ()
+    resources: tuple[str, ...] = ()
+    """The fixed resources' URIs and the templates' (``baton://handoff/{id}``)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"server": "baton", "version": __version__, "transport": "stdio", "root": self.root,
-                "tools": list(self.tools), "not_available": list(NOT_AVAILABLE)}
+                "tools": list(self.tools), "prompts": list(self.prompts), "resources": list(self.resources),
+                "not_available": list(NOT_AVAILABLE)}
 
     def render(self) -> str:
         lines = [f"baton mcp (stdio) for {self.root}: {len(self.tools)} tools"]
         for tool in self.tools:
             lines.append(f"  {tool['name']}: {tool['description'].split('.')[0]}.")
+        if self.prompts:
+            lines.append(f"Prompts: {', '.join(p['name'] for p in self.prompts)}")
+        if self.resources:
+            lines.append(f"Resources: {', '.join(self.resources)}")
         if NOT_AVAILABLE:
             lines.append(f"Not available yet: {', '.join(NOT_AVAILABLE)}")
         return "\n".join(lines)
@@ -519,4 +739,9 @@ def describe_tools(project: str | os.PathLike | None = None) -> ToolListResult:
                    "inputSchema": t.input_schema, "outputSchema": t.output_schema,
                    "annotations": t.annotations.model_dump(by_alias=True, exclude_none=True) if t.annotations else {}}
                   for t in listed)
-    return ToolListResult(str(resolve_root(project)), tools)
+    prompts = tuple({"name": p.name, "title": p.title, "description": p.description,
+                     "arguments": [{"name": a.name, "description": a.description, "required": bool(a.required)}
+                                   for a in p.arguments or []]}
+                    for p in anyio.run(server.list_prompts))
+    resources = (BRIEF_URI, HANDOFF_URI)
+    return ToolListResult(str(resolve_root(project)), tools, prompts=prompts, resources=resources)

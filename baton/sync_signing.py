@@ -515,7 +515,7 @@ class FeedSignatures:
         from baton.commands.sync import RefusedFeed
         from baton.ledger_ref import with_signature
 
-        skip = {r.feed for r in refused}
+        skip = {r.feed for r in refused if r.kind != "own_feed"}  # this clone's own copy replaces a refused one
         held_back: list[str] = []
         for feed in sorted(out):
             if feed in skip:

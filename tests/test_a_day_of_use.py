@@ -90,7 +90,7 @@ async def test_a_day_of_use(day):
             "ran_on"]["branch"] == "feature/oauth-replay"
         ready = await claude.call_tool("handoff_ready", {"id": oauth, "accept_warnings": "one commit so far"})
         assert ready.structured_content["status"] == "ready"
-        await claude.call_tool("prompt", {"action": "session_end", "session_id": "claude-1",
+        await claude.call_tool("baton_session", {"action": "session_end", "session_id": "claude-1",
                                           "handoff": {"nextSteps": ["write the replay test"]}})
 
     # -- late morning: Codex (CLI, docs worktree) hands off the docs work, newer than the OAuth one --

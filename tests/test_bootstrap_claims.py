@@ -110,7 +110,7 @@ async def test_the_mcp_bootstrap_tool_peeks_and_names_a_generated_session(projec
     from baton.mcp_server import build_server
 
     async with Client(build_server(project)) as client:
-        await client.call_tool("prompt", {"action": "session_end", "session_id": "s-1",
+        await client.call_tool("baton_session", {"action": "session_end", "session_id": "s-1",
                                           "handoff": {"nextSteps": ["Run the migration dry-run"]}})
         before = ledger_size(project)
         peeked = await client.call_tool("bootstrap", {"peek": True})

@@ -43,9 +43,14 @@ def _start(repo, harness, session=None, source="startup"):
     return hook(repo, harness, start, fixture(harness, name, repo, **changes))
 
 
+# The trigger of a real compaction: Gemini CLI fires PreCompress ``auto`` before
+# every turn (tests/test_gemini_hooks.py), so only its ``manual`` is one.
+COMPACTION = {"gemini-cli": "manual"}
+
+
 def _event(repo, harness, which, session=None):
     event = LIFECYCLES[harness][which]
-    name = event if harness == "cursor" or which == 2 else f"{event}.auto"
+    name = event if harness == "cursor" or which == 2 else f"{event}.{COMPACTION.get(harness, 'auto')}"
     changes = _ids(harness, session)
     return hook(repo, harness, event, fixture(harness, name, repo, **changes))
 

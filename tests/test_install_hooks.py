@@ -16,10 +16,10 @@ from tests.handoff_support import git_init
 from tests.harness_support import fixture, injected
 
 FILES = {
-    "claude-code": [".claude/settings.json", ".mcp.json", ".claude/skills/baton/SKILL.md"],
-    "codex": [".codex/hooks.json", ".codex/config.toml"],
-    "gemini-cli": [".gemini/settings.json"],
-    "cursor": [".cursor/mcp.json", ".cursor/rules/baton.mdc", ".cursor/hooks.json"],
+    "claude-code": [".claude/settings.json", ".mcp.json", ".claude/settings.local.json", ".claude/skills/baton/SKILL.md"],
+    "codex": [".codex/hooks.json", ".codex/config.toml", ".agents/skills/baton/SKILL.md"],
+    "gemini-cli": [".gemini/settings.json", ".agents/skills/baton/SKILL.md"],
+    "cursor": [".cursor/mcp.json", ".cursor/rules/baton.mdc", ".cursor/hooks.json", ".agents/skills/baton/SKILL.md"],
 }
 
 
@@ -140,7 +140,8 @@ def test_the_json_result_lists_each_file_and_its_action(project_dir, capsys):
     out = run_json(capsys, project_dir, "install-hooks", "--harness", "codex", "--dry-run")
     assert out["dryRun"] is True and out["changed"] is True
     assert [(f["path"], f["action"]) for f in out["files"]] == [(".codex/hooks.json", "created"),
-                                                                (".codex/config.toml", "created")]
+                                                                (".codex/config.toml", "created"),
+                                                                (".agents/skills/baton/SKILL.md", "created")]
 
 
 @pytest.mark.parametrize("harness", ["claude-code", "codex", "gemini-cli"])
@@ -209,6 +210,43 @@ def test_claude_code_gets_the_agent_skill_where_it_looks_for_a_projects_skills(p
     code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "claude-code")
     assert code == 0 and "created .claude/skills/baton/SKILL.md" in out
     assert (project_dir / ".claude" / "skills" / "baton" / "SKILL.md").read_text() == skill_text()
+
+
+@pytest.mark.parametrize("harness", ["codex", "gemini-cli", "cursor"])
+def test_codex_gemini_and_cursor_get_the_agent_skill_in_agents_skills(project_dir, harness, capsys):
+    from baton.harnesses.protocol import skill_text
+
+    code, out, err = run(capsys, project_dir, "install-hooks", "--harness", harness)
+    assert code == 0 and "created .agents/skills/baton/SKILL.md" in out
+    assert (project_dir / ".agents" / "skills" / "baton" / "SKILL.md").read_text() == skill_text()
+
+
+def test_harnesses_sharing_the_agents_skill_leave_it_unchanged_for_each_other(project_dir):
+    install_hooks(project_dir, "codex")
+    skill = project_dir / ".agents" / "skills" / "baton" / "SKILL.md"
+    before = skill.read_bytes()
+    for harness in ("gemini-cli", "cursor"):
+        (change,) = [c for c in install_hooks(project_dir, harness).changes if c.path == ".agents/skills/baton/SKILL.md"]
+        assert change.action == "unchanged"
+    assert skill.read_bytes() == before
+
+
+def test_an_outdated_skill_is_replaced_by_the_installed_version(project_dir):
+    from baton.harnesses.protocol import skill_text
+
+    skill = project_dir / ".agents" / "skills" / "baton" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: baton\n---\nan older skill\n")
+    (change,) = [c for c in install_hooks(project_dir, "codex").changes if c.path.startswith(".agents/")]
+    assert change.action == "updated" and skill.read_text() == skill_text()
+
+
+def test_other_skills_in_agents_skills_are_kept(project_dir):
+    mine = project_dir / ".agents" / "skills" / "mine" / "SKILL.md"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("my skill\n")
+    install_hooks(project_dir, "gemini-cli")
+    assert mine.read_text() == "my skill\n"
 
 
 def test_baton_skill_prints_the_skill_the_package_ships(tmp_path):

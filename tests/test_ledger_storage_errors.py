@@ -64,9 +64,9 @@ def test_verify_of_a_feed_that_cannot_be_read_is_a_storage_error(tmp_path, monke
 
     feed_of(tmp_path, 1)
 
-    def refuse(path, *args, **kwargs):
-        raise PermissionError(13, "Permission denied", str(path))
-    monkeypatch.setattr(verify, "scan_file", refuse)
+    def refuse(feed, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", feed)
+    monkeypatch.setattr(verify, "scan_chunks", refuse)
     with pytest.raises(StorageError, match="cannot read .*w1.jsonl"):
         verify_ledger(tmp_path / ".baton" / "ledger")
 

@@ -70,7 +70,7 @@ async def test_the_tools_are_listed_with_input_schemas(project):
     for tool in tools.values():
         assert tool.input_schema["type"] == "object" and tool.description
     assert tools["handoff_capture"].input_schema["required"] == ["work"]
-    assert tools["prompt"].input_schema["properties"]["action"]["enum"] == [
+    assert tools["baton_session"].input_schema["properties"]["action"]["enum"] == [
         "session_start", "session_end", "cancel_handoff"]
     assert tools["handoff_resume"].input_schema["properties"]["format"]["enum"] == ["prompt", "md", "json"]
 
@@ -174,7 +174,7 @@ async def test_a_secret_sent_to_handoff_capture_never_reaches_the_baton_director
 async def test_session_end_then_bootstrap_delivers_the_baton_exactly_once(project):
     handoff = {"nextSteps": ["Run the migration dry-run"], "failedApproaches": ["Batch size 10k timed out"]}
     async with Client(build_server(project)) as client:
-        ended = await client.call_tool("prompt", {"action": "session_end", "session_id": "s-1", "handoff": handoff})
+        ended = await client.call_tool("baton_session", {"action": "session_end", "session_id": "s-1", "handoff": handoff})
         first = await client.call_tool("bootstrap", {"session_id": "s-2"})
         second = await client.call_tool("bootstrap", {"session_id": "s-3"})
     assert ended.structured_content["handoffId"]
@@ -187,7 +187,7 @@ async def test_session_end_then_bootstrap_delivers_the_baton_exactly_once(projec
 
 async def test_session_start_records_the_objective_bootstrap_returns(project):
     async with Client(build_server(project)) as client:
-        await client.call_tool("prompt", {"action": "session_start", "session_id": "s-1",
+        await client.call_tool("baton_session", {"action": "session_start", "session_id": "s-1",
                                           "objective": "Ship the callback fix"})
         brief = await client.call_tool("bootstrap", {"session_id": "s-1"})
     assert brief.structured_content["sessionObjective"]["objective"] == "Ship the callback fix"
@@ -195,14 +195,14 @@ async def test_session_start_records_the_objective_bootstrap_returns(project):
 
 async def test_cancel_handoff_with_nothing_pending_returns_cancelled_false(project):
     async with Client(build_server(project)) as client:
-        result = await client.call_tool("prompt", {"action": "cancel_handoff"})
+        result = await client.call_tool("baton_session", {"action": "cancel_handoff"})
     assert not result.is_error
     assert result.structured_content["cancelled"] is False
 
 
-async def test_a_prompt_argument_the_action_does_not_take_is_an_input_error(project):
+async def test_a_baton_session_argument_the_action_does_not_take_is_an_input_error(project):
     async with Client(build_server(project)) as client:
-        result = await client.call_tool("prompt", {"action": "cancel_handoff", "objective": "x"})
+        result = await client.call_tool("baton_session", {"action": "cancel_handoff", "objective": "x"})
     assert result.is_error
     assert result.structured_content["error"]["code"] == "input_error"
     assert result.structured_content["error"]["exit_code"] == 2

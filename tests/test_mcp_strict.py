@@ -59,7 +59,7 @@ async def test_the_limits_the_use_cases_enforce_are_in_the_schemas(project):
     bootstrap = tools["bootstrap"].input_schema["properties"]
     assert (bootstrap["max_bytes"]["minimum"], bootstrap["session_id"]["maxLength"]) == (1024, 200)
     assert tools["handoff_resume"].input_schema["properties"]["max_tokens"]["minimum"] == 500
-    assert tools["prompt"].input_schema["properties"]["objective"]["maxLength"] == 2000
+    assert tools["baton_session"].input_schema["properties"]["objective"]["maxLength"] == 2000
     assert tools["handoff_fork"].input_schema["properties"]["label"]["maxLength"] == 100
 
 
@@ -93,7 +93,7 @@ async def test_every_tool_declares_an_output_schema_its_results_meet(project):
     """The SDK client checks every successful result against the tool's output schema."""
     calls = {
         "baton_status": {}, "handoff_list": {}, "bootstrap": {"peek": True},
-        "prompt": {"action": "session_start", "session_id": "s1"},
+        "baton_session": {"action": "session_start", "session_id": "s1"},
         "handoff_capture": payload(),
     }
     async with Client(build_server(project)) as client:
@@ -106,7 +106,7 @@ async def test_every_tool_declares_an_output_schema_its_results_meet(project):
         for name, arguments in (("handoff_validate", {"id": handoff_id}),
                                 ("handoff_ready", {"id": handoff_id, "accept_warnings": "test data"}),
                                 ("handoff_resume", {"id": handoff_id}),
-                                ("prompt", {"action": "session_end", "session_id": "s1"})):
+                                ("baton_session", {"action": "session_end", "session_id": "s1"})):
             result = await client.call_tool(name, arguments)
             assert not result.is_error, (name, result.content)
 
@@ -153,5 +153,5 @@ def test_a_wrong_type_is_named_in_json_terms_as_the_schema_names_types():
 
 async def test_session_end_without_a_session_id_names_the_argument(project):
     async with Client(build_server(project)) as client:
-        result = await client.call_tool("prompt", {"action": "session_end", "handoff": {"nextSteps": ["x"]}})
+        result = await client.call_tool("baton_session", {"action": "session_end", "handoff": {"nextSteps": ["x"]}})
     assert result.is_error and "(session_id)" in result.structured_content["error"]["message"]

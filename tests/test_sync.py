@@ -136,7 +136,7 @@ def test_two_replicas_claiming_one_shared_baton_apart_converge_on_the_earliest_c
     assert snapshot_equal(_snapshot(a), _snapshot(b))
 
 
-def test_a_tampered_remote_feed_is_refused_naming_the_feed_and_seq_and_nothing_of_it_is_imported(capsys, team):
+def test_a_tampered_remote_feed_is_refused_named_not_imported_and_not_carried_on(capsys, team):
     remote, a, b = team
     _checkpoint(capsys, a, "Original title")
     run_json(capsys, a, "sync")
@@ -153,11 +153,15 @@ def test_a_tampered_remote_feed_is_refused_naming_the_feed_and_seq_and_nothing_o
     assert {k: v for k, v in _feed_bytes(b).items() if k in before} == before
     titles = [r["title"] for r in run_json(capsys, b, "handoff", "list")["handoffs"]]
     assert "Tampered title" not in titles and "Original title" not in titles
-    # the remote keeps its copy of that feed: sync never drops what a remote holds
-    assert remote_feeds(remote)[writer].head.seq >= 2
+    # the tampered copy is not carried on: b's push leaves it out, a's next sync publishes the feed again
+    assert result["dropped"] == [writer] and writer not in remote_feeds(remote)
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    titles = [r["title"] for r in run_json(capsys, b, "handoff", "list")["handoffs"]]
+    assert "Original title" in titles and "Tampered title" not in titles
 
 
-def test_a_feed_that_is_not_a_fast_forward_is_refused_and_both_copies_are_kept(capsys, team):
+def test_one_writer_id_on_two_machines_is_refused_as_own_feed_and_no_local_file_changes(capsys, team):
     remote, a, b = team
     (b / ".baton" / "local.json").write_text((a / ".baton" / "local.json").read_text())  # one id, two machines
     for f in (b / ".baton" / "ledger").glob("*.jsonl"):
@@ -169,11 +173,14 @@ def test_a_feed_that_is_not_a_fast_forward_is_refused_and_both_copies_are_kept(c
     before = _feed_bytes(b)
     code, out, _ = run(capsys, b, "sync", "--json")
     result = json.loads(out)
-    assert code == 4
+    assert code == 3
     [refused] = result["refused"]
-    assert (refused["feed"], refused["kind"]) == (_writer(a), "not_fast_forward")
-    assert _feed_bytes(b) == before
+    assert (refused["feed"], refused["side"], refused["kind"]) == (_writer(a), "remote", "own_feed")
+    assert _feed_bytes(b) == before  # nothing of A's copy is taken into B's own feed
     a_feed = (a / ".baton" / "ledger" / f"{_writer(a)}.jsonl").read_bytes()
+    code, out, _ = run(capsys, a, "sync", "--json")  # and A refuses B's copy the same way
+    assert code == 3 and [r["kind"] for r in json.loads(out)["refused"]] == ["own_feed"]
+    assert (a / ".baton" / "ledger" / f"{_writer(a)}.jsonl").read_bytes() == a_feed
     assert remote_feeds(remote)[_writer(a)].head.offset == len(a_feed)
 
 

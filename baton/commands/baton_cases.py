@@ -16,6 +16,7 @@ import attrs
 from baton.model import frozen
 from baton.commands.batons import (
     CreatedBaton, _append_created, _as_payload, _find_by_id, _key_state, create_in_scope, current_batons,
+    stored_baton,
 )
 from baton.commands.identity import SessionContext, context_of
 from baton.domain.batons import (
@@ -221,34 +222,46 @@ def scope_handoff_as_baton(
         Conflict: the prefix is ambiguous, or the handoff is archived or superseded.
         InputError: the handoff has no open item to hand on.
     """
-    from baton.commands.ids import place_of, resolve_handoff_id
-
     token = (handoff_id or "").strip()
     if not token:
         raise InputError("`handoff_id` is needed: the handoff to hand on")
     opened = project
     ctx = context_of(opened, owner=owner, branch=branch)
     with opened.writing() as scope:
-        if "handoffs" not in scope.runner.by_name:
-            raise NotFound("this Baton has no handoff records to scope")
-        record = scope.runner.get("handoffs", resolve_handoff_id(scope.runner, token, here=place_of(opened)))
-        if record.get("status") in ("archived", "superseded"):
-            raise Conflict(f"handoff {record['id']} is {record['status']}; only a live handoff can be handed on",
-                           details={"handoff_id": record["id"], "status": record["status"]})
-        content = baton_content_of_handoff(record)
-        if not content["nextSteps"]:
-            raise InputError(STEPS_REQUIRED + f" (handoff {record['id']} has no open item)")
-        baton = BatonRecord(
-            id=record["id"], key=baton_key(ctx.owner, ctx.branch, shared), owner=ctx.owner, branch=ctx.branch,
-            shared=shared, next_steps=tuple(content["nextSteps"]),
-            failed_approaches=tuple(content["failedApproaches"]), open_questions=tuple(content["openQuestions"]),
-            harness=harness, session_id=session,
-        )
-        for peek in current_batons(scope.runner):
-            if peek.record.id == baton.id and peek.record.pending:
-                raise Conflict(f"handoff {baton.id} is already a pending baton ({peek.record.key})",
-                               details={"handoff_id": baton.id, "key": peek.record.key})
-        superseded = _append_created(scope, baton, session=session, harness=harness)
-        stored = scope.runner.get("batons", baton.key) or {}
-        final = BatonRecord.from_json(stored.get("current")) or baton
-        return BatonCreateResult(CreatedBaton(final, superseded, []))
+        return BatonCreateResult(hand_on_in_scope(scope, token, ctx, shared=shared, session=session,
+                                                  harness=harness))
+
+
+def hand_on_in_scope(scope, token: str, ctx: SessionContext, *, shared: bool = False, session: str | None = None,
+                     harness: str | None = None) -> CreatedBaton:
+    """Inside a write scope: append ``baton.created`` scoping the handoff ``token``
+    names to ``ctx`` (see ``scope_handoff_as_baton``). Inside a ``batch()`` the
+    record returned is the one appended; the stored one (``stored_baton``) is
+    read after the batch.
+
+    Raises:
+        NotFound, Conflict, InputError: as ``scope_handoff_as_baton``.
+    """
+    from baton.commands.ids import place_of, resolve_handoff_id
+
+    if "handoffs" not in scope.runner.by_name:
+        raise NotFound("this Baton has no handoff records to scope")
+    record = scope.runner.get("handoffs", resolve_handoff_id(scope.runner, token, here=place_of(scope.project)))
+    if record.get("status") in ("archived", "superseded"):
+        raise Conflict(f"handoff {record['id']} is {record['status']}; only a live handoff can be handed on",
+                       details={"handoff_id": record["id"], "status": record["status"]})
+    content = baton_content_of_handoff(record)
+    if not content["nextSteps"]:
+        raise InputError(STEPS_REQUIRED + f" (handoff {record['id']} has no open item)")
+    baton = BatonRecord(
+        id=record["id"], key=baton_key(ctx.owner, ctx.branch, shared), owner=ctx.owner, branch=ctx.branch,
+        shared=shared, next_steps=tuple(content["nextSteps"]),
+        failed_approaches=tuple(content["failedApproaches"]), open_questions=tuple(content["openQuestions"]),
+        harness=harness, session_id=session,
+    )
+    for peek in current_batons(scope.runner):
+        if peek.record.id == baton.id and peek.record.pending:
+            raise Conflict(f"handoff {baton.id} is already a pending baton ({peek.record.key})",
+                           details={"handoff_id": baton.id, "key": peek.record.key})
+    superseded = _append_created(scope, baton, session=session, harness=harness)
+    return CreatedBaton(stored_baton(scope.runner, baton), superseded, [])

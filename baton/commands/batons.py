@@ -259,9 +259,16 @@ def create_in_scope(
         harness=harness, session_id=session,
     )
     superseded = _append_created(scope, record, session=session, harness=harness)
-    stored = scope.runner.get("batons", key) or {}
-    final = BatonRecord.from_json(stored.get("current")) or record
-    return CreatedBaton(final, superseded, list(getattr(captured, "redactions", []) or []))
+    return CreatedBaton(stored_baton(scope.runner, record), superseded,
+                        list(getattr(captured, "redactions", []) or []))
+
+
+def stored_baton(runner, record: BatonRecord) -> BatonRecord:
+    """The baton index's record of the baton ``record`` created, or ``record``
+    itself while the index does not hold it yet (inside a ``batch()``)."""
+    stored = runner.get("batons", record.key) or {}
+    final = BatonRecord.from_json(stored.get("current"))
+    return final if final is not None and final.id == record.id else record
 
 
 def _as_payload(handoff: Any, owner: str | None, branch: str | None, shared: bool | None,

@@ -27,7 +27,7 @@ import attrs
 from baton import oplog
 from baton.model import mutable
 from baton.config import WRITER_ID, ProjectConfig, new_writer_id, read_json, write_json_atomic
-from baton.errors import InputError, NotInitialized, PolicyBlock, ReadOnlyProject, StorageError
+from baton.errors import InputError, LedgerBusy, NotInitialized, PolicyBlock, ReadOnlyProject, StorageError
 from baton.ledger.clock import WallClock, system_clock
 from baton.ledger.envelope import Event, EventDraft
 from baton.ledger.protocol import LedgerTxn
@@ -40,10 +40,35 @@ from baton.projections.runner import CatchUp, Progress, ProjectionRunner
 class WriteScope:
     project: "Project"
     txn: LedgerTxn
+    gathered: "GatheredBatch | None" = None
+    """While ``batch()`` is open: the appends gathered for its one write."""
 
     @property
     def runner(self) -> ProjectionRunner:
         return self.project.runner
+
+    @contextmanager
+    def batch(self) -> Iterator["GatheredBatch"]:
+        """Gather every ``append`` made inside the block and write them, when
+        it ends, as ONE batch: one ``write()``, all or nothing (a kill or an
+        error in the middle leaves none of them). Nothing is appended when
+        the block raises.
+
+        Inside, nothing appended is folded yet: the projections read as they
+        were when the block began, so a use case decides each stream once
+        (appending twice to one stream in a block is refused) and reads its
+        own writes after the block.
+        """
+        if self.gathered is not None:  # nested: the outer block writes
+            yield self.gathered
+            return
+        gathered = GatheredBatch()
+        self.gathered = gathered
+        try:
+            yield gathered
+        finally:
+            self.gathered = None
+        gathered.events = self._write(gathered.drafts, expected=gathered.expected, durable=gathered.durable)
 
     def append(
         self,
@@ -52,7 +77,13 @@ class WriteScope:
         expected: Mapping[str, int] | None = None,
         durable: bool = False,
     ) -> list[Event]:
-        screened = [self.project.screen(draft) for draft in drafts]
+        if self.gathered is not None:
+            self.gathered.add([self.project.screen(draft) for draft in drafts], expected or {}, durable)
+            return []
+        return self._write([self.project.screen(draft) for draft in drafts], expected=expected, durable=durable)
+
+    def _write(self, screened: list[EventDraft], *, expected: Mapping[str, int] | None,
+               durable: bool) -> list[Event]:
         events = self.txn.append(screened, expected=expected, durable=durable)
         if events:
             self.project.runner.fold_appended(events)
@@ -61,6 +92,26 @@ class WriteScope:
                 self.project.log("info", "appended", type=event.type, id=event.id,
                                  handoff=key if family == "handoff" else None)
         return events
+
+
+@mutable
+class GatheredBatch:
+    """The appends a ``WriteScope.batch()`` block gathered (screened already),
+    and, once written, the events as readers will read them back."""
+
+    drafts: list = attrs.Factory(list)
+    expected: dict = attrs.Factory(dict)
+    durable: bool = False
+    events: list = attrs.Factory(list)
+
+    def add(self, drafts: list[EventDraft], expected: Mapping[str, int], durable: bool) -> None:
+        streams = {draft.stream for draft in drafts} | set(expected)
+        again = sorted(streams & ({draft.stream for draft in self.drafts} | set(self.expected)))
+        if again:  # its second decision would not have seen the first
+            raise ValueError(f"one batch decides each stream once; {again} again")
+        self.drafts.extend(drafts)
+        self.expected.update(expected)
+        self.durable = self.durable or durable
 
 
 class Project:
@@ -76,6 +127,14 @@ class Project:
         self._caught_up_at: tuple | None = None
         """The feeds and the index as the last catch-up under the lock left
         them (``reading``): while both are unchanged, a reading needs no catch-up."""
+        self.write_wait: float | None = None
+        """How long ``writing()`` waits for the ledger lock before ``LedgerBusy``
+        (None: as long as it takes, as a command typed by a person does)."""
+        self.read_wait: float | None = None
+        """How long ``reading()`` waits for the lock to catch up; past it, the
+        read answers from the index as the last writer left it (None: no limit).
+        Every writer folds its events into the index before it lets go of the
+        lock, so that index lacks only what the holder is writing now."""
 
     @property
     def root(self) -> Path:
@@ -241,7 +300,7 @@ class Project:
     def writing(self) -> Iterator[WriteScope]:
         self.require_writable()
         runner = self.runner  # before the lock: the ledger seeds from the index as it takes it
-        with self.ledger.locked() as txn:
+        with self.ledger.locked(wait=self.write_wait) as txn:
             started = time.perf_counter()
             self._caught_up(runner.catch_up(), started)
             yield WriteScope(self, txn)
@@ -263,9 +322,17 @@ class Project:
             # and one pragma, no lock). Appends take the lock and grow a feed,
             # and a rebuild or ``gc`` changes the index: either one ends this.
             return runner
-        with self.ledger.locked():
-            done = runner.catch_up(progress=progress, allow_pinned=True)
-            self._caught_up_at = self._quiet_since()
+        try:
+            with self.ledger.locked(wait=self.read_wait):
+                done = runner.catch_up(progress=progress, allow_pinned=True)
+                self._caught_up_at = self._quiet_since()
+        except LedgerBusy:
+            if self.read_wait is None:  # pragma: no cover - an unbounded wait never gives up
+                raise
+            # Another process holds the lock: answer from the index as it is (WAL:
+            # its last commit), without waiting for the holder.
+            self.log("info", "read_without_lock", wait=self.read_wait)
+            return runner
         self._caught_up(done, started)
         return runner
 

@@ -59,6 +59,25 @@ def _versions() -> str:
     return ", ".join(parts)
 
 
+def _wiring_checks(root, project) -> list[Check]:
+    """One check per harness wired in this worktree (``install-hooks``): its hooks' program found,
+    every part present and current (``baton.harnesses.wiring``)."""
+    from baton.harnesses import HARNESSES
+    from baton.harnesses.wiring import inspect_wiring, wiring_check
+    from baton.project import resolve_worktree
+
+    try:
+        base = resolve_worktree(root, project)
+    except BatonError:
+        base = root
+    checks = []
+    for harness in HARNESSES:
+        wiring = inspect_wiring(base, harness)
+        if wiring.wired:
+            checks.append(Check(f"harness {harness}", *wiring_check(wiring)))
+    return checks
+
+
 def diagnose(project: str | os.PathLike | None = None) -> DoctorResult:
     from baton.commands.verify import verify_project
     from baton.project import ProjectPaths, git_toplevel, resolve_root
@@ -71,6 +90,7 @@ def diagnose(project: str | os.PathLike | None = None) -> DoctorResult:
     top = git_toplevel(root)
     checks.append(Check("git", "ok" if top else "warn",
                         f"repository at {top}" if top else "not a git repository: freshness checks will say 'unknown'"))
+    checks += _wiring_checks(root, project)
     if not paths.config.is_file():
         checks.append(Check("project", "warn", "not initialised; run `baton init`"))
         return DoctorResult(str(root), False, checks)

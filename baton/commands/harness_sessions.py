@@ -11,16 +11,26 @@ not:
   again for the same session after a compaction, a resume or a ``/clear``
   that keeps the id; the session's ``session.begun`` event is the record
   that it already received its brief, so a repeated start delivers nothing
-  and writes nothing.
+  and writes nothing. After a compaction (``source`` ``compact``) it points
+  the agent at the draft saved before it, when that is still open.
 - **Before compaction, a draft.** The agent is about to lose detail, so
   Baton captures a draft handoff for the session, prefilled only with what
   it observed itself (``handoff prepare``: repository, changed files, the
   session objective) and marked ``automation.trigger: hook`` with the
   detector inputs that caused it. One per session: a later compaction finds
   it and adds nothing. The agent completes, validates and promotes it.
+- **The agent knows its session.** The brief a start delivers ends with the
+  session's id and asks the agent to pass it as ``session_id`` to Baton's
+  MCP tools: the harness gives the id to its hooks, never to the model or
+  to an MCP server, so this is how a capture over MCP names its session.
 - **At the end, the baton the session wrote.** The newest ready handoff
   captured by this session (and not yet a baton) is handed on to the next
-  session on this owner and branch; the session is ended either way. A
+  session on this owner and branch; the session is ended either way, in
+  the same single append. An agent that captured over MCP without the id
+  still hands on: the newest ready handoff naming no session, captured on
+  the session's branch by its owner while it was open, is the session's —
+  unless another session of that owner was open on that branch then (it
+  is then nobody's, and the end says so). A
   session that already ended (its agent called ``prompt`` with
   ``session_end``, or a harness fires its end hook after every turn) is not
   ended again.
@@ -123,23 +133,46 @@ class SessionStartResult:
     repeated: bool
     """The session had started before: its brief was delivered then, nothing is delivered now."""
     delivered: "BootstrapResult | None" = None
+    draft: str | None = None
+    """A start after a compaction: the draft Baton saved for the session before it, still open."""
+    missing: tuple[str, ...] = ()
+    """The fields of ``draft`` still to complete."""
     exit_code: int = 0
 
     @property
     def context(self) -> str | None:
-        """The text to put in front of the agent, or None."""
-        return self.delivered.brief.text if self.delivered is not None else None
+        """The text to put in front of the agent (the brief, or after a compaction
+        the draft to complete; then the session's id for Baton's MCP tools), or None."""
+        if self.delivered is not None:
+            text = self.delivered.brief.text
+        elif self.draft:
+            text = compaction_notice(self.draft, self.missing)
+        else:
+            return None
+        return text.rstrip("\n") + "\n\n" + session_line(self.session_id, self.harness)
 
     def to_json(self) -> dict[str, Any]:
         brief = self.delivered
         return {"sessionId": self.session_id, "harness": self.harness, "source": self.source,
-                "repeated": self.repeated, "brief": self.context,
+                "repeated": self.repeated, "brief": self.delivered.brief.text if brief else None,
                 "claimed": bool(brief and brief.record is not None),
                 "handoffId": brief.record.id if brief and brief.record else None,
-                "notices": list(brief.notices) if brief else []}
+                "notices": list(brief.notices) if brief else [],
+                "draft": self.draft, "context": self.context}
 
     def render(self) -> str:
         return (self.context or "").rstrip("\n")
+
+
+def session_line(session_id: str, harness: str | None) -> str:
+    """The last lines of a session's brief: its id, for the MCP tools (the
+    harness tells its hooks the id, never the model)."""
+    import orjson
+
+    quoted = orjson.dumps(session_id).decode()
+    return (f"This is {harness or 'a'} session `{session_id}`. Pass `\"session_id\": {quoted}` to Baton's MCP "
+            "tools (`handoff_capture`, `handoff_detect`, `baton_session`): the handoff you make ready is then handed on "
+            "to the next session when this one ends.\n")
 
 
 def start_session(project: "Project", session_id: str | None, *, harness: str | None = None,
@@ -155,12 +188,53 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
     sid = _session_id(session_id)
     runner = project.reading()
     if _began(runner, sid):
+        if source == COMPACT:
+            return _after_compaction(runner, sid, harness, source)
         return SessionStartResult(sid, harness, source, repeated=True)
     gate = _StartOnce(project, sid, harness)
-    brief = bootstrap(project, session_id=sid, max_bytes=max_bytes, gate=gate)
+    from baton.domain.limits import MIN_MAX_BYTES
+
+    # The session line comes after the brief, inside the same budget.
+    room = max(MIN_MAX_BYTES, max_bytes - len(session_line(sid, harness).encode("utf-8")) - 2)
+    brief = bootstrap(project, session_id=sid, max_bytes=room, gate=gate)
     if not gate.admitted:  # another hook of this session recorded its start first, and delivers the brief
         return SessionStartResult(sid, harness, source, repeated=True)
     return SessionStartResult(sid, harness, source, repeated=False, delivered=brief)
+
+
+COMPACT = "compact"
+"""The start ``source`` a harness reports when it starts the session again after compacting its context."""
+
+
+def _after_compaction(runner: Any, sid: str, harness: str | None, source: str) -> SessionStartResult:
+    """A start after a compaction delivers no brief again, but points the agent at
+    the session's open draft (the one Baton saved before the compaction, or the
+    draft continuing it), or says nothing."""
+    from baton.commands.detect import still_to_complete
+
+    draft = open_session_draft(runner, sid)
+    if draft is None:
+        return SessionStartResult(sid, harness, source, repeated=True)
+    return SessionStartResult(sid, harness, source, repeated=True, draft=draft["id"],
+                              missing=still_to_complete(draft))
+
+
+def compaction_notice(draft: str, missing: tuple[str, ...] = ()) -> str:
+    """What the agent is told when its session starts again after a compaction:
+    the draft Baton saved before it, and how to complete and hand it on."""
+    from baton.domain.short_ids import short_id
+
+    short = short_id(draft)
+    lines = ["## Baton", "",
+             f"Baton saved this session's work before the compaction: draft handoff {short} ({draft}) is "
+             "still open, so what the summary left out can still be handed on."]
+    if missing:
+        lines.append(f"Still to complete: {', '.join(missing)}.")
+    lines.append(f"Complete it with `baton handoff amend {short} --input FILE`, or over MCP `handoff_capture` "
+                 f"with `parent` {draft}; then validate and ready it (`baton handoff validate`, `baton handoff "
+                 "ready`, or `handoff_validate`, `handoff_ready`): the session's end hands it on to the next "
+                 "session.")
+    return "\n".join(lines) + "\n"
 
 
 def _began(runner: Any, sid: str) -> bool:
@@ -306,40 +380,131 @@ class SessionFinishResult:
         return "\n".join(lines)
 
 
-def _handoff_to_hand_on(runner: Any, session_id: str) -> dict[str, Any] | None:
-    """The newest ready handoff the session captured that was never a baton."""
+ATTRIBUTION_HORIZON_HOURS = 12
+"""How far back another session's start makes it a rival for a handoff captured
+naming no session: one that began longer ago and never reported its end is
+taken for a harness that was killed, not for a session still at work."""
+
+
+def _handoff_to_hand_on(runner: Any, session_id: str, owner: str | None = None) -> tuple[dict | None, str | None]:
+    """The newest ready handoff the session wrote that was never a baton (or
+    None), and a notice when one was left alone on purpose.
+
+    A handoff names its session when the agent passed ``session_id`` (the
+    brief gives it the id) or continues one that does. Else, the session's
+    own work is also the newest ready handoff that names no session, was
+    captured on the session's branch by its owner while it was open, when
+    no other session of that owner on that branch was open then (began
+    within ``ATTRIBUTION_HORIZON_HOURS``): an agent that captured over MCP
+    without the id. With a rival, it is nobody's: nothing is handed on.
+    """
     scoped = "baton_scopes" in runner.by_name
     for doc in session_handoffs(runner, session_id):
         if doc.get("status") != "ready":
             continue
         if scoped and runner.get("baton_scopes", doc["id"]) is not None:
-            return None  # the session's newest ready handoff is already a baton
-        return doc
-    return None
+            return None, None  # the session's newest ready handoff is already a baton
+        return doc, None
+    return _captured_during(runner, session_id, owner)
+
+
+def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[dict | None, str | None]:
+    """The newest ready handoff naming no session captured on this session's
+    branch by its owner while it was open (see ``_handoff_to_hand_on``)."""
+    from datetime import datetime, timedelta
+
+    from baton.projections import handoffs
+    from baton.projections.sessions import open_at
+
+    session = runner.get("sessions", session_id) if "sessions" in runner.by_name else None
+    if not isinstance(session, dict) or "handoffs" not in runner.by_name:
+        return None, None
+    began, branch = session.get("beganAt"), session.get("branch")
+    if not isinstance(began, str) or not branch or not owner or session.get("owner") != owner:
+        return None, None
+    if session.get("leftBaton"):  # the agent ended it with a baton of its own (`baton_session` session_end)
+        return None, None
+    scoped = "baton_scopes" in runner.by_name
+    for summary in handoffs.newest(runner.db, limit=SESSION_WINDOW):
+        doc = runner.get("handoffs", summary.id)
+        if not isinstance(doc, dict) or _origin_session(doc) is not None:
+            continue
+        created = doc.get("created_at")
+        repository = (doc.get("project") or {}).get("repository") or {}
+        # No upper bound: Codex reports an end after every turn (``Stop``), and a
+        # later turn's handoff is the same session's work.
+        if not isinstance(created, str) or _captured_ms(doc["id"], created) < _millis(began):
+            continue
+        if doc.get("status") != "ready" or repository.get("branch") != branch \
+                or doc["id"] == session.get("receivedBaton"):
+            continue
+        if scoped and runner.get("baton_scopes", doc["id"]) is not None:
+            return None, None  # the newest such handoff is a baton already
+        try:
+            since = (datetime.fromisoformat(created[:19]) - timedelta(hours=ATTRIBUTION_HORIZON_HOURS)).isoformat()
+        except ValueError:
+            return None, None
+        rivals = open_at(runner.db, owner=owner, branch=branch, at=created, since=since, exclude=session_id)
+        if rivals:
+            return None, (f"Handoff {doc['id']} names no session and was captured while another session on "
+                          f"{branch} was open ({', '.join(rivals[:3])}): it was not handed on. Pass `session_id` "
+                          "when capturing over MCP.")
+        return doc, None
+    return None, None
+
+
+def _millis(stamp: str) -> int:
+    """An RFC 3339 UTC timestamp (``…Z``, seconds or finer) as Unix milliseconds (-1 if unreadable)."""
+    from datetime import datetime
+
+    try:
+        return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)
+    except ValueError:
+        return -1
+
+
+def _captured_ms(handoff_id: str, created_at: str) -> int:
+    """When a handoff was captured, to the millisecond: its UUIDv7 id's time
+    (``created_at`` keeps only the second), else ``created_at``."""
+    from baton.ledger.ids import is_uuid7, uuid7_millis
+
+    return uuid7_millis(handoff_id) if is_uuid7(handoff_id) else _millis(created_at)
 
 
 def finish_session(project: "Project", session_id: str | None, *, harness: str | None = None,
                    reason: str | None = None) -> SessionFinishResult:
     """End the session, handing on the ready handoff it wrote as a baton.
 
+    The least work that makes the baton durable, first and only: one lock
+    hold, one append. ``baton.created`` (when a handoff is handed on), the
+    objective cleared and ``session.ended`` are one batch (``end_in_scope``):
+    a kill leaves the session either ended with its baton, or neither.
+
     Raises:
         InputError: no session id, or a malformed one.
     """
-    from baton.commands.batons import scope_handoff_as_baton
-    from baton.commands.sessions import end_session
+    from baton.commands.baton_cases import hand_on_in_scope
+    from baton.commands.identity import context_of
+    from baton.commands.sessions import end_in_scope
 
     sid = _session_id(session_id)
-    runner = project.reading()
-    session = runner.get("sessions", sid)
     notices: list[str] = []
-    handed = None
-    candidate = _handoff_to_hand_on(runner, sid)
-    if candidate is not None:
-        try:
-            handed = scope_handoff_as_baton(project, candidate["id"], session=sid, harness=harness).created.record.id
-        except (Conflict, InputError) as exc:
-            notices.append(f"Handoff {candidate['id']} was not handed on: {exc.message}")
-    if isinstance(session, dict) and session.get("status") == "ended" and handed is None:
-        return SessionFinishResult(sid, False, None, reason, tuple(notices))
-    end_session(project, sid, None, harness=harness)
-    return SessionFinishResult(sid, True, handed, reason, tuple(notices))
+    here = context_of(project)  # git's identity and branch: read before the lock
+    with project.writing() as scope:
+        runner = scope.runner
+        session = runner.get("sessions", sid)
+        ended_before = isinstance(session, dict) and session.get("status") == "ended"
+        candidate, withheld = _handoff_to_hand_on(runner, sid, here.owner)
+        if withheld:
+            notices.append(withheld)
+        handed = None
+        with scope.batch():
+            if candidate is not None:
+                try:
+                    handed = hand_on_in_scope(scope, candidate["id"], here, session=sid, harness=harness)
+                except (Conflict, InputError) as exc:
+                    notices.append(f"Handoff {candidate['id']} was not handed on: {exc.message}")
+            if ended_before and handed is None:
+                return SessionFinishResult(sid, False, None, reason, tuple(notices))
+            end_in_scope(scope, sid, None, harness=harness, left=handed)
+    return SessionFinishResult(sid, True, handed.record.id if handed else None, reason, tuple(notices))

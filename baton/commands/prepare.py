@@ -4,7 +4,10 @@ Prepare gathers what Baton can *know* and hands back a template for what only
 the person or agent can say. Prefilled: the repository head, branch, dirty
 state and changed files (through dulwich: each a candidate artifact whose
 role says what git saw — ``created`` for a new or untracked file, with every
-file of an untracked directory listed, ``deleted``, ``modified``), the current
+file of an untracked directory listed, ``deleted``, ``modified``; a harness's
+configuration — ``.claude/``, ``.codex/``, ``.gemini/``, ``.cursor/``, ``.agents/``,
+``.mcp.json``, which ``install-hooks`` and the harnesses write — is counted
+among the changed files but never a candidate artifact), the current
 session objective of this owner and branch (if a session set one), the
 trigger, and — with
 ``--from`` — the content of the checkpoint being continued. Everything a
@@ -117,6 +120,7 @@ def prepare_handoff(
     from baton.commands.identity import context_of
     from baton.commands.ids import load_handoff, place_of
     from baton.domain.handoff import handoff_to_json
+    from baton.domain.paths import is_harness_configuration
     from baton.errors import InputError
 
     if trigger not in TRIGGERS:
@@ -126,6 +130,7 @@ def prepare_handoff(
     repo = repository_snapshot(opened.paths.worktree)
     roles = changed_roles(gitinfo.status_groups(opened.paths.worktree)) if repo else {}
     changed = tuple(sorted(roles))
+    candidates = [path for path in changed if not is_harness_configuration(path)]
     objective = None
     try:
         from baton.commands.sessions import get_session_objective
@@ -156,7 +161,7 @@ def prepare_handoff(
         }
     known = {a.get("path") for a in template.get("artifacts", []) if isinstance(a, dict)}
     template["artifacts"] = list(template.get("artifacts", [])) + [
-        {"path": path, "role": roles[path]} for path in changed if path not in known]
+        {"path": path, "role": roles[path]} for path in candidates if path not in known]
     if output is not None:
         from baton.canonical import pretty_bytes
         from baton.errors import StorageError

@@ -263,7 +263,8 @@ def end_session(
     branch: str | None = None,
     shared: bool | None = None,
 ) -> SessionEndResult:
-    """End a session; leave a baton when ``handoff`` has content; clear the objective.
+    """End a session; leave a baton when ``handoff`` has content; clear the objective:
+    one batch, all or nothing (``end_in_scope``).
 
     An empty payload (None, ``{}``, or no entries at all) leaves no baton and
     is not an error (the spec's writeHandoffOnSessionEnd).
@@ -275,30 +276,58 @@ def end_session(
     session_id = check_session_id(session_id, required=True)
     assert session_id is not None
     payload = _as_payload(handoff, owner, branch, shared, allow_empty=True)
+    with project.writing() as scope:
+        with scope.batch():
+            ended = end_in_scope(scope, session_id, payload, harness=harness, owner=owner, branch=branch)
+        return settled(scope, ended)
+
+
+def end_in_scope(scope, session_id: str, payload: Any = None, *, harness: str | None = None,
+                 owner: str | None = None, branch: str | None = None,
+                 left: CreatedBaton | None = None) -> SessionEndResult:
+    """Inside a write scope (and its ``batch()``, so that everything a session's
+    end records — ``handoff.captured``, ``baton.created``, the objective
+    cleared, ``session.ended`` — lands in one write, all or nothing): end
+    the session, leaving a baton for ``payload`` (a ``BatonPayload``) when
+    given. ``left``: the baton already appended in this batch for the
+    session (a handoff handed on), named by ``session.ended``.
+    """
     from baton.commands.record import record
     from baton.domain.aggregates import session as aggregate
 
-    opened = project
-    with opened.writing() as scope:
-        session = scope.runner.get("sessions", session_id) or {}
-        opened.check_streams(session_stream(session_id))
-        if harness is None:
-            harness = session.get("harness")
-        if session.get("owner") and session.get("branch"):
-            here = SessionContext(session["owner"], session["branch"])
-        else:
-            here = context_of(opened, owner=owner, branch=branch)
-        objective_doc = get_session_objective(scope.runner, here)
-        if objective_doc is not None:  # it will be cleared: refuse now rather than after the baton
-            opened.check_streams(objective_stream(context_key(here.owner, here.branch)))
-        created = None
-        if payload is not None:
-            target = context_of(opened, owner=payload.owner, branch=payload.branch)
-            created = create_in_scope(scope, payload, target, session=session_id, harness=harness,
-                                      objective=objective_doc.objective if objective_doc else None)
-        cleared = _objective_events(scope, here, None, session_id, reason="session_end")
-        stream = session_stream(session_id)
-        decided = aggregate.decide_session(session, aggregate.EndSession(
-            session_id, here.owner, here.branch, harness=harness, left_baton=created.record.id if created else None))
-        record(scope, decided, version=scope.txn.stream_version(stream), actor=here.owner, session=session_id)
-        return SessionEndResult(session_id, here, created, cleared)
+    opened = scope.project
+    session = scope.runner.get("sessions", session_id) or {}
+    opened.check_streams(session_stream(session_id))
+    if harness is None:
+        harness = session.get("harness")
+    if session.get("owner") and session.get("branch"):
+        here = SessionContext(session["owner"], session["branch"])
+    else:
+        here = context_of(opened, owner=owner, branch=branch)
+    objective_doc = get_session_objective(scope.runner, here)
+    if objective_doc is not None:  # it will be cleared: refuse now rather than after the baton
+        opened.check_streams(objective_stream(context_key(here.owner, here.branch)))
+    created = left
+    if payload is not None:
+        target = context_of(opened, owner=payload.owner, branch=payload.branch)
+        created = create_in_scope(scope, payload, target, session=session_id, harness=harness,
+                                  objective=objective_doc.objective if objective_doc else None)
+    cleared = _objective_events(scope, here, None, session_id, reason="session_end")
+    stream = session_stream(session_id)
+    decided = aggregate.decide_session(session, aggregate.EndSession(
+        session_id, here.owner, here.branch, harness=harness, left_baton=created.record.id if created else None))
+    record(scope, decided, version=scope.txn.stream_version(stream), actor=here.owner, session=session_id,
+           durable=True)
+    return SessionEndResult(session_id, here, created, cleared)
+
+
+def settled(scope, ended: SessionEndResult) -> SessionEndResult:
+    """``ended`` once its batch is written: the baton as the index now holds it."""
+    import attrs
+
+    if ended.created is None:
+        return ended
+    from baton.commands.batons import stored_baton
+
+    created = attrs.evolve(ended.created, record=stored_baton(scope.runner, ended.created.record))
+    return attrs.evolve(ended, created=created)

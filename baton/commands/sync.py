@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
@@ -34,7 +35,8 @@ import attrs
 
 from baton.model import frozen, mutable
 from baton.config import read_json, write_json_atomic
-from baton.errors import InputError, LedgerCorrupt, NoSyncRemote, RemoteUnreachable, StorageError
+from baton.errors import (InputError, LedgerCorrupt, NoSyncRemote, RemoteAuthFailed, RemoteRefRefused,
+                          RemoteUnreachable, StorageError)
 from baton.ledger import files
 from baton.ledger.feed import FeedHead, FeedScan, line_ending_at, line_hashes_to, scan_bytes, scan_chunks
 from baton.sync_signing import FeedSignatures, render_flagged
@@ -50,6 +52,11 @@ index, files and quarantine are scrubbed: a crash in between is finished by
 the next sync."""
 INCOMING_DIR = "sync-incoming"
 ATTEMPTS = 3
+_EVENT_ID = re.compile(rb'"hlc":\d+,"id":"([^"\\]{1,128})","prev":')
+"""An event's own id in a canonical line: the member between ``hlc`` and ``prev``."""
+_ID_CHUNK = 8 << 20
+_KEEP_REMOTE = frozenset({"not_fast_forward", "unsigned", "unknown_key", "wrong_signer", "bad_signature"})
+"""Refusals of a remote copy that is well formed but not taken: the ref keeps it as the remote holds it."""
 
 
 @frozen
@@ -101,6 +108,8 @@ class SyncResult:
     """Feed → payloads erased on the ref's copy (the local file had them erased already)."""
     signers: dict[str, Any] = attrs.field(factory=dict)
     """Signed feeds (``baton.sync_signing``): each feed's signer, the remote copies taken unsigned or badly signed."""
+    dropped: list[str] = attrs.field(factory=list)
+    """Remote feeds refused and left out of the ref this clone publishes: the remote no longer holds them."""
 
     @property
     def exit_code(self) -> int:
@@ -114,7 +123,7 @@ class SyncResult:
                 "refused": [r.to_json() for r in self.refused], "pushed": self.pushed, "commit": self.commit,
                 "read": self.read.to_json(), "projections_rebuilt": self.rebuilt, "attempts": self.attempts,
                 "erased": dict(sorted(self.erased.items())), "ref_erased": dict(sorted(self.ref_erased.items())),
-                "signers": self.signers}
+                "signers": self.signers, "dropped": sorted(self.dropped)}
 
     def render(self) -> str:
         lines = []
@@ -133,6 +142,9 @@ class SyncResult:
         for r in self.refused:
             seq = f" at seq {r.seq}" if r.seq is not None else ""
             lines.append(f"REFUSED {r.side} feed {r.feed}{seq}: {r.kind}: {r.message}")
+        for feed in sorted(self.dropped):
+            lines.append(f"DROPPED remote feed {feed} from {self.ref}: this clone does not publish a copy it "
+                         "refused (its writer's next sync publishes the feed again)")
         lines.extend(render_flagged(self.signers))  # signed feeds
         if not self.imported and not self.published and not self.refused and not self.erased \
                 and not self.ref_erased:
@@ -204,7 +216,38 @@ def _client(repo, url: str):
     try:
         return get_transport_and_path(url, config=repo.get_config_stack())
     except (ValueError, OSError) as exc:
-        raise RemoteUnreachable(f"cannot reach remote {url!r}: {transport_text(exc)}", details={"url": url}) from None
+        shown = shown_url(url)
+        raise RemoteUnreachable(f"cannot reach remote {shown!r}: {transport_text(exc)}",
+                                details={"url": shown}) from None
+
+
+def shown_url(url: str) -> str:
+    """``url`` as messages show it: a password in it (``https://user:secret@host``) never is."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+        if parts.password is None:
+            return url
+        host = parts.hostname or ""
+        if parts.port is not None:
+            host = f"{host}:{parts.port}"
+        return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+    except ValueError:
+        return url
+
+
+def _failure(exc: BaseException, action: str, url: str) -> RemoteUnreachable:
+    """A transport error as the exit-4 error sync reports."""
+    from dulwich.client import HTTPProxyUnauthorized, HTTPUnauthorized
+
+    if isinstance(exc, (HTTPUnauthorized, HTTPProxyUnauthorized)):
+        who = "the proxy" if isinstance(exc, HTTPProxyUnauthorized) else "the remote"
+        return RemoteAuthFailed(
+            f"cannot {action} {url!r}: {who} refused the credentials (none given, or wrong); give them as git "
+            "does — a credential helper, or user and password in the remote's URL — and check them with "
+            "`git ls-remote`", details={"url": url})
+    return RemoteUnreachable(f"cannot {action} {url!r}: {transport_text(exc)}", details={"url": url})
 
 
 def transport_text(exc: BaseException) -> str:
@@ -222,9 +265,11 @@ def transport_text(exc: BaseException) -> str:
 
 def _transport_errors() -> tuple[type[BaseException], ...]:
     from dulwich import errors
+    from dulwich.client import HTTPProxyUnauthorized, HTTPUnauthorized
 
     return (OSError, errors.GitProtocolError, errors.NotGitRepository, errors.HangupException,
-            errors.SendPackError, errors.ObjectMissing, KeyError, ValueError)
+            errors.SendPackError, errors.ObjectMissing, KeyError, ValueError, HTTPUnauthorized,
+            HTTPProxyUnauthorized)
 
 
 def _fetch(repo, client, path: str, ref: bytes, url: str) -> bytes | None:
@@ -241,8 +286,7 @@ def _fetch(repo, client, path: str, ref: bytes, url: str) -> bytes | None:
     try:
         client.fetch(path, repo, determine_wants=wants)
     except _transport_errors() as exc:
-        raise RemoteUnreachable(f"cannot fetch {ref.decode()} from {url!r}: {transport_text(exc)}",
-                                details={"url": url}) from None
+        raise _failure(exc, f"fetch {ref.decode()} from", url) from None
     return seen.get("sha")
 
 
@@ -257,17 +301,23 @@ def _push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | Non
             raise _RemoteMoved()
         return {ref: new}
 
+    from dulwich.file import FileLocked
+
     try:
         result = client.send_pack(path, update, repo.object_store.generate_pack_data)
     except _RemoteMoved:
         raise
+    except FileLocked:  # a path remote: another push holds the ref's lock right now
+        raise _RemoteMoved(f"{ref.decode()} was locked by another push") from None
     except _transport_errors() as exc:
-        raise RemoteUnreachable(f"cannot push {ref.decode()} to {url!r}: {transport_text(exc)}",
-                                details={"url": url}) from None
+        raise _failure(exc, f"push {ref.decode()} to", url) from None
     status = (getattr(result, "ref_status", None) or {}).get(ref)
     if status:
-        raise _RemoteMoved() if "stale" in str(status) or "fast" in str(status) else RemoteUnreachable(
-            f"remote {url!r} refused {ref.decode()}: {status}", details={"url": url})
+        # "stale info" / "non-fast-forward" (a server's receive-pack), "unable to set"
+        # (a path or file:// remote, written by dulwich, whose ref moved after it was read)
+        if any(word in str(status) for word in ("stale", "fast", "unable to set")):
+            raise _RemoteMoved(str(status))
+        raise RemoteUnreachable(f"remote {url!r} refused {ref.decode()}: {status}", details={"url": url})
 
 
 # -- the local side ------------------------------------------------------------------
@@ -350,6 +400,18 @@ class _LocalFeeds:
             base = scan.head.offset
 
 
+def batch_ends(scan: FeedScan, start: int) -> list[int]:
+    """Where a segment may end in the bytes ``scan`` read from ``start``: after
+    each event that is not inside a batch (a batch is all-or-nothing, so a
+    segment holds the whole of it)."""
+    cuts = []
+    for event, end in zip(scan.events, scan.ends):
+        batch = event.extra.get("batch") if event.extra else None
+        if type(batch) is not dict or batch.get("n") == batch.get("of"):
+            cuts.append(end - start)
+    return cuts
+
+
 def line_in_segment(data: bytes, end: int) -> bytes | None:
     """The whole line ending at ``end`` in a segment's ``data`` (without its
     newline), or None when no line ends there."""
@@ -388,6 +450,14 @@ class _Round:
     """Every event id a sound ``handoff.forgotten`` names, in the local feeds or the remote's (read once, when needed)."""
     signatures: Any = None
     """Signed feeds: the round's ``baton.sync_signing.FeedSignatures``."""
+    dropped: list[str] = attrs.field(factory=list)
+    """Remote feeds refused and not carried on the ref this clone pushes (the remote loses them)."""
+    imported_ids: dict[str, list[tuple[str, int]]] = attrs.field(factory=dict)
+    """Feed → the (id, seq) of every event staged for import."""
+    local_trees: dict[str, "RefFeed"] = attrs.field(factory=dict)
+    keep_remote: set[str] = attrs.field(factory=set)
+    """Feeds refused but kept as the remote holds them (two remote feeds repeating each other's ids)."""
+    """Feed → its folder packed from the local file (what this clone publishes of it)."""
 
     def run(self) -> None:
         names = sorted(set(self.local.names()) | set(self.base) | set(self.remote))
@@ -395,12 +465,98 @@ class _Round:
             try:
                 self._feed(feed)
             except _Refuse as refusal:
-                self.refused.append(refusal.refused)
-                kept = self.remote.get(feed) or self.base.get(feed)
-                if kept is not None:
-                    self.out[feed] = kept
-                self._drop_staged(feed)
+                self._refused(feed, refusal.refused)
+        for feed, refused in self._repeated_ids():
+            self._refused(feed, refused)
         self._write_staged()
+
+    def _refused(self, feed: str, refused: RefusedFeed) -> None:
+        self.refused.append(refused)
+        self.out.pop(feed, None)
+        self.published.pop(feed, None)
+        kept = self._kept(feed, refused)
+        if kept is not None:
+            self.out[feed] = kept
+        elif feed in self.remote:
+            self.dropped.append(feed)
+        self._drop_staged(feed)
+        self.imported_ids.pop(feed, None)
+
+    def _repeated_ids(self) -> list[tuple[str, RefusedFeed]]:
+        """Imported feeds repeating an event id another event already has (in
+        a local feed, in another imported feed, or earlier in the same feed):
+        an id names one event in the whole ledger. Read only when something is
+        imported: every local feed's ids, then each staged event's."""
+        if not self.imported_ids:
+            return []
+        seen: dict[str, str] = {}
+        importing = set(self.imported_ids)
+        for name in self.local.names():
+            for event_id in self._local_ids(name):
+                seen.setdefault(event_id, name)
+        problems: dict[str, RefusedFeed] = {}
+
+        def refuse(feed: str, event_id: str, seq: int, other: str) -> None:
+            where = "earlier in the same feed" if other == feed else f"in feed {other}"
+            problems.setdefault(feed, RefusedFeed(feed, "remote", "duplicate_id", seq,
+                                                  f"the remote's feed {feed} repeats event id {event_id}, "
+                                                  f"already {where}"))
+
+        staged: dict[str, tuple[str, int]] = {}
+        for feed in sorted(importing):
+            for event_id, seq in self.imported_ids[feed]:
+                if event_id in seen:
+                    refuse(feed, event_id, seq, seen[event_id])
+                elif event_id in staged:  # two feeds of the remote: neither can be told the original,
+                    other, other_seq = staged[event_id]  # so neither is taken, and the ref keeps both
+                    refuse(feed, event_id, seq, other)
+                    if other != feed:
+                        refuse(other, event_id, other_seq, feed)
+                        self.keep_remote.update((feed, other))
+                else:
+                    staged[event_id] = (feed, seq)
+        return sorted(problems.items())
+
+    def _local_ids(self, feed: str) -> Iterator[str]:
+        """The event ids of a local feed, read by their place in each line
+        rather than by parsing it (a tenth of the time): lines are written
+        canonical (sorted keys), so an event's own id is the one between its
+        ``hlc`` and its ``prev``. The feed was verified when it was written."""
+        st = self.local.stat(feed)
+        if st is None:
+            return
+        at, carry = 0, b""
+        while at < st.st_size:
+            data = self.local.read(feed, at, min(_ID_CHUNK, st.st_size - at))
+            if not data:
+                break
+            at += len(data)
+            data = carry + data
+            cut = data.rfind(b"\n") + 1 if at < st.st_size else len(data)
+            for match in _EVENT_ID.finditer(data, 0, cut):
+                yield match.group(1).decode("utf-8", "replace")
+            carry = data[cut:]
+
+    def _kept(self, feed: str, refused: RefusedFeed) -> "RefFeed | None":
+        """What the ref holds for a refused feed. Never a folder that could
+        not be read (it would be written back in another shape), and never a
+        remote copy that failed verification (the clone would spread it): then
+        the copy this clone published before, if it differs, else nothing —
+        the remote loses that copy, and its writer's next sync publishes the
+        feed again. A copy that is sound but not taken (not a fast-forward,
+        not signed as required) stays as the remote holds it."""
+        remote, base = self.remote.get(feed), self.base.get(feed)
+        remote = remote if remote is not None and remote.problem is None else None
+        base = base if base is not None and base.problem is None else None
+        if refused.side == "local":
+            return remote or base
+        if refused.kind == "own_feed":  # the local file is authoritative for this clone's own feed
+            return self.local_trees.get(feed) or base or remote
+        if (refused.kind in _KEEP_REMOTE or feed in self.keep_remote) and remote is not None:
+            return remote
+        if base is not None and (remote is None or base.tree != remote.tree):
+            return base
+        return None
 
     def _feed(self, feed: str) -> None:
         # -- signed feeds (baton/sync_signing.py): the remote's head checked before any of it is taken
@@ -416,7 +572,18 @@ class _Round:
             self._drop_staged(feed)
             self.published.pop(feed, None)
             if not self._reconcile_erasures(feed, refusal.refused):
+                if feed == self.project.writer and refusal.refused.side == "remote":
+                    raise _Refuse(self._own_feed(feed)) from None
                 raise
+
+    def _own_feed(self, feed: str) -> RefusedFeed:
+        """This clone's own feed is written here alone: a remote copy that
+        extends or rewrites it is refused, and the ref gets the local file's."""
+        remote = self.remote[feed]
+        return RefusedFeed(feed, "remote", "own_feed", remote.head.seq,
+                           f"the remote's copy of this clone's own feed {feed} (seq {remote.head.seq}) is not a "
+                           "prefix of the local file: events written elsewhere under this writer id (a copied "
+                           ".baton/local.json) or forged; this clone publishes its own copy in its place")
 
     def _fast_forward(self, feed: str) -> None:
         from baton.config import WRITER_ID
@@ -441,7 +608,12 @@ class _Round:
             local, tree = FeedHead(), None
         else:
             local, tree = self._publish(feed, base, remote, size, FeedTreeWriter)
+        if tree is not None:
+            self.local_trees[feed] = tree
         if remote is not None and remote.head.offset > local.offset:
+            if feed == self.project.writer:  # nobody else appends to this clone's own feed
+                raise _Refuse(RefusedFeed(feed, "remote", "not_fast_forward", remote.head.seq,
+                                          f"the remote's copy of feed {feed} is longer than the local file"))
             self._import(feed, remote, local, st)
             self.out[feed] = remote
             return
@@ -490,7 +662,7 @@ class _Round:
         events = 0
         try:
             for lines, scan in self.local.sound_lines(feed, head, size):
-                writer.add(lines)
+                writer.add(lines, batch_ends(scan, head.offset))
                 events += len(scan.events)
                 head = scan.head
         except LedgerCorrupt as exc:
@@ -510,6 +682,10 @@ class _Round:
         folder.mkdir(parents=True, exist_ok=True)
         staging = folder / f"{feed}.part"
         head, events = local, 0
+        # A batch a segment ends inside (the packer cuts at any line): its first
+        # lines are carried and read whole with the next segment.
+        carry = b""
+        ids: list[tuple[str, int]] = []
         try:
             with open(staging, "wb") as out:
                 for offset, data in feed_bytes(self.repo, remote, self._segment_before(remote, local.offset)):
@@ -524,17 +700,26 @@ class _Round:
                         data, offset = data[head.offset - offset:], head.offset
                         if not data:
                             continue
-                    if offset != head.offset:
+                    if offset != head.offset + len(carry):
                         raise _Refuse(RefusedFeed(feed, "remote", "not_fast_forward", remote.head.seq,
                                                   f"the remote's feed {feed} does not continue the local one "
-                                                  f"at byte {head.offset}"))
+                                                  f"at byte {head.offset + len(carry)}"))
+                    if carry:
+                        data, carry = carry + data, b""
                     scan = scan_bytes(feed, data, head, at_end=False)
                     if scan.torn is not None:
                         raise _Refuse(RefusedFeed(feed, "remote", "torn", head.seq + 1,
                                                   f"the remote's feed {feed} has a line cut short at byte "
                                                   f"{scan.torn.offset}"))
-                    out.write(data)
+                    read = scan.head.offset - head.offset
+                    ids.extend((event.id, event.seq) for event in scan.events)
+                    out.write(data[:read] if read < len(data) else data)
+                    carry = data[read:] if read < len(data) else b""
                     head, events = scan.head, events + len(scan.events)
+                if carry:
+                    raise _Refuse(RefusedFeed(feed, "remote", "torn", head.seq + 1,
+                                              f"the remote's feed {feed} ends inside a batch begun at byte "
+                                              f"{head.offset}"))
                 out.flush()
                 os.fsync(out.fileno())
         except LedgerCorrupt as exc:
@@ -554,6 +739,7 @@ class _Round:
                                       f"seq {remote.head.seq}"))
         self.staged.append((feed, staging, local, st.st_size if st is not None else 0))
         self.imported[feed] = events
+        self.imported_ids[feed] = ids
 
     # -- copies that differ by erased payloads (``baton forget``) ---------------------
 
@@ -640,6 +826,8 @@ class _Round:
                                           "writes them; upgrade Baton on every replica"))
             self.rewrites[feed] = prefix + torn
             self.erased[feed] = len(erased_here)
+        if tail and feed == self.project.writer:
+            raise _Refuse(self._own_feed(feed))
         if tail:
             self._stage_tail(feed, tail, scan_bytes(feed, prefix, FeedHead()).head, len(prefix) + len(torn))
         # what the ref holds from now on
@@ -683,6 +871,7 @@ class _Round:
             raise StorageError(f"cannot stage the remote's feed {feed}: {exc}") from exc
         self.staged.append((feed, staging, after, size))
         self.imported[feed] = tail.count(b"\n")
+        self.imported_ids[feed] = [(e.id, e.seq) for e in scan_bytes(feed, tail, after).events]
 
     def _forgotten_ids(self) -> set[str]:
         """Every id a sound ``handoff.forgotten`` names, in the local feeds and
@@ -859,14 +1048,16 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     try:
         url = _remote_url(repo, remote)
         client, path = _client(repo, url)
+        url = shown_url(url)  # from here on, only for messages
         count = ReadCount()
         for attempt in range(1, ATTEMPTS + 1):
             try:
                 result = _round(project, repo, client, path, url, remote, ref.encode(), count, attempt, erased)
                 break
-            except _RemoteMoved:
+            except _RemoteMoved as moved:
                 if attempt == ATTEMPTS:
-                    raise RemoteUnreachable(f"the remote's {ref} kept moving during {ATTEMPTS} attempts; "
+                    why = f" (last: {transport_text(moved)})" if str(moved) else ""
+                    raise RemoteUnreachable(f"the remote's {ref} kept moving during {ATTEMPTS} attempts{why}; "
                                             "run `baton sync` again", details={"url": url}) from None
     finally:
         repo.close()
@@ -905,8 +1096,8 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
     try:
         remote_feeds = read_feeds(repo, remote_sha)
     except BadRefFeed as exc:
-        raise RemoteUnreachable(f"the remote's {ref.decode()} is not a Baton ledger ref: {exc}",
-                                details={"url": url}) from None
+        raise RemoteRefRefused(f"the remote's {ref.decode()} is not a Baton ledger ref this version reads: {exc}; "
+                               "nothing was imported or pushed", details={"url": url, "ref": ref.decode()}) from None
     with _ledger_lock(project):
         local_sha = repo.refs.as_dict().get(ref)
         try:
@@ -939,7 +1130,7 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
     return SyncResult(remote=remote_name, ref=ref.decode(), imported=work.imported, published=work.published,
                       refused=work.refused, pushed=pushed, commit=new_sha.decode() if new_sha else None,
                       read=count, rebuilt=False, attempts=attempt, erased=work.erased, ref_erased=work.ref_erased,
-                      signers=signatures.to_json())
+                      signers=signatures.to_json(), dropped=sorted(work.dropped))
 
 
 def _commit(repo, work: _Round, local_sha: bytes | None, remote_sha: bytes | None, project: "Project",

@@ -84,3 +84,22 @@ def normalize_project_path(text: str) -> str:
         raise UnsafePath(text, *problem)
     parts = [p for p in text.split("/") if p not in ("", ".")]
     return "/".join(parts) if parts else "."
+
+
+HARNESS_FOLDERS = frozenset({".claude", ".codex", ".gemini", ".cursor", ".agents"})
+"""Folders that hold a coding harness's own configuration (settings, hooks, MCP
+servers, skills, rules; ``.agents/skills/`` is where Codex, Gemini CLI and Cursor
+read skills): what ``baton install-hooks`` writes, and what the
+harness writes for itself (``.claude/settings.local.json``)."""
+HARNESS_FILES = frozenset({".mcp.json"})
+"""Files that configure a harness outside those folders (Claude Code's project MCP servers)."""
+
+
+def is_harness_configuration(path: str) -> bool:
+    """Whether the project path ``path`` configures a coding harness (``.claude/…``,
+    ``.codex/…``, ``.gemini/…``, ``.cursor/…``, ``.agents/…``, ``.mcp.json``), at the root or in a
+    subfolder: the harness's setup, never the work a handoff hands over. The
+    instructions a person writes for agents (``AGENTS.md``, ``CLAUDE.md``,
+    ``GEMINI.md``) are the project's own and are not."""
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    return bool(parts) and (parts[-1] in HARNESS_FILES or any(p in HARNESS_FOLDERS for p in parts[:-1]))

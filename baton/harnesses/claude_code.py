@@ -1,5 +1,6 @@
-"""Claude Code: hooks in ``.claude/settings.json``, the MCP server in ``.mcp.json``,
-the agent skill in ``.claude/skills/baton/SKILL.md``.
+"""Claude Code: hooks in ``.claude/settings.json``, the MCP server in ``.mcp.json``
+(approved in ``.claude/settings.local.json``), the agent skill in
+``.claude/skills/baton/SKILL.md``.
 
 Format: https://code.claude.com/docs/en/hooks (SessionStart ``source``
 startup|resume|clear|compact, answered with ``hookSpecificOutput.additionalContext``;
@@ -21,20 +22,36 @@ from baton.harnesses.protocol import (
 )
 
 HOOKS = (
-    HookCommand("SessionStart", "startup|resume|clear|compact"),
-    HookCommand("PreCompact", "manual|auto"),
-    HookCommand("SessionEnd"),
-    HookCommand("UserPromptSubmit"),
+    HookCommand("SessionStart", "startup|resume|clear|compact", timeout=10),
+    HookCommand("PreCompact", "manual|auto", timeout=30),
+    HookCommand("SessionEnd", timeout=30),
+    HookCommand("UserPromptSubmit", timeout=10),
 )
+"""Each with a ``timeout`` in seconds. Claude Code's default for a command hook is
+long, except at SessionEnd: without a ``timeout`` there, all SessionEnd hooks
+together get 1.5 s, and a busy machine cancels the hook that hands the
+baton on. With one, SessionEnd waits up to the largest (capped at 60 s;
+``CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS`` overrides). The session's start
+and a prompt wait on their hook, so theirs are short."""
 
 
 SKILL_FILE = ".claude/skills/baton/SKILL.md"
 """Where Claude Code finds a project's skills (``.claude/skills/NAME/SKILL.md``)."""
 
 
+LOCAL_SETTINGS = ".claude/settings.local.json"
+"""Where the project's ``.mcp.json`` servers are approved: Claude Code starts a
+server there only once approved, and ``claude -p`` never asks (it ignores
+``enableAllProjectMcpServers`` in ``.claude/settings.json``)."""
+
+APPROVAL_NOTE = ("the baton MCP server is approved in .claude/settings.local.json (enabledMcpjsonServers): "
+                 "Claude Code starts it without asking, headless too")
+
+
 def _files(command: str, lines: tuple[str, ...]) -> list[ConfigFile]:
     return [ConfigFile(".claude/settings.json", merge={"hooks": matcher_groups(HOOKS, lines)}),
             ConfigFile(".mcp.json", merge=mcp_servers(command)),
+            ConfigFile(LOCAL_SETTINGS, merge={"enabledMcpjsonServers": ["baton"]}, note=APPROVAL_NOTE),
             ConfigFile(SKILL_FILE, text=skill_text())]
 
 

@@ -1,4 +1,5 @@
-"""Codex: hooks in ``.codex/hooks.json``, the MCP server in ``.codex/config.toml``.
+"""Codex: hooks in ``.codex/hooks.json``, the MCP server in ``.codex/config.toml``,
+the agent skill in ``.agents/skills/baton/SKILL.md``.
 
 Format: https://developers.openai.com/codex/hooks and the generated schemas
 in openai/codex ``codex-rs/hooks/schema/generated/`` (SessionStart ``source``
@@ -11,6 +12,16 @@ Codex has no session-end event: ``Stop`` runs when each turn ends. Baton
 ends the session at the first ``Stop`` and, at later ones, only hands on a
 ready handoff the session wrote since (``finish_session`` is idempotent).
 UserPromptSubmit (``prompt``) feeds the detector as for Claude Code.
+
+Codex runs a project's hooks only when the person trusted them: it loads
+``.codex/`` (hooks and MCP servers) only in a trusted folder, and then runs
+each hook only once its definition is trusted, pinned to a hash of it in the
+user's ``config.toml`` (``[hooks.state."<key>"] trusted_hash``), which
+Codex's ``/hooks`` screen writes. Codex reads that state from the user's
+own config layers only, never from a project's (openai/codex
+``codex-rs/hooks/src/config_rules.rs``), so Baton cannot trust its hooks
+from the project's files; it says what the user must do (``TRUST_STEP``).
+Untrusted, the hooks are skipped without a word.
 """
 
 from __future__ import annotations
@@ -18,7 +29,7 @@ from __future__ import annotations
 from baton.harnesses.protocol import (
     PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT,
     CommandHookAdapter, ConfigFile, HookCommand, hook_specific_output,
-    matcher_groups, mcp_server,
+    agents_skill, matcher_groups, mcp_server,
 )
 
 HOOKS = (
@@ -27,6 +38,12 @@ HOOKS = (
     HookCommand("Stop"),
     HookCommand("UserPromptSubmit"),
 )
+
+
+TRUST_STEP = ("Codex runs these hooks only once you trust them: run `codex` in this folder (trust the folder "
+              f"when asked), type /hooks and trust Baton's {len(HOOKS)} hooks, and again after an install-hooks "
+              "that changes them (`codex exec` alone: --dangerously-bypass-hook-trust)")
+"""Codex 0.171: an untrusted hook never runs, and nothing says so (docs/hooks.md, Codex)."""
 
 
 def _toml_body(command: str) -> str:
@@ -40,7 +57,8 @@ def _toml_body(command: str) -> str:
 
 def _files(command: str, lines: tuple[str, ...]) -> list[ConfigFile]:
     return [ConfigFile(".codex/hooks.json", merge={"hooks": matcher_groups(HOOKS, lines, timeout=30)}),
-            ConfigFile(".codex/config.toml", toml_table="mcp_servers.baton", toml_body=_toml_body(command))]
+            ConfigFile(".codex/config.toml", toml_table="mcp_servers.baton", toml_body=_toml_body(command)),
+            agents_skill()]
 
 
 ADAPTER = CommandHookAdapter(
@@ -51,4 +69,5 @@ ADAPTER = CommandHookAdapter(
     files=_files,
     answer=hook_specific_output,
     end_reason="turn",
+    user_steps=(TRUST_STEP,),
 )

@@ -1,4 +1,5 @@
-"""Cursor: a project rule, the MCP server in ``.cursor/mcp.json``, hooks in ``.cursor/hooks.json``.
+"""Cursor: a project rule, the MCP server in ``.cursor/mcp.json``, hooks in ``.cursor/hooks.json``,
+the agent skill in ``.agents/skills/baton/SKILL.md``.
 
 Spec §15 makes rules and MCP Cursor's integration; hooks are used where
 Cursor has them. Format: https://cursor.com/docs/agent/hooks (``version``
@@ -26,7 +27,7 @@ from typing import Any
 
 from baton.harnesses.protocol import (
     PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, CommandHookAdapter, ConfigFile, HookCommand,
-    SessionMetadata, mcp_servers,
+    SessionMetadata, agents_skill, mcp_servers,
 )
 
 HOOKS = (HookCommand("sessionStart"), HookCommand("preCompact"), HookCommand("sessionEnd"),
@@ -46,7 +47,7 @@ This project uses Baton (`baton` CLI, `baton` MCP server) for session continuity
 - Before stopping, or when the context is nearly full: `handoff_capture`,
   `handoff_validate`, `handoff_ready` (or `baton checkpoint create`,
   `baton handoff validate ID`, `baton handoff ready ID`).
-- To leave next steps for the next session on this branch: the `prompt` tool with
+- To leave next steps for the next session on this branch: the `baton_session` tool with
   action `session_end` and a `handoff` object (`baton session end ID --handoff-steps "A,B"`).
 - When the user asks for a handoff (`/handoff`, "continue later"), Baton has already
   prepared a draft: find it with `handoff_list` (status `draft`), complete it with what
@@ -67,7 +68,8 @@ def _files(command: str, lines: tuple[str, ...]) -> list[ConfigFile]:
     hooks = {hook.event: [{"command": line}] for hook, line in zip(HOOKS, lines)}
     return [ConfigFile(".cursor/mcp.json", merge=mcp_servers(command)),
             ConfigFile(".cursor/rules/baton.mdc", text=RULE),
-            ConfigFile(".cursor/hooks.json", merge={"version": 1, "hooks": hooks})]
+            ConfigFile(".cursor/hooks.json", merge={"version": 1, "hooks": hooks}),
+            agents_skill()]
 
 
 ADAPTER = CommandHookAdapter(

@@ -1,4 +1,5 @@
-"""Gemini CLI: hooks and the MCP server in ``.gemini/settings.json``.
+"""Gemini CLI: hooks and the MCP server in ``.gemini/settings.json``, the agent skill in
+``.agents/skills/baton/SKILL.md``.
 
 Format: https://geminicli.com/docs/hooks/reference (google-gemini/gemini-cli
 ``docs/hooks/reference.md``): SessionStart ``source`` startup|resume|clear,
@@ -10,6 +11,21 @@ wait). Common fields ``session_id``, ``transcript_path``, ``cwd``,
 with nothing to inject is ``{}``. Timeouts are in milliseconds. BeforeAgent
 (after a prompt is submitted, ``prompt``) feeds the detector as Claude
 Code's UserPromptSubmit does.
+
+Gemini CLI 0.61.0, run for real (tests/e2e/test_gemini_cli.py):
+
+- PreCompress fires before *every* turn with ``trigger: auto``: the CLI
+  calls it ahead of its own threshold check, and the payload carries no
+  token count to tell a real compression apart. Only ``manual`` (``/compress``)
+  is certainly one, so the hook is installed with the matcher ``manual``
+  (Gemini matches a trigger exactly) and an ``auto`` that reaches Baton all
+  the same (an older entry without the matcher) is ignored at once: no
+  draft, no ledger write.
+- BeforeAgent's ``prompt`` is the text sent to the model, the SessionStart
+  context in front: ``<hook_context>…</hook_context>\n\n`` and then what
+  the person typed. Detection reads what follows the wrapper.
+- Hooks and MCP servers of a project run only in a trusted folder (a
+  headless run in an untrusted one stops with an error).
 """
 
 from __future__ import annotations
@@ -19,11 +35,24 @@ from typing import Any
 from baton.harnesses.protocol import (
     PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT,
     CommandHookAdapter, ConfigFile, HookCommand, SessionMetadata,
-    matcher_groups, mcp_servers,
+    agents_skill, matcher_groups, mcp_servers,
 )
 
-HOOKS = (HookCommand("SessionStart"), HookCommand("PreCompress"), HookCommand("SessionEnd"),
+HOOKS = (HookCommand("SessionStart"), HookCommand("PreCompress", matcher="manual"), HookCommand("SessionEnd"),
          HookCommand("BeforeAgent"))
+
+_OPEN, _CLOSE = "<hook_context>", "</hook_context>"
+
+
+def unwrap_prompt(prompt: str) -> str:
+    """What the person typed: the prompt after the ``<hook_context>…</hook_context>``
+    Gemini CLI puts in front of it (up to the last closing tag, so a context that
+    itself quotes the tag is cut whole); a prompt without one is returned as is."""
+    text = prompt.lstrip()
+    if not text.startswith(_OPEN):
+        return prompt
+    end = text.rfind(_CLOSE)
+    return text[end + len(_CLOSE):].lstrip() if end >= 0 else prompt
 
 
 def _answer(metadata: SessionMetadata, context: str) -> dict[str, Any]:
@@ -32,7 +61,7 @@ def _answer(metadata: SessionMetadata, context: str) -> dict[str, Any]:
 
 def _files(command: str, lines: tuple[str, ...]) -> list[ConfigFile]:
     hooks = matcher_groups(HOOKS, lines, name="baton", timeout=30000)
-    return [ConfigFile(".gemini/settings.json", merge={"hooks": hooks, **mcp_servers(command)})]
+    return [ConfigFile(".gemini/settings.json", merge={"hooks": hooks, **mcp_servers(command)}), agents_skill()]
 
 
 ADAPTER = CommandHookAdapter(
@@ -43,4 +72,8 @@ ADAPTER = CommandHookAdapter(
     files=_files,
     answer=_answer,
     empty_answer="{}",
+    compaction_triggers=("manual",),
+    unwrap_prompt=unwrap_prompt,
+    user_steps=("Gemini CLI runs a project's hooks and MCP servers only in a trusted folder: trust this one when "
+                "Gemini asks (headless: `gemini --skip-trust` or GEMINI_CLI_TRUST_WORKSPACE=true)",),
 )

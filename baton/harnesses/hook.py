@@ -13,22 +13,40 @@ answers the harness's "nothing" (an empty stdout, ``{}`` where the
 harness parses stdout, ``{"continue": true}`` for Cursor's prompt hook, which
 would otherwise hold the prompt back). ``BATON_DEBUG=1`` raises instead, for a
 traceback.
+
+A hook never stalls its harness either. It waits for a ledger lock another
+process holds at most ``BATON_HOOK_LOCK_WAIT`` seconds (reads do not wait:
+they answer from the index), and the ``baton hook`` process has its own
+deadline, ``BATON_HOOK_DEADLINE`` seconds (``DEADLINE_SECONDS``): past it, a
+watchdog answers "nothing", writes its line to stderr and ends the process
+with exit 0, whatever the hook was doing (a stalled file system, git, a
+lock). The ledger is safe from that exit: each of a hook's writes is one
+append (a session's end included), and an append cut short is a torn tail
+the next writer sets aside.
+
+Whatever failed is also left as a notice (``baton.harnesses.notices``): the
+next session start that delivers a brief says it once, in front of the brief.
 """
 
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from baton.model import frozen
 
-from baton.errors import BatonError, InputError, LedgerBusy
-from baton.harnesses.protocol import PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, SessionMetadata
+from baton.errors import BatonError, InputError
+from baton.harnesses.protocol import (
+    IGNORED, PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, SessionMetadata,
+)
 
 LOCK_WAIT_SECONDS = 3.0
 """How long a hook waits for a ledger another process holds (``BATON_HOOK_LOCK_WAIT`` overrides)."""
+DEADLINE_SECONDS = 10.0
+"""How long a ``baton hook`` process may run before it gives up (``BATON_HOOK_DEADLINE``
+overrides). Below every timeout ``install-hooks`` writes, so Baton gives up — and
+leaves its notice — before the harness kills it."""
 
 
 @frozen
@@ -67,60 +85,38 @@ def read_payload(raw: bytes) -> Mapping[str, Any]:
     return payload
 
 
-def wait_for_ledger(lock_path: str | os.PathLike, seconds: float) -> None:
-    """Return once nobody holds the ledger lock, or raise after ``seconds``.
-
-    The lock is taken without waiting and let go at once: a hook then runs
-    its step like any command, but never hangs its harness behind a long
-    writer (a rebuild, a stuck process).
-
-    Raises:
-        LedgerBusy: the lock stayed held.
-    """
-    import fcntl
-
+def _seconds(name: str, default: float) -> float:
+    """``$name`` as seconds (a finite number ≥ 0), else ``default``."""
     try:
-        fd = os.open(lock_path, os.O_RDWR)
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise LedgerBusy(f"cannot open the ledger lock: {exc.strerror or exc}") from None
-    deadline = time.monotonic() + seconds
-    try:
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                fcntl.flock(fd, fcntl.LOCK_UN)
-                return
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise LedgerBusy(f"the ledger stayed locked by another process for {seconds:g} s") from None
-                time.sleep(0.05)
-    finally:
-        os.close(fd)
+        value = float(os.environ.get(name, default))
+    except ValueError:
+        return default
+    return value if 0 <= value < float("inf") else default
 
 
 def _lock_wait() -> float:
-    try:
-        return max(0.0, float(os.environ.get("BATON_HOOK_LOCK_WAIT", LOCK_WAIT_SECONDS)))
-    except ValueError:
-        return LOCK_WAIT_SECONDS
+    return _seconds("BATON_HOOK_LOCK_WAIT", LOCK_WAIT_SECONDS)
 
 
-def _project_root(project: str | os.PathLike | None, cwd: str | None) -> Path:
-    """``--project``, else ``$BATON_PROJECT``, else the git top level of the payload's ``cwd`` (else of ours).
+def hook_deadline() -> float:
+    return _seconds("BATON_HOOK_DEADLINE", DEADLINE_SECONDS)
 
-    In a linked worktree this is that worktree's top level, which opens the
+
+def _project_root(project: str | os.PathLike | None, cwd: str | None) -> tuple[Path, Path]:
+    """The project's root (its ``.baton/``) and the worktree to open: ``--project``,
+    else ``$BATON_PROJECT``, else the git top level of the payload's ``cwd`` (else of ours).
+
+    In a linked worktree the worktree is that worktree's top level, which opens the
     shared project (the main worktree's ``.baton/``) with the linked worktree
     as the current one: its branch, head and changes are the session's.
     """
     from baton.project import resolve_root, resolve_worktree
 
     if project:
-        return Path(project)
+        return resolve_root(project), Path(project)
     start = Path(cwd) if cwd and Path(cwd).is_dir() else None
     root = resolve_root(None, cwd=start)
-    return resolve_worktree(root, None, cwd=start)
+    return root, resolve_worktree(root, None, cwd=start)
 
 
 def amend_hint(draft: str) -> str:
@@ -160,38 +156,172 @@ def feed_detector_compaction(app: Any, metadata: SessionMetadata, draft: str | N
                prepared_draft=draft)
 
 
-def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLike | None = None) -> HookOutcome:
-    """Handle one hook event; never raises (unless ``BATON_DEBUG`` is set)."""
+class HookRun:
+    """What a running hook has learned so far, for its watchdog and its notice:
+    the answer that means "nothing", the project's ``.baton/``, the session."""
+
+    def __init__(self, harness: str, event: str) -> None:
+        self.harness, self.event = harness, event
+        self.empty = ""
+        self.kind: str | None = None
+        self.baton_dir: Path | None = None
+        self.session: str | None = None
+        self.project: str | os.PathLike | None = None
+
+    def leave_notice(self, problem: str, *, failed: bool = True) -> None:
+        """Leave ``problem`` for the next session start: in the project the payload
+        named, else the one the hook runs in (nothing outside a Baton project)."""
+        if self.baton_dir is None:
+            try:
+                root, _ = _project_root(self.project, None)
+            except Exception:  # noqa: BLE001 - no project to tell: stderr only
+                return
+            if not (root / ".baton" / "config.json").is_file():
+                return
+            self.baton_dir = root / ".baton"
+        from datetime import datetime, timezone
+
+        from baton.harnesses import notices
+
+        notices.leave(self.baton_dir, harness=self.harness, event=self.event, session=self.session,
+                      problem=problem, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), failed=failed)
+
+
+AFTER_GIVING_UP = {
+    SESSION_START: "no brief was delivered",
+    SESSION_END: "the session's end and its baton may not have been recorded",
+    PRE_COMPACT: "no draft was prepared before compaction",
+}
+"""What a hook the watchdog ended may have left undone (it cannot tell how far it got)."""
+LEFT_UNDONE = {
+    SESSION_START: "no brief was delivered",
+    SESSION_END: "the session's end was not recorded and no baton was left",
+    PRE_COMPACT: "no draft was prepared before compaction",
+}
+"""What a hook that failed left undone (each of its writes is one append: all or nothing)."""
+
+
+def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLike | None = None,
+             run: HookRun | None = None) -> HookOutcome:
+    """Handle one hook event; never raises (unless ``BATON_DEBUG`` is set).
+
+    A failure is also left as a notice for the next session start."""
     from baton.harnesses import adapter as adapter_named
 
-    empty = ""
+    run = run or HookRun(harness, event)
+    run.project = project
     try:
         chosen = adapter_named(harness)
-        empty = chosen.empty_for(event)
+        run.empty = chosen.empty_for(event)
         if chosen.event_named(event) is None:
             raise InputError(f"{harness} has no {event!r} hook Baton handles; it handles: "
                              f"{', '.join(chosen.kinds)}")
         payload = read_payload(stdin)
         metadata = chosen.get_session_metadata(event, payload)
+        run.kind, run.session = metadata.kind, metadata.session_id
+        if metadata.kind == IGNORED:
+            # An event that is not what it names (Gemini's PreCompress ``auto``
+            # before every turn): nothing opened, nothing written.
+            return HookOutcome(run.empty)
         if metadata.session_id is None:  # every event is a session's: without its id, nothing is done
             raise InputError(f"a session id is required (`{chosen.session_fields[0]}`)")
         if metadata.kind == USER_PROMPT and not metadata.handoff_request:
             # The only signal a prompt carries is an explicit request: without
             # one the detector would score nothing, so nothing is opened.
-            return HookOutcome(empty)
+            return HookOutcome(run.empty)
         from baton.app import Baton
 
-        with Baton.open(_project_root(project, chosen.get_project_context(payload).cwd)) as app:
-            wait_for_ledger(app.project.ledger.lock_path, _lock_wait())
+        root, worktree = _project_root(project, chosen.get_project_context(payload).cwd)
+        run.baton_dir = root / ".baton"
+        with Baton.open(worktree) as app:
+            run.baton_dir = app.project.paths.baton_dir
+            # Never wait on another process without limit: reads answer from
+            # the index, writes give up with LedgerBusy.
+            app.project.write_wait = _lock_wait()
+            app.project.read_wait = 0.0
             result = act(app, metadata)
+        if metadata.kind == SESSION_END:
+            for said in getattr(result, "notices", ()) or ():  # what the end did not do, for the next start
+                run.leave_notice(said, failed=False)
         context = getattr(result, "context", None)
         if metadata.kind == USER_PROMPT and context and getattr(result, "draft", None):
             context = result.notice(complete_with=amend_hint(result.draft))
+        if metadata.kind == SESSION_START and context:
+            from baton.harnesses import notices
+
+            context = notices.render(notices.take(run.baton_dir)) + context
         return HookOutcome(chosen.render_notice(metadata, context), result=result)
     except BatonError as exc:
-        return HookOutcome(empty, f"baton hook {harness} {event}: {exc.message}; nothing injected")
+        undone = LEFT_UNDONE.get(run.kind or "")
+        run.leave_notice(exc.message.rstrip(". ") + (f"; {undone}" if undone else ""))
+        return HookOutcome(run.empty, f"baton hook {harness} {event}: {exc.message}; nothing injected")
     except Exception as exc:  # noqa: BLE001 - a hook never breaks its harness
         if os.environ.get("BATON_DEBUG"):
             raise
-        return HookOutcome(empty, f"baton hook {harness} {event}: internal error: {type(exc).__name__}: {exc}; "
-                                  "nothing injected")
+        run.leave_notice(f"internal error: {type(exc).__name__}: {exc}")
+        return HookOutcome(run.empty, f"baton hook {harness} {event}: internal error: {type(exc).__name__}: {exc}; "
+                                      "nothing injected")
+
+
+class Watchdog:
+    """The ``baton hook`` process's deadline: if the hook is still running
+    ``seconds`` after it started, answer "nothing" on stdout, one line on
+    stderr, leave the notice, and end the process (exit 0) — from a thread,
+    so no blocking call of the main one (a lock, SQLite's busy wait, a
+    stalled read) can hold it up. ``settle`` stops it once the hook is done;
+    if it already fired, ``settle`` never returns (the process is ending)."""
+
+    def __init__(self, run: HookRun, seconds: float) -> None:
+        import threading
+
+        # What expiring needs, imported now: the main thread, stalled, may hold
+        # an import lock the watchdog would otherwise wait on.
+        import datetime  # noqa: F401
+        import orjson  # noqa: F401
+
+        from baton.harnesses import notices  # noqa: F401
+
+        self.run, self.seconds = run, seconds
+        self._answered = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+
+    def start(self) -> "Watchdog":
+        self._timer.start()
+        return self
+
+    def _expire(self) -> None:
+        import sys
+
+        if not self._answered.acquire(blocking=False):
+            return  # the hook finished first and is answering
+        try:
+            after = AFTER_GIVING_UP.get(self.run.kind or "", "")
+            problem = (f"it gave up after {self.seconds:g} s (BATON_HOOK_DEADLINE), still running"
+                       + (f"; {after}" if after else ""))
+            self.run.leave_notice(problem)
+            sys.stdout.write(self.run.empty)
+            sys.stdout.flush()
+            sys.stderr.write(f"baton hook {self.run.harness} {self.run.event}: {problem}; nothing injected\n")
+            sys.stderr.flush()
+        finally:
+            os._exit(0)
+
+    def settle(self) -> None:
+        self._answered.acquire()
+        self._timer.cancel()
+
+
+def run_hook_process(harness: str, event: str, read: Callable[[], bytes], *,
+                     project: str | os.PathLike | None = None) -> HookOutcome:
+    """``run_hook`` for the ``baton hook`` process, under its deadline (``Watchdog``),
+    reading its payload with ``read`` (stdin) once the deadline runs."""
+    run = HookRun(harness, event)
+    watchdog = Watchdog(run, hook_deadline()).start()
+    try:
+        raw = read()
+    except Exception:  # noqa: BLE001 - no readable stdin is an empty payload: the hook reports it, exit 0
+        raw = b""
+    outcome = run_hook(harness, event, raw, project=project, run=run)
+    watchdog.settle()
+    return outcome

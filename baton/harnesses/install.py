@@ -12,9 +12,13 @@ merges them. Rules:
   for the shell; an MCP server gets the words unquoted.
 - **Baton's own entries are replaced, never duplicated.** A hook whose
   command ends in ``hook <harness> <Event>`` (whatever program runs it) is
-  Baton's: the first one in an event's list gets the new command line (its
-  other keys are kept), later ones are removed, and an event without one
-  gains Baton's entry. The MCP server entry named ``baton`` gets the new
+  Baton's: the first one in an event's list gets the new command line and
+  the members of Baton's hook it lacks (the ``timeout`` an earlier install
+  did not write; its other keys, a timeout the user set among them, are
+  kept), later ones are removed, and an event without one gains Baton's
+  entry. A matcher group holding Baton's hook alone takes Baton's matcher
+  (Gemini's PreCompress ``manual``); a group shared with other hooks keeps
+  its own. The MCP server entry named ``baton`` gets the new
   ``command`` and ``args``; its other keys (``env``...) are kept.
 - **Merging never loses another key.** Every other key, server and hook is
   kept. A TOML file gains Baton's table at its end when the table is
@@ -52,9 +56,11 @@ class FileChange:
     action: str
     """created, updated or unchanged."""
     diff: str
+    note: str | None = None
+    """What the change means, in one line (only when the file changes)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "action": self.action, "diff": self.diff}
+        return {"path": self.path, "action": self.action, "diff": self.diff, "note": self.note}
 
 
 @frozen
@@ -68,23 +74,31 @@ class InstallResult:
     exit_code: int = 0
     project: str | None = None
     """Where ``.baton/`` is, when not ``root`` (a linked worktree's files, the main worktree's project)."""
+    user_steps: tuple[str, ...] = ()
+    """What the user must still do before the harness runs the hooks (``HarnessAdapter.user_steps``)."""
+    warnings: tuple[str, ...] = ()
+    """One line each, for stderr: the command written is not found on ``PATH`` here."""
 
     def to_json(self) -> dict[str, Any]:
         return {"harness": self.harness, "root": self.root, "dryRun": self.dry_run, "initialized": self.initialized,
                 "changed": any(c.action != "unchanged" for c in self.changes),
-                "files": [c.to_json() for c in self.changes]}
+                "files": [c.to_json() for c in self.changes], "userSteps": list(self.user_steps),
+                "warnings": list(self.warnings)}
 
     def render(self) -> str:
         if self.dry_run:
             diffs = [c.diff for c in self.changes if c.diff]
             text = "\n".join(diffs).rstrip("\n") if diffs else f"{self.harness}: already installed; nothing to change"
+            text += "".join(f"\n# {c.note}" for c in self.changes if c.note)
             if self.initialized:
                 text += f"\n# and initialise a Baton project in {self.project or self.root}/.baton (baton init)"
-            return text
+            return text + "".join(f"\n# then: {step}" for step in self.user_steps)
         verbs = {"created": "created", "updated": "updated", "unchanged": "unchanged"}
         lines = [f"{self.harness}: {verbs[c.action]} {c.path}" for c in self.changes]
+        lines += [f"{self.harness}: {c.note}" for c in self.changes if c.note]
         if self.initialized:
             lines.insert(0, f"Initialised a Baton project in {self.project or self.root}/.baton")
+        lines += [f"{self.harness}: still to do: {step}" for step in self.user_steps]
         return "\n".join(lines)
 
 
@@ -94,12 +108,14 @@ def merge_json(existing: Mapping[str, Any], additions: Mapping[str, Any], *, dep
     gains the members it lacks. Under ``hooks``, Baton's entry in each event's
     list is replaced or added (``_merge_hooks``); under ``mcpServers``, Baton's
     server takes the new members over the ones there (``command``, ``args``)
-    and keeps the others (``env``).
+    and keeps the others (``env``). A list (``enabledMcpjsonServers``) gains
+    the members it lacks, in order after the ones there.
 
     Raises:
         InputError: a section Baton writes into (``hooks``, ``mcpServers``) is
             there but not an object, so Baton's entries could not be added (a
-            ``null`` one is taken as absent).
+            ``null`` one is taken as absent), or a list Baton adds to is
+            there but not a list.
     """
     out = copy.deepcopy(dict(existing))
     for key, value in additions.items():
@@ -109,6 +125,10 @@ def merge_json(existing: Mapping[str, Any], additions: Mapping[str, Any], *, dep
             raise InputError(f"{where}{key} is not an object; fix it by hand, then run this again")
         if key == "hooks" and isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = _merge_hooks(out[key], value)
+        elif isinstance(value, list) and key in out and out[key] is not None:
+            if not isinstance(out[key], list):
+                raise InputError(f"{where}{key} is not a list; fix it by hand, then run this again")
+            out[key] = out[key] + [copy.deepcopy(v) for v in value if v not in out[key]]
         elif key == "mcpServers" and isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = {**out[key], **{name: {**out[key][name], **copy.deepcopy(server)}
                                        if isinstance(out[key].get(name), dict) else copy.deepcopy(server)
@@ -145,10 +165,13 @@ def _signature(command: Any) -> tuple[str, ...] | None:
 
 
 class _Replacer:
-    """Walks one event's list: the first hook with Baton's signature gets ``line``, later ones go."""
+    """Walks one event's list: the first hook with Baton's signature gets the new
+    command line and the members of Baton's hook it lacks (a ``timeout`` an
+    earlier install did not write; one the user set stays), later ones go."""
 
-    def __init__(self, line: str):
-        self.line, self.signature, self.done = line, _signature(line), False
+    def __init__(self, own: Mapping[str, Any], matcher: Any = None):
+        self.own, self.signature, self.done = own, _signature(own.get("command")), False
+        self.matcher = matcher
 
     def hook(self, hook: Any) -> Any | None:
         if not isinstance(hook, dict) or self.signature is None or _signature(hook.get("command")) != self.signature:
@@ -156,13 +179,28 @@ class _Replacer:
         if self.done:
             return None
         self.done = True
-        return {**hook, "command": self.line}
+        return {**copy.deepcopy(dict(self.own)), **hook, "command": self.own["command"]}
 
     def entry(self, entry: Any) -> Any | None:
         if isinstance(entry, dict) and isinstance(entry.get("hooks"), list) and "command" not in entry:
             hooks = [kept for h in entry["hooks"] if (kept := self.hook(h)) is not None]
-            return {**entry, "hooks": hooks} if hooks or not entry["hooks"] else None
+            if not hooks and entry["hooks"]:
+                return None
+            alone = len(hooks) == 1 and isinstance(hooks[0], dict) and (
+                _signature(hooks[0].get("command")) == self.signature)
+            matcher = {"matcher": self.matcher} if self.matcher is not None and alone else {}
+            return {**entry, **matcher, "hooks": hooks}
         return self.hook(entry)
+
+
+def _own_hooks(entry: Any) -> list[dict[str, Any]]:
+    """Every hook (an object with a ``command``) of one of Baton's entries."""
+    if not isinstance(entry, dict):
+        return []
+    found = [entry] if isinstance(entry.get("command"), str) else []
+    for hook in entry.get("hooks") or []:
+        found += _own_hooks(hook)
+    return found
 
 
 def _merge_hooks(existing: dict[str, Any], additions: Mapping[str, Any]) -> dict[str, Any]:
@@ -174,11 +212,11 @@ def _merge_hooks(existing: dict[str, Any], additions: Mapping[str, Any]) -> dict
                 raise InputError(f"hooks.{event} is not a list; fix it by hand, then run this again")
             out[event] = copy.deepcopy(entries)
             continue
-        for line in (c for e in entries for c in _commands(e)):
-            replacer = _Replacer(line)
+        for own, matcher in ((h, e.get("matcher")) for e in entries if isinstance(e, dict) for h in _own_hooks(e)):
+            replacer = _Replacer(own, matcher)
             current = [kept for e in current if (kept := replacer.entry(e)) is not None]
             if not replacer.done:
-                current += [copy.deepcopy(e) for e in entries if line in _commands(e)]
+                current += [copy.deepcopy(e) for e in entries if own["command"] in _commands(e)]
         out[event] = current
     return out
 
@@ -385,11 +423,15 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
 
     import shlex
 
+    from baton.harnesses.wiring import not_found_warning, resolve_program
+
     chosen = adapter(harness)
     project = Path(root)
     base = Path(worktree) if worktree is not None else project
+    words = command_words(command)
+    warnings = () if resolve_program(words[0]) else (not_found_warning(words[0], harness),)
     planned = []
-    for spec in chosen.configuration(shlex.join(command_words(command))):
+    for spec in chosen.configuration(shlex.join(words)):
         path = _contained(base, spec.path)
         old = _read(path)
         text = new_text(spec, old)
@@ -397,19 +439,23 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         diff = "".join(difflib.unified_diff((old or "").splitlines(keepends=True), text.splitlines(keepends=True),
                                             fromfile=f"a/{spec.path}" if old is not None else "/dev/null",
                                             tofile=f"b/{spec.path}"))
-        planned.append((path, text, FileChange(spec.path, action, diff)))
+        note = spec.note if action != "unchanged" else None
+        planned.append((path, text, FileChange(spec.path, action, diff, note)))
     changes = tuple(change for _, _, change in planned)
     elsewhere = str(project) if base != project else None
+    steps = tuple(getattr(chosen, "user_steps", ()))
     if dry_run:
         would_init = not (project / ".baton" / "config.json").is_file()
-        return InstallResult(harness, str(base), True, changes, would_init, project=elsewhere)
+        return InstallResult(harness, str(base), True, changes, would_init, project=elsewhere, user_steps=steps,
+                             warnings=warnings)
     for path, text, change in planned:
         if change.action != "unchanged":
             _write(path, text)
     from baton.app import Baton
 
     initialized = Baton.init(project).created
-    return InstallResult(harness, str(base), False, changes, initialized, project=elsewhere)
+    return InstallResult(harness, str(base), False, changes, initialized, project=elsewhere, user_steps=steps,
+                         warnings=warnings)
 
 
 def _write(path: Path, text: str) -> None:

@@ -62,6 +62,9 @@ class HookCommand:
 
     event: str
     matcher: str | None = None
+    timeout: int | None = None
+    """How long the harness lets the command run, in the harness's unit, when Baton
+    sets it for this event rather than for every hook (``matcher_groups``'s ``extra``)."""
 
 
 @frozen
@@ -79,6 +82,8 @@ class ConfigFile:
     toml_body: str = ""
     text: str | None = None
     """A whole file Baton owns (a rule file): written when absent or different."""
+    note: str | None = None
+    """One line ``install-hooks`` prints when it changes this file: what the change means."""
 
 
 class HarnessAdapter(Protocol):
@@ -135,6 +140,17 @@ class CommandHookAdapter:
     end_field: str = "reason"
     end_reason: str | None = None
     """A fixed reason for an end event whose payload has none (an end-of-turn ``Stop``)."""
+    compaction_triggers: tuple[str, ...] | None = None
+    """The compaction event's ``trigger`` values that mean a compaction really happens
+    (None: every one). Any other is ``ignored``: Gemini CLI 0.61 fires PreCompress
+    ``auto`` before every turn, ahead of its own threshold check, and the payload
+    carries no size to tell a real one apart."""
+    unwrap_prompt: Callable[[str], str] | None = None
+    """The person's own text of a prompt the harness hands over with context in front of
+    it (Gemini CLI's ``<hook_context>…</hook_context>``), before detection."""
+    user_steps: tuple[str, ...] = ()
+    """What the user must still do before the harness runs the hooks (one line each;
+    ``install-hooks`` prints them)."""
     subscribe_events: Callable[..., Any] | None = None
 
     def event_named(self, event: str) -> str | None:
@@ -156,12 +172,15 @@ class CommandHookAdapter:
     def get_session_metadata(self, event: str, payload: Mapping[str, Any]) -> SessionMetadata:
         named = self.event_named(event) or event
         kind = self.kinds.get(named, IGNORED)
+        trigger = text_field(payload, "trigger") if kind == PRE_COMPACT else None
+        if kind == PRE_COMPACT and self.compaction_triggers is not None and trigger not in self.compaction_triggers:
+            kind = IGNORED
         return SessionMetadata(
             harness=self.name, event=named, kind=kind, session_id=text_field(payload, *self.session_fields),
             source=text_field(payload, self.start_field) if kind == SESSION_START else None,
-            trigger=text_field(payload, "trigger") if kind == PRE_COMPACT else None,
+            trigger=trigger,
             reason=(text_field(payload, self.end_field) or self.end_reason) if kind == SESSION_END else None,
-            handoff_request=_asks_for_handoff(payload) if kind == USER_PROMPT else None,
+            handoff_request=_asks_for_handoff(payload, self.unwrap_prompt) if kind == USER_PROMPT else None,
         )
 
     def render_notice(self, metadata: SessionMetadata, context: str | None) -> str:
@@ -179,7 +198,7 @@ class CommandHookAdapter:
         return self.files(command, self.command_lines(command))
 
 
-def _asks_for_handoff(payload: Mapping[str, Any]) -> bool:
+def _asks_for_handoff(payload: Mapping[str, Any], unwrap: Callable[[str], str] | None = None) -> bool:
     """Whether the prompt is the person's explicit request for a handoff. A
     prompt a subagent is given (Codex sends ``agent_id`` and ``agent_type``
     with those) was written by the parent agent, not the person: never one."""
@@ -188,7 +207,9 @@ def _asks_for_handoff(payload: Mapping[str, Any]) -> bool:
     if text_field(payload, "agent_id", "agent_type"):
         return False
     prompt = payload.get("prompt")
-    return is_explicit_request(prompt) if isinstance(prompt, str) else False
+    if not isinstance(prompt, str):
+        return False
+    return is_explicit_request(unwrap(prompt) if unwrap is not None else prompt)
 
 
 def hook_specific_output(metadata: SessionMetadata, context: str) -> dict[str, Any]:
@@ -202,7 +223,8 @@ def matcher_groups(hooks: tuple[HookCommand, ...], lines: tuple[str, ...], **ext
     groups: dict[str, list] = {}
     for hook, line in zip(hooks, lines):
         group: dict[str, Any] = {"matcher": hook.matcher} if hook.matcher else {}
-        group["hooks"] = [{"type": "command", "command": line, **extra}]
+        own = {"timeout": hook.timeout} if hook.timeout is not None else {}
+        group["hooks"] = [{"type": "command", "command": line, **own, **extra}]
         groups[hook.event] = [group]
     return groups
 
@@ -217,6 +239,16 @@ def skill_text() -> str:
     from importlib.resources import files
 
     return files("baton").joinpath(SKILL_PATH).read_text(encoding="utf-8")
+
+
+AGENTS_SKILL_FILE = ".agents/skills/baton/SKILL.md"
+"""Where Codex, Gemini CLI and Cursor find a project's skills (``.agents/skills/NAME/SKILL.md``);
+the harnesses that read it share the one file."""
+
+
+def agents_skill() -> "ConfigFile":
+    """The agent skill in ``.agents/skills/``, a whole file Baton owns."""
+    return ConfigFile(AGENTS_SKILL_FILE, text=skill_text())
 
 
 @frozen

@@ -316,7 +316,8 @@ def _inside_batch(batch: object) -> bool:
     return type(batch.get("id")) is str and type(n) is int and type(of) is int and 1 < n <= of
 
 
-def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False, at_end: bool = True) -> FeedScan:
+def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False, at_end: bool = True,
+               resumed: bool = True) -> FeedScan:
     """Scan ``raw``, the bytes of the feed from ``start.offset`` on.
 
     ``at_end``: ``raw`` runs to the end of the feed, so it may end in a torn
@@ -330,6 +331,12 @@ def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False,
     the end (with whatever follows them). A newline-terminated line that
     parses but fails its hash, digest, seq, ``prev`` or batch — last line
     included — is corruption.
+
+    ``resumed``: ``raw`` begins at a reader's cursor, which may sit inside a
+    batch (a ``rebuild --until`` pinned there). ``scan_chunks`` passes False
+    for every later chunk: a chunk never ends inside a sound open batch (it is
+    carried whole to the next), so a later member at a chunk's start follows
+    a damaged one, as in one scan of the whole feed.
     """
     scan = FeedScan(feed=feed, events=[], ends=[], head=start)
     events, ends = scan.events, scan.ends
@@ -372,7 +379,7 @@ def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False,
                 elif batch is not None:
                     if _opens_batch(batch, event):
                         pending = [len(events), pos, (offset, seq, last_hash, hlc), event.id, 1, batch["of"], event.seq]
-                    elif not pos and base and _inside_batch(batch):
+                    elif not pos and base and resumed and _inside_batch(batch):
                         # A reader resuming from a cursor inside a batch (one
                         # ``rebuild --until`` pinned there): the batch's first
                         # members were read before; the rest is read as one.
@@ -429,12 +436,13 @@ any size holds this much of it (and its events), not the whole feed."""
 
 
 def scan_chunks(feed: str, read: Callable[[int, int], bytes], start: FeedHead, size: int,
-                chunk_bytes: int = CHUNK_BYTES) -> Iterator[FeedScan]:
+                chunk_bytes: int = CHUNK_BYTES, *, collect: bool = False) -> Iterator[FeedScan]:
     """Scan the feed's bytes from ``start.offset`` up to ``size``, a chunk of
     whole lines at a time: one ``FeedScan`` per chunk, each continuing the
     last one's head, the final one reporting a torn tail as ``scan_bytes``
     does. ``read(offset, size)`` returns the feed's bytes (fewer at its end).
-    The same events, checks and errors as one ``scan_bytes`` of it all."""
+    The same events, checks and errors as one ``scan_bytes`` of it all
+    (``collect``: its problems too, each in the scan of the chunk that held it)."""
     head, pos, carry = start, start.offset, b""
     while pos < size:
         data = read(pos, min(chunk_bytes, size - pos))
@@ -442,19 +450,21 @@ def scan_chunks(feed: str, read: Callable[[int, int], bytes], start: FeedHead, s
             break  # shorter than it was a moment ago: what is there is scanned below
         pos += len(data)
         buf = carry + data if carry else data
+        resumed = head.offset == start.offset
         if pos >= size:
-            yield scan_bytes(feed, buf, head)
+            yield scan_bytes(feed, buf, head, collect=collect, resumed=resumed)
             return
         cut = buf.rfind(b"\n") + 1
         if not cut:  # one line longer than a chunk: read on
             carry = buf
             continue
-        scan = scan_bytes(feed, buf[:cut] if cut < len(buf) else buf, head, at_end=False)
+        scan = scan_bytes(feed, buf[:cut] if cut < len(buf) else buf, head, collect=collect, at_end=False,
+                          resumed=resumed)
         # A batch still open at the cut was not read: it is carried, whole.
         carry, head = buf[scan.head.offset - head.offset:], scan.head
         yield scan
     if carry:
-        yield scan_bytes(feed, carry, head)
+        yield scan_bytes(feed, carry, head, collect=collect, resumed=head.offset == start.offset)
 
 
 def scan_file(path: Path, start: FeedHead = FeedHead(), *, collect: bool = False) -> FeedScan:

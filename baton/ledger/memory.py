@@ -122,13 +122,19 @@ class MemoryLedger:
 
     # -- writing -------------------------------------------------------------
     @contextmanager
-    def locked(self) -> Iterator["MemoryTransaction"]:
-        with self._feeds.lock:
+    def locked(self, *, wait: float | None = None) -> Iterator["MemoryTransaction"]:
+        if not self._feeds.lock.acquire(timeout=-1 if wait is None else max(0.0, wait)):
+            from baton.errors import LedgerBusy
+
+            raise LedgerBusy(f"the ledger stayed locked for {wait:g} s; try again when it is done")
+        try:
             self._lock_depth += 1
             try:
                 yield MemoryTransaction(self)
             finally:
                 self._lock_depth -= 1
+        finally:
+            self._feeds.lock.release()
 
     def receive(self, writer: str, raw: bytes) -> list[Event]:
         """Add lines of another writer's feed, as ``baton sync`` would.

@@ -6,8 +6,9 @@ The projection runner and ``Project`` use nothing else, so either can run
 over either — and tests can hold the two to the same results.
 
 A reader keeps, per feed, a ``Cursor``: the head it has read up to and what
-it takes to prove later that the feed is still the one it read (the file's
-identity, the length of the line at the head). ``changes_since`` turns
+it takes to prove later that the feed is still the one it read (the length
+of the line at the head, whose hash chains every line before it: a cursor
+holds by content, not by the file's inode, so it survives a copy). ``changes_since`` turns
 cursors into the events appended after them, merged in project order; a feed
 that changed other than by appending raises ``FeedRewritten`` so the reader
 can start over.
@@ -37,8 +38,11 @@ class Cursor:
 
     head: FeedHead = FeedHead()
     ident: int | None = None
-    """The feed file's inode (None for feeds that are not files): a feed
-    replaced by another file may keep its last line yet differ before it."""
+    """The feed file's inode when the cursor was taken (None for feeds that are
+    not files). Not part of the check that a cursor still holds: that is by
+    content — the feed is no shorter and the line at ``head`` still hashes to
+    ``head.hash``, which chains (through ``prev``) every line before it — so a
+    copied, moved or restored project keeps its index (docs/ledger.md)."""
     line: int = 0
     """Bytes of the line ending at ``head.offset``, newline included (0:
     unknown), so checking the head reads exactly that line."""
@@ -163,7 +167,8 @@ class LedgerProtocol(Protocol):
 
     def head_holds(self, feed: str, cursor: Cursor) -> bool:
         """True when ``feed`` still has the line ``cursor`` stopped after
-        (same identity, and that line still hashes to the recorded hash)."""
+        (no shorter, and that line still hashes to the recorded hash; the
+        file's identity does not matter: a copied feed holds)."""
         ...
 
     def cursors(self) -> dict[str, Cursor]:
@@ -194,8 +199,9 @@ class LedgerProtocol(Protocol):
         """Let the ledger start from what ``source`` folded when it has read nothing yet."""
         ...
 
-    def locked(self) -> AbstractContextManager[LedgerTxn]:
-        """Hold the project's write lock, caught up with every feed."""
+    def locked(self, *, wait: float | None = None) -> AbstractContextManager[LedgerTxn]:
+        """Hold the project's write lock, caught up with every feed (``wait``:
+        give up after that many seconds with ``LedgerBusy``; None: no limit)."""
         ...
 
     def close(self) -> None: ...

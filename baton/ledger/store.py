@@ -22,12 +22,13 @@ from __future__ import annotations
 import fcntl
 import os
 import threading
+import time
 import weakref
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping
 
-from baton.errors import LedgerCorrupt, StorageError, StreamVersionConflict
+from baton.errors import LedgerBusy, LedgerCorrupt, StorageError, StreamVersionConflict
 from baton.ledger import files
 from baton.ledger.changes import ChangeStream, ReadLog, Served, cursor_after, read_changes
 from baton.ledger.clock import WallClock, rfc3339_micros, system_clock
@@ -130,13 +131,21 @@ class Ledger:
 
     # -- locking -------------------------------------------------------------
     @contextmanager
-    def locked(self) -> Iterator["LedgerTransaction"]:
+    def locked(self, *, wait: float | None = None) -> Iterator["LedgerTransaction"]:
         """Hold the project's write lock; re-entrant within one thread.
 
         Threads of one process sharing an instance (a long-lived server)
         take turns: what the instance knows is rebuilt under the lock.
+        ``wait``: give up after that many seconds (None: wait as long as it
+        takes).
+
+        Raises:
+            LedgerBusy: the lock stayed held by another process (or thread) for ``wait`` seconds.
         """
-        with self._thread_lock:
+        deadline = None if wait is None else time.monotonic() + max(0.0, wait)
+        if not self._thread_lock.acquire(timeout=-1 if deadline is None else max(0.0, wait or 0.0)):
+            raise LedgerBusy(_busy(wait))
+        try:
             if self._poisoned:
                 raise StorageError(self._poisoned)
             if self._lock_depth:
@@ -148,7 +157,11 @@ class Ledger:
                 return
             fd = self._open_lock_file()
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX)
+                _take_lock(fd, deadline, wait)
+            except BaseException:
+                os.close(fd)
+                raise
+            try:
                 self._lock_depth = 1
                 txn = LedgerTransaction(self)
                 txn.refresh()
@@ -161,6 +174,8 @@ class Ledger:
                     fcntl.flock(fd, fcntl.LOCK_UN)
                 finally:
                     os.close(fd)
+        finally:
+            self._thread_lock.release()
 
     def _open_lock_file(self) -> int:
         try:
@@ -245,10 +260,12 @@ class Ledger:
                     return False
                 continue
             if known is not None:
-                # Identity and size only, as cheap as a stat: the line at the
-                # cursor is checked where it was learnt from elsewhere (the
-                # index, when seeding) and when a reader's cursor is checked.
-                if known.ident != st.st_ino or st.st_size < known.head.offset:
+                # Size only, as cheap as a stat: the line at the cursor is
+                # checked where it was learnt from elsewhere (the index, when
+                # seeding) and when a reader's cursor is checked, and every
+                # line read after it must chain to its hash (``prev``), so a
+                # feed replaced by another history fails that read instead.
+                if st.st_size < known.head.offset:
                     return False
                 if st.st_size == known.head.offset:
                     continue
@@ -315,7 +332,10 @@ class Ledger:
         if self._lock_depth and (feed, cursor) in self._held:
             return True
         info = self.feed_info(feed)
-        if info is None or info.ident != cursor.ident or info.size < cursor.head.offset:
+        # By content, not by file identity (a copied, moved or restored project
+        # has other inodes and the same feeds): the line at the head must still
+        # be there and hash as recorded, and its hash chains every line before it.
+        if info is None or info.size < cursor.head.offset:
             return False
         path = self._path(feed)
         try:
@@ -572,6 +592,30 @@ class Ledger:
     def close(self) -> None:
         """Release the open feed (also done when the instance is collected)."""
         self._close_own_feed()
+
+
+def _busy(wait: float | None) -> str:
+    return f"the ledger stayed locked by another process for {wait or 0:g} s; try again when it is done"
+
+
+def _take_lock(fd: int, deadline: float | None, wait: float | None) -> None:
+    """``flock`` ``fd`` exclusively: blocking, or polling until ``deadline``.
+
+    Raises:
+        LedgerBusy: still held by another process at ``deadline``.
+    """
+    if deadline is None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise LedgerBusy(_busy(wait)) from None
+            time.sleep(min(0.02, left))
 
 
 class LedgerTransaction:

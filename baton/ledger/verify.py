@@ -22,16 +22,17 @@ writer quarantines it.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping, Protocol
 
 import attrs
 
 from baton.model import frozen, mutable
 from baton.errors import StorageError
-from baton.ledger.feed import FeedHead, FeedProblem, TornTail, collector_paused, feed_name, scan_file
+from baton.ledger.envelope import Event
+from baton.ledger.feed import FeedHead, FeedProblem, TornTail, collector_paused, feed_name, merge_feeds, scan_chunks
 from baton.ledger.integrity import HEADS_TYPE, REPAIRED_TYPE
-from baton.ledger.store import merge_feeds
 
 
 @frozen
@@ -113,46 +114,132 @@ def verify_ledger(
         return _verify(Path(ledger_dir), erasure_type, list(recorded_heads or ()))
 
 
+VERIFY_CHUNK_BYTES = 1 << 18
+"""How much of each feed ``verify`` reads (and holds parsed) at a time: every
+feed is open at once for the merge, so this bounds its memory per feed."""
+
+
+class _SeqHashes:
+    """One feed's event hash by seq, for checking recorded heads at the end:
+    32 bytes an event while seqs run 1, 2, 3… (a sound feed), a dict for the
+    rest (a damaged feed whose seqs jump)."""
+
+    __slots__ = ("_run", "_count", "_other")
+
+    def __init__(self) -> None:
+        self._run = bytearray()
+        self._count = 0
+        self._other: dict[int, str] = {}
+
+    def add(self, seq: int, hash_: str) -> None:
+        if seq == self._count + 1 and len(hash_) == 71 and hash_.startswith("sha256:"):
+            try:
+                digest = bytes.fromhex(hash_[7:])
+            except ValueError:
+                digest = None
+            if digest is not None and digest.hex() == hash_[7:]:  # given back exactly as it was
+                self._run += digest
+                self._count = seq
+                return
+        self._other[seq] = hash_
+
+    def get(self, seq: int) -> str | None:
+        found = self._other.get(seq)
+        if found is not None or not 0 < seq <= self._count:
+            return found
+        return "sha256:" + self._run[(seq - 1) * 32:seq * 32].hex()
+
+
+class _FeedPass:
+    """One feed read for ``verify``, a chunk at a time: its events in order for
+    the merge, and what its report and the checks at the end need — counts,
+    head, torn tail, problems, hashes by seq, where each erased event starts —
+    never the events themselves."""
+
+    def __init__(self, path: Path) -> None:
+        self.path, self.name = path, feed_name(path)
+        self.events = self.erased = 0
+        self.head = FeedHead()
+        self.torn: TornTail | None = None
+        self.problems: list[FeedProblem] = []
+        self.hashes = _SeqHashes()
+        self.starts: dict[str, int] = {}
+        """Erased event id → the byte offset its line starts at (the end of the sound line before it)."""
+
+    def read(self) -> Iterator[Event]:
+        path = self.path
+        try:
+            fh = open(path, "rb")
+        except OSError as exc:
+            raise StorageError(f"cannot read {path}: {exc}") from exc
+        with fh:
+            def read(at: int, size: int) -> bytes:
+                fh.seek(at)
+                return fh.read(size)
+
+            try:
+                size = os.fstat(fh.fileno()).st_size
+                scans = scan_chunks(self.name, read, FeedHead(), size, VERIFY_CHUNK_BYTES, collect=True)
+                before, add = 0, self.hashes.add
+                for scan in scans:
+                    self.problems.extend(scan.problems)
+                    self.head, self.torn = scan.head, scan.torn or self.torn
+                    self.events += len(scan.events)
+                    for event, end in zip(scan.events, scan.ends):
+                        add(event.seq, event.hash)
+                        if event.erased:
+                            self.erased += 1
+                            self.starts[event.id] = before
+                        before = end
+                        yield event
+            except OSError as exc:
+                raise StorageError(f"cannot read {path}: {exc}") from exc
+
+    def report(self) -> FeedReport:
+        return FeedReport(feed=self.name, events=self.events, erased=self.erased, head=self.head, torn=self.torn,
+                          problems=self.problems)
+
+
+def _id_key(ident: str) -> str | bytes:
+    """An event id as it is remembered for the duplicate check: a UUID's 16
+    bytes (a third of the string's memory), any other id as it is."""
+    if len(ident) == 36:
+        try:
+            return bytes.fromhex(ident.replace("-", ""))
+        except ValueError:
+            pass
+    return ident
+
+
 def _verify(ledger_dir: Path, erasure_type: str | None, recorded: list[RecordedHead]) -> VerifyReport:
-    reports: list[FeedReport] = []
-    event_lists = []
-    hashes: dict[str, dict[int, str]] = {}
-    starts: dict[str, dict[str, int]] = {}
+    """Every feed streamed through one merge: memory holds a chunk of each feed,
+    and per event only its id and hash (and the streams' versions), never the
+    events' payloads."""
     try:
         paths = sorted(p for p in ledger_dir.glob("*.jsonl") if p.is_file())
     except OSError as exc:
         raise StorageError(f"cannot list {ledger_dir}: {exc}") from exc
-    for path in paths:
-        try:
-            scan = scan_file(path, FeedHead(), collect=True)
-        except OSError as exc:
-            raise StorageError(f"cannot read {path}: {exc}") from exc
-        name = feed_name(path)
-        reports.append(
-            FeedReport(
-                feed=name, events=len(scan.events),
-                erased=sum(1 for e in scan.events if e.erased),
-                head=scan.head, torn=scan.torn, problems=scan.problems,
-            )
-        )
-        event_lists.append(scan.events)
-        hashes[name] = {e.seq: e.hash for e in scan.events}
-        begin = [0] + scan.ends[:-1]
-        starts[name] = {e.id: at for e, at in zip(scan.events, begin) if e.erased}
+    passes = [_FeedPass(path) for path in paths]
+    by_name = {p.name: p for p in passes}
     cross: list[FeedProblem] = []
     concurrent: list[FeedProblem] = []
-    seen_ids: dict[str, str] = {}
+    seen_ids: dict[str | bytes, str] = {}
+    """Event id → the writer it was first seen from (one string per writer, shared)."""
+    writers: dict[str, str] = {}
     versions: dict[str, int] = {}
     forgotten: set[str] = set()
-    erased = []
+    erased: list[tuple[str, str, int]] = []
+    """(writer, id, seq) of every erased event."""
     set_aside: dict[str, set[str]] = {}
     written: dict[tuple[str, str], int] = {}
     """(stream, writer) → the highest version that writer wrote to the stream."""
-    for event in merge_feeds(event_lists):
-        if event.id in seen_ids:
+    for event in merge_feeds(p.read() for p in passes):
+        key = _id_key(event.id)
+        first = seen_ids.get(key)
+        if first is not None:
             cross.append(FeedProblem(event.writer, -1, event.seq, "duplicate_id",
-                                     f"event id {event.id} also appears in feed {seen_ids[event.id]!r}"))
-        seen_ids[event.id] = event.writer
+                                     f"event id {event.id} also appears in feed {first!r}"))
+        seen_ids[key] = writers.setdefault(event.writer, event.writer)
         want = versions.get(event.stream, 0) + 1
         mine = written.get((event.stream, event.writer), 0)
         seen = want - 1
@@ -172,7 +259,7 @@ def _verify(ledger_dir: Path, erasure_type: str | None, recorded: list[RecordedH
         written[(event.stream, event.writer)] = max(mine, event.stream_version)
         data = event.data
         if data is None:
-            erased.append(event)
+            erased.append((event.writer, event.id, event.seq))
         elif event.type == HEADS_TYPE:
             recorded.extend(_heads_in(data, f"ledger.heads of {event.writer} seq {event.seq}"))
         elif event.type == REPAIRED_TYPE:
@@ -181,13 +268,17 @@ def _verify(ledger_dir: Path, erasure_type: str | None, recorded: list[RecordedH
             named = data.get("events")
             if isinstance(named, list):
                 forgotten.update(i for i in named if isinstance(i, str))
-    for event in erased:
-        if event.id not in forgotten:
-            cross.append(FeedProblem(event.writer, starts[event.writer].get(event.id, -1), event.seq,
+    for writer, ident, seq in erased:
+        if ident not in forgotten:
+            found = by_name.get(writer)
+            cross.append(FeedProblem(writer, found.starts.get(ident, -1) if found else -1, seq,
                                      "erased_without_forget",
-                                     f"the payload of event {event.id} was removed, and no recorded forget names it"))
-    cross.extend(_check_heads(recorded, hashes, {r.feed: r.head for r in reports}, set_aside))
-    return VerifyReport(feeds=reports, problems=cross, erased_by_forget=sum(1 for e in erased if e.id in forgotten),
+                                     f"the payload of event {ident} was removed, and no recorded forget names it"))
+    reports = [p.report() for p in passes]
+    cross.extend(_check_heads(recorded, {p.name: p.hashes for p in passes}, {r.feed: r.head for r in reports},
+                              set_aside))
+    return VerifyReport(feeds=reports, problems=cross,
+                        erased_by_forget=sum(1 for _w, ident, _s in erased if ident in forgotten),
                         concurrent=concurrent,
                         heads_checked=len(recorded),
                         recorded=[r for r in recorded if r.hash is None or r.hash not in set_aside.get(r.feed, ())])
@@ -219,7 +310,11 @@ def _note_repair(data: Mapping[str, Any], event, set_aside: dict[str, set[str]],
         recorded.extend(_heads_in({"heads": {feed: kept}}, f"ledger.repaired of {event.writer} seq {event.seq}"))
 
 
-def _check_heads(recorded: list[RecordedHead], hashes: Mapping[str, Mapping[int, str]],
+class _Hashes(Protocol):
+    def get(self, seq: int) -> str | None: ...
+
+
+def _check_heads(recorded: list[RecordedHead], hashes: Mapping[str, _Hashes],
                  heads: Mapping[str, FeedHead], set_aside: Mapping[str, set[str]]) -> list[FeedProblem]:
     """The worst problem per feed and kind, over every recorded head."""
     found: dict[tuple[str, str], tuple[int, FeedProblem]] = {}

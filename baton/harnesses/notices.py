@@ -1,0 +1,112 @@
+"""What a hook that failed leaves for the next session start to say, once.
+
+A hook never breaks its harness: whatever goes wrong, it exits 0 and answers
+"nothing". Its one line on stderr is seldom seen (harnesses show hook stderr
+only in a debug view), so it also appends a notice to
+``.baton/hook-notices.jsonl``: the next session start that delivers a brief
+takes the file (renamed away first, so two starts at once never both show
+it) and puts its notices in front of the brief.
+
+This file is not the ledger: a hook that gave up because the ledger was
+locked can still write it, and nothing in it is history — a notice is gone
+once shown. It is bounded (``MAX_BYTES``; past it new notices are dropped)
+and every line goes through the secret screen before it is shown.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+FILE_NAME = "hook-notices.jsonl"
+MAX_BYTES = 64 * 1024
+SHOWN = 5
+PROBLEM_MAX = 300
+"""At most this many notices reach one brief (the newest), with a count of the rest."""
+
+
+def leave(baton_dir: str | os.PathLike, *, harness: str, event: str, session: str | None, problem: str,
+          at: str, failed: bool = True) -> bool:
+    """Append one notice; False when it could not be written (no ``.baton/``,
+    read-only, full). Never raises. ``failed``: the hook failed (else it
+    did its work and has something to say, e.g. a handoff it did not hand on)."""
+    import orjson
+
+    path = Path(baton_dir) / FILE_NAME
+    line = orjson.dumps({"at": at, "harness": harness, "event": event, "session": session,
+                         "problem": problem, "failed": failed}) + b"\n"
+    try:
+        if not Path(baton_dir).is_dir():
+            return False
+        try:
+            if path.stat().st_size + len(line) > MAX_BYTES:
+                return False
+        except FileNotFoundError:
+            pass
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line)  # one small write on O_APPEND: whole lines, whoever writes at once
+        finally:
+            os.close(fd)
+        return True
+    except OSError:
+        return False
+
+
+def take(baton_dir: str | os.PathLike) -> list[dict[str, Any]]:
+    """The notices left since the last start, removed from the file (so they
+    are said once). Malformed lines are skipped. Never raises."""
+    import orjson
+
+    path = Path(baton_dir) / FILE_NAME
+    taken = path.with_name(f"{FILE_NAME}.{os.getpid()}.taken")
+    try:
+        os.rename(path, taken)
+    except OSError:
+        return []
+    try:
+        raw = taken.read_bytes()
+    except OSError:
+        raw = b""
+    finally:
+        try:
+            taken.unlink()
+        except OSError:
+            pass
+    notices = []
+    for line in raw.splitlines():
+        try:
+            item = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(item, dict) and isinstance(item.get("problem"), str):
+            notices.append(item)
+    return notices
+
+
+def render(notices: list[dict[str, Any]]) -> str:
+    """The notices as the lines put in front of a brief (empty when none): the
+    same failure of the same hook said once, with how often it happened."""
+    if not notices:
+        return ""
+    grouped: dict[tuple, list[dict[str, Any]]] = {}
+    for item in notices:
+        problem = " ".join(item["problem"].split())
+        if len(problem) > PROBLEM_MAX:
+            problem = problem[:PROBLEM_MAX - 1] + "…"
+        grouped.setdefault((item.get("harness"), item.get("event"), problem, item.get("failed") is not False),
+                           []).append(item)
+    lines = []
+    groups = list(grouped.items())
+    for (harness, event, problem, failed), items in groups[-SHOWN:]:
+        last = items[-1]
+        where = " ".join(str(v) for v in (harness, event) if v)
+        session = f" (session {last['session']})" if last.get("session") else ""
+        when = f" at {last['at']}" if last.get("at") else ""
+        times = f" ({len(items)} times, the last{when})" if len(items) > 1 else when
+        verb = " failed" if failed else ""
+        lines.append(f"> ⚠️ Baton's {where} hook{session}{verb}{times}: {problem}")
+    if len(groups) > SHOWN:
+        lines.append(f"> ⚠️ … and {len(groups) - SHOWN} other hook notices.")
+    return "\n".join(lines) + "\n\n"

@@ -1,0 +1,460 @@
+"""What ``install-hooks`` left in a project, checked and taken out again.
+
+- ``resolve_program``: where a command's first word is found (``PATH``, or the
+  path itself), as a harness running the hook would look for it.
+- ``inspect_wiring``: for ``baton doctor``, what of a harness's wiring is there
+  (Baton's hooks, its ``baton`` MCP server, its skill and rule files), which
+  program the hooks and the server run, and whether it is found.
+- ``remove_wiring``: ``install-hooks --remove``. Takes out exactly Baton's part:
+  in each hooks list the hooks whose command ends in ``hook HARNESS EVENT``
+  (Baton's shape, whatever program runs it) — and a matcher group, an event, a
+  ``hooks`` section left empty by that; the MCP server named ``baton`` (a
+  ``mcpServers`` left empty goes too; in TOML the ``[mcp_servers.baton]``
+  table and its subtables) and the members Baton added to a list (Claude
+  Code's ``enabledMcpjsonServers`` approval; a list left empty goes); and the files Baton owns whole (the skill, the
+  Cursor rule), with folders left empty by that. A JSON file left holding
+  only what Baton adds (``{}``, Cursor's ``{"version": 1}``) is deleted; every
+  other key is kept, written back as ``install-hooks`` writes it. The skill in
+  ``.agents/skills/`` is shared by Codex, Gemini CLI and Cursor: it stays while
+  another of them is still wired. Nothing is written with ``dry_run``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from baton.model import frozen
+
+from baton.errors import InputError
+from baton.harnesses.protocol import AGENTS_SKILL_FILE, ConfigFile
+
+MCP_TABLE = "mcp_servers.baton"
+
+
+def resolve_program(word: str) -> str | None:
+    """Where ``word`` runs from: itself when it is a path to an executable file, else the
+    executable ``PATH`` finds; None when neither."""
+    path = os.path.expanduser(word)
+    if os.sep in path or (os.altsep and os.altsep in path):
+        return os.path.abspath(path) if os.path.isfile(path) and os.access(path, os.X_OK) else None
+    return shutil.which(path)
+
+
+def running_baton() -> str | None:
+    """The absolute path of the ``baton`` program running now, when it is one (the
+    suggestion for ``--command`` when ``baton`` is not on ``PATH``)."""
+    argv0 = sys.argv[0] if sys.argv else ""
+    if os.path.basename(argv0).startswith("baton") and os.path.isfile(argv0):
+        return os.path.abspath(argv0)
+    return shutil.which("baton")
+
+
+def suggestion() -> str:
+    """The ``--command`` value to suggest."""
+    found = running_baton()
+    return shlex.quote(found) if found else "/absolute/path/to/baton"
+
+
+def not_found_warning(program: str, harness: str) -> str:
+    """One line: the program the wiring runs is not found, and what to pass instead."""
+    return (f"warning: `{program}` is not found on PATH here, so {harness} would not find it either and Baton's "
+            f"hooks would do nothing; pass --command {suggestion()}")
+
+
+# -- reading what is there ---------------------------------------------------------------
+
+def _signature(command: Any) -> tuple[str, ...] | None:
+    if not isinstance(command, str):
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    return tuple(words[-3:]) if len(words) >= 4 and words[-3] == "hook" else None
+
+
+def _program(command: str) -> str:
+    return shlex.split(command)[0]
+
+
+def _is_batons(hook: Any, harness: str, events: set[str]) -> bool:
+    signature = _signature(hook.get("command")) if isinstance(hook, dict) else None
+    return signature is not None and signature[1] == harness and signature[2] in events
+
+
+def _baton_hooks(config: dict[str, Any], harness: str, events: set[str]) -> dict[str, list[str]]:
+    """Per event, the command lines of Baton's hooks for ``harness`` in a parsed hooks file."""
+    found: dict[str, list[str]] = {}
+    hooks = config.get("hooks")
+    if not isinstance(hooks, dict):
+        return found
+    for event, entries in hooks.items():
+        for entry in entries if isinstance(entries, list) else []:
+            inner = entry.get("hooks") if isinstance(entry, dict) and "command" not in entry else [entry]
+            for hook in inner if isinstance(inner, list) else []:
+                if _is_batons(hook, harness, events):
+                    found.setdefault(event, []).append(hook["command"])
+    return found
+
+
+def _json(text: str | None) -> dict[str, Any] | None:
+    import orjson
+
+    if text is None or not text.strip():
+        return None
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _toml(text: str | None) -> dict[str, Any] | None:
+    import tomllib
+
+    if text is None:
+        return None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+
+
+def _mcp_entry(spec: ConfigFile, text: str | None) -> dict[str, Any] | None:
+    if spec.toml_table is not None:
+        parsed = _toml(text) or {}
+        server = (parsed.get("mcp_servers") or {}).get("baton") if isinstance(parsed.get("mcp_servers"), dict) else None
+    else:
+        servers = (_json(text) or {}).get("mcpServers")
+        server = servers.get("baton") if isinstance(servers, dict) else None
+    return server if isinstance(server, dict) else None
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _specs(harness: str) -> list[ConfigFile]:
+    from baton.harnesses import adapter
+
+    return adapter(harness).configuration("baton")
+
+
+def _events(harness: str) -> set[str]:
+    from baton.harnesses import adapter
+
+    return {hook.event for hook in adapter(harness).hooks}
+
+
+@frozen
+class HarnessWiring:
+    """What of one harness's wiring a project holds."""
+
+    harness: str
+    hooks: dict[str, list[str]]
+    """Per event, Baton's hook command lines."""
+    missing_events: tuple[str, ...]
+    mcp: dict[str, Any] | None
+    """Baton's MCP server entry (``command``, ``args``…), if there."""
+    owned: dict[str, str]
+    """Each file Baton owns whole: ``current``, ``outdated`` or ``missing``."""
+
+    @property
+    def wired(self) -> bool:
+        """Whether anything of Baton's that only this harness uses is there (its hooks, its server, its rule)."""
+        return bool(self.hooks) or self.mcp is not None or any(
+            state != "missing" for path, state in self.owned.items() if path != AGENTS_SKILL_FILE)
+
+    def programs(self) -> list[str]:
+        """The programs the hooks and the MCP server run, each once, in order."""
+        found = [_program(line) for lines in self.hooks.values() for line in lines]
+        if self.mcp is not None and isinstance(self.mcp.get("command"), str):
+            found.append(self.mcp["command"])
+        return list(dict.fromkeys(found))
+
+
+def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
+    """What of ``harness``'s wiring the files under ``base`` hold (never raises on a bad file: it
+    counts as holding nothing)."""
+    root = Path(base)
+    events = _events(harness)
+    hooks: dict[str, list[str]] = {}
+    mcp = None
+    owned: dict[str, str] = {}
+    for spec in _specs(harness):
+        text = _read(root / spec.path)
+        if spec.text is not None:
+            owned[spec.path] = "missing" if text is None else ("current" if text == spec.text else "outdated")
+            continue
+        if spec.merge and "hooks" in spec.merge:
+            for event, lines in _baton_hooks(_json(text) or {}, harness, events).items():
+                hooks.setdefault(event, []).extend(lines)
+        if spec.toml_table is not None or (spec.merge and "mcpServers" in spec.merge):
+            mcp = mcp or _mcp_entry(spec, text)
+    from baton.harnesses import adapter
+
+    missing = tuple(hook.event for hook in adapter(harness).hooks if hook.event not in hooks)
+    return HarnessWiring(harness, hooks, missing, mcp, owned)
+
+
+def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
+    """``baton doctor``'s verdict on one wired harness: (status, detail) — ``fail`` when a program
+    the hooks or the server run is not found, ``warn`` when a part is missing or outdated, each
+    saying what to run."""
+    harness = wiring.harness
+    lost = [program for program in wiring.programs() if resolve_program(program) is None]
+    if lost:
+        return "fail", (f"runs {', '.join(f'`{p}`' for p in lost)}, not found on PATH here: its hooks do nothing; "
+                        f"run `baton install-hooks --harness {harness} --command {suggestion()}`")
+    gaps = []
+    if wiring.missing_events:
+        gaps.append(f"no Baton hook for {', '.join(wiring.missing_events)}")
+    if wiring.mcp is None:
+        gaps.append("no `baton` MCP server")
+    gaps += [f"{path} {state}" for path, state in wiring.owned.items() if state != "current"]
+    if gaps:
+        return "warn", f"{'; '.join(gaps)}; run `baton install-hooks --harness {harness}`"
+    hooks = sum(len(lines) for lines in wiring.hooks.values())
+    programs = ", ".join(resolve_program(p) or p for p in wiring.programs())
+    return "ok", f"{hooks} hooks and the `baton` MCP server run {programs}; skill current"
+
+
+# -- taking it out ---------------------------------------------------------------------------
+
+@frozen
+class Removal:
+    path: str
+    action: str
+    """updated, deleted, unchanged, or kept (a shared file another harness still uses)."""
+    diff: str
+    note: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"path": self.path, "action": self.action, "diff": self.diff}
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+@frozen
+class RemoveResult:
+    harness: str
+    root: str
+    dry_run: bool
+    changes: tuple[Removal, ...]
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"harness": self.harness, "root": self.root, "dryRun": self.dry_run, "removed": True,
+                "changed": any(c.action in ("updated", "deleted") for c in self.changes),
+                "files": [c.to_json() for c in self.changes]}
+
+    def render(self) -> str:
+        if self.dry_run:
+            diffs = [c.diff for c in self.changes if c.diff]
+            kept = [f"# keep {c.path} ({c.note})" for c in self.changes if c.action == "kept"]
+            text = "\n".join(diffs).rstrip("\n") if diffs else f"{self.harness}: nothing of Baton's to remove"
+            return "\n".join([text, *kept])
+        lines = [f"{self.harness}: {c.action} {c.path}" + (f" ({c.note})" if c.note else "")
+                 for c in self.changes if c.action != "unchanged"]
+        return "\n".join(lines) or f"{self.harness}: nothing of Baton's to remove"
+
+
+def _without_batons_json(config: dict[str, Any], spec: ConfigFile, harness: str) -> dict[str, Any] | None:
+    """``config`` without Baton's hooks and ``baton`` server; None when nothing of the user's
+    is left (only what Baton's merge adds, such as Cursor's ``version``)."""
+    import copy
+
+    out = copy.deepcopy(config)
+    events = _events(harness)
+    merge = spec.merge or {}
+    if "hooks" in merge and isinstance(out.get("hooks"), dict):
+        hooks, removed = out["hooks"], False
+        for event in list(hooks):
+            entries = hooks[event]
+            if not isinstance(entries, list):
+                continue
+            kept, changed = [], False
+            for entry in entries:
+                if isinstance(entry, dict) and "command" not in entry and isinstance(entry.get("hooks"), list):
+                    inner = [h for h in entry["hooks"] if not _is_batons(h, harness, events)]
+                    if len(inner) != len(entry["hooks"]):
+                        changed = True
+                        if inner:
+                            kept.append({**entry, "hooks": inner})
+                        continue
+                    kept.append(entry)
+                elif _is_batons(entry, harness, events):
+                    changed = True
+                else:
+                    kept.append(entry)
+            if changed:
+                removed = True
+                if kept:
+                    hooks[event] = kept
+                else:
+                    del hooks[event]
+        if removed and not hooks:
+            del out["hooks"]
+    if "mcpServers" in merge and isinstance(out.get("mcpServers"), dict) and "baton" in out["mcpServers"]:
+        del out["mcpServers"]["baton"]
+        if not out["mcpServers"]:
+            del out["mcpServers"]
+    for key, members in merge.items():  # a list Baton adds members to (enabledMcpjsonServers): take them out
+        if isinstance(members, list) and isinstance(out.get(key), list) and any(m in out[key] for m in members):
+            out[key] = [m for m in out[key] if m not in members]
+            if not out[key]:
+                del out[key]
+    leftover = {k: v for k, v in out.items() if not (k in merge and merge[k] == v)}
+    if not leftover and out != config:
+        return None
+    return out
+
+
+def _toml_without_baton(old: str, where: str) -> str | None:
+    """``old`` without ``[mcp_servers.baton]`` and its subtables; None when nothing else is left.
+
+    Raises:
+        InputError: the table is defined in a way Baton cannot take out line by line (inline,
+            or as dotted keys), or ``old`` does not parse.
+    """
+    import tomllib
+
+    from baton.harnesses.install import _header, _toml
+
+    parsed = _toml(old, where)
+    servers = parsed.get("mcp_servers")
+    if not isinstance(servers, dict) or "baton" not in servers:
+        return old
+    lines = old.splitlines(keepends=True)
+    kept, skipping = [], False
+    for line in lines:
+        header = _header(line)
+        if header is not None:
+            skipping = header[:2] == ["mcp_servers", "baton"]
+        elif line.lstrip().startswith("[["):  # an array of tables ends the table before it
+            skipping = False
+        if not skipping:
+            kept.append(line)
+    text = "".join(kept)
+    if skipping and text.endswith("\n\n"):
+        text = text[:-1]  # the blank line install-hooks put before the table it appended
+    expected = {k: v for k, v in parsed.items()}
+    expected["mcp_servers"] = {k: v for k, v in servers.items() if k != "baton"}
+
+    def normal(value: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in value.items() if not (k == "mcp_servers" and v == {})}
+
+    try:
+        edited = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        edited = None
+    if edited is None or normal(edited) != normal(expected):
+        raise InputError(f"{where}: cannot take [{MCP_TABLE}] out in place; delete it by hand",
+                         details={"path": where, "table": MCP_TABLE})
+    return text if text.strip() else None
+
+
+def _diff(path: str, old: str, new: str | None) -> str:
+    return "".join(difflib.unified_diff(old.splitlines(keepends=True), (new or "").splitlines(keepends=True),
+                                        fromfile=f"a/{path}", tofile=f"b/{path}" if new is not None else "/dev/null"))
+
+
+def _still_using(base: Path, path: str, harness: str) -> list[str]:
+    """The other harnesses still wired here that also install ``path``."""
+    from baton.harnesses import HARNESSES
+
+    return [other for other in HARNESSES if other != harness
+            and any(spec.path == path for spec in _specs(other)) and inspect_wiring(base, other).wired]
+
+
+def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = False,
+                  worktree: str | os.PathLike | None = None) -> RemoveResult:
+    """Take ``harness``'s wiring out of the project (module docstring).
+
+    Raises:
+        InputError: an unknown harness, or a file that does not parse (left untouched).
+        UnsafePath: a file would be outside the project.
+        StorageError: a file cannot be written or deleted.
+    """
+    from baton.harnesses.install import _contained, _read as read_strict, _write
+
+    base = Path(worktree) if worktree is not None else Path(root)
+    planned: list[tuple[Path, str | None, Removal]] = []
+    for spec in _specs(harness):
+        path = _contained(base, spec.path)
+        old = read_strict(path)
+        if old is None:
+            planned.append((path, None, Removal(spec.path, "unchanged", "")))
+            continue
+        if spec.text is not None:
+            users = _still_using(base, spec.path, harness)
+            if users:
+                verb = "uses" if len(users) == 1 else "use"
+                planned.append((path, old, Removal(spec.path, "kept", "", f"{', '.join(users)} still {verb} it")))
+                continue
+            new: str | None = None
+        elif spec.toml_table is not None:
+            new = _toml_without_baton(old, spec.path)
+        else:
+            new = _json_removed(old, spec, harness)
+        if new == old:
+            planned.append((path, old, Removal(spec.path, "unchanged", "")))
+        else:
+            planned.append((path, new, Removal(spec.path, "deleted" if new is None else "updated",
+                                               _diff(spec.path, old, new))))
+    changes = tuple(change for _, _, change in planned)
+    if not dry_run:
+        for path, new, change in planned:
+            if change.action == "updated":
+                _write(path, new)
+            elif change.action == "deleted":
+                _delete(path, base)
+    return RemoveResult(harness, str(base), dry_run, changes)
+
+
+def _json_removed(old: str, spec: ConfigFile, harness: str) -> str | None:
+    import orjson
+
+    if not old.strip():
+        return old
+    try:
+        config = orjson.loads(old)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"{spec.path} is not valid JSON ({exc}); fix it by hand, then run this again") from None
+    if not isinstance(config, dict):
+        raise InputError(f"{spec.path} is not a JSON object; fix it by hand, then run this again")
+    out = _without_batons_json(config, spec, harness)
+    if out is None:
+        return None
+    if out == config:
+        return old
+    return orjson.dumps(out, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"
+
+
+def _delete(path: Path, base: Path) -> None:
+    """Delete ``path``, then each folder up to ``base`` that this left empty."""
+    from baton.errors import StorageError
+
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise StorageError(f"cannot delete {path}: {exc.strerror or exc}") from exc
+    folder = path.parent
+    while folder != base and base in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent

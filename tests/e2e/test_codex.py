@@ -1,0 +1,463 @@
+"""Codex CLI 0.171.0, run for real: `codex exec` against a scripted Responses API model on 127.0.0.1.
+
+Each test gets a scratch HOME and ``CODEX_HOME`` (``home/.codex``) whose
+``config.toml`` points a ``model_providers`` entry at the fake
+(``wire_api = "responses"``), turns off the update check and analytics, and
+trusts the project folder; plugins, remote plugins and apps are off (each
+reaches github.com or chatgpt.com at startup). Every other route out goes to
+a trap on loopback (``HTTPS_PROXY``/``HTTP_PROXY``/``ALL_PROXY``) that records
+what tried to leave and lets none of it through. The project is a git repository where ``baton install-hooks
+--harness codex`` wrote ``.codex/hooks.json`` and ``.codex/config.toml``;
+its hooks are then trusted the way Codex's own ``/hooks`` screen does it:
+``codex app-server``'s ``hooks/list`` gives each hook's key and current hash,
+and ``config/batchWrite`` records ``hooks.state."<key>".trusted_hash`` in the
+user config (no hash is computed here, and ``--dangerously-bypass-hook-trust``
+is never passed).
+
+Sessions run headless (``codex exec --dangerously-bypass-approvals-and-sandbox``:
+this container has no bubblewrap for Codex's sandbox). Assertions look at
+what reached the model (the recorded requests) and at Baton's ledger, never
+at timings.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import signal
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from tests.e2e.common import git_project, harness_env, harness_program, ledger_events, run_baton
+from tests.e2e.fake_openai import Call, FakeResponses, function_outputs, tool_names
+
+pytestmark = pytest.mark.e2e
+
+MCP = "mcp__baton"
+"""The namespace Codex 0.171 gives the tools of the MCP server named ``baton``
+(``mcp__<server>``; each tool keeps its own name inside it)."""
+
+
+class ProxyTrap:
+    """A "proxy" on 127.0.0.1 that records the first line of each request (``CONNECT host:443``) and hangs up."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        self.socket = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                connection, _ = self.socket.accept()
+            except OSError:
+                return
+            with connection:
+                connection.settimeout(10)
+                try:
+                    self.seen.append(connection.recv(4096).split(b"\r\n", 1)[0].decode("latin-1"))
+                except OSError:
+                    self.seen.append("(unreadable)")
+
+    def close(self) -> None:
+        self.socket.close()
+
+SESSION_TIMEOUT = 240
+"""A whole `codex exec` run, bounded generously (a few seconds on a quiet machine)."""
+
+
+class CodexProject:
+    """A git project with Baton installed for Codex, a scratch Codex home, and the scripted model."""
+
+    def __init__(self, root: Path, model: FakeResponses, trap: ProxyTrap):
+        self.model = model
+        self.trap = trap
+        self.program = harness_program("codex")
+        self.home = root / "home"
+        self.codex_home = self.home / ".codex"
+        self.project = git_project(root / "project")
+        proxies = {name: trap.url for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy",
+                                               "http_proxy", "all_proxy")}
+        self.env = harness_env(self.home, CODEX_HOME=str(self.codex_home), BATON_E2E_OPENAI_KEY="sk-e2e-not-a-key",
+                               **proxies)
+        self.codex_home.mkdir(parents=True, exist_ok=True)
+        (self.codex_home / "config.toml").write_text(self.user_config())
+
+    def user_config(self) -> str:
+        """The user's ``config.toml``: the fake model, no update check or analytics, the project trusted."""
+        return "\n".join([
+            'model = "baton-e2e-model"',
+            'model_provider = "baton_e2e"',
+            "check_for_update_on_startup = false",
+            # Codex builds the first request's tool list after waiting 1 s for optional MCP
+            # servers; `baton mcp` (Python) can take longer on a busy machine. 0: wait for each
+            # server's own startup_timeout_sec instead.
+            "mcp_optional_startup_grace_ms = 0",
+            "",
+            "[analytics]",
+            "enabled = false",
+            "",
+            # Each of these reaches past loopback at startup (github.com for the plugin
+            # marketplace, chatgpt.com for apps and remote plugins): off.
+            "[features]",
+            "plugins = false",
+            "remote_plugin = false",
+            "apps = false",
+            "",
+            "[model_providers.baton_e2e]",
+            'name = "Baton e2e scripted model"',
+            f"base_url = {json.dumps(self.model.base_url)}",
+            'wire_api = "responses"',
+            'env_key = "BATON_E2E_OPENAI_KEY"',
+            "request_max_retries = 0",
+            "stream_max_retries = 0",
+            "",
+            # Codex loads a project's .codex/ (hooks and MCP servers) only in a trusted folder.
+            f"[projects.{json.dumps(str(self.project))}]",
+            'trust_level = "trusted"',
+            "",
+        ])
+
+    # -- Baton's side ---------------------------------------------------------------------
+
+    def install_baton(self) -> str:
+        done = run_baton(self.project, self.env, "install-hooks", "--harness", "codex")
+        assert done.returncode == 0, done.stderr
+        # The user's own key beside Baton's command (install-hooks keeps it): room for a
+        # slow start on a loaded machine (Codex's default is 10 s).
+        config = self.project / ".codex" / "config.toml"
+        config.write_text(config.read_text().replace("[mcp_servers.baton]\n",
+                                                     "[mcp_servers.baton]\nstartup_timeout_sec = 60\n"))
+        return done.stdout
+
+    def events(self) -> list[dict[str, Any]]:
+        return ledger_events(self.project, self.env)
+
+    def types(self) -> list[str]:
+        return [e.get("type") for e in self.events()]
+
+    # -- Codex's side ---------------------------------------------------------------------
+
+    def hooks(self) -> list[dict[str, Any]]:
+        """``hooks/list`` for the project: every hook Codex discovered, with its trust status."""
+        with AppServer(self) as server:
+            return server.hooks(self.project)
+
+    def trust_baton_hooks(self) -> list[dict[str, Any]]:
+        """Trust Baton's hooks as Codex's ``/hooks`` screen does, and return them as Codex now lists them."""
+        with AppServer(self) as server:
+            baton = [h for h in server.hooks(self.project) if " hook codex " in (h.get("command") or "")]
+            assert baton, "Codex listed none of Baton's hooks"
+            server.request("config/batchWrite", {"edits": [
+                {"keyPath": f"hooks.state.{json.dumps(h['key'])}.trusted_hash", "value": h["currentHash"],
+                 "mergeStrategy": "upsert"} for h in baton]})
+            return [h for h in server.hooks(self.project) if h["key"] in {b["key"] for b in baton}]
+
+    def run(self, prompt: str, script: list[Any] | None = None) -> subprocess.CompletedProcess:
+        """One headless session (``codex exec``) answered by ``script``; it must end normally."""
+        self.model.script = list(script or [])
+        done = run_bounded([str(self.program), "exec", "--dangerously-bypass-approvals-and-sandbox", prompt],
+                           cwd=self.project, env=self.env, timeout=SESSION_TIMEOUT)
+        assert done.returncode == 0, f"codex exec failed ({done.returncode}):\n{done.stderr[-4000:]}"
+        return done
+
+
+def run_bounded(argv: list[str], *, cwd: Path, env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
+    """Run ``argv`` in its own process group; past ``timeout`` the whole group is killed and the test fails.
+
+    (``codex`` is a node launcher running the Rust binary, which runs ``baton mcp`` and the
+    hooks: killing the launcher alone would leave them holding the output pipes open.)
+    """
+    process = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(process)
+        out, err = process.communicate(timeout=30)
+        pytest.fail(f"{argv[1]} did not end within {timeout:g} s:\n{err[-4000:]}")
+    return subprocess.CompletedProcess(argv, process.returncode, out, err)
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    """SIGKILL the process group this test started (its id is the leader's pid)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+class AppServer:
+    """``codex app-server`` over stdio (JSON-RPC, one JSON object a line), for ``hooks/list`` and config writes."""
+
+    ANSWER_TIMEOUT = 120
+    """How long one request may take (a fraction of a second when the machine is quiet)."""
+
+    def __init__(self, codex: CodexProject):
+        self.codex = codex
+        self.ids = iter(range(1, 1_000_000))
+        self.lines: queue.Queue[str | None] = queue.Queue()
+
+    def __enter__(self) -> "AppServer":
+        self.process = subprocess.Popen([str(self.codex.program), "app-server"], cwd=self.codex.project,
+                                        env=self.codex.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+        threading.Thread(target=self._read, daemon=True).start()
+        self.request("initialize", {"clientInfo": {"name": "baton_e2e", "title": "Baton e2e", "version": "0"},
+                                    "capabilities": {"experimentalApi": True}})
+        self.send({"method": "initialized"})
+        return self
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def __exit__(self, *exc: Any) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            _kill_group(self.process)
+            self.process.wait(timeout=30)
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(message) + "\n")
+        self.process.stdin.flush()
+
+    def request(self, method: str, params: dict[str, Any]) -> Any:
+        """The result of one request (notifications in between are skipped), within ``ANSWER_TIMEOUT``."""
+        number = next(self.ids)
+        self.send({"id": number, "method": method, "params": params})
+        deadline = time.monotonic() + self.ANSWER_TIMEOUT
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                pytest.fail(f"codex app-server did not answer {method} within {self.ANSWER_TIMEOUT} s")
+            if line is None:
+                pytest.fail(f"codex app-server ended before answering {method}")
+            message = json.loads(line)
+            if message.get("id") == number:
+                assert "error" not in message, f"{method}: {message['error']}"
+                return message["result"]
+
+    def hooks(self, cwd: Path) -> list[dict[str, Any]]:
+        result = self.request("hooks/list", {"cwds": [str(cwd)]})
+        (entry,) = result["data"]
+        return entry["hooks"]
+
+
+@pytest.fixture
+def model() -> Iterator[FakeResponses]:
+    with FakeResponses() as fake:
+        yield fake
+
+
+@pytest.fixture
+def trap() -> Iterator[ProxyTrap]:
+    caught = ProxyTrap()
+    yield caught
+    caught.close()
+
+
+@pytest.fixture
+def codex(tmp_path, model, trap) -> CodexProject:
+    """Baton installed for Codex in a fresh project, its hooks trusted the way a user trusts them."""
+    world = CodexProject(tmp_path, model, trap)
+    world.install_baton()
+    assert {h["trustStatus"] for h in world.trust_baton_hooks()} == {"trusted"}
+    return world
+
+
+def developer_texts(recorded) -> list[str]:
+    """The text of every developer message a model request carries (where Codex puts hook context)."""
+    texts = []
+    for item in (recorded.json or {}).get("input") or []:
+        if isinstance(item, dict) and item.get("type") == "message" and item.get("role") == "developer":
+            texts += [c.get("text", "") for c in item.get("content") or [] if isinstance(c, dict)]
+    return texts
+
+
+def result_of(recorded, call_id: str) -> dict[str, Any]:
+    """The JSON a Baton tool answered, as Codex handed it back to the model (after its ``Output:`` line)."""
+    output = function_outputs(recorded)[call_id]
+    return json.loads(output[output.index("{"):])
+
+
+# -- hook trust ------------------------------------------------------------------------------------
+
+def test_codex_lists_batons_hooks_as_untrusted_until_the_user_trusts_them(tmp_path, model, trap):
+    world = CodexProject(tmp_path, model, trap)
+    world.install_baton()
+    listed = [h for h in world.hooks() if " hook codex " in (h.get("command") or "")]
+    assert sorted(h["eventName"] for h in listed) == ["preCompact", "sessionStart", "stop", "userPromptSubmit"]
+    assert {h["trustStatus"] for h in listed} == {"untrusted"}
+    assert {h["trustStatus"] for h in world.trust_baton_hooks()} == {"trusted"}
+
+
+def test_untrusted_hooks_never_run_and_the_session_still_ends_normally(tmp_path, model, trap):
+    world = CodexProject(tmp_path, model, trap)
+    world.install_baton()
+    done = world.run("hello", ["Hello."])
+    assert "session.begun" not in world.types()
+    assert "hook: SessionStart" not in done.stderr  # Codex says nothing of the hooks it skipped
+    assert not any("## Baton" in text for r in model.turns() for text in developer_texts(r))
+
+
+def test_a_session_with_baton_sends_nothing_past_loopback(codex, model, trap):
+    codex.run("handoff", ["Noted."])
+    assert model.turns()
+    assert trap.seen == []
+
+
+# -- the session -------------------------------------------------------------------------------------
+
+def test_the_brief_reaches_the_model_as_developer_context(codex, model):
+    codex.run("hello", ["Hello."])
+    (first, *_) = model.turns()
+    briefs = [text for text in developer_texts(first) if text.startswith("## Baton")]
+    assert len(briefs) == 1, developer_texts(first)
+    assert "session.begun" in codex.types()
+
+
+def test_batons_mcp_tools_are_offered_to_the_model_under_the_baton_namespace(codex, model):
+    codex.run("hello", ["Hello."])
+    offered = tool_names(model.turns()[0])
+    for tool in ("handoff_capture", "handoff_validate", "handoff_ready", "baton_status"):
+        assert f"{MCP}/{tool}" in offered
+
+
+def _capture_body() -> dict[str, Any]:
+    return {
+        "work": {"title": "Parser error recovery", "objective": "The parser resumes after a bad token",
+                 "constraints": ["Keep the public parse() signature"]},
+        "summary": {"current_state": "Recovery works for statements; expressions remain.",
+                    "completed": ["Statement-level recovery"], "in_progress": ["Expression-level recovery"]},
+        "open_items": [{"description": "Recover inside expressions",
+                        "suggested_action": "Add a sync point at each binary operator",
+                        "acceptance_check": "A test with a bad token mid-expression parses the rest",
+                        "priority": "high"}],
+        "artifacts": [{"path": "README.md", "role": "read"}],
+        "harness": "codex",
+    }
+
+
+def test_the_agents_capture_validate_ready_and_status_calls_land_in_the_ledger(codex, model):
+    def validate(recorded):
+        return Call("handoff_validate", {"id": result_of(recorded, "call_1")["id"]}, MCP)
+
+    def ready(recorded):
+        return Call("handoff_ready", {"id": result_of(recorded, "call_1")["id"],
+                                      "accept_warnings": "a scripted end-to-end session"}, MCP)
+
+    codex.run("Write a handoff for the parser work.",
+              [Call("handoff_capture", _capture_body(), MCP), validate, ready, Call("baton_status", {}, MCP),
+               "Handed off."])
+    turns = model.turns()
+    handoff_id = result_of(turns[1], "call_1")["id"]
+    status = result_of(turns[4], "call_4")
+    assert status["handoffs"]["by_status"]["ready"] == 1
+    assert status["latest"]["id"] == handoff_id
+    of_handoff = [e["type"] for e in codex.events() if e.get("stream") == f"handoff/{handoff_id}"]
+    assert of_handoff[:3] == ["handoff.captured", "handoff.validated", "handoff.promoted"], of_handoff
+
+
+def _draft_named_in(recorded) -> str:
+    """The id of the draft Baton's prompt hook named to the agent (its notice, as developer context)."""
+    notices = [t for t in developer_texts(recorded) if "Baton prepared a draft handoff" in t]
+    assert len(notices) == 1, developer_texts(recorded)
+    found = re.search(r"`parent` ([0-9a-f-]{36})", notices[0])
+    assert found, notices[0]
+    return found.group(1)
+
+
+def _complete_the_draft() -> list[Any]:
+    """The agent's replies to "handoff": capture the draft's continuation over MCP, validate it, make it ready."""
+    def capture(recorded):
+        return Call("handoff_capture", {**_capture_body(), "parent": _draft_named_in(recorded)}, MCP)
+
+    def validate(recorded):
+        return Call("handoff_validate", {"id": result_of(recorded, "call_1")["id"]}, MCP)
+
+    def ready(recorded):
+        return Call("handoff_ready", {"id": result_of(recorded, "call_1")["id"],
+                                      "accept_warnings": "a scripted end-to-end session"}, MCP)
+
+    return [capture, validate, ready, "Handed off."]
+
+
+def test_an_explicit_handoff_request_names_the_draft_baton_prepared_to_the_model(codex, model):
+    codex.run("handoff", ["Noted."])
+    draft = _draft_named_in(model.turns()[0])
+    captured = [e for e in codex.events() if e.get("type") == "handoff.captured"]
+    assert [e["stream"] for e in captured] == [f"handoff/{draft}"]
+
+
+def test_the_session_leaves_a_baton_for_the_draft_baton_prepared_once_the_agent_completes_it(codex, model):
+    codex.run("handoff", _complete_the_draft())
+    turns = model.turns()
+    draft = _draft_named_in(turns[0])
+    completed = result_of(turns[1], "call_1")["id"]
+    events = codex.events()
+    batons = [e for e in events if e.get("type") == "baton.created"]
+    assert len(batons) == 1, [e["type"] for e in events]
+    assert completed in json.dumps(batons[0]["data"])
+    assert draft != completed
+    assert [e["type"] for e in events].index("baton.created") < [e["type"] for e in events].index("session.ended")
+
+
+def test_the_next_session_receives_the_baton_exactly_once(codex, model):
+    codex.run("handoff", _complete_the_draft())
+    assert codex.types().count("baton.created") == 1
+
+    def handoff_sections() -> list[str]:
+        return [t for r in model.turns() for t in developer_texts(r) if "Active Session Handoff" in t]
+
+    with model.lock:
+        model.requests.clear()
+    codex.run("carry on", ["On it."])
+    received = handoff_sections()
+    assert len(received) == 1, received
+    assert "Recover inside expressions" in received[0]  # the next step the agent left
+    assert codex.types().count("baton.claimed") == 1
+
+    with model.lock:
+        model.requests.clear()
+    codex.run("carry on", ["On it."])
+    assert handoff_sections() == []
+    assert codex.types().count("baton.claimed") == 1
+
+
+# -- compaction ----------------------------------------------------------------------------------------
+
+def test_a_real_compaction_saves_one_draft_for_the_session(codex, model):
+    config = codex.codex_home / "config.toml"
+    # A context Codex believes full: responses report 50,000 input tokens against a 20,000 limit,
+    # so after the tool call Codex compacts (PreCompact, trigger auto) before it continues.
+    config.write_text(config.read_text().replace(
+        "mcp_optional_startup_grace_ms = 0\n",
+        "mcp_optional_startup_grace_ms = 0\nmodel_context_window = 100000\nmodel_auto_compact_token_limit = 20000\n"))
+    model.input_tokens = 50_000
+    done = codex.run("hello", [Call("baton_status", {}, MCP), "Summary of the work so far.", "Done."])
+    assert "hook: PreCompact" in done.stderr
+    events = codex.events()
+    drafts = [e for e in events if e.get("type") == "handoff.captured"]
+    assert len(drafts) == 1, [e["type"] for e in events]
+    automation = drafts[0]["data"]["handoff"]["automation"]
+    assert automation["trigger"] == "hook"
+    assert automation["inputs"] == {"context_pressure": 1.0}  # Codex's trigger was auto
+    (session,) = {e["session"] for e in events if e.get("type") == "session.begun"}
+    assert drafts[0]["data"]["handoff"]["origin"] == {"harness": "codex", "session_id": session}

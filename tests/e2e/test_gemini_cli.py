@@ -1,0 +1,184 @@
+"""Gemini CLI 0.61.0, the real program from npm, wired by ``baton install-hooks --harness gemini-cli``.
+
+Each test runs ``gemini -p PROMPT -y`` (headless, tools approved) in a fresh
+git project, in a scratch HOME, against the scripted Gemini API of
+``fake_gemini.py``; what the model was sent is read from the recorded
+requests, what Baton did from the ledger (``baton log --json``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from baton.domain.batons import HANDOFF_HEADING, LATEST_HEADING
+from tests.e2e.common import git_project, harness_env, harness_program, ledger_events, run_baton, run_harness
+from tests.e2e.fake_gemini import FakeGemini, Recorded, call, tool_result, user_text
+
+HANDOFF = {
+    "work": {"title": "Greeting for the demo", "objective": "README.md greets the reader"},
+    "summary": {"current_state": "README.md has a heading; the greeting line is next.",
+                "in_progress": ["Write the greeting line"]},
+    "open_items": [{"description": "Add a greeting line to README.md", "priority": "high",
+                    "suggested_action": "Write 'Hello' under the heading",
+                    "acceptance_check": "grep -q Hello README.md"}],
+}
+# The result's own "id" member (not "handoff_id", "session"…), however deeply its JSON is quoted.
+RESULT_ID = re.compile(r"\bid\W+([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
+
+
+class Session:
+    """One project wired for Gemini CLI, and the scripted model it talks to."""
+
+    def __init__(self, root: Path, model: FakeGemini):
+        self.program = harness_program("gemini-cli")
+        self.project = git_project(root / "project")
+        home = root / "home"
+        (home / ".gemini").mkdir(parents=True)
+        (home / ".gemini" / "settings.json").write_text(json.dumps({
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+            "privacy": {"usageStatisticsEnabled": False},
+            "telemetry": {"enabled": False},
+            "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+        }))
+        # Folder trust: Gemini runs a project's hooks and MCP servers only in a
+        # trusted folder, and a headless run in an untrusted one stops.
+        self.env = harness_env(home, GOOGLE_GEMINI_BASE_URL=model.url, GEMINI_API_KEY="fake-key-for-tests",
+                               GEMINI_CLI_TRUST_WORKSPACE="true")
+        self.model = model
+        installed = run_baton(self.project, self.env, "install-hooks", "--harness", "gemini-cli")
+        assert installed.returncode == 0, installed.stderr
+
+    def run(self, prompt: str, script: list[Any] | None = None, *, resume: bool = False) -> list[Recorded]:
+        """One headless session (``resume``: the latest one, continued); the conversation requests it made."""
+        before = len(self.model.conversation())
+        self.model.script = list(script or [])
+        argv = [str(self.program), *(["--resume", "latest"] if resume else []), "-p", prompt, "-y"]
+        done = run_harness(argv, self.project, self.env, timeout=240)
+        assert done.returncode == 0, f"gemini exited {done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+        assert not self.model.script, f"the model's script was not played out: {self.model.script}"
+        return self.model.conversation()[before:]
+
+    def events(self) -> list[dict[str, Any]]:
+        return ledger_events(self.project, self.env)
+
+    def types(self) -> list[str]:
+        return [e["type"] for e in self.events()]
+
+
+@pytest.fixture
+def gemini(tmp_path):
+    with FakeGemini() as model:
+        yield Session(tmp_path, model)
+
+
+def _id_from(tool: str):
+    """A reply reading the handoff id the previous tool returned."""
+    def reply_with(recorded: Recorded, make):
+        found = RESULT_ID.findall(tool_result(recorded, tool))
+        assert found, f"no handoff id in the result of {tool}"
+        return make(found[0])
+    return reply_with
+
+
+def _complete_the_draft(recorded: Recorded) -> dict[str, Any]:
+    """The agent completes the draft Baton said it prepared, with the CLI, as the notice tells it to."""
+    notice = re.search(r"Baton prepared a draft handoff (\w+)", user_text(recorded))
+    assert notice, "the model was not told of the draft Baton prepared"
+    draft = notice.group(1)
+    item = json.dumps(HANDOFF["open_items"][0])
+    command = " && ".join([
+        f"baton handoff amend {draft} --title {shlex.quote(HANDOFF['work']['title'])}"
+        f" --objective {shlex.quote(HANDOFF['work']['objective'])}"
+        f" --current-state {shlex.quote(HANDOFF['summary']['current_state'])}"
+        f" --in-progress {shlex.quote(HANDOFF['summary']['in_progress'][0])} --open-item {shlex.quote(item)}",
+        f"baton handoff validate {draft}",
+        f"baton handoff ready {draft} --accept-warnings 'a scripted test session'",
+    ])
+    return call("run_shell_command", command=command, description="Complete Baton's draft handoff")
+
+
+def _hand_over(gemini: Session) -> None:
+    """A session whose person says "continue later": Baton drafts, the agent completes, the end hands it on."""
+    gemini.run("continue later", [_complete_the_draft, "The handoff is ready for the next session."])
+
+
+def test_the_brief_reaches_the_model_at_session_start(gemini):
+    [first, *_] = gemini.run("hello")
+    assert "<hook_context>## Baton" in user_text(first)
+    assert "session.begun" in gemini.types()
+
+
+def test_the_agents_mcp_tool_calls_land_in_the_ledger(gemini):
+    ready = _id_from("mcp_baton_handoff_validate")
+    validate = _id_from("mcp_baton_handoff_capture")
+    requests = gemini.run("please record the work so far", [
+        call("mcp_baton_handoff_capture", **HANDOFF),
+        lambda r: validate(r, lambda hid: call("mcp_baton_handoff_validate", id=hid)),
+        lambda r: ready(r, lambda hid: call("mcp_baton_handoff_ready", id=hid,
+                                            accept_warnings="a scripted test session")),
+        call("mcp_baton_baton_status"),
+        "Saved.",
+    ])
+    types = gemini.types()
+    assert {"handoff.captured", "handoff.validated", "handoff.promoted"} <= set(types), types
+    [captured] = [e for e in gemini.events() if e["type"] == "handoff.captured"]
+    assert captured["data"]["handoff"]["work"]["title"] == HANDOFF["work"]["title"]
+    assert HANDOFF["work"]["title"] in tool_result(requests[-1], "mcp_baton_baton_status")
+
+
+def test_a_continue_later_session_leaves_a_baton_for_the_draft_baton_prepared(gemini):
+    _hand_over(gemini)
+    events = gemini.events()
+    [draft] = [e["data"]["draft_id"] for e in events if e["type"] == "detector.recommended"]
+    [baton] = [e for e in events if e["type"] == "baton.created"]
+    assert baton["data"]["handoff_id"] == draft
+    assert [e["type"] for e in events][-1] == "session.ended"
+
+
+def test_the_next_session_receives_the_baton_once_and_the_one_after_does_not(gemini):
+    _hand_over(gemini)
+    [second, *_] = gemini.run("hello")
+    assert f"<hook_context>{HANDOFF_HEADING}" in user_text(second)
+    assert HANDOFF["work"]["objective"] in user_text(second)
+    assert "baton.claimed" in gemini.types()
+    [third, *_] = gemini.run("hello again")
+    assert f"<hook_context>{LATEST_HEADING}" in user_text(third)  # a pointer to it, no more
+    assert HANDOFF_HEADING not in user_text(third)
+    assert gemini.types().count("baton.claimed") == 1
+
+
+@pytest.mark.parametrize("matcher", ["as installed", "an older entry without the matcher"])
+def test_ordinary_turns_prepare_no_before_compaction_draft(gemini, matcher):
+    if matcher != "as installed":
+        settings = gemini.project / ".gemini" / "settings.json"
+        config = json.loads(settings.read_text())
+        [group] = config["hooks"]["PreCompress"]
+        assert group.pop("matcher") == "manual"
+        settings.write_text(json.dumps(config))
+    (gemini.project / "README.md").write_text("# demo\n\nchanged\n")  # something a draft would record
+    requests = gemini.run("what is the status?", [call("mcp_baton_baton_status"), "Nothing pending."])
+    assert len(requests) == 2  # two turns: Gemini fired PreCompress (auto) before each
+    types = gemini.types()
+    assert "handoff.captured" not in types and "detector.recommended" not in types, types
+
+
+def test_a_compress_prepares_one_before_compaction_draft_for_the_session(gemini):
+    gemini.run("hello")
+    (gemini.project / "README.md").write_text("# demo\n\nchanged\n")
+    # Headless, /compress runs only as the whole prompt: a resumed session gets
+    # no brief in front of it (the brief is given once per session).
+    gemini.run("/compress", resume=True)
+    gemini.run("/compress", resume=True)
+    events = gemini.events()
+    [captured] = [e for e in events if e["type"] == "handoff.captured"]
+    handoff = captured["data"]["handoff"]
+    assert handoff["status"] == "draft" and handoff["origin"]["harness"] == "gemini-cli"
+    assert "README.md" in [a["path"] for a in handoff["artifacts"]]
+    drafts = {e["data"]["draft_id"] for e in events if e["type"] == "detector.recommended"}
+    assert drafts == {handoff["id"]}

@@ -1,0 +1,60 @@
+"""`baton install-hooks --harness codex` says what the user must still do for Codex to run the hooks.
+
+Codex 0.171 loads a project's `.codex/` only in a trusted folder and runs each
+hook only once its definition is trusted (pinned to a hash in the user's own
+config, which a project cannot write); an untrusted hook is skipped without a
+word. The real program's behaviour is held by tests/e2e/test_codex.py.
+"""
+
+from __future__ import annotations
+
+import json
+
+from baton.harnesses import adapter
+from tests.conftest import run_baton
+from tests.handoff_support import git_init
+
+
+def _install(root, *flags):
+    done = run_baton("install-hooks", "--harness", "codex", *flags, cwd=root)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_install_hooks_for_codex_ends_with_one_line_on_trusting_the_hooks(project_dir):
+    git_init(project_dir)
+    lines = _install(project_dir).splitlines()
+    trust = [line for line in lines if "trust" in line]
+    assert trust == [lines[-1]]
+    assert lines[-1].startswith("codex: still to do: Codex runs these hooks only once you trust them")
+    for needed in ("trust the folder", "/hooks", "Baton's 4 hooks", "--dangerously-bypass-hook-trust"):
+        assert needed in lines[-1]
+
+
+def test_the_trust_step_is_repeated_when_nothing_changes(project_dir):
+    git_init(project_dir)
+    _install(project_dir)
+    again = _install(project_dir).splitlines()
+    assert all("unchanged" in line for line in again[:-1])
+    assert again[-1] == f"codex: still to do: {adapter('codex').user_steps[0]}"
+
+
+def test_the_json_answer_carries_the_trust_step(project_dir):
+    git_init(project_dir)
+    out = json.loads(_install(project_dir, "--json"))
+    assert out["userSteps"] == list(adapter("codex").user_steps)
+    assert len(out["userSteps"]) == 1 and "/hooks" in out["userSteps"][0]
+
+
+def test_a_dry_run_names_the_trust_step_after_the_diff(project_dir):
+    git_init(project_dir)
+    text = _install(project_dir, "--dry-run")
+    assert text.rstrip("\n").splitlines()[-1] == f"# then: {adapter('codex').user_steps[0]}"
+    assert not (project_dir / ".codex").exists()
+
+
+def test_claude_code_install_names_no_codex_trust_step(project_dir):
+    git_init(project_dir)
+    done = run_baton("install-hooks", "--harness", "claude-code", cwd=project_dir)
+    assert done.returncode == 0, done.stderr
+    assert "/hooks" not in done.stdout and "hook-trust" not in done.stdout

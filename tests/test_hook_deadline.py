@@ -1,0 +1,138 @@
+"""A hook never stalls its harness (issue 23 item 7): each ``baton hook``
+process has its own deadline (``BATON_HOOK_DEADLINE``) and a bounded wait for
+the ledger lock (``BATON_HOOK_LOCK_WAIT``); past either it exits 0 with the
+harness's empty answer, and the next session start says once what went wrong.
+
+Run as the harness runs it: ``baton hook`` in a child process, the payload on
+stdin, the lock held by another process.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from contextlib import contextmanager
+
+import pytest
+
+from baton.harnesses import notices
+from tests.conftest import run_baton
+from tests.handoff_support import git_init
+from tests.harness_support import fixture, injected
+
+HOLDER = (  # holds the lock until its stdin closes, 60 s at most (a regression fails, never hangs)
+    "import fcntl, os, select, sys\n"
+    "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\n"
+    "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+    "print('held', flush=True)\n"
+    "select.select([sys.stdin], [], [], 60)\n"
+)
+
+
+@pytest.fixture
+def repo(project):
+    git_init(project, {"src/app.py": "x = 1\n"})
+    return project
+
+
+@contextmanager
+def lock_held_elsewhere(project):
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(project / ".baton" / "ledger.lock")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        yield
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
+
+
+def _hook(repo, harness, event, name, session, **env):
+    body = fixture(harness, name, repo, session_id=session)
+    return run_baton("hook", harness, event, cwd=repo, input=json.dumps(body), env=env, timeout=60)
+
+
+def _start(repo, session, harness="claude-code"):
+    done = _hook(repo, harness, "SessionStart", "SessionStart.startup", session)
+    assert done.returncode == 0, done.stderr
+    return injected(harness, done.stdout)
+
+
+def test_a_hook_stalled_past_its_deadline_exits_0_with_the_empty_answer(repo):
+    with lock_held_elsewhere(repo):  # the hook would wait a minute for it: the deadline ends it first
+        done = _hook(repo, "gemini-cli", "SessionStart", "SessionStart.startup", "s-stalled",
+                     BATON_HOOK_LOCK_WAIT="60", BATON_HOOK_DEADLINE="1")
+    assert done.returncode == 0
+    assert done.stdout == "{}"  # Gemini CLI parses stdout: its "nothing"
+    assert "gave up after 1 s (BATON_HOOK_DEADLINE)" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_hook_that_cannot_take_the_lock_gives_up_after_the_lock_wait(repo):
+    with lock_held_elsewhere(repo):
+        done = _hook(repo, "claude-code", "SessionEnd", "SessionEnd", "s-locked", BATON_HOOK_LOCK_WAIT="0.2")
+    assert done.returncode == 0 and done.stdout == ""
+    assert "locked by another process for 0.2 s" in done.stderr
+
+
+def test_the_next_start_says_once_what_went_wrong(repo):
+    _start(repo, "s-ending")
+    with lock_held_elsewhere(repo):
+        _hook(repo, "claude-code", "SessionEnd", "SessionEnd", "s-ending", BATON_HOOK_LOCK_WAIT="0.2")
+        _hook(repo, "codex", "PreCompact", "PreCompact.auto", "s-other", BATON_HOOK_LOCK_WAIT="30",
+              BATON_HOOK_DEADLINE="0.5")
+    brief = _start(repo, "s-next")
+    warned = [line for line in brief.splitlines() if line.startswith("> ⚠️ Baton's")]
+    assert len(warned) == 2
+    assert "claude-code SessionEnd hook (session s-ending)" in warned[0]
+    assert "locked by another process" in warned[0] and "the session's end was not recorded" in warned[0]
+    assert "codex PreCompact hook (session s-other)" in warned[1] and "BATON_HOOK_DEADLINE" in warned[1]
+    assert brief.index("> ⚠️ Baton's") < brief.index("## Baton")  # in front of the brief
+    assert "> ⚠️ Baton's" not in _start(repo, "s-after")  # said once
+
+
+def test_a_failed_session_end_leaves_nothing_half_done_and_a_later_end_records_it(repo):
+    from tests.batons_support import events
+
+    _start(repo, "s-retry")
+    with lock_held_elsewhere(repo):
+        _hook(repo, "claude-code", "SessionEnd", "SessionEnd", "s-retry", BATON_HOOK_LOCK_WAIT="0.2")
+    assert "session.ended" not in {e.type for e in events(repo)}
+    done = _hook(repo, "claude-code", "SessionEnd", "SessionEnd", "s-retry")
+    assert done.returncode == 0 and done.stderr == ""
+    assert [e.type for e in events(repo)].count("session.ended") == 1
+
+
+def test_a_repeated_start_that_delivers_no_brief_keeps_the_notices_for_one_that_does(repo):
+    _start(repo, "s-one")
+    with lock_held_elsewhere(repo):
+        _hook(repo, "claude-code", "SessionEnd", "SessionEnd", "s-one", BATON_HOOK_LOCK_WAIT="0.2")
+    again = _hook(repo, "claude-code", "SessionStart", "SessionStart.compact", "s-one")
+    assert again.stdout == ""  # the session's brief was delivered at its first start
+    assert "locked by another process" in _start(repo, "s-two")
+
+
+def test_the_same_failure_is_said_once_with_how_often(tmp_path):
+    for _ in range(3):
+        assert notices.leave(tmp_path, harness="codex", event="Stop", session="s1", problem="the index failed",
+                             at="2026-01-01T00:00:00Z")
+    notices.leave(tmp_path, harness="codex", event="SessionStart", session="s2", problem="other",
+                  at="2026-01-01T00:00:01Z")
+    text = notices.render(notices.take(tmp_path))
+    assert text.count("the index failed") == 1 and "3 times" in text
+    assert text.count("> ⚠️") == 2
+    assert notices.take(tmp_path) == []
+
+
+def test_the_notice_file_is_bounded(tmp_path, monkeypatch):
+    monkeypatch.setattr(notices, "MAX_BYTES", 600)
+    kept = [notices.leave(tmp_path, harness="codex", event="Stop", session="s", problem="x" * 100, at="t")
+            for _ in range(10)]
+    assert kept[0] and not kept[-1]
+    assert (tmp_path / notices.FILE_NAME).stat().st_size <= 600
+
+
+def test_no_notice_is_left_outside_a_baton_project(tmp_path):
+    assert not notices.leave(tmp_path / "missing", harness="codex", event="Stop", session=None, problem="p",
+                             at="t")

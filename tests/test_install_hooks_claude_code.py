@@ -1,0 +1,100 @@
+"""``baton install-hooks --harness claude-code``: what Claude Code 2.1.197 needs
+that the other harnesses do not (issue 23): a ``timeout`` on every hook entry
+(without one, all SessionEnd hooks together get 1.5 s and a busy machine
+loses the baton), and the project's MCP server approved in
+``.claude/settings.local.json`` (headless ``claude -p`` never asks)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from baton.harnesses.install import install_hooks
+from tests.cli_support import run, run_json
+
+LOCAL = ".claude/settings.local.json"
+
+
+def _baton_hooks(settings: dict) -> dict[str, list[dict]]:
+    return {event: [h for group in groups for h in group["hooks"] if " hook claude-code " in h["command"]]
+            for event, groups in settings["hooks"].items()}
+
+
+def test_every_hook_entry_carries_a_timeout_fitted_to_its_event(project_dir):
+    install_hooks(project_dir, "claude-code")
+    hooks = _baton_hooks(json.loads((project_dir / ".claude" / "settings.json").read_text()))
+    timeouts = {event: [h.get("timeout") for h in found] for event, found in hooks.items()}
+    # SessionEnd: long enough for the hand-on on a busy machine (Claude Code's default is 1.5 s);
+    # the start and a prompt hold the session up, so theirs are short.
+    assert timeouts == {"SessionStart": [10], "PreCompact": [30], "SessionEnd": [30], "UserPromptSubmit": [10]}
+
+
+def test_an_earlier_install_without_timeouts_gains_them_and_a_users_own_timeout_stays(project_dir):
+    settings = project_dir / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"hooks": {
+        "SessionEnd": [{"hooks": [{"type": "command", "command": "baton hook claude-code SessionEnd"}]}],
+        "SessionStart": [{"matcher": "startup", "hooks": [
+            {"type": "command", "command": "baton hook claude-code SessionStart", "timeout": 5}]}],
+    }}))
+    result = install_hooks(project_dir, "claude-code")
+    hooks = _baton_hooks(json.loads(settings.read_text()))
+    assert hooks["SessionEnd"] == [{"type": "command", "command": "baton hook claude-code SessionEnd", "timeout": 30}]
+    assert hooks["SessionStart"] == [{"type": "command", "command": "baton hook claude-code SessionStart",
+                                      "timeout": 5}]
+    assert next(c for c in result.changes if c.path == ".claude/settings.json").action == "updated"
+
+
+def test_the_mcp_server_is_approved_in_the_local_settings(project_dir):
+    install_hooks(project_dir, "claude-code")
+    assert json.loads((project_dir / LOCAL).read_text()) == {"enabledMcpjsonServers": ["baton"]}
+    assert "baton" in json.loads((project_dir / ".mcp.json").read_text())["mcpServers"]
+
+
+def test_the_approval_keeps_the_users_keys_and_servers(project_dir):
+    local = project_dir / LOCAL
+    local.parent.mkdir()
+    local.write_text(json.dumps({"permissions": {"allow": ["Bash(npm test)"]}, "enabledMcpjsonServers": ["docs"],
+                                 "disabledMcpjsonServers": ["noisy"]}))
+    install_hooks(project_dir, "claude-code")
+    assert json.loads(local.read_text()) == {"permissions": {"allow": ["Bash(npm test)"]},
+                                             "enabledMcpjsonServers": ["docs", "baton"],
+                                             "disabledMcpjsonServers": ["noisy"]}
+    again = install_hooks(project_dir, "claude-code")
+    assert next(c for c in again.changes if c.path == LOCAL).action == "unchanged"
+    assert json.loads(local.read_text())["enabledMcpjsonServers"] == ["docs", "baton"]
+
+
+def test_an_approval_list_that_is_not_a_list_is_refused_not_overwritten(project_dir, capsys):
+    local = project_dir / LOCAL
+    local.parent.mkdir()
+    local.write_text('{"enabledMcpjsonServers": "docs"}')
+    code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "claude-code")
+    assert code == 2 and "enabledMcpjsonServers is not a list" in err
+    assert local.read_text() == '{"enabledMcpjsonServers": "docs"}'
+
+
+def test_a_dry_run_shows_the_approval_and_writes_nothing(project_dir, capsys):
+    code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "claude-code", "--dry-run")
+    assert code == 0
+    assert f"+++ b/{LOCAL}" in out and '"enabledMcpjsonServers"' in out
+    assert "# the baton MCP server is approved in .claude/settings.local.json" in out
+    assert not (project_dir / LOCAL).exists()
+
+
+def test_the_install_says_in_one_line_that_it_approved_the_server_and_not_again(project_dir, capsys):
+    code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "claude-code")
+    assert code == 0
+    said = [line for line in out.splitlines() if "approved" in line]
+    assert said == ["claude-code: the baton MCP server is approved in .claude/settings.local.json "
+                    "(enabledMcpjsonServers): Claude Code starts it without asking, headless too"]
+    code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "claude-code")
+    assert code == 0 and "approved" not in out
+
+
+@pytest.mark.parametrize("harness", ["codex", "gemini-cli", "cursor"])
+def test_no_other_harness_gets_a_claude_code_approval(project_dir, harness, capsys):
+    out = run_json(capsys, project_dir, "install-hooks", "--harness", harness)
+    assert not (project_dir / LOCAL).exists()
+    assert all(f["note"] is None for f in out["files"])

@@ -1,0 +1,150 @@
+"""A handoff the agent captures over MCP is handed on when its session ends
+(issue 23 item 2), in Claude Code, Codex and Gemini CLI: through the real
+``baton hook HARNESS EVENT`` commands and the MCP server.
+
+The harness gives its hooks the session id, never the model or the MCP
+server: the brief names the id for the agent to pass as ``session_id``; a
+capture that names none is still the session's when it is the newest ready
+one captured on the session's branch while no other session worked there.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from mcp import Client
+
+from baton.mcp_server import build_server
+from tests.conftest import run_baton
+from tests.handoff_support import git_init, payload
+from tests.harness_support import fixture, injected
+
+pytestmark = pytest.mark.anyio
+
+# harness: (start event and fixture, end event and fixture)
+HARNESSES = {
+    "claude-code": ("SessionStart", "SessionStart.startup", "SessionEnd", "SessionEnd"),
+    "codex": ("SessionStart", "SessionStart.startup", "Stop", "Stop"),
+    "gemini-cli": ("SessionStart", "SessionStart.startup", "SessionEnd", "SessionEnd"),
+}
+SESSION_LINE = re.compile(r"This is \S+ session `([^`]+)`\. Pass `\"session_id\": \"([^\"]+)\"`")
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.fixture
+def repo(project):
+    git_init(project, {"src/app.py": "x = 1\n"})
+    return project
+
+
+def _hook(repo, harness, which, session):
+    """Run ``baton hook`` as the harness does: a process, the payload on stdin; returns what it injected."""
+    event, name = HARNESSES[harness][0:2] if which == "start" else HARNESSES[harness][2:4]
+    body = fixture(harness, name, repo, session_id=session)
+    done = run_baton("hook", harness, event, cwd=repo, input=json.dumps(body), timeout=60)
+    assert done.returncode == 0, done.stderr
+    return injected(harness, done.stdout) if done.stdout.strip() else None
+
+
+async def _ready_over_mcp(client, session_id=None):
+    body = payload()
+    if session_id is not None:
+        body["session_id"] = session_id
+    captured = await client.call_tool("handoff_capture", body)
+    assert not captured.is_error, captured.content
+    handoff_id = captured.structured_content["id"]
+    await client.call_tool("handoff_validate", {"id": handoff_id})
+    ready = await client.call_tool("handoff_ready", {"id": handoff_id, "accept_warnings": "synthetic test data"})
+    assert ready.structured_content["status"] == "ready", ready.content
+    return handoff_id
+
+
+def _sessions(repo):
+    from baton.app import Baton
+
+    with Baton.open(repo) as app:
+        runner = app.project.reading()
+        return {key: doc for key, doc in runner.docs("sessions")}
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+async def test_the_brief_names_the_session_id_for_the_mcp_tools(repo, harness):
+    brief = _hook(repo, harness, "start", "sess-brief-1")
+    found = SESSION_LINE.search(brief)
+    assert found and found.groups() == ("sess-brief-1", "sess-brief-1")
+    assert "handoff_capture" in brief
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+async def test_a_handoff_captured_with_the_briefs_session_id_is_handed_on_at_the_end(repo, harness):
+    brief = _hook(repo, harness, "start", "sess-a")
+    session_id = SESSION_LINE.search(brief).group(1)  # as the agent reads it
+    async with Client(build_server(repo)) as client:
+        handoff_id = await _ready_over_mcp(client, session_id)
+    _hook(repo, harness, "end", "sess-a")
+    assert _sessions(repo)["sess-a"]["leftBaton"] == handoff_id
+    following = _hook(repo, harness, "start", "sess-b")
+    assert "Active Session Handoff" in following and handoff_id in following
+    assert _sessions(repo)["sess-b"]["receivedBaton"] == handoff_id
+    assert "Active Session Handoff" not in _hook(repo, harness, "start", "sess-c")  # delivered once
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+async def test_a_handoff_captured_without_a_session_id_is_still_handed_on(repo, harness):
+    _hook(repo, harness, "start", "sess-a")
+    async with Client(build_server(repo)) as client:
+        handoff_id = await _ready_over_mcp(client)
+    _hook(repo, harness, "end", "sess-a")
+    assert _sessions(repo)["sess-a"]["leftBaton"] == handoff_id
+    following = _hook(repo, harness, "start", "sess-b")
+    assert "Active Session Handoff" in following and handoff_id in following
+
+
+async def test_an_unnamed_handoff_captured_while_another_session_worked_on_the_branch_is_nobodys(repo):
+    from tests.harness_support import hook
+
+    _hook(repo, "claude-code", "start", "sess-a")
+    _hook(repo, "codex", "start", "sess-other")  # a second agent at work on the same branch
+    async with Client(build_server(repo)) as client:
+        handoff_id = await _ready_over_mcp(client)
+    ended = hook(repo, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", repo, session_id="sess-a"))
+    assert ended.result.baton is None and ended.result.ended
+    assert any(handoff_id in notice and "sess-other" in notice for notice in ended.result.notices)
+    assert _sessions(repo)["sess-a"]["leftBaton"] is None
+    following = _hook(repo, "claude-code", "start", "sess-b")  # the next start says why, once
+    said = [line for line in following.splitlines() if line.startswith("> ⚠️ Baton's claude-code SessionEnd")]
+    assert len(said) == 1 and handoff_id in said[0] and "failed" not in said[0]
+
+
+async def test_an_unnamed_handoff_made_before_the_session_began_is_not_its_own(repo):
+    async with Client(build_server(repo)) as client:
+        await _ready_over_mcp(client)
+    _hook(repo, "claude-code", "start", "sess-late")
+    _hook(repo, "claude-code", "end", "sess-late")
+    assert _sessions(repo)["sess-late"]["leftBaton"] is None
+
+
+async def test_a_handoff_naming_another_session_is_not_taken(repo):
+    _hook(repo, "claude-code", "start", "sess-a")
+    async with Client(build_server(repo)) as client:
+        await _ready_over_mcp(client, "sess-elsewhere")
+    _hook(repo, "claude-code", "end", "sess-a")
+    assert _sessions(repo)["sess-a"]["leftBaton"] is None
+
+
+async def test_a_session_the_agent_ended_with_its_own_baton_keeps_it(repo):
+    _hook(repo, "claude-code", "start", "sess-a")
+    async with Client(build_server(repo)) as client:
+        ended = await client.call_tool("prompt", {"action": "session_end", "session_id": "sess-a",
+                                                  "handoff": {"nextSteps": ["write the fixture"]}})
+        left = ended.structured_content["handoffId"]
+        await _ready_over_mcp(client)  # a later capture naming no session
+    _hook(repo, "claude-code", "end", "sess-a")
+    assert _sessions(repo)["sess-a"]["leftBaton"] == left
+    assert "write the fixture" in _hook(repo, "claude-code", "start", "sess-b")

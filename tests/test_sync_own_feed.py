@@ -1,0 +1,211 @@
+"""Whoever can push cannot write into your feed (docs/sync.md, "Refused feeds").
+
+A clone's own feed is written there alone: a remote copy that extends or
+rewrites it is refused (``own_feed``) and the clone publishes its own copy in
+its place. A rewritten history of a feed already imported is refused, never
+taken. A feed repeating event ids the ledger already has is refused at import.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from dulwich import porcelain
+
+from baton.commands.context import Project
+from baton.ledger import EventDraft
+from tests.app_support import init_project
+from tests.cli_support import run, run_json
+from tests.sync_support import make_team, remote_feeds
+
+
+@pytest.fixture
+def team(tmp_path):
+    return make_team(tmp_path)
+
+
+def _writer(project: Path) -> str:
+    return json.loads((project / ".baton" / "local.json").read_text())["writer"]
+
+
+def _feed(project: Path, writer: str) -> Path:
+    return project / ".baton" / "ledger" / f"{writer}.jsonl"
+
+
+def _checkpoint(capsys, project: Path, title: str) -> None:
+    run_json(capsys, project, "checkpoint", "create", "--title", title, "--objective", "o", "--no-input")
+
+
+def _titles(capsys, project: Path) -> list[str]:
+    return [r["title"] for r in run_json(capsys, project, "handoff", "list")["handoffs"]]
+
+
+def _clone(remote: Path, where: Path) -> Path:
+    porcelain.clone(str(remote), str(where), errstream=io.BytesIO()).close()
+    init_project(where)
+    return where
+
+
+def _impersonate(victim: Path, clone: Path) -> None:
+    """``clone`` takes ``victim``'s writer id and a copy of its feed (what
+    anyone who can read the remote and push to it can do)."""
+    shutil.copy(victim / ".baton" / "local.json", clone / ".baton" / "local.json")
+    for f in (clone / ".baton" / "ledger").glob("*.jsonl"):
+        f.unlink()
+    (clone / ".baton" / "index.sqlite").unlink(missing_ok=True)
+    shutil.copy(_feed(victim, _writer(victim)), _feed(clone, _writer(victim)))
+
+
+def test_a_forged_extension_of_this_clones_own_feed_is_refused_and_replaced_by_its_own_copy(capsys, team, tmp_path):
+    remote, a, b = team
+    _checkpoint(capsys, a, "alice's work")
+    run_json(capsys, a, "sync")
+    mallory = _clone(remote, tmp_path / "mallory")
+    _impersonate(a, mallory)
+    _checkpoint(capsys, mallory, "FORGED by mallory as alice")  # chained correctly onto alice's feed
+    run_json(capsys, mallory, "sync")
+    assert remote_feeds(remote)[_writer(a)].head.seq == 3
+    own = _feed(a, _writer(a)).read_bytes()
+    code, out, err = run(capsys, a, "sync", "--json")
+    result = json.loads(out)
+    assert code == 3, out + err
+    [refused] = result["refused"]
+    assert (refused["feed"], refused["side"], refused["kind"]) == (_writer(a), "remote", "own_feed")
+    assert _feed(a, _writer(a)).read_bytes() == own
+    assert "FORGED by mallory as alice" not in _titles(capsys, a)
+    run_json(capsys, a, "verify")
+    assert remote_feeds(remote)[_writer(a)].head.offset == len(own)  # the forgery is off the remote's tip
+    _checkpoint(capsys, a, "alice's next")  # chains on her own feed
+    assert run(capsys, a, "sync", "--json")[0] == 0
+    run_json(capsys, b, "sync")
+    assert "FORGED by mallory as alice" not in _titles(capsys, b)
+    assert {"alice's work", "alice's next"} <= set(_titles(capsys, b))
+    run_json(capsys, b, "verify")
+
+
+def test_the_text_output_names_the_refused_own_feed(capsys, team, tmp_path):
+    remote, a, _b = team
+    _checkpoint(capsys, a, "alice's work")
+    run_json(capsys, a, "sync")
+    mallory = _clone(remote, tmp_path / "mallory")
+    _impersonate(a, mallory)
+    _checkpoint(capsys, mallory, "FORGED")
+    run_json(capsys, mallory, "sync")
+    code, out, _ = run(capsys, a, "sync")
+    assert code == 3
+    assert f"REFUSED remote feed {_writer(a)} at seq 3: own_feed" in out
+
+
+def test_a_rewritten_history_of_an_already_imported_feed_is_refused_loudly_not_taken(capsys, team, tmp_path):
+    remote, a, b = team
+    _checkpoint(capsys, a, "the original")
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    held = _feed(b, _writer(a)).read_bytes()
+    rewriter = _clone(remote, tmp_path / "rewriter")  # alice's id, a history of its own
+    shutil.copy(a / ".baton" / "local.json", rewriter / ".baton" / "local.json")
+    for f in (rewriter / ".baton" / "ledger").glob("*.jsonl"):
+        f.unlink()
+    (rewriter / ".baton" / "index.sqlite").unlink(missing_ok=True)
+    _checkpoint(capsys, rewriter, "the rewrite")
+    _checkpoint(capsys, rewriter, "and more")
+    code, out, _ = run(capsys, rewriter, "sync", "--json")
+    assert code == 3  # its own feed: it publishes its copy over alice's
+    code, out, _ = run(capsys, b, "sync")
+    assert code == 4
+    assert f"REFUSED remote feed {_writer(a)}" in out and "not_fast_forward" in out
+    assert _feed(b, _writer(a)).read_bytes() == held
+    assert "the rewrite" not in _titles(capsys, b) and "the original" in _titles(capsys, b)
+    run_json(capsys, b, "verify")
+
+
+def _append_with_ids(monkeypatch, project: Path, ids: list[str]) -> None:
+    from baton.ledger import store
+
+    minted = iter(ids)
+    monkeypatch.setattr(store, "uuid7", lambda *_args, **_kw: next(minted))
+    opened = Project.open(project)
+    try:
+        with opened.ledger.locked() as tx:
+            for n in range(len(ids)):
+                tx.append([EventDraft("test.noted", "test/copied", {"n": n})])
+    finally:
+        opened.close()
+        monkeypatch.undo()
+
+
+def _push_feed(remote: Path, project: Path) -> None:
+    """Put ``project``'s own feed on the remote's ledger ref by hand, as a
+    hostile client would (its clone never syncs, so it refuses nothing)."""
+    from dulwich.repo import Repo
+
+    from baton.ledger.feed import FeedHead, scan_bytes
+    from baton.ledger_ref import FeedTreeWriter, read_feeds, write_commit
+    from tests.sync_support import REF
+
+    writer = _writer(project)
+    data = _feed(project, writer).read_bytes()
+    with Repo(str(remote)) as repo:
+        sha = repo.refs.as_dict().get(REF)
+        feeds = read_feeds(repo, sha)
+        packer = FeedTreeWriter(repo, writer, None)
+        packer.add(data)
+        feeds[writer] = packer.finish(scan_bytes(writer, data, FeedHead()).head)
+        repo.refs[REF] = write_commit(repo, feeds, [sha] if sha else [], "pushed by hand\n", b"m <m@x>", 0)
+
+
+def _ids(project: Path, writer: str) -> list[str]:
+    return [json.loads(line)["id"] for line in _feed(project, writer).read_bytes().splitlines()]
+
+
+def test_a_pushed_feed_repeating_another_feeds_event_ids_is_refused_at_import(capsys, team, tmp_path, monkeypatch):
+    remote, a, b = team
+    _checkpoint(capsys, a, "alice's work")
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    mallory = _clone(remote, tmp_path / "mallory")
+    _append_with_ids(monkeypatch, mallory, _ids(a, _writer(a))[-1:])
+    _push_feed(remote, mallory)
+    code, out, err = run(capsys, b, "sync", "--json")
+    result = json.loads(out)
+    assert code == 3, out + err
+    [refused] = result["refused"]
+    assert (refused["feed"], refused["kind"]) == (_writer(mallory), "duplicate_id")
+    assert _writer(a) in refused["message"]
+    assert not _feed(b, _writer(mallory)).exists()
+    assert result["dropped"] == [_writer(mallory)] and _writer(mallory) not in remote_feeds(remote)
+    run_json(capsys, b, "verify")
+
+
+def test_two_remote_feeds_sharing_an_id_are_both_refused_by_a_fresh_clone_and_both_kept(capsys, team, tmp_path,
+                                                                                        monkeypatch):
+    remote, a, _b = team
+    _checkpoint(capsys, a, "alice's work")
+    run_json(capsys, a, "sync")
+    mallory = _clone(remote, tmp_path / "mallory")
+    _append_with_ids(monkeypatch, mallory, _ids(a, _writer(a))[-1:])
+    _push_feed(remote, mallory)
+    fresh = _clone(remote, tmp_path / "fresh")
+    code, out, _ = run(capsys, fresh, "sync", "--json")
+    result = json.loads(out)
+    assert code == 3
+    assert sorted((r["feed"], r["kind"]) for r in result["refused"]) == sorted(
+        [(_writer(a), "duplicate_id"), (_writer(mallory), "duplicate_id")])
+    assert not _feed(fresh, _writer(a)).exists() and not _feed(fresh, _writer(mallory)).exists()
+    assert {_writer(a), _writer(mallory)} <= set(remote_feeds(remote))  # neither dropped by a fresh clone
+    run_json(capsys, fresh, "verify")
+
+
+def test_a_feed_repeating_its_own_event_id_is_refused(capsys, team, tmp_path, monkeypatch):
+    remote, _a, b = team
+    mallory = _clone(remote, tmp_path / "mallory")
+    _append_with_ids(monkeypatch, mallory, ["01a2b3c4-0000-7000-8000-000000000001"] * 2)
+    _push_feed(remote, mallory)
+    code, out, _ = run(capsys, b, "sync", "--json")
+    assert code == 3
+    [refused] = json.loads(out)["refused"]
+    assert (refused["feed"], refused["kind"], refused["seq"]) == (_writer(mallory), "duplicate_id", 3)

@@ -1,0 +1,103 @@
+"""``baton sync`` transport failures (docs/sync.md, "Exit codes"): a push race on
+a path remote is retried, a locked ref is an exit 4 with its reason, and
+credentials a smart-HTTP remote refuses are exit 4 with a clear message
+(real ``git http-backend`` on loopback)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from baton.app import Baton
+from tests.cli_support import run, run_json
+from tests.http_git_support import serve
+from tests.sync_support import REF, make_team, remote_feeds, set_remote
+
+
+@pytest.fixture
+def team(tmp_path):
+    return make_team(tmp_path)
+
+
+def _writer(project: Path) -> str:
+    return json.loads((project / ".baton" / "local.json").read_text())["writer"]
+
+
+def _checkpoint(capsys, project: Path, title: str) -> None:
+    run_json(capsys, project, "checkpoint", "create", "--title", title, "--objective", "o", "--no-input")
+
+
+def test_a_ref_moved_between_read_and_write_on_a_path_remote_is_retried(capsys, team, monkeypatch):
+    """dulwich writes a path remote's ref with compare-and-swap: a push landing
+    between its read and its write makes it answer "unable to set"."""
+    from dulwich.refs import DiskRefsContainer
+
+    remote, a, b = team
+    _checkpoint(capsys, a, "from A")
+    _checkpoint(capsys, b, "from B")
+    run_json(capsys, b, "sync")
+    original = DiskRefsContainer.set_if_equals
+    raced = []
+
+    def racing(self, name, old, new, *args, **kwargs):
+        if name == REF and not raced and Path(os.fsdecode(self.path)).resolve() == remote.resolve():
+            raced.append(True)
+            with Baton.open(b) as app:  # another clone's push lands in between
+                _checkpoint(capsys, b, "from B, again")
+                app.sync()
+        return original(self, name, old, new, *args, **kwargs)
+
+    monkeypatch.setattr(DiskRefsContainer, "set_if_equals", racing)
+    result = run_json(capsys, a, "sync")
+    assert raced and result["attempts"] == 2 and result["pushed"] is True
+    assert {_writer(a), _writer(b)} <= set(remote_feeds(remote))
+    assert remote_feeds(remote)[_writer(b)].head.seq == 3
+
+
+def test_a_ref_locked_on_a_path_remote_is_an_exit_4_naming_the_lock_not_a_crash(capsys, team):
+    remote, a, _b = team
+    _checkpoint(capsys, a, "from A")
+    lock = remote / "refs" / "baton" / "ledger.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_bytes(b"")  # another push holds it (or died holding it)
+    code, out, err = run(capsys, a, "sync", "--json")
+    assert code == 4, out + err
+    error = json.loads(out)["error"]
+    assert error["code"] == "remote_unreachable" and "locked" in error["message"]
+    lock.unlink()
+    assert run(capsys, a, "sync", "--json")[0] == 0
+
+
+@pytest.fixture
+def http_remote(team):
+    remote, a, b = team
+    with serve(remote.parent, "alice", "s3cret-pass") as base:
+        yield f"{base}/{remote.name}", remote, a, b
+
+
+def test_smart_http_with_the_right_credentials_syncs(capsys, http_remote):
+    url, remote, a, b = http_remote
+    set_remote(a, url.replace("http://", "http://alice:s3cret-pass@"))
+    _checkpoint(capsys, a, "over http")
+    result = run_json(capsys, a, "sync")
+    assert result["pushed"] is True and _writer(a) in remote_feeds(remote)
+
+
+@pytest.mark.parametrize("credentials", ["", "alice:not-the-pass-9@"], ids=["missing", "wrong"])
+def test_credentials_the_http_remote_refuses_are_exit_4_with_a_clear_message(capsys, http_remote, credentials,
+                                                                            monkeypatch):
+    monkeypatch.setenv("GIT_TERMINAL_PROMPT", "0")
+    url, _remote, a, _b = http_remote
+    set_remote(a, url.replace("http://", f"http://{credentials}"))
+    _checkpoint(capsys, a, "over http")
+    code, out, err = run(capsys, a, "sync", "--json")
+    assert code == 4, out + err
+    error = json.loads(out)["error"]
+    assert error["code"] == "remote_auth_failed"
+    assert "refused the credentials" in error["message"]
+    assert "not-the-pass-9" not in out  # a password is never shown
+    code, out, err = run(capsys, a, "sync")
+    assert code == 4 and "refused the credentials" in err and "internal error" not in err

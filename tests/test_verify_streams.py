@@ -1,0 +1,126 @@
+"""``baton verify`` streams the ledger (issue 27 item 3): it reads every feed a
+chunk at a time through one merge and keeps, per event, only its id and hash,
+never the events. Its report is the same whatever the chunk size — a chunk
+larger than every feed is the whole-file read it replaced — on sound and
+damaged ledgers alike, and each feed's part of it is what one whole-file
+collecting scan of that feed finds."""
+
+from __future__ import annotations
+
+import itertools
+
+import orjson
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from baton.ledger import EventDraft, Ledger
+from baton.ledger import verify as verify_module
+from baton.ledger.feed import scan_file
+from baton.ledger.verify import _SeqHashes, verify_ledger
+
+WHOLE = 1 << 40
+
+
+def ticking(start: int):
+    ticks = itertools.count(start, 1_000)
+    return lambda: next(ticks)
+
+
+def build(root, plan) -> None:
+    """Feeds written by real writers (batches, shared streams, an erasure and a
+    forget), then damaged as ``plan`` says."""
+    writers = [Ledger(root, name, fsync="never", clock=ticking(1_700_000_000_000_000_000 + i * 500))
+               for i, name in enumerate(("w1", "w2", "w3")[:plan["writers"]])]
+    for step, (who, size, stream) in enumerate(plan["appends"]):
+        ledger = writers[who % len(writers)]
+        with ledger.locked() as txn:
+            drafts = [EventDraft("test.noted", f"s/{(stream + k) % 3}", {"n": step, "k": k, "pad": "x" * (step % 7)})
+                      for k in range(size)]
+            txn.append(drafts)
+    for who, line_no, how in plan["damage"]:
+        path = writers[who % len(writers)].feed_path(writers[who % len(writers)].writer)
+        lines = path.read_bytes().splitlines(keepends=True) if path.is_file() else []
+        if not lines:
+            continue
+        i = line_no % len(lines)
+        if how == "flip":
+            lines[i] = lines[i].replace(b'"n":', b'"N":', 1)
+        elif how == "drop":
+            del lines[i]
+        elif how == "repeat":
+            lines.insert(i, lines[i])
+        elif how == "garbage":
+            lines.insert(i, b"{not json\n")
+        elif how == "erase" and lines[i].startswith(b'{"'):
+            raw = orjson.loads(lines[i])
+            raw.pop("data", None)
+            lines[i] = orjson.dumps(raw, option=orjson.OPT_SORT_KEYS) + b"\n"
+        elif how == "torn":
+            lines[-1] = lines[-1][: len(lines[-1]) // 2]
+        elif how == "nul":
+            lines.append(b"\x00" * 9)
+        path.write_bytes(b"".join(lines))
+
+
+plans = st.fixed_dictionaries({
+    "writers": st.integers(1, 3),
+    "appends": st.lists(st.tuples(st.integers(0, 2), st.integers(1, 4), st.integers(0, 2)), min_size=1, max_size=25),
+    "damage": st.lists(st.tuples(st.integers(0, 2), st.integers(0, 60),
+                                 st.sampled_from(["flip", "drop", "repeat", "garbage", "erase", "torn", "nul"])),
+                       max_size=3),
+})
+
+
+def report_at(monkeypatch, ledger_dir, chunk: int) -> dict:
+    monkeypatch.setattr(verify_module, "VERIFY_CHUNK_BYTES", chunk)
+    report = verify_ledger(ledger_dir, erasure_type="test.forgotten")
+    return {**report.to_json(), "recorded": [(r.feed, r.seq, r.hash, r.offset, r.source) for r in report.recorded]}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(plan=plans, chunk=st.sampled_from([64, 333, 1500, 4096]))
+def test_the_report_is_the_same_whatever_the_chunk_size_on_sound_and_damaged_ledgers(tmp_path_factory, monkeypatch,
+                                                                                    plan, chunk):
+    root = tmp_path_factory.mktemp("ledger") / ".baton"
+    build(root, plan)
+    whole = report_at(monkeypatch, root / "ledger", WHOLE)
+    assert report_at(monkeypatch, root / "ledger", chunk) == whole
+    for feed in whole["feeds"]:
+        scan = scan_file(root / "ledger" / f"{feed['feed']}.jsonl", collect=True)
+        assert feed["events"] == len(scan.events) and feed["last_hash"] == scan.head.hash
+        assert feed["problems"] == [p.to_json() for p in scan.problems]
+        assert feed["torn_tail"] == (scan.torn.to_json() if scan.torn else None)
+
+
+def test_recorded_heads_are_checked_against_the_hashes_kept_for_each_seq(tmp_path, monkeypatch):
+    """Over ``HEADS_EVERY`` events a writer records the other feeds' heads in the
+    ledger itself; verify checks them against the 32 bytes it kept per event."""
+    root = tmp_path / ".baton"
+    w1, w2 = (Ledger(root, n, fsync="never", clock=ticking(1_700_000_000_000_000_000 + i)) for i, n in
+              enumerate(("w1", "w2")))
+    for n in range(140):
+        for ledger in (w1, w2):
+            with ledger.locked() as txn:
+                txn.append([EventDraft("test.noted", f"s/{ledger.writer}", {"n": n})])
+    sound = report_at(monkeypatch, root / "ledger", 4096)
+    assert sound["ok"] and sound["heads_checked"] >= 2
+    path = w2.feed_path("w2")
+    lines = path.read_bytes().splitlines(keepends=True)
+    raw = orjson.loads(lines[9])
+    raw["hash"] = "sha256:" + "0" * 64  # seq 10 of w2 now holds another hash than w1 recorded... or not at all
+    lines[9] = orjson.dumps(raw, option=orjson.OPT_SORT_KEYS) + b"\n"
+    path.write_bytes(b"".join(lines))
+    damaged = report_at(monkeypatch, root / "ledger", 4096)
+    assert not damaged["ok"]
+    assert damaged == report_at(monkeypatch, root / "ledger", WHOLE)
+
+
+def test_hashes_kept_per_seq_are_given_back_exactly_in_a_run_or_out_of_it():
+    kept = _SeqHashes()
+    a, b, odd = "sha256:" + "ab" * 32, "sha256:" + "0f" * 32, "sha256:" + "AB" * 32
+    kept.add(1, a)
+    kept.add(2, b)
+    kept.add(3, odd)  # upper case: not what a sound line holds, kept as written
+    kept.add(9, a)  # a seq that jumps (a damaged feed)
+    kept.add(4, "md5:x")
+    assert [kept.get(s) for s in (1, 2, 3, 4, 9)] == [a, b, odd, "md5:x", a]
+    assert kept.get(0) is None and kept.get(5) is None and kept.get(10) is None
