@@ -226,7 +226,8 @@ def test_a_secret_session_id_from_a_hook_is_refused_and_the_harness_goes_on(proj
     chosen = adapter(harness)
     event = next(name for name, meaning in chosen.kinds.items() if meaning == kind)
     before = _files(project)
-    stdin = json.dumps({chosen.session_fields[0]: secret.value, "cwd": str(project), "hook_event_name": event})
+    stdin = json.dumps({chosen.session_fields[0]: secret.value, "cwd": str(project), "hook_event_name": event,
+                        "trigger": "manual"})  # Gemini's PreCompress acts on a manual compression only
     outcome = run_hook(harness, event, stdin.encode(), project=project)
     assert outcome.problem is not None and "the session id looks like a secret" in outcome.problem
     assert secret.value not in outcome.answer + outcome.problem

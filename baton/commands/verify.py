@@ -152,7 +152,8 @@ def index_problems(index: Path, ledger_dir: Path, *, read_only: bool = False) ->
             line = line_ending_at(lambda at, size: files.read_range(path, at, size), offset, length or 0)
         except Exception:  # noqa: BLE001 - an unreadable cursor is reported, not raised
             line = None
-        if not line_hashes_to(line, hash_, seq=seq, hlc=hlc or 0):
+        if not line_hashes_to(line, hash_, seq=seq, hlc=hlc or 0) and not _moved_by_erasure(path, feed, seq, hash_,
+                                                                                               hlc or 0):
             problems.append(FeedProblem(feed, offset, seq, "index_cursor",
                                         f"the index's cursor of feed {feed!r} (seq {seq}, byte {offset}) is not "
                                         f"after that event of the feed: the index was edited{fix}"))
@@ -168,6 +169,25 @@ def index_problems(index: Path, ledger_dir: Path, *, read_only: bool = False) ->
                                         f"the index's recorded head of feed {feed!r} at seq {seq} differs from "
                                         f"its cursor: the index was edited{fix}"))
     return problems
+
+
+def _moved_by_erasure(path: str, feed: str, seq: int, hash_: str | None, hlc: int) -> bool:
+    """The cursor's event is in the feed, with its hash and hlc, and only moved:
+    a payload at or before it was erased (``baton forget`` rewrites a feed
+    shorter) and the index has not caught up yet — stale, not edited."""
+    from baton.ledger.feed import FeedHead, scan_bytes
+
+    try:
+        with open(path, "rb") as fh:
+            scan = scan_bytes(feed, fh.read(), FeedHead())
+    except Exception:  # noqa: BLE001 - unreadable: the ledger's own checks report it
+        return False
+    erased = False
+    for event in scan.events:
+        erased = erased or event.erased
+        if event.seq == seq:
+            return erased and event.hash == hash_ and (not hlc or event.hlc == hlc)
+    return False
 
 
 def index_heads(index: Path, *, read_only: bool = False) -> list[RecordedHead]:
