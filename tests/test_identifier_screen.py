@@ -267,3 +267,18 @@ async def test_mcp_refuses_an_empty_owner_or_a_control_character_in_a_branch(pro
     assert result.is_error
     assert (result.structured_content["error"]["code"], result.structured_content["error"]["exit_code"]) == \
         ("input_error", 2)
+
+
+def test_a_hook_notice_keeps_no_secret_on_disk(project):
+    from baton.harnesses import notices
+
+    token = SECRETS[8].value  # a GitHub token
+    assert notices.leave(project / ".baton", harness="codex", event="Stop", session=token,
+                         problem=f"could not read {token}", at="2026-01-01T00:00:00Z")
+    assert notices.leave(project / ".baton", harness="codex", event="Stop", session="s-1",
+                         problem="the ledger stayed locked", at="2026-01-01T00:00:01Z")
+    stored = (project / ".baton" / notices.FILE_NAME).read_text()
+    assert token not in stored
+    first, second = (json.loads(line) for line in stored.splitlines())
+    assert first["session"] is None and "[REDACTED:github-token]" in first["problem"]
+    assert second["session"] == "s-1" and second["problem"] == "the ledger stayed locked"
