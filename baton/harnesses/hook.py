@@ -181,16 +181,9 @@ class HookRun:
             self.baton_dir = root / ".baton"
         from datetime import datetime, timezone
 
-        from baton.domain.identifiers import SESSION, screen_identifiers
-        from baton.domain.redaction import RedactionPolicy
         from baton.harnesses import notices
 
-        # A session id that looks like a secret is refused before anything is
-        # written; the notice saying so must not keep it either.
-        session = self.session
-        if session is not None and screen_identifiers({SESSION: session}, RedactionPolicy()):
-            session = None
-        notices.leave(self.baton_dir, harness=self.harness, event=self.event, session=session,
+        notices.leave(self.baton_dir, harness=self.harness, event=self.event, session=self.session,
                       problem=problem, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), failed=failed)
 
 

@@ -34,13 +34,10 @@ def leave(baton_dir: str | os.PathLike, *, harness: str, event: str, session: st
     did its work and has something to say, e.g. a handoff it did not hand on)."""
     import orjson
 
-    from baton.domain.redaction import RedactionPolicy, screen_text
-
+    harness, event, session, problem = _screened(harness, event, session, problem)
     path = Path(baton_dir) / FILE_NAME
-    policy = RedactionPolicy()  # the default rules: the project's policy may be what failed to load
-    line = orjson.dumps({"at": at, "harness": harness, "event": event,
-                         "session": screen_text(session, policy) if session else session,
-                         "problem": screen_text(problem, policy), "failed": failed}) + b"\n"
+    line = orjson.dumps({"at": at, "harness": harness, "event": event, "session": session,
+                         "problem": problem, "failed": failed}) + b"\n"
     try:
         if not Path(baton_dir).is_dir():
             return False
@@ -57,6 +54,20 @@ def leave(baton_dir: str | os.PathLike, *, harness: str, event: str, session: st
         return True
     except OSError:
         return False
+
+
+def _screened(harness: str, event: str, session: str | None, problem: str) -> tuple[str, str, str | None, str]:
+    """What a notice may keep on disk: the texts through the secret rules, and
+    no session id at all when it looks like a secret (an identifier is never
+    stored redacted: ``baton.domain.identifiers``). The file is not the ledger,
+    but it is under ``.baton/``, where no secret is ever written."""
+    from baton.domain.identifiers import SESSION, screen_identifiers
+    from baton.domain.redaction import RedactionPolicy, redact_text
+
+    policy = RedactionPolicy()
+    if session is not None and screen_identifiers({SESSION: session}, policy):
+        session = None
+    return redact_text(harness, policy), redact_text(event, policy), session, redact_text(problem, policy)
 
 
 def take(baton_dir: str | os.PathLike) -> list[dict[str, Any]]:

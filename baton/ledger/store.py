@@ -342,7 +342,7 @@ class Ledger:
             line = line_ending_at(lambda at, size: self._read_range(path, at, size), cursor.head.offset, cursor.line)
         except FileNotFoundError:
             return False
-        if not line_hashes_to(line, cursor.head.hash):
+        if not line_hashes_to(line, cursor.head.hash, seq=cursor.head.seq, hlc=cursor.head.hlc):
             return False
         if self._lock_depth:
             self._held.add((feed, cursor))
