@@ -456,6 +456,8 @@ class _Round:
     """Feed → the (id, seq) of every event staged for import."""
     local_trees: dict[str, "RefFeed"] = attrs.field(factory=dict)
     keep_remote: set[str] = attrs.field(factory=set)
+    restore_own: bool = False
+    """``sync --restore-own-feed``: the remote's copy may extend this clone's own feed (restored from a backup)."""
     """Feeds refused but kept as the remote holds them (two remote feeds repeating each other's ids)."""
     """Feed → its folder packed from the local file (what this clone publishes of it)."""
 
@@ -583,7 +585,9 @@ class _Round:
         return RefusedFeed(feed, "remote", "own_feed", remote.head.seq,
                            f"the remote's copy of this clone's own feed {feed} (seq {remote.head.seq}) is not a "
                            "prefix of the local file: events written elsewhere under this writer id (a copied "
-                           ".baton/local.json) or forged; this clone publishes its own copy in its place")
+                           ".baton/local.json) or forged; this clone publishes its own copy in its place (a clone "
+                           "restored from a backup takes its published events back with `baton sync "
+                           "--restore-own-feed`)")
 
     def _fast_forward(self, feed: str) -> None:
         from baton.config import WRITER_ID
@@ -606,12 +610,15 @@ class _Round:
             tree = base
         elif st is None:
             local, tree = FeedHead(), None
+        elif self.restore_own and feed == self.project.writer and any(
+                c is not None and c.head.offset > size for c in (base, remote)):
+            local, tree = self._file_head(feed, size), None  # restored from a backup: the rest comes from the remote
         else:
             local, tree = self._publish(feed, base, remote, size, FeedTreeWriter)
         if tree is not None:
             self.local_trees[feed] = tree
         if remote is not None and remote.head.offset > local.offset:
-            if feed == self.project.writer:  # nobody else appends to this clone's own feed
+            if feed == self.project.writer and not self.restore_own:  # nobody else appends to it
                 raise _Refuse(RefusedFeed(feed, "remote", "not_fast_forward", remote.head.seq,
                                           f"the remote's copy of feed {feed} is longer than the local file"))
             self._import(feed, remote, local, st)
@@ -629,6 +636,15 @@ class _Round:
         self.out[feed] = tree
         if st is not None:
             self.new_state[feed] = {"ino": st.st_ino, "size": tree.head.offset, "hash": tree.head.hash}
+
+    def _file_head(self, feed: str, size: int) -> FeedHead:
+        head = FeedHead()
+        try:
+            for _lines, scan in self.local.sound_lines(feed, head, size):
+                head = scan.head
+        except LedgerCorrupt as exc:
+            raise _Refuse(_problem_of(feed, "local", exc)) from None
+        return head
 
     def _extends(self, feed: str, remote: "RefFeed", local: FeedHead, tree: "RefFeed | None",
                  base: "RefFeed | None") -> bool:
@@ -654,9 +670,11 @@ class _Round:
                 start = candidate
                 break
         if start is None and base is not None:
+            hint = (" (a clone restored from a backup takes its published events back with `baton sync "
+                    "--restore-own-feed`)") if feed == self.project.writer else ""
             raise _Refuse(RefusedFeed(feed, "local", "not_fast_forward", base.head.seq,
                                       f"the local feed {feed} no longer extends what was synced before "
-                                      f"(seq {base.head.seq}): it was rewritten or cut"))
+                                      f"(seq {base.head.seq}): it was rewritten or cut{hint}"))
         head = start.head if start is not None else FeedHead()
         writer = writer_cls(self.repo, feed, start)
         events = 0
@@ -826,7 +844,7 @@ class _Round:
                                           "writes them; upgrade Baton on every replica"))
             self.rewrites[feed] = prefix + torn
             self.erased[feed] = len(erased_here)
-        if tail and feed == self.project.writer:
+        if tail and feed == self.project.writer and not self.restore_own:
             raise _Refuse(self._own_feed(feed))
         if tail:
             self._stage_tail(feed, tail, scan_bytes(feed, prefix, FeedHead()).head, len(prefix) + len(torn))
@@ -1029,8 +1047,12 @@ class _Erased:
     scrubbed: bool = False
 
 
-def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None = None) -> SyncResult:
+def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None = None,
+                restore_own_feed: bool = False) -> SyncResult:
     """Share the ledger's feeds with ``remote`` on ``ref`` (default ``refs/baton/ledger``).
+
+    ``restore_own_feed``: this clone was restored from a backup; the remote's
+    copy of its own feed may extend the local file (and is imported, verified).
 
     Raises:
         InputError: ``ref`` is not a ref name under ``refs/``.
@@ -1052,7 +1074,8 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         count = ReadCount()
         for attempt in range(1, ATTEMPTS + 1):
             try:
-                result = _round(project, repo, client, path, url, remote, ref.encode(), count, attempt, erased)
+                result = _round(project, repo, client, path, url, remote, ref.encode(), count, attempt, erased,
+                                restore_own_feed)
                 break
             except _RemoteMoved as moved:
                 if attempt == ATTEMPTS:
@@ -1088,7 +1111,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
 
 
 def _round(project: "Project", repo, client, path: str, url: str, remote_name: str, ref: bytes,
-           count: ReadCount, attempt: int, erased: "_Erased") -> SyncResult:
+           count: ReadCount, attempt: int, erased: "_Erased", restore_own_feed: bool = False) -> SyncResult:
     from baton.ledger_ref import BadRefFeed, read_feeds, tree_of, write_commit
 
     signatures = FeedSignatures.open(project, repo)  # signed feeds: git's signing key, the allowed signers
@@ -1105,7 +1128,7 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
         except BadRefFeed:
             base_feeds, local_sha = {}, None  # a damaged local ref is rebuilt from the feeds
         work = _Round(project, repo, _LocalFeeds(project, count), base_feeds, remote_feeds,
-                      _load_state(project, ref.decode()), signatures=signatures)
+                      _load_state(project, ref.decode()), signatures=signatures, restore_own=restore_own_feed)
         try:
             work.run()
         finally:
