@@ -110,6 +110,8 @@ class SyncResult:
     """Signed feeds (``baton.sync_signing``): each feed's signer, the remote copies taken unsigned or badly signed."""
     dropped: list[str] = attrs.field(factory=list)
     """Remote feeds refused and left out of the ref this clone publishes: the remote no longer holds them."""
+    behind: dict[str, dict[str, int]] = attrs.field(factory=dict)
+    """Feeds the remote held less of than this clone had published (its ref went back): put back by the push."""
 
     @property
     def exit_code(self) -> int:
@@ -123,7 +125,8 @@ class SyncResult:
                 "refused": [r.to_json() for r in self.refused], "pushed": self.pushed, "commit": self.commit,
                 "read": self.read.to_json(), "projections_rebuilt": self.rebuilt, "attempts": self.attempts,
                 "erased": dict(sorted(self.erased.items())), "ref_erased": dict(sorted(self.ref_erased.items())),
-                "signers": self.signers, "dropped": sorted(self.dropped)}
+                "signers": self.signers, "dropped": sorted(self.dropped),
+                "behind": dict(sorted(self.behind.items()))}
 
     def render(self) -> str:
         lines = []
@@ -142,12 +145,17 @@ class SyncResult:
         for r in self.refused:
             seq = f" at seq {r.seq}" if r.seq is not None else ""
             lines.append(f"REFUSED {r.side} feed {r.feed}{seq}: {r.kind}: {r.message}")
+        for feed, seqs in sorted(self.behind.items()):
+            verb = "put back" if self.pushed else "to put back"
+            lines.append(f"BEHIND remote feed {feed}: the remote held it to seq {seqs['remote_seq']}, this clone "
+                         f"had published seq {seqs['published_seq']} ({verb}; its ref went back, or a clone "
+                         "dropped a copy it refused)")
         for feed in sorted(self.dropped):
             lines.append(f"DROPPED remote feed {feed} from {self.ref}: this clone does not publish a copy it "
                          "refused (its writer's next sync publishes the feed again)")
         lines.extend(render_flagged(self.signers))  # signed feeds
         if not self.imported and not self.published and not self.refused and not self.erased \
-                and not self.ref_erased:
+                and not self.ref_erased and not self.behind:
             lines.append(f"Already in sync with {self.remote} ({self.ref}).")
         elif self.pushed:
             lines.append(f"Pushed {self.ref} to {self.remote}.")
@@ -457,6 +465,10 @@ class _Round:
     local_trees: dict[str, "RefFeed"] = attrs.field(factory=dict)
     keep_remote: set[str] = attrs.field(factory=set)
     restore_own: bool = False
+    remote_exists: bool = True
+    """The remote has the ledger ref (a remote without it is not "behind")."""
+    behind: dict[str, dict[str, int]] = attrs.field(factory=dict)
+    """Feed → what the remote held of it and what this clone had published: the remote went back."""
     """``sync --restore-own-feed``: the remote's copy may extend this clone's own feed (restored from a backup)."""
     """Feeds refused but kept as the remote holds them (two remote feeds repeating each other's ids)."""
     """Feed → its folder packed from the local file (what this clone publishes of it)."""
@@ -468,9 +480,22 @@ class _Round:
                 self._feed(feed)
             except _Refuse as refusal:
                 self._refused(feed, refusal.refused)
+            else:
+                self._note_behind(feed)
         for feed, refused in self._repeated_ids():
             self._refused(feed, refused)
         self._write_staged()
+
+    def _note_behind(self, feed: str) -> None:
+        """The remote holds less of ``feed`` than this clone published before
+        (its ref was reset, or another clone dropped a copy it refused): the
+        push puts it back, and the sync says so."""
+        base, remote, out = self.base.get(feed), self.remote.get(feed), self.out.get(feed)
+        if not self.remote_exists or base is None or base.problem is not None or out is None:
+            return
+        had = remote.head.seq if remote is not None and remote.problem is None else 0
+        if had < base.head.seq <= out.head.seq:
+            self.behind[feed] = {"remote_seq": had, "published_seq": base.head.seq}
 
     def _refused(self, feed: str, refused: RefusedFeed) -> None:
         self.refused.append(refused)
@@ -1128,7 +1153,8 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
         except BadRefFeed:
             base_feeds, local_sha = {}, None  # a damaged local ref is rebuilt from the feeds
         work = _Round(project, repo, _LocalFeeds(project, count), base_feeds, remote_feeds,
-                      _load_state(project, ref.decode()), signatures=signatures, restore_own=restore_own_feed)
+                      _load_state(project, ref.decode()), signatures=signatures, restore_own=restore_own_feed,
+                      remote_exists=remote_sha is not None)
         try:
             work.run()
         finally:
@@ -1153,7 +1179,7 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
     return SyncResult(remote=remote_name, ref=ref.decode(), imported=work.imported, published=work.published,
                       refused=work.refused, pushed=pushed, commit=new_sha.decode() if new_sha else None,
                       read=count, rebuilt=False, attempts=attempt, erased=work.erased, ref_erased=work.ref_erased,
-                      signers=signatures.to_json(), dropped=sorted(work.dropped))
+                      signers=signatures.to_json(), dropped=sorted(work.dropped), behind=work.behind)
 
 
 def _commit(repo, work: _Round, local_sha: bytes | None, remote_sha: bytes | None, project: "Project",
