@@ -67,6 +67,7 @@ def test_a_ref_locked_on_a_path_remote_is_an_exit_4_naming_the_lock_not_a_crash(
     assert code == 4, out + err
     error = json.loads(out)["error"]
     assert error["code"] == "remote_unreachable" and "locked" in error["message"]
+    assert str(lock) in error["message"] and "remove that file" in error["message"]
     lock.unlink()
     assert run(capsys, a, "sync", "--json")[0] == 0
 

@@ -315,8 +315,10 @@ def _push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | Non
         result = client.send_pack(path, update, repo.object_store.generate_pack_data)
     except _RemoteMoved:
         raise
-    except FileLocked:  # a path remote: another push holds the ref's lock right now
-        raise _RemoteMoved(f"{ref.decode()} was locked by another push") from None
+    except FileLocked as exc:  # a path remote: another push holds the ref's lock right now
+        lock = os.fsdecode(getattr(exc, "lockfilename", b"") or b"") or f"{ref.decode()}.lock"
+        raise _RemoteMoved(f"{ref.decode()} was locked by another push ({lock} exists; if no push is "
+                           "running, one died holding it: remove that file)") from None
     except _transport_errors() as exc:
         raise _failure(exc, f"push {ref.decode()} to", url) from None
     status = (getattr(result, "ref_status", None) or {}).get(ref)
