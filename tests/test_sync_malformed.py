@@ -350,3 +350,16 @@ def test_a_remote_without_the_ledger_ref_is_not_reported_behind(capsys, team):
     result = run_json(capsys, a, "sync")
     assert result["behind"] == {} and result["pushed"] is True
     assert _writer(a) in remote_feeds(remote)
+
+
+def test_a_malformed_copy_of_this_clones_own_feed_is_replaced_by_the_local_copy(capsys, team):
+    remote, a, _b = team
+    _checkpoint(capsys, a, "from A")
+    run_json(capsys, a, "sync")
+    reshape_remote(remote, _in_feed(_writer(a), _head_as_folder))
+    _checkpoint(capsys, a, "more from A")
+    code, out, _ = run(capsys, a, "sync", "--json")
+    assert code == 3 and [r["kind"] for r in json.loads(out)["refused"]] == ["bad_ref"]
+    feed = remote_feeds(remote)[_writer(a)]
+    assert feed.problem is None and feed.head.seq == 3  # a's own copy, with its new event
+    assert fsck(remote).returncode == 0

@@ -579,8 +579,11 @@ class _Round:
         base = base if base is not None and base.problem is None else None
         if refused.side == "local":
             return remote or base
-        if refused.kind == "own_feed":  # the local file is authoritative for this clone's own feed
-            return self.local_trees.get(feed) or base or remote
+        if feed == self.project.writer:  # the local file is authoritative for this clone's own feed
+            mine = self.local_trees.get(feed) or base
+            if mine is not None:
+                return mine
+            return remote if refused.kind in _KEEP_REMOTE or refused.kind == "own_feed" else None
         if (refused.kind in _KEEP_REMOTE or feed in self.keep_remote) and remote is not None:
             return remote
         if base is not None and (remote is None or base.tree != remote.tree):
@@ -624,8 +627,12 @@ class _Round:
         if not WRITER_ID.match(feed):  # a name from a remote becomes a file name: never a path
             raise _Refuse(RefusedFeed(feed, "remote", "bad_ref", None,
                                       f"{feed!r} is not a writer id ([a-z0-9-], at most 64)"))
+        malformed = None
         if remote is not None and remote.problem is not None:
-            raise _Refuse(RefusedFeed(feed, "remote", "bad_ref", None, remote.problem))
+            malformed = RefusedFeed(feed, "remote", "bad_ref", None, remote.problem)
+            if feed != self.project.writer:
+                raise _Refuse(malformed)
+            remote = None  # this clone's own feed: refused once its own copy is packed (the ref gets that)
         if base is not None and base.problem is not None:
             base = None  # our own ref's copy is unreadable: rebuilt from the file
         st = self.local.stat(feed)
@@ -644,6 +651,8 @@ class _Round:
             local, tree = self._publish(feed, base, remote, size, FeedTreeWriter)
         if tree is not None:
             self.local_trees[feed] = tree
+        if malformed is not None:
+            raise _Refuse(malformed)
         if remote is not None and remote.head.offset > local.offset:
             if feed == self.project.writer and not self.restore_own:  # nobody else appends to it
                 raise _Refuse(RefusedFeed(feed, "remote", "not_fast_forward", remote.head.seq,
