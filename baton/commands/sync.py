@@ -291,10 +291,22 @@ def _fetch(repo, client, path: str, ref: bytes, url: str) -> bytes | None:
             return []
         return [sha]
 
+    # What this clone has: dulwich offers only its branches as "haves", so a
+    # fetch would send the whole ledger ref again (every segment, compressed
+    # anew). The ledger ref is offered too: only the new objects travel.
+    from dulwich.repo import Repo
+
+    heads = [sha for sha in repo.refs.as_dict(b"refs/heads").values() if sha in repo.object_store]
+    mine = repo.refs.as_dict().get(ref)
+    if mine is not None and mine in repo.object_store:
+        heads.append(mine)
+    repo.get_graph_walker = lambda heads_=None: Repo.get_graph_walker(repo, heads if heads_ is None else heads_)
     try:
         client.fetch(path, repo, determine_wants=wants)
     except _transport_errors() as exc:
         raise _failure(exc, f"fetch {ref.decode()} from", url) from None
+    finally:
+        del repo.get_graph_walker
     return seen.get("sha")
 
 
