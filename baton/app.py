@@ -142,11 +142,11 @@ class Baton:
 
         return gc.collect_garbage(self.project, dry_run=dry_run)
 
-    def sync(self, *, remote: str = "origin", ref: str | None = None) -> SyncResult:
+    def sync(self, *, remote: str = "origin", ref: str | None = None, restore_own_feed: bool = False) -> SyncResult:
         """Share the ledger's feeds through a git remote (``docs/sync.md``)."""
         from baton.commands import sync
 
-        return sync.sync_ledger(self.project, remote=remote, ref=ref)
+        return sync.sync_ledger(self.project, remote=remote, ref=ref, restore_own_feed=restore_own_feed)
 
     def repair(self, *, feed: str | None = None, dry_run: bool = False, yes: bool = False) -> RepairResult:
         """Set a damaged feed's lines aside into quarantine, on record (never implicit)."""

@@ -99,7 +99,7 @@ def _audit(app: Baton, args: argparse.Namespace):
 
 
 def _sync(app: Baton, args: argparse.Namespace):
-    return app.sync(remote=args.remote, ref=args.ref)
+    return app.sync(remote=args.remote, ref=args.ref, restore_own_feed=args.restore_own_feed)
 
 
 def _repair(app: Baton, args: argparse.Namespace):
@@ -146,6 +146,10 @@ def add_ledger_commands(sub, common) -> None:
     p.add_argument("--remote", metavar="NAME", default="origin", help="the git remote (default: origin)")
     p.add_argument("--ref", metavar="REF", default="refs/baton/ledger",
                    help="the ref the feeds live on (default: refs/baton/ledger)")
+    p.add_argument("--restore-own-feed", action="store_true",
+                   help="this clone was restored from a backup: take the events of its own feed the remote has "
+                        "beyond the local file (verified; a copy that rewrites the feed is still refused). "
+                        "Without it, such a copy is refused as own_feed")
     p.set_defaults(func=_sync)
 
     p = sub.add_parser("doctor", parents=[common], help="check the installation and the project",

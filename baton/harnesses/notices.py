@@ -9,8 +9,9 @@ it) and puts its notices in front of the brief.
 
 This file is not the ledger: a hook that gave up because the ledger was
 locked can still write it, and nothing in it is history — a notice is gone
-once shown. It is bounded (``MAX_BYTES``; past it new notices are dropped)
-and every line goes through the secret screen before it is shown.
+once shown. It is bounded (``MAX_BYTES``; past it new notices are dropped);
+a notice goes through the secret screen (the default rules) before it is
+written, and again, as all hook output does, when it is shown.
 """
 
 from __future__ import annotations
