@@ -18,7 +18,7 @@ the segments' events whenever those are imported.
 from __future__ import annotations
 
 import stat
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import attrs
 import orjson
@@ -252,8 +252,9 @@ class FeedTreeWriter:
         self.packer = SegmentPacker(start, open_bytes)
         self.written: list[tuple[int, bytes]] = []
 
-    def add(self, lines: bytes) -> None:
-        self.packer.add(lines)
+    def add(self, lines: bytes, cuts: Sequence[int] | None = None) -> None:
+        """Whole lines; ``cuts``: where a segment may end in them (``SegmentPacker.add``)."""
+        self.packer.add(lines, cuts)
         for start, data in self.packer.closed():
             self.written.append((start, self._blob(data)))
 

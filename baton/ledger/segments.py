@@ -8,12 +8,17 @@ machines that pack the same feed get the same segments (and blob ids).
 
 A segment is named by the byte offset it starts at, zero-padded so that
 names sort in feed order (``000000000000.jsonl``, ``000001048517.jsonl``).
-A line longer than a segment gets a segment of its own.
+A line longer than a segment gets a segment of its own. Given the ends of
+its batches, the packer cuts inside a batch only when the batch is longer
+than a segment; such segments, and those an older packer cut inside a
+batch, are read whole (``baton sync`` carries the batch to the next
+segment).
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+from bisect import bisect_right
+from typing import Iterator, Sequence
 
 SEGMENT_BYTES = 1 << 20
 """The most a segment holds (unless one line is longer)."""
@@ -54,26 +59,44 @@ class SegmentPacker:
         """The feed offset just after the last byte added."""
         return self.start + self._size
 
-    def add(self, lines: bytes) -> None:
-        """Add whole, newline-terminated lines (any number, possibly none)."""
+    def add(self, lines: bytes, cuts: Sequence[int] | None = None) -> None:
+        """Add whole, newline-terminated lines (any number, possibly none).
+
+        ``cuts``: the offsets in ``lines`` where a segment may end, rising,
+        the last one ``len(lines)`` — the ends of whole batches, so that no
+        batch straddles two segments. None: after any line. A batch longer
+        than a segment is the exception: it is cut at its lines."""
         pos, size = 0, len(lines)
         while pos < size:
             room = self.limit - self._size
-            if room > 0:
-                cut = lines.rfind(b"\n", pos, pos + room) + 1 if size - pos > room else size
+            if size - pos <= room:
+                cut = size
+            elif room > 0:
+                cut = _last_cut(lines, cuts, pos, pos + room)
             else:
-                cut = 0
+                cut = pos
             if cut > pos:
                 self._parts.append(lines[pos:cut])
                 self._size += cut - pos
                 pos = cut
                 continue
-            if self._size:  # the next line does not fit: close this segment
+            if self._size:  # the next line (or batch) does not fit: close this segment,
+                if cuts is not None and room > 0 and _next_cut(cuts, pos, size) - pos > self.limit:
+                    # unless it is a batch no segment holds: cut at its lines from here
+                    cut = _last_cut(lines, None, pos, pos + room)
+                    if cut > pos:
+                        self._parts.append(lines[pos:cut])
+                        self._size += cut - pos
+                        pos = cut
+                        continue
                 self._close()
                 continue
-            # An empty segment and a line longer than a segment: it goes alone.
-            nl = lines.find(b"\n", pos)
-            cut = size if nl < 0 else nl + 1
+            # An empty segment and a batch longer than a segment: cut at its lines
+            # (an import carries a batch across segments); a line longer than a
+            # segment goes alone.
+            cut = _last_cut(lines, None, pos, pos + self.limit)
+            if cut <= pos:
+                cut = _line_end(lines, pos)
             self._parts.append(lines[pos:cut])
             self._size += cut - pos
             pos = cut
@@ -95,3 +118,23 @@ class SegmentPacker:
         if not self._size:
             return None
         return self.start, b"".join(self._parts)
+
+
+def _last_cut(lines: bytes, cuts: Sequence[int] | None, pos: int, end: int) -> int:
+    """The furthest place after ``pos`` and at most ``end`` a segment may end (``pos``: none)."""
+    if cuts is None:
+        return max(lines.rfind(b"\n", pos, end) + 1, pos)
+    i = bisect_right(cuts, end) - 1
+    return cuts[i] if i >= 0 and cuts[i] > pos else pos
+
+
+def _next_cut(cuts: Sequence[int], pos: int, size: int) -> int:
+    """The first allowed cut after ``pos`` (``size`` when none is listed)."""
+    i = bisect_right(cuts, pos)
+    return cuts[i] if i < len(cuts) else size
+
+
+def _line_end(lines: bytes, pos: int) -> int:
+    """Just past the line that begins at ``pos``."""
+    nl = lines.find(b"\n", pos)
+    return len(lines) if nl < 0 else nl + 1
