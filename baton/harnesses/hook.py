@@ -244,7 +244,8 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
             for said in getattr(result, "notices", ()) or ():  # what the end did not do, for the next start
                 run.leave_notice(said, failed=False)
         context = getattr(result, "context", None)
-        if metadata.kind == USER_PROMPT and context and getattr(result, "draft", None):
+        if (metadata.kind in (USER_PROMPT, SESSION_START) and context and getattr(result, "draft", None)
+                and getattr(result, "delivered", None) is None):
             context = result.notice(complete_with=amend_hint(result.draft))
         if metadata.kind == SESSION_START and context:
             from baton.harnesses import notices
