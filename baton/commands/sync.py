@@ -305,12 +305,42 @@ def _fetch(repo, client, path: str, ref: bytes, url: str) -> bytes | None:
         heads.append(mine)
     repo.get_graph_walker = lambda heads_=None: Repo.get_graph_walker(repo, heads if heads_ is None else heads_)
     try:
-        client.fetch(path, repo, determine_wants=wants)
+        if not _fetch_few_locally(repo, client, path, wants):
+            client.fetch(path, repo, determine_wants=wants)
     except _transport_errors() as exc:
         raise _failure(exc, f"fetch {ref.decode()} from", url) from None
     finally:
         del repo.get_graph_walker
     return seen.get("sha")
+
+
+_FEW_OBJECTS = 256
+
+
+def _fetch_few_locally(repo, client, path: str, wants) -> bool:
+    """A path remote's few new objects (an incremental sync), copied one by one.
+
+    dulwich's local fetch builds a pack, and to reuse the remote's deltas it
+    reads through the remote's whole pack: for one new event on a large ref
+    that is most of a sync's time. A handful of objects is cheaper copied
+    (each read by its pack index). Returns False when this is not a path
+    remote or there are many objects: the ordinary fetch does it."""
+    from dulwich.client import LocalGitClient
+    from dulwich.repo import Repo
+
+    if not isinstance(client, LocalGitClient):
+        return False
+    with Repo(os.fsdecode(path)) as source:
+        missing = source.find_missing_objects(wants, repo.get_graph_walker(), None)
+        if missing is None:
+            return True
+        found = []
+        for oid, _hint in missing:
+            found.append(oid)
+            if len(found) > _FEW_OBJECTS:
+                return False
+        repo.object_store.add_objects([(source.object_store[oid], None) for oid in found])
+    return True
 
 
 def _push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None, url: str) -> None:
