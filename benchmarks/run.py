@@ -40,6 +40,12 @@ baseline measured in the same repetitions, so machine drift cancels out):
    largest size): 16 processes racing for a stream of batons left for their
    owner and branch; claims/s beside one claiming process, and double claims
    or lost batons (target: none).
+7. **lineage, verify, a copied project** (``benchmarks/scale_bench.py``, per
+   size, ``--scale-repeat`` repetitions): ``lineage --format json`` beside
+   ``handoff list --json`` (target ≤ 2×; on the project and on a copy with
+   forks added), ``verify --json`` beside read + parse and its peak RSS
+   beside its own at the smallest size (target ≤ 1.2×), and the first command
+   in a fresh copy of the project beside the same in the warm original.
 
 Projects are built and cached by ``benchmarks/build.py`` (through the
 application, see its docstring); this script imports its builder and
@@ -424,6 +430,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="batons in the claimed stream, each raced for by every process (default: 64)")
     parser.add_argument("--mcp-repeat", type=int, default=7,
                         help="MCP start-ups and round trips on the largest size, 0 to skip (default: 7)")
+    parser.add_argument("--scale-repeat", type=int, default=3,
+                        help="repetitions of the lineage, verify and copied-project rows per size, 0 to skip "
+                             "(default: 3)")
     parser.add_argument("--out", type=Path, default=None, help="also write the results (every sample) as JSON")
     args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
@@ -486,8 +495,14 @@ def main(argv: list[str] | None = None) -> int:
                 replays.extend(replay_rows(meta["events"], replayed))
                 these += replays[-1:]
             extra_detail = {}
+            if args.scale_repeat > 0:
+                bench_scale = sys.modules.get("baton_bench_scale") or _load("baton_bench_scale", "scale_bench.py")
+                found, extra_detail["scale"] = bench_scale.measure_size(
+                    cached, meta["events"], args.scale_repeat, {"now": (launcher, env)}, scratch)
+                these += found
             if size == sizes[-1]:
-                found, extra_detail = extra_rows(root, meta["events"], launcher, env, args)
+                found, more = extra_rows(root, meta["events"], launcher, env, args)
+                extra_detail.update(more)
                 these += found
             rows.extend(these)
             results.append({"size": size, "events": meta["events"], "build": meta,
@@ -499,6 +514,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     rows.extend(rss_row(replays))
+    if args.scale_repeat > 0:
+        rows.extend(sys.modules["baton_bench_scale"].rss_rows(rows))
     rows.extend(append_rows)
     print()
     print(table(rows))

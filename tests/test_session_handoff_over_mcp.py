@@ -117,6 +117,9 @@ async def test_an_unnamed_handoff_captured_while_another_session_worked_on_the_b
     assert ended.result.baton is None and ended.result.ended
     assert any(handoff_id in notice and "sess-other" in notice for notice in ended.result.notices)
     assert _sessions(repo)["sess-a"]["leftBaton"] is None
+    following = _hook(repo, "claude-code", "start", "sess-b")  # the next start says why, once
+    said = [line for line in following.splitlines() if line.startswith("> ⚠️ Baton's claude-code SessionEnd")]
+    assert len(said) == 1 and handoff_id in said[0] and "failed" not in said[0]
 
 
 async def test_an_unnamed_handoff_made_before_the_session_began_is_not_its_own(repo):

@@ -246,7 +246,7 @@ def test_a_plain_sync_after_a_restore_refuses_the_cut_feed_keeps_the_remote_and_
     code, out, _ = run(capsys, a, "sync", "--json")
     [refused] = json.loads(out)["refused"]
     assert code == 4 and (refused["side"], refused["kind"]) == ("local", "not_fast_forward")
-    assert "--restore-own-feed" in refused["message"]
+    assert "`restore_own_feed`" in refused["message"]  # the parameter (docs/sync.md: the flag)
     assert remote_feeds(remote)[_writer(a)].head == held  # nothing published lost
     result = run_json(capsys, a, "sync", "--restore-own-feed")
     assert result["imported"] == {_writer(a): 1} and "after the backup" in _titles(capsys, a)

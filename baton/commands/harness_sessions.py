@@ -141,14 +141,19 @@ class SessionStartResult:
 
     @property
     def context(self) -> str | None:
-        """The text to put in front of the agent (the brief, then the session's
-        id for Baton's MCP tools; after a compaction, the session's open draft),
-        or None."""
+        """The text to put in front of the agent (the brief, or after a compaction
+        the draft to complete; then the session's id for Baton's MCP tools), or None."""
         if self.delivered is not None:
             return self.delivered.brief.text.rstrip("\n") + "\n\n" + session_line(self.session_id, self.harness)
-        if self.draft is None:
+        return self.notice()
+
+    def notice(self, complete_with: str = "") -> str | None:
+        """After a compaction, what the agent is told of its open draft (then the
+        session line), or None. ``complete_with`` is the adapter's way to complete
+        the draft, in its own words, put right after "Complete it"."""
+        if self.delivered is not None or self.draft is None:
             return None
-        return compaction_notice(self.draft, self.missing).rstrip("\n") + "\n\n" + session_line(
+        return compaction_notice(self.draft, self.missing, complete_with).rstrip("\n") + "\n\n" + session_line(
             self.session_id, self.harness)
 
     def to_json(self) -> dict[str, Any]:
@@ -219,7 +224,7 @@ def _after_compaction(runner: Any, sid: str, harness: str | None, source: str) -
                               missing=still_to_complete(draft))
 
 
-def compaction_notice(draft: str, missing: tuple[str, ...] = ()) -> str:
+def compaction_notice(draft: str, missing: tuple[str, ...] = (), complete_with: str = "") -> str:
     """What the agent is told when its session starts again after a compaction:
     the draft Baton saved before it, and how to complete and hand it on."""
     from baton.domain.short_ids import short_id
@@ -230,10 +235,9 @@ def compaction_notice(draft: str, missing: tuple[str, ...] = ()) -> str:
              "still open, so what the summary left out can still be handed on."]
     if missing:
         lines.append(f"Still to complete: {', '.join(missing)}.")
-    lines.append(f"Complete it with `baton handoff amend {short} --input FILE`, or over MCP `handoff_capture` "
-                 f"with `parent` {draft}; then validate and ready it (`baton handoff validate`, `baton handoff "
-                 "ready`, or `handoff_validate`, `handoff_ready`): the session's end hands it on to the next "
-                 "session.")
+    lines.append(f"Complete it{complete_with or f' (a capture continuing {draft})'}; then validate and ready "
+                 "it (`baton handoff validate`, `baton handoff ready`, or `handoff_validate`, `handoff_ready`): "
+                 "the session's end hands it on to the next session.")
     return "\n".join(lines) + "\n"
 
 
@@ -422,7 +426,7 @@ def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[d
     began, branch = session.get("beganAt"), session.get("branch")
     if not isinstance(began, str) or not branch or not owner or session.get("owner") != owner:
         return None, None
-    if session.get("leftBaton"):  # the agent ended it with a baton of its own (`prompt` session_end)
+    if session.get("leftBaton"):  # the agent ended it with a baton of its own (`baton_session` session_end)
         return None, None
     scoped = "baton_scopes" in runner.by_name
     for summary in handoffs.newest(runner.db, limit=SESSION_WINDOW):
@@ -433,7 +437,7 @@ def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[d
         repository = (doc.get("project") or {}).get("repository") or {}
         # No upper bound: Codex reports an end after every turn (``Stop``), and a
         # later turn's handoff is the same session's work.
-        if not isinstance(created, str) or created[:19] < began[:19]:
+        if not isinstance(created, str) or _captured_ms(doc["id"], created) < _millis(began):
             continue
         if doc.get("status") != "ready" or repository.get("branch") != branch \
                 or doc["id"] == session.get("receivedBaton"):
@@ -451,6 +455,24 @@ def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[d
                           "when capturing over MCP.")
         return doc, None
     return None, None
+
+
+def _millis(stamp: str) -> int:
+    """An RFC 3339 UTC timestamp (``…Z``, seconds or finer) as Unix milliseconds (-1 if unreadable)."""
+    from datetime import datetime
+
+    try:
+        return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)
+    except ValueError:
+        return -1
+
+
+def _captured_ms(handoff_id: str, created_at: str) -> int:
+    """When a handoff was captured, to the millisecond: its UUIDv7 id's time
+    (``created_at`` keeps only the second), else ``created_at``."""
+    from baton.ledger.ids import is_uuid7, uuid7_millis
+
+    return uuid7_millis(handoff_id) if is_uuid7(handoff_id) else _millis(created_at)
 
 
 def finish_session(project: "Project", session_id: str | None, *, harness: str | None = None,
@@ -471,11 +493,11 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
 
     sid = _session_id(session_id)
     notices: list[str] = []
+    here = context_of(project)  # git's identity and branch: read before the lock
     with project.writing() as scope:
         runner = scope.runner
         session = runner.get("sessions", sid)
         ended_before = isinstance(session, dict) and session.get("status") == "ended"
-        here = context_of(project)
         candidate, withheld = _handoff_to_hand_on(runner, sid, here.owner)
         if withheld:
             notices.append(withheld)

@@ -684,8 +684,8 @@ class _Round:
                            f"the remote's copy of this clone's own feed {feed} (seq {remote.head.seq}) is not a "
                            "prefix of the local file: events written elsewhere under this writer id (a copied "
                            ".baton/local.json) or forged; this clone publishes its own copy in its place (a clone "
-                           "restored from a backup takes its published events back with `baton sync "
-                           "--restore-own-feed`)")
+                           "restored from a backup takes its published events back with a sync given "
+                           "`restore_own_feed`)")
 
     def _fast_forward(self, feed: str) -> None:
         from baton.config import WRITER_ID
@@ -774,8 +774,8 @@ class _Round:
                 start = candidate
                 break
         if start is None and base is not None:
-            hint = (" (a clone restored from a backup takes its published events back with `baton sync "
-                    "--restore-own-feed`)") if feed == self.project.writer else ""
+            hint = (" (a clone restored from a backup takes its published events back with a sync given "
+                    "`restore_own_feed`)") if feed == self.project.writer else ""
             raise _Refuse(RefusedFeed(feed, "local", "not_fast_forward", base.head.seq,
                                       f"the local feed {feed} no longer extends what was synced before "
                                       f"(seq {base.head.seq}): it was rewritten or cut{hint}"))

@@ -163,6 +163,7 @@ class Graph:
         self._ancestors: dict[str, frozenset[str]] = {}
         self._numbered = False
         self._tips: dict[str, tuple[str, ...]] = {}
+        self._roots: dict[str, frozenset[str]] = {}
 
     def __contains__(self, ident: str) -> bool:
         return ident in self.nodes
@@ -250,14 +251,18 @@ class Graph:
             return False
         return any(self._on_path(a, t) for t in self._tips_of(b))
 
-    def _roots_above(self, x: str) -> set[str]:
+    def _roots_above(self, x: str) -> frozenset[str]:
         """The forest roots among ``x``'s strict ancestors (two nodes share an ancestor iff they share one)."""
+        known = self._roots.get(x)
+        if known is not None:
+            return known
         self._number()
         out = {self._root[t] for t in self._tips_of(x) if t != x}
         if self._parents.get(x) and self._root[x] != x:
             out.add(self._root[x])
         out.discard(x)
-        return out
+        found = self._roots[x] = frozenset(out)
+        return found
 
     # -- questions ----------------------------------------------------------------------
 
@@ -329,9 +334,53 @@ class Graph:
 
     def merged(self, a: str, b: str) -> bool:
         """A live merge has both among its ancestors."""
-        return any(node.relation == "merge" and node.status != "archived"
-                   and self.is_ancestor(a, node.id) and self.is_ancestor(b, node.id)
-                   for node in self._live_merges())
+        below = self._merges_below()
+        shared = below.get(a, 0) & below.get(b, 0) & ~self._merge_bit.get(a, 0) & ~self._merge_bit.get(b, 0)
+        return bool(shared)
+
+    def _merges_below(self) -> dict[str, int]:
+        """Each node's (and erased parent's) live merges among its descendants,
+        as a bitmask over the live merges: one pass from the leaves up, so
+        "is some live merge below both" is one ``&`` instead of an ancestry
+        test per merge per pair. A node's own bit is set only when it lies on
+        a cycle (damaged data), which ``merged`` discounts: no node is its own
+        ancestor."""
+        found = getattr(self, "_below", None)
+        if found is not None:
+            return found
+        bit = self._merge_bit = {m.id: 1 << i for i, m in enumerate(self._live_merges())}
+        parents = {i: tuple(dict.fromkeys(n.parents)) for i, n in self.nodes.items()}
+        below: dict[str, int] = dict.fromkeys(parents, 0)
+        waiting: dict[str, int] = dict.fromkeys(parents, 0)
+        for ps in parents.values():
+            for p in ps:
+                below.setdefault(p, 0)
+                if p in waiting:
+                    waiting[p] += 1
+        ready = [i for i, n in waiting.items() if not n]
+        while ready:  # children before parents (Kahn's order)
+            x = ready.pop()
+            give = below[x] | bit.get(x, 0)
+            for p in parents[x]:
+                below[p] |= give
+                if p in waiting:
+                    waiting[p] -= 1
+                    if not waiting[p]:
+                        ready.append(p)
+        stuck = deque(i for i, n in waiting.items() if n)  # on or above a cycle: to a fixed point
+        queued = set(stuck)
+        while stuck:
+            x = stuck.popleft()
+            queued.discard(x)
+            give = below[x] | bit.get(x, 0)
+            for p in parents[x]:
+                if below[p] | give != below[p]:
+                    below[p] |= give
+                    if p in parents and p not in queued:
+                        queued.add(p)
+                        stuck.append(p)
+        self._below = below
+        return below
 
     def _live_merges(self) -> list[Node]:
         found = getattr(self, "_merges", None)

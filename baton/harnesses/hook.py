@@ -168,7 +168,7 @@ class HookRun:
         self.session: str | None = None
         self.project: str | os.PathLike | None = None
 
-    def leave_notice(self, problem: str) -> None:
+    def leave_notice(self, problem: str, *, failed: bool = True) -> None:
         """Leave ``problem`` for the next session start: in the project the payload
         named, else the one the hook runs in (nothing outside a Baton project)."""
         if self.baton_dir is None:
@@ -184,7 +184,7 @@ class HookRun:
         from baton.harnesses import notices
 
         notices.leave(self.baton_dir, harness=self.harness, event=self.event, session=self.session,
-                      problem=problem, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+                      problem=problem, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), failed=failed)
 
 
 AFTER_GIVING_UP = {
@@ -222,7 +222,7 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
         if metadata.kind == IGNORED:
             # An event that is not what it names (Gemini's PreCompress ``auto``
             # before every turn): nothing opened, nothing written.
-            return HookOutcome(empty)
+            return HookOutcome(run.empty)
         if metadata.session_id is None:  # every event is a session's: without its id, nothing is done
             raise InputError(f"a session id is required (`{chosen.session_fields[0]}`)")
         if metadata.kind == USER_PROMPT and not metadata.handoff_request:
@@ -240,8 +240,12 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
             app.project.write_wait = _lock_wait()
             app.project.read_wait = 0.0
             result = act(app, metadata)
+        if metadata.kind == SESSION_END:
+            for said in getattr(result, "notices", ()) or ():  # what the end did not do, for the next start
+                run.leave_notice(said, failed=False)
         context = getattr(result, "context", None)
-        if metadata.kind == USER_PROMPT and context and getattr(result, "draft", None):
+        if (metadata.kind in (USER_PROMPT, SESSION_START) and context and getattr(result, "draft", None)
+                and getattr(result, "delivered", None) is None):
             context = result.notice(complete_with=amend_hint(result.draft))
         if metadata.kind == SESSION_START and context:
             from baton.harnesses import notices
@@ -271,6 +275,13 @@ class Watchdog:
     def __init__(self, run: HookRun, seconds: float) -> None:
         import threading
 
+        # What expiring needs, imported now: the main thread, stalled, may hold
+        # an import lock the watchdog would otherwise wait on.
+        import datetime  # noqa: F401
+        import orjson  # noqa: F401
+
+        from baton.harnesses import notices  # noqa: F401
+
         self.run, self.seconds = run, seconds
         self._answered = threading.Lock()
         self._timer = threading.Timer(seconds, self._expire)
@@ -286,20 +297,29 @@ class Watchdog:
         if not self._answered.acquire(blocking=False):
             return  # the hook finished first and is answering
         try:
+            import threading
+
             after = AFTER_GIVING_UP.get(self.run.kind or "", "")
             problem = (f"it gave up after {self.seconds:g} s (BATON_HOOK_DEADLINE), still running"
                        + (f"; {after}" if after else ""))
-            self.run.leave_notice(problem)
             sys.stdout.write(self.run.empty)
             sys.stdout.flush()
             sys.stderr.write(f"baton hook {self.run.harness} {self.run.event}: {problem}; nothing injected\n")
             sys.stderr.flush()
+            # The notice last, and never waited on for long: the file system may be what stalled.
+            writer = threading.Thread(target=self.run.leave_notice, args=(problem,), daemon=True)
+            writer.start()
+            writer.join(NOTICE_WAIT_SECONDS)
         finally:
             os._exit(0)
 
     def settle(self) -> None:
         self._answered.acquire()
         self._timer.cancel()
+
+
+NOTICE_WAIT_SECONDS = 1.0
+"""How long a hook that gave up waits for its notice to be written before it exits anyway."""
 
 
 def run_hook_process(harness: str, event: str, read: Callable[[], bytes], *,

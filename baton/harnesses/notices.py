@@ -9,8 +9,9 @@ it) and puts its notices in front of the brief.
 
 This file is not the ledger: a hook that gave up because the ledger was
 locked can still write it, and nothing in it is history — a notice is gone
-once shown. It is bounded (``MAX_BYTES``; past it new notices are dropped)
-and every line goes through the secret screen before it is shown.
+once shown. It is bounded (``MAX_BYTES``; past it new notices are dropped);
+a notice goes through the secret screen (the default rules) before it is
+written, and again, as all hook output does, when it is shown.
 """
 
 from __future__ import annotations
@@ -27,14 +28,16 @@ PROBLEM_MAX = 300
 
 
 def leave(baton_dir: str | os.PathLike, *, harness: str, event: str, session: str | None, problem: str,
-          at: str) -> bool:
+          at: str, failed: bool = True) -> bool:
     """Append one notice; False when it could not be written (no ``.baton/``,
-    read-only, full). Never raises."""
+    read-only, full). Never raises. ``failed``: the hook failed (else it
+    did its work and has something to say, e.g. a handoff it did not hand on)."""
     import orjson
 
+    harness, event, session, problem = _screened(harness, event, session, problem)
     path = Path(baton_dir) / FILE_NAME
     line = orjson.dumps({"at": at, "harness": harness, "event": event, "session": session,
-                         "problem": problem}) + b"\n"
+                         "problem": problem, "failed": failed}) + b"\n"
     try:
         if not Path(baton_dir).is_dir():
             return False
@@ -51,6 +54,20 @@ def leave(baton_dir: str | os.PathLike, *, harness: str, event: str, session: st
         return True
     except OSError:
         return False
+
+
+def _screened(harness: str, event: str, session: str | None, problem: str) -> tuple[str, str, str | None, str]:
+    """What a notice may keep on disk: the texts through the secret rules, and
+    no session id at all when it looks like a secret (an identifier is never
+    stored redacted: ``baton.domain.identifiers``). The file is not the ledger,
+    but it is under ``.baton/``, where no secret is ever written."""
+    from baton.domain.identifiers import SESSION, screen_identifiers
+    from baton.domain.redaction import RedactionPolicy, redact_text
+
+    policy = RedactionPolicy()
+    if session is not None and screen_identifiers({SESSION: session}, policy):
+        session = None
+    return redact_text(harness, policy), redact_text(event, policy), session, redact_text(problem, policy)
 
 
 def take(baton_dir: str | os.PathLike) -> list[dict[str, Any]]:
@@ -94,16 +111,18 @@ def render(notices: list[dict[str, Any]]) -> str:
         problem = " ".join(item["problem"].split())
         if len(problem) > PROBLEM_MAX:
             problem = problem[:PROBLEM_MAX - 1] + "…"
-        grouped.setdefault((item.get("harness"), item.get("event"), problem), []).append(item)
+        grouped.setdefault((item.get("harness"), item.get("event"), problem, item.get("failed") is not False),
+                           []).append(item)
     lines = []
     groups = list(grouped.items())
-    for (harness, event, problem), items in groups[-SHOWN:]:
+    for (harness, event, problem, failed), items in groups[-SHOWN:]:
         last = items[-1]
         where = " ".join(str(v) for v in (harness, event) if v)
         session = f" (session {last['session']})" if last.get("session") else ""
         when = f" at {last['at']}" if last.get("at") else ""
         times = f" ({len(items)} times, the last{when})" if len(items) > 1 else when
-        lines.append(f"> ⚠️ Baton's {where} hook{session} failed{times}: {problem}")
+        verb = " failed" if failed else ""
+        lines.append(f"> ⚠️ Baton's {where} hook{session}{verb}{times}: {problem}")
     if len(groups) > SHOWN:
-        lines.append(f"> ⚠️ … and {len(groups) - SHOWN} other hook failures.")
+        lines.append(f"> ⚠️ … and {len(groups) - SHOWN} other hook notices.")
     return "\n".join(lines) + "\n\n"

@@ -120,6 +120,12 @@ class IndexSeed(Protocol):
         """Changes whenever the index forgets what it folded."""
         ...
 
+    def sealed_heads(self) -> Mapping[str, tuple[int, str | None, int]]:
+        """The last line of every feed the index ever acknowledged, as
+        ``(seq, hash, offset)`` (kept across rebuilds; ``{}`` when unknown).
+        A ledger refuses to append while a feed lacks one of them."""
+        ...
+
 
 class LedgerTxn(Protocol):
     """What a caller may do while holding the ledger's lock."""

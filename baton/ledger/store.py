@@ -38,7 +38,7 @@ from baton.ledger.feed import (
     line_hashes_to, merge_feeds, scan_bytes, scan_chunks,
 )
 from baton.ledger.ids import uuid7
-from baton.ledger.integrity import heads_draft, heads_due
+from baton.ledger.integrity import REPAIRED_TYPE, heads_draft, heads_due
 from baton.ledger.protocol import Changes, Cursor, FeedInfo, FeedRewritten, IndexSeed
 from baton.ledger.versions import StreamVersions
 
@@ -288,7 +288,11 @@ class Ledger:
                     return False  # rewritten in place under a cursor kept from an earlier lock: read it all again
                 raise
             if name == self.writer and scan is not None and scan.torn is not None and self._lock_depth:
-                self._quarantine_tail(Path(self._path(name)), scan)
+                # Only bytes past the last acknowledged line are a torn tail: a
+                # cut inside a line the index holds is a loss, left as it is
+                # for ``verify`` and ``repair`` (and refused by the next append).
+                if self._lost_under(name, scan.head) is None:
+                    self._quarantine_tail(Path(self._path(name)), scan)
         return True
 
     def _note_read(self, feed: str, start: Cursor, events: list[Event], ends: list[int], end: Cursor) -> None:
@@ -338,7 +342,7 @@ class Ledger:
             line = line_ending_at(lambda at, size: self._read_range(path, at, size), cursor.head.offset, cursor.line)
         except FileNotFoundError:
             return False
-        if not line_hashes_to(line, cursor.head.hash):
+        if not line_hashes_to(line, cursor.head.hash, seq=cursor.head.seq, hlc=cursor.head.hlc):
             return False
         if self._lock_depth:
             self._held.add((feed, cursor))
@@ -423,6 +427,76 @@ class Ledger:
             self._poisoned = f"could not quarantine the torn tail of {path}: {exc}"
             raise StorageError(self._poisoned) from exc
 
+    # -- acknowledged heads ---------------------------------------------------
+    def _sealed_heads(self) -> Mapping[str, tuple[int, str | None, int]]:
+        source = getattr(self._source, "sealed_heads", None)
+        return source() if source is not None else {}
+
+    def _lost_under(self, feed: str, have: FeedHead, sealed: tuple | None = None) -> tuple[str, str] | None:
+        """``(kind, message)`` when ``feed``, read up to ``have``, no longer
+        holds the last line the index acknowledged of it; None when it does
+        (or the index acknowledged nothing, or is behind what was read)."""
+        if sealed is None:
+            sealed = self._sealed_heads().get(feed)
+        if sealed is None:
+            return None
+        seq, hash_, offset = sealed
+        if have.seq < seq:
+            if have.seq == 0 and self.feed_info(feed) is None:
+                return "missing_feed", f"feed {feed!r} does not exist, but the index recorded it at seq {seq}"
+            return "truncated", f"feed {feed!r} ends at seq {have.seq}, but the index recorded seq {seq}"
+        if hash_ is None:
+            return None
+        if have.seq == seq:
+            same = have.hash == hash_
+        else:  # the index is behind what was read: the line it recorded must still be there
+            same = self._holds_line(feed, seq, hash_, offset)
+        return None if same else ("rewritten", f"feed {feed!r} holds another event at seq {seq} than the index "
+                                               "recorded")
+
+    def _holds_line(self, feed: str, seq: int, hash_: str, offset: int) -> bool:
+        path = self._path(feed)
+        try:
+            line = line_ending_at(lambda at, size: self._read_range(path, at, size), offset)
+        except (FileNotFoundError, StorageError):
+            line = None
+        if line_hashes_to(line, hash_):
+            return True
+        # A recorded forget rewrites a feed shorter (the offset moved): find the seq.
+        for scan in self.read_feed_chunks(feed):
+            for event in scan.events:
+                if event.seq == seq:
+                    return event.hash == hash_
+        return False
+
+    def _refuse_lost_heads(self, drafts: list[EventDraft]) -> None:
+        """A writer never builds on a ledger that lost acknowledged bytes: every
+        feed must still hold the last line the index acknowledged of it. A
+        feed cut shorter (its last lines deleted, or a line the index holds
+        cut in the middle) or rewritten under that line stops the append, so
+        no seq is reused and nothing lost is quarantined as a torn tail.
+        The one append allowed past a lost head is the ``ledger.repaired``
+        event that records the loss of that feed (``baton repair``).
+
+        Raises:
+            LedgerCorrupt (exit 3): names the feed, the seqs and ``baton repair``.
+        """
+        recording = {d.data.get("feed") for d in drafts if d.type == REPAIRED_TYPE and isinstance(d.data, dict)}
+        for feed, sealed in sorted(self._sealed_heads().items()):
+            if feed in recording:
+                continue
+            cursor = self._cursors.get(feed)
+            lost = self._lost_under(feed, cursor.head if cursor else FeedHead(), sealed)
+            if lost is None:
+                continue
+            kind, message = lost
+            raise LedgerCorrupt(
+                f"{message}: events this project acknowledged are gone, so nothing was written (a write would "
+                "build on the damaged feed). `baton verify` shows the damage; restore the feed from a copy, or "
+                "a confirmed `baton repair` records the loss and lets writes go on (docs/ledger.md)",
+                details={"feed": feed, "kind": kind, "recorded_seq": sealed[0],
+                         "feed_seq": cursor.head.seq if cursor else 0, "repair": "baton repair"})
+
     # -- writing -------------------------------------------------------------
     def _append(
         self,
@@ -436,6 +510,7 @@ class Ledger:
                 raise StreamVersionConflict(stream, version, actual)
         if not drafts:
             return []
+        self._refuse_lost_heads(drafts)
         asked = len(drafts)
         path = self._path(self.writer)
         start = self._cursors.get(self.writer)

@@ -33,7 +33,7 @@ import itertools
 import os
 import sqlite3
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import orjson
 
@@ -45,6 +45,7 @@ from baton.ledger.clock import hlc_of_datetime, parse_rfc3339
 from baton.ledger.envelope import Event
 from baton.ledger.feed import FeedHead, collector_paused
 from baton.ledger.ids import uuid7
+from baton.ledger.integrity import REPAIRED_TYPE
 from baton.ledger.changes import ChangeStream
 from baton.ledger.protocol import Cursor, FeedRewritten, LedgerProtocol, Seed
 from baton.ledger.upcast import UPCASTERS, UpcasterRegistry
@@ -411,6 +412,17 @@ class ProjectionRunner:
         return {feed: (seq, hash_, offset) for feed, seq, hash_, offset in
                 self.db.execute("SELECT feed, seq, hash, offset FROM feed_heads ORDER BY feed").fetchall()}
 
+    def sealed_heads(self) -> dict[str, tuple[int, str | None, int]]:
+        """``feed_heads`` for the ledger's append check (``IndexSeed.sealed_heads``):
+        ``{}`` for an in-memory replay or an index that cannot be read (a
+        damaged index is moved aside and rebuilt by the catch-up, not here)."""
+        if self.in_memory:
+            return {}
+        try:
+            return self.feed_heads()
+        except sqlite3.Error:
+            return {}
+
     @property
     def pinned_until(self) -> str | None:
         return self._meta("pinned_until")
@@ -431,6 +443,8 @@ class ProjectionRunner:
             if event.type not in seen:
                 load_family(event.type)
                 seen.add(event.type)
+            if event.type == REPAIRED_TYPE:
+                self._acknowledge_repair(event)
             event = upcast(event)
             for name, keys, apply in plan:
                 for key in keys(event):
@@ -439,6 +453,29 @@ class ProjectionRunner:
                     docs[slot] = apply(key, doc, event)
                     dirty.add(slot)
         return dirty
+
+    def _acknowledge_repair(self, event: Event) -> None:
+        """A ``ledger.repaired`` event records that a feed was cut back, on
+        purpose, to its ``kept`` head: the head this index acknowledged of it
+        goes down to ``kept`` when it is one the repair set aside or recorded
+        as lost — the only way a recorded head ever goes down. A head
+        acknowledged after the repair (a later loss) is not one of those, so a
+        rebuild replaying an old repair never forgets a newer loss."""
+        data = event.data if isinstance(event.data, dict) else {}
+        feed, kept = data.get("feed"), data.get("kept")
+        if not isinstance(feed, str) or not isinstance(kept, dict) or type(kept.get("seq")) is not int:
+            return
+        gone = [item["hash"] for item in [*(data.get("set_aside") or ()), *(data.get("lost") or ())]
+                if isinstance(item, dict) and isinstance(item.get("hash"), str)]
+        if not gone:
+            return
+        marks = ", ".join("?" * len(gone))
+        if kept["seq"] > 0:
+            offset = kept.get("offset") if type(kept.get("offset")) is int else 0
+            self.db.execute(f"UPDATE feed_heads SET seq = ?, hash = ?, offset = ? WHERE feed = ? AND hash IN ({marks})",
+                            [kept["seq"], kept.get("hash"), offset, feed, *gone])
+        else:
+            self.db.execute(f"DELETE FROM feed_heads WHERE feed = ? AND hash IN ({marks})", [feed, *gone])
 
     def catch_up(self, *, progress: Progress | None = None, allow_pinned: bool = False) -> CatchUp:
         """Fold whatever the feeds gained since the cursors; rebuild if needed.
@@ -634,6 +671,9 @@ class ProjectionRunner:
         ``reset``: start from empty projections (a rebuild)."""
         db = self.db
         count, last_key = 0, None
+        contradicted: dict[str, tuple[int, str | None]] = {}
+        if reset:
+            events = self._watch_recorded_heads(events, contradicted)
         with db.conn:
             if reset:
                 self._reset_tables()
@@ -653,7 +693,7 @@ class ProjectionRunner:
                 self._write_docs(docs, self.fold(batch, docs, self._load), prune=not reset)
             if reset:
                 self._remove_unshown_files()
-            self._write_position(stream.cursors, last_key, reset=reset, pinned=pinned)
+            self._write_position(stream.cursors, last_key, reset=reset, pinned=pinned, keep=contradicted)
         if progress:
             progress(count, count)
         if reset:
@@ -720,10 +760,31 @@ class ProjectionRunner:
             [(path, name, key) for (name, key), paths in files.items() for path in paths],
         )
 
+    def _watch_recorded_heads(self, events: Iterable[Event],
+                              contradicted: dict[str, tuple[int, str | None]]) -> Iterator[Event]:
+        """``events``, noting in ``contradicted`` each feed that holds another
+        event at the seq of its recorded head (``feed_heads``) than the one
+        recorded: a feed rewritten under an acknowledged line."""
+        recorded = {feed: (seq, hash_) for feed, (seq, hash_, _) in self.sealed_heads().items() if hash_}
+        for event in events:
+            head = recorded.get(event.writer)
+            if head is not None and event.seq == head[0] and event.hash != head[1]:
+                contradicted[event.writer] = head
+            yield event
+
     def _write_position(self, cursors: dict[str, Cursor], last_key: tuple | None, *, reset: bool,
-                        pinned: str | None) -> None:
-        """The cursors and meta that say how far the documents folded."""
+                        pinned: str | None, keep: Mapping[str, tuple[int, str | None]] | None = None) -> None:
+        """The cursors and meta that say how far the documents folded.
+
+        ``keep``: feeds a rebuild found rewritten under their recorded head
+        (``_watch_recorded_heads``); that head stays recorded — unless a
+        recorded repair lowered it meanwhile — so the loss is still seen
+        (``verify``, and the ledger's refusal to append)."""
         db = self.db
+        held: set[str] = set()
+        if keep:
+            rows = self.feed_heads()
+            held = {feed for feed, head in keep.items() if feed in rows and rows[feed][:2] == head}
         db.conn.executemany(
             "INSERT OR REPLACE INTO cursors (feed, offset, seq, hash, hlc, ino, line) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [(feed, c.head.offset, c.head.seq, c.head.hash, c.head.hlc, c.ident, c.line)
@@ -731,8 +792,11 @@ class ProjectionRunner:
         )
         db.conn.executemany(
             "INSERT INTO feed_heads (feed, seq, hash, offset) VALUES (?, ?, ?, ?) ON CONFLICT(feed) DO UPDATE SET "
-            "seq = excluded.seq, hash = excluded.hash, offset = excluded.offset WHERE excluded.seq > feed_heads.seq",
-            [(feed, c.head.seq, c.head.hash, c.head.offset) for feed, c in cursors.items() if c.head.seq],
+            "seq = excluded.seq, hash = excluded.hash, offset = excluded.offset WHERE excluded.seq > feed_heads.seq "
+            # the same line, moved by a recorded forget (which rewrites a feed shorter): its new offset
+            "OR (excluded.seq = feed_heads.seq AND excluded.hash = feed_heads.hash)",
+            [(feed, c.head.seq, c.head.hash, c.head.offset) for feed, c in cursors.items()
+             if c.head.seq and feed not in held],
         )
         meta = {"signature": self._signature()}
         if reset:

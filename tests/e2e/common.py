@@ -192,7 +192,10 @@ def git(cwd: Path, *args: str) -> str:
 
 
 def git_project(root: Path) -> Path:
-    """A git repository with one commit, not yet a Baton project."""
+    """A git repository with one commit, not yet a Baton project (an existing one is
+    returned as it is: several harnesses can share one project, as in a relay)."""
+    if (root / ".git").exists():
+        return root
     root.mkdir(parents=True, exist_ok=True)
     git(root, "init", "-q", "-b", "main")
     git(root, "config", "user.email", "dev@example.test")

@@ -10,10 +10,12 @@ otherwise. ``POST /v1/messages/count_tokens`` gets a count, ``GET
 
 The script (``self.script``) holds the replies to the agent's turns, in
 order: a ``str`` is a text reply (the turn ends), a ``ToolUse`` a call of one
-tool (the harness runs it and asks again with its result). Only the agent's
+tool (the harness runs it and asks again with its result), a callable is
+given the recorded request and returns one of those (to use an id the
+harness sent back). Only the agent's
 own turns take from it: a request that offers the agent's tools. Claude
-Code's side requests (a title or a summary, asked of a small model without
-tools) are answered with ``side_reply`` and leave the script alone.
+Code's side requests (a title, or the summary a compaction asks for) are
+answered with ``side_reply`` and leave the script alone.
 """
 
 from __future__ import annotations
@@ -45,10 +47,20 @@ def baton_tool(tool: str, **arguments: Any) -> ToolUse:
 class FakeAnthropic(FakeModel):
     """The Anthropic Messages API on 127.0.0.1, scripted (see the module's docstring)."""
 
-    def __init__(self, side_reply: str = "Baton e2e") -> None:
+    def __init__(self, side_reply: str = "Summary: the session looked at the project's handoffs.") -> None:
         super().__init__()
         self.side_reply = side_reply
         self._ids = itertools.count(1)
+        self.failures: list[str] = []
+        """What went wrong inside a scripted reply (an assertion on the request): ``check`` raises it."""
+        # A client that drops a kept-alive connection is no failure of the test: say nothing.
+        self.server.handle_error = lambda request, address: None  # type: ignore[method-assign]
+
+    def check(self) -> None:
+        """Fail the test if a scripted reply failed (in the server's thread, where it could not)."""
+        with self.lock:
+            failures = list(self.failures)
+        assert not failures, "a scripted reply failed: " + "; ".join(failures)
 
     # -- what was asked ------------------------------------------------------------------------------
 
@@ -82,6 +94,13 @@ class FakeAnthropic(FakeModel):
         if recorded.method == "POST" and path == "/v1/messages":
             body = recorded.json if isinstance(recorded.json, dict) else {}
             reply = self.next_reply(default="Done.") if is_turn(recorded) else self.side_reply
+            if callable(reply):  # a reply that depends on the request (an id the harness sent back)
+                try:
+                    reply = reply(recorded)
+                except Exception as exc:  # noqa: BLE001 - kept for the test, which fails on it
+                    with self.lock:
+                        self.failures.append(f"{type(exc).__name__}: {exc}")
+                    reply = "The script failed here."
             message = self._message(body.get("model") or MODEL, reply)
             if body.get("stream"):
                 self.send_sse(handler, _events(message))
@@ -93,6 +112,10 @@ class FakeAnthropic(FakeModel):
             self.send_json(handler, 200, {"data": [{"type": "model", "id": MODEL, "display_name": "Claude (fake)",
                                                     "created_at": "2025-01-01T00:00:00Z"}],
                                           "has_more": False, "first_id": MODEL, "last_id": MODEL})
+        elif recorded.method == "HEAD":  # a connectivity probe
+            handler.send_response(200)
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
         else:
             self.send_json(handler, 200, {})
 
@@ -110,10 +133,44 @@ class FakeAnthropic(FakeModel):
                           "cache_read_input_tokens": 0}}
 
 
-def is_turn(recorded: Recorded) -> bool:
-    """Whether a message request is one of the agent's turns (it offers tools), not a side request."""
+def said(recorded: Recorded) -> str:
+    """Everything the request puts in front of the model, decoded: the system prompt, then
+    each message's text and tool results, one block a line."""
     body = recorded.json if isinstance(recorded.json, dict) else {}
-    return bool(body.get("tools"))
+    parts: list[str] = []
+
+    def collect(content: Any) -> None:
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict):
+                    collect(block.get("text") if "text" in block else block.get("content"))
+
+    collect(body.get("system"))
+    for message in body.get("messages") or []:
+        if isinstance(message, dict):
+            collect(message.get("content"))
+    return "\n".join(parts)
+
+
+def is_turn(recorded: Recorded) -> bool:
+    """Whether a message request is one of the agent's turns (it offers tools), not a side
+    request: a title, or the summary a compaction asks for (it offers the agent's tools too,
+    but its last message says to call none)."""
+    body = recorded.json if isinstance(recorded.json, dict) else {}
+    return bool(body.get("tools")) and not asks_for_summary(recorded)
+
+
+def asks_for_summary(recorded: Recorded) -> bool:
+    """Whether the request is a compaction's: the last message asks for text only."""
+    body = recorded.json if isinstance(recorded.json, dict) else {}
+    messages = body.get("messages") or []
+    last = messages[-1] if messages and isinstance(messages[-1], dict) else {}
+    content = last.get("content")
+    text = content if isinstance(content, str) else " ".join(
+        b.get("text", "") for b in content or [] if isinstance(b, dict) and isinstance(b.get("text"), str))
+    return "Do NOT call any tools" in text
 
 
 def _events(message: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -154,6 +211,9 @@ QUIET = {
     "CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL": "1",
     "CLAUDE_CODE_ENABLE_TELEMETRY": "0",
     "IS_SANDBOX": "1",
+    # Baton's MCP server is alwaysLoad (install-hooks), so Claude Code waits for it before the
+    # first request, 5 s at most by default: a generous bound instead, for a busy machine.
+    "MCP_CONNECT_TIMEOUT_MS": "120000",
 }
 
 

@@ -53,6 +53,8 @@ class FakeResponses(FakeModel):
     def __init__(self) -> None:
         super().__init__()
         self._ids = itertools.count(1)
+        self.input_tokens = 100
+        """The ``usage.input_tokens`` each response reports (how full Codex believes its context is)."""
 
     @property
     def base_url(self) -> str:
@@ -119,8 +121,9 @@ class FakeResponses(FakeModel):
         else:
             raise TypeError(f"a scripted reply is a str or a Call, not {reply!r}")
         base = {"id": response_id, "object": "response", "created_at": 1_700_000_000, "model": model}
-        usage = {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 10,
-                 "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 110}
+        usage = {"input_tokens": self.input_tokens, "input_tokens_details": {"cached_tokens": 0},
+                 "output_tokens": 10, "output_tokens_details": {"reasoning_tokens": 0},
+                 "total_tokens": self.input_tokens + 10}
         return [
             ("response.created", {"type": "response.created",
                                   "response": {**base, "status": "in_progress", "output": []}}),

@@ -23,16 +23,22 @@ at timings.
 from __future__ import annotations
 
 import json
+import os
+import queue
 import re
+import signal
 import socket
 import subprocess
+import sys
 import threading
+import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 
-from tests.e2e.common import git_project, harness_env, harness_program, ledger_events, run_baton, run_harness
+from tests.e2e.common import BATON_BIN, git_project, harness_env, harness_program, ledger_events, run_baton
 from tests.e2e.fake_openai import Call, FakeResponses, function_outputs, tool_names
 
 pytestmark = pytest.mark.e2e
@@ -74,9 +80,10 @@ SESSION_TIMEOUT = 240
 class CodexProject:
     """A git project with Baton installed for Codex, a scratch Codex home, and the scripted model."""
 
-    def __init__(self, root: Path, model: FakeResponses, trap: ProxyTrap):
+    def __init__(self, root: Path, model: FakeResponses, trap: ProxyTrap | None = None):
+        """``trap``: where requests for anywhere but loopback go (a fresh one when not given)."""
         self.model = model
-        self.trap = trap
+        self.trap = trap = trap if trap is not None else ProxyTrap()
         self.program = harness_program("codex")
         self.home = root / "home"
         self.codex_home = self.home / ".codex"
@@ -158,30 +165,67 @@ class CodexProject:
                  "mergeStrategy": "upsert"} for h in baton]})
             return [h for h in server.hooks(self.project) if h["key"] in {b["key"] for b in baton}]
 
-    def run(self, prompt: str, script: list[Any] | None = None) -> subprocess.CompletedProcess:
+    def run(self, prompt: str, script: list[Any] | None = None, *,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
         """One headless session (``codex exec``) answered by ``script``; it must end normally."""
         self.model.script = list(script or [])
-        done = run_harness([str(self.program), "exec", "--dangerously-bypass-approvals-and-sandbox", prompt],
-                           cwd=self.project, env=self.env, timeout=SESSION_TIMEOUT)
+        done = run_bounded([str(self.program), "exec", "--dangerously-bypass-approvals-and-sandbox", prompt],
+                           cwd=self.project, env=env if env is not None else self.env, timeout=SESSION_TIMEOUT)
         assert done.returncode == 0, f"codex exec failed ({done.returncode}):\n{done.stderr[-4000:]}"
         return done
+
+
+def run_bounded(argv: list[str], *, cwd: Path, env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
+    """Run ``argv`` in its own process group; past ``timeout`` the whole group is killed and the test fails.
+
+    (``codex`` is a node launcher running the Rust binary, which runs ``baton mcp`` and the
+    hooks: killing the launcher alone would leave them holding the output pipes open.)
+    """
+    process = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(process)
+        out, err = process.communicate(timeout=30)
+        pytest.fail(f"{argv[1]} did not end within {timeout:g} s:\n{err[-4000:]}")
+    return subprocess.CompletedProcess(argv, process.returncode, out, err)
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    """SIGKILL the process group this test started (its id is the leader's pid)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 class AppServer:
     """``codex app-server`` over stdio (JSON-RPC, one JSON object a line), for ``hooks/list`` and config writes."""
 
+    ANSWER_TIMEOUT = 120
+    """How long one request may take (a fraction of a second when the machine is quiet)."""
+
     def __init__(self, codex: CodexProject):
         self.codex = codex
         self.ids = iter(range(1, 1_000_000))
+        self.lines: queue.Queue[str | None] = queue.Queue()
 
     def __enter__(self) -> "AppServer":
         self.process = subprocess.Popen([str(self.codex.program), "app-server"], cwd=self.codex.project,
                                         env=self.codex.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, text=True, start_new_session=True)
+                                        stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+        threading.Thread(target=self._read, daemon=True).start()
         self.request("initialize", {"clientInfo": {"name": "baton_e2e", "title": "Baton e2e", "version": "0"},
                                     "capabilities": {"experimentalApi": True}})
         self.send({"method": "initialized"})
         return self
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
 
     def __exit__(self, *exc: Any) -> None:
         assert self.process.stdin is not None
@@ -189,11 +233,8 @@ class AppServer:
         try:
             self.process.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            self.process.kill()
+            _kill_group(self.process)
             self.process.wait(timeout=30)
-        for stream in (self.process.stdout, self.process.stderr):
-            if stream is not None:
-                stream.close()
 
     def send(self, message: dict[str, Any]) -> None:
         assert self.process.stdin is not None
@@ -201,17 +242,21 @@ class AppServer:
         self.process.stdin.flush()
 
     def request(self, method: str, params: dict[str, Any]) -> Any:
-        """The result of one request; notifications in between are skipped. Bounded by the pytest timeout
-        of the run: a dead server ends stdout, which fails here at once."""
+        """The result of one request (notifications in between are skipped), within ``ANSWER_TIMEOUT``."""
         number = next(self.ids)
         self.send({"id": number, "method": method, "params": params})
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
+        deadline = time.monotonic() + self.ANSWER_TIMEOUT
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                pytest.fail(f"codex app-server did not answer {method} within {self.ANSWER_TIMEOUT} s")
+            if line is None:
+                pytest.fail(f"codex app-server ended before answering {method}")
             message = json.loads(line)
             if message.get("id") == number:
                 assert "error" not in message, f"{method}: {message['error']}"
                 return message["result"]
-        raise AssertionError(f"codex app-server ended before answering {method}")
 
     def hooks(self, cwd: Path) -> list[dict[str, Any]]:
         result = self.request("hooks/list", {"cwds": [str(cwd)]})
@@ -398,3 +443,85 @@ def test_the_next_session_receives_the_baton_exactly_once(codex, model):
     codex.run("carry on", ["On it."])
     assert handoff_sections() == []
     assert codex.types().count("baton.claimed") == 1
+
+
+# -- compaction ----------------------------------------------------------------------------------------
+
+def test_a_real_compaction_saves_one_draft_for_the_session(codex, model):
+    config = codex.codex_home / "config.toml"
+    # A context Codex believes full: responses report 50,000 input tokens against a 20,000 limit,
+    # so after the tool call Codex compacts (PreCompact, trigger auto) before it continues.
+    config.write_text(config.read_text().replace(
+        "mcp_optional_startup_grace_ms = 0\n",
+        "mcp_optional_startup_grace_ms = 0\nmodel_context_window = 100000\nmodel_auto_compact_token_limit = 20000\n"))
+    model.input_tokens = 50_000
+    done = codex.run("hello", [Call("baton_status", {}, MCP), "Summary of the work so far.", "Done."])
+    assert "hook: PreCompact" in done.stderr
+    events = codex.events()
+    drafts = [e for e in events if e.get("type") == "handoff.captured"]
+    assert len(drafts) == 1, [e["type"] for e in events]
+    automation = drafts[0]["data"]["handoff"]["automation"]
+    assert automation["trigger"] == "hook"
+    assert automation["inputs"] == {"context_pressure": 1.0}  # Codex's trigger was auto
+    (session,) = {e["session"] for e in events if e.get("type") == "session.begun"}
+    assert drafts[0]["data"]["handoff"]["origin"] == {"harness": "codex", "session_id": session}
+
+
+# -- a broken Baton never breaks Codex -----------------------------------------------------------------
+
+NOTICE = "> ⚠️ Baton's"
+"""How a brief starts when a hook failed since the last one (docs/hooks.md)."""
+
+HOLDER = (  # holds the ledger lock until its stdin closes, 300 s at most (a regression fails, never hangs)
+    "import fcntl, os, select, sys\n"
+    "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\n"
+    "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+    "print('held', flush=True)\n"
+    "select.select([sys.stdin], [], [], 300)\n"
+)
+
+
+@contextmanager
+def lock_held_elsewhere(project: Path) -> Iterator[None]:
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(project / ".baton" / "ledger.lock")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=60)
+
+
+def hello(codex: CodexProject, env: dict[str, str] | None = None) -> str:
+    """One ordinary session, answered "Hello."; what its first model request's developer context told the agent."""
+    with codex.model.lock:
+        codex.model.requests.clear()
+    done = codex.run("hello", ["Hello."], env=env)
+    assert done.stdout.strip().endswith("Hello."), done.stdout
+    return "\n".join(developer_texts(codex.model.turns()[0]))
+
+
+def test_a_session_ends_normally_while_another_process_holds_the_ledger_and_the_next_is_told_once(codex):
+    hello(codex)
+    with lock_held_elsewhere(codex.project):
+        told = hello(codex, {**codex.env, "BATON_HOOK_LOCK_WAIT": "0.5"})
+    assert "## Baton" not in told
+    after = hello(codex)
+    assert after.count(NOTICE) >= 1 and "locked by another process" in after  # one per hook that gave up
+    assert NOTICE not in hello(codex)
+
+
+def test_a_session_ends_normally_with_a_malformed_config(codex):
+    hello(codex)
+    (codex.project / ".baton" / "config.json").write_text("{ not json")
+    assert "## Baton" not in hello(codex)
+
+
+def test_a_session_ends_normally_when_baton_is_not_on_path(codex):
+    path = os.pathsep.join(p for p in codex.env["PATH"].split(os.pathsep) if Path(p) != BATON_BIN)
+    assert not any((Path(p) / "baton").exists() for p in path.split(os.pathsep))
+    told = hello(codex, {**codex.env, "PATH": path})
+    assert "## Baton" not in told
+    assert "session.begun" not in codex.types()

@@ -1,0 +1,263 @@
+"""Claude Code 2.1.197, the real program from npm, driven headless (``claude -p``)
+against a scripted Anthropic model on loopback (``fake_anthropic``), with
+Baton's hooks and MCP server installed by ``baton install-hooks``.
+
+Every assertion about what the agent was told is made on the request Claude
+Code sent the model, never on Baton's own output; every assertion about what
+the agent did is made on the project's ledger.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.common import Recorded, git_project, harness_program, ledger_events, run_baton, run_harness
+from tests.e2e.fake_anthropic import FakeAnthropic, ToolUse, baton_tool, claude_argv, claude_env, said
+
+RUN_TIMEOUT = 300
+"""A bound on one headless session (a quiet machine needs a few seconds; a busy one, far more)."""
+
+ID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+
+WORK = {
+    "work": {"title": "Teach the zebra-42 parser dates", "objective": "Dates in the feed parse and the tests pass"},
+    "summary": {"current_state": "The parser reads ISO dates; the feed's local format is next.",
+                "completed": ["ISO date parsing"], "in_progress": ["The feed's local date format"]},
+    "open_items": [{"description": "Parse the feed's local date format",
+                    "suggested_action": "Add a format table to the parser",
+                    "acceptance_check": "The feed fixture parses without errors"}],
+}
+
+
+@pytest.fixture
+def claude() -> Path:
+    return harness_program("claude-code")
+
+
+@pytest.fixture
+def model():
+    with FakeAnthropic() as fake:
+        yield fake
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return git_project(tmp_path / "project")
+
+
+@pytest.fixture
+def env(tmp_path: Path, model: FakeAnthropic, project: Path) -> dict[str, str]:
+    environment = claude_env(tmp_path / "home", model)
+    installed = run_baton(project, environment, "install-hooks", "--harness", "claude-code")
+    assert installed.returncode == 0, installed.stderr
+    return environment
+
+
+def session(claude: Path, project: Path, env: dict[str, str], model: FakeAnthropic, prompt: str,
+            *options: str) -> dict[str, Any]:
+    """One headless Claude Code session to its end (its hooks with it); its JSON result."""
+    done = run_harness(claude_argv(claude, prompt, *options), project, env, timeout=RUN_TIMEOUT)
+    assert done.returncode == 0, f"claude exited {done.returncode}\n{done.stderr[-4000:]}\n{done.stdout[-4000:]}"
+    model.check()
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result.get("is_error") is False, result
+    return result
+
+
+def events(project: Path, env: dict[str, str], kind: str) -> list[dict[str, Any]]:
+    return [e for e in ledger_events(project, env) if e.get("type") == kind]
+
+
+def last_tool_result(recorded: Recorded) -> dict[str, Any]:
+    """The JSON the last tool call answered with (a Baton MCP tool's result)."""
+    for message in reversed(recorded.json["messages"]):
+        content = message.get("content")
+        blocks = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"] \
+            if isinstance(content, list) else []
+        if blocks:
+            block = blocks[-1]
+            assert not block.get("is_error"), block
+            inner = block.get("content")
+            text = inner if isinstance(inner, str) else "".join(
+                part.get("text", "") for part in inner or [] if isinstance(part, dict))
+            return json.loads(text)
+    raise AssertionError("no tool result in the request")
+
+
+def handoff_id_in(result: dict[str, Any]) -> str:
+    """The handoff id a capture answered with."""
+    found = re.findall(ID, json.dumps(result))
+    assert found, result
+    return result.get("handoff_id") or result.get("handoffId") or result.get("id") or found[0]
+
+
+def capture_validate_ready(parent: Any = None, session_id: Any = None) -> list[Any]:
+    """The agent's turns that capture ``WORK`` (continuing ``parent(request)``, or naming the
+    session ``session_id(request)``, when given), validate it and make it ready, each using
+    the id the previous call answered with."""
+    captured: dict[str, str] = {}
+
+    def capture(recorded: Recorded) -> ToolUse:
+        extra = {"parent": parent(recorded)} if parent else {}
+        if session_id:
+            extra["session_id"] = session_id(recorded)
+        return baton_tool("handoff_capture", **WORK, **extra)
+
+    def validate(recorded: Recorded) -> ToolUse:
+        captured["id"] = handoff_id_in(last_tool_result(recorded))
+        return baton_tool("handoff_validate", id=captured["id"])
+
+    def ready(recorded: Recorded) -> ToolUse:
+        last_tool_result(recorded)
+        return baton_tool("handoff_ready", id=captured["id"], accept_warnings="e2e: the scripted work is the work")
+
+    def done(recorded: Recorded) -> str:
+        last_tool_result(recorded)
+        return "Handed off."
+
+    return [capture, validate, ready, done]
+
+
+def draft_named_in(recorded: Recorded) -> str:
+    """The draft Baton's prompt hook told the agent about (``handoff_capture`` with `parent` ID)."""
+    found = re.findall(rf"`parent` ({ID})", said(recorded))
+    assert found, "Baton's notice naming the draft is not in the request"
+    return found[-1]
+
+
+def hand_off_through_the_prepared_draft(claude, project, env, model) -> tuple[str, str]:
+    """A session whose person asks for a handoff: Baton prepares a draft, the agent
+    continues it over MCP, validates it and makes it ready. (draft, the agent's handoff)"""
+    model.script = capture_validate_ready(parent=draft_named_in)
+    session(claude, project, env, model, "handoff")
+    captured = events(project, env, "handoff.captured")
+    assert len(captured) == 2, [e.get("data") for e in captured]  # Baton's draft, then the agent's
+    return subject(captured[0]), subject(captured[1])
+
+
+def subject(event: dict[str, Any]) -> str:
+    """The handoff an event is about: a baton's ``handoff_id``, else its ``handoff/<id>`` stream."""
+    return event["data"].get("handoff_id") or event["stream"].split("/", 1)[1]
+
+
+# -- the scenarios ---------------------------------------------------------------------------------
+
+def test_the_brief_is_in_the_models_first_request(claude, project, env, model):
+    left = run_baton(project, env, "session", "end", "earlier-session",
+                     "--handoff-steps", "Wire the zebra-42 parser into the CLI")
+    assert left.returncode == 0, left.stderr
+    model.script = ["Hello."]
+    session(claude, project, env, model, "hello")
+    first = model.turns()[0]
+    assert "SessionStart hook additional context: ## 🤝 Active Session Handoff" in said(first)
+    assert "Wire the zebra-42 parser into the CLI" in said(first)
+
+
+def test_batons_mcp_tools_are_offered_from_the_first_request(claude, project, env, model):
+    model.script = ["Hello."]
+    session(claude, project, env, model, "hello")
+    offered = {t["name"] for t in model.turns()[0].json["tools"]}
+    assert {"mcp__baton__handoff_capture", "mcp__baton__handoff_validate", "mcp__baton__handoff_ready",
+            "mcp__baton__baton_status"} <= offered
+
+
+def test_the_agents_mcp_calls_land_in_the_ledger(claude, project, env, model):
+    def status_then_capture(recorded: Recorded) -> ToolUse:
+        assert Path(last_tool_result(recorded)["root"]).resolve() == project.resolve()
+        return baton_tool("handoff_capture", **WORK)
+
+    model.script = [baton_tool("baton_status"), *capture_validate_ready()]
+    model.script[1] = status_then_capture
+    session(claude, project, env, model, "Record where the zebra-42 work stands.")
+    (captured,) = events(project, env, "handoff.captured")
+    handoff = subject(captured)
+    assert [subject(e) for e in events(project, env, "handoff.validated")] == [handoff]
+    assert [subject(e) for e in events(project, env, "handoff.promoted")] == [handoff]
+    shown = json.loads(run_baton(project, env, "handoff", "show", handoff, "--json").stdout)["handoff"]
+    assert shown["work"]["title"] == WORK["work"]["title"] and shown["status"] == "ready"
+
+
+def test_the_session_end_leaves_a_baton_for_the_draft_baton_prepared(claude, project, env, model):
+    draft, handoff = hand_off_through_the_prepared_draft(claude, project, env, model)
+    (created,) = events(project, env, "baton.created")
+    assert subject(created) == handoff
+    shown = json.loads(run_baton(project, env, "handoff", "show", handoff, "--json").stdout)["handoff"]
+    assert shown["lineage"]["parents"] == [draft]
+
+
+def session_named_in(recorded: Recorded) -> str:
+    """The session id the brief gave the agent for Baton's MCP tools."""
+    found = re.findall(r'`"session_id": "([^"]+)"`', said(recorded))
+    assert found, "the brief names no session id for the MCP tools"
+    return found[0]
+
+
+def test_the_session_end_leaves_a_baton_for_a_handoff_the_agent_captured_over_mcp(claude, project, env, model):
+    model.script = capture_validate_ready(session_id=session_named_in)
+    sid = session(claude, project, env, model, "Record where the zebra-42 work stands.")["session_id"]
+    (captured,) = events(project, env, "handoff.captured")
+    (created,) = events(project, env, "baton.created")
+    assert subject(created) == subject(captured) and created["data"]["session"] == sid
+
+
+def test_the_next_session_receives_the_baton_once_and_the_one_after_does_not(claude, project, env, model):
+    _, handoff = hand_off_through_the_prepared_draft(claude, project, env, model)
+    delivered = f"(baton `{handoff}`)"
+    model.script = ["On it."]
+    asked = len(model.turns())
+    second = session(claude, project, env, model, "hello")["session_id"]
+    told = said(model.turns()[asked])
+    assert "SessionStart hook additional context: ## 🤝 Active Session Handoff" in told and delivered in told
+    assert WORK["work"]["objective"] in told
+    model.script = ["Hello."]
+    asked = len(model.turns())
+    session(claude, project, env, model, "hello")
+    told = said(model.turns()[asked])
+    assert "SessionStart hook additional context: " in told  # a brief, and no baton in it
+    assert "Active Session Handoff" not in told and delivered not in told
+    assert [(subject(e), e["data"]["session"]) for e in events(project, env, "baton.claimed")] == [(handoff, second)]
+
+
+def test_a_draft_baton_prepares_lists_the_work_and_not_claude_codes_files(claude, project, env, model):
+    (project / "parser.py").write_text("def parse(text):\n    return text\n")
+    model.script = ["I will complete the draft."]
+    session(claude, project, env, model, "handoff")
+    (captured,) = events(project, env, "handoff.captured")
+    shown = json.loads(run_baton(project, env, "handoff", "show", subject(captured), "--json").stdout)
+    assert [a["path"] for a in shown["handoff"]["artifacts"]] == ["parser.py"]
+
+
+def test_after_compact_the_model_is_pointed_at_the_draft_saved_before_it(claude, project, env, model):
+    # Enough of a conversation for Claude Code to compact it.
+    model.script = [baton_tool("baton_status"), baton_tool("handoff_list"), baton_tool("baton_status"), "Hello."]
+    sid = session(claude, project, env, model, "Look at the project's handoffs.")["session_id"]
+    session(claude, project, env, model, "/compact", "--resume", sid)
+    drafts = [e for e in events(project, env, "handoff.captured")]
+    assert len(drafts) == 1
+    draft = subject(drafts[0])
+    model.script = ["Continuing."]
+    asked = len(model.turns())
+    session(claude, project, env, model, "go on", "--resume", sid)
+    after = said(model.turns()[asked])
+    assert "Baton saved this session's work before the compaction" in after
+    assert draft in after
+
+
+def test_a_session_end_hook_slower_than_claude_codes_default_still_hands_the_baton_on(
+        claude, project, env, model, tmp_path):
+    """Without a ``timeout`` Claude Code gives all SessionEnd hooks together 1.5 s and
+    cancels the rest; ``install-hooks`` writes one, so a hand-on that takes longer (a busy
+    machine; here a wrapper that waits 4 s first) still lands."""
+    slow = tmp_path / "slow-baton"
+    slow.write_text("#!/bin/sh\ncase \"$*\" in *SessionEnd*) sleep 4;; esac\n"
+                    f"exec '{Path(env['PATH'].split(':')[0]) / 'baton'}' \"$@\"\n")
+    slow.chmod(0o755)
+    installed = run_baton(project, env, "install-hooks", "--harness", "claude-code", "--command", str(slow))
+    assert installed.returncode == 0, installed.stderr
+    _, handoff = hand_off_through_the_prepared_draft(claude, project, env, model)
+    assert [subject(e) for e in events(project, env, "baton.created")] == [handoff]

@@ -1,0 +1,169 @@
+"""A broken Baton never breaks the harness, for real: Claude Code 2.1.197 against
+the scripted model, with Baton's project damaged, its lock held, its hooks
+stalled, or ``baton`` missing from PATH.
+
+In each case the session still ends normally (exit 0, the model's answer in
+the result) within the run's bound, and where Baton ran at all, the next
+session that gets a brief is told once what went wrong. No assertion is about
+time: a stall would show as the run's timeout, a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from tests.e2e.common import BATON_BIN, git_project, harness_program, ledger_events, run_baton
+from tests.e2e.fake_anthropic import FakeAnthropic, claude_env, said
+from tests.e2e.test_claude_code import capture_validate_ready, draft_named_in, session
+
+pytestmark = pytest.mark.e2e
+
+NOTICE = "> ⚠️ Baton's"
+"""How a brief starts when a hook failed since the last one (docs/hooks.md)."""
+
+HOLDER = (  # holds the ledger lock until its stdin closes, 300 s at most (a regression fails, never hangs)
+    "import fcntl, os, select, sys\n"
+    "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\n"
+    "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+    "print('held', flush=True)\n"
+    "select.select([sys.stdin], [], [], 300)\n"
+)
+
+
+@pytest.fixture
+def claude():
+    return harness_program("claude-code")
+
+
+@pytest.fixture
+def model():
+    with FakeAnthropic() as fake:
+        yield fake
+
+
+@pytest.fixture
+def project(tmp_path):
+    return git_project(tmp_path / "project")
+
+
+@pytest.fixture
+def env(tmp_path, model, project):
+    environment = claude_env(tmp_path / "home", model)
+    installed = run_baton(project, environment, "install-hooks", "--harness", "claude-code")
+    assert installed.returncode == 0, installed.stderr
+    return environment
+
+
+@contextmanager
+def lock_held_elsewhere(project: Path) -> Iterator[None]:
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(project / ".baton" / "ledger.lock")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=60)
+
+
+def hello(claude, project, env, model) -> str:
+    """One ordinary session; what its first model request told the agent."""
+    model.script = ["Hello."]
+    asked = len(model.turns())
+    result = session(claude, project, env, model, "hello")
+    assert result["result"] == "Hello."
+    return said(model.turns()[asked])
+
+
+def types(project, env) -> list[str]:
+    return [e.get("type") for e in ledger_events(project, env)]
+
+
+def test_a_session_ends_normally_while_another_process_holds_the_ledger_and_the_next_is_told_once(
+        claude, project, env, model):
+    hello(claude, project, env, model)  # the project exists, a session has begun before
+    with lock_held_elsewhere(project):
+        told = hello(claude, project, {**env, "BATON_HOOK_LOCK_WAIT": "0.5"}, model)
+    assert "## 🤝" not in told and NOTICE not in told
+    after = hello(claude, project, env, model)
+    assert after.count(NOTICE) >= 1 and "locked by another process" in after
+    assert NOTICE not in hello(claude, project, env, model)
+
+
+def test_a_stalled_baton_is_cut_off_by_its_own_deadline_and_the_next_session_is_told(claude, project, env, model):
+    hello(claude, project, env, model)
+    with lock_held_elsewhere(project):  # every hook would wait two minutes for the lock: its deadline ends it
+        hello(claude, project, {**env, "BATON_HOOK_LOCK_WAIT": "120", "BATON_HOOK_DEADLINE": "2"}, model)
+    after = hello(claude, project, env, model)
+    assert NOTICE in after and "BATON_HOOK_DEADLINE" in after
+
+
+def test_a_session_ends_normally_with_a_corrupt_feed(claude, project, env, model):
+    hello(claude, project, env, model)
+    [feed] = list((project / ".baton" / "ledger").glob("*.jsonl"))
+    lines = feed.read_bytes().splitlines(keepends=True)
+    feed.write_bytes(lines[0] + b'{"this is": "not an event"}\n' + b"".join(lines[1:]))
+    hello(claude, project, env, model)
+
+
+def test_a_session_ends_normally_with_a_malformed_config(claude, project, env, model):
+    hello(claude, project, env, model)
+    (project / ".baton" / "config.json").write_text("{ not json")
+    hello(claude, project, env, model)
+
+
+def test_an_unreadable_index_is_rebuilt_and_the_brief_still_arrives(claude, project, env, model):
+    left = run_baton(project, env, "session", "end", "earlier-session",
+                     "--handoff-steps", "Wire the zebra-42 parser into the CLI")
+    assert left.returncode == 0, left.stderr
+    (project / ".baton" / "index.sqlite").write_bytes(b"this is not a database" * 100)
+    told = hello(claude, project, env, model)
+    assert "Wire the zebra-42 parser into the CLI" in told
+    assert "baton.claimed" in types(project, env)
+
+
+def test_a_session_ends_normally_when_baton_is_not_on_path(claude, project, env, model):
+    path = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if Path(p) != BATON_BIN)
+    assert not any((Path(p) / "baton").exists() for p in path.split(os.pathsep))
+    hello(claude, project, {**env, "PATH": path}, model)
+    assert not (project / ".baton").exists() or "session.begun" not in types(project, env)
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0,
+                    reason="running as root: a read-only .baton/ is still writable")
+def test_a_session_ends_normally_with_a_read_only_baton_folder(claude, project, env, model):
+    hello(claude, project, env, model)
+    for path in [project / ".baton", *(project / ".baton").rglob("*")]:
+        path.chmod(path.stat().st_mode & ~0o222)
+    try:
+        hello(claude, project, env, model)
+    finally:
+        for path in [project / ".baton", *(project / ".baton").rglob("*")]:
+            path.chmod(path.stat().st_mode | 0o200)
+
+
+def test_no_baton_is_lost_beside_a_cpu_hog(claude, project, env, model):
+    """Each session hands off (the agent completes the draft Baton prepared) while every core is busy:
+    each session's end leaves its baton, and the next session receives it."""
+    hogs = [subprocess.Popen([sys.executable, "-c", "import time\nend = time.time() + 900\nwhile time.time() < end: pass"])
+            for _ in range(os.cpu_count() or 2)]
+    try:
+        for n in range(1, 4):
+            model.script = capture_validate_ready(parent=draft_named_in)
+            session(claude, project, env, model, "handoff")
+            assert types(project, env).count("baton.created") == n
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    kinds = types(project, env)
+    assert kinds.count("baton.claimed") == 2  # the second and third sessions each received the one before

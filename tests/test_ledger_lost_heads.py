@@ -1,0 +1,204 @@
+"""A writer never builds on a ledger that lost acknowledged bytes (issue 25).
+
+The index records the last line of every feed it folded (``feed_heads``,
+kept across rebuilds). A write that finds a feed shorter than that — its last
+lines deleted, a line the index holds cut in the middle, the feed gone — or
+holding another event at that seq, stops with exit 3 (``ledger_corrupt``,
+naming ``baton repair``): no seq is reused and nothing acknowledged is
+quarantined as a torn tail. Bytes past the last acknowledged line are still
+a torn tail, healed by the next write; ``baton repair`` records a loss and
+lets writes go on."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from baton.commands.context import Project
+from baton.errors import LedgerCorrupt
+from baton.ledger import EventDraft, Ledger
+from tests.conftest import run_baton
+
+
+def write(project, n: int, start: int = 0) -> None:
+    opened = Project.open(project)
+    try:
+        for i in range(start, start + n):
+            with opened.writing() as scope:
+                scope.append([EventDraft("test.noted", "test/1", {"n": i})])
+    finally:
+        opened.close()
+
+
+def own_feed(project):
+    [feed] = (project / ".baton" / "ledger").glob("*.jsonl")
+    return feed
+
+
+def begin(project):
+    r = run_baton("session", "begin", "--owner", "a@example.com", "--branch", "main", "--json",
+                  "--project", str(project))
+    return r.returncode, json.loads(r.stdout) if r.stdout.strip() else None
+
+
+def quarantined(project) -> list:
+    folder = project / ".baton" / "quarantine"
+    return sorted(folder.iterdir()) if folder.exists() else []
+
+
+@pytest.fixture
+def written(project):
+    write(project, 3)
+    feed = own_feed(project)
+    return project, feed, feed.read_bytes().splitlines(keepends=True)
+
+
+@pytest.mark.parametrize("cut", [1, 2])
+def test_a_write_after_the_last_lines_were_deleted_exits_3_and_reuses_no_seq(written, cut):
+    project, feed, lines = written
+    feed.write_bytes(b"".join(lines[:-cut]))
+    before = feed.read_bytes()
+
+    code, out = begin(project)
+
+    assert code == 3
+    error = out["error"]
+    assert error["code"] == "ledger_corrupt" and error["exit_code"] == 3
+    assert error["details"]["kind"] == "truncated"
+    assert (error["details"]["recorded_seq"], error["details"]["feed_seq"]) == (len(lines), len(lines) - cut)
+    assert "baton repair" in error["message"]
+    assert feed.read_bytes() == before  # nothing appended: the lost seq is not reused
+
+
+@pytest.mark.parametrize("keep", [1, 40, -2])
+def test_a_line_the_index_holds_cut_in_the_middle_is_refused_not_quarantined(written, keep):
+    project, feed, lines = written
+    damaged = b"".join(lines[:-1]) + lines[-1][:keep]
+    feed.write_bytes(damaged)
+
+    code, out = begin(project)
+
+    assert code == 3 and out["error"]["code"] == "ledger_corrupt"
+    assert out["error"]["details"]["kind"] == "truncated"
+    assert feed.read_bytes() == damaged  # not cut off as a torn tail
+    assert quarantined(project) == []
+
+
+def test_a_torn_tail_past_the_last_acknowledged_line_is_still_healed(written):
+    project, feed, lines = written
+    sound = feed.read_bytes()
+    tail = lines[-1][: len(lines[-1]) // 2]  # the half of a line a dying writer left, never acknowledged
+    feed.write_bytes(sound + tail)
+
+    code, out = begin(project)
+
+    assert code == 0, out
+    assert feed.read_bytes().startswith(sound) and len(feed.read_bytes().splitlines()) > len(lines)
+    [aside] = quarantined(project)
+    assert aside.read_bytes() == tail
+    assert run_baton("verify", "--project", str(project)).returncode == 0
+
+
+def test_a_write_to_a_feed_rewritten_under_the_acknowledged_line_is_refused(written):
+    project, feed, lines = written
+    elsewhere = Ledger(project.parent / "elsewhere", feed.stem, fsync="never")
+    with elsewhere.locked() as txn:
+        for i in range(len(lines)):
+            txn.append([EventDraft("test.noted", "test/9", {"n": 100 + i})])
+    feed.write_bytes(elsewhere.feed_path(feed.stem).read_bytes())
+
+    code, out = begin(project)
+
+    assert code == 3 and out["error"]["details"]["kind"] == "rewritten"
+
+
+def test_a_write_to_a_longer_feed_rewritten_under_the_acknowledged_line_is_refused(written):
+    project, feed, lines = written
+    elsewhere = Ledger(project.parent / "elsewhere", feed.stem, fsync="never")
+    with elsewhere.locked() as txn:
+        for i in range(len(lines) + 2):
+            txn.append([EventDraft("test.noted", "test/9", {"n": 100 + i})])
+    feed.write_bytes(elsewhere.feed_path(feed.stem).read_bytes())
+    before = feed.read_bytes()
+
+    code, out = begin(project)
+
+    assert code == 3 and out["error"]["details"]["kind"] == "rewritten"
+    assert feed.read_bytes() == before
+
+
+def test_a_write_after_another_feed_the_index_folded_was_deleted_is_refused(written):
+    project, feed, _ = written
+    other = Ledger(project / ".baton", "other", fsync="never")
+    with other.locked() as txn:
+        txn.append([EventDraft("test.noted", "test/2", {"n": 7})])
+    write(project, 1, start=3)  # folds the other feed
+    other.feed_path("other").unlink()
+
+    code, out = begin(project)
+
+    assert code == 3 and out["error"]["details"] == {
+        "feed": "other", "kind": "missing_feed", "recorded_seq": 1, "feed_seq": 0, "repair": "baton repair"}
+
+
+def test_the_refusal_holds_after_a_rebuild_and_across_processes(written):
+    project, feed, lines = written
+    feed.write_bytes(b"".join(lines[:-1]))
+    assert run_baton("rebuild", "--project", str(project)).returncode == 0
+
+    opened = Project.open(project)
+    try:
+        with pytest.raises(LedgerCorrupt, match=f"ends at seq {len(lines) - 1}, but the index recorded seq {len(lines)}"):
+            with opened.writing() as scope:
+                scope.append([EventDraft("test.noted", "test/1", {"n": 3})])
+    finally:
+        opened.close()
+    assert begin(project)[0] == 3
+
+
+def test_reading_commands_still_answer_after_a_loss(written):
+    project, feed, lines = written
+    feed.write_bytes(b"".join(lines[:-1]))
+    assert run_baton("handoff", "list", "--project", str(project)).returncode == 0
+    assert run_baton("verify", "--project", str(project)).returncode == 3
+
+
+def test_repair_records_the_loss_and_writes_go_on(written):
+    project, feed, lines = written
+    feed.write_bytes(b"".join(lines[:-1]))
+    assert begin(project)[0] == 3
+
+    r = run_baton("repair", "--yes", "--json", "--project", str(project))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert json.loads(r.stdout)["verified"] is True
+
+    code, out = begin(project)
+    assert code == 0, out
+    assert run_baton("verify", "--project", str(project)).returncode == 0
+
+
+def test_a_repair_replayed_by_a_rebuild_does_not_forget_a_later_loss(written):
+    project, feed, lines = written
+    feed.write_bytes(b"".join(lines[:-1]))
+    assert run_baton("repair", "--yes", "--project", str(project)).returncode == 0
+    write(project, 2, start=10)
+    after = feed.read_bytes().splitlines(keepends=True)
+    feed.write_bytes(b"".join(after[:-1]))  # a second loss, after the repair
+
+    assert run_baton("rebuild", "--project", str(project)).returncode == 0
+    code, out = begin(project)
+    assert code == 3 and out["error"]["details"]["recorded_seq"] == len(after)
+
+
+def test_writes_go_on_after_a_recorded_forget_rewrites_the_feed(project):
+    r = run_baton("checkpoint", "create", "--no-input", "--title", "t", "--objective", "o", "--json",
+                  "--project", str(project))
+    handoff = json.loads(r.stdout)["id"]
+    write(project, 2)
+    assert run_baton("forget", handoff, "--yes", "--project", str(project)).returncode == 0
+    write(project, 1, start=5)  # the forget moved every later line's offset: still the same events
+
+    code, out = begin(project)
+    assert code == 0, out
+    assert run_baton("verify", "--project", str(project)).returncode == 0
