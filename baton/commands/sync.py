@@ -368,9 +368,10 @@ def _push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | Non
         raise _failure(exc, f"push {ref.decode()} to", url) from None
     status = (getattr(result, "ref_status", None) or {}).get(ref)
     if status:
-        # "stale info" / "non-fast-forward" (a server's receive-pack), "unable to set"
-        # (a path or file:// remote, written by dulwich, whose ref moved after it was read)
-        if any(word in str(status) for word in ("stale", "fast", "unable to set")):
+        # "stale info" / "non-fast-forward" / "failed to update ref" (git's receive-pack
+        # over ssh or http: the ref moved after it was advertised), "unable to set" (a
+        # path or file:// remote, written by dulwich, whose ref moved after it was read)
+        if any(word in str(status) for word in ("stale", "fast", "failed to update ref", "unable to set")):
             raise _RemoteMoved(str(status))
         raise RemoteUnreachable(f"remote {url!r} refused {ref.decode()}: {status}", details={"url": url})
 
