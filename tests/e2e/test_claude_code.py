@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import json
 import re
-import socket
-import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.e2e.common import Recorded, git_project, harness_program, ledger_events, run_baton, run_harness
+from tests.e2e.common import ProxyTrap, Recorded, git_project, harness_program, ledger_events, run_baton, run_harness
 from tests.e2e.fake_anthropic import FakeAnthropic, ToolUse, baton_tool, claude_argv, claude_env, said
 
 RUN_TIMEOUT = 300
@@ -60,30 +58,6 @@ def env(tmp_path: Path, model: FakeAnthropic, project: Path) -> dict[str, str]:
     return environment
 
 
-class ProxyTrap:
-    """A "proxy" on 127.0.0.1 that records the first line of each request (``CONNECT host:443``) and hangs up."""
-
-    def __init__(self) -> None:
-        self.seen: list[str] = []
-        self.socket = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                connection, _ = self.socket.accept()
-            except OSError:
-                return
-            with connection:
-                connection.settimeout(10)
-                try:
-                    self.seen.append(connection.recv(4096).split(b"\r\n", 1)[0].decode("latin-1"))
-                except OSError:
-                    self.seen.append("(unreadable)")
-
-    def close(self) -> None:
-        self.socket.close()
 
 
 def session(claude: Path, project: Path, env: dict[str, str], model: FakeAnthropic, prompt: str,
