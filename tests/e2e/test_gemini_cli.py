@@ -23,6 +23,7 @@ from tests.e2e.common import (
     BATON_BIN, git_project, harness_env, harness_program, ledger_events, run_baton, run_harness,
 )
 from tests.e2e.fake_gemini import FakeGemini, Recorded, call, tool_result, user_text
+from tests.e2e.test_codex import ProxyTrap
 
 HANDOFF = {
     "work": {"title": "Greeting for the demo", "objective": "README.md greets the reader"},
@@ -39,8 +40,10 @@ RESULT_ID = re.compile(r"\bid\W+([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}
 class Session:
     """One project wired for Gemini CLI, and the scripted model it talks to."""
 
-    def __init__(self, root: Path, model: FakeGemini):
+    def __init__(self, root: Path, model: FakeGemini, trap: ProxyTrap | None = None):
         self.program = harness_program("gemini-cli")
+        # Every proxy variable points at a trap that records what would have left loopback.
+        self.trap = trap or ProxyTrap()
         self.project = git_project(root / "project")
         home = root / "home"
         (home / ".gemini").mkdir(parents=True)
@@ -52,8 +55,10 @@ class Session:
         }))
         # Folder trust: Gemini runs a project's hooks and MCP servers only in a
         # trusted folder, and a headless run in an untrusted one stops.
+        proxies = {name: self.trap.url for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy",
+                                                    "http_proxy", "all_proxy")}
         self.env = harness_env(home, GOOGLE_GEMINI_BASE_URL=model.url, GEMINI_API_KEY="fake-key-for-tests",
-                               GEMINI_CLI_TRUST_WORKSPACE="true")
+                               GEMINI_CLI_TRUST_WORKSPACE="true", **proxies)
         self.model = model
         installed = run_baton(self.project, self.env, "install-hooks", "--harness", "gemini-cli")
         assert installed.returncode == 0, installed.stderr
@@ -66,6 +71,7 @@ class Session:
         done = self.last = run_harness(argv, self.project, self.env, timeout=240)
         assert done.returncode == 0, f"gemini exited {done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
         assert not self.model.script, f"the model's script was not played out: {self.model.script}"
+        assert not self.trap.seen, f"traffic left loopback: {self.trap.seen}"
         return self.model.conversation()[before:]
 
     def events(self) -> list[dict[str, Any]]:
@@ -77,8 +83,12 @@ class Session:
 
 @pytest.fixture
 def gemini(tmp_path):
-    with FakeGemini() as model:
-        yield Session(tmp_path, model)
+    trap = ProxyTrap()
+    try:
+        with FakeGemini() as model:
+            yield Session(tmp_path, model, trap)
+    finally:
+        trap.close()
 
 
 def _id_from(tool: str):
