@@ -78,7 +78,7 @@ def test_existing_settings_keep_every_key_and_hook(project_dir):
     assert _commands(merged, "PostToolUse") == ["fmt"]
     assert _commands(merged, "SessionEnd") == ["baton hook claude-code SessionEnd"]
     servers = json.loads((project_dir / ".mcp.json").read_text())["mcpServers"]
-    assert servers == {"other": {"command": "x"}, "baton": {"command": "baton", "args": ["mcp"]}}
+    assert servers == {"other": {"command": "x"}, "baton": {"command": "baton", "args": ["mcp"], "alwaysLoad": True}}
 
 
 def test_codex_config_toml_gains_the_mcp_table_and_keeps_the_rest(project_dir):
