@@ -22,7 +22,7 @@ from baton.domain.batons import HANDOFF_HEADING, LATEST_HEADING
 from tests.e2e.common import (
     BATON_BIN, git_project, harness_env, harness_program, ledger_events, run_baton, run_harness,
 )
-from tests.e2e.fake_gemini import FakeGemini, Recorded, call, tool_result, user_text
+from tests.e2e.fake_gemini import FakeGemini, Recorded, call, hook_contexts, tool_result, user_text
 from tests.e2e.test_codex import ProxyTrap
 
 HANDOFF = {
@@ -124,7 +124,8 @@ def _hand_over(gemini: Session) -> None:
 
 def test_the_brief_reaches_the_model_at_session_start(gemini):
     [first, *_] = gemini.run("hello")
-    assert "<hook_context>## Baton" in user_text(first)
+    [brief] = hook_contexts(first)
+    assert "## Baton" in brief
     assert "session.begun" in gemini.types()
 
 
@@ -158,11 +159,13 @@ def test_a_continue_later_session_leaves_a_baton_for_the_draft_baton_prepared(ge
 def test_the_next_session_receives_the_baton_once_and_the_one_after_does_not(gemini):
     _hand_over(gemini)
     [second, *_] = gemini.run("hello")
-    assert f"<hook_context>{HANDOFF_HEADING}" in user_text(second)
+    [brief] = hook_contexts(second)
+    assert HANDOFF_HEADING in brief
     assert HANDOFF["work"]["objective"] in user_text(second)
     assert "baton.claimed" in gemini.types()
     [third, *_] = gemini.run("hello again")
-    assert f"<hook_context>{LATEST_HEADING}" in user_text(third)  # a pointer to it, no more
+    [brief] = hook_contexts(third)
+    assert LATEST_HEADING in brief  # a pointer to it, no more
     assert HANDOFF_HEADING not in user_text(third)
     assert gemini.types().count("baton.claimed") == 1
 
