@@ -48,3 +48,14 @@ def test_merged_equals_a_live_merge_having_both_among_its_strict_ancestors(graph
     for a in everyone:
         for b in everyone:
             assert graph.merged(a, b) == any({a, b} <= line for line in lines.values()), (a, b)
+
+
+@given(graphs())
+def test_two_nodes_in_different_parts_never_share_an_ancestor(graph):
+    parts = graph.parts()
+    for a in graph.nodes:
+        for b in graph.nodes:
+            if parts[a] != parts[b]:
+                up_a, up_b = _ancestors(graph, a) | {a}, _ancestors(graph, b) | {b}
+                assert not up_a & up_b
+        assert all(parts[p] == parts[a] for p in graph.nodes[a].parents)
