@@ -70,13 +70,9 @@ def not_found_warning(program: str, harness: str) -> str:
 # -- reading what is there ---------------------------------------------------------------
 
 def _signature(command: Any) -> tuple[str, ...] | None:
-    if not isinstance(command, str):
-        return None
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return None
-    return tuple(words[-3:]) if len(words) >= 4 and words[-3] == "hook" else None
+    from baton.harnesses.protocol import hook_signature
+
+    return hook_signature(command)
 
 
 def _program(command: str) -> str:

@@ -29,14 +29,16 @@ import re
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 
-from tests.e2e.common import git_project, harness_env, harness_program, ledger_events, run_baton
+from tests.e2e.common import BATON_BIN, git_project, harness_env, harness_program, ledger_events, run_baton
 from tests.e2e.fake_openai import Call, FakeResponses, function_outputs, tool_names
 
 pytestmark = pytest.mark.e2e
@@ -78,9 +80,10 @@ SESSION_TIMEOUT = 240
 class CodexProject:
     """A git project with Baton installed for Codex, a scratch Codex home, and the scripted model."""
 
-    def __init__(self, root: Path, model: FakeResponses, trap: ProxyTrap):
+    def __init__(self, root: Path, model: FakeResponses, trap: ProxyTrap | None = None):
+        """``trap``: where requests for anywhere but loopback go (a fresh one when not given)."""
         self.model = model
-        self.trap = trap
+        self.trap = trap = trap if trap is not None else ProxyTrap()
         self.program = harness_program("codex")
         self.home = root / "home"
         self.codex_home = self.home / ".codex"
@@ -162,11 +165,12 @@ class CodexProject:
                  "mergeStrategy": "upsert"} for h in baton]})
             return [h for h in server.hooks(self.project) if h["key"] in {b["key"] for b in baton}]
 
-    def run(self, prompt: str, script: list[Any] | None = None) -> subprocess.CompletedProcess:
+    def run(self, prompt: str, script: list[Any] | None = None, *,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
         """One headless session (``codex exec``) answered by ``script``; it must end normally."""
         self.model.script = list(script or [])
         done = run_bounded([str(self.program), "exec", "--dangerously-bypass-approvals-and-sandbox", prompt],
-                           cwd=self.project, env=self.env, timeout=SESSION_TIMEOUT)
+                           cwd=self.project, env=env if env is not None else self.env, timeout=SESSION_TIMEOUT)
         assert done.returncode == 0, f"codex exec failed ({done.returncode}):\n{done.stderr[-4000:]}"
         return done
 
@@ -461,3 +465,63 @@ def test_a_real_compaction_saves_one_draft_for_the_session(codex, model):
     assert automation["inputs"] == {"context_pressure": 1.0}  # Codex's trigger was auto
     (session,) = {e["session"] for e in events if e.get("type") == "session.begun"}
     assert drafts[0]["data"]["handoff"]["origin"] == {"harness": "codex", "session_id": session}
+
+
+# -- a broken Baton never breaks Codex -----------------------------------------------------------------
+
+NOTICE = "> ⚠️ Baton's"
+"""How a brief starts when a hook failed since the last one (docs/hooks.md)."""
+
+HOLDER = (  # holds the ledger lock until its stdin closes, 300 s at most (a regression fails, never hangs)
+    "import fcntl, os, select, sys\n"
+    "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\n"
+    "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+    "print('held', flush=True)\n"
+    "select.select([sys.stdin], [], [], 300)\n"
+)
+
+
+@contextmanager
+def lock_held_elsewhere(project: Path) -> Iterator[None]:
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(project / ".baton" / "ledger.lock")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=60)
+
+
+def hello(codex: CodexProject, env: dict[str, str] | None = None) -> str:
+    """One ordinary session, answered "Hello."; what its first model request's developer context told the agent."""
+    with codex.model.lock:
+        codex.model.requests.clear()
+    done = codex.run("hello", ["Hello."], env=env)
+    assert done.stdout.strip().endswith("Hello."), done.stdout
+    return "\n".join(developer_texts(codex.model.turns()[0]))
+
+
+def test_a_session_ends_normally_while_another_process_holds_the_ledger_and_the_next_is_told_once(codex):
+    hello(codex)
+    with lock_held_elsewhere(codex.project):
+        told = hello(codex, {**codex.env, "BATON_HOOK_LOCK_WAIT": "0.5"})
+    assert "## Baton" not in told
+    after = hello(codex)
+    assert after.count(NOTICE) >= 1 and "locked by another process" in after  # one per hook that gave up
+    assert NOTICE not in hello(codex)
+
+
+def test_a_session_ends_normally_with_a_malformed_config(codex):
+    hello(codex)
+    (codex.project / ".baton" / "config.json").write_text("{ not json")
+    assert "## Baton" not in hello(codex)
+
+
+def test_a_session_ends_normally_when_baton_is_not_on_path(codex):
+    path = os.pathsep.join(p for p in codex.env["PATH"].split(os.pathsep) if Path(p) != BATON_BIN)
+    assert not any((Path(p) / "baton").exists() for p in path.split(os.pathsep))
+    told = hello(codex, {**codex.env, "PATH": path})
+    assert "## Baton" not in told
+    assert "session.begun" not in codex.types()

@@ -1,0 +1,123 @@
+"""What Baton costs inside a real harness: Claude Code, headless, against the scripted model.
+
+    python benchmarks/harness_bench.py [--runs 5] [--out FILE]
+
+One trivial session (``claude -p hello``, the model answers "Hello.") in a
+git project, timed as a whole process, in four set-ups measured in
+interleaved rounds (so machine drift falls on all of them alike):
+
+- ``bare``: no hooks, no MCP server;
+- ``no-op hooks``: the hook entries ``baton install-hooks --harness
+  claude-code`` writes (same events, matchers and timeouts), each running
+  ``cat >/dev/null`` instead of Baton — the harness's own hook machinery;
+- ``baton hooks``: Baton's hook entries as installed, without the MCP server;
+- ``baton``: everything ``install-hooks`` writes (hooks, the approved MCP
+  server Claude Code waits for before the first request, the skill).
+
+Target (issue 23): ``baton hooks`` ≤ 1.10 × ``no-op hooks`` — Baton's own
+commands add at most 10 % over the entries running a no-op. Each set-up's
+median over ``--runs`` rounds, and the ratios, are printed as a table (and
+written to ``--out`` as JSON). Per-event cost: each hook event alone with
+Baton's command, the others removed, beside ``bare`` (``--events``).
+
+Needs node/npm (the pinned Claude Code is installed into the e2e cache as
+the end-to-end suite does) and this checkout's ``baton`` in the running venv.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.e2e.common import git_project, harness_program, run_baton, run_harness  # noqa: E402
+from tests.e2e.fake_anthropic import FakeAnthropic, claude_argv, claude_env  # noqa: E402
+
+NOOP = "cat >/dev/null"
+
+
+def _set_up(root: Path, model: FakeAnthropic, kind: str, only: str | None = None) -> tuple[Path, dict]:
+    project = git_project(root / kind.replace(" ", "-") / "project")
+    env = claude_env(root / kind.replace(" ", "-") / "home", model)
+    if kind == "bare":
+        return project, env
+    done = run_baton(project, env, "install-hooks", "--harness", "claude-code")
+    if done.returncode != 0:
+        raise SystemExit(f"install-hooks failed: {done.stderr}")
+    settings = project / ".claude" / "settings.json"
+    config = json.loads(settings.read_text())
+    if only is not None:
+        config["hooks"] = {only: config["hooks"][only]}
+    if kind == "no-op hooks":
+        for groups in config["hooks"].values():
+            for group in groups:
+                for hook in group["hooks"]:
+                    hook["command"] = NOOP
+    settings.write_text(json.dumps(config, indent=2))
+    if kind != "baton":
+        (project / ".mcp.json").unlink()
+        (project / ".claude" / "settings.local.json").unlink(missing_ok=True)
+    return project, env
+
+
+def _session(program: Path, project: Path, env: dict, model: FakeAnthropic) -> float:
+    model.script = ["Hello."]
+    started = time.perf_counter()
+    done = run_harness(claude_argv(program, "hello"), project, env, timeout=300)
+    took = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"claude exited {done.returncode}: {done.stderr[-2000:]}")
+    return took
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=5, help="interleaved rounds (default 5)")
+    parser.add_argument("--events", action="store_true", help="also time each hook event alone")
+    parser.add_argument("--out", type=Path, help="write the medians and ratios as JSON here")
+    args = parser.parse_args(argv)
+    program = harness_program("claude-code")
+    kinds = ["bare", "no-op hooks", "baton hooks", "baton"]
+    with FakeAnthropic() as model, tempfile.TemporaryDirectory(prefix="baton-harness-bench-") as tmp:
+        root = Path(tmp)
+        setups = {kind: _set_up(root, model, kind) for kind in kinds}
+        if args.events:
+            for event in ("SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd"):
+                setups[f"only {event}"] = _set_up(root / event, model, "baton hooks", only=event)
+        times: dict[str, list[float]] = {kind: [] for kind in setups}
+        for kind, (project, env) in setups.items():  # one warm-up each (npm cache, first index)
+            _session(program, project, env, model)
+        for n in range(args.runs):
+            for kind, (project, env) in setups.items():
+                times[kind].append(_session(program, project, env, model))
+            print(f"round {n + 1}/{args.runs}: " + ", ".join(f"{k} {v[-1]:.2f}s" for k, v in times.items()),
+                  file=sys.stderr)
+    medians = {kind: statistics.median(values) for kind, values in times.items()}
+    ratios = {
+        "baton hooks / no-op hooks (target <= 1.10)": medians["baton hooks"] / medians["no-op hooks"],
+        "no-op hooks / bare": medians["no-op hooks"] / medians["bare"],
+        "baton / bare": medians["baton"] / medians["bare"],
+        "baton / baton hooks (the MCP server's start)": medians["baton"] / medians["baton hooks"],
+    }
+    ratios.update({f"{kind} / bare": medians[kind] / medians["bare"] for kind in medians if kind.startswith("only ")})
+    print(f"| set-up | median of {args.runs} (s) |\n|---|---|")
+    for kind, value in medians.items():
+        print(f"| {kind} | {value:.2f} |")
+    print("\n| ratio | value |\n|---|---|")
+    for name, value in ratios.items():
+        print(f"| {name} | {value:.2f} |")
+    if args.out:
+        args.out.write_text(json.dumps({"runs": args.runs, "medians": medians, "ratios": ratios,
+                                        "samples": times}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
