@@ -285,6 +285,22 @@ class Graph:
         out = self._ancestors[ident] = frozenset(seen)
         return out
 
+    def line_within(self, ident: str, budget: int) -> set[str] | None:
+        """``ident`` and its ancestors, or None once they are more than ``budget``."""
+        seen = {ident}
+        queue = deque(self.nodes[ident].parents if ident in self.nodes else ())
+        while queue:
+            current = queue.popleft()
+            if current in seen:
+                continue
+            seen.add(current)
+            if len(seen) > budget:
+                return None
+            node = self.nodes.get(current)
+            if node is not None:
+                queue.extend(node.parents)
+        return seen
+
     def descendants(self, ident: str) -> set[str]:
         seen: set[str] = set()
         queue = deque(self.children.get(ident, ()))
@@ -527,6 +543,32 @@ def conflicts_touching(candidates: Sequence[ConflictCandidate], graph: Graph, id
 
     # On the line, and not past it: a record descending from both sides merged them.
     return [c for c in candidates if (on_line(c.a) or on_line(c.b)) and not (on_line(c.a) and on_line(c.b))]
+
+
+def conflicts_touching_each(candidates: Sequence[ConflictCandidate], graph: Graph,
+                            idents: Iterable[str]) -> dict[str, list[ConflictCandidate]]:
+    """``conflicts_touching`` for many records at once (a listing): candidates
+    are indexed by the handoffs they name, and each record's line — itself and
+    its ancestors — is walked for them while it is shorter than the list of
+    candidates (else the candidates are tested one by one, as for one record),
+    so a listing costs the lines walked, not every record times every candidate."""
+    at: dict[str, list[int]] = {}
+    for i, c in enumerate(candidates):
+        at.setdefault(c.a, []).append(i)
+        if c.b != c.a:
+            at.setdefault(c.b, []).append(i)
+    out: dict[str, list[ConflictCandidate]] = {}
+    for ident in idents:
+        if ident not in graph:
+            out[ident] = []
+            continue
+        line = graph.line_within(ident, len(candidates))
+        if line is None:
+            out[ident] = conflicts_touching(candidates, graph, ident)
+            continue
+        hits = sorted({i for x in line for i in at.get(x, ())})
+        out[ident] = [candidates[i] for i in hits if (candidates[i].a in line) != (candidates[i].b in line)]
+    return out
 
 
 # -- views --------------------------------------------------------------------------------
