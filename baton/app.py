@@ -91,7 +91,19 @@ class Baton:
         """The one screen of identifiers, before a use case runs: an owner,
         branch, session id, harness id or label that looks like a secret, as
         given or as the key, stream or file name it becomes, is refused
-        (``SecretInIdentifier``, exit 5) before anything is appended or written."""
+        (``SecretInIdentifier``, exit 5) before anything is appended or written.
+        An owner or branch given empty or with a control character is an
+        input error (exit 2): leaving it out is how to ask for the default."""
+        from baton.domain.identifiers import name_problem
+        from baton.errors import InputError
+
+        for name in ("owner", "branch"):
+            value = fields.get(name)
+            if isinstance(value, str) and (problem := name_problem(value)) is not None:
+                hint = " (leave it out for the default)" if problem == "is empty" else ""
+                article = "an" if name == "owner" else "a"
+                raise InputError(f"`{name}` {problem}{hint}: {article} {name} names a baton key, a stream and a file",
+                                 details={"field": name})
         self.project.check_identifiers(**{k: v for k, v in fields.items() if v is not None})
 
     # -- before a project exists ---------------------------------------------------
@@ -103,11 +115,12 @@ class Baton:
         return init.init_project(root, project_id=project_id)
 
     @staticmethod
-    def doctor(root: PathOption = None) -> DoctorResult:
-        """Diagnose a project that may not even open."""
+    def doctor(root: PathOption = None, *, extra: Any = None) -> DoctorResult:
+        """Diagnose a project that may not even open; ``extra`` adds an adapter's
+        checks (``baton.commands.doctor.ExtraChecks``)."""
         from baton.commands import doctor
 
-        return doctor.diagnose(root)
+        return doctor.diagnose(root, extra=extra)
 
     # -- the ledger ---------------------------------------------------------------------
     def log(self, **filters: Any) -> LogResult:
@@ -130,11 +143,11 @@ class Baton:
 
         return gc.collect_garbage(self.project, dry_run=dry_run)
 
-    def sync(self, *, remote: str = "origin", ref: str | None = None) -> SyncResult:
+    def sync(self, *, remote: str = "origin", ref: str | None = None, restore_own_feed: bool = False) -> SyncResult:
         """Share the ledger's feeds through a git remote (``docs/sync.md``)."""
         from baton.commands import sync
 
-        return sync.sync_ledger(self.project, remote=remote, ref=ref)
+        return sync.sync_ledger(self.project, remote=remote, ref=ref, restore_own_feed=restore_own_feed)
 
     def repair(self, *, feed: str | None = None, dry_run: bool = False, yes: bool = False) -> RepairResult:
         """Set a damaged feed's lines aside into quarantine, on record (never implicit)."""

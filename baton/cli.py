@@ -69,8 +69,9 @@ def _rebuild(app: Baton, args: argparse.Namespace):
 
 def _doctor(args: argparse.Namespace):
     from baton.app import Baton
+    from baton.harnesses.wiring import doctor_checks
 
-    return Baton.doctor(args.project)
+    return Baton.doctor(args.project, extra=doctor_checks)
 
 
 def _gc(app: Baton, args: argparse.Namespace):
@@ -99,7 +100,7 @@ def _audit(app: Baton, args: argparse.Namespace):
 
 
 def _sync(app: Baton, args: argparse.Namespace):
-    return app.sync(remote=args.remote, ref=args.ref)
+    return app.sync(remote=args.remote, ref=args.ref, restore_own_feed=args.restore_own_feed)
 
 
 def _repair(app: Baton, args: argparse.Namespace):
@@ -146,6 +147,10 @@ def add_ledger_commands(sub, common) -> None:
     p.add_argument("--remote", metavar="NAME", default="origin", help="the git remote (default: origin)")
     p.add_argument("--ref", metavar="REF", default="refs/baton/ledger",
                    help="the ref the feeds live on (default: refs/baton/ledger)")
+    p.add_argument("--restore-own-feed", action="store_true",
+                   help="this clone was restored from a backup: take the events of its own feed the remote has "
+                        "beyond the local file (verified; a copy that rewrites the feed is still refused). "
+                        "Without it, such a copy is refused as own_feed")
     p.set_defaults(func=_sync)
 
     p = sub.add_parser("doctor", parents=[common], help="check the installation and the project",
@@ -975,9 +980,14 @@ def build_parser(words: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 def _print_json(value: Any) -> None:
+    """``--json`` output; invisible format characters (U+202E…) are written
+    as ``\\u`` escapes, so they show (``redaction.visible_json``)."""
     import orjson
 
-    sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n")
+    from baton.domain.redaction import visible_json
+
+    sys.stdout.write(visible_json(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
+                     + "\n")
 
 
 def _terminal_columns() -> int:
@@ -1134,7 +1144,10 @@ def _run(args: argparse.Namespace) -> Any:
     from baton.app import Baton
 
     with Baton.open(args.project) as app:
-        args.output_policy = _output_policy(app)
+        # The project's policy, loaded before the command runs: a malformed
+        # policy section or policy.json stops it (exit 2), as a malformed
+        # config.json does, instead of being silently replaced by the defaults.
+        args.output_policy = app.project.policy.redaction
         args.opened = app.project
         return args.func(app, args)
 
@@ -1170,14 +1183,14 @@ def _screened_json_lines(text: str, policy) -> str:
     replacement never breaks its JSON)."""
     import orjson
 
-    from baton.domain.redaction import screen_output
+    from baton.domain.redaction import screen_output, visible_json
 
     out = []
     for line in text.splitlines():
         screened = screen_output(line, policy)
         if screened != line:
             screened = orjson.dumps(screen_output(orjson.loads(line), policy)).decode()
-        out.append(screened)
+        out.append(visible_json(screened))
     return "\n".join(out)
 
 

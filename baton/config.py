@@ -39,13 +39,43 @@ class ProjectConfig:
 
     @classmethod
     def from_json(cls, raw: Any, where: Path) -> "ProjectConfig":
+        """Raises: InputError (exit 2), naming the file and every problem: a
+        config that does not read as one stops every command that opens the
+        project (``handoff list`` included), never silently half-applied."""
         if not isinstance(raw, dict) or not isinstance(raw.get("project_id"), str):
             raise InputError(f"{where} is not a Baton config (no project_id)")
         fsync = raw.get("fsync", "always")
         if fsync not in ("always", "never"):
             raise InputError(f"{where}: fsync must be 'always' or 'never', not {fsync!r}")
+        problems = config_problems(raw)
+        if problems:
+            raise InputError(f"{where} is not a valid Baton config: " + "; ".join(problems),
+                             details={"file": str(where), "problems": problems})
         extra = {k: v for k, v in raw.items() if k not in ("schema_version", "project_id", "fsync")}
         return cls(project_id=raw["project_id"], fsync=fsync, extra=extra)
+
+
+OBJECT_SECTIONS = ("policy", "detector", "sync", "recheck")
+"""The sections Baton reads from ``config.json``: each must be a JSON object when present."""
+
+
+def config_problems(raw: dict[str, Any]) -> list[str]:
+    """Every problem of a ``config.json`` document's known members (unknown
+    sections are kept for a newer Baton and not judged)."""
+    problems = []
+    project_id = raw.get("project_id")
+    if isinstance(project_id, str) and (not project_id.strip() or any(ord(c) < 0x20 or ord(c) == 0x7F
+                                                                       for c in project_id)):
+        problems.append("project_id must be a non-empty id without control characters")
+    version = raw.get("schema_version", CONFIG_SCHEMA)
+    if type(version) is not int or version < 1:
+        problems.append(f"schema_version must be a positive integer, not {version!r}"[:120])
+    for name in OBJECT_SECTIONS:
+        if name in raw and not isinstance(raw[name], dict):
+            problems.append(f"{name} must be a JSON object, not {type(raw[name]).__name__}")
+    if "log" in raw and raw["log"] is not None and not isinstance(raw["log"], str):
+        problems.append(f"log must be a level name (info, debug or off), not {type(raw['log']).__name__}")
+    return problems
 
 
 def read_json(path: Path) -> Any:

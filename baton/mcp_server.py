@@ -120,12 +120,13 @@ def screened_answer(result: Any, policy: Any) -> ScreenedResult:
     comes out"), as structured content and as the same JSON text. The JSON
     is encoded once: when the screen changes nothing, the text is that
     encoding, and an answer screened clean before is not screened again."""
-    from baton.domain.redaction import screen_encoded
+    from baton.domain.redaction import screen_encoded, visible_json
 
     value = result.to_json()
     raw = orjson.dumps(value if isinstance(value, dict) else {"result": value}, default=str)
     screened, clean = screen_encoded(raw, policy)
-    text = raw.decode() if clean else orjson.dumps(screened).decode()
+    # The same JSON, with U+202E and the other invisible format characters as visible escapes.
+    text = visible_json(raw.decode() if clean else orjson.dumps(screened).decode())
     return ScreenedResult(content=[TextContent(type="text", text=text)], structured_content=screened)
 
 

@@ -17,6 +17,10 @@ What it measures (docs/sync.md quotes a run):
 4. Peak memory of a child process running only the sync of step 2 (its
    peak RSS reset just before, Linux ``/proc/self/clear_refs``) for each of
    ``--sizes`` events per writer: it should not grow with the feeds.
+5. Incremental: the seed clone appends one event and publishes it; the
+   clone's ``baton sync`` that imports it is timed, against real ``git
+   fetch`` of one such small commit of the same ref into the same clone
+   (median of three each).
 
 No number here is asserted by any test.
 """
@@ -134,6 +138,36 @@ def measure_clone(remote: Path, root: Path) -> dict:
     }
 
 
+def _one_more(origin: Path, n: int) -> None:
+    ledger = Ledger(origin / ".baton", "bench-writer-00", fsync="never")
+    with ledger.locked() as txn:
+        txn.append([_own(drafts(1)[0], 0)])
+    ledger.close()
+    with Baton.open(origin) as app:
+        app.sync()
+
+
+def measure_incremental(origin: Path, clone: Path) -> dict:
+    """One new event: ``baton sync`` importing it, and ``git fetch`` of one small commit of the ref."""
+    syncs, fetches = [], []
+    for n in range(3):
+        _one_more(origin, n)
+        started = time.perf_counter()
+        with Baton.open(clone) as app:
+            imported = sum(app.sync().imported.values())
+        syncs.append(time.perf_counter() - started)
+        assert imported == 1, imported
+    for n in range(3):
+        _one_more(origin, 10 + n)
+        started = time.perf_counter()
+        subprocess.run(["git", "-C", str(clone), "fetch", "-q", "origin",
+                        "+refs/baton/ledger:refs/bench/fetched"], check=True)
+        fetches.append(time.perf_counter() - started)
+    sync_s, fetch_s = sorted(syncs)[1], sorted(fetches)[1]
+    return {"incremental_sync_s": round(sync_s, 3), "git_fetch_one_commit_s": round(fetch_s, 3),
+            "ratio": round(sync_s / fetch_s, 2)}
+
+
 def child_peak(writers: int, events: int) -> dict:
     """Step 2 alone in a child process (the seeding happens in this one): its
     time and peak RSS, against the same child's RSS before it synced."""
@@ -193,8 +227,9 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory(prefix="baton-sync-bench-") as tmp:
         root = Path(tmp)
-        remote, _ = seed(root, args.writers, args.events)
+        remote, origin = seed(root, args.writers, args.events)
         result = measure_clone(remote, root)
+        result.update(measure_incremental(origin, root / "clone"))
     print(json.dumps(result, indent=2), flush=True)
     for size in [int(s) for s in args.sizes.split(",") if s]:
         print(json.dumps(child_peak(args.writers, size)), flush=True)

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 
@@ -132,3 +133,19 @@ def test_the_json_result_lists_what_the_user_must_still_do(project_dir, capsys):
     out = run_json(capsys, project_dir, "install-hooks", "--harness", "gemini-cli", "--dry-run")
     [step] = out["userSteps"]
     assert step == adapter("gemini-cli").user_steps[0] and "trusted folder" in step
+
+
+def test_a_hook_that_cannot_run_is_a_warning_to_gemini_never_a_deny(project_dir):
+    # Gemini CLI 0.61 takes exit status 2 and above as "deny": a `baton` missing
+    # from PATH (127) would block every prompt; 1 is a warning and the prompt goes on.
+    install_hooks(project_dir, "gemini-cli", command="/nonexistent/baton")
+    [command] = [h["command"] for h in _groups(project_dir, "BeforeAgent")[0]["hooks"]]
+    ran = subprocess.run(["bash", "-c", command], input="{}", capture_output=True, text=True)
+    assert ran.returncode == 1 and "/nonexistent/baton" in ran.stderr
+
+
+def test_batons_hook_with_the_suffix_is_still_recognised_and_replaced(project_dir):
+    install_hooks(project_dir, "gemini-cli")
+    install_hooks(project_dir, "gemini-cli", command="/venv/bin/baton")
+    [group] = _groups(project_dir, "BeforeAgent")
+    assert [h["command"] for h in group["hooks"]] == ["/venv/bin/baton hook gemini-cli BeforeAgent || exit 1"]

@@ -136,3 +136,9 @@ def test_the_notice_file_is_bounded(tmp_path, monkeypatch):
 def test_no_notice_is_left_outside_a_baton_project(tmp_path):
     assert not notices.leave(tmp_path / "missing", harness="codex", event="Stop", session=None, problem="p",
                              at="t")
+
+
+def test_a_notice_is_screened_for_secrets_before_it_is_written(tmp_path):
+    key = "AKIAQ7XJ3KZP5HWN4TLA"  # synthetic: the shape of an AWS access key id
+    notices.leave(tmp_path, harness="codex", event="Stop", session="s1", problem=f"internal error: {key}", at="t")
+    assert key not in (tmp_path / notices.FILE_NAME).read_text()

@@ -226,11 +226,59 @@ def test_a_secret_session_id_from_a_hook_is_refused_and_the_harness_goes_on(proj
     chosen = adapter(harness)
     event = next(name for name, meaning in chosen.kinds.items() if meaning == kind)
     before = _files(project)
-    # A real compaction (Gemini CLI ignores a PreCompress whose trigger is not ``manual``).
-    trigger = {"trigger": "manual"} if kind == "pre_compact" else {}
     stdin = json.dumps({chosen.session_fields[0]: secret.value, "cwd": str(project), "hook_event_name": event,
-                        **trigger})
+                        "trigger": "manual"})  # Gemini's PreCompress acts on a manual compression only
     outcome = run_hook(harness, event, stdin.encode(), project=project)
     assert outcome.problem is not None and "the session id looks like a secret" in outcome.problem
     assert secret.value not in outcome.answer + outcome.problem
     _assert_never_kept(project, secret.value, before)
+
+
+# -- owner and branch: non-empty, no control characters ------------------------------------
+
+@pytest.mark.parametrize("flag,value,problem", [
+    ("--owner", "", "is empty"), ("--owner", "   ", "is empty"), ("--branch", "", "is empty"),
+    ("--owner", "a\nb", "U+000A"), ("--branch", "main\r", "U+000D"), ("--owner", "ci\x1b[31m", "U+001B"),
+    ("--branch", "fix\u202eexe.txt", "U+202E"), ("--owner", "a\x85b", "U+0085"),
+])
+@pytest.mark.parametrize("command", [["session", "begin"], ["session", "end", "s1", "--handoff-steps", "x"],
+                                     ["bootstrap"]])
+def test_an_empty_owner_or_branch_or_one_with_a_control_character_is_an_input_error(capsys, project, flag,
+                                                                                    value, problem, command):
+    given = {"--owner": "a@example.com", "--branch": "main", flag: value}
+    before = _files(project)
+    code, out, err = run(capsys, project, *command, "--owner", given["--owner"], "--branch", given["--branch"],
+                         "--json")
+    assert code == 2, (out, err)
+    error = json.loads(out)["error"]
+    assert error["code"] == "input_error" and problem in error["message"] and flag in error["message"]
+    assert _files(project) == before
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("arguments", [
+    {"action": "session_start", "session_id": "s-1", "owner": ""},
+    {"action": "session_start", "session_id": "s-1", "branch": "a\nb"},
+    {"action": "session_end", "session_id": "s-1", "handoff": {"nextSteps": ["x"], "owner": "x\u2066y"}},
+])
+async def test_mcp_refuses_an_empty_owner_or_a_control_character_in_a_branch(project, arguments):
+    async with Client(build_server(project)) as client:
+        result = await client.call_tool("prompt", arguments)
+    assert result.is_error
+    assert (result.structured_content["error"]["code"], result.structured_content["error"]["exit_code"]) == \
+        ("input_error", 2)
+
+
+def test_a_hook_notice_keeps_no_secret_on_disk(project):
+    from baton.harnesses import notices
+
+    token = SECRETS[8].value  # a GitHub token
+    assert notices.leave(project / ".baton", harness="codex", event="Stop", session=token,
+                         problem=f"could not read {token}", at="2026-01-01T00:00:00Z")
+    assert notices.leave(project / ".baton", harness="codex", event="Stop", session="s-1",
+                         problem="the ledger stayed locked", at="2026-01-01T00:00:01Z")
+    stored = (project / ".baton" / notices.FILE_NAME).read_text()
+    assert token not in stored
+    first, second = (json.loads(line) for line in stored.splitlines())
+    assert first["session"] is None and "[REDACTED:github-token]" in first["problem"]
+    assert second["session"] == "s-1" and second["problem"] == "the ledger stayed locked"

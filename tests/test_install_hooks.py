@@ -78,7 +78,7 @@ def test_existing_settings_keep_every_key_and_hook(project_dir):
     assert _commands(merged, "PostToolUse") == ["fmt"]
     assert _commands(merged, "SessionEnd") == ["baton hook claude-code SessionEnd"]
     servers = json.loads((project_dir / ".mcp.json").read_text())["mcpServers"]
-    assert servers == {"other": {"command": "x"}, "baton": {"command": "baton", "args": ["mcp"]}}
+    assert servers == {"other": {"command": "x"}, "baton": {"command": "baton", "args": ["mcp"], "alwaysLoad": True}}
 
 
 def test_codex_config_toml_gains_the_mcp_table_and_keeps_the_rest(project_dir):
@@ -152,7 +152,7 @@ def test_installed_hooks_run_end_to_end_from_the_fixture(project_dir, harness):
     files = adapter(harness).configuration("baton")
     config = json.loads((project_dir / files[0].path).read_text())
     (command,) = _commands(config, "SessionStart")
-    words = command.split()
+    words = command.removesuffix(adapter(harness).command_suffix).split()
     assert words[:2] == ["baton", "hook"]
     name = "SessionStart.startup"
     r = run_baton(*words[1:], cwd=project_dir, input=json.dumps(fixture(harness, name, project_dir)))

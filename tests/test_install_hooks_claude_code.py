@@ -27,7 +27,17 @@ def test_every_hook_entry_carries_a_timeout_fitted_to_its_event(project_dir):
     timeouts = {event: [h.get("timeout") for h in found] for event, found in hooks.items()}
     # SessionEnd: long enough for the hand-on on a busy machine (Claude Code's default is 1.5 s);
     # the start and a prompt hold the session up, so theirs are short.
-    assert timeouts == {"SessionStart": [10], "PreCompact": [30], "SessionEnd": [30], "UserPromptSubmit": [10]}
+    assert timeouts == {"SessionStart": [15], "PreCompact": [30], "SessionEnd": [30], "UserPromptSubmit": [15]}
+
+
+def test_every_timeout_leaves_the_hook_room_to_give_up_first(project_dir):
+    """Past its own deadline a hook answers "nothing" and leaves a notice; the harness's
+    timeout must come later, with room for the process to start, or it kills the hook first."""
+    from baton.harnesses.hook import DEADLINE_SECONDS
+
+    install_hooks(project_dir, "claude-code")
+    hooks = _baton_hooks(json.loads((project_dir / ".claude" / "settings.json").read_text()))
+    assert all(h["timeout"] >= DEADLINE_SECONDS + 5 for found in hooks.values() for h in found)
 
 
 def test_an_earlier_install_without_timeouts_gains_them_and_a_users_own_timeout_stays(project_dir):
@@ -50,6 +60,12 @@ def test_the_mcp_server_is_approved_in_the_local_settings(project_dir):
     install_hooks(project_dir, "claude-code")
     assert json.loads((project_dir / LOCAL).read_text()) == {"enabledMcpjsonServers": ["baton"]}
     assert "baton" in json.loads((project_dir / ".mcp.json").read_text())["mcpServers"]
+
+
+def test_the_server_is_always_loaded_so_its_tools_are_in_the_first_request(project_dir):
+    install_hooks(project_dir, "claude-code")
+    server = json.loads((project_dir / ".mcp.json").read_text())["mcpServers"]["baton"]
+    assert server == {"command": "baton", "args": ["mcp"], "alwaysLoad": True}
 
 
 def test_the_approval_keeps_the_users_keys_and_servers(project_dir):

@@ -35,10 +35,13 @@ def _hook_commands(root, harness: str) -> dict[str, list[str]]:
 
 
 def _baton_server(root, harness: str) -> dict:
+    """The baton server's entry, without Claude Code's ``alwaysLoad`` (held by
+    tests/test_install_hooks_claude_code.py): how the server is launched."""
     path = root / MCP_FILE[harness]
     if path.suffix == ".toml":
         return tomllib.loads(path.read_text())["mcp_servers"]["baton"]
-    return json.loads(path.read_text())["mcpServers"]["baton"]
+    server = json.loads(path.read_text())["mcpServers"]["baton"]
+    return {k: v for k, v in server.items() if not (harness == "claude-code" and k == "alwaysLoad")}
 
 
 def _snapshot(root):
@@ -63,7 +66,7 @@ def test_a_new_command_replaces_batons_hooks_and_server_instead_of_adding_them(p
     install_hooks(project_dir, harness, command="/venv/bin/baton")
     events = [hook.event for hook in adapter(harness).hooks]
     assert _hook_commands(project_dir, harness) == {
-        event: [f"/venv/bin/baton hook {harness} {event}"] for event in events}
+        event: [f"/venv/bin/baton hook {harness} {event}{adapter(harness).command_suffix}"] for event in events}
     assert _baton_server(project_dir, harness) == {"command": "/venv/bin/baton", "args": ["mcp"]}
 
 
@@ -115,7 +118,7 @@ def test_the_baton_server_takes_the_new_command_and_keeps_its_other_keys(project
     install_hooks(project_dir, "claude-code", command="/venv/bin/baton")
     assert json.loads((project_dir / ".mcp.json").read_text())["mcpServers"] == {
         "other": {"command": "x"},
-        "baton": {"command": "/venv/bin/baton", "args": ["mcp"], "env": {"BATON_DEBUG": "1"}}}
+        "baton": {"command": "/venv/bin/baton", "args": ["mcp"], "env": {"BATON_DEBUG": "1"}, "alwaysLoad": True}}
 
 
 def test_codex_baton_table_gets_the_new_command_and_the_rest_of_the_file_is_untouched(project_dir):

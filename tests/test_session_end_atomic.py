@@ -148,3 +148,37 @@ def test_a_batch_decides_each_stream_once_and_writes_nothing_when_refused(projec
         assert len({_batch_of(e)["id"] for e in gathered.events}) == 1
     finally:
         opened.close()
+
+
+# -- and its start: the claim and session.begun ------------------------------------------
+
+START_TYPES = {"baton.claimed", "session.begun", "objective.set"}
+
+BEGIN_KILLER = KILLER.replace("MARKS = (b'\"handoff.captured\"', b'\"baton.created\"', b'\"session.ended\"')",
+                              "MARKS = (b'\"baton.claimed\"', b'\"session.begun\"')").replace(
+    'app.end_session("s-kill", {"nextSteps": ["finish the parser"]}, owner="alice@example.com", branch="main")',
+    'app.begin_session(session_id="s-next", owner="alice@example.com", branch="main", objective="ship it")')
+
+
+def test_a_session_start_that_claims_a_baton_is_one_batch(project):
+    end_session(project, "s1", {"nextSteps": ["finish the parser"]}, owner=ALICE, branch="main")
+    before = len(events(project))
+    begun = begin_session(project, session_id="s2", owner=ALICE, branch="main", objective="ship the parser")
+    assert begun.record is not None and begun.record.status == "claimed"
+    written = events(project)[before:]
+    assert {e.type for e in written} == START_TYPES
+    assert len({_batch_of(e)["id"] for e in written}) == 1
+
+
+@pytest.mark.parametrize("where", ["after", "inside"])
+def test_a_session_start_killed_at_its_first_write_leaves_all_or_nothing(project, where):
+    assert "baton.claimed" in BEGIN_KILLER and "begin_session" in BEGIN_KILLER
+    end_session(project, "s1", {"nextSteps": ["finish the parser"]}, owner=ALICE, branch="main")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, "-c", BEGIN_KILLER, str(project), where], env=env, capture_output=True,
+                          timeout=120)
+    assert done.returncode == -9, done.stderr.decode()
+    left = {e.type for e in events(project) if e.type in START_TYPES}
+    assert left == (START_TYPES if where == "after" else set())
+    if where == "inside":  # nothing claimed: the baton still waits, for the session's next start
+        assert begin_session(project, session_id="s-next", owner=ALICE, branch="main").record is not None

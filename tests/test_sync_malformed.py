@@ -317,3 +317,49 @@ def test_no_shape_of_remote_ref_makes_sync_crash_or_dirties_the_remote(capsys, t
             sha = repo.refs.as_dict().get(REF)
             for feed in read_feeds(repo, sha).values():
                 assert feed.problem is None
+
+
+def test_a_remote_that_went_back_is_put_back_and_reported(capsys, team):
+    remote, a, b = team
+    _checkpoint(capsys, a, "first")
+    run_json(capsys, a, "sync")
+    with Repo(str(remote)) as repo:
+        earlier = repo.refs[REF]
+    _checkpoint(capsys, a, "second")
+    run_json(capsys, a, "sync")
+    with Repo(str(remote)) as repo:
+        repo.refs[REF] = earlier  # a ref reset by hand, or a backup of the remote restored
+    code, out, err = run(capsys, a, "sync", "--json")
+    result = json.loads(out)
+    assert code == 0, out + err
+    assert result["behind"] == {_writer(a): {"remote_seq": 2, "published_seq": 3}} and result["pushed"] is True
+    assert remote_feeds(remote)[_writer(a)].head.seq == 3
+    text = run(capsys, a, "sync")[1]
+    assert "BEHIND" not in text  # once put back, nothing more to say
+    with Repo(str(remote)) as repo:
+        repo.refs[REF] = earlier
+    assert f"BEHIND remote feed {_writer(a)}: the remote held it to seq 2" in run(capsys, a, "sync")[1]
+
+
+def test_a_remote_without_the_ledger_ref_is_not_reported_behind(capsys, team):
+    remote, a, _b = team
+    _checkpoint(capsys, a, "first")
+    run_json(capsys, a, "sync")
+    with Repo(str(remote)) as repo:
+        del repo.refs[REF]
+    result = run_json(capsys, a, "sync")
+    assert result["behind"] == {} and result["pushed"] is True
+    assert _writer(a) in remote_feeds(remote)
+
+
+def test_a_malformed_copy_of_this_clones_own_feed_is_replaced_by_the_local_copy(capsys, team):
+    remote, a, _b = team
+    _checkpoint(capsys, a, "from A")
+    run_json(capsys, a, "sync")
+    reshape_remote(remote, _in_feed(_writer(a), _head_as_folder))
+    _checkpoint(capsys, a, "more from A")
+    code, out, _ = run(capsys, a, "sync", "--json")
+    assert code == 3 and [r["kind"] for r in json.loads(out)["refused"]] == ["bad_ref"]
+    feed = remote_feeds(remote)[_writer(a)]
+    assert feed.problem is None and feed.head.seq == 3  # a's own copy, with its new event
+    assert fsck(remote).returncode == 0

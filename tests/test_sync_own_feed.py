@@ -209,3 +209,62 @@ def test_a_feed_repeating_its_own_event_id_is_refused(capsys, team, tmp_path, mo
     assert code == 3
     [refused] = json.loads(out)["refused"]
     assert (refused["feed"], refused["kind"], refused["seq"]) == (_writer(mallory), "duplicate_id", 3)
+
+
+def _restore_backup(project: Path, feed: bytes) -> None:
+    """``project``'s own feed as an older backup held it (the index rebuilt from it)."""
+    _feed(project, _writer(project)).write_bytes(feed)
+    (project / ".baton" / "index.sqlite").unlink(missing_ok=True)
+    (project / ".baton" / "sync-state.json").unlink(missing_ok=True)
+
+
+def test_a_clone_restored_from_a_backup_takes_its_published_events_back_with_restore_own_feed(capsys, team):
+    remote, a, _b = team
+    _checkpoint(capsys, a, "before the backup")
+    run_json(capsys, a, "sync")
+    backup = _feed(a, _writer(a)).read_bytes()
+    _checkpoint(capsys, a, "after the backup")
+    run_json(capsys, a, "sync")
+    published = _feed(a, _writer(a)).read_bytes()
+    _restore_backup(a, backup)
+    result = run_json(capsys, a, "sync", "--restore-own-feed")
+    assert result["refused"] == [] and result["imported"] == {_writer(a): 1}
+    assert _feed(a, _writer(a)).read_bytes() == published
+    assert "after the backup" in _titles(capsys, a)
+    run_json(capsys, a, "verify")
+
+
+def test_a_plain_sync_after_a_restore_refuses_the_cut_feed_keeps_the_remote_and_names_the_way_back(capsys, team):
+    remote, a, _b = team
+    _checkpoint(capsys, a, "before the backup")
+    run_json(capsys, a, "sync")
+    backup = _feed(a, _writer(a)).read_bytes()
+    _checkpoint(capsys, a, "after the backup")
+    run_json(capsys, a, "sync")
+    held = remote_feeds(remote)[_writer(a)].head
+    _restore_backup(a, backup)
+    code, out, _ = run(capsys, a, "sync", "--json")
+    [refused] = json.loads(out)["refused"]
+    assert code == 4 and (refused["side"], refused["kind"]) == ("local", "not_fast_forward")
+    assert "`restore_own_feed`" in refused["message"]  # the parameter (docs/sync.md: the flag)
+    assert remote_feeds(remote)[_writer(a)].head == held  # nothing published lost
+    result = run_json(capsys, a, "sync", "--restore-own-feed")
+    assert result["imported"] == {_writer(a): 1} and "after the backup" in _titles(capsys, a)
+
+
+def test_restore_own_feed_still_refuses_a_copy_that_rewrites_the_feed(capsys, team, tmp_path):
+    remote, a, _b = team
+    _checkpoint(capsys, a, "alice's work")
+    run_json(capsys, a, "sync")
+    rewriter = _clone(remote, tmp_path / "rewriter")
+    shutil.copy(a / ".baton" / "local.json", rewriter / ".baton" / "local.json")
+    for f in (rewriter / ".baton" / "ledger").glob("*.jsonl"):
+        f.unlink()
+    (rewriter / ".baton" / "index.sqlite").unlink(missing_ok=True)
+    for title in ("one", "two", "three"):
+        _checkpoint(capsys, rewriter, title)
+    run(capsys, rewriter, "sync", "--json")
+    own = _feed(a, _writer(a)).read_bytes()
+    code, out, _ = run(capsys, a, "sync", "--restore-own-feed", "--json")
+    assert code == 3 and [r["kind"] for r in json.loads(out)["refused"]] == ["own_feed"]
+    assert _feed(a, _writer(a)).read_bytes() == own

@@ -67,6 +67,7 @@ def test_a_ref_locked_on_a_path_remote_is_an_exit_4_naming_the_lock_not_a_crash(
     assert code == 4, out + err
     error = json.loads(out)["error"]
     assert error["code"] == "remote_unreachable" and "locked" in error["message"]
+    assert str(lock) in error["message"] and "remove that file" in error["message"]
     lock.unlink()
     assert run(capsys, a, "sync", "--json")[0] == 0
 
@@ -101,3 +102,36 @@ def test_credentials_the_http_remote_refuses_are_exit_4_with_a_clear_message(cap
     assert "not-the-pass-9" not in out  # a password is never shown
     code, out, err = run(capsys, a, "sync")
     assert code == 4 and "refused the credentials" in err and "internal error" not in err
+
+
+def _pack_objects(clone: Path) -> dict[str, int]:
+    """Objects in each pack of ``clone`` (real git's ``show-index``)."""
+    import subprocess
+
+    counts = {}
+    for idx in (clone / ".git" / "objects" / "pack").glob("*.idx"):
+        with open(idx, "rb") as fh:
+            listed = subprocess.run(["git", "show-index"], stdin=fh, capture_output=True, check=True, timeout=60)
+        counts[idx.name] = len(listed.stdout.splitlines())
+    return counts
+
+
+def test_an_incremental_sync_fetches_only_the_new_objects_not_the_whole_ledger_ref(capsys, team, monkeypatch):
+    from baton.ledger import segments
+
+    monkeypatch.setattr(segments, "SEGMENT_BYTES", 4096)
+    remote, a, b = team
+    for i in range(12):
+        _checkpoint(capsys, a, f"checkpoint {i}")
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    assert len(remote_feeds(remote)[_writer(a)].segments) >= 4
+    _checkpoint(capsys, a, "one more")
+    run_json(capsys, a, "sync")
+    before = _pack_objects(b)
+    result = run_json(capsys, b, "sync")
+    assert result["imported"] == {_writer(a): 1}
+    fetched = sum(n for name, n in _pack_objects(b).items() if name not in before)
+    # the commit, the root, feeds/ and the feed's folder, head.json and the open segment (a sync
+    # commit of b's own may bring a few more): never the closed segments again
+    assert 0 < fetched <= 8

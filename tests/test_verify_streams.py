@@ -124,3 +124,15 @@ def test_hashes_kept_per_seq_are_given_back_exactly_in_a_run_or_out_of_it():
     kept.add(4, "md5:x")
     assert [kept.get(s) for s in (1, 2, 3, 4, 9)] == [a, b, odd, "md5:x", a]
     assert kept.get(0) is None and kept.get(5) is None and kept.get(10) is None
+
+
+def test_ids_are_the_same_for_the_duplicate_check_exactly_when_they_are_the_same_string():
+    from baton.ledger.verify import _id_key
+
+    canonical = "01900000-0000-7abc-8000-00000000000a"
+    assert _id_key(canonical) == bytes.fromhex(canonical.replace("-", ""))
+    others = [canonical.upper(), "019000000-000-7abc-8000-00000000000a", "01900000-0000-7abc-8000-00000000000g",
+              "not-a-uuid", "01900000000070008000000000000000000a"]
+    keys = [_id_key(x) for x in others]
+    assert len(set(keys) | {_id_key(canonical)}) == len(others) + 1
+    assert all(k == x for k, x in zip(keys, others))  # kept as they are

@@ -173,8 +173,8 @@ def claim_in_scope(scope, peek: Peek, *, session: str | None, harness: str | Non
     decided = baton_aggregate.decide(state, baton_aggregate.ClaimBaton(record.id, session or "", claimed_at))
     record_events(scope, decided, version=peek.version, durable=True, actor=state.current.owner, session=session)
     _resume_handoff(scope, record.id, session=session, harness=harness)
-    claimed = _key_state(scope, record.key).current
-    return claimed if claimed is not None and claimed.id == record.id else \
+    claimed = _key_state(scope, record.key).current  # inside a batch(): not folded yet, still pending
+    return claimed if claimed is not None and claimed.id == record.id and claimed.status == CLAIMED else \
         attrs.evolve(state.current, status=CLAIMED, claimed_at=claimed_at, claimed_by_session=session)
 
 

@@ -226,7 +226,7 @@ def bootstrap(
     def gated(result: BootstrapResult) -> BootstrapResult:
         """A result that claims nothing, with the gated session's start recorded."""
         if gate is not None:
-            with opened.writing() as scope:
+            with opened.writing() as scope, scope.batch():
                 if gate.admit(scope):
                     gate.record(scope, None)
         return result
@@ -270,9 +270,10 @@ def bootstrap(
             if gate is not None and not gate.admit(scope):
                 return BootstrapResult(ctx, session_id, max_bytes, standard([]), None, objective, tuple(notices),
                                        **flags)
-            claimed = claim_in_scope(scope, waiting, session=session_id)
-            if gate is not None:
-                gate.record(scope, claimed)
+            with scope.batch():  # the claim and the session's start: one append, all or nothing
+                claimed = claim_in_scope(scope, waiting, session=session_id)
+                if gate is not None:
+                    gate.record(scope, claimed)
     except BatonError as exc:
         notice = f"The session handoff {waiting.record.id} was not delivered: {exc.message}"
         return gated(BootstrapResult(ctx, session_id, max_bytes, standard([notice]), None, objective,

@@ -144,12 +144,17 @@ class SessionStartResult:
         """The text to put in front of the agent (the brief, or after a compaction
         the draft to complete; then the session's id for Baton's MCP tools), or None."""
         if self.delivered is not None:
-            text = self.delivered.brief.text
-        elif self.draft:
-            text = compaction_notice(self.draft, self.missing)
-        else:
+            return self.delivered.brief.text.rstrip("\n") + "\n\n" + session_line(self.session_id, self.harness)
+        return self.notice()
+
+    def notice(self, complete_with: str = "") -> str | None:
+        """After a compaction, what the agent is told of its open draft (then the
+        session line), or None. ``complete_with`` is the adapter's way to complete
+        the draft, in its own words, put right after "Complete it"."""
+        if self.delivered is not None or self.draft is None:
             return None
-        return text.rstrip("\n") + "\n\n" + session_line(self.session_id, self.harness)
+        return compaction_notice(self.draft, self.missing, complete_with).rstrip("\n") + "\n\n" + session_line(
+            self.session_id, self.harness)
 
     def to_json(self) -> dict[str, Any]:
         brief = self.delivered
@@ -219,7 +224,7 @@ def _after_compaction(runner: Any, sid: str, harness: str | None, source: str) -
                               missing=still_to_complete(draft))
 
 
-def compaction_notice(draft: str, missing: tuple[str, ...] = ()) -> str:
+def compaction_notice(draft: str, missing: tuple[str, ...] = (), complete_with: str = "") -> str:
     """What the agent is told when its session starts again after a compaction:
     the draft Baton saved before it, and how to complete and hand it on."""
     from baton.domain.short_ids import short_id
@@ -230,10 +235,9 @@ def compaction_notice(draft: str, missing: tuple[str, ...] = ()) -> str:
              "still open, so what the summary left out can still be handed on."]
     if missing:
         lines.append(f"Still to complete: {', '.join(missing)}.")
-    lines.append(f"Complete it with `baton handoff amend {short} --input FILE`, or over MCP `handoff_capture` "
-                 f"with `parent` {draft}; then validate and ready it (`baton handoff validate`, `baton handoff "
-                 "ready`, or `handoff_validate`, `handoff_ready`): the session's end hands it on to the next "
-                 "session.")
+    lines.append(f"Complete it{complete_with or f' (a capture continuing {draft})'}; then validate and ready "
+                 "it (`baton handoff validate`, `baton handoff ready`, or `handoff_validate`, `handoff_ready`): "
+                 "the session's end hands it on to the next session.")
     return "\n".join(lines) + "\n"
 
 

@@ -175,7 +175,7 @@ def begin_session(
     harness = harness.strip() if harness and harness.strip() else None
     opened = project
     ctx = context_of(opened, owner=owner, branch=branch)
-    with opened.writing() as scope:
+    with opened.writing() as scope, scope.batch():  # the claim and the start: one append, all or nothing
         opened.check_streams(session_stream(session_id))  # before a claim: nothing appended if refused
         received = None
         if claim:

@@ -110,6 +110,8 @@ class SyncResult:
     """Signed feeds (``baton.sync_signing``): each feed's signer, the remote copies taken unsigned or badly signed."""
     dropped: list[str] = attrs.field(factory=list)
     """Remote feeds refused and left out of the ref this clone publishes: the remote no longer holds them."""
+    behind: dict[str, dict[str, int]] = attrs.field(factory=dict)
+    """Feeds the remote held less of than this clone had published (its ref went back): put back by the push."""
 
     @property
     def exit_code(self) -> int:
@@ -123,7 +125,8 @@ class SyncResult:
                 "refused": [r.to_json() for r in self.refused], "pushed": self.pushed, "commit": self.commit,
                 "read": self.read.to_json(), "projections_rebuilt": self.rebuilt, "attempts": self.attempts,
                 "erased": dict(sorted(self.erased.items())), "ref_erased": dict(sorted(self.ref_erased.items())),
-                "signers": self.signers, "dropped": sorted(self.dropped)}
+                "signers": self.signers, "dropped": sorted(self.dropped),
+                "behind": dict(sorted(self.behind.items()))}
 
     def render(self) -> str:
         lines = []
@@ -142,12 +145,17 @@ class SyncResult:
         for r in self.refused:
             seq = f" at seq {r.seq}" if r.seq is not None else ""
             lines.append(f"REFUSED {r.side} feed {r.feed}{seq}: {r.kind}: {r.message}")
+        for feed, seqs in sorted(self.behind.items()):
+            verb = "put back" if self.pushed else "to put back"
+            lines.append(f"BEHIND remote feed {feed}: the remote held it to seq {seqs['remote_seq']}, this clone "
+                         f"had published seq {seqs['published_seq']} ({verb}; its ref went back, or a clone "
+                         "dropped a copy it refused)")
         for feed in sorted(self.dropped):
             lines.append(f"DROPPED remote feed {feed} from {self.ref}: this clone does not publish a copy it "
                          "refused (its writer's next sync publishes the feed again)")
         lines.extend(render_flagged(self.signers))  # signed feeds
         if not self.imported and not self.published and not self.refused and not self.erased \
-                and not self.ref_erased:
+                and not self.ref_erased and not self.behind:
             lines.append(f"Already in sync with {self.remote} ({self.ref}).")
         elif self.pushed:
             lines.append(f"Pushed {self.ref} to {self.remote}.")
@@ -283,10 +291,22 @@ def _fetch(repo, client, path: str, ref: bytes, url: str) -> bytes | None:
             return []
         return [sha]
 
+    # What this clone has: dulwich offers only its branches as "haves", so a
+    # fetch would send the whole ledger ref again (every segment, compressed
+    # anew). The ledger ref is offered too: only the new objects travel.
+    from dulwich.repo import Repo
+
+    heads = [sha for sha in repo.refs.as_dict(b"refs/heads").values() if sha in repo.object_store]
+    mine = repo.refs.as_dict().get(ref)
+    if mine is not None and mine in repo.object_store:
+        heads.append(mine)
+    repo.get_graph_walker = lambda heads_=None: Repo.get_graph_walker(repo, heads if heads_ is None else heads_)
     try:
         client.fetch(path, repo, determine_wants=wants)
     except _transport_errors() as exc:
         raise _failure(exc, f"fetch {ref.decode()} from", url) from None
+    finally:
+        del repo.get_graph_walker
     return seen.get("sha")
 
 
@@ -307,8 +327,10 @@ def _push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | Non
         result = client.send_pack(path, update, repo.object_store.generate_pack_data)
     except _RemoteMoved:
         raise
-    except FileLocked:  # a path remote: another push holds the ref's lock right now
-        raise _RemoteMoved(f"{ref.decode()} was locked by another push") from None
+    except FileLocked as exc:  # a path remote: another push holds the ref's lock right now
+        lock = os.fsdecode(getattr(exc, "lockfilename", b"") or b"") or f"{ref.decode()}.lock"
+        raise _RemoteMoved(f"{ref.decode()} was locked by another push ({lock} exists; if no push is "
+                           "running, one died holding it: remove that file)") from None
     except _transport_errors() as exc:
         raise _failure(exc, f"push {ref.decode()} to", url) from None
     status = (getattr(result, "ref_status", None) or {}).get(ref)
@@ -456,6 +478,12 @@ class _Round:
     """Feed → the (id, seq) of every event staged for import."""
     local_trees: dict[str, "RefFeed"] = attrs.field(factory=dict)
     keep_remote: set[str] = attrs.field(factory=set)
+    restore_own: bool = False
+    remote_exists: bool = True
+    """The remote has the ledger ref (a remote without it is not "behind")."""
+    behind: dict[str, dict[str, int]] = attrs.field(factory=dict)
+    """Feed → what the remote held of it and what this clone had published: the remote went back."""
+    """``sync --restore-own-feed``: the remote's copy may extend this clone's own feed (restored from a backup)."""
     """Feeds refused but kept as the remote holds them (two remote feeds repeating each other's ids)."""
     """Feed → its folder packed from the local file (what this clone publishes of it)."""
 
@@ -466,9 +494,22 @@ class _Round:
                 self._feed(feed)
             except _Refuse as refusal:
                 self._refused(feed, refusal.refused)
+            else:
+                self._note_behind(feed)
         for feed, refused in self._repeated_ids():
             self._refused(feed, refused)
         self._write_staged()
+
+    def _note_behind(self, feed: str) -> None:
+        """The remote holds less of ``feed`` than this clone published before
+        (its ref was reset, or another clone dropped a copy it refused): the
+        push puts it back, and the sync says so."""
+        base, remote, out = self.base.get(feed), self.remote.get(feed), self.out.get(feed)
+        if not self.remote_exists or base is None or base.problem is not None or out is None:
+            return
+        had = remote.head.seq if remote is not None and remote.problem is None else 0
+        if had < base.head.seq <= out.head.seq:
+            self.behind[feed] = {"remote_seq": had, "published_seq": base.head.seq}
 
     def _refused(self, feed: str, refused: RefusedFeed) -> None:
         self.refused.append(refused)
@@ -550,8 +591,11 @@ class _Round:
         base = base if base is not None and base.problem is None else None
         if refused.side == "local":
             return remote or base
-        if refused.kind == "own_feed":  # the local file is authoritative for this clone's own feed
-            return self.local_trees.get(feed) or base or remote
+        if feed == self.project.writer:  # the local file is authoritative for this clone's own feed
+            mine = self.local_trees.get(feed) or base
+            if mine is not None:
+                return mine
+            return remote if refused.kind in _KEEP_REMOTE or refused.kind == "own_feed" else None
         if (refused.kind in _KEEP_REMOTE or feed in self.keep_remote) and remote is not None:
             return remote
         if base is not None and (remote is None or base.tree != remote.tree):
@@ -583,7 +627,9 @@ class _Round:
         return RefusedFeed(feed, "remote", "own_feed", remote.head.seq,
                            f"the remote's copy of this clone's own feed {feed} (seq {remote.head.seq}) is not a "
                            "prefix of the local file: events written elsewhere under this writer id (a copied "
-                           ".baton/local.json) or forged; this clone publishes its own copy in its place")
+                           ".baton/local.json) or forged; this clone publishes its own copy in its place (a clone "
+                           "restored from a backup takes its published events back with a sync given "
+                           "`restore_own_feed`)")
 
     def _fast_forward(self, feed: str) -> None:
         from baton.config import WRITER_ID
@@ -593,8 +639,12 @@ class _Round:
         if not WRITER_ID.match(feed):  # a name from a remote becomes a file name: never a path
             raise _Refuse(RefusedFeed(feed, "remote", "bad_ref", None,
                                       f"{feed!r} is not a writer id ([a-z0-9-], at most 64)"))
+        malformed = None
         if remote is not None and remote.problem is not None:
-            raise _Refuse(RefusedFeed(feed, "remote", "bad_ref", None, remote.problem))
+            malformed = RefusedFeed(feed, "remote", "bad_ref", None, remote.problem)
+            if feed != self.project.writer:
+                raise _Refuse(malformed)
+            remote = None  # this clone's own feed: refused once its own copy is packed (the ref gets that)
         if base is not None and base.problem is not None:
             base = None  # our own ref's copy is unreadable: rebuilt from the file
         st = self.local.stat(feed)
@@ -606,12 +656,17 @@ class _Round:
             tree = base
         elif st is None:
             local, tree = FeedHead(), None
+        elif self.restore_own and feed == self.project.writer and any(
+                c is not None and c.head.offset > size for c in (base, remote)):
+            local, tree = self._file_head(feed, size), None  # restored from a backup: the rest comes from the remote
         else:
             local, tree = self._publish(feed, base, remote, size, FeedTreeWriter)
         if tree is not None:
             self.local_trees[feed] = tree
+        if malformed is not None:
+            raise _Refuse(malformed)
         if remote is not None and remote.head.offset > local.offset:
-            if feed == self.project.writer:  # nobody else appends to this clone's own feed
+            if feed == self.project.writer and not self.restore_own:  # nobody else appends to it
                 raise _Refuse(RefusedFeed(feed, "remote", "not_fast_forward", remote.head.seq,
                                           f"the remote's copy of feed {feed} is longer than the local file"))
             self._import(feed, remote, local, st)
@@ -629,6 +684,15 @@ class _Round:
         self.out[feed] = tree
         if st is not None:
             self.new_state[feed] = {"ino": st.st_ino, "size": tree.head.offset, "hash": tree.head.hash}
+
+    def _file_head(self, feed: str, size: int) -> FeedHead:
+        head = FeedHead()
+        try:
+            for _lines, scan in self.local.sound_lines(feed, head, size):
+                head = scan.head
+        except LedgerCorrupt as exc:
+            raise _Refuse(_problem_of(feed, "local", exc)) from None
+        return head
 
     def _extends(self, feed: str, remote: "RefFeed", local: FeedHead, tree: "RefFeed | None",
                  base: "RefFeed | None") -> bool:
@@ -654,9 +718,11 @@ class _Round:
                 start = candidate
                 break
         if start is None and base is not None:
+            hint = (" (a clone restored from a backup takes its published events back with a sync given "
+                    "`restore_own_feed`)") if feed == self.project.writer else ""
             raise _Refuse(RefusedFeed(feed, "local", "not_fast_forward", base.head.seq,
                                       f"the local feed {feed} no longer extends what was synced before "
-                                      f"(seq {base.head.seq}): it was rewritten or cut"))
+                                      f"(seq {base.head.seq}): it was rewritten or cut{hint}"))
         head = start.head if start is not None else FeedHead()
         writer = writer_cls(self.repo, feed, start)
         events = 0
@@ -826,7 +892,7 @@ class _Round:
                                           "writes them; upgrade Baton on every replica"))
             self.rewrites[feed] = prefix + torn
             self.erased[feed] = len(erased_here)
-        if tail and feed == self.project.writer:
+        if tail and feed == self.project.writer and not self.restore_own:
             raise _Refuse(self._own_feed(feed))
         if tail:
             self._stage_tail(feed, tail, scan_bytes(feed, prefix, FeedHead()).head, len(prefix) + len(torn))
@@ -1029,8 +1095,12 @@ class _Erased:
     scrubbed: bool = False
 
 
-def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None = None) -> SyncResult:
+def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None = None,
+                restore_own_feed: bool = False) -> SyncResult:
     """Share the ledger's feeds with ``remote`` on ``ref`` (default ``refs/baton/ledger``).
+
+    ``restore_own_feed``: this clone was restored from a backup; the remote's
+    copy of its own feed may extend the local file (and is imported, verified).
 
     Raises:
         InputError: ``ref`` is not a ref name under ``refs/``.
@@ -1052,7 +1122,8 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         count = ReadCount()
         for attempt in range(1, ATTEMPTS + 1):
             try:
-                result = _round(project, repo, client, path, url, remote, ref.encode(), count, attempt, erased)
+                result = _round(project, repo, client, path, url, remote, ref.encode(), count, attempt, erased,
+                                restore_own_feed)
                 break
             except _RemoteMoved as moved:
                 if attempt == ATTEMPTS:
@@ -1088,7 +1159,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
 
 
 def _round(project: "Project", repo, client, path: str, url: str, remote_name: str, ref: bytes,
-           count: ReadCount, attempt: int, erased: "_Erased") -> SyncResult:
+           count: ReadCount, attempt: int, erased: "_Erased", restore_own_feed: bool = False) -> SyncResult:
     from baton.ledger_ref import BadRefFeed, read_feeds, tree_of, write_commit
 
     signatures = FeedSignatures.open(project, repo)  # signed feeds: git's signing key, the allowed signers
@@ -1105,7 +1176,8 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
         except BadRefFeed:
             base_feeds, local_sha = {}, None  # a damaged local ref is rebuilt from the feeds
         work = _Round(project, repo, _LocalFeeds(project, count), base_feeds, remote_feeds,
-                      _load_state(project, ref.decode()), signatures=signatures)
+                      _load_state(project, ref.decode()), signatures=signatures, restore_own=restore_own_feed,
+                      remote_exists=remote_sha is not None)
         try:
             work.run()
         finally:
@@ -1130,7 +1202,7 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
     return SyncResult(remote=remote_name, ref=ref.decode(), imported=work.imported, published=work.published,
                       refused=work.refused, pushed=pushed, commit=new_sha.decode() if new_sha else None,
                       read=count, rebuilt=False, attempts=attempt, erased=work.erased, ref_erased=work.ref_erased,
-                      signers=signatures.to_json(), dropped=sorted(work.dropped))
+                      signers=signatures.to_json(), dropped=sorted(work.dropped), behind=work.behind)
 
 
 def _commit(repo, work: _Round, local_sha: bytes | None, remote_sha: bytes | None, project: "Project",

@@ -63,7 +63,10 @@ class VerifyResult:
         lines.extend(render_signers(self.signers, self.require_signatures))
         verdict = "ledger verified" if r.ok and not self.unsigned else "ledger has problems"
         lines.append(f"{verdict}: {r.event_count} events in {len(r.feeds)} feed(s)")
-        if not r.ok:
+        kinds = {p.kind for p in r.all_problems()}
+        if kinds & INDEX_PROBLEMS:
+            lines.append("`baton rebuild` rebuilds the index from the ledger (docs/ledger.md)")
+        if kinds - INDEX_PROBLEMS:
             lines.append("`baton repair --dry-run` shows what a repair would set aside (docs/ledger.md)")
         return "\n".join(lines)
 
@@ -75,6 +78,9 @@ def verify_project(project: "Project") -> VerifyResult:
     opened = project
     heads = index_heads(opened.paths.index, read_only=opened.read_only)
     report = verify_ledger(opened.paths.ledger_dir, erasure_type=HandoffForgotten.TYPE, recorded_heads=heads)
+    damaged = {p.feed for p in report.all_problems()}
+    report.problems.extend(p for p in index_problems(opened.paths.index, opened.paths.ledger_dir,
+                                                     read_only=opened.read_only) if p.feed not in damaged)
     conflicts: list[dict] = []
     if report.concurrent:  # only replicas apart can lose a claim: the index is read only then
         from baton.errors import BatonError
@@ -95,6 +101,93 @@ def _required(project: "Project") -> bool:
         return require_signatures(project)
     except InputError:
         return True  # a malformed setting asks for more, not less
+
+
+INDEX_PROBLEMS = frozenset({"index_cursor", "index_head"})
+"""Problems of the index alone (``baton rebuild`` fixes them; the ledger is sound)."""
+
+
+def _index_rows(index: Path, query: str, *, read_only: bool) -> list[tuple] | None:
+    import sqlite3
+
+    if not index.is_file():
+        return None
+    try:
+        # On a read-only .baton/ even mode=ro would create the WAL's -shm file:
+        # read the database file alone (what the last checkpoint holds).
+        uri = f"{index.as_uri()}?mode=ro&immutable=1" if read_only else f"{index.as_uri()}?mode=ro"
+        conn = sqlite3.connect(uri, uri=True)
+        try:
+            return conn.execute(query).fetchall()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+
+
+def index_problems(index: Path, ledger_dir: Path, *, read_only: bool = False) -> list:
+    """Edits to the index alone: each feed's cursor must sit after a line of
+    the feed that carries the cursor's seq, hash and hlc (an edited offset,
+    seq, hash or hlc would have a writer leave a gap, fork the chain or turn
+    its clock back), and the feed's recorded head (``feed_heads``) must not be
+    behind its cursor, nor differ from it at the same seq (a lowered or
+    edited row would let a later loss pass). ``baton rebuild`` fixes both
+    from the ledger (the commands also stop trusting such a cursor and
+    rebuild by themselves)."""
+    from baton.ledger import files
+    from baton.ledger.feed import FeedProblem, line_ending_at, line_hashes_to
+
+    cursors = _index_rows(index, "SELECT feed, offset, seq, hash, hlc, line FROM cursors", read_only=read_only)
+    if not cursors:
+        return []
+    recorded = {feed: (seq, hash_, offset) for feed, seq, hash_, offset in
+                _index_rows(index, "SELECT feed, seq, hash, offset FROM feed_heads", read_only=read_only) or ()}
+    problems = []
+    fix = "; `baton rebuild` rebuilds the index from the ledger"
+    for feed, offset, seq, hash_, hlc, length in sorted(cursors):
+        if not seq:
+            continue
+        path = str(Path(ledger_dir) / f"{feed}.jsonl")
+        try:
+            line = line_ending_at(lambda at, size: files.read_range(path, at, size), offset, length or 0)
+        except Exception:  # noqa: BLE001 - an unreadable cursor is reported, not raised
+            line = None
+        if not line_hashes_to(line, hash_, seq=seq, hlc=hlc or 0) and not _moved_by_erasure(path, feed, seq, hash_,
+                                                                                               hlc or 0):
+            problems.append(FeedProblem(feed, offset, seq, "index_cursor",
+                                        f"the index's cursor of feed {feed!r} (seq {seq}, byte {offset}) is not "
+                                        f"after that event of the feed: the index was edited{fix}"))
+            continue
+        head = recorded.get(feed)
+        if head is None or head[0] < seq:
+            shown = "is missing" if head is None else f"is at seq {head[0]}, behind its cursor (seq {seq})"
+            problems.append(FeedProblem(feed, offset, seq, "index_head",
+                                        f"the index's recorded head of feed {feed!r} {shown}: the index was "
+                                        f"edited{fix}"))
+        elif head[0] == seq and (head[1], head[2]) != (hash_, offset):
+            problems.append(FeedProblem(feed, offset, seq, "index_head",
+                                        f"the index's recorded head of feed {feed!r} at seq {seq} differs from "
+                                        f"its cursor: the index was edited{fix}"))
+    return problems
+
+
+def _moved_by_erasure(path: str, feed: str, seq: int, hash_: str | None, hlc: int) -> bool:
+    """The cursor's event is in the feed, with its hash and hlc, and only moved:
+    a payload at or before it was erased (``baton forget`` rewrites a feed
+    shorter) and the index has not caught up yet — stale, not edited."""
+    from baton.ledger.feed import FeedHead, scan_bytes
+
+    try:
+        with open(path, "rb") as fh:
+            scan = scan_bytes(feed, fh.read(), FeedHead())
+    except Exception:  # noqa: BLE001 - unreadable: the ledger's own checks report it
+        return False
+    erased = False
+    for event in scan.events:
+        erased = erased or event.erased
+        if event.seq == seq:
+            return erased and event.hash == hash_ and (not hlc or event.hlc == hlc)
+    return False
 
 
 def index_heads(index: Path, *, read_only: bool = False) -> list[RecordedHead]:

@@ -175,6 +175,24 @@ def _members(data: Mapping[str, Any], *, top: bool) -> list[tuple[str, Any]]:
     return out
 
 
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+"""Invisible characters that reorder the text around them (Trojan Source)."""
+
+
+def name_problem(value: str) -> str | None:
+    """Why ``value`` cannot be an owner or a branch, or None: it must hold a
+    visible character, and no control character (C0, DEL, C1: a newline
+    would split a log line, ESC recolour a terminal) nor bidirectional
+    control (which would show the name as another)."""
+    if not value.strip():
+        return "is empty"
+    for ch in value:
+        code = ord(ch)
+        if code < 0x20 or 0x7F <= code <= 0x9F or ch in BIDI_CONTROLS:
+            return f"contains the control character U+{code:04X}"
+    return None
+
+
 def describe(findings: list[IdentifierFinding]) -> str:
     """The refusal's message: which fields, by which rules; never a value."""
     fields: dict[str, list[str]] = {}

@@ -1,5 +1,5 @@
 """Claude Code: hooks in ``.claude/settings.json``, the MCP server in ``.mcp.json``
-(approved in ``.claude/settings.local.json``), the agent skill in
+(always loaded, and approved in ``.claude/settings.local.json``), the agent skill in
 ``.claude/skills/baton/SKILL.md``.
 
 Format: https://code.claude.com/docs/en/hooks (SessionStart ``source``
@@ -18,26 +18,36 @@ from __future__ import annotations
 from baton.harnesses.protocol import (
     PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT,
     CommandHookAdapter, ConfigFile, HookCommand, hook_specific_output,
-    matcher_groups, mcp_servers, skill_text,
+    matcher_groups, mcp_server, skill_text,
 )
 
 HOOKS = (
-    HookCommand("SessionStart", "startup|resume|clear|compact", timeout=10),
+    HookCommand("SessionStart", "startup|resume|clear|compact", timeout=15),
     HookCommand("PreCompact", "manual|auto", timeout=30),
     HookCommand("SessionEnd", timeout=30),
-    HookCommand("UserPromptSubmit", timeout=10),
+    HookCommand("UserPromptSubmit", timeout=15),
 )
 """Each with a ``timeout`` in seconds. Claude Code's default for a command hook is
 long, except at SessionEnd: without a ``timeout`` there, all SessionEnd hooks
 together get 1.5 s, and a busy machine cancels the hook that hands the
 baton on. With one, SessionEnd waits up to the largest (capped at 60 s;
 ``CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS`` overrides). The session's start
-and a prompt wait on their hook, so theirs are short."""
+and a prompt wait on their hook, so theirs are short — yet above the hook's
+own deadline (``baton.harnesses.hook.DEADLINE_SECONDS``, 10 s) with room for
+the process to start: Baton gives up first and leaves its notice, and the
+harness's timeout only stops a hook that could not even do that."""
 
 
 SKILL_FILE = ".claude/skills/baton/SKILL.md"
 """Where Claude Code finds a project's skills (``.claude/skills/NAME/SKILL.md``)."""
 
+
+ALWAYS_LOAD = True
+"""``alwaysLoad`` on the server in ``.mcp.json``: Claude Code then waits for Baton's
+server (up to ``MCP_CONNECT_TIMEOUT_MS``, 5 s by default) before the first
+request and never defers its tools behind tool search. Without it a headless
+session waits 2 s at most, and on a busy machine the first request goes out
+without Baton's tools (the agent cannot call ``bootstrap`` in its first turn)."""
 
 LOCAL_SETTINGS = ".claude/settings.local.json"
 """Where the project's ``.mcp.json`` servers are approved: Claude Code starts a
@@ -50,7 +60,8 @@ APPROVAL_NOTE = ("the baton MCP server is approved in .claude/settings.local.jso
 
 def _files(command: str, lines: tuple[str, ...]) -> list[ConfigFile]:
     return [ConfigFile(".claude/settings.json", merge={"hooks": matcher_groups(HOOKS, lines)}),
-            ConfigFile(".mcp.json", merge=mcp_servers(command)),
+            ConfigFile(".mcp.json",
+                       merge={"mcpServers": {"baton": {**mcp_server(command), "alwaysLoad": ALWAYS_LOAD}}}),
             ConfigFile(LOCAL_SETTINGS, merge={"enabledMcpjsonServers": ["baton"]}, note=APPROVAL_NOTE),
             ConfigFile(SKILL_FILE, text=skill_text())]
 

@@ -26,6 +26,10 @@ Gemini CLI 0.61.0, run for real (tests/e2e/test_gemini_cli.py):
   the person typed. Detection reads what follows the wrapper.
 - Hooks and MCP servers of a project run only in a trusted folder (a
   headless run in an untrusted one stops with an error).
+- A hook exiting with status 2 or more is a "deny": a ``baton`` missing from
+  PATH (127, ``command not found``) on BeforeAgent would block every prompt.
+  Each command line ends in ``|| exit 1``: status 1 is a warning, shown to
+  the user, and the prompt goes on.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from __future__ import annotations
 from typing import Any
 
 from baton.harnesses.protocol import (
-    PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT,
+    NONBLOCKING_SUFFIX, PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT,
     CommandHookAdapter, ConfigFile, HookCommand, SessionMetadata,
     agents_skill, matcher_groups, mcp_servers,
 )
@@ -74,6 +78,7 @@ ADAPTER = CommandHookAdapter(
     empty_answer="{}",
     compaction_triggers=("manual",),
     unwrap_prompt=unwrap_prompt,
+    command_suffix=NONBLOCKING_SUFFIX,
     user_steps=("Gemini CLI runs a project's hooks and MCP servers only in a trusted folder: trust this one when "
                 "Gemini asks (headless: `gemini --skip-trust` or GEMINI_CLI_TRUST_WORKSPACE=true)",),
 )

@@ -181,16 +181,9 @@ class HookRun:
             self.baton_dir = root / ".baton"
         from datetime import datetime, timezone
 
-        from baton.domain.identifiers import SESSION, screen_identifiers
-        from baton.domain.redaction import RedactionPolicy
         from baton.harnesses import notices
 
-        # A session id that looks like a secret is refused before anything is
-        # written; the notice saying so must not keep it either.
-        session = self.session
-        if session is not None and screen_identifiers({SESSION: session}, RedactionPolicy()):
-            session = None
-        notices.leave(self.baton_dir, harness=self.harness, event=self.event, session=session,
+        notices.leave(self.baton_dir, harness=self.harness, event=self.event, session=self.session,
                       problem=problem, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), failed=failed)
 
 
@@ -251,7 +244,8 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
             for said in getattr(result, "notices", ()) or ():  # what the end did not do, for the next start
                 run.leave_notice(said, failed=False)
         context = getattr(result, "context", None)
-        if metadata.kind == USER_PROMPT and context and getattr(result, "draft", None):
+        if (metadata.kind in (USER_PROMPT, SESSION_START) and context and getattr(result, "draft", None)
+                and getattr(result, "delivered", None) is None):
             context = result.notice(complete_with=amend_hint(result.draft))
         if metadata.kind == SESSION_START and context:
             from baton.harnesses import notices
@@ -303,20 +297,29 @@ class Watchdog:
         if not self._answered.acquire(blocking=False):
             return  # the hook finished first and is answering
         try:
+            import threading
+
             after = AFTER_GIVING_UP.get(self.run.kind or "", "")
             problem = (f"it gave up after {self.seconds:g} s (BATON_HOOK_DEADLINE), still running"
                        + (f"; {after}" if after else ""))
-            self.run.leave_notice(problem)
             sys.stdout.write(self.run.empty)
             sys.stdout.flush()
             sys.stderr.write(f"baton hook {self.run.harness} {self.run.event}: {problem}; nothing injected\n")
             sys.stderr.flush()
+            # The notice last, and never waited on for long: the file system may be what stalled.
+            writer = threading.Thread(target=self.run.leave_notice, args=(problem,), daemon=True)
+            writer.start()
+            writer.join(NOTICE_WAIT_SECONDS)
         finally:
             os._exit(0)
 
     def settle(self) -> None:
         self._answered.acquire()
         self._timer.cancel()
+
+
+NOTICE_WAIT_SECONDS = 1.0
+"""How long a hook that gave up waits for its notice to be written before it exits anyway."""
 
 
 def run_hook_process(harness: str, event: str, read: Callable[[], bytes], *,

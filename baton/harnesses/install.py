@@ -151,17 +151,9 @@ def _commands(entry: Any) -> list[str]:
 
 
 def _signature(command: Any) -> tuple[str, ...] | None:
-    """``(hook, HARNESS, EVENT)`` when ``command`` is a program's ``hook HARNESS EVENT``
-    (Baton's shape, whatever the program), else None."""
-    import shlex
+    from baton.harnesses.protocol import hook_signature
 
-    if not isinstance(command, str):
-        return None
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return None
-    return tuple(words[-3:]) if len(words) >= 4 and words[-3] == "hook" else None
+    return hook_signature(command)
 
 
 class _Replacer:

@@ -9,8 +9,9 @@ it) and puts its notices in front of the brief.
 
 This file is not the ledger: a hook that gave up because the ledger was
 locked can still write it, and nothing in it is history — a notice is gone
-once shown. It is bounded (``MAX_BYTES``; past it new notices are dropped)
-and every line goes through the secret screen before it is shown.
+once shown. It is bounded (``MAX_BYTES``; past it new notices are dropped);
+a notice goes through the secret screen (the default rules) before it is
+written, and again, as all hook output does, when it is shown.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ def leave(baton_dir: str | os.PathLike, *, harness: str, event: str, session: st
     did its work and has something to say, e.g. a handoff it did not hand on)."""
     import orjson
 
+    harness, event, session, problem = _screened(harness, event, session, problem)
     path = Path(baton_dir) / FILE_NAME
     line = orjson.dumps({"at": at, "harness": harness, "event": event, "session": session,
                          "problem": problem, "failed": failed}) + b"\n"
@@ -52,6 +54,20 @@ def leave(baton_dir: str | os.PathLike, *, harness: str, event: str, session: st
         return True
     except OSError:
         return False
+
+
+def _screened(harness: str, event: str, session: str | None, problem: str) -> tuple[str, str, str | None, str]:
+    """What a notice may keep on disk: the texts through the secret rules, and
+    no session id at all when it looks like a secret (an identifier is never
+    stored redacted: ``baton.domain.identifiers``). The file is not the ledger,
+    but it is under ``.baton/``, where no secret is ever written."""
+    from baton.domain.identifiers import SESSION, screen_identifiers
+    from baton.domain.redaction import RedactionPolicy, redact_text
+
+    policy = RedactionPolicy()
+    if session is not None and screen_identifiers({SESSION: session}, policy):
+        session = None
+    return redact_text(harness, policy), redact_text(event, policy), session, redact_text(problem, policy)
 
 
 def take(baton_dir: str | os.PathLike) -> list[dict[str, Any]]:

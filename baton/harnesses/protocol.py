@@ -103,6 +103,30 @@ class HarnessAdapter(Protocol):
     def configuration(self, command: str) -> list[ConfigFile]: ...
 
 
+NONBLOCKING_SUFFIX = " || exit 1"
+"""For a harness that takes a hook's exit status 2 and above as "deny" (Gemini CLI:
+a ``baton`` missing from PATH exits 127 and would block every prompt): any failure
+of the command becomes status 1, which such a harness reports as a warning. Baton's
+own hook always exits 0."""
+
+
+def hook_signature(command: Any) -> tuple[str, ...] | None:
+    """``(hook, HARNESS, EVENT)`` when ``command`` is a program's ``hook HARNESS EVENT``
+    (Baton's shape, whatever the program; ``NONBLOCKING_SUFFIX`` after it or not), else None."""
+    import shlex
+
+    if not isinstance(command, str):
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    suffix = shlex.split(NONBLOCKING_SUFFIX)
+    if words[-len(suffix):] == suffix:  # Gemini CLI's lines end in `|| exit 1`
+        words = words[:-len(suffix)]
+    return tuple(words[-3:]) if len(words) >= 4 and words[-3] == "hook" else None
+
+
 def text_field(payload: Mapping[str, Any], *names: str) -> str | None:
     """The first of ``names`` that holds a non-empty string."""
     for name in names:
@@ -151,6 +175,8 @@ class CommandHookAdapter:
     user_steps: tuple[str, ...] = ()
     """What the user must still do before the harness runs the hooks (one line each;
     ``install-hooks`` prints them)."""
+    command_suffix: str = ""
+    """Shell words after each hook command line: Gemini CLI's ``|| exit 1`` (``NONBLOCKING_SUFFIX``)."""
     subscribe_events: Callable[..., Any] | None = None
 
     def event_named(self, event: str) -> str | None:
@@ -192,7 +218,7 @@ class CommandHookAdapter:
         return orjson.dumps(self.answer(metadata, context)).decode()
 
     def command_lines(self, command: str) -> tuple[str, ...]:
-        return tuple(f"{command} hook {self.name} {hook.event}" for hook in self.hooks)
+        return tuple(f"{command} hook {self.name} {hook.event}{self.command_suffix}" for hook in self.hooks)
 
     def configuration(self, command: str) -> list[ConfigFile]:
         return self.files(command, self.command_lines(command))

@@ -70,13 +70,9 @@ def not_found_warning(program: str, harness: str) -> str:
 # -- reading what is there ---------------------------------------------------------------
 
 def _signature(command: Any) -> tuple[str, ...] | None:
-    if not isinstance(command, str):
-        return None
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return None
-    return tuple(words[-3:]) if len(words) >= 4 and words[-3] == "hook" else None
+    from baton.harnesses.protocol import hook_signature
+
+    return hook_signature(command)
 
 
 def _program(command: str) -> str:
@@ -458,3 +454,22 @@ def _delete(path: Path, base: Path) -> None:
         except OSError:
             return
         folder = folder.parent
+
+
+def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[str, str, str]]:
+    """``baton doctor``'s check per harness wired in this worktree (``install-hooks``):
+    its hooks' program found, every part present and current, as ``(name, status, detail)``."""
+    from baton.errors import BatonError
+    from baton.harnesses import HARNESSES
+    from baton.project import resolve_worktree
+
+    try:
+        base = resolve_worktree(root, project)
+    except BatonError:
+        base = root
+    checks = []
+    for harness in HARNESSES:
+        wiring = inspect_wiring(base, harness)
+        if wiring.wired:
+            checks.append((f"harness {harness}", *wiring_check(wiring)))
+    return checks

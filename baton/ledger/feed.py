@@ -132,15 +132,20 @@ def last_line_length(scan: "FeedScan", start: "FeedHead") -> int:
     return scan.ends[-1] - before
 
 
-def line_hashes_to(line: bytes | None, recorded: str | None) -> bool:
+def line_hashes_to(line: bytes | None, recorded: str | None, *, seq: int = 0, hlc: int = 0) -> bool:
     """True when ``line`` (without its newline) is an event whose hash is
     ``recorded`` and whose bytes still hash to it: what a remembered head
-    checks to prove the feed still holds the line it stopped after."""
+    checks to prove the feed still holds the line it stopped after. With
+    ``seq`` or ``hlc`` (non-zero), the event must carry those too: a head
+    whose seq or hlc was edited (in the index) does not hold, or a writer
+    starting from it would leave a gap or turn its clock back."""
     if line is None or recorded is None:
         return False
     try:
         raw = orjson.loads(line)
         if type(raw) is not dict or raw.get("hash") != recorded:
+            return False
+        if (seq and raw.get("seq") != seq) or (hlc and raw.get("hlc") != hlc):
             return False
         if _canonical_line_verifies(line, raw):
             return True

@@ -99,7 +99,7 @@ class MemoryLedger:
         if cursor.ident is not None or len(raw) < cursor.head.offset:
             return False
         line = line_ending_at(lambda at, size: raw[at:at + size], cursor.head.offset, cursor.line)
-        return line_hashes_to(line, cursor.head.hash)
+        return line_hashes_to(line, cursor.head.hash, seq=cursor.head.seq, hlc=cursor.head.hlc)
 
     def changes_since(self, cursors: Mapping[str, Cursor]) -> Changes:
         with self._feeds.lock:

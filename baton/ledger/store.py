@@ -342,7 +342,7 @@ class Ledger:
             line = line_ending_at(lambda at, size: self._read_range(path, at, size), cursor.head.offset, cursor.line)
         except FileNotFoundError:
             return False
-        if not line_hashes_to(line, cursor.head.hash):
+        if not line_hashes_to(line, cursor.head.hash, seq=cursor.head.seq, hlc=cursor.head.hlc):
             return False
         if self._lock_depth:
             self._held.add((feed, cursor))
@@ -493,7 +493,7 @@ class Ledger:
             raise LedgerCorrupt(
                 f"{message}: events this project acknowledged are gone, so nothing was written (a write would "
                 "build on the damaged feed). `baton verify` shows the damage; restore the feed from a copy, or "
-                "`baton repair --yes` records the loss and lets writes go on (docs/ledger.md)",
+                "a confirmed `baton repair` records the loss and lets writes go on (docs/ledger.md)",
                 details={"feed": feed, "kind": kind, "recorded_seq": sealed[0],
                          "feed_seq": cursor.head.seq if cursor else 0, "repair": "baton repair"})
 

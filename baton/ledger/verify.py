@@ -201,13 +201,18 @@ class _FeedPass:
 
 
 def _id_key(ident: str) -> str | bytes:
-    """An event id as it is remembered for the duplicate check: a UUID's 16
-    bytes (a third of the string's memory), any other id as it is."""
-    if len(ident) == 36:
+    """An event id as it is remembered for the duplicate check: a UUID in its
+    canonical spelling (lower case, hyphens at 8-4-4-4-12) as its 16 bytes (a
+    third of the string's memory), any other id as it is — so two ids are
+    the same key exactly when they are the same string."""
+    if len(ident) == 36 and ident[8] == ident[13] == ident[18] == ident[23] == "-":
         try:
-            return bytes.fromhex(ident.replace("-", ""))
+            raw = bytes.fromhex(ident.replace("-", ""))
         except ValueError:
-            pass
+            return ident
+        h = raw.hex()
+        if ident == f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}":
+            return raw
     return ident
 
 

@@ -792,7 +792,9 @@ class ProjectionRunner:
         )
         db.conn.executemany(
             "INSERT INTO feed_heads (feed, seq, hash, offset) VALUES (?, ?, ?, ?) ON CONFLICT(feed) DO UPDATE SET "
-            "seq = excluded.seq, hash = excluded.hash, offset = excluded.offset WHERE excluded.seq > feed_heads.seq",
+            "seq = excluded.seq, hash = excluded.hash, offset = excluded.offset WHERE excluded.seq > feed_heads.seq "
+            # the same line, moved by a recorded forget (which rewrites a feed shorter): its new offset
+            "OR (excluded.seq = feed_heads.seq AND excluded.hash = feed_heads.hash)",
             [(feed, c.head.seq, c.head.hash, c.head.offset) for feed, c in cursors.items()
              if c.head.seq and feed not in held],
         )

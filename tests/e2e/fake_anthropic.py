@@ -211,6 +211,9 @@ QUIET = {
     "CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL": "1",
     "CLAUDE_CODE_ENABLE_TELEMETRY": "0",
     "IS_SANDBOX": "1",
+    # Baton's MCP server is alwaysLoad (install-hooks), so Claude Code waits for it before the
+    # first request, 5 s at most by default: a generous bound instead, for a busy machine.
+    "MCP_CONNECT_TIMEOUT_MS": "120000",
 }
 
 

@@ -96,13 +96,16 @@ def handoff_id_in(result: dict[str, Any]) -> str:
     return result.get("handoff_id") or result.get("handoffId") or result.get("id") or found[0]
 
 
-def capture_validate_ready(parent: Any = None) -> list[Any]:
-    """The agent's turns that capture ``WORK`` (continuing ``parent(request)`` when given),
-    validate it and make it ready, each using the id the previous call answered with."""
+def capture_validate_ready(parent: Any = None, session_id: Any = None) -> list[Any]:
+    """The agent's turns that capture ``WORK`` (continuing ``parent(request)``, or naming the
+    session ``session_id(request)``, when given), validate it and make it ready, each using
+    the id the previous call answered with."""
     captured: dict[str, str] = {}
 
     def capture(recorded: Recorded) -> ToolUse:
         extra = {"parent": parent(recorded)} if parent else {}
+        if session_id:
+            extra["session_id"] = session_id(recorded)
         return baton_tool("handoff_capture", **WORK, **extra)
 
     def validate(recorded: Recorded) -> ToolUse:
@@ -187,6 +190,21 @@ def test_the_session_end_leaves_a_baton_for_the_draft_baton_prepared(claude, pro
     assert shown["lineage"]["parents"] == [draft]
 
 
+def session_named_in(recorded: Recorded) -> str:
+    """The session id the brief gave the agent for Baton's MCP tools."""
+    found = re.findall(r'`"session_id": "([^"]+)"`', said(recorded))
+    assert found, "the brief names no session id for the MCP tools"
+    return found[0]
+
+
+def test_the_session_end_leaves_a_baton_for_a_handoff_the_agent_captured_over_mcp(claude, project, env, model):
+    model.script = capture_validate_ready(session_id=session_named_in)
+    sid = session(claude, project, env, model, "Record where the zebra-42 work stands.")["session_id"]
+    (captured,) = events(project, env, "handoff.captured")
+    (created,) = events(project, env, "baton.created")
+    assert subject(created) == subject(captured) and created["data"]["session"] == sid
+
+
 def test_the_next_session_receives_the_baton_once_and_the_one_after_does_not(claude, project, env, model):
     _, handoff = hand_off_through_the_prepared_draft(claude, project, env, model)
     delivered = f"(baton `{handoff}`)"
@@ -228,3 +246,18 @@ def test_after_compact_the_model_is_pointed_at_the_draft_saved_before_it(claude,
     after = said(model.turns()[asked])
     assert "Baton saved this session's work before the compaction" in after
     assert draft in after
+
+
+def test_a_session_end_hook_slower_than_claude_codes_default_still_hands_the_baton_on(
+        claude, project, env, model, tmp_path):
+    """Without a ``timeout`` Claude Code gives all SessionEnd hooks together 1.5 s and
+    cancels the rest; ``install-hooks`` writes one, so a hand-on that takes longer (a busy
+    machine; here a wrapper that waits 4 s first) still lands."""
+    slow = tmp_path / "slow-baton"
+    slow.write_text("#!/bin/sh\ncase \"$*\" in *SessionEnd*) sleep 4;; esac\n"
+                    f"exec '{Path(env['PATH'].split(':')[0]) / 'baton'}' \"$@\"\n")
+    slow.chmod(0o755)
+    installed = run_baton(project, env, "install-hooks", "--harness", "claude-code", "--command", str(slow))
+    assert installed.returncode == 0, installed.stderr
+    _, handoff = hand_off_through_the_prepared_draft(claude, project, env, model)
+    assert [subject(e) for e in events(project, env, "baton.created")] == [handoff]

@@ -9,15 +9,19 @@ requests, what Baton did from the ledger (``baton log --json``).
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from baton.domain.batons import HANDOFF_HEADING, LATEST_HEADING
-from tests.e2e.common import git_project, harness_env, harness_program, ledger_events, run_baton, run_harness
+from tests.e2e.common import (
+    BATON_BIN, git_project, harness_env, harness_program, ledger_events, run_baton, run_harness,
+)
 from tests.e2e.fake_gemini import FakeGemini, Recorded, call, tool_result, user_text
 
 HANDOFF = {
@@ -59,7 +63,7 @@ class Session:
         before = len(self.model.conversation())
         self.model.script = list(script or [])
         argv = [str(self.program), *(["--resume", "latest"] if resume else []), "-p", prompt, "-y"]
-        done = run_harness(argv, self.project, self.env, timeout=240)
+        done = self.last = run_harness(argv, self.project, self.env, timeout=240)
         assert done.returncode == 0, f"gemini exited {done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
         assert not self.model.script, f"the model's script was not played out: {self.model.script}"
         return self.model.conversation()[before:]
@@ -182,3 +186,13 @@ def test_a_compress_prepares_one_before_compaction_draft_for_the_session(gemini)
     assert "README.md" in [a["path"] for a in handoff["artifacts"]]
     drafts = {e["data"]["draft_id"] for e in events if e["type"] == "detector.recommended"}
     assert drafts == {handoff["id"]}
+
+
+def test_without_baton_on_path_the_prompt_still_reaches_the_model_and_the_user_is_told(gemini):
+    path = [entry for entry in gemini.env["PATH"].split(os.pathsep) if entry != str(BATON_BIN)]
+    gemini.env["PATH"] = os.pathsep.join(path)
+    assert shutil.which("baton", path=gemini.env["PATH"]) is None
+    [request] = gemini.run("hello", ["Hi."])
+    assert user_text(request).rstrip().endswith("hello")
+    assert "Hi." in gemini.last.stdout
+    assert "baton: command not found" in gemini.last.stderr

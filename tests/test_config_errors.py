@@ -1,0 +1,53 @@
+"""A malformed ``.baton/config.json`` (or policy) stops every command that
+opens the project, ``handoff list`` included, with a clear error (exit 2)
+naming the file and the problem — never silently replaced by defaults (issue 25)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.cli_support import run
+
+
+def _set(project, **members) -> None:
+    path = project / ".baton" / "config.json"
+    config = json.loads(path.read_text())
+    config.update(members)
+    path.write_text(json.dumps(config))
+
+
+MALFORMED = {
+    "policy not an object": ({"policy": "strict"}, "policy must be a JSON object"),
+    "policy with a bad member": ({"policy": {"actions": 5}}, "actions must be an object"),
+    "detector not an object": ({"detector": ["x"]}, "detector must be a JSON object"),
+    "sync not an object": ({"sync": True}, "sync must be a JSON object"),
+    "recheck not an object": ({"recheck": 30}, "recheck must be a JSON object"),
+    "schema_version not a number": ({"schema_version": "one"}, "schema_version must be a positive integer"),
+    "empty project_id": ({"project_id": ""}, "project_id must be a non-empty id"),
+    "log not a level": ({"log": 7}, "log must be a level name"),
+}
+
+
+@pytest.mark.parametrize("case", list(MALFORMED))
+@pytest.mark.parametrize("argv", [["handoff", "list"], ["status"], ["session", "begin"], ["resume"]])
+def test_a_malformed_config_stops_the_command_with_exit_2_naming_the_problem(capsys, project, case, argv):
+    members, problem = MALFORMED[case]
+    _set(project, **members)
+    code, out, err = run(capsys, project, *argv, "--json")
+    assert code == 2, (out, err)
+    error = json.loads(out)["error"]
+    assert error["code"] == "input_error" and "config.json" in error["message"] and problem in error["message"]
+
+
+def test_unknown_sections_are_kept_for_a_newer_baton(capsys, project):
+    _set(project, future_section={"anything": 1}, another=[1, 2])
+    code, _, err = run(capsys, project, "handoff", "list")
+    assert code == 0, err
+
+
+def test_a_malformed_policy_json_stops_handoff_list(capsys, project):
+    (project / ".baton" / "policy.json").write_text('{"actions": {"github-token": "shout"}}')
+    code, _, err = run(capsys, project, "handoff", "list")
+    assert code == 2 and "policy.json" in err
