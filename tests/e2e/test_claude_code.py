@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import re
+import socket
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +58,32 @@ def env(tmp_path: Path, model: FakeAnthropic, project: Path) -> dict[str, str]:
     installed = run_baton(project, environment, "install-hooks", "--harness", "claude-code")
     assert installed.returncode == 0, installed.stderr
     return environment
+
+
+class ProxyTrap:
+    """A "proxy" on 127.0.0.1 that records the first line of each request (``CONNECT host:443``) and hangs up."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        self.socket = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                connection, _ = self.socket.accept()
+            except OSError:
+                return
+            with connection:
+                connection.settimeout(10)
+                try:
+                    self.seen.append(connection.recv(4096).split(b"\r\n", 1)[0].decode("latin-1"))
+                except OSError:
+                    self.seen.append("(unreadable)")
+
+    def close(self) -> None:
+        self.socket.close()
 
 
 def session(claude: Path, project: Path, env: dict[str, str], model: FakeAnthropic, prompt: str,
@@ -146,6 +174,19 @@ def subject(event: dict[str, Any]) -> str:
 
 
 # -- the scenarios ---------------------------------------------------------------------------------
+
+def test_a_session_with_baton_sends_nothing_past_loopback(claude, project, env, model):
+    trap = ProxyTrap()
+    try:
+        trapped = {**env, **{name: trap.url for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy",
+                                                          "http_proxy", "all_proxy")}}
+        model.script = capture_validate_ready(parent=draft_named_in)
+        session(claude, project, trapped, model, "handoff")
+    finally:
+        trap.close()
+    assert events(project, env, "baton.created")  # the session did its work
+    assert trap.seen == []
+
 
 def test_the_brief_is_in_the_models_first_request(claude, project, env, model):
     left = run_baton(project, env, "session", "end", "earlier-session",
