@@ -379,6 +379,36 @@ def test_the_agents_capture_validate_ready_and_status_calls_land_in_the_ledger(c
     assert of_handoff[:3] == ["handoff.captured", "handoff.validated", "handoff.promoted"], of_handoff
 
 
+def _session_named_in(recorded) -> str:
+    """The session id the brief tells the agent to pass to Baton's MCP tools."""
+    found = [m.group(1) for t in developer_texts(recorded) if t.startswith("## Baton")
+             for m in [re.search(r'Pass `"session_id": "([^"]+)"`', t)] if m]
+    assert len(found) == 1, developer_texts(recorded)
+    return found[0]
+
+
+def test_a_handoff_the_agent_captures_itself_over_mcp_is_handed_on_at_the_sessions_end(codex, model):
+    def capture(recorded):
+        return Call("handoff_capture", {**_capture_body(), "session_id": _session_named_in(recorded)}, MCP)
+
+    def validate(recorded):
+        return Call("handoff_validate", {"id": result_of(recorded, "call_1")["id"]}, MCP)
+
+    def ready(recorded):
+        return Call("handoff_ready", {"id": result_of(recorded, "call_1")["id"],
+                                      "accept_warnings": "a scripted end-to-end session"}, MCP)
+
+    codex.run("Wrap up the parser work for the next session.", [capture, validate, ready, "Handed off."])
+    turns = model.turns()
+    captured = result_of(turns[1], "call_1")["id"]
+    events = codex.events()
+    (session,) = {e["session"] for e in events if e.get("type") == "session.begun"}
+    assert _session_named_in(turns[0]) == session  # what the brief named is the harness's own session id
+    batons = [e for e in events if e.get("type") == "baton.created"]
+    assert len(batons) == 1, [e["type"] for e in events]
+    assert batons[0]["data"]["handoff_id"] == captured
+
+
 def _draft_named_in(recorded) -> str:
     """The id of the draft Baton's prompt hook named to the agent (its notice, as developer context)."""
     notices = [t for t in developer_texts(recorded) if "Baton prepared a draft handoff" in t]
@@ -447,15 +477,20 @@ def test_the_next_session_receives_the_baton_exactly_once(codex, model):
 
 # -- compaction ----------------------------------------------------------------------------------------
 
-def test_a_real_compaction_saves_one_draft_for_the_session(codex, model):
+def _a_session_that_compacts(codex: CodexProject, model: FakeResponses) -> subprocess.CompletedProcess:
+    """A session whose context Codex believes full: responses report 50,000 input tokens against a
+    20,000 limit, so after the tool call Codex compacts (PreCompact, trigger auto; its summary request
+    gets the second reply) and then continues."""
     config = codex.codex_home / "config.toml"
-    # A context Codex believes full: responses report 50,000 input tokens against a 20,000 limit,
-    # so after the tool call Codex compacts (PreCompact, trigger auto) before it continues.
     config.write_text(config.read_text().replace(
         "mcp_optional_startup_grace_ms = 0\n",
         "mcp_optional_startup_grace_ms = 0\nmodel_context_window = 100000\nmodel_auto_compact_token_limit = 20000\n"))
     model.input_tokens = 50_000
-    done = codex.run("hello", [Call("baton_status", {}, MCP), "Summary of the work so far.", "Done."])
+    return codex.run("hello", [Call("baton_status", {}, MCP), "Summary of the work so far.", "Done."])
+
+
+def test_a_real_compaction_saves_one_draft_for_the_session(codex, model):
+    done = _a_session_that_compacts(codex, model)
     assert "hook: PreCompact" in done.stderr
     events = codex.events()
     drafts = [e for e in events if e.get("type") == "handoff.captured"]
@@ -465,6 +500,15 @@ def test_a_real_compaction_saves_one_draft_for_the_session(codex, model):
     assert automation["inputs"] == {"context_pressure": 1.0}  # Codex's trigger was auto
     (session,) = {e["session"] for e in events if e.get("type") == "session.begun"}
     assert drafts[0]["data"]["handoff"]["origin"] == {"harness": "codex", "session_id": session}
+
+
+def test_after_a_compaction_the_model_is_pointed_at_the_draft_saved_before_it(codex, model):
+    _a_session_that_compacts(codex, model)
+    (draft,) = [e["stream"].split("/", 1)[1] for e in codex.events() if e.get("type") == "handoff.captured"]
+    first, *_, last = model.turns()
+    pointed = [t for t in developer_texts(last) if "before the compaction" in t and draft in t]
+    assert len(pointed) == 1, developer_texts(last)
+    assert not any("before the compaction" in t for t in developer_texts(first))
 
 
 # -- a broken Baton never breaks Codex -----------------------------------------------------------------
