@@ -27,19 +27,19 @@ import os
 import queue
 import re
 import signal
-import socket
 import subprocess
-import sys
 import threading
 import time
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 
-from tests.e2e.common import BATON_BIN, git_project, harness_env, harness_program, ledger_events, run_baton
+from tests.e2e.common import (
+    BATON_BIN, ProxyTrap, git_project, harness_env, harness_program, ledger_events, run_baton,
+)
 from tests.e2e.fake_openai import Call, FakeResponses, function_outputs, tool_names
+from tests.harness_support import lock_held_elsewhere
 
 pytestmark = pytest.mark.e2e
 
@@ -48,30 +48,6 @@ MCP = "mcp__baton"
 (``mcp__<server>``; each tool keeps its own name inside it)."""
 
 
-class ProxyTrap:
-    """A "proxy" on 127.0.0.1 that records the first line of each request (``CONNECT host:443``) and hangs up."""
-
-    def __init__(self) -> None:
-        self.seen: list[str] = []
-        self.socket = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                connection, _ = self.socket.accept()
-            except OSError:
-                return
-            with connection:
-                connection.settimeout(10)
-                try:
-                    self.seen.append(connection.recv(4096).split(b"\r\n", 1)[0].decode("latin-1"))
-                except OSError:
-                    self.seen.append("(unreadable)")
-
-    def close(self) -> None:
-        self.socket.close()
 
 SESSION_TIMEOUT = 240
 """A whole `codex exec` run, bounded generously (a few seconds on a quiet machine)."""
@@ -516,26 +492,8 @@ def test_after_a_compaction_the_model_is_pointed_at_the_draft_saved_before_it(co
 NOTICE = "> ⚠️ Baton's"
 """How a brief starts when a hook failed since the last one (docs/hooks.md)."""
 
-HOLDER = (  # holds the ledger lock until its stdin closes, 300 s at most (a regression fails, never hangs)
-    "import fcntl, os, select, sys\n"
-    "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\n"
-    "fcntl.flock(fd, fcntl.LOCK_EX)\n"
-    "print('held', flush=True)\n"
-    "select.select([sys.stdin], [], [], 300)\n"
-)
 
 
-@contextmanager
-def lock_held_elsewhere(project: Path) -> Iterator[None]:
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(project / ".baton" / "ledger.lock")],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        yield
-    finally:
-        assert holder.stdin is not None
-        holder.stdin.close()
-        holder.wait(timeout=60)
 
 
 def hello(codex: CodexProject, env: dict[str, str] | None = None) -> str:
