@@ -214,9 +214,10 @@ def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False,
     from baton.commands.capture import capture_in_scope
     from baton.commands.record import record
 
-    with project.writing() as scope:
-        # The draft and the recommendation that made it are written under one
-        # lock: a recommendation never names a draft that is not there.
+    with project.writing() as scope, scope.batch():
+        # The draft and the recommendation that made it are ONE append (all
+        # or nothing, under one lock): a recommendation never names a draft
+        # that is not there, and no draft is left without its recommendation.
         draft = prepared_draft
         if template is not None:
             # Looked at again under the lock: two requests of one session at
