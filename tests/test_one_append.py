@@ -131,6 +131,9 @@ MULTI: dict[str, tuple[Setup, Run]] = {
     "detect creating a draft": (
         lambda app: None,
         lambda app, _: app.detect(ASKED, session="s-detect", harness="claude-code")),
+    "compaction's draft and its recommendation": (
+        lambda app: None,
+        lambda app, _: app.prepare_for_compaction("s-compact", harness="claude-code", trigger="auto")),
     "handoff ready superseding its parent": (
         _revision,
         lambda app, revision: app.promote(revision, accept_warnings="tests")),
@@ -294,6 +297,32 @@ def test_every_writing_command_writes_the_feed_at_most_once_per_call(project, mo
         assert len(writes.sizes) <= 1, f"{name} wrote the feed {len(writes.sizes)} times"
         if name in ("capture", "end_session", "create_baton", "detect", "forget", "merge"):
             assert len(writes.sizes) == 1, f"{name} recorded nothing"
+
+
+# -- a harness's hooks: one event, one write ----------------------------------------------
+
+HOOK_EVENTS = [("SessionStart", "SessionStart.startup", {}),
+               ("PreCompact", "PreCompact.auto", {}),
+               ("PreCompact", "PreCompact.manual", {}),  # the session's draft kept: the recommendation only
+               ("UserPromptSubmit", "UserPromptSubmit", {"prompt": "continue later"}),  # asks for a draft
+               ("SessionEnd", "SessionEnd", {})]
+
+
+def test_each_hook_of_a_session_writes_the_feed_at_most_once(project, monkeypatch):
+    from tests.harness_support import fixture, hook
+
+    git_init(project, {"src/app.py": "x = 1\n"})
+    writes = FeedWrites(project, monkeypatch)
+    for event, name, changes in HOOK_EVENTS:
+        writes.sizes.clear()
+        before = len(_visible(project))
+        outcome = hook(project, "claude-code", event, fixture("claude-code", name, project, session_id="s-hook",
+                                                               **changes))
+        assert outcome.problem is None, (name, outcome.problem)
+        written = _types(_visible(project)[before:])
+        assert len(writes.sizes) <= 1, f"the {name} hook wrote the feed {len(writes.sizes)} times: {written}"
+        if name == "PreCompact.auto":  # the session's draft and the detector's record of the compaction
+            assert written == ["handoff.captured", "detector.recommended"]
 
 
 # -- a real kill --------------------------------------------------------------------------
