@@ -370,3 +370,29 @@ def test_a_command_sigkilled_in_its_write_leaves_all_or_nothing_to_baton_log(pro
     types = [json.loads(line)["type"] for line in logged.stdout.splitlines() if line.strip()]
     left = [t for t in types if t in KILLED[name]]
     assert left == (KILLED[name] if where == "after" else [])
+
+
+def test_a_forget_killed_after_its_append_leaves_its_record_and_a_second_forget_finishes(project, monkeypatch):
+    """``forget`` is one append (``handoff.forgotten``) and then a rewrite: a
+    death in between leaves the whole record and payloads still to erase,
+    never an erasure nobody recorded; running it again erases them."""
+    from baton.ledger import erase
+
+    with Baton.open(project) as app:
+        handoff_id = app.capture(payload()).handoff_id
+
+    def killed(ledger_dir, event_ids):
+        raise Killed("before the erasure")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(erase, "erase_payloads", killed)
+        with pytest.raises(Killed):
+            with Baton.open(project) as app:
+                app.forget(handoff_id, reason="tests", yes=True)
+    visible = _visible(project)
+    assert _types(visible).count("handoff.forgotten") == 1
+    assert next(e for e in visible if e.type == "handoff.captured").data is not None  # still to erase
+    with Baton.open(project) as app:
+        assert app.verify().to_json()["ok"] is True
+        app.forget(handoff_id, reason="tests", yes=True)
+    assert all(e.data is None for e in _visible(project) if e.type == "handoff.captured")
