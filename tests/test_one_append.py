@@ -121,9 +121,12 @@ MULTI: dict[str, tuple[Setup, Run]] = {
     "session begin claiming a baton": (
         _left_baton,
         lambda app, _: app.begin_session(session_id="s1", owner=ALICE, branch="main", objective="ship it")),
-    "session start hook's claim of a handed-on handoff": (
+    "bootstrap claiming a handed-on ready handoff": (
         _handed_on,
         lambda app, _: app.bootstrap(session_id="s2", owner=ALICE, branch="main")),
+    "session start hook claiming a baton": (
+        lambda app: app.create_baton(STEPS),  # for this worktree's owner and branch
+        lambda app, _: app.start_harness_session("s-start", harness="claude-code", source="startup")),
     "session end hook handing on": (
         _hook_session_with_ready_handoff,
         lambda app, _: app.finish_harness_session("s-hook", harness="claude-code", reason="exit")),
