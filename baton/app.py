@@ -115,11 +115,12 @@ class Baton:
         return init.init_project(root, project_id=project_id)
 
     @staticmethod
-    def doctor(root: PathOption = None) -> DoctorResult:
-        """Diagnose a project that may not even open."""
+    def doctor(root: PathOption = None, *, extra: Any = None) -> DoctorResult:
+        """Diagnose a project that may not even open; ``extra`` adds an adapter's
+        checks (``baton.commands.doctor.ExtraChecks``)."""
         from baton.commands import doctor
 
-        return doctor.diagnose(root)
+        return doctor.diagnose(root, extra=extra)
 
     # -- the ledger ---------------------------------------------------------------------
     def log(self, **filters: Any) -> LogResult:

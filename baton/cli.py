@@ -69,8 +69,9 @@ def _rebuild(app: Baton, args: argparse.Namespace):
 
 def _doctor(args: argparse.Namespace):
     from baton.app import Baton
+    from baton.harnesses.wiring import doctor_checks
 
-    return Baton.doctor(args.project)
+    return Baton.doctor(args.project, extra=doctor_checks)
 
 
 def _gc(app: Baton, args: argparse.Namespace):

@@ -515,7 +515,15 @@ class FeedSignatures:
         from baton.commands.sync import RefusedFeed
         from baton.ledger_ref import with_signature
 
-        skip = {r.feed for r in refused if r.kind != "own_feed"}  # this clone's own copy replaces a refused one
+        def unsigned(r: "RefusedFeed") -> bool:
+            # A refused remote copy of this clone's own feed is replaced by the local
+            # copy, which is signed as always; the remote's copy itself never is.
+            if r.feed != self.writer or r.side != "remote":
+                return True
+            copy, theirs = out.get(r.feed), remote.get(r.feed)
+            return copy is None or (theirs is not None and copy.tree == theirs.tree)
+
+        skip = {r.feed for r in refused if unsigned(r)}
         held_back: list[str] = []
         for feed in sorted(out):
             if feed in skip:

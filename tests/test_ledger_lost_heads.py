@@ -202,3 +202,36 @@ def test_writes_go_on_after_a_recorded_forget_rewrites_the_feed(project):
     code, out = begin(project)
     assert code == 0, out
     assert run_baton("verify", "--project", str(project)).returncode == 0
+
+
+def _try_append(project) -> str:
+    opened = Project.open(project)
+    try:
+        with opened.writing() as scope:
+            scope.append([EventDraft("test.noted", "test/1", {"n": 99})])
+        return "appended"
+    except LedgerCorrupt:
+        return "refused"
+    finally:
+        opened.close()
+
+
+def test_a_cut_at_any_byte_of_the_last_acknowledged_line_is_refused(written):
+    project, feed, lines = written
+    for keep in range(0, len(lines[-1])):  # 0: the whole line deleted; else cut inside it, newline included
+        feed.write_bytes(b"".join(lines[:-1]) + lines[-1][:keep])
+        assert _try_append(project) == "refused", keep
+        assert feed.read_bytes() == b"".join(lines[:-1]) + lines[-1][:keep], keep
+    assert quarantined(project) == []
+
+
+def test_a_cut_at_any_byte_past_the_acknowledged_lines_is_a_torn_tail_the_next_write_heals(written):
+    project, feed, lines = written
+    sound = feed.read_bytes()
+    unacknowledged = lines[-1]  # a line as a dying writer might have left it: never folded, never acknowledged
+    for keep in range(1, len(unacknowledged) - 1, 7):
+        feed.write_bytes(sound + unacknowledged[:keep])
+        assert _try_append(project) == "appended", keep
+        sound = feed.read_bytes()
+    assert len(quarantined(project)) == len(range(1, len(unacknowledged) - 1, 7))
+    assert run_baton("verify", "--project", str(project)).returncode == 0

@@ -268,3 +268,36 @@ def test_restore_own_feed_still_refuses_a_copy_that_rewrites_the_feed(capsys, te
     code, out, _ = run(capsys, a, "sync", "--restore-own-feed", "--json")
     assert code == 3 and [r["kind"] for r in json.loads(out)["refused"]] == ["own_feed"]
     assert _feed(a, _writer(a)).read_bytes() == own
+
+
+@pytest.mark.parametrize("events", [1, 40], ids=["few-ids-searched", "many-ids-read"])
+def test_a_repeated_id_is_found_whether_few_or_many_events_are_imported(capsys, team, tmp_path, monkeypatch,
+                                                                          events):
+    remote, a, b = team
+    _checkpoint(capsys, a, "alice's work")
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    mallory = _clone(remote, tmp_path / "mallory")
+    fresh = [f"01a2b3c4-0000-7000-8000-{n:012d}" for n in range(events - 1)]
+    _append_with_ids(monkeypatch, mallory, fresh + _ids(a, _writer(a))[-1:])
+    _push_feed(remote, mallory)
+    code, out, _ = run(capsys, b, "sync", "--json")
+    [refused] = json.loads(out)["refused"]
+    assert code == 3 and (refused["feed"], refused["kind"]) == (_writer(mallory), "duplicate_id")
+    assert refused["seq"] == events + 1  # after mallory's own project event
+
+
+def test_an_id_quoted_inside_a_payload_is_not_taken_for_an_event(capsys, team, tmp_path, monkeypatch):
+    remote, a, b = team
+    mallory = _clone(remote, tmp_path / "mallory")
+    _append_with_ids(monkeypatch, mallory, ["01a2b3c4-0000-7000-8000-00000000abcd"])
+    opened = Project.open(b)  # b's own feed quotes that id in a payload, in the shape of an envelope
+    try:
+        with opened.ledger.locked() as tx:
+            tx.append([EventDraft("test.noted", "test/quote", {"x": {"hlc": 1, "id": "01a2b3c4-0000-7000-8000-"
+                                                                     "00000000abcd", "prev": None}})])
+    finally:
+        opened.close()
+    _push_feed(remote, mallory)
+    result = run_json(capsys, b, "sync")
+    assert result["refused"] == [] and result["imported"] == {_writer(mallory): 2}

@@ -671,3 +671,21 @@ def test_the_status_page_lists_each_writers_signer_as_text(capsys, team):
     lines = dict(shown)
     assert lines[writer(a)].startswith(f"Feed {writer(a)}: signed by alice@example.com,{writer(a)} (SHA256:")
     assert lines[writer(b)].startswith(f"Feed {writer(b)}: signed by bob@example.com")
+
+
+def test_a_forged_extension_of_alices_own_feed_is_replaced_by_her_copy_under_her_good_signature(capsys, team,
+                                                                                                tmp_path):
+    remote, a, b, keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    m = mallory_clone(tmp_path, remote, a)
+    sign_with(m, keygen(keys, "mallory"))
+    checkpoint(capsys, m, "FORGED by mallory as alice")
+    sync(capsys, m)
+    code, result = sync(capsys, a)
+    assert code == 3 and [(r["feed"], r["kind"]) for r in result["refused"]] == [(writer(a), "own_feed")]
+    assert result["signers"]["feeds"][writer(a)]["status"] == "good"  # her copy, signed by her
+    require_signatures(b)
+    code, result = sync(capsys, b)
+    assert code == 0, result["refused"]
+    assert "FORGED by mallory as alice" not in titles(capsys, b) and "alice's work" in titles(capsys, b)

@@ -135,3 +135,33 @@ def test_an_incremental_sync_fetches_only_the_new_objects_not_the_whole_ledger_r
     # the commit, the root, feeds/ and the feed's folder, head.json and the open segment (a sync
     # commit of b's own may bring a few more): never the closed segments again
     assert 0 < fetched <= 8
+
+
+def test_a_push_race_over_smart_http_is_retried(capsys, http_remote, monkeypatch):
+    """git's receive-pack answers "failed to update ref" when the ref moved
+    after it advertised it: the round starts again."""
+    from dulwich.client import AbstractHttpGitClient
+
+    url, remote, a, b = http_remote
+    set_remote(a, url.replace("http://", "http://alice:s3cret-pass@"))
+    _checkpoint(capsys, a, "from A")
+    _checkpoint(capsys, b, "from B")
+    run_json(capsys, b, "sync")  # b reaches the same remote by its path
+    original = AbstractHttpGitClient.send_pack
+    raced = []
+
+    def racing(self, path, update_refs, generate_pack_data, *args, **kwargs):
+        def update(refs):
+            wanted = update_refs(refs)
+            if not raced:
+                raced.append(True)
+                with Baton.open(b) as app:  # b's push lands after the advertisement, before a's
+                    _checkpoint(capsys, b, "from B, again")
+                    app.sync()
+            return wanted
+        return original(self, path, update, generate_pack_data, *args, **kwargs)
+
+    monkeypatch.setattr(AbstractHttpGitClient, "send_pack", racing)
+    result = run_json(capsys, a, "sync")
+    assert raced and result["attempts"] == 2 and result["pushed"] is True
+    assert remote_feeds(remote)[_writer(b)].head.seq == 3 and _writer(a) in remote_feeds(remote)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
+from typing import Callable
 
 from baton.model import frozen
 from baton import __version__
@@ -59,26 +61,13 @@ def _versions() -> str:
     return ", ".join(parts)
 
 
-def _wiring_checks(root, project) -> list[Check]:
-    """One check per harness wired in this worktree (``install-hooks``): its hooks' program found,
-    every part present and current (``baton.harnesses.wiring``)."""
-    from baton.harnesses import HARNESSES
-    from baton.harnesses.wiring import inspect_wiring, wiring_check
-    from baton.project import resolve_worktree
-
-    try:
-        base = resolve_worktree(root, project)
-    except BatonError:
-        base = root
-    checks = []
-    for harness in HARNESSES:
-        wiring = inspect_wiring(base, harness)
-        if wiring.wired:
-            checks.append(Check(f"harness {harness}", *wiring_check(wiring)))
-    return checks
+ExtraChecks = Callable[[Path, "str | os.PathLike | None"], list[tuple[str, str, str]]]
+"""Checks an adapter adds (``baton.harnesses.wiring.doctor_checks``: the harness
+wiring of this worktree), as ``(name, status, detail)``; given the project root
+and the ``--project`` the user passed."""
 
 
-def diagnose(project: str | os.PathLike | None = None) -> DoctorResult:
+def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | None = None) -> DoctorResult:
     from baton.commands.verify import verify_project
     from baton.project import ProjectPaths, git_toplevel, resolve_root
 
@@ -90,7 +79,8 @@ def diagnose(project: str | os.PathLike | None = None) -> DoctorResult:
     top = git_toplevel(root)
     checks.append(Check("git", "ok" if top else "warn",
                         f"repository at {top}" if top else "not a git repository: freshness checks will say 'unknown'"))
-    checks += _wiring_checks(root, project)
+    if extra is not None:
+        checks += [Check(*found) for found in extra(root, project)]
     if not paths.config.is_file():
         checks.append(Check("project", "warn", "not initialised; run `baton init`"))
         return DoctorResult(str(root), False, checks)

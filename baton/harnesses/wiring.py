@@ -454,3 +454,22 @@ def _delete(path: Path, base: Path) -> None:
         except OSError:
             return
         folder = folder.parent
+
+
+def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[str, str, str]]:
+    """``baton doctor``'s check per harness wired in this worktree (``install-hooks``):
+    its hooks' program found, every part present and current, as ``(name, status, detail)``."""
+    from baton.errors import BatonError
+    from baton.harnesses import HARNESSES
+    from baton.project import resolve_worktree
+
+    try:
+        base = resolve_worktree(root, project)
+    except BatonError:
+        base = root
+    checks = []
+    for harness in HARNESSES:
+        wiring = inspect_wiring(base, harness)
+        if wiring.wired:
+            checks.append((f"harness {harness}", *wiring_check(wiring)))
+    return checks
