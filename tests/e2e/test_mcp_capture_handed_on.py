@@ -17,7 +17,6 @@ this module only puts them side by side.
 
 from __future__ import annotations
 
-import json
 import re
 from contextlib import ExitStack
 from pathlib import Path
@@ -26,13 +25,13 @@ from typing import Any, Callable
 import pytest
 
 from baton.domain.batons import HANDOFF_HEADING
-from tests.e2e.common import Recorded, git_project, harness_program, ledger_events, run_baton
+from tests.e2e.common import ProxyTrap, Recorded, git_project, harness_program, ledger_events, run_baton
 from tests.e2e.fake_anthropic import FakeAnthropic, baton_tool, claude_env, said
 from tests.e2e.fake_gemini import FakeGemini, call, tool_result, user_text
 from tests.e2e.fake_openai import Call, FakeResponses, function_outputs
 from tests.e2e.test_claude_code import WORK, handoff_id_in, last_tool_result
 from tests.e2e.test_claude_code import session as claude_session
-from tests.e2e.test_codex import MCP, CodexProject, ProxyTrap, developer_texts, result_of
+from tests.e2e.test_codex import MCP, CodexProject, developer_texts, result_of
 from tests.e2e.test_gemini_cli import RESULT_ID, Session as GeminiSession
 
 pytestmark = pytest.mark.e2e
@@ -53,7 +52,7 @@ def session_in_brief(told: str) -> str:
 class ClaudeCode:
     name = "claude-code"
 
-    def __init__(self, root: Path, stack: ExitStack):
+    def __init__(self, root: Path, stack: ExitStack, trap: ProxyTrap):
         self.model = stack.enter_context(FakeAnthropic())
         self.program = harness_program("claude-code")
         self.project = git_project(root / "project")
@@ -81,10 +80,8 @@ class ClaudeCode:
 class Codex:
     name = "codex"
 
-    def __init__(self, root: Path, stack: ExitStack):
+    def __init__(self, root: Path, stack: ExitStack, trap: ProxyTrap):
         self.model = stack.enter_context(FakeResponses())
-        trap = ProxyTrap()
-        stack.callback(trap.close)
         self.world = CodexProject(root, self.model, trap)
         self.world.install_baton()
         assert {h["trustStatus"] for h in self.world.trust_baton_hooks()} == {"trusted"}
@@ -113,9 +110,9 @@ class Codex:
 class GeminiCli:
     name = "gemini-cli"
 
-    def __init__(self, root: Path, stack: ExitStack):
+    def __init__(self, root: Path, stack: ExitStack, trap: ProxyTrap):
         self.model = stack.enter_context(FakeGemini())
-        self.gemini = GeminiSession(root, self.model)
+        self.gemini = GeminiSession(root, self.model, trap)
         self.project, self.env = self.gemini.project, self.gemini.env
 
     def session(self, prompt: str, script: list[Any]) -> list[Recorded]:
@@ -139,8 +136,11 @@ HARNESSES = {harness.name: harness for harness in (ClaudeCode, Codex, GeminiCli)
 
 @pytest.fixture(params=sorted(HARNESSES))
 def harness(request, tmp_path):
+    """The harness's world in ``tmp_path``; what would leave loopback goes to a trap (Codex, Gemini CLI)."""
     with ExitStack() as stack:
-        yield HARNESSES[request.param](tmp_path, stack)
+        trap = ProxyTrap()
+        stack.callback(trap.close)
+        yield HARNESSES[request.param](tmp_path, stack, trap)
 
 
 # -- the agent's session ---------------------------------------------------------------------------
