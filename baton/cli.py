@@ -1310,7 +1310,9 @@ def _main(words: list[str]) -> int:
                 _print_json(screen_output(result.to_json(), policy))
         else:
             text = result.render()
-            if text:
+            if text and getattr(result, "fixed", False):  # a hook's fixed "nothing": no screen to load
+                print(text)
+            elif text:
                 from baton.domain.redaction import screen_text
 
                 policy = getattr(args, "output_policy", None) or _output_policy()

@@ -14,13 +14,17 @@ keeps the working directory and the session id (``get_project_context``,
 harness pushes by running a command, so none has one (``None``).
 
 No adapter reads the transcript: ``transcript_path`` is never opened.
+
+The values here (the payload's context and metadata, an adapter's hooks and
+files) are ``typing.NamedTuple``\ s, not attrs classes: immutable, compared by
+value, and defined without attrs, whose import and class building are about
+half of a process that only answers a prompt. ``baton hook … UserPromptSubmit``
+with an ordinary prompt imports no attrs at all (``docs/performance.md``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Protocol
-
-from baton.model import frozen
+from typing import Any, Callable, Mapping, NamedTuple, Protocol
 
 SESSION_START = "session_start"
 PRE_COMPACT = "pre_compact"
@@ -30,15 +34,13 @@ IGNORED = "ignored"
 KINDS = (SESSION_START, PRE_COMPACT, SESSION_END, USER_PROMPT)
 
 
-@frozen
-class ProjectContext:
+class ProjectContext(NamedTuple):
     """Where the harness says the session works (its ``cwd``), if it says."""
 
     cwd: str | None
 
 
-@frozen
-class SessionMetadata:
+class SessionMetadata(NamedTuple):
     harness: str
     event: str
     """The event as the harness names it (``SessionStart``, ``PreCompress``…)."""
@@ -56,8 +58,7 @@ class SessionMetadata:
     itself is never kept: only this conclusion leaves the adapter."""
 
 
-@frozen
-class HookCommand:
+class HookCommand(NamedTuple):
     """One hook ``install-hooks`` writes: the harness's event, an optional matcher."""
 
     event: str
@@ -67,8 +68,7 @@ class HookCommand:
     sets it for this event rather than for every hook (``matcher_groups``'s ``extra``)."""
 
 
-@frozen
-class ConfigFile:
+class ConfigFile(NamedTuple):
     """A project file ``install-hooks`` merges into: JSON members, or a TOML table appended when missing."""
 
     path: str
@@ -136,8 +136,7 @@ def text_field(payload: Mapping[str, Any], *names: str) -> str | None:
     return None
 
 
-@frozen
-class CommandHookAdapter:
+class CommandHookAdapter(NamedTuple):
     """A harness whose hooks are commands fed a JSON object on stdin (all four shipped ones).
 
     They differ in event names, the payload's field names, the answer's shape,
@@ -277,8 +276,7 @@ def agents_skill() -> "ConfigFile":
     return ConfigFile(AGENTS_SKILL_FILE, text=skill_text())
 
 
-@frozen
-class SkillText:
+class SkillText(NamedTuple):
     """``baton skill``: the agent skill's text, to put where a harness reads it."""
 
     text: str
