@@ -32,11 +32,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Callable, Mapping, NamedTuple
+from typing import Any, Callable, Mapping
 
 from baton.errors import BatonError, InputError
 from baton.harnesses.protocol import (
-    IGNORED, PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, SessionMetadata,
+    IGNORED, PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, SessionMetadata, value_class,
 )
 
 LOCK_WAIT_SECONDS = 3.0
@@ -47,7 +47,8 @@ overrides). Below every timeout ``install-hooks`` writes, so Baton gives up — 
 leaves its notice — before the harness kills it."""
 
 
-class HookOutcome(NamedTuple):
+@value_class
+class HookOutcome:
     """What the hook prints: ``answer`` on stdout, ``problem`` (one line) on stderr."""
 
     answer: str
