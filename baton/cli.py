@@ -14,14 +14,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from baton import __version__
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
+    from typing import Any, Callable, Sequence
+
     from baton.app import Baton
 
-Handler = Callable[[argparse.Namespace], Any]
+    Handler = Callable[[argparse.Namespace], Any]
 
 
 def _common() -> argparse.ArgumentParser:
@@ -812,7 +814,8 @@ HARNESSES = ("claude-code", "codex", "gemini-cli", "cursor")
 """The harnesses with an adapter (``baton.harnesses.ADAPTER_MODULES``, not imported here: ``--help`` stays fast)."""
 
 
-def add_harness_commands(sub, common) -> None:
+def add_hook_command(sub, common) -> None:
+    """``hook`` alone: a harness runs it at every session start and end and on every prompt."""
     p = sub.add_parser("hook", parents=[common], help="answer a harness's lifecycle hook (reads its JSON on stdin)",
                        description="Run by a harness, not by hand: read the harness's hook payload on stdin and "
                                    "answer in its format. A session start gets the bootstrap brief (once per "
@@ -830,6 +833,8 @@ def add_harness_commands(sub, common) -> None:
                         "sessionStart, preCompact, sessionEnd (cursor)")
     p.set_defaults(func=_hook)
 
+
+def add_harness_commands(sub, common) -> None:
     p = sub.add_parser("install-hooks", parents=[common], help="configure a harness for this project",
                        description="Write the harness's project-local configuration: hooks that run `baton "
                                    "hook`, the `baton mcp` server and the agent skill (claude-code: "
@@ -916,6 +921,7 @@ COMMAND_GROUPS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
     add_detector_command,
     add_status_commands,
     add_mcp_command,
+    add_hook_command,
     add_harness_commands,
     add_completion_command,
 ]
@@ -934,7 +940,8 @@ GROUP_OF_COMMAND: dict[str, str] = {
     "detect": "add_detector_command",
     "status": "add_status_commands",
     "mcp": "add_mcp_command",
-    **dict.fromkeys(("hook", "install-hooks", "skill"), "add_harness_commands"),
+    "hook": "add_hook_command",
+    **dict.fromkeys(("install-hooks", "skill"), "add_harness_commands"),
     **dict.fromkeys(("completion", "man"), "add_completion_command"),
 }
 """Which of ``COMMAND_GROUPS`` adds each top-level command (a test holds this to

@@ -69,9 +69,10 @@ PROMPT_HOOK_MODULES = {
     "baton", "baton.cli", "baton.errors", "baton.domain", "baton.domain.limits", "baton.domain.handoff_requests",
     "baton.domain.regexes",
     "baton.harnesses", "baton.harnesses.protocol", "baton.harnesses.hook", "baton.harnesses.notices",
-    # The standard library beyond the floor's: annotations' names, the watchdog's thread, the
-    # recogniser's Unicode folding, argparse's messages, ``python -m`` and the paused collector.
-    "typing", "_typing", "threading", "unicodedata", "locale", "_locale", "runpy", "gc",
+    # The standard library beyond the floor's: the watchdog's thread, the recogniser's Unicode
+    # folding, argparse's messages, ``python -m`` and the paused collector (not ``typing``:
+    # annotations' names are imported for type checkers only).
+    "threading", "unicodedata", "locale", "_locale", "runpy", "gc",
 }
 """What ``baton hook HARNESS <prompt event>`` may import beyond ``python -c "import orjson,
 sqlite3, hashlib, argparse"`` (the stack's floor without attrs), besides its adapter's module."""

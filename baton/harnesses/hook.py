@@ -32,7 +32,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Callable, Mapping
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Mapping
 
 from baton.errors import BatonError, InputError
 from baton.harnesses.protocol import (

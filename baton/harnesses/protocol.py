@@ -25,7 +25,11 @@ with an ordinary prompt imports no attrs at all (``docs/performance.md``).
 from __future__ import annotations
 
 from collections import namedtuple
-from typing import Any, Callable, Mapping, Protocol
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Mapping, Protocol
+else:
+    Protocol = object  # HarnessAdapter is an interface for type checkers; at run time a plain base
 
 def value_class(cls: type) -> type:
     """``cls`` (annotated fields, defaults last, methods) as an immutable named tuple.
