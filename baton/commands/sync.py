@@ -118,7 +118,9 @@ class SyncResult:
 
     @property
     def exit_code(self) -> int:
-        if any(r.kind != "not_fast_forward" for r in self.refused):
+        # A remote that went back lost events it had acknowledged: put back by
+        # this push (a fast-forward from what it holds), but never a clean sync.
+        if any(r.kind != "not_fast_forward" for r in self.refused) or self.behind:
             return 3
         return 4 if self.refused else 0
 
@@ -515,6 +517,8 @@ class _Round:
     restore_own: bool = False
     remote_exists: bool = True
     """The remote has the ledger ref (a remote without it is not "behind")."""
+    acked: dict[str, int] = attrs.field(factory=dict)
+    """Feed → the highest seq this clone has seen the remote hold (fetched, or taken by a push of this clone)."""
     behind: dict[str, dict[str, int]] = attrs.field(factory=dict)
     """Feed → what the remote held of it and what this clone had published: the remote went back."""
     """``sync --restore-own-feed``: the remote's copy may extend this clone's own feed (restored from a backup)."""
@@ -535,15 +539,17 @@ class _Round:
         self._write_staged()
 
     def _note_behind(self, feed: str) -> None:
-        """The remote holds less of ``feed`` than this clone published before
-        (its ref was reset, or another clone dropped a copy it refused): the
-        push puts it back, and the sync says so."""
-        base, remote, out = self.base.get(feed), self.remote.get(feed), self.out.get(feed)
-        if not self.remote_exists or base is None or base.problem is not None or out is None:
+        """The remote holds less of ``feed`` than it held before, as this clone
+        saw it (its ref was reset, or another clone dropped a copy it refused):
+        the push puts it back, and the sync says so. What the remote *held*
+        counts, not what this clone's ref holds: a commit whose push failed
+        (a race, a refused push) was never the remote's."""
+        remote, out, acked = self.remote.get(feed), self.out.get(feed), self.acked.get(feed)
+        if not self.remote_exists or acked is None or out is None or out.problem is not None:
             return
         had = remote.head.seq if remote is not None and remote.problem is None else 0
-        if had < base.head.seq <= out.head.seq:
-            self.behind[feed] = {"remote_seq": had, "published_seq": base.head.seq}
+        if had < acked <= out.head.seq:
+            self.behind[feed] = {"remote_seq": had, "published_seq": acked}
 
     def _refused(self, feed: str, refused: RefusedFeed) -> None:
         self.refused.append(refused)
@@ -1130,6 +1136,37 @@ def _load_state(project: "Project", ref: str) -> dict[str, Any]:
     return feeds if isinstance(feeds, dict) else {}
 
 
+ACKED_KEY = "remotes"
+"""Sync state: ``"<remote url> <ref>"`` → feed → the highest seq this clone has seen that remote hold."""
+
+
+def _load_acked(project: "Project", key: str) -> dict[str, int]:
+    try:
+        raw = read_json(project.paths.baton_dir / STATE_FILE)
+    except (FileNotFoundError, ValueError, OSError):
+        return {}
+    remotes = raw.get(ACKED_KEY) if isinstance(raw, dict) else None
+    feeds = remotes.get(key) if isinstance(remotes, dict) else None
+    if not isinstance(feeds, dict):
+        return {}
+    return {f: n for f, n in feeds.items() if isinstance(f, str) and isinstance(n, int) and not isinstance(n, bool)}
+
+
+def _save_acked(project: "Project", key: str, feeds: dict[str, int]) -> None:
+    path = project.paths.baton_dir / STATE_FILE
+    try:
+        raw = read_json(path)
+    except (FileNotFoundError, ValueError, OSError):
+        raw = {}
+    if not isinstance(raw, dict):
+        raw = {}
+    remotes = raw.get(ACKED_KEY)
+    remotes = dict(remotes) if isinstance(remotes, dict) else {}
+    remotes[key] = dict(sorted(feeds.items()))
+    raw[ACKED_KEY] = remotes
+    write_json_atomic(path, raw)
+
+
 def _save_state(project: "Project", ref: str, feeds: dict[str, Any]) -> None:
     path = project.paths.baton_dir / STATE_FILE
     try:
@@ -1226,7 +1263,14 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
     except BadRefFeed as exc:
         raise RemoteRefRefused(f"the remote's {ref.decode()} is not a Baton ledger ref this version reads: {exc}; "
                                "nothing was imported or pushed", details={"url": url, "ref": ref.decode()}) from None
+    acked_key = f"{url} {ref.decode()}"
+    acked = _load_acked(project, acked_key)
+    held = {feed: f.head.seq for feed, f in remote_feeds.items() if f.problem is None and f.head is not None}
     with _ledger_lock(project):
+        # what the remote holds now counts as held even if this round's push fails
+        seen = {**acked, **{feed: max(seq, acked.get(feed, 0)) for feed, seq in held.items()}}
+        if seen != acked:
+            _save_acked(project, acked_key, seen)
         local_sha = repo.refs.as_dict().get(ref)
         try:
             base_feeds = read_feeds(repo, local_sha)
@@ -1234,7 +1278,7 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
             base_feeds, local_sha = {}, None  # a damaged local ref is rebuilt from the feeds
         work = _Round(project, repo, _LocalFeeds(project, count), base_feeds, remote_feeds,
                       _load_state(project, ref.decode()), signatures=signatures, restore_own=restore_own_feed,
-                      remote_exists=remote_sha is not None)
+                      remote_exists=remote_sha is not None, acked=acked)
         try:
             work.run()
         finally:
@@ -1256,6 +1300,11 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
     if new_sha is not None and new_sha != remote_sha:
         _push(repo, client, path, ref, new_sha, remote_sha, url)
         pushed = True
+    if new_sha is not None and (pushed or new_sha == remote_sha):
+        # the remote holds exactly what this clone committed: a feed left out (dropped) is no longer held
+        with _ledger_lock(project):
+            _save_acked(project, acked_key, {feed: f.head.seq for feed, f in work.out.items()
+                                             if f.problem is None and f.head is not None})
     return SyncResult(remote=remote_name, ref=ref.decode(), imported=work.imported, published=work.published,
                       refused=work.refused, pushed=pushed, commit=new_sha.decode() if new_sha else None,
                       read=count, rebuilt=False, attempts=attempt, erased=work.erased, ref_erased=work.ref_erased,
