@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -57,19 +59,91 @@ def test_a_ref_moved_between_read_and_write_on_a_path_remote_is_retried(capsys, 
     assert remote_feeds(remote)[_writer(b)].head.seq == 3
 
 
-def test_a_ref_locked_on_a_path_remote_is_an_exit_4_naming_the_lock_not_a_crash(capsys, team):
+def test_a_ref_lock_on_a_path_remote_is_never_removed_even_old_and_is_named_with_the_command(capsys, team):
+    import shlex
+
     remote, a, _b = team
     _checkpoint(capsys, a, "from A")
     lock = remote / "refs" / "baton" / "ledger.lock"
     lock.parent.mkdir(parents=True, exist_ok=True)
-    lock.write_bytes(b"")  # another push holds it (or died holding it)
+    lock.write_bytes(b"")  # another push holds it (or died holding it, hours ago)
+    old = time.time() - 7200
+    os.utime(lock, (old, old))
     code, out, err = run(capsys, a, "sync", "--json")
     assert code == 4, out + err
     error = json.loads(out)["error"]
-    assert error["code"] == "remote_unreachable" and "locked" in error["message"]
-    assert str(lock) in error["message"] and "remove that file" in error["message"]
+    assert error["code"] == "remote_unreachable" and error["details"]["lock"] == str(lock)
+    assert f"rm -- {shlex.quote(str(lock))}" in error["message"] and "120 minute(s) old" in error["message"]
+    assert lock.exists()  # as git: a ref's lock is the user's to remove
     lock.unlink()
     assert run(capsys, a, "sync", "--json")[0] == 0
+
+
+def _full_disk_leftover(remote: Path, a: Path, capsys, age: float) -> Path:
+    """What a push that hit a full disk leaves on a path remote: the pack moved
+    in, its index never written, ``pack-<sha>.idx.lock`` in its place — and the
+    ref not updated. The next push of the same objects makes the same pack."""
+    from dulwich.repo import Repo
+
+    _checkpoint(capsys, a, "from A")
+    run_json(capsys, a, "sync")
+    with Repo(str(remote)) as repo:
+        del repo.refs[REF]
+    newest = max((remote / "objects" / "pack").glob("pack-*.idx"), key=lambda p: p.stat().st_mtime)
+    lock = newest.with_name(newest.name + ".lock")
+    os.rename(newest, lock)
+    then = time.time() - age
+    os.utime(lock, (then, then))
+    return lock
+
+
+def test_a_stale_pack_index_lock_a_full_disk_left_on_a_path_remote_is_removed_and_the_push_goes_through(
+        capsys, team):
+    remote, a, b = team
+    lock = _full_disk_leftover(remote, a, capsys, age=3600)
+    result = run_json(capsys, a, "sync")
+    assert result["cleaned_locks"] == [str(lock)] and result["pushed"] is True
+    assert not lock.exists() and lock.with_name(lock.name[:-len(".lock")]).exists()
+    assert _writer(a) in remote_feeds(remote)
+    checked = subprocess.run(["git", "-C", str(remote), "fsck", "--no-progress", "--no-dangling"],
+                             capture_output=True, text=True, timeout=120)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert run_json(capsys, b, "sync")["imported"] == {_writer(a): 2}
+    assert "REMOVED" not in run(capsys, a, "sync")[1]  # once gone, nothing more to say
+
+
+def test_a_recent_pack_index_lock_is_kept_and_named_with_the_command_that_removes_it(capsys, team):
+    import shlex
+
+    remote, a, _b = team
+    lock = _full_disk_leftover(remote, a, capsys, age=30)  # a push may still be writing it
+    code, out, err = run(capsys, a, "sync", "--json")
+    assert code == 4, out + err
+    error = json.loads(out)["error"]
+    assert error["code"] == "remote_unreachable" and f"rm -- {shlex.quote(str(lock))}" in error["message"]
+    assert lock.exists()
+
+
+def test_only_an_idle_pack_index_lock_nobody_holds_open_may_be_removed():
+    from baton.domain.remote_locks import STALE_AFTER_SECONDS, may_remove
+
+    pack_lock = "objects/pack/pack-" + "ab" * 20 + ".idx.lock"
+    assert may_remove(pack_lock, age_seconds=STALE_AFTER_SECONDS, held_open=False)
+    assert not may_remove(pack_lock, age_seconds=STALE_AFTER_SECONDS - 1, held_open=False)
+    assert not may_remove(pack_lock, age_seconds=10 * STALE_AFTER_SECONDS, held_open=True)
+    for other in ("refs/baton/ledger.lock", "packed-refs.lock", "objects/pack/pack-x.idx.lock",
+                  "objects/pack/pack-" + "ab" * 20 + ".pack.lock", "config.lock"):
+        assert not may_remove(other, age_seconds=10 * STALE_AFTER_SECONDS, held_open=False), other
+
+
+def test_a_lock_file_held_open_by_a_process_here_counts_as_held(tmp_path):
+    from baton.commands.sync import _held_open
+
+    lock = tmp_path / "pack.idx.lock"
+    lock.write_bytes(b"")
+    with open(lock, "rb"):
+        assert _held_open(str(lock))
+    assert not _held_open(str(lock))
 
 
 @pytest.fixture

@@ -115,6 +115,8 @@ class SyncResult:
     """Remote feeds refused and left out of the ref this clone publishes: the remote no longer holds them."""
     behind: dict[str, dict[str, int]] = attrs.field(factory=dict)
     """Feeds the remote held less of than this clone had published (its ref went back): put back by the push."""
+    cleaned_locks: list[str] = attrs.field(factory=list)
+    """Stale pack index locks removed from a path remote (``baton.domain.remote_locks``)."""
 
     @property
     def exit_code(self) -> int:
@@ -131,7 +133,7 @@ class SyncResult:
                 "read": self.read.to_json(), "projections_rebuilt": self.rebuilt, "attempts": self.attempts,
                 "erased": dict(sorted(self.erased.items())), "ref_erased": dict(sorted(self.ref_erased.items())),
                 "signers": self.signers, "dropped": sorted(self.dropped),
-                "behind": dict(sorted(self.behind.items()))}
+                "behind": dict(sorted(self.behind.items())), "cleaned_locks": list(self.cleaned_locks)}
 
     def render(self) -> str:
         lines = []
@@ -155,12 +157,15 @@ class SyncResult:
             lines.append(f"BEHIND remote feed {feed}: the remote held it to seq {seqs['remote_seq']}, this clone "
                          f"had published seq {seqs['published_seq']} ({verb}; its ref went back, or a clone "
                          "dropped a copy it refused)")
+        for lock in self.cleaned_locks:
+            lines.append(f"REMOVED stale lock {lock} on the remote (a pack index lock no process had written "
+                         "to for 10 minutes: a full disk or a killed push left it)")
         for feed in sorted(self.dropped):
             lines.append(f"DROPPED remote feed {feed} from {self.ref}: this clone does not publish a copy it "
                          "refused (its writer's next sync publishes the feed again)")
         lines.extend(render_flagged(self.signers))  # signed feeds
         if not self.imported and not self.published and not self.refused and not self.erased \
-                and not self.ref_erased and not self.behind:
+                and not self.ref_erased and not self.behind and not self.pushed:
             lines.append(f"Already in sync with {self.remote} ({self.ref}).")
         elif self.pushed:
             lines.append(f"Pushed {self.ref} to {self.remote}.")
@@ -169,6 +174,9 @@ class SyncResult:
 
 class _RemoteMoved(Exception):
     """The remote's ref changed between fetch and push: start the round again."""
+
+    lock: str | None = None
+    """A lock file on a path remote that blocked the push (kept: not provably stale)."""
 
 
 class _Refuse(Exception):
@@ -345,7 +353,85 @@ def _fetch_few_locally(repo, client, path: str, wants) -> bool:
     return True
 
 
-def _push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None, url: str) -> None:
+def _held_open(path: str) -> bool:
+    """Does a process on this machine have ``path`` open? Without ``/proc``
+    it cannot be told, and the answer is yes (nothing is removed)."""
+    proc = Path("/proc")
+    if not (proc / "self" / "fd").is_dir():
+        return True
+    try:
+        target = os.path.realpath(path)
+    except OSError:
+        return True
+    for pid in os.listdir(proc):
+        if not pid.isdigit():
+            continue
+        try:
+            fds = os.listdir(proc / pid / "fd")
+        except OSError:
+            continue  # gone, or another user's: its locks are its own
+        for fd in fds:
+            try:
+                if os.readlink(proc / pid / "fd" / fd) == target:
+                    return True
+            except OSError:
+                continue
+    return False
+
+
+def _local_remote_dir(client, path: str) -> str | None:
+    """The control directory of a path (or ``file://``) remote, else None."""
+    from dulwich.client import LocalGitClient
+    from dulwich.repo import Repo
+
+    if not isinstance(client, LocalGitClient):
+        return None
+    try:
+        with Repo(path) as remote:
+            return remote.controldir()
+    except Exception:  # noqa: BLE001 - not a repository we can open: nothing to clean
+        return None
+
+
+def _remove_stale_lock(controldir: str, lock: str, cleaned: list[str]) -> bool:
+    """Remove ``lock`` when ``baton.domain.remote_locks`` says it may; True if it went."""
+    import time
+
+    from baton.domain.remote_locks import may_remove
+
+    try:
+        rel = os.path.relpath(lock, controldir).replace(os.sep, "/")
+        age = time.time() - os.stat(lock).st_mtime
+    except (OSError, ValueError):
+        return False
+    if rel.startswith("../") or not may_remove(rel, age_seconds=age, held_open=_held_open(lock)):
+        return False
+    try:
+        os.unlink(lock)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return False
+    cleaned.append(lock)
+    return True
+
+
+def _clean_stale_pack_locks(client, path: str, cleaned: list[str]) -> None:
+    """After a push to a path remote: remove the stale pack index locks it holds."""
+    controldir = _local_remote_dir(client, path)
+    if controldir is None:
+        return
+    pack_dir = os.path.join(controldir, "objects", "pack")
+    try:
+        names = [n for n in os.listdir(pack_dir) if n.endswith(".idx.lock")]
+    except OSError:
+        return
+    for name in sorted(names):
+        _remove_stale_lock(controldir, os.path.join(pack_dir, name), cleaned)
+
+
+def _push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None, url: str,
+          cleaned: list[str] | None = None) -> None:
     from dulwich.objects import ZERO_SHA
 
     def update(refs):
@@ -362,10 +448,14 @@ def _push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | Non
         result = client.send_pack(path, update, repo.object_store.generate_pack_data)
     except _RemoteMoved:
         raise
-    except FileLocked as exc:  # a path remote: another push holds the ref's lock right now
+    except FileLocked as exc:  # a path remote: another push holds a lock (the ref's, a pack index's) right now
         lock = os.fsdecode(getattr(exc, "lockfilename", b"") or b"") or f"{ref.decode()}.lock"
-        raise _RemoteMoved(f"{ref.decode()} was locked by another push ({lock} exists; if no push is "
-                           "running, one died holding it: remove that file)") from None
+        controldir = _local_remote_dir(client, path)
+        if controldir is not None and cleaned is not None and _remove_stale_lock(controldir, lock, cleaned):
+            raise _RemoteMoved(f"removed the stale lock {lock}") from None
+        moved = _RemoteMoved(f"{lock} exists on the remote: another push holds it, or one died holding it")
+        moved.lock = lock
+        raise moved from None
     except _transport_errors() as exc:
         raise _failure(exc, f"push {ref.decode()} to", url) from None
     status = (getattr(result, "ref_status", None) or {}).get(ref)
@@ -1187,6 +1277,8 @@ class _Erased:
     feeds: dict[str, int] = attrs.field(factory=dict)
     payloads: list[Any] = attrs.field(factory=list)
     scrubbed: bool = False
+    cleaned_locks: list[str] = attrs.field(factory=list)
+    """Stale pack index locks a push removed from a path remote, over every round."""
 
 
 def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None = None,
@@ -1220,6 +1312,9 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
                                 restore_own_feed)
                 break
             except _RemoteMoved as moved:
+                if attempt == ATTEMPTS and moved.lock is not None:
+                    raise RemoteUnreachable(_held_lock_message(moved.lock, ref, ATTEMPTS),
+                                            details={"url": url, "lock": moved.lock}) from None
                 if attempt == ATTEMPTS:
                     why = f" (last: {transport_text(moved)})" if str(moved) else ""
                     raise RemoteUnreachable(f"the remote's {ref} kept moving during {ATTEMPTS} attempts{why}; "
@@ -1250,6 +1345,21 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         with _ledger_lock(project):
             rebuilt = runner.catch_up(allow_pinned=True).rebuilt
     return attrs.evolve(result, rebuilt=rebuilt)
+
+
+def _held_lock_message(lock: str, ref: str, attempts: int) -> str:
+    """The lock a push to a path remote kept finding, with the command that removes it."""
+    import shlex
+    import time
+
+    try:
+        minutes = f"{int((time.time() - os.stat(lock).st_mtime) // 60)} minute(s) old"
+    except OSError:
+        minutes = "gone by now"
+    return (f"the remote's {ref} could not be pushed: {lock} exists ({minutes}) through {attempts} attempts. "
+            "If no `baton sync`, `git push` or other git process is writing to that repository, one died "
+            f"holding it (a full disk, a killed push): remove it with `rm -- {shlex.quote(lock)}` and run "
+            "`baton sync` again. Baton does not remove it itself, as git does not: a live lock guards an update")
 
 
 def _round(project: "Project", repo, client, path: str, url: str, remote_name: str, ref: bytes,
@@ -1298,8 +1408,9 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
             erased.feeds[feed] = erased.feeds.get(feed, 0) + n
     pushed = False
     if new_sha is not None and new_sha != remote_sha:
-        _push(repo, client, path, ref, new_sha, remote_sha, url)
+        _push(repo, client, path, ref, new_sha, remote_sha, url, erased.cleaned_locks)
         pushed = True
+        _clean_stale_pack_locks(client, path, erased.cleaned_locks)
     if new_sha is not None and (pushed or new_sha == remote_sha):
         # the remote holds exactly what this clone committed: a feed left out (dropped) is no longer held
         with _ledger_lock(project):
@@ -1308,7 +1419,8 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
     return SyncResult(remote=remote_name, ref=ref.decode(), imported=work.imported, published=work.published,
                       refused=work.refused, pushed=pushed, commit=new_sha.decode() if new_sha else None,
                       read=count, rebuilt=False, attempts=attempt, erased=work.erased, ref_erased=work.ref_erased,
-                      signers=signatures.to_json(), dropped=sorted(work.dropped), behind=work.behind)
+                      signers=signatures.to_json(), dropped=sorted(work.dropped), behind=work.behind,
+                      cleaned_locks=list(erased.cleaned_locks))
 
 
 def _commit(repo, work: _Round, local_sha: bytes | None, remote_sha: bytes | None, project: "Project",
