@@ -1413,9 +1413,10 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
         _clean_stale_pack_locks(client, path, erased.cleaned_locks)
     if new_sha is not None and (pushed or new_sha == remote_sha):
         # the remote holds exactly what this clone committed: a feed left out (dropped) is no longer held
-        with _ledger_lock(project):
-            _save_acked(project, acked_key, {feed: f.head.seq for feed, f in work.out.items()
-                                             if f.problem is None and f.head is not None})
+        now_held = {feed: f.head.seq for feed, f in work.out.items() if f.problem is None and f.head is not None}
+        if now_held != seen:
+            with _ledger_lock(project):
+                _save_acked(project, acked_key, now_held)
     return SyncResult(remote=remote_name, ref=ref.decode(), imported=work.imported, published=work.published,
                       refused=work.refused, pushed=pushed, commit=new_sha.decode() if new_sha else None,
                       read=count, rebuilt=False, attempts=attempt, erased=work.erased, ref_erased=work.ref_erased,
