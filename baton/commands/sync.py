@@ -57,6 +57,9 @@ _EVENT_ID = re.compile(rb'"hlc":\d+,"id":"([^"\\]{1,128})","prev":')
 """An event's own id in a canonical line: the member between ``hlc`` and ``prev``."""
 _ID_CHUNK = 8 << 20
 _FEW_IDS = 16
+ID_CACHE = "sync-ids.sqlite"
+"""Every local feed's event ids up to where the last import looked (the duplicate check's cache)."""
+_TAIL = 64
 """Up to this many ids, each is searched for in a local feed's bytes; more, every id there is read first."""
 _KEEP_REMOTE = frozenset({"not_fast_forward", "unsigned", "unknown_key", "wrong_signer", "bad_signature"})
 """Refusals of a remote copy that is well formed but not taken: the ref keeps it as the remote holds it."""
@@ -353,6 +356,17 @@ def _fetch_few_locally(repo, client, path: str, wants) -> bool:
     return True
 
 
+def _last_bytes(path: Path) -> bytes | None:
+    """The last few bytes of a staged import (what the feed will end with), or None."""
+    try:
+        with open(path, "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, size - _TAIL))
+            return fh.read()
+    except OSError:
+        return None
+
+
 def _held_open(path: str) -> bool:
     """Does a process on this machine have ``path`` open? Without ``/proc``
     it cannot be told, and the answer is yes (nothing is removed)."""
@@ -626,7 +640,11 @@ class _Round:
                 self._note_behind(feed)
         for feed, refused in self._repeated_ids():
             self._refused(feed, refused)
+        appended = {feed: (local.offset, _last_bytes(staging)) for feed, staging, local, size in self.staged
+                    if size == local.offset}
         self._write_staged()
+        if appended and self.imported_ids:
+            self._cache_imported(appended)
 
     def _note_behind(self, feed: str) -> None:
         """The remote holds less of ``feed`` than it held before, as this clone
@@ -660,12 +678,9 @@ class _Round:
         imported: every local feed's ids, then each staged event's."""
         if not self.imported_ids:
             return []
-        seen: dict[str, str] = {}
         importing = set(self.imported_ids)
         wanted = {event_id for ids in self.imported_ids.values() for event_id, _ in ids}
-        for name in self.local.names():
-            for event_id in self._local_ids(name, wanted):
-                seen.setdefault(event_id, name)
+        seen = self._known_ids(wanted)
         problems: dict[str, RefusedFeed] = {}
 
         def refuse(feed: str, event_id: str, seq: int, other: str) -> None:
@@ -688,6 +703,130 @@ class _Round:
                 else:
                     staged[event_id] = (feed, seq)
         return sorted(problems.items())
+
+    def _known_ids(self, wanted: set[str]) -> dict[str, str]:
+        """Those of ``wanted`` that are the id of an event of a local feed → that feed.
+
+        From ``.baton/sync-ids.sqlite``, which holds every local feed's event
+        ids up to where it last looked (the file's inode, that offset and the
+        bytes just before it): only what a feed gained since is read (each
+        line parsed, so an id a payload quotes is not taken for an event's),
+        and a feed replaced or cut shorter is read again from its start.
+        Without the cache (it cannot be opened), every feed is searched."""
+        import sqlite3
+
+        path = self.project.paths.baton_dir / ID_CACHE
+        try:
+            db = sqlite3.connect(path, isolation_level=None)
+        except sqlite3.Error:
+            return self._scanned_ids(wanted)
+        try:
+            return self._cached_ids(db, wanted)
+        except sqlite3.Error:
+            db.close()
+            _unlink(path)  # a damaged cache is only a cache
+            return self._scanned_ids(wanted)
+        finally:
+            db.close()
+
+    def _cache_imported(self, appended: dict[str, tuple[int, bytes | None]]) -> None:
+        """Add the ids just imported to the id cache, for each feed the cache
+        had read up to where the import appended: the next import then reads
+        none of these bytes again (a fresh clone's first import included)."""
+        import sqlite3
+
+        try:
+            db = sqlite3.connect(self.project.paths.baton_dir / ID_CACHE, isolation_level=None)
+        except sqlite3.Error:
+            return
+        try:
+            db.execute("BEGIN")
+            for feed, (start, tail) in appended.items():
+                ids = self.imported_ids.get(feed)
+                if not ids or not tail:
+                    continue
+                row = db.execute("SELECT ino, offset FROM scanned WHERE feed = ?", (feed,)).fetchone()
+                if (row[1] if row else 0) != start:
+                    continue  # the cache had not read this feed up to there: the next import will
+                st = self.local.stat(feed)
+                if st is None:
+                    continue
+                if start and row[0] != st.st_ino:
+                    continue
+                db.executemany("INSERT OR IGNORE INTO ids VALUES (?, ?)", [(i, feed) for i, _seq in ids])
+                db.execute("INSERT OR REPLACE INTO scanned VALUES (?, ?, ?, ?)", (feed, st.st_ino, st.st_size, tail))
+            db.execute("COMMIT")
+        except (sqlite3.Error, OSError):
+            pass  # only a cache: the next import reads the feed instead
+        finally:
+            db.close()
+
+    def _scanned_ids(self, wanted: set[str]) -> dict[str, str]:
+        seen: dict[str, str] = {}
+        for name in self.local.names():
+            for event_id in self._local_ids(name, wanted):
+                seen.setdefault(event_id, name)
+        return seen
+
+    def _cached_ids(self, db, wanted: set[str]) -> dict[str, str]:
+        db.execute("CREATE TABLE IF NOT EXISTS scanned (feed TEXT PRIMARY KEY, ino INTEGER, "
+                   "offset INTEGER, tail BLOB)")
+        db.execute("CREATE TABLE IF NOT EXISTS ids (id TEXT PRIMARY KEY, feed TEXT) WITHOUT ROWID")
+        db.execute("BEGIN")
+        names = self.local.names()
+        scanned = {feed: (ino, offset, tail) for feed, ino, offset, tail
+                   in db.execute("SELECT feed, ino, offset, tail FROM scanned")}
+        for gone in set(scanned) - set(names):
+            db.execute("DELETE FROM ids WHERE feed = ?", (gone,))
+            db.execute("DELETE FROM scanned WHERE feed = ?", (gone,))
+        for feed in names:
+            st = self.local.stat(feed)
+            if st is None:
+                continue
+            ino, offset, tail = scanned.get(feed, (None, 0, b""))
+            if offset and (ino != st.st_ino or offset > st.st_size
+                           or self.local.read(feed, offset - len(tail), len(tail)) != tail):
+                db.execute("DELETE FROM ids WHERE feed = ?", (feed,))
+                offset, tail = 0, b""
+            if offset < st.st_size:
+                offset, tail = self._cache_lines(db, feed, offset, st.st_size, tail)
+            db.execute("INSERT OR REPLACE INTO scanned VALUES (?, ?, ?, ?)", (feed, st.st_ino, offset, tail))
+        found: dict[str, str] = {}
+        ordered = sorted(wanted)
+        for at in range(0, len(ordered), 500):
+            part = ordered[at:at + 500]
+            found.update(db.execute(f"SELECT id, feed FROM ids WHERE id IN ({','.join('?' * len(part))})",
+                                    part).fetchall())
+        db.execute("COMMIT")
+        return found
+
+    def _cache_lines(self, db, feed: str, offset: int, size: int, tail: bytes) -> tuple[int, bytes]:
+        """Record the ids of the whole lines of ``feed`` from ``offset`` to ``size``:
+        the new offset (after the last whole line) and the bytes before it."""
+        carry = b""
+        at = offset
+        while at < size:
+            data = self.local.read(feed, at, min(_ID_CHUNK, size - at))
+            if not data:
+                break
+            at += len(data)
+            data = carry + data
+            cut = data.rfind(b"\n") + 1
+            rows = []
+            for line in data[:cut].splitlines():
+                try:
+                    raw = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    continue
+                event_id = raw.get("id") if isinstance(raw, dict) else None
+                if isinstance(event_id, str):
+                    rows.append((event_id, feed))
+            db.executemany("INSERT OR IGNORE INTO ids VALUES (?, ?)", rows)
+            if cut:
+                offset += cut
+                tail = (tail + data[:cut])[-_TAIL:]
+            carry = data[cut:]
+        return offset, tail
 
     def _local_ids(self, feed: str, wanted: set[str]) -> Iterator[str]:
         """Those of ``wanted`` that are the id of an event of a local feed.
