@@ -202,13 +202,37 @@ def test_an_incremental_sync_fetches_only_the_new_objects_not_the_whole_ledger_r
     assert len(remote_feeds(remote)[_writer(a)].segments) >= 4
     _checkpoint(capsys, a, "one more")
     run_json(capsys, a, "sync")
-    before = _pack_objects(b)
+    before, loose_before = _pack_objects(b), _loose_objects(b)
     result = run_json(capsys, b, "sync")
     assert result["imported"] == {_writer(a): 1}
     fetched = sum(n for name, n in _pack_objects(b).items() if name not in before)
+    fetched += len(_loose_objects(b) - loose_before)
     # the commit, the root, feeds/ and the feed's folder, head.json and the open segment (a sync
     # commit of b's own may bring a few more): never the closed segments again
     assert 0 < fetched <= 8
+
+
+def test_a_few_fetched_objects_are_stored_loose_not_as_one_more_pack(capsys, team):
+    """As git's fetch.unpackLimit: a pack per incremental sync would make every
+    later object lookup search one more pack index."""
+    _remote, a, b = team
+    _checkpoint(capsys, a, "first")
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    packs = set(_pack_objects(b))
+    for i in range(3):
+        _checkpoint(capsys, a, f"more {i}")
+        run_json(capsys, a, "sync")
+        assert run_json(capsys, b, "sync")["imported"] == {_writer(a): 1}
+    assert set(_pack_objects(b)) == packs
+    checked = subprocess.run(["git", "-C", str(b), "fsck", "--no-progress", "--no-dangling"],
+                             capture_output=True, text=True, timeout=120)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def _loose_objects(clone: Path) -> set[str]:
+    objects = clone / ".git" / "objects"
+    return {d.name + f.name for d in objects.iterdir() if len(d.name) == 2 for f in d.iterdir()}
 
 
 def test_a_push_race_over_smart_http_is_retried(capsys, http_remote, monkeypatch):

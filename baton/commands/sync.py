@@ -328,6 +328,8 @@ def _fetch(repo, client, path: str, ref: bytes, url: str) -> bytes | None:
 
 
 _FEW_OBJECTS = 256
+_UNPACK_LIMIT = 100
+"""Fewer objects than this are stored loose (git's ``fetch.unpackLimit`` default)."""
 
 
 def _fetch_few_locally(repo, client, path: str, wants) -> bool:
@@ -352,8 +354,29 @@ def _fetch_few_locally(repo, client, path: str, wants) -> bool:
             found.append(oid)
             if len(found) > _FEW_OBJECTS:
                 return False
-        repo.object_store.add_objects([(source.object_store[oid], None) for oid in found])
+        if len(found) < _UNPACK_LIMIT:
+            # as git's fetch.unpackLimit: a few objects are stored loose, not as
+            # one more small pack that every later lookup would have to search
+            for oid in found:
+                repo.object_store.add_object(source.object_store[oid])
+        else:
+            repo.object_store.add_objects([(source.object_store[oid], None) for oid in found])
     return True
+
+
+def _open_id_cache(path: Path):
+    """The id cache (a write-ahead log: a crash loses at most the last
+    transaction, whose ids and offsets go together, and never tears it)."""
+    import sqlite3
+
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+    except sqlite3.Error:
+        db.close()
+        raise
+    return db
 
 
 def _last_bytes(path: Path) -> bytes | None:
@@ -717,14 +740,15 @@ class _Round:
 
         path = self.project.paths.baton_dir / ID_CACHE
         try:
-            db = sqlite3.connect(path, isolation_level=None)
+            db = _open_id_cache(path)
         except sqlite3.Error:
             return self._scanned_ids(wanted)
         try:
             return self._cached_ids(db, wanted)
         except sqlite3.Error:
             db.close()
-            _unlink(path)  # a damaged cache is only a cache
+            for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+                _unlink(leftover)  # a damaged cache is only a cache
             return self._scanned_ids(wanted)
         finally:
             db.close()
@@ -736,7 +760,7 @@ class _Round:
         import sqlite3
 
         try:
-            db = sqlite3.connect(self.project.paths.baton_dir / ID_CACHE, isolation_level=None)
+            db = _open_id_cache(self.project.paths.baton_dir / ID_CACHE)
         except sqlite3.Error:
             return
         try:
@@ -783,14 +807,16 @@ class _Round:
             st = self.local.stat(feed)
             if st is None:
                 continue
-            ino, offset, tail = scanned.get(feed, (None, 0, b""))
+            known = scanned.get(feed)
+            ino, offset, tail = known or (None, 0, b"")
             if offset and (ino != st.st_ino or offset > st.st_size
                            or self.local.read(feed, offset - len(tail), len(tail)) != tail):
                 db.execute("DELETE FROM ids WHERE feed = ?", (feed,))
                 offset, tail = 0, b""
             if offset < st.st_size:
                 offset, tail = self._cache_lines(db, feed, offset, st.st_size, tail)
-            db.execute("INSERT OR REPLACE INTO scanned VALUES (?, ?, ?, ?)", (feed, st.st_ino, offset, tail))
+            if known != (st.st_ino, offset, tail):
+                db.execute("INSERT OR REPLACE INTO scanned VALUES (?, ?, ?, ?)", (feed, st.st_ino, offset, tail))
         found: dict[str, str] = {}
         ordered = sorted(wanted)
         for at in range(0, len(ordered), 500):
