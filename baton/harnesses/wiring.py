@@ -29,6 +29,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from baton.model import frozen
 
 from baton.errors import InputError
@@ -163,6 +165,9 @@ class HarnessWiring:
     """Baton's MCP server entry (``command``, ``args``…), if there."""
     owned: dict[str, str]
     """Each file Baton owns whole: ``current``, ``outdated`` or ``missing``."""
+    broken: dict[str, str] = attrs.field(factory=dict)
+    """Each configuration file that is there but cannot be read or updated (it does not parse,
+    it is not a JSON object, ``install-hooks`` would refuse it), with why, in one phrase."""
 
     @property
     def wired(self) -> bool:
@@ -180,16 +185,21 @@ class HarnessWiring:
 
 def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
     """What of ``harness``'s wiring the files under ``base`` hold (never raises on a bad file: it
-    counts as holding nothing)."""
+    is listed in ``broken`` and counts as holding nothing)."""
     root = Path(base)
     events = _events(harness)
     hooks: dict[str, list[str]] = {}
     mcp = None
     owned: dict[str, str] = {}
+    broken: dict[str, str] = {}
     for spec in _specs(harness):
         text = _read(root / spec.path)
         if spec.text is not None:
             owned[spec.path] = "missing" if text is None else ("current" if text == spec.text else "outdated")
+            continue
+        problem = _problem(root / spec.path, spec, text)
+        if problem is not None:
+            broken[spec.path] = problem
             continue
         if spec.merge and "hooks" in spec.merge:
             for event, lines in _baton_hooks(_json(text) or {}, harness, events).items():
@@ -199,14 +209,51 @@ def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
     from baton.harnesses import adapter
 
     missing = tuple(hook.event for hook in adapter(harness).hooks if hook.event not in hooks)
-    return HarnessWiring(harness, hooks, missing, mcp, owned)
+    return HarnessWiring(harness, hooks, missing, mcp, owned, broken)
+
+
+def _problem(path: Path, spec: ConfigFile, text: str | None) -> str | None:
+    """Why a configuration file that is there cannot be read or updated, in one phrase; None when
+    it is absent or fine."""
+    import orjson
+    import tomllib
+
+    from baton.harnesses.install import new_text
+
+    if text is None:
+        if not path.is_file():
+            return None
+        return "cannot be read as UTF-8 text"
+    if spec.toml_table is not None:
+        try:
+            tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            return f"does not parse as TOML ({exc})"
+    elif text.strip():
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            comments = "; if it holds comments, Baton cannot read or update it" if "//" in text or "/*" in text else ""
+            return f"does not parse as JSON ({exc}){comments}"
+        if not isinstance(value, dict):
+            return f"is not a JSON object (it holds a {type(value).__name__})"
+    try:
+        new_text(spec, text)
+    except InputError as exc:
+        return f"cannot be updated by `baton install-hooks` ({exc.message})"
+    return None
 
 
 def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
-    """``baton doctor``'s verdict on one wired harness: (status, detail) — ``fail`` when a program
-    the hooks or the server run is not found, ``warn`` when a part is missing or outdated, each
+    """``baton doctor``'s verdict on one wired harness: (status, detail) — ``fail`` when one of its
+    configuration files is there but does not parse (or ``install-hooks`` would refuse it), naming
+    the file, or when a program the hooks or the server run is not found, ``warn`` when a part is missing or outdated, each
     saying what to run."""
     harness = wiring.harness
+    if wiring.broken:
+        files = "; ".join(f"{path} {problem}" for path, problem in wiring.broken.items())
+        return "fail", (f"{files}: Baton can neither check nor update {harness}'s wiring there; fix it by hand "
+                        "(or move it aside), then run `baton doctor` again")
     lost = [program for program in wiring.programs() if resolve_program(program) is None]
     if lost:
         return "fail", (f"runs {', '.join(f'`{p}`' for p in lost)}, not found on PATH here: its hooks do nothing; "
@@ -470,6 +517,6 @@ def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[s
     checks = []
     for harness in HARNESSES:
         wiring = inspect_wiring(base, harness)
-        if wiring.wired:
+        if wiring.wired or wiring.broken:
             checks.append((f"harness {harness}", *wiring_check(wiring)))
     return checks
