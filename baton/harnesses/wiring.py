@@ -12,9 +12,13 @@
   ``mcpServers`` left empty goes too; in TOML the ``[mcp_servers.baton]``
   table and its subtables) and the members Baton added to a list (Claude
   Code's ``enabledMcpjsonServers`` approval; a list left empty goes); and the files Baton owns whole (the skill, the
-  Cursor rule), with folders left empty by that. A JSON file left holding
-  only what Baton adds (``{}``, Cursor's ``{"version": 1}``) is deleted; every
-  other key is kept, written back as ``install-hooks`` writes it. The skill in
+  Cursor rule), with folders left empty by that. A file of the user's that
+  ``install-hooks`` changed is put back byte for byte from the original it
+  kept (``.baton/install-originals/``) when, without Baton's part, it says the
+  same (parsed; a section left empty aside); else, edited since, a JSON file
+  left holding only what Baton adds (``{}``, Cursor's ``{"version": 1}``) is
+  deleted, and every other key is kept, written back as ``install-hooks``
+  writes it (the change's note says so). The skill in
   ``.agents/skills/`` is shared by Codex, Gemini CLI and Cursor: it stays while
   another of them is still wired. Nothing is written with ``dry_run``.
 """
@@ -315,6 +319,16 @@ class RemoveResult:
 def _without_batons_json(config: dict[str, Any], spec: ConfigFile, harness: str) -> dict[str, Any] | None:
     """``config`` without Baton's hooks and ``baton`` server; None when nothing of the user's
     is left (only what Baton's merge adds, such as Cursor's ``version``)."""
+    out = _stripped_json(config, spec, harness)
+    merge = spec.merge or {}
+    leftover = {k: v for k, v in out.items() if not (k in merge and merge[k] == v)}
+    if not leftover and out != config:
+        return None
+    return out
+
+
+def _stripped_json(config: dict[str, Any], spec: ConfigFile, harness: str) -> dict[str, Any]:
+    """``config`` without Baton's hooks, ``baton`` server and list members (and what that left empty)."""
     import copy
 
     out = copy.deepcopy(config)
@@ -357,9 +371,6 @@ def _without_batons_json(config: dict[str, Any], spec: ConfigFile, harness: str)
             out[key] = [m for m in out[key] if m not in members]
             if not out[key]:
                 del out[key]
-    leftover = {k: v for k, v in out.items() if not (k in merge and merge[k] == v)}
-    if not leftover and out != config:
-        return None
     return out
 
 
@@ -407,6 +418,51 @@ def _toml_without_baton(old: str, where: str) -> str | None:
     return text if text.strip() else None
 
 
+def holds_batons(spec: ConfigFile, text: str | None, harness: str) -> bool:
+    """Whether a merged file's ``text`` holds any of Baton's part (``--remove`` would change it);
+    True too when that cannot be told (it does not parse, its table is not one Baton can take out)."""
+    if text is None:
+        return False
+    try:
+        if spec.toml_table is not None:
+            return _toml_without_baton(text, spec.path) != text
+        return _json_removed(text, spec, harness) != text
+    except InputError:
+        return True
+
+
+def _pruned(value: Any) -> Any:
+    """``value`` without the empty objects and lists inside it (``--remove`` drops a section it emptied)."""
+    if isinstance(value, dict):
+        kept = {k: _pruned(v) for k, v in value.items()}
+        return {k: v for k, v in kept.items() if not (isinstance(v, (dict, list)) and not v)}
+    if isinstance(value, list):
+        return [_pruned(v) for v in value]
+    return value
+
+
+def _restorable(spec: ConfigFile, harness: str, old: str, new: str | None, original: bytes) -> str | None:
+    """The file as it was before ``install-hooks`` changed it (``original``'s text), when the file
+    without Baton's part (``old`` after removal: ``new``) says the same as it, parsed: the same keys
+    and values, ignoring a section left empty and a member Baton's merge adds (Cursor's
+    ``version``). None when it does not (the file was edited since), or the original does not parse."""
+    try:
+        text = original.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if spec.toml_table is not None:
+        before, after = _toml(text), _toml(new or "")
+    else:
+        before = _json(text) if text.strip() else {}
+        current = _json(old)
+        after = _stripped_json(current, spec, harness) if current is not None else None
+    if before is None or after is None:
+        return None
+    merge = spec.merge or {}
+    after = {k: v for k, v in after.items() if not (k not in before and k in merge and merge[k] == v)}
+    return text if _pruned(before) == _pruned(after) else None
+
+
 def _diff(path: str, old: str, new: str | None) -> str:
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), (new or "").splitlines(keepends=True),
                                         fromfile=f"a/{path}", tofile=f"b/{path}" if new is not None else "/dev/null"))
@@ -429,13 +485,19 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         UnsafePath: a file would be outside the project.
         StorageError: a file cannot be written or deleted.
     """
-    from baton.harnesses.install import _contained, _read as read_strict, _write
+    from baton.harnesses.install import _contained, _read as read_strict, _write, original_path
 
-    base = Path(worktree) if worktree is not None else Path(root)
+    project = Path(root)
+    base = Path(worktree) if worktree is not None else project
     planned: list[tuple[Path, str | None, Removal]] = []
+    saved: list[Path] = []
     for spec in _specs(harness):
         path = _contained(base, spec.path)
         old = read_strict(path)
+        note = None
+        if spec.text is None:
+            keep = original_path(project, base, harness, spec.path)
+            saved.append(keep)
         if old is None:
             planned.append((path, None, Removal(spec.path, "unchanged", "")))
             continue
@@ -450,11 +512,18 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
             new = _toml_without_baton(old, spec.path)
         else:
             new = _json_removed(old, spec, harness)
+        if new != old and spec.text is None:
+            original = _read_bytes(keep)
+            restored = None if original is None else _restorable(spec, harness, old, new, original)
+            if restored is not None:
+                new, note = restored, "put back as it was before install-hooks"
+            elif original is not None:
+                note = "changed since install-hooks, so written back re-formatted"
         if new == old:
             planned.append((path, old, Removal(spec.path, "unchanged", "")))
         else:
             planned.append((path, new, Removal(spec.path, "deleted" if new is None else "updated",
-                                               _diff(spec.path, old, new))))
+                                               _diff(spec.path, old, new), note)))
     changes = tuple(change for _, _, change in planned)
     if not dry_run:
         for path, new, change in planned:
@@ -462,7 +531,16 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
                 _write(path, new)
             elif change.action == "deleted":
                 _delete(path, base)
+        for keep in saved:
+            _delete(keep, project / ".baton")
     return RemoveResult(harness, str(base), dry_run, changes)
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 def _json_removed(old: str, spec: ConfigFile, harness: str) -> str | None:
