@@ -60,7 +60,10 @@ class FileChange:
     """What the change means, in one line (only when the file changes)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "action": self.action, "diff": self.diff, "note": self.note}
+        out = {"path": self.path, "action": self.action, "diff": self.diff}
+        if self.note is not None:
+            out["note"] = self.note
+        return out
 
 
 @frozen
