@@ -90,6 +90,17 @@ def test_remove_keeps_an_edit_made_after_install_and_says_it_reformatted(project
     assert note == "changed since install-hooks, so written back re-formatted"
 
 
+def test_remove_says_so_when_an_edit_left_nothing_of_the_users(project):
+    _put(project, {".mcp.json": b'{"mcpServers":{"db":{"command":"pg-mcp"}}}'})
+    install_hooks(project, "claude-code")
+    edited = json.loads((project / ".mcp.json").read_text())
+    del edited["mcpServers"]["db"]
+    (project / ".mcp.json").write_text(json.dumps(edited))
+    result = remove_wiring(project, "claude-code")
+    change = next(c for c in result.changes if c.path == ".mcp.json")
+    assert change.action == "deleted" and change.note == "changed since install-hooks, and nothing else is left in it"
+
+
 def test_install_twice_with_another_command_still_puts_back_the_first_original(project, tmp_path):
     files = HAND_FORMATTED["claude-code"]
     _put(project, files)
@@ -131,6 +142,17 @@ def test_remove_dry_run_keeps_the_originals_and_the_files(project):
     remove_wiring(project, "cursor", dry_run=True)
     assert _bytes(project, HAND_FORMATTED["cursor"]) == installed
     assert (project / ".baton" / "install-originals" / "cursor" / ".cursor" / "hooks.json").is_file()
+
+
+def test_a_baton_folder_outside_the_project_keeps_no_original_and_install_and_remove_still_work(project_dir, tmp_path):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (project_dir / ".baton").symlink_to(outside)
+    _put(project_dir, {".mcp.json": b'{"mcpServers":{"db":{"command":"pg-mcp"}}}'})
+    install_hooks(project_dir, "claude-code")
+    assert not (outside / "install-originals").exists()
+    remove_wiring(project_dir, "claude-code")
+    assert json.loads((project_dir / ".mcp.json").read_text()) == {"mcpServers": {"db": {"command": "pg-mcp"}}}
 
 
 def test_a_linked_worktree_keeps_its_originals_apart(project, tmp_path):

@@ -447,7 +447,8 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         return InstallResult(harness, str(base), True, changes, would_init, project=elsewhere, user_steps=steps,
                              warnings=warnings)
     for keep, path in originals:  # before the file changes: its own bytes, for --remove to put back
-        _keep_original(keep, path)
+        if keep is not None:
+            _keep_original(keep, path)
     for path, text, change in planned:
         if change.action != "unchanged":
             _write(path, text)
@@ -463,21 +464,21 @@ ORIGINALS = ".baton/install-originals"
 as all of ``.baton/`` but its config), for ``--remove`` to put back."""
 
 
-def original_path(project: str | os.PathLike, base: str | os.PathLike, harness: str, relative: str) -> Path:
+def original_path(project: str | os.PathLike, base: str | os.PathLike, harness: str, relative: str) -> Path | None:
     """Where the original of ``relative`` (a file of the worktree ``base``) is kept: under the
     project's ``.baton/install-originals/HARNESS/``, or, for a linked worktree,
-    ``.baton/install-originals/worktrees/KEY/HARNESS/`` (``KEY`` a hash of its path).
-
-    Raises:
-        UnsafePath: the place resolves outside the project (a symlinked ``.baton``).
-    """
+    ``.baton/install-originals/worktrees/KEY/HARNESS/`` (``KEY`` a hash of its path). None when
+    that place resolves outside the project (a symlinked ``.baton``): no original is kept or read."""
     import hashlib
 
     folder = ORIGINALS
     if os.path.realpath(base) != os.path.realpath(project):
         key = hashlib.sha256(os.path.realpath(base).encode("utf-8", "surrogateescape")).hexdigest()[:16]
         folder += f"/worktrees/{key}"
-    return _contained(Path(project), f"{folder}/{harness}/{relative}")
+    try:
+        return _contained(Path(project), f"{folder}/{harness}/{relative}")
+    except UnsafePath:
+        return None
 
 
 def _keep_original(keep: Path, path: Path) -> None:

@@ -495,8 +495,8 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         path = _contained(base, spec.path)
         old = read_strict(path)
         note = None
-        if spec.text is None:
-            keep = original_path(project, base, harness, spec.path)
+        keep = original_path(project, base, harness, spec.path) if spec.text is None else None
+        if keep is not None:
             saved.append(keep)
         if old is None:
             planned.append((path, None, Removal(spec.path, "unchanged", "")))
@@ -513,12 +513,13 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         else:
             new = _json_removed(old, spec, harness)
         if new != old and spec.text is None:
-            original = _read_bytes(keep)
+            original = _read_bytes(keep) if keep is not None else None
             restored = None if original is None else _restorable(spec, harness, old, new, original)
             if restored is not None:
                 new, note = restored, "put back as it was before install-hooks"
             elif original is not None:
-                note = "changed since install-hooks, so written back re-formatted"
+                note = ("changed since install-hooks, so written back re-formatted" if new is not None
+                        else "changed since install-hooks, and nothing else is left in it")
         if new == old:
             planned.append((path, old, Removal(spec.path, "unchanged", "")))
         else:
