@@ -764,11 +764,12 @@ def _mcp(args: argparse.Namespace):
 
 def add_mcp_command(sub, common) -> None:
     p = sub.add_parser("mcp", parents=[common], help="serve Baton's MCP tools on stdio",
-                       description="Run a stdio MCP server bound to this project: baton_status, handoff_capture, "
-                                   "handoff_validate, handoff_ready, handoff_resume, handoff_list, prompt and "
-                                   "bootstrap, each calling the same command as the CLI. No tool runs shell "
-                                   "commands. With --json, print the tools and their input schemas and exit "
-                                   "instead of serving.")
+                       description="Run a stdio MCP server bound to this project: Baton's tools (handoffs, "
+                                   "status, the session baton, bootstrap), each calling the same command as the "
+                                   "CLI, its prompts (slash commands: handoff, resume, brief, pickup) and its "
+                                   "resources (the latest brief, each ready handoff); docs/mcp.md. No tool runs "
+                                   "shell commands. With --json, print the tools with their input schemas, the "
+                                   "prompts and the resources, and exit instead of serving.")
     p.set_defaults(func=_mcp)
 
 
@@ -820,7 +821,10 @@ def add_harness_commands(sub, common) -> None:
                                    "handoff is prepared for the session; a session end ends it and hands on "
                                    "the ready handoff it wrote as a baton. Whatever fails, it exits 0 with one "
                                    "line on stderr and injects nothing.")
-    p.add_argument("harness", choices=HARNESSES, help="the harness running the hook")
+    # Not argparse choices: an unknown harness, like an unknown event, exits 0 with one line (a hook never
+    # breaks its harness).
+    p.add_argument("harness", metavar="HARNESS",
+                   help=f"the harness running the hook: {', '.join(HARNESSES)}").completions = HARNESSES
     p.add_argument("event", metavar="EVENT",
                    help="the harness's event: SessionStart, PreCompact, SessionEnd (claude-code); SessionStart, "
                         "PreCompact, Stop (codex); SessionStart, PreCompress, SessionEnd (gemini-cli); "

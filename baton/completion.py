@@ -62,8 +62,9 @@ def command_tree(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) ->
             if action.choices:
                 for option in action.option_strings:
                     choices[option] = tuple(str(c) for c in action.choices)
-        elif action.choices:
-            positional.extend(str(c) for c in action.choices)
+        elif action.choices or getattr(action, "completions", None):
+            # ``completions``: the words to offer for an argument that takes other values too
+            positional.extend(str(c) for c in action.choices or action.completions)
         elif action.dest in _ID_DESTS:
             positional_words = "ids"
     yield Node(path, tuple(commands), tuple(options), choices, tuple(positional), positional_words, option_words)

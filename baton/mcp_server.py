@@ -271,7 +271,7 @@ ANNOTATIONS = {
     "baton_status": _annotations("Project status", read_only=True),
     "handoff_capture": _annotations("Capture a draft handoff"),
     "handoff_validate": _annotations("Validate a handoff"),  # records a new report each time
-    "handoff_ready": _annotations("Promote a handoff to ready", idempotent=True),  # a second call changes nothing
+    "handoff_ready": _annotations("Promote a handoff to ready", idempotent=True),  # a second call changes nothing (it answers invalid_transition)
     "handoff_resume": _annotations("Resume a ready handoff"),  # writes only with mark_resumed
     "handoff_list": _annotations("List handoffs", read_only=True),
     "handoff_fork": _annotations("Fork a handoff"),

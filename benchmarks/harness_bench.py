@@ -12,7 +12,10 @@ interleaved rounds (so machine drift falls on all of them alike):
   ``cat >/dev/null`` instead of Baton — the harness's own hook machinery;
 - ``baton hooks``: Baton's hook entries as installed, without the MCP server;
 - ``baton``: everything ``install-hooks`` writes (hooks, the approved MCP
-  server Claude Code waits for before the first request, the skill).
+  server Claude Code waits for before the first request, the skill);
+- ``baton, MCP not alwaysLoad``: the same with ``alwaysLoad`` taken off the
+  server, so Claude Code does not wait for it (its tools may then miss the
+  first request): what waiting for ``baton mcp`` costs.
 
 Target (issue 23): ``baton hooks`` ≤ 1.10 × ``no-op hooks`` — Baton's own
 commands add at most 10 % over the entries running a no-op. Each set-up's
@@ -61,7 +64,12 @@ def _set_up(root: Path, model: FakeAnthropic, kind: str, only: str | None = None
                 for hook in group["hooks"]:
                     hook["command"] = NOOP
     settings.write_text(json.dumps(config, indent=2))
-    if kind != "baton":
+    if kind == "baton, MCP not alwaysLoad":
+        servers = project / ".mcp.json"
+        mcp = json.loads(servers.read_text())
+        mcp["mcpServers"]["baton"].pop("alwaysLoad", None)
+        servers.write_text(json.dumps(mcp, indent=2))
+    elif kind != "baton":
         (project / ".mcp.json").unlink()
         (project / ".claude" / "settings.local.json").unlink(missing_ok=True)
     return project, env
@@ -84,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="write the medians and ratios as JSON here")
     args = parser.parse_args(argv)
     program = harness_program("claude-code")
-    kinds = ["bare", "no-op hooks", "baton hooks", "baton"]
+    kinds = ["bare", "no-op hooks", "baton hooks", "baton", "baton, MCP not alwaysLoad"]
     with FakeAnthropic() as model, tempfile.TemporaryDirectory(prefix="baton-harness-bench-") as tmp:
         root = Path(tmp)
         setups = {kind: _set_up(root, model, kind) for kind in kinds}
@@ -104,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
         "baton hooks / no-op hooks (target <= 1.10)": medians["baton hooks"] / medians["no-op hooks"],
         "no-op hooks / bare": medians["no-op hooks"] / medians["bare"],
         "baton / bare": medians["baton"] / medians["bare"],
-        "baton / baton hooks (the MCP server's start)": medians["baton"] / medians["baton hooks"],
+        "baton / baton hooks (waiting for the MCP server)": medians["baton"] / medians["baton hooks"],
+        "baton, MCP not alwaysLoad / baton hooks": medians["baton, MCP not alwaysLoad"] / medians["baton hooks"],
     }
     ratios.update({f"{kind} / bare": medians[kind] / medians["bare"] for kind in medians if kind.startswith("only ")})
     print(f"| set-up | median of {args.runs} (s) |\n|---|---|")

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hooks"
 PLACEHOLDER = "/path/to/project"
@@ -38,3 +41,26 @@ def injected(harness: str, answer: str) -> str | None:
     if harness == "cursor":
         return data.get("additional_context")
     return (data.get("hookSpecificOutput") or {}).get("additionalContext")
+
+
+_HOLDER = (  # holds the lock until its stdin closes, 300 s at most (a regression fails, never hangs)
+    "import fcntl, os, select, sys\n"
+    "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\n"
+    "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+    "print('held', flush=True)\n"
+    "select.select([sys.stdin], [], [], 300)\n"
+)
+
+
+@contextmanager
+def lock_held_elsewhere(project: Path) -> Iterator[None]:
+    """Another process holds the project's ledger lock (``.baton/ledger.lock``) until the block ends."""
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(Path(project) / ".baton" / "ledger.lock")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=60)

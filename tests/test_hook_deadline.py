@@ -10,24 +10,14 @@ stdin, the lock held by another process.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from contextlib import contextmanager
 
 import pytest
 
 from baton.harnesses import notices
 from tests.conftest import run_baton
 from tests.handoff_support import git_init
-from tests.harness_support import fixture, injected
+from tests.harness_support import fixture, injected, lock_held_elsewhere
 
-HOLDER = (  # holds the lock until its stdin closes, 60 s at most (a regression fails, never hangs)
-    "import fcntl, os, select, sys\n"
-    "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\n"
-    "fcntl.flock(fd, fcntl.LOCK_EX)\n"
-    "print('held', flush=True)\n"
-    "select.select([sys.stdin], [], [], 60)\n"
-)
 
 
 @pytest.fixture
@@ -36,16 +26,6 @@ def repo(project):
     return project
 
 
-@contextmanager
-def lock_held_elsewhere(project):
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(project / ".baton" / "ledger.lock")],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "held"
-        yield
-    finally:
-        holder.stdin.close()
-        holder.wait(timeout=30)
 
 
 def _hook(repo, harness, event, name, session, **env):

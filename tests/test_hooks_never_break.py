@@ -85,6 +85,14 @@ def test_the_cli_prints_the_problem_on_one_line(project_dir, capsys, monkeypatch
     assert code == 0 and out == "" and len(err.strip().splitlines()) == 1
 
 
+def test_an_unknown_harness_name_exits_0_with_one_line(project):
+    done = run_baton("hook", "claud", "SessionStart", cwd=project, input="{}")
+    assert done.returncode == 0 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        "baton hook claud SessionStart: unknown harness 'claud'; the harnesses are: claude-code, codex, "
+        "gemini-cli, cursor; nothing injected"]
+
+
 @pytest.mark.parametrize("harness", ["claude-code", "codex", "gemini-cli", "cursor"])
 def test_an_unknown_event_name_is_not_an_error_for_the_harness(project, harness):
     outcome = hook(project, harness, "Notification", {"session_id": "s"})

@@ -48,3 +48,35 @@ def test_merged_equals_a_live_merge_having_both_among_its_strict_ancestors(graph
     for a in everyone:
         for b in everyone:
             assert graph.merged(a, b) == any({a, b} <= line for line in lines.values()), (a, b)
+
+
+@given(graphs())
+def test_two_nodes_in_different_parts_never_share_an_ancestor(graph):
+    parts = graph.parts()
+    for a in graph.nodes:
+        for b in graph.nodes:
+            if parts[a] != parts[b]:
+                up_a, up_b = _ancestors(graph, a) | {a}, _ancestors(graph, b) | {b}
+                assert not up_a & up_b
+        assert all(parts[p] == parts[a] for p in graph.nodes[a].parents)
+
+
+def test_separate_lines_each_deciding_d_001_otherwise_are_never_compared(monkeypatch):
+    """Two handoffs with no path between them cannot diverge: no pair across parts is even tested."""
+    from baton.domain.lineage import conflict_candidates
+
+    nodes = []
+    for line in range(300):  # 300 separate root + continuation pairs, every record deciding D-001 its own way
+        root, child = _ident(2 * line), _ident(2 * line + 1)
+        for ident, parents, choice in ((root, (), f"redis {line}"), (child, (root,), f"postgres {line}")):
+            nodes.append(Node(ident, "continue" if parents else "root", parents, None, "t",
+                              f"2026-01-01T00:{line // 60:02d}:{line % 60:02d}Z",
+                              ({"id": "D-001", "subject": "token store", "choice": choice, "text": choice,
+                                "kind": None},), "ready"))
+    graph = Graph(nodes)
+    calls = []
+    real = Graph.divergent
+    monkeypatch.setattr(Graph, "divergent", lambda self, a, b: calls.append((a, b)) or real(self, a, b))
+
+    assert conflict_candidates(graph) == []
+    assert calls == []

@@ -142,3 +142,14 @@ def test_a_deep_chain_that_changes_its_mind_has_no_candidates_and_a_fork_off_it_
     forked = conflict_candidates(_chain(2_000, fork_at=1_000))
     # The fork's "memory" contradicts each node of the chain after the fork point (its divergent branch).
     assert len(forked) == 999 and all(_ident(2_000) in (c.a, c.b) for c in forked)
+
+
+@given(dags(), st.integers(0, 3))
+def test_the_candidates_each_record_carries_found_at_once_equal_those_found_one_by_one(graph, keep):
+    from baton.domain.lineage import conflicts_touching_each
+
+    candidates = conflict_candidates(graph)
+    idents = [*graph.nodes, "01900000-0000-7000-8000-999999999999"]  # and one that is not in the graph
+    for used in (candidates, candidates[:keep]):  # few candidates: a longer line tests them one by one
+        each = conflicts_touching_each(used, graph, idents)
+        assert all(each[ident] == conflicts_touching(used, graph, ident) for ident in idents)

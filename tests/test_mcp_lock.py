@@ -4,9 +4,6 @@ gives up after ``$BATON_MCP_LOCK_WAIT`` seconds with ``ledger_busy``."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from contextlib import contextmanager
 
 import anyio
 import pytest
@@ -14,16 +11,10 @@ from mcp import Client
 
 from baton.mcp_server import LOCK_WAIT_SECONDS, build_server, lock_wait
 from tests.handoff_support import payload
+from tests.harness_support import lock_held_elsewhere
 
 pytestmark = pytest.mark.anyio
 
-HOLDER = (  # holds the lock until its stdin closes, 30 s at most (a regression fails, never hangs)
-    "import fcntl, os, select, sys\n"
-    "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\n"
-    "fcntl.flock(fd, fcntl.LOCK_EX)\n"
-    "print('held', flush=True)\n"
-    "select.select([sys.stdin], [], [], 30)\n"
-)
 
 
 @pytest.fixture
@@ -31,17 +22,6 @@ def anyio_backend():
     return "asyncio"
 
 
-@contextmanager
-def lock_held_elsewhere(project):
-    """Another process holds the project's ledger lock until the block ends."""
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(project / ".baton" / "ledger.lock")],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "held"
-        yield
-    finally:
-        holder.stdin.close()
-        holder.wait(timeout=30)
 
 
 async def test_a_read_answers_while_another_process_holds_the_lock(project, monkeypatch):

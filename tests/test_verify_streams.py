@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from baton.ledger import EventDraft, Ledger
 from baton.ledger import verify as verify_module
 from baton.ledger.feed import scan_file
-from baton.ledger.verify import _SeqHashes, verify_ledger
+from baton.ledger.verify import _SeqHashes, _hash_value, verify_ledger
 
 WHOLE = 1 << 40
 
@@ -70,8 +70,13 @@ plans = st.fixed_dictionaries({
 })
 
 
-def report_at(monkeypatch, ledger_dir, chunk: int) -> dict:
+def report_at(monkeypatch, ledger_dir, chunk: int, *, on_disk: bool = False) -> dict:
+    """The report, read ``chunk`` bytes at a time, remembering in dicts or (``on_disk``) in a
+    temporary database that holds two streams in memory and writes every three rows."""
     monkeypatch.setattr(verify_module, "VERIFY_CHUNK_BYTES", chunk)
+    monkeypatch.setattr(verify_module, "SPILL_BYTES", -1 if on_disk else 1 << 40)
+    monkeypatch.setattr(verify_module._OnDisk, "RECENT", 2)
+    monkeypatch.setattr(verify_module._OnDisk, "BATCH", 3)
     report = verify_ledger(ledger_dir, erasure_type="test.forgotten")
     return {**report.to_json(), "recorded": [(r.feed, r.seq, r.hash, r.offset, r.source) for r in report.recorded]}
 
@@ -84,6 +89,7 @@ def test_the_report_is_the_same_whatever_the_chunk_size_on_sound_and_damaged_led
     build(root, plan)
     whole = report_at(monkeypatch, root / "ledger", WHOLE)
     assert report_at(monkeypatch, root / "ledger", chunk) == whole
+    assert report_at(monkeypatch, root / "ledger", chunk, on_disk=True) == whole
     for feed in whole["feeds"]:
         scan = scan_file(root / "ledger" / f"{feed['feed']}.jsonl", collect=True)
         assert feed["events"] == len(scan.events) and feed["last_hash"] == scan.head.hash
@@ -112,6 +118,7 @@ def test_recorded_heads_are_checked_against_the_hashes_kept_for_each_seq(tmp_pat
     damaged = report_at(monkeypatch, root / "ledger", 4096)
     assert not damaged["ok"]
     assert damaged == report_at(monkeypatch, root / "ledger", WHOLE)
+    assert damaged == report_at(monkeypatch, root / "ledger", 4096, on_disk=True)
 
 
 def test_hashes_kept_per_seq_are_given_back_exactly_in_a_run_or_out_of_it():
@@ -136,3 +143,76 @@ def test_ids_are_the_same_for_the_duplicate_check_exactly_when_they_are_the_same
     keys = [_id_key(x) for x in others]
     assert len(set(keys) | {_id_key(canonical)}) == len(others) + 1
     assert all(k == x for k, x in zip(keys, others))  # kept as they are
+
+
+def resealed(line: bytes, **changes) -> bytes:
+    from baton.ledger.envelope import Event
+
+    raw = orjson.loads(line)
+    raw.update(changes)
+    raw["hash"] = Event.from_dict(raw).compute_hash()
+    return orjson.dumps(raw, option=orjson.OPT_SORT_KEYS) + b"\n"
+
+
+def test_an_id_seen_three_times_is_two_duplicates_each_naming_the_feed_before_it_in_memory_and_on_disk(
+        tmp_path, monkeypatch):
+    root = tmp_path / ".baton"
+    ledgers = [Ledger(root, name, fsync="never", clock=ticking(1_700_000_000_000_000_000 + i * 10**9))
+               for i, name in enumerate(("w1", "w2", "w3"))]
+    for ledger in ledgers:
+        append_notes(ledger, 3)
+    first_id = orjson.loads(ledgers[0].feed_path("w1").read_bytes().splitlines()[1])["id"]
+    for ledger in ledgers[1:]:
+        path = ledger.feed_path(ledger.writer)
+        lines = path.read_bytes().splitlines(keepends=True)
+        lines[0] = resealed(lines[0], id=first_id)
+        lines[1] = resealed(lines[1], prev=orjson.loads(lines[0])["hash"])
+        lines[2] = resealed(lines[2], prev=orjson.loads(lines[1])["hash"])
+        path.write_bytes(b"".join(lines))
+
+    in_memory = report_at(monkeypatch, root / "ledger", 4096)
+    on_disk = report_at(monkeypatch, root / "ledger", 4096, on_disk=True)
+
+    assert on_disk == in_memory
+    assert [(p["feed"], p["kind"]) for p in in_memory["problems"]] == [("w2", "duplicate_id"), ("w3", "duplicate_id")]
+    assert "also appears in feed 'w1'" in in_memory["problems"][0]["message"]
+    assert "also appears in feed 'w2'" in in_memory["problems"][1]["message"]
+    assert first_id in in_memory["problems"][1]["message"]
+
+
+def append_notes(ledger: Ledger, n: int) -> None:
+    for i in range(n):
+        with ledger.locked() as txn:
+            txn.append([EventDraft("test.noted", f"s/{ledger.writer}", {"n": i})])
+
+
+def test_a_hash_is_stored_on_disk_as_32_bytes_only_when_it_is_given_back_exactly():
+    canonical = "sha256:" + "ab" * 32
+    assert _hash_value(canonical) == bytes.fromhex("ab" * 32)
+    for other in ("sha256:" + "AB" * 32, "sha256:" + "zz" * 32, "md5:1", "sha256:" + "ab" * 31):
+        assert _hash_value(other) == other
+
+
+def test_verify_checks_in_memory_when_its_temporary_database_fails_at_any_point(tmp_path, monkeypatch):
+    import sqlite3
+
+    root = tmp_path / ".baton"
+    append_notes(Ledger(root, "w1", fsync="never", clock=ticking(1_700_000_000_000_000_000)), 20)
+    expected = report_at(monkeypatch, root / "ledger", 4096)
+    calls = {"n": 0}
+    real_stream = verify_module._OnDisk.stream
+
+    def failing_stream(self, stream, writer):
+        calls["n"] += 1
+        if calls["n"] == 7:
+            raise sqlite3.OperationalError("database or disk is full")
+        return real_stream(self, stream, writer)
+
+    monkeypatch.setattr(verify_module._OnDisk, "stream", failing_stream)
+    assert report_at(monkeypatch, root / "ledger", 4096, on_disk=True) == expected and calls["n"] >= 7
+
+    def refused(self):
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr(verify_module._OnDisk, "__init__", refused)
+    assert report_at(monkeypatch, root / "ledger", 4096, on_disk=True) == expected

@@ -69,7 +69,9 @@ def create_baton(
     opened = project
     ctx = context_of(opened, owner=payload.owner, branch=payload.branch)
     with opened.writing() as scope:
-        return BatonCreateResult(create_in_scope(scope, payload, ctx, session=session, harness=harness))
+        with scope.batch():  # the handoff and its baton.created: one append, all or nothing
+            created = create_in_scope(scope, payload, ctx, session=session, harness=harness)
+        return BatonCreateResult(attrs.evolve(created, record=stored_baton(scope.runner, created.record)))
 
 
 @frozen

@@ -162,24 +162,42 @@ def repository_head(worktree: Any) -> str | None:
     return None
 
 
-def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False, session: str | None = None,
-           harness: str | None = None, source: str = "cli", create_drafts: bool = True,
-           prepared_draft: str | None = None) -> DetectResult:
-    """Score ``raw`` signals; recommend, prepare a draft, or do nothing.
+@frozen
+class Assessment:
+    """What the detector made of one event's signals, decided on the state read
+    before the lock (as a recommendation always was): what to record, if anything."""
 
-    ``create_drafts=False`` (MCP ``handoff_detect`` without ``prepare``: §13
-    says it does not create by default): the outcome is reported and the
-    recommendation recorded, but no draft is captured. ``prepared_draft``: a
-    draft the caller already made for this signal (a harness's compaction),
-    named in the recorded recommendation.
+    session: str | None
+    harness: str | None
+    source: str
+    key: str
+    evaluation: Any
+    outcome: Any
+    head: str | None
+    config: Any
+
+    @property
+    def records(self) -> bool:
+        from baton.domain import detector
+
+        return not (self.outcome.action == detector.NONE or self.outcome.suppressed)
+
+    @property
+    def prepares(self) -> bool:
+        from baton.domain import detector
+
+        return self.outcome.action in (detector.AUTO_PREPARE, detector.PREPARE)
+
+
+def assess(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False, session: str | None = None,
+           harness: str | None = None, source: str = "cli") -> Assessment:
+    """Score ``raw`` signals and decide on the detector's state (outside the lock).
 
     Raises:
         InputError (exit 2): malformed signals or detector configuration, or a bad session id.
-        PolicyBlock (exit 5): the draft's template met the path or secret policy.
     """
     from baton.commands.handoff_facts import now_timestamp
     from baton.domain import detector
-    from baton.events import DETECTOR, DetectorRecommended, stream_of
     from baton.projections.detector import MATERIAL
 
     if session is None and isinstance(raw, Mapping) and isinstance(raw.get("session"), str):
@@ -197,26 +215,63 @@ def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False,
     material = (runner.get("detector", MATERIAL) or {}).get("at")
     now = now_timestamp(project.clock())
     outcome = detector.decide(state, material, evaluation, now=now, head=head, config=config, asked=prepare)
-    result_json = evaluation.to_json()
-    if outcome.action == detector.NONE or outcome.suppressed:
+    return Assessment(session, harness, source, key, evaluation, outcome, head, config)
+
+
+def record_recommendation(scope: Any, assessed: Assessment, draft: str | None,
+                          missing: tuple[str, ...] = ()) -> None:
+    """Inside a write scope (in the ``batch()`` that captured ``draft``, if it
+    did): append the ``detector.recommended`` event ``assessed`` decided."""
+    from baton.commands.record import record
+    from baton.events import DETECTOR, DetectorRecommended, stream_of
+
+    evaluation = assessed.evaluation
+    event = DetectorRecommended(
+        key=assessed.key, session=assessed.session, harness=assessed.harness, source=assessed.source,
+        action=assessed.outcome.action, pressure=evaluation.pressure, readiness=evaluation.readiness,
+        inputs=dict(evaluation.inputs), unavailable=list(evaluation.unavailable),
+        reasons=list(evaluation.reasons), head=assessed.head, draft_id=draft, missing=list(missing))
+    record(scope, [event], version=scope.txn.stream_version(stream_of(DETECTOR, assessed.key)),
+           session=assessed.session)
+
+
+def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False, session: str | None = None,
+           harness: str | None = None, source: str = "cli", create_drafts: bool = True,
+           prepared_draft: str | None = None) -> DetectResult:
+    """Score ``raw`` signals; recommend, prepare a draft, or do nothing.
+
+    ``create_drafts=False`` (MCP ``handoff_detect`` without ``prepare``: §13
+    says it does not create by default): the outcome is reported and the
+    recommendation recorded, but no draft is captured. ``prepared_draft``: a
+    draft the caller already made for this signal, named in the recorded
+    recommendation.
+
+    Raises:
+        InputError (exit 2): malformed signals or detector configuration, or a bad session id.
+        PolicyBlock (exit 5): the draft's template met the path or secret policy.
+    """
+    assessed = assess(project, raw, prepare=prepare, session=session, harness=harness, source=source)
+    session, harness = assessed.session, assessed.harness
+    outcome, config = assessed.outcome, assessed.config
+    result_json = assessed.evaluation.to_json()
+    if not assessed.records:
         return DetectResult(session, result_json, outcome.action, outcome.suppressed, False,
                             config=config.to_json())
     template, missing = None, ()
     from baton.commands.harness_sessions import open_session_draft
 
-    prepares = outcome.action in (detector.AUTO_PREPARE, detector.PREPARE)
-    wants_draft = prepares and (create_drafts or prepare)
+    wants_draft = assessed.prepares and (create_drafts or prepare)
     # The session's open draft is named whether or not this call may create
     # one (MCP ``handoff_detect`` without ``prepare`` creates nothing).
-    kept = open_session_draft(runner, session) if prepares and prepared_draft is None else None
+    kept = open_session_draft(project.reading(), session) if assessed.prepares and prepared_draft is None else None
     if wants_draft and kept is None and prepared_draft is None:
-        template, missing = _draft_template(project, evaluation, outcome.action, session=session)
+        template, missing = _draft_template(project, assessed.evaluation, outcome.action, session=session)
     from baton.commands.capture import capture_in_scope
-    from baton.commands.record import record
 
-    with project.writing() as scope:
-        # The draft and the recommendation that made it are written under one
-        # lock: a recommendation never names a draft that is not there.
+    with project.writing() as scope, scope.batch():
+        # The draft and the recommendation that made it are ONE append (all
+        # or nothing, under one lock): a recommendation never names a draft
+        # that is not there, and no draft is left without its recommendation.
         draft = prepared_draft
         if template is not None:
             # Looked at again under the lock: two requests of one session at
@@ -228,12 +283,7 @@ def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False,
                                          session=session).handoff_id
         if kept is not None:
             draft, missing = kept["id"], still_to_complete(kept)
-        event = DetectorRecommended(
-            key=key, session=session, harness=harness, source=source, action=outcome.action,
-            pressure=evaluation.pressure, readiness=evaluation.readiness, inputs=dict(evaluation.inputs),
-            unavailable=list(evaluation.unavailable), reasons=list(evaluation.reasons), head=head, draft_id=draft,
-            missing=list(missing))
-        record(scope, [event], version=scope.txn.stream_version(stream_of(DETECTOR, key)), session=session)
+        record_recommendation(scope, assessed, draft, tuple(missing))
     return DetectResult(session, result_json, outcome.action, None, True, draft, tuple(missing),
                         config=config.to_json(), draft_kept=kept is not None)
 

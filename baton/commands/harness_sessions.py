@@ -322,35 +322,44 @@ def _objective_for(runner: Any, session: dict[str, Any] | None, observed: dict[s
 
 def prepare_before_compaction(project: "Project", session_id: str | None, *, harness: str | None = None,
                               trigger: str | None = None) -> CompactionDraftResult:
-    """Capture the session's draft before its context is compacted (once per session).
+    """Capture the session's draft before its context is compacted (once per
+    session), and tell the detector what the compaction means
+    (``detector_inputs``): its ``detector.recommended`` names the draft and
+    lands in the same append as the draft (one batch, all or nothing).
 
     Raises:
         InputError: no session id, or a malformed one.
         PolicyBlock: a changed file's path was refused by the path policy.
     """
     from baton.commands.capture import capture_in_scope
+    from baton.commands.detect import assess, record_recommendation
     from baton.commands.prepare import prepare_handoff
 
     sid = _session_id(session_id)
+    assessed = assess(project, detector_inputs(trigger)["inputs"], session=sid, harness=harness, source="hook")
     runner = project.reading()
     kept = _compaction_draft(runner, sid)
-    if kept is not None:
+    template = None
+    if kept is None:
+        prepared = prepare_handoff(project, trigger=HOOK_TRIGGER)  # reads git: outside the lock
+        label = f"{harness or 'the'} session {sid}"
+        template = dict(prepared.template)
+        template["work"] = {**template["work"], "title": f"Work of {label}, before compaction",
+                            "objective": _objective_for(runner, runner.get("sessions", sid), prepared.objective,
+                                                        label)}
+        template["automation"] = {"trigger": HOOK_TRIGGER, **detector_inputs(trigger)}
+    elif not assessed.records:
         return CompactionDraftResult(sid, kept, False, trigger)
-    prepared = prepare_handoff(project, trigger=HOOK_TRIGGER)  # reads git: outside the lock
-    label = f"{harness or 'the'} session {sid}"
-    template = dict(prepared.template)
-    template["work"] = {**template["work"], "title": f"Work of {label}, before compaction",
-                        "objective": _objective_for(runner, runner.get("sessions", sid), prepared.objective, label)}
-    template["automation"] = {"trigger": HOOK_TRIGGER, **detector_inputs(trigger)}
-    with project.writing() as scope:
+    with project.writing() as scope, scope.batch():
         # Looked at again under the lock: two hooks of one session compacting
         # at the same moment leave one draft between them.
-        kept = _compaction_draft(scope.runner, sid)
-        if kept is not None:
-            return CompactionDraftResult(sid, kept, False, trigger)
-        captured = capture_in_scope(scope, template, trigger=HOOK_TRIGGER, origin={"harness": harness},
-                                    session=sid)
-    return CompactionDraftResult(sid, captured.handoff_id, True, trigger)
+        now = _compaction_draft(scope.runner, sid)
+        created = now is None and template is not None
+        draft = capture_in_scope(scope, template, trigger=HOOK_TRIGGER, origin={"harness": harness},
+                                 session=sid).handoff_id if created else (now or kept)
+        if assessed.records:
+            record_recommendation(scope, assessed, draft)
+    return CompactionDraftResult(sid, draft, created, trigger)
 
 
 def _compaction_draft(runner: Any, sid: str) -> str | None:

@@ -139,14 +139,10 @@ def list_handoffs(
 def listed_conflicts(runner: Any, ids: list[str]) -> dict[str, list[dict[str, Any]]]:
     """The conflict candidates each of ``ids`` carries (only ids that carry some)."""
     from baton.commands.lineage import current_conflicts
-    from baton.domain.lineage import conflicts_touching
+    from baton.domain.lineage import conflicts_touching_each
 
     graph, candidates = current_conflicts(runner, ids)
     if not candidates:
         return {}
-    out = {}
-    for ident in ids:
-        found = conflicts_touching(candidates, graph, ident)
-        if found:
-            out[ident] = [c.to_json() for c in found]
-    return out
+    return {ident: [c.to_json() for c in found]
+            for ident, found in conflicts_touching_each(candidates, graph, ids).items() if found}

@@ -285,6 +285,22 @@ class Graph:
         out = self._ancestors[ident] = frozenset(seen)
         return out
 
+    def line_within(self, ident: str, budget: int) -> set[str] | None:
+        """``ident`` and its ancestors, or None once they are more than ``budget``."""
+        seen = {ident}
+        queue = deque(self.nodes[ident].parents if ident in self.nodes else ())
+        while queue:
+            current = queue.popleft()
+            if current in seen:
+                continue
+            seen.add(current)
+            if len(seen) > budget:
+                return None
+            node = self.nodes.get(current)
+            if node is not None:
+                queue.extend(node.parents)
+        return seen
+
     def descendants(self, ident: str) -> set[str]:
         seen: set[str] = set()
         queue = deque(self.children.get(ident, ()))
@@ -312,6 +328,30 @@ class Graph:
             queue.extend(self.nodes[current].parents)
             queue.extend(self.children.get(current, ()))
         return seen
+
+    def parts(self) -> dict[str, str]:
+        """Each node's (and erased parent's) connected part, named by one of its
+        members: two nodes in different parts have no common ancestor. One
+        union-find pass over the parent edges, without recursion."""
+        known = getattr(self, "_parts", None)
+        if known is not None:
+            return known
+        leader: dict[str, str] = {}
+
+        def find(x: str) -> str:
+            leader.setdefault(x, x)
+            while leader[x] != x:
+                leader[x] = leader[leader[x]]  # path halving
+                x = leader[x]
+            return x
+
+        for node in self.nodes.values():
+            for parent in node.parents:
+                a, b = find(node.id), find(parent)
+                if a != b:
+                    leader[max(a, b)] = min(a, b)
+        out = self._parts = {x: find(x) for x in [*self.nodes, *leader]}
+        return out
 
     def graph_relation(self, ident: str) -> str:
         """The relation as the graph sees it: a second ``continue`` from one
@@ -422,11 +462,15 @@ def merge_refusal(graph: Graph, ids: Sequence[str]) -> str | None:
 def conflict_candidates(graph: Graph) -> list[ConflictCandidate]:
     """Every unresolved pair of contradicting decisions on divergent nodes.
 
-    Decisions are indexed by id and by subject; within one key, nodes are
-    taken in first-parent pre-order, so a node's tree ancestors are the ones
-    still open on a stack and only nodes on other branches (closed before it)
-    are paired with it, bucketed by choice: the work is proportional to the
-    pairs that differ, never to every pair of handoffs.
+    Decisions are indexed by id and by subject, and within one key split by
+    connected part of the graph (nodes with no edge path between them share
+    no ancestor, so never diverge: a project of many separate lines, each
+    handoff recording its own ``D-001``, compares none of them). Within a
+    part, nodes are taken in first-parent pre-order, so a node's tree
+    ancestors are the ones still open on a stack and only nodes on other
+    branches (closed before it) are paired with it, bucketed by choice: the
+    work is proportional to the pairs that differ within a part, never to
+    every pair of handoffs.
     """
     by_key: dict[tuple[str, str], dict[str, list[Mapping[str, Any]]]] = {}
     for node in graph.nodes.values():
@@ -440,25 +484,33 @@ def conflict_candidates(graph: Graph) -> list[ConflictCandidate]:
             if decision.get("subject"):
                 by_key.setdefault(("subject", decision["subject"]), {}).setdefault(node.id, []).append(decision)
     found: dict[tuple[str, str, str, str], ConflictCandidate] = {}
+    part: dict[str, str] = {}
     if any(len(on) > 1 for on in by_key.values()):
         graph._number()
+        part = graph.parts()
     for (basis, key), on in sorted(by_key.items()):
         if len(on) < 2:
             continue
-        open_: list[str] = []
-        closed: dict[Any, list[tuple[str, Mapping[str, Any]]]] = {}
-        for b in sorted(on, key=lambda i: graph._pre[i]):
-            while open_ and graph._post[open_[-1]] < graph._pre[b]:
-                done = open_.pop()
-                for d in on[done]:
-                    closed.setdefault(d.get("choice"), []).append((done, d))
-            for db in on[b]:
-                for choice, entries in closed.items():
-                    if choice == db.get("choice"):
-                        continue
-                    for a, da in entries:
-                        _consider(graph, found, basis, key, a, da, b, db)
-            open_.append(b)
+        by_part: dict[str, list[str]] = {}
+        for ident in on:
+            by_part.setdefault(part[ident], []).append(ident)
+        for members in by_part.values():
+            if len(members) < 2:
+                continue
+            open_: list[str] = []
+            closed: dict[Any, list[tuple[str, Mapping[str, Any]]]] = {}
+            for b in sorted(members, key=lambda i: graph._pre[i]):
+                while open_ and graph._post[open_[-1]] < graph._pre[b]:
+                    done = open_.pop()
+                    for d in on[done]:
+                        closed.setdefault(d.get("choice"), []).append((done, d))
+                for db in on[b]:
+                    for choice, entries in closed.items():
+                        if choice == db.get("choice"):
+                            continue
+                        for a, da in entries:
+                            _consider(graph, found, basis, key, a, da, b, db)
+                open_.append(b)
     # One pair contradicting on the same decision by id and by subject is one candidate.
     out: dict[tuple[str, str, str, str], ConflictCandidate] = {}
     for c in found.values():
@@ -491,6 +543,32 @@ def conflicts_touching(candidates: Sequence[ConflictCandidate], graph: Graph, id
 
     # On the line, and not past it: a record descending from both sides merged them.
     return [c for c in candidates if (on_line(c.a) or on_line(c.b)) and not (on_line(c.a) and on_line(c.b))]
+
+
+def conflicts_touching_each(candidates: Sequence[ConflictCandidate], graph: Graph,
+                            idents: Iterable[str]) -> dict[str, list[ConflictCandidate]]:
+    """``conflicts_touching`` for many records at once (a listing): candidates
+    are indexed by the handoffs they name, and each record's line — itself and
+    its ancestors — is walked for them while it is shorter than the list of
+    candidates (else the candidates are tested one by one, as for one record),
+    so a listing costs the lines walked, not every record times every candidate."""
+    at: dict[str, list[int]] = {}
+    for i, c in enumerate(candidates):
+        at.setdefault(c.a, []).append(i)
+        if c.b != c.a:
+            at.setdefault(c.b, []).append(i)
+    out: dict[str, list[ConflictCandidate]] = {}
+    for ident in idents:
+        if ident not in graph:
+            out[ident] = []
+            continue
+        line = graph.line_within(ident, len(candidates))
+        if line is None:
+            out[ident] = conflicts_touching(candidates, graph, ident)
+            continue
+        hits = sorted({i for x in line for i in at.get(x, ())})
+        out[ident] = [candidates[i] for i in hits if (candidates[i].a in line) != (candidates[i].b in line)]
+    return out
 
 
 # -- views --------------------------------------------------------------------------------

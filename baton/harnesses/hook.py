@@ -134,26 +134,14 @@ def act(app: Any, metadata: SessionMetadata) -> Any:
     if metadata.kind == SESSION_START:
         return app.start_harness_session(metadata.session_id, harness=metadata.harness, source=metadata.source)
     if metadata.kind == PRE_COMPACT:
-        prepared = app.prepare_for_compaction(metadata.session_id, harness=metadata.harness, trigger=metadata.trigger)
-        feed_detector_compaction(app, metadata, prepared.handoff_id)
-        return prepared
+        # The draft and the detector's record of the compaction: one append.
+        return app.prepare_for_compaction(metadata.session_id, harness=metadata.harness, trigger=metadata.trigger)
     if metadata.kind == USER_PROMPT:
         return app.detect({"handoff_request": 1.0 if metadata.handoff_request else None},
                           session=metadata.session_id, harness=metadata.harness, source="hook")
     if metadata.kind == SESSION_END:
         return app.finish_harness_session(metadata.session_id, harness=metadata.harness, reason=metadata.reason)
     raise InputError(f"a {metadata.harness} {metadata.event} event means nothing to Baton")
-
-
-def feed_detector_compaction(app: Any, metadata: SessionMetadata, draft: str | None) -> None:
-    """Tell the detector what a compaction means (``detector_inputs``), naming
-    the draft the compaction prepared: the recommendation is recorded (and
-    starts the session's cooldown) like any other."""
-    from baton.commands.harness_sessions import detector_inputs
-
-    signals = detector_inputs(metadata.trigger)["inputs"]
-    app.detect(signals, session=metadata.session_id, harness=metadata.harness, source="hook", create_drafts=False,
-               prepared_draft=draft)
 
 
 class HookRun:

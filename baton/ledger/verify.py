@@ -22,9 +22,12 @@ writer quarantines it.
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Protocol
+from typing import Any, Callable, Iterator, Mapping, Protocol
+
+import orjson
 
 import attrs
 
@@ -152,17 +155,16 @@ class _SeqHashes:
 
 class _FeedPass:
     """One feed read for ``verify``, a chunk at a time: its events in order for
-    the merge, and what its report and the checks at the end need — counts,
-    head, torn tail, problems, hashes by seq, where each erased event starts —
-    never the events themselves."""
+    the merge, and what its report needs — counts, head, torn tail, problems,
+    where each erased event starts — never the events themselves; each
+    event's hash goes to ``add_hash`` (for the recorded heads checked at the end)."""
 
-    def __init__(self, path: Path) -> None:
-        self.path, self.name = path, feed_name(path)
+    def __init__(self, path: Path, add_hash: Callable[[str, int, str], None]) -> None:
+        self.path, self.name, self._add_hash = path, feed_name(path), add_hash
         self.events = self.erased = 0
         self.head = FeedHead()
         self.torn: TornTail | None = None
         self.problems: list[FeedProblem] = []
-        self.hashes = _SeqHashes()
         self.starts: dict[str, int] = {}
         """Erased event id → the byte offset its line starts at (the end of the sound line before it)."""
 
@@ -180,13 +182,13 @@ class _FeedPass:
             try:
                 size = os.fstat(fh.fileno()).st_size
                 scans = scan_chunks(self.name, read, FeedHead(), size, VERIFY_CHUNK_BYTES, collect=True)
-                before, add = 0, self.hashes.add
+                before, add, name = 0, self._add_hash, self.name
                 for scan in scans:
                     self.problems.extend(scan.problems)
                     self.head, self.torn = scan.head, scan.torn or self.torn
                     self.events += len(scan.events)
                     for event, end in zip(scan.events, scan.ends):
-                        add(event.seq, event.hash)
+                        add(name, event.seq, event.hash)
                         if event.erased:
                             self.erased += 1
                             self.starts[event.id] = before
@@ -216,38 +218,215 @@ def _id_key(ident: str) -> str | bytes:
     return ident
 
 
+SPILL_BYTES = 8 << 20
+"""Above this many bytes of feeds, what ``verify`` remembers per event (id,
+hash) and per stream (versions) goes to a private temporary SQLite database
+on disk, so its memory stays the same at any size; below, into dicts."""
+
+
+class _InMemory:
+    """What the checks across feeds remember, in dicts: O(events) memory (an
+    id's 16 bytes and a hash's 32 an event, a stream's versions), no I/O."""
+
+    def __init__(self) -> None:
+        self._ids: dict[str | bytes, str] = {}
+        self._writers: dict[str, str] = {}
+        self._versions: dict[str, int] = {}
+        self._written: dict[tuple[str, str], int] = {}
+        self._hashes: dict[str, _SeqHashes] = {}
+
+    def seen(self, key: str | bytes, writer: str, order: int, seq: int) -> str | None:
+        """Note an event id; the writer it was last seen from before, if any."""
+        first = self._ids.get(key)
+        self._ids[key] = self._writers.setdefault(writer, writer)
+        return first
+
+    def duplicates(self) -> Iterator[tuple[int, str, int, str, str]]:
+        return iter(())  # every one was answered by ``seen``
+
+    def stream(self, stream: str, writer: str) -> tuple[int, int]:
+        return self._versions.get(stream, 0), self._written.get((stream, writer), 0)
+
+    def set_stream(self, stream: str, writer: str, version: int, mine: int) -> None:
+        self._versions[stream] = version
+        self._written[(stream, writer)] = mine
+
+    def add_hash(self, feed: str, seq: int, hash_: str) -> None:
+        found = self._hashes.get(feed)
+        if found is None:
+            found = self._hashes[feed] = _SeqHashes()
+        found.add(seq, hash_)
+
+    def hash_at(self, feed: str, seq: int) -> str | None:
+        found = self._hashes.get(feed)
+        return found.get(seq) if found is not None else None
+
+    def close(self) -> None:
+        pass
+
+
+class _OnDisk:
+    """The same, in a private temporary SQLite database (on disk, deleted when
+    closed): memory holds its page cache, a few thousand rows waiting to be
+    written, and the ``RECENT`` streams last used. Ids are checked for
+    duplicates once, at the end, by grouping them."""
+
+    RECENT = 1024
+    BATCH = 4096
+
+    def __init__(self) -> None:
+        import sqlite3
+
+        self.db = db = sqlite3.connect("")  # "": a temporary database on disk, removed on close
+        for pragma in ("journal_mode = OFF", "synchronous = OFF", "cache_size = -1024", "temp_store = FILE"):
+            db.execute(f"PRAGMA {pragma}")
+        db.execute("CREATE TABLE ids (key, ord INTEGER, writer TEXT, seq INTEGER)")
+        db.execute("CREATE TABLE streams (stream TEXT PRIMARY KEY, version INTEGER, written TEXT) WITHOUT ROWID")
+        db.execute("CREATE TABLE hashes (feed TEXT, seq INTEGER, hash, PRIMARY KEY (feed, seq)) WITHOUT ROWID")
+        self._ids: list[tuple[str | bytes, int, str, int]] = []
+        self._hashes: list[tuple[str, int, str | bytes]] = []
+        self._recent: dict[str, list[Any]] = {}
+        """Stream → [version, {writer: highest version it wrote}], oldest use first."""
+
+    def seen(self, key: str | bytes, writer: str, order: int, seq: int) -> str | None:
+        self._ids.append((key, order, writer, seq))
+        if len(self._ids) >= self.BATCH:
+            self._flush_ids()
+        return None
+
+    def _flush_ids(self) -> None:
+        self.db.executemany("INSERT INTO ids VALUES (?, ?, ?, ?)", self._ids)
+        self._ids.clear()
+
+    def duplicates(self) -> Iterator[tuple[int, str, int, str, str]]:
+        """``(order, writer, seq, id, writer seen before)`` of every id seen again, in no order."""
+        self._flush_ids()
+        rows = self.db.execute("SELECT key, ord, writer, seq FROM ids WHERE key IN "
+                               "(SELECT key FROM ids GROUP BY key HAVING COUNT(*) > 1) ORDER BY key, ord")
+        before = None
+        for key, order, writer, seq in rows:
+            if before is not None and before[0] == key:
+                yield order, writer, seq, _id_text(key), before[1]
+            before = (key, writer)
+
+    def stream(self, stream: str, writer: str) -> tuple[int, int]:
+        recent = self._recent
+        entry = recent.pop(stream, None)
+        if entry is None:
+            row = self.db.execute("SELECT version, written FROM streams WHERE stream = ?", (stream,)).fetchone()
+            entry = [row[0], orjson.loads(row[1])] if row else [0, {}]
+            if len(recent) >= self.RECENT:
+                self._evict()
+        recent[stream] = entry  # now the most recently used
+        return entry[0], entry[1].get(writer, 0)
+
+    def _evict(self) -> None:
+        """Write the least recently used quarter of the streams held (at least one) back to the database."""
+        recent = self._recent
+        oldest = list(itertools.islice(recent, max(1, len(recent) // 4)))
+        self.db.executemany("INSERT OR REPLACE INTO streams VALUES (?, ?, ?)",
+                            [(s, recent[s][0], orjson.dumps(recent.pop(s)[1]).decode()) for s in oldest])
+
+    def set_stream(self, stream: str, writer: str, version: int, mine: int) -> None:
+        entry = self._recent[stream]
+        entry[0] = version
+        entry[1][writer] = mine
+
+    def add_hash(self, feed: str, seq: int, hash_: str) -> None:
+        self._hashes.append((feed, seq, _hash_value(hash_)))
+        if len(self._hashes) >= self.BATCH:
+            self._flush_hashes()
+
+    def _flush_hashes(self) -> None:
+        self.db.executemany("INSERT OR REPLACE INTO hashes VALUES (?, ?, ?)", self._hashes)
+        self._hashes.clear()
+
+    def hash_at(self, feed: str, seq: int) -> str | None:
+        self._flush_hashes()
+        row = self.db.execute("SELECT hash FROM hashes WHERE feed = ? AND seq = ?", (feed, seq)).fetchone()
+        if row is None:
+            return None
+        return "sha256:" + row[0].hex() if isinstance(row[0], bytes) else row[0]
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def _hash_value(hash_: str) -> str | bytes:
+    """A hash as ``_OnDisk`` stores it: a canonical ``sha256:`` hash as its 32 bytes, anything else as written."""
+    if len(hash_) == 71 and hash_.startswith("sha256:"):
+        try:
+            digest = bytes.fromhex(hash_[7:])
+        except ValueError:
+            return hash_
+        if digest.hex() == hash_[7:]:
+            return digest
+    return hash_
+
+
+def _id_text(key: str | bytes) -> str:
+    """The id ``_id_key`` made ``key`` from."""
+    if isinstance(key, bytes):
+        h = key.hex()
+        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    return key
+
+
+class _HashesOf:
+    """One feed's hashes by seq, as ``_check_heads`` asks for them."""
+
+    def __init__(self, memory: "_InMemory | _OnDisk", feed: str) -> None:
+        self.memory, self.feed = memory, feed
+
+    def get(self, seq: int) -> str | None:
+        return self.memory.hash_at(self.feed, seq)
+
+
 def _verify(ledger_dir: Path, erasure_type: str | None, recorded: list[RecordedHead]) -> VerifyReport:
-    """Every feed streamed through one merge: memory holds a chunk of each feed,
-    and per event only its id and hash (and the streams' versions), never the
-    events' payloads."""
+    """Every feed streamed through one merge: memory holds a chunk of each feed;
+    what the checks across feeds remember per event (its id and hash) and per
+    stream goes into dicts, or for a ledger over ``SPILL_BYTES`` into a
+    temporary database on disk — never the events' payloads."""
     try:
         paths = sorted(p for p in ledger_dir.glob("*.jsonl") if p.is_file())
+        size = sum(p.stat().st_size for p in paths)
     except OSError as exc:
         raise StorageError(f"cannot list {ledger_dir}: {exc}") from exc
-    passes = [_FeedPass(path) for path in paths]
+    if size > SPILL_BYTES:
+        import sqlite3
+
+        memory: _InMemory | _OnDisk | None = None
+        try:
+            memory = _OnDisk()
+            return _check_all(paths, memory, erasure_type, list(recorded))
+        except sqlite3.Error:
+            pass  # no room for the temporary database (a full or read-only temp folder): check in memory
+        finally:
+            if memory is not None:
+                memory.close()
+    memory = _InMemory()
+    return _check_all(paths, memory, erasure_type, recorded)
+
+
+def _check_all(paths: list[Path], memory: "_InMemory | _OnDisk", erasure_type: str | None,
+               recorded: list[RecordedHead]) -> VerifyReport:
+    passes = [_FeedPass(path, memory.add_hash) for path in paths]
     by_name = {p.name: p for p in passes}
-    cross: list[FeedProblem] = []
+    found: list[tuple[int, int, FeedProblem]] = []
+    """(order in the merge, 0 for a duplicate id or 1 for a stream's version, the problem)."""
     concurrent: list[FeedProblem] = []
-    seen_ids: dict[str | bytes, str] = {}
-    """Event id → the writer it was first seen from (one string per writer, shared)."""
-    writers: dict[str, str] = {}
-    versions: dict[str, int] = {}
     forgotten: set[str] = set()
     erased: list[tuple[str, str, int]] = []
     """(writer, id, seq) of every erased event."""
     set_aside: dict[str, set[str]] = {}
-    written: dict[tuple[str, str], int] = {}
-    """(stream, writer) → the highest version that writer wrote to the stream."""
-    for event in merge_feeds(p.read() for p in passes):
-        key = _id_key(event.id)
-        first = seen_ids.get(key)
+    seen, stream_of, set_stream = memory.seen, memory.stream, memory.set_stream
+    for order, event in enumerate(merge_feeds(p.read() for p in passes)):
+        first = seen(_id_key(event.id), event.writer, order, event.seq)
         if first is not None:
-            cross.append(FeedProblem(event.writer, -1, event.seq, "duplicate_id",
-                                     f"event id {event.id} also appears in feed {first!r}"))
-        seen_ids[key] = writers.setdefault(event.writer, event.writer)
-        want = versions.get(event.stream, 0) + 1
-        mine = written.get((event.stream, event.writer), 0)
-        seen = want - 1
+            found.append((order, 0, _duplicate(event.writer, event.seq, event.id, first)))
+        version, mine = stream_of(event.stream, event.writer)
+        want = version + 1
+        seen_version = want - 1
         if mine < event.stream_version < want:
             # Another writer wrote this version first, and this writer had not
             # seen it: replicas apart, joined by sync. Not corruption.
@@ -257,11 +436,11 @@ def _verify(ledger_dir: Path, erasure_type: str | None, recorded: list[RecordedH
         else:
             if event.stream_version != want:
                 kind = "stream_fork" if event.stream_version < want else "stream_gap"
-                cross.append(FeedProblem(event.writer, -1, event.seq, kind, f"stream {event.stream!r}: "
-                                         f"expected version {want}, found {event.stream_version}"))
-            seen = want
-        versions[event.stream] = max(seen, event.stream_version)
-        written[(event.stream, event.writer)] = max(mine, event.stream_version)
+                found.append((order, 1, FeedProblem(event.writer, -1, event.seq, kind, f"stream {event.stream!r}: "
+                                                    f"expected version {want}, found {event.stream_version}")))
+            seen_version = want
+        set_stream(event.stream, event.writer, max(seen_version, event.stream_version),
+                   max(mine, event.stream_version))
         data = event.data
         if data is None:
             erased.append((event.writer, event.id, event.seq))
@@ -273,20 +452,28 @@ def _verify(ledger_dir: Path, erasure_type: str | None, recorded: list[RecordedH
             named = data.get("events")
             if isinstance(named, list):
                 forgotten.update(i for i in named if isinstance(i, str))
+    for order, writer, seq, ident, first in memory.duplicates():
+        found.append((order, 0, _duplicate(writer, seq, ident, first)))
+    found.sort(key=lambda f: (f[0], f[1]))
+    cross = [problem for _order, _kind, problem in found]
     for writer, ident, seq in erased:
         if ident not in forgotten:
-            found = by_name.get(writer)
-            cross.append(FeedProblem(writer, found.starts.get(ident, -1) if found else -1, seq,
+            feed = by_name.get(writer)
+            cross.append(FeedProblem(writer, feed.starts.get(ident, -1) if feed else -1, seq,
                                      "erased_without_forget",
                                      f"the payload of event {ident} was removed, and no recorded forget names it"))
     reports = [p.report() for p in passes]
-    cross.extend(_check_heads(recorded, {p.name: p.hashes for p in passes}, {r.feed: r.head for r in reports},
-                              set_aside))
+    cross.extend(_check_heads(recorded, {p.name: _HashesOf(memory, p.name) for p in passes},
+                              {r.feed: r.head for r in reports}, set_aside))
     return VerifyReport(feeds=reports, problems=cross,
                         erased_by_forget=sum(1 for _w, ident, _s in erased if ident in forgotten),
                         concurrent=concurrent,
                         heads_checked=len(recorded),
                         recorded=[r for r in recorded if r.hash is None or r.hash not in set_aside.get(r.feed, ())])
+
+
+def _duplicate(writer: str, seq: int, ident: str, first: str) -> FeedProblem:
+    return FeedProblem(writer, -1, seq, "duplicate_id", f"event id {ident} also appears in feed {first!r}")
 
 
 def _heads_in(data: Mapping[str, Any], source: str) -> list[RecordedHead]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import threading
@@ -183,6 +184,32 @@ class FakeModel:
         """The recorded requests that carry ``needle`` anywhere in their body."""
         with self.lock:
             return [r for r in self.requests if needle in r.text()]
+
+
+class ProxyTrap:
+    """A "proxy" on 127.0.0.1 that records the first line of each request (``CONNECT host:443``) and hangs up."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        self.socket = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                connection, _ = self.socket.accept()
+            except OSError:
+                return
+            with connection:
+                connection.settimeout(10)
+                try:
+                    self.seen.append(connection.recv(4096).split(b"\r\n", 1)[0].decode("latin-1"))
+                except OSError:
+                    self.seen.append("(unreadable)")
+
+    def close(self) -> None:
+        self.socket.close()
 
 
 # -- the project and the environment ---------------------------------------------------------------

@@ -99,6 +99,13 @@ def user_text(recorded: Recorded) -> str:
                      for part in content.get("parts") or [] if isinstance(part, dict))
 
 
+def hook_contexts(recorded: Recorded) -> list[str]:
+    """What hooks put before the model in the request: each ``<hook_context>…</hook_context>``'s text."""
+    import re
+
+    return re.findall(r"<hook_context>(.*?)</hook_context>", user_text(recorded), re.S)
+
+
 def tool_result(recorded: Recorded, name: str) -> str:
     """The newest result of the tool ``name`` the request carries back to the model, as text."""
     contents = (recorded.json or {}).get("contents") or []

@@ -28,21 +28,24 @@ from __future__ import annotations
 
 import itertools
 import json
-from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+import attrs
+
+from baton.model import frozen
 
 from tests.e2e.common import FakeModel, Recorded
 
 DEFAULT_REPLY = "Done."
 
 
-@dataclass(frozen=True)
+@frozen
 class Call:
     """A function call the model makes: ``name`` as it appears in the request's tools."""
 
     name: str
-    arguments: dict[str, Any] = field(default_factory=dict)
+    arguments: dict[str, Any] = attrs.field(factory=dict)
     namespace: str | None = None
     """Codex 0.171 groups an MCP server's tools under a namespace tool; the call names both."""
 

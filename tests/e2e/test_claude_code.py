@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.common import Recorded, git_project, harness_program, ledger_events, run_baton, run_harness
+from tests.e2e.common import ProxyTrap, Recorded, git_project, harness_program, ledger_events, run_baton, run_harness
 from tests.e2e.fake_anthropic import FakeAnthropic, ToolUse, baton_tool, claude_argv, claude_env, said
 
 RUN_TIMEOUT = 300
@@ -56,6 +56,8 @@ def env(tmp_path: Path, model: FakeAnthropic, project: Path) -> dict[str, str]:
     installed = run_baton(project, environment, "install-hooks", "--harness", "claude-code")
     assert installed.returncode == 0, installed.stderr
     return environment
+
+
 
 
 def session(claude: Path, project: Path, env: dict[str, str], model: FakeAnthropic, prompt: str,
@@ -146,6 +148,19 @@ def subject(event: dict[str, Any]) -> str:
 
 
 # -- the scenarios ---------------------------------------------------------------------------------
+
+def test_a_session_with_baton_sends_nothing_past_loopback(claude, project, env, model):
+    trap = ProxyTrap()
+    try:
+        trapped = {**env, **{name: trap.url for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy",
+                                                          "http_proxy", "all_proxy")}}
+        model.script = capture_validate_ready(parent=draft_named_in)
+        session(claude, project, trapped, model, "handoff")
+    finally:
+        trap.close()
+    assert events(project, env, "baton.created")  # the session did its work
+    assert trap.seen == []
+
 
 def test_the_brief_is_in_the_models_first_request(claude, project, env, model):
     left = run_baton(project, env, "session", "end", "earlier-session",

@@ -27,19 +27,19 @@ import os
 import queue
 import re
 import signal
-import socket
 import subprocess
-import sys
 import threading
 import time
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 
-from tests.e2e.common import BATON_BIN, git_project, harness_env, harness_program, ledger_events, run_baton
+from tests.e2e.common import (
+    BATON_BIN, ProxyTrap, git_project, harness_env, harness_program, ledger_events, run_baton,
+)
 from tests.e2e.fake_openai import Call, FakeResponses, function_outputs, tool_names
+from tests.harness_support import lock_held_elsewhere
 
 pytestmark = pytest.mark.e2e
 
@@ -48,30 +48,6 @@ MCP = "mcp__baton"
 (``mcp__<server>``; each tool keeps its own name inside it)."""
 
 
-class ProxyTrap:
-    """A "proxy" on 127.0.0.1 that records the first line of each request (``CONNECT host:443``) and hangs up."""
-
-    def __init__(self) -> None:
-        self.seen: list[str] = []
-        self.socket = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                connection, _ = self.socket.accept()
-            except OSError:
-                return
-            with connection:
-                connection.settimeout(10)
-                try:
-                    self.seen.append(connection.recv(4096).split(b"\r\n", 1)[0].decode("latin-1"))
-                except OSError:
-                    self.seen.append("(unreadable)")
-
-    def close(self) -> None:
-        self.socket.close()
 
 SESSION_TIMEOUT = 240
 """A whole `codex exec` run, bounded generously (a few seconds on a quiet machine)."""
@@ -379,6 +355,36 @@ def test_the_agents_capture_validate_ready_and_status_calls_land_in_the_ledger(c
     assert of_handoff[:3] == ["handoff.captured", "handoff.validated", "handoff.promoted"], of_handoff
 
 
+def _session_named_in(recorded) -> str:
+    """The session id the brief tells the agent to pass to Baton's MCP tools."""
+    found = [m.group(1) for t in developer_texts(recorded) if t.startswith("## Baton")
+             for m in [re.search(r'Pass `"session_id": "([^"]+)"`', t)] if m]
+    assert len(found) == 1, developer_texts(recorded)
+    return found[0]
+
+
+def test_a_handoff_the_agent_captures_itself_over_mcp_is_handed_on_at_the_sessions_end(codex, model):
+    def capture(recorded):
+        return Call("handoff_capture", {**_capture_body(), "session_id": _session_named_in(recorded)}, MCP)
+
+    def validate(recorded):
+        return Call("handoff_validate", {"id": result_of(recorded, "call_1")["id"]}, MCP)
+
+    def ready(recorded):
+        return Call("handoff_ready", {"id": result_of(recorded, "call_1")["id"],
+                                      "accept_warnings": "a scripted end-to-end session"}, MCP)
+
+    codex.run("Wrap up the parser work for the next session.", [capture, validate, ready, "Handed off."])
+    turns = model.turns()
+    captured = result_of(turns[1], "call_1")["id"]
+    events = codex.events()
+    (session,) = {e["session"] for e in events if e.get("type") == "session.begun"}
+    assert _session_named_in(turns[0]) == session  # what the brief named is the harness's own session id
+    batons = [e for e in events if e.get("type") == "baton.created"]
+    assert len(batons) == 1, [e["type"] for e in events]
+    assert batons[0]["data"]["handoff_id"] == captured
+
+
 def _draft_named_in(recorded) -> str:
     """The id of the draft Baton's prompt hook named to the agent (its notice, as developer context)."""
     notices = [t for t in developer_texts(recorded) if "Baton prepared a draft handoff" in t]
@@ -447,15 +453,20 @@ def test_the_next_session_receives_the_baton_exactly_once(codex, model):
 
 # -- compaction ----------------------------------------------------------------------------------------
 
-def test_a_real_compaction_saves_one_draft_for_the_session(codex, model):
+def _a_session_that_compacts(codex: CodexProject, model: FakeResponses) -> subprocess.CompletedProcess:
+    """A session whose context Codex believes full: responses report 50,000 input tokens against a
+    20,000 limit, so after the tool call Codex compacts (PreCompact, trigger auto; its summary request
+    gets the second reply) and then continues."""
     config = codex.codex_home / "config.toml"
-    # A context Codex believes full: responses report 50,000 input tokens against a 20,000 limit,
-    # so after the tool call Codex compacts (PreCompact, trigger auto) before it continues.
     config.write_text(config.read_text().replace(
         "mcp_optional_startup_grace_ms = 0\n",
         "mcp_optional_startup_grace_ms = 0\nmodel_context_window = 100000\nmodel_auto_compact_token_limit = 20000\n"))
     model.input_tokens = 50_000
-    done = codex.run("hello", [Call("baton_status", {}, MCP), "Summary of the work so far.", "Done."])
+    return codex.run("hello", [Call("baton_status", {}, MCP), "Summary of the work so far.", "Done."])
+
+
+def test_a_real_compaction_saves_one_draft_for_the_session(codex, model):
+    done = _a_session_that_compacts(codex, model)
     assert "hook: PreCompact" in done.stderr
     events = codex.events()
     drafts = [e for e in events if e.get("type") == "handoff.captured"]
@@ -467,31 +478,22 @@ def test_a_real_compaction_saves_one_draft_for_the_session(codex, model):
     assert drafts[0]["data"]["handoff"]["origin"] == {"harness": "codex", "session_id": session}
 
 
+def test_after_a_compaction_the_model_is_pointed_at_the_draft_saved_before_it(codex, model):
+    _a_session_that_compacts(codex, model)
+    (draft,) = [e["stream"].split("/", 1)[1] for e in codex.events() if e.get("type") == "handoff.captured"]
+    first, *_, last = model.turns()
+    pointed = [t for t in developer_texts(last) if "before the compaction" in t and draft in t]
+    assert len(pointed) == 1, developer_texts(last)
+    assert not any("before the compaction" in t for t in developer_texts(first))
+
+
 # -- a broken Baton never breaks Codex -----------------------------------------------------------------
 
 NOTICE = "> ⚠️ Baton's"
 """How a brief starts when a hook failed since the last one (docs/hooks.md)."""
 
-HOLDER = (  # holds the ledger lock until its stdin closes, 300 s at most (a regression fails, never hangs)
-    "import fcntl, os, select, sys\n"
-    "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\n"
-    "fcntl.flock(fd, fcntl.LOCK_EX)\n"
-    "print('held', flush=True)\n"
-    "select.select([sys.stdin], [], [], 300)\n"
-)
 
 
-@contextmanager
-def lock_held_elsewhere(project: Path) -> Iterator[None]:
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(project / ".baton" / "ledger.lock")],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        yield
-    finally:
-        assert holder.stdin is not None
-        holder.stdin.close()
-        holder.wait(timeout=60)
 
 
 def hello(codex: CodexProject, env: dict[str, str] | None = None) -> str:

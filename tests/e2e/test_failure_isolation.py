@@ -10,69 +10,25 @@ time: a stall would show as the run's timeout, a failure.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
-from tests.e2e.common import BATON_BIN, git_project, harness_program, ledger_events, run_baton
-from tests.e2e.fake_anthropic import FakeAnthropic, claude_env, said
-from tests.e2e.test_claude_code import capture_validate_ready, draft_named_in, session
+from tests.e2e.common import BATON_BIN, ledger_events, run_baton
+from tests.e2e.fake_anthropic import said
+from tests.e2e.test_claude_code import (  # noqa: F401 - claude, env, model, project: the fixtures, shared
+    capture_validate_ready, claude, draft_named_in, env, model, project, session,
+)
+from tests.harness_support import lock_held_elsewhere
 
 pytestmark = pytest.mark.e2e
 
 NOTICE = "> ⚠️ Baton's"
 """How a brief starts when a hook failed since the last one (docs/hooks.md)."""
 
-HOLDER = (  # holds the ledger lock until its stdin closes, 300 s at most (a regression fails, never hangs)
-    "import fcntl, os, select, sys\n"
-    "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)\n"
-    "fcntl.flock(fd, fcntl.LOCK_EX)\n"
-    "print('held', flush=True)\n"
-    "select.select([sys.stdin], [], [], 300)\n"
-)
-
-
-@pytest.fixture
-def claude():
-    return harness_program("claude-code")
-
-
-@pytest.fixture
-def model():
-    with FakeAnthropic() as fake:
-        yield fake
-
-
-@pytest.fixture
-def project(tmp_path):
-    return git_project(tmp_path / "project")
-
-
-@pytest.fixture
-def env(tmp_path, model, project):
-    environment = claude_env(tmp_path / "home", model)
-    installed = run_baton(project, environment, "install-hooks", "--harness", "claude-code")
-    assert installed.returncode == 0, installed.stderr
-    return environment
-
-
-@contextmanager
-def lock_held_elsewhere(project: Path) -> Iterator[None]:
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(project / ".baton" / "ledger.lock")],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        yield
-    finally:
-        assert holder.stdin is not None
-        holder.stdin.close()
-        holder.wait(timeout=60)
 
 
 def hello(claude, project, env, model) -> str:

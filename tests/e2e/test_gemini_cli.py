@@ -22,7 +22,8 @@ from baton.domain.batons import HANDOFF_HEADING, LATEST_HEADING
 from tests.e2e.common import (
     BATON_BIN, git_project, harness_env, harness_program, ledger_events, run_baton, run_harness,
 )
-from tests.e2e.fake_gemini import FakeGemini, Recorded, call, tool_result, user_text
+from tests.e2e.fake_gemini import FakeGemini, Recorded, call, hook_contexts, tool_result, user_text
+from tests.e2e.test_codex import ProxyTrap
 
 HANDOFF = {
     "work": {"title": "Greeting for the demo", "objective": "README.md greets the reader"},
@@ -39,8 +40,10 @@ RESULT_ID = re.compile(r"\bid\W+([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}
 class Session:
     """One project wired for Gemini CLI, and the scripted model it talks to."""
 
-    def __init__(self, root: Path, model: FakeGemini):
+    def __init__(self, root: Path, model: FakeGemini, trap: ProxyTrap | None = None):
         self.program = harness_program("gemini-cli")
+        # Every proxy variable points at a trap that records what would have left loopback.
+        self.trap = trap or ProxyTrap()
         self.project = git_project(root / "project")
         home = root / "home"
         (home / ".gemini").mkdir(parents=True)
@@ -52,8 +55,10 @@ class Session:
         }))
         # Folder trust: Gemini runs a project's hooks and MCP servers only in a
         # trusted folder, and a headless run in an untrusted one stops.
+        proxies = {name: self.trap.url for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy",
+                                                    "http_proxy", "all_proxy")}
         self.env = harness_env(home, GOOGLE_GEMINI_BASE_URL=model.url, GEMINI_API_KEY="fake-key-for-tests",
-                               GEMINI_CLI_TRUST_WORKSPACE="true")
+                               GEMINI_CLI_TRUST_WORKSPACE="true", **proxies)
         self.model = model
         installed = run_baton(self.project, self.env, "install-hooks", "--harness", "gemini-cli")
         assert installed.returncode == 0, installed.stderr
@@ -66,6 +71,7 @@ class Session:
         done = self.last = run_harness(argv, self.project, self.env, timeout=240)
         assert done.returncode == 0, f"gemini exited {done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
         assert not self.model.script, f"the model's script was not played out: {self.model.script}"
+        assert not self.trap.seen, f"traffic left loopback: {self.trap.seen}"
         return self.model.conversation()[before:]
 
     def events(self) -> list[dict[str, Any]]:
@@ -77,8 +83,12 @@ class Session:
 
 @pytest.fixture
 def gemini(tmp_path):
-    with FakeGemini() as model:
-        yield Session(tmp_path, model)
+    trap = ProxyTrap()
+    try:
+        with FakeGemini() as model:
+            yield Session(tmp_path, model, trap)
+    finally:
+        trap.close()
 
 
 def _id_from(tool: str):
@@ -114,7 +124,8 @@ def _hand_over(gemini: Session) -> None:
 
 def test_the_brief_reaches_the_model_at_session_start(gemini):
     [first, *_] = gemini.run("hello")
-    assert "<hook_context>## Baton" in user_text(first)
+    [brief] = hook_contexts(first)
+    assert "## Baton" in brief
     assert "session.begun" in gemini.types()
 
 
@@ -148,11 +159,13 @@ def test_a_continue_later_session_leaves_a_baton_for_the_draft_baton_prepared(ge
 def test_the_next_session_receives_the_baton_once_and_the_one_after_does_not(gemini):
     _hand_over(gemini)
     [second, *_] = gemini.run("hello")
-    assert f"<hook_context>{HANDOFF_HEADING}" in user_text(second)
+    [brief] = hook_contexts(second)
+    assert HANDOFF_HEADING in brief
     assert HANDOFF["work"]["objective"] in user_text(second)
     assert "baton.claimed" in gemini.types()
     [third, *_] = gemini.run("hello again")
-    assert f"<hook_context>{LATEST_HEADING}" in user_text(third)  # a pointer to it, no more
+    [brief] = hook_contexts(third)
+    assert LATEST_HEADING in brief  # a pointer to it, no more
     assert HANDOFF_HEADING not in user_text(third)
     assert gemini.types().count("baton.claimed") == 1
 

@@ -15,12 +15,12 @@ import json
 import pytest
 
 from baton.domain.batons import HANDOFF_HEADING
-from tests.e2e.common import harness_program, run_baton
+from tests.e2e.common import ProxyTrap, harness_program, run_baton
 from tests.e2e.fake_anthropic import FakeAnthropic, claude_env
 from tests.e2e.fake_gemini import FakeGemini, user_text
 from tests.e2e.fake_openai import FakeResponses
 from tests.e2e.test_claude_code import WORK, hand_off_through_the_prepared_draft
-from tests.e2e.test_codex import CodexProject, ProxyTrap, _complete_the_draft, developer_texts, result_of
+from tests.e2e.test_codex import CodexProject, _complete_the_draft, developer_texts, result_of
 from tests.e2e.test_gemini_cli import Session
 
 pytestmark = pytest.mark.e2e
