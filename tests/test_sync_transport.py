@@ -79,11 +79,16 @@ def test_a_ref_lock_on_a_path_remote_is_never_removed_even_old_and_is_named_with
     assert run(capsys, a, "sync", "--json")[0] == 0
 
 
-def _full_disk_leftover(remote: Path, a: Path, capsys, age: float) -> Path:
+def _full_disk_leftover(remote: Path, a: Path, capsys, age: float, monkeypatch) -> Path:
     """What a push that hit a full disk leaves on a path remote: the pack moved
     in, its index never written, ``pack-<sha>.idx.lock`` in its place — and the
-    ref not updated. The next push of the same objects makes the same pack."""
+    ref not updated. The next push of the same objects makes the same pack.
+    (Pushes of 100 objects or more are packs; these few are made one.)"""
     from dulwich.repo import Repo
+
+    import baton.commands.sync as sync_module
+
+    monkeypatch.setattr(sync_module, "_UNPACK_LIMIT", 1)
 
     _checkpoint(capsys, a, "from A")
     run_json(capsys, a, "sync")
@@ -98,9 +103,9 @@ def _full_disk_leftover(remote: Path, a: Path, capsys, age: float) -> Path:
 
 
 def test_a_stale_pack_index_lock_a_full_disk_left_on_a_path_remote_is_removed_and_the_push_goes_through(
-        capsys, team):
+        capsys, team, monkeypatch):
     remote, a, b = team
-    lock = _full_disk_leftover(remote, a, capsys, age=3600)
+    lock = _full_disk_leftover(remote, a, capsys, age=3600, monkeypatch=monkeypatch)
     result = run_json(capsys, a, "sync")
     assert result["cleaned_locks"] == [str(lock)] and result["pushed"] is True
     assert not lock.exists() and lock.with_name(lock.name[:-len(".lock")]).exists()
@@ -112,11 +117,11 @@ def test_a_stale_pack_index_lock_a_full_disk_left_on_a_path_remote_is_removed_an
     assert "REMOVED" not in run(capsys, a, "sync")[1]  # once gone, nothing more to say
 
 
-def test_a_recent_pack_index_lock_is_kept_and_named_with_the_command_that_removes_it(capsys, team):
+def test_a_recent_pack_index_lock_is_kept_and_named_with_the_command_that_removes_it(capsys, team, monkeypatch):
     import shlex
 
     remote, a, _b = team
-    lock = _full_disk_leftover(remote, a, capsys, age=30)  # a push may still be writing it
+    lock = _full_disk_leftover(remote, a, capsys, age=30, monkeypatch=monkeypatch)  # a push may still be writing it
     code, out, err = run(capsys, a, "sync", "--json")
     assert code == 4, out + err
     error = json.loads(out)["error"]
@@ -178,12 +183,12 @@ def test_credentials_the_http_remote_refuses_are_exit_4_with_a_clear_message(cap
     assert code == 4 and "refused the credentials" in err and "internal error" not in err
 
 
-def _pack_objects(clone: Path) -> dict[str, int]:
+def _pack_objects(clone: Path, bare: bool = False) -> dict[str, int]:
     """Objects in each pack of ``clone`` (real git's ``show-index``)."""
     import subprocess
 
     counts = {}
-    for idx in (clone / ".git" / "objects" / "pack").glob("*.idx"):
+    for idx in (clone / ("" if bare else ".git") / "objects" / "pack").glob("*.idx"):
         with open(idx, "rb") as fh:
             listed = subprocess.run(["git", "show-index"], stdin=fh, capture_output=True, check=True, timeout=60)
         counts[idx.name] = len(listed.stdout.splitlines())
@@ -212,22 +217,24 @@ def test_an_incremental_sync_fetches_only_the_new_objects_not_the_whole_ledger_r
     assert 0 < fetched <= 8
 
 
-def test_a_few_fetched_objects_are_stored_loose_not_as_one_more_pack(capsys, team):
-    """As git's fetch.unpackLimit: a pack per incremental sync would make every
-    later object lookup search one more pack index."""
-    _remote, a, b = team
+def test_a_few_objects_fetched_or_pushed_on_a_path_remote_are_stored_loose_not_as_one_more_pack(capsys, team):
+    """As git's fetch.unpackLimit and receive.unpackLimit: a pack per incremental
+    sync would make every later object lookup search one more pack index."""
+    remote, a, b = team
     _checkpoint(capsys, a, "first")
     run_json(capsys, a, "sync")
     run_json(capsys, b, "sync")
-    packs = set(_pack_objects(b))
+    packs, remote_packs = set(_pack_objects(b)), set(_pack_objects(remote, bare=True))
     for i in range(3):
         _checkpoint(capsys, a, f"more {i}")
         run_json(capsys, a, "sync")
         assert run_json(capsys, b, "sync")["imported"] == {_writer(a): 1}
-    assert set(_pack_objects(b)) == packs
-    checked = subprocess.run(["git", "-C", str(b), "fsck", "--no-progress", "--no-dangling"],
-                             capture_output=True, text=True, timeout=120)
-    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert set(_pack_objects(b)) == packs and set(_pack_objects(remote, bare=True)) == remote_packs
+    for repo in (b, remote):
+        checked = subprocess.run(["git", "-C", str(repo), "fsck", "--no-progress", "--no-dangling"],
+                                 capture_output=True, text=True, timeout=120)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert run_json(capsys, b, "verify")["ok"]
 
 
 def _loose_objects(clone: Path) -> set[str]:

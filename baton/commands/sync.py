@@ -364,6 +364,35 @@ def _fetch_few_locally(repo, client, path: str, wants) -> bool:
     return True
 
 
+def _pack_data_for(repo, client, path: str):
+    """What a push sends: a pack, except to a path remote when the objects are
+    few (fewer than git's ``receive.unpackLimit``, 100): they are written into
+    its object store loose, before its ref moves, and the pack is empty (as
+    git's receive-pack unpacks a small push, so the remote does not gain one
+    more pack per sync for every later lookup to search)."""
+    from dulwich.client import LocalGitClient
+
+    if not isinstance(client, LocalGitClient):
+        return repo.object_store.generate_pack_data
+
+    def generate(have, want, *args, **kwargs):
+        from dulwich.object_store import MissingObjectFinder
+        from dulwich.repo import Repo
+
+        found = []
+        for oid, _hint in MissingObjectFinder(repo.object_store, haves=have, wants=want):
+            found.append(oid)
+            if len(found) >= _UNPACK_LIMIT:
+                return repo.object_store.generate_pack_data(have, want, *args, **kwargs)
+        if found:
+            with Repo(os.fsdecode(path)) as target:
+                for oid in found:
+                    target.object_store.add_object(repo.object_store[oid])
+        return 0, iter(())
+
+    return generate
+
+
 def _open_id_cache(path: Path):
     """The id cache (a write-ahead log: a crash loses at most the last
     transaction, whose ids and offsets go together, and never tears it)."""
@@ -482,7 +511,7 @@ def _push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | Non
     from dulwich.file import FileLocked
 
     try:
-        result = client.send_pack(path, update, repo.object_store.generate_pack_data)
+        result = client.send_pack(path, update, _pack_data_for(repo, client, path))
     except _RemoteMoved:
         raise
     except FileLocked as exc:  # a path remote: another push holds a lock (the ref's, a pack index's) right now
