@@ -673,6 +673,8 @@ class _Round:
     restore_own: bool = False
     remote_exists: bool = True
     """The remote has the ledger ref (a remote without it is not "behind")."""
+    id_db: Any = None
+    """The id cache's connection, open from the duplicate check to the end of ``run``."""
     acked: dict[str, int] = attrs.field(factory=dict)
     """Feed → the highest seq this clone has seen the remote hold (fetched, or taken by a push of this clone)."""
     behind: dict[str, dict[str, int]] = attrs.field(factory=dict)
@@ -690,13 +692,18 @@ class _Round:
                 self._refused(feed, refusal.refused)
             else:
                 self._note_behind(feed)
-        for feed, refused in self._repeated_ids():
-            self._refused(feed, refused)
-        appended = {feed: (local.offset, _last_bytes(staging)) for feed, staging, local, size in self.staged
-                    if size == local.offset}
-        self._write_staged()
-        if appended and self.imported_ids:
-            self._cache_imported(appended)
+        try:
+            for feed, refused in self._repeated_ids():
+                self._refused(feed, refused)
+            appended = {feed: (local.offset, _last_bytes(staging)) for feed, staging, local, size in self.staged
+                        if size == local.offset}
+            self._write_staged()
+            if appended and self.imported_ids and self.id_db is not None:
+                self._cache_imported(appended)
+        finally:
+            if self.id_db is not None:
+                self.id_db.close()
+                self.id_db = None
 
     def _note_behind(self, feed: str) -> None:
         """The remote holds less of ``feed`` than it held before, as this clone
@@ -773,14 +780,14 @@ class _Round:
         except sqlite3.Error:
             return self._scanned_ids(wanted)
         try:
-            return self._cached_ids(db, wanted)
+            found = self._cached_ids(db, wanted)
         except sqlite3.Error:
             db.close()
             for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
                 _unlink(leftover)  # a damaged cache is only a cache
             return self._scanned_ids(wanted)
-        finally:
-            db.close()
+        self.id_db = db  # kept open for the ids this round imports (closed by ``run``)
+        return found
 
     def _cache_imported(self, appended: dict[str, tuple[int, bytes | None]]) -> None:
         """Add the ids just imported to the id cache, for each feed the cache
@@ -788,10 +795,7 @@ class _Round:
         none of these bytes again (a fresh clone's first import included)."""
         import sqlite3
 
-        try:
-            db = _open_id_cache(self.project.paths.baton_dir / ID_CACHE)
-        except sqlite3.Error:
-            return
+        db = self.id_db
         try:
             db.execute("BEGIN")
             for feed, (start, tail) in appended.items():
@@ -810,9 +814,11 @@ class _Round:
                 db.execute("INSERT OR REPLACE INTO scanned VALUES (?, ?, ?, ?)", (feed, st.st_ino, st.st_size, tail))
             db.execute("COMMIT")
         except (sqlite3.Error, OSError):
-            pass  # only a cache: the next import reads the feed instead
-        finally:
-            db.close()
+            try:  # only a cache: the next import reads the feed instead
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
 
     def _scanned_ids(self, wanted: set[str]) -> dict[str, str]:
         seen: dict[str, str] = {}
@@ -1451,7 +1457,8 @@ def _save_acked(project: "Project", key: str, feeds: dict[str, int]) -> None:
     write_json_atomic(path, raw)
 
 
-def _save_state(project: "Project", ref: str, feeds: dict[str, Any]) -> None:
+def _save_state(project: "Project", ref: str, feeds: dict[str, Any],
+                held: tuple[str, dict[str, int]] | None = None) -> None:
     path = project.paths.baton_dir / STATE_FILE
     try:
         raw = read_json(path)
@@ -1460,6 +1467,11 @@ def _save_state(project: "Project", ref: str, feeds: dict[str, Any]) -> None:
     if not isinstance(raw, dict):
         raw = {}
     raw[ref] = feeds
+    if held is not None:
+        remotes = raw.get(ACKED_KEY)
+        remotes = dict(remotes) if isinstance(remotes, dict) else {}
+        remotes[held[0]] = dict(sorted(held[1].items()))
+        raw[ACKED_KEY] = remotes
     write_json_atomic(path, raw)
 
 
@@ -1573,8 +1585,6 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
     with _ledger_lock(project):
         # what the remote holds now counts as held even if this round's push fails
         seen = {**acked, **{feed: max(seq, acked.get(feed, 0)) for feed, seq in held.items()}}
-        if seen != acked:
-            _save_acked(project, acked_key, seen)
         local_sha = repo.refs.as_dict().get(ref)
         try:
             base_feeds = read_feeds(repo, local_sha)
@@ -1595,7 +1605,8 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
         new_sha = _commit(repo, work, local_sha, remote_sha, project, write_commit, tree_of)
         if new_sha is not None and new_sha != local_sha:
             repo.refs[ref] = new_sha
-        _save_state(project, ref.decode(), work.new_state)
+        # with what the remote holds now: it counts as held even if this round's push fails
+        _save_state(project, ref.decode(), work.new_state, (acked_key, seen) if seen != acked else None)
     if work.erased:
         erased.payloads.extend(work.erased_payloads)
         for feed, n in work.erased.items():
