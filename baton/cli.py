@@ -144,8 +144,9 @@ def add_ledger_commands(sub, common) -> None:
                                    "moves: never a branch, the index or the working tree. Payloads a recorded "
                                    "`baton forget` erased on any replica are erased on every copy. Any "
                                    "other feed that is not a fast-forward is refused and named (exit 4; 3 "
-                                   "when it fails verification). No remote, or one that cannot be reached: exit 4, nothing "
-                                   "changed. See docs/sync.md.")
+                                   "when it fails verification). A remote that went back (holds less of a feed than it held) "
+                                   "gets the feed back, and the sync exits 3. No remote, or one that cannot be "
+                                   "reached: exit 4, nothing changed. See docs/sync.md.")
     p.add_argument("--remote", metavar="NAME", default="origin", help="the git remote (default: origin)")
     p.add_argument("--ref", metavar="REF", default="refs/baton/ledger",
                    help="the ref the feeds live on (default: refs/baton/ledger)")
