@@ -520,7 +520,8 @@ def lost_claim_notices(conflicts: Iterable[Mapping[str, Any]], *, writer: str,
         out.append((event_id, f"Claim conflict: baton {c.get('handoffId')} was claimed here by session "
                               f"{c.get('sessionId')} at {c.get('claimedAt')}, but on another clone {first} "
                               f"(at {winner.get('claimedAt')}); the earlier claim holds everywhere, so two "
-                              "sessions worked from this baton. `baton session handoff --all` lists it."))
+                              "sessions worked from this baton. `baton session handoff` lists it, with `all` "
+                              "asked for."))
     return out
 
 
