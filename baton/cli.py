@@ -14,14 +14,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from baton import __version__
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
+    from typing import Any, Callable, Sequence
+
     from baton.app import Baton
 
-Handler = Callable[[argparse.Namespace], Any]
+    Handler = Callable[[argparse.Namespace], Any]
 
 
 def _common() -> argparse.ArgumentParser:
@@ -142,8 +144,9 @@ def add_ledger_commands(sub, common) -> None:
                                    "moves: never a branch, the index or the working tree. Payloads a recorded "
                                    "`baton forget` erased on any replica are erased on every copy. Any "
                                    "other feed that is not a fast-forward is refused and named (exit 4; 3 "
-                                   "when it fails verification). No remote, or one that cannot be reached: exit 4, nothing "
-                                   "changed. See docs/sync.md.")
+                                   "when it fails verification). A remote that went back (holds less of a feed than it held) "
+                                   "gets the feed back, and the sync exits 3. No remote, or one that cannot be "
+                                   "reached: exit 4, nothing changed. See docs/sync.md.")
     p.add_argument("--remote", metavar="NAME", default="origin", help="the git remote (default: origin)")
     p.add_argument("--ref", metavar="REF", default="refs/baton/ledger",
                    help="the ref the feeds live on (default: refs/baton/ledger)")
@@ -812,7 +815,8 @@ HARNESSES = ("claude-code", "codex", "gemini-cli", "cursor")
 """The harnesses with an adapter (``baton.harnesses.ADAPTER_MODULES``, not imported here: ``--help`` stays fast)."""
 
 
-def add_harness_commands(sub, common) -> None:
+def add_hook_command(sub, common) -> None:
+    """``hook`` alone: a harness runs it at every session start and end and on every prompt."""
     p = sub.add_parser("hook", parents=[common], help="answer a harness's lifecycle hook (reads its JSON on stdin)",
                        description="Run by a harness, not by hand: read the harness's hook payload on stdin and "
                                    "answer in its format. A session start gets the bootstrap brief (once per "
@@ -830,6 +834,8 @@ def add_harness_commands(sub, common) -> None:
                         "sessionStart, preCompact, sessionEnd (cursor)")
     p.set_defaults(func=_hook)
 
+
+def add_harness_commands(sub, common) -> None:
     p = sub.add_parser("install-hooks", parents=[common], help="configure a harness for this project",
                        description="Write the harness's project-local configuration: hooks that run `baton "
                                    "hook`, the `baton mcp` server and the agent skill (claude-code: "
@@ -916,6 +922,7 @@ COMMAND_GROUPS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
     add_detector_command,
     add_status_commands,
     add_mcp_command,
+    add_hook_command,
     add_harness_commands,
     add_completion_command,
 ]
@@ -934,7 +941,8 @@ GROUP_OF_COMMAND: dict[str, str] = {
     "detect": "add_detector_command",
     "status": "add_status_commands",
     "mcp": "add_mcp_command",
-    **dict.fromkeys(("hook", "install-hooks", "skill"), "add_harness_commands"),
+    "hook": "add_hook_command",
+    **dict.fromkeys(("install-hooks", "skill"), "add_harness_commands"),
     **dict.fromkeys(("completion", "man"), "add_completion_command"),
 }
 """Which of ``COMMAND_GROUPS`` adds each top-level command (a test holds this to
@@ -1310,7 +1318,9 @@ def _main(words: list[str]) -> int:
                 _print_json(screen_output(result.to_json(), policy))
         else:
             text = result.render()
-            if text:
+            if text and getattr(result, "fixed", False):  # a hook's fixed "nothing": no screen to load
+                print(text)
+            elif text:
                 from baton.domain.redaction import screen_text
 
                 policy = getattr(args, "output_policy", None) or _output_policy()

@@ -64,18 +64,35 @@ def config_problems(raw: dict[str, Any]) -> list[str]:
     sections are kept for a newer Baton and not judged)."""
     problems = []
     project_id = raw.get("project_id")
-    if isinstance(project_id, str) and (not project_id.strip() or any(ord(c) < 0x20 or ord(c) == 0x7F
-                                                                       for c in project_id)):
-        problems.append("project_id must be a non-empty id without control characters")
+    if isinstance(project_id, str) and project_id_problem(project_id):
+        problems.append(f"project_id {project_id_problem(project_id)}")
     version = raw.get("schema_version", CONFIG_SCHEMA)
     if type(version) is not int or version < 1:
         problems.append(f"schema_version must be a positive integer, not {version!r}"[:120])
+    elif version > CONFIG_SCHEMA:
+        problems.append(f"schema_version {version} is newer than this Baton knows ({CONFIG_SCHEMA}): the project "
+                        "was written by a newer Baton; upgrade Baton to open it")
     for name in OBJECT_SECTIONS:
         if name in raw and not isinstance(raw[name], dict):
             problems.append(f"{name} must be a JSON object, not {type(raw[name]).__name__}")
+    if isinstance(raw.get("detector"), dict):
+        from baton.domain.detector import DetectorConfig  # only when the section is there: not on every command
+
+        try:
+            DetectorConfig.from_section(raw["detector"])
+        except InputError as exc:
+            problems += (exc.details or {}).get("problems") or [exc.message]
     if "log" in raw and raw["log"] is not None and not isinstance(raw["log"], str):
         problems.append(f"log must be a level name (info, debug or off), not {type(raw['log']).__name__}")
     return problems
+
+
+def project_id_problem(value: str) -> str | None:
+    """What is wrong with a project id (``baton init --project-id``, ``config.json``), as the end
+    of a sentence starting with its name; None when it is fine: not empty, no control character."""
+    if not value.strip() or any(ord(c) < 0x20 or ord(c) == 0x7F for c in value):
+        return "must be a non-empty id without control characters"
+    return None
 
 
 def read_json(path: Path) -> Any:

@@ -10,7 +10,8 @@ names it as its ``cwd`` and a new session id each time, so every hook run
 delivers a brief). The first repetition warms the page cache and git's
 identity cache and is not kept. Prints the median wall time and CPU time
 (user + system, from the kernel's accounting of the child) of each, and each
-beside ``python -c pass`` of the same run. Compile the bytecode of every
+beside ``python -c pass`` of the same run and beside the stack's floor, with
+and without attrs (``FLOORS``). Compile the bytecode of every
 version first (``python -m compileall -q baton``): with
 ``PYTHONDONTWRITEBYTECODE`` set every import would compile from source.
 """
@@ -32,7 +33,12 @@ COMMANDS = {
     "session handoff": ["session", "handoff", "--json"],
     "resume latest": ["resume", "latest"],
     "hook SessionStart": ["hook", "claude-code", "SessionStart"],
+    "hook UserPromptSubmit": ["hook", "claude-code", "UserPromptSubmit"],
 }
+FLOORS = {"stack floor": "import attrs, orjson, sqlite3, hashlib, argparse",
+          "stack floor without attrs": "import orjson, sqlite3, hashlib, argparse"}
+"""Timed in the same repetitions: the hook path's target is ≤ 1.15× the first, the
+prompt hook's (an ordinary prompt, which asks for no handoff) ≤ 1.15× the second."""
 
 
 def main() -> None:
@@ -50,30 +56,36 @@ def main() -> None:
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if done.returncode != 0 or done.stderr:
             raise SystemExit(f"{key} failed ({done.returncode}): {done.stderr[-500:]!r}")
-        if "hook" in key and b"additionalContext" not in done.stdout:
+        if "SessionStart" in key and b"additionalContext" not in done.stdout:
             raise SystemExit(f"{key} delivered no brief: {done.stdout[:300]!r}")
         wall.setdefault(key, []).append(elapsed)
         cpu.setdefault(key, []).append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
 
     for rep in range(-1, repeat):
         run("python -c pass", [python, "-c", "pass"], dict(os.environ))
+        for floor, imports in FLOORS.items():
+            run(floor, [python, "-c", imports], dict(os.environ))
         for name, words in COMMANDS.items():
             for label, path in versions:
                 payload = None
                 if "hook" in name:
                     payload = json.dumps({"session_id": f"ab-{os.getpid()}-{next(ids)}", "source": "startup",
                                           "cwd": project, "transcript_path": "/dev/null",
-                                          "hook_event_name": "SessionStart"}).encode()
+                                          "hook_event_name": words[-1],
+                                          "prompt": "run the failing parser test again and tell me what it prints"
+                                          }).encode()
                 run(f"{name} [{label}]", [python, "-m", "baton", *words], dict(os.environ, PYTHONPATH=path), payload)
         if rep == -1:
             wall.clear()
             cpu.clear()
     floor_wall, floor_cpu = statistics.median(wall["python -c pass"]), statistics.median(cpu["python -c pass"])
-    print(f"{'':30} {'wall ms':>8} {'ratio':>6} {'cpu ms':>8} {'ratio':>6}   "
+    stack, bare = statistics.median(wall["stack floor"]), statistics.median(wall["stack floor without attrs"])
+    print(f"{'':34} {'wall ms':>8} {'ratio':>6} {'cpu ms':>8} {'ratio':>6} {'/stack':>7} {'/no-attrs':>9}   "
           f"(medians of {repeat}; load {os.getloadavg()[0]:.1f})")
     for key in wall:
         w, c = statistics.median(wall[key]), statistics.median(cpu[key])
-        print(f"{key:30} {w * 1000:8.1f} {w / floor_wall:6.2f} {c * 1000:8.1f} {c / floor_cpu:6.2f}")
+        print(f"{key:34} {w * 1000:8.1f} {w / floor_wall:6.2f} {c * 1000:8.1f} {c / floor_cpu:6.2f} "
+              f"{w / stack:7.2f} {w / bare:9.2f}")
 
 
 if __name__ == "__main__":

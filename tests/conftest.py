@@ -34,6 +34,17 @@ def isolated_home(tmp_path_factory, monkeypatch):
     return home
 
 
+@pytest.fixture(autouse=True)
+def fresh_id_clock(monkeypatch):
+    """Each test starts with the UUIDv7 generator's monotonic state of its own: a
+    test whose ledger clock runs years ahead (``test_ledger_merge``) must not
+    push every later id of the same worker process into the future."""
+    from baton.ledger import ids
+
+    monkeypatch.setattr(ids, "_last_ms", ids._last_ms)
+    monkeypatch.setattr(ids, "_counter", ids._counter)
+
+
 @pytest.fixture
 def project_dir(tmp_path) -> Path:
     """An empty directory that is not (yet) a Baton project."""

@@ -346,3 +346,18 @@ def test_the_carried_lines_sit_under_the_freshness_line_and_before_the_steps():
     record = BatonRecord(id="h", key="k", owner="a", branch="b", shared=False, next_steps=("step",))
     text = render_baton_markdown(record, freshness="Freshness: fresh", carried=("**Objective:** o",))
     assert text.index("Freshness: fresh") < text.index("**Objective:** o") < text.index("### Next steps")
+
+
+def test_lost_claim_notices_name_only_this_writers_untold_lost_claims_oldest_first():
+    from baton.domain.batons import lost_claim_notices
+
+    def lost(event_id: str, writer: str, hlc: int) -> dict:
+        return {"handoffId": f"h-{event_id}", "sessionId": f"s-{event_id}", "claimedAt": "2026-01-01T00:00:00Z",
+                "writer": writer, "hlc": hlc, "eventId": event_id,
+                "winner": {"claimedBySession": "s-first", "claimedAt": "2026-01-01T00:00:00Z"}}
+
+    conflicts = [lost("e3", "me", 30), lost("e1", "me", 10), lost("e2", "other", 20), lost("e0", "me", 5)]
+    out = lost_claim_notices(conflicts, writer="me", told=["e0"])
+    assert [event_id for event_id, _ in out] == ["e1", "e3"]
+    assert "baton h-e1" in out[0][1] and "session s-e1" in out[0][1] and "session s-first" in out[0][1]
+    assert lost_claim_notices(conflicts, writer="me", told=["e0", "e1", "e3"]) == []

@@ -25,7 +25,7 @@ def test_every_command_is_mapped_to_the_group_that_adds_it():
     (["session", "handoff", "--json"], "add_session_commands"),
     (["resume", "latest"], "add_resume_command"),
     (["--json", "--project", "resume", "handoff", "list"], "add_handoff_commands"),
-    (["--project=/x", "hook", "claude-code", "SessionStart"], "add_harness_commands"),
+    (["--project=/x", "hook", "claude-code", "SessionStart"], "add_hook_command"),
 ])
 def test_the_group_of_a_run_is_found_past_the_top_level_options(words, group):
     assert cli._group_named(words).__name__ == group
@@ -42,3 +42,11 @@ def test_an_unknown_command_is_refused_with_every_choice_named(capsys):
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert "invalid choice" in err and "bootstrap" in err and "install-hooks" in err
+
+
+def test_a_hook_run_builds_the_hook_parser_alone():
+    """A harness runs ``baton hook`` on every prompt: it builds no parser of
+    ``install-hooks`` or ``skill``, whose help texts are long."""
+    parser = cli.build_parser(["hook", "claude-code", "UserPromptSubmit"])
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(sub.choices) == {"hook"}

@@ -27,6 +27,13 @@ MALFORMED = {
     "schema_version not a number": ({"schema_version": "one"}, "schema_version must be a positive integer"),
     "empty project_id": ({"project_id": ""}, "project_id must be a non-empty id"),
     "log not a level": ({"log": 7}, "log must be a level name"),
+    "schema_version newer": ({"schema_version": 99}, "schema_version 99 is newer than this Baton knows"),
+    "project_id with a control character": ({"project_id": "a\x01b"}, "project_id must be a non-empty id"),
+    "detector thresholds not an object": ({"detector": {"thresholds": "x"}}, "detector.thresholds must be an object"),
+    "detector weight out of range": ({"detector": {"weights": {"explicit": 7}}},
+                                     "detector.weights.explicit: must be a number from 0 to 1"),
+    "detector cooldown negative": ({"detector": {"cooldown_minutes": -1}}, "detector.cooldown_minutes"),
+    "detector unknown threshold": ({"detector": {"thresholds": {"nope": 0.5}}}, "detector.thresholds.nope: unknown"),
 }
 
 
@@ -51,3 +58,29 @@ def test_a_malformed_policy_json_stops_handoff_list(capsys, project):
     (project / ".baton" / "policy.json").write_text('{"actions": {"github-token": "shout"}}')
     code, _, err = run(capsys, project, "handoff", "list")
     assert code == 2 and "policy.json" in err
+
+
+def test_a_config_from_a_newer_baton_says_to_upgrade(capsys, project):
+    _set(project, schema_version=2)
+    code, _, err = run(capsys, project, "status")
+    assert code == 2 and "upgrade Baton" in err
+
+
+def test_a_config_with_every_detector_setting_typed_opens(capsys, project):
+    _set(project, detector={"weights": {"explicit": 1}, "thresholds": {"recommend": 0.4},
+                            "cooldown_minutes": 5})
+    code, _, err = run(capsys, project, "status")
+    assert code == 0, err
+
+
+def test_a_project_id_given_to_init_opens(capsys, project_dir):
+    code, _, err = run(capsys, project_dir, "init", "--project-id", "nope")
+    assert code == 0, err
+    code, out, err = run(capsys, project_dir, "status")
+    assert code == 0 and "Project nope " in out
+
+
+def test_init_refuses_a_project_id_the_config_would_refuse(capsys, project_dir):
+    code, _, err = run(capsys, project_dir, "init", "--project-id", "a\x01b")
+    assert code == 2 and "--project-id must be a non-empty id without control characters" in err
+    assert not (project_dir / ".baton" / "config.json").exists()

@@ -7,6 +7,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.handoff_support import git_init
 from tests.harness_support import fixture
 
@@ -58,3 +60,50 @@ def test_a_session_start_that_claims_a_baton_defines_the_baton_events_too(projec
                    capture_output=True, check=True)
     loaded = _session_start_loads(project)
     assert {"baton.events_session", "baton.events_baton", "baton.domain.aggregates.baton"} <= loaded
+
+
+PROMPT_HOOKS = [("claude-code", "UserPromptSubmit"), ("codex", "UserPromptSubmit"),
+                ("gemini-cli", "BeforeAgent"), ("cursor", "beforeSubmitPrompt")]
+PROMPT_HOOK_MODULES = {
+    # Baton's own: the command line, the hook runner and its notices, the adapter, the recogniser.
+    "baton", "baton.cli", "baton.errors", "baton.domain", "baton.domain.limits", "baton.domain.handoff_requests",
+    "baton.domain.regexes",
+    "baton.harnesses", "baton.harnesses.protocol", "baton.harnesses.hook", "baton.harnesses.notices",
+    # The standard library beyond the floor's: the watchdog's thread, the recogniser's Unicode
+    # folding, argparse's messages, ``python -m`` and the paused collector (not ``typing``:
+    # annotations' names are imported for type checkers only).
+    "threading", "unicodedata", "locale", "_locale", "runpy", "gc",
+}
+"""What ``baton hook HARNESS <prompt event>`` may import beyond ``python -c "import orjson,
+sqlite3, hashlib, argparse"`` (the stack's floor without attrs), besides its adapter's module."""
+
+
+def _imported(argv: list[str], cwd, stdin: str | None = None) -> set[str]:
+    r = subprocess.run([sys.executable, "-X", "importtime", *argv], input=stdin, capture_output=True, text=True,
+                       cwd=cwd)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return {line.split("|")[-1].strip() for line in r.stderr.splitlines() if "|" in line}
+
+
+@pytest.mark.parametrize("harness,event", PROMPT_HOOKS, ids=[" ".join(h) for h in PROMPT_HOOKS])
+def test_an_ordinary_prompt_loads_only_the_named_modules_beyond_the_floor_and_no_attrs(project, harness, event):
+    """A prompt that asks for no handoff is recognised and answered without
+    a model class: no attrs, no cattrs, nothing of the application."""
+    git_init(project, {"src/app.py": "x = 1\n"})
+    subprocess.run([sys.executable, "-m", "baton", "bootstrap", "--peek", "--project", str(project)],
+                   capture_output=True, check=True)
+    floor = _imported(["-c", "import orjson, sqlite3, hashlib, argparse"], project)
+    payload = json.dumps(fixture(harness, event, project, prompt="fix the failing parser test in src/app.py"))
+    loaded = _imported(["-m", "baton", "hook", harness, event], project, payload)
+    adapter = "baton.harnesses." + harness.replace("-", "_")
+    assert adapter in loaded  # the hook really read the prompt
+    assert not [m for m in loaded if m in ("attr", "attrs", "cattrs", "baton.model", "baton.app")]
+    assert loaded - floor - {adapter} <= PROMPT_HOOK_MODULES, sorted(loaded - floor - {adapter} - PROMPT_HOOK_MODULES)
+
+
+def test_a_prompt_that_asks_for_a_handoff_still_prepares_its_draft_through_the_application(project):
+    """The other side of the line: a request opens the application (and its models)."""
+    git_init(project, {"src/app.py": "x = 1\n"})
+    payload = json.dumps(fixture("claude-code", "UserPromptSubmit", project, prompt="handoff"))
+    loaded = _imported(["-m", "baton", "hook", "claude-code", "UserPromptSubmit"], project, payload)
+    assert {"baton.app", "attrs"} <= loaded

@@ -113,4 +113,10 @@ def test_the_install_says_in_one_line_that_it_approved_the_server_and_not_again(
 def test_no_other_harness_gets_a_claude_code_approval(project_dir, harness, capsys):
     out = run_json(capsys, project_dir, "install-hooks", "--harness", harness)
     assert not (project_dir / LOCAL).exists()
-    assert all(f["note"] is None for f in out["files"])
+    assert all("note" not in f for f in out["files"])
+
+
+def test_install_json_carries_a_note_only_on_the_file_it_explains(project_dir, capsys):
+    out = run_json(capsys, project_dir, "install-hooks", "--harness", "claude-code")
+    noted = {f["path"]: f["note"] for f in out["files"] if "note" in f}
+    assert list(noted) == [LOCAL] and "approved" in noted[LOCAL]

@@ -136,6 +136,58 @@ def test_two_replicas_claiming_one_shared_baton_apart_converge_on_the_earliest_c
     assert snapshot_equal(_snapshot(a), _snapshot(b))
 
 
+def test_the_loser_of_a_double_claim_is_told_once_at_its_next_start_and_the_winner_never(capsys, team):
+    _remote, a, b = team
+    _leave_baton(capsys, a, "s-left", "shared step", "alice@example.com", "--shared")
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    run_json(capsys, a, "session", "begin", "--session-id", "claim-a", "--owner", "alice@example.com",
+             "--branch", "main")
+    run_json(capsys, b, "session", "begin", "--session-id", "claim-b", "--owner", "bob@example.com",
+             "--branch", "feature")
+    for project in (a, b, a):
+        run_json(capsys, project, "sync")
+    [conflict] = run_json(capsys, a, "session", "handoff", "--all")["conflicts"]
+    loser, winner = (a, b) if conflict["writer"] == _writer(a) else (b, a)
+    lost, won = conflict["sessionId"], conflict["winner"]["claimedBySession"]
+    assert {lost, won} == {"claim-a", "claim-b"}
+
+    def told(project: Path, *extra: str) -> list[str]:
+        result = run_json(capsys, project, "bootstrap", *extra)
+        return [n for n in result["notices"] if "Claim conflict" in n]
+
+    assert told(winner) == []
+    assert told(loser, "--peek") != []  # what a start would be told; peeking tells nobody
+    code, out, _ = run(capsys, loser, "bootstrap")  # the brief itself shows it
+    [notice] = [line for line in out.splitlines() if "Claim conflict" in line]
+    assert code == 0
+    assert conflict["handoffId"] in notice and f"session {lost}" in notice and f"session {won}" in notice
+    assert told(loser) == [] and told(winner) == []
+    run_json(capsys, loser, "sync")
+    assert told(loser) == []
+
+
+def test_a_commit_whose_push_failed_is_not_counted_as_held_by_the_remote(capsys, team, monkeypatch):
+    import baton.commands.sync as sync_module
+    from baton.errors import RemoteUnreachable
+
+    remote, a, b = team
+    _checkpoint(capsys, b, "from B")
+    run_json(capsys, b, "sync")
+    _checkpoint(capsys, a, "from A")
+    original = sync_module._push
+
+    def refused(*args, **kwargs):
+        raise RemoteUnreachable("push refused (test)")
+
+    monkeypatch.setattr(sync_module, "_push", refused)
+    assert run(capsys, a, "sync", "--json")[0] == 4  # a's ref now holds its feed; the remote never did
+    monkeypatch.setattr(sync_module, "_push", original)
+    result = run_json(capsys, a, "sync")
+    assert result["behind"] == {} and result["pushed"] is True
+    assert _writer(a) in remote_feeds(remote)
+
+
 def test_a_tampered_remote_feed_is_refused_named_not_imported_and_not_carried_on(capsys, team):
     remote, a, b = team
     _checkpoint(capsys, a, "Original title")
@@ -155,7 +207,7 @@ def test_a_tampered_remote_feed_is_refused_named_not_imported_and_not_carried_on
     assert "Tampered title" not in titles and "Original title" not in titles
     # the tampered copy is not carried on: b's push leaves it out, a's next sync publishes the feed again
     assert result["dropped"] == [writer] and writer not in remote_feeds(remote)
-    run_json(capsys, a, "sync")
+    assert run_json(capsys, a, "sync", expect=3)["behind"] == {writer: {"remote_seq": 0, "published_seq": 2}}
     run_json(capsys, b, "sync")
     titles = [r["title"] for r in run_json(capsys, b, "handoff", "list")["handoffs"]]
     assert "Original title" in titles and "Tampered title" not in titles

@@ -175,7 +175,8 @@ def test_a_malformed_feed_this_clone_never_had_is_dropped_and_its_writer_publish
         assert _writer(a) not in read_feeds(repo, repo.refs[REF])
     code, out, err = run(capsys, b, "sync")
     assert code == 0, out + err  # nothing refused any more: the remote was left clean
-    run_json(capsys, a, "sync")  # a publishes its feed again
+    # a publishes its feed again, and says the remote had lost it (exit 3)
+    assert run_json(capsys, a, "sync", expect=3)["behind"] == {_writer(a): {"remote_seq": 0, "published_seq": 2}}
     assert run_json(capsys, b, "sync")["imported"] == {_writer(a): 2}
     assert fsck(remote).returncode == 0
 
@@ -319,7 +320,7 @@ def test_no_shape_of_remote_ref_makes_sync_crash_or_dirties_the_remote(capsys, t
                 assert feed.problem is None
 
 
-def test_a_remote_that_went_back_is_put_back_and_reported(capsys, team):
+def test_a_remote_that_went_back_is_put_back_reported_and_exits_3_every_time(capsys, team):
     remote, a, b = team
     _checkpoint(capsys, a, "first")
     run_json(capsys, a, "sync")
@@ -331,14 +332,15 @@ def test_a_remote_that_went_back_is_put_back_and_reported(capsys, team):
         repo.refs[REF] = earlier  # a ref reset by hand, or a backup of the remote restored
     code, out, err = run(capsys, a, "sync", "--json")
     result = json.loads(out)
-    assert code == 0, out + err
+    assert code == 3, out + err
     assert result["behind"] == {_writer(a): {"remote_seq": 2, "published_seq": 3}} and result["pushed"] is True
     assert remote_feeds(remote)[_writer(a)].head.seq == 3
-    text = run(capsys, a, "sync")[1]
-    assert "BEHIND" not in text  # once put back, nothing more to say
+    code, text, _ = run(capsys, a, "sync")
+    assert code == 0 and "BEHIND" not in text  # once put back, resolved: nothing more to say
     with Repo(str(remote)) as repo:
         repo.refs[REF] = earlier
-    assert f"BEHIND remote feed {_writer(a)}: the remote held it to seq 2" in run(capsys, a, "sync")[1]
+    code, text, _ = run(capsys, a, "sync")
+    assert code == 3 and f"BEHIND remote feed {_writer(a)}: the remote held it to seq 2" in text
 
 
 def test_a_remote_without_the_ledger_ref_is_not_reported_behind(capsys, team):

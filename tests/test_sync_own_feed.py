@@ -301,3 +301,51 @@ def test_an_id_quoted_inside_a_payload_is_not_taken_for_an_event(capsys, team, t
     _push_feed(remote, mallory)
     result = run_json(capsys, b, "sync")
     assert result["refused"] == [] and result["imported"] == {_writer(mallory): 2}
+
+
+def test_an_id_a_local_feed_gained_after_the_id_cache_was_built_is_still_a_duplicate(capsys, team, tmp_path,
+                                                                                     monkeypatch):
+    remote, a, b = team
+    _checkpoint(capsys, a, "alice's work")
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")  # the import builds b's id cache
+    assert (b / ".baton" / "sync-ids.sqlite").exists()
+    _checkpoint(capsys, b, "bob's later work")  # b's own feed grows after the cache looked
+    mallory = _clone(remote, tmp_path / "mallory")
+    _append_with_ids(monkeypatch, mallory, _ids(b, _writer(b))[-1:])
+    _push_feed(remote, mallory)
+    code, out, err = run(capsys, b, "sync", "--json")
+    [refused] = json.loads(out)["refused"]
+    assert code == 3 and (refused["feed"], refused["kind"]) == (_writer(mallory), "duplicate_id"), out + err
+    assert _writer(b) in refused["message"]
+
+
+def test_an_import_reads_only_what_local_feeds_gained_since_the_last_import_even_the_first_after_a_clone(capsys, team):
+    _remote, a, b = team
+    for n in range(30):
+        _checkpoint(capsys, a, f"alice's work {n}")
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    _checkpoint(capsys, a, "one more")
+    run_json(capsys, a, "sync")
+    ledger = sum(p.stat().st_size for p in (b / ".baton" / "ledger").glob("*.jsonl"))
+    result = run_json(capsys, b, "sync")
+    assert result["imported"] == {_writer(a): 1}
+    assert result["read"]["feed_bytes"] < ledger / 4  # the id check no longer reads every feed whole
+
+
+def test_a_local_feed_replaced_since_the_id_cache_looked_is_read_again(capsys, team, tmp_path, monkeypatch):
+    remote, a, b = team
+    _checkpoint(capsys, a, "alice's work")
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    own = _feed(b, _writer(b))
+    data = own.read_bytes()
+    own.unlink()
+    own.write_bytes(data)  # a new inode, the same bytes (a restore, a rewrite)
+    mallory = _clone(remote, tmp_path / "mallory")
+    _append_with_ids(monkeypatch, mallory, _ids(b, _writer(b))[:1])
+    _push_feed(remote, mallory)
+    code, out, _ = run(capsys, b, "sync", "--json")
+    [refused] = json.loads(out)["refused"]
+    assert code == 3 and refused["kind"] == "duplicate_id"

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -57,19 +59,96 @@ def test_a_ref_moved_between_read_and_write_on_a_path_remote_is_retried(capsys, 
     assert remote_feeds(remote)[_writer(b)].head.seq == 3
 
 
-def test_a_ref_locked_on_a_path_remote_is_an_exit_4_naming_the_lock_not_a_crash(capsys, team):
+def test_a_ref_lock_on_a_path_remote_is_never_removed_even_old_and_is_named_with_the_command(capsys, team):
+    import shlex
+
     remote, a, _b = team
     _checkpoint(capsys, a, "from A")
     lock = remote / "refs" / "baton" / "ledger.lock"
     lock.parent.mkdir(parents=True, exist_ok=True)
-    lock.write_bytes(b"")  # another push holds it (or died holding it)
+    lock.write_bytes(b"")  # another push holds it (or died holding it, hours ago)
+    old = time.time() - 7200
+    os.utime(lock, (old, old))
     code, out, err = run(capsys, a, "sync", "--json")
     assert code == 4, out + err
     error = json.loads(out)["error"]
-    assert error["code"] == "remote_unreachable" and "locked" in error["message"]
-    assert str(lock) in error["message"] and "remove that file" in error["message"]
+    assert error["code"] == "remote_unreachable" and error["details"]["lock"] == str(lock)
+    assert f"rm -- {shlex.quote(str(lock))}" in error["message"] and "120 minute(s) old" in error["message"]
+    assert lock.exists()  # as git: a ref's lock is the user's to remove
     lock.unlink()
     assert run(capsys, a, "sync", "--json")[0] == 0
+
+
+def _full_disk_leftover(remote: Path, a: Path, capsys, age: float, monkeypatch) -> Path:
+    """What a push that hit a full disk leaves on a path remote: the pack moved
+    in, its index never written, ``pack-<sha>.idx.lock`` in its place — and the
+    ref not updated. The next push of the same objects makes the same pack.
+    (Pushes of 100 objects or more are packs; these few are made one.)"""
+    from dulwich.repo import Repo
+
+    import baton.commands.sync as sync_module
+
+    monkeypatch.setattr(sync_module, "_UNPACK_LIMIT", 1)
+
+    _checkpoint(capsys, a, "from A")
+    run_json(capsys, a, "sync")
+    with Repo(str(remote)) as repo:
+        del repo.refs[REF]
+    newest = max((remote / "objects" / "pack").glob("pack-*.idx"), key=lambda p: p.stat().st_mtime)
+    lock = newest.with_name(newest.name + ".lock")
+    os.rename(newest, lock)
+    then = time.time() - age
+    os.utime(lock, (then, then))
+    return lock
+
+
+def test_a_stale_pack_index_lock_a_full_disk_left_on_a_path_remote_is_removed_and_the_push_goes_through(
+        capsys, team, monkeypatch):
+    remote, a, b = team
+    lock = _full_disk_leftover(remote, a, capsys, age=3600, monkeypatch=monkeypatch)
+    result = run_json(capsys, a, "sync")
+    assert result["cleaned_locks"] == [str(lock)] and result["pushed"] is True
+    assert not lock.exists() and lock.with_name(lock.name[:-len(".lock")]).exists()
+    assert _writer(a) in remote_feeds(remote)
+    checked = subprocess.run(["git", "-C", str(remote), "fsck", "--no-progress", "--no-dangling"],
+                             capture_output=True, text=True, timeout=120)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert run_json(capsys, b, "sync")["imported"] == {_writer(a): 2}
+    assert "REMOVED" not in run(capsys, a, "sync")[1]  # once gone, nothing more to say
+
+
+def test_a_recent_pack_index_lock_is_kept_and_named_with_the_command_that_removes_it(capsys, team, monkeypatch):
+    import shlex
+
+    remote, a, _b = team
+    lock = _full_disk_leftover(remote, a, capsys, age=30, monkeypatch=monkeypatch)  # a push may still be writing it
+    code, out, err = run(capsys, a, "sync", "--json")
+    assert code == 4, out + err
+    error = json.loads(out)["error"]
+    assert error["code"] == "remote_unreachable" and f"rm -- {shlex.quote(str(lock))}" in error["message"]
+    assert lock.exists()
+
+
+def test_only_an_idle_pack_index_lock_nobody_holds_open_may_be_removed():
+    from baton.domain.remote_locks import STALE_AFTER_SECONDS, may_remove
+
+    pack_lock = "objects/pack/pack-" + "ab" * 20 + ".idx.lock"
+    assert may_remove(pack_lock, age_seconds=STALE_AFTER_SECONDS, held_open=False)
+    assert not may_remove(pack_lock, age_seconds=STALE_AFTER_SECONDS - 1, held_open=False)
+    assert not may_remove(pack_lock, age_seconds=10 * STALE_AFTER_SECONDS, held_open=True)
+    for other in ("refs/baton/ledger.lock", "packed-refs.lock", "objects/pack/pack-x.idx.lock",
+                  "objects/pack/pack-" + "ab" * 20 + ".pack.lock", "config.lock"):
+        assert not may_remove(other, age_seconds=10 * STALE_AFTER_SECONDS, held_open=False), other
+
+
+def test_a_lock_file_held_open_by_a_process_here_counts_as_held(tmp_path):
+    from baton.commands.sync import _held_open
+
+    lock = tmp_path / "pack.idx.lock"
+    lock.write_bytes(b"")
+    with open(lock, "rb"):
+        assert _held_open(str(lock))
+    assert not _held_open(str(lock))
 
 
 @pytest.fixture
@@ -104,12 +183,12 @@ def test_credentials_the_http_remote_refuses_are_exit_4_with_a_clear_message(cap
     assert code == 4 and "refused the credentials" in err and "internal error" not in err
 
 
-def _pack_objects(clone: Path) -> dict[str, int]:
+def _pack_objects(clone: Path, bare: bool = False) -> dict[str, int]:
     """Objects in each pack of ``clone`` (real git's ``show-index``)."""
     import subprocess
 
     counts = {}
-    for idx in (clone / ".git" / "objects" / "pack").glob("*.idx"):
+    for idx in (clone / ("" if bare else ".git") / "objects" / "pack").glob("*.idx"):
         with open(idx, "rb") as fh:
             listed = subprocess.run(["git", "show-index"], stdin=fh, capture_output=True, check=True, timeout=60)
         counts[idx.name] = len(listed.stdout.splitlines())
@@ -128,13 +207,39 @@ def test_an_incremental_sync_fetches_only_the_new_objects_not_the_whole_ledger_r
     assert len(remote_feeds(remote)[_writer(a)].segments) >= 4
     _checkpoint(capsys, a, "one more")
     run_json(capsys, a, "sync")
-    before = _pack_objects(b)
+    before, loose_before = _pack_objects(b), _loose_objects(b)
     result = run_json(capsys, b, "sync")
     assert result["imported"] == {_writer(a): 1}
     fetched = sum(n for name, n in _pack_objects(b).items() if name not in before)
+    fetched += len(_loose_objects(b) - loose_before)
     # the commit, the root, feeds/ and the feed's folder, head.json and the open segment (a sync
     # commit of b's own may bring a few more): never the closed segments again
     assert 0 < fetched <= 8
+
+
+def test_a_few_objects_fetched_or_pushed_on_a_path_remote_are_stored_loose_not_as_one_more_pack(capsys, team):
+    """As git's fetch.unpackLimit and receive.unpackLimit: a pack per incremental
+    sync would make every later object lookup search one more pack index."""
+    remote, a, b = team
+    _checkpoint(capsys, a, "first")
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    packs, remote_packs = set(_pack_objects(b)), set(_pack_objects(remote, bare=True))
+    for i in range(3):
+        _checkpoint(capsys, a, f"more {i}")
+        run_json(capsys, a, "sync")
+        assert run_json(capsys, b, "sync")["imported"] == {_writer(a): 1}
+    assert set(_pack_objects(b)) == packs and set(_pack_objects(remote, bare=True)) == remote_packs
+    for repo in (b, remote):
+        checked = subprocess.run(["git", "-C", str(repo), "fsck", "--no-progress", "--no-dangling"],
+                                 capture_output=True, text=True, timeout=120)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert run_json(capsys, b, "verify")["ok"]
+
+
+def _loose_objects(clone: Path) -> set[str]:
+    objects = clone / ".git" / "objects"
+    return {d.name + f.name for d in objects.iterdir() if len(d.name) == 2 for f in d.iterdir()}
 
 
 def test_a_push_race_over_smart_http_is_retried(capsys, http_remote, monkeypatch):

@@ -39,6 +39,43 @@ if TYPE_CHECKING:
 
 RECENT_HANDOFFS = 20
 
+TOLD_FILE = "claim-conflicts-told.json"
+"""The lost claims this clone's session starts have already reported (local, never synced)."""
+TOLD_KEPT = 1000
+"""How many told event ids the file keeps (the newest)."""
+
+
+def _told_path(project: "Project"):
+    return project.paths.baton_dir / TOLD_FILE
+
+
+def _read_told(project: "Project") -> list[str]:
+    from baton.config import read_json
+
+    try:
+        raw = read_json(_told_path(project))
+    except FileNotFoundError:
+        return []
+    told = raw.get("told") if isinstance(raw, dict) else None
+    return [t for t in told if isinstance(t, str)] if isinstance(told, list) else []
+
+
+def _lost_claims(project: "Project", runner, *, peek: bool) -> list[str]:
+    """Notices for the claims this clone made that lost to another replica's
+    claim (``baton sync``), each told once: unless peeking, the ids shown are
+    recorded in ``.baton/claim-conflicts-told.json``."""
+    from baton.config import write_json_atomic
+    from baton.domain.batons import lost_claim_notices
+    from baton.projections.batons import claim_conflicts
+
+    if "batons" not in runner.by_name:
+        return []
+    told = _read_told(project)
+    fresh = lost_claim_notices(claim_conflicts(runner.docs("batons")), writer=project.writer, told=told)
+    if fresh and not peek:
+        write_json_atomic(_told_path(project), {"told": (told + [event_id for event_id, _ in fresh])[-TOLD_KEPT:]})
+    return [notice for _, notice in fresh]
+
 
 @frozen
 class BootstrapResult:
@@ -205,6 +242,7 @@ def bootstrap(
     if pinned is not None:
         notices.append(f"The index shows the project as of {pinned} (a rebuild up to that point): this brief is "
                        "of that time, and nothing is claimed; run `baton rebuild` to return to the present.")
+    notices.extend(_safely("lost claims", notices, lambda: _lost_claims(opened, runner, peek=peek), []))
     # 1. Peek before the budget pass.
     waiting: Peek | None = _safely("the session handoff", notices, lambda: peek_eligible(runner, ctx), None)
     objective = _safely("the session objective", notices, lambda: get_session_objective(runner, ctx), None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from baton.model import frozen
-from baton.config import ProjectConfig, read_json, write_json_atomic
+from baton.config import ProjectConfig, project_id_problem, read_json, write_json_atomic
 from baton.errors import Conflict, InputError, PolicyBlock
 from baton.commands.record import record
 from baton.events import ProjectInitialized
@@ -57,6 +57,8 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
 
     if project_id is not None and not project_id.strip():
         raise InputError("`project_id` must not be empty")
+    if project_id is not None and project_id_problem(project_id):
+        raise InputError(f"`project_id` {project_id_problem(project_id)}")
     if project_id is not None:
         from baton.domain.redaction import RedactionPolicy, redact_strings
 

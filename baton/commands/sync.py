@@ -57,6 +57,9 @@ _EVENT_ID = re.compile(rb'"hlc":\d+,"id":"([^"\\]{1,128})","prev":')
 """An event's own id in a canonical line: the member between ``hlc`` and ``prev``."""
 _ID_CHUNK = 8 << 20
 _FEW_IDS = 16
+ID_CACHE = "sync-ids.sqlite"
+"""Every local feed's event ids up to where the last import looked (the duplicate check's cache)."""
+_TAIL = 64
 """Up to this many ids, each is searched for in a local feed's bytes; more, every id there is read first."""
 _KEEP_REMOTE = frozenset({"not_fast_forward", "unsigned", "unknown_key", "wrong_signer", "bad_signature"})
 """Refusals of a remote copy that is well formed but not taken: the ref keeps it as the remote holds it."""
@@ -115,10 +118,14 @@ class SyncResult:
     """Remote feeds refused and left out of the ref this clone publishes: the remote no longer holds them."""
     behind: dict[str, dict[str, int]] = attrs.field(factory=dict)
     """Feeds the remote held less of than this clone had published (its ref went back): put back by the push."""
+    cleaned_locks: list[str] = attrs.field(factory=list)
+    """Stale pack index locks removed from a path remote (``baton.domain.remote_locks``)."""
 
     @property
     def exit_code(self) -> int:
-        if any(r.kind != "not_fast_forward" for r in self.refused):
+        # A remote that went back lost events it had acknowledged: put back by
+        # this push (a fast-forward from what it holds), but never a clean sync.
+        if any(r.kind != "not_fast_forward" for r in self.refused) or self.behind:
             return 3
         return 4 if self.refused else 0
 
@@ -129,7 +136,7 @@ class SyncResult:
                 "read": self.read.to_json(), "projections_rebuilt": self.rebuilt, "attempts": self.attempts,
                 "erased": dict(sorted(self.erased.items())), "ref_erased": dict(sorted(self.ref_erased.items())),
                 "signers": self.signers, "dropped": sorted(self.dropped),
-                "behind": dict(sorted(self.behind.items()))}
+                "behind": dict(sorted(self.behind.items())), "cleaned_locks": list(self.cleaned_locks)}
 
     def render(self) -> str:
         lines = []
@@ -153,12 +160,15 @@ class SyncResult:
             lines.append(f"BEHIND remote feed {feed}: the remote held it to seq {seqs['remote_seq']}, this clone "
                          f"had published seq {seqs['published_seq']} ({verb}; its ref went back, or a clone "
                          "dropped a copy it refused)")
+        for lock in self.cleaned_locks:
+            lines.append(f"REMOVED stale lock {lock} on the remote (a pack index lock no process had written "
+                         "to for 10 minutes: a full disk or a killed push left it)")
         for feed in sorted(self.dropped):
             lines.append(f"DROPPED remote feed {feed} from {self.ref}: this clone does not publish a copy it "
                          "refused (its writer's next sync publishes the feed again)")
         lines.extend(render_flagged(self.signers))  # signed feeds
         if not self.imported and not self.published and not self.refused and not self.erased \
-                and not self.ref_erased and not self.behind:
+                and not self.ref_erased and not self.behind and not self.pushed:
             lines.append(f"Already in sync with {self.remote} ({self.ref}).")
         elif self.pushed:
             lines.append(f"Pushed {self.ref} to {self.remote}.")
@@ -167,6 +177,9 @@ class SyncResult:
 
 class _RemoteMoved(Exception):
     """The remote's ref changed between fetch and push: start the round again."""
+
+    lock: str | None = None
+    """A lock file on a path remote that blocked the push (kept: not provably stale)."""
 
 
 class _Refuse(Exception):
@@ -315,6 +328,8 @@ def _fetch(repo, client, path: str, ref: bytes, url: str) -> bytes | None:
 
 
 _FEW_OBJECTS = 256
+_UNPACK_LIMIT = 100
+"""Fewer objects than this are stored loose (git's ``fetch.unpackLimit`` default)."""
 
 
 def _fetch_few_locally(repo, client, path: str, wants) -> bool:
@@ -339,11 +354,150 @@ def _fetch_few_locally(repo, client, path: str, wants) -> bool:
             found.append(oid)
             if len(found) > _FEW_OBJECTS:
                 return False
-        repo.object_store.add_objects([(source.object_store[oid], None) for oid in found])
+        if len(found) < _UNPACK_LIMIT:
+            # as git's fetch.unpackLimit: a few objects are stored loose, not as
+            # one more small pack that every later lookup would have to search
+            for oid in found:
+                repo.object_store.add_object(source.object_store[oid])
+        else:
+            repo.object_store.add_objects([(source.object_store[oid], None) for oid in found])
     return True
 
 
-def _push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None, url: str) -> None:
+def _pack_data_for(repo, client, path: str):
+    """What a push sends: a pack, except to a path remote when the objects are
+    few (fewer than git's ``receive.unpackLimit``, 100): they are written into
+    its object store loose, before its ref moves, and the pack is empty (as
+    git's receive-pack unpacks a small push, so the remote does not gain one
+    more pack per sync for every later lookup to search)."""
+    from dulwich.client import LocalGitClient
+
+    if not isinstance(client, LocalGitClient):
+        return repo.object_store.generate_pack_data
+
+    def generate(have, want, *args, **kwargs):
+        from dulwich.object_store import MissingObjectFinder
+        from dulwich.repo import Repo
+
+        found = []
+        for oid, _hint in MissingObjectFinder(repo.object_store, haves=have, wants=want):
+            found.append(oid)
+            if len(found) >= _UNPACK_LIMIT:
+                return repo.object_store.generate_pack_data(have, want, *args, **kwargs)
+        if found:
+            with Repo(os.fsdecode(path)) as target:
+                for oid in found:
+                    target.object_store.add_object(repo.object_store[oid])
+        return 0, iter(())
+
+    return generate
+
+
+def _open_id_cache(path: Path):
+    """The id cache (a write-ahead log: a crash loses at most the last
+    transaction, whose ids and offsets go together, and never tears it)."""
+    import sqlite3
+
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+    except sqlite3.Error:
+        db.close()
+        raise
+    return db
+
+
+def _last_bytes(path: Path) -> bytes | None:
+    """The last few bytes of a staged import (what the feed will end with), or None."""
+    try:
+        with open(path, "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, size - _TAIL))
+            return fh.read()
+    except OSError:
+        return None
+
+
+def _held_open(path: str) -> bool:
+    """Does a process on this machine have ``path`` open? Without ``/proc``
+    it cannot be told, and the answer is yes (nothing is removed)."""
+    proc = Path("/proc")
+    if not (proc / "self" / "fd").is_dir():
+        return True
+    try:
+        target = os.path.realpath(path)
+    except OSError:
+        return True
+    for pid in os.listdir(proc):
+        if not pid.isdigit():
+            continue
+        try:
+            fds = os.listdir(proc / pid / "fd")
+        except OSError:
+            continue  # gone, or another user's: its locks are its own
+        for fd in fds:
+            try:
+                if os.readlink(proc / pid / "fd" / fd) == target:
+                    return True
+            except OSError:
+                continue
+    return False
+
+
+def _local_remote_dir(client, path: str) -> str | None:
+    """The control directory of a path (or ``file://``) remote, else None."""
+    from dulwich.client import LocalGitClient
+    from dulwich.repo import Repo
+
+    if not isinstance(client, LocalGitClient):
+        return None
+    try:
+        with Repo(path) as remote:
+            return remote.controldir()
+    except Exception:  # noqa: BLE001 - not a repository we can open: nothing to clean
+        return None
+
+
+def _remove_stale_lock(controldir: str, lock: str, cleaned: list[str]) -> bool:
+    """Remove ``lock`` when ``baton.domain.remote_locks`` says it may; True if it went."""
+    import time
+
+    from baton.domain.remote_locks import may_remove
+
+    try:
+        rel = os.path.relpath(lock, controldir).replace(os.sep, "/")
+        age = time.time() - os.stat(lock).st_mtime
+    except (OSError, ValueError):
+        return False
+    if rel.startswith("../") or not may_remove(rel, age_seconds=age, held_open=_held_open(lock)):
+        return False
+    try:
+        os.unlink(lock)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return False
+    cleaned.append(lock)
+    return True
+
+
+def _clean_stale_pack_locks(client, path: str, cleaned: list[str]) -> None:
+    """After a push to a path remote: remove the stale pack index locks it holds."""
+    controldir = _local_remote_dir(client, path)
+    if controldir is None:
+        return
+    pack_dir = os.path.join(controldir, "objects", "pack")
+    try:
+        names = [n for n in os.listdir(pack_dir) if n.endswith(".idx.lock")]
+    except OSError:
+        return
+    for name in sorted(names):
+        _remove_stale_lock(controldir, os.path.join(pack_dir, name), cleaned)
+
+
+def _push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None, url: str,
+          cleaned: list[str] | None = None) -> None:
     from dulwich.objects import ZERO_SHA
 
     def update(refs):
@@ -357,13 +511,17 @@ def _push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | Non
     from dulwich.file import FileLocked
 
     try:
-        result = client.send_pack(path, update, repo.object_store.generate_pack_data)
+        result = client.send_pack(path, update, _pack_data_for(repo, client, path))
     except _RemoteMoved:
         raise
-    except FileLocked as exc:  # a path remote: another push holds the ref's lock right now
+    except FileLocked as exc:  # a path remote: another push holds a lock (the ref's, a pack index's) right now
         lock = os.fsdecode(getattr(exc, "lockfilename", b"") or b"") or f"{ref.decode()}.lock"
-        raise _RemoteMoved(f"{ref.decode()} was locked by another push ({lock} exists; if no push is "
-                           "running, one died holding it: remove that file)") from None
+        controldir = _local_remote_dir(client, path)
+        if controldir is not None and cleaned is not None and _remove_stale_lock(controldir, lock, cleaned):
+            raise _RemoteMoved(f"removed the stale lock {lock}") from None
+        moved = _RemoteMoved(f"{lock} exists on the remote: another push holds it, or one died holding it")
+        moved.lock = lock
+        raise moved from None
     except _transport_errors() as exc:
         raise _failure(exc, f"push {ref.decode()} to", url) from None
     status = (getattr(result, "ref_status", None) or {}).get(ref)
@@ -515,6 +673,10 @@ class _Round:
     restore_own: bool = False
     remote_exists: bool = True
     """The remote has the ledger ref (a remote without it is not "behind")."""
+    id_db: Any = None
+    """The id cache's connection, open from the duplicate check to the end of ``run``."""
+    acked: dict[str, int] = attrs.field(factory=dict)
+    """Feed → the highest seq this clone has seen the remote hold (fetched, or taken by a push of this clone)."""
     behind: dict[str, dict[str, int]] = attrs.field(factory=dict)
     """Feed → what the remote held of it and what this clone had published: the remote went back."""
     """``sync --restore-own-feed``: the remote's copy may extend this clone's own feed (restored from a backup)."""
@@ -530,20 +692,31 @@ class _Round:
                 self._refused(feed, refusal.refused)
             else:
                 self._note_behind(feed)
-        for feed, refused in self._repeated_ids():
-            self._refused(feed, refused)
-        self._write_staged()
+        try:
+            for feed, refused in self._repeated_ids():
+                self._refused(feed, refused)
+            appended = {feed: (local.offset, _last_bytes(staging)) for feed, staging, local, size in self.staged
+                        if size == local.offset}
+            self._write_staged()
+            if appended and self.imported_ids and self.id_db is not None:
+                self._cache_imported(appended)
+        finally:
+            if self.id_db is not None:
+                self.id_db.close()
+                self.id_db = None
 
     def _note_behind(self, feed: str) -> None:
-        """The remote holds less of ``feed`` than this clone published before
-        (its ref was reset, or another clone dropped a copy it refused): the
-        push puts it back, and the sync says so."""
-        base, remote, out = self.base.get(feed), self.remote.get(feed), self.out.get(feed)
-        if not self.remote_exists or base is None or base.problem is not None or out is None:
+        """The remote holds less of ``feed`` than it held before, as this clone
+        saw it (its ref was reset, or another clone dropped a copy it refused):
+        the push puts it back, and the sync says so. What the remote *held*
+        counts, not what this clone's ref holds: a commit whose push failed
+        (a race, a refused push) was never the remote's."""
+        remote, out, acked = self.remote.get(feed), self.out.get(feed), self.acked.get(feed)
+        if not self.remote_exists or acked is None or out is None or out.problem is not None:
             return
         had = remote.head.seq if remote is not None and remote.problem is None else 0
-        if had < base.head.seq <= out.head.seq:
-            self.behind[feed] = {"remote_seq": had, "published_seq": base.head.seq}
+        if had < acked <= out.head.seq:
+            self.behind[feed] = {"remote_seq": had, "published_seq": acked}
 
     def _refused(self, feed: str, refused: RefusedFeed) -> None:
         self.refused.append(refused)
@@ -564,12 +737,9 @@ class _Round:
         imported: every local feed's ids, then each staged event's."""
         if not self.imported_ids:
             return []
-        seen: dict[str, str] = {}
         importing = set(self.imported_ids)
         wanted = {event_id for ids in self.imported_ids.values() for event_id, _ in ids}
-        for name in self.local.names():
-            for event_id in self._local_ids(name, wanted):
-                seen.setdefault(event_id, name)
+        seen = self._known_ids(wanted)
         problems: dict[str, RefusedFeed] = {}
 
         def refuse(feed: str, event_id: str, seq: int, other: str) -> None:
@@ -592,6 +762,132 @@ class _Round:
                 else:
                     staged[event_id] = (feed, seq)
         return sorted(problems.items())
+
+    def _known_ids(self, wanted: set[str]) -> dict[str, str]:
+        """Those of ``wanted`` that are the id of an event of a local feed → that feed.
+
+        From ``.baton/sync-ids.sqlite``, which holds every local feed's event
+        ids up to where it last looked (the file's inode, that offset and the
+        bytes just before it): only what a feed gained since is read (each
+        line parsed, so an id a payload quotes is not taken for an event's),
+        and a feed replaced or cut shorter is read again from its start.
+        Without the cache (it cannot be opened), every feed is searched."""
+        import sqlite3
+
+        path = self.project.paths.baton_dir / ID_CACHE
+        try:
+            db = _open_id_cache(path)
+        except sqlite3.Error:
+            return self._scanned_ids(wanted)
+        try:
+            found = self._cached_ids(db, wanted)
+        except sqlite3.Error:
+            db.close()
+            for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+                _unlink(leftover)  # a damaged cache is only a cache
+            return self._scanned_ids(wanted)
+        self.id_db = db  # kept open for the ids this round imports (closed by ``run``)
+        return found
+
+    def _cache_imported(self, appended: dict[str, tuple[int, bytes | None]]) -> None:
+        """Add the ids just imported to the id cache, for each feed the cache
+        had read up to where the import appended: the next import then reads
+        none of these bytes again (a fresh clone's first import included)."""
+        import sqlite3
+
+        db = self.id_db
+        try:
+            db.execute("BEGIN")
+            for feed, (start, tail) in appended.items():
+                ids = self.imported_ids.get(feed)
+                if not ids or not tail:
+                    continue
+                row = db.execute("SELECT ino, offset FROM scanned WHERE feed = ?", (feed,)).fetchone()
+                if (row[1] if row else 0) != start:
+                    continue  # the cache had not read this feed up to there: the next import will
+                st = self.local.stat(feed)
+                if st is None:
+                    continue
+                if start and row[0] != st.st_ino:
+                    continue
+                db.executemany("INSERT OR IGNORE INTO ids VALUES (?, ?)", [(i, feed) for i, _seq in ids])
+                db.execute("INSERT OR REPLACE INTO scanned VALUES (?, ?, ?, ?)", (feed, st.st_ino, st.st_size, tail))
+            db.execute("COMMIT")
+        except (sqlite3.Error, OSError):
+            try:  # only a cache: the next import reads the feed instead
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+
+    def _scanned_ids(self, wanted: set[str]) -> dict[str, str]:
+        seen: dict[str, str] = {}
+        for name in self.local.names():
+            for event_id in self._local_ids(name, wanted):
+                seen.setdefault(event_id, name)
+        return seen
+
+    def _cached_ids(self, db, wanted: set[str]) -> dict[str, str]:
+        db.execute("CREATE TABLE IF NOT EXISTS scanned (feed TEXT PRIMARY KEY, ino INTEGER, "
+                   "offset INTEGER, tail BLOB)")
+        db.execute("CREATE TABLE IF NOT EXISTS ids (id TEXT PRIMARY KEY, feed TEXT) WITHOUT ROWID")
+        db.execute("BEGIN")
+        names = self.local.names()
+        scanned = {feed: (ino, offset, tail) for feed, ino, offset, tail
+                   in db.execute("SELECT feed, ino, offset, tail FROM scanned")}
+        for gone in set(scanned) - set(names):
+            db.execute("DELETE FROM ids WHERE feed = ?", (gone,))
+            db.execute("DELETE FROM scanned WHERE feed = ?", (gone,))
+        for feed in names:
+            st = self.local.stat(feed)
+            if st is None:
+                continue
+            known = scanned.get(feed)
+            ino, offset, tail = known or (None, 0, b"")
+            if offset and (ino != st.st_ino or offset > st.st_size
+                           or self.local.read(feed, offset - len(tail), len(tail)) != tail):
+                db.execute("DELETE FROM ids WHERE feed = ?", (feed,))
+                offset, tail = 0, b""
+            if offset < st.st_size:
+                offset, tail = self._cache_lines(db, feed, offset, st.st_size, tail)
+            if known != (st.st_ino, offset, tail):
+                db.execute("INSERT OR REPLACE INTO scanned VALUES (?, ?, ?, ?)", (feed, st.st_ino, offset, tail))
+        found: dict[str, str] = {}
+        ordered = sorted(wanted)
+        for at in range(0, len(ordered), 500):
+            part = ordered[at:at + 500]
+            found.update(db.execute(f"SELECT id, feed FROM ids WHERE id IN ({','.join('?' * len(part))})",
+                                    part).fetchall())
+        db.execute("COMMIT")
+        return found
+
+    def _cache_lines(self, db, feed: str, offset: int, size: int, tail: bytes) -> tuple[int, bytes]:
+        """Record the ids of the whole lines of ``feed`` from ``offset`` to ``size``:
+        the new offset (after the last whole line) and the bytes before it."""
+        carry = b""
+        at = offset
+        while at < size:
+            data = self.local.read(feed, at, min(_ID_CHUNK, size - at))
+            if not data:
+                break
+            at += len(data)
+            data = carry + data
+            cut = data.rfind(b"\n") + 1
+            rows = []
+            for line in data[:cut].splitlines():
+                try:
+                    raw = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    continue
+                event_id = raw.get("id") if isinstance(raw, dict) else None
+                if isinstance(event_id, str):
+                    rows.append((event_id, feed))
+            db.executemany("INSERT OR IGNORE INTO ids VALUES (?, ?)", rows)
+            if cut:
+                offset += cut
+                tail = (tail + data[:cut])[-_TAIL:]
+            carry = data[cut:]
+        return offset, tail
 
     def _local_ids(self, feed: str, wanted: set[str]) -> Iterator[str]:
         """Those of ``wanted`` that are the id of an event of a local feed.
@@ -1130,7 +1426,39 @@ def _load_state(project: "Project", ref: str) -> dict[str, Any]:
     return feeds if isinstance(feeds, dict) else {}
 
 
-def _save_state(project: "Project", ref: str, feeds: dict[str, Any]) -> None:
+ACKED_KEY = "remotes"
+"""Sync state: ``"<remote url> <ref>"`` → feed → the highest seq this clone has seen that remote hold."""
+
+
+def _load_acked(project: "Project", key: str) -> dict[str, int]:
+    try:
+        raw = read_json(project.paths.baton_dir / STATE_FILE)
+    except (FileNotFoundError, ValueError, OSError):
+        return {}
+    remotes = raw.get(ACKED_KEY) if isinstance(raw, dict) else None
+    feeds = remotes.get(key) if isinstance(remotes, dict) else None
+    if not isinstance(feeds, dict):
+        return {}
+    return {f: n for f, n in feeds.items() if isinstance(f, str) and isinstance(n, int) and not isinstance(n, bool)}
+
+
+def _save_acked(project: "Project", key: str, feeds: dict[str, int]) -> None:
+    path = project.paths.baton_dir / STATE_FILE
+    try:
+        raw = read_json(path)
+    except (FileNotFoundError, ValueError, OSError):
+        raw = {}
+    if not isinstance(raw, dict):
+        raw = {}
+    remotes = raw.get(ACKED_KEY)
+    remotes = dict(remotes) if isinstance(remotes, dict) else {}
+    remotes[key] = dict(sorted(feeds.items()))
+    raw[ACKED_KEY] = remotes
+    write_json_atomic(path, raw)
+
+
+def _save_state(project: "Project", ref: str, feeds: dict[str, Any],
+                held: tuple[str, dict[str, int]] | None = None) -> None:
     path = project.paths.baton_dir / STATE_FILE
     try:
         raw = read_json(path)
@@ -1139,6 +1467,11 @@ def _save_state(project: "Project", ref: str, feeds: dict[str, Any]) -> None:
     if not isinstance(raw, dict):
         raw = {}
     raw[ref] = feeds
+    if held is not None:
+        remotes = raw.get(ACKED_KEY)
+        remotes = dict(remotes) if isinstance(remotes, dict) else {}
+        remotes[held[0]] = dict(sorted(held[1].items()))
+        raw[ACKED_KEY] = remotes
     write_json_atomic(path, raw)
 
 
@@ -1150,6 +1483,8 @@ class _Erased:
     feeds: dict[str, int] = attrs.field(factory=dict)
     payloads: list[Any] = attrs.field(factory=list)
     scrubbed: bool = False
+    cleaned_locks: list[str] = attrs.field(factory=list)
+    """Stale pack index locks a push removed from a path remote, over every round."""
 
 
 def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None = None,
@@ -1183,6 +1518,9 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
                                 restore_own_feed)
                 break
             except _RemoteMoved as moved:
+                if attempt == ATTEMPTS and moved.lock is not None:
+                    raise RemoteUnreachable(_held_lock_message(moved.lock, ref, ATTEMPTS),
+                                            details={"url": url, "lock": moved.lock}) from None
                 if attempt == ATTEMPTS:
                     why = f" (last: {transport_text(moved)})" if str(moved) else ""
                     raise RemoteUnreachable(f"the remote's {ref} kept moving during {ATTEMPTS} attempts{why}; "
@@ -1215,6 +1553,21 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     return attrs.evolve(result, rebuilt=rebuilt)
 
 
+def _held_lock_message(lock: str, ref: str, attempts: int) -> str:
+    """The lock a push to a path remote kept finding, with the command that removes it."""
+    import shlex
+    import time
+
+    try:
+        minutes = f"{int((time.time() - os.stat(lock).st_mtime) // 60)} minute(s) old"
+    except OSError:
+        minutes = "gone by now"
+    return (f"the remote's {ref} could not be pushed: {lock} exists ({minutes}) through {attempts} attempts. "
+            "If no `baton sync`, `git push` or other git process is writing to that repository, one died "
+            f"holding it (a full disk, a killed push): remove it with `rm -- {shlex.quote(lock)}` and run "
+            "`baton sync` again. Baton does not remove it itself, as git does not: a live lock guards an update")
+
+
 def _round(project: "Project", repo, client, path: str, url: str, remote_name: str, ref: bytes,
            count: ReadCount, attempt: int, erased: "_Erased", restore_own_feed: bool = False) -> SyncResult:
     from baton.ledger_ref import BadRefFeed, read_feeds, tree_of, write_commit
@@ -1226,7 +1579,12 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
     except BadRefFeed as exc:
         raise RemoteRefRefused(f"the remote's {ref.decode()} is not a Baton ledger ref this version reads: {exc}; "
                                "nothing was imported or pushed", details={"url": url, "ref": ref.decode()}) from None
+    acked_key = f"{url} {ref.decode()}"
+    acked = _load_acked(project, acked_key)
+    held = {feed: f.head.seq for feed, f in remote_feeds.items() if f.problem is None and f.head is not None}
     with _ledger_lock(project):
+        # what the remote holds now counts as held even if this round's push fails
+        seen = {**acked, **{feed: max(seq, acked.get(feed, 0)) for feed, seq in held.items()}}
         local_sha = repo.refs.as_dict().get(ref)
         try:
             base_feeds = read_feeds(repo, local_sha)
@@ -1234,7 +1592,7 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
             base_feeds, local_sha = {}, None  # a damaged local ref is rebuilt from the feeds
         work = _Round(project, repo, _LocalFeeds(project, count), base_feeds, remote_feeds,
                       _load_state(project, ref.decode()), signatures=signatures, restore_own=restore_own_feed,
-                      remote_exists=remote_sha is not None)
+                      remote_exists=remote_sha is not None, acked=acked)
         try:
             work.run()
         finally:
@@ -1247,19 +1605,28 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
         new_sha = _commit(repo, work, local_sha, remote_sha, project, write_commit, tree_of)
         if new_sha is not None and new_sha != local_sha:
             repo.refs[ref] = new_sha
-        _save_state(project, ref.decode(), work.new_state)
+        # with what the remote holds now: it counts as held even if this round's push fails
+        _save_state(project, ref.decode(), work.new_state, (acked_key, seen) if seen != acked else None)
     if work.erased:
         erased.payloads.extend(work.erased_payloads)
         for feed, n in work.erased.items():
             erased.feeds[feed] = erased.feeds.get(feed, 0) + n
     pushed = False
     if new_sha is not None and new_sha != remote_sha:
-        _push(repo, client, path, ref, new_sha, remote_sha, url)
+        _push(repo, client, path, ref, new_sha, remote_sha, url, erased.cleaned_locks)
         pushed = True
+        _clean_stale_pack_locks(client, path, erased.cleaned_locks)
+    if new_sha is not None and (pushed or new_sha == remote_sha):
+        # the remote holds exactly what this clone committed: a feed left out (dropped) is no longer held
+        now_held = {feed: f.head.seq for feed, f in work.out.items() if f.problem is None and f.head is not None}
+        if now_held != seen:
+            with _ledger_lock(project):
+                _save_acked(project, acked_key, now_held)
     return SyncResult(remote=remote_name, ref=ref.decode(), imported=work.imported, published=work.published,
                       refused=work.refused, pushed=pushed, commit=new_sha.decode() if new_sha else None,
                       read=count, rebuilt=False, attempts=attempt, erased=work.erased, ref_erased=work.ref_erased,
-                      signers=signatures.to_json(), dropped=sorted(work.dropped), behind=work.behind)
+                      signers=signatures.to_json(), dropped=sorted(work.dropped), behind=work.behind,
+                      cleaned_locks=list(erased.cleaned_locks))
 
 
 def _commit(repo, work: _Round, local_sha: bytes | None, remote_sha: bytes | None, project: "Project",

@@ -498,6 +498,32 @@ LATEST_HEADING = "## Latest ready handoff"
 LATEST_TITLE_MAX = 120
 
 
+def lost_claim_notices(conflicts: Iterable[Mapping[str, Any]], *, writer: str,
+                       told: Iterable[str]) -> list[tuple[str, str]]:
+    """The lost claims this clone has not been told of yet: ``(event id, notice)``
+    for each claim its own writer made that lost to another replica's (the
+    ``conflicts`` of the baton index, after ``baton sync``), oldest first.
+
+    A lost claim is told once, at the losing clone's next session start: the
+    caller records the event ids it showed and passes them back as ``told``."""
+    seen = set(told)
+    out = []
+    for c in sorted((c for c in conflicts if isinstance(c, Mapping)),
+                    key=lambda c: (c.get("hlc") if isinstance(c.get("hlc"), int) else 0, str(c.get("eventId")))):
+        event_id = c.get("eventId")
+        if c.get("writer") != writer or not isinstance(event_id, str) or event_id in seen:
+            continue
+        seen.add(event_id)
+        winner = c.get("winner") if isinstance(c.get("winner"), Mapping) else {}
+        by = winner.get("claimedBySession")
+        first = f"session {by} claimed it first" if by else "another claim came first"
+        out.append((event_id, f"Claim conflict: baton {c.get('handoffId')} was claimed here by session "
+                              f"{c.get('sessionId')} at {c.get('claimedAt')}, but on another clone {first} "
+                              f"(at {winner.get('claimedAt')}); the earlier claim holds everywhere, so two "
+                              "sessions worked from this baton. `baton session handoff --all` lists it."))
+    return out
+
+
 def render_latest_markdown(record: Mapping[str, Any] | None, *, elsewhere: bool = False) -> str:
     """The section a brief without a session handoff gains when the project
     has a ready handoff (spec §12: a session starts from the most recent

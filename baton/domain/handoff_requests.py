@@ -13,14 +13,16 @@ A prompt is a request when
   prompt cut at punctuation and at "and" / "then" / "so" — is, once polite
   and filler words are dropped, one of the phrases below.
 
-Pure and cheap: only ``re`` and ``unicodedata``; the prompt is read here and
+Pure and cheap: only ``re`` (patterns compiled on first use, ``baton.domain.regexes``) and
+``unicodedata``; the prompt is read here and
 nowhere kept.
 """
 
 from __future__ import annotations
 
-import re
 import unicodedata
+
+from baton.domain.regexes import lazy
 
 MAX_WORDS = 14
 
@@ -57,10 +59,10 @@ PHRASES: tuple[str, ...] = (
     r"(?:save|record|write down) (?:your |our |the )?(?:progress|state|context) for (?:later|the next session|"
     r"next time|tomorrow)",
 )
-_WHOLE = re.compile("^(?:" + "|".join(PHRASES) + ")$")
-_CLAUSE_CUT = re.compile(r"\s*(?:[,.;:!?]+|\s-\s|\band\b|\bthen\b|\bso\b)\s*")
-_NON_WORD = re.compile(r"[^\w\s,.;:!?/-]+")
-_SPACES = re.compile(r"\s+")
+_WHOLE = lazy("^(?:" + "|".join(PHRASES) + ")$")
+_CLAUSE_CUT = lazy(r"\s*(?:[,.;:!?]+|\s-\s|\band\b|\bthen\b|\bso\b)\s*")
+_NON_WORD = lazy(r"[^\w\s,.;:!?/-]+")
+_SPACES = lazy(r"\s+")
 
 
 def _fold(text: str) -> str:

@@ -28,7 +28,6 @@ redacting an already-redacted payload changes nothing and records nothing.
 from __future__ import annotations
 
 import fnmatch
-import functools
 import math
 import re
 from collections import Counter
@@ -42,6 +41,7 @@ from baton.domain.secret_rules import (
     DOCUMENTED_EXAMPLES, LEFT_BOUNDARY, PLACEHOLDER_MARKS, PLACEHOLDER_WORDS, PROVIDER_RULES,
 )
 from baton.errors import PolicyConfigError
+from baton.domain.regexes import compiled, lazy  # noqa: F401  (compiled: the rules' patterns, once, on first use)
 
 REDACT = "redact"
 BLOCK = "block"
@@ -57,7 +57,7 @@ threshold is what lets short real passwords be caught at all."""
 DEFAULT_MIN_SECRET_LENGTH = 8
 
 RULE_NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
-MARKER = re.compile(r"\[REDACTED(?::[a-z0-9][a-z0-9_-]{0,63})?\]")
+MARKER = lazy(r"\[REDACTED(?::[a-z0-9][a-z0-9_-]{0,63})?\]")
 
 DEFAULT_PATH_FIELDS = frozenset(
     {"path", "paths", "file", "files", "filename", "filepath", "file_path", "scope", "root_hint"}
@@ -80,14 +80,9 @@ def shannon_entropy(text: str) -> float:
 
 # -- rules -------------------------------------------------------------------
 
-_ALNUM = re.compile(r"[A-Za-z0-9]")
+_ALNUM = lazy(r"[A-Za-z0-9]")
 
 
-@functools.lru_cache(maxsize=None)
-def compiled(regex: str, flags: int = 0) -> re.Pattern[str]:
-    """Compile once, on first use: the hook path imports the rules but most
-    strings name no provider, so most patterns are never compiled at all."""
-    return re.compile(regex, flags)
 
 
 @frozen
@@ -145,7 +140,7 @@ class PatternRule:
 KeyTest = Callable[[tuple[str, ...]], bool]
 ValueTest = Callable[[str, "RedactionPolicy"], bool]
 
-_ASSIGNMENT = re.compile(
+_ASSIGNMENT = lazy(
     r"""
     (?<![A-Za-z0-9_.\-])
     (?P<key>-{0,2}[A-Za-z_][A-Za-z0-9_.\-]{0,63})
@@ -160,7 +155,7 @@ _ASSIGNMENT = re.compile(
     """,
     re.X,
 )
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_CAMEL = lazy(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def key_words(key: str) -> tuple[str, ...]:
@@ -1051,7 +1046,7 @@ def _clip_markers(text: str, start: int, stop: int) -> str:
     return text[start:max(start, stop)]
 
 
-_ESCAPED_QUOTE = re.compile(r"""\\(['"])""")
+_ESCAPED_QUOTE = lazy(r"""\\(['"])""")
 
 
 def redact_strings(payload: Any, policy: RedactionPolicy, *, at: str = "", unescape: bool = False) -> RedactionOutcome:
@@ -1130,8 +1125,8 @@ zero-width spaces, the byte order mark, and the tag characters that can
 smuggle ASCII past a reader. The two joiners (U+200C, U+200D) are left: they
 shape Persian, Indic and emoji text and reorder nothing."""
 
-_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{INVISIBLE_FORMAT}]")
-_INVISIBLE = re.compile(f"[{INVISIBLE_FORMAT}]")
+_CONTROL = lazy(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{INVISIBLE_FORMAT}]")
+_INVISIBLE = lazy(f"[{INVISIBLE_FORMAT}]")
 
 
 def _escape(ch: str) -> str:

@@ -23,7 +23,9 @@ input/output (cursor.com/docs/agent/hooks, as typed in johnlindquist/cursor-hook
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
+if TYPE_CHECKING:
+    from typing import Any
 
 from baton.harnesses.protocol import (
     PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, CommandHookAdapter, ConfigFile, HookCommand,

@@ -34,7 +34,9 @@ Gemini CLI 0.61.0, run for real (tests/e2e/test_gemini_cli.py):
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
+if TYPE_CHECKING:
+    from typing import Any
 
 from baton.harnesses.protocol import (
     NONBLOCKING_SUFFIX, PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT,

@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Callable, Mapping
-
-from baton.model import frozen
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Mapping
 
 from baton.errors import BatonError, InputError
 from baton.harnesses.protocol import (
-    IGNORED, PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, SessionMetadata,
+    IGNORED, PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, SessionMetadata, value_class,
 )
 
 LOCK_WAIT_SECONDS = 3.0
@@ -49,7 +49,7 @@ overrides). Below every timeout ``install-hooks`` writes, so Baton gives up — 
 leaves its notice — before the harness kills it."""
 
 
-@frozen
+@value_class
 class HookOutcome:
     """What the hook prints: ``answer`` on stdout, ``problem`` (one line) on stderr."""
 
@@ -57,6 +57,10 @@ class HookOutcome:
     problem: str | None = None
     result: Any = None
     exit_code: int = 0
+    fixed: bool = False
+    """The answer is the adapter's fixed "nothing" (``""``, ``{}``, ``{"continue": true}``):
+    nothing of the payload or the project is in it, so the command line prints it as it
+    is, without loading the secret screen (a prompt hook's answer to every ordinary prompt)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"answer": self.answer, "problem": self.problem,
@@ -210,13 +214,13 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
         if metadata.kind == IGNORED:
             # An event that is not what it names (Gemini's PreCompress ``auto``
             # before every turn): nothing opened, nothing written.
-            return HookOutcome(run.empty)
+            return HookOutcome(run.empty, fixed=True)
         if metadata.session_id is None:  # every event is a session's: without its id, nothing is done
             raise InputError(f"a session id is required (`{chosen.session_fields[0]}`)")
         if metadata.kind == USER_PROMPT and not metadata.handoff_request:
             # The only signal a prompt carries is an explicit request: without
             # one the detector would score nothing, so nothing is opened.
-            return HookOutcome(run.empty)
+            return HookOutcome(run.empty, fixed=True)
         from baton.app import Baton
 
         root, worktree = _project_root(project, chosen.get_project_context(payload).cwd)

@@ -60,7 +60,10 @@ class FileChange:
     """What the change means, in one line (only when the file changes)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "action": self.action, "diff": self.diff, "note": self.note}
+        out = {"path": self.path, "action": self.action, "diff": self.diff}
+        if self.note is not None:
+            out["note"] = self.note
+        return out
 
 
 @frozen
@@ -415,7 +418,7 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
 
     import shlex
 
-    from baton.harnesses.wiring import not_found_warning, resolve_program
+    from baton.harnesses.wiring import holds_batons, not_found_warning, resolve_program
 
     chosen = adapter(harness)
     project = Path(root)
@@ -423,6 +426,7 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     words = command_words(command)
     warnings = () if resolve_program(words[0]) else (not_found_warning(words[0], harness),)
     planned = []
+    originals = []
     for spec in chosen.configuration(shlex.join(words)):
         path = _contained(base, spec.path)
         old = _read(path)
@@ -433,6 +437,8 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
                                             tofile=f"b/{spec.path}"))
         note = spec.note if action != "unchanged" else None
         planned.append((path, text, FileChange(spec.path, action, diff, note)))
+        if action == "updated" and spec.text is None and not holds_batons(spec, old, harness):
+            originals.append((original_path(project, base, harness, spec.path), path))
     changes = tuple(change for _, _, change in planned)
     elsewhere = str(project) if base != project else None
     steps = tuple(getattr(chosen, "user_steps", ()))
@@ -440,6 +446,9 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         would_init = not (project / ".baton" / "config.json").is_file()
         return InstallResult(harness, str(base), True, changes, would_init, project=elsewhere, user_steps=steps,
                              warnings=warnings)
+    for keep, path in originals:  # before the file changes: its own bytes, for --remove to put back
+        if keep is not None:
+            _keep_original(keep, path)
     for path, text, change in planned:
         if change.action != "unchanged":
             _write(path, text)
@@ -448,6 +457,38 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     initialized = Baton.init(project).created
     return InstallResult(harness, str(base), False, changes, initialized, project=elsewhere, user_steps=steps,
                          warnings=warnings)
+
+
+ORIGINALS = ".baton/install-originals"
+"""Where ``install-hooks`` keeps the bytes of each file of the user's it changes (ignored by git,
+as all of ``.baton/`` but its config), for ``--remove`` to put back."""
+
+
+def original_path(project: str | os.PathLike, base: str | os.PathLike, harness: str, relative: str) -> Path | None:
+    """Where the original of ``relative`` (a file of the worktree ``base``) is kept: under the
+    project's ``.baton/install-originals/HARNESS/``, or, for a linked worktree,
+    ``.baton/install-originals/worktrees/KEY/HARNESS/`` (``KEY`` a hash of its path). None when
+    that place resolves outside the project (a symlinked ``.baton``): no original is kept or read."""
+    import hashlib
+
+    folder = ORIGINALS
+    if os.path.realpath(base) != os.path.realpath(project):
+        key = hashlib.sha256(os.path.realpath(base).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        folder += f"/worktrees/{key}"
+    try:
+        return _contained(Path(project), f"{folder}/{harness}/{relative}")
+    except UnsafePath:
+        return None
+
+
+def _keep_original(keep: Path, path: Path) -> None:
+    from baton.config import write_bytes_atomic
+
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise StorageError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    write_bytes_atomic(keep, data)
 
 
 def _write(path: Path, text: str) -> None:

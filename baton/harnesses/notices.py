@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
+if TYPE_CHECKING:
+    from typing import Any
 
 FILE_NAME = "hook-notices.jsonl"
 MAX_BYTES = 64 * 1024

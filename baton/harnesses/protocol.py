@@ -14,13 +14,36 @@ keeps the working directory and the session id (``get_project_context``,
 harness pushes by running a command, so none has one (``None``).
 
 No adapter reads the transcript: ``transcript_path`` is never opened.
+
+The values here (the payload's context and metadata, an adapter's hooks and
+files) are named tuples (``value_class``), not attrs classes: immutable, compared by
+value, and defined without attrs, whose import and class building are about
+half of a process that only answers a prompt. ``baton hook … UserPromptSubmit``
+with an ordinary prompt imports no attrs at all (``docs/performance.md``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Protocol
+from collections import namedtuple
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Mapping, Protocol
+else:
+    Protocol = object  # HarnessAdapter is an interface for type checkers; at run time a plain base
 
-from baton.model import frozen
+def value_class(cls: type) -> type:
+    """``cls`` (annotated fields, defaults last, methods) as an immutable named tuple.
+
+    ``typing.NamedTuple`` would do the same, but it turns each annotation into
+    a ``ForwardRef`` and compiles it (0.27 ms a class here, against 0.05 ms):
+    the annotations stay documentation, never evaluated.
+    """
+    fields = tuple(cls.__dict__.get("__annotations__", {}))
+    defaults = [cls.__dict__[name] for name in fields if name in cls.__dict__]
+    body = {key: item for key, item in cls.__dict__.items()
+            if key not in fields and key not in ("__dict__", "__weakref__")}
+    return type(cls.__name__, (namedtuple(cls.__name__, fields, defaults=defaults),), {**body, "__slots__": ()})
+
 
 SESSION_START = "session_start"
 PRE_COMPACT = "pre_compact"
@@ -30,14 +53,14 @@ IGNORED = "ignored"
 KINDS = (SESSION_START, PRE_COMPACT, SESSION_END, USER_PROMPT)
 
 
-@frozen
+@value_class
 class ProjectContext:
     """Where the harness says the session works (its ``cwd``), if it says."""
 
     cwd: str | None
 
 
-@frozen
+@value_class
 class SessionMetadata:
     harness: str
     event: str
@@ -56,7 +79,7 @@ class SessionMetadata:
     itself is never kept: only this conclusion leaves the adapter."""
 
 
-@frozen
+@value_class
 class HookCommand:
     """One hook ``install-hooks`` writes: the harness's event, an optional matcher."""
 
@@ -67,7 +90,7 @@ class HookCommand:
     sets it for this event rather than for every hook (``matcher_groups``'s ``extra``)."""
 
 
-@frozen
+@value_class
 class ConfigFile:
     """A project file ``install-hooks`` merges into: JSON members, or a TOML table appended when missing."""
 
@@ -136,7 +159,7 @@ def text_field(payload: Mapping[str, Any], *names: str) -> str | None:
     return None
 
 
-@frozen
+@value_class
 class CommandHookAdapter:
     """A harness whose hooks are commands fed a JSON object on stdin (all four shipped ones).
 
@@ -277,7 +300,7 @@ def agents_skill() -> "ConfigFile":
     return ConfigFile(AGENTS_SKILL_FILE, text=skill_text())
 
 
-@frozen
+@value_class
 class SkillText:
     """``baton skill``: the agent skill's text, to put where a harness reads it."""
 

@@ -12,9 +12,13 @@
   ``mcpServers`` left empty goes too; in TOML the ``[mcp_servers.baton]``
   table and its subtables) and the members Baton added to a list (Claude
   Code's ``enabledMcpjsonServers`` approval; a list left empty goes); and the files Baton owns whole (the skill, the
-  Cursor rule), with folders left empty by that. A JSON file left holding
-  only what Baton adds (``{}``, Cursor's ``{"version": 1}``) is deleted; every
-  other key is kept, written back as ``install-hooks`` writes it. The skill in
+  Cursor rule), with folders left empty by that. A file of the user's that
+  ``install-hooks`` changed is put back byte for byte from the original it
+  kept (``.baton/install-originals/``) when, without Baton's part, it says the
+  same (parsed; a section left empty aside); else, edited since, a JSON file
+  left holding only what Baton adds (``{}``, Cursor's ``{"version": 1}``) is
+  deleted, and every other key is kept, written back as ``install-hooks``
+  writes it (the change's note says so). The skill in
   ``.agents/skills/`` is shared by Codex, Gemini CLI and Cursor: it stays while
   another of them is still wired. Nothing is written with ``dry_run``.
 """
@@ -28,6 +32,8 @@ import shutil
 import sys
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 from baton.model import frozen
 
@@ -163,6 +169,9 @@ class HarnessWiring:
     """Baton's MCP server entry (``command``, ``args``…), if there."""
     owned: dict[str, str]
     """Each file Baton owns whole: ``current``, ``outdated`` or ``missing``."""
+    broken: dict[str, str] = attrs.field(factory=dict)
+    """Each configuration file that is there but cannot be read or updated (it does not parse,
+    it is not a JSON object, ``install-hooks`` would refuse it), with why, in one phrase."""
 
     @property
     def wired(self) -> bool:
@@ -180,16 +189,21 @@ class HarnessWiring:
 
 def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
     """What of ``harness``'s wiring the files under ``base`` hold (never raises on a bad file: it
-    counts as holding nothing)."""
+    is listed in ``broken`` and counts as holding nothing)."""
     root = Path(base)
     events = _events(harness)
     hooks: dict[str, list[str]] = {}
     mcp = None
     owned: dict[str, str] = {}
+    broken: dict[str, str] = {}
     for spec in _specs(harness):
         text = _read(root / spec.path)
         if spec.text is not None:
             owned[spec.path] = "missing" if text is None else ("current" if text == spec.text else "outdated")
+            continue
+        problem = _problem(root / spec.path, spec, text)
+        if problem is not None:
+            broken[spec.path] = problem
             continue
         if spec.merge and "hooks" in spec.merge:
             for event, lines in _baton_hooks(_json(text) or {}, harness, events).items():
@@ -199,14 +213,51 @@ def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
     from baton.harnesses import adapter
 
     missing = tuple(hook.event for hook in adapter(harness).hooks if hook.event not in hooks)
-    return HarnessWiring(harness, hooks, missing, mcp, owned)
+    return HarnessWiring(harness, hooks, missing, mcp, owned, broken)
+
+
+def _problem(path: Path, spec: ConfigFile, text: str | None) -> str | None:
+    """Why a configuration file that is there cannot be read or updated, in one phrase; None when
+    it is absent or fine."""
+    import orjson
+    import tomllib
+
+    from baton.harnesses.install import new_text
+
+    if text is None:
+        if not path.is_file():
+            return None
+        return "cannot be read as UTF-8 text"
+    if spec.toml_table is not None:
+        try:
+            tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            return f"does not parse as TOML ({exc})"
+    elif text.strip():
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError as exc:
+            comments = "; if it holds comments, Baton cannot read or update it" if "//" in text or "/*" in text else ""
+            return f"does not parse as JSON ({exc}){comments}"
+        if not isinstance(value, dict):
+            return f"is not a JSON object (it holds a {type(value).__name__})"
+    try:
+        new_text(spec, text)
+    except InputError as exc:
+        return f"cannot be updated by `baton install-hooks` ({exc.message})"
+    return None
 
 
 def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
-    """``baton doctor``'s verdict on one wired harness: (status, detail) — ``fail`` when a program
-    the hooks or the server run is not found, ``warn`` when a part is missing or outdated, each
+    """``baton doctor``'s verdict on one wired harness: (status, detail) — ``fail`` when one of its
+    configuration files is there but does not parse (or ``install-hooks`` would refuse it), naming
+    the file, or when a program the hooks or the server run is not found, ``warn`` when a part is missing or outdated, each
     saying what to run."""
     harness = wiring.harness
+    if wiring.broken:
+        files = "; ".join(f"{path} {problem}" for path, problem in wiring.broken.items())
+        return "fail", (f"{files}: Baton can neither check nor update {harness}'s wiring there; fix it by hand "
+                        "(or move it aside), then run `baton doctor` again")
     lost = [program for program in wiring.programs() if resolve_program(program) is None]
     if lost:
         return "fail", (f"runs {', '.join(f'`{p}`' for p in lost)}, not found on PATH here: its hooks do nothing; "
@@ -268,6 +319,16 @@ class RemoveResult:
 def _without_batons_json(config: dict[str, Any], spec: ConfigFile, harness: str) -> dict[str, Any] | None:
     """``config`` without Baton's hooks and ``baton`` server; None when nothing of the user's
     is left (only what Baton's merge adds, such as Cursor's ``version``)."""
+    out = _stripped_json(config, spec, harness)
+    merge = spec.merge or {}
+    leftover = {k: v for k, v in out.items() if not (k in merge and merge[k] == v)}
+    if not leftover and out != config:
+        return None
+    return out
+
+
+def _stripped_json(config: dict[str, Any], spec: ConfigFile, harness: str) -> dict[str, Any]:
+    """``config`` without Baton's hooks, ``baton`` server and list members (and what that left empty)."""
     import copy
 
     out = copy.deepcopy(config)
@@ -310,9 +371,6 @@ def _without_batons_json(config: dict[str, Any], spec: ConfigFile, harness: str)
             out[key] = [m for m in out[key] if m not in members]
             if not out[key]:
                 del out[key]
-    leftover = {k: v for k, v in out.items() if not (k in merge and merge[k] == v)}
-    if not leftover and out != config:
-        return None
     return out
 
 
@@ -360,6 +418,51 @@ def _toml_without_baton(old: str, where: str) -> str | None:
     return text if text.strip() else None
 
 
+def holds_batons(spec: ConfigFile, text: str | None, harness: str) -> bool:
+    """Whether a merged file's ``text`` holds any of Baton's part (``--remove`` would change it);
+    True too when that cannot be told (it does not parse, its table is not one Baton can take out)."""
+    if text is None:
+        return False
+    try:
+        if spec.toml_table is not None:
+            return _toml_without_baton(text, spec.path) != text
+        return _json_removed(text, spec, harness) != text
+    except InputError:
+        return True
+
+
+def _pruned(value: Any) -> Any:
+    """``value`` without the empty objects and lists inside it (``--remove`` drops a section it emptied)."""
+    if isinstance(value, dict):
+        kept = {k: _pruned(v) for k, v in value.items()}
+        return {k: v for k, v in kept.items() if not (isinstance(v, (dict, list)) and not v)}
+    if isinstance(value, list):
+        return [_pruned(v) for v in value]
+    return value
+
+
+def _restorable(spec: ConfigFile, harness: str, old: str, new: str | None, original: bytes) -> str | None:
+    """The file as it was before ``install-hooks`` changed it (``original``'s text), when the file
+    without Baton's part (``old`` after removal: ``new``) says the same as it, parsed: the same keys
+    and values, ignoring a section left empty and a member Baton's merge adds (Cursor's
+    ``version``). None when it does not (the file was edited since), or the original does not parse."""
+    try:
+        text = original.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if spec.toml_table is not None:
+        before, after = _toml(text), _toml(new or "")
+    else:
+        before = _json(text) if text.strip() else {}
+        current = _json(old)
+        after = _stripped_json(current, spec, harness) if current is not None else None
+    if before is None or after is None:
+        return None
+    merge = spec.merge or {}
+    after = {k: v for k, v in after.items() if not (k not in before and k in merge and merge[k] == v)}
+    return text if _pruned(before) == _pruned(after) else None
+
+
 def _diff(path: str, old: str, new: str | None) -> str:
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), (new or "").splitlines(keepends=True),
                                         fromfile=f"a/{path}", tofile=f"b/{path}" if new is not None else "/dev/null"))
@@ -382,13 +485,19 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         UnsafePath: a file would be outside the project.
         StorageError: a file cannot be written or deleted.
     """
-    from baton.harnesses.install import _contained, _read as read_strict, _write
+    from baton.harnesses.install import _contained, _read as read_strict, _write, original_path
 
-    base = Path(worktree) if worktree is not None else Path(root)
+    project = Path(root)
+    base = Path(worktree) if worktree is not None else project
     planned: list[tuple[Path, str | None, Removal]] = []
+    saved: list[Path] = []
     for spec in _specs(harness):
         path = _contained(base, spec.path)
         old = read_strict(path)
+        note = None
+        keep = original_path(project, base, harness, spec.path) if spec.text is None else None
+        if keep is not None:
+            saved.append(keep)
         if old is None:
             planned.append((path, None, Removal(spec.path, "unchanged", "")))
             continue
@@ -403,11 +512,19 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
             new = _toml_without_baton(old, spec.path)
         else:
             new = _json_removed(old, spec, harness)
+        if new != old and spec.text is None:
+            original = _read_bytes(keep) if keep is not None else None
+            restored = None if original is None else _restorable(spec, harness, old, new, original)
+            if restored is not None:
+                new, note = restored, "put back as it was before install-hooks"
+            elif original is not None:
+                note = ("changed since install-hooks, so written back re-formatted" if new is not None
+                        else "changed since install-hooks, and nothing else is left in it")
         if new == old:
             planned.append((path, old, Removal(spec.path, "unchanged", "")))
         else:
             planned.append((path, new, Removal(spec.path, "deleted" if new is None else "updated",
-                                               _diff(spec.path, old, new))))
+                                               _diff(spec.path, old, new), note)))
     changes = tuple(change for _, _, change in planned)
     if not dry_run:
         for path, new, change in planned:
@@ -415,7 +532,16 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
                 _write(path, new)
             elif change.action == "deleted":
                 _delete(path, base)
+        for keep in saved:
+            _delete(keep, project / ".baton")
     return RemoveResult(harness, str(base), dry_run, changes)
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 def _json_removed(old: str, spec: ConfigFile, harness: str) -> str | None:
@@ -470,6 +596,6 @@ def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[s
     checks = []
     for harness in HARNESSES:
         wiring = inspect_wiring(base, harness)
-        if wiring.wired:
+        if wiring.wired or wiring.broken:
             checks.append((f"harness {harness}", *wiring_check(wiring)))
     return checks

@@ -1,0 +1,100 @@
+"""``baton doctor`` fails on a harness configuration file that is there but does not parse,
+naming the file and what to do, whether or not Baton's wiring is in it (issue 26)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from baton.harnesses.install import install_hooks
+from tests.cli_support import run
+
+
+def _doctor(capsys, project_dir) -> tuple[int, dict]:
+    code, out, err = run(capsys, project_dir, "doctor", "--json")
+    return code, {c["name"]: c for c in json.loads(out)["checks"]}
+
+
+def _write(root, path: str, text: str) -> None:
+    target = root / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text)
+
+
+@pytest.mark.parametrize(("harness", "path", "text"), [
+    ("gemini-cli", ".gemini/settings.json", '{"hooks": '),
+    ("claude-code", ".claude/settings.json", "{"),
+    ("claude-code", ".mcp.json", "{'mcpServers': 1}"),
+    ("cursor", ".cursor/hooks.json", "{,}"),
+    ("codex", ".codex/hooks.json", "[1"),
+])
+def test_doctor_fails_on_a_json_file_that_does_not_parse(project_dir, capsys, harness, path, text):
+    _write(project_dir, path, text)
+    code, checks = _doctor(capsys, project_dir)
+    check = checks[f"harness {harness}"]
+    assert code == 3 and check["status"] == "fail"
+    assert f"{path} does not parse as JSON" in check["detail"] and "fix it by hand" in check["detail"]
+
+
+def test_doctor_fails_on_a_codex_config_toml_that_does_not_parse(project_dir, capsys):
+    _write(project_dir, ".codex/config.toml", "[mcp_servers\nmodel = \n")
+    code, checks = _doctor(capsys, project_dir)
+    check = checks["harness codex"]
+    assert code == 3 and check["status"] == "fail"
+    assert ".codex/config.toml does not parse as TOML" in check["detail"]
+
+
+def test_doctor_fails_on_a_broken_file_beside_a_wiring_otherwise_complete(project_dir, capsys):
+    install_hooks(project_dir, "claude-code")
+    _write(project_dir, ".claude/settings.local.json", "{")
+    code, checks = _doctor(capsys, project_dir)
+    check = checks["harness claude-code"]
+    assert check["status"] == "fail" and ".claude/settings.local.json does not parse" in check["detail"]
+
+
+def test_doctor_does_not_send_a_broken_file_to_install_hooks(project_dir, capsys):
+    _write(project_dir, ".claude/settings.json", "{")
+    code, checks = _doctor(capsys, project_dir)
+    assert "run `baton install-hooks" not in checks["harness claude-code"]["detail"]
+
+
+def test_doctor_fails_on_a_json_file_that_is_not_an_object(project_dir, capsys):
+    _write(project_dir, ".cursor/mcp.json", "[]")
+    code, checks = _doctor(capsys, project_dir)
+    assert checks["harness cursor"]["status"] == "fail"
+    assert ".cursor/mcp.json is not a JSON object" in checks["harness cursor"]["detail"]
+
+
+def test_doctor_fails_on_a_file_install_hooks_would_refuse(project_dir, capsys):
+    _write(project_dir, ".gemini/settings.json", '{"hooks": []}')
+    code, checks = _doctor(capsys, project_dir)
+    detail = checks["harness gemini-cli"]["detail"]
+    assert checks["harness gemini-cli"]["status"] == "fail"
+    assert ".gemini/settings.json cannot be updated by `baton install-hooks`" in detail and "hooks" in detail
+
+
+def test_doctor_says_a_file_with_comments_cannot_be_read(project_dir, capsys):
+    _write(project_dir, ".gemini/settings.json", '{\n  // mine\n  "theme": "dark"\n}\n')
+    code, checks = _doctor(capsys, project_dir)
+    assert "if it holds comments" in checks["harness gemini-cli"]["detail"]
+
+
+def test_doctor_passes_over_an_empty_settings_file(project_dir, capsys):
+    _write(project_dir, ".gemini/settings.json", "")
+    code, checks = _doctor(capsys, project_dir)
+    assert code == 0 and "harness gemini-cli" not in checks
+
+
+def test_doctor_passes_over_a_valid_settings_file_without_batons_wiring(project_dir, capsys):
+    _write(project_dir, ".claude/settings.json", '{"theme": "dark"}')
+    code, checks = _doctor(capsys, project_dir)
+    assert code == 0 and "harness claude-code" not in checks
+
+
+def test_doctor_fails_on_a_file_that_is_not_utf8(project_dir, capsys):
+    target = project_dir / ".cursor" / "hooks.json"
+    target.parent.mkdir(parents=True)
+    target.write_bytes(b'{"x": "\xff"}')
+    code, checks = _doctor(capsys, project_dir)
+    assert ".cursor/hooks.json cannot be read as UTF-8 text" in checks["harness cursor"]["detail"]
