@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from baton.canonical import pretty_bytes
+from baton.projections.base import STREAM_ORDER
 from baton.projections.event_counts import EventCounts, Streams
 
 START_NS = 1_700_000_000_000_000_000
@@ -14,6 +15,7 @@ class StreamLog:
 
     name = "stream_log"
     version = 1
+    order = STREAM_ORDER
 
     def keys(self, event):
         return (event.stream,)

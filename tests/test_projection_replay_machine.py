@@ -5,8 +5,11 @@ restart as a new process, seeded from the index — run the real commands:
 sessions end leaving batons, sessions start and claim them, handoffs are
 captured, validated, promoted, archived, batons cancelled; appends with stale
 expected versions are refused; writers die leaving torn tails; a remote
-machine's feed, written with an older clock, arrives late (as through
-``baton sync``); the index is rebuilt now and then.
+machine — a second checkout that pulls this project's feeds now and then and
+works on the same batons, its clock drifting behind ours by a varying lag —
+writes a feed that arrives late, a few lines at a time (as through ``baton
+sync``), so events of every writer arrive in random orders, some on streams
+already folded past them, most not; the index is rebuilt now and then.
 
 After every step the index those commands built incrementally (catch-ups
 seeded from cursors, appends folded as they returned) equals a full replay of
@@ -46,7 +49,7 @@ WRITERS = ("alpha", "beta", "gamma")
 OWNERS = ("alice@example.com", "bob@example.com")
 BRANCHES = ("main", "feature/login")
 MATERIALIZED = ("handoffs", "batons")
-REMOTE_LAG_NS = 5_000_000_000
+REMOTE_LAGS_NS = (0, 100_000_000, 5_000_000_000, 60_000_000_000)
 
 
 def files_under(baton: Path) -> dict[str, bytes]:
@@ -88,11 +91,11 @@ class RealReplayMachine(RuleBasedStateMachine):
         self.remote = Project(remote.paths, self.config, "remote", clock=self._remote_clock)
         remote.close()
         self.remote_synced = 0
+        self.remote_lag = REMOTE_LAGS_NS[2]
 
-    @staticmethod
-    def _remote_clock() -> int:
+    def _remote_clock(self) -> int:
         """The remote machine's clock runs behind: its events sort before ours."""
-        return time.time_ns() - REMOTE_LAG_NS
+        return time.time_ns() - self.remote_lag
 
     def teardown(self) -> None:
         for opened in self.open.values():
@@ -256,16 +259,60 @@ class RealReplayMachine(RuleBasedStateMachine):
         except PolicyBlock:
             pass
 
+    @rule(lag=st.sampled_from(REMOTE_LAGS_NS))
+    def the_remote_clock_drifts(self, lag):
+        self.remote_lag = lag
+
+    @rule(owner=st.sampled_from(OWNERS), branch=st.sampled_from(BRANCHES))
+    def a_remote_session_starts_and_claims_a_baton(self, owner, branch):
+        """On the remote checkout, which may hold batons it pulled from here."""
+        out = bootstrap(self.remote, session_id=self.session_id(), owner=owner, branch=branch)
+        assert out.exit_code == 0 and not out.notices, out.notices
+
+    @rule(title=words())
+    def the_remote_captures_a_handoff(self, title):
+        body = payload(work={"title": title, "objective": f"finish {title}"},
+                       summary={"current_state": "halfway", "completed": [], "in_progress": [title]})
+        try:
+            with self.remote.writing() as scope:
+                capture_in_scope(scope, body)
+        except PolicyBlock:
+            pass
+
     @rule()
-    def the_remote_feed_arrives(self):
-        """As ``baton sync`` would: the remote feed's new lines are appended here."""
+    def the_remote_pulls_this_project(self):
+        """The remote checkout receives the sound lines of this project's feeds."""
+        inspector = Ledger(self.baton, "inspector")
+        into = self.remote.paths.baton_dir / "ledger"
+        for feed in sorted((self.baton / "ledger").glob("*.jsonl")):
+            if feed.stem == "remote":
+                continue
+            sound = inspector.read_feed(feed.stem).head.offset
+            target = into / feed.name
+            have = target.stat().st_size if target.exists() else 0
+            if sound > have:
+                with open(feed, "rb") as fh:
+                    fh.seek(have)
+                    extra = fh.read(sound - have)
+                with open(target, "ab") as out:
+                    out.write(extra)
+
+    @rule(lines=st.integers(1, 6))
+    def the_remote_feed_arrives(self, lines):
+        """As ``baton sync`` would: the remote feed's next few lines are appended here."""
         source = self.remote.paths.baton_dir / "ledger" / "remote.jsonl"
         if not source.exists():
             return
         raw = source.read_bytes()
+        end = self.remote_synced
+        for _ in range(lines):
+            at = raw.find(b"\n", end)
+            if at < 0:
+                break
+            end = at + 1
         with open(self.baton / "ledger" / "remote.jsonl", "ab") as fh:
-            fh.write(raw[self.remote_synced:])
-        self.remote_synced = len(raw)
+            fh.write(raw[self.remote_synced:end])
+        self.remote_synced = end
 
     # -- projections ---------------------------------------------------------
     @rule(name=st.sampled_from(WRITERS))
@@ -321,3 +368,166 @@ RealReplayMachine.TestCase.settings = settings(
     deadline=None,
 )
 test_incremental_projections_equal_a_full_replay_and_a_replay_over_memory = RealReplayMachine.TestCase
+
+
+CHECKOUTS = ("here", "north", "south")
+LAGS_NS = (0, 1_000_000, 2_000_000_000, 30_000_000_000, 120_000_000_000)
+
+
+class LateArrivalMachine(RuleBasedStateMachine):
+    """Random arrival orders across writers: three checkouts of one project,
+    each the only writer of its own feed, their clocks drifting apart by
+    varying lags, run the real commands on the same owners and branches (so
+    on the same baton and objective streams) and on streams of their own,
+    and their feeds travel between them a few lines at a time, in any order
+    (as ``baton sync``, a copy or a pull would bring them). Each checkout's
+    index, folded incrementally whatever order its events arrived in — late
+    events fold without a replay unless their stream already folded past
+    them — equals a full replay of the same bytes, documents and files."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.root = Path(tempfile.mkdtemp(prefix="late-"))
+        first = self.root / CHECKOUTS[0]
+        first.mkdir()
+        init_project(first)
+        for name in CHECKOUTS[1:]:  # clones: the same history, each its own index
+            (self.root / name / ".baton").mkdir(parents=True)
+            shutil.copytree(first / ".baton" / "ledger", self.root / name / ".baton" / "ledger")
+            shutil.copy(first / ".baton" / "config.json", self.root / name / ".baton" / "config.json")
+        self.lags = dict(zip(CHECKOUTS, (0, LAGS_NS[2], LAGS_NS[3])))
+        self.projects: dict[str, Project] = {}
+        for name in CHECKOUTS:
+            opened = Project.open(self.root / name)
+            self.projects[name] = Project(opened.paths, opened.config, name,
+                                          clock=lambda name=name: time.time_ns() - self.lags[name])
+            opened.close()
+        self.sessions = 0
+
+    def teardown(self) -> None:
+        for opened in self.projects.values():
+            opened.close()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def session_id(self) -> str:
+        self.sessions += 1
+        return f"sess-{self.sessions}"
+
+    def feeds(self, checkout: str) -> Path:
+        return self.root / checkout / ".baton" / "ledger"
+
+    @rule(checkout=st.sampled_from(CHECKOUTS), lag=st.sampled_from(LAGS_NS))
+    def a_clock_drifts(self, checkout, lag):
+        self.lags[checkout] = lag
+
+    @rule(checkout=st.sampled_from(CHECKOUTS), owner=st.sampled_from(OWNERS), branch=st.sampled_from(BRANCHES),
+          steps=st.lists(words(), min_size=1, max_size=2), shared=st.booleans())
+    def a_session_ends_leaving_a_baton(self, checkout, owner, branch, steps, shared):
+        try:
+            end_session(self.projects[checkout], self.session_id(),
+                        {"nextSteps": steps, "failedApproaches": [], "openQuestions": [], "shared": shared},
+                        owner=owner, branch=branch)
+        except PolicyBlock:
+            pass
+
+    @rule(checkout=st.sampled_from(CHECKOUTS), owner=st.sampled_from(OWNERS), branch=st.sampled_from(BRANCHES))
+    def a_session_starts_and_claims_a_baton(self, checkout, owner, branch):
+        out = bootstrap(self.projects[checkout], session_id=self.session_id(), owner=owner, branch=branch)
+        assert out.exit_code == 0 and not out.notices, out.notices
+
+    @rule(checkout=st.sampled_from(CHECKOUTS), owner=st.sampled_from(OWNERS), branch=st.sampled_from(BRANCHES),
+          objective=words(60))
+    def a_session_begins_with_an_objective(self, checkout, owner, branch, objective):
+        try:
+            begin_session(self.projects[checkout], session_id=self.session_id(), objective=objective, owner=owner,
+                          branch=branch, claim=False)
+        except PolicyBlock:
+            pass
+
+    @rule(checkout=st.sampled_from(CHECKOUTS), owner=st.sampled_from(OWNERS), branch=st.sampled_from(BRANCHES))
+    def a_baton_is_cancelled(self, checkout, owner, branch):
+        try:
+            cancel_baton(self.projects[checkout], owner=owner, branch=branch)
+        except BatonError:
+            pass
+
+    @rule(checkout=st.sampled_from(CHECKOUTS), title=words())
+    def a_handoff_is_captured(self, checkout, title):
+        body = payload(work={"title": title, "objective": f"finish {title}"},
+                       summary={"current_state": "halfway", "completed": [], "in_progress": [title]})
+        try:
+            with self.projects[checkout].writing() as scope:
+                capture_in_scope(scope, body)
+        except PolicyBlock:
+            pass
+
+    def deliver(self, source: str, into: str, lines: int) -> None:
+        """The next ``lines`` lines of ``source``'s own feed reach ``into``
+        (a batch cut in two is a torn tail there until the rest arrives)."""
+        origin = self.feeds(source) / f"{source}.jsonl"
+        if not origin.exists():
+            return
+        target = self.feeds(into) / f"{source}.jsonl"
+        have = target.stat().st_size if target.exists() else 0
+        raw = origin.read_bytes()
+        end = have
+        for _ in range(lines):
+            at = raw.find(b"\n", end)
+            if at < 0:
+                break
+            end = at + 1
+        with open(target, "ab") as fh:
+            fh.write(raw[have:end])
+
+    @rule(route=st.sampled_from([(a, b) for a in CHECKOUTS for b in CHECKOUTS if a != b]), lines=st.integers(1, 8))
+    def a_few_lines_of_a_feed_travel(self, route, lines):
+        """... and the next command there catches up."""
+        self.deliver(*route, lines)
+        self.projects[route[1]].reading()
+
+    @rule(into=st.sampled_from(CHECKOUTS))
+    def a_checkout_pulls_every_other_feed(self, into):
+        for source in CHECKOUTS:
+            if source != into:
+                self.deliver(source, into, 10**6)
+        self.projects[into].reading()
+
+    @rule(checkout=st.sampled_from(CHECKOUTS))
+    def a_reader_catches_up(self, checkout):
+        self.projects[checkout].reading()
+
+    @invariant()
+    def every_index_equals_a_full_replay(self):
+        for checkout in CHECKOUTS:
+            baton = self.root / checkout / ".baton"
+            if not (baton / "index.sqlite").exists():
+                continue
+            inspector = ProjectionRunner(baton, Ledger(baton, "inspector"), default_projections())
+            try:
+                cursors = inspector.cursors()
+                incremental, shown = inspector.snapshot(), files_under(baton)
+            finally:
+                inspector.close()
+            fresh = self.root / "fresh" / ".baton"
+            (fresh / "ledger").mkdir(parents=True)
+            try:
+                for feed, cursor in cursors.items():
+                    with open(baton / "ledger" / f"{feed}.jsonl", "rb") as fh:
+                        (fresh / "ledger" / f"{feed}.jsonl").write_bytes(fh.read(cursor.head.offset))
+                replay = ProjectionRunner(fresh, Ledger(fresh, "reader"), default_projections())
+                try:
+                    replay.rebuild()
+                    assert replay.snapshot() == incremental, f"{checkout}: incremental state differs from a full replay"
+                    assert files_under(fresh) == shown, f"{checkout}: materialized files differ"
+                finally:
+                    replay.close()
+            finally:
+                shutil.rmtree(fresh.parent, ignore_errors=True)
+
+
+LateArrivalMachine.TestCase.settings = settings(
+    max_examples=max(5, settings.default.max_examples // 4),
+    stateful_step_count=40,
+    deadline=None,
+)
+test_events_folded_in_any_arrival_order_across_writers_equal_a_full_replay = LateArrivalMachine.TestCase

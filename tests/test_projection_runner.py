@@ -178,6 +178,92 @@ def test_events_that_sort_before_folded_ones_trigger_a_rebuild(baton_dir, clock,
     assert runner.snapshot() == fresh_replay(baton_dir, tmp_path_factory).snapshot()
 
 
+def _late_remote(baton_dir, tmp_path, stream, n, name="remote", lag=10**9):
+    remote_dir = tmp_path / name / ".baton"
+    append(writer(remote_dir, name, Clock(START_NS - lag)), stream=stream, n=n, who=name)
+    (baton_dir / "ledger").mkdir(parents=True, exist_ok=True)
+    shutil.copy(remote_dir / "ledger" / f"{name}.jsonl", baton_dir / "ledger" / f"{name}.jsonl")
+
+
+def test_late_events_on_streams_with_nothing_folded_after_them_fold_without_a_rebuild(baton_dir, clock, tmp_path,
+                                                                                    tmp_path_factory):
+    append(writer(baton_dir, "local", clock), n=2, who="local")
+    runner = runner_for(baton_dir)
+    runner.catch_up()
+    _late_remote(baton_dir, tmp_path, "s/remote", 3)
+
+    done = runner.catch_up()
+
+    assert done == CatchUp(3, False)
+    assert [e["data"]["who"] for e in runner.get("stream_log", "s/remote")["entries"]] == ["remote"] * 3
+    assert runner.get("event_counts", "test.noted")["count"] == 5
+    assert runner.snapshot() == fresh_replay(baton_dir, tmp_path_factory).snapshot()
+    assert (baton_dir / "logs" / "s__remote.json").is_file()
+    append(writer(baton_dir, "local", clock), n=1, who="local")  # and folding goes on past them
+    assert runner.catch_up() == CatchUp(1, False)
+    assert runner.snapshot() == fresh_replay(baton_dir, tmp_path_factory).snapshot()
+
+
+def test_a_late_event_after_the_last_one_folded_from_its_stream_folds_without_a_rebuild(baton_dir, clock, tmp_path,
+                                                                                      tmp_path_factory):
+    _late_remote(baton_dir, tmp_path, "s/shared", 1, name="early", lag=5 * 10**9)
+    append(writer(baton_dir, "local", clock), stream="s/other", n=2, who="local")
+    runner = runner_for(baton_dir)
+    runner.catch_up()
+    _late_remote(baton_dir, tmp_path, "s/shared", 1, name="remote", lag=10**9)  # after "early", before "local"
+
+    assert runner.catch_up() == CatchUp(1, False)
+    assert runner.snapshot() == fresh_replay(baton_dir, tmp_path_factory).snapshot()
+
+
+def test_a_late_event_over_a_projection_that_does_not_say_how_it_folds_them_triggers_a_rebuild(
+        baton_dir, clock, tmp_path, tmp_path_factory):
+    from tests.projection_support import StreamLog
+
+    class Unsaid(StreamLog):
+        name = "unsaid"
+        order = None
+
+    append(writer(baton_dir, "local", clock), n=2, who="local")
+    runner = ProjectionRunner(baton_dir, Ledger(baton_dir, "reader"), [*projections(), Unsaid()])
+    runner.catch_up()
+    _late_remote(baton_dir, tmp_path, "s/remote", 1)
+
+    done = runner.catch_up()
+
+    assert done.rebuilt and "sort before" in done.reason
+
+
+def test_more_late_events_than_a_batch_are_checked_first_then_folded_without_a_rebuild(
+        baton_dir, clock, tmp_path, tmp_path_factory, monkeypatch):
+    import baton.projections.runner as runner_module
+
+    monkeypatch.setattr(runner_module, "REPLAY_BATCH", 3)
+    append(writer(baton_dir, "local", clock), n=2, who="local")
+    runner = runner_for(baton_dir)
+    runner.catch_up()
+    _late_remote(baton_dir, tmp_path, "s/remote", 8)
+
+    assert runner.catch_up() == CatchUp(8, False)
+    assert runner.snapshot() == fresh_replay(baton_dir, tmp_path_factory).snapshot()
+
+
+def test_more_late_events_than_a_batch_one_before_a_folded_event_of_its_stream_trigger_a_rebuild(
+        baton_dir, clock, tmp_path, tmp_path_factory, monkeypatch):
+    import baton.projections.runner as runner_module
+
+    monkeypatch.setattr(runner_module, "REPLAY_BATCH", 3)
+    append(writer(baton_dir, "local", clock), n=2, who="local")
+    runner = runner_for(baton_dir)
+    runner.catch_up()
+    _late_remote(baton_dir, tmp_path, "s/1", 8)
+
+    done = runner.catch_up()
+
+    assert done.rebuilt and "sort before" in done.reason
+    assert runner.snapshot() == fresh_replay(baton_dir, tmp_path_factory).snapshot()
+
+
 def test_events_that_sort_after_folded_ones_from_a_new_feed_are_folded_without_a_rebuild(baton_dir, clock, tmp_path):
     append(writer(baton_dir, "local", clock), n=2)
     runner = runner_for(baton_dir)

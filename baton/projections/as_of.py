@@ -26,6 +26,7 @@ class _WithoutFiles:
         self.inner = inner
         self.name = inner.name
         self.version = inner.version
+        self.order = getattr(inner, "order", None)
         if hasattr(inner, "setup_index"):
             self.setup_index = inner.setup_index
             self.reset_index = inner.reset_index

@@ -13,6 +13,11 @@ class Projection(Protocol):
     name: str
     version: int
     """Bump when reducer logic changes: the runner then rebuilds from scratch."""
+    order: str
+    """What folding an event that arrives late (it sorts before events already
+    folded, e.g. through ``baton sync``) takes — ``STREAM_ORDER`` or
+    ``ANY_ORDER``; a projection without it makes the runner replay the
+    ledger when a late event touches one of its documents."""
 
     def keys(self, event: Event) -> Iterable[str]:
         """The document keys ``event`` touches (often none)."""
@@ -21,6 +26,16 @@ class Projection(Protocol):
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
         """Pure: return the new document (never mutate ``doc``), or None to delete it."""
         ...
+
+
+STREAM_ORDER = "stream"
+"""Every event a document folds is on one stream (the document's key is the
+stream's): a late event folds straight into it when it sorts after the last
+event folded from its stream — the ``streams`` projection keeps that key."""
+ANY_ORDER = "any"
+"""``apply`` commutes: folding the same events in any order gives the same
+document (counts, sets kept sorted, "latest" kept by merge key), so a late
+event folds straight into it."""
 
 
 class Materializing(Protocol):

@@ -29,7 +29,7 @@ from baton.canonical import pretty_bytes
 from baton.domain.batons import CLAIMED, PENDING, BatonRecord, baton_file
 from baton.event_names import BATON, BATON_CANCELLED, BATON_CLAIMED, BATON_CREATED, BATON_DISMISSED, split_stream
 from baton.ledger.envelope import Event
-from baton.projections.base import Doc
+from baton.projections.base import ANY_ORDER, STREAM_ORDER, Doc
 
 if TYPE_CHECKING:
     from baton.domain.aggregates.baton import Folded
@@ -63,6 +63,7 @@ class Batons:
 
     name = "batons"
     version = 4
+    order = STREAM_ORDER
     """4: a claim that lost to an earlier one (replicas apart, ``baton sync``) is kept as a conflict."""
 
     def keys(self, event: Event) -> Iterable[str]:
@@ -124,7 +125,7 @@ class BatonScopes:
     """Every owner/branch (or shared) scope each handoff was ever given as a baton.
 
     One document per handoff id: ``{"handoff_id", "scopes": [{owner, branch,
-    shared}, ...]}``, from the ``baton.created`` events the baton index
+    shared}, ...]}`` (each scope once, sorted), from the ``baton.created`` events the baton index
     accepts. The bootstrap brief asks it whose eyes a handoff's traps and
     decisions are for — a rich handoff scoped with ``session handoff --from``
     carries no scope in its own record — and it remembers every scoping, not
@@ -132,7 +133,10 @@ class BatonScopes:
     """
 
     name = "baton_scopes"
-    version = 1
+    version = 2
+    """2: the scopes kept sorted, so the document is the same whatever order
+    the events arrived in (``ANY_ORDER``)."""
+    order = ANY_ORDER
 
     def keys(self, event: Event) -> Iterable[str]:
         if event.type == BATON_CREATED and isinstance(event.data, dict):
@@ -156,7 +160,10 @@ class BatonScopes:
         scopes = list((doc or {}).get("scopes") or [])
         if scope in scopes:
             return doc
-        return {"handoff_id": key, "scopes": scopes + [scope]}
+        import orjson
+
+        return {"handoff_id": key, "scopes": sorted(scopes + [scope],
+                                                    key=lambda s: orjson.dumps(s, option=orjson.OPT_SORT_KEYS))}
 
 
 def baton_scopes(docs: Iterable[tuple[str, Doc]]) -> dict[str, list[dict[str, Any]]]:

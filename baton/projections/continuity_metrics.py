@@ -27,7 +27,7 @@ from baton.event_names import (
     HANDOFF_CAPTURED, HANDOFF_FORGOTTEN, HANDOFF_PROMOTED, HANDOFF_RESUMED, HANDOFF_VALIDATED,
 )
 from baton.ledger.envelope import Event
-from baton.projections.base import Doc, handoff_key
+from baton.projections.base import STREAM_ORDER, Doc, handoff_key
 
 AUTOMATIC_TRIGGERS = ("threshold", "hook")
 _TYPES = frozenset({HANDOFF_CAPTURED, HANDOFF_VALIDATED, HANDOFF_PROMOTED, HANDOFF_RESUMED, HANDOFF_FORGOTTEN})
@@ -36,6 +36,7 @@ _TYPES = frozenset({HANDOFF_CAPTURED, HANDOFF_VALIDATED, HANDOFF_PROMOTED, HANDO
 class ContinuityMetrics:
     name = "continuity_metrics"
     version = 1
+    order = STREAM_ORDER
 
     def keys(self, event: Event) -> Iterable[str]:
         return handoff_key(event, _TYPES)

@@ -14,7 +14,7 @@ from typing import Iterable
 
 from baton.event_names import DETECTOR, DETECTOR_TYPES, HANDOFF_PROMOTED, HANDOFF_VALIDATED, split_stream
 from baton.ledger.envelope import Event
-from baton.projections.base import Doc
+from baton.projections.base import STREAM_ORDER, Doc
 
 MATERIAL = "_material"
 _TYPES = frozenset(DETECTOR_TYPES)
@@ -23,7 +23,13 @@ _MATERIAL_TYPES = frozenset((HANDOFF_VALIDATED, HANDOFF_PROMOTED))
 
 class Detector:
     name = "detector"
-    version = 1
+    version = 2
+    """2: ``_material`` keeps the newest material event by merge key, whatever
+    order events arrive in."""
+    order = STREAM_ORDER
+    """Each session's document folds its ``detector/<session>`` stream;
+    ``_material`` (every stream's) keeps the event with the highest merge key,
+    in any order."""
 
     def keys(self, event: Event) -> Iterable[str]:
         if event.type in _TYPES:
@@ -37,6 +43,8 @@ class Detector:
         from baton.domain.detector import evolve_state
 
         if key == MATERIAL:
-            return {"at": event.at, "event": event.id}
+            if doc is not None and tuple(doc.get("key") or ()) > event.merge_key:
+                return doc  # a late event: the newest material event stays
+            return {"at": event.at, "event": event.id, "key": list(event.merge_key)}
         data = event.data if isinstance(event.data, dict) else {}
         return evolve_state(doc, event.type, data, event.at)

@@ -22,7 +22,7 @@ from typing import Any, Iterable, Iterator
 from baton.model import frozen
 from baton.event_names import HANDOFF, HANDOFF_TYPES, split_stream
 from baton.ledger.envelope import Event
-from baton.projections.base import Doc
+from baton.projections.base import STREAM_ORDER, Doc
 
 SEARCH_TABLE = "handoff_search"
 ROWS_TABLE = "handoff_rows"
@@ -35,6 +35,7 @@ _TYPES = frozenset(HANDOFF_TYPES)
 class Handoffs:
     name = "handoffs"
     version = 4
+    order = STREAM_ORDER
     """3: rows gained ``branch``, ``worktree`` and ``baton`` (branch-aware ``latest``,
     ``handoff list --kind``); 4: ``handoff.forgotten`` removes the record."""
 

@@ -23,7 +23,7 @@ from typing import Any, Iterable
 
 from baton.event_names import HANDOFF_CAPTURED, HANDOFF_REVISED
 from baton.ledger.envelope import Event
-from baton.projections.base import Doc, handoff_key
+from baton.projections.base import STREAM_ORDER, Doc, handoff_key
 
 NODES_TABLE = "lineage_nodes"
 EDGES_TABLE = "lineage_edges"
@@ -36,6 +36,7 @@ _TYPES = frozenset((HANDOFF_CAPTURED, HANDOFF_REVISED))
 class Lineage:
     name = "lineage"
     version = 1
+    order = STREAM_ORDER
     index_tables = (NODES_TABLE, EDGES_TABLE, FORKS_TABLE)
 
     def keys(self, event: Event) -> Iterable[str]:

@@ -19,7 +19,15 @@ The runner rebuilds from scratch when:
 - a feed changed other than by appending (replaced by another file, shorter,
   or the line at the cursor is no longer the one folded);
 - new events sort before events already folded (a feed arrived late, e.g.
-  through sync), because folding them now would break project order.
+  through sync) AND one of them sorts before an event already folded from its
+  own stream, or touches a projection that does not say how it folds late
+  events (``Projection.order``).
+
+A late event whose stream has folded nothing after it folds incrementally,
+like any other: every document of a ``STREAM_ORDER`` projection folds the
+events of one stream, so its fold in project order is the old document plus
+this event; an ``ANY_ORDER`` projection's ``apply`` commutes. The cost of a
+late event is then the cost of an event (``_late_foldable``).
 
 Materialized files are written before the transaction commits; if the process
 dies in between, the next catch-up folds the same events again and writes the
@@ -115,6 +123,10 @@ class IndexDb:
 
     def close(self) -> None:
         self.conn.close()
+
+
+class _ManyLate(Exception):
+    """More late events than a batch: checked in a pass of their own first."""
 
 
 class _Rebuild(Exception):
@@ -543,10 +555,89 @@ class ProjectionRunner:
         if first is None:
             return CatchUp(0, False)
         last = self._meta("last_key")
-        if last is not None and tuple(orjson.loads(last)) > first.merge_key:
-            raise _Rebuild("events arrived that sort before ones already folded")
-        count = self._replay(stream, itertools.chain([first], events), reset=False, progress=progress)
+        floor = tuple(orjson.loads(last)) if last is not None else None
+        folding: Iterable[Event] = itertools.chain([first], events)
+        if floor is not None and floor > first.merge_key:
+            try:
+                count = self._replay(stream, self._checked_late(folding, floor, hold=True), reset=False,
+                                     progress=progress, floor=floor)
+                return CatchUp(count, False)
+            except _ManyLate:
+                pass
+            # More late events than a batch: checked all first (keeping a key
+            # per stream, not the events), then read again and folded.
+            if not self._late_foldable(self.ledger.stream_since(self.cursors()), floor):
+                raise _Rebuild("events arrived that sort before ones already folded from their stream")
+            stream = self.ledger.stream_since(self.cursors())
+            folding = self._checked_late(stream, floor, hold=False)
+        count = self._replay(stream, folding, reset=False, progress=progress, floor=floor)
         return CatchUp(count, False)
+
+    def _checked_late(self, events: Iterable[Event], floor: tuple, *, hold: bool) -> Iterator[Event]:
+        """``events``, whose first ones sort before ``floor``: those late ones
+        are checked (``_late_foldable``) before any is folded — held, up to a
+        batch (more raise ``_ManyLate``, and nothing was folded) — or, without
+        ``hold`` (after a check of them all), each as it folds: one appended
+        since that check and refused stops the catch-up, whose transaction
+        rolls back, for a rebuild."""
+        events = iter(events)
+        held: list[Event] = []
+        latest: dict[str, tuple] = {}
+        for event in events:
+            if event.merge_key > floor:
+                break
+            if hold:
+                held.append(event)
+                if len(held) > REPLAY_BATCH:
+                    raise _ManyLate()
+            elif not self._late_foldable([event], floor, latest):
+                raise _Rebuild("events arrived that sort before ones already folded from their stream")
+            else:
+                yield event
+        else:
+            event = None
+        if hold and not self._late_foldable(held, floor):
+            raise _Rebuild("events arrived that sort before ones already folded from their stream")
+        yield from held
+        if event is not None:
+            yield event
+            yield from events
+
+    def _late_foldable(self, events: Iterable[Event], floor: tuple,
+                       latest: dict[str, tuple] | None = None) -> bool:
+        """Whether the new ``events`` (in project order) fold incrementally
+        although some sort before ``floor``, the last event folded: every
+        late one (those before the first that sorts after ``floor``) sorts
+        after the last event folded from its stream (the ``streams``
+        projection's ``last_key``, or an earlier late event of the same
+        stream) and is no ``ledger.repaired`` record; and every projection
+        says how it folds late events (``Projection.order``).
+        Reads the late events once and keeps only a key per stream
+        (``latest``, which a caller checking one event at a time passes again)."""
+        from baton.projections.base import ANY_ORDER, STREAM_ORDER
+
+        if "streams" not in self.by_name:
+            return False
+        orders = {p.name: getattr(p, "order", None) for p in self.projections}
+        if any(order not in (ANY_ORDER, STREAM_ORDER) for order in orders.values()):
+            return False
+        latest = {} if latest is None else latest
+        for event in events:
+            key = event.merge_key
+            if key > floor:
+                return True  # every event from here on sorts after everything folded
+            if event.type == REPAIRED_TYPE:
+                return False
+            before = latest.get(event.stream)
+            if before is None:
+                doc = self.get("streams", event.stream)
+                before = tuple(doc["last_key"]) if doc and isinstance(doc.get("last_key"), list) else None
+                if doc is not None and before is None:
+                    return False
+            if before is not None and before >= key:
+                return False
+            latest[event.stream] = key
+        return True
 
     def fold_appended(self, events: Sequence[Event]) -> CatchUp:
         """Fold what this process just appended, as the append returned it.
@@ -662,13 +753,15 @@ class ProjectionRunner:
         return CatchUp(count, True, reason)
 
     def _replay(self, stream: ChangeStream, events: Iterable[Event], *, reset: bool,
-                progress: Progress | None, pinned: str | None = None) -> int:
+                progress: Progress | None, pinned: str | None = None, floor: tuple | None = None) -> int:
         """Fold ``events`` (read from ``stream``) in batches of ``REPLAY_BATCH``,
         all in ONE transaction: each batch's changed documents are written (and
         their files materialized) and dropped from memory, later batches load
         them back from the uncommitted index. A replay of any length holds one
         batch of events and documents, never the ledger (``docs/performance.md``).
-        ``reset``: start from empty projections (a rebuild)."""
+        ``reset``: start from empty projections (a rebuild). ``floor``: the
+        merge key of the last event folded before (late events fold below
+        it): the one kept unless these go past it."""
         db = self.db
         count, last_key = 0, None
         contradicted: dict[str, tuple[int, str | None]] = {}
@@ -693,6 +786,8 @@ class ProjectionRunner:
                 self._write_docs(docs, self.fold(batch, docs, self._load), prune=not reset)
             if reset:
                 self._remove_unshown_files()
+            if floor is not None and (last_key is None or last_key < floor):
+                last_key = floor
             self._write_position(stream.cursors, last_key, reset=reset, pinned=pinned, keep=contradicted)
         if progress:
             progress(count, count)

@@ -14,7 +14,7 @@ from typing import Iterable
 
 from baton.event_names import OBJECTIVE, OBJECTIVE_TYPES, SESSION, SESSION_TYPES, split_stream
 from baton.ledger.envelope import Event
-from baton.projections.base import Doc
+from baton.projections.base import STREAM_ORDER, Doc
 
 
 _SESSION_TYPES = frozenset(SESSION_TYPES)
@@ -29,6 +29,7 @@ def _key_in(event: Event, family: str, types: frozenset[str]) -> tuple[str, ...]
 class Sessions:
     name = "sessions"
     version = 1
+    order = STREAM_ORDER
 
     def keys(self, event: Event) -> Iterable[str]:
         return _key_in(event, SESSION, _SESSION_TYPES)
@@ -42,6 +43,7 @@ class Sessions:
 class Objectives:
     name = "objectives"
     version = 1
+    order = STREAM_ORDER
 
     def keys(self, event: Event) -> Iterable[str]:
         return _key_in(event, OBJECTIVE, _OBJECTIVE_TYPES)
