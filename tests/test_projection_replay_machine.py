@@ -133,7 +133,8 @@ class RealReplayMachine(RuleBasedStateMachine):
           branch=st.sampled_from(BRANCHES))
     def start_a_session_that_claims_a_baton(self, name, restart, owner, branch):
         out = bootstrap(self.writer(name, restart), session_id=self.session_id(), owner=owner, branch=branch)
-        assert out.exit_code == 0 and not out.notices, out.notices
+        # A double claim across checkouts is a legitimate outcome here; its loser is told (a notice).
+        assert out.exit_code == 0 and all(n.startswith("Claim conflict:") for n in out.notices), out.notices
 
     @rule(name=st.sampled_from(WRITERS), owner=st.sampled_from(OWNERS), branch=st.sampled_from(BRANCHES),
           objective=words(60), claim=st.booleans())
@@ -267,7 +268,8 @@ class RealReplayMachine(RuleBasedStateMachine):
     def a_remote_session_starts_and_claims_a_baton(self, owner, branch):
         """On the remote checkout, which may hold batons it pulled from here."""
         out = bootstrap(self.remote, session_id=self.session_id(), owner=owner, branch=branch)
-        assert out.exit_code == 0 and not out.notices, out.notices
+        # A double claim across checkouts is a legitimate outcome here; its loser is told (a notice).
+        assert out.exit_code == 0 and all(n.startswith("Claim conflict:") for n in out.notices), out.notices
 
     @rule(title=words())
     def the_remote_captures_a_handoff(self, title):
@@ -433,7 +435,8 @@ class LateArrivalMachine(RuleBasedStateMachine):
     @rule(checkout=st.sampled_from(CHECKOUTS), owner=st.sampled_from(OWNERS), branch=st.sampled_from(BRANCHES))
     def a_session_starts_and_claims_a_baton(self, checkout, owner, branch):
         out = bootstrap(self.projects[checkout], session_id=self.session_id(), owner=owner, branch=branch)
-        assert out.exit_code == 0 and not out.notices, out.notices
+        # A double claim across checkouts is a legitimate outcome here; its loser is told (a notice).
+        assert out.exit_code == 0 and all(n.startswith("Claim conflict:") for n in out.notices), out.notices
 
     @rule(checkout=st.sampled_from(CHECKOUTS), owner=st.sampled_from(OWNERS), branch=st.sampled_from(BRANCHES),
           objective=words(60))
