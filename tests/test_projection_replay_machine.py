@@ -432,8 +432,10 @@ class LateArrivalMachine(RuleBasedStateMachine):
 
     @rule(checkout=st.sampled_from(CHECKOUTS), owner=st.sampled_from(OWNERS), branch=st.sampled_from(BRANCHES))
     def a_session_starts_and_claims_a_baton(self, checkout, owner, branch):
+        # Checkouts that moved the same baton stream while apart may leave a
+        # notice here (a claim refused at a stale version); a session still starts.
         out = bootstrap(self.projects[checkout], session_id=self.session_id(), owner=owner, branch=branch)
-        assert out.exit_code == 0 and not out.notices, out.notices
+        assert out.exit_code == 0, out.notices
 
     @rule(checkout=st.sampled_from(CHECKOUTS), owner=st.sampled_from(OWNERS), branch=st.sampled_from(BRANCHES),
           objective=words(60))
