@@ -1442,14 +1442,19 @@ def _load_acked(project: "Project", key: str) -> dict[str, int]:
     return {f: n for f, n in feeds.items() if isinstance(f, str) and isinstance(n, int) and not isinstance(n, bool)}
 
 
-def _save_acked(project: "Project", key: str, feeds: dict[str, int]) -> None:
-    path = project.paths.baton_dir / STATE_FILE
+def _state_file(path: Path) -> dict[str, Any]:
+    """The sync state file as a dict; an absent, unreadable or malformed one is empty
+    (it is a cache of what sync saw: the next sync rebuilds what it needs)."""
     try:
         raw = read_json(path)
     except (FileNotFoundError, ValueError, OSError):
-        raw = {}
-    if not isinstance(raw, dict):
-        raw = {}
+        return {}
+    return raw if isinstance(raw, dict) else {}
+
+
+def _save_acked(project: "Project", key: str, feeds: dict[str, int]) -> None:
+    path = project.paths.baton_dir / STATE_FILE
+    raw = _state_file(path)
     remotes = raw.get(ACKED_KEY)
     remotes = dict(remotes) if isinstance(remotes, dict) else {}
     remotes[key] = dict(sorted(feeds.items()))
@@ -1460,12 +1465,7 @@ def _save_acked(project: "Project", key: str, feeds: dict[str, int]) -> None:
 def _save_state(project: "Project", ref: str, feeds: dict[str, Any],
                 held: tuple[str, dict[str, int]] | None = None) -> None:
     path = project.paths.baton_dir / STATE_FILE
-    try:
-        raw = read_json(path)
-    except (FileNotFoundError, ValueError, OSError):
-        raw = {}
-    if not isinstance(raw, dict):
-        raw = {}
+    raw = _state_file(path)
     raw[ref] = feeds
     if held is not None:
         remotes = raw.get(ACKED_KEY)
