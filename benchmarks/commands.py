@@ -66,6 +66,28 @@ from build import baton_cli as baton, cached_project, capture_argv  # noqa: E402
 COMMANDS = ("python -c pass", "handoff ready", "bootstrap (claims)", "bootstrap (nothing pending)")
 
 
+
+READ_AND_PARSE = """
+import glob, sys, orjson
+n = 0
+for path in sorted(glob.glob(sys.argv[1] + "/.baton/ledger/*.jsonl")):
+    with open(path, "rb") as fh:
+        for line in fh:
+            orjson.loads(line)
+            n += 1
+print(n)
+"""
+"""A fresh process that reads a project's feeds and ``orjson.loads`` every line (the replay baseline)."""
+
+
+def launcher_for(tree: Path) -> tuple[list[str], dict[str, str]]:
+    """``python -P -m baton`` importing the checkout ``tree``, and its environment.
+    ``-P``: the current directory is not put first on ``sys.path``, so a run
+    started inside another checkout still imports the tree named here."""
+    env = {k: v for k, v in os.environ.items() if k not in ("BATON_PROJECT", "BATON_DEBUG")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tree), env.get("PYTHONPATH")]))
+    return [sys.executable, "-P", "-m", "baton"], env
+
 def capture(root: Path, i: int, parent: str | None = None) -> dict:
     """``checkpoint create`` (in-process CLI) with the build mix's sections."""
     return baton(root, *capture_argv(i), *(["--from", parent] if parent else []))

@@ -66,12 +66,7 @@ IN_ORDER_WRITER = "in-order-writer"
 RUNS = iter(range(10**9))
 
 
-def launcher_for(tree: Path) -> tuple[list[str], dict[str, str]]:
-    env = {k: v for k, v in os.environ.items() if k not in ("BATON_PROJECT", "BATON_DEBUG")}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tree), env.get("PYTHONPATH")]))
-    # -P: the current directory is not put first on sys.path, so a run started
-    # in another checkout still imports the tree named here
-    return [sys.executable, "-P", "-m", "baton"], env
+launcher_for = bench_commands.launcher_for
 
 
 def run(side: tuple[list[str], dict[str, str]], name: str, root: Path) -> dict:

@@ -243,16 +243,7 @@ def size_rows(events: int, samples: dict[str, list[dict]]) -> list[dict]:
     return rows
 
 
-READ_AND_PARSE = """
-import glob, sys, orjson
-n = 0
-for path in sorted(glob.glob(sys.argv[1] + "/.baton/ledger/*.jsonl")):
-    with open(path, "rb") as fh:
-        for line in fh:
-            orjson.loads(line)
-            n += 1
-print(n)
-"""
+READ_AND_PARSE = bench_commands.READ_AND_PARSE
 
 
 def replay_samples(root: Path, launcher: list[str], env: dict[str, str], repeat: int) -> dict[str, list[dict]]:

@@ -64,23 +64,11 @@ def _load(name: str, filename: str):
 bench_commands = sys.modules.get("baton_bench_commands") or _load("baton_bench_commands", "commands.py")
 
 TARGETS = {"lineage json": 2.0, "verify rss": 1.2}
-READ_AND_PARSE = """
-import glob, sys, orjson
-n = 0
-for path in sorted(glob.glob(sys.argv[1] + "/.baton/ledger/*.jsonl")):
-    with open(path, "rb") as fh:
-        for line in fh:
-            orjson.loads(line)
-            n += 1
-print(n)
-"""
+READ_AND_PARSE = bench_commands.READ_AND_PARSE
 FORK_EVERY = 10
 
 
-def launcher_for(tree: Path) -> tuple[list[str], dict[str, str]]:
-    env = {k: v for k, v in os.environ.items() if k not in ("BATON_PROJECT", "BATON_DEBUG")}
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tree), env.get("PYTHONPATH")]))
-    return [sys.executable, "-m", "baton"], env
+launcher_for = bench_commands.launcher_for
 
 
 def branched(root: Path) -> int:
