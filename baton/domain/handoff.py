@@ -375,8 +375,8 @@ def _build_converter(*, detailed: bool = True) -> Any:
     of an input with its path (what ``structure`` reports). Without it the
     generated code is the same but stops at the first problem; it is a third
     cheaper to build, and reading a record that is valid needs nothing more."""
-    from cattrs.gen import make_dict_structure_fn, override
-    from cattrs.preconf.orjson import make_converter
+    from cattrs.gen import make_dict_structure_fn, override  # lazy: a heavy import the model classes alone never need
+    from cattrs.preconf.orjson import make_converter  # lazy: as above, built once per process on first use
 
     conv = make_converter(detailed_validation=detailed, forbid_extra_keys=False)
 
@@ -624,7 +624,7 @@ def _format_error(exc: BaseException, _type: Any) -> str:
 
 
 def _problems_of(exc: BaseException) -> list[str]:
-    import cattrs
+    import cattrs  # lazy: only a refused input's report needs cattrs' error transform
 
     problems = []
     for line in cattrs.transform_error(exc, path="$", format_exception=_format_error):
