@@ -143,6 +143,7 @@ _PARITY_SECRETS: list[tuple[str, str, Builder]] = [
     ("Zoho", "zoho-token", lambda g: _in("Zoho-oauthtoken {s}", "10" + "00." + g.hex(32) + "." + g.hex(32))),
     ("Stripe", "stripe-intent-client-secret", lambda g: _in("clientSecret: '{s}'", "pi" + "_" + g.alnum(24)
                                                             + "_sec" + "ret_" + g.alnum(25))),
+    ("Redis URL", "url-credentials", lambda g: _in("REDIS_URL=redis://:{s}@cache:6379/0", g.alnum(20))),
     ("Ramp", "ramp-api-secret", lambda g: _in("RAMP_CLIENT_SECRET={s}", "ramp" + "_sec_" + g.alnum(48))),
     ("Docker", "registry-auth", lambda g: _in('{{"auths": {{"ghcr.io": {{"auth": "{s}"}}}}}}',
                                               base64.b64encode(b"bot:" + g.alnum(20).encode()).decode())),
@@ -591,10 +592,12 @@ PARITY_NEAR_MISSES: dict[str, tuple[str, ...]] = {
                       "NR" + "IQ-" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4"),  # 28: neither 25 nor 32
     "new-relic-license-key": ("0123456789abcdef" + "FFFF" + "NRAL",),
     "zapier-webhook-url": ("see https://hooks.zapier.com/hooks/catch/ for the endpoint",),
-    "salesforce-token": ("status 0012345678901234! done", "5Aep" + "861 is a refresh token prefix"),
+    "salesforce-token": ("org id 00D" + "5e000000abcD! alone is no session",  # no token after the "!"
+                         "5Aep" + "861 is a refresh token prefix"),
     "zoho-token": ("version 10" + "00.1.2 released",),
     "stripe-intent-client-secret": ("pi" + "_" + "3MtwBwLkdIwHu7ix28a3tqPa" + "_sec" + "ret_<redacted>",),
     "ramp-api-secret": ("RAMP_CLIENT_ID=ramp" + "_id_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0",),
+    "url-credentials": ("http://[::1]:8080/health", "REDIS_URL=redis://cache:6379/0", "redis://:${REDIS_PASSWORD}@cache"),
     "registry-auth": ('{"auths": {"ghcr.io": {"auth": "bm90LWEtcGFpcg=="}}}',  # base64 of "not-a-pair"
                       '{"auth": "oauth2", "scopes": ["read"]}'),
     "jwt": ("ewoi" + "is the start of base64 for a pretty-printed object",),

@@ -430,7 +430,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
              r"(?P<secret>[A-Za-z0-9._~+/=\-]{8,})",
              keywords=("authorization",), confirm=lambda t: not is_placeholder(t), examples_allowed=False),
     _pattern("url-credentials", "password embedded in a URL",
-             r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s/:@]+:(?P<secret>[^\s/@]+)@",
+             # The user may be empty (``redis://:password@host``).
+             r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s/:@]*:(?P<secret>[^\s/@]+)@",
              keywords=("://",), confirm=lambda t: not is_placeholder(t), examples_allowed=False),
     AssignmentRule("generic-secret-assignment",
                    "high-entropy value assigned to a secret-like name",
