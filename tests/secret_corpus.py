@@ -143,6 +143,11 @@ _PARITY_SECRETS: list[tuple[str, str, Builder]] = [
     ("Zoho", "zoho-token", lambda g: _in("Zoho-oauthtoken {s}", "10" + "00." + g.hex(32) + "." + g.hex(32))),
     ("Stripe", "stripe-intent-client-secret", lambda g: _in("clientSecret: '{s}'", "pi" + "_" + g.alnum(24)
                                                             + "_sec" + "ret_" + g.alnum(25))),
+    ("ElevenLabs", "elevenlabs-api-key", lambda g: _in("ELEVENLABS_API_KEY={s}", "sk" + "_" + g.hex(48))),
+    ("Tableau", "tableau-access-token", lambda g: _in("personalAccessTokenSecret: {s}", g.b64(22) + "==:"
+                                                      + g.alnum(32))),
+    ("Klaviyo", "klaviyo-private-key", lambda g: _in("KLAVIYO_PRIVATE_KEY={s}", "p" + "k_" + g.hex(34))),
+    ("Robinhood", "robinhood-crypto-api-key", lambda g: _in("x-api-key: {s}", "rh" + "-api-" + g.uuid())),
     ("Redis URL", "url-credentials", lambda g: _in("REDIS_URL=redis://:{s}@cache:6379/0", g.alnum(20))),
     ("Ramp", "ramp-api-secret", lambda g: _in("RAMP_CLIENT_SECRET={s}", "ramp" + "_sec_" + g.alnum(48))),
     ("Docker", "registry-auth", lambda g: _in('{{"auths": {{"ghcr.io": {{"auth": "{s}"}}}}}}',
@@ -598,6 +603,11 @@ PARITY_NEAR_MISSES: dict[str, tuple[str, ...]] = {
     "stripe-intent-client-secret": ("pi" + "_" + "3MtwBwLkdIwHu7ix28a3tqPa" + "_sec" + "ret_<redacted>",),
     "ramp-api-secret": ("RAMP_CLIENT_ID=ramp" + "_id_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0",),
     "url-credentials": ("http://[::1]:8080/health", "REDIS_URL=redis://cache:6379/0", "redis://:${REDIS_PASSWORD}@cache"),
+    "elevenlabs-api-key": ("sk" + "_" + "0123abcd" * 5,  # 40 hex, not 48
+                           "stripe test key sk" + "_test_ is a prefix"),
+    "tableau-access-token": ("ratio ==: 3/4 of the runs",),
+    "klaviyo-private-key": ("publishable pk" + "_test_" + "a1B2c3D4e5F6g7H8i9J0k1L2",),
+    "robinhood-crypto-api-key": ("rh" + "-api-" + "docs page",),
     "registry-auth": ('{"auths": {"ghcr.io": {"auth": "bm90LWEtcGFpcg=="}}}',  # base64 of "not-a-pair"
                       '{"auth": "oauth2", "scopes": ["read"]}'),
     "jwt": ("ewoi" + "is the start of base64 for a pretty-printed object",),
