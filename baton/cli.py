@@ -1313,7 +1313,11 @@ def _main(words: list[str]) -> int:
     started = time.perf_counter()
     try:
         result = _run(args)
-        if args.json:
+        # A text rendering that is the JSON answer itself (`lineage --format
+        # json`) is screened as a document, string by string, exactly as
+        # `--json` is — not as one long text: a 4 MB answer screened as text
+        # cost more than building it, and a replacement could break its JSON.
+        if args.json or getattr(result, "renders_json", False):
             from baton.domain.redaction import screen_output
 
             policy = getattr(args, "output_policy", None) or _output_policy()
