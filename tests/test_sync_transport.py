@@ -270,3 +270,95 @@ def test_a_push_race_over_smart_http_is_retried(capsys, http_remote, monkeypatch
     result = run_json(capsys, a, "sync")
     assert raced and result["attempts"] == 2 and result["pushed"] is True
     assert remote_feeds(remote)[_writer(b)].head.seq == 3 and _writer(a) in remote_feeds(remote)
+
+
+def test_an_incremental_fetch_from_a_path_remote_reads_only_the_new_commit_however_long_the_history(
+        capsys, team, monkeypatch):
+    """dulwich's negotiation walks every commit both sides share (one per
+    sync); the few-objects fetch stops at the first commit this clone has."""
+    import baton.commands.sync as sync_module
+    from dulwich.objects import Commit
+
+    remote, a, b = team
+    for i in range(6):
+        _checkpoint(capsys, a, f"round {i}")
+        run_json(capsys, a, "sync")
+        run_json(capsys, b, "sync")
+    _checkpoint(capsys, a, "one more")
+    run_json(capsys, a, "sync")
+    read: list[bytes] = []
+    original = sync_module._new_objects
+
+    class Counted:
+        def __init__(self, store):
+            self.store = store
+
+        def __contains__(self, sha):
+            return sha in self.store
+
+        def __getitem__(self, sha):
+            obj = self.store[sha]
+            if isinstance(obj, Commit):
+                read.append(sha)
+            return obj
+
+    monkeypatch.setattr(sync_module, "_new_objects",
+                        lambda source, local, wants, limit: original(Counted(source), local, wants, limit))
+    assert run_json(capsys, b, "sync")["imported"] == {_writer(a): 1}
+    assert len(read) == 1
+    checked = subprocess.run(["git", "-C", str(b), "fsck", "--no-progress", "--no-dangling"],
+                             capture_output=True, text=True, timeout=120)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def _chain(store, n: int):
+    from dulwich.objects import Blob, Commit, Tree
+
+    commits, parent = [], None
+    for i in range(n):
+        blob = Blob.from_string(f"segment {i}\n".encode())
+        inner = Tree()
+        inner.add(b"0.jsonl", 0o100644, blob.id)
+        root = Tree()
+        root.add(b"feeds", 0o040000, inner.id)
+        commit = Commit()
+        commit.tree, commit.parents = root.id, [parent] if parent else []
+        commit.author = commit.committer = b"t <t@x>"
+        commit.author_time = commit.commit_time = 1
+        commit.author_timezone = commit.commit_timezone = 0
+        commit.message = b"m"
+        for obj in (blob, inner, root, commit):
+            store.add_object(obj)
+        commits.append((blob, inner, root, commit))
+        parent = commit.id
+    return commits
+
+
+def test_the_new_objects_of_a_fetch_come_each_after_the_objects_it_names_and_stop_at_what_the_clone_has():
+    from dulwich.object_store import MemoryObjectStore
+
+    from baton.commands.sync import _new_objects
+
+    source, local = MemoryObjectStore(), MemoryObjectStore()
+    chain = _chain(source, 3)
+    for obj in chain[0]:
+        local.add_object(obj)
+    found = _new_objects(source, local, [chain[2][3].id], 256)
+    assert {o.id for o in found} == {o.id for objs in chain[1:] for o in objs}
+    position = {o.id: n for n, o in enumerate(found)}
+    for blob, inner, root, commit in chain[1:]:
+        assert position[blob.id] < position[inner.id] < position[root.id] < position[commit.id]
+    assert position[chain[1][3].id] < position[chain[2][3].id]
+    assert _new_objects(source, local, [chain[2][3].id], 3) is None  # too many: the ordinary fetch
+
+
+def test_a_commit_the_clone_holds_without_its_tree_is_fetched_again_not_trusted():
+    from dulwich.object_store import MemoryObjectStore
+
+    from baton.commands.sync import _new_objects
+
+    source, local = MemoryObjectStore(), MemoryObjectStore()
+    chain = _chain(source, 2)
+    local.add_object(chain[0][3])  # an interrupted copy: the commit alone
+    found = _new_objects(source, local, [chain[1][3].id], 256)
+    assert {o.id for o in found} >= {o.id for o in chain[0][:3]}

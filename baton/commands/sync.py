@@ -336,32 +336,102 @@ def _fetch_few_locally(repo, client, path: str, wants) -> bool:
     """A path remote's few new objects (an incremental sync), copied one by one.
 
     dulwich's local fetch builds a pack, and to reuse the remote's deltas it
-    reads through the remote's whole pack: for one new event on a large ref
-    that is most of a sync's time. A handful of objects is cheaper copied
+    reads through the remote's whole pack; its negotiation also walks every
+    commit the two sides have in common (one per sync: O(syncs)). Here the
+    walk goes back from the remote's commit only until commits this clone
+    already has (``_new_objects``), and a handful of objects is cheaper copied
     (each read by its pack index). Returns False when this is not a path
-    remote or there are many objects: the ordinary fetch does it."""
+    remote, its ref is not a commit, or there are many objects: the ordinary
+    fetch does it."""
     from dulwich.client import LocalGitClient
     from dulwich.repo import Repo
 
     if not isinstance(client, LocalGitClient):
         return False
     with Repo(os.fsdecode(path)) as source:
-        missing = source.find_missing_objects(wants, repo.get_graph_walker(), None)
-        if missing is None:
+        refs = source.refs.as_dict()
+        want = wants({name: sha for name, sha in refs.items() if sha in source.object_store})
+        if not want:
             return True
-        found = []
-        for oid, _hint in missing:
-            found.append(oid)
-            if len(found) > _FEW_OBJECTS:
-                return False
+        found = _new_objects(source.object_store, repo.object_store, want, _FEW_OBJECTS)
+        if found is None:
+            return False
         if len(found) < _UNPACK_LIMIT:
             # as git's fetch.unpackLimit: a few objects are stored loose, not as
-            # one more small pack that every later lookup would have to search
-            for oid in found:
-                repo.object_store.add_object(source.object_store[oid])
+            # one more small pack that every later lookup would have to search;
+            # each after the objects it names, so a commit or tree this clone
+            # has is whole (a walk stops there)
+            for obj in found:
+                repo.object_store.add_object(obj)
         else:
-            repo.object_store.add_objects([(source.object_store[oid], None) for oid in found])
+            repo.object_store.add_objects([(obj, None) for obj in found])
     return True
+
+
+def _new_objects(source, local, wants: list[bytes], limit: int) -> list | None:
+    """The objects reachable from ``wants`` in ``source`` that ``local`` lacks,
+    each after every object it names (blobs and subtrees before their tree,
+    a tree before its commit, parents before children); None when there are
+    more than ``limit`` or the history is not plain commits and trees (the
+    ordinary fetch copes with those).
+
+    A commit ``local`` holds, with its tree, is not walked past, nor a tree it
+    holds: what this clone has is whole, as git assumes of the commits it
+    has. So one new event costs the new commit and the few trees and blobs it
+    changed, whatever the length of the history or of the ref."""
+    import stat
+
+    from dulwich.objects import Commit, Tree
+
+    commits: list = []
+    seen: set[bytes] = set()
+    stack = list(wants)
+    while stack:
+        sha = stack.pop()
+        if sha in seen:
+            continue
+        seen.add(sha)
+        if sha in local:
+            obj = local[sha]
+            if not isinstance(obj, Commit):
+                return None
+            if obj.tree in local:
+                continue
+        obj = source[sha]
+        if not isinstance(obj, Commit) or len(seen) > limit:
+            return None
+        commits.append(obj)
+        stack.extend(obj.parents)
+    found: list = []
+
+    def tree(sha: bytes) -> bool:
+        if sha in seen or sha in local:
+            return True
+        seen.add(sha)
+        obj = source[sha]
+        if not isinstance(obj, Tree):
+            return False
+        for entry in obj.iteritems():
+            if stat.S_ISDIR(entry.mode):
+                if not tree(entry.sha):
+                    return False
+            elif stat.S_ISREG(entry.mode) or stat.S_ISLNK(entry.mode):
+                if entry.sha not in seen and entry.sha not in local:
+                    seen.add(entry.sha)
+                    found.append(source[entry.sha])
+            else:
+                return False  # a submodule: not a ledger ref's shape
+            if len(found) > limit:
+                return False
+        found.append(obj)
+        return True
+
+    for commit in reversed(commits):  # oldest first
+        if not tree(commit.tree):
+            return None
+    order = {commit.id: n for n, commit in enumerate(reversed(commits))}
+    found.extend(sorted(commits, key=lambda c: order[c.id]))
+    return found if len(found) <= limit else None
 
 
 def _pack_data_for(repo, client, path: str):
