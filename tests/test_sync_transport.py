@@ -362,3 +362,93 @@ def test_a_commit_the_clone_holds_without_its_tree_is_fetched_again_not_trusted(
     local.add_object(chain[0][3])  # an interrupted copy: the commit alone
     found = _new_objects(source, local, [chain[1][3].id], 256)
     assert {o.id for o in found} >= {o.id for o in chain[0][:3]}
+
+
+def _fsynced(monkeypatch) -> list[str]:
+    """Every path ``os.fsync`` is called on from now on (Linux: by /proc/self/fd)."""
+    done: list[str] = []
+    original = os.fsync
+
+    def fsync(fd):
+        try:
+            done.append(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:
+            done.append("?")
+        return original(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    return done
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="paths of fds read from /proc")
+def test_an_imported_event_is_fsynced_once_in_its_feed_and_the_staged_copy_is_not(capsys, team, monkeypatch):
+    remote, a, b = team
+    _checkpoint(capsys, a, "first")
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    _checkpoint(capsys, a, "second")
+    run_json(capsys, a, "sync")
+    done = _fsynced(monkeypatch)
+    assert run_json(capsys, b, "sync")["imported"] == {_writer(a): 1}
+    feed = str((b / ".baton" / "ledger" / f"{_writer(a)}.jsonl").resolve())
+    assert done.count(feed) == 1
+    assert not [p for p in done if "sync-incoming" in p]
+    assert str((b / ".baton" / "ledger").resolve()) not in done  # an append adds no entry to the folder
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="paths of fds read from /proc")
+def test_a_newly_imported_feed_is_fsynced_before_it_is_renamed_into_place_and_so_is_the_folder(
+        capsys, team, monkeypatch):
+    remote, a, b = team
+    _checkpoint(capsys, a, "first")
+    run_json(capsys, a, "sync")
+    done = _fsynced(monkeypatch)
+    assert run_json(capsys, b, "sync")["imported"] == {_writer(a): 2}
+    staged = [p for p in done if p.endswith(f"sync-incoming/{_writer(a)}.part")]
+    assert len(staged) == 1
+    assert str((b / ".baton" / "ledger").resolve()) in done[done.index(staged[0]):]
+
+
+def test_a_feed_folder_both_the_remote_and_the_local_ref_hold_is_read_once_per_sync(capsys, team, monkeypatch):
+    from collections import Counter
+
+    import baton.ledger_ref as ledger_ref
+
+    remote, a, b = team
+    _checkpoint(capsys, a, "from A")
+    _checkpoint(capsys, b, "from B")
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    _checkpoint(capsys, a, "one more from A")
+    run_json(capsys, a, "sync")
+    reads: Counter[str] = Counter()
+    original = ledger_ref._read_feed
+
+    def counted(repo, writer, tree_id):
+        reads[writer] += 1
+        return original(repo, writer, tree_id)
+
+    monkeypatch.setattr(ledger_ref, "_read_feed", counted)
+    assert run_json(capsys, b, "sync")["imported"] == {_writer(a): 1}
+    assert reads[_writer(b)] == 1  # unchanged on both refs
+    assert reads[_writer(a)] == 2  # the remote's new folder, and the local ref's older one
+
+
+def test_a_sync_reads_the_repositorys_config_file_once_after_opening_it(capsys, team, monkeypatch):
+    from dulwich.config import ConfigFile
+
+    remote, a, b = team
+    _checkpoint(capsys, a, "from A")
+    run_json(capsys, a, "sync")
+    config = str((b / ".git" / "config").resolve())
+    reads = []
+    original = ConfigFile.from_path.__func__
+
+    def counted(cls, path, *args, **kwargs):
+        if os.path.realpath(os.fsdecode(path)) == config:
+            reads.append(path)
+        return original(cls, path, *args, **kwargs)
+
+    monkeypatch.setattr(ConfigFile, "from_path", classmethod(counted))
+    assert run_json(capsys, b, "sync")["imported"] == {_writer(a): 2}
+    assert len(reads) <= 2  # dulwich's Repo reads it when it opens; the sync's questions, once more
