@@ -36,6 +36,13 @@ def check_session_id(session_id: str | None, *, required: bool = False) -> str |
     return value
 
 
+def required_session_id(session_id: str | None) -> str:
+    """``check_session_id`` of an id that must be given (a harness's hooks always name one)."""
+    checked = check_session_id(session_id, required=True)
+    assert checked is not None
+    return checked
+
+
 def check_objective(objective: str | None) -> str | None:
     if objective is None or not objective.strip():
         return None
