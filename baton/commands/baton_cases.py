@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from baton.model import frozen
-from baton.commands.baton_claim import hand_on_in_scope, key_state
+from baton.commands.baton_claim import key_state
+from baton.commands.baton_hand_on import hand_on_in_scope
 from baton.commands.baton_create import create_in_scope
 from baton.commands.batons import CreatedBaton, as_payload, current_batons, redaction_lines, stored_baton
 from baton.commands.identity import SessionContext, context_of

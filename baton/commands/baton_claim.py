@@ -2,8 +2,8 @@
 
 A session start imports this only when a baton waits for it (``bootstrap``,
 ``session begin``); leaving a baton (``baton_create``, ``baton_cases``) uses
-``append_created``, and a session's end hands on the handoff it wrote
-(``hand_on_in_scope``). Reading a baton never needs the baton aggregate, the
+``append_created``, and so does handing on an existing handoff
+(``baton_hand_on``). Reading a baton never needs the baton aggregate, the
 event classes or ``record``, which are imported here.
 """
 
@@ -13,16 +13,13 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from baton.commands.batons import CreatedBaton, Peek, current_batons, stored_baton
-from baton.commands.identity import SessionContext
-from baton.commands.ids import place_of, resolve_handoff_id
+from baton.commands.batons import Peek
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
 from baton.domain.aggregates import handoff as handoff_aggregate
 from baton.domain.aggregates.baton import BatonKey
-from baton.domain.batons import CLAIMED, STEPS_REQUIRED, BatonRecord, baton_content_of_handoff, baton_key
+from baton.domain.batons import CLAIMED, BatonRecord
 from baton.domain.handoff import handoff_from_json
-from baton.errors import Conflict, InputError, NotFound
 from baton.events.names import handoff_stream
 from baton.ledger.clock import rfc3339_micros
 
@@ -91,36 +88,3 @@ def _resume_handoff(scope: WriteScope, handoff_id: str, *, session: str | None, 
         decided = handoff_aggregate.decide(handoff, command, now=doc.get("updated_at") or "")
         record_events(scope, decided, version=scope.txn.stream_version(handoff_stream(handoff_id)),
                       session=session)
-
-
-def hand_on_in_scope(scope, token: str, ctx: SessionContext, *, shared: bool = False, session: str | None = None,
-                     harness: str | None = None) -> CreatedBaton:
-    """Inside a write scope: append ``baton.created`` scoping the handoff ``token``
-    names to ``ctx`` (see ``baton_cases.scope_handoff_as_baton``). Inside a ``batch()`` the
-    record returned is the one appended; the stored one (``stored_baton``) is
-    read after the batch.
-
-    Raises:
-        NotFound, Conflict, InputError: as ``scope_handoff_as_baton``.
-    """
-    if "handoffs" not in scope.runner.by_name:
-        raise NotFound("this Baton has no handoff records to scope")
-    record = scope.runner.get("handoffs", resolve_handoff_id(scope.runner, token, here=place_of(scope.project)))
-    if record.get("status") in ("archived", "superseded"):
-        raise Conflict(f"handoff {record['id']} is {record['status']}; only a live handoff can be handed on",
-                       details={"handoff_id": record["id"], "status": record["status"]})
-    content = baton_content_of_handoff(record)
-    if not content["nextSteps"]:
-        raise InputError(STEPS_REQUIRED + f" (handoff {record['id']} has no open item)")
-    baton = BatonRecord(
-        id=record["id"], key=baton_key(ctx.owner, ctx.branch, shared), owner=ctx.owner, branch=ctx.branch,
-        shared=shared, next_steps=tuple(content["nextSteps"]),
-        failed_approaches=tuple(content["failedApproaches"]), open_questions=tuple(content["openQuestions"]),
-        harness=harness, session_id=session,
-    )
-    for peek in current_batons(scope.runner):
-        if peek.record.id == baton.id and peek.record.pending:
-            raise Conflict(f"handoff {baton.id} is already a pending baton ({peek.record.key})",
-                           details={"handoff_id": baton.id, "key": peek.record.key})
-    superseded = append_created(scope, baton, session=session, harness=harness)
-    return CreatedBaton(stored_baton(scope.runner, baton), superseded, [])

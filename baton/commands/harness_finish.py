@@ -8,7 +8,6 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from baton.commands.baton_claim import hand_on_in_scope
 from baton.commands.identity import context_of
 from baton.commands.objectives import required_session_id
 from baton.commands.session_drafts import SESSION_WINDOW, origin_session, session_handoffs
@@ -152,6 +151,8 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
         handed = None
         with scope.batch():
             if candidate is not None:
+                from baton.commands.baton_hand_on import hand_on_in_scope  # deferred: only a handoff to hand on
+
                 try:
                     handed = hand_on_in_scope(scope, candidate["id"], here, session=sid, harness=harness)
                 except (Conflict, InputError) as exc:
