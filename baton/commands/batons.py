@@ -12,8 +12,11 @@ use cases share. The rest is split along what a hook needs:
 - ``baton_claim``: claiming a baton and appending ``baton.created`` (the
   baton aggregate and ``record``: only when a baton is claimed or left);
 - ``baton_create``: leaving a baton (a capture, then ``baton_claim``);
-- ``baton_view``: a baton as a session is shown it (its handoff's freshness
-  and summary) and ``session handoff``;
+- ``baton_freshness``: the handoff a baton carries as a session is shown
+  it (its freshness line and summary; the record model, read only when
+  there is a baton);
+- ``baton_view``: ``session handoff``;
+- ``baton_hand_on``: an existing handoff handed on as a baton;
 - ``baton_cases``: the use cases a person runs (leave, list, cancel,
   dismiss, scope a handoff as a baton).
 

@@ -306,7 +306,7 @@ class _Start:
     def fit(self, waiting: Peek) -> tuple[str, AssembledBrief]:
         """The waiting baton's section (its freshness line, and its handoff's
         summary when that fits too) and the brief around it."""
-        from baton.commands.baton_view import baton_freshness, carried_lines  # deferred: only a waiting baton
+        from baton.commands.baton_freshness import baton_freshness, carried_lines  # deferred: only a waiting baton
 
         notices, opened, runner = self.notices, self.project, self.runner
         fresh = _safely("the handoff's freshness", notices, lambda: baton_freshness(opened, runner, waiting.record),

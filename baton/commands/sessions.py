@@ -120,7 +120,7 @@ def begin_session(
                                received_baton=received.id if received else received_baton)
     if received is None:
         return SessionBeginResult(session_id, ctx, harness, objective, changed and objective is None, None)
-    from baton.commands.baton_view import carried_lines, quiet_freshness  # deferred: only a baton received
+    from baton.commands.baton_freshness import carried_lines, quiet_freshness  # deferred: only a baton received
 
     # Outside the lock: freshness reads git and hashes artifacts.
     freshness = quiet_freshness(opened, opened.runner, received)
