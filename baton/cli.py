@@ -789,7 +789,7 @@ def _hook(args: argparse.Namespace):
 
 
 def _install_hooks(args: argparse.Namespace):
-    from baton.harnesses.install import DEFAULT_COMMAND, install_hooks
+    from baton.harnesses.install import default_command, install_hooks
     from baton.project import resolve_root, resolve_worktree
 
     root = resolve_root(args.project)
@@ -801,7 +801,7 @@ def _install_hooks(args: argparse.Namespace):
         if args.command is not None:
             raise InputError("--command has no meaning with --remove: Baton's hooks are found whatever they run")
         return remove_wiring(root, args.harness, dry_run=args.dry_run, worktree=worktree)
-    result = install_hooks(root, args.harness, dry_run=args.dry_run, command=args.command or DEFAULT_COMMAND,
+    result = install_hooks(root, args.harness, dry_run=args.dry_run, command=args.command or default_command(),
                            worktree=worktree)
     if result.warnings:
         from baton.domain.redaction import screen_text
@@ -849,9 +849,10 @@ def add_harness_commands(sub, common) -> None:
     p.add_argument("--harness", required=True, choices=HARNESSES, help="the harness to configure")
     p.add_argument("--dry-run", action="store_true", help="print the changes as a diff; write nothing")
     p.add_argument("--command", metavar="CMD", default=None,
-                   help="how the harness runs Baton (default 'baton'; e.g. an absolute path to a venv's baton): "
-                        "an existing file is one word, spaces and all; any other value is split as a shell would; "
-                        "a warning says when its program is not found on PATH")
+                   help="how the harness runs Baton (default: the absolute path of this baton, so the harness finds it "
+                        "whatever its PATH; 'baton' for files a team commits): an existing file is one word, "
+                        "spaces and all; any other value is split as a shell would; a warning says when its "
+                        "program is not found on PATH")
     p.add_argument("--remove", action="store_true",
                    help="take Baton's wiring out again: its hooks, its `baton` MCP server, its skill and rule "
                         "files; everything else is kept")
