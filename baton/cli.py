@@ -1039,6 +1039,15 @@ class _Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)
 
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        """A command's parser (not ``baton`` itself) refuses what it does not know at once, so the
+        error shows that command's usage (``baton handoff list --limt``), not the top-level line:
+        a command takes every word after its name, so nothing it leaves is anyone else's."""
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras and self.prog != "baton":
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
     def error(self, message: str):  # type: ignore[override]
         from baton.domain.redaction import RedactionPolicy, screen_text
 
