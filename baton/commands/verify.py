@@ -105,10 +105,10 @@ def verify_project(project: "Project") -> VerifyResult:
 
     opened = project
     heads = index_heads(opened.paths.index, read_only=opened.read_only)
-    from baton.events import ProjectInitialized
+    from baton.events.names import PROJECT_INITIALIZED
 
     report = verify_ledger(opened.paths.ledger_dir, erasure_type=HandoffForgotten.TYPE, recorded_heads=heads,
-                           identity=(ProjectInitialized.TYPE, "project_id"))
+                           identity=(PROJECT_INITIALIZED, "project_id"))
     damaged = {p.feed for p in report.all_problems()}
     report.problems.extend(p for p in index_problems(opened.paths.index, opened.paths.ledger_dir,
                                                      read_only=opened.read_only) if p.feed not in damaged)
