@@ -54,8 +54,7 @@ from baton.ledger.envelope import Event
 from baton.ledger.feed import FeedHead, collector_paused
 from baton.ledger.ids import uuid7
 from baton.ledger.integrity import REPAIRED_TYPE
-from baton.ledger.changes import ChangeStream
-from baton.ledger.protocol import Cursor, FeedRewritten, LedgerProtocol, Seed
+from baton.ledger.protocol import Cursor, EventStream, FeedRewritten, LedgerProtocol, Seed
 from baton.ledger.upcast import UPCASTERS, UpcasterRegistry
 from baton.projections.base import Doc, Projection
 
@@ -752,7 +751,7 @@ class ProjectionRunner:
         count = self._replay(stream, events, reset=True, progress=progress, pinned=until.label if until else None)
         return CatchUp(count, True, reason)
 
-    def _replay(self, stream: ChangeStream, events: Iterable[Event], *, reset: bool,
+    def _replay(self, stream: EventStream, events: Iterable[Event], *, reset: bool,
                 progress: Progress | None, pinned: str | None = None, floor: tuple | None = None) -> int:
         """Fold ``events`` (read from ``stream``) in batches of ``REPLAY_BATCH``,
         all in ONE transaction: each batch's changed documents are written (and
