@@ -28,11 +28,13 @@ from baton.ledger.envelope import Event
 from baton.ledger.feed import encode_line, line_hashes_to
 from baton.model import frozen
 
-ERASURE_RECORD = "handoff.forgotten"
+_ERASURE_NEEDLE = b'"handoff.forgotten"'
+"""An erasure record's type as its line spells it: the ledger imports nothing
+above it, so it spells ``baton.events.names.HANDOFF_FORGOTTEN`` here, once
+(a test holds the two equal)."""
+ERASURE_RECORD = _ERASURE_NEEDLE[1:-1].decode()
 """The type of the event that records an erasure: its payload's ``events``
-names the ids whose payload was removed. It is ``baton.events.names.HANDOFF_FORGOTTEN``,
-spelled here because the ledger imports nothing above it (a test holds the two equal)."""
-_ERASURE_NEEDLE = f'"{ERASURE_RECORD}"'.encode()
+names the ids whose payload was removed (``verify_ledger`` is told it: ``erasure_type``)."""
 
 
 def erase_payloads(ledger_dir: Path, event_ids: Iterable[str]) -> dict[str, int]:
