@@ -28,13 +28,13 @@ from baton.ledger.envelope import Event, EventDraft
 
 # -- the base class ----------------------------------------------------------------
 
-_event_class = frozen(kw_only=True, slots=False)
+event_class = frozen(kw_only=True, slots=False)
 """Every event class is made this way. No slots and a hand-written ``__repr__``:
 attrs' generated ones cost more than half of this module's import time, and
 every command (hooks included) imports the catalogue."""
 
 
-@_event_class
+@event_class
 class DomainEvent:
     """One recorded fact, typed. Subclasses add their payload members as fields."""
 
@@ -83,7 +83,7 @@ CATALOGUE: dict[str, type[DomainEvent]] = {}
 """Event type name → class: every event type Baton writes."""
 
 
-def _register(cls: type[DomainEvent]) -> type[DomainEvent]:
+def register(cls: type[DomainEvent]) -> type[DomainEvent]:
     if not cls.TYPE or cls.STREAM not in FAMILIES:
         raise TypeError(f"{cls.__name__} needs a TYPE and a STREAM from {FAMILIES}")
     if cls.TYPE in CATALOGUE:
