@@ -25,6 +25,8 @@ from baton.projections.lineage import LineageBase
 from baton.projections.sessions import ObjectivesBase, SessionsBase
 
 FOLDS = "baton.projections.folds"
+_FOLD_MEMBERS = ("apply", "materialize", "setup_index", "reset_index", "index", "fold")
+"""What a fold may add to its routing class (``base.Materializing``, ``base.Indexing``, ``Batons.fold``)."""
 
 
 class Deferred:
@@ -52,7 +54,10 @@ class Deferred:
         """The projection that folds (imported and made on first use)."""
         if self._fold is None:
             module, _, cls = self.fold_path.partition(":")
-            self._fold = getattr(__import__(module, fromlist=[cls]), cls)()
+            self._fold = fold = getattr(__import__(module, fromlist=[cls]), cls)()
+            for member in _FOLD_MEMBERS:  # found from now on as plain attributes
+                if hasattr(fold, member):
+                    setattr(self, member, getattr(fold, member))
         return self._fold
 
     def apply(self, key: str, doc: Any, event: Any) -> Any:
@@ -62,8 +67,8 @@ class Deferred:
         return apply(key, doc, event)
 
     def __getattr__(self, member: str) -> Any:
-        if member.startswith("_"):
-            raise AttributeError(member)
+        if member.startswith("_") or self._fold is not None:
+            raise AttributeError(member)  # a loaded fold's members are already attributes
         return getattr(self.loaded, member)
 
 
