@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import sqlite3
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Protocol
 
@@ -281,8 +282,6 @@ class _OnDisk:
     BATCH = 4096
 
     def __init__(self) -> None:
-        import sqlite3
-
         self.db = db = sqlite3.connect("")  # "": a temporary database on disk, removed on close
         for pragma in ("journal_mode = OFF", "synchronous = OFF", "cache_size = -1024", "temp_store = FILE"):
             db.execute(f"PRAGMA {pragma}")
@@ -400,8 +399,6 @@ def _verify(ledger_dir: Path, erasure_type: str | None, recorded: list[RecordedH
     except OSError as exc:
         raise StorageError(f"cannot list {ledger_dir}: {exc}") from exc
     if size > SPILL_BYTES:
-        import sqlite3
-
         memory: _InMemory | _OnDisk | None = None
         try:
             memory = _OnDisk()
