@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from baton.events import DomainEvent
+from baton.events.catalogue import DomainEvent
 from baton.ledger.envelope import Event, seal
 
 _seq = itertools.count(1)

@@ -8,7 +8,7 @@ import pytest
 from baton.domain.aggregates import baton as batons
 from baton.domain.batons import CANCELLED, CLAIMED, SUPERSEDED
 from baton.errors import BatonNotPending, BatonSuperseded
-from baton.events import BatonClaimed
+from baton.events.catalogue import BatonClaimed
 from tests.events_support import recorded
 from tests.test_aggregates import FIRST, KEY, SECOND, baton, given
 
@@ -126,7 +126,7 @@ def session_after(*events):
 
 
 def test_a_session_keeps_what_it_began_with_and_takes_from_its_end_only_what_it_lacked():
-    from baton.events import SessionBegun, SessionEnded
+    from baton.events.catalogue import SessionBegun, SessionEnded
 
     state = session_after(SessionBegun(key="s1", session="s1", owner="alice", branch="", harness=None),
                           SessionEnded(key="s1", session="s1", owner="bob", branch="main", harness="codex"))
@@ -134,7 +134,7 @@ def test_a_session_keeps_what_it_began_with_and_takes_from_its_end_only_what_it_
 
 
 def test_blank_or_non_text_session_fields_are_recorded_as_missing():
-    from baton.events import SessionBegun
+    from baton.events.catalogue import SessionBegun
 
     state = session_after(SessionBegun(key="s1", session="s1", owner="alice", branch="main", harness="",
                                        objective=7, received_baton=""))
@@ -144,7 +144,7 @@ def test_blank_or_non_text_session_fields_are_recorded_as_missing():
 @pytest.mark.parametrize("missing", ["owner", "branch", "objective"])
 def test_an_objective_set_without_an_owner_branch_or_objective_changes_nothing(missing):
     from baton.domain.aggregates import session as sessions
-    from baton.events import ObjectiveSet
+    from baton.events.catalogue import ObjectiveSet
 
     before = {"key": "k", "owner": "alice", "branch": "main", "objective": "old"}
     fields = {"owner": "alice", "branch": "main", "objective": "new", missing: ""}

@@ -6,7 +6,7 @@ import sqlite3
 
 import orjson
 
-from baton.events import (
+from baton.events.catalogue import (
     HandoffCaptured, HandoffForgotten, HandoffPromoted, HandoffResumed, HandoffValidated,
 )
 from baton.projections.continuity_metrics import ContinuityMetrics, totals

@@ -8,7 +8,7 @@ from pathlib import Path
 import attrs
 import pytest
 
-from baton.events import CATALOGUE, FAMILIES, HandoffPromoted, decode
+from baton.events.catalogue import CATALOGUE, FAMILIES, HandoffPromoted, decode
 from tests.events_support import recorded
 
 BATON_SOURCE = Path(__file__).resolve().parents[1] / "baton"
@@ -21,11 +21,11 @@ def test_every_event_type_is_registered_once_with_a_family():
 
 
 def test_an_event_type_is_spelled_only_in_the_catalogues_names():
-    """``baton.event_names`` spells each type; the classes (``baton.events``) and
+    """``baton.events.names`` spells each type; the classes (``baton.events``) and
     everything else name it from there."""
     spelled = {}
     for path in BATON_SOURCE.rglob("*.py"):
-        if path.name == "event_names.py":
+        if path == BATON_SOURCE / "events" / "names.py":
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Constant) and node.value in CATALOGUE:
@@ -90,7 +90,7 @@ def test_an_event_decodes_in_a_process_that_has_not_loaded_its_family(cls):
     key = "" if cls.STREAM == "project" else "k1"
     line = recorded(cls(key=key))
     fields = attrs.asdict(line, recurse=False)
-    code = ("from baton.events_base import decode; from baton.ledger.envelope import Event; "
+    code = ("from baton.events.base import decode; from baton.ledger.envelope import Event; "
             f"e = decode(Event(**{fields!r})); print(type(e).__name__, type(e).__module__)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.split() == [cls.__name__, cls.__module__], done.stderr[-1500:]

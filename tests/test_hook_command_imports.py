@@ -40,14 +40,14 @@ def _session_start_loads(project) -> set[str]:
 
 def test_a_session_start_with_no_baton_waiting_defines_only_the_session_events(project):
     """Recording ``session.begun`` needs the sessions' and objectives' event
-    classes (``baton.events_session``), not the other 20 of the catalogue,
+    classes (``baton.events.session``), not the other 20 of the catalogue,
     nor cattrs."""
     git_init(project, {"src/app.py": "x = 1\n"})
     subprocess.run([sys.executable, "-m", "baton", "bootstrap", "--peek", "--project", str(project)],
                    capture_output=True, check=True)
     loaded = _session_start_loads(project)
-    assert {"baton.events_base", "baton.events_session", "baton.commands.record"} <= loaded  # it did record
-    assert not {"baton.events", "baton.events_baton", "baton.domain.aggregates.baton", "cattrs",
+    assert {"baton.events.base", "baton.events.session", "baton.commands.record"} <= loaded  # it did record
+    assert not {"baton.events.catalogue", "baton.events.baton", "baton.domain.aggregates.baton", "cattrs",
                 "baton.commands.baton_cases"} & loaded
 
 
@@ -59,7 +59,7 @@ def test_a_session_start_that_claims_a_baton_defines_the_baton_events_too(projec
     subprocess.run([sys.executable, "-m", "baton", "bootstrap", "--peek", "--project", str(project)],
                    capture_output=True, check=True)
     loaded = _session_start_loads(project)
-    assert {"baton.events_session", "baton.events_baton", "baton.domain.aggregates.baton"} <= loaded
+    assert {"baton.events.session", "baton.events.baton", "baton.domain.aggregates.baton"} <= loaded
 
 
 PROMPT_HOOKS = [("claude-code", "UserPromptSubmit"), ("codex", "UserPromptSubmit"),

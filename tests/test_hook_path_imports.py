@@ -92,12 +92,13 @@ def test_resuming_the_latest_handoff_loads_no_dulwich(warm):
     ("resume", "latest"),
 ], ids=" ".join)
 def test_a_read_with_nothing_new_to_fold_defines_no_event_class(warm, command):
-    """Routing needs only the type names (``baton.event_names``); the 24 event
+    """Routing needs only the type names (``baton.events.names``); the 24 event
     classes, the aggregates and ``record`` are for writing and folding."""
     _loaded(warm, "session", "handoff", "--json")  # catch up once: nothing is new after this
     loaded = _loaded(warm, *command)
     assert "baton.app" in loaded
-    assert not {"baton.events", "baton.events_base", "baton.events_session", "baton.events_baton",
+    assert not {"baton.events.catalogue", "baton.events.base", "baton.events.session", "baton.events.baton",
+                "baton.events.handoff", "baton.events.project", "baton.events.detector",
                 "baton.domain.aggregates.baton", "baton.domain.aggregates.session", "baton.commands.record"} & loaded
 
 
@@ -135,7 +136,7 @@ def test_folding_an_event_of_no_known_family_loads_the_whole_catalogue_and_its_u
     with other.locked() as txn:
         txn.append([EventDraft("note.added", "note/x", {"text": "from elsewhere"})])
     loaded = _loaded(warm, "session", "handoff", "--json")
-    assert "baton.events" in loaded
+    assert "baton.events.catalogue" in loaded
 
 
 def test_claiming_a_baton_judges_its_freshness_without_dulwich(warm):

@@ -282,7 +282,7 @@ def test_a_payload_erased_without_a_recorded_forget_fails_verify(project):
 
 
 def test_payloads_a_recorded_forget_names_pass_verify_and_are_counted(project):
-    from baton.events import HandoffForgotten
+    from baton.events.catalogue import HandoffForgotten
 
     handoff_id, event_id, stream = erase_first_capture(project)
     other = Ledger(project / ".baton", "forgetter", fsync="never")

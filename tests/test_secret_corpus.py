@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from baton.domain.redaction import DEFAULT_RULES, PathRule, RedactionPolicy, redact_payload
-from tests.secret_corpus import LOOK_ALIKES, secrets
+from tests.secret_corpus import _PARITY_SECRETS, LOOK_ALIKES, PARITY_NEAR_MISSES, secrets
 
 POLICY = RedactionPolicy()
 SECRETS = secrets()
@@ -35,3 +35,22 @@ def test_a_corpus_secret_is_redacted_by_its_rule(secret):
 def test_a_look_alike_survives_redaction(look_alike):
     outcome = redact_payload(look_alike.line, POLICY)
     assert outcome.payload == look_alike.line, outcome.redactions
+
+
+# -- parity with gitleaks and trufflehog (issue 25) ---------------------------------------
+
+PARITY_RULES = sorted({rule for _, rule, _ in _PARITY_SECRETS})
+
+
+def test_every_parity_rule_has_a_near_miss():
+    assert set(PARITY_RULES) - set(PARITY_NEAR_MISSES) == set()
+
+
+def test_every_near_miss_names_a_default_rule():
+    assert set(PARITY_NEAR_MISSES) <= {r.name for r in DEFAULT_RULES}
+
+
+@pytest.mark.parametrize("rule,line", [(r, line) for r, lines in sorted(PARITY_NEAR_MISSES.items()) for line in lines])
+def test_a_parity_rule_keeps_its_near_miss(rule, line):
+    outcome = redact_payload(line, POLICY)
+    assert outcome.payload == line, outcome.redactions

@@ -84,7 +84,7 @@ def amend_handoff(
     from baton.commands.record import record
     from baton.domain.aggregates import handoff as aggregate
     from baton.errors import InputError
-    from baton.event_names import handoff_stream
+    from baton.events.names import handoff_stream
     from baton.ledger.ids import uuid7
     from baton.policy import load_policy
 
@@ -191,7 +191,7 @@ def archive_handoff(project: "Project", token: str = "", *,
     from baton.commands.record import record_many
     from baton.domain.aggregates import baton as baton_aggregate
     from baton.domain.aggregates import handoff as aggregate
-    from baton.event_names import handoff_stream
+    from baton.events.names import handoff_stream
 
     reason = reason.strip() if reason and reason.strip() else None
     opened = project

@@ -26,7 +26,7 @@ from baton.domain.batons import (
 )
 from baton.commands.identity import SessionContext, context_of
 from baton.errors import Conflict
-from baton.event_names import handoff_stream
+from baton.events.names import handoff_stream
 from baton.ledger.clock import rfc3339_micros
 
 if TYPE_CHECKING:

@@ -223,7 +223,7 @@ def record_recommendation(scope: Any, assessed: Assessment, draft: str | None,
     """Inside a write scope (in the ``batch()`` that captured ``draft``, if it
     did): append the ``detector.recommended`` event ``assessed`` decided."""
     from baton.commands.record import record
-    from baton.events import DETECTOR, DetectorRecommended, stream_of
+    from baton.events.catalogue import DETECTOR, DetectorRecommended, stream_of
 
     evaluation = assessed.evaluation
     event = DetectorRecommended(
@@ -358,7 +358,7 @@ def control(project: "Project", action: str, *, session: str | None = None,
 
     from baton.commands.record import record
     from baton.errors import InputError
-    from baton.events import DETECTOR, DetectorDisabled, DetectorEnabled, DetectorSnoozed, stream_of
+    from baton.events.catalogue import DETECTOR, DetectorDisabled, DetectorEnabled, DetectorSnoozed, stream_of
     from baton.ledger.clock import parse_rfc3339
     from baton.commands.handoff_facts import now_timestamp
 

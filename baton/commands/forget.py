@@ -90,7 +90,7 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
     """Raises: NotFound / AmbiguousId (exit 4), InputError (exit 2), StorageError (exit 1)."""
     from baton.commands.record import record
     from baton.domain.forgetting import plan_forget
-    from baton.event_names import handoff_stream
+    from baton.events.names import handoff_stream
     from baton.ledger.erase import erase_payloads
 
     reason = reason.strip() if reason and reason.strip() else None
@@ -163,7 +163,7 @@ def _handoff_id(project: "Project", runner: Any, token: str) -> str:
     """The id ``token`` names; a full id the projections no longer show (a
     capture erased before) is looked for in the ledger itself."""
     from baton.commands.ids import resolve_handoff_id
-    from baton.event_names import handoff_stream
+    from baton.events.names import handoff_stream
 
     try:
         return resolve_handoff_id(runner, token)

@@ -287,7 +287,7 @@ def erased_among(runner: Any, ids: Iterable[str]) -> frozenset[str]:
     ``handoff.forgotten`` event stay). One indexed lookup each."""
     if "streams" not in runner.by_name:
         return frozenset()
-    from baton.event_names import handoff_stream
+    from baton.events.names import handoff_stream
 
     return frozenset(i for i in ids if not runner.has("handoffs", i) and runner.has("streams", handoff_stream(i)))
 

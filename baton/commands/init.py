@@ -8,7 +8,7 @@ from baton.model import frozen
 from baton.config import ProjectConfig, project_id_problem, read_json, write_json_atomic
 from baton.errors import Conflict, InputError, PolicyBlock
 from baton.commands.record import record
-from baton.events import ProjectInitialized
+from baton.events.catalogue import ProjectInitialized
 from baton.ledger.ids import uuid7
 from baton.project import ProjectPaths, resolve_root
 

@@ -20,7 +20,7 @@ import attrs
 
 from baton.model import frozen
 from baton.commands.batons import current_batons
-from baton.events import ObjectiveSet, HandoffCaptured, SessionBegun, SessionEnded
+from baton.events.catalogue import ObjectiveSet, HandoffCaptured, SessionBegun, SessionEnded
 from baton.projections.batons import OPERATIONS
 from baton.projections.continuity_metrics import totals as continuity_totals
 

@@ -73,7 +73,7 @@ def promote_handoff(
     from baton.domain.aggregates import handoff as aggregate
     from baton.domain.handoff import handoff_from_json
     from baton.errors import InputError
-    from baton.event_names import handoff_stream
+    from baton.events.names import handoff_stream
 
     if accept_warnings is not None and not accept_warnings.strip():
         raise InputError("`accept_warnings` needs a reason: say why the warnings are acceptable")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Sequence
 
 if TYPE_CHECKING:
-    from baton.events_base import DomainEvent
+    from baton.events.base import DomainEvent
     from baton.ledger.envelope import Event
 
 

@@ -153,7 +153,7 @@ def resume_handoff(
         from baton.commands.handoff_facts import now_timestamp
         from baton.commands.record import record as record_events
         from baton.domain.aggregates import handoff as aggregate
-        from baton.event_names import handoff_stream
+        from baton.events.names import handoff_stream
 
         with opened.writing() as scope:
             current = load_handoff(scope.runner, handoff.id)

@@ -111,7 +111,7 @@ def validate_handoff_command(
     from baton.domain.aggregates import handoff as aggregate
     from baton.domain.handoff import handoff_to_json
     from baton.domain.validation import validate_handoff
-    from baton.event_names import handoff_stream
+    from baton.events.names import handoff_stream
     from baton.policy import load_policy
 
     from baton.commands.ids import refuse_latest

@@ -73,7 +73,7 @@ class VerifyResult:
 
 def verify_project(project: "Project") -> VerifyResult:
     """Raises: NotInitialized."""
-    from baton.events import HandoffForgotten
+    from baton.events.catalogue import HandoffForgotten
 
     opened = project
     heads = index_heads(opened.paths.index, read_only=opened.read_only)

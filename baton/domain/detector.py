@@ -259,7 +259,7 @@ def decide(state: Mapping[str, Any] | None, material_at: str | None, evaluation:
 
 def evolve_state(doc: Mapping[str, Any] | None, event_type: str, data: Mapping[str, Any], at: str) -> dict[str, Any]:
     """Fold one detector event into a session's state."""
-    from baton.events import DetectorDisabled, DetectorEnabled, DetectorRecommended, DetectorSnoozed
+    from baton.events.catalogue import DetectorDisabled, DetectorEnabled, DetectorRecommended, DetectorSnoozed
 
     out = dict(doc or {})
     if event_type == DetectorRecommended.TYPE:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from baton.events import BATON, HANDOFF, HandoffForgotten, split_stream, stream_of
+from baton.events.catalogue import BATON, HANDOFF, HandoffForgotten, split_stream, stream_of
 from baton.ledger.envelope import Event
 from baton.model import frozen
 

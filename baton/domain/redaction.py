@@ -334,6 +334,39 @@ def _jwt_header_has_alg(token: str) -> bool:
     return isinstance(decoded, dict) and "alg" in decoded
 
 
+def _b64_text(value: str) -> str | None:
+    """``value`` decoded as base64 (standard or URL-safe), or None when it is not."""
+    import base64
+    import binascii
+
+    padded = value.rstrip("=") + "=" * (-len(value.rstrip("=")) % 4)
+    try:
+        raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
+        return raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _base64_jwt(token: str) -> bool:
+    """A base64-wrapped JWT (``ZXlK…`` is base64 of ``eyJ``), as a Kubernetes
+    secret or a config file holds one."""
+    decoded = _b64_text(token)
+    return decoded is not None and compiled(_JWT_SHAPE).fullmatch(decoded.strip()) is not None \
+        and _jwt_header_has_alg(decoded.strip())
+
+
+_JWT_SHAPE = r"(?:ey|ewogIC|ewoi)[A-Za-z0-9_-]{8,}={0,2}\.[A-Za-z0-9_-]{10,}={0,2}\.[A-Za-z0-9_-]*"
+
+
+def _basic_credentials(value: str) -> bool:
+    """A registry ``auth`` value: base64 of ``user:password``, both non-empty."""
+    decoded = _b64_text(value)
+    if decoded is None or not decoded.isprintable():
+        return False
+    user, colon, password = decoded.partition(":")
+    return bool(colon and user and password) and not is_placeholder(password)
+
+
 def is_documented_example(token: str) -> bool:
     """A published example key (``AKIAIOSFODNN7EXAMPLE``) or a placeholder
     written in a token's shape (``ghp_xxxx…``, ``sk-ant-…<your key>``): the
@@ -382,14 +415,23 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     _pattern("jwt", "JSON Web Token",
              # A JSON header always encodes to "ey…". A "." may follow the
              # token (a file name such as "src/<jwt>.py").
-             r"(?<![A-Za-z0-9_.\-])ey[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*(?![A-Za-z0-9_\-])",
-             keywords=("ey",), confirm=_jwt_header_has_alg),
+             # A header serialised with newlines encodes to "ewogIC…"/"ewoi…".
+             r"(?<![A-Za-z0-9_.\-])(?:ey|ewogIC|ewoi)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*"
+             r"(?![A-Za-z0-9_\-])",
+             keywords=("ey", "ewogic", "ewoi"), confirm=_jwt_header_has_alg),
+    _pattern("jwt-base64", "base64-encoded JSON Web Token",
+             r"(?<![A-Za-z0-9+/])ZXlK[A-Za-z0-9+/_\-]{40,}={0,2}(?![A-Za-z0-9+/=])",
+             keywords=("zxlk",), confirm=_base64_jwt),
+    _pattern("registry-auth", "base64 user:password in a Docker or npm registry config",
+             r"""(?i:["']auth["']\s*:\s*["']|(?<![A-Za-z0-9])_auth\s*=\s*["']?)(?P<secret>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])""",
+             keywords=('"auth"', "'auth'", "_auth"), confirm=_basic_credentials),
     _pattern("authorization-header", "credentials in an Authorization header",
              r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token|digest)\s+"
              r"(?P<secret>[A-Za-z0-9._~+/=\-]{8,})",
              keywords=("authorization",), confirm=lambda t: not is_placeholder(t), examples_allowed=False),
     _pattern("url-credentials", "password embedded in a URL",
-             r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s/:@]+:(?P<secret>[^\s/@]+)@",
+             # The user may be empty (``redis://:password@host``).
+             r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s/:@]*:(?P<secret>[^\s/@]+)@",
              keywords=("://",), confirm=lambda t: not is_placeholder(t), examples_allowed=False),
     AssignmentRule("generic-secret-assignment",
                    "high-entropy value assigned to a secret-like name",

@@ -65,7 +65,7 @@ def handoff_key(event: Event, types: frozenset[str]) -> tuple[str, ...]:
     """The handoff id an event of ``types`` on a ``handoff/<id>`` stream folds into
     (none for any other event): the keys of the projections kept per handoff."""
     if event.type in types:
-        from baton.event_names import HANDOFF, split_stream
+        from baton.events.names import HANDOFF, split_stream
 
         family, key = split_stream(event.stream)
         if family == HANDOFF and key:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from baton.canonical import pretty_bytes
 from baton.domain.batons import CLAIMED, PENDING, BatonRecord, baton_file
-from baton.event_names import BATON, BATON_CANCELLED, BATON_CLAIMED, BATON_CREATED, BATON_DISMISSED, split_stream
+from baton.events.names import BATON, BATON_CANCELLED, BATON_CLAIMED, BATON_CREATED, BATON_DISMISSED, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import ANY_ORDER, STREAM_ORDER, Doc
 
@@ -147,8 +147,8 @@ class BatonScopes:
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
         from baton.domain.aggregates.baton import record_of_created
-        from baton.events_base import decode
-        from baton.events_baton import BatonCreated
+        from baton.events.base import decode
+        from baton.events.baton import BatonCreated
 
         created = decode(event)
         if not isinstance(created, BatonCreated):

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from baton.event_names import (
+from baton.events.names import (
     HANDOFF_CAPTURED, HANDOFF_FORGOTTEN, HANDOFF_PROMOTED, HANDOFF_RESUMED, HANDOFF_VALIDATED,
 )
 from baton.ledger.envelope import Event
@@ -42,8 +42,8 @@ class ContinuityMetrics:
         return handoff_key(event, _TYPES)
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
-        # The classes, only once there is an event to fold (``baton.event_names``).
-        from baton.events import (
+        # The classes, only once there is an event to fold (``baton.events.names``).
+        from baton.events.catalogue import (
             HandoffCaptured, HandoffForgotten, HandoffPromoted, HandoffResumed, HandoffValidated, decode,
         )
 

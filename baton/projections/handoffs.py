@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Iterator
 
 from baton.model import frozen
-from baton.event_names import HANDOFF, HANDOFF_TYPES, split_stream
+from baton.events.names import HANDOFF, HANDOFF_TYPES, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import STREAM_ORDER, Doc
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from baton.event_names import HANDOFF_CAPTURED, HANDOFF_REVISED
+from baton.events.names import HANDOFF_CAPTURED, HANDOFF_REVISED
 from baton.ledger.envelope import Event
 from baton.projections.base import STREAM_ORDER, Doc, handoff_key
 

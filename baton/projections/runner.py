@@ -442,10 +442,10 @@ class ProjectionRunner:
     # -- folding -------------------------------------------------------------
     def fold(self, events: Iterable[Event], docs: dict[tuple[str, str], Doc | None], load) -> set[tuple[str, str]]:
         # Each family's module registers its upcasters when it is imported; the
-        # read path imports only the names (``baton.event_names``), so an
+        # read path imports only the names (``baton.events.names``), so an
         # event's family is loaded before the first event of its type is
         # upcast (once per type and batch, never per event).
-        from baton.events_base import load_family
+        from baton.events.base import load_family
 
         dirty: set[tuple[str, str]] = set()
         upcast = self.upcasters.upcast

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from baton.event_names import OBJECTIVE, OBJECTIVE_TYPES, SESSION, SESSION_TYPES, split_stream
+from baton.events.names import OBJECTIVE, OBJECTIVE_TYPES, SESSION, SESSION_TYPES, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import STREAM_ORDER, Doc
 

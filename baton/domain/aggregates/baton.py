@@ -26,8 +26,8 @@ import attrs
 from baton.model import frozen
 from baton.domain.batons import CANCELLED, CLAIMED, DISMISSED, PENDING, SUPERSEDED, BatonRecord
 from baton.errors import BatonAlreadyClaimed, BatonNotPending, BatonSuperseded, InputError
-from baton.events_base import DomainEvent, decode
-from baton.events_baton import BatonCancelled, BatonClaimed, BatonCreated, BatonDismissed
+from baton.events.base import DomainEvent, decode
+from baton.events.baton import BatonCancelled, BatonClaimed, BatonCreated, BatonDismissed
 from baton.ledger.envelope import Event
 
 PREVIOUS_KEPT = 20

@@ -22,7 +22,7 @@ import attrs
 from baton.model import frozen
 from baton.domain import lifecycle
 from baton.domain.handoff import Handoff, handoff_from_json, handoff_to_json
-from baton.events import (
+from baton.events.catalogue import (
     DomainEvent, HandoffArchived, HandoffCaptured, HandoffFlagged, HandoffForgotten, HandoffPromoted, HandoffResumed,
     HandoffRevised, HandoffSuperseded, HandoffValidated, decode,
 )

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from baton.model import frozen
-from baton.events_base import DomainEvent, decode
-from baton.events_session import ObjectiveCleared, ObjectiveSet, SessionBegun, SessionEnded
+from baton.events.base import DomainEvent, decode
+from baton.events.session import ObjectiveCleared, ObjectiveSet, SessionBegun, SessionEnded
 from baton.ledger.envelope import Event
 
 

@@ -1,13 +1,13 @@
 """The event classes of session batons (stream ``baton/<key>``), defined apart
-from the rest of the catalogue (``baton.events_base``)."""
+from the rest of the catalogue (``baton.events.base``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from baton import event_names as names
-from baton.event_names import BATON
-from baton.events_base import DomainEvent, _event_class, _register
+from baton.events import names
+from baton.events.names import BATON
+from baton.events.base import DomainEvent, _event_class, _register
 
 
 # -- session batons -----------------------------------------------------------------

@@ -2,9 +2,9 @@
 by type name, and ``decode``.
 
 The classes themselves are defined by family, so that a command writing one
-kind of event defines only that family's classes: ``baton.events_session``
+kind of event defines only that family's classes: ``baton.events.session``
 (sessions and objectives: what every session start records),
-``baton.events_baton`` (session batons), and ``baton.events`` (the project,
+``baton.events.baton`` (session batons), and ``baton.events.project``, ``.handoff`` and ``.detector`` (the project,
 handoffs and the detector; importing it loads the whole catalogue, and every
 class can be imported from it). ``decode`` and the projection runner load the
 family module of an event's type on first sight of the type
@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Mapping
 
 import attrs
 
-from baton.event_names import BATON, FAMILIES, OBJECTIVE, SESSION, TYPES_OF_FAMILY, split_stream, stream_of
+from baton.events.names import BATON, DETECTOR, FAMILIES, HANDOFF, OBJECTIVE, PROJECT, SESSION, TYPES_OF_FAMILY, split_stream, stream_of
 from baton.model import frozen
 from baton.ledger.envelope import Event, EventDraft
 
@@ -117,15 +117,16 @@ def decode(event: Event) -> DomainEvent | None:
 
 
 
-FAMILY_MODULES: dict[str, str] = {SESSION: "baton.events_session", OBJECTIVE: "baton.events_session",
-                                  BATON: "baton.events_baton"}
-"""The module that defines each family's classes; any other family's are in ``baton.events``."""
+FAMILY_MODULES: dict[str, str] = {SESSION: "baton.events.session", OBJECTIVE: "baton.events.session",
+                                  BATON: "baton.events.baton", HANDOFF: "baton.events.handoff",
+                                  PROJECT: "baton.events.project", DETECTOR: "baton.events.detector"}
+"""The module that defines each family's classes (a type no family names: the whole ``baton.events.catalogue``)."""
 
-_MODULE_OF_TYPE: dict[str, str] = {event_type: FAMILY_MODULES.get(family, "baton.events")
+_MODULE_OF_TYPE: dict[str, str] = {event_type: FAMILY_MODULES.get(family, "baton.events.catalogue")
                                    for family, types in TYPES_OF_FAMILY.items() for event_type in types}
 
 
 def load_family(event_type: str) -> None:
     """Import the module that defines ``event_type``'s class and registers its
     upcasters (the whole catalogue for a type no family names)."""
-    __import__(_MODULE_OF_TYPE.get(event_type, "baton.events"))
+    __import__(_MODULE_OF_TYPE.get(event_type, "baton.events.catalogue"))

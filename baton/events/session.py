@@ -1,14 +1,14 @@
 """The event classes of sessions and their objectives (streams ``session/<id>``
 and ``objective/<owner__branch>``): what a session start records, defined
-apart from the rest of the catalogue (``baton.events_base``)."""
+apart from the rest of the catalogue (``baton.events.base``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from baton import event_names as names
-from baton.event_names import OBJECTIVE, SESSION
-from baton.events_base import DomainEvent, _event_class, _register
+from baton.events import names
+from baton.events.names import OBJECTIVE, SESSION
+from baton.events.base import DomainEvent, _event_class, _register
 
 
 # -- sessions and their objectives -------------------------------------------------------

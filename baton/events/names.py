@@ -1,8 +1,8 @@
 """The names of the event catalogue: stream families and event type names.
 
-``baton.events`` (with ``baton.events_session`` and ``baton.events_baton``,
-which it re-exports) defines one attrs class per event type (24 of them) and
-is what every writer and decider uses. Reading needs only the names: the
+The modules beside this one define one attrs class per event type, one
+module per aggregate (``baton.events.catalogue`` re-exports them all); they
+are what every writer and decider uses. Reading needs only the names: the
 projections route an event by its type and stream, and a command whose
 feeds gained nothing never folds one. Keeping the names here lets the read
 path (``bootstrap``, ``session handoff``, ``resume``) route without defining

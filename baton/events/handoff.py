@@ -1,0 +1,115 @@
+"""A handoff's events (stream ``handoff/<id>``): captured, revised, validated, promoted,
+resumed, superseded, archived, flagged, forgotten."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from baton.events import names
+from baton.events.base import CATALOGUE, DomainEvent, _event_class, _register
+from baton.events.names import HANDOFF
+
+
+# -- handoffs ----------------------------------------------------------------------
+
+@_register
+@_event_class
+class HandoffCaptured(DomainEvent):
+    """A new record (capture, prepare, a session baton's draft, an amend's child)."""
+
+    TYPE = names.HANDOFF_CAPTURED
+    STREAM = HANDOFF
+    ERASABLE = ("handoff",)
+
+    handoff: Any = None
+    redactions: Any = attrs.field(factory=list)
+
+
+@_register
+@_event_class
+class HandoffRevised(DomainEvent):
+    TYPE = names.HANDOFF_REVISED
+    STREAM = HANDOFF
+    ERASABLE = ("handoff",)
+
+    handoff: Any = None
+    redactions: Any = attrs.field(factory=list)
+
+
+@_register
+@_event_class
+class HandoffValidated(DomainEvent):
+    TYPE = names.HANDOFF_VALIDATED
+    STREAM = HANDOFF
+
+    report: Any = None
+
+
+@_register
+@_event_class
+class HandoffPromoted(DomainEvent):
+    TYPE = names.HANDOFF_PROMOTED
+    STREAM = HANDOFF
+
+    accepted_warnings: Any = None
+
+
+@_register
+@_event_class
+class HandoffResumed(DomainEvent):
+    TYPE = names.HANDOFF_RESUMED
+    STREAM = HANDOFF
+
+    session: Any = None
+    harness: Any = None
+    freshness_state: Any = None
+
+
+@_register
+@_event_class
+class HandoffSuperseded(DomainEvent):
+    TYPE = names.HANDOFF_SUPERSEDED
+    STREAM = HANDOFF
+
+    by: Any = None
+
+
+@_register
+@_event_class
+class HandoffArchived(DomainEvent):
+    TYPE = names.HANDOFF_ARCHIVED
+    STREAM = HANDOFF
+    ERASABLE = ("reason",)
+
+    reason: Any = None
+
+
+@_register
+@_event_class
+class HandoffFlagged(DomainEvent):
+    TYPE = names.HANDOFF_FLAGGED
+    STREAM = HANDOFF
+
+    flag: Any = None
+
+
+@_register
+@_event_class
+class HandoffForgotten(DomainEvent):
+    """``baton forget``: the payloads (``data``) of ``events`` — this handoff's
+    events and those of the batons that carried it — were erased, their
+    ``digest`` kept so every chain still verifies. The record is gone from
+    every projection; ``verify`` counts an erased line as legitimate only when
+    an event of this type names it (a contract shared with ``verify``)."""
+
+    TYPE = names.HANDOFF_FORGOTTEN
+    STREAM = HANDOFF
+
+    handoff: Any = None
+    events: Any = attrs.field(factory=list)
+    reason: Any = None
+
+
+HANDOFF_EVENTS = tuple(cls for cls in CATALOGUE.values() if cls.STREAM == HANDOFF)

@@ -1,0 +1,21 @@
+"""The project's event: the ledger's first, naming the project."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from baton.events import names
+from baton.events.base import DomainEvent, _event_class, _register
+from baton.events.names import PROJECT
+
+
+# -- project -----------------------------------------------------------------------
+
+@_register
+@_event_class
+class ProjectInitialized(DomainEvent):
+    TYPE = names.PROJECT_INITIALIZED
+    STREAM = PROJECT
+
+    project_id: Any = None
+    root_hint: Any = "."
