@@ -17,9 +17,10 @@ and nothing behind these methods knows an adapter's option names.
 
 Use cases live in ``baton.commands`` (one module per verb of the spec); the
 methods here are their one entry point. Each method imports its use case's
-module when called: a hook runs one use case per process, and importing all
+module when called (``from baton.commands import x``, the only import inside
+a function here): a hook runs one use case per process, and importing all
 of them cost ~40 ms of a ~200 ms ``baton bootstrap`` (measured; see
-docs/performance.md).
+docs/performance.md). Everything else this module needs is imported above.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from baton.commands.context import Project
+from baton.domain.identifiers import name_problem
+from baton.errors import InputError
 from baton.ledger.clock import WallClock, system_clock
 
 if TYPE_CHECKING:
@@ -94,9 +97,6 @@ class Baton:
         (``SecretInIdentifier``, exit 5) before anything is appended or written.
         An owner or branch given empty or with a control character is an
         input error (exit 2): leaving it out is how to ask for the default."""
-        from baton.domain.identifiers import name_problem
-        from baton.errors import InputError
-
         for name in ("owner", "branch"):
             value = fields.get(name)
             if isinstance(value, str) and (problem := name_problem(value)) is not None:
