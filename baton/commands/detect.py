@@ -24,17 +24,15 @@ from __future__ import annotations
 
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Mapping
-from urllib.parse import quote
 
-from baton import gitinfo
 from baton.commands.capture import capture_in_scope
+from baton.commands.detector_facts import detector_config, repository_head, stream_key
 from baton.commands.handoff_facts import now_timestamp
 from baton.commands.objectives import check_session_id
 from baton.commands.prepare import PLACEHOLDER, TO_COMPLETE, field_missing, field_value, prepare_handoff
 from baton.commands.record import record
 from baton.commands.session_drafts import open_session_draft
 from baton.domain import detector
-from baton.domain.detector import DetectorConfig
 from baton.domain.short_ids import short_id
 from baton.errors import InputError
 from baton.events.detector import DetectorDisabled, DetectorEnabled, DetectorRecommended, DetectorSnoozed
@@ -45,9 +43,6 @@ from baton.projections.detector import MATERIAL
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
-
-NO_SESSION = "-"
-
 
 @frozen
 class DetectResult:
@@ -128,43 +123,8 @@ class DetectResult:
         return "\n".join(lines)
 
 
-def detector_config(project: "Project") -> Any:
-    return DetectorConfig.from_section(project.config.section("detector"))
-
-
 def _session_key(session: str | None) -> str | None:
     return check_session_id(session)
-
-
-def stream_key(session: str | None) -> str:
-    """The key of a session's ``detector/<key>`` stream (percent-encoded: a
-    session id is opaque), ``-`` for none."""
-    return quote(session, safe="") if session else NO_SESSION
-
-
-def repository_head(worktree: Any) -> str | None:
-    """HEAD's commit read from the git files (no dulwich: hooks call this on
-    every prompt): a detached sha, a loose ref, or a packed ref."""
-    where = gitinfo.locate(worktree)
-    if where is None:
-        return None
-    try:
-        head = (where.git_dir / "HEAD").read_bytes().strip()
-        if not head.startswith(b"ref: "):
-            return head.decode("ascii", "replace") or None
-        ref = head[5:].strip().decode("utf-8", "replace")
-        loose = where.common_dir / ref
-        if loose.is_file():
-            return loose.read_bytes().strip().decode("ascii", "replace") or None
-        packed = where.common_dir / "packed-refs"
-        if packed.is_file():
-            for line in packed.read_bytes().splitlines():
-                parts = line.split(b" ", 1)
-                if len(parts) == 2 and parts[1].strip().decode("utf-8", "replace") == ref:
-                    return parts[0].decode("ascii", "replace")
-    except OSError:
-        return None
-    return None
 
 
 @frozen
