@@ -125,9 +125,9 @@ def redaction_lines(redactions: Any) -> list[str]:
 
 
 # -- names that moved ----------------------------------------------------------------------
-# Until their importers (``baton.app``, ``commands.verify``, ``commands.status_page``,
-# ``commands.amend``) name the modules above, the names they read from here
-# resolve on first use. Remove this table when none is left.
+# Until their importers (``baton.app``, ``commands.verify``, ``commands.amend``)
+# name the modules above, the names they read from here resolve on first use.
+# Remove this table when none is left.
 
 _MOVED = {
     **dict.fromkeys(("BatonCreateResult", "create_baton", "PendingBatonsResult", "render_claim_conflicts",
