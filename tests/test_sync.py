@@ -311,7 +311,7 @@ def test_projections_are_rebuilt_when_imported_events_sort_before_folded_ones(ca
 def test_a_remote_feed_whose_name_is_not_a_writer_id_is_refused_and_no_file_is_made_for_it(capsys, team):
     from dulwich.repo import Repo
 
-    from baton.ledger_ref import read_feeds, write_commit
+    from baton.sync.ledger_ref import read_feeds, write_commit
     from tests.sync_support import REF
 
     remote, a, b = team

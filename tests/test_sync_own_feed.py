@@ -144,7 +144,7 @@ def _push_feed(remote: Path, project: Path) -> None:
     from dulwich.repo import Repo
 
     from baton.ledger.feed import FeedHead, scan_bytes
-    from baton.ledger_ref import FeedTreeWriter, read_feeds, write_commit
+    from baton.sync.ledger_ref import FeedTreeWriter, read_feeds, write_commit
     from tests.sync_support import REF
 
     writer = _writer(project)

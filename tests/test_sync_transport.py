@@ -412,7 +412,7 @@ def test_a_newly_imported_feed_is_fsynced_before_it_is_renamed_into_place_and_so
 def test_a_feed_folder_both_the_remote_and_the_local_ref_hold_is_read_once_per_sync(capsys, team, monkeypatch):
     from collections import Counter
 
-    import baton.ledger_ref as ledger_ref
+    import baton.sync.ledger_ref as ledger_ref
 
     remote, a, b = team
     _checkpoint(capsys, a, "from A")

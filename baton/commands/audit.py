@@ -95,7 +95,7 @@ def audit_project(project: "Project") -> AuditResult:
             forgotten += 1
         for rule in _redaction_rules(event.data):
             redactions[rule] = redactions.get(rule, 0) + 1
-    from baton.sync_signing import feed_signers
+    from baton.sync.signers import feed_signers
 
     signers = [s.to_json() for s in feed_signers(project, project.ledger.feed_names())]
     return AuditResult(fields=fields, redactions=dict(sorted(redactions.items())), references=references,

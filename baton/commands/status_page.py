@@ -268,7 +268,7 @@ def status_overview(
                 by_id[ident]["conflicts"].append(c)
     if listed.conflicts:  # only with sync: the spec's shape otherwise
         payload["claimConflicts"] = list(listed.conflicts)
-    from baton.sync_signing import feed_signers
+    from baton.sync.signers import feed_signers
 
     signers = feed_signers(opened, [])  # signed feeds, as the last sync checked them: only when in play
     if signers:

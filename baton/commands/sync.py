@@ -40,11 +40,13 @@ from baton.errors import (InputError, LedgerCorrupt, NoSyncRemote, RemoteAuthFai
                           RemoteUnreachable, StorageError)
 from baton.ledger import files
 from baton.ledger.feed import FeedHead, FeedScan, line_ending_at, line_hashes_to, scan_bytes, scan_chunks
-from baton.sync_signing import FeedSignatures, render_flagged
+from baton.sync.refusals import RefusedFeed
+from baton.sync.signatures import FeedSignatures
+from baton.sync.signers import render_flagged
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
-    from baton.ledger_ref import RefFeed
+    from baton.sync.ledger_ref import RefFeed
 
 STATE_FILE = "sync-state.json"
 ERASURE_PENDING = "sync-erasure.pending"
@@ -69,22 +71,6 @@ _TAIL = 64
 """Up to this many ids, each is searched for in a local feed's bytes; more, every id there is read first."""
 _KEEP_REMOTE = frozenset({"not_fast_forward", "unsigned", "unknown_key", "wrong_signer", "bad_signature"})
 """Refusals of a remote copy that is well formed but not taken: the ref keeps it as the remote holds it."""
-
-
-@frozen
-class RefusedFeed:
-    """A feed sync would not take: not a fast-forward, or failing verification."""
-
-    feed: str
-    side: str
-    """``remote`` (the remote's copy was refused) or ``local`` (the local file was)."""
-    kind: str
-    """``not_fast_forward``, or a verification problem (``bad_hash``, ``broken_chain``…)."""
-    seq: int | None
-    message: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"feed": self.feed, "side": self.side, "kind": self.kind, "seq": self.seq, "message": self.message}
 
 
 @mutable
@@ -1105,7 +1091,7 @@ class _Round:
 
     def _fast_forward(self, feed: str) -> None:
         from baton.config import WRITER_ID
-        from baton.ledger_ref import FeedTreeWriter
+        from baton.sync.ledger_ref import FeedTreeWriter
 
         base, remote = self.base.get(feed), self.remote.get(feed)
         if not WRITER_ID.match(feed):  # a name from a remote becomes a file name: never a path
@@ -1214,7 +1200,7 @@ class _Round:
     def _import(self, feed: str, remote: "RefFeed", local: FeedHead, st: os.stat_result | None) -> None:
         """Verify the remote's bytes after ``local`` and stage them (written
         once every feed is verified)."""
-        from baton.ledger_ref import BadRefFeed, feed_bytes
+        from baton.sync.ledger_ref import BadRefFeed, feed_bytes
 
         folder = self.project.paths.baton_dir / INCOMING_DIR
         folder.mkdir(parents=True, exist_ok=True)
@@ -1294,7 +1280,7 @@ class _Round:
             _Refuse: a difference that is not an erasure a ``handoff.forgotten`` names.
         """
         from baton.ledger.erase import NotAnErasure, erase_lines, merge_erasures
-        from baton.ledger_ref import BadRefFeed, FeedTreeWriter
+        from baton.sync.ledger_ref import BadRefFeed, FeedTreeWriter
 
         base, remote = self.base.get(feed), self.remote.get(feed)
         base = base if base is not None and base.problem is None else None
@@ -1388,7 +1374,7 @@ class _Round:
         return True
 
     def _ref_bytes(self, copy: "RefFeed") -> bytes:
-        from baton.ledger_ref import feed_bytes
+        from baton.sync.ledger_ref import feed_bytes
 
         parts = []
         for _, data in feed_bytes(self.repo, copy):
@@ -1415,7 +1401,7 @@ class _Round:
         """Every id a sound ``handoff.forgotten`` names, in the local feeds and
         the remote's (a forget recorded on any replica)."""
         from baton.ledger.erase import forgotten_ids
-        from baton.ledger_ref import BadRefFeed
+        from baton.sync.ledger_ref import BadRefFeed
 
         if self.forgotten is not None:
             return self.forgotten
@@ -1627,7 +1613,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         NoSyncRemote (exit 4): no git repository, or no such remote.
         RemoteUnreachable (exit 4): the remote cannot be fetched from or pushed to.
     """
-    from baton.ledger_ref import DEFAULT_REF
+    from baton.sync.ledger_ref import DEFAULT_REF
 
     ref = ref or DEFAULT_REF
     if not ref.startswith("refs/") or ref.startswith("refs/heads/") or ".." in ref or ref.endswith("/") \
@@ -1698,7 +1684,7 @@ def _held_lock_message(lock: str, ref: str, attempts: int) -> str:
 
 def _round(project: "Project", repo, client, path: str, url: str, remote_name: str, ref: bytes,
            count: ReadCount, attempt: int, erased: "_Erased", restore_own_feed: bool = False) -> SyncResult:
-    from baton.ledger_ref import BadRefFeed, read_feeds, tree_of, write_commit
+    from baton.sync.ledger_ref import BadRefFeed, read_feeds, tree_of, write_commit
 
     signatures = FeedSignatures.open(project, repo)  # signed feeds: git's signing key, the allowed signers
     remote_sha = _fetch(repo, client, path, ref, url)

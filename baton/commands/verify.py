@@ -10,7 +10,8 @@ import attrs
 from baton.commands.batons import render_claim_conflicts
 from baton.model import frozen
 from baton.ledger.verify import RecordedHead, VerifyReport, verify_ledger
-from baton.sync_signing import SIGNATURE_PROBLEMS, FeedSigner, feed_signers, render_signers, require_signatures
+from baton.sync.signers import FeedSigner, feed_signers, render_signers
+from baton.sync.signing import SIGNATURE_PROBLEMS, require_signatures
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
