@@ -138,7 +138,7 @@ class EventIds:
             return
         if sum(out[feed].head.offset - start for feed, (start, _tail) in appended.items()
                if feed in out) <= CACHE_LAG:
-            return  # a small import: the next one searches these bytes (``_cached``)
+            return  # a small import: the next one searches these bytes (``known``)
         try:
             db.execute("BEGIN")
             for feed, (start, tail) in appended.items():
