@@ -36,9 +36,8 @@ from baton.commands import forget
 from baton.errors import InputError, RemoteRefRefused
 from baton.model import frozen, mutable
 from baton.sync import decide, publish, transport
-from baton.sync.ids import ID_CACHE, EventIds
 from baton.sync.ledger_ref import DEFAULT_REF, BadRefFeed, read_feeds
-from baton.sync.local import ERASURE_PENDING, LocalFeeds, ReadCount, ledger_lock, unlink
+from baton.sync.local import ERASURE_PENDING, ReadCount, ledger_lock, unlink
 from baton.sync.refusals import RefusedFeed
 from baton.sync.signatures import FeedSignatures
 from baton.sync.signers import render_flagged
@@ -219,10 +218,9 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
             base_feeds = read_feeds(repo, local_sha, known=remote_feeds)  # the folders both hold: read once
         except BadRefFeed:
             base_feeds, local_sha = {}, None  # a damaged local ref is rebuilt from the feeds
-        local = LocalFeeds(project, count)
-        work = Round(project, repo, local, base_feeds, remote_feeds, load_state(project, ref.decode()),
-                     EventIds(local, project.paths.baton_dir / ID_CACHE), signatures=signatures,
-                     restore_own=restore_own_feed, remote_exists=remote_sha is not None, acked=acked)
+        work = Round.start(project, repo, count, base_feeds, remote_feeds, load_state(project, ref.decode()),
+                           signatures=signatures, restore_own=restore_own_feed, remote_exists=remote_sha is not None,
+                           acked=acked)
         new_sha = _decide_and_commit(project, repo, work, signatures, local_sha, remote_sha)
         if new_sha is not None and new_sha != local_sha:
             repo.refs[ref] = new_sha

@@ -7,7 +7,8 @@ or failure modes:
 - ``ledger_ref`` — the ref's format: feeds as trees of segment blobs, read and written;
 - ``transport`` — the git remote through dulwich: fetch, push, transport errors
   (``stale_locks``: the stale pack index locks a path remote may hold);
-- ``local`` — the ledger's feed files as a sync reads them, its lock, its state files;
+- ``local`` — the ledger's feed files as a sync reads them, its lock, its staging files;
+  ``state`` — what a sync keeps between runs (``.baton/sync-state.json``);
 - ``segments`` — where a feed's segments may be cut, and the lines found in them;
 - ``refusals`` — the feeds a sync will not take, and why;
 - ``work`` — one round's state; ``decide`` — the per-feed decision (fast-forward

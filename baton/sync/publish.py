@@ -87,15 +87,17 @@ def retrying(attempt: Callable[[int], T], ref: str, url: str) -> T:
     Raises:
         RemoteUnreachable (exit 4): the ref moved during every attempt, or a lock kept blocking the push.
     """
-    for n in range(1, ATTEMPTS + 1):
+    n = 1
+    while True:
         try:
             return attempt(n)
         except RemoteMoved as moved:
-            if n == ATTEMPTS and moved.lock is not None:
+            if n < ATTEMPTS:
+                n += 1
+                continue
+            if moved.lock is not None:
                 raise RemoteUnreachable(held_lock_message(moved.lock, ref, ATTEMPTS),
                                         details={"url": url, "lock": moved.lock}) from None
-            if n == ATTEMPTS:
-                why = f" (last: {transport_text(moved)})" if str(moved) else ""
-                raise RemoteUnreachable(f"the remote's {ref} kept moving during {ATTEMPTS} attempts{why}; "
-                                        "run `baton sync` again", details={"url": url}) from None
-    raise AssertionError("unreachable")  # the last attempt returns or raises
+            why = f" (last: {transport_text(moved)})" if str(moved) else ""
+            raise RemoteUnreachable(f"the remote's {ref} kept moving during {ATTEMPTS} attempts{why}; "
+                                    "run `baton sync` again", details={"url": url}) from None

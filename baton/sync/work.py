@@ -16,9 +16,9 @@ import attrs
 
 from baton.ledger.feed import FeedHead
 from baton.model import mutable
-from baton.sync.ids import EventIds
+from baton.sync.ids import ID_CACHE, EventIds
 from baton.sync.ledger_ref import feed_bytes
-from baton.sync.local import INCOMING_DIR, LocalFeeds, unlink
+from baton.sync.local import INCOMING_DIR, LocalFeeds, ReadCount, unlink
 from baton.sync.refusals import RefusedFeed
 
 if TYPE_CHECKING:
@@ -73,6 +73,14 @@ class Round:
     """Feed → the highest seq this clone has seen the remote hold (fetched, or taken by a push of this clone)."""
     behind: dict[str, dict[str, int]] = attrs.field(factory=dict)
     """Feed → what the remote held of it and what this clone had published: the remote went back."""
+
+    @classmethod
+    def start(cls, project: "Project", repo: Any, count: ReadCount, base: dict[str, "RefFeed"],
+              remote: dict[str, "RefFeed"], state: dict[str, Any], **rest: Any) -> "Round":
+        """A round over the project's feed files (every read counted in ``count``)."""
+        local = LocalFeeds(project, count)
+        return cls(project, repo, local, base, remote, state, EventIds(local, project.paths.baton_dir / ID_CACHE),
+                   **rest)
 
     def staging(self, feed: str) -> Path:
         """Where ``feed``'s imported bytes are staged."""
