@@ -230,7 +230,8 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
         erased.payloads.extend(work.erased_payloads)
         for feed, n in work.erased.items():
             erased.feeds[feed] = erased.feeds.get(feed, 0) + n
-    pushed = _push_and_record(project, repo, client, path, url, ref, work, new_sha, remote_sha, erased, (acked_key, seen))
+    pushed = _push_and_record(project, repo, client, path, url, ref, work, new_sha, remote_sha, erased,
+                              (acked_key, seen))
     return SyncResult(remote=remote_name, ref=ref.decode(), imported=work.imported, published=work.published,
                       refused=work.refused, pushed=pushed, commit=new_sha.decode() if new_sha else None,
                       read=count, rebuilt=False, attempts=attempt, erased=work.erased, ref_erased=work.ref_erased,
@@ -254,7 +255,8 @@ def _decide_and_commit(project: "Project", repo, work: Round, signatures: FeedSi
 
 
 def _push_and_record(project: "Project", repo, client, path: str, url: str, ref: bytes, work: Round,
-                     new_sha: bytes | None, remote_sha: bytes | None, erased: _Erased, acked: tuple[str, dict[str, int]]) -> bool:
+                     new_sha: bytes | None, remote_sha: bytes | None, erased: _Erased,
+                     acked: tuple[str, dict[str, int]]) -> bool:
     """Push the new commit (if the remote lacks it); record what the remote now holds. True if pushed."""
     pushed = False
     if new_sha is not None and new_sha != remote_sha:

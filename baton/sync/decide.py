@@ -128,7 +128,7 @@ def fast_forward(work: Round, feed: str) -> None:
     base, remote = work.base.get(feed), work.remote.get(feed)
     if not WRITER_ID.match(feed):  # a name from a remote becomes a file name: never a path
         raise Refuse(RefusedFeed(feed, "remote", "bad_ref", None,
-                                  f"{feed!r} is not a writer id ([a-z0-9-], at most 64)"))
+                                 f"{feed!r} is not a writer id ([a-z0-9-], at most 64)"))
     malformed = None
     if remote is not None and remote.problem is not None:
         malformed = RefusedFeed(feed, "remote", "bad_ref", None, remote.problem)
@@ -158,15 +158,15 @@ def fast_forward(work: Round, feed: str) -> None:
     if remote is not None and remote.head.offset > local.offset:
         if feed == work.project.writer and not work.restore_own:  # nobody else appends to it
             raise Refuse(RefusedFeed(feed, "remote", "not_fast_forward", remote.head.seq,
-                                      f"the remote's copy of feed {feed} is longer than the local file"))
+                                     f"the remote's copy of feed {feed} is longer than the local file"))
         import_feed(work, feed, remote, local, st)
         work.out[feed] = remote
         return
     if remote is not None and not extends(work, feed, remote, local, tree, base):
         raise Refuse(RefusedFeed(feed, "remote", "not_fast_forward", remote.head.seq,
-                                  f"the remote's feed {feed} (seq {remote.head.seq}) is not a prefix of the "
-                                  f"local one (seq {local.seq}): two writers share this id, or a history "
-                                  "was rewritten"))
+                                 f"the remote's feed {feed} (seq {remote.head.seq}) is not a prefix of the "
+                                 f"local one (seq {local.seq}): two writers share this id, or a history "
+                                 "was rewritten"))
     if tree is None:
         if base is not None:  # the local file is gone: the ref keeps what it had
             work.out[feed] = base
@@ -187,7 +187,7 @@ def file_head(work: Round, feed: str, size: int) -> FeedHead:
 
 
 def extends(work: Round, feed: str, remote: "RefFeed", local: FeedHead, tree: "RefFeed | None",
-             base: "RefFeed | None") -> bool:
+            base: "RefFeed | None") -> bool:
     """The remote's copy is a prefix of the local feed (it is not longer)."""
     if (remote.head.offset, remote.head.hash) == (local.offset, local.hash):
         return True

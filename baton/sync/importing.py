@@ -55,15 +55,15 @@ def import_feed(work: Round, feed: str, remote: "RefFeed", local: FeedHead, st: 
                         continue
                 if offset != head.offset + len(carry):
                     raise Refuse(RefusedFeed(feed, "remote", "not_fast_forward", remote.head.seq,
-                                              f"the remote's feed {feed} does not continue the local one "
-                                              f"at byte {head.offset + len(carry)}"))
+                                             f"the remote's feed {feed} does not continue the local one "
+                                             f"at byte {head.offset + len(carry)}"))
                 if carry:
                     data, carry = carry + data, b""
                 scan = scan_bytes(feed, data, head, at_end=False)
                 if scan.torn is not None:
                     raise Refuse(RefusedFeed(feed, "remote", "torn", head.seq + 1,
-                                              f"the remote's feed {feed} has a line cut short at byte "
-                                              f"{scan.torn.offset}"))
+                                             f"the remote's feed {feed} has a line cut short at byte "
+                                             f"{scan.torn.offset}"))
                 read = scan.head.offset - head.offset
                 ids.extend((event.id, event.seq) for event in scan.events)
                 out.write(data[:read] if read < len(data) else data)
@@ -71,8 +71,8 @@ def import_feed(work: Round, feed: str, remote: "RefFeed", local: FeedHead, st: 
                 head, events = scan.head, events + len(scan.events)
             if carry:
                 raise Refuse(RefusedFeed(feed, "remote", "torn", head.seq + 1,
-                                          f"the remote's feed {feed} ends inside a batch begun at byte "
-                                          f"{head.offset}"))
+                                         f"the remote's feed {feed} ends inside a batch begun at byte "
+                                         f"{head.offset}"))
             # not fsynced here: the feed it is appended to is (once per import), and a
             # new feed's staged file just before it is renamed into place
     except LedgerCorrupt as exc:
@@ -88,8 +88,8 @@ def import_feed(work: Round, feed: str, remote: "RefFeed", local: FeedHead, st: 
         raise StorageError(f"cannot stage the remote's feed {feed}: {exc}") from exc
     if (head.offset, head.seq, head.hash) != (remote.head.offset, remote.head.seq, remote.head.hash):
         raise Refuse(RefusedFeed(feed, "remote", "bad_head", remote.head.seq,
-                                  f"the remote's feed {feed} ends at seq {head.seq}, its head.json says "
-                                  f"seq {remote.head.seq}"))
+                                 f"the remote's feed {feed} ends at seq {head.seq}, its head.json says "
+                                 f"seq {remote.head.seq}"))
     work.staged.append((feed, staging, local, st.st_size if st is not None else 0))
     work.imported[feed] = events
     work.imported_ids[feed] = ids

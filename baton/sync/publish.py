@@ -44,8 +44,8 @@ def pack_local(work: Round, feed: str, base: "RefFeed | None", remote: "RefFeed 
         hint = (" (a clone restored from a backup takes its published events back with a sync given "
                 "`restore_own_feed`)") if feed == work.project.writer else ""
         raise Refuse(RefusedFeed(feed, "local", "not_fast_forward", base.head.seq,
-                                  f"the local feed {feed} no longer extends what was synced before "
-                                  f"(seq {base.head.seq}): it was rewritten or cut{hint}"))
+                                 f"the local feed {feed} no longer extends what was synced before "
+                                 f"(seq {base.head.seq}): it was rewritten or cut{hint}"))
     head = start.head if start is not None else FeedHead()
     writer = FeedTreeWriter(work.repo, feed, start)
     events = 0

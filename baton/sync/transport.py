@@ -307,7 +307,7 @@ def _pack_data_for(repo, client, path: str):
 
 
 def push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None, url: str,
-          cleaned: list[str] | None = None) -> None:
+         cleaned: list[str] | None = None) -> None:
     def update(refs):
         current = refs.get(ref)
         if current in (None, ZERO_SHA):

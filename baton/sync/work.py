@@ -46,7 +46,8 @@ class Round:
     published: dict[str, int] = attrs.field(factory=dict)
     refused: list[RefusedFeed] = attrs.field(factory=list)
     staged: list[tuple[str, Path, FeedHead, int]] = attrs.field(factory=list)
-    """(feed, staging file, the local head it continues, the local file's size): written by ``importing.write_staged``."""
+    """(feed, staging file, the local head it continues, the local file's size):
+    written by ``importing.write_staged``."""
     new_state: dict[str, Any] = attrs.field(factory=dict)
     erased: dict[str, int] = attrs.field(factory=dict)
     ref_erased: dict[str, int] = attrs.field(factory=dict)
@@ -54,7 +55,8 @@ class Round:
     """Feed → the whole new file: its lines with payloads erased (written with the staged imports)."""
     erased_payloads: list[Any] = attrs.field(factory=list)
     forgotten: set[str] | None = None
-    """Every event id a sound ``handoff.forgotten`` names, in the local feeds or the remote's (read once, when needed)."""
+    """Every event id a sound ``handoff.forgotten`` names, in the local feeds or
+    the remote's (read once, when needed)."""
     signatures: "FeedSignatures | None" = None
     """Signed feeds: the round's ``baton.sync.signatures.FeedSignatures``."""
     dropped: list[str] = attrs.field(factory=list)
