@@ -37,7 +37,7 @@ from baton.domain.short_ids import short_id
 from baton.errors import BatonError, HandoffInputError, InputError, NotFound, PolicyBlock
 from baton.model import frozen
 from baton.policy import load_policy
-from baton.projections.lineage import load_component
+from baton.projections.lineage_graph import load_component
 from baton.sync.signers import feed_signers
 
 if TYPE_CHECKING:
