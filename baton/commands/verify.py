@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from baton.commands.batons import render_claim_conflicts
+from baton.errors import BatonError, InputError
+from baton.events.names import HANDOFF_FORGOTTEN, PROJECT_INITIALIZED
+from baton.ledger import files
+from baton.ledger.feed import FeedHead, FeedProblem, line_ending_at, line_hashes_to, scan_bytes
 from baton.model import frozen
 from baton.ledger.verify import RecordedHead, VerifyReport, verify_ledger
-from baton.sync_signing import SIGNATURE_PROBLEMS, FeedSigner, feed_signers, render_signers, require_signatures
+from baton.projections.batons import claim_conflicts
+from baton.sync.signers import FeedSigner, feed_signers, render_signers
+from baton.sync.signing import SIGNATURE_PROBLEMS, require_signatures
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -25,6 +32,28 @@ class VerifyResult:
     signers: list[FeedSigner] = attrs.field(factory=list)
     """Signed feeds (docs/sync.md): each feed's signer, its signature checked again."""
     require_signatures: bool = False
+    project_id: str | None = None
+    """``.baton/config.json``'s ``project_id``."""
+
+    @property
+    def project_mismatch(self) -> list[tuple[str, int, Any]]:
+        """Each ``project.initialized`` (writer, seq, its id) whose id is not the config's
+        ``project_id``: the config was changed (a copy, a merge of another project's config) or
+        the ledger is another project's. Handoffs written now would carry the config's id."""
+        if self.project_id is None:
+            return []
+        return [i for i in self.report.identities if i[2] != self.project_id]
+
+    def project_problem(self) -> str | None:
+        """The mismatch in one sentence, with what to do; None when the ids agree."""
+        mismatch = self.project_mismatch
+        if not mismatch:
+            return None
+        ledger = ", ".join(dict.fromkeys(repr(i[2]) for i in mismatch))
+        where = ", ".join(f"{writer} seq {seq}" for writer, seq, _ in mismatch)
+        return (f".baton/config.json says project_id {self.project_id!r}, but the ledger was initialised as "
+                f"project {ledger} (project.initialized in {where}); if the ledger is this project's, set "
+                f"project_id in .baton/config.json back to {ledger}, else this ledger belongs to another project")
 
     @property
     def unsigned(self) -> list[FeedSigner]:
@@ -33,11 +62,14 @@ class VerifyResult:
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.report.ok and not self.unsigned else 3
+        return 0 if self.report.ok and not self.unsigned and not self.project_mismatch else 3
 
     def to_json(self) -> dict:
         return {**self.report.to_json(), "claim_conflicts": list(self.claim_conflicts),
-                "signers": [s.to_json() for s in self.signers], "require_signatures": self.require_signatures}
+                "signers": [s.to_json() for s in self.signers], "require_signatures": self.require_signatures,
+                "project": {"config_id": self.project_id,
+                            "ledger_ids": list(dict.fromkeys(i[2] for i in self.report.identities)),
+                            "problem": self.project_problem()}}
 
     def render(self) -> str:
         r = self.report
@@ -61,7 +93,10 @@ class VerifyResult:
             lines.append(f"  concurrent in {p.feed} seq {p.seq}: {p.message} (replicas apart; not a failure)")
         lines.extend(render_claim_conflicts(list(self.claim_conflicts)))
         lines.extend(render_signers(self.signers, self.require_signatures))
-        verdict = "ledger verified" if r.ok and not self.unsigned else "ledger has problems"
+        problem = self.project_problem()
+        if problem:
+            lines.append(f"FAIL project id: {problem}")
+        verdict = "ledger verified" if self.exit_code == 0 else "ledger has problems"
         lines.append(f"{verdict}: {r.event_count} events in {len(r.feeds)} feed(s)")
         kinds = {p.kind for p in r.all_problems()}
         if kinds & INDEX_PROBLEMS:
@@ -73,30 +108,24 @@ class VerifyResult:
 
 def verify_project(project: "Project") -> VerifyResult:
     """Raises: NotInitialized."""
-    from baton.events.catalogue import HandoffForgotten
-
     opened = project
     heads = index_heads(opened.paths.index, read_only=opened.read_only)
-    report = verify_ledger(opened.paths.ledger_dir, erasure_type=HandoffForgotten.TYPE, recorded_heads=heads)
+    report = verify_ledger(opened.paths.ledger_dir, erasure_type=HANDOFF_FORGOTTEN, recorded_heads=heads,
+                           identity=(PROJECT_INITIALIZED, "project_id"))
     damaged = {p.feed for p in report.all_problems()}
     report.problems.extend(p for p in index_problems(opened.paths.index, opened.paths.ledger_dir,
                                                      read_only=opened.read_only) if p.feed not in damaged)
     conflicts: list[dict] = []
     if report.concurrent:  # only replicas apart can lose a claim: the index is read only then
-        from baton.errors import BatonError
-        from baton.projections.batons import claim_conflicts
-
         try:
             conflicts = claim_conflicts(opened.reading().docs("batons"))
         except BatonError:
             conflicts = []  # a ledger verify reports as damaged cannot be folded; its report says why
     signers = feed_signers(opened, [f.feed for f in report.feeds], recheck=True)
-    return VerifyResult(report, conflicts, signers, bool(signers) and _required(opened))
+    return VerifyResult(report, conflicts, signers, bool(signers) and _required(opened), opened.config.project_id)
 
 
 def _required(project: "Project") -> bool:
-    from baton.errors import InputError
-
     try:
         return require_signatures(project)
     except InputError:
@@ -108,8 +137,6 @@ INDEX_PROBLEMS = frozenset({"index_cursor", "index_head"})
 
 
 def _index_rows(index: Path, query: str, *, read_only: bool) -> list[tuple] | None:
-    import sqlite3
-
     if not index.is_file():
         return None
     try:
@@ -134,9 +161,6 @@ def index_problems(index: Path, ledger_dir: Path, *, read_only: bool = False) ->
     edited row would let a later loss pass). ``baton rebuild`` fixes both
     from the ledger (the commands also stop trusting such a cursor and
     rebuild by themselves)."""
-    from baton.ledger import files
-    from baton.ledger.feed import FeedProblem, line_ending_at, line_hashes_to
-
     cursors = _index_rows(index, "SELECT feed, offset, seq, hash, hlc, line FROM cursors", read_only=read_only)
     if not cursors:
         return []
@@ -175,8 +199,6 @@ def _moved_by_erasure(path: str, feed: str, seq: int, hash_: str | None, hlc: in
     """The cursor's event is in the feed, with its hash and hlc, and only moved:
     a payload at or before it was erased (``baton forget`` rewrites a feed
     shorter) and the index has not caught up yet — stale, not edited."""
-    from baton.ledger.feed import FeedHead, scan_bytes
-
     try:
         with open(path, "rb") as fh:
             scan = scan_bytes(feed, fh.read(), FeedHead())
@@ -193,8 +215,6 @@ def _moved_by_erasure(path: str, feed: str, seq: int, hash_: str | None, hlc: in
 def index_heads(index: Path, *, read_only: bool = False) -> list[RecordedHead]:
     """The furthest head of each feed the index has folded (none without an
     index: then only the ledger's own ``ledger.heads`` events vouch)."""
-    import sqlite3
-
     if not index.is_file():
         return []
     try:
