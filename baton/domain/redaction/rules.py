@@ -47,6 +47,8 @@ def shannon_entropy(text: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(text).values())
 
 
+# -- the three kinds of rule -----------------------------------------------
+
 _ALNUM = lazy(r"[A-Za-z0-9]")
 
 
@@ -211,6 +213,8 @@ def _glob_hit(path: str, base: str, glob: str) -> bool:
 Rule = Union[PatternRule, AssignmentRule, PathRule]
 
 
+# -- value tests: placeholders, examples, entropy --------------------------
+
 _PLACEHOLDER = (
     r"""^(?:
         <[^<>]*>                      # <your-token>
@@ -262,6 +266,8 @@ def is_documented_example(token: str) -> bool:
     return len(token) >= 8 and Counter(token.lower()).most_common(1)[0][1] * 2 > len(token)
 
 
+# -- the keyword prefilter -------------------------------------------------
+
 class KeywordPrefilter:
     """Which rules a string could match, judged by their keywords alone.
 
@@ -303,6 +309,8 @@ class KeywordPrefilter:
                     found.add(i)
         return [self.rules[i] for i in sorted(found)]
 
+
+# -- one rule applied to a text, between the markers already in it ---------
 
 _ANCHOR = r"(?<!\[)\^|(?<!\\)\$|\\[AZ]"
 
