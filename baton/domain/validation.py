@@ -19,7 +19,7 @@ import posixpath
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import attrs
 
@@ -30,7 +30,7 @@ from baton.domain.handoff import (
     Check,
     Freshness,
     Handoff,
-    HandoffInputError,
+    Timestamp,
     Validation,
     handoff_from_json,
     handoff_to_json,
@@ -46,6 +46,7 @@ from baton.domain.readiness import (
     stale_flag,
     transcript_field_paths,
 )
+from baton.errors import HandoffInputError
 # re-exported: the requirements (§7.2) live in ``readiness``, which the fold loads without the checks
 from baton.domain.readiness import ADVISORY_CHECKS, TRANSCRIPT_KEYS  # noqa: F401
 from baton.domain.readiness import moved_since_validation, ran_elsewhere, ready_problems  # noqa: F401
@@ -185,7 +186,7 @@ class ValidationReport:
         )
         return Validation(
             status=self.status,
-            validated_at=self.validated_at,
+            validated_at=cast("Timestamp | None", self.validated_at),
             checks=tuple(c.to_check() for c in self.checks),
             freshness=freshness,
             quality=self.quality,
@@ -299,7 +300,7 @@ def check_repository(h: Handoff, facts: ValidationFacts) -> list[Finding]:
         if facts.git_head_now is None:
             return []  # not a repository then or now: nothing to record or compare
         return [_f("warn", "project.repository", "repository state was not recorded at capture")]
-    if blank(repo.head):
+    if repo.head is None or blank(repo.head):
         if facts.git_head_now is None and repo.vcs == "git":
             return [_f("warn", "project.repository.head", NO_COMMIT_YET)]
         return [_f("warn", "project.repository.head", "git head was not recorded at capture")]
@@ -334,17 +335,17 @@ def check_evidence(h: Handoff, facts: ValidationFacts) -> list[Finding]:
             if blank(e.result):
                 out.append(_f("fail", f"{base}.result", f"{e.type} evidence needs its result"))
         elif e.type == "commit":
-            if blank(e.ref):
+            if e.ref is None or blank(e.ref):
                 out.append(_f("fail", f"{base}.ref", "commit evidence needs the commit id"))
             elif not _COMMIT.match(e.ref.strip()):
                 out.append(_f("warn", f"{base}.ref", f"{e.ref!r} does not look like a commit id"))
         elif e.type == "url":
-            if blank(e.ref):
+            if e.ref is None or blank(e.ref):
                 out.append(_f("fail", f"{base}.ref", "url evidence needs the URL"))
             elif not e.ref.strip().lower().startswith(("https://", "http://")):
                 out.append(_f("warn", f"{base}.ref", f"{e.ref!r} is not an http(s) URL"))
         elif e.type == "file":
-            if blank(e.ref):
+            if e.ref is None or blank(e.ref):
                 out.append(_f("fail", f"{base}.ref", "file evidence needs the file path"))
             elif path_escapes_root(_FILE_RANGE.sub("", e.ref.strip())):
                 out.append(_f("fail", f"{base}.ref", f"{e.ref!r} is outside the project root"))
