@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 BATON = Path(__file__).resolve().parents[1] / "baton"
-ADAPTERS = ("baton.cli", "baton.cli_input", "baton.completion", "baton.mcp_server", "baton.mcp_prompts",
+ADAPTERS = ("baton.cli", "baton.cli_handlers", "baton.cli_input", "baton.completion", "baton.mcp_server", "baton.mcp_prompts",
             "baton.mcp_schemas", "baton.web", "baton.harnesses")
 
 

@@ -31,7 +31,9 @@ next session start that delivers a brief says it once, in front of the brief.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
     from typing import Any, Callable, Mapping
@@ -327,3 +329,11 @@ def run_hook_process(harness: str, event: str, read: Callable[[], bytes], *,
     outcome = run_hook(harness, event, raw, project=project, run=run)
     watchdog.settle()
     return outcome
+
+
+def hook_command(args: Any) -> HookOutcome:
+    """``baton hook HARNESS EVENT``'s handler (``baton.cli``): the hook on the
+    process's stdin. Its ``problem`` line is printed, screened, by the command
+    line. It lives here, not with the other handlers: a prompt hook loads this
+    module anyway, and nothing more."""
+    return run_hook_process(args.harness, args.event, lambda: sys.stdin.buffer.read(), project=args.project)
