@@ -75,6 +75,12 @@ def _common() -> argparse.ArgumentParser:
 # -- ledger core -------------------------------------------------------------
 
 def add_ledger_commands(sub, common) -> None:
+    _add_ledger_core(sub, common)
+    _add_ledger_care(sub, common)
+
+
+def _add_ledger_core(sub, common) -> None:
+    """init, log, verify, rebuild, sync: making, reading and sharing the ledger."""
     p = sub.add_parser("init", parents=[common], help="make this directory a Baton project",
                        description="Create .baton/ (config, ledger, ignore file) and record the first event. "
                                    "Running it again changes nothing. Never touches global git configuration.")
@@ -121,6 +127,9 @@ def add_ledger_commands(sub, common) -> None:
                         "Without it, such a copy is refused as own_feed")
     p.set_defaults(func="ledger:sync")
 
+
+def _add_ledger_care(sub, common) -> None:
+    """doctor, audit, forget, gc, repair: looking after the project."""
     p = sub.add_parser("doctor", parents=[common], help="check the installation and the project",
                        description="Report what Baton sees here: versions, git, config, ledger, index.")
     p.set_defaults(func="ledger:doctor")
@@ -303,6 +312,24 @@ def _content_flags(p: argparse.ArgumentParser, *, required_hint: bool) -> None:
 
 
 def add_handoff_commands(sub, common) -> None:
+    _add_checkpoint_commands(sub, common)
+    handoff = sub.add_parser("handoff", help="prepare, validate, promote, list, show and amend handoffs",
+                             description="The handoff lifecycle: draft -> validated -> ready -> resumed -> "
+                                         "superseded | archived.")
+    hsub = handoff.add_subparsers(dest="handoff_command", metavar="COMMAND")
+    handoff.set_defaults(func=None)
+    _add_handoff_checks(hsub, common)
+    _add_handoff_reads(hsub, common)
+    _add_handoff_amend(hsub, common)
+    p = hsub.add_parser("archive", parents=[common], help="archive a handoff (terminal)",
+                        description="Archive a handoff: it stays in the ledger and on disk, but is no longer "
+                                    "offered for resuming.")
+    p.add_argument("id", metavar="ID", help=_ID_HELP)
+    p.add_argument("--reason", metavar="TEXT", help="why it is archived")
+    p.set_defaults(func="handoffs:handoff_archive")
+
+
+def _add_checkpoint_commands(sub, common) -> None:
     checkpoint = sub.add_parser("checkpoint", help="capture draft handoffs during a session",
                                 description="Checkpoints are draft handoffs: captured from flags or JSON, "
                                             "redacted and path-checked before anything is written.")
@@ -320,12 +347,9 @@ def add_handoff_commands(sub, common) -> None:
     p.add_argument("--no-input", action="store_true", help="never ask questions, even on a terminal")
     p.set_defaults(func="handoffs:checkpoint_create")
 
-    handoff = sub.add_parser("handoff", help="prepare, validate, promote, list, show and amend handoffs",
-                             description="The handoff lifecycle: draft -> validated -> ready -> resumed -> "
-                                         "superseded | archived.")
-    hsub = handoff.add_subparsers(dest="handoff_command", metavar="COMMAND")
-    handoff.set_defaults(func=None)
 
+def _add_handoff_checks(hsub, common) -> None:
+    """prepare, validate, ready: from a template to an immutable handoff."""
     p = hsub.add_parser("prepare", parents=[common], help="a template prefilled with git state and the objective",
                         description="Print a handoff template: repository head, branch, dirty state and changed "
                                     "files, the current session objective, and what a person or agent must "
@@ -354,6 +378,9 @@ def add_handoff_commands(sub, common) -> None:
     p.add_argument("--accept-warnings", metavar="REASON", help="why the validation warnings are acceptable")
     p.set_defaults(func="handoffs:handoff_ready")
 
+
+def _add_handoff_reads(hsub, common) -> None:
+    """list, show."""
     p = hsub.add_parser("list", parents=[common], help="list handoffs, newest first",
                         description="List handoffs, newest first. --work searches title, objective and summary "
                                     "(full text, every word as a prefix). Session batons are listed apart "
@@ -377,6 +404,8 @@ def add_handoff_commands(sub, common) -> None:
                         "the live index is not touched)")
     p.set_defaults(func="handoffs:handoff_show")
 
+
+def _add_handoff_amend(hsub, common) -> None:
     p = hsub.add_parser("amend", parents=[common], help="revise a draft, or create a corrected child of a ready one",
                         description="A draft or validated handoff is revised in place (validate it again). A "
                                     "ready, resumed or superseded one never changes: the amendment is a new draft "
@@ -394,13 +423,6 @@ def add_handoff_commands(sub, common) -> None:
                            help=f"replace the {section.replace('_', ' ')} whole with FILE's JSON array ('-' reads "
                                 "stdin)")
     p.set_defaults(func="handoffs:handoff_amend")
-
-    p = hsub.add_parser("archive", parents=[common], help="archive a handoff (terminal)",
-                        description="Archive a handoff: it stays in the ledger and on disk, but is no longer "
-                                    "offered for resuming.")
-    p.add_argument("id", metavar="ID", help=_ID_HELP)
-    p.add_argument("--reason", metavar="TEXT", help="why it is archived")
-    p.set_defaults(func="handoffs:handoff_archive")
 
 
 def add_resume_command(sub, common) -> None:
