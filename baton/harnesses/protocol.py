@@ -25,6 +25,11 @@ with an ordinary prompt imports no attrs at all (``docs/performance.md``).
 from __future__ import annotations
 
 from collections import namedtuple
+
+import orjson
+
+from baton.domain.handoff_requests import is_explicit_request
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
     from typing import Any, Callable, Iterable, Mapping, Protocol
@@ -149,7 +154,7 @@ own hook always exits 0."""
 def hook_signature(command: Any) -> tuple[str, ...] | None:
     """``(hook, HARNESS, EVENT)`` when ``command`` is a program's ``hook HARNESS EVENT``
     (Baton's shape, whatever the program; ``NONBLOCKING_SUFFIX`` after it or not), else None."""
-    import shlex
+    import shlex  # lazy: stdlib, but not on a prompt hook's path (tests/test_hook_command_imports.py)
 
     if not isinstance(command, str):
         return None
@@ -249,8 +254,6 @@ class CommandHookAdapter:
         if metadata.kind not in (SESSION_START, USER_PROMPT) or not context or (
                 metadata.kind == USER_PROMPT and not self.prompt_context):
             return self.empty_for(metadata.event)
-        import orjson
-
         return orjson.dumps(self.answer(metadata, context)).decode()
 
     def command_lines(self, command: str, hooks: tuple[HookCommand, ...] | None = None) -> tuple[str, ...]:
@@ -276,8 +279,6 @@ def _asks_for_handoff(payload: Mapping[str, Any], unwrap: Callable[[str], str] |
     """Whether the prompt is the person's explicit request for a handoff. A
     prompt a subagent is given (Codex sends ``agent_id`` and ``agent_type``
     with those) was written by the parent agent, not the person: never one."""
-    from baton.domain.handoff_requests import is_explicit_request
-
     if text_field(payload, "agent_id", "agent_type"):
         return False
     prompt = payload.get("prompt")
@@ -310,7 +311,7 @@ source tree is a link to it, so a wheel and a checkout carry the same text."""
 
 def skill_text() -> str:
     """The agent skill, as shipped in the package (``importlib.resources``)."""
-    from importlib.resources import files
+    from importlib.resources import files  # lazy: ~12 ms to import; a prompt hook never reads the skill
 
     return files("baton").joinpath(SKILL_PATH).read_text(encoding="utf-8")
 
@@ -341,7 +342,7 @@ class SkillText:
 
 def mcp_server(command: str) -> dict[str, Any]:
     """``baton mcp`` over stdio, as harnesses configure a server: a program and its arguments."""
-    import shlex
+    import shlex  # lazy: stdlib, but not on a prompt hook's path (tests/test_hook_command_imports.py)
 
     program, *args = shlex.split(command)
     return {"command": program, "args": [*args, "mcp"]}
