@@ -132,7 +132,7 @@ def _add_ledger_care(sub, common) -> None:
     """doctor, audit, forget, gc, repair: looking after the project."""
     p = sub.add_parser("doctor", parents=[common], help="check the installation and the project",
                        description="Report what Baton sees here: versions, git, config, ledger, index.")
-    p.set_defaults(func="ledger:doctor")
+    p.set_defaults(func="doctor:doctor")
 
     p = sub.add_parser("audit", parents=[common], help="what the project holds: fields, redactions, references, policy",
                        description="Report the data fields the project's records hold, the redactions made "

@@ -1,4 +1,4 @@
-"""The ledger's commands: init, log, verify, rebuild, doctor, gc, forget, audit, sync, repair."""
+"""The ledger's commands: init, log, verify, rebuild, gc, forget, audit, sync, repair."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import sys
 
 from baton.app import Baton
 from baton.errors import InputError
-from baton.harnesses.wiring import doctor_checks
 
 
 def _progress(label: str):
@@ -38,10 +37,6 @@ def verify(app: Baton, args: argparse.Namespace):
 
 def rebuild(app: Baton, args: argparse.Namespace):
     return app.rebuild(until=args.until, progress=None if args.json else _progress("replaying"))
-
-
-def doctor(args: argparse.Namespace):
-    return Baton.doctor(args.project, extra=doctor_checks)
 
 
 def gc(app: Baton, args: argparse.Namespace):
