@@ -522,7 +522,7 @@ def add_status_commands(sub, common) -> None:
     p.add_argument("--host", metavar="ADDR", default="127.0.0.1",
                    help="loopback address to listen on: 127.0.0.0/8, ::1 or localhost (default 127.0.0.1)")
     p.add_argument("--port", metavar="N", type=int, default=3124, help="port (default 3124; 0 picks a free one)")
-    p.set_defaults(func="status:status_serve")
+    p.set_defaults(func="status_page:status_serve")
 
 
 def add_demo_command(sub, common) -> None:
@@ -620,7 +620,7 @@ def add_completion_command(sub, common) -> None:
     p.add_argument("--words", metavar="KIND", choices=("ids", "owners", "branches"),
                    help="print the project's values for KIND, one a line (what the scripts ask at a TAB): "
                         "ids (the newest handoff short ids and latest), owners, branches")
-    p.set_defaults(func="shell:completion")
+    p.set_defaults(func="completion:completion")
 
     p = sub.add_parser("man", parents=[common], help="print the manual page (roff) this Baton was installed with",
                        description="Print the manual page installed with this Baton, as roff: `baton man | man -l -`. "
