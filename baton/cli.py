@@ -345,7 +345,7 @@ def _add_checkpoint_commands(sub, common) -> None:
     p.add_argument("--trigger", choices=("manual", "threshold", "hook", "timeout", "pre_compaction"),
                    default="manual", help="what prompted the capture (default manual)")
     p.add_argument("--no-input", action="store_true", help="never ask questions, even on a terminal")
-    p.set_defaults(func="handoffs:checkpoint_create")
+    p.set_defaults(func="drafts:checkpoint_create")
 
 
 def _add_handoff_checks(hsub, common) -> None:
@@ -422,7 +422,7 @@ def _add_handoff_amend(hsub, common) -> None:
         edits.add_argument(flag, dest="replace_" + section, metavar="FILE",
                            help=f"replace the {section.replace('_', ' ')} whole with FILE's JSON array ('-' reads "
                                 "stdin)")
-    p.set_defaults(func="handoffs:handoff_amend")
+    p.set_defaults(func="drafts:handoff_amend")
 
 
 def add_resume_command(sub, common) -> None:
@@ -438,7 +438,7 @@ def add_resume_command(sub, common) -> None:
     p.add_argument("--harness", metavar="NAME", help="the resuming harness (with --mark-resumed)")
     p.add_argument("--any-branch", action="store_true",
                    help="with latest: the project's newest ready handoff, not this branch's")
-    p.set_defaults(func="handoffs:resume")
+    p.set_defaults(func="resume:resume")
 
 
 # -- lineage: fork, merge, the graph -------------------------------------------------

@@ -20,7 +20,7 @@ import orjson
 
 from baton.cli import REPLACE_FLAGS
 from baton.commands.capture import merge_changes
-from baton.domain.limits import MAX_INPUT_BYTES, check_input_size
+from baton.cli_read import read_bounded
 from baton.errors import InputError
 from baton.model import frozen
 
@@ -96,31 +96,6 @@ def read_payload_file(source: str, *, stdin: Any = None) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InputError(f"--input {where} must hold a JSON object (a handoff payload), not {type(value).__name__}")
     return value
-
-
-def read_bounded(source: str, flag: str, *, stdin: Any = None) -> bytes:
-    """The bytes of ``source`` (a path, or ``-`` for stdin), never more than
-    the input limit (``baton.domain.limits``) read into memory.
-
-    Raises:
-        InputError (exit 2): unreadable, or over the limit.
-    """
-    where = "stdin" if source == "-" else source
-    try:
-        if source == "-":
-            stream = stdin if stdin is not None else sys.stdin
-            raw = stream.buffer.read(MAX_INPUT_BYTES + 1) if hasattr(stream, "buffer") \
-                else stream.read(MAX_INPUT_BYTES + 1)
-        else:
-            with open(source, "rb") as fh:
-                raw = fh.read(MAX_INPUT_BYTES + 1)
-    except OSError as exc:
-        raise InputError(f"cannot read {flag} {where}: {exc.strerror or exc}") from exc
-    if isinstance(raw, str):
-        raw = raw.encode("utf-8", "surrogateescape")
-    check_input_size(f"{flag} {where}", len(raw) if len(raw) <= MAX_INPUT_BYTES else MAX_INPUT_BYTES + 1,
-                     hint="link to repository artifacts instead of pasting them")
-    return raw
 
 
 # What a JSON-only flag's error shows as an example: the shape that flag takes.

@@ -8,7 +8,7 @@ import orjson
 
 from baton.app import Baton
 from baton.cli import SNOOZE_DEFAULT
-from baton.cli_input import read_bounded
+from baton.cli_read import read_bounded
 from baton.errors import InputError
 
 

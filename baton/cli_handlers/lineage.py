@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from baton.app import Baton
-from baton.cli_input import read_bounded
+from baton.cli_read import read_bounded
 from baton.domain.lineage import resolution_from_text
 from baton.errors import InputError
 

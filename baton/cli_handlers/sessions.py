@@ -7,7 +7,7 @@ import argparse
 import orjson
 
 from baton.app import Baton
-from baton.cli_input import read_bounded
+from baton.cli_read import read_bounded
 from baton.domain.batons import split_flag_list
 from baton.errors import InputError
 
