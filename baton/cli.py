@@ -40,7 +40,9 @@ HANDLERS = "baton.cli_handlers"
 """The package of the commands' handlers: ``func="module:function"`` names
 ``baton.cli_handlers.module.function`` (a dotted module is named whole)."""
 OUTPUT = "baton.cli_handlers.output"
-"""What prints and screens a result, a failure or a usage error."""
+"""What prints and screens a result or a failure."""
+USAGE = "baton.cli_handlers.usage"
+"""What words a usage error (screened, with the closest command or option)."""
 OPENED = "baton.cli_handlers.opened"
 """What runs a handler on an opened project."""
 
@@ -758,7 +760,7 @@ class _Parser(argparse.ArgumentParser):
         return namespace, extras
 
     def error(self, message: str):  # type: ignore[override]
-        message = load(OUTPUT).usage_error_message(self, message, json_requested=_Parser.json_requested)
+        message = load(USAGE).usage_error_message(self, message, json_requested=_Parser.json_requested)
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
 

@@ -1,5 +1,5 @@
-"""What the command line prints: a handler's result, a failure, a usage error,
-and the command's log record.
+"""What the command line prints: a handler's result, a failure, and the
+command's log record (a usage error: ``baton.cli_handlers.usage``).
 
 Everything printed goes through the secret screen (and, as text, loses its
 control characters): an echoed argument never shows more than the ledger
@@ -11,8 +11,6 @@ module when there is something to print: a prompt hook that answers nothing
 from __future__ import annotations
 
 import argparse
-import difflib
-import re
 import sys
 from typing import Any
 
@@ -106,44 +104,6 @@ def print_input_error(message: str, *, json_requested: bool) -> None:
     if json_requested:
         print_json({"error": {"code": "input_error", "message": message, "exit_code": 2}})
     print(f"baton: {message}", file=sys.stderr)
-
-
-def usage_error_message(parser: argparse.ArgumentParser, message: str, *, json_requested: bool) -> str:
-    """argparse's ``message``, screened (it may quote the offending argument),
-    with the closest command or option; the JSON error object is printed
-    when ``--json`` was asked for."""
-    message = screen_text(message, RedactionPolicy())
-    hint = did_you_mean(parser, message)
-    if hint:
-        message = f"{message} (did you mean {hint}?)"
-    if json_requested:
-        print_json({"error": {"code": "input_error", "message": message, "exit_code": 2}})
-    return message
-
-
-def did_you_mean(parser: argparse.ArgumentParser, message: str) -> str | None:
-    """The closest command or option to a mistyped one, quoted, or None."""
-    choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
-    if choice:
-        given, known = choice.group(1), re.findall(r"'([^']*)'", choice.group(2))
-    else:
-        unknown = re.match(r"unrecognized arguments: (\S+)", message)
-        if not unknown or not unknown.group(1).startswith("--"):
-            return None
-        given, known = unknown.group(1).split("=", 1)[0], sorted(option_strings(parser))
-    close = difflib.get_close_matches(given, known, n=1, cutoff=0.6)
-    return f"'{close[0]}'" if close else None
-
-
-def option_strings(parser: argparse.ArgumentParser) -> set[str]:
-    """Every long option of ``parser`` and of the commands below it."""
-    found: set[str] = set()
-    for action in parser._actions:
-        found.update(o for o in action.option_strings if o.startswith("--"))
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in action.choices.values():
-                found |= option_strings(sub)
-    return found
 
 
 def log_command(args: argparse.Namespace, command: str, started: float, exit_code: int,
