@@ -1,5 +1,6 @@
-"""The text of a harness's configuration files: read them, merge Baton's
-entries into them (``new_text``), take Baton's hooks out of a ``hooks``
+"""The text of a harness's configuration files: read them, recognise Baton's
+hook lines (``hook_signature``), merge Baton's entries into them
+(``new_text``), take Baton's hooks out of a ``hooks``
 section (``without_hooks``), write them back, and where ``install-hooks``
 keeps the originals it changed (``original_path``).
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import os
+import shlex
 import tomllib
 from pathlib import Path
 from typing import Any, Mapping
@@ -19,7 +21,22 @@ from typing import Any, Mapping
 import orjson
 
 from baton.errors import InputError, StorageError, UnsafePath
-from baton.harnesses.protocol import ConfigFile, hook_signature
+from baton.harnesses.protocol import NONBLOCKING_SUFFIX, ConfigFile
+
+
+def hook_signature(command: Any) -> tuple[str, ...] | None:
+    """``(hook, HARNESS, EVENT)`` when ``command`` is a program's ``hook HARNESS EVENT``
+    (Baton's shape, whatever the program; ``NONBLOCKING_SUFFIX`` after it or not), else None."""
+    if not isinstance(command, str):
+        return None
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    suffix = shlex.split(NONBLOCKING_SUFFIX)
+    if words[-len(suffix):] == suffix:  # Gemini CLI's lines end in `|| exit 1`
+        words = words[:-len(suffix)]
+    return tuple(words[-3:]) if len(words) >= 4 and words[-3] == "hook" else None
 
 
 def merge_json(existing: Mapping[str, Any], additions: Mapping[str, Any], *, depth: int = 2,

@@ -121,7 +121,7 @@ class ConfigFile:
     note: str | None = None
     """One line ``install-hooks`` prints when it changes this file: what the change means."""
     omitted: tuple[tuple[str, ...], ...] = ()
-    """JSON hooks: the signatures (``hook_signature``) of Baton's hooks to take out of the
+    """JSON hooks: the signatures (``config_text.hook_signature``) of Baton's hooks to take out of the
     file, for the events ``install-hooks --events`` leaves out."""
 
 
@@ -149,23 +149,6 @@ NONBLOCKING_SUFFIX = " || exit 1"
 a ``baton`` missing from PATH exits 127 and would block every prompt): any failure
 of the command becomes status 1, which such a harness reports as a warning. Baton's
 own hook always exits 0."""
-
-
-def hook_signature(command: Any) -> tuple[str, ...] | None:
-    """``(hook, HARNESS, EVENT)`` when ``command`` is a program's ``hook HARNESS EVENT``
-    (Baton's shape, whatever the program; ``NONBLOCKING_SUFFIX`` after it or not), else None."""
-    import shlex  # lazy: stdlib, but not on a prompt hook's path (tests/test_hook_command_imports.py)
-
-    if not isinstance(command, str):
-        return None
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return None
-    suffix = shlex.split(NONBLOCKING_SUFFIX)
-    if words[-len(suffix):] == suffix:  # Gemini CLI's lines end in `|| exit 1`
-        words = words[:-len(suffix)]
-    return tuple(words[-3:]) if len(words) >= 4 and words[-3] == "hook" else None
 
 
 def text_field(payload: Mapping[str, Any], *names: str) -> str | None:
