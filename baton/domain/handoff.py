@@ -24,10 +24,8 @@ The domain never reads the clock: every time is a parameter.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Mapping
-from datetime import datetime, timezone
 from types import UnionType
 from typing import Any, Literal, NewType, Union, get_args, get_origin
 
@@ -35,12 +33,13 @@ import attrs
 
 from baton.model import as_tuple, frozen
 from baton.errors import HandoffInputError
-from baton.domain.short_ids import short_id  # noqa: F401 - re-exported: the model's users name it from here
+from baton.domain.short_ids import (  # noqa: F401 - re-exported: the model's users name them from here
+    HANDOFFS_DIR, MIN_PREFIX, MIN_SHORT_PREFIX, compact_timestamp, file_name, id_matches, parse_timestamp, short_id,
+)
 
 SCHEMA_VERSION = "0.1"
 SCHEMA_URI = "https://baton.dev/schemas/handoff/v0.1.json"
 SUPPORTED_SCHEMA_VERSIONS = ("0.1",)
-HANDOFFS_DIR = ".baton/handoffs"
 
 Timestamp = NewType("Timestamp", str)
 """An RFC 3339 date-time with a zone (``Z`` or an offset). Validated on reading."""
@@ -324,28 +323,6 @@ MODEL_CLASSES: tuple[type, ...] = (
 
 
 # --------------------------------------------------------------------------- value checks
-
-_RFC3339 = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})")
-
-
-def parse_timestamp(text: str) -> datetime:
-    """Parse an RFC 3339 date-time (zone required) into an aware datetime.
-
-    Raises:
-        ValueError: the text is not an RFC 3339 date-time with a zone.
-    """
-    if not isinstance(text, str) or not _RFC3339.fullmatch(text):
-        raise ValueError("must be an RFC 3339 date-time with a zone, e.g. 2026-09-02T14:30:00Z")
-    value = text[:-1] + "+00:00" if text[-1] in "Zz" else text
-    # fromisoformat takes at most 6 fractional digits
-    m = re.match(r"^(.*?\.)(\d+)(.*)$", value)
-    if m and len(m.group(2)) > 6:
-        value = m.group(1) + m.group(2)[:6] + m.group(3)
-    try:
-        return datetime.fromisoformat(value.replace("t", "T"))
-    except ValueError as exc:
-        raise ValueError("must be an RFC 3339 date-time with a zone, e.g. 2026-09-02T14:30:00Z") from exc
-
 
 def is_timestamp(text: object) -> bool:
     try:
@@ -826,37 +803,6 @@ def record_worktree(record: Any) -> str | None:
 
 
 
-MIN_PREFIX = 8
-MIN_SHORT_PREFIX = 4
-"""A prefix of the short id (its random tail) this long already names one record in practice."""
-
-
-def id_matches(token: str, handoff_id: str) -> bool:
-    """Does a user-typed token name this id? The full id, its short id, a
-    prefix of the short id at least ``MIN_SHORT_PREFIX`` characters long (the
-    short id is what lists show), or a prefix of the full id at least
-    ``MIN_PREFIX`` characters long."""
-    token = token.strip().lower()
-    if not token:
-        return False
-    short = short_id(handoff_id)
-    if token == handoff_id or token == short:
-        return True
-    if len(token) >= MIN_SHORT_PREFIX and short.startswith(token):
-        return True
-    return len(token) >= MIN_PREFIX and handoff_id.startswith(token)
-
-
-@functools.lru_cache(maxsize=4096)
-def compact_timestamp(ts: str) -> str:
-    """``2026-09-02T14:30:00.123Z`` -> ``20260902T143000Z`` (UTC, whole seconds).
-
-    Remembered (a pure function of its text): every listing names each row's
-    materialized file by it, and a long-lived process lists the same rows often."""
-    moment = parse_timestamp(ts).astimezone(timezone.utc)
-    return moment.strftime("%Y%m%dT%H%M%SZ")
-
-
 def handoff_file_name(h_or_created_at: Handoff | str, handoff_id: str | None = None, *,
                       short: str | None = None) -> str:
     """``<created-at without punctuation>--<short-id>.json`` (§7.1); ``short``:
@@ -867,7 +813,7 @@ def handoff_file_name(h_or_created_at: Handoff | str, handoff_id: str | None = N
         created_at = h_or_created_at
         if handoff_id is None:
             raise TypeError("handoff_file_name(created_at, handoff_id) needs the id")
-    return f"{compact_timestamp(created_at)}--{short or short_id(handoff_id)}.json"
+    return file_name(created_at, handoff_id, short=short)
 
 
 def handoff_relpath(h: Handoff) -> str:
