@@ -4,8 +4,7 @@ conflict candidates, and the banner shown before its next actions.
 Every read of one record (``resume``, ``validate``) asks this; a project
 without a branch (no handoff with two children: nothing can conflict)
 answers from one row of the ``lineage_forks`` table, without the lineage
-domain. With a branch, the graph side is loaded by name from ``_MOVED``,
-as the rest of lineage is when named from here:
+domain; with a branch, the graph side is loaded then. The rest of lineage:
 
 - ``baton.commands.lineage_conflicts``: the graph and its candidates
   (``current_conflicts``), read-only;
@@ -21,28 +20,16 @@ from typing import Any, Mapping, Sequence
 from baton.domain.short_ids import short_id
 from baton.projections.lineage import branched
 
-_CONFLICTS = "baton.commands.lineage_conflicts"
-_VIEW = "baton.commands.lineage_view"
-_FORK_MERGE = "baton.commands.fork_merge"
-_MOVED = {"current_conflicts": _CONFLICTS, "conflicts_around": _CONFLICTS,
-          "FORMATS": _VIEW, "FRESHNESS_SHOWN": _VIEW, "LineageResult": _VIEW, "lineage_view": _VIEW,
-          "fork_handoff": _FORK_MERGE, "merge_handoffs": _FORK_MERGE, "MergeResult": _FORK_MERGE}
-"""The names that live in the modules above, loaded on first use (the application's dispatch names them here)."""
-
-
-def __getattr__(name: str) -> Any:
-    # ``__import__``: the import system's C path, which ``python -X importtime`` reports
-    # (the hook-path tests read it), as ``baton.harnesses`` loads its adapters.
-    if name in _MOVED:
-        return getattr(__import__(_MOVED[name], fromlist=["_"]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def conflicts_for(runner: Any, handoff_id: str) -> list[dict[str, Any]]:
     """The conflict candidates a record carries (on it or an ancestor), as JSON."""
     if not branched(runner):
         return []  # the common case, decided without the lineage domain's classes
-    return __getattr__("conflicts_around")(runner, handoff_id)
+    # The one deferred load here: the graph side (the lineage domain) only when the
+    # project has a branch, so reading a record of an unbranched project never pays
+    # for it. ``__import__``: the import system's C path, which ``python -X importtime``
+    # reports (the hook-path tests read it).
+    graph_side = __import__("baton.commands.lineage_conflicts", fromlist=["conflicts_around"])
+    return graph_side.conflicts_around(runner, handoff_id)
 
 
 def conflict_banner(conflicts: Sequence[Mapping[str, Any]]) -> str:

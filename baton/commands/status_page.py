@@ -38,7 +38,7 @@ from baton.errors import BatonError, HandoffInputError, InputError, NotFound, Po
 from baton.model import frozen
 from baton.policy import load_policy
 from baton.projections.lineage_graph import load_component
-from baton.sync_signing import feed_signers
+from baton.sync.signers import feed_signers
 
 if TYPE_CHECKING:
     from baton.commands.context import Project

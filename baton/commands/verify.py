@@ -16,7 +16,8 @@ from baton.ledger.feed import FeedHead, FeedProblem, line_ending_at, line_hashes
 from baton.model import frozen
 from baton.ledger.verify import RecordedHead, VerifyReport, verify_ledger
 from baton.projections.batons import claim_conflicts
-from baton.sync_signing import SIGNATURE_PROBLEMS, FeedSigner, feed_signers, render_signers, require_signatures
+from baton.sync.signers import FeedSigner, feed_signers, render_signers
+from baton.sync.signing import SIGNATURE_PROBLEMS, require_signatures
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
