@@ -17,8 +17,8 @@ from baton.ledger.envelope import EventDraft, seal
 from baton.domain.aggregates.handoff import record_time
 from baton.events.names import handoff_stream as stream_of
 from baton.projections.folds.handoffs import Handoffs
-from baton.projections.handoffs import SEARCH_TABLE
-from baton.projections.runner import snapshot_equal
+from baton.projections.handoffs import COUNTS_TABLE, ROWS_TABLE, SEARCH_TABLE, count_by_status
+from baton.projections.runner import ProjectionRunner, snapshot_equal
 from tests.handoff_support import materialized, payload
 
 
@@ -141,3 +141,61 @@ def test_the_handoff_rows_and_search_index_equal_a_full_replay(project):
     assert len(incremental[0]) == 4 and len(incremental[1]) == 4
     assert main(["rebuild", "--project", str(project)]) == 0
     assert _rows(project) == incremental
+
+
+def _status_counts(project) -> tuple[dict[str, int], dict[str, int]]:
+    """The counts the index keeps, and a ``GROUP BY`` over its rows."""
+    opened = Project.open(project)
+    try:
+        db = opened.reading().db
+        kept = dict(db.execute(f"SELECT status, n FROM {COUNTS_TABLE}").fetchall())
+        grouped = dict(db.execute(f"SELECT status, COUNT(*) FROM {ROWS_TABLE} GROUP BY status").fetchall())
+    finally:
+        opened.close()
+    return kept, grouped
+
+
+def test_the_status_counts_follow_a_forgotten_handoff_out(project):
+    from baton.app import Baton
+
+    ids = [_capture(project) for _ in range(3)]
+    validate_handoff_command(project, ids[0])
+    with Baton.open(project) as app:
+        app.forget(ids[1], reason="test", yes=True)
+    kept, grouped = _status_counts(project)
+    assert kept == grouped and sum(kept.values()) == 2
+
+
+def test_a_handoff_removed_by_the_fold_leaves_the_counts_in_the_same_batch(project):
+    ids = [_capture(project) for _ in range(2)]
+    opened = Project.open(project)
+    try:
+        runner = opened.reading()
+        with runner.db.conn:
+            runner.by_name["handoffs"].loaded.index(runner.db, [(ids[0], None)])
+        kept = dict(runner.db.execute(f"SELECT status, n FROM {COUNTS_TABLE}").fetchall())
+        assert kept == dict(runner.db.execute(f"SELECT status, COUNT(*) FROM {ROWS_TABLE} GROUP BY status")
+                            .fetchall()) == {"draft": 1}
+    finally:
+        opened.close()
+
+
+def test_an_index_made_before_the_status_counts_gets_them_from_its_rows_without_a_replay(project, monkeypatch):
+    ids = [_capture(project) for _ in range(3)]
+    validate_handoff_command(project, ids[2])
+    opened = Project.open(project)
+    try:
+        runner = opened.reading()
+        runner.db.execute(f"DROP TABLE {COUNTS_TABLE}")
+        runner.db.conn.commit()
+    finally:
+        opened.close()
+    replays = []
+    monkeypatch.setattr(ProjectionRunner, "_rebuild", lambda *a, **k: replays.append(a))  # must not be called
+    opened = Project.open(project)
+    try:
+        counts = count_by_status(opened.reading().db)
+    finally:
+        opened.close()
+    kept, grouped = _status_counts(project)
+    assert counts == kept == grouped == {"draft": 2, "validated": 1} and not replays

@@ -31,6 +31,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
+from baton.cli_input import ContentOptions
 from baton.commands.capture import capture_in_scope
 from baton.commands.context import Project
 from baton.errors import BatonError, PolicyBlock, StreamVersionConflict
@@ -39,8 +40,8 @@ from baton.ledger.memory import MemoryLedger
 from baton.projections.registry import default_projections
 from baton.projections.runner import ProjectionRunner
 from tests.app_support import (
-    archive_handoff, begin_session, bootstrap, cancel_baton, end_session, init_project, promote_handoff,
-    validate_handoff_command,
+    amend_handoff, archive_handoff, begin_session, bootstrap, cancel_baton, end_session, init_project,
+    promote_handoff, validate_handoff_command,
 )
 from tests.handoff_samples import texts
 from tests.handoff_support import payload
@@ -59,6 +60,13 @@ def files_under(baton: Path) -> dict[str, bytes]:
         if root.exists():
             out.update({str(p.relative_to(baton)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()})
     return out
+
+
+def status_counts(runner: ProjectionRunner) -> tuple[dict[str, int], dict[str, int]]:
+    """The handoff status counts the index keeps as it folds, and a ``GROUP BY`` over its rows."""
+    kept = dict(runner.db.execute("SELECT status, n FROM handoff_status_counts").fetchall())
+    grouped = dict(runner.db.execute("SELECT status, COUNT(*) FROM handoff_rows GROUP BY status").fetchall())
+    return kept, grouped
 
 
 def words(max_size: int = 40):
@@ -166,6 +174,23 @@ class RealReplayMachine(RuleBasedStateMachine):
                 promote_handoff(self.project, handoff, accept_warnings="replay test")
         except BatonError:
             pass  # not a draft any more, or validation failed: nothing was appended beyond what the command says
+
+    @precondition(lambda self: self.handoffs)
+    @rule(pick=st.integers(0, 1_000), title=words())
+    def amend_a_handoff_and_promote_it(self, pick, title):
+        """An amended draft is revised in place; an amended ready record gets
+        a child, and promoting the child supersedes it."""
+        try:
+            result = amend_handoff(self.project, self.handoffs[pick % len(self.handoffs)],
+                                   content=ContentOptions(title=title))
+        except BatonError:
+            return  # archived, superseded, or text that looks like a secret
+        self.handoffs.append(result.handoff_id)
+        try:
+            validate_handoff_command(self.project, result.handoff_id)
+            promote_handoff(self.project, result.handoff_id, accept_warnings="replay test")
+        except BatonError:
+            pass
 
     @precondition(lambda self: self.handoffs)
     @rule(pick=st.integers(0, 1_000))
@@ -341,6 +366,8 @@ class RealReplayMachine(RuleBasedStateMachine):
         try:
             cursors = inspector.cursors()
             incremental, shown = inspector.snapshot(), files_under(self.baton)
+            incremental_counts = status_counts(inspector)
+            assert incremental_counts[0] == incremental_counts[1], "the status counts differ from the rows"
         finally:
             inspector.close()
         fresh = self.root / f"fresh-{len(ids)}-{self.sessions}" / ".baton"
@@ -357,6 +384,9 @@ class RealReplayMachine(RuleBasedStateMachine):
             self.memory_runner.catch_up()
             assert replay.snapshot() == incremental, "incremental state differs from a full replay"
             assert self.memory_runner.snapshot() == incremental, "the replay over memory differs"
+            counts = status_counts(replay)
+            assert counts[0] == counts[1] == status_counts(self.memory_runner)[0] == incremental_counts[0], \
+                "the status counts differ from the rows, or between the incremental index and a replay"
             assert files_under(fresh) == shown
             assert files_under(self.memory_runner.baton_dir) == shown
         finally:
@@ -511,6 +541,8 @@ class LateArrivalMachine(RuleBasedStateMachine):
             try:
                 cursors = inspector.cursors()
                 incremental, shown = inspector.snapshot(), files_under(baton)
+                counts = status_counts(inspector)
+                assert counts[0] == counts[1], f"{checkout}: the status counts differ from the rows"
             finally:
                 inspector.close()
             fresh = self.root / "fresh" / ".baton"
@@ -523,6 +555,7 @@ class LateArrivalMachine(RuleBasedStateMachine):
                 try:
                     replay.rebuild()
                     assert replay.snapshot() == incremental, f"{checkout}: incremental state differs from a full replay"
+                    assert status_counts(replay) == counts, f"{checkout}: the status counts differ from a replay's"
                     assert files_under(fresh) == shown, f"{checkout}: materialized files differ"
                 finally:
                     replay.close()

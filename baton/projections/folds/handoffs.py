@@ -6,6 +6,7 @@ entry written in batches."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import orjson
@@ -18,7 +19,7 @@ from baton.domain.short_ids import short_id
 from baton.errors import HandoffInputError
 from baton.ledger.envelope import Event
 from baton.projections.base import Doc
-from baton.projections.handoffs import ROWS_TABLE, SEARCH_TABLE, HandoffsBase, summary_text, text_of
+from baton.projections.handoffs import COUNTS_TABLE, ROWS_TABLE, SEARCH_TABLE, HandoffsBase, summary_text, text_of
 
 MODELS_KEPT = 256
 """How many record models ``Handoffs`` keeps between events (a bound on memory, not on correctness)."""
@@ -71,14 +72,18 @@ class Handoffs(HandoffsBase):
         looked up in one query per 500 ids, their full-text entries deleted in
         one ``executemany``, and rows and entries written in one each. A new
         record gets the rowid SQLite would have given it (one past the
-        largest), in key order."""
+        largest), in key order. The status counts move by what the batch
+        changed (``count_statuses``)."""
         conn = db.conn
         found: dict[str, int] = {}
+        tally: Counter[str] = Counter()  # what this batch changes in each status's count
         keys = [key for key, _doc in changed]
         for at in range(0, len(keys), 500):
             part = keys[at:at + 500]
-            found.update(conn.execute(f"SELECT id, rowid FROM {ROWS_TABLE} WHERE id IN "
-                                      f"({', '.join('?' * len(part))})", part).fetchall())
+            for ident, rowid, status in conn.execute(f"SELECT id, rowid, status FROM {ROWS_TABLE} WHERE id IN "
+                                                     f"({', '.join('?' * len(part))})", part):
+                found[ident] = rowid
+                tally[status or ""] -= 1
         conn.executemany(f"DELETE FROM {SEARCH_TABLE} WHERE rowid = ?", [(rowid,) for rowid in found.values()])
         conn.executemany(f"DELETE FROM {ROWS_TABLE} WHERE rowid = ?",
                          [(found[key],) for key, doc in changed if doc is None and key in found])
@@ -88,6 +93,7 @@ class Handoffs(HandoffsBase):
             if doc is None:
                 continue
             values = row_values(key, doc)
+            tally[values[3]] += 1  # the row's status
             rowid = found.get(key)
             if rowid is None:
                 rowid, next_rowid = next_rowid, next_rowid + 1
@@ -106,6 +112,19 @@ class Handoffs(HandoffsBase):
             "WHERE rowid = ?", updates)
         conn.executemany(f"INSERT INTO {SEARCH_TABLE} (rowid, id, title, objective, summary) VALUES (?, ?, ?, ?, ?)",
                          search)
+        count_statuses(conn, tally)
+
+
+def count_statuses(conn: Any, tally: Counter[str]) -> None:
+    """Add ``tally`` (status -> change) to the status counts, in the rows'
+    transaction, and drop the statuses no row has any more: the counts stay
+    equal to a ``GROUP BY status`` over the rows."""
+    moved = [(status, n) for status, n in tally.items() if n]
+    if not moved:
+        return
+    conn.executemany(f"INSERT INTO {COUNTS_TABLE} (status, n) VALUES (?, ?) "
+                     "ON CONFLICT(status) DO UPDATE SET n = n + excluded.n", moved)
+    conn.execute(f"DELETE FROM {COUNTS_TABLE} WHERE n <= 0")
 
 
 def row_values(key: str, doc: Doc) -> list[Any]:
