@@ -17,7 +17,7 @@ from baton.ledger.envelope import EventDraft, seal
 from baton.domain.aggregates.handoff import record_time
 from baton.events.names import handoff_stream as stream_of
 from baton.projections.folds.handoffs import Handoffs
-from baton.projections.handoffs import COUNTS_TABLE, ROWS_TABLE, SEARCH_TABLE, count_by_status
+from baton.projections.handoffs import COUNTS_TABLE, ROWS_TABLE, SEARCH_TABLE, count_by_status, newest
 from baton.projections.runner import ProjectionRunner, snapshot_equal
 from tests.handoff_support import materialized, payload
 
@@ -199,3 +199,24 @@ def test_an_index_made_before_the_status_counts_gets_them_from_its_rows_without_
         opened.close()
     kept, grouped = _status_counts(project)
     assert counts == kept == grouped == {"draft": 2, "validated": 1} and not replays
+
+
+def test_newest_of_several_statuses_with_a_limit_is_the_head_of_them_all_sorted(project):
+    ids = [_capture(project) for _ in range(5)]
+    for ident in ids[:4]:
+        validate_handoff_command(project, ident)
+        promote_handoff(project, ident, accept_warnings="test")
+    resume_handoff(project, ids[1], mark_resumed=True)
+    resume_handoff(project, ids[3], mark_resumed=True)
+    opened = Project.open(project)
+    try:
+        db = opened.reading().db
+        every = newest(db, statuses=("ready", "resumed"))  # one IN query, sorted
+        branch = every[0].branch
+        on_branch = newest(db, statuses=("ready", "resumed"), branch=branch)
+        assert [r.status for r in every] == ["resumed", "ready", "resumed", "ready"]
+        for limit in range(1, 6):
+            assert newest(db, statuses=("ready", "resumed"), limit=limit) == every[:limit]
+            assert newest(db, statuses=("resumed", "ready"), branch=branch, limit=limit) == on_branch[:limit]
+    finally:
+        opened.close()

@@ -23,6 +23,8 @@ the fold, the file and the rows are in ``baton.projections.folds.handoffs``.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 from typing import Any, Iterable, Iterator
 
 import orjson
@@ -75,6 +77,8 @@ class HandoffsBase:
         db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_branch ON {ROWS_TABLE} (branch, created_at, id)")
         db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_created ON {ROWS_TABLE} (created_at, id)")
         db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_status ON {ROWS_TABLE} (status, created_at, id)")
+        db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_branch_status ON {ROWS_TABLE} "
+                   "(branch, status, created_at, id)")
         db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_short ON {ROWS_TABLE} (short)")
         db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_for_briefs ON {ROWS_TABLE} (brief, created_at, id)")
         _create_search(db)
@@ -176,7 +180,15 @@ def newest(db: Any, *, status: str | None = None, statuses: tuple[str, ...] = ()
            limit: int | None = None, kind: str = "all", branch: str | None = None) -> list[HandoffSummary]:
     """Records newest first, optionally of one status (or any of ``statuses``),
     of one ``kind`` (``KINDS``), on one ``branch``, matching an FTS5 ``search``,
-    at most ``limit``."""
+    at most ``limit``.
+
+    Several ``statuses`` with a ``limit`` (``latest``: ready or resumed) are
+    one query per status, merged: each walks its index in order and stops at
+    ``limit``, where one ``IN`` query would sort every row of those statuses."""
+    if status is None and len(statuses) > 1 and limit is not None:
+        parts = [newest(db, status=one, search=search, limit=limit, kind=kind, branch=branch) for one in statuses]
+        merged = heapq.merge(*parts, key=lambda row: (row.created_at, row.id), reverse=True)
+        return list(itertools.islice(merged, limit))
     where, args = [], []
     if kind == "handoff":
         where.append("COALESCE(baton, 0) = 0")
