@@ -180,7 +180,7 @@ def test_a_handoff_removed_by_the_fold_leaves_the_counts_in_the_same_batch(proje
         opened.close()
 
 
-def test_an_index_made_before_the_status_counts_gets_them_from_its_rows_without_a_replay(project, monkeypatch):
+def test_an_index_without_the_status_counts_table_gets_them_from_its_rows_without_a_replay(project, monkeypatch):
     ids = [_capture(project) for _ in range(3)]
     validate_handoff_command(project, ids[2])
     opened = Project.open(project)
@@ -220,3 +220,30 @@ def test_newest_of_several_statuses_with_a_limit_is_the_head_of_them_all_sorted(
             assert newest(db, statuses=("resumed", "ready"), branch=branch, limit=limit) == on_branch[:limit]
     finally:
         opened.close()
+
+
+def test_an_index_of_the_version_before_the_status_counts_rebuilds_once_with_them(project, monkeypatch):
+    ids = [_capture(project) for _ in range(3)]
+    validate_handoff_command(project, ids[0])
+    opened = Project.open(project)
+    try:
+        db = opened.reading().db
+        signature = db.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()[0]
+        assert '["handoffs",5]' in signature
+        db.execute(f"DROP TABLE {COUNTS_TABLE}")  # as version 4 made it
+        db.execute("UPDATE meta SET value = ? WHERE key = 'signature'",
+                   [signature.replace('["handoffs",5]', '["handoffs",4]')])
+        db.conn.commit()
+    finally:
+        opened.close()
+    replays = []
+    monkeypatch.setattr(ProjectionRunner, "_rebuild", _counting(ProjectionRunner._rebuild, replays))
+    kept, grouped = _status_counts(project)
+    assert kept == grouped == {"draft": 2, "validated": 1} and len(replays) == 1
+
+
+def _counting(method, calls: list):
+    def wrapper(self, *args, **kwargs):
+        calls.append(args)
+        return method(self, *args, **kwargs)
+    return wrapper

@@ -50,10 +50,13 @@ class HandoffsBase:
     ``apply``, the materialized file and the rows it writes (``index``)."""
 
     name = "handoffs"
-    version = 4
+    version = 5
     order = STREAM_ORDER
     """3: rows gained ``branch``, ``worktree`` and ``baton`` (branch-aware ``latest``,
-    ``handoff list --kind``); 4: ``handoff.forgotten`` removes the record."""
+    ``handoff list --kind``); 4: ``handoff.forgotten`` removes the record; 5: the
+    status counts (``COUNTS_TABLE``), so an older Baton that opens the index
+    (and would write rows without counting them) rebuilds it to its version,
+    and this one rebuilds it back, counts and all."""
     index_tables = (ROWS_TABLE, COUNTS_TABLE)
 
     def keys(self, event: Event) -> Iterable[str]:
@@ -101,8 +104,8 @@ def _create_search(db: Any) -> None:
 
 
 def _create_counts(db: Any) -> None:
-    """The status counts; an index made before them gets them from its rows,
-    once, without a replay (the rows are what the counts count)."""
+    """The status counts; an index of this version without them (made while
+    they were being added) gets them from its rows, once, without a replay."""
     known = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [COUNTS_TABLE]).fetchone()
     db.execute(f"CREATE TABLE IF NOT EXISTS {COUNTS_TABLE} (status TEXT PRIMARY KEY, n INTEGER NOT NULL)")
     if known is None:
