@@ -36,7 +36,7 @@ from baton.ledger.clock import WallClock, system_clock
 if TYPE_CHECKING:
     from baton.commands.amend import ArchiveResult
     from baton.commands.baton_cases import BatonCreateResult, CancelResult, DismissResult, PendingBatonsResult
-    from baton.commands.batons import ActiveBatonResult
+    from baton.commands.baton_view import ActiveBatonResult
     from baton.commands.bootstrap import BootstrapResult
     from baton.commands.capture import CaptureResult
     from baton.commands.audit import AuditResult
@@ -44,7 +44,9 @@ if TYPE_CHECKING:
     from baton.commands.forget import ForgetResult
     from baton.commands.gc import GcResult
     from baton.commands.repair import RepairResult
-    from baton.commands.harness_sessions import CompactionDraftResult, SessionFinishResult, SessionStartResult
+    from baton.commands.harness_compaction import CompactionDraftResult
+    from baton.commands.harness_finish import SessionFinishResult
+    from baton.commands.harness_start import SessionStartResult
     from baton.commands.init import InitResult
     from baton.commands.fork_merge import MergeResult
     from baton.commands.lineage_view import LineageResult
@@ -279,10 +281,10 @@ class Baton:
         return baton_cases.create_baton(self.project, handoff, **options)
 
     def active_baton(self, *, owner: str | None = None, branch: str | None = None) -> ActiveBatonResult:
-        from baton.commands import batons
+        from baton.commands import baton_view
 
         self._identifiers(owner=owner, branch=branch)
-        return batons.show_active_baton(self.project, owner=owner, branch=branch)
+        return baton_view.show_active_baton(self.project, owner=owner, branch=branch)
 
     def pending_batons(self) -> PendingBatonsResult:
         from baton.commands import baton_cases
@@ -344,28 +346,28 @@ class Baton:
     def start_harness_session(self, session_id: str | None, *, harness: str | None = None,
                               source: str | None = None, max_bytes: int = 8192) -> SessionStartResult:
         """A harness started (or resumed) a session: its brief, delivered once per session."""
-        from baton.commands import harness_sessions
+        from baton.commands import harness_start
 
         self._identifiers(session=session_id, harness=harness)
-        return harness_sessions.start_session(self.project, session_id, harness=harness, source=source,
-                                              max_bytes=max_bytes)
+        return harness_start.start_session(self.project, session_id, harness=harness, source=source,
+                                           max_bytes=max_bytes)
 
     def prepare_for_compaction(self, session_id: str | None, *, harness: str | None = None,
                                trigger: str | None = None) -> CompactionDraftResult:
         """A harness is about to compact a session's context: the session's draft (once)."""
-        from baton.commands import harness_sessions
+        from baton.commands import harness_compaction
 
         self._identifiers(session=session_id, harness=harness)
-        return harness_sessions.prepare_before_compaction(self.project, session_id, harness=harness,
-                                                          trigger=trigger)
+        return harness_compaction.prepare_before_compaction(self.project, session_id, harness=harness,
+                                                            trigger=trigger)
 
     def finish_harness_session(self, session_id: str | None, *, harness: str | None = None,
                                reason: str | None = None) -> SessionFinishResult:
         """A harness ended a session: end it, handing on the ready handoff it wrote."""
-        from baton.commands import harness_sessions
+        from baton.commands import harness_finish
 
         self._identifiers(session=session_id, harness=harness)
-        return harness_sessions.finish_session(self.project, session_id, harness=harness, reason=reason)
+        return harness_finish.finish_session(self.project, session_id, harness=harness, reason=reason)
 
     def metrics(self) -> MetricsResult:
         from baton.commands import metrics

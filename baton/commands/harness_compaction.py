@@ -1,6 +1,6 @@
 """A harness is about to compact a session's context (``baton hook HARNESS
 PreCompact``): Baton captures a draft handoff for the session, once, and
-tells the detector what the compaction means (see ``harness_sessions``);
+tells the detector what the compaction means (see ``harness_start``);
 a start after the compaction points the agent at that draft
 (``draft_to_complete``).
 """

@@ -1,6 +1,6 @@
 """A harness ends a session (``baton hook HARNESS SessionEnd``, Codex's
 ``Stop``): end it, handing on the ready handoff it wrote as a baton (see
-``harness_sessions``).
+``harness_start``).
 """
 
 from __future__ import annotations

@@ -1,10 +1,25 @@
 """A harness's session starts (``baton hook HARNESS SessionStart``): its brief,
-delivered once per session (see ``harness_sessions``).
+delivered once per session.
+
+A harness's session lifecycle, as its hooks report it, is three use cases
+behind ``baton hook HARNESS EVENT`` (the adapters in ``baton.harnesses`` only
+translate a payload and answer), each in a module of its own so that a
+start loads neither the compaction's capture and detector nor the end's
+hand-on: this one, ``harness_compaction`` (before compaction, a draft
+prefilled only with what Baton observed, once per session) and
+``harness_finish`` (at the end, the newest ready handoff the session wrote
+handed on as a baton; the session ended either way, in one append), with
+``session_drafts`` what they share. Baton never reads the harness's
+transcript: the session id, the event and the harness's own fields
+(source, trigger, reason) are all it uses. docs/hooks.md tells the rules.
 
 The session's ``session.begun`` event is the record that it already received
 its brief, so a repeated start delivers nothing and writes nothing; after a
 compaction it points the agent at the draft saved before it
-(``harness_compaction``), when that is still open.
+(``harness_compaction``), when that is still open. The brief ends with the
+session's id and asks the agent to pass it as ``session_id`` to Baton's MCP
+tools: the harness gives the id to its hooks, never to the model or to an
+MCP server, so this is how a capture over MCP names its session.
 """
 
 from __future__ import annotations

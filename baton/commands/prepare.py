@@ -31,7 +31,7 @@ from baton.canonical import pretty_bytes
 from baton.commands.handoff_facts import repository_snapshot
 from baton.commands.identity import context_of
 from baton.commands.ids import load_handoff, place_of
-from baton.commands.sessions import get_session_objective
+from baton.commands.objectives import get_session_objective
 from baton.domain.handoff import handoff_to_json
 from baton.domain.paths import is_harness_configuration
 from baton.errors import InputError, StorageError

@@ -1,6 +1,6 @@
 """A session's handoffs, as a harness's hooks look for them: those it
 captured, those that continue them, and the draft Baton prepared for it
-that is still open (see ``harness_sessions``).
+that is still open (see ``harness_start``).
 """
 
 from __future__ import annotations
