@@ -226,12 +226,18 @@ class Baton:
     def resume(self, token: str = "latest", *, format: str = "prompt", mark_resumed: bool = False,
                max_tokens: int | None = None, session: str | None = None, harness: str | None = None,
                any_branch: bool = False) -> ResumeResult:
-        """``latest`` is branch-aware (this branch and worktree first); ``any_branch`` asks for the project's."""
+        """``latest`` is branch-aware (this branch and worktree first); ``any_branch`` asks for the project's.
+        Recording the resume is a use case of its own (``resume_mark``: the write path)."""
+        self._identifiers(session=session, harness=harness)
+        if mark_resumed:
+            from baton.commands import resume_mark
+
+            return resume_mark.resume_and_mark(self.project, token, format=format, max_tokens=max_tokens,
+                                               session=session, harness=harness, any_branch=any_branch)
         from baton.commands import resume
 
-        self._identifiers(session=session, harness=harness)
-        return resume.resume_handoff(self.project, token, format=format, mark_resumed=mark_resumed,
-                                     max_tokens=max_tokens, session=session, harness=harness, any_branch=any_branch)
+        return resume.resume_handoff(self.project, token, format=format, max_tokens=max_tokens, session=session,
+                                     harness=harness, any_branch=any_branch)
 
     # -- lineage (§14) ------------------------------------------------------------------
     def fork(self, token: str, *, label: str | None = None, session: str | None = None) -> CaptureResult:
