@@ -31,6 +31,7 @@ import orjson
 from baton.commands.bootstrap import BootstrapResult, bootstrap
 from baton.commands.identity import context_of
 from baton.commands.objectives import required_session_id
+from baton.commands.session_drafts import draft_to_complete
 from baton.commands.sessions import record_begin
 from baton.domain.batons import DEFAULT_MAX_BYTES, session_stream
 from baton.domain.limits import MIN_MAX_BYTES
@@ -125,8 +126,6 @@ def _after_compaction(runner: Any, sid: str, harness: str | None, source: str) -
     """A start after a compaction delivers no brief again, but points the agent at
     the session's open draft (the one Baton saved before the compaction, or the
     draft continuing it), or says nothing."""
-    from baton.commands.harness_compaction import draft_to_complete  # deferred: only a start after a compaction
-
     kept = draft_to_complete(runner, sid)
     if kept is None:
         return SessionStartResult(sid, harness, source, repeated=True)
