@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from baton.commands.baton_cases import BatonCreateResult, CancelResult, DismissResult, PendingBatonsResult
     from baton.commands.baton_view import ActiveBatonResult
     from baton.commands.bootstrap import BootstrapResult
+    from baton.commands.bootstrap import Start as BootstrapStart
     from baton.commands.capture import CaptureResult
     from baton.commands.audit import AuditResult
     from baton.commands.doctor import DoctorResult
@@ -345,8 +346,25 @@ class Baton:
         from baton.commands import bootstrap
 
         self._identifiers(session=session_id, owner=owner, branch=branch)
-        return bootstrap.bootstrap(self.project, session_id=session_id, max_bytes=max_bytes, owner=owner, branch=branch,
-                                   peek=peek)
+        return self._brief(bootstrap.begin(self.project, session_id=session_id, max_bytes=max_bytes, owner=owner,
+                                           branch=branch, peek=peek))
+
+    @staticmethod
+    def _brief(start: BootstrapStart) -> BootstrapResult:
+        """A session-start brief's later steps (``bootstrap.Start``), each module
+        loaded only when the step before asks for it: with no baton waiting the
+        brief is done; a waiting baton's freshness and summary are fitted in
+        (``baton_freshness``); unless peeking, it is claimed (``baton_claim``)."""
+        if start.done is not None:
+            return start.done
+        from baton.commands import baton_freshness
+
+        offer = start.offer(baton_freshness.baton_freshness, baton_freshness.carried_lines)
+        if offer.done is not None:
+            return offer.done
+        from baton.commands import baton_claim
+
+        return start.claim(offer, baton_claim.claim_in_scope)
 
     # -- a harness's session lifecycle (``baton hook``) ---------------------------------
     def start_harness_session(self, session_id: str | None, *, harness: str | None = None,
@@ -355,8 +373,12 @@ class Baton:
         from baton.commands import harness_start
 
         self._identifiers(session=session_id, harness=harness)
-        return harness_start.start_session(self.project, session_id, harness=harness, source=source,
-                                           max_bytes=max_bytes)
+        starting = harness_start.start_session(self.project, session_id, harness=harness, source=source,
+                                               max_bytes=max_bytes)
+        if starting.done is not None:
+            return starting.done
+        assert starting.brief is not None
+        return starting.delivered(self._brief(starting.brief))
 
     def prepare_for_compaction(self, session_id: str | None, *, harness: str | None = None,
                                trigger: str | None = None) -> CompactionDraftResult:

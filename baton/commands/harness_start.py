@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from baton.commands.bootstrap import BootstrapResult, bootstrap
+from baton.commands.bootstrap import BootstrapResult, Start, begin
 from baton.commands.identity import context_of
 from baton.commands.objectives import required_session_id
 from baton.commands.session_drafts import draft_to_complete
@@ -95,10 +95,33 @@ def session_line(session_id: str, harness: str | None) -> str:
             "to the next session when this one ends.\n")
 
 
+@frozen
+class Starting:
+    """A harness's session start, read (``start_session``): ``done`` when it
+    delivers no brief (a repeated start), else ``brief``, the session-start
+    brief's steps (``bootstrap.Start``), then ``delivered``."""
+
+    session_id: str
+    harness: str | None
+    source: str | None
+    done: SessionStartResult | None = None
+    brief: Start | None = None
+    gate: "_StartOnce | None" = None
+
+    def delivered(self, brief: BootstrapResult) -> SessionStartResult:
+        """The result once the brief is built (and its baton claimed)."""
+        assert self.gate is not None
+        if not self.gate.admitted:  # another hook of this session recorded its start first, and delivers the brief
+            return SessionStartResult(self.session_id, self.harness, self.source, repeated=True)
+        return SessionStartResult(self.session_id, self.harness, self.source, repeated=False, delivered=brief)
+
+
 def start_session(project: "Project", session_id: str | None, *, harness: str | None = None,
-                  source: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> SessionStartResult:
+                  source: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> Starting:
     """Deliver the session-start brief once: claim the baton waiting for this
     owner and branch for ``session_id`` and record that the session began.
+    The brief's steps (``bootstrap.begin``) are carried out by the application,
+    which then calls ``Starting.delivered``.
 
     Raises:
         InputError: no session id, or a malformed one.
@@ -107,15 +130,13 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
     runner = project.reading()
     if _began(runner, sid):
         if source == COMPACT:
-            return _after_compaction(runner, sid, harness, source)
-        return SessionStartResult(sid, harness, source, repeated=True)
+            return Starting(sid, harness, source, _after_compaction(runner, sid, harness, source))
+        return Starting(sid, harness, source, SessionStartResult(sid, harness, source, repeated=True))
     gate = _StartOnce(project, sid, harness)
     # The session line comes after the brief, inside the same budget.
     room = max(MIN_MAX_BYTES, max_bytes - len(session_line(sid, harness).encode("utf-8")) - 2)
-    brief = bootstrap(project, session_id=sid, max_bytes=room, gate=gate)
-    if not gate.admitted:  # another hook of this session recorded its start first, and delivers the brief
-        return SessionStartResult(sid, harness, source, repeated=True)
-    return SessionStartResult(sid, harness, source, repeated=False, delivered=brief)
+    return Starting(sid, harness, source, brief=begin(project, session_id=sid, max_bytes=room, gate=gate),
+                    gate=gate)
 
 
 COMPACT = "compact"
