@@ -288,10 +288,17 @@ class Baton:
         return baton_cases.create_baton(self.project, handoff, **options)
 
     def active_baton(self, *, owner: str | None = None, branch: str | None = None) -> ActiveBatonResult:
+        """``session handoff``: the baton a session here would receive, with its
+        freshness (``baton_freshness``, loaded only when there is one)."""
         from baton.commands import baton_view
 
         self._identifiers(owner=owner, branch=branch)
-        return baton_view.show_active_baton(self.project, owner=owner, branch=branch)
+        active = baton_view.show_active_baton(self.project, owner=owner, branch=branch)
+        if active.record is None:
+            return active
+        from baton.commands import baton_freshness
+
+        return baton_freshness.shown(self.project, active)
 
     def pending_batons(self) -> PendingBatonsResult:
         from baton.commands import baton_cases
