@@ -330,11 +330,25 @@ class Baton:
     def begin_session(self, *, session_id: str | None = None, harness: str | None = None,
                       objective: str | None = None, owner: str | None = None, branch: str | None = None,
                       claim: bool = True) -> SessionBeginResult:
+        """Begin a session, claiming the baton waiting for it: the claim
+        (``baton_claim``) and the baton's freshness (``baton_freshness``) are
+        loaded only when there is one."""
         from baton.commands import sessions
 
         self._identifiers(session=session_id, harness=harness, owner=owner, branch=branch)
-        return sessions.begin_session(self.project, session_id=session_id, harness=harness, objective=objective,
-                                      owner=owner, branch=branch, claim=claim)
+        options: dict[str, Any] = {"session_id": session_id, "harness": harness, "objective": objective,
+                                   "owner": owner, "branch": branch, "claim": claim}
+        begun = sessions.begin_session(self.project, **options)
+        if begun is None:  # a baton waits: claimed in the append that records the start
+            from baton.commands import baton_claim
+
+            begun = sessions.begin_session(self.project, **options, claim_in_scope=baton_claim.claim_in_scope)
+        assert begun is not None
+        if begun.record is None:
+            return begun
+        from baton.commands import baton_freshness
+
+        return baton_freshness.shown(self.project, begun)
 
     def end_session(self, session_id: str | None, handoff: Any = None, *, harness: str | None = None,
                     owner: str | None = None, branch: str | None = None,
@@ -344,8 +358,15 @@ class Baton:
         self._identifiers(session=session_id, harness=harness, owner=owner, branch=branch)
         if isinstance(handoff, dict):
             self._identifiers(owner=handoff.get("owner"), branch=handoff.get("branch"))
-        return sessions.end_session(self.project, session_id, handoff, harness=harness, owner=owner, branch=branch,
-                                    shared=shared)
+        options: dict[str, Any] = {"harness": harness, "owner": owner, "branch": branch, "shared": shared}
+        ended = sessions.end_session(self.project, session_id, handoff, **options)
+        if ended is None:  # a baton is left: its capture (``baton_create``) only then
+            from baton.commands import baton_create
+
+            ended = sessions.end_session(self.project, session_id, handoff, **options,
+                                         create_in_scope=baton_create.create_in_scope)
+        assert ended is not None
+        return ended
 
     def bootstrap(self, *, session_id: str | None = None, max_bytes: int = 8192, owner: str | None = None,
                   branch: str | None = None, peek: bool = False) -> BootstrapResult:
@@ -402,7 +423,14 @@ class Baton:
         from baton.commands import harness_finish
 
         self._identifiers(session=session_id, harness=harness)
-        return harness_finish.finish_session(self.project, session_id, harness=harness, reason=reason)
+        finished = harness_finish.finish_session(self.project, session_id, harness=harness, reason=reason)
+        if finished is None:  # the session wrote a handoff to hand on: the hand-on (``baton_hand_on``) only then
+            from baton.commands import baton_hand_on
+
+            finished = harness_finish.finish_session(self.project, session_id, harness=harness, reason=reason,
+                                                     hand_on_in_scope=baton_hand_on.hand_on_in_scope)
+        assert finished is not None
+        return finished
 
     def metrics(self) -> MetricsResult:
         from baton.commands import metrics
