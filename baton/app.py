@@ -21,6 +21,14 @@ module when called (``from baton.commands import x``, the only import inside
 a function here): a hook runs one use case per process, and importing all
 of them cost ~40 ms of a ~200 ms ``baton bootstrap`` (measured; see
 docs/performance.md). Everything else this module needs is imported above.
+
+A hook's use case sometimes needs a second module (claiming a baton waiting,
+its freshness, the capture of a baton left, the hand-on, recording a
+resume). The light module answers first — a ``bootstrap.Start`` with a
+baton waiting, or None from a use case that wrote nothing and needs the
+step — and the method then imports that module and goes on with its step:
+the second dispatch point, here too, so no use-case module imports inside a
+function.
 """
 
 from __future__ import annotations
