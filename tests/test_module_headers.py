@@ -72,3 +72,52 @@ def test_a_module_is_loaded_by_name_only_at_the_named_loaders():
     by_name = {p.relative_to(BATON).as_posix() for p in _modules()
                if "__import__(" in p.read_text() or "import_module(" in p.read_text()}
     assert by_name <= set(LOADERS_BY_NAME) | DISPATCHERS
+
+
+def _module_name(path: pathlib.Path) -> str:
+    parts = ["baton", *path.relative_to(BATON).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Which of Baton's modules each module imports when it is loaded."""
+    modules = {_module_name(p): p for p in _modules()}
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for statement in ast.parse(path.read_text()).body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            for node in ast.walk(statement):
+                if isinstance(node, ast.ImportFrom):
+                    base = node.module or ""
+                    if node.level:
+                        anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                        base = ".".join([*anchor, *([node.module] if node.module else [])])
+                    targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+                elif isinstance(node, ast.Import):
+                    targets = [alias.name for alias in node.names]
+                else:
+                    continue
+                graph[name] |= {t for t in targets if t in modules and t != name}
+    return graph
+
+
+def test_no_module_imports_itself_through_others():
+    graph = _import_graph()
+    circles, done = [], set()
+    for start in graph:  # a depth-first walk from each module, with an explicit stack
+        stack, on_path = [(start, iter(sorted(graph[start])))], [start]
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                stack.pop()
+                on_path.pop()
+                done.add(node)
+            elif child in on_path:
+                circles.append(on_path[on_path.index(child):] + [child])
+            elif child not in done:
+                stack.append((child, iter(sorted(graph[child]))))
+                on_path.append(child)
+    assert circles == []
