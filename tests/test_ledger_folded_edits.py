@@ -46,3 +46,12 @@ def test_an_edit_to_the_envelope_of_the_last_folded_line_stops_the_next_command(
     edit_line(project, last, b'"test/1"', b'"test/9"')
     r = run_baton("status", "--project", str(project))
     assert r.returncode == 3, r.stdout + r.stderr
+
+
+def test_an_edit_to_the_payload_alone_of_the_last_folded_line_is_found_only_by_verify(project):
+    write_through_project(project, 3)
+    run_baton("status", "--project", str(project))
+    last = len(own_feed(project).read_bytes().rstrip(b"\n").split(b"\n")) - 1
+    edit_line(project, last, b'"n":2', b'"n":9')
+    assert run_baton("status", "--project", str(project)).returncode == 0
+    assert run_baton("verify", "--project", str(project)).returncode == 3
