@@ -619,9 +619,10 @@ def add_completion_command(sub, common) -> None:
                                    "`eval \"$(baton completion zsh)\"` in ~/.zshrc; fish: `baton completion fish > "
                                    "~/.config/fish/completions/baton.fish`.")
     p.add_argument("shell", nargs="?", choices=("bash", "zsh", "fish"), help="the shell")
-    p.add_argument("--words", metavar="KIND", choices=("ids", "owners", "branches"),
+    p.add_argument("--words", metavar="KIND", choices=("ids", "resumable", "owners", "branches"),
                    help="print the project's values for KIND, one a line (what the scripts ask at a TAB): "
-                        "ids (the newest handoff short ids and latest), owners, branches")
+                        "ids (the newest handoff short ids and latest), resumable (those `resume` takes), "
+                        "owners, branches")
     p.set_defaults(func="completion:completion")
 
     p = sub.add_parser("man", parents=[common], help="print the manual page (roff) this Baton was installed with",

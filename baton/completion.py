@@ -39,7 +39,7 @@ class Node:
     """Options whose values are asked of ``--words``: option -> kind."""
 
 
-WORD_KINDS = ("ids", "owners", "branches")
+WORD_KINDS = ("ids", "resumable", "owners", "branches")
 _ID_DESTS = frozenset({"id", "ids"})
 _OPTION_WORDS = {"--from": "ids", "--owner": "owners", "--branch": "branches"}
 
@@ -67,7 +67,7 @@ def command_tree(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) ->
             # ``completions``: the words to offer for an argument that takes other values too
             positional.extend(str(c) for c in action.choices or action.completions)
         elif action.dest in _ID_DESTS:
-            positional_words = "ids"
+            positional_words = "resumable" if path == ("resume",) else "ids"  # resume refuses drafts
     yield Node(path, tuple(commands), tuple(options), choices, tuple(positional), positional_words, option_words)
     for name, sub in children:
         yield from command_tree(sub, path + (name,))

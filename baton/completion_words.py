@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from baton.app import Baton
+from baton.commands.latest import RESUMABLE
 from baton.completion import WORD_KINDS
 from baton.domain.short_ids import short_id
 from baton.errors import InputError
@@ -27,6 +28,9 @@ class CompletionWords:
         return "\n".join(self.words)
 
 
+UNPROMOTED = ("draft", "validated")
+"""A session baton's record in these states is still resumable (its brief can always be read)."""
+
 WORDS_LIMIT = 200
 """At most this many handoff ids are offered (the newest)."""
 
@@ -44,8 +48,10 @@ def project_words(project: str | None, kind: str) -> CompletionWords:
         raise InputError(f"`words` must be one of {', '.join(WORD_KINDS)}, not {kind!r}")
     try:
         with Baton.open(project) as app:
-            if kind == "ids":
+            if kind in ("ids", "resumable"):
                 rows = app.list_handoffs(limit=WORDS_LIMIT, kind="all").rows
+                if kind == "resumable":  # what ``resume`` takes: ready or resumed, or a session baton's record
+                    rows = tuple(r for r in rows if r.status in RESUMABLE or (r.baton and r.status in UNPROMOTED))
                 return CompletionWords(kind, ("latest", *(short_id(r.id) for r in rows)))
             runner = app.project.reading()
             scopes = [entry for _, doc in runner.docs("batons")

@@ -43,8 +43,13 @@ class ProjectConfig:
         """Raises: InputError (exit 2), naming the file and every problem: a
         config that does not read as one stops every command that opens the
         project (``handoff list`` included), never silently half-applied."""
-        if not isinstance(raw, dict) or not isinstance(raw.get("project_id"), str):
+        if not isinstance(raw, dict) or raw.get("project_id") is None:
             raise InputError(f"{where} is not a Baton config (no project_id)")
+        if not isinstance(raw["project_id"], str):
+            kind = {bool: "a boolean", int: "a number", float: "a number", list: "an array", dict: "an object"}.get(
+                type(raw["project_id"]), "another type")
+            raise InputError(f"{where}: project_id must be a string, not {kind}",
+                             details={"file": str(where), "problems": ["project_id: must be a string"]})
         fsync = raw.get("fsync", "always")
         if fsync not in ("always", "never"):
             raise InputError(f"{where}: fsync must be 'always' or 'never', not {fsync!r}")

@@ -9,6 +9,7 @@ import pytest
 
 from baton.cli import build_parser
 from baton.completion import completion_script
+from tests.conftest import run_baton
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
@@ -80,6 +81,20 @@ def test_bash_completes_handoff_ids_and_latest_where_a_command_takes_an_id(proje
     assert _bash_complete_in(project, "resume", "") == ["latest", short_id(row.id)]
     assert _bash_complete_in(project, "handoff", "show", short_id(row.id)[:3]) == [short_id(row.id)]
     assert "latest" in _bash_complete_in(project, "session", "handoff", "--from", "")
+
+
+def test_bash_offers_resume_only_the_handoffs_it_takes_not_drafts(project):
+    from baton.domain.short_ids import short_id
+    from tests.app_support import list_handoffs
+
+    _one_baton(project)  # a session baton's record: a draft resume still reads
+    run_baton("checkpoint", "create", "--title", "plain draft", "--objective", "o", "--project", str(project))
+    rows = list_handoffs(project, kind="all").rows
+    draft = next(r for r in rows if not r.baton)
+    baton = next(r for r in rows if r.baton)
+    offered = _bash_complete_in(project, "resume", "")
+    assert short_id(draft.id) not in offered and short_id(baton.id) in offered
+    assert short_id(draft.id) in _bash_complete_in(project, "handoff", "show", "")
 
 
 def test_bash_completes_owners_and_branches_from_the_project(project):

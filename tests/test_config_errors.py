@@ -25,6 +25,7 @@ MALFORMED = {
     "sync not an object": ({"sync": True}, "sync must be a JSON object"),
     "recheck not an object": ({"recheck": 30}, "recheck must be a JSON object"),
     "schema_version not a number": ({"schema_version": "one"}, "schema_version must be a positive integer"),
+    "project_id not a string": ({"project_id": 5}, "project_id must be a string, not a number"),
     "empty project_id": ({"project_id": ""}, "project_id must be a non-empty id"),
     "log not a level": ({"log": 7}, "log must be a level name"),
     "schema_version newer": ({"schema_version": 99}, "schema_version 99 is newer than this Baton knows"),

@@ -550,3 +550,12 @@ def test_get_one_handoff_takes_only_a_full_id(project, served):
 def test_get_one_handoff_needs_the_project(project, served):
     baton = leave(project, "s-a", ["fix the parser"])
     assert request(served, "GET", f"/api/handoffs/{baton.id}").status == 400
+
+
+def test_the_text_status_says_how_many_of_how_many_handoffs_it_lists(project):
+    for i in range(12):
+        run_baton("checkpoint", "create", "--title", f"t{i}", "--objective", "o", "--project", str(project))
+    result = run_baton("status", "--project", str(project))
+    assert "Latest 10 of 12 handoffs" in result.stdout
+    status = orjson.loads(run_baton("status", "--json", "--project", str(project)).stdout)
+    assert status["handoffTotal"] == 12 and len(status["latestHandoffs"]) == 10

@@ -267,6 +267,15 @@ def test_sync_outside_a_git_repository_exits_4(capsys, project):
     assert json.loads(out)["error"]["code"] == "no_sync_remote"
 
 
+@pytest.mark.parametrize("empty", ["", "  "])
+def test_sync_with_an_empty_remote_name_exits_2_and_changes_nothing(capsys, team, empty):
+    _remote, a, _b = team
+    feeds, refs = _feed_bytes(a), refs_of(a)
+    code, _out, err = run(capsys, a, "sync", "--remote", empty)
+    assert code == 2 and "remote must name a git remote" in err and "remote add  " not in err
+    assert (_feed_bytes(a), refs_of(a)) == (feeds, refs)
+
+
 def test_another_remote_and_ref_can_be_named(capsys, team):
     remote, a, _b = team
     set_remote(a, str(remote), name="team")

@@ -32,6 +32,7 @@ import attrs
 
 from baton.commands.handoff_facts import is_marker, now_timestamp, project_snapshot, sha256_file
 from baton.commands.ids import place_of, resolve_handoff_id
+from baton.commands.objectives import check_session_id
 from baton.commands.record import record
 from baton.domain.aggregates import handoff as aggregate
 from baton.domain.batons import SCOPE_FIELD
@@ -358,7 +359,7 @@ def capture_in_scope(
     ``origin.session_id`` when that is unset, and the event's session.
 
     Raises:
-        InputError / HandoffInputError: the payload is malformed (exit 2).
+        InputError / HandoffInputError: the payload or ``session`` is malformed (exit 2).
         PolicyBlock / UnsafePath: a secret matched a block rule, a path
             leaves the project root, or a field holds a raw transcript (exit 5).
         NotFound / AmbiguousId: ``parent`` names no single handoff (exit 4).
@@ -369,6 +370,8 @@ def capture_in_scope(
         policy = load_policy(project.paths, project.config)
     if not isinstance(payload, Mapping):
         raise InputError("a handoff payload must be a JSON object")
+    if session:
+        session = check_session_id(session)
     project.check_identifiers(handoff_identifiers(payload))
     clean = clean_payload(project.paths.worktree, payload, policy)
     body = assign_item_ids(clean.payload)

@@ -48,6 +48,10 @@ def place_of(project: Any) -> tuple[str | None, str]:
     return gitinfo.current_branch(project.paths.worktree), worktree_label(project.paths)
 
 
+HANDOFF_ID_REQUIRED = "a handoff id is required (a full id, a unique prefix, a short id, or 'latest')"
+"""The refusal of an empty handoff id, in every command that takes one."""
+
+
 def resolve_handoff_id(runner: Any, token: str, *, here: tuple[str | None, str | None] | None = None) -> str:
     """The full id ``token`` names among the project's handoffs; with ``here``
     (``place_of``), ``latest`` is that branch's (``resolve_latest``).
@@ -59,7 +63,7 @@ def resolve_handoff_id(runner: Any, token: str, *, here: tuple[str | None, str |
     """
     token = (token or "").strip()
     if not token:
-        raise InputError("a handoff id is required (a full id, a unique prefix, a short id, or 'latest')")
+        raise InputError(HANDOFF_ID_REQUIRED)
 
     if token.lower() == LATEST and here is not None:
         return resolve_latest(runner, branch=here[0], worktree=here[1]).id

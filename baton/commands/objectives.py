@@ -11,28 +11,29 @@ from typing import Any
 
 from baton.commands.identity import SessionContext
 from baton.domain.batons import context_key
-from baton.domain.limits import OBJECTIVE_MAX, SESSION_ID_MAX
+from baton.domain.identifiers import SESSION_ID_RULE, session_id_problem
+from baton.domain.limits import OBJECTIVE_MAX
 from baton.errors import InputError
 from baton.model import frozen
 
 
 def check_session_id(session_id: str | None, *, required: bool = False) -> str | None:
-    """A session id is opaque, but it must be printable, one line and ≤ 200 characters.
+    """A session id is opaque, but it must be one line of at most 200
+    printable characters, without whitespace, ``/`` or ``\\``, and not ``.``
+    or ``..`` (``session_id_problem``); surrounding whitespace is dropped.
 
     Raises:
-        InputError: it is empty (when required), too long or holds control characters.
+        InputError: it is empty (when required) or malformed (exit 2).
     """
     if session_id is None:
         if required:
             raise InputError("a session id is required (`session_id`)")
         return None
     value = session_id.strip()
-    if not value:
-        raise InputError("a session id must not be empty")
-    if len(value) > SESSION_ID_MAX:
-        raise InputError(f"a session id must be at most {SESSION_ID_MAX} characters")
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
-        raise InputError("a session id must not contain control characters")
+    problem = session_id_problem(value)
+    if problem is not None:
+        raise InputError(f"a session id {problem} (a session id is {SESSION_ID_RULE})",
+                         details={"field": "session_id"})
     return value
 
 

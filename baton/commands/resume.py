@@ -18,7 +18,7 @@ import orjson
 
 from baton import gitinfo
 from baton.commands.handoff_facts import live_freshness, worktree_label
-from baton.commands.ids import load_handoff
+from baton.commands.ids import HANDOFF_ID_REQUIRED, load_handoff
 from baton.commands.latest import is_latest, resolve_latest
 from baton.commands.lineage import conflict_banner, conflicts_for
 from baton.commands.resume_options import check_options
@@ -96,11 +96,13 @@ def resume_handoff(
     says ``marked_resumed`` once ``resume_mark.resume_and_mark`` recorded it.
 
     Raises:
-        InputError (exit 2): unknown format, or a budget below the minimum.
+        InputError (exit 2): an empty id, an unknown format, or a budget below the minimum.
         NotFound / AmbiguousId (exit 4).
         TransitionError (exit 4): the record is not ready or resumed (nor an
             unpromoted session baton, whose brief can always be read).
     """
+    if token is not None and not token.strip():  # only an omitted id means latest, as for `handoff show`
+        raise InputError(HANDOFF_ID_REQUIRED)
     check_options(format, mark_resumed, session, harness)
     budget = token_budget(max_tokens)
     opened = project

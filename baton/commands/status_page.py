@@ -37,6 +37,7 @@ from baton.domain.short_ids import short_id
 from baton.errors import BatonError, HandoffInputError, InputError, NotFound, PolicyBlock
 from baton.model import frozen
 from baton.policy import load_policy
+from baton.projections import handoffs
 from baton.projections.lineage_graph import load_component
 from baton.sync.signers import feed_signers
 
@@ -140,7 +141,9 @@ class StatusOverview:
                                                            else f"{s['status']}: {s['message']}"))
         latest = p["latestHandoffs"]
         lines.append("")
-        lines.append(f"Latest handoffs: {len(latest)}" if latest else "Latest handoffs: none yet")
+        total = p["handoffTotal"]
+        lines.append(f"Latest {len(latest)} of {total} handoff{'' if total == 1 else 's'}" if latest
+                     else "Latest handoffs: none yet")
         if latest:
             rows = [("ID", "STATUS", "CREATED", "BRANCH", "TITLE")]
             for h in latest:
@@ -250,6 +253,7 @@ def status_overview(
         "total": len(items),
         "projectId": project_id,
         "lastSeenRoot": str(root),
+        "handoffTotal": handoffs.count(opened.runner.db, kind="handoff"),
         "latestHandoffs": [{**_row_item(r, opened.runner, opened, policy), "conflicts": []} for r in rows],
         "latestBatons": [{**{_CAMEL.get(k, k): v for k, v in r.to_json().items()}, "batonStatus": states.get(r.id)}
                          for r in baton_rows],

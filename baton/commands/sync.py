@@ -150,10 +150,12 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     copy of its own feed may extend the local file (and is imported, verified).
 
     Raises:
-        InputError: ``ref`` is not a ref name under ``refs/``.
+        InputError: ``remote`` is empty, or ``ref`` is not a ref name under ``refs/``.
         NoSyncRemote (exit 4): no git repository, or no such remote.
         RemoteUnreachable (exit 4): the remote cannot be fetched from or pushed to.
     """
+    if not (remote or "").strip():
+        raise InputError("`remote` must name a git remote (for example origin), not an empty name")
     ref = ref or DEFAULT_REF
     if not ref.startswith("refs/") or ref.startswith("refs/heads/") or ".." in ref or ref.endswith("/") \
             or any(c in ref for c in " ~^:?*[\\"):

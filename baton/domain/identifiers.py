@@ -27,6 +27,7 @@ from baton.domain.batons import (
     objective_stream,
     session_stream,
 )
+from baton.domain.limits import SESSION_ID_MAX
 from baton.domain.redaction import RedactionPolicy, redact_strings
 from baton.model import frozen
 
@@ -190,6 +191,34 @@ def name_problem(value: str) -> str | None:
         code = ord(ch)
         if code < 0x20 or 0x7F <= code <= 0x9F or ch in BIDI_CONTROLS:
             return f"contains the control character U+{code:04X}"
+    return None
+
+
+SESSION_ID_RULE = ("one line of at most 200 printable characters, without whitespace, `/` or `\\`, "
+                   "and not `.` or `..`")
+"""A session id's shape, as docs/cli.md and refusals spell it."""
+
+
+def session_id_problem(value: str) -> str | None:
+    """Why ``value`` (already stripped) cannot be a session id, or None. A
+    session id is opaque — every harness sends a UUID-like one — but it names
+    a stream (``session/<id>``) and appears in briefs and log lines, so it
+    holds no whitespace, no path separator and no control character, and is
+    not ``.`` or ``..`` (which read as a path)."""
+    if not value:
+        return "must not be empty"
+    if len(value) > SESSION_ID_MAX:
+        return f"must be at most {SESSION_ID_MAX} characters"
+    for ch in value:
+        code = ord(ch)
+        if code < 0x20 or 0x7F <= code <= 0x9F or ch in BIDI_CONTROLS:
+            return "must not contain control characters"
+        if ch.isspace():
+            return "must not contain whitespace"
+        if ch in "/\\":
+            return "must not contain `/` or `\\`"
+    if value in (".", ".."):
+        return "must not be `.` or `..`"
     return None
 
 

@@ -256,6 +256,12 @@ def brief_ids(db: Any) -> Iterator[str]:
             yield ident
 
 
+def count(db: Any, *, kind: str = "all") -> int:
+    """How many records of one ``kind`` (``KINDS``) the index holds."""
+    where = {"handoff": " WHERE COALESCE(baton, 0) = 0", "baton": " WHERE baton = 1"}.get(kind, "")
+    return db.execute(f"SELECT COUNT(*) FROM {ROWS_TABLE}{where}").fetchone()[0]
+
+
 def count_by_status(db: Any) -> dict[str, int]:
     """How many records have each status (statuses with none are absent): a
     read of ``COUNTS_TABLE``, a handful of rows whatever the project's size."""
