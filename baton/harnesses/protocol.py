@@ -27,11 +27,17 @@ from __future__ import annotations
 from collections import namedtuple
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
-    from typing import Any, Callable, Mapping, Protocol
+    from typing import Any, Callable, Mapping, Protocol, TypeVar, dataclass_transform
+
+    _T = TypeVar("_T")
+
+    @dataclass_transform(frozen_default=True)
+    def value_class(cls: type[_T]) -> type[_T]:
+        """To a type checker, a frozen dataclass: typed fields, the same constructor."""
 else:
     Protocol = object  # HarnessAdapter is an interface for type checkers; at run time a plain base
 
-def value_class(cls: type) -> type:
+def value_class(cls: type) -> type:  # type: ignore[no-redef]
     """``cls`` (annotated fields, defaults last, methods) as an immutable named tuple.
 
     ``typing.NamedTuple`` would do the same, but it turns each annotation into
