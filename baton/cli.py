@@ -789,9 +789,10 @@ def _hook(args: argparse.Namespace):
 
 
 def _install_hooks(args: argparse.Namespace):
-    from baton.harnesses.install import DEFAULT_COMMAND, install_hooks
+    from baton.harnesses.install import DEFAULT_COMMAND, install_hooks, parse_events
     from baton.project import resolve_root, resolve_worktree
 
+    events = parse_events(args.events) if not args.remove else None
     root = resolve_root(args.project)
     worktree = resolve_worktree(root, args.project)
     if args.remove:
@@ -800,9 +801,11 @@ def _install_hooks(args: argparse.Namespace):
 
         if args.command is not None:
             raise InputError("--command has no meaning with --remove: Baton's hooks are found whatever they run")
+        if args.events is not None:
+            raise InputError("--events has no meaning with --remove: it takes out all of Baton's hooks")
         return remove_wiring(root, args.harness, dry_run=args.dry_run, worktree=worktree)
     result = install_hooks(root, args.harness, dry_run=args.dry_run, command=args.command or DEFAULT_COMMAND,
-                           worktree=worktree)
+                           worktree=worktree, events=events)
     if result.warnings:
         from baton.domain.redaction import screen_text
 
@@ -852,6 +855,11 @@ def add_harness_commands(sub, common) -> None:
                    help="how the harness runs Baton (default 'baton'; e.g. an absolute path to a venv's baton): "
                         "an existing file is one word, spaces and all; any other value is split as a shell would; "
                         "a warning says when its program is not found on PATH")
+    p.add_argument("--events", metavar="LIST", default=None,
+                   help="the hook events to wire, comma-separated, among start,end,compact,prompt (default: all "
+                        "four); start and end are always needed, compact (a draft before compaction) and prompt "
+                        "(a handoff request in a prompt, a hook on every prompt) can be left out: "
+                        "--events start,end,compact. Baton's hooks for an event left out are taken out")
     p.add_argument("--remove", action="store_true",
                    help="take Baton's wiring out again: its hooks, its `baton` MCP server, its skill and rule "
                         "files; everything else is kept")
@@ -1305,7 +1313,11 @@ def _main(words: list[str]) -> int:
     started = time.perf_counter()
     try:
         result = _run(args)
-        if args.json:
+        # A text rendering that is the JSON answer itself (`lineage --format
+        # json`) is screened as a document, string by string, exactly as
+        # `--json` is — not as one long text: a 4 MB answer screened as text
+        # cost more than building it, and a replacement could break its JSON.
+        if args.json or getattr(result, "renders_json", False):
             from baton.domain.redaction import screen_output
 
             policy = getattr(args, "output_policy", None) or _output_policy()

@@ -85,8 +85,11 @@ def _blob_data(store, blob_id: bytes, what: str) -> bytes:
     return obj.data
 
 
-def read_feeds(repo: Repo, commit_id: bytes | None) -> dict[str, RefFeed]:
+def read_feeds(repo: Repo, commit_id: bytes | None, known: dict[str, RefFeed] | None = None) -> dict[str, RefFeed]:
     """Every feed of the ledger ref's commit ``commit_id`` (None: no ref yet).
+
+    ``known``: feeds already read (of another commit): a feed whose folder is
+    the same tree is taken from there, not read again (a feed is its tree).
 
     A malformed feed folder is returned with its ``problem`` (that feed is
     refused, not the ref); a malformed ref — no commit, a root or ``feeds``
@@ -118,6 +121,10 @@ def read_feeds(repo: Repo, commit_id: bytes | None) -> dict[str, RefFeed]:
     out: dict[str, RefFeed] = {}
     for entry in folder.iteritems():
         writer = entry.path.decode("utf-8", "replace")
+        same = known.get(writer) if known else None
+        if same is not None and same.tree == entry.sha and _is_folder(entry.mode):
+            out[writer] = same
+            continue
         try:
             if not _is_folder(entry.mode):
                 raise BadRefFeed(f"feed {writer!r} on the ledger ref is not a folder")

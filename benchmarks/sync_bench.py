@@ -1,6 +1,6 @@
 """``baton sync`` at scale: writers × events into a fresh clone, then a sync with nothing new.
 
-    .venv/bin/python benchmarks/sync_bench.py [--writers 10] [--events 10000] [--sizes 1000,10000]
+    .venv/bin/python benchmarks/sync_bench.py [--writers 10] [--events 10000] [--sizes 1000,10000] [--runs 5]
 
 What it measures (docs/sync.md quotes a run):
 
@@ -19,8 +19,10 @@ What it measures (docs/sync.md quotes a run):
    ``--sizes`` events per writer: it should not grow with the feeds.
 5. Incremental: the seed clone appends one event and publishes it; the
    clone's ``baton sync`` that imports it is timed, against real ``git
-   fetch`` of one such small commit of the same ref into the same clone
-   (median of three each).
+   fetch`` of one such small commit of the same ref into the same clone,
+   the two interleaved ``--runs`` times (default 5): the medians, their
+   ratio, and the lowest, median and highest ratio of a sync to the fetch
+   right after it.
 
 No number here is asserted by any test.
 """
@@ -32,6 +34,7 @@ import io
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -147,25 +150,33 @@ def _one_more(origin: Path, n: int) -> None:
         app.sync()
 
 
-def measure_incremental(origin: Path, clone: Path) -> dict:
-    """One new event: ``baton sync`` importing it, and ``git fetch`` of one small commit of the ref."""
+def measure_incremental(origin: Path, clone: Path, runs: int = 5) -> dict:
+    """One new event: ``baton sync`` importing it, and ``git fetch`` of one
+    small commit of the ref, interleaved ``runs`` times (a sync, then a fetch:
+    both see the same load); each fetched event is then taken by a sync that
+    is not measured, so every measured sync imports exactly one."""
     syncs, fetches = [], []
-    for n in range(3):
+    for n in range(runs):
         _one_more(origin, n)
         started = time.perf_counter()
         with Baton.open(clone) as app:
             imported = sum(app.sync().imported.values())
         syncs.append(time.perf_counter() - started)
         assert imported == 1, imported
-    for n in range(3):
         _one_more(origin, 10 + n)
         started = time.perf_counter()
         subprocess.run(["git", "-C", str(clone), "fetch", "-q", "origin",
                         "+refs/baton/ledger:refs/bench/fetched"], check=True)
         fetches.append(time.perf_counter() - started)
-    sync_s, fetch_s = sorted(syncs)[1], sorted(fetches)[1]
-    return {"incremental_sync_s": round(sync_s, 3), "git_fetch_one_commit_s": round(fetch_s, 3),
-            "ratio": round(sync_s / fetch_s, 2)}
+        with Baton.open(clone) as app:
+            app.sync()
+    ratios = sorted(s / f for s, f in zip(syncs, fetches))
+    return {"incremental_sync_s": round(statistics.median(syncs), 4),
+            "git_fetch_one_commit_s": round(statistics.median(fetches), 4),
+            "ratio": round(statistics.median(syncs) / statistics.median(fetches), 2),
+            "ratio_per_run_min_median_max": [round(ratios[0], 2), round(statistics.median(ratios), 2),
+                                             round(ratios[-1], 2)],
+            "runs": runs}
 
 
 def child_peak(writers: int, events: int) -> dict:
@@ -220,6 +231,7 @@ def main() -> None:
     parser.add_argument("--writers", type=int, default=10)
     parser.add_argument("--events", type=int, default=10_000)
     parser.add_argument("--sizes", default="1000,10000", help="events per writer for the memory runs")
+    parser.add_argument("--runs", type=int, default=5, help="interleaved incremental syncs and fetches")
     parser.add_argument("--child", metavar="CLONE", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -229,7 +241,7 @@ def main() -> None:
         root = Path(tmp)
         remote, origin = seed(root, args.writers, args.events)
         result = measure_clone(remote, root)
-        result.update(measure_incremental(origin, root / "clone"))
+        result.update(measure_incremental(origin, root / "clone", args.runs))
     print(json.dumps(result, indent=2), flush=True)
     for size in [int(s) for s in args.sizes.split(",") if s]:
         print(json.dumps(child_peak(args.writers, size)), flush=True)

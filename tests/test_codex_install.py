@@ -21,6 +21,11 @@ def _install(root, *flags):
     return done.stdout
 
 
+def _step() -> str:
+    """The trust step with all four hooks wired (``{hooks}``: how many, ``--events``)."""
+    return adapter("codex").user_steps[0].replace("{hooks}", "4")
+
+
 def test_install_hooks_for_codex_ends_with_one_line_on_trusting_the_hooks(project_dir):
     git_init(project_dir)
     lines = _install(project_dir).splitlines()
@@ -36,20 +41,20 @@ def test_the_trust_step_is_repeated_when_nothing_changes(project_dir):
     _install(project_dir)
     again = _install(project_dir).splitlines()
     assert all("unchanged" in line for line in again[:-1])
-    assert again[-1] == f"codex: still to do: {adapter('codex').user_steps[0]}"
+    assert again[-1] == f"codex: still to do: {_step()}"
 
 
 def test_the_json_answer_carries_the_trust_step(project_dir):
     git_init(project_dir)
     out = json.loads(_install(project_dir, "--json"))
-    assert out["userSteps"] == list(adapter("codex").user_steps)
+    assert out["userSteps"] == [_step()]
     assert len(out["userSteps"]) == 1 and "/hooks" in out["userSteps"][0]
 
 
 def test_a_dry_run_names_the_trust_step_after_the_diff(project_dir):
     git_init(project_dir)
     text = _install(project_dir, "--dry-run")
-    assert text.rstrip("\n").splitlines()[-1] == f"# then: {adapter('codex').user_steps[0]}"
+    assert text.rstrip("\n").splitlines()[-1] == f"# then: {_step()}"
     assert not (project_dir / ".codex").exists()
 
 

@@ -303,8 +303,13 @@ def test_an_id_quoted_inside_a_payload_is_not_taken_for_an_event(capsys, team, t
     assert result["refused"] == [] and result["imported"] == {_writer(mallory): 2}
 
 
+@pytest.mark.parametrize("lag", [0, None], ids=["recorded", "searched"])
 def test_an_id_a_local_feed_gained_after_the_id_cache_was_built_is_still_a_duplicate(capsys, team, tmp_path,
-                                                                                     monkeypatch):
+                                                                                     monkeypatch, lag):
+    import baton.commands.sync as sync_module
+
+    if lag is not None:  # every gain recorded in the cache; by default a small one is searched in the feed
+        monkeypatch.setattr(sync_module, "_CACHE_LAG", lag)
     remote, a, b = team
     _checkpoint(capsys, a, "alice's work")
     run_json(capsys, a, "sync")
@@ -320,7 +325,11 @@ def test_an_id_a_local_feed_gained_after_the_id_cache_was_built_is_still_a_dupli
     assert _writer(b) in refused["message"]
 
 
-def test_an_import_reads_only_what_local_feeds_gained_since_the_last_import_even_the_first_after_a_clone(capsys, team):
+def test_an_import_reads_only_what_local_feeds_gained_since_the_last_import_even_the_first_after_a_clone(
+        capsys, team, monkeypatch):
+    import baton.commands.sync as sync_module
+
+    monkeypatch.setattr(sync_module, "_CACHE_LAG", 0)  # every import recorded in the id cache
     _remote, a, b = team
     for n in range(30):
         _checkpoint(capsys, a, f"alice's work {n}")
@@ -349,3 +358,30 @@ def test_a_local_feed_replaced_since_the_id_cache_looked_is_read_again(capsys, t
     code, out, _ = run(capsys, b, "sync", "--json")
     [refused] = json.loads(out)["refused"]
     assert code == 3 and refused["kind"] == "duplicate_id"
+
+
+def _id_cache_files(project: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in (project / ".baton").glob("sync-ids.sqlite*")}
+
+
+def test_a_small_import_writes_nothing_to_the_id_cache_and_reads_at_most_its_lag(capsys, team, tmp_path,
+                                                                                 monkeypatch):
+    """A write is a transaction and a checkpoint (fsyncs): the cache records
+    what feeds gained only once it is more than ``_CACHE_LAG`` behind."""
+    import baton.commands.sync as sync_module
+
+    monkeypatch.setattr(sync_module, "_CACHE_LAG", 2000)
+    _remote, a, b = team
+    for n in range(10):
+        _checkpoint(capsys, a, f"alice's work {n}")
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")  # an import far over the lag: recorded
+    before, size = _id_cache_files(b), _feed(b, _writer(a)).stat().st_size
+    assert before
+    _checkpoint(capsys, a, "one more")
+    run_json(capsys, a, "sync")
+    result = run_json(capsys, b, "sync")
+    assert result["imported"] == {_writer(a): 1}
+    assert _id_cache_files(b) == before
+    gained = _feed(b, _writer(a)).stat().st_size - size
+    assert result["read"]["feed_bytes"] <= 2000 + gained

@@ -270,3 +270,185 @@ def test_a_push_race_over_smart_http_is_retried(capsys, http_remote, monkeypatch
     result = run_json(capsys, a, "sync")
     assert raced and result["attempts"] == 2 and result["pushed"] is True
     assert remote_feeds(remote)[_writer(b)].head.seq == 3 and _writer(a) in remote_feeds(remote)
+
+
+def test_an_incremental_fetch_from_a_path_remote_reads_only_the_new_commit_however_long_the_history(
+        capsys, team, monkeypatch):
+    """dulwich's negotiation walks every commit both sides share (one per
+    sync); the few-objects fetch stops at the first commit this clone has."""
+    import baton.commands.sync as sync_module
+    from dulwich.objects import Commit
+
+    remote, a, b = team
+    for i in range(6):
+        _checkpoint(capsys, a, f"round {i}")
+        run_json(capsys, a, "sync")
+        run_json(capsys, b, "sync")
+    _checkpoint(capsys, a, "one more")
+    run_json(capsys, a, "sync")
+    read: list[bytes] = []
+    original = sync_module._new_objects
+
+    class Counted:
+        def __init__(self, store):
+            self.store = store
+
+        def __contains__(self, sha):
+            return sha in self.store
+
+        def __getitem__(self, sha):
+            obj = self.store[sha]
+            if isinstance(obj, Commit):
+                read.append(sha)
+            return obj
+
+    monkeypatch.setattr(sync_module, "_new_objects",
+                        lambda source, local, wants, limit: original(Counted(source), local, wants, limit))
+    assert run_json(capsys, b, "sync")["imported"] == {_writer(a): 1}
+    assert len(read) == 1
+    checked = subprocess.run(["git", "-C", str(b), "fsck", "--no-progress", "--no-dangling"],
+                             capture_output=True, text=True, timeout=120)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def _chain(store, n: int):
+    from dulwich.objects import Blob, Commit, Tree
+
+    commits, parent = [], None
+    for i in range(n):
+        blob = Blob.from_string(f"segment {i}\n".encode())
+        inner = Tree()
+        inner.add(b"0.jsonl", 0o100644, blob.id)
+        root = Tree()
+        root.add(b"feeds", 0o040000, inner.id)
+        commit = Commit()
+        commit.tree, commit.parents = root.id, [parent] if parent else []
+        commit.author = commit.committer = b"t <t@x>"
+        commit.author_time = commit.commit_time = 1
+        commit.author_timezone = commit.commit_timezone = 0
+        commit.message = b"m"
+        for obj in (blob, inner, root, commit):
+            store.add_object(obj)
+        commits.append((blob, inner, root, commit))
+        parent = commit.id
+    return commits
+
+
+def test_the_new_objects_of_a_fetch_come_each_after_the_objects_it_names_and_stop_at_what_the_clone_has():
+    from dulwich.object_store import MemoryObjectStore
+
+    from baton.commands.sync import _new_objects
+
+    source, local = MemoryObjectStore(), MemoryObjectStore()
+    chain = _chain(source, 3)
+    for obj in chain[0]:
+        local.add_object(obj)
+    found = _new_objects(source, local, [chain[2][3].id], 256)
+    assert {o.id for o in found} == {o.id for objs in chain[1:] for o in objs}
+    position = {o.id: n for n, o in enumerate(found)}
+    for blob, inner, root, commit in chain[1:]:
+        assert position[blob.id] < position[inner.id] < position[root.id] < position[commit.id]
+    assert position[chain[1][3].id] < position[chain[2][3].id]
+    assert _new_objects(source, local, [chain[2][3].id], 3) is None  # too many: the ordinary fetch
+
+
+def test_a_commit_the_clone_holds_without_its_tree_is_fetched_again_not_trusted():
+    from dulwich.object_store import MemoryObjectStore
+
+    from baton.commands.sync import _new_objects
+
+    source, local = MemoryObjectStore(), MemoryObjectStore()
+    chain = _chain(source, 2)
+    local.add_object(chain[0][3])  # an interrupted copy: the commit alone
+    found = _new_objects(source, local, [chain[1][3].id], 256)
+    assert {o.id for o in found} >= {o.id for o in chain[0][:3]}
+
+
+def _fsynced(monkeypatch) -> list[str]:
+    """Every path ``os.fsync`` is called on from now on (Linux: by /proc/self/fd)."""
+    done: list[str] = []
+    original = os.fsync
+
+    def fsync(fd):
+        try:
+            done.append(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:
+            done.append("?")
+        return original(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    return done
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="paths of fds read from /proc")
+def test_an_imported_event_is_fsynced_once_in_its_feed_and_the_staged_copy_is_not(capsys, team, monkeypatch):
+    remote, a, b = team
+    _checkpoint(capsys, a, "first")
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    _checkpoint(capsys, a, "second")
+    run_json(capsys, a, "sync")
+    done = _fsynced(monkeypatch)
+    assert run_json(capsys, b, "sync")["imported"] == {_writer(a): 1}
+    feed = str((b / ".baton" / "ledger" / f"{_writer(a)}.jsonl").resolve())
+    assert done.count(feed) == 1
+    assert not [p for p in done if "sync-incoming" in p]
+    assert str((b / ".baton" / "ledger").resolve()) not in done  # an append adds no entry to the folder
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="paths of fds read from /proc")
+def test_a_newly_imported_feed_is_fsynced_before_it_is_renamed_into_place_and_so_is_the_folder(
+        capsys, team, monkeypatch):
+    remote, a, b = team
+    _checkpoint(capsys, a, "first")
+    run_json(capsys, a, "sync")
+    done = _fsynced(monkeypatch)
+    assert run_json(capsys, b, "sync")["imported"] == {_writer(a): 2}
+    staged = [p for p in done if p.endswith(f"sync-incoming/{_writer(a)}.part")]
+    assert len(staged) == 1
+    assert str((b / ".baton" / "ledger").resolve()) in done[done.index(staged[0]):]
+
+
+def test_a_feed_folder_both_the_remote_and_the_local_ref_hold_is_read_once_per_sync(capsys, team, monkeypatch):
+    from collections import Counter
+
+    import baton.ledger_ref as ledger_ref
+
+    remote, a, b = team
+    _checkpoint(capsys, a, "from A")
+    _checkpoint(capsys, b, "from B")
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    _checkpoint(capsys, a, "one more from A")
+    run_json(capsys, a, "sync")
+    reads: Counter[str] = Counter()
+    original = ledger_ref._read_feed
+
+    def counted(repo, writer, tree_id):
+        reads[writer] += 1
+        return original(repo, writer, tree_id)
+
+    monkeypatch.setattr(ledger_ref, "_read_feed", counted)
+    assert run_json(capsys, b, "sync")["imported"] == {_writer(a): 1}
+    assert reads[_writer(b)] == 1  # unchanged on both refs
+    assert reads[_writer(a)] == 2  # the remote's new folder, and the local ref's older one
+
+
+def test_a_sync_reads_the_repositorys_config_file_once_after_opening_it(capsys, team, monkeypatch):
+    from dulwich.config import ConfigFile
+
+    remote, a, b = team
+    _checkpoint(capsys, a, "from A")
+    run_json(capsys, a, "sync")
+    config = str((b / ".git" / "config").resolve())
+    reads = []
+    original = ConfigFile.from_path.__func__
+
+    def counted(cls, path, *args, **kwargs):
+        if os.path.realpath(os.fsdecode(path)) == config:
+            reads.append(path)
+        return original(cls, path, *args, **kwargs)
+
+    monkeypatch.setattr(ConfigFile, "from_path", classmethod(counted))
+    assert run_json(capsys, b, "sync")["imported"] == {_writer(a): 2}
+    assert len(reads) <= 2  # dulwich's Repo reads it when it opens; the sync's questions, once more

@@ -207,6 +207,12 @@ class LineageResult:
             out["text"] = self.text()
         return out
 
+    @property
+    def renders_json(self) -> bool:
+        """Whether the text rendering is ``to_json()`` itself (the CLI then
+        screens and prints it as it does ``--json``)."""
+        return self.format == "json"
+
     def text(self) -> str:
         from baton.domain import lineage
 

@@ -57,6 +57,12 @@ _EVENT_ID = re.compile(rb'"hlc":\d+,"id":"([^"\\]{1,128})","prev":')
 """An event's own id in a canonical line: the member between ``hlc`` and ``prev``."""
 _ID_CHUNK = 8 << 20
 _FEW_IDS = 16
+_CACHE_LAG = 1 << 20
+"""The id cache is written only once the local feeds have gained more than
+this since it last recorded them (or an import brings more): below it, their
+new bytes are searched for the wanted ids instead. A write costs a
+transaction and the checkpoint its connection's close runs (fsyncs), far more
+than searching a MiB; so a sync importing one event writes nothing."""
 ID_CACHE = "sync-ids.sqlite"
 """Every local feed's event ids up to where the last import looked (the duplicate check's cache)."""
 _TAIL = 64
@@ -203,8 +209,32 @@ def _open_repo(project: "Project"):
         repo = Repo(str(where.common_dir))
     except (NotGitRepository, OSError, ValueError) as exc:
         raise NoSyncRemote(f"cannot open the git repository at {where.common_dir}: {exc}") from None
+    _read_config_once(repo)
     _fast_loose_objects(repo)
     return repo
+
+
+def _read_config_once(repo) -> None:
+    """dulwich reads the config files again at every ``get_config`` (and the
+    user's at every ``get_config_stack``); a sync asks four times (the remote's
+    url, its transport, the loose objects' level, the signing key) and writes
+    none: each is read once for this sync's repository object."""
+    from dulwich.repo import Repo
+
+    read: dict[str, Any] = {}
+
+    def config():
+        if "repo" not in read:
+            read["repo"] = Repo.get_config(repo)
+        return read["repo"]
+
+    def stack():
+        if "stack" not in read:
+            read["stack"] = Repo.get_config_stack(repo)
+        return read["stack"]
+
+    repo.get_config = config
+    repo.get_config_stack = stack
 
 
 def _fast_loose_objects(repo) -> None:
@@ -336,32 +366,102 @@ def _fetch_few_locally(repo, client, path: str, wants) -> bool:
     """A path remote's few new objects (an incremental sync), copied one by one.
 
     dulwich's local fetch builds a pack, and to reuse the remote's deltas it
-    reads through the remote's whole pack: for one new event on a large ref
-    that is most of a sync's time. A handful of objects is cheaper copied
+    reads through the remote's whole pack; its negotiation also walks every
+    commit the two sides have in common (one per sync: O(syncs)). Here the
+    walk goes back from the remote's commit only until commits this clone
+    already has (``_new_objects``), and a handful of objects is cheaper copied
     (each read by its pack index). Returns False when this is not a path
-    remote or there are many objects: the ordinary fetch does it."""
+    remote, its ref is not a commit, or there are many objects: the ordinary
+    fetch does it."""
     from dulwich.client import LocalGitClient
     from dulwich.repo import Repo
 
     if not isinstance(client, LocalGitClient):
         return False
     with Repo(os.fsdecode(path)) as source:
-        missing = source.find_missing_objects(wants, repo.get_graph_walker(), None)
-        if missing is None:
+        refs = source.refs.as_dict()
+        want = wants({name: sha for name, sha in refs.items() if sha in source.object_store})
+        if not want:
             return True
-        found = []
-        for oid, _hint in missing:
-            found.append(oid)
-            if len(found) > _FEW_OBJECTS:
-                return False
+        found = _new_objects(source.object_store, repo.object_store, want, _FEW_OBJECTS)
+        if found is None:
+            return False
         if len(found) < _UNPACK_LIMIT:
             # as git's fetch.unpackLimit: a few objects are stored loose, not as
-            # one more small pack that every later lookup would have to search
-            for oid in found:
-                repo.object_store.add_object(source.object_store[oid])
+            # one more small pack that every later lookup would have to search;
+            # each after the objects it names, so a commit or tree this clone
+            # has is whole (a walk stops there)
+            for obj in found:
+                repo.object_store.add_object(obj)
         else:
-            repo.object_store.add_objects([(source.object_store[oid], None) for oid in found])
+            repo.object_store.add_objects([(obj, None) for obj in found])
     return True
+
+
+def _new_objects(source, local, wants: list[bytes], limit: int) -> list | None:
+    """The objects reachable from ``wants`` in ``source`` that ``local`` lacks,
+    each after every object it names (blobs and subtrees before their tree,
+    a tree before its commit, parents before children); None when there are
+    more than ``limit`` or the history is not plain commits and trees (the
+    ordinary fetch copes with those).
+
+    A commit ``local`` holds, with its tree, is not walked past, nor a tree it
+    holds: what this clone has is whole, as git assumes of the commits it
+    has. So one new event costs the new commit and the few trees and blobs it
+    changed, whatever the length of the history or of the ref."""
+    import stat
+
+    from dulwich.objects import Commit, Tree
+
+    commits: list = []
+    seen: set[bytes] = set()
+    stack = list(wants)
+    while stack:
+        sha = stack.pop()
+        if sha in seen:
+            continue
+        seen.add(sha)
+        if sha in local:
+            obj = local[sha]
+            if not isinstance(obj, Commit):
+                return None
+            if obj.tree in local:
+                continue
+        obj = source[sha]
+        if not isinstance(obj, Commit) or len(seen) > limit:
+            return None
+        commits.append(obj)
+        stack.extend(obj.parents)
+    found: list = []
+
+    def tree(sha: bytes) -> bool:
+        if sha in seen or sha in local:
+            return True
+        seen.add(sha)
+        obj = source[sha]
+        if not isinstance(obj, Tree):
+            return False
+        for entry in obj.iteritems():
+            if stat.S_ISDIR(entry.mode):
+                if not tree(entry.sha):
+                    return False
+            elif stat.S_ISREG(entry.mode) or stat.S_ISLNK(entry.mode):
+                if entry.sha not in seen and entry.sha not in local:
+                    seen.add(entry.sha)
+                    found.append(source[entry.sha])
+            else:
+                return False  # a submodule: not a ledger ref's shape
+            if len(found) > limit:
+                return False
+        found.append(obj)
+        return True
+
+    for commit in reversed(commits):  # oldest first
+        if not tree(commit.tree):
+            return None
+    order = {commit.id: n for n, commit in enumerate(reversed(commits))}
+    found.extend(sorted(commits, key=lambda c: order[c.id]))
+    return found if len(found) <= limit else None
 
 
 def _pack_data_for(repo, client, path: str):
@@ -796,6 +896,9 @@ class _Round:
         import sqlite3
 
         db = self.id_db
+        if sum(self.out[feed].head.offset - start for feed, (start, _tail) in appended.items()
+               if feed in self.out) <= _CACHE_LAG:
+            return  # a small import: the next one searches these bytes (``_cached_ids``)
         try:
             db.execute("BEGIN")
             for feed, (start, tail) in appended.items():
@@ -838,6 +941,8 @@ class _Round:
         for gone in set(scanned) - set(names):
             db.execute("DELETE FROM ids WHERE feed = ?", (gone,))
             db.execute("DELETE FROM scanned WHERE feed = ?", (gone,))
+        gained: list[tuple[str, os.stat_result, tuple | None, int, bytes]] = []
+        replaced = False
         for feed in names:
             st = self.local.stat(feed)
             if st is None:
@@ -847,11 +952,19 @@ class _Round:
             if offset and (ino != st.st_ino or offset > st.st_size
                            or self.local.read(feed, offset - len(tail), len(tail)) != tail):
                 db.execute("DELETE FROM ids WHERE feed = ?", (feed,))
-                offset, tail = 0, b""
-            if offset < st.st_size:
-                offset, tail = self._cache_lines(db, feed, offset, st.st_size, tail)
-            if known != (st.st_ino, offset, tail):
-                db.execute("INSERT OR REPLACE INTO scanned VALUES (?, ?, ?, ?)", (feed, st.st_ino, offset, tail))
+                offset, tail, replaced = 0, b"", True
+            if offset < st.st_size or (known is not None and known != (st.st_ino, offset, tail)):
+                gained.append((feed, st, known, offset, tail))
+        lazy: list[tuple[str, int, int]] = []
+        if not replaced and sum(st.st_size - offset for _feed, st, _known, offset, _tail in gained) <= _CACHE_LAG:
+            lazy = [(feed, offset, st.st_size) for feed, st, _known, offset, _tail in gained]
+        else:
+            for feed, st, known, offset, tail in gained:
+                if offset < st.st_size:
+                    offset, tail = self._cache_lines(db, feed, offset, st.st_size, tail)
+                if known != (st.st_ino, offset, tail):
+                    db.execute("INSERT OR REPLACE INTO scanned VALUES (?, ?, ?, ?)",
+                               (feed, st.st_ino, offset, tail))
         found: dict[str, str] = {}
         ordered = sorted(wanted)
         for at in range(0, len(ordered), 500):
@@ -859,6 +972,9 @@ class _Round:
             found.update(db.execute(f"SELECT id, feed FROM ids WHERE id IN ({','.join('?' * len(part))})",
                                     part).fetchall())
         db.execute("COMMIT")
+        for feed, offset, size in lazy:  # what feeds gained since the cache recorded them: searched, not recorded
+            for event_id in self._local_ids(feed, wanted - set(found), offset, size):
+                found.setdefault(event_id, feed)
         return found
 
     def _cache_lines(self, db, feed: str, offset: int, size: int, tail: bytes) -> tuple[int, bytes]:
@@ -889,7 +1005,7 @@ class _Round:
             carry = data[cut:]
         return offset, tail
 
-    def _local_ids(self, feed: str, wanted: set[str]) -> Iterator[str]:
+    def _local_ids(self, feed: str, wanted: set[str], start: int = 0, end: int | None = None) -> Iterator[str]:
         """Those of ``wanted`` that are the id of an event of a local feed.
 
         Found by their place in a line rather than by parsing every line (a
@@ -898,19 +1014,22 @@ class _Round:
         ids, every id in that place is read first to keep the candidates. A
         line where a candidate is found is then parsed, so an id a payload
         merely quotes is not taken for an event's. The feed was verified
-        when it was written."""
-        st = self.local.stat(feed)
-        if st is None:
-            return
+        when it was written. ``start`` (a line's first byte) and ``end``:
+        only that part of the feed (by default, all of it)."""
+        if end is None:
+            st = self.local.stat(feed)
+            if st is None:
+                return
+            end = st.st_size
         found: set[str] = set()
-        at, carry = 0, b""
-        while at < st.st_size and len(found) < len(wanted):
-            data = self.local.read(feed, at, min(_ID_CHUNK, st.st_size - at))
+        at, carry = start, b""
+        while at < end and len(found) < len(wanted):
+            data = self.local.read(feed, at, min(_ID_CHUNK, end - at))
             if not data:
                 break
             at += len(data)
             data = carry + data
-            cut = data.rfind(b"\n") + 1 if at < st.st_size else len(data)
+            cut = data.rfind(b"\n") + 1 if at < end else len(data)
             candidates = wanted - found
             if len(candidates) > _FEW_IDS:
                 candidates &= {m.group(1).decode("utf-8", "replace") for m in _EVENT_ID.finditer(data, 0, cut)}
@@ -1139,8 +1258,8 @@ class _Round:
                     raise _Refuse(RefusedFeed(feed, "remote", "torn", head.seq + 1,
                                               f"the remote's feed {feed} ends inside a batch begun at byte "
                                               f"{head.offset}"))
-                out.flush()
-                os.fsync(out.fileno())
+                # not fsynced here: the feed it is appended to is (once per import), and a
+                # new feed's staged file just before it is renamed into place
         except LedgerCorrupt as exc:
             problem = _problem_of(feed, "remote", exc)
             if problem.kind in ("fork", "broken_chain") and problem.seq == local.seq + 1:
@@ -1349,14 +1468,22 @@ class _Round:
                 st = os.stat(self.local.path(feed))
                 tree = self.out[feed]
                 self.new_state[feed] = {"ino": st.st_ino, "size": tree.head.offset, "hash": tree.head.hash}
+        renamed = bool(self.rewrites)  # a file renamed into (or created in) the feeds' folder: it is fsynced too
         for feed, staging, local, size in self.staged:
             target = self.local.path(feed)
             try:
                 if size == 0 and local.offset == 0:
+                    fd = os.open(staging, os.O_RDONLY)
+                    try:
+                        os.fsync(fd)
+                    finally:
+                        os.close(fd)
                     os.replace(staging, target)
+                    renamed = True
                 else:
                     if size > local.offset:
                         self._quarantine_tail(feed, local.offset)
+                        renamed = True
                     with open(staging, "rb") as source:
                         fd = os.open(target, os.O_WRONLY | os.O_APPEND)
                         try:
@@ -1371,7 +1498,8 @@ class _Round:
             st = os.stat(target)
             remote = self.out[feed]
             self.new_state[feed] = {"ino": st.st_ino, "size": remote.head.offset, "hash": remote.head.hash}
-        files.fsync_dir(self.local.dir)
+        if renamed:  # an append to a feed changes no entry of the folder: the feed's own fsync holds it
+            files.fsync_dir(self.local.dir)
 
     def _quarantine_tail(self, feed: str, offset: int) -> None:
         """Bytes after the sound end of a feed sync appends to (an import cut
@@ -1587,7 +1715,7 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
         seen = {**acked, **{feed: max(seq, acked.get(feed, 0)) for feed, seq in held.items()}}
         local_sha = repo.refs.as_dict().get(ref)
         try:
-            base_feeds = read_feeds(repo, local_sha)
+            base_feeds = read_feeds(repo, local_sha, known=remote_feeds)  # the folders both hold: read once
         except BadRefFeed:
             base_feeds, local_sha = {}, None  # a damaged local ref is rebuilt from the feeds
         work = _Round(project, repo, _LocalFeeds(project, count), base_feeds, remote_feeds,

@@ -58,8 +58,8 @@ APPROVAL_NOTE = ("the baton MCP server is approved in .claude/settings.local.jso
                  "Claude Code starts it without asking, headless too")
 
 
-def _files(command: str, lines: tuple[str, ...]) -> list[ConfigFile]:
-    return [ConfigFile(".claude/settings.json", merge={"hooks": matcher_groups(HOOKS, lines)}),
+def _files(command: str, hooks: tuple[HookCommand, ...], lines: tuple[str, ...]) -> list[ConfigFile]:
+    return [ConfigFile(".claude/settings.json", merge={"hooks": matcher_groups(hooks, lines)}),
             ConfigFile(".mcp.json",
                        merge={"mcpServers": {"baton": {**mcp_server(command), "alwaysLoad": ALWAYS_LOAD}}}),
             ConfigFile(LOCAL_SETTINGS, merge={"enabledMcpjsonServers": ["baton"]}, note=APPROVAL_NOTE),

@@ -41,9 +41,10 @@ HOOKS = (
 
 
 TRUST_STEP = ("Codex runs these hooks only once you trust them: run `codex` in this folder (trust the folder "
-              f"when asked), type /hooks and trust Baton's {len(HOOKS)} hooks, and again after an install-hooks "
+              "when asked), type /hooks and trust Baton's {hooks} hooks, and again after an install-hooks "
               "that changes them (`codex exec` alone: --dangerously-bypass-hook-trust)")
-"""Codex 0.171: an untrusted hook never runs, and nothing says so (docs/hooks.md, Codex)."""
+"""Codex 0.171: an untrusted hook never runs, and nothing says so (docs/hooks.md, Codex).
+``{hooks}`` is how many ``install-hooks`` wired (``--events``)."""
 
 
 def _toml_body(command: str) -> str:
@@ -55,8 +56,8 @@ def _toml_body(command: str) -> str:
             f"args = {orjson.dumps(server['args']).decode().replace(',', ', ')}\n")
 
 
-def _files(command: str, lines: tuple[str, ...]) -> list[ConfigFile]:
-    return [ConfigFile(".codex/hooks.json", merge={"hooks": matcher_groups(HOOKS, lines, timeout=30)}),
+def _files(command: str, hooks: tuple[HookCommand, ...], lines: tuple[str, ...]) -> list[ConfigFile]:
+    return [ConfigFile(".codex/hooks.json", merge={"hooks": matcher_groups(hooks, lines, timeout=30)}),
             ConfigFile(".codex/config.toml", toml_table="mcp_servers.baton", toml_body=_toml_body(command)),
             agents_skill()]
 

@@ -66,11 +66,11 @@ def _answer(metadata: SessionMetadata, context: str) -> dict[str, Any]:
     return {"additional_context": context}
 
 
-def _files(command: str, lines: tuple[str, ...]) -> list[ConfigFile]:
-    hooks = {hook.event: [{"command": line}] for hook, line in zip(HOOKS, lines)}
+def _files(command: str, hooks: tuple[HookCommand, ...], lines: tuple[str, ...]) -> list[ConfigFile]:
+    entries = {hook.event: [{"command": line}] for hook, line in zip(hooks, lines)}
     return [ConfigFile(".cursor/mcp.json", merge=mcp_servers(command)),
             ConfigFile(".cursor/rules/baton.mdc", text=RULE),
-            ConfigFile(".cursor/hooks.json", merge={"version": 1, "hooks": hooks}),
+            ConfigFile(".cursor/hooks.json", merge={"version": 1, "hooks": entries}),
             agents_skill()]
 
 

@@ -65,9 +65,9 @@ def _answer(metadata: SessionMetadata, context: str) -> dict[str, Any]:
     return {"hookSpecificOutput": {"additionalContext": context}}
 
 
-def _files(command: str, lines: tuple[str, ...]) -> list[ConfigFile]:
-    hooks = matcher_groups(HOOKS, lines, name="baton", timeout=30000)
-    return [ConfigFile(".gemini/settings.json", merge={"hooks": hooks, **mcp_servers(command)}), agents_skill()]
+def _files(command: str, hooks: tuple[HookCommand, ...], lines: tuple[str, ...]) -> list[ConfigFile]:
+    groups = matcher_groups(hooks, lines, name="baton", timeout=30000)
+    return [ConfigFile(".gemini/settings.json", merge={"hooks": groups, **mcp_servers(command)}), agents_skill()]
 
 
 ADAPTER = CommandHookAdapter(

@@ -45,9 +45,37 @@ from typing import Any, Mapping
 from baton.model import frozen
 
 from baton.errors import InputError, StorageError, UnsafePath
-from baton.harnesses.protocol import ConfigFile
+from baton.harnesses.protocol import HOOK_ROLES, ConfigFile
 
 DEFAULT_COMMAND = "baton"
+
+ALL_EVENTS = tuple(HOOK_ROLES)
+"""``--events``' names (start, end, compact, prompt), in order; all wired by default."""
+
+
+def parse_events(value: str | None) -> tuple[str, ...]:
+    """``--events``: a comma-separated list of ``ALL_EVENTS`` names (None: all of them), in
+    ``ALL_EVENTS``' order.
+
+    Raises:
+        InputError: an unknown name, or the list leaves out ``start`` or ``end`` (without them
+            no baton is handed on).
+    """
+    from baton.harnesses.protocol import REQUIRED_ROLES
+
+    if value is None:
+        return ALL_EVENTS
+    names = [word.strip().lower() for word in value.split(",") if word.strip()]
+    unknown = [name for name in names if name not in ALL_EVENTS]
+    if unknown:
+        raise InputError(f"--events: unknown event {', '.join(map(repr, unknown))}; "
+                         f"choose among {','.join(ALL_EVENTS)}", details={"unknown": unknown})
+    missing = [role for role in REQUIRED_ROLES if role not in names]
+    if missing:
+        raise InputError(f"--events must include {' and '.join(missing)}: without start and end no baton is handed on "
+                         f"(only {', '.join(r for r in ALL_EVENTS if r not in REQUIRED_ROLES)} can be left out)",
+                         details={"missing": missing})
+    return tuple(role for role in ALL_EVENTS if role in names)
 
 
 @frozen
@@ -81,24 +109,39 @@ class InstallResult:
     """What the user must still do before the harness runs the hooks (``HarnessAdapter.user_steps``)."""
     warnings: tuple[str, ...] = ()
     """One line each, for stderr: the command written is not found on ``PATH`` here."""
+    events: tuple[str, ...] = ALL_EVENTS
+    """The hook events wired (``--events``: ``HOOK_ROLES`` names, in their order)."""
+
+    @property
+    def left_out(self) -> tuple[str, ...]:
+        return tuple(role for role in ALL_EVENTS if role not in self.events)
 
     def to_json(self) -> dict[str, Any]:
         return {"harness": self.harness, "root": self.root, "dryRun": self.dry_run, "initialized": self.initialized,
+                "events": list(self.events), "leftOut": list(self.left_out),
                 "changed": any(c.action != "unchanged" for c in self.changes),
                 "files": [c.to_json() for c in self.changes], "userSteps": list(self.user_steps),
                 "warnings": list(self.warnings)}
+
+    def _events_line(self) -> str:
+        return (f"hooks for {', '.join(self.events)}; left out: {', '.join(self.left_out)} "
+                "(--events; run it again without it to add them)")
 
     def render(self) -> str:
         if self.dry_run:
             diffs = [c.diff for c in self.changes if c.diff]
             text = "\n".join(diffs).rstrip("\n") if diffs else f"{self.harness}: already installed; nothing to change"
             text += "".join(f"\n# {c.note}" for c in self.changes if c.note)
+            if self.left_out:
+                text += f"\n# {self._events_line()}"
             if self.initialized:
                 text += f"\n# and initialise a Baton project in {self.project or self.root}/.baton (baton init)"
             return text + "".join(f"\n# then: {step}" for step in self.user_steps)
         verbs = {"created": "created", "updated": "updated", "unchanged": "unchanged"}
         lines = [f"{self.harness}: {verbs[c.action]} {c.path}" for c in self.changes]
         lines += [f"{self.harness}: {c.note}" for c in self.changes if c.note]
+        if self.left_out:
+            lines.append(f"{self.harness}: {self._events_line()}")
         if self.initialized:
             lines.insert(0, f"Initialised a Baton project in {self.project or self.root}/.baton")
         lines += [f"{self.harness}: still to do: {step}" for step in self.user_steps]
@@ -356,6 +399,10 @@ def new_text(spec: ConfigFile, old: str | None) -> str:
         if not isinstance(existing, dict):
             raise InputError(f"{spec.path} is not a JSON object; fix it by hand, then run this again")
     merged = merge_json(existing, spec.merge or {}, where=f"{spec.path}: ")
+    if spec.omitted and isinstance(merged.get("hooks"), dict):
+        from baton.harnesses.wiring import without_hooks
+
+        merged["hooks"] = without_hooks(merged["hooks"], set(spec.omitted))
     if old is not None and merged == existing:
         return old
     return orjson.dumps(merged, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"
@@ -402,8 +449,12 @@ def command_words(command: str) -> tuple[str, ...]:
 
 
 def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = False,
-                  command: str = DEFAULT_COMMAND, worktree: str | os.PathLike | None = None) -> InstallResult:
+                  command: str = DEFAULT_COMMAND, worktree: str | os.PathLike | None = None,
+                  events: tuple[str, ...] = ALL_EVENTS) -> InstallResult:
     """Merge ``harness``'s configuration into the project at ``root``.
+
+    Only the hooks of ``events`` (``parse_events``) are wired; Baton's hooks for the
+    others, left by an earlier install, are taken out.
 
     The files go to ``worktree`` when given (the linked worktree the command
     runs in: the harness reads that checkout's files), the project
@@ -427,7 +478,7 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     warnings = () if resolve_program(words[0]) else (not_found_warning(words[0], harness),)
     planned = []
     originals = []
-    for spec in chosen.configuration(shlex.join(words)):
+    for spec in chosen.configuration(shlex.join(words), events):
         path = _contained(base, spec.path)
         old = _read(path)
         text = new_text(spec, old)
@@ -441,11 +492,12 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
             originals.append((original_path(project, base, harness, spec.path), path))
     changes = tuple(change for _, _, change in planned)
     elsewhere = str(project) if base != project else None
-    steps = tuple(getattr(chosen, "user_steps", ()))
+    wired = sum(1 for hook in chosen.hooks if chosen.role(hook) in events)
+    steps = tuple(step.replace("{hooks}", str(wired)) for step in getattr(chosen, "user_steps", ()))
     if dry_run:
         would_init = not (project / ".baton" / "config.json").is_file()
         return InstallResult(harness, str(base), True, changes, would_init, project=elsewhere, user_steps=steps,
-                             warnings=warnings)
+                             warnings=warnings, events=events)
     for keep, path in originals:  # before the file changes: its own bytes, for --remove to put back
         if keep is not None:
             _keep_original(keep, path)
@@ -456,7 +508,7 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
 
     initialized = Baton.init(project).created
     return InstallResult(harness, str(base), False, changes, initialized, project=elsewhere, user_steps=steps,
-                         warnings=warnings)
+                         warnings=warnings, events=events)
 
 
 ORIGINALS = ".baton/install-originals"

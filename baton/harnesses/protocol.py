@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections import namedtuple
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
-    from typing import Any, Callable, Mapping, Protocol, TypeVar, dataclass_transform
+    from typing import Any, Callable, Iterable, Mapping, Protocol, TypeVar, dataclass_transform
 
     _T = TypeVar("_T")
 
@@ -57,6 +57,14 @@ SESSION_END = "session_end"
 USER_PROMPT = "user_prompt"
 IGNORED = "ignored"
 KINDS = (SESSION_START, PRE_COMPACT, SESSION_END, USER_PROMPT)
+
+HOOK_ROLES = {"start": SESSION_START, "end": SESSION_END, "compact": PRE_COMPACT, "prompt": USER_PROMPT}
+"""``install-hooks --events``: the names of the four hook events, the same in every harness."""
+REQUIRED_ROLES = ("start", "end")
+"""The events a baton needs (the brief at a start, the baton at an end): always wired."""
+OPTIONAL_ROLES = ("compact", "prompt")
+"""The events ``--events`` may leave out (docs/hooks.md, "What each hook costs"): ``baton doctor``
+says nothing of their absence."""
 
 
 @value_class
@@ -113,6 +121,9 @@ class ConfigFile:
     """A whole file Baton owns (a rule file): written when absent or different."""
     note: str | None = None
     """One line ``install-hooks`` prints when it changes this file: what the change means."""
+    omitted: tuple[tuple[str, ...], ...] = ()
+    """JSON hooks: the signatures (``hook_signature``) of Baton's hooks to take out of the
+    file, for the events ``install-hooks --events`` leaves out."""
 
 
 class HarnessAdapter(Protocol):
@@ -129,7 +140,9 @@ class HarnessAdapter(Protocol):
         """The answer on stdout: ``context`` in the harness's shape, or its empty answer."""
         ...
 
-    def configuration(self, command: str) -> list[ConfigFile]: ...
+    def configuration(self, command: str, roles: Iterable[str] | None = None) -> list[ConfigFile]:
+        """The files to merge; ``roles`` (``HOOK_ROLES`` names, None: all) the hook events wired."""
+        ...
 
 
 NONBLOCKING_SUFFIX = " || exit 1"
@@ -176,9 +189,9 @@ class CommandHookAdapter:
     name: str
     kinds: Mapping[str, str]
     hooks: tuple[HookCommand, ...]
-    files: Callable[[str, tuple[str, ...]], list[ConfigFile]]
-    """Given the command prefix (a shell command line, each word quoted) and each hook's
-    full command line, the files to merge."""
+    files: Callable[[str, tuple[HookCommand, ...], tuple[str, ...]], list[ConfigFile]]
+    """Given the command prefix (a shell command line, each word quoted), the hooks to wire
+    and each one's full command line, the files to merge."""
     answer: Callable[[SessionMetadata, str], dict[str, Any]]
     """The harness's JSON answer carrying ``context`` at a session start."""
     empty_answer: str = ""
@@ -246,11 +259,23 @@ class CommandHookAdapter:
 
         return orjson.dumps(self.answer(metadata, context)).decode()
 
-    def command_lines(self, command: str) -> tuple[str, ...]:
-        return tuple(f"{command} hook {self.name} {hook.event}{self.command_suffix}" for hook in self.hooks)
+    def command_lines(self, command: str, hooks: tuple[HookCommand, ...] | None = None) -> tuple[str, ...]:
+        return tuple(f"{command} hook {self.name} {hook.event}{self.command_suffix}"
+                     for hook in (self.hooks if hooks is None else hooks))
 
-    def configuration(self, command: str) -> list[ConfigFile]:
-        return self.files(command, self.command_lines(command))
+    def role(self, hook: HookCommand) -> str:
+        """The ``HOOK_ROLES`` name of one of this harness's hooks."""
+        kind = self.kinds[hook.event]
+        return next(role for role, known in HOOK_ROLES.items() if known == kind)
+
+    def configuration(self, command: str, roles: Iterable[str] | None = None) -> list[ConfigFile]:
+        wanted = set(HOOK_ROLES if roles is None else roles)
+        hooks = tuple(hook for hook in self.hooks if self.role(hook) in wanted)
+        files = self.files(command, hooks, self.command_lines(command, hooks))
+        omitted = tuple(("hook", self.name, hook.event) for hook in self.hooks if hook not in hooks)
+        if not omitted:
+            return files
+        return [spec._replace(omitted=omitted) if spec.merge and "hooks" in spec.merge else spec for spec in files]
 
 
 def _asks_for_handoff(payload: Mapping[str, Any], unwrap: Callable[[str], str] | None = None) -> bool:

@@ -165,6 +165,7 @@ class HarnessWiring:
     hooks: dict[str, list[str]]
     """Per event, Baton's hook command lines."""
     missing_events: tuple[str, ...]
+    """The events a baton needs (start, end) without Baton's hook."""
     mcp: dict[str, Any] | None
     """Baton's MCP server entry (``command``, ``args``…), if there."""
     owned: dict[str, str]
@@ -172,6 +173,9 @@ class HarnessWiring:
     broken: dict[str, str] = attrs.field(factory=dict)
     """Each configuration file that is there but cannot be read or updated (it does not parse,
     it is not a JSON object, ``install-hooks`` would refuse it), with why, in one phrase."""
+    left_out: tuple[str, ...] = ()
+    """The optional events (compaction, prompt) without Baton's hook: ``install-hooks --events``
+    leaves them out on purpose, so no gap."""
 
     @property
     def wired(self) -> bool:
@@ -211,9 +215,13 @@ def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
         if spec.toml_table is not None or (spec.merge and "mcpServers" in spec.merge):
             mcp = mcp or _mcp_entry(spec, text)
     from baton.harnesses import adapter
+    from baton.harnesses.protocol import OPTIONAL_ROLES
 
-    missing = tuple(hook.event for hook in adapter(harness).hooks if hook.event not in hooks)
-    return HarnessWiring(harness, hooks, missing, mcp, owned, broken)
+    chosen = adapter(harness)
+    absent = [hook for hook in chosen.hooks if hook.event not in hooks]
+    missing = tuple(hook.event for hook in absent if chosen.role(hook) not in OPTIONAL_ROLES)
+    left_out = tuple(hook.event for hook in absent if chosen.role(hook) in OPTIONAL_ROLES)
+    return HarnessWiring(harness, hooks, missing, mcp, owned, broken, left_out)
 
 
 def _problem(path: Path, spec: ConfigFile, text: str | None) -> str | None:
@@ -272,7 +280,8 @@ def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
         return "warn", f"{'; '.join(gaps)}; run `baton install-hooks --harness {harness}`"
     hooks = sum(len(lines) for lines in wiring.hooks.values())
     programs = ", ".join(resolve_program(p) or p for p in wiring.programs())
-    return "ok", f"{hooks} hooks and the `baton` MCP server run {programs}; skill current"
+    left_out = f" (no hook for {', '.join(wiring.left_out)}: left out, see --events)" if wiring.left_out else ""
+    return "ok", f"{hooks} hooks{left_out} and the `baton` MCP server run {programs}; skill current"
 
 
 # -- taking it out ---------------------------------------------------------------------------
@@ -327,6 +336,41 @@ def _without_batons_json(config: dict[str, Any], spec: ConfigFile, harness: str)
     return out
 
 
+def without_hooks(hooks: dict[str, Any], signatures: set[tuple[str, ...]]) -> dict[str, Any]:
+    """A ``hooks`` section without the hooks whose command has one of ``signatures``
+    (``hook_signature``), and the matcher groups and events that left empty. Every
+    other hook, group and event is kept as it is."""
+    out = dict(hooks)
+
+    def gone(hook: Any) -> bool:
+        return isinstance(hook, dict) and _signature(hook.get("command")) in signatures
+
+    for event in list(out):
+        entries = out[event]
+        if not isinstance(entries, list):
+            continue
+        kept, changed = [], False
+        for entry in entries:
+            if isinstance(entry, dict) and "command" not in entry and isinstance(entry.get("hooks"), list):
+                inner = [h for h in entry["hooks"] if not gone(h)]
+                if len(inner) != len(entry["hooks"]):
+                    changed = True
+                    if inner:
+                        kept.append({**entry, "hooks": inner})
+                    continue
+                kept.append(entry)
+            elif gone(entry):
+                changed = True
+            else:
+                kept.append(entry)
+        if changed:
+            if kept:
+                out[event] = kept
+            else:
+                del out[event]
+    return out
+
+
 def _stripped_json(config: dict[str, Any], spec: ConfigFile, harness: str) -> dict[str, Any]:
     """``config`` without Baton's hooks, ``baton`` server and list members (and what that left empty)."""
     import copy
@@ -335,33 +379,11 @@ def _stripped_json(config: dict[str, Any], spec: ConfigFile, harness: str) -> di
     events = _events(harness)
     merge = spec.merge or {}
     if "hooks" in merge and isinstance(out.get("hooks"), dict):
-        hooks, removed = out["hooks"], False
-        for event in list(hooks):
-            entries = hooks[event]
-            if not isinstance(entries, list):
-                continue
-            kept, changed = [], False
-            for entry in entries:
-                if isinstance(entry, dict) and "command" not in entry and isinstance(entry.get("hooks"), list):
-                    inner = [h for h in entry["hooks"] if not _is_batons(h, harness, events)]
-                    if len(inner) != len(entry["hooks"]):
-                        changed = True
-                        if inner:
-                            kept.append({**entry, "hooks": inner})
-                        continue
-                    kept.append(entry)
-                elif _is_batons(entry, harness, events):
-                    changed = True
-                else:
-                    kept.append(entry)
-            if changed:
-                removed = True
-                if kept:
-                    hooks[event] = kept
-                else:
-                    del hooks[event]
-        if removed and not hooks:
+        hooks = without_hooks(out["hooks"], {("hook", harness, event) for event in events})
+        if hooks != out["hooks"] and not hooks:
             del out["hooks"]
+        else:
+            out["hooks"] = hooks
     if "mcpServers" in merge and isinstance(out.get("mcpServers"), dict) and "baton" in out["mcpServers"]:
         del out["mcpServers"]["baton"]
         if not out["mcpServers"]:

@@ -24,9 +24,10 @@ import socket
 import subprocess
 import sys
 import threading
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -279,6 +280,36 @@ def ledger_events(project: Path, env: dict[str, str]) -> list[dict[str, Any]]:
 
 def event_types(project: Path, env: dict[str, str]) -> list[str]:
     return [e.get("type") for e in ledger_events(project, env)]
+
+
+@contextmanager
+def cpu_hog(seconds: int = 900) -> Iterator[None]:
+    """Every core kept busy (one spinning process each, at the same priority as the harness)
+    while the block runs; each spinner also stops by itself after ``seconds``, should the
+    test process die first."""
+    spin = f"import time\nend = time.time() + {seconds}\nwhile time.time() < end: pass"
+    hogs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(os.cpu_count() or 2)]
+    try:
+        yield
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+
+
+def no_baton_lost_beside_a_cpu_hog(hand_off: Callable[[], Any], types: Callable[[], list[str]],
+                                   sessions: int = 3) -> None:
+    """The load scenario, for any harness: ``sessions`` sessions in a row, each handing off
+    (``hand_off``: one whole session whose agent readies a handoff) while every core is busy.
+    Each session's end leaves its baton (``types``: the ledger's event types, oldest first),
+    and each session after the first received the one before. No assertion is about time:
+    a lost baton shows as a missing ``baton.created``, a stall as the run's own timeout."""
+    with cpu_hog():
+        for n in range(1, sessions + 1):
+            hand_off()
+            created = types().count("baton.created")
+            assert created == n, f"session {n} of {sessions} under load: {created} batons created, not {n}"
+    assert types().count("baton.claimed") == sessions - 1  # each later session received the one before
 
 
 Replier = Callable[[Recorded], Any]

@@ -276,3 +276,20 @@ def test_a_session_end_hook_slower_than_claude_codes_default_still_hands_the_bat
     assert installed.returncode == 0, installed.stderr
     _, handoff = hand_off_through_the_prepared_draft(claude, project, env, model)
     assert [subject(e) for e in events(project, env, "baton.created")] == [handoff]
+
+
+def test_without_the_prompt_hook_a_handoff_request_runs_no_hook_and_the_agents_handoff_is_still_handed_on(
+        claude, project, env, model):
+    """``install-hooks --events start,end,compact``: Claude Code runs no Baton hook on a prompt (no draft,
+    no notice), and a handoff the agent captures over MCP is still handed on at the session's end."""
+    wired = run_baton(project, env, "install-hooks", "--harness", "claude-code", "--events", "start,end,compact")
+    assert wired.returncode == 0, wired.stderr
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    assert "UserPromptSubmit" not in settings["hooks"]
+    model.script = capture_validate_ready(session_id=session_named_in)
+    session(claude, project, env, model, "handoff")
+    assert "Baton prepared a draft" not in said(model.turns()[0])
+    (captured,) = events(project, env, "handoff.captured")  # the agent's own, no draft of Baton's
+    (created,) = events(project, env, "baton.created")
+    assert subject(created) == subject(captured)
+    assert not events(project, env, "detector.recommended")

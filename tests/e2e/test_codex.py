@@ -36,7 +36,8 @@ from typing import Any, Iterator
 import pytest
 
 from tests.e2e.common import (
-    BATON_BIN, ProxyTrap, git_project, harness_env, harness_program, ledger_events, run_baton,
+    BATON_BIN, ProxyTrap, git_project, harness_env, harness_program, ledger_events, no_baton_lost_beside_a_cpu_hog,
+    run_baton,
 )
 from tests.e2e.fake_openai import Call, FakeResponses, function_outputs, tool_names
 from tests.harness_support import lock_held_elsewhere
@@ -395,16 +396,21 @@ def _draft_named_in(recorded) -> str:
 
 
 def _complete_the_draft() -> list[Any]:
-    """The agent's replies to "handoff": capture the draft's continuation over MCP, validate it, make it ready."""
+    """The agent's replies to "handoff": capture the draft's continuation over MCP, validate it, make it ready
+    (the capture's result is the session's first tool output, whatever its call id: the fake numbers
+    calls across sessions)."""
+    captured: dict[str, str] = {}
+
     def capture(recorded):
         return Call("handoff_capture", {**_capture_body(), "parent": _draft_named_in(recorded)}, MCP)
 
     def validate(recorded):
-        return Call("handoff_validate", {"id": result_of(recorded, "call_1")["id"]}, MCP)
+        [call_id] = function_outputs(recorded)
+        captured["id"] = result_of(recorded, call_id)["id"]
+        return Call("handoff_validate", {"id": captured["id"]}, MCP)
 
     def ready(recorded):
-        return Call("handoff_ready", {"id": result_of(recorded, "call_1")["id"],
-                                      "accept_warnings": "a scripted end-to-end session"}, MCP)
+        return Call("handoff_ready", {"id": captured["id"], "accept_warnings": "a scripted end-to-end session"}, MCP)
 
     return [capture, validate, ready, "Handed off."]
 
@@ -527,3 +533,9 @@ def test_a_session_ends_normally_when_baton_is_not_on_path(codex):
     told = hello(codex, {**codex.env, "PATH": path})
     assert "## Baton" not in told
     assert "session.begun" not in codex.types()
+
+
+def test_no_baton_is_lost_beside_a_cpu_hog(codex):
+    """Each session hands off (the agent completes the draft Baton prepared) while every core is busy:
+    each session's Stop leaves its baton, and the next session receives it."""
+    no_baton_lost_beside_a_cpu_hog(lambda: codex.run("handoff", _complete_the_draft()), codex.types)

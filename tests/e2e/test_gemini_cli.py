@@ -20,7 +20,8 @@ import pytest
 
 from baton.domain.batons import HANDOFF_HEADING, LATEST_HEADING
 from tests.e2e.common import (
-    BATON_BIN, git_project, harness_env, harness_program, ledger_events, run_baton, run_harness,
+    BATON_BIN, git_project, harness_env, harness_program, ledger_events, no_baton_lost_beside_a_cpu_hog, run_baton,
+    run_harness,
 )
 from tests.e2e.fake_gemini import FakeGemini, Recorded, call, hook_contexts, tool_result, user_text
 from tests.e2e.test_codex import ProxyTrap
@@ -209,3 +210,9 @@ def test_without_baton_on_path_the_prompt_still_reaches_the_model_and_the_user_i
     assert user_text(request).rstrip().endswith("hello")
     assert "Hi." in gemini.last.stdout
     assert "baton: command not found" in gemini.last.stderr
+
+
+def test_no_baton_is_lost_beside_a_cpu_hog(gemini):
+    """Each session says "continue later" and its agent completes the draft while every core is busy:
+    each session's end leaves its baton, and the next session receives it."""
+    no_baton_lost_beside_a_cpu_hog(lambda: _hand_over(gemini), gemini.types)

@@ -1,0 +1,163 @@
+"""``baton install-hooks --events``: the optional hook events (compaction, prompt) can be
+left out; start and end cannot. Per harness: what is wired, what an install with fewer
+events takes out, ``--json``/``--dry-run`` saying so, ``--remove`` and ``baton doctor``."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from baton.harnesses import HARNESSES, adapter
+from baton.harnesses.install import ALL_EVENTS, install_hooks, parse_events
+from baton.harnesses.wiring import inspect_wiring
+from tests.cli_support import run, run_json
+
+HOOKS_FILE = {"claude-code": ".claude/settings.json", "codex": ".codex/hooks.json",
+              "gemini-cli": ".gemini/settings.json", "cursor": ".cursor/hooks.json"}
+PROMPT_EVENT = {"claude-code": "UserPromptSubmit", "codex": "UserPromptSubmit", "gemini-cli": "BeforeAgent",
+                "cursor": "beforeSubmitPrompt"}
+COMPACT_EVENT = {"claude-code": "PreCompact", "codex": "PreCompact", "gemini-cli": "PreCompress",
+                 "cursor": "preCompact"}
+PROGRAM = sys.executable
+"""A program found wherever the tests run, so ``baton doctor`` judges the wiring, not ``PATH``."""
+
+
+def _events(project_dir, harness: str) -> set[str]:
+    return set(json.loads((project_dir / HOOKS_FILE[harness]).read_text())["hooks"])
+
+
+def _snapshot(root):
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*")
+            if p.is_file() and ".baton" not in p.parts}
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_by_default_all_four_events_are_wired(project_dir, harness):
+    result = install_hooks(project_dir, harness)
+    assert result.events == ALL_EVENTS and result.left_out == ()
+    assert _events(project_dir, harness) == {hook.event for hook in adapter(harness).hooks}
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_events_without_prompt_wires_no_prompt_hook(project_dir, harness):
+    install_hooks(project_dir, harness, events=("start", "end", "compact"))
+    wired = _events(project_dir, harness)
+    assert PROMPT_EVENT[harness] not in wired and COMPACT_EVENT[harness] in wired and len(wired) == 3
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_events_start_end_wires_only_those_two(project_dir, harness):
+    install_hooks(project_dir, harness, events=("start", "end"))
+    wired = _events(project_dir, harness)
+    assert PROMPT_EVENT[harness] not in wired and COMPACT_EVENT[harness] not in wired and len(wired) == 2
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_an_install_with_fewer_events_takes_out_batons_hook_for_the_others(project_dir, harness):
+    install_hooks(project_dir, harness)
+    result = install_hooks(project_dir, harness, events=("start", "end", "compact"))
+    assert PROMPT_EVENT[harness] not in _events(project_dir, harness)
+    assert any(c.path == HOOKS_FILE[harness] and c.action == "updated" for c in result.changes)
+    again = install_hooks(project_dir, harness, events=("start", "end", "compact"))
+    assert {c.action for c in again.changes} == {"unchanged"}
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_an_install_without_events_adds_back_what_was_left_out(project_dir, harness):
+    install_hooks(project_dir, harness, events=("start", "end"))
+    install_hooks(project_dir, harness)
+    assert _events(project_dir, harness) == {hook.event for hook in adapter(harness).hooks}
+
+
+@pytest.mark.parametrize("harness", ["claude-code", "codex", "gemini-cli"])
+def test_leaving_an_event_out_keeps_another_tools_hook_on_it(project_dir, harness):
+    path = project_dir / HOOKS_FILE[harness]
+    path.parent.mkdir(parents=True)
+    theirs = {"type": "command", "command": "other-tool log"}
+    path.write_text(json.dumps({"hooks": {PROMPT_EVENT[harness]: [{"hooks": [theirs]}]}}))
+    install_hooks(project_dir, harness)
+    install_hooks(project_dir, harness, events=("start", "end", "compact"))
+    entries = json.loads(path.read_text())["hooks"][PROMPT_EVENT[harness]]
+    assert entries == [{"hooks": [theirs]}]
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_json_and_dry_run_say_which_events_are_wired(project_dir, capsys, harness):
+    out = run_json(capsys, project_dir, "install-hooks", "--harness", harness, "--events", "end,start,prompt",
+                   "--dry-run")
+    assert out["events"] == ["start", "end", "prompt"] and out["leftOut"] == ["compact"]
+    diff = next(f["diff"] for f in out["files"] if f["path"] == HOOKS_FILE[harness])
+    assert f"hook {harness} {PROMPT_EVENT[harness]}" in diff
+    assert f"hook {harness} {COMPACT_EVENT[harness]}" not in diff
+    assert _snapshot(project_dir) == {}
+    code, text, _ = run(capsys, project_dir, "install-hooks", "--harness", harness, "--events", "start,end",
+                        "--dry-run")
+    assert code == 0 and "left out: compact, prompt" in text
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_remove_takes_out_exactly_what_an_install_with_fewer_events_added(project_dir, capsys, harness):
+    path = project_dir / HOOKS_FILE[harness]
+    path.parent.mkdir(parents=True)
+    original = b'{\n  "hooks": {}, "mine": 1\n}\n'
+    path.write_bytes(original)
+    install_hooks(project_dir, harness, events=("start", "end"))
+    code, _, err = run(capsys, project_dir, "install-hooks", "--harness", harness, "--remove")
+    assert code == 0, err
+    assert path.read_bytes() == original
+    assert not inspect_wiring(project_dir, harness).wired
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_doctor_says_nothing_wrong_of_an_event_left_out(project_dir, capsys, harness):
+    install_hooks(project_dir, harness, command=PROGRAM, events=("start", "end"))
+    code, out, _ = run(capsys, project_dir, "doctor", "--json")
+    check = {c["name"]: c for c in json.loads(out)["checks"]}[f"harness {harness}"]
+    assert check["status"] == "ok", check
+    assert "left out" in check["detail"]
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_doctor_still_warns_when_the_end_hook_is_missing(project_dir, capsys, harness):
+    install_hooks(project_dir, harness, command=PROGRAM)
+    path = project_dir / HOOKS_FILE[harness]
+    config = json.loads(path.read_text())
+    end = next(h.event for h in adapter(harness).hooks if adapter(harness).role(h) == "end")
+    del config["hooks"][end]
+    path.write_text(json.dumps(config))
+    code, out, _ = run(capsys, project_dir, "doctor", "--json")
+    check = {c["name"]: c for c in json.loads(out)["checks"]}[f"harness {harness}"]
+    assert check["status"] == "warn" and f"no Baton hook for {end}" in check["detail"]
+
+
+def test_codex_trust_step_counts_the_hooks_wired(project_dir):
+    assert "trust Baton's 4 hooks" in install_hooks(project_dir, "codex", dry_run=True).user_steps[0]
+    step = install_hooks(project_dir, "codex", dry_run=True, events=("start", "end")).user_steps[0]
+    assert "trust Baton's 2 hooks" in step
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    (None, ALL_EVENTS), ("start,end", ("start", "end")), (" Prompt , end,start ", ("start", "end", "prompt")),
+])
+def test_parse_events_reads_a_comma_separated_list_in_any_order(value, expected):
+    assert parse_events(value) == expected
+
+
+@pytest.mark.parametrize(("value", "says"), [
+    ("start,end,resume", "unknown event 'resume'"),
+    ("start,compact,prompt", "must include end"),
+    ("prompt", "must include start and end"),
+    ("", "must include start and end"),
+])
+def test_a_bad_events_list_is_an_input_error(project_dir, capsys, value, says):
+    out = run_json(capsys, project_dir, "install-hooks", "--harness", "codex", "--events", value, expect=2)
+    assert out["error"]["code"] == "input_error" and says in out["error"]["message"]
+    assert _snapshot(project_dir) == {} and not (project_dir / ".baton").exists()
+
+
+def test_events_has_no_meaning_with_remove(project_dir, capsys):
+    out = run_json(capsys, project_dir, "install-hooks", "--harness", "codex", "--remove", "--events", "start,end",
+                   expect=2)
+    assert "--events has no meaning with --remove" in out["error"]["message"]
