@@ -49,13 +49,13 @@ def _repr(self: Any) -> str:
     return f"{self.__class__.__qualname__}({shown})"
 
 
-def _shared_methods(cls: type, *, hashable: bool) -> type:
+def _shared_methods(cls: Any, *, hashable: bool) -> Any:
     """Install the shared methods where the class neither writes nor inherits its own."""
     if cls.__eq__ in (object.__eq__, _eq):
-        cls.__eq__ = _eq  # type: ignore[method-assign]
-        cls.__hash__ = _hash if hashable else None  # type: ignore[assignment]
+        cls.__eq__ = _eq
+        cls.__hash__ = _hash if hashable else None
     if cls.__repr__ in (object.__repr__, _repr):
-        cls.__repr__ = _repr  # type: ignore[method-assign]
+        cls.__repr__ = _repr
     return cls
 
 

@@ -19,7 +19,7 @@ import posixpath
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import attrs
 
@@ -30,7 +30,7 @@ from baton.domain.handoff import (
     Check,
     Freshness,
     Handoff,
-    HandoffInputError,
+    Timestamp,
     Validation,
     handoff_from_json,
     handoff_to_json,
@@ -38,6 +38,7 @@ from baton.domain.handoff import (
     is_timestamp,
     parse_timestamp,
 )
+from baton.errors import HandoffInputError
 
 Level = Literal["pass", "warn", "fail"]
 _RANK = {"pass": 0, "warn": 1, "fail": 2}
@@ -181,7 +182,7 @@ class ValidationReport:
         )
         return Validation(
             status=self.status,
-            validated_at=self.validated_at,
+            validated_at=cast("Timestamp | None", self.validated_at),
             checks=tuple(c.to_check() for c in self.checks),
             freshness=freshness,
             quality=self.quality,
@@ -457,7 +458,7 @@ def check_repository(h: Handoff, facts: ValidationFacts) -> list[Finding]:
         if facts.git_head_now is None:
             return []  # not a repository then or now: nothing to record or compare
         return [_f("warn", "project.repository", "repository state was not recorded at capture")]
-    if _blank(repo.head):
+    if repo.head is None or _blank(repo.head):
         if facts.git_head_now is None and repo.vcs == "git":
             return [_f("warn", "project.repository.head", NO_COMMIT_YET)]
         return [_f("warn", "project.repository.head", "git head was not recorded at capture")]
@@ -492,17 +493,17 @@ def check_evidence(h: Handoff, facts: ValidationFacts) -> list[Finding]:
             if _blank(e.result):
                 out.append(_f("fail", f"{base}.result", f"{e.type} evidence needs its result"))
         elif e.type == "commit":
-            if _blank(e.ref):
+            if e.ref is None or _blank(e.ref):
                 out.append(_f("fail", f"{base}.ref", "commit evidence needs the commit id"))
             elif not _COMMIT.match(e.ref.strip()):
                 out.append(_f("warn", f"{base}.ref", f"{e.ref!r} does not look like a commit id"))
         elif e.type == "url":
-            if _blank(e.ref):
+            if e.ref is None or _blank(e.ref):
                 out.append(_f("fail", f"{base}.ref", "url evidence needs the URL"))
             elif not e.ref.strip().lower().startswith(("https://", "http://")):
                 out.append(_f("warn", f"{base}.ref", f"{e.ref!r} is not an http(s) URL"))
         elif e.type == "file":
-            if _blank(e.ref):
+            if e.ref is None or _blank(e.ref):
                 out.append(_f("fail", f"{base}.ref", "file evidence needs the file path"))
             elif path_escapes_root(_FILE_RANGE.sub("", e.ref.strip())):
                 out.append(_f("fail", f"{base}.ref", f"{e.ref!r} is outside the project root"))

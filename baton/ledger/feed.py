@@ -21,7 +21,7 @@ import heapq
 from hashlib import sha256 as _sha256
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import attrs
 import orjson
@@ -42,11 +42,11 @@ class FeedHead:
     hash: str | None = None
     hlc: int = 0
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"offset": self.offset, "seq": self.seq, "hash": self.hash, "hlc": self.hlc}
 
     @classmethod
-    def from_json(cls, raw: dict) -> "FeedHead":
+    def from_json(cls, raw: dict[str, Any]) -> "FeedHead":
         return cls(offset=raw["offset"], seq=raw["seq"], hash=raw.get("hash"), hlc=raw.get("hlc", 0))
 
 
@@ -58,7 +58,7 @@ class FeedProblem:
     kind: str
     message: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"feed": self.feed, "offset": self.offset, "seq": self.seq, "kind": self.kind, "message": self.message}
 
 
@@ -68,7 +68,7 @@ class TornTail:
     length: int
     reason: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"offset": self.offset, "length": self.length, "reason": self.reason}
 
 
@@ -345,9 +345,11 @@ def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False,
     pos = 0
     size = len(raw)
     find = raw.find
-    pending: list | None = None
+    pending: list[Any] | None = None
     """The batch open so far: [index of its first event, its byte position,
     the head before it, its id, members read, its size, its first seq]."""
+    kind: str | None
+    message: str | None
     while pos < size:
         nl = find(b"\n", pos)
         if nl < 0:
@@ -361,7 +363,7 @@ def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False,
             line = raw[pos:nl]
             end = nl + 1
             event, kind, message = _check_after(feed, line, seq, last_hash, hlc)
-            if kind is None and (pending is not None or event.extra):
+            if kind is None and event is not None and (pending is not None or event.extra):
                 batch = event.extra.get("batch") if event.extra else None
                 if pending is not None and not (
                     type(batch) is dict and batch.get("id") == pending[3] and batch.get("n") == pending[4] + 1
@@ -390,12 +392,14 @@ def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False,
                 if pending is not None and pending[4] == pending[5]:
                     pending = None
         if kind is None:
+            assert event is not None  # no kind: a sound event, always (for type checkers)
             events.append(event)
             offset = base + end
             ends.append(offset)
             seq, last_hash, hlc = event.seq, event.hash, event.hlc
             pos = end
             continue
+        assert kind is not None  # else the event was read above (for type checkers)
         if at_end and nl >= 0 and _only_lost_bytes(raw[pos:]):
             scan.torn = TornTail(base + pos, size - pos, "a run of NUL bytes")
             break
