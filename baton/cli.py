@@ -792,7 +792,7 @@ def _install_hooks(args: argparse.Namespace):
     from baton.harnesses.install import DEFAULT_COMMAND, install_hooks, parse_events
     from baton.project import resolve_root, resolve_worktree
 
-    events = parse_events(args.events) if not args.remove else None
+    events = parse_events(args.events) if not args.remove else ()
     root = resolve_root(args.project)
     worktree = resolve_worktree(root, args.project)
     if args.remove:
@@ -1019,7 +1019,7 @@ def _terminal_columns() -> int:
         columns = 0
     if columns <= 0:
         try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]  # None: caught
         except (AttributeError, ValueError, OSError):
             columns = 80
     return columns
@@ -1046,7 +1046,7 @@ class _Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         from baton.domain.redaction import RedactionPolicy, screen_text
 
         message = screen_text(message, RedactionPolicy())  # it may quote the offending argument

@@ -117,7 +117,12 @@ def run_demo(command_line: CommandLine, *, keep: str | None = None,
     else:
         root = Path(tempfile.mkdtemp(prefix="baton-demo-"))
     result = DemoResult(str(root), kept=bool(keep))
-    run = _Runner(result, lambda text: (lines.append(text), emit(text)), command_line)
+
+    def say(text: str) -> None:
+        lines.append(text)
+        emit(text)
+
+    run = _Runner(result, say, command_line)
     previous = os.getcwd()
     saved_env = os.environ.pop("BATON_PROJECT", None)
     try:

@@ -23,13 +23,14 @@ snapshot of now.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, cast
 
 from baton.model import frozen
 from baton.commands.capture import CaptureResult
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
+    from baton.events.handoff import HandoffCaptured, HandoffRevised
 
 
 def _section_replace(base: dict[str, Any], replacement: Mapping[str, Any]) -> dict[str, Any]:
@@ -139,7 +140,7 @@ def amend_handoff(
             decided = aggregate.decide(handoff, aggregate.Revise(revised, tuple(new_redactions), recorded_edits),
                                        now=now)
             events = record(scope, decided, version=version, session=session)
-            stored = scope.runner.get("handoffs", handoff.id) or decided[0].handoff
+            stored = scope.runner.get("handoffs", handoff.id) or cast("HandoffRevised", decided[0]).handoff
             return CaptureResult(handoff.id, stored, new_redactions, events, handoff_file(stored), revised=True,
                                  edits=recorded_edits, hints=hints)
         child_id = uuid7(opened.clock())
@@ -147,7 +148,7 @@ def amend_handoff(
         refuse_transcripts(child)
         decided = aggregate.decide(None, aggregate.Capture(child, tuple(new_redactions), recorded_edits), now=now)
         events = record(scope, decided, version=0, session=session)
-        stored = scope.runner.get("handoffs", child_id) or decided[0].handoff
+        stored = scope.runner.get("handoffs", child_id) or cast("HandoffCaptured", decided[0]).handoff
         return CaptureResult(child_id, stored, new_redactions, events, handoff_file(stored), edits=recorded_edits,
                              hints=hints)
 

@@ -19,7 +19,7 @@ is the brief a start would receive now.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from baton.model import frozen
 from baton.commands.batons import Peek, baton_freshness, carried_lines, claim_in_scope, peek_eligible
@@ -225,7 +225,7 @@ def bootstrap(
     opened = project
     ctx = context_of(opened, owner=owner, branch=branch)
     notices: list[str] = []
-    flags = {"peek": peek, "session_id_generated": generated}
+    flags: dict[str, Any] = {"peek": peek, "session_id_generated": generated}
     try:
         runner = opened.reading()
     except BatonError as exc:
@@ -279,7 +279,7 @@ def bootstrap(
 
     def fitted(lines: tuple[str, ...]) -> tuple[str, AssembledBrief]:
         text = render_baton_markdown(waiting.record, freshness=fresh, carried=lines)
-        if generated:
+        if generated and session_id is not None:  # (generated: it is set)
             text += "\n" + claimed_by_line(session_id) + "\n"
         return text, assemble_brief(handoff_markdown=text, objective=objective_text, decisions=decisions,
                                     traps=traps_without((waiting.record.id,)), max_bytes=max_bytes, notices=notices)
@@ -319,7 +319,7 @@ def bootstrap(
     return BootstrapResult(ctx, session_id, max_bytes, brief, claimed, objective, tuple(notices), markdown, **flags)
 
 
-class SessionGate:
+class SessionGate(Protocol):
     """A session start that happens once, however many hooks report it at once.
 
     ``admit`` is asked under the ledger's lock, with the index caught up:

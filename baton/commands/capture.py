@@ -26,13 +26,14 @@ from __future__ import annotations
 import copy
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, cast
 
 from baton.model import frozen
 from baton.errors import InputError, PolicyBlock
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
+    from baton.events.handoff import HandoffCaptured
 
 ID_PREFIXES = {"decisions": "D", "evidence": "E", "failed_attempts": "F", "open_items": "O"}
 _ITEM_ID = re.compile(r"^[A-Z]+-(\d+)$")
@@ -414,7 +415,7 @@ def capture_in_scope(
     elif isinstance(automation, dict) and "trigger" not in automation:
         body["automation"] = {**automation, "trigger": trigger}
     if clean.redactions:
-        previous = body.get("redactions") if isinstance(body.get("redactions"), list) else []
+        previous = body["redactions"] if isinstance(body.get("redactions"), list) else []
         body["redactions"] = list(previous) + list(clean.redactions)
 
     now = now_timestamp(project.clock())
@@ -423,7 +424,7 @@ def capture_in_scope(
     refuse_transcripts(draft)
     decided = aggregate.decide(None, aggregate.Capture(draft, tuple(clean.redactions)), now=now)
     events = record(scope, decided, version=0, actor=actor, session=session)
-    stored = scope.runner.get("handoffs", handoff_id) or decided[0].handoff
+    stored = scope.runner.get("handoffs", handoff_id) or cast("HandoffCaptured", decided[0]).handoff
     return CaptureResult(handoff_id, stored, list(clean.redactions), events, handoff_file(stored))
 
 

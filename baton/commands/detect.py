@@ -257,7 +257,8 @@ def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False,
     if not assessed.records:
         return DetectResult(session, result_json, outcome.action, outcome.suppressed, False,
                             config=config.to_json())
-    template, missing = None, ()
+    template: dict[str, Any] | None = None
+    missing: tuple[str, ...] = ()
     from baton.commands.harness_sessions import open_session_draft
 
     wants_draft = assessed.prepares and (create_drafts or prepare)

@@ -159,7 +159,7 @@ class SessionStartResult:
     def to_json(self) -> dict[str, Any]:
         brief = self.delivered
         return {"sessionId": self.session_id, "harness": self.harness, "source": self.source,
-                "repeated": self.repeated, "brief": self.delivered.brief.text if brief else None,
+                "repeated": self.repeated, "brief": brief.brief.text if brief else None,
                 "claimed": bool(brief and brief.record is not None),
                 "handoffId": brief.record.id if brief and brief.record else None,
                 "notices": list(brief.notices) if brief else [],
@@ -356,7 +356,8 @@ def prepare_before_compaction(project: "Project", session_id: str | None, *, har
         now = _compaction_draft(scope.runner, sid)
         created = now is None and template is not None
         draft = capture_in_scope(scope, template, trigger=HOOK_TRIGGER, origin={"harness": harness},
-                                 session=sid).handoff_id if created else (now or kept)
+                                 session=sid).handoff_id if created and template is not None else (now or kept)
+        assert draft is not None  # no template: a draft was kept
         if assessed.records:
             record_recommendation(scope, assessed, draft)
     return CompactionDraftResult(sid, draft, created, trigger)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from baton.model import frozen
 from baton.config import ProjectConfig, project_id_problem, read_json, write_json_atomic
@@ -24,7 +25,7 @@ GITIGNORE = """\
 !allowed_signers
 """
 
-DEFAULT_SETTINGS = {
+DEFAULT_SETTINGS: dict[str, Any] = {
     "policy": {"recheck_allowlist": []},
 }
 

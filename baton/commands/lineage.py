@@ -155,7 +155,7 @@ def merge_handoffs(project: "Project", tokens: Sequence[str], *, title: str | No
     from baton.errors import InputError, TransitionError
 
     with project.writing() as scope:
-        parents = []
+        parents: list[Any] = []  # Handoff records
         for token in tokens:
             parent = load_handoff(scope.runner, token)
             if parent.status == "archived":

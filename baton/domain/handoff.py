@@ -35,7 +35,7 @@ import attrs
 
 from baton.model import as_tuple, frozen
 from baton.errors import HandoffInputError
-from baton.domain.short_ids import short_id  # noqa: F401 - re-exported: the model's users name it from here
+from baton.domain.short_ids import short_id as short_id  # re-exported: the model's users name it from here
 
 SCHEMA_VERSION = "0.1"
 SCHEMA_URI = "https://baton.dev/schemas/handoff/v0.1.json"

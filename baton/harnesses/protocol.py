@@ -275,7 +275,8 @@ class CommandHookAdapter:
         omitted = tuple(("hook", self.name, hook.event) for hook in self.hooks if hook not in hooks)
         if not omitted:
             return files
-        return [spec._replace(omitted=omitted) if spec.merge and "hooks" in spec.merge else spec for spec in files]
+        return [spec._replace(omitted=omitted)  # type: ignore[attr-defined]  # a named tuple's (value_class)
+                if spec.merge and "hooks" in spec.merge else spec for spec in files]
 
 
 def _asks_for_handoff(payload: Mapping[str, Any], unwrap: Callable[[str], str] | None = None) -> bool:

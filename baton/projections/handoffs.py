@@ -179,9 +179,9 @@ def row_values(key: str, doc: Doc) -> list[Any]:
     from baton.domain.batons import brief_may_use, is_session_baton
     from baton.domain.handoff import record_branch, record_worktree, short_id
 
-    work = doc.get("work") if isinstance(doc.get("work"), dict) else {}
-    lineage = doc.get("lineage") if isinstance(doc.get("lineage"), dict) else {}
-    validation = doc.get("validation") if isinstance(doc.get("validation"), dict) else {}
+    work = doc["work"] if isinstance(doc.get("work"), dict) else {}
+    lineage = doc["lineage"] if isinstance(doc.get("lineage"), dict) else {}
+    validation = doc["validation"] if isinstance(doc.get("validation"), dict) else {}
     return [
         short_id(key), _text(doc.get("created_at")), _text(doc.get("updated_at")), _text(doc.get("status")),
         orjson.dumps(list(doc.get("flags") or ())).decode(), _text(work.get("title")),
@@ -267,7 +267,8 @@ def newest(db: Any, *, status: str | None = None, statuses: tuple[str, ...] = ()
     """Records newest first, optionally of one status (or any of ``statuses``),
     of one ``kind`` (``KINDS``), on one ``branch``, matching an FTS5 ``search``,
     at most ``limit``."""
-    where, args = [], []
+    where: list[str] = []
+    args: list[Any] = []
     if kind == "handoff":
         where.append("COALESCE(baton, 0) = 0")
     elif kind == "baton":

@@ -46,7 +46,7 @@ import sys
 import os
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Self
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import attrs
@@ -657,7 +657,7 @@ class _Server(socketserver.TCPServer):
         self._busy += 1
         self.workers.submit(self._work, conn, job)
 
-    def _work(self, conn: _Conn, job: _Job) -> None:
+    def _work(self: Self, conn: _Conn, job: _Job) -> None:
         """In a worker: run the handler on the request's bytes; the answer goes back to the loop."""
         try:
             self.RequestHandlerClass(job, conn.address, self)
