@@ -789,7 +789,7 @@ def _hook(args: argparse.Namespace):
 
 
 def _install_hooks(args: argparse.Namespace):
-    from baton.harnesses.install import DEFAULT_COMMAND, install_hooks, parse_events
+    from baton.harnesses.install import default_command, install_hooks, parse_events
     from baton.project import resolve_root, resolve_worktree
 
     events = parse_events(args.events) if not args.remove else ()
@@ -804,7 +804,7 @@ def _install_hooks(args: argparse.Namespace):
         if args.events is not None:
             raise InputError("--events has no meaning with --remove: it takes out all of Baton's hooks")
         return remove_wiring(root, args.harness, dry_run=args.dry_run, worktree=worktree)
-    result = install_hooks(root, args.harness, dry_run=args.dry_run, command=args.command or DEFAULT_COMMAND,
+    result = install_hooks(root, args.harness, dry_run=args.dry_run, command=args.command or default_command(),
                            worktree=worktree, events=events)
     if result.warnings:
         from baton.domain.redaction import screen_text
@@ -852,9 +852,10 @@ def add_harness_commands(sub, common) -> None:
     p.add_argument("--harness", required=True, choices=HARNESSES, help="the harness to configure")
     p.add_argument("--dry-run", action="store_true", help="print the changes as a diff; write nothing")
     p.add_argument("--command", metavar="CMD", default=None,
-                   help="how the harness runs Baton (default 'baton'; e.g. an absolute path to a venv's baton): "
-                        "an existing file is one word, spaces and all; any other value is split as a shell would; "
-                        "a warning says when its program is not found on PATH")
+                   help="how the harness runs Baton (default: the absolute path of this baton, so the harness finds it "
+                        "whatever its PATH; 'baton' for files a team commits): an existing file is one word, "
+                        "spaces and all; any other value is split as a shell would; a warning says when its "
+                        "program is not found on PATH")
     p.add_argument("--events", metavar="LIST", default=None,
                    help="the hook events to wire, comma-separated, among start,end,compact,prompt (default: all "
                         "four); start and end are always needed, compact (a draft before compaction) and prompt "
@@ -1046,7 +1047,16 @@ class _Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)
 
-    def error(self, message: str):
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        """A command's parser (not ``baton`` itself) refuses what it does not know at once, so the
+        error shows that command's usage (``baton handoff list --limt``), not the top-level line:
+        a command takes every word after its name, so nothing it leaves is anyone else's."""
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras and self.prog != "baton":
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
+    def error(self, message: str):  # type: ignore[override]
         from baton.domain.redaction import RedactionPolicy, screen_text
 
         message = screen_text(message, RedactionPolicy())  # it may quote the offending argument

@@ -9,7 +9,8 @@ import orjson
 from baton.events.catalogue import (
     HandoffCaptured, HandoffForgotten, HandoffPromoted, HandoffResumed, HandoffValidated,
 )
-from baton.projections.continuity_metrics import ContinuityMetrics, totals
+from baton.projections.continuity_metrics import totals
+from baton.projections.folds.continuity_metrics import ContinuityMetrics
 from tests.cli_support import run_json
 from tests.events_support import recorded
 

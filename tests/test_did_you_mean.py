@@ -28,3 +28,24 @@ def test_the_json_error_carries_the_suggestion_too(baton_cli, project):
     done = baton_cli("--json", "handoff", "lsit", cwd=project)
     assert done.returncode == 2
     assert "did you mean 'list'" in json.loads(done.stdout)["error"]["message"]
+
+
+@pytest.mark.parametrize("argv, usage", [
+    (["handoff", "list", "--limt", "3"], "usage: baton handoff list "),
+    (["log", "--limt", "2"], "usage: baton log "),
+    (["install-hooks", "--harness", "codex", "--comand", "baton"], "usage: baton install-hooks "),
+])
+def test_a_mistyped_option_shows_its_commands_usage_not_the_top_level_one(baton_cli, project, argv, usage):
+    done = baton_cli(*argv, cwd=project)
+    assert done.returncode == 2
+    assert done.stderr.startswith(usage), done.stderr
+    assert "usage: baton [-h]" not in done.stderr
+    assert f"{usage.split(': ', 1)[1].rstrip()}: error: unrecognized arguments: {argv[-2]} {argv[-1]}" in done.stderr
+    assert "(did you mean '--" in done.stderr
+
+
+def test_an_unexpected_word_after_a_command_shows_that_commands_usage(baton_cli, project):
+    done = baton_cli("handoff", "list", "extra", cwd=project)
+    assert done.returncode == 2
+    assert done.stderr.startswith("usage: baton handoff list ")
+    assert "baton handoff list: error: unrecognized arguments: extra" in done.stderr

@@ -16,7 +16,8 @@ from tests.app_support import validate_handoff_command
 from baton.ledger.envelope import EventDraft, seal
 from baton.domain.aggregates.handoff import record_time
 from baton.events.names import handoff_stream as stream_of
-from baton.projections.handoffs import SEARCH_TABLE, Handoffs
+from baton.projections.folds.handoffs import Handoffs
+from baton.projections.handoffs import SEARCH_TABLE
 from baton.projections.runner import snapshot_equal
 from tests.handoff_support import materialized, payload
 

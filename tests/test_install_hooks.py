@@ -175,9 +175,10 @@ def test_in_a_linked_worktree_the_files_are_that_worktrees_and_the_project_stays
     args = ("install-hooks", "--harness", "claude-code", "--json")
     r = (run_baton(*args, cwd=wt) if where == "cwd" else run_baton(*args, "--project", str(wt), cwd=elsewhere))
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["root"] == str(wt)
+    answer = json.loads(r.stdout)
+    assert answer["root"] == str(wt)
     commands = _commands(json.loads((wt / ".claude" / "settings.json").read_text()), "SessionStart")
-    assert commands == ["baton hook claude-code SessionStart"]
+    assert commands == [f"{answer['command']} hook claude-code SessionStart"]
     assert not (main / ".claude").exists() and not (main / ".mcp.json").exists()
     assert (main / ".baton" / "config.json").exists() and not (wt / ".baton").exists()
 

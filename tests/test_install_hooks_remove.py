@@ -49,6 +49,20 @@ def no_baton_on_path(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(empty))
 
 
+@pytest.fixture
+def no_running_baton(monkeypatch, tmp_path, no_baton_on_path):
+    """No ``baton`` to be found at all: not on PATH, not the program this process was started as,
+    not a console script beside the running interpreter."""
+    import sys
+    import sysconfig
+
+    empty = tmp_path / "no-scripts"
+    empty.mkdir()
+    monkeypatch.setattr(sys, "argv", [str(empty / "pytest")])
+    monkeypatch.setattr(sys, "executable", str(empty / "python"))
+    monkeypatch.setattr(sysconfig, "get_path", lambda *args, **kwargs: str(empty))
+
+
 # -- --remove ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("harness", HARNESSES)
@@ -207,16 +221,26 @@ def test_remove_does_not_initialise_the_project(project_dir, capsys):
 
 # -- the PATH warning ----------------------------------------------------------------------------
 
-def test_install_warns_in_one_line_when_baton_is_not_on_path(project_dir, capsys, no_baton_on_path):
+def test_install_warns_in_one_line_when_no_baton_is_found_and_writes_the_portable_form(project_dir, capsys,
+                                                                                        no_running_baton):
     code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "claude-code")
     assert code == 0
     (line,) = err.strip().splitlines()
-    assert "`baton` is not found on PATH" in line and "--command" in line
+    assert "`baton` is not found on PATH" in line and "--command" in line and "--command baton" in line
+    settings = json.loads((project_dir / ".claude" / "settings.json").read_text())
+    assert settings["hooks"]["SessionStart"][0]["hooks"][0]["command"] == "baton hook claude-code SessionStart"
 
 
-def test_the_warning_is_in_the_json_result(project_dir, capsys, no_baton_on_path):
+def test_the_warning_is_in_the_json_result(project_dir, capsys, no_running_baton):
     out = run_json(capsys, project_dir, "install-hooks", "--harness", "codex", "--dry-run")
     assert len(out["warnings"]) == 1 and "--command" in out["warnings"][0]
+    assert out["command"] == "baton" and out["commandNote"] is None
+
+
+def test_the_portable_form_not_on_path_warns_even_where_a_running_baton_is_found(project_dir, capsys,
+                                                                                no_baton_on_path):
+    out = run_json(capsys, project_dir, "install-hooks", "--harness", "codex", "--command", "baton")
+    assert len(out["warnings"]) == 1 and "`baton` is not found on PATH" in out["warnings"][0]
 
 
 def test_a_command_that_resolves_gives_no_warning(project_dir, capsys, no_baton_on_path, script):
@@ -237,12 +261,24 @@ def _doctor(capsys, project_dir) -> tuple[int, dict]:
     return code, {c["name"]: c for c in json.loads(out)["checks"]}
 
 
-def test_doctor_fails_when_the_hooks_program_is_not_found(project_dir, capsys, no_baton_on_path):
+def test_doctor_fails_when_the_hooks_program_is_not_found_naming_the_running_baton_to_rewire(
+        project_dir, capsys, no_baton_on_path):
+    from baton.harnesses.wiring import running_baton
+
     install_hooks(project_dir, "claude-code")
     code, checks = _doctor(capsys, project_dir)
     check = checks["harness claude-code"]
     assert code == 3 and check["status"] == "fail"
-    assert "`baton`" in check["detail"] and "install-hooks --harness claude-code --command" in check["detail"]
+    assert "`baton`" in check["detail"]
+    assert f"run `{running_baton()} install-hooks --harness claude-code`" in check["detail"]
+
+
+def test_doctor_fails_when_no_baton_is_found_saying_to_put_one_on_path(project_dir, capsys, no_running_baton):
+    install_hooks(project_dir, "claude-code")
+    code, checks = _doctor(capsys, project_dir)
+    check = checks["harness claude-code"]
+    assert code == 3 and check["status"] == "fail"
+    assert "put `baton` on PATH" in check["detail"] and "install-hooks --harness claude-code" in check["detail"]
 
 
 def test_doctor_passes_a_complete_wiring_whose_program_is_found(project_dir, capsys, script):
@@ -261,7 +297,22 @@ def test_doctor_warns_of_a_missing_hook_saying_what_to_run(project_dir, capsys, 
     code, checks = _doctor(capsys, project_dir)
     check = checks["harness claude-code"]
     assert code == 0 and check["status"] == "warn"
-    assert "SessionEnd" in check["detail"] and "`baton install-hooks --harness claude-code`" in check["detail"]
+    from baton.harnesses.wiring import running_baton
+
+    assert "SessionEnd" in check["detail"]
+    assert f"`{running_baton()} install-hooks --harness claude-code --command {script}`" in check["detail"]
+
+
+def test_doctor_keeps_the_portable_form_in_what_it_says_to_run(project_dir, capsys, script, monkeypatch):
+    from baton.harnesses.wiring import running_baton
+
+    monkeypatch.setenv("PATH", str(script.parent))
+    install_hooks(project_dir, "codex", command="baton")
+    (project_dir / SKILL).unlink()
+    code, checks = _doctor(capsys, project_dir)
+    check = checks["harness codex"]
+    assert check["status"] == "warn"
+    assert f"`{running_baton()} install-hooks --harness codex --command baton`" in check["detail"]
 
 
 def test_doctor_warns_of_an_outdated_skill(project_dir, capsys, script):

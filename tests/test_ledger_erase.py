@@ -63,3 +63,21 @@ def test_an_erased_feed_is_a_new_file_renamed_over_the_old_one(tmp_path):
     erase_payloads(feed.parent, ids)
     assert feed.stat().st_ino != inode
     assert [p.name for p in feed.parent.iterdir()] == ["w1.jsonl"]
+
+
+def test_the_ledger_spells_the_erasure_record_as_the_catalogue_does():
+    """The ledger imports nothing above it, so it spells ``handoff.forgotten``
+    itself; it must stay the catalogue's name, and name the ids the domain's
+    rule (``erased_by``) names."""
+    from baton.domain.forgetting import erased_by
+    from baton.events.handoff import HandoffForgotten
+    from baton.events.names import HANDOFF_FORGOTTEN
+    from baton.ledger.erase import ERASURE_RECORD, named_erasures
+
+    assert ERASURE_RECORD == HANDOFF_FORGOTTEN
+    with tempfile.TemporaryDirectory() as d:
+        ledger = Ledger(Path(d), "w1", fsync="never")
+        with ledger.locked() as txn:
+            events = txn.append([HandoffForgotten(key="h", handoff="h", events=["a", 3, "b"], reason=None).draft(),
+                                 EventDraft("note.added", "note/x", {"events": ["c"]})])
+    assert [named_erasures(e) for e in events] == [erased_by(e) for e in events] == [["a", "b"], []]

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from baton.cli_input import ContentOptions
 from baton.commands.context import Project
 from baton.errors import BatonError
-from baton.projections.lineage import EDGES_TABLE, FORKS_TABLE, NODES_TABLE, Lineage
+from baton.projections.folds.lineage import Lineage
+from baton.projections.lineage import EDGES_TABLE, FORKS_TABLE, NODES_TABLE
 from baton.projections.runner import snapshot_equal
 from tests.app_support import (
     _call, amend_handoff, fork_handoff, init_project, merge_handoffs, promote_handoff, validate_handoff_command,

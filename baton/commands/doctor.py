@@ -97,7 +97,10 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
     if not paths.gitignore.exists():
         checks.append(Check("gitignore", "warn", ".baton/.gitignore is missing; rerun `baton init`"))
     try:
-        report = verify_project(opened).report
+        verified = verify_project(opened)
+        report = verified.report
+        if verified.project_problem():
+            checks.append(Check("project id", "fail", verified.project_problem()))
         torn = [f.feed for f in report.feeds if f.torn]
         if report.ok:
             detail = f"{report.event_count} events in {len(report.feeds)} feed(s), every chain verified"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -25,6 +25,28 @@ class VerifyResult:
     signers: list[FeedSigner] = attrs.field(factory=list)
     """Signed feeds (docs/sync.md): each feed's signer, its signature checked again."""
     require_signatures: bool = False
+    project_id: str | None = None
+    """``.baton/config.json``'s ``project_id``."""
+
+    @property
+    def project_mismatch(self) -> list[tuple[str, int, Any]]:
+        """Each ``project.initialized`` (writer, seq, its id) whose id is not the config's
+        ``project_id``: the config was changed (a copy, a merge of another project's config) or
+        the ledger is another project's. Handoffs written now would carry the config's id."""
+        if self.project_id is None:
+            return []
+        return [i for i in self.report.identities if i[2] != self.project_id]
+
+    def project_problem(self) -> str | None:
+        """The mismatch in one sentence, with what to do; None when the ids agree."""
+        mismatch = self.project_mismatch
+        if not mismatch:
+            return None
+        ledger = ", ".join(dict.fromkeys(repr(i[2]) for i in mismatch))
+        where = ", ".join(f"{writer} seq {seq}" for writer, seq, _ in mismatch)
+        return (f".baton/config.json says project_id {self.project_id!r}, but the ledger was initialised as "
+                f"project {ledger} (project.initialized in {where}); if the ledger is this project's, set "
+                f"project_id in .baton/config.json back to {ledger}, else this ledger belongs to another project")
 
     @property
     def unsigned(self) -> list[FeedSigner]:
@@ -33,11 +55,14 @@ class VerifyResult:
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.report.ok and not self.unsigned else 3
+        return 0 if self.report.ok and not self.unsigned and not self.project_mismatch else 3
 
     def to_json(self) -> dict:
         return {**self.report.to_json(), "claim_conflicts": list(self.claim_conflicts),
-                "signers": [s.to_json() for s in self.signers], "require_signatures": self.require_signatures}
+                "signers": [s.to_json() for s in self.signers], "require_signatures": self.require_signatures,
+                "project": {"config_id": self.project_id,
+                            "ledger_ids": list(dict.fromkeys(i[2] for i in self.report.identities)),
+                            "problem": self.project_problem()}}
 
     def render(self) -> str:
         r = self.report
@@ -61,7 +86,10 @@ class VerifyResult:
             lines.append(f"  concurrent in {p.feed} seq {p.seq}: {p.message} (replicas apart; not a failure)")
         lines.extend(render_claim_conflicts(list(self.claim_conflicts)))
         lines.extend(render_signers(self.signers, self.require_signatures))
-        verdict = "ledger verified" if r.ok and not self.unsigned else "ledger has problems"
+        problem = self.project_problem()
+        if problem:
+            lines.append(f"FAIL project id: {problem}")
+        verdict = "ledger verified" if self.exit_code == 0 else "ledger has problems"
         lines.append(f"{verdict}: {r.event_count} events in {len(r.feeds)} feed(s)")
         kinds = {p.kind for p in r.all_problems()}
         if kinds & INDEX_PROBLEMS:
@@ -77,7 +105,10 @@ def verify_project(project: "Project") -> VerifyResult:
 
     opened = project
     heads = index_heads(opened.paths.index, read_only=opened.read_only)
-    report = verify_ledger(opened.paths.ledger_dir, erasure_type=HandoffForgotten.TYPE, recorded_heads=heads)
+    from baton.events.names import PROJECT_INITIALIZED
+
+    report = verify_ledger(opened.paths.ledger_dir, erasure_type=HandoffForgotten.TYPE, recorded_heads=heads,
+                           identity=(PROJECT_INITIALIZED, "project_id"))
     damaged = {p.feed for p in report.all_problems()}
     report.problems.extend(p for p in index_problems(opened.paths.index, opened.paths.ledger_dir,
                                                      read_only=opened.read_only) if p.feed not in damaged)
@@ -91,7 +122,7 @@ def verify_project(project: "Project") -> VerifyResult:
         except BatonError:
             conflicts = []  # a ledger verify reports as damaged cannot be folded; its report says why
     signers = feed_signers(opened, [f.feed for f in report.feeds], recheck=True)
-    return VerifyResult(report, conflicts, signers, bool(signers) and _required(opened))
+    return VerifyResult(report, conflicts, signers, bool(signers) and _required(opened), opened.config.project_id)
 
 
 def _required(project: "Project") -> bool:

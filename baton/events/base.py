@@ -8,7 +8,7 @@ kind of event defines only that family's classes: ``baton.events.session``
 handoffs and the detector; importing it loads the whole catalogue, and every
 class can be imported from it). ``decode`` and the projection runner load the
 family module of an event's type on first sight of the type
-(``load_family``), so an event is always decoded and upcast with its class
+(``baton.events.names.load_family``), so an event is always decoded and upcast with its class
 and upcasters registered, whichever modules a process imported before.
 Upcasters for old schemas are registered in the module that defines their
 event's class (``baton.ledger.upcast.UPCASTERS``); a type no family names (a
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping, TypeVar, dataclass_tra
 
 import attrs
 
-from baton.events.names import BATON, DETECTOR, FAMILIES, HANDOFF, OBJECTIVE, PROJECT, SESSION, TYPES_OF_FAMILY, split_stream, stream_of
+from baton.events.names import FAMILIES, load_family, split_stream, stream_of
 from baton.model import frozen
 from baton.ledger.envelope import Event, EventDraft
 
@@ -32,15 +32,15 @@ if TYPE_CHECKING:  # what ``frozen(kw_only=True)`` builds, spelled so that type 
     _C = TypeVar("_C")
 
     @dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(attrs.field,))
-    def _event_class(cls: type[_C]) -> type[_C]: ...
+    def event_class(cls: type[_C]) -> type[_C]: ...
 else:
-    _event_class = frozen(kw_only=True, slots=False)
+    event_class = frozen(kw_only=True, slots=False)
 """Every event class is made this way. No slots and a hand-written ``__repr__``:
 attrs' generated ones cost more than half of this module's import time, and
 every command (hooks included) imports the catalogue."""
 
 
-@_event_class
+@event_class
 class DomainEvent:
     """One recorded fact, typed. Subclasses add their payload members as fields."""
 
@@ -89,7 +89,7 @@ CATALOGUE: dict[str, type[DomainEvent]] = {}
 """Event type name → class: every event type Baton writes."""
 
 
-def _register(cls: type[DomainEvent]) -> type[DomainEvent]:
+def register(cls: type[DomainEvent]) -> type[DomainEvent]:
     if not cls.TYPE or cls.STREAM not in FAMILIES:
         raise TypeError(f"{cls.__name__} needs a TYPE and a STREAM from {FAMILIES}")
     if cls.TYPE in CATALOGUE:
@@ -120,19 +120,3 @@ def decode(event: Event) -> DomainEvent | None:
     if cls.KEY_IN_DATA and extra.get("key") == key:
         del extra["key"]
     return cls(key=key, extra=extra, **known)
-
-
-
-FAMILY_MODULES: dict[str, str] = {SESSION: "baton.events.session", OBJECTIVE: "baton.events.session",
-                                  BATON: "baton.events.baton", HANDOFF: "baton.events.handoff",
-                                  PROJECT: "baton.events.project", DETECTOR: "baton.events.detector"}
-"""The module that defines each family's classes (a type no family names: the whole ``baton.events.catalogue``)."""
-
-_MODULE_OF_TYPE: dict[str, str] = {event_type: FAMILY_MODULES.get(family, "baton.events.catalogue")
-                                   for family, types in TYPES_OF_FAMILY.items() for event_type in types}
-
-
-def load_family(event_type: str) -> None:
-    """Import the module that defines ``event_type``'s class and registers its
-    upcasters (the whole catalogue for a type no family names)."""
-    __import__(_MODULE_OF_TYPE.get(event_type, "baton.events.catalogue"))

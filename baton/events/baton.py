@@ -7,12 +7,12 @@ from typing import Any, ClassVar
 
 from baton.events import names
 from baton.events.names import BATON
-from baton.events.base import DomainEvent, _event_class, _register
+from baton.events.base import DomainEvent, event_class, register
 
 
 # -- session batons -----------------------------------------------------------------
 
-@_event_class
+@event_class
 class BatonEvent(DomainEvent):
     """The telemetry every baton event carries (the spec's sessionId, branch,
     owner, shared, handoffId), named as the spec's ``operation``."""
@@ -29,8 +29,8 @@ class BatonEvent(DomainEvent):
     session: Any = None
 
 
-@_register
-@_event_class
+@register
+@event_class
 class BatonCreated(BatonEvent):
     TYPE = names.BATON_CREATED
     ERASABLE = ("owner", "branch", "payload")
@@ -41,22 +41,22 @@ class BatonCreated(BatonEvent):
     """``{"nextSteps", "failedApproaches", "openQuestions"}`` as the baton carries them."""
 
 
-@_register
-@_event_class
+@register
+@event_class
 class BatonClaimed(BatonEvent):
     TYPE = names.BATON_CLAIMED
 
     claimed_at: Any = None
 
 
-@_register
-@_event_class
+@register
+@event_class
 class BatonCancelled(BatonEvent):
     TYPE = names.BATON_CANCELLED
 
 
-@_register
-@_event_class
+@register
+@event_class
 class BatonDismissed(BatonEvent):
     TYPE = names.BATON_DISMISSED
 

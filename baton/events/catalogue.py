@@ -13,7 +13,7 @@ or the singleton ``project``), and which payload members ``baton forget`` may er
 (``ERASABLE``). Upcasters for old schemas are registered next to the class
 they upgrade, in the process-wide registry the runner applies on read
 (``baton.ledger.upcast.UPCASTERS``); the runner loads an event's family
-module before upcasting it (``baton.events.base.load_family``).
+module before upcasting it (``baton.events.names.load_family``).
 
 An event's ``key`` is its aggregate's id inside the family (a handoff UUID,
 an ``owner__branch`` baton key, a session id); it is carried by the envelope's
@@ -38,10 +38,10 @@ payload fields, add it to its aggregate's decider (``decide`` emits it,
 from __future__ import annotations
 
 from baton.events.names import (  # re-exported: writers and deciders name them from here
-    BATON, DETECTOR, FAMILIES, HANDOFF, OBJECTIVE, PROJECT, SESSION, split_stream, stream_of,
+    BATON, DETECTOR, FAMILIES, HANDOFF, OBJECTIVE, PROJECT, SESSION, load_family, split_stream, stream_of,
 )
 from baton.events.base import (  # the whole catalogue is importable from here (``__all__``)
-    CATALOGUE, DomainEvent, decode, load_family,
+    CATALOGUE, DomainEvent, decode,
 )
 from baton.events.baton import (
     BatonCancelled, BatonClaimed, BatonCreated, BatonDismissed, BatonEvent,

@@ -5,15 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from baton.events import names
-from baton.events.base import DomainEvent, _event_class, _register
+from baton.events.base import DomainEvent, event_class, register
 from baton.events.names import DETECTOR
 
 
 # -- the detector (§9) -------------------------------------------------------------------
 # Stream ``detector/<session id>`` (``detector/-`` when no session is named).
 
-@_register
-@_event_class
+@register
+@event_class
 class DetectorRecommended(DomainEvent):
     """A recommendation shown, or a draft prepared: the score, the inputs used
     and the reasons, so every recommendation is auditable (§9.2)."""
@@ -35,8 +35,8 @@ class DetectorRecommended(DomainEvent):
     missing: Any = None
 
 
-@_register
-@_event_class
+@register
+@event_class
 class DetectorSnoozed(DomainEvent):
     TYPE = names.DETECTOR_SNOOZED
     STREAM = DETECTOR
@@ -45,8 +45,8 @@ class DetectorSnoozed(DomainEvent):
     until: Any = None
 
 
-@_register
-@_event_class
+@register
+@event_class
 class DetectorDisabled(DomainEvent):
     """No more recommendations for this session."""
 
@@ -56,8 +56,8 @@ class DetectorDisabled(DomainEvent):
     session: Any = None
 
 
-@_register
-@_event_class
+@register
+@event_class
 class DetectorEnabled(DomainEvent):
     TYPE = names.DETECTOR_ENABLED
     STREAM = DETECTOR

@@ -8,14 +8,14 @@ from typing import Any
 import attrs
 
 from baton.events import names
-from baton.events.base import CATALOGUE, DomainEvent, _event_class, _register
+from baton.events.base import CATALOGUE, DomainEvent, event_class, register
 from baton.events.names import HANDOFF
 
 
 # -- handoffs ----------------------------------------------------------------------
 
-@_register
-@_event_class
+@register
+@event_class
 class HandoffCaptured(DomainEvent):
     """A new record (capture, prepare, a session baton's draft, an amend's child)."""
 
@@ -27,8 +27,8 @@ class HandoffCaptured(DomainEvent):
     redactions: Any = attrs.field(factory=list)
 
 
-@_register
-@_event_class
+@register
+@event_class
 class HandoffRevised(DomainEvent):
     TYPE = names.HANDOFF_REVISED
     STREAM = HANDOFF
@@ -38,8 +38,8 @@ class HandoffRevised(DomainEvent):
     redactions: Any = attrs.field(factory=list)
 
 
-@_register
-@_event_class
+@register
+@event_class
 class HandoffValidated(DomainEvent):
     TYPE = names.HANDOFF_VALIDATED
     STREAM = HANDOFF
@@ -47,8 +47,8 @@ class HandoffValidated(DomainEvent):
     report: Any = None
 
 
-@_register
-@_event_class
+@register
+@event_class
 class HandoffPromoted(DomainEvent):
     TYPE = names.HANDOFF_PROMOTED
     STREAM = HANDOFF
@@ -56,8 +56,8 @@ class HandoffPromoted(DomainEvent):
     accepted_warnings: Any = None
 
 
-@_register
-@_event_class
+@register
+@event_class
 class HandoffResumed(DomainEvent):
     TYPE = names.HANDOFF_RESUMED
     STREAM = HANDOFF
@@ -67,8 +67,8 @@ class HandoffResumed(DomainEvent):
     freshness_state: Any = None
 
 
-@_register
-@_event_class
+@register
+@event_class
 class HandoffSuperseded(DomainEvent):
     TYPE = names.HANDOFF_SUPERSEDED
     STREAM = HANDOFF
@@ -76,8 +76,8 @@ class HandoffSuperseded(DomainEvent):
     by: Any = None
 
 
-@_register
-@_event_class
+@register
+@event_class
 class HandoffArchived(DomainEvent):
     TYPE = names.HANDOFF_ARCHIVED
     STREAM = HANDOFF
@@ -86,8 +86,8 @@ class HandoffArchived(DomainEvent):
     reason: Any = None
 
 
-@_register
-@_event_class
+@register
+@event_class
 class HandoffFlagged(DomainEvent):
     TYPE = names.HANDOFF_FLAGGED
     STREAM = HANDOFF
@@ -95,8 +95,8 @@ class HandoffFlagged(DomainEvent):
     flag: Any = None
 
 
-@_register
-@_event_class
+@register
+@event_class
 class HandoffForgotten(DomainEvent):
     """``baton forget``: the payloads (``data``) of ``events`` — this handoff's
     events and those of the batons that carried it — were erased, their

@@ -80,3 +80,20 @@ TYPES_OF_FAMILY: dict[str, tuple[str, ...]] = {
     OBJECTIVE: OBJECTIVE_TYPES, DETECTOR: DETECTOR_TYPES,
 }
 """Every event type Baton writes, by the family of the streams it is appended to."""
+
+
+# -- where each family's classes are defined ----------------------------------------
+
+FAMILY_MODULES: dict[str, str] = {SESSION: "baton.events.session", OBJECTIVE: "baton.events.session",
+                                  BATON: "baton.events.baton", HANDOFF: "baton.events.handoff",
+                                  PROJECT: "baton.events.project", DETECTOR: "baton.events.detector"}
+"""The module that defines each family's classes (a type no family names: the whole ``baton.events.catalogue``)."""
+
+MODULE_OF_TYPE: dict[str, str] = {event_type: FAMILY_MODULES.get(family, "baton.events.catalogue")
+                                   for family, types in TYPES_OF_FAMILY.items() for event_type in types}
+
+
+def load_family(event_type: str) -> None:
+    """Import the module that defines ``event_type``'s class and registers its
+    upcasters (the whole catalogue for a type no family names)."""
+    __import__(MODULE_OF_TYPE.get(event_type, "baton.events.catalogue"))

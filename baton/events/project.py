@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from baton.events import names
-from baton.events.base import DomainEvent, _event_class, _register
+from baton.events.base import DomainEvent, event_class, register
 from baton.events.names import PROJECT
 
 
 # -- project -----------------------------------------------------------------------
 
-@_register
-@_event_class
+@register
+@event_class
 class ProjectInitialized(DomainEvent):
     TYPE = names.PROJECT_INITIALIZED
     STREAM = PROJECT

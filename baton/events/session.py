@@ -8,13 +8,13 @@ from typing import Any
 
 from baton.events import names
 from baton.events.names import OBJECTIVE, SESSION
-from baton.events.base import DomainEvent, _event_class, _register
+from baton.events.base import DomainEvent, event_class, register
 
 
 # -- sessions and their objectives -------------------------------------------------------
 
-@_register
-@_event_class
+@register
+@event_class
 class SessionBegun(DomainEvent):
     TYPE = names.SESSION_BEGUN
     STREAM = SESSION
@@ -28,8 +28,8 @@ class SessionBegun(DomainEvent):
     received_baton: Any = None
 
 
-@_register
-@_event_class
+@register
+@event_class
 class SessionEnded(DomainEvent):
     TYPE = names.SESSION_ENDED
     STREAM = SESSION
@@ -41,8 +41,8 @@ class SessionEnded(DomainEvent):
     left_baton: Any = None
 
 
-@_register
-@_event_class
+@register
+@event_class
 class ObjectiveSet(DomainEvent):
     TYPE = names.OBJECTIVE_SET
     STREAM = OBJECTIVE
@@ -54,8 +54,8 @@ class ObjectiveSet(DomainEvent):
     session: Any = None
 
 
-@_register
-@_event_class
+@register
+@event_class
 class ObjectiveCleared(DomainEvent):
     TYPE = names.OBJECTIVE_CLEARED
     STREAM = OBJECTIVE

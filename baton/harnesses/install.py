@@ -6,6 +6,11 @@ merges them. Rules:
 - **Only inside the project.** Every path is relative to the project root,
   and a path whose real location leaves it (a symlinked ``.claude``) is
   refused (exit 5). Nothing in the home directory is touched.
+- **The command is the running ``baton``** unless ``--command`` names
+  another (``default_command``): its absolute path, so the harness finds it
+  whatever ``PATH`` it runs with; ``--command baton`` writes the portable
+  form, for files a team commits. Either way a warning says when the
+  program is not found here.
 - **The command is words** (``command_words``): a value that names an
   existing file is one word, spaces and all; any other value is split as a
   shell would split it (``uvx baton``). Hook command lines quote each word
@@ -116,12 +121,27 @@ class InstallResult:
     def left_out(self) -> tuple[str, ...]:
         return tuple(role for role in ALL_EVENTS if role not in self.events)
 
+    command: str | None = None
+    """The command line the hooks and the MCP server run (before ``hook HARNESS EVENT``, ``mcp``)."""
+
+    @property
+    def command_note(self) -> str | None:
+        """When the command is an absolute path (this machine's): how to write the portable form
+        for files a team commits (printed when a file changes; always in ``--json``)."""
+        if self.command is None:
+            return None
+        program = command_program(self.command)
+        if not os.path.isabs(program):
+            return None
+        return (f"the hooks and the MCP server run {program} (this machine's path); for files a team commits, "
+                f"run again with --command baton (then everyone needs `baton` on PATH)")
+
     def to_json(self) -> dict[str, Any]:
         return {"harness": self.harness, "root": self.root, "dryRun": self.dry_run, "initialized": self.initialized,
                 "events": list(self.events), "leftOut": list(self.left_out),
                 "changed": any(c.action != "unchanged" for c in self.changes),
                 "files": [c.to_json() for c in self.changes], "userSteps": list(self.user_steps),
-                "warnings": list(self.warnings)}
+                "warnings": list(self.warnings), "command": self.command, "commandNote": self.command_note}
 
     def _events_line(self) -> str:
         return (f"hooks for {', '.join(self.events)}; left out: {', '.join(self.left_out)} "
@@ -132,6 +152,8 @@ class InstallResult:
             diffs = [c.diff for c in self.changes if c.diff]
             text = "\n".join(diffs).rstrip("\n") if diffs else f"{self.harness}: already installed; nothing to change"
             text += "".join(f"\n# {c.note}" for c in self.changes if c.note)
+            if self.command_note and diffs:
+                text += f"\n# {self.command_note}"
             if self.left_out:
                 text += f"\n# {self._events_line()}"
             if self.initialized:
@@ -140,6 +162,8 @@ class InstallResult:
         verbs = {"created": "created", "updated": "updated", "unchanged": "unchanged"}
         lines = [f"{self.harness}: {verbs[c.action]} {c.path}" for c in self.changes]
         lines += [f"{self.harness}: {c.note}" for c in self.changes if c.note]
+        if self.command_note and any(c.action != "unchanged" for c in self.changes):
+            lines.append(f"{self.harness}: {self.command_note}")
         if self.left_out:
             lines.append(f"{self.harness}: {self._events_line()}")
         if self.initialized:
@@ -448,6 +472,26 @@ def command_words(command: str) -> tuple[str, ...]:
     return (program, *words[1:])
 
 
+def command_program(line: str) -> str:
+    """The program of a command line ``install-hooks`` wrote (its first word)."""
+    import shlex
+
+    try:
+        words = shlex.split(line)
+    except ValueError:
+        return line
+    return words[0] if words else line
+
+
+def default_command() -> str:
+    """What ``baton install-hooks`` writes without ``--command``: the absolute path of the
+    ``baton`` running now (``wiring.running_baton``), so the harness finds it whatever its
+    ``PATH``; ``baton`` when it cannot be found (the not-found warning then says so)."""
+    from baton.harnesses.wiring import running_baton
+
+    return running_baton() or DEFAULT_COMMAND
+
+
 def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = False,
                   command: str = DEFAULT_COMMAND, worktree: str | os.PathLike | None = None,
                   events: tuple[str, ...] = ALL_EVENTS) -> InstallResult:
@@ -497,7 +541,7 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     if dry_run:
         would_init = not (project / ".baton" / "config.json").is_file()
         return InstallResult(harness, str(base), True, changes, would_init, project=elsewhere, user_steps=steps,
-                             warnings=warnings, events=events)
+                             warnings=warnings, command=shlex.join(words), events=events)
     for keep, path in originals:  # before the file changes: its own bytes, for --remove to put back
         if keep is not None:
             _keep_original(keep, path)
@@ -508,7 +552,7 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
 
     initialized = Baton.init(project).created
     return InstallResult(harness, str(base), False, changes, initialized, project=elsewhere, user_steps=steps,
-                         warnings=warnings, events=events)
+                         warnings=warnings, command=shlex.join(words), events=events)
 
 
 ORIGINALS = ".baton/install-originals"

@@ -53,12 +53,24 @@ def resolve_program(word: str) -> str | None:
 
 
 def running_baton() -> str | None:
-    """The absolute path of the ``baton`` program running now, when it is one (the
-    suggestion for ``--command`` when ``baton`` is not on ``PATH``)."""
+    """The absolute path of the ``baton`` program running now, found in order: the console
+    script this process was started as (``sys.argv[0]``), the ``baton`` console script of the
+    running interpreter's environment (``python -m baton``), the ``baton`` on ``PATH``; None when
+    none is an executable file. What ``install-hooks`` writes by default, and the suggestion
+    for ``--command`` when a command is not found. A symlink (pipx's ``~/.local/bin/baton``)
+    is kept as it is: it outlives an upgrade."""
+    import sysconfig
+
     argv0 = sys.argv[0] if sys.argv else ""
-    if os.path.basename(argv0).startswith("baton") and os.path.isfile(argv0):
+    if os.path.basename(argv0).split(".")[0] == "baton" and os.path.isfile(argv0) and os.access(argv0, os.X_OK):
         return os.path.abspath(argv0)
-    return shutil.which("baton")
+    scripts = sysconfig.get_path("scripts")
+    for folder in dict.fromkeys(f for f in (scripts, os.path.dirname(sys.executable)) if f):
+        found = shutil.which("baton", path=folder)
+        if found:
+            return os.path.abspath(found)
+    found = shutil.which("baton")
+    return os.path.abspath(found) if found else None
 
 
 def suggestion() -> str:
@@ -70,7 +82,20 @@ def suggestion() -> str:
 def not_found_warning(program: str, harness: str) -> str:
     """One line: the program the wiring runs is not found, and what to pass instead."""
     return (f"warning: `{program}` is not found on PATH here, so {harness} would not find it either and Baton's "
-            f"hooks would do nothing; pass --command {suggestion()}")
+            f"hooks would do nothing; pass --command {suggestion()} (or put `baton` on PATH: --command baton "
+            "is the portable form, for files a team commits)")
+
+
+def rerun(harness: str, command: str | None = None) -> str:
+    """The exact command that rewires ``harness``: run by the ``baton`` running now (its absolute
+    path, which needs no ``PATH``), with ``--command`` when ``command`` (the one to keep, such as
+    the portable ``baton``) is not what it writes by default."""
+    me = running_baton()
+    line = f"{shlex.quote(me) if me else 'baton'} install-hooks --harness {harness}"
+    words = shlex.split(command) if command is not None else []
+    if words and words != [me or "baton"]:
+        line += f" --command {shlex.quote(words[0] if len(words) == 1 else command)}"
+    return line
 
 
 # -- reading what is there ---------------------------------------------------------------
@@ -183,6 +208,20 @@ class HarnessWiring:
         return bool(self.hooks) or self.mcp is not None or any(
             state != "missing" for path, state in self.owned.items() if path != AGENTS_SKILL_FILE)
 
+    def command(self) -> str | None:
+        """The command line the hooks run, before ``hook HARNESS EVENT`` (the first hook's); None
+        without a hook."""
+        from baton.harnesses.protocol import NONBLOCKING_SUFFIX
+
+        for lines in self.hooks.values():
+            for line in lines:
+                words = shlex.split(line)
+                suffix = shlex.split(NONBLOCKING_SUFFIX)
+                if words[-len(suffix):] == suffix:
+                    words = words[:-len(suffix)]
+                return shlex.join(words[:-3])
+        return None
+
     def programs(self) -> list[str]:
         """The programs the hooks and the MCP server run, each once, in order."""
         found = [_program(line) for lines in self.hooks.values() for line in lines]
@@ -268,8 +307,10 @@ def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
                         "(or move it aside), then run `baton doctor` again")
     lost = [program for program in wiring.programs() if resolve_program(program) is None]
     if lost:
+        fix = (f"run `{rerun(harness)}`" if running_baton() else
+               f"put `baton` on PATH, or run `/absolute/path/to/baton install-hooks --harness {harness}`")
         return "fail", (f"runs {', '.join(f'`{p}`' for p in lost)}, not found on PATH here: its hooks do nothing; "
-                        f"run `baton install-hooks --harness {harness} --command {suggestion()}`")
+                        f"{fix} (it writes that baton's absolute path)")
     gaps = []
     if wiring.missing_events:
         gaps.append(f"no Baton hook for {', '.join(wiring.missing_events)}")
@@ -277,7 +318,7 @@ def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
         gaps.append("no `baton` MCP server")
     gaps += [f"{path} {state}" for path, state in wiring.owned.items() if state != "current"]
     if gaps:
-        return "warn", f"{'; '.join(gaps)}; run `baton install-hooks --harness {harness}`"
+        return "warn", f"{'; '.join(gaps)}; run `{rerun(harness, wiring.command())}`"
     hooks = sum(len(lines) for lines in wiring.hooks.values())
     programs = ", ".join(resolve_program(p) or p for p in wiring.programs())
     left_out = f" (no hook for {', '.join(wiring.left_out)}: left out, see --events)" if wiring.left_out else ""

@@ -1,7 +1,8 @@
 """The append-only event store: envelopes, feeds, locks, hashes and replay.
 
 This package knows nothing about handoffs or batons and never imports from
-any other part of Baton except ``baton.errors`` and ``baton.canonical``.
+any other part of Baton except ``baton.errors``, ``baton.canonical`` and
+``baton.model`` (``tests/test_layers.py``).
 Everything above it goes through ``LedgerProtocol`` (``protocol.py``), which
 the JSONL ``Ledger`` and the in-memory ``MemoryLedger`` both implement.
 """

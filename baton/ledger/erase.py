@@ -19,13 +19,22 @@ import os
 from pathlib import Path
 from typing import Any, Container, Iterable
 
+import attrs
 import orjson
 
-from baton.errors import StorageError
-from baton.ledger import files
+import baton.ledger.files as files
+from baton.errors import EnvelopeError, StorageError
 from baton.ledger.envelope import Event
-from baton.ledger.feed import encode_line
+from baton.ledger.feed import encode_line, line_hashes_to
 from baton.model import frozen
+
+_ERASURE_NEEDLE = b'"handoff.forgotten"'
+"""An erasure record's type as its line spells it: the ledger imports nothing
+above it, so it spells ``baton.events.names.HANDOFF_FORGOTTEN`` here, once
+(a test holds the two equal)."""
+ERASURE_RECORD = _ERASURE_NEEDLE[1:-1].decode()
+"""The type of the event that records an erasure: its payload's ``events``
+names the ids whose payload was removed (``verify_ledger`` is told it: ``erasure_type``)."""
 
 
 def erase_payloads(ledger_dir: Path, event_ids: Iterable[str]) -> dict[str, int]:
@@ -76,8 +85,6 @@ def erase_lines(raw: bytes, wanted: frozenset[str]) -> tuple[bytes, int]:
 
 
 def _without_data(event: Event) -> Event:
-    import attrs
-
     return attrs.evolve(event, data=None)
 
 
@@ -152,13 +159,18 @@ class ErasureMerge:
     theirs_lines: int
 
 
+def named_erasures(event: Event) -> list[str]:
+    """The event ids an erasure record (``ERASURE_RECORD``) names: the strings
+    in its payload's ``events`` (empty for any other event)."""
+    if event.type != ERASURE_RECORD or not isinstance(event.data, dict):
+        return []
+    listed = event.data.get("events")
+    return [i for i in listed if isinstance(i, str)] if isinstance(listed, list) else []
+
+
 def forgotten_ids(line: bytes) -> list[str]:
     """The ids a sound ``handoff.forgotten`` line names (empty for any other line)."""
-    from baton.domain.forgetting import erased_by
-    from baton.errors import EnvelopeError
-    from baton.ledger.feed import line_hashes_to
-
-    if b'"handoff.forgotten"' not in line:
+    if _ERASURE_NEEDLE not in line:
         return []
     try:
         event = Event.from_dict(orjson.loads(line))
@@ -166,7 +178,7 @@ def forgotten_ids(line: bytes) -> list[str]:
         return []
     if event.erased or not event.data_intact() or not line_hashes_to(line, event.hash):
         return []
-    return erased_by(event)
+    return named_erasures(event)
 
 
 def _whole_lines(raw: bytes, side: str) -> list[bytes]:
@@ -176,8 +188,6 @@ def _whole_lines(raw: bytes, side: str) -> list[bytes]:
 
 
 def _event(line: bytes) -> Event | None:
-    from baton.errors import EnvelopeError
-
     try:
         raw = orjson.loads(line)
         return Event.from_dict(raw) if type(raw) is dict else None
@@ -195,8 +205,6 @@ def merge_erasures(ours: bytes, theirs: bytes, forgotten: Container[str]) -> Era
     Raises:
         NotAnErasure: any other difference (with the seq and the copy that holds it).
     """
-    from baton.ledger.feed import line_hashes_to
-
     a_lines, b_lines = _whole_lines(ours, "ours"), _whole_lines(theirs, "theirs")
     common = min(len(a_lines), len(b_lines))
     out: list[bytes] = []

@@ -358,39 +358,14 @@ def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False,
             if not (at_end and _hides_sound_event(feed, line, FeedHead(offset, seq, last_hash, hlc))):
                 scan.torn = TornTail(base + pos, size - pos, "no terminating newline")
                 break
-            event, kind, message = None, "bad_json", "a complete event is followed by other bytes where its newline should be"
+            event, kind, message = None, "bad_json", _NEWLINE_HIDDEN
         else:
             line = raw[pos:nl]
             end = nl + 1
             event, kind, message = _check_after(feed, line, seq, last_hash, hlc)
             if kind is None and event is not None and (pending is not None or event.extra):
-                batch = event.extra.get("batch") if event.extra else None
-                if pending is not None and not (
-                    type(batch) is dict and batch.get("id") == pending[3] and batch.get("n") == pending[4] + 1
-                    and batch.get("of") == pending[5]
-                ):
-                    problem = FeedProblem(feed, base + pending[1], pending[6], "incomplete_batch",
-                                          f"the batch begun at seq {pending[6]} ends after {pending[4]} of "
-                                          f"its {pending[5]} events")
-                    if not collect:
-                        raise _corrupt(problem)
-                    scan.problems.append(problem)
-                    pending = None
-                if pending is not None:
-                    pending[4] += 1
-                elif batch is not None:
-                    if _opens_batch(batch, event):
-                        pending = [len(events), pos, (offset, seq, last_hash, hlc), event.id, 1, batch["of"], event.seq]
-                    elif not pos and base and resumed and _inside_batch(batch):
-                        # A reader resuming from a cursor inside a batch (one
-                        # ``rebuild --until`` pinned there): the batch's first
-                        # members were read before; the rest is read as one.
-                        pending = [len(events), pos, (offset, seq, last_hash, hlc), batch["id"], batch["n"],
-                                   batch["of"], event.seq]
-                    else:
-                        kind, message = "bad_batch", f"event {event.id} carries a batch it does not begin"
-                if pending is not None and pending[4] == pending[5]:
-                    pending = None
+                pending, kind, message = _batch_step(scan, event, pending, pos, (offset, seq, last_hash, hlc),
+                                                     base=base, resumed=resumed, collect=collect)
         if kind is None:
             assert event is not None  # no kind: a sound event, always (for type checkers)
             events.append(event)
@@ -403,27 +378,89 @@ def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False,
         if at_end and nl >= 0 and _only_lost_bytes(raw[pos:]):
             scan.torn = TornTail(base + pos, size - pos, "a run of NUL bytes")
             break
-        if kind == "bad_json" and nl >= 0 and _hides_sound_event(feed, line, FeedHead(offset, seq, last_hash, hlc)):
-            message = "a complete event is followed by other bytes where its newline should be"
-        problem = FeedProblem(feed, base + pos, event.seq if event else None, kind, message or kind)
-        if not collect:
-            raise _corrupt(problem)
-        scan.problems.append(problem)
+        _bad_line(scan, line, event, kind, message, base + pos, FeedHead(offset, seq, last_hash, hlc),
+                  terminated=nl >= 0, collect=collect)
         pending = None
         offset = base + end
         if event is not None:
             seq, last_hash, hlc = event.seq, event.hash, max(hlc, event.hlc)
         pos = end
     if pending is not None:
-        # An open batch is all-or-nothing: none of its events is read yet.
-        del events[pending[0]:], ends[pending[0]:]
-        offset, seq, last_hash, hlc = pending[2]
-        if at_end:
-            begun = base + pending[1]
-            scan.torn = TornTail(begun, base + size - begun,
-                                 f"an incomplete batch ({pending[4]} of {pending[5]} events)")
+        offset, seq, last_hash, hlc = _drop_open_batch(scan, pending, base=base, size=size, at_end=at_end)
     scan.head = FeedHead(offset, seq, last_hash, hlc)
     return scan
+
+
+_NEWLINE_HIDDEN = "a complete event is followed by other bytes where its newline should be"
+
+
+def _batch_step(scan: FeedScan, event: Event, pending: list | None, pos: int, before: tuple, *, base: int,
+                resumed: bool, collect: bool) -> tuple[list | None, str | None, str | None]:
+    """``scan_bytes``' step for a sound line that carries a batch or follows
+    an open one (``before``: the head before the line, as a tuple): the batch
+    open after it (None when it closed or there is none), and the line's kind
+    and message (None: the line is sound).
+
+    Raises:
+        LedgerCorrupt: (unless ``collect``) the open batch ends before its last member.
+    """
+    feed = scan.feed
+    batch = event.extra.get("batch") if event.extra else None
+    if pending is not None and not (
+        type(batch) is dict and batch.get("id") == pending[3] and batch.get("n") == pending[4] + 1
+        and batch.get("of") == pending[5]
+    ):
+        problem = FeedProblem(feed, base + pending[1], pending[6], "incomplete_batch",
+                              f"the batch begun at seq {pending[6]} ends after {pending[4]} of "
+                              f"its {pending[5]} events")
+        if not collect:
+            raise _corrupt(problem)
+        scan.problems.append(problem)
+        pending = None
+    kind = message = None
+    if pending is not None:
+        pending[4] += 1
+    elif batch is not None:
+        if _opens_batch(batch, event):
+            pending = [len(scan.events), pos, before, event.id, 1, batch["of"], event.seq]
+        elif not pos and base and resumed and _inside_batch(batch):
+            # A reader resuming from a cursor inside a batch (one
+            # ``rebuild --until`` pinned there): the batch's first
+            # members were read before; the rest is read as one.
+            pending = [len(scan.events), pos, before, batch["id"], batch["n"], batch["of"], event.seq]
+        else:
+            kind, message = "bad_batch", f"event {event.id} carries a batch it does not begin"
+    if pending is not None and pending[4] == pending[5]:
+        pending = None
+    return pending, kind, message
+
+
+def _bad_line(scan: FeedScan, line: bytes, event: Event | None, kind: str, message: str | None, at: int,
+              head: FeedHead, *, terminated: bool, collect: bool) -> None:
+    """``scan_bytes``' step for a line that is not a sound next event (at byte
+    ``at``, after ``head``): noted in ``scan.problems`` when collecting.
+
+    Raises:
+        LedgerCorrupt: (unless ``collect``) always.
+    """
+    if kind == "bad_json" and terminated and _hides_sound_event(scan.feed, line, head):
+        message = _NEWLINE_HIDDEN
+    problem = FeedProblem(scan.feed, at, event.seq if event else None, kind, message or kind)
+    if not collect:
+        raise _corrupt(problem)
+    scan.problems.append(problem)
+
+
+def _drop_open_batch(scan: FeedScan, pending: list, *, base: int, size: int, at_end: bool) -> tuple:
+    """``scan_bytes``' last step when a batch is still open: a batch is
+    all-or-nothing, so none of its events is read yet (a torn tail when the
+    bytes run to the feed's end). Returns the head before it, as a tuple."""
+    del scan.events[pending[0]:], scan.ends[pending[0]:]
+    if at_end:
+        begun = base + pending[1]
+        scan.torn = TornTail(begun, base + size - begun,
+                             f"an incomplete batch ({pending[4]} of {pending[5]} events)")
+    return pending[2]
 
 
 def _corrupt(problem: FeedProblem) -> LedgerCorrupt:

@@ -22,7 +22,7 @@ from typing import Iterable, Iterator, Mapping
 import attrs
 
 from baton.model import mutable
-from baton.errors import StreamVersionConflict
+from baton.errors import LedgerBusy, StreamVersionConflict
 from baton.ledger.changes import ChangeStream, cursor_after, read_changes
 from baton.ledger.clock import WallClock, rfc3339_micros, system_clock
 from baton.ledger.envelope import Event, EventDraft, seal_batch
@@ -124,8 +124,6 @@ class MemoryLedger:
     @contextmanager
     def locked(self, *, wait: float | None = None) -> Iterator["MemoryTransaction"]:
         if not self._feeds.lock.acquire(timeout=-1 if wait is None else max(0.0, wait)):
-            from baton.errors import LedgerBusy
-
             raise LedgerBusy(f"the ledger stayed locked for {wait:g} s; try again when it is done")
         try:
             self._lock_depth += 1

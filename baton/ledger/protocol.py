@@ -21,15 +21,12 @@ not seen, instead of every feed from byte 0.
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Protocol
+from typing import Callable, Iterable, Iterator, Mapping, Protocol
 
 from baton.model import frozen, mutable
 from baton.errors import StorageError
 from baton.ledger.envelope import Event, EventDraft
 from baton.ledger.feed import FeedHead, FeedScan, merge_feeds
-
-if TYPE_CHECKING:
-    from baton.ledger.changes import ChangeStream
 
 
 @frozen
@@ -106,6 +103,23 @@ class Seed:
     cursors: Mapping[str, Cursor]
     max_hlc: int
     stream_version: Callable[[str], int | None]
+
+
+class EventStream(Protocol):
+    """The events after some cursors, handed out as they are read, in project
+    order (``changes.ChangeStream`` is the one implementation). Iterate it once."""
+
+    def __iter__(self) -> Iterator[Event]: ...
+
+    def estimated_total(self, handed_out: int) -> int:
+        """How many events the stream holds in all, estimated from the bytes
+        behind the ``handed_out`` events so far (for progress displays)."""
+        ...
+
+    @property
+    def cursors(self) -> dict[str, Cursor]:
+        """Per feed that yielded events, the cursor just after the last one yielded."""
+        ...
 
 
 class IndexSeed(Protocol):
@@ -189,8 +203,8 @@ class LedgerProtocol(Protocol):
         """
         ...
 
-    def stream_since(self, cursors: Mapping[str, Cursor]) -> "ChangeStream":
-        """``changes_since`` as a ``ChangeStream``: the events handed out as
+    def stream_since(self, cursors: Mapping[str, Cursor]) -> EventStream:
+        """``changes_since`` as an ``EventStream``: the events handed out as
         they are read, a chunk of each feed at a time (replay, large catch-ups).
 
         Raises:

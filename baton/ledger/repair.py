@@ -28,7 +28,7 @@ import orjson
 
 from baton.model import frozen
 from baton.errors import StorageError
-from baton.ledger import files
+import baton.ledger.files as files
 from baton.ledger.feed import FeedHead, FeedProblem, scan_bytes
 from baton.ledger.ids import uuid7
 from baton.ledger.integrity import REPAIRED_TYPE, ledger_stream

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 from baton.errors import LedgerBusy, LedgerCorrupt, StorageError, StreamVersionConflict
-from baton.ledger import files
+import baton.ledger.files as files
 from baton.ledger.changes import ChangeStream, ReadLog, Served, cursor_after, read_changes
 from baton.ledger.clock import WallClock, rfc3339_micros, system_clock
 from baton.ledger.envelope import Event, EventDraft, seal_batch

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import sqlite3
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Protocol
 
@@ -80,6 +81,9 @@ class VerifyReport:
     """Recorded heads checked against the feeds."""
     recorded: list[RecordedHead] = attrs.field(factory=list)
     """Every head checked (what ``repair`` acknowledges as lost)."""
+    identities: list[tuple[str, int, Any]] = attrs.field(factory=list)
+    """``(writer, seq, data[identity_key])`` of every event of ``identity_type`` (the project's
+    ``project.initialized``: which project the ledger says it is)."""
 
     @property
     def ok(self) -> bool:
@@ -109,12 +113,15 @@ def verify_ledger(
     *,
     erasure_type: str | None = None,
     recorded_heads: list[RecordedHead] | None = None,
+    identity: tuple[str, str] | None = None,
 ) -> VerifyReport:
     """``erasure_type``: the event type whose ``data.events`` lists the event
     ids whose payloads were erased on purpose (None: no erasure is legitimate).
-    ``recorded_heads``: heads recorded outside the ledger (the index's)."""
+    ``recorded_heads``: heads recorded outside the ledger (the index's).
+    ``identity``: ``(event type, data key)`` whose values are collected in ``identities``
+    on the same pass (the project id each ``project.initialized`` recorded)."""
     with collector_paused():
-        return _verify(Path(ledger_dir), erasure_type, list(recorded_heads or ()))
+        return _verify(Path(ledger_dir), erasure_type, list(recorded_heads or ()), identity)
 
 
 VERIFY_CHUNK_BYTES = 1 << 18
@@ -275,8 +282,6 @@ class _OnDisk:
     BATCH = 4096
 
     def __init__(self) -> None:
-        import sqlite3
-
         self.db = db = sqlite3.connect("")  # "": a temporary database on disk, removed on close
         for pragma in ("journal_mode = OFF", "synchronous = OFF", "cache_size = -1024", "temp_store = FILE"):
             db.execute(f"PRAGMA {pragma}")
@@ -382,7 +387,8 @@ class _HashesOf:
         return self.memory.hash_at(self.feed, seq)
 
 
-def _verify(ledger_dir: Path, erasure_type: str | None, recorded: list[RecordedHead]) -> VerifyReport:
+def _verify(ledger_dir: Path, erasure_type: str | None, recorded: list[RecordedHead],
+            identity: tuple[str, str] | None = None) -> VerifyReport:
     """Every feed streamed through one merge: memory holds a chunk of each feed;
     what the checks across feeds remember per event (its id and hash) and per
     stream goes into dicts, or for a ledger over ``SPILL_BYTES`` into a
@@ -393,23 +399,21 @@ def _verify(ledger_dir: Path, erasure_type: str | None, recorded: list[RecordedH
     except OSError as exc:
         raise StorageError(f"cannot list {ledger_dir}: {exc}") from exc
     if size > SPILL_BYTES:
-        import sqlite3
-
         memory: _InMemory | _OnDisk | None = None
         try:
             memory = _OnDisk()
-            return _check_all(paths, memory, erasure_type, list(recorded))
+            return _check_all(paths, memory, erasure_type, list(recorded), identity)
         except sqlite3.Error:
             pass  # no room for the temporary database (a full or read-only temp folder): check in memory
         finally:
             if memory is not None:
                 memory.close()
     memory = _InMemory()
-    return _check_all(paths, memory, erasure_type, recorded)
+    return _check_all(paths, memory, erasure_type, recorded, identity)
 
 
 def _check_all(paths: list[Path], memory: "_InMemory | _OnDisk", erasure_type: str | None,
-               recorded: list[RecordedHead]) -> VerifyReport:
+               recorded: list[RecordedHead], identity: tuple[str, str] | None = None) -> VerifyReport:
     passes = [_FeedPass(path, memory.add_hash) for path in paths]
     by_name = {p.name: p for p in passes}
     found: list[tuple[int, int, FeedProblem]] = []
@@ -419,6 +423,7 @@ def _check_all(paths: list[Path], memory: "_InMemory | _OnDisk", erasure_type: s
     erased: list[tuple[str, str, int]] = []
     """(writer, id, seq) of every erased event."""
     set_aside: dict[str, set[str]] = {}
+    identities: list[tuple[str, int, Any]] = []
     seen, stream_of, set_stream = memory.seen, memory.stream, memory.set_stream
     for order, event in enumerate(merge_feeds(p.read() for p in passes)):
         first = seen(_id_key(event.id), event.writer, order, event.seq)
@@ -448,6 +453,8 @@ def _check_all(paths: list[Path], memory: "_InMemory | _OnDisk", erasure_type: s
             recorded.extend(_heads_in(data, f"ledger.heads of {event.writer} seq {event.seq}"))
         elif event.type == REPAIRED_TYPE:
             _note_repair(data, event, set_aside, recorded)
+        elif identity is not None and event.type == identity[0]:
+            identities.append((event.writer, event.seq, data.get(identity[1])))
         elif erasure_type is not None and event.type == erasure_type:
             named = data.get("events")
             if isinstance(named, list):
@@ -469,7 +476,8 @@ def _check_all(paths: list[Path], memory: "_InMemory | _OnDisk", erasure_type: s
                         erased_by_forget=sum(1 for _w, ident, _s in erased if ident in forgotten),
                         concurrent=concurrent,
                         heads_checked=len(recorded),
-                        recorded=[r for r in recorded if r.hash is None or r.hash not in set_aside.get(r.feed, ())])
+                        recorded=[r for r in recorded if r.hash is None or r.hash not in set_aside.get(r.feed, ())],
+                        identities=identities)
 
 
 def _duplicate(writer: str, seq: int, ident: str, first: str) -> FeedProblem:

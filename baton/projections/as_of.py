@@ -17,6 +17,10 @@ from typing import Any, Iterable, Iterator
 
 from baton.ledger.envelope import Event
 from baton.projections.base import Doc
+from baton.projections.event_counts import Streams
+from baton.projections.folds.handoffs import Handoffs
+from baton.projections.folds.lineage import Lineage
+from baton.projections.runner import ProjectionRunner, Until
 
 
 class _WithoutFiles:
@@ -48,11 +52,6 @@ def replayed_as_of(project: Any, when: str, *, option: str = "as_of") -> Iterato
         InputError (exit 2): ``when`` is neither an event id nor a time.
         NotFound (exit 4): no event has that id.
     """
-    from baton.projections.event_counts import Streams
-    from baton.projections.handoffs import Handoffs
-    from baton.projections.lineage import Lineage
-    from baton.projections.runner import ProjectionRunner, Until
-
     until = Until.parse(when, option=option)
     with tempfile.TemporaryDirectory(prefix="baton-as-of-") as folder:
         runner = ProjectionRunner(Path(folder), project.ledger,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Protocol
 
+from baton.events.names import HANDOFF, split_stream
 from baton.ledger.envelope import Event
 
 Doc = dict[str, Any]
@@ -65,8 +66,6 @@ def handoff_key(event: Event, types: frozenset[str]) -> tuple[str, ...]:
     """The handoff id an event of ``types`` on a ``handoff/<id>`` stream folds into
     (none for any other event): the keys of the projections kept per handoff."""
     if event.type in types:
-        from baton.events.names import HANDOFF, split_stream
-
         family, key = split_stream(event.stream)
         if family == HANDOFF and key:
             return (key,)

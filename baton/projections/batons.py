@@ -23,19 +23,13 @@ of other owners' and branches' briefs.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import Any, Iterable
 
 from baton.canonical import pretty_bytes
 from baton.domain.batons import CLAIMED, PENDING, BatonRecord, baton_file
 from baton.events.names import BATON, BATON_CANCELLED, BATON_CLAIMED, BATON_CREATED, BATON_DISMISSED, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import ANY_ORDER, STREAM_ORDER, Doc
-
-if TYPE_CHECKING:
-    from baton.domain.aggregates.baton import Folded
-
-# The baton aggregate (and with it the event classes) is imported where an
-# event is folded: a command whose feeds gained nothing never loads it.
 
 OPERATIONS = {
     BATON_CREATED: "handoff_created",
@@ -45,21 +39,11 @@ OPERATIONS = {
 }
 """The spec's telemetry operation of each baton event type."""
 
-TELEMETRY_RECENT = 20
-"""How many telemetry records each key's document keeps for ``baton metrics``."""
 
-
-def _telemetry_record(event: Event, operation: str) -> dict[str, Any]:
-    data = event.data if isinstance(event.data, dict) else {}
-    return {"operation": operation, "at": event.at, "hlc": event.hlc, "sessionId": data.get("session"),
-            "branch": data.get("branch"), "owner": data.get("owner"), "shared": data.get("shared"),
-            "handoffId": data.get("handoff_id")}
-
-
-class Batons:
-    """The baton index, and the local telemetry of each key (``baton metrics``):
-    counts of the events the aggregate accepted, by the spec's operation
-    names, and the newest few of them."""
+class BatonsBase:
+    """What routes an event to a key's document, and its file; the fold
+    (``baton.projections.folds.batons.Batons``) adds ``apply``: the baton
+    index, and the local telemetry of each key (``baton metrics``)."""
 
     name = "batons"
     version = 4
@@ -71,28 +55,6 @@ class Batons:
         # equals the stream's version and a claim can name it.
         family, key = split_stream(event.stream)
         return (key,) if family == BATON else ()
-
-    def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
-        return self.fold(key, doc, event)[0]
-
-    def fold(self, key: str, doc: Doc | None, event: Event) -> tuple[Doc, Folded]:
-        """``apply``, with the aggregate's verdict (``accepted``, ``superseded``):
-        ``baton metrics`` counts only accepted events."""
-        from baton.domain.aggregates.baton import BatonKey, fold
-
-        folded = fold(BatonKey.from_doc(key, doc), event)
-        out = folded.state.to_doc()
-        telemetry = dict((doc or {}).get("telemetry") or {})
-        recent = list((doc or {}).get("recent") or [])
-        operation = OPERATIONS.get(event.type)
-        if folded.accepted and operation is not None:
-            telemetry[operation] = telemetry.get(operation, 0) + 1
-            if folded.superseded is not None:
-                telemetry["handoff_superseded"] = telemetry.get("handoff_superseded", 0) + 1
-            recent = ([_telemetry_record(event, operation)] + recent)[:TELEMETRY_RECENT]
-        out["telemetry"] = telemetry
-        out["recent"] = recent
-        return out, folded
 
     def materialize(self, key: str, doc: Doc) -> dict[str, bytes]:
         current = doc.get("current")
@@ -121,9 +83,11 @@ def baton_records(docs: Iterable[tuple[str, Doc]]) -> list[tuple[BatonRecord, in
     return out
 
 
-class BatonScopes:
-    """Every owner/branch (or shared) scope each handoff was ever given as a baton.
+class BatonScopesBase:
+    """What routes a ``baton.created`` event to its handoff's document; the fold
+    (``baton.projections.folds.batons.BatonScopes``) adds ``apply``.
 
+    Every owner/branch (or shared) scope each handoff was ever given as a baton.
     One document per handoff id: ``{"handoff_id", "scopes": [{owner, branch,
     shared}, ...]}`` (each scope once, sorted), from the ``baton.created`` events the baton index
     accepts. The bootstrap brief asks it whose eyes a handoff's traps and
@@ -144,26 +108,6 @@ class BatonScopes:
             if isinstance(handoff_id, str) and handoff_id and split_stream(event.stream)[0] == BATON:
                 return (handoff_id,)
         return ()
-
-    def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
-        from baton.domain.aggregates.baton import record_of_created
-        from baton.events.base import decode
-        from baton.events.baton import BatonCreated
-
-        created = decode(event)
-        if not isinstance(created, BatonCreated):
-            return doc
-        record = record_of_created(created.key, created, event.at)
-        if record is None or record.id != key:
-            return doc
-        scope = {"owner": record.owner, "branch": record.branch, "shared": record.shared}
-        scopes = list((doc or {}).get("scopes") or [])
-        if scope in scopes:
-            return doc
-        import orjson
-
-        return {"handoff_id": key, "scopes": sorted(scopes + [scope],
-                                                    key=lambda s: orjson.dumps(s, option=orjson.OPT_SORT_KEYS))}
 
 
 def baton_scopes(docs: Iterable[tuple[str, Doc]]) -> dict[str, list[dict[str, Any] | None]]:

@@ -14,14 +14,17 @@ from typing import Iterable
 
 from baton.events.names import DETECTOR, DETECTOR_TYPES, HANDOFF_PROMOTED, HANDOFF_VALIDATED, split_stream
 from baton.ledger.envelope import Event
-from baton.projections.base import STREAM_ORDER, Doc
+from baton.projections.base import STREAM_ORDER
 
 MATERIAL = "_material"
 _TYPES = frozenset(DETECTOR_TYPES)
 _MATERIAL_TYPES = frozenset((HANDOFF_VALIDATED, HANDOFF_PROMOTED))
 
 
-class Detector:
+class DetectorBase:
+    """What routes an event to the detector's documents; the fold
+    (``baton.projections.folds.detector.Detector``) adds ``apply``."""
+
     name = "detector"
     version = 2
     """2: ``_material`` keeps the newest material event by merge key, whatever
@@ -38,13 +41,3 @@ class Detector:
         if event.type in _MATERIAL_TYPES:
             return (MATERIAL,)
         return ()
-
-    def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
-        from baton.domain.detector import evolve_state
-
-        if key == MATERIAL:
-            if doc is not None and tuple(doc.get("key") or ()) > event.merge_key:
-                return doc  # a late event: the newest material event stays
-            return {"at": event.at, "event": event.id, "key": list(event.merge_key)}
-        data = event.data if isinstance(event.data, dict) else {}
-        return evolve_state(doc, event.type, data, event.at)

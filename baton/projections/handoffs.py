@@ -13,13 +13,19 @@ title, objective and summary for ``handoff list --work``, and ``handoff_rows``
 holds one indexed row per record (status, times, title, short id...), so
 lists, ``latest``, id prefixes and the bootstrap brief read the rows they
 return, not every document.
+
+This module routes events and makes the tables, and holds the typed queries;
+the fold, the file and the rows are in ``baton.projections.folds.handoffs``.
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterable, Iterator
 
+import orjson
+
 from baton.model import frozen
+from baton.domain.short_ids import short_id
 from baton.events.names import HANDOFF, HANDOFF_TYPES, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import STREAM_ORDER, Doc
@@ -27,12 +33,14 @@ from baton.projections.base import STREAM_ORDER, Doc
 SEARCH_TABLE = "handoff_search"
 ROWS_TABLE = "handoff_rows"
 _ADDED_COLUMNS = (("branch", "TEXT"), ("worktree", "TEXT"), ("baton", "INTEGER"))
-MODELS_KEPT = 256
-"""How many record models ``Handoffs`` keeps between events (a bound on memory, not on correctness)."""
 _TYPES = frozenset(HANDOFF_TYPES)
 
 
-class Handoffs:
+class HandoffsBase:
+    """What routes an event to a handoff's document, and the query tables'
+    shape; the fold (``baton.projections.folds.handoffs.Handoffs``) adds
+    ``apply``, the materialized file and the rows it writes (``index``)."""
+
     name = "handoffs"
     version = 4
     order = STREAM_ORDER
@@ -45,50 +53,6 @@ class Handoffs:
             if family == HANDOFF:
                 return (key,)
         return ()
-
-    def __init__(self) -> None:
-        self._models: dict[str, tuple[Doc, Any]] = {}
-        """The record model of each document this projection last returned
-        (held with the document, so identity can be trusted): the next event
-        of the same handoff — validate after capture, promote after validate —
-        folds without reading the document back into a model (half of a
-        replay's time)."""
-
-    def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
-        from baton.domain.aggregates import handoff as aggregate
-        from baton.domain.handoff import handoff_from_json, handoff_to_json
-        from baton.errors import HandoffInputError
-
-        known = self._models.get(key)
-        like = None
-        if doc is None:
-            state = None
-        elif known is not None and known[0] is doc:
-            state = known[1]
-            like = (state, doc)  # the model that wrote ``doc``: unchanged sections are reused
-        else:
-            try:
-                state = handoff_from_json(doc)
-            except HandoffInputError:
-                return doc
-        new = aggregate.evolve(state, event)
-        if new is state:
-            return doc
-        if new is None:
-            self._models.pop(key, None)
-            return None
-        out = handoff_to_json(new, like=like)
-        if len(self._models) >= MODELS_KEPT:
-            self._models.clear()
-        self._models[key] = (out, new)
-        return out
-
-    # -- materialized files ------------------------------------------------
-    def materialize(self, key: str, doc: Doc) -> dict[str, bytes]:
-        from baton.canonical import pretty_bytes
-        from baton.domain.handoff import handoff_file_name
-
-        return {f"handoffs/{handoff_file_name(doc['created_at'], doc['id'])}": pretty_bytes(doc)}
 
     # -- secondary tables: rows to query, and the full-text index ------------
     def setup_index(self, db: Any) -> None:
@@ -115,52 +79,6 @@ class Handoffs:
         db.execute(f"DROP TABLE IF EXISTS {SEARCH_TABLE}")
         _create_search(db)
 
-    def index(self, db: Any, changed: list[tuple[str, Doc | None]]) -> None:
-        """One row per record (what lists, ``latest``, id prefixes and briefs
-        query, with indexes, instead of reading every document), and its
-        full-text entry under the same rowid (an FTS5 delete by rowid is a
-        lookup; by an ``UNINDEXED`` column it scans the whole table).
-
-        A batch at a time: the rowids of the records already present are
-        looked up in one query per 500 ids, their full-text entries deleted in
-        one ``executemany``, and rows and entries written in one each. A new
-        record gets the rowid SQLite would have given it (one past the
-        largest), in key order."""
-        conn = db.conn
-        found: dict[str, int] = {}
-        keys = [key for key, _doc in changed]
-        for at in range(0, len(keys), 500):
-            part = keys[at:at + 500]
-            found.update(conn.execute(f"SELECT id, rowid FROM {ROWS_TABLE} WHERE id IN "
-                                      f"({', '.join('?' * len(part))})", part).fetchall())
-        conn.executemany(f"DELETE FROM {SEARCH_TABLE} WHERE rowid = ?", [(rowid,) for rowid in found.values()])
-        conn.executemany(f"DELETE FROM {ROWS_TABLE} WHERE rowid = ?",
-                         [(found[key],) for key, doc in changed if doc is None and key in found])
-        next_rowid = conn.execute(f"SELECT COALESCE(MAX(rowid), 0) FROM {ROWS_TABLE}").fetchone()[0] + 1
-        inserts, updates, search = [], [], []
-        for key, doc in changed:
-            if doc is None:
-                continue
-            values = row_values(key, doc)
-            rowid = found.get(key)
-            if rowid is None:
-                rowid, next_rowid = next_rowid, next_rowid + 1
-                inserts.append((rowid, key, *values))
-            else:
-                updates.append((*values, rowid))
-            work = doc.get("work") or {}
-            search.append((rowid, key, _text(work.get("title")), _text(work.get("objective")), summary_text(doc)))
-        conn.executemany(
-            f"INSERT INTO {ROWS_TABLE} (rowid, id, short, created_at, updated_at, status, flags, title, validation, "
-            "relation, parents, brief, branch, worktree, baton) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            inserts)
-        conn.executemany(
-            f"UPDATE {ROWS_TABLE} SET short = ?, created_at = ?, updated_at = ?, status = ?, flags = ?, "
-            "title = ?, validation = ?, relation = ?, parents = ?, brief = ?, branch = ?, worktree = ?, baton = ? "
-            "WHERE rowid = ?", updates)
-        conn.executemany(f"INSERT INTO {SEARCH_TABLE} (rowid, id, title, objective, summary) VALUES (?, ?, ?, ?, ?)",
-                         search)
-
 
 def _create_search(db: Any) -> None:
     db.execute(
@@ -169,30 +87,7 @@ def _create_search(db: Any) -> None:
     )
 
 
-def row_values(key: str, doc: Doc) -> list[Any]:
-    """The queryable columns of one record (after ``id``): short id, times,
-    status, flags and parents (JSON), title, validation status, relation, and
-    whether a bootstrap brief may use its content (``brief``); then the branch
-    and worktree it was captured on, and whether it is a session baton."""
-    import orjson
-
-    from baton.domain.batons import brief_may_use, is_session_baton
-    from baton.domain.handoff import record_branch, record_worktree, short_id
-
-    work = doc["work"] if isinstance(doc.get("work"), dict) else {}
-    lineage = doc["lineage"] if isinstance(doc.get("lineage"), dict) else {}
-    validation = doc["validation"] if isinstance(doc.get("validation"), dict) else {}
-    return [
-        short_id(key), _text(doc.get("created_at")), _text(doc.get("updated_at")), _text(doc.get("status")),
-        orjson.dumps(list(doc.get("flags") or ())).decode(), _text(work.get("title")),
-        _text(validation.get("status")), _text(lineage.get("relation")) or "root",
-        orjson.dumps(list(lineage.get("parents") or ())).decode(),
-        int(brief_may_use(doc) and doc.get("status") != "archived"),
-        record_branch(doc) or "", record_worktree(doc) or "", int(is_session_baton(doc)),
-    ]
-
-
-def _text(value: Any) -> str:
+def text_of(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
@@ -201,9 +96,9 @@ def summary_text(doc: Doc) -> str:
     summary = doc.get("summary") or {}
     parts: list[str] = []
     for key in ("current_state", "why_it_matters"):
-        parts.append(_text(summary.get(key)))
+        parts.append(text_of(summary.get(key)))
     for key in ("completed", "in_progress", "discoveries"):
-        parts.extend(_text(item) for item in summary.get(key) or ())
+        parts.extend(text_of(item) for item in summary.get(key) or ())
     return "\n".join(p for p in parts if p)
 
 
@@ -234,7 +129,7 @@ class HandoffSummary:
         return f"{HANDOFFS_DIR}/{handoff_file_name(self.created_at, self.id)}"
 
     def to_json(self) -> dict[str, Any]:
-        from baton.domain.handoff import HANDOFFS_DIR, handoff_file_name, short_id  # one import: a list has many rows
+        from baton.domain.handoff import HANDOFFS_DIR, handoff_file_name  # one import: a list has many rows
 
         short = short_id(self.id)
         return {"id": self.id, "short_id": short, "status": self.status, "flags": list(self.flags),
@@ -250,8 +145,6 @@ _NEWEST = "ORDER BY created_at DESC, id DESC"
 
 
 def _summary(row: tuple) -> HandoffSummary:
-    import orjson
-
     ident, status, flags, title, created, updated, validation, relation, parents, branch, worktree, baton = row
     return HandoffSummary(ident, status or "", tuple(orjson.loads(flags or "[]")), title or "", created or "",
                           updated or "", validation or "", relation or "root", tuple(orjson.loads(parents or "[]")),

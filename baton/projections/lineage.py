@@ -21,9 +21,12 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+import orjson
+
 from baton.events.names import HANDOFF_CAPTURED, HANDOFF_REVISED
 from baton.ledger.envelope import Event
-from baton.projections.base import STREAM_ORDER, Doc, handoff_key
+from baton.projections.base import STREAM_ORDER, handoff_key
+from baton.projections.handoffs import ROWS_TABLE
 
 NODES_TABLE = "lineage_nodes"
 EDGES_TABLE = "lineage_edges"
@@ -33,7 +36,11 @@ any branch?" is one row's lookup, not a scan of every edge."""
 _TYPES = frozenset((HANDOFF_CAPTURED, HANDOFF_REVISED))
 
 
-class Lineage:
+class LineageBase:
+    """What routes an event to a node's document, and the query tables'
+    shape; the fold (``baton.projections.folds.lineage.Lineage``) adds
+    ``apply`` and the rows it writes (``index``)."""
+
     name = "lineage"
     version = 1
     order = STREAM_ORDER
@@ -41,24 +48,6 @@ class Lineage:
 
     def keys(self, event: Event) -> Iterable[str]:
         return handoff_key(event, _TYPES)
-
-    def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
-        from baton.domain.lineage import node_of
-
-        data = event.data
-        if data is None:
-            return None if event.type == HANDOFF_CAPTURED else doc
-        record = data.get("handoff") if isinstance(data, dict) else None
-        if not isinstance(record, dict):
-            return doc
-        if event.type == HANDOFF_CAPTURED and doc is not None:
-            return doc  # a capture of an id that exists changes nothing (as the handoff fold)
-        if event.type == HANDOFF_REVISED and doc is None:
-            return None
-        node = node_of({**record, "id": key})
-        if doc is not None:
-            node["created_at"] = doc.get("created_at") or node["created_at"]
-        return node
 
     # -- query tables ---------------------------------------------------------------
     def setup_index(self, db: Any) -> None:
@@ -78,33 +67,8 @@ class Lineage:
         db.execute(f"DELETE FROM {EDGES_TABLE}")
         db.execute(f"DELETE FROM {FORKS_TABLE}")
 
-    def index(self, db: Any, changed: list[tuple[str, Doc | None]]) -> None:
-        from baton.domain.lineage import iter_edges
 
-        keys = [(key,) for key, _doc in changed]
-        # The parents whose children change here: their fork row is decided again below.
-        touched = {row[0] for chunk in _chunks([k for (k,) in keys])
-                   for row in db.execute(f"SELECT parent FROM {EDGES_TABLE} WHERE child IN "
-                                         f"({','.join('?' * len(chunk))})", chunk)}
-        db.conn.executemany(f"DELETE FROM {EDGES_TABLE} WHERE child = ?", keys)
-        db.conn.executemany(f"DELETE FROM {NODES_TABLE} WHERE id = ?",
-                            [(key,) for key, doc in changed if doc is None])
-        db.conn.executemany(f"INSERT OR REPLACE INTO {NODES_TABLE} (id, relation, branch_label, created_at) "
-                            "VALUES (?, ?, ?, ?)",
-                            [(key, doc.get("relation"), doc.get("branch_label"), doc.get("created_at"))
-                             for key, doc in changed if doc is not None])
-        edges = [edge for _key, doc in changed if doc is not None for edge in iter_edges(doc)]
-        db.conn.executemany(f"INSERT OR REPLACE INTO {EDGES_TABLE} (parent, child, relation) VALUES (?, ?, ?)",
-                            edges)
-        touched.update(parent for parent, _child, _relation in edges)
-        for chunk in _chunks(sorted(touched)):
-            marks = ",".join("?" * len(chunk))
-            db.execute(f"DELETE FROM {FORKS_TABLE} WHERE parent IN ({marks})", chunk)
-            db.execute(f"INSERT INTO {FORKS_TABLE} (parent) SELECT parent FROM {EDGES_TABLE} "
-                       f"WHERE parent IN ({marks}) GROUP BY parent HAVING COUNT(*) > 1", chunk)
-
-
-def _chunks(items: list[str], size: int = 500) -> Iterable[list[str]]:
+def chunks(items: list[str], size: int = 500) -> Iterable[list[str]]:
     """``items`` in runs short enough for one statement's parameters."""
     for start in range(0, len(items), size):
         yield items[start:start + size]
@@ -120,10 +84,7 @@ def has_branches(db: Any) -> bool:
 
 def load_graph(runner: Any) -> Any:
     """The whole graph, each node with its record's status and flags."""
-    import orjson
-
     from baton.domain.lineage import Graph, Node
-    from baton.projections.handoffs import ROWS_TABLE
 
     states = {ident: (status or "", tuple(orjson.loads(flags or "[]")))
               for ident, status, flags in runner.db.execute(f"SELECT id, status, flags FROM {ROWS_TABLE}")}
@@ -157,10 +118,7 @@ def component_ids(db: Any, ids: Iterable[str]) -> set[str]:
 
 def load_component(runner: Any, ids: Iterable[str]) -> Any:
     """The part of the graph connected to ``ids``, with statuses and flags."""
-    import orjson
-
     from baton.domain.lineage import Graph, Node
-    from baton.projections.handoffs import ROWS_TABLE
 
     wanted = sorted(component_ids(runner.db, ids))
     nodes = []

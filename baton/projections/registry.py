@@ -1,19 +1,84 @@
 """The projections a project keeps. Order matters only for readability:
-each projection folds every event independently of the others."""
+each projection folds every event independently of the others.
+
+A projection whose fold needs a decider (an aggregate, the event classes,
+the record model) is registered as a ``Deferred``: its light class in
+``baton.projections`` (name, version, order, query tables, ``keys``) is all
+a command needs to open the index and route events, and its fold in
+``baton.projections.folds`` is imported the first time it is used, so a
+command whose feeds gained nothing never defines an event class. This
+table is the one place that names those modules (as ``baton.events.names``
+does for the event classes).
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from baton.projections.base import Projection
+from baton.projections.batons import BatonScopesBase, BatonsBase
+from baton.projections.continuity_metrics import ContinuityMetricsBase
+from baton.projections.detector import DetectorBase
+from baton.projections.event_counts import EventCounts, Streams
+from baton.projections.handoffs import HandoffsBase
+from baton.projections.lineage import LineageBase
+from baton.projections.sessions import ObjectivesBase, SessionsBase
+
+FOLDS = "baton.projections.folds"
+_FOLD_MEMBERS = ("apply", "materialize", "setup_index", "reset_index", "index", "fold")
+"""What a fold may add to its routing class (``base.Materializing``, ``base.Indexing``, ``Batons.fold``)."""
+
+
+class Deferred:
+    """A projection whose fold is imported on first use.
+
+    ``name``, ``version``, ``order``, ``index_tables`` and ``keys`` are the
+    light class's (``base``); any other member (``apply``, ``materialize``,
+    ``setup_index``, ``index``...) is the fold's: an instance of the class
+    ``fold`` names (``"module:Class"``), a subclass of ``base``'s class.
+    The runner binds ``apply`` for every projection before a batch, but only
+    a projection that an event touches calls it: only its fold is loaded.
+    """
+
+    def __init__(self, base: Any, fold: str) -> None:
+        self.name = base.name
+        self.version = base.version
+        self.order = base.order
+        self.index_tables = getattr(base, "index_tables", ())
+        self.keys = base.keys
+        self.fold_path = fold
+        self._fold: Any = None
+
+    @property
+    def loaded(self) -> Any:
+        """The projection that folds (imported and made on first use)."""
+        if self._fold is None:
+            module, _, cls = self.fold_path.partition(":")
+            self._fold = fold = getattr(__import__(module, fromlist=[cls]), cls)()
+            for member in _FOLD_MEMBERS:  # found from now on as plain attributes
+                if hasattr(fold, member):
+                    setattr(self, member, getattr(fold, member))
+        return self._fold
+
+    def apply(self, key: str, doc: Any, event: Any) -> Any:
+        """The fold's ``apply``; the first call loads the fold, and binds its
+        ``apply`` here for the runner's next batch (no call in between)."""
+        apply = self.apply = self.loaded.apply
+        return apply(key, doc, event)
+
+    def __getattr__(self, member: str) -> Any:
+        if member.startswith("_") or self._fold is not None:
+            raise AttributeError(member)  # a loaded fold's members are already attributes
+        return getattr(self.loaded, member)
 
 
 def default_projections() -> list[Projection]:
-    from baton.projections.batons import Batons, BatonScopes
-    from baton.projections.continuity_metrics import ContinuityMetrics
-    from baton.projections.detector import Detector
-    from baton.projections.event_counts import EventCounts, Streams
-    from baton.projections.handoffs import Handoffs
-    from baton.projections.lineage import Lineage
-    from baton.projections.sessions import Objectives, Sessions
-
-    return [Streams(), EventCounts(), Batons(), BatonScopes(), Sessions(), Objectives(), Handoffs(), Lineage(), Detector(),
-            ContinuityMetrics()]
+    return [Streams(), EventCounts(),
+            Deferred(BatonsBase(), f"{FOLDS}.batons:Batons"),
+            Deferred(BatonScopesBase(), f"{FOLDS}.batons:BatonScopes"),
+            Deferred(SessionsBase(), f"{FOLDS}.sessions:Sessions"),
+            Deferred(ObjectivesBase(), f"{FOLDS}.sessions:Objectives"),
+            Deferred(HandoffsBase(), f"{FOLDS}.handoffs:Handoffs"),
+            Deferred(LineageBase(), f"{FOLDS}.lineage:Lineage"),
+            Deferred(DetectorBase(), f"{FOLDS}.detector:Detector"),
+            Deferred(ContinuityMetricsBase(), f"{FOLDS}.continuity_metrics:ContinuityMetrics")]

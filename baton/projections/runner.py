@@ -48,16 +48,16 @@ import orjson
 from baton.model import frozen
 from baton.canonical import loads
 from baton.config import write_bytes_atomic
-from baton.errors import Conflict, NotFound, StorageError
+from baton.errors import Conflict, InputError, NotFound, StorageError
+from baton.events.names import load_family
 from baton.ledger.clock import hlc_of_datetime, parse_rfc3339
 from baton.ledger.envelope import Event
 from baton.ledger.feed import FeedHead, collector_paused
 from baton.ledger.ids import uuid7
 from baton.ledger.integrity import REPAIRED_TYPE
-from baton.ledger.changes import ChangeStream
-from baton.ledger.protocol import Cursor, FeedRewritten, LedgerProtocol, Seed
+from baton.ledger.protocol import Cursor, EventStream, FeedRewritten, LedgerProtocol, Seed
 from baton.ledger.upcast import UPCASTERS, UpcasterRegistry
-from baton.projections.base import Doc, Materializing, Projection
+from baton.projections.base import ANY_ORDER, STREAM_ORDER, Doc, Materializing, Projection
 
 VANISHED_RETRIES = 5
 """Attempts at an index deleted under a running command before giving up."""
@@ -102,8 +102,6 @@ class Until:
         try:
             return cls(hlc=hlc_of_datetime(parse_rfc3339(text)), label=text)
         except ValueError:
-            from baton.errors import InputError
-
             raise InputError(f"`{option}` takes an event id or an RFC 3339 time, not {text!r}") from None
 
 
@@ -343,7 +341,7 @@ class ProjectionRunner:
 
     def _create(self, db: "IndexDb") -> None:
         """Make the index's tables (a new index, or a new projection set) with sqlite-utils."""
-        import sqlite_utils
+        import sqlite_utils  # lazy: builds tables only when the index is new or its projections changed
 
         tables = sqlite_utils.Database(db.conn)
         tables.table("meta").create({"key": str, "value": str}, pk="key", if_not_exists=True)
@@ -443,10 +441,8 @@ class ProjectionRunner:
     def fold(self, events: Iterable[Event], docs: dict[tuple[str, str], Doc | None], load) -> set[tuple[str, str]]:
         # Each family's module registers its upcasters when it is imported; the
         # read path imports only the names (``baton.events.names``), so an
-        # event's family is loaded before the first event of its type is
-        # upcast (once per type and batch, never per event).
-        from baton.events.base import load_family
-
+        # event's family is loaded (``load_family``) before the first event of
+        # its type is upcast (once per type and batch, never per event).
         dirty: set[tuple[str, str]] = set()
         upcast = self.upcasters.upcast
         plan = [(p.name, p.keys, p.apply) for p in self.projections]  # bound once, not per event
@@ -614,8 +610,6 @@ class ProjectionRunner:
         says how it folds late events (``Projection.order``).
         Reads the late events once and keeps only a key per stream
         (``latest``, which a caller checking one event at a time passes again)."""
-        from baton.projections.base import ANY_ORDER, STREAM_ORDER
-
         if "streams" not in self.by_name:
             return False
         orders = {p.name: getattr(p, "order", None) for p in self.projections}
@@ -752,7 +746,7 @@ class ProjectionRunner:
         count = self._replay(stream, events, reset=True, progress=progress, pinned=until.label if until else None)
         return CatchUp(count, True, reason)
 
-    def _replay(self, stream: ChangeStream, events: Iterable[Event], *, reset: bool,
+    def _replay(self, stream: EventStream, events: Iterable[Event], *, reset: bool,
                 progress: Progress | None, pinned: str | None = None, floor: tuple | None = None) -> int:
         """Fold ``events`` (read from ``stream``) in batches of ``REPLAY_BATCH``,
         all in ONE transaction: each batch's changed documents are written (and

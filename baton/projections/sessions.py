@@ -14,7 +14,7 @@ from typing import Iterable
 
 from baton.events.names import OBJECTIVE, OBJECTIVE_TYPES, SESSION, SESSION_TYPES, split_stream
 from baton.ledger.envelope import Event
-from baton.projections.base import STREAM_ORDER, Doc
+from baton.projections.base import STREAM_ORDER
 
 
 _SESSION_TYPES = frozenset(SESSION_TYPES)
@@ -26,7 +26,10 @@ def _key_in(event: Event, family: str, types: frozenset[str]) -> tuple[str, ...]
     return (key,) if stream_family == family and event.type in types else ()
 
 
-class Sessions:
+class SessionsBase:
+    """What routes an event to a session's document; the fold
+    (``baton.projections.folds.sessions.Sessions``) adds ``apply``."""
+
     name = "sessions"
     version = 1
     order = STREAM_ORDER
@@ -34,25 +37,17 @@ class Sessions:
     def keys(self, event: Event) -> Iterable[str]:
         return _key_in(event, SESSION, _SESSION_TYPES)
 
-    def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
-        from baton.domain.aggregates.session import evolve_session  # the decider: only when there is an event to fold
 
-        return evolve_session(doc, event, key)
+class ObjectivesBase:
+    """What routes an event to an objective's document; the fold
+    (``baton.projections.folds.sessions.Objectives``) adds ``apply``."""
 
-
-class Objectives:
     name = "objectives"
     version = 1
     order = STREAM_ORDER
 
     def keys(self, event: Event) -> Iterable[str]:
         return _key_in(event, OBJECTIVE, _OBJECTIVE_TYPES)
-
-    def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
-        from baton.domain.aggregates.session import evolve_objective
-
-        return evolve_objective(doc, event, key)
-
 
 
 def open_at(db, *, owner: str, branch: str, at: str, since: str, exclude: str) -> list[str]:

@@ -528,6 +528,11 @@ def test_a_session_ends_normally_with_a_malformed_config(codex):
 
 
 def test_a_session_ends_normally_when_baton_is_not_on_path(codex):
+    """The portable wiring (``--command baton``, for files a team commits) on a machine without it,
+    its hooks trusted again (a changed command is a new hook to Codex)."""
+    rewired = run_baton(codex.project, codex.env, "install-hooks", "--harness", "codex", "--command", "baton")
+    assert rewired.returncode == 0, rewired.stderr
+    assert {h["trustStatus"] for h in codex.trust_baton_hooks()} == {"trusted"}
     path = os.pathsep.join(p for p in codex.env["PATH"].split(os.pathsep) if Path(p) != BATON_BIN)
     assert not any((Path(p) / "baton").exists() for p in path.split(os.pathsep))
     told = hello(codex, {**codex.env, "PATH": path})

@@ -86,11 +86,24 @@ def test_an_unreadable_index_is_rebuilt_and_the_brief_still_arrives(claude, proj
     assert "baton.claimed" in types(project, env)
 
 
-def test_a_session_ends_normally_when_baton_is_not_on_path(claude, project, env, model):
+def _without_baton(env) -> dict[str, str]:
     path = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if Path(p) != BATON_BIN)
     assert not any((Path(p) / "baton").exists() for p in path.split(os.pathsep))
-    hello(claude, project, {**env, "PATH": path}, model)
+    return {**env, "PATH": path}
+
+
+def test_a_session_ends_normally_when_baton_is_not_on_path(claude, project, env, model):
+    """The portable wiring (``--command baton``, for files a team commits) on a machine without it."""
+    rewired = run_baton(project, env, "install-hooks", "--harness", "claude-code", "--command", "baton")
+    assert rewired.returncode == 0, rewired.stderr
+    hello(claude, project, _without_baton(env), model)
     assert not (project / ".baton").exists() or "session.begun" not in types(project, env)
+
+
+def test_the_default_wiring_runs_baton_even_when_it_is_not_on_the_harness_path(claude, project, env, model):
+    """``install-hooks`` wrote the absolute path of the ``baton`` it ran from (issue 26)."""
+    hello(claude, project, _without_baton(env), model)
+    assert "session.begun" in types(project, env)
 
 
 READ_ONLY_MOUNT = 'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" "$1" || exit 97; shift; exec "$@"'

@@ -203,6 +203,9 @@ def test_a_compress_prepares_one_before_compaction_draft_for_the_session(gemini)
 
 
 def test_without_baton_on_path_the_prompt_still_reaches_the_model_and_the_user_is_told(gemini):
+    """The portable wiring (``--command baton``, for files a team commits) on a machine without it."""
+    rewired = run_baton(gemini.project, gemini.env, "install-hooks", "--harness", "gemini-cli", "--command", "baton")
+    assert rewired.returncode == 0, rewired.stderr
     path = [entry for entry in gemini.env["PATH"].split(os.pathsep) if entry != str(BATON_BIN)]
     gemini.env["PATH"] = os.pathsep.join(path)
     assert shutil.which("baton", path=gemini.env["PATH"]) is None

@@ -1,0 +1,126 @@
+"""The ``handoffs`` projection's fold (``baton.projections.handoffs``: routing,
+tables and queries): each ``handoff/<id>`` stream through the handoff
+aggregate's ``evolve``, the record materialized as
+``.baton/handoffs/<created>--<short-id>.json``, and its row and full-text
+entry written in batches."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from baton.canonical import pretty_bytes
+from baton.domain.aggregates import handoff as aggregate
+from baton.domain.batons import brief_may_use, is_session_baton
+from baton.domain.handoff import handoff_file_name, handoff_from_json, handoff_to_json, record_branch, record_worktree
+from baton.domain.short_ids import short_id
+from baton.errors import HandoffInputError
+from baton.ledger.envelope import Event
+from baton.projections.base import Doc
+from baton.projections.handoffs import ROWS_TABLE, SEARCH_TABLE, HandoffsBase, summary_text, text_of
+
+MODELS_KEPT = 256
+"""How many record models ``Handoffs`` keeps between events (a bound on memory, not on correctness)."""
+
+
+class Handoffs(HandoffsBase):
+    def __init__(self) -> None:
+        self._models: dict[str, tuple[Doc, Any]] = {}
+        """The record model of each document this projection last returned
+        (held with the document, so identity can be trusted): the next event
+        of the same handoff — validate after capture, promote after validate —
+        folds without reading the document back into a model (half of a
+        replay's time)."""
+
+    def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
+        known = self._models.get(key)
+        like = None
+        if doc is None:
+            state = None
+        elif known is not None and known[0] is doc:
+            state = known[1]
+            like = (state, doc)  # the model that wrote ``doc``: unchanged sections are reused
+        else:
+            try:
+                state = handoff_from_json(doc)
+            except HandoffInputError:
+                return doc
+        new = aggregate.evolve(state, event)
+        if new is state:
+            return doc
+        if new is None:
+            self._models.pop(key, None)
+            return None
+        out = handoff_to_json(new, like=like)
+        if len(self._models) >= MODELS_KEPT:
+            self._models.clear()
+        self._models[key] = (out, new)
+        return out
+
+    def materialize(self, key: str, doc: Doc) -> dict[str, bytes]:
+        return {f"handoffs/{handoff_file_name(doc['created_at'], doc['id'])}": pretty_bytes(doc)}
+
+    def index(self, db: Any, changed: list[tuple[str, Doc | None]]) -> None:
+        """One row per record (what lists, ``latest``, id prefixes and briefs
+        query, with indexes, instead of reading every document), and its
+        full-text entry under the same rowid (an FTS5 delete by rowid is a
+        lookup; by an ``UNINDEXED`` column it scans the whole table).
+
+        A batch at a time: the rowids of the records already present are
+        looked up in one query per 500 ids, their full-text entries deleted in
+        one ``executemany``, and rows and entries written in one each. A new
+        record gets the rowid SQLite would have given it (one past the
+        largest), in key order."""
+        conn = db.conn
+        found: dict[str, int] = {}
+        keys = [key for key, _doc in changed]
+        for at in range(0, len(keys), 500):
+            part = keys[at:at + 500]
+            found.update(conn.execute(f"SELECT id, rowid FROM {ROWS_TABLE} WHERE id IN "
+                                      f"({', '.join('?' * len(part))})", part).fetchall())
+        conn.executemany(f"DELETE FROM {SEARCH_TABLE} WHERE rowid = ?", [(rowid,) for rowid in found.values()])
+        conn.executemany(f"DELETE FROM {ROWS_TABLE} WHERE rowid = ?",
+                         [(found[key],) for key, doc in changed if doc is None and key in found])
+        next_rowid = conn.execute(f"SELECT COALESCE(MAX(rowid), 0) FROM {ROWS_TABLE}").fetchone()[0] + 1
+        inserts, updates, search = [], [], []
+        for key, doc in changed:
+            if doc is None:
+                continue
+            values = row_values(key, doc)
+            rowid = found.get(key)
+            if rowid is None:
+                rowid, next_rowid = next_rowid, next_rowid + 1
+                inserts.append((rowid, key, *values))
+            else:
+                updates.append((*values, rowid))
+            work = doc.get("work") or {}
+            search.append((rowid, key, text_of(work.get("title")), text_of(work.get("objective")), summary_text(doc)))
+        conn.executemany(
+            f"INSERT INTO {ROWS_TABLE} (rowid, id, short, created_at, updated_at, status, flags, title, validation, "
+            "relation, parents, brief, branch, worktree, baton) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            inserts)
+        conn.executemany(
+            f"UPDATE {ROWS_TABLE} SET short = ?, created_at = ?, updated_at = ?, status = ?, flags = ?, "
+            "title = ?, validation = ?, relation = ?, parents = ?, brief = ?, branch = ?, worktree = ?, baton = ? "
+            "WHERE rowid = ?", updates)
+        conn.executemany(f"INSERT INTO {SEARCH_TABLE} (rowid, id, title, objective, summary) VALUES (?, ?, ?, ?, ?)",
+                         search)
+
+
+def row_values(key: str, doc: Doc) -> list[Any]:
+    """The queryable columns of one record (after ``id``): short id, times,
+    status, flags and parents (JSON), title, validation status, relation, and
+    whether a bootstrap brief may use its content (``brief``); then the branch
+    and worktree it was captured on, and whether it is a session baton."""
+    work = doc.get("work") if isinstance(doc.get("work"), dict) else {}
+    lineage = doc.get("lineage") if isinstance(doc.get("lineage"), dict) else {}
+    validation = doc.get("validation") if isinstance(doc.get("validation"), dict) else {}
+    return [
+        short_id(key), text_of(doc.get("created_at")), text_of(doc.get("updated_at")), text_of(doc.get("status")),
+        orjson.dumps(list(doc.get("flags") or ())).decode(), text_of(work.get("title")),
+        text_of(validation.get("status")), text_of(lineage.get("relation")) or "root",
+        orjson.dumps(list(lineage.get("parents") or ())).decode(),
+        int(brief_may_use(doc) and doc.get("status") != "archived"),
+        record_branch(doc) or "", record_worktree(doc) or "", int(is_session_baton(doc)),
+    ]
