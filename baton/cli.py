@@ -1047,7 +1047,7 @@ class _Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)
 
-    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+    def parse_known_args(self, args=None, namespace=None):
         """A command's parser (not ``baton`` itself) refuses what it does not know at once, so the
         error shows that command's usage (``baton handoff list --limt``), not the top-level line:
         a command takes every word after its name, so nothing it leaves is anyone else's."""
@@ -1056,7 +1056,7 @@ class _Parser(argparse.ArgumentParser):
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return namespace, extras
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         from baton.domain.redaction import RedactionPolicy, screen_text
 
         message = screen_text(message, RedactionPolicy())  # it may quote the offending argument

@@ -93,7 +93,7 @@ def rerun(harness: str, command: str | None = None) -> str:
     me = running_baton()
     line = f"{shlex.quote(me) if me else 'baton'} install-hooks --harness {harness}"
     words = shlex.split(command) if command is not None else []
-    if words and words != [me or "baton"]:
+    if words and command is not None and words != [me or "baton"]:
         line += f" --command {shlex.quote(words[0] if len(words) == 1 else command)}"
     return line
 

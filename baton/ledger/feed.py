@@ -394,8 +394,8 @@ def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False,
 _NEWLINE_HIDDEN = "a complete event is followed by other bytes where its newline should be"
 
 
-def _batch_step(scan: FeedScan, event: Event, pending: list | None, pos: int, before: tuple, *, base: int,
-                resumed: bool, collect: bool) -> tuple[list | None, str | None, str | None]:
+def _batch_step(scan: FeedScan, event: Event, pending: list[Any] | None, pos: int, before: tuple[Any, ...], *,
+                base: int, resumed: bool, collect: bool) -> tuple[list[Any] | None, str | None, str | None]:
     """``scan_bytes``' step for a sound line that carries a batch or follows
     an open one (``before``: the head before the line, as a tuple): the batch
     open after it (None when it closed or there is none), and the line's kind
@@ -451,7 +451,8 @@ def _bad_line(scan: FeedScan, line: bytes, event: Event | None, kind: str, messa
     scan.problems.append(problem)
 
 
-def _drop_open_batch(scan: FeedScan, pending: list, *, base: int, size: int, at_end: bool) -> tuple:
+def _drop_open_batch(scan: FeedScan, pending: list[Any], *, base: int, size: int,
+                     at_end: bool) -> tuple[int, int, str | None, int]:
     """``scan_bytes``' last step when a batch is still open: a batch is
     all-or-nothing, so none of its events is read yet (a torn tail when the
     bytes run to the feed's end). Returns the head before it, as a tuple."""
@@ -460,7 +461,8 @@ def _drop_open_batch(scan: FeedScan, pending: list, *, base: int, size: int, at_
         begun = base + pending[1]
         scan.torn = TornTail(begun, base + size - begun,
                              f"an incomplete batch ({pending[4]} of {pending[5]} events)")
-    return pending[2]
+    before: tuple[int, int, str | None, int] = pending[2]
+    return before
 
 
 def _corrupt(problem: FeedProblem) -> LedgerCorrupt:
