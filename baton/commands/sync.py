@@ -1379,7 +1379,7 @@ class _Round:
             self.out[feed] = writer.finish(head)
             if ref_erased:
                 self.ref_erased[feed] = ref_erased
-            shared = remote_bytes if remote is not None else base_bytes or b""
+            shared = (remote_bytes if remote is not None else base_bytes) or b""
             beyond = merged.count(b"\n") - shared.count(b"\n")
             if beyond > 0 and not tail:
                 self.published[feed] = beyond
