@@ -517,7 +517,7 @@ def custom_rule(name: str, *, regex: str | None = None, glob: str | Sequence[str
     text_reason = reason or f"matched policy rule {name}"
     if glob is not None:
         return PathRule(name=name, reason=text_reason, globs=globs, action=action)
-    assert pattern is not None
+    assert pattern is not None and regex is not None
     if applies_to == "path":
         return PathRule(name=name, reason=text_reason, globs=(), action=action, pattern=pattern)
     return PatternRule(name=name, reason=text_reason, regex=regex, action=action)
@@ -544,7 +544,7 @@ def catastrophic_regex(regex: str, pattern: re.Pattern[str]) -> str | None:
     try:
         from re import _parser as sre_parse  # type: ignore[attr-defined]
     except ImportError:  # pragma: no cover - Python < 3.11
-        import sre_parse  # type: ignore[no-redef]
+        import sre_parse
     try:
         tree = sre_parse.parse(regex)
     except Exception:  # noqa: BLE001 - compiled already; the shape check is best effort
@@ -747,7 +747,7 @@ class KeywordPrefilter:
         return [self.rules[i] for i in sorted(found)]
 
 
-_PREFILTERS: dict[int, tuple[tuple, KeywordPrefilter]] = {}
+_PREFILTERS: dict[int, tuple[tuple[Rule, ...], KeywordPrefilter]] = {}
 
 
 def _prefilter(policy: "RedactionPolicy") -> KeywordPrefilter:
@@ -772,7 +772,7 @@ def _prefilter(policy: "RedactionPolicy") -> KeywordPrefilter:
 SCRUB_MEMO_ENTRIES = 4096
 """Screened strings remembered per policy (at most ``SCRUB_MEMO_TEXT`` characters each)."""
 SCRUB_MEMO_TEXT = 1024
-_SCRUBBED: dict[tuple[int, float, int], tuple[tuple, dict[str, tuple[str, tuple[Rule, ...]]]]] = {}
+_SCRUBBED: dict[tuple[int, float, int], tuple[tuple[Rule, ...], dict[str, tuple[str, tuple[Rule, ...]]]]] = {}
 
 
 def _scrub_memo(policy: "RedactionPolicy") -> dict[str, tuple[str, tuple[Rule, ...]]]:
@@ -787,17 +787,18 @@ def _scrub_memo(policy: "RedactionPolicy") -> dict[str, tuple[str, tuple[Rule, .
     return _per_policy(_SCRUBBED, policy)
 
 
-def _per_policy(store: dict, policy: "RedactionPolicy") -> dict:
+def _per_policy(store: dict[Any, Any], policy: "RedactionPolicy") -> dict[Any, Any]:
     """``store``'s memo for this policy's rules and the two numbers a value
     test reads, made empty the first time; at most 16 policies are kept."""
     rules = policy.rules
     key = (id(rules), policy.entropy_threshold, policy.min_secret_length)
     known = store.get(key)
     if known is not None and known[0] is rules:
-        return known[1]
+        kept: dict[Any, Any] = known[1]
+        return kept
     if len(store) >= 16:
         store.clear()
-    memo: dict = {}
+    memo: dict[Any, Any] = {}
     store[key] = (rules, memo)
     return memo
 
@@ -1014,7 +1015,8 @@ def redact_payload(payload: Any, policy: RedactionPolicy, *, at: str = "") -> Re
 
 def redact_text(text: str, policy: RedactionPolicy) -> str:
     """Just the cleaned string (for logs and rendering)."""
-    return redact_payload(text, policy).payload
+    cleaned: str = redact_payload(text, policy).payload
+    return cleaned
 
 
 # -- command output ----------------------------------------------------------
@@ -1206,7 +1208,7 @@ def visible_json(text: str) -> str:
 CLEAN_ENCODINGS = 32
 """Whole answers remembered clean per policy (``screen_encoded``), each at most ``CLEAN_ENCODING_BYTES``."""
 CLEAN_ENCODING_BYTES = 1 << 20
-_CLEAN: dict[tuple[int, float, int], tuple[tuple, dict[bytes, Any]]] = {}
+_CLEAN: dict[tuple[int, float, int], tuple[tuple[Rule, ...], dict[bytes, Any]]] = {}
 
 
 def _clean_encodings(policy: RedactionPolicy) -> dict[bytes, Any]:
