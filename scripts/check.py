@@ -107,6 +107,7 @@ def main(argv: list[str]) -> int:
         return 2
     verdicts = []
     for name in argv or list(CHECKS):
+        print(f"-- {name}", flush=True)
         passed, line = CHECKS[name]()
         print(line, flush=True)
         verdicts.append(passed)
