@@ -17,9 +17,10 @@ and nothing behind these methods knows an adapter's option names.
 
 Use cases live in ``baton.commands`` (one module per verb of the spec); the
 methods here are their one entry point. Each method imports its use case's
-module when called: a hook runs one use case per process, and importing all
+module when called (``from baton.commands import x``, the only import inside
+a function here): a hook runs one use case per process, and importing all
 of them cost ~40 ms of a ~200 ms ``baton bootstrap`` (measured; see
-docs/performance.md).
+docs/performance.md). Everything else this module needs is imported above.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from baton.commands.context import Project
+from baton.domain.identifiers import name_problem
+from baton.errors import InputError
 from baton.ledger.clock import WallClock, system_clock
 
 if TYPE_CHECKING:
@@ -55,7 +58,8 @@ if TYPE_CHECKING:
     from baton.commands.sessions import SessionBeginResult, SessionEndResult
     from baton.commands.show import ShowResult
     from baton.commands.status import StatusResult
-    from baton.commands.status_page import ListenTarget, StatusDismissal, StatusHandoffView, StatusOverview
+    from baton.commands.status_handoff import StatusHandoffView
+    from baton.commands.status_page import ListenTarget, StatusDismissal, StatusOverview
     from baton.commands.sync import SyncResult
     from baton.commands.validate import ValidateResult
     from baton.commands.verify import VerifyResult
@@ -94,9 +98,6 @@ class Baton:
         (``SecretInIdentifier``, exit 5) before anything is appended or written.
         An owner or branch given empty or with a control character is an
         input error (exit 2): leaving it out is how to ask for the default."""
-        from baton.domain.identifiers import name_problem
-        from baton.errors import InputError
-
         for name in ("owner", "branch"):
             value = fields.get(name)
             if isinstance(value, str) and (problem := name_problem(value)) is not None:
@@ -271,10 +272,10 @@ class Baton:
 
     # -- session batons -------------------------------------------------------------------
     def create_baton(self, handoff: Any, **options: Any) -> BatonCreateResult:
-        from baton.commands import batons
+        from baton.commands import baton_cases
 
         self._identifiers(**{k: options.get(k) for k in ("owner", "branch", "session", "harness")})
-        return batons.create_baton(self.project, handoff, **options)
+        return baton_cases.create_baton(self.project, handoff, **options)
 
     def active_baton(self, *, owner: str | None = None, branch: str | None = None) -> ActiveBatonResult:
         from baton.commands import batons
@@ -283,31 +284,31 @@ class Baton:
         return batons.show_active_baton(self.project, owner=owner, branch=branch)
 
     def pending_batons(self) -> PendingBatonsResult:
-        from baton.commands import batons
+        from baton.commands import baton_cases
 
-        return batons.list_pending_batons(self.project)
+        return baton_cases.list_pending_batons(self.project)
 
     def cancel_baton(self, *, owner: str | None = None, branch: str | None = None,
                      session: str | None = None) -> CancelResult:
-        from baton.commands import batons
+        from baton.commands import baton_cases
 
         self._identifiers(owner=owner, branch=branch, session=session)
-        return batons.cancel_baton(self.project, owner=owner, branch=branch, session=session)
+        return baton_cases.cancel_baton(self.project, owner=owner, branch=branch, session=session)
 
     def dismiss_baton(self, handoff_id: str, *, via: str = "cli", session: str | None = None) -> DismissResult:
-        from baton.commands import batons
+        from baton.commands import baton_cases
 
         self._identifiers(session=session)
-        return batons.dismiss_baton(self.project, handoff_id, via=via, session=session)
+        return baton_cases.dismiss_baton(self.project, handoff_id, via=via, session=session)
 
     def hand_on(self, handoff_id: str, *, owner: str | None = None, branch: str | None = None,
                 shared: bool = False, session: str | None = None, harness: str | None = None) -> BatonCreateResult:
         """Scope an existing handoff as a baton (``session handoff --from``)."""
-        from baton.commands import batons
+        from baton.commands import baton_cases
 
         self._identifiers(owner=owner, branch=branch, session=session, harness=harness)
-        return batons.scope_handoff_as_baton(self.project, handoff_id, owner=owner, branch=branch, shared=shared,
-                                             session=session, harness=harness)
+        return baton_cases.scope_handoff_as_baton(self.project, handoff_id, owner=owner, branch=branch,
+                                                  shared=shared, session=session, harness=harness)
 
     def begin_session(self, *, session_id: str | None = None, harness: str | None = None,
                       objective: str | None = None, owner: str | None = None, branch: str | None = None,
@@ -383,9 +384,9 @@ class Baton:
 
     def handoff_view(self, requested_project: str | None, handoff_id: str) -> StatusHandoffView:
         """One handoff as the status page opens it (the ``handoff show --format md`` content)."""
-        from baton.commands import status_page
+        from baton.commands import status_handoff
 
-        return status_page.handoff_view(self.project, requested_project, handoff_id)
+        return status_handoff.handoff_view(self.project, requested_project, handoff_id)
 
     def dismiss_from_status_page(self, requested_project: str | None, baton_id: str) -> StatusDismissal:
         from baton.commands import status_page

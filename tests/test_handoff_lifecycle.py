@@ -239,15 +239,15 @@ def test_resume_respects_the_token_budget(project):
 
 def test_validation_that_races_a_revision_is_a_conflict(project, monkeypatch):
     handoff_id = _capture(project).handoff_id
-    import baton.commands.handoff_facts as facts
+    import baton.commands.validate as validate
 
-    real = facts.gather_validation_facts
+    real = validate.gather_validation_facts
 
     def revise_meanwhile(*args, **kwargs):
         amend_handoff(project, handoff_id, content=ContentOptions(completed=["raced"]))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(facts, "gather_validation_facts", revise_meanwhile)
+    monkeypatch.setattr(validate, "gather_validation_facts", revise_meanwhile)
     with pytest.raises(StreamVersionConflict):
         validate_handoff_command(project, handoff_id)
 

@@ -25,8 +25,33 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, cast
 
+from baton.commands.batons import _key_state, current_batons
+from baton.commands.capture import (
+    CaptureResult,
+    CleanPayload,
+    assign_item_ids,
+    clean_payload,
+    handoff_file,
+    hash_artifacts,
+    merge_changes,
+    refuse_baton_scope,
+    refuse_transcripts,
+)
+from baton.commands.handoff_facts import now_timestamp, project_snapshot
+from baton.commands.ids import load_handoff, place_of
+from baton.commands.record import record, record_many
+from baton.domain import lifecycle
+from baton.domain.aggregates import baton as baton_aggregate
+from baton.domain.aggregates import handoff as aggregate
+from baton.domain.edits import apply_edits
+from baton.domain.field_hints import unknown_field_hints
+from baton.domain.handoff import MANAGED_FIELDS, Handoff, handoff_from_json, handoff_to_json
+from baton.domain.short_ids import short_id
+from baton.errors import InputError
+from baton.events.names import handoff_stream
+from baton.ledger.ids import uuid7
 from baton.model import frozen
-from baton.commands.capture import CaptureResult
+from baton.policy import load_policy
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -37,6 +62,63 @@ def _section_replace(base: dict[str, Any], replacement: Mapping[str, Any]) -> di
     out = dict(base)
     out.update(replacement)
     return out
+
+
+@frozen
+class _Changes:
+    """An amendment's input, redacted and path-checked before the lock is taken."""
+    replacement: CleanPayload | None
+    flags: CleanPayload | None
+    lists: CleanPayload | None
+    close: Sequence[str]
+    drop: Sequence[str]
+    hints: tuple[str, ...]
+    policy: Any
+
+    @property
+    def redactions(self) -> list[dict[str, Any]]:
+        return [*(self.replacement.redactions if self.replacement else ()),
+                *(self.flags.redactions if self.flags else ()),
+                *(self.lists.redactions if self.lists else ())]
+
+
+def _checked_changes(project: "Project", replacement: dict[str, Any], flags: dict[str, Any],
+                     lists: dict[str, Any], close: Sequence[str], drop: Sequence[str]) -> _Changes:
+    """Refuse an empty amendment and the fields Baton manages, then clean each
+    part of the input by the project's policy, as a capture's payload is cleaned."""
+    refuse_baton_scope(replacement)
+    refuse_baton_scope(flags)
+    if not replacement and not flags and not lists and not close and not drop:
+        raise InputError("nothing to amend: give changes, replacement sections, or items to close or drop")
+    managed = sorted(k for k in replacement if k in MANAGED_FIELDS)
+    if managed:
+        raise InputError(f"{', '.join(managed)}: set by Baton, cannot be amended",
+                         details={"problems": [f"{k}: set by Baton, do not supply it" for k in managed]})
+    hints = tuple(dict.fromkeys((*unknown_field_hints(replacement), *unknown_field_hints(flags),
+                                 *unknown_field_hints(lists))))
+    policy = load_policy(project.paths, project.config)
+    root = project.paths.worktree
+    return _Changes(clean_payload(root, replacement, policy) if replacement else None,
+                    clean_payload(root, flags, policy) if flags else None,
+                    clean_payload(root, lists, policy) if lists else None,
+                    close, drop, hints, policy)
+
+
+def _amended_body(project: "Project", handoff: Handoff,
+                  changes: _Changes) -> tuple[dict[str, Any], tuple[dict[str, Any], ...]]:
+    """The record's own part with the changes applied, and the edits it records."""
+    base = {k: v for k, v in handoff_to_json(handoff).items() if k not in MANAGED_FIELDS}
+    body = _section_replace(base, changes.replacement.payload) if changes.replacement else base
+    if changes.flags:
+        body = merge_changes(body, changes.flags.payload)
+    body, edits = apply_edits(body, close=changes.close, drop=changes.drop,
+                              replace=changes.lists.payload if changes.lists else None)
+    body = assign_item_ids(body)
+    hash_artifacts(project.paths.worktree, body, changes.policy.allowed_roots, refresh=True)
+    new_redactions = changes.redactions
+    if new_redactions:
+        body["redactions"] = list(body.get("redactions") or []) + new_redactions
+    return body, tuple(e.to_json() for e in edits)
 
 
 def amend_handoff(
@@ -69,69 +151,17 @@ def amend_handoff(
         TransitionError (exit 4): the record is archived.
         NotFound / AmbiguousId (exit 4).
     """
-    from baton.commands.capture import (
-        assign_item_ids,
-        clean_payload,
-        handoff_file,
-        hash_artifacts,
-        merge_changes,
-        refuse_baton_scope,
-        refuse_transcripts,
-    )
-    from baton.commands.handoff_facts import now_timestamp, project_snapshot
-    from baton.commands.ids import load_handoff, place_of
-    from baton.domain import lifecycle
-    from baton.domain.handoff import MANAGED_FIELDS, handoff_from_json, handoff_to_json
-    from baton.commands.record import record
-    from baton.domain.aggregates import handoff as aggregate
-    from baton.errors import InputError
-    from baton.events.names import handoff_stream
-    from baton.ledger.ids import uuid7
-    from baton.policy import load_policy
-
-    from baton.domain.edits import apply_edits
-
-    replacement = dict(replacement or {})
-    flags = dict(changes or {})
-    lists = dict(replace_lists or {})
-    refuse_baton_scope(replacement)
-    refuse_baton_scope(flags)
-    if not replacement and not flags and not lists and not close_items and not drop_items:
-        raise InputError("nothing to amend: give changes, replacement sections, or items to close or drop")
-    managed = sorted(k for k in replacement if k in MANAGED_FIELDS)
-    if managed:
-        raise InputError(f"{', '.join(managed)}: set by Baton, cannot be amended",
-                         details={"problems": [f"{k}: set by Baton, do not supply it" for k in managed]})
-    from baton.domain.field_hints import unknown_field_hints
-
-    hints = tuple(dict.fromkeys((*unknown_field_hints(replacement), *unknown_field_hints(flags),
-                                 *unknown_field_hints(lists))))
-    opened = project
-    policy = load_policy(opened.paths, opened.config)
-    clean_input = clean_payload(opened.paths.worktree, replacement, policy) if replacement else None
-    clean_flags = clean_payload(opened.paths.worktree, flags, policy) if flags else None
-    clean_lists = clean_payload(opened.paths.worktree, lists, policy) if lists else None
-    new_redactions = [*(clean_input.redactions if clean_input else ()),
-                      *(clean_flags.redactions if clean_flags else ()),
-                      *(clean_lists.redactions if clean_lists else ())]
-    with opened.writing() as scope:
-        handoff = load_handoff(scope.runner, token, here=place_of(opened))
-        now = now_timestamp(opened.clock())
+    checked = _checked_changes(project, dict(replacement or {}), dict(changes or {}),
+                               dict(replace_lists or {}), close_items, drop_items)
+    with project.writing() as scope:
+        handoff = load_handoff(scope.runner, token, here=place_of(project))
+        now = now_timestamp(project.clock())
         in_place = handoff.status in ("draft", "validated")
         if not in_place and lifecycle.AMEND not in lifecycle.allowed_actions(handoff):
             raise lifecycle.transition_error(handoff, lifecycle.AMEND)
-        base = {k: v for k, v in handoff_to_json(handoff).items() if k not in MANAGED_FIELDS}
-        body = _section_replace(base, clean_input.payload) if clean_input else base
-        if clean_flags:
-            body = merge_changes(body, clean_flags.payload)
-        body, edits = apply_edits(body, close=close_items, drop=drop_items,
-                                  replace=clean_lists.payload if clean_lists else None)
-        recorded_edits = tuple(e.to_json() for e in edits)
-        body = assign_item_ids(body)
-        hash_artifacts(opened.paths.worktree, body, policy.allowed_roots, refresh=True)
-        if new_redactions:
-            body["redactions"] = list(body.get("redactions") or []) + new_redactions
-        snapshot = project_snapshot(opened)
+        body, recorded_edits = _amended_body(project, handoff, checked)
+        snapshot = project_snapshot(project)
+        new_redactions = checked.redactions
         if in_place:
             full = {**handoff_to_json(handoff), **body, "project": snapshot}
             revised = lifecycle.revise(handoff, handoff_from_json(full), now=now)
@@ -142,15 +172,15 @@ def amend_handoff(
             events = record(scope, decided, version=version, session=session)
             stored = scope.runner.get("handoffs", handoff.id) or cast("HandoffRevised", decided[0]).handoff
             return CaptureResult(handoff.id, stored, new_redactions, events, handoff_file(stored), revised=True,
-                                 edits=recorded_edits, hints=hints)
-        child_id = uuid7(opened.clock())
+                                 edits=recorded_edits, hints=checked.hints)
+        child_id = uuid7(project.clock())
         child = lifecycle.amend(handoff, body, id=child_id, now=now, project=snapshot)
         refuse_transcripts(child)
         decided = aggregate.decide(None, aggregate.Capture(child, tuple(new_redactions), recorded_edits), now=now)
         events = record(scope, decided, version=0, session=session)
         stored = scope.runner.get("handoffs", child_id) or cast("HandoffCaptured", decided[0]).handoff
         return CaptureResult(child_id, stored, new_redactions, events, handoff_file(stored), edits=recorded_edits,
-                             hints=hints)
+                             hints=checked.hints)
 
 
 @frozen
@@ -168,8 +198,6 @@ class ArchiveResult:
                                      for b in self.dismissed_batons]}
 
     def render(self) -> str:
-        from baton.domain.short_ids import short_id
-
         lines = [f"handoff {short_id(self.handoff_id)} archived (was {self.previous_status})" + (
             f": {self.reason}" if self.reason else "")]
         for b in self.dismissed_batons:
@@ -186,14 +214,6 @@ def archive_handoff(project: "Project", token: str = "", *,
 
     Raises: TransitionError (exit 4) for a record already archived; NotFound / AmbiguousId.
     """
-    from baton.commands.batons import _key_state, current_batons
-    from baton.commands.handoff_facts import now_timestamp
-    from baton.commands.ids import load_handoff, place_of
-    from baton.commands.record import record_many
-    from baton.domain.aggregates import baton as baton_aggregate
-    from baton.domain.aggregates import handoff as aggregate
-    from baton.events.names import handoff_stream
-
     reason = reason.strip() if reason and reason.strip() else None
     opened = project
     with opened.writing() as scope:

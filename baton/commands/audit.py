@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from baton.domain.forgetting import erased_by
 from baton.model import frozen
+from baton.sync_signing import feed_signers
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -74,8 +76,6 @@ class AuditResult:
 
 def audit_project(project: "Project") -> AuditResult:
     """Raises: StorageError, LedgerCorrupt."""
-    from baton.domain.forgetting import erased_by
-
     runner = project.reading()
     fields = {name: _field_counts(doc for _key, doc in runner.docs(name)) for name in AUDITED_PROJECTIONS}
     counts = runner.counts()
@@ -95,8 +95,6 @@ def audit_project(project: "Project") -> AuditResult:
             forgotten += 1
         for rule in _redaction_rules(event.data):
             redactions[rule] = redactions.get(rule, 0) + 1
-    from baton.sync_signing import feed_signers
-
     signers = [s.to_json() for s in feed_signers(project, project.ledger.feed_names())]
     return AuditResult(fields=fields, redactions=dict(sorted(redactions.items())), references=references,
                        policy=policy.to_json(), erased={"payloads": erased, "handoffs": forgotten},

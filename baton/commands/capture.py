@@ -28,8 +28,24 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, cast
 
+import attrs
+
+from baton.commands.handoff_facts import is_marker, now_timestamp, project_snapshot, sha256_file
+from baton.commands.ids import place_of, resolve_handoff_id
+from baton.commands.record import record
+from baton.domain.aggregates import handoff as aggregate
+from baton.domain.batons import SCOPE_FIELD
+from baton.domain.field_hints import unknown_field_hints
+from baton.domain.handoff import HANDOFFS_DIR, handoff_file_name, new_draft
+from baton.domain.identifiers import handoff_identifiers
+from baton.domain.paths import lexical_problem, normalize_project_path
+from baton.domain.redaction import summarize_output
+from baton.domain.short_ids import short_id
+from baton.domain.validation import transcript_field_paths
+from baton.errors import InputError, PolicyBlock, UnsafePath
+from baton.ledger.ids import uuid7
 from baton.model import frozen
-from baton.errors import InputError, PolicyBlock
+from baton.policy import check_path_inside_root, load_policy, redact_or_block
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -58,8 +74,6 @@ class CaptureResult:
 
     @property
     def short_id(self) -> str:
-        from baton.domain.short_ids import short_id
-
         return short_id(self.handoff_id)
 
     def to_json(self) -> dict[str, Any]:
@@ -99,8 +113,6 @@ class CaptureResult:
 
 
 def handoff_file(record: Mapping[str, Any]) -> str:
-    from baton.domain.handoff import HANDOFFS_DIR, handoff_file_name
-
     return f"{HANDOFFS_DIR}/{handoff_file_name(record['created_at'], record['id'])}"
 
 
@@ -181,9 +193,6 @@ def clean_payload(root: Path, payload: Mapping[str, Any], policy: Any) -> CleanP
         PolicyBlock: a block rule matched, or a path leaves the root (exit 5).
         InputError: the payload is not a JSON object.
     """
-    from baton.domain.redaction import summarize_output
-    from baton.policy import redact_or_block
-
     if not isinstance(payload, Mapping):
         raise InputError("a handoff payload must be a JSON object")
     body = copy.deepcopy(dict(payload))
@@ -223,12 +232,6 @@ def check_payload_paths(root: Path, payload: dict[str, Any], allowed_roots: Iter
     Raises:
         UnsafePath (PolicyBlock, exit 5).
     """
-    from baton.domain.paths import lexical_problem, normalize_project_path
-    from baton.errors import UnsafePath
-    from baton.policy import check_path_inside_root
-
-    from baton.commands.handoff_facts import is_marker
-
     roots = tuple(allowed_roots)
     artifacts = payload.get("artifacts")
     if isinstance(artifacts, list):
@@ -279,9 +282,6 @@ def _check_scope_prefix(root: Path, entry: str, roots: tuple[Path, ...]) -> None
     Raises:
         UnsafePath (exit 5): naming the scope entry, with the prefix and why.
     """
-    from baton.errors import UnsafePath
-    from baton.policy import check_path_inside_root
-
     prefix = glob_fixed_prefix(entry)
     if not prefix:
         return
@@ -298,9 +298,6 @@ def hash_artifacts(root: Path, payload: dict[str, Any], allowed_roots: Iterable[
     """Record the content hash of each existing artifact that has none (or of
     every existing artifact, with ``refresh``: a revision or amendment is a new
     snapshot), so a later resume can tell whether a file changed (§10b)."""
-    from baton.commands.handoff_facts import is_marker, sha256_file
-    from baton.policy import check_path_inside_root
-
     artifacts = payload.get("artifacts")
     if not isinstance(artifacts, list):
         return
@@ -331,8 +328,6 @@ def refuse_transcripts(handoff: Any) -> None:
     Raises:
         PolicyBlock (exit 5): naming every such field path (``details["fields"]``).
     """
-    from baton.domain.validation import transcript_field_paths
-
     paths = transcript_field_paths(handoff)
     if paths:
         raise PolicyBlock(f"raw transcripts are not accepted in v0.1: {', '.join(paths)}; "
@@ -370,50 +365,18 @@ def capture_in_scope(
         NotFound / AmbiguousId: ``parent`` names no single handoff (exit 4).
     Nothing is appended when any of these is raised.
     """
-    from baton.commands.record import record
-    from baton.domain.aggregates import handoff as aggregate
-    from baton.domain.handoff import new_draft
-    from baton.ledger.ids import uuid7
-    from baton.policy import load_policy
-
-    from baton.commands.handoff_facts import now_timestamp, project_snapshot
-
     project = scope.project
     if policy is None:
         policy = load_policy(project.paths, project.config)
     if not isinstance(payload, Mapping):
         raise InputError("a handoff payload must be a JSON object")
-    from baton.domain.identifiers import handoff_identifiers
-
     project.check_identifiers(handoff_identifiers(payload))
     clean = clean_payload(project.paths.worktree, payload, policy)
     body = assign_item_ids(clean.payload)
     hash_artifacts(project.paths.worktree, body, policy.allowed_roots)
-
-    if parent is not None:
-        from baton.commands.ids import place_of, resolve_handoff_id
-
-        parent_id = resolve_handoff_id(scope.runner, parent, here=place_of(scope.project))
-        lineage = dict(body.get("lineage") or {}) if isinstance(body.get("lineage"), dict) else {}
-        lineage["parents"] = [parent_id]
-        lineage["relation"] = "continue" if relation == "root" else relation
-        body["lineage"] = lineage
-    elif relation != "root":
-        raise InputError(f"relation {relation!r} needs a parent handoff")
-    given_origin = body.get("origin")
-    merged_origin = dict(given_origin) if isinstance(given_origin, dict) else \
-        ({} if given_origin is None else given_origin)  # a non-object is left for the model to report
-    if isinstance(merged_origin, dict):
-        merged_origin.update({k: v for k, v in (origin or {}).items() if v is not None})
-        if session and not merged_origin.get("session_id"):
-            merged_origin["session_id"] = session
-        if merged_origin:
-            body["origin"] = merged_origin
-    automation = body.get("automation")
-    if automation is None:
-        body["automation"] = {"trigger": trigger}
-    elif isinstance(automation, dict) and "trigger" not in automation:
-        body["automation"] = {**automation, "trigger": trigger}
+    _link_parent(scope, body, parent, relation)
+    _merge_origin(body, origin, session)
+    _set_trigger(body, trigger)
     if clean.redactions:
         previous = body["redactions"] if isinstance(body.get("redactions"), list) else []
         body["redactions"] = list(previous) + list(clean.redactions)
@@ -426,6 +389,47 @@ def capture_in_scope(
     events = record(scope, decided, version=0, actor=actor, session=session)
     stored = scope.runner.get("handoffs", handoff_id) or cast("HandoffCaptured", decided[0]).handoff
     return CaptureResult(handoff_id, stored, list(clean.redactions), events, handoff_file(stored))
+
+
+def _link_parent(scope: Any, body: dict[str, Any], parent: str | None, relation: str) -> None:
+    """Name ``parent`` (any id form, resolved here) in the body's lineage;
+    with a parent, relation ``root`` becomes ``continue``.
+
+    Raises:
+        InputError: a relation other than ``root`` without a parent.
+        NotFound / AmbiguousId: ``parent`` names no single handoff.
+    """
+    if parent is not None:
+        parent_id = resolve_handoff_id(scope.runner, parent, here=place_of(scope.project))
+        lineage = dict(body.get("lineage") or {}) if isinstance(body.get("lineage"), dict) else {}
+        lineage["parents"] = [parent_id]
+        lineage["relation"] = "continue" if relation == "root" else relation
+        body["lineage"] = lineage
+    elif relation != "root":
+        raise InputError(f"relation {relation!r} needs a parent handoff")
+
+
+def _merge_origin(body: dict[str, Any], origin: dict | None, session: str | None) -> None:
+    """The adapter's ``origin`` fields override the payload's; ``session``
+    becomes ``origin.session_id`` when that is unset."""
+    given_origin = body.get("origin")
+    merged_origin = dict(given_origin) if isinstance(given_origin, dict) else \
+        ({} if given_origin is None else given_origin)  # a non-object is left for the model to report
+    if isinstance(merged_origin, dict):
+        merged_origin.update({k: v for k, v in (origin or {}).items() if v is not None})
+        if session and not merged_origin.get("session_id"):
+            merged_origin["session_id"] = session
+        if merged_origin:
+            body["origin"] = merged_origin
+
+
+def _set_trigger(body: dict[str, Any], trigger: str) -> None:
+    """``automation.trigger`` is the capture's unless the payload gave one."""
+    automation = body.get("automation")
+    if automation is None:
+        body["automation"] = {"trigger": trigger}
+    elif isinstance(automation, dict) and "trigger" not in automation:
+        body["automation"] = {**automation, "trigger": trigger}
 
 
 def capture_handoff(
@@ -444,10 +448,6 @@ def capture_handoff(
     Raises: as ``capture_in_scope``; InputError for a ``baton`` scope in the
         payload (only ``session end`` makes a handoff a session baton).
     """
-    import attrs
-
-    from baton.domain.field_hints import unknown_field_hints
-
     refuse_baton_scope(payload)
     with project.writing() as scope:
         captured = capture_in_scope(scope, payload, trigger=trigger, parent=parent, origin=origin, session=session)
@@ -465,8 +465,6 @@ def refuse_baton_scope(payload: Any) -> None:
     Raises:
         InputError: ``payload`` has a top-level ``baton`` member.
     """
-    from baton.domain.batons import SCOPE_FIELD
-
     if isinstance(payload, Mapping) and SCOPE_FIELD in payload:
         raise InputError(f"{SCOPE_FIELD}: set by Baton (a session that ends with a baton), do not supply it",
                          details={"problems": [f"{SCOPE_FIELD}: set by Baton, do not supply it"]})

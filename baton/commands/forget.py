@@ -22,11 +22,19 @@ Without ``yes`` nothing is changed: the result is the plan.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 import attrs
+import orjson
 
-from baton.errors import NotFound
+from baton.commands.ids import resolve_handoff_id
+from baton.commands.record import record
+from baton.domain.forgetting import payload_strings, plan_forget
+from baton.domain.short_ids import short_id
+from baton.errors import NotFound, StorageError
+from baton.events.names import handoff_stream
+from baton.ledger import erase  # called as erase.erase_payloads: the seam tests cut (a crash mid-forget)
 from baton.model import frozen
 
 if TYPE_CHECKING:
@@ -56,8 +64,6 @@ class ForgetResult:
         merges copied its content into their own records and keep it."""
         if not self.derived:
             return None
-        from baton.domain.short_ids import short_id
-
         ids = " ".join(short_id(h) for h in self.derived)
         return (f"  {len(self.derived)} handoff(s) derived from it (fork, amend, continue, merge) keep their own "
                 f"copy of its content: {ids}; forget them too if that text must go")
@@ -88,11 +94,6 @@ class ForgetResult:
 
 def forget_handoff(project: "Project", token: str, *, reason: str | None = None, yes: bool = False) -> ForgetResult:
     """Raises: NotFound / AmbiguousId (exit 4), InputError (exit 2), StorageError (exit 1)."""
-    from baton.commands.record import record
-    from baton.domain.forgetting import plan_forget
-    from baton.events.names import handoff_stream
-    from baton.ledger.erase import erase_payloads
-
     reason = reason.strip() if reason and reason.strip() else None
     with project.writing() as scope:
         handoff_id = _handoff_id(project, scope.runner, token)
@@ -109,7 +110,7 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
         del events
         record(scope, [plan.forgotten(reason)], version=scope.txn.stream_version(handoff_stream(handoff_id)),
                durable=True)
-        feeds = erase_payloads(project.paths.ledger_dir, plan.events)
+        feeds = erase.erase_payloads(project.paths.ledger_dir, plan.events)
         shown = scope.runner.delete_index()
         _remove_index_copies(project)
         project.ledger._forget()  # what it read before the rewrite holds the payloads
@@ -162,9 +163,6 @@ def _derived(runner: Any, handoff_id: str) -> tuple[str, ...]:
 def _handoff_id(project: "Project", runner: Any, token: str) -> str:
     """The id ``token`` names; a full id the projections no longer show (a
     capture erased before) is looked for in the ledger itself."""
-    from baton.commands.ids import resolve_handoff_id
-    from baton.events.names import handoff_stream
-
     try:
         return resolve_handoff_id(runner, token)
     except NotFound:
@@ -180,10 +178,6 @@ def _handoff_id(project: "Project", runner: Any, token: str) -> str:
 
 def _remove_index_copies(project: "Project") -> None:
     """Damaged indexes moved aside into ``cache/`` hold payloads too."""
-    import os
-
-    from baton.errors import StorageError
-
     cache = project.paths.cache_dir
     if not cache.is_dir():
         return
@@ -203,13 +197,6 @@ def _holds(raw: bytes, needle: bytes, shortest: int = 8) -> bool:
 
 
 def _remove_quarantined_text(project: "Project", erased: list[Any]) -> list[str]:
-    import os
-
-    import orjson
-
-    from baton.domain.forgetting import payload_strings
-    from baton.errors import StorageError
-
     folder = project.paths.quarantine_dir
     if not folder.is_dir():
         return []

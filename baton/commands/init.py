@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from baton.model import frozen
-from baton.config import ProjectConfig, project_id_problem, read_json, write_json_atomic
-from baton.errors import Conflict, InputError, PolicyBlock
+from baton.commands.context import Project, ensure_writer
 from baton.commands.record import record
+from baton.config import ProjectConfig, project_id_problem, read_json, write_json_atomic
+from baton.domain.redaction import RedactionPolicy, redact_strings
+from baton.errors import Conflict, InputError, PolicyBlock
 from baton.events.catalogue import ProjectInitialized
 from baton.ledger.ids import uuid7
+from baton.model import frozen
 from baton.project import ProjectPaths, resolve_root
 
 GITIGNORE = """\
@@ -54,15 +56,11 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
         InputError: ``project_id`` is empty or the root is not a directory.
         Conflict: the project already exists with a different id.
     """
-    from baton.commands.context import Project, ensure_writer
-
     if project_id is not None and not project_id.strip():
         raise InputError("`project_id` must not be empty")
     if project_id is not None and project_id_problem(project_id):
         raise InputError(f"`project_id` {project_id_problem(project_id)}")
     if project_id is not None:
-        from baton.domain.redaction import RedactionPolicy, redact_strings
-
         if redact_strings(project_id, RedactionPolicy()).changed:
             raise PolicyBlock("refused by secret policy: `project_id` looks like a secret")
     paths = ProjectPaths(resolve_root(project))

@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from baton.commands.lineage import current_conflicts
+from baton.domain.handoff import STATUSES
+from baton.domain.lineage import conflicts_touching_each
+from baton.domain.short_ids import short_id
+from baton.errors import InputError
 from baton.model import frozen
+from baton.projections import handoffs
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -50,8 +56,6 @@ class ListResult:
                 "filters": {"status": self.status, "work": self.work, "kind": self.kind, "branch": self.branch}}
 
     def render(self) -> str:
-        from baton.domain.short_ids import short_id
-
         noun = {"handoff": "handoffs", "baton": "session batons", "all": "handoffs or batons"}[self.kind]
         if not self.rows:
             return f"No {noun}" + (" match" if self.status or self.work or self.branch else " yet") + "."
@@ -95,10 +99,6 @@ def list_handoffs(
     branch: str | None = None,
 ) -> ListResult:
     """Raises: InputError (unknown status or kind, empty query, bad limit)."""
-    from baton.domain.handoff import STATUSES
-    from baton.errors import InputError
-    from baton.projections import handoffs
-
     if status is not None and status not in STATUSES:
         raise InputError(f"`status` must be one of {', '.join(STATUSES)}, not {status!r}")
     if kind not in handoffs.KINDS:
@@ -138,9 +138,6 @@ def list_handoffs(
 
 def listed_conflicts(runner: Any, ids: list[str]) -> dict[str, list[dict[str, Any]]]:
     """The conflict candidates each of ``ids`` carries (only ids that carry some)."""
-    from baton.commands.lineage import current_conflicts
-    from baton.domain.lineage import conflicts_touching_each
-
     graph, candidates = current_conflicts(runner, ids)
     if not candidates:
         return {}

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from baton.model import frozen
-from baton.errors import NotFound
+from baton.errors import InputError, NotFound
 from baton.ledger.envelope import Event
+from baton.model import frozen
 from baton.projections.runner import Until
 
 if TYPE_CHECKING:
@@ -77,8 +77,6 @@ def ledger_log(
         NotInitialized, NotFound (unknown event id), InputError (bad time, a limit below 1).
     """
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        from baton.errors import InputError
-
         raise InputError("`limit` must be a positive number")
     opened = project
     events = opened.ledger.read_all()

@@ -24,6 +24,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
+from baton import gitinfo
+from baton.canonical import pretty_bytes
+from baton.commands.handoff_facts import repository_snapshot
+from baton.commands.identity import context_of
+from baton.commands.ids import load_handoff, place_of
+from baton.commands.sessions import get_session_objective
+from baton.domain.handoff import handoff_to_json
+from baton.domain.paths import is_harness_configuration
+from baton.errors import InputError, StorageError
 from baton.model import frozen
 
 if TYPE_CHECKING:
@@ -80,8 +91,6 @@ class PrepareResult:
         }
 
     def render(self) -> str:
-        import orjson
-
         lines = ["# Handoff template: Baton filled in what it observed; complete the rest, then run",
                  f"#   {self.next_command}"]
         repo = self.repository or {}
@@ -115,65 +124,28 @@ def prepare_handoff(
     Raises: InputError (unknown trigger; ``output`` exists and no ``force``),
     NotFound / AmbiguousId for --from (exit 4).
     """
-    from baton import gitinfo
-    from baton.commands.handoff_facts import repository_snapshot
-    from baton.commands.identity import context_of
-    from baton.commands.ids import load_handoff, place_of
-    from baton.domain.handoff import handoff_to_json
-    from baton.domain.paths import is_harness_configuration
-    from baton.errors import InputError
-
     if trigger not in TRIGGERS:
         raise InputError(f"`trigger` must be one of {', '.join(TRIGGERS)}, not {trigger!r}")
-    opened = project
-    runner = opened.reading()
-    repo = repository_snapshot(opened.paths.worktree)
-    roles = changed_roles(gitinfo.status_groups(opened.paths.worktree)) if repo else {}
+    runner = project.reading()
+    repo = repository_snapshot(project.paths.worktree)
+    roles = changed_roles(gitinfo.status_groups(project.paths.worktree)) if repo else {}
     changed = tuple(sorted(roles))
     candidates = [path for path in changed if not is_harness_configuration(path)]
-    objective = None
-    try:
-        from baton.commands.sessions import get_session_objective
+    found = get_session_objective(runner, context_of(project))
+    objective = found.to_json() if found is not None else None
 
-        found = get_session_objective(runner, context_of(opened))
-        objective = found.to_json() if found is not None else None
-    except ImportError:  # pragma: no cover - sessions are part of Baton
-        objective = None
-
-    template: dict[str, Any]
     source_id = None
     if source is not None:
         parent = load_handoff(runner, source, here=place_of(project))
         source_id = parent.id
-        record = handoff_to_json(parent)
-        template = {k: record[k] for k in _BASE_FIELDS if k in record}
-        template["automation"] = {"trigger": trigger}
-        if parent.status not in ("draft", "validated"):
-            template["lineage"] = {"parents": [parent.id], "relation": "continue"}
+        template = _continuing_template(parent, trigger)
     else:
-        template = {
-            "work": {"title": "", "objective": objective["objective"] if objective else "",
-                     "scope": [], "constraints": [], "definition_of_done": []},
-            "summary": {"current_state": "", "completed": [], "in_progress": [], "discoveries": []},
-            "decisions": [], "evidence": [], "failed_attempts": [], "open_items": [], "risks": [],
-            "artifacts": [],
-            "automation": {"trigger": trigger},
-        }
+        template = _empty_template(objective, trigger)
     known = {a.get("path") for a in template.get("artifacts", []) if isinstance(a, dict)}
     template["artifacts"] = list(template.get("artifacts", [])) + [
         {"path": path, "role": roles[path]} for path in candidates if path not in known]
     if output is not None:
-        from baton.canonical import pretty_bytes
-        from baton.errors import StorageError
-
-        try:
-            with open(output, "wb" if force else "xb") as out:
-                out.write(pretty_bytes(template))
-        except FileExistsError:
-            raise InputError(f"`output` {output} already exists; pass `force` to overwrite it",
-                             details={"output": str(output)}) from None
-        except OSError as exc:
-            raise StorageError(f"cannot write the template to {output}: {exc.strerror or exc}") from exc
+        _write_template(output, template, force=force)
     return PrepareResult(
         output=output,
         template=template,
@@ -184,6 +156,41 @@ def prepare_handoff(
         to_complete=tuple({"field": f, "hint": h} for f, h in TO_COMPLETE if field_missing(template, f)),
         revise_source=source_id is not None and "lineage" not in template,
     )
+
+
+def _continuing_template(parent: Any, trigger: str) -> dict[str, Any]:
+    """The ``--from`` handoff's own sections; a ready (or later) one is continued
+    by a child (``lineage``), a draft or validated one is revised."""
+    record = handoff_to_json(parent)
+    template = {k: record[k] for k in _BASE_FIELDS if k in record}
+    template["automation"] = {"trigger": trigger}
+    if parent.status not in ("draft", "validated"):
+        template["lineage"] = {"parents": [parent.id], "relation": "continue"}
+    return template
+
+
+def _empty_template(objective: dict[str, Any] | None, trigger: str) -> dict[str, Any]:
+    """Every section empty, but the session's objective when one was set."""
+    return {
+        "work": {"title": "", "objective": objective["objective"] if objective else "",
+                 "scope": [], "constraints": [], "definition_of_done": []},
+        "summary": {"current_state": "", "completed": [], "in_progress": [], "discoveries": []},
+        "decisions": [], "evidence": [], "failed_attempts": [], "open_items": [], "risks": [],
+        "artifacts": [],
+        "automation": {"trigger": trigger},
+    }
+
+
+def _write_template(output: str, template: dict[str, Any], *, force: bool) -> None:
+    """Raises: InputError (``output`` exists and no ``force``), StorageError."""
+    try:
+        with open(output, "wb" if force else "xb") as out:
+            out.write(pretty_bytes(template))
+    except FileExistsError:
+        raise InputError(f"`output` {output} already exists; pass `force` to overwrite it",
+                         details={"output": str(output)}) from None
+    except OSError as exc:
+        raise StorageError(f"cannot write the template to {output}: {exc.strerror or exc}") from exc
 
 
 def changed_roles(groups: Any) -> dict[str, str]:

@@ -10,8 +10,21 @@ content never changes, only its status.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from baton.commands.capture import handoff_file
+from baton.commands.detect import repository_head
+from baton.commands.handoff_facts import artifact_facts, now_timestamp, worktree_label
+from baton.commands.ids import load_handoff, refuse_latest
+from baton.commands.record import record_many
+from baton.domain.aggregates import handoff as aggregate
+from baton.domain.freshness import freshness_from_facts
+from baton.domain.handoff import handoff_from_json, handoff_to_json, record_worktree
+from baton.domain.short_ids import short_id
+from baton.errors import InputError
+from baton.events.names import handoff_stream
 from baton.model import frozen
 
 if TYPE_CHECKING:
@@ -38,8 +51,6 @@ class ReadyResult:
                 "split_from": [{"parent": p, "other": o} for p, o in self.split_from]}
 
     def render(self) -> str:
-        from baton.domain.short_ids import short_id
-
         validation = self.record.get("validation") or {}
         lines = [f"handoff {short_id(self.handoff_id)} is ready ({self.file})"]
         if validation.get("accepted_warnings"):
@@ -66,20 +77,9 @@ def promote_handoff(
             invalid: amend it and validate again), or warned without a reason.
         NotFound / AmbiguousId (exit 4).
     """
-    from baton.commands.capture import handoff_file
-    from baton.commands.handoff_facts import now_timestamp
-    from baton.commands.ids import load_handoff
-    from baton.commands.record import record_many
-    from baton.domain.aggregates import handoff as aggregate
-    from baton.domain.handoff import handoff_from_json
-    from baton.errors import InputError
-    from baton.events.names import handoff_stream
-
     if accept_warnings is not None and not accept_warnings.strip():
         raise InputError("`accept_warnings` needs a reason: say why the warnings are acceptable")
     accept_warnings = accept_warnings.strip() if accept_warnings else None
-    from baton.commands.ids import refuse_latest
-
     refuse_latest(token, "handoff ready", "a validated handoff")
     opened = project
     with opened.writing() as scope:
@@ -118,14 +118,6 @@ def _where_validated_now(opened: Any, handoff: Any) -> tuple[str | None, tuple[s
     that worktree. Nothing is known to have moved when that worktree is not
     on this machine, or lies outside the project root (a command reads no
     path outside the root but the worktree it runs in)."""
-    import os
-    from pathlib import Path
-
-    from baton.commands.detect import repository_head
-    from baton.commands.handoff_facts import artifact_facts, worktree_label
-    from baton.domain.freshness import freshness_from_facts
-    from baton.domain.handoff import handoff_to_json, record_worktree
-
     own = record_worktree(handoff_to_json(handoff))
     if own is None or own == worktree_label(opened.paths):
         there = Path(opened.paths.worktree)

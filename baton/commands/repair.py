@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from baton.model import frozen
+from baton.commands.verify import verify_project
 from baton.errors import InputError, NotFound
-from baton.ledger.repair import FeedRepair, LINE_PROBLEMS, plan_repair, set_aside
+from baton.ledger.repair import LINE_PROBLEMS, FeedRepair, plan_repair, set_aside
 from baton.ledger.verify import VerifyReport
+from baton.model import frozen
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -81,8 +82,6 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
             ``--feed`` names one damaged feed while others are damaged too.
         LedgerCorrupt, StorageError: the repair could not be recorded.
     """
-    from baton.commands.verify import verify_project
-
     ledger_dir = project.paths.ledger_dir
     before = verify_project(project).report
     known = {f.feed for f in before.feeds} | {p.feed for p in before.all_problems()}

@@ -11,7 +11,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
+from baton.commands.handoff_facts import live_freshness
+from baton.commands.ids import load_handoff, place_of
+from baton.commands.resume import token_budget
+from baton.domain.brief import render_markdown_view, render_resume_brief
+from baton.domain.handoff import handoff_relpath, handoff_to_json
+from baton.domain.quality import score_quality
+from baton.domain.yaml_text import to_yaml
+from baton.errors import InputError
 from baton.model import frozen
+from baton.policy import load_policy
+from baton.projections.as_of import replayed_as_of
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -51,44 +63,25 @@ def show_handoff(
     from a replay that leaves the live index alone (``projections.as_of``).
 
     Raises: InputError (unknown format, bad ``as_of``), NotFound / AmbiguousId (exit 4)."""
-    from baton.commands.capture import handoff_file
-    from baton.commands.ids import load_handoff, place_of
-    from baton.domain.handoff import handoff_to_json
-    from baton.errors import InputError
-
     if format not in FORMATS:
         raise InputError(f"`format` must be one of {', '.join(FORMATS)}, not {format!r}")
     opened = project
     if as_of is not None:
-        from baton.projections.as_of import replayed_as_of
-
         with replayed_as_of(opened, as_of) as past:
             handoff = load_handoff(past, token, here=place_of(opened))
     else:
         handoff = load_handoff(opened.reading(), token, here=place_of(opened))
     record = handoff_to_json(handoff)
     if format == "json":
-        import orjson
-
         text = orjson.dumps(record, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
     elif format == "yaml":
-        from baton.domain.yaml_text import to_yaml
-
         text = to_yaml(record)
     else:
-        from baton.commands.handoff_facts import live_freshness
-        from baton.domain.brief import render_markdown_view, \
-            render_resume_brief
-        from baton.domain.quality import score_quality
-        from baton.policy import load_policy
-
         policy = load_policy(opened.paths, opened.config)
         freshness = live_freshness(opened.paths.worktree, handoff, policy.allowed_roots)
         quality = score_quality(handoff, freshness_state=freshness.state)
         if format == "md":
             text = render_markdown_view(handoff, freshness, quality)
         else:
-            from baton.commands.resume import token_budget
-
             text = render_resume_brief(handoff, freshness, quality, max_tokens=token_budget(max_tokens)).text
-    return ShowResult(handoff.id, format, record, handoff_file(record), text)
+    return ShowResult(handoff.id, format, record, handoff_relpath(handoff), text)

@@ -10,7 +10,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from baton.commands.batons import pending_batons
+from baton.commands.detect import detector_config
+from baton.commands.handoff_facts import live_freshness
+from baton.commands.ids import load_handoff
+from baton.domain.handoff import STATUSES
+from baton.domain.short_ids import short_id
+from baton.errors import InputError, NotFound
 from baton.model import frozen
+from baton.policy import load_policy
+from baton.projections import handoffs
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -29,8 +38,6 @@ class LatestHandoff:
     freshness: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
-        from baton.domain.short_ids import short_id
-
         return {"id": self.id, "short_id": short_id(self.id), "status": self.status, "title": self.title,
                 "created_at": self.created_at, "validation": self.validation,
                 "freshness_state": self.freshness["state"], "freshness": self.freshness}
@@ -61,8 +68,6 @@ class StatusResult:
         }
 
     def render(self) -> str:
-        from baton.domain.short_ids import short_id
-
         total = sum(self.handoffs.values())
         counts = ", ".join(f"{n} {status}" for status, n in self.handoffs.items() if n)
         lines = [f"Baton project {self.project_id} at {self.root}",
@@ -83,14 +88,6 @@ def project_status(project: "Project") -> StatusResult:
         NotInitialized (exit 4): not a Baton project.
         InputError (exit 2): the policy files are malformed.
     """
-    from baton.commands.batons import pending_batons
-    from baton.commands.handoff_facts import live_freshness
-    from baton.commands.ids import load_handoff
-    from baton.domain.handoff import STATUSES
-    from baton.errors import NotFound
-    from baton.policy import load_policy
-    from baton.projections import handoffs
-
     opened = project
     policy = load_policy(opened.paths, opened.config)
     runner = opened.reading()
@@ -115,9 +112,6 @@ def project_status(project: "Project") -> StatusResult:
 
 def _detector_summary(project: "Project") -> dict[str, Any]:
     """The §9 detector: available, with the configuration in force (or why it cannot run)."""
-    from baton.commands.detect import detector_config
-    from baton.errors import InputError
-
     try:
         return {"available": True, "command": "baton detect", "tool": "handoff_detect",
                 **detector_config(project).to_json()}

@@ -13,7 +13,9 @@ lives in this module:
 - where a server may listen (loopback only: a policy block otherwise).
 
 Each function takes the opened project of the caller's application object
-(a long-running server keeps one, and catches up per request).
+(a long-running server keeps one, and catches up per request). One handoff's
+view (the rendered record) is in ``baton.commands.status_handoff``: the
+overview and ``baton status`` need none of its rendering.
 """
 
 from __future__ import annotations
@@ -23,8 +25,20 @@ import re
 import socket
 from typing import TYPE_CHECKING, Any
 
+from baton.commands.baton_cases import dismiss_baton, list_pending_batons, render_claim_conflicts
+from baton.commands.handoff_facts import live_freshness
+from baton.commands.listing import list_handoffs
+from baton.domain import lineage
+from baton.domain.batons import PENDING
+from baton.domain.handoff import handoff_from_json
+from baton.domain.quality import score_quality
+from baton.domain.redaction import RedactionPolicy, redact_text
+from baton.domain.short_ids import short_id
+from baton.errors import BatonError, HandoffInputError, InputError, NotFound, PolicyBlock
 from baton.model import frozen
-from baton.errors import InputError, NotFound, PolicyBlock
+from baton.policy import load_policy
+from baton.projections.lineage import load_component
+from baton.sync_signing import feed_signers
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -37,7 +51,8 @@ LINEAGE_NODES = 200
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 3124
 
-_FULL_ID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+FULL_ID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+"""A resource id in a URL is a full handoff id (as for DELETE): never a prefix."""
 
 
 # -- redaction of everything shown ------------------------------------------------
@@ -45,8 +60,6 @@ _FULL_ID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F
 def sanitize_output(value: Any, redaction) -> Any:
     """``value`` with every string (at any depth) redacted by ``redaction``
     (a ``RedactionPolicy``). Keys are this module's own field names and stay."""
-    from baton.domain.redaction import redact_text
-
     if isinstance(value, str):
         return redact_text(value, redaction)
     if isinstance(value, dict):
@@ -56,12 +69,10 @@ def sanitize_output(value: Any, redaction) -> Any:
     return value
 
 
-def _redaction_of(project):
+def redaction_of(project):
     """The project's redaction policy. A malformed policy stops the answer
     (InputError naming the file): showing data under a policy we could not
     read would be failing open."""
-    from baton.policy import load_policy
-
     return load_policy(project.paths, project.config).redaction
 
 
@@ -69,13 +80,10 @@ def sanitize_for_project(project: "Project | None", value: Any) -> Any:
     """Redact an answer (typically an error body) with the project's policy,
     falling back to the built-in rules when the project or its policy cannot
     be read — an error message must never be the one thing left unredacted."""
-    from baton.domain.redaction import RedactionPolicy
-    from baton.errors import BatonError
-
     if project is None:
         return sanitize_output(value, RedactionPolicy())
     try:
-        redaction = _redaction_of(project)
+        redaction = redaction_of(project)
     except BatonError:
         redaction = RedactionPolicy()
     return sanitize_output(value, redaction)
@@ -126,8 +134,6 @@ class StatusOverview:
                 more = f" (+{len(b['nextSteps']) - 1})" if len(b["nextSteps"]) > 1 else ""
                 rows.append((b["shortId"], b["createdAt"], scope, _clip(first, 40) + more))
             lines.extend(_table(rows))
-        from baton.commands.batons import render_claim_conflicts
-
         lines.extend(render_claim_conflicts(p.get("claimConflicts") or []))
         for s in p.get("signers") or []:  # signed feeds (docs/sync.md)
             lines.append(f"Signer of feed {s['feed']}: " + (f"{s['signer']} ({s['key']})" if s["status"] == "good"
@@ -171,11 +177,6 @@ def _row_item(row, runner, project, policy) -> dict[str, Any]:
     item["score"] = None
     doc = runner.get("handoffs", row.id)
     if doc is not None:
-        from baton.commands.handoff_facts import live_freshness
-        from baton.domain.handoff import handoff_from_json
-        from baton.domain.quality import score_quality
-        from baton.errors import HandoffInputError
-
         try:
             handoff = handoff_from_json(doc)
         except HandoffInputError:
@@ -187,8 +188,6 @@ def _row_item(row, runner, project, policy) -> dict[str, Any]:
 
 
 def _baton_item(record, runner) -> dict[str, Any]:
-    from baton.domain.short_ids import short_id
-
     item = record.to_json()
     item["shortId"] = short_id(record.id)
     handoff = runner.get("handoffs", record.id) if "handoffs" in runner.by_name else None
@@ -202,8 +201,6 @@ def baton_states(runner) -> dict[str, str]:
     ``claimed``, ``superseded``, ``cancelled``, ``dismissed``): what the page
     shows for a session baton, whose handoff record stays a draft. One
     handoff handed on several times is pending while any of its batons is."""
-    from baton.domain.batons import PENDING
-
     states: dict[str, str] = {}
     if "batons" not in runner.by_name:
         return states
@@ -236,14 +233,11 @@ def status_overview(
         InputError / NotFound: the requested project is missing, ``all`` or another.
         InputError: the project's policy is malformed (nothing is shown).
     """
-    from baton.commands.batons import list_pending_batons
-    from baton.commands.listing import list_handoffs
-
     opened = project
     project_id = opened.config.project_id
     if check_project:
         check_requested_project(requested_project, project_id)
-    redaction = _redaction_of(opened)
+    redaction = redaction_of(opened)
     listed = list_pending_batons(opened)  # brings the projections up to date
     items = [_baton_item(r, opened.runner) for r in listed.records]
     root = opened.root
@@ -268,8 +262,6 @@ def status_overview(
                 by_id[ident]["conflicts"].append(c)
     if listed.conflicts:  # only with sync: the spec's shape otherwise
         payload["claimConflicts"] = list(listed.conflicts)
-    from baton.sync_signing import feed_signers
-
     signers = feed_signers(opened, [])  # signed feeds, as the last sync checked them: only when in play
     if signers:
         payload["signers"] = [_camel_keys(s.to_json()) for s in signers]
@@ -293,9 +285,6 @@ def _camel(key: str) -> str:
 def lineage_of(runner: Any, ids: list[str]) -> dict[str, Any]:
     """The lineage graph around ``ids`` (their connected handoffs, at most
     ``LINEAGE_NODES``), with conflict candidates: the page's Lineage panel."""
-    from baton.domain import lineage
-    from baton.projections.lineage import load_component
-
     if "lineage" not in runner.by_name or not ids:
         return {"nodes": [], "edges": [], "conflicts": [], "truncated": False}
     graph = load_component(runner, ids)
@@ -313,72 +302,6 @@ def lineage_of(runner: Any, ids: list[str]) -> dict[str, Any]:
     view["conflicts"] = [c for c in view["conflicts"] if set(c["handoffs"]) <= shown]
     view["truncated"] = truncated
     return view
-
-
-# -- one handoff's view ------------------------------------------------------------
-
-@frozen
-class StatusHandoffView:
-    """One handoff as the page opens it, already redacted: the same Markdown
-    as ``handoff show --format md`` (the page renders it as text, never as
-    HTML), with the row's facts and its lineage links."""
-
-    payload: dict[str, Any]
-    exit_code: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        return self.payload
-
-    def render(self) -> str:
-        return self.payload["markdown"]
-
-
-def handoff_view(project: "Project", requested_project: str | None, handoff_id: str) -> StatusHandoffView:
-    """The view of one handoff named by its full id (a URL's id is exact, as for DELETE).
-
-    Raises:
-        InputError / NotFound: the requested project is missing, ``all`` or another.
-        NotFound: no handoff has that id.
-    """
-    from baton.commands.show import show_handoff
-    from baton.domain.brief import elsewhere_lines, validated_on
-    from baton.domain.handoff import record_branch, record_worktree, short_id
-
-    opened = project
-    check_requested_project(requested_project, opened.config.project_id)
-    redaction = _redaction_of(opened)
-    if not _FULL_ID.match(handoff_id or "") or not opened.reading().has("handoffs", handoff_id.lower()):
-        raise NotFound(f"no handoff with id {handoff_id!r} (the status API takes full ids)",
-                       details={"handoff_id": handoff_id})
-    shown = show_handoff(opened, handoff_id.lower(), format="md")
-    record = shown.record
-    from baton.commands.handoff_facts import live_freshness
-    from baton.domain.handoff import handoff_from_json
-    from baton.domain.quality import score_quality
-
-    handoff = handoff_from_json(record)
-    freshness = live_freshness(opened.paths.worktree, handoff, opened.policy.allowed_roots)
-    quality = score_quality(handoff, freshness_state=freshness.state)
-    lineage = record.get("lineage") or {}
-    validation = record.get("validation") or {}
-    payload = {
-        "id": record["id"], "shortId": short_id(record["id"]), "title": (record.get("work") or {}).get("title"),
-        "status": record.get("status"), "flags": list(record.get("flags") or ()),
-        "kind": "baton" if record.get("baton") is not None else "handoff",
-        "batonStatus": baton_states(opened.runner).get(record["id"]),
-        "branch": record_branch(record), "worktree": record_worktree(record),
-        "freshness": freshness.state, "score": quality.overall,
-        "validation": validation.get("status"), "validatedOn": validated_on(validation) or None,
-        "validatedElsewhere": elsewhere_lines(validation),
-        "checks": [{"name": c.get("name"), "status": c.get("status"), "detail": c.get("detail")}
-                   for c in validation.get("checks") or () if isinstance(c, dict)],
-        "lineage": {"relation": lineage.get("relation") or "root", "parents": list(lineage.get("parents") or ()),
-                    "mergeBasis": list(lineage.get("merge_basis") or ()),
-                    "supersededBy": record.get("superseded_by")},
-        "markdown": shown.render(),
-        "projectId": opened.config.project_id,
-    }
-    return StatusHandoffView(sanitize_output(payload, redaction))
 
 
 # -- dismissal ----------------------------------------------------------------------
@@ -414,11 +337,10 @@ def dismiss_from_status_page(
         BatonAlreadyClaimed / BatonNotPending (Conflict): it is claimed, superseded,
             cancelled or dismissed already.
     """
-    from baton.commands.batons import dismiss_baton
     opened = project
     check_requested_project(requested_project, opened.config.project_id)
-    redaction = _redaction_of(opened)
-    if not _FULL_ID.match(baton_id or ""):
+    redaction = redaction_of(opened)
+    if not FULL_ID.match(baton_id or ""):
         raise NotFound(f"no baton with id {baton_id!r} (the status API takes full ids)",
                        details={"handoff_id": baton_id})
     result = dismiss_baton(opened, baton_id.lower(), via="status")

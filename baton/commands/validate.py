@@ -11,7 +11,28 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from baton import gitinfo
+from baton.commands.handoff_facts import (
+    gather_validation_facts,
+    now_timestamp,
+    recheck_requests,
+    recheck_timeout,
+    refuse_unlisted,
+    run_recheck,
+    worktree_label,
+)
+from baton.commands.ids import load_handoff, refuse_latest
+from baton.commands.lineage import conflict_banner, conflicts_for
+from baton.commands.record import record
+from baton.domain import lifecycle
+from baton.domain.aggregates import handoff as aggregate
+from baton.domain.brief import validated_on
+from baton.domain.handoff import handoff_to_json, record_worktree
+from baton.domain.short_ids import short_id
+from baton.domain.validation import ran_elsewhere, validate_handoff
+from baton.events.names import handoff_stream
 from baton.model import frozen
+from baton.policy import load_policy
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -44,15 +65,11 @@ class ValidateResult:
                 "applies_to_record": not self.elsewhere, "conflicts": list(self.conflicts)}
 
     def render(self) -> str:
-        from baton.domain.short_ids import short_id
-
         r = self.report
         quality = (r.get("quality") or {}).get("overall")
         head = (f"handoff {short_id(self.handoff_id)}: validation {r['status'].upper()}"
                 + (f", continuity score {quality:g}/100" if quality is not None else "")
                 + f", freshness {(r.get('freshness') or {}).get('state', 'unknown')}")
-        from baton.domain.brief import validated_on
-
         lines = [head]
         where = validated_on({"ran_on": r.get("ran_on")})
         if where:
@@ -68,8 +85,6 @@ class ValidateResult:
             lines.append(f"  recheck {run['evidence_id']} `{run['ref']}`: {run['status']}"
                          + (f" (exit {run['exit_code']})" if run.get("exit_code") is not None else ""))
         if self.conflicts:
-            from baton.commands.lineage import conflict_banner
-
             lines.append(conflict_banner(self.conflicts))
         if self.elsewhere:
             return "\n".join(lines)
@@ -97,25 +112,6 @@ def validate_handoff_command(
             (nothing was run).
         StreamVersionConflict (exit 4): the record changed while validating.
     """
-    from baton.commands.handoff_facts import (
-        gather_validation_facts,
-        now_timestamp,
-        recheck_requests,
-        recheck_timeout,
-        refuse_unlisted,
-        run_recheck,
-    )
-    from baton.commands.ids import load_handoff
-    from baton.commands.record import record
-    from baton.domain import lifecycle
-    from baton.domain.aggregates import handoff as aggregate
-    from baton.domain.handoff import handoff_to_json
-    from baton.domain.validation import validate_handoff
-    from baton.events.names import handoff_stream
-    from baton.policy import load_policy
-
-    from baton.commands.ids import refuse_latest
-
     refuse_latest(token, "validation", "a draft or validated handoff")
     opened = project
     runner = opened.reading()
@@ -137,11 +133,6 @@ def validate_handoff_command(
     report = validate_handoff(handoff, facts).to_json()
     if runs:
         report["rechecks"] = [r.to_json() for r in runs]
-    from baton import gitinfo
-    from baton.commands.handoff_facts import worktree_label
-    from baton.domain.handoff import record_worktree
-    from baton.domain.validation import ran_elsewhere
-
     report["ran_on"] = {"worktree": worktree_label(opened.paths),
                         "branch": gitinfo.current_branch(opened.paths.worktree),
                         "head": facts.git_head_now}
@@ -153,8 +144,6 @@ def validate_handoff_command(
         record(scope, aggregate.decide(handoff, aggregate.RecordValidation(report), now=report.get("validated_at")
                                        or now_timestamp(opened.clock())), version=version)
         doc = scope.runner.get("handoffs", handoff.id) or {}
-        from baton.commands.lineage import conflicts_for
-
         conflicts = conflicts_for(scope.runner, handoff.id)
     return ValidateResult(handoff.id, doc.get("status", handoff.status), tuple(doc.get("flags", ())), report,
                           tuple(r.to_json() for r in runs), elsewhere=ran_elsewhere(own, report), record_worktree=own,
