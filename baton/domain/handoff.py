@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from types import UnionType
-from typing import Any, Literal, NewType, Union, get_args, get_origin
+from typing import Any, Literal, NewType, Union, cast, get_args, get_origin
 
 import attrs
 
@@ -677,7 +677,7 @@ def handoff_from_json(obj: Mapping[str, Any]) -> Handoff:
     Raises:
         HandoffInputError: listing every problem, e.g. ``"work.objective: required"``.
     """
-    return structure(obj, Handoff)
+    return cast(Handoff, structure(obj, Handoff))
 
 
 def handoff_to_json(h: Handoff, *, like: tuple[Handoff, Mapping[str, Any]] | None = None) -> dict[str, Any]:
@@ -690,8 +690,8 @@ def handoff_to_json(h: Handoff, *, like: tuple[Handoff, Mapping[str, Any]] | Non
     this). The result is equal to ``handoff_to_json(h)``.
     """
     if like is None or type(like[0]) is not Handoff or not isinstance(like[1], Mapping):
-        return unstructure(h)
-    return _any_converter().get_unstructure_hook(Handoff)(h, like)
+        return cast("dict[str, Any]", unstructure(h))
+    return cast("dict[str, Any]", _any_converter().get_unstructure_hook(Handoff)(h, like))
 
 
 # Fields a capture payload may not set: Baton owns them.
@@ -828,6 +828,7 @@ def handoff_file_name(h_or_created_at: Handoff | str, handoff_id: str | None = N
                       short: str | None = None) -> str:
     """``<created-at without punctuation>--<short-id>.json`` (§7.1); ``short``:
     the id's ``short_id`` when the caller has it already (a listing row)."""
+    created_at: str
     if isinstance(h_or_created_at, Handoff):
         created_at, handoff_id = h_or_created_at.created_at, h_or_created_at.id
     else:
