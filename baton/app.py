@@ -46,7 +46,8 @@ if TYPE_CHECKING:
     from baton.commands.repair import RepairResult
     from baton.commands.harness_sessions import CompactionDraftResult, SessionFinishResult, SessionStartResult
     from baton.commands.init import InitResult
-    from baton.commands.lineage import LineageResult, MergeResult
+    from baton.commands.fork_merge import MergeResult
+    from baton.commands.lineage_view import LineageResult
     from baton.commands.detect import DetectResult, DetectorControlResult
     from baton.commands.listing import ListResult
     from baton.commands.log import LogResult
@@ -233,23 +234,23 @@ class Baton:
     # -- lineage (§14) ------------------------------------------------------------------
     def fork(self, token: str, *, label: str | None = None, session: str | None = None) -> CaptureResult:
         """A draft child of ``token`` with relation ``fork`` (CLI ``fork``, MCP ``handoff_fork``)."""
-        from baton.commands import lineage
+        from baton.commands import fork_merge
 
         self._identifiers(label=label, session=session)
-        return lineage.fork_handoff(self.project, token, label=label, session=session)
+        return fork_merge.fork_handoff(self.project, token, label=label, session=session)
 
     def merge(self, tokens: list[str], *, title: str | None = None, resolution: dict[str, Any] | None = None,
               session: str | None = None) -> MergeResult:
         """A draft child of two or more handoffs (CLI ``merge``, MCP ``handoff_merge``)."""
-        from baton.commands import lineage
+        from baton.commands import fork_merge
 
         self._identifiers(session=session)
-        return lineage.merge_handoffs(self.project, tokens, title=title, resolution=resolution, session=session)
+        return fork_merge.merge_handoffs(self.project, tokens, title=title, resolution=resolution, session=session)
 
     def lineage(self, token: str | None = None, *, format: str = "text", as_of: str | None = None) -> LineageResult:
-        from baton.commands import lineage
+        from baton.commands import lineage_view
 
-        return lineage.lineage_view(self.project, token, format=format, as_of=as_of)
+        return lineage_view.lineage_view(self.project, token, format=format, as_of=as_of)
 
     # -- the detector (§9) -------------------------------------------------------------
     def detect(self, signals: dict[str, Any] | None = None, *, prepare: bool = False,

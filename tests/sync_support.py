@@ -15,7 +15,7 @@ from dulwich import porcelain
 from dulwich.objects import Tree
 from dulwich.repo import Repo
 
-from baton.ledger_ref import DEFAULT_REF, RefFeed, read_feeds, write_commit
+from baton.sync.ledger_ref import DEFAULT_REF, RefFeed, read_feeds, write_commit
 from tests.app_support import init_project
 
 REF = DEFAULT_REF.encode()

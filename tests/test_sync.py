@@ -168,21 +168,21 @@ def test_the_loser_of_a_double_claim_is_told_once_at_its_next_start_and_the_winn
 
 
 def test_a_commit_whose_push_failed_is_not_counted_as_held_by_the_remote(capsys, team, monkeypatch):
-    import baton.commands.sync as sync_module
+    from baton.sync import transport
     from baton.errors import RemoteUnreachable
 
     remote, a, b = team
     _checkpoint(capsys, b, "from B")
     run_json(capsys, b, "sync")
     _checkpoint(capsys, a, "from A")
-    original = sync_module._push
+    original = transport.push
 
     def refused(*args, **kwargs):
         raise RemoteUnreachable("push refused (test)")
 
-    monkeypatch.setattr(sync_module, "_push", refused)
+    monkeypatch.setattr(transport, "push", refused)
     assert run(capsys, a, "sync", "--json")[0] == 4  # a's ref now holds its feed; the remote never did
-    monkeypatch.setattr(sync_module, "_push", original)
+    monkeypatch.setattr(transport, "push", original)
     result = run_json(capsys, a, "sync")
     assert result["behind"] == {} and result["pushed"] is True
     assert _writer(a) in remote_feeds(remote)
@@ -311,7 +311,7 @@ def test_projections_are_rebuilt_when_imported_events_sort_before_folded_ones(ca
 def test_a_remote_feed_whose_name_is_not_a_writer_id_is_refused_and_no_file_is_made_for_it(capsys, team):
     from dulwich.repo import Repo
 
-    from baton.ledger_ref import read_feeds, write_commit
+    from baton.sync.ledger_ref import read_feeds, write_commit
     from tests.sync_support import REF
 
     remote, a, b = team
@@ -377,12 +377,12 @@ def test_closed_segments_are_kept_as_they_are_and_an_import_reads_only_the_segme
 
 
 def test_a_push_that_finds_the_remote_moved_starts_the_round_again_and_loses_nothing(capsys, team, monkeypatch):
-    from baton.commands import sync as sync_module
+    from baton.sync import transport
 
     remote, a, b = team
     _checkpoint(capsys, a, "from A")
     _checkpoint(capsys, b, "from B")
-    original = sync_module._push
+    original = transport.push
     calls = []
 
     def push_after_someone_else(*args, **kwargs):
@@ -392,7 +392,7 @@ def test_a_push_that_finds_the_remote_moved_starts_the_round_again_and_loses_not
                 app.sync()
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(sync_module, "_push", push_after_someone_else)
+    monkeypatch.setattr(transport, "push", push_after_someone_else)
     result = run_json(capsys, a, "sync")
     assert result["attempts"] == 2 and result["pushed"] is True
     assert {_writer(a), _writer(b)} <= set(remote_feeds(remote))
@@ -422,7 +422,7 @@ def test_sync_from_a_linked_worktree_uses_the_repositorys_remote_and_ref(capsys,
 def test_a_transport_error_is_reported_without_control_characters(capsys, team, monkeypatch):
     from dulwich.errors import HangupException
 
-    from baton.commands import sync as sync_module
+    from baton.sync import transport
 
     _remote, a, _b = team
 
@@ -431,7 +431,7 @@ def test_a_transport_error_is_reported_without_control_characters(capsys, team, 
             raise HangupException([b"ssh: connect to host example.org port 22: Connection refused\r",
                                    b"fatal: Could not read from remote repository.\r\x1b[0m"])
 
-    monkeypatch.setattr(sync_module, "_client", lambda repo, url: (_Hangs(), "/ledger.git"))
+    monkeypatch.setattr(transport, "client", lambda repo, url: (_Hangs(), "/ledger.git"))
     code, out, _ = run(capsys, a, "sync", "--json")
     assert code == 4
     message = json.loads(out)["error"]["message"]

@@ -61,7 +61,7 @@ def _publish_as_before(remote: Path, project: Path, limit: int) -> None:
 
     from baton.ledger import segments
     from baton.ledger.feed import FeedHead, scan_bytes
-    from baton.ledger_ref import FeedTreeWriter, read_feeds, write_commit
+    from baton.sync.ledger_ref import FeedTreeWriter, read_feeds, write_commit
     from tests.sync_support import REF
 
     writer = _writer(project)

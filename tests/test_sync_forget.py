@@ -45,7 +45,7 @@ def _snapshot(project: Path) -> dict:
 def _remote_holds(remote: Path, text: str = SECRET) -> bool:
     from dulwich.repo import Repo
 
-    from baton.ledger_ref import feed_bytes
+    from baton.sync.ledger_ref import feed_bytes
 
     with Repo(str(remote)) as repo:
         feeds = remote_feeds(remote)
@@ -61,7 +61,7 @@ def _push_feed_with_line_erased(remote: Path, writer: str, line: bytes) -> None:
     from baton.ledger.envelope import Event
     from baton.ledger.erase import erase_lines
     from baton.ledger.feed import FeedHead, scan_bytes
-    from baton.ledger_ref import FeedTreeWriter, feed_bytes, write_commit
+    from baton.sync.ledger_ref import FeedTreeWriter, feed_bytes, write_commit
     from tests.sync_support import REF
 
     with Repo(str(remote)) as repo:

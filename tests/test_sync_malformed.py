@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from dulwich.objects import Blob, Commit, Tree
 from dulwich.repo import Repo
 
-from baton.ledger_ref import read_feeds
+from baton.sync.ledger_ref import read_feeds
 from tests.cli_support import run, run_json
 from tests.sync_support import REF, make_team, remote_feeds
 

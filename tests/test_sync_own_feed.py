@@ -144,7 +144,7 @@ def _push_feed(remote: Path, project: Path) -> None:
     from dulwich.repo import Repo
 
     from baton.ledger.feed import FeedHead, scan_bytes
-    from baton.ledger_ref import FeedTreeWriter, read_feeds, write_commit
+    from baton.sync.ledger_ref import FeedTreeWriter, read_feeds, write_commit
     from tests.sync_support import REF
 
     writer = _writer(project)
@@ -306,10 +306,10 @@ def test_an_id_quoted_inside_a_payload_is_not_taken_for_an_event(capsys, team, t
 @pytest.mark.parametrize("lag", [0, None], ids=["recorded", "searched"])
 def test_an_id_a_local_feed_gained_after_the_id_cache_was_built_is_still_a_duplicate(capsys, team, tmp_path,
                                                                                      monkeypatch, lag):
-    import baton.commands.sync as sync_module
+    import baton.sync.ids as sync_ids
 
     if lag is not None:  # every gain recorded in the cache; by default a small one is searched in the feed
-        monkeypatch.setattr(sync_module, "_CACHE_LAG", lag)
+        monkeypatch.setattr(sync_ids, "CACHE_LAG", lag)
     remote, a, b = team
     _checkpoint(capsys, a, "alice's work")
     run_json(capsys, a, "sync")
@@ -327,9 +327,9 @@ def test_an_id_a_local_feed_gained_after_the_id_cache_was_built_is_still_a_dupli
 
 def test_an_import_reads_only_what_local_feeds_gained_since_the_last_import_even_the_first_after_a_clone(
         capsys, team, monkeypatch):
-    import baton.commands.sync as sync_module
+    import baton.sync.ids as sync_ids
 
-    monkeypatch.setattr(sync_module, "_CACHE_LAG", 0)  # every import recorded in the id cache
+    monkeypatch.setattr(sync_ids, "CACHE_LAG", 0)  # every import recorded in the id cache
     _remote, a, b = team
     for n in range(30):
         _checkpoint(capsys, a, f"alice's work {n}")
@@ -368,9 +368,9 @@ def test_a_small_import_writes_nothing_to_the_id_cache_and_reads_at_most_its_lag
                                                                                  monkeypatch):
     """A write is a transaction and a checkpoint (fsyncs): the cache records
     what feeds gained only once it is more than ``_CACHE_LAG`` behind."""
-    import baton.commands.sync as sync_module
+    import baton.sync.ids as sync_ids
 
-    monkeypatch.setattr(sync_module, "_CACHE_LAG", 2000)
+    monkeypatch.setattr(sync_ids, "CACHE_LAG", 2000)
     _remote, a, b = team
     for n in range(10):
         _checkpoint(capsys, a, f"alice's work {n}")

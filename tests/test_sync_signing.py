@@ -15,8 +15,8 @@ from dulwich.objects import Blob
 from dulwich.repo import Repo
 
 from baton.app import Baton
-from baton.ledger_ref import read_feeds, with_signature, write_commit
-from baton.sync_signing import NAMESPACE, signed_message
+from baton.sync.ledger_ref import read_feeds, with_signature, write_commit
+from baton.sync.signing import NAMESPACE, signed_message
 from tests.app_support import init_project
 from tests.cli_support import run, run_json
 from tests.sync_support import REF, make_team, remote_feeds
@@ -183,7 +183,7 @@ def test_a_sync_with_nothing_new_signs_nothing_again_and_pushes_nothing(capsys, 
 
 
 def test_a_sync_with_nothing_new_runs_no_program(capsys, team, monkeypatch):
-    from baton import sync_signing
+    from baton.sync import signing as sync_signing
 
     _remote, a, b, _keys = team
     checkpoint(capsys, a, "signed work")
@@ -499,7 +499,7 @@ def test_a_key_given_literally_signs_through_the_agent_as_git_does(capsys, team,
 
 
 def test_a_project_without_signing_runs_no_program_and_shows_no_signers(capsys, tmp_path, monkeypatch):
-    from baton import sync_signing
+    from baton.sync import signing as sync_signing
 
     remote, a, b = make_team(tmp_path)
     monkeypatch.setattr(sync_signing, "_run", lambda *args, **kwargs: pytest.fail("ssh-keygen was run"))

@@ -86,9 +86,9 @@ def _full_disk_leftover(remote: Path, a: Path, capsys, age: float, monkeypatch) 
     (Pushes of 100 objects or more are packs; these few are made one.)"""
     from dulwich.repo import Repo
 
-    import baton.commands.sync as sync_module
+    from baton.sync import transport
 
-    monkeypatch.setattr(sync_module, "_UNPACK_LIMIT", 1)
+    monkeypatch.setattr(transport, "UNPACK_LIMIT", 1)
 
     _checkpoint(capsys, a, "from A")
     run_json(capsys, a, "sync")
@@ -142,13 +142,13 @@ def test_only_an_idle_pack_index_lock_nobody_holds_open_may_be_removed():
 
 
 def test_a_lock_file_held_open_by_a_process_here_counts_as_held(tmp_path):
-    from baton.commands.sync import _held_open
+    from baton.sync.stale_locks import held_open
 
     lock = tmp_path / "pack.idx.lock"
     lock.write_bytes(b"")
     with open(lock, "rb"):
-        assert _held_open(str(lock))
-    assert not _held_open(str(lock))
+        assert held_open(str(lock))
+    assert not held_open(str(lock))
 
 
 @pytest.fixture
@@ -276,7 +276,7 @@ def test_an_incremental_fetch_from_a_path_remote_reads_only_the_new_commit_howev
         capsys, team, monkeypatch):
     """dulwich's negotiation walks every commit both sides share (one per
     sync); the few-objects fetch stops at the first commit this clone has."""
-    import baton.commands.sync as sync_module
+    from baton.sync import transport
     from dulwich.objects import Commit
 
     remote, a, b = team
@@ -287,7 +287,7 @@ def test_an_incremental_fetch_from_a_path_remote_reads_only_the_new_commit_howev
     _checkpoint(capsys, a, "one more")
     run_json(capsys, a, "sync")
     read: list[bytes] = []
-    original = sync_module._new_objects
+    original = transport.new_objects
 
     class Counted:
         def __init__(self, store):
@@ -302,7 +302,7 @@ def test_an_incremental_fetch_from_a_path_remote_reads_only_the_new_commit_howev
                 read.append(sha)
             return obj
 
-    monkeypatch.setattr(sync_module, "_new_objects",
+    monkeypatch.setattr(transport, "new_objects",
                         lambda source, local, wants, limit: original(Counted(source), local, wants, limit))
     assert run_json(capsys, b, "sync")["imported"] == {_writer(a): 1}
     assert len(read) == 1
@@ -337,30 +337,30 @@ def _chain(store, n: int):
 def test_the_new_objects_of_a_fetch_come_each_after_the_objects_it_names_and_stop_at_what_the_clone_has():
     from dulwich.object_store import MemoryObjectStore
 
-    from baton.commands.sync import _new_objects
+    from baton.sync.transport import new_objects
 
     source, local = MemoryObjectStore(), MemoryObjectStore()
     chain = _chain(source, 3)
     for obj in chain[0]:
         local.add_object(obj)
-    found = _new_objects(source, local, [chain[2][3].id], 256)
+    found = new_objects(source, local, [chain[2][3].id], 256)
     assert {o.id for o in found} == {o.id for objs in chain[1:] for o in objs}
     position = {o.id: n for n, o in enumerate(found)}
     for blob, inner, root, commit in chain[1:]:
         assert position[blob.id] < position[inner.id] < position[root.id] < position[commit.id]
     assert position[chain[1][3].id] < position[chain[2][3].id]
-    assert _new_objects(source, local, [chain[2][3].id], 3) is None  # too many: the ordinary fetch
+    assert new_objects(source, local, [chain[2][3].id], 3) is None  # too many: the ordinary fetch
 
 
 def test_a_commit_the_clone_holds_without_its_tree_is_fetched_again_not_trusted():
     from dulwich.object_store import MemoryObjectStore
 
-    from baton.commands.sync import _new_objects
+    from baton.sync.transport import new_objects
 
     source, local = MemoryObjectStore(), MemoryObjectStore()
     chain = _chain(source, 2)
     local.add_object(chain[0][3])  # an interrupted copy: the commit alone
-    found = _new_objects(source, local, [chain[1][3].id], 256)
+    found = new_objects(source, local, [chain[1][3].id], 256)
     assert {o.id for o in found} >= {o.id for o in chain[0][:3]}
 
 
@@ -412,7 +412,7 @@ def test_a_newly_imported_feed_is_fsynced_before_it_is_renamed_into_place_and_so
 def test_a_feed_folder_both_the_remote_and_the_local_ref_hold_is_read_once_per_sync(capsys, team, monkeypatch):
     from collections import Counter
 
-    import baton.ledger_ref as ledger_ref
+    import baton.sync.ledger_ref as ledger_ref
 
     remote, a, b = team
     _checkpoint(capsys, a, "from A")

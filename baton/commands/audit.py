@@ -21,7 +21,7 @@ import attrs
 
 from baton.domain.forgetting import erased_by
 from baton.model import frozen
-from baton.sync_signing import feed_signers
+from baton.sync.signers import feed_signers
 
 if TYPE_CHECKING:
     from baton.commands.context import Project

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import os
 import sys
+from importlib import metadata  # 20 ms: only doctor imports this module, and it is on no hook path
 from pathlib import Path
 from typing import Callable
 
 from baton.model import frozen
 from baton import __version__
 from baton.commands.context import Project
+from baton.commands.verify import verify_project
 from baton.errors import BatonError
+from baton.project import ProjectPaths, git_toplevel, resolve_root
 
 
 @frozen
@@ -50,8 +53,6 @@ class DoctorResult:
 
 
 def _versions() -> str:
-    from importlib import metadata  # 20 ms: only doctor needs it, and it is on no hook path
-
     parts = []
     for dist in ("attrs", "cattrs", "orjson", "sqlite-utils", "dulwich", "mcp"):
         try:
@@ -68,9 +69,6 @@ and the ``--project`` the user passed."""
 
 
 def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | None = None) -> DoctorResult:
-    from baton.commands.verify import verify_project
-    from baton.project import ProjectPaths, git_toplevel, resolve_root
-
     root = resolve_root(project)
     paths = ProjectPaths(root)
     checks = [Check("python", "ok" if sys.version_info >= (3, 11) else "fail", sys.version.split()[0])]

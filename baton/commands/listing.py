@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from baton.commands.lineage import current_conflicts
+from baton.commands.lineage_conflicts import current_conflicts
 from baton.domain.handoff import STATUSES
 from baton.domain.lineage import conflicts_touching_each
 from baton.domain.short_ids import short_id

@@ -37,8 +37,8 @@ from baton.domain.short_ids import short_id
 from baton.errors import BatonError, HandoffInputError, InputError, NotFound, PolicyBlock
 from baton.model import frozen
 from baton.policy import load_policy
-from baton.projections.lineage import load_component
-from baton.sync_signing import feed_signers
+from baton.projections.lineage_graph import load_component
+from baton.sync.signers import feed_signers
 
 if TYPE_CHECKING:
     from baton.commands.context import Project

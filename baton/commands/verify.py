@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from baton.commands.batons import render_claim_conflicts
+from baton.errors import BatonError, InputError
+from baton.events.names import HANDOFF_FORGOTTEN, PROJECT_INITIALIZED
+from baton.ledger import files
+from baton.ledger.feed import FeedHead, FeedProblem, line_ending_at, line_hashes_to, scan_bytes
 from baton.model import frozen
 from baton.ledger.verify import RecordedHead, VerifyReport, verify_ledger
-from baton.sync_signing import SIGNATURE_PROBLEMS, FeedSigner, feed_signers, render_signers, require_signatures
+from baton.projections.batons import claim_conflicts
+from baton.sync.signers import FeedSigner, feed_signers, render_signers
+from baton.sync.signing import SIGNATURE_PROBLEMS, require_signatures
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -101,22 +108,15 @@ class VerifyResult:
 
 def verify_project(project: "Project") -> VerifyResult:
     """Raises: NotInitialized."""
-    from baton.events.catalogue import HandoffForgotten
-
     opened = project
     heads = index_heads(opened.paths.index, read_only=opened.read_only)
-    from baton.events.names import PROJECT_INITIALIZED
-
-    report = verify_ledger(opened.paths.ledger_dir, erasure_type=HandoffForgotten.TYPE, recorded_heads=heads,
+    report = verify_ledger(opened.paths.ledger_dir, erasure_type=HANDOFF_FORGOTTEN, recorded_heads=heads,
                            identity=(PROJECT_INITIALIZED, "project_id"))
     damaged = {p.feed for p in report.all_problems()}
     report.problems.extend(p for p in index_problems(opened.paths.index, opened.paths.ledger_dir,
                                                      read_only=opened.read_only) if p.feed not in damaged)
     conflicts: list[dict] = []
     if report.concurrent:  # only replicas apart can lose a claim: the index is read only then
-        from baton.errors import BatonError
-        from baton.projections.batons import claim_conflicts
-
         try:
             conflicts = claim_conflicts(opened.reading().docs("batons"))
         except BatonError:
@@ -126,8 +126,6 @@ def verify_project(project: "Project") -> VerifyResult:
 
 
 def _required(project: "Project") -> bool:
-    from baton.errors import InputError
-
     try:
         return require_signatures(project)
     except InputError:
@@ -139,8 +137,6 @@ INDEX_PROBLEMS = frozenset({"index_cursor", "index_head"})
 
 
 def _index_rows(index: Path, query: str, *, read_only: bool) -> list[tuple] | None:
-    import sqlite3
-
     if not index.is_file():
         return None
     try:
@@ -165,9 +161,6 @@ def index_problems(index: Path, ledger_dir: Path, *, read_only: bool = False) ->
     edited row would let a later loss pass). ``baton rebuild`` fixes both
     from the ledger (the commands also stop trusting such a cursor and
     rebuild by themselves)."""
-    from baton.ledger import files
-    from baton.ledger.feed import FeedProblem, line_ending_at, line_hashes_to
-
     cursors = _index_rows(index, "SELECT feed, offset, seq, hash, hlc, line FROM cursors", read_only=read_only)
     if not cursors:
         return []
@@ -206,8 +199,6 @@ def _moved_by_erasure(path: str, feed: str, seq: int, hash_: str | None, hlc: in
     """The cursor's event is in the feed, with its hash and hlc, and only moved:
     a payload at or before it was erased (``baton forget`` rewrites a feed
     shorter) and the index has not caught up yet — stale, not edited."""
-    from baton.ledger.feed import FeedHead, scan_bytes
-
     try:
         with open(path, "rb") as fh:
             scan = scan_bytes(feed, fh.read(), FeedHead())
@@ -224,8 +215,6 @@ def _moved_by_erasure(path: str, feed: str, seq: int, hash_: str | None, hlc: in
 def index_heads(index: Path, *, read_only: bool = False) -> list[RecordedHead]:
     """The furthest head of each feed the index has folded (none without an
     index: then only the ledger's own ``ledger.heads`` events vouch)."""
-    import sqlite3
-
     if not index.is_file():
         return []
     try:

@@ -12,7 +12,8 @@ Query tables mirror the documents: ``lineage_nodes`` (one row per node),
 ``lineage_forks`` (the parents with two or more children, kept as edges
 change), so the commands can tell with one row's lookup whether the project
 has any branch at all (no parent with two children: no conflict is
-possible) before loading the graph.
+possible) before loading the graph (``baton.projections.lineage_graph``,
+which needs the lineage domain's classes).
 Status and flags are not kept here: they belong to the ``handoffs``
 projection, and the graph reads them from its rows.
 """
@@ -21,12 +22,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-import orjson
-
 from baton.events.names import HANDOFF_CAPTURED, HANDOFF_REVISED
 from baton.ledger.envelope import Event
 from baton.projections.base import STREAM_ORDER, handoff_key
-from baton.projections.handoffs import ROWS_TABLE
 
 NODES_TABLE = "lineage_nodes"
 EDGES_TABLE = "lineage_edges"
@@ -82,17 +80,14 @@ def has_branches(db: Any) -> bool:
     return db.execute(f"SELECT 1 FROM {FORKS_TABLE} LIMIT 1").fetchone() is not None
 
 
-def load_graph(runner: Any) -> Any:
-    """The whole graph, each node with its record's status and flags."""
-    from baton.domain.lineage import Graph, Node
-
-    states = {ident: (status or "", tuple(orjson.loads(flags or "[]")))
-              for ident, status, flags in runner.db.execute(f"SELECT id, status, flags FROM {ROWS_TABLE}")}
-    nodes = []
-    for key, doc in runner.docs("lineage"):
-        status, flags = states.get(key, ("", ()))
-        nodes.append(Node.from_doc(doc, status=status, flags=flags))
-    return Graph(nodes)
+def branched(runner: Any) -> bool:
+    """``has_branches`` of a runner's index (False without the projection),
+    remembered while the index is unchanged when the runner keeps a memo (a
+    long-lived server)."""
+    if "lineage" not in runner.by_name:
+        return False
+    memo = getattr(runner, "memo", None)
+    return memo("lineage.has_branches", lambda: has_branches(runner.db)) if memo else has_branches(runner.db)
 
 
 def component_ids(db: Any, ids: Iterable[str]) -> set[str]:
@@ -114,22 +109,3 @@ def component_ids(db: Any, ids: Iterable[str]) -> set[str]:
                     if ident not in seen:
                         frontier.add(ident)
     return seen
-
-
-def load_component(runner: Any, ids: Iterable[str]) -> Any:
-    """The part of the graph connected to ``ids``, with statuses and flags."""
-    from baton.domain.lineage import Graph, Node
-
-    wanted = sorted(component_ids(runner.db, ids))
-    nodes = []
-    for i in range(0, len(wanted), 500):
-        chunk = wanted[i:i + 500]
-        marks = ", ".join("?" * len(chunk))
-        states = {ident: (status or "", tuple(orjson.loads(flags or "[]"))) for ident, status, flags in
-                  runner.db.execute(f"SELECT id, status, flags FROM {ROWS_TABLE} WHERE id IN ({marks})", chunk)}
-        for ident in chunk:
-            doc = runner.get("lineage", ident)
-            if doc is not None:
-                status, flags = states.get(ident, ("", ()))
-                nodes.append(Node.from_doc(doc, status=status, flags=flags))
-    return Graph(nodes)

@@ -5,7 +5,7 @@
     format.json                      {"format": 1}
     feeds/<writer>/head.json         {"writer", "seq", "hash", "hlc", "bytes"}
     feeds/<writer>/head.sig          the head's ssh signature, when signed
-                                     (``baton.sync_signing``)
+                                     (``baton.sync.signing``)
     feeds/<writer>/<offset>.jsonl    the feed's bytes, cut into segments
                                      (``baton.ledger.segments``)
 
@@ -18,16 +18,18 @@ the segments' events whenever those are imported.
 from __future__ import annotations
 
 import stat
-from typing import Iterator, Sequence, cast
+from typing import TYPE_CHECKING, Iterator, Sequence, cast
 
 import attrs
 import orjson
 from dulwich.objects import Blob, Commit, ObjectID, Tree
-from dulwich.repo import Repo
 
-from baton.model import frozen
 from baton.ledger.feed import FeedHead
 from baton.ledger.segments import SegmentPacker, segment_name, segment_start
+from baton.model import frozen
+
+if TYPE_CHECKING:
+    from dulwich.repo import Repo
 
 DEFAULT_REF = "refs/baton/ledger"
 FORMAT = 1
@@ -54,7 +56,7 @@ class RefFeed:
     problem: str | None = None
     """Why this feed folder cannot be read (then ``head`` and ``segments`` are empty)."""
     signature: bytes | None = None
-    """The blob id of ``head.sig``, the head's signature (``baton.sync_signing``), if the folder has one."""
+    """The blob id of ``head.sig``, the head's signature (``baton.sync.signing``), if the folder has one."""
 
     def to_json(self) -> dict:
         return {"writer": self.writer, "seq": self.head.seq, "hash": self.head.hash, "hlc": self.head.hlc,

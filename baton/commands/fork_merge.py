@@ -1,0 +1,124 @@
+"""``baton fork`` and ``baton merge`` (spec §14): the write side of lineage.
+
+A fork is a new draft child of one handoff (relation ``fork``, an optional
+branch label), starting from the parent's work, summary, open items, failed
+attempts and risks. A merge is a new draft child of two or more handoffs
+(relation ``merge``) and is refused (exit 3, nothing written) until an
+explicit resolution decision is supplied; it records the conflict candidates
+it settles and the parents' evidence of reconciled work. Parents are never
+modified: both are ``handoff.captured`` events on the child's own stream,
+appended through the same capture path as ``checkpoint create`` (redaction,
+path checks, the strict model).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from baton.commands.capture import CaptureResult, capture_in_scope
+from baton.commands.ids import load_handoff
+from baton.commands.lineage_conflicts import current_conflicts
+from baton.domain import lineage
+from baton.domain.handoff import handoff_to_json
+from baton.domain.limits import BRANCH_LABEL_MAX
+from baton.errors import InputError, TransitionError
+from baton.model import frozen
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
+
+# -- fork -----------------------------------------------------------------------------------
+
+def fork_handoff(project: "Project", token: str, *, label: str | None = None,
+                 session: str | None = None) -> CaptureResult:
+    """A new draft child of ``token`` with relation ``fork``.
+
+    Raises:
+        InputError (exit 2): ``label`` given but empty, or over ``BRANCH_LABEL_MAX`` characters.
+        NotFound / AmbiguousId (exit 4); TransitionError (exit 4) for an archived parent;
+        PolicyBlock (exit 5) as a capture.
+    """
+    if label is not None and not label.strip():
+        raise InputError("`label` is empty: leave it out, or say what this branch is for")
+    if label is not None and len(label.strip()) > BRANCH_LABEL_MAX:
+        raise InputError(f"`label` is {len(label.strip())} characters; the limit is {BRANCH_LABEL_MAX} "
+                         "(name the branch; the handoff holds its story)")
+    label = label.strip() if label else None
+    with project.writing() as scope:
+        parent = load_handoff(scope.runner, token)
+        if parent.status == "archived":
+            raise TransitionError(handoff_id=parent.id, status=parent.status, flags=tuple(parent.flags),
+                                  action="fork", allowed=(), reason="an archived handoff is not forked")
+        body = lineage.fork_body(handoff_to_json(parent), label=label)
+        return capture_in_scope(scope, body, session=session)
+
+
+# -- merge ----------------------------------------------------------------------------------
+
+@frozen
+class MergeResult:
+    capture: CaptureResult
+    conflicts: tuple[dict[str, Any], ...]
+    exit_code: int = 0
+
+    @property
+    def handoff_id(self) -> str:
+        return self.capture.handoff_id
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.capture.to_json(), "resolved_conflicts": list(self.conflicts)}
+
+    def render(self) -> str:
+        lines = self.capture.render().splitlines()
+        lines.insert(-1, f"  resolves {len(self.conflicts)} conflict candidate(s)" if self.conflicts
+                     else "  no conflict candidates between the parents")
+        return "\n".join(lines)
+
+
+def merge_handoffs(project: "Project", tokens: Sequence[str], *, title: str | None = None,
+                   resolution: Mapping[str, Any] | None = None, session: str | None = None) -> MergeResult:
+    """A new draft child of every handoff in ``tokens`` with relation ``merge``.
+
+    Raises:
+        InputError (exit 2): fewer than two distinct handoffs, a parent that is
+            an ancestor of another, or a live merge of exactly these parents.
+        MergeUnresolved (exit 3): no resolution decision; the conflict
+            candidates between the parents are in the error's details.
+        NotFound / AmbiguousId / TransitionError (exit 4); PolicyBlock (exit 5).
+    """
+    with project.writing() as scope:
+        parents: list[Any] = []  # Handoff records
+        for token in tokens:
+            parent = load_handoff(scope.runner, token)
+            if parent.status == "archived":
+                raise TransitionError(handoff_id=parent.id, status=parent.status, flags=tuple(parent.flags),
+                                      action="merge", allowed=(), reason="an archived handoff is not merged")
+            if all(p.id != parent.id for p in parents):
+                parents.append(parent)
+        if len(parents) < 2:
+            raise InputError("a merge needs at least two distinct handoffs")
+        ids = [p.id for p in parents]
+        graph, candidates = current_conflicts(scope.runner, ids)
+        refusal = lineage.merge_refusal(graph, ids)
+        if refusal:
+            raise InputError(refusal)
+        relevant = _between(graph, candidates, ids)
+        basis = graph.common_ancestors(ids) if all(i in graph for i in ids) else []
+        body = lineage.merge_body([handoff_to_json(p) for p in parents], resolution=dict(resolution or {}),
+                                  conflicts=relevant, basis=basis, title=title)
+        captured = capture_in_scope(scope, body, session=session)
+        return MergeResult(captured, tuple(c.to_json() for c in relevant))
+
+
+def _between(graph: Any, candidates: Sequence[Any], ids: Sequence[str]) -> list[Any]:
+    """The candidates a merge of ``ids`` settles: each side on (or an ancestor of)
+    a different parent."""
+    lines = {i: ({i} | set(graph.ancestors(i))) if i in graph else {i} for i in ids}
+    out = []
+    for c in candidates:
+        sides_a = {i for i, line in lines.items() if c.a in line}
+        sides_b = {i for i, line in lines.items() if c.b in line}
+        if sides_a and sides_b and (sides_a | sides_b) != sides_a & sides_b:
+            out.append(c)
+    return out

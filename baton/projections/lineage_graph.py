@@ -1,0 +1,47 @@
+"""The lineage graph read from the index (spec §14): the ``lineage``
+projection's nodes (``baton.projections.lineage``) as the lineage domain's
+``Graph``, each node with its record's status and flags, which the
+``handoffs`` projection owns (``handoff_rows``).
+
+Kept apart from the projection's routing and tables so that a command which
+only asks whether the project has a branch at all (``resume``, a session
+start) never loads the lineage domain.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import orjson
+
+from baton.domain.lineage import Graph, Node
+from baton.projections.handoffs import ROWS_TABLE
+from baton.projections.lineage import component_ids
+
+
+def load_graph(runner: Any) -> Graph:
+    """The whole graph, each node with its record's status and flags."""
+    states = {ident: (status or "", tuple(orjson.loads(flags or "[]")))
+              for ident, status, flags in runner.db.execute(f"SELECT id, status, flags FROM {ROWS_TABLE}")}
+    nodes = []
+    for key, doc in runner.docs("lineage"):
+        status, flags = states.get(key, ("", ()))
+        nodes.append(Node.from_doc(doc, status=status, flags=flags))
+    return Graph(nodes)
+
+
+def load_component(runner: Any, ids: Iterable[str]) -> Graph:
+    """The part of the graph connected to ``ids``, with statuses and flags."""
+    wanted = sorted(component_ids(runner.db, ids))
+    nodes = []
+    for i in range(0, len(wanted), 500):
+        chunk = wanted[i:i + 500]
+        marks = ", ".join("?" * len(chunk))
+        states = {ident: (status or "", tuple(orjson.loads(flags or "[]"))) for ident, status, flags in
+                  runner.db.execute(f"SELECT id, status, flags FROM {ROWS_TABLE} WHERE id IN ({marks})", chunk)}
+        for ident in chunk:
+            doc = runner.get("lineage", ident)
+            if doc is not None:
+                status, flags = states.get(ident, ("", ()))
+                nodes.append(Node.from_doc(doc, status=status, flags=flags))
+    return Graph(nodes)

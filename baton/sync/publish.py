@@ -1,0 +1,103 @@
+"""Publishing: the local feeds packed onto the ref, the commit the ref moves to, the push retried.
+
+What the local file has beyond the longest copy it extends is packed onto
+that copy (its segments kept, never re-hashed). The ref then moves to the
+remote's commit when the union is what it holds, to the local ref's when
+nothing changed, else to a new commit on both. A push that finds the remote
+moved starts the round again, up to ``ATTEMPTS`` times.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, TypeVar
+
+from baton.errors import LedgerCorrupt, RemoteUnreachable
+from baton.ledger.feed import FeedHead
+from baton.sync.ledger_ref import FeedTreeWriter, write_commit
+from baton.sync.refusals import Refuse, RefusedFeed, problem_of
+from baton.sync.segments import batch_ends
+from baton.sync.stale_locks import held_lock_message
+from baton.sync.transport import RemoteMoved, transport_text
+from baton.sync.work import Round
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+    from baton.sync.ledger_ref import RefFeed
+
+ATTEMPTS = 3
+"""Rounds a sync runs while the remote's ref keeps moving under its push."""
+T = TypeVar("T")
+
+
+def pack_local(work: Round, feed: str, base: "RefFeed | None", remote: "RefFeed | None",
+               size: int) -> tuple[FeedHead, "RefFeed"]:
+    """Read what the local file has beyond the longest copy it extends
+    (the local ref's or the remote's) and pack it onto that copy."""
+    start = None
+    candidates = sorted((c for c in (base, remote) if c is not None and c.head.offset <= size),
+                        key=lambda c: -c.head.offset)
+    for candidate in candidates:
+        if work.local.holds(feed, candidate.head):
+            start = candidate
+            break
+    if start is None and base is not None:
+        hint = (" (a clone restored from a backup takes its published events back with a sync given "
+                "`restore_own_feed`)") if feed == work.project.writer else ""
+        raise Refuse(RefusedFeed(feed, "local", "not_fast_forward", base.head.seq,
+                                 f"the local feed {feed} no longer extends what was synced before "
+                                 f"(seq {base.head.seq}): it was rewritten or cut{hint}"))
+    head = start.head if start is not None else FeedHead()
+    writer = FeedTreeWriter(work.repo, feed, start)
+    events = 0
+    try:
+        for lines, scan in work.local.sound_lines(feed, head, size):
+            writer.add(lines, batch_ends(scan, head.offset))
+            events += len(scan.events)
+            head = scan.head
+    except LedgerCorrupt as exc:
+        raise Refuse(problem_of(feed, "local", exc)) from None
+    if start is not None and not events:
+        return head, start
+    if events and (remote is None or head.offset > remote.head.offset):
+        work.published[feed] = events
+    return head, writer.finish(head)
+
+
+def commit_for(repo, work: Round, local_sha: bytes | None, remote_sha: bytes | None,
+               project: "Project") -> bytes | None:
+    """The commit the ref moves to: the remote's when the union is what it
+    holds, the local ref's when nothing changed, else a new one on both."""
+    if not work.out:
+        return remote_sha or local_sha
+    ours = {feed: f.tree for feed, f in work.out.items()}
+    if remote_sha is not None and ours == {feed: f.tree for feed, f in work.remote.items()}:
+        return remote_sha
+    if local_sha is not None and ours == {feed: f.tree for feed, f in work.base.items()} and remote_sha is None:
+        return local_sha
+    parents = [sha for sha in dict.fromkeys((local_sha, remote_sha)) if sha is not None]
+    writer = project.writer
+    message = f"baton sync: {len(work.out)} feed(s)\n"
+    return write_commit(repo, work.out, parents, message, f"baton {writer} <{writer}@baton.invalid>".encode(),
+                        project.clock() // 1_000_000_000)
+
+
+def retrying(attempt: Callable[[int], T], ref: str, url: str) -> T:
+    """``attempt(n)`` for n = 1, 2, … until one is not raced by another push (``RemoteMoved``).
+
+    Raises:
+        RemoteUnreachable (exit 4): the ref moved during every attempt, or a lock kept blocking the push.
+    """
+    n = 1
+    while True:
+        try:
+            return attempt(n)
+        except RemoteMoved as moved:
+            if n < ATTEMPTS:
+                n += 1
+                continue
+            if moved.lock is not None:
+                raise RemoteUnreachable(held_lock_message(moved.lock, ref, ATTEMPTS),
+                                        details={"url": url, "lock": moved.lock}) from None
+            why = f" (last: {transport_text(moved)})" if str(moved) else ""
+            raise RemoteUnreachable(f"the remote's {ref} kept moving during {ATTEMPTS} attempts{why}; "
+                                    "run `baton sync` again", details={"url": url}) from None

@@ -1,0 +1,54 @@
+"""The feeds a sync will not take, and why (docs/sync.md "Refused feeds")."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from baton.errors import LedgerCorrupt
+from baton.model import frozen
+
+if TYPE_CHECKING:
+    from baton.sync.ledger_ref import RefFeed
+
+KEEP_REMOTE = frozenset({"not_fast_forward", "unsigned", "unknown_key", "wrong_signer", "bad_signature"})
+"""Refusals of a remote copy that is well formed but not taken: the ref keeps it as the remote holds it."""
+
+
+@frozen
+class RefusedFeed:
+    """A feed sync would not take: not a fast-forward, or failing verification."""
+
+    feed: str
+    side: str
+    """``remote`` (the remote's copy was refused) or ``local`` (the local file was)."""
+    kind: str
+    """``not_fast_forward``, or a verification problem (``bad_hash``, ``broken_chain``…)."""
+    seq: int | None
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"feed": self.feed, "side": self.side, "kind": self.kind, "seq": self.seq, "message": self.message}
+
+
+class Refuse(Exception):
+    """Raised while a feed is decided: the feed is refused (``refused`` says why)."""
+
+    def __init__(self, refused: RefusedFeed) -> None:
+        self.refused = refused
+
+
+def problem_of(feed: str, side: str, exc: LedgerCorrupt) -> RefusedFeed:
+    """A verification failure of one copy of ``feed`` as its refusal."""
+    details = exc.details or {}
+    return RefusedFeed(feed, side, str(details.get("kind") or "corrupt"), details.get("seq"), exc.message)
+
+
+def own_feed_refusal(feed: str, remote: "RefFeed") -> RefusedFeed:
+    """This clone's own feed is written here alone: a remote copy that
+    extends or rewrites it is refused, and the ref gets the local file's."""
+    return RefusedFeed(feed, "remote", "own_feed", remote.head.seq,
+                       f"the remote's copy of this clone's own feed {feed} (seq {remote.head.seq}) is not a "
+                       "prefix of the local file: events written elsewhere under this writer id (a copied "
+                       ".baton/local.json) or forged; this clone publishes its own copy in its place (a clone "
+                       "restored from a backup takes its published events back with a sync given "
+                       "`restore_own_feed`)")

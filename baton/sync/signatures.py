@@ -1,0 +1,280 @@
+"""One sync round's signatures: the two hooks ``baton sync`` calls (docs/sync.md "Signed feeds").
+
+``check_remote`` judges a remote feed's head before any of it is taken;
+``settle`` gives every feed the ref will hold the best signature of its head,
+signing this clone's own, and ``save`` keeps the verdicts for ``verify``.
+Keys, signing and checking are ``baton.sync.signing``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import attrs
+from dulwich.objects import Blob
+
+from baton.config import WRITER_ID, write_json_atomic
+from baton.ledger.feed import FeedHead
+from baton.sync.ledger_ref import with_signature
+from baton.sync.refusals import RefusedFeed
+from baton.sync.signing import (BAD_SIGNATURE, GOOD, MAX_SIGNATURE_BYTES, SIGNATURE_PROBLEMS, SIGNING_FORMATS,
+                                STATE_FILE, UNSIGNED, Programs, SignerCheck, SigningFailed, SigningKey,
+                                allowed_signers_path, check_head, file_digest, load_state, require_signatures,
+                                sign_head, signing_setup)
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+    from baton.sync.ledger_ref import RefFeed
+
+
+@attrs.define
+class FeedSignatures:
+    """One sync round's signatures: checks every remote head before its feed
+    is taken (``check_remote``), then gives every feed the ref will hold the
+    best signature of its head, signing this clone's own (``settle``)."""
+
+    project: "Project"
+    repo: Any
+    writer: str
+    key: SigningKey | None
+    programs: Programs
+    required: bool
+    allowed: Path
+    allowed_digest: str | None
+    state: dict[str, Any]
+    checks: dict[str, SignerCheck] = attrs.field(factory=dict)
+    """Feed → the verdict on the signature the ref holds for it after this round."""
+    flagged: dict[str, SignerCheck] = attrs.field(factory=dict)
+    """Feed → the verdict on a remote copy taken although its signature is not good."""
+    notes: list[str] = attrs.field(factory=list)
+    own_signature: bytes | None = None
+    """The blob of the signature this clone's key made (or made before) over its own feed's head."""
+    _cache: dict[tuple, SignerCheck] = attrs.field(factory=dict)
+
+    @classmethod
+    def open(cls, project: "Project", repo) -> "FeedSignatures":
+        """Raises: InputError (a malformed ``sync`` setting)."""
+        allowed = allowed_signers_path(project)
+        key, programs = signing_setup(repo)
+        signatures = cls(project, repo, project.writer, key, programs, require_signatures(project), allowed,
+                         file_digest(allowed), load_state(project))
+        if key is not None and key.format not in SIGNING_FORMATS:
+            signatures.notes.append(f"git signs with gpg.format {key.format}; Baton signs feeds with ssh or "
+                                    "openpgp keys only: this clone's feed is published unsigned")
+        return signatures
+
+    @property
+    def in_play(self) -> bool:
+        """Signing concerns this project: a signing key, an allowed-signers
+        file, or signatures required. Otherwise nothing is checked (no
+        program is run) and signatures the ref holds are only carried along."""
+        return self.key is not None or self.required or self.allowed_digest is not None
+
+    @property
+    def signing(self) -> SigningKey | None:
+        """The key this clone signs its feed with (None: git would not sign in a format Baton makes)."""
+        return self.key if self.key is not None and self.key.format in SIGNING_FORMATS else None
+
+    def check(self, writer: str, head: FeedHead, blob_id: bytes | None, signature: bytes | None) -> SignerCheck:
+        """The verdict on one signature of one head, each asked once per
+        allowed-signers file (kept between syncs)."""
+        key = (writer, head.seq, head.hash, blob_id)
+        if key in self._cache:
+            return self._cache[key]
+        if blob_id is not None and signature is None:
+            verdict = SignerCheck(BAD_SIGNATURE, message=f"the head.sig of feed {writer} is not a readable signature "
+                                                         f"(not a blob, missing, or over {MAX_SIGNATURE_BYTES} bytes)")
+        else:
+            verdict = self._recorded(writer, head, blob_id) or \
+                check_head(self.allowed, self.programs, writer, head, signature)
+        self._cache[key] = verdict
+        return verdict
+
+    def _recorded(self, writer: str, head: FeedHead, blob_id: bytes | None) -> SignerCheck | None:
+        """The verdict the last sync kept for this very signature of this
+        head, if the allowed-signers file has not changed since."""
+        known = (self.state.get("feeds") or {}).get(writer)
+        if blob_id is None or not isinstance(known, dict) or \
+                self.state.get("allowed_signers") != self.allowed_digest:
+            return None
+        if (known.get("seq"), known.get("hash"), known.get("blob")) != (head.seq, head.hash, blob_id.decode()):
+            return None
+        if known.get("status") not in SIGNATURE_PROBLEMS + (GOOD,):
+            return None
+        return SignerCheck(known["status"], tuple(known.get("principals") or ()), known.get("key"),
+                           known.get("message") or "")
+
+    def check_remote(self, feed: str, remote: "RefFeed | None",
+                     base: "RefFeed | None" = None) -> "RefusedFeed | None":
+        """Hook 1, before a remote feed is taken: the verdict on its head's
+        signature; a refusal when ``sync.require_signatures`` is set and the
+        signature is not good (None: take the feed; a bad one is flagged).
+        A remote copy of a head this clone already holds with a good
+        signature (``base``, the local ref's copy) brings nothing to take:
+        it is flagged, and ``settle`` puts the good signature back."""
+        if not self.in_play or remote is None or remote.problem is not None or feed == self.writer \
+                or not WRITER_ID.match(feed):
+            return None  # a folder sync refuses anyway, or this clone's own feed (signed by ``settle``)
+        verdict = self.check(feed, remote.head, remote.signature, self._signature_of(remote.signature))
+        if verdict.good:
+            return None
+        if self.required and not self._holds_good(feed, remote.head, base):
+            return RefusedFeed(feed, "remote", verdict.status, remote.head.seq,
+                               f"{verdict.message} (sync.require_signatures is set)")
+        self.flagged[feed] = verdict
+        return None
+
+    def _holds_good(self, feed: str, head: FeedHead, base: "RefFeed | None") -> bool:
+        for blob in self._candidates(head, base):
+            if self.check(feed, head, blob, self._signature_of(blob)).good:
+                return True
+        return False
+
+    def settle(self, out: dict[str, "RefFeed"], base: dict[str, "RefFeed"], remote: dict[str, "RefFeed"],
+               refused: list["RefusedFeed"]) -> list[str]:
+        """Hook 2, once every feed of the round is decided and before the
+        commit: each feed the ref will hold gets the best signature of its
+        head — this clone's own signed with its key (once per head and key),
+        another writer's the good one among the copies (the remote's first,
+        so two replicas never undo each other) — and the verdicts are kept
+        for ``verify``, ``audit`` and the status page.
+
+        Returns the feeds it refused (this clone's own, when it cannot be
+        signed): the ref keeps what it held for them."""
+        def unsigned(r: "RefusedFeed") -> bool:
+            # A refused remote copy of this clone's own feed is replaced by the local
+            # copy, which is signed as always; the remote's copy itself never is.
+            if r.feed != self.writer or r.side != "remote":
+                return True
+            copy, theirs = out.get(r.feed), remote.get(r.feed)
+            return copy is None or (theirs is not None and copy.tree == theirs.tree)
+
+        skip = {r.feed for r in refused if unsigned(r)}
+        held_back: list[str] = []
+        for feed in sorted(out):
+            if feed in skip:
+                continue
+            copy = out[feed]
+            if feed == self.writer:
+                try:
+                    blob, verdict = self._own(copy, base.get(feed), remote.get(feed))
+                except SigningFailed as exc:
+                    if self.required:
+                        refused.append(RefusedFeed(feed, "local", "signing_failed", copy.head.seq,
+                                                   f"{exc} (sync.require_signatures is set: not published)"))
+                        self._keep_published(out, feed, base, remote)
+                        held_back.append(feed)
+                        continue
+                    self.notes.append(f"{exc}: this clone's feed is published unsigned")
+                    blob, verdict = self._best(feed, copy, base.get(feed), remote.get(feed))
+                if verdict.status == UNSIGNED and self.required:
+                    refused.append(RefusedFeed(
+                        feed, "local", UNSIGNED, copy.head.seq,
+                        "sync.require_signatures is set and git has no signing key (user.signingkey, with "
+                        "gpg.format ssh or openpgp): this clone's feed is not published"))
+                    self._keep_published(out, feed, base, remote)
+                    held_back.append(feed)
+                    continue
+            else:
+                blob, verdict = self._best(feed, copy, base.get(feed), remote.get(feed))
+            if blob != copy.signature:
+                out[feed] = with_signature(self.repo, copy, blob)
+            if self.in_play:
+                self.checks[feed] = verdict
+        return held_back
+
+    def _keep_published(self, out: dict[str, "RefFeed"], feed: str, base: dict, remote: dict) -> None:
+        kept = remote.get(feed) or base.get(feed)
+        if kept is not None and kept.problem is None:
+            out[feed] = kept
+        else:
+            out.pop(feed, None)
+
+    def _candidates(self, head: FeedHead, *copies: "RefFeed | None") -> list[bytes]:
+        seen: list[bytes] = []
+        for copy in copies:
+            if copy is not None and copy.problem is None and copy.signature is not None and \
+                    (copy.head.seq, copy.head.hash) == (head.seq, head.hash) and copy.signature not in seen:
+                seen.append(copy.signature)
+        return seen
+
+    def _own(self, copy: "RefFeed", base: "RefFeed | None",
+             remote: "RefFeed | None") -> tuple[bytes | None, SignerCheck]:
+        head = copy.head
+        known = self.state.get("feeds", {}).get(self.writer) or {}
+        key = self.signing
+        if key is None:  # signed earlier with a key since unset: a good signature of this head is kept
+            return self._best(self.writer, copy, base, remote)
+        mine = (known.get("blob") or "").encode() if known.get("signed_with") == key.key and \
+            (known.get("seq"), known.get("hash")) == (head.seq, head.hash) else None
+        if mine and mine in self.repo.object_store:
+            blob = mine
+        else:
+            signed = Blob.from_string(sign_head(key, self.writer, head))
+            self.repo.object_store.add_object(signed)
+            blob = signed.id
+        self.own_signature = blob
+        return blob, self.check(self.writer, head, blob, self._signature_of(blob))
+
+    def _best(self, feed: str, copy: "RefFeed", base: "RefFeed | None",
+              remote: "RefFeed | None") -> tuple[bytes | None, SignerCheck]:
+        head = copy.head
+        candidates = self._candidates(head, remote, copy, base)
+        stored = (self.state.get("feeds", {}).get(feed) or {})
+        if (stored.get("seq"), stored.get("hash")) == (head.seq, head.hash) and stored.get("blob"):
+            blob = stored["blob"].encode()
+            if blob not in candidates and blob in self.repo.object_store:
+                candidates.append(blob)
+        if not self.in_play:
+            return (candidates[0] if candidates else None), SignerCheck(UNSIGNED)
+        verdicts = [(blob, self.check(feed, head, blob, self._signature_of(blob))) for blob in candidates]
+        for blob, verdict in verdicts:
+            if verdict.good:
+                return blob, verdict
+        if verdicts:
+            return verdicts[0]
+        return None, self.check(feed, head, None, None)
+
+    def _signature_of(self, blob_id: bytes | None) -> bytes | None:
+        """The signature text of a ``head.sig`` blob (None: missing, not a
+        blob, or larger than any ssh signature, never handed to a program)."""
+        if blob_id is None:
+            return None
+        try:
+            obj = self.repo.object_store[blob_id]
+        except KeyError:
+            return None
+        if obj.type_name != b"blob" or len(obj.data) > MAX_SIGNATURE_BYTES:
+            return None
+        return obj.data
+
+    def save(self, out: dict[str, "RefFeed"]) -> None:
+        """Keep the verdicts (and this clone's own signature) for the next sync and for ``verify``."""
+        if not self.in_play:
+            return
+        feeds = dict(self.state.get("feeds") or {})
+        for feed, verdict in self.checks.items():
+            copy = out.get(feed)
+            if copy is None:
+                continue
+            entry = {"seq": copy.head.seq, "hash": copy.head.hash, "hlc": copy.head.hlc,
+                     "blob": copy.signature.decode() if copy.signature else None,
+                     "signature": (self._signature_of(copy.signature) or b"").decode("ascii", "replace") or None,
+                     "status": verdict.status, "principals": list(verdict.principals), "key": verdict.key,
+                     "message": verdict.message}
+            if feed == self.writer and self.signing is not None and copy.signature == self.own_signature:
+                entry["signed_with"] = self.signing.key
+            feeds[feed] = entry
+        write_json_atomic(self.project.paths.baton_dir / STATE_FILE,
+                          {"allowed_signers": self.allowed_digest, "feeds": dict(sorted(feeds.items()))})
+
+    def to_json(self) -> dict[str, Any]:
+        """``signers`` in ``baton sync --json``: every feed's verdict, the
+        remote copies taken with a signature that is not good, and whether
+        signatures are required."""
+        return {"require_signatures": self.required,
+                "signing_key": self.signing.key if self.signing is not None else None,
+                "feeds": {feed: v.to_json() for feed, v in sorted(self.checks.items())},
+                "flagged": {feed: v.to_json() for feed, v in sorted(self.flagged.items())},
+                "notes": list(self.notes)}

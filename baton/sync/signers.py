@@ -1,0 +1,135 @@
+"""Each feed's signer as ``baton verify``, ``baton audit`` and the status page show it.
+
+From what the last sync recorded (``.baton/sync-signers.json``); ``verify``
+checks the recorded signatures again. Loads no dulwich unless it rechecks.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from baton.errors import InputError
+from baton.gitinfo import locate
+from baton.ledger.feed import FeedHead, line_hashes_to
+from baton.model import frozen
+from baton.sync.signing import (BAD_SIGNATURE, DEFAULT_ALLOWED_SIGNERS, GOOD, SIGNATURE_PROBLEMS, UNPUBLISHED,
+                                UNSIGNED, Programs, SignerCheck, allowed_signers_path, check_head, key_fingerprint,
+                                load_state, require_signatures, signing_setup)
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
+
+@frozen
+class FeedSigner:
+    """One feed's signer as ``verify``, ``audit`` and the status page show it."""
+
+    feed: str
+    status: str
+    signer: str | None
+    key: str | None
+    seq: int | None
+    """The head the signature covers (the feed may have events after it, not yet published)."""
+    message: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"feed": self.feed, "status": self.status, "signer": self.signer, "key": self.key,
+                "signed_seq": self.seq, "message": self.message}
+
+
+def feed_signers(project: "Project", feeds: list[str], *, recheck: bool = False) -> list[FeedSigner]:
+    """Each feed's signer, from what the last sync recorded; with ``recheck``
+    (``baton verify``) the recorded signature is checked again: that the
+    feed holds the signed head's event, and against the allowed-signers file
+    as it is now. Empty when the project has no signing in play (no record,
+    no allowed-signers file, signatures not required)."""
+    state = load_state(project)
+    try:
+        allowed = allowed_signers_path(project)
+        required = require_signatures(project)
+    except InputError:
+        allowed, required = project.root / DEFAULT_ALLOWED_SIGNERS, False
+    recorded = state.get("feeds") or {}
+    if not recorded and not required and not allowed.is_file():
+        return []
+    programs = _programs(project) if recheck else Programs()
+    out = []
+    for feed in sorted(set(feeds) | set(recorded)):
+        entry = recorded.get(feed)
+        if not isinstance(entry, dict):
+            status = UNPUBLISHED if feed == project.writer else UNSIGNED
+            out.append(FeedSigner(feed, status, None, None, None,
+                                  "not published yet" if status == UNPUBLISHED else "no signature recorded"))
+            continue
+        head = FeedHead(seq=int(entry.get("seq") or 0), hash=entry.get("hash"), hlc=int(entry.get("hlc") or 0))
+        signature = (entry.get("signature") or "").encode() or None
+        if recheck:
+            if not _feed_holds(project, feed, head):
+                verdict = SignerCheck(BAD_SIGNATURE, (), key_fingerprint(signature) if signature else None,
+                                      f"feed {feed} does not hold the signed head (seq {head.seq})")
+            else:
+                verdict = check_head(allowed, programs, feed, head, signature)
+        else:
+            verdict = SignerCheck(str(entry.get("status") or UNSIGNED), tuple(entry.get("principals") or ()),
+                                  entry.get("key"), entry.get("message") or "")
+        out.append(FeedSigner(feed, verdict.status, ",".join(verdict.principals) or None, verdict.key,
+                              head.seq, verdict.message))
+    return out
+
+
+def _programs(project: "Project") -> Programs:
+    """The programs git's configuration names (the defaults outside git)."""
+    where = locate(project.root)
+    if where is None:
+        return Programs()
+    from dulwich.errors import NotGitRepository  # lazy: `baton verify` opens a repository only to recheck
+    from dulwich.repo import Repo  # lazy: as above
+
+    try:
+        with Repo(str(where.common_dir)) as repo:
+            return signing_setup(repo)[1]
+    except (NotGitRepository, OSError, ValueError, KeyError):  # an unreadable repository: git's defaults
+        return Programs()
+
+
+def _feed_holds(project: "Project", feed: str, head: FeedHead) -> bool:
+    """The local feed has the event ``head`` names (its seq, with that hash)."""
+    marker = f'"seq":{head.seq},'.encode()
+    try:
+        with open(project.paths.ledger_dir / f"{feed}.jsonl", "rb") as fh:
+            for line in fh:
+                if marker in line and line_hashes_to(line.rstrip(b"\n"), head.hash):
+                    try:
+                        if orjson.loads(line).get("seq") == head.seq:
+                            return True
+                    except orjson.JSONDecodeError:
+                        continue
+    except OSError:
+        return False
+    return False
+
+
+def render_flagged(signers: dict[str, Any]) -> list[str]:
+    """``baton sync``'s lines for feeds whose signature is not good."""
+    lines = [f"NOTE {note}" for note in signers.get("notes") or []]
+    for feed, verdict in (signers.get("flagged") or {}).items():
+        lines.append(f"FLAGGED remote feed {feed}: {verdict['status']}: {verdict['message']} (taken: "
+                     "sync.require_signatures is not set)")
+    for feed, verdict in (signers.get("feeds") or {}).items():
+        if verdict["status"] != GOOD and feed not in (signers.get("flagged") or {}):
+            lines.append(f"FLAGGED feed {feed}: {verdict['status']}: {verdict['message']}")
+    return lines
+
+
+def render_signers(signers: list[FeedSigner], required: bool) -> list[str]:
+    """One line per feed: who signed it, or why its signature is not good."""
+    lines = []
+    for s in signers:
+        if s.status == GOOD:
+            lines.append(f"  signer of {s.feed}: signed by {s.signer} ({s.key}) through seq {s.seq}")
+        else:
+            mark = "FAIL" if required and s.status in SIGNATURE_PROBLEMS else "note"
+            lines.append(f"  {mark} signer of {s.feed}: {s.status}: {s.message}")
+    return lines

@@ -1,0 +1,389 @@
+"""Signed feeds: each published feed head signed with its writer's git signing key (docs/sync.md).
+
+What is signed: the feed's **head** — its writer id, the seq and chain hash
+of its last event and that event's hlc — as this text (``signed_message``)::
+
+    baton feed head
+    writer <writer id>
+    seq <seq>
+    hash <sha256:…>
+    hlc <microseconds>
+
+The chain hash covers every envelope field of the last event, ``prev``
+included, so it commits to every event of the feed before it: one signature
+vouches for the whole feed up to that seq. It does not cover the bytes'
+length, so a ``baton forget`` that erases payloads (keeping each line's
+``hash``) leaves the signature valid, and any replica may republish the
+erased feed under its writer's signature.
+
+How: as git signs a commit with ``gpg.format = ssh`` — ``ssh-keygen -Y sign
+-n baton-feed -f <user.signingkey>`` (``-U`` and a temporary key file when
+the key is given literally, ``key::ssh-…``), the armored signature stored as
+``feeds/<writer>/head.sig`` beside ``head.json`` on the ledger ref — and
+checked as git checks one: ``ssh-keygen -Y find-principals`` and ``-Y verify
+-I <writer id>`` against the project's allowed-signers file (git's
+``gpg.ssh.allowedSignersFile`` format, ``.baton/allowed_signers`` by
+default), with ``-Overify-time`` at the head's hlc so that a key retired
+with ``valid-before`` still vouches for the heads it signed while valid. The
+namespace ``baton-feed`` keeps a feed signature from passing for a commit's,
+and the other way round. With ``gpg.format = openpgp`` the head is signed
+and checked as git does it with GnuPG (``gpg -bsau``, ``gpg --verify``), the
+key bound to writers by an ``openpgp <fingerprint>`` line in the same file.
+Git's configuration is read with dulwich; the programs spawned are the ones
+git spawns to sign (``gpg.ssh.program``, ``gpg.program``).
+
+A writer is bound to a key by a line of the allowed-signers file whose
+principals match the writer id (``alice@example.com,alicebox-alice-1a2b3c
+ssh-ed25519 AAAA…``); the signer shown is every principal of the key.
+
+Results are kept in ``.baton/sync-signers.json`` (per feed: the head, the
+signature, the verdict, and the allowed-signers file it was checked
+against), so a sync with nothing new spawns nothing, and ``baton verify``
+checks them again against the feeds and the current allowed signers.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import subprocess
+import tempfile
+from datetime import datetime
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from baton.config import read_json
+from baton.errors import InputError
+from baton.ledger.feed import FeedHead
+from baton.model import frozen
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
+NAMESPACE = "baton-feed"
+STATE_FILE = "sync-signers.json"
+DEFAULT_ALLOWED_SIGNERS = ".baton/allowed_signers"
+MAX_SIGNATURE_BYTES = 16 * 1024
+"""An armored ssh signature is under 2 KiB even with an 8192-bit RSA key."""
+PROGRAM_TIMEOUT = 120
+"""Seconds one ``ssh-keygen`` may take (an agent may ask to confirm a use of the key)."""
+
+GOOD = "good"
+UNSIGNED = "unsigned"
+UNKNOWN_KEY = "unknown_key"
+"""Signed with a key the allowed-signers file does not list (or there is no such file)."""
+WRONG_SIGNER = "wrong_signer"
+"""Signed with a listed key whose principals do not include this writer."""
+BAD_SIGNATURE = "bad_signature"
+"""A signature by a key allowed for this writer that does not verify over this head (damaged, or moved
+from another head), or an OpenPGP key since revoked."""
+UNPUBLISHED = "unpublished"
+"""This clone's own feed before its first publish."""
+SIGNATURE_PROBLEMS = (UNSIGNED, UNKNOWN_KEY, WRONG_SIGNER, BAD_SIGNATURE)
+
+
+def signed_message(writer: str, head: FeedHead) -> bytes:
+    """The bytes a feed head's signature is made over."""
+    return (f"baton feed head\nwriter {writer}\nseq {head.seq}\nhash {head.hash}\nhlc {head.hlc}\n").encode()
+
+
+def require_signatures(project: "Project") -> bool:
+    """``sync.require_signatures`` in ``.baton/config.json``.
+
+    Raises:
+        InputError: the setting is not true or false.
+    """
+    value = project.config.section("sync").get("require_signatures", False)
+    if not isinstance(value, bool):
+        raise InputError(f"sync.require_signatures in .baton/config.json must be true or false, not {value!r}")
+    return value
+
+
+def allowed_signers_path(project: "Project") -> Path:
+    """The allowed-signers file: ``sync.allowed_signers`` (relative to the
+    project root, inside it), else ``.baton/allowed_signers``.
+
+    Raises:
+        InputError: the setting is not a relative path inside the project.
+    """
+    raw = project.config.section("sync").get("allowed_signers", DEFAULT_ALLOWED_SIGNERS)
+    if not isinstance(raw, str) or not raw or os.path.isabs(raw) or ".." in Path(raw).parts:
+        raise InputError("sync.allowed_signers in .baton/config.json must be a path relative to the project "
+                         f"root, inside it, not {raw!r}")
+    return project.root / raw
+
+
+# -- the signing key, read from git's configuration --------------------------------------
+
+SIGNING_FORMATS = ("ssh", "openpgp")
+
+
+@frozen
+class Programs:
+    """The programs git would sign and check signatures with, per format."""
+
+    ssh: str = "ssh-keygen"
+    """``gpg.ssh.program``."""
+    openpgp: str = "gpg"
+    """``gpg.openpgp.program``, else ``gpg.program``."""
+
+
+@frozen
+class SigningKey:
+    """What git would sign a commit with: ``user.signingkey`` under ``gpg.format``."""
+
+    format: str
+    key: str
+    program: str
+
+    @property
+    def literal(self) -> bool:
+        """The key is given as its public key text (git then signs through the agent)."""
+        return self.key.startswith(("key::", "ssh-"))
+
+
+def signing_setup(repo) -> tuple[SigningKey | None, Programs]:
+    """The repository's signing key (None: no ``user.signingkey``) and
+    programs, as git reads them (its config stack: the repository's, the
+    user's, the system's). ``gpg.format`` defaults to ``openpgp``, as in git."""
+    config = repo.get_config_stack()
+
+    def get(section: tuple[bytes, ...], name: bytes) -> str | None:
+        try:
+            value = config.get(section, name)
+        except KeyError:
+            return None
+        return value.decode("utf-8", "replace").strip() if value else None
+
+    programs = Programs(ssh=get((b"gpg", b"ssh"), b"program") or "ssh-keygen",
+                        openpgp=get((b"gpg", b"openpgp"), b"program") or get((b"gpg",), b"program") or "gpg")
+    key = get((b"user",), b"signingkey")
+    fmt = (get((b"gpg",), b"format") or "openpgp").lower()
+    if not key:
+        return None, programs
+    program = programs.ssh if fmt == "ssh" else programs.openpgp if fmt == "openpgp" else fmt
+    return SigningKey(format=fmt, key=key, program=program), programs
+
+
+class SigningFailed(Exception):
+    """``ssh-keygen`` or ``gpg`` could not sign (a missing key, a wrong passphrase, no agent)."""
+
+
+def sign_head(key: SigningKey, writer: str, head: FeedHead) -> bytes:
+    """The armored ssh (or OpenPGP) signature of ``head``, made as git makes a commit's.
+
+    Raises:
+        SigningFailed: the program failed or could not be run.
+    """
+    message = signed_message(writer, head)
+    if key.format == "openpgp":
+        return _sign_openpgp(key, message)
+    with tempfile.TemporaryDirectory(prefix="baton-sign-") as tmp:
+        args = [key.program, "-Y", "sign", "-n", NAMESPACE]
+        if key.literal:  # as git: the public key in a file, the private one in the agent
+            path = Path(tmp) / "signing-key.pub"
+            path.write_text(key.key.removeprefix("key::") + "\n")
+            args += ["-f", str(path), "-U"]
+        else:
+            args += ["-f", os.path.expanduser(key.key)]
+        done = _run(args, message)
+    if done is None:
+        raise SigningFailed(f"cannot run {key.program!r} (gpg.ssh.program) to sign the feed")
+    if done.returncode != 0 or b"-----BEGIN SSH SIGNATURE-----" not in done.stdout:
+        raise SigningFailed(f"{key.program} could not sign with user.signingkey {key.key!r}: "
+                            f"{_clean(done.stderr) or 'exit ' + str(done.returncode)}")
+    return done.stdout
+
+
+def _sign_openpgp(key: SigningKey, message: bytes) -> bytes:
+    """``gpg --status-fd=2 -bsau <key>``, as git signs a commit with ``gpg.format openpgp``."""
+    done = _run([key.program, "--status-fd=2", "-bsau", key.key], message)
+    if done is None:
+        raise SigningFailed(f"cannot run {key.program!r} (gpg.program) to sign the feed")
+    if done.returncode != 0 or b"[GNUPG:] SIG_CREATED " not in done.stderr \
+            or b"-----BEGIN PGP SIGNATURE-----" not in done.stdout:
+        told = b"\n".join(line for line in done.stderr.splitlines() if not line.startswith(b"[GNUPG:]"))
+        raise SigningFailed(f"{key.program} could not sign with user.signingkey {key.key!r}: "
+                            f"{_clean(told) or 'exit ' + str(done.returncode)}")
+    return done.stdout
+
+
+def _run(args: list[str], stdin: bytes) -> subprocess.CompletedProcess | None:
+    try:
+        return subprocess.run(args, input=stdin, capture_output=True, timeout=PROGRAM_TIMEOUT, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def _clean(text: bytes) -> str:
+    lines = (line.strip() for line in text.decode("utf-8", "replace").splitlines())
+    return "; ".join(line for line in lines if line and line.isprintable())[:500]
+
+
+# -- checking a head -----------------------------------------------------------------------
+
+@frozen
+class SignerCheck:
+    """The verdict on one feed head's signature."""
+
+    status: str
+    principals: tuple[str, ...] = ()
+    """Every principal the allowed-signers file gives the signing key: who signed."""
+    key: str | None = None
+    """The signing key's fingerprint (``SHA256:…``), read from the signature."""
+    message: str = ""
+
+    @property
+    def good(self) -> bool:
+        return self.status == GOOD
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": self.status, "signer": ",".join(self.principals) or None, "key": self.key,
+                "message": self.message}
+
+
+def key_fingerprint(signature: bytes) -> str | None:
+    """``SHA256:…`` of the public key an armored ssh signature carries (None: not one)."""
+    try:
+        text = signature.decode("ascii")
+        body = text.split("-----BEGIN SSH SIGNATURE-----", 1)[1].split("-----END SSH SIGNATURE-----", 1)[0]
+        raw = base64.b64decode("".join(body.split()), validate=True)
+        if raw[:6] != b"SSHSIG":
+            return None
+        size = int.from_bytes(raw[10:14], "big")
+        public = raw[14:14 + size]
+        if len(public) != size or not size:
+            return None
+    except (UnicodeDecodeError, IndexError, ValueError):
+        return None
+    return "SHA256:" + base64.b64encode(hashlib.sha256(public).digest()).decode().rstrip("=")
+
+
+def verify_time(head: FeedHead) -> str:
+    """``-Overify-time``: when the head was written (its hlc, microseconds),
+    in local time without a zone as git passes it (older ``ssh-keygen``
+    reads no ``Z`` suffix)."""
+    return datetime.fromtimestamp(head.hlc / 1_000_000).strftime("%Y%m%d%H%M%S")
+
+
+def check_head(allowed: Path, programs: Programs, writer: str, head: FeedHead,
+               signature: bytes | None) -> SignerCheck:
+    """Check ``signature`` over ``writer``'s ``head`` against the allowed-signers file ``allowed``."""
+    if not signature:
+        return SignerCheck(UNSIGNED, message=f"feed {writer} has no signature at seq {head.seq}")
+    if signature.lstrip().startswith(b"-----BEGIN PGP SIGNATURE-----"):
+        return _check_openpgp(allowed, programs.openpgp, writer, head, signature)
+    program = programs.ssh
+    fingerprint = key_fingerprint(signature)
+    if fingerprint is None:
+        return SignerCheck(BAD_SIGNATURE, message=f"the signature of feed {writer} is not an ssh signature")
+    if not allowed.is_file():
+        return SignerCheck(UNKNOWN_KEY, key=fingerprint,
+                           message=f"no allowed-signers file at {allowed}: key {fingerprint} is bound to no writer")
+    when = f"-Overify-time={verify_time(head)}"
+    with tempfile.TemporaryDirectory(prefix="baton-verify-") as tmp:
+        sig = Path(tmp) / "head.sig"
+        sig.write_bytes(signature)
+        found = _run([program, "-Y", "find-principals", "-f", str(allowed), "-s", str(sig), when], b"")
+        if found is None:
+            return SignerCheck(BAD_SIGNATURE, key=fingerprint, message=f"cannot run {program!r} to verify")
+        principals = tuple(p for p in found.stdout.decode("utf-8", "replace").splitlines() if p.strip()) \
+            if found.returncode == 0 else ()
+        done = _run([program, "-Y", "verify", "-n", NAMESPACE, "-f", str(allowed), "-I", writer, "-s", str(sig),
+                     when], signed_message(writer, head))
+    if done is not None and done.returncode == 0:
+        return SignerCheck(GOOD, principals, fingerprint, f"signed by {','.join(principals) or writer}")
+    if not principals:
+        return SignerCheck(UNKNOWN_KEY, (), fingerprint,
+                           f"feed {writer} is signed with key {fingerprint}, which {allowed.name} does not list "
+                           "(or not at the time the head was written)")
+    if not any(_matches(writer, p) for p in principals):
+        return SignerCheck(WRONG_SIGNER, principals, fingerprint,
+                           f"feed {writer} is signed by {','.join(principals)} (key {fingerprint}), whom "
+                           f"{allowed.name} does not allow to sign for writer {writer}")
+    return SignerCheck(BAD_SIGNATURE, principals, fingerprint,
+                       f"the signature of feed {writer} by {','.join(principals)} does not verify over its head "
+                       f"(seq {head.seq}): {_clean(done.stderr) if done is not None else 'not run'}")
+
+
+def openpgp_signers(allowed: Path) -> list[tuple[tuple[str, ...], str]]:
+    """The allowed-signers file's OpenPGP lines, Baton's one addition to
+    git's format: ``<principals> [options] openpgp <fingerprint>`` (ssh-keygen
+    skips such a line with an "invalid key" warning). Returns
+    ``(principals, upper-case fingerprint)`` per line."""
+    out = []
+    try:
+        text = allowed.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    for line in text.splitlines():
+        words = line.split()
+        if not words or words[0].startswith("#") or "openpgp" not in words[1:-1]:
+            continue
+        fingerprint = words[words.index("openpgp", 1) + 1].upper()
+        if all(c in "0123456789ABCDEF" for c in fingerprint) and len(fingerprint) >= 32:
+            out.append((tuple(p for p in words[0].split(",") if p), fingerprint))
+    return out
+
+
+def _check_openpgp(allowed: Path, program: str, writer: str, head: FeedHead, signature: bytes) -> SignerCheck:
+    """``gpg --status-fd=1 --verify``, as git checks an OpenPGP-signed commit;
+    the key (the signing key's or its primary key's fingerprint) must be in
+    the verifier's keyring and bound to the writer by an ``openpgp`` line."""
+    with tempfile.TemporaryDirectory(prefix="baton-verify-") as tmp:
+        sig = Path(tmp) / "head.asc"
+        sig.write_bytes(signature)
+        done = _run([program, "--status-fd=1", "--verify", str(sig), "-"], signed_message(writer, head))
+    if done is None:
+        return SignerCheck(BAD_SIGNATURE, message=f"cannot run {program!r} (gpg.program) to verify")
+    status: dict[str, list[str]] = {}
+    for line in done.stdout.decode("utf-8", "replace").splitlines():
+        if line.startswith("[GNUPG:] "):
+            word, *fields = line[9:].split()
+            status.setdefault(word, fields)
+    valid = status.get("VALIDSIG")
+    if valid is None or "BADSIG" in status:
+        if "BADSIG" not in status and ("ERRSIG" in status or "NO_PUBKEY" in status):
+            missing = (status.get("ERRSIG") or status.get("NO_PUBKEY") or ["?"])[0]
+            return SignerCheck(UNKNOWN_KEY, key=missing,
+                               message=f"feed {writer} is signed with OpenPGP key {missing}, which is not in this "
+                                       "machine's keyring")
+        return SignerCheck(BAD_SIGNATURE, message=f"the OpenPGP signature of feed {writer} does not verify over "
+                                                  f"its head (seq {head.seq})")
+    fingerprints = {valid[0].upper()} | ({valid[9].upper()} if len(valid) > 9 else set())
+    key = valid[9].upper() if len(valid) > 9 else valid[0].upper()
+    principals = tuple(p for names, fpr in openpgp_signers(allowed) if fpr in fingerprints for p in names)
+    if not principals:
+        return SignerCheck(UNKNOWN_KEY, (), key, f"feed {writer} is signed with OpenPGP key {key}, which "
+                                                 f"{allowed.name} does not list")
+    if not any(_matches(writer, p) for p in principals):
+        return SignerCheck(WRONG_SIGNER, principals, key,
+                           f"feed {writer} is signed by {','.join(principals)} (key {key}), whom {allowed.name} "
+                           f"does not allow to sign for writer {writer}")
+    if "REVKEYSIG" in status:
+        return SignerCheck(BAD_SIGNATURE, principals, key, f"the OpenPGP key {key} that signed feed {writer} is "
+                                                           "revoked")
+    return SignerCheck(GOOD, principals, key, f"signed by {','.join(principals)}")
+
+
+def _matches(writer: str, principal: str) -> bool:
+    return fnmatchcase(writer, principal)
+
+
+# -- what a sync keeps between runs -----------------------------------------------------------
+
+def load_state(project: "Project") -> dict[str, Any]:
+    try:
+        raw = read_json(project.paths.baton_dir / STATE_FILE)
+    except (FileNotFoundError, InputError, OSError):
+        return {}
+    return raw if isinstance(raw, dict) and isinstance(raw.get("feeds"), dict) else {}
+
+
+def file_digest(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None

@@ -1,0 +1,76 @@
+"""What a sync keeps between runs in ``.baton/sync-state.json`` (a cache: a lost one is rebuilt).
+
+Per ledger ref, each feed's inode, size and hash when last synced (a feed
+unchanged since is not opened); per remote and ref, the highest seq of each
+feed this clone has seen the remote hold (a remote that went back is reported).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from baton.config import read_json, write_json_atomic
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
+STATE_FILE = "sync-state.json"
+
+
+def load_state(project: "Project", ref: str) -> dict[str, Any]:
+    try:
+        raw = read_json(project.paths.baton_dir / STATE_FILE)
+    except (FileNotFoundError, ValueError, OSError):
+        return {}
+    feeds = raw.get(ref) if isinstance(raw, dict) else None
+    return feeds if isinstance(feeds, dict) else {}
+
+
+ACKED_KEY = "remotes"
+"""Sync state: ``"<remote url> <ref>"`` → feed → the highest seq this clone has seen that remote hold."""
+
+
+def load_acked(project: "Project", key: str) -> dict[str, int]:
+    try:
+        raw = read_json(project.paths.baton_dir / STATE_FILE)
+    except (FileNotFoundError, ValueError, OSError):
+        return {}
+    remotes = raw.get(ACKED_KEY) if isinstance(raw, dict) else None
+    feeds = remotes.get(key) if isinstance(remotes, dict) else None
+    if not isinstance(feeds, dict):
+        return {}
+    return {f: n for f, n in feeds.items() if isinstance(f, str) and isinstance(n, int) and not isinstance(n, bool)}
+
+
+def _state_file(path: Path) -> dict[str, Any]:
+    """The sync state file as a dict; an absent, unreadable or malformed one is empty
+    (it is a cache of what sync saw: the next sync rebuilds what it needs)."""
+    try:
+        raw = read_json(path)
+    except (FileNotFoundError, ValueError, OSError):
+        return {}
+    return raw if isinstance(raw, dict) else {}
+
+
+def save_acked(project: "Project", key: str, feeds: dict[str, int]) -> None:
+    path = project.paths.baton_dir / STATE_FILE
+    raw = _state_file(path)
+    remotes = raw.get(ACKED_KEY)
+    remotes = dict(remotes) if isinstance(remotes, dict) else {}
+    remotes[key] = dict(sorted(feeds.items()))
+    raw[ACKED_KEY] = remotes
+    write_json_atomic(path, raw)
+
+
+def save_state(project: "Project", ref: str, feeds: dict[str, Any],
+                held: tuple[str, dict[str, int]] | None = None) -> None:
+    path = project.paths.baton_dir / STATE_FILE
+    raw = _state_file(path)
+    raw[ref] = feeds
+    if held is not None:
+        remotes = raw.get(ACKED_KEY)
+        remotes = dict(remotes) if isinstance(remotes, dict) else {}
+        remotes[held[0]] = dict(sorted(held[1].items()))
+        raw[ACKED_KEY] = remotes
+    write_json_atomic(path, raw)

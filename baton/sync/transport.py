@@ -1,0 +1,340 @@
+"""The git remote a sync talks to, through dulwich: open, fetch, push (docs/sync.md "Transport").
+
+Only the ledger ref's objects travel: no branch, index or working tree is
+touched. A path remote's few new objects are copied one by one (its pack is
+not read through), and a push of few objects writes them loose. A transport
+failure is one clean exit-4 error (``RemoteUnreachable``); a push that finds
+the remote's ref moved raises ``RemoteMoved`` (the use case starts again).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import unicodedata
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
+
+from dulwich import errors
+from dulwich.client import HTTPProxyUnauthorized, HTTPUnauthorized, LocalGitClient, get_transport_and_path
+from dulwich.errors import NotGitRepository
+from dulwich.file import FileLocked
+from dulwich.object_store import MissingObjectFinder
+from dulwich.objects import ZERO_SHA, Commit, Tree
+from dulwich.repo import Repo
+
+from baton.errors import NoSyncRemote, RemoteAuthFailed, RemoteUnreachable
+from baton.gitinfo import locate
+from baton.sync.stale_locks import local_remote_dir, remove_stale_lock
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
+
+class RemoteMoved(Exception):
+    """The remote's ref changed between fetch and push: start the round again."""
+
+    lock: str | None = None
+    """A lock file on a path remote that blocked the push (kept: not provably stale)."""
+
+
+
+def open_repo(project: "Project"):
+    where = locate(project.root)
+    if where is None:
+        raise NoSyncRemote(f"{project.root} is not in a git repository; `baton sync` shares the ledger "
+                           "through a git remote", details={"root": str(project.root)})
+    try:
+        repo = Repo(str(where.common_dir))
+    except (NotGitRepository, OSError, ValueError) as exc:
+        raise NoSyncRemote(f"cannot open the git repository at {where.common_dir}: {exc}") from None
+    _read_config_once(repo)
+    _fast_loose_objects(repo)
+    return repo
+
+
+def _read_config_once(repo) -> None:
+    """dulwich reads the config files again at every ``get_config`` (and the
+    user's at every ``get_config_stack``); a sync asks four times (the remote's
+    url, its transport, the loose objects' level, the signing key) and writes
+    none: each is read once for this sync's repository object."""
+    read: dict[str, Any] = {}
+
+    def config():
+        if "repo" not in read:
+            read["repo"] = Repo.get_config(repo)
+        return read["repo"]
+
+    def stack():
+        if "stack" not in read:
+            read["stack"] = Repo.get_config_stack(repo)
+        return read["stack"]
+
+    repo.get_config = config
+    repo.get_config_stack = stack
+
+
+def _fast_loose_objects(repo) -> None:
+    """Segments are written once as loose objects and soon packed by a push:
+    zlib level 1 for them (half of a large first sync was spent compressing
+    at the default level), unless the repository sets a level itself."""
+    config = repo.get_config()
+    for name in (b"looseCompression", b"compression"):
+        try:
+            config.get((b"core",), name)
+            return
+        except KeyError:
+            continue
+    if hasattr(repo.object_store, "loose_compression_level"):
+        repo.object_store.loose_compression_level = 1
+
+
+def remote_url(repo, remote: str) -> str:
+    try:
+        url = repo.get_config().get((b"remote", remote.encode()), b"url")
+    except KeyError:
+        url = None
+    if not url:
+        raise NoSyncRemote(f"no git remote named {remote!r} is configured; add one with "
+                           f"`git remote add {remote} URL`, or name another with `remote`",
+                           details={"remote": remote})
+    return url.decode("utf-8", "replace")
+
+
+def client(repo, url: str):
+    try:
+        return get_transport_and_path(url, config=repo.get_config_stack())
+    except (ValueError, OSError) as exc:
+        shown = shown_url(url)
+        raise RemoteUnreachable(f"cannot reach remote {shown!r}: {transport_text(exc)}",
+                                details={"url": shown}) from None
+
+
+def shown_url(url: str) -> str:
+    """``url`` as messages show it: a password in it (``https://user:secret@host``) never is."""
+    try:
+        parts = urlsplit(url)
+        if parts.password is None:
+            return url
+        host = parts.hostname or ""
+        if parts.port is not None:
+            host = f"{host}:{parts.port}"
+        return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+    except ValueError:
+        return url
+
+
+def _failure(exc: BaseException, action: str, url: str) -> RemoteUnreachable:
+    """A transport error as the exit-4 error sync reports."""
+    if isinstance(exc, (HTTPUnauthorized, HTTPProxyUnauthorized)):
+        who = "the proxy" if isinstance(exc, HTTPProxyUnauthorized) else "the remote"
+        return RemoteAuthFailed(
+            f"cannot {action} {url!r}: {who} refused the credentials (none given, or wrong); give them as git "
+            "does — a credential helper, or user and password in the remote's URL — and check them with "
+            "`git ls-remote`", details={"url": url})
+    return RemoteUnreachable(f"cannot {action} {url!r}: {transport_text(exc)}", details={"url": url})
+
+
+def transport_text(exc: BaseException) -> str:
+    """A transport error as one clean line: ssh and the remote's stderr end
+    lines with carriage returns and may carry other control characters; each
+    line is stripped of them and the lines are joined with ``; ``."""
+    text = re.sub(r"\x1b\[[0-9;?]*[ -/]*[@-~]", "", str(exc))  # terminal colour and cursor codes
+    lines = ("".join(ch for ch in line if ch == "\t" or unicodedata.category(ch) != "Cc").strip()
+             for line in text.splitlines())
+    return "; ".join(line for line in lines if line) or type(exc).__name__
+
+
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    return (OSError, errors.GitProtocolError, errors.NotGitRepository, errors.HangupException,
+            errors.SendPackError, errors.ObjectMissing, KeyError, ValueError, HTTPUnauthorized,
+            HTTPProxyUnauthorized)
+
+
+def fetch(repo, client, path: str, ref: bytes, url: str) -> bytes | None:
+    """Bring the remote's ledger ref's objects into the local store; its commit id (None: no ref)."""
+    seen: dict[str, bytes | None] = {}
+
+    def wants(refs, depth=None):
+        sha = refs.get(ref)
+        seen["sha"] = sha
+        if sha is None or sha in repo.object_store:
+            return []
+        return [sha]
+
+    # What this clone has: dulwich offers only its branches as "haves", so a
+    # fetch would send the whole ledger ref again (every segment, compressed
+    # anew). The ledger ref is offered too: only the new objects travel.
+    heads = [sha for sha in repo.refs.as_dict(b"refs/heads").values() if sha in repo.object_store]
+    mine = repo.refs.as_dict().get(ref)
+    if mine is not None and mine in repo.object_store:
+        heads.append(mine)
+    repo.get_graph_walker = lambda heads_=None: Repo.get_graph_walker(repo, heads if heads_ is None else heads_)
+    try:
+        if not _fetch_few_locally(repo, client, path, wants):
+            client.fetch(path, repo, determine_wants=wants)
+    except _transport_errors() as exc:
+        raise _failure(exc, f"fetch {ref.decode()} from", url) from None
+    finally:
+        del repo.get_graph_walker
+    return seen.get("sha")
+
+
+FEW_OBJECTS = 256
+UNPACK_LIMIT = 100
+"""Fewer objects than this are stored loose (git's ``fetch.unpackLimit`` default)."""
+
+
+def _fetch_few_locally(repo, client, path: str, wants) -> bool:
+    """A path remote's few new objects (an incremental sync), copied one by one.
+
+    dulwich's local fetch builds a pack, and to reuse the remote's deltas it
+    reads through the remote's whole pack; its negotiation also walks every
+    commit the two sides have in common (one per sync: O(syncs)). Here the
+    walk goes back from the remote's commit only until commits this clone
+    already has (``new_objects``), and a handful of objects is cheaper copied
+    (each read by its pack index). Returns False when this is not a path
+    remote, its ref is not a commit, or there are many objects: the ordinary
+    fetch does it."""
+    if not isinstance(client, LocalGitClient):
+        return False
+    with Repo(os.fsdecode(path)) as source:
+        refs = source.refs.as_dict()
+        want = wants({name: sha for name, sha in refs.items() if sha in source.object_store})
+        if not want:
+            return True
+        found = new_objects(source.object_store, repo.object_store, want, FEW_OBJECTS)
+        if found is None:
+            return False
+        if len(found) < UNPACK_LIMIT:
+            # as git's fetch.unpackLimit: a few objects are stored loose, not as
+            # one more small pack that every later lookup would have to search;
+            # each after the objects it names, so a commit or tree this clone
+            # has is whole (a walk stops there)
+            for obj in found:
+                repo.object_store.add_object(obj)
+        else:
+            repo.object_store.add_objects([(obj, None) for obj in found])
+    return True
+
+
+def new_objects(source, local, wants: list[bytes], limit: int) -> list | None:
+    """The objects reachable from ``wants`` in ``source`` that ``local`` lacks,
+    each after every object it names (blobs and subtrees before their tree,
+    a tree before its commit, parents before children); None when there are
+    more than ``limit`` or the history is not plain commits and trees (the
+    ordinary fetch copes with those).
+
+    A commit ``local`` holds, with its tree, is not walked past, nor a tree it
+    holds: what this clone has is whole, as git assumes of the commits it
+    has. So one new event costs the new commit and the few trees and blobs it
+    changed, whatever the length of the history or of the ref."""
+    commits: list = []
+    seen: set[bytes] = set()
+    stack = list(wants)
+    while stack:
+        sha = stack.pop()
+        if sha in seen:
+            continue
+        seen.add(sha)
+        if sha in local:
+            obj = local[sha]
+            if not isinstance(obj, Commit):
+                return None
+            if obj.tree in local:
+                continue
+        obj = source[sha]
+        if not isinstance(obj, Commit) or len(seen) > limit:
+            return None
+        commits.append(obj)
+        stack.extend(obj.parents)
+    found: list = []
+
+    def tree(sha: bytes) -> bool:
+        if sha in seen or sha in local:
+            return True
+        seen.add(sha)
+        obj = source[sha]
+        if not isinstance(obj, Tree):
+            return False
+        for entry in obj.iteritems():
+            if stat.S_ISDIR(entry.mode):
+                if not tree(entry.sha):
+                    return False
+            elif stat.S_ISREG(entry.mode) or stat.S_ISLNK(entry.mode):
+                if entry.sha not in seen and entry.sha not in local:
+                    seen.add(entry.sha)
+                    found.append(source[entry.sha])
+            else:
+                return False  # a submodule: not a ledger ref's shape
+            if len(found) > limit:
+                return False
+        found.append(obj)
+        return True
+
+    for commit in reversed(commits):  # oldest first
+        if not tree(commit.tree):
+            return None
+    order = {commit.id: n for n, commit in enumerate(reversed(commits))}
+    found.extend(sorted(commits, key=lambda c: order[c.id]))
+    return found if len(found) <= limit else None
+
+
+def _pack_data_for(repo, client, path: str):
+    """What a push sends: a pack, except to a path remote when the objects are
+    few (fewer than git's ``receive.unpackLimit``, 100): they are written into
+    its object store loose, before its ref moves, and the pack is empty (as
+    git's receive-pack unpacks a small push, so the remote does not gain one
+    more pack per sync for every later lookup to search)."""
+    if not isinstance(client, LocalGitClient):
+        return repo.object_store.generate_pack_data
+
+    def generate(have, want, *args, **kwargs):
+        found = []
+        for oid, _hint in MissingObjectFinder(repo.object_store, haves=have, wants=want):
+            found.append(oid)
+            if len(found) >= UNPACK_LIMIT:
+                return repo.object_store.generate_pack_data(have, want, *args, **kwargs)
+        if found:
+            with Repo(os.fsdecode(path)) as target:
+                for oid in found:
+                    target.object_store.add_object(repo.object_store[oid])
+        return 0, iter(())
+
+    return generate
+
+
+
+def push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None, url: str,
+         cleaned: list[str] | None = None) -> None:
+    def update(refs):
+        current = refs.get(ref)
+        if current in (None, ZERO_SHA):
+            current = None
+        if current != expected:
+            raise RemoteMoved()
+        return {ref: new}
+
+    try:
+        result = client.send_pack(path, update, _pack_data_for(repo, client, path))
+    except RemoteMoved:
+        raise
+    except FileLocked as exc:  # a path remote: another push holds a lock (the ref's, a pack index's) right now
+        lock = os.fsdecode(getattr(exc, "lockfilename", b"") or b"") or f"{ref.decode()}.lock"
+        controldir = local_remote_dir(client, path)
+        if controldir is not None and cleaned is not None and remove_stale_lock(controldir, lock, cleaned):
+            raise RemoteMoved(f"removed the stale lock {lock}") from None
+        moved = RemoteMoved(f"{lock} exists on the remote: another push holds it, or one died holding it")
+        moved.lock = lock
+        raise moved from None
+    except _transport_errors() as exc:
+        raise _failure(exc, f"push {ref.decode()} to", url) from None
+    status = (getattr(result, "ref_status", None) or {}).get(ref)
+    if status:
+        # "stale info" / "non-fast-forward" / "failed to update ref" (git's receive-pack
+        # over ssh or http: the ref moved after it was advertised), "unable to set" (a
+        # path or file:// remote, written by dulwich, whose ref moved after it was read)
+        if any(word in str(status) for word in ("stale", "fast", "failed to update ref", "unable to set")):
+            raise RemoteMoved(str(status))
+        raise RemoteUnreachable(f"remote {url!r} refused {ref.decode()}: {status}", details={"url": url})
