@@ -300,7 +300,7 @@ def with_signature(repo: Repo, feed: RefFeed, signature: bytes | None) -> RefFee
     return attrs.evolve(feed, tree=tree.id, signature=signature)
 
 
-def write_commit(repo: Repo, feeds: dict[str, RefFeed], parents: list[ObjectID], message: str,
+def write_commit(repo: Repo, feeds: dict[str, RefFeed], parents: list[bytes], message: str,
                  author: bytes, when: int) -> bytes:
     """A commit of ``feeds`` with ``parents``; returns its id (no ref moves)."""
     store = repo.object_store
@@ -316,7 +316,7 @@ def write_commit(repo: Repo, feeds: dict[str, RefFeed], parents: list[ObjectID],
     store.add_object(root)
     commit = Commit()
     commit.tree = root.id
-    commit.parents = parents
+    commit.parents = cast("list[ObjectID]", parents)
     commit.author = commit.committer = author
     commit.author_time = commit.commit_time = when
     commit.author_timezone = commit.commit_timezone = 0
