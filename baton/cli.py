@@ -5,25 +5,64 @@ Every command takes ``--json`` (a stable shape on stdout) and ``--project``.
 Errors go to stderr as one line, never a traceback (``BATON_DEBUG=1`` shows
 one); with ``--json`` the error object is also printed on stdout. Exit codes:
 0 ok, 2 input error, 3 validation failure, 4 not found or conflict, 5 policy
-block, 1 anything else. Heavy modules are imported inside the handlers so
-``baton --help`` stays fast in hooks.
+block, 1 anything else.
+
+This module holds the command line's words (every command, its options and
+help) and the run: parse, dispatch, print. What a command does is a handler
+in ``baton.cli_handlers``, named where the command is defined
+(``set_defaults(func="ledger:forget")``) and imported by ``handler``, the
+one place this module loads anything lazily; what is printed goes through
+``baton.cli_handlers.output``, loaded the same way when there is something
+to screen. So ``baton --help`` builds parsers and nothing more, and a hook
+loads its own handler and nothing of the other commands.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
+import time
 
 from baton import __version__
+from baton.domain.limits import MAX_INPUT_BYTES
+from baton.errors import BatonError, TransitionError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
+    from types import ModuleType
     from typing import Any, Callable, Sequence
 
-    from baton.app import Baton
+    Handler = Callable[..., Any]
 
-    Handler = Callable[[argparse.Namespace], Any]
+HANDLERS = "baton.cli_handlers"
+"""The package of the commands' handlers: ``func="module:function"`` names
+``baton.cli_handlers.module.function`` (a dotted module is named whole)."""
+OUTPUT = "baton.cli_handlers.output"
+"""What prints and screens a result or a failure."""
+USAGE = "baton.cli_handlers.usage"
+"""What words a usage error (screened, with the closest command or option)."""
+OPENED = "baton.cli_handlers.opened"
+"""What runs a handler on an opened project."""
+
+
+def load(module: str) -> ModuleType:
+    """Import ``module`` now: the one lazy import of the command line (a
+    handler's module, the output screen), so a run loads what it uses.
+    ``__import__``, not ``importlib.import_module``: the import system's C path."""
+    return __import__(module, fromlist=["_"])
+
+
+def handler(spec: str) -> Handler:
+    """The handler ``spec`` names (``"ledger:forget"``), its module imported."""
+    module, _, function = spec.partition(":")
+    return getattr(load(module if "." in module else f"{HANDLERS}.{module}"), function)
+
+
+def handler_name(spec: str) -> str:
+    """The handler's function name (``forget``): what the command's log record calls it."""
+    return spec.rpartition(":")[2]
 
 
 def _common() -> argparse.ArgumentParser:
@@ -35,86 +74,20 @@ def _common() -> argparse.ArgumentParser:
     return common
 
 
-def _progress(label: str):
-    """A progress display on a terminal; nothing when stderr is not one."""
-    if not sys.stderr.isatty():
-        return None
-
-    def show(done: int, total: int) -> None:
-        sys.stderr.write(f"\r{label} {done}/{total} events")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-    return show
-
-
 # -- ledger core -------------------------------------------------------------
 
-def _init(args: argparse.Namespace):
-    from baton.app import Baton
-
-    return Baton.init(args.project, project_id=args.project_id)
-
-
-def _log(app: Baton, args: argparse.Namespace):
-    return app.log(event_type=args.type, stream=args.stream, since=args.since, until=args.until, limit=args.limit)
-
-
-def _verify(app: Baton, args: argparse.Namespace):
-    return app.verify()
-
-
-def _rebuild(app: Baton, args: argparse.Namespace):
-    return app.rebuild(until=args.until, progress=None if args.json else _progress("replaying"))
-
-
-def _doctor(args: argparse.Namespace):
-    from baton.app import Baton
-    from baton.harnesses.wiring import doctor_checks
-
-    return Baton.doctor(args.project, extra=doctor_checks)
-
-
-def _gc(app: Baton, args: argparse.Namespace):
-    return app.gc(dry_run=args.dry_run)
-
-
-def _forget(app: Baton, args: argparse.Namespace):
-    from baton.errors import InputError
-
-    if not args.yes:
-        plan = app.forget(args.id, reason=args.reason, yes=False)
-        derived = plan.derived_line()
-        if not (sys.stdin.isatty() and sys.stderr.isatty()) or args.json:
-            raise InputError(f"forget would erase {len(plan.plan.events)} payload(s) of handoff {plan.plan.handoff} "
-                             "and cannot be undone: pass --yes" + (f"\n{derived}" if derived and not args.json else ""),
-                             details=plan.to_json())
-        sys.stderr.write(plan.plan_line() + (f"\n{derived}" if derived else "") + "\nErase them for good? [y/N] ")
-        sys.stderr.flush()
-        if sys.stdin.readline().strip().lower() not in ("y", "yes"):
-            raise InputError("nothing was erased (not confirmed)", details=plan.to_json())
-    return app.forget(args.id, reason=args.reason, yes=True)
-
-
-def _audit(app: Baton, args: argparse.Namespace):
-    return app.audit()
-
-
-def _sync(app: Baton, args: argparse.Namespace):
-    return app.sync(remote=args.remote, ref=args.ref, restore_own_feed=args.restore_own_feed)
-
-
-def _repair(app: Baton, args: argparse.Namespace):
-    return app.repair(feed=args.feed, dry_run=args.dry_run, yes=args.yes)
-
-
 def add_ledger_commands(sub, common) -> None:
+    _add_ledger_core(sub, common)
+    _add_ledger_care(sub, common)
+
+
+def _add_ledger_core(sub, common) -> None:
+    """init, log, verify, rebuild, sync: making, reading and sharing the ledger."""
     p = sub.add_parser("init", parents=[common], help="make this directory a Baton project",
                        description="Create .baton/ (config, ledger, ignore file) and record the first event. "
                                    "Running it again changes nothing. Never touches global git configuration.")
     p.add_argument("--project-id", metavar="ID", help="use this project id instead of a new UUIDv7")
-    p.set_defaults(func=_init)
+    p.set_defaults(func="ledger:init")
 
     p = sub.add_parser("log", parents=[common], help="show the project's events in ledger order",
                        description="Events merged across every feed by (hlc, writer, seq). "
@@ -124,19 +97,19 @@ def add_ledger_commands(sub, common) -> None:
     p.add_argument("--since", metavar="X", help="only events after this event id or RFC 3339 time")
     p.add_argument("--until", metavar="X", help="only events up to this event id or RFC 3339 time")
     p.add_argument("--limit", metavar="N", type=int, help="only the last N matching events (N >= 1)")
-    p.set_defaults(func=_log)
+    p.set_defaults(func="ledger:log")
 
     p = sub.add_parser("verify", parents=[common], help="check every feed's hash chain",
                        description="Check every feed's chain, digests, sequence gaps and forks, and every "
                                    "stream's versions. Exit 0 when all hold, 3 when any does not.")
-    p.set_defaults(func=_verify)
+    p.set_defaults(func="ledger:verify")
 
     p = sub.add_parser("rebuild", parents=[common], help="drop and replay every projection",
                        description="Drop every projection and replay the ledger. With --until, show the "
                                    "project as of that event or time (the index stays pinned there until "
                                    "a plain rebuild).")
     p.add_argument("--until", metavar="ID|TIME", help="stop after this event id, or at this RFC 3339 time")
-    p.set_defaults(func=_rebuild)
+    p.set_defaults(func="ledger:rebuild")
 
     p = sub.add_parser("sync", parents=[common], help="share the ledger's feeds through a git remote",
                        description="Fetch the remote's ledger ref, import the feeds it has beyond yours "
@@ -154,17 +127,20 @@ def add_ledger_commands(sub, common) -> None:
                    help="this clone was restored from a backup: take the events of its own feed the remote has "
                         "beyond the local file (verified; a copy that rewrites the feed is still refused). "
                         "Without it, such a copy is refused as own_feed")
-    p.set_defaults(func=_sync)
+    p.set_defaults(func="ledger:sync")
 
+
+def _add_ledger_care(sub, common) -> None:
+    """doctor, audit, forget, gc, repair: looking after the project."""
     p = sub.add_parser("doctor", parents=[common], help="check the installation and the project",
                        description="Report what Baton sees here: versions, git, config, ledger, index.")
-    p.set_defaults(func=_doctor)
+    p.set_defaults(func="doctor:doctor")
 
     p = sub.add_parser("audit", parents=[common], help="what the project holds: fields, redactions, references, policy",
                        description="Report the data fields the project's records hold, the redactions made "
                                    "(counts per rule, never values), external references, the policy in force "
                                    "and the records eligible for deletion (spec §16). Reads only.")
-    p.set_defaults(func=_audit)
+    p.set_defaults(func="ledger:audit")
 
     p = sub.add_parser("forget", parents=[common], help="erase one handoff's payloads for good (recorded)",
                        description="Erase the payloads of one handoff's events and of the batons that carried "
@@ -176,13 +152,13 @@ def add_ledger_commands(sub, common) -> None:
     p.add_argument("id", metavar="ID", help="the handoff: full id, short id or unique prefix")
     p.add_argument("--reason", metavar="R", help="why (recorded in the event; screened for secrets)")
     p.add_argument("--yes", action="store_true", help="erase without asking")
-    p.set_defaults(func=_forget)
+    p.set_defaults(func="ledger:forget")
 
     p = sub.add_parser("gc", parents=[common], help="remove rebuildable caches (index, cache/)",
                        description="Remove only rebuildable local data: index.sqlite and .baton/cache/. "
                                    "Never the ledger, quarantine or materialized records.")
     p.add_argument("--dry-run", action="store_true", help="say what would be removed; remove nothing")
-    p.set_defaults(func=_gc)
+    p.set_defaults(func="ledger:gc")
 
     p = sub.add_parser("repair", parents=[common], help="set a damaged feed's bad lines aside into quarantine",
                        description="Move every line of a damaged feed from its first bad line on, byte for "
@@ -194,76 +170,10 @@ def add_ledger_commands(sub, common) -> None:
     p.add_argument("--feed", metavar="F", help="repair only this feed (a writer id)")
     p.add_argument("--dry-run", action="store_true", help="show what would be set aside; change nothing")
     p.add_argument("--yes", action="store_true", help="do it: set the lines aside and record the repair")
-    p.set_defaults(func=_repair)
+    p.set_defaults(func="ledger:repair")
 
 
 # -- sessions, batons, bootstrap, metrics --------------------------------------
-
-def _handoff_payload(args: argparse.Namespace):
-    """The session-end payload from --handoff-input (JSON) or the comma-separated flags."""
-    from baton.domain.batons import split_flag_list
-
-    flags = {
-        "nextSteps": split_flag_list(args.handoff_steps),
-        "failedApproaches": split_flag_list(args.handoff_failed),
-        "openQuestions": split_flag_list(args.handoff_questions),
-    }
-    given = {k: v for k, v in flags.items() if v is not None}
-    if args.handoff_input is None:
-        return given or None
-    if given:
-        from baton.errors import InputError
-
-        raise InputError("give the handoff either as --handoff-input JSON or with --handoff-* flags, not both")
-    import orjson
-
-    from baton.errors import InputError
-
-    from baton.cli_input import read_bounded
-
-    raw = read_bounded(args.handoff_input, "--handoff-input")
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        where = "stdin" if args.handoff_input == "-" else args.handoff_input
-        raise InputError(f"--handoff-input {where} is not valid JSON: {exc}") from None
-
-
-def _session_begin(app: Baton, args: argparse.Namespace):
-    return app.begin_session(session_id=args.session_id, harness=args.harness, objective=args.objective,
-                             owner=args.owner, branch=args.branch)
-
-
-def _session_end(app: Baton, args: argparse.Namespace):
-    return app.end_session(args.session_id, _handoff_payload(args), harness=args.harness,
-                           owner=args.owner, branch=args.branch, shared=True if args.shared else None)
-
-
-def _session_handoff(app: Baton, args: argparse.Namespace):
-    if args.shared and args.from_id is None:
-        from baton.errors import InputError
-
-        raise InputError("--shared applies only with --from ID (scoping a handoff as a shared baton); "
-                         "nothing was done")
-    if args.all:
-        return app.pending_batons()
-    if args.cancel:
-        return app.cancel_baton(owner=args.owner, branch=args.branch)
-    if args.dismiss is not None:
-        return app.dismiss_baton(args.dismiss)
-    if args.from_id is not None:
-        return app.hand_on(args.from_id, owner=args.owner, branch=args.branch, shared=args.shared)
-    return app.active_baton(owner=args.owner, branch=args.branch)
-
-
-def _bootstrap(app: Baton, args: argparse.Namespace):
-    return app.bootstrap(session_id=args.session_id, max_bytes=args.max_bytes, owner=args.owner,
-                         branch=args.branch, peek=args.peek)
-
-
-def _metrics(app: Baton, args: argparse.Namespace):
-    return app.metrics()
-
 
 def _context_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--owner", metavar="O", help="owner (default: git user.email, user.name, OS user, 'local')")
@@ -285,7 +195,7 @@ def add_session_commands(sub, common) -> None:
     p.add_argument("--session-id", metavar="ID", help="an opaque session id (default: a new UUIDv7)")
     p.add_argument("--objective", metavar="TEXT", help="what this session is for, bound to owner and branch")
     _context_flags(p)
-    p.set_defaults(func=_session_begin)
+    p.set_defaults(func="sessions:session_begin")
 
     p = ssub.add_parser("end", parents=[common], help="end a session, optionally leaving a baton",
                         description="Record the end of a session and clear its objective. With --handoff-* "
@@ -306,7 +216,7 @@ def add_session_commands(sub, common) -> None:
     p.add_argument("--shared", action="store_true", help="share the baton with every owner and branch")
     p.add_argument("--harness", metavar="H", help="the harness that ran the session")
     _context_flags(p)
-    p.set_defaults(func=_session_end)
+    p.set_defaults(func="sessions:session_end")
 
     p = ssub.add_parser("handoff", parents=[common], help="show, list, cancel, dismiss or scope batons",
                         description="Without options, show the baton the next session here would receive "
@@ -320,7 +230,7 @@ def add_session_commands(sub, common) -> None:
     what.add_argument("--from", dest="from_id", metavar="ID", help="scope an existing handoff as a baton")
     p.add_argument("--shared", action="store_true", help="with --from: share it with every owner and branch")
     _context_flags(p)
-    p.set_defaults(func=_session_handoff)
+    p.set_defaults(func="sessions:session_handoff")
 
 
 def add_bootstrap_command(sub, common) -> None:
@@ -335,7 +245,7 @@ def add_bootstrap_command(sub, common) -> None:
                    help="show what would be delivered without claiming it (nothing is written)")
     p.add_argument("--max-bytes", metavar="N", type=int, default=8192, help="brief size limit in bytes (8192)")
     _context_flags(p)
-    p.set_defaults(func=_bootstrap)
+    p.set_defaults(func="sessions:bootstrap")
 
 
 def add_metrics_command(sub, common) -> None:
@@ -343,73 +253,20 @@ def add_metrics_command(sub, common) -> None:
                        description="Counts kept in this project's ledger (handoff_created, handoff_claimed, "
                                    "cancellations, dismissals, sessions, events). Local only: nothing is sent.")
     p.add_argument("--local", action="store_true", default=True, help="local metrics (the only kind there is)")
-    p.set_defaults(func=_metrics)
+    p.set_defaults(func="sessions:metrics")
 
 
 # -- handoff lifecycle ----------------------------------------------------------
 
-def _content(args: argparse.Namespace):
-    from baton.cli_input import ContentOptions
-
-    return ContentOptions(
-        title=args.title, objective=args.objective, scope=args.scope or (), constraints=args.constraint or (),
-        definition_of_done=args.done or (), work_state=args.work_state, completed=args.completed or (),
-        in_progress=args.in_progress or (), discoveries=args.discovery or (), current_state=args.current_state,
-        why_it_matters=args.why_it_matters, decisions=args.decision or (), artifacts=args.artifact or (),
-        evidence=args.evidence or (), failed_attempts=args.failed_attempt or (), open_items=args.open_item or (),
-        risks=args.risk or (), harness=args.harness, model=args.model, actor_type=args.actor_type,
-    )
-
-
-def _checkpoint_create(app: Baton, args: argparse.Namespace):
-    from baton.cli_input import capture_payload, terminal_prompter
-
-    prompter = None if args.no_input or args.input == "-" else terminal_prompter()
-    payload = capture_payload(_content(args), input_source=args.input, prompter=prompter)
-    return app.capture(payload, parent=args.from_id, trigger=args.trigger, session=args.session)
-
-
-def _handoff_prepare(app: Baton, args: argparse.Namespace):
-    return app.prepare(source=args.from_id, trigger=args.trigger, output=args.output, force=args.force)
-
-
-def _handoff_validate(app: Baton, args: argparse.Namespace):
-    return app.validate(args.id, recheck=args.recheck)
-
-
-def _handoff_ready(app: Baton, args: argparse.Namespace):
-    return app.promote(args.id, accept_warnings=args.accept_warnings)
-
-
-def _handoff_list(app: Baton, args: argparse.Namespace):
-    return app.list_handoffs(status=args.status, work=args.work, limit=args.limit, kind=args.kind,
-                             branch=args.branch)
-
-
-def _handoff_show(app: Baton, args: argparse.Namespace):
-    return app.show(args.id, format=args.format, max_tokens=args.max_tokens, as_of=args.as_of)
-
-
-def _handoff_amend(app: Baton, args: argparse.Namespace):
-    from baton.cli_input import REPLACE_FLAGS, amend_inputs, read_replacement_list
-
-    lists = {section: read_replacement_list(section, getattr(args, "replace_" + section))
-             for section in REPLACE_FLAGS if getattr(args, "replace_" + section, None) is not None}
-    close, drop = args.close_item or (), args.drop or ()
-    replacement, changes = amend_inputs(_content(args), input_source=args.input,
-                                        edits=bool(lists or close or drop))
-    return app.amend(args.id, replacement=replacement, changes=changes, session=args.session,
-                     close_items=close, drop_items=drop, replace_lists=lists)
-
-
-def _handoff_archive(app: Baton, args: argparse.Namespace):
-    return app.archive(args.id, reason=args.reason)
-
-
-def _resume(app: Baton, args: argparse.Namespace):
-    return app.resume(args.id, format=args.format, mark_resumed=args.mark_resumed, max_tokens=args.max_tokens,
-                      session=args.session, harness=args.harness, any_branch=args.any_branch)
-
+REPLACE_FLAGS = {
+    "open_items": ("--replace-open-items", "description"),
+    "decisions": ("--replace-decisions", "decision"),
+    "evidence": ("--replace-evidence", None),
+    "failed_attempts": ("--replace-failed-attempts", "approach"),
+    "risks": ("--replace-risks", "description"),
+    "artifacts": ("--replace-artifacts", None),
+}
+"""Each list ``handoff amend`` can replace whole: its flag, and the field a plain string stands for."""
 
 _ID_HELP = ("handoff id: the full id, the 8-character short id or a prefix of it of 4+ characters, a prefix of "
             "the full id of 8+ characters, or 'latest' (the newest ready handoff of this branch)")
@@ -457,6 +314,24 @@ def _content_flags(p: argparse.ArgumentParser, *, required_hint: bool) -> None:
 
 
 def add_handoff_commands(sub, common) -> None:
+    _add_checkpoint_commands(sub, common)
+    handoff = sub.add_parser("handoff", help="prepare, validate, promote, list, show and amend handoffs",
+                             description="The handoff lifecycle: draft -> validated -> ready -> resumed -> "
+                                         "superseded | archived.")
+    hsub = handoff.add_subparsers(dest="handoff_command", metavar="COMMAND")
+    handoff.set_defaults(func=None)
+    _add_handoff_checks(hsub, common)
+    _add_handoff_reads(hsub, common)
+    _add_handoff_amend(hsub, common)
+    p = hsub.add_parser("archive", parents=[common], help="archive a handoff (terminal)",
+                        description="Archive a handoff: it stays in the ledger and on disk, but is no longer "
+                                    "offered for resuming.")
+    p.add_argument("id", metavar="ID", help=_ID_HELP)
+    p.add_argument("--reason", metavar="TEXT", help="why it is archived")
+    p.set_defaults(func="handoffs:handoff_archive")
+
+
+def _add_checkpoint_commands(sub, common) -> None:
     checkpoint = sub.add_parser("checkpoint", help="capture draft handoffs during a session",
                                 description="Checkpoints are draft handoffs: captured from flags or JSON, "
                                             "redacted and path-checked before anything is written.")
@@ -472,14 +347,11 @@ def add_handoff_commands(sub, common) -> None:
     p.add_argument("--trigger", choices=("manual", "threshold", "hook", "timeout", "pre_compaction"),
                    default="manual", help="what prompted the capture (default manual)")
     p.add_argument("--no-input", action="store_true", help="never ask questions, even on a terminal")
-    p.set_defaults(func=_checkpoint_create)
+    p.set_defaults(func="drafts:checkpoint_create")
 
-    handoff = sub.add_parser("handoff", help="prepare, validate, promote, list, show and amend handoffs",
-                             description="The handoff lifecycle: draft -> validated -> ready -> resumed -> "
-                                         "superseded | archived.")
-    hsub = handoff.add_subparsers(dest="handoff_command", metavar="COMMAND")
-    handoff.set_defaults(func=None)
 
+def _add_handoff_checks(hsub, common) -> None:
+    """prepare, validate, ready: from a template to an immutable handoff."""
     p = hsub.add_parser("prepare", parents=[common], help="a template prefilled with git state and the objective",
                         description="Print a handoff template: repository head, branch, dirty state and changed "
                                     "files, the current session objective, and what a person or agent must "
@@ -489,7 +361,7 @@ def add_handoff_commands(sub, common) -> None:
                    help="what prompted the handoff (default manual)")
     p.add_argument("--output", metavar="FILE", help="also write the template JSON to FILE (which must not exist)")
     p.add_argument("--force", action="store_true", help="let --output overwrite an existing FILE")
-    p.set_defaults(func=_handoff_prepare)
+    p.set_defaults(func="handoffs:handoff_prepare")
 
     p = hsub.add_parser("validate", parents=[common], help="run every §10 check and record the report",
                         description="Schema, policy, artifacts, repository, evidence, actionability, lineage "
@@ -498,7 +370,7 @@ def add_handoff_commands(sub, common) -> None:
                                     "recheck_allowlist (anything else: exit 5, nothing run).")
     p.add_argument("id", metavar="ID", help=_ID_HELP_NOT_READY)
     p.add_argument("--recheck", action="store_true", help="re-run allowlisted evidence commands (no shell)")
-    p.set_defaults(func=_handoff_validate)
+    p.set_defaults(func="handoffs:handoff_validate")
 
     p = hsub.add_parser("ready", parents=[common], help="promote a validated handoff to ready (immutable)",
                         description="Promote a validated handoff. A warn needs --accept-warnings REASON; a fail "
@@ -506,8 +378,11 @@ def add_handoff_commands(sub, common) -> None:
                                     "never changes: amend creates a corrected child.")
     p.add_argument("id", metavar="ID", help=_ID_HELP_NOT_READY)
     p.add_argument("--accept-warnings", metavar="REASON", help="why the validation warnings are acceptable")
-    p.set_defaults(func=_handoff_ready)
+    p.set_defaults(func="handoffs:handoff_ready")
 
+
+def _add_handoff_reads(hsub, common) -> None:
+    """list, show."""
     p = hsub.add_parser("list", parents=[common], help="list handoffs, newest first",
                         description="List handoffs, newest first. --work searches title, objective and summary "
                                     "(full text, every word as a prefix). Session batons are listed apart "
@@ -518,7 +393,7 @@ def add_handoff_commands(sub, common) -> None:
                    help="handoffs (default), the session batons `session end` leaves, or all")
     p.add_argument("--branch", metavar="B", help="only records of this branch")
     p.add_argument("--limit", metavar="N", type=int, help="at most N handoffs")
-    p.set_defaults(func=_handoff_list)
+    p.set_defaults(func="handoffs:handoff_list")
 
     p = hsub.add_parser("show", parents=[common], help="show one handoff as json, yaml, md or prompt",
                         description="Show a handoff: the canonical JSON record, the same as YAML, a full "
@@ -529,8 +404,10 @@ def add_handoff_commands(sub, common) -> None:
     p.add_argument("--as-of", metavar="EVENT_ID|TIME",
                    help="the record as it was after this event id or at this RFC 3339 time (a replay in memory; "
                         "the live index is not touched)")
-    p.set_defaults(func=_handoff_show)
+    p.set_defaults(func="handoffs:handoff_show")
 
+
+def _add_handoff_amend(hsub, common) -> None:
     p = hsub.add_parser("amend", parents=[common], help="revise a draft, or create a corrected child of a ready one",
                         description="A draft or validated handoff is revised in place (validate it again). A "
                                     "ready, resumed or superseded one never changes: the amendment is a new draft "
@@ -543,20 +420,11 @@ def add_handoff_commands(sub, common) -> None:
                             "summary.completed")
     edits.add_argument("--drop", metavar="ID", nargs="+", action="extend",
                        help="remove any item by id (a decision D-2, evidence E-1, failed attempt F-1, open item O-3)")
-    from baton.cli_input import REPLACE_FLAGS
-
     for section, (flag, _) in REPLACE_FLAGS.items():
         edits.add_argument(flag, dest="replace_" + section, metavar="FILE",
                            help=f"replace the {section.replace('_', ' ')} whole with FILE's JSON array ('-' reads "
                                 "stdin)")
-    p.set_defaults(func=_handoff_amend)
-
-    p = hsub.add_parser("archive", parents=[common], help="archive a handoff (terminal)",
-                        description="Archive a handoff: it stays in the ledger and on disk, but is no longer "
-                                    "offered for resuming.")
-    p.add_argument("id", metavar="ID", help=_ID_HELP)
-    p.add_argument("--reason", metavar="TEXT", help="why it is archived")
-    p.set_defaults(func=_handoff_archive)
+    p.set_defaults(func="drafts:handoff_amend")
 
 
 def add_resume_command(sub, common) -> None:
@@ -572,35 +440,10 @@ def add_resume_command(sub, common) -> None:
     p.add_argument("--harness", metavar="NAME", help="the resuming harness (with --mark-resumed)")
     p.add_argument("--any-branch", action="store_true",
                    help="with latest: the project's newest ready handoff, not this branch's")
-    p.set_defaults(func=_resume)
+    p.set_defaults(func="resume:resume")
 
 
 # -- lineage: fork, merge, the graph -------------------------------------------------
-
-def _fork(app: Baton, args: argparse.Namespace):
-    return app.fork(args.id, label=args.label, session=args.session)
-
-
-def _merge(app: Baton, args: argparse.Namespace):
-    resolution = None
-    if args.resolution_file is not None:
-        from baton.cli_input import read_bounded
-        from baton.domain.lineage import resolution_from_text
-
-        raw = read_bounded(args.resolution_file, "--resolution-file")
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            from baton.errors import InputError
-
-            raise InputError(f"{args.resolution_file} is not UTF-8 text") from None
-        resolution = resolution_from_text(text)
-    return app.merge(list(args.ids), title=args.title, resolution=resolution, session=args.session)
-
-
-def _lineage(app: Baton, args: argparse.Namespace):
-    return app.lineage(args.id, format=args.format, as_of=args.as_of)
-
 
 def add_lineage_commands(sub, common) -> None:
     p = sub.add_parser("fork", parents=[common], help="a draft child of a handoff on a new branch",
@@ -610,7 +453,7 @@ def add_lineage_commands(sub, common) -> None:
     p.add_argument("id", metavar="ID", help=_ID_HELP)
     p.add_argument("--label", metavar="L", help="what this branch is for")
     p.add_argument("--session", metavar="ID", help="an opaque session id")
-    p.set_defaults(func=_fork)
+    p.set_defaults(func="lineage:fork")
 
     p = sub.add_parser("merge", parents=[common], help="a draft child combining two or more handoffs",
                        description="Create a draft child of every ID with lineage relation 'merge'. Refused "
@@ -624,7 +467,7 @@ def add_lineage_commands(sub, common) -> None:
                    help="the resolution: JSON {\"decision\", \"rationale\", \"resolves\", \"evidence\", "
                         "\"current_state\"} or plain text (the decision); '-' reads stdin")
     p.add_argument("--session", metavar="ID", help="an opaque session id")
-    p.set_defaults(func=_merge)
+    p.set_defaults(func="lineage:merge")
 
     p = sub.add_parser("lineage", parents=[common], help="the handoff graph: forks, merges, conflicts",
                        description="Show the lineage graph (all handoffs, or those connected to ID) as an "
@@ -634,45 +477,13 @@ def add_lineage_commands(sub, common) -> None:
     p.add_argument("id", metavar="ID", nargs="?", help=_ID_HELP + " (default: every handoff)")
     p.add_argument("--format", choices=("text", "json", "mermaid", "dot"), default="text", help="default text")
     p.add_argument("--as-of", metavar="EVENT_ID|TIME", help="the graph after this event id or at this RFC 3339 time")
-    p.set_defaults(func=_lineage)
+    p.set_defaults(func="lineage:lineage")
 
 
 # -- the detector ---------------------------------------------------------------------
 
 SNOOZE_DEFAULT = float("-inf")
 """``--snooze`` given without MINUTES: the configured cooldown."""
-
-def _detect(app: Baton, args: argparse.Namespace):
-    from baton.errors import InputError
-
-    controls = [flag for flag, given in (("--snooze", args.snooze is not None),
-                                         ("--disable-for-session", args.disable_for_session),
-                                         ("--enable", args.enable)) if given]
-    if len(controls) > 1 or (controls and (args.prepare or args.event is not None)):
-        others = controls + [f for f, given in (("--prepare", args.prepare), ("--event", args.event is not None))
-                             if given]
-        raise InputError(f"{' and '.join(others)} cannot be combined: give one of --snooze, "
-                         "--disable-for-session, --enable, or signals to score")
-    for action, given in (("snooze", args.snooze is not None), ("disable", args.disable_for_session),
-                          ("enable", args.enable)):
-        if given:
-            minutes = None if args.snooze is None or args.snooze == SNOOZE_DEFAULT else args.snooze
-            return app.control_detector(action, session=args.session, minutes=minutes)
-    signals: dict = {}
-    if args.event is not None:
-        import orjson
-
-        from baton.cli_input import read_bounded
-        from baton.errors import InputError
-
-        raw = read_bounded(args.event, "--event")
-        try:
-            signals = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            raise InputError(f"--event is not valid JSON: {exc}") from None
-        if not isinstance(signals, dict):
-            raise InputError("--event must hold a JSON object of signal names to numbers from 0 to 1 (or null)")
-    return app.detect(signals, prepare=args.prepare, session=args.session, harness=args.harness)
 
 
 def add_detector_command(sub, common) -> None:
@@ -691,27 +502,10 @@ def add_detector_command(sub, common) -> None:
                    help="suppress recommendations for MINUTES (default: the cooldown)")
     p.add_argument("--disable-for-session", action="store_true", help="no recommendations for --session")
     p.add_argument("--enable", action="store_true", help="undo --disable-for-session")
-    p.set_defaults(func=_detect)
+    p.set_defaults(func="detector:detect")
 
 
 # -- status page --------------------------------------------------------------------
-
-def _status(app: Baton, args: argparse.Namespace):
-    return app.status_overview()
-
-
-def _status_serve(args: argparse.Namespace):
-    from baton.web.server import serve_status_page
-
-    def announce(info: dict) -> None:
-        if args.json:
-            _print_json(info)
-        else:
-            print(f"Serving Baton status for {info['root']} at {info['url']} (Ctrl-C to stop)")
-        sys.stdout.flush()
-
-    return serve_status_page(args.project, host=args.host, port=args.port, on_ready=announce)
-
 
 def add_status_commands(sub, common) -> None:
     status = sub.add_parser("status", parents=[common], help="pending batons and latest handoffs; the status page",
@@ -719,7 +513,7 @@ def add_status_commands(sub, common) -> None:
                                         "batons, newest first, and the latest handoffs), redacted with the "
                                         "project's policy. `baton status serve` serves it as a page.")
     ssub = status.add_subparsers(dest="status_command", metavar="COMMAND")
-    status.set_defaults(func=_status)
+    status.set_defaults(func="status:status")
     p = ssub.add_parser("serve", parents=[common], help="serve the status page on loopback",
                         description="Serve the status page and its JSON API (GET /api/handoffs, GET "
                                     "/api/handoffs/{id}, DELETE /api/handoffs/{id}) for this project until Ctrl-C "
@@ -730,19 +524,7 @@ def add_status_commands(sub, common) -> None:
     p.add_argument("--host", metavar="ADDR", default="127.0.0.1",
                    help="loopback address to listen on: 127.0.0.0/8, ::1 or localhost (default 127.0.0.1)")
     p.add_argument("--port", metavar="N", type=int, default=3124, help="port (default 3124; 0 picks a free one)")
-    p.set_defaults(func=_status_serve)
-
-
-def _demo(args: argparse.Namespace):
-    from baton.demo import run_demo
-
-    if args.json:
-        import contextlib
-        import io
-
-        with contextlib.redirect_stdout(io.StringIO()):
-            return run_demo(main, keep=args.keep)
-    return run_demo(main, keep=args.keep)
+    p.set_defaults(func="status_page:status_serve")
 
 
 def add_demo_command(sub, common) -> None:
@@ -751,18 +533,10 @@ def add_demo_command(sub, common) -> None:
                                    "checkpoint, validate, ready, resume (fresh, then stale after a commit), a "
                                    "session baton claimed exactly once, and verify. Each step is printed as typed.")
     p.add_argument("--keep", metavar="DIR", help="build the demo project in DIR (must be empty) and keep it")
-    p.set_defaults(func=_demo)
+    p.set_defaults(func="demo:demo")
 
 
 # -- mcp ------------------------------------------------------------------------------
-
-def _mcp(args: argparse.Namespace):
-    from baton import mcp_server
-
-    if args.json:
-        return mcp_server.describe_tools(args.project)
-    return mcp_server.serve_stdio(args.project)
-
 
 def add_mcp_command(sub, common) -> None:
     p = sub.add_parser("mcp", parents=[common], help="serve Baton's MCP tools on stdio",
@@ -772,47 +546,10 @@ def add_mcp_command(sub, common) -> None:
                                    "resources (the latest brief, each ready handoff); docs/mcp.md. No tool runs "
                                    "shell commands. With --json, print the tools with their input schemas, the "
                                    "prompts and the resources, and exit instead of serving.")
-    p.set_defaults(func=_mcp)
+    p.set_defaults(func="mcp:mcp")
 
 
 # -- harness integrations ---------------------------------------------------------------
-
-def _hook(args: argparse.Namespace):
-    from baton.harnesses.hook import run_hook_process
-
-    outcome = run_hook_process(args.harness, args.event, lambda: sys.stdin.buffer.read(), project=args.project)
-    if outcome.problem:
-        from baton.domain.redaction import screen_text
-
-        print(screen_text(" ".join(outcome.problem.split()), _output_policy()), file=sys.stderr)
-    return outcome
-
-
-def _install_hooks(args: argparse.Namespace):
-    from baton.harnesses.install import default_command, install_hooks, parse_events
-    from baton.project import resolve_root, resolve_worktree
-
-    events = parse_events(args.events) if not args.remove else ()
-    root = resolve_root(args.project)
-    worktree = resolve_worktree(root, args.project)
-    if args.remove:
-        from baton.errors import InputError
-        from baton.harnesses.wiring import remove_wiring
-
-        if args.command is not None:
-            raise InputError("--command has no meaning with --remove: Baton's hooks are found whatever they run")
-        if args.events is not None:
-            raise InputError("--events has no meaning with --remove: it takes out all of Baton's hooks")
-        return remove_wiring(root, args.harness, dry_run=args.dry_run, worktree=worktree)
-    result = install_hooks(root, args.harness, dry_run=args.dry_run, command=args.command or default_command(),
-                           worktree=worktree, events=events)
-    if result.warnings:
-        from baton.domain.redaction import screen_text
-
-        for line in result.warnings:
-            print(f"baton: {screen_text(line, _output_policy())}", file=sys.stderr)
-    return result
-
 
 HARNESSES = ("claude-code", "codex", "gemini-cli", "cursor")
 """The harnesses with an adapter (``baton.harnesses.ADAPTER_MODULES``, not imported here: ``--help`` stays fast)."""
@@ -835,7 +572,7 @@ def add_hook_command(sub, common) -> None:
                    help="the harness's event: SessionStart, PreCompact, SessionEnd (claude-code); SessionStart, "
                         "PreCompact, Stop (codex); SessionStart, PreCompress, SessionEnd (gemini-cli); "
                         "sessionStart, preCompact, sessionEnd (cursor)")
-    p.set_defaults(func=_hook)
+    p.set_defaults(func="baton.harnesses.hook:hook_command")
 
 
 def add_harness_commands(sub, common) -> None:
@@ -864,7 +601,7 @@ def add_harness_commands(sub, common) -> None:
     p.add_argument("--remove", action="store_true",
                    help="take Baton's wiring out again: its hooks, its `baton` MCP server, its skill and rule "
                         "files; everything else is kept")
-    p.set_defaults(func=_install_hooks)
+    p.set_defaults(func="harness:install_hooks")
 
     p = sub.add_parser("skill", parents=[common], help="print the agent skill (SKILL.md) this Baton ships",
                        description="Print Baton's agent skill (spec 12: when to hand off, the commands, with "
@@ -872,24 +609,7 @@ def add_harness_commands(sub, common) -> None:
                                    "harness reads skills (.claude/skills/baton/SKILL.md for claude-code, "
                                    ".agents/skills/baton/SKILL.md for codex, gemini-cli and cursor); this is for "
                                    "any other place.")
-    p.set_defaults(func=_skill)
-
-
-def _skill(args: argparse.Namespace):
-    from baton.harnesses.protocol import SkillText, skill_text
-
-    return SkillText(skill_text())
-
-
-def _completion(args: argparse.Namespace):
-    from baton.completion import completion_script, project_words
-    from baton.errors import InputError
-
-    if args.words is not None:
-        return project_words(args.project, args.words)
-    if args.shell is None:
-        raise InputError("give a SHELL (bash, zsh or fish), or --words KIND")
-    return completion_script(build_parser(), args.shell)
+    p.set_defaults(func="shell:skill")
 
 
 def add_completion_command(sub, common) -> None:
@@ -902,7 +622,7 @@ def add_completion_command(sub, common) -> None:
     p.add_argument("--words", metavar="KIND", choices=("ids", "owners", "branches"),
                    help="print the project's values for KIND, one a line (what the scripts ask at a TAB): "
                         "ids (the newest handoff short ids and latest), owners, branches")
-    p.set_defaults(func=_completion)
+    p.set_defaults(func="completion:completion")
 
     p = sub.add_parser("man", parents=[common], help="print the manual page (roff) this Baton was installed with",
                        description="Print the manual page installed with this Baton, as roff: `baton man | man -l -`. "
@@ -910,13 +630,7 @@ def add_completion_command(sub, common) -> None:
                                    "the tool's environment, so there use `baton man | man -l -` or "
                                    "`man \"$(baton man --path)\"`.")
     p.add_argument("--path", action="store_true", help="print only where the page is")
-    p.set_defaults(func=_man)
-
-
-def _man(args: argparse.Namespace):
-    from baton.manual import manual_page
-
-    return manual_page(args.path)
+    p.set_defaults(func="shell:man")
 
 
 COMMAND_GROUPS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
@@ -1000,17 +714,6 @@ def build_parser(words: Sequence[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def _print_json(value: Any) -> None:
-    """``--json`` output; invisible format characters (U+202E…) are written
-    as ``\\u`` escapes, so they show (``redaction.visible_json``)."""
-    import orjson
-
-    from baton.domain.redaction import visible_json
-
-    sys.stdout.write(visible_json(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
-                     + "\n")
-
-
 def _terminal_columns() -> int:
     """``shutil.get_terminal_size().columns``, without importing ``shutil``:
     ``$COLUMNS``, else the terminal's width, else 80."""
@@ -1056,45 +759,10 @@ class _Parser(argparse.ArgumentParser):
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return namespace, extras
 
-    def error(self, message: str):
-        from baton.domain.redaction import RedactionPolicy, screen_text
-
-        message = screen_text(message, RedactionPolicy())  # it may quote the offending argument
-        hint = self._did_you_mean(message)
-        if hint:
-            message = f"{message} (did you mean {hint}?)"
-        if _Parser.json_requested:
-            _print_json({"error": {"code": "input_error", "message": message, "exit_code": 2}})
+    def error(self, message: str):  # type: ignore[override]
+        message = load(USAGE).usage_error_message(self, message, json_requested=_Parser.json_requested)
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
-
-
-    def _did_you_mean(self, message: str) -> str | None:
-        """The closest command or option to a mistyped one, quoted, or None."""
-        import difflib  # only on a usage error: kept off every command's start
-        import re
-
-        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
-        if choice:
-            given, known = choice.group(1), re.findall(r"'([^']*)'", choice.group(2))
-        else:
-            unknown = re.match(r"unrecognized arguments: (\S+)", message)
-            if not unknown or not unknown.group(1).startswith("--"):
-                return None
-            given, known = unknown.group(1).split("=", 1)[0], sorted(self._option_strings())
-        close = difflib.get_close_matches(given, known, n=1, cutoff=0.6)
-        return f"'{close[0]}'" if close else None
-
-    def _option_strings(self) -> set[str]:
-        """Every long option of this parser and of the commands below it."""
-        found: set[str] = set()
-        for action in self._actions:
-            found.update(o for o in action.option_strings if o.startswith("--"))
-            if isinstance(action, argparse._SubParsersAction):
-                for parser in action.choices.values():
-                    if isinstance(parser, _Parser):
-                        found |= parser._option_strings()
-        return found
 
 
 def _undecodable(argv: Sequence[str]) -> str | None:
@@ -1111,8 +779,8 @@ def _undecodable(argv: Sequence[str]) -> str | None:
 SUBCOMMAND_GROUPS = frozenset({"session", "checkpoint", "handoff"})
 """Commands that are only groups: each needs one of its subcommands."""
 
-PROJECTLESS = frozenset({"_init", "_doctor", "_demo", "_mcp", "_status_serve", "_hook", "_install_hooks",
-                         "_completion", "_skill", "_man"})
+PROJECTLESS = frozenset({"init", "doctor", "demo", "mcp", "status_serve", "hook_command", "install_hooks",
+                         "completion", "skill", "man"})
 """Handlers that take no opened project: they create one, diagnose one that
 may not open, or build their own long-lived application object."""
 
@@ -1131,8 +799,6 @@ COMMAND_FOR_ACTION = {
 def _name_commands(exc: Exception) -> None:
     """An illegal transition names the state machine's actions; a person at a
     terminal also needs the commands that perform them."""
-    from baton.errors import TransitionError
-
     if not isinstance(exc, TransitionError):
         return
     commands = list(dict.fromkeys(COMMAND_FOR_ACTION[a] for a in exc.allowed if a in COMMAND_FOR_ACTION))
@@ -1164,64 +830,6 @@ def _option_names(parser: argparse.ArgumentParser) -> dict[str, str]:
             elif action.option_strings and action.dest not in ("help", "version"):
                 names.setdefault(action.dest, max(action.option_strings, key=len))
     return names
-
-
-def _run(args: argparse.Namespace) -> Any:
-    """Call the handler; the ones that work on a project get one ``Baton``,
-    built here once and closed when the command is done."""
-    if args.func.__name__ in PROJECTLESS:
-        return args.func(args)
-    from baton.app import Baton
-
-    with Baton.open(args.project) as app:
-        # The project's policy, loaded before the command runs: a malformed
-        # policy section or policy.json stops it (exit 2), as a malformed
-        # config.json does, instead of being silently replaced by the defaults.
-        args.output_policy = app.project.policy.redaction
-        args.opened = app.project
-        return args.func(app, args)
-
-
-def _log_command(args: argparse.Namespace, started: float, exit_code: int, code: str | None = None) -> None:
-    """The command's one ``info`` record (``BATON_LOG``): its name, exit code,
-    error code and time — never its arguments or output."""
-    opened = getattr(args, "opened", None)
-    if opened is None or not os.environ.get("BATON_LOG") and not opened.config.extra.get("log"):
-        return
-    from baton.oplog import elapsed_ms
-
-    opened.log("info", "command", command=args.func.__name__.lstrip("_"), exit_code=exit_code, code=code,
-               ms=elapsed_ms(started))
-
-
-def _output_policy(app: Baton | None = None):
-    """The rules what this command prints goes through: the project's
-    policy, else (no project, or one whose policy does not load) the defaults."""
-    from baton.domain.redaction import RedactionPolicy
-    from baton.errors import BatonError
-
-    if app is not None:
-        try:
-            return app.project.policy.redaction
-        except BatonError:
-            pass
-    return RedactionPolicy()
-
-
-def _screened_json_lines(text: str, policy) -> str:
-    """One JSON document per line, each screened as a document (so a
-    replacement never breaks its JSON)."""
-    import orjson
-
-    from baton.domain.redaction import screen_output, visible_json
-
-    out = []
-    for line in text.splitlines():
-        screened = screen_output(line, policy)
-        if screened != line:
-            screened = orjson.dumps(screen_output(orjson.loads(line), policy)).decode()
-        out.append(visible_json(screened))
-    return "\n".join(out)
 
 
 HOOK_PATH_COMMANDS = frozenset({"bootstrap", "session", "resume", "hook"})
@@ -1260,8 +868,6 @@ def run() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    import gc
-
     words = list(sys.argv[1:] if argv is None else argv)
     paused = gc.isenabled() and _command_word(words) in HOOK_PATH_COMMANDS
     if paused:
@@ -1273,93 +879,88 @@ def main(argv: Sequence[str] | None = None) -> int:
             gc.enable()
 
 
-def _main(words: list[str]) -> int:
-    _Parser.json_requested = "--json" in words
+def _refusal(words: list[str]) -> str | None:
+    """Why ``words`` are refused before they are parsed, or None."""
     bad = _undecodable(words)
     if bad is not None:
-        message = f"an argument is not valid UTF-8: {bad}"
-        if _Parser.json_requested:
-            _print_json({"error": {"code": "input_error", "message": message, "exit_code": 2}})
-        print(f"baton: {message}", file=sys.stderr)
-        return 2
+        return f"an argument is not valid UTF-8: {bad}"
     size = sum(len(word.encode("utf-8")) for word in words)
-    from baton.domain.limits import MAX_INPUT_BYTES
-
     if size > MAX_INPUT_BYTES:
-        message = (f"the arguments are {size} bytes; the limit is {MAX_INPUT_BYTES} bytes (1 MiB) "
-                   "(link to repository artifacts instead of pasting them)")
-        if _Parser.json_requested:
-            _print_json({"error": {"code": "input_error", "message": message, "exit_code": 2}})
-        print(f"baton: {message}", file=sys.stderr)
-        return 2
+        return (f"the arguments are {size} bytes; the limit is {MAX_INPUT_BYTES} bytes (1 MiB) "
+                "(link to repository artifacts instead of pasting them)")
     if len(words) >= 2 and words[0] in SUBCOMMAND_GROUPS and words[1].startswith("-") \
             and words[1] not in ("-h", "--help"):
-        message = (f"`baton {words[0]}` needs a subcommand before its options "
-                   f"(`baton {words[0]} COMMAND {words[1]}`; see `baton {words[0]} --help`)")
-        if _Parser.json_requested:
-            _print_json({"error": {"code": "input_error", "message": message, "exit_code": 2}})
-        print(f"baton: {message}", file=sys.stderr)
+        return (f"`baton {words[0]}` needs a subcommand before its options "
+                f"(`baton {words[0]} COMMAND {words[1]}`; see `baton {words[0]} --help`)")
+    return None
+
+
+def _main(words: list[str]) -> int:
+    _Parser.json_requested = "--json" in words
+    refused = _refusal(words)
+    if refused is not None:
+        load(OUTPUT).print_input_error(refused, json_requested=_Parser.json_requested)
         return 2
     parser = build_parser(words)
     args = parser.parse_args(words)
     if not getattr(args, "func", None):
-        group = _subcommand_parser(parser, getattr(args, "command", None))
-        if _Parser.json_requested:
-            message = (f"`baton {args.command}` needs a subcommand (see `baton {args.command} --help`)"
-                       if group is not None else "no command given (see `baton --help`)")
-            _print_json({"error": {"code": "input_error", "exit_code": 2, "message": message}})
-            return 2
-        (group or build_parser()).print_help(sys.stderr)
+        return _no_command(parser, args)
+    return _dispatch(parser, args)
+
+
+def _no_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """A group without its subcommand, or no command at all: its help (or the JSON error), exit 2."""
+    group = _subcommand_parser(parser, getattr(args, "command", None))
+    if _Parser.json_requested:
+        message = (f"`baton {args.command}` needs a subcommand (see `baton {args.command} --help`)"
+                   if group is not None else "no command given (see `baton --help`)")
+        load(OUTPUT).print_json({"error": {"code": "input_error", "exit_code": 2, "message": message}})
         return 2
-    from baton.errors import BatonError
+    (group or build_parser()).print_help(sys.stderr)
+    return 2
 
-    # Everything printed goes through the secret screen (and, as text, loses
-    # its control characters): an echoed argument never shows more than the
-    # ledger would hold (docs/security.md, "What comes out"). The screen is
-    # imported when there is something to print: a prompt hook that answers
-    # nothing (every ordinary prompt) does not pay for it.
-    import time
 
+def _run(args: argparse.Namespace) -> Any:
+    """Call the handler; the ones that work on a project get one ``Baton``,
+    built once and closed when the command is done (``baton.cli_handlers.opened``)."""
+    chosen = handler(args.func)
+    if handler_name(args.func) in PROJECTLESS:
+        return chosen(args)
+    return load(OPENED).run_on_project(chosen, args)
+
+
+def _print(args: argparse.Namespace, result: Any) -> None:
+    """Print the result; a hook's fixed "nothing" (with no problem to report) as it is, loading no screen."""
+    if getattr(result, "fixed", False) and not args.json and not getattr(result, "problem", None):
+        text = result.render()
+        if text:
+            print(text)
+        return
+    load(OUTPUT).print_result(args, result)
+
+
+def _log_command(args: argparse.Namespace, started: float, exit_code: int, code: str | None = None) -> None:
+    """The command's one ``info`` record, when logging is on (``BATON_LOG``, or the project's ``log``)."""
+    opened = getattr(args, "opened", None)
+    if opened is None or not os.environ.get("BATON_LOG") and not opened.config.extra.get("log"):
+        return
+    load(OUTPUT).log_command(args, handler_name(args.func), started, exit_code, code)
+
+
+def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """Run the parsed command and print what it returns; every failure is one line, never a traceback."""
     started = time.perf_counter()
     try:
         result = _run(args)
-        # A text rendering that is the JSON answer itself (`lineage --format
-        # json`) is screened as a document, string by string, exactly as
-        # `--json` is — not as one long text: a 4 MB answer screened as text
-        # cost more than building it, and a replacement could break its JSON.
-        if args.json or getattr(result, "renders_json", False):
-            from baton.domain.redaction import screen_output
-
-            policy = getattr(args, "output_policy", None) or _output_policy()
-            lines = getattr(result, "json_lines", None)
-            if lines is not None:
-                text = lines()
-                if text:
-                    sys.stdout.write(_screened_json_lines(text, policy) + "\n")
-            else:
-                _print_json(screen_output(result.to_json(), policy))
-        else:
-            text = result.render()
-            if text and getattr(result, "fixed", False):  # a hook's fixed "nothing": no screen to load
-                print(text)
-            elif text:
-                from baton.domain.redaction import screen_text
-
-                policy = getattr(args, "output_policy", None) or _output_policy()
-                print(screen_text(text, policy))
+        _print(args, result)
         sys.stdout.flush()
         _log_command(args, started, int(getattr(result, "exit_code", 0)))
         return int(getattr(result, "exit_code", 0))
     except BatonError as exc:
-        from baton.domain.redaction import screen_output, screen_text
-
         _log_command(args, started, exc.exit_code, exc.code)
         exc.name_parameters(_option_names(parser))
         _name_commands(exc)
-        policy = getattr(args, "output_policy", None) or _output_policy()
-        if getattr(args, "json", False):
-            _print_json({"error": screen_output(exc.to_json(), policy)})
-        print(f"baton: {screen_text(exc.message, policy)}", file=sys.stderr)
+        load(OUTPUT).print_failure(args, exc)
         return exc.exit_code
     except KeyboardInterrupt:
         print("baton: interrupted", file=sys.stderr)
@@ -1369,10 +970,5 @@ def _main(words: list[str]) -> int:
     except Exception as exc:  # noqa: BLE001 - the last line of defence: no tracebacks for users
         if os.environ.get("BATON_DEBUG"):
             raise
-        from baton.domain.redaction import screen_text
-
-        message = screen_text(f"{type(exc).__name__}: {exc}", _output_policy())
-        if getattr(args, "json", False):
-            _print_json({"error": {"code": "internal_error", "message": message, "exit_code": 1}})
-        print(f"baton: internal error: {message} (set BATON_DEBUG=1 for a traceback)", file=sys.stderr)
+        load(OUTPUT).print_internal_error(args, exc)
         return 1

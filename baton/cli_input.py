@@ -16,8 +16,13 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, Iterable, Sequence
 
-from baton.model import frozen
+import orjson
+
+from baton.cli import REPLACE_FLAGS
+from baton.commands.capture import merge_changes
+from baton.cli_read import read_bounded
 from baton.errors import InputError
+from baton.model import frozen
 
 Prompter = Callable[[str], str]
 """Shows a question, returns the answer (``""`` when the person skips it)."""
@@ -82,8 +87,6 @@ def read_payload_file(source: str, *, stdin: Any = None) -> dict[str, Any]:
     Raises:
         InputError: unreadable, not JSON, or not an object (exit 2).
     """
-    import orjson
-
     where = "stdin" if source == "-" else source
     raw = read_bounded(source, "--input", stdin=stdin)
     try:
@@ -95,33 +98,6 @@ def read_payload_file(source: str, *, stdin: Any = None) -> dict[str, Any]:
     return value
 
 
-def read_bounded(source: str, flag: str, *, stdin: Any = None) -> bytes:
-    """The bytes of ``source`` (a path, or ``-`` for stdin), never more than
-    the input limit (``baton.domain.limits``) read into memory.
-
-    Raises:
-        InputError (exit 2): unreadable, or over the limit.
-    """
-    from baton.domain.limits import MAX_INPUT_BYTES, check_input_size
-
-    where = "stdin" if source == "-" else source
-    try:
-        if source == "-":
-            stream = stdin if stdin is not None else sys.stdin
-            raw = stream.buffer.read(MAX_INPUT_BYTES + 1) if hasattr(stream, "buffer") \
-                else stream.read(MAX_INPUT_BYTES + 1)
-        else:
-            with open(source, "rb") as fh:
-                raw = fh.read(MAX_INPUT_BYTES + 1)
-    except OSError as exc:
-        raise InputError(f"cannot read {flag} {where}: {exc.strerror or exc}") from exc
-    if isinstance(raw, str):
-        raw = raw.encode("utf-8", "surrogateescape")
-    check_input_size(f"{flag} {where}", len(raw) if len(raw) <= MAX_INPUT_BYTES else MAX_INPUT_BYTES + 1,
-                     hint="link to repository artifacts instead of pasting them")
-    return raw
-
-
 # What a JSON-only flag's error shows as an example: the shape that flag takes.
 _JSON_EXAMPLES = {
     "--evidence": '{"type": "test", "claim": "unit tests pass", "ref": "pytest tests/auth", "result": "pass"}',
@@ -131,8 +107,6 @@ _JSON_EXAMPLES = {
 
 def _json_item(flag: str, text: str, *, as_text: str | None) -> Any:
     """A flag value: a JSON object, or plain text wrapped as ``{as_text: text}``."""
-    import orjson
-
     stripped = text.strip()
     if stripped.startswith("{"):
         try:
@@ -241,8 +215,6 @@ def capture_payload(content: "ContentOptions", *, input_source: str | None = Non
     """The payload ``checkpoint create`` captures: ``--input`` as the base,
     the content flags merged over it, a missing title or objective asked for
     on a terminal."""
-    from baton.commands.capture import merge_changes
-
     payload = read_payload_file(input_source, stdin=stdin) if input_source else {}
     payload = merge_changes(payload, content.to_changes())
     work = payload.get("work") if isinstance(payload.get("work"), dict) else None
@@ -256,17 +228,6 @@ def capture_payload(content: "ContentOptions", *, input_source: str | None = Non
     return payload
 
 
-REPLACE_FLAGS = {
-    "open_items": ("--replace-open-items", "description"),
-    "decisions": ("--replace-decisions", "decision"),
-    "evidence": ("--replace-evidence", None),
-    "failed_attempts": ("--replace-failed-attempts", "approach"),
-    "risks": ("--replace-risks", "description"),
-    "artifacts": ("--replace-artifacts", None),
-}
-"""Each list ``handoff amend`` can replace whole: its flag, and the field a plain string stands for."""
-
-
 def read_replacement_list(section: str, source: str, *, stdin: Any = None) -> list[Any]:
     """A ``--replace-*`` file: a JSON array of items (objects, or strings where
     one field is obviously meant, as for the content flags).
@@ -274,8 +235,6 @@ def read_replacement_list(section: str, source: str, *, stdin: Any = None) -> li
     Raises:
         InputError: unreadable, not JSON, or not an array.
     """
-    import orjson
-
     flag, as_text = REPLACE_FLAGS[section]
     raw = read_bounded(source, flag, stdin=stdin)
     try:

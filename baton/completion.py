@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from typing import Any, Iterator
+from typing import Iterator
 
+from baton.errors import InputError
 from baton.model import frozen
 
 SHELLS = ("bash", "zsh", "fish")
@@ -172,57 +173,6 @@ class CompletionScript:
         return self.script.rstrip("\n")
 
 
-@frozen
-class CompletionWords:
-    kind: str
-    words: tuple[str, ...]
-    exit_code: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "words": list(self.words)}
-
-    def render(self) -> str:
-        return "\n".join(self.words)
-
-
-WORDS_LIMIT = 200
-"""At most this many handoff ids are offered (the newest)."""
-
-
-def project_words(project: str | None, kind: str) -> CompletionWords:
-    """The words a shell offers for ``kind`` in this project: newest handoff ids
-    (short) and ``latest``; owners of batons; branches of handoffs and batons.
-    Anything that goes wrong (no project, a damaged index) offers nothing: a
-    TAB never prints an error into the user's command line.
-
-    Raises:
-        InputError: ``kind`` is not one of ``WORD_KINDS``.
-    """
-    if kind not in WORD_KINDS:
-        from baton.errors import InputError
-
-        raise InputError(f"`words` must be one of {', '.join(WORD_KINDS)}, not {kind!r}")
-    try:
-        from baton.app import Baton
-
-        with Baton.open(project) as app:
-            if kind == "ids":
-                rows = app.list_handoffs(limit=WORDS_LIMIT, kind="all").rows
-                from baton.domain.short_ids import short_id
-
-                return CompletionWords(kind, ("latest", *(short_id(r.id) for r in rows)))
-            runner = app.project.reading()
-            scopes = [entry for _, doc in runner.docs("batons")
-                      for entry in (doc.get("current") or {}, *(doc.get("recent") or ())) if isinstance(entry, dict)]
-            if kind == "owners":
-                return CompletionWords(kind, tuple(sorted({d["owner"] for d in scopes if d.get("owner")})))
-            branches = {d["branch"] for d in scopes if d.get("branch")}
-            branches |= {r.branch for r in app.list_handoffs(limit=WORDS_LIMIT, kind="all").rows if r.branch}
-            return CompletionWords(kind, tuple(sorted(branches)))
-    except Exception:  # noqa: BLE001 — completion offers nothing rather than an error
-        return CompletionWords(kind, ())
-
-
 def completion_script(parser: argparse.ArgumentParser, shell: str) -> CompletionScript:
     """The completion script for ``shell``.
 
@@ -230,8 +180,6 @@ def completion_script(parser: argparse.ArgumentParser, shell: str) -> Completion
         InputError: not one of bash, zsh, fish.
     """
     if shell not in SHELLS:
-        from baton.errors import InputError
-
         raise InputError(f"`shell` must be one of {', '.join(SHELLS)}, not {shell!r}")
     nodes = list(command_tree(parser))
     return CompletionScript(shell, {"bash": _bash, "zsh": _zsh, "fish": _fish}[shell](nodes))

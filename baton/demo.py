@@ -20,9 +20,10 @@ from typing import Any, Callable
 
 import attrs
 import orjson
+from dulwich import porcelain
 
+from baton.errors import BatonError, InputError, ValidationFailed
 from baton.model import mutable
-from baton.errors import BatonError, ValidationFailed
 
 APP = '''def check_state(expected: str, received: str) -> bool:
     """Compare OAuth state values."""
@@ -55,8 +56,6 @@ class DemoResult:
 
 
 def _commit(root: Path, message: str, files: dict[str, str]) -> str:
-    from dulwich import porcelain
-
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
@@ -107,15 +106,7 @@ def run_demo(command_line: CommandLine, *, keep: str | None = None,
     """Run the five-minute handoff; raise ``ValidationFailed`` if a step misbehaves."""
     lines: list[str] = []
     emit = echo or (lambda text: (print(text), sys.stdout.flush()))
-    if keep:
-        root = Path(keep).expanduser().resolve()
-        if root.exists() and any(root.iterdir()):
-            from baton.errors import InputError
-
-            raise InputError(f"--keep {root}: the directory exists and is not empty")
-        root.mkdir(parents=True, exist_ok=True)
-    else:
-        root = Path(tempfile.mkdtemp(prefix="baton-demo-"))
+    root = _demo_root(keep)
     result = DemoResult(str(root), kept=bool(keep))
 
     def say(text: str) -> None:
@@ -126,68 +117,12 @@ def run_demo(command_line: CommandLine, *, keep: str | None = None,
     previous = os.getcwd()
     saved_env = os.environ.pop("BATON_PROJECT", None)
     try:
-        from dulwich import porcelain
-
         porcelain.init(str(root))
         _commit(root, "Initial OAuth callback", {"src/auth/callback.py": APP, "README.md": "# demo app\n"})
         os.chdir(root)
-        run.say(f"A git project at {root}. Session 1 starts working and must stop.")
-        run.baton("init")
-        (root / "src/auth/callback.py").write_text(APP_FIXED)
-        run.say("Session 1 records what it knows — state, decisions, evidence, a failed attempt, the next step:")
-        captured = run.baton(
-            "checkpoint", "create", "--no-input",
-            "--title", "Reject replayed OAuth callbacks",
-            "--objective", "A replayed OAuth callback is rejected, and a test proves it",
-            "--constraint", "Do not change the public callback URL",
-            "--done", "Replay test passes", "--done", "Full suite passes",
-            "--current-state", "State comparison is constant-time; the replay test is not written yet",
-            "--completed", "Switched check_state to hmac.compare_digest",
-            "--decision", '{"id": "D-001", "decision": "Compare state values in constant time", '
-                          '"rationale": "Avoid timing side channels on a secret-derived value", "evidence_ids": ["E-001"]}',
-            "--artifact", "src/auth/callback.py:modified",
-            "--evidence", '{"id": "E-001", "type": "test", "claim": "Existing auth tests pass after the change", '
-                          '"ref": "pytest tests/auth", "result": "pass"}',
-            "--failed-attempt", '{"id": "F-001", "approach": "Cache seen state values in process memory", '
-                                '"outcome": "abandoned", "reason": "Workers do not share memory", "avoid_repeating": true}',
-            "--open-item", '{"id": "O-001", "priority": "high", "description": "Write the duplicate-callback test", '
-                           '"suggested_action": "Add a fixture that replays one callback twice, then run the suite", '
-                           '"acceptance_check": "The second callback is rejected"}',
-            json_out=True,
-        )
-        short = captured["short_id"]
-        result.handoff_id = captured["id"]
-        emit(f"Captured draft handoff {short} ({captured['id']}), file {captured['file']}")
-        run.baton("handoff", "validate", short)
-        report = run.baton("handoff", "show", short, "--format", "json", json_out=True, show=False)
-        status = ((report.get("handoff") or report).get("validation") or {}).get("status")
-        run.say("It validates; promote it to ready (immutable from now on):")
-        if status == "warn":
-            run.baton("handoff", "ready", short, "--accept-warnings", "demo: working tree is dirty on purpose")
-        else:
-            run.baton("handoff", "ready", short)
-        run.say("Session 2 — any terminal, any harness — resumes from the brief, not the old conversation:")
-        brief = run.baton("resume", short)
-        if "OBJECTIVE" not in brief or "DO NOT RETRY" not in brief:
-            raise ValidationFailed("demo: the resume brief lacks its objective or do-not-retry section")
-        run.say("Someone commits meanwhile; resuming now flags the stale state before the next actions:")
-        _commit(root, "Unrelated change", {"README.md": "# demo app\n\nchanged\n"})
-        stale = run.baton("resume", short, json_out=True)
-        if stale.get("freshness_state") != "stale":
-            raise ValidationFailed(f"demo: expected a stale resume, got {stale.get('freshness_state')!r}")
-        emit(stale["brief"]["text"].split("\n\n")[1] if isinstance(stale.get("brief"), dict) else "")
-        run.say("A session baton: session 2 ends and leaves next steps for the next session on this branch:")
-        run.baton("session", "end", "demo-session-2", "--handoff-steps", "Write the replay test,Run the suite",
-                  "--handoff-failed", "In-memory state cache")
-        run.say("Session 3 starts: bootstrap delivers the baton and claims it, exactly once.")
-        first = run.baton("bootstrap", "--session-id", "demo-session-3", json_out=True)
-        if not first.get("claimed"):
-            raise ValidationFailed("demo: the first bootstrap did not claim the baton")
-        emit(first["brief"].split("## Recent decisions")[0].rstrip())
-        second = run.baton("bootstrap", "--session-id", "demo-session-4", json_out=True)
-        if second.get("claimed"):
-            raise ValidationFailed("demo: the baton was delivered twice")
-        emit("A second bootstrap gets the standard brief: the baton was already claimed.")
+        short = _first_session(run, root, emit)
+        _resume_fresh_then_stale(run, root, short, emit)
+        _session_baton(run, emit)
         run.say("Every step above is an event in a hash-chained ledger:")
         run.baton("verify")
         return result
@@ -199,3 +134,84 @@ def run_demo(command_line: CommandLine, *, keep: str | None = None,
             os.environ["BATON_PROJECT"] = saved_env
         if not keep:
             shutil.rmtree(root, ignore_errors=True)
+
+
+def _demo_root(keep: str | None) -> Path:
+    """``--keep DIR`` (empty, made if missing), else a new temporary folder."""
+    if not keep:
+        return Path(tempfile.mkdtemp(prefix="baton-demo-"))
+    root = Path(keep).expanduser().resolve()
+    if root.exists() and any(root.iterdir()):
+        raise InputError(f"--keep {root}: the directory exists and is not empty")
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def _first_session(run: _Runner, root: Path, emit: Callable[[str], None]) -> str:
+    """Session 1: init, capture a handoff, validate and promote it; its short id."""
+    run.say(f"A git project at {root}. Session 1 starts working and must stop.")
+    run.baton("init")
+    (root / "src/auth/callback.py").write_text(APP_FIXED)
+    run.say("Session 1 records what it knows — state, decisions, evidence, a failed attempt, the next step:")
+    captured = run.baton(
+        "checkpoint", "create", "--no-input",
+        "--title", "Reject replayed OAuth callbacks",
+        "--objective", "A replayed OAuth callback is rejected, and a test proves it",
+        "--constraint", "Do not change the public callback URL",
+        "--done", "Replay test passes", "--done", "Full suite passes",
+        "--current-state", "State comparison is constant-time; the replay test is not written yet",
+        "--completed", "Switched check_state to hmac.compare_digest",
+        "--decision", '{"id": "D-001", "decision": "Compare state values in constant time", '
+                      '"rationale": "Avoid timing side channels on a secret-derived value", "evidence_ids": ["E-001"]}',
+        "--artifact", "src/auth/callback.py:modified",
+        "--evidence", '{"id": "E-001", "type": "test", "claim": "Existing auth tests pass after the change", '
+                      '"ref": "pytest tests/auth", "result": "pass"}',
+        "--failed-attempt", '{"id": "F-001", "approach": "Cache seen state values in process memory", '
+                            '"outcome": "abandoned", "reason": "Workers do not share memory", "avoid_repeating": true}',
+        "--open-item", '{"id": "O-001", "priority": "high", "description": "Write the duplicate-callback test", '
+                       '"suggested_action": "Add a fixture that replays one callback twice, then run the suite", '
+                       '"acceptance_check": "The second callback is rejected"}',
+        json_out=True,
+    )
+    short = captured["short_id"]
+    run.result.handoff_id = captured["id"]
+    emit(f"Captured draft handoff {short} ({captured['id']}), file {captured['file']}")
+    run.baton("handoff", "validate", short)
+    report = run.baton("handoff", "show", short, "--format", "json", json_out=True, show=False)
+    status = ((report.get("handoff") or report).get("validation") or {}).get("status")
+    run.say("It validates; promote it to ready (immutable from now on):")
+    if status == "warn":
+        run.baton("handoff", "ready", short, "--accept-warnings", "demo: working tree is dirty on purpose")
+    else:
+        run.baton("handoff", "ready", short)
+    return short
+
+
+def _resume_fresh_then_stale(run: _Runner, root: Path, short: str, emit: Callable[[str], None]) -> None:
+    """Session 2 resumes from the brief; after a commit, the resume is flagged stale."""
+    run.say("Session 2 — any terminal, any harness — resumes from the brief, not the old conversation:")
+    brief = run.baton("resume", short)
+    if "OBJECTIVE" not in brief or "DO NOT RETRY" not in brief:
+        raise ValidationFailed("demo: the resume brief lacks its objective or do-not-retry section")
+    run.say("Someone commits meanwhile; resuming now flags the stale state before the next actions:")
+    _commit(root, "Unrelated change", {"README.md": "# demo app\n\nchanged\n"})
+    stale = run.baton("resume", short, json_out=True)
+    if stale.get("freshness_state") != "stale":
+        raise ValidationFailed(f"demo: expected a stale resume, got {stale.get('freshness_state')!r}")
+    emit(stale["brief"]["text"].split("\n\n")[1] if isinstance(stale.get("brief"), dict) else "")
+
+
+def _session_baton(run: _Runner, emit: Callable[[str], None]) -> None:
+    """Session 2 leaves a baton; session 3's bootstrap claims it, exactly once."""
+    run.say("A session baton: session 2 ends and leaves next steps for the next session on this branch:")
+    run.baton("session", "end", "demo-session-2", "--handoff-steps", "Write the replay test,Run the suite",
+              "--handoff-failed", "In-memory state cache")
+    run.say("Session 3 starts: bootstrap delivers the baton and claims it, exactly once.")
+    first = run.baton("bootstrap", "--session-id", "demo-session-3", json_out=True)
+    if not first.get("claimed"):
+        raise ValidationFailed("demo: the first bootstrap did not claim the baton")
+    emit(first["brief"].split("## Recent decisions")[0].rstrip())
+    second = run.baton("bootstrap", "--session-id", "demo-session-4", json_out=True)
+    if second.get("claimed"):
+        raise ValidationFailed("demo: the baton was delivered twice")
+    emit("A second bootstrap gets the standard brief: the baton was already claimed.")

@@ -15,11 +15,15 @@ through dulwich, opened once per question at the location found.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import orjson
+
+from baton.config import write_json_atomic
 from baton.errors import StorageError
 from baton.model import frozen
 
@@ -112,8 +116,8 @@ def open_repo(start: Path):
     if where is None:
         return None
     try:
-        from dulwich.errors import NotGitRepository
-        from dulwich.repo import Repo
+        from dulwich.errors import NotGitRepository  # lazy: a command that opens no repository loads no dulwich
+        from dulwich.repo import Repo  # lazy: a command that opens no repository loads no dulwich
     except ImportError:  # pragma: no cover
         return None
     try:
@@ -266,7 +270,7 @@ def config_value(start: Path, section: str, name: str) -> str | None:
 
 def _user_config_value(section: str, name: str) -> str | None:
     try:
-        from dulwich.config import StackedConfig
+        from dulwich.config import StackedConfig  # lazy: read only when the identity cache misses
 
         value = StackedConfig.default().get((section.encode(),), name.encode())
         return _text(value).strip() or None
@@ -296,8 +300,6 @@ def _config_paths(where: GitDirs | None) -> list[str]:
 def _config_signature(where: GitDirs | None) -> str | None:
     """A digest of every config file's bytes, or None when one of them
     includes another file (whose changes the digest would not see)."""
-    import hashlib
-
     digest = hashlib.sha256()
     for path in _config_paths(where):
         try:
@@ -324,8 +326,6 @@ def user_identity(start: Path, cache: Path | None = None) -> tuple[str | None, s
     signature = _config_signature(where) if cache is not None else None
     if signature is not None and cache is not None:
         try:
-            import orjson
-
             kept = orjson.loads(cache.read_bytes())
             if kept.get("signature") == signature:
                 return kept.get("email"), kept.get("name")
@@ -334,8 +334,6 @@ def user_identity(start: Path, cache: Path | None = None) -> tuple[str | None, s
     email, name = config_value(start, "user", "email"), config_value(start, "user", "name")
     if signature is not None and cache is not None:
         try:
-            from baton.config import write_json_atomic
-
             cache.parent.mkdir(parents=True, exist_ok=True)
             write_json_atomic(cache, {"signature": signature, "email": email, "name": name})
         except (OSError, ValueError, TypeError, StorageError):
@@ -371,7 +369,7 @@ def changed_files(start: Path) -> tuple[bool | None, tuple[str, ...]]:
     if repo is None:
         return None, ()
     try:
-        from dulwich import porcelain
+        from dulwich import porcelain  # lazy: the status machinery, only when a status is asked for
 
         status = porcelain.status(repo)
         paths: set[str] = set()
@@ -409,7 +407,7 @@ def status_groups(start: Path) -> StatusGroups:
     if repo is None:
         return empty
     try:
-        from dulwich import porcelain
+        from dulwich import porcelain  # lazy: the status machinery, only when a status is asked for
 
         status = porcelain.status(repo, untracked_files="all", optional_locks=False)
         work_tree = Path(repo.path)

@@ -27,7 +27,11 @@ from __future__ import annotations
 
 import copy
 import functools
+import pkgutil
+from pathlib import Path
 from typing import Any, Mapping, get_args
+
+import orjson
 
 from baton.commands.resume import FORMATS
 from baton.domain.batons import DEFAULT_MAX_BYTES, MAX_MAX_BYTES
@@ -47,19 +51,14 @@ def handoff_schema() -> dict[str, Any]:
     """The published JSON Schema of a handoff record, from the installed package.
 
     Read beside this module when the package is a folder (an install, a
-    checkout): ``importlib.resources`` costs more to import (~15 ms) than the
-    rest of the MCP server's schemas take to build; it is the way in only for
-    a package that is not a folder (a zip)."""
-    from pathlib import Path
-
-    import orjson
-
+    checkout); through the package's loader (``pkgutil.get_data``: not
+    ``importlib.resources``, which costs more to import, ~15 ms, than the
+    rest of the MCP server's schemas take to build) for a package that is not
+    a folder (a zip)."""
     beside = Path(__file__).parent.joinpath(*SCHEMA_RESOURCE)
     if beside.is_file():
         return orjson.loads(beside.read_bytes())
-    from importlib.resources import files
-
-    return orjson.loads(files("baton").joinpath(*SCHEMA_RESOURCE).read_bytes())
+    return orjson.loads(pkgutil.get_data("baton", "/".join(SCHEMA_RESOURCE)) or b"")
 
 
 def _closed(schema: Any) -> Any:
@@ -123,102 +122,150 @@ def baton_payload() -> dict[str, Any]:
                  "shared": {"type": "boolean"}}, ("nextSteps",))
 
 
+def _baton_status() -> dict[str, Any]:
+    return _obj({})
+
+
+def _handoff_capture() -> dict[str, Any]:
+    evidence_output = {"output": {"type": "string", "description": "the command's output: kept only as a digest "
+                                                                "and a bounded, redacted summary"}}
+    return _obj({
+        "work": section("work"),
+        "summary": section("summary"),
+        "decisions": _items("decision"),
+        "artifacts": _items("artifact"),
+        "evidence": _items("evidence", extra=evidence_output),
+        "failed_attempts": _items("failed_attempt"),
+        "open_items": _items("open_item"),
+        "risks": _items("risk"),
+        "parent": _text("continue from this handoff (any id form)"),
+        "trigger": {"enum": list(TRIGGERS), "description": "what prompted the capture (default manual)"},
+        "session_id": SESSION_ID,
+        "harness": HARNESS,
+        "model": _text("a descriptive model id"),
+    }, ("work",))
+
+
+def _handoff_validate() -> dict[str, Any]:
+    return _obj({"id": DRAFT_ID}, ("id",))
+
+
+def _handoff_ready() -> dict[str, Any]:
+    return _obj({"id": DRAFT_ID, "accept_warnings": _text("required when validation warned: why the "
+                                                          "warnings are acceptable")}, ("id",))
+
+
+def _handoff_resume() -> dict[str, Any]:
+    return _obj({
+        "id": ID,
+        "format": {"enum": list(FORMATS), "description": "prompt (a bounded brief), md, or json"},
+        "max_tokens": {"type": "integer", "minimum": MIN_MAX_TOKENS, "maximum": MAX_MAX_TOKENS,
+                       "description": "token budget for the brief (default 1200)"},
+        "mark_resumed": {"type": "boolean", "description": "record that this session resumed the handoff "
+                                                           "(the only write this tool makes)"},
+        "session_id": SESSION_ID,
+        "harness": HARNESS,
+        "any_branch": {"type": "boolean", "description": "with id 'latest': the project's newest ready "
+                                                         "handoff, not this branch's"},
+    })
+
+
+def _handoff_list() -> dict[str, Any]:
+    return _obj({
+        "status": {"enum": list(STATUSES), "description": "only handoffs in this state"},
+        "work": _text("full-text search over title, objective and summary"),
+        "limit": {"type": "integer", "minimum": 1, "description": "at most this many"},
+        "kind": {"enum": ["handoff", "baton", "all"], "description": "handoffs (default), session batons, or all"},
+        "branch": _text("only records of this branch"),
+    })
+
+
+def _handoff_fork() -> dict[str, Any]:
+    return _obj({"id": ID, "label": _text("what this branch is for", max_length=BRANCH_LABEL_MAX),
+                 "session_id": SESSION_ID}, ("id",))
+
+
+def _handoff_merge() -> dict[str, Any]:
+    return _obj({
+        "ids": {"type": "array", "items": ID, "minItems": 2, "description": "two or more handoffs to merge"},
+        "resolution": _obj({
+            # No minLength: an empty decision is the merge's own refusal
+            # (merge_unresolved, exit 3, with the conflict candidates), as on the CLI.
+            "decision": {"type": "string", "description": "the explicit resolution decision (required to merge; "
+                                                          "an empty one is refused with merge_unresolved)"},
+            "rationale": _text("why"),
+            "resolves": {"type": "array", "items": {"type": "string"},
+                         "description": "decision ids or subjects this settles"},
+            "current_state": _text("where the merged work stands"),
+            "evidence": _items("evidence"),
+            "decisions": _items("decision"),
+            "work_state": {"enum": ["in_progress", "completed", "blocked"]},
+        }),
+        "title": _text("the merged work's title (default: the first parent's)"),
+        "session_id": SESSION_ID,
+    }, ("ids",))
+
+
+def _handoff_detect() -> dict[str, Any]:
+    return _obj({
+        "signals": _obj({**{name: {"type": ["number", "boolean", "null"], "minimum": 0, "maximum": 1,
+                                   "description": f"§9.1 {name}: 0-1, or null when unavailable"}
+                            for name in DETECTOR_SIGNALS},
+                         **{alias: {"type": ["number", "boolean", "null"], "minimum": 0, "maximum": 1,
+                                    "description": f"alias of {name} (§9.2 writes {alias}); given with "
+                                                   f"{name}, the stronger value counts"}
+                            for alias, name in DETECTOR_ALIASES.items()}}),
+        "prepare": {"type": "boolean", "description": "create the draft when the outcome is auto_prepare or "
+                                                      "an explicit request (default: report only)"},
+        "session_id": SESSION_ID,
+        "harness": HARNESS,
+    }, ("signals",))
+
+
+def _baton_session() -> dict[str, Any]:
+    return _obj({
+        "action": {"enum": ["session_start", "session_end", "cancel_handoff"]},
+        "session_id": SESSION_ID,
+        "objective": _text("session_start: what this session is for", max_length=OBJECTIVE_MAX),
+        "handoff": baton_payload(),
+        "shared": {"type": "boolean", "description": "session_end: share the baton with every owner and branch"},
+        "harness": HARNESS,
+        "owner": OWNER,
+        "branch": BRANCH,
+    }, ("action",))
+
+
+def _bootstrap() -> dict[str, Any]:
+    return _obj({
+        "session_id": SESSION_ID,
+        "max_bytes": {"type": "integer", "minimum": MIN_MAX_BYTES, "maximum": MAX_MAX_BYTES,
+                      "description": f"the brief's byte budget (default {DEFAULT_MAX_BYTES})"},
+        "owner": OWNER,
+        "branch": BRANCH,
+        "peek": {"type": "boolean", "description": "show what would be delivered without claiming it"},
+    })
+
+
+INPUT_SCHEMAS = {
+    "baton_status": _baton_status,
+    "handoff_capture": _handoff_capture,
+    "handoff_validate": _handoff_validate,
+    "handoff_ready": _handoff_ready,
+    "handoff_resume": _handoff_resume,
+    "handoff_list": _handoff_list,
+    "handoff_fork": _handoff_fork,
+    "handoff_merge": _handoff_merge,
+    "handoff_detect": _handoff_detect,
+    "baton_session": _baton_session,
+    "bootstrap": _bootstrap,
+}
+"""Each tool's input schema, built when first asked for (``input_schemas``)."""
+
+
 @functools.cache
 def input_schemas() -> dict[str, dict[str, Any]]:
     """Each tool's closed input schema."""
-    evidence_output = {"output": {"type": "string", "description": "the command's output: kept only as a digest "
-                                                                    "and a bounded, redacted summary"}}
-    return {
-        "baton_status": _obj({}),
-        "handoff_capture": _obj({
-            "work": section("work"),
-            "summary": section("summary"),
-            "decisions": _items("decision"),
-            "artifacts": _items("artifact"),
-            "evidence": _items("evidence", extra=evidence_output),
-            "failed_attempts": _items("failed_attempt"),
-            "open_items": _items("open_item"),
-            "risks": _items("risk"),
-            "parent": _text("continue from this handoff (any id form)"),
-            "trigger": {"enum": list(TRIGGERS), "description": "what prompted the capture (default manual)"},
-            "session_id": SESSION_ID,
-            "harness": HARNESS,
-            "model": _text("a descriptive model id"),
-        }, ("work",)),
-        "handoff_validate": _obj({"id": DRAFT_ID}, ("id",)),
-        "handoff_ready": _obj({"id": DRAFT_ID, "accept_warnings": _text("required when validation warned: why the "
-                                                                  "warnings are acceptable")}, ("id",)),
-        "handoff_resume": _obj({
-            "id": ID,
-            "format": {"enum": list(FORMATS), "description": "prompt (a bounded brief), md, or json"},
-            "max_tokens": {"type": "integer", "minimum": MIN_MAX_TOKENS, "maximum": MAX_MAX_TOKENS,
-                           "description": "token budget for the brief (default 1200)"},
-            "mark_resumed": {"type": "boolean", "description": "record that this session resumed the handoff "
-                                                               "(the only write this tool makes)"},
-            "session_id": SESSION_ID,
-            "harness": HARNESS,
-            "any_branch": {"type": "boolean", "description": "with id 'latest': the project's newest ready "
-                                                             "handoff, not this branch's"},
-        }),
-        "handoff_list": _obj({
-            "status": {"enum": list(STATUSES), "description": "only handoffs in this state"},
-            "work": _text("full-text search over title, objective and summary"),
-            "limit": {"type": "integer", "minimum": 1, "description": "at most this many"},
-            "kind": {"enum": ["handoff", "baton", "all"], "description": "handoffs (default), session batons, or all"},
-            "branch": _text("only records of this branch"),
-        }),
-        "handoff_fork": _obj({"id": ID, "label": _text("what this branch is for", max_length=BRANCH_LABEL_MAX), "session_id": SESSION_ID},
-                             ("id",)),
-        "handoff_merge": _obj({
-            "ids": {"type": "array", "items": ID, "minItems": 2, "description": "two or more handoffs to merge"},
-            "resolution": _obj({
-                # No minLength: an empty decision is the merge's own refusal
-                # (merge_unresolved, exit 3, with the conflict candidates), as on the CLI.
-                "decision": {"type": "string", "description": "the explicit resolution decision (required to merge; "
-                                                              "an empty one is refused with merge_unresolved)"},
-                "rationale": _text("why"),
-                "resolves": {"type": "array", "items": {"type": "string"},
-                             "description": "decision ids or subjects this settles"},
-                "current_state": _text("where the merged work stands"),
-                "evidence": _items("evidence"),
-                "decisions": _items("decision"),
-                "work_state": {"enum": ["in_progress", "completed", "blocked"]},
-            }),
-            "title": _text("the merged work's title (default: the first parent's)"),
-            "session_id": SESSION_ID,
-        }, ("ids",)),
-        "handoff_detect": _obj({
-            "signals": _obj({**{name: {"type": ["number", "boolean", "null"], "minimum": 0, "maximum": 1,
-                                       "description": f"§9.1 {name}: 0-1, or null when unavailable"}
-                                for name in DETECTOR_SIGNALS},
-                             **{alias: {"type": ["number", "boolean", "null"], "minimum": 0, "maximum": 1,
-                                        "description": f"alias of {name} (§9.2 writes {alias}); given with "
-                                                       f"{name}, the stronger value counts"}
-                                for alias, name in DETECTOR_ALIASES.items()}}),
-            "prepare": {"type": "boolean", "description": "create the draft when the outcome is auto_prepare or "
-                                                          "an explicit request (default: report only)"},
-            "session_id": SESSION_ID,
-            "harness": HARNESS,
-        }, ("signals",)),
-        "baton_session": _obj({
-            "action": {"enum": ["session_start", "session_end", "cancel_handoff"]},
-            "session_id": SESSION_ID,
-            "objective": _text("session_start: what this session is for", max_length=OBJECTIVE_MAX),
-            "handoff": baton_payload(),
-            "shared": {"type": "boolean", "description": "session_end: share the baton with every owner and branch"},
-            "harness": HARNESS,
-            "owner": OWNER,
-            "branch": BRANCH,
-        }, ("action",)),
-        "bootstrap": _obj({
-            "session_id": SESSION_ID,
-            "max_bytes": {"type": "integer", "minimum": MIN_MAX_BYTES, "maximum": MAX_MAX_BYTES,
-                          "description": f"the brief's byte budget (default {DEFAULT_MAX_BYTES})"},
-            "owner": OWNER,
-            "branch": BRANCH,
-            "peek": {"type": "boolean", "description": "show what would be delivered without claiming it"},
-        }),
-    }
+    return {name: build() for name, build in INPUT_SCHEMAS.items()}
 
 
 ERROR_RESULT = {"type": "object", "required": ["code", "message", "exit_code"],

@@ -42,20 +42,25 @@ import os
 import threading
 from typing import TYPE_CHECKING, Annotated, Any, Callable, Literal
 
+import anyio
 import anyio.to_thread
 import orjson
 from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult, TextContent, Tool, ToolAnnotations
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, CallToolResult, Resource, TextContent, Tool, ToolAnnotations
 from pydantic import Field
 
-from baton.model import frozen
 from baton import __version__
+from baton.app import Baton
 from baton.domain.batons import DEFAULT_MAX_BYTES
 from baton.domain.limits import MAX_INPUT_BYTES
+from baton.domain.redaction import RedactionPolicy, screen_encoded, screen_output, screen_text, visible_json
 from baton.errors import BatonError, InputError, NotFound
+from baton.mcp_schemas import OUTPUT_SCHEMAS, check_arguments, input_schemas
+from baton.model import frozen
+from baton.project import resolve_root, resolve_worktree
 
 if TYPE_CHECKING:
-    from baton.app import Baton
     from baton.domain.handoff import Status, Trigger
 
 TOOL_NAMES = ("baton_status", "handoff_capture", "handoff_validate", "handoff_ready", "handoff_resume",
@@ -120,8 +125,6 @@ def screened_answer(result: Any, policy: Any) -> ScreenedResult:
     comes out"), as structured content and as the same JSON text. The JSON
     is encoded once: when the screen changes nothing, the text is that
     encoding, and an answer screened clean before is not screened again."""
-    from baton.domain.redaction import screen_encoded, visible_json
-
     value = result.to_json()
     raw = orjson.dumps(value if isinstance(value, dict) else {"result": value}, default=str)
     screened, clean = screen_encoded(raw, policy)
@@ -158,8 +161,6 @@ def screened_tool_result(result: Any, policy: Any) -> Any:
     """A tool's answer as the caller may see it: every string of the structured
     content and the text through the secret screen, and the text printable
     (docs/security.md, "What comes out")."""
-    from baton.domain.redaction import screen_output, screen_text
-
     if not isinstance(result, CallToolResult) or isinstance(result, ScreenedResult):
         return result
     data = result.structured_content
@@ -200,8 +201,6 @@ class BatonMCPServer(MCPServer):
 
     async def list_resources(self) -> list[Any]:
         """The fixed resources, then each ready handoff (newest first) as ``baton://handoff/ID``."""
-        from mcp.types import Resource
-
         fixed = await super().list_resources()
         if self.ready_handoffs is None:
             return fixed
@@ -218,8 +217,6 @@ class BatonMCPServer(MCPServer):
         self.baton_tools[fn.__name__] = (fn, annotations)
 
     async def list_tools(self) -> list[Any]:
-        from baton.mcp_schemas import OUTPUT_SCHEMAS, input_schemas
-
         inputs = input_schemas()
         return [Tool(name=name, title=annotations.title, description=inspect.cleandoc(fn.__doc__ or ""),
                      input_schema=inputs[name],
@@ -230,8 +227,6 @@ class BatonMCPServer(MCPServer):
         result = await self.checked_call_tool(name, arguments, context)
         if isinstance(result, ScreenedResult):  # a tool's answer: screened where it was made
             return result
-        from baton.domain.redaction import RedactionPolicy
-
         return screened_tool_result(result, self.output_policy() if self.output_policy else RedactionPolicy())
 
     async def checked_call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
@@ -249,8 +244,6 @@ class BatonMCPServer(MCPServer):
                 f"arguments for {name} are {size} bytes; the limit is {MAX_ARGUMENT_BYTES} "
                 "(link to repository artifacts instead of pasting them)",
                 details={"tool": name, "bytes": size, "limit": MAX_ARGUMENT_BYTES}))
-        from baton.mcp_schemas import check_arguments, input_schemas
-
         problems = check_arguments(input_schemas()[name], arguments if arguments is not None else {})
         if problems:
             return argument_error(name, problems)
@@ -302,50 +295,61 @@ def lock_wait() -> float:
 
 def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
     """An MCP server bound to the project ``project`` resolves to (as ``--project`` does)."""
-    from baton.project import resolve_root, resolve_worktree
-
     # Named by its current worktree: a linked worktree opens the shared .baton/
     # but keeps its own branch, head and files (docs/architecture.md).
-    root = str(resolve_worktree(resolve_root(project), project))
-    serial = threading.Lock()
-    opened: list[Baton] = []
-    """The server's one application object, opened at the first call that
-    finds the project initialised and kept: each call then catches up with
-    what other processes appended, reading only those bytes."""
+    calls = ProjectCalls(str(resolve_worktree(resolve_root(project), project)))
+    server = BatonMCPServer("baton", title="Baton", version=__version__, instructions=INSTRUCTIONS,
+                            log_level="WARNING")
+    server.output_policy = calls.output_policy
+    tools = BatonTools(calls)
+    for name in TOOL_NAMES:
+        server.baton_tool(getattr(tools, name), ANNOTATIONS[name])
+    register_prompts(server, calls.text_of)
+    register_resources(server, calls.text_of)
+    server.ready_handoffs = calls.ready_handoffs
+    return server
 
-    def app() -> Baton:
-        if not opened:
-            from baton.app import Baton
 
-            baton = Baton.open(root)
+class ProjectCalls:
+    """The server's project: its one application object, opened at the first
+    call that finds the project initialised and kept (each call then catches
+    up with what other processes appended, reading only those bytes), and
+    calls to it one at a time, answered through the secret screen."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.serial = threading.Lock()
+        self.opened: list[Baton] = []
+        self.last: list[Any] = []
+        """The last answer given, with the result object and policy it was made
+        from: a command that hands back the very same (immutable) result object
+        (``handoff list`` on an unchanged index) gets the same answer, neither
+        encoded nor screened again."""
+
+    def app(self) -> Baton:
+        if not self.opened:
+            baton = Baton.open(self.root)
             baton.project.write_wait = lock_wait()
             baton.project.read_wait = 0.0  # reads never wait: the index answers
-            opened.append(baton)
-        return opened[0]
+            self.opened.append(baton)
+        return self.opened[0]
 
-    def output_policy() -> Any:
-        from baton.domain.redaction import RedactionPolicy
-
+    def output_policy(self) -> Any:
         try:
-            return opened[0].project.policy.redaction if opened else RedactionPolicy()
+            return self.opened[0].project.policy.redaction if self.opened else RedactionPolicy()
         except BatonError:
             return RedactionPolicy()
 
-    last: list[Any] = []
-    """The last answer given, with the result object and policy it was made
-    from: a command that hands back the very same (immutable) result object
-    (``handoff list`` on an unchanged index) gets the same answer, neither
-    encoded nor screened again."""
-
-    def run(command: Callable[[Baton], Any]) -> CallToolResult:
-        with serial:
+    def run(self, command: Callable[[Baton], Any]) -> CallToolResult:
+        """A tool's call: the command's result, screened, or its error as a tool error."""
+        with self.serial:
             try:
-                result = command(app())
-                policy = output_policy()
-                if last and last[0] is result and last[1] is policy:
-                    return last[2]
+                result = command(self.app())
+                policy = self.output_policy()
+                if self.last and self.last[0] is result and self.last[1] is policy:
+                    return self.last[2]
                 answer = screened_answer(result, policy)
-                last[:] = (result, policy, answer)
+                self.last[:] = (result, policy, answer)
                 return answer
             except BatonError as exc:
                 return tool_error(exc)
@@ -354,18 +358,47 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
                     raise
                 return _internal_error(exc)
 
-    server = BatonMCPServer("baton", title="Baton", version=__version__, instructions=INSTRUCTIONS,
-                       log_level="WARNING")
+    def text_of(self, command: Callable[[Baton], Any]) -> str:
+        """A command's rendered text for a prompt or a resource, through the secret screen;
+        a ``BatonError`` becomes the protocol error a client shows (its code, message and
+        exit code in ``data``), never a traceback."""
+        with self.serial:
+            try:
+                return screen_text(command(self.app()).render(), self.output_policy())
+            except BatonError as exc:
+                exc.name_parameters(ARGUMENT_NAMES)
+                error = screen_output(_plain_json(exc.to_json()), self.output_policy())
+                raise MCPError(INVALID_PARAMS, error["message"], data={"error": error}) from None
 
-    server.output_policy = output_policy
+    def ready_handoffs(self) -> list[dict[str, Any]]:
+        """The newest ready handoffs (id, short_id, title…), screened; none when the project
+        cannot be read (not initialised yet): listing resources never fails."""
+        with self.serial:
+            try:
+                listed = self.app().list_handoffs(status="ready", limit=LISTED_HANDOFFS).to_json()
+            except BatonError:
+                return []
+            rows = [h for h in listed.get("handoffs", []) if isinstance(h, dict) and h.get("id")]
+            return screen_output(_plain_json(rows), self.output_policy())
 
-    def baton_status() -> CallToolResult:
+
+class BatonTools:
+    """The tools, one method each (``TOOL_NAMES``): its parameters are the
+    tool's arguments (held to the closed schema of ``baton.mcp_schemas``), its
+    docstring the tool's description; each calls one method of the
+    application object through ``ProjectCalls.run``."""
+
+    def __init__(self, calls: ProjectCalls) -> None:
+        self.run = calls.run
+
+    def baton_status(self) -> CallToolResult:
         """The project at a glance: config and policy summary, handoff counts by status, the latest
         ready handoff with its freshness now (fresh, partially_stale, stale, unknown), and the number
         of pending session batons. Read-only."""
-        return run(lambda baton: baton.status())
+        return self.run(lambda baton: baton.status())
 
     def handoff_capture(
+        self,
         work: Section,
         summary: Section | None = None,
         decisions: Items | None = None,
@@ -392,25 +425,27 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         payload = {k: v for k, v in sections.items() if v is not None}
         origin = {"harness": harness, "model": model}
 
-        return run(lambda baton: baton.capture(payload, trigger=trigger, parent=parent, origin=origin,
-                                                       session=session_id))
+        return self.run(lambda baton: baton.capture(payload, trigger=trigger, parent=parent, origin=origin,
+                                                    session=session_id))
 
-    def handoff_validate(id: DraftId) -> CallToolResult:
+    def handoff_validate(self, id: DraftId) -> CallToolResult:
         """Run every check (schema, policy, artifacts, repository, evidence, actionability, lineage,
         continuity score, freshness) and record the report. A failed report is a result, not a tool
         error: read report.status (pass, warn, fail). Recorded command evidence is never re-run here
         (that is `baton handoff validate ID --recheck`, allowlisted commands only)."""
-        return run(lambda baton: baton.validate(id, recheck=False))
+        return self.run(lambda baton: baton.validate(id, recheck=False))
 
     def handoff_ready(
+        self,
         id: DraftId,
         accept_warnings: Text = None,
     ) -> CallToolResult:
         """Promote a validated handoff to ready (then it never changes). A failed validation cannot be
         promoted (exit 3); a warn needs accept_warnings; from any other state conflict (exit 4)."""
-        return run(lambda baton: baton.promote(id, accept_warnings=accept_warnings))
+        return self.run(lambda baton: baton.promote(id, accept_warnings=accept_warnings))
 
     def handoff_resume(
+        self,
         id: Id = "latest",
         format: ResumeFormat = "prompt",
         max_tokens: int | None = None,
@@ -423,10 +458,11 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         stale, unknown) and its continuity score. 'latest' is the newest ready handoff of the current
         branch (falling back to the project's, with latest.notice saying so). Writes nothing unless
         mark_resumed."""
-        return run(lambda baton: baton.resume(id, format=format, mark_resumed=mark_resumed, max_tokens=max_tokens,
-                                              session=session_id, harness=harness, any_branch=any_branch))
+        return self.run(lambda baton: baton.resume(id, format=format, mark_resumed=mark_resumed, max_tokens=max_tokens,
+                                                   session=session_id, harness=harness, any_branch=any_branch))
 
     def handoff_list(
+        self,
         status: Status | None = None,
         work: Text = None,
         limit: int | None = None,
@@ -435,10 +471,11 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
     ) -> CallToolResult:
         """Handoff summaries, newest first: id, status, flags, title, dates, validation, lineage, branch. No
         evidence payloads. Session batons only with kind baton or all."""
-        return run(lambda baton: baton.list_handoffs(status=status, work=work, limit=limit, kind=kind,
-                                                     branch=branch))
+        return self.run(lambda baton: baton.list_handoffs(status=status, work=work, limit=limit, kind=kind,
+                                                          branch=branch))
 
     def handoff_fork(
+        self,
         id: Id,
         label: Text = None,
         session_id: Text = None,
@@ -446,9 +483,10 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         """Create a DRAFT child of a handoff with lineage relation fork (the parent is never modified).
         It starts from the parent's work, summary, open items, failed attempts and risks; the parent's
         decisions are inherited as context. Next: handoff_validate."""
-        return run(lambda baton: baton.fork(id, label=label, session=session_id))
+        return self.run(lambda baton: baton.fork(id, label=label, session=session_id))
 
     def handoff_merge(
+        self,
         ids: list[str],
         resolution: Section | None = None,
         title: Text = None,
@@ -458,9 +496,10 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         merge_unresolved (exit 3, nothing written, the conflict candidates in details) until resolution
         holds an explicit decision; records the conflicts it resolves and the parents' evidence. Parents
         are never modified."""
-        return run(lambda baton: baton.merge(list(ids), title=title, resolution=resolution, session=session_id))
+        return self.run(lambda baton: baton.merge(list(ids), title=title, resolution=resolution, session=session_id))
 
     def handoff_detect(
+        self,
         signals: dict[str, float | bool | None],
         prepare: bool = False,
         session_id: Text = None,
@@ -470,10 +509,11 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         score, the inputs used, unavailable signals, reasons and the recommended action (none, recommend,
         auto_prepare, prepare), suppressed during the session's cooldown, snooze or disable. Creates a
         draft only with prepare. Never ends or starts a session."""
-        return run(lambda baton: baton.detect(signals, prepare=prepare, session=session_id, harness=harness,
-                                              source="mcp", create_drafts=prepare))
+        return self.run(lambda baton: baton.detect(signals, prepare=prepare, session=session_id, harness=harness,
+                                                   source="mcp", create_drafts=prepare))
 
     def baton_session(
+        self,
         action: PromptAction,
         session_id: Text = None,
         objective: Text = None,
@@ -505,9 +545,10 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
                                          shared=shared)
             return baton.cancel_baton(owner=owner, branch=branch, session=session_id)
 
-        return run(act)
+        return self.run(act)
 
     def bootstrap(
+        self,
         session_id: Text = None,
         max_bytes: int = DEFAULT_MAX_BYTES,
         owner: Text = None,
@@ -518,47 +559,8 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
         '## 🤝 Active Session Handoff' and claimed exactly once, only when it fits max_bytes), the
         session objective, recent decisions and do-not-retry traps. Returns brief, bytes,
         handoffMarkdown, handoff, sessionObjective and sessionId. With peek, nothing is claimed."""
-        return run(lambda baton: baton.bootstrap(session_id=session_id, max_bytes=max_bytes, owner=owner,
-                                                 branch=branch, peek=peek))
-
-    for tool in (baton_status, handoff_capture, handoff_validate, handoff_ready, handoff_resume, handoff_list,
-                 handoff_fork, handoff_merge, handoff_detect, baton_session, bootstrap):
-        server.baton_tool(tool, ANNOTATIONS[tool.__name__])
-
-    def text_of(command: Callable[[Baton], Any]) -> str:
-        """A command's rendered text for a prompt or a resource, through the secret screen;
-        a ``BatonError`` becomes the protocol error a client shows (its code, message and
-        exit code in ``data``), never a traceback."""
-        from mcp.shared.exceptions import MCPError
-        from mcp.types import INVALID_PARAMS
-
-        from baton.domain.redaction import screen_output, screen_text
-
-        with serial:
-            try:
-                return screen_text(command(app()).render(), output_policy())
-            except BatonError as exc:
-                exc.name_parameters(ARGUMENT_NAMES)
-                error = screen_output(_plain_json(exc.to_json()), output_policy())
-                raise MCPError(INVALID_PARAMS, error["message"], data={"error": error}) from None
-
-    def ready_handoffs() -> list[dict[str, Any]]:
-        """The newest ready handoffs (id, short_id, title…), screened; none when the project
-        cannot be read (not initialised yet): listing resources never fails."""
-        from baton.domain.redaction import screen_output
-
-        with serial:
-            try:
-                listed = app().list_handoffs(status="ready", limit=LISTED_HANDOFFS).to_json()
-            except BatonError:
-                return []
-            rows = [h for h in listed.get("handoffs", []) if isinstance(h, dict) and h.get("id")]
-            return screen_output(_plain_json(rows), output_policy())
-
-    register_prompts(server, text_of)
-    register_resources(server, text_of)
-    server.ready_handoffs = ready_handoffs
-    return server
+        return self.run(lambda baton: baton.bootstrap(session_id=session_id, max_bytes=max_bytes, owner=owner,
+                                                      branch=branch, peek=peek))
 
 
 # -- prompts and resources ------------------------------------------------------------
@@ -570,8 +572,6 @@ HANDOFF_SECTIONS_ASSIGNED = frozenset({"id", "made_at", "captured_at", "digest",
 def handoff_fields() -> list[tuple[str, list[str]]]:
     """Each section ``handoff_capture`` takes, with its fields (required ones marked), read from
     the tool's own input schema so the prompt never names a field the tool refuses."""
-    from baton.mcp_schemas import input_schemas
-
     sections = []
     properties = input_schemas()["handoff_capture"]["properties"]
     for name, schema in properties.items():
@@ -693,8 +693,6 @@ class ServeResult:
 
 def serve_stdio(project: str | os.PathLike | None = None) -> ServeResult:
     """Serve MCP on stdin/stdout until the client closes the stream."""
-    from baton.project import resolve_root
-
     server = build_server(project)
     server.run("stdio")
     return ServeResult(str(resolve_root(project)))
@@ -729,10 +727,6 @@ class ToolListResult:
 
 def describe_tools(project: str | os.PathLike | None = None) -> ToolListResult:
     """The tools ``baton mcp`` serves, with their input schemas (``baton mcp --json``)."""
-    import anyio
-
-    from baton.project import resolve_root
-
     server = build_server(project)
     listed = anyio.run(server.list_tools)
     tools = tuple({"name": t.name, "description": t.description or "",

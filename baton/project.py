@@ -19,8 +19,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from baton.model import frozen
 import attrs
+
+from baton.gitinfo import locate
+from baton.model import frozen
 
 BATON_DIR = ".baton"
 
@@ -84,8 +86,6 @@ def git_toplevel(start: Path) -> Path | None:
     repository's ``worktrees/`` folder; the common directory's parent is the
     main worktree, whose ``.baton/`` every worktree shares.
     """
-    from baton.gitinfo import locate
-
     where = locate(start)
     if where is None or where.worktree is None:
         return None
@@ -123,8 +123,6 @@ def _shared_root(named: Path) -> Path:
 def worktree_toplevel(start: Path) -> Path | None:
     """The top level of the worktree holding ``start`` (a linked worktree's own
     folder, not the main one), or None outside git."""
-    from baton.gitinfo import locate
-
     where = locate(start)
     return where.worktree if where is not None else None
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from baton.commands.batons import Peek, claim_in_scope, peek_eligible
+from baton.commands.baton_claim import claim_in_scope
+from baton.commands.batons import Peek, peek_eligible
 from baton.errors import BatonAlreadyClaimed, BatonNotPending, BatonSuperseded
 from tests.app_support import cancel_baton, dismiss_baton, list_pending_batons
 from baton.commands.context import Project

@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from baton.harnesses import notices
+from baton.harnesses import notices, notices_write
 from tests.conftest import run_baton
 from tests.handoff_support import git_init
 from tests.harness_support import fixture, injected, lock_held_elsewhere
@@ -95,9 +95,9 @@ def test_a_repeated_start_that_delivers_no_brief_keeps_the_notices_for_one_that_
 
 def test_the_same_failure_is_said_once_with_how_often(tmp_path):
     for _ in range(3):
-        assert notices.leave(tmp_path, harness="codex", event="Stop", session="s1", problem="the index failed",
+        assert notices_write.leave(tmp_path, harness="codex", event="Stop", session="s1", problem="the index failed",
                              at="2026-01-01T00:00:00Z")
-    notices.leave(tmp_path, harness="codex", event="SessionStart", session="s2", problem="other",
+    notices_write.leave(tmp_path, harness="codex", event="SessionStart", session="s2", problem="other",
                   at="2026-01-01T00:00:01Z")
     text = notices.render(notices.take(tmp_path))
     assert text.count("the index failed") == 1 and "3 times" in text
@@ -106,19 +106,19 @@ def test_the_same_failure_is_said_once_with_how_often(tmp_path):
 
 
 def test_the_notice_file_is_bounded(tmp_path, monkeypatch):
-    monkeypatch.setattr(notices, "MAX_BYTES", 600)
-    kept = [notices.leave(tmp_path, harness="codex", event="Stop", session="s", problem="x" * 100, at="t")
+    monkeypatch.setattr(notices_write, "MAX_BYTES", 600)
+    kept = [notices_write.leave(tmp_path, harness="codex", event="Stop", session="s", problem="x" * 100, at="t")
             for _ in range(10)]
     assert kept[0] and not kept[-1]
     assert (tmp_path / notices.FILE_NAME).stat().st_size <= 600
 
 
 def test_no_notice_is_left_outside_a_baton_project(tmp_path):
-    assert not notices.leave(tmp_path / "missing", harness="codex", event="Stop", session=None, problem="p",
+    assert not notices_write.leave(tmp_path / "missing", harness="codex", event="Stop", session=None, problem="p",
                              at="t")
 
 
 def test_a_notice_is_screened_for_secrets_before_it_is_written(tmp_path):
     key = "AKIAQ7XJ3KZP5HWN4TLA"  # synthetic: the shape of an AWS access key id
-    notices.leave(tmp_path, harness="codex", event="Stop", session="s1", problem=f"internal error: {key}", at="t")
+    notices_write.leave(tmp_path, harness="codex", event="Stop", session="s1", problem=f"internal error: {key}", at="t")
     assert key not in (tmp_path / notices.FILE_NAME).read_text()

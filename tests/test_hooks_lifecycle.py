@@ -204,11 +204,11 @@ def test_hooks_of_one_session_starting_at_once_deliver_one_brief_and_one_claim(r
 
 
 def test_a_start_recorded_by_another_process_after_the_first_look_delivers_nothing_more(repo, monkeypatch):
-    from baton.commands import harness_sessions
+    from baton.commands import harness_start
 
     handoff_id = _write_ready_handoff(repo, "earlier")
     hook(repo, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", repo, session_id="earlier"))
-    first_look = harness_sessions._began
+    first_look = harness_start._began
     other = []
 
     def began_elsewhere_meanwhile(runner, sid):
@@ -218,7 +218,7 @@ def test_a_start_recorded_by_another_process_after_the_first_look_delivers_nothi
             other[0] = _start(repo, "claude-code", session="raced")
         return seen
 
-    monkeypatch.setattr(harness_sessions, "_began", began_elsewhere_meanwhile)
+    monkeypatch.setattr(harness_start, "_began", began_elsewhere_meanwhile)
     late = _start(repo, "claude-code", session="raced")
     assert "Active Session Handoff" in injected("claude-code", other[0].answer)
     assert not injected("claude-code", late.answer)
@@ -227,9 +227,9 @@ def test_a_start_recorded_by_another_process_after_the_first_look_delivers_nothi
 
 
 def test_a_compaction_draft_prepared_by_another_process_after_the_first_look_is_kept_not_doubled(repo, monkeypatch):
-    from baton.commands import harness_sessions
+    from baton.commands import harness_compaction
 
-    first_look = harness_sessions._compaction_draft
+    first_look = harness_compaction._compaction_draft
     other = []
 
     def prepared_elsewhere_meanwhile(runner, sid):
@@ -239,7 +239,7 @@ def test_a_compaction_draft_prepared_by_another_process_after_the_first_look_is_
             other[0] = _event(repo, "claude-code", 1, session="squeezed")
         return seen
 
-    monkeypatch.setattr(harness_sessions, "_compaction_draft", prepared_elsewhere_meanwhile)
+    monkeypatch.setattr(harness_compaction, "_compaction_draft", prepared_elsewhere_meanwhile)
     late = _event(repo, "claude-code", 1, session="squeezed")
     assert other[0].result.to_json()["created"] is True
     assert late.result.to_json() == {**other[0].result.to_json(), "created": False}

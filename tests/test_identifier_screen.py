@@ -270,12 +270,12 @@ async def test_mcp_refuses_an_empty_owner_or_a_control_character_in_a_branch(pro
 
 
 def test_a_hook_notice_keeps_no_secret_on_disk(project):
-    from baton.harnesses import notices
+    from baton.harnesses import notices, notices_write
 
     token = SECRETS[8].value  # a GitHub token
-    assert notices.leave(project / ".baton", harness="codex", event="Stop", session=token,
+    assert notices_write.leave(project / ".baton", harness="codex", event="Stop", session=token,
                          problem=f"could not read {token}", at="2026-01-01T00:00:00Z")
-    assert notices.leave(project / ".baton", harness="codex", event="Stop", session="s-1",
+    assert notices_write.leave(project / ".baton", harness="codex", event="Stop", session="s-1",
                          problem="the ledger stayed locked", at="2026-01-01T00:00:01Z")
     stored = (project / ".baton" / notices.FILE_NAME).read_text()
     assert token not in stored

@@ -539,7 +539,8 @@ def test_a_github_token_joined_by_underscores_is_still_caught():
 
 
 def test_the_keyword_index_of_a_policy_is_built_once_and_follows_its_rules():
-    from baton.domain.redaction import RedactionPolicy, _prefilter, custom_rule
+    from baton.domain.redaction import RedactionPolicy, custom_rule
+    from baton.domain.redaction.walk import _prefilter
 
     policy = RedactionPolicy()
     assert _prefilter(policy) is _prefilter(RedactionPolicy(rules=policy.rules))
@@ -570,12 +571,13 @@ def test_a_remembered_answer_of_one_rule_set_is_never_given_for_another():
 
 def test_the_memory_of_screened_strings_is_bounded(monkeypatch):
     from baton.domain import redaction
+    from baton.domain.redaction import walk
 
-    monkeypatch.setattr(redaction, "SCRUB_MEMO_ENTRIES", 8)
+    monkeypatch.setattr(walk, "SCRUB_MEMO_ENTRIES", 8)
     policy = RedactionPolicy(rules=POLICY.rules + (custom_rule("bounded", regex=r"BOUNDED-\d+"),))
     for i in range(50):
         assert redaction.screen_output(f"BOUNDED-{i} and note {i}", policy) == f"[REDACTED:bounded] and note {i}"
-        assert len(redaction._scrub_memo(policy)) <= 8
+        assert len(walk.scrub_memo(policy)) <= 8
 
 
 def test_a_value_whose_strings_were_all_screened_clean_is_given_back_as_is():

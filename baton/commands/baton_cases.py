@@ -3,8 +3,8 @@ the pending ones, cancel, dismiss, and scope an existing handoff as a baton;
 with their result classes.
 
 Reading and claiming a baton, which every session start does, are in
-``baton.commands.batons`` (which makes these importable from it too): a
-session start defines none of these classes.
+``baton.commands.batons`` and ``baton.commands.baton_claim``: a session start
+defines none of these classes.
 """
 
 from __future__ import annotations
@@ -14,15 +14,17 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from baton.model import frozen
-from baton.commands.batons import (
-    CreatedBaton, _append_created, _as_payload, _find_by_id, _key_state, create_in_scope, current_batons,
-    stored_baton,
-)
+from baton.commands.baton_claim import key_state
+from baton.commands.baton_hand_on import hand_on_in_scope
+from baton.commands.baton_create import create_in_scope
+from baton.commands.batons import CreatedBaton, as_payload, current_batons, redaction_lines, stored_baton
 from baton.commands.identity import SessionContext, context_of
-from baton.domain.batons import (
-    BatonRecord, STEPS_REQUIRED, active_for_context, baton_content_of_handoff, baton_key,
-)
+from baton.commands.record import record as record_events
+from baton.domain.aggregates import baton as baton_aggregate
+from baton.domain.batons import PENDING, BatonRecord, active_for_context
+from baton.domain.handoff import id_matches
 from baton.errors import Conflict, InputError, NotFound
+from baton.projections.batons import baton_records, claim_conflicts
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -44,8 +46,6 @@ class BatonCreateResult:
         text = f"Left a {scope}: {r.id}"
         if self.created.superseded:
             text += f" (supersedes {self.created.superseded})"
-        from baton.commands.sessions import redaction_lines
-
         return "\n".join([text, *redaction_lines(self.created.redactions)])
 
 
@@ -64,7 +64,7 @@ def create_baton(
     Raises:
         InputError: the payload is malformed or has no non-empty next step (exit 2).
     """
-    payload = _as_payload(handoff, owner, branch, shared, allow_empty=False)
+    payload = as_payload(handoff, owner, branch, shared, allow_empty=False)
     assert payload is not None
     opened = project
     ctx = context_of(opened, owner=payload.owner, branch=payload.branch)
@@ -114,8 +114,6 @@ def render_claim_conflicts(conflicts: list[dict[str, Any]]) -> list[str]:
 def list_pending_batons(project: "Project") -> PendingBatonsResult:
     """Every pending (unclaimed, not superseded, cancelled or dismissed) baton,
     newest first, and every claim that lost to another replica's."""
-    from baton.projections.batons import baton_records, claim_conflicts
-
     docs = list(project.reading().docs("batons"))
     records = [record for record, _version in baton_records(docs) if record.pending]
     return PendingBatonsResult(sorted(records, key=lambda r: (r.created_at, r.id), reverse=True),
@@ -147,9 +145,6 @@ def cancel_baton(project: "Project", *, owner: str | None = None, branch: str | 
 
     Nothing pending is not an error: the answer is ``{"cancelled": false}``.
     """
-    from baton.commands.record import record as record_events
-    from baton.domain.aggregates import baton as baton_aggregate
-
     opened = project
     ctx = context_of(opened, owner=owner, branch=branch)
     with opened.writing() as scope:
@@ -158,9 +153,30 @@ def cancel_baton(project: "Project", *, owner: str | None = None, branch: str | 
         if active is None:
             return CancelResult(ctx, None)
         peek = next(p for p in peeks if p.record is active)
-        decided = baton_aggregate.decide(_key_state(scope, active.key), baton_aggregate.CancelBaton(session))
+        decided = baton_aggregate.decide(key_state(scope, active.key), baton_aggregate.CancelBaton(session))
         record_events(scope, decided, version=peek.version, actor=ctx.owner, session=session)
         return CancelResult(ctx, active)
+
+
+def find_by_id(runner, token: str) -> tuple[str, dict[str, Any]] | None:
+    """The key and record (current or earlier) of the baton ``token`` names."""
+    hits: list[tuple[str, dict[str, Any]]] = []
+    for key, doc in runner.docs("batons"):
+        if not isinstance(doc, dict):
+            continue
+        candidates = [doc.get("current")] + list(doc.get("previous") or [])
+        for record in candidates:
+            if isinstance(record, dict) and isinstance(record.get("id"), str) and id_matches(token, record["id"]):
+                hits.append((key, record))
+                break
+    ids = {r["id"] for _, r in hits}
+    if len(ids) > 1:
+        raise Conflict(f"{token!r} names more than one baton: {', '.join(sorted(ids))}",
+                       details={"candidates": sorted(ids)})
+    # One handoff handed on several times is the baton of several keys; the
+    # pending one (if any) is the one a person means.
+    pending = [(key, r) for key, r in hits if r.get("status") == PENDING]
+    return (pending or hits or [None])[0]
 
 
 @frozen
@@ -187,16 +203,13 @@ def dismiss_baton(project: "Project", handoff_id: str = "", *, via: str = "cli",
     token = (handoff_id or "").strip()
     if not token:
         raise InputError("dismiss needs a baton id")
-    from baton.commands.record import record as record_events
-    from baton.domain.aggregates import baton as baton_aggregate
-
     opened = project
     with opened.writing() as scope:
-        found = _find_by_id(scope.runner, token)
+        found = find_by_id(scope.runner, token)
         if found is None:
             raise NotFound(f"no baton with id {token!r}", details={"handoff_id": token})
         key, raw = found
-        state = _key_state(scope, key)
+        state = key_state(scope, key)
         decided = baton_aggregate.decide(state, baton_aggregate.DismissBaton(raw["id"], session=session, via=via))
         record_events(scope, decided, version=state.version, session=session)
         current = state.current
@@ -232,38 +245,3 @@ def scope_handoff_as_baton(
     with opened.writing() as scope:
         return BatonCreateResult(hand_on_in_scope(scope, token, ctx, shared=shared, session=session,
                                                   harness=harness))
-
-
-def hand_on_in_scope(scope, token: str, ctx: SessionContext, *, shared: bool = False, session: str | None = None,
-                     harness: str | None = None) -> CreatedBaton:
-    """Inside a write scope: append ``baton.created`` scoping the handoff ``token``
-    names to ``ctx`` (see ``scope_handoff_as_baton``). Inside a ``batch()`` the
-    record returned is the one appended; the stored one (``stored_baton``) is
-    read after the batch.
-
-    Raises:
-        NotFound, Conflict, InputError: as ``scope_handoff_as_baton``.
-    """
-    from baton.commands.ids import place_of, resolve_handoff_id
-
-    if "handoffs" not in scope.runner.by_name:
-        raise NotFound("this Baton has no handoff records to scope")
-    record = scope.runner.get("handoffs", resolve_handoff_id(scope.runner, token, here=place_of(scope.project)))
-    if record.get("status") in ("archived", "superseded"):
-        raise Conflict(f"handoff {record['id']} is {record['status']}; only a live handoff can be handed on",
-                       details={"handoff_id": record["id"], "status": record["status"]})
-    content = baton_content_of_handoff(record)
-    if not content["nextSteps"]:
-        raise InputError(STEPS_REQUIRED + f" (handoff {record['id']} has no open item)")
-    baton = BatonRecord(
-        id=record["id"], key=baton_key(ctx.owner, ctx.branch, shared), owner=ctx.owner, branch=ctx.branch,
-        shared=shared, next_steps=tuple(content["nextSteps"]),
-        failed_approaches=tuple(content["failedApproaches"]), open_questions=tuple(content["openQuestions"]),
-        harness=harness, session_id=session,
-    )
-    for peek in current_batons(scope.runner):
-        if peek.record.id == baton.id and peek.record.pending:
-            raise Conflict(f"handoff {baton.id} is already a pending baton ({peek.record.key})",
-                           details={"handoff_id": baton.id, "key": peek.record.key})
-    superseded = _append_created(scope, baton, session=session, harness=harness)
-    return CreatedBaton(stored_baton(scope.runner, baton), superseded, [])

@@ -19,20 +19,24 @@ is the brief a start would receive now.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Sequence
 
+from baton.config import read_json, write_json_atomic
 from baton.model import frozen
-from baton.commands.batons import Peek, baton_freshness, carried_lines, claim_in_scope, peek_eligible
+from baton.commands.batons import Peek, peek_eligible
 from baton.commands.identity import SessionContext, context_of
-from baton.commands.sessions import SessionObjective, check_session_id, get_session_objective
+from baton.commands.latest import LATEST_WINDOW, RESUMABLE
+from baton.commands.objectives import SessionObjective, check_session_id, get_session_objective
 from baton.domain.batons import (
     DEFAULT_MAX_BYTES, MAX_MAX_BYTES, UNREADABLE_BRIEF, AssembledBrief, BatonRecord, assemble_brief,
-    brief_may_use, collect_decisions, collect_traps, passed_validation, render_baton_markdown,
-    render_latest_markdown, visible_handoffs,
+    brief_may_use, collect_decisions, collect_traps, lost_claim_notices, passed_validation,
+    render_baton_markdown, render_latest_markdown, visible_handoffs,
 )
 from baton.domain.limits import MIN_MAX_BYTES
 from baton.errors import BatonError, InputError
 from baton.ledger.ids import uuid7
+from baton.projections import handoffs
+from baton.projections.batons import baton_scopes, claim_conflicts
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -50,8 +54,6 @@ def _told_path(project: "Project"):
 
 
 def _read_told(project: "Project") -> list[str]:
-    from baton.config import read_json
-
     try:
         raw = read_json(_told_path(project))
     except FileNotFoundError:
@@ -64,10 +66,6 @@ def _lost_claims(project: "Project", runner, *, peek: bool) -> list[str]:
     """Notices for the claims this clone made that lost to another replica's
     claim (``baton sync``), each told once: unless peeking, the ids shown are
     recorded in ``.baton/claim-conflicts-told.json``."""
-    from baton.config import write_json_atomic
-    from baton.domain.batons import lost_claim_notices
-    from baton.projections.batons import claim_conflicts
-
     if "batons" not in runner.by_name:
         return []
     told = _read_told(project)
@@ -133,8 +131,6 @@ def _handoff_records(runner, ctx: SessionContext) -> list:
     approaches), count (``brief_may_use``) — filtered before the window is
     taken, so drafts never crowd validated handoffs out.
     """
-    from baton.projections import handoffs
-
     if "handoffs" not in runner.by_name:
         return []
     seen: list = []
@@ -151,8 +147,6 @@ def _handoff_records(runner, ctx: SessionContext) -> list:
 
 def _visible(runner, ctx: SessionContext, doc: Any) -> bool:
     """May this owner and branch see the handoff (never another's private baton)?"""
-    from baton.projections.batons import baton_scopes
-
     handoff_id = doc.get("id") if isinstance(doc, dict) else None
     if not isinstance(handoff_id, str):
         return False
@@ -166,9 +160,6 @@ def _latest_section(runner, ctx: SessionContext) -> str | None:
     (of its branch, else the project's), when no session handoff is delivered.
     A newer handoff it may not see (another owner's private baton) is passed
     over, not a reason to name none."""
-    from baton.commands.ids import RESUMABLE, LATEST_WINDOW
-    from baton.projections import handoffs
-
     if "handoffs" not in runner.by_name:
         return None
     scans = ((ctx.branch, False), (None, True)) if ctx.branch else ((None, True),)
@@ -222,101 +213,140 @@ def bootstrap(
     generated = session_id is None and not peek
     if generated:
         session_id = uuid7()
-    opened = project
-    ctx = context_of(opened, owner=owner, branch=branch)
-    notices: list[str] = []
-    flags: dict[str, Any] = {"peek": peek, "session_id_generated": generated}
+    start = _Start(project, context_of(project, owner=owner, branch=branch), session_id, max_bytes, gate,
+                   {"peek": peek, "session_id_generated": generated})
     try:
-        runner = opened.reading()
+        runner = project.reading()
     except BatonError as exc:
         if gate is not None:  # a start that cannot be recorded: the caller reports it
             raise
         # A damaged feed or index must not stop a session from starting (the
         # hook that calls us would lose the whole brief): say so, claim nothing.
-        notices.append(_unreadable(exc))
-        brief = assemble_brief(handoff_markdown=None, objective=None, decisions=[], traps=[],
-                               max_bytes=max_bytes, notices=notices, empty_text=UNREADABLE_BRIEF)
-        return BootstrapResult(ctx, session_id, max_bytes, brief, None, None, tuple(notices), **flags)
-
-    pinned = _safely("the index's state", notices, lambda: runner.pinned_until, None)
-    if pinned is not None:
-        notices.append(f"The index shows the project as of {pinned} (a rebuild up to that point): this brief is "
-                       "of that time, and nothing is claimed; run `baton rebuild` to return to the present.")
-    notices.extend(_safely("lost claims", notices, lambda: _lost_claims(opened, runner, peek=peek), []))
+        return start.unreadable(exc)
     # 1. Peek before the budget pass.
-    waiting: Peek | None = _safely("the session handoff", notices, lambda: peek_eligible(runner, ctx), None)
-    objective = _safely("the session objective", notices, lambda: get_session_objective(runner, ctx), None)
-    records = _safely("recent handoffs", notices, lambda: _handoff_records(runner, ctx), [])
-    decisions = _safely("recent decisions", notices,
-                        lambda: collect_decisions([r for r in records if passed_validation(r)]), [])
-
-    def traps_without(exclude: tuple[str, ...]) -> list[str]:
-        return _safely("traps", notices, lambda: collect_traps(records, exclude=exclude), [])
-
-    objective_text = objective.objective if objective else None
-
-    def standard(extra: list[str]) -> AssembledBrief:
-        latest = _safely("the latest ready handoff", notices, lambda: _latest_section(runner, ctx), None)
-        return assemble_brief(handoff_markdown=None, objective=objective_text, decisions=decisions,
-                              traps=traps_without(()), max_bytes=max_bytes, notices=notices + extra,
-                              latest_markdown=latest)
-
-    def gated(result: BootstrapResult) -> BootstrapResult:
-        """A result that claims nothing, with the gated session's start recorded."""
-        if gate is not None:
-            with opened.writing() as scope, scope.batch():
-                if gate.admit(scope):
-                    gate.record(scope, None)
-        return result
-
+    waiting = start.read(runner)
     if waiting is None:
-        return gated(BootstrapResult(ctx, session_id, max_bytes, standard([]), None, objective, tuple(notices),
-                                     **flags))
-
+        return start.gated(start.result(start.standard([])))
     # 2. Reserve the handoff (with its freshness line) and objective; trim decisions and traps around them.
-    fresh = _safely("the handoff's freshness", notices, lambda: baton_freshness(opened, runner, waiting.record), None)
-    carried = _safely("the handed-on handoff", notices, lambda: carried_lines(runner, waiting.record), ())
-
-    def fitted(lines: tuple[str, ...]) -> tuple[str, AssembledBrief]:
-        text = render_baton_markdown(waiting.record, freshness=fresh, carried=lines)
-        if generated and session_id is not None:  # (generated: it is set)
-            text += "\n" + claimed_by_line(session_id) + "\n"
-        return text, assemble_brief(handoff_markdown=text, objective=objective_text, decisions=decisions,
-                                    traps=traps_without((waiting.record.id,)), max_bytes=max_bytes, notices=notices)
-
-    markdown, brief = fitted(carried)
-    # The baton itself may fit without its handoff's summary: keep the line
-    # saying where the rest is if it fits, else drop the summary whole.
-    for fewer in (carried[-1:], ()) if len(carried) > 1 else ((),):
-        if brief.handoff_included or not carried:
-            break
-        markdown, brief = fitted(fewer)
+    markdown, brief = start.fit(waiting)
     if not brief.handoff_included:
         size = len(markdown.encode("utf-8"))
         notice = (f"A session handoff ({waiting.record.id}, {size} bytes) does not fit in {max_bytes} bytes; "
                   f"it stays pending. Show the session handoff to read it, or give the brief a larger byte budget.")
-        return gated(BootstrapResult(ctx, session_id, max_bytes, standard([notice]), None, objective,
-                                     tuple(notices + [notice]), **flags))
-
+        return start.gated(start.result(start.standard([notice]), extra=[notice]))
     if peek:
-        return BootstrapResult(ctx, session_id, max_bytes, brief, waiting.record, objective, tuple(notices),
-                               markdown, **flags)
-
+        return start.result(brief, waiting.record, markdown)
     # 3. The brief fits: claim, under the lock, naming the version peeked.
-    try:
-        with opened.writing() as scope:
-            if gate is not None and not gate.admit(scope):
-                return BootstrapResult(ctx, session_id, max_bytes, standard([]), None, objective, tuple(notices),
-                                       **flags)
-            with scope.batch():  # the claim and the session's start: one append, all or nothing
-                claimed = claim_in_scope(scope, waiting, session=session_id)
-                if gate is not None:
-                    gate.record(scope, claimed)
-    except BatonError as exc:
-        notice = f"The session handoff {waiting.record.id} was not delivered: {exc.message}"
-        return gated(BootstrapResult(ctx, session_id, max_bytes, standard([notice]), None, objective,
-                                     tuple(notices + [notice]), **flags))
-    return BootstrapResult(ctx, session_id, max_bytes, brief, claimed, objective, tuple(notices), markdown, **flags)
+    return start.claim(waiting, brief, markdown)
+
+
+class _Start:
+    """One session start's brief, step by step (``bootstrap``): what it read,
+    the notices gathered on the way, and the results it can end with."""
+
+    def __init__(self, project: "Project", ctx: SessionContext, session_id: str | None, max_bytes: int,
+                 gate: "SessionGate | None", flags: dict[str, bool]) -> None:
+        self.project, self.ctx, self.session_id, self.max_bytes = project, ctx, session_id, max_bytes
+        self.gate, self.flags = gate, flags
+        self.notices: list[str] = []
+        self.objective: SessionObjective | None = None
+        self.records: list = []
+        self.decisions: list = []
+
+    def unreadable(self, exc: BatonError) -> BootstrapResult:
+        self.notices.append(_unreadable(exc))
+        brief = assemble_brief(handoff_markdown=None, objective=None, decisions=[], traps=[],
+                               max_bytes=self.max_bytes, notices=self.notices, empty_text=UNREADABLE_BRIEF)
+        return self.result(brief)
+
+    def read(self, runner) -> Peek | None:
+        """Everything the brief is built from; the baton waiting (or None)."""
+        self.runner, notices, ctx = runner, self.notices, self.ctx
+        pinned = _safely("the index's state", notices, lambda: runner.pinned_until, None)
+        if pinned is not None:
+            notices.append(f"The index shows the project as of {pinned} (a rebuild up to that point): this brief "
+                           "is of that time, and nothing is claimed; run `baton rebuild` to return to the present.")
+        peek = self.flags["peek"]
+        notices.extend(_safely("lost claims", notices, lambda: _lost_claims(self.project, runner, peek=peek), []))
+        waiting = _safely("the session handoff", notices, lambda: peek_eligible(runner, ctx), None)
+        self.objective = _safely("the session objective", notices, lambda: get_session_objective(runner, ctx), None)
+        self.records = _safely("recent handoffs", notices, lambda: _handoff_records(runner, ctx), [])
+        self.decisions = _safely("recent decisions", notices,
+                                 lambda: collect_decisions([r for r in self.records if passed_validation(r)]), [])
+        return waiting
+
+    @property
+    def objective_text(self) -> str | None:
+        return self.objective.objective if self.objective else None
+
+    def traps_without(self, exclude: tuple[str, ...]) -> list[str]:
+        return _safely("traps", self.notices, lambda: collect_traps(self.records, exclude=exclude), [])
+
+    def result(self, brief: AssembledBrief, record: BatonRecord | None = None, markdown: str | None = None,
+               extra: Sequence[str] = ()) -> BootstrapResult:
+        return BootstrapResult(self.ctx, self.session_id, self.max_bytes, brief, record, self.objective,
+                               tuple(self.notices + list(extra)), markdown, **self.flags)
+
+    def standard(self, extra: list[str]) -> AssembledBrief:
+        """The brief without a session handoff (``extra``: notices it adds)."""
+        latest = _safely("the latest ready handoff", self.notices, lambda: _latest_section(self.runner, self.ctx),
+                         None)
+        return assemble_brief(handoff_markdown=None, objective=self.objective_text, decisions=self.decisions,
+                              traps=self.traps_without(()), max_bytes=self.max_bytes, notices=self.notices + extra,
+                              latest_markdown=latest)
+
+    def gated(self, result: BootstrapResult) -> BootstrapResult:
+        """A result that claims nothing, with the gated session's start recorded."""
+        if self.gate is not None:
+            with self.project.writing() as scope, scope.batch():
+                if self.gate.admit(scope):
+                    self.gate.record(scope, None)
+        return result
+
+    def fit(self, waiting: Peek) -> tuple[str, AssembledBrief]:
+        """The waiting baton's section (its freshness line, and its handoff's
+        summary when that fits too) and the brief around it."""
+        from baton.commands.baton_freshness import baton_freshness, carried_lines  # deferred: only a waiting baton
+
+        notices, opened, runner = self.notices, self.project, self.runner
+        fresh = _safely("the handoff's freshness", notices, lambda: baton_freshness(opened, runner, waiting.record),
+                        None)
+        carried = _safely("the handed-on handoff", notices, lambda: carried_lines(runner, waiting.record), ())
+
+        def fitted(lines: tuple[str, ...]) -> tuple[str, AssembledBrief]:
+            text = render_baton_markdown(waiting.record, freshness=fresh, carried=lines)
+            if self.flags["session_id_generated"]:
+                text += "\n" + claimed_by_line(self.session_id) + "\n"
+            return text, assemble_brief(handoff_markdown=text, objective=self.objective_text,
+                                        decisions=self.decisions, traps=self.traps_without((waiting.record.id,)),
+                                        max_bytes=self.max_bytes, notices=notices)
+
+        markdown, brief = fitted(carried)
+        # The baton itself may fit without its handoff's summary: keep the line
+        # saying where the rest is if it fits, else drop the summary whole.
+        for fewer in (carried[-1:], ()) if len(carried) > 1 else ((),):
+            if brief.handoff_included or not carried:
+                break
+            markdown, brief = fitted(fewer)
+        return markdown, brief
+
+    def claim(self, waiting: Peek, brief: AssembledBrief, markdown: str) -> BootstrapResult:
+        """Claim the baton the brief delivers; a failed claim degrades to the standard brief and a notice."""
+        from baton.commands.baton_claim import claim_in_scope  # deferred: only a waiting baton is claimed
+
+        gate = self.gate
+        try:
+            with self.project.writing() as scope:
+                if gate is not None and not gate.admit(scope):
+                    return self.result(self.standard([]))
+                with scope.batch():  # the claim and the session's start: one append, all or nothing
+                    claimed = claim_in_scope(scope, waiting, session=self.session_id)
+                    if gate is not None:
+                        gate.record(scope, claimed)
+        except BatonError as exc:
+            notice = f"The session handoff {waiting.record.id} was not delivered: {exc.message}"
+            return self.gated(self.result(self.standard([notice]), extra=[notice]))
+        return self.result(brief, claimed, markdown)
 
 
 class SessionGate(Protocol):

@@ -25,14 +25,22 @@ from typing import Iterable, Iterator, Mapping
 import attrs
 
 from baton import oplog
+from baton.canonical import pretty_bytes
 from baton.model import mutable
 from baton.config import WRITER_ID, ProjectConfig, new_writer_id, read_json, write_json_atomic
-from baton.errors import InputError, LedgerBusy, NotInitialized, PolicyBlock, ReadOnlyProject, StorageError
+from baton.domain import identifiers as ids
+from baton.domain.identifiers import event_identifiers
+from baton.domain.redaction import redact_strings
+from baton.errors import (
+    InputError, LedgerBusy, NotInitialized, PolicyBlock, ReadOnlyProject, SecretInIdentifier, StorageError,
+)
 from baton.ledger.clock import WallClock, system_clock
 from baton.ledger.envelope import Event, EventDraft
 from baton.ledger.protocol import LedgerTxn
 from baton.ledger.store import Ledger
+from baton.policy import load_policy
 from baton.project import ProjectPaths, resolve_root, resolve_worktree
+from baton.projections.registry import default_projections
 from baton.projections.runner import CatchUp, Progress, ProjectionRunner
 
 
@@ -188,8 +196,6 @@ class Project:
     @property
     def runner(self) -> ProjectionRunner:
         if self._runner is None:
-            from baton.projections.registry import default_projections
-
             if self.read_only:
                 self._runner = ProjectionRunner(self.paths.baton_dir, self.ledger, default_projections(),
                                                 in_memory=True)
@@ -202,8 +208,6 @@ class Project:
     def policy(self):
         """The project's redaction and path policy (``baton.policy.Policy``)."""
         if self._policy is None:
-            from baton.policy import load_policy
-
             self._policy = load_policy(self.paths, self.config)
         return self._policy
 
@@ -224,9 +228,6 @@ class Project:
                 derived from one (key, stream, file name), looks like a secret.
             PolicyBlock: a "block" rule matched.
         """
-        from baton.domain.identifiers import event_identifiers
-        from baton.domain.redaction import redact_strings
-
         self.check_identifiers(event_identifiers(draft.stream, draft.session, draft.data))
         rules = self.policy.redaction
         outcome = redact_strings(draft.data, rules)
@@ -271,9 +272,6 @@ class Project:
         Raises:
             SecretInIdentifier (exit 5): names the fields, never a value.
         """
-        from baton.domain import identifiers as ids
-        from baton.errors import SecretInIdentifier
-
         named = {"owner": ids.OWNER, "branch": ids.BRANCH, "session": ids.SESSION, "harness": ids.HARNESS,
                  "label": ids.LABEL}
         pairs = list(identifiers or []) + [(named[k], v) for k, v in fields.items()]
@@ -292,8 +290,6 @@ class Project:
         Raises:
             SecretInIdentifier: a stream's key, in any of its forms, looks like a secret.
         """
-        from baton.domain.identifiers import event_identifiers
-
         self.check_identifiers([pair for stream in streams for pair in event_identifiers(stream, None, None)])
 
     @contextmanager
@@ -383,8 +379,6 @@ def ensure_writer(paths: ProjectPaths) -> str:
     if not paths.local.exists():
         # Two first commands at once must agree on one id: publish with an
         # exclusive link and let the loser read the winner's file.
-        from baton.canonical import pretty_bytes
-
         tmp = paths.local.with_name(f".local.{os.getpid()}.tmp")
         try:
             tmp.write_bytes(pretty_bytes(local))
@@ -392,8 +386,6 @@ def ensure_writer(paths: ProjectPaths) -> str:
         except FileExistsError:
             return ensure_writer(paths)
         except OSError as exc:
-            from baton.errors import StorageError
-
             raise StorageError(f"cannot write {paths.local}: {exc}") from exc
         finally:
             try:

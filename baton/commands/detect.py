@@ -22,15 +22,27 @@ these events. Snooze, disable and enable are events too
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Mapping
 
+from baton.commands.capture import capture_in_scope
+from baton.commands.detector_facts import detector_config, repository_head, stream_key
+from baton.commands.handoff_facts import now_timestamp
+from baton.commands.objectives import check_session_id
+from baton.commands.prepare import PLACEHOLDER, TO_COMPLETE, field_missing, field_value, prepare_handoff
+from baton.commands.record import record
+from baton.commands.session_drafts import open_session_draft
+from baton.domain import detector
+from baton.domain.short_ids import short_id
+from baton.errors import InputError
+from baton.events.detector import DetectorDisabled, DetectorEnabled, DetectorRecommended, DetectorSnoozed
+from baton.events.names import DETECTOR, stream_of
+from baton.ledger.clock import parse_rfc3339
 from baton.model import frozen
+from baton.projections.detector import MATERIAL
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
-
-NO_SESSION = "-"
-
 
 @frozen
 class DetectResult:
@@ -74,8 +86,6 @@ class DetectResult:
         ``complete_with`` is the adapter's way to complete the draft, in its
         own words (the hooks: `` (`baton handoff amend ID --input FILE`)``),
         put right after "Complete it"."""
-        from baton.domain.short_ids import short_id
-
         if self.action == "none" or self.suppressed:
             return ""
         pressure = self.evaluation["pressure"]
@@ -90,8 +100,6 @@ class DetectResult:
                     o.replace("_", " ") for o in self.options()) + ".")
 
     def render(self) -> str:
-        from baton.domain.short_ids import short_id
-
         e = self.evaluation
         readiness = "unavailable" if e["readiness"] is None else f"{e['readiness']:.2f}"
         lines = [f"pressure {e['pressure']:.2f}, readiness {readiness}: {self.action}"
@@ -115,51 +123,8 @@ class DetectResult:
         return "\n".join(lines)
 
 
-def detector_config(project: "Project") -> Any:
-    from baton.domain.detector import DetectorConfig
-
-    return DetectorConfig.from_section(project.config.section("detector"))
-
-
 def _session_key(session: str | None) -> str | None:
-    from baton.commands.sessions import check_session_id
-
     return check_session_id(session)
-
-
-def stream_key(session: str | None) -> str:
-    """The key of a session's ``detector/<key>`` stream (percent-encoded: a
-    session id is opaque), ``-`` for none."""
-    from urllib.parse import quote
-
-    return quote(session, safe="") if session else NO_SESSION
-
-
-def repository_head(worktree: Any) -> str | None:
-    """HEAD's commit read from the git files (no dulwich: hooks call this on
-    every prompt): a detached sha, a loose ref, or a packed ref."""
-    from baton import gitinfo
-
-    where = gitinfo.locate(worktree)
-    if where is None:
-        return None
-    try:
-        head = (where.git_dir / "HEAD").read_bytes().strip()
-        if not head.startswith(b"ref: "):
-            return head.decode("ascii", "replace") or None
-        ref = head[5:].strip().decode("utf-8", "replace")
-        loose = where.common_dir / ref
-        if loose.is_file():
-            return loose.read_bytes().strip().decode("ascii", "replace") or None
-        packed = where.common_dir / "packed-refs"
-        if packed.is_file():
-            for line in packed.read_bytes().splitlines():
-                parts = line.split(b" ", 1)
-                if len(parts) == 2 and parts[1].strip().decode("utf-8", "replace") == ref:
-                    return parts[0].decode("ascii", "replace")
-    except OSError:
-        return None
-    return None
 
 
 @frozen
@@ -178,14 +143,10 @@ class Assessment:
 
     @property
     def records(self) -> bool:
-        from baton.domain import detector
-
         return not (self.outcome.action == detector.NONE or self.outcome.suppressed)
 
     @property
     def prepares(self) -> bool:
-        from baton.domain import detector
-
         return self.outcome.action in (detector.AUTO_PREPARE, detector.PREPARE)
 
 
@@ -196,10 +157,6 @@ def assess(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False,
     Raises:
         InputError (exit 2): malformed signals or detector configuration, or a bad session id.
     """
-    from baton.commands.handoff_facts import now_timestamp
-    from baton.domain import detector
-    from baton.projections.detector import MATERIAL
-
     if session is None and isinstance(raw, Mapping) and isinstance(raw.get("session"), str):
         session = raw["session"]
     if harness is None and isinstance(raw, Mapping) and isinstance(raw.get("harness"), str):
@@ -222,9 +179,6 @@ def record_recommendation(scope: Any, assessed: Assessment, draft: str | None,
                           missing: tuple[str, ...] = ()) -> None:
     """Inside a write scope (in the ``batch()`` that captured ``draft``, if it
     did): append the ``detector.recommended`` event ``assessed`` decided."""
-    from baton.commands.record import record
-    from baton.events.catalogue import DETECTOR, DetectorRecommended, stream_of
-
     evaluation = assessed.evaluation
     event = DetectorRecommended(
         key=assessed.key, session=assessed.session, harness=assessed.harness, source=assessed.source,
@@ -257,18 +211,13 @@ def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False,
     if not assessed.records:
         return DetectResult(session, result_json, outcome.action, outcome.suppressed, False,
                             config=config.to_json())
-    template: dict[str, Any] | None = None
-    missing: tuple[str, ...] = ()
-    from baton.commands.harness_sessions import open_session_draft
-
+    template, missing = None, ()
     wants_draft = assessed.prepares and (create_drafts or prepare)
     # The session's open draft is named whether or not this call may create
     # one (MCP ``handoff_detect`` without ``prepare`` creates nothing).
     kept = open_session_draft(project.reading(), session) if assessed.prepares and prepared_draft is None else None
     if wants_draft and kept is None and prepared_draft is None:
         template, missing = _draft_template(project, assessed.evaluation, outcome.action, session=session)
-    from baton.commands.capture import capture_in_scope
-
     with project.writing() as scope, scope.batch():
         # The draft and the recommendation that made it are ONE append (all
         # or nothing, under one lock): a recommendation never names a draft
@@ -291,8 +240,6 @@ def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False,
 
 def still_to_complete(doc: Mapping[str, Any]) -> tuple[str, ...]:
     """The fields of a prepared draft still empty, or still Baton's placeholder."""
-    from baton.commands.prepare import PLACEHOLDER, TO_COMPLETE, field_missing, field_value
-
     def placeholder(dotted: str) -> bool:
         value = field_value(doc, dotted)
         return isinstance(value, str) and value.startswith(PLACEHOLDER)
@@ -305,8 +252,6 @@ def _draft_template(project: "Project", evaluation: Any, action: str, *,
     """A draft's payload from ``handoff prepare``'s template; Baton supplies only
     a labelled placeholder title and objective (a draft needs both), and they
     stay among the fields to complete."""
-    from baton.commands.prepare import PLACEHOLDER, prepare_handoff
-
     trigger = "manual" if evaluation.explicit else "threshold"
     prepared = prepare_handoff(project, trigger=trigger)
     template = dict(prepared.template)
@@ -355,14 +300,6 @@ def control(project: "Project", action: str, *, session: str | None = None,
     Raises:
         InputError (exit 2): an unknown action, negative minutes, or disabling without a session.
     """
-    from datetime import timedelta
-
-    from baton.commands.record import record
-    from baton.errors import InputError
-    from baton.events.catalogue import DETECTOR, DetectorDisabled, DetectorEnabled, DetectorSnoozed, stream_of
-    from baton.ledger.clock import parse_rfc3339
-    from baton.commands.handoff_facts import now_timestamp
-
     session = _session_key(session)
     key = stream_key(session)
     until = None

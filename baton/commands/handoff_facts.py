@@ -1,19 +1,11 @@
 """What the world says about a handoff: gathered here, judged in ``domain/``.
 
-The domain is pure, so every fact validation, freshness and the brief need —
-the git head now, whether an artifact exists and what its content hashes to,
-which handoff ids exist, what the policy finds, what an allowlisted recheck
-returned — is collected by this module and passed in as values.
-
-Rechecks (``validate --recheck``) are the only place Baton runs a program. It
-runs a recorded evidence command only when the exact command is on the
-policy's ``recheck_allowlist``; if any requested command is not, nothing runs
-and the command exits 5. An allowed command runs without a shell
-(``shlex.split``, ``shell=False``), in the current worktree (a linked
-worktree's own folder, see ``ProjectPaths.worktree``), with a minimal
-environment that carries no variables from the caller (no tokens, no keys),
-stdin closed, and a timeout. Its output is kept only as a digest and a
-bounded, redacted summary.
+The domain is pure, so every fact freshness and the brief need — the git
+head now, whether an artifact exists and what its content hashes to — is
+collected by this module and passed in as values. What validation needs
+besides (which handoff ids exist, what the policy finds, what an
+allowlisted recheck returned) is ``baton.commands.validation_facts``:
+reading a record's freshness (``resume``, a session start) runs nothing.
 """
 
 from __future__ import annotations
@@ -21,23 +13,20 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import Any, Iterable
 
-from baton.model import frozen
-from baton.errors import PolicyBlock
+from baton import gitinfo
+from baton.domain.freshness import ArtifactFact, freshness_from_facts
+from baton.domain.redaction import MARKER
+from baton.errors import UnsafePath
+from baton.ledger.clock import rfc3339_micros
+from baton.policy import check_path_inside_root
 
-if TYPE_CHECKING:
-    import subprocess
-
-DEFAULT_RECHECK_TIMEOUT = 300
-RECHECK_ENV_KEEP = ("PATH", "LANG", "LC_ALL", "TZ", "SYSTEMROOT")
 _HASH_CHUNK = 1 << 20
 
 
 def now_timestamp(clock_ns: int) -> str:
     """A record timestamp: UTC RFC 3339 to the second (``2026-09-02T14:30:00Z``)."""
-    from baton.ledger.clock import rfc3339_micros
-
     return rfc3339_micros(clock_ns)[:19] + "Z"
 
 
@@ -51,8 +40,6 @@ def sha256_file(path: Path) -> str:
 
 def is_marker(text: Any) -> bool:
     """A value redaction replaced: it names no real file."""
-    from baton.domain.redaction import MARKER
-
     return isinstance(text, str) and bool(MARKER.search(text))
 
 
@@ -61,8 +48,6 @@ def is_marker(text: Any) -> bool:
 def repository_snapshot(worktree: Path) -> dict[str, Any] | None:
     """``project.repository`` at capture: vcs, head, dirty, remote hint and branch
     of the current worktree (``ProjectPaths.worktree``, not the main one)."""
-    from baton import gitinfo
-
     state = gitinfo.repo_state(worktree)
     if state.vcs == "none":
         return None
@@ -82,8 +67,6 @@ def worktree_label(paths: Any) -> str:
     """The current worktree as records name it: its path relative to the
     project root (``.`` for the main worktree), so the label means the same on
     every machine that lays its worktrees out alike."""
-    import os
-
     if paths.worktree == paths.root:
         return "."
     return os.path.relpath(paths.worktree, paths.root)
@@ -104,10 +87,6 @@ def project_snapshot(project: Any) -> dict[str, Any]:
 def artifact_fact(worktree: Path, rel: str, allowed_roots: Iterable[Path] = ()):
     """Observe one artifact path, relative to the current worktree: inside it
     (symlinks followed)? exists? hash?"""
-    from baton.errors import UnsafePath
-    from baton.domain.freshness import ArtifactFact
-    from baton.policy import check_path_inside_root
-
     try:
         real = check_path_inside_root(worktree, rel, tuple(allowed_roots))
     except UnsafePath:
@@ -136,181 +115,22 @@ def artifact_facts(worktree: Path, handoff: Any, allowed_roots: Iterable[Path] =
 def live_freshness(worktree: Path, handoff: Any, allowed_roots: Iterable[Path] = ()):
     """The §10b freshness of a record right now in the current worktree
     (``FreshnessReport``): its HEAD and its files, not the main worktree's."""
-    from baton import gitinfo
-    from baton.domain.freshness import freshness_from_facts
-
     return freshness_from_facts(handoff, artifact_facts(worktree, handoff, allowed_roots),
                                 gitinfo.head_commit(worktree))
 
 
-# -- policy ----------------------------------------------------------------------
+# -- names that moved ----------------------------------------------------------------------
+# Until ``commands.validate`` names ``validation_facts``, the names it reads
+# from here resolve on first use. Remove this table when it does.
 
-def policy_findings(handoff_json: dict[str, Any], policy: Any) -> list[Any]:
-    """Secrets the *current* policy would still find in a stored record
-    (the policy may have grown since capture)."""
-    from baton.domain.validation import PolicyFinding
-
-    outcome = policy.redact(handoff_json)
-    findings = [PolicyFinding(path=r.field, reason=f"{r.rule}: {r.reason}", severity="block")
-                for r in (*outcome.redactions, *outcome.blocked)]
-    return findings
+_MOVED = ("DEFAULT_RECHECK_TIMEOUT", "RECHECK_ENV_KEEP", "RecheckRun", "erased_among", "gather_validation_facts",
+          "known_among", "policy_findings", "recheck_env", "recheck_requests", "recheck_timeout",
+          "refuse_unlisted", "run_recheck")
 
 
-# -- rechecks --------------------------------------------------------------------
-
-@frozen
-class RecheckRun:
-    """One allowlisted re-run: what validation judges, and what the report keeps."""
-
-    evidence_id: str
-    ref: str
-    status: str  # pass | fail | error
-    exit_code: int | None
-    digest: str | None
-    summary: str
-    truncated: bool
-
-    def to_result(self):
-        from baton.domain.validation import RecheckResult
-
-        detail = f"exit {self.exit_code}" if self.exit_code is not None else self.summary
-        if self.digest:
-            detail += f"; output {self.digest}"
-        return RecheckResult(evidence_id=self.evidence_id, ref=self.ref, allowlisted=True,
-                             status=self.status, detail=detail)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"evidence_id": self.evidence_id, "ref": self.ref, "status": self.status,
-                "exit_code": self.exit_code, "digest": self.digest, "summary": self.summary,
-                "truncated": self.truncated}
-
-
-def recheck_requests(handoff: Any) -> list[tuple[str, str]]:
-    """``(evidence id, command)`` for every command/test evidence with a command."""
-    return [(e.id, e.ref) for e in handoff.evidence
-            if e.type in ("command", "test") and isinstance(e.ref, str) and e.ref.strip()]
-
-
-def refuse_unlisted(requests: list[tuple[str, str]], policy: Any) -> None:
-    """Raises PolicyBlock (exit 5), before anything runs, if any command is not allowlisted."""
-    refused = [(eid, ref) for eid, ref in requests if not policy.allows_recheck(ref)]
-    if refused:
-        listed = "; ".join(f"{eid}: {ref!r}" for eid, ref in refused)
-        raise PolicyBlock(
-            f"`recheck` refused: {len(refused)} evidence command(s) are not on the recheck allowlist "
-            f"(policy recheck_allowlist); nothing was run: {listed}",
-            details={"refused": [{"evidence_id": eid, "ref": ref} for eid, ref in refused],
-                     "allowlist": list(policy.recheck_allowlist)},
-        )
-
-
-def recheck_env() -> dict[str, str]:
-    env = {k: os.environ[k] for k in RECHECK_ENV_KEEP if k in os.environ}
-    env.setdefault("PATH", os.defpath)
-    env["BATON_RECHECK"] = "1"
-    return env
-
-
-def run_recheck(root: Path, evidence_id: str, ref: str, policy: Any, *, timeout: float) -> RecheckRun:
-    """Run one allowlisted command without a shell and keep a redacted digest/summary."""
-    import shlex
-    import subprocess  # only here: reading a record's freshness (``resume``) runs nothing
-
-    from baton.domain.redaction import summarize_output
-
-    if not policy.allows_recheck(ref):  # belt and braces: never run an unlisted command
-        raise PolicyBlock(f"`recheck` refused: {ref!r} is not on the recheck allowlist")
-    try:
-        argv = shlex.split(ref)
-    except ValueError as exc:
-        return RecheckRun(evidence_id, ref, "error", None, None, f"cannot parse the command: {exc}", False)
-    if not argv:
-        return RecheckRun(evidence_id, ref, "error", None, None, "empty command", False)
-    try:
-        # Its own process group, so a timeout also stops whatever it spawned
-        # (test runners fork workers that would otherwise hold the pipe open).
-        proc = subprocess.Popen(argv, shell=False, cwd=root, env=recheck_env(), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
-    except OSError as exc:
-        return RecheckRun(evidence_id, ref, "error", None, None, f"could not start: {exc.strerror or exc}", False)
-    try:
-        raw, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        raw, _ = proc.communicate()
-        summary = summarize_output(raw.decode("utf-8", "replace"), policy=policy.redaction,
-                                   field=f"rechecks.{evidence_id}")
-        return RecheckRun(evidence_id, ref, "error", None, summary.digest,
-                          f"timed out after {timeout:g}s; " + summary.summary, summary.truncated)
-    summary = summarize_output(raw.decode("utf-8", "replace"), policy=policy.redaction,
-                               field=f"rechecks.{evidence_id}")
-    return RecheckRun(evidence_id, ref, "pass" if proc.returncode == 0 else "fail", proc.returncode,
-                      summary.digest, summary.summary, summary.truncated)
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    import signal
-
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except OSError:
-        proc.kill()
-
-
-def recheck_timeout(project: Any) -> float:
-    """Seconds a recheck may run: ``config.json`` ``{"recheck": {"timeout_seconds": N}}`` (default 300)."""
-    value = project.config.section("recheck").get("timeout_seconds", DEFAULT_RECHECK_TIMEOUT)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        from baton.errors import InputError
-
-        raise InputError(f"{project.paths.config}: recheck.timeout_seconds must be a positive number")
-    return float(value)
-
-
-# -- everything validation needs ---------------------------------------------------
-
-def _lineage_ids(handoff: Any) -> set[str]:
-    lineage = getattr(handoff, "lineage", None)
-    named = [*(getattr(lineage, "parents", None) or ()), *(getattr(lineage, "merge_basis", None) or ())]
-    return {i for i in named if isinstance(i, str)}
-
-
-def known_among(runner: Any, ids: Iterable[str]) -> frozenset[str]:
-    """Which of ``ids`` are handoffs of this project: one indexed lookup each,
-    never a read of every record (validation needs only the ids a lineage names)."""
-    return frozenset(i for i in ids if runner.has("handoffs", i))
-
-
-def erased_among(runner: Any, ids: Iterable[str]) -> frozenset[str]:
-    """Which of ``ids`` name no handoff record but have a handoff stream: their
-    capture was erased by ``baton forget`` (the stream and its
-    ``handoff.forgotten`` event stay). One indexed lookup each."""
-    if "streams" not in runner.by_name:
-        return frozenset()
-    from baton.events.names import handoff_stream
-
-    return frozenset(i for i in ids if not runner.has("handoffs", i) and runner.has("streams", handoff_stream(i)))
-
-
-def gather_validation_facts(project: Any, runner: Any, handoff: Any, policy: Any, *, now: str,
-                            rechecks: Iterable[RecheckRun] = ()):
-    from baton import gitinfo
-    from baton.domain.handoff import handoff_to_json
-    from baton.domain.validation import ValidationFacts
-
-    root = project.paths.worktree  # git state and artifacts of the current worktree
-    runs = tuple(rechecks)
-    dirty, _ = gitinfo.changed_files(root)
-    return ValidationFacts(
-        now=now,
-        artifacts=artifact_facts(root, handoff, policy.allowed_roots),
-        git_head_now=gitinfo.head_commit(root),
-        git_dirty_now=dirty,
-        known_handoff_ids=known_among(runner, _lineage_ids(handoff)),
-        erased_handoff_ids=erased_among(runner, _lineage_ids(handoff)),
-        # Every run passed ``policy.allows_recheck`` (which ignores runs of
-        # spaces); list its ref as written so the domain's exact check agrees.
-        recheck_allowlist=tuple(dict.fromkeys((*policy.recheck_allowlist, *(r.ref for r in runs)))),
-        rechecks=tuple(r.to_result() for r in runs),
-        policy_findings=tuple(policy_findings(handoff_to_json(handoff), policy)),
-    )
+def __getattr__(name: str) -> Any:
+    # ``__import__``: the import system's C path, which ``python -X importtime`` reports
+    # (the hook-path tests read it), as ``baton.harnesses`` loads its adapters.
+    if name in _MOVED:
+        return getattr(__import__("baton.commands.validation_facts", fromlist=["_"]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

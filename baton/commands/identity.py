@@ -13,8 +13,10 @@ owner's git config is the repository's shared one (git's common directory).
 
 from __future__ import annotations
 
+import getpass
 from pathlib import Path
 
+from baton import gitinfo
 from baton.model import frozen
 
 FALLBACK_OWNER = "local"
@@ -39,16 +41,12 @@ def resolve_owner(root: Path, explicit: str | None = None, *, cache: Path | None
     if _clean(explicit):
         return _clean(explicit)  # type: ignore[return-value]
     try:
-        from baton import gitinfo
-
         for value in gitinfo.user_identity(Path(root), cache):
             if _clean(value):
                 return _clean(value)  # type: ignore[return-value]
     except Exception:  # noqa: BLE001 - the spec: resolution failures fall back silently
         pass
     try:
-        import getpass
-
         value = _clean(getpass.getuser())
         if value:
             return value
@@ -61,8 +59,6 @@ def resolve_branch(root: Path, explicit: str | None = None) -> str:
     if _clean(explicit):
         return _clean(explicit)  # type: ignore[return-value]
     try:
-        from baton import gitinfo
-
         value = _clean(gitinfo.current_branch(Path(root)))
         if value:
             return value

@@ -12,13 +12,31 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
+from baton import gitinfo
+from baton.commands.handoff_facts import live_freshness, worktree_label
+from baton.commands.ids import load_handoff
+from baton.commands.latest import is_latest, resolve_latest
+from baton.commands.lineage import conflict_banner, conflicts_for
+from baton.domain import lifecycle
+from baton.domain.batons import SCOPE_FIELD
+from baton.domain.handoff import handoff_to_json
+from baton.domain.limits import MAX_MAX_TOKENS, MIN_MAX_TOKENS
+from baton.domain.quality import score_quality
+from baton.errors import InputError
 from baton.model import frozen
+from baton.policy import load_policy
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
 
 
 FORMATS = ("prompt", "md", "json")
+"""The MCP server's schemas name these (``baton.mcp_schemas``), so importing this
+module must not load the brief renderer (``tests/test_mcp_imports.py``): it is
+imported where a brief is rendered, until the schemas take ``FORMATS`` from
+elsewhere."""
 
 
 @frozen
@@ -57,8 +75,6 @@ class ResumeResult:
 
     def render(self) -> str:
         if self.format == "json":
-            import orjson
-
             return orjson.dumps(self.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
         notice = (self.latest or {}).get("notice")
         text = self.brief["text"].rstrip("\n")
@@ -86,35 +102,55 @@ def resume_handoff(
         TransitionError (exit 4): the record is not ready or resumed (nor an
             unpromoted session baton, whose brief can always be read).
     """
-    from baton.commands.handoff_facts import live_freshness
-    from baton.commands.ids import load_handoff
-    from baton.domain import lifecycle
-    from baton.domain.brief import render_resume_brief
-    from baton.domain.handoff import handoff_to_json
-    from baton.domain.quality import score_quality
-    from baton.errors import InputError
-    from baton.policy import load_policy
+    _check_options(format, mark_resumed, session, harness)
+    budget = token_budget(max_tokens)
+    opened = project
+    runner = opened.reading()
+    latest = None
+    if is_latest(token):
+        latest = resolve_latest(runner, branch=gitinfo.current_branch(opened.paths.worktree),
+                                worktree=worktree_label(opened.paths), any_branch=any_branch)
+        token = latest.id
+    handoff = load_handoff(runner, token)
+    _check_resumable(handoff, mark_resumed)
+    policy = load_policy(opened.paths, opened.config)
+    freshness = live_freshness(opened.paths.worktree, handoff, policy.allowed_roots)
+    quality = score_quality(handoff, freshness_state=freshness.state)
+    from baton.domain.brief import render_resume_brief  # deferred: see FORMATS
 
+    brief = render_resume_brief(handoff, freshness, quality, max_tokens=budget,
+                                format="md" if format == "md" else "prompt")
+    record = handoff_to_json(handoff)
+    status = handoff.status
+    conflicts = conflicts_for(runner, handoff.id)
+    brief_json = brief.to_json()
+    if conflicts:
+        # Before everything the brief says, next actions included: a branch
+        # whose decisions contradict a sibling's is not to be relied on blindly.
+        brief_json["text"] = conflict_banner(conflicts) + "\n\n" + brief_json["text"]
+    if mark_resumed:
+        # The write path's modules (the event catalogue, the decider) only when a resume is recorded.
+        from baton.commands.resume_mark import mark_resumed as record_resume  # deferred: only --mark-resumed
+
+        record = record_resume(opened, handoff.id, freshness.state, session=session, harness=harness) or record
+        status = record.get("status", status)
+    return ResumeResult(handoff.id, status, format, freshness.to_json(), quality.to_json(),
+                        brief_json, record, mark_resumed, tuple(conflicts),
+                        latest=latest.to_json() if latest is not None else None)
+
+
+def _check_options(format: str, mark_resumed: bool, session: str | None, harness: str | None) -> None:
+    """Raises InputError for an unknown format, or a session or harness given without ``mark_resumed``."""
     if format not in FORMATS:
         raise InputError(f"`format` must be one of {', '.join(FORMATS)}, not {format!r}")
     if not mark_resumed and (session is not None or harness is not None):
         given = " and ".join(f"`{n}`" for n, v in (("session", session), ("harness", harness)) if v is not None)
         raise InputError(f"{given} {'is' if ' and ' not in given else 'are'} recorded only with `mark_resumed`; "
                          "add it, or leave them out (nothing was written)")
-    budget = token_budget(max_tokens)
-    opened = project
-    runner = opened.reading()
-    from baton.commands.ids import is_latest, resolve_latest
 
-    latest = None
-    if is_latest(token):
-        from baton import gitinfo
-        from baton.commands.handoff_facts import worktree_label
 
-        latest = resolve_latest(runner, branch=gitinfo.current_branch(opened.paths.worktree),
-                                worktree=worktree_label(opened.paths), any_branch=any_branch)
-        token = latest.id
-    handoff = load_handoff(runner, token)
+def _check_resumable(handoff: Any, mark_resumed: bool) -> None:
+    """Raises TransitionError when the record cannot be resumed (or, a session baton, marked resumed)."""
     if _is_unpromoted_baton(handoff):
         # A session baton is delivered without validation by design
         # (session-handoff-baton.txt); its brief can be read like any
@@ -133,44 +169,9 @@ def resume_handoff(
         elif handoff.status == "validated":
             reason = "only a ready handoff can be resumed: make it ready first"
         raise lifecycle.transition_error(handoff, lifecycle.RESUME, reason)
-    policy = load_policy(opened.paths, opened.config)
-    freshness = live_freshness(opened.paths.worktree, handoff, policy.allowed_roots)
-    quality = score_quality(handoff, freshness_state=freshness.state)
-    brief = render_resume_brief(handoff, freshness, quality, max_tokens=budget,
-                                format="md" if format == "md" else "prompt")
-    record = handoff_to_json(handoff)
-    status = handoff.status
-    from baton.commands.lineage import conflict_banner, conflicts_for
-
-    conflicts = conflicts_for(runner, handoff.id)
-    brief_json = brief.to_json()
-    if conflicts:
-        # Before everything the brief says, next actions included: a branch
-        # whose decisions contradict a sibling's is not to be relied on blindly.
-        brief_json["text"] = conflict_banner(conflicts) + "\n\n" + brief_json["text"]
-    if mark_resumed:
-        # The write path's modules (the event catalogue, the decider) only when a resume is recorded.
-        from baton.commands.handoff_facts import now_timestamp
-        from baton.commands.record import record as record_events
-        from baton.domain.aggregates import handoff as aggregate
-        from baton.events.names import handoff_stream
-
-        with opened.writing() as scope:
-            current = load_handoff(scope.runner, handoff.id)
-            decided = aggregate.decide(current, aggregate.Resume(session, harness, freshness.state),
-                                       now=now_timestamp(opened.clock()))
-            record_events(scope, decided, version=scope.txn.stream_version(handoff_stream(handoff.id)),
-                          session=session)
-            record = scope.runner.get("handoffs", handoff.id) or record
-            status = record.get("status", status)
-    return ResumeResult(handoff.id, status, format, freshness.to_json(), quality.to_json(),
-                        brief_json, record, mark_resumed, tuple(conflicts),
-                        latest=latest.to_json() if latest is not None else None)
 
 
 def _is_unpromoted_baton(handoff: Any) -> bool:
-    from baton.domain.batons import SCOPE_FIELD
-
     return SCOPE_FIELD in handoff.extra and handoff.status in ("draft", "validated")
 
 
@@ -180,9 +181,7 @@ def token_budget(max_tokens: int | None) -> int:
     Raises:
         InputError: below the smallest brief that always fits, or absurdly large.
     """
-    from baton.domain.brief import DEFAULT_MAX_TOKENS
-    from baton.domain.limits import MAX_MAX_TOKENS, MIN_MAX_TOKENS
-    from baton.errors import InputError
+    from baton.domain.brief import DEFAULT_MAX_TOKENS  # deferred: see FORMATS
 
     budget = DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens
     if isinstance(budget, bool) or not isinstance(budget, int) or not MIN_MAX_TOKENS <= budget <= MAX_MAX_TOKENS:

@@ -10,94 +10,26 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from baton.model import frozen
-from baton.commands.batons import (
-    CreatedBaton, _as_payload, carried_lines, claim_in_scope, create_in_scope, peek_eligible, quiet_freshness,
-)
+from baton.commands.batons import CreatedBaton, as_payload, peek_eligible, redaction_lines, stored_baton
 from baton.commands.identity import SessionContext, context_of
+from baton.commands.record import record
+from baton.domain.aggregates import session as aggregate
 from baton.domain.batons import (
     BatonRecord, context_key, objective_stream, render_baton_markdown, session_stream,
 )
-from baton.domain.limits import OBJECTIVE_MAX, SESSION_ID_MAX
-from baton.errors import InputError
+from baton.commands.objectives import check_objective, check_session_id, get_session_objective
 from baton.ledger.ids import uuid7
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
 
-# The session aggregate and ``record`` (with the event classes) are imported
-# by the functions that write: reading an objective never needs them.
-
-
-
-def check_session_id(session_id: str | None, *, required: bool = False) -> str | None:
-    """A session id is opaque, but it must be printable, one line and ≤ 200 characters.
-
-    Raises:
-        InputError: it is empty (when required), too long or holds control characters.
-    """
-    if session_id is None:
-        if required:
-            raise InputError("a session id is required (`session_id`)")
-        return None
-    value = session_id.strip()
-    if not value:
-        raise InputError("a session id must not be empty")
-    if len(value) > SESSION_ID_MAX:
-        raise InputError(f"a session id must be at most {SESSION_ID_MAX} characters")
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
-        raise InputError("a session id must not contain control characters")
-    return value
-
-
-def check_objective(objective: str | None) -> str | None:
-    if objective is None or not objective.strip():
-        return None
-    value = objective.strip()
-    if len(value) > OBJECTIVE_MAX:
-        raise InputError(f"an objective must be at most {OBJECTIVE_MAX} characters (got {len(value)})")
-    return value
-
-
-# -- objectives ----------------------------------------------------------------------
-
-@frozen
-class SessionObjective:
-    owner: str
-    branch: str
-    objective: str
-    session_id: str | None
-    updated_at: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"owner": self.owner, "branch": self.branch, "objective": self.objective,
-                "sessionId": self.session_id, "updatedAt": self.updated_at}
-
-
-def get_session_objective(runner, ctx: SessionContext) -> SessionObjective | None:
-    """The objective bound to this owner and branch, or None.
-
-    None also when the session that recorded it no longer exists or has
-    ended: an objective never outlives its session.
-    """
-    doc = runner.get("objectives", context_key(ctx.owner, ctx.branch))
-    if not isinstance(doc, dict) or doc.get("owner") != ctx.owner or doc.get("branch") != ctx.branch:
-        return None
-    objective, session_id = doc.get("objective"), doc.get("sessionId")
-    if not isinstance(objective, str) or not objective or not isinstance(session_id, str):
-        return None
-    session = runner.get("sessions", session_id)
-    if not isinstance(session, dict) or session.get("status") != "open":
-        return None
-    return SessionObjective(ctx.owner, ctx.branch, objective, session_id, str(doc.get("updatedAt") or ""))
-
 
 def _objective_events(scope, ctx: SessionContext, objective: str | None, session: str | None,
                       reason: str) -> bool:
     """Set, or clear, the objective of ``ctx``; True when anything changed."""
-    from baton.commands.record import record
-    from baton.domain.aggregates import session as aggregate
-
     key = context_key(ctx.owner, ctx.branch)
     version = scope.txn.stream_version(objective_stream(key))
     command = (aggregate.SetObjective(ctx.owner, ctx.branch, objective, session) if objective is not None
@@ -181,9 +113,15 @@ def begin_session(
         if claim:
             peek = peek_eligible(scope.runner, ctx)
             if peek is not None:
+                from baton.commands.baton_claim import claim_in_scope  # deferred: only a waiting baton is claimed
+
                 received = claim_in_scope(scope, peek, session=session_id, harness=harness)
         changed = record_begin(scope, ctx, session_id, harness=harness, objective=objective,
                                received_baton=received.id if received else received_baton)
+    if received is None:
+        return SessionBeginResult(session_id, ctx, harness, objective, changed and objective is None, None)
+    from baton.commands.baton_freshness import carried_lines, quiet_freshness  # deferred: only a baton received
+
     # Outside the lock: freshness reads git and hashes artifacts.
     freshness = quiet_freshness(opened, opened.runner, received)
     return SessionBeginResult(session_id, ctx, harness, objective, changed and objective is None, received,
@@ -194,9 +132,6 @@ def record_begin(scope, ctx: SessionContext, session_id: str, *, harness: str | 
                  received_baton: str | None) -> bool:
     """Inside a write scope: record the session's start (and set or clear the
     objective). Returns whether the objective events changed anything."""
-    from baton.commands.record import record
-    from baton.domain.aggregates import session as aggregate
-
     stream = session_stream(session_id)
     decided = aggregate.decide_session(scope.runner.get("sessions", session_id), aggregate.BeginSession(
         session_id, ctx.owner, ctx.branch, harness=harness, objective=objective, received_baton=received_baton))
@@ -243,16 +178,6 @@ class SessionEndResult:
         return "\n".join(lines)
 
 
-def redaction_lines(redactions: Any) -> list[str]:
-    """What was redacted before the baton was written (field and rule; never the value)."""
-    items = [r for r in redactions or () if isinstance(r, dict)]
-    if not items:
-        return []
-    listed = ", ".join(f"{r.get('field', '?')} ({r.get('rule') or r.get('reason', 'secret')})" for r in items[:5])
-    more = f" and {len(items) - 5} more" if len(items) > 5 else ""
-    return [f"Redacted before writing: {listed}{more}."]
-
-
 def end_session(
     project: "Project",
     session_id: str | None = None,
@@ -275,7 +200,7 @@ def end_session(
     """
     session_id = check_session_id(session_id, required=True)
     assert session_id is not None
-    payload = _as_payload(handoff, owner, branch, shared, allow_empty=True)
+    payload = as_payload(handoff, owner, branch, shared, allow_empty=True)
     with project.writing() as scope:
         with scope.batch():
             ended = end_in_scope(scope, session_id, payload, harness=harness, owner=owner, branch=branch)
@@ -292,9 +217,6 @@ def end_in_scope(scope, session_id: str, payload: Any = None, *, harness: str | 
     given. ``left``: the baton already appended in this batch for the
     session (a handoff handed on), named by ``session.ended``.
     """
-    from baton.commands.record import record
-    from baton.domain.aggregates import session as aggregate
-
     opened = scope.project
     session = scope.runner.get("sessions", session_id) or {}
     opened.check_streams(session_stream(session_id))
@@ -309,6 +231,8 @@ def end_in_scope(scope, session_id: str, payload: Any = None, *, harness: str | 
         opened.check_streams(objective_stream(context_key(here.owner, here.branch)))
     created = left
     if payload is not None:
+        from baton.commands.baton_create import create_in_scope  # deferred: only a baton left captures
+
         target = context_of(opened, owner=payload.owner, branch=payload.branch)
         created = create_in_scope(scope, payload, target, session=session_id, harness=harness,
                                   objective=objective_doc.objective if objective_doc else None)
@@ -323,11 +247,7 @@ def end_in_scope(scope, session_id: str, payload: Any = None, *, harness: str | 
 
 def settled(scope, ended: SessionEndResult) -> SessionEndResult:
     """``ended`` once its batch is written: the baton as the index now holds it."""
-    import attrs
-
     if ended.created is None:
         return ended
-    from baton.commands.batons import stored_baton
-
     created = attrs.evolve(ended.created, record=stored_baton(scope.runner, ended.created.record))
     return attrs.evolve(ended, created=created)

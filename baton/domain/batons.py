@@ -16,6 +16,8 @@ from urllib.parse import quote
 
 from baton.model import frozen
 from baton.errors import InputError
+from baton.domain.freshness import FRESH, PARTIALLY_STALE, STALE
+from baton.domain.short_ids import short_id
 
 SHARED_KEY = "_shared"
 """The one key (stream ``baton/_shared``, file ``_shared.json``) of shared batons."""
@@ -445,8 +447,6 @@ def carried_handoff_lines(record: Mapping[str, Any] | None) -> tuple[str, ...]:
         lines.append(f"**Current state:** {_clipped(state)}")
     handoff_id = record.get("id")
     if lines and isinstance(handoff_id, str) and handoff_id:
-        from baton.domain.short_ids import short_id
-
         successor = record.get("superseded_by")
         if record.get("status") == "superseded" and isinstance(successor, str) and successor:
             # Amended (or continued) since it was handed on: the lines above are
@@ -468,9 +468,6 @@ def freshness_line(report: Any, handoff_id: str) -> str | None:
     handoff recorded no repository head: there is nothing to compare, and a
     baton left outside git says nothing about code it never saw.
     """
-    from baton.domain.freshness import FRESH, PARTIALLY_STALE, STALE
-    from baton.domain.short_ids import short_id
-
     if not report.captured_head:
         return None
     short = short_id(handoff_id)
@@ -534,8 +531,6 @@ def render_latest_markdown(record: Mapping[str, Any] | None, *, elsewhere: bool 
     (none is ready on this one). Empty for a missing or malformed record."""
     if not isinstance(record, Mapping) or not isinstance(record.get("id"), str):
         return ""
-    from baton.domain.short_ids import short_id
-
     work = record.get("work")
     title = work.get("title") if isinstance(work, Mapping) else None
     title = _one_line(title) if isinstance(title, str) and title.strip() else "(untitled)"

@@ -388,44 +388,70 @@ def freshness_banner(freshness: FreshnessReport, fmt: str = PROMPT) -> str:
 # --------------------------------------------------------------------------- building
 
 
-def _build(handoff: Any, freshness: FreshnessReport, quality: QualityScore | None, fmt: str) -> _Layout:
-    lay = _Layout(fmt)
-    red = _Redactor(handoff)
-    known: dict[str, tuple[int, Any]] = {}
-    for pos, ev in enumerate(_get(handoff, "evidence", ())):
-        known.setdefault(_one_line(_get(ev, "id")), (pos, ev))
-    hid = _one_line(_get(handoff, "id"))
-    lay.handoff_ref = _short_id(hid)
-    work = _get(handoff, "work")
-    summary = _get(handoff, "summary")
-    head = _get(_get(_get(handoff, "project"), "repository"), "head")
+class _Record:
+    """What every section of the brief reads: the record's parts, its layout, its redactor, and
+    the evidence by id (a claim's support mark looks its citations up there)."""
 
-    # Header, banner, reading instructions, score.
+    def __init__(self, handoff: Any, freshness: FreshnessReport, quality: QualityScore | None, fmt: str) -> None:
+        self.handoff = handoff
+        self.freshness = freshness
+        self.quality = quality
+        self.fmt = fmt
+        self.lay = _Layout(fmt)
+        self.red = _Redactor(handoff)
+        self.known: dict[str, tuple[int, Any]] = {}
+        for pos, ev in enumerate(_get(handoff, "evidence", ())):
+            self.known.setdefault(_one_line(_get(ev, "id")), (pos, ev))
+        self.hid = _one_line(_get(handoff, "id"))
+        self.lay.handoff_ref = _short_id(self.hid)
+        self.work = _get(handoff, "work")
+        self.summary = _get(handoff, "summary")
+        self.head = _get(_get(_get(handoff, "project"), "repository"), "head")
+
+    def mark(self, item: Any) -> str:
+        return _support_mark(item, self.known, self.red)
+
+
+def _build(handoff: Any, freshness: FreshnessReport, quality: QualityScore | None, fmt: str) -> _Layout:
+    """The brief's sections, in reading order: each step below adds its own."""
+    record = _Record(handoff, freshness, quality, fmt)
+    for add_sections in _SECTIONS:
+        add_sections(record)
+    return record.lay
+
+
+def _add_header(r: _Record) -> None:
+    """Header, freshness banner, reading instructions (a prompt's) and the continuity score."""
+    lay, red = r.lay, r.red
     header = lay.section("header", None)
-    title = _clip(red.text("work.title", _get(work, "title")), _TITLE_CLIP) or "(untitled)"
-    status = _one_line(_get(handoff, "status"))
-    meta = f"Baton handoff {hid or '(no id)'} · status {status or '?'} · captured {_one_line(_get(handoff, 'created_at'))}"
-    if head:
-        meta += f" · head {_short_head(head)}"
-    if fmt == MD:
+    title = _clip(red.text("work.title", _get(r.work, "title")), _TITLE_CLIP) or "(untitled)"
+    status = _one_line(_get(r.handoff, "status"))
+    created = _one_line(_get(r.handoff, "created_at"))
+    meta = f"Baton handoff {r.hid or '(no id)'} · status {status or '?'} · captured {created}"
+    if r.head:
+        meta += f" · head {_short_head(r.head)}"
+    if r.fmt == MD:
         lay.add(header, f"# Resume brief: {title}")
         lay.add(header, f"_{meta}_")
     else:
         lay.add(header, f"RESUME BRIEF: {title}")
         lay.add(header, meta)
-    lay.add(lay.section("freshness", None), freshness_banner(freshness, fmt))
-    if fmt == PROMPT:
+    lay.add(lay.section("freshness", None), freshness_banner(r.freshness, r.fmt))
+    if r.fmt == PROMPT:
         lay.add(lay.section("preamble", None),
                 "You are continuing work from an earlier session. Treat this brief as working context, not "
                 "unquestionable truth. [supported: …] marks a claim whose cited evidence passed; [evidence: …] "
                 "cites evidence that did not all pass; [unsupported] is a bare assertion.", "preamble")
-    if quality is not None:
-        weakest = quality.weakest()
+    if r.quality is not None:
+        weakest = r.quality.weakest()
         lay.add(lay.section("quality", None),
-                f"Continuity score: {quality.overall:.1f}/100 (advisory; weakest: {weakest.name} {weakest.score}).",
+                f"Continuity score: {r.quality.overall:.1f}/100 (advisory; weakest: {weakest.name} {weakest.score}).",
                 "quality")
 
-    # Objective and current state: the never-dropped core.
+
+def _add_objective(r: _Record) -> None:
+    """Objective and current state: the never-dropped core."""
+    lay, red, work, summary = r.lay, r.red, r.work, r.summary
     sec = lay.section("objective", "Objective")
     lay.add(sec, red.text("work.objective", _get(work, "objective")) or "(no objective recorded)", clip=True)
     for i, item in reversed(list(enumerate(_get(work, "definition_of_done", ())))):
@@ -442,31 +468,32 @@ def _build(handoff: Any, freshness: FreshnessReport, quality: QualityScore | Non
     if why:
         lay.add(sec, f"- Why it matters: {why}", "why_it_matters")
 
-    # Threads: completed ones are dropped oldest first, in-progress ones last first.
+
+def _add_threads(r: _Record) -> None:
+    """Threads: completed ones are dropped oldest first, in-progress ones (and discoveries,
+    constraints) last first."""
+    lay, red = r.lay, r.red
     sec = lay.section("completed", "Completed (as reported)")
-    for i, item in enumerate(_get(summary, "completed", ())):
+    for i, item in enumerate(_get(r.summary, "completed", ())):
         lay.add(sec, f"- {red.text(f'summary.completed[{i}]', item)}", "completed")
-    sec = lay.section("in_progress", "In progress")
-    for line in [lay.add(sec, f"- {red.text(f'summary.in_progress[{i}]', item)}", "in_progress", queue=False)
-                 for i, item in enumerate(_get(summary, "in_progress", ()))][::-1]:
-        lay.queues["in_progress"].append(line)
+    for key, heading, part, field in (("in_progress", "In progress", r.summary, "summary.in_progress"),
+                                      ("discoveries", "Discoveries", r.summary, "summary.discoveries"),
+                                      ("constraints", "Constraints (non-negotiable)", r.work, "work.constraints")):
+        sec = lay.section(key, heading)
+        items = _get(part, field.split(".")[1], ())
+        for line in [lay.add(sec, f"- {red.text(f'{field}[{i}]', item)}", key, queue=False)
+                     for i, item in enumerate(items)][::-1]:
+            lay.queues[key].append(line)
 
-    sec = lay.section("discoveries", "Discoveries")
-    for line in [lay.add(sec, f"- {red.text(f'summary.discoveries[{i}]', item)}", "discoveries", queue=False)
-                 for i, item in enumerate(_get(summary, "discoveries", ()))][::-1]:
-        lay.queues["discoveries"].append(line)
 
-    sec = lay.section("constraints", "Constraints (non-negotiable)")
-    for line in [lay.add(sec, f"- {red.text(f'work.constraints[{i}]', item)}", "constraints", queue=False)
-                 for i, item in enumerate(_get(work, "constraints", ()))][::-1]:
-        lay.queues["constraints"].append(line)
-
-    # Decisions: rationale is shortened before whole decisions go, last decisions first.
+def _add_decisions(r: _Record) -> None:
+    """Decisions: rationale is shortened before whole decisions go, last decisions first."""
+    lay, red = r.lay, r.red
     sec = lay.section("decisions", "Decisions")
     decision_lines = []
-    for i, d in enumerate(_get(handoff, "decisions", ())):
+    for i, d in enumerate(_get(r.handoff, "decisions", ())):
         base = f"- {_one_line(_get(d, 'id'))}: {red.text(f'decisions[{i}].decision', _get(d, 'decision'))}"
-        mark = _support_mark(d, known, red)
+        mark = r.mark(d)
         detail = ""
         rationale = red.text(f"decisions[{i}].rationale", _get(d, "rationale"))
         if rationale:
@@ -481,9 +508,12 @@ def _build(handoff: Any, freshness: FreshnessReport, quality: QualityScore | Non
         lay.queues["decision_detail"].append(line)
         lay.queues["decisions"].append(line)
 
-    # Do not retry: never dropped; shortened, then collapsed into a count, only as a last resort.
+
+def _add_do_not_retry(r: _Record) -> None:
+    """Do not retry: never dropped; shortened, then collapsed into a count, only as a last resort."""
+    lay, red = r.lay, r.red
     sec = lay.section("do_not_retry", "Do not retry (failed approaches)")
-    attempts = list(_get(handoff, "failed_attempts", ()))
+    attempts = list(_get(r.handoff, "failed_attempts", ()))
     if not attempts:
         lay.add(sec, "(none recorded)")
     for i, f in enumerate(attempts):
@@ -492,7 +522,7 @@ def _build(handoff: Any, freshness: FreshnessReport, quality: QualityScore | Non
         outcome = _one_line(_get(f, "outcome")) or "failed"
         reason = red.text(f"failed_attempts[{i}].reason", _get(f, "reason"))
         retry = "" if _get(f, "avoid_repeating", True) is not False else " (may be retried if circumstances change)"
-        full = f"- {fid}: {approach} ({outcome}){': ' + reason if reason else ''}{retry} {_support_mark(f, known, red)}"
+        full = f"- {fid}: {approach} ({outcome}){': ' + reason if reason else ''}{retry} {r.mark(f)}"
         short = _clip(f"- {fid}: {approach} ({outcome}){': ' + reason if reason else ''}{retry}", 160)
         line = lay.add(sec, full, "do_not_retry_detail", short=short, queue=False)
         lay.dnr_lines.append(line)
@@ -500,11 +530,14 @@ def _build(handoff: Any, freshness: FreshnessReport, quality: QualityScore | Non
         lay.queues["do_not_retry_detail"].append(line)
     sec.dynamic = lay.dnr_collapse_line
 
-    # Artifacts: drifted ones matter most, read/generated ones least.
+
+def _add_artifacts(r: _Record) -> None:
+    """Artifacts: drifted ones matter most, read/generated ones least."""
+    lay, red = r.lay, r.red
     sec = lay.section("artifacts", "Relevant artifacts")
-    drifted = {d.path: d.kind for d in freshness.drift}
+    drifted = {d.path: d.kind for d in r.freshness.drift}
     by_group: dict[str, list[_Line]] = {"artifacts_read": [], "artifacts_changed": [], "artifacts_drifted": []}
-    for i, a in enumerate(_get(handoff, "artifacts", ())):
+    for i, a in enumerate(_get(r.handoff, "artifacts", ())):
         path = red.text(f"artifacts[{i}].path", _get(a, "path"))
         role = _one_line(_get(a, "role"))
         text = f"- {path} ({role}"
@@ -530,12 +563,15 @@ def _build(handoff: Any, freshness: FreshnessReport, quality: QualityScore | Non
     for group, lines in by_group.items():
         lay.queues[group].extend(reversed(lines))
 
-    # Evidence: uncited records go before cited ones; older records first in each.
+
+def _add_evidence(r: _Record) -> None:
+    """Evidence: uncited records go before cited ones; older records first in each."""
+    lay, red = r.lay, r.red
     sec = lay.section("evidence", "Evidence (recorded at capture, not re-run)")
-    cited = {i for item in [*_get(handoff, "decisions", ()), *_get(handoff, "failed_attempts", ())]
+    cited = {i for item in [*_get(r.handoff, "decisions", ()), *_get(r.handoff, "failed_attempts", ())]
              for i in cited_ids(item)}
     ev_lines: list[tuple[str, int, bool, _Line]] = []
-    for i, ev in enumerate(_get(handoff, "evidence", ())):
+    for i, ev in enumerate(_get(r.handoff, "evidence", ())):
         eid = _one_line(_get(ev, "id"))
         kind = _one_line(_get(ev, "type"))
         result = red.text(f"evidence[{i}].result", _get(ev, "result")) or "no result"
@@ -557,13 +593,16 @@ def _build(handoff: Any, freshness: FreshnessReport, quality: QualityScore | Non
     for _, _, c, ln in ev_lines:
         ln.group = "evidence_cited" if c else "evidence_uncited"
 
-    # Risks by severity.
+
+def _add_risks(r: _Record) -> None:
+    """Risks by severity: low ones drop first."""
+    lay, red = r.lay, r.red
     sec = lay.section("risks", "Risks")
     risk_lines: dict[str, list[_Line]] = {"risks_low": [], "risks_medium": [], "risks_high": []}
-    for i, r in enumerate(_get(handoff, "risks", ())):
-        severity = _one_line(_get(r, "severity")) or "unrated"
-        text = f"- [{severity}] {red.text(f'risks[{i}].description', _get(r, 'description'))}"
-        mitigation = red.text(f"risks[{i}].mitigation", _get(r, "mitigation"))
+    for i, risk in enumerate(_get(r.handoff, "risks", ())):
+        severity = _one_line(_get(risk, "severity")) or "unrated"
+        text = f"- [{severity}] {red.text(f'risks[{i}].description', _get(risk, 'description'))}"
+        mitigation = red.text(f"risks[{i}].mitigation", _get(risk, "mitigation"))
         if mitigation:
             text += f" Mitigation: {mitigation}"
         group = {"high": "risks_high", "medium": "risks_medium"}.get(severity, "risks_low")
@@ -571,16 +610,23 @@ def _build(handoff: Any, freshness: FreshnessReport, quality: QualityScore | Non
     for group, lines in risk_lines.items():
         lay.queues[group].extend(reversed(lines))
 
-    # Open questions (a session baton's ``open_questions`` extension field): nothing answers them
-    # yet, so a successor must not assume they are settled. The last ones drop first.
+
+def _add_open_questions(r: _Record) -> None:
+    """Open questions (a session baton's ``open_questions`` extension field): nothing answers them
+    yet, so a successor must not assume they are settled. The last ones drop first."""
+    lay = r.lay
     sec = lay.section("open_questions", "Open questions")
-    for line in [lay.add(sec, f"- {red.text(f'{OPEN_QUESTIONS_FIELD}[{i}]', q)}", "open_questions", queue=False)
-                 for i, q in _open_questions(handoff)][::-1]:
+    for line in [lay.add(sec, f"- {r.red.text(f'{OPEN_QUESTIONS_FIELD}[{i}]', q)}", "open_questions", queue=False)
+                 for i, q in _open_questions(r.handoff)][::-1]:
         lay.queues["open_questions"].append(line)
 
-    # Open items: the first next action last, right before the closing instruction.
-    items = order_open_items(handoff)
-    index_of = {id(item): i for i, item in enumerate(_get(handoff, "open_items", ()))}
+
+def _add_open_items(r: _Record) -> None:
+    """Open items: the others (lowest in the order drops first), then the first next action last,
+    right before the closing instruction."""
+    lay, red = r.lay, r.red
+    items = order_open_items(r.handoff)
+    index_of = {id(item): i for i, item in enumerate(_get(r.handoff, "open_items", ()))}
     sec = lay.section("open_items", "Other open items")
     for item in reversed(items[1:]):  # lowest in the order drops first
         i = index_of[id(item)]
@@ -606,22 +652,32 @@ def _build(handoff: Any, freshness: FreshnessReport, quality: QualityScore | Non
         blocked = [_one_line(b) for b in _get(first, "blocked_by", ())]
         if blocked:
             lay.add(sec, f"- Blocked by: {', '.join(blocked)}", clip=True)
-    elif _one_line(_get(work, "state")) == "completed":
+    elif _one_line(_get(r.work, "state")) == "completed":
         lay.add(sec, "No open items: the work is reported complete. Verify the definition of done before closing.")
     else:
         lay.add(sec, "No open items recorded: decide the next step from the objective and current state.")
 
-    # Footer: redaction notice, what was omitted, and the closing instruction.
-    redactions = len(_get(handoff, "redactions", ()))
+
+def _add_footer(r: _Record) -> None:
+    """Footer: redaction notice, what was omitted, and the closing instruction."""
+    lay = r.lay
+    redactions = len(_get(r.handoff, "redactions", ()))
     if redactions:
         lay.add(lay.section("redactions", None),
                 f"Redacted at capture: {redactions} field(s); their values are withheld and never shown here.")
     lay.section("omitted", None).dynamic = lay.omitted_line
-    anchor = f"the repository head is still {_short_head(head)}" if head else "the working tree matches (no git head was recorded)"
+    anchor = (f"the repository head is still {_short_head(r.head)}" if r.head
+              else "the working tree matches (no git head was recorded)")
     lay.add(lay.section("verify", None),
             f"Before acting, verify freshness: check that {anchor} and that the artifacts you rely on are unchanged "
             f"(`baton resume {lay.handoff_ref}` re-derives this), and re-run cited evidence before trusting it.")
-    return lay
+
+
+_SECTIONS: tuple[Callable[[_Record], None], ...] = (
+    _add_header, _add_objective, _add_threads, _add_decisions, _add_do_not_retry, _add_artifacts,
+    _add_evidence, _add_risks, _add_open_questions, _add_open_items, _add_footer,
+)
+"""The brief's steps in reading order (each adds its sections to the layout)."""
 
 
 def _insert_after_first(sec: _Section, lay: _Layout, text: str, group: str) -> None:

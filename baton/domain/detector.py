@@ -36,6 +36,8 @@ from typing import Any, Mapping
 
 from baton.model import frozen
 from baton.errors import InputError
+from baton.events.names import DETECTOR_DISABLED, DETECTOR_ENABLED, DETECTOR_RECOMMENDED, DETECTOR_SNOOZED
+from baton.ledger.clock import parse_rfc3339
 from baton.domain.handoff_requests import is_explicit_request  # noqa: F401  (re-exported: the detector's signal)
 
 SIGNALS = (
@@ -224,8 +226,6 @@ class Outcome:
 def _time(text: Any) -> datetime | None:
     if not isinstance(text, str):
         return None
-    from baton.ledger.clock import parse_rfc3339
-
     try:
         return parse_rfc3339(text)
     except ValueError:
@@ -259,10 +259,8 @@ def decide(state: Mapping[str, Any] | None, material_at: str | None, evaluation:
 
 def evolve_state(doc: Mapping[str, Any] | None, event_type: str, data: Mapping[str, Any], at: str) -> dict[str, Any]:
     """Fold one detector event into a session's state."""
-    from baton.events.catalogue import DetectorDisabled, DetectorEnabled, DetectorRecommended, DetectorSnoozed
-
     out = dict(doc or {})
-    if event_type == DetectorRecommended.TYPE:
+    if event_type == DETECTOR_RECOMMENDED:
         out["count"] = int(out.get("count") or 0) + 1
         out["action"] = data.get("action")
         if data.get("action") == PREPARE:
@@ -273,11 +271,11 @@ def evolve_state(doc: Mapping[str, Any] | None, event_type: str, data: Mapping[s
         else:
             out["last_recommended_at"] = at
             out["head"] = data.get("head")
-    elif event_type == DetectorSnoozed.TYPE:
+    elif event_type == DETECTOR_SNOOZED:
         out["snoozed_until"] = data.get("until")
-    elif event_type == DetectorDisabled.TYPE:
+    elif event_type == DETECTOR_DISABLED:
         out["disabled"] = True
-    elif event_type == DetectorEnabled.TYPE:
+    elif event_type == DETECTOR_ENABLED:
         out["disabled"] = False
         out.pop("snoozed_until", None)
     return out

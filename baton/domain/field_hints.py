@@ -13,13 +13,14 @@ from __future__ import annotations
 import difflib
 from typing import Any, Mapping
 
+from baton.domain import handoff as h
+from baton.domain.handoff import Handoff, json_keys
+
 CUTOFF = 0.8
 """How close (difflib's ratio) a key must be to a field to be called a typo of it."""
 
 
 def _objects() -> tuple[dict[str, type], dict[str, type]]:
-    from baton.domain import handoff as h
-
     sections = {"work": h.Work, "summary": h.Summary, "origin": h.Origin, "automation": h.Automation}
     lists = {"decisions": h.Decision, "artifacts": h.Artifact, "evidence": h.Evidence,
              "failed_attempts": h.FailedAttempt, "open_items": h.OpenItem, "risks": h.Risk}
@@ -28,8 +29,6 @@ def _objects() -> tuple[dict[str, type], dict[str, type]]:
 
 def unknown_field_hints(payload: Any) -> tuple[str, ...]:
     """One line per key that is not a field of its object but is close to one."""
-    from baton.domain.handoff import Handoff, json_keys
-
     if not isinstance(payload, Mapping):
         return ()
     hints: list[str] = []

@@ -24,10 +24,8 @@ The domain never reads the clock: every time is a parameter.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Mapping
-from datetime import datetime, timezone
 from types import UnionType
 from typing import Any, Literal, NewType, Union, cast, get_args, get_origin
 
@@ -35,12 +33,13 @@ import attrs
 
 from baton.model import as_tuple, frozen
 from baton.errors import HandoffInputError
-from baton.domain.short_ids import short_id as short_id  # re-exported: the model's users name it from here
+from baton.domain.short_ids import (  # noqa: F401 - re-exported: the model's users name them from here
+    HANDOFFS_DIR, MIN_PREFIX, MIN_SHORT_PREFIX, compact_timestamp, file_name, id_matches, parse_timestamp, short_id,
+)
 
 SCHEMA_VERSION = "0.1"
 SCHEMA_URI = "https://baton.dev/schemas/handoff/v0.1.json"
 SUPPORTED_SCHEMA_VERSIONS = ("0.1",)
-HANDOFFS_DIR = ".baton/handoffs"
 
 Timestamp = NewType("Timestamp", str)
 """An RFC 3339 date-time with a zone (``Z`` or an offset). Validated on reading."""
@@ -325,28 +324,6 @@ MODEL_CLASSES: tuple[type, ...] = (
 
 # --------------------------------------------------------------------------- value checks
 
-_RFC3339 = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})")
-
-
-def parse_timestamp(text: str) -> datetime:
-    """Parse an RFC 3339 date-time (zone required) into an aware datetime.
-
-    Raises:
-        ValueError: the text is not an RFC 3339 date-time with a zone.
-    """
-    if not isinstance(text, str) or not _RFC3339.fullmatch(text):
-        raise ValueError("must be an RFC 3339 date-time with a zone, e.g. 2026-09-02T14:30:00Z")
-    value = text[:-1] + "+00:00" if text[-1] in "Zz" else text
-    # fromisoformat takes at most 6 fractional digits
-    m = re.match(r"^(.*?\.)(\d+)(.*)$", value)
-    if m and len(m.group(2)) > 6:
-        value = m.group(1) + m.group(2)[:6] + m.group(3)
-    try:
-        return datetime.fromisoformat(value.replace("t", "T"))
-    except ValueError as exc:
-        raise ValueError("must be an RFC 3339 date-time with a zone, e.g. 2026-09-02T14:30:00Z") from exc
-
-
 def is_timestamp(text: object) -> bool:
     try:
         parse_timestamp(text)  # type: ignore[arg-type]
@@ -369,76 +346,95 @@ def is_handoff_id(text: object) -> bool:
 
 
 def _build_converter(*, detailed: bool = True) -> Any:
-    """The converter. Every hook is registered here and nowhere else.
+    """The converter. Every hook is registered here and nowhere else, grouped by
+    the part of a record it reads: scalar values, the shapes a field takes
+    (choices, arrays, optional members, JSON objects), and the model classes.
 
     ``detailed``: cattrs' detailed validation, which collects every problem
     of an input with its path (what ``structure`` reports). Without it the
     generated code is the same but stops at the first problem; it is a third
     cheaper to build, and reading a record that is valid needs nothing more."""
-    from cattrs.gen import make_dict_structure_fn, override
-    from cattrs.preconf.orjson import make_converter
+    from cattrs.preconf.orjson import make_converter  # lazy: a heavy import the model classes alone never need
 
     conv = make_converter(detailed_validation=detailed, forbid_extra_keys=False)
+    _register_scalars(conv)
+    _register_shapes(conv)
+    _register_models(conv)
+    return conv
 
-    # Strict scalars: JSON has types, and "3" is not a title nor "abc" a list.
-    def _str(value: Any, _: Any) -> str:
-        if not isinstance(value, str):
-            raise TypeError(f"must be a string, not {_json_type(value)}")
+
+# -- scalars: strict, since JSON has types and "3" is not a title nor "abc" a list.
+
+def _structure_str(value: Any, _: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"must be a string, not {_json_type(value)}")
+    return value
+
+
+def _structure_bool(value: Any, _: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"must be true or false, not {_json_type(value)}")
+    return value
+
+
+def _structure_float(value: Any, _: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"must be a number, not {_json_type(value)}")
+    return float(value)
+
+
+def _structure_int(value: Any, _: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"must be an integer, not {_json_type(value)}")
+    return value
+
+
+def _structure_timestamp(value: Any, _: Any) -> str:
+    _structure_str(value, None)
+    parse_timestamp(value)
+    return value
+
+
+def _structure_handoff_id(value: Any, _: Any) -> str:
+    _structure_str(value, None)
+    if not is_handoff_id(value):
+        raise ValueError("must be a lowercase UUID")
+    return value
+
+
+def _register_scalars(conv: Any) -> None:
+    conv.register_structure_hook(str, _structure_str)
+    conv.register_structure_hook(bool, _structure_bool)
+    conv.register_structure_hook(float, _structure_float)
+    conv.register_structure_hook(int, _structure_int)
+    conv.register_structure_hook(Timestamp, _structure_timestamp)
+    conv.register_structure_hook(HandoffId, _structure_handoff_id)
+
+
+# -- shapes: a choice among literals, an array (a tuple), an optional member, a JSON object.
+
+def _is_literal(t: Any) -> bool:
+    return get_origin(t) is Literal
+
+
+def _literal_factory(t: Any) -> Callable[[Any, Any], Any]:
+    allowed = get_args(t)
+    message = "must be one of " + ", ".join(repr(a) for a in allowed)
+
+    def structure_literal(value: Any, _: Any) -> Any:
+        if not isinstance(value, str) or value not in allowed:
+            raise ValueError(f"{message}, not {value!r}" if isinstance(value, (str, int, float)) else message)
         return value
 
-    def _bool(value: Any, _: Any) -> bool:
-        if not isinstance(value, bool):
-            raise TypeError(f"must be true or false, not {_json_type(value)}")
-        return value
+    return structure_literal
 
-    def _float(value: Any, _: Any) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise TypeError(f"must be a number, not {_json_type(value)}")
-        return float(value)
 
-    def _int(value: Any, _: Any) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"must be an integer, not {_json_type(value)}")
-        return value
+def _is_tuple(t: Any) -> bool:
+    return get_origin(t) is tuple
 
-    def _timestamp(value: Any, _: Any) -> str:
-        _str(value, None)
-        parse_timestamp(value)
-        return value
 
-    def _handoff_id(value: Any, _: Any) -> str:
-        _str(value, None)
-        if not is_handoff_id(value):
-            raise ValueError("must be a lowercase UUID")
-        return value
-
-    conv.register_structure_hook(str, _str)
-    conv.register_structure_hook(bool, _bool)
-    conv.register_structure_hook(float, _float)
-    conv.register_structure_hook(int, _int)
-    conv.register_structure_hook(Timestamp, _timestamp)
-    conv.register_structure_hook(HandoffId, _handoff_id)
-
-    def _is_literal(t: Any) -> bool:
-        return get_origin(t) is Literal
-
-    def _literal_factory(t: Any) -> Callable[[Any, Any], Any]:
-        allowed = get_args(t)
-        message = "must be one of " + ", ".join(repr(a) for a in allowed)
-
-        def structure_literal(value: Any, _: Any) -> Any:
-            if not isinstance(value, str) or value not in allowed:
-                raise ValueError(f"{message}, not {value!r}" if isinstance(value, (str, int, float)) else message)
-            return value
-
-        return structure_literal
-
-    conv.register_structure_hook_factory(_is_literal, _literal_factory)
-
-    def _is_tuple(t: Any) -> bool:
-        return get_origin(t) is tuple
-
-    def _tuple_factory(t: Any) -> Callable[[Any, Any], Any]:
+def _tuple_factory(conv: Any) -> Callable[[Any], Callable[[Any, Any], Any]]:
+    def factory(t: Any) -> Callable[[Any, Any], Any]:
         (item_type, _ellipsis) = get_args(t)
         list_type = list[item_type]  # type: ignore[valid-type]
         as_list = conv.get_structure_hook(list_type)
@@ -457,13 +453,16 @@ def _build_converter(*, detailed: bool = True) -> Any:
 
         return structure_tuple
 
-    conv.register_structure_hook_factory(_is_tuple, _tuple_factory)
+    return factory
 
-    def _is_optional(t: Any) -> bool:
-        args = get_args(t)
-        return get_origin(t) in (Union, UnionType) and len(args) == 2 and type(None) in args
 
-    def _optional_factory(t: Any) -> Callable[[Any, Any], Any]:
+def _is_optional(t: Any) -> bool:
+    args = get_args(t)
+    return get_origin(t) in (Union, UnionType) and len(args) == 2 and type(None) in args
+
+
+def _optional_factory(conv: Any) -> Callable[[Any], Callable[[Any, Any], Any]]:
+    def factory(t: Any) -> Callable[[Any, Any], Any]:
         inner = next(a for a in get_args(t) if a is not type(None))
         hooks: list[Callable[[Any, Any], Any]] = []
 
@@ -478,22 +477,35 @@ def _build_converter(*, detailed: bool = True) -> Any:
 
         return structure_optional
 
-    conv.register_structure_hook_factory(_is_optional, _optional_factory)
+    return factory
 
-    def _is_json_object(t: Any) -> bool:
-        return get_origin(t) is dict
 
-    def _json_object(value: Any, _: Any) -> dict:
-        if not isinstance(value, dict):
-            raise TypeError(f"must be an object, not {_json_type(value)}")
-        return dict(value)
+def _is_json_object(t: Any) -> bool:
+    return get_origin(t) is dict
 
+
+def _json_object(value: Any, _: Any) -> dict:
+    if not isinstance(value, dict):
+        raise TypeError(f"must be an object, not {_json_type(value)}")
+    return dict(value)
+
+
+def _register_shapes(conv: Any) -> None:
+    conv.register_structure_hook_factory(_is_literal, _literal_factory)
+    conv.register_structure_hook_factory(_is_tuple, _tuple_factory(conv))
+    conv.register_structure_hook_factory(_is_optional, _optional_factory(conv))
     conv.register_structure_hook_func(_is_json_object, _json_object)
 
-    # Unstructuring a record is the same few hooks over and over (replay runs
-    # it for every record): scalars are their own JSON (the converter's hook
-    # for them is the identity) and the hooks of model classes and tuples are
-    # called directly; anything else goes through the converter's dispatch.
+
+# -- model classes: strict generated structure, unknown keys kept in ``extra``.
+
+def _register_models(conv: Any) -> None:
+    """Unstructuring a record is the same few hooks over and over (replay runs
+    it for every record): scalars are their own JSON (the converter's hook
+    for them is the identity) and the hooks of model classes and tuples are
+    called directly; anything else goes through the converter's dispatch."""
+    from cattrs.gen import make_dict_structure_fn, override  # lazy: a heavy import the model classes alone never need
+
     direct: dict[type, Callable[[Any], Any]] = {}
     unstructure_any = conv.unstructure
 
@@ -504,7 +516,6 @@ def _build_converter(*, detailed: bool = True) -> Any:
         hook = direct.get(kind)
         return hook(value) if hook is not None else unstructure_any(value)
 
-    # Model classes: strict generated structure + unknown keys kept in ``extra``.
     for cls in MODEL_CLASSES:
         attrs.resolve_types(cls)
         fields = attrs.fields(cls)
@@ -532,7 +543,6 @@ def _build_converter(*, detailed: bool = True) -> Any:
     direct[tuple] = direct[list] = unstructure_items
     direct[dict] = unstructure_dict
     conv.register_unstructure_hook(tuple, unstructure_items)
-    return conv
 
 
 def _structure_with_extra(cls: type, base: Callable, known: frozenset[str]) -> Callable[[Any, Any], Any]:
@@ -624,7 +634,7 @@ def _format_error(exc: BaseException, _type: Any) -> str:
 
 
 def _problems_of(exc: BaseException) -> list[str]:
-    import cattrs
+    import cattrs  # lazy: only a refused input's report needs cattrs' error transform
 
     problems = []
     for line in cattrs.transform_error(exc, path="$", format_exception=_format_error):
@@ -793,37 +803,6 @@ def record_worktree(record: Any) -> str | None:
 
 
 
-MIN_PREFIX = 8
-MIN_SHORT_PREFIX = 4
-"""A prefix of the short id (its random tail) this long already names one record in practice."""
-
-
-def id_matches(token: str, handoff_id: str) -> bool:
-    """Does a user-typed token name this id? The full id, its short id, a
-    prefix of the short id at least ``MIN_SHORT_PREFIX`` characters long (the
-    short id is what lists show), or a prefix of the full id at least
-    ``MIN_PREFIX`` characters long."""
-    token = token.strip().lower()
-    if not token:
-        return False
-    short = short_id(handoff_id)
-    if token == handoff_id or token == short:
-        return True
-    if len(token) >= MIN_SHORT_PREFIX and short.startswith(token):
-        return True
-    return len(token) >= MIN_PREFIX and handoff_id.startswith(token)
-
-
-@functools.lru_cache(maxsize=4096)
-def compact_timestamp(ts: str) -> str:
-    """``2026-09-02T14:30:00.123Z`` -> ``20260902T143000Z`` (UTC, whole seconds).
-
-    Remembered (a pure function of its text): every listing names each row's
-    materialized file by it, and a long-lived process lists the same rows often."""
-    moment = parse_timestamp(ts).astimezone(timezone.utc)
-    return moment.strftime("%Y%m%dT%H%M%SZ")
-
-
 def handoff_file_name(h_or_created_at: Handoff | str, handoff_id: str | None = None, *,
                       short: str | None = None) -> str:
     """``<created-at without punctuation>--<short-id>.json`` (§7.1); ``short``:
@@ -835,7 +814,7 @@ def handoff_file_name(h_or_created_at: Handoff | str, handoff_id: str | None = N
         created_at = h_or_created_at
         if handoff_id is None:
             raise TypeError("handoff_file_name(created_at, handoff_id) needs the id")
-    return f"{compact_timestamp(created_at)}--{short or short_id(handoff_id)}.json"
+    return file_name(created_at, handoff_id, short=short)
 
 
 def handoff_relpath(h: Handoff) -> str:

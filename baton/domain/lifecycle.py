@@ -40,6 +40,7 @@ from baton.domain.handoff import (
     is_handoff_id,
     new_draft,
 )
+from baton.domain.readiness import ready_problems
 from baton.errors import HandoffInputError, PromotionRefused, TransitionError
 
 REVISE = "revise"
@@ -162,8 +163,6 @@ def promote(h: Handoff, *, now: str, accepted_warnings: str | None = None) -> Ha
         PromotionRefused: validated but not ready, e.g. a warn without an
             acknowledgement reason (exit 3).
     """
-    from baton.domain.validation import ready_problems
-
     require(h, PROMOTE)
     reason = accepted_warnings.strip() if accepted_warnings and accepted_warnings.strip() else None
     problems = ready_problems(h, accepted_warnings=reason or "")

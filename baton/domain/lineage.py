@@ -19,13 +19,17 @@ part in no candidate. The tool flags; a person or agent writes the resolution.
 
 from __future__ import annotations
 
+import copy
 import re
 import unicodedata
 from collections import deque
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
+import orjson
+
 from baton.model import frozen
 from baton.errors import InputError, MergeUnresolved
+from baton.domain.short_ids import short_id
 
 RELATIONS = ("root", "continue", "fork", "merge", "amend")
 _WORD = re.compile(r"[^\w]+", re.UNICODE)
@@ -135,8 +139,6 @@ class ConflictCandidate:
                               {"handoff": self.b, "id": self.decision_b, "decision": self.text_b}]}
 
     def line(self) -> str:
-        from baton.domain.short_ids import short_id
-
         what = f"decision {self.key}" if self.basis == "id" else f"subject '{self.key}'"
         return (f"{what}: {short_id(self.a)} says {self.text_a!r}, "
                 f"{short_id(self.b)} says {self.text_b!r}")
@@ -443,8 +445,6 @@ def merge_refusal(graph: Graph, ids: Sequence[str]) -> str | None:
     parent is already part of it, and a live merge of exactly these parents
     already stands (amend that draft, or archive it first).
     """
-    from baton.domain.short_ids import short_id
-
     known = [i for i in ids if i in graph]
     for a in known:
         for b in known:
@@ -579,8 +579,6 @@ def subgraph_ids(graph: Graph, ident: str | None) -> set[str]:
 
 def to_json(graph: Graph, ids: set[str], candidates: Sequence[ConflictCandidate],
             freshness: Mapping[str, str] | None = None) -> dict[str, Any]:
-    from baton.domain.short_ids import short_id
-
     conflicted = {x for c in candidates for x in (c.a, c.b)}
     nodes: list[dict[str, Any]] = []
     for node in sorted((graph.nodes[i] for i in ids), key=lambda n: (n.created_at, n.id)):
@@ -643,8 +641,6 @@ def render_text(view: Mapping[str, Any]) -> str:
         walk(root)
     if not lines:
         lines.append("no handoffs")
-    from baton.domain.short_ids import short_id
-
     for c in view["conflicts"]:
         lines.append(f"conflict candidate: {c['basis']} {c['key']!r} between "
                      f"{short_id(c['handoffs'][0])} and {short_id(c['handoffs'][1])}")
@@ -801,8 +797,6 @@ def resolution_from_text(raw: str) -> dict[str, Any]:
     Raises:
         InputError: JSON that is not an object.
     """
-    import orjson
-
     stripped = raw.strip()
     if stripped.startswith("{") or stripped.startswith("["):
         try:
@@ -820,8 +814,6 @@ def resolution_from_text(raw: str) -> dict[str, Any]:
 
 
 def _copy(value: Any) -> Any:
-    import copy
-
     return copy.deepcopy(value)
 
 

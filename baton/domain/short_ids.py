@@ -1,10 +1,19 @@
-"""The short form of a handoff id, in a module light enough for the hook path.
+"""A handoff's names, in a module light enough for the hook path: its short
+id, the prefixes that name it, its timestamp's compact form and the file it
+is materialized in.
 
-``baton.domain.handoff`` (the record model and its converter) re-exports it;
-a session-start brief that only names a handoff need not import the model.
+``baton.domain.handoff`` (the record model and its converter) re-exports
+them; a session-start brief that only names a handoff, and a listing that
+names each row's file, need not import the model.
 """
 
 from __future__ import annotations
+
+import functools
+import re
+from datetime import datetime, timezone
+
+HANDOFFS_DIR = ".baton/handoffs"
 
 
 def short_id(handoff_id: str) -> str:
@@ -14,3 +23,63 @@ def short_id(handoff_id: str) -> str:
     minute share a prefix; the short id is taken from the random tail instead.
     """
     return handoff_id.replace("-", "")[-8:].lower()
+
+
+MIN_PREFIX = 8
+MIN_SHORT_PREFIX = 4
+"""A prefix of the short id (its random tail) this long already names one record in practice."""
+
+
+def id_matches(token: str, handoff_id: str) -> bool:
+    """Does a user-typed token name this id? The full id, its short id, a
+    prefix of the short id at least ``MIN_SHORT_PREFIX`` characters long (the
+    short id is what lists show), or a prefix of the full id at least
+    ``MIN_PREFIX`` characters long."""
+    token = token.strip().lower()
+    if not token:
+        return False
+    short = short_id(handoff_id)
+    if token == handoff_id or token == short:
+        return True
+    if len(token) >= MIN_SHORT_PREFIX and short.startswith(token):
+        return True
+    return len(token) >= MIN_PREFIX and handoff_id.startswith(token)
+
+
+@functools.lru_cache(maxsize=4096)
+def compact_timestamp(ts: str) -> str:
+    """``2026-09-02T14:30:00.123Z`` -> ``20260902T143000Z`` (UTC, whole seconds).
+
+    Remembered (a pure function of its text): every listing names each row's
+    materialized file by it, and a long-lived process lists the same rows often."""
+    moment = parse_timestamp(ts).astimezone(timezone.utc)
+    return moment.strftime("%Y%m%dT%H%M%SZ")
+
+
+def file_name(created_at: str, handoff_id: str, *, short: str | None = None) -> str:
+    """``<created-at without punctuation>--<short-id>.json`` (§7.1); ``short``:
+    the id's ``short_id`` when the caller has it already (a listing row)."""
+    return f"{compact_timestamp(created_at)}--{short or short_id(handoff_id)}.json"
+
+
+# compiled on first use (re's own cache): a start that parses no timestamp never compiles it
+_RFC3339 = (r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})")
+
+
+def parse_timestamp(text: str) -> datetime:
+    """Parse an RFC 3339 date-time (zone required) into an aware datetime.
+
+    Raises:
+        ValueError: the text is not an RFC 3339 date-time with a zone.
+    """
+    if not isinstance(text, str) or not re.fullmatch(_RFC3339, text):
+        raise ValueError("must be an RFC 3339 date-time with a zone, e.g. 2026-09-02T14:30:00Z")
+    value = text[:-1] + "+00:00" if text[-1] in "Zz" else text
+    # fromisoformat takes at most 6 fractional digits
+    m = re.match(r"^(.*?\.)(\d+)(.*)$", value)
+    if m and len(m.group(2)) > 6:
+        value = m.group(1) + m.group(2)[:6] + m.group(3)
+    try:
+        return datetime.fromisoformat(value.replace("t", "T"))
+    except ValueError as exc:
+        raise ValueError("must be an RFC 3339 date-time with a zone, e.g. 2026-09-02T14:30:00Z") from exc

@@ -25,8 +25,8 @@ import attrs
 
 from baton.model import as_tuple, frozen
 from baton.domain.freshness import ArtifactFact, freshness_from_facts  # they live with the freshness they derive
+from baton.domain.freshness import heads_equal
 from baton.domain.handoff import (
-    SUPPORTED_SCHEMA_VERSIONS,
     Check,
     Freshness,
     Handoff,
@@ -35,24 +35,28 @@ from baton.domain.handoff import (
     handoff_from_json,
     handoff_to_json,
     is_handoff_id,
-    is_timestamp,
-    parse_timestamp,
+)
+from baton.domain.quality import score_quality
+from baton.domain.readiness import (
+    actionable_open_items,
+    blank,
+    definition_of_done_satisfied,
+    draft_problems,
+    is_explicitly_completed,
+    stale_flag,
+    transcript_field_paths,
 )
 from baton.errors import HandoffInputError
+# re-exported: the requirements (§7.2) live in ``readiness``, which the fold loads without the checks
+from baton.domain.readiness import ADVISORY_CHECKS, TRANSCRIPT_KEYS  # noqa: F401
+from baton.domain.readiness import moved_since_validation, ran_elsewhere, ready_problems  # noqa: F401
+from baton.domain.readiness import validation_report_from_json  # noqa: F401
 
 Level = Literal["pass", "warn", "fail"]
 _RANK = {"pass": 0, "warn": 1, "fail": 2}
 
 CHECK_NAMES = ("schema", "policy", "artifacts", "repository", "evidence", "actionability", "lineage", "quality")
-ADVISORY_CHECKS = frozenset({"quality"})
-"""Checks reported but never part of the overall status: their warn alone never blocks."""
 GATING_CHECKS = CHECK_NAMES[:-1]
-
-# Field names that would carry a raw conversation; none is accepted in v0.1 (§10 Policy).
-TRANSCRIPT_KEYS = frozenset({
-    "transcript", "raw_transcript", "full_transcript", "conversation", "conversation_log",
-    "conversation_history", "chat_history", "chat_log", "messages", "raw_messages",
-})
 
 RECHECK_RESULTS = ("pass", "fail", "error")
 
@@ -177,7 +181,7 @@ class ValidationReport:
         freshness = Freshness(
             git_head_at_capture=fr.get("captured_head"),
             git_head_now=fr.get("head_now"),
-            stale=_stale_flag(fr.get("state")),
+            stale=stale_flag(fr.get("state")),
             state=fr.get("state"),
         )
         return Validation(
@@ -187,147 +191,6 @@ class ValidationReport:
             freshness=freshness,
             quality=self.quality,
         )
-
-
-def _stale_flag(state: str | None) -> bool | None:
-    """§7.2's boolean beside the §10b state: unknown freshness is neither stale nor fresh."""
-    if state in ("stale", "partially_stale"):
-        return True
-    return False if state == "fresh" else None
-
-
-def validation_report_from_json(obj: Mapping[str, Any]) -> Validation:
-    """Turn a stored report (``handoff.validated`` event data) into the record's validation."""
-    checks = tuple(
-        Check(name=c["name"], status=c["status"], detail=c.get("detail", ""), paths=tuple(c.get("paths", ())))
-        for c in obj.get("checks", ())
-    )
-    fr = obj.get("freshness") or {}
-    return Validation(
-        status=obj["status"],
-        validated_at=obj.get("validated_at"),
-        checks=checks,
-        freshness=Freshness(
-            git_head_at_capture=fr.get("captured_head"),
-            git_head_now=fr.get("head_now"),
-            stale=_stale_flag(fr.get("state")),
-            state=fr.get("state"),
-        ) if fr else None,
-        quality=obj.get("quality"),
-        extra={"ran_on": dict(obj["ran_on"])} if isinstance(obj.get("ran_on"), dict) else {},
-    )
-
-
-def ran_elsewhere(record_worktree: str | None, report: Mapping[str, Any]) -> bool:
-    """Whether a validation report ran in another worktree than the one the
-    record was captured in: its artifacts and HEAD were that worktree's, so
-    its result belongs to that worktree, not to the record (for everyone)."""
-    ran_on = report.get("ran_on")
-    worktree = ran_on.get("worktree") if isinstance(ran_on, dict) else None
-    return bool(record_worktree) and isinstance(worktree, str) and bool(worktree) and worktree != record_worktree
-
-
-# --------------------------------------------------------------------------- requirements (§7.2)
-
-
-def _blank(value: str | None) -> bool:
-    return value is None or not str(value).strip()
-
-
-def draft_problems(h: Handoff) -> list[str]:
-    """What a record lacks to be a draft: schema/id/kind/status/timestamps/project/work/summary/lineage.
-
-    The reader already enforces presence and types; this adds what types cannot
-    say (a supported version, a UUID, non-blank text, timestamps in order).
-    """
-    problems: list[str] = []
-    if h.schema_version not in SUPPORTED_SCHEMA_VERSIONS:
-        problems.append(f"schema_version: unsupported version {h.schema_version!r} "
-                        f"(supported: {', '.join(SUPPORTED_SCHEMA_VERSIONS)})")
-    if not is_handoff_id(h.id):
-        problems.append("id: must be a lowercase UUID")
-    for name in ("created_at", "updated_at"):
-        if not is_timestamp(getattr(h, name)):
-            problems.append(f"{name}: must be an RFC 3339 date-time with a zone")
-    if is_timestamp(h.created_at) and is_timestamp(h.updated_at):
-        if parse_timestamp(h.updated_at) < parse_timestamp(h.created_at):
-            problems.append("updated_at: is before created_at")
-    if _blank(h.project.id):
-        problems.append("project.id: required")
-    if _blank(h.work.title):
-        problems.append("work.title: required")
-    if _blank(h.work.objective):
-        problems.append("work.objective: required")
-    return problems
-
-
-def is_explicitly_completed(h: Handoff) -> bool:
-    return h.work.state == "completed"
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.lower().split()).rstrip(".")
-
-
-def definition_of_done_satisfied(h: Handoff) -> bool:
-    """Every definition-of-done item is listed (case/space-insensitively) as completed."""
-    if not h.work.definition_of_done:
-        return False
-    done = {_norm(item) for item in h.summary.completed}
-    return all(_norm(item) in done for item in h.work.definition_of_done)
-
-
-def actionable_open_items(h: Handoff) -> list[int]:
-    """Indexes of open items a successor can act on: a suggested action and an acceptance check."""
-    return [i for i, o in enumerate(h.open_items) if not _blank(o.suggested_action) and not _blank(o.acceptance_check)]
-
-
-def moved_since_validation(h: Handoff, head_now: str | None, drifted: tuple[str, ...] = ()) -> str | None:
-    """Why the validation report no longer describes the repository, or None:
-    its head moved since the report was made, or an artifact the report found
-    unchanged (its ``artifacts`` check passed) differs now from its recorded
-    hash (``drifted``: their paths). Nothing is known to have moved when
-    either head is unknown (no git repository, an unborn branch)."""
-    freshness = h.validation.freshness
-    validated_at = freshness.git_head_now if freshness is not None else None
-    again = "validate it again so the report describes the repository now, then make it ready"
-    if validated_at and head_now and validated_at != head_now:
-        return (f"validation: the repository head moved since this handoff was validated ({validated_at[:12]} → "
-                f"{head_now[:12]}); {again}")
-    artifacts_passed = any(c.name == "artifacts" and c.status == "pass" for c in h.validation.checks)
-    if drifted and artifacts_passed:
-        listed = ", ".join(drifted[:5]) + (f" and {len(drifted) - 5} more" if len(drifted) > 5 else "")
-        return f"validation: artifacts changed since this handoff was validated ({listed}); {again}"
-    return None
-
-
-def ready_problems(h: Handoff, *, accepted_warnings: str | None = None) -> list[str]:
-    """What stands between a record and ``ready`` (§7.2): the draft requirements,
-    an open item or an explicit completed work state, validation pass or a
-    user-acknowledged warn, no secret-policy violation, and no flag."""
-    problems = draft_problems(h)
-    if not h.open_items and not is_explicitly_completed(h):
-        problems.append("open_items: add at least one open item, or set work.state to \"completed\"")
-    reason = accepted_warnings if accepted_warnings is not None else h.validation.accepted_warnings
-    status = h.validation.status
-    if status == "not_run":
-        problems.append("validation.status: not validated yet; run validation first")
-    elif status == "fail":
-        problems.append("validation.status: validation failed; revise the handoff and validate again")
-    elif status == "warn" and _blank(reason):
-        # Only the warnings that made the status warn are named: an advisory
-        # check (quality) is reported by validate but does not block on its own.
-        warned = [c for c in h.validation.checks if c.status == "warn" and c.name not in ADVISORY_CHECKS]
-        why = "; ".join(f"{c.name}: {c.detail}" for c in warned)
-        problems.append("validation.status: validation warned" + (f" ({why})" if why else "")
-                        + "; promoting needs `accept_warnings` (a reason)")
-    if any(c.name == "policy" and c.status == "fail" for c in h.validation.checks):
-        problems.append("validation.checks: the policy check failed (secret/path/privacy policy violation)")
-    for path in transcript_field_paths(h):
-        problems.append(f"{path}: raw transcripts are not accepted in v0.1")
-    for flag in h.flags:
-        problems.append(f"flags: the handoff is flagged {flag}; revise it first")
-    return problems
 
 
 # --------------------------------------------------------------------------- the checks
@@ -356,7 +219,7 @@ def check_schema(h: Handoff, facts: ValidationFacts) -> list[Finding]:
     for name in ("decisions", "evidence", "failed_attempts", "open_items"):
         counts = Counter(item.id for item in getattr(h, name))
         for i, item in enumerate(getattr(h, name)):
-            if _blank(item.id):
+            if blank(item.id):
                 out.append(_f("fail", f"{name}[{i}].id", "required"))
             elif counts[item.id] > 1:
                 out.append(_f("fail", f"{name}[{i}].id", f"duplicate id {item.id!r}"))
@@ -372,25 +235,6 @@ def check_schema(h: Handoff, facts: ValidationFacts) -> list[Finding]:
             if not is_handoff_id(ref):
                 out.append(_f("fail", f"lineage.{name}[{i}]", f"{ref!r} is not a handoff UUID"))
     return out
-
-
-def transcript_field_paths(h: Handoff) -> list[str]:
-    """Paths of any field that looks like a raw transcript, at any depth."""
-    found: list[str] = []
-
-    def walk(value: Any, path: str) -> None:
-        if isinstance(value, dict):
-            for key, item in value.items():
-                sub = f"{path}.{key}" if path else str(key)
-                if isinstance(key, str) and (key.lower() in TRANSCRIPT_KEYS or "transcript" in key.lower()):
-                    found.append(sub)
-                walk(item, sub)
-        elif isinstance(value, list):
-            for i, item in enumerate(value):
-                walk(item, f"{path}[{i}]")
-
-    walk(handoff_to_json(h), "")
-    return found
 
 
 def check_policy(h: Handoff, facts: ValidationFacts) -> list[Finding]:
@@ -451,14 +295,12 @@ NO_COMMIT_YET = ("the repository has no commit yet, so there is no HEAD to recor
 
 def check_repository(h: Handoff, facts: ValidationFacts) -> list[Finding]:
     """Recorded git state and drift since capture: drift warns, never fails (§10)."""
-    from baton.domain.freshness import heads_equal
-
     repo = h.project.repository
     if repo is None:
         if facts.git_head_now is None:
             return []  # not a repository then or now: nothing to record or compare
         return [_f("warn", "project.repository", "repository state was not recorded at capture")]
-    if repo.head is None or _blank(repo.head):
+    if repo.head is None or blank(repo.head):
         if facts.git_head_now is None and repo.vcs == "git":
             return [_f("warn", "project.repository.head", NO_COMMIT_YET)]
         return [_f("warn", "project.repository.head", "git head was not recorded at capture")]
@@ -485,25 +327,25 @@ def check_evidence(h: Handoff, facts: ValidationFacts) -> list[Finding]:
     by_id = {e.id: e for e in h.evidence}
     for i, e in enumerate(h.evidence):
         base = f"evidence[{i}]"
-        if _blank(e.claim):
+        if blank(e.claim):
             out.append(_f("fail", f"{base}.claim", "required"))
         if e.type in ("command", "test"):
-            if _blank(e.ref):
+            if blank(e.ref):
                 out.append(_f("fail", f"{base}.ref", f"{e.type} evidence needs the command that was run"))
-            if _blank(e.result):
+            if blank(e.result):
                 out.append(_f("fail", f"{base}.result", f"{e.type} evidence needs its result"))
         elif e.type == "commit":
-            if e.ref is None or _blank(e.ref):
+            if e.ref is None or blank(e.ref):
                 out.append(_f("fail", f"{base}.ref", "commit evidence needs the commit id"))
             elif not _COMMIT.match(e.ref.strip()):
                 out.append(_f("warn", f"{base}.ref", f"{e.ref!r} does not look like a commit id"))
         elif e.type == "url":
-            if e.ref is None or _blank(e.ref):
+            if e.ref is None or blank(e.ref):
                 out.append(_f("fail", f"{base}.ref", "url evidence needs the URL"))
             elif not e.ref.strip().lower().startswith(("https://", "http://")):
                 out.append(_f("warn", f"{base}.ref", f"{e.ref!r} is not an http(s) URL"))
         elif e.type == "file":
-            if e.ref is None or _blank(e.ref):
+            if e.ref is None or blank(e.ref):
                 out.append(_f("fail", f"{base}.ref", "file evidence needs the file path"))
             elif path_escapes_root(_FILE_RANGE.sub("", e.ref.strip())):
                 out.append(_f("fail", f"{base}.ref", f"{e.ref!r} is outside the project root"))
@@ -529,7 +371,7 @@ def check_actionability(h: Handoff, facts: ValidationFacts) -> list[Finding]:
     """Objective present, and either done (explicitly, or every definition-of-done
     item completed) or an open item with a suggested action and an acceptance check."""
     out: list[Finding] = []
-    if _blank(h.work.objective):
+    if blank(h.work.objective):
         out.append(_f("fail", "work.objective", "an objective is required"))
     if is_explicitly_completed(h) or definition_of_done_satisfied(h) or actionable_open_items(h):
         return out
@@ -620,8 +462,6 @@ QUALITY_WARN_BELOW = 50
 def check_quality(h: Handoff, freshness_state: str | None) -> tuple[CheckResult, dict[str, Any]]:
     """The continuity score (§10a, ``baton.domain.quality``): reported with the
     checks, advisory, never part of the overall status."""
-    from baton.domain.quality import score_quality
-
     score = score_quality(h, freshness_state=freshness_state)
     level: Level = "warn" if score.overall < QUALITY_WARN_BELOW else "pass"
     detail = f"continuity score {score.overall:g}/100 (advisory); weakest: {score.weakest().name}"

@@ -6,6 +6,7 @@ Only the adapter a hook names is imported: a hook is one process per event.
 
 from __future__ import annotations
 
+from baton.errors import InputError
 from baton.harnesses.protocol import CommandHookAdapter
 
 ADAPTER_MODULES = {
@@ -25,8 +26,6 @@ def adapter(name: str) -> CommandHookAdapter:
     """
     module = ADAPTER_MODULES.get(name)
     if module is None:
-        from baton.errors import InputError
-
         raise InputError(f"unknown harness {name!r}; the harnesses are: {', '.join(HARNESSES)}",
                          details={"harness": name, "harnesses": list(HARNESSES)})
     # __import__, not importlib.import_module: the import system's C path, which

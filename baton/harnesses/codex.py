@@ -26,6 +26,8 @@ Untrusted, the hooks are skipped without a word.
 
 from __future__ import annotations
 
+import orjson
+
 from baton.harnesses.protocol import (
     PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT,
     CommandHookAdapter, ConfigFile, HookCommand, hook_specific_output,
@@ -48,8 +50,6 @@ TRUST_STEP = ("Codex runs these hooks only once you trust them: run `codex` in t
 
 
 def _toml_body(command: str) -> str:
-    import orjson
-
     server = mcp_server(command)
     # JSON strings and arrays of strings are valid TOML basic strings and arrays.
     return (f"command = {orjson.dumps(server['command']).decode()}\n"

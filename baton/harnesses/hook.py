@@ -31,15 +31,20 @@ next session start that delivers a brief says it once, in front of the brief.
 from __future__ import annotations
 
 import os
+import sys
+import threading
+from datetime import datetime, timezone
 from pathlib import Path
+
+import orjson
+
+from baton.errors import BatonError, InputError
+from baton.harnesses import adapter as adapter_named
+from baton.harnesses.protocol import IGNORED, PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, value_class
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
     from typing import Any, Callable, Mapping
-
-from baton.errors import BatonError, InputError
-from baton.harnesses.protocol import (
-    IGNORED, PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, SessionMetadata, value_class,
-)
 
 LOCK_WAIT_SECONDS = 3.0
 """How long a hook waits for a ledger another process holds (``BATON_HOOK_LOCK_WAIT`` overrides)."""
@@ -76,8 +81,6 @@ def read_payload(raw: bytes) -> Mapping[str, Any]:
     Raises:
         InputError: not JSON, or not an object.
     """
-    import orjson
-
     if not raw.strip():
         return {}
     try:
@@ -106,46 +109,12 @@ def hook_deadline() -> float:
     return _seconds("BATON_HOOK_DEADLINE", DEADLINE_SECONDS)
 
 
-def _project_root(project: str | os.PathLike | None, cwd: str | None) -> tuple[Path, Path]:
-    """The project's root (its ``.baton/``) and the worktree to open: ``--project``,
-    else ``$BATON_PROJECT``, else the git top level of the payload's ``cwd`` (else of ours).
-
-    In a linked worktree the worktree is that worktree's top level, which opens the
-    shared project (the main worktree's ``.baton/``) with the linked worktree
-    as the current one: its branch, head and changes are the session's.
-    """
-    from baton.project import resolve_root, resolve_worktree
-
-    if project:
-        return resolve_root(project), Path(project)
-    start = Path(cwd) if cwd and Path(cwd).is_dir() else None
-    root = resolve_root(None, cwd=start)
-    return root, resolve_worktree(root, None, cwd=start)
-
-
-def amend_hint(draft: str) -> str:
-    """How the agent completes the draft a prompt prepared: the command line,
-    or over MCP (which has no amend) a capture continuing it, which the
-    session's end hands on like the draft itself."""
-    from baton.domain.short_ids import short_id
-
-    return (f" (`baton handoff amend {short_id(draft)} --input FILE`, or over MCP `handoff_capture` with "
-            f"`parent` {draft})")
-
-
-def act(app: Any, metadata: SessionMetadata) -> Any:
-    """Call the application object's method for the event's kind."""
-    if metadata.kind == SESSION_START:
-        return app.start_harness_session(metadata.session_id, harness=metadata.harness, source=metadata.source)
-    if metadata.kind == PRE_COMPACT:
-        # The draft and the detector's record of the compaction: one append.
-        return app.prepare_for_compaction(metadata.session_id, harness=metadata.harness, trigger=metadata.trigger)
-    if metadata.kind == USER_PROMPT:
-        return app.detect({"handoff_request": 1.0 if metadata.handoff_request else None},
-                          session=metadata.session_id, harness=metadata.harness, source="hook")
-    if metadata.kind == SESSION_END:
-        return app.finish_harness_session(metadata.session_id, harness=metadata.harness, reason=metadata.reason)
-    raise InputError(f"a {metadata.harness} {metadata.event} event means nothing to Baton")
+def _load(module: str) -> Any:
+    """Import ``module`` when the hook needs it: the project's half of a hook
+    (``baton.harnesses.hook_project``, with the application object) and the
+    project's root (``baton.project``). An ordinary prompt is answered from its
+    payload alone and loads neither. ``__import__``, as ``baton.harnesses.adapter``."""
+    return __import__(module, fromlist=["_"])
 
 
 class HookRun:
@@ -165,18 +134,15 @@ class HookRun:
         named, else the one the hook runs in (nothing outside a Baton project)."""
         if self.baton_dir is None:
             try:
-                root, _ = _project_root(self.project, None)
+                root, _ = _load("baton.harnesses.hook_project").project_root(self.project, None)
             except Exception:  # noqa: BLE001 - no project to tell: stderr only
                 return
             if not (root / ".baton" / "config.json").is_file():
                 return
             self.baton_dir = root / ".baton"
-        from datetime import datetime, timezone
-
-        from baton.harnesses import notices
-
-        notices.leave(self.baton_dir, harness=self.harness, event=self.event, session=self.session,
-                      problem=problem, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), failed=failed)
+        _load("baton.harnesses.notices_write").leave(
+            self.baton_dir, harness=self.harness, event=self.event, session=self.session,
+            problem=problem, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), failed=failed)
 
 
 AFTER_GIVING_UP = {
@@ -198,8 +164,6 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
     """Handle one hook event; never raises (unless ``BATON_DEBUG`` is set).
 
     A failure is also left as a notice for the next session start."""
-    from baton.harnesses import adapter as adapter_named
-
     run = run or HookRun(harness, event)
     run.project = project
     try:
@@ -221,29 +185,9 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
             # The only signal a prompt carries is an explicit request: without
             # one the detector would score nothing, so nothing is opened.
             return HookOutcome(run.empty, fixed=True)
-        from baton.app import Baton
-
-        root, worktree = _project_root(project, chosen.get_project_context(payload).cwd)
-        run.baton_dir = root / ".baton"
-        with Baton.open(worktree) as app:
-            run.baton_dir = app.project.paths.baton_dir
-            # Never wait on another process without limit: reads answer from
-            # the index, writes give up with LedgerBusy.
-            app.project.write_wait = _lock_wait()
-            app.project.read_wait = 0.0
-            result = act(app, metadata)
-        if metadata.kind == SESSION_END:
-            for said in getattr(result, "notices", ()) or ():  # what the end did not do, for the next start
-                run.leave_notice(said, failed=False)
-        context = getattr(result, "context", None)
-        if (metadata.kind in (USER_PROMPT, SESSION_START) and context and getattr(result, "draft", None)
-                and getattr(result, "delivered", None) is None):
-            context = result.notice(complete_with=amend_hint(result.draft))
-        if metadata.kind == SESSION_START and context:
-            from baton.harnesses import notices
-
-            context = notices.render(notices.take(run.baton_dir)) + context
-        return HookOutcome(chosen.render_notice(metadata, context), result=result)
+        text, result = _load("baton.harnesses.hook_project").answer(
+            chosen, metadata, payload, run, project=project, write_wait=_lock_wait())
+        return HookOutcome(text, result=result)
     except BatonError as exc:
         undone = LEFT_UNDONE.get(run.kind or "")
         run.leave_notice(exc.message.rstrip(". ") + (f"; {undone}" if undone else ""))
@@ -265,15 +209,9 @@ class Watchdog:
     if it already fired, ``settle`` never returns (the process is ending)."""
 
     def __init__(self, run: HookRun, seconds: float) -> None:
-        import threading
-
-        # What expiring needs, imported now: the main thread, stalled, may hold
-        # an import lock the watchdog would otherwise wait on.
-        import datetime  # noqa: F401
-        import orjson  # noqa: F401
-
-        from baton.harnesses import notices  # noqa: F401
-
+        # What expiring needs is imported with this module (datetime, threading):
+        # the main thread, stalled, may hold an import lock the watchdog would
+        # otherwise wait on.
         self.run, self.seconds = run, seconds
         self._answered = threading.Lock()
         self._timer = threading.Timer(seconds, self._expire)
@@ -284,13 +222,9 @@ class Watchdog:
         return self
 
     def _expire(self) -> None:
-        import sys
-
         if not self._answered.acquire(blocking=False):
             return  # the hook finished first and is answering
         try:
-            import threading
-
             after = AFTER_GIVING_UP.get(self.run.kind or "", "")
             problem = (f"it gave up after {self.seconds:g} s (BATON_HOOK_DEADLINE), still running"
                        + (f"; {after}" if after else ""))
@@ -327,3 +261,11 @@ def run_hook_process(harness: str, event: str, read: Callable[[], bytes], *,
     outcome = run_hook(harness, event, raw, project=project, run=run)
     watchdog.settle()
     return outcome
+
+
+def hook_command(args: Any) -> HookOutcome:
+    """``baton hook HARNESS EVENT``'s handler (``baton.cli``): the hook on the
+    process's stdin. Its ``problem`` line is printed, screened, by the command
+    line. It lives here, not with the other handlers: a prompt hook loads this
+    module anyway, and nothing more."""
+    return run_hook_process(args.harness, args.event, lambda: sys.stdin.buffer.read(), project=args.project)

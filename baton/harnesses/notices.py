@@ -9,74 +9,33 @@ it) and puts its notices in front of the brief.
 
 This file is not the ledger: a hook that gave up because the ledger was
 locked can still write it, and nothing in it is history — a notice is gone
-once shown. It is bounded (``MAX_BYTES``; past it new notices are dropped);
+once shown. It is bounded (``notices_write.MAX_BYTES``; past it new notices are dropped);
 a notice goes through the secret screen (the default rules) before it is
-written, and again, as all hook output does, when it is shown.
+written, and again, as all hook output does, when it is shown
+(``baton.harnesses.notices_write``: a hook loads the screen only when it
+has a notice to leave).
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+
+import orjson
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
     from typing import Any
 
 FILE_NAME = "hook-notices.jsonl"
-MAX_BYTES = 64 * 1024
 SHOWN = 5
 PROBLEM_MAX = 300
 """At most this many notices reach one brief (the newest), with a count of the rest."""
 
 
-def leave(baton_dir: str | os.PathLike, *, harness: str, event: str, session: str | None, problem: str,
-          at: str, failed: bool = True) -> bool:
-    """Append one notice; False when it could not be written (no ``.baton/``,
-    read-only, full). Never raises. ``failed``: the hook failed (else it
-    did its work and has something to say, e.g. a handoff it did not hand on)."""
-    import orjson
-
-    harness, event, session, problem = _screened(harness, event, session, problem)
-    path = Path(baton_dir) / FILE_NAME
-    line = orjson.dumps({"at": at, "harness": harness, "event": event, "session": session,
-                         "problem": problem, "failed": failed}) + b"\n"
-    try:
-        if not Path(baton_dir).is_dir():
-            return False
-        try:
-            if path.stat().st_size + len(line) > MAX_BYTES:
-                return False
-        except FileNotFoundError:
-            pass
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, line)  # one small write on O_APPEND: whole lines, whoever writes at once
-        finally:
-            os.close(fd)
-        return True
-    except OSError:
-        return False
-
-
-def _screened(harness: str, event: str, session: str | None, problem: str) -> tuple[str, str, str | None, str]:
-    """What a notice may keep on disk: the texts through the secret rules, and
-    no session id at all when it looks like a secret (an identifier is never
-    stored redacted: ``baton.domain.identifiers``). The file is not the ledger,
-    but it is under ``.baton/``, where no secret is ever written."""
-    from baton.domain.identifiers import SESSION, screen_identifiers
-    from baton.domain.redaction import RedactionPolicy, redact_text
-
-    policy = RedactionPolicy()
-    if session is not None and screen_identifiers({SESSION: session}, policy):
-        session = None
-    return redact_text(harness, policy), redact_text(event, policy), session, redact_text(problem, policy)
-
-
 def take(baton_dir: str | os.PathLike) -> list[dict[str, Any]]:
     """The notices left since the last start, removed from the file (so they
     are said once). Malformed lines are skipped. Never raises."""
-    import orjson
-
     path = Path(baton_dir) / FILE_NAME
     taken = path.with_name(f"{FILE_NAME}.{os.getpid()}.taken")
     try:

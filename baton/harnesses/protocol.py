@@ -24,7 +24,13 @@ with an ordinary prompt imports no attrs at all (``docs/performance.md``).
 
 from __future__ import annotations
 
+import os
 from collections import namedtuple
+
+import orjson
+
+from baton.domain.handoff_requests import is_explicit_request
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
     from typing import Any, Callable, Iterable, Mapping, Protocol, TypeVar, dataclass_transform
@@ -122,7 +128,7 @@ class ConfigFile:
     note: str | None = None
     """One line ``install-hooks`` prints when it changes this file: what the change means."""
     omitted: tuple[tuple[str, ...], ...] = ()
-    """JSON hooks: the signatures (``hook_signature``) of Baton's hooks to take out of the
+    """JSON hooks: the signatures (``config_text.hook_signature``) of Baton's hooks to take out of the
     file, for the events ``install-hooks --events`` leaves out."""
 
 
@@ -150,23 +156,6 @@ NONBLOCKING_SUFFIX = " || exit 1"
 a ``baton`` missing from PATH exits 127 and would block every prompt): any failure
 of the command becomes status 1, which such a harness reports as a warning. Baton's
 own hook always exits 0."""
-
-
-def hook_signature(command: Any) -> tuple[str, ...] | None:
-    """``(hook, HARNESS, EVENT)`` when ``command`` is a program's ``hook HARNESS EVENT``
-    (Baton's shape, whatever the program; ``NONBLOCKING_SUFFIX`` after it or not), else None."""
-    import shlex
-
-    if not isinstance(command, str):
-        return None
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return None
-    suffix = shlex.split(NONBLOCKING_SUFFIX)
-    if words[-len(suffix):] == suffix:  # Gemini CLI's lines end in `|| exit 1`
-        words = words[:-len(suffix)]
-    return tuple(words[-3:]) if len(words) >= 4 and words[-3] == "hook" else None
 
 
 def text_field(payload: Mapping[str, Any], *names: str) -> str | None:
@@ -255,8 +244,6 @@ class CommandHookAdapter:
         if metadata.kind not in (SESSION_START, USER_PROMPT) or not context or (
                 metadata.kind == USER_PROMPT and not self.prompt_context):
             return self.empty_for(metadata.event)
-        import orjson
-
         return orjson.dumps(self.answer(metadata, context)).decode()
 
     def command_lines(self, command: str, hooks: tuple[HookCommand, ...] | None = None) -> tuple[str, ...]:
@@ -283,8 +270,6 @@ def _asks_for_handoff(payload: Mapping[str, Any], unwrap: Callable[[str], str] |
     """Whether the prompt is the person's explicit request for a handoff. A
     prompt a subagent is given (Codex sends ``agent_id`` and ``agent_type``
     with those) was written by the parent agent, not the person: never one."""
-    from baton.domain.handoff_requests import is_explicit_request
-
     if text_field(payload, "agent_id", "agent_type"):
         return False
     prompt = payload.get("prompt")
@@ -316,10 +301,12 @@ source tree is a link to it, so a wheel and a checkout carry the same text."""
 
 
 def skill_text() -> str:
-    """The agent skill, as shipped in the package (``importlib.resources``)."""
-    from importlib.resources import files
-
-    return files("baton").joinpath(SKILL_PATH).read_text(encoding="utf-8")
+    """The agent skill, as shipped in the package: read through this module's
+    loader (a folder or a zip), as ``pkgutil.get_data`` does, with text
+    mode's newlines; ``importlib.resources`` would cost ~12 ms to import."""
+    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), *SKILL_PATH.split("/"))
+    text = __loader__.get_data(path).decode("utf-8")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 AGENTS_SKILL_FILE = ".agents/skills/baton/SKILL.md"
@@ -348,7 +335,7 @@ class SkillText:
 
 def mcp_server(command: str) -> dict[str, Any]:
     """``baton mcp`` over stdio, as harnesses configure a server: a program and its arguments."""
-    import shlex
+    import shlex  # lazy: stdlib, but not on a prompt hook's path (tests/test_hook_command_imports.py)
 
     program, *args = shlex.split(command)
     return {"command": program, "args": [*args, "mcp"]}

@@ -25,20 +25,29 @@
 
 from __future__ import annotations
 
+import copy
 import difflib
 import os
 import shlex
 import shutil
 import sys
+import sysconfig
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import attrs
+import orjson
 
+from baton.errors import BatonError, InputError, StorageError
+from baton.harnesses import HARNESSES, adapter
+from baton.harnesses.config_text import (
+    contained, hook_signature, new_text, original_path, parse_toml, read_text as read_strict, toml_header,
+    without_hooks, write_text,
+)
+from baton.harnesses.protocol import AGENTS_SKILL_FILE, NONBLOCKING_SUFFIX, OPTIONAL_ROLES, ConfigFile
 from baton.model import frozen
-
-from baton.errors import InputError
-from baton.harnesses.protocol import AGENTS_SKILL_FILE, ConfigFile
+from baton.project import resolve_worktree
 
 MCP_TABLE = "mcp_servers.baton"
 
@@ -59,8 +68,6 @@ def running_baton() -> str | None:
     none is an executable file. What ``install-hooks`` writes by default, and the suggestion
     for ``--command`` when a command is not found. A symlink (pipx's ``~/.local/bin/baton``)
     is kept as it is: it outlives an upgrade."""
-    import sysconfig
-
     argv0 = sys.argv[0] if sys.argv else ""
     if os.path.basename(argv0).split(".")[0] == "baton" and os.path.isfile(argv0) and os.access(argv0, os.X_OK):
         return os.path.abspath(argv0)
@@ -101,8 +108,6 @@ def rerun(harness: str, command: str | None = None) -> str:
 # -- reading what is there ---------------------------------------------------------------
 
 def _signature(command: Any) -> tuple[str, ...] | None:
-    from baton.harnesses.protocol import hook_signature
-
     return hook_signature(command)
 
 
@@ -131,8 +136,6 @@ def _baton_hooks(config: dict[str, Any], harness: str, events: set[str]) -> dict
 
 
 def _json(text: str | None) -> dict[str, Any] | None:
-    import orjson
-
     if text is None or not text.strip():
         return None
     try:
@@ -143,8 +146,6 @@ def _json(text: str | None) -> dict[str, Any] | None:
 
 
 def _toml(text: str | None) -> dict[str, Any] | None:
-    import tomllib
-
     if text is None:
         return None
     try:
@@ -171,14 +172,10 @@ def _read(path: Path) -> str | None:
 
 
 def _specs(harness: str) -> list[ConfigFile]:
-    from baton.harnesses import adapter
-
     return adapter(harness).configuration("baton")
 
 
 def _events(harness: str) -> set[str]:
-    from baton.harnesses import adapter
-
     return {hook.event for hook in adapter(harness).hooks}
 
 
@@ -211,8 +208,6 @@ class HarnessWiring:
     def command(self) -> str | None:
         """The command line the hooks run, before ``hook HARNESS EVENT`` (the first hook's); None
         without a hook."""
-        from baton.harnesses.protocol import NONBLOCKING_SUFFIX
-
         for lines in self.hooks.values():
             for line in lines:
                 words = shlex.split(line)
@@ -253,9 +248,6 @@ def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
                 hooks.setdefault(event, []).extend(lines)
         if spec.toml_table is not None or (spec.merge and "mcpServers" in spec.merge):
             mcp = mcp or _mcp_entry(spec, text)
-    from baton.harnesses import adapter
-    from baton.harnesses.protocol import OPTIONAL_ROLES
-
     chosen = adapter(harness)
     absent = [hook for hook in chosen.hooks if hook.event not in hooks]
     missing = tuple(hook.event for hook in absent if chosen.role(hook) not in OPTIONAL_ROLES)
@@ -266,11 +258,6 @@ def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
 def _problem(path: Path, spec: ConfigFile, text: str | None) -> str | None:
     """Why a configuration file that is there cannot be read or updated, in one phrase; None when
     it is absent or fine."""
-    import orjson
-    import tomllib
-
-    from baton.harnesses.install import new_text
-
     if text is None:
         if not path.is_file():
             return None
@@ -377,45 +364,8 @@ def _without_batons_json(config: dict[str, Any], spec: ConfigFile, harness: str)
     return out
 
 
-def without_hooks(hooks: dict[str, Any], signatures: set[tuple[str, ...]]) -> dict[str, Any]:
-    """A ``hooks`` section without the hooks whose command has one of ``signatures``
-    (``hook_signature``), and the matcher groups and events that left empty. Every
-    other hook, group and event is kept as it is."""
-    out = dict(hooks)
-
-    def gone(hook: Any) -> bool:
-        return isinstance(hook, dict) and _signature(hook.get("command")) in signatures
-
-    for event in list(out):
-        entries = out[event]
-        if not isinstance(entries, list):
-            continue
-        kept, changed = [], False
-        for entry in entries:
-            if isinstance(entry, dict) and "command" not in entry and isinstance(entry.get("hooks"), list):
-                inner = [h for h in entry["hooks"] if not gone(h)]
-                if len(inner) != len(entry["hooks"]):
-                    changed = True
-                    if inner:
-                        kept.append({**entry, "hooks": inner})
-                    continue
-                kept.append(entry)
-            elif gone(entry):
-                changed = True
-            else:
-                kept.append(entry)
-        if changed:
-            if kept:
-                out[event] = kept
-            else:
-                del out[event]
-    return out
-
-
 def _stripped_json(config: dict[str, Any], spec: ConfigFile, harness: str) -> dict[str, Any]:
     """``config`` without Baton's hooks, ``baton`` server and list members (and what that left empty)."""
-    import copy
-
     out = copy.deepcopy(config)
     events = _events(harness)
     merge = spec.merge or {}
@@ -444,18 +394,14 @@ def _toml_without_baton(old: str, where: str) -> str | None:
         InputError: the table is defined in a way Baton cannot take out line by line (inline,
             or as dotted keys), or ``old`` does not parse.
     """
-    import tomllib
-
-    from baton.harnesses.install import _header, _toml
-
-    parsed = _toml(old, where)
+    parsed = parse_toml(old, where)
     servers = parsed.get("mcp_servers")
     if not isinstance(servers, dict) or "baton" not in servers:
         return old
     lines = old.splitlines(keepends=True)
     kept, skipping = [], False
     for line in lines:
-        header = _header(line)
+        header = toml_header(line)
         if header is not None:
             skipping = header[:2] == ["mcp_servers", "baton"]
         elif line.lstrip().startswith("[["):  # an array of tables ends the table before it
@@ -533,8 +479,6 @@ def _diff(path: str, old: str, new: str | None) -> str:
 
 def _still_using(base: Path, path: str, harness: str) -> list[str]:
     """The other harnesses still wired here that also install ``path``."""
-    from baton.harnesses import HARNESSES
-
     return [other for other in HARNESSES if other != harness
             and any(spec.path == path for spec in _specs(other)) and inspect_wiring(base, other).wired]
 
@@ -548,14 +492,12 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         UnsafePath: a file would be outside the project.
         StorageError: a file cannot be written or deleted.
     """
-    from baton.harnesses.install import _contained, _read as read_strict, _write, original_path
-
     project = Path(root)
     base = Path(worktree) if worktree is not None else project
     planned: list[tuple[Path, str | None, Removal]] = []
     saved: list[Path] = []
     for spec in _specs(harness):
-        path = _contained(base, spec.path)
+        path = contained(base, spec.path)
         old = read_strict(path)
         note = None
         keep = original_path(project, base, harness, spec.path) if spec.text is None else None
@@ -591,8 +533,8 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     changes = tuple(change for _, _, change in planned)
     if not dry_run:
         for path, new, change in planned:
-            if change.action == "updated" and new is not None:  # (updated: there is a new text)
-                _write(path, new)
+            if change.action == "updated":
+                write_text(path, new)
             elif change.action == "deleted":
                 _delete(path, base)
         for keep in saved:
@@ -608,8 +550,6 @@ def _read_bytes(path: Path) -> bytes | None:
 
 
 def _json_removed(old: str, spec: ConfigFile, harness: str) -> str | None:
-    import orjson
-
     if not old.strip():
         return old
     try:
@@ -628,8 +568,6 @@ def _json_removed(old: str, spec: ConfigFile, harness: str) -> str | None:
 
 def _delete(path: Path, base: Path) -> None:
     """Delete ``path``, then each folder up to ``base`` that this left empty."""
-    from baton.errors import StorageError
-
     try:
         path.unlink()
     except FileNotFoundError:
@@ -648,10 +586,6 @@ def _delete(path: Path, base: Path) -> None:
 def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[str, str, str]]:
     """``baton doctor``'s check per harness wired in this worktree (``install-hooks``):
     its hooks' program found, every part present and current, as ``(name, status, detail)``."""
-    from baton.errors import BatonError
-    from baton.harnesses import HARNESSES
-    from baton.project import resolve_worktree
-
     try:
         base = resolve_worktree(root, project)
     except BatonError:

@@ -25,7 +25,7 @@ from typing import Any, Iterable, Iterator
 import orjson
 
 from baton.model import frozen
-from baton.domain.short_ids import short_id
+from baton.domain.short_ids import HANDOFFS_DIR, MIN_PREFIX, MIN_SHORT_PREFIX, file_name, short_id
 from baton.events.names import HANDOFF, HANDOFF_TYPES, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import STREAM_ORDER, Doc
@@ -124,18 +124,14 @@ class HandoffSummary:
     @property
     def file(self) -> str:
         """The materialized file, relative to ``.baton/``."""
-        from baton.domain.handoff import HANDOFFS_DIR, handoff_file_name
-
-        return f"{HANDOFFS_DIR}/{handoff_file_name(self.created_at, self.id)}"
+        return f"{HANDOFFS_DIR}/{file_name(self.created_at, self.id)}"
 
     def to_json(self) -> dict[str, Any]:
-        from baton.domain.handoff import HANDOFFS_DIR, handoff_file_name  # one import: a list has many rows
-
         short = short_id(self.id)
         return {"id": self.id, "short_id": short, "status": self.status, "flags": list(self.flags),
                 "title": self.title, "created_at": self.created_at, "updated_at": self.updated_at,
                 "validation": self.validation, "relation": self.relation, "parents": list(self.parents),
-                "file": f"{HANDOFFS_DIR}/{handoff_file_name(self.created_at, self.id, short=short)}",
+                "file": f"{HANDOFFS_DIR}/{file_name(self.created_at, self.id, short=short)}",
                 "branch": self.branch or None, "worktree": self.worktree or None,
                 "kind": "baton" if self.baton else "handoff"}
 
@@ -196,8 +192,6 @@ def named_by(db: Any, token: str, *, limit: int) -> tuple[int, list[HandoffSumma
     """How many records ``token`` names (``domain.handoff.id_matches``: the
     full id, the short id, a 4+ prefix of the short id, an 8+ prefix of the
     full id), and the newest ``limit`` of them."""
-    from baton.domain.handoff import MIN_PREFIX, MIN_SHORT_PREFIX
-
     token = token.strip().lower()
     clauses, args = ["id = ?", "short = ?"], [token, token]
     if len(token) >= MIN_SHORT_PREFIX:

@@ -36,28 +36,38 @@ import errno
 import hmac
 import http.server
 import io
+import os
 import queue
 import re
 import secrets
 import selectors
+import signal
 import socket
 import socketserver
 import sys
-import os
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
+from email.utils import formatdate
 from typing import Any, Callable, Self
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import attrs
 import orjson
 
-from baton.model import frozen, mutable
 from baton.app import Baton
+from baton.commands.status_page import sanitize_for_project
+from baton.domain.redaction import RedactionPolicy, screen_text
 from baton.errors import (
     BatonError, Conflict, InputError, NotFound, PolicyBlock, PortInUse, StorageError, ValidationFailed,
 )
+from baton.model import frozen, mutable
 from baton.web.page import API_CSP, PAGE_CSP, render_page
+
+try:
+    import resource
+except ImportError:  # not on Windows: the descriptor limit is not read there
+    resource = None
 
 API_PATH = "/api/handoffs"
 TOKEN_HEADER = "X-Baton-Token"
@@ -100,8 +110,6 @@ MAX_BODY_BYTES = 64 * 1024
 
 def _screened(exc: BaseException) -> str:
     """An exception as one log line: through the secret rules, control characters escaped."""
-    from baton.domain.redaction import RedactionPolicy, screen_text
-
     return screen_text(f"{type(exc).__name__}: {exc}", RedactionPolicy()).replace("\n", " ")
 
 
@@ -171,8 +179,6 @@ class StatusApp:
         the project could not be opened): an error body is never the one
         thing left unredacted."""
         if self.baton is None:
-            from baton.commands.status_page import sanitize_for_project
-
             return sanitize_for_project(None, value)
         return self.baton.sanitize(value)
 
@@ -433,11 +439,11 @@ def _content_length(head: bytes) -> int | None:
 def _descriptors_for_clients() -> int:
     """How many client connections the process's descriptor limit leaves room
     for (64 kept for the index, the ledger, the workers and the rest)."""
+    if resource is None:
+        return MAX_CONNECTIONS
     try:
-        import resource
-
         soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-    except (ImportError, OSError, ValueError):
+    except (OSError, ValueError):
         return MAX_CONNECTIONS
     if soft == resource.RLIM_INFINITY:
         return MAX_CONNECTIONS
@@ -446,8 +452,6 @@ def _descriptors_for_clients() -> int:
 
 def _error_answer(status: int, code: str, message: str, extra: dict[str, str] | None = None) -> bytes:
     """A whole HTTP/1.0 answer, for what the front end refuses before a worker sees it."""
-    from email.utils import formatdate
-
     body = orjson.dumps({"error": {"code": code, "message": message}})
     lines = [f"HTTP/1.0 {status} {http.HTTPStatus(status).phrase}", f"Server: {StatusRequestHandler.server_version}",
              f"Date: {formatdate(usegmt=True)}", "Content-Type: application/json", f"Content-Length: {len(body)}",
@@ -473,8 +477,6 @@ class _Server(socketserver.TCPServer):
     request_queue_size = 128  # the listen backlog: a burst of connects waits in the kernel, not refused
 
     def __init__(self, server_address: Any, handler: type[StatusRequestHandler]) -> None:
-        from concurrent.futures import ThreadPoolExecutor
-
         # The limits as the module states them when the server is made (tests lower them).
         self.header_timeout = HEADER_TIMEOUT
         self.body_timeout = BODY_TIMEOUT
@@ -822,8 +824,6 @@ def serve_status_page(project_option: str | os.PathLike | None = None, *, host: 
         PortInUse: the port is taken (exit 4).
         InputError / NotInitialized / StorageError: as their names say.
     """
-    import signal
-
     baton = Baton.open(project_option)
     try:
         server = bind_status_server(baton.listen_target(host=host, port=port))

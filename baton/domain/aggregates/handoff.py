@@ -22,6 +22,7 @@ import attrs
 from baton.model import frozen
 from baton.domain import lifecycle
 from baton.domain.handoff import Handoff, handoff_from_json, handoff_to_json
+from baton.domain.readiness import moved_since_validation, ran_elsewhere, ready_problems, validation_report_from_json
 from baton.events.catalogue import (
     DomainEvent, HandoffArchived, HandoffCaptured, HandoffFlagged, HandoffForgotten, HandoffPromoted, HandoffResumed,
     HandoffRevised, HandoffSuperseded, HandoffValidated, decode,
@@ -129,8 +130,6 @@ def decide(state: State, command: Command, *, now: str) -> list[DomainEvent]:
             lifecycle.require(state, lifecycle.VALIDATE)
             return [HandoffValidated(key=key, report=report)]
         case Promote(accepted_warnings=reason, head_now=head_now, drifted=drifted):
-            from baton.domain.validation import moved_since_validation, ready_problems
-
             if state.status in ("draft", "validated") and (
                     state.validation.status == "fail" or "invalid" in state.flags):
                 # §10: "fail cannot be promoted without amendment" — a validation
@@ -195,8 +194,6 @@ def evolve(state: State, recorded: Event) -> State:
             case HandoffRevised(handoff=body):
                 return lifecycle.revise(state, handoff_from_json(body), now=_later(now, state))
             case HandoffValidated(report=report):
-                from baton.domain.validation import ran_elsewhere
-
                 if ran_elsewhere(state.project.repository.extra.get("worktree") if state.project.repository else None,
                                  report):
                     return lifecycle.record_validation_elsewhere(state, report, now=_later(now, state))
@@ -218,8 +215,6 @@ def evolve(state: State, recorded: Event) -> State:
 
 
 def _validation(report: dict[str, Any]) -> Any:
-    from baton.domain.validation import validation_report_from_json
-
     validation = validation_report_from_json(report)
     rechecks = report.get("rechecks")
     if rechecks:

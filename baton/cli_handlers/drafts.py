@@ -1,0 +1,36 @@
+"""Writing a draft's content: ``checkpoint create`` and ``handoff amend`` (the content flags, ``--input``)."""
+
+from __future__ import annotations
+
+import argparse
+
+from baton.app import Baton
+from baton.cli import REPLACE_FLAGS
+from baton.cli_input import ContentOptions, amend_inputs, capture_payload, read_replacement_list, terminal_prompter
+
+
+def _content(args: argparse.Namespace):
+    return ContentOptions(
+        title=args.title, objective=args.objective, scope=args.scope or (), constraints=args.constraint or (),
+        definition_of_done=args.done or (), work_state=args.work_state, completed=args.completed or (),
+        in_progress=args.in_progress or (), discoveries=args.discovery or (), current_state=args.current_state,
+        why_it_matters=args.why_it_matters, decisions=args.decision or (), artifacts=args.artifact or (),
+        evidence=args.evidence or (), failed_attempts=args.failed_attempt or (), open_items=args.open_item or (),
+        risks=args.risk or (), harness=args.harness, model=args.model, actor_type=args.actor_type,
+    )
+
+
+def checkpoint_create(app: Baton, args: argparse.Namespace):
+    prompter = None if args.no_input or args.input == "-" else terminal_prompter()
+    payload = capture_payload(_content(args), input_source=args.input, prompter=prompter)
+    return app.capture(payload, parent=args.from_id, trigger=args.trigger, session=args.session)
+
+
+def handoff_amend(app: Baton, args: argparse.Namespace):
+    lists = {section: read_replacement_list(section, getattr(args, "replace_" + section))
+             for section in REPLACE_FLAGS if getattr(args, "replace_" + section, None) is not None}
+    close, drop = args.close_item or (), args.drop or ()
+    replacement, changes = amend_inputs(_content(args), input_source=args.input,
+                                        edits=bool(lists or close or drop))
+    return app.amend(args.id, replacement=replacement, changes=changes, session=args.session,
+                     close_items=close, drop_items=drop, replace_lists=lists)

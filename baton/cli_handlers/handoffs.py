@@ -1,0 +1,32 @@
+"""The handoff lifecycle: prepare, validate, ready, list, show, archive."""
+
+from __future__ import annotations
+
+import argparse
+
+from baton.app import Baton
+
+
+def handoff_prepare(app: Baton, args: argparse.Namespace):
+    return app.prepare(source=args.from_id, trigger=args.trigger, output=args.output, force=args.force)
+
+
+def handoff_validate(app: Baton, args: argparse.Namespace):
+    return app.validate(args.id, recheck=args.recheck)
+
+
+def handoff_ready(app: Baton, args: argparse.Namespace):
+    return app.promote(args.id, accept_warnings=args.accept_warnings)
+
+
+def handoff_list(app: Baton, args: argparse.Namespace):
+    return app.list_handoffs(status=args.status, work=args.work, limit=args.limit, kind=args.kind,
+                             branch=args.branch)
+
+
+def handoff_show(app: Baton, args: argparse.Namespace):
+    return app.show(args.id, format=args.format, max_tokens=args.max_tokens, as_of=args.as_of)
+
+
+def handoff_archive(app: Baton, args: argparse.Namespace):
+    return app.archive(args.id, reason=args.reason)

@@ -1,0 +1,31 @@
+"""``install-hooks``: write (or take out) a harness's wiring."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from baton.cli_handlers.output import output_policy
+from baton.domain.redaction import screen_text
+from baton.errors import InputError
+from baton.harnesses.install import default_command, install_hooks as write_hooks, parse_events
+from baton.harnesses.wiring import remove_wiring
+from baton.project import resolve_root, resolve_worktree
+
+
+def install_hooks(args: argparse.Namespace):
+    events = parse_events(args.events) if not args.remove else None
+    root = resolve_root(args.project)
+    worktree = resolve_worktree(root, args.project)
+    if args.remove:
+        if args.command is not None:
+            raise InputError("--command has no meaning with --remove: Baton's hooks are found whatever they run")
+        if args.events is not None:
+            raise InputError("--events has no meaning with --remove: it takes out all of Baton's hooks")
+        return remove_wiring(root, args.harness, dry_run=args.dry_run, worktree=worktree)
+    result = write_hooks(root, args.harness, dry_run=args.dry_run, command=args.command or default_command(),
+                         worktree=worktree, events=events)
+    if result.warnings:
+        for line in result.warnings:
+            print(f"baton: {screen_text(line, output_policy())}", file=sys.stderr)
+    return result

@@ -1,0 +1,70 @@
+"""The ledger's commands: init, log, verify, rebuild, gc, forget, audit, sync, repair."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from baton.app import Baton
+from baton.errors import InputError
+
+
+def _progress(label: str):
+    """A progress display on a terminal; nothing when stderr is not one."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        sys.stderr.write(f"\r{label} {done}/{total} events")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
+
+
+def init(args: argparse.Namespace):
+    return Baton.init(args.project, project_id=args.project_id)
+
+
+def log(app: Baton, args: argparse.Namespace):
+    return app.log(event_type=args.type, stream=args.stream, since=args.since, until=args.until, limit=args.limit)
+
+
+def verify(app: Baton, args: argparse.Namespace):
+    return app.verify()
+
+
+def rebuild(app: Baton, args: argparse.Namespace):
+    return app.rebuild(until=args.until, progress=None if args.json else _progress("replaying"))
+
+
+def gc(app: Baton, args: argparse.Namespace):
+    return app.gc(dry_run=args.dry_run)
+
+
+def forget(app: Baton, args: argparse.Namespace):
+    if not args.yes:
+        plan = app.forget(args.id, reason=args.reason, yes=False)
+        derived = plan.derived_line()
+        if not (sys.stdin.isatty() and sys.stderr.isatty()) or args.json:
+            raise InputError(f"forget would erase {len(plan.plan.events)} payload(s) of handoff {plan.plan.handoff} "
+                             "and cannot be undone: pass --yes" + (f"\n{derived}" if derived and not args.json else ""),
+                             details=plan.to_json())
+        sys.stderr.write(plan.plan_line() + (f"\n{derived}" if derived else "") + "\nErase them for good? [y/N] ")
+        sys.stderr.flush()
+        if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+            raise InputError("nothing was erased (not confirmed)", details=plan.to_json())
+    return app.forget(args.id, reason=args.reason, yes=True)
+
+
+def audit(app: Baton, args: argparse.Namespace):
+    return app.audit()
+
+
+def sync(app: Baton, args: argparse.Namespace):
+    return app.sync(remote=args.remote, ref=args.ref, restore_own_feed=args.restore_own_feed)
+
+
+def repair(app: Baton, args: argparse.Namespace):
+    return app.repair(feed=args.feed, dry_run=args.dry_run, yes=args.yes)

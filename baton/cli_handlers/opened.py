@@ -1,0 +1,18 @@
+"""Running a handler on an opened project: one ``Baton``, built once and closed when the command is done."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, Callable
+
+from baton.app import Baton
+
+
+def run_on_project(handler: Callable[[Baton, argparse.Namespace], Any], args: argparse.Namespace) -> Any:
+    with Baton.open(args.project) as app:
+        # The project's policy, loaded before the command runs: a malformed
+        # policy section or policy.json stops it (exit 2), as a malformed
+        # config.json does, instead of being silently replaced by the defaults.
+        args.output_policy = app.project.policy.redaction
+        args.opened = app.project
+        return handler(app, args)

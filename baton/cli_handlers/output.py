@@ -1,0 +1,114 @@
+"""What the command line prints: a handler's result, a failure, and the
+command's log record (a usage error: ``baton.cli_handlers.usage``).
+
+Everything printed goes through the secret screen (and, as text, loses its
+control characters): an echoed argument never shows more than the ledger
+would hold (docs/security.md, "What comes out"). ``baton.cli`` loads this
+module when there is something to print: a prompt hook that answers nothing
+(every ordinary prompt) does not pay for the screen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import orjson
+
+from baton.domain.redaction import RedactionPolicy, screen_output, screen_text, visible_json
+from baton.errors import BatonError
+from baton.oplog import elapsed_ms
+
+
+def print_json(value: Any) -> None:
+    """``--json`` output; invisible format characters (U+202E…) are written
+    as ``\\u`` escapes, so they show (``redaction.visible_json``)."""
+    sys.stdout.write(visible_json(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
+                     + "\n")
+
+
+def output_policy(app: Any = None) -> RedactionPolicy:
+    """The rules what this command prints goes through: the project's
+    policy, else (no project, or one whose policy does not load) the defaults."""
+    if app is not None:
+        try:
+            return app.project.policy.redaction
+        except BatonError:
+            pass
+    return RedactionPolicy()
+
+
+def screened_json_lines(text: str, policy: RedactionPolicy) -> str:
+    """One JSON document per line, each screened as a document (so a
+    replacement never breaks its JSON)."""
+    out = []
+    for line in text.splitlines():
+        screened = screen_output(line, policy)
+        if screened != line:
+            screened = orjson.dumps(screen_output(orjson.loads(line), policy)).decode()
+        out.append(visible_json(screened))
+    return "\n".join(out)
+
+
+def _policy(args: argparse.Namespace) -> RedactionPolicy:
+    return getattr(args, "output_policy", None) or output_policy()
+
+
+def print_result(args: argparse.Namespace, result: Any) -> None:
+    """A handler's result: its JSON (``--json``), else its text. A result's
+    ``problem`` (a hook's one line) goes to stderr first.
+
+    A text rendering that is the JSON answer itself (``lineage --format
+    json``) is screened as a document, string by string, exactly as
+    ``--json`` is — not as one long text: a 4 MB answer screened as text
+    cost more than building it, and a replacement could break its JSON."""
+    problem = getattr(result, "problem", None)
+    if problem:
+        print(screen_text(" ".join(problem.split()), output_policy()), file=sys.stderr)
+    if args.json or getattr(result, "renders_json", False):
+        policy = _policy(args)
+        lines = getattr(result, "json_lines", None)
+        if lines is not None:
+            text = lines()
+            if text:
+                sys.stdout.write(screened_json_lines(text, policy) + "\n")
+        else:
+            print_json(screen_output(result.to_json(), policy))
+        return
+    text = result.render()
+    if text and getattr(result, "fixed", False):  # a hook's fixed "nothing": nothing to screen
+        print(text)
+    elif text:
+        print(screen_text(text, _policy(args)))
+
+
+def print_failure(args: argparse.Namespace, exc: BatonError) -> None:
+    """A use case's refusal: one line on stderr; with ``--json``, the error object on stdout too."""
+    policy = _policy(args)
+    if getattr(args, "json", False):
+        print_json({"error": screen_output(exc.to_json(), policy)})
+    print(f"baton: {screen_text(exc.message, policy)}", file=sys.stderr)
+
+
+def print_internal_error(args: argparse.Namespace, exc: Exception) -> None:
+    """The last line of defence: no traceback for users."""
+    message = screen_text(f"{type(exc).__name__}: {exc}", output_policy())
+    if getattr(args, "json", False):
+        print_json({"error": {"code": "internal_error", "message": message, "exit_code": 1}})
+    print(f"baton: internal error: {message} (set BATON_DEBUG=1 for a traceback)", file=sys.stderr)
+
+
+def print_input_error(message: str, *, json_requested: bool) -> None:
+    """A refusal before the words are parsed: one line on stderr (and the JSON error object)."""
+    if json_requested:
+        print_json({"error": {"code": "input_error", "message": message, "exit_code": 2}})
+    print(f"baton: {message}", file=sys.stderr)
+
+
+def log_command(args: argparse.Namespace, command: str, started: float, exit_code: int,
+                code: str | None = None) -> None:
+    """The command's one ``info`` record (``BATON_LOG``): its name, exit code,
+    error code and time — never its arguments or output."""
+    args.opened.log("info", "command", command=command, exit_code=exit_code, code=code, ms=elapsed_ms(started))
+

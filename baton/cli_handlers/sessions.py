@@ -1,0 +1,66 @@
+"""Sessions, their batons, the bootstrap brief and the local metrics."""
+
+from __future__ import annotations
+
+import argparse
+
+import orjson
+
+from baton.app import Baton
+from baton.cli_read import read_bounded
+from baton.domain.batons import split_flag_list
+from baton.errors import InputError
+
+
+def _handoff_payload(args: argparse.Namespace):
+    """The session-end payload from --handoff-input (JSON) or the comma-separated flags."""
+    flags = {
+        "nextSteps": split_flag_list(args.handoff_steps),
+        "failedApproaches": split_flag_list(args.handoff_failed),
+        "openQuestions": split_flag_list(args.handoff_questions),
+    }
+    given = {k: v for k, v in flags.items() if v is not None}
+    if args.handoff_input is None:
+        return given or None
+    if given:
+        raise InputError("give the handoff either as --handoff-input JSON or with --handoff-* flags, not both")
+    raw = read_bounded(args.handoff_input, "--handoff-input")
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        where = "stdin" if args.handoff_input == "-" else args.handoff_input
+        raise InputError(f"--handoff-input {where} is not valid JSON: {exc}") from None
+
+
+def session_begin(app: Baton, args: argparse.Namespace):
+    return app.begin_session(session_id=args.session_id, harness=args.harness, objective=args.objective,
+                             owner=args.owner, branch=args.branch)
+
+
+def session_end(app: Baton, args: argparse.Namespace):
+    return app.end_session(args.session_id, _handoff_payload(args), harness=args.harness,
+                           owner=args.owner, branch=args.branch, shared=True if args.shared else None)
+
+
+def session_handoff(app: Baton, args: argparse.Namespace):
+    if args.shared and args.from_id is None:
+        raise InputError("--shared applies only with --from ID (scoping a handoff as a shared baton); "
+                         "nothing was done")
+    if args.all:
+        return app.pending_batons()
+    if args.cancel:
+        return app.cancel_baton(owner=args.owner, branch=args.branch)
+    if args.dismiss is not None:
+        return app.dismiss_baton(args.dismiss)
+    if args.from_id is not None:
+        return app.hand_on(args.from_id, owner=args.owner, branch=args.branch, shared=args.shared)
+    return app.active_baton(owner=args.owner, branch=args.branch)
+
+
+def bootstrap(app: Baton, args: argparse.Namespace):
+    return app.bootstrap(session_id=args.session_id, max_bytes=args.max_bytes, owner=args.owner,
+                         branch=args.branch, peek=args.peek)
+
+
+def metrics(app: Baton, args: argparse.Namespace):
+    return app.metrics()

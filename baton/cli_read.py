@@ -1,0 +1,39 @@
+"""Reading a file the command line names, or stdin (``-``), never more than
+the input limit into memory: ``--input``, ``--handoff-input``, ``--event``,
+``--resolution-file``, ``--replace-*``. Kept apart from ``baton.cli_input``
+(the content flags and the capture payload), so a handler that reads one
+file loads nothing more.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from baton.domain.limits import MAX_INPUT_BYTES, check_input_size
+from baton.errors import InputError
+
+
+def read_bounded(source: str, flag: str, *, stdin: Any = None) -> bytes:
+    """The bytes of ``source`` (a path, or ``-`` for stdin), never more than
+    the input limit (``baton.domain.limits``) read into memory.
+
+    Raises:
+        InputError (exit 2): unreadable, or over the limit.
+    """
+    where = "stdin" if source == "-" else source
+    try:
+        if source == "-":
+            stream = stdin if stdin is not None else sys.stdin
+            raw = stream.buffer.read(MAX_INPUT_BYTES + 1) if hasattr(stream, "buffer") \
+                else stream.read(MAX_INPUT_BYTES + 1)
+        else:
+            with open(source, "rb") as fh:
+                raw = fh.read(MAX_INPUT_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read {flag} {where}: {exc.strerror or exc}") from exc
+    if isinstance(raw, str):
+        raw = raw.encode("utf-8", "surrogateescape")
+    check_input_size(f"{flag} {where}", len(raw) if len(raw) <= MAX_INPUT_BYTES else MAX_INPUT_BYTES + 1,
+                     hint="link to repository artifacts instead of pasting them")
+    return raw

@@ -1,0 +1,90 @@
+"""Claiming a baton, and appending ``baton.created``: the baton's write side.
+
+A session start imports this only when a baton waits for it (``bootstrap``,
+``session begin``); leaving a baton (``baton_create``, ``baton_cases``) uses
+``append_created``, and so does handing on an existing handoff
+(``baton_hand_on``). Reading a baton never needs the baton aggregate, the
+event classes or ``record``, which are imported here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import attrs
+
+from baton.commands.batons import Peek
+from baton.commands.record import record as record_events
+from baton.domain.aggregates import baton as baton_aggregate
+from baton.domain.aggregates import handoff as handoff_aggregate
+from baton.domain.aggregates.baton import BatonKey
+from baton.domain.batons import CLAIMED, BatonRecord
+from baton.domain.handoff import handoff_from_json
+from baton.events.names import handoff_stream
+from baton.ledger.clock import rfc3339_micros
+
+if TYPE_CHECKING:
+    from baton.commands.context import WriteScope
+
+
+def key_state(scope: WriteScope, key: str) -> BatonKey:
+    """The baton aggregate's state of ``key``, from the baton index under the lock."""
+    return BatonKey.from_doc(key, scope.runner.get("batons", key))
+
+
+def claim_in_scope(scope: WriteScope, peek: Peek, *, session: str | None,
+                   harness: str | None = None) -> BatonRecord:
+    """Claim the baton ``peek`` read, exactly once.
+
+    Decides on the baton index as it is under the lock, then appends
+    ``baton.claimed`` expecting the stream version ``peek`` saw (fsynced).
+
+    Raises:
+        InputError: no session named (a claim always names its session).
+        BatonSuperseded: a newer baton replaced it since it was read (id mismatch).
+        BatonAlreadyClaimed: another session claimed it first.
+        BatonNotPending: it was cancelled or dismissed.
+        StreamVersionConflict: its stream moved on in any other way.
+    """
+    record = peek.record
+    state = key_state(scope, record.key)
+    claimed_at = rfc3339_micros(scope.project.clock())
+    decided = baton_aggregate.decide(state, baton_aggregate.ClaimBaton(record.id, session or "", claimed_at))
+    record_events(scope, decided, version=peek.version, durable=True, actor=state.current.owner, session=session)
+    _resume_handoff(scope, record.id, session=session, harness=harness)
+    claimed = key_state(scope, record.key).current  # inside a batch(): not folded yet, still pending
+    return claimed if claimed is not None and claimed.id == record.id and claimed.status == CLAIMED else \
+        attrs.evolve(state.current, status=CLAIMED, claimed_at=claimed_at, claimed_by_session=session)
+
+
+def append_created(scope: WriteScope, record: BatonRecord, *, session: str | None,
+                   harness: str | None) -> str | None:
+    """Append ``baton.created`` for ``record``; returns the pending baton it supersedes.
+
+    Superseding retires the old *baton* only: the handoff it pointed at keeps
+    its status (a ready handoff handed on with ``--from`` stays ready).
+    """
+    state = key_state(scope, record.key)
+    (created,) = baton_aggregate.decide(state, baton_aggregate.CreateBaton(record, session=session, harness=harness))
+    record_events(scope, [created], version=scope.txn.stream_version(created.stream), actor=record.owner,
+                  session=session)
+    return created.supersedes
+
+
+def _resume_handoff(scope: WriteScope, handoff_id: str, *, session: str | None, harness: str | None) -> None:
+    """A claim is its handoff's resume when the lifecycle allows one.
+
+    A baton left at session end is a *draft* handoff (a checkpoint nobody has
+    validated), and a draft cannot be resumed; for it the baton index is the
+    record of its fate. A ready handoff handed on with ``--from`` is marked
+    ``resumed`` like any other.
+    """
+    doc = scope.runner.get("handoffs", handoff_id) if "handoffs" in scope.runner.by_name else None
+    if not isinstance(doc, dict):
+        return
+    handoff = handoff_from_json(doc)
+    command = handoff_aggregate.Resume(session=session, harness=harness)
+    if handoff_aggregate.allows(handoff, command):
+        decided = handoff_aggregate.decide(handoff, command, now=doc.get("updated_at") or "")
+        record_events(scope, decided, version=scope.txn.stream_version(handoff_stream(handoff_id)),
+                      session=session)

@@ -1,0 +1,52 @@
+"""The handoff a baton carries, as a session is shown it: its freshness line
+and its objective and state.
+
+Reading the carried handoff needs the record model (``baton.domain.handoff``)
+and the worktree's facts (``handoff_facts``): a session start, and ``session
+handoff``, import this only when there is a baton.
+"""
+
+from __future__ import annotations
+
+from baton.commands.handoff_facts import live_freshness
+from baton.domain.batons import BatonRecord, carried_handoff_lines, freshness_line
+from baton.domain.handoff import handoff_from_json
+
+
+def baton_freshness(opened, runner, record: BatonRecord) -> str | None:
+    """The one-line freshness of the handoff a baton carries (``domain.batons.freshness_line``).
+
+    None when that handoff recorded no repository head. Reads git and the
+    artifacts of the current worktree now, as ``baton resume`` does.
+    """
+    doc = runner.get("handoffs", record.id) if "handoffs" in runner.by_name else None
+    if not isinstance(doc, dict):
+        return None
+    handoff = handoff_from_json(doc)
+    repo = handoff.project.repository
+    if repo is None or not repo.head:
+        return None
+    report = live_freshness(opened.paths.worktree, handoff, opened.policy.allowed_roots)
+    return freshness_line(report, record.id)
+
+
+def quiet_freshness(opened, runner, record: BatonRecord | None) -> str | None:
+    """``baton_freshness`` for views that must never fail on it (session begin, show): None on any error."""
+    if record is None:
+        return None
+    try:
+        return baton_freshness(opened, runner, record)
+    except Exception:  # noqa: BLE001 - a freshness we cannot compute is left out, never an error
+        return None
+
+
+def carried_lines(runner, record: BatonRecord | None) -> tuple[str, ...]:
+    """The objective and state of the rich handoff a baton hands on
+    (``domain.batons.carried_handoff_lines``); nothing on any error: a view
+    never fails on them."""
+    if record is None or "handoffs" not in runner.by_name:
+        return ()
+    try:
+        return carried_handoff_lines(runner.get("handoffs", record.id))
+    except Exception:  # noqa: BLE001 - an unreadable record adds nothing to the section
+        return ()

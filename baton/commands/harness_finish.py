@@ -1,0 +1,163 @@
+"""A harness ends a session (``baton hook HARNESS SessionEnd``, Codex's
+``Stop``): end it, handing on the ready handoff it wrote as a baton (see
+``harness_sessions``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from baton.commands.identity import context_of
+from baton.commands.objectives import required_session_id
+from baton.commands.session_drafts import SESSION_WINDOW, origin_session, session_handoffs
+from baton.commands.sessions import end_in_scope
+from baton.errors import Conflict, InputError
+from baton.ledger.ids import is_uuid7, uuid7_millis
+from baton.model import frozen
+from baton.projections import handoffs
+from baton.projections.sessions import open_at
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
+
+@frozen
+class SessionFinishResult:
+    session_id: str
+    ended: bool
+    """False: the session had already ended and nothing new was handed on."""
+    baton: str | None
+    reason: str | None
+    notices: tuple[str, ...] = ()
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"sessionId": self.session_id, "ended": self.ended, "batonHandoffId": self.baton,
+                "reason": self.reason, "notices": list(self.notices)}
+
+    def render(self) -> str:
+        lines = [f"Session {self.session_id} {'ended' if self.ended else 'had already ended'}."]
+        if self.baton:
+            lines.append(f"Left a baton for the next session: handoff {self.baton}.")
+        lines += list(self.notices)
+        return "\n".join(lines)
+
+
+ATTRIBUTION_HORIZON_HOURS = 12
+"""How far back another session's start makes it a rival for a handoff captured
+naming no session: one that began longer ago and never reported its end is
+taken for a harness that was killed, not for a session still at work."""
+
+
+def _handoff_to_hand_on(runner: Any, session_id: str, owner: str | None = None) -> tuple[dict | None, str | None]:
+    """The newest ready handoff the session wrote that was never a baton (or
+    None), and a notice when one was left alone on purpose.
+
+    A handoff names its session when the agent passed ``session_id`` (the
+    brief gives it the id) or continues one that does. Else, the session's
+    own work is also the newest ready handoff that names no session, was
+    captured on the session's branch by its owner while it was open, when
+    no other session of that owner on that branch was open then (began
+    within ``ATTRIBUTION_HORIZON_HOURS``): an agent that captured over MCP
+    without the id. With a rival, it is nobody's: nothing is handed on.
+    """
+    scoped = "baton_scopes" in runner.by_name
+    for doc in session_handoffs(runner, session_id):
+        if doc.get("status") != "ready":
+            continue
+        if scoped and runner.get("baton_scopes", doc["id"]) is not None:
+            return None, None  # the session's newest ready handoff is already a baton
+        return doc, None
+    return _captured_during(runner, session_id, owner)
+
+
+def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[dict | None, str | None]:
+    """The newest ready handoff naming no session captured on this session's
+    branch by its owner while it was open (see ``_handoff_to_hand_on``)."""
+    session = runner.get("sessions", session_id) if "sessions" in runner.by_name else None
+    if not isinstance(session, dict) or "handoffs" not in runner.by_name:
+        return None, None
+    began, branch = session.get("beganAt"), session.get("branch")
+    if not isinstance(began, str) or not branch or not owner or session.get("owner") != owner:
+        return None, None
+    if session.get("leftBaton"):  # the agent ended it with a baton of its own (`baton_session` session_end)
+        return None, None
+    scoped = "baton_scopes" in runner.by_name
+    for summary in handoffs.newest(runner.db, limit=SESSION_WINDOW):
+        doc = runner.get("handoffs", summary.id)
+        if not isinstance(doc, dict) or origin_session(doc) is not None:
+            continue
+        created = doc.get("created_at")
+        repository = (doc.get("project") or {}).get("repository") or {}
+        # No upper bound: Codex reports an end after every turn (``Stop``), and a
+        # later turn's handoff is the same session's work.
+        if not isinstance(created, str) or _captured_ms(doc["id"], created) < _millis(began):
+            continue
+        if doc.get("status") != "ready" or repository.get("branch") != branch \
+                or doc["id"] == session.get("receivedBaton"):
+            continue
+        if scoped and runner.get("baton_scopes", doc["id"]) is not None:
+            return None, None  # the newest such handoff is a baton already
+        try:
+            since = (datetime.fromisoformat(created[:19]) - timedelta(hours=ATTRIBUTION_HORIZON_HOURS)).isoformat()
+        except ValueError:
+            return None, None
+        rivals = open_at(runner.db, owner=owner, branch=branch, at=created, since=since, exclude=session_id)
+        if rivals:
+            return None, (f"Handoff {doc['id']} names no session and was captured while another session on "
+                          f"{branch} was open ({', '.join(rivals[:3])}): it was not handed on. Pass `session_id` "
+                          "when capturing over MCP.")
+        return doc, None
+    return None, None
+
+
+def _millis(stamp: str) -> int:
+    """An RFC 3339 UTC timestamp (``…Z``, seconds or finer) as Unix milliseconds (-1 if unreadable)."""
+    try:
+        return int(datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)
+    except ValueError:
+        return -1
+
+
+def _captured_ms(handoff_id: str, created_at: str) -> int:
+    """When a handoff was captured, to the millisecond: its UUIDv7 id's time
+    (``created_at`` keeps only the second), else ``created_at``."""
+    return uuid7_millis(handoff_id) if is_uuid7(handoff_id) else _millis(created_at)
+
+
+def finish_session(project: "Project", session_id: str | None, *, harness: str | None = None,
+                   reason: str | None = None) -> SessionFinishResult:
+    """End the session, handing on the ready handoff it wrote as a baton.
+
+    The least work that makes the baton durable, first and only: one lock
+    hold, one append. ``baton.created`` (when a handoff is handed on), the
+    objective cleared and ``session.ended`` are one batch (``end_in_scope``):
+    a kill leaves the session either ended with its baton, or neither.
+
+    Raises:
+        InputError: no session id, or a malformed one.
+    """
+    sid = required_session_id(session_id)
+    notices: list[str] = []
+    here = context_of(project)  # git's identity and branch: read before the lock
+    with project.writing() as scope:
+        runner = scope.runner
+        session = runner.get("sessions", sid)
+        ended_before = isinstance(session, dict) and session.get("status") == "ended"
+        candidate, withheld = _handoff_to_hand_on(runner, sid, here.owner)
+        if withheld:
+            notices.append(withheld)
+        handed = None
+        with scope.batch():
+            if candidate is not None:
+                from baton.commands.baton_hand_on import hand_on_in_scope  # deferred: only a handoff to hand on
+
+                try:
+                    handed = hand_on_in_scope(scope, candidate["id"], here, session=sid, harness=harness)
+                except (Conflict, InputError) as exc:
+                    notices.append(f"Handoff {candidate['id']} was not handed on: {exc.message}")
+            if ended_before and handed is None:
+                return SessionFinishResult(sid, False, None, reason, tuple(notices))
+            end_in_scope(scope, sid, None, harness=harness, left=handed)
+    return SessionFinishResult(sid, True, handed.record.id if handed else None, reason, tuple(notices))

@@ -1,0 +1,83 @@
+"""Session ids and objectives, as every session start reads them.
+
+A session id is opaque but checked (``check_session_id``); an objective is
+bound to an owner and branch and never outlives the session that recorded
+it (``get_session_objective``). Recording them is ``baton.commands.sessions``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from baton.commands.identity import SessionContext
+from baton.domain.batons import context_key
+from baton.domain.limits import OBJECTIVE_MAX, SESSION_ID_MAX
+from baton.errors import InputError
+from baton.model import frozen
+
+
+def check_session_id(session_id: str | None, *, required: bool = False) -> str | None:
+    """A session id is opaque, but it must be printable, one line and ≤ 200 characters.
+
+    Raises:
+        InputError: it is empty (when required), too long or holds control characters.
+    """
+    if session_id is None:
+        if required:
+            raise InputError("a session id is required (`session_id`)")
+        return None
+    value = session_id.strip()
+    if not value:
+        raise InputError("a session id must not be empty")
+    if len(value) > SESSION_ID_MAX:
+        raise InputError(f"a session id must be at most {SESSION_ID_MAX} characters")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+        raise InputError("a session id must not contain control characters")
+    return value
+
+
+def required_session_id(session_id: str | None) -> str:
+    """``check_session_id`` of an id that must be given (a harness's hooks always name one)."""
+    checked = check_session_id(session_id, required=True)
+    assert checked is not None
+    return checked
+
+
+def check_objective(objective: str | None) -> str | None:
+    if objective is None or not objective.strip():
+        return None
+    value = objective.strip()
+    if len(value) > OBJECTIVE_MAX:
+        raise InputError(f"an objective must be at most {OBJECTIVE_MAX} characters (got {len(value)})")
+    return value
+
+
+@frozen
+class SessionObjective:
+    owner: str
+    branch: str
+    objective: str
+    session_id: str | None
+    updated_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"owner": self.owner, "branch": self.branch, "objective": self.objective,
+                "sessionId": self.session_id, "updatedAt": self.updated_at}
+
+
+def get_session_objective(runner, ctx: SessionContext) -> SessionObjective | None:
+    """The objective bound to this owner and branch, or None.
+
+    None also when the session that recorded it no longer exists or has
+    ended: an objective never outlives its session.
+    """
+    doc = runner.get("objectives", context_key(ctx.owner, ctx.branch))
+    if not isinstance(doc, dict) or doc.get("owner") != ctx.owner or doc.get("branch") != ctx.branch:
+        return None
+    objective, session_id = doc.get("objective"), doc.get("sessionId")
+    if not isinstance(objective, str) or not objective or not isinstance(session_id, str):
+        return None
+    session = runner.get("sessions", session_id)
+    if not isinstance(session, dict) or session.get("status") != "open":
+        return None
+    return SessionObjective(ctx.owner, ctx.branch, objective, session_id, str(doc.get("updatedAt") or ""))

@@ -1,0 +1,70 @@
+"""A session's handoffs, as a harness's hooks look for them: those it
+captured, those that continue them, and the draft Baton prepared for it
+that is still open (see ``harness_sessions``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from baton.projections import handoffs
+
+SESSION_WINDOW = 50
+"""How many of the newest handoffs are searched for the ones a session captured:
+a session's handoffs are recent, and a hook must not read the whole project."""
+
+
+def session_handoffs(runner: Any, session_id: str) -> list[dict[str, Any]]:
+    """The handoffs of this session, newest first (among the newest ``SESSION_WINDOW``).
+
+    Those it captured, and those captured naming no session that continue one
+    of them or the baton the session received at its start: an agent
+    completing its session's draft over MCP (which has no amend), or carrying
+    on the handoff it was given, captures a child with ``parent`` set, and
+    knows no session id to give it. The child is that session's work all the
+    same.
+    """
+    if "handoffs" not in runner.by_name:
+        return []
+    docs = [doc for doc in (runner.get("handoffs", summary.id)
+                            for summary in handoffs.newest(runner.db, limit=SESSION_WINDOW))
+            if isinstance(doc, dict)]
+    mine = {doc["id"] for doc in docs if origin_session(doc) == session_id}
+    # What the session works from: its own handoffs, and the baton it received
+    # at its start (continuing that one over MCP names no session either).
+    session = runner.get("sessions", session_id) if "sessions" in runner.by_name else None
+    received = session.get("receivedBaton") if isinstance(session, dict) else None
+    sources = mine | ({received} if isinstance(received, str) and received else set())
+    for doc in reversed(docs):  # oldest first: a continuation of a continuation is found too
+        if origin_session(doc) is None and sources.intersection(parents_of(doc)) and doc["id"] != received:
+            mine.add(doc["id"])
+            sources.add(doc["id"])
+    return [doc for doc in docs if doc["id"] in mine]
+
+
+def open_session_draft(runner: Any, session: str | None) -> dict[str, Any] | None:
+    """The newest draft Baton prepared for this session (a detector's request or
+    a compaction) that is still a draft and that no handoff continues, or
+    None: a session asking for a handoff again is pointed at the draft it
+    has, not given another."""
+    if not session:
+        return None
+    docs = session_handoffs(runner, session)
+    continued = {parent for doc in docs for parent in parents_of(doc)}
+    for doc in docs:
+        if (doc.get("status") == "draft" and (doc.get("automation") or {}).get("trigger")
+                and doc["id"] not in continued):
+            return doc
+    return None
+
+
+def origin_session(doc: dict[str, Any]) -> str | None:
+    origin = doc.get("origin")
+    value = origin.get("session_id") if isinstance(origin, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def parents_of(doc: dict[str, Any]) -> list[str]:
+    lineage = doc.get("lineage")
+    parents = lineage.get("parents") if isinstance(lineage, dict) else None
+    return [p for p in parents if isinstance(p, str)] if isinstance(parents, list) else []

@@ -1,0 +1,180 @@
+"""The default rule table: the generic rules (private keys, AWS and GitHub
+credentials, JWTs, registry auth, Authorization headers, URL passwords,
+secret-named assignments, credential files) and the keyed providers'
+token shapes of ``secret_rules``, as :data:`DEFAULT_RULES`.
+"""
+
+from __future__ import annotations
+
+import binascii
+import re
+from typing import Callable
+
+import orjson
+
+from baton.domain.redaction.rules import (
+    AssignmentRule,
+    PathRule,
+    PatternRule,
+    Rule,
+    Thresholds,
+    high_entropy_value,
+    is_placeholder,
+    names_an_example,
+)
+from baton.domain.redaction.secret_rules import LEFT_BOUNDARY, PROVIDER_RULES
+from baton.domain.regexes import compiled
+
+_SECRET_WORDS = frozenset({
+    "secret", "token", "password", "passwd", "pwd", "passphrase", "key", "apikey",
+    "secretkey", "accesskey", "privatekey", "authtoken", "accesstoken", "credential", "credentials",
+})
+_NOT_SECRET_BEFORE_KEY = frozenset({
+    "public", "primary", "foreign", "sort", "partition", "cache", "idempotency", "unique",
+    "lookup", "hash", "dict", "map", "row", "range", "composite", "group", "routing", "translation",
+    "i18n", "react", "object", "storage", "s3",
+})
+_NOT_SECRET_BEFORE_TOKEN = frozenset({
+    "max", "min", "num", "total", "count", "next", "page", "pagination", "continuation",
+    "cancellation", "resume", "input", "output", "prompt", "completion", "context", "sync", "eos", "bos",
+})
+
+
+def names_generic_secret(words: tuple[str, ...]) -> bool:
+    """The last word names a secret (``db_password``, ``apiKey``, ``key``),
+    unless the compound is a well-known non-secret (``primary_key``,
+    ``max_tokens``-style ``max_token``, ``resume_token``)."""
+    if not words or words[-1] not in _SECRET_WORDS:
+        return False
+    before = words[-2] if len(words) > 1 else ""
+    if words[-1] == "key" and before in _NOT_SECRET_BEFORE_KEY:
+        return False
+    if words[-1] == "token" and before in _NOT_SECRET_BEFORE_TOKEN:
+        return False
+    return True
+
+
+def _names_aws_secret(words: tuple[str, ...]) -> bool:
+    """``aws_secret_access_key``, ``secretAccessKey``, ``AWS_SECRET_KEY``..."""
+    if not words or words[-1] not in ("key", "secret"):
+        return False
+    return "".join(words).endswith("secretaccesskey") or (words[0] == "aws" and "secret" in words)
+
+
+_AWS_SECRET_VALUE = r"^[A-Za-z0-9/+]{40}$"
+
+
+def _aws_secret_value(value: str, policy: Thresholds) -> bool:
+    return bool(compiled(_AWS_SECRET_VALUE).match(value)) and not is_placeholder(value) and not names_an_example(value)
+
+
+def _jwt_header_has_alg(token: str) -> bool:
+    header = token.split(".", 1)[0]
+    padded = header + "=" * (-len(header) % 4)
+    try:  # base64's url-safe decoding, by the binascii decoder it calls (base64 would import struct too)
+        decoded = orjson.loads(binascii.a2b_base64(padded.replace("-", "+").replace("_", "/")))
+    except (binascii.Error, ValueError, orjson.JSONDecodeError):
+        return False
+    return isinstance(decoded, dict) and "alg" in decoded
+
+
+def _b64_text(value: str) -> str | None:
+    """``value`` decoded as base64 (standard or URL-safe), or None when it is not."""
+    padded = value.rstrip("=") + "=" * (-len(value.rstrip("=")) % 4)
+    try:  # base64's b64decode(validate=True), by the binascii decoder it calls
+        raw = binascii.a2b_base64(padded.replace("-", "+").replace("_", "/"), strict_mode=True)
+        return raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _base64_jwt(token: str) -> bool:
+    """A base64-wrapped JWT (``ZXlK…`` is base64 of ``eyJ``), as a Kubernetes
+    secret or a config file holds one."""
+    decoded = _b64_text(token)
+    return decoded is not None and compiled(_JWT_SHAPE).fullmatch(decoded.strip()) is not None \
+        and _jwt_header_has_alg(decoded.strip())
+
+
+_JWT_SHAPE = r"(?:ey|ewogIC|ewoi)[A-Za-z0-9_-]{8,}={0,2}\.[A-Za-z0-9_-]{10,}={0,2}\.[A-Za-z0-9_-]*"
+
+
+def _basic_credentials(value: str) -> bool:
+    """A registry ``auth`` value: base64 of ``user:password``, both non-empty."""
+    decoded = _b64_text(value)
+    if decoded is None or not decoded.isprintable():
+        return False
+    user, colon, password = decoded.partition(":")
+    return bool(colon and user and password) and not is_placeholder(password)
+
+
+def _pattern(name: str, reason: str, regex: str, flags: int = 0, *, keywords: tuple[str, ...] = (),
+             confirm: Callable[[str], bool] | None = None, min_entropy: float = 0.0,
+             examples_allowed: bool = True) -> PatternRule:
+    left_boundary = regex.startswith(LEFT_BOUNDARY)
+    if left_boundary:
+        regex = regex[len(LEFT_BOUNDARY):]
+    return PatternRule(name=name, reason=reason, regex=regex, flags=flags, confirm=confirm, keywords=keywords,
+                       min_entropy=min_entropy, examples_allowed=examples_allowed, left_boundary=left_boundary)
+
+
+_PROVIDER_RULES: tuple[PatternRule, ...] = tuple(
+    _pattern(name, reason, regex, keywords=keywords, min_entropy=min_entropy)
+    for name, reason, keywords, regex, min_entropy in PROVIDER_RULES
+)
+
+DEFAULT_RULES: tuple[Rule, ...] = (
+    _pattern("private-key", "private key block (PEM, OpenSSH, PGP, PuTTY)",
+             r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?"
+             r"(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)"
+             r"|PuTTY-User-Key-File-\d: .*?Private-Lines: \d+.*?(?:Private-MAC: [0-9a-f]+|\Z)",
+             re.S, keywords=("private key", "putty-user-key-file"), examples_allowed=False),
+    AssignmentRule("aws-secret-access-key", "AWS secret access key assignment",
+                   key_test=_names_aws_secret, value_test=_aws_secret_value),
+    # GitHub tokens: an underscore is a boundary too, so a token joined into an
+    # identifier such as a baton key (``<owner>__<branch>``) is still caught.
+    _pattern("github-token", "GitHub token (classic)",
+             r"(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])",
+             keywords=("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
+    _pattern("github-fine-grained-token", "GitHub fine-grained personal access token",
+             r"(?<![A-Za-z0-9])github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{40,255}(?![A-Za-z0-9])",
+             keywords=("github_pat_",)),
+    _pattern("slack-token", "Slack token",
+             r"(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)+(?![A-Za-z0-9-])",
+             keywords=("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-"), confirm=lambda t: len(t) >= 20),
+    *_PROVIDER_RULES,
+    _pattern("jwt", "JSON Web Token",
+             # A JSON header always encodes to "ey…". A "." may follow the
+             # token (a file name such as "src/<jwt>.py").
+             # A header serialised with newlines encodes to "ewogIC…"/"ewoi…".
+             r"(?<![A-Za-z0-9_.\-])(?:ey|ewogIC|ewoi)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*"
+             r"(?![A-Za-z0-9_\-])",
+             keywords=("ey", "ewogic", "ewoi"), confirm=_jwt_header_has_alg),
+    _pattern("jwt-base64", "base64-encoded JSON Web Token",
+             r"(?<![A-Za-z0-9+/])ZXlK[A-Za-z0-9+/_\-]{40,}={0,2}(?![A-Za-z0-9+/=])",
+             keywords=("zxlk",), confirm=_base64_jwt),
+    _pattern("registry-auth", "base64 user:password in a Docker or npm registry config",
+             r"""(?i:["']auth["']\s*:\s*["']|(?<![A-Za-z0-9])_auth\s*=\s*["']?)(?P<secret>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])""",
+             keywords=('"auth"', "'auth'", "_auth"), confirm=_basic_credentials),
+    _pattern("authorization-header", "credentials in an Authorization header",
+             r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token|digest)\s+"
+             r"(?P<secret>[A-Za-z0-9._~+/=\-]{8,})",
+             keywords=("authorization",), confirm=lambda t: not is_placeholder(t), examples_allowed=False),
+    _pattern("url-credentials", "password embedded in a URL",
+             # The user may be empty (``redis://:password@host``).
+             r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s/:@]*:(?P<secret>[^\s/@]+)@",
+             keywords=("://",), confirm=lambda t: not is_placeholder(t), examples_allowed=False),
+    AssignmentRule("generic-secret-assignment",
+                   "high-entropy value assigned to a secret-like name",
+                   key_test=names_generic_secret, value_test=high_entropy_value),
+    PathRule("dotenv-file", "reference to a .env file",
+             globs=(".env", ".env.*", "*.env", ".envrc"),
+             exempt=(".env.example", ".env.sample", ".env.template", ".env.dist", "*.env.example")),
+    PathRule("credential-file", "reference to a credential or private-key file",
+             globs=("id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk",
+                    "*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx", "*.ppk",
+                    "credentials.json", "client_secret*.json", ".npmrc", ".pypirc", ".netrc", "_netrc",
+                    ".git-credentials", ".htpasswd", ".pgpass", ".dockercfg",
+                    ".aws/credentials", ".docker/config.json", ".kube/config")),
+)
+DEFAULT_RULE_NAMES: tuple[str, ...] = tuple(r.name for r in DEFAULT_RULES)

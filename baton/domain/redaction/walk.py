@@ -1,0 +1,358 @@
+"""The walkers over records: every string of a JSON-like value (dict keys
+included) through a policy's rules, with the field path of each change.
+
+``redact_payload`` judges a value by its key too (``password: …``) and treats
+path-like fields as paths; ``redact_strings`` (the last screen before an event
+is appended) runs the text rules only. Both record a :class:`Redaction` per
+field and rule, never the removed value. Screened short strings are
+remembered per rule set, so a long-lived process screens each once.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import orjson
+
+from baton.domain.redaction.policy import RedactionPolicy
+from baton.domain.redaction.rules import (
+    BLOCK,
+    MARKER,
+    AssignmentRule,
+    KeywordPrefilter,
+    PathRule,
+    Rule,
+    apply_rule,
+    marker_spans,
+    replacement_for,
+)
+from baton.domain.regexes import compiled, lazy
+from baton.model import frozen
+
+
+@frozen
+class Redaction:
+    """One field changed by one rule. Never holds the removed value."""
+
+    field: str
+    rule: str
+    reason: str
+    replacement: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"field": self.field, "rule": self.rule, "reason": self.reason, "replacement": self.replacement}
+
+
+@frozen
+class RedactionOutcome:
+    """The cleaned payload and what was done to it.
+
+    ``blocked`` lists matches of rules whose action is "block": their values
+    are replaced in ``payload`` too, so nothing leaks even by mistake, but the
+    caller must refuse the operation (``baton.policy.redact_or_block`` does).
+    """
+
+    payload: Any
+    redactions: tuple[Redaction, ...] = ()
+    blocked: tuple[Redaction, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.redactions or self.blocked)
+
+    @property
+    def is_blocked(self) -> bool:
+        return bool(self.blocked)
+
+    def records(self) -> list[dict[str, str]]:
+        """The ``redactions`` array of a handoff (§7.2): redacted fields only."""
+        return [r.to_json() for r in self.redactions]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"redactions": self.records(), "blocked": [r.to_json() for r in self.blocked]}
+
+
+_IDENT = r"^[A-Za-z_][A-Za-z0-9_]*$"
+_MAX_PASSES = 64
+
+
+def _child(path: str, key: Any) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    text = key if isinstance(key, str) else repr(key)
+    if compiled(_IDENT).match(text):
+        return f"{path}.{text}" if path else text
+    return f"{path}[{orjson.dumps(text).decode('utf-8')}]"
+
+
+_PREFILTERS: dict[int, tuple[tuple[Rule, ...], KeywordPrefilter]] = {}
+
+
+def _prefilter(policy: RedactionPolicy) -> KeywordPrefilter:
+    """The index of a policy's text rules' keywords, built once per rule set
+    (a policy's rules are an immutable tuple; a command screens many payloads
+    against it, and a long-lived process — the MCP server, the status page —
+    thousands)."""
+    rules = policy.rules
+    known = _PREFILTERS.get(id(rules))
+    if known is not None and known[0] is rules:
+        return known[1]
+    if len(_PREFILTERS) >= 16:
+        _PREFILTERS.clear()
+    built = KeywordPrefilter(policy.text_rules)
+    # The rule sets a walk reads, derived once per rule set too.
+    built.path_rules = policy.path_rules
+    built.pair_rules = tuple(r for r in built.rules if isinstance(r, AssignmentRule))
+    _PREFILTERS[id(rules)] = (rules, built)
+    return built
+
+
+SCRUB_MEMO_ENTRIES = 4096
+"""Screened strings remembered per policy (at most ``SCRUB_MEMO_TEXT`` characters each)."""
+SCRUB_MEMO_TEXT = 1024
+_SCRUBBED: dict[tuple[int, float, int], tuple[tuple[Rule, ...], dict[str, tuple[str, tuple[Rule, ...]]]]] = {}
+
+
+def scrub_memo(policy: RedactionPolicy) -> dict[str, tuple[str, tuple[Rule, ...]]]:
+    """What ``_Walk.scrub`` answered for short strings under this policy's rules.
+
+    Scrubbing is a pure function of the text, the rules and the two numbers a
+    value test reads (entropy threshold, minimum length). An answer repeats the
+    same short strings (keys, statuses, dates, ids: a list of 20 handoffs is 410
+    strings, 95 distinct), and a long-lived process (the MCP server, the status
+    page) lists the same handoffs call after call, so each distinct string is
+    screened once. Bounded: the memo is emptied when full."""
+    return per_policy(_SCRUBBED, policy)
+
+
+def per_policy(store: dict[Any, Any], policy: RedactionPolicy) -> dict[Any, Any]:
+    """``store``'s memo for this policy's rules and the two numbers a value
+    test reads, made empty the first time; at most 16 policies are kept."""
+    rules = policy.rules
+    key = (id(rules), policy.entropy_threshold, policy.min_secret_length)
+    known = store.get(key)
+    if known is not None and known[0] is rules:
+        kept: dict[Any, Any] = known[1]
+        return kept
+    if len(store) >= 16:
+        store.clear()
+    memo: dict[Any, Any] = {}
+    store[key] = (rules, memo)
+    return memo
+
+
+class _Walk:
+    def __init__(self, policy: RedactionPolicy) -> None:
+        self.policy = policy
+        self.prefilter = _prefilter(policy)
+        self.text_rules = self.prefilter.rules
+        self.path_rules: tuple[PathRule, ...] = self.prefilter.path_rules
+        self.pair_rules: tuple[AssignmentRule, ...] = self.prefilter.pair_rules
+        self.memo = scrub_memo(policy)
+        self.hits: dict[tuple[str, str], Rule] = {}
+
+    def note(self, field: str, rule: Rule) -> None:
+        self.hits.setdefault((field, rule.name), rule)
+
+    def value(self, value: Any, field: str, path_like: bool = False) -> Any:
+        if isinstance(value, str):
+            return self.string(value, field, path_like)
+        if isinstance(value, Mapping):
+            return self.mapping(value, field)
+        if isinstance(value, (list, tuple)):
+            return [self.value(item, _child(field, i), path_like) for i, item in enumerate(value)]
+        return value
+
+    def string(self, text: str, field: str, path_like: bool) -> str:
+        text = self.text(text, field)
+        if path_like:
+            for rule in self.path_rules:
+                if rule.matches(text):
+                    self.note(field, rule)
+                    return replacement_for(rule.name)
+        return text
+
+    def text(self, text: str, field: str) -> str:
+        text, fired = self.scrub(text)
+        for rule in fired:
+            self.note(field, rule)
+        return text
+
+    def scrub(self, text: str) -> tuple[str, list[Rule]]:
+        if len(text) > SCRUB_MEMO_TEXT:
+            return self._scrub(text)
+        known = self.memo.get(text)
+        if known is None:
+            screened, fired = self._scrub(text)
+            if len(self.memo) >= SCRUB_MEMO_ENTRIES:
+                self.memo.clear()
+            known = self.memo[text] = (screened, tuple(fired))
+        return known[0], list(known[1])
+
+    def _scrub(self, text: str) -> tuple[str, list[Rule]]:
+        # Run every rule until none fires: a replacement can split a string so
+        # that an earlier rule now matches a piece, and a fixed point is what
+        # makes redaction idempotent. Each pass turns unredacted characters
+        # into markers, so the loop ends; the cap is only a guard.
+        fired: list[Rule] = []
+        # The keyword prefilter, once: a replacement only removes text (its
+        # marker is never searched), so a rule whose keywords are absent now
+        # stays without a match in every later pass.
+        candidates = self.prefilter.candidates(text.lower())
+        for _ in range(_MAX_PASSES):
+            any_hit = False
+            markers = marker_spans(text)
+            for rule in candidates:
+                text, hit = apply_rule(text, rule, self.policy, markers)
+                if hit:
+                    markers = marker_spans(text)
+                    any_hit = True
+                    if rule not in fired:
+                        fired.append(rule)
+            if not any_hit:
+                break
+        return text, fired
+
+    def mapping(self, value: Mapping[Any, Any], field: str) -> dict[Any, Any]:
+        path_keys = {k for k in value if isinstance(k, str) and k.lower() in self.policy.path_fields}
+        if value.get("type") == "file" and "ref" in value:
+            path_keys.add("ref")
+        cleaned: dict[Any, tuple[Any, Any]] = {}
+        taken: set[Any] = set(value)
+        for key in sorted(value, key=_sort_key):
+            item = value[key]
+            new_key = key
+            if isinstance(key, str):
+                # A secret in a key: the record's field path must use the
+                # redacted key, or the path itself would leak the value.
+                new_key, fired = self.scrub(key)
+                if new_key != key:
+                    new_key = _unique(new_key, taken)
+                    taken.add(new_key)
+                for rule in fired:
+                    self.note(_child(field, new_key), rule)
+            child = _child(field, new_key)
+            if isinstance(item, str) and isinstance(key, str) and self.pair_rules:
+                text = self.text(item, child)
+                rest = MARKER.sub("", text)
+                # Judge the name as it will be stored (markers removed), so a
+                # second pass over the output decides exactly as this one did.
+                name = MARKER.sub(" ", new_key)
+                pair = next((r for r in self.pair_rules if r.matches_pair(name, rest, self.policy)), None)
+                if pair is not None:
+                    self.note(child, pair)
+                    text = replacement_for(pair.name)
+                elif key in path_keys:
+                    text = self.string(text, child, True)
+                cleaned[key] = (new_key, text)
+                continue
+            cleaned[key] = (new_key, self.value(item, child, key in path_keys))
+        return {new_key: item for new_key, item in (cleaned[k] for k in value)}
+
+
+def _sort_key(key: Any) -> tuple[str, str]:
+    return (type(key).__name__, key if isinstance(key, str) else repr(key))
+
+
+def _unique(key: str, taken: set[Any]) -> str:
+    if key not in taken:
+        return key
+    n = 2
+    while f"{key}#{n}" in taken:
+        n += 1
+    return f"{key}#{n}"
+
+
+def _outcome(walk: _Walk, cleaned: Any) -> RedactionOutcome:
+    redactions: list[Redaction] = []
+    blocked: list[Redaction] = []
+    for (field, rule_name), rule in walk.hits.items():
+        record = Redaction(field=field or "$", rule=rule_name, reason=rule.reason,
+                           replacement=replacement_for(rule_name))
+        (blocked if rule.action == BLOCK else redactions).append(record)
+    return RedactionOutcome(payload=cleaned, redactions=tuple(redactions), blocked=tuple(blocked))
+
+
+def redact_payload(payload: Any, policy: RedactionPolicy, *, at: str = "") -> RedactionOutcome:
+    """Walk a JSON-like value (dicts, lists, strings; other scalars pass
+    through) and replace every secret the policy finds.
+
+    ``at`` prefixes every field path (``at="evidence[2]"`` when redacting one
+    item); a bare string at the top is reported as ``at`` or ``"$"``.
+    Records come in a deterministic order: dict keys sorted, list order kept.
+    """
+    walk = _Walk(policy)
+    cleaned = walk.value(payload, at)
+    return _outcome(walk, cleaned)
+
+
+def redact_text(text: str, policy: RedactionPolicy) -> str:
+    """Just the cleaned string (for logs and rendering)."""
+    cleaned: str = redact_payload(text, policy).payload
+    return cleaned
+
+
+_ESCAPED_QUOTE = lazy(r"""\\(['"])""")
+
+
+def redact_strings(payload: Any, policy: RedactionPolicy, *, at: str = "", unescape: bool = False) -> RedactionOutcome:
+    """The last line of defence before any event is appended: every string
+    (dict keys included) goes through the text rules — token shapes, PEM
+    blocks, JWTs and ``name = secret`` assignments written inside a string.
+
+    Unlike ``redact_payload`` it does not judge a value by its key's name nor
+    treat fields as paths: event payloads are Baton's own structures, whose
+    ``key`` or ``session`` fields hold ids, not secrets. Inputs from people
+    and agents are cleaned with ``redact_payload`` first, where the full
+    rules apply; this pass catches whatever reached an event another way.
+    """
+    walk = _Walk(policy)
+    scrub = walk.scrub
+
+    def text(value: str, parent: str, key: Any) -> str:
+        # The field's path is spelled only when a rule fires (most strings are clean).
+        if unescape and "\\" in value:
+            field = _child(parent, key) if key is not None else parent
+            plain = _ESCAPED_QUOTE.sub(r"\1", value)
+            screened = walk.text(plain, field)
+            return screened if screened != plain else walk.text(value, field)
+        screened, fired = scrub(value)
+        if fired:
+            field = _child(parent, key) if key is not None else parent
+            for rule in fired:
+                walk.note(field, rule)
+        return screened
+
+    memo = walk.memo
+
+    def clean(value: Any, parent: str, key: Any = None) -> Any:
+        kind = type(value)
+        if kind is str:
+            known = memo.get(value)  # a string already screened and found clean: the common case
+            if known is not None and not known[1] and not (unescape and "\\" in value):
+                return value
+            return text(value, parent, key)
+        if isinstance(value, str):
+            return text(value, parent, key)
+        if kind is dict or kind is list or kind is tuple or isinstance(value, (Mapping, list, tuple)):
+            field = _child(parent, key) if key is not None else parent
+            if kind is list or kind is tuple or (kind is not dict and not isinstance(value, Mapping)):
+                return [clean(item, field, i) for i, item in enumerate(value)]
+            out: dict[Any, Any] = {}
+            for name, item in value.items():
+                if type(name) is str and (known := memo.get(name)) is not None and not known[1]:
+                    out[name] = clean(item, field, name)
+                    continue
+                if isinstance(name, str):
+                    new_name, fired = scrub(name)
+                    if new_name != name:
+                        new_name = _unique(new_name, set(value) | set(out))
+                    for rule in fired:
+                        walk.note(_child(field, new_name), rule)
+                    name = new_name
+                out[name] = clean(item, field, name)
+            return out
+        return value
+
+    cleaned = clean(payload, at)
+    return _outcome(walk, cleaned)

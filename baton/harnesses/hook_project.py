@@ -1,0 +1,86 @@
+"""The half of a hook that works on the project: find it, open the
+application object, do what the event means, shape the context to inject.
+
+``baton.harnesses.hook`` (the runner) loads this module only when an event
+needs the project: an ordinary prompt (no handoff request) is answered from
+its payload alone, without the application and its models.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from baton.app import Baton
+from baton.domain.short_ids import short_id
+from baton.errors import InputError
+from baton.harnesses import notices
+from baton.harnesses.protocol import (
+    PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, CommandHookAdapter, SessionMetadata,
+)
+from baton.project import resolve_root, resolve_worktree
+
+
+def project_root(project: str | os.PathLike | None, cwd: str | None) -> tuple[Path, Path]:
+    """The project's root (its ``.baton/``) and the worktree to open: ``--project``,
+    else ``$BATON_PROJECT``, else the git top level of the payload's ``cwd`` (else of ours).
+
+    In a linked worktree the worktree is that worktree's top level, which opens the
+    shared project (the main worktree's ``.baton/``) with the linked worktree
+    as the current one: its branch, head and changes are the session's.
+    """
+    if project:
+        return resolve_root(project), Path(project)
+    start = Path(cwd) if cwd and Path(cwd).is_dir() else None
+    root = resolve_root(None, cwd=start)
+    return root, resolve_worktree(root, None, cwd=start)
+
+
+def amend_hint(draft: str) -> str:
+    """How the agent completes the draft a prompt prepared: the command line,
+    or over MCP (which has no amend) a capture continuing it, which the
+    session's end hands on like the draft itself."""
+    return (f" (`baton handoff amend {short_id(draft)} --input FILE`, or over MCP `handoff_capture` with "
+            f"`parent` {draft})")
+
+
+def act(app: Any, metadata: SessionMetadata) -> Any:
+    """Call the application object's method for the event's kind."""
+    if metadata.kind == SESSION_START:
+        return app.start_harness_session(metadata.session_id, harness=metadata.harness, source=metadata.source)
+    if metadata.kind == PRE_COMPACT:
+        # The draft and the detector's record of the compaction: one append.
+        return app.prepare_for_compaction(metadata.session_id, harness=metadata.harness, trigger=metadata.trigger)
+    if metadata.kind == USER_PROMPT:
+        return app.detect({"handoff_request": 1.0 if metadata.handoff_request else None},
+                          session=metadata.session_id, harness=metadata.harness, source="hook")
+    if metadata.kind == SESSION_END:
+        return app.finish_harness_session(metadata.session_id, harness=metadata.harness, reason=metadata.reason)
+    raise InputError(f"a {metadata.harness} {metadata.event} event means nothing to Baton")
+
+
+def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, run: Any, *,
+           project: str | os.PathLike | None, write_wait: float) -> tuple[str, Any]:
+    """Open the project the payload names, do what the event means, and return
+    the answer for the harness with the result it came from. ``run`` (the
+    runner's ``HookRun``) learns the project's ``.baton/`` for its notices."""
+    root, worktree = project_root(project, chosen.get_project_context(payload).cwd)
+    run.baton_dir = root / ".baton"
+    with Baton.open(worktree) as app:
+        run.baton_dir = app.project.paths.baton_dir
+        # Never wait on another process without limit: reads answer from
+        # the index, writes give up with LedgerBusy.
+        app.project.write_wait = write_wait
+        app.project.read_wait = 0.0
+        result = act(app, metadata)
+    if metadata.kind == SESSION_END:
+        for said in getattr(result, "notices", ()) or ():  # what the end did not do, for the next start
+            run.leave_notice(said, failed=False)
+    context = getattr(result, "context", None)
+    if (metadata.kind in (USER_PROMPT, SESSION_START) and context and getattr(result, "draft", None)
+            and getattr(result, "delivered", None) is None):
+        context = result.notice(complete_with=amend_hint(result.draft))
+    if metadata.kind == SESSION_START and context:
+        context = notices.render(notices.take(run.baton_dir)) + context
+    return chosen.render_notice(metadata, context), result
