@@ -759,7 +759,7 @@ class _Parser(argparse.ArgumentParser):
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return namespace, extras
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         message = load(USAGE).usage_error_message(self, message, json_requested=_Parser.json_requested)
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")

@@ -105,7 +105,11 @@ def run_demo(command_line: CommandLine, *, keep: str | None = None,
              echo: Callable[[str], None] | None = None) -> DemoResult:
     """Run the five-minute handoff; raise ``ValidationFailed`` if a step misbehaves."""
     lines: list[str] = []
-    emit = echo or (lambda text: (print(text), sys.stdout.flush()))
+
+    def printed(text: str) -> None:
+        print(text, flush=True)
+
+    emit = echo or printed
     root = _demo_root(keep)
     result = DemoResult(str(root), kept=bool(keep))
 

@@ -19,7 +19,7 @@ is the brief a start would receive now.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 from baton.config import read_json, write_json_atomic
 from baton.model import frozen
@@ -315,7 +315,7 @@ class _Start:
 
         def fitted(lines: tuple[str, ...]) -> tuple[str, AssembledBrief]:
             text = render_baton_markdown(waiting.record, freshness=fresh, carried=lines)
-            if self.flags["session_id_generated"]:
+            if self.flags["session_id_generated"] and self.session_id is not None:  # (generated: it is set)
                 text += "\n" + claimed_by_line(self.session_id) + "\n"
             return text, assemble_brief(handoff_markdown=text, objective=self.objective_text,
                                         decisions=self.decisions, traps=self.traps_without((waiting.record.id,)),

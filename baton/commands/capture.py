@@ -36,12 +36,12 @@ from baton.commands.record import record
 from baton.domain.aggregates import handoff as aggregate
 from baton.domain.batons import SCOPE_FIELD
 from baton.domain.field_hints import unknown_field_hints
-from baton.domain.handoff import HANDOFFS_DIR, handoff_file_name, new_draft
+from baton.domain.handoff import handoff_file_name, new_draft
 from baton.domain.identifiers import handoff_identifiers
 from baton.domain.paths import lexical_problem, normalize_project_path
 from baton.domain.redaction import summarize_output
-from baton.domain.short_ids import short_id
-from baton.domain.validation import transcript_field_paths
+from baton.domain.readiness import transcript_field_paths
+from baton.domain.short_ids import HANDOFFS_DIR, short_id
 from baton.errors import InputError, PolicyBlock, UnsafePath
 from baton.ledger.ids import uuid7
 from baton.model import frozen

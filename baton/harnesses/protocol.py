@@ -305,7 +305,7 @@ def skill_text() -> str:
     loader (a folder or a zip), as ``pkgutil.get_data`` does, with text
     mode's newlines; ``importlib.resources`` would cost ~12 ms to import."""
     path = os.path.join(os.path.dirname(os.path.dirname(__file__)), *SKILL_PATH.split("/"))
-    text = __loader__.get_data(path).decode("utf-8")
+    text = __loader__.get_data(path).decode("utf-8")  # type: ignore[name-defined]  # every module has one
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 

@@ -533,7 +533,7 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     changes = tuple(change for _, _, change in planned)
     if not dry_run:
         for path, new, change in planned:
-            if change.action == "updated":
+            if change.action == "updated" and new is not None:  # (updated: there is a new text)
                 write_text(path, new)
             elif change.action == "deleted":
                 _delete(path, base)

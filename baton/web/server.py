@@ -67,7 +67,7 @@ from baton.web.page import API_CSP, PAGE_CSP, render_page
 try:
     import resource
 except ImportError:  # not on Windows: the descriptor limit is not read there
-    resource = None
+    resource = None  # type: ignore[assignment]
 
 API_PATH = "/api/handoffs"
 TOKEN_HEADER = "X-Baton-Token"
