@@ -13,7 +13,6 @@ import io
 import os
 import shlex
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Callable
