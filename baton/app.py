@@ -21,6 +21,14 @@ module when called (``from baton.commands import x``, the only import inside
 a function here): a hook runs one use case per process, and importing all
 of them cost ~40 ms of a ~200 ms ``baton bootstrap`` (measured; see
 docs/performance.md). Everything else this module needs is imported above.
+
+A hook's use case sometimes needs a second module (claiming a baton waiting,
+its freshness, the capture of a baton left, the hand-on, recording a
+resume). The light module answers first — a ``bootstrap.Start`` with a
+baton waiting, or None from a use case that wrote nothing and needs the
+step — and the method then imports that module and goes on with its step:
+the second dispatch point, here too, so no use-case module imports inside a
+function.
 """
 
 from __future__ import annotations
@@ -36,15 +44,18 @@ from baton.ledger.clock import WallClock, system_clock
 if TYPE_CHECKING:
     from baton.commands.amend import ArchiveResult
     from baton.commands.baton_cases import BatonCreateResult, CancelResult, DismissResult, PendingBatonsResult
-    from baton.commands.batons import ActiveBatonResult
+    from baton.commands.baton_view import ActiveBatonResult
     from baton.commands.bootstrap import BootstrapResult
+    from baton.commands.bootstrap import Start as BootstrapStart
     from baton.commands.capture import CaptureResult
     from baton.commands.audit import AuditResult
     from baton.commands.doctor import DoctorResult
     from baton.commands.forget import ForgetResult
     from baton.commands.gc import GcResult
     from baton.commands.repair import RepairResult
-    from baton.commands.harness_sessions import CompactionDraftResult, SessionFinishResult, SessionStartResult
+    from baton.commands.harness_compaction import CompactionDraftResult
+    from baton.commands.harness_finish import SessionFinishResult
+    from baton.commands.harness_start import SessionStartResult
     from baton.commands.init import InitResult
     from baton.commands.fork_merge import MergeResult
     from baton.commands.lineage_view import LineageResult
@@ -224,12 +235,18 @@ class Baton:
     def resume(self, token: str = "latest", *, format: str = "prompt", mark_resumed: bool = False,
                max_tokens: int | None = None, session: str | None = None, harness: str | None = None,
                any_branch: bool = False) -> ResumeResult:
-        """``latest`` is branch-aware (this branch and worktree first); ``any_branch`` asks for the project's."""
+        """``latest`` is branch-aware (this branch and worktree first); ``any_branch`` asks for the project's.
+        Recording the resume is a use case of its own (``resume_mark``: the write path)."""
+        self._identifiers(session=session, harness=harness)
+        if mark_resumed:
+            from baton.commands import resume_mark
+
+            return resume_mark.resume_and_mark(self.project, token, format=format, max_tokens=max_tokens,
+                                               session=session, harness=harness, any_branch=any_branch)
         from baton.commands import resume
 
-        self._identifiers(session=session, harness=harness)
-        return resume.resume_handoff(self.project, token, format=format, mark_resumed=mark_resumed,
-                                     max_tokens=max_tokens, session=session, harness=harness, any_branch=any_branch)
+        return resume.resume_handoff(self.project, token, format=format, max_tokens=max_tokens, session=session,
+                                     harness=harness, any_branch=any_branch)
 
     # -- lineage (§14) ------------------------------------------------------------------
     def fork(self, token: str, *, label: str | None = None, session: str | None = None) -> CaptureResult:
@@ -279,10 +296,17 @@ class Baton:
         return baton_cases.create_baton(self.project, handoff, **options)
 
     def active_baton(self, *, owner: str | None = None, branch: str | None = None) -> ActiveBatonResult:
-        from baton.commands import batons
+        """``session handoff``: the baton a session here would receive, with its
+        freshness (``baton_freshness``, loaded only when there is one)."""
+        from baton.commands import baton_view
 
         self._identifiers(owner=owner, branch=branch)
-        return batons.show_active_baton(self.project, owner=owner, branch=branch)
+        active = baton_view.show_active_baton(self.project, owner=owner, branch=branch)
+        if active.record is None:
+            return active
+        from baton.commands import baton_freshness
+
+        return baton_freshness.shown(self.project, active)
 
     def pending_batons(self) -> PendingBatonsResult:
         from baton.commands import baton_cases
@@ -314,11 +338,25 @@ class Baton:
     def begin_session(self, *, session_id: str | None = None, harness: str | None = None,
                       objective: str | None = None, owner: str | None = None, branch: str | None = None,
                       claim: bool = True) -> SessionBeginResult:
+        """Begin a session, claiming the baton waiting for it: the claim
+        (``baton_claim``) and the baton's freshness (``baton_freshness``) are
+        loaded only when there is one."""
         from baton.commands import sessions
 
         self._identifiers(session=session_id, harness=harness, owner=owner, branch=branch)
-        return sessions.begin_session(self.project, session_id=session_id, harness=harness, objective=objective,
-                                      owner=owner, branch=branch, claim=claim)
+        options: dict[str, Any] = {"session_id": session_id, "harness": harness, "objective": objective,
+                                   "owner": owner, "branch": branch, "claim": claim}
+        begun = sessions.begin_session(self.project, **options)
+        if begun is None:  # a baton waits: claimed in the append that records the start
+            from baton.commands import baton_claim
+
+            begun = sessions.begin_session(self.project, **options, claim_in_scope=baton_claim.claim_in_scope)
+        assert begun is not None
+        if begun.record is None:
+            return begun
+        from baton.commands import baton_freshness
+
+        return baton_freshness.shown(self.project, begun)
 
     def end_session(self, session_id: str | None, handoff: Any = None, *, harness: str | None = None,
                     owner: str | None = None, branch: str | None = None,
@@ -328,8 +366,15 @@ class Baton:
         self._identifiers(session=session_id, harness=harness, owner=owner, branch=branch)
         if isinstance(handoff, dict):
             self._identifiers(owner=handoff.get("owner"), branch=handoff.get("branch"))
-        return sessions.end_session(self.project, session_id, handoff, harness=harness, owner=owner, branch=branch,
-                                    shared=shared)
+        options: dict[str, Any] = {"harness": harness, "owner": owner, "branch": branch, "shared": shared}
+        ended = sessions.end_session(self.project, session_id, handoff, **options)
+        if ended is None:  # a baton is left: its capture (``baton_create``) only then
+            from baton.commands import baton_create
+
+            ended = sessions.end_session(self.project, session_id, handoff, **options,
+                                         create_in_scope=baton_create.create_in_scope)
+        assert ended is not None
+        return ended
 
     def bootstrap(self, *, session_id: str | None = None, max_bytes: int = 8192, owner: str | None = None,
                   branch: str | None = None, peek: bool = False) -> BootstrapResult:
@@ -337,35 +382,63 @@ class Baton:
         from baton.commands import bootstrap
 
         self._identifiers(session=session_id, owner=owner, branch=branch)
-        return bootstrap.bootstrap(self.project, session_id=session_id, max_bytes=max_bytes, owner=owner, branch=branch,
-                                   peek=peek)
+        return self._brief(bootstrap.begin(self.project, session_id=session_id, max_bytes=max_bytes, owner=owner,
+                                           branch=branch, peek=peek))
+
+    @staticmethod
+    def _brief(start: BootstrapStart) -> BootstrapResult:
+        """A session-start brief's later steps (``bootstrap.Start``), each module
+        loaded only when the step before asks for it: with no baton waiting the
+        brief is done; a waiting baton's freshness and summary are fitted in
+        (``baton_freshness``); unless peeking, it is claimed (``baton_claim``)."""
+        if start.done is not None:
+            return start.done
+        from baton.commands import baton_freshness
+
+        offer = start.offer(baton_freshness.baton_freshness, baton_freshness.carried_lines)
+        if offer.done is not None:
+            return offer.done
+        from baton.commands import baton_claim
+
+        return start.claim(offer, baton_claim.claim_in_scope)
 
     # -- a harness's session lifecycle (``baton hook``) ---------------------------------
     def start_harness_session(self, session_id: str | None, *, harness: str | None = None,
                               source: str | None = None, max_bytes: int = 8192) -> SessionStartResult:
         """A harness started (or resumed) a session: its brief, delivered once per session."""
-        from baton.commands import harness_sessions
+        from baton.commands import harness_start
 
         self._identifiers(session=session_id, harness=harness)
-        return harness_sessions.start_session(self.project, session_id, harness=harness, source=source,
-                                              max_bytes=max_bytes)
+        starting = harness_start.start_session(self.project, session_id, harness=harness, source=source,
+                                               max_bytes=max_bytes)
+        if starting.done is not None:
+            return starting.done
+        assert starting.brief is not None
+        return starting.delivered(self._brief(starting.brief))
 
     def prepare_for_compaction(self, session_id: str | None, *, harness: str | None = None,
                                trigger: str | None = None) -> CompactionDraftResult:
         """A harness is about to compact a session's context: the session's draft (once)."""
-        from baton.commands import harness_sessions
+        from baton.commands import harness_compaction
 
         self._identifiers(session=session_id, harness=harness)
-        return harness_sessions.prepare_before_compaction(self.project, session_id, harness=harness,
-                                                          trigger=trigger)
+        return harness_compaction.prepare_before_compaction(self.project, session_id, harness=harness,
+                                                            trigger=trigger)
 
     def finish_harness_session(self, session_id: str | None, *, harness: str | None = None,
                                reason: str | None = None) -> SessionFinishResult:
         """A harness ended a session: end it, handing on the ready handoff it wrote."""
-        from baton.commands import harness_sessions
+        from baton.commands import harness_finish
 
         self._identifiers(session=session_id, harness=harness)
-        return harness_sessions.finish_session(self.project, session_id, harness=harness, reason=reason)
+        finished = harness_finish.finish_session(self.project, session_id, harness=harness, reason=reason)
+        if finished is None:  # the session wrote a handoff to hand on: the hand-on (``baton_hand_on``) only then
+            from baton.commands import baton_hand_on
+
+            finished = harness_finish.finish_session(self.project, session_id, harness=harness, reason=reason,
+                                                     hand_on_in_scope=baton_hand_on.hand_on_in_scope)
+        assert finished is not None
+        return finished
 
     def metrics(self) -> MetricsResult:
         from baton.commands import metrics

@@ -18,6 +18,7 @@ import orjson
 from baton.model import frozen
 from baton.canonical import pretty_bytes
 from baton.errors import InputError, StorageError
+from baton.domain.detector_config import DetectorConfig
 
 CONFIG_SCHEMA = 1
 
@@ -76,8 +77,6 @@ def config_problems(raw: dict[str, Any]) -> list[str]:
         if name in raw and not isinstance(raw[name], dict):
             problems.append(f"{name} must be a JSON object, not {type(raw[name]).__name__}")
     if isinstance(raw.get("detector"), dict):
-        from baton.domain.detector import DetectorConfig  # only when the section is there: not on every command
-
         try:
             DetectorConfig.from_section(raw["detector"])
         except InputError as exc:
@@ -128,23 +127,6 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
         except OSError:
             pass
         raise StorageError(f"cannot write {path}: {exc}") from exc
-
-
-_UNSAFE = re.compile(r"[^a-z0-9]+")
-
-
-def new_writer_id() -> str:
-    """A file-name-safe id for this machine and user, unique per clone."""
-    import getpass
-    import socket  # only when a writer id is made (once per machine): not on every command's path
-
-    host = _UNSAFE.sub("-", socket.gethostname().lower()).strip("-")[:24] or "host"
-    try:
-        user = getpass.getuser()
-    except (KeyError, OSError):
-        user = "user"
-    user = _UNSAFE.sub("-", user.lower()).strip("-")[:24] or "user"
-    return f"{host}-{user}-{os.urandom(3).hex()}"
 
 
 WRITER_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")

@@ -33,7 +33,7 @@ from typing import Any, Mapping, get_args
 
 import orjson
 
-from baton.commands.resume import FORMATS
+from baton.commands.resume_options import FORMATS
 from baton.domain.batons import DEFAULT_MAX_BYTES, MAX_MAX_BYTES
 from baton.domain.detector import ALIASES as DETECTOR_ALIASES, SIGNALS as DETECTOR_SIGNALS
 from baton.domain.handoff import Status, Trigger

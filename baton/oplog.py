@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import time
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 LEVELS = {"info": 20, "debug": 10}
 FIELDS = frozenset({"command", "exit_code", "ms", "type", "id", "handoff", "events", "rebuilt", "code", "count"})
@@ -53,8 +56,6 @@ def _warn_unknown(name: str, where: str) -> None:
     if name in _warned:
         return
     _warned.add(name)
-    import sys
-
     shown = "".join(ch if ch.isprintable() else "?" for ch in name)[:40]
     print(f"baton: warning: {where} {shown!r} is not a log level (info, debug or off); logging is off",
           file=sys.stderr)
@@ -69,8 +70,6 @@ def write(baton_dir: Path, level: str, event: str, *, configured: Any = None, **
     """Append one record when ``level`` is enabled; never raises."""
     if not enabled(level, configured):
         return
-    import orjson
-
     record: dict[str, Any] = {"at": round(time.time(), 6), "level": level, "event": event, "pid": os.getpid()}
     for name, value in fields.items():
         if name in FIELDS and _safe(value):

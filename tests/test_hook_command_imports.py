@@ -71,8 +71,9 @@ PROMPT_HOOK_MODULES = {
     "baton.harnesses", "baton.harnesses.protocol", "baton.harnesses.hook", "baton.harnesses.notices",
     # The standard library beyond the floor's: the watchdog's thread, the recogniser's Unicode
     # folding, argparse's messages, ``python -m`` and the paused collector (not ``typing``:
-    # annotations' names are imported for type checkers only).
-    "threading", "unicodedata", "locale", "_locale", "runpy", "gc",
+    # annotations' names are imported for type checkers only), and ``shlex`` (0.3 ms: the
+    # adapters' MCP entry splits its command; imported at the protocol's top, issue 28).
+    "threading", "unicodedata", "locale", "_locale", "runpy", "gc", "shlex",
 }
 """What ``baton hook HARNESS <prompt event>`` may import beyond ``python -c "import orjson,
 sqlite3, hashlib, argparse"`` (the stack's floor without attrs), besides its adapter's module."""

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, cast
 
-from baton.commands.batons import _key_state, current_batons
+from baton.commands.baton_claim import key_state
+from baton.commands.batons import current_batons
 from baton.commands.capture import (
     CaptureResult,
     CleanPayload,
@@ -224,7 +225,7 @@ def archive_handoff(project: "Project", token: str = "", *,
         if "batons" in scope.runner.by_name:
             for peek in current_batons(scope.runner):
                 if peek.record.id == handoff.id and peek.record.pending:
-                    state = _key_state(scope, peek.record.key)
+                    state = key_state(scope, peek.record.key)
                     decisions.append((baton_aggregate.decide(
                         state, baton_aggregate.DismissBaton(handoff.id, via="archive")), state.version))
                     dismissed.append(peek.record)

@@ -2,11 +2,16 @@
 and its objective and state.
 
 Reading the carried handoff needs the record model (``baton.domain.handoff``)
-and the worktree's facts (``handoff_facts``): a session start, and ``session
-handoff``, import this only when there is a baton.
+and the worktree's facts (``handoff_facts``): the application loads this
+only when there is a baton (a session start, ``session begin``, ``session
+handoff``).
 """
 
 from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import attrs
 
 from baton.commands.handoff_facts import live_freshness
 from baton.domain.batons import BatonRecord, carried_handoff_lines, freshness_line
@@ -38,6 +43,18 @@ def quiet_freshness(opened, runner, record: BatonRecord | None) -> str | None:
         return baton_freshness(opened, runner, record)
     except Exception:  # noqa: BLE001 - a freshness we cannot compute is left out, never an error
         return None
+
+
+Shown = TypeVar("Shown")
+
+
+def shown(opened, shown_baton: Shown) -> Shown:
+    """A result showing a baton (``record``), with the freshness line and the
+    carried handoff's lines it shows beside it (``freshness``, ``carried``):
+    ``session handoff`` and ``session begin`` read them only when there is one."""
+    view: Any = shown_baton
+    runner, record = opened.runner, view.record
+    return attrs.evolve(view, freshness=quiet_freshness(opened, runner, record), carried=carried_lines(runner, record))
 
 
 def carried_lines(runner, record: BatonRecord | None) -> tuple[str, ...]:

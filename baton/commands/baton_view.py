@@ -1,6 +1,7 @@
 """``session handoff``: the baton the next session here would receive (not
-claimed by looking), with the freshness and summary of the handoff it
-carries (``baton_freshness``, read only when there is a baton).
+claimed by looking). The freshness and summary of the handoff it carries
+are ``baton_freshness.shown``'s, which the application loads only when there
+is a baton.
 """
 
 from __future__ import annotations
@@ -45,14 +46,8 @@ class ActiveBatonResult:
 
 
 def show_active_baton(project: "Project", *, owner: str | None = None, branch: str | None = None) -> ActiveBatonResult:
-    """The baton the next session here would receive (not claimed by looking), with its freshness."""
-    opened = project
-    ctx = context_of(opened, owner=owner, branch=branch)
-    runner = opened.reading()
-    peek = peek_eligible(runner, ctx)
-    if peek is None:
-        return ActiveBatonResult(ctx, None)
-    from baton.commands.baton_freshness import carried_lines, quiet_freshness  # deferred: only a baton waiting
-
-    record = peek.record
-    return ActiveBatonResult(ctx, record, quiet_freshness(opened, runner, record), carried_lines(runner, record))
+    """The baton the next session here would receive (not claimed by looking),
+    without its freshness yet (``baton_freshness.shown`` adds it)."""
+    ctx = context_of(project, owner=owner, branch=branch)
+    peek = peek_eligible(project.reading(), ctx)
+    return ActiveBatonResult(ctx, peek.record if peek is not None else None)

@@ -124,26 +124,3 @@ def redaction_lines(redactions: Any) -> list[str]:
     more = f" and {len(items) - 5} more" if len(items) > 5 else ""
     return [f"Redacted before writing: {listed}{more}."]
 
-
-# -- names that moved ----------------------------------------------------------------------
-# Until their importers (``baton.app``, ``commands.verify``, ``commands.amend``)
-# name the modules above, the names they read from here resolve on first use.
-# Remove this table when none is left.
-
-_MOVED = {
-    **dict.fromkeys(("BatonCreateResult", "create_baton", "PendingBatonsResult", "render_claim_conflicts",
-                     "list_pending_batons", "CancelResult", "cancel_baton", "DismissResult", "dismiss_baton",
-                     "scope_handoff_as_baton"), ("baton.commands.baton_cases", None)),
-    "ActiveBatonResult": ("baton.commands.baton_view", None),
-    "show_active_baton": ("baton.commands.baton_view", None),
-    "_key_state": ("baton.commands.baton_claim", "key_state"),
-}
-
-
-def __getattr__(name: str) -> Any:
-    # ``__import__``: the import system's C path, which ``python -X importtime`` reports
-    # (the hook-path tests read it), as ``baton.harnesses`` loads its adapters.
-    if name in _MOVED:
-        module, attribute = _MOVED[name]
-        return getattr(__import__(module, fromlist=["_"]), attribute or name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,11 +15,18 @@ in ``sessionId`` and, when a baton was claimed with it, in the handoff
 section — so the claiming session can be told apart and can name itself
 later. With ``peek`` nothing is claimed and nothing is appended: the result
 is the brief a start would receive now.
+
+A start is read in steps (``Start``), so that it loads what its baton needs
+only when one waits: ``begin`` reads everything and is done when no baton
+waits; ``Start.offer`` fits the waiting baton's section in, with its
+freshness and summary (``baton_freshness``); ``Start.claim`` claims it
+(``baton_claim``). The application passes those modules' steps in
+(``Baton._brief``), loading each only when the step before asks for it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
 from baton.config import read_json, write_json_atomic
 from baton.model import frozen
@@ -185,7 +192,7 @@ def _unreadable(exc: BatonError) -> str:
     return f"Baton could not read the ledger: {message}{hint}"
 
 
-def bootstrap(
+def begin(
     project: "Project",
     *,
     session_id: str | None = None,
@@ -194,8 +201,11 @@ def bootstrap(
     branch: str | None = None,
     peek: bool = False,
     gate: "SessionGate | None" = None,
-) -> BootstrapResult:
-    """Build the session-start brief and claim the baton it delivers (with ``peek``: claim nothing).
+) -> "Start":
+    """Read what the session-start brief is built from: ``Start.done`` is the
+    brief when no baton waits (or the ledger cannot be read), else
+    ``Start.waiting`` is the baton, which ``Start.offer`` and ``Start.claim``
+    deliver (with ``peek``: claim nothing).
 
     Without a ``session_id`` the claim names a new UUIDv7 (not when peeking:
     nothing is claimed then). ``gate``: a session start that must happen
@@ -213,8 +223,8 @@ def bootstrap(
     generated = session_id is None and not peek
     if generated:
         session_id = uuid7()
-    start = _Start(project, context_of(project, owner=owner, branch=branch), session_id, max_bytes, gate,
-                   {"peek": peek, "session_id_generated": generated})
+    start = Start(project, context_of(project, owner=owner, branch=branch), session_id, max_bytes, gate,
+                  {"peek": peek, "session_id_generated": generated})
     try:
         runner = project.reading()
     except BatonError as exc:
@@ -222,27 +232,36 @@ def bootstrap(
             raise
         # A damaged feed or index must not stop a session from starting (the
         # hook that calls us would lose the whole brief): say so, claim nothing.
-        return start.unreadable(exc)
+        start.done = start.unreadable(exc)
+        return start
     # 1. Peek before the budget pass.
-    waiting = start.read(runner)
-    if waiting is None:
-        return start.gated(start.result(start.standard([])))
-    # 2. Reserve the handoff (with its freshness line) and objective; trim decisions and traps around them.
-    markdown, brief = start.fit(waiting)
-    if not brief.handoff_included:
-        size = len(markdown.encode("utf-8"))
-        notice = (f"A session handoff ({waiting.record.id}, {size} bytes) does not fit in {max_bytes} bytes; "
-                  f"it stays pending. Show the session handoff to read it, or give the brief a larger byte budget.")
-        return start.gated(start.result(start.standard([notice]), extra=[notice]))
-    if peek:
-        return start.result(brief, waiting.record, markdown)
-    # 3. The brief fits: claim, under the lock, naming the version peeked.
-    return start.claim(waiting, brief, markdown)
+    start.waiting = start.read(runner)
+    if start.waiting is None:
+        start.done = start.gated(start.result(start.standard([])))
+    return start
 
 
-class _Start:
-    """One session start's brief, step by step (``bootstrap``): what it read,
-    the notices gathered on the way, and the results it can end with."""
+FreshnessOf = Callable[[Any, Any, BatonRecord], "str | None"]
+"""``baton_freshness.baton_freshness``: the waiting baton's freshness line."""
+CarriedOf = Callable[[Any, BatonRecord], "tuple[str, ...]"]
+"""``baton_freshness.carried_lines``: the objective and state of the handoff it carries."""
+ClaimInScope = Callable[..., BatonRecord]
+"""``baton_claim.claim_in_scope``: the claim, inside a write scope."""
+
+
+@frozen
+class Offer:
+    """The waiting baton's section and the brief around it (``Start.offer``);
+    ``done`` when nothing is left to claim (peeking, or it does not fit)."""
+
+    markdown: str
+    brief: AssembledBrief
+    done: BootstrapResult | None = None
+
+
+class Start:
+    """One session start's brief, step by step (``begin``, ``offer``, ``claim``):
+    what it read, the notices gathered on the way, and the results it can end with."""
 
     def __init__(self, project: "Project", ctx: SessionContext, session_id: str | None, max_bytes: int,
                  gate: "SessionGate | None", flags: dict[str, bool]) -> None:
@@ -252,6 +271,10 @@ class _Start:
         self.objective: SessionObjective | None = None
         self.records: list = []
         self.decisions: list = []
+        self.waiting: Peek | None = None
+        """The baton waiting for the session, once read."""
+        self.done: BootstrapResult | None = None
+        """The brief, when no baton waits (nothing is left to load or claim)."""
 
     def unreadable(self, exc: BatonError) -> BootstrapResult:
         self.notices.append(_unreadable(exc))
@@ -303,15 +326,29 @@ class _Start:
                     self.gate.record(scope, None)
         return result
 
-    def fit(self, waiting: Peek) -> tuple[str, AssembledBrief]:
+    def offer(self, freshness_of: FreshnessOf, carried_of: CarriedOf) -> Offer:
+        """2. Reserve the waiting baton's section (with its freshness line) and the
+        objective; trim decisions and traps around them. Done unless it is to be claimed."""
+        waiting = self.waiting
+        assert waiting is not None
+        markdown, brief = self.fit(waiting, freshness_of, carried_of)
+        if not brief.handoff_included:
+            size = len(markdown.encode("utf-8"))
+            notice = (f"A session handoff ({waiting.record.id}, {size} bytes) does not fit in {self.max_bytes} "
+                      f"bytes; it stays pending. Show the session handoff to read it, or give the brief a larger "
+                      f"byte budget.")
+            return Offer(markdown, brief, self.gated(self.result(self.standard([notice]), extra=[notice])))
+        if self.flags["peek"]:
+            return Offer(markdown, brief, self.result(brief, waiting.record, markdown))
+        return Offer(markdown, brief)
+
+    def fit(self, waiting: Peek, freshness_of: FreshnessOf, carried_of: CarriedOf) -> tuple[str, AssembledBrief]:
         """The waiting baton's section (its freshness line, and its handoff's
         summary when that fits too) and the brief around it."""
-        from baton.commands.baton_freshness import baton_freshness, carried_lines  # deferred: only a waiting baton
-
         notices, opened, runner = self.notices, self.project, self.runner
-        fresh = _safely("the handoff's freshness", notices, lambda: baton_freshness(opened, runner, waiting.record),
+        fresh = _safely("the handoff's freshness", notices, lambda: freshness_of(opened, runner, waiting.record),
                         None)
-        carried = _safely("the handed-on handoff", notices, lambda: carried_lines(runner, waiting.record), ())
+        carried = _safely("the handed-on handoff", notices, lambda: carried_of(runner, waiting.record), ())
 
         def fitted(lines: tuple[str, ...]) -> tuple[str, AssembledBrief]:
             text = render_baton_markdown(waiting.record, freshness=fresh, carried=lines)
@@ -330,10 +367,11 @@ class _Start:
             markdown, brief = fitted(fewer)
         return markdown, brief
 
-    def claim(self, waiting: Peek, brief: AssembledBrief, markdown: str) -> BootstrapResult:
-        """Claim the baton the brief delivers; a failed claim degrades to the standard brief and a notice."""
-        from baton.commands.baton_claim import claim_in_scope  # deferred: only a waiting baton is claimed
-
+    def claim(self, offer: Offer, claim_in_scope: ClaimInScope) -> BootstrapResult:
+        """3. The brief fits: claim the baton it delivers, under the lock, naming the
+        version peeked; a failed claim degrades to the standard brief and a notice."""
+        waiting, brief, markdown = self.waiting, offer.brief, offer.markdown
+        assert waiting is not None
         gate = self.gate
         try:
             with self.project.writing() as scope:

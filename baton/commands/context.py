@@ -27,7 +27,8 @@ import attrs
 from baton import oplog
 from baton.canonical import pretty_bytes
 from baton.model import mutable
-from baton.config import WRITER_ID, ProjectConfig, new_writer_id, read_json, write_json_atomic
+from baton.config import WRITER_ID, ProjectConfig, read_json, write_json_atomic
+from baton.writer_id import new_writer_id
 from baton.domain import identifiers as ids
 from baton.domain.identifiers import event_identifiers
 from baton.domain.redaction import redact_strings

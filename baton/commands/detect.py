@@ -29,7 +29,8 @@ from baton.commands.capture import capture_in_scope
 from baton.commands.detector_facts import detector_config, repository_head, stream_key
 from baton.commands.handoff_facts import now_timestamp
 from baton.commands.objectives import check_session_id
-from baton.commands.prepare import PLACEHOLDER, TO_COMPLETE, field_missing, field_value, prepare_handoff
+from baton.commands.draft_fields import PLACEHOLDER, still_to_complete
+from baton.commands.prepare import prepare_handoff
 from baton.commands.record import record
 from baton.commands.session_drafts import open_session_draft
 from baton.domain import detector
@@ -237,15 +238,6 @@ def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False,
         record_recommendation(scope, assessed, draft, tuple(missing))
     return DetectResult(session, result_json, outcome.action, None, True, draft, tuple(missing),
                         config=config.to_json(), draft_kept=kept is not None)
-
-
-def still_to_complete(doc: Mapping[str, Any]) -> tuple[str, ...]:
-    """The fields of a prepared draft still empty, or still Baton's placeholder."""
-    def placeholder(dotted: str) -> bool:
-        value = field_value(doc, dotted)
-        return isinstance(value, str) and value.startswith(PLACEHOLDER)
-
-    return tuple(field for field, _ in TO_COMPLETE if field_missing(doc, field) or placeholder(field))
 
 
 def _draft_template(project: "Project", evaluation: Any, action: str, *,

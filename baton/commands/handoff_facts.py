@@ -118,19 +118,3 @@ def live_freshness(worktree: Path, handoff: Any, allowed_roots: Iterable[Path] =
     return freshness_from_facts(handoff, artifact_facts(worktree, handoff, allowed_roots),
                                 gitinfo.head_commit(worktree))
 
-
-# -- names that moved ----------------------------------------------------------------------
-# Until ``commands.validate`` names ``validation_facts``, the names it reads
-# from here resolve on first use. Remove this table when it does.
-
-_MOVED = ("DEFAULT_RECHECK_TIMEOUT", "RECHECK_ENV_KEEP", "RecheckRun", "erased_among", "gather_validation_facts",
-          "known_among", "policy_findings", "recheck_env", "recheck_requests", "recheck_timeout",
-          "refuse_unlisted", "run_recheck")
-
-
-def __getattr__(name: str) -> Any:
-    # ``__import__``: the import system's C path, which ``python -X importtime`` reports
-    # (the hook-path tests read it), as ``baton.harnesses`` loads its adapters.
-    if name in _MOVED:
-        return getattr(__import__("baton.commands.validation_facts", fromlist=["_"]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

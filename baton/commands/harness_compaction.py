@@ -1,8 +1,8 @@
 """A harness is about to compact a session's context (``baton hook HARNESS
 PreCompact``): Baton captures a draft handoff for the session, once, and
-tells the detector what the compaction means (see ``harness_sessions``);
+tells the detector what the compaction means (see ``harness_start``);
 a start after the compaction points the agent at that draft
-(``draft_to_complete``).
+(``session_drafts.draft_to_complete``).
 """
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from baton.commands.capture import capture_in_scope
-from baton.commands.detect import assess, record_recommendation, still_to_complete
+from baton.commands.detect import assess, record_recommendation
+from baton.commands.draft_fields import PLACEHOLDER
 from baton.commands.objectives import required_session_id
-from baton.commands.prepare import PLACEHOLDER, prepare_handoff
+from baton.commands.prepare import prepare_handoff
 from baton.commands.session_drafts import open_session_draft
 from baton.domain.short_ids import short_id
 from baton.model import frozen
@@ -112,11 +113,3 @@ def _compaction_draft(runner: Any, sid: str) -> str | None:
     kept = open_session_draft(runner, sid)
     return kept["id"] if kept is not None else None
 
-
-def draft_to_complete(runner: Any, sid: str) -> tuple[str, tuple[str, ...]] | None:
-    """The session's open draft (the one Baton saved before a compaction, or the
-    draft continuing it) and its fields still to complete, or None."""
-    draft = open_session_draft(runner, sid)
-    if draft is None:
-        return None
-    return draft["id"], still_to_complete(draft)

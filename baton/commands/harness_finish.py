@@ -1,12 +1,13 @@
 """A harness ends a session (``baton hook HARNESS SessionEnd``, Codex's
 ``Stop``): end it, handing on the ready handoff it wrote as a baton (see
-``harness_sessions``).
+``harness_start``). The hand-on (``baton_hand_on``) is not imported here: a
+session that wrote no handoff to hand on never loads it (``finish_session``).
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from baton.commands.identity import context_of
 from baton.commands.objectives import required_session_id
@@ -19,7 +20,11 @@ from baton.projections import handoffs
 from baton.projections.sessions import open_at
 
 if TYPE_CHECKING:
+    from baton.commands.batons import CreatedBaton
     from baton.commands.context import Project
+
+HandOnInScope = Callable[..., "CreatedBaton"]
+"""``baton_hand_on.hand_on_in_scope``: a handoff handed on as a baton, inside a write scope."""
 
 
 @frozen
@@ -127,8 +132,11 @@ def _captured_ms(handoff_id: str, created_at: str) -> int:
 
 
 def finish_session(project: "Project", session_id: str | None, *, harness: str | None = None,
-                   reason: str | None = None) -> SessionFinishResult:
-    """End the session, handing on the ready handoff it wrote as a baton.
+                   reason: str | None = None,
+                   hand_on_in_scope: HandOnInScope | None = None) -> SessionFinishResult | None:
+    """End the session, handing on the ready handoff it wrote as a baton
+    (with ``hand_on_in_scope``; without it, None and nothing written when
+    there is one: the application then loads the hand-on and calls again).
 
     The least work that makes the baton durable, first and only: one lock
     hold, one append. ``baton.created`` (when a handoff is handed on), the
@@ -146,13 +154,13 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
         session = runner.get("sessions", sid)
         ended_before = isinstance(session, dict) and session.get("status") == "ended"
         candidate, withheld = _handoff_to_hand_on(runner, sid, here.owner)
+        if candidate is not None and hand_on_in_scope is None:
+            return None
         if withheld:
             notices.append(withheld)
         handed = None
         with scope.batch():
-            if candidate is not None:
-                from baton.commands.baton_hand_on import hand_on_in_scope  # deferred: only a handoff to hand on
-
+            if candidate is not None and hand_on_in_scope is not None:
                 try:
                     handed = hand_on_in_scope(scope, candidate["id"], here, session=sid, harness=harness)
                 except (Conflict, InputError) as exc:

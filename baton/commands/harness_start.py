@@ -1,10 +1,25 @@
 """A harness's session starts (``baton hook HARNESS SessionStart``): its brief,
-delivered once per session (see ``harness_sessions``).
+delivered once per session.
+
+A harness's session lifecycle, as its hooks report it, is three use cases
+behind ``baton hook HARNESS EVENT`` (the adapters in ``baton.harnesses`` only
+translate a payload and answer), each in a module of its own so that a
+start loads neither the compaction's capture and detector nor the end's
+hand-on: this one, ``harness_compaction`` (before compaction, a draft
+prefilled only with what Baton observed, once per session) and
+``harness_finish`` (at the end, the newest ready handoff the session wrote
+handed on as a baton; the session ended either way, in one append), with
+``session_drafts`` what they share. Baton never reads the harness's
+transcript: the session id, the event and the harness's own fields
+(source, trigger, reason) are all it uses. docs/hooks.md tells the rules.
 
 The session's ``session.begun`` event is the record that it already received
 its brief, so a repeated start delivers nothing and writes nothing; after a
 compaction it points the agent at the draft saved before it
-(``harness_compaction``), when that is still open.
+(``harness_compaction``), when that is still open. The brief ends with the
+session's id and asks the agent to pass it as ``session_id`` to Baton's MCP
+tools: the harness gives the id to its hooks, never to the model or to an
+MCP server, so this is how a capture over MCP names its session.
 """
 
 from __future__ import annotations
@@ -13,9 +28,10 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from baton.commands.bootstrap import BootstrapResult, bootstrap
+from baton.commands.bootstrap import BootstrapResult, Start, begin
 from baton.commands.identity import context_of
 from baton.commands.objectives import required_session_id
+from baton.commands.session_drafts import draft_to_complete
 from baton.commands.sessions import record_begin
 from baton.domain.batons import DEFAULT_MAX_BYTES, session_stream
 from baton.domain.limits import MIN_MAX_BYTES
@@ -79,10 +95,33 @@ def session_line(session_id: str, harness: str | None) -> str:
             "to the next session when this one ends.\n")
 
 
+@frozen
+class Starting:
+    """A harness's session start, read (``start_session``): ``done`` when it
+    delivers no brief (a repeated start), else ``brief``, the session-start
+    brief's steps (``bootstrap.Start``), then ``delivered``."""
+
+    session_id: str
+    harness: str | None
+    source: str | None
+    done: SessionStartResult | None = None
+    brief: Start | None = None
+    gate: "_StartOnce | None" = None
+
+    def delivered(self, brief: BootstrapResult) -> SessionStartResult:
+        """The result once the brief is built (and its baton claimed)."""
+        assert self.gate is not None
+        if not self.gate.admitted:  # another hook of this session recorded its start first, and delivers the brief
+            return SessionStartResult(self.session_id, self.harness, self.source, repeated=True)
+        return SessionStartResult(self.session_id, self.harness, self.source, repeated=False, delivered=brief)
+
+
 def start_session(project: "Project", session_id: str | None, *, harness: str | None = None,
-                  source: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> SessionStartResult:
+                  source: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> Starting:
     """Deliver the session-start brief once: claim the baton waiting for this
     owner and branch for ``session_id`` and record that the session began.
+    The brief's steps (``bootstrap.begin``) are carried out by the application,
+    which then calls ``Starting.delivered``.
 
     Raises:
         InputError: no session id, or a malformed one.
@@ -91,15 +130,13 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
     runner = project.reading()
     if _began(runner, sid):
         if source == COMPACT:
-            return _after_compaction(runner, sid, harness, source)
-        return SessionStartResult(sid, harness, source, repeated=True)
+            return Starting(sid, harness, source, _after_compaction(runner, sid, harness, source))
+        return Starting(sid, harness, source, SessionStartResult(sid, harness, source, repeated=True))
     gate = _StartOnce(project, sid, harness)
     # The session line comes after the brief, inside the same budget.
     room = max(MIN_MAX_BYTES, max_bytes - len(session_line(sid, harness).encode("utf-8")) - 2)
-    brief = bootstrap(project, session_id=sid, max_bytes=room, gate=gate)
-    if not gate.admitted:  # another hook of this session recorded its start first, and delivers the brief
-        return SessionStartResult(sid, harness, source, repeated=True)
-    return SessionStartResult(sid, harness, source, repeated=False, delivered=brief)
+    return Starting(sid, harness, source, brief=begin(project, session_id=sid, max_bytes=room, gate=gate),
+                    gate=gate)
 
 
 COMPACT = "compact"
@@ -110,8 +147,6 @@ def _after_compaction(runner: Any, sid: str, harness: str | None, source: str) -
     """A start after a compaction delivers no brief again, but points the agent at
     the session's open draft (the one Baton saved before the compaction, or the
     draft continuing it), or says nothing."""
-    from baton.commands.harness_compaction import draft_to_complete  # deferred: only a start after a compaction
-
     kept = draft_to_complete(runner, sid)
     if kept is None:
         return SessionStartResult(sid, harness, source, repeated=True)

@@ -28,10 +28,11 @@ import orjson
 
 from baton import gitinfo
 from baton.canonical import pretty_bytes
+from baton.commands.draft_fields import TO_COMPLETE, field_missing
 from baton.commands.handoff_facts import repository_snapshot
 from baton.commands.identity import context_of
 from baton.commands.ids import load_handoff, place_of
-from baton.commands.sessions import get_session_objective
+from baton.commands.objectives import get_session_objective
 from baton.domain.handoff import handoff_to_json
 from baton.domain.paths import is_harness_configuration
 from baton.errors import InputError, StorageError
@@ -42,21 +43,6 @@ if TYPE_CHECKING:
 
 TRIGGERS = ("manual", "threshold", "hook")
 
-TO_COMPLETE = (
-    ("work.title", "a short name for the work item"),
-    ("work.objective", "the measurable outcome being pursued"),
-    ("summary.current_state", "where the work stands right now, in a sentence or two"),
-    ("summary.completed", "threads finished in this session"),
-    ("summary.in_progress", "threads started but not finished"),
-    ("open_items", "the next steps, each with suggested_action and acceptance_check "
-                   "(or set work.state to \"completed\")"),
-    ("artifacts", "keep the files that matter, set each role, drop the rest"),
-    ("evidence", "commands/tests run and their results, so claims are supported"),
-    ("decisions", "decisions made and why (cite evidence ids)"),
-    ("failed_attempts", "approaches that failed and must not be retried"),
-)
-PLACEHOLDER = "To complete:"
-"""How a title or objective Baton had to write into a draft it prepared begins: still to complete."""
 _BASE_FIELDS = ("work", "summary", "decisions", "artifacts", "evidence", "failed_attempts", "open_items", "risks")
 
 
@@ -201,20 +187,3 @@ def changed_roles(groups: Any) -> dict[str, str]:
     roles.update((path, "created") for path in (*groups.added, *groups.untracked))
     roles.update((path, "deleted") for path in groups.deleted)
     return roles
-
-
-def field_value(template: Any, dotted: str) -> Any:
-    """The value at ``dotted`` (``work.title``) of a template or record, or None."""
-    value: Any = template
-    for part in dotted.split("."):
-        if not isinstance(value, dict):
-            return None
-        value = value.get(part)
-    return value
-
-
-def field_missing(template: Any, dotted: str) -> bool:
-    """Is the field at ``dotted`` (``work.title``) of a template or record empty?"""
-    if dotted == "artifacts":
-        return True  # changed files are candidates until someone confirms them
-    return field_value(template, dotted) in (None, "", [], {})

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from baton.commands.capture import handoff_file
-from baton.commands.detect import repository_head
+from baton.commands.detector_facts import repository_head
 from baton.commands.handoff_facts import artifact_facts, now_timestamp, worktree_label
 from baton.commands.ids import load_handoff, refuse_latest
 from baton.commands.record import record_many

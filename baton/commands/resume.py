@@ -5,7 +5,9 @@ hashes) to derive its §10b freshness, scores it (§10a) and renders the
 bounded brief, whose freshness banner comes before anything a reader could
 act on. It needs only the ledger: with ``index.sqlite`` deleted the runner
 rebuilds it first. ``--mark-resumed`` appends ``handoff.resumed`` (with the
-session, harness and freshness state); without it nothing is written.
+session, harness and freshness state); without it nothing is written. That
+is ``resume_mark.resume_and_mark``, the write path, which the application
+loads only for ``--mark-resumed``: this module reads and renders.
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ from baton.commands.handoff_facts import live_freshness, worktree_label
 from baton.commands.ids import load_handoff
 from baton.commands.latest import is_latest, resolve_latest
 from baton.commands.lineage import conflict_banner, conflicts_for
+from baton.commands.resume_options import check_options
 from baton.domain import lifecycle
 from baton.domain.batons import SCOPE_FIELD
+from baton.domain.brief import DEFAULT_MAX_TOKENS, render_resume_brief
 from baton.domain.handoff import handoff_to_json
 from baton.domain.limits import MAX_MAX_TOKENS, MIN_MAX_TOKENS
 from baton.domain.quality import score_quality
@@ -30,13 +34,6 @@ from baton.policy import load_policy
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
-
-
-FORMATS = ("prompt", "md", "json")
-"""The MCP server's schemas name these (``baton.mcp_schemas``), so importing this
-module must not load the brief renderer (``tests/test_mcp_imports.py``): it is
-imported where a brief is rendered, until the schemas take ``FORMATS`` from
-elsewhere."""
 
 
 @frozen
@@ -94,7 +91,9 @@ def resume_handoff(
 ) -> ResumeResult:
     """``latest`` means the newest ready handoff of the current branch (one
     captured in this worktree first), else the project's newest with a notice;
-    ``any_branch`` asks for the project's newest.
+    ``any_branch`` asks for the project's newest. With ``mark_resumed`` the
+    record is checked as one to mark, and nothing is written here: the result
+    says ``marked_resumed`` once ``resume_mark.resume_and_mark`` recorded it.
 
     Raises:
         InputError (exit 2): unknown format, or a budget below the minimum.
@@ -102,7 +101,7 @@ def resume_handoff(
         TransitionError (exit 4): the record is not ready or resumed (nor an
             unpromoted session baton, whose brief can always be read).
     """
-    _check_options(format, mark_resumed, session, harness)
+    check_options(format, mark_resumed, session, harness)
     budget = token_budget(max_tokens)
     opened = project
     runner = opened.reading()
@@ -116,8 +115,6 @@ def resume_handoff(
     policy = load_policy(opened.paths, opened.config)
     freshness = live_freshness(opened.paths.worktree, handoff, policy.allowed_roots)
     quality = score_quality(handoff, freshness_state=freshness.state)
-    from baton.domain.brief import render_resume_brief  # deferred: see FORMATS
-
     brief = render_resume_brief(handoff, freshness, quality, max_tokens=budget,
                                 format="md" if format == "md" else "prompt")
     record = handoff_to_json(handoff)
@@ -128,25 +125,9 @@ def resume_handoff(
         # Before everything the brief says, next actions included: a branch
         # whose decisions contradict a sibling's is not to be relied on blindly.
         brief_json["text"] = conflict_banner(conflicts) + "\n\n" + brief_json["text"]
-    if mark_resumed:
-        # The write path's modules (the event catalogue, the decider) only when a resume is recorded.
-        from baton.commands.resume_mark import mark_resumed as record_resume  # deferred: only --mark-resumed
-
-        record = record_resume(opened, handoff.id, freshness.state, session=session, harness=harness) or record
-        status = record.get("status", status)
     return ResumeResult(handoff.id, status, format, freshness.to_json(), quality.to_json(),
-                        brief_json, record, mark_resumed, tuple(conflicts),
+                        brief_json, record, False, tuple(conflicts),
                         latest=latest.to_json() if latest is not None else None)
-
-
-def _check_options(format: str, mark_resumed: bool, session: str | None, harness: str | None) -> None:
-    """Raises InputError for an unknown format, or a session or harness given without ``mark_resumed``."""
-    if format not in FORMATS:
-        raise InputError(f"`format` must be one of {', '.join(FORMATS)}, not {format!r}")
-    if not mark_resumed and (session is not None or harness is not None):
-        given = " and ".join(f"`{n}`" for n, v in (("session", session), ("harness", harness)) if v is not None)
-        raise InputError(f"{given} {'is' if ' and ' not in given else 'are'} recorded only with `mark_resumed`; "
-                         "add it, or leave them out (nothing was written)")
 
 
 def _check_resumable(handoff: Any, mark_resumed: bool) -> None:
@@ -181,8 +162,6 @@ def token_budget(max_tokens: int | None) -> int:
     Raises:
         InputError: below the smallest brief that always fits, or absurdly large.
     """
-    from baton.domain.brief import DEFAULT_MAX_TOKENS  # deferred: see FORMATS
-
     budget = DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens
     if isinstance(budget, bool) or not isinstance(budget, int) or not MIN_MAX_TOKENS <= budget <= MAX_MAX_TOKENS:
         raise InputError(f"`max_tokens` must be an integer from {MIN_MAX_TOKENS} to {MAX_MAX_TOKENS}, not {budget}")

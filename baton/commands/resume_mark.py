@@ -1,20 +1,38 @@
-"""``resume --mark-resumed``: record a resume (``handoff.resumed``, with the
-session, harness and freshness state). Reading and rendering a record
-(``baton.commands.resume``) never imports the event classes or the decider.
+"""``resume --mark-resumed``: the brief (``baton.commands.resume``), then the
+resume recorded (``handoff.resumed``, with the session, harness and freshness
+state). The application loads this module only for ``--mark-resumed``:
+reading and rendering a record never imports the event classes or the decider.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from baton.commands.handoff_facts import now_timestamp
 from baton.commands.ids import load_handoff
 from baton.commands.record import record as record_events
+from baton.commands.resume import ResumeResult, resume_handoff
 from baton.domain.aggregates import handoff as aggregate
 from baton.events.names import handoff_stream
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
+
+
+def resume_and_mark(project: "Project", token: str = "latest", *, session: str | None = None,
+                    harness: str | None = None, **options: Any) -> ResumeResult:
+    """``resume_handoff`` with ``mark_resumed``, then ``handoff.resumed`` appended
+    (``mark_resumed``): the result carries the record as the index then holds it.
+
+    Raises:
+        as ``resume_handoff``, and as ``mark_resumed``.
+    """
+    read = resume_handoff(project, token, mark_resumed=True, session=session, harness=harness, **options)
+    record = mark_resumed(project, read.handoff_id, read.freshness_state, session=session, harness=harness)
+    record = record or read.record
+    return attrs.evolve(read, record=record, status=record.get("status", read.status), marked_resumed=True)
 
 
 def mark_resumed(opened: "Project", handoff_id: str, freshness_state: str, *, session: str | None,

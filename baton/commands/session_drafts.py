@@ -1,12 +1,13 @@
 """A session's handoffs, as a harness's hooks look for them: those it
 captured, those that continue them, and the draft Baton prepared for it
-that is still open (see ``harness_sessions``).
+that is still open (see ``harness_start``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from baton.commands.draft_fields import still_to_complete
 from baton.projections import handoffs
 
 SESSION_WINDOW = 50
@@ -56,6 +57,15 @@ def open_session_draft(runner: Any, session: str | None) -> dict[str, Any] | Non
                 and doc["id"] not in continued):
             return doc
     return None
+
+
+def draft_to_complete(runner: Any, sid: str) -> tuple[str, tuple[str, ...]] | None:
+    """The session's open draft (the one Baton saved before a compaction, or the
+    draft continuing it) and its fields still to complete, or None."""
+    draft = open_session_draft(runner, sid)
+    if draft is None:
+        return None
+    return draft["id"], still_to_complete(draft)
 
 
 def origin_session(doc: dict[str, Any]) -> str | None:

@@ -4,11 +4,18 @@ A session begins (``session.begun``), optionally records an objective bound to
 its owner and branch, and claims the baton waiting for it. It ends
 (``session.ended``), optionally leaving a baton for the next session, and its
 objective is cleared.
+
+Claiming a baton (``baton_claim``) and leaving one (``baton_create``) are not
+imported here: a session that begins with no baton waiting, or ends leaving
+none, never loads them. ``begin_session`` and ``end_session`` answer None,
+with nothing written, when they need that step; the application then loads
+its module and calls them again with the step (``claim_in_scope``,
+``create_in_scope``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import attrs
 
@@ -25,6 +32,11 @@ from baton.ledger.ids import uuid7
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
+
+ClaimInScope = Callable[..., BatonRecord]
+"""``baton_claim.claim_in_scope``: a waiting baton claimed, inside a write scope."""
+CreateInScope = Callable[..., CreatedBaton]
+"""``baton_create.create_in_scope``: a baton left (its handoff captured and scoped), inside a write scope."""
 
 
 def _objective_events(scope, ctx: SessionContext, objective: str | None, session: str | None,
@@ -93,11 +105,15 @@ def begin_session(
     branch: str | None = None,
     claim: bool = True,
     received_baton: str | None = None,
-) -> SessionBeginResult:
+    claim_in_scope: ClaimInScope | None = None,
+) -> SessionBeginResult | None:
     """Begin a session: record it, set (or clear a stale) objective, claim the eligible baton.
 
     ``received_baton``: with ``claim`` False, the baton the session already
     claimed (the bootstrap brief delivered it), recorded with its start.
+    None, with nothing written, when a baton waits to be claimed and no
+    ``claim_in_scope`` was given. The result shows the baton claimed without
+    its freshness (``baton_freshness.shown`` adds it).
 
     Raises:
         InputError: a malformed session id or an over-long objective.
@@ -107,25 +123,18 @@ def begin_session(
     harness = harness.strip() if harness and harness.strip() else None
     opened = project
     ctx = context_of(opened, owner=owner, branch=branch)
-    with opened.writing() as scope, scope.batch():  # the claim and the start: one append, all or nothing
+    with opened.writing() as scope:
         opened.check_streams(session_stream(session_id))  # before a claim: nothing appended if refused
-        received = None
-        if claim:
-            peek = peek_eligible(scope.runner, ctx)
-            if peek is not None:
-                from baton.commands.baton_claim import claim_in_scope  # deferred: only a waiting baton is claimed
-
+        peek = peek_eligible(scope.runner, ctx) if claim else None
+        if peek is not None and claim_in_scope is None:
+            return None
+        with scope.batch():  # the claim and the start: one append, all or nothing
+            received = None
+            if peek is not None and claim_in_scope is not None:
                 received = claim_in_scope(scope, peek, session=session_id, harness=harness)
-        changed = record_begin(scope, ctx, session_id, harness=harness, objective=objective,
-                               received_baton=received.id if received else received_baton)
-    if received is None:
-        return SessionBeginResult(session_id, ctx, harness, objective, changed and objective is None, None)
-    from baton.commands.baton_freshness import carried_lines, quiet_freshness  # deferred: only a baton received
-
-    # Outside the lock: freshness reads git and hashes artifacts.
-    freshness = quiet_freshness(opened, opened.runner, received)
-    return SessionBeginResult(session_id, ctx, harness, objective, changed and objective is None, received,
-                              freshness, carried_lines(opened.runner, received))
+            changed = record_begin(scope, ctx, session_id, harness=harness, objective=objective,
+                                   received_baton=received.id if received else received_baton)
+    return SessionBeginResult(session_id, ctx, harness, objective, changed and objective is None, received)
 
 
 def record_begin(scope, ctx: SessionContext, session_id: str, *, harness: str | None, objective: str | None,
@@ -187,9 +196,11 @@ def end_session(
     owner: str | None = None,
     branch: str | None = None,
     shared: bool | None = None,
-) -> SessionEndResult:
+    create_in_scope: CreateInScope | None = None,
+) -> SessionEndResult | None:
     """End a session; leave a baton when ``handoff`` has content; clear the objective:
-    one batch, all or nothing (``end_in_scope``).
+    one batch, all or nothing (``end_in_scope``). None, with nothing written,
+    when ``handoff`` leaves a baton and no ``create_in_scope`` was given.
 
     An empty payload (None, ``{}``, or no entries at all) leaves no baton and
     is not an error (the spec's writeHandoffOnSessionEnd).
@@ -201,21 +212,24 @@ def end_session(
     session_id = check_session_id(session_id, required=True)
     assert session_id is not None
     payload = as_payload(handoff, owner, branch, shared, allow_empty=True)
+    if payload is not None and create_in_scope is None:
+        return None
     with project.writing() as scope:
         with scope.batch():
-            ended = end_in_scope(scope, session_id, payload, harness=harness, owner=owner, branch=branch)
+            ended = end_in_scope(scope, session_id, payload, harness=harness, owner=owner, branch=branch,
+                                 create_in_scope=create_in_scope)
         return settled(scope, ended)
 
 
 def end_in_scope(scope, session_id: str, payload: Any = None, *, harness: str | None = None,
                  owner: str | None = None, branch: str | None = None,
-                 left: CreatedBaton | None = None) -> SessionEndResult:
+                 left: CreatedBaton | None = None, create_in_scope: CreateInScope | None = None) -> SessionEndResult:
     """Inside a write scope (and its ``batch()``, so that everything a session's
     end records — ``handoff.captured``, ``baton.created``, the objective
     cleared, ``session.ended`` — lands in one write, all or nothing): end
     the session, leaving a baton for ``payload`` (a ``BatonPayload``) when
-    given. ``left``: the baton already appended in this batch for the
-    session (a handoff handed on), named by ``session.ended``.
+    given, with ``create_in_scope``. ``left``: the baton already appended in
+    this batch for the session (a handoff handed on), named by ``session.ended``.
     """
     opened = scope.project
     session = scope.runner.get("sessions", session_id) or {}
@@ -231,8 +245,7 @@ def end_in_scope(scope, session_id: str, payload: Any = None, *, harness: str | 
         opened.check_streams(objective_stream(context_key(here.owner, here.branch)))
     created = left
     if payload is not None:
-        from baton.commands.baton_create import create_in_scope  # deferred: only a baton left captures
-
+        assert create_in_scope is not None, "leaving a baton needs baton_create.create_in_scope"
         target = context_of(opened, owner=payload.owner, branch=payload.branch)
         created = create_in_scope(scope, payload, target, session=session_id, harness=harness,
                                   objective=objective_doc.objective if objective_doc else None)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from baton.commands.batons import pending_batons
-from baton.commands.detect import detector_config
+from baton.commands.detector_facts import detector_config
 from baton.commands.handoff_facts import live_freshness
 from baton.commands.ids import load_handoff
 from baton.domain.handoff import STATUSES

@@ -12,18 +12,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from baton import gitinfo
-from baton.commands.handoff_facts import (
+from baton.commands.handoff_facts import now_timestamp, worktree_label
+from baton.commands.ids import load_handoff, refuse_latest
+from baton.commands.lineage import conflict_banner, conflicts_for
+from baton.commands.record import record
+from baton.commands.validation_facts import (
     gather_validation_facts,
-    now_timestamp,
     recheck_requests,
     recheck_timeout,
     refuse_unlisted,
     run_recheck,
-    worktree_label,
 )
-from baton.commands.ids import load_handoff, refuse_latest
-from baton.commands.lineage import conflict_banner, conflicts_for
-from baton.commands.record import record
 from baton.domain import lifecycle
 from baton.domain.aggregates import handoff as aggregate
 from baton.domain.brief import validated_on

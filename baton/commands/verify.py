@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from baton.commands.batons import render_claim_conflicts
+from baton.commands.baton_cases import render_claim_conflicts
 from baton.errors import BatonError, InputError
 from baton.events.names import HANDOFF_FORGOTTEN, PROJECT_INITIALIZED
 from baton.ledger import files

@@ -39,6 +39,9 @@ from baton.errors import InputError
 from baton.events.names import DETECTOR_DISABLED, DETECTOR_ENABLED, DETECTOR_RECOMMENDED, DETECTOR_SNOOZED
 from baton.ledger.clock import parse_rfc3339
 from baton.domain.handoff_requests import is_explicit_request  # noqa: F401  (re-exported: the detector's signal)
+from baton.domain.detector_config import (  # noqa: F401  (re-exported: the detector's settings)
+    DEFAULT_COOLDOWN_MINUTES, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DetectorConfig, unit_number,
+)
 
 SIGNALS = (
     "context_pressure", "turn_pressure", "elapsed_pressure", "work_boundary", "handoff_request",
@@ -47,15 +50,6 @@ SIGNALS = (
 )
 ALIASES = {"explicit_request": "handoff_request"}
 
-DEFAULT_WEIGHTS = {
-    "explicit": 1.00,
-    "context": 0.70, "turn": 0.15, "elapsed": 0.10, "change_a": 0.05,
-    "stuck": 0.60, "boundary": 0.25, "change_b": 0.15,
-    "phase": 0.35, "questions": 0.30,
-    "age": 0.20,
-}
-DEFAULT_THRESHOLDS = {"recommend": 0.70, "auto_prepare": 0.85, "readiness": 0.80}
-DEFAULT_COOLDOWN_MINUTES = 20.0
 
 TERMS = (
     ("explicit_request", (("explicit", "handoff_request"),)),
@@ -74,53 +68,6 @@ REASON = {
 }
 
 NONE, RECOMMEND, AUTO_PREPARE, PREPARE = "none", "recommend", "auto_prepare", "prepare"
-
-@frozen
-class DetectorConfig:
-    weights: Mapping[str, float]
-    thresholds: Mapping[str, float]
-    cooldown_minutes: float
-
-    @classmethod
-    def from_section(cls, section: Mapping[str, Any] | None) -> "DetectorConfig":
-        """The ``detector`` section of ``config.json`` over the spec's defaults.
-
-        Raises:
-            InputError: a weight or threshold that is not a number in [0, 1],
-                a negative cooldown, or a name the detector does not know.
-        """
-        section = section or {}
-        problems: list[str] = []
-        weights = dict(DEFAULT_WEIGHTS)
-        thresholds = dict(DEFAULT_THRESHOLDS)
-        for name, table in (("weights", weights), ("thresholds", thresholds)):
-            given = section.get(name) or {}
-            if not isinstance(given, Mapping):
-                problems.append(f"detector.{name} must be an object")
-                continue
-            for key, value in given.items():
-                if key not in table:
-                    problems.append(f"detector.{name}.{key}: unknown (known: {', '.join(table)})")
-                elif not _unit(value):
-                    problems.append(f"detector.{name}.{key}: must be a number from 0 to 1, not {value!r}")
-                else:
-                    table[key] = float(value)
-        cooldown = section.get("cooldown_minutes", DEFAULT_COOLDOWN_MINUTES)
-        if isinstance(cooldown, bool) or not isinstance(cooldown, (int, float)) or cooldown < 0:
-            problems.append(f"detector.cooldown_minutes: must be a number of minutes >= 0, not {cooldown!r}")
-            cooldown = DEFAULT_COOLDOWN_MINUTES
-        if problems:
-            raise InputError("config.json: " + "; ".join(problems), details={"problems": problems})
-        return cls(weights, thresholds, float(cooldown))
-
-    def to_json(self) -> dict[str, Any]:
-        return {"weights": dict(self.weights), "thresholds": dict(self.thresholds),
-                "cooldown_minutes": self.cooldown_minutes}
-
-
-def _unit(value: Any) -> bool:
-    return not isinstance(value, bool) and isinstance(value, (int, float)) and 0.0 <= float(value) <= 1.0
-
 
 def _either(before: float | None, value: float) -> float:
     """A signal given under its name and an alias (``explicit_request``): the
@@ -151,7 +98,7 @@ def read_signals(raw: Any) -> dict[str, float | None]:
             pass  # unavailable (the default); never withdraws a value given under another spelling
         elif isinstance(value, bool):
             out[name] = _either(out[name], 1.0 if value else 0.0)
-        elif _unit(value):
+        elif unit_number(value):
             out[name] = _either(out[name], float(value))
         else:
             problems.append(f"{key}: must be a number from 0 to 1, true/false or null, not {value!r}")

@@ -25,6 +25,7 @@ with an ordinary prompt imports no attrs at all (``docs/performance.md``).
 from __future__ import annotations
 
 import os
+import shlex
 from collections import namedtuple
 
 import orjson
@@ -335,8 +336,6 @@ class SkillText:
 
 def mcp_server(command: str) -> dict[str, Any]:
     """``baton mcp`` over stdio, as harnesses configure a server: a program and its arguments."""
-    import shlex  # lazy: stdlib, but not on a prompt hook's path (tests/test_hook_command_imports.py)
-
     program, *args = shlex.split(command)
     return {"command": program, "args": [*args, "mcp"]}
 
