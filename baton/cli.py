@@ -724,7 +724,7 @@ def _terminal_columns() -> int:
         columns = 0
     if columns <= 0:
         try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]  # None: caught
         except (AttributeError, ValueError, OSError):
             columns = 80
     return columns
@@ -751,7 +751,7 @@ class _Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)
 
-    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+    def parse_known_args(self, args=None, namespace=None):
         """A command's parser (not ``baton`` itself) refuses what it does not know at once, so the
         error shows that command's usage (``baton handoff list --limt``), not the top-level line:
         a command takes every word after its name, so nothing it leaves is anyone else's."""
@@ -760,7 +760,7 @@ class _Parser(argparse.ArgumentParser):
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return namespace, extras
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         message = load(USAGE).usage_error_message(self, message, json_requested=_Parser.json_requested)
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")

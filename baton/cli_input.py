@@ -160,16 +160,16 @@ class ContentOptions:
             InputError: a JSON flag value is malformed.
         """
         out: dict[str, Any] = {}
-        work = {k: v for k, v in (("title", self.title), ("objective", self.objective),
-                                  ("state", self.work_state)) if v is not None}
+        work: dict[str, Any] = {k: v for k, v in (("title", self.title), ("objective", self.objective),
+                                                  ("state", self.work_state)) if v is not None}
         for key, items in (("scope", self.scope), ("constraints", self.constraints),
                            ("definition_of_done", self.definition_of_done)):
             if items:
                 work[key] = list(items)
         if work:
             out["work"] = work
-        summary = {k: v for k, v in (("current_state", self.current_state),
-                                     ("why_it_matters", self.why_it_matters)) if v is not None}
+        summary: dict[str, Any] = {k: v for k, v in (("current_state", self.current_state),
+                                                     ("why_it_matters", self.why_it_matters)) if v is not None}
         for key, items in (("completed", self.completed), ("in_progress", self.in_progress),
                            ("discoveries", self.discoveries)):
             if items:
@@ -183,14 +183,14 @@ class ContentOptions:
         if self.evidence:
             out["evidence"] = [_json_item("--evidence", t, as_text=None) for t in self.evidence]
         if self.failed_attempts:
-            items = [_json_item("--failed-attempt", t, as_text="approach") for t in self.failed_attempts]
+            attempts = [_json_item("--failed-attempt", t, as_text="approach") for t in self.failed_attempts]
             out["failed_attempts"] = [dict({"outcome": "failed"}, **i) if set(i) == {"approach"} else i
-                                      for i in items]
+                                      for i in attempts]
         if self.open_items:
             out["open_items"] = [_json_item("--open-item", t, as_text="description") for t in self.open_items]
         if self.risks:
             out["risks"] = [_json_item("--risk", t, as_text="description") for t in self.risks]
-        origin = {k: v for k, v in (("harness", self.harness), ("model", self.model)) if v}
+        origin: dict[str, Any] = {k: v for k, v in (("harness", self.harness), ("model", self.model)) if v}
         if self.actor_type:
             origin["actor"] = {"type": self.actor_type}
         if origin:

@@ -65,7 +65,7 @@ def command_tree(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) ->
                     choices[option] = tuple(str(c) for c in action.choices)
         elif action.choices or getattr(action, "completions", None):
             # ``completions``: the words to offer for an argument that takes other values too
-            positional.extend(str(c) for c in action.choices or action.completions)
+            positional.extend(str(c) for c in action.choices or getattr(action, "completions", None) or ())
         elif action.dest in _ID_DESTS:
             positional_words = "resumable" if path == ("resume",) else "ids"  # resume refuses drafts
     yield Node(path, tuple(commands), tuple(options), choices, tuple(positional), positional_words, option_words)

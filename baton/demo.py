@@ -13,7 +13,6 @@ import io
 import os
 import shlex
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Callable
@@ -105,10 +104,19 @@ def run_demo(command_line: CommandLine, *, keep: str | None = None,
              echo: Callable[[str], None] | None = None) -> DemoResult:
     """Run the five-minute handoff; raise ``ValidationFailed`` if a step misbehaves."""
     lines: list[str] = []
-    emit = echo or (lambda text: (print(text), sys.stdout.flush()))
+
+    def printed(text: str) -> None:
+        print(text, flush=True)
+
+    emit = echo or printed
     root = _demo_root(keep)
     result = DemoResult(str(root), kept=bool(keep))
-    run = _Runner(result, lambda text: (lines.append(text), emit(text)), command_line)
+
+    def say(text: str) -> None:
+        lines.append(text)
+        emit(text)
+
+    run = _Runner(result, say, command_line)
     previous = os.getcwd()
     saved_env = os.environ.pop("BATON_PROJECT", None)
     try:

@@ -324,7 +324,7 @@ def user_identity(start: Path, cache: Path | None = None) -> tuple[str | None, s
     """
     where = locate(start)
     signature = _config_signature(where) if cache is not None else None
-    if signature is not None:
+    if signature is not None and cache is not None:
         try:
             kept = orjson.loads(cache.read_bytes())
             if kept.get("signature") == signature:
@@ -332,7 +332,7 @@ def user_identity(start: Path, cache: Path | None = None) -> tuple[str | None, s
         except (OSError, ValueError, AttributeError):
             pass
     email, name = config_value(start, "user", "email"), config_value(start, "user", "name")
-    if signature is not None:
+    if signature is not None and cache is not None:
         try:
             cache.parent.mkdir(parents=True, exist_ok=True)
             write_json_atomic(cache, {"signature": signature, "email": email, "name": name})

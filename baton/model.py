@@ -22,7 +22,7 @@ A class that writes its own ``__repr__`` (or ``__eq__``) keeps it.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 
@@ -49,17 +49,17 @@ def _repr(self: Any) -> str:
     return f"{self.__class__.__qualname__}({shown})"
 
 
-def _shared_methods(cls: type, *, hashable: bool) -> type:
+def _shared_methods(cls: Any, *, hashable: bool) -> Any:
     """Install the shared methods where the class neither writes nor inherits its own."""
     if cls.__eq__ in (object.__eq__, _eq):
-        cls.__eq__ = _eq  # type: ignore[method-assign]
-        cls.__hash__ = _hash if hashable else None  # type: ignore[assignment]
+        cls.__eq__ = _eq
+        cls.__hash__ = _hash if hashable else None
     if cls.__repr__ in (object.__repr__, _repr):
-        cls.__repr__ = _repr  # type: ignore[method-assign]
+        cls.__repr__ = _repr
     return cls
 
 
-def frozen(maybe_cls: type[T] | None = None, **options: Any) -> Any:
+def shared_frozen(maybe_cls: type[T] | None = None, **options: Any) -> Any:
     """``attrs.frozen`` (immutable, slotted unless ``slots=False``) with the shared methods."""
 
     def wrap(cls: type[T]) -> type[T]:
@@ -68,13 +68,21 @@ def frozen(maybe_cls: type[T] | None = None, **options: Any) -> Any:
     return wrap if maybe_cls is None else wrap(maybe_cls)
 
 
-def mutable(maybe_cls: type[T] | None = None, **options: Any) -> Any:
+def shared_mutable(maybe_cls: type[T] | None = None, **options: Any) -> Any:
     """``attrs.define`` (mutable, slotted) with the shared methods; instances are unhashable."""
 
     def wrap(cls: type[T]) -> type[T]:
         return attrs.define(_shared_methods(cls, hashable=False), eq=False, repr=False, **options)
 
     return wrap if maybe_cls is None else wrap(maybe_cls)
+
+
+if TYPE_CHECKING:
+    # Type checkers see attrs' own decorators, which mypy's attrs plugin understands (the fields, the
+    # generated ``__init__``): what these build is the same class with three shared methods.
+    from attrs import define as mutable, frozen
+else:
+    frozen, mutable = shared_frozen, shared_mutable
 
 
 def as_tuple(value: Any) -> tuple:

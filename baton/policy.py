@@ -25,9 +25,8 @@ from baton.model import frozen
 from baton.config import ProjectConfig, read_json
 from baton.domain import paths as pathrules
 from baton.domain.paths import lexical_problem
-from baton.errors import UnsafePath
+from baton.errors import PolicyConfigError, UnsafePath
 from baton.domain.redaction import (
-    PolicyConfigError,
     RedactionOutcome,
     RedactionPolicy,
     Rule,

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from dulwich import porcelain
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

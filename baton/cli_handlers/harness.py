@@ -14,7 +14,7 @@ from baton.project import resolve_root, resolve_worktree
 
 
 def install_hooks(args: argparse.Namespace):
-    events = parse_events(args.events) if not args.remove else None
+    events = parse_events(args.events) if not args.remove else ()
     root = resolve_root(args.project)
     worktree = resolve_worktree(root, args.project)
     if args.remove:

@@ -23,7 +23,7 @@ snapshot of now.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, cast
 
 from baton.commands.baton_claim import key_state
 from baton.commands.batons import current_batons
@@ -56,6 +56,7 @@ from baton.policy import load_policy
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
+    from baton.events.handoff import HandoffCaptured, HandoffRevised
 
 
 def _section_replace(base: dict[str, Any], replacement: Mapping[str, Any]) -> dict[str, Any]:
@@ -170,7 +171,7 @@ def amend_handoff(
             decided = aggregate.decide(handoff, aggregate.Revise(revised, tuple(new_redactions), recorded_edits),
                                        now=now)
             events = record(scope, decided, version=version, session=session)
-            stored = scope.runner.get("handoffs", handoff.id) or decided[0].handoff
+            stored = scope.runner.get("handoffs", handoff.id) or cast("HandoffRevised", decided[0]).handoff
             return CaptureResult(handoff.id, stored, new_redactions, events, handoff_file(stored), revised=True,
                                  edits=recorded_edits, hints=checked.hints)
         child_id = uuid7(project.clock())
@@ -178,7 +179,7 @@ def amend_handoff(
         refuse_transcripts(child)
         decided = aggregate.decide(None, aggregate.Capture(child, tuple(new_redactions), recorded_edits), now=now)
         events = record(scope, decided, version=0, session=session)
-        stored = scope.runner.get("handoffs", child_id) or decided[0].handoff
+        stored = scope.runner.get("handoffs", child_id) or cast("HandoffCaptured", decided[0]).handoff
         return CaptureResult(child_id, stored, new_redactions, events, handoff_file(stored), edits=recorded_edits,
                              hints=checked.hints)
 

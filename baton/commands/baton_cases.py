@@ -22,7 +22,7 @@ from baton.commands.identity import SessionContext, context_of
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
 from baton.domain.batons import PENDING, BatonRecord, active_for_context
-from baton.domain.handoff import id_matches
+from baton.domain.short_ids import id_matches
 from baton.errors import Conflict, InputError, NotFound
 from baton.projections.batons import baton_records, claim_conflicts
 
@@ -176,7 +176,7 @@ def find_by_id(runner, token: str) -> tuple[str, dict[str, Any]] | None:
     # One handoff handed on several times is the baton of several keys; the
     # pending one (if any) is the one a person means.
     pending = [(key, r) for key, r in hits if r.get("status") == PENDING]
-    return (pending or hits or [None])[0]
+    return (pending or hits)[0] if pending or hits else None
 
 
 @frozen
@@ -213,6 +213,7 @@ def dismiss_baton(project: "Project", handoff_id: str = "", *, via: str = "cli",
         decided = baton_aggregate.decide(state, baton_aggregate.DismissBaton(raw["id"], session=session, via=via))
         record_events(scope, decided, version=state.version, session=session)
         current = state.current
+        assert current is not None  # decide dismisses only a baton the key holds
         return DismissResult(current)
 
 

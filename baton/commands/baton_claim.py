@@ -9,7 +9,7 @@ event classes or ``record``, which are imported here.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import attrs
 
@@ -25,6 +25,7 @@ from baton.ledger.clock import rfc3339_micros
 
 if TYPE_CHECKING:
     from baton.commands.context import WriteScope
+    from baton.events.baton import BatonCreated
 
 
 def key_state(scope: WriteScope, key: str) -> BatonKey:
@@ -50,6 +51,7 @@ def claim_in_scope(scope: WriteScope, peek: Peek, *, session: str | None,
     state = key_state(scope, record.key)
     claimed_at = rfc3339_micros(scope.project.clock())
     decided = baton_aggregate.decide(state, baton_aggregate.ClaimBaton(record.id, session or "", claimed_at))
+    assert state.current is not None  # decide claims only a pending baton of the key
     record_events(scope, decided, version=peek.version, durable=True, actor=state.current.owner, session=session)
     _resume_handoff(scope, record.id, session=session, harness=harness)
     claimed = key_state(scope, record.key).current  # inside a batch(): not folded yet, still pending
@@ -68,7 +70,7 @@ def append_created(scope: WriteScope, record: BatonRecord, *, session: str | Non
     (created,) = baton_aggregate.decide(state, baton_aggregate.CreateBaton(record, session=session, harness=harness))
     record_events(scope, [created], version=scope.txn.stream_version(created.stream), actor=record.owner,
                   session=session)
-    return created.supersedes
+    return cast("BatonCreated", created).supersedes
 
 
 def _resume_handoff(scope: WriteScope, handoff_id: str, *, session: str | None, harness: str | None) -> None:

@@ -31,6 +31,7 @@ def hand_on_in_scope(scope: WriteScope, token: str, ctx: SessionContext, *, shar
     if "handoffs" not in scope.runner.by_name:
         raise NotFound("this Baton has no handoff records to scope")
     record = scope.runner.get("handoffs", resolve_handoff_id(scope.runner, token, here=place_of(scope.project)))
+    assert record is not None  # the id was just resolved from the records
     if record.get("status") in ("archived", "superseded"):
         raise Conflict(f"handoff {record['id']} is {record['status']}; only a live handoff can be handed on",
                        details={"handoff_id": record["id"], "status": record["status"]})

@@ -100,6 +100,7 @@ def as_payload(handoff: Any, owner: str | None, branch: str | None, shared: bool
                *, allow_empty: bool) -> BatonPayload | None:
     """A baton's payload (``domain.batons.parse_payload``) with the owner, branch
     and sharing given beside it applied; None for an empty one when allowed."""
+    payload: BatonPayload | None
     if isinstance(handoff, BatonPayload):
         payload = handoff
     else:

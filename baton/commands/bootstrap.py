@@ -26,7 +26,7 @@ freshness and summary (``baton_freshness``); ``Start.claim`` claims it
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
 from baton.config import read_json, write_json_atomic
 from baton.model import frozen
@@ -352,7 +352,7 @@ class Start:
 
         def fitted(lines: tuple[str, ...]) -> tuple[str, AssembledBrief]:
             text = render_baton_markdown(waiting.record, freshness=fresh, carried=lines)
-            if self.flags["session_id_generated"]:
+            if self.flags["session_id_generated"] and self.session_id is not None:  # (generated: it is set)
                 text += "\n" + claimed_by_line(self.session_id) + "\n"
             return text, assemble_brief(handoff_markdown=text, objective=self.objective_text,
                                         decisions=self.decisions, traps=self.traps_without((waiting.record.id,)),
@@ -387,7 +387,7 @@ class Start:
         return self.result(brief, claimed, markdown)
 
 
-class SessionGate:
+class SessionGate(Protocol):
     """A session start that happens once, however many hooks report it at once.
 
     ``admit`` is asked under the ledger's lock, with the index caught up:

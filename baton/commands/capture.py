@@ -26,7 +26,7 @@ from __future__ import annotations
 import copy
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, cast
 
 import attrs
 
@@ -37,12 +37,12 @@ from baton.commands.record import record
 from baton.domain.aggregates import handoff as aggregate
 from baton.domain.batons import SCOPE_FIELD
 from baton.domain.field_hints import unknown_field_hints
-from baton.domain.handoff import HANDOFFS_DIR, handoff_file_name, new_draft
+from baton.domain.handoff import handoff_file_name, new_draft
 from baton.domain.identifiers import handoff_identifiers
 from baton.domain.paths import lexical_problem, normalize_project_path
 from baton.domain.redaction import summarize_output
-from baton.domain.short_ids import short_id
-from baton.domain.validation import transcript_field_paths
+from baton.domain.readiness import transcript_field_paths
+from baton.domain.short_ids import HANDOFFS_DIR, short_id
 from baton.errors import InputError, PolicyBlock, UnsafePath
 from baton.ledger.ids import uuid7
 from baton.model import frozen
@@ -50,6 +50,7 @@ from baton.policy import check_path_inside_root, load_policy, redact_or_block
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
+    from baton.events.handoff import HandoffCaptured
 
 ID_PREFIXES = {"decisions": "D", "evidence": "E", "failed_attempts": "F", "open_items": "O"}
 _ITEM_ID = re.compile(r"^[A-Z]+-(\d+)$")
@@ -380,7 +381,7 @@ def capture_in_scope(
     _merge_origin(body, origin, session)
     _set_trigger(body, trigger)
     if clean.redactions:
-        previous = body.get("redactions") if isinstance(body.get("redactions"), list) else []
+        previous = body["redactions"] if isinstance(body.get("redactions"), list) else []
         body["redactions"] = list(previous) + list(clean.redactions)
 
     now = now_timestamp(project.clock())
@@ -389,7 +390,7 @@ def capture_in_scope(
     refuse_transcripts(draft)
     decided = aggregate.decide(None, aggregate.Capture(draft, tuple(clean.redactions)), now=now)
     events = record(scope, decided, version=0, actor=actor, session=session)
-    stored = scope.runner.get("handoffs", handoff_id) or decided[0].handoff
+    stored = scope.runner.get("handoffs", handoff_id) or cast("HandoffCaptured", decided[0]).handoff
     return CaptureResult(handoff_id, stored, list(clean.redactions), events, handoff_file(stored))
 
 

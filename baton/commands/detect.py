@@ -212,7 +212,8 @@ def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False,
     if not assessed.records:
         return DetectResult(session, result_json, outcome.action, outcome.suppressed, False,
                             config=config.to_json())
-    template, missing = None, ()
+    template: dict[str, Any] | None = None
+    missing: tuple[str, ...] = ()
     wants_draft = assessed.prepares and (create_drafts or prepare)
     # The session's open draft is named whether or not this call may create
     # one (MCP ``handoff_detect`` without ``prepare`` creates nothing).

@@ -97,8 +97,8 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
     try:
         verified = verify_project(opened)
         report = verified.report
-        if verified.project_problem():
-            checks.append(Check("project id", "fail", verified.project_problem()))
+        if problem := verified.project_problem():
+            checks.append(Check("project id", "fail", problem))
         torn = [f.feed for f in report.feeds if f.torn]
         if report.ok:
             detail = f"{report.event_count} events in {len(report.feeds)} feed(s), every chain verified"

@@ -100,7 +100,8 @@ def prepare_before_compaction(project: "Project", session_id: str | None, *, har
         now = _compaction_draft(scope.runner, sid)
         created = now is None and template is not None
         draft = capture_in_scope(scope, template, trigger=HOOK_TRIGGER, origin={"harness": harness},
-                                 session=sid).handoff_id if created else (now or kept)
+                                 session=sid).handoff_id if created and template is not None else (now or kept)
+        assert draft is not None  # no template: a draft was kept
         if assessed.records:
             record_recommendation(scope, assessed, draft)
     return CompactionDraftResult(sid, draft, created, trigger)

@@ -76,7 +76,7 @@ class SessionStartResult:
     def to_json(self) -> dict[str, Any]:
         brief = self.delivered
         return {"sessionId": self.session_id, "harness": self.harness, "source": self.source,
-                "repeated": self.repeated, "brief": self.delivered.brief.text if brief else None,
+                "repeated": self.repeated, "brief": brief.brief.text if brief else None,
                 "claimed": bool(brief and brief.record is not None),
                 "handoffId": brief.record.id if brief and brief.record else None,
                 "notices": list(brief.notices) if brief else [],

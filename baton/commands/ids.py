@@ -19,8 +19,8 @@ from typing import Any
 from baton import gitinfo
 from baton.commands.handoff_facts import worktree_label
 from baton.commands.latest import LATEST, RESUMABLE, resolve_latest
-from baton.domain.handoff import MIN_SHORT_PREFIX, handoff_from_json
-from baton.domain.short_ids import short_id
+from baton.domain.handoff import handoff_from_json
+from baton.domain.short_ids import MIN_SHORT_PREFIX, short_id
 from baton.errors import AmbiguousId, InputError, NotFound
 from baton.model import frozen
 from baton.projections import handoffs

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from baton.commands.context import Project, ensure_writer
 from baton.commands.record import record
@@ -26,7 +27,7 @@ GITIGNORE = """\
 !allowed_signers
 """
 
-DEFAULT_SETTINGS = {
+DEFAULT_SETTINGS: dict[str, Any] = {
     "policy": {"recheck_allowlist": []},
 }
 

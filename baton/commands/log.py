@@ -53,7 +53,9 @@ def _position(events: list[Event], bound: Until) -> int:
             if e.id == bound.event_id:
                 return i + 1
         raise NotFound(f"no event with id {bound.event_id}")
-    return sum(1 for e in events if e.hlc <= bound.hlc)
+    hlc = bound.hlc
+    assert hlc is not None  # an Until names an event or a time
+    return sum(1 for e in events if e.hlc <= hlc)
 
 
 def ledger_log(

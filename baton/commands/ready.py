@@ -105,6 +105,7 @@ def promote_handoff(
                     split.append((parent_id, parent.superseded_by))
         record_many(scope, decisions, durable=True)
         record = scope.runner.get("handoffs", handoff.id)
+    assert record is not None  # written just above
     return ReadyResult(handoff.id, record, handoff_file(record), tuple(superseded), split_from=tuple(split))
 
 

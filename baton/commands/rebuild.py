@@ -43,7 +43,7 @@ def rebuild_projections(
     bound = Until.parse(until, option="until") if until else None
     opened = project
     opened.require_writable("rebuild")
-    opened.runner  # seeds the ledger with the index's cursors: the lock's catch-up then reads only new bytes
+    opened.runner  # noqa: B018 - the property seeds the ledger with the index's cursors: the lock's catch-up then reads only new bytes
     with opened.ledger.locked():
         done = opened.runner.rebuild(until=bound, progress=progress)
     return RebuildResult(done.events, until, opened.runner.counts())

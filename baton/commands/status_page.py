@@ -128,7 +128,7 @@ class StatusOverview:
         items = p["items"]
         lines.append(f"Pending batons: {p['total']}")
         if items:
-            rows = [("ID", "CREATED", "FOR", "NEXT STEP")]
+            rows: list[tuple[str, ...]] = [("ID", "CREATED", "FOR", "NEXT STEP")]
             for b in items:
                 scope = "shared" if b["shared"] else f"{_clip(b['owner'], 24)} on {_clip(b['branch'], 24)}"
                 first = b["nextSteps"][0] if b["nextSteps"] else ""
@@ -213,7 +213,7 @@ def baton_states(runner) -> dict[str, str]:
         for record in [doc.get("current"), *(doc.get("previous") or ())]:
             if not isinstance(record, dict) or not isinstance(record.get("id"), str):
                 continue
-            status = record.get("status") if isinstance(record.get("status"), str) else PENDING
+            status = record["status"] if isinstance(record.get("status"), str) else PENDING
             if states.get(record["id"]) != PENDING:
                 states[record["id"]] = status
     return states

@@ -28,7 +28,8 @@ from baton.domain.aggregates import handoff as aggregate
 from baton.domain.brief import validated_on
 from baton.domain.handoff import handoff_to_json, record_worktree
 from baton.domain.short_ids import short_id
-from baton.domain.validation import ran_elsewhere, validate_handoff
+from baton.domain.readiness import ran_elsewhere
+from baton.domain.validation import validate_handoff
 from baton.events.names import handoff_stream
 from baton.model import frozen
 from baton.policy import load_policy

@@ -314,10 +314,11 @@ class BatonRecord:
         """Read a record back; None when it is malformed (never raises)."""
         if not isinstance(raw, Mapping):
             return None
-        ident, key, owner, branch = (raw.get(k) for k in ("id", "key", "owner", "branch"))
-        if not all(isinstance(v, str) and v for v in (ident, key, owner, branch)):
+        ident, key, owner, branch = (raw[k] if isinstance(raw.get(k), str) else ""
+                                     for k in ("id", "key", "owner", "branch"))
+        if not all((ident, key, owner, branch)):
             return None
-        status = raw.get("status") if raw.get("status") in STATUSES else PENDING
+        status = raw["status"] if raw.get("status") in STATUSES else PENDING
         steps = _strings(raw.get("nextSteps"))
         if not steps:
             return None
@@ -328,7 +329,7 @@ class BatonRecord:
             open_questions=_strings(raw.get("openQuestions")),
             harness=_opt_str(raw.get("harness")),
             session_id=_opt_str(raw.get("sessionId")),
-            created_at=raw.get("createdAt") if isinstance(raw.get("createdAt"), str) else "",
+            created_at=raw["createdAt"] if isinstance(raw.get("createdAt"), str) else "",
             status=status,
             claimed_at=_opt_str(raw.get("claimedAt")),
             claimed_by_session=_opt_str(raw.get("claimedBySession")),
@@ -511,7 +512,7 @@ def lost_claim_notices(conflicts: Iterable[Mapping[str, Any]], *, writer: str,
         if c.get("writer") != writer or not isinstance(event_id, str) or event_id in seen:
             continue
         seen.add(event_id)
-        winner = c.get("winner") if isinstance(c.get("winner"), Mapping) else {}
+        winner = c["winner"] if isinstance(c.get("winner"), Mapping) else {}
         by = winner.get("claimedBySession")
         first = f"session {by} claimed it first" if by else "another claim came first"
         out.append((event_id, f"Claim conflict: baton {c.get('handoffId')} was claimed here by session "

@@ -85,7 +85,7 @@ def read_signals(raw: Any) -> dict[str, float | None]:
     """
     if not isinstance(raw, Mapping):
         raise InputError("detector signals must be a JSON object of names to numbers from 0 to 1 (or null)")
-    given = raw.get("signals") if isinstance(raw.get("signals"), Mapping) else raw
+    given = raw["signals"] if isinstance(raw.get("signals"), Mapping) else raw
     out: dict[str, float | None] = dict.fromkeys(SIGNALS)
     problems = []
     for key, value in given.items():
@@ -129,7 +129,7 @@ class Evaluation:
 def evaluate(signals: Mapping[str, float | None], config: DetectorConfig) -> Evaluation:
     """§9.2's score of the available signals."""
     w = config.weights
-    terms = []
+    terms: list[dict[str, Any]] = []
     for name, parts in TERMS:
         value = 0.0
         used = []

@@ -107,8 +107,8 @@ def heads_equal(a: str, b: str) -> bool:
     return len(short) >= _MIN_ABBREV and long_.startswith(short)
 
 
-def _blank(value: str | None) -> bool:
-    return value is None or not value.strip()
+def _blank(value: str) -> bool:
+    return not value.strip()
 
 
 def derive_freshness(
@@ -125,8 +125,8 @@ def derive_freshness(
     which is always ``unknown`` whatever else is passed.
     """
     drift = tuple(sorted(artifact_drift or (), key=lambda d: (d.path, d.kind)))
-    captured = None if _blank(captured_head) else captured_head.strip()
-    now = None if _blank(head_now) else head_now.strip()
+    captured = (captured_head or "").strip() or None
+    now = (head_now or "").strip() or None
 
     if not evaluated:
         return FreshnessReport(UNKNOWN, False, captured, now, None, drift,
@@ -191,7 +191,7 @@ def detect_artifact_drift(
     out: list[ArtifactDrift] = []
     seen: set[str] = set()
     for path, captured_hash in recorded:
-        if path in seen or _blank(captured_hash):
+        if path in seen or captured_hash is None or _blank(captured_hash):
             continue
         seen.add(path)
         if path in unreadable_set:
@@ -228,7 +228,7 @@ class ArtifactFact:
     readable: bool = True
 
 
-def freshness_from_facts(h: Any, artifacts: Mapping[str, ArtifactFact], head_now: str | None):
+def freshness_from_facts(h: Any, artifacts: Mapping[str, ArtifactFact], head_now: str | None) -> FreshnessReport:
     """The §10b ``FreshnessReport`` of a record given what a command observed.
 
     An artifact that could not be read, or that now resolves outside the

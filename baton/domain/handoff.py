@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from types import UnionType
-from typing import Any, Literal, NewType, Union, get_args, get_origin
+from typing import Any, Literal, NewType, Union, cast, get_args, get_origin
 
 import attrs
 
@@ -390,16 +390,16 @@ def _structure_int(value: Any, _: Any) -> int:
 
 
 def _structure_timestamp(value: Any, _: Any) -> str:
-    _structure_str(value, None)
-    parse_timestamp(value)
-    return value
+    text = _structure_str(value, None)
+    parse_timestamp(text)
+    return text
 
 
 def _structure_handoff_id(value: Any, _: Any) -> str:
-    _structure_str(value, None)
-    if not is_handoff_id(value):
+    text = _structure_str(value, None)
+    if not is_handoff_id(text):
         raise ValueError("must be a lowercase UUID")
-    return value
+    return text
 
 
 def _register_scalars(conv: Any) -> None:
@@ -440,7 +440,7 @@ def _tuple_factory(conv: Any) -> Callable[[Any], Callable[[Any, Any], Any]]:
         as_list = conv.get_structure_hook(list_type)
         item_hook = conv.get_structure_hook(item_type)  # the hook ``as_list`` calls per item
 
-        def structure_tuple(value: Any, _: Any) -> tuple:
+        def structure_tuple(value: Any, _: Any) -> tuple[Any, ...]:
             if not isinstance(value, list):
                 raise TypeError(f"must be an array, not {_json_type(value)}")
             if item_type is str and all(type(v) is str for v in value):
@@ -484,7 +484,7 @@ def _is_json_object(t: Any) -> bool:
     return get_origin(t) is dict
 
 
-def _json_object(value: Any, _: Any) -> dict:
+def _json_object(value: Any, _: Any) -> dict[Any, Any]:
     if not isinstance(value, dict):
         raise TypeError(f"must be an object, not {_json_type(value)}")
     return dict(value)
@@ -520,8 +520,8 @@ def _register_models(conv: Any) -> None:
         attrs.resolve_types(cls)
         fields = attrs.fields(cls)
         keys = json_keys(cls)
-        overrides = {name: override(rename=key) for name, key in keys.items() if key != name}
-        base = make_dict_structure_fn(cls, conv, extra=override(omit=True), **overrides)
+        overrides: dict[str, Any] = {name: override(rename=key) for name, key in keys.items() if key != name}
+        base: Callable[..., Any] = make_dict_structure_fn(cls, conv, extra=override(omit=True), **overrides)
         known = frozenset(keys.values())
         conv.register_structure_hook(cls, _structure_with_extra(cls, base, known))
         direct[cls] = _unstructure_with_extra(unstructure_value, cls, fields, keys)
@@ -529,14 +529,14 @@ def _register_models(conv: Any) -> None:
 
     scalars = _SCALARS
 
-    def unstructure_items(items: tuple | list) -> list:
+    def unstructure_items(items: tuple[Any, ...] | list[Any]) -> list[Any]:
         return [v if type(v) in scalars else unstructure_value(v) for v in items]
 
-    def unstructure_dict(obj: dict) -> dict:
-        out = {}
+    def unstructure_dict(obj: dict[Any, Any]) -> dict[Any, Any]:
+        out: dict[Any, Any] = {}
         for key, value in obj.items():
             if type(key) is not str:
-                return unstructure_any(obj)  # the converter's key handling
+                return cast("dict[Any, Any]", unstructure_any(obj))  # the converter's key handling
             out[key] = value if type(value) in scalars else unstructure_value(value)
         return out
 
@@ -545,7 +545,7 @@ def _register_models(conv: Any) -> None:
     conv.register_unstructure_hook(tuple, unstructure_items)
 
 
-def _structure_with_extra(cls: type, base: Callable, known: frozenset[str]) -> Callable[[Any, Any], Any]:
+def _structure_with_extra(cls: type, base: Callable[..., Any], known: frozenset[str]) -> Callable[[Any, Any], Any]:
     def structure(value: Any, _: Any) -> Any:
         if not isinstance(value, dict):
             raise TypeError(f"must be an object, not {_json_type(value)}")
@@ -566,11 +566,11 @@ _PLANS: dict[type, list[tuple[str, str, bool]]] = {}
 
 
 def _unstructure_with_extra(unstructure_value: Callable[[Any], Any], cls: type, fields: Any,
-                            keys: dict[str, str]) -> Callable[[Any], dict]:
+                            keys: dict[str, str]) -> Callable[[Any], dict[str, Any]]:
     plan = _PLANS[cls] = [(f.name, keys[f.name], bool(f.metadata.get(_OMIT_EMPTY)))
                           for f in fields if f.name != "extra"]
 
-    def unstructure(obj: Any, like: tuple[Any, Mapping[str, Any]] | None = None) -> dict:
+    def unstructure(obj: Any, like: tuple[Any, Mapping[str, Any]] | None = None) -> dict[str, Any]:
         """``like``: (an earlier model, its JSON) — members whose value is the very
         same object as the earlier model's are taken from its JSON, not rebuilt."""
         out: dict[str, Any] = {}
@@ -687,7 +687,7 @@ def handoff_from_json(obj: Mapping[str, Any]) -> Handoff:
     Raises:
         HandoffInputError: listing every problem, e.g. ``"work.objective: required"``.
     """
-    return structure(obj, Handoff)
+    return cast(Handoff, structure(obj, Handoff))
 
 
 def handoff_to_json(h: Handoff, *, like: tuple[Handoff, Mapping[str, Any]] | None = None) -> dict[str, Any]:
@@ -700,8 +700,8 @@ def handoff_to_json(h: Handoff, *, like: tuple[Handoff, Mapping[str, Any]] | Non
     this). The result is equal to ``handoff_to_json(h)``.
     """
     if like is None or type(like[0]) is not Handoff or not isinstance(like[1], Mapping):
-        return unstructure(h)
-    return _any_converter().get_unstructure_hook(Handoff)(h, like)
+        return cast("dict[str, Any]", unstructure(h))
+    return cast("dict[str, Any]", _any_converter().get_unstructure_hook(Handoff)(h, like))
 
 
 # Fields a capture payload may not set: Baton owns them.
@@ -807,6 +807,7 @@ def handoff_file_name(h_or_created_at: Handoff | str, handoff_id: str | None = N
                       short: str | None = None) -> str:
     """``<created-at without punctuation>--<short-id>.json`` (§7.1); ``short``:
     the id's ``short_id`` when the caller has it already (a listing row)."""
+    created_at: str
     if isinstance(h_or_created_at, Handoff):
         created_at, handoff_id = h_or_created_at.created_at, h_or_created_at.id
     else:

@@ -47,7 +47,7 @@ PHRASES: tuple[str, ...] = (
     r"(?:handoff|hand-off|handover)(?: now| time)?",
     rf"(?:write|prepare|make|create|do|give me|produce|draft|save|leave|pass|hand) (?:a |an |the |me a |us a )?{_NOUN}"
     r"(?: for (?:later|tomorrow|the next session|next time|whoever comes next))?",
-    rf"(?:write|prepare|make|create|draft|leave) (?:a |the )?(?:note|summary) for the next session",
+    r"(?:write|prepare|make|create|draft|leave) (?:a |the )?(?:note|summary) for the next session",
     r"hand (?:it |this |the work |things )?off",
     r"hand (?:it |this |the work )?over",
     rf"(?:we ll |well |we will |i ll |ill |i will )?(?:continue|resume|pick (?:this|it) up|pick up|carry on|finish|"

@@ -31,6 +31,8 @@ import attrs
 from baton.domain.handoff import (
     MANAGED_FIELDS,
     Handoff,
+    HandoffId,
+    Timestamp,
     Validation,
     blank_item_problems,
     blank_work_problems,
@@ -115,7 +117,7 @@ def revise(h: Handoff, body: Handoff, *, now: str) -> Handoff:
     blank = blank_work_problems(body) + blank_item_problems(body)
     if blank:
         raise HandoffInputError(blank, message="the revised handoff is not valid")
-    return attrs.evolve(body, id=h.id, created_at=h.created_at, status="draft", updated_at=now,
+    return attrs.evolve(body, id=h.id, created_at=h.created_at, status="draft", updated_at=Timestamp(now),
                         validation=Validation(), flags=(), resumed_at=None, superseded_by=None,
                         archived_reason=None)
 
@@ -128,15 +130,15 @@ def record_validation(h: Handoff, validation: Validation, *, now: str) -> Handof
     validation = attrs.evolve(validation, accepted_warnings=None)
     others = tuple(f for f in h.flags if f != "invalid")
     if validation.status == "fail":
-        return attrs.evolve(h, status="draft", validation=validation, updated_at=now, flags=others + ("invalid",))
-    return attrs.evolve(h, status="validated", validation=validation, updated_at=now, flags=others)
+        return attrs.evolve(h, status="draft", validation=validation, updated_at=Timestamp(now), flags=others + ("invalid",))
+    return attrs.evolve(h, status="validated", validation=validation, updated_at=Timestamp(now), flags=others)
 
 
 ELSEWHERE_KEPT = 10
 """How many other worktrees' validations a record remembers (the newest of each)."""
 
 
-def record_validation_elsewhere(h: Handoff, report: dict, *, now: str) -> Handoff:
+def record_validation_elsewhere(h: Handoff, report: dict[str, Any], *, now: str) -> Handoff:
     """Remember a validation run from another worktree without changing the
     record's status, flags or own validation: the result held for that
     worktree's files and HEAD, not for everyone's."""
@@ -150,7 +152,7 @@ def record_validation_elsewhere(h: Handoff, report: dict, *, now: str) -> Handof
             if isinstance(r, dict) and (r.get("ran_on") or {}).get("worktree") != worktree]
     validation = attrs.evolve(h.validation, extra={**h.validation.extra,
                                                    "elsewhere": [*kept, run][-ELSEWHERE_KEPT:]})
-    return attrs.evolve(h, validation=validation, updated_at=now)
+    return attrs.evolve(h, validation=validation, updated_at=Timestamp(now))
 
 
 def promote(h: Handoff, *, now: str, accepted_warnings: str | None = None) -> Handoff:
@@ -180,14 +182,14 @@ def promoted(h: Handoff, *, now: str, accepted_warnings: str | None = None) -> H
     require(h, PROMOTE)
     reason = accepted_warnings.strip() if accepted_warnings and accepted_warnings.strip() else None
     kept = reason if h.validation.status == "warn" else None
-    return attrs.evolve(h, status="ready", updated_at=now,
+    return attrs.evolve(h, status="ready", updated_at=Timestamp(now),
                         validation=attrs.evolve(h.validation, accepted_warnings=kept))
 
 
 def resume(h: Handoff, *, now: str) -> Handoff:
     """ready|resumed -> resumed (resuming again is allowed: one record, many sessions)."""
     require(h, RESUME)
-    return attrs.evolve(h, status="resumed", resumed_at=now)
+    return attrs.evolve(h, status="resumed", resumed_at=Timestamp(now))
 
 
 def supersede(h: Handoff, *, by: str, now: str) -> Handoff:
@@ -195,7 +197,7 @@ def supersede(h: Handoff, *, by: str, now: str) -> Handoff:
     require(h, SUPERSEDE)
     if not is_handoff_id(by) or by == h.id:
         raise ValueError(f"a handoff is superseded by another handoff's UUID, not {by!r}")
-    return attrs.evolve(h, status="superseded", superseded_by=by)
+    return attrs.evolve(h, status="superseded", superseded_by=HandoffId(by))
 
 
 def archive(h: Handoff, *, now: str, reason: str | None = None) -> Handoff:
@@ -203,7 +205,7 @@ def archive(h: Handoff, *, now: str, reason: str | None = None) -> Handoff:
     require(h, ARCHIVE)
     reason = reason.strip() if reason and reason.strip() else None
     if h.status in ("draft", "validated"):
-        return attrs.evolve(h, status="archived", archived_reason=reason, updated_at=now)
+        return attrs.evolve(h, status="archived", archived_reason=reason, updated_at=Timestamp(now))
     return attrs.evolve(h, status="archived", archived_reason=reason)
 
 
@@ -212,7 +214,7 @@ def flag_conflicted(h: Handoff, *, now: str) -> Handoff:
     require(h, FLAG_CONFLICTED)
     if "conflicted" in h.flags:
         return h
-    return attrs.evolve(h, flags=h.flags + ("conflicted",), updated_at=now)
+    return attrs.evolve(h, flags=h.flags + ("conflicted",), updated_at=Timestamp(now))
 
 
 def amend(parent: Handoff, changes: Mapping[str, Any], *, id: str, now: str,

@@ -50,7 +50,7 @@ def subject_and_choice(decision: Mapping[str, Any]) -> tuple[str | None, str]:
     """A decision's normalized subject (an explicit ``subject`` member, else the
     text before a ``:`` when it is short, as in ``"Token store: Redis"``) and its
     normalized choice (the rest, or the whole text)."""
-    text = decision.get("decision") if isinstance(decision.get("decision"), str) else ""
+    text = decision["decision"] if isinstance(decision.get("decision"), str) else ""
     subject = decision.get("subject")
     if isinstance(subject, str) and normalize(subject):
         return normalize(subject), normalize(text)
@@ -76,8 +76,8 @@ def node_decisions(record: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def node_of(record: Mapping[str, Any]) -> dict[str, Any]:
     """The projection document of one handoff record (a pure function of it)."""
-    lineage = record.get("lineage") if isinstance(record.get("lineage"), Mapping) else {}
-    work = record.get("work") if isinstance(record.get("work"), Mapping) else {}
+    lineage = record["lineage"] if isinstance(record.get("lineage"), Mapping) else {}
+    work = record["work"] if isinstance(record.get("work"), Mapping) else {}
     parents = [p for p in lineage.get("parents") or () if isinstance(p, str)]
     relation = lineage.get("relation") if lineage.get("relation") in RELATIONS else ("continue" if parents else "root")
     label = lineage.get("branch_label") if isinstance(lineage.get("branch_label"), str) else None
@@ -335,7 +335,7 @@ class Graph:
         """Each node's (and erased parent's) connected part, named by one of its
         members: two nodes in different parts have no common ancestor. One
         union-find pass over the parent edges, without recursion."""
-        known = getattr(self, "_parts", None)
+        known: dict[str, str] | None = getattr(self, "_parts", None)
         if known is not None:
             return known
         leader: dict[str, str] = {}
@@ -387,7 +387,7 @@ class Graph:
         test per merge per pair. A node's own bit is set only when it lies on
         a cycle (damaged data), which ``merged`` discounts: no node is its own
         ancestor."""
-        found = getattr(self, "_below", None)
+        found: dict[str, int] | None = getattr(self, "_below", None)
         if found is not None:
             return found
         bit = self._merge_bit = {m.id: 1 << i for i, m in enumerate(self._live_merges())}
@@ -580,7 +580,7 @@ def subgraph_ids(graph: Graph, ident: str | None) -> set[str]:
 def to_json(graph: Graph, ids: set[str], candidates: Sequence[ConflictCandidate],
             freshness: Mapping[str, str] | None = None) -> dict[str, Any]:
     conflicted = {x for c in candidates for x in (c.a, c.b)}
-    nodes = []
+    nodes: list[dict[str, Any]] = []
     for node in sorted((graph.nodes[i] for i in ids), key=lambda n: (n.created_at, n.id)):
         nodes.append({"id": node.id, "short_id": short_id(node.id), "title": node.title, "status": node.status,
                       "flags": list(node.flags), "relation": node.relation,

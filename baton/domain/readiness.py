@@ -21,8 +21,8 @@ from baton.domain.handoff import (
     handoff_to_json,
     is_handoff_id,
     is_timestamp,
-    parse_timestamp,
 )
+from baton.domain.short_ids import parse_timestamp
 
 ADVISORY_CHECKS = frozenset({"quality"})
 """Checks reported but never part of the overall status: their warn alone never blocks."""

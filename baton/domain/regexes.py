@@ -15,6 +15,10 @@ from __future__ import annotations
 import functools
 import re
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the hook path needs none)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 @functools.lru_cache(maxsize=None)
 def compiled(regex: str, flags: int = 0) -> re.Pattern[str]:
@@ -22,7 +26,7 @@ def compiled(regex: str, flags: int = 0) -> re.Pattern[str]:
     return re.compile(regex, flags)
 
 
-class lazy:  # noqa: N801 - spelled like the ``re.compile`` it stands for
+class LazyPattern:
     """A pattern compiled the first time one of its methods (``match``,
     ``search``, ``sub``, ``finditer``…) or attributes is used."""
 
@@ -37,7 +41,7 @@ class lazy:  # noqa: N801 - spelled like the ``re.compile`` it stands for
         """Whether the pattern has been compiled yet (tests hold the laziness to it)."""
         return self._pattern is not None
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         pattern = self._pattern
         if pattern is None:
             pattern = self._pattern = compiled(self.regex, self.flags)
@@ -45,3 +49,10 @@ class lazy:  # noqa: N801 - spelled like the ``re.compile`` it stands for
 
     def __repr__(self) -> str:
         return f"lazy({self.regex!r}, {self.flags})"
+
+
+if TYPE_CHECKING:
+    def lazy(regex: str, flags: int = 0) -> re.Pattern[str]:
+        """To a type checker, the pattern it behaves as."""
+else:
+    lazy = LazyPattern  # spelled like the ``re.compile`` it stands for

@@ -17,7 +17,7 @@ retired one) loads the whole catalogue.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping, TypeVar, dataclass_transform
 
 import attrs
 
@@ -28,7 +28,13 @@ from baton.ledger.envelope import Event, EventDraft
 
 # -- the base class ----------------------------------------------------------------
 
-event_class = frozen(kw_only=True, slots=False)
+if TYPE_CHECKING:  # what ``frozen(kw_only=True)`` builds, spelled so that type checkers see the fields
+    _C = TypeVar("_C")
+
+    @dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(attrs.field,))
+    def event_class(cls: type[_C]) -> type[_C]: ...
+else:
+    event_class = frozen(kw_only=True, slots=False)
 """Every event class is made this way. No slots and a hand-written ``__repr__``:
 attrs' generated ones cost more than half of this module's import time, and
 every command (hooks included) imports the catalogue."""

@@ -3,7 +3,7 @@ from the rest of the catalogue (``baton.events.base``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from baton.events import names
 from baton.events.names import BATON
@@ -18,7 +18,7 @@ class BatonEvent(DomainEvent):
     owner, shared, handoffId), named as the spec's ``operation``."""
 
     STREAM = BATON
-    ERASABLE = ("owner", "branch")
+    ERASABLE: ClassVar[tuple[str, ...]] = ("owner", "branch")
     KEY_IN_DATA = True
 
     operation: Any = None

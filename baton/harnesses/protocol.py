@@ -34,11 +34,17 @@ from baton.domain.handoff_requests import is_explicit_request
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
-    from typing import Any, Callable, Iterable, Mapping, Protocol
+    from typing import Any, Callable, Iterable, Mapping, Protocol, TypeVar, dataclass_transform
+
+    _T = TypeVar("_T")
+
+    @dataclass_transform(frozen_default=True)
+    def value_class(cls: type[_T]) -> type[_T]:
+        """To a type checker, a frozen dataclass: typed fields, the same constructor."""
 else:
     Protocol = object  # HarnessAdapter is an interface for type checkers; at run time a plain base
 
-def value_class(cls: type) -> type:
+def value_class(cls: type) -> type:  # type: ignore[no-redef]
     """``cls`` (annotated fields, defaults last, methods) as an immutable named tuple.
 
     ``typing.NamedTuple`` would do the same, but it turns each annotation into
@@ -257,7 +263,8 @@ class CommandHookAdapter:
         omitted = tuple(("hook", self.name, hook.event) for hook in self.hooks if hook not in hooks)
         if not omitted:
             return files
-        return [spec._replace(omitted=omitted) if spec.merge and "hooks" in spec.merge else spec for spec in files]
+        return [spec._replace(omitted=omitted)  # type: ignore[attr-defined]  # a named tuple's (value_class)
+                if spec.merge and "hooks" in spec.merge else spec for spec in files]
 
 
 def _asks_for_handoff(payload: Mapping[str, Any], unwrap: Callable[[str], str] | None = None) -> bool:
@@ -299,7 +306,7 @@ def skill_text() -> str:
     loader (a folder or a zip), as ``pkgutil.get_data`` does, with text
     mode's newlines; ``importlib.resources`` would cost ~12 ms to import."""
     path = os.path.join(os.path.dirname(os.path.dirname(__file__)), *SKILL_PATH.split("/"))
-    text = __loader__.get_data(path).decode("utf-8")
+    text = __loader__.get_data(path).decode("utf-8")  # type: ignore[name-defined]  # every module has one
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 

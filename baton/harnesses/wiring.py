@@ -100,7 +100,7 @@ def rerun(harness: str, command: str | None = None) -> str:
     me = running_baton()
     line = f"{shlex.quote(me) if me else 'baton'} install-hooks --harness {harness}"
     words = shlex.split(command) if command is not None else []
-    if words and words != [me or "baton"]:
+    if words and command is not None and words != [me or "baton"]:
         line += f" --command {shlex.quote(words[0] if len(words) == 1 else command)}"
     return line
 
@@ -533,7 +533,7 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     changes = tuple(change for _, _, change in planned)
     if not dry_run:
         for path, new, change in planned:
-            if change.action == "updated":
+            if change.action == "updated" and new is not None:  # (updated: there is a new text)
                 write_text(path, new)
             elif change.action == "deleted":
                 _delete(path, base)

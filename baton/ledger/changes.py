@@ -20,7 +20,7 @@ from typing import Callable, Iterator, Mapping
 from baton.model import mutable
 from baton.ledger.envelope import Event
 from baton.ledger.feed import FeedHead, FeedScan, last_line_length
-from baton.ledger.protocol import Changes, Cursor, FeedRewritten, LedgerProtocol
+from baton.ledger.protocol import Changes, Cursor, FeedInfo, FeedRewritten, LedgerProtocol
 
 Served = tuple[FeedScan, Cursor]
 
@@ -33,7 +33,8 @@ def cursor_after(scan: FeedScan, start: Cursor, ident: int | None) -> Cursor:
 
 
 def _to_read(ledger: LedgerProtocol, cursors: Mapping[str, Cursor],
-             serve: Callable[[str, Cursor], Served | None] | None):
+             serve: Callable[[str, Cursor], Served | None] | None,
+             ) -> Iterator[tuple[str, Cursor, Served | None, FeedInfo | None]]:
     """Per feed with something after its cursor: ``(feed, begin, served, info)``
     — ``served`` what ``serve`` already holds, else None and the feed's ``info``
     to read it. Checks every cursor first.
@@ -74,6 +75,7 @@ def read_changes(
     ends: dict[str, Cursor] = {}
     for feed, begin, got, info in list(_to_read(ledger, cursors, serve)):
         if got is None:
+            assert info is not None  # nothing served: the feed's info came instead
             scan = ledger.read_feed(feed, begin.head)
             got = (scan, cursor_after(scan, begin, info.ident))
         scan, end = got
@@ -111,6 +113,7 @@ class ChangeStream:
                     self._begins[feed] = begin.head.offset
                     self._bytes += scan.ends[-1] - begin.head.offset
                 continue
+            assert info is not None  # nothing served: the feed's info came instead
             self._sources.append((feed, begin, ledger.read_feed_chunks(feed, begin.head, info.size)))
             self._idents[feed] = info.ident
             self._begins[feed] = begin.head.offset

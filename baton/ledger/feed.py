@@ -21,7 +21,7 @@ import heapq
 from hashlib import sha256 as _sha256
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import attrs
 import orjson
@@ -42,11 +42,11 @@ class FeedHead:
     hash: str | None = None
     hlc: int = 0
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"offset": self.offset, "seq": self.seq, "hash": self.hash, "hlc": self.hlc}
 
     @classmethod
-    def from_json(cls, raw: dict) -> "FeedHead":
+    def from_json(cls, raw: dict[str, Any]) -> "FeedHead":
         return cls(offset=raw["offset"], seq=raw["seq"], hash=raw.get("hash"), hlc=raw.get("hlc", 0))
 
 
@@ -58,7 +58,7 @@ class FeedProblem:
     kind: str
     message: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"feed": self.feed, "offset": self.offset, "seq": self.seq, "kind": self.kind, "message": self.message}
 
 
@@ -68,7 +68,7 @@ class TornTail:
     length: int
     reason: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"offset": self.offset, "length": self.length, "reason": self.reason}
 
 
@@ -345,9 +345,11 @@ def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False,
     pos = 0
     size = len(raw)
     find = raw.find
-    pending: list | None = None
+    pending: list[Any] | None = None
     """The batch open so far: [index of its first event, its byte position,
     the head before it, its id, members read, its size, its first seq]."""
+    kind: str | None
+    message: str | None
     while pos < size:
         nl = find(b"\n", pos)
         if nl < 0:
@@ -361,16 +363,18 @@ def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False,
             line = raw[pos:nl]
             end = nl + 1
             event, kind, message = _check_after(feed, line, seq, last_hash, hlc)
-            if kind is None and (pending is not None or event.extra):
+            if kind is None and event is not None and (pending is not None or event.extra):
                 pending, kind, message = _batch_step(scan, event, pending, pos, (offset, seq, last_hash, hlc),
                                                      base=base, resumed=resumed, collect=collect)
         if kind is None:
+            assert event is not None  # no kind: a sound event, always (for type checkers)
             events.append(event)
             offset = base + end
             ends.append(offset)
             seq, last_hash, hlc = event.seq, event.hash, event.hlc
             pos = end
             continue
+        assert kind is not None  # else the event was read above (for type checkers)
         if at_end and nl >= 0 and _only_lost_bytes(raw[pos:]):
             scan.torn = TornTail(base + pos, size - pos, "a run of NUL bytes")
             break
@@ -390,8 +394,8 @@ def scan_bytes(feed: str, raw: bytes, start: FeedHead, *, collect: bool = False,
 _NEWLINE_HIDDEN = "a complete event is followed by other bytes where its newline should be"
 
 
-def _batch_step(scan: FeedScan, event: Event, pending: list | None, pos: int, before: tuple, *, base: int,
-                resumed: bool, collect: bool) -> tuple[list | None, str | None, str | None]:
+def _batch_step(scan: FeedScan, event: Event, pending: list[Any] | None, pos: int, before: tuple[Any, ...], *,
+                base: int, resumed: bool, collect: bool) -> tuple[list[Any] | None, str | None, str | None]:
     """``scan_bytes``' step for a sound line that carries a batch or follows
     an open one (``before``: the head before the line, as a tuple): the batch
     open after it (None when it closed or there is none), and the line's kind
@@ -447,7 +451,8 @@ def _bad_line(scan: FeedScan, line: bytes, event: Event | None, kind: str, messa
     scan.problems.append(problem)
 
 
-def _drop_open_batch(scan: FeedScan, pending: list, *, base: int, size: int, at_end: bool) -> tuple:
+def _drop_open_batch(scan: FeedScan, pending: list[Any], *, base: int, size: int,
+                     at_end: bool) -> tuple[int, int, str | None, int]:
     """``scan_bytes``' last step when a batch is still open: a batch is
     all-or-nothing, so none of its events is read yet (a torn tail when the
     bytes run to the feed's end). Returns the head before it, as a tuple."""
@@ -456,7 +461,8 @@ def _drop_open_batch(scan: FeedScan, pending: list, *, base: int, size: int, at_
         begun = base + pending[1]
         scan.torn = TornTail(begun, base + size - begun,
                              f"an incomplete batch ({pending[4]} of {pending[5]} events)")
-    return pending[2]
+    before: tuple[int, int, str | None, int] = pending[2]
+    return before
 
 
 def _corrupt(problem: FeedProblem) -> LedgerCorrupt:

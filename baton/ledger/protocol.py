@@ -144,6 +144,10 @@ class IndexSeed(Protocol):
 class LedgerTxn(Protocol):
     """What a caller may do while holding the ledger's lock."""
 
+    def refresh(self) -> None:
+        """Read whatever the feeds gained since this holder last looked."""
+        ...
+
     def stream_version(self, stream: str) -> int: ...
 
     def append(

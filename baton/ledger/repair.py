@@ -29,7 +29,7 @@ import orjson
 from baton.model import frozen
 from baton.errors import StorageError
 import baton.ledger.files as files
-from baton.ledger.feed import FeedHead, scan_bytes
+from baton.ledger.feed import FeedHead, FeedProblem, scan_bytes
 from baton.ledger.ids import uuid7
 from baton.ledger.integrity import REPAIRED_TYPE, ledger_stream
 from baton.ledger.envelope import EventDraft
@@ -61,7 +61,7 @@ class FeedRepair:
     """Recorded heads ``{"seq", "hash", "source"}`` the kept feed does not hold."""
     reasons: list[str]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "feed": self.feed, "cut_at": self.cut, "bytes": self.length,
             "kept": {"seq": self.kept.seq, "hash": self.kept.hash, "offset": self.kept.offset},
@@ -83,8 +83,8 @@ class FeedRepair:
 
 def plan_repair(ledger_dir: Path, report: VerifyReport, feed: str | None = None) -> list[FeedRepair]:
     """One ``FeedRepair`` per feed (or just ``feed``) that a repair changes."""
-    line_problems: dict[str, list] = {}
-    head_problems: dict[str, list] = {}
+    line_problems: dict[str, list[FeedProblem]] = {}
+    head_problems: dict[str, list[FeedProblem]] = {}
     for problem in report.all_problems():
         if feed is not None and problem.feed != feed:
             continue

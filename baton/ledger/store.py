@@ -26,7 +26,7 @@ import time
 import weakref
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from baton.errors import LedgerBusy, LedgerCorrupt, StorageError, StreamVersionConflict
 import baton.ledger.files as files
@@ -83,7 +83,7 @@ class Ledger:
         self._lock_depth = 0
         self._dir_made = False
         self._feed_fd: int | None = None
-        self._feed_closer: weakref.finalize | None = None
+        self._feed_closer: weakref.finalize[..., Any] | None = None
         """Our own feed, kept open between appends (reopening it slowed fsync
         by 10-20% on ext4 here); checked against the path before every write."""
         self._feed_fd_ident: tuple[int, int] | None = None
@@ -432,7 +432,8 @@ class Ledger:
         source = getattr(self._source, "sealed_heads", None)
         return source() if source is not None else {}
 
-    def _lost_under(self, feed: str, have: FeedHead, sealed: tuple | None = None) -> tuple[str, str] | None:
+    def _lost_under(self, feed: str, have: FeedHead, sealed: tuple[int, str | None, int] | None = None,
+                    ) -> tuple[str, str] | None:
         """``(kind, message)`` when ``feed``, read up to ``have``, no longer
         holds the last line the index acknowledged of it; None when it does
         (or the index acknowledged nothing, or is behind what was read)."""

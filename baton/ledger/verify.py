@@ -59,7 +59,7 @@ class FeedReport:
     torn: TornTail | None
     problems: list[FeedProblem]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "feed": self.feed, "events": self.events, "erased": self.erased,
             "last_seq": self.head.seq, "last_hash": self.head.hash,
@@ -96,7 +96,7 @@ class VerifyReport:
     def all_problems(self) -> list[FeedProblem]:
         return [p for f in self.feeds for p in f.problems] + list(self.problems)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "ok": self.ok,
             "events": self.event_count,
@@ -496,7 +496,7 @@ def _heads_in(data: Mapping[str, Any], source: str) -> list[RecordedHead]:
     return out
 
 
-def _note_repair(data: Mapping[str, Any], event, set_aside: dict[str, set[str]],
+def _note_repair(data: Mapping[str, Any], event: Event, set_aside: dict[str, set[str]],
                  recorded: list[RecordedHead]) -> None:
     feed = data.get("feed")
     if not isinstance(feed, str):

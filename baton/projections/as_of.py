@@ -30,7 +30,7 @@ class _WithoutFiles:
         self.inner = inner
         self.name = inner.name
         self.version = inner.version
-        self.order = getattr(inner, "order", None)
+        self.order: Any = getattr(inner, "order", None)  # a projection may have none
         if hasattr(inner, "setup_index"):
             self.setup_index = inner.setup_index
             self.reset_index = inner.reset_index

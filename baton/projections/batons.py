@@ -110,9 +110,9 @@ class BatonScopesBase:
         return ()
 
 
-def baton_scopes(docs: Iterable[tuple[str, Doc]]) -> dict[str, list[dict[str, Any]]]:
+def baton_scopes(docs: Iterable[tuple[str, Doc]]) -> dict[str, list[dict[str, Any] | None]]:
     """Handoff id → the scopes it was given as a baton (see ``BatonScopes``)."""
-    out: dict[str, list[dict[str, Any]]] = {}
+    out: dict[str, list[dict[str, Any] | None]] = {}
     for key, doc in docs:
         scopes = doc.get("scopes") if isinstance(doc, dict) else None
         # A document that cannot be read still says "this handoff is a baton":

@@ -192,7 +192,8 @@ def newest(db: Any, *, status: str | None = None, statuses: tuple[str, ...] = ()
         parts = [newest(db, status=one, search=search, limit=limit, kind=kind, branch=branch) for one in statuses]
         merged = heapq.merge(*parts, key=lambda row: (row.created_at, row.id), reverse=True)
         return list(itertools.islice(merged, limit))
-    where, args = [], []
+    where: list[str] = []
+    args: list[Any] = []
     if kind == "handoff":
         where.append("COALESCE(baton, 0) = 0")
     elif kind == "baton":

@@ -63,7 +63,7 @@ class Deferred:
     def apply(self, key: str, doc: Any, event: Any) -> Any:
         """The fold's ``apply``; the first call loads the fold, and binds its
         ``apply`` here for the runner's next batch (no call in between)."""
-        apply = self.apply = self.loaded.apply
+        apply = self.apply = self.loaded.apply  # type: ignore[method-assign]  # the fold's own, from now on
         return apply(key, doc, event)
 
     def __getattr__(self, member: str) -> Any:

@@ -41,7 +41,7 @@ import itertools
 import os
 import sqlite3
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, cast
 
 import orjson
 
@@ -57,7 +57,7 @@ from baton.ledger.ids import uuid7
 from baton.ledger.integrity import REPAIRED_TYPE
 from baton.ledger.protocol import Cursor, EventStream, FeedRewritten, LedgerProtocol, Seed
 from baton.ledger.upcast import UPCASTERS, UpcasterRegistry
-from baton.projections.base import ANY_ORDER, STREAM_ORDER, Doc, Projection
+from baton.projections.base import ANY_ORDER, STREAM_ORDER, Doc, Materializing, Projection
 
 VANISHED_RETRIES = 5
 """Attempts at an index deleted under a running command before giving up."""
@@ -344,24 +344,24 @@ class ProjectionRunner:
         import sqlite_utils  # lazy: builds tables only when the index is new or its projections changed
 
         tables = sqlite_utils.Database(db.conn)
-        tables["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
-        tables["cursors"].create({"feed": str, "offset": int, "seq": int, "hash": str, "hlc": int, "ino": int,
-                                  "line": int}, pk="feed", if_not_exists=True)
+        tables.table("meta").create({"key": str, "value": str}, pk="key", if_not_exists=True)
+        tables.table("cursors").create({"feed": str, "offset": int, "seq": int, "hash": str, "hlc": int, "ino": int,
+                                       "line": int}, pk="feed", if_not_exists=True)
         for column in ("ino", "line"):  # indexes made before these columns existed
-            if column not in tables["cursors"].columns_dict:
-                tables["cursors"].add_column(column, int)
+            if column not in tables.table("cursors").columns_dict:
+                tables.table("cursors").add_column(column, int)
         # The furthest head of each feed this index has ever folded: never
         # reset by a rebuild, so ``verify`` can tell a feed cut shorter since.
-        tables["feed_heads"].create({"feed": str, "seq": int, "hash": str, "offset": int}, pk="feed",
+        tables.table("feed_heads").create({"feed": str, "seq": int, "hash": str, "offset": int}, pk="feed",
+                                          if_not_exists=True)
+        tables.table("docs").create({"projection": str, "key": str, "doc": str}, pk=("projection", "key"),
                                     if_not_exists=True)
-        tables["docs"].create({"projection": str, "key": str, "doc": str}, pk=("projection", "key"),
-                              if_not_exists=True)
-        tables["materialized"].create({"path": str, "projection": str, "key": str}, pk="path",
-                                      if_not_exists=True)
-        tables["materialized"].create_index(["projection", "key"], index_name="materialized_by_key",
+        tables.table("materialized").create({"path": str, "projection": str, "key": str}, pk="path",
                                             if_not_exists=True)
-        tables["unwritten"].create({"path": str, "projection": str, "key": str, "error": str}, pk="path",
-                                   if_not_exists=True)
+        tables.table("materialized").create_index(["projection", "key"], index_name="materialized_by_key",
+                                                  if_not_exists=True)
+        tables.table("unwritten").create({"path": str, "projection": str, "key": str, "error": str}, pk="path",
+                                         if_not_exists=True)
         with db.conn:
             for p in self.projections:
                 if hasattr(p, "setup_index"):
@@ -914,7 +914,7 @@ class ProjectionRunner:
         showing = [slot for slot in slots if hasattr(self.by_name[slot[0]], "materialize")]
         self.db.conn.executemany("DELETE FROM unwritten WHERE projection = ? AND key = ?", showing)
         for slot in showing:
-            p = self.by_name[slot[0]]
+            p = cast(Materializing, self.by_name[slot[0]])  # it has ``materialize`` (``showing``)
             doc = docs[slot]
             files = p.materialize(slot[1], doc) if doc is not None else {}
             shown = []

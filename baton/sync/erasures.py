@@ -163,7 +163,7 @@ def _settle_ref(work: Round, feed: str, merged: _Merged, head: FeedHead, base: "
         work.out[feed] = writer.finish(head)
         if merged.ref_erased:
             work.ref_erased[feed] = merged.ref_erased
-        shared = merged.remote_bytes if remote is not None else merged.base_bytes or b""
+        shared = (merged.remote_bytes if remote is not None else merged.base_bytes) or b""
         beyond = merged.data.count(b"\n") - shared.count(b"\n")
         if beyond > 0 and not tail:
             work.published[feed] = beyond

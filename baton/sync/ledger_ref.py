@@ -18,11 +18,11 @@ the segments' events whenever those are imported.
 from __future__ import annotations
 
 import stat
-from typing import TYPE_CHECKING, Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence, cast
 
 import attrs
 import orjson
-from dulwich.objects import Blob, Commit, Tree
+from dulwich.objects import Blob, Commit, ObjectID, Tree
 
 from baton.ledger.feed import FeedHead
 from baton.ledger.segments import SegmentPacker, segment_name, segment_start
@@ -49,9 +49,9 @@ class RefFeed:
     writer: str
     head: FeedHead
     """``offset`` is the feed's length in bytes."""
-    tree: bytes
+    tree: ObjectID
     """The feed folder's tree id: equal trees hold equal feeds."""
-    segments: tuple[tuple[int, bytes], ...]
+    segments: tuple[tuple[int, ObjectID], ...]
     """``(start offset, blob id)`` in feed order."""
     problem: str | None = None
     """Why this feed folder cannot be read (then ``head`` and ``segments`` are empty)."""
@@ -104,7 +104,7 @@ def read_feeds(repo: Repo, commit_id: bytes | None, known: dict[str, RefFeed] | 
         return {}
     store = repo.object_store
     try:
-        commit = store[commit_id]
+        commit = store[ObjectID(commit_id)]
         root = store[commit.tree] if isinstance(commit, Commit) else None
     except KeyError as exc:
         raise BadRefFeed(f"object {exc} of the ledger ref is missing") from None
@@ -159,7 +159,7 @@ def _check_format(store, root: Tree) -> None:
                             f"{FORMAT}: upgrade Baton")
 
 
-def _read_feed(repo: Repo, writer: str, tree_id: bytes) -> RefFeed:
+def _read_feed(repo: Repo, writer: str, tree_id: ObjectID) -> RefFeed:
     store = repo.object_store
     tree = store[tree_id]
     if not isinstance(tree, Tree) or b"head.json" not in tree:
@@ -252,14 +252,14 @@ class FeedTreeWriter:
     def __init__(self, repo: Repo, writer: str, base: RefFeed | None) -> None:
         self.repo = repo
         self.writer = writer
-        self.kept: list[tuple[int, bytes]] = []
+        self.kept: list[tuple[int, ObjectID]] = []
         start, open_bytes = 0, b""
         if base is not None and base.segments:
             self.kept = list(base.segments[:-1])
             start, last = base.segments[-1]
             open_bytes = _blob_data(repo.object_store, last, f"feed {writer!r}'s segment at {start}")
         self.packer = SegmentPacker(start, open_bytes)
-        self.written: list[tuple[int, bytes]] = []
+        self.written: list[tuple[int, ObjectID]] = []
 
     def add(self, lines: bytes, cuts: Sequence[int] | None = None) -> None:
         """Whole lines; ``cuts``: where a segment may end in them (``SegmentPacker.add``)."""
@@ -267,7 +267,7 @@ class FeedTreeWriter:
         for start, data in self.packer.closed():
             self.written.append((start, self._blob(data)))
 
-    def _blob(self, data: bytes) -> bytes:
+    def _blob(self, data: bytes) -> ObjectID:
         blob = Blob.from_string(data)
         self.repo.object_store.add_object(blob)
         return blob.id
@@ -291,11 +291,11 @@ def with_signature(repo: Repo, feed: RefFeed, signature: bytes | None) -> RefFee
     """``feed``'s folder with ``head.sig`` set to the blob ``signature`` (None: without one)."""
     store = repo.object_store
     tree = Tree()
-    for entry in store[feed.tree].iteritems():
+    for entry in cast(Tree, store[feed.tree]).iteritems():  # a feed's folder
         if entry.path != SIGNATURE_FILE:
             tree.add(entry.path, entry.mode, entry.sha)
     if signature is not None:
-        tree.add(SIGNATURE_FILE, _FILE_MODE, signature)
+        tree.add(SIGNATURE_FILE, _FILE_MODE, ObjectID(signature))
     store.add_object(tree)
     return attrs.evolve(feed, tree=tree.id, signature=signature)
 
@@ -316,7 +316,7 @@ def write_commit(repo: Repo, feeds: dict[str, RefFeed], parents: list[bytes], me
     store.add_object(root)
     commit = Commit()
     commit.tree = root.id
-    commit.parents = parents
+    commit.parents = cast("list[ObjectID]", parents)
     commit.author = commit.committer = author
     commit.author_time = commit.commit_time = when
     commit.author_timezone = commit.commit_timezone = 0
@@ -329,4 +329,4 @@ def write_commit(repo: Repo, feeds: dict[str, RefFeed], parents: list[bytes], me
 def tree_of(repo: Repo, commit_id: bytes | None) -> bytes | None:
     if commit_id is None:
         return None
-    return repo.object_store[commit_id].tree
+    return cast(Commit, repo.object_store[ObjectID(commit_id)]).tree  # the ledger ref names a commit

@@ -49,7 +49,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from email.utils import formatdate
-from typing import Any, Callable
+from typing import Any, Callable, Self
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import attrs
@@ -67,7 +67,7 @@ from baton.web.page import API_CSP, PAGE_CSP, render_page
 try:
     import resource
 except ImportError:  # not on Windows: the descriptor limit is not read there
-    resource = None
+    resource = None  # type: ignore[assignment]
 
 API_PATH = "/api/handoffs"
 TOKEN_HEADER = "X-Baton-Token"
@@ -659,7 +659,7 @@ class _Server(socketserver.TCPServer):
         self._busy += 1
         self.workers.submit(self._work, conn, job)
 
-    def _work(self, conn: _Conn, job: _Job) -> None:
+    def _work(self: Self, conn: _Conn, job: _Job) -> None:
         """In a worker: run the handler on the request's bytes; the answer goes back to the loop."""
         try:
             self.RequestHandlerClass(job, conn.address, self)

@@ -210,7 +210,7 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
     pending = current is not None and current.pending and isinstance(event, (BatonClaimed, BatonCancelled,
                                                                               BatonDismissed)) \
         and current.id == event.handoff_id
-    if not pending:
+    if not pending or current is None:  # (pending already says it is not None: for type checkers)
         if isinstance(event, BatonClaimed):
             conflict = _lost_claim(state, event, recorded)
             if conflict is not None:

@@ -132,9 +132,9 @@ def row_values(key: str, doc: Doc) -> list[Any]:
     status, flags and parents (JSON), title, validation status, relation, and
     whether a bootstrap brief may use its content (``brief``); then the branch
     and worktree it was captured on, and whether it is a session baton."""
-    work = doc.get("work") if isinstance(doc.get("work"), dict) else {}
-    lineage = doc.get("lineage") if isinstance(doc.get("lineage"), dict) else {}
-    validation = doc.get("validation") if isinstance(doc.get("validation"), dict) else {}
+    work = doc["work"] if isinstance(doc.get("work"), dict) else {}
+    lineage = doc["lineage"] if isinstance(doc.get("lineage"), dict) else {}
+    validation = doc["validation"] if isinstance(doc.get("validation"), dict) else {}
     return [
         short_id(key), text_of(doc.get("created_at")), text_of(doc.get("updated_at")), text_of(doc.get("status")),
         orjson.dumps(list(doc.get("flags") or ())).decode(), text_of(work.get("title")),
