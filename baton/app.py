@@ -43,29 +43,29 @@ from baton.ledger.clock import WallClock, system_clock
 
 if TYPE_CHECKING:
     from baton.commands.amend import ArchiveResult
+    from baton.commands.audit import AuditResult
     from baton.commands.baton_cases import BatonCreateResult, CancelResult, DismissResult, PendingBatonsResult
     from baton.commands.baton_view import ActiveBatonResult
     from baton.commands.bootstrap import BootstrapResult
     from baton.commands.bootstrap import Start as BootstrapStart
     from baton.commands.capture import CaptureResult
-    from baton.commands.audit import AuditResult
+    from baton.commands.detect import DetectorControlResult, DetectResult
     from baton.commands.doctor import DoctorResult
     from baton.commands.forget import ForgetResult
+    from baton.commands.fork_merge import MergeResult
     from baton.commands.gc import GcResult
-    from baton.commands.repair import RepairResult
     from baton.commands.harness_compaction import CompactionDraftResult
     from baton.commands.harness_finish import SessionFinishResult
     from baton.commands.harness_start import SessionStartResult
     from baton.commands.init import InitResult
-    from baton.commands.fork_merge import MergeResult
     from baton.commands.lineage_view import LineageResult
-    from baton.commands.detect import DetectResult, DetectorControlResult
     from baton.commands.listing import ListResult
     from baton.commands.log import LogResult
     from baton.commands.metrics import MetricsResult
     from baton.commands.prepare import PrepareResult
     from baton.commands.ready import ReadyResult
     from baton.commands.rebuild import RebuildResult
+    from baton.commands.repair import RepairResult
     from baton.commands.resume import ResumeResult
     from baton.commands.sessions import SessionBeginResult, SessionEndResult
     from baton.commands.show import ShowResult

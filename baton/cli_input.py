@@ -19,8 +19,8 @@ from typing import Any, Callable, Iterable, Sequence
 import orjson
 
 from baton.cli import REPLACE_FLAGS
-from baton.commands.capture import merge_changes
 from baton.cli_read import read_bounded
+from baton.commands.capture import merge_changes
 from baton.errors import InputError
 from baton.model import frozen
 

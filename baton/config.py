@@ -15,10 +15,10 @@ from typing import Any
 import attrs
 import orjson
 
-from baton.model import frozen
 from baton.canonical import pretty_bytes
-from baton.errors import InputError, StorageError
 from baton.domain.detector_config import DetectorConfig
+from baton.errors import InputError, StorageError
+from baton.model import frozen
 
 CONFIG_SCHEMA = 1
 

@@ -9,6 +9,7 @@ the user's doing exit 1. Nothing above the ledger ever sees an ``OSError`` or a
 from __future__ import annotations
 
 import re
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
     from typing import Any, Mapping

@@ -35,10 +35,16 @@ import orjson
 
 from baton.commands.resume_options import FORMATS
 from baton.domain.batons import DEFAULT_MAX_BYTES, MAX_MAX_BYTES
-from baton.domain.detector import ALIASES as DETECTOR_ALIASES, SIGNALS as DETECTOR_SIGNALS
+from baton.domain.detector import ALIASES as DETECTOR_ALIASES
+from baton.domain.detector import SIGNALS as DETECTOR_SIGNALS
 from baton.domain.handoff import Status, Trigger
 from baton.domain.limits import (
-    BRANCH_LABEL_MAX, MAX_MAX_TOKENS, MIN_MAX_BYTES, MIN_MAX_TOKENS, OBJECTIVE_MAX, SESSION_ID_MAX,
+    BRANCH_LABEL_MAX,
+    MAX_MAX_TOKENS,
+    MIN_MAX_BYTES,
+    MIN_MAX_TOKENS,
+    OBJECTIVE_MAX,
+    SESSION_ID_MAX,
 )
 
 SCHEMA_RESOURCE = ("schemas", "handoff-v0.1.json")

@@ -80,7 +80,8 @@ def shared_mutable(maybe_cls: type[T] | None = None, **options: Any) -> Any:
 if TYPE_CHECKING:
     # Type checkers see attrs' own decorators, which mypy's attrs plugin understands (the fields, the
     # generated ``__init__``): what these build is the same class with three shared methods.
-    from attrs import define as mutable, frozen
+    from attrs import define as mutable
+    from attrs import frozen
 else:
     frozen, mutable = shared_frozen, shared_mutable
 

@@ -21,11 +21,9 @@ from typing import Any, Sequence
 
 import attrs
 
-from baton.model import frozen
 from baton.config import ProjectConfig, read_json
 from baton.domain import paths as pathrules
 from baton.domain.paths import lexical_problem
-from baton.errors import PolicyConfigError, UnsafePath
 from baton.domain.redaction import (
     RedactionOutcome,
     RedactionPolicy,
@@ -34,7 +32,8 @@ from baton.domain.redaction import (
     custom_rule,
     redact_payload,
 )
-from baton.errors import InputError, PolicyBlock
+from baton.errors import InputError, PolicyBlock, PolicyConfigError, UnsafePath
+from baton.model import frozen
 from baton.project import ProjectPaths
 
 POLICY_SCHEMA = 1

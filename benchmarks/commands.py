@@ -61,7 +61,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from build import baton_cli as baton, cached_project, capture_argv  # noqa: E402  (benchmarks/build.py)
+from build import baton_cli as baton  # noqa: E402  (benchmarks/build.py)
+from build import cached_project, capture_argv
 
 COMMANDS = ("python -c pass", "handoff ready", "bootstrap (claims)", "bootstrap (nothing pending)")
 

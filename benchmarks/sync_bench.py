@@ -50,7 +50,6 @@ from dulwich.repo import Repo  # noqa: E402
 from baton.app import Baton  # noqa: E402
 from baton.ledger import files  # noqa: E402
 from baton.ledger.store import Ledger  # noqa: E402
-
 from benchmarks.ledger import drafts  # noqa: E402
 
 BATCH = 1000

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.app_support import show_active_baton
-from tests.app_support import bootstrap
 from baton.commands.capture import capture_in_scope
 from baton.commands.context import Project
-from tests.app_support import end_session
 from baton.ledger.envelope import EventDraft
+from tests.app_support import bootstrap, end_session, show_active_baton
 
 ALICE = "alice@example.com"
 BOB = "bob@example.com"

@@ -24,8 +24,7 @@ import attrs
 import orjson
 import pytest
 
-from baton.errors import StreamVersionConflict
-from baton.errors import EnvelopeError
+from baton.errors import EnvelopeError, StreamVersionConflict
 from baton.ledger.envelope import EventDraft, seal
 from baton.ledger.feed import FeedHead, encode_line
 from baton.ledger.protocol import Cursor, FeedRewritten

@@ -8,7 +8,14 @@ from baton.domain.aggregates import baton as batons
 from baton.domain.aggregates import session as sessions
 from baton.domain.batons import CANCELLED, CLAIMED, DISMISSED, PENDING, SUPERSEDED, BatonRecord
 from baton.errors import BatonAlreadyClaimed, BatonNotPending, BatonSuperseded, InputError
-from baton.events.catalogue import BatonCancelled, BatonClaimed, BatonCreated, BatonDismissed, ObjectiveCleared, ObjectiveSet
+from baton.events.catalogue import (
+    BatonCancelled,
+    BatonClaimed,
+    BatonCreated,
+    BatonDismissed,
+    ObjectiveCleared,
+    ObjectiveSet,
+)
 from tests.events_support import recorded
 
 KEY = "alice%40example.com__main"

@@ -213,8 +213,16 @@ def test_promoting_a_draft_validated_only_in_another_worktree_says_where_to_vali
 @pytest.mark.parametrize("status", ["draft", "validated", "ready", "resumed", "superseded", "archived"])
 def test_each_lifecycle_transition_refuses_a_state_that_does_not_allow_it_on_its_own(status):
     from baton.domain.lifecycle import (
-        ALLOWED, ARCHIVE, FLAG_CONFLICTED, RESUME, VALIDATE, TransitionError, archive, flag_conflicted,
-        record_validation, resume,
+        ALLOWED,
+        ARCHIVE,
+        FLAG_CONFLICTED,
+        RESUME,
+        VALIDATE,
+        TransitionError,
+        archive,
+        flag_conflicted,
+        record_validation,
+        resume,
     )
     from tests.test_domain_lifecycle import T3, in_state, passed
 

@@ -10,12 +10,10 @@ import pytest
 
 from baton.commands.baton_claim import claim_in_scope
 from baton.commands.batons import Peek, peek_eligible
-from baton.errors import BatonAlreadyClaimed, BatonNotPending, BatonSuperseded
-from tests.app_support import cancel_baton, dismiss_baton, list_pending_batons
 from baton.commands.context import Project
 from baton.commands.identity import SessionContext
-from tests.app_support import local_metrics
-from baton.errors import NotFound, StreamVersionConflict
+from baton.errors import BatonAlreadyClaimed, BatonNotPending, BatonSuperseded, NotFound, StreamVersionConflict
+from tests.app_support import cancel_baton, dismiss_baton, list_pending_batons, local_metrics
 from tests.batons_support import ALICE, BOB, active, events, leave, start
 
 

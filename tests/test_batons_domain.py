@@ -7,10 +7,25 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from baton.domain.batons import (
-    HANDOFF_HEADING, KEY_PART_MAX, SHARED_KEY, STEPS_REQUIRED, BatonPayload, BatonRecord,
-    active_for_context, assemble_brief, baton_content_of_handoff, baton_key, collect_decisions,
-    collect_traps, context_key, encode_key_part, handoff_payload_for_baton, parse_payload,
-    recent_handoffs, render_baton_markdown, select_eligible,
+    HANDOFF_HEADING,
+    KEY_PART_MAX,
+    SHARED_KEY,
+    STEPS_REQUIRED,
+    BatonPayload,
+    BatonRecord,
+    active_for_context,
+    assemble_brief,
+    baton_content_of_handoff,
+    baton_key,
+    collect_decisions,
+    collect_traps,
+    context_key,
+    encode_key_part,
+    handoff_payload_for_baton,
+    parse_payload,
+    recent_handoffs,
+    render_baton_markdown,
+    select_eligible,
 )
 from baton.errors import InputError
 

@@ -13,9 +13,8 @@ from collections import Counter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.app_support import cancel_baton, dismiss_baton, list_pending_batons
 from baton.commands.context import Project
-from tests.app_support import init_project
+from tests.app_support import cancel_baton, dismiss_baton, init_project, list_pending_batons
 from tests.batons_support import events, leave, start
 
 OWNERS = ["alice@example.com", "bob@example.com"]

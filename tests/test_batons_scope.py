@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app_support import scope_handoff_as_baton
 from baton.commands.context import Project
 from baton.errors import Conflict, InputError, NotFound
-from tests.batons_support import ALICE, BOB, active, start, capture_handoff
+from tests.app_support import scope_handoff_as_baton
+from tests.batons_support import ALICE, BOB, active, capture_handoff, start
 
 RICH = {
     "work": {"title": "OAuth callback", "objective": "Reject replayed callbacks"},
@@ -34,8 +34,7 @@ def handoff_status(project, handoff_id):
 
 
 def make_ready(project, handoff_id):
-    from tests.app_support import promote_handoff
-    from tests.app_support import validate_handoff_command
+    from tests.app_support import promote_handoff, validate_handoff_command
 
     report = validate_handoff_command(project, handoff_id)
     promote_handoff(project, handoff_id, accept_warnings="test fixture: no evidence needed")

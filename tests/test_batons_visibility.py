@@ -11,9 +11,9 @@ brief. (Ordinary handoffs count only once validated — tests/test_brief_validat
 
 from __future__ import annotations
 
-from tests.app_support import scope_handoff_as_baton
 from baton.domain.batons import SCOPE_FIELD, visible_handoffs
-from tests.batons_support import ALICE, BOB, leave, start, capture_handoff
+from tests.app_support import scope_handoff_as_baton
+from tests.batons_support import ALICE, BOB, capture_handoff, leave, start
 
 ALICE_TRAP = "alice private failed approach"
 

@@ -6,9 +6,9 @@ import orjson
 import pytest
 
 import baton.commands.bootstrap as bootstrap_module
-from tests.app_support import bootstrap
 from baton.domain.batons import HANDOFF_HEADING, render_baton_markdown
 from baton.errors import InputError
+from tests.app_support import bootstrap
 from tests.batons_support import ALICE, active, append_raw, events, leave, start
 
 
@@ -252,9 +252,9 @@ RICH = {
 
 
 def _capture_and_scope(root) -> str:
-    from tests.app_support import scope_handoff_as_baton
     from baton.commands.capture import capture_in_scope
     from baton.commands.context import Project
+    from tests.app_support import scope_handoff_as_baton
 
     opened = Project.open(root)
     try:

@@ -12,7 +12,6 @@ from handoff_samples import HEAD, OTHER_HEAD, drop_nones, handoff_dicts
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baton.errors import InputError
 from baton.domain.brief import (
     MIN_MAX_TOKENS,
     TRIM_ORDER,
@@ -23,6 +22,7 @@ from baton.domain.brief import (
 from baton.domain.freshness import ArtifactDrift, derive_freshness
 from baton.domain.handoff import handoff_from_json
 from baton.domain.quality import score_quality
+from baton.errors import InputError
 
 GOLDEN = Path(__file__).parent / "golden"
 SECTION_ORDER = ["header", "freshness", "preamble", "quality", "objective", "current_state", "completed",

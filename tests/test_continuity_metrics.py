@@ -7,7 +7,11 @@ import sqlite3
 import orjson
 
 from baton.events.catalogue import (
-    HandoffCaptured, HandoffForgotten, HandoffPromoted, HandoffResumed, HandoffValidated,
+    HandoffCaptured,
+    HandoffForgotten,
+    HandoffPromoted,
+    HandoffResumed,
+    HandoffValidated,
 )
 from baton.projections.continuity_metrics import totals
 from baton.projections.folds.continuity_metrics import ContinuityMetrics

@@ -6,7 +6,12 @@ import json
 
 from baton.commands.context import Project
 from tests.app_support import (
-    _call, control_detector, detect, promote_handoff, show_handoff, validate_handoff_command,
+    _call,
+    control_detector,
+    detect,
+    promote_handoff,
+    show_handoff,
+    validate_handoff_command,
 )
 from tests.handoff_support import baton, baton_json, ledger_lines, payload
 
@@ -114,8 +119,8 @@ def test_the_cli_reads_signals_from_stdin_and_shows_unavailable_ones(project):
 
 def test_a_promoted_draft_keeps_the_detector_audit(project):
     result = detect(project, {"handoff_request": 1})
-    from tests.app_support import amend_handoff
     from baton.cli_input import ContentOptions
+    from tests.app_support import amend_handoff
 
     amend_handoff(project, result.draft, content=ContentOptions(
         title="Auth fixture", objective="Reject replayed callbacks", current_state="fixture half written",

@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from baton.domain.detector import (
-    AUTO_PREPARE, NONE, PREPARE, RECOMMEND, DetectorConfig, decide, evaluate, evolve_state, read_signals,
+    AUTO_PREPARE,
+    NONE,
+    PREPARE,
+    RECOMMEND,
+    DetectorConfig,
+    decide,
+    evaluate,
+    evolve_state,
+    read_signals,
 )
 from baton.errors import InputError
 

@@ -46,7 +46,11 @@ def test_the_skill_names_every_heading_a_hook_brief_can_open_with():
     """An agent told not to bootstrap again when a hook put the brief in its
     context must recognise the brief whatever it opens with."""
     from baton.domain.batons import (
-        DECISIONS_HEADING, HANDOFF_HEADING, LATEST_HEADING, OBJECTIVE_HEADING, TRAPS_HEADING,
+        DECISIONS_HEADING,
+        HANDOFF_HEADING,
+        LATEST_HEADING,
+        OBJECTIVE_HEADING,
+        TRAPS_HEADING,
     )
 
     skill = " ".join((DOCS.parents[1] / "skills" / "baton" / "SKILL.md").read_text().split())

@@ -7,9 +7,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from baton.domain.handoff import STATUSES, Handoff, Validation, handoff_to_json
 from baton.domain.aggregates import handoff as aggregate
-from baton.domain.aggregates.handoff import Archive, FlagConflicted, Promote, RecordValidation, Resume, Revise, Supersede
+from baton.domain.aggregates.handoff import (
+    Archive,
+    FlagConflicted,
+    Promote,
+    RecordValidation,
+    Resume,
+    Revise,
+    Supersede,
+)
+from baton.domain.handoff import STATUSES, Handoff, Validation, handoff_to_json
 from baton.domain.lifecycle import (
     ALLOWED,
     AMEND,

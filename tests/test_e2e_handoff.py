@@ -50,9 +50,7 @@ def _capture_ready_cli(root: Path) -> str:
 def _capture_ready(root: Path) -> str:
     """The same ready handoff, made in-process: these tests are about what follows."""
     from baton.cli_input import ContentOptions
-    from tests.app_support import capture_checkpoint
-    from tests.app_support import promote_handoff
-    from tests.app_support import validate_handoff_command
+    from tests.app_support import capture_checkpoint, promote_handoff, validate_handoff_command
 
     handoff_id = capture_checkpoint(root, content=ContentOptions(
         title="Resumable OAuth callback validation",

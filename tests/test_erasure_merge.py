@@ -6,9 +6,9 @@ import itertools
 
 import pytest
 
+from baton.ledger.envelope import EventDraft
 from baton.ledger.erase import NotAnErasure, erase_lines, merge_erasures
 from baton.ledger.store import Ledger
-from baton.ledger.envelope import EventDraft
 
 
 @pytest.fixture

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from baton.events import catalogue as events, names as event_names
+from baton.events import catalogue as events
+from baton.events import names as event_names
 
 
 def test_every_event_class_takes_its_type_from_the_names_of_its_family():

@@ -11,10 +11,9 @@ import pytest
 
 from baton.cli_input import ContentOptions
 from baton.commands.capture import assign_item_ids, capture_in_scope, merge_changes
-from tests.app_support import capture_checkpoint
 from baton.commands.context import Project
-from baton.errors import HandoffInputError
-from baton.errors import InputError, NotFound, PolicyBlock
+from baton.errors import HandoffInputError, InputError, NotFound, PolicyBlock
+from tests.app_support import capture_checkpoint
 from tests.handoff_support import git_init, handoff_events, ledger_lines, materialized, payload
 
 SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "handoff-v0.1.json"

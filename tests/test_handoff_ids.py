@@ -7,13 +7,10 @@ import pytest
 from baton.commands.capture import capture_in_scope
 from baton.commands.context import Project
 from baton.commands.ids import resolve_handoff_id
-from baton.errors import AmbiguousId
-from tests.app_support import promote_handoff
-from tests.app_support import validate_handoff_command
 from baton.domain.handoff import short_id
-from baton.errors import InputError, NotFound
+from baton.errors import AmbiguousId, InputError, NotFound
+from tests.app_support import promote_handoff, validate_handoff_command
 from tests.handoff_support import baton, payload
-
 
 FIXED_NS = 1_788_000_000_000_000_000
 

@@ -8,15 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_support import amend_handoff, archive_handoff
 from baton.cli_input import ContentOptions
 from baton.commands.capture import capture_in_scope
 from baton.commands.context import Project
-from tests.app_support import promote_handoff
-from tests.app_support import resume_handoff
-from tests.app_support import validate_handoff_command
-from baton.errors import PromotionRefused, TransitionError
-from baton.errors import InputError, PolicyBlock, StreamVersionConflict
+from baton.errors import InputError, PolicyBlock, PromotionRefused, StreamVersionConflict, TransitionError
+from tests.app_support import amend_handoff, archive_handoff, promote_handoff, resume_handoff, validate_handoff_command
 from tests.handoff_support import handoff_events, payload
 
 

@@ -6,19 +6,16 @@ import json
 
 import attrs
 
-from tests.app_support import amend_handoff
 from baton.cli_input import ContentOptions
 from baton.commands.capture import capture_in_scope
 from baton.commands.context import Project
-from tests.app_support import promote_handoff
-from tests.app_support import resume_handoff
-from tests.app_support import validate_handoff_command
-from baton.ledger.envelope import EventDraft, seal
 from baton.domain.aggregates.handoff import record_time
 from baton.events.names import handoff_stream as stream_of
+from baton.ledger.envelope import EventDraft, seal
 from baton.projections.folds.handoffs import Handoffs
 from baton.projections.handoffs import COUNTS_TABLE, ROWS_TABLE, SEARCH_TABLE, count_by_status, newest
 from baton.projections.runner import ProjectionRunner, snapshot_equal
+from tests.app_support import amend_handoff, promote_handoff, resume_handoff, validate_handoff_command
 from tests.handoff_support import materialized, payload
 
 
@@ -125,8 +122,8 @@ def _rows(project):
 def test_the_handoff_rows_and_search_index_equal_a_full_replay(project):
     from baton.app import Baton
     from baton.cli import main
-    from tests.app_support import archive_handoff, capture_checkpoint, promote_handoff, validate_handoff_command
     from baton.cli_input import ContentOptions
+    from tests.app_support import archive_handoff, capture_checkpoint, promote_handoff, validate_handoff_command
 
     ids = [capture_checkpoint(project, content=ContentOptions(title=f"T{n}", objective=f"O{n}",
                                                               current_state="halfway")).handoff_id

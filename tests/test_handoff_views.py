@@ -11,13 +11,9 @@ from hypothesis import strategies as st
 from baton.commands.capture import capture_in_scope
 from baton.commands.context import Project
 from baton.commands.listing import fts_query
-from tests.app_support import list_handoffs
-from tests.app_support import prepare_handoff
-from tests.app_support import promote_handoff
-from tests.app_support import show_handoff
-from tests.app_support import validate_handoff_command
 from baton.domain.yaml_text import to_yaml
 from baton.errors import InputError
+from tests.app_support import list_handoffs, prepare_handoff, promote_handoff, show_handoff, validate_handoff_command
 from tests.handoff_support import git_commit, git_init, payload
 
 
@@ -144,8 +140,8 @@ def test_fts_syntax_in_the_query_is_harmless(project):
 
 
 def test_list_search_follows_revisions(project):
-    from tests.app_support import amend_handoff
     from baton.cli_input import ContentOptions
+    from tests.app_support import amend_handoff
 
     handoff_id = _capture(project)
     amend_handoff(project, handoff_id, content=ContentOptions(title="Webhook signature checks"))

@@ -19,7 +19,6 @@ from tests.handoff_support import git_init
 from tests.harness_support import fixture, injected, lock_held_elsewhere
 
 
-
 @pytest.fixture
 def repo(project):
     git_init(project, {"src/app.py": "x = 1\n"})

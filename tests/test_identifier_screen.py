@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
+from baton.domain.batons import context_key
 from baton.domain.identifiers import (
     BRANCH,
     HARNESS,
@@ -24,7 +25,6 @@ from baton.domain.identifiers import (
     key_forms,
     screen_identifiers,
 )
-from baton.domain.batons import context_key
 from baton.domain.redaction import RedactionPolicy
 from baton.mcp_server import build_server
 from tests.cli_support import run

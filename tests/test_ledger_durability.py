@@ -97,8 +97,8 @@ def test_a_claim_is_synced_even_with_fsync_never(project, fsyncs):
 
 
 def test_a_promotion_is_synced_even_with_fsync_never(project, fsyncs):
-    from tests.test_handoff_lifecycle import _capture
     from tests.app_support import promote_handoff, validate_handoff_command
+    from tests.test_handoff_lifecycle import _capture
 
     never_project(project)
     handoff_id = _capture(project).handoff_id

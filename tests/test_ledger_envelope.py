@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from baton.canonical import digest_of
-from baton.ledger import EventDraft, Ledger
 from baton.errors import EnvelopeError
+from baton.ledger import EventDraft, Ledger
 from baton.ledger.envelope import KNOWN_FIELDS, Event, seal, seal_batch
 from baton.ledger.feed import FeedHead, encode_line, scan_bytes
 from baton.ledger.verify import verify_ledger

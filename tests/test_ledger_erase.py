@@ -7,7 +7,8 @@ import itertools
 import tempfile
 from pathlib import Path
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from baton.ledger.envelope import EventDraft
 from baton.ledger.erase import erase_payloads

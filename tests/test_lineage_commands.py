@@ -10,8 +10,16 @@ from baton.cli_input import ContentOptions
 from baton.commands.context import Project
 from baton.errors import MergeUnresolved
 from tests.app_support import (
-    amend_handoff, capture_checkpoint, fork_handoff, lineage_view, list_handoffs, merge_handoffs,
-    promote_handoff, resume_handoff, show_handoff, validate_handoff_command,
+    amend_handoff,
+    capture_checkpoint,
+    fork_handoff,
+    lineage_view,
+    list_handoffs,
+    merge_handoffs,
+    promote_handoff,
+    resume_handoff,
+    show_handoff,
+    validate_handoff_command,
 )
 from tests.handoff_support import baton, baton_json, ledger_lines, materialized, payload
 

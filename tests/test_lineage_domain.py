@@ -5,8 +5,16 @@ from __future__ import annotations
 import pytest
 
 from baton.domain.lineage import (
-    Graph, Node, conflict_candidates, conflicts_touching, merge_body, render_dot, render_mermaid, render_text,
-    subject_and_choice, to_json,
+    Graph,
+    Node,
+    conflict_candidates,
+    conflicts_touching,
+    merge_body,
+    render_dot,
+    render_mermaid,
+    render_text,
+    subject_and_choice,
+    to_json,
 )
 from baton.errors import MergeUnresolved
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections import deque
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from baton.domain.lineage import Graph, Node
 

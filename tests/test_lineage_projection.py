@@ -13,7 +13,13 @@ from baton.projections.folds.lineage import Lineage
 from baton.projections.lineage import EDGES_TABLE, FORKS_TABLE, NODES_TABLE
 from baton.projections.runner import snapshot_equal
 from tests.app_support import (
-    _call, amend_handoff, fork_handoff, init_project, merge_handoffs, promote_handoff, validate_handoff_command,
+    _call,
+    amend_handoff,
+    fork_handoff,
+    init_project,
+    merge_handoffs,
+    promote_handoff,
+    validate_handoff_command,
 )
 from tests.handoff_support import payload
 

@@ -5,10 +5,18 @@ from __future__ import annotations
 
 from collections import deque
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from baton.domain.lineage import (
-    Graph, Node, conflict_candidates, conflicts_touching, render_dot, render_mermaid, render_text, to_json,
+    Graph,
+    Node,
+    conflict_candidates,
+    conflicts_touching,
+    render_dot,
+    render_mermaid,
+    render_text,
+    to_json,
 )
 
 SUBJECTS = ("token store", "cache", "queue")

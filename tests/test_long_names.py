@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from baton.config import write_bytes_atomic
 from baton.domain.batons import FILE_STEM_MAX, baton_file, bounded_file_stem, context_key

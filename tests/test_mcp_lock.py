@@ -4,7 +4,6 @@ gives up after ``$BATON_MCP_LOCK_WAIT`` seconds with ``ledger_busy``."""
 
 from __future__ import annotations
 
-
 import anyio
 import pytest
 from mcp import Client

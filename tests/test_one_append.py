@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from baton.app import Baton
 from baton.ledger import files

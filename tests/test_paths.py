@@ -13,10 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from baton.domain.paths import normalize_project_path, project_path_problem
-from baton.errors import UnsafePath
-from baton.errors import PolicyBlock
+from baton.errors import PolicyBlock, UnsafePath
 from baton.policy import check_path_inside_root
-
 
 # -- pure normalisation -------------------------------------------------------------
 

@@ -40,8 +40,15 @@ from baton.ledger.memory import MemoryLedger
 from baton.projections.registry import default_projections
 from baton.projections.runner import ProjectionRunner
 from tests.app_support import (
-    amend_handoff, archive_handoff, begin_session, bootstrap, cancel_baton, end_session, init_project,
-    promote_handoff, validate_handoff_command,
+    amend_handoff,
+    archive_handoff,
+    begin_session,
+    bootstrap,
+    cancel_baton,
+    end_session,
+    init_project,
+    promote_handoff,
+    validate_handoff_command,
 )
 from tests.handoff_samples import texts
 from tests.handoff_support import payload

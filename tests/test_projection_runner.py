@@ -19,6 +19,7 @@ from baton.projections.runner import CatchUp, ProjectionRunner, Until
 from tests.conftest import run_baton
 from tests.projection_support import START_NS, projections
 
+
 class Clock:
     def __init__(self, start: int = START_NS) -> None:
         self.ticks = itertools.count(start, 1_000)

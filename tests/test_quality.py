@@ -7,7 +7,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from handoff_samples import handoff_dicts, drop_nones, texts
+from handoff_samples import drop_nones, handoff_dicts, texts
 from hypothesis import given
 from hypothesis import strategies as st
 

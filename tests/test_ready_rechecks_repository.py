@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from baton.app import Baton
 from baton.errors import PromotionRefused
 from tests.app_support import promote_handoff, validate_handoff_command
-from baton.app import Baton
 from tests.handoff_support import git_commit, git_init, payload
 
 

@@ -7,9 +7,9 @@ import pytest
 from baton.commands.context import Project
 from baton.commands.identity import SessionContext
 from baton.commands.objectives import get_session_objective
-from tests.app_support import begin_session, end_session
 from baton.domain.batons import STEPS_REQUIRED
 from baton.errors import InputError
+from tests.app_support import begin_session, end_session
 from tests.batons_support import ALICE, BOB, active, append_raw, events, leave, start
 
 

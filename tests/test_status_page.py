@@ -21,11 +21,10 @@ import pytest
 
 from baton.commands.context import Project
 from baton.commands.status_page import loopback_address
-from tests.app_support import listen_target, status_overview
-from baton.errors import PolicyBlock
+from baton.errors import PolicyBlock, PortInUse
 from baton.web.page import PAGE_CSP, SCRIPT, STYLE, _source_hash, render_page
-from baton.errors import PortInUse
 from baton.web.server import bind_status_server
+from tests.app_support import listen_target, status_overview
 from tests.batons_support import ALICE, BOB, events, leave, start
 from tests.conftest import run_baton
 

@@ -168,8 +168,8 @@ def test_the_loser_of_a_double_claim_is_told_once_at_its_next_start_and_the_winn
 
 
 def test_a_commit_whose_push_failed_is_not_counted_as_held_by_the_remote(capsys, team, monkeypatch):
-    from baton.sync import transport
     from baton.errors import RemoteUnreachable
+    from baton.sync import transport
 
     remote, a, b = team
     _checkpoint(capsys, b, "from B")

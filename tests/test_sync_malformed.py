@@ -14,10 +14,10 @@ from pathlib import Path
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from dulwich.objects import Blob, Commit, Tree
 from dulwich.repo import Repo
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from baton.sync.ledger_ref import read_feeds
 from tests.cli_support import run, run_json

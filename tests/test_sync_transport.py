@@ -276,8 +276,9 @@ def test_an_incremental_fetch_from_a_path_remote_reads_only_the_new_commit_howev
         capsys, team, monkeypatch):
     """dulwich's negotiation walks every commit both sides share (one per
     sync); the few-objects fetch stops at the first commit this clone has."""
-    from baton.sync import transport
     from dulwich.objects import Commit
+
+    from baton.sync import transport
 
     remote, a, b = team
     for i in range(6):

@@ -10,12 +10,13 @@ from __future__ import annotations
 import itertools
 
 import orjson
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from baton.ledger import EventDraft, Ledger
 from baton.ledger import verify as verify_module
 from baton.ledger.feed import scan_file
-from baton.ledger.verify import _SeqHashes, _hash_value, verify_ledger
+from baton.ledger.verify import _hash_value, _SeqHashes, verify_ledger
 
 WHOLE = 1 << 40
 

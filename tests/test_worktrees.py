@@ -18,12 +18,9 @@ from dulwich import porcelain
 
 from baton.commands.capture import capture_in_scope
 from baton.commands.context import Project
-from tests.app_support import prepare_handoff
-from tests.app_support import promote_handoff
-from tests.app_support import resume_handoff
-from tests.app_support import validate_handoff_command
 from baton.errors import PolicyBlock
 from baton.project import resolve_root, resolve_worktree
+from tests.app_support import prepare_handoff, promote_handoff, resume_handoff, validate_handoff_command
 from tests.conftest import run_baton
 from tests.handoff_support import git_commit, git_init, payload
 

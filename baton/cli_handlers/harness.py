@@ -8,7 +8,8 @@ import sys
 from baton.cli_handlers.output import output_policy
 from baton.domain.redaction import screen_text
 from baton.errors import InputError
-from baton.harnesses.install import default_command, install_hooks as write_hooks, parse_events
+from baton.harnesses.install import default_command, parse_events
+from baton.harnesses.install import install_hooks as write_hooks
 from baton.harnesses.wiring import remove_wiring
 from baton.project import resolve_root, resolve_worktree
 

@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from baton.model import frozen
 from baton.commands.baton_claim import key_state
-from baton.commands.baton_hand_on import hand_on_in_scope
 from baton.commands.baton_create import create_in_scope
+from baton.commands.baton_hand_on import hand_on_in_scope
 from baton.commands.batons import CreatedBaton, as_payload, current_batons, redaction_lines, stored_baton
 from baton.commands.identity import SessionContext, context_of
 from baton.commands.record import record as record_events
@@ -24,6 +23,7 @@ from baton.domain.aggregates import baton as baton_aggregate
 from baton.domain.batons import PENDING, BatonRecord, active_for_context
 from baton.domain.short_ids import id_matches
 from baton.errors import Conflict, InputError, NotFound
+from baton.model import frozen
 from baton.projections.batons import baton_records, claim_conflicts
 
 if TYPE_CHECKING:

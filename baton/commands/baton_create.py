@@ -13,7 +13,12 @@ from baton.commands.batons import CreatedBaton, stored_baton
 from baton.commands.capture import capture_in_scope
 from baton.commands.identity import SessionContext
 from baton.domain.batons import (
-    BatonPayload, BatonRecord, baton_content_of_handoff, baton_key, baton_stream, handoff_payload_for_baton,
+    BatonPayload,
+    BatonRecord,
+    baton_content_of_handoff,
+    baton_key,
+    baton_stream,
+    handoff_payload_for_baton,
 )
 
 if TYPE_CHECKING:

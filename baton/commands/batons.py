@@ -33,11 +33,10 @@ from typing import Any
 
 import attrs
 
-from baton.domain.batons import BatonPayload, BatonRecord, baton_key, baton_stream, parse_payload, select_eligible
 from baton.commands.identity import SessionContext
+from baton.domain.batons import BatonPayload, BatonRecord, baton_key, baton_stream, parse_payload, select_eligible
 from baton.model import frozen
 from baton.projections.batons import baton_records
-
 
 # -- reading ---------------------------------------------------------------------
 

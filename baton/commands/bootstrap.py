@@ -28,20 +28,31 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
-from baton.config import read_json, write_json_atomic
-from baton.model import frozen
 from baton.commands.batons import Peek, peek_eligible
 from baton.commands.identity import SessionContext, context_of
 from baton.commands.latest import LATEST_WINDOW, RESUMABLE
 from baton.commands.objectives import SessionObjective, check_session_id, get_session_objective
+from baton.config import read_json, write_json_atomic
 from baton.domain.batons import (
-    DEFAULT_MAX_BYTES, MAX_MAX_BYTES, UNREADABLE_BRIEF, AssembledBrief, BatonRecord, assemble_brief,
-    brief_may_use, collect_decisions, collect_traps, lost_claim_notices, passed_validation,
-    render_baton_markdown, render_latest_markdown, visible_handoffs,
+    DEFAULT_MAX_BYTES,
+    MAX_MAX_BYTES,
+    UNREADABLE_BRIEF,
+    AssembledBrief,
+    BatonRecord,
+    assemble_brief,
+    brief_may_use,
+    collect_decisions,
+    collect_traps,
+    lost_claim_notices,
+    passed_validation,
+    render_baton_markdown,
+    render_latest_markdown,
+    visible_handoffs,
 )
 from baton.domain.limits import MIN_MAX_BYTES
 from baton.errors import BatonError, InputError
 from baton.ledger.ids import uuid7
+from baton.model import frozen
 from baton.projections import handoffs
 from baton.projections.batons import baton_scopes, claim_conflicts
 

@@ -18,31 +18,37 @@ from __future__ import annotations
 import os
 import time
 from contextlib import contextmanager
-from urllib.parse import unquote
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping
+from urllib.parse import unquote
 
 import attrs
 
 from baton import oplog
 from baton.canonical import pretty_bytes
-from baton.model import mutable
 from baton.config import WRITER_ID, ProjectConfig, read_json, write_json_atomic
-from baton.writer_id import new_writer_id
 from baton.domain import identifiers as ids
 from baton.domain.identifiers import event_identifiers
 from baton.domain.redaction import redact_strings
 from baton.errors import (
-    InputError, LedgerBusy, NotInitialized, PolicyBlock, ReadOnlyProject, SecretInIdentifier, StorageError,
+    InputError,
+    LedgerBusy,
+    NotInitialized,
+    PolicyBlock,
+    ReadOnlyProject,
+    SecretInIdentifier,
+    StorageError,
 )
 from baton.ledger.clock import WallClock, system_clock
 from baton.ledger.envelope import Event, EventDraft
 from baton.ledger.protocol import LedgerTxn
 from baton.ledger.store import Ledger
+from baton.model import mutable
 from baton.policy import load_policy
 from baton.project import ProjectPaths, resolve_root, resolve_worktree
 from baton.projections.registry import default_projections
 from baton.projections.runner import CatchUp, Progress, ProjectionRunner
+from baton.writer_id import new_writer_id
 
 
 @mutable

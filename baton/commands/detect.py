@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from baton.commands.capture import capture_in_scope
 from baton.commands.detector_facts import detector_config, repository_head, stream_key
+from baton.commands.draft_fields import PLACEHOLDER, still_to_complete
 from baton.commands.handoff_facts import now_timestamp
 from baton.commands.objectives import check_session_id
-from baton.commands.draft_fields import PLACEHOLDER, still_to_complete
 from baton.commands.prepare import prepare_handoff
 from baton.commands.record import record
 from baton.commands.session_drafts import open_session_draft

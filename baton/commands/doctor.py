@@ -12,11 +12,11 @@ from importlib import metadata  # 20 ms: only doctor imports this module, and it
 from pathlib import Path
 from typing import Callable
 
-from baton.model import frozen
 from baton import __version__
 from baton.commands.context import Project
 from baton.commands.verify import verify_project
 from baton.errors import BatonError
+from baton.model import frozen
 from baton.project import ProjectPaths, git_toplevel, resolve_root
 
 

@@ -9,8 +9,8 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from baton.model import frozen
 from baton.errors import StorageError
+from baton.model import frozen
 
 if TYPE_CHECKING:
     from baton.commands.context import Project

@@ -20,6 +20,7 @@ from typing import Any, Mapping, Sequence
 from baton.domain.short_ids import short_id
 from baton.projections.lineage import branched
 
+
 def conflicts_for(runner: Any, handoff_id: str) -> list[dict[str, Any]]:
     """The conflict candidates a record carries (on it or an ancestor), as JSON."""
     if not branched(runner):

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from baton.model import frozen
 from baton.commands.batons import current_batons
-from baton.events.catalogue import ObjectiveSet, HandoffCaptured, SessionBegun, SessionEnded
+from baton.events.catalogue import HandoffCaptured, ObjectiveSet, SessionBegun, SessionEnded
+from baton.model import frozen
 from baton.projections.batons import OPERATIONS
 from baton.projections.continuity_metrics import totals as continuity_totals
 

@@ -19,16 +19,20 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import attrs
 
-from baton.model import frozen
 from baton.commands.batons import CreatedBaton, as_payload, peek_eligible, redaction_lines, stored_baton
 from baton.commands.identity import SessionContext, context_of
+from baton.commands.objectives import check_objective, check_session_id, get_session_objective
 from baton.commands.record import record
 from baton.domain.aggregates import session as aggregate
 from baton.domain.batons import (
-    BatonRecord, context_key, objective_stream, render_baton_markdown, session_stream,
+    BatonRecord,
+    context_key,
+    objective_stream,
+    render_baton_markdown,
+    session_stream,
 )
-from baton.commands.objectives import check_objective, check_session_id, get_session_objective
 from baton.ledger.ids import uuid7
+from baton.model import frozen
 
 if TYPE_CHECKING:
     from baton.commands.context import Project

@@ -27,8 +27,8 @@ from baton.domain import lifecycle
 from baton.domain.aggregates import handoff as aggregate
 from baton.domain.brief import validated_on
 from baton.domain.handoff import handoff_to_json, record_worktree
-from baton.domain.short_ids import short_id
 from baton.domain.readiness import ran_elsewhere
+from baton.domain.short_ids import short_id
 from baton.domain.validation import validate_handoff
 from baton.events.names import handoff_stream
 from baton.model import frozen

@@ -13,8 +13,8 @@ from baton.errors import BatonError, InputError
 from baton.events.names import HANDOFF_FORGOTTEN, PROJECT_INITIALIZED
 from baton.ledger import files
 from baton.ledger.feed import FeedHead, FeedProblem, line_ending_at, line_hashes_to, scan_bytes
-from baton.model import frozen
 from baton.ledger.verify import RecordedHead, VerifyReport, verify_ledger
+from baton.model import frozen
 from baton.projections.batons import claim_conflicts
 from baton.sync.signers import FeedSigner, feed_signers, render_signers
 from baton.sync.signing import SIGNATURE_PROBLEMS, require_signatures

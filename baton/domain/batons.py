@@ -14,10 +14,10 @@ import hashlib
 from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import quote
 
-from baton.model import frozen
-from baton.errors import InputError
 from baton.domain.freshness import FRESH, PARTIALLY_STALE, STALE
 from baton.domain.short_ids import short_id
+from baton.errors import InputError
+from baton.model import frozen
 
 SHARED_KEY = "_shared"
 """The one key (stream ``baton/_shared``, file ``_shared.json``) of shared batons."""

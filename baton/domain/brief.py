@@ -33,13 +33,13 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from baton.model import frozen, mutable
 from baton.domain.batons import OPEN_QUESTIONS_FIELD
 from baton.domain.freshness import FRESH, PARTIALLY_STALE, STALE, FreshnessReport, heads_equal
-from baton.domain.short_ids import short_id
 from baton.domain.limits import MIN_MAX_TOKENS
 from baton.domain.quality import QualityScore, cited_ids, order_open_items
+from baton.domain.short_ids import short_id
 from baton.errors import InputError
+from baton.model import frozen, mutable
 
 PROMPT = "prompt"
 MD = "md"

@@ -34,14 +34,18 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import Any, Mapping
 
-from baton.model import frozen
+from baton.domain.detector_config import (  # noqa: F401  (re-exported: the detector's settings)
+    DEFAULT_COOLDOWN_MINUTES,
+    DEFAULT_THRESHOLDS,
+    DEFAULT_WEIGHTS,
+    DetectorConfig,
+    unit_number,
+)
+from baton.domain.handoff_requests import is_explicit_request  # noqa: F401  (re-exported: the detector's signal)
 from baton.errors import InputError
 from baton.events.names import DETECTOR_DISABLED, DETECTOR_ENABLED, DETECTOR_RECOMMENDED, DETECTOR_SNOOZED
 from baton.ledger.clock import parse_rfc3339
-from baton.domain.handoff_requests import is_explicit_request  # noqa: F401  (re-exported: the detector's signal)
-from baton.domain.detector_config import (  # noqa: F401  (re-exported: the detector's settings)
-    DEFAULT_COOLDOWN_MINUTES, DEFAULT_THRESHOLDS, DEFAULT_WEIGHTS, DetectorConfig, unit_number,
-)
+from baton.model import frozen
 
 SIGNALS = (
     "context_pressure", "turn_pressure", "elapsed_pressure", "work_boundary", "handoff_request",

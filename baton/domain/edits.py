@@ -26,8 +26,8 @@ import copy
 import re
 from typing import Any, Iterable, Mapping, Sequence
 
-from baton.model import frozen
 from baton.errors import InputError
+from baton.model import frozen
 
 ID_SECTIONS = ("open_items", "decisions", "evidence", "failed_attempts")
 """The sections whose items carry an id (``drop`` looks in each)."""

@@ -19,8 +19,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from baton.model import frozen
 import attrs
+
+from baton.model import frozen
 
 FRESH = "fresh"
 PARTIALLY_STALE = "partially_stale"

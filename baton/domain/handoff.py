@@ -31,11 +31,18 @@ from typing import Any, Literal, NewType, Union, cast, get_args, get_origin
 
 import attrs
 
-from baton.model import as_tuple, frozen
-from baton.errors import HandoffInputError
 from baton.domain.short_ids import (  # noqa: F401 - re-exported: the model's users name them from here
-    HANDOFFS_DIR, MIN_PREFIX, MIN_SHORT_PREFIX, compact_timestamp, file_name, id_matches, parse_timestamp, short_id,
+    HANDOFFS_DIR,
+    MIN_PREFIX,
+    MIN_SHORT_PREFIX,
+    compact_timestamp,
+    file_name,
+    id_matches,
+    parse_timestamp,
+    short_id,
 )
+from baton.errors import HandoffInputError
+from baton.model import as_tuple, frozen
 
 SCHEMA_VERSION = "0.1"
 SCHEMA_URI = "https://baton.dev/schemas/handoff/v0.1.json"

@@ -27,9 +27,9 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import orjson
 
-from baton.model import frozen
-from baton.errors import InputError, MergeUnresolved
 from baton.domain.short_ids import short_id
+from baton.errors import InputError, MergeUnresolved
+from baton.model import frozen
 
 RELATIONS = ("root", "continue", "fork", "merge", "amend")
 _WORD = re.compile(r"[^\w]+", re.UNICODE)

@@ -23,9 +23,11 @@ from typing import Any, Literal, cast
 
 import attrs
 
-from baton.model import as_tuple, frozen
-from baton.domain.freshness import ArtifactFact, freshness_from_facts  # they live with the freshness they derive
-from baton.domain.freshness import heads_equal
+from baton.domain.freshness import (  # they live with the freshness they derive
+    ArtifactFact,
+    freshness_from_facts,
+    heads_equal,
+)
 from baton.domain.handoff import (
     Check,
     Freshness,
@@ -37,20 +39,25 @@ from baton.domain.handoff import (
     is_handoff_id,
 )
 from baton.domain.quality import score_quality
-from baton.domain.readiness import (
+
+# re-exported: the requirements (§7.2) live in ``readiness``, which the fold loads without the checks
+from baton.domain.readiness import (  # noqa: F401  # noqa: F401
+    ADVISORY_CHECKS,
+    TRANSCRIPT_KEYS,
     actionable_open_items,
     blank,
     definition_of_done_satisfied,
     draft_problems,
     is_explicitly_completed,
+    moved_since_validation,
+    ran_elsewhere,
+    ready_problems,
     stale_flag,
     transcript_field_paths,
+    validation_report_from_json,  # noqa: F401
 )
 from baton.errors import HandoffInputError
-# re-exported: the requirements (§7.2) live in ``readiness``, which the fold loads without the checks
-from baton.domain.readiness import ADVISORY_CHECKS, TRANSCRIPT_KEYS  # noqa: F401
-from baton.domain.readiness import moved_since_validation, ran_elsewhere, ready_problems  # noqa: F401
-from baton.domain.readiness import validation_report_from_json  # noqa: F401
+from baton.model import as_tuple, frozen
 
 Level = Literal["pass", "warn", "fail"]
 _RANK = {"pass": 0, "warn": 1, "fail": 2}

@@ -22,9 +22,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping, TypeVar, dataclass_tra
 import attrs
 
 from baton.events.names import FAMILIES, load_family, split_stream, stream_of
-from baton.model import frozen
 from baton.ledger.envelope import Event, EventDraft
-
+from baton.model import frozen
 
 # -- the base class ----------------------------------------------------------------
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from baton.events import names
-from baton.events.names import BATON
 from baton.events.base import DomainEvent, event_class, register
-
+from baton.events.names import BATON
 
 # -- session batons -----------------------------------------------------------------
 

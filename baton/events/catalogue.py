@@ -37,28 +37,58 @@ payload fields, add it to its aggregate's decider (``decide`` emits it,
 
 from __future__ import annotations
 
-from baton.events.names import (  # re-exported: writers and deciders name them from here
-    BATON, DETECTOR, FAMILIES, HANDOFF, OBJECTIVE, PROJECT, SESSION, load_family, split_stream, stream_of,
-)
 from baton.events.base import (  # the whole catalogue is importable from here (``__all__``)
-    CATALOGUE, DomainEvent, decode,
+    CATALOGUE,
+    DomainEvent,
+    decode,
 )
 from baton.events.baton import (
-    BatonCancelled, BatonClaimed, BatonCreated, BatonDismissed, BatonEvent,
+    BatonCancelled,
+    BatonClaimed,
+    BatonCreated,
+    BatonDismissed,
+    BatonEvent,
 )
 from baton.events.detector import (
-    DETECTOR_EVENTS, DetectorDisabled, DetectorEnabled, DetectorRecommended, DetectorSnoozed,
+    DETECTOR_EVENTS,
+    DetectorDisabled,
+    DetectorEnabled,
+    DetectorRecommended,
+    DetectorSnoozed,
 )
 from baton.events.handoff import (
-    HANDOFF_EVENTS, HandoffArchived, HandoffCaptured, HandoffFlagged, HandoffForgotten, HandoffPromoted,
-    HandoffResumed, HandoffRevised, HandoffSuperseded, HandoffValidated,
+    HANDOFF_EVENTS,
+    HandoffArchived,
+    HandoffCaptured,
+    HandoffFlagged,
+    HandoffForgotten,
+    HandoffPromoted,
+    HandoffResumed,
+    HandoffRevised,
+    HandoffSuperseded,
+    HandoffValidated,
+)
+from baton.events.names import (  # re-exported: writers and deciders name them from here
+    BATON,
+    DETECTOR,
+    FAMILIES,
+    HANDOFF,
+    OBJECTIVE,
+    PROJECT,
+    SESSION,
+    load_family,
+    split_stream,
+    stream_of,
 )
 from baton.events.project import ProjectInitialized
 from baton.events.session import (
-    OBJECTIVE_EVENTS, SESSION_EVENTS, ObjectiveCleared, ObjectiveSet, SessionBegun, SessionEnded,
+    OBJECTIVE_EVENTS,
+    SESSION_EVENTS,
+    ObjectiveCleared,
+    ObjectiveSet,
+    SessionBegun,
+    SessionEnded,
 )
-
-
 
 __all__ = ["BATON", "DETECTOR", "FAMILIES", "HANDOFF", "OBJECTIVE", "PROJECT", "SESSION", "split_stream",
     "stream_of", "CATALOGUE", "DomainEvent", "decode", "load_family", "BatonCancelled", "BatonClaimed",

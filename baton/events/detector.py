@@ -8,7 +8,6 @@ from baton.events import names
 from baton.events.base import DomainEvent, event_class, register
 from baton.events.names import DETECTOR
 
-
 # -- the detector (§9) -------------------------------------------------------------------
 # Stream ``detector/<session id>`` (``detector/-`` when no session is named).
 

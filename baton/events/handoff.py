@@ -11,7 +11,6 @@ from baton.events import names
 from baton.events.base import CATALOGUE, DomainEvent, event_class, register
 from baton.events.names import HANDOFF
 
-
 # -- handoffs ----------------------------------------------------------------------
 
 @register

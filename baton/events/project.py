@@ -8,7 +8,6 @@ from baton.events import names
 from baton.events.base import DomainEvent, event_class, register
 from baton.events.names import PROJECT
 
-
 # -- project -----------------------------------------------------------------------
 
 @register

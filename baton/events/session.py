@@ -7,9 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from baton.events import names
-from baton.events.names import OBJECTIVE, SESSION
 from baton.events.base import DomainEvent, event_class, register
-
+from baton.events.names import OBJECTIVE, SESSION
 
 # -- sessions and their objectives -------------------------------------------------------
 

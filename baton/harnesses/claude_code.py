@@ -16,9 +16,17 @@ too (``baton.harnesses.hook``).
 from __future__ import annotations
 
 from baton.harnesses.protocol import (
-    PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT,
-    CommandHookAdapter, ConfigFile, HookCommand, hook_specific_output,
-    matcher_groups, mcp_server, skill_text,
+    PRE_COMPACT,
+    SESSION_END,
+    SESSION_START,
+    USER_PROMPT,
+    CommandHookAdapter,
+    ConfigFile,
+    HookCommand,
+    hook_specific_output,
+    matcher_groups,
+    mcp_server,
+    skill_text,
 )
 
 HOOKS = (

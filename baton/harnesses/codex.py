@@ -29,9 +29,17 @@ from __future__ import annotations
 import orjson
 
 from baton.harnesses.protocol import (
-    PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT,
-    CommandHookAdapter, ConfigFile, HookCommand, hook_specific_output,
-    agents_skill, matcher_groups, mcp_server,
+    PRE_COMPACT,
+    SESSION_END,
+    SESSION_START,
+    USER_PROMPT,
+    CommandHookAdapter,
+    ConfigFile,
+    HookCommand,
+    agents_skill,
+    hook_specific_output,
+    matcher_groups,
+    mcp_server,
 )
 
 HOOKS = (

@@ -28,8 +28,16 @@ if TYPE_CHECKING:
     from typing import Any
 
 from baton.harnesses.protocol import (
-    PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, CommandHookAdapter, ConfigFile, HookCommand,
-    SessionMetadata, agents_skill, mcp_servers,
+    PRE_COMPACT,
+    SESSION_END,
+    SESSION_START,
+    USER_PROMPT,
+    CommandHookAdapter,
+    ConfigFile,
+    HookCommand,
+    SessionMetadata,
+    agents_skill,
+    mcp_servers,
 )
 
 HOOKS = (HookCommand("sessionStart"), HookCommand("preCompact"), HookCommand("sessionEnd"),

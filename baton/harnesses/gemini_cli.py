@@ -39,9 +39,18 @@ if TYPE_CHECKING:
     from typing import Any
 
 from baton.harnesses.protocol import (
-    NONBLOCKING_SUFFIX, PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT,
-    CommandHookAdapter, ConfigFile, HookCommand, SessionMetadata,
-    agents_skill, matcher_groups, mcp_servers,
+    NONBLOCKING_SUFFIX,
+    PRE_COMPACT,
+    SESSION_END,
+    SESSION_START,
+    USER_PROMPT,
+    CommandHookAdapter,
+    ConfigFile,
+    HookCommand,
+    SessionMetadata,
+    agents_skill,
+    matcher_groups,
+    mcp_servers,
 )
 
 HOOKS = (HookCommand("SessionStart"), HookCommand("PreCompress", matcher="manual"), HookCommand("SessionEnd"),

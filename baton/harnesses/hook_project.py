@@ -17,7 +17,12 @@ from baton.domain.short_ids import short_id
 from baton.errors import InputError
 from baton.harnesses import notices
 from baton.harnesses.protocol import (
-    PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, CommandHookAdapter, SessionMetadata,
+    PRE_COMPACT,
+    SESSION_END,
+    SESSION_START,
+    USER_PROMPT,
+    CommandHookAdapter,
+    SessionMetadata,
 )
 from baton.project import resolve_root, resolve_worktree
 

@@ -42,8 +42,17 @@ import orjson
 from baton.errors import BatonError, InputError, StorageError
 from baton.harnesses import HARNESSES, adapter
 from baton.harnesses.config_text import (
-    contained, hook_signature, new_text, original_path, parse_toml, read_text as read_strict, toml_header,
-    without_hooks, write_text,
+    contained,
+    hook_signature,
+    new_text,
+    original_path,
+    parse_toml,
+    toml_header,
+    without_hooks,
+    write_text,
+)
+from baton.harnesses.config_text import (
+    read_text as read_strict,
 )
 from baton.harnesses.protocol import AGENTS_SKILL_FILE, NONBLOCKING_SUFFIX, OPTIONAL_ROLES, ConfigFile
 from baton.model import frozen

@@ -17,10 +17,10 @@ from __future__ import annotations
 import heapq
 from typing import Callable, Iterator, Mapping
 
-from baton.model import mutable
 from baton.ledger.envelope import Event
 from baton.ledger.feed import FeedHead, FeedScan, last_line_length
 from baton.ledger.protocol import Changes, Cursor, FeedInfo, FeedRewritten, LedgerProtocol
+from baton.model import mutable
 
 Served = tuple[FeedScan, Cursor]
 

@@ -16,10 +16,10 @@ from typing import Any, Callable, Mapping
 import attrs
 import orjson
 
-from baton.model import frozen
 from baton.canonical import canonical_bytes, digest_of, sha256_tag
 from baton.errors import EnvelopeError
 from baton.ledger.clock import next_hlc
+from baton.model import frozen
 
 ENVELOPE_VERSION = 1
 

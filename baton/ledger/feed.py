@@ -18,19 +18,18 @@ from __future__ import annotations
 
 import gc
 import heapq
-from hashlib import sha256 as _sha256
 from contextlib import contextmanager
+from hashlib import sha256 as _sha256
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 import attrs
 import orjson
 
-from baton.model import frozen, mutable
-from baton.errors import LedgerCorrupt
 from baton.canonical import canonical_bytes, sha256_tag
-from baton.errors import EnvelopeError
+from baton.errors import EnvelopeError, LedgerCorrupt
 from baton.ledger.envelope import KNOWN_FIELDS, Event
+from baton.model import frozen, mutable
 
 
 @frozen

@@ -21,17 +21,24 @@ from typing import Iterable, Iterator, Mapping
 
 import attrs
 
-from baton.model import mutable
 from baton.errors import LedgerBusy, StreamVersionConflict
 from baton.ledger.changes import ChangeStream, cursor_after, read_changes
 from baton.ledger.clock import WallClock, rfc3339_micros, system_clock
 from baton.ledger.envelope import Event, EventDraft, seal_batch
 from baton.ledger.feed import (
-    FeedHead, FeedScan, encode_line, line_ending_at, line_hashes_to, merge_feeds, scan_bytes, scan_chunks,
+    FeedHead,
+    FeedScan,
+    encode_line,
+    line_ending_at,
+    line_hashes_to,
+    merge_feeds,
+    scan_bytes,
+    scan_chunks,
 )
 from baton.ledger.ids import uuid7
 from baton.ledger.integrity import heads_draft, heads_due
 from baton.ledger.protocol import Changes, Cursor, FeedInfo, IndexSeed
+from baton.model import mutable
 
 
 @mutable

@@ -23,10 +23,10 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from typing import Callable, Iterable, Iterator, Mapping, Protocol
 
-from baton.model import frozen, mutable
 from baton.errors import StorageError
 from baton.ledger.envelope import Event, EventDraft
 from baton.ledger.feed import FeedHead, FeedScan, merge_feeds
+from baton.model import frozen, mutable
 
 
 @frozen

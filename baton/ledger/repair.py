@@ -26,14 +26,14 @@ from typing import Any
 
 import orjson
 
-from baton.model import frozen
-from baton.errors import StorageError
 import baton.ledger.files as files
+from baton.errors import StorageError
+from baton.ledger.envelope import EventDraft
 from baton.ledger.feed import FeedHead, FeedProblem, scan_bytes
 from baton.ledger.ids import uuid7
 from baton.ledger.integrity import REPAIRED_TYPE, ledger_stream
-from baton.ledger.envelope import EventDraft
 from baton.ledger.verify import VerifyReport
+from baton.model import frozen
 
 LINE_PROBLEMS = frozenset({
     "bad_json", "bad_envelope", "bad_hash", "bad_digest", "wrong_writer", "fork", "gap", "broken_chain",

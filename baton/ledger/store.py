@@ -28,14 +28,21 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
-from baton.errors import LedgerBusy, LedgerCorrupt, StorageError, StreamVersionConflict
 import baton.ledger.files as files
+from baton.errors import LedgerBusy, LedgerCorrupt, StorageError, StreamVersionConflict
 from baton.ledger.changes import ChangeStream, ReadLog, Served, cursor_after, read_changes
 from baton.ledger.clock import WallClock, rfc3339_micros, system_clock
 from baton.ledger.envelope import Event, EventDraft, seal_batch
 from baton.ledger.feed import (
-    FeedHead, FeedScan, collector_paused, feed_name, line_ending_at,
-    line_hashes_to, merge_feeds, scan_bytes, scan_chunks,
+    FeedHead,
+    FeedScan,
+    collector_paused,
+    feed_name,
+    line_ending_at,
+    line_hashes_to,
+    merge_feeds,
+    scan_bytes,
+    scan_chunks,
 )
 from baton.ledger.ids import uuid7
 from baton.ledger.integrity import REPAIRED_TYPE, heads_draft, heads_due

@@ -28,15 +28,14 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Protocol
 
+import attrs
 import orjson
 
-import attrs
-
-from baton.model import frozen, mutable
 from baton.errors import StorageError
 from baton.ledger.envelope import Event
 from baton.ledger.feed import FeedHead, FeedProblem, TornTail, collector_paused, feed_name, merge_feeds, scan_chunks
 from baton.ledger.integrity import HEADS_TYPE, REPAIRED_TYPE
+from baton.model import frozen, mutable
 
 
 @frozen

@@ -24,7 +24,11 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from baton.events.names import (
-    HANDOFF_CAPTURED, HANDOFF_FORGOTTEN, HANDOFF_PROMOTED, HANDOFF_RESUMED, HANDOFF_VALIDATED,
+    HANDOFF_CAPTURED,
+    HANDOFF_FORGOTTEN,
+    HANDOFF_PROMOTED,
+    HANDOFF_RESUMED,
+    HANDOFF_VALIDATED,
 )
 from baton.ledger.envelope import Event
 from baton.projections.base import STREAM_ORDER, handoff_key

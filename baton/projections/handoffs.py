@@ -29,10 +29,10 @@ from typing import Any, Iterable, Iterator
 
 import orjson
 
-from baton.model import frozen
 from baton.domain.short_ids import HANDOFFS_DIR, MIN_PREFIX, MIN_SHORT_PREFIX, file_name, short_id
 from baton.events.names import HANDOFF, HANDOFF_TYPES, split_stream
 from baton.ledger.envelope import Event
+from baton.model import frozen
 from baton.projections.base import STREAM_ORDER, Doc
 
 SEARCH_TABLE = "handoff_search"

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from baton.projections.base import Projection
-from baton.projections.batons import BatonScopesBase, BatonsBase
+from baton.projections.batons import BatonsBase, BatonScopesBase
 from baton.projections.continuity_metrics import ContinuityMetricsBase
 from baton.projections.detector import DetectorBase
 from baton.projections.event_counts import EventCounts, Streams

@@ -45,7 +45,6 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, cast
 
 import orjson
 
-from baton.model import frozen
 from baton.canonical import loads
 from baton.config import write_bytes_atomic
 from baton.errors import Conflict, InputError, NotFound, StorageError
@@ -57,6 +56,7 @@ from baton.ledger.ids import uuid7
 from baton.ledger.integrity import REPAIRED_TYPE
 from baton.ledger.protocol import Cursor, EventStream, FeedRewritten, LedgerProtocol, Seed
 from baton.ledger.upcast import UPCASTERS, UpcasterRegistry
+from baton.model import frozen
 from baton.projections.base import ANY_ORDER, STREAM_ORDER, Doc, Materializing, Projection
 
 VANISHED_RETRIES = 5

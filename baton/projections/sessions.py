@@ -16,7 +16,6 @@ from baton.events.names import OBJECTIVE, OBJECTIVE_TYPES, SESSION, SESSION_TYPE
 from baton.ledger.envelope import Event
 from baton.projections.base import STREAM_ORDER
 
-
 _SESSION_TYPES = frozenset(SESSION_TYPES)
 _OBJECTIVE_TYPES = frozenset(OBJECTIVE_TYPES)
 

@@ -18,10 +18,26 @@ from baton.config import WRITER_ID, write_json_atomic
 from baton.ledger.feed import FeedHead
 from baton.sync.ledger_ref import with_signature
 from baton.sync.refusals import RefusedFeed
-from baton.sync.signing import (BAD_SIGNATURE, GOOD, MAX_SIGNATURE_BYTES, SIGNATURE_PROBLEMS, SIGNING_FORMATS,
-                                STATE_FILE, UNSIGNED, Programs, SignerCheck, SigningFailed, SigningKey,
-                                allowed_signers_path, check_head, file_digest, load_state, require_signatures,
-                                sign_head, signing_setup)
+from baton.sync.signing import (
+    BAD_SIGNATURE,
+    GOOD,
+    MAX_SIGNATURE_BYTES,
+    SIGNATURE_PROBLEMS,
+    SIGNING_FORMATS,
+    STATE_FILE,
+    UNSIGNED,
+    Programs,
+    SignerCheck,
+    SigningFailed,
+    SigningKey,
+    allowed_signers_path,
+    check_head,
+    file_digest,
+    load_state,
+    require_signatures,
+    sign_head,
+    signing_setup,
+)
 
 if TYPE_CHECKING:
     from baton.commands.context import Project

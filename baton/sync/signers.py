@@ -14,9 +14,22 @@ from baton.errors import InputError
 from baton.gitinfo import locate
 from baton.ledger.feed import FeedHead, line_hashes_to
 from baton.model import frozen
-from baton.sync.signing import (BAD_SIGNATURE, DEFAULT_ALLOWED_SIGNERS, GOOD, SIGNATURE_PROBLEMS, UNPUBLISHED,
-                                UNSIGNED, Programs, SignerCheck, allowed_signers_path, check_head, key_fingerprint,
-                                load_state, require_signatures, signing_setup)
+from baton.sync.signing import (
+    BAD_SIGNATURE,
+    DEFAULT_ALLOWED_SIGNERS,
+    GOOD,
+    SIGNATURE_PROBLEMS,
+    UNPUBLISHED,
+    UNSIGNED,
+    Programs,
+    SignerCheck,
+    allowed_signers_path,
+    check_head,
+    key_fingerprint,
+    load_state,
+    require_signatures,
+    signing_setup,
+)
 
 if TYPE_CHECKING:
     from baton.commands.context import Project

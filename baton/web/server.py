@@ -59,7 +59,14 @@ from baton.app import Baton
 from baton.commands.status_page import sanitize_for_project
 from baton.domain.redaction import RedactionPolicy, screen_text
 from baton.errors import (
-    BatonError, Conflict, InputError, NotFound, PolicyBlock, PortInUse, StorageError, ValidationFailed,
+    BatonError,
+    Conflict,
+    InputError,
+    NotFound,
+    PolicyBlock,
+    PortInUse,
+    StorageError,
+    ValidationFailed,
 )
 from baton.model import frozen, mutable
 from baton.web.page import API_CSP, PAGE_CSP, render_page

@@ -25,7 +25,6 @@ import json
 from typing import Any
 
 from baton.model import frozen
-
 from tests.e2e.common import FakeModel, Recorded, harness_env
 
 MODEL = "claude-sonnet-4-5"

@@ -34,7 +34,6 @@ from typing import Any
 import attrs
 
 from baton.model import frozen
-
 from tests.e2e.common import FakeModel, Recorded
 
 DEFAULT_REPLY = "Done."

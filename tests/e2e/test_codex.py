@@ -36,7 +36,13 @@ from typing import Any, Iterator
 import pytest
 
 from tests.e2e.common import (
-    BATON_BIN, ProxyTrap, git_project, harness_env, harness_program, ledger_events, no_baton_lost_beside_a_cpu_hog,
+    BATON_BIN,
+    ProxyTrap,
+    git_project,
+    harness_env,
+    harness_program,
+    ledger_events,
+    no_baton_lost_beside_a_cpu_hog,
     run_baton,
 )
 from tests.e2e.fake_openai import Call, FakeResponses, function_outputs, tool_names

@@ -19,7 +19,13 @@ import pytest
 from tests.e2e.common import BATON_BIN, ledger_events, no_baton_lost_beside_a_cpu_hog, run_baton
 from tests.e2e.fake_anthropic import said
 from tests.e2e.test_claude_code import (  # noqa: F401 - claude, env, model, project: the fixtures, shared
-    capture_validate_ready, claude, draft_named_in, env, model, project, session,
+    capture_validate_ready,
+    claude,
+    draft_named_in,
+    env,
+    model,
+    project,
+    session,
 )
 from tests.harness_support import lock_held_elsewhere
 

@@ -20,7 +20,13 @@ import pytest
 
 from baton.domain.batons import HANDOFF_HEADING, LATEST_HEADING
 from tests.e2e.common import (
-    BATON_BIN, git_project, harness_env, harness_program, ledger_events, no_baton_lost_beside_a_cpu_hog, run_baton,
+    BATON_BIN,
+    git_project,
+    harness_env,
+    harness_program,
+    ledger_events,
+    no_baton_lost_beside_a_cpu_hog,
+    run_baton,
     run_harness,
 )
 from tests.e2e.fake_gemini import FakeGemini, Recorded, call, hook_contexts, tool_result, user_text

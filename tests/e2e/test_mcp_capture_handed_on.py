@@ -32,7 +32,8 @@ from tests.e2e.fake_openai import Call, FakeResponses, function_outputs
 from tests.e2e.test_claude_code import WORK, handoff_id_in, last_tool_result
 from tests.e2e.test_claude_code import session as claude_session
 from tests.e2e.test_codex import MCP, CodexProject, developer_texts, result_of
-from tests.e2e.test_gemini_cli import RESULT_ID, Session as GeminiSession
+from tests.e2e.test_gemini_cli import RESULT_ID
+from tests.e2e.test_gemini_cli import Session as GeminiSession
 
 pytestmark = pytest.mark.e2e
 

@@ -23,12 +23,12 @@ from typing import Any
 
 import attrs
 
-from baton.model import frozen
 from baton.domain.batons import CANCELLED, CLAIMED, DISMISSED, PENDING, SUPERSEDED, BatonRecord
 from baton.errors import BatonAlreadyClaimed, BatonNotPending, BatonSuperseded, InputError
 from baton.events.base import DomainEvent, decode
 from baton.events.baton import BatonCancelled, BatonClaimed, BatonCreated, BatonDismissed
 from baton.ledger.envelope import Event
+from baton.model import frozen
 
 PREVIOUS_KEPT = 20
 """How many earlier batons a key's state remembers (the ledger keeps them all)."""

@@ -19,16 +19,25 @@ from typing import Any
 
 import attrs
 
-from baton.model import frozen
 from baton.domain import lifecycle
 from baton.domain.handoff import Handoff, handoff_from_json, handoff_to_json
 from baton.domain.readiness import moved_since_validation, ran_elsewhere, ready_problems, validation_report_from_json
-from baton.events.catalogue import (
-    DomainEvent, HandoffArchived, HandoffCaptured, HandoffFlagged, HandoffForgotten, HandoffPromoted, HandoffResumed,
-    HandoffRevised, HandoffSuperseded, HandoffValidated, decode,
-)
 from baton.errors import Conflict, HandoffInputError, PromotionRefused, TransitionError
+from baton.events.catalogue import (
+    DomainEvent,
+    HandoffArchived,
+    HandoffCaptured,
+    HandoffFlagged,
+    HandoffForgotten,
+    HandoffPromoted,
+    HandoffResumed,
+    HandoffRevised,
+    HandoffSuperseded,
+    HandoffValidated,
+    decode,
+)
 from baton.ledger.envelope import Event
+from baton.model import frozen
 
 State = Handoff | None
 

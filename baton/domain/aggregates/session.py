@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from baton.model import frozen
 from baton.events.base import DomainEvent, decode
 from baton.events.session import ObjectiveCleared, ObjectiveSet, SessionBegun, SessionEnded
 from baton.ledger.envelope import Event
+from baton.model import frozen
 
 
 def _text(value: Any) -> str | None:

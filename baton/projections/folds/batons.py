@@ -12,7 +12,7 @@ from baton.events.base import decode
 from baton.events.baton import BatonCreated
 from baton.ledger.envelope import Event
 from baton.projections.base import Doc
-from baton.projections.batons import OPERATIONS, BatonScopesBase, BatonsBase
+from baton.projections.batons import OPERATIONS, BatonsBase, BatonScopesBase
 
 TELEMETRY_RECENT = 20
 """How many telemetry records each key's document keeps for ``baton metrics``."""
