@@ -42,6 +42,8 @@ prompt hook's (an ordinary prompt, which asks for no handoff) ≤ 1.15× the sec
 
 
 def main() -> None:
+    if len(sys.argv) < 4 or not sys.argv[2].isdigit() or not all("=" in v for v in sys.argv[3:]):
+        sys.exit(__doc__.strip().splitlines()[2].strip().join(["usage: ", ""]))
     project, repeat, versions = sys.argv[1], int(sys.argv[2]), [v.split("=", 1) for v in sys.argv[3:]]
     python = sys.executable
     ids = itertools.count()
