@@ -1,4 +1,4 @@
-"""A module's header says what it needs (issue 28).
+"""A module's header says what it needs, and nothing is too long to read (issue 28).
 
 Every import sits at the top of its module, except at the few places that
 load a module on purpose later, each named here with its reason: the
@@ -121,3 +121,18 @@ def test_no_module_imports_itself_through_others():
                 stack.append((child, iter(sorted(graph[child]))))
                 on_path.append(child)
     assert circles == []
+
+
+LONGEST_FUNCTION = 80
+"""Lines, decorators and docstring included: a longer one is split into named steps."""
+
+
+def test_no_function_is_longer_than_eighty_lines():
+    long = []
+    for path in _modules():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - min([node.lineno, *(d.lineno for d in node.decorator_list)]) + 1
+                if lines > LONGEST_FUNCTION:
+                    long.append(f"{path.relative_to(BATON).as_posix()}:{node.lineno} {node.name} ({lines} lines)")
+    assert long == []
