@@ -38,6 +38,13 @@ def test_ci_runs_exactly_the_readme_test_command():
     assert test_block in ci.splitlines()
 
 
+def test_ci_runs_exactly_the_readme_crash_loop_command():
+    slow_block = _blocks("Install and run the crash loops and races:")[0].strip()
+    assert slow_block.endswith("-m slow")
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert slow_block in ci.splitlines()
+
+
 def test_ci_runs_exactly_the_readme_end_to_end_command():
     e2e_block = _blocks("Install and run the end-to-end suite:")[0].strip()
     assert e2e_block.endswith("-m e2e tests/e2e")
