@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import io
 import json
 import os
@@ -53,6 +54,18 @@ AUTHOR = b"Baton Bench <bench@example.invalid>"
 DEFAULT_CACHE = Path(os.environ.get("BATON_BENCH_CACHE") or Path.home() / ".cache" / "baton-bench")
 STEPS = {"nextSteps": ["Write the replay test", "Run the full suite"],
          "failedApproaches": ["In-memory token cache"], "openQuestions": ["Which table holds nonces?"]}
+
+
+def load_sibling(name: str, filename: str) -> Any:
+    """Import a sibling benchmark script by path, once per process, as ``name``
+    (``commands``/``ledger`` are names too common to put on sys.path)."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parent / filename)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def baton_cli(root: Path, *argv: str, expect: int = 0) -> Any:

@@ -28,7 +28,6 @@ as a success. No test asserts on these numbers.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import shutil
@@ -45,16 +44,12 @@ sys.path.insert(0, str(HERE))
 
 import build as bench_build  # noqa: E402  (benchmarks/build.py)
 
-
-def _load(name: str, filename: str):
-    spec = importlib.util.spec_from_file_location(name, HERE / filename)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+_load = bench_build.load_sibling
 
 
-bench_commands = sys.modules.get("baton_bench_commands") or _load("baton_bench_commands", "commands.py")
+
+
+bench_commands = _load("baton_bench_commands", "commands.py")
 
 TARGET = 1.5
 COMMANDS = {

@@ -67,7 +67,6 @@ these numbers.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import shutil
@@ -79,19 +78,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-
-
-def _load(name: str, filename: str):
-    """Import a sibling benchmark script by path (``commands``/``ledger`` are names too common to put on sys.path)."""
-    spec = importlib.util.spec_from_file_location(name, HERE / filename)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 sys.path.insert(0, str(HERE))
 import build as bench_build  # noqa: E402  (benchmarks/build.py)
+
+_load = bench_build.load_sibling
 
 bench_commands = _load("baton_bench_commands", "commands.py")
 
@@ -339,7 +329,7 @@ def extra_rows(root: Path, events: int, launcher: list[str], env: dict[str, str]
         print(f"# not measured: {', '.join(missing)} missing", file=sys.stderr)
         return rows, details
     if args.mcp_repeat > 0:
-        found, details["mcp"] = (sys.modules.get("baton_bench_mcp") or _load("baton_bench_mcp", "mcp_bench.py")).mcp_rows(
+        found, details["mcp"] = _load("baton_bench_mcp", "mcp_bench.py").mcp_rows(
             root, launcher, env, args.mcp_repeat)
         rows += [dict(r, events=events) for r in found]
     if args.claim_processes > 0:
@@ -520,7 +510,7 @@ def main(argv: list[str] | None = None) -> int:
                 these += replays[-1:]
             extra_detail = {}
             if args.scale_repeat > 0:
-                bench_scale = sys.modules.get("baton_bench_scale") or _load("baton_bench_scale", "scale_bench.py")
+                bench_scale = _load("baton_bench_scale", "scale_bench.py")
                 found, extra_detail["scale"] = bench_scale.measure_size(
                     cached, meta["events"], args.scale_repeat, {"now": (launcher, env)}, scratch)
                 these += found

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import importlib.util
 import json
 import os
 import shutil
@@ -52,16 +51,12 @@ sys.path.insert(0, str(HERE))
 
 import build as bench_build  # noqa: E402  (benchmarks/build.py)
 
-
-def _load(name: str, filename: str):
-    spec = importlib.util.spec_from_file_location(name, HERE / filename)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+_load = bench_build.load_sibling
 
 
-bench_commands = sys.modules.get("baton_bench_commands") or _load("baton_bench_commands", "commands.py")
+
+
+bench_commands = _load("baton_bench_commands", "commands.py")
 
 TARGETS = {"lineage json": 2.0, "verify rss": 1.2}
 READ_AND_PARSE = bench_commands.READ_AND_PARSE
@@ -240,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     rows.extend(rss_rows(rows))
-    run_py = sys.modules.get("baton_bench_run") or _load("baton_bench_run", "run.py")
+    run_py = _load("baton_bench_run", "run.py")
     print()
     print(run_py.table(rows))
     print(f"\nms = median wall time of {args.repeat} fresh processes, interleaved; RSS = the child's peak; "
