@@ -105,7 +105,9 @@ def test_a_sync_reads_only_what_a_feed_gained_since_the_last_one(capsys, team):
     assert result["read"]["feed_bytes"] < grown or size <= 4096
 
 
-def test_two_replicas_claiming_one_shared_baton_apart_converge_on_the_earliest_claim(capsys, team):
+def _claimed_apart(capsys, team):
+    """A shared baton left in one replica, synced to both, claimed in each before
+    they sync again; then synced a, b, a. The two replicas, after."""
     _remote, a, b = team
     _leave_baton(capsys, a, "s-left", "shared step", "alice@example.com", "--shared")
     run_json(capsys, a, "sync")
@@ -116,6 +118,11 @@ def test_two_replicas_claiming_one_shared_baton_apart_converge_on_the_earliest_c
              "--branch", "feature")
     for project in (a, b, a):
         run_json(capsys, project, "sync")
+    return a, b
+
+
+def test_two_replicas_claiming_one_shared_baton_apart_converge_on_the_earliest_claim(capsys, team):
+    a, b = _claimed_apart(capsys, team)
     claims = [json.loads(line) for line in run(capsys, a, "log", "--type", "baton.claimed", "--json")[1].splitlines()]
     assert len(claims) == 2
     first, second = sorted(claims, key=lambda e: (e["hlc"], e["writer"]))
@@ -137,16 +144,7 @@ def test_two_replicas_claiming_one_shared_baton_apart_converge_on_the_earliest_c
 
 
 def test_the_loser_of_a_double_claim_is_told_once_at_its_next_start_and_the_winner_never(capsys, team):
-    _remote, a, b = team
-    _leave_baton(capsys, a, "s-left", "shared step", "alice@example.com", "--shared")
-    run_json(capsys, a, "sync")
-    run_json(capsys, b, "sync")
-    run_json(capsys, a, "session", "begin", "--session-id", "claim-a", "--owner", "alice@example.com",
-             "--branch", "main")
-    run_json(capsys, b, "session", "begin", "--session-id", "claim-b", "--owner", "bob@example.com",
-             "--branch", "feature")
-    for project in (a, b, a):
-        run_json(capsys, project, "sync")
+    a, b = _claimed_apart(capsys, team)
     [conflict] = run_json(capsys, a, "session", "handoff", "--all")["conflicts"]
     loser, winner = (a, b) if conflict["writer"] == _writer(a) else (b, a)
     lost, won = conflict["sessionId"], conflict["winner"]["claimedBySession"]
