@@ -220,15 +220,22 @@ def test_a_new_head_is_signed_again(capsys, team):
 
 # -- forged, re-signed, unsigned -------------------------------------------------------------------
 
-def test_a_forged_extension_signed_with_another_key_is_refused_when_signatures_are_required(capsys, team,
-                                                                                          tmp_path):
+def _forged_by_mallory(capsys, team, tmp_path):
+    """Alice publishes her work; mallory, a clone of hers signing with his own
+    key, appends an event to alice's feed and publishes it. Alice and bob, after."""
     remote, a, b, keys = team
     checkpoint(capsys, a, "alice's work")
     sync(capsys, a)
     m = mallory_clone(tmp_path, remote, a)
     sign_with(m, keygen(keys, "mallory"))
     checkpoint(capsys, m, "FORGED by mallory as alice")
-    sync(capsys, m)  # alice's feed on the remote now ends in mallory's event, signed by mallory
+    sync(capsys, m)
+    return a, b
+
+
+def test_a_forged_extension_signed_with_another_key_is_refused_when_signatures_are_required(capsys, team,
+                                                                                          tmp_path):
+    a, b = _forged_by_mallory(capsys, team, tmp_path)  # the remote: alice's feed ends in mallory's event
     require_signatures(b)
     before = titles(capsys, b)
     code, result = sync(capsys, b)
@@ -258,13 +265,7 @@ def test_a_forged_extension_by_a_listed_key_of_another_writer_is_a_wrong_signer(
 
 
 def test_without_require_signatures_a_forged_extension_is_imported_and_flagged(capsys, team, tmp_path):
-    remote, a, b, keys = team
-    checkpoint(capsys, a, "alice's work")
-    sync(capsys, a)
-    m = mallory_clone(tmp_path, remote, a)
-    sign_with(m, keygen(keys, "mallory"))
-    checkpoint(capsys, m, "FORGED by mallory as alice")
-    sync(capsys, m)
+    a, b = _forged_by_mallory(capsys, team, tmp_path)
     code, result = sync(capsys, b)
     assert code == 0
     assert result["signers"]["flagged"][writer(a)]["status"] == "unknown_key"
@@ -675,13 +676,7 @@ def test_the_status_page_lists_each_writers_signer_as_text(capsys, team):
 
 def test_a_forged_extension_of_alices_own_feed_is_replaced_by_her_copy_under_her_good_signature(capsys, team,
                                                                                                 tmp_path):
-    remote, a, b, keys = team
-    checkpoint(capsys, a, "alice's work")
-    sync(capsys, a)
-    m = mallory_clone(tmp_path, remote, a)
-    sign_with(m, keygen(keys, "mallory"))
-    checkpoint(capsys, m, "FORGED by mallory as alice")
-    sync(capsys, m)
+    a, b = _forged_by_mallory(capsys, team, tmp_path)
     code, result = sync(capsys, a)
     assert code == 3 and [(r["feed"], r["kind"]) for r in result["refused"]] == [(writer(a), "own_feed")]
     assert result["signers"]["feeds"][writer(a)]["status"] == "good"  # her copy, signed by her
