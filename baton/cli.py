@@ -202,7 +202,10 @@ def add_session_commands(sub, common) -> None:
                                     "flags (comma-separated once, or one item per repeated flag) or "
                                     "--handoff-input, leave a baton for the next "
                                     "session; a newer baton for the same owner and branch supersedes the older.")
-    p.add_argument("session_id", metavar="ID", help="the session id")
+    p.add_argument("session_id", metavar="ID", nargs="?",
+                   help="the session id (or --session-id ID, as `session begin` and `bootstrap` take it)")
+    p.add_argument("--session-id", dest="session_id_option", metavar="ID",
+                   help="the session id, as an option (the same as the positional ID)")
     p.add_argument("--handoff-steps", metavar="A,B", action="append",
                    help="next steps, comma-separated (required for a baton); repeat the flag to give one step "
                         "per flag (commas kept), or write \\, for a comma")
