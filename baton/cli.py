@@ -597,10 +597,11 @@ def add_harness_commands(sub, common) -> None:
                         "spaces and all; any other value is split as a shell would; a warning says when its "
                         "program is not found on PATH")
     p.add_argument("--events", metavar="LIST", default=None,
-                   help="the hook events to wire, comma-separated, among start,end,compact,prompt (default: all "
-                        "four); start and end are always needed, compact (a draft before compaction) and prompt "
-                        "(a handoff request in a prompt, a hook on every prompt) can be left out: "
-                        "--events start,end,compact. Baton's hooks for an event left out are taken out")
+                   help="the hook events to wire, comma-separated, among start,end,compact,prompt, or all "
+                        "(default: start,end,compact); start and end are always needed; compact (a draft before "
+                        "compaction) can be left out; prompt (a handoff request in a prompt, a hook run on every "
+                        "prompt) is wired only when listed: --events all. Baton's hooks for an event left out "
+                        "are taken out")
     p.add_argument("--remove", action="store_true",
                    help="take Baton's wiring out again: its hooks, its `baton` MCP server, its skill and rule "
                         "files; everything else is kept")
