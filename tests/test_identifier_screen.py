@@ -78,6 +78,12 @@ def test_an_ordinary_identifier_passes_in_every_field(value):
     assert screen_identifiers(pairs + [(KEY, context_key(value, value))], POLICY) == []
 
 
+def test_an_identifier_that_is_not_a_string_or_is_empty_is_skipped_also_as_a_key_part():
+    # Not screened alone, nor made an owner or a branch of a baton key.
+    pairs = [(OWNER, "alice"), (BRANCH, "main"), (BRANCH, 7), (SESSION, None), (HARNESS, ""), (LABEL, 3.5)]
+    assert screen_identifiers(pairs, POLICY) == []
+
+
 def test_the_forms_cover_key_stream_file_name_and_url():
     forms = {form for form, _ in key_forms(context_key("a@example.com", "feature/x"))}
     assert {"baton key", "stream name", "file name", "URL", "baton key part"} <= forms
