@@ -48,8 +48,8 @@ from pathlib import Path
 from typing import Any
 
 from baton.app import Baton
-from baton.config import write_bytes_atomic
-from baton.errors import InputError, StorageError
+from baton.config import ProjectConfig, read_json, write_bytes_atomic
+from baton.errors import ConfigError, InputError, StorageError
 from baton.harnesses import adapter
 from baton.harnesses.config_text import contained, new_text, original_path, read_text, write_text
 from baton.harnesses.protocol import HOOK_ROLES, REQUIRED_ROLES
@@ -154,7 +154,7 @@ class InstallResult:
 
     def _events_line(self) -> str:
         return (f"hooks for {', '.join(self.events)}; left out: {', '.join(self.left_out)} "
-                "(--events; run it again without it to add them)")
+                "(`--events all` wires every event)")
 
     def render(self) -> str:
         if self.dry_run:
@@ -249,11 +249,14 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
 
     Raises:
         InputError: an unknown harness, an empty command, or a file that does not parse.
+        ConfigError: the project's ``.baton/config.json`` does not read as one (checked before
+            anything is written, a ``--dry-run`` too: the install would stop on it).
         UnsafePath: a file would land outside the project.
         StorageError: a file cannot be written.
     """
     chosen = adapter(harness)
     project = Path(root)
+    _check_config(project)
     base = Path(worktree) if worktree is not None else project
     words = command_words(command)
     warnings = () if resolve_program(words[0]) else (not_found_warning(words[0], harness),)
@@ -288,6 +291,16 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     initialized = Baton.init(project).created
     return InstallResult(harness, str(base), False, changes, initialized, project=elsewhere, user_steps=steps,
                          warnings=warnings, command=shlex.join(words), events=events)
+
+
+def _check_config(project: Path) -> None:
+    """Raises ConfigError when the project has a ``config.json`` that ``baton init`` would stop on."""
+    path = project / ".baton" / "config.json"
+    try:
+        raw = read_json(path, ConfigError)
+    except FileNotFoundError:
+        return
+    ProjectConfig.from_json(raw, path)
 
 
 def _keep_original(keep: Path, path: Path) -> None:
