@@ -42,3 +42,13 @@ def test_session_end_without_an_id_is_refused_naming_both_forms(capsys, project)
     assert code == 2
     assert "session end ID" in err and "--session-id" in err
     assert ledger_size(project) == before
+
+
+def test_a_misspelled_payload_field_is_refused_naming_it_and_nothing_is_written(capsys, project, tmp_path):
+    _begin(capsys, project, "s-typo")
+    payload = tmp_path / "payload.json"
+    payload.write_text('{"nextSteps": ["write the parser"], "failedApproches": ["an in-memory cache"]}')
+    before = ledger_size(project)
+    code, out, err = run(capsys, project, "session", "end", "s-typo", "--handoff-input", str(payload), *SCOPE)
+    assert code == 2 and "handoff.failedApproches: unknown field" in err and "failedApproaches" in err
+    assert ledger_size(project) == before
