@@ -8,6 +8,12 @@ at end of file it waits until every request it handed on has had its
 response or error written (at most ``$BATON_MCP_DRAIN`` seconds, default
 ``DRAIN_SECONDS``), and only then reports end of file to the server loop.
 A write a call began is one append either way; this only keeps its answer.
+A request the client cancels (``notifications/cancelled``) is not waited for.
+
+The SDK runs each request in a task of its own, so two tool calls read one
+after the other could run in either order (a ``handoff_list`` written after a
+``handoff_capture`` could miss it). ``CallOrder`` runs tool calls in the order
+they were read: each waits its turn behind the calls read before it.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from mcp.types import JSONRPCError, JSONRPCRequest, JSONRPCResponse
+from mcp.types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
 DRAIN_SECONDS = 30.0
 """How long, after stdin closed, the server keeps answering the calls it read."""
@@ -34,20 +40,61 @@ def drain_seconds() -> float:
     return value if value >= 0 else DRAIN_SECONDS
 
 
+class CallOrder:
+    """Tool calls, by request id (as text), in the order they were read; ``turn`` lets one run
+    once every call read before it has finished. A call whose id was never read here (an
+    in-memory client, no stdio) runs at once."""
+
+    def __init__(self) -> None:
+        self.queue: list[str] = []
+        self._moved = anyio.Event()
+
+    def read(self, request_id: Any) -> None:
+        self.queue.append(str(request_id))
+
+    def done(self, request_id: Any) -> None:
+        key = str(request_id)
+        if key in self.queue:
+            self.queue.remove(key)
+            self._moved.set()
+            self._moved = anyio.Event()
+
+    async def turn(self, request_id: Any) -> None:
+        key = str(request_id)
+        while key in self.queue and self.queue[0] != key:
+            await self._moved.wait()
+
+
 class Unanswered:
-    """The ids of the requests read and not yet answered."""
+    """The ids of the requests read and not yet answered (a cancelled one counts as answered),
+    and the order of the tool calls among them."""
 
     def __init__(self) -> None:
         self.ids: set[Any] = set()
+        self.calls = CallOrder()
         self._changed = anyio.Event()
 
     def read(self, item: object) -> None:
-        if isinstance(item, SessionMessage) and isinstance(item.message, JSONRPCRequest):
-            self.ids.add(item.message.id)
+        if not isinstance(item, SessionMessage):
+            return
+        message = item.message
+        if isinstance(message, JSONRPCRequest):
+            self.ids.add(message.id)
+            if message.method == "tools/call":
+                self.calls.read(message.id)
+        elif isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled":
+            cancelled = (message.params or {}).get("requestId")
+            if cancelled is not None:
+                self._settle(cancelled)
 
     def answered(self, item: SessionMessage) -> None:
-        if isinstance(item.message, (JSONRPCResponse, JSONRPCError)) and item.message.id in self.ids:
-            self.ids.discard(item.message.id)
+        if isinstance(item.message, (JSONRPCResponse, JSONRPCError)):
+            self._settle(item.message.id)
+
+    def _settle(self, request_id: Any) -> None:
+        self.calls.done(request_id)
+        if request_id in self.ids:
+            self.ids.discard(request_id)
             self._changed.set()
             self._changed = anyio.Event()
 
@@ -122,6 +169,7 @@ async def serve_until_answered(server: MCPServer) -> None:
     ``run_stdio_async`` runs); tests/test_mcp_stdio_drain.py fails if it moves."""
     lowlevel = server._lowlevel_server
     unanswered = Unanswered()
+    server.call_order = unanswered.calls
     async with stdio_server() as (read_stream, write_stream):
         await lowlevel.run(AnsweredReads(read_stream, unanswered, drain_seconds()),
                            AnsweringWrites(write_stream, unanswered),
