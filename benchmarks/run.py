@@ -31,7 +31,7 @@ baseline measured in the same repetitions, so machine drift cancels out):
    Target: ≤ 1.5×.
 3. **full replay**, per size: ``baton rebuild --json`` as a fresh process
    beside a fresh process that reads the same feeds and ``orjson.loads`` every
-   line. Target: ≤ 3× (replay ≥ ⅓ of read + parse). **Replay peak RSS**: the
+   line. Target: ≤ 10× (issue 27; it was ≤ 3×). **Replay peak RSS**: the
    largest size beside the next largest: ≤ 1.2×.
 4. **durable append**: ``benchmarks/ledger.py``'s Baton append with ``fsync:
    always`` (one locked transaction per event) beside a raw ``os.write`` +
@@ -118,7 +118,7 @@ STDIN = {"hook claude-code SessionStart": lambda root, n: json.dumps({
 BASE_PYTHON = sys.executable
 """The interpreter of ``python -c pass`` and of the read + parse baseline: the one the timed
 ``baton`` runs on (``--install regular`` makes it a separate venv's)."""
-TARGETS = {"hook": 4.0, "over stack": 1.15, "catch-up": 1.5, "append": 1.25, "vs eventsourcing": 1 / 3, "replay": 3.0, "rss": 1.2}
+TARGETS = {"hook": 4.0, "over stack": 1.15, "catch-up": 1.5, "append": 1.25, "vs eventsourcing": 1 / 3, "replay": 10.0, "rss": 1.2}
 
 
 def _no_claim(result: dict) -> str | None:

@@ -41,7 +41,7 @@ import itertools
 import os
 import sqlite3
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, cast
+from typing import Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence, cast
 
 import orjson
 
@@ -438,15 +438,22 @@ class ProjectionRunner:
         return self._meta("pinned_until")
 
     # -- folding -------------------------------------------------------------
-    def fold(self, events: Iterable[Event], docs: dict[tuple[str, str], Doc | None], load) -> set[tuple[str, str]]:
+    def fold(self, events: Iterable[Event], docs: dict[tuple[str, str], Doc | None],
+             load: Callable[[Collection[tuple[str, str]]], Mapping[tuple[str, str], Doc | None]]) \
+            -> set[tuple[str, str]]:
+        """Fold ``events`` into ``docs`` (slot -> document, updated in place);
+        returns the slots changed. Two passes: the first routes every event
+        to its slots, then the documents of the slots ``docs`` lacks are read
+        with ONE ``load`` call for the lot (a few queries, not one per slot),
+        then the second applies the events in order."""
         # Each family's module registers its upcasters when it is imported; the
         # read path imports only the names (``baton.events.names``), so an
         # event's family is loaded (``load_family``) before the first event of
         # its type is upcast (once per type and batch, never per event).
-        dirty: set[tuple[str, str]] = set()
         upcast = self.upcasters.upcast
         plan = [(p.name, p.keys, p.apply) for p in self.projections]  # bound once, not per event
         seen: set[str] = set()
+        routed: list[tuple[Event, list[tuple[Callable[[str, Doc | None, Event], Doc | None], tuple[str, str]]]]] = []
         for event in events:
             if event.type not in seen:
                 load_family(event.type)
@@ -454,12 +461,15 @@ class ProjectionRunner:
             if event.type == REPAIRED_TYPE:
                 self._acknowledge_repair(event)
             event = upcast(event)
-            for name, keys, apply in plan:
-                for key in keys(event):
-                    slot = (name, key)
-                    doc = docs[slot] if slot in docs else load(slot)
-                    docs[slot] = apply(key, doc, event)
-                    dirty.add(slot)
+            routed.append((event, [(apply, (name, key)) for name, keys, apply in plan for key in keys(event)]))
+        missing = {slot for _event, touched in routed for _apply, slot in touched if slot not in docs}
+        if missing:
+            docs.update(load(missing))
+        dirty: set[tuple[str, str]] = set()
+        for event, touched in routed:
+            for apply, slot in touched:
+                docs[slot] = apply(slot[1], docs[slot], event)
+                dirty.add(slot)
         return dirty
 
     def _acknowledge_repair(self, event: Event) -> None:
@@ -713,8 +723,20 @@ class ProjectionRunner:
             return None
         return doc["version"] if doc else 0
 
-    def _load(self, slot: tuple[str, str]) -> Doc | None:
-        return self.get(*slot)
+    def _load(self, slots: Collection[tuple[str, str]]) -> dict[tuple[str, str], Doc | None]:
+        """The documents of ``slots`` (None for a slot with none), read with a
+        query per projection and 500 keys."""
+        out: dict[tuple[str, str], Doc | None] = dict.fromkeys(slots)
+        by_projection: dict[str, list[str]] = {}
+        for name, key in slots:
+            by_projection.setdefault(name, []).append(key)
+        for name, keys in by_projection.items():
+            for at in range(0, len(keys), 500):
+                part = keys[at:at + 500]
+                for key, doc in self.db.execute(f"SELECT key, doc FROM docs WHERE projection = ? AND key IN "
+                                                f"({', '.join('?' * len(part))})", [name, *part]).fetchall():
+                    out[(name, key)] = loads(doc)
+        return out
 
     def rebuild(
         self,
