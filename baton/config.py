@@ -86,9 +86,28 @@ def config_problems(raw: dict[str, Any]) -> list[str]:
             DetectorConfig.from_section(raw["detector"])
         except InputError as exc:
             problems += (exc.details or {}).get("problems") or [exc.message]
+    if isinstance(raw.get("sync"), dict):
+        problems += sync_problems(raw["sync"])
     if "log" in raw and raw["log"] is not None and not isinstance(raw["log"], str):
         problems.append(f"log must be a level name (info, debug or off), not {type(raw['log']).__name__}")
     return problems
+
+
+def sync_problems(section: dict[str, Any]) -> list[str]:
+    """The problems of the ``sync`` section's settings (``docs/sync.md``), found when the project
+    opens, so that every command stops on them, not only ``baton sync``."""
+    problems = []
+    if "require_signatures" in section and not isinstance(section["require_signatures"], bool):
+        problems.append(f"sync.require_signatures must be true or false, not {section['require_signatures']!r}"[:160])
+    if "allowed_signers" in section and allowed_signers_problem(section["allowed_signers"]):
+        problems.append(f"sync.allowed_signers must be a path relative to the project root, inside it, "
+                        f"not {section['allowed_signers']!r}"[:200])
+    return problems
+
+
+def allowed_signers_problem(value: Any) -> bool:
+    """Whether ``sync.allowed_signers`` is not a relative path that stays inside the project."""
+    return not isinstance(value, str) or not value or os.path.isabs(value) or ".." in Path(value).parts
 
 
 def project_id_problem(value: str) -> str | None:

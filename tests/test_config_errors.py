@@ -1,5 +1,5 @@
 """A malformed ``.baton/config.json`` (or policy) stops every command that
-opens the project, ``handoff list`` included, with a clear error (exit 2)
+opens the project, ``handoff list`` included, with a clear error (exit 4, ``config_error``)
 naming the file and the problem — never silently replaced by defaults (issue 25)."""
 
 from __future__ import annotations
@@ -35,6 +35,11 @@ MALFORMED = {
                                      "detector.weights.explicit: must be a number from 0 to 1"),
     "detector cooldown negative": ({"detector": {"cooldown_minutes": -1}}, "detector.cooldown_minutes"),
     "detector unknown threshold": ({"detector": {"thresholds": {"nope": 0.5}}}, "detector.thresholds.nope: unknown"),
+    "sync require_signatures not a boolean": ({"sync": {"require_signatures": "yes"}},
+                                              "sync.require_signatures must be true or false"),
+    "sync allowed_signers outside the project": ({"sync": {"allowed_signers": "/etc/passwd"}},
+                                                 "sync.allowed_signers must be a path relative to the project root"),
+    "sync allowed_signers climbing out": ({"sync": {"allowed_signers": "../signers"}}, "sync.allowed_signers"),
 }
 
 

@@ -54,7 +54,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from baton.config import read_json
+from baton.config import allowed_signers_problem, read_json
 from baton.errors import ConfigError, InputError
 from baton.ledger.feed import FeedHead
 from baton.model import frozen
@@ -109,7 +109,7 @@ def allowed_signers_path(project: "Project") -> Path:
         ConfigError: the setting is not a relative path inside the project.
     """
     raw = project.config.section("sync").get("allowed_signers", DEFAULT_ALLOWED_SIGNERS)
-    if not isinstance(raw, str) or not raw or os.path.isabs(raw) or ".." in Path(raw).parts:
+    if allowed_signers_problem(raw):
         raise ConfigError("sync.allowed_signers in .baton/config.json must be a path relative to the project "
                          f"root, inside it, not {raw!r}")
     return project.root / raw
