@@ -90,3 +90,11 @@ def test_init_refuses_a_project_id_the_config_would_refuse(capsys, project_dir):
     code, _, err = run(capsys, project_dir, "init", "--project-id", "a\x01b")
     assert code == 2 and "--project-id must be a non-empty id without control characters" in err
     assert not (project_dir / ".baton" / "config.json").exists()
+
+
+def test_a_malformed_local_json_is_a_config_error_that_says_how_to_recover(capsys, project):
+    (project / ".baton" / "local.json").write_text("{not json")
+    code, out, _ = run(capsys, project, "handoff", "list", "--json")
+    error = json.loads(out)["error"]
+    assert code == 4 and error["code"] == "config_error"
+    assert "local.json" in error["message"] and "writer id" in error["message"] and "remove it" in error["message"]
