@@ -74,6 +74,9 @@ PROMPT_HOOK_MODULES = {
     # annotations' names are imported for type checkers only), and ``shlex`` (0.3 ms: the
     # adapters' MCP entry splits its command; imported at the protocol's top, issue 28).
     "threading", "unicodedata", "locale", "_locale", "runpy", "gc", "shlex",
+    # How the process ends (``baton.cli.run`` marks a hook-path process, which keeps the
+    # index's connection open to its ``os._exit``): two functions, no import.
+    "baton.process_end",
 }
 """What ``baton hook HARNESS <prompt event>`` may import beyond ``python -c "import orjson,
 sqlite3, hashlib, argparse"`` (the stack's floor without attrs), besides its adapter's module."""

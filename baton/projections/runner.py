@@ -57,6 +57,7 @@ from baton.ledger.integrity import REPAIRED_TYPE
 from baton.ledger.protocol import Cursor, EventStream, FeedRewritten, LedgerProtocol, Seed
 from baton.ledger.upcast import UPCASTERS, UpcasterRegistry
 from baton.model import frozen
+from baton.process_end import keep_until_exit
 from baton.projections.base import ANY_ORDER, STREAM_ORDER, Doc, Materializing, Projection
 
 VANISHED_RETRIES = 5
@@ -120,7 +121,11 @@ class IndexDb:
         return self.conn.execute(sql, parameters)
 
     def close(self) -> None:
-        self.conn.close()
+        """Close the connection, or, in a process that ends with ``os._exit``
+        (a hook-path command), keep it open to the end: closing would
+        checkpoint the WAL for nothing (``baton.process_end``)."""
+        if not keep_until_exit(self.conn):
+            self.conn.close()
 
 
 class _ManyLate(Exception):
