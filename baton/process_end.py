@@ -11,7 +11,8 @@ this machine — and the next command's first commit creates the WAL again
 (its header and the directory synced). Left open, the connection's
 committed transactions stay in the WAL, as after a crash, which SQLite's
 WAL is built for: the next connection reads them (0.35 ms a MiB of WAL),
-and a commit checkpoints once the WAL passes ``wal_autocheckpoint`` pages.
+and the process that leaves it past 1 MiB checkpoints and truncates it
+first (``IndexDb.close``), so that no process reads much of it.
 
 Durability is what ``synchronous=NORMAL`` promised before: a power loss may
 roll the index back a few transactions, never tear it, and cursors and

@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from baton import process_end
+from baton.projections import runner
 from baton.projections.runner import IndexDb
 from tests.handoff_support import git_init
 from tests.harness_support import fixture
@@ -65,3 +66,34 @@ def test_an_index_removed_without_its_wal_is_rebuilt_whole(project):
     assert again.returncode == 0 and again.stdout.strip() in ("", "{}"), (again.stdout, again.stderr)
     with sqlite3.connect(project / ".baton" / "index.sqlite") as db:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def _wal_db(tmp_path, rows: int) -> IndexDb:
+    path = tmp_path / "i.sqlite"
+    db = IndexDb(sqlite3.connect(path), wal=path.with_name("i.sqlite-wal"))
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA wal_autocheckpoint=0")  # the WAL grows as a rebuild's would
+    with db.conn:
+        db.execute("CREATE TABLE t (x)")
+        db.conn.executemany("INSERT INTO t VALUES (?)", [("x" * 1000,) for _ in range(rows)])
+    return db
+
+
+def test_a_kept_wal_larger_than_the_limit_is_checkpointed_and_truncated_first(tmp_path, monkeypatch):
+    monkeypatch.setattr(process_end, "_ENDS_WITH_EXIT", [True])
+    monkeypatch.setattr(process_end, "_KEPT", [])
+    db = _wal_db(tmp_path, rows=3000)
+    assert db.wal.stat().st_size > runner.WAL_KEPT_BYTES
+    db.close()
+    assert db.wal.stat().st_size == 0
+    with sqlite3.connect(tmp_path / "i.sqlite") as other:  # what was committed is in the database itself
+        assert other.execute("SELECT COUNT(*) FROM t").fetchone() == (3000,)
+
+
+def test_a_small_kept_wal_is_left_as_it_is(tmp_path, monkeypatch):
+    monkeypatch.setattr(process_end, "_ENDS_WITH_EXIT", [True])
+    monkeypatch.setattr(process_end, "_KEPT", [])
+    db = _wal_db(tmp_path, rows=10)
+    size = db.wal.stat().st_size
+    db.close()
+    assert 0 < size <= runner.WAL_KEPT_BYTES and db.wal.stat().st_size == size
