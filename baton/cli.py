@@ -709,7 +709,7 @@ def build_parser(words: Sequence[str] | None = None) -> argparse.ArgumentParser:
         description="Portable, verified continuity for AI coding agents: structured handoffs "
                     "in an append-only, hash-chained ledger.",
         epilog="Exit codes: 0 ok, 1 storage or internal failure, 2 input error, 3 validation failure, "
-               "4 not found or conflict, 5 policy block.",
+               "4 not found, conflict or a malformed config, 5 policy block.",
     )
     parser.add_argument("--version", action="version", version=f"baton {__version__}")
     parser.add_argument("--json", action="store_true", help="print a stable JSON result on stdout")
