@@ -28,6 +28,7 @@ import time
 from baton import __version__
 from baton.domain.limits import MAX_INPUT_BYTES
 from baton.errors import BatonError, TransitionError
+from baton.process_end import ends_with_exit
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
@@ -855,14 +856,19 @@ def run() -> None:
     dictionary cleared) costs ~12 ms, a sixth of the command, and releases
     nothing the operating system does not release at exit. By then everything
     durable is already durable (the ledger's append is fsynced, the index's
-    connection closed with its transaction committed, the log line written);
+    transactions committed, the log line written); the index's connection is
+    left open to the end (``baton.process_end``: closing it would checkpoint
+    the WAL, two fsyncs, for nothing);
     no hook-path command registers an exit handler, and the one thread a
     hook starts (its deadline's watchdog, ``baton.harnesses.hook``) is
     stopped before its answer is printed. Other
     commands exit the ordinary way.
     """
+    hook_path = _command_word(sys.argv[1:]) in HOOK_PATH_COMMANDS
+    if hook_path:
+        ends_with_exit()
     code = main()
-    if _command_word(sys.argv[1:]) in HOOK_PATH_COMMANDS:
+    if hook_path:
         try:
             sys.stdout.flush()
             sys.stderr.flush()

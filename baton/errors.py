@@ -8,13 +8,13 @@ the user's doing exit 1. Nothing above the ledger ever sees an ``OSError`` or a
 
 from __future__ import annotations
 
-import re
+from baton.domain.regexes import lazy
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
     from typing import Any, Mapping
 
-_PARAMETER = re.compile(r"`([a-z][a-z0-9_]*)`")
+_PARAMETER = lazy(r"`([a-z][a-z0-9_]*)`")
 
 
 class BatonError(Exception):

@@ -14,7 +14,7 @@ import hashlib
 from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import quote
 
-from baton.domain.freshness import FRESH, PARTIALLY_STALE, STALE
+from baton.domain.freshness_states import FRESH, PARTIALLY_STALE, STALE
 from baton.domain.short_ids import short_id
 from baton.errors import InputError
 from baton.model import frozen

@@ -57,6 +57,7 @@ from baton.ledger.integrity import REPAIRED_TYPE
 from baton.ledger.protocol import Cursor, EventStream, FeedRewritten, LedgerProtocol, Seed
 from baton.ledger.upcast import UPCASTERS, UpcasterRegistry
 from baton.model import frozen
+from baton.process_end import keep_until_exit
 from baton.projections.base import ANY_ORDER, STREAM_ORDER, Doc, Materializing, Projection
 
 VANISHED_RETRIES = 5
@@ -113,14 +114,44 @@ class IndexDb:
     its ``execute``, all a command's hot path needs. sqlite-utils builds the
     tables (``_create``) when the index is new or its projections changed."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, wal: Path | None = None) -> None:
         self.conn = conn
+        self.wal = wal
+        """The WAL file beside the database (None in memory)."""
 
     def execute(self, sql: str, parameters: Sequence[Any] | dict = ()) -> sqlite3.Cursor:
         return self.conn.execute(sql, parameters)
 
     def close(self) -> None:
-        self.conn.close()
+        """Close the connection, or, in a process that ends with ``os._exit``
+        (a hook-path command), keep it open to the end: closing would
+        checkpoint the WAL for nothing (``baton.process_end``). A WAL kept
+        past ``WAL_KEPT_BYTES`` is checkpointed and truncated first (without
+        waiting on another process: then the next one does it), so that the
+        next process, which reads the whole WAL when it opens the index,
+        reads little."""
+        if not keep_until_exit(self.conn):
+            self.conn.close()
+            return
+        if self.wal is not None and _size(self.wal) > WAL_KEPT_BYTES:
+            try:
+                self.conn.execute("PRAGMA busy_timeout=0")
+                self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            except sqlite3.Error:
+                pass  # busy, or a damaged index: the next process's check meets it
+
+
+WAL_KEPT_BYTES = 1 << 20
+"""How large a WAL a hook-path process leaves (1 MiB, about 25 hooks' writes):
+the next process reads it whole when it opens the index (~0.35 ms a MiB), and
+SQLite alone may leave it much larger (a rebuild's whole index)."""
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 class _ManyLate(Exception):
@@ -212,7 +243,8 @@ class ProjectionRunner:
             raise StorageError(f"cannot create {self.baton_dir}: {exc}") from exc
         # check_same_thread off: a long-lived application object (the status
         # page) serves each request on its own thread, one at a time.
-        db = IndexDb(sqlite3.connect(self.index_path, check_same_thread=False))
+        db = IndexDb(sqlite3.connect(self.index_path, check_same_thread=False),
+                     wal=self.index_path.with_name(self.index_path.name + "-wal"))
         self._connections += 1
         try:
             db.execute("PRAGMA journal_mode=WAL")
