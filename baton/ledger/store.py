@@ -50,6 +50,9 @@ from baton.ledger.protocol import Changes, Cursor, FeedInfo, FeedRewritten, Inde
 from baton.ledger.versions import StreamVersions
 
 FSYNC_POLICIES = ("always", "never")
+_LISTING_SETTLED_NS = 5_000_000_000
+"""How long the ledger folder must have been unchanged before a listing of it
+is reused: far above any file system's timestamp granularity (2 s on FAT)."""
 
 __all__ = ["FSYNC_POLICIES", "Ledger", "LedgerTransaction", "merge_feeds"]
 
@@ -94,6 +97,11 @@ class Ledger:
         """Our own feed, kept open between appends (reopening it slowed fsync
         by 10-20% on ext4 here); checked against the path before every write."""
         self._feed_fd_ident: tuple[int, int] | None = None
+        self._listing: tuple[tuple[int, int, int, int], tuple[str, ...]] | None = None
+        """The ledger folder's ``(dev, inode, mtime, ctime)`` and the feeds it held then."""
+        self._lock_fd: int | None = None
+        self._lock_pid: int | None = None
+        self._lock_closer: weakref.finalize[..., Any] | None = None
 
     # -- paths ---------------------------------------------------------------
     def feed_path(self, writer: str) -> Path:
@@ -103,15 +111,39 @@ class Ledger:
         return [self.ledger_dir / f"{name}.jsonl" for name in self.feed_names()]
 
     def feed_names(self) -> list[str]:
-        # os.scandir and plain strings: this runs on every append, and pathlib's
-        # glob costs more than the write itself.
+        """The feeds in the ledger folder now, sorted.
+
+        This runs on every lock, so a long-lived instance lists the folder
+        again only when its modification time moved: one ``stat`` instead of
+        an open, two reads and a close. Any entry created, removed or renamed
+        moves it — but only to the file system's clock tick, so a listing is
+        reused only when the folder had not changed for ``_LISTING_SETTLED_NS``
+        before it was taken (an entry made after it then has a later time,
+        as git does with its racily clean index entries).
+        """
         try:
-            with os.scandir(self.ledger_dir) as entries:
-                return sorted(e.name[:-6] for e in entries if e.name.endswith(".jsonl") and e.is_file())
+            st = os.stat(self.ledger_dir)
         except FileNotFoundError:
+            self._listing = None
             return []
         except OSError as exc:
             raise StorageError(f"cannot list the ledger at {self.ledger_dir}: {exc}") from exc
+        key = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+        if self._listing is not None and self._listing[0] == key:
+            return list(self._listing[1])
+        listed_at = time.time_ns()
+        # os.scandir and plain strings: pathlib's glob costs more than the write itself.
+        try:
+            with os.scandir(self.ledger_dir) as entries:
+                names = sorted(e.name[:-6] for e in entries if e.name.endswith(".jsonl") and e.is_file())
+        except FileNotFoundError:
+            self._listing = None
+            return []
+        except OSError as exc:
+            raise StorageError(f"cannot list the ledger at {self.ledger_dir}: {exc}") from exc
+        settled = max(st.st_mtime_ns, st.st_ctime_ns) < listed_at - _LISTING_SETTLED_NS
+        self._listing = (key, tuple(names)) if settled else None
+        return names
 
     def feed_stats(self) -> tuple[tuple[str, int, int, int], ...]:
         """Each feed's ``(name, inode, size, mtime)``, from one directory
@@ -162,12 +194,7 @@ class Ledger:
                 finally:
                     self._lock_depth -= 1
                 return
-            fd = self._open_lock_file()
-            try:
-                _take_lock(fd, deadline, wait)
-            except BaseException:
-                os.close(fd)
-                raise
+            fd = self._take_lock_file(deadline, wait)
             try:
                 self._lock_depth = 1
                 txn = LedgerTransaction(self)
@@ -179,10 +206,51 @@ class Ledger:
                 self._read_log.clear()
                 try:
                     fcntl.flock(fd, fcntl.LOCK_UN)
-                finally:
-                    os.close(fd)
+                except OSError:
+                    self._close_lock_file()
+                    raise
         finally:
             self._thread_lock.release()
+
+    def _take_lock_file(self, deadline: float | None, wait: float | None) -> int:
+        """``flock`` the lock file, on a descriptor kept open between locks
+        (opening and closing it was a tenth of a durable append). The kept
+        one serves only the process that opened it (a forked child shares
+        its open file, so its ``flock`` would not exclude the parent) and
+        only while the path still names that file: a lock file deleted or
+        replaced while unlocked is opened again, so every holder locks the
+        same file.
+
+        Raises:
+            LedgerBusy: still held by another process at ``deadline``.
+            StorageError: the lock file cannot be opened.
+        """
+        for _ in range(3):
+            if self._lock_fd is not None and self._lock_pid != os.getpid():
+                self._close_lock_file()  # this copy only: closing it leaves the parent's lock alone
+            if self._lock_fd is None:
+                self._lock_fd = self._open_lock_file()
+                self._lock_pid = os.getpid()
+                self._lock_closer = weakref.finalize(self, files.close_quietly, self._lock_fd)
+            fd = self._lock_fd
+            try:
+                _take_lock(fd, deadline, wait)
+            except BaseException:
+                self._close_lock_file()
+                raise
+            try:
+                linked = os.fstat(fd).st_nlink > 0
+            except OSError:
+                linked = False
+            if linked:
+                return fd
+            self._close_lock_file()  # unlinked or renamed over: its flock excludes no one
+        raise StorageError(f"the ledger lock {self.lock_path} keeps being removed; another tool is deleting it")
+
+    def _close_lock_file(self) -> None:
+        if self._lock_closer is not None:
+            self._lock_closer()
+        self._lock_fd = self._lock_pid = self._lock_closer = None
 
     def _open_lock_file(self) -> int:
         try:
@@ -542,30 +610,45 @@ class Ledger:
         # (its events carry ``batch``), which is a torn tail as a whole.
         try:
             files.write_all(fd, b"".join(lines))
-            if durable or self.fsync == "always":
-                os.fsync(fd)
-                if start is None:
-                    files.fsync_dir(self.ledger_dir)
-            ident = self._feed_fd_ident
         except OSError as exc:
-            # After a failed write or fsync the page cache may hold bytes the
-            # disk does not: nothing this process believes can be trusted.
-            self._poisoned = f"writing to {path} failed: {exc}; the ledger must be reopened"
-            self._close_own_feed()
-            raise StorageError(self._poisoned) from exc
+            raise self._write_failed(path, exc) from exc
+        # What this instance learns from the write is noted before the fsync,
+        # while the caches are still warm from sealing (the same work costs
+        # two to three times as much after the fsync's sleep). Nothing reads
+        # it before ``append`` returns, and a failed fsync poisons the
+        # instance, so a write that never became durable is never built on.
         written = sealed  # as readers will get them back (see ``seal``)
         ends, offset = [], head.offset
         for line in lines:
             offset += len(line)
             ends.append(offset)
         last = written[-1]
+        ident = self._feed_fd_ident
         inode = ident[1] if ident else None
         cursor = Cursor(FeedHead(offset, last.seq, last.hash, last.hlc), inode, len(lines[-1]))
         self._note_read(self.writer, start or Cursor(FeedHead(), inode), written, ends, cursor)
         for stream, version in versions.items():
             self._versions.note(stream, version)
         self._max_hlc = max_hlc
+        if durable or self.fsync == "always":
+            try:
+                # fsync, not fdatasync: the same cost for a write that extends
+                # the file (its new size must reach the disk either way), and
+                # no reliance on how a file system treats a size change.
+                os.fsync(fd)
+                if start is None:  # a new feed: its name in the folder must be durable too
+                    files.fsync_dir(self.ledger_dir)
+            except OSError as exc:
+                raise self._write_failed(path, exc) from exc
         return written[len(written) - asked:]
+
+    def _write_failed(self, path: str, exc: OSError) -> StorageError:
+        """After a failed write or fsync the page cache may hold bytes the
+        disk does not: nothing this process believes can be trusted, so the
+        instance refuses every later lock."""
+        self._poisoned = f"writing to {path} failed: {exc}; the ledger must be reopened"
+        self._close_own_feed()
+        return StorageError(self._poisoned)
 
     def _own_feed(self, path: str) -> int:
         """A descriptor (``O_APPEND``) on the file at ``path`` *now*: the cached
@@ -598,8 +681,10 @@ class Ledger:
         self._feed_fd = self._feed_closer = self._feed_fd_ident = None
 
     def close(self) -> None:
-        """Release the open feed (also done when the instance is collected)."""
+        """Release the open feed and lock file (also done when the instance is collected)."""
         self._close_own_feed()
+        if not self._lock_depth:
+            self._close_lock_file()
 
 
 def _busy(wait: float | None) -> str:
