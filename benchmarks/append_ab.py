@@ -12,7 +12,9 @@ system, so every contender sees the same disk weather. Each worker appends
 as ``benchmarks/ledger.py``'s ``baton_append`` does (``fsync: always``, one
 locked transaction per event, a ledger opened per block outside the timing).
 Prints, for every version, the median of its per-block ratios to the raw
-loop with quartiles and range, and its median time per event. No test
+loop with quartiles and range, its median time per event, and its CPU time
+per event (user + system of its worker, which the disk's weather does not
+move: what Baton itself costs). No test
 asserts on these numbers.
 """
 
@@ -45,7 +47,9 @@ batch = bench_ledger.drafts(events)
 print("ready", flush=True)
 for request in sys.stdin:
     lo, hi = map(int, request.split())
-    print(bench_ledger.baton_append(folder, batch[lo:hi], "always"), flush=True)
+    cpu = time.process_time()
+    wall = bench_ledger.baton_append(folder, batch[lo:hi], "always")
+    print(wall, time.process_time() - cpu, flush=True)
 """
 
 
@@ -74,13 +78,17 @@ def main(argv: list[str] | None = None) -> int:
             workers[name] = worker
             assert worker.stdout is not None and worker.stdout.readline().strip() == "ready"
 
+        cpu: dict[str, list[float]] = {name: [] for name in versions}
+
         def remote(name: str):
             def run(lo: int, hi: int) -> float:
                 worker = workers[name]
                 assert worker.stdin is not None and worker.stdout is not None
                 worker.stdin.write(f"{lo} {hi}\n")
                 worker.stdin.flush()
-                return float(worker.stdout.readline())
+                wall, used = map(float, worker.stdout.readline().split())
+                cpu[name].append(used)
+                return wall
             return run
 
         contenders = {"raw": lambda lo, hi: bench_ledger.raw_write_fsync(lines[lo:hi], work / "raw.jsonl")}
@@ -90,13 +98,14 @@ def main(argv: list[str] | None = None) -> int:
         sizes = [min(args.events, lo + args.block) - lo for lo in range(0, args.events, args.block)]
         print(f"\n{args.events} events of {statistics.mean(len(x) for x in lines):.0f} bytes per line, "
               f"rotated blocks of {args.block}\n")
-        print(f"| {'contender':<10} | {'ms/event (median block)':>23} | per-block ratio to raw")
-        print(f"|{'-' * 12}|{'-' * 25}|{'-' * 60}")
+        print(f"| {'contender':<10} | {'ms/event (median block)':>23} | {'CPU ms/event':>12} | per-block ratio to raw")
+        print(f"|{'-' * 12}|{'-' * 25}|{'-' * 14}|{'-' * 60}")
         for name in contenders:
             per_event = statistics.median(t / n for t, n in zip(times[name], sizes)) * 1000
+            used = (statistics.median(t / n for t, n in zip(cpu[name], sizes)) * 1000) if name in cpu else None
             ratio = ("" if name == "raw" else
                      bench_ledger.spread_text(bench_ledger.spread(bench_ledger.block_ratios(times, name, "raw"))))
-            print(f"| {name:<10} | {per_event:>23.3f} | {ratio}")
+            print(f"| {name:<10} | {per_event:>23.3f} | {'' if used is None else format(used, '.3f'):>12} | {ratio}")
         return 0
     finally:
         for worker in workers.values():

@@ -1,6 +1,8 @@
-"""What a long-lived writer keeps between appends to make each one cheaper —
-the lock file's descriptor and the ledger folder's listing — and why neither
-can let two writers hold the lock at once or hide a feed."""
+"""What a long-lived writer keeps between appends to make each one cheaper
+(the ledger folder's listing), and what it must not keep (the lock file: a
+descriptor kept open would go on locking a file deleted, replaced or moved
+away, and a forked child would share it) — so two writers never hold the
+lock at once and no feed is hidden."""
 
 from __future__ import annotations
 
@@ -23,26 +25,16 @@ def append(ledger: Ledger, n: int) -> None:
         txn.append([note(n)])
 
 
-def test_the_lock_file_stays_open_between_locks(tmp_path):
-    ledger = Ledger(tmp_path / ".baton", "w1", fsync="never")
-    append(ledger, 0)
-    kept = ledger._lock_fd
-    append(ledger, 1)
-    assert kept is not None and ledger._lock_fd == kept
-    ledger.close()
-    assert ledger._lock_fd is None
-
-
 def test_a_lock_file_deleted_between_locks_is_opened_again_so_both_writers_lock_the_same_file(tmp_path):
     baton = tmp_path / ".baton"
     first = Ledger(baton, "w1", fsync="never")
-    append(first, 0)  # keeps a descriptor on the lock file
+    append(first, 0)
     (baton / "ledger.lock").unlink()
     second = Ledger(baton, "w2", fsync="never")
     with second.locked():  # creates and locks a new lock file
         with pytest.raises(LedgerBusy):
             with first.locked(wait=0.1):
-                pass  # pragma: no cover - the kept descriptor's file excludes no one
+                pass  # pragma: no cover - a lock on the deleted file would exclude no one
     append(first, 1)
     assert [e.data["n"] for e in first.read_all()] == [0, 1]
 
@@ -63,11 +55,11 @@ def test_a_lock_file_replaced_between_locks_is_opened_again(tmp_path):
 
 def test_a_forked_child_does_not_share_its_parent_s_lock(tmp_path):
     ledger = Ledger(tmp_path / ".baton", "w1", fsync="never")
-    append(ledger, 0)  # the parent keeps a descriptor on the lock file
+    append(ledger, 0)
     go_read, go_write = os.pipe()
     answer_read, answer_write = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child: the same instance, with a copy of that descriptor
+    if pid == 0:  # the child: the same instance, a copy of what it keeps
         os.close(go_write)
         os.close(answer_read)
         os.read(go_read, 1)  # the parent now holds the lock
@@ -89,7 +81,7 @@ def test_a_forked_child_does_not_share_its_parent_s_lock(tmp_path):
     os.close(go_write)
     os.waitpid(pid, 0)
     assert answer == b"busy"
-    append(ledger, 1)  # the child closing its copy left the parent's descriptor working
+    append(ledger, 1)
 
 
 def _settle(folder, monkeypatch):

@@ -100,9 +100,6 @@ class Ledger:
         self._feed_fd_ident: tuple[int, int] | None = None
         self._listing: tuple[tuple[int, int, int, int], tuple[str, ...]] | None = None
         """The ledger folder's ``(dev, inode, mtime, ctime)`` and the feeds it held then."""
-        self._lock_fd: int | None = None
-        self._lock_pid: int | None = None
-        self._lock_closer: weakref.finalize[..., Any] | None = None
 
     # -- paths ---------------------------------------------------------------
     def feed_path(self, writer: str) -> Path:
@@ -195,7 +192,12 @@ class Ledger:
                 finally:
                     self._lock_depth -= 1
                 return
-            fd = self._take_lock_file(deadline, wait)
+            fd = self._open_lock_file()
+            try:
+                _take_lock(fd, deadline, wait)
+            except BaseException:
+                os.close(fd)
+                raise
             try:
                 self._lock_depth = 1
                 txn = LedgerTransaction(self)
@@ -207,51 +209,10 @@ class Ledger:
                 self._read_log.clear()
                 try:
                     fcntl.flock(fd, fcntl.LOCK_UN)
-                except OSError:
-                    self._close_lock_file()
-                    raise
+                finally:
+                    os.close(fd)
         finally:
             self._thread_lock.release()
-
-    def _take_lock_file(self, deadline: float | None, wait: float | None) -> int:
-        """``flock`` the lock file, on a descriptor kept open between locks
-        (opening and closing it was a tenth of a durable append). The kept
-        one serves only the process that opened it (a forked child shares
-        its open file, so its ``flock`` would not exclude the parent) and
-        only while the path still names that file: a lock file deleted or
-        replaced while unlocked is opened again, so every holder locks the
-        same file.
-
-        Raises:
-            LedgerBusy: still held by another process at ``deadline``.
-            StorageError: the lock file cannot be opened.
-        """
-        for _ in range(3):
-            if self._lock_fd is not None and self._lock_pid != os.getpid():
-                self._close_lock_file()  # this copy only: closing it leaves the parent's lock alone
-            if self._lock_fd is None:
-                self._lock_fd = self._open_lock_file()
-                self._lock_pid = os.getpid()
-                self._lock_closer = weakref.finalize(self, files.close_quietly, self._lock_fd)
-            fd = self._lock_fd
-            try:
-                _take_lock(fd, deadline, wait)
-            except BaseException:
-                self._close_lock_file()
-                raise
-            try:
-                linked = os.fstat(fd).st_nlink > 0
-            except OSError:
-                linked = False
-            if linked:
-                return fd
-            self._close_lock_file()  # unlinked or renamed over: its flock excludes no one
-        raise StorageError(f"the ledger lock {self.lock_path} keeps being removed; another tool is deleting it")
-
-    def _close_lock_file(self) -> None:
-        if self._lock_closer is not None:
-            self._lock_closer()
-        self._lock_fd = self._lock_pid = self._lock_closer = None
 
     def _open_lock_file(self) -> int:
         try:
@@ -682,10 +643,8 @@ class Ledger:
         self._feed_fd = self._feed_closer = self._feed_fd_ident = None
 
     def close(self) -> None:
-        """Release the open feed and lock file (also done when the instance is collected)."""
+        """Release the open feed (also done when the instance is collected)."""
         self._close_own_feed()
-        if not self._lock_depth:
-            self._close_lock_file()
 
 
 def _held_key(feed: str, cursor: Cursor) -> tuple[str, int, int, str | None, int]:
