@@ -138,3 +138,36 @@ def test_a_folder_changed_just_now_is_listed_again_at_every_lock(tmp_path, monke
     append(ledger, 1)
     append(ledger, 2)
     assert scans.calls == 2
+
+
+def test_an_append_after_the_feed_was_replaced_between_locks_lands_in_the_new_file(tmp_path):
+    """The feed's descriptor is kept between appends; the next lock's
+    catch-up sees the path names another file, so the append goes there."""
+    baton = tmp_path / ".baton"
+    ledger = Ledger(baton, "w1", fsync="never")
+    append(ledger, 0)
+    feed = baton / "ledger" / "w1.jsonl"
+    copy = feed.with_name("copy.tmp")
+    copy.write_bytes(feed.read_bytes())
+    os.replace(copy, feed)  # what a rewrite does: the kept descriptor now names an orphan
+    append(ledger, 1)
+    assert [e.data["n"] for e in Ledger(baton, "reader").read_all()] == [0, 1]
+
+
+def test_an_append_after_a_rewrite_under_the_same_lock_lands_in_the_new_file(tmp_path):
+    """A rewrite under the lock (``baton forget``) is followed by ``_forget``
+    and a catch-up; the descriptor kept from before is not trusted."""
+    baton = tmp_path / ".baton"
+    ledger = Ledger(baton, "w1", fsync="never")
+    append(ledger, 0)
+    feed = baton / "ledger" / "w1.jsonl"
+    with ledger.locked() as txn:
+        txn.append([note(1)])
+        copy = feed.with_name("copy.tmp")
+        copy.write_bytes(feed.read_bytes())
+        os.replace(copy, feed)
+        ledger._forget()
+        txn.refresh()
+        txn.append([note(2)])
+    assert [e.data["n"] for e in Ledger(baton, "reader").read_all()] == [0, 1, 2]
+

@@ -98,6 +98,10 @@ class Ledger:
         """Our own feed, kept open between appends (reopening it slowed fsync
         by 10-20% on ext4 here); checked against the path before every write."""
         self._feed_fd_ident: tuple[int, int] | None = None
+        self._own_seen: tuple[int, int] | None = None
+        """Our feed's identity as this lock hold's catch-up found it at its
+        path (None outside a hold, or after ``_forget``): the same ``stat``
+        then also tells ``_own_feed`` that the path still names the kept file."""
         self._listing: tuple[tuple[int, int, int, int], tuple[str, ...]] | None = None
         """The ledger folder's ``(dev, inode, mtime, ctime)`` and the feeds it held then."""
 
@@ -205,6 +209,7 @@ class Ledger:
                 yield txn
             finally:
                 self._lock_depth = 0
+                self._own_seen = None
                 self._held.clear()
                 self._read_log.clear()
                 try:
@@ -234,6 +239,7 @@ class Ledger:
         self._source = source
 
     def _forget(self) -> None:
+        self._own_seen = None
         self._cursors.clear()
         self._versions.reset()
         self._max_hlc = 0
@@ -291,6 +297,8 @@ class Ledger:
                 st = None
             except OSError as exc:
                 raise StorageError(f"cannot read feed {self._path(name)}: {exc}") from exc
+            if name == self.writer and self._lock_depth:
+                self._own_seen = None if st is None else files.file_ident(st)
             known = self._cursors.get(name)
             if st is None:
                 if known is not None:
@@ -615,8 +623,13 @@ class Ledger:
     def _own_feed(self, path: str) -> int:
         """A descriptor (``O_APPEND``) on the file at ``path`` *now*: the cached
         one only while the path still names the same file (not deleted, not
-        replaced by a rewrite), so an append can never land in an orphan."""
+        replaced by a rewrite), so an append can never land in an orphan. The
+        catch-up of this lock hold took a ``stat`` of the path already; a rewrite
+        under the lock (``baton forget``) is followed by ``_forget`` and a
+        catch-up, which takes another."""
         if self._feed_fd is not None:
+            if self._own_seen is not None and self._own_seen == self._feed_fd_ident:
+                return self._feed_fd  # stat'ed at this path by this hold's catch-up: no second stat
             try:
                 current = files.file_ident(os.stat(path))
             except OSError:
