@@ -1,8 +1,8 @@
-"""What a long-lived writer keeps between appends to make each one cheaper
-(the ledger folder's listing), and what it must not keep (the lock file: a
-descriptor kept open would go on locking a file deleted, replaced or moved
-away, and a forked child would share it) — so two writers never hold the
-lock at once and no feed is hidden."""
+"""What a long-lived writer keeps between appends to make each one cheaper —
+the lock file's descriptor, its own feed's descriptor and the ledger
+folder's listing — and why none of them can let two writers hold the lock at
+once, an append land in a file no longer at the feed's path, or a feed go
+unseen."""
 
 from __future__ import annotations
 
@@ -23,6 +23,33 @@ def note(n: int) -> EventDraft:
 def append(ledger: Ledger, n: int) -> None:
     with ledger.locked() as txn:
         txn.append([note(n)])
+
+
+def test_the_lock_file_stays_open_between_locks_and_is_closed_with_the_ledger(tmp_path):
+    ledger = Ledger(tmp_path / ".baton", "w1", fsync="never")
+    append(ledger, 0)
+    kept = ledger._lock_fd
+    append(ledger, 1)
+    assert kept is not None and ledger._lock_fd == kept
+    ledger.close()
+    assert ledger._lock_fd is None
+    append(ledger, 2)  # opened again
+
+
+def test_a_lock_file_moved_away_between_locks_is_not_locked_again(tmp_path):
+    """A project moved and copied back (or a lock file renamed aside): the
+    kept descriptor's file still exists, but the path names another one."""
+    baton = tmp_path / ".baton"
+    first = Ledger(baton, "w1", fsync="never")
+    append(first, 0)
+    os.rename(baton / "ledger.lock", baton / "ledger.lock.moved")
+    (baton / "ledger.lock").write_bytes(b"")
+    second = Ledger(baton, "w2", fsync="never")
+    with second.locked():
+        with pytest.raises(LedgerBusy):
+            with first.locked(wait=0.1):
+                pass  # pragma: no cover - a lock on the moved file would exclude no one
+    append(first, 1)
 
 
 def test_a_lock_file_deleted_between_locks_is_opened_again_so_both_writers_lock_the_same_file(tmp_path):

@@ -98,6 +98,10 @@ class Ledger:
         """Our own feed, kept open between appends (reopening it slowed fsync
         by 10-20% on ext4 here); checked against the path before every write."""
         self._feed_fd_ident: tuple[int, int] | None = None
+        self._lock_fd: int | None = None
+        self._lock_pid: int | None = None
+        self._lock_ident: tuple[int, int] | None = None
+        self._lock_closer: weakref.finalize[..., Any] | None = None
         self._own_seen: tuple[int, int] | None = None
         """Our feed's identity as this lock hold's catch-up found it at its
         path (None outside a hold, or after ``_forget``): the same ``stat``
@@ -196,12 +200,7 @@ class Ledger:
                 finally:
                     self._lock_depth -= 1
                 return
-            fd = self._open_lock_file()
-            try:
-                _take_lock(fd, deadline, wait)
-            except BaseException:
-                os.close(fd)
-                raise
+            fd = self._take_lock_file(deadline, wait)
             try:
                 self._lock_depth = 1
                 txn = LedgerTransaction(self)
@@ -214,10 +213,66 @@ class Ledger:
                 self._read_log.clear()
                 try:
                     fcntl.flock(fd, fcntl.LOCK_UN)
-                finally:
-                    os.close(fd)
+                except OSError:
+                    self._drop_lock_file()
+                    raise
         finally:
             self._thread_lock.release()
+
+    def _take_lock_file(self, deadline: float | None, wait: float | None) -> int:
+        """``flock`` the lock file through a descriptor kept open between
+        locks (opening and closing it cost more than a ``stat``). A kept one
+        is used only by the process that opened it (a forked child shares
+        the open file, so its ``flock`` would not exclude the parent), and
+        once locked only while the lock file's path still names its file: a
+        lock file deleted, replaced or left behind by a moved project is
+        opened again, so every writer locks the file the path names, as
+        when each lock opened it.
+
+        Raises:
+            LedgerBusy: still held by another process at ``deadline``.
+            StorageError: the lock file cannot be opened or keeps being replaced.
+        """
+        for _ in range(3):
+            if self._lock_fd is not None and self._lock_pid != os.getpid():
+                self._drop_lock_file()  # the child's copy: closing it leaves the parent's lock alone
+            fresh = self._lock_fd is None
+            if self._lock_fd is None:
+                opened = self._open_lock_file()
+                try:
+                    ident = files.file_ident(os.fstat(opened))
+                except OSError as exc:
+                    os.close(opened)
+                    raise StorageError(f"cannot open the ledger lock {self.lock_path}: {exc}") from exc
+                self._lock_fd, self._lock_pid, self._lock_ident = opened, os.getpid(), ident
+                self._lock_closer = weakref.finalize(self, files.close_quietly, opened)
+                fd = opened
+            else:
+                fd = self._lock_fd
+            try:
+                _take_lock(fd, deadline, wait)
+            except BaseException:
+                self._drop_lock_file()
+                raise
+            if fresh:
+                return fd
+            try:
+                same = files.file_ident(os.stat(self.lock_path)) == self._lock_ident
+            except OSError:
+                same = False
+            if same:
+                return fd
+            try:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            except OSError:
+                pass
+            self._drop_lock_file()
+        raise StorageError(f"the ledger lock {self.lock_path} keeps being replaced; another tool is rewriting it")
+
+    def _drop_lock_file(self) -> None:
+        if self._lock_closer is not None:
+            self._lock_closer()
+        self._lock_fd = self._lock_pid = self._lock_ident = self._lock_closer = None
 
     def _open_lock_file(self) -> int:
         try:
@@ -656,8 +711,10 @@ class Ledger:
         self._feed_fd = self._feed_closer = self._feed_fd_ident = None
 
     def close(self) -> None:
-        """Release the open feed (also done when the instance is collected)."""
+        """Release the open feed and lock file (also done when the instance is collected)."""
         self._close_own_feed()
+        if not self._lock_depth:
+            self._drop_lock_file()
 
 
 def _held_key(feed: str, cursor: Cursor) -> tuple[str, int, int, str | None, int]:
