@@ -202,7 +202,10 @@ def add_session_commands(sub, common) -> None:
                                     "flags (comma-separated once, or one item per repeated flag) or "
                                     "--handoff-input, leave a baton for the next "
                                     "session; a newer baton for the same owner and branch supersedes the older.")
-    p.add_argument("session_id", metavar="ID", help="the session id")
+    p.add_argument("session_id", metavar="ID", nargs="?",
+                   help="the session id (or --session-id ID, as `session begin` and `bootstrap` take it)")
+    p.add_argument("--session-id", dest="session_id_option", metavar="ID",
+                   help="the session id, as an option (the same as the positional ID)")
     p.add_argument("--handoff-steps", metavar="A,B", action="append",
                    help="next steps, comma-separated (required for a baton); repeat the flag to give one step "
                         "per flag (commas kept), or write \\, for a comma")
@@ -594,10 +597,11 @@ def add_harness_commands(sub, common) -> None:
                         "spaces and all; any other value is split as a shell would; a warning says when its "
                         "program is not found on PATH")
     p.add_argument("--events", metavar="LIST", default=None,
-                   help="the hook events to wire, comma-separated, among start,end,compact,prompt (default: all "
-                        "four); start and end are always needed, compact (a draft before compaction) and prompt "
-                        "(a handoff request in a prompt, a hook on every prompt) can be left out: "
-                        "--events start,end,compact. Baton's hooks for an event left out are taken out")
+                   help="the hook events to wire, comma-separated, among start,end,compact,prompt, or all "
+                        "(default: start,end,compact); start and end are always needed; compact (a draft before "
+                        "compaction) can be left out; prompt (a handoff request in a prompt, a hook run on every "
+                        "prompt) is wired only when listed: --events all. Baton's hooks for an event left out "
+                        "are taken out")
     p.add_argument("--remove", action="store_true",
                    help="take Baton's wiring out again: its hooks, its `baton` MCP server, its skill and rule "
                         "files; everything else is kept")
@@ -704,7 +708,7 @@ def build_parser(words: Sequence[str] | None = None) -> argparse.ArgumentParser:
         description="Portable, verified continuity for AI coding agents: structured handoffs "
                     "in an append-only, hash-chained ledger.",
         epilog="Exit codes: 0 ok, 1 storage or internal failure, 2 input error, 3 validation failure, "
-               "4 not found or conflict, 5 policy block.",
+               "4 not found, conflict or a malformed config, 5 policy block.",
     )
     parser.add_argument("--version", action="version", version=f"baton {__version__}")
     parser.add_argument("--json", action="store_true", help="print a stable JSON result on stdout")

@@ -80,6 +80,15 @@ class EnvelopeError(InputError, ValueError):
         super().__init__(message)
 
 
+class ConfigError(InputError):
+    """The project's configuration (``.baton/config.json``: the file, a section of it, the policy,
+    ``.baton/policy.json``) does not read as one: every command stops (exit 4), naming the file and
+    every problem; nothing is half-applied. An ``InputError`` (the user's own file) with its own code."""
+
+    exit_code = 4
+    code = "config_error"
+
+
 class PolicyConfigError(InputError, ValueError):
     """A rule or policy setting is malformed (the caller names the file)."""
 

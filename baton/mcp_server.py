@@ -57,6 +57,7 @@ from baton.domain.limits import MAX_INPUT_BYTES
 from baton.domain.redaction import RedactionPolicy, screen_encoded, screen_output, screen_text, visible_json
 from baton.errors import BatonError, InputError, NotFound
 from baton.mcp_schemas import OUTPUT_SCHEMAS, check_arguments, input_schemas
+from baton.mcp_stdio import serve_until_answered
 from baton.model import frozen
 from baton.project import resolve_root, resolve_worktree
 
@@ -694,7 +695,7 @@ class ServeResult:
 def serve_stdio(project: str | os.PathLike | None = None) -> ServeResult:
     """Serve MCP on stdin/stdout until the client closes the stream."""
     server = build_server(project)
-    server.run("stdio")
+    anyio.run(serve_until_answered, server)
     return ServeResult(str(resolve_root(project)))
 
 

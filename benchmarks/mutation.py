@@ -62,8 +62,9 @@ MAP_FILE = ROOT / "benchmarks" / ".mutation-map.json"
 MAPPED = ["baton/ledger", "baton/domain"]
 DEFAULT_TESTS = {
     "baton/ledger": "tests/test_ledger_*.py",
-    "baton/domain/aggregates": "tests/test_aggregates.py tests/test_domain_lifecycle.py",
-    "baton/domain": "tests/test_aggregates.py tests/test_domain_lifecycle.py",
+    "baton/domain/aggregates": "tests/test_aggregates.py tests/test_aggregates_noticed.py tests/test_domain_lifecycle.py",
+    "baton/domain": "tests/test_aggregates.py tests/test_aggregates_noticed.py tests/test_domain_lifecycle.py "
+                    "tests/test_identifier_screen.py",
 }
 
 COMPARE_SWAP = {

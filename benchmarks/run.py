@@ -21,10 +21,14 @@ baseline measured in the same repetitions, so machine drift cancels out):
    not editable, install of this checkout, as a user's ``pipx install`` would:
    an editable install's start-up finder costs every interpreter ~10 ms
    (``python -c pass`` included), which would inflate the baseline.
-2. **incremental catch-up**, per size: the same three commands run right after
-   ONE new event was appended by another writer (a second feed,
-   ``Ledger(root/'.baton', 'other-writer')``), beside the same command with
-   nothing new (the row-1 sample of the same repetition). Target: ≤ 1.5×.
+2. **incremental catch-up**, per size: the same commands run right after ONE
+   real ``handoff.captured`` from another writer arrived — written through the
+   application by another checkout (``late_bench.Checkout``, its own feed)
+   and delivered as a sync or pull would: one **late** (captured before
+   anything the index folded, so it sorts before it; checked) and one **in
+   order** (captured at that moment) — each beside the same command with
+   nothing new (the row-1 sample of the same repetition; paired medians).
+   Target: ≤ 1.5×.
 3. **full replay**, per size: ``baton rebuild --json`` as a fresh process
    beside a fresh process that reads the same feeds and ``orjson.loads`` every
    line. Target: ≤ 3× (replay ≥ ⅓ of read + parse). **Replay peak RSS**: the
@@ -87,7 +91,6 @@ _load = bench_build.load_sibling
 
 bench_commands = _load("baton_bench_commands", "commands.py")
 
-from baton.ledger import EventDraft, Ledger  # noqa: E402
 
 DEFAULT_SIZES = (1000, 10000)
 OPTIONAL_SIZES = (100000, 1000000)
@@ -114,7 +117,6 @@ STDIN = {"hook claude-code SessionStart": lambda root, n: json.dumps({
     "session_id": f"bench-hook-{n}", "transcript_path": "/dev/null", "cwd": str(root),
     "hook_event_name": "SessionStart", "source": "startup"}).encode()}
 """Commands that read a payload on stdin (a new session id every run, so each one delivers a brief)."""
-OTHER_WRITER = "other-writer"
 BASE_PYTHON = sys.executable
 """The interpreter of ``python -c pass`` and of the read + parse baseline: the one the timed
 ``baton`` runs on (``--install regular`` makes it a separate venv's)."""
@@ -134,11 +136,35 @@ CHECKS = {"bootstrap --json": _no_claim, "hook claude-code SessionStart": _brief
 RUNS = iter(range(10**9))
 
 
-def other_writer_note(ledger: Ledger, n: int) -> None:
-    """One event of a few hundred bytes, appended by another writer (its own feed), as another machine would."""
-    with ledger.locked() as txn:
-        txn.append([EventDraft("bench.noted", "bench/other-writer",
-                               {"n": n, "text": "a note from another writer, a realistic few hundred bytes " * 5})])
+late_bench = _load("baton_bench_late", "late_bench.py")
+ARRIVALS = ("late capture", "in-order capture")
+"""The catch-up rows' new event: one real capture from another writer, sorting before what the index
+folded, or after it."""
+
+
+class Arrivals:
+    """Two other checkouts of the project writing real captures through the application: the late
+    writer's are all captured now, before anything the measurement appends, so each sorts before
+    what the index has folded when it is delivered; the in-order writer captures at delivery."""
+
+    def __init__(self, root: Path, count: int) -> None:
+        self.root = root
+        self.late = late_bench.Checkout(root, late_bench.LATE_WRITER)
+        self.in_order = late_bench.Checkout(root, late_bench.IN_ORDER_WRITER)
+        self.pending = [self.late.capture() for _ in range(count)]
+
+    def deliver(self, kind: str) -> None:
+        if kind == "in-order capture":
+            late_bench.deliver(self.root, late_bench.IN_ORDER_WRITER, self.in_order.capture())
+            return
+        line = self.pending.pop(0)
+        if json.loads(line.splitlines()[-1])["hlc"] >= late_bench.folded_last_hlc(self.root):
+            raise SystemExit("the late capture does not sort before what the index folded")
+        late_bench.deliver(self.root, late_bench.LATE_WRITER, line)
+
+    def close(self) -> None:
+        self.late.close()
+        self.in_order.close()
 
 
 def run_command(launcher: list[str], name: str, root: Path, env: dict[str, str]) -> dict:
@@ -161,26 +187,35 @@ def prompt_hook(launcher: list[str], root: Path, env: dict[str, str]) -> dict:
 
 
 def measure_size(root: Path, repeat: int, launcher: list[str], env: dict[str, str]) -> dict[str, list[dict]]:
-    """Interleaved: python; then per command, the command with nothing new, one foreign event, the command again."""
-    other = Ledger(root / ".baton", OTHER_WRITER, fsync="never")
+    """Interleaved: python; then per command, the command with nothing new, one late capture from another
+    writer, the command again; the command once more, one in-order capture, the command again."""
     spawn, checked = bench_commands.spawn, bench_commands.checked
     checked(spawn([*launcher, "handoff", "list", "--json", "--project", str(root)], env), "warm-up: handoff list")
     samples: dict[str, list[dict]] = {PYTHON: [], STACK: [], STACK_NO_ATTRS: [], PROMPT_HOOK: []}
     for name in HOOK:
         samples[name] = []
-        samples[f"{name} (catch-up)"] = []
-    for rep in range(-1, repeat):  # rep -1 warms the page cache, creates the second feed; not kept
-        runs = {PYTHON: checked(spawn([BASE_PYTHON, "-c", "pass"], env), PYTHON),
-                STACK: checked(spawn([BASE_PYTHON, "-c", STACK_IMPORTS], env), STACK),
-                STACK_NO_ATTRS: checked(spawn([BASE_PYTHON, "-c", STACK_NO_ATTRS_IMPORTS], env), STACK_NO_ATTRS),
-                PROMPT_HOOK: prompt_hook(launcher, root, env)}
-        for name in HOOK:
-            runs[name] = run_command(launcher, name, root, env)
-            other_writer_note(other, rep)
-            runs[f"{name} (catch-up)"] = run_command(launcher, name, root, env)
-        if rep >= 0:
-            for key, sample in runs.items():
-                samples[key].append(sample)
+        for kind in ARRIVALS:
+            samples[f"{name} ({kind})"] = []
+            samples[f"{name} (before {kind})"] = []
+    arrivals = Arrivals(root, (repeat + 1) * len(HOOK))
+    try:
+        run_command(launcher, "hook claude-code SessionStart", root, env)  # appends after the late captures
+        for rep in range(-1, repeat):  # rep -1 warms the page cache, creates the other feeds; not kept
+            runs = {PYTHON: checked(spawn([BASE_PYTHON, "-c", "pass"], env), PYTHON),
+                    STACK: checked(spawn([BASE_PYTHON, "-c", STACK_IMPORTS], env), STACK),
+                    STACK_NO_ATTRS: checked(spawn([BASE_PYTHON, "-c", STACK_NO_ATTRS_IMPORTS], env), STACK_NO_ATTRS),
+                    PROMPT_HOOK: prompt_hook(launcher, root, env)}
+            for name in HOOK:
+                runs[name] = run_command(launcher, name, root, env)
+                for kind in ARRIVALS:
+                    runs[f"{name} (before {kind})"] = run_command(launcher, name, root, env)
+                    arrivals.deliver(kind)
+                    runs[f"{name} ({kind})"] = run_command(launcher, name, root, env)
+            if rep >= 0:
+                for key, sample in runs.items():
+                    samples[key].append(sample)
+    finally:
+        arrivals.close()
     return samples
 
 
@@ -221,17 +256,16 @@ def size_rows(events: int, samples: dict[str, list[dict]]) -> list[dict]:
                  "baseline": STACK_NO_ATTRS, "baseline_ms": bare, "ratio": wall / bare,
                  "target": TARGETS["over stack"], "above_stack_ms": wall - bare})
     for name in HOOK:
-        wall = median(samples[f"{name} (catch-up)"], "wall_ms")
-        steady = median(samples[name], "wall_ms")
-        rows.append({"events": events, "measure": "catch-up (1 new event)", "command": name,
-                     "wall_ms": wall, "rss_mb": median(samples[f"{name} (catch-up)"], "rss_mb"),
-                     "cpu_ms": median(samples[f"{name} (catch-up)"], "cpu_ms"),
-                     "baseline": "same, nothing new", "baseline_ms": steady, "ratio": wall / steady,
-                     "target": TARGETS["catch-up"],
-                     # paired: each repetition's catch-up run over the run just before it
-                     "paired_ratio_median": statistics.median(
-                         c["wall_ms"] / s["wall_ms"]
-                         for c, s in zip(samples[f"{name} (catch-up)"], samples[name]))})
+        for kind in ARRIVALS:
+            after, before = samples[f"{name} ({kind})"], samples[f"{name} (before {kind})"]
+            wall, steady = median(after, "wall_ms"), median(before, "wall_ms")
+            rows.append({"events": events, "measure": f"catch-up (1 {kind} from another writer)", "command": name,
+                         "wall_ms": wall, "rss_mb": median(after, "rss_mb"), "cpu_ms": median(after, "cpu_ms"),
+                         "baseline": "same, nothing new", "baseline_ms": steady, "ratio": wall / steady,
+                         "target": TARGETS["catch-up"],
+                         # paired: each repetition's catch-up run over the run just before it
+                         "paired_ratio_median": statistics.median(
+                             a["wall_ms"] / b["wall_ms"] for a, b in zip(after, before))})
     return rows
 
 
@@ -557,7 +591,8 @@ def main(argv: list[str] | None = None) -> int:
           "ratio = ms / base ms, both from the same repetitions. hook path: beside `python -c pass`; over stack: "
           f"beside\n`python -c \"{STACK_IMPORTS}\"` (the prescribed stack's imports, before any Baton code); the "
           f"prompt hook (a prompt asking for no handoff)\nbeside `python -c \"{STACK_NO_ATTRS_IMPORTS}\"`. "
-          "catch-up: right after one event\nappended by another writer, beside the same command with nothing new. "
+          "catch-up: right after one real capture\nfrom another writer arrived (late: sorting before what the index "
+          "folded; or in order), beside the same command with nothing new just before it. "
           f"durable append: {append_note}.\n"
           f"total {time.perf_counter() - started:.0f} s")
     if args.out:

@@ -3,6 +3,7 @@ untested; the tables in ``test_aggregates.py`` hold the rest."""
 
 from __future__ import annotations
 
+import attrs
 import pytest
 
 from baton.domain.aggregates import baton as batons
@@ -21,6 +22,12 @@ def test_a_key_remembers_its_last_twenty_earlier_batons_newest_first():
     state = given(*(batons.CreateBaton(baton(handoff_id(n))) for n in range(1, 24)))
     assert state.current.id == handoff_id(23)
     assert [p["id"] for p in state.previous] == [handoff_id(n) for n in range(22, 2, -1)]
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_a_created_baton_folds_shared_exactly_when_it_was_created_shared(shared):
+    state = given(batons.CreateBaton(attrs.evolve(baton(), shared=shared)))
+    assert state.current.shared is shared
 
 
 def test_creating_claiming_and_cancelling_are_accepted_folds():

@@ -40,13 +40,13 @@ MALFORMED = {
 
 @pytest.mark.parametrize("case", list(MALFORMED))
 @pytest.mark.parametrize("argv", [["handoff", "list"], ["status"], ["session", "begin"], ["resume"]])
-def test_a_malformed_config_stops_the_command_with_exit_2_naming_the_problem(capsys, project, case, argv):
+def test_a_malformed_config_stops_the_command_with_exit_4_naming_the_problem(capsys, project, case, argv):
     members, problem = MALFORMED[case]
     _set(project, **members)
     code, out, err = run(capsys, project, *argv, "--json")
-    assert code == 2, (out, err)
+    assert code == 4, (out, err)
     error = json.loads(out)["error"]
-    assert error["code"] == "input_error" and "config.json" in error["message"] and problem in error["message"]
+    assert error["code"] == "config_error" and "config.json" in error["message"] and problem in error["message"]
 
 
 def test_unknown_sections_are_kept_for_a_newer_baton(capsys, project):
@@ -58,13 +58,13 @@ def test_unknown_sections_are_kept_for_a_newer_baton(capsys, project):
 def test_a_malformed_policy_json_stops_handoff_list(capsys, project):
     (project / ".baton" / "policy.json").write_text('{"actions": {"github-token": "shout"}}')
     code, _, err = run(capsys, project, "handoff", "list")
-    assert code == 2 and "policy.json" in err
+    assert code == 4 and "policy.json" in err
 
 
 def test_a_config_from_a_newer_baton_says_to_upgrade(capsys, project):
     _set(project, schema_version=2)
     code, _, err = run(capsys, project, "status")
-    assert code == 2 and "upgrade Baton" in err
+    assert code == 4 and "upgrade Baton" in err
 
 
 def test_a_config_with_every_detector_setting_typed_opens(capsys, project):

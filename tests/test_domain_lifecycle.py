@@ -131,6 +131,18 @@ def test_superseded_and_archived_are_terminal_except_for_amending():
 # --------------------------------------------------------------------------- each transition
 
 
+@pytest.mark.parametrize("status", ["superseded", "archived"])
+def test_recording_a_validation_on_a_terminal_record_is_refused_by_the_lifecycle_itself(status):
+    with pytest.raises(TransitionError):
+        record_validation(in_state(status), passed(), now=T3)
+
+
+@pytest.mark.parametrize("status", ["draft", "archived"])
+def test_promoting_a_record_not_validated_is_refused_by_the_lifecycle_itself(status):
+    with pytest.raises(TransitionError):
+        promote(in_state(status), now=T3)
+
+
 def test_passing_validation_moves_a_draft_to_validated():
     h = record_validation(draft(), passed(), now=T1)
     assert h.status == "validated" and h.validation.status == "pass" and h.updated_at == T1

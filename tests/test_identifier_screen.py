@@ -23,6 +23,7 @@ from baton.domain.identifiers import (
     event_identifiers,
     identifier_forms,
     key_forms,
+    name_problem,
     screen_identifiers,
 )
 from baton.domain.redaction import RedactionPolicy
@@ -76,6 +77,34 @@ def test_a_secret_owner_is_found_in_the_baton_key_it_becomes(secret):
 def test_an_ordinary_identifier_passes_in_every_field(value):
     pairs = [(field, value) for field in (OWNER, BRANCH, SESSION, HARNESS, LABEL)]
     assert screen_identifiers(pairs + [(KEY, context_key(value, value))], POLICY) == []
+
+
+def test_an_identifier_that_is_not_a_string_or_is_empty_is_skipped_also_as_a_key_part():
+    # Not screened alone, nor made an owner or a branch of a baton key.
+    pairs = [(OWNER, "alice"), (BRANCH, "main"), (BRANCH, 7), (SESSION, None), (HARNESS, ""), (LABEL, 3.5)]
+    assert screen_identifiers(pairs, POLICY) == []
+
+
+def test_a_secret_made_only_by_gluing_an_owner_to_a_branch_is_found_in_their_key():
+    # Neither part alone is a secret; the key, with "_" read back as "/", is a URL with a password.
+    pairs = [(OWNER, "postgres:"), (BRANCH, "app:hunter2pass@db.internal")]
+    assert screen_identifiers(pairs[:1], POLICY) == [] and screen_identifiers(pairs[1:], POLICY) == []
+    (finding,) = screen_identifiers(pairs, POLICY)
+    assert (finding.field, finding.rule) == (f"{OWNER} and {BRANCH}", "url-credentials")
+
+
+@pytest.mark.parametrize(("value", "problem"), [
+    ("a\x1fb", "contains the control character U+001F"),
+    ("a b", None),
+    ("a\x7fb", "contains the control character U+007F"),
+    ("a~b", None),
+    ("a\x9fb", "contains the control character U+009F"),
+    ("a\xa0b", None),
+    ("a\u202eb", "contains the control character U+202E"),
+    (" \t", "is empty"),
+])
+def test_an_owner_or_branch_problem_is_exactly_c0_del_c1_and_bidi_controls(value, problem):
+    assert name_problem(value) == problem
 
 
 def test_the_forms_cover_key_stream_file_name_and_url():

@@ -76,3 +76,26 @@ def test_checkpoint_create_with_a_malformed_session_exits_2(project):
                   "--project", str(project))
     assert r.returncode == 2 and "must not contain whitespace" in r.stderr
     assert not list((project / ".baton").glob("handoffs/*.json"))
+
+
+@pytest.mark.parametrize(("value", "problem"), [
+    ("", "must not be empty"),
+    ("x" * 200, None),
+    ("x" * 201, "must be at most 200 characters"),
+    ("a\x1fb", "must not contain control characters"),
+    ("a b", "must not contain whitespace"),
+    ("a!b", None),
+    ("a~b", None),
+    ("a\x7fb", "must not contain control characters"),
+    ("a\x9fb", "must not contain control characters"),
+    ("a\xa0b", "must not contain whitespace"),
+    ("a\xa1b", None),
+    ("a\u202eb", "must not contain control characters"),
+    ("a\\b", "must not contain `/` or `\\`"),
+    (".", "must not be `.` or `..`"),
+])
+def test_a_session_id_problem_names_exactly_what_is_wrong_at_each_boundary(value, problem):
+    """C0 (below U+0020), DEL through C1 (U+007F..U+009F) and bidi controls are
+    control characters; a space or U+00A0 is whitespace; U+0021, U+007E and
+    U+00A1 are ordinary; 200 characters fit, 201 do not."""
+    assert session_id_problem(value) == problem

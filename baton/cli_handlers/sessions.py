@@ -37,8 +37,20 @@ def session_begin(app: Baton, args: argparse.Namespace):
                              owner=args.owner, branch=args.branch)
 
 
+def _ended_session_id(args: argparse.Namespace) -> str:
+    """The id given as `session end ID` or `session end --session-id ID` (one of them, or both alike)."""
+    given, option = args.session_id, args.session_id_option
+    if given is not None and option is not None and given != option:
+        raise InputError(f"session end got two session ids ({given!r} and --session-id {option!r}); "
+                         "give one; nothing was done")
+    if given is None and option is None:
+        raise InputError("session end needs the session id: `baton session end ID` "
+                         "(or --session-id ID); nothing was done")
+    return given if given is not None else option
+
+
 def session_end(app: Baton, args: argparse.Namespace):
-    return app.end_session(args.session_id, _handoff_payload(args), harness=args.harness,
+    return app.end_session(_ended_session_id(args), _handoff_payload(args), harness=args.harness,
                            owner=args.owner, branch=args.branch, shared=True if args.shared else None)
 
 

@@ -31,6 +31,7 @@ from baton.domain import identifiers as ids
 from baton.domain.identifiers import event_identifiers
 from baton.domain.redaction import redact_strings
 from baton.errors import (
+    ConfigError,
     InputError,
     LedgerBusy,
     NotInitialized,
@@ -169,7 +170,7 @@ class Project:
                 f"{paths.root} is not a Baton project (no .baton/config.json); run `baton init` first",
                 details={"root": str(paths.root)},
             )
-        config = ProjectConfig.from_json(read_json(paths.config), paths.config)
+        config = ProjectConfig.from_json(read_json(paths.config, ConfigError), paths.config)
         try:
             writer = ensure_writer(paths)
         except StorageError:

@@ -59,24 +59,31 @@ from baton.model import frozen
 DEFAULT_COMMAND = "baton"
 
 ALL_EVENTS = tuple(HOOK_ROLES)
-"""``--events``' names (start, end, compact, prompt), in order; all wired by default."""
+"""``--events``' names (start, end, compact, prompt), in order (``all`` names them all)."""
+
+DEFAULT_EVENTS = tuple(role for role in ALL_EVENTS if role != "prompt")
+"""Wired without ``--events``: start, end and compact (free unless the harness compacts).
+The per-prompt hook runs on every prompt, so it is wired only when asked for
+(docs/hooks.md, "What each hook costs")."""
 
 
 def parse_events(value: str | None) -> tuple[str, ...]:
-    """``--events``: a comma-separated list of ``ALL_EVENTS`` names (None: all of them), in
-    ``ALL_EVENTS``' order.
+    """``--events``: a comma-separated list of ``ALL_EVENTS`` names, or ``all`` (None:
+    ``DEFAULT_EVENTS``), in ``ALL_EVENTS``' order.
 
     Raises:
         InputError: an unknown name, or the list leaves out ``start`` or ``end`` (without them
             no baton is handed on).
     """
     if value is None:
-        return ALL_EVENTS
+        return DEFAULT_EVENTS
     names = [word.strip().lower() for word in value.split(",") if word.strip()]
+    if names == ["all"]:
+        return ALL_EVENTS
     unknown = [name for name in names if name not in ALL_EVENTS]
     if unknown:
         raise InputError(f"--events: unknown event {', '.join(map(repr, unknown))}; "
-                         f"choose among {','.join(ALL_EVENTS)}", details={"unknown": unknown})
+                         f"choose among {','.join(ALL_EVENTS)} (or all)", details={"unknown": unknown})
     missing = [role for role in REQUIRED_ROLES if role not in names]
     if missing:
         raise InputError(f"--events must include {' and '.join(missing)}: without start and end no baton is handed on "
@@ -116,7 +123,7 @@ class InstallResult:
     """What the user must still do before the harness runs the hooks (``HarnessAdapter.user_steps``)."""
     warnings: tuple[str, ...] = ()
     """One line each, for stderr: the command written is not found on ``PATH`` here."""
-    events: tuple[str, ...] = ALL_EVENTS
+    events: tuple[str, ...] = DEFAULT_EVENTS
     """The hook events wired (``--events``: ``HOOK_ROLES`` names, in their order)."""
 
     @property
@@ -230,7 +237,7 @@ def default_command() -> str:
 
 def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = False,
                   command: str = DEFAULT_COMMAND, worktree: str | os.PathLike | None = None,
-                  events: tuple[str, ...] = ALL_EVENTS) -> InstallResult:
+                  events: tuple[str, ...] = DEFAULT_EVENTS) -> InstallResult:
     """Merge ``harness``'s configuration into the project at ``root``.
 
     Only the hooks of ``events`` (``parse_events``) are wired; Baton's hooks for the
