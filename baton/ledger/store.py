@@ -135,8 +135,9 @@ class Ledger:
         except OSError as exc:
             raise StorageError(f"cannot list the ledger at {self.ledger_dir}: {exc}") from exc
         key = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
-        if self._listing is not None and self._listing[0] == key:
-            return list(self._listing[1])
+        listing = self._listing  # once: a server's threads may list at the same time
+        if listing is not None and listing[0] == key:
+            return list(listing[1])
         listed_at = time.time_ns()
         # os.scandir and plain strings: pathlib's glob costs more than the write itself.
         try:
