@@ -57,7 +57,7 @@ from baton.domain.limits import MAX_INPUT_BYTES
 from baton.domain.redaction import RedactionPolicy, screen_encoded, screen_output, screen_text, visible_json
 from baton.errors import BatonError, InputError, NotFound
 from baton.mcp_schemas import OUTPUT_SCHEMAS, check_arguments, input_schemas
-from baton.mcp_stdio import serve_until_answered
+from baton.mcp_stdio import Unanswered, serve_until_answered
 from baton.model import frozen
 from baton.project import resolve_root, resolve_worktree
 
@@ -707,7 +707,9 @@ def serve_stdio(project: str | os.PathLike | None = None) -> ServeResult:
     """Serve MCP on stdin/stdout until the client closes the stream."""
     server = build_server(project)
     try:
-        anyio.run(serve_until_answered, server)
+        unanswered = Unanswered()
+        server.call_order = unanswered.calls  # tool calls then run in the order they were read
+        anyio.run(serve_until_answered, server, unanswered)
     except* (BrokenPipeError, ConnectionResetError):
         pass  # the client stopped reading stdout: nobody is left to answer
     return ServeResult(str(resolve_root(project)))

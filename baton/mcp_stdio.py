@@ -162,14 +162,12 @@ class AnsweringWrites:
         await self.aclose()
 
 
-async def serve_until_answered(server: MCPServer) -> None:
+async def serve_until_answered(server: MCPServer, unanswered: Unanswered) -> None:
     """What ``MCPServer.run_stdio_async`` does, reading and writing through the wrappers above.
 
     ``_lowlevel_server`` is the SDK's own server object (the one its
     ``run_stdio_async`` runs); tests/test_mcp_stdio_drain.py fails if it moves."""
     lowlevel = server._lowlevel_server
-    unanswered = Unanswered()
-    server.call_order = unanswered.calls
     async with stdio_server() as (read_stream, write_stream):
         await lowlevel.run(AnsweredReads(read_stream, unanswered, drain_seconds()),
                            AnsweringWrites(write_stream, unanswered),
