@@ -194,6 +194,8 @@ def add_session_commands(sub, common) -> None:
                                     "the eligible baton: this owner's on this branch, else the newest shared one.")
     p.add_argument("--harness", metavar="H", help="the harness running the session (claude-code, codex...)")
     p.add_argument("--session-id", metavar="ID", help="an opaque session id (default: a new UUIDv7)")
+    p.add_argument("session_id_positional", metavar="ID", nargs="?",
+                   help="the session id as a positional argument (the same as --session-id ID)")
     p.add_argument("--objective", metavar="TEXT", help="what this session is for, bound to owner and branch")
     _context_flags(p)
     p.set_defaults(func="sessions:session_begin")
@@ -245,6 +247,8 @@ def add_bootstrap_command(sub, common) -> None:
                                    "same brief without claiming anything.")
     p.add_argument("--session-id", metavar="ID",
                    help="the session claiming the baton (default: a new UUIDv7, shown in the output)")
+    p.add_argument("session_id_positional", metavar="ID", nargs="?",
+                   help="the session id as a positional argument (the same as --session-id ID)")
     p.add_argument("--peek", action="store_true",
                    help="show what would be delivered without claiming it (nothing is written)")
     p.add_argument("--max-bytes", metavar="N", type=int, default=8192, help="brief size limit in bytes (8192)")

@@ -65,7 +65,7 @@ class HandoffInputError(InputError):
     def __init__(self, problems: list[str], *, message: str | None = None) -> None:
         problems = list(problems)
         head = message or f"the handoff has {len(problems)} problem{'s' if len(problems) != 1 else ''}"
-        super().__init__(head + ": " + "; ".join(problems), details={"problems": problems})
+        super().__init__(head + (": " + "; ".join(problems) if problems else ""), details={"problems": problems})
         self.problems = problems
         for p in problems:
             self.add_note(p)

@@ -1,5 +1,5 @@
-"""`session end` takes the session id as `session end ID` (the spec's form) or `--session-id ID`
-(the form `session begin` and `bootstrap` take), never two different ones."""
+"""`session end`, `session begin` and `bootstrap` take the session id as a positional `ID` (the spec's
+form for `session end`) or as `--session-id ID`, never two different ones."""
 
 from __future__ import annotations
 
@@ -51,4 +51,21 @@ def test_a_misspelled_payload_field_is_refused_naming_it_and_nothing_is_written(
     before = ledger_size(project)
     code, out, err = run(capsys, project, "session", "end", "s-typo", "--handoff-input", str(payload), *SCOPE)
     assert code == 2 and "handoff.failedApproches: unknown field" in err and "failedApproaches" in err
+    assert ledger_size(project) == before
+
+
+def test_session_begin_accepts_the_id_as_a_positional_argument(capsys, project):
+    begun = run_json(capsys, project, "session", "begin", "s-positional", *SCOPE)
+    assert begun["sessionId"] == "s-positional"
+
+
+def test_bootstrap_accepts_the_id_as_a_positional_argument(capsys, project):
+    brief = run_json(capsys, project, "bootstrap", "s-brief", "--peek", *SCOPE)
+    assert brief["sessionId"] == "s-brief" and brief["sessionIdGenerated"] is False
+
+
+def test_session_begin_with_two_different_ids_is_refused_and_writes_nothing(capsys, project):
+    before = ledger_size(project)
+    code, out, err = run(capsys, project, "session", "begin", "s-one", "--session-id", "s-two", *SCOPE)
+    assert code == 2 and "session begin got two session ids" in err
     assert ledger_size(project) == before
