@@ -20,14 +20,23 @@ from baton.projections.lineage import component_ids
 
 
 def load_graph(runner: Any) -> Graph:
-    """The whole graph, each node with its record's status and flags."""
-    states = {ident: (status or "", tuple(orjson.loads(flags or "[]")))
-              for ident, status, flags in runner.db.execute(f"SELECT id, status, flags FROM {ROWS_TABLE}")}
+    """The whole graph, each node with its record's status and flags. The records session
+    batons carry (``session end`` with handoff steps) are left out when nothing links them to
+    another handoff: a day of sessions would otherwise fill the graph with lone roots
+    (``handoff list`` hides them too; ``lineage ID`` still shows one asked for)."""
+    states: dict[str, tuple[str, tuple[str, ...]]] = {}
+    lone_batons: set[str] = set()
+    for ident, status, flags, baton in runner.db.execute(f"SELECT id, status, flags, baton FROM {ROWS_TABLE}"):
+        states[ident] = (status or "", tuple(orjson.loads(flags or "[]")))
+        if baton:
+            lone_batons.add(ident)
     nodes = []
     for key, doc in runner.docs("lineage"):
         status, flags = states.get(key, ("", ()))
         nodes.append(Node.from_doc(doc, status=status, flags=flags))
-    return Graph(nodes)
+    linked = {parent for node in nodes for parent in node.parents}
+    return Graph([node for node in nodes
+                  if not (node.id in lone_batons and not node.parents and node.id not in linked)])
 
 
 def load_component(runner: Any, ids: Iterable[str]) -> Graph:
