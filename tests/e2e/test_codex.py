@@ -104,8 +104,11 @@ class CodexProject:
             f"base_url = {json.dumps(self.model.base_url)}",
             'wire_api = "responses"',
             'env_key = "BATON_E2E_OPENAI_KEY"',
-            "request_max_retries = 0",
-            "stream_max_retries = 0",
+            # A request that never reached the scripted model ("error sending request", seen once
+            # under load) is sent again; one the model answered is never replayed by the harness,
+            # and a scripted reply consumed twice would fail the test visibly.
+            "request_max_retries = 2",
+            "stream_max_retries = 2",
             "",
             # Codex loads a project's .codex/ (hooks and MCP servers) only in a trusted folder.
             f"[projects.{json.dumps(str(self.project))}]",
