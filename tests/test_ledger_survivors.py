@@ -193,7 +193,6 @@ def test_erasing_a_payload_syncs_the_rewritten_feed_and_the_folder_and_keeps_its
 
 
 def test_erasing_nothing_rewrites_and_syncs_nothing(tmp_path, monkeypatch):
-    from baton.ledger.erase import erase_payloads
     from tests.test_ledger_durability import FsyncCounter
 
     ledger, lines = feed_of(tmp_path, 2)
