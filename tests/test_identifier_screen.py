@@ -21,6 +21,7 @@ from baton.domain.identifiers import (
     OWNER,
     SESSION,
     event_identifiers,
+    handoff_identifiers,
     identifier_forms,
     key_forms,
     name_problem,
@@ -128,6 +129,15 @@ def test_an_events_identifiers_are_its_session_its_key_and_its_payload_members()
     assert sorted(pairs) == sorted([(SESSION, "s-1"), (KEY, "ci__main"), (OWNER, "ci"), (BRANCH, "main"),
                                     (HARNESS, "codex"), (SESSION, "s-2"), (HARNESS, "cursor"), (LABEL, "try")])
     assert (SESSION, "s 1") in event_identifiers("detector/s%201", None, {})
+
+
+def test_a_key_member_is_an_identifier_at_an_events_top_level_only():
+    # data.key names a baton key (a claim, a dismissal); inside a handoff body it is not one.
+    assert (KEY, "ci__main") in event_identifiers("session/s-1", None, {"key": "ci__main"})
+    nested = {"key": "ci__main", "handoff": {"key": "x__y", "origin": {"harness": "codex"}}}
+    assert event_identifiers("session/s-1", None, nested) == [
+        (SESSION, None), (SESSION, "s-1"), (KEY, "ci__main"), (HARNESS, "codex")]
+    assert handoff_identifiers({"key": "ci__main", "origin": {"harness": "codex"}}) == [(HARNESS, "codex")]
 
 
 # -- the CLI, per field ------------------------------------------------------------------
