@@ -80,6 +80,14 @@ def test_a_new_feed_is_a_plain_readable_file(tmp_path):
     assert ledger.feed_path("w1").stat().st_mode & 0o777 == 0o644 & ~umask
 
 
+def test_a_new_lock_file_is_a_plain_readable_file(tmp_path):
+    with Ledger(tmp_path / ".baton", "w1", fsync="never").locked():
+        pass
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (tmp_path / ".baton" / "ledger.lock").stat().st_mode & 0o777 == 0o644 & ~umask
+
+
 def test_a_problem_across_feeds_has_no_offset(tmp_path):
     """``-1``: the problem is not on one line (``verify --json`` shows it; repair does not cut there)."""
     first, lines = feed_of(tmp_path, 1, "w1")
