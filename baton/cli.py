@@ -28,6 +28,7 @@ import time
 from baton import __version__
 from baton.domain.limits import MAX_INPUT_BYTES
 from baton.errors import BatonError, TransitionError
+from baton.process_end import ends_with_exit
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
@@ -193,6 +194,8 @@ def add_session_commands(sub, common) -> None:
                                     "the eligible baton: this owner's on this branch, else the newest shared one.")
     p.add_argument("--harness", metavar="H", help="the harness running the session (claude-code, codex...)")
     p.add_argument("--session-id", metavar="ID", help="an opaque session id (default: a new UUIDv7)")
+    p.add_argument("session_id_positional", metavar="ID", nargs="?",
+                   help="the session id as a positional argument (the same as --session-id ID)")
     p.add_argument("--objective", metavar="TEXT", help="what this session is for, bound to owner and branch")
     _context_flags(p)
     p.set_defaults(func="sessions:session_begin")
@@ -202,7 +205,10 @@ def add_session_commands(sub, common) -> None:
                                     "flags (comma-separated once, or one item per repeated flag) or "
                                     "--handoff-input, leave a baton for the next "
                                     "session; a newer baton for the same owner and branch supersedes the older.")
-    p.add_argument("session_id", metavar="ID", help="the session id")
+    p.add_argument("session_id", metavar="ID", nargs="?",
+                   help="the session id (or --session-id ID, as `session begin` and `bootstrap` take it)")
+    p.add_argument("--session-id", dest="session_id_option", metavar="ID",
+                   help="the session id, as an option (the same as the positional ID)")
     p.add_argument("--handoff-steps", metavar="A,B", action="append",
                    help="next steps, comma-separated (required for a baton); repeat the flag to give one step "
                         "per flag (commas kept), or write \\, for a comma")
@@ -241,6 +247,8 @@ def add_bootstrap_command(sub, common) -> None:
                                    "same brief without claiming anything.")
     p.add_argument("--session-id", metavar="ID",
                    help="the session claiming the baton (default: a new UUIDv7, shown in the output)")
+    p.add_argument("session_id_positional", metavar="ID", nargs="?",
+                   help="the session id as a positional argument (the same as --session-id ID)")
     p.add_argument("--peek", action="store_true",
                    help="show what would be delivered without claiming it (nothing is written)")
     p.add_argument("--max-bytes", metavar="N", type=int, default=8192, help="brief size limit in bytes (8192)")
@@ -594,10 +602,11 @@ def add_harness_commands(sub, common) -> None:
                         "spaces and all; any other value is split as a shell would; a warning says when its "
                         "program is not found on PATH")
     p.add_argument("--events", metavar="LIST", default=None,
-                   help="the hook events to wire, comma-separated, among start,end,compact,prompt (default: all "
-                        "four); start and end are always needed, compact (a draft before compaction) and prompt "
-                        "(a handoff request in a prompt, a hook on every prompt) can be left out: "
-                        "--events start,end,compact. Baton's hooks for an event left out are taken out")
+                   help="the hook events to wire, comma-separated, among start,end,compact,prompt, or all "
+                        "(default: start,end,compact); start and end are always needed; compact (a draft before "
+                        "compaction) can be left out; prompt (a handoff request in a prompt, a hook run on every "
+                        "prompt) is wired only when listed: --events all. Baton's hooks for an event left out "
+                        "are taken out")
     p.add_argument("--remove", action="store_true",
                    help="take Baton's wiring out again: its hooks, its `baton` MCP server, its skill and rule "
                         "files; everything else is kept")
@@ -704,7 +713,7 @@ def build_parser(words: Sequence[str] | None = None) -> argparse.ArgumentParser:
         description="Portable, verified continuity for AI coding agents: structured handoffs "
                     "in an append-only, hash-chained ledger.",
         epilog="Exit codes: 0 ok, 1 storage or internal failure, 2 input error, 3 validation failure, "
-               "4 not found or conflict, 5 policy block.",
+               "4 not found, conflict or a malformed config, 5 policy block.",
     )
     parser.add_argument("--version", action="version", version=f"baton {__version__}")
     parser.add_argument("--json", action="store_true", help="print a stable JSON result on stdout")
@@ -851,14 +860,19 @@ def run() -> None:
     dictionary cleared) costs ~12 ms, a sixth of the command, and releases
     nothing the operating system does not release at exit. By then everything
     durable is already durable (the ledger's append is fsynced, the index's
-    connection closed with its transaction committed, the log line written);
+    transactions committed, the log line written); the index's connection is
+    left open to the end (``baton.process_end``: closing it would checkpoint
+    the WAL, two fsyncs, for nothing);
     no hook-path command registers an exit handler, and the one thread a
     hook starts (its deadline's watchdog, ``baton.harnesses.hook``) is
     stopped before its answer is printed. Other
     commands exit the ordinary way.
     """
+    hook_path = _command_word(sys.argv[1:]) in HOOK_PATH_COMMANDS
+    if hook_path:
+        ends_with_exit()
     code = main()
-    if _command_word(sys.argv[1:]) in HOOK_PATH_COMMANDS:
+    if hook_path:
         try:
             sys.stdout.flush()
             sys.stderr.flush()

@@ -17,7 +17,7 @@ import orjson
 
 from baton.canonical import pretty_bytes
 from baton.domain.detector_config import DetectorConfig
-from baton.errors import InputError, StorageError
+from baton.errors import ConfigError, InputError, StorageError
 from baton.model import frozen
 
 CONFIG_SCHEMA = 1
@@ -40,22 +40,22 @@ class ProjectConfig:
 
     @classmethod
     def from_json(cls, raw: Any, where: Path) -> "ProjectConfig":
-        """Raises: InputError (exit 2), naming the file and every problem: a
+        """Raises: ConfigError (exit 4), naming the file and every problem: a
         config that does not read as one stops every command that opens the
         project (``handoff list`` included), never silently half-applied."""
         if not isinstance(raw, dict) or raw.get("project_id") is None:
-            raise InputError(f"{where} is not a Baton config (no project_id)")
+            raise ConfigError(f"{where} is not a Baton config (no project_id)")
         if not isinstance(raw["project_id"], str):
             kind = {bool: "a boolean", int: "a number", float: "a number", list: "an array", dict: "an object"}.get(
                 type(raw["project_id"]), "another type")
-            raise InputError(f"{where}: project_id must be a string, not {kind}",
+            raise ConfigError(f"{where}: project_id must be a string, not {kind}",
                              details={"file": str(where), "problems": ["project_id: must be a string"]})
         fsync = raw.get("fsync", "always")
         if fsync not in ("always", "never"):
-            raise InputError(f"{where}: fsync must be 'always' or 'never', not {fsync!r}")
+            raise ConfigError(f"{where}: fsync must be 'always' or 'never', not {fsync!r}")
         problems = config_problems(raw)
         if problems:
-            raise InputError(f"{where} is not a valid Baton config: " + "; ".join(problems),
+            raise ConfigError(f"{where} is not a valid Baton config: " + "; ".join(problems),
                              details={"file": str(where), "problems": problems})
         extra = {k: v for k, v in raw.items() if k not in ("schema_version", "project_id", "fsync")}
         return cls(project_id=raw["project_id"], fsync=fsync, extra=extra)
@@ -86,9 +86,28 @@ def config_problems(raw: dict[str, Any]) -> list[str]:
             DetectorConfig.from_section(raw["detector"])
         except InputError as exc:
             problems += (exc.details or {}).get("problems") or [exc.message]
+    if isinstance(raw.get("sync"), dict):
+        problems += sync_problems(raw["sync"])
     if "log" in raw and raw["log"] is not None and not isinstance(raw["log"], str):
         problems.append(f"log must be a level name (info, debug or off), not {type(raw['log']).__name__}")
     return problems
+
+
+def sync_problems(section: dict[str, Any]) -> list[str]:
+    """The problems of the ``sync`` section's settings (``docs/sync.md``), found when the project
+    opens, so that every command stops on them, not only ``baton sync``."""
+    problems = []
+    if "require_signatures" in section and not isinstance(section["require_signatures"], bool):
+        problems.append(f"sync.require_signatures must be true or false, not {section['require_signatures']!r}"[:160])
+    if "allowed_signers" in section and allowed_signers_problem(section["allowed_signers"]):
+        problems.append(f"sync.allowed_signers must be a path relative to the project root, inside it, "
+                        f"not {section['allowed_signers']!r}"[:200])
+    return problems
+
+
+def allowed_signers_problem(value: Any) -> bool:
+    """Whether ``sync.allowed_signers`` is not a relative path that stays inside the project."""
+    return not isinstance(value, str) or not value or os.path.isabs(value) or ".." in Path(value).parts
 
 
 def project_id_problem(value: str) -> str | None:
@@ -99,13 +118,15 @@ def project_id_problem(value: str) -> str | None:
     return None
 
 
-def read_json(path: Path) -> Any:
+def read_json(path: Path, invalid: type[InputError] = InputError) -> Any:
+    """``path``'s JSON. Raises: ``invalid`` (``ConfigError`` for a configuration file) when it
+    does not parse; FileNotFoundError; StorageError when it cannot be read."""
     try:
         return orjson.loads(path.read_bytes())
     except FileNotFoundError:
         raise
     except orjson.JSONDecodeError as exc:
-        raise InputError(f"{path} is not valid JSON: {exc}") from exc
+        raise invalid(f"{path} is not valid JSON: {exc}") from exc
     except OSError as exc:
         raise StorageError(f"cannot read {path}: {exc}") from exc
 

@@ -8,13 +8,13 @@ the user's doing exit 1. Nothing above the ledger ever sees an ``OSError`` or a
 
 from __future__ import annotations
 
-import re
+from baton.domain.regexes import lazy
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
     from typing import Any, Mapping
 
-_PARAMETER = re.compile(r"`([a-z][a-z0-9_]*)`")
+_PARAMETER = lazy(r"`([a-z][a-z0-9_]*)`")
 
 
 class BatonError(Exception):
@@ -65,7 +65,7 @@ class HandoffInputError(InputError):
     def __init__(self, problems: list[str], *, message: str | None = None) -> None:
         problems = list(problems)
         head = message or f"the handoff has {len(problems)} problem{'s' if len(problems) != 1 else ''}"
-        super().__init__(head + ": " + "; ".join(problems), details={"problems": problems})
+        super().__init__(head + (": " + "; ".join(problems) if problems else ""), details={"problems": problems})
         self.problems = problems
         for p in problems:
             self.add_note(p)
@@ -78,6 +78,15 @@ class EnvelopeError(InputError, ValueError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
+
+
+class ConfigError(InputError):
+    """The project's configuration (``.baton/config.json``: the file, a section of it, the policy,
+    ``.baton/policy.json``) does not read as one: every command stops (exit 4), naming the file and
+    every problem; nothing is half-applied. An ``InputError`` (the user's own file) with its own code."""
+
+    exit_code = 4
+    code = "config_error"
 
 
 class PolicyConfigError(InputError, ValueError):

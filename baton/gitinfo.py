@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from baton.config import write_json_atomic
+from baton.domain.regexes import lazy
 from baton.errors import StorageError
 from baton.model import frozen
 
@@ -341,7 +342,7 @@ def user_identity(start: Path, cache: Path | None = None) -> tuple[str | None, s
     return email, name
 
 
-_CREDENTIALS = re.compile(r"^(?P<scheme>[a-z][a-z0-9+.-]*://)(?:[^@/]*@)?", re.IGNORECASE)
+_CREDENTIALS = lazy(r"^(?P<scheme>[a-z][a-z0-9+.-]*://)(?:[^@/]*@)?", re.IGNORECASE)  # capture only
 
 
 def remote_hint(url: str | None) -> str | None:

@@ -57,6 +57,7 @@ from baton.domain.limits import MAX_INPUT_BYTES
 from baton.domain.redaction import RedactionPolicy, screen_encoded, screen_output, screen_text, visible_json
 from baton.errors import BatonError, InputError, NotFound
 from baton.mcp_schemas import OUTPUT_SCHEMAS, check_arguments, input_schemas
+from baton.mcp_stdio import Unanswered, serve_until_answered
 from baton.model import frozen
 from baton.project import resolve_root, resolve_worktree
 
@@ -212,6 +213,9 @@ class BatonMCPServer(MCPServer):
                                              + (f", {row['created_at']}" if row.get("created_at") else ""))
                         for row in rows]
 
+    call_order: Any = None
+    """``mcp_stdio.CallOrder`` when serving stdio: tool calls then run in the order they were read."""
+
     def baton_tool(self, fn: Callable[..., Any], annotations: ToolAnnotations) -> None:
         """Serve ``fn`` as the tool of its name; its docstring is the description."""
         self.baton_tools[fn.__name__] = (fn, annotations)
@@ -247,9 +251,17 @@ class BatonMCPServer(MCPServer):
         problems = check_arguments(input_schemas()[name], arguments if arguments is not None else {})
         if problems:
             return argument_error(name, problems)
-        # As the SDK runs a synchronous tool: on a worker thread, the event loop free meanwhile.
+        # As the SDK runs a synchronous tool: on a worker thread, the event loop free meanwhile;
+        # after every call read before this one (its answer is written after this returns).
         fn = self.baton_tools[name][0]
-        return await anyio.to_thread.run_sync(functools.partial(fn, **(arguments or {})))
+        request_id = getattr(context, "request_id", None) if self.call_order is not None else None
+        if request_id is None:
+            return await anyio.to_thread.run_sync(functools.partial(fn, **(arguments or {})))
+        await self.call_order.turn(request_id)
+        try:
+            return await anyio.to_thread.run_sync(functools.partial(fn, **(arguments or {})))
+        finally:
+            self.call_order.done(request_id)
 
 
 def _annotations(title: str, *, read_only: bool = False, destructive: bool = False,
@@ -694,7 +706,12 @@ class ServeResult:
 def serve_stdio(project: str | os.PathLike | None = None) -> ServeResult:
     """Serve MCP on stdin/stdout until the client closes the stream."""
     server = build_server(project)
-    server.run("stdio")
+    try:
+        unanswered = Unanswered()
+        server.call_order = unanswered.calls  # tool calls then run in the order they were read
+        anyio.run(serve_until_answered, server, unanswered)
+    except* (BrokenPipeError, ConnectionResetError):
+        pass  # the client stopped reading stdout: nobody is left to answer
     return ServeResult(str(resolve_root(project)))
 
 

@@ -18,7 +18,6 @@ written (a read-only ``.baton/``, a full disk) is skipped.
 from __future__ import annotations
 
 import os
-import re
 import sys
 import time
 from pathlib import Path
@@ -26,9 +25,11 @@ from typing import Any
 
 import orjson
 
+from baton.domain.regexes import lazy
+
 LEVELS = {"info": 20, "debug": 10}
 FIELDS = frozenset({"command", "exit_code", "ms", "type", "id", "handoff", "events", "rebuilt", "code", "count"})
-SAFE_TEXT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$|^[a-z][a-z0-9_]{0,63}$")
+SAFE_TEXT = lazy(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$|^[a-z][a-z0-9_]{0,63}$")
 """Ids (UUIDs, writer ids), event types, error codes and command names; a
 space, a slash, an ``@`` or anything longer than 64 characters is dropped."""
 LOG_FILE = "logs/baton.jsonl"

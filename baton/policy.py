@@ -32,7 +32,7 @@ from baton.domain.redaction import (
     custom_rule,
     redact_payload,
 )
-from baton.errors import InputError, PolicyBlock, PolicyConfigError, UnsafePath
+from baton.errors import ConfigError, PolicyBlock, PolicyConfigError, UnsafePath
 from baton.model import frozen
 from baton.project import ProjectPaths
 
@@ -83,7 +83,7 @@ def load_policy(paths: ProjectPaths, config: ProjectConfig) -> Policy:
     allowlist) add up; numbers and per-rule actions from ``policy.json`` win.
 
     Raises:
-        InputError: a policy source is not valid JSON or breaks the format;
+        ConfigError: a policy source is not valid JSON or breaks the format;
             the message names the file and lists every problem found.
     """
     sources: list[tuple[str, dict[str, Any]]] = []
@@ -91,16 +91,16 @@ def load_policy(paths: ProjectPaths, config: ProjectConfig) -> Policy:
         section = config.extra["policy"]
         where = f"{paths.config} (policy section)"
         if not isinstance(section, dict):
-            raise InputError(f"{where}: must be a JSON object, not {type(section).__name__}",
+            raise ConfigError(f"{where}: must be a JSON object, not {type(section).__name__}",
                              details={"file": str(paths.config), "problems": ["not an object"]})
         sources.append((where, section))
     try:
-        raw = read_json(paths.policy)
+        raw = read_json(paths.policy, ConfigError)
     except FileNotFoundError:
         raw = None
     if raw is not None:
         if not isinstance(raw, dict):
-            raise InputError(f"{paths.policy}: must be a JSON object, not {type(raw).__name__}",
+            raise ConfigError(f"{paths.policy}: must be a JSON object, not {type(raw).__name__}",
                              details={"file": str(paths.policy), "problems": ["not an object"]})
         sources.append((str(paths.policy), raw))
     return build_policy(sources, root=paths.root)
@@ -110,7 +110,7 @@ def build_policy(sources: Sequence[tuple[str, dict[str, Any]]], *, root: Path) -
     """Merge policy documents, in order, into one :class:`Policy`.
 
     Raises:
-        InputError: naming the first source with problems and all of them.
+        ConfigError: naming the first source with problems and all of them.
     """
     rules: list[Rule] = []
     disable: list[str] = []
@@ -157,7 +157,7 @@ def build_policy(sources: Sequence[tuple[str, dict[str, Any]]], *, root: Path) -
             except PolicyConfigError as exc:
                 problems.append(str(exc))
         if problems:
-            raise InputError(f"{where}: invalid policy: " + "; ".join(problems),
+            raise ConfigError(f"{where}: invalid policy: " + "; ".join(problems),
                              details={"file": where, "problems": problems})
     redaction = build_redaction_policy(extra_rules=rules, disable=disable, actions=actions,
                                        extra_path_fields=path_fields, **numbers)

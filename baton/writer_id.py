@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import getpass
 import os
-import re
 
-_UNSAFE = re.compile(r"[^a-z0-9]+")
+from baton.domain.regexes import lazy
+
+_UNSAFE = lazy(r"[^a-z0-9]+")
 
 
 def _host_name() -> str:

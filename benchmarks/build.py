@@ -139,7 +139,8 @@ class Rounds:
     """The build mix, through one ``Baton`` application object."""
 
     def __init__(self, app: Any) -> None:
-        from baton.cli import _content, build_parser
+        from baton.cli import build_parser
+        from baton.cli_handlers.drafts import _content
         from baton.cli_input import capture_payload
 
         self.app = app

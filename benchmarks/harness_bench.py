@@ -22,6 +22,9 @@ commands add at most 10 % over the entries running a no-op. Each set-up's
 median over ``--runs`` rounds, and the ratios, are printed as a table (and
 written to ``--out`` as JSON). Per-event cost: each hook event alone with
 Baton's command, the others removed, beside ``bare`` (``--events``).
+``--compare BIN_DIR`` adds Baton's hook entries as the ``baton`` in
+``BIN_DIR`` installs them (another checkout's venv: before and after a
+change, in the same rounds).
 
 Needs node/npm (the pinned Claude Code is installed into the e2e cache as
 the end-to-end suite does) and this checkout's ``baton`` in the running venv.
@@ -32,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -46,12 +50,19 @@ from tests.e2e.fake_anthropic import FakeAnthropic, claude_argv, claude_env  # n
 NOOP = "cat >/dev/null"
 
 
-def _set_up(root: Path, model: FakeAnthropic, kind: str, only: str | None = None) -> tuple[Path, dict]:
+def _set_up(root: Path, model: FakeAnthropic, kind: str, only: str | None = None,
+            other: Path | None = None) -> tuple[Path, dict]:
     project = git_project(root / kind.replace(" ", "-") / "project")
     env = claude_env(root / kind.replace(" ", "-") / "home", model)
     if kind == "bare":
         return project, env
-    done = run_baton(project, env, "install-hooks", "--harness", "claude-code")
+    # One event alone: every event wired first (the prompt hook is wired only when asked for).
+    events = ("--events", "all") if only is not None else ()
+    words = ("install-hooks", "--harness", "claude-code", *events)
+    # Another checkout's baton (``--compare``) writes its own absolute path into the hook entries.
+    done = (run_baton(project, env, *words) if other is None else
+            subprocess.run([str(other / "baton"), *words], cwd=project, env=env, capture_output=True, text=True,
+                           timeout=60))
     if done.returncode != 0:
         raise SystemExit(f"install-hooks failed: {done.stderr}")
     settings = project / ".claude" / "settings.json"
@@ -90,12 +101,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="interleaved rounds (default 5)")
     parser.add_argument("--events", action="store_true", help="also time each hook event alone")
     parser.add_argument("--out", type=Path, help="write the medians and ratios as JSON here")
+    parser.add_argument("--compare", type=Path, metavar="BIN_DIR",
+                        help="also time Baton's hook entries as another install writes them (the `baton` in "
+                             "BIN_DIR, e.g. main's venv), in the same rounds: `baton hooks, compared`")
     args = parser.parse_args(argv)
     program = harness_program("claude-code")
     kinds = ["bare", "no-op hooks", "baton hooks", "baton", "baton, MCP not alwaysLoad"]
     with FakeAnthropic() as model, tempfile.TemporaryDirectory(prefix="baton-harness-bench-") as tmp:
         root = Path(tmp)
         setups = {kind: _set_up(root, model, kind) for kind in kinds}
+        if args.compare is not None:
+            setups["baton hooks, compared"] = _set_up(root / "compared", model, "baton hooks", other=args.compare)
         if args.events:
             for event in ("SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd"):
                 setups[f"only {event}"] = _set_up(root / event, model, "baton hooks", only=event)
@@ -116,6 +132,9 @@ def main(argv: list[str] | None = None) -> int:
         "baton, MCP not alwaysLoad / baton hooks": medians["baton, MCP not alwaysLoad"] / medians["baton hooks"],
     }
     ratios.update({f"{kind} / bare": medians[kind] / medians["bare"] for kind in medians if kind.startswith("only ")})
+    if "baton hooks, compared" in medians:
+        ratios["baton hooks, compared / no-op hooks"] = medians["baton hooks, compared"] / medians["no-op hooks"]
+        ratios["baton hooks / baton hooks, compared"] = medians["baton hooks"] / medians["baton hooks, compared"]
     print(f"| set-up | median of {args.runs} (s) |\n|---|---|")
     for kind, value in medians.items():
         print(f"| {kind} | {value:.2f} |")

@@ -1,6 +1,6 @@
 """The hook-path commands under two versions of the code, side by side.
 
-    python benchmarks/hook_path_ab.py PROJECT_COPY REPEAT NAME=PYTHONPATH [NAME=PYTHONPATH ...]
+    python benchmarks/hook_path_ab.py PROJECT_COPY REPEAT NAME=PYTHONPATH[@PROJECT] [NAME=PYTHONPATH[@PROJECT] ...]
 
 e.g. ``old=/tmp/main-worktree new=/path/to/this/checkout`` on a *copy* of a
 project built by ``benchmarks/build.py``. Each repetition runs ``python -c
@@ -14,6 +14,12 @@ beside ``python -c pass`` of the same run and beside the stack's floor, with
 and without attrs (``FLOORS``). Compile the bytecode of every
 version first (``python -m compileall -q baton``): with
 ``PYTHONDONTWRITEBYTECODE`` set every import would compile from source.
+
+``@PROJECT`` runs that version on its own copy instead of ``PROJECT_COPY``:
+versions that leave different files behind (a hook-path process now leaves
+the index's WAL for the next one, ``baton.process_end``) would otherwise
+pay for each other's — the one that closes checkpoints the other's WAL,
+the other creates the WAL again.
 """
 
 from __future__ import annotations
@@ -34,7 +40,10 @@ COMMANDS = {
     "resume latest": ["resume", "latest"],
     "hook SessionStart": ["hook", "claude-code", "SessionStart"],
     "hook UserPromptSubmit": ["hook", "claude-code", "UserPromptSubmit"],
+    "hook SessionEnd": ["hook", "claude-code", "SessionEnd"],
 }
+"""The hooks' payloads name a new session at each SessionStart; the prompt and the
+end name the session that start began (an end with no handoff to hand on)."""
 FLOORS = {"stack floor": "import attrs, orjson, sqlite3, hashlib, argparse",
           "stack floor without attrs": "import orjson, sqlite3, hashlib, argparse"}
 """Timed in the same repetitions: the hook path's target is ≤ 1.15× the first, the
@@ -44,16 +53,19 @@ prompt hook's (an ordinary prompt, which asks for no handoff) ≤ 1.15× the sec
 def main() -> None:
     if len(sys.argv) < 4 or not sys.argv[2].isdigit() or not all("=" in v for v in sys.argv[3:]):
         sys.exit(__doc__.strip().splitlines()[2].strip().join(["usage: ", ""]))
-    project, repeat, versions = sys.argv[1], int(sys.argv[2]), [v.split("=", 1) for v in sys.argv[3:]]
+    project, repeat = sys.argv[1], int(sys.argv[2])
+    versions = [(label, *(spec.split("@", 1) if "@" in spec else (spec, project)))
+                for label, spec in (v.split("=", 1) for v in sys.argv[3:])]
     python = sys.executable
     ids = itertools.count()
+    began: dict[str, str] = {}
     wall: dict[str, list[float]] = {}
     cpu: dict[str, list[float]] = {}
 
-    def run(key: str, argv: list[str], env: dict[str, str], stdin: bytes | None = None) -> None:
+    def run(key: str, argv: list[str], env: dict[str, str], stdin: bytes | None = None, cwd: str = project) -> None:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
-        done = subprocess.run(argv, input=stdin, capture_output=True, env=env, cwd=project)
+        done = subprocess.run(argv, input=stdin, capture_output=True, env=env, cwd=cwd)
         elapsed = time.perf_counter() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if done.returncode != 0 or done.stderr:
@@ -68,15 +80,18 @@ def main() -> None:
         for floor, imports in FLOORS.items():
             run(floor, [python, "-c", imports], dict(os.environ))
         for name, words in COMMANDS.items():
-            for label, path in versions:
+            for label, path, where in versions:
                 payload = None
                 if "hook" in name:
-                    payload = json.dumps({"session_id": f"ab-{os.getpid()}-{next(ids)}", "source": "startup",
-                                          "cwd": project, "transcript_path": "/dev/null",
+                    if "SessionStart" in name:
+                        began[label] = f"ab-{os.getpid()}-{next(ids)}"
+                    payload = json.dumps({"session_id": began[label], "source": "startup", "reason": "other",
+                                          "cwd": where, "transcript_path": "/dev/null",
                                           "hook_event_name": words[-1],
                                           "prompt": "run the failing parser test again and tell me what it prints"
                                           }).encode()
-                run(f"{name} [{label}]", [python, "-m", "baton", *words], dict(os.environ, PYTHONPATH=path), payload)
+                run(f"{name} [{label}]", [python, "-m", "baton", *words], dict(os.environ, PYTHONPATH=path), payload,
+                    where)
         if rep == -1:
             wall.clear()
             cpu.clear()

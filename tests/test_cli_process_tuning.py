@@ -10,7 +10,14 @@ import sys
 
 import pytest
 
-from baton import cli
+from baton import cli, process_end
+
+
+@pytest.fixture(autouse=True)
+def a_process_that_ends_the_ordinary_way(monkeypatch):
+    """``cli.run`` marks a hook-path process as ending with ``os._exit``: here
+    the mark stays inside each test (the stand-in for ``os._exit`` returns)."""
+    monkeypatch.setattr(process_end, "_ENDS_WITH_EXIT", [False])
 
 
 @pytest.mark.parametrize("words", [["bootstrap", "--json"], ["--project", "x", "session", "handoff"],
@@ -93,3 +100,24 @@ def test_python_dash_m_baton_is_the_baton_process(tmp_path):
     assert done.returncode != 0 and done.stderr.startswith("baton: ")
     shown = subprocess.run([sys.executable, "-m", "baton", "--version"], capture_output=True, text=True)
     assert shown.returncode == 0 and shown.stdout.strip()
+
+
+@pytest.mark.parametrize("words", [["bootstrap", "--json"], ["hook", "claude-code", "SessionEnd"]])
+def test_a_hook_path_process_is_marked_as_ending_with_os_exit_before_its_command_runs(monkeypatch, words):
+    marked = []
+    monkeypatch.setattr(sys, "argv", ["baton", *words])
+    monkeypatch.setattr(cli, "main", lambda: marked.append(process_end._ENDS_WITH_EXIT[0]) or 0)
+    monkeypatch.setattr(cli.os, "_exit", lambda code: None)
+    with pytest.raises(SystemExit):
+        cli.run()
+    assert marked == [True]
+
+
+@pytest.mark.parametrize("words", [["mcp"], ["rebuild"], ["handoff", "list"]])
+def test_other_processes_are_not_marked(monkeypatch, words):
+    marked = []
+    monkeypatch.setattr(sys, "argv", ["baton", *words])
+    monkeypatch.setattr(cli, "main", lambda: marked.append(process_end._ENDS_WITH_EXIT[0]) or 0)
+    with pytest.raises(SystemExit):
+        cli.run()
+    assert marked == [False]

@@ -1,5 +1,5 @@
 """A malformed ``.baton/config.json`` (or policy) stops every command that
-opens the project, ``handoff list`` included, with a clear error (exit 2)
+opens the project, ``handoff list`` included, with a clear error (exit 4, ``config_error``)
 naming the file and the problem — never silently replaced by defaults (issue 25)."""
 
 from __future__ import annotations
@@ -35,18 +35,23 @@ MALFORMED = {
                                      "detector.weights.explicit: must be a number from 0 to 1"),
     "detector cooldown negative": ({"detector": {"cooldown_minutes": -1}}, "detector.cooldown_minutes"),
     "detector unknown threshold": ({"detector": {"thresholds": {"nope": 0.5}}}, "detector.thresholds.nope: unknown"),
+    "sync require_signatures not a boolean": ({"sync": {"require_signatures": "yes"}},
+                                              "sync.require_signatures must be true or false"),
+    "sync allowed_signers outside the project": ({"sync": {"allowed_signers": "/etc/passwd"}},
+                                                 "sync.allowed_signers must be a path relative to the project root"),
+    "sync allowed_signers climbing out": ({"sync": {"allowed_signers": "../signers"}}, "sync.allowed_signers"),
 }
 
 
 @pytest.mark.parametrize("case", list(MALFORMED))
 @pytest.mark.parametrize("argv", [["handoff", "list"], ["status"], ["session", "begin"], ["resume"]])
-def test_a_malformed_config_stops_the_command_with_exit_2_naming_the_problem(capsys, project, case, argv):
+def test_a_malformed_config_stops_the_command_with_exit_4_naming_the_problem(capsys, project, case, argv):
     members, problem = MALFORMED[case]
     _set(project, **members)
     code, out, err = run(capsys, project, *argv, "--json")
-    assert code == 2, (out, err)
+    assert code == 4, (out, err)
     error = json.loads(out)["error"]
-    assert error["code"] == "input_error" and "config.json" in error["message"] and problem in error["message"]
+    assert error["code"] == "config_error" and "config.json" in error["message"] and problem in error["message"]
 
 
 def test_unknown_sections_are_kept_for_a_newer_baton(capsys, project):
@@ -58,13 +63,13 @@ def test_unknown_sections_are_kept_for_a_newer_baton(capsys, project):
 def test_a_malformed_policy_json_stops_handoff_list(capsys, project):
     (project / ".baton" / "policy.json").write_text('{"actions": {"github-token": "shout"}}')
     code, _, err = run(capsys, project, "handoff", "list")
-    assert code == 2 and "policy.json" in err
+    assert code == 4 and "policy.json" in err
 
 
 def test_a_config_from_a_newer_baton_says_to_upgrade(capsys, project):
     _set(project, schema_version=2)
     code, _, err = run(capsys, project, "status")
-    assert code == 2 and "upgrade Baton" in err
+    assert code == 4 and "upgrade Baton" in err
 
 
 def test_a_config_with_every_detector_setting_typed_opens(capsys, project):
@@ -85,3 +90,11 @@ def test_init_refuses_a_project_id_the_config_would_refuse(capsys, project_dir):
     code, _, err = run(capsys, project_dir, "init", "--project-id", "a\x01b")
     assert code == 2 and "--project-id must be a non-empty id without control characters" in err
     assert not (project_dir / ".baton" / "config.json").exists()
+
+
+def test_a_malformed_local_json_is_a_config_error_that_says_how_to_recover(capsys, project):
+    (project / ".baton" / "local.json").write_text("{not json")
+    code, out, _ = run(capsys, project, "handoff", "list", "--json")
+    error = json.loads(out)["error"]
+    assert code == 4 and error["code"] == "config_error"
+    assert "local.json" in error["message"] and "writer id" in error["message"] and "remove it" in error["message"]

@@ -107,7 +107,7 @@ def test_weights_and_thresholds_come_from_config_json(project):
     config["detector"] = {"weights": {"context": 7}}
     config_path.write_text(json.dumps(config))
     result = baton(project, "detect", "--event", "-", input=json.dumps({"context_pressure": 0.75}))
-    assert result.returncode == 2 and "detector.weights.context" in result.stderr
+    assert result.returncode == 4 and "detector.weights.context" in result.stderr
 
 
 def test_the_cli_reads_signals_from_stdin_and_shows_unavailable_ones(project):

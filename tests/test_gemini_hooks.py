@@ -16,7 +16,7 @@ import pytest
 
 from baton.harnesses import adapter
 from baton.harnesses.gemini_cli import unwrap_prompt
-from baton.harnesses.install import install_hooks
+from baton.harnesses.install import ALL_EVENTS, install_hooks
 from tests.cli_support import run, run_json
 from tests.handoff_support import git_init, ledger_lines
 from tests.harness_support import fixture, hook, injected
@@ -138,14 +138,14 @@ def test_the_json_result_lists_what_the_user_must_still_do(project_dir, capsys):
 def test_a_hook_that_cannot_run_is_a_warning_to_gemini_never_a_deny(project_dir):
     # Gemini CLI 0.61 takes exit status 2 and above as "deny": a `baton` missing
     # from PATH (127) would block every prompt; 1 is a warning and the prompt goes on.
-    install_hooks(project_dir, "gemini-cli", command="/nonexistent/baton")
+    install_hooks(project_dir, "gemini-cli", command="/nonexistent/baton", events=ALL_EVENTS)
     [command] = [h["command"] for h in _groups(project_dir, "BeforeAgent")[0]["hooks"]]
     ran = subprocess.run(["bash", "-c", command], input="{}", capture_output=True, text=True)
     assert ran.returncode == 1 and "/nonexistent/baton" in ran.stderr
 
 
 def test_batons_hook_with_the_suffix_is_still_recognised_and_replaced(project_dir):
-    install_hooks(project_dir, "gemini-cli")
-    install_hooks(project_dir, "gemini-cli", command="/venv/bin/baton")
+    install_hooks(project_dir, "gemini-cli", events=ALL_EVENTS)
+    install_hooks(project_dir, "gemini-cli", command="/venv/bin/baton", events=ALL_EVENTS)
     [group] = _groups(project_dir, "BeforeAgent")
     assert [h["command"] for h in group["hooks"]] == ["/venv/bin/baton hook gemini-cli BeforeAgent || exit 1"]

@@ -41,14 +41,14 @@ def _session_start_loads(project) -> set[str]:
 def test_a_session_start_with_no_baton_waiting_defines_only_the_session_events(project):
     """Recording ``session.begun`` needs the sessions' and objectives' event
     classes (``baton.events.session``), not the other 20 of the catalogue,
-    nor cattrs."""
+    nor cattrs, nor the freshness rules (no baton's freshness to judge)."""
     git_init(project, {"src/app.py": "x = 1\n"})
     subprocess.run([sys.executable, "-m", "baton", "bootstrap", "--peek", "--project", str(project)],
                    capture_output=True, check=True)
     loaded = _session_start_loads(project)
     assert {"baton.events.base", "baton.events.session", "baton.commands.record"} <= loaded  # it did record
     assert not {"baton.events.catalogue", "baton.events.baton", "baton.domain.aggregates.baton", "cattrs",
-                "baton.commands.baton_cases"} & loaded
+                "baton.commands.baton_cases", "baton.domain.freshness"} & loaded
 
 
 def test_a_session_start_that_claims_a_baton_defines_the_baton_events_too(project):
@@ -74,6 +74,9 @@ PROMPT_HOOK_MODULES = {
     # annotations' names are imported for type checkers only), and ``shlex`` (0.3 ms: the
     # adapters' MCP entry splits its command; imported at the protocol's top, issue 28).
     "threading", "unicodedata", "locale", "_locale", "runpy", "gc", "shlex",
+    # How the process ends (``baton.cli.run`` marks a hook-path process, which keeps the
+    # index's connection open to its ``os._exit``): two functions, no import.
+    "baton.process_end",
 }
 """What ``baton hook HARNESS <prompt event>`` may import beyond ``python -c "import orjson,
 sqlite3, hashlib, argparse"`` (the stack's floor without attrs), besides its adapter's module."""

@@ -76,6 +76,7 @@ def test_with_nothing_to_claim_a_hook_path_command_loads_no_dulwich_at_all(warm,
     loaded = _loaded(warm, *command)
     assert "baton.app" in loaded
     assert not [m for m in loaded if m == "dulwich" or m.startswith("dulwich.")]
+    assert "baton.domain.freshness" not in loaded  # no baton's freshness to judge: not even its rules
 
 
 def test_resuming_the_latest_handoff_loads_no_dulwich(warm):

@@ -7,6 +7,8 @@ and the ready handoff the session wrote is left as a baton at its end.
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from baton.app import Baton
@@ -152,6 +154,27 @@ def test_a_session_that_wrote_no_ready_handoff_ends_without_a_baton(repo):
     assert outcome.result.ended and outcome.result.baton is None
     with Baton.open(repo) as app:
         assert app.pending_batons().to_json()["items"] == []
+
+
+def test_a_session_end_reads_no_handoff_record_captured_before_the_session_began(repo, monkeypatch):
+    """A session's handoffs are captured while it is open: at the end of one that
+    captured nothing, the handoffs written before it are not even read."""
+    from baton.projections.runner import ProjectionRunner
+
+    an_hour_ago = time.time_ns() - 3600 * 10**9
+    for session in (None, "an-earlier-session"):
+        with Baton.open(repo, clock=lambda: an_hour_ago) as app:
+            handoff_id = app.capture(payload(), session=session).handoff_id
+        validate_handoff_command(repo, handoff_id)
+        promote_handoff(repo, handoff_id, accept_warnings="tests")
+    _start(repo, "claude-code", session="s1")
+    read = []
+    real_get = ProjectionRunner.get
+    monkeypatch.setattr(ProjectionRunner, "get", lambda self, projection, key: read.append(projection)
+                        or real_get(self, projection, key))
+    outcome = _event(repo, "claude-code", 2, session="s1")
+    assert outcome.result.ended and outcome.result.baton is None
+    assert "handoffs" not in read
 
 
 def test_codex_stop_after_every_turn_ends_the_session_once(repo):

@@ -127,3 +127,13 @@ def test_the_problem_line_goes_through_the_secret_screen(project):
     result = _run(project, "claude-code", token, json.dumps({"session_id": "s1"}))
     _assert_quiet_failure(result)
     assert token not in result.stderr and "[REDACTED" in result.stderr
+
+
+def test_a_session_end_that_fails_says_what_it_left_undone(project):
+    git_init(project)
+    (project / ".baton" / "config.json").write_text("{not json")
+    result = _run(project, "claude-code", "SessionEnd", json.dumps(fixture("claude-code", "SessionEnd", project,
+                                                                           session_id="ending")))
+    _assert_quiet_failure(result)
+    assert "config.json" in result.stderr
+    assert "the session's end was not recorded and no baton was left" in result.stderr

@@ -80,7 +80,7 @@ def test_a_catastrophic_policy_regex_is_refused_at_load_naming_it(project, capsy
     (project / ".baton" / "policy.json").write_text(json.dumps(
         {"rules": [{"name": "slow-rule", "regex": "(a+)+$"}]}))
     code, _, err = run(capsys, project, "checkpoint", "create", "--no-input", "--title", "t", "--objective", "o")
-    assert code == 2 and "slow-rule" in err and "(a+)+$" in err
+    assert code == 4 and "slow-rule" in err and "(a+)+$" in err
 
 
 def test_a_client_that_disconnects_leaves_no_traceback(capsys):

@@ -264,3 +264,13 @@ def test_baton_skill_json_carries_the_text(tmp_path):
 
     result = run_baton("skill", "--json", cwd=tmp_path)
     assert _json.loads(result.stdout) == {"name": "baton", "skill": skill_text()}
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+@pytest.mark.parametrize("dry_run", [[], ["--dry-run"]])
+def test_a_malformed_project_config_stops_it_before_any_file_is_written(project_dir, capsys, harness, dry_run):
+    (project_dir / ".baton").mkdir()
+    (project_dir / ".baton" / "config.json").write_text("{not json")
+    code, out, err = run(capsys, project_dir, "install-hooks", "--harness", harness, *dry_run, "--json")
+    assert code == 4 and json.loads(out)["error"]["code"] == "config_error"
+    assert sorted(p.name for p in project_dir.iterdir()) == [".baton"]

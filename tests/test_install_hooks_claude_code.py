@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from baton.harnesses.install import install_hooks
+from baton.harnesses.install import ALL_EVENTS, install_hooks
 from tests.cli_support import run, run_json
 
 LOCAL = ".claude/settings.local.json"
@@ -22,7 +22,7 @@ def _baton_hooks(settings: dict) -> dict[str, list[dict]]:
 
 
 def test_every_hook_entry_carries_a_timeout_fitted_to_its_event(project_dir):
-    install_hooks(project_dir, "claude-code")
+    install_hooks(project_dir, "claude-code", events=ALL_EVENTS)
     hooks = _baton_hooks(json.loads((project_dir / ".claude" / "settings.json").read_text()))
     timeouts = {event: [h.get("timeout") for h in found] for event, found in hooks.items()}
     # SessionEnd: long enough for the hand-on on a busy machine (Claude Code's default is 1.5 s);

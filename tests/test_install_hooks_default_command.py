@@ -14,6 +14,7 @@ import sysconfig
 import pytest
 
 from baton.harnesses import HARNESSES, adapter
+from baton.harnesses.install import DEFAULT_EVENTS
 from baton.harnesses.wiring import running_baton
 from tests.cli_support import run, run_json
 from tests.test_install_hooks_command import _baton_server, _hook_commands
@@ -47,8 +48,9 @@ def nowhere(monkeypatch, tmp_path):
 
 
 def _expected_hooks(harness: str, command: str) -> dict[str, list[str]]:
-    return {hook.event: [f"{command} hook {harness} {hook.event}{adapter(harness).command_suffix}"]
-            for hook in adapter(harness).hooks}
+    wired = adapter(harness)
+    return {hook.event: [f"{command} hook {harness} {hook.event}{wired.command_suffix}"]
+            for hook in wired.hooks if wired.role(hook) in DEFAULT_EVENTS}
 
 
 # -- which baton is running -----------------------------------------------------------------------

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from baton.harnesses import HARNESSES, adapter
-from baton.harnesses.install import ALL_EVENTS, install_hooks, parse_events
+from baton.harnesses.install import ALL_EVENTS, DEFAULT_EVENTS, install_hooks, parse_events
 from baton.harnesses.wiring import inspect_wiring
 from tests.cli_support import run, run_json
 
@@ -34,8 +34,16 @@ def _snapshot(root):
 
 
 @pytest.mark.parametrize("harness", HARNESSES)
-def test_by_default_all_four_events_are_wired(project_dir, harness):
+def test_by_default_start_end_and_compact_are_wired_and_the_prompt_hook_is_left_out(project_dir, harness):
     result = install_hooks(project_dir, harness)
+    assert result.events == ("start", "end", "compact") and result.left_out == ("prompt",)
+    wired = _events(project_dir, harness)
+    assert PROMPT_EVENT[harness] not in wired and COMPACT_EVENT[harness] in wired and len(wired) == 3
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_events_all_wires_all_four(project_dir, harness):
+    result = install_hooks(project_dir, harness, events=parse_events("all"))
     assert result.events == ALL_EVENTS and result.left_out == ()
     assert _events(project_dir, harness) == {hook.event for hook in adapter(harness).hooks}
 
@@ -56,7 +64,7 @@ def test_events_start_end_wires_only_those_two(project_dir, harness):
 
 @pytest.mark.parametrize("harness", HARNESSES)
 def test_an_install_with_fewer_events_takes_out_batons_hook_for_the_others(project_dir, harness):
-    install_hooks(project_dir, harness)
+    install_hooks(project_dir, harness, events=ALL_EVENTS)
     result = install_hooks(project_dir, harness, events=("start", "end", "compact"))
     assert PROMPT_EVENT[harness] not in _events(project_dir, harness)
     assert any(c.path == HOOKS_FILE[harness] and c.action == "updated" for c in result.changes)
@@ -65,10 +73,13 @@ def test_an_install_with_fewer_events_takes_out_batons_hook_for_the_others(proje
 
 
 @pytest.mark.parametrize("harness", HARNESSES)
-def test_an_install_without_events_adds_back_what_was_left_out(project_dir, harness):
+def test_an_install_without_events_wires_the_default_again(project_dir, harness):
     install_hooks(project_dir, harness, events=("start", "end"))
     install_hooks(project_dir, harness)
-    assert _events(project_dir, harness) == {hook.event for hook in adapter(harness).hooks}
+    assert COMPACT_EVENT[harness] in _events(project_dir, harness)
+    install_hooks(project_dir, harness, events=ALL_EVENTS)
+    install_hooks(project_dir, harness)
+    assert PROMPT_EVENT[harness] not in _events(project_dir, harness) and len(_events(project_dir, harness)) == 3
 
 
 @pytest.mark.parametrize("harness", ["claude-code", "codex", "gemini-cli"])
@@ -133,13 +144,14 @@ def test_doctor_still_warns_when_the_end_hook_is_missing(project_dir, capsys, ha
 
 
 def test_codex_trust_step_counts_the_hooks_wired(project_dir):
-    assert "trust Baton's 4 hooks" in install_hooks(project_dir, "codex", dry_run=True).user_steps[0]
+    assert "trust Baton's 3 hooks" in install_hooks(project_dir, "codex", dry_run=True).user_steps[0]
+    assert "trust Baton's 4 hooks" in install_hooks(project_dir, "codex", dry_run=True, events=ALL_EVENTS).user_steps[0]
     step = install_hooks(project_dir, "codex", dry_run=True, events=("start", "end")).user_steps[0]
     assert "trust Baton's 2 hooks" in step
 
 
 @pytest.mark.parametrize(("value", "expected"), [
-    (None, ALL_EVENTS), ("start,end", ("start", "end")), (" Prompt , end,start ", ("start", "end", "prompt")),
+    (None, DEFAULT_EVENTS), ("all", ALL_EVENTS), (" ALL ", ALL_EVENTS), ("start,end", ("start", "end")), (" Prompt , end,start ", ("start", "end", "prompt")),
 ])
 def test_parse_events_reads_a_comma_separated_list_in_any_order(value, expected):
     assert parse_events(value) == expected

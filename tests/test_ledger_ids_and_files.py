@@ -15,9 +15,11 @@ NOW = 1_700_000_000_123_456_789  # ns
 
 @pytest.fixture
 def fresh_clock(monkeypatch):
-    """Forget the ids minted before (the counter and the last millisecond are per process)."""
+    """Forget the ids minted before (the counter, the last millisecond and the
+    random bytes drawn ahead are per process)."""
     monkeypatch.setattr(ids, "_last_ms", -1)
     monkeypatch.setattr(ids, "_counter", 0)
+    monkeypatch.setattr(ids, "_pool", b"")
 
 
 def test_an_id_is_a_version_7_rfc_variant_uuid_carrying_its_millisecond(fresh_clock):
@@ -187,3 +189,31 @@ def test_a_new_millisecond_s_counter_comes_from_bits_64_to_74_of_the_draw(fresh_
     minted = uuid.UUID(ids.uuid7(NOW))
     assert minted.int >> 64 & 0xFFF == 0b101_0110_1001
     assert minted.int & ((1 << 62) - 1) == 0x5555_5555_5555_5555 & ((1 << 62) - 1)
+
+
+def test_ids_draw_random_bytes_ahead_but_never_hand_out_the_same_bytes_twice(fresh_clock, monkeypatch):
+    draws = []
+
+    def counting(n):
+        draws.append(n)
+        return bytes(range(256)) * (n // 256) + bytes(range(n % 256))
+
+    monkeypatch.setattr(os, "urandom", counting)
+    minted = [uuid.UUID(ids.uuid7(NOW + i * 1_000_000)) for i in range(ids._POOL_IDS + 1)]
+    assert len(draws) == 2  # one system call for a pool of ids, the next when it runs out
+    assert len({m.int & ((1 << 62) - 1) for m in minted[:ids._POOL_IDS]}) == ids._POOL_IDS
+
+
+def test_a_forked_child_draws_its_own_random_bytes(fresh_clock):
+    ids.uuid7(NOW)  # the parent has bytes drawn ahead
+    assert ids._pool
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report whether it inherited the parent's pool
+        os.close(read)
+        os.write(write, b"empty" if not ids._pool else b"inherited")
+        os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    with os.fdopen(read, "rb") as answer:
+        assert answer.read() == b"empty"

@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 from baton.config import ProjectConfig
-from baton.errors import InputError, PolicyBlock
+from baton.errors import ConfigError, InputError, PolicyBlock
 from baton.policy import Policy, load_policy, redact_or_block
 from baton.project import ProjectPaths
 
@@ -154,18 +154,18 @@ def test_config_section_and_policy_json_add_up(paths):
     ({"disabled_rules": ["jwt"]}, "unknown key(s) ['disabled_rules']"),
     ({"schema_version": 99}, "schema_version 99 is not supported"),
 ])
-def test_malformed_policy_json_is_an_input_error_naming_file_and_problem(paths, doc, problem):
+def test_malformed_policy_json_is_a_config_error_naming_file_and_problem(paths, doc, problem):
     write_policy(paths, doc)
-    with pytest.raises(InputError) as caught:
+    with pytest.raises(ConfigError) as caught:
         load_policy(paths, config())
-    assert caught.value.exit_code == 2
+    assert caught.value.exit_code == 4 and caught.value.code == "config_error"
     assert str(paths.policy) in caught.value.message
     assert problem in caught.value.message
 
 
-def test_policy_json_that_is_not_json_is_an_input_error(paths):
+def test_policy_json_that_is_not_json_is_a_config_error(paths):
     write_policy(paths, "{ not json")
-    with pytest.raises(InputError) as caught:
+    with pytest.raises(ConfigError) as caught:
         load_policy(paths, config())
     assert str(paths.policy) in caught.value.message and "not valid JSON" in caught.value.message
 

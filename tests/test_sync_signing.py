@@ -528,25 +528,25 @@ def test_the_allowed_signers_file_can_live_elsewhere_in_the_project(capsys, team
 
 
 @pytest.mark.parametrize("setting", ["../outside", "/etc/allowed_signers", 7])
-def test_an_allowed_signers_setting_outside_the_project_is_an_input_error(capsys, team, setting):
+def test_an_allowed_signers_setting_outside_the_project_is_a_config_error(capsys, team, setting):
     _remote, a, _b, _keys = team
     path = a / ".baton" / "config.json"
     config = json.loads(path.read_text())
     config["sync"] = {"allowed_signers": setting}
     path.write_text(json.dumps(config))
     code, out, _ = run(capsys, a, "sync", "--json")
-    assert code == 2
+    assert code == 4 and json.loads(out)["error"]["code"] == "config_error"
     assert "sync.allowed_signers" in json.loads(out)["error"]["message"]
 
 
-def test_a_malformed_require_signatures_setting_is_an_input_error(capsys, team):
+def test_a_malformed_require_signatures_setting_is_a_config_error(capsys, team):
     _remote, a, _b, _keys = team
     path = a / ".baton" / "config.json"
     config = json.loads(path.read_text())
     config["sync"] = {"require_signatures": "yes"}
     path.write_text(json.dumps(config))
     code, out, _ = run(capsys, a, "sync", "--json")
-    assert code == 2
+    assert code == 4 and json.loads(out)["error"]["code"] == "config_error"
     assert "require_signatures" in json.loads(out)["error"]["message"]
 
 

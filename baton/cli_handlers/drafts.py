@@ -7,6 +7,7 @@ import argparse
 from baton.app import Baton
 from baton.cli import REPLACE_FLAGS
 from baton.cli_input import ContentOptions, amend_inputs, capture_payload, read_replacement_list, terminal_prompter
+from baton.errors import HandoffInputError
 
 
 def _content(args: argparse.Namespace):
@@ -20,10 +21,23 @@ def _content(args: argparse.Namespace):
     )
 
 
+MISSING_FLAGS = {"work: required": "--title and --objective", "work.title: required": "--title",
+                 "work.objective: required": "--objective"}
+"""A capture from flags alone: the payload paths a missing flag shows up as, and the flags to give."""
+
+
 def checkpoint_create(app: Baton, args: argparse.Namespace):
     prompter = None if args.no_input or args.input == "-" else terminal_prompter()
     payload = capture_payload(_content(args), input_source=args.input, prompter=prompter)
-    return app.capture(payload, parent=args.from_id, trigger=args.trigger, session=args.session)
+    try:
+        return app.capture(payload, parent=args.from_id, trigger=args.trigger, session=args.session)
+    except HandoffInputError as exc:
+        flags = [MISSING_FLAGS[p] for p in exc.problems if p in MISSING_FLAGS]
+        if args.input is not None or not flags:
+            raise
+        rest = [p for p in exc.problems if p not in MISSING_FLAGS]
+        raise HandoffInputError(rest, message=f"checkpoint create needs {' and '.join(flags)} "
+                                              "(what the work is and what done looks like)") from None
 
 
 def handoff_amend(app: Baton, args: argparse.Namespace):

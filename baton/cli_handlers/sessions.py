@@ -33,12 +33,29 @@ def _handoff_payload(args: argparse.Namespace):
 
 
 def session_begin(app: Baton, args: argparse.Namespace):
-    return app.begin_session(session_id=args.session_id, harness=args.harness, objective=args.objective,
+    session_id = _one_session_id("session begin", args.session_id_positional, args.session_id)
+    return app.begin_session(session_id=session_id, harness=args.harness, objective=args.objective,
                              owner=args.owner, branch=args.branch)
 
 
+def _one_session_id(command: str, given: str | None, option: str | None) -> str | None:
+    """The id given as `COMMAND ID` or `COMMAND --session-id ID` (one of them, or both alike)."""
+    if given is not None and option is not None and given != option:
+        raise InputError(f"{command} got two session ids ({given!r} and --session-id {option!r}); "
+                         "give one; nothing was done")
+    return given if given is not None else option
+
+
+def _ended_session_id(args: argparse.Namespace) -> str:
+    chosen = _one_session_id("session end", args.session_id, args.session_id_option)
+    if chosen is None:
+        raise InputError("session end needs the session id: `baton session end ID` "
+                         "(or --session-id ID); nothing was done")
+    return chosen
+
+
 def session_end(app: Baton, args: argparse.Namespace):
-    return app.end_session(args.session_id, _handoff_payload(args), harness=args.harness,
+    return app.end_session(_ended_session_id(args), _handoff_payload(args), harness=args.harness,
                            owner=args.owner, branch=args.branch, shared=True if args.shared else None)
 
 
@@ -58,7 +75,8 @@ def session_handoff(app: Baton, args: argparse.Namespace):
 
 
 def bootstrap(app: Baton, args: argparse.Namespace):
-    return app.bootstrap(session_id=args.session_id, max_bytes=args.max_bytes, owner=args.owner,
+    session_id = _one_session_id("bootstrap", args.session_id_positional, args.session_id)
+    return app.bootstrap(session_id=session_id, max_bytes=args.max_bytes, owner=args.owner,
                          branch=args.branch, peek=args.peek)
 
 

@@ -31,7 +31,7 @@ from baton.domain import identifiers as ids
 from baton.domain.identifiers import event_identifiers
 from baton.domain.redaction import redact_strings
 from baton.errors import (
-    InputError,
+    ConfigError,
     LedgerBusy,
     NotInitialized,
     PolicyBlock,
@@ -169,7 +169,7 @@ class Project:
                 f"{paths.root} is not a Baton project (no .baton/config.json); run `baton init` first",
                 details={"root": str(paths.root)},
             )
-        config = ProjectConfig.from_json(read_json(paths.config), paths.config)
+        config = ProjectConfig.from_json(read_json(paths.config, ConfigError), paths.config)
         try:
             writer = ensure_writer(paths)
         except StorageError:
@@ -369,19 +369,29 @@ def baton_dir_writable(paths: ProjectPaths) -> bool:
     return all(os.access(t, os.W_OK) for t in targets)
 
 
+LOCAL_HINT = ("; it holds this machine's writer id: put back the file from a backup, or remove it and "
+              "Baton mints a new writer id (this machine then writes a new feed; nothing is lost)")
+
+
 def ensure_writer(paths: ProjectPaths) -> str:
-    """This machine's writer id, minted once and kept in ``local.json``."""
+    """This machine's writer id, minted once and kept in ``local.json``.
+
+    Raises:
+        ConfigError: ``local.json`` does not parse, is not an object, or names no valid writer id.
+    """
     try:
-        local = read_json(paths.local)
+        local = read_json(paths.local, ConfigError)
     except FileNotFoundError:
         local = {}
+    except ConfigError as exc:
+        raise ConfigError(exc.message + LOCAL_HINT) from None
     if not isinstance(local, dict):
-        raise InputError(f"{paths.local} must hold a JSON object")
+        raise ConfigError(f"{paths.local} must hold a JSON object" + LOCAL_HINT)
     writer = local.get("writer")
     if isinstance(writer, str) and WRITER_ID.match(writer):
         return writer
     if writer is not None:
-        raise InputError(f"{paths.local}: writer {writer!r} is not a valid writer id ([a-z0-9-], ≤ 64)")
+        raise ConfigError(f"{paths.local}: writer {writer!r} is not a valid writer id ([a-z0-9-], ≤ 64)" + LOCAL_HINT)
     local["writer"] = new_writer_id()
     if not paths.local.exists():
         # Two first commands at once must agree on one id: publish with an

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from baton.commands.identity import context_of
 from baton.commands.objectives import required_session_id
-from baton.commands.session_drafts import SESSION_WINDOW, origin_session, session_handoffs
+from baton.commands.session_drafts import SESSION_WINDOW, captured_since, origin_session, session_handoffs
 from baton.commands.sessions import end_in_scope
 from baton.errors import Conflict, InputError
 from baton.ledger.ids import is_uuid7, uuid7_millis
@@ -89,7 +89,8 @@ def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[d
     if session.get("leftBaton"):  # the agent ended it with a baton of its own (`baton_session` session_end)
         return None, None
     scoped = "baton_scopes" in runner.by_name
-    for summary in handoffs.newest(runner.db, limit=SESSION_WINDOW):
+    # Only those created since the session began can be (``captured_since``: a cheap bound, the test is below).
+    for summary in handoffs.newest(runner.db, limit=SESSION_WINDOW, since=captured_since(session)):
         doc = runner.get("handoffs", summary.id)
         if not isinstance(doc, dict) or origin_session(doc) is not None:
             continue

@@ -5,6 +5,7 @@ that is still open (see ``harness_start``).
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 from baton.commands.draft_fields import still_to_complete
@@ -16,7 +17,8 @@ a session's handoffs are recent, and a hook must not read the whole project."""
 
 
 def session_handoffs(runner: Any, session_id: str) -> list[dict[str, Any]]:
-    """The handoffs of this session, newest first (among the newest ``SESSION_WINDOW``).
+    """The handoffs of this session, newest first (among the newest ``SESSION_WINDOW``
+    captured since it began, when it reported its start: ``captured_since``).
 
     Those it captured, and those captured naming no session that continue one
     of them or the baton the session received at its start: an agent
@@ -27,13 +29,12 @@ def session_handoffs(runner: Any, session_id: str) -> list[dict[str, Any]]:
     """
     if "handoffs" not in runner.by_name:
         return []
-    docs = [doc for doc in (runner.get("handoffs", summary.id)
-                            for summary in handoffs.newest(runner.db, limit=SESSION_WINDOW))
-            if isinstance(doc, dict)]
+    session = runner.get("sessions", session_id) if "sessions" in runner.by_name else None
+    window = handoffs.newest(runner.db, limit=SESSION_WINDOW, since=captured_since(session))
+    docs = [doc for doc in (runner.get("handoffs", summary.id) for summary in window) if isinstance(doc, dict)]
     mine = {doc["id"] for doc in docs if origin_session(doc) == session_id}
     # What the session works from: its own handoffs, and the baton it received
     # at its start (continuing that one over MCP names no session either).
-    session = runner.get("sessions", session_id) if "sessions" in runner.by_name else None
     received = session.get("receivedBaton") if isinstance(session, dict) else None
     sources = mine | ({received} if isinstance(received, str) and received else set())
     for doc in reversed(docs):  # oldest first: a continuation of a continuation is found too
@@ -41,6 +42,27 @@ def session_handoffs(runner: Any, session_id: str) -> list[dict[str, Any]]:
             mine.add(doc["id"])
             sources.add(doc["id"])
     return [doc for doc in docs if doc["id"] in mine]
+
+
+CLOCK_SLACK = timedelta(minutes=5)
+"""How much earlier than its session's start a handoff the session captured may
+say it was created: a wall clock set back a little between the two (NTP) must
+not hide the session's work."""
+
+
+def captured_since(session: Any) -> str | None:
+    """A lower bound of when a session captured anything: its ``beganAt`` less
+    ``CLOCK_SLACK``, to the second, as ``created_at`` compares (None when it
+    never reported its start). Its handoffs are looked for among those created
+    since: at the end of a session that captured nothing, no record is read."""
+    began = session.get("beganAt") if isinstance(session, dict) else None
+    if not isinstance(began, str):
+        return None
+    try:
+        start = datetime.fromisoformat(began[:19])
+    except ValueError:
+        return None
+    return (start - CLOCK_SLACK).strftime("%Y-%m-%dT%H:%M:%S")
 
 
 def open_session_draft(runner: Any, session: str | None) -> dict[str, Any] | None:

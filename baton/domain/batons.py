@@ -14,7 +14,7 @@ import hashlib
 from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import quote
 
-from baton.domain.freshness import FRESH, PARTIALLY_STALE, STALE
+from baton.domain.freshness_states import FRESH, PARTIALLY_STALE, STALE
 from baton.domain.short_ids import short_id
 from baton.errors import InputError
 from baton.model import frozen
@@ -71,6 +71,11 @@ class BatonPayload:
         }
 
 
+PAYLOAD_KEYS = ("nextSteps", "failedApproaches", "openQuestions", "owner", "branch", "shared")
+"""A payload's members, as the spec writes them (the list fields' snake_case forms are accepted too)."""
+_KNOWN_KEYS = frozenset(PAYLOAD_KEYS) | {snake for _camel, snake in _LIST_FIELDS}
+
+
 def _field(raw: Mapping[str, Any], camel: str, snake: str) -> Any:
     return raw[camel] if camel in raw else raw.get(snake)
 
@@ -85,8 +90,10 @@ def parse_payload(raw: Any, *, allow_empty: bool = True) -> BatonPayload | None:
     is an error, with the spec's exact message.
 
     Raises:
-        InputError: the payload is malformed (every problem is listed), or it
-            has no non-empty next step.
+        InputError: the payload is malformed (every problem is listed: a
+            member the payload does not have, such as a misspelled
+            ``failedApproches``, is one, never silently dropped), or it has
+            no non-empty next step.
     """
     if raw is None:
         if allow_empty:
@@ -94,7 +101,8 @@ def parse_payload(raw: Any, *, allow_empty: bool = True) -> BatonPayload | None:
         raise InputError(STEPS_REQUIRED)
     if not isinstance(raw, Mapping):
         raise InputError("a handoff payload must be a JSON object")
-    problems: list[str] = []
+    problems: list[str] = [f"handoff.{key}: unknown field (the fields are {', '.join(PAYLOAD_KEYS)})"
+                           for key in raw if key not in _KNOWN_KEYS]
     lists: dict[str, tuple[str, ...]] = {}
     given = 0
     for camel, snake in _LIST_FIELDS:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from baton.errors import InputError
+from baton.errors import ConfigError
 from baton.model import frozen
 
 DEFAULT_WEIGHTS = {
@@ -34,7 +34,7 @@ class DetectorConfig:
         """The ``detector`` section of ``config.json`` over the spec's defaults.
 
         Raises:
-            InputError: a weight or threshold that is not a number in [0, 1],
+            ConfigError: a weight or threshold that is not a number in [0, 1],
                 a negative cooldown, or a name the detector does not know.
         """
         section = section or {}
@@ -58,7 +58,7 @@ class DetectorConfig:
             problems.append(f"detector.cooldown_minutes: must be a number of minutes >= 0, not {cooldown!r}")
             cooldown = DEFAULT_COOLDOWN_MINUTES
         if problems:
-            raise InputError("config.json: " + "; ".join(problems), details={"problems": problems})
+            raise ConfigError("config.json: " + "; ".join(problems), details={"problems": problems})
         return cls(weights, thresholds, float(cooldown))
 
     def to_json(self) -> dict[str, Any]:

@@ -21,13 +21,12 @@ from typing import Any
 
 import attrs
 
+from baton.domain.freshness_states import FRESH as FRESH  # the states, with the rules that derive them, as before
+from baton.domain.freshness_states import FRESHNESS_STATES as FRESHNESS_STATES
+from baton.domain.freshness_states import PARTIALLY_STALE as PARTIALLY_STALE
+from baton.domain.freshness_states import STALE as STALE
+from baton.domain.freshness_states import UNKNOWN as UNKNOWN
 from baton.model import frozen
-
-FRESH = "fresh"
-PARTIALLY_STALE = "partially_stale"
-STALE = "stale"
-UNKNOWN = "unknown"
-FRESHNESS_STATES = (FRESH, PARTIALLY_STALE, STALE, UNKNOWN)
 
 # Kinds of artifact drift. ``modified`` and ``missing`` are classified content
 # drift; ``unclassified`` means the artifact could not be compared at all (an

@@ -514,6 +514,7 @@ def _register_models(conv: Any) -> None:
     from cattrs.gen import make_dict_structure_fn, override  # lazy: a heavy import the model classes alone never need
 
     direct: dict[type, Callable[[Any], Any]] = {}
+    models: dict[type, Callable[..., Any]] = {}  # the model classes' own hooks (they take ``like``)
     unstructure_any = conv.unstructure
 
     def unstructure_value(value: Any) -> Any:
@@ -531,7 +532,7 @@ def _register_models(conv: Any) -> None:
         base: Callable[..., Any] = make_dict_structure_fn(cls, conv, extra=override(omit=True), **overrides)
         known = frozenset(keys.values())
         conv.register_structure_hook(cls, _structure_with_extra(cls, base, known))
-        direct[cls] = _unstructure_with_extra(unstructure_value, cls, fields, keys)
+        direct[cls] = models[cls] = _unstructure_with_extra(unstructure_value, cls, fields, keys, models)
         conv.register_unstructure_hook(cls, direct[cls])
 
     scalars = _SCALARS
@@ -573,13 +574,17 @@ _PLANS: dict[type, list[tuple[str, str, bool]]] = {}
 
 
 def _unstructure_with_extra(unstructure_value: Callable[[Any], Any], cls: type, fields: Any,
-                            keys: dict[str, str]) -> Callable[[Any], dict[str, Any]]:
+                            keys: dict[str, str], models: Mapping[type, Callable[..., Any]]) \
+        -> Callable[[Any], dict[str, Any]]:
     plan = _PLANS[cls] = [(f.name, keys[f.name], bool(f.metadata.get(_OMIT_EMPTY)))
                           for f in fields if f.name != "extra"]
 
     def unstructure(obj: Any, like: tuple[Any, Mapping[str, Any]] | None = None) -> dict[str, Any]:
         """``like``: (an earlier model, its JSON) — members whose value is the very
-        same object as the earlier model's are taken from its JSON, not rebuilt."""
+        same object as the earlier model's are taken from its JSON, not rebuilt;
+        a member that is another model of the same class (``validation`` after
+        a promotion: one field changed) is unstructured like its earlier self.
+        ``models``: the model classes' hooks (these), by class."""
         out: dict[str, Any] = {}
         for name, key, omit_empty in plan:
             value = getattr(obj, name)
@@ -587,8 +592,14 @@ def _unstructure_with_extra(unstructure_value: Callable[[Any], Any], cls: type, 
                 continue
             if type(value) in _SCALARS:
                 out[key] = value
-            elif like is not None and getattr(like[0], name) is value and key in like[1]:
-                out[key] = like[1][key]
+            elif like is not None and key in like[1]:
+                earlier = getattr(like[0], name)
+                if earlier is value:
+                    out[key] = like[1][key]
+                elif type(earlier) is type(value) and type(value) in models and type(like[1][key]) is dict:
+                    out[key] = models[type(value)](value, (earlier, like[1][key]))
+                else:
+                    out[key] = unstructure_value(value)
             else:
                 out[key] = unstructure_value(value)
         for key, value in obj.extra.items():

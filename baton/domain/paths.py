@@ -13,8 +13,7 @@ it, so refusing costs nothing and removes a whole class of escapes.
 
 from __future__ import annotations
 
-import re
-
+from baton.domain.regexes import lazy
 from baton.errors import UnsafePath
 
 # Codes carried by UnsafePath.reason, stable for --json consumers.
@@ -32,8 +31,8 @@ OUTSIDE_ROOT = "outside-root"
 SYMLINK_ESCAPE = "symlink-escape"
 SYMLINK_LOOP = "symlink-loop"
 
-_CONTROL = re.compile(r"[\x01-\x1f\x7f]")
-_DRIVE = re.compile(r"^[A-Za-z]:")
+_CONTROL = lazy(r"[\x01-\x1f\x7f]")
+_DRIVE = lazy(r"^[A-Za-z]:")
 
 
 def lexical_problem(text: object, *, allow_outside: bool = False) -> tuple[str, str] | None:

@@ -97,12 +97,31 @@ def register(cls: type[DomainEvent]) -> type[DomainEvent]:
     return cls
 
 
+_LAST: tuple[Event | None, DomainEvent | None] = (None, None)
+"""The envelope ``decode`` read last, and its typed form: a fold hands one
+event to every projection in turn, and several decode it (the handoff,
+lineage and metrics folds; the baton and scope folds) — the second and
+later ones get the same (frozen) object instead of building it again. Held
+by identity, with the envelope kept alive, so it can never answer for
+another event; one tuple, swapped whole, so threads never see half of it."""
+
+
 def decode(event: Event) -> DomainEvent | None:
     """The typed form of a sealed (and upcast) envelope.
 
     None for a type this version does not know, an erased payload, or an
     event on a stream of another family than its type's (hand-written lines).
     """
+    global _LAST
+    last = _LAST
+    if last[0] is event:
+        return last[1]
+    typed = _decode(event)
+    _LAST = (event, typed)
+    return typed
+
+
+def _decode(event: Event) -> DomainEvent | None:
     cls = CATALOGUE.get(event.type)
     if cls is None:
         load_family(event.type)

@@ -191,7 +191,7 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
     except BatonError as exc:
         undone = LEFT_UNDONE.get(run.kind or "")
         run.leave_notice(exc.message.rstrip(". ") + (f"; {undone}" if undone else ""))
-        return HookOutcome(run.empty, f"baton hook {harness} {event}: {exc.message}; nothing injected")
+        return HookOutcome(run.empty, f"baton hook {harness} {event}: {exc.message}; {undone or 'nothing injected'}")
     except Exception as exc:  # noqa: BLE001 - a hook never breaks its harness
         if os.environ.get("BATON_DEBUG"):
             raise

@@ -48,8 +48,8 @@ from pathlib import Path
 from typing import Any
 
 from baton.app import Baton
-from baton.config import write_bytes_atomic
-from baton.errors import InputError, StorageError
+from baton.config import ProjectConfig, read_json, write_bytes_atomic
+from baton.errors import ConfigError, InputError, StorageError
 from baton.harnesses import adapter
 from baton.harnesses.config_text import contained, new_text, original_path, read_text, write_text
 from baton.harnesses.protocol import HOOK_ROLES, REQUIRED_ROLES
@@ -59,24 +59,31 @@ from baton.model import frozen
 DEFAULT_COMMAND = "baton"
 
 ALL_EVENTS = tuple(HOOK_ROLES)
-"""``--events``' names (start, end, compact, prompt), in order; all wired by default."""
+"""``--events``' names (start, end, compact, prompt), in order (``all`` names them all)."""
+
+DEFAULT_EVENTS = tuple(role for role in ALL_EVENTS if role != "prompt")
+"""Wired without ``--events``: start, end and compact (free unless the harness compacts).
+The per-prompt hook runs on every prompt, so it is wired only when asked for
+(docs/hooks.md, "What each hook costs")."""
 
 
 def parse_events(value: str | None) -> tuple[str, ...]:
-    """``--events``: a comma-separated list of ``ALL_EVENTS`` names (None: all of them), in
-    ``ALL_EVENTS``' order.
+    """``--events``: a comma-separated list of ``ALL_EVENTS`` names, or ``all`` (None:
+    ``DEFAULT_EVENTS``), in ``ALL_EVENTS``' order.
 
     Raises:
         InputError: an unknown name, or the list leaves out ``start`` or ``end`` (without them
             no baton is handed on).
     """
     if value is None:
-        return ALL_EVENTS
+        return DEFAULT_EVENTS
     names = [word.strip().lower() for word in value.split(",") if word.strip()]
+    if names == ["all"]:
+        return ALL_EVENTS
     unknown = [name for name in names if name not in ALL_EVENTS]
     if unknown:
         raise InputError(f"--events: unknown event {', '.join(map(repr, unknown))}; "
-                         f"choose among {','.join(ALL_EVENTS)}", details={"unknown": unknown})
+                         f"choose among {','.join(ALL_EVENTS)} (or all)", details={"unknown": unknown})
     missing = [role for role in REQUIRED_ROLES if role not in names]
     if missing:
         raise InputError(f"--events must include {' and '.join(missing)}: without start and end no baton is handed on "
@@ -116,7 +123,7 @@ class InstallResult:
     """What the user must still do before the harness runs the hooks (``HarnessAdapter.user_steps``)."""
     warnings: tuple[str, ...] = ()
     """One line each, for stderr: the command written is not found on ``PATH`` here."""
-    events: tuple[str, ...] = ALL_EVENTS
+    events: tuple[str, ...] = DEFAULT_EVENTS
     """The hook events wired (``--events``: ``HOOK_ROLES`` names, in their order)."""
 
     @property
@@ -147,7 +154,7 @@ class InstallResult:
 
     def _events_line(self) -> str:
         return (f"hooks for {', '.join(self.events)}; left out: {', '.join(self.left_out)} "
-                "(--events; run it again without it to add them)")
+                "(`--events all` wires every event)")
 
     def render(self) -> str:
         if self.dry_run:
@@ -230,7 +237,7 @@ def default_command() -> str:
 
 def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = False,
                   command: str = DEFAULT_COMMAND, worktree: str | os.PathLike | None = None,
-                  events: tuple[str, ...] = ALL_EVENTS) -> InstallResult:
+                  events: tuple[str, ...] = DEFAULT_EVENTS) -> InstallResult:
     """Merge ``harness``'s configuration into the project at ``root``.
 
     Only the hooks of ``events`` (``parse_events``) are wired; Baton's hooks for the
@@ -242,11 +249,14 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
 
     Raises:
         InputError: an unknown harness, an empty command, or a file that does not parse.
+        ConfigError: the project's ``.baton/config.json`` does not read as one (checked before
+            anything is written, a ``--dry-run`` too: the install would stop on it).
         UnsafePath: a file would land outside the project.
         StorageError: a file cannot be written.
     """
     chosen = adapter(harness)
     project = Path(root)
+    _check_config(project)
     base = Path(worktree) if worktree is not None else project
     words = command_words(command)
     warnings = () if resolve_program(words[0]) else (not_found_warning(words[0], harness),)
@@ -281,6 +291,16 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     initialized = Baton.init(project).created
     return InstallResult(harness, str(base), False, changes, initialized, project=elsewhere, user_steps=steps,
                          warnings=warnings, command=shlex.join(words), events=events)
+
+
+def _check_config(project: Path) -> None:
+    """Raises ConfigError when the project has a ``config.json`` that ``baton init`` would stop on."""
+    path = project / ".baton" / "config.json"
+    try:
+        raw = read_json(path, ConfigError)
+    except FileNotFoundError:
+        return
+    ProjectConfig.from_json(raw, path)
 
 
 def _keep_original(keep: Path, path: Path) -> None:

@@ -50,6 +50,9 @@ from baton.ledger.protocol import Changes, Cursor, FeedInfo, FeedRewritten, Inde
 from baton.ledger.versions import StreamVersions
 
 FSYNC_POLICIES = ("always", "never")
+_LISTING_SETTLED_NS = 5_000_000_000
+"""How long the ledger folder must have been unchanged before a listing of it
+is reused: far above any file system's timestamp granularity (2 s on FAT)."""
 
 __all__ = ["FSYNC_POLICIES", "Ledger", "LedgerTransaction", "merge_feeds"]
 
@@ -83,8 +86,9 @@ class Ledger:
         self._max_hlc = 0
         self._source: IndexSeed | None = None
         self._read_log = ReadLog()
-        self._held: set[tuple[str, Cursor]] = set()
-        """Cursors already checked against their feed during this lock hold."""
+        self._held: set[tuple[str, int, int, str | None, int]] = set()
+        """Cursors already checked against their feed during this lock hold
+        (``_held_key``: where they point, which is all the check looks at)."""
         self._poisoned: str | None = None
         self._thread_lock = threading.RLock()
         self._lock_depth = 0
@@ -94,6 +98,16 @@ class Ledger:
         """Our own feed, kept open between appends (reopening it slowed fsync
         by 10-20% on ext4 here); checked against the path before every write."""
         self._feed_fd_ident: tuple[int, int] | None = None
+        self._lock_fd: int | None = None
+        self._lock_pid: int | None = None
+        self._lock_ident: tuple[int, int] | None = None
+        self._lock_closer: weakref.finalize[..., Any] | None = None
+        self._own_seen: tuple[int, int] | None = None
+        """Our feed's identity as this lock hold's catch-up found it at its
+        path (None outside a hold, or after ``_forget``): the same ``stat``
+        then also tells ``_own_feed`` that the path still names the kept file."""
+        self._listing: tuple[tuple[int, int, int, int], tuple[str, ...]] | None = None
+        """The ledger folder's ``(dev, inode, mtime, ctime)`` and the feeds it held then."""
 
     # -- paths ---------------------------------------------------------------
     def feed_path(self, writer: str) -> Path:
@@ -103,15 +117,40 @@ class Ledger:
         return [self.ledger_dir / f"{name}.jsonl" for name in self.feed_names()]
 
     def feed_names(self) -> list[str]:
-        # os.scandir and plain strings: this runs on every append, and pathlib's
-        # glob costs more than the write itself.
+        """The feeds in the ledger folder now, sorted.
+
+        This runs on every lock, so a long-lived instance lists the folder
+        again only when its modification time moved: one ``stat`` instead of
+        an open, two reads and a close. Any entry created, removed or renamed
+        moves it — but only to the file system's clock tick, so a listing is
+        reused only when the folder had not changed for ``_LISTING_SETTLED_NS``
+        before it was taken (an entry made after it then has a later time,
+        as git does with its racily clean index entries).
+        """
         try:
-            with os.scandir(self.ledger_dir) as entries:
-                return sorted(e.name[:-6] for e in entries if e.name.endswith(".jsonl") and e.is_file())
+            st = os.stat(self.ledger_dir)
         except FileNotFoundError:
+            self._listing = None
             return []
         except OSError as exc:
             raise StorageError(f"cannot list the ledger at {self.ledger_dir}: {exc}") from exc
+        key = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+        listing = self._listing  # once: a server's threads may list at the same time
+        if listing is not None and listing[0] == key:
+            return list(listing[1])
+        listed_at = time.time_ns()
+        # os.scandir and plain strings: pathlib's glob costs more than the write itself.
+        try:
+            with os.scandir(self.ledger_dir) as entries:
+                names = sorted(e.name[:-6] for e in entries if e.name.endswith(".jsonl") and e.is_file())
+        except FileNotFoundError:
+            self._listing = None
+            return []
+        except OSError as exc:
+            raise StorageError(f"cannot list the ledger at {self.ledger_dir}: {exc}") from exc
+        settled = max(st.st_mtime_ns, st.st_ctime_ns) < listed_at - _LISTING_SETTLED_NS
+        self._listing = (key, tuple(names)) if settled else None
+        return names
 
     def feed_stats(self) -> tuple[tuple[str, int, int, int], ...]:
         """Each feed's ``(name, inode, size, mtime)``, from one directory
@@ -162,12 +201,7 @@ class Ledger:
                 finally:
                     self._lock_depth -= 1
                 return
-            fd = self._open_lock_file()
-            try:
-                _take_lock(fd, deadline, wait)
-            except BaseException:
-                os.close(fd)
-                raise
+            fd = self._take_lock_file(deadline, wait)
             try:
                 self._lock_depth = 1
                 txn = LedgerTransaction(self)
@@ -175,14 +209,71 @@ class Ledger:
                 yield txn
             finally:
                 self._lock_depth = 0
+                self._own_seen = None
                 self._held.clear()
                 self._read_log.clear()
                 try:
                     fcntl.flock(fd, fcntl.LOCK_UN)
-                finally:
-                    os.close(fd)
+                except OSError:
+                    self._drop_lock_file()
+                    raise
         finally:
             self._thread_lock.release()
+
+    def _take_lock_file(self, deadline: float | None, wait: float | None) -> int:
+        """``flock`` the lock file through a descriptor kept open between
+        locks (opening and closing it cost more than a ``stat``). A kept one
+        is used only by the process that opened it (a forked child shares
+        the open file, so its ``flock`` would not exclude the parent), and
+        once locked only while the lock file's path still names its file: a
+        lock file deleted, replaced or left behind by a moved project is
+        opened again, so every writer locks the file the path names, as
+        when each lock opened it.
+
+        Raises:
+            LedgerBusy: still held by another process at ``deadline``.
+            StorageError: the lock file cannot be opened or keeps being replaced.
+        """
+        for _ in range(3):
+            if self._lock_fd is not None and self._lock_pid != os.getpid():
+                self._drop_lock_file()  # the child's copy: closing it leaves the parent's lock alone
+            fresh = self._lock_fd is None
+            if self._lock_fd is None:
+                opened = self._open_lock_file()
+                try:
+                    ident = files.file_ident(os.fstat(opened))
+                except OSError as exc:
+                    os.close(opened)
+                    raise StorageError(f"cannot open the ledger lock {self.lock_path}: {exc}") from exc
+                self._lock_fd, self._lock_pid, self._lock_ident = opened, os.getpid(), ident
+                self._lock_closer = weakref.finalize(self, files.close_quietly, opened)
+                fd = opened
+            else:
+                fd = self._lock_fd
+            try:
+                _take_lock(fd, deadline, wait)
+            except BaseException:
+                self._drop_lock_file()
+                raise
+            if fresh:
+                return fd
+            try:
+                same = files.file_ident(os.stat(self.lock_path)) == self._lock_ident
+            except OSError:
+                same = False
+            if same:
+                return fd
+            try:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            except OSError:
+                pass
+            self._drop_lock_file()
+        raise StorageError(f"the ledger lock {self.lock_path} keeps being replaced; another tool is rewriting it")
+
+    def _drop_lock_file(self) -> None:
+        if self._lock_closer is not None:
+            self._lock_closer()
+        self._lock_fd = self._lock_pid = self._lock_ident = self._lock_closer = None
 
     def _open_lock_file(self) -> int:
         try:
@@ -204,6 +295,7 @@ class Ledger:
         self._source = source
 
     def _forget(self) -> None:
+        self._own_seen = None
         self._cursors.clear()
         self._versions.reset()
         self._max_hlc = 0
@@ -261,6 +353,8 @@ class Ledger:
                 st = None
             except OSError as exc:
                 raise StorageError(f"cannot read feed {self._path(name)}: {exc}") from exc
+            if name == self.writer and self._lock_depth:
+                self._own_seen = None if st is None else files.file_ident(st)
             known = self._cursors.get(name)
             if st is None:
                 if known is not None:
@@ -305,7 +399,7 @@ class Ledger:
     def _note_read(self, feed: str, start: Cursor, events: list[Event], ends: list[int], end: Cursor) -> None:
         self._cursors[feed] = end
         if self._lock_depth:
-            self._held.add((feed, end))
+            self._held.add(_held_key(feed, end))
             self._read_log.add(feed, start, events, ends, end)
 
     def stream_version(self, stream: str) -> int:
@@ -336,7 +430,7 @@ class Ledger:
     def head_holds(self, feed: str, cursor: Cursor) -> bool:
         if not cursor.head.offset:
             return True
-        if self._lock_depth and (feed, cursor) in self._held:
+        if self._lock_depth and _held_key(feed, cursor) in self._held:
             return True
         info = self.feed_info(feed)
         # By content, not by file identity (a copied, moved or restored project
@@ -352,7 +446,7 @@ class Ledger:
         if not line_hashes_to(line, cursor.head.hash, seq=cursor.head.seq, hlc=cursor.head.hlc):
             return False
         if self._lock_depth:
-            self._held.add((feed, cursor))
+            self._held.add(_held_key(feed, cursor))
         return True
 
     def changes_since(self, cursors: Mapping[str, Cursor]) -> Changes:
@@ -542,36 +636,56 @@ class Ledger:
         # (its events carry ``batch``), which is a torn tail as a whole.
         try:
             files.write_all(fd, b"".join(lines))
-            if durable or self.fsync == "always":
-                os.fsync(fd)
-                if start is None:
-                    files.fsync_dir(self.ledger_dir)
-            ident = self._feed_fd_ident
         except OSError as exc:
-            # After a failed write or fsync the page cache may hold bytes the
-            # disk does not: nothing this process believes can be trusted.
-            self._poisoned = f"writing to {path} failed: {exc}; the ledger must be reopened"
-            self._close_own_feed()
-            raise StorageError(self._poisoned) from exc
+            raise self._write_failed(path, exc) from exc
+        # What this instance learns from the write is noted before the fsync,
+        # while the caches are still warm from sealing (the same work costs
+        # two to three times as much after the fsync's sleep). Nothing reads
+        # it before ``append`` returns, and a failed fsync poisons the
+        # instance, so a write that never became durable is never built on.
         written = sealed  # as readers will get them back (see ``seal``)
         ends, offset = [], head.offset
         for line in lines:
             offset += len(line)
             ends.append(offset)
         last = written[-1]
+        ident = self._feed_fd_ident
         inode = ident[1] if ident else None
         cursor = Cursor(FeedHead(offset, last.seq, last.hash, last.hlc), inode, len(lines[-1]))
         self._note_read(self.writer, start or Cursor(FeedHead(), inode), written, ends, cursor)
         for stream, version in versions.items():
             self._versions.note(stream, version)
         self._max_hlc = max_hlc
+        if durable or self.fsync == "always":
+            try:
+                # fsync, not fdatasync: the same cost for a write that extends
+                # the file (its new size must reach the disk either way), and
+                # no reliance on how a file system treats a size change.
+                os.fsync(fd)
+                if start is None:  # a new feed: its name in the folder must be durable too
+                    files.fsync_dir(self.ledger_dir)
+            except OSError as exc:
+                raise self._write_failed(path, exc) from exc
         return written[len(written) - asked:]
+
+    def _write_failed(self, path: str, exc: OSError) -> StorageError:
+        """After a failed write or fsync the page cache may hold bytes the
+        disk does not: nothing this process believes can be trusted, so the
+        instance refuses every later lock."""
+        self._poisoned = f"writing to {path} failed: {exc}; the ledger must be reopened"
+        self._close_own_feed()
+        return StorageError(self._poisoned)
 
     def _own_feed(self, path: str) -> int:
         """A descriptor (``O_APPEND``) on the file at ``path`` *now*: the cached
         one only while the path still names the same file (not deleted, not
-        replaced by a rewrite), so an append can never land in an orphan."""
+        replaced by a rewrite), so an append can never land in an orphan. The
+        catch-up of this lock hold took a ``stat`` of the path already; a rewrite
+        under the lock (``baton forget``) is followed by ``_forget`` and a
+        catch-up, which takes another."""
         if self._feed_fd is not None:
+            if self._own_seen is not None and self._own_seen == self._feed_fd_ident:
+                return self._feed_fd  # stat'ed at this path by this hold's catch-up: no second stat
             try:
                 current = files.file_ident(os.stat(path))
             except OSError:
@@ -598,8 +712,17 @@ class Ledger:
         self._feed_fd = self._feed_closer = self._feed_fd_ident = None
 
     def close(self) -> None:
-        """Release the open feed (also done when the instance is collected)."""
+        """Release the open feed and lock file (also done when the instance is collected)."""
         self._close_own_feed()
+        if not self._lock_depth:
+            self._drop_lock_file()
+
+
+def _held_key(feed: str, cursor: Cursor) -> tuple[str, int, int, str | None, int]:
+    """What a held cursor is remembered by: its feed and head (a tuple of
+    plain values hashes in a fraction of the time the model classes take)."""
+    head = cursor.head
+    return (feed, head.offset, head.seq, head.hash, head.hlc)
 
 
 def _busy(wait: float | None) -> str:

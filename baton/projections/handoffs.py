@@ -180,16 +180,19 @@ KINDS = ("handoff", "baton", "all")
 
 
 def newest(db: Any, *, status: str | None = None, statuses: tuple[str, ...] = (), search: str | None = None,
-           limit: int | None = None, kind: str = "all", branch: str | None = None) -> list[HandoffSummary]:
+           limit: int | None = None, kind: str = "all", branch: str | None = None,
+           since: str | None = None) -> list[HandoffSummary]:
     """Records newest first, optionally of one status (or any of ``statuses``),
     of one ``kind`` (``KINDS``), on one ``branch``, matching an FTS5 ``search``,
-    at most ``limit``.
+    created at or after ``since`` (a prefix of an RFC 3339 UTC time: ``created_at``
+    compares as text), at most ``limit``.
 
     Several ``statuses`` with a ``limit`` (``latest``: ready or resumed) are
     one query per status, merged: each walks its index in order and stops at
     ``limit``, where one ``IN`` query would sort every row of those statuses."""
     if status is None and len(statuses) > 1 and limit is not None:
-        parts = [newest(db, status=one, search=search, limit=limit, kind=kind, branch=branch) for one in statuses]
+        parts = [newest(db, status=one, search=search, limit=limit, kind=kind, branch=branch, since=since)
+                 for one in statuses]
         merged = heapq.merge(*parts, key=lambda row: (row.created_at, row.id), reverse=True)
         return list(itertools.islice(merged, limit))
     where: list[str] = []
@@ -206,6 +209,9 @@ def newest(db: Any, *, status: str | None = None, statuses: tuple[str, ...] = ()
     if statuses:
         where.append(f"status IN ({', '.join('?' * len(statuses))})")
         args.extend(statuses)
+    if since is not None:
+        where.append("created_at >= ?")
+        args.append(since)
     if search is not None:
         where.append(f"rowid IN (SELECT rowid FROM {SEARCH_TABLE} WHERE {SEARCH_TABLE} MATCH ?)")
         args.append(search)

@@ -41,7 +41,7 @@ import itertools
 import os
 import sqlite3
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, cast
+from typing import Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence, cast
 
 import orjson
 
@@ -57,6 +57,7 @@ from baton.ledger.integrity import REPAIRED_TYPE
 from baton.ledger.protocol import Cursor, EventStream, FeedRewritten, LedgerProtocol, Seed
 from baton.ledger.upcast import UPCASTERS, UpcasterRegistry
 from baton.model import frozen
+from baton.process_end import keep_until_exit
 from baton.projections.base import ANY_ORDER, STREAM_ORDER, Doc, Materializing, Projection
 
 VANISHED_RETRIES = 5
@@ -113,14 +114,44 @@ class IndexDb:
     its ``execute``, all a command's hot path needs. sqlite-utils builds the
     tables (``_create``) when the index is new or its projections changed."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, wal: Path | None = None) -> None:
         self.conn = conn
+        self.wal = wal
+        """The WAL file beside the database (None in memory)."""
 
     def execute(self, sql: str, parameters: Sequence[Any] | dict = ()) -> sqlite3.Cursor:
         return self.conn.execute(sql, parameters)
 
     def close(self) -> None:
-        self.conn.close()
+        """Close the connection, or, in a process that ends with ``os._exit``
+        (a hook-path command), keep it open to the end: closing would
+        checkpoint the WAL for nothing (``baton.process_end``). A WAL kept
+        past ``WAL_KEPT_BYTES`` is checkpointed and truncated first (without
+        waiting on another process: then the next one does it), so that the
+        next process, which reads the whole WAL when it opens the index,
+        reads little."""
+        if not keep_until_exit(self.conn):
+            self.conn.close()
+            return
+        if self.wal is not None and _size(self.wal) > WAL_KEPT_BYTES:
+            try:
+                self.conn.execute("PRAGMA busy_timeout=0")
+                self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            except sqlite3.Error:
+                pass  # busy, or a damaged index: the next process's check meets it
+
+
+WAL_KEPT_BYTES = 1 << 20
+"""How large a WAL a hook-path process leaves (1 MiB, about 25 hooks' writes):
+the next process reads it whole when it opens the index (~0.35 ms a MiB), and
+SQLite alone may leave it much larger (a rebuild's whole index)."""
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 class _ManyLate(Exception):
@@ -212,7 +243,8 @@ class ProjectionRunner:
             raise StorageError(f"cannot create {self.baton_dir}: {exc}") from exc
         # check_same_thread off: a long-lived application object (the status
         # page) serves each request on its own thread, one at a time.
-        db = IndexDb(sqlite3.connect(self.index_path, check_same_thread=False))
+        db = IndexDb(sqlite3.connect(self.index_path, check_same_thread=False),
+                     wal=self.index_path.with_name(self.index_path.name + "-wal"))
         self._connections += 1
         try:
             db.execute("PRAGMA journal_mode=WAL")
@@ -438,15 +470,22 @@ class ProjectionRunner:
         return self._meta("pinned_until")
 
     # -- folding -------------------------------------------------------------
-    def fold(self, events: Iterable[Event], docs: dict[tuple[str, str], Doc | None], load) -> set[tuple[str, str]]:
+    def fold(self, events: Iterable[Event], docs: dict[tuple[str, str], Doc | None],
+             load: Callable[[Collection[tuple[str, str]]], Mapping[tuple[str, str], Doc | None]]) \
+            -> set[tuple[str, str]]:
+        """Fold ``events`` into ``docs`` (slot -> document, updated in place);
+        returns the slots changed. Two passes: the first routes every event
+        to its slots, then the documents of the slots ``docs`` lacks are read
+        with ONE ``load`` call for the lot (a few queries, not one per slot),
+        then the second applies the events in order."""
         # Each family's module registers its upcasters when it is imported; the
         # read path imports only the names (``baton.events.names``), so an
         # event's family is loaded (``load_family``) before the first event of
         # its type is upcast (once per type and batch, never per event).
-        dirty: set[tuple[str, str]] = set()
         upcast = self.upcasters.upcast
         plan = [(p.name, p.keys, p.apply) for p in self.projections]  # bound once, not per event
         seen: set[str] = set()
+        routed: list[tuple[Event, list[tuple[Callable[[str, Doc | None, Event], Doc | None], tuple[str, str]]]]] = []
         for event in events:
             if event.type not in seen:
                 load_family(event.type)
@@ -454,12 +493,15 @@ class ProjectionRunner:
             if event.type == REPAIRED_TYPE:
                 self._acknowledge_repair(event)
             event = upcast(event)
-            for name, keys, apply in plan:
-                for key in keys(event):
-                    slot = (name, key)
-                    doc = docs[slot] if slot in docs else load(slot)
-                    docs[slot] = apply(key, doc, event)
-                    dirty.add(slot)
+            routed.append((event, [(apply, (name, key)) for name, keys, apply in plan for key in keys(event)]))
+        missing = {slot for _event, touched in routed for _apply, slot in touched if slot not in docs}
+        if missing:
+            docs.update(load(missing))
+        dirty: set[tuple[str, str]] = set()
+        for event, touched in routed:
+            for apply, slot in touched:
+                docs[slot] = apply(slot[1], docs[slot], event)
+                dirty.add(slot)
         return dirty
 
     def _acknowledge_repair(self, event: Event) -> None:
@@ -713,8 +755,20 @@ class ProjectionRunner:
             return None
         return doc["version"] if doc else 0
 
-    def _load(self, slot: tuple[str, str]) -> Doc | None:
-        return self.get(*slot)
+    def _load(self, slots: Collection[tuple[str, str]]) -> dict[tuple[str, str], Doc | None]:
+        """The documents of ``slots`` (None for a slot with none), read with a
+        query per projection and 500 keys."""
+        out: dict[tuple[str, str], Doc | None] = dict.fromkeys(slots)
+        by_projection: dict[str, list[str]] = {}
+        for name, key in slots:
+            by_projection.setdefault(name, []).append(key)
+        for name, keys in by_projection.items():
+            for at in range(0, len(keys), 500):
+                part = keys[at:at + 500]
+                for key, doc in self.db.execute(f"SELECT key, doc FROM docs WHERE projection = ? AND key IN "
+                                                f"({', '.join('?' * len(part))})", [name, *part]).fetchall():
+                    out[(name, key)] = loads(doc)
+        return out
 
     def rebuild(
         self,

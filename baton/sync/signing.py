@@ -54,8 +54,8 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from baton.config import read_json
-from baton.errors import InputError
+from baton.config import allowed_signers_problem, read_json
+from baton.errors import ConfigError, InputError
 from baton.ledger.feed import FeedHead
 from baton.model import frozen
 
@@ -93,11 +93,11 @@ def require_signatures(project: "Project") -> bool:
     """``sync.require_signatures`` in ``.baton/config.json``.
 
     Raises:
-        InputError: the setting is not true or false.
+        ConfigError: the setting is not true or false.
     """
     value = project.config.section("sync").get("require_signatures", False)
     if not isinstance(value, bool):
-        raise InputError(f"sync.require_signatures in .baton/config.json must be true or false, not {value!r}")
+        raise ConfigError(f"sync.require_signatures in .baton/config.json must be true or false, not {value!r}")
     return value
 
 
@@ -106,11 +106,11 @@ def allowed_signers_path(project: "Project") -> Path:
     project root, inside it), else ``.baton/allowed_signers``.
 
     Raises:
-        InputError: the setting is not a relative path inside the project.
+        ConfigError: the setting is not a relative path inside the project.
     """
     raw = project.config.section("sync").get("allowed_signers", DEFAULT_ALLOWED_SIGNERS)
-    if not isinstance(raw, str) or not raw or os.path.isabs(raw) or ".." in Path(raw).parts:
-        raise InputError("sync.allowed_signers in .baton/config.json must be a path relative to the project "
+    if allowed_signers_problem(raw):
+        raise ConfigError("sync.allowed_signers in .baton/config.json must be a path relative to the project "
                          f"root, inside it, not {raw!r}")
     return project.root / raw
 

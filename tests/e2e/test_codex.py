@@ -116,7 +116,7 @@ class CodexProject:
     # -- Baton's side ---------------------------------------------------------------------
 
     def install_baton(self) -> str:
-        done = run_baton(self.project, self.env, "install-hooks", "--harness", "codex")
+        done = run_baton(self.project, self.env, "install-hooks", "--harness", "codex", "--events", "all")
         assert done.returncode == 0, done.stderr
         # The user's own key beside Baton's command (install-hooks keeps it): room for a
         # slow start on a loaded machine (Codex's default is 10 s).
@@ -536,7 +536,8 @@ def test_a_session_ends_normally_with_a_malformed_config(codex):
 def test_a_session_ends_normally_when_baton_is_not_on_path(codex):
     """The portable wiring (``--command baton``, for files a team commits) on a machine without it,
     its hooks trusted again (a changed command is a new hook to Codex)."""
-    rewired = run_baton(codex.project, codex.env, "install-hooks", "--harness", "codex", "--command", "baton")
+    rewired = run_baton(codex.project, codex.env, "install-hooks", "--harness", "codex", "--command", "baton",
+                        "--events", "all")
     assert rewired.returncode == 0, rewired.stderr
     assert {h["trustStatus"] for h in codex.trust_baton_hooks()} == {"trusted"}
     path = os.pathsep.join(p for p in codex.env["PATH"].split(os.pathsep) if Path(p) != BATON_BIN)

@@ -100,7 +100,8 @@ def _without_baton(env) -> dict[str, str]:
 
 def test_a_session_ends_normally_when_baton_is_not_on_path(claude, project, env, model):
     """The portable wiring (``--command baton``, for files a team commits) on a machine without it."""
-    rewired = run_baton(project, env, "install-hooks", "--harness", "claude-code", "--command", "baton")
+    rewired = run_baton(project, env, "install-hooks", "--harness", "claude-code", "--command", "baton",
+                         "--events", "all")
     assert rewired.returncode == 0, rewired.stderr
     hello(claude, project, _without_baton(env), model)
     assert not (project / ".baton").exists() or "session.begun" not in types(project, env)

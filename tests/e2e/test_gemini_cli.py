@@ -67,7 +67,7 @@ class Session:
         self.env = harness_env(home, GOOGLE_GEMINI_BASE_URL=model.url, GEMINI_API_KEY="fake-key-for-tests",
                                GEMINI_CLI_TRUST_WORKSPACE="true", **proxies)
         self.model = model
-        installed = run_baton(self.project, self.env, "install-hooks", "--harness", "gemini-cli")
+        installed = run_baton(self.project, self.env, "install-hooks", "--harness", "gemini-cli", "--events", "all")
         assert installed.returncode == 0, installed.stderr
 
     def run(self, prompt: str, script: list[Any] | None = None, *, resume: bool = False) -> list[Recorded]:
@@ -210,7 +210,8 @@ def test_a_compress_prepares_one_before_compaction_draft_for_the_session(gemini)
 
 def test_without_baton_on_path_the_prompt_still_reaches_the_model_and_the_user_is_told(gemini):
     """The portable wiring (``--command baton``, for files a team commits) on a machine without it."""
-    rewired = run_baton(gemini.project, gemini.env, "install-hooks", "--harness", "gemini-cli", "--command", "baton")
+    rewired = run_baton(gemini.project, gemini.env, "install-hooks", "--harness", "gemini-cli", "--command", "baton",
+                        "--events", "all")
     assert rewired.returncode == 0, rewired.stderr
     path = [entry for entry in gemini.env["PATH"].split(os.pathsep) if entry != str(BATON_BIN)]
     gemini.env["PATH"] = os.pathsep.join(path)

@@ -43,7 +43,8 @@ def test_a_handoff_relays_from_claude_code_through_codex_to_gemini_cli(tmp_path)
             codex.install_baton()
             assert {h["trustStatus"] for h in codex.trust_baton_hooks()} == {"trusted"}
             claude_home = claude_env(tmp_path / "claude-home", anthropic)
-            installed = run_baton(project, claude_home, "install-hooks", "--harness", "claude-code")
+            installed = run_baton(project, claude_home, "install-hooks", "--harness", "claude-code",
+                                  "--events", "all")
             assert installed.returncode == 0, installed.stderr
             gemini = Session(tmp_path, google)  # the same project: installs Gemini's wiring beside the others
             assert gemini.project == project

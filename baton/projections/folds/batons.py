@@ -25,10 +25,21 @@ def _telemetry_record(event: Event, operation: str) -> dict[str, Any]:
             "handoffId": data.get("handoff_id")}
 
 
+STATES_KEPT = 256
+"""How many key states ``Batons`` keeps between events (a bound on memory, not on correctness)."""
+
+
 class Batons(BatonsBase):
     """The baton index, and the local telemetry of each key (``baton metrics``):
     counts of the events the aggregate accepted, by the spec's operation
     names, and the newest few of them."""
+
+    def __init__(self) -> None:
+        self._states: dict[str, tuple[Doc, BatonKey]] = {}
+        """The key state behind each document this projection last returned
+        (held with the document, so identity can be trusted): the next event
+        of the same key — a claim after its creation — folds without reading
+        the document back (``BatonKey.from_doc`` gives an equal state)."""
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
         return self.fold(key, doc, event)[0]
@@ -36,7 +47,9 @@ class Batons(BatonsBase):
     def fold(self, key: str, doc: Doc | None, event: Event) -> tuple[Doc, Folded]:
         """``apply``, with the aggregate's verdict (``accepted``, ``superseded``):
         ``baton metrics`` counts only accepted events."""
-        folded = fold(BatonKey.from_doc(key, doc), event)
+        known = self._states.get(key)
+        state = known[1] if known is not None and known[0] is doc else BatonKey.from_doc(key, doc)
+        folded = fold(state, event)
         out = folded.state.to_doc()
         telemetry = dict((doc or {}).get("telemetry") or {})
         recent = list((doc or {}).get("recent") or [])
@@ -48,6 +61,9 @@ class Batons(BatonsBase):
             recent = ([_telemetry_record(event, operation)] + recent)[:TELEMETRY_RECENT]
         out["telemetry"] = telemetry
         out["recent"] = recent
+        if len(self._states) >= STATES_KEPT:
+            self._states.clear()
+        self._states[key] = (out, folded.state)
         return out, folded
 
 

@@ -1,0 +1,200 @@
+"""What a long-lived writer keeps between appends to make each one cheaper —
+the lock file's descriptor, its own feed's descriptor and the ledger
+folder's listing — and why none of them can let two writers hold the lock at
+once, an append land in a file no longer at the feed's path, or a feed go
+unseen."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+import baton.ledger.store as store
+from baton.errors import LedgerBusy
+from baton.ledger import EventDraft, Ledger
+
+
+def note(n: int) -> EventDraft:
+    return EventDraft("test.noted", "test/1", {"n": n})
+
+
+def append(ledger: Ledger, n: int) -> None:
+    with ledger.locked() as txn:
+        txn.append([note(n)])
+
+
+def test_the_lock_file_stays_open_between_locks_and_is_closed_with_the_ledger(tmp_path):
+    ledger = Ledger(tmp_path / ".baton", "w1", fsync="never")
+    append(ledger, 0)
+    kept = ledger._lock_fd
+    append(ledger, 1)
+    assert kept is not None and ledger._lock_fd == kept
+    ledger.close()
+    assert ledger._lock_fd is None
+    append(ledger, 2)  # opened again
+
+
+def test_a_lock_file_moved_away_between_locks_is_not_locked_again(tmp_path):
+    """A project moved and copied back (or a lock file renamed aside): the
+    kept descriptor's file still exists, but the path names another one."""
+    baton = tmp_path / ".baton"
+    first = Ledger(baton, "w1", fsync="never")
+    append(first, 0)
+    os.rename(baton / "ledger.lock", baton / "ledger.lock.moved")
+    (baton / "ledger.lock").write_bytes(b"")
+    second = Ledger(baton, "w2", fsync="never")
+    with second.locked():
+        with pytest.raises(LedgerBusy):
+            with first.locked(wait=0.1):
+                pass  # pragma: no cover - a lock on the moved file would exclude no one
+    append(first, 1)
+
+
+def test_a_lock_file_deleted_between_locks_is_opened_again_so_both_writers_lock_the_same_file(tmp_path):
+    baton = tmp_path / ".baton"
+    first = Ledger(baton, "w1", fsync="never")
+    append(first, 0)
+    (baton / "ledger.lock").unlink()
+    second = Ledger(baton, "w2", fsync="never")
+    with second.locked():  # creates and locks a new lock file
+        with pytest.raises(LedgerBusy):
+            with first.locked(wait=0.1):
+                pass  # pragma: no cover - a lock on the deleted file would exclude no one
+    append(first, 1)
+    assert [e.data["n"] for e in first.read_all()] == [0, 1]
+
+
+def test_a_lock_file_replaced_between_locks_is_opened_again(tmp_path):
+    baton = tmp_path / ".baton"
+    first = Ledger(baton, "w1", fsync="never")
+    append(first, 0)
+    replacement = baton / "lock.new"
+    replacement.write_bytes(b"")
+    os.replace(replacement, baton / "ledger.lock")
+    second = Ledger(baton, "w2", fsync="never")
+    with second.locked():
+        with pytest.raises(LedgerBusy):
+            with first.locked(wait=0.1):
+                pass  # pragma: no cover
+
+
+def test_a_forked_child_does_not_share_its_parent_s_lock(tmp_path):
+    ledger = Ledger(tmp_path / ".baton", "w1", fsync="never")
+    append(ledger, 0)
+    go_read, go_write = os.pipe()
+    answer_read, answer_write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: the same instance, a copy of what it keeps
+        os.close(go_write)
+        os.close(answer_read)
+        os.read(go_read, 1)  # the parent now holds the lock
+        try:
+            with ledger.locked(wait=0.2):
+                answer = b"taken"
+        except LedgerBusy:
+            answer = b"busy"
+        except BaseException:  # noqa: BLE001 - anything else is reported, never raised in the child
+            answer = b"error"
+        os.write(answer_write, answer)
+        os._exit(0)
+    os.close(go_read)
+    os.close(answer_write)
+    with ledger.locked():
+        os.write(go_write, b"x")
+        with os.fdopen(answer_read, "rb") as reply:
+            answer = reply.read()
+    os.close(go_write)
+    os.waitpid(pid, 0)
+    assert answer == b"busy"
+    append(ledger, 1)
+
+
+def _settle(folder, monkeypatch):
+    """Make the ledger folder look unchanged for long enough: its times set in
+    the past and the clock moved on (what an idle minute does)."""
+    past = time.time_ns() - 3600 * 10**9
+    os.utime(folder, ns=(past, past))
+    later = time.time_ns() + 2 * store._LISTING_SETTLED_NS
+    monkeypatch.setattr(store.time, "time_ns", lambda: later)
+
+
+class ScanCounter:
+    def __init__(self, monkeypatch) -> None:
+        self.calls = 0
+        real = os.scandir
+
+        def scandir(path):
+            self.calls += 1
+            return real(path)
+
+        monkeypatch.setattr(store.os, "scandir", scandir)
+
+
+def test_a_settled_folder_is_listed_once_while_nothing_is_added(tmp_path, monkeypatch):
+    ledger = Ledger(tmp_path / ".baton", "w1", fsync="never")
+    append(ledger, 0)
+    _settle(ledger.ledger_dir, monkeypatch)
+    scans = ScanCounter(monkeypatch)
+    for n in range(1, 4):
+        append(ledger, n)  # appending to a feed changes no entry of the folder
+    assert ledger.feed_names() == ["w1"] and scans.calls == 1
+
+
+def test_a_feed_added_after_a_reused_listing_is_seen_by_the_next_lock(tmp_path, monkeypatch):
+    baton = tmp_path / ".baton"
+    ledger = Ledger(baton, "w1", fsync="never")
+    append(ledger, 0)
+    _settle(ledger.ledger_dir, monkeypatch)
+    assert ledger.feed_names() == ["w1"]
+    assert ledger.feed_names() == ["w1"]  # reused
+    monkeypatch.undo()
+    append(Ledger(baton, "w2", fsync="never"), 1)
+    with ledger.locked() as txn:
+        assert ledger.feed_names() == ["w1", "w2"]
+        assert txn.stream_version("test/1") == 2  # w2's event is counted before w1 appends
+
+
+def test_a_folder_changed_just_now_is_listed_again_at_every_lock(tmp_path, monkeypatch):
+    """Within the file system's clock tick an added entry may leave the
+    folder's time unchanged: such a listing is never reused."""
+    ledger = Ledger(tmp_path / ".baton", "w1", fsync="never")
+    append(ledger, 0)  # the feed was just created
+    scans = ScanCounter(monkeypatch)
+    append(ledger, 1)
+    append(ledger, 2)
+    assert scans.calls == 2
+
+
+def test_an_append_after_the_feed_was_replaced_between_locks_lands_in_the_new_file(tmp_path):
+    """The feed's descriptor is kept between appends; the next lock's
+    catch-up sees the path names another file, so the append goes there."""
+    baton = tmp_path / ".baton"
+    ledger = Ledger(baton, "w1", fsync="never")
+    append(ledger, 0)
+    feed = baton / "ledger" / "w1.jsonl"
+    copy = feed.with_name("copy.tmp")
+    copy.write_bytes(feed.read_bytes())
+    os.replace(copy, feed)  # what a rewrite does: the kept descriptor now names an orphan
+    append(ledger, 1)
+    assert [e.data["n"] for e in Ledger(baton, "reader").read_all()] == [0, 1]
+
+
+def test_an_append_after_a_rewrite_under_the_same_lock_lands_in_the_new_file(tmp_path):
+    """A rewrite under the lock (``baton forget``) is followed by ``_forget``
+    and a catch-up; the descriptor kept from before is not trusted."""
+    baton = tmp_path / ".baton"
+    ledger = Ledger(baton, "w1", fsync="never")
+    append(ledger, 0)
+    feed = baton / "ledger" / "w1.jsonl"
+    with ledger.locked() as txn:
+        txn.append([note(1)])
+        copy = feed.with_name("copy.tmp")
+        copy.write_bytes(feed.read_bytes())
+        os.replace(copy, feed)
+        ledger._forget()
+        txn.refresh()
+        txn.append([note(2)])
+    assert [e.data["n"] for e in Ledger(baton, "reader").read_all()] == [0, 1, 2]
+
