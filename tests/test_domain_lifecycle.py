@@ -30,6 +30,7 @@ from baton.domain.lifecycle import (
     immutable_body,
     promote,
     record_validation,
+    record_validation_elsewhere,
     resume,
     revise,
     supersede,
@@ -141,6 +142,11 @@ def test_recording_a_validation_on_a_terminal_record_is_refused_by_the_lifecycle
 def test_promoting_a_record_not_validated_is_refused_by_the_lifecycle_itself(status):
     with pytest.raises(TransitionError):
         promote(in_state(status), now=T3)
+
+
+def test_recording_another_worktrees_validation_on_an_archived_record_is_refused_by_the_lifecycle_itself():
+    with pytest.raises(TransitionError):
+        record_validation_elsewhere(in_state("archived"), {"status": "pass", "validated_at": T1}, now=T3)
 
 
 def test_passing_validation_moves_a_draft_to_validated():

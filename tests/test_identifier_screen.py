@@ -20,7 +20,10 @@ from baton.domain.identifiers import (
     LABEL,
     OWNER,
     SESSION,
+    IdentifierFinding,
+    describe,
     event_identifiers,
+    handoff_identifiers,
     identifier_forms,
     key_forms,
     name_problem,
@@ -128,6 +131,33 @@ def test_an_events_identifiers_are_its_session_its_key_and_its_payload_members()
     assert sorted(pairs) == sorted([(SESSION, "s-1"), (KEY, "ci__main"), (OWNER, "ci"), (BRANCH, "main"),
                                     (HARNESS, "codex"), (SESSION, "s-2"), (HARNESS, "cursor"), (LABEL, "try")])
     assert (SESSION, "s 1") in event_identifiers("detector/s%201", None, {})
+
+
+def test_a_key_member_is_an_identifier_at_an_events_top_level_only():
+    # data.key names a baton key (a claim, a dismissal); inside a handoff body it is not one.
+    assert (KEY, "ci__main") in event_identifiers("session/s-1", None, {"key": "ci__main"})
+    nested = {"key": "ci__main", "handoff": {"key": "x__y", "origin": {"harness": "codex"}}}
+    assert event_identifiers("session/s-1", None, nested) == [
+        (SESSION, None), (SESSION, "s-1"), (KEY, "ci__main"), (HARNESS, "codex")]
+    assert handoff_identifiers({"key": "ci__main", "origin": {"harness": "codex"}}) == [(HARNESS, "codex")]
+
+
+def test_only_session_and_detector_streams_name_a_session_and_only_identifier_members_count():
+    assert event_identifiers("session/s-9", None, {}) == [(SESSION, None), (SESSION, "s-9")]
+    assert event_identifiers("detector/s%209", None, {}) == [(SESSION, None), (SESSION, "s 9")]
+    assert event_identifiers("detector/-", None, {}) == [(SESSION, None)]
+    assert event_identifiers("handoff/018f0000-0000-7000-8000-000000000001", "s-1",
+                             {"title": "t", "owner": 7, "harness": "codex"}) == [(SESSION, "s-1"), (HARNESS, "codex")]
+
+
+def test_a_refusal_names_each_field_its_rules_and_a_derived_form_never_the_value():
+    findings = [IdentifierFinding(OWNER, "as given", "r1", "why one"),
+                IdentifierFinding(OWNER, "baton key", "r2", "why two"),
+                IdentifierFinding(BRANCH, "URL", "r3", "why three")]
+    assert describe(findings).startswith(
+        "refused: the owner looks like a secret (r1: why one, r2: why two, in its baton key); "
+        "the branch looks like a secret (r3: why three, in its URL). ")
+    assert findings[1].to_json() == {"field": OWNER, "form": "baton key", "rule": "r2", "reason": "why two"}
 
 
 # -- the CLI, per field ------------------------------------------------------------------

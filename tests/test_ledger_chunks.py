@@ -68,3 +68,13 @@ def test_chunks_continue_from_a_cursor_in_the_middle(tmp_path):
     events, ends, head, torn = joined(chunked(raw, 300, start))
     all_events, all_ends, all_head, _ = whole(raw)
     assert events == all_events[2:] and ends == all_ends[2:] and head == all_head and torn is None
+
+
+@pytest.mark.parametrize("chunk", [64, 700, 1500])
+def test_a_run_of_nul_bytes_and_newlines_at_the_end_is_a_torn_tail_at_any_chunk_size(tmp_path, chunk):
+    """The last chunk is scanned as the feed's end even when it ends with a
+    newline: lost blocks there are a torn tail, not a corrupt line."""
+    raw = feed_bytes(tmp_path, [500] * 3) + b"\x00" * 40 + b"\n"
+    events, _ends, _head, torn = joined(chunked(raw, chunk))
+    assert len(events) == 3 and torn is not None and torn.reason == "a run of NUL bytes"
+    assert (events, torn) == whole(raw)[::3]

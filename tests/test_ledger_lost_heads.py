@@ -178,6 +178,22 @@ def test_repair_records_the_loss_and_writes_go_on(written):
     assert run_baton("verify", "--project", str(project)).returncode == 0
 
 
+def test_repair_sets_aside_the_rest_of_a_line_the_index_holds_cut_in_the_middle(written):
+    project, feed, lines = written
+    partial = lines[-1][:40]
+    feed.write_bytes(b"".join(lines[:-1]) + partial)
+
+    r = run_baton("repair", "--yes", "--json", "--project", str(project))
+
+    assert r.returncode == 0, r.stdout + r.stderr
+    sound = b"".join(lines[:-1])
+    after = feed.read_bytes()
+    assert after.startswith(sound)
+    assert [json.loads(line)["type"] for line in after[len(sound):].splitlines()] == ["ledger.repaired"]
+    [aside] = [p for p in quarantined(project) if p.suffix == ".repair"]
+    assert aside.read_bytes() == partial
+
+
 def test_a_repair_replayed_by_a_rebuild_does_not_forget_a_later_loss(written):
     project, feed, lines = written
     feed.write_bytes(b"".join(lines[:-1]))

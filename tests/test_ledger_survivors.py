@@ -11,6 +11,7 @@ import pytest
 from baton.errors import EnvelopeError
 from baton.ledger import EventDraft, Ledger
 from baton.ledger.envelope import Event
+from baton.ledger.erase import erase_payloads
 from baton.ledger.feed import FeedHead, scan_bytes
 from baton.ledger.verify import verify_ledger
 from tests.test_ledger_checks import feed_of, resealed
@@ -70,6 +71,21 @@ def test_a_quarantined_torn_tail_is_a_plain_readable_file(tmp_path):
     umask = os.umask(0)
     os.umask(umask)
     assert kept.stat().st_mode & 0o777 == 0o644 & ~umask
+
+
+def test_a_new_feed_is_a_plain_readable_file(tmp_path):
+    ledger, _ = feed_of(tmp_path, 1)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert ledger.feed_path("w1").stat().st_mode & 0o777 == 0o644 & ~umask
+
+
+def test_a_new_lock_file_is_a_plain_readable_file(tmp_path):
+    with Ledger(tmp_path / ".baton", "w1", fsync="never").locked():
+        pass
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (tmp_path / ".baton" / "ledger.lock").stat().st_mode & 0o777 == 0o644 & ~umask
 
 
 def test_a_problem_across_feeds_has_no_offset(tmp_path):
@@ -170,7 +186,6 @@ def test_a_forget_line_that_is_not_sound_names_nothing(tmp_path, damage):
 
 
 def test_erasing_a_payload_syncs_the_rewritten_feed_and_the_folder_and_keeps_its_mode(tmp_path, monkeypatch):
-    from baton.ledger.erase import erase_payloads
     from tests.test_ledger_durability import FsyncCounter
 
     ledger, lines = feed_of(tmp_path, 2)
@@ -186,7 +201,6 @@ def test_erasing_a_payload_syncs_the_rewritten_feed_and_the_folder_and_keeps_its
 
 
 def test_erasing_nothing_rewrites_and_syncs_nothing(tmp_path, monkeypatch):
-    from baton.ledger.erase import erase_payloads
     from tests.test_ledger_durability import FsyncCounter
 
     ledger, lines = feed_of(tmp_path, 2)
@@ -641,3 +655,17 @@ def test_only_well_formed_recorded_heads_are_checked_and_a_feed_report_says_what
     assert report.ok and report.heads_checked == 1
     w2 = next(f for f in report.feeds if f.feed == "w2")
     assert w2.to_json()["feed"] == "w2" and w2.to_json()["events"] == 2 and w2.to_json()["erased"] == 0
+
+
+def test_a_cursor_read_before_a_rewrite_under_the_lock_is_checked_again_once_the_ledger_forgets(tmp_path):
+    """``baton forget`` rewrites feeds while holding the lock, then makes the
+    ledger forget what it read: a cursor it had checked (or read to) before
+    the rewrite is no longer taken on trust."""
+    ledger, lines = feed_of(tmp_path, 3)
+    with ledger.locked() as txn:
+        txn.refresh()
+        before = ledger.cursors()["w1"]
+        assert ledger.head_holds("w1", before)
+        erase_payloads(tmp_path / ".baton" / "ledger", [orjson.loads(lines[1])["id"]])
+        ledger._forget()
+        assert not ledger.head_holds("w1", before)

@@ -17,6 +17,7 @@ from baton.ledger import EventDraft, Ledger
 from baton.ledger import verify as verify_module
 from baton.ledger.feed import scan_file
 from baton.ledger.verify import _hash_value, _SeqHashes, verify_ledger
+from tests.test_ledger_checks import feed_of, resealed
 
 WHOLE = 1 << 40
 
@@ -217,3 +218,20 @@ def test_verify_checks_in_memory_when_its_temporary_database_fails_at_any_point(
 
     monkeypatch.setattr(verify_module._OnDisk, "__init__", refused)
     assert report_at(monkeypatch, root / "ledger", 4096, on_disk=True) == expected
+
+
+def test_problems_across_feeds_are_in_merge_order_with_either_memory(tmp_path, monkeypatch):
+    """A duplicate id, a stream gap, then one event both a duplicate and a gap
+    (the duplicate first): in that order whether verify remembers in dicts
+    (which notice a duplicate as it comes) or in a temporary database (which
+    finds duplicates by grouping at the end)."""
+    w1, lines = feed_of(tmp_path, 2, "w1")
+    ids = [orjson.loads(line)["id"] for line in lines]
+    changes = {"w2": {"id": ids[0]}, "w3": {"stream_version": 3}, "w4": {"id": ids[1], "stream_version": 3}}
+    for name, change in changes.items():
+        _, [line] = feed_of(tmp_path, 1, name)
+        w1.feed_path(name).write_bytes(resealed(line, **change))
+    expected = [("duplicate_id", "w2"), ("stream_gap", "w3"), ("duplicate_id", "w4"), ("stream_gap", "w4")]
+    for on_disk in (False, True):
+        report = report_at(monkeypatch, tmp_path / ".baton" / "ledger", WHOLE, on_disk=on_disk)
+        assert [(p["kind"], p["feed"]) for p in report["problems"]] == expected
