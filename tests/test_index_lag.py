@@ -17,21 +17,7 @@ import sqlite3
 from baton.commands.context import Project
 from baton.ledger import EventDraft
 from tests.conftest import run_baton
-
-
-def write(project, n: int, start: int = 0) -> None:
-    opened = Project.open(project)
-    try:
-        for i in range(start, start + n):
-            with opened.writing() as scope:
-                scope.append([EventDraft("test.noted", "test/1", {"n": i})])
-    finally:
-        opened.close()
-
-
-def own_feed(project):
-    [feed] = (project / ".baton" / "ledger").glob("*.jsonl")
-    return feed
+from tests.ledger_support import own_feed, write
 
 
 def index_files(project) -> list:

@@ -18,6 +18,7 @@ from baton.ledger.integrity import HEADS_EVERY, HEADS_TYPE
 from baton.ledger.memory import MemoryLedger
 from baton.ledger.verify import verify_ledger
 from tests.conftest import run_baton
+from tests.ledger_support import own_feed
 
 
 def ticking():
@@ -37,10 +38,6 @@ def write_through_project(project, n: int) -> Project:
     opened.close()
     return opened
 
-
-def own_feed(project):
-    [feed] = (project / ".baton" / "ledger").glob("*.jsonl")
-    return feed
 
 
 def verify(project) -> tuple[int, dict]:

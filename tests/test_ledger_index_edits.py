@@ -11,20 +11,9 @@ import sqlite3
 
 import pytest
 
-from baton.commands.context import Project
-from baton.ledger import EventDraft
 from baton.ledger.verify import verify_ledger
 from tests.conftest import run_baton
-
-
-def write(project, n: int) -> None:
-    opened = Project.open(project)
-    try:
-        for i in range(n):
-            with opened.writing() as scope:
-                scope.append([EventDraft("test.noted", "test/1", {"n": i})])
-    finally:
-        opened.close()
+from tests.ledger_support import write
 
 
 def edit_index(project, sql) -> None:

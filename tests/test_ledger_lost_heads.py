@@ -19,21 +19,7 @@ from baton.commands.context import Project
 from baton.errors import LedgerCorrupt
 from baton.ledger import EventDraft, Ledger
 from tests.conftest import run_baton
-
-
-def write(project, n: int, start: int = 0) -> None:
-    opened = Project.open(project)
-    try:
-        for i in range(start, start + n):
-            with opened.writing() as scope:
-                scope.append([EventDraft("test.noted", "test/1", {"n": i})])
-    finally:
-        opened.close()
-
-
-def own_feed(project):
-    [feed] = (project / ".baton" / "ledger").glob("*.jsonl")
-    return feed
+from tests.ledger_support import own_feed, write
 
 
 def begin(project):

@@ -13,14 +13,7 @@ from baton.commands.context import Project
 from baton.ledger import EventDraft, Ledger
 from baton.ledger.integrity import REPAIRED_TYPE
 from tests.conftest import run_baton
-
-
-def write(project, n: int) -> None:
-    opened = Project.open(project)
-    for i in range(n):
-        with opened.writing() as scope:
-            scope.append([EventDraft("test.noted", "test/1", {"n": i})])
-    opened.close()
+from tests.ledger_support import write
 
 
 def damage_line(project, index: int) -> tuple:
