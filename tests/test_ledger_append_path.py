@@ -198,3 +198,24 @@ def test_an_append_after_a_rewrite_under_the_same_lock_lands_in_the_new_file(tmp
         txn.append([note(2)])
     assert [e.data["n"] for e in Ledger(baton, "reader").read_all()] == [0, 1, 2]
 
+
+
+def test_a_kept_lock_file_still_excludes_another_writer_while_held(tmp_path):
+    """Two ledgers of one project (two open lock files, as two processes have): while one holds
+    the lock — taken a second time on its kept descriptor — the other cannot take it."""
+    holder, other = Ledger(tmp_path / ".baton", "w1"), Ledger(tmp_path / ".baton", "w2")
+    with holder.locked():
+        pass
+    with holder.locked():  # the kept descriptor, locked again
+        with pytest.raises(LedgerBusy):
+            with other.locked(wait=0.05):
+                pass
+
+
+def test_a_released_kept_lock_lets_another_writer_in_at_once(tmp_path):
+    holder, other = Ledger(tmp_path / ".baton", "w1"), Ledger(tmp_path / ".baton", "w2")
+    for _ in range(2):
+        with holder.locked() as txn:
+            txn.append([EventDraft("test.noted", "test/1", {"n": 1})])
+        with other.locked(wait=0.05) as txn:
+            txn.append([EventDraft("test.noted", "test/2", {"n": 2})])
