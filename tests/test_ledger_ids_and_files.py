@@ -217,3 +217,21 @@ def test_a_forked_child_draws_its_own_random_bytes(fresh_clock):
     os.waitpid(pid, 0)
     with os.fdopen(read, "rb") as answer:
         assert answer.read() == b"empty"
+
+
+def test_each_id_takes_the_next_ten_random_bytes_and_the_pool_is_refilled_only_when_spent(monkeypatch):
+    """Ids draw their randomness from a pool filled by one ``os.urandom`` call: each id takes
+    the next 10 bytes, none twice, and the pool is refilled exactly when fewer than 10 remain."""
+    ledger_ids = ids
+    calls: list[int] = []
+
+    def numbered(n: int) -> bytes:  # chunk j of call c reads as the number c * 1000 + j
+        calls.append(n)
+        return b"".join((len(calls) * 1000 + j).to_bytes(10, "big") for j in range(n // 10))
+
+    monkeypatch.setattr(ledger_ids, "_pool", b"")
+    monkeypatch.setattr(ledger_ids.os, "urandom", numbered)
+    per_pool = ledger_ids._POOL_IDS
+    drawn = [int(ledger_ids.uuid7().replace("-", ""), 16) & ((1 << 62) - 1) for _ in range(per_pool + 1)]
+    assert drawn == [1000 + j for j in range(per_pool)] + [2000]
+    assert calls == [10 * per_pool, 10 * per_pool]
