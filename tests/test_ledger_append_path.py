@@ -219,3 +219,16 @@ def test_a_released_kept_lock_lets_another_writer_in_at_once(tmp_path):
             txn.append([EventDraft("test.noted", "test/1", {"n": 1})])
         with other.locked(wait=0.05) as txn:
             txn.append([EventDraft("test.noted", "test/2", {"n": 2})])
+
+
+def test_only_jsonl_files_in_the_ledger_folder_are_feeds(tmp_path):
+    """A stray file and a folder named like a feed beside the feeds are not read as feeds."""
+    ledger = Ledger(tmp_path / ".baton", "w1", fsync="never")
+    append(ledger, 0)
+    folder = tmp_path / ".baton" / "ledger"
+    (folder / "README.md").write_text("notes")
+    (folder / "old.jsonl").mkdir()
+    again = Ledger(tmp_path / ".baton", "w2", fsync="never")
+    append(again, 1)
+    assert sorted(p.name for p in folder.iterdir() if p.is_file()) == ["README.md", "w1.jsonl", "w2.jsonl"]
+    assert [e.data["n"] for e in again.read_all()] == [0, 1]
