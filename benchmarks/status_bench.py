@@ -29,9 +29,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import mcp_bench  # noqa: E402  (benchmarks/mcp_bench.py)
-
 import build as bench_build  # noqa: E402  (benchmarks/build.py)
+import mcp_bench  # noqa: E402  (benchmarks/mcp_bench.py)
 
 
 def _status(result: dict) -> dict:

@@ -32,24 +32,43 @@ def _bash(script: str, cwd: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300)
 
 
+STOPS_ON_FAILURE = " || exit 1"
+"""What ends each README command in .ci/run: `set -e` does not stop at a failure inside an `&&` chain
+(only at its last command), so a failed install, check or test run would otherwise let CI go on."""
+
+
+def _ci_lines() -> list[str]:
+    """.ci/run's lines, each README command as written (its `|| exit 1` taken off)."""
+    return [line.removesuffix(STOPS_ON_FAILURE) for line in (ROOT / ".ci" / "run").read_text().splitlines()]
+
+
+def test_every_readme_command_in_ci_stops_ci_when_it_fails():
+    commands = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line.startswith("python3 -m venv")]
+    assert len(commands) == 3 and all(line.endswith(STOPS_ON_FAILURE) for line in commands)
+
+
+def test_a_failure_inside_an_and_chain_fails_a_script_written_like_ci(tmp_path):
+    script = tmp_path / "run"
+    script.write_text("set -euo pipefail\ntrue && false && true" + STOPS_ON_FAILURE + "\necho went-on\n")
+    done = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 1 and "went-on" not in done.stdout
+
+
 def test_ci_runs_exactly_the_readme_test_command():
     test_block = _blocks("Install and run the tests")[0].strip()
-    ci = (ROOT / ".ci" / "run").read_text()
-    assert test_block in ci.splitlines()
+    assert test_block in _ci_lines()
 
 
 def test_ci_runs_exactly_the_readme_crash_loop_command():
     slow_block = _blocks("Install and run the crash loops and races:")[0].strip()
     assert slow_block.endswith("-m slow")
-    ci = (ROOT / ".ci" / "run").read_text()
-    assert slow_block in ci.splitlines()
+    assert slow_block in _ci_lines()
 
 
 def test_ci_runs_exactly_the_readme_end_to_end_command():
     e2e_block = _blocks("Install and run the end-to-end suite:")[0].strip()
     assert e2e_block.endswith("-m e2e tests/e2e")
-    ci = (ROOT / ".ci" / "run").read_text()
-    assert e2e_block in ci.splitlines()
+    assert e2e_block in _ci_lines()
 
 
 def test_readme_main_command_runs_the_demo():
