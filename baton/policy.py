@@ -128,9 +128,12 @@ def build_policy(sources: Sequence[tuple[str, dict[str, Any]]], *, root: Path) -
         version = doc.get("schema_version", POLICY_SCHEMA)
         if version != POLICY_SCHEMA:
             problems.append(f"schema_version {version!r} is not supported (this Baton reads {POLICY_SCHEMA})")
+        refused: set[Any] = set()  # names of this file's rules already reported as malformed
         for i, spec in enumerate(_list(doc, "rules", problems)):
             rule = _parse_rule(i, spec, problems)
             if rule is None:
+                if isinstance(spec, dict) and isinstance(spec.get("name"), str):
+                    refused.add(spec["name"])
                 continue
             if rule.name in seen_rule_names:
                 problems.append(f"rules[{i}]: name {rule.name!r} is already defined in {seen_rule_names[rule.name]}")
@@ -150,12 +153,12 @@ def build_policy(sources: Sequence[tuple[str, dict[str, Any]]], *, root: Path) -
         for text in _strings(doc, "allowed_roots", problems):
             allowed.append(_allowed_root(root, text))
         allowlist.extend(_strings(doc, "recheck_allowlist", problems))
-        if not problems:
-            try:
-                build_redaction_policy(extra_rules=rules, disable=disable, actions=actions,
-                                       extra_path_fields=path_fields, **numbers)
-            except PolicyConfigError as exc:
-                problems.append(str(exc))
+        try:  # every problem of the file at once: the rules' own, then what the policy as a whole finds
+            build_redaction_policy(extra_rules=rules, disable=[d for d in disable if d not in refused],
+                                   actions={k: v for k, v in actions.items() if k not in refused},
+                                   extra_path_fields=path_fields, **numbers)
+        except PolicyConfigError as exc:
+            problems.append(str(exc))
         if problems:
             raise ConfigError(f"{where}: invalid policy: " + "; ".join(problems),
                              details={"file": where, "problems": problems})

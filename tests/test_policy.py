@@ -182,7 +182,7 @@ def test_every_problem_of_a_policy_file_is_reported_at_once(paths):
     with pytest.raises(InputError) as caught:
         load_policy(paths, config())
     problems = caught.value.details["problems"]
-    assert len(problems) == 2  # both rules; numbers are checked once the rules parse
+    assert len(problems) == 3 and "entropy_threshold" in problems[2]  # both rules, and the numbers too
     assert any("bad regex" in p for p in problems) and any("nuke" in p for p in problems)
     assert caught.value.details["file"] == str(paths.policy)
 
@@ -213,3 +213,14 @@ def test_a_committed_example_policy_file_loads(paths):
     paths.policy.write_text(text[start:text.index("```", start)])
     policy = load_policy(paths, config())
     assert "internal-ticket-token" in policy.redaction.rule_names
+
+
+def test_a_policy_file_with_several_problems_names_every_one_at_once(paths):
+    write_policy(paths, {"rules": [{"name": "Bad Name!", "regex": "x"}],
+                         "actions": {"nope": "redact", "Bad Name!": "block"}, "entropy_threshold": "high"})
+    with pytest.raises(ConfigError) as caught:
+        load_policy(paths, config())
+    problems = caught.value.details["problems"]
+    assert len(problems) == 2 and "'Bad Name!'" in problems[0]
+    assert "unknown rule 'nope'" in problems[1] and "entropy_threshold" in problems[1]
+    assert "unknown rule 'Bad Name!'" not in caught.value.message  # its own problem is already named
