@@ -10,7 +10,7 @@ from tests.cli_support import ledger_size, run
 def test_without_title_and_objective_it_names_both_flags(capsys, project):
     before = ledger_size(project)
     code, _, err = run(capsys, project, "checkpoint", "create", "--no-input")
-    assert code == 2 and "needs --title and --objective" in err and "work:" not in err
+    assert code == 2 and "needs --title (what the work is) and --objective (what done looks like)" in err and "work:" not in err
     assert ledger_size(project) == before
 
 

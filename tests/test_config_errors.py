@@ -98,3 +98,10 @@ def test_a_malformed_local_json_is_a_config_error_that_says_how_to_recover(capsy
     error = json.loads(out)["error"]
     assert code == 4 and error["code"] == "config_error"
     assert "local.json" in error["message"] and "writer id" in error["message"] and "remove it" in error["message"]
+
+
+def test_doctor_names_a_policy_that_does_not_load(capsys, project):
+    (project / ".baton" / "policy.json").write_text('{"x": 1}')
+    code, out, _ = run(capsys, project, "doctor", "--json")
+    checks = {c["name"]: c for c in json.loads(out)["checks"]}
+    assert code == 3 and checks["policy"]["status"] == "fail" and "policy.json" in checks["policy"]["detail"]

@@ -274,3 +274,13 @@ def test_a_malformed_project_config_stops_it_before_any_file_is_written(project_
     code, out, err = run(capsys, project_dir, "install-hooks", "--harness", harness, *dry_run, "--json")
     assert code == 4 and json.loads(out)["error"]["code"] == "config_error"
     assert sorted(p.name for p in project_dir.iterdir()) == [".baton"]
+
+
+@pytest.mark.parametrize(("name", "text"), [("local.json", "{"), ("local.json", '{"writer": "A B"}'),
+                                            ("policy.json", '{"x": 1}')])
+def test_a_malformed_local_json_or_policy_stops_it_before_any_file_is_written(project, capsys, name, text):
+    (project / ".baton" / name).write_text(text)
+    before = sorted(p.name for p in project.iterdir())
+    code, out, _ = run(capsys, project, "install-hooks", "--harness", "claude-code", "--json")
+    assert code == 4 and json.loads(out)["error"]["code"] == "config_error"
+    assert sorted(p.name for p in project.iterdir()) == before

@@ -69,3 +69,8 @@ def test_session_begin_with_two_different_ids_is_refused_and_writes_nothing(caps
     code, out, err = run(capsys, project, "session", "begin", "s-one", "--session-id", "s-two", *SCOPE)
     assert code == 2 and "session begin got two session ids" in err
     assert ledger_size(project) == before
+
+
+def test_the_same_id_spelled_with_surrounding_spaces_both_ways_is_one_id(capsys, project):
+    begun = run_json(capsys, project, "session", "begin", " s-spaced", "--session-id", "s-spaced ", *SCOPE)
+    assert begun["sessionId"] == "s-spaced"

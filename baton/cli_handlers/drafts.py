@@ -21,8 +21,9 @@ def _content(args: argparse.Namespace):
     )
 
 
-MISSING_FLAGS = {"work: required": "--title and --objective", "work.title: required": "--title",
-                 "work.objective: required": "--objective"}
+MISSING_FLAGS = {"work: required": "--title (what the work is) and --objective (what done looks like)",
+                 "work.title: required": "--title (what the work is)",
+                 "work.objective: required": "--objective (what done looks like)"}
 """A capture from flags alone: the payload paths a missing flag shows up as, and the flags to give."""
 
 
@@ -36,8 +37,7 @@ def checkpoint_create(app: Baton, args: argparse.Namespace):
         if args.input is not None or not flags:
             raise
         rest = [p for p in exc.problems if p not in MISSING_FLAGS]
-        raise HandoffInputError(rest, message=f"checkpoint create needs {' and '.join(flags)} "
-                                              "(what the work is and what done looks like)") from None
+        raise HandoffInputError(rest, message=f"checkpoint create needs {' and '.join(flags)}") from None
 
 
 def handoff_amend(app: Baton, args: argparse.Namespace):

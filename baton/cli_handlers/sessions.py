@@ -40,7 +40,7 @@ def session_begin(app: Baton, args: argparse.Namespace):
 
 def _one_session_id(command: str, given: str | None, option: str | None) -> str | None:
     """The id given as `COMMAND ID` or `COMMAND --session-id ID` (one of them, or both alike)."""
-    if given is not None and option is not None and given != option:
+    if given is not None and option is not None and given.strip() != option.strip():
         raise InputError(f"{command} got two session ids ({given!r} and --session-id {option!r}); "
                          "give one; nothing was done")
     return given if given is not None else option

@@ -373,8 +373,8 @@ LOCAL_HINT = ("; it holds this machine's writer id: put back the file from a bac
               "Baton mints a new writer id (this machine then writes a new feed; nothing is lost)")
 
 
-def ensure_writer(paths: ProjectPaths) -> str:
-    """This machine's writer id, minted once and kept in ``local.json``.
+def read_local(paths: ProjectPaths) -> dict:
+    """``local.json`` as it is (``{}`` when there is none), its writer id checked; writes nothing.
 
     Raises:
         ConfigError: ``local.json`` does not parse, is not an object, or names no valid writer id.
@@ -382,16 +382,27 @@ def ensure_writer(paths: ProjectPaths) -> str:
     try:
         local = read_json(paths.local, ConfigError)
     except FileNotFoundError:
-        local = {}
+        return {}
     except ConfigError as exc:
         raise ConfigError(exc.message + LOCAL_HINT) from None
     if not isinstance(local, dict):
         raise ConfigError(f"{paths.local} must hold a JSON object" + LOCAL_HINT)
     writer = local.get("writer")
-    if isinstance(writer, str) and WRITER_ID.match(writer):
-        return writer
-    if writer is not None:
+    if writer is not None and not (isinstance(writer, str) and WRITER_ID.match(writer)):
         raise ConfigError(f"{paths.local}: writer {writer!r} is not a valid writer id ([a-z0-9-], ≤ 64)" + LOCAL_HINT)
+    return local
+
+
+def ensure_writer(paths: ProjectPaths) -> str:
+    """This machine's writer id, minted once and kept in ``local.json``.
+
+    Raises:
+        ConfigError: ``local.json`` does not parse, is not an object, or names no valid writer id.
+    """
+    local = read_local(paths)
+    writer = local.get("writer")
+    if isinstance(writer, str):
+        return writer
     local["writer"] = new_writer_id()
     if not paths.local.exists():
         # Two first commands at once must agree on one id: publish with an

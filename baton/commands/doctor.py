@@ -88,6 +88,12 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
         checks.append(Check("config", "fail", exc.message))
         return DoctorResult(str(root), True, checks)
     checks.append(Check("config", "ok", f"project {opened.config.project_id}, fsync {opened.config.fsync}"))
+    try:
+        sources = opened.policy.sources
+    except BatonError as exc:
+        checks.append(Check("policy", "fail", exc.message))
+        return DoctorResult(str(root), True, checks)
+    checks.append(Check("policy", "ok", ", ".join(sources) if sources else "the defaults"))
     checks.append(Check("writer", "ok", opened.writer))
     if opened.read_only:
         checks.append(Check("writable", "warn", f"{paths.baton_dir} is read-only here: reading commands replay the "

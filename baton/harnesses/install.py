@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from baton.app import Baton
+from baton.commands.context import read_local
 from baton.config import ProjectConfig, read_json, write_bytes_atomic
 from baton.errors import ConfigError, InputError, StorageError
 from baton.harnesses import adapter
@@ -55,6 +56,8 @@ from baton.harnesses.config_text import contained, new_text, original_path, read
 from baton.harnesses.protocol import HOOK_ROLES, REQUIRED_ROLES
 from baton.harnesses.wiring import holds_batons, not_found_warning, resolve_program, running_baton
 from baton.model import frozen
+from baton.policy import load_policy
+from baton.project import ProjectPaths
 
 DEFAULT_COMMAND = "baton"
 
@@ -294,13 +297,16 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
 
 
 def _check_config(project: Path) -> None:
-    """Raises ConfigError when the project has a ``config.json`` that ``baton init`` would stop on."""
-    path = project / ".baton" / "config.json"
+    """Raises ConfigError when the project's configuration would stop every command (its
+    ``config.json``, ``local.json`` or policy): checked before anything is written."""
+    paths = ProjectPaths(project)
     try:
-        raw = read_json(path, ConfigError)
+        raw = read_json(paths.config, ConfigError)
     except FileNotFoundError:
         return
-    ProjectConfig.from_json(raw, path)
+    config = ProjectConfig.from_json(raw, paths.config)
+    read_local(paths)
+    load_policy(paths, config)
 
 
 def _keep_original(keep: Path, path: Path) -> None:
