@@ -102,6 +102,8 @@ class BatonScopesBase:
     the events arrived in (``ANY_ORDER``)."""
     order = ANY_ORDER
 
+    types = frozenset((BATON_CREATED,))
+
     def keys(self, event: Event) -> Iterable[str]:
         if event.type == BATON_CREATED and isinstance(event.data, dict):
             handoff_id = event.data.get("handoff_id")

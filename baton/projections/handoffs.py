@@ -58,6 +58,7 @@ class HandoffsBase:
     (and would write rows without counting them) rebuilds it to its version,
     and this one rebuilds it back, counts and all."""
     index_tables = (ROWS_TABLE, COUNTS_TABLE)
+    types = _TYPES
 
     def keys(self, event: Event) -> Iterable[str]:
         if event.type in _TYPES:

@@ -46,6 +46,7 @@ class Deferred:
         self.order = base.order
         self.index_tables = getattr(base, "index_tables", ())
         self.keys = base.keys
+        self.types = getattr(base, "types", None)  # here, not through ``__getattr__`` (which loads the fold)
         self.fold_path = fold
         self._fold: Any = None
 

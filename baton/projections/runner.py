@@ -481,19 +481,23 @@ class ProjectionRunner:
         # Each family's module registers its upcasters when it is imported; the
         # read path imports only the names (``baton.events.names``), so an
         # event's family is loaded (``load_family``) before the first event of
-        # its type is upcast (once per type and batch, never per event).
-        upcast = self.upcasters.upcast
-        plan = [(p.name, p.keys, p.apply) for p in self.projections]  # bound once, not per event
-        seen: set[str] = set()
+        # its type is upcast. What an event of a type needs is planned once
+        # per type and batch: whether it is upcast (a type without upcasters
+        # never is), whether it is a repair to acknowledge, and which
+        # projections may route it (``Projection.types``; ``keys`` is asked
+        # of those only).
+        plans: dict[str, tuple[bool, bool, list[tuple[str, Any, Any]]]] = {}
         routed: list[tuple[Event, list[tuple[Callable[[str, Doc | None, Event], Doc | None], tuple[str, str]]]]] = []
         for event in events:
-            if event.type not in seen:
-                load_family(event.type)
-                seen.add(event.type)
-            if event.type == REPAIRED_TYPE:
+            plan = plans.get(event.type)
+            if plan is None:
+                plan = plans[event.type] = self._plan(event.type)
+            upcasts, repair, routes = plan
+            if repair:
                 self._acknowledge_repair(event)
-            event = upcast(event)
-            routed.append((event, [(apply, (name, key)) for name, keys, apply in plan for key in keys(event)]))
+            if upcasts:
+                event = self.upcasters.upcast(event)
+            routed.append((event, [(apply, (name, key)) for name, keys, apply in routes for key in keys(event)]))
         missing = {slot for _event, touched in routed for _apply, slot in touched if slot not in docs}
         if missing:
             docs.update(load(missing))
@@ -503,6 +507,15 @@ class ProjectionRunner:
                 docs[slot] = apply(slot[1], docs[slot], event)
                 dirty.add(slot)
         return dirty
+
+    def _plan(self, event_type: str) -> tuple[bool, bool, list[tuple[str, Any, Any]]]:
+        """For ``fold``: whether an event of ``event_type`` is upcast, whether it
+        is a repair record, and the (name, keys, apply) of every projection
+        that may route it (bound now: ``apply`` once per batch, not per event)."""
+        load_family(event_type)
+        routes = [(p.name, p.keys, p.apply) for p in self.projections
+                  if getattr(p, "types", None) is None or event_type in p.types]
+        return self.upcasters.upgrades(event_type), event_type == REPAIRED_TYPE, routes
 
     def _acknowledge_repair(self, event: Event) -> None:
         """A ``ledger.repaired`` event records that a feed was cut back, on
