@@ -440,6 +440,9 @@ def _is_tuple(t: Any) -> bool:
     return get_origin(t) is tuple
 
 
+_ONLY_STR = frozenset((str,))
+
+
 def _tuple_factory(conv: Any) -> Callable[[Any], Callable[[Any, Any], Any]]:
     def factory(t: Any) -> Callable[[Any, Any], Any]:
         (item_type, _ellipsis) = get_args(t)
@@ -450,7 +453,9 @@ def _tuple_factory(conv: Any) -> Callable[[Any], Callable[[Any, Any], Any]]:
         def structure_tuple(value: Any, _: Any) -> tuple[Any, ...]:
             if not isinstance(value, list):
                 raise TypeError(f"must be an array, not {_json_type(value)}")
-            if item_type is str and all(type(v) is str for v in value):
+            if not value:
+                return ()
+            if item_type is str and _ONLY_STR.issuperset(map(type, value)):
                 return tuple(value)  # what the list hook returns for them, without a call per string
             try:  # the same items as ``as_list``, without its per-item bookkeeping for error reports
                 return tuple([item_hook(v, item_type) for v in value])
@@ -532,8 +537,9 @@ def _register_models(conv: Any) -> None:
         base: Callable[..., Any] = make_dict_structure_fn(cls, conv, extra=override(omit=True), **overrides)
         known = frozenset(keys.values())
         conv.register_structure_hook(cls, _structure_with_extra(cls, base, known))
-        direct[cls] = models[cls] = _unstructure_with_extra(unstructure_value, cls, fields, keys, models)
-        conv.register_unstructure_hook(cls, direct[cls])
+        models[cls] = _unstructure_with_extra(unstructure_value, cls, fields, keys, models)
+        direct[cls] = _FRESH[cls]  # what ``models[cls]`` does without ``like``, one call less
+        conv.register_unstructure_hook(cls, models[cls])
 
     scalars = _SCALARS
 
@@ -545,7 +551,15 @@ def _register_models(conv: Any) -> None:
         for key, value in obj.items():
             if type(key) is not str:
                 return cast("dict[Any, Any]", unstructure_any(obj))  # the converter's key handling
-            out[key] = value if type(value) in scalars else unstructure_value(value)
+            kind = type(value)
+            if kind in scalars:
+                out[key] = value
+            elif kind is dict:  # JSON objects nest (a report's ``quality``): no dispatch per level
+                out[key] = unstructure_dict(value)
+            elif kind is list:
+                out[key] = unstructure_items(value)
+            else:
+                out[key] = unstructure_value(value)
         return out
 
     direct[tuple] = direct[list] = unstructure_items
@@ -569,10 +583,11 @@ def _structure_with_extra(cls: type, base: Callable[..., Any], known: frozenset[
     return structure
 
 
-_SCALARS = frozenset((str, int, float, bool))
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 """Types the converter unstructures as themselves (its hook for them is the
 identity): the hooks below take them as they are instead of dispatching
-each one (a record holds hundreds)."""
+each one (a record holds hundreds). ``None`` is one of them inside an array
+or a JSON object (a model's member that is None is left out before)."""
 
 _PLANS: dict[type, list[tuple[str, str, bool]]] = {}
 """Per model class: (attribute, JSON key, omitted when empty), in output order."""
