@@ -36,6 +36,7 @@ same bytes, because a file is a pure function of its document.
 
 from __future__ import annotations
 
+import errno
 import functools
 import itertools
 import os
@@ -978,7 +979,9 @@ class ProjectionRunner:
         written: dict[tuple[str, str], list[str]] = {}
         if self.in_memory:
             return written
-        showing = [slot for slot in slots if hasattr(self.by_name[slot[0]], "materialize")]
+        shows: dict[str, bool] = {}  # per projection, not per slot (a deferred fold's miss raises inside)
+        showing = [slot for slot in slots
+                   if shows.setdefault(slot[0], hasattr(self.by_name[slot[0]], "materialize"))]
         self.db.conn.executemany("DELETE FROM unwritten WHERE projection = ? AND key = ?", showing)
         for slot in showing:
             p = cast(Materializing, self.by_name[slot[0]])  # it has ``materialize`` (``showing``)
@@ -987,13 +990,10 @@ class ProjectionRunner:
             shown = []
             for rel, data in files.items():
                 try:
-                    target = self._inside(rel)
-                    try:
-                        if target.read_bytes() == data:
-                            shown.append(rel)
-                            continue
-                    except OSError:
-                        pass
+                    target = self._inside(rel, checked=bool(_NOFOLLOW))
+                    if _holds(target, data, rel):
+                        shown.append(rel)
+                        continue
                     write_bytes_atomic(target, data)
                     shown.append(rel)
                 except StorageError as exc:
@@ -1020,10 +1020,12 @@ class ProjectionRunner:
             self._remove(rel, ("", ""))
         self.db.execute("DROP TABLE temp.shown_before")
 
-    def _inside(self, rel: str) -> Path:
+    def _inside(self, rel: str, *, checked: bool = False) -> Path:
         """``.baton/REL``, refused when it would land outside ``.baton/`` (``..``,
         an absolute name, or a folder that is a link out). Folders are resolved
-        once per runner, not once per file (a replay writes thousands)."""
+        once per runner, not once per file (a replay writes thousands).
+        ``checked``: the caller opens the file with ``O_NOFOLLOW`` (``_holds``),
+        which refuses a symbolic link itself, so no ``lstat`` here."""
         folder, _, name = rel.rpartition("/")
         if not name or name in (".", "..") or "\\" in rel or rel.startswith("/"):
             raise StorageError(f"refusing to materialize {rel!r} outside .baton/")
@@ -1035,7 +1037,7 @@ class ProjectionRunner:
                 raise StorageError(f"refusing to materialize {rel!r} outside .baton/")
             self._folders[folder] = parent
         target = parent / name
-        if target.is_symlink():
+        if not checked and target.is_symlink():
             raise StorageError(f"refusing to materialize {rel!r}: it is a symbolic link")
         return target
 
@@ -1050,6 +1052,38 @@ class ProjectionRunner:
             self._note_unwritten(rel, slot, exc.message)
         except OSError as exc:
             self._note_unwritten(rel, slot, f"cannot remove {rel}: {exc}")
+
+
+def _holds(target: Path, data: bytes, rel: str) -> bool:
+    """Whether the file ``target`` (``.baton/REL``) holds exactly ``data`` (then
+    a replay leaves it alone). One ``open`` with ``O_NOFOLLOW`` and one read
+    of at most one byte more than ``data``: a missing or unreadable file
+    holds nothing.
+
+    Raises:
+        StorageError: ``target`` is a symbolic link (``_inside``'s refusal).
+    """
+    try:
+        fd = os.open(target, os.O_RDONLY | _NOFOLLOW)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise StorageError(f"refusing to materialize {rel!r}: it is a symbolic link") from None
+        return False
+    try:
+        held = os.read(fd, len(data) + 1)
+        while len(held) < len(data) + 1:  # a short read (not at the end of the file): read on
+            more = os.read(fd, len(data) + 1 - len(held))
+            if not more:
+                break
+            held += more
+        return held == data
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def _inode(path: Path) -> int | None:
