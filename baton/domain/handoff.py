@@ -600,37 +600,49 @@ def _unstructure_with_extra(unstructure_value: Callable[[Any], Any], cls: type, 
                           for f in fields if f.name != "extra"]
     fresh = _FRESH[cls] = _unstructure_fresh(unstructure_value, cls, plan, fields)
 
+    unrolled = _unstructure_like(unstructure_value, cls, plan, models)
+
     def unstructure(obj: Any, like: tuple[Any, Mapping[str, Any]] | None = None) -> dict[str, Any]:
         """``like``: (an earlier model, its JSON) — members whose value is the very
         same object as the earlier model's are taken from its JSON, not rebuilt;
         a member that is another model of the same class (``validation`` after
         a promotion: one field changed) is unstructured like its earlier self.
-        ``models``: the model classes' hooks (these), by class. Without
-        ``like``, the same output from ``fresh``, this class's plan unrolled."""
-        if like is None:
-            return fresh(obj)
-        out: dict[str, Any] = {}
-        for name, key, omit_empty in plan:
-            value = getattr(obj, name)
-            if value is None or (omit_empty and value == ()):
-                continue
-            if type(value) in _SCALARS:
-                out[key] = value
-            elif key in like[1]:
-                earlier = getattr(like[0], name)
-                if earlier is value:
-                    out[key] = like[1][key]
-                elif type(earlier) is type(value) and type(value) in models and type(like[1][key]) is dict:
-                    out[key] = models[type(value)](value, (earlier, like[1][key]))
-                else:
-                    out[key] = unstructure_value(value)
-            else:
-                out[key] = unstructure_value(value)
-        for key, value in obj.extra.items():
-            out.setdefault(key, value)
-        return out
+        ``models``: the model classes' hooks (these), by class. Both ways are
+        this class's plan unrolled into generated code (``fresh``, ``unrolled``)."""
+        return fresh(obj) if like is None else unrolled(obj, like[0], like[1])
 
     return unstructure
+
+
+def _unstructure_like(unstructure_value: Callable[[Any], Any], cls: type, plan: list[tuple[str, str, bool]],
+                      models: Mapping[type, Callable[..., Any]]) -> Callable[[Any, Any, Mapping[str, Any]], dict[str, Any]]:
+    """``cls``'s JSON like an earlier model ``e`` whose JSON is ``ej``, generated
+    from the plan as ``_unstructure_fresh`` is: per member, left out when None
+    (or an omitted empty array); a scalar as it is; the earlier JSON's member
+    when the value is the earlier model's very object; a model of the same
+    class as the earlier one written like it; anything else through
+    ``unstructure_value``. Then the unknown members kept in ``extra``."""
+    lines = [f"def unstructure_{cls.__name__}_like(obj, e, ej):", "    out = {}"]
+    for name, key, omit_empty in plan:
+        lines += [f"    v = obj.{name}",
+                  "    if v is not None and not (v == ()):" if omit_empty else "    if v is not None:",
+                  "        if type(v) in scalars:",
+                  f"            out[{key!r}] = v",
+                  f"        elif {key!r} in ej:",
+                  f"            w = e.{name}",
+                  "            if w is v:",
+                  f"                out[{key!r}] = ej[{key!r}]",
+                  f"            elif type(w) is type(v) and type(v) in models and type(ej[{key!r}]) is dict:",
+                  f"                out[{key!r}] = models[type(v)](v, (w, ej[{key!r}]))",
+                  "            else:",
+                  f"                out[{key!r}] = uv(v)",
+                  "        else:",
+                  f"            out[{key!r}] = uv(v)"]
+    lines += ["    if obj.extra:", "        for k, v in obj.extra.items():", "            out.setdefault(k, v)",
+              "    return out"]
+    scope: dict[str, Any] = {"scalars": _SCALARS, "uv": unstructure_value, "models": models}
+    exec(compile("\n".join(lines), f"<baton unstructure {cls.__name__} like>", "exec"), scope)  # noqa: S102 - our own plan
+    return cast("Callable[[Any, Any, Mapping[str, Any]], dict[str, Any]]", scope[f"unstructure_{cls.__name__}_like"])
 
 
 _FRESH: dict[type, Callable[[Any], dict[str, Any]]] = {}
