@@ -476,6 +476,8 @@ def _is_optional(t: Any) -> bool:
 def _optional_factory(conv: Any) -> Callable[[Any], Callable[[Any, Any], Any]]:
     def factory(t: Any) -> Callable[[Any, Any], Any]:
         inner = next(a for a in get_args(t) if a is not type(None))
+        if inner is str:
+            return _structure_optional_str  # the most common: one call, not two
         hooks: list[Callable[[Any, Any], Any]] = []
 
         def structure_optional(value: Any, _: Any) -> Any:
@@ -490,6 +492,13 @@ def _optional_factory(conv: Any) -> Callable[[Any], Callable[[Any, Any], Any]]:
         return structure_optional
 
     return factory
+
+
+def _structure_optional_str(value: Any, _: Any) -> str | None:
+    """``str | None``: what the optional hook does with ``_structure_str`` inside."""
+    if value is None or type(value) is str:
+        return value
+    return _structure_str(value, None)
 
 
 def _is_json_object(t: Any) -> bool:
