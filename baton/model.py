@@ -22,7 +22,7 @@ A class that writes its own ``__repr__`` (or ``__eq__``) keeps it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import attrs
 
@@ -125,7 +125,7 @@ def evolve(inst: T, **changes: Any) -> T:
     if plan is None:
         plan = _EVOLVE_PLANS[cls] = _evolve_plan(cls)
     if plan is _NOT_PLAIN or not changes.keys() <= plan[1].keys():
-        return attrs.evolve(inst, **changes)
+        return cast(T, attrs.evolve(cast(Any, inst), **changes))
     names, by_alias = plan
     new = object.__new__(cls)
     put = object.__setattr__

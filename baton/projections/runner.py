@@ -515,7 +515,7 @@ class ProjectionRunner:
         that may route it (bound now: ``apply`` once per batch, not per event)."""
         load_family(event_type)
         routes = [(p.name, p.keys, p.apply) for p in self.projections
-                  if getattr(p, "types", None) is None or event_type in p.types]
+                  if getattr(p, "types", None) is None or event_type in getattr(p, "types")]
         return self.upcasters.upgrades(event_type), event_type == REPAIRED_TYPE, routes
 
     def _acknowledge_repair(self, event: Event) -> None:
