@@ -59,6 +59,9 @@ class HandoffsBase:
     and this one rebuilds it back, counts and all."""
     index_tables = (ROWS_TABLE, COUNTS_TABLE)
     types = _TYPES
+    folds_runs = True
+    """A batch's events of one handoff fold through ``evolve`` one by one and
+    the record is written once, at the end (``Handoffs.apply_all``)."""
 
     def keys(self, event: Event) -> Iterable[str]:
         if event.type in _TYPES:

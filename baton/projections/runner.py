@@ -503,10 +503,20 @@ class ProjectionRunner:
         if missing:
             docs.update(load(missing))
         dirty: set[tuple[str, str]] = set()
+        runs: dict[tuple[str, str], list[Event]] = {}
         for event, touched in routed:
             for apply, slot in touched:
+                if apply is None:  # folded below, with the slot's other events of the batch
+                    run = runs.get(slot)
+                    if run is None:
+                        run = runs[slot] = []
+                    run.append(event)
+                    continue
                 docs[slot] = apply(slot[1], docs[slot], event)
                 dirty.add(slot)
+        for slot, run in runs.items():
+            docs[slot] = self.by_name[slot[0]].apply_all(slot[1], docs[slot], run)
+            dirty.add(slot)
         return dirty
 
     def _plan(self, event_type: str) -> tuple[bool, bool, list[tuple[str, Any, Any]]]:
@@ -514,7 +524,7 @@ class ProjectionRunner:
         is a repair record, and the (name, keys, apply) of every projection
         that may route it (bound now: ``apply`` once per batch, not per event)."""
         load_family(event_type)
-        routes = [(p.name, p.keys, p.apply) for p in self.projections
+        routes = [(p.name, p.keys, None if getattr(p, "folds_runs", False) else p.apply) for p in self.projections
                   if getattr(p, "types", None) is None or event_type in getattr(p, "types")]
         return self.upcasters.upgrades(event_type), event_type == REPAIRED_TYPE, routes
 
