@@ -502,3 +502,28 @@ def test_a_replay_rewrites_a_materialized_file_that_holds_more_or_less_than_its_
 def test_a_materialized_name_inside_baton_dir_is_its_path_there(baton_dir):
     baton_dir.mkdir(parents=True)
     assert runner_for(baton_dir)._inside("logs/s__1.json") == baton_dir.resolve() / "logs" / "s__1.json"
+
+
+def _counted(hlc: int, type_: str = "test.noted", stream: str = "s/1"):
+    from baton.ledger.envelope import Event
+
+    return Event(v=1, id=f"{hlc:036d}", writer="w1", seq=hlc, at=f"2026-12-05T00:00:{hlc % 60:02d}.000000Z",
+                 hlc=hlc, type=type_, stream=stream, stream_version=hlc, actor=None, session=None, data={},
+                 digest="", prev=None, hash="")
+
+
+def test_a_run_of_counted_events_folds_as_counting_them_one_by_one_in_any_order():
+    """``EventCounts.apply_all`` and ``Streams.apply_all``: a batch's events of
+    one key in one pass give the document ``apply`` gives one event at a time
+    (late ones included: counts keep the first and last by merge key)."""
+    from baton.projections.event_counts import EventCounts, Streams
+
+    for order in ([5, 1, 9, 3, 7], [1, 2, 3], [9], [4, 4, 2, 8, 1, 8]):
+        run = [_counted(hlc) for hlc in order]
+        for projection in (EventCounts(), Streams()):
+            for start in (None, projection.apply("k", None, _counted(6))):
+                doc = start
+                for event in run:
+                    doc = projection.apply("k", doc, event)
+                assert projection.apply_all("k", start, run) == doc
+                assert projection.apply_all("k", start, []) == start

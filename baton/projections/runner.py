@@ -514,8 +514,12 @@ class ProjectionRunner:
                     continue
                 docs[slot] = apply(slot[1], docs[slot], event)
                 dirty.add(slot)
+        folders: dict[str, Any] = {}  # per projection: its ``apply_all``, bound once
         for slot, run in runs.items():
-            docs[slot] = self.by_name[slot[0]].apply_all(slot[1], docs[slot], run)
+            fold_run = folders.get(slot[0])
+            if fold_run is None:
+                fold_run = folders[slot[0]] = cast(Any, self.by_name[slot[0]]).apply_all
+            docs[slot] = fold_run(slot[1], docs[slot], run)
             dirty.add(slot)
         return dirty
 
