@@ -90,6 +90,8 @@ def instrument(times: Timings, counts: Timings) -> None:
 
                 p.index = index_timed
             p._profiled = True
+        events = list(events)
+        counts[("(events)", "")] += len(events)
         return fold(self, events, docs, load)
 
     cls.fold = timed("fold (all projections)", fold_wrapped)
@@ -127,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
                 best = (total, Timings(times), Timings(counts))
     assert best is not None
     total, times, counts = best
-    events = sum(n for (name, _kind), n in counts.items() if name == "streams")  # every event has a stream
+    events = counts.pop(("(events)", ""), 0)
     print(f"rebuild, in process: {total * 1000:.0f} ms CPU for {events} events "
           f"({total / max(events, 1) * 1e6:.1f} µs an event)")
     print(f"{'ms':>8} {'share':>6}  {'projection or phase':<24} {'event type':<22} {'events':>7} {'µs each':>8}")

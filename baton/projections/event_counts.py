@@ -70,14 +70,19 @@ class Streams:
     def apply_all(self, key: str, doc: Doc | None, events: Sequence[Event]) -> Doc | None:
         """``apply`` over ``events`` in turn: each replaces the document whole,
         so the last one's is the document."""
-        return self.apply(key, doc, events[-1]) if events else doc
+        return _stream_doc(key, events[-1]) if events else doc
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
-        return {
-            "stream": key,
-            "version": event.stream_version,
-            "last_event": event.id,
-            "last_type": event.type,
-            "last_at": event.at,
-            "last_key": list(event.merge_key),
-        }
+        return _stream_doc(key, event)
+
+
+def _stream_doc(key: str, event: Event) -> Doc:
+    """The ``streams`` document of ``key`` after ``event``."""
+    return {
+        "stream": key,
+        "version": event.stream_version,
+        "last_event": event.id,
+        "last_type": event.type,
+        "last_at": event.at,
+        "last_key": list(event.merge_key),
+    }
