@@ -46,7 +46,7 @@ import time
 from baton.domain.identifiers import screen_identifiers
 from baton.domain.redaction import RedactionPolicy, redact_payload, redact_strings
 from baton.domain.regexes import LazyPattern
-from baton.launch import ACCEPTED, DECLINED, PROTOCOL, installation_key, private_folder
+from baton.launch import ACCEPTED, DECLINED, PROTOCOL, RELAYED, installation_key, private_folder
 
 IDLE_SECONDS = 3600.0
 """How long the server waits for a request before it ends (``BATON_HOOK_SERVER_IDLE`` overrides)."""
@@ -135,7 +135,9 @@ def warm() -> None:
     redact_payload({"objective": WARM_TEXT, "artifacts": [{"path": "src/app.py"}]}, policy)
     redact_strings({"text": WARM_TEXT}, policy)
     screen_identifiers({"owner": "dev@example.com", "branch": "feature/x", "session": "warm-up"}, policy)
-    importlib.import_module("baton.cli").keep_parser(["hook"])
+    cli = importlib.import_module("baton.cli")
+    for command in RELAYED:
+        cli.keep_parser([command])
 
 
 def loaded_files() -> list[str]:
@@ -246,7 +248,7 @@ class Server:
         pidfd = os.pidfd_open(pid)
         self.running[pidfd] = (pid, conn)
         self.poller.register(pidfd, select.POLLIN)
-        _answer(conn, ACCEPTED)
+        _answer(conn, ACCEPTED + pid.to_bytes(4, "big"))
         self.served += 1
         self._record()
 
@@ -317,8 +319,8 @@ def parse_request(body: bytes) -> Request:
         raise Declined("another protocol or installation")
     count = int(fields[8])
     words = fields[9:9 + count]
-    if count < 1 or len(words) != count or words[0] != b"hook":
-        raise Declined("only hooks are relayed")
+    if count < 1 or len(words) != count or words[0].decode("utf-8", "replace") not in RELAYED:
+        raise Declined("only the commands of a session's start and end are relayed")
     environ = dict(entry.partition(b"=")[::2] for entry in fields[9 + count:] if entry)
     streams = []
     for field in fields[4:7]:
@@ -364,6 +366,7 @@ def _standard_streams(streams: list[tuple[str, str]]) -> None:
     sys.stdin = io.TextIOWrapper(io.open(0, "rb", closefd=False), in_enc, in_err)
     sys.stdout = io.TextIOWrapper(io.open(1, "wb", closefd=False), out_enc, out_err, line_buffering=os.isatty(1))
     sys.stderr = io.TextIOWrapper(io.open(2, "wb", closefd=False), err_enc, err_err, line_buffering=True)
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr  # type: ignore[misc]
 
 
 def _answer(conn: socket.socket, data: bytes) -> None:

@@ -32,17 +32,21 @@ of ``enum`` and ``selectors`` a relay does not need); ``baton.cli`` is loaded on
 command runs here. docs/hooks.md ("The hook server") tells the user's side.
 """
 
+import _signal
 import _socket
 import os
 import sys
 import time
 
+RELAYED = frozenset({"hook", "bootstrap", "session", "resume"})
+"""The commands relayed: what a harness runs at every session start and end (``baton.cli.HOOK_PATH_COMMANDS``)."""
 SERVER_ENV = "BATON_HOOK_SERVER"
 """``0`` turns the hook server off (no relay, no server started)."""
 PROTOCOL = b"baton-hook-server/1"
 """The first field of a request: a server answers only requests of its own protocol."""
 ACCEPTED, DECLINED = b"+", b"-"
-"""The server's first answer: it runs the hook (then its exit status follows), or not (then this process does)."""
+"""The server's first answer: it runs the command (then the child's pid, 4 bytes, and once it
+has ended its exit status, 4 bytes), or not (then this process runs it)."""
 CONNECT_WAIT = 2.0
 """Seconds to wait for the server to take the request before running the hook here."""
 SPAWN_INTERVAL = 30.0
@@ -55,7 +59,7 @@ _FDS = (0, 1, 2)
 def run() -> None:
     """The ``baton`` program: a hook relayed to the hook server when one takes it, else ``baton.cli.run``."""
     words = sys.argv[1:]
-    if words[:1] == ["hook"] and os.environ.get(SERVER_ENV) != "0":
+    if words[:1] and words[0] in RELAYED and os.environ.get(SERVER_ENV) != "0":
         address = socket_path()
         if address is not None:
             status = relay(address, words)
@@ -98,6 +102,26 @@ def private_folder(folder: str) -> bool:
     return (st.st_mode & 0o170000) == 0o040000 and st.st_uid == os.getuid() and not st.st_mode & 0o077
 
 
+def server_state() -> tuple[str, str, str]:
+    """``baton doctor``'s line on this installation's hook server: running (its
+    pid, the hooks it took), not running, or off."""
+    if os.environ.get(SERVER_ENV) == "0":
+        return ("hook server", "ok", f"off ({SERVER_ENV}=0): each hook runs in its own process")
+    address = socket_path()
+    if address is None:
+        return ("hook server", "ok", f"not used: its socket's path would be too long ({socket_folder()})")
+    try:
+        with open(address + ".lock", "rb") as lock:
+            pid, served = (int(word) for word in lock.read().split()[:2])
+        os.kill(pid, 0)
+        running = os.path.exists(address)
+    except (OSError, ValueError):
+        running = False
+    if not running:
+        return ("hook server", "ok", "not running; the next hook starts it (docs/hooks.md, \"The hook server\")")
+    return ("hook server", "ok", f"running (pid {pid}, {served} command(s) relayed) at {address}")
+
+
 def request(words: list[str]) -> bytes:
     """The request for the server: NUL-separated fields, length-prefixed (see ``baton.hook_server.read_request``)."""
     fields = [PROTOCOL, installation_key().encode(), os.fsencode(os.getcwd()), b"%d" % _umask(),
@@ -132,25 +156,35 @@ def relay(address: str, words: list[str]) -> int | None:
         sock.close()
         return None
     sock.settimeout(None)
-    return _status(sock)
+    child = _number(sock)
+    if child:  # Ctrl-C at a terminal interrupts the command, wherever it runs
+        _signal.signal(_signal.SIGINT, lambda signum, frame: _interrupt(child))
+    status = _number(sock)
+    sock.close()
+    return 0 if status is None else status & 0xFF
 
 
-def _status(sock: "_socket.socket") -> int:
-    """The exit status the server reports once the hook's process has ended (4
-    bytes); 0 when the server went away first (the hook's process runs on,
-    and a hook's failure never fails its harness)."""
+def _number(sock: "_socket.socket") -> int | None:
+    """The next 4-byte number the server sends; None when it went away first
+    (then the command's process runs on by itself, and a hook's failure never
+    fails its harness: the caller exits 0)."""
     answer = b""
     try:
         while len(answer) < 4:
             chunk = sock.recv(4 - len(answer))
             if not chunk:
-                return 0
+                return None
             answer += chunk
     except OSError:
-        return 0
-    finally:
-        sock.close()
-    return int.from_bytes(answer, "big") & 0xFF
+        return None
+    return int.from_bytes(answer, "big")
+
+
+def _interrupt(child: int) -> None:
+    try:
+        os.kill(child, _signal.SIGINT)
+    except OSError:
+        pass
 
 
 def start_server(address: str) -> None:

@@ -176,9 +176,67 @@ def test_a_relayed_hook_exits_with_its_own_status_and_its_own_error(repo, runtim
     assert relayed.stderr == own.stderr and "HARNESS" in relayed.stderr
 
 
-def test_the_server_runs_only_hooks(repo, runtime):
+def test_the_server_runs_only_the_commands_of_a_sessions_start_and_end(repo, runtime):
     _start_server(runtime, repo.parent)
     assert _relay(repo, runtime, ["status", "--json"]).returncode == NOT_RELAYED
+    assert _relay(repo, runtime, ["install-hooks", "--harness", "codex"]).returncode == NOT_RELAYED
+
+
+def test_the_relayed_commands_are_the_hook_path_commands():
+    from baton.cli import HOOK_PATH_COMMANDS
+    from baton.launch import RELAYED
+
+    assert RELAYED == HOOK_PATH_COMMANDS
+
+
+@pytest.mark.parametrize("words", [["resume", "latest"], ["bootstrap", "--peek"], ["session", "handoff", "--json"]],
+                         ids=" ".join)
+def test_a_relayed_session_command_answers_as_in_its_own_process(tmp_path, runtime, words):
+    mine, other = tmp_path / "a", tmp_path / "b"
+    for root in (mine, other):
+        root.mkdir()
+        git_init(root, {"src/app.py": "x = 1\n"})
+        init_project(root)
+    _start_server(runtime, tmp_path)
+    own = subprocess.run([str(BATON), *words], cwd=mine, env=_env(runtime, BATON_HOOK_SERVER="0"),
+                         capture_output=True, text=True, timeout=60)
+    relayed = _relay(other, runtime, words)
+    assert relayed.returncode == own.returncode, relayed.stderr
+    assert relayed.stdout == own.stdout.replace(str(mine), str(other))
+    assert relayed.stderr == own.stderr.replace(str(mine), str(other))
+
+
+def test_ctrl_c_on_a_relayed_command_interrupts_it(repo, runtime):
+    _start_server(runtime, repo.parent)
+    waiting = subprocess.Popen([sys.executable, "-c", RELAY, "session", "end", "s1", "--handoff-input", "-"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=repo,
+                               env=_env(runtime), text=True)
+    try:
+        time.sleep(1.0)  # the child reads its standard input, which stays open
+        assert waiting.poll() is None
+        waiting.send_signal(signal.SIGINT)
+        waiting.wait(timeout=30)  # its standard input still open: only the interrupt ends it
+        err = waiting.stderr.read()
+    finally:
+        waiting.kill()
+        waiting.stdin.close()
+    assert waiting.returncode == 130, err
+    assert "interrupted" in err
+    assert "session.ended" not in _events(repo)
+
+
+def test_doctor_says_whether_the_hook_server_runs(repo, runtime):
+    def line(**env: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "baton", "doctor", "--json"], cwd=repo,
+                              env=_env(runtime, **env), capture_output=True, text=True, timeout=120)
+        return next(c["detail"] for c in json.loads(done.stdout)["checks"] if c["name"] == "hook server")
+
+    assert line().startswith("not running")
+    pid = _start_server(runtime, repo.parent)
+    assert line().startswith(f"running (pid {pid}, 0 command(s) relayed)")  # the first hook ran in its own process
+    assert _relay_hook(repo, runtime, "SessionStart", "s1").returncode == 0
+    assert line().startswith(f"running (pid {pid}, 1 command(s) relayed)")
+    assert line(BATON_HOOK_SERVER="0").startswith("off")
 
 
 def test_hooks_relayed_at_once_deliver_each_session_its_brief_once(repo, runtime):
