@@ -47,7 +47,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.common import git_project, harness_program, run_baton, run_harness  # noqa: E402
+from tests.e2e.common import git_project, harness_program, run_baton, run_harness, stop_hook_servers  # noqa: E402
 from tests.e2e.fake_anthropic import FakeAnthropic, claude_argv, claude_env  # noqa: E402
 
 NOOP = "cat >/dev/null"
@@ -128,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
                 times[kind].append(_session(program, project, env, model))
             print(f"round {n + 1}/{args.runs}: " + ", ".join(f"{k} {v[-1]:.2f}s" for k, v in times.items()),
                   file=sys.stderr)
+        stop_hook_servers()
     medians = {kind: statistics.median(values) for kind, values in times.items()}
     ratios = {
         "baton hooks / no-op hooks (target <= 1.10)": medians["baton hooks"] / medians["no-op hooks"],

@@ -20,10 +20,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
+import time
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -45,6 +48,23 @@ _INSTALL_ROOT = CACHE / "npm"
 
 #: The directory holding the ``baton`` this test run uses (the venv's bin).
 BATON_BIN = Path(sys.executable).parent
+
+#: The harnesses' ``XDG_RUNTIME_DIR``: where the hooks' hook server listens (docs/hooks.md, "The hook
+#: server"); short (a socket's path is limited) and this run's own, its servers stopped at the end.
+RUNTIME = Path(tempfile.mkdtemp(prefix="bte-", dir="/tmp"))
+
+
+def stop_hook_servers(folder: Path = RUNTIME) -> None:
+    """Stop the hook servers listening in ``folder`` (their pid is in their lock file) and wait for them."""
+    for lock in (folder / "baton").glob("*.lock"):
+        try:
+            pid = int(lock.read_text().split()[0])
+            os.kill(pid, signal.SIGTERM)
+        except (OSError, ValueError, IndexError):
+            continue
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
+            time.sleep(0.05)
 
 
 class HarnessUnavailable(Exception):
@@ -244,6 +264,7 @@ def harness_env(home: Path, **extra: str) -> dict[str, str]:
         "XDG_CACHE_HOME": str(home / ".cache"),
         "XDG_DATA_HOME": str(home / ".local" / "share"),
         "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "XDG_RUNTIME_DIR": str(RUNTIME),
         "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
         "GIT_CONFIG_NOSYSTEM": "1",
         "PATH": os.pathsep.join(dict.fromkeys([str(BATON_BIN), str(node_dir), "/usr/local/bin", "/usr/bin", "/bin"])),
