@@ -42,6 +42,7 @@ import socket
 import struct
 import sys
 import time
+from pathlib import Path
 
 from baton.domain.identifiers import screen_identifiers
 from baton.domain.redaction import RedactionPolicy, redact_payload, redact_strings
@@ -367,6 +368,25 @@ def _standard_streams(streams: list[tuple[str, str]]) -> None:
     sys.stdout = io.TextIOWrapper(io.open(1, "wb", closefd=False), out_enc, out_err, line_buffering=os.isatty(1))
     sys.stderr = io.TextIOWrapper(io.open(2, "wb", closefd=False), err_enc, err_err, line_buffering=True)
     sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr  # type: ignore[misc]
+
+
+def stop_servers(folder: str | os.PathLike[str], wait: float = 15.0) -> list[int]:
+    """Stop the hook servers listening under ``folder`` (an ``XDG_RUNTIME_DIR``:
+    their pid is in their lock file) and wait for them to end; their pids.
+    What a test suite or a benchmark that started servers calls at its end
+    (``kill PID`` does the same; ``baton doctor`` names the pid)."""
+    stopped = []
+    for lock in sorted(Path(folder, "baton").glob("hook-*.sock.lock")):
+        try:
+            pid = int(lock.read_text().split()[0])
+            os.kill(pid, signal.SIGTERM)
+        except (OSError, ValueError, IndexError):
+            continue
+        stopped.append(pid)
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
+            time.sleep(0.05)
+    return stopped
 
 
 def _answer(conn: socket.socket, data: bytes) -> None:

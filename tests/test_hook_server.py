@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from baton.hook_server import stop_servers
 from tests.app_support import init_project
 from tests.handoff_support import git_init
 
@@ -37,10 +38,7 @@ def runtime():
     """A short, private socket folder (a socket's path is limited to ~100 bytes)."""
     folder = Path(tempfile.mkdtemp(prefix="bh-", dir="/tmp"))
     yield folder
-    for lock in (folder / "baton").glob("*.lock"):
-        pid = _server_pid(lock)
-        if pid:
-            _stop(pid)
+    stop_servers(folder)
     shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -96,16 +94,6 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text().split()[2]
-
-
-def _stop(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    deadline = time.monotonic() + 10
-    while _alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
 
 
 def _serving(runtime: Path, timeout: float = 20) -> int:

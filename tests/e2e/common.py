@@ -20,19 +20,19 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import threading
-import time
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
+
+from baton.hook_server import stop_servers
 
 #: harness -> (npm package, pinned version, executable name)
 PINNED: dict[str, tuple[str, str, str]] = {
@@ -55,16 +55,8 @@ RUNTIME = Path(tempfile.mkdtemp(prefix="bte-", dir="/tmp"))
 
 
 def stop_hook_servers(folder: Path = RUNTIME) -> None:
-    """Stop the hook servers listening in ``folder`` (their pid is in their lock file) and wait for them."""
-    for lock in (folder / "baton").glob("*.lock"):
-        try:
-            pid = int(lock.read_text().split()[0])
-            os.kill(pid, signal.SIGTERM)
-        except (OSError, ValueError, IndexError):
-            continue
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
-            time.sleep(0.05)
+    """Stop the hook servers listening in ``folder`` (``baton.hook_server.stop_servers``)."""
+    stop_servers(folder)
 
 
 class HarnessUnavailable(Exception):
