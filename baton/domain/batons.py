@@ -11,7 +11,8 @@ brief. Times and identities are parameters.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Mapping  # not typing's: isinstance through its alias costs twice as much
+from typing import Any, Iterable, Sequence
 from urllib.parse import quote
 
 from baton.domain.freshness_states import FRESH, PARTIALLY_STALE, STALE
