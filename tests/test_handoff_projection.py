@@ -293,3 +293,31 @@ def test_a_batch_that_erases_a_capture_then_captures_again_folds_as_one_by_one()
         doc = one_by_one.apply(key, doc, event)
     assert Handoffs().apply_all(key, None, run) == doc
     assert Handoffs().apply_all(key, None, run[:3]) is None
+
+
+def test_a_rebuild_decodes_each_event_once_for_all_the_folds_that_read_it(project, monkeypatch):
+    """The handoff, metrics, baton and scope folds all read an event's typed
+    form; a batch keeps what was decoded (``baton.events.names.DECODED``),
+    so the folds that take a document's events at once, after the others,
+    do not decode them again."""
+    from baton.events import base
+
+    first = _capture(project)
+    validate_handoff_command(project, first)
+    promote_handoff(project, first)
+    _capture(project)
+    decoded: list[str] = []
+    real = base._decode
+
+    def counting(event):
+        decoded.append(event.id)
+        return real(event)
+
+    monkeypatch.setattr(base, "_decode", counting)
+    opened = Project.open(project)
+    with opened.ledger.locked():
+        opened.runner.rebuild()
+    handoff_events = [e.id for e in opened.ledger.read_all() if e.stream.startswith("handoff/")]
+    opened.close()
+    assert len(handoff_events) >= 4 and set(handoff_events) <= set(decoded)
+    assert len(decoded) == len(set(decoded))

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping, TypeVar, dataclass_tra
 
 import attrs
 
-from baton.events.names import FAMILIES, load_family, split_stream, stream_of
+from baton.events.names import DECODED, FAMILIES, load_family, split_stream, stream_of
 from baton.ledger.envelope import Event, EventDraft
 from baton.model import frozen
 
@@ -116,8 +116,15 @@ def decode(event: Event) -> DomainEvent | None:
     last = _LAST
     if last[0] is event:
         return last[1]
+    batch = DECODED.get()
+    if batch is not None:
+        known = batch.get(id(event))
+        if known is not None and known[0] is event:
+            return known[1]  # type: ignore[no-any-return]
     typed = _decode(event)
     _LAST = (event, typed)
+    if batch is not None:
+        batch[id(event)] = (event, typed)  # the envelope kept with it: its id names no other while held
     return typed
 
 

@@ -9,9 +9,17 @@ path (``bootstrap``, ``session handoff``, ``resume``) route without defining
 the classes, which would cost a tenth of such a command (``docs/performance.md``).
 Each type is spelled once, here; each class in ``baton.events`` takes its
 ``TYPE`` from this module, and a test holds the two to each other.
+
+``DECODED`` is the one piece of state here: while the projection runner
+folds a batch, the typed form of each event decoded so far (see
+``baton.events.base.decode``), so that the runner, which imports only this
+module, can scope it.
 """
 
 from __future__ import annotations
+
+from contextvars import ContextVar
+from typing import Any
 
 # -- stream families -------------------------------------------------------------
 
@@ -91,6 +99,14 @@ FAMILY_MODULES: dict[str, str] = {SESSION: "baton.events.session", OBJECTIVE: "b
 
 MODULE_OF_TYPE: dict[str, str] = {event_type: FAMILY_MODULES.get(family, "baton.events.catalogue")
                                    for family, types in TYPES_OF_FAMILY.items() for event_type in types}
+
+
+DECODED: ContextVar[dict[int, tuple[Any, Any]] | None] = ContextVar("baton_decoded", default=None)
+"""While the runner folds a batch (``ProjectionRunner.fold`` sets it to a
+new dict and resets it after): ``id(envelope)`` -> (the envelope, its
+typed form). A batch's folds visit an event at different times (those that
+fold a key's events at once run after the others), so the one-entry memo
+of ``decode`` alone would decode it again."""
 
 
 def load_family(event_type: str) -> None:

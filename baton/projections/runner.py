@@ -49,7 +49,7 @@ import orjson
 from baton.canonical import loads
 from baton.config import write_bytes_atomic
 from baton.errors import Conflict, InputError, NotFound, StorageError
-from baton.events.names import load_family
+from baton.events.names import DECODED, load_family
 from baton.ledger.clock import hlc_of_datetime, parse_rfc3339
 from baton.ledger.envelope import Event
 from baton.ledger.feed import FeedHead, collector_paused
@@ -478,7 +478,7 @@ class ProjectionRunner:
         returns the slots changed. Two passes: the first routes every event
         to its slots, then the documents of the slots ``docs`` lacks are read
         with ONE ``load`` call for the lot (a few queries, not one per slot),
-        then the second applies the events in order."""
+        then the second applies the events in order (``_apply``)."""
         # Each family's module registers its upcasters when it is imported; the
         # read path imports only the names (``baton.events.names``), so an
         # event's family is loaded (``load_family``) before the first event of
@@ -504,6 +504,19 @@ class ProjectionRunner:
             docs.update(load(missing))
         dirty: set[tuple[str, str]] = set()
         runs: dict[tuple[str, str], list[Event]] = {}
+        decoded = DECODED.set({})  # each event decoded once for the batch's folds (``baton.events.names``)
+        try:
+            self._apply(routed, runs, docs, dirty)
+        finally:
+            DECODED.reset(decoded)
+        return dirty
+
+    def _apply(self, routed: list[tuple[Event, list[tuple[Any, tuple[str, str]]]]],
+               runs: dict[tuple[str, str], list[Event]], docs: dict[tuple[str, str], Doc | None],
+               dirty: set[tuple[str, str]]) -> None:
+        """``fold``'s second pass: each event to the projections it touches, in
+        order, and then each run of one document's events to a projection
+        that folds them at once (``apply_all``)."""
         for event, touched in routed:
             for apply, slot in touched:
                 if apply is None:  # folded below, with the slot's other events of the batch
@@ -521,7 +534,6 @@ class ProjectionRunner:
                 fold_run = folders[slot[0]] = cast(Any, self.by_name[slot[0]]).apply_all
             docs[slot] = fold_run(slot[1], docs[slot], run)
             dirty.add(slot)
-        return dirty
 
     def _plan(self, event_type: str) -> tuple[bool, bool, list[tuple[str, Any, Any]]]:
         """For ``fold``: whether an event of ``event_type`` is upcast, whether it
