@@ -56,6 +56,12 @@ PACKAGES = ("baton.cli_handlers", "baton.commands", "baton.harnesses", "baton.pr
 """What is imported before serving: every module of these packages (and what they import)."""
 NOT_LOADED = frozenset({"baton.cli_handlers.mcp", "baton.cli_handlers.demo"})
 """Modules a hook never runs: the MCP server's SDK and the demo's scratch repository."""
+LAZY = ("cattrs", "cattrs.gen", "cattrs.preconf.orjson", "sqlite_utils", "dulwich.errors", "dulwich.repo",
+        "dulwich.config", "dulwich.porcelain", "dulwich.filters", "dulwich.worktree")
+"""The optional dependencies Baton's modules import only where they use them (``# lazy:``): a
+``resume`` structures records with cattrs, a session's end reads git status with dulwich's
+porcelain (which loads its filters and worktree modules when called), a new index builds its
+tables with sqlite-utils. The server has them loaded too."""
 LOCK_WAIT = 3.0
 """Seconds a starting server waits for the one before it to end."""
 REQUEST_WAIT = 2.0
@@ -113,6 +119,8 @@ def preload() -> dict[str, tuple[int, int]]:
         for info in pkgutil.walk_packages(package.__path__, name + "."):
             if info.name not in NOT_LOADED:
                 importlib.import_module(info.name)
+    for name in LAZY:
+        importlib.import_module(name)
     warm()
     gc.collect()
     gc.freeze()
