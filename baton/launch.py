@@ -32,7 +32,7 @@ of ``enum`` and ``selectors`` a relay does not need); ``baton.cli`` is loaded on
 command runs here. docs/hooks.md ("The hook server") tells the user's side.
 """
 
-import _signal
+import _signal  # type: ignore[import-not-found]  # the C module under `signal` (which imports enum)
 import _socket
 import os
 import sys
