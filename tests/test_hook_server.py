@@ -300,6 +300,40 @@ def test_a_hook_after_the_server_was_killed_runs_in_its_own_process(repo, runtim
     assert done.returncode == 0 and "session `s1`" in done.stdout
 
 
+def _no_new_privileges() -> None:
+    """In the child before it runs: it may gain no new privileges, as a Landlock or bubblewrap sandbox sets."""
+    import ctypes
+
+    assert ctypes.CDLL(None, use_errno=True).prctl(38, 1, 0, 0, 0) == 0  # PR_SET_NO_NEW_PRIVS
+
+
+def test_a_sandboxed_caller_is_not_served_and_starts_no_server(repo, runtime):
+    _start_server(runtime, repo.parent)
+    marks = {p.name: p.stat().st_mtime_ns for p in (runtime / "baton").glob("*.started")}
+    relayed = subprocess.run([sys.executable, "-c", RELAY, "hook", "claude-code", "SessionStart"],
+                             input=_payload("SessionStart", "s1", repo), cwd=repo, env=_env(runtime),
+                             capture_output=True, text=True, timeout=60, preexec_fn=_no_new_privileges)
+    assert relayed.returncode == NOT_RELAYED
+    (runtime / "baton" / next(iter(marks))).unlink()  # a server may be started again at once, but not from here
+    own = subprocess.run([str(BATON), "hook", "claude-code", "SessionStart"], input=_payload("SessionStart", "s2", repo),
+                         cwd=repo, env=_env(runtime), capture_output=True, text=True, timeout=60,
+                         preexec_fn=_no_new_privileges)
+    assert own.returncode == 0 and "session `s2`" in own.stdout
+    assert not list((runtime / "baton").glob("*.started"))
+
+
+def test_a_caller_in_another_mount_namespace_is_not_served(repo, runtime):
+    unshare = shutil.which("unshare")
+    probe = subprocess.run([unshare, "--mount", "true"], capture_output=True) if unshare else None
+    if probe is None or probe.returncode != 0:
+        pytest.skip("no `unshare --mount` here (it needs root or a user namespace)")
+    _start_server(runtime, repo.parent)
+    relayed = subprocess.run([unshare, "--mount", sys.executable, "-c", RELAY, "hook", "claude-code", "SessionStart"],
+                             input=_payload("SessionStart", "s1", repo), cwd=repo, env=_env(runtime),
+                             capture_output=True, text=True, timeout=60)
+    assert relayed.returncode == NOT_RELAYED
+
+
 PRELOADED = """
 import io, json, os, sys
 from baton import hook_server
