@@ -158,13 +158,59 @@ def test_a_feed_added_after_a_reused_listing_is_seen_by_the_next_lock(tmp_path, 
 
 def test_a_folder_changed_just_now_is_listed_again_at_every_lock(tmp_path, monkeypatch):
     """Within the file system's clock tick an added entry may leave the
-    folder's time unchanged: such a listing is never reused."""
+    folder's time unchanged: a listing taken before that clock is known to
+    have moved past the folder's last change is never reused (here the
+    folder's time is ahead of every clock)."""
     ledger = Ledger(tmp_path / ".baton", "w1", fsync="never")
-    append(ledger, 0)  # the feed was just created
+    append(ledger, 0)
+    ahead = time.time_ns() + 3600 * 10**9
+    os.utime(ledger.ledger_dir, ns=(ahead, ahead))
     scans = ScanCounter(monkeypatch)
-    append(ledger, 1)
-    append(ledger, 2)
-    assert scans.calls == 2
+    for n in range(1, 4):
+        append(ledger, n)
+    assert scans.calls == 3
+
+
+def _clock_past_folder(ledger: Ledger) -> int:
+    """Append until the writer's feed shows a change time after the ledger
+    folder's (the file system's clock moved past the folder's last change);
+    the number of events appended so far."""
+    n, feed, deadline = 1, ledger.feed_path(ledger.writer), time.monotonic() + 30
+    append(ledger, 0)
+    while os.stat(feed).st_ctime_ns <= os.stat(ledger.ledger_dir).st_ctime_ns:
+        assert time.monotonic() < deadline, "the file system's clock never moved"
+        time.sleep(0.01)
+        append(ledger, n)
+        n += 1
+    return n
+
+
+def test_a_writer_reuses_its_listing_once_its_own_appends_show_the_clock_past_the_folder_s_change(
+        tmp_path, monkeypatch):
+    """No wall-clock wait: the change time of a feed seen before a listing,
+    later than the folder's, proves the listing was taken after the
+    folder's last change had its time."""
+    ledger = Ledger(tmp_path / ".baton", "w1", fsync="never")
+    n = _clock_past_folder(ledger)
+    append(ledger, n)  # its catch-up sees the feed's change time
+    append(ledger, n + 1)  # its listing comes after that: reused from now on
+    scans = ScanCounter(monkeypatch)
+    for k in range(n + 2, n + 5):
+        append(ledger, k)
+    assert scans.calls == 0
+
+
+def test_a_feed_added_after_a_listing_reused_on_the_file_system_s_clock_is_seen_by_the_next_lock(tmp_path):
+    baton = tmp_path / ".baton"
+    ledger = Ledger(baton, "w1", fsync="never")
+    n = _clock_past_folder(ledger)
+    append(ledger, n)
+    append(ledger, n + 1)
+    assert ledger._listing is not None  # the listing is being reused
+    append(Ledger(baton, "w2", fsync="never"), n + 2)
+    with ledger.locked() as txn:
+        assert ledger.feed_names() == ["w1", "w2"]
+        assert txn.stream_version("test/1") == n + 3
 
 
 def test_an_append_after_the_feed_was_replaced_between_locks_lands_in_the_new_file(tmp_path):

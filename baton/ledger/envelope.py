@@ -199,11 +199,10 @@ def _seal(
     }
     if batch is not None:
         chained["batch"] = batch
-    hash_ = sha256_tag(canonical_bytes(chained))
+    chained_bytes = canonical_bytes(chained)
+    hash_ = sha256_tag(chained_bytes)
     if lines is not None:
-        chained["hash"] = hash_
-        chained["data"] = data
-        lines.append(canonical_bytes(chained) + b"\n")
+        lines.append(_line_of(chained_bytes, payload, hash_))
     return Event(
         v=ENVELOPE_VERSION, id=event_id, writer=writer, seq=seq, at=at, hlc=hlc,
         type=draft.type, stream=draft.stream, stream_version=stream_version,
@@ -211,6 +210,25 @@ def _seal(
         digest=digest, prev=prev, hash=hash_, schema=draft.schema,
         extra={} if batch is None else {"batch": batch},
     )
+
+
+_DIGEST_MEMBER = b',"digest":"'
+_TAG_LEN = len("sha256:") + 64
+
+
+def _line_of(chained: bytes, payload: bytes, hash_: str) -> bytes:
+    """The event's canonical line (``feed.encode_line``), spliced from the
+    bytes its hash and digest were taken over instead of serialized again.
+
+    With sorted keys, ``data`` is the member just before ``digest`` (after
+    ``actor``, ``at`` and ``batch``) and ``hash`` the one just after it; a
+    sealed draft has no other fields, and no string can hold the unescaped
+    quotes of the member name, so ``,"digest":"`` occurs once.
+    """
+    cut = chained.index(_DIGEST_MEMBER)
+    end = cut + len(_DIGEST_MEMBER) + _TAG_LEN + 1  # past the digest's closing quote
+    return b"".join((chained[:cut], b',"data":', payload, chained[cut:end],
+                     b',"hash":"', hash_.encode(), b'"', chained[end:], b"\n"))
 
 
 def seal_batch(

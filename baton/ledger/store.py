@@ -56,6 +56,20 @@ is reused: far above any file system's timestamp granularity (2 s on FAT)."""
 
 __all__ = ["FSYNC_POLICIES", "Ledger", "LedgerTransaction", "merge_feeds"]
 
+_forks = 0
+"""How many times this process is a forked child: a lock file descriptor
+opened under another count was opened by an ancestor (what ``os.getpid()``
+told, without a system call on every lock)."""
+
+
+def _count_fork() -> None:
+    global _forks
+    _forks += 1
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_count_fork)
+
 
 class Ledger:
     """One project's ledger directory (a ``LedgerProtocol``).
@@ -99,7 +113,8 @@ class Ledger:
         by 10-20% on ext4 here); checked against the path before every write."""
         self._feed_fd_ident: tuple[int, int] | None = None
         self._lock_fd: int | None = None
-        self._lock_pid: int | None = None
+        self._lock_forks: int | None = None
+        """``_forks`` when the lock file was opened (another: a forked child's copy)."""
         self._lock_ident: tuple[int, int] | None = None
         self._lock_closer: weakref.finalize[..., Any] | None = None
         self._own_seen: tuple[int, int] | None = None
@@ -108,6 +123,9 @@ class Ledger:
         then also tells ``_own_feed`` that the path still names the kept file."""
         self._listing: tuple[tuple[int, int, int, int], tuple[str, ...]] | None = None
         """The ledger folder's ``(dev, inode, mtime, ctime)`` and the feeds it held then."""
+        self._fs_clock: tuple[int, int] = (-1, 0)
+        """``(dev, ctime)``: the latest change time seen on a feed of that file
+        system, by a ``stat`` already returned (see ``feed_names``)."""
 
     # -- paths ---------------------------------------------------------------
     def feed_path(self, writer: str) -> Path:
@@ -123,9 +141,13 @@ class Ledger:
         again only when its modification time moved: one ``stat`` instead of
         an open, two reads and a close. Any entry created, removed or renamed
         moves it — but only to the file system's clock tick, so a listing is
-        reused only when the folder had not changed for ``_LISTING_SETTLED_NS``
-        before it was taken (an entry made after it then has a later time,
-        as git does with its racily clean index entries).
+        reused only when it was taken once that clock had passed the folder's
+        last change (an entry made after it then has a later time, as git
+        does with its racily clean index entries). Two ways to know it had:
+        a feed of the same file system was seen, before the listing, with a
+        change time (which only the kernel's clock sets) above the folder's
+        — what a writer's own appends give it within a clock tick — or the
+        folder had not changed for ``_LISTING_SETTLED_NS`` of wall time.
         """
         try:
             st = os.stat(self.ledger_dir)
@@ -148,7 +170,9 @@ class Ledger:
             return []
         except OSError as exc:
             raise StorageError(f"cannot list the ledger at {self.ledger_dir}: {exc}") from exc
-        settled = max(st.st_mtime_ns, st.st_ctime_ns) < listed_at - _LISTING_SETTLED_NS
+        changed = max(st.st_mtime_ns, st.st_ctime_ns)
+        seen_dev, seen = self._fs_clock
+        settled = (seen_dev == st.st_dev and changed < seen) or changed < listed_at - _LISTING_SETTLED_NS
         self._listing = (key, tuple(names)) if settled else None
         return names
 
@@ -235,7 +259,7 @@ class Ledger:
             StorageError: the lock file cannot be opened or keeps being replaced.
         """
         for _ in range(3):
-            if self._lock_fd is not None and self._lock_pid != os.getpid():
+            if self._lock_fd is not None and self._lock_forks != _forks:
                 self._drop_lock_file()  # the child's copy: closing it leaves the parent's lock alone
             fresh = self._lock_fd is None
             if self._lock_fd is None:
@@ -245,7 +269,7 @@ class Ledger:
                 except OSError as exc:
                     os.close(opened)
                     raise StorageError(f"cannot open the ledger lock {self.lock_path}: {exc}") from exc
-                self._lock_fd, self._lock_pid, self._lock_ident = opened, os.getpid(), ident
+                self._lock_fd, self._lock_forks, self._lock_ident = opened, _forks, ident
                 self._lock_closer = weakref.finalize(self, files.close_quietly, opened)
                 fd = opened
             else:
@@ -273,7 +297,7 @@ class Ledger:
     def _drop_lock_file(self) -> None:
         if self._lock_closer is not None:
             self._lock_closer()
-        self._lock_fd = self._lock_pid = self._lock_ident = self._lock_closer = None
+        self._lock_fd = self._lock_forks = self._lock_ident = self._lock_closer = None
 
     def _open_lock_file(self) -> int:
         try:
@@ -360,6 +384,8 @@ class Ledger:
                 if known is not None:
                     return False
                 continue
+            if st.st_ctime_ns > self._fs_clock[1] or st.st_dev != self._fs_clock[0]:
+                self._fs_clock = (st.st_dev, st.st_ctime_ns)
             if known is not None:
                 # Size only, as cheap as a stat: the line at the cursor is
                 # checked where it was learnt from elsewhere (the index, when
