@@ -14,6 +14,7 @@ import pytest
 import baton.ledger.store as store
 from baton.errors import LedgerBusy
 from baton.ledger import EventDraft, Ledger
+from baton.ledger.verify import verify_ledger
 
 
 def note(n: int) -> EventDraft:
@@ -278,3 +279,59 @@ def test_only_jsonl_files_in_the_ledger_folder_are_feeds(tmp_path):
     append(again, 1)
     assert sorted(p.name for p in folder.iterdir() if p.is_file()) == ["README.md", "w1.jsonl", "w2.jsonl"]
     assert [e.data["n"] for e in again.read_all()] == [0, 1]
+
+
+class FeedStatCounter:
+    """Counts ``stat`` calls on one feed's path."""
+
+    def __init__(self, monkeypatch, feed) -> None:
+        self.calls = 0
+        real, path = os.stat, str(feed)
+
+        def stat(target, *args, **kwargs):
+            self.calls += str(target) == path
+            return real(target, *args, **kwargs)
+
+        monkeypatch.setattr(store.os, "stat", stat)
+
+
+def _settled_writer(baton, writer: str = "w1") -> tuple[Ledger, int]:
+    """A writer whose listing is reused and whose feed's path was checked under it; the events so far."""
+    ledger = Ledger(baton, writer, fsync="never")
+    n = _clock_past_folder(ledger)
+    for k in range(n, n + 3):
+        append(ledger, k)
+    return ledger, n + 3
+
+
+def test_a_settled_writer_sees_what_another_process_of_the_same_writer_appended_without_a_stat(
+        tmp_path, monkeypatch):
+    """Its feed's size comes from the descriptor it keeps on it (the path
+    still names that file: no entry of the folder changed), and that size
+    includes another process's appends to the same file."""
+    baton = tmp_path / ".baton"
+    ledger, n = _settled_writer(baton)
+    append(Ledger(baton, "w1", fsync="never"), n)  # another process, the same writer
+    stats = FeedStatCounter(monkeypatch, ledger.feed_path("w1"))
+    with ledger.locked() as txn:
+        assert txn.stream_version("test/1") == n + 1
+        txn.append([note(n + 1)])
+    assert stats.calls == 0
+    events = Ledger(baton, "reader").read_all()
+    assert [e.data["n"] for e in events] == list(range(n + 2))
+    assert [e.seq for e in events] == list(range(1, n + 3))
+    assert verify_ledger(ledger.ledger_dir).ok
+
+
+def test_a_settled_writer_s_feed_replaced_between_locks_is_stat_ed_again_and_appended_to_in_the_new_file(
+        tmp_path, monkeypatch):
+    baton = tmp_path / ".baton"
+    ledger, n = _settled_writer(baton)
+    feed = ledger.feed_path("w1")
+    copy = feed.with_name("copy.tmp")
+    copy.write_bytes(feed.read_bytes())
+    os.replace(copy, feed)  # the folder's entries changed: its listing and the path are checked again
+    stats = FeedStatCounter(monkeypatch, feed)
+    append(ledger, n)
+    assert stats.calls == 1
+    assert [e.data["n"] for e in Ledger(baton, "reader").read_all()] == list(range(n + 1))

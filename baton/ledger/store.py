@@ -24,7 +24,6 @@ import os
 import threading
 import time
 import weakref
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
@@ -92,6 +91,8 @@ class Ledger:
         self.ledger_dir = self.baton_dir / "ledger"
         self.quarantine_dir = self.baton_dir / "quarantine"
         self.lock_path = self.baton_dir / "ledger.lock"
+        self._folder = str(self.ledger_dir)  # the paths every lock stats, as strings once
+        self._lock_file = str(self.lock_path)
         self.writer = writer
         self.fsync = fsync
         self.clock = clock
@@ -117,6 +118,11 @@ class Ledger:
         """``_forks`` when the lock file was opened (another: a forked child's copy)."""
         self._lock_ident: tuple[int, int] | None = None
         self._lock_closer: weakref.finalize[..., Any] | None = None
+        self._held_fd = -1
+        """The lock file's descriptor locked by the hold in progress."""
+        self._own_mapped: tuple[tuple[int, int, int, int] | None, tuple[int, int] | None] | None = None
+        """``(folder key, identity)``: a ``stat`` under that settled listing found
+        our feed's path naming the file of that identity (see ``_read_new``)."""
         self._own_seen: tuple[int, int] | None = None
         """Our feed's identity as this lock hold's catch-up found it at its
         path (None outside a hold, or after ``_forget``): the same ``stat``
@@ -149,32 +155,38 @@ class Ledger:
         — what a writer's own appends give it within a clock tick — or the
         folder had not changed for ``_LISTING_SETTLED_NS`` of wall time.
         """
+        return list(self._listed()[0])
+
+    def _listed(self) -> tuple[tuple[str, ...], tuple[int, int, int, int] | None, bool]:
+        """``feed_names``: the names, the folder's ``(dev, inode, mtime,
+        ctime)`` (None: no folder) and whether a settled listing was reused
+        (no entry of the folder changed since it was taken)."""
         try:
-            st = os.stat(self.ledger_dir)
+            st = os.stat(self._folder)
         except FileNotFoundError:
             self._listing = None
-            return []
+            return (), None, False
         except OSError as exc:
             raise StorageError(f"cannot list the ledger at {self.ledger_dir}: {exc}") from exc
         key = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
         listing = self._listing  # once: a server's threads may list at the same time
         if listing is not None and listing[0] == key:
-            return list(listing[1])
+            return listing[1], key, True
         listed_at = time.time_ns()
         # os.scandir and plain strings: pathlib's glob costs more than the write itself.
         try:
-            with os.scandir(self.ledger_dir) as entries:
-                names = sorted(e.name[:-6] for e in entries if e.name.endswith(".jsonl") and e.is_file())
+            with os.scandir(self._folder) as entries:
+                names = tuple(sorted(e.name[:-6] for e in entries if e.name.endswith(".jsonl") and e.is_file()))
         except FileNotFoundError:
             self._listing = None
-            return []
+            return (), None, False
         except OSError as exc:
             raise StorageError(f"cannot list the ledger at {self.ledger_dir}: {exc}") from exc
         changed = max(st.st_mtime_ns, st.st_ctime_ns)
         seen_dev, seen = self._fs_clock
         settled = (seen_dev == st.st_dev and changed < seen) or changed < listed_at - _LISTING_SETTLED_NS
-        self._listing = (key, tuple(names)) if settled else None
-        return names
+        self._listing = (key, names) if settled else None
+        return names, key, False
 
     def feed_stats(self) -> tuple[tuple[str, int, int, int], ...]:
         """Each feed's ``(name, inode, size, mtime)``, from one directory
@@ -197,11 +209,10 @@ class Ledger:
         return tuple(out)
 
     def _path(self, feed: str) -> str:
-        return f"{self.ledger_dir}/{feed}.jsonl"
+        return f"{self._folder}/{feed}.jsonl"
 
     # -- locking -------------------------------------------------------------
-    @contextmanager
-    def locked(self, *, wait: float | None = None) -> Iterator["LedgerTransaction"]:
+    def locked(self, *, wait: float | None = None) -> "_Hold":
         """Hold the project's write lock; re-entrant within one thread.
 
         Threads of one process sharing an instance (a long-lived server)
@@ -212,6 +223,9 @@ class Ledger:
         Raises:
             LedgerBusy: the lock stayed held by another process (or thread) for ``wait`` seconds.
         """
+        return _Hold(self, wait)
+
+    def _enter_lock(self, wait: float | None) -> "LedgerTransaction":
         deadline = None if wait is None else time.monotonic() + max(0.0, wait)
         if not self._thread_lock.acquire(timeout=-1 if deadline is None else max(0.0, wait or 0.0)):
             raise LedgerBusy(_busy(wait))
@@ -220,29 +234,39 @@ class Ledger:
                 raise StorageError(self._poisoned)
             if self._lock_depth:
                 self._lock_depth += 1
-                try:
-                    yield LedgerTransaction(self)
-                finally:
-                    self._lock_depth -= 1
-                return
-            fd = self._take_lock_file(deadline, wait)
+                return LedgerTransaction(self)
+            fd = self._held_fd = self._take_lock_file(deadline, wait)
+            self._lock_depth = 1
             try:
-                self._lock_depth = 1
                 txn = LedgerTransaction(self)
                 txn.refresh()
-                yield txn
-            finally:
-                self._lock_depth = 0
-                self._own_seen = None
-                self._held.clear()
-                self._read_log.clear()
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_UN)
-                except OSError:
-                    self._drop_lock_file()
-                    raise
+            except BaseException:
+                self._release_lock_file(fd)
+                raise
+            return txn
+        except BaseException:
+            self._thread_lock.release()
+            raise
+
+    def _exit_lock(self) -> None:
+        try:
+            if self._lock_depth > 1:
+                self._lock_depth -= 1
+            else:
+                self._release_lock_file(self._held_fd)
         finally:
             self._thread_lock.release()
+
+    def _release_lock_file(self, fd: int) -> None:
+        self._lock_depth = 0
+        self._own_seen = None
+        self._held.clear()
+        self._read_log.clear()
+        try:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        except OSError:
+            self._drop_lock_file()
+            raise
 
     def _take_lock_file(self, deadline: float | None, wait: float | None) -> int:
         """``flock`` the lock file through a descriptor kept open between
@@ -282,7 +306,7 @@ class Ledger:
             if fresh:
                 return fd
             try:
-                same = files.file_ident(os.stat(self.lock_path)) == self._lock_ident
+                same = files.file_ident(os.stat(self._lock_file)) == self._lock_ident
             except OSError:
                 same = False
             if same:
@@ -319,7 +343,7 @@ class Ledger:
         self._source = source
 
     def _forget(self) -> None:
-        self._own_seen = None
+        self._own_seen = self._own_mapped = None
         self._cursors.clear()
         self._versions.reset()
         self._max_hlc = 0
@@ -366,46 +390,66 @@ class Ledger:
 
     def _read_new(self) -> bool:
         """Read every feed after its cursor; False when a cursor no longer holds."""
-        names = self.feed_names()
-        if not self._cursors.keys() <= set(names):
+        names, key, reused = self._listed()
+        cursors = self._cursors
+        if not cursors.keys() <= set(names):
             return False
-        folder = self.ledger_dir
+        folder, writer, held = self._folder, self.writer, self._lock_depth
+        own_fd, own_ident = self._feed_fd, self._feed_fd_ident
+        # Our own feed's size from the descriptor kept on it (no stat) while
+        # the path is known to name that file still: checked by a stat under
+        # this same settled listing, and no entry of the folder changed since.
+        by_fd = held and reused and own_fd is not None and self._own_mapped == (key, own_ident)
         for name in names:
-            try:
-                st = os.stat(f"{folder}/{name}.jsonl")
-            except FileNotFoundError:
-                st = None
-            except OSError as exc:
-                raise StorageError(f"cannot read feed {self._path(name)}: {exc}") from exc
-            if name == self.writer and self._lock_depth:
-                self._own_seen = None if st is None else files.file_ident(st)
-            known = self._cursors.get(name)
-            if st is None:
-                if known is not None:
-                    return False
-                continue
-            if st.st_ctime_ns > self._fs_clock[1] or st.st_dev != self._fs_clock[0]:
-                self._fs_clock = (st.st_dev, st.st_ctime_ns)
+            size: int
+            if by_fd and name == writer:
+                assert own_fd is not None and own_ident is not None  # by_fd says so (for type checkers)
+                try:
+                    size = os.lseek(own_fd, 0, os.SEEK_END)
+                except OSError as exc:
+                    raise StorageError(f"cannot read feed {self._path(name)}: {exc}") from exc
+                ino = own_ident[1]
+                self._own_seen = own_ident
+                known = cursors.get(name)
+            else:
+                try:
+                    st = os.stat(f"{folder}/{name}.jsonl")
+                except FileNotFoundError:
+                    st = None
+                except OSError as exc:
+                    raise StorageError(f"cannot read feed {self._path(name)}: {exc}") from exc
+                if name == writer and held:
+                    seen = self._own_seen = None if st is None else files.file_ident(st)
+                    if reused and seen is not None and seen == own_ident:
+                        self._own_mapped = (key, seen)
+                known = cursors.get(name)
+                if st is None:
+                    if known is not None:
+                        return False
+                    continue
+                if st.st_ctime_ns > self._fs_clock[1] or st.st_dev != self._fs_clock[0]:
+                    self._fs_clock = (st.st_dev, st.st_ctime_ns)
+                size, ino = st.st_size, st.st_ino
             if known is not None:
                 # Size only, as cheap as a stat: the line at the cursor is
                 # checked where it was learnt from elsewhere (the index, when
                 # seeding) and when a reader's cursor is checked, and every
                 # line read after it must chain to its hash (``prev``), so a
                 # feed replaced by another history fails that read instead.
-                if st.st_size < known.head.offset:
+                if size < known.head.offset:
                     return False
-                if st.st_size == known.head.offset:
+                if size == known.head.offset:
                     continue
-            start = known or Cursor(FeedHead(), st.st_ino)
+            start = known or Cursor(FeedHead(), ino)
             scan = None
             try:
-                for scan in self.read_feed_chunks(name, start.head, st.st_size):
+                for scan in self.read_feed_chunks(name, start.head, size):
                     note = self._versions.note
                     for event in scan.events:
                         note(event.stream, event.stream_version)
                     if scan.events:
                         self._max_hlc = max(self._max_hlc, scan.head.hlc)
-                    end = cursor_after(scan, start, st.st_ino)
+                    end = cursor_after(scan, start, ino)
                     self._note_read(name, start, scan.events, scan.ends, end)
                     start = end
             except FileNotFoundError:
@@ -710,12 +754,12 @@ class Ledger:
         under the lock (``baton forget``) is followed by ``_forget`` and a
         catch-up, which takes another."""
         if self._feed_fd is not None:
-            if self._own_seen is not None and self._own_seen == self._feed_fd_ident:
-                return self._feed_fd  # stat'ed at this path by this hold's catch-up: no second stat
-            try:
-                current = files.file_ident(os.stat(path))
-            except OSError:
-                current = None
+            current = self._own_seen  # what this hold's catch-up found at the path: no second stat
+            if current is None:
+                try:
+                    current = files.file_ident(os.stat(path))
+                except OSError:
+                    current = None
             if current == self._feed_fd_ident:
                 return self._feed_fd
             self._close_own_feed()
@@ -773,6 +817,22 @@ def _take_lock(fd: int, deadline: float | None, wait: float | None) -> None:
             if left <= 0:
                 raise LedgerBusy(_busy(wait)) from None
             time.sleep(min(0.02, left))
+
+
+class _Hold:
+    """What ``Ledger.locked()`` returns: a plain context manager (a
+    generator-based one cost a few microseconds per lock)."""
+
+    __slots__ = ("_ledger", "_wait")
+
+    def __init__(self, ledger: Ledger, wait: float | None) -> None:
+        self._ledger, self._wait = ledger, wait
+
+    def __enter__(self) -> "LedgerTransaction":
+        return self._ledger._enter_lock(self._wait)
+
+    def __exit__(self, *exc: object) -> None:
+        self._ledger._exit_lock()
 
 
 class LedgerTransaction:
