@@ -93,6 +93,7 @@ class Ledger:
         self.lock_path = self.baton_dir / "ledger.lock"
         self._folder = str(self.ledger_dir)  # the paths every lock stats, as strings once
         self._lock_file = str(self.lock_path)
+        self._own_path = f"{self._folder}/{writer}.jsonl"
         self.writer = writer
         self.fsync = fsync
         self.clock = clock
@@ -600,6 +601,8 @@ class Ledger:
 
     # -- acknowledged heads ---------------------------------------------------
     def _sealed_heads(self) -> Mapping[str, tuple[int, str | None, int]]:
+        if self._source is None:
+            return {}
         source = getattr(self._source, "sealed_heads", None)
         return source() if source is not None else {}
 
@@ -653,8 +656,11 @@ class Ledger:
         Raises:
             LedgerCorrupt (exit 3): names the feed, the seqs and ``baton repair``.
         """
+        heads = self._sealed_heads()
+        if not heads:
+            return
         recording = {d.data.get("feed") for d in drafts if d.type == REPAIRED_TYPE and isinstance(d.data, dict)}
-        for feed, sealed in sorted(self._sealed_heads().items()):
+        for feed, sealed in sorted(heads.items()):
             if feed in recording:
                 continue
             cursor = self._cursors.get(feed)
@@ -684,16 +690,15 @@ class Ledger:
             return []
         self._refuse_lost_heads(drafts)
         asked = len(drafts)
-        path = self._path(self.writer)
+        path = self._own_path
         start = self._cursors.get(self.writer)
-        head = start.head if start else FeedHead()
-        drafts = list(drafts)
-        if heads_due(head.seq, len(drafts)):
+        head = start.head if start is not None else FeedHead()
+        if heads_due(head.seq, asked):
             vouch = heads_draft(self.writer, {
                 feed: (c.head.seq, c.head.hash, c.head.offset) for feed, c in self._cursors.items()
             })
             if vouch is not None:
-                drafts.insert(0, vouch)  # first: the caller's events stay the feed's last lines
+                drafts = [vouch, *drafts]  # first: the caller's events stay the feed's last lines
         lines: list[bytes] = []  # each event's ``encode_line``, made while sealing it
         sealed, versions = seal_batch(
             drafts, writer=self.writer, seq=head.seq, prev=head.hash, max_hlc=self._max_hlc, clock=self.clock,
@@ -705,7 +710,7 @@ class Ledger:
         # cut a write at a page boundary: readers then see an incomplete batch
         # (its events carry ``batch``), which is a torn tail as a whole.
         try:
-            files.write_all(fd, b"".join(lines))
+            files.write_all(fd, lines[0] if len(lines) == 1 else b"".join(lines))
         except OSError as exc:
             raise self._write_failed(path, exc) from exc
         # What this instance learns from the write is noted before the fsync,
