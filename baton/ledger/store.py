@@ -240,7 +240,7 @@ class Ledger:
             self._lock_depth = 1
             try:
                 txn = LedgerTransaction(self)
-                txn.refresh()
+                self.refresh()
             except BaseException:
                 self._release_lock_file(fd)
                 raise
@@ -300,7 +300,10 @@ class Ledger:
             else:
                 fd = self._lock_fd
             try:
-                _take_lock(fd, deadline, wait)
+                if deadline is None:
+                    fcntl.flock(fd, fcntl.LOCK_EX)
+                else:
+                    _take_lock(fd, deadline, wait)
             except BaseException:
                 self._drop_lock_file()
                 raise
@@ -688,7 +691,8 @@ class Ledger:
                 raise StreamVersionConflict(stream, version, actual)
         if not drafts:
             return []
-        self._refuse_lost_heads(drafts)
+        if self._source is not None:
+            self._refuse_lost_heads(drafts)
         asked = len(drafts)
         path = self._own_path
         start = self._cursors.get(self.writer)
