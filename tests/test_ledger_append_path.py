@@ -335,3 +335,25 @@ def test_a_settled_writer_s_feed_replaced_between_locks_is_stat_ed_again_and_app
     append(ledger, n)
     assert stats.calls == 1
     assert [e.data["n"] for e in Ledger(baton, "reader").read_all()] == list(range(n + 1))
+
+
+def test_a_feed_change_time_ahead_of_the_wall_clock_settles_no_listing(tmp_path, monkeypatch):
+    """A change time the kernel's clock has not reached yet (a file system
+    that stores times from elsewhere) proves nothing about that clock."""
+    ledger = Ledger(tmp_path / ".baton", "w1", fsync="never")
+    append(ledger, 0)
+    real, ahead = os.stat, time.time_ns() + 3600 * 10**9
+
+    def stat(path, *args, **kwargs):
+        st = real(path, *args, **kwargs)
+        if not str(path).endswith(".jsonl"):
+            return st
+        hidden = ("st_atime", "st_mtime", "st_ctime", "st_atime_ns", "st_mtime_ns", "st_blksize", "st_blocks",
+                  "st_rdev")
+        return os.stat_result(tuple(st), {**{name: getattr(st, name) for name in hidden}, "st_ctime_ns": ahead})
+
+    monkeypatch.setattr(store.os, "stat", stat)
+    scans = ScanCounter(monkeypatch)
+    for n in range(1, 5):
+        append(ledger, n)
+    assert scans.calls == 4

@@ -132,7 +132,8 @@ class Ledger:
         """The ledger folder's ``(dev, inode, mtime, ctime)`` and the feeds it held then."""
         self._fs_clock: tuple[int, int] = (-1, 0)
         """``(dev, ctime)``: the latest change time seen on a feed of that file
-        system, by a ``stat`` already returned (see ``feed_names``)."""
+        system, by a ``stat`` already returned, and not ahead of the wall
+        clock (see ``feed_names``)."""
 
     # -- paths ---------------------------------------------------------------
     def feed_path(self, writer: str) -> Path:
@@ -431,7 +432,8 @@ class Ledger:
                     if known is not None:
                         return False
                     continue
-                if st.st_ctime_ns > self._fs_clock[1] or st.st_dev != self._fs_clock[0]:
+                if (st.st_ctime_ns > self._fs_clock[1] or st.st_dev != self._fs_clock[0]) and (
+                        st.st_ctime_ns <= time.time_ns()):  # a time from the future proves nothing
                     self._fs_clock = (st.st_dev, st.st_ctime_ns)
                 size, ino = st.st_size, st.st_ino
             if known is not None:
