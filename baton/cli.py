@@ -704,9 +704,24 @@ def _group_named(words: Sequence[str]) -> Callable[[Any, argparse.ArgumentParser
     return next((g for g in COMMAND_GROUPS if g.__name__ == name), None) if name else None
 
 
+_KEPT_PARSERS: dict[Any, argparse.ArgumentParser] = {}
+"""Parsers built ahead (``keep_parser``): the hook server builds the ``hook``
+command's once, and each hook it forks parses with its own copy."""
+
+
+def keep_parser(words: Sequence[str]) -> None:
+    """Build the parser of ``words``' command group now and keep it for every later
+    ``build_parser`` of that group in this process (and the processes it forks)."""
+    only = _group_named(words)
+    _KEPT_PARSERS.pop(only, None)
+    _KEPT_PARSERS[only] = build_parser(words)
+
+
 def build_parser(words: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The whole command line; given the words of one run, only the group of its command."""
     only = _group_named(words) if words is not None else None
+    if only in _KEPT_PARSERS:
+        return _KEPT_PARSERS[only]
     common = _common()
     parser = _Parser(
         prog="baton",

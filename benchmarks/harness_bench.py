@@ -10,7 +10,10 @@ interleaved rounds (so machine drift falls on all of them alike):
 - ``no-op hooks``: the hook entries ``baton install-hooks --harness
   claude-code`` writes (same events, matchers and timeouts), each running
   ``cat >/dev/null`` instead of Baton — the harness's own hook machinery;
-- ``baton hooks``: Baton's hook entries as installed, without the MCP server;
+- ``baton hooks``: Baton's hook entries as installed, without the MCP server
+  (hooks relayed to the hook server, ``baton.launch``, started by the first);
+- ``baton hooks, own process``: the same with ``BATON_HOOK_SERVER=0``: each
+  hook a whole ``baton`` process, as a hook is when no server runs;
 - ``baton``: everything ``install-hooks`` writes (hooks, the approved MCP
   server Claude Code waits for before the first request, the skill);
 - ``baton, MCP not alwaysLoad``: the same with ``alwaysLoad`` taken off the
@@ -44,7 +47,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.common import git_project, harness_program, run_baton, run_harness  # noqa: E402
+from tests.e2e.common import git_project, harness_program, run_baton, run_harness, stop_hook_servers  # noqa: E402
 from tests.e2e.fake_anthropic import FakeAnthropic, claude_argv, claude_env  # noqa: E402
 
 NOOP = "cat >/dev/null"
@@ -56,6 +59,8 @@ def _set_up(root: Path, model: FakeAnthropic, kind: str, only: str | None = None
     env = claude_env(root / kind.replace(" ", "-") / "home", model)
     if kind == "bare":
         return project, env
+    if kind == "baton hooks, own process":  # no hook server: each hook a whole process, as a first hook is
+        env["BATON_HOOK_SERVER"] = "0"
     # One event alone: every event wired first (the prompt hook is wired only when asked for).
     events = ("--events", "all") if only is not None else ()
     words = ("install-hooks", "--harness", "claude-code", *events)
@@ -106,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
                              "BIN_DIR, e.g. main's venv), in the same rounds: `baton hooks, compared`")
     args = parser.parse_args(argv)
     program = harness_program("claude-code")
-    kinds = ["bare", "no-op hooks", "baton hooks", "baton", "baton, MCP not alwaysLoad"]
+    kinds = ["bare", "no-op hooks", "baton hooks", "baton hooks, own process", "baton", "baton, MCP not alwaysLoad"]
     with FakeAnthropic() as model, tempfile.TemporaryDirectory(prefix="baton-harness-bench-") as tmp:
         root = Path(tmp)
         setups = {kind: _set_up(root, model, kind) for kind in kinds}
@@ -123,9 +128,11 @@ def main(argv: list[str] | None = None) -> int:
                 times[kind].append(_session(program, project, env, model))
             print(f"round {n + 1}/{args.runs}: " + ", ".join(f"{k} {v[-1]:.2f}s" for k, v in times.items()),
                   file=sys.stderr)
+        stop_hook_servers()
     medians = {kind: statistics.median(values) for kind, values in times.items()}
     ratios = {
         "baton hooks / no-op hooks (target <= 1.10)": medians["baton hooks"] / medians["no-op hooks"],
+        "baton hooks, own process / no-op hooks": medians["baton hooks, own process"] / medians["no-op hooks"],
         "no-op hooks / bare": medians["no-op hooks"] / medians["bare"],
         "baton / bare": medians["baton"] / medians["bare"],
         "baton / baton hooks (waiting for the MCP server)": medians["baton"] / medians["baton hooks"],

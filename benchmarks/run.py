@@ -85,6 +85,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
+from baton.hook_server import stop_servers  # noqa: E402
+
 import build as bench_build  # noqa: E402  (benchmarks/build.py)
 
 _load = bench_build.load_sibling
@@ -186,9 +188,21 @@ def prompt_hook(launcher: list[str], root: Path, env: dict[str, str]) -> dict:
     return bench_commands.checked(sample, f"baton {PROMPT_HOOK}")
 
 
-def measure_size(root: Path, repeat: int, launcher: list[str], env: dict[str, str]) -> dict[str, list[dict]]:
+RELAYED = "relayed"
+"""The same commands run by the ``baton`` program with the hook server running (``BATON_HOOK_SERVER`` on,
+a socket folder of the run's own): a child of the warm server runs each (docs/hooks.md, "The hook
+server"). Wall time is the caller's; its RSS and CPU are the small relaying process's only."""
+
+
+def relayed_env(env: dict[str, str], folder: Path) -> dict[str, str]:
+    return {**env, "BATON_HOOK_SERVER": "1", "XDG_RUNTIME_DIR": str(folder)}
+
+
+def measure_size(root: Path, repeat: int, launcher: list[str], env: dict[str, str],
+                 relay: dict[str, str] | None = None) -> dict[str, list[dict]]:
     """Interleaved: python; then per command, the command with nothing new, one late capture from another
-    writer, the command again; the command once more, one in-order capture, the command again."""
+    writer, the command again; the command once more, one in-order capture, the command again; with
+    ``relay`` (the environment of a warm hook server), the command relayed, one late capture, again."""
     spawn, checked = bench_commands.spawn, bench_commands.checked
     checked(spawn([*launcher, "handoff", "list", "--json", "--project", str(root)], env), "warm-up: handoff list")
     samples: dict[str, list[dict]] = {PYTHON: [], STACK: [], STACK_NO_ATTRS: [], PROMPT_HOOK: []}
@@ -197,9 +211,15 @@ def measure_size(root: Path, repeat: int, launcher: list[str], env: dict[str, st
         for kind in ARRIVALS:
             samples[f"{name} ({kind})"] = []
             samples[f"{name} (before {kind})"] = []
-    arrivals = Arrivals(root, (repeat + 1) * len(HOOK))
+        if relay is not None:
+            samples[f"{name} ({RELAYED})"] = []
+            samples[f"{name} ({RELAYED}, late capture)"] = []
+    arrivals = Arrivals(root, (repeat + 1) * len(HOOK) * (2 if relay is not None else 1))
     try:
         run_command(launcher, "hook claude-code SessionStart", root, env)  # appends after the late captures
+        if relay is not None:  # the first relayed command starts the server; wait until it listens
+            run_command(launcher, "hook claude-code SessionStart", root, relay)
+            _await_server(Path(relay["XDG_RUNTIME_DIR"]))
         for rep in range(-1, repeat):  # rep -1 warms the page cache, creates the other feeds; not kept
             runs = {PYTHON: checked(spawn([BASE_PYTHON, "-c", "pass"], env), PYTHON),
                     STACK: checked(spawn([BASE_PYTHON, "-c", STACK_IMPORTS], env), STACK),
@@ -211,12 +231,25 @@ def measure_size(root: Path, repeat: int, launcher: list[str], env: dict[str, st
                     runs[f"{name} (before {kind})"] = run_command(launcher, name, root, env)
                     arrivals.deliver(kind)
                     runs[f"{name} ({kind})"] = run_command(launcher, name, root, env)
+                if relay is not None:
+                    runs[f"{name} ({RELAYED})"] = run_command(launcher, name, root, relay)
+                    arrivals.deliver("late capture")
+                    runs[f"{name} ({RELAYED}, late capture)"] = run_command(launcher, name, root, relay)
             if rep >= 0:
                 for key, sample in runs.items():
                     samples[key].append(sample)
     finally:
         arrivals.close()
     return samples
+
+
+def _await_server(folder: Path, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if list((folder / "baton").glob("hook-*.sock")):
+            return
+        time.sleep(0.05)
+    raise SystemExit(f"no hook server started in {folder} (docs/hooks.md, \"The hook server\")")
 
 
 def median(runs: list[dict], key: str) -> float | None:
@@ -255,6 +288,22 @@ def size_rows(events: int, samples: dict[str, list[dict]]) -> list[dict]:
                  "cpu_ms": median(samples[PROMPT_HOOK], "cpu_ms"),
                  "baseline": STACK_NO_ATTRS, "baseline_ms": bare, "ratio": wall / bare,
                  "target": TARGETS["over stack"], "above_stack_ms": wall - bare})
+    for name in HOOK:
+        relayed = samples.get(f"{name} ({RELAYED})")
+        if not relayed:
+            continue
+        wall = median(relayed, "wall_ms")
+        rows.append({"events": events, "measure": "hook path, relayed, over stack", "command": name,
+                     "wall_ms": wall, "rss_mb": None, "baseline": STACK, "baseline_ms": stack,
+                     "ratio": wall / stack, "target": TARGETS["over stack"], "above_stack_ms": wall - stack,
+                     "own_process_ms": median(samples[name], "wall_ms")})
+        after = samples[f"{name} ({RELAYED}, late capture)"]
+        late = median(after, "wall_ms")
+        rows.append({"events": events, "measure": "catch-up, relayed (1 late capture from another writer)",
+                     "command": name, "wall_ms": late, "rss_mb": None, "baseline": "same relayed, nothing new",
+                     "baseline_ms": wall, "ratio": late / wall, "target": TARGETS["catch-up"],
+                     "paired_ratio_median": statistics.median(
+                         a["wall_ms"] / b["wall_ms"] for a, b in zip(after, relayed))})
     for name in HOOK:
         for kind in ARRIVALS:
             after, before = samples[f"{name} ({kind})"], samples[f"{name} (before {kind})"]
@@ -512,6 +561,7 @@ def main(argv: list[str] | None = None) -> int:
     script = bin_dir / "baton"
     launcher = [str(script)] if script.exists() else [sys.executable, "-m", "baton"]
     env = {k: v for k, v in os.environ.items() if k not in ("BATON_PROJECT", "BATON_DEBUG")}
+    env["BATON_HOOK_SERVER"] = "0"  # rows 1-2: every command a whole process; the relayed rows turn it on
     if launcher[0] == sys.executable:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE.parent), env.get("PYTHONPATH")]))
     if args.bytecode == "cached":
@@ -554,7 +604,13 @@ def main(argv: list[str] | None = None) -> int:
             root = scratch / f"project-{size}"
             shutil.copytree(cached, root, symlinks=True)
             t0 = time.perf_counter()
-            samples = measure_size(root, args.repeat, launcher, env)
+            servers = Path(tempfile.mkdtemp(prefix="bbr-", dir="/tmp"))
+            try:
+                samples = measure_size(root, args.repeat, launcher, env,
+                                       relayed_env(env, servers) if launcher[0] != sys.executable else None)
+            finally:
+                stop_servers(servers)
+                shutil.rmtree(servers, ignore_errors=True)
             these = size_rows(meta["events"], samples)
             replayed = {}
             if args.replay_repeat > 0:

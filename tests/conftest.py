@@ -31,6 +31,9 @@ def isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.delenv("BATON_PROJECT", raising=False)
     monkeypatch.delenv("BATON_DEBUG", raising=False)
+    # A `baton` program run by a test runs every hook in its own process and starts no hook
+    # server (tests/test_hook_server.py turns it on, in a folder of its own).
+    monkeypatch.setenv("BATON_HOOK_SERVER", "0")
     return home
 
 

@@ -14,7 +14,7 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 def test_the_distribution_is_not_named_baton_but_the_command_is():
     project = PYPROJECT["project"]
     assert project["name"] == "baton-continuity"
-    assert project["scripts"] == {"baton": "baton.cli:run"}
+    assert project["scripts"] == {"baton": "baton.launch:run"}  # the hook server's relay, else baton.cli.run
 
 
 def test_the_license_is_an_spdx_expression_with_its_file():

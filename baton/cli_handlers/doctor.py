@@ -6,7 +6,13 @@ import argparse
 
 from baton.app import Baton
 from baton.harnesses.wiring import doctor_checks
+from baton.launch import server_state
 
 
 def doctor(args: argparse.Namespace):
-    return Baton.doctor(args.project, extra=doctor_checks)
+    return Baton.doctor(args.project, extra=_checks)
+
+
+def _checks(root, project) -> list[tuple[str, str, str]]:
+    """Each wired harness's checks, then the hook server's line."""
+    return [*doctor_checks(root, project), server_state()]

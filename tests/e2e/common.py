@@ -23,6 +23,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -30,6 +31,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
+
+from baton.hook_server import stop_servers
 
 #: harness -> (npm package, pinned version, executable name)
 PINNED: dict[str, tuple[str, str, str]] = {
@@ -45,6 +48,15 @@ _INSTALL_ROOT = CACHE / "npm"
 
 #: The directory holding the ``baton`` this test run uses (the venv's bin).
 BATON_BIN = Path(sys.executable).parent
+
+#: The harnesses' ``XDG_RUNTIME_DIR``: where the hooks' hook server listens (docs/hooks.md, "The hook
+#: server"); short (a socket's path is limited) and this run's own, its servers stopped at the end.
+RUNTIME = Path(tempfile.mkdtemp(prefix="bte-", dir="/tmp"))
+
+
+def stop_hook_servers(folder: Path = RUNTIME) -> None:
+    """Stop the hook servers listening in ``folder`` (``baton.hook_server.stop_servers``)."""
+    stop_servers(folder)
 
 
 class HarnessUnavailable(Exception):
@@ -244,6 +256,7 @@ def harness_env(home: Path, **extra: str) -> dict[str, str]:
         "XDG_CACHE_HOME": str(home / ".cache"),
         "XDG_DATA_HOME": str(home / ".local" / "share"),
         "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "XDG_RUNTIME_DIR": str(RUNTIME),
         "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
         "GIT_CONFIG_NOSYSTEM": "1",
         "PATH": os.pathsep.join(dict.fromkeys([str(BATON_BIN), str(node_dir), "/usr/local/bin", "/usr/bin", "/bin"])),

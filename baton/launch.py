@@ -1,0 +1,231 @@
+"""The ``baton`` program's entry point: a harness's hook is handed to the
+running hook server, everything else runs here.
+
+A harness starts ``baton hook HARNESS EVENT`` as a fresh process at each
+session start and end. On the prescribed stack such a process costs ~90 ms
+before it has done anything of its own: the interpreter (~11 ms), orjson
+(~18 ms: it imports datetime, uuid, enum and dataclasses at load), attrs and
+the ~50 model classes the hook needs, sqlite3, hashlib. The hook's own work
+(catch-up, lock, one append and its fsync, the brief) is a few
+milliseconds. So a hook is relayed, when it can be, to the hook server
+(``baton.hook_server``): a process of this installation that has imported
+everything a hook needs once, and forks a child for each hook. The child
+takes this process's standard input, output and error (passed over a Unix
+socket), its working directory, umask, environment and arguments, and runs
+``baton.cli.run`` exactly as this process would have: the same code, the
+same deadline, the same ledger lock and appends — only without the imports.
+This process waits for the child and exits with its status.
+
+Whatever stands in the way — no server running (the first hook after an
+idle hour, a new machine), a server of another installation or version, a
+socket directory that is not private to this user, an old kernel — the hook
+runs here, in this process, as it always did, and a server is started in
+the background for the next one (at most once every ``SPAWN_INTERVAL``
+seconds). ``BATON_HOOK_SERVER=0`` turns the server off: every hook runs in
+its own process and none is started. Nothing else is relayed: a command a
+person types runs here.
+
+This module is imported by every ``baton`` run, so it imports only what the
+interpreter has already loaded (``os``, ``sys``), ``time`` (built in) and
+``_socket``, the C module under ``socket`` (whose Python wrapper costs ~7 ms
+of ``enum`` and ``selectors`` a relay does not need); ``baton.cli`` is loaded only when the
+command runs here. docs/hooks.md ("The hook server") tells the user's side.
+"""
+
+import _signal
+import _socket
+import os
+import sys
+import time
+
+RELAYED = frozenset({"hook", "bootstrap", "session", "resume"})
+"""The commands relayed: what a harness runs at every session start and end (``baton.cli.HOOK_PATH_COMMANDS``)."""
+SERVER_ENV = "BATON_HOOK_SERVER"
+"""``0`` turns the hook server off (no relay, no server started)."""
+PROTOCOL = b"baton-hook-server/1"
+"""The first field of a request: a server answers only requests of its own protocol."""
+ACCEPTED, DECLINED = b"+", b"-"
+"""The server's first answer: it runs the command (then the child's pid, 4 bytes, and once it
+has ended its exit status, 4 bytes), or not (then this process runs it)."""
+CONNECT_WAIT = 2.0
+"""Seconds to wait for the server to take the request before running the hook here."""
+SPAWN_INTERVAL = 30.0
+"""Seconds between two attempts to start a server (a server that cannot start is not started at every hook)."""
+MAX_ADDRESS = 100
+"""The longest socket path used (the system's limit is 104–108 bytes)."""
+_FDS = (0, 1, 2)
+
+
+def run() -> None:
+    """The ``baton`` program: a hook relayed to the hook server when one takes it, else ``baton.cli.run``."""
+    words = sys.argv[1:]
+    if words[:1] and words[0] in RELAYED and os.environ.get(SERVER_ENV) != "0":
+        address = socket_path()
+        if address is not None:
+            status = relay(address, words)
+            if status is not None:
+                sys.stdout.flush()
+                os._exit(status)
+            start_server(address)
+    __import__("baton.cli", fromlist=["run"]).run()
+
+
+def socket_folder() -> str:
+    """Where this user's hook servers listen: ``$XDG_RUNTIME_DIR/baton``, else ``$TMPDIR/baton-UID`` (or /tmp)."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime:
+        return os.path.join(runtime, "baton")
+    return os.path.join(os.environ.get("TMPDIR") or "/tmp", f"baton-{os.getuid()}")
+
+
+def socket_path() -> str | None:
+    """The socket of this installation's hook server (one per environment and
+    ``baton`` package), or None when its path would be too long for a socket."""
+    path = os.path.join(socket_folder(), f"hook-{installation_key()}.sock")
+    return path if len(os.fsencode(path)) <= MAX_ADDRESS else None
+
+
+def installation_key() -> str:
+    """A short, stable name for this installation (FNV-1a over its environment's prefix and the package's folder)."""
+    digest = 0xCBF29CE484222325
+    for byte in os.fsencode(sys.prefix + "\0" + os.path.dirname(os.path.abspath(__file__))):
+        digest = ((digest ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{digest:016x}"
+
+
+def private_folder(folder: str) -> bool:
+    """True when ``folder`` is a real directory of this user that no one else may enter."""
+    try:
+        st = os.lstat(folder)
+    except OSError:
+        return False
+    return (st.st_mode & 0o170000) == 0o040000 and st.st_uid == os.getuid() and not st.st_mode & 0o077
+
+
+def server_state() -> tuple[str, str, str]:
+    """``baton doctor``'s line on this installation's hook server: running (its
+    pid, the hooks it took), not running, or off."""
+    if os.environ.get(SERVER_ENV) == "0":
+        return ("hook server", "ok", f"off ({SERVER_ENV}=0): each hook runs in its own process")
+    address = socket_path()
+    if address is None:
+        return ("hook server", "ok", f"not used: its socket's path would be too long ({socket_folder()})")
+    try:
+        with open(address + ".lock", "rb") as lock:
+            pid, served = (int(word) for word in lock.read().split()[:2])
+        os.kill(pid, 0)
+        running = os.path.exists(address)
+    except (OSError, ValueError):
+        running = False
+    if not running:
+        return ("hook server", "ok", "not running; the next hook starts it (docs/hooks.md, \"The hook server\")")
+    return ("hook server", "ok", f"running (pid {pid}, {served} command(s) relayed) at {address}")
+
+
+def request(words: list[str]) -> bytes:
+    """The request for the server: NUL-separated fields, length-prefixed (see ``baton.hook_server.read_request``)."""
+    fields = [PROTOCOL, installation_key().encode(), os.fsencode(os.getcwd()), b"%d" % _umask(),
+              _stream(sys.stdin), _stream(sys.stdout), _stream(sys.stderr),
+              os.fsencode(sys.argv[0]), b"%d" % len(words), *map(os.fsencode, words),
+              *(key + b"=" + value for key, value in os.environb.items())]
+    body = b"\0".join(fields)
+    return len(body).to_bytes(4, "big") + body
+
+
+def relay(address: str, words: list[str]) -> int | None:
+    """Hand the hook to the server at ``address`` and wait for it: the hook's
+    exit status, or None when no server took it (then it runs here). Once the
+    server has taken it, it is never run here as well."""
+    if not private_folder(os.path.dirname(address)):
+        return None
+    try:
+        message = request(words)
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    except (OSError, ValueError):
+        return None
+    try:
+        sock.settimeout(CONNECT_WAIT)
+        sock.connect(address)
+        fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in _FDS)
+        sent = sock.sendmsg([message], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
+        if sent < len(message):
+            sock.sendall(message[sent:])
+        if sock.recv(1) != ACCEPTED:
+            return None
+    except OSError:
+        sock.close()
+        return None
+    sock.settimeout(None)
+    child = _number(sock)
+    if child:  # Ctrl-C at a terminal interrupts the command, wherever it runs
+        _signal.signal(_signal.SIGINT, lambda signum, frame: _interrupt(child))
+    status = _number(sock)
+    sock.close()
+    return 0 if status is None else status & 0xFF
+
+
+def _number(sock: "_socket.socket") -> int | None:
+    """The next 4-byte number the server sends; None when it went away first
+    (then the command's process runs on by itself, and a hook's failure never
+    fails its harness: the caller exits 0)."""
+    answer = b""
+    try:
+        while len(answer) < 4:
+            chunk = sock.recv(4 - len(answer))
+            if not chunk:
+                return None
+            answer += chunk
+    except OSError:
+        return None
+    return int.from_bytes(answer, "big")
+
+
+def _interrupt(child: int) -> None:
+    try:
+        os.kill(child, _signal.SIGINT)
+    except OSError:
+        pass
+
+
+def start_server(address: str) -> None:
+    """Start this installation's hook server in the background, for the next
+    hook (at most once every ``SPAWN_INTERVAL`` seconds); never fails."""
+    folder = os.path.dirname(address)
+    mark = address + ".started"
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        if not private_folder(folder):
+            return
+        try:
+            if time.time() - os.stat(mark).st_mtime < SPAWN_INTERVAL:
+                return
+        except FileNotFoundError:
+            pass
+        os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
+        pid = os.fork()
+    except OSError:
+        return
+    if pid:
+        return
+    try:  # the child: its own session, no descriptor of the harness's, then the server
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in _FDS:
+            os.dup2(null, fd)
+        os.closerange(3, 65536)
+        os.execv(sys.executable, [sys.executable, "-P", "-m", "baton.hook_server", address])
+    finally:
+        os._exit(127)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _stream(stream: object) -> bytes:
+    """A standard stream's encoding and error handler, as this interpreter chose them from the environment."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    errors = getattr(stream, "errors", None) or "strict"
+    return f"{encoding}:{errors}".encode()

@@ -1,0 +1,333 @@
+"""The hook server: a `baton hook` relayed to a process that imported
+everything once, and every hook it cannot take run in its own process as
+before (docs/hooks.md, "The hook server").
+
+Each test gets a socket folder of its own (``XDG_RUNTIME_DIR``) and stops the
+servers started there. ``RELAY`` is a real client that says whether the
+server took the hook (exit 97 when it did not), so a test knows which path
+answered.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from baton.hook_server import stop_servers
+from tests.app_support import init_project
+from tests.handoff_support import git_init
+
+BATON = Path(sys.executable).parent / "baton"
+NOT_RELAYED = 97
+RELAY = ("import sys\nfrom baton import launch\nstatus = launch.relay(launch.socket_path(), sys.argv[1:])\n"
+         f"sys.exit({NOT_RELAYED} if status is None else status)\n")
+
+
+@pytest.fixture
+def runtime():
+    """A short, private socket folder (a socket's path is limited to ~100 bytes)."""
+    folder = Path(tempfile.mkdtemp(prefix="bh-", dir="/tmp"))
+    yield folder
+    stop_servers(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def repo(tmp_path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    git_init(root, {"src/app.py": "x = 1\n"})
+    init_project(root)
+    return root
+
+
+def _env(runtime: Path, **extra: str) -> dict[str, str]:
+    return {**os.environ, "XDG_RUNTIME_DIR": str(runtime), "BATON_HOOK_SERVER": "1",
+            "BATON_HOOK_SERVER_IDLE": "120", **extra}
+
+
+def _payload(event: str, session: str, cwd: Path) -> str:
+    return json.dumps({"session_id": session, "cwd": str(cwd), "hook_event_name": event, "source": "startup",
+                       "reason": "other", "transcript_path": "/nonexistent"})
+
+
+def _hook(cwd: Path, runtime: Path, event: str, session: str, **env: str) -> subprocess.CompletedProcess:
+    """The `baton` program, as a harness runs it."""
+    return subprocess.run([str(BATON), "hook", "claude-code", event], input=_payload(event, session, cwd),
+                          cwd=cwd, env=_env(runtime, **env), capture_output=True, text=True, timeout=60)
+
+
+def _relay(cwd: Path, runtime: Path, words: list[str], stdin: str = "", **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", RELAY, *words], input=stdin, cwd=cwd, env=_env(runtime, **env),
+                          capture_output=True, text=True, timeout=60)
+
+
+def _relay_hook(cwd: Path, runtime: Path, event: str, session: str, **env: str) -> subprocess.CompletedProcess:
+    return _relay(cwd, runtime, ["hook", "claude-code", event], _payload(event, session, cwd), **env)
+
+
+def _socket(runtime: Path) -> Path | None:
+    found = list((runtime / "baton").glob("hook-*.sock"))
+    return found[0] if found else None
+
+
+def _server_pid(lock: Path) -> int | None:
+    try:
+        return int(lock.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text().split()[2]
+
+
+def _serving(runtime: Path, timeout: float = 20) -> int:
+    """The pid of the server listening in ``runtime``, once it listens."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        sock = _socket(runtime)
+        if sock is not None:
+            pid = _server_pid(Path(f"{sock}.lock"))
+            if pid and _alive(pid):
+                return pid
+        time.sleep(0.05)
+    raise AssertionError(f"no hook server listens in {runtime}")
+
+
+def _start_server(runtime: Path, cwd: Path) -> int:
+    """A server, started the way a first hook starts it."""
+    first = _hook(cwd, runtime, "SessionStart", "warm-up")
+    assert first.returncode == 0, first.stderr
+    return _serving(runtime)
+
+
+def _events(root: Path) -> list[str]:
+    done = subprocess.run([sys.executable, "-m", "baton", "log", "--json", "--project", str(root)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line)["type"] for line in done.stdout.splitlines() if line.strip()]
+
+
+def test_the_first_hook_runs_in_its_own_process_and_starts_a_server_for_the_next(repo, runtime):
+    done = _hook(repo, runtime, "SessionStart", "s1")
+    assert done.returncode == 0, done.stderr
+    assert "session `s1`" in json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert _serving(runtime)
+
+
+def test_a_relayed_hook_answers_as_the_same_hook_in_its_own_process(tmp_path, runtime):
+    mine, other = tmp_path / "a", tmp_path / "b"
+    for root in (mine, other):
+        root.mkdir()
+        git_init(root, {"src/app.py": "x = 1\n"})
+        init_project(root)
+    _start_server(runtime, tmp_path)
+    own = _hook(mine, runtime, "SessionStart", "s1", BATON_HOOK_SERVER="0")
+    relayed = _relay_hook(other, runtime, "SessionStart", "s1")
+    assert relayed.returncode == own.returncode == 0, relayed.stderr
+    assert relayed.stdout == own.stdout.replace(str(mine), str(other))
+    assert _events(other) == _events(mine)
+
+
+def test_a_relayed_hook_runs_in_its_callers_folder_with_its_environment_and_umask(repo, runtime):
+    _start_server(runtime, repo.parent)
+    log = repo / ".baton" / "logs" / "baton.jsonl"
+    done = subprocess.run(["sh", "-c", 'umask 077 && exec "$0" -c "$1" hook claude-code SessionStart',
+                           sys.executable, RELAY], input=_payload("SessionStart", "s1", repo), cwd=repo,
+                          env=_env(runtime, BATON_LOG="info"), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert '"session.begun"' in log.read_text()  # BATON_LOG came from the caller, the project from its folder
+    assert log.stat().st_mode & 0o777 == 0o600  # created under the caller's umask
+
+
+def test_a_relayed_hook_exits_with_its_own_status_and_its_own_error(repo, runtime):
+    _start_server(runtime, repo.parent)
+    own = subprocess.run([str(BATON), "hook"], cwd=repo, env=_env(runtime, BATON_HOOK_SERVER="0"),
+                         capture_output=True, text=True, timeout=60)
+    relayed = _relay(repo, runtime, ["hook"])
+    assert relayed.returncode == own.returncode == 2
+    assert relayed.stderr == own.stderr and "HARNESS" in relayed.stderr
+
+
+def test_the_server_runs_only_the_commands_of_a_sessions_start_and_end(repo, runtime):
+    _start_server(runtime, repo.parent)
+    assert _relay(repo, runtime, ["status", "--json"]).returncode == NOT_RELAYED
+    assert _relay(repo, runtime, ["install-hooks", "--harness", "codex"]).returncode == NOT_RELAYED
+
+
+def test_the_relayed_commands_are_the_hook_path_commands():
+    from baton.cli import HOOK_PATH_COMMANDS
+    from baton.launch import RELAYED
+
+    assert RELAYED == HOOK_PATH_COMMANDS
+
+
+@pytest.mark.parametrize("words", [["resume", "latest"], ["bootstrap", "--peek"], ["session", "handoff", "--json"]],
+                         ids=" ".join)
+def test_a_relayed_session_command_answers_as_in_its_own_process(tmp_path, runtime, words):
+    mine, other = tmp_path / "a", tmp_path / "b"
+    for root in (mine, other):
+        root.mkdir()
+        git_init(root, {"src/app.py": "x = 1\n"})
+        init_project(root)
+    _start_server(runtime, tmp_path)
+    own = subprocess.run([str(BATON), *words], cwd=mine, env=_env(runtime, BATON_HOOK_SERVER="0"),
+                         capture_output=True, text=True, timeout=60)
+    relayed = _relay(other, runtime, words)
+    assert relayed.returncode == own.returncode, relayed.stderr
+    assert relayed.stdout == own.stdout.replace(str(mine), str(other))
+    assert relayed.stderr == own.stderr.replace(str(mine), str(other))
+
+
+def test_ctrl_c_on_a_relayed_command_interrupts_it(repo, runtime):
+    _start_server(runtime, repo.parent)
+    waiting = subprocess.Popen([sys.executable, "-c", RELAY, "session", "end", "s1", "--handoff-input", "-"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=repo,
+                               env=_env(runtime), text=True)
+    try:
+        time.sleep(1.0)  # the child reads its standard input, which stays open
+        assert waiting.poll() is None
+        waiting.send_signal(signal.SIGINT)
+        waiting.wait(timeout=30)  # its standard input still open: only the interrupt ends it
+        err = waiting.stderr.read()
+    finally:
+        waiting.kill()
+        waiting.stdin.close()
+    assert waiting.returncode == 130, err
+    assert "interrupted" in err
+    assert "session.ended" not in _events(repo)
+
+
+def test_doctor_says_whether_the_hook_server_runs(repo, runtime):
+    def line(**env: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "baton", "doctor", "--json"], cwd=repo,
+                              env=_env(runtime, **env), capture_output=True, text=True, timeout=120)
+        return next(c["detail"] for c in json.loads(done.stdout)["checks"] if c["name"] == "hook server")
+
+    assert line().startswith("not running")
+    pid = _start_server(runtime, repo.parent)
+    assert line().startswith(f"running (pid {pid}, 0 command(s) relayed)")  # the first hook ran in its own process
+    assert _relay_hook(repo, runtime, "SessionStart", "s1").returncode == 0
+    assert line().startswith(f"running (pid {pid}, 1 command(s) relayed)")
+    assert line(BATON_HOOK_SERVER="0").startswith("off")
+
+
+def test_hooks_relayed_at_once_deliver_each_session_its_brief_once(repo, runtime):
+    _start_server(runtime, repo.parent)
+    sessions = [f"s{n}" for n in range(6)]
+    with ThreadPoolExecutor(max_workers=12) as pool:
+        runs = list(pool.map(lambda s: _relay_hook(repo, runtime, "SessionStart", s), sessions * 2))
+    assert {r.returncode for r in runs} == {0}, [r.stderr for r in runs]
+    for session in sessions:
+        briefs = [r for r in runs if f"session `{session}`" in r.stdout]
+        assert len(briefs) == 1
+    verified = subprocess.run([sys.executable, "-m", "baton", "verify", "--project", str(repo)],
+                              capture_output=True, text=True, timeout=120)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert _events(repo).count("session.begun") == len(sessions)
+
+
+def test_a_server_whose_code_changed_declines_and_ends(repo, runtime):
+    import baton.launch
+
+    pid = _start_server(runtime, repo.parent)
+    module = Path(baton.launch.__file__)
+    st = module.stat()
+    os.utime(module, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    try:
+        assert _relay_hook(repo, runtime, "SessionStart", "s1").returncode == NOT_RELAYED
+        _stop_waiting = time.monotonic() + 10
+        while _alive(pid) and time.monotonic() < _stop_waiting:
+            time.sleep(0.05)
+        assert not _alive(pid)
+        assert _socket(runtime) is None
+    finally:
+        os.utime(module, ns=(st.st_atime_ns, st.st_mtime_ns))
+    done = _hook(repo, runtime, "SessionStart", "s1")  # runs in its own process, as if no server had been
+    assert done.returncode == 0 and "session `s1`" in done.stdout
+
+
+def test_a_socket_folder_others_may_enter_is_neither_used_nor_served(repo, runtime):
+    _start_server(runtime, repo.parent)
+    (runtime / "baton").chmod(0o755)
+    assert _relay_hook(repo, runtime, "SessionStart", "s1").returncode == NOT_RELAYED
+    marks = {p.name: p.stat().st_mtime_ns for p in (runtime / "baton").glob("*.started")}
+    done = _hook(repo, runtime, "SessionStart", "s2", BATON_HOOK_SERVER="1")
+    assert done.returncode == 0 and "session `s2`" in done.stdout
+    assert {p.name: p.stat().st_mtime_ns for p in (runtime / "baton").glob("*.started")} == marks
+
+
+def test_BATON_HOOK_SERVER_0_runs_each_hook_in_its_own_process_and_starts_no_server(repo, runtime):
+    done = _hook(repo, runtime, "SessionStart", "s1", BATON_HOOK_SERVER="0")
+    assert done.returncode == 0 and "session `s1`" in done.stdout
+    assert not (runtime / "baton").exists()
+
+
+def test_the_server_ends_when_idle_and_takes_its_socket_away(repo, runtime):
+    done = _hook(repo, runtime, "SessionStart", "s1", BATON_HOOK_SERVER_IDLE="1")
+    assert done.returncode == 0
+    pid = _serving(runtime)
+    deadline = time.monotonic() + 20
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(pid)
+    assert _socket(runtime) is None
+
+
+def test_a_hook_after_the_server_was_killed_runs_in_its_own_process(repo, runtime):
+    pid = _start_server(runtime, repo.parent)
+    os.kill(pid, signal.SIGKILL)
+    while _alive(pid):
+        time.sleep(0.05)
+    assert _socket(runtime) is not None  # left behind: nothing listens on it
+    assert _relay_hook(repo, runtime, "SessionStart", "s1").returncode == NOT_RELAYED
+    done = _hook(repo, runtime, "SessionStart", "s1")
+    assert done.returncode == 0 and "session `s1`" in done.stdout
+
+
+PRELOADED = """
+import io, json, os, sys
+from baton import hook_server
+hook_server.preload()
+before = set(sys.modules)
+import baton.cli
+from baton.harnesses import ADAPTER_MODULES, adapter
+for n, harness in enumerate(ADAPTER_MODULES):
+    for hook in adapter(harness).hooks:
+        payload = {"session_id": f"s{n}", "cwd": os.getcwd(), "hook_event_name": hook.event, "source": "startup",
+                   "trigger": "manual", "reason": "other", "prompt": "continue later, hand this off"}
+        read, write = os.pipe()
+        os.write(write, json.dumps(payload).encode())
+        os.close(write)
+        os.dup2(read, 0)
+        sys.stdin = io.TextIOWrapper(io.open(0, "rb", closefd=False), "utf-8")
+        baton.cli.main(["hook", harness, hook.event])
+print(json.dumps(sorted(m for m in set(sys.modules) - before if m.split(".")[0] in ("baton", "mcp", "dulwich"))),
+      file=sys.__stderr__)
+"""
+
+
+def test_the_server_preloads_every_module_a_hook_runs_and_never_the_mcp_sdk(repo):
+    done = subprocess.run([sys.executable, "-c", PRELOADED], cwd=repo, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    loaded_late = json.loads(done.stderr.strip().splitlines()[-1])
+    assert [m for m in loaded_late if not m.startswith("dulwich")] == []
+    check = subprocess.run([sys.executable, "-c", "import sys\nfrom baton import hook_server\nhook_server.preload()\n"
+                            "print(sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'pydantic', 'starlette'}))"],
+                           capture_output=True, text=True, timeout=120)
+    assert check.stdout.strip() == "[]", check.stderr
