@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+import baton.ledger.listing as listing
 import baton.ledger.store as store
 from baton.errors import LedgerBusy
 from baton.ledger import EventDraft, Ledger
@@ -117,8 +118,8 @@ def _settle(folder, monkeypatch):
     the past and the clock moved on (what an idle minute does)."""
     past = time.time_ns() - 3600 * 10**9
     os.utime(folder, ns=(past, past))
-    later = time.time_ns() + 2 * store._LISTING_SETTLED_NS
-    monkeypatch.setattr(store.time, "time_ns", lambda: later)
+    later = time.time_ns() + 2 * listing.SETTLED_NS
+    monkeypatch.setattr(listing.time, "time_ns", lambda: later)
 
 
 class ScanCounter:
@@ -130,7 +131,7 @@ class ScanCounter:
             self.calls += 1
             return real(path)
 
-        monkeypatch.setattr(store.os, "scandir", scandir)
+        monkeypatch.setattr(listing.os, "scandir", scandir)
 
 
 def test_a_settled_folder_is_listed_once_while_nothing_is_added(tmp_path, monkeypatch):
@@ -207,7 +208,7 @@ def test_a_feed_added_after_a_listing_reused_on_the_file_system_s_clock_is_seen_
     n = _clock_past_folder(ledger)
     append(ledger, n)
     append(ledger, n + 1)
-    assert ledger._listing is not None  # the listing is being reused
+    assert ledger._listing.kept is not None  # the listing is being reused
     append(Ledger(baton, "w2", fsync="never"), n + 2)
     with ledger.locked() as txn:
         assert ledger.feed_names() == ["w1", "w2"]

@@ -45,13 +45,11 @@ from baton.ledger.feed import (
 )
 from baton.ledger.ids import uuid7
 from baton.ledger.integrity import REPAIRED_TYPE, heads_draft, heads_due
+from baton.ledger.listing import FolderKey, FolderListing
 from baton.ledger.protocol import Changes, Cursor, FeedInfo, FeedRewritten, IndexSeed
 from baton.ledger.versions import StreamVersions
 
 FSYNC_POLICIES = ("always", "never")
-_LISTING_SETTLED_NS = 5_000_000_000
-"""How long the ledger folder must have been unchanged before a listing of it
-is reused: far above any file system's timestamp granularity (2 s on FAT)."""
 
 __all__ = ["FSYNC_POLICIES", "Ledger", "LedgerTransaction", "merge_feeds"]
 
@@ -121,19 +119,14 @@ class Ledger:
         self._lock_closer: weakref.finalize[..., Any] | None = None
         self._held_fd = -1
         """The lock file's descriptor locked by the hold in progress."""
-        self._own_mapped: tuple[tuple[int, int, int, int] | None, tuple[int, int] | None] | None = None
+        self._own_mapped: tuple[FolderKey | None, tuple[int, int] | None] | None = None
         """``(folder key, identity)``: a ``stat`` under that settled listing found
         our feed's path naming the file of that identity (see ``_read_new``)."""
         self._own_seen: tuple[int, int] | None = None
         """Our feed's identity as this lock hold's catch-up found it at its
         path (None outside a hold, or after ``_forget``): the same ``stat``
         then also tells ``_own_feed`` that the path still names the kept file."""
-        self._listing: tuple[tuple[int, int, int, int], tuple[str, ...]] | None = None
-        """The ledger folder's ``(dev, inode, mtime, ctime)`` and the feeds it held then."""
-        self._fs_clock: tuple[int, int] = (-1, 0)
-        """``(dev, ctime)``: the latest change time seen on a feed of that file
-        system, by a ``stat`` already returned, and not ahead of the wall
-        clock (see ``feed_names``)."""
+        self._listing = FolderListing(self._folder)
 
     # -- paths ---------------------------------------------------------------
     def feed_path(self, writer: str) -> Path:
@@ -143,52 +136,9 @@ class Ledger:
         return [self.ledger_dir / f"{name}.jsonl" for name in self.feed_names()]
 
     def feed_names(self) -> list[str]:
-        """The feeds in the ledger folder now, sorted.
-
-        This runs on every lock, so a long-lived instance lists the folder
-        again only when its modification time moved: one ``stat`` instead of
-        an open, two reads and a close. Any entry created, removed or renamed
-        moves it — but only to the file system's clock tick, so a listing is
-        reused only when it was taken once that clock had passed the folder's
-        last change (an entry made after it then has a later time, as git
-        does with its racily clean index entries). Two ways to know it had:
-        a feed of the same file system was seen, before the listing, with a
-        change time (which only the kernel's clock sets) above the folder's
-        — what a writer's own appends give it within a clock tick — or the
-        folder had not changed for ``_LISTING_SETTLED_NS`` of wall time.
-        """
-        return list(self._listed()[0])
-
-    def _listed(self) -> tuple[tuple[str, ...], tuple[int, int, int, int] | None, bool]:
-        """``feed_names``: the names, the folder's ``(dev, inode, mtime,
-        ctime)`` (None: no folder) and whether a settled listing was reused
-        (no entry of the folder changed since it was taken)."""
-        try:
-            st = os.stat(self._folder)
-        except FileNotFoundError:
-            self._listing = None
-            return (), None, False
-        except OSError as exc:
-            raise StorageError(f"cannot list the ledger at {self.ledger_dir}: {exc}") from exc
-        key = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
-        listing = self._listing  # once: a server's threads may list at the same time
-        if listing is not None and listing[0] == key:
-            return listing[1], key, True
-        listed_at = time.time_ns()
-        # os.scandir and plain strings: pathlib's glob costs more than the write itself.
-        try:
-            with os.scandir(self._folder) as entries:
-                names = tuple(sorted(e.name[:-6] for e in entries if e.name.endswith(".jsonl") and e.is_file()))
-        except FileNotFoundError:
-            self._listing = None
-            return (), None, False
-        except OSError as exc:
-            raise StorageError(f"cannot list the ledger at {self.ledger_dir}: {exc}") from exc
-        changed = max(st.st_mtime_ns, st.st_ctime_ns)
-        seen_dev, seen = self._fs_clock
-        settled = (seen_dev == st.st_dev and changed < seen) or changed < listed_at - _LISTING_SETTLED_NS
-        self._listing = (key, names) if settled else None
-        return names, key, False
+        """The feeds in the ledger folder now, sorted (listed again only when
+        an entry of the folder may have changed: ``listing.FolderListing``)."""
+        return list(self._listing.names()[0])
 
     def feed_stats(self) -> tuple[tuple[str, int, int, int], ...]:
         """Each feed's ``(name, inode, size, mtime)``, from one directory
@@ -395,7 +345,7 @@ class Ledger:
 
     def _read_new(self) -> bool:
         """Read every feed after its cursor; False when a cursor no longer holds."""
-        names, key, reused = self._listed()
+        names, key, reused = self._listing.names()
         cursors = self._cursors
         if not cursors.keys() <= set(names):
             return False
@@ -432,9 +382,7 @@ class Ledger:
                     if known is not None:
                         return False
                     continue
-                if (st.st_ctime_ns > self._fs_clock[1] or st.st_dev != self._fs_clock[0]) and (
-                        st.st_ctime_ns <= time.time_ns()):  # a time from the future proves nothing
-                    self._fs_clock = (st.st_dev, st.st_ctime_ns)
+                self._listing.saw(st)
                 size, ino = st.st_size, st.st_ino
             if known is not None:
                 # Size only, as cheap as a stat: the line at the cursor is
