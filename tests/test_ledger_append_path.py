@@ -202,6 +202,19 @@ def test_a_writer_reuses_its_listing_once_its_own_appends_show_the_clock_past_th
     assert scans.calls == 0
 
 
+def test_a_reader_polling_feed_stats_reuses_its_listing_once_a_feed_shows_the_clock_past_the_folder_s_change(
+        tmp_path, monkeypatch):
+    """A long-lived reader (the status page) takes its witness from the
+    feeds it stats, without the lock."""
+    baton = tmp_path / ".baton"
+    _clock_past_folder(Ledger(baton, "w1", fsync="never"))
+    reader = Ledger(baton, "reader")
+    reader.feed_stats()  # lists, and sees the feed's change time
+    reader.feed_stats()  # lists once more, after that: kept
+    scans = ScanCounter(monkeypatch)
+    assert [s[0] for s in reader.feed_stats()] == ["w1"] and scans.calls == 0
+
+
 def test_a_feed_added_after_a_listing_reused_on_the_file_system_s_clock_is_seen_by_the_next_lock(tmp_path):
     baton = tmp_path / ".baton"
     ledger = Ledger(baton, "w1", fsync="never")

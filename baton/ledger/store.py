@@ -150,13 +150,14 @@ class Ledger:
             StorageError: the ledger folder cannot be listed.
         """
         out = []
-        for name in self.feed_names():
+        for name in self._listing.names()[0]:
             try:
                 st = os.stat(self._path(name))
             except FileNotFoundError:
                 continue
             except OSError as exc:
                 raise StorageError(f"cannot read feed {self._path(name)}: {exc}") from exc
+            self._listing.saw(st)
             out.append((name, st.st_ino, st.st_size, st.st_mtime_ns))
         return tuple(out)
 
