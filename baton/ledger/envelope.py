@@ -121,11 +121,9 @@ class Event:
                 and (data is None or type(data) is dict) and (actor is None or type(actor) is str)
                 and (session is None or type(session) is str) and (prev is None or type(prev) is str)
             ):
-                return cls(
-                    v=v, id=id_, writer=writer, seq=seq, at=at, hlc=hlc, type=type_, stream=stream,
-                    stream_version=version, actor=actor, session=session, data=data, digest=digest,
-                    prev=prev, hash=hash_, schema=schema,
-                    extra={} if raw.keys() <= _KNOWN else {k: x for k, x in raw.items() if k not in _KNOWN},
+                return cls(  # positionally, in field order: a keyword call costs more, once per line
+                    v, id_, writer, seq, at, hlc, type_, stream, version, actor, session, data, digest, prev, hash_,
+                    schema, {} if raw.keys() <= _KNOWN else {k: x for k, x in raw.items() if k not in _KNOWN},
                 )
         return cls._from_checked_dict(raw)
 
