@@ -22,7 +22,7 @@ A class that writes its own ``__repr__`` (or ``__eq__``) keeps it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import attrs
 
@@ -94,4 +94,47 @@ def as_tuple(value: Any) -> tuple:
     return tuple(value)
 
 
-__all__: list[str] = ["as_tuple", "frozen", "mutable"]
+_NOT_PLAIN = False
+_EVOLVE_PLANS: dict[type, Any] = {}
+
+
+def _evolve_plan(cls: type) -> Any:
+    """``cls``'s attributes and, by ``__init__`` name, (attribute, converter);
+    ``_NOT_PLAIN`` for a class whose ``__init__`` does more than convert and
+    set each field (validators, ``init=False`` fields, ``__attrs_post_init__``,
+    ``on_setattr`` hooks): ``evolve`` leaves those to ``attrs.evolve``."""
+    if (not attrs.has(cls) or hasattr(cls, "__attrs_post_init__") or hasattr(cls, "__attrs_pre_init__")
+            or "_attrs_cached_hash" in getattr(cls, "__slots__", ())):
+        return _NOT_PLAIN
+    fields = attrs.fields(cls)
+    if any(not f.init or f.validator is not None or isinstance(f.converter, attrs.Converter)
+           or f.on_setattr not in (None, attrs.setters.NO_OP) for f in fields):
+        return _NOT_PLAIN
+    return [f.name for f in fields], {f.alias: (f.name, f.converter) for f in fields}
+
+
+def evolve(inst: T, **changes: Any) -> T:
+    """``attrs.evolve(inst, **changes)``, without running ``__init__`` again:
+    the unchanged fields are copied as they are (their converters ran when
+    they were set), the changed ones go through their converter. Replay
+    evolves a record at every event it folds. A class whose ``__init__``
+    does more than that (``_evolve_plan``), and a change naming no field,
+    go through ``attrs.evolve`` itself."""
+    cls = inst.__class__
+    plan = _EVOLVE_PLANS.get(cls)
+    if plan is None:
+        plan = _EVOLVE_PLANS[cls] = _evolve_plan(cls)
+    if plan is _NOT_PLAIN or not changes.keys() <= plan[1].keys():
+        return cast(T, attrs.evolve(cast(Any, inst), **changes))
+    names, by_alias = plan
+    new = object.__new__(cls)
+    put = object.__setattr__
+    for name in names:
+        put(new, name, getattr(inst, name))
+    for alias, value in changes.items():
+        name, convert = by_alias[alias]
+        put(new, name, value if convert is None else convert(value))
+    return new
+
+
+__all__: list[str] = ["as_tuple", "evolve", "frozen", "mutable"]

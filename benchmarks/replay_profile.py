@@ -6,7 +6,9 @@ Copies PROJECT (a folder holding ``.baton/``, e.g. a cached
 ``project-10000-r2/repo`` from ``benchmarks/build.py``) into a temporary
 folder, runs ``baton rebuild --json`` in this process once unmeasured (the
 copy's inodes are taken into its index) and then ``--repeat`` times measured,
-with a timer around every projection's ``apply`` (per event type) and around
+with a timer around every projection's ``apply`` (per event type; a projection
+that folds a batch's events of one document at once, ``apply_all``, per run,
+counted in events) and around
 the runner's phases (``fold``, ``_write_docs``, ``_materialize``, ``_load``,
 the projections' ``index``). Times are CPU time (``time.process_time``) of the
 fastest repetition, so other processes on the machine count less. The timers
@@ -64,6 +66,18 @@ def instrument(times: Timings, counts: Timings) -> None:
                     counts[(name, event.type)] += 1
 
             p.apply = apply_timed
+            if getattr(p, "folds_runs", False):  # a batch's events of one document at once (``apply_all``)
+                apply_all = p.apply_all
+
+                def apply_all_timed(key, doc, events, apply_all=apply_all, name=p.name):
+                    start = clock()
+                    try:
+                        return apply_all(key, doc, events)
+                    finally:
+                        times[(name, "(a run of one key)")] += clock() - start
+                        counts[(name, "(a run of one key)")] += len(events)
+
+                p.apply_all = apply_all_timed
             if hasattr(p, "index"):
                 index = p.index
 
@@ -76,6 +90,8 @@ def instrument(times: Timings, counts: Timings) -> None:
 
                 p.index = index_timed
             p._profiled = True
+        events = list(events)
+        counts[("(events)", "")] += len(events)
         return fold(self, events, docs, load)
 
     cls.fold = timed("fold (all projections)", fold_wrapped)
@@ -113,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
                 best = (total, Timings(times), Timings(counts))
     assert best is not None
     total, times, counts = best
-    events = sum(n for (name, _kind), n in counts.items() if name == "streams")  # every event has a stream
+    events = counts.pop(("(events)", ""), 0)
     print(f"rebuild, in process: {total * 1000:.0f} ms CPU for {events} events "
           f"({total / max(events, 1) * 1e6:.1f} µs an event)")
     print(f"{'ms':>8} {'share':>6}  {'projection or phase':<24} {'event type':<22} {'events':>7} {'µs each':>8}")

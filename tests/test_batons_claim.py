@@ -310,3 +310,32 @@ def test_branches_that_encode_alike_never_see_each_other(project):
     assert active(project, branch="feature/x") is None  # superseded in the shared file...
     assert start(project, branch="feature/x").record is None  # ...and never delivered across names
     assert start(project, branch="feature_x").record is not None
+
+
+def test_a_batch_of_one_keys_events_folds_to_what_folding_them_one_by_one_gives(project):
+    """``Batons.apply_all``: a batch's events of one key fold in turn and the
+    document (index, telemetry, recent records) is built once — the same as
+    building it after every event, whether the run starts from nothing, from
+    the document the projection kept, or from one read back from the index."""
+    from baton.projections.folds.batons import TELEMETRY_RECENT, Batons
+
+    for i in range(TELEMETRY_RECENT // 2 + 2):  # enough to push records out of ``recent``
+        leave(project, session=f"s-{i}", steps=(f"step {i}",))
+        start(project, session=f"s-next-{i}")
+    leave(project, session="s-shared", shared=True)
+    runs: dict[str, list] = {}
+    for event in events(project, "baton."):
+        for key in Batons().keys(event):
+            runs.setdefault(key, []).append(event)
+    assert max(len(run) for run in runs.values()) > TELEMETRY_RECENT
+    for key, run in runs.items():
+        one_by_one, doc = Batons(), None
+        for event in run:
+            doc = one_by_one.apply(key, doc, event)
+        expected = orjson.dumps(doc)
+        assert orjson.dumps(Batons().apply_all(key, None, run)) == expected
+        for cut in (1, len(run) // 2, len(run) - 1):
+            same = Batons()
+            assert orjson.dumps(same.apply_all(key, same.apply_all(key, None, run[:cut]), run[cut:])) == expected
+            read_back = orjson.loads(orjson.dumps(Batons().apply_all(key, None, run[:cut])))
+            assert orjson.dumps(Batons().apply_all(key, read_back, run[cut:])) == expected

@@ -244,3 +244,52 @@ def _counting(method, calls: list):
         calls.append(args)
         return method(self, *args, **kwargs)
     return wrapper
+
+
+def test_a_batch_of_one_handoffs_events_folds_to_what_folding_them_one_by_one_gives(project):
+    """``Handoffs.apply_all``: the events of one handoff in a batch fold through
+    ``evolve`` in turn and the record is written once — the same bytes as
+    writing it after every event, whether the batch starts from nothing, from
+    the record the projection itself wrote (its model kept), or from a record
+    read back from the index (a later batch, another process)."""
+    import orjson
+
+    first = _capture(project)
+    validate_handoff_command(project, first)
+    promote_handoff(project, first)
+    resume_handoff(project, first, mark_resumed=True)
+    child = amend_handoff(project, first, content=ContentOptions(completed=["fixture"])).handoff_id
+    draft = _capture(project, payload(open_items=[]))
+    validate_handoff_command(project, draft)
+    opened = Project.open(project)
+    streams: dict[str, list] = {}
+    for event in opened.ledger.read_all():
+        if event.stream.startswith("handoff/"):
+            streams.setdefault(event.stream.split("/", 1)[1], []).append(event)
+    opened.close()
+    assert {first, child, draft} <= set(streams) and max(len(run) for run in streams.values()) >= 4
+    for key, run in streams.items():
+        one_by_one, doc = Handoffs(), None
+        for event in run:
+            doc = one_by_one.apply(key, doc, event)
+        expected = orjson.dumps(doc)
+        assert orjson.dumps(Handoffs().apply_all(key, None, run)) == expected
+        for cut in range(1, len(run)):
+            same = Handoffs()  # the second run starts from the model this projection kept
+            assert orjson.dumps(same.apply_all(key, same.apply_all(key, None, run[:cut]), run[cut:])) == expected
+            read_back = orjson.loads(orjson.dumps(Handoffs().apply_all(key, None, run[:cut])))
+            assert orjson.dumps(Handoffs().apply_all(key, read_back, run[cut:])) == expected
+
+
+def test_a_batch_that_erases_a_capture_then_captures_again_folds_as_one_by_one():
+    record = _draft_record()
+    key = record["id"]
+    run = [_event("handoff.captured", key, {"handoff": record}),
+           _event("handoff.archived", key, {"reason": "dropped"}, at="2026-09-02T15:00:01.5Z"),
+           _event("handoff.captured", key, None),
+           _event("handoff.captured", key, {"handoff": {**record, "updated_at": "2026-09-02T16:00:00Z"}})]
+    one_by_one, doc = Handoffs(), None
+    for event in run:
+        doc = one_by_one.apply(key, doc, event)
+    assert Handoffs().apply_all(key, None, run) == doc
+    assert Handoffs().apply_all(key, None, run[:3]) is None

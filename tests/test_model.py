@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 import pytest
 
-from baton.model import frozen, mutable
+from baton.model import as_tuple, frozen, mutable
 
 
 @frozen
@@ -86,3 +86,50 @@ def test_the_shared_tuple_converter_makes_tuples_as_converter_tuple_does():
 
     assert Seq(["a", "b"]).items == ("a", "b") and Seq().items == ()
     assert attrs.evolve(Seq(), items=iter("xy")).items == ("x", "y")
+
+
+@frozen
+class Seq:
+    items: tuple = attrs.field(factory=tuple, converter=as_tuple)
+    label: str = "x"
+    _hidden: int = 0
+    extra: dict = attrs.field(factory=dict, kw_only=True)
+
+
+@frozen
+class Checked:
+    n: int = attrs.field(validator=attrs.validators.instance_of(int))
+
+
+@frozen
+class Later:
+    n: int
+    twice: int = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "twice", self.n * 2)
+
+
+def test_evolve_equals_attrs_evolve_and_converts_only_what_changed():
+    """``model.evolve`` copies the unchanged fields and converts the changed
+    ones, as ``attrs.evolve`` (which runs ``__init__`` again) gives them."""
+    from baton.model import evolve
+
+    base = Seq([1, 2], label="a", hidden=3, extra={"k": 1})
+    for changes in ({}, {"items": [3]}, {"label": "b"}, {"hidden": 4}, {"extra": {"z": 2}, "items": (9,)}):
+        got, want = evolve(base, **changes), attrs.evolve(base, **changes)
+        assert got == want and type(got) is Seq and type(got.items) is tuple
+        assert (got.items, got.label, got._hidden, got.extra) == (want.items, want.label, want._hidden, want.extra)
+    assert evolve(base, label="b").items is base.items  # unchanged: the very same object
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        evolve(base, label="b").label = "c"  # type: ignore[misc]
+
+
+def test_evolve_leaves_validators_post_init_and_unknown_fields_to_attrs():
+    from baton.model import evolve
+
+    with pytest.raises(TypeError):
+        evolve(Checked(1), n="not an int")  # the validator ran
+    assert evolve(Later(2), n=5).twice == 10  # __attrs_post_init__ ran
+    with pytest.raises(TypeError):
+        evolve(Seq(), nothing=1)  # no such field: attrs' own error

@@ -52,3 +52,32 @@ def test_a_catch_up_loads_only_the_folds_its_events_touch(tmp_path):
     _folds_loaded(tmp_path, "make the index")  # a new index: every fold makes its tables
     assert _folds_loaded(tmp_path, "nothing") == "[]"
     assert _folds_loaded(tmp_path, "append") == "['baton.projections.folds.sessions']"
+
+
+def test_a_projection_that_names_its_types_routes_no_event_of_another_type():
+    """``Projection.types``: the runner asks ``keys`` only of the projections
+    that may route an event's type, so ``keys`` must route nothing else —
+    whatever the stream, the payload, or an unknown type."""
+    from baton.events.names import FAMILIES, MODULE_OF_TYPE
+    from baton.ledger.envelope import Event
+
+    known = sorted(MODULE_OF_TYPE) + ["bench.noted", "handoff.unknown", "baton.unknown"]
+    handoff_id = "01a24243-e1c9-7219-aeed-5ba3f61ab39b"
+    named = [p for p in default_projections() if getattr(p, "types", None) is not None]
+    assert {p.name for p in named} >= {"handoffs", "lineage", "continuity_metrics", "detector", "sessions",
+                                       "objectives", "baton_scopes"}
+    routed_somewhere = set()
+    for kind in known:
+        for family in FAMILIES:
+            stream = f"{family}/{handoff_id}" if family != "baton" else "baton/alice__main"
+            event = Event(v=1, id="01a24243-e1c9-7219-aeed-5ba3f61ab39c", writer="w1", seq=1,
+                          at="2026-12-05T00:00:00.000000Z", hlc=1, type=kind, stream=stream, stream_version=1,
+                          actor=None, session=None, data={"handoff_id": handoff_id, "key": handoff_id},
+                          digest="", prev=None, hash="")
+            for p in named:
+                keys = tuple(p.keys(event))
+                if kind not in p.types:
+                    assert keys == (), (p.name, kind, stream)
+                elif keys:
+                    routed_somewhere.add((p.name, kind))
+    assert {name for name, _kind in routed_somewhere} == {p.name for p in named}  # the test reaches every one

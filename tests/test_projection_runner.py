@@ -467,6 +467,63 @@ def test_a_materialized_file_that_is_a_link_is_refused(baton_dir, tmp_path):
         runner_for(baton_dir)._inside("logs/s__1.json")
 
 
+def test_a_replay_leaves_a_materialized_file_that_is_a_link_and_its_target_alone(baton_dir, tmp_path, clock):
+    """The replay's read of a file it would write opens it without following
+    a link (``O_NOFOLLOW``): a link where a file should be is recorded as
+    unwritten, and the file it points to is neither read into the
+    comparison nor written."""
+    append(writer(baton_dir, "w1", clock), stream="s/1")
+    (baton_dir / "logs").mkdir(parents=True)
+    outside = tmp_path / "target.json"
+    outside.write_bytes(b"not mine")
+    (baton_dir / "logs" / "s__1.json").symlink_to(outside)
+    runner = runner_for(baton_dir)
+    runner.rebuild()
+    assert outside.read_bytes() == b"not mine"
+    assert (baton_dir / "logs" / "s__1.json").is_symlink()
+    [entry] = runner.unwritten()
+    assert entry["path"] == "logs/s__1.json" and "symbolic link" in entry["error"]
+
+
+def test_a_replay_rewrites_a_materialized_file_that_holds_more_or_less_than_its_document(baton_dir, clock):
+    """A file is left alone only when it holds exactly the document's bytes:
+    the same bytes with more after them, or a prefix of them, are written again."""
+    append(writer(baton_dir, "w1", clock), stream="s/1")
+    runner = runner_for(baton_dir)
+    runner.rebuild()
+    path = baton_dir / "logs" / "s__1.json"
+    good = path.read_bytes()
+    for damaged in (good + b"more", good[:-3], b""):
+        path.write_bytes(damaged)
+        runner.rebuild()
+        assert path.read_bytes() == good
+
+
 def test_a_materialized_name_inside_baton_dir_is_its_path_there(baton_dir):
     baton_dir.mkdir(parents=True)
     assert runner_for(baton_dir)._inside("logs/s__1.json") == baton_dir.resolve() / "logs" / "s__1.json"
+
+
+def _counted(hlc: int, type_: str = "test.noted", stream: str = "s/1"):
+    from baton.ledger.envelope import Event
+
+    return Event(v=1, id=f"{hlc:036d}", writer="w1", seq=hlc, at=f"2026-12-05T00:00:{hlc % 60:02d}.000000Z",
+                 hlc=hlc, type=type_, stream=stream, stream_version=hlc, actor=None, session=None, data={},
+                 digest="", prev=None, hash="")
+
+
+def test_a_run_of_counted_events_folds_as_counting_them_one_by_one_in_any_order():
+    """``EventCounts.apply_all`` and ``Streams.apply_all``: a batch's events of
+    one key in one pass give the document ``apply`` gives one event at a time
+    (late ones included: counts keep the first and last by merge key)."""
+    from baton.projections.event_counts import EventCounts, Streams
+
+    for order in ([5, 1, 9, 3, 7], [1, 2, 3], [9], [4, 4, 2, 8, 1, 8]):
+        run = [_counted(hlc) for hlc in order]
+        for projection in (EventCounts(), Streams()):
+            for start in (None, projection.apply("k", None, _counted(6))):
+                doc = start
+                for event in run:
+                    doc = projection.apply("k", doc, event)
+                assert projection.apply_all("k", start, run) == doc
+                assert projection.apply_all("k", start, []) == start

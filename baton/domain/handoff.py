@@ -440,6 +440,9 @@ def _is_tuple(t: Any) -> bool:
     return get_origin(t) is tuple
 
 
+_ONLY_STR = frozenset((str,))
+
+
 def _tuple_factory(conv: Any) -> Callable[[Any], Callable[[Any, Any], Any]]:
     def factory(t: Any) -> Callable[[Any, Any], Any]:
         (item_type, _ellipsis) = get_args(t)
@@ -450,7 +453,9 @@ def _tuple_factory(conv: Any) -> Callable[[Any], Callable[[Any, Any], Any]]:
         def structure_tuple(value: Any, _: Any) -> tuple[Any, ...]:
             if not isinstance(value, list):
                 raise TypeError(f"must be an array, not {_json_type(value)}")
-            if item_type is str and all(type(v) is str for v in value):
+            if not value:
+                return ()
+            if item_type is str and _ONLY_STR.issuperset(map(type, value)):
                 return tuple(value)  # what the list hook returns for them, without a call per string
             try:  # the same items as ``as_list``, without its per-item bookkeeping for error reports
                 return tuple([item_hook(v, item_type) for v in value])
@@ -471,6 +476,8 @@ def _is_optional(t: Any) -> bool:
 def _optional_factory(conv: Any) -> Callable[[Any], Callable[[Any, Any], Any]]:
     def factory(t: Any) -> Callable[[Any, Any], Any]:
         inner = next(a for a in get_args(t) if a is not type(None))
+        if inner is str:
+            return _structure_optional_str  # the most common: one call, not two
         hooks: list[Callable[[Any, Any], Any]] = []
 
         def structure_optional(value: Any, _: Any) -> Any:
@@ -485,6 +492,13 @@ def _optional_factory(conv: Any) -> Callable[[Any], Callable[[Any, Any], Any]]:
         return structure_optional
 
     return factory
+
+
+def _structure_optional_str(value: Any, _: Any) -> str | None:
+    """``str | None``: what the optional hook does with ``_structure_str`` inside."""
+    if value is None or type(value) is str:
+        return value
+    return _structure_str(value, None)
 
 
 def _is_json_object(t: Any) -> bool:
@@ -532,8 +546,9 @@ def _register_models(conv: Any) -> None:
         base: Callable[..., Any] = make_dict_structure_fn(cls, conv, extra=override(omit=True), **overrides)
         known = frozenset(keys.values())
         conv.register_structure_hook(cls, _structure_with_extra(cls, base, known))
-        direct[cls] = models[cls] = _unstructure_with_extra(unstructure_value, cls, fields, keys, models)
-        conv.register_unstructure_hook(cls, direct[cls])
+        models[cls] = _unstructure_with_extra(unstructure_value, cls, fields, keys, models)
+        direct[cls] = _FRESH[cls]  # what ``models[cls]`` does without ``like``, one call less
+        conv.register_unstructure_hook(cls, models[cls])
 
     scalars = _SCALARS
 
@@ -545,7 +560,15 @@ def _register_models(conv: Any) -> None:
         for key, value in obj.items():
             if type(key) is not str:
                 return cast("dict[Any, Any]", unstructure_any(obj))  # the converter's key handling
-            out[key] = value if type(value) in scalars else unstructure_value(value)
+            kind = type(value)
+            if kind in scalars:
+                out[key] = value
+            elif kind is dict:  # JSON objects nest (a report's ``quality``): no dispatch per level
+                out[key] = unstructure_dict(value)
+            elif kind is list:
+                out[key] = unstructure_items(value)
+            else:
+                out[key] = unstructure_value(value)
         return out
 
     direct[tuple] = direct[list] = unstructure_items
@@ -558,16 +581,22 @@ def _structure_with_extra(cls: type, base: Callable[..., Any], known: frozenset[
         if not isinstance(value, dict):
             raise TypeError(f"must be an object, not {_json_type(value)}")
         obj = base(value, cls)
-        rest = {k: v for k, v in value.items() if k not in known}
-        return attrs.evolve(obj, extra=rest) if rest else obj
+        if value.keys() <= known:
+            return obj
+        # Unknown members: kept in ``extra`` of the object just built, which
+        # nothing else holds yet (as ``attrs.evolve(obj, extra=rest)``, without
+        # building it a second time; ``extra`` has no converter or validator).
+        object.__setattr__(obj, "extra", {k: v for k, v in value.items() if k not in known})
+        return obj
 
     return structure
 
 
-_SCALARS = frozenset((str, int, float, bool))
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 """Types the converter unstructures as themselves (its hook for them is the
 identity): the hooks below take them as they are instead of dispatching
-each one (a record holds hundreds)."""
+each one (a record holds hundreds). ``None`` is one of them inside an array
+or a JSON object (a model's member that is None is left out before)."""
 
 _PLANS: dict[type, list[tuple[str, str, bool]]] = {}
 """Per model class: (attribute, JSON key, omitted when empty), in output order."""
@@ -578,35 +607,94 @@ def _unstructure_with_extra(unstructure_value: Callable[[Any], Any], cls: type, 
         -> Callable[[Any], dict[str, Any]]:
     plan = _PLANS[cls] = [(f.name, keys[f.name], bool(f.metadata.get(_OMIT_EMPTY)))
                           for f in fields if f.name != "extra"]
+    fresh = _FRESH[cls] = _unstructure_fresh(unstructure_value, cls, plan, fields)
+
+    unrolled = _unstructure_like(unstructure_value, cls, plan, models)
 
     def unstructure(obj: Any, like: tuple[Any, Mapping[str, Any]] | None = None) -> dict[str, Any]:
         """``like``: (an earlier model, its JSON) — members whose value is the very
         same object as the earlier model's are taken from its JSON, not rebuilt;
         a member that is another model of the same class (``validation`` after
         a promotion: one field changed) is unstructured like its earlier self.
-        ``models``: the model classes' hooks (these), by class."""
-        out: dict[str, Any] = {}
-        for name, key, omit_empty in plan:
-            value = getattr(obj, name)
-            if value is None or (omit_empty and value == ()):
-                continue
-            if type(value) in _SCALARS:
-                out[key] = value
-            elif like is not None and key in like[1]:
-                earlier = getattr(like[0], name)
-                if earlier is value:
-                    out[key] = like[1][key]
-                elif type(earlier) is type(value) and type(value) in models and type(like[1][key]) is dict:
-                    out[key] = models[type(value)](value, (earlier, like[1][key]))
-                else:
-                    out[key] = unstructure_value(value)
-            else:
-                out[key] = unstructure_value(value)
-        for key, value in obj.extra.items():
-            out.setdefault(key, value)
-        return out
+        ``models``: the model classes' hooks (these), by class. Both ways are
+        this class's plan unrolled into generated code (``fresh``, ``unrolled``)."""
+        return fresh(obj) if like is None else unrolled(obj, like[0], like[1])
 
     return unstructure
+
+
+def _unstructure_like(unstructure_value: Callable[[Any], Any], cls: type, plan: list[tuple[str, str, bool]],
+                      models: Mapping[type, Callable[..., Any]]) -> Callable[[Any, Any, Mapping[str, Any]], dict[str, Any]]:
+    """``cls``'s JSON like an earlier model ``e`` whose JSON is ``ej``, generated
+    from the plan as ``_unstructure_fresh`` is: per member, left out when None
+    (or an omitted empty array); a scalar as it is; the earlier JSON's member
+    when the value is the earlier model's very object; a model of the same
+    class as the earlier one written like it; anything else through
+    ``unstructure_value``. Then the unknown members kept in ``extra``."""
+    lines = [f"def unstructure_{cls.__name__}_like(obj, e, ej):", "    out = {}"]
+    for name, key, omit_empty in plan:
+        lines += [f"    v = obj.{name}",
+                  "    if v is not None and not (v == ()):" if omit_empty else "    if v is not None:",
+                  "        if type(v) in scalars:",
+                  f"            out[{key!r}] = v",
+                  f"        elif {key!r} in ej:",
+                  f"            w = e.{name}",
+                  "            if w is v:",
+                  f"                out[{key!r}] = ej[{key!r}]",
+                  f"            elif type(w) is type(v) and type(v) in models and type(ej[{key!r}]) is dict:",
+                  f"                out[{key!r}] = models[type(v)](v, (w, ej[{key!r}]))",
+                  "            else:",
+                  f"                out[{key!r}] = uv(v)",
+                  "        else:",
+                  f"            out[{key!r}] = uv(v)"]
+    lines += ["    if obj.extra:", "        for k, v in obj.extra.items():", "            out.setdefault(k, v)",
+              "    return out"]
+    scope: dict[str, Any] = {"scalars": _SCALARS, "uv": unstructure_value, "models": models}
+    exec(compile("\n".join(lines), f"<baton unstructure {cls.__name__} like>", "exec"), scope)  # noqa: S102 - our own plan
+    return cast("Callable[[Any, Any, Mapping[str, Any]], dict[str, Any]]", scope[f"unstructure_{cls.__name__}_like"])
+
+
+_FRESH: dict[type, Callable[[Any], dict[str, Any]]] = {}
+"""Per model class: its JSON without ``like`` (``_unstructure_fresh``)."""
+
+
+def _unstructure_fresh(unstructure_value: Callable[[Any], Any], cls: type, plan: list[tuple[str, str, bool]],
+                       fields: Any) -> Callable[[Any], dict[str, Any]]:
+    """``cls``'s JSON without ``like``: the plan unrolled into one generated
+    function (attribute by attribute, as cattrs generates its own hooks), so
+    a record — replay unstructures one per capture — costs no loop over the
+    plan and no lookup by name. The same output as the loop in
+    ``_unstructure_with_extra``: members in plan order, ``None`` (and an
+    empty array where omitted) left out, scalars as they are, anything else
+    through ``unstructure_value`` — called directly when the field's type
+    names a model class (or an array of one, or of scalars) and the value is
+    of it, which is what ``unstructure_value`` would call."""
+    types = {f.name: f.type for f in fields}
+    lines = [f"def unstructure_{cls.__name__}(obj):", "    out = {}"]
+    for name, key, omit_empty in plan:
+        lines.append(f"    v = obj.{name}")
+        lines.append("    if v is not None and not (v == ()):" if omit_empty else "    if v is not None:")
+        kind = types.get(name)
+        args = get_args(kind)
+        if get_origin(kind) in (Union, UnionType) and len(args) == 2 and type(None) in args:
+            kind = next(a for a in args if a is not type(None))  # ``X | None``: None is left out above
+        item = get_args(kind)[0] if get_origin(kind) is tuple else None
+        if kind in MODEL_CLASSES:
+            value = f"F[{kind.__name__}](v) if type(v) is {kind.__name__} else uv(v)"
+        elif item in MODEL_CLASSES:
+            value = (f"[F[{item.__name__}](x) if type(x) is {item.__name__} else uv(x) for x in v] "
+                     "if type(v) is tuple else uv(v)")
+        elif item is not None:
+            value = "[x if type(x) in scalars else uv(x) for x in v] if type(v) is tuple else uv(v)"
+        else:
+            value = "v if type(v) in scalars else uv(v)"
+        lines.append(f"        out[{key!r}] = {value}")
+    lines += ["    if obj.extra:", "        for k, v in obj.extra.items():", "            out.setdefault(k, v)",
+              "    return out"]
+    scope: dict[str, Any] = {"scalars": _SCALARS, "uv": unstructure_value, "F": _FRESH,
+                             **{c.__name__: c for c in MODEL_CLASSES}}
+    exec(compile("\n".join(lines), f"<baton unstructure {cls.__name__}>", "exec"), scope)  # noqa: S102 - our own plan
+    return cast("Callable[[Any], dict[str, Any]]", scope[f"unstructure_{cls.__name__}"])
 
 
 def _json_type(value: Any) -> str:

@@ -26,8 +26,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import attrs
-
 from baton.domain.handoff import (
     MANAGED_FIELDS,
     Handoff,
@@ -42,6 +40,7 @@ from baton.domain.handoff import (
 )
 from baton.domain.readiness import ready_problems
 from baton.errors import HandoffInputError, PromotionRefused, TransitionError
+from baton.model import evolve
 
 REVISE = "revise"
 VALIDATE = "validate"
@@ -117,7 +116,7 @@ def revise(h: Handoff, body: Handoff, *, now: str) -> Handoff:
     blank = blank_work_problems(body) + blank_item_problems(body)
     if blank:
         raise HandoffInputError(blank, message="the revised handoff is not valid")
-    return attrs.evolve(body, id=h.id, created_at=h.created_at, status="draft", updated_at=Timestamp(now),
+    return evolve(body, id=h.id, created_at=h.created_at, status="draft", updated_at=Timestamp(now),
                         validation=Validation(), flags=(), resumed_at=None, superseded_by=None,
                         archived_reason=None)
 
@@ -127,11 +126,11 @@ def record_validation(h: Handoff, validation: Validation, *, now: str) -> Handof
     require(h, VALIDATE)
     if validation.status not in ("pass", "warn", "fail"):
         raise ValueError(f"a validation result is pass, warn or fail, not {validation.status!r}")
-    validation = attrs.evolve(validation, accepted_warnings=None)
+    validation = evolve(validation, accepted_warnings=None)
     others = tuple(f for f in h.flags if f != "invalid")
     if validation.status == "fail":
-        return attrs.evolve(h, status="draft", validation=validation, updated_at=Timestamp(now), flags=others + ("invalid",))
-    return attrs.evolve(h, status="validated", validation=validation, updated_at=Timestamp(now), flags=others)
+        return evolve(h, status="draft", validation=validation, updated_at=Timestamp(now), flags=others + ("invalid",))
+    return evolve(h, status="validated", validation=validation, updated_at=Timestamp(now), flags=others)
 
 
 ELSEWHERE_KEPT = 10
@@ -150,9 +149,9 @@ def record_validation_elsewhere(h: Handoff, report: dict[str, Any], *, now: str)
     worktree = run["ran_on"].get("worktree")
     kept = [r for r in h.validation.extra.get("elsewhere", ()) or ()
             if isinstance(r, dict) and (r.get("ran_on") or {}).get("worktree") != worktree]
-    validation = attrs.evolve(h.validation, extra={**h.validation.extra,
+    validation = evolve(h.validation, extra={**h.validation.extra,
                                                    "elsewhere": [*kept, run][-ELSEWHERE_KEPT:]})
-    return attrs.evolve(h, validation=validation, updated_at=Timestamp(now))
+    return evolve(h, validation=validation, updated_at=Timestamp(now))
 
 
 def promote(h: Handoff, *, now: str, accepted_warnings: str | None = None) -> Handoff:
@@ -182,14 +181,14 @@ def promoted(h: Handoff, *, now: str, accepted_warnings: str | None = None) -> H
     require(h, PROMOTE)
     reason = accepted_warnings.strip() if accepted_warnings and accepted_warnings.strip() else None
     kept = reason if h.validation.status == "warn" else None
-    return attrs.evolve(h, status="ready", updated_at=Timestamp(now),
-                        validation=attrs.evolve(h.validation, accepted_warnings=kept))
+    return evolve(h, status="ready", updated_at=Timestamp(now),
+                        validation=evolve(h.validation, accepted_warnings=kept))
 
 
 def resume(h: Handoff, *, now: str) -> Handoff:
     """ready|resumed -> resumed (resuming again is allowed: one record, many sessions)."""
     require(h, RESUME)
-    return attrs.evolve(h, status="resumed", resumed_at=Timestamp(now))
+    return evolve(h, status="resumed", resumed_at=Timestamp(now))
 
 
 def supersede(h: Handoff, *, by: str, now: str) -> Handoff:
@@ -197,7 +196,7 @@ def supersede(h: Handoff, *, by: str, now: str) -> Handoff:
     require(h, SUPERSEDE)
     if not is_handoff_id(by) or by == h.id:
         raise ValueError(f"a handoff is superseded by another handoff's UUID, not {by!r}")
-    return attrs.evolve(h, status="superseded", superseded_by=HandoffId(by))
+    return evolve(h, status="superseded", superseded_by=HandoffId(by))
 
 
 def archive(h: Handoff, *, now: str, reason: str | None = None) -> Handoff:
@@ -205,8 +204,8 @@ def archive(h: Handoff, *, now: str, reason: str | None = None) -> Handoff:
     require(h, ARCHIVE)
     reason = reason.strip() if reason and reason.strip() else None
     if h.status in ("draft", "validated"):
-        return attrs.evolve(h, status="archived", archived_reason=reason, updated_at=Timestamp(now))
-    return attrs.evolve(h, status="archived", archived_reason=reason)
+        return evolve(h, status="archived", archived_reason=reason, updated_at=Timestamp(now))
+    return evolve(h, status="archived", archived_reason=reason)
 
 
 def flag_conflicted(h: Handoff, *, now: str) -> Handoff:
@@ -214,7 +213,7 @@ def flag_conflicted(h: Handoff, *, now: str) -> Handoff:
     require(h, FLAG_CONFLICTED)
     if "conflicted" in h.flags:
         return h
-    return attrs.evolve(h, flags=h.flags + ("conflicted",), updated_at=Timestamp(now))
+    return evolve(h, flags=h.flags + ("conflicted",), updated_at=Timestamp(now))
 
 
 def amend(parent: Handoff, changes: Mapping[str, Any], *, id: str, now: str,

@@ -76,7 +76,7 @@ def parse_timestamp(text: str) -> datetime:
         raise ValueError("must be an RFC 3339 date-time with a zone, e.g. 2026-09-02T14:30:00Z")
     value = text[:-1] + "+00:00" if text[-1] in "Zz" else text
     # fromisoformat takes at most 6 fractional digits
-    m = re.match(r"^(.*?\.)(\d+)(.*)$", value)
+    m = re.match(r"^(.*?\.)(\d+)(.*)$", value) if "." in value else None
     if m and len(m.group(2)) > 6:
         value = m.group(1) + m.group(2)[:6] + m.group(3)
     try:

@@ -31,6 +31,11 @@ class UpcasterRegistry:
 
         return decorate
 
+    def upgrades(self, event_type: str) -> bool:
+        """Whether any step is registered for ``event_type`` (else ``upcast``
+        returns every event of it as it is, and a reader may skip the call)."""
+        return any(kind == event_type for kind, _schema in self._steps)
+
     def upcast(self, event: Event) -> Event:
         if event.data is None:
             return event

@@ -24,6 +24,16 @@ class Projection(Protocol):
         """The document keys ``event`` touches (often none)."""
         ...
 
+    # Optional: ``folds_runs = True`` with ``apply_all(key, doc, events)``: the
+    # runner hands the projection all of a batch's events of one document at
+    # once (in project order, after the batch's other projections), and
+    # ``apply_all`` returns what ``apply`` over them one by one would.
+    #
+    # Optional: ``types``, a frozenset of the event types ``keys`` may route
+    # (for any other type it returns none). The runner then asks ``keys``
+    # only of the projections that may route an event's type (a plan made
+    # once per type and batch); without it, ``keys`` is asked of every event.
+
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
         """Pure: return the new document (never mutate ``doc``), or None to delete it."""
         ...

@@ -49,6 +49,8 @@ class BatonsBase:
     version = 4
     order = STREAM_ORDER
     """4: a claim that lost to an earlier one (replicas apart, ``baton sync``) is kept as a conflict."""
+    folds_runs = True
+    """A batch's events of one key fold in turn, the document built once (``Batons.apply_all``)."""
 
     def keys(self, event: Event) -> Iterable[str]:
         # Every event of the stream, known type or not, so ``version`` always
@@ -101,6 +103,8 @@ class BatonScopesBase:
     """2: the scopes kept sorted, so the document is the same whatever order
     the events arrived in (``ANY_ORDER``)."""
     order = ANY_ORDER
+
+    types = frozenset((BATON_CREATED,))
 
     def keys(self, event: Event) -> Iterable[str]:
         if event.type == BATON_CREATED and isinstance(event.data, dict):

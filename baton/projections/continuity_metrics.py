@@ -45,6 +45,8 @@ class ContinuityMetricsBase:
     version = 1
     order = STREAM_ORDER
 
+    types = _TYPES
+
     def keys(self, event: Event) -> Iterable[str]:
         return handoff_key(event, _TYPES)
 

@@ -34,6 +34,8 @@ class DetectorBase:
     ``_material`` (every stream's) keeps the event with the highest merge key,
     in any order."""
 
+    types = _TYPES | _MATERIAL_TYPES
+
     def keys(self, event: Event) -> Iterable[str]:
         if event.type in _TYPES:
             family, key = split_stream(event.stream)

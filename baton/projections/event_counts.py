@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from baton.ledger.envelope import Event
 from baton.projections.base import ANY_ORDER, STREAM_ORDER, Doc
@@ -14,20 +14,40 @@ class EventCounts:
     """2: the first and last events are kept by merge key (``first``, ``last``),
     so the document is the same whatever order events arrive in."""
     order = ANY_ORDER
+    folds_runs = True
+    """A batch's events of one type are counted in one pass (``apply_all``)."""
 
     def keys(self, event: Event) -> Iterable[str]:
         return (event.type,)
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
-        merge_key = list(event.merge_key)
+        return self.apply_all(key, doc, (event,))
+
+    def apply_all(self, key: str, doc: Doc | None, events: Sequence[Event]) -> Doc | None:
+        """``apply`` over ``events`` in turn, one document built at the end."""
+        if not events:
+            return doc
+        out: Doc
         if doc is None:
-            return {"type": key, "count": 1, "first_at": event.at, "last_at": event.at,
-                    "first": merge_key, "last": merge_key}
-        out = {**doc, "count": doc.get("count", 0) + 1}
-        if merge_key < (doc.get("first") or merge_key):
-            out["first"], out["first_at"] = merge_key, event.at
-        if merge_key > (doc.get("last") or merge_key):
-            out["last"], out["last_at"] = merge_key, event.at
+            head = events[0]
+            merge_key = list(head.merge_key)
+            out = {"type": key, "count": 1, "first_at": head.at, "last_at": head.at,
+                   "first": merge_key, "last": merge_key}
+            events = events[1:]
+        else:
+            out = dict(doc)
+        count = out.get("count", 0)
+        first, last = out.get("first"), out.get("last")
+        for event in events:
+            count += 1
+            merge_key = list(event.merge_key)
+            if merge_key < (first or merge_key):
+                first = out["first"] = merge_key
+                out["first_at"] = event.at
+            if merge_key > (last or merge_key):
+                last = out["last"] = merge_key
+                out["last_at"] = event.at
+        out["count"] = count
         return out
 
 
@@ -41,16 +61,28 @@ class Streams:
     version = 2
     """2: ``last_key``."""
     order = STREAM_ORDER
+    folds_runs = True
+    """A batch's events of one stream: the document is the last one's (``apply_all``)."""
 
     def keys(self, event: Event) -> Iterable[str]:
         return (event.stream,)
 
+    def apply_all(self, key: str, doc: Doc | None, events: Sequence[Event]) -> Doc | None:
+        """``apply`` over ``events`` in turn: each replaces the document whole,
+        so the last one's is the document."""
+        return _stream_doc(key, events[-1]) if events else doc
+
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
-        return {
-            "stream": key,
-            "version": event.stream_version,
-            "last_event": event.id,
-            "last_type": event.type,
-            "last_at": event.at,
-            "last_key": list(event.merge_key),
-        }
+        return _stream_doc(key, event)
+
+
+def _stream_doc(key: str, event: Event) -> Doc:
+    """The ``streams`` document of ``key`` after ``event``."""
+    return {
+        "stream": key,
+        "version": event.stream_version,
+        "last_event": event.id,
+        "last_type": event.type,
+        "last_at": event.at,
+        "last_key": list(event.merge_key),
+    }

@@ -58,6 +58,10 @@ class HandoffsBase:
     (and would write rows without counting them) rebuilds it to its version,
     and this one rebuilds it back, counts and all."""
     index_tables = (ROWS_TABLE, COUNTS_TABLE)
+    types = _TYPES
+    folds_runs = True
+    """A batch's events of one handoff fold through ``evolve`` one by one and
+    the record is written once, at the end (``Handoffs.apply_all``)."""
 
     def keys(self, event: Event) -> Iterable[str]:
         if event.type in _TYPES:

@@ -44,6 +44,8 @@ class LineageBase:
     order = STREAM_ORDER
     index_tables = (NODES_TABLE, EDGES_TABLE, FORKS_TABLE)
 
+    types = _TYPES
+
     def keys(self, event: Event) -> Iterable[str]:
         return handoff_key(event, _TYPES)
 

@@ -25,7 +25,7 @@ from baton.projections.lineage import LineageBase
 from baton.projections.sessions import ObjectivesBase, SessionsBase
 
 FOLDS = "baton.projections.folds"
-_FOLD_MEMBERS = ("apply", "materialize", "setup_index", "reset_index", "index", "fold")
+_FOLD_MEMBERS = ("apply", "apply_all", "materialize", "setup_index", "reset_index", "index", "fold")
 """What a fold may add to its routing class (``base.Materializing``, ``base.Indexing``, ``Batons.fold``)."""
 
 
@@ -46,6 +46,8 @@ class Deferred:
         self.order = base.order
         self.index_tables = getattr(base, "index_tables", ())
         self.keys = base.keys
+        self.types = getattr(base, "types", None)  # here, not through ``__getattr__`` (which loads the fold)
+        self.folds_runs = getattr(base, "folds_runs", False)
         self.fold_path = fold
         self._fold: Any = None
 

@@ -36,6 +36,7 @@ same bytes, because a file is a pure function of its document.
 
 from __future__ import annotations
 
+import errno
 import functools
 import itertools
 import os
@@ -481,28 +482,55 @@ class ProjectionRunner:
         # Each family's module registers its upcasters when it is imported; the
         # read path imports only the names (``baton.events.names``), so an
         # event's family is loaded (``load_family``) before the first event of
-        # its type is upcast (once per type and batch, never per event).
-        upcast = self.upcasters.upcast
-        plan = [(p.name, p.keys, p.apply) for p in self.projections]  # bound once, not per event
-        seen: set[str] = set()
+        # its type is upcast. What an event of a type needs is planned once
+        # per type and batch: whether it is upcast (a type without upcasters
+        # never is), whether it is a repair to acknowledge, and which
+        # projections may route it (``Projection.types``; ``keys`` is asked
+        # of those only).
+        plans: dict[str, tuple[bool, bool, list[tuple[str, Any, Any]]]] = {}
         routed: list[tuple[Event, list[tuple[Callable[[str, Doc | None, Event], Doc | None], tuple[str, str]]]]] = []
         for event in events:
-            if event.type not in seen:
-                load_family(event.type)
-                seen.add(event.type)
-            if event.type == REPAIRED_TYPE:
+            plan = plans.get(event.type)
+            if plan is None:
+                plan = plans[event.type] = self._plan(event.type)
+            upcasts, repair, routes = plan
+            if repair:
                 self._acknowledge_repair(event)
-            event = upcast(event)
-            routed.append((event, [(apply, (name, key)) for name, keys, apply in plan for key in keys(event)]))
+            if upcasts:
+                event = self.upcasters.upcast(event)
+            routed.append((event, [(apply, (name, key)) for name, keys, apply in routes for key in keys(event)]))
         missing = {slot for _event, touched in routed for _apply, slot in touched if slot not in docs}
         if missing:
             docs.update(load(missing))
         dirty: set[tuple[str, str]] = set()
+        runs: dict[tuple[str, str], list[Event]] = {}
         for event, touched in routed:
             for apply, slot in touched:
+                if apply is None:  # folded below, with the slot's other events of the batch
+                    run = runs.get(slot)
+                    if run is None:
+                        run = runs[slot] = []
+                    run.append(event)
+                    continue
                 docs[slot] = apply(slot[1], docs[slot], event)
                 dirty.add(slot)
+        folders: dict[str, Any] = {}  # per projection: its ``apply_all``, bound once
+        for slot, run in runs.items():
+            fold_run = folders.get(slot[0])
+            if fold_run is None:
+                fold_run = folders[slot[0]] = cast(Any, self.by_name[slot[0]]).apply_all
+            docs[slot] = fold_run(slot[1], docs[slot], run)
+            dirty.add(slot)
         return dirty
+
+    def _plan(self, event_type: str) -> tuple[bool, bool, list[tuple[str, Any, Any]]]:
+        """For ``fold``: whether an event of ``event_type`` is upcast, whether it
+        is a repair record, and the (name, keys, apply) of every projection
+        that may route it (bound now: ``apply`` once per batch, not per event)."""
+        load_family(event_type)
+        routes = [(p.name, p.keys, None if getattr(p, "folds_runs", False) else p.apply) for p in self.projections
+                  if getattr(p, "types", None) is None or event_type in getattr(p, "types")]
+        return self.upcasters.upgrades(event_type), event_type == REPAIRED_TYPE, routes
 
     def _acknowledge_repair(self, event: Event) -> None:
         """A ``ledger.repaired`` event records that a feed was cut back, on
@@ -965,7 +993,9 @@ class ProjectionRunner:
         written: dict[tuple[str, str], list[str]] = {}
         if self.in_memory:
             return written
-        showing = [slot for slot in slots if hasattr(self.by_name[slot[0]], "materialize")]
+        shows: dict[str, bool] = {}  # per projection, not per slot (a deferred fold's miss raises inside)
+        showing = [slot for slot in slots
+                   if shows.setdefault(slot[0], hasattr(self.by_name[slot[0]], "materialize"))]
         self.db.conn.executemany("DELETE FROM unwritten WHERE projection = ? AND key = ?", showing)
         for slot in showing:
             p = cast(Materializing, self.by_name[slot[0]])  # it has ``materialize`` (``showing``)
@@ -974,13 +1004,10 @@ class ProjectionRunner:
             shown = []
             for rel, data in files.items():
                 try:
-                    target = self._inside(rel)
-                    try:
-                        if target.read_bytes() == data:
-                            shown.append(rel)
-                            continue
-                    except OSError:
-                        pass
+                    target = self._inside(rel, checked=bool(_NOFOLLOW))
+                    if _holds(target, data, rel):
+                        shown.append(rel)
+                        continue
                     write_bytes_atomic(target, data)
                     shown.append(rel)
                 except StorageError as exc:
@@ -1007,10 +1034,12 @@ class ProjectionRunner:
             self._remove(rel, ("", ""))
         self.db.execute("DROP TABLE temp.shown_before")
 
-    def _inside(self, rel: str) -> Path:
+    def _inside(self, rel: str, *, checked: bool = False) -> Path:
         """``.baton/REL``, refused when it would land outside ``.baton/`` (``..``,
         an absolute name, or a folder that is a link out). Folders are resolved
-        once per runner, not once per file (a replay writes thousands)."""
+        once per runner, not once per file (a replay writes thousands).
+        ``checked``: the caller opens the file with ``O_NOFOLLOW`` (``_holds``),
+        which refuses a symbolic link itself, so no ``lstat`` here."""
         folder, _, name = rel.rpartition("/")
         if not name or name in (".", "..") or "\\" in rel or rel.startswith("/"):
             raise StorageError(f"refusing to materialize {rel!r} outside .baton/")
@@ -1022,7 +1051,7 @@ class ProjectionRunner:
                 raise StorageError(f"refusing to materialize {rel!r} outside .baton/")
             self._folders[folder] = parent
         target = parent / name
-        if target.is_symlink():
+        if not checked and target.is_symlink():
             raise StorageError(f"refusing to materialize {rel!r}: it is a symbolic link")
         return target
 
@@ -1037,6 +1066,38 @@ class ProjectionRunner:
             self._note_unwritten(rel, slot, exc.message)
         except OSError as exc:
             self._note_unwritten(rel, slot, f"cannot remove {rel}: {exc}")
+
+
+def _holds(target: Path, data: bytes, rel: str) -> bool:
+    """Whether the file ``target`` (``.baton/REL``) holds exactly ``data`` (then
+    a replay leaves it alone). One ``open`` with ``O_NOFOLLOW`` and one read
+    of at most one byte more than ``data``: a missing or unreadable file
+    holds nothing.
+
+    Raises:
+        StorageError: ``target`` is a symbolic link (``_inside``'s refusal).
+    """
+    try:
+        fd = os.open(target, os.O_RDONLY | _NOFOLLOW)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise StorageError(f"refusing to materialize {rel!r}: it is a symbolic link") from None
+        return False
+    try:
+        held = os.read(fd, len(data) + 1)
+        while len(held) < len(data) + 1:  # a short read (not at the end of the file): read on
+            more = os.read(fd, len(data) + 1 - len(held))
+            if not more:
+                break
+            held += more
+        return held == data
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def _inode(path: Path) -> int | None:

@@ -33,6 +33,8 @@ class SessionsBase:
     version = 1
     order = STREAM_ORDER
 
+    types = _SESSION_TYPES
+
     def keys(self, event: Event) -> Iterable[str]:
         return _key_in(event, SESSION, _SESSION_TYPES)
 
@@ -44,6 +46,8 @@ class ObjectivesBase:
     name = "objectives"
     version = 1
     order = STREAM_ORDER
+
+    types = _OBJECTIVE_TYPES
 
     def keys(self, event: Event) -> Iterable[str]:
         return _key_in(event, OBJECTIVE, _OBJECTIVE_TYPES)

@@ -21,13 +21,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
-
 from baton.domain.batons import CANCELLED, CLAIMED, DISMISSED, PENDING, SUPERSEDED, BatonRecord
 from baton.errors import BatonAlreadyClaimed, BatonNotPending, BatonSuperseded, InputError
 from baton.events.base import DomainEvent, decode
 from baton.events.baton import BatonCancelled, BatonClaimed, BatonCreated, BatonDismissed
 from baton.ledger.envelope import Event
+from baton.model import evolve as replace_fields
 from baton.model import frozen
 
 PREVIOUS_KEPT = 20
@@ -193,7 +192,7 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
     only accepted events)."""
     event = decode(recorded)
     current, previous = state.current, state.previous
-    moved = attrs.evolve(state, version=recorded.stream_version)
+    moved = replace_fields(state, version=recorded.stream_version)
     if isinstance(event, BatonCreated):
         record = record_of_created(state.key, event, recorded.at)
         if record is None:
@@ -202,11 +201,11 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
         if current is not None:
             old = current
             if old.pending:
-                old = attrs.evolve(old, status=SUPERSEDED, superseded_by=record.id)
+                old = replace_fields(old, status=SUPERSEDED, superseded_by=record.id)
                 superseded = old.id
             summary = old.to_json()
             previous = ({k: summary.get(k) for k in _SUMMARY_FIELDS},) + previous
-        return Folded(attrs.evolve(moved, current=record, previous=previous[:PREVIOUS_KEPT]), True, superseded)
+        return Folded(replace_fields(moved, current=record, previous=previous[:PREVIOUS_KEPT]), True, superseded)
     pending = current is not None and current.pending and isinstance(event, (BatonClaimed, BatonCancelled,
                                                                               BatonDismissed)) \
         and current.id == event.handoff_id
@@ -214,16 +213,16 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
         if isinstance(event, BatonClaimed):
             conflict = _lost_claim(state, event, recorded)
             if conflict is not None:
-                moved = attrs.evolve(moved, conflicts=((conflict,) + state.conflicts)[:PREVIOUS_KEPT])
+                moved = replace_fields(moved, conflicts=((conflict,) + state.conflicts)[:PREVIOUS_KEPT])
         return Folded(moved, False)
     if isinstance(event, BatonClaimed):
         claimed_at = event.claimed_at if isinstance(event.claimed_at, str) else recorded.at
         session = event.session if isinstance(event.session, str) and event.session else None
-        record = attrs.evolve(current, status=CLAIMED, claimed_at=claimed_at or None, claimed_by_session=session)
+        record = replace_fields(current, status=CLAIMED, claimed_at=claimed_at or None, claimed_by_session=session)
     else:
         status = CANCELLED if isinstance(event, BatonCancelled) else DISMISSED
-        record = attrs.evolve(current, status=status, ended_at=recorded.at)
-    return Folded(attrs.evolve(moved, current=record), True)
+        record = replace_fields(current, status=status, ended_at=recorded.at)
+    return Folded(replace_fields(moved, current=record), True)
 
 
 def _lost_claim(state: BatonKey, event: BatonClaimed, recorded: Event) -> dict[str, Any] | None:

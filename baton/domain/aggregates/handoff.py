@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
-
 from baton.domain import lifecycle
 from baton.domain.handoff import Handoff, handoff_from_json, handoff_to_json
 from baton.domain.readiness import moved_since_validation, ran_elsewhere, ready_problems, validation_report_from_json
@@ -37,6 +35,7 @@ from baton.events.catalogue import (
     decode,
 )
 from baton.ledger.envelope import Event
+from baton.model import evolve as replace_fields
 from baton.model import frozen
 
 State = Handoff | None
@@ -227,5 +226,5 @@ def _validation(report: dict[str, Any]) -> Any:
     validation = validation_report_from_json(report)
     rechecks = report.get("rechecks")
     if rechecks:
-        validation = attrs.evolve(validation, extra={**validation.extra, "rechecks": rechecks})
+        validation = replace_fields(validation, extra={**validation.extra, "rechecks": rechecks})
     return validation

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 import orjson
 
@@ -42,29 +42,44 @@ class Batons(BatonsBase):
         the document back (``BatonKey.from_doc`` gives an equal state)."""
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
-        return self.fold(key, doc, event)[0]
+        return self.apply_all(key, doc, (event,))
 
     def fold(self, key: str, doc: Doc | None, event: Event) -> tuple[Doc, Folded]:
         """``apply``, with the aggregate's verdict (``accepted``, ``superseded``):
         ``baton metrics`` counts only accepted events."""
+        verdicts: list[Folded] = []
+        out = self.apply_all(key, doc, (event,), verdicts)
+        return out, verdicts[0]
+
+    def apply_all(self, key: str, doc: Doc | None, events: Iterable[Event],
+                  verdicts: list[Folded] | None = None) -> Doc:
+        """``apply`` over ``events`` in turn: the key's state folds through the
+        aggregate event by event, its telemetry counts each accepted one, and
+        the document is built once, at the end (a key takes many events in a
+        batch of a replay). ``verdicts``: gets each event's ``Folded``."""
         known = self._states.get(key)
         state = known[1] if known is not None and known[0] is doc else BatonKey.from_doc(key, doc)
-        folded = fold(state, event)
-        out = folded.state.to_doc()
         telemetry = dict((doc or {}).get("telemetry") or {})
         recent = list((doc or {}).get("recent") or [])
-        operation = OPERATIONS.get(event.type)
-        if folded.accepted and operation is not None:
-            telemetry[operation] = telemetry.get(operation, 0) + 1
-            if folded.superseded is not None:
-                telemetry["handoff_superseded"] = telemetry.get("handoff_superseded", 0) + 1
-            recent = ([_telemetry_record(event, operation)] + recent)[:TELEMETRY_RECENT]
+        for event in events:
+            folded = fold(state, event)
+            state = folded.state
+            if verdicts is not None:
+                verdicts.append(folded)
+            operation = OPERATIONS.get(event.type)
+            if folded.accepted and operation is not None:
+                telemetry[operation] = telemetry.get(operation, 0) + 1
+                if folded.superseded is not None:
+                    telemetry["handoff_superseded"] = telemetry.get("handoff_superseded", 0) + 1
+                recent.insert(0, _telemetry_record(event, operation))
+                del recent[TELEMETRY_RECENT:]
+        out = state.to_doc()
         out["telemetry"] = telemetry
         out["recent"] = recent
         if len(self._states) >= STATES_KEPT:
             self._states.clear()
-        self._states[key] = (out, folded.state)
-        return out, folded
+        self._states[key] = (out, state)
+        return out
 
 
 class BatonScopes(BatonScopesBase):

@@ -7,7 +7,7 @@ entry written in batches."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, Iterable
 
 import orjson
 
@@ -35,6 +35,13 @@ class Handoffs(HandoffsBase):
         replay's time)."""
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
+        return self.apply_all(key, doc, (event,))
+
+    def apply_all(self, key: str, doc: Doc | None, events: Iterable[Event]) -> Doc | None:
+        """``apply`` over ``events`` in turn: the record folds through the
+        aggregate's ``evolve`` event by event, and is written (unstructured)
+        once, from the last state — like the state it was read from, whose
+        unchanged sections are reused — not once per event."""
         known = self._models.get(key)
         like = None
         if doc is None:
@@ -46,8 +53,10 @@ class Handoffs(HandoffsBase):
             try:
                 state = handoff_from_json(doc)
             except HandoffInputError:
-                return doc
-        new = aggregate.evolve(state, event)
+                return doc  # unreadable: every event leaves it as it is
+        new = state
+        for event in events:
+            new = aggregate.evolve(new, event)
         if new is state:
             return doc
         if new is None:
