@@ -130,12 +130,18 @@ def test_the_first_hook_runs_in_its_own_process_and_starts_a_server_for_the_next
     assert _serving(runtime)
 
 
-def test_a_relayed_hook_answers_as_the_same_hook_in_its_own_process(tmp_path, runtime):
-    mine, other = tmp_path / "a", tmp_path / "b"
-    for root in (mine, other):
+def _twin_projects(tmp_path: Path) -> tuple[Path, Path]:
+    """Two projects alike: one answers a command in its own process, the other relayed."""
+    twins = tmp_path / "a", tmp_path / "b"
+    for root in twins:
         root.mkdir()
         git_init(root, {"src/app.py": "x = 1\n"})
         init_project(root)
+    return twins
+
+
+def test_a_relayed_hook_answers_as_the_same_hook_in_its_own_process(tmp_path, runtime):
+    mine, other = _twin_projects(tmp_path)
     _start_server(runtime, tmp_path)
     own = _hook(mine, runtime, "SessionStart", "s1", BATON_HOOK_SERVER="0")
     relayed = _relay_hook(other, runtime, "SessionStart", "s1")
@@ -180,11 +186,7 @@ def test_the_relayed_commands_are_the_hook_path_commands():
 @pytest.mark.parametrize("words", [["resume", "latest"], ["bootstrap", "--peek"], ["session", "handoff", "--json"]],
                          ids=" ".join)
 def test_a_relayed_session_command_answers_as_in_its_own_process(tmp_path, runtime, words):
-    mine, other = tmp_path / "a", tmp_path / "b"
-    for root in (mine, other):
-        root.mkdir()
-        git_init(root, {"src/app.py": "x = 1\n"})
-        init_project(root)
+    mine, other = _twin_projects(tmp_path)
     _start_server(runtime, tmp_path)
     own = subprocess.run([str(BATON), *words], cwd=mine, env=_env(runtime, BATON_HOOK_SERVER="0"),
                          capture_output=True, text=True, timeout=60)
