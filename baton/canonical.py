@@ -12,7 +12,10 @@ from typing import Any
 
 import orjson
 
-_CANON = orjson.OPT_SORT_KEYS
+CANONICAL = orjson.OPT_SORT_KEYS
+"""The orjson option that makes the canonical form (for code that calls
+orjson itself on a hot path)."""
+_CANON = CANONICAL
 
 
 def canonical_bytes(value: Any) -> bytes:

@@ -866,7 +866,7 @@ triggers while a run defines a hundred classes and builds its objects cost
 commands (``mcp``, ``status serve``, ``rebuild``…) keep it."""
 
 
-def run() -> None:
+def run(report: Callable[[int], None] | None = None) -> None:
     """The ``baton`` process: ``main()`` on ``sys.argv``, then exit with its code.
 
     A hook-path command ends the process as soon as its output is flushed,
@@ -881,7 +881,9 @@ def run() -> None:
     no hook-path command registers an exit handler, and the one thread a
     hook starts (its deadline's watchdog, ``baton.harnesses.hook``) is
     stopped before its answer is printed. Other
-    commands exit the ordinary way.
+    commands exit the ordinary way. ``report`` is called with the exit status
+    just before a hook-path command's process ends: the hook server's child
+    answers the process that relayed the command (``baton.hook_server``).
     """
     hook_path = _command_word(sys.argv[1:]) in HOOK_PATH_COMMANDS
     if hook_path:
@@ -893,6 +895,8 @@ def run() -> None:
             sys.stderr.flush()
         except OSError:  # a closed pipe: the ordinary exit reports it, as before
             raise SystemExit(code) from None
+        if report is not None:
+            report(code)
         os._exit(code)
     raise SystemExit(code)
 

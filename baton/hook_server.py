@@ -2,30 +2,36 @@
 background by a hook that found none (``baton.launch``).
 
 It imports, once, everything a hook may need (the command line, the hook
-handlers, the use cases, the folds, the ledger) and waits on a Unix socket
-in a folder only its user may enter. For each hook a ``baton`` process
-relays, it forks a child that takes that process's standard input, output
-and error (passed over the socket), working directory, umask, environment
-and arguments and runs ``baton.cli.run`` — then reports the child's exit
-status to the waiting process. A child is a whole ``baton`` process minus
-its imports: it opens the project, takes the ledger's lock, appends and
-fsyncs, and ends with ``os._exit`` as a hook run always does; the server
-itself opens nothing of any project, holds no lock and writes nothing but
-its socket, so a child is exactly the process the hook would have been, and
-two hooks relayed at once are two processes as before.
+handlers, the use cases, the folds, the ledger, the optional dependencies
+they load where they use them) and waits on a Unix socket in a folder only
+its user may enter. A child is forked ahead of each request (the spare): the
+server hands it the request, the relaying ``baton`` process's standard
+input, output and error and the connection (all passed over Unix sockets),
+tells the relaying process which child runs it, and forks the next spare.
+The child takes over the relaying process's working directory, umask,
+environment and arguments, runs ``baton.cli.run`` and, just before it
+ends, answers the relaying process with its exit status. A child is a whole
+``baton`` process minus its imports: it opens the project, takes the
+ledger's lock, appends and fsyncs, and ends with ``os._exit`` as a hook run
+always does; the server itself opens nothing of any project, holds no lock
+and writes nothing but its socket and lock file, so a child is exactly the
+process the command would have been, and two commands relayed at once are
+two processes as before.
 
 It serves only its own user (the socket's folder is private, and each
-connection's peer credentials are checked), only ``baton hook`` (any other
-request is declined) and only while its code is current: a request after
-any of its modules' files changed (an upgrade, an edit) is declined, and
-the server ends; the hook then runs in its own process and starts a new
-server. It ends after ``BATON_HOOK_SERVER_IDLE`` seconds without a request
-(``IDLE_SECONDS``), or at SIGTERM, removing its socket; hooks already
-running are processes of their own and run to their end.
+connection's peer credentials are checked), only a caller confined as it is
+(``confinement``: the same namespaces, root and sandbox flags — a command a
+sandboxed agent runs stays inside its sandbox), only the commands of
+``baton.launch.RELAYED`` (any other request is declined) and only while its
+code is current: a request after any of its modules' files changed (an
+upgrade, an edit) is declined, and the server ends; the command then runs in
+its own process and starts a new server. It ends after
+``BATON_HOOK_SERVER_IDLE`` seconds without a request (``IDLE_SECONDS``), or
+at SIGTERM, removing its socket; commands already running are processes of
+their own and run to their end.
 
-The server needs ``os.pidfd_open`` (Linux 5.3 or later) to wait for its
-children beside its socket; without it, it does not start, and every hook
-runs in its own process as before.
+Peer credentials are Linux's (``SO_PEERCRED``): elsewhere the server does
+not start, and every hook runs in its own process as before.
 """
 
 from __future__ import annotations
@@ -56,6 +62,12 @@ PACKAGES = ("baton.cli_handlers", "baton.commands", "baton.harnesses", "baton.pr
 """What is imported before serving: every module of these packages (and what they import)."""
 NOT_LOADED = frozenset({"baton.cli_handlers.mcp", "baton.cli_handlers.demo"})
 """Modules a hook never runs: the MCP server's SDK and the demo's scratch repository."""
+LAZY = ("cattrs", "cattrs.gen", "cattrs.preconf.orjson", "sqlite_utils", "dulwich.errors", "dulwich.repo",
+        "dulwich.config", "dulwich.porcelain", "dulwich.filters", "dulwich.worktree")
+"""The optional dependencies Baton's modules import only where they use them (``# lazy:``): a
+``resume`` structures records with cattrs, a session's end reads git status with dulwich's
+porcelain (which loads its filters and worktree modules when called), a new index builds its
+tables with sqlite-utils. The server has them loaded too."""
 LOCK_WAIT = 3.0
 """Seconds a starting server waits for the one before it to end."""
 REQUEST_WAIT = 2.0
@@ -71,7 +83,7 @@ class Declined(Exception):
 def main(argv: list[str]) -> int:
     """Serve the hook server at ``argv[0]`` (a socket path); 0 when another
     server of this installation serves it already, 2 when it cannot serve."""
-    if len(argv) != 1 or not hasattr(os, "pidfd_open"):
+    if len(argv) != 1 or not hasattr(socket, "SO_PEERCRED") or confinement(os.getpid()) is None:
         return 2
     address = argv[0]
     if not private_folder(os.path.dirname(address)):
@@ -113,6 +125,8 @@ def preload() -> dict[str, tuple[int, int]]:
         for info in pkgutil.walk_packages(package.__path__, name + "."):
             if info.name not in NOT_LOADED:
                 importlib.import_module(info.name)
+    for name in LAZY:
+        importlib.import_module(name)
     warm()
     gc.collect()
     gc.freeze()
@@ -178,49 +192,65 @@ def _idle_seconds() -> float:
 
 
 class Server:
-    """The accept loop: a child per request, its exit status reported when it ends."""
+    """The accept loop. A child is forked ahead of each request (the spare), so a
+    request waits for no fork: the server hands it the request, the relaying
+    process's descriptors and the connection, and forks the next spare. The
+    child reports its own exit status before it ends; children reap themselves."""
 
     def __init__(self, listener: socket.socket, address: str, lock: int, modules: dict[str, tuple[int, int]],
                  idle: float) -> None:
         self.listener: socket.socket | None = listener
         self.address, self.lock, self.modules, self.idle = address, lock, modules, idle
-        self.running: dict[int, tuple[int, socket.socket]] = {}  # pidfd -> (pid, the relaying connection)
         self.served = 0
-        self.poller = select.poll()
-        self.poller.register(listener, select.POLLIN)
-        self._record()
+        self.confinement = confinement(os.getpid())
+        self.spare: tuple[int, socket.socket] | None = None
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # no zombies: the server never waits for a child
         signal.signal(signal.SIGTERM, lambda *_: self.close_listener())
+        self._record()
 
     def serve(self) -> None:
-        """Take requests until idle for ``idle`` seconds or told to stop, then wait for the hooks still running."""
+        """Take requests until idle for ``idle`` seconds or told to stop."""
         last = time.monotonic()
-        while self.listener is not None or self.running:
-            wait = None if self.running else max(0.0, last + self.idle - time.monotonic())
+        while self.listener is not None:
+            if self.spare is None:
+                self.spare = self._fork_spare()
             try:
-                ready = self.poller.poll(None if wait is None else wait * 1000)
+                ready, _, _ = select.select([self.listener], [], [], max(0.0, last + self.idle - time.monotonic()))
             except InterruptedError:
                 continue
-            if not ready and not self.running:
+            except (OSError, ValueError):  # the listener was closed by SIGTERM
+                break
+            if not ready:
                 self.close_listener()  # idle
-                continue
-            for fd, _ in ready:
-                if self.listener is not None and fd == self.listener.fileno():
-                    last = time.monotonic()
-                    self._accept()
-                elif fd in self.running:
-                    self._ended(fd)
+                break
+            last = time.monotonic()
+            self._accept()
 
     def close_listener(self) -> None:
-        """Take no more requests: the socket goes first (a hook then runs in its own process at once)."""
-        if self.listener is None:
-            return
-        try:
-            os.unlink(self.address)
-        except OSError:
-            pass
-        self.poller.unregister(self.listener)
-        self.listener.close()
-        self.listener = None
+        """Take no more requests: the socket goes first (a hook then runs in its own process at once),
+        and the spare child ends."""
+        if self.listener is not None:
+            try:
+                os.unlink(self.address)
+            except OSError:
+                pass
+            self.listener.close()
+            self.listener = None
+        if self.spare is not None:
+            self.spare[1].close()  # the spare reads the end of its channel and exits
+            self.spare = None
+
+    def _fork_spare(self) -> tuple[int, socket.socket]:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        pid = os.fork()
+        if pid == 0:
+            ours.close()
+            if self.listener is not None:
+                self.listener.close()
+            os.close(self.lock)
+            run_spare(theirs)
+        theirs.close()
+        return pid, ours
 
     def _accept(self) -> None:
         assert self.listener is not None
@@ -233,37 +263,36 @@ class Server:
             conn.settimeout(REQUEST_WAIT)
             self._check_peer(conn)
             body, fds = read_request(conn)
-            request = parse_request(body)
+            parse_request(body)
             if self._stale():
                 self.close_listener()
                 raise Declined("the installation changed")
-            pid = os.fork()
+            self._hand_over(body, fds, conn)
         except (Declined, OSError, ValueError):
-            _close(fds)
             _answer(conn, DECLINED)
-            conn.close()
             return
-        if pid == 0:
-            run_child(fds, request)
-        _close(fds)
-        pidfd = os.pidfd_open(pid)
-        self.running[pidfd] = (pid, conn)
-        self.poller.register(pidfd, select.POLLIN)
-        _answer(conn, ACCEPTED + pid.to_bytes(4, "big"))
+        finally:
+            _close(fds)
+            conn.close()
         self.served += 1
         self._record()
 
-    def _ended(self, pidfd: int) -> None:
-        pid, conn = self.running.pop(pidfd)
-        self.poller.unregister(pidfd)
-        os.close(pidfd)
+    def _hand_over(self, body: bytes, fds: list[int], conn: socket.socket) -> None:
+        """Give the request, the relaying process's descriptors and the connection to the
+        spare child, then tell the relaying process which child runs it; closing the
+        channel after that tells the child it may answer on the connection. Raises
+        OSError when no child took it (the relaying process then runs it itself)."""
+        pid, channel = self.spare or self._fork_spare()
+        self.spare = None
         try:
-            _, status = os.waitpid(pid, 0)
-            code = os.waitstatus_to_exitcode(status)
-        except ChildProcessError:
-            code = 0
-        _answer(conn, (code if code >= 0 else 128 - code).to_bytes(4, "big"))
-        conn.close()
+            message = len(body).to_bytes(4, "big") + body
+            passed = struct.pack(f"{len(fds) + 1}i", *fds, conn.fileno())
+            sent = channel.sendmsg([message], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, passed)])
+            if sent < len(message):
+                channel.sendall(message[sent:])
+            _answer(conn, ACCEPTED + pid.to_bytes(4, "big"))  # a caller gone by now: the child runs on
+        finally:
+            channel.close()
 
     def _record(self) -> None:
         """The lock file says which process serves, and how many hooks it has taken (``baton doctor``)."""
@@ -272,26 +301,48 @@ class Server:
         os.pwrite(self.lock, line, 0)
 
     def _check_peer(self, conn: socket.socket) -> None:
-        if not hasattr(socket, "SO_PEERCRED"):
-            raise Declined("no peer credentials")
-        _, uid, _ = _CREDENTIALS.unpack(conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _CREDENTIALS.size))
+        pid, uid, _ = _CREDENTIALS.unpack(conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _CREDENTIALS.size))
         if uid != os.getuid():
             raise Declined("another user")
+        if confinement(pid) != self.confinement:
+            raise Declined("a caller confined otherwise (a sandbox, another namespace or root)")
 
     def _stale(self) -> bool:
         return any(_stamp(path) != stamp for path, stamp in self.modules.items())
 
 
-def read_request(conn: socket.socket) -> tuple[bytes, list[int]]:
-    """The request's body and the descriptors that came with it (three: the
-    relaying process's standard input, output and error)."""
+NAMESPACES = ("mnt", "net", "pid", "user", "ipc", "uts", "cgroup")
+
+
+def confinement(pid: int) -> tuple[object, ...] | None:
+    """What confines process ``pid``, as far as the server must match it: its
+    namespaces, its root folder, whether it may gain no new privileges (what
+    Landlock, bubblewrap and Codex's sandbox set) and its seccomp mode. A
+    caller whose confinement differs from the server's is declined: its
+    command runs in its own process, inside its sandbox, never in a child of
+    a server outside it. None when ``/proc`` does not say (then nothing matches)."""
+    try:
+        spaces = tuple(os.stat(f"/proc/{pid}/ns/{name}").st_ino for name in NAMESPACES)
+        root = os.stat(f"/proc/{pid}/root")
+        with open(f"/proc/{pid}/status", "rb") as status:
+            fields = dict(line.split(b":", 1) for line in status.read().splitlines() if b":" in line)
+    except (OSError, ValueError):
+        return None
+    return (*spaces, root.st_dev, root.st_ino, fields.get(b"NoNewPrivs", b"").strip(),
+            fields.get(b"Seccomp", b"").strip())
+
+
+def read_request(conn: socket.socket, count: int = 3) -> tuple[bytes, list[int]]:
+    """The request's body and the descriptors that came with it: ``count`` of them
+    (the relaying process's standard input, output and error; for a child, then
+    the connection it answers on). Raises ValueError on a cut or malformed one."""
     fds: list[int] = []
     data = b""
     while len(data) < 4 or len(data) < 4 + int.from_bytes(data[:4], "big"):
         if len(data) >= 4 and int.from_bytes(data[:4], "big") > MAX_REQUEST:
             _close(fds)
             raise ValueError("request too large")
-        chunk, ancillary, _, _ = conn.recvmsg(65536, socket.CMSG_SPACE(3 * 4))
+        chunk, ancillary, _, _ = conn.recvmsg(65536, socket.CMSG_SPACE(count * 4))
         for level, kind, payload in ancillary:
             if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
                 fds.extend(struct.unpack(f"{len(payload) // 4}i", payload[: len(payload) // 4 * 4]))
@@ -299,9 +350,9 @@ def read_request(conn: socket.socket) -> tuple[bytes, list[int]]:
             _close(fds)
             raise ValueError("request cut short")
         data += chunk
-    if len(fds) != 3:
+    if len(fds) != count:
         _close(fds)
-        raise ValueError("a request passes three descriptors")
+        raise ValueError(f"a request passes {count} descriptors")
     return data[4:], fds
 
 
@@ -330,16 +381,56 @@ def parse_request(body: bytes) -> Request:
     return Request(fields[2], int(fields[3]), streams, fields[7], words, environ)
 
 
-def run_child(fds: list[int], request: Request) -> None:
-    """In the forked child: become the relaying process (its descriptors,
-    directory, umask, environment, arguments) and run the command line.
-    Never returns."""
-    code = 1
+def run_spare(channel: socket.socket) -> None:
+    """A spare child: wait for the request the server hands over, become the
+    relaying process and run the command line; never returns. The server
+    closing the channel first (it ended) ends the spare."""
     try:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        body, fds = read_request(channel, count=4)
+        request = parse_request(body)
+    except BaseException:  # noqa: BLE001 - the server ended, or handed over nothing usable
+        os._exit(0)
+    run_child(fds[:3], request, Answer(channel, fds[3]))
+
+
+class Answer:
+    """How the child tells the relaying process its exit status: once the server
+    has closed the channel (it has told the relaying process which child runs
+    the command), 4 bytes on the connection."""
+
+    def __init__(self, channel: socket.socket, connection: int) -> None:
+        self.channel, self.connection, self.sent = channel, connection, False
+
+    def keeps(self) -> tuple[int, int]:
+        return self.channel.fileno(), self.connection
+
+    def __call__(self, code: int) -> None:
+        if self.sent:
+            return
+        self.sent = True
+        try:
+            self.channel.settimeout(REQUEST_WAIT)
+            while self.channel.recv(64):
+                pass
+            os.write(self.connection, (code & 0xFF).to_bytes(4, "big"))
+        except OSError:
+            pass
+
+
+def run_child(fds: list[int], request: Request, answer: Answer) -> None:
+    """In the child: become the relaying process (its descriptors, directory,
+    umask, environment, arguments), run the command line and answer with its
+    exit status. Never returns."""
+    code = 1
+    try:
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
-        os.closerange(3, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 65536)  # the server's own
+        kept = sorted(answer.keeps())
+        os.closerange(3, kept[0])  # everything else of the server's
+        os.closerange(kept[0] + 1, kept[1])
+        os.closerange(kept[1] + 1, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 65536)
         os.chdir(request.cwd)
         os.umask(request.umask)
         os.environb.clear()
@@ -347,7 +438,7 @@ def run_child(fds: list[int], request: Request) -> None:
         time.tzset()
         sys.argv = [os.fsdecode(request.program), *map(os.fsdecode, request.words)]
         _standard_streams(request.streams)
-        importlib.import_module("baton.cli").run()
+        importlib.import_module("baton.cli").run(report=answer)
     except SystemExit as exit_:
         code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
     except BaseException:  # noqa: BLE001 - a child never returns into the server's loop
@@ -358,6 +449,7 @@ def run_child(fds: list[int], request: Request) -> None:
             sys.stderr.flush()
         except Exception:  # noqa: BLE001
             pass
+        answer(code)
         os._exit(code)
 
 

@@ -32,7 +32,7 @@ of ``enum`` and ``selectors`` a relay does not need); ``baton.cli`` is loaded on
 command runs here. docs/hooks.md ("The hook server") tells the user's side.
 """
 
-import _signal
+import _signal  # type: ignore[import-not-found]  # the C module under `signal` (which imports enum)
 import _socket
 import os
 import sys
@@ -189,9 +189,13 @@ def _interrupt(child: int) -> None:
 
 def start_server(address: str) -> None:
     """Start this installation's hook server in the background, for the next
-    hook (at most once every ``SPAWN_INTERVAL`` seconds); never fails."""
+    hook (at most once every ``SPAWN_INTERVAL`` seconds); never fails. Not from
+    a sandbox (a process that may gain no new privileges, as Landlock,
+    bubblewrap and Codex's sandbox set): the server would be confined as it is."""
     folder = os.path.dirname(address)
     mark = address + ".started"
+    if sandboxed():
+        return
     try:
         os.makedirs(folder, mode=0o700, exist_ok=True)
         if not private_folder(folder):
@@ -216,6 +220,15 @@ def start_server(address: str) -> None:
         os.execv(sys.executable, [sys.executable, "-P", "-m", "baton.hook_server", address])
     finally:
         os._exit(127)
+
+
+def sandboxed() -> bool:
+    """Whether this process may gain no new privileges (``NoNewPrivs`` in ``/proc/self/status``)."""
+    try:
+        with open("/proc/self/status", "rb") as status:
+            return any(line.split() == [b"NoNewPrivs:", b"1"] for line in status)
+    except OSError:
+        return False
 
 
 def _umask() -> int:

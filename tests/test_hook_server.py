@@ -130,12 +130,18 @@ def test_the_first_hook_runs_in_its_own_process_and_starts_a_server_for_the_next
     assert _serving(runtime)
 
 
-def test_a_relayed_hook_answers_as_the_same_hook_in_its_own_process(tmp_path, runtime):
-    mine, other = tmp_path / "a", tmp_path / "b"
-    for root in (mine, other):
+def _twin_projects(tmp_path: Path) -> tuple[Path, Path]:
+    """Two projects alike: one answers a command in its own process, the other relayed."""
+    twins = tmp_path / "a", tmp_path / "b"
+    for root in twins:
         root.mkdir()
         git_init(root, {"src/app.py": "x = 1\n"})
         init_project(root)
+    return twins
+
+
+def test_a_relayed_hook_answers_as_the_same_hook_in_its_own_process(tmp_path, runtime):
+    mine, other = _twin_projects(tmp_path)
     _start_server(runtime, tmp_path)
     own = _hook(mine, runtime, "SessionStart", "s1", BATON_HOOK_SERVER="0")
     relayed = _relay_hook(other, runtime, "SessionStart", "s1")
@@ -180,11 +186,7 @@ def test_the_relayed_commands_are_the_hook_path_commands():
 @pytest.mark.parametrize("words", [["resume", "latest"], ["bootstrap", "--peek"], ["session", "handoff", "--json"]],
                          ids=" ".join)
 def test_a_relayed_session_command_answers_as_in_its_own_process(tmp_path, runtime, words):
-    mine, other = tmp_path / "a", tmp_path / "b"
-    for root in (mine, other):
-        root.mkdir()
-        git_init(root, {"src/app.py": "x = 1\n"})
-        init_project(root)
+    mine, other = _twin_projects(tmp_path)
     _start_server(runtime, tmp_path)
     own = subprocess.run([str(BATON), *words], cwd=mine, env=_env(runtime, BATON_HOOK_SERVER="0"),
                          capture_output=True, text=True, timeout=60)
@@ -300,6 +302,40 @@ def test_a_hook_after_the_server_was_killed_runs_in_its_own_process(repo, runtim
     assert done.returncode == 0 and "session `s1`" in done.stdout
 
 
+def _no_new_privileges() -> None:
+    """In the child before it runs: it may gain no new privileges, as a Landlock or bubblewrap sandbox sets."""
+    import ctypes
+
+    assert ctypes.CDLL(None, use_errno=True).prctl(38, 1, 0, 0, 0) == 0  # PR_SET_NO_NEW_PRIVS
+
+
+def test_a_sandboxed_caller_is_not_served_and_starts_no_server(repo, runtime):
+    _start_server(runtime, repo.parent)
+    marks = {p.name: p.stat().st_mtime_ns for p in (runtime / "baton").glob("*.started")}
+    relayed = subprocess.run([sys.executable, "-c", RELAY, "hook", "claude-code", "SessionStart"],
+                             input=_payload("SessionStart", "s1", repo), cwd=repo, env=_env(runtime),
+                             capture_output=True, text=True, timeout=60, preexec_fn=_no_new_privileges)
+    assert relayed.returncode == NOT_RELAYED
+    (runtime / "baton" / next(iter(marks))).unlink()  # a server may be started again at once, but not from here
+    own = subprocess.run([str(BATON), "hook", "claude-code", "SessionStart"], input=_payload("SessionStart", "s2", repo),
+                         cwd=repo, env=_env(runtime), capture_output=True, text=True, timeout=60,
+                         preexec_fn=_no_new_privileges)
+    assert own.returncode == 0 and "session `s2`" in own.stdout
+    assert not list((runtime / "baton").glob("*.started"))
+
+
+def test_a_caller_in_another_mount_namespace_is_not_served(repo, runtime):
+    unshare = shutil.which("unshare")
+    probe = subprocess.run([unshare, "--mount", "true"], capture_output=True) if unshare else None
+    if probe is None or probe.returncode != 0:
+        pytest.skip("no `unshare --mount` here (it needs root or a user namespace)")
+    _start_server(runtime, repo.parent)
+    relayed = subprocess.run([unshare, "--mount", sys.executable, "-c", RELAY, "hook", "claude-code", "SessionStart"],
+                             input=_payload("SessionStart", "s1", repo), cwd=repo, env=_env(runtime),
+                             capture_output=True, text=True, timeout=60)
+    assert relayed.returncode == NOT_RELAYED
+
+
 PRELOADED = """
 import io, json, os, sys
 from baton import hook_server
@@ -317,16 +353,20 @@ for n, harness in enumerate(ADAPTER_MODULES):
         os.dup2(read, 0)
         sys.stdin = io.TextIOWrapper(io.open(0, "rb", closefd=False), "utf-8")
         baton.cli.main(["hook", harness, hook.event])
-print(json.dumps(sorted(m for m in set(sys.modules) - before if m.split(".")[0] in ("baton", "mcp", "dulwich"))),
+for words in (["bootstrap", "--json", "--session-id", "b1"], ["session", "handoff", "--json"], ["resume", "latest"],
+              ["session", "end", "b1", "--handoff-steps", "carry on"], ["resume", "latest"]):
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+    baton.cli.main(words)
+print(json.dumps(sorted(m for m in set(sys.modules) - before
+                        if m.split(".")[0] in ("baton", "mcp", "dulwich", "cattrs", "sqlite_utils"))),
       file=sys.__stderr__)
 """
 
 
-def test_the_server_preloads_every_module_a_hook_runs_and_never_the_mcp_sdk(repo):
+def test_the_server_preloads_every_module_a_hook_or_session_command_runs_and_never_the_mcp_sdk(repo):
     done = subprocess.run([sys.executable, "-c", PRELOADED], cwd=repo, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
-    loaded_late = json.loads(done.stderr.strip().splitlines()[-1])
-    assert [m for m in loaded_late if not m.startswith("dulwich")] == []
+    assert json.loads(done.stderr.strip().splitlines()[-1]) == []
     check = subprocess.run([sys.executable, "-c", "import sys\nfrom baton import hook_server\nhook_server.preload()\n"
                             "print(sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'pydantic', 'starlette'}))"],
                            capture_output=True, text=True, timeout=120)

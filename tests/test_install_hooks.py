@@ -178,7 +178,7 @@ def test_in_a_linked_worktree_the_files_are_that_worktrees_and_the_project_stays
     answer = json.loads(r.stdout)
     assert answer["root"] == str(wt)
     commands = _commands(json.loads((wt / ".claude" / "settings.json").read_text()), "SessionStart")
-    assert commands == [f"{answer['command']} hook claude-code SessionStart"]
+    assert commands == [f"{answer['hookCommand']} hook claude-code SessionStart"]
     assert not (main / ".claude").exists() and not (main / ".mcp.json").exists()
     assert (main / ".baton" / "config.json").exists() and not (wt / ".baton").exists()
 

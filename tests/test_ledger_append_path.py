@@ -11,9 +11,11 @@ import time
 
 import pytest
 
+import baton.ledger.listing as listing
 import baton.ledger.store as store
 from baton.errors import LedgerBusy
 from baton.ledger import EventDraft, Ledger
+from baton.ledger.verify import verify_ledger
 
 
 def note(n: int) -> EventDraft:
@@ -116,8 +118,8 @@ def _settle(folder, monkeypatch):
     the past and the clock moved on (what an idle minute does)."""
     past = time.time_ns() - 3600 * 10**9
     os.utime(folder, ns=(past, past))
-    later = time.time_ns() + 2 * store._LISTING_SETTLED_NS
-    monkeypatch.setattr(store.time, "time_ns", lambda: later)
+    later = time.time_ns() + 2 * listing.SETTLED_NS
+    monkeypatch.setattr(listing.time, "time_ns", lambda: later)
 
 
 class ScanCounter:
@@ -129,7 +131,7 @@ class ScanCounter:
             self.calls += 1
             return real(path)
 
-        monkeypatch.setattr(store.os, "scandir", scandir)
+        monkeypatch.setattr(listing.os, "scandir", scandir)
 
 
 def test_a_settled_folder_is_listed_once_while_nothing_is_added(tmp_path, monkeypatch):
@@ -158,13 +160,72 @@ def test_a_feed_added_after_a_reused_listing_is_seen_by_the_next_lock(tmp_path, 
 
 def test_a_folder_changed_just_now_is_listed_again_at_every_lock(tmp_path, monkeypatch):
     """Within the file system's clock tick an added entry may leave the
-    folder's time unchanged: such a listing is never reused."""
+    folder's time unchanged: a listing taken before that clock is known to
+    have moved past the folder's last change is never reused (here the
+    folder's time is ahead of every clock)."""
     ledger = Ledger(tmp_path / ".baton", "w1", fsync="never")
-    append(ledger, 0)  # the feed was just created
+    append(ledger, 0)
+    ahead = time.time_ns() + 3600 * 10**9
+    os.utime(ledger.ledger_dir, ns=(ahead, ahead))
     scans = ScanCounter(monkeypatch)
-    append(ledger, 1)
-    append(ledger, 2)
-    assert scans.calls == 2
+    for n in range(1, 4):
+        append(ledger, n)
+    assert scans.calls == 3
+
+
+def _clock_past_folder(ledger: Ledger) -> int:
+    """Append until the writer's feed shows a change time after the ledger
+    folder's (the file system's clock moved past the folder's last change);
+    the number of events appended so far."""
+    n, feed, deadline = 1, ledger.feed_path(ledger.writer), time.monotonic() + 30
+    append(ledger, 0)
+    while os.stat(feed).st_ctime_ns <= os.stat(ledger.ledger_dir).st_ctime_ns:
+        assert time.monotonic() < deadline, "the file system's clock never moved"
+        time.sleep(0.01)
+        append(ledger, n)
+        n += 1
+    return n
+
+
+def test_a_writer_reuses_its_listing_once_its_own_appends_show_the_clock_past_the_folder_s_change(
+        tmp_path, monkeypatch):
+    """No wall-clock wait: the change time of a feed seen before a listing,
+    later than the folder's, proves the listing was taken after the
+    folder's last change had its time."""
+    ledger = Ledger(tmp_path / ".baton", "w1", fsync="never")
+    n = _clock_past_folder(ledger)
+    append(ledger, n)  # its catch-up sees the feed's change time
+    append(ledger, n + 1)  # its listing comes after that: reused from now on
+    scans = ScanCounter(monkeypatch)
+    for k in range(n + 2, n + 5):
+        append(ledger, k)
+    assert scans.calls == 0
+
+
+def test_a_reader_polling_feed_stats_reuses_its_listing_once_a_feed_shows_the_clock_past_the_folder_s_change(
+        tmp_path, monkeypatch):
+    """A long-lived reader (the status page) takes its witness from the
+    feeds it stats, without the lock."""
+    baton = tmp_path / ".baton"
+    _clock_past_folder(Ledger(baton, "w1", fsync="never"))
+    reader = Ledger(baton, "reader")
+    reader.feed_stats()  # lists, and sees the feed's change time
+    reader.feed_stats()  # lists once more, after that: kept
+    scans = ScanCounter(monkeypatch)
+    assert [s[0] for s in reader.feed_stats()] == ["w1"] and scans.calls == 0
+
+
+def test_a_feed_added_after_a_listing_reused_on_the_file_system_s_clock_is_seen_by_the_next_lock(tmp_path):
+    baton = tmp_path / ".baton"
+    ledger = Ledger(baton, "w1", fsync="never")
+    n = _clock_past_folder(ledger)
+    append(ledger, n)
+    append(ledger, n + 1)
+    assert ledger._listing.kept is not None  # the listing is being reused
+    append(Ledger(baton, "w2", fsync="never"), n + 2)
+    with ledger.locked() as txn:
+        assert ledger.feed_names() == ["w1", "w2"]
+        assert txn.stream_version("test/1") == n + 3
 
 
 def test_an_append_after_the_feed_was_replaced_between_locks_lands_in_the_new_file(tmp_path):
@@ -232,3 +293,81 @@ def test_only_jsonl_files_in_the_ledger_folder_are_feeds(tmp_path):
     append(again, 1)
     assert sorted(p.name for p in folder.iterdir() if p.is_file()) == ["README.md", "w1.jsonl", "w2.jsonl"]
     assert [e.data["n"] for e in again.read_all()] == [0, 1]
+
+
+class FeedStatCounter:
+    """Counts ``stat`` calls on one feed's path."""
+
+    def __init__(self, monkeypatch, feed) -> None:
+        self.calls = 0
+        real, path = os.stat, str(feed)
+
+        def stat(target, *args, **kwargs):
+            self.calls += str(target) == path
+            return real(target, *args, **kwargs)
+
+        monkeypatch.setattr(store.os, "stat", stat)
+
+
+def _settled_writer(baton, writer: str = "w1") -> tuple[Ledger, int]:
+    """A writer whose listing is reused and whose feed's path was checked under it; the events so far."""
+    ledger = Ledger(baton, writer, fsync="never")
+    n = _clock_past_folder(ledger)
+    for k in range(n, n + 3):
+        append(ledger, k)
+    return ledger, n + 3
+
+
+def test_a_settled_writer_sees_what_another_process_of_the_same_writer_appended_without_a_stat(
+        tmp_path, monkeypatch):
+    """Its feed's size comes from the descriptor it keeps on it (the path
+    still names that file: no entry of the folder changed), and that size
+    includes another process's appends to the same file."""
+    baton = tmp_path / ".baton"
+    ledger, n = _settled_writer(baton)
+    append(Ledger(baton, "w1", fsync="never"), n)  # another process, the same writer
+    stats = FeedStatCounter(monkeypatch, ledger.feed_path("w1"))
+    with ledger.locked() as txn:
+        assert txn.stream_version("test/1") == n + 1
+        txn.append([note(n + 1)])
+    assert stats.calls == 0
+    events = Ledger(baton, "reader").read_all()
+    assert [e.data["n"] for e in events] == list(range(n + 2))
+    assert [e.seq for e in events] == list(range(1, n + 3))
+    assert verify_ledger(ledger.ledger_dir).ok
+
+
+def test_a_settled_writer_s_feed_replaced_between_locks_is_stat_ed_again_and_appended_to_in_the_new_file(
+        tmp_path, monkeypatch):
+    baton = tmp_path / ".baton"
+    ledger, n = _settled_writer(baton)
+    feed = ledger.feed_path("w1")
+    copy = feed.with_name("copy.tmp")
+    copy.write_bytes(feed.read_bytes())
+    os.replace(copy, feed)  # the folder's entries changed: its listing and the path are checked again
+    stats = FeedStatCounter(monkeypatch, feed)
+    append(ledger, n)
+    assert stats.calls == 1
+    assert [e.data["n"] for e in Ledger(baton, "reader").read_all()] == list(range(n + 1))
+
+
+def test_a_feed_change_time_ahead_of_the_wall_clock_settles_no_listing(tmp_path, monkeypatch):
+    """A change time the kernel's clock has not reached yet (a file system
+    that stores times from elsewhere) proves nothing about that clock."""
+    ledger = Ledger(tmp_path / ".baton", "w1", fsync="never")
+    append(ledger, 0)
+    real, ahead = os.stat, time.time_ns() + 3600 * 10**9
+
+    def stat(path, *args, **kwargs):
+        st = real(path, *args, **kwargs)
+        if not str(path).endswith(".jsonl"):
+            return st
+        hidden = ("st_atime", "st_mtime", "st_ctime", "st_atime_ns", "st_mtime_ns", "st_blksize", "st_blocks",
+                  "st_rdev")
+        return os.stat_result(tuple(st), {**{name: getattr(st, name) for name in hidden}, "st_ctime_ns": ahead})
+
+    monkeypatch.setattr(store.os, "stat", stat)
+    scans = ScanCounter(monkeypatch)
+    for n in range(1, 5):
+        append(ledger, n)
+    assert scans.calls == 4

@@ -148,3 +148,19 @@ def test_the_lines_made_while_sealing_a_batch_are_its_events_encoded(drafted, ac
     )
     assert lines == [encode_line(event) for event in sealed]
     assert all(Event.from_dict(orjson.loads(line)).compute_hash() == event.hash for line, event in zip(lines, sealed))
+
+
+@pytest.mark.parametrize("text", [',"digest":"', '","digest":"sha256:', ',"data":{}', '\\",\\"hash\\":\\"'])
+def test_a_line_is_its_event_encoded_whatever_the_strings_around_the_spliced_members_hold(text):
+    """The line is spliced around the ``digest`` member: strings that spell
+    out member names (actor, session, type, stream, payload) change nothing."""
+    drafts = [EventDraft(type=f"test.{text}", stream=text, data={"digest": text, text: [text]}, actor=text,
+                         session=text)]
+    for batch in (drafts, drafts * 2):
+        lines: list[bytes] = []
+        sealed, _ = seal_batch(
+            batch, writer="w1", seq=0, prev=None, max_hlc=0, clock=lambda: 1_700_000_000_000_000_000,
+            version_of=lambda stream: 0, new_id=lambda now: "0190a1b2-0000-7000-8000-000000000000",
+            timestamp=lambda now: "2023-11-14T22:13:20.000000Z", lines=lines,
+        )
+        assert lines == [encode_line(event) for event in sealed]

@@ -19,7 +19,8 @@ def fresh_clock(monkeypatch):
     random bytes drawn ahead are per process)."""
     monkeypatch.setattr(ids, "_last_ms", -1)
     monkeypatch.setattr(ids, "_counter", 0)
-    monkeypatch.setattr(ids, "_pool", b"")
+    monkeypatch.setattr(ids, "_pool", "")
+    monkeypatch.setattr(ids, "_at", 0)
 
 
 def test_an_id_is_a_version_7_rfc_variant_uuid_carrying_its_millisecond(fresh_clock):
@@ -229,7 +230,7 @@ def test_each_id_takes_the_next_ten_random_bytes_and_the_pool_is_refilled_only_w
         calls.append(n)
         return b"".join((len(calls) * 1000 + j).to_bytes(10, "big") for j in range(n // 10))
 
-    monkeypatch.setattr(ledger_ids, "_pool", b"")
+    monkeypatch.setattr(ledger_ids, "_pool", "")
     monkeypatch.setattr(ledger_ids.os, "urandom", numbered)
     per_pool = ledger_ids._POOL_IDS
     drawn = [int(ledger_ids.uuid7().replace("-", ""), 16) & ((1 << 62) - 1) for _ in range(per_pool + 1)]

@@ -10,7 +10,7 @@ from baton.domain.redaction import screen_text
 from baton.errors import InputError
 from baton.harnesses.install import default_command, parse_events
 from baton.harnesses.install import install_hooks as write_hooks
-from baton.harnesses.wiring import remove_wiring
+from baton.harnesses.wiring import relay_command, remove_wiring
 from baton.project import resolve_root, resolve_worktree
 
 
@@ -24,8 +24,9 @@ def install_hooks(args: argparse.Namespace):
         if args.events is not None:
             raise InputError("--events has no meaning with --remove: it takes out all of Baton's hooks")
         return remove_wiring(root, args.harness, dry_run=args.dry_run, worktree=worktree)
-    result = write_hooks(root, args.harness, dry_run=args.dry_run, command=args.command or default_command(),
-                         worktree=worktree, events=events)
+    command = args.command or default_command()
+    result = write_hooks(root, args.harness, dry_run=args.dry_run, command=command, worktree=worktree,
+                         events=events, hook_command=relay_command(command) if args.command is None else None)
     if result.warnings:
         for line in result.warnings:
             print(f"baton: {screen_text(line, output_policy())}", file=sys.stderr)

@@ -334,7 +334,7 @@ class Start:
         if self.gate is not None:
             with self.project.writing() as scope, scope.batch():
                 if self.gate.admit(scope):
-                    self.gate.record(scope, None)
+                    self.gate.record(scope, None, self.ctx)
         return result
 
     def offer(self, freshness_of: FreshnessOf, carried_of: CarriedOf) -> Offer:
@@ -391,7 +391,7 @@ class Start:
                 with scope.batch():  # the claim and the session's start: one append, all or nothing
                     claimed = claim_in_scope(scope, waiting, session=self.session_id)
                     if gate is not None:
-                        gate.record(scope, claimed)
+                        gate.record(scope, claimed, self.ctx)
         except BatonError as exc:
             notice = f"The session handoff {waiting.record.id} was not delivered: {exc.message}"
             return self.gated(self.result(self.standard([notice]), extra=[notice]))
@@ -405,10 +405,11 @@ class SessionGate(Protocol):
     False when the session's start is already recorded (another process
     recorded it first), and the caller then claims nothing and delivers
     nothing. ``record`` writes the start in the same lock hold, naming the
-    baton claimed for it (or None)."""
+    baton claimed for it (or None), for the owner and branch the brief was
+    built for (``ctx``: read once, before the lock)."""
 
     def admit(self, scope: Any) -> bool:  # pragma: no cover - an interface
         raise NotImplementedError
 
-    def record(self, scope: Any, claimed: Any) -> None:  # pragma: no cover - an interface
+    def record(self, scope: Any, claimed: Any, ctx: Any) -> None:  # pragma: no cover - an interface
         raise NotImplementedError

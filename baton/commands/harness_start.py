@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from baton.commands.bootstrap import BootstrapResult, Start, begin
-from baton.commands.identity import context_of
 from baton.commands.objectives import required_session_id
 from baton.commands.session_drafts import draft_to_complete
 from baton.commands.sessions import record_begin
@@ -187,6 +186,6 @@ class _StartOnce:
         self.admitted = not _began(scope.runner, self.sid)
         return self.admitted
 
-    def record(self, scope: Any, claimed: Any) -> None:
-        record_begin(scope, context_of(self.project), self.sid, harness=self.harness, objective=None,
+    def record(self, scope: Any, claimed: Any, ctx: Any) -> None:
+        record_begin(scope, ctx, self.sid, harness=self.harness, objective=None,
                      received_baton=claimed.id if claimed is not None else None)

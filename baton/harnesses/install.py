@@ -135,6 +135,9 @@ class InstallResult:
 
     command: str | None = None
     """The command line the hooks and the MCP server run (before ``hook HARNESS EVENT``, ``mcp``)."""
+    hook_command: str | None = None
+    """What the hooks run instead, when not ``command``: its interpreter, started directly
+    (``wiring.relay_command``)."""
 
     @property
     def command_note(self) -> str | None:
@@ -145,15 +148,17 @@ class InstallResult:
         program = command_program(self.command)
         if not os.path.isabs(program):
             return None
-        return (f"the hooks and the MCP server run {program} (this machine's path); for files a team commits, "
-                f"run again with --command baton (then everyone needs `baton` on PATH)")
+        started = " (the hooks start its Python directly, a few ms sooner)" if self.hook_command else ""
+        return (f"the hooks and the MCP server run {program} (this machine's path){started}; for files a team "
+                f"commits, run again with --command baton (then everyone needs `baton` on PATH)")
 
     def to_json(self) -> dict[str, Any]:
         return {"harness": self.harness, "root": self.root, "dryRun": self.dry_run, "initialized": self.initialized,
                 "events": list(self.events), "leftOut": list(self.left_out),
                 "changed": any(c.action != "unchanged" for c in self.changes),
                 "files": [c.to_json() for c in self.changes], "userSteps": list(self.user_steps),
-                "warnings": list(self.warnings), "command": self.command, "commandNote": self.command_note}
+                "warnings": list(self.warnings), "command": self.command,
+                "hookCommand": self.hook_command or self.command, "commandNote": self.command_note}
 
     def _events_line(self) -> str:
         return (f"hooks for {', '.join(self.events)}; left out: {', '.join(self.left_out)} "
@@ -240,8 +245,12 @@ def default_command() -> str:
 
 def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = False,
                   command: str = DEFAULT_COMMAND, worktree: str | os.PathLike | None = None,
-                  events: tuple[str, ...] = DEFAULT_EVENTS) -> InstallResult:
+                  events: tuple[str, ...] = DEFAULT_EVENTS, hook_command: str | None = None) -> InstallResult:
     """Merge ``harness``'s configuration into the project at ``root``.
+
+    The hooks run ``hook_command`` when given (``wiring.relay_command``: the
+    same ``baton`` started without its console script), else ``command``,
+    which the MCP server always runs.
 
     Only the hooks of ``events`` (``parse_events``) are wired; Baton's hooks for the
     others, left by an earlier install, are taken out.
@@ -265,7 +274,7 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     warnings = () if resolve_program(words[0]) else (not_found_warning(words[0], harness),)
     planned = []
     originals = []
-    for spec in chosen.configuration(shlex.join(words), events):
+    for spec in chosen.configuration(shlex.join(words), events, hook_command):
         path = contained(base, spec.path)
         old = read_text(path)
         text = new_text(spec, old)
@@ -284,7 +293,7 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     if dry_run:
         would_init = not (project / ".baton" / "config.json").is_file()
         return InstallResult(harness, str(base), True, changes, would_init, project=elsewhere, user_steps=steps,
-                             warnings=warnings, command=shlex.join(words), events=events)
+                             warnings=warnings, command=shlex.join(words), events=events, hook_command=hook_command)
     for keep, path in originals:  # before the file changes: its own bytes, for --remove to put back
         if keep is not None:
             _keep_original(keep, path)
@@ -293,7 +302,7 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
             write_text(path, text)
     initialized = Baton.init(project).created
     return InstallResult(harness, str(base), False, changes, initialized, project=elsewhere, user_steps=steps,
-                         warnings=warnings, command=shlex.join(words), events=events)
+                         warnings=warnings, command=shlex.join(words), events=events, hook_command=hook_command)
 
 
 def _check_config(project: Path) -> None:

@@ -147,8 +147,10 @@ class HarnessAdapter(Protocol):
         """The answer on stdout: ``context`` in the harness's shape, or its empty answer."""
         ...
 
-    def configuration(self, command: str, roles: Iterable[str] | None = None) -> list[ConfigFile]:
-        """The files to merge; ``roles`` (``HOOK_ROLES`` names, None: all) the hook events wired."""
+    def configuration(self, command: str, roles: Iterable[str] | None = None,
+                      hook_command: str | None = None) -> list[ConfigFile]:
+        """The files to merge; ``roles`` (``HOOK_ROLES`` names, None: all) the hook events wired;
+        ``hook_command`` what the hooks run when it is not ``command``."""
         ...
 
 
@@ -256,10 +258,12 @@ class CommandHookAdapter:
         kind = self.kinds[hook.event]
         return next(role for role, known in HOOK_ROLES.items() if known == kind)
 
-    def configuration(self, command: str, roles: Iterable[str] | None = None) -> list[ConfigFile]:
+    def configuration(self, command: str, roles: Iterable[str] | None = None,
+                      hook_command: str | None = None) -> list[ConfigFile]:
+        """``hook_command``: what the hooks run when it is not ``command`` (the MCP server's)."""
         wanted = set(HOOK_ROLES if roles is None else roles)
         hooks = tuple(hook for hook in self.hooks if self.role(hook) in wanted)
-        files = self.files(command, hooks, self.command_lines(command, hooks))
+        files = self.files(command, hooks, self.command_lines(hook_command or command, hooks))
         omitted = tuple(("hook", self.name, hook.event) for hook in self.hooks if hook not in hooks)
         if not omitted:
             return files

@@ -89,6 +89,35 @@ def running_baton() -> str | None:
     return os.path.abspath(found) if found else None
 
 
+RELAY_CODE = "from baton.launch import run; run()"
+"""What the hooks' interpreter runs (``relay_command``): the ``baton`` program's entry point."""
+
+
+def relay_command(program: str | None) -> str | None:
+    """The default hooks' command line: the interpreter of ``program`` — this
+    installation's ``baton`` console script — running the ``baton`` program's
+    entry point directly (``python -P -c 'from baton.launch import run; run()'``),
+    which is the same program without the ~6 ms the console script's wrapper
+    spends importing ``re`` at every hook. None when ``program`` is not such a
+    script (another launcher, a shell script, an interpreter found through
+    ``env``): the hooks then run ``program`` itself. ``-P``: the project's
+    folder is not put on the module path (a ``baton/`` folder there is not
+    imported in Baton's place)."""
+    if program is None:
+        return None
+    try:
+        with open(program, "rb") as script:
+            head = script.read(4096)
+    except OSError:
+        return None
+    first, _, body = head.partition(b"\n")
+    interpreter = first[2:].decode("utf-8", "replace").strip() if first.startswith(b"#!") else ""
+    if not (os.path.isabs(interpreter) and " " not in interpreter and os.path.isfile(interpreter)
+            and os.access(interpreter, os.X_OK) and b"from baton.launch import run" in body):
+        return None
+    return shlex.join([interpreter, "-P", "-c", RELAY_CODE])
+
+
 def suggestion() -> str:
     """The ``--command`` value to suggest."""
     found = running_baton()
@@ -216,14 +245,16 @@ class HarnessWiring:
 
     def command(self) -> str | None:
         """The command line the hooks run, before ``hook HARNESS EVENT`` (the first hook's); None
-        without a hook."""
+        without a hook, or when the hooks run a ``baton``'s interpreter directly
+        (``relay_command``), which is what ``install-hooks`` writes without ``--command``."""
         for lines in self.hooks.values():
             for line in lines:
                 words = shlex.split(line)
                 suffix = shlex.split(NONBLOCKING_SUFFIX)
                 if words[-len(suffix):] == suffix:
                     words = words[:-len(suffix)]
-                return shlex.join(words[:-3])
+                prefix = words[:-3]
+                return None if prefix[-3:] == ["-P", "-c", RELAY_CODE] else shlex.join(prefix)
         return None
 
     def programs(self) -> list[str]:

@@ -11,17 +11,19 @@ unchanged, and they are covered by the hash like any other field.
 
 from __future__ import annotations
 
+from hashlib import sha256 as _sha256
 from typing import Any, Callable, Mapping
 
 import attrs
 import orjson
 
-from baton.canonical import canonical_bytes, digest_of, sha256_tag
+from baton.canonical import CANONICAL, canonical_bytes, digest_of, sha256_tag
 from baton.errors import EnvelopeError
 from baton.ledger.clock import next_hlc
 from baton.model import frozen
 
 ENVELOPE_VERSION = 1
+_dumps = orjson.dumps
 
 KNOWN_FIELDS = (
     "v", "id", "writer", "seq", "at", "hlc", "type", "stream", "stream_version",
@@ -182,8 +184,9 @@ def _seal(
 ) -> Event:
     """``seal`` of a checked draft; appends the event's line to ``lines``
     (``feed.encode_line`` of it, built from the same dict as its hash)."""
-    payload = canonical_bytes(draft.data)
-    digest = sha256_tag(payload)
+    # canonical_bytes and sha256_tag, spelled out: four calls on every append's path.
+    payload = _dumps(draft.data, option=CANONICAL)
+    digest = "sha256:" + _sha256(payload).hexdigest()
     # The sealed event carries the payload as every reader will get it back
     # (never the caller's dict, which may change; a tuple comes back a list),
     # so folding it is folding a replay.
@@ -197,18 +200,34 @@ def _seal(
     }
     if batch is not None:
         chained["batch"] = batch
-    hash_ = sha256_tag(canonical_bytes(chained))
+    chained_bytes = _dumps(chained, option=CANONICAL)
+    hash_ = "sha256:" + _sha256(chained_bytes).hexdigest()
     if lines is not None:
-        chained["hash"] = hash_
-        chained["data"] = data
-        lines.append(canonical_bytes(chained) + b"\n")
-    return Event(
-        v=ENVELOPE_VERSION, id=event_id, writer=writer, seq=seq, at=at, hlc=hlc,
-        type=draft.type, stream=draft.stream, stream_version=stream_version,
-        actor=draft.actor, session=draft.session, data=data,
-        digest=digest, prev=prev, hash=hash_, schema=draft.schema,
-        extra={} if batch is None else {"batch": batch},
+        lines.append(_line_of(chained_bytes, payload, hash_))
+    return Event(  # positionally, in field order (as ``from_dict``): a keyword call costs more
+        ENVELOPE_VERSION, event_id, writer, seq, at, hlc, draft.type, draft.stream, stream_version,
+        draft.actor, draft.session, data, digest, prev, hash_, draft.schema,
+        {} if batch is None else {"batch": batch},
     )
+
+
+_DIGEST_MEMBER = b',"digest":"'
+_TAG_LEN = len("sha256:") + 64
+
+
+def _line_of(chained: bytes, payload: bytes, hash_: str) -> bytes:
+    """The event's canonical line (``feed.encode_line``), spliced from the
+    bytes its hash and digest were taken over instead of serialized again.
+
+    With sorted keys, ``data`` is the member just before ``digest`` (after
+    ``actor``, ``at`` and ``batch``) and ``hash`` the one just after it; a
+    sealed draft has no other fields, and no string can hold the unescaped
+    quotes of the member name, so ``,"digest":"`` occurs once.
+    """
+    cut = chained.index(_DIGEST_MEMBER)
+    end = cut + len(_DIGEST_MEMBER) + _TAG_LEN + 1  # past the digest's closing quote
+    return b"".join((chained[:cut], b',"data":', payload, chained[cut:end],
+                     b',"hash":"', hash_.encode(), b'"', chained[end:], b"\n"))
 
 
 def seal_batch(

@@ -52,7 +52,12 @@ def file_ident(st: os.stat_result) -> tuple[int, int]:
 
 
 def write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
+    n = os.write(fd, data)
+    if n == len(data):  # what a regular file does, short of a full disk or a signal
+        return
+    if n <= 0:
+        raise OSError("short write")
+    view = memoryview(data)[n:]
     while view:
         n = os.write(fd, view)
         if n <= 0:

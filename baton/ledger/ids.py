@@ -17,35 +17,35 @@ _lock = threading.Lock()
 _last_ms = -1
 _counter = 0
 _POOL_IDS = 64
-_pool = b""
-"""Random bytes from ``os.urandom`` not handed out yet: one system call for
-64 ids (a call per id was a few percent of a durable append). Emptied in a
-forked child, so parent and child never hand out the same bytes."""
+_ID_HEX = 20
+"""Random hex digits an id takes (10 bytes, an 80-bit draw): bits 64-74
+seed a new millisecond's counter, the low 62 bits are ``rand_b``."""
+_pool = ""
+"""Random bytes from ``os.urandom``, in hex, drawn for 64 ids at a time (one
+system call, not one per id); ``_at`` is the next digit not handed out.
+Emptied in a forked child, so parent and child never hand out the same ones."""
+_at = 0
+_VARIANT = "89ab"
 
 
 def _forget_pool() -> None:
-    global _pool
-    _pool = b""
+    global _pool, _at
+    _pool, _at = "", 0
 
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool)
 
 
-def _entropy() -> int:
-    """80 random bits (for ``rand_a``'s seed and ``rand_b``); call with ``_lock`` held."""
-    global _pool
-    if len(_pool) < 10:
-        _pool = os.urandom(10 * _POOL_IDS)
-    chunk, _pool = _pool[:10], _pool[10:]
-    return int.from_bytes(chunk, "big")
-
-
 def uuid7(now_ns: int | None = None) -> str:
-    global _last_ms, _counter
+    global _last_ms, _counter, _pool, _at
     ms = (time.time_ns() if now_ns is None else now_ns) // 1_000_000
     with _lock:
-        entropy = _entropy()
+        at = _at
+        if len(_pool) - at < _ID_HEX:
+            _pool, at = os.urandom(10 * _POOL_IDS).hex(), 0
+        _at = at + _ID_HEX
+        rand = _pool[at:at + _ID_HEX]
         if ms <= _last_ms:
             ms = _last_ms
             _counter += 1
@@ -53,17 +53,14 @@ def uuid7(now_ns: int | None = None) -> str:
                 ms += 1
                 _counter = 0
         else:
-            _counter = (entropy >> 64) & 0x7FF
+            _counter = int(rand[:4], 16) & 0x7FF
         _last_ms = ms
         counter = _counter
-    rand_b = entropy & ((1 << 62) - 1)
-    value = (ms & ((1 << 48) - 1)) << 80
-    value |= 0x7 << 76
-    value |= counter << 64
-    value |= 0b10 << 62
-    value |= rand_b
-    h = f"{value:032x}"  # what str(uuid.UUID(int=value)) gives, without building the object
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    # The 36 characters of str(uuid.UUID(int=...)) of the RFC 9562 layout,
+    # written out directly: 48 bits of milliseconds, version 7, the 12-bit
+    # counter, the variant and 62 random bits.
+    t = f"{ms & 0xFFFFFFFFFFFF:012x}"
+    return f"{t[:8]}-{t[8:]}-7{counter:03x}-{_VARIANT[int(rand[4], 16) & 3]}{rand[5:8]}-{rand[8:]}"
 
 
 def is_uuid7(text: str) -> bool:

@@ -24,7 +24,6 @@ import os
 import threading
 import time
 import weakref
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
@@ -46,15 +45,27 @@ from baton.ledger.feed import (
 )
 from baton.ledger.ids import uuid7
 from baton.ledger.integrity import REPAIRED_TYPE, heads_draft, heads_due
+from baton.ledger.listing import FolderKey, FolderListing
 from baton.ledger.protocol import Changes, Cursor, FeedInfo, FeedRewritten, IndexSeed
 from baton.ledger.versions import StreamVersions
 
 FSYNC_POLICIES = ("always", "never")
-_LISTING_SETTLED_NS = 5_000_000_000
-"""How long the ledger folder must have been unchanged before a listing of it
-is reused: far above any file system's timestamp granularity (2 s on FAT)."""
 
 __all__ = ["FSYNC_POLICIES", "Ledger", "LedgerTransaction", "merge_feeds"]
+
+_forks = 0
+"""How many times this process is a forked child: a lock file descriptor
+opened under another count was opened by an ancestor (what ``os.getpid()``
+told, without a system call on every lock)."""
+
+
+def _count_fork() -> None:
+    global _forks
+    _forks += 1
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_count_fork)
 
 
 class Ledger:
@@ -78,6 +89,9 @@ class Ledger:
         self.ledger_dir = self.baton_dir / "ledger"
         self.quarantine_dir = self.baton_dir / "quarantine"
         self.lock_path = self.baton_dir / "ledger.lock"
+        self._folder = str(self.ledger_dir)  # the paths every lock stats, as strings once
+        self._lock_file = str(self.lock_path)
+        self._own_path = f"{self._folder}/{writer}.jsonl"
         self.writer = writer
         self.fsync = fsync
         self.clock = clock
@@ -99,15 +113,20 @@ class Ledger:
         by 10-20% on ext4 here); checked against the path before every write."""
         self._feed_fd_ident: tuple[int, int] | None = None
         self._lock_fd: int | None = None
-        self._lock_pid: int | None = None
+        self._lock_forks: int | None = None
+        """``_forks`` when the lock file was opened (another: a forked child's copy)."""
         self._lock_ident: tuple[int, int] | None = None
         self._lock_closer: weakref.finalize[..., Any] | None = None
+        self._held_fd = -1
+        """The lock file's descriptor locked by the hold in progress."""
+        self._own_mapped: tuple[FolderKey | None, tuple[int, int] | None] | None = None
+        """``(folder key, identity)``: a ``stat`` under that settled listing found
+        our feed's path naming the file of that identity (see ``_read_new``)."""
         self._own_seen: tuple[int, int] | None = None
         """Our feed's identity as this lock hold's catch-up found it at its
         path (None outside a hold, or after ``_forget``): the same ``stat``
         then also tells ``_own_feed`` that the path still names the kept file."""
-        self._listing: tuple[tuple[int, int, int, int], tuple[str, ...]] | None = None
-        """The ledger folder's ``(dev, inode, mtime, ctime)`` and the feeds it held then."""
+        self._listing = FolderListing(self._folder)
 
     # -- paths ---------------------------------------------------------------
     def feed_path(self, writer: str) -> Path:
@@ -117,40 +136,9 @@ class Ledger:
         return [self.ledger_dir / f"{name}.jsonl" for name in self.feed_names()]
 
     def feed_names(self) -> list[str]:
-        """The feeds in the ledger folder now, sorted.
-
-        This runs on every lock, so a long-lived instance lists the folder
-        again only when its modification time moved: one ``stat`` instead of
-        an open, two reads and a close. Any entry created, removed or renamed
-        moves it — but only to the file system's clock tick, so a listing is
-        reused only when the folder had not changed for ``_LISTING_SETTLED_NS``
-        before it was taken (an entry made after it then has a later time,
-        as git does with its racily clean index entries).
-        """
-        try:
-            st = os.stat(self.ledger_dir)
-        except FileNotFoundError:
-            self._listing = None
-            return []
-        except OSError as exc:
-            raise StorageError(f"cannot list the ledger at {self.ledger_dir}: {exc}") from exc
-        key = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
-        listing = self._listing  # once: a server's threads may list at the same time
-        if listing is not None and listing[0] == key:
-            return list(listing[1])
-        listed_at = time.time_ns()
-        # os.scandir and plain strings: pathlib's glob costs more than the write itself.
-        try:
-            with os.scandir(self.ledger_dir) as entries:
-                names = sorted(e.name[:-6] for e in entries if e.name.endswith(".jsonl") and e.is_file())
-        except FileNotFoundError:
-            self._listing = None
-            return []
-        except OSError as exc:
-            raise StorageError(f"cannot list the ledger at {self.ledger_dir}: {exc}") from exc
-        settled = max(st.st_mtime_ns, st.st_ctime_ns) < listed_at - _LISTING_SETTLED_NS
-        self._listing = (key, tuple(names)) if settled else None
-        return names
+        """The feeds in the ledger folder now, sorted (listed again only when
+        an entry of the folder may have changed: ``listing.FolderListing``)."""
+        return list(self._listing.names()[0])
 
     def feed_stats(self) -> tuple[tuple[str, int, int, int], ...]:
         """Each feed's ``(name, inode, size, mtime)``, from one directory
@@ -162,22 +150,22 @@ class Ledger:
             StorageError: the ledger folder cannot be listed.
         """
         out = []
-        for name in self.feed_names():
+        for name in self._listing.names()[0]:
             try:
                 st = os.stat(self._path(name))
             except FileNotFoundError:
                 continue
             except OSError as exc:
                 raise StorageError(f"cannot read feed {self._path(name)}: {exc}") from exc
+            self._listing.saw(st)
             out.append((name, st.st_ino, st.st_size, st.st_mtime_ns))
         return tuple(out)
 
     def _path(self, feed: str) -> str:
-        return f"{self.ledger_dir}/{feed}.jsonl"
+        return f"{self._folder}/{feed}.jsonl"
 
     # -- locking -------------------------------------------------------------
-    @contextmanager
-    def locked(self, *, wait: float | None = None) -> Iterator["LedgerTransaction"]:
+    def locked(self, *, wait: float | None = None) -> "_Hold":
         """Hold the project's write lock; re-entrant within one thread.
 
         Threads of one process sharing an instance (a long-lived server)
@@ -188,6 +176,9 @@ class Ledger:
         Raises:
             LedgerBusy: the lock stayed held by another process (or thread) for ``wait`` seconds.
         """
+        return _Hold(self, wait)
+
+    def _enter_lock(self, wait: float | None) -> "LedgerTransaction":
         deadline = None if wait is None else time.monotonic() + max(0.0, wait)
         if not self._thread_lock.acquire(timeout=-1 if deadline is None else max(0.0, wait or 0.0)):
             raise LedgerBusy(_busy(wait))
@@ -196,29 +187,39 @@ class Ledger:
                 raise StorageError(self._poisoned)
             if self._lock_depth:
                 self._lock_depth += 1
-                try:
-                    yield LedgerTransaction(self)
-                finally:
-                    self._lock_depth -= 1
-                return
-            fd = self._take_lock_file(deadline, wait)
+                return LedgerTransaction(self)
+            fd = self._held_fd = self._take_lock_file(deadline, wait)
+            self._lock_depth = 1
             try:
-                self._lock_depth = 1
                 txn = LedgerTransaction(self)
-                txn.refresh()
-                yield txn
-            finally:
-                self._lock_depth = 0
-                self._own_seen = None
-                self._held.clear()
-                self._read_log.clear()
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_UN)
-                except OSError:
-                    self._drop_lock_file()
-                    raise
+                self.refresh()
+            except BaseException:
+                self._release_lock_file(fd)
+                raise
+            return txn
+        except BaseException:
+            self._thread_lock.release()
+            raise
+
+    def _exit_lock(self) -> None:
+        try:
+            if self._lock_depth > 1:
+                self._lock_depth -= 1
+            else:
+                self._release_lock_file(self._held_fd)
         finally:
             self._thread_lock.release()
+
+    def _release_lock_file(self, fd: int) -> None:
+        self._lock_depth = 0
+        self._own_seen = None
+        self._held.clear()
+        self._read_log.clear()
+        try:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        except OSError:
+            self._drop_lock_file()
+            raise
 
     def _take_lock_file(self, deadline: float | None, wait: float | None) -> int:
         """``flock`` the lock file through a descriptor kept open between
@@ -235,7 +236,7 @@ class Ledger:
             StorageError: the lock file cannot be opened or keeps being replaced.
         """
         for _ in range(3):
-            if self._lock_fd is not None and self._lock_pid != os.getpid():
+            if self._lock_fd is not None and self._lock_forks != _forks:
                 self._drop_lock_file()  # the child's copy: closing it leaves the parent's lock alone
             fresh = self._lock_fd is None
             if self._lock_fd is None:
@@ -245,20 +246,23 @@ class Ledger:
                 except OSError as exc:
                     os.close(opened)
                     raise StorageError(f"cannot open the ledger lock {self.lock_path}: {exc}") from exc
-                self._lock_fd, self._lock_pid, self._lock_ident = opened, os.getpid(), ident
+                self._lock_fd, self._lock_forks, self._lock_ident = opened, _forks, ident
                 self._lock_closer = weakref.finalize(self, files.close_quietly, opened)
                 fd = opened
             else:
                 fd = self._lock_fd
             try:
-                _take_lock(fd, deadline, wait)
+                if deadline is None:
+                    fcntl.flock(fd, fcntl.LOCK_EX)
+                else:
+                    _take_lock(fd, deadline, wait)
             except BaseException:
                 self._drop_lock_file()
                 raise
             if fresh:
                 return fd
             try:
-                same = files.file_ident(os.stat(self.lock_path)) == self._lock_ident
+                same = files.file_ident(os.stat(self._lock_file)) == self._lock_ident
             except OSError:
                 same = False
             if same:
@@ -273,7 +277,7 @@ class Ledger:
     def _drop_lock_file(self) -> None:
         if self._lock_closer is not None:
             self._lock_closer()
-        self._lock_fd = self._lock_pid = self._lock_ident = self._lock_closer = None
+        self._lock_fd = self._lock_forks = self._lock_ident = self._lock_closer = None
 
     def _open_lock_file(self) -> int:
         try:
@@ -295,7 +299,7 @@ class Ledger:
         self._source = source
 
     def _forget(self) -> None:
-        self._own_seen = None
+        self._own_seen = self._own_mapped = None
         self._cursors.clear()
         self._versions.reset()
         self._max_hlc = 0
@@ -342,44 +346,65 @@ class Ledger:
 
     def _read_new(self) -> bool:
         """Read every feed after its cursor; False when a cursor no longer holds."""
-        names = self.feed_names()
-        if not self._cursors.keys() <= set(names):
+        names, key, reused = self._listing.names()
+        cursors = self._cursors
+        if not cursors.keys() <= set(names):
             return False
-        folder = self.ledger_dir
+        folder, writer, held = self._folder, self.writer, self._lock_depth
+        own_fd, own_ident = self._feed_fd, self._feed_fd_ident
+        # Our own feed's size from the descriptor kept on it (no stat) while
+        # the path is known to name that file still: checked by a stat under
+        # this same settled listing, and no entry of the folder changed since.
+        by_fd = held and reused and own_fd is not None and self._own_mapped == (key, own_ident)
         for name in names:
-            try:
-                st = os.stat(f"{folder}/{name}.jsonl")
-            except FileNotFoundError:
-                st = None
-            except OSError as exc:
-                raise StorageError(f"cannot read feed {self._path(name)}: {exc}") from exc
-            if name == self.writer and self._lock_depth:
-                self._own_seen = None if st is None else files.file_ident(st)
-            known = self._cursors.get(name)
-            if st is None:
-                if known is not None:
-                    return False
-                continue
+            size: int
+            if by_fd and name == writer:
+                assert own_fd is not None and own_ident is not None  # by_fd says so (for type checkers)
+                try:
+                    size = os.lseek(own_fd, 0, os.SEEK_END)
+                except OSError as exc:
+                    raise StorageError(f"cannot read feed {self._path(name)}: {exc}") from exc
+                ino = own_ident[1]
+                self._own_seen = own_ident
+                known = cursors.get(name)
+            else:
+                try:
+                    st = os.stat(f"{folder}/{name}.jsonl")
+                except FileNotFoundError:
+                    st = None
+                except OSError as exc:
+                    raise StorageError(f"cannot read feed {self._path(name)}: {exc}") from exc
+                if name == writer and held:
+                    seen = self._own_seen = None if st is None else files.file_ident(st)
+                    if reused and seen is not None and seen == own_ident:
+                        self._own_mapped = (key, seen)
+                known = cursors.get(name)
+                if st is None:
+                    if known is not None:
+                        return False
+                    continue
+                self._listing.saw(st)
+                size, ino = st.st_size, st.st_ino
             if known is not None:
                 # Size only, as cheap as a stat: the line at the cursor is
                 # checked where it was learnt from elsewhere (the index, when
                 # seeding) and when a reader's cursor is checked, and every
                 # line read after it must chain to its hash (``prev``), so a
                 # feed replaced by another history fails that read instead.
-                if st.st_size < known.head.offset:
+                if size < known.head.offset:
                     return False
-                if st.st_size == known.head.offset:
+                if size == known.head.offset:
                     continue
-            start = known or Cursor(FeedHead(), st.st_ino)
+            start = known or Cursor(FeedHead(), ino)
             scan = None
             try:
-                for scan in self.read_feed_chunks(name, start.head, st.st_size):
+                for scan in self.read_feed_chunks(name, start.head, size):
                     note = self._versions.note
                     for event in scan.events:
                         note(event.stream, event.stream_version)
                     if scan.events:
                         self._max_hlc = max(self._max_hlc, scan.head.hlc)
-                    end = cursor_after(scan, start, st.st_ino)
+                    end = cursor_after(scan, start, ino)
                     self._note_read(name, start, scan.events, scan.ends, end)
                     start = end
             except FileNotFoundError:
@@ -530,6 +555,8 @@ class Ledger:
 
     # -- acknowledged heads ---------------------------------------------------
     def _sealed_heads(self) -> Mapping[str, tuple[int, str | None, int]]:
+        if self._source is None:
+            return {}
         source = getattr(self._source, "sealed_heads", None)
         return source() if source is not None else {}
 
@@ -583,8 +610,11 @@ class Ledger:
         Raises:
             LedgerCorrupt (exit 3): names the feed, the seqs and ``baton repair``.
         """
+        heads = self._sealed_heads()
+        if not heads:
+            return
         recording = {d.data.get("feed") for d in drafts if d.type == REPAIRED_TYPE and isinstance(d.data, dict)}
-        for feed, sealed in sorted(self._sealed_heads().items()):
+        for feed, sealed in sorted(heads.items()):
             if feed in recording:
                 continue
             cursor = self._cursors.get(feed)
@@ -612,18 +642,18 @@ class Ledger:
                 raise StreamVersionConflict(stream, version, actual)
         if not drafts:
             return []
-        self._refuse_lost_heads(drafts)
+        if self._source is not None:
+            self._refuse_lost_heads(drafts)
         asked = len(drafts)
-        path = self._path(self.writer)
+        path = self._own_path
         start = self._cursors.get(self.writer)
-        head = start.head if start else FeedHead()
-        drafts = list(drafts)
-        if heads_due(head.seq, len(drafts)):
+        head = start.head if start is not None else FeedHead()
+        if heads_due(head.seq, asked):
             vouch = heads_draft(self.writer, {
                 feed: (c.head.seq, c.head.hash, c.head.offset) for feed, c in self._cursors.items()
             })
             if vouch is not None:
-                drafts.insert(0, vouch)  # first: the caller's events stay the feed's last lines
+                drafts = [vouch, *drafts]  # first: the caller's events stay the feed's last lines
         lines: list[bytes] = []  # each event's ``encode_line``, made while sealing it
         sealed, versions = seal_batch(
             drafts, writer=self.writer, seq=head.seq, prev=head.hash, max_hlc=self._max_hlc, clock=self.clock,
@@ -635,7 +665,7 @@ class Ledger:
         # cut a write at a page boundary: readers then see an incomplete batch
         # (its events carry ``batch``), which is a torn tail as a whole.
         try:
-            files.write_all(fd, b"".join(lines))
+            files.write_all(fd, lines[0] if len(lines) == 1 else b"".join(lines))
         except OSError as exc:
             raise self._write_failed(path, exc) from exc
         # What this instance learns from the write is noted before the fsync,
@@ -684,12 +714,12 @@ class Ledger:
         under the lock (``baton forget``) is followed by ``_forget`` and a
         catch-up, which takes another."""
         if self._feed_fd is not None:
-            if self._own_seen is not None and self._own_seen == self._feed_fd_ident:
-                return self._feed_fd  # stat'ed at this path by this hold's catch-up: no second stat
-            try:
-                current = files.file_ident(os.stat(path))
-            except OSError:
-                current = None
+            current = self._own_seen  # what this hold's catch-up found at the path: no second stat
+            if current is None:
+                try:
+                    current = files.file_ident(os.stat(path))
+                except OSError:
+                    current = None
             if current == self._feed_fd_ident:
                 return self._feed_fd
             self._close_own_feed()
@@ -747,6 +777,22 @@ def _take_lock(fd: int, deadline: float | None, wait: float | None) -> None:
             if left <= 0:
                 raise LedgerBusy(_busy(wait)) from None
             time.sleep(min(0.02, left))
+
+
+class _Hold:
+    """What ``Ledger.locked()`` returns: a plain context manager (a
+    generator-based one cost a few microseconds per lock)."""
+
+    __slots__ = ("_ledger", "_wait")
+
+    def __init__(self, ledger: Ledger, wait: float | None) -> None:
+        self._ledger, self._wait = ledger, wait
+
+    def __enter__(self) -> "LedgerTransaction":
+        return self._ledger._enter_lock(self._wait)
+
+    def __exit__(self, *exc: object) -> None:
+        self._ledger._exit_lock()
 
 
 class LedgerTransaction:

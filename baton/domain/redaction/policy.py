@@ -215,8 +215,11 @@ def build_redaction_policy(
         problems.append("path_fields must be a list of non-empty strings")
     if problems:
         raise PolicyConfigError("; ".join(problems))
+    unchanged = len(rules) == len(DEFAULT_RULES) and all(a is b for a, b in zip(rules, DEFAULT_RULES))
     return RedactionPolicy(
-        rules=tuple(rules),
+        # The default rules keep their identity: what is built once per rule set (the keyword
+        # prefilter, the scrub memo) is then shared by every policy that uses them as they are.
+        rules=DEFAULT_RULES if unchanged else tuple(rules),
         entropy_threshold=float(entropy_threshold),
         min_secret_length=min_secret_length,
         path_fields=DEFAULT_PATH_FIELDS | {f.lower() for f in fields},
