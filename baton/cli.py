@@ -891,8 +891,9 @@ def run(report: Callable[[int], None] | None = None) -> None:
     code = main()
     if hook_path:
         try:
-            sys.stdout.flush()
-            sys.stderr.flush()
+            for stream in (sys.stdout, sys.stderr):
+                if stream is not None:  # None: started with the descriptor closed
+                    stream.flush()
         except OSError:  # a closed pipe: the ordinary exit reports it, as before
             raise SystemExit(code) from None
         if report is not None:
@@ -987,7 +988,8 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     try:
         result = _run(args)
         _print(args, result)
-        sys.stdout.flush()
+        if sys.stdout is not None:  # None: started with standard output closed; nothing to print to
+            sys.stdout.flush()
         _log_command(args, started, int(getattr(result, "exit_code", 0)))
         return int(getattr(result, "exit_code", 0))
     except BatonError as exc:

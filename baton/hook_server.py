@@ -42,12 +42,15 @@ import importlib
 import io
 import os
 import pkgutil
+import resource
 import select
 import signal
 import socket
 import struct
 import sys
+import threading
 import time
+import traceback
 from pathlib import Path
 
 from baton.domain.identifiers import screen_identifiers
@@ -117,8 +120,11 @@ def _locked(lock: int, wait: float = LOCK_WAIT) -> bool:
 
 def preload() -> dict[str, tuple[int, int]]:
     """Import every module a hook may run, then freeze the heap (a child's
-    collections never touch the server's objects' pages); the files of the
-    ``baton`` modules loaded, with their modification times and sizes."""
+    collections never touch the server's objects' pages); what says the
+    installation changed, with its modification time and size: the files of
+    the ``baton`` modules loaded, and the folders the dependencies were loaded
+    from (installing, upgrading or removing a package there changes the
+    folder: its ``.dist-info`` is replaced)."""
     importlib.import_module("baton.cli")
     for name in PACKAGES:
         package = importlib.import_module(name)
@@ -156,9 +162,17 @@ def warm() -> None:
 
 
 def loaded_files() -> list[str]:
-    """The source files of the ``baton`` modules this process has imported."""
-    return [path for name, module in list(sys.modules.items())
-            if (name == "baton" or name.startswith("baton.")) and (path := getattr(module, "__file__", None))]
+    """The source files of the ``baton`` modules this process has imported, and
+    the folders its dependencies came from (``site-packages``)."""
+    files = [path for name, module in list(sys.modules.items())
+             if (name == "baton" or name.startswith("baton.")) and (path := getattr(module, "__file__", None))]
+    folders = {os.path.dirname(os.path.dirname(path)) for name in DEPENDENCIES
+               if (path := getattr(sys.modules.get(name), "__file__", None))}
+    return files + sorted(folders)
+
+
+DEPENDENCIES = ("attrs", "cattrs", "orjson", "sqlite_utils", "dulwich")
+"""The packages a hook runs besides Baton (``pyproject.toml``'s, without the MCP SDK, which no hook loads)."""
 
 
 def _stamp(path: str) -> tuple[int, int] | None:
@@ -261,13 +275,13 @@ class Server:
         fds: list[int] = []
         try:
             conn.settimeout(REQUEST_WAIT)
-            self._check_peer(conn)
+            caller = self._check_peer(conn)
             body, fds = read_request(conn)
             parse_request(body)
             if self._stale():
                 self.close_listener()
                 raise Declined("the installation changed")
-            self._hand_over(body, fds, conn)
+            self._hand_over(caller.to_bytes(4, "big") + body, fds, conn)
         except (Declined, OSError, ValueError):
             _answer(conn, DECLINED)
             return
@@ -300,12 +314,17 @@ class Server:
         os.ftruncate(self.lock, len(line))
         os.pwrite(self.lock, line, 0)
 
-    def _check_peer(self, conn: socket.socket) -> None:
+    def _check_peer(self, conn: socket.socket) -> int:
+        """The caller's pid, when the server may run its command: the same user, confined alike,
+        and limits a child can take on (``adoptable``)."""
         pid, uid, _ = _CREDENTIALS.unpack(conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _CREDENTIALS.size))
         if uid != os.getuid():
             raise Declined("another user")
         if confinement(pid) != self.confinement:
             raise Declined("a caller confined otherwise (a sandbox, another namespace or root)")
+        if not adoptable(pid):
+            raise Declined("a caller with limits a child cannot take on")
+        return pid
 
     def _stale(self) -> bool:
         return any(_stamp(path) != stamp for path, stamp in self.modules.items())
@@ -329,7 +348,46 @@ def confinement(pid: int) -> tuple[object, ...] | None:
     except (OSError, ValueError):
         return None
     return (*spaces, root.st_dev, root.st_ino, fields.get(b"NoNewPrivs", b"").strip(),
-            fields.get(b"Seccomp", b"").strip())
+            fields.get(b"Seccomp", b"").strip(), _label(pid))
+
+
+def _label(pid: int) -> bytes:
+    """The security module's label of ``pid`` (AppArmor's profile, SELinux's context); empty without one."""
+    try:
+        with open(f"/proc/{pid}/attr/current", "rb") as label:
+            return label.read().strip(b"\0\n ")
+    except OSError:
+        return b""
+
+
+def adoptable(pid: int) -> bool:
+    """Whether a child can take on ``pid``'s resource limits and priority
+    (``adopt_limits``): no hard limit above the server's (a process cannot raise
+    its own) and a niceness no lower than the server's."""
+    try:
+        if os.getpriority(os.PRIO_PROCESS, pid) < os.getpriority(os.PRIO_PROCESS, 0):
+            return False
+        if any(resource.prlimit(pid, limit)[0] != resource.RLIM_INFINITY for limit in MEMORY_LIMITS):
+            return False  # sized for a fresh process: a child of the larger server could not keep to it
+        for limit in LIMITS:
+            wanted, mine = resource.prlimit(pid, limit)[1], resource.getrlimit(limit)[1]
+            if mine != resource.RLIM_INFINITY and (wanted == resource.RLIM_INFINITY or wanted > mine):
+                return False
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def adopt_limits(pid: int) -> None:
+    """Take on ``pid``'s resource limits and niceness (the caller, alive: it waits for the answer)."""
+    for limit in LIMITS:
+        resource.setrlimit(limit, resource.prlimit(pid, limit))
+    os.setpriority(os.PRIO_PROCESS, 0, os.getpriority(os.PRIO_PROCESS, pid))
+
+
+LIMITS = tuple(getattr(resource, name) for name in dir(resource) if name.startswith("RLIMIT_"))
+"""Every resource limit this system has (``RLIMIT_NOFILE``, ``RLIMIT_AS``…)."""
+MEMORY_LIMITS = tuple(getattr(resource, name) for name in ("RLIMIT_AS", "RLIMIT_DATA") if hasattr(resource, name))
 
 
 def read_request(conn: socket.socket, count: int = 3) -> tuple[bytes, list[int]]:
@@ -389,10 +447,30 @@ def run_spare(channel: socket.socket) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         body, fds = read_request(channel, count=4)
-        request = parse_request(body)
+        caller, request = int.from_bytes(body[:4], "big"), parse_request(body[4:])
     except BaseException:  # noqa: BLE001 - the server ended, or handed over nothing usable
         os._exit(0)
-    run_child(fds[:3], request, Answer(channel, fds[3]))
+    run_child(fds[:3], request, Answer(channel, fds[3]), caller)
+
+
+def watch_caller(answer: "Answer") -> None:
+    """A thread that ends this child (SIGKILL, as the relaying process was)
+    when the relaying process's end of the connection closes before the child
+    answered: the relaying process was killed, and its command goes with it,
+    as it would have in its own process. Never when the child answered first."""
+    def watch() -> None:
+        poller = select.poll()
+        poller.register(answer.connection, select.POLLRDHUP | select.POLLHUP)
+        while True:
+            try:
+                if poller.poll():
+                    break
+            except InterruptedError:
+                continue
+        if not answer.sent:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=watch, name="baton-caller-watch", daemon=True).start()
 
 
 class Answer:
@@ -419,12 +497,15 @@ class Answer:
             pass
 
 
-def run_child(fds: list[int], request: Request, answer: Answer) -> None:
+def run_child(fds: list[int], request: Request, answer: Answer, caller: int) -> None:
     """In the child: become the relaying process (its descriptors, directory,
-    umask, environment, arguments), run the command line and answer with its
-    exit status. Never returns."""
+    umask, environment, arguments, resource limits and niceness), run the
+    command line and answer with its exit status; end at once if the relaying
+    process is killed first (``watch_caller``). Never returns."""
     code = 1
     try:
+        adopt_limits(caller)
+        watch_caller(answer)
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
         kept = sorted(answer.keeps())
@@ -443,6 +524,7 @@ def run_child(fds: list[int], request: Request, answer: Answer) -> None:
         code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
     except BaseException:  # noqa: BLE001 - a child never returns into the server's loop
         code = 1
+        traceback.print_exc()  # what the interpreter prints for an exception nothing caught
     finally:
         try:
             sys.stdout.flush()

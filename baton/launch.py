@@ -59,15 +59,28 @@ _FDS = (0, 1, 2)
 def run() -> None:
     """The ``baton`` program: a hook relayed to the hook server when one takes it, else ``baton.cli.run``."""
     words = sys.argv[1:]
-    if words[:1] and words[0] in RELAYED and os.environ.get(SERVER_ENV) != "0":
+    if words[:1] and words[0] in RELAYED and os.environ.get(SERVER_ENV) != "0" and piped():
         address = socket_path()
         if address is not None:
             status = relay(address, words)
             if status is not None:
-                sys.stdout.flush()
                 os._exit(status)
             start_server(address)
     __import__("baton.cli", fromlist=["run"]).run()
+
+
+def piped() -> bool:
+    """Whether standard input, output and error are all open and none is a
+    terminal, as a harness runs its hooks (pipes). A command at a terminal runs
+    here: Ctrl-Z, the terminal's reads and its window stay the shell's job's."""
+    for fd in _FDS:
+        try:
+            os.fstat(fd)
+        except OSError:  # closed: a socket opened now would take its number
+            return False
+        if os.isatty(fd):
+            return False
+    return True
 
 
 def socket_folder() -> str:
@@ -104,12 +117,16 @@ def private_folder(folder: str) -> bool:
 
 def server_state() -> tuple[str, str, str]:
     """``baton doctor``'s line on this installation's hook server: running (its
-    pid, the hooks it took), not running, or off."""
+    pid, the commands it took), not running (and why, when it can tell), or off."""
     if os.environ.get(SERVER_ENV) == "0":
         return ("hook server", "ok", f"off ({SERVER_ENV}=0): each hook runs in its own process")
     address = socket_path()
     if address is None:
         return ("hook server", "ok", f"not used: its socket's path would be too long ({socket_folder()})")
+    folder = os.path.dirname(address)
+    if os.path.lexists(folder) and not private_folder(folder):
+        return ("hook server", "warn", f"not used: {folder} is not a folder of this user's with mode 0700 "
+                                       "(fix or remove it, and the next hook starts a server)")
     try:
         with open(address + ".lock", "rb") as lock:
             pid, served = (int(word) for word in lock.read().split()[:2])
@@ -117,9 +134,16 @@ def server_state() -> tuple[str, str, str]:
         running = os.path.exists(address)
     except (OSError, ValueError):
         running = False
-    if not running:
-        return ("hook server", "ok", "not running; the next hook starts it (docs/hooks.md, \"The hook server\")")
-    return ("hook server", "ok", f"running (pid {pid}, {served} command(s) relayed) at {address}")
+    if running:
+        return ("hook server", "ok", f"running (pid {pid}, {served} command(s) relayed) at {address}")
+    try:
+        tried = time.time() - os.stat(address + ".started").st_mtime
+    except OSError:
+        tried = None
+    if tried is not None and tried < SPAWN_INTERVAL:
+        return ("hook server", "ok", f"not running; one was started {tried:.0f} s ago (if none comes up, hooks "
+                                     f"go on in their own process and the next start is tried after {SPAWN_INTERVAL:.0f} s)")
+    return ("hook server", "ok", "not running; the next hook starts it (docs/hooks.md, \"The hook server\")")
 
 
 def request(words: list[str]) -> bytes:
@@ -157,8 +181,9 @@ def relay(address: str, words: list[str]) -> int | None:
         return None
     sock.settimeout(None)
     child = _number(sock)
-    if child:  # Ctrl-C at a terminal interrupts the command, wherever it runs
-        _signal.signal(_signal.SIGINT, lambda signum, frame: _interrupt(child))
+    if child:  # a signal meant for this process (Ctrl-C, a harness's cancel) reaches the command
+        for signum in FORWARDED:
+            _signal.signal(signum, lambda signum, frame: _forward(child, signum))
     status = _number(sock)
     sock.close()
     return 0 if status is None else status & 0xFF
@@ -180,9 +205,14 @@ def _number(sock: "_socket.socket") -> int | None:
     return int.from_bytes(answer, "big")
 
 
-def _interrupt(child: int) -> None:
+FORWARDED = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP, _signal.SIGQUIT)
+"""The signals passed on to the child running a relayed command (a SIGKILL cannot be: the child
+then ends itself when this process's end of the connection goes, ``hook_server.watch_caller``)."""
+
+
+def _forward(child: int, signum: int) -> None:
     try:
-        os.kill(child, _signal.SIGINT)
+        os.kill(child, signum)
     except OSError:
         pass
 

@@ -227,6 +227,8 @@ def test_doctor_says_whether_the_hook_server_runs(repo, runtime):
     assert _relay_hook(repo, runtime, "SessionStart", "s1").returncode == 0
     assert line().startswith(f"running (pid {pid}, 1 command(s) relayed)")
     assert line(BATON_HOOK_SERVER="0").startswith("off")
+    (runtime / "baton").chmod(0o755)
+    assert line().startswith("not used:") and "0700" in line()
 
 
 def test_hooks_relayed_at_once_deliver_each_session_its_brief_once(repo, runtime):
@@ -334,6 +336,86 @@ def test_a_caller_in_another_mount_namespace_is_not_served(repo, runtime):
                              input=_payload("SessionStart", "s1", repo), cwd=repo, env=_env(runtime),
                              capture_output=True, text=True, timeout=60)
     assert relayed.returncode == NOT_RELAYED
+
+
+def test_a_command_at_a_terminal_or_with_a_closed_stream_is_not_relayed():
+    import pty
+
+    probe = "from baton.launch import piped; import os; os.write(2, str(piped()).encode())"
+    main, secondary = pty.openpty()
+    try:
+        at_terminal = subprocess.run([sys.executable, "-c", probe], stdin=subprocess.DEVNULL, stdout=secondary,
+                                     stderr=subprocess.PIPE, timeout=60)
+    finally:
+        os.close(main)
+        os.close(secondary)
+    closed = subprocess.run(["sh", "-c", 'exec "$0" -c "$1" <&-', sys.executable, probe], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, timeout=60)
+    piped = subprocess.run([sys.executable, "-c", probe], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=60)
+    assert (at_terminal.stderr, closed.stderr, piped.stderr) == (b"False", b"False", b"True")
+
+
+def test_a_hook_with_standard_input_closed_answers_at_once(repo, runtime):
+    _start_server(runtime, repo.parent)
+    done = subprocess.run(["sh", "-c", 'exec "$0" hook claude-code SessionStart <&-', str(BATON)], cwd=repo,
+                          env=_env(runtime), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0
+    assert "gave up" not in done.stderr
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_a_relayed_command_ends_with_the_process_that_relayed_it(repo, runtime, signum):
+    _start_server(runtime, repo.parent)
+    waiting = subprocess.Popen([sys.executable, "-c", RELAY, "session", "end", "s1", "--handoff-input", "-"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=repo,
+                               env=_env(runtime))
+    try:
+        time.sleep(1.0)
+        waiting.send_signal(signum)
+        waiting.wait(timeout=30)
+        time.sleep(0.5)
+        waiting.stdin.write(b'{"nextSteps": ["carry on"]}')  # the child, were it alive, would read this
+        waiting.stdin.close()
+    except BrokenPipeError:  # nothing reads standard input any more: the child is gone too
+        pass
+    finally:
+        waiting.kill()
+    time.sleep(1.0)
+    assert "session.ended" not in _events(repo)
+
+
+def test_a_relayed_command_failing_under_BATON_DEBUG_prints_its_traceback(repo, runtime):
+    _start_server(runtime, repo.parent)
+    with open("/dev/full", "w") as full:  # writing the brief fails: no space left
+        own = subprocess.run([str(BATON), "bootstrap", "--peek"], cwd=repo, stdout=full, stderr=subprocess.PIPE,
+                             text=True, env=_env(runtime, BATON_DEBUG="1", BATON_HOOK_SERVER="0"), timeout=60)
+        relayed = subprocess.run([sys.executable, "-c", RELAY, "bootstrap", "--peek"], cwd=repo, stdout=full,
+                                 stderr=subprocess.PIPE, text=True, env=_env(runtime, BATON_DEBUG="1"), timeout=60)
+    assert relayed.returncode == own.returncode == 1
+    assert "Traceback" in relayed.stderr and "Traceback" in own.stderr
+
+
+LIMITS_PROBE = """
+import os, resource, subprocess, sys
+from baton import hook_server
+caller = subprocess.Popen(["sleep", "30"], preexec_fn=lambda: (resource.setrlimit(resource.RLIMIT_NOFILE, (97, 98)),
+                                                             os.nice(3)))
+try:
+    adoptable = hook_server.adoptable(caller.pid)
+    hook_server.adopt_limits(caller.pid)
+    print(adoptable, resource.getrlimit(resource.RLIMIT_NOFILE), os.getpriority(os.PRIO_PROCESS, 0))
+    os.nice(5)  # now nicer than the caller: its niceness cannot be taken on
+    print(hook_server.adoptable(caller.pid))
+finally:
+    caller.kill()
+"""
+
+
+def test_a_child_takes_on_the_callers_limits_and_niceness_and_declines_what_it_cannot():
+    done = subprocess.run([sys.executable, "-c", LIMITS_PROBE], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == ["True (97, 98) 3", "False"]
 
 
 PRELOADED = """

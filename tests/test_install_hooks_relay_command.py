@@ -63,8 +63,13 @@ def test_a_program_that_is_not_batons_console_script_is_not_started_another_way(
     by_env = tmp_path / "baton-env"
     by_env.write_text("#!/usr/bin/env python3\nfrom baton.launch import run\nrun()\n")
     by_env.chmod(0o755)
+    pip_for_spaces = tmp_path / "baton-spaces"  # what pip writes when the interpreter's path has spaces
+    pip_for_spaces.write_text("#!/bin/sh\n'" + "''exec' \"/opt/my venv/bin/python\" \"$0\" \"$@\"\n' '" + "''\n"
+                              "import re\nimport sys\nfrom baton.launch import run\n")
+    pip_for_spaces.chmod(0o755)
     assert relay_command(str(shell)) is None
     assert relay_command(str(by_env)) is None
+    assert relay_command(str(pip_for_spaces)) is None
     assert relay_command(str(tmp_path / "missing")) is None
     assert relay_command(None) is None
 

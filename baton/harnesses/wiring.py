@@ -100,7 +100,8 @@ def relay_command(program: str | None) -> str | None:
     which is the same program without the ~6 ms the console script's wrapper
     spends importing ``re`` at every hook. None when ``program`` is not such a
     script (another launcher, a shell script, an interpreter found through
-    ``env``): the hooks then run ``program`` itself. ``-P``: the project's
+    ``env``, pip's ``#!/bin/sh`` script for a path with spaces): the hooks
+    then run ``program`` itself. ``-P``: the project's
     folder is not put on the module path (a ``baton/`` folder there is not
     imported in Baton's place)."""
     if program is None:
@@ -112,9 +113,10 @@ def relay_command(program: str | None) -> str | None:
         return None
     first, _, body = head.partition(b"\n")
     interpreter = first[2:].decode("utf-8", "replace").strip() if first.startswith(b"#!") else ""
-    if not (os.path.isabs(interpreter) and " " not in interpreter and os.path.isfile(interpreter)
+    if not (os.path.isabs(interpreter) and " " not in interpreter
+            and os.path.basename(interpreter).startswith("python") and os.path.isfile(interpreter)
             and os.access(interpreter, os.X_OK) and b"from baton.launch import run" in body):
-        return None
+        return None  # e.g. pip's `#!/bin/sh` + `exec` lines, for a path with spaces or too long for `#!`
     return shlex.join([interpreter, "-P", "-c", RELAY_CODE])
 
 
