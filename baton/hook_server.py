@@ -36,6 +36,7 @@ not start, and every hook runs in its own process as before.
 
 from __future__ import annotations
 
+import ctypes
 import fcntl
 import gc
 import importlib
@@ -446,6 +447,8 @@ def run_spare(channel: socket.socket) -> None:
     try:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        if not select.select([channel], [], [], PREFAULT_AFTER)[0]:
+            prefault(channel)
         body, fds = read_request(channel, count=4)
         caller, request = int.from_bytes(body[:4], "big"), parse_request(body[4:])
     except BaseException:  # noqa: BLE001 - the server ended, or handed over nothing usable
@@ -471,6 +474,38 @@ def watch_caller(answer: "Answer") -> None:
             os.kill(os.getpid(), signal.SIGKILL)
 
     threading.Thread(target=watch, name="baton-caller-watch", daemon=True).start()
+
+
+PREFAULT_AFTER = 0.25
+"""Seconds a spare waits for a request before it copies its pages (``prefault``): by then the command
+handed to the spare before it has mostly run, and the copying does not take its processor."""
+
+
+def prefault(channel: socket.socket | None = None) -> int:
+    """Copy now the private writable pages this spare shares with the server,
+    which a command would otherwise copy one fault at a time while it runs:
+    reading Python objects writes their reference counts, and each first write
+    to a page shared since the fork copies it (~9,000 pages, 4–5 ms of a hook's
+    ~13). Each page's first byte is written back unchanged, in this process
+    only, before any other thread exists. ~30 ms of CPU and ~35 MB of memory
+    per spare, spent while it waits; it stops as soon as a request arrives on
+    ``channel`` (which then waits for nothing). The number of pages copied."""
+    size = os.sysconf("SC_PAGE_SIZE")
+    copied = 0
+    with open("/proc/self/maps", "rb") as maps:
+        regions = [line.split() for line in maps]
+    for fields in regions:
+        low, high = (int(edge, 16) for edge in fields[0].split(b"-"))
+        name = fields[5] if len(fields) > 5 else b""
+        if fields[1][:2] != b"rw" or fields[1][3:4] != b"p" or name.startswith((b"[stack", b"[v")):
+            continue  # only this process's own writable memory, not the kernel's pages or the stack
+        pages = (ctypes.c_char * (high - low)).from_address(low)
+        for offset in range(0, high - low, size):
+            pages[offset] = pages[offset]
+            copied += 1
+            if channel is not None and not copied % 256 and select.select([channel], [], [], 0)[0]:
+                return copied
+    return copied
 
 
 class Answer:

@@ -453,3 +453,21 @@ def test_the_server_preloads_every_module_a_hook_or_session_command_runs_and_nev
                             "print(sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'pydantic', 'starlette'}))"],
                            capture_output=True, text=True, timeout=120)
     assert check.stdout.strip() == "[]", check.stderr
+
+
+PREFAULT = """
+import json, socket
+from baton import hook_server
+whole = hook_server.prefault()
+waiting, sender = socket.socketpair()
+sender.sendall(b"x")  # a request is there: the copying stops at once
+cut = hook_server.prefault(waiting)
+print(json.dumps({"whole": whole, "cut": cut, "still": json.loads(json.dumps({"a": [1, 2]}))}))
+"""
+
+
+def test_a_spare_copies_its_pages_ahead_and_stops_when_a_request_arrives():
+    done = subprocess.run([sys.executable, "-c", PREFAULT], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["whole"] > 1000 and found["cut"] <= 256 and found["still"] == {"a": [1, 2]}
