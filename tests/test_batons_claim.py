@@ -15,6 +15,7 @@ from baton.commands.identity import SessionContext
 from baton.errors import BatonAlreadyClaimed, BatonNotPending, BatonSuperseded, NotFound, StreamVersionConflict
 from tests.app_support import cancel_baton, dismiss_baton, list_pending_batons, local_metrics
 from tests.batons_support import ALICE, BOB, active, events, leave, start
+from tests.fold_support import assert_batch_folds_like_one_by_one
 
 
 def test_handoff_created_carries_session_branch_owner_shared_and_handoff_id(project):
@@ -329,13 +330,4 @@ def test_a_batch_of_one_keys_events_folds_to_what_folding_them_one_by_one_gives(
             runs.setdefault(key, []).append(event)
     assert max(len(run) for run in runs.values()) > TELEMETRY_RECENT
     for key, run in runs.items():
-        one_by_one, doc = Batons(), None
-        for event in run:
-            doc = one_by_one.apply(key, doc, event)
-        expected = orjson.dumps(doc)
-        assert orjson.dumps(Batons().apply_all(key, None, run)) == expected
-        for cut in (1, len(run) // 2, len(run) - 1):
-            same = Batons()
-            assert orjson.dumps(same.apply_all(key, same.apply_all(key, None, run[:cut]), run[cut:])) == expected
-            read_back = orjson.loads(orjson.dumps(Batons().apply_all(key, None, run[:cut])))
-            assert orjson.dumps(Batons().apply_all(key, read_back, run[cut:])) == expected
+        assert_batch_folds_like_one_by_one(Batons, key, run, (1, len(run) // 2, len(run) - 1))

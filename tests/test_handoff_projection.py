@@ -16,6 +16,7 @@ from baton.projections.folds.handoffs import Handoffs
 from baton.projections.handoffs import COUNTS_TABLE, ROWS_TABLE, SEARCH_TABLE, count_by_status, newest
 from baton.projections.runner import ProjectionRunner, snapshot_equal
 from tests.app_support import amend_handoff, promote_handoff, resume_handoff, validate_handoff_command
+from tests.fold_support import assert_batch_folds_like_one_by_one
 from tests.handoff_support import materialized, payload
 
 
@@ -34,11 +35,8 @@ def _event(type_: str, handoff_id: str, data: dict | None, at: str = "2026-09-02
     return attrs.evolve(event, data=data)
 
 
-def _search_rows(runner) -> list:
-    return sorted(runner.db.execute(f"SELECT id, title, objective, summary FROM {SEARCH_TABLE}").fetchall())
-
-
-def test_rebuild_yields_the_same_records_search_rows_and_files(project):
+def _lived(project) -> tuple[str, str, str]:
+    """A handoff validated, promoted, resumed and amended (its child), and a validated draft."""
     first = _capture(project)
     validate_handoff_command(project, first)
     promote_handoff(project, first)
@@ -46,6 +44,15 @@ def test_rebuild_yields_the_same_records_search_rows_and_files(project):
     child = amend_handoff(project, first, content=ContentOptions(completed=["fixture"])).handoff_id
     draft = _capture(project, payload(open_items=[]))
     validate_handoff_command(project, draft)
+    return first, child, draft
+
+
+def _search_rows(runner) -> list:
+    return sorted(runner.db.execute(f"SELECT id, title, objective, summary FROM {SEARCH_TABLE}").fetchall())
+
+
+def test_rebuild_yields_the_same_records_search_rows_and_files(project):
+    first, child, draft = _lived(project)
     amend_handoff(project, draft, content=ContentOptions(title="Renamed draft"))
     opened = Project.open(project)
     runner = opened.reading()
@@ -252,15 +259,8 @@ def test_a_batch_of_one_handoffs_events_folds_to_what_folding_them_one_by_one_gi
     writing it after every event, whether the batch starts from nothing, from
     the record the projection itself wrote (its model kept), or from a record
     read back from the index (a later batch, another process)."""
-    import orjson
 
-    first = _capture(project)
-    validate_handoff_command(project, first)
-    promote_handoff(project, first)
-    resume_handoff(project, first, mark_resumed=True)
-    child = amend_handoff(project, first, content=ContentOptions(completed=["fixture"])).handoff_id
-    draft = _capture(project, payload(open_items=[]))
-    validate_handoff_command(project, draft)
+    first, child, draft = _lived(project)
     opened = Project.open(project)
     streams: dict[str, list] = {}
     for event in opened.ledger.read_all():
@@ -269,16 +269,7 @@ def test_a_batch_of_one_handoffs_events_folds_to_what_folding_them_one_by_one_gi
     opened.close()
     assert {first, child, draft} <= set(streams) and max(len(run) for run in streams.values()) >= 4
     for key, run in streams.items():
-        one_by_one, doc = Handoffs(), None
-        for event in run:
-            doc = one_by_one.apply(key, doc, event)
-        expected = orjson.dumps(doc)
-        assert orjson.dumps(Handoffs().apply_all(key, None, run)) == expected
-        for cut in range(1, len(run)):
-            same = Handoffs()  # the second run starts from the model this projection kept
-            assert orjson.dumps(same.apply_all(key, same.apply_all(key, None, run[:cut]), run[cut:])) == expected
-            read_back = orjson.loads(orjson.dumps(Handoffs().apply_all(key, None, run[:cut])))
-            assert orjson.dumps(Handoffs().apply_all(key, read_back, run[cut:])) == expected
+        assert_batch_folds_like_one_by_one(Handoffs, key, run, range(1, len(run)))
 
 
 def test_a_batch_that_erases_a_capture_then_captures_again_folds_as_one_by_one():
