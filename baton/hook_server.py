@@ -54,6 +54,7 @@ import time
 import traceback
 from pathlib import Path
 
+from baton.domain.handoff import converter
 from baton.domain.identifiers import screen_identifiers
 from baton.domain.redaction import RedactionPolicy, redact_payload, redact_strings
 from baton.domain.regexes import LazyPattern
@@ -148,7 +149,8 @@ WARM_TEXT = ("warm-up: owner dev@example.com on feature/x, see src/app.py; token
 def warm() -> None:
     """Fill, in the server, what a hook would otherwise build in each child:
     the patterns the loaded modules compile on first use (``regexes.lazy``,
-    the secret rules' table) and the command line's ``hook`` parser. Only pure
+    the secret rules' table), the record model's converter (a catch-up that
+    reads a record builds it) and the command lines' parsers. Only pure
     work: nothing here reads a project, the clock or the environment."""
     for item in gc.get_objects():
         if type(item) is LazyPattern:
@@ -157,6 +159,8 @@ def warm() -> None:
     redact_payload({"objective": WARM_TEXT, "artifacts": [{"path": "src/app.py"}]}, policy)
     redact_strings({"text": WARM_TEXT}, policy)
     screen_identifiers({"owner": "dev@example.com", "branch": "feature/x", "session": "warm-up"}, policy)
+    converter(detailed=False)  # the record model's cattrs converters and their generated writers
+    converter()  # (~30 ms each, in a process that reads a record)
     cli = importlib.import_module("baton.cli")
     for command in RELAYED:
         cli.keep_parser([command])

@@ -608,8 +608,7 @@ def _unstructure_with_extra(unstructure_value: Callable[[Any], Any], cls: type, 
     plan = _PLANS[cls] = [(f.name, keys[f.name], bool(f.metadata.get(_OMIT_EMPTY)))
                           for f in fields if f.name != "extra"]
     fresh = _FRESH[cls] = _unstructure_fresh(unstructure_value, cls, plan, fields)
-
-    unrolled = _unstructure_like(unstructure_value, cls, plan, models)
+    unrolled: list[Callable[[Any, Any, Mapping[str, Any]], dict[str, Any]]] = []
 
     def unstructure(obj: Any, like: tuple[Any, Mapping[str, Any]] | None = None) -> dict[str, Any]:
         """``like``: (an earlier model, its JSON) — members whose value is the very
@@ -617,8 +616,14 @@ def _unstructure_with_extra(unstructure_value: Callable[[Any], Any], cls: type, 
         a member that is another model of the same class (``validation`` after
         a promotion: one field changed) is unstructured like its earlier self.
         ``models``: the model classes' hooks (these), by class. Both ways are
-        this class's plan unrolled into generated code (``fresh``, ``unrolled``)."""
-        return fresh(obj) if like is None else unrolled(obj, like[0], like[1])
+        this class's plan unrolled into generated code (``fresh``, ``unrolled``);
+        the ``like`` one is generated the first time it is asked for (a command
+        that writes one record never is: half the converter's build)."""
+        if like is None:
+            return fresh(obj)
+        if not unrolled:
+            unrolled.append(_unstructure_like(unstructure_value, cls, plan, models))
+        return unrolled[0](obj, like[0], like[1])
 
     return unstructure
 
