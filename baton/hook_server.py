@@ -232,7 +232,10 @@ class Server:
         last = time.monotonic()
         while self.listener is not None:
             if self.spare is None:
-                self.spare = self._fork_spare()
+                try:
+                    self.spare = self._fork_spare()
+                except OSError:  # no process to spare now: requests are declined (run by their callers) meanwhile
+                    self.spare = None
             try:
                 ready, _, _ = select.select([self.listener], [], [], max(0.0, last + self.idle - time.monotonic()))
             except InterruptedError:
@@ -301,7 +304,12 @@ class Server:
         spare child, then tell the relaying process which child runs it; closing the
         channel after that tells the child it may answer on the connection. Raises
         OSError when no child took it (the relaying process then runs it itself)."""
-        pid, channel = self.spare or self._fork_spare()
+        if self.spare is None:
+            # Never forked here: a child forked now would hold this caller's connection and
+            # streams while it waited for the next request (a harness reading the hook's output
+            # to its end would wait with it).
+            raise OSError("no spare child")
+        pid, channel = self.spare
         self.spare = None
         try:
             message = len(body).to_bytes(4, "big") + body
