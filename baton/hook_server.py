@@ -322,10 +322,14 @@ class Server:
             channel.close()
 
     def _record(self) -> None:
-        """The lock file says which process serves, and how many hooks it has taken (``baton doctor``)."""
+        """The lock file says which process serves, and how many hooks it has taken (``baton doctor``).
+        Only a report: a file system that refuses the write (full) does not stop the server."""
         line = b"%d %d\n" % (os.getpid(), self.served)
-        os.ftruncate(self.lock, len(line))
-        os.pwrite(self.lock, line, 0)
+        try:
+            os.ftruncate(self.lock, len(line))
+            os.pwrite(self.lock, line, 0)
+        except OSError:
+            pass
 
     def _check_peer(self, conn: socket.socket) -> int:
         """The caller's pid, when the server may run its command: the same user, confined alike,
