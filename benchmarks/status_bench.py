@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import sys
@@ -93,11 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=bench_build.DEFAULT_CACHE)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
-    script = Path(sys.executable).parent / "baton"
-    launcher = [str(script)] if script.exists() else [sys.executable, "-m", "baton"]
-    env = {k: v for k, v in os.environ.items() if k not in ("BATON_PROJECT", "BATON_DEBUG")}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(args.cache / "pycache")
+    launcher, env = mcp_bench.launcher_and_env(args.cache)
     scratch = Path(tempfile.mkdtemp(prefix="baton-bench-status-"))
     try:
         projects = []
