@@ -9,35 +9,100 @@ catch-up the hook may not fold (``IndexBehind``) is handed here instead:
 with none of the hook's streams (stdin and stdout on ``/dev/null``, stderr
 to ``.baton/cache/catch-up.log``), so the harness, which waits for the
 hook's output to close, is not kept waiting. It takes the ledger lock like any
-writer; a second one started meanwhile waits for it and then finds nothing to
-fold. It runs the same interpreter and package as the hook, never a shell.
+writer. It runs the same interpreter and package as the hook, never a shell.
+
+One at a time: the process started holds ``.baton/cache/catch-up.lock``
+(an ``flock`` it inherits as a descriptor of its own, released when it
+ends) and its pid is written there. A hook that finds the lock held while
+its catch-up runs starts nothing and names that process: until the replay
+commits, every hook sees the index as far behind as the first one did, and
+a start of its own at each would pile up processes that wait for the lock
+and then find nothing to fold (and each would empty the log of the first).
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import sys
 from pathlib import Path
 
 LOG = "cache/catch-up.log"
 """Where the background catch-up's stderr goes, relative to ``.baton/``."""
+LOCK = "cache/catch-up.lock"
+"""Held by the background catch-up while it runs, with its pid; relative to ``.baton/``."""
+_INHERITED_FD = 3
+"""The descriptor the catch-up holds its lock on (closed when it ends)."""
 
 
 def start_catch_up(root: Path, baton_dir: Path) -> int | None:
-    """Start ``baton rebuild --if-needed`` for the project at ``root``;
-    its pid, or None when it could not be started."""
-    argv = [sys.executable, "-P", "-m", "baton", "--project", str(root), "rebuild", "--if-needed"]
-    log = baton_dir / LOG
+    """Start ``baton rebuild --if-needed`` for the project at ``root``, unless
+    one started here still runs; its pid (the one running, or the one
+    started), or None when it could not be started (or started so recently
+    its pid is not written yet)."""
     try:
-        log.parent.mkdir(exist_ok=True)
+        (baton_dir / LOG).parent.mkdir(exist_ok=True)
     except OSError:
         pass
-    for stderr in (str(log), os.devnull):
+    lock = _take_lock(baton_dir / LOCK)
+    if lock is False:  # a catch-up holds it: that one brings the index up to date
+        return _running_pid(baton_dir / LOCK)
+    try:
+        pid = _spawn(root, baton_dir, lock)
+        if pid is not None and lock is not None:
+            try:
+                os.ftruncate(lock, 0)
+                os.pwrite(lock, f"{pid}\n".encode(), 0)
+            except OSError:
+                pass
+        return pid
+    finally:
+        if lock is not None:
+            os.close(lock)  # the lock stays held by the descriptor the catch-up inherited
+
+
+def _take_lock(path: Path) -> int | None | bool:
+    """The lock file's descriptor, locked; False when another process holds
+    it; None when it cannot be opened (then the catch-up runs without it)."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return False
+    except OSError:
+        os.close(fd)
+        return None
+    if fd <= _INHERITED_FD:  # kept clear of the descriptors the catch-up is given
+        try:
+            high = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, _INHERITED_FD + 1)
+        except OSError:
+            high = None
+        os.close(fd)  # the lock goes with the last descriptor of the open file: `high` holds it
+        fd = high
+    return fd
+
+
+def _running_pid(path: Path) -> int | None:
+    try:
+        return int(path.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _spawn(root: Path, baton_dir: Path, lock: int | None) -> int | None:
+    argv = [sys.executable, "-P", "-m", "baton", "--project", str(root), "rebuild", "--if-needed"]
+    for stderr in (str(baton_dir / LOG), os.devnull):
         actions = [
             (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
             (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
             (os.POSIX_SPAWN_OPEN, 2, stderr, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
         ]
+        if lock is not None:  # dup2 clears close-on-exec: the catch-up holds the lock until it ends
+            actions.append((os.POSIX_SPAWN_DUP2, lock, _INHERITED_FD))
         try:
             return os.posix_spawn(sys.executable, argv, os.environ, file_actions=actions, setsid=True)
         except OSError:

@@ -175,3 +175,33 @@ def test_rebuild_refuses_if_needed_with_until(repo):
     done = run_baton("rebuild", "--if-needed", "--until", "2000-01-01T00:00:00Z", cwd=repo)
     assert done.returncode == 2
     assert "pass one of them" in done.stderr
+
+
+def test_hooks_while_the_background_catch_up_runs_start_no_other(repo):
+    _drop_index(repo)
+    with lock_held_elsewhere(repo):  # the first catch-up waits for this lock: it is still running
+        first = _background_pid(_start(repo, "s-first", **TINY).stderr)
+        second = _start(repo, "s-second", **TINY)
+        third = _start(repo, "s-third", **TINY)
+        assert _background_pid(second.stderr) == first  # named, not started again
+        assert _background_pid(third.stderr) == first
+        log = repo / ".baton" / "cache" / "catch-up.log"
+        assert log.exists()
+    _wait_gone(first)
+    assert _documents(repo).get("handoffs") == 1
+    brief = injected("claude-code", _start(repo, "s-next", **TINY).stdout)
+    assert brief is not None and "## Latest ready handoff" in brief
+    notices = brief.split("## ")[0]
+    assert notices.count("the index needs a full replay") == 1 and "(3 times" in notices  # one notice, not three
+
+
+def test_a_hook_after_the_background_catch_up_ended_starts_a_new_one(repo):
+    _drop_index(repo)
+    first = _background_pid(_start(repo, "s-first", **TINY).stderr)
+    _wait_gone(first)
+    _drop_index(repo)  # lost again (a `baton gc`): the lock the first held went with it
+    again = _start(repo, "s-again", **TINY)
+    second = _background_pid(again.stderr)
+    assert second != first
+    _wait_gone(second)
+    assert _documents(repo).get("handoffs") == 1
