@@ -121,3 +121,16 @@ def test_a_notice_is_screened_for_secrets_before_it_is_written(tmp_path):
     key = "AKIAQ7XJ3KZP5HWN4TLA"  # synthetic: the shape of an AWS access key id
     notices_write.leave(tmp_path, harness="codex", event="Stop", session="s1", problem=f"internal error: {key}", at="t")
     assert key not in (tmp_path / notices.FILE_NAME).read_text()
+
+
+def test_a_long_notice_is_clipped_in_its_cause_and_keeps_what_was_left_undone(tmp_path):
+    undone = "the session's end was not recorded and no baton was left"
+    notices_write.leave(tmp_path, harness="claude-code", event="SessionEnd", session="s1",
+                        problem="the index is far behind " + "x" * 400 + "; " + undone, at="2026-01-01T00:00:00Z")
+    notices_write.leave(tmp_path, harness="codex", event="SessionStart", session="s2",
+                        problem="y" * 400, at="2026-01-01T00:00:01Z")
+    first, second = notices.render(notices.take(tmp_path)).strip().splitlines()
+    said = first.split(": ", 1)[1]
+    assert said.startswith("the index is far behind x") and said.endswith("…; " + undone)
+    assert len(said) == notices.PROBLEM_MAX
+    assert second.endswith("y…") and len(second.split(": ", 1)[1]) == notices.PROBLEM_MAX

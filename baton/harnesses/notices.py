@@ -62,6 +62,19 @@ def take(baton_dir: str | os.PathLike) -> list[dict[str, Any]]:
     return notices
 
 
+def _clipped(problem: str) -> str:
+    """``problem`` in at most ``PROBLEM_MAX`` characters. A hook's notice ends
+    with what it left undone (``…; no brief was delivered``, ``…; the
+    session's end was not recorded and no baton was left``): that last clause
+    is kept whole and the cause before it is clipped."""
+    if len(problem) <= PROBLEM_MAX:
+        return problem
+    cause, sep, undone = problem.rpartition("; ")
+    if sep and len(undone) <= PROBLEM_MAX // 2:
+        return cause[:PROBLEM_MAX - len(undone) - len(sep) - 1] + "…" + sep + undone
+    return problem[:PROBLEM_MAX - 1] + "…"
+
+
 def render(notices: list[dict[str, Any]]) -> str:
     """The notices as the lines put in front of a brief (empty when none): the
     same failure of the same hook said once, with how often it happened."""
@@ -69,9 +82,7 @@ def render(notices: list[dict[str, Any]]) -> str:
         return ""
     grouped: dict[tuple, list[dict[str, Any]]] = {}
     for item in notices:
-        problem = " ".join(item["problem"].split())
-        if len(problem) > PROBLEM_MAX:
-            problem = problem[:PROBLEM_MAX - 1] + "…"
+        problem = _clipped(" ".join(item["problem"].split()))
         grouped.setdefault((item.get("harness"), item.get("event"), problem, item.get("failed") is not False),
                            []).append(item)
     lines = []
