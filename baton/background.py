@@ -35,19 +35,27 @@ _INHERITED_FD = 3
 """The descriptor the catch-up holds its lock on (closed when it ends)."""
 
 
-def start_catch_up(root: Path, baton_dir: Path) -> int | None:
+FAILED_MAX = 300
+"""The most characters of a failed catch-up's last error kept for a notice."""
+
+
+def start_catch_up(root: Path, baton_dir: Path) -> tuple[int | None, str | None]:
     """Start ``baton rebuild --if-needed`` for the project at ``root``, unless
-    one started here still runs; its pid (the one running, or the one
-    started), or None when it could not be started (or started so recently
-    its pid is not written yet)."""
+    one started here still runs. Its pid (the one running, or the one
+    started; None when it could not be started, or started so recently its
+    pid is not written yet), and, when one is started, what the last one
+    said when it failed (``baton: …``, the last line of its log), else None:
+    a catch-up that fails at every hook (a damaged feed) is then said, not
+    promised again and again."""
     try:
         (baton_dir / LOG).parent.mkdir(exist_ok=True)
     except OSError:
         pass
     lock = _take_lock(baton_dir / LOCK)
     if lock is False:  # a catch-up holds it: that one brings the index up to date
-        return _running_pid(baton_dir / LOCK)
+        return _running_pid(baton_dir / LOCK), None
     try:
+        failed = _last_failure(baton_dir / LOG)  # before the start empties the log
         pid = _spawn(root, baton_dir, lock)
         if pid is not None and lock is not None:
             try:
@@ -55,7 +63,7 @@ def start_catch_up(root: Path, baton_dir: Path) -> int | None:
                 os.pwrite(lock, f"{pid}\n".encode(), 0)
             except OSError:
                 pass
-        return pid
+        return pid, failed
     finally:
         if lock is not None:
             os.close(lock)  # the lock stays held by the descriptor the catch-up inherited
@@ -84,6 +92,22 @@ def _take_lock(path: Path) -> int | None | bool:
         os.close(fd)  # the lock goes with the last descriptor of the open file: `high` holds it
         fd = high
     return fd
+
+
+def _last_failure(log: Path) -> str | None:
+    """The error a finished catch-up ended with: its log's last line, when that
+    is the CLI's ``baton: …`` (a catch-up that succeeded leaves the log empty)."""
+    try:
+        with open(log, "rb") as f:
+            f.seek(max(0, os.fstat(f.fileno()).st_size - 4096))
+            tail = f.read().decode("utf-8", "replace").strip()
+    except OSError:
+        return None
+    last = tail.rsplit("\n", 1)[-1].strip()
+    if not last.startswith("baton: "):
+        return None
+    last = last[len("baton: "):]
+    return last if len(last) <= FAILED_MAX else last[:FAILED_MAX - 1] + "…"
 
 
 def _running_pid(path: Path) -> int | None:

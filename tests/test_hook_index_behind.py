@@ -205,3 +205,22 @@ def test_a_hook_after_the_background_catch_up_ended_starts_a_new_one(repo):
     assert second != first
     _wait_gone(second)
     assert _documents(repo).get("handoffs") == 1
+
+
+def test_a_hook_after_a_failed_background_catch_up_says_why_it_failed(repo):
+    _other_writer_appends(repo, 20)
+    feed = repo / ".baton" / "ledger" / "otherreplica0001.jsonl"
+    lines = feed.read_bytes().splitlines(keepends=True)
+    lines[5] = b"{not json\n"  # damaged before its tail: no replay gets past it
+    feed.write_bytes(b"".join(lines))
+    _drop_index(repo)
+    first = _start(repo, "s-first", **TINY)
+    assert "the next session start has it" in first.stderr
+    _wait_gone(_background_pid(first.stderr))
+    again = _start(repo, "s-again", **TINY)
+    assert again.returncode == 0 and again.stdout == ""
+    said = again.stderr
+    assert "could not be brought up to date in the background" in said and "corrupt" in said
+    assert "the next session start has it" not in said  # not promised again
+    assert "baton repair" in said  # what to do, from the failed catch-up's own error
+    _wait_gone(int((repo / ".baton" / "cache" / "catch-up.lock").read_text()))  # the retry, failed again

@@ -359,12 +359,17 @@ class Project:
         go), once the catch-up has been handed to a process of its own
         (``baton.background``): what it says names that process, or the
         command to run when it could not be started."""
-        pid = start_catch_up(self.root, self.paths.baton_dir)
-        self.log("info", "catch_up_elsewhere", pid=pid, bytes=exc.details.get("bytes"))
+        pid, failed = start_catch_up(self.root, self.paths.baton_dir)
+        self.log("info", "catch_up_elsewhere", pid=pid, bytes=exc.details.get("bytes"), failed=failed is not None)
+        details = {**exc.details, "background_pid": pid, "background_failed": failed}
+        if failed is not None:  # the last one ended in an error: that is said, not the promise again
+            again = "tried again" if pid is not None else "run `baton rebuild --if-needed` once it is fixed"
+            return IndexBehind("the index could not be brought up to date in the background "
+                               f"(`baton rebuild --if-needed`): {failed}; {again}", details=details)
         then = ("it is being brought up to date in the background (`baton rebuild --if-needed`, "
                 f"pid {pid}); the next session start has it") if pid is not None else \
             "run `baton rebuild --if-needed` to bring it up to date"
-        return IndexBehind(f"{exc.message}: {then}", details={**exc.details, "background_pid": pid})
+        return IndexBehind(f"{exc.message}: {then}", details=details)
 
     def _quiet_since(self) -> tuple | None:
         """The feeds' ``(name, inode, size, mtime)`` and the index's ``content_token``
