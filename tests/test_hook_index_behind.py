@@ -13,6 +13,7 @@ projects here "large").
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from pathlib import Path
@@ -224,3 +225,30 @@ def test_a_hook_after_a_failed_background_catch_up_says_why_it_failed(repo):
     assert "the next session start has it" not in said  # not promised again
     assert "baton repair" in said  # what to do, from the failed catch-up's own error
     _wait_gone(int((repo / ".baton" / "cache" / "catch-up.lock").read_text()))  # the retry, failed again
+
+
+def test_a_hook_on_a_read_only_baton_dir_replays_nothing_in_memory_past_its_limit(repo, monkeypatch):
+    from baton.harnesses.hook import run_hook
+    from baton.projections.runner import ProjectionRunner
+
+    baton, real = str(repo / ".baton"), os.access
+    monkeypatch.setattr(os, "access", lambda path, mode, *args, **kwargs: (
+        False if mode & os.W_OK and os.fspath(path).startswith(baton) else real(path, mode, *args, **kwargs)))
+    monkeypatch.setenv("BATON_HOOK_FOLD_MB", TINY["BATON_HOOK_FOLD_MB"])
+    replays = []
+    monkeypatch.setattr(ProjectionRunner, "rebuild", lambda self, **kwargs: replays.append(kwargs))
+    body = fixture("claude-code", "SessionStart.startup", repo, session_id="s-read-only")
+    outcome = run_hook("claude-code", "SessionStart", json.dumps(body).encode(), project=repo)
+    assert outcome.answer == "" and replays == []  # no replay in memory, at 100k events ~9 s of a 10 s deadline
+    assert "is read-only here, and a replay in memory of" in outcome.problem
+    assert "baton rebuild --if-needed" not in outcome.problem  # nothing started: it could not write the index
+
+
+def test_a_reading_command_on_a_read_only_baton_dir_still_replays_in_memory(repo, monkeypatch):
+    baton, real = str(repo / ".baton"), os.access
+    monkeypatch.setattr(os, "access", lambda path, mode, *args, **kwargs: (
+        False if mode & os.W_OK and os.fspath(path).startswith(baton) else real(path, mode, *args, **kwargs)))
+    monkeypatch.setenv("BATON_HOOK_FOLD_MB", TINY["BATON_HOOK_FOLD_MB"])  # a hook's limit, not a command's
+    with Baton.open(repo) as app:
+        assert app.project.read_only
+        assert app.project.reading().counts().get("handoffs") == 1

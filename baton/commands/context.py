@@ -327,6 +327,15 @@ class Project:
         runner = self.runner
         started = time.perf_counter()
         if self.read_only:
+            if self.fold_limit is not None:  # no index to hand a replay to: none past the limit either
+                try:
+                    runner.check_fold_limit(self.fold_limit)
+                except IndexBehind as exc:
+                    raise ReadOnlyProject(
+                        f"{self.paths.baton_dir} is read-only here, and a replay in memory of "
+                        f"{exc.details['bytes'] / 1e6:.1f} MB of ledger is more than this command folds in its "
+                        f"time ({exc.details['limit'] / 1e6:.1f} MB)",
+                        details={"baton_dir": str(self.paths.baton_dir), **exc.details}) from None
             runner.catch_up(progress=progress, allow_pinned=True)
             return runner
         if self._caught_up_at is not None and self._quiet_since() == self._caught_up_at:
