@@ -179,9 +179,13 @@ class Ledger:
         return _Hold(self, wait)
 
     def _enter_lock(self, wait: float | None) -> "LedgerTransaction":
-        deadline = None if wait is None else time.monotonic() + max(0.0, wait)
-        if not self._thread_lock.acquire(timeout=-1 if deadline is None else max(0.0, wait or 0.0)):
-            raise LedgerBusy(_busy(wait))
+        if wait is None:
+            deadline = None
+            self._thread_lock.acquire()
+        else:
+            deadline = time.monotonic() + max(0.0, wait)
+            if not self._thread_lock.acquire(timeout=max(0.0, wait)):
+                raise LedgerBusy(_busy(wait))
         try:
             if self._poisoned:
                 raise StorageError(self._poisoned)
@@ -235,6 +239,25 @@ class Ledger:
             LedgerBusy: still held by another process at ``deadline``.
             StorageError: the lock file cannot be opened or keeps being replaced.
         """
+        fd = self._lock_fd
+        if fd is not None and deadline is None and self._lock_forks == _forks:
+            # The kept descriptor, waiting as long as it takes (the loop below, spelled out for it).
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except BaseException:
+                self._drop_lock_file()
+                raise
+            try:
+                st = os.stat(self._lock_file)
+                if (st.st_dev, st.st_ino) == self._lock_ident:
+                    return fd
+            except OSError:
+                pass
+            try:  # not the file the path names now: open that one (below)
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            except OSError:
+                pass
+            self._drop_lock_file()
         for _ in range(3):
             if self._lock_fd is not None and self._lock_forks != _forks:
                 self._drop_lock_file()  # the child's copy: closing it leaves the parent's lock alone
@@ -328,7 +351,14 @@ class Ledger:
         that shrank, was replaced or disappeared invalidates everything known,
         and the whole ledger is read again.
         """
-        for attempt in range(3):
+        first = 0
+        if self._cursors and self._versions.seed is None:
+            # A long-lived writer's every lock: nothing to seed or re-seed (the loop's first pass).
+            if self._read_new():
+                return
+            self._forget()
+            first = 1
+        for attempt in range(first, 3):
             seed = self._versions.seed
             if seed is not None and self._source is not None and self._source.seed_token() != seed.token:
                 self._forget()  # the index was rebuilt since: what it told us may be gone
@@ -636,10 +666,11 @@ class Ledger:
         expected: Mapping[str, int] | None,
         durable: bool,
     ) -> list[Event]:
-        for stream, version in (expected or {}).items():
-            actual = self.stream_version(stream)
-            if actual != version:
-                raise StreamVersionConflict(stream, version, actual)
+        if expected:
+            for stream, version in expected.items():
+                actual = self.stream_version(stream)
+                if actual != version:
+                    raise StreamVersionConflict(stream, version, actual)
         if not drafts:
             return []
         if self._source is not None:
@@ -659,8 +690,11 @@ class Ledger:
             drafts, writer=self.writer, seq=head.seq, prev=head.hash, max_hlc=self._max_hlc, clock=self.clock,
             version_of=self.stream_version, new_id=uuid7, timestamp=rfc3339_micros, lines=lines,
         )
-        max_hlc = sealed[-1].hlc
-        fd = self._own_feed(path)
+        last = sealed[-1]
+        fd = self._feed_fd
+        seen = self._own_seen  # what this hold's catch-up found at the path (``_own_feed``)
+        if fd is None or seen is None or seen != self._feed_fd_ident:
+            fd = self._own_feed(path)
         # One write() for the whole batch, as DESIGN.md says. A kill can still
         # cut a write at a page boundary: readers then see an incomplete batch
         # (its events carry ``batch``), which is a torn tail as a whole.
@@ -674,18 +708,23 @@ class Ledger:
         # it before ``append`` returns, and a failed fsync poisons the
         # instance, so a write that never became durable is never built on.
         written = sealed  # as readers will get them back (see ``seal``)
-        ends, offset = [], head.offset
-        for line in lines:
-            offset += len(line)
-            ends.append(offset)
-        last = written[-1]
+        offset = head.offset
+        if len(lines) == 1:
+            offset += len(lines[0])
+            ends = [offset]
+        else:
+            ends = []
+            for line in lines:
+                offset += len(line)
+                ends.append(offset)
         ident = self._feed_fd_ident
         inode = ident[1] if ident else None
         cursor = Cursor(FeedHead(offset, last.seq, last.hash, last.hlc), inode, len(lines[-1]))
         self._note_read(self.writer, start or Cursor(FeedHead(), inode), written, ends, cursor)
+        note = self._versions.note
         for stream, version in versions.items():
-            self._versions.note(stream, version)
-        self._max_hlc = max_hlc
+            note(stream, version)
+        self._max_hlc = last.hlc
         if durable or self.fsync == "always":
             try:
                 # fsync, not fdatasync: the same cost for a write that extends
