@@ -178,7 +178,7 @@ class Ledger:
         """
         return _Hold(self, wait)
 
-    def _enter_lock(self, wait: float | None) -> "LedgerTransaction":
+    def _enter_lock(self, wait: float | None) -> None:
         if wait is None:
             deadline = None
             self._thread_lock.acquire()
@@ -191,16 +191,14 @@ class Ledger:
                 raise StorageError(self._poisoned)
             if self._lock_depth:
                 self._lock_depth += 1
-                return LedgerTransaction(self)
+                return
             fd = self._held_fd = self._take_lock_file(deadline, wait)
             self._lock_depth = 1
             try:
-                txn = LedgerTransaction(self)
                 self.refresh()
             except BaseException:
                 self._release_lock_file(fd)
                 raise
-            return txn
         except BaseException:
             self._thread_lock.release()
             raise
@@ -719,11 +717,17 @@ class Ledger:
                 ends.append(offset)
         ident = self._feed_fd_ident
         inode = ident[1] if ident else None
+        writer = self.writer
         cursor = Cursor(FeedHead(offset, last.seq, last.hash, last.hlc), inode, len(lines[-1]))
-        self._note_read(self.writer, start or Cursor(FeedHead(), inode), written, ends, cursor)
-        note = self._versions.note
+        # ``_note_read``, spelled out (always under the lock here); the read
+        # log keeps ``written`` and ``ends`` themselves: the caller gets a copy.
+        self._cursors[writer] = cursor
+        self._held.add((writer, offset, last.seq, last.hash, last.hlc))  # _held_key(writer, cursor)
+        self._read_log.add(writer, start or Cursor(FeedHead(), inode), written, ends, cursor, owned=True)
+        seen = self._versions.seen  # ``StreamVersions.note`` of each
         for stream, version in versions.items():
-            note(stream, version)
+            if version > seen.get(stream, 0):
+                seen[stream] = version
         self._max_hlc = last.hlc
         if durable or self.fsync == "always":
             try:
@@ -818,24 +822,10 @@ def _take_lock(fd: int, deadline: float | None, wait: float | None) -> None:
             time.sleep(min(0.02, left))
 
 
-class _Hold:
-    """What ``Ledger.locked()`` returns: a plain context manager (a
-    generator-based one cost a few microseconds per lock)."""
-
-    __slots__ = ("_ledger", "_wait")
-
-    def __init__(self, ledger: Ledger, wait: float | None) -> None:
-        self._ledger, self._wait = ledger, wait
-
-    def __enter__(self) -> "LedgerTransaction":
-        return self._ledger._enter_lock(self._wait)
-
-    def __exit__(self, *exc: object) -> None:
-        self._ledger._exit_lock()
-
-
 class LedgerTransaction:
     """What a caller may do while holding the lock."""
+
+    __slots__ = ("ledger",)
 
     def __init__(self, ledger: Ledger) -> None:
         self.ledger = ledger
@@ -867,3 +857,21 @@ class LedgerTransaction:
         if not self.ledger._lock_depth:
             raise RuntimeError("append called outside `with ledger.locked()`: the lock is what orders writes")
         return self.ledger._append(list(drafts), expected, durable)
+
+
+class _Hold(LedgerTransaction):
+    """What ``Ledger.locked()`` returns: a plain context manager (a
+    generator-based one cost a few microseconds per lock) that is itself the
+    transaction it enters (one object per lock, not two)."""
+
+    __slots__ = ("_wait",)
+
+    def __init__(self, ledger: Ledger, wait: float | None) -> None:
+        self.ledger, self._wait = ledger, wait
+
+    def __enter__(self) -> LedgerTransaction:
+        self.ledger._enter_lock(self._wait)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.ledger._exit_lock()
