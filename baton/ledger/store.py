@@ -30,8 +30,8 @@ from typing import Any, Iterable, Iterator, Mapping
 import baton.ledger.files as files
 from baton.errors import LedgerBusy, LedgerCorrupt, StorageError, StreamVersionConflict
 from baton.ledger.changes import ChangeStream, ReadLog, Served, cursor_after, read_changes
-from baton.ledger.clock import WallClock, rfc3339_micros, system_clock
-from baton.ledger.envelope import Event, EventDraft, seal_batch
+from baton.ledger.clock import WallClock, next_hlc, rfc3339_micros, system_clock
+from baton.ledger.envelope import Event, EventDraft, check_draft, seal_batch, seal_checked
 from baton.ledger.feed import (
     FeedHead,
     FeedScan,
@@ -675,20 +675,36 @@ class Ledger:
             self._refuse_lost_heads(drafts)
         asked = len(drafts)
         path = self._own_path
-        start = self._cursors.get(self.writer)
+        writer = self.writer
+        start = self._cursors.get(writer)
         head = start.head if start is not None else FeedHead()
-        if heads_due(head.seq, asked):
-            vouch = heads_draft(self.writer, {
+        seq = head.seq
+        if heads_due(seq, asked):
+            vouch = heads_draft(writer, {
                 feed: (c.head.seq, c.head.hash, c.head.offset) for feed, c in self._cursors.items()
             })
             if vouch is not None:
                 drafts = [vouch, *drafts]  # first: the caller's events stay the feed's last lines
         lines: list[bytes] = []  # each event's ``encode_line``, made while sealing it
-        sealed, versions = seal_batch(
-            drafts, writer=self.writer, seq=head.seq, prev=head.hash, max_hlc=self._max_hlc, clock=self.clock,
-            version_of=self.stream_version, new_id=uuid7, timestamp=rfc3339_micros, lines=lines,
-        )
-        last = sealed[-1]
+        if len(drafts) == 1:
+            # What nearly every command appends: ``seal_batch`` of one draft, spelled out.
+            draft = drafts[0]
+            check_draft(draft)
+            now = self.clock()
+            hlc = next_hlc(now, self._max_hlc)
+            stream = draft.stream
+            known = self._versions
+            # ``stream_version``: without a seed, what this instance read or appended is every version
+            version = (known.seen.get(stream, 0) if known.seed is None else self.stream_version(stream)) + 1
+            last = seal_checked(draft, uuid7(now), writer, seq + 1, rfc3339_micros(now), hlc, version, head.hash,
+                                None, lines)
+            sealed, versions = [last], {stream: version}
+        else:
+            sealed, versions = seal_batch(
+                drafts, writer=writer, seq=seq, prev=head.hash, max_hlc=self._max_hlc, clock=self.clock,
+                version_of=self.stream_version, new_id=uuid7, timestamp=rfc3339_micros, lines=lines,
+            )
+            last = sealed[-1]
         fd = self._feed_fd
         seen = self._own_seen  # what this hold's catch-up found at the path (``_own_feed``)
         if fd is None or seen is None or seen != self._feed_fd_ident:
@@ -717,17 +733,16 @@ class Ledger:
                 ends.append(offset)
         ident = self._feed_fd_ident
         inode = ident[1] if ident else None
-        writer = self.writer
         cursor = Cursor(FeedHead(offset, last.seq, last.hash, last.hlc), inode, len(lines[-1]))
         # ``_note_read``, spelled out (always under the lock here); the read
         # log keeps ``written`` and ``ends`` themselves: the caller gets a copy.
         self._cursors[writer] = cursor
         self._held.add((writer, offset, last.seq, last.hash, last.hlc))  # _held_key(writer, cursor)
         self._read_log.add(writer, start or Cursor(FeedHead(), inode), written, ends, cursor, owned=True)
-        seen = self._versions.seen  # ``StreamVersions.note`` of each
+        highest = self._versions.seen  # ``StreamVersions.note`` of each
         for stream, version in versions.items():
-            if version > seen.get(stream, 0):
-                seen[stream] = version
+            if version > highest.get(stream, 0):
+                highest[stream] = version
         self._max_hlc = last.hlc
         if durable or self.fsync == "always":
             try:
