@@ -695,25 +695,7 @@ class Ledger:
             if vouch is not None:
                 drafts = [vouch, *drafts]  # first: the caller's events stay the feed's last lines
         lines: list[bytes] = []  # each event's ``encode_line``, made while sealing it
-        if len(drafts) == 1:
-            # What nearly every command appends: ``seal_batch`` of one draft, spelled out.
-            draft = drafts[0]
-            check_draft(draft)
-            now = self.clock()
-            hlc = next_hlc(now, self._max_hlc)
-            stream = draft.stream
-            known = self._versions
-            # ``stream_version``: without a seed, what this instance read or appended is every version
-            version = (known.seen.get(stream, 0) if known.seed is None else self.stream_version(stream)) + 1
-            last = seal_checked(draft, uuid7(now), writer, seq + 1, rfc3339_micros(now), hlc, version, head.hash,
-                                None, lines)
-            sealed, versions = [last], {stream: version}
-        else:
-            sealed, versions = seal_batch(
-                drafts, writer=writer, seq=seq, prev=head.hash, max_hlc=self._max_hlc, clock=self.clock,
-                version_of=self.stream_version, new_id=uuid7, timestamp=rfc3339_micros, lines=lines,
-            )
-            last = sealed[-1]
+        sealed, versions = self._seal(drafts, head, lines)
         fd = self._feed_fd
         seen = self._own_seen  # what this hold's catch-up found at the path (``_own_feed``)
         if fd is None or seen is None or seen != self._feed_fd_ident:
@@ -731,6 +713,46 @@ class Ledger:
         # it before ``append`` returns, and a failed fsync poisons the
         # instance, so a write that never became durable is never built on.
         written = sealed  # as readers will get them back (see ``seal``)
+        self._note_written(start, head, written, versions, lines)
+        if durable or self.fsync == "always":
+            try:
+                # fsync, not fdatasync: the same cost for a write that extends
+                # the file (its new size must reach the disk either way), and
+                # no reliance on how a file system treats a size change.
+                os.fsync(fd)
+                if start is None:  # a new feed: its name in the folder must be durable too
+                    files.fsync_dir(self.ledger_dir)
+            except OSError as exc:
+                raise self._write_failed(path, exc) from exc
+        return written[len(written) - asked:]
+
+    def _seal(self, drafts: list[EventDraft], head: FeedHead,
+              lines: list[bytes]) -> tuple[list[Event], dict[str, int]]:
+        """``_append``'s drafts sealed after ``head``, each line added to ``lines``;
+        the events and each stream's new version."""
+        if len(drafts) != 1:
+            return seal_batch(
+                drafts, writer=self.writer, seq=head.seq, prev=head.hash, max_hlc=self._max_hlc, clock=self.clock,
+                version_of=self.stream_version, new_id=uuid7, timestamp=rfc3339_micros, lines=lines,
+            )
+        # What nearly every command appends: ``seal_batch`` of one draft, spelled out.
+        draft = drafts[0]
+        check_draft(draft)
+        now = self.clock()
+        hlc = next_hlc(now, self._max_hlc)
+        stream = draft.stream
+        known = self._versions
+        # ``stream_version``: without a seed, what this instance read or appended is every version
+        version = (known.seen.get(stream, 0) if known.seed is None else self.stream_version(stream)) + 1
+        event = seal_checked(draft, uuid7(now), self.writer, head.seq + 1, rfc3339_micros(now), hlc, version,
+                             head.hash, None, lines)
+        return [event], {stream: version}
+
+    def _note_written(self, start: Cursor | None, head: FeedHead, written: list[Event], versions: dict[str, int],
+                      lines: list[bytes]) -> None:
+        """What this instance learns from its own write (``_note_read``, spelled
+        out: always under the lock here); the read log keeps ``written`` itself."""
+        writer, last = self.writer, written[-1]
         offset = head.offset
         if len(lines) == 1:
             offset += len(lines[0])
@@ -743,8 +765,6 @@ class Ledger:
         ident = self._feed_fd_ident
         inode = ident[1] if ident else None
         cursor = Cursor(FeedHead(offset, last.seq, last.hash, last.hlc), inode, len(lines[-1]))
-        # ``_note_read``, spelled out (always under the lock here); the read
-        # log keeps ``written`` and ``ends`` themselves: the caller gets a copy.
         self._cursors[writer] = cursor
         self._held.add((writer, offset, last.seq, last.hash, last.hlc))  # _held_key(writer, cursor)
         self._read_log.add(writer, start or Cursor(FeedHead(), inode), written, ends, cursor, owned=True)
@@ -753,17 +773,6 @@ class Ledger:
             if version > highest.get(stream, 0):
                 highest[stream] = version
         self._max_hlc = last.hlc
-        if durable or self.fsync == "always":
-            try:
-                # fsync, not fdatasync: the same cost for a write that extends
-                # the file (its new size must reach the disk either way), and
-                # no reliance on how a file system treats a size change.
-                os.fsync(fd)
-                if start is None:  # a new feed: its name in the folder must be durable too
-                    files.fsync_dir(self.ledger_dir)
-            except OSError as exc:
-                raise self._write_failed(path, exc) from exc
-        return written[len(written) - asked:]
 
     def _write_failed(self, path: str, exc: OSError) -> StorageError:
         """After a failed write or fsync the page cache may hold bytes the
