@@ -361,9 +361,8 @@ class Project:
         command to run when it could not be started."""
         pid = start_catch_up(self.root, self.paths.baton_dir)
         self.log("info", "catch_up_elsewhere", pid=pid, bytes=exc.details.get("bytes"))
-        then = ("it is being brought up to date in the background (`baton rebuild --if-needed`, "
-                f"pid {pid}); the next session start has it") if pid is not None else \
-            "run `baton rebuild --if-needed` to bring it up to date"
+        then = (f"it is being brought up to date in the background (pid {pid}); the next session start has it"
+                if pid is not None else "and no process could be started to bring it up to date")
         return IndexBehind(f"{exc.message}: {then}", details={**exc.details, "background_pid": pid})
 
     def _quiet_since(self) -> tuple | None:
