@@ -403,3 +403,22 @@ def test_reading_a_record_keeps_its_unknown_members_in_extra(obj):
     known = set(json_keys(Handoff).values())
     assert h.extra == {k: v for k, v in obj.items() if k not in known}
     assert handoff_from_json(handoff_to_json(h)) == h
+
+
+def test_a_converter_generates_a_model_writer_only_when_a_value_of_its_class_is_written(monkeypatch):
+    """Reading a record compiles no writer; writing one compiles those of the
+    classes it holds (a draft has no decision: no ``Decision`` writer)."""
+    from baton.domain import handoff as model
+
+    monkeypatch.setattr(model, "_WRITERS", {})
+    conv = model._build_converter(detailed=False)
+    writers = model._WRITERS[False]
+    record = conv.structure(handoff_to_json(draft()), Handoff)
+    assert not writers
+    assert not record.decisions
+    out = conv.unstructure(record)
+    assert out == handoff_to_json(record)
+    assert Handoff in writers and record.work.__class__ in writers
+    assert model.Decision not in writers
+    model.compile_writers()
+    assert set(model.MODEL_CLASSES) <= set(writers)

@@ -366,7 +366,7 @@ def _build_converter(*, detailed: bool = True) -> Any:
     conv = make_converter(detailed_validation=detailed, forbid_extra_keys=False)
     _register_scalars(conv)
     _register_shapes(conv)
-    _register_models(conv)
+    _WRITERS[detailed] = _register_models(conv)
     return conv
 
 
@@ -520,7 +520,7 @@ def _register_shapes(conv: Any) -> None:
 
 # -- model classes: strict generated structure, unknown keys kept in ``extra``.
 
-def _register_models(conv: Any) -> None:
+def _register_models(conv: Any) -> _FreshWriters:
     """Unstructuring a record is the same few hooks over and over (replay runs
     it for every record): scalars are their own JSON (the converter's hook
     for them is the identity) and the hooks of model classes and tuples are
@@ -538,6 +538,7 @@ def _register_models(conv: Any) -> None:
         hook = direct.get(kind)
         return hook(value) if hook is not None else unstructure_any(value)
 
+    fresh = _FreshWriters(unstructure_value, direct)
     for cls in MODEL_CLASSES:
         attrs.resolve_types(cls)
         fields = attrs.fields(cls)
@@ -546,8 +547,9 @@ def _register_models(conv: Any) -> None:
         base: Callable[..., Any] = make_dict_structure_fn(cls, conv, extra=override(omit=True), **overrides)
         known = frozenset(keys.values())
         conv.register_structure_hook(cls, _structure_with_extra(cls, base, known))
-        models[cls] = _unstructure_with_extra(unstructure_value, cls, fields, keys, models)
-        direct[cls] = _FRESH[cls]  # what ``models[cls]`` does without ``like``, one call less
+        plan = fresh.plans[cls] = [(f.name, keys[f.name], bool(f.metadata.get(_OMIT_EMPTY)))
+                                   for f in fields if f.name != "extra"]
+        models[cls] = _unstructure_with_extra(unstructure_value, cls, plan, fresh, models)
         conv.register_unstructure_hook(cls, models[cls])
 
     scalars = _SCALARS
@@ -574,6 +576,7 @@ def _register_models(conv: Any) -> None:
     direct[tuple] = direct[list] = unstructure_items
     direct[dict] = unstructure_dict
     conv.register_unstructure_hook(tuple, unstructure_items)
+    return fresh
 
 
 def _structure_with_extra(cls: type, base: Callable[..., Any], known: frozenset[str]) -> Callable[[Any, Any], Any]:
@@ -598,16 +601,11 @@ identity): the hooks below take them as they are instead of dispatching
 each one (a record holds hundreds). ``None`` is one of them inside an array
 or a JSON object (a model's member that is None is left out before)."""
 
-_PLANS: dict[type, list[tuple[str, str, bool]]] = {}
-"""Per model class: (attribute, JSON key, omitted when empty), in output order."""
 
-
-def _unstructure_with_extra(unstructure_value: Callable[[Any], Any], cls: type, fields: Any,
-                            keys: dict[str, str], models: Mapping[type, Callable[..., Any]]) \
+def _unstructure_with_extra(unstructure_value: Callable[[Any], Any], cls: type, plan: list[tuple[str, str, bool]],
+                            fresh: _FreshWriters, models: Mapping[type, Callable[..., Any]]) \
         -> Callable[[Any], dict[str, Any]]:
-    plan = _PLANS[cls] = [(f.name, keys[f.name], bool(f.metadata.get(_OMIT_EMPTY)))
-                          for f in fields if f.name != "extra"]
-    fresh = _FRESH[cls] = _unstructure_fresh(unstructure_value, cls, plan, fields)
+    """``plan``: (attribute, JSON key, omitted when empty) per member, in output order."""
     unrolled: list[Callable[[Any, Any, Mapping[str, Any]], dict[str, Any]]] = []
 
     def unstructure(obj: Any, like: tuple[Any, Mapping[str, Any]] | None = None) -> dict[str, Any]:
@@ -616,11 +614,11 @@ def _unstructure_with_extra(unstructure_value: Callable[[Any], Any], cls: type, 
         a member that is another model of the same class (``validation`` after
         a promotion: one field changed) is unstructured like its earlier self.
         ``models``: the model classes' hooks (these), by class. Both ways are
-        this class's plan unrolled into generated code (``fresh``, ``unrolled``);
-        the ``like`` one is generated the first time it is asked for (a command
-        that writes one record never is: half the converter's build)."""
+        this class's plan unrolled into generated code (``fresh``, ``unrolled``),
+        each generated the first time it is asked for: a command compiles the
+        writers of the classes it writes, and a hook never the ``like`` one."""
         if like is None:
-            return fresh(obj)
+            return fresh[cls](obj)
         if not unrolled:
             unrolled.append(_unstructure_like(unstructure_value, cls, plan, models))
         return unrolled[0](obj, like[0], like[1])
@@ -659,12 +657,27 @@ def _unstructure_like(unstructure_value: Callable[[Any], Any], cls: type, plan: 
     return cast("Callable[[Any, Any, Mapping[str, Any]], dict[str, Any]]", scope[f"unstructure_{cls.__name__}_like"])
 
 
-_FRESH: dict[type, Callable[[Any], dict[str, Any]]] = {}
-"""Per model class: its JSON without ``like`` (``_unstructure_fresh``)."""
+class _FreshWriters(dict):  # type: ignore[type-arg]
+    """Per model class: its JSON without ``like`` (``_unstructure_fresh``), generated
+    and compiled the first time a value of the class is written (~0.3 ms a
+    class): a process that writes no record, or records without decisions,
+    compiles none, or no ``Decision`` writer. One per converter; a writer
+    generated here is also put in ``direct`` (the converter's by-type hooks:
+    what ``unstructure_value`` calls for a value of the class)."""
+
+    def __init__(self, unstructure_value: Callable[[Any], Any], direct: dict[type, Callable[[Any], Any]]) -> None:
+        super().__init__()
+        self.unstructure_value = unstructure_value
+        self.direct = direct
+        self.plans: dict[type, list[tuple[str, str, bool]]] = {}
+
+    def __missing__(self, cls: type) -> Callable[[Any], dict[str, Any]]:
+        writer = self[cls] = self.direct[cls] = _unstructure_fresh(self, cls, self.plans[cls])
+        return writer
 
 
-def _unstructure_fresh(unstructure_value: Callable[[Any], Any], cls: type, plan: list[tuple[str, str, bool]],
-                       fields: Any) -> Callable[[Any], dict[str, Any]]:
+def _unstructure_fresh(fresh: _FreshWriters, cls: type, plan: list[tuple[str, str, bool]]) \
+        -> Callable[[Any], dict[str, Any]]:
     """``cls``'s JSON without ``like``: the plan unrolled into one generated
     function (attribute by attribute, as cattrs generates its own hooks), so
     a record — replay unstructures one per capture — costs no loop over the
@@ -674,7 +687,7 @@ def _unstructure_fresh(unstructure_value: Callable[[Any], Any], cls: type, plan:
     through ``unstructure_value`` — called directly when the field's type
     names a model class (or an array of one, or of scalars) and the value is
     of it, which is what ``unstructure_value`` would call."""
-    types = {f.name: f.type for f in fields}
+    types = {f.name: f.type for f in attrs.fields(cls)}
     lines = [f"def unstructure_{cls.__name__}(obj):", "    out = {}"]
     for name, key, omit_empty in plan:
         lines.append(f"    v = obj.{name}")
@@ -696,7 +709,7 @@ def _unstructure_fresh(unstructure_value: Callable[[Any], Any], cls: type, plan:
         lines.append(f"        out[{key!r}] = {value}")
     lines += ["    if obj.extra:", "        for k, v in obj.extra.items():", "            out.setdefault(k, v)",
               "    return out"]
-    scope: dict[str, Any] = {"scalars": _SCALARS, "uv": unstructure_value, "F": _FRESH,
+    scope: dict[str, Any] = {"scalars": _SCALARS, "uv": fresh.unstructure_value, "F": fresh,
                              **{c.__name__: c for c in MODEL_CLASSES}}
     exec(compile("\n".join(lines), f"<baton unstructure {cls.__name__}>", "exec"), scope)  # noqa: S102 - our own plan
     return cast("Callable[[Any], dict[str, Any]]", scope[f"unstructure_{cls.__name__}"])
@@ -719,6 +732,8 @@ def _json_type(value: Any) -> str:
 
 
 _converters: dict[bool, Any] = {}
+_WRITERS: dict[bool, _FreshWriters] = {}
+"""Each converter's model writers (``_FreshWriters``), by ``detailed``."""
 
 
 def converter(*, detailed: bool = True) -> Any:
@@ -730,6 +745,15 @@ def converter(*, detailed: bool = True) -> Any:
     if conv is None:
         conv = _converters[detailed] = _build_converter(detailed=detailed)
     return conv
+
+
+def compile_writers() -> None:
+    """Generate now every model class's writer of the converters built so far,
+    which they otherwise generate when first asked for (the hook server, before
+    it forks the children that write records)."""
+    for writers in _WRITERS.values():
+        for cls in MODEL_CLASSES:
+            writers[cls]  # noqa: B018 - generates the writer
 
 
 def _any_converter() -> Any:
