@@ -108,8 +108,13 @@ def _add_ledger_core(sub, common) -> None:
     p = sub.add_parser("rebuild", parents=[common], help="drop and replay every projection",
                        description="Drop every projection and replay the ledger. With --until, show the "
                                    "project as of that event or time (the index stays pinned there until "
-                                   "a plain rebuild).")
+                                   "a plain rebuild). With --if-needed, only bring the index up to date: "
+                                   "fold what the feeds gained, and replay only when the index must be "
+                                   "(new, damaged, made by other projections, or a feed was rewritten).")
     p.add_argument("--until", metavar="ID|TIME", help="stop after this event id, or at this RFC 3339 time")
+    p.add_argument("--if-needed", action="store_true",
+                   help="bring the index up to date; replay only when it must be (what a hook starts in the "
+                        "background when the index is too far behind for its time)")
     p.set_defaults(func="ledger:rebuild")
 
     p = sub.add_parser("sync", parents=[common], help="share the ledger's feeds through a git remote",

@@ -240,6 +240,15 @@ class LedgerBusy(Conflict):
     code = "ledger_busy"
 
 
+class IndexBehind(Conflict):
+    """The index is further behind the ledger than the caller may fold in its
+    time (a hook under its deadline: ``fold_limit``); nothing was folded (exit 4).
+    ``details``: ``bytes`` to fold, ``limit``, ``rebuild`` (whether it is a full
+    replay) and ``reason``."""
+
+    code = "index_behind"
+
+
 class PortInUse(Conflict):
     """The port is taken by another program (exit 4)."""
 

@@ -341,6 +341,17 @@ def mcp_rows(root: Path, launcher: list[str], env: dict[str, str], repeat: int,
                   "baseline": str(baseline) if baseline else None}
 
 
+def launcher_and_env(cache: Path) -> tuple[list[str], dict[str, str]]:
+    """The ``baton`` beside this interpreter (else ``python -m baton``) and the environment
+    to run it in: no project or debug setting, bytecode cached under ``cache/pycache``."""
+    script = Path(sys.executable).parent / "baton"
+    launcher = [str(script)] if script.exists() else [sys.executable, "-m", "baton"]
+    env = {k: v for k, v in os.environ.items() if k not in ("BATON_PROJECT", "BATON_DEBUG")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(cache / "pycache")
+    return launcher, env
+
+
 def main(argv: list[str] | None = None) -> int:
     import build as bench_build  # benchmarks/build.py
 
@@ -357,11 +368,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", type=Path, default=None,
                         help="a source tree of another Baton revision, served beside this one (before/after rows)")
     args = parser.parse_args(argv)
-    script = Path(sys.executable).parent / "baton"
-    launcher = [str(script)] if script.exists() else [sys.executable, "-m", "baton"]
-    env = {k: v for k, v in os.environ.items() if k not in ("BATON_PROJECT", "BATON_DEBUG")}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(args.cache / "pycache")
+    launcher, env = launcher_and_env(args.cache)
     cached, meta = bench_build.cached_project(args.cache, args.size)
     scratch = Path(tempfile.mkdtemp(prefix="baton-bench-mcp-"))
     try:

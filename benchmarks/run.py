@@ -56,6 +56,12 @@ baseline measured in the same repetitions, so machine drift cancels out):
    beside its own at the smallest size (target ≤ 1.2×), and the first command
    in a fresh copy of the project beside the same in the warm original.
 
+8. **MCP ``baton_status``** (``benchmarks/status_bench.py``, every size at
+   once, ``--status-calls`` round trips each): one server per size and an
+   empty-tool server, all started first and called in interleaved blocks;
+   each size's round trip beside the empty tool's and beside the smallest
+   size's. Target: flat in the number of handoffs (≤ 1.2× the smallest).
+
 Projects are built and cached by ``benchmarks/build.py`` (through the
 application, see its docstring); this script imports its builder and
 ``benchmarks/commands.py``'s process timer. Without ``--sizes`` it measures
@@ -122,7 +128,8 @@ STDIN = {"hook claude-code SessionStart": lambda root, n: json.dumps({
 BASE_PYTHON = sys.executable
 """The interpreter of ``python -c pass`` and of the read + parse baseline: the one the timed
 ``baton`` runs on (``--install regular`` makes it a separate venv's)."""
-TARGETS = {"hook": 4.0, "over stack": 1.15, "catch-up": 1.5, "append": 1.25, "vs eventsourcing": 1 / 3, "replay": 10.0, "rss": 1.2}
+TARGETS = {"hook": 4.0, "over stack": 1.15, "catch-up": 1.5, "append": 1.25, "vs eventsourcing": 1 / 3, "replay": 10.0, "rss": 1.2,
+           "status": 1.2}
 
 
 def _no_claim(result: dict) -> str | None:
@@ -436,6 +443,38 @@ def extra_rows(root: Path, events: int, launcher: list[str], env: dict[str, str]
     return rows, details
 
 
+def status_rows(cache: Path, sizes: list[int], scratch: Path, launcher: list[str], env: dict[str, str],
+                calls: int) -> tuple[list[dict], dict]:
+    """MCP ``baton_status`` at every size (``benchmarks/status_bench.py``): one server per size and an
+    empty-tool server, all started first and called in interleaved blocks; each size's round trip
+    beside the empty tool's, and beside the smallest size's (issue 27: flat in the number of handoffs)."""
+    bench_status = _load("baton_bench_status", "status_bench.py")
+    bench_status.mcp_bench.EMPTY_PYTHON = BASE_PYTHON
+    projects = []
+    for size in sizes:
+        cached, meta = bench_build.cached_project(cache, size)
+        root = scratch / f"status-{size}"
+        shutil.copytree(cached, root, symlinks=True)
+        projects.append((root, meta["events"]))
+    try:
+        found, detail = bench_status.status_rows(projects, launcher, env, calls=calls)
+    finally:
+        for root, _events in projects:
+            shutil.rmtree(root, ignore_errors=True)
+    first = found[0]
+    rows = []
+    for r in found:
+        rows.append({"events": r["events"], "measure": "MCP baton_status", "command": "round trip",
+                     "wall_ms": r["wall_ms"], "baseline": "empty SDK tool", "baseline_ms": r["baseline_ms"],
+                     "ratio": r["ratio"], "target": None, "rss_mb": None})
+        if r is not first:
+            rows.append({"events": r["events"], "measure": "MCP baton_status", "command": "round trip",
+                         "wall_ms": r["wall_ms"], "baseline": f"same at {first['events']}",
+                         "baseline_ms": first["wall_ms"], "ratio": r["wall_ms"] / first["wall_ms"],
+                         "target": TARGETS["status"], "rss_mb": None})
+    return rows, detail
+
+
 def batched_append(baton_dir: Path, batch: list, size: int) -> float:
     """Baton's append with ``fsync: always``, ``size`` events per locked transaction (one write, one
     fsync) — the shape of ``session end`` or ``handoff ready``, which record several events at once."""
@@ -543,6 +582,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="batons in the claimed stream, each raced for by every process (default: 64)")
     parser.add_argument("--mcp-repeat", type=int, default=7,
                         help="MCP start-ups and round trips on the largest size, 0 to skip (default: 7)")
+    parser.add_argument("--status-calls", type=int, default=200,
+                        help="MCP baton_status round trips per size, every size's server at once in interleaved "
+                             "blocks beside an empty tool, 0 to skip (default: 200)")
     parser.add_argument("--scale-repeat", type=int, default=3,
                         help="repetitions of the lineage, verify and copied-project rows per size, 0 to skip "
                              "(default: 3)")
@@ -634,6 +676,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"# {meta['events']} events measured in {time.perf_counter() - t0:.0f} s", file=sys.stderr,
                   flush=True)
             shutil.rmtree(root, ignore_errors=True)
+        status_detail = None
+        if args.status_calls > 0:
+            found, status_detail = status_rows(args.cache, sizes, scratch, launcher, env, args.status_calls)
+            rows.extend(found)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     rows.extend(rss_row(replays))
@@ -658,6 +704,7 @@ def main(argv: list[str] | None = None) -> int:
                                         "bytecode": args.bytecode,
                                         "repeat": args.repeat, "sizes": sizes, "rows": rows,
                                         "durable_append": append_detail, "durable_append_note": append_note,
+                                        "baton_status": status_detail,
                                         "results": results}, indent=1) + "\n")
     return 0
 

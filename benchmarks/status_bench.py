@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import sys
@@ -39,51 +38,40 @@ def _status(result: dict) -> dict:
     return result
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="1000,10000,100000")
-    parser.add_argument("--calls", type=int, default=200, help="round trips per server (default: 200)")
-    parser.add_argument("--block", type=int, default=20, help="round trips per interleaved block (default: 20)")
-    parser.add_argument("--cache", type=Path, default=bench_build.DEFAULT_CACHE)
-    parser.add_argument("--out", type=Path, default=None)
-    args = parser.parse_args(argv)
+def status_rows(projects: list[tuple[Path, int]], launcher: list[str], env: dict[str, str], *,
+                calls: int = 200, block: int = 20) -> tuple[list[dict], dict]:
+    """One ``baton mcp`` server per project (``(root, events)``: the caller's copies) and one
+    empty server, all started first, then ``calls`` round trips each in interleaved blocks
+    of ``block``: per project, the median ``baton_status`` round trip beside the empty tool's
+    and beside the first project's, and each server's CPU time per call. Returns the rows and
+    every sample."""
     mcp_bench.SERVERS["status"] = ("baton_status", {}, _status)
-    script = Path(sys.executable).parent / "baton"
-    launcher = [str(script)] if script.exists() else [sys.executable, "-m", "baton"]
-    env = {k: v for k, v in os.environ.items() if k not in ("BATON_PROJECT", "BATON_DEBUG")}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(args.cache / "pycache")
-    scratch = Path(tempfile.mkdtemp(prefix="baton-bench-status-"))
     sessions: dict[str, mcp_bench.Session] = {}
     events: dict[str, int] = {}
     walls: dict[str, list[float]] = {}
     cpus: dict[str, list[float]] = {}
     try:
-        for size in [int(s) for s in args.sizes.split(",")]:
-            cached, meta = bench_build.cached_project(args.cache, size)
-            root = scratch / f"project-{size}"
-            shutil.copytree(cached, root, symlinks=True)
-            key = f"{meta['events']}"
-            events[key] = meta["events"]
+        for root, n in projects:
+            key = f"{n}"
+            events[key] = n
             session = mcp_bench.Session([*launcher, "mcp", "--project", str(root)], env)
+            sessions[key] = session
             session.handshake()
             _status(session.call("baton_status", {}))  # first call: catch-up, page cache
-            sessions[key] = session
-        empty = mcp_bench.Session([sys.executable, "-c", mcp_bench.EMPTY_SERVER], env)
+        empty = mcp_bench.Session([mcp_bench.EMPTY_PYTHON, "-c", mcp_bench.EMPTY_SERVER], env)
+        sessions["empty"] = empty
         empty.handshake()
         empty.call("empty", {})
-        sessions["empty"] = empty
-        for _ in range(0, args.calls, args.block):
+        for _ in range(0, calls, block):
             for key, session in sessions.items():
                 kind = "empty" if key == "empty" else "status"
-                times, cpu = mcp_bench.round_trips(session, kind, args.block)
+                times, cpu = mcp_bench.round_trips(session, kind, block)
                 walls.setdefault(key, []).extend(times)
                 if cpu is not None:
-                    cpus.setdefault(key, []).append(cpu / args.block)
+                    cpus.setdefault(key, []).append(cpu / block)
     finally:
         for session in sessions.values():
             session.close()
-        shutil.rmtree(scratch, ignore_errors=True)
     empty_ms = statistics.median(walls["empty"])
     empty_cpu = statistics.mean(cpus["empty"]) if cpus.get("empty") else None
     rows = []
@@ -93,7 +81,31 @@ def main(argv: list[str] | None = None) -> int:
         rows.append({"events": n, "command": "baton_status", "wall_ms": wall, "baseline": "empty SDK tool",
                      "baseline_ms": empty_ms, "ratio": wall / empty_ms, "server_cpu_ms": cpu,
                      "empty_cpu_ms": empty_cpu})
+    return rows, {"calls": calls, "block": block, "walls_ms": walls, "cpu_ms_per_call": cpus}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--calls", type=int, default=200, help="round trips per server (default: 200)")
+    parser.add_argument("--block", type=int, default=20, help="round trips per interleaved block (default: 20)")
+    parser.add_argument("--cache", type=Path, default=bench_build.DEFAULT_CACHE)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args(argv)
+    launcher, env = mcp_bench.launcher_and_env(args.cache)
+    scratch = Path(tempfile.mkdtemp(prefix="baton-bench-status-"))
+    try:
+        projects = []
+        for size in [int(s) for s in args.sizes.split(",")]:
+            cached, meta = bench_build.cached_project(args.cache, size)
+            root = scratch / f"project-{size}"
+            shutil.copytree(cached, root, symlinks=True)
+            projects.append((root, meta["events"]))
+        rows, detail = status_rows(projects, launcher, env, calls=args.calls, block=args.block)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     first = rows[0]
+    empty_cpu = first["empty_cpu_ms"]
     print("| events | baton_status ms | empty tool ms | × empty | server CPU ms/call | × smallest size |")
     print("|---:|---:|---:|---:|---:|---:|")
     for r in rows:
@@ -103,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{args.calls} round trips per server in interleaved blocks of {args.block}; medians; empty tool CPU "
           f"{'n/a' if empty_cpu is None else format(empty_cpu, '.2f')} ms/call")
     if args.out:
-        args.out.write_text(json.dumps({"rows": rows, "walls_ms": walls, "cpu_ms_per_call": cpus}, indent=1) + "\n")
+        args.out.write_text(json.dumps({"rows": rows, **detail}, indent=1) + "\n")
     return 0
 
 

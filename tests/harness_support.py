@@ -64,3 +64,11 @@ def lock_held_elsewhere(project: Path) -> Iterator[None]:
         assert holder.stdin is not None
         holder.stdin.close()
         holder.wait(timeout=60)
+
+
+def process_running(pid: int) -> bool:
+    """Whether process ``pid`` exists and has not ended (a zombie not yet reaped has; Linux ``/proc``)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

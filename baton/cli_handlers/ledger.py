@@ -36,7 +36,10 @@ def verify(app: Baton, args: argparse.Namespace):
 
 
 def rebuild(app: Baton, args: argparse.Namespace):
-    return app.rebuild(until=args.until, progress=None if args.json else _progress("replaying"))
+    if args.if_needed and args.until:
+        raise InputError("--if-needed brings the index up to date; --until pins it in the past: pass one of them")
+    return app.rebuild(until=args.until, if_needed=args.if_needed,
+                       progress=None if args.json else _progress("replaying"))
 
 
 def gc(app: Baton, args: argparse.Namespace):

@@ -25,6 +25,7 @@ from urllib.parse import unquote
 import attrs
 
 from baton import oplog
+from baton.background import start_catch_up
 from baton.canonical import pretty_bytes
 from baton.config import WRITER_ID, ProjectConfig, read_json, write_json_atomic
 from baton.domain import identifiers as ids
@@ -32,6 +33,7 @@ from baton.domain.identifiers import event_identifiers
 from baton.domain.redaction import redact_strings
 from baton.errors import (
     ConfigError,
+    IndexBehind,
     LedgerBusy,
     NotInitialized,
     PolicyBlock,
@@ -150,6 +152,10 @@ class Project:
         read answers from the index as the last writer left it (None: no limit).
         Every writer folds its events into the index before it lets go of the
         lock, so that index lacks only what the holder is writing now."""
+        self.fold_limit: int | None = None
+        """The most bytes of ledger a catch-up here may fold (None: all of
+        them). A hook sets it from its deadline: past it, ``IndexBehind``,
+        and the catch-up is handed to a process of its own (``behind``)."""
 
     @property
     def root(self) -> Path:
@@ -303,10 +309,15 @@ class Project:
     def writing(self) -> Iterator[WriteScope]:
         self.require_writable()
         runner = self.runner  # before the lock: the ledger seeds from the index as it takes it
-        with self.ledger.locked(wait=self.write_wait) as txn:
-            started = time.perf_counter()
-            self._caught_up(runner.catch_up(), started)
-            yield WriteScope(self, txn)
+        try:
+            if self.fold_limit is not None:
+                runner.check_fold_limit(self.fold_limit)
+            with self.ledger.locked(wait=self.write_wait) as txn:
+                started = time.perf_counter()
+                self._caught_up(runner.catch_up(fold_limit=self.fold_limit), started)
+                yield WriteScope(self, txn)
+        except IndexBehind as exc:
+            raise self.behind(exc) from None
 
     def reading(self, *, progress: Progress | None = None) -> ProjectionRunner:
         """Bring projections up to date (briefly under the lock) and return them.
@@ -326,9 +337,13 @@ class Project:
             # and a rebuild or ``gc`` changes the index: either one ends this.
             return runner
         try:
+            if self.fold_limit is not None:
+                runner.check_fold_limit(self.fold_limit)
             with self.ledger.locked(wait=self.read_wait):
-                done = runner.catch_up(progress=progress, allow_pinned=True)
+                done = runner.catch_up(progress=progress, allow_pinned=True, fold_limit=self.fold_limit)
                 self._caught_up_at = self._quiet_since()
+        except IndexBehind as exc:
+            raise self.behind(exc) from None
         except LedgerBusy:
             if self.read_wait is None:  # pragma: no cover - an unbounded wait never gives up
                 raise
@@ -338,6 +353,18 @@ class Project:
             return runner
         self._caught_up(done, started)
         return runner
+
+    def behind(self, exc: IndexBehind) -> IndexBehind:
+        """``exc`` (a catch-up past ``fold_limit``, nothing folded, the lock let
+        go), once the catch-up has been handed to a process of its own
+        (``baton.background``): what it says names that process, or the
+        command to run when it could not be started."""
+        pid = start_catch_up(self.root, self.paths.baton_dir)
+        self.log("info", "catch_up_elsewhere", pid=pid, bytes=exc.details.get("bytes"))
+        then = ("it is being brought up to date in the background (`baton rebuild --if-needed`, "
+                f"pid {pid}); the next session start has it") if pid is not None else \
+            "run `baton rebuild --if-needed` to bring it up to date"
+        return IndexBehind(f"{exc.message}: {then}", details={**exc.details, "background_pid": pid})
 
     def _quiet_since(self) -> tuple | None:
         """The feeds' ``(name, inode, size, mtime)`` and the index's ``content_token``

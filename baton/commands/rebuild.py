@@ -20,30 +20,52 @@ if TYPE_CHECKING:
 @frozen
 class RebuildResult:
     events: int
+    """Events folded: every event of a replay, or what a catch-up (``--if-needed``) found new."""
     until: str | None
     documents: dict[str, int]
     exit_code: int = 0
+    rebuilt: bool = True
+    """Whether the projections were dropped and replayed (always, but with ``--if-needed``)."""
+    reason: str | None = "requested"
+    """Why they were replayed; with ``rebuilt`` false, why nothing was folded (an index
+    pinned in the past), else None."""
 
     def to_json(self) -> dict:
-        return {"events": self.events, "until": self.until, "documents": self.documents}
+        return {"events": self.events, "until": self.until, "documents": self.documents, "rebuilt": self.rebuilt,
+                "reason": self.reason}
 
     def render(self) -> str:
         docs = ", ".join(f"{n} {name}" for name, n in sorted(self.documents.items()))
+        if not self.rebuilt and self.reason:  # an index pinned in the past stays there
+            return f"Nothing folded: the {self.reason}; run `baton rebuild` to return to the present"
+        if not self.rebuilt:
+            return (f"The index is up to date: folded {self.events} new event{'s' * (self.events != 1)}, "
+                    f"no replay needed ({docs or 'no documents'})")
         where = f" up to {self.until} (index pinned; run `baton rebuild` to return to the present)" if self.until else ""
-        return f"Replayed {self.events} events{where}: {docs or 'no documents'}"
+        why = f" ({self.reason})" if self.reason not in (None, "requested") else ""
+        return f"Replayed {self.events} events{where}{why}: {docs or 'no documents'}"
 
 
 def rebuild_projections(
     project: "Project",
     *,
     until: str | None = None,
+    if_needed: bool = False,
     progress: Progress | None = None,
 ) -> RebuildResult:
-    """Raises: NotInitialized, NotFound (unknown --until id), InputError."""
+    """Raises: NotInitialized, NotFound (unknown --until id), InputError.
+
+    ``if_needed``: a catch-up instead, replaying only when the index must be
+    (new, damaged, other projections, a rewritten feed); an index pinned in
+    the past (``--until``) stays pinned."""
     bound = Until.parse(until, option="until") if until else None
     opened = project
     opened.require_writable("rebuild")
     opened.runner  # noqa: B018 - the property seeds the ledger with the index's cursors: the lock's catch-up then reads only new bytes
     with opened.ledger.locked():
-        done = opened.runner.rebuild(until=bound, progress=progress)
-    return RebuildResult(done.events, until, opened.runner.counts())
+        if if_needed:
+            done = opened.runner.catch_up(progress=progress, allow_pinned=True)
+        else:
+            done = opened.runner.rebuild(until=bound, progress=progress)
+    return RebuildResult(done.events, until, opened.runner.counts(), rebuilt=done.rebuilt,
+                         reason=done.reason)

@@ -109,6 +109,20 @@ def hook_deadline() -> float:
     return _seconds("BATON_HOOK_DEADLINE", DEADLINE_SECONDS)
 
 
+FOLD_BYTES_PER_SECOND = 8_000_000
+"""A low estimate of how fast a catch-up folds the ledger, a full replay
+included (~16 MB/s on the machine of ``docs/performance.md``): with half the
+deadline, what a hook folds itself before it hands the rest to a process of
+its own (``baton.background``)."""
+
+
+def fold_limit() -> int:
+    """The most bytes of ledger a hook folds itself: ``BATON_HOOK_FOLD_MB``
+    megabytes, else half the deadline at ``FOLD_BYTES_PER_SECOND``."""
+    default = hook_deadline() / 2 * FOLD_BYTES_PER_SECOND / 1e6
+    return int(_seconds("BATON_HOOK_FOLD_MB", default) * 1e6)
+
+
 def _load(module: str) -> Any:
     """Import ``module`` when the hook needs it: the project's half of a hook
     (``baton.harnesses.hook_project``, with the application object) and the
@@ -186,7 +200,7 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
             # one the detector would score nothing, so nothing is opened.
             return HookOutcome(run.empty, fixed=True)
         text, result = _load("baton.harnesses.hook_project").answer(
-            chosen, metadata, payload, run, project=project, write_wait=_lock_wait())
+            chosen, metadata, payload, run, project=project, write_wait=_lock_wait(), fold_limit=fold_limit())
         return HookOutcome(text, result=result)
     except BatonError as exc:
         undone = LEFT_UNDONE.get(run.kind or "")

@@ -66,7 +66,7 @@ def act(app: Any, metadata: SessionMetadata) -> Any:
 
 
 def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, run: Any, *,
-           project: str | os.PathLike | None, write_wait: float) -> tuple[str, Any]:
+           project: str | os.PathLike | None, write_wait: float, fold_limit: int | None = None) -> tuple[str, Any]:
     """Open the project the payload names, do what the event means, and return
     the answer for the harness with the result it came from. ``run`` (the
     runner's ``HookRun``) learns the project's ``.baton/`` for its notices."""
@@ -78,6 +78,9 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
         # the index, writes give up with LedgerBusy.
         app.project.write_wait = write_wait
         app.project.read_wait = 0.0
+        # Nor fold more of the ledger than fits in the hook's time: the rest
+        # is handed to a process of its own (``IndexBehind``).
+        app.project.fold_limit = fold_limit
         result = act(app, metadata)
     if metadata.kind == SESSION_END:
         for said in getattr(result, "notices", ()) or ():  # what the end did not do, for the next start

@@ -48,7 +48,7 @@ import orjson
 
 from baton.canonical import loads
 from baton.config import write_bytes_atomic
-from baton.errors import Conflict, InputError, NotFound, StorageError
+from baton.errors import Conflict, IndexBehind, InputError, NotFound, StorageError
 from baton.events.names import DECODED, load_family
 from baton.ledger.clock import hlc_of_datetime, parse_rfc3339
 from baton.ledger.envelope import Event
@@ -192,6 +192,8 @@ class ProjectionRunner:
         self._connections = 0
         """How many connections this runner has opened (part of ``content_token``)."""
         self._memo: dict[str, tuple[tuple, Any]] = {}
+        self._fold_limit: int | None = None
+        """While a ``catch_up`` with a ``fold_limit`` runs: that limit."""
 
     # -- storage -------------------------------------------------------------
     @property
@@ -567,11 +569,17 @@ class ProjectionRunner:
         else:
             self.db.execute(f"DELETE FROM feed_heads WHERE feed = ? AND hash IN ({marks})", [feed, *gone])
 
-    def catch_up(self, *, progress: Progress | None = None, allow_pinned: bool = False) -> CatchUp:
+    def catch_up(self, *, progress: Progress | None = None, allow_pinned: bool = False,
+                 fold_limit: int | None = None) -> CatchUp:
         """Fold whatever the feeds gained since the cursors; rebuild if needed.
+
+        ``fold_limit``: the most bytes of ledger this call may fold (a hook,
+        under its deadline); more to fold — the feeds past the cursors, or all
+        of them for a rebuild — raises ``IndexBehind`` before anything is folded.
 
         Raises:
             Conflict: the index is pinned to the past and this is a write.
+            IndexBehind: more than ``fold_limit`` bytes to fold.
             LedgerCorrupt: a feed is damaged before its tail.
         """
         self._reopen_if_replaced()
@@ -589,7 +597,53 @@ class ProjectionRunner:
             except _Rebuild as why:
                 return self.rebuild(progress=progress, reason=why.reason)
 
-        return self._guarded(run, progress)
+        self._fold_limit = fold_limit
+        try:
+            return self._guarded(run, progress)
+        finally:
+            self._fold_limit = None
+
+    def check_fold_limit(self, limit: int) -> None:
+        """What ``catch_up(fold_limit=limit)`` checks first, without the ledger
+        lock (a hook need not wait for a lock to learn it would hand the
+        catch-up on): raise ``IndexBehind`` when a replay (a new index, or
+        other projections) or the feeds past the cursors exceed ``limit``
+        bytes. An index pinned in the past, or one that cannot be read, is
+        left to the catch-up.
+
+        Raises:
+            IndexBehind: more than ``limit`` bytes to fold.
+        """
+        self._fold_limit = limit
+        try:
+            if self._meta("signature") != self._signature():
+                self._within_limit(None, "index is new or its projections changed")
+            elif self.pinned_until is None:
+                self._within_limit(self.cursors(), None)
+        except sqlite3.Error:
+            pass
+        finally:
+            self._fold_limit = None
+
+    def _within_limit(self, cursors: Mapping[str, Cursor] | None, reason: str | None) -> None:
+        """For a catch-up with a ``fold_limit``: raise ``IndexBehind`` when what
+        the feeds hold past ``cursors`` (all of it for a rebuild, ``cursors``
+        None) is more bytes than the limit. One ``stat`` per feed."""
+        limit = self._fold_limit
+        stats = getattr(self.ledger, "feed_stats", None)
+        if limit is None or stats is None:
+            return
+        pending = 0
+        for name, _ino, size, _mtime in stats():
+            done = cursors.get(name) if cursors is not None else None
+            pending += max(0, size - (done.head.offset if done is not None else 0))
+        if pending <= limit:
+            return
+        size = f"{pending / 1e6:.1f} MB of ledger"
+        what = (f"the index needs a full replay ({reason}) of {size}" if cursors is None
+                else f"the index is {size} behind the ledger")
+        raise IndexBehind(f"{what}, more than this command folds in its time ({limit / 1e6:.1f} MB)",
+                          details={"bytes": pending, "limit": limit, "rebuild": cursors is None, "reason": reason})
 
     def _guarded(self, run: Callable[[], CatchUp], progress: Progress | None) -> CatchUp:
         """Run a catch-up; a damaged index is moved aside and rebuilt, and one
@@ -624,14 +678,16 @@ class ProjectionRunner:
     def _catch_up(self, progress: Progress | None) -> CatchUp:
         if self._meta("signature") != self._signature():
             raise _Rebuild("index is new or its projections changed")
+        cursors = self.cursors()
         try:
-            stream = self.ledger.stream_since(self.cursors())
+            stream = self.ledger.stream_since(cursors)
         except FeedRewritten as exc:
             raise _Rebuild(exc.message) from None
         events = iter(stream)
         first = next(events, None)
         if first is None:
             return CatchUp(0, False)
+        self._within_limit(cursors, None)
         last = self._meta("last_key")
         floor = tuple(orjson.loads(last)) if last is not None else None
         folding: Iterable[Event] = itertools.chain([first], events)
@@ -817,7 +873,12 @@ class ProjectionRunner:
         progress: Progress | None = None,
         reason: str | None = "requested",
     ) -> CatchUp:
-        """Drop every projection and replay the ledger (up to ``until``)."""
+        """Drop every projection and replay the ledger (up to ``until``).
+
+        Raises:
+            IndexBehind: inside a ``catch_up`` with a ``fold_limit`` the ledger passes.
+        """
+        self._within_limit(None, reason)
         for attempt in (1, 2):
             try:
                 with collector_paused():

@@ -27,7 +27,7 @@ from tests.e2e.test_claude_code import (  # noqa: F401 - claude, env, model, pro
     project,
     session,
 )
-from tests.harness_support import lock_held_elsewhere
+from tests.harness_support import lock_held_elsewhere, process_running
 
 pytestmark = pytest.mark.e2e
 
@@ -168,3 +168,26 @@ def test_no_baton_is_lost_beside_a_cpu_hog(claude, project, env, model):
         session(claude, project, env, model, "handoff")
 
     no_baton_lost_beside_a_cpu_hog(hand_off, lambda: types(project, env))
+
+
+def test_an_index_too_far_behind_for_a_hook_is_caught_up_in_the_background_and_the_next_session_has_its_brief(
+        claude, project, env, model):
+    import json
+    import re
+    import time
+
+    hello(claude, project, env, model)
+    for path in (project / ".baton").glob("index.sqlite*"):  # as after an upgrade whose projections changed
+        path.unlink()
+    # A one-byte limit makes this small ledger "a year of use" for the hook (docs/hooks.md).
+    told = hello(claude, project, {**env, "BATON_HOOK_FOLD_MB": "0.000001"}, model)
+    assert "session `" not in told  # no brief: the hook folded nothing and said so
+    notices = [json.loads(line) for line in (project / ".baton" / "hook-notices.jsonl").read_text().splitlines()]
+    pid = int(re.search(r"pid (\d+)", notices[-1]["problem"]).group(1))
+    deadline = time.monotonic() + 120
+    while process_running(pid):
+        assert time.monotonic() < deadline, "the background catch-up did not end"
+        time.sleep(0.1)
+    after = hello(claude, project, {**env, "BATON_HOOK_FOLD_MB": "0.000001"}, model)
+    assert "session `" in after  # the brief, from the index the background process rebuilt
+    assert NOTICE in after and "in the background (`baton rebuild --if-needed`" in after

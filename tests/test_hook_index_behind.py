@@ -1,0 +1,177 @@
+"""A hook never folds more of the ledger than fits in its time (issue 27: a
+project a year of use makes): an index that needs a replay, or is far behind
+the feeds, is brought up to date by ``baton rebuild --if-needed`` in a process
+of its own, and the next session start has the brief.
+
+Without this, a hook at 100,000 events (a replay of ~11 s) was cut off by its
+deadline every time, its replay rolled back with it, and no session start
+ever delivered a brief again. Run as the harness runs it: ``baton hook`` in a
+child process, the payload on stdin (``BATON_HOOK_FOLD_MB`` makes the small
+projects here "large").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from baton.app import Baton
+from baton.errors import IndexBehind
+from baton.ledger import Ledger
+from baton.ledger.envelope import EventDraft
+from tests.app_support import promote_handoff, validate_handoff_command
+from tests.conftest import run_baton
+from tests.handoff_support import git_init, payload
+from tests.harness_support import fixture, injected, lock_held_elsewhere, process_running
+
+TINY = {"BATON_HOOK_FOLD_MB": "0.000001", "BATON_HOOK_SERVER": "0"}  # one byte: any catch-up is "large"
+
+
+@pytest.fixture
+def repo(project):
+    git_init(project, {"src/app.py": "x = 1\n"})
+    with Baton.open(project) as app:
+        handoff_id = app.capture(payload(), session="s-writer").handoff_id
+    validate_handoff_command(project, handoff_id)
+    promote_handoff(project, handoff_id, accept_warnings="tests")
+    return project
+
+
+def _start(repo: Path, session: str, **env: str):
+    body = fixture("claude-code", "SessionStart.startup", repo, session_id=session)
+    return run_baton("hook", "claude-code", "SessionStart", cwd=repo, input=json.dumps(body), env=env, timeout=60)
+
+
+def _index(repo: Path) -> Path:
+    return repo / ".baton" / "index.sqlite"
+
+
+def _drop_index(repo: Path) -> None:
+    for path in _index(repo).parent.glob("index.sqlite*"):
+        path.unlink()
+
+
+def _background_pid(stderr: str) -> int:
+    found = re.search(r"pid (\d+)", stderr)
+    assert found, stderr
+    return int(found.group(1))
+
+
+def _wait_gone(pid: int, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while process_running(pid):
+        assert time.monotonic() < deadline, f"the background catch-up {pid} did not end"
+        time.sleep(0.05)
+
+
+def _documents(repo: Path) -> dict:
+    import sqlite3
+
+    with sqlite3.connect(_index(repo)) as db:
+        return dict(db.execute("SELECT projection, COUNT(*) FROM docs GROUP BY projection").fetchall())
+
+
+def test_a_hook_hands_a_replay_larger_than_its_limit_to_a_background_catch_up(repo):
+    _drop_index(repo)
+    done = _start(repo, "s-first", **TINY)
+    assert done.returncode == 0 and done.stdout == ""  # Claude Code's "nothing"
+    assert "the index needs a full replay" in done.stderr
+    assert "in the background (`baton rebuild --if-needed`" in done.stderr
+    _wait_gone(_background_pid(done.stderr))
+    assert _documents(repo).get("handoffs") == 1  # replayed by the background process, not by a hook
+
+
+def test_the_next_session_start_after_the_background_catch_up_has_the_brief_and_says_what_happened(repo):
+    _drop_index(repo)
+    _wait_gone(_background_pid(_start(repo, "s-first", **TINY).stderr))
+    brief = injected("claude-code", _start(repo, "s-next", **TINY).stdout)
+    assert brief is not None and "## Latest ready handoff" in brief
+    assert "the index needs a full replay" in brief.split("## ")[0]  # the notice, in front of the brief
+
+
+def test_the_hook_does_not_wait_for_the_background_catch_up(repo):
+    _drop_index(repo)
+    with lock_held_elsewhere(repo):  # the background catch-up waits for this lock; the hook never takes it
+        done = _start(repo, "s-first", **TINY)
+        pid = _background_pid(done.stderr)
+        assert done.returncode == 0  # the hook ended, its output closed, while its catch-up still waits
+        assert process_running(pid)
+    _wait_gone(pid)
+    assert _documents(repo).get("handoffs") == 1
+
+
+def test_a_hook_within_its_limit_replays_the_index_itself(repo):
+    _drop_index(repo)
+    done = _start(repo, "s-first", BATON_HOOK_SERVER="0")  # the default limit: tens of MB
+    brief = injected("claude-code", done.stdout)
+    assert brief is not None and "## Latest ready handoff" in brief
+    assert done.stderr == ""
+
+
+def _other_writer_appends(repo: Path, count: int) -> None:
+    """Events from another replica's feed (as a sync or pull delivers them), not folded by anyone."""
+    ledger = Ledger(repo / ".baton", "otherreplica0001", fsync="never")
+    try:
+        with ledger.locked() as txn:
+            txn.append([EventDraft("note.added", f"note/{i}", {"text": "x" * 200}) for i in range(count)])
+    finally:
+        ledger.close()
+
+
+def test_a_hook_hands_a_large_catch_up_from_another_writer_to_the_background(repo):
+    _start(repo, "s-warm", BATON_HOOK_SERVER="0")  # the index is current
+    _other_writer_appends(repo, 50)
+    done = _start(repo, "s-behind", **TINY)
+    assert done.stdout == ""
+    assert "the index is" in done.stderr and "behind the ledger" in done.stderr
+    _wait_gone(_background_pid(done.stderr))
+    brief = injected("claude-code", _start(repo, "s-after", **TINY).stdout)
+    assert brief is not None and "## Latest ready handoff" in brief
+
+
+def test_a_catch_up_past_its_fold_limit_folds_nothing(repo):
+    _other_writer_appends(repo, 5)
+    with Baton.open(repo) as app:
+        runner = app.project.runner
+        before = runner.cursors()
+        with app.project.ledger.locked():
+            with pytest.raises(IndexBehind) as raised:
+                runner.catch_up(fold_limit=1)
+        assert runner.cursors() == before
+        assert raised.value.details["rebuild"] is False and raised.value.details["bytes"] > 1
+        with app.project.ledger.locked():
+            assert runner.catch_up(fold_limit=10**9).events == 5  # within the limit: folded
+
+
+def test_rebuild_if_needed_folds_only_what_is_new(repo):
+    _other_writer_appends(repo, 3)
+    done = run_baton("rebuild", "--if-needed", "--json", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["rebuilt"] is False and result["events"] == 3 and result["reason"] is None
+    again = run_baton("rebuild", "--if-needed", cwd=repo)
+    assert again.stdout.startswith("The index is up to date: folded 0 new events, no replay needed")
+
+
+def test_rebuild_if_needed_replays_an_index_that_must_be(repo):
+    _drop_index(repo)
+    result = json.loads(run_baton("rebuild", "--if-needed", "--json", cwd=repo).stdout)
+    assert result["rebuilt"] is True and result["reason"] == "index is new or its projections changed"
+    assert result["documents"]["handoffs"] == 1
+
+
+def test_rebuild_if_needed_leaves_an_index_pinned_in_the_past_pinned(repo):
+    assert run_baton("rebuild", "--until", "2000-01-01T00:00:00Z", cwd=repo).returncode == 0
+    done = run_baton("rebuild", "--if-needed", cwd=repo)
+    assert done.returncode == 0
+    assert done.stdout.startswith("Nothing folded: the index pinned at 2000-01-01T00:00:00Z")
+
+
+def test_rebuild_refuses_if_needed_with_until(repo):
+    done = run_baton("rebuild", "--if-needed", "--until", "2000-01-01T00:00:00Z", cwd=repo)
+    assert done.returncode == 2
+    assert "pass one of them" in done.stderr
