@@ -420,7 +420,7 @@ def test_a_model_writer_is_generated_only_when_a_value_of_its_class_is_written(m
     assert model._MODELS[Handoff](record) == _reference_json(record)
     assert {Handoff, type(record.work), type(record.lineage)} <= set(writers)
     assert model.Decision not in writers
-    model.compile_writers()
+    model.prepare_record_model()
     assert set(model.MODEL_CLASSES) <= set(writers)
 
 

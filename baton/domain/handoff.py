@@ -774,12 +774,14 @@ def converter(*, detailed: bool = True) -> Any:
     return conv
 
 
-def compile_writers() -> None:
-    """Generate now every model class's writer, which is otherwise generated
-    when first asked for (the hook server, before it forks the children that
-    write records)."""
+def prepare_record_model() -> None:
+    """Generate now every model class's writer and the stored reader's plan,
+    which are otherwise made when first asked for (the hook server, before it
+    forks the children that read and write records)."""
     for cls in MODEL_CLASSES:
         _FRESH[cls]  # noqa: B018 - generates the writer
+        if cls not in _STORED_PLANS:
+            _stored_plan(cls)
 
 
 def _any_converter() -> Any:
