@@ -4,7 +4,11 @@ Why attrs + cattrs and not dicts: every layer above reads the same record, so
 one typed shape with one strict reader keeps capture, validation, projections
 and rendering from drifting apart. The reader reports every problem of an input
 at once (one ``path: message`` per field), because an agent fixing a payload
-should not have to resubmit once per typo.
+should not have to resubmit once per typo. Two paths skip cattrs, for the
+hook path's start-up (cattrs' import and generated code are ~20 ms of a
+process): writing (``handoff_to_json``: each class's writer generated from
+its fields), and reading back a record the index holds (``stored_handoff``:
+a fold read it strictly before it was stored, so only its shape is looked at).
 
 Forward compatibility (§7.1): unknown fields are kept at every level in each
 object's ``extra`` dict and written back unchanged, so a record written by a
