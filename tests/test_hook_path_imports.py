@@ -172,11 +172,11 @@ def test_folding_a_capture_from_another_writer_loads_the_handoff_events_and_not_
     """A handoff's aggregate names the handoff family's events only: a capture
     that arrives from another writer is folded without the session, baton,
     detector and project events (~5 ms of classes a hook would not use)."""
+    import shutil
+
     from baton.app import Baton
     from baton.commands.context import Project
     from tests.handoff_support import payload
-
-    import shutil
 
     _loaded(warm, "session", "handoff", "--json")
     elsewhere = warm.parent / "another-checkout"
