@@ -75,6 +75,7 @@ if TYPE_CHECKING:
     from baton.commands.sync import SyncResult
     from baton.commands.validate import ValidateResult
     from baton.commands.verify import VerifyResult
+    from baton.projections.runner import Progress
 
 PathOption = str | os.PathLike | None
 
@@ -156,11 +157,13 @@ class Baton:
 
         return gc.collect_garbage(self.project, dry_run=dry_run)
 
-    def sync(self, *, remote: str = "origin", ref: str | None = None, restore_own_feed: bool = False) -> SyncResult:
+    def sync(self, *, remote: str = "origin", ref: str | None = None, restore_own_feed: bool = False,
+             progress: Progress | None = None) -> SyncResult:
         """Share the ledger's feeds through a git remote (``docs/sync.md``)."""
         from baton.commands import sync
 
-        return sync.sync_ledger(self.project, remote=remote, ref=ref, restore_own_feed=restore_own_feed)
+        return sync.sync_ledger(self.project, remote=remote, ref=ref, restore_own_feed=restore_own_feed,
+                                progress=progress)
 
     def repair(self, *, feed: str | None = None, dry_run: bool = False, yes: bool = False) -> RepairResult:
         """Set a damaged feed's lines aside into quarantine, on record (never implicit)."""

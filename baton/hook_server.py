@@ -54,7 +54,7 @@ import time
 import traceback
 from pathlib import Path
 
-from baton.domain.handoff import converter
+from baton.domain.handoff import converter, prepare_record_model
 from baton.domain.identifiers import screen_identifiers
 from baton.domain.redaction import RedactionPolicy, redact_payload, redact_strings
 from baton.domain.regexes import LazyPattern
@@ -159,8 +159,9 @@ def warm() -> None:
     redact_payload({"objective": WARM_TEXT, "artifacts": [{"path": "src/app.py"}]}, policy)
     redact_strings({"text": WARM_TEXT}, policy)
     screen_identifiers({"owner": "dev@example.com", "branch": "feature/x", "session": "warm-up"}, policy)
-    converter(detailed=False)  # the record model's cattrs converters and their generated writers
-    converter()  # (~30 ms each, in a process that reads a record)
+    converter(detailed=False)  # the record model's cattrs converters (~15 ms each, in a process that folds a capture)
+    converter()
+    prepare_record_model()  # the writers and the stored reader (a process makes those of what it reads and writes)
     cli = importlib.import_module("baton.cli")
     for command in RELAYED:
         cli.keep_parser([command])

@@ -1,6 +1,6 @@
 """The durable single-event append under several versions of the code, in rotated blocks.
 
-    python benchmarks/append_ab.py [--events 500] [--block 50] NAME=SOURCE_TREE [NAME=SOURCE_TREE ...]
+    python benchmarks/append_ab.py [--events 500] [--block 50] [--floor] NAME=SOURCE_TREE [NAME=SOURCE_TREE ...]
 
 e.g. ``old=/tmp/main-src new=/path/to/this/checkout`` (a source tree: an
 exported commit is enough). Every version runs in a worker process of its own
@@ -16,7 +16,13 @@ Prints, for every version, the median of its per-block ratios to the raw
 loop with quartiles and range, its median time per event, and its CPU time
 per event (user + system of its worker, which the disk's weather does not
 move: what Baton itself costs; the raw loop's is this process's over the
-same blocks). No test asserts on these numbers.
+same blocks). ``--floor`` adds a contender that is no version of Baton: the
+least Python that makes the same system calls per event as a long-lived
+writer (``flock``, a ``stat`` of the lock file and of the ledger folder, an
+``lseek`` of the feed, ``write``, ``fsync``, ``flock``) and seals the same
+way (two canonical dumps, two sha256, the payload copied back, the line
+spliced), with no id, timestamp, event object or bookkeeping: how close
+Python can come to the raw loop here. No test asserts on these numbers.
 """
 
 from __future__ import annotations
@@ -60,6 +66,55 @@ for request in sys.stdin:
 """
 
 
+FLOOR = r"""
+import fcntl, os, sys, threading, time
+from hashlib import sha256
+sys.path.insert(0, sys.argv[1])
+import orjson
+import ledger as bench_ledger
+events, baton_dir = int(sys.argv[2]), sys.argv[3]
+batch = bench_ledger.drafts(events)
+os.makedirs(baton_dir + "/ledger", exist_ok=True)
+lock_path, folder = baton_dir + "/ledger.lock", baton_dir + "/ledger"
+lock_fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+feed_fd = os.open(folder + "/bench.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+guard, dumps, loads, SORTED = threading.RLock(), orjson.dumps, orjson.loads, orjson.OPT_SORT_KEYS
+state = [0, None]  # seq, prev
+
+
+def append(draft):
+    with guard:
+        fcntl.flock(lock_fd, fcntl.LOCK_EX)
+        os.stat(lock_path)
+        os.stat(folder)
+        os.lseek(feed_fd, 0, os.SEEK_END)
+        now = time.time_ns()
+        payload = dumps(draft.data, option=SORTED)
+        digest = "sha256:" + sha256(payload).hexdigest()
+        loads(payload)
+        seq = state[0] + 1
+        chained = dumps({"v": 1, "id": "0193a000-0000-7000-8000-000000000000", "writer": "bench", "seq": seq,
+                         "at": "2026-12-05T00:00:00.000000Z", "hlc": now // 1000, "type": draft.type,
+                         "stream": draft.stream, "stream_version": 1, "actor": draft.actor,
+                         "session": draft.session, "schema": draft.schema, "digest": digest, "prev": state[1]},
+                        option=SORTED)
+        hash_ = "sha256:" + sha256(chained).hexdigest()
+        os.write(feed_fd, chained[:-1] + b',"data":' + payload + b',"hash":"' + hash_.encode() + b'"}\n')
+        state[:] = seq, hash_
+        os.fsync(feed_fd)
+        fcntl.flock(lock_fd, fcntl.LOCK_UN)
+
+
+print("ready", flush=True)
+for request in sys.stdin:
+    lo, hi = map(int, request.split())
+    cpu, wall = time.process_time(), time.perf_counter()
+    for draft in batch[lo:hi]:
+        append(draft)
+    print(time.perf_counter() - wall, time.process_time() - cpu, flush=True)
+"""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--events", type=int, default=500, help="events appended by each contender (default: 500)")
@@ -69,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fsync", choices=("always", "never"), default="always",
                         help="the versions' fsync policy (default: always); never shows what the append costs "
                              "beside the sync (the raw loop still syncs)")
+    parser.add_argument("--floor", action="store_true",
+                        help="add the least Python making the same system calls and hashes (not Baton; see above)")
     parser.add_argument("versions", nargs="+", metavar="NAME=SOURCE_TREE")
     args = parser.parse_args(argv)
     versions = dict(v.split("=", 1) for v in args.versions)
@@ -86,6 +143,15 @@ def main(argv: list[str] | None = None) -> int:
                  str(work / name / ".baton"), args.fsync],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": ""})
             workers[name] = worker
+            assert worker.stdout is not None and worker.stdout.readline().strip() == "ready"
+        if args.floor:
+            if args.fsync != "always":
+                parser.error("--floor syncs every event: use it with --fsync always")
+            versions["floor"] = ""
+            worker = subprocess.Popen(
+                [sys.executable, "-c", FLOOR, str(HERE), str(args.events), str(work / "floor" / ".baton")],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": ""})
+            workers["floor"] = worker
             assert worker.stdout is not None and worker.stdout.readline().strip() == "ready"
 
         cpu: dict[str, list[float]] = {name: [] for name in versions}

@@ -79,6 +79,14 @@ class LedgerContract:
         assert ledger.read_all() == appended
         assert [e.data["n"] for e in self.new_ledger("reader").read_all()] == list(range(5))
 
+    def test_iter_all_gives_the_events_read_all_gives_in_the_same_order(self):
+        ledger = self.new_ledger(clock=ticking())
+        for n in range(5):
+            self.append(ledger, [draft(f"s/{n % 2}", n=n)])
+        self.append(self.new_ledger("other"), [draft("s/9", n=9)])
+        reader = self.new_ledger("reader")
+        assert list(reader.iter_all()) == reader.read_all() and len(reader.read_all()) == 6
+
     def test_an_append_with_no_drafts_writes_nothing(self):
         ledger = self.new_ledger()
         assert self.append(ledger, []) == []

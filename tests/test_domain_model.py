@@ -403,3 +403,80 @@ def test_reading_a_record_keeps_its_unknown_members_in_extra(obj):
     known = set(json_keys(Handoff).values())
     assert h.extra == {k: v for k, v in obj.items() if k not in known}
     assert handoff_from_json(handoff_to_json(h)) == h
+
+
+def test_a_model_writer_is_generated_only_when_a_value_of_its_class_is_written(monkeypatch):
+    """Reading a record compiles no writer; writing one compiles those of the
+    classes it holds (a draft has no decision: no ``Decision`` writer)."""
+    from baton.domain import handoff as model
+
+    writers = model._FreshWriters({})
+    monkeypatch.setattr(model, "_FRESH", writers)
+    monkeypatch.setattr(model, "_MODELS", model._ModelWriters())
+    record = model.stored_handoff(handoff_to_json(draft()))
+    assert model.converter(detailed=False).structure(handoff_to_json(record), Handoff) == record
+    writers.clear()
+    assert not record.decisions
+    assert model._MODELS[Handoff](record) == _reference_json(record)
+    assert {Handoff, type(record.work), type(record.lineage)} <= set(writers)
+    assert model.Decision not in writers
+    model.prepare_record_model()
+    assert set(model.MODEL_CLASSES) <= set(writers)
+
+
+def test_writing_a_record_needs_no_converter():
+    """``handoff_to_json`` runs the model classes' own writers: a process that
+    writes a record it read from the index imports no cattrs."""
+    import subprocess
+    import sys
+
+    stored = orjson.dumps(base_json(decisions=[{"id": "D-1", "decision": "keep it", "alternatives_considered": [],
+                                                "evidence_ids": []}]))
+    code = ("import sys, orjson; from baton.domain.handoff import handoff_to_json, stored_handoff; "
+            "doc = orjson.loads(sys.stdin.buffer.read()); h = stored_handoff(doc); "
+            "assert handoff_to_json(h) == doc == handoff_to_json(h, like=(h, doc)); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'cattrs'))")
+    r = subprocess.run([sys.executable, "-c", code], input=stored, capture_output=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip() == b"[]"
+
+
+# --------------------------------------------------------------------------- reading a stored record
+
+
+@given(handoffs())
+def test_a_stored_record_reads_back_as_the_model_that_wrote_it(h):
+    from baton.domain.handoff import stored_handoff
+
+    assert stored_handoff(orjson.loads(orjson.dumps(handoff_to_json(h)))) == h
+
+
+@given(handoff_jsons())
+def test_a_stored_record_reads_as_the_strict_reader_reads_it(obj):
+    """Unknown members kept in ``extra`` at every level, arrays as tuples,
+    a ``float`` member's whole number as a float: the very model."""
+    from baton.domain.handoff import stored_handoff
+
+    stored = stored_handoff(obj)
+    assert stored == handoff_from_json(obj)
+    assert handoff_to_json(stored) == handoff_to_json(handoff_from_json(obj))
+
+
+def test_a_stored_score_that_is_a_whole_number_reads_as_a_float():
+    from baton.domain.handoff import stored_handoff
+
+    obj = base_json(automation={"trigger": "threshold", "score": 3, "reasons": []})
+    assert type(stored_handoff(obj).automation.score) is float
+
+
+@pytest.mark.parametrize("change", [{"decisions": "not an array"}, {"work": ["not", "an", "object"]},
+                                    {"validation": {"status": "pass", "quality": ["not", "an", "object"]}}], ids=str)
+def test_a_stored_document_that_is_not_shaped_as_a_record_is_refused_as_the_strict_reader_refuses_it(change):
+    """The shape is what the stored reader looks at (its values were checked
+    before a fold wrote them); a document of another shape is read strictly."""
+    from baton.domain.handoff import stored_handoff
+
+    obj = base_json(**change)
+    with pytest.raises(HandoffInputError) as info:
+        stored_handoff(obj)
+    assert info.value.problems == problems_of(obj)

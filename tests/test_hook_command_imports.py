@@ -60,6 +60,7 @@ def test_a_session_start_that_claims_a_baton_defines_the_baton_events_too(projec
                    capture_output=True, check=True)
     loaded = _session_start_loads(project)
     assert {"baton.events.session", "baton.events.baton", "baton.domain.aggregates.baton"} <= loaded
+    assert "cattrs" not in loaded  # the claimed record is read from the index and written back without the converter
 
 
 PROMPT_HOOKS = [("claude-code", "UserPromptSubmit"), ("codex", "UserPromptSubmit"),

@@ -81,7 +81,8 @@ def test_a_hook_hands_a_replay_larger_than_its_limit_to_a_background_catch_up(re
     done = _start(repo, "s-first", **TINY)
     assert done.returncode == 0 and done.stdout == ""  # Claude Code's "nothing"
     assert "the index needs a full replay" in done.stderr
-    assert "in the background (`baton rebuild --if-needed`" in done.stderr
+    assert "in the background (pid " in done.stderr
+    assert "by hand: `baton rebuild --if-needed`" in done.stderr
     _wait_gone(_background_pid(done.stderr))
     assert _documents(repo).get("handoffs") == 1  # replayed by the background process, not by a hook
 

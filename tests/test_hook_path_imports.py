@@ -116,13 +116,14 @@ def test_reading_and_claiming_a_baton_defines_none_of_the_other_baton_use_cases(
 
 
 def test_resume_reads_scores_and_renders_a_record_without_what_it_does_not_run(warm):
-    """Reading the stored record (with cattrs), its freshness needs no
+    """Reading the stored record needs no converter (the index's records were
+    checked before they were stored: ``stored_handoff``), its freshness no
     validation rule, a project without branches no lineage domain, a score
     no ``decimal``, and nothing is run (no ``subprocess``)."""
     _loaded(warm, "session", "handoff", "--json")
     loaded = _loaded(warm, "resume", "latest")
     assert "baton.commands.resume" in loaded
-    assert not {"baton.domain.validation", "baton.domain.lineage", "decimal", "subprocess"} & loaded
+    assert not {"baton.domain.validation", "baton.domain.lineage", "decimal", "subprocess", "cattrs"} & loaded
 
 
 def test_folding_an_event_of_no_known_family_loads_the_whole_catalogue_and_its_upcasters_first(warm):
@@ -165,3 +166,30 @@ def test_a_start_without_a_baton_names_the_latest_handoff_without_loading_the_re
     assert r.returncode == 0 and "## Latest ready handoff" in r.stdout
     loaded = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if "|" in line}
     assert "baton.domain.handoff" not in loaded
+
+
+def test_folding_a_capture_from_another_writer_loads_the_handoff_events_and_not_the_rest_of_the_catalogue(warm):
+    """A handoff's aggregate names the handoff family's events only: a capture
+    that arrives from another writer is folded without the session, baton,
+    detector and project events (~5 ms of classes a hook would not use)."""
+    import shutil
+
+    from baton.app import Baton
+    from baton.commands.context import Project
+    from tests.handoff_support import payload
+
+    _loaded(warm, "session", "handoff", "--json")
+    elsewhere = warm.parent / "another-checkout"
+    shutil.copytree(warm, elsewhere, symlinks=True)
+    opened = Project.open(elsewhere)
+    other = Baton(Project(opened.paths, opened.config, "another-writer"))  # another checkout's feed
+    opened.close()
+    try:
+        other.capture(payload())
+    finally:
+        other.project.close()
+    feed = "another-writer.jsonl"
+    (warm / ".baton" / "ledger" / feed).write_bytes((elsewhere / ".baton" / "ledger" / feed).read_bytes())  # a sync
+    loaded = _loaded(warm, "resume", "latest")
+    assert {"baton.events.handoff", "baton.domain.aggregates.handoff"} <= loaded  # the capture was folded
+    assert not {"baton.events.catalogue", "baton.events.detector", "baton.events.project"} & loaded

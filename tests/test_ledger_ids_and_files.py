@@ -59,6 +59,16 @@ def test_the_random_part_fills_the_62_bits_after_the_variant(fresh_clock, monkey
     assert minted.int >> 64 & 0xFFF == 0x7FF  # a new millisecond's counter starts below half its range
 
 
+def test_ids_drawn_from_zero_bytes_keep_every_leading_zero_digit(fresh_clock, monkeypatch):
+    monkeypatch.setattr(os, "urandom", lambda n: b"\x00" * n)
+    first, second = ids.uuid7(NOW), ids.uuid7(NOW)
+    for minted, counter in ((first, 0), (second, 1)):
+        parsed = uuid.UUID(minted)
+        assert str(parsed) == minted and parsed.version == 7 and parsed.variant == uuid.RFC_4122
+        assert parsed.int >> 64 & 0xFFF == counter and parsed.int & ((1 << 62) - 1) == 0
+    assert first[14:23] == "7000-8000" and second[14:23] == "7001-8000"
+
+
 def test_an_id_minted_now_carries_the_current_millisecond(fresh_clock):
     import time
 

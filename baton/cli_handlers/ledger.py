@@ -66,7 +66,8 @@ def audit(app: Baton, args: argparse.Namespace):
 
 
 def sync(app: Baton, args: argparse.Namespace):
-    return app.sync(remote=args.remote, ref=args.ref, restore_own_feed=args.restore_own_feed)
+    return app.sync(remote=args.remote, ref=args.ref, restore_own_feed=args.restore_own_feed,
+                    progress=None if args.json else _progress("folding what was imported:"))
 
 
 def repair(app: Baton, args: argparse.Namespace):

@@ -87,7 +87,7 @@ def audit_project(project: "Project") -> AuditResult:
                 for key, doc in runner.docs("handoffs") if doc.get("status") in ELIGIBLE_STATUSES]
     redactions: dict[str, int] = {}
     erased, forgotten = 0, 0
-    for event in project.ledger.read_all():
+    for event in project.ledger.iter_all():  # a chunk of each feed at a time
         if event.erased:
             erased += 1
             continue

@@ -19,7 +19,7 @@ from baton.domain.aggregates import baton as baton_aggregate
 from baton.domain.aggregates import handoff as handoff_aggregate
 from baton.domain.aggregates.baton import BatonKey
 from baton.domain.batons import CLAIMED, BatonRecord
-from baton.domain.handoff import handoff_from_json
+from baton.domain.handoff import stored_handoff
 from baton.events.names import handoff_stream
 from baton.ledger.clock import rfc3339_micros
 
@@ -84,7 +84,7 @@ def _resume_handoff(scope: WriteScope, handoff_id: str, *, session: str | None, 
     doc = scope.runner.get("handoffs", handoff_id) if "handoffs" in scope.runner.by_name else None
     if not isinstance(doc, dict):
         return
-    handoff = handoff_from_json(doc)
+    handoff = stored_handoff(doc)
     command = handoff_aggregate.Resume(session=session, harness=harness)
     if handoff_aggregate.allows(handoff, command):
         decided = handoff_aggregate.decide(handoff, command, now=doc.get("updated_at") or "")

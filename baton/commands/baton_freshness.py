@@ -15,7 +15,7 @@ import attrs
 
 from baton.commands.handoff_facts import live_freshness
 from baton.domain.batons import BatonRecord, carried_handoff_lines, freshness_line
-from baton.domain.handoff import handoff_from_json
+from baton.domain.handoff import stored_handoff
 
 
 def baton_freshness(opened, runner, record: BatonRecord) -> str | None:
@@ -27,7 +27,7 @@ def baton_freshness(opened, runner, record: BatonRecord) -> str | None:
     doc = runner.get("handoffs", record.id) if "handoffs" in runner.by_name else None
     if not isinstance(doc, dict):
         return None
-    handoff = handoff_from_json(doc)
+    handoff = stored_handoff(doc)
     repo = handoff.project.repository
     if repo is None or not repo.head:
         return None

@@ -372,12 +372,11 @@ class Project:
         self.log("info", "catch_up_elsewhere", pid=pid, bytes=exc.details.get("bytes"), failed=failed is not None)
         details = {**exc.details, "background_pid": pid, "background_failed": failed}
         if failed is not None:  # the last one ended in an error: that is said, not the promise again
-            again = "tried again" if pid is not None else "run `baton rebuild --if-needed` once it is fixed"
-            return IndexBehind("the index could not be brought up to date in the background "
-                               f"(`baton rebuild --if-needed`): {failed}; {again}", details=details)
-        then = ("it is being brought up to date in the background (`baton rebuild --if-needed`, "
-                f"pid {pid}); the next session start has it") if pid is not None else \
-            "run `baton rebuild --if-needed` to bring it up to date"
+            again = "tried again" if pid is not None else "and no process could be started to try again"
+            return IndexBehind(f"the index could not be brought up to date in the background: {failed}; {again}",
+                               details=details)
+        then = (f"it is being brought up to date in the background (pid {pid}); the next session start has it"
+                if pid is not None else "and no process could be started to bring it up to date")
         return IndexBehind(f"{exc.message}: {then}", details=details)
 
     def _quiet_since(self) -> tuple | None:

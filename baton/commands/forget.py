@@ -170,7 +170,7 @@ def _handoff_id(project: "Project", runner: Any, token: str) -> str:
         if len(wanted) < 8:
             raise
         prefix = handoff_stream(wanted)
-        found = {e.stream.partition("/")[2] for e in project.ledger.read_all() if e.stream.startswith(prefix)}
+        found = {e.stream.partition("/")[2] for e in project.ledger.iter_all() if e.stream.startswith(prefix)}
         if len(found) == 1:  # one handoff the projections no longer show (a forget that did not finish)
             return found.pop()
         raise

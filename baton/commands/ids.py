@@ -19,7 +19,7 @@ from typing import Any
 from baton import gitinfo
 from baton.commands.handoff_facts import worktree_label
 from baton.commands.latest import LATEST, RESUMABLE, resolve_latest
-from baton.domain.handoff import handoff_from_json
+from baton.domain.handoff import stored_handoff
 from baton.domain.short_ids import MIN_SHORT_PREFIX, short_id
 from baton.errors import AmbiguousId, InputError, NotFound
 from baton.model import frozen
@@ -110,8 +110,19 @@ def load_handoff(runner: Any, token: str, *, here: tuple[str | None, str | None]
     Raises:
         NotFound, AmbiguousId, InputError: as ``resolve_handoff_id``.
     """
+    return load_handoff_and_record(runner, token, here=here)[0]
+
+
+def load_handoff_and_record(runner: Any, token: str, *,
+                            here: tuple[str | None, str | None] | None = None) -> tuple[Any, dict[str, Any]]:
+    """``load_handoff``, and the record's JSON as the index holds it (a new
+    object): what ``handoff_to_json`` of the model gives, without writing it again.
+
+    Raises:
+        NotFound, AmbiguousId, InputError: as ``resolve_handoff_id``.
+    """
     handoff_id = resolve_handoff_id(runner, token, here=here)
     doc = runner.get("handoffs", handoff_id)
     if doc is None:  # pragma: no cover - resolve_handoff_id read the same docs
         raise NotFound(f"handoff {handoff_id} not found")
-    return handoff_from_json(doc)
+    return stored_handoff(doc), doc

@@ -12,7 +12,7 @@ import orjson
 from baton.commands.handoff_facts import live_freshness
 from baton.commands.ids import resolve_handoff_id
 from baton.domain import lineage
-from baton.domain.handoff import handoff_from_json
+from baton.domain.handoff import stored_handoff
 from baton.errors import BatonError, InputError
 from baton.model import frozen
 from baton.projections.as_of import replayed_as_of
@@ -100,7 +100,7 @@ def _freshness(project: "Project", runner: Any, ids: set[str]) -> dict[str, str]
         if doc is None:
             continue
         try:
-            out[ident] = live_freshness(project.paths.worktree, handoff_from_json(doc), roots).state
+            out[ident] = live_freshness(project.paths.worktree, stored_handoff(doc), roots).state
         except BatonError:
             out[ident] = "unknown"
     return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+from collections import deque
 from typing import TYPE_CHECKING
 
 import orjson
@@ -46,18 +47,6 @@ def _matches(pattern: str | None, value: str) -> bool:
     return value == pattern
 
 
-def _position(events: list[Event], bound: Until) -> int:
-    """Index just past the bound (event id: inclusive; time: events at or before it)."""
-    if bound.event_id is not None:
-        for i, e in enumerate(events):
-            if e.id == bound.event_id:
-                return i + 1
-        raise NotFound(f"no event with id {bound.event_id}")
-    hlc = bound.hlc
-    assert hlc is not None  # an Until names an event or a time
-    return sum(1 for e in events if e.hlc <= hlc)
-
-
 def ledger_log(
     project: "Project",
     *,
@@ -78,14 +67,33 @@ def ledger_log(
     """
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise InputError("`limit` must be a positive number")
-    opened = project
-    events = opened.ledger.read_all()
-    start, stop = 0, len(events)
-    if until is not None:
-        stop = _position(events, Until.parse(until, option="until"))
-    if since is not None:
-        start = _position(events, Until.parse(since, option="since"))
-    chosen = [e for e in events[start:stop] if _matches(event_type, e.type) and _matches(stream, e.stream)]
-    if limit is not None:
-        chosen = chosen[-limit:]
-    return LogResult(chosen)
+    after = Until.parse(since, option="since") if since is not None else None
+    upto = Until.parse(until, option="until") if until is not None else None
+    chosen: deque[Event] | list[Event] = deque(maxlen=limit) if limit is not None else []
+    started = after is None or after.event_id is None  # past ``since``'s event (an id), or no such bound
+    past = False  # beyond ``until``
+    found_until = False
+    for e in project.ledger.iter_all():  # a chunk of each feed at a time: ``--limit`` holds N events, not the ledger
+        if upto is not None and upto.event_id is None and e.hlc > _hlc(upto):
+            past = True  # the ledger is in hlc order: every later event is beyond it too
+        if (started and not past and (after is None or after.event_id is not None or e.hlc > _hlc(after))
+                and _matches(event_type, e.type) and _matches(stream, e.stream)):
+            chosen.append(e)
+        if after is not None and e.id == after.event_id:
+            started = True
+        if upto is not None and e.id == upto.event_id:
+            past = found_until = True
+        if past and started:
+            break  # nothing later is shown, and every id named was found
+    if upto is not None and upto.event_id is not None and not found_until:
+        raise NotFound(f"no event with id {upto.event_id}")
+    if not started:
+        assert after is not None
+        raise NotFound(f"no event with id {after.event_id}")
+    return LogResult(list(chosen))
+
+
+def _hlc(bound: Until) -> int:
+    hlc = bound.hlc
+    assert hlc is not None  # an Until names an event or a time
+    return hlc

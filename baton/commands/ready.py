@@ -21,7 +21,7 @@ from baton.commands.ids import load_handoff, refuse_latest
 from baton.commands.record import record_many
 from baton.domain.aggregates import handoff as aggregate
 from baton.domain.freshness import freshness_from_facts
-from baton.domain.handoff import handoff_from_json, handoff_to_json, record_worktree
+from baton.domain.handoff import handoff_to_json, record_worktree, stored_handoff
 from baton.domain.short_ids import short_id
 from baton.errors import InputError
 from baton.events.names import handoff_stream
@@ -95,7 +95,7 @@ def promote_handoff(
             # parent's status changes in the same write, its content never.
             for parent_id in handoff.lineage.parents:
                 doc = scope.runner.get("handoffs", parent_id)
-                parent = handoff_from_json(doc) if doc is not None else None
+                parent = stored_handoff(doc) if doc is not None else None
                 command = aggregate.Supersede(handoff.id)
                 if parent is not None and aggregate.allows(parent, command):
                     decisions.append((aggregate.decide(parent, command, now=now),

@@ -18,14 +18,13 @@ import orjson
 
 from baton import gitinfo
 from baton.commands.handoff_facts import live_freshness, worktree_label
-from baton.commands.ids import HANDOFF_ID_REQUIRED, load_handoff
+from baton.commands.ids import HANDOFF_ID_REQUIRED, load_handoff_and_record
 from baton.commands.latest import is_latest, resolve_latest
 from baton.commands.lineage import conflict_banner, conflicts_for
 from baton.commands.resume_options import check_options
 from baton.domain import lifecycle
 from baton.domain.batons import SCOPE_FIELD
 from baton.domain.brief import DEFAULT_MAX_TOKENS, render_resume_brief
-from baton.domain.handoff import handoff_to_json
 from baton.domain.limits import MAX_MAX_TOKENS, MIN_MAX_TOKENS
 from baton.domain.quality import score_quality
 from baton.errors import InputError
@@ -112,14 +111,13 @@ def resume_handoff(
         latest = resolve_latest(runner, branch=gitinfo.current_branch(opened.paths.worktree),
                                 worktree=worktree_label(opened.paths), any_branch=any_branch)
         token = latest.id
-    handoff = load_handoff(runner, token)
+    handoff, record = load_handoff_and_record(runner, token)
     _check_resumable(handoff, mark_resumed)
     policy = load_policy(opened.paths, opened.config)
     freshness = live_freshness(opened.paths.worktree, handoff, policy.allowed_roots)
     quality = score_quality(handoff, freshness_state=freshness.state)
     brief = render_resume_brief(handoff, freshness, quality, max_tokens=budget,
                                 format="md" if format == "md" else "prompt")
-    record = handoff_to_json(handoff)
     status = handoff.status
     conflicts = conflicts_for(runner, handoff.id)
     brief_json = brief.to_json()

@@ -19,7 +19,7 @@ from baton.commands.status_page import (
     sanitize_output,
 )
 from baton.domain.brief import elsewhere_lines, validated_on
-from baton.domain.handoff import handoff_from_json, record_branch, record_worktree
+from baton.domain.handoff import record_branch, record_worktree, stored_handoff
 from baton.domain.quality import score_quality
 from baton.domain.short_ids import short_id
 from baton.errors import NotFound
@@ -60,7 +60,7 @@ def handoff_view(project: "Project", requested_project: str | None, handoff_id: 
                        details={"handoff_id": handoff_id})
     shown = show_handoff(opened, handoff_id.lower(), format="md")
     record = shown.record
-    handoff = handoff_from_json(record)
+    handoff = stored_handoff(record)
     freshness = live_freshness(opened.paths.worktree, handoff, opened.policy.allowed_roots)
     quality = score_quality(handoff, freshness_state=freshness.state)
     lineage = record.get("lineage") or {}

@@ -30,7 +30,7 @@ from baton.commands.handoff_facts import live_freshness
 from baton.commands.listing import list_handoffs
 from baton.domain import lineage
 from baton.domain.batons import PENDING
-from baton.domain.handoff import handoff_from_json
+from baton.domain.handoff import stored_handoff
 from baton.domain.quality import score_quality
 from baton.domain.redaction import RedactionPolicy, redact_text
 from baton.domain.short_ids import short_id
@@ -181,7 +181,7 @@ def _row_item(row, runner, project, policy) -> dict[str, Any]:
     doc = runner.get("handoffs", row.id)
     if doc is not None:
         try:
-            handoff = handoff_from_json(doc)
+            handoff = stored_handoff(doc)
         except HandoffInputError:
             return item
         freshness = live_freshness(project.paths.worktree, handoff, policy.allowed_roots)

@@ -47,6 +47,7 @@ from baton.sync.work import Round
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
+    from baton.projections.runner import Progress
 
 
 @frozen
@@ -143,11 +144,13 @@ class _Erased:
 
 
 def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None = None,
-                restore_own_feed: bool = False) -> SyncResult:
+                restore_own_feed: bool = False, progress: "Progress | None" = None) -> SyncResult:
     """Share the ledger's feeds with ``remote`` on ``ref`` (default ``refs/baton/ledger``).
 
     ``restore_own_feed``: this clone was restored from a backup; the remote's
     copy of its own feed may extend the local file (and is imported, verified).
+    ``progress``: told how far the index's catch-up on what was imported went
+    (a first sync of a large ledger folds every event of it).
 
     Raises:
         InputError: ``remote`` is empty, or ``ref`` is not a ref name under ``refs/``.
@@ -182,7 +185,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         # need, and the replay would read them all again.
         runner = project.runner
         with ledger_lock(project):
-            rebuilt = runner.catch_up(allow_pinned=True).rebuilt
+            rebuilt = runner.catch_up(allow_pinned=True, progress=progress).rebuilt
     return attrs.evolve(result, rebuilt=rebuilt)
 
 

@@ -4,7 +4,11 @@ Why attrs + cattrs and not dicts: every layer above reads the same record, so
 one typed shape with one strict reader keeps capture, validation, projections
 and rendering from drifting apart. The reader reports every problem of an input
 at once (one ``path: message`` per field), because an agent fixing a payload
-should not have to resubmit once per typo.
+should not have to resubmit once per typo. Two paths skip cattrs, for the
+hook path's start-up (cattrs' import and generated code are ~20 ms of a
+process): writing (``handoff_to_json``: each class's writer generated from
+its fields), and reading back a record the index holds (``stored_handoff``:
+a fold read it strictly before it was stored, so only its shape is looked at).
 
 Forward compatibility (§7.1): unknown fields are kept at every level in each
 object's ``extra`` dict and written back unchanged, so a record written by a
@@ -521,59 +525,20 @@ def _register_shapes(conv: Any) -> None:
 # -- model classes: strict generated structure, unknown keys kept in ``extra``.
 
 def _register_models(conv: Any) -> None:
-    """Unstructuring a record is the same few hooks over and over (replay runs
-    it for every record): scalars are their own JSON (the converter's hook
-    for them is the identity) and the hooks of model classes and tuples are
-    called directly; anything else goes through the converter's dispatch."""
+    """Structuring: cattrs' generated code per model class, strict, unknown
+    members kept in ``extra``. Unstructuring: the model classes' own writers
+    (``_MODELS``), which ``handoff_to_json`` calls without any converter."""
     from cattrs.gen import make_dict_structure_fn, override  # lazy: a heavy import the model classes alone never need
-
-    direct: dict[type, Callable[[Any], Any]] = {}
-    models: dict[type, Callable[..., Any]] = {}  # the model classes' own hooks (they take ``like``)
-    unstructure_any = conv.unstructure
-
-    def unstructure_value(value: Any) -> Any:
-        kind = type(value)
-        if kind in _SCALARS:
-            return value
-        hook = direct.get(kind)
-        return hook(value) if hook is not None else unstructure_any(value)
 
     for cls in MODEL_CLASSES:
         attrs.resolve_types(cls)
-        fields = attrs.fields(cls)
         keys = json_keys(cls)
         overrides: dict[str, Any] = {name: override(rename=key) for name, key in keys.items() if key != name}
         base: Callable[..., Any] = make_dict_structure_fn(cls, conv, extra=override(omit=True), **overrides)
         known = frozenset(keys.values())
         conv.register_structure_hook(cls, _structure_with_extra(cls, base, known))
-        models[cls] = _unstructure_with_extra(unstructure_value, cls, fields, keys, models)
-        direct[cls] = _FRESH[cls]  # what ``models[cls]`` does without ``like``, one call less
-        conv.register_unstructure_hook(cls, models[cls])
-
-    scalars = _SCALARS
-
-    def unstructure_items(items: tuple[Any, ...] | list[Any]) -> list[Any]:
-        return [v if type(v) in scalars else unstructure_value(v) for v in items]
-
-    def unstructure_dict(obj: dict[Any, Any]) -> dict[Any, Any]:
-        out: dict[Any, Any] = {}
-        for key, value in obj.items():
-            if type(key) is not str:
-                return cast("dict[Any, Any]", unstructure_any(obj))  # the converter's key handling
-            kind = type(value)
-            if kind in scalars:
-                out[key] = value
-            elif kind is dict:  # JSON objects nest (a report's ``quality``): no dispatch per level
-                out[key] = unstructure_dict(value)
-            elif kind is list:
-                out[key] = unstructure_items(value)
-            else:
-                out[key] = unstructure_value(value)
-        return out
-
-    direct[tuple] = direct[list] = unstructure_items
-    direct[dict] = unstructure_dict
-    conv.register_unstructure_hook(tuple, unstructure_items)
+        conv.register_unstructure_hook(cls, _MODELS[cls])
+    conv.register_unstructure_hook(tuple, _unstructure_items)
 
 
 def _structure_with_extra(cls: type, base: Callable[..., Any], known: frozenset[str]) -> Callable[[Any, Any], Any]:
@@ -592,22 +557,72 @@ def _structure_with_extra(cls: type, base: Callable[..., Any], known: frozenset[
     return structure
 
 
+# -- writing: JSON from the model, without cattrs.
+#
+# Unstructuring a record is the same few hooks over and over (replay runs it
+# for every record): scalars are their own JSON, the writers of model
+# classes, arrays and JSON objects are called directly, and only a value of
+# another type (none in a record read from JSON) goes through a converter.
+
 _SCALARS = frozenset((str, int, float, bool, type(None)))
-"""Types the converter unstructures as themselves (its hook for them is the
-identity): the hooks below take them as they are instead of dispatching
-each one (a record holds hundreds). ``None`` is one of them inside an array
-or a JSON object (a model's member that is None is left out before)."""
+"""Types written as themselves: the writers below take them as they are instead
+of dispatching each one (a record holds hundreds). ``None`` is one of them
+inside an array or a JSON object (a model's member that is None is left out before)."""
 
-_PLANS: dict[type, list[tuple[str, str, bool]]] = {}
-"""Per model class: (attribute, JSON key, omitted when empty), in output order."""
+_MODEL_SET = frozenset(MODEL_CLASSES)
+
+_DIRECT: dict[type, Callable[[Any], Any]] = {}
+"""The writer of a value by its exact type: arrays, JSON objects, and each
+model class once its writer is generated (``_FreshWriters``)."""
 
 
-def _unstructure_with_extra(unstructure_value: Callable[[Any], Any], cls: type, fields: Any,
-                            keys: dict[str, str], models: Mapping[type, Callable[..., Any]]) \
-        -> Callable[[Any], dict[str, Any]]:
-    plan = _PLANS[cls] = [(f.name, keys[f.name], bool(f.metadata.get(_OMIT_EMPTY)))
-                          for f in fields if f.name != "extra"]
-    fresh = _FRESH[cls] = _unstructure_fresh(unstructure_value, cls, plan, fields)
+def _unstructure_value(value: Any) -> Any:
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    hook = _DIRECT.get(kind)
+    if hook is not None:
+        return hook(value)
+    if kind in _MODEL_SET:
+        return _FRESH[kind](value)
+    return _any_converter().unstructure(value)  # no JSON type: the converter's dispatch
+
+
+def _unstructure_items(items: tuple[Any, ...] | list[Any]) -> list[Any]:
+    scalars = _SCALARS
+    return [v if type(v) in scalars else _unstructure_value(v) for v in items]
+
+
+def _unstructure_dict(obj: dict[Any, Any]) -> dict[Any, Any]:
+    scalars = _SCALARS
+    out: dict[Any, Any] = {}
+    for key, value in obj.items():
+        if type(key) is not str:
+            return cast("dict[Any, Any]", _any_converter().unstructure(obj))  # the converter's key handling
+        kind = type(value)
+        if kind in scalars:
+            out[key] = value
+        elif kind is dict:  # JSON objects nest (a report's ``quality``): no dispatch per level
+            out[key] = _unstructure_dict(value)
+        elif kind is list:
+            out[key] = _unstructure_items(value)
+        else:
+            out[key] = _unstructure_value(value)
+    return out
+
+
+_DIRECT[tuple] = _DIRECT[list] = _unstructure_items
+_DIRECT[dict] = _unstructure_dict
+
+
+def _plan(cls: type) -> list[tuple[str, str, bool]]:
+    """(attribute, JSON key, omitted when empty) per member of ``cls``, in output order."""
+    keys = json_keys(cls)
+    return [(f.name, keys[f.name], bool(f.metadata.get(_OMIT_EMPTY))) for f in attrs.fields(cls) if f.name != "extra"]
+
+
+def _unstructure_with_extra(cls: type) -> Callable[..., dict[str, Any]]:
+    fresh = _FRESH
     unrolled: list[Callable[[Any, Any, Mapping[str, Any]], dict[str, Any]]] = []
 
     def unstructure(obj: Any, like: tuple[Any, Mapping[str, Any]] | None = None) -> dict[str, Any]:
@@ -615,27 +630,40 @@ def _unstructure_with_extra(unstructure_value: Callable[[Any], Any], cls: type, 
         same object as the earlier model's are taken from its JSON, not rebuilt;
         a member that is another model of the same class (``validation`` after
         a promotion: one field changed) is unstructured like its earlier self.
-        ``models``: the model classes' hooks (these), by class. Both ways are
-        this class's plan unrolled into generated code (``fresh``, ``unrolled``);
-        the ``like`` one is generated the first time it is asked for (a command
-        that writes one record never is: half the converter's build)."""
+        Both ways are this class's plan unrolled into generated code
+        (``_FRESH``, ``unrolled``), each generated the first time it is asked
+        for: a command compiles the writers of the classes it writes, and a
+        hook never the ``like`` one."""
         if like is None:
-            return fresh(obj)
+            return cast("dict[str, Any]", fresh[cls](obj))
         if not unrolled:
-            unrolled.append(_unstructure_like(unstructure_value, cls, plan, models))
+            unrolled.append(_unstructure_like(cls, _plan(cls)))
         return unrolled[0](obj, like[0], like[1])
 
     return unstructure
 
 
-def _unstructure_like(unstructure_value: Callable[[Any], Any], cls: type, plan: list[tuple[str, str, bool]],
-                      models: Mapping[type, Callable[..., Any]]) -> Callable[[Any, Any, Mapping[str, Any]], dict[str, Any]]:
+class _ModelWriters(dict):  # type: ignore[type-arg]
+    """Per model class: its writer, which takes ``like`` (``_unstructure_with_extra``), made when first asked for."""
+
+    def __missing__(self, cls: type) -> Callable[..., dict[str, Any]]:
+        if cls not in _MODEL_SET:
+            raise KeyError(cls)
+        writer = self[cls] = _unstructure_with_extra(cls)
+        return writer
+
+
+_MODELS = _ModelWriters()
+
+
+def _unstructure_like(cls: type, plan: list[tuple[str, str, bool]]) \
+        -> Callable[[Any, Any, Mapping[str, Any]], dict[str, Any]]:
     """``cls``'s JSON like an earlier model ``e`` whose JSON is ``ej``, generated
     from the plan as ``_unstructure_fresh`` is: per member, left out when None
     (or an omitted empty array); a scalar as it is; the earlier JSON's member
     when the value is the earlier model's very object; a model of the same
     class as the earlier one written like it; anything else through
-    ``unstructure_value``. Then the unknown members kept in ``extra``."""
+    ``_unstructure_value``. Then the unknown members kept in ``extra``."""
     lines = [f"def unstructure_{cls.__name__}_like(obj, e, ej):", "    out = {}"]
     for name, key, omit_empty in plan:
         lines += [f"    v = obj.{name}",
@@ -646,7 +674,7 @@ def _unstructure_like(unstructure_value: Callable[[Any], Any], cls: type, plan: 
                   f"            w = e.{name}",
                   "            if w is v:",
                   f"                out[{key!r}] = ej[{key!r}]",
-                  f"            elif type(w) is type(v) and type(v) in models and type(ej[{key!r}]) is dict:",
+                  f"            elif type(w) is type(v) and type(v) in model_classes and type(ej[{key!r}]) is dict:",
                   f"                out[{key!r}] = models[type(v)](v, (w, ej[{key!r}]))",
                   "            else:",
                   f"                out[{key!r}] = uv(v)",
@@ -654,27 +682,45 @@ def _unstructure_like(unstructure_value: Callable[[Any], Any], cls: type, plan: 
                   f"            out[{key!r}] = uv(v)"]
     lines += ["    if obj.extra:", "        for k, v in obj.extra.items():", "            out.setdefault(k, v)",
               "    return out"]
-    scope: dict[str, Any] = {"scalars": _SCALARS, "uv": unstructure_value, "models": models}
+    scope: dict[str, Any] = {"scalars": _SCALARS, "uv": _unstructure_value, "models": _MODELS,
+                             "model_classes": _MODEL_SET}
     exec(compile("\n".join(lines), f"<baton unstructure {cls.__name__} like>", "exec"), scope)  # noqa: S102 - our own plan
     return cast("Callable[[Any, Any, Mapping[str, Any]], dict[str, Any]]", scope[f"unstructure_{cls.__name__}_like"])
 
 
-_FRESH: dict[type, Callable[[Any], dict[str, Any]]] = {}
-"""Per model class: its JSON without ``like`` (``_unstructure_fresh``)."""
+class _FreshWriters(dict):  # type: ignore[type-arg]
+    """Per model class: its JSON without ``like`` (``_unstructure_fresh``), generated
+    and compiled the first time a value of the class is written (~0.2 ms a
+    class): a process that writes no record compiles none, one that writes
+    records without decisions no ``Decision`` writer. A writer generated here
+    is also put in ``direct`` (what ``_unstructure_value`` calls by type)."""
+
+    def __init__(self, direct: dict[type, Callable[[Any], Any]]) -> None:
+        super().__init__()
+        self.direct = direct
+
+    def __missing__(self, cls: type) -> Callable[[Any], dict[str, Any]]:
+        if cls not in _MODEL_SET:
+            raise KeyError(cls)
+        attrs.resolve_types(cls)
+        writer = self[cls] = self.direct[cls] = _unstructure_fresh(self, cls, _plan(cls))
+        return writer
 
 
-def _unstructure_fresh(unstructure_value: Callable[[Any], Any], cls: type, plan: list[tuple[str, str, bool]],
-                       fields: Any) -> Callable[[Any], dict[str, Any]]:
+_FRESH = _FreshWriters(_DIRECT)
+
+
+def _unstructure_fresh(fresh: _FreshWriters, cls: type, plan: list[tuple[str, str, bool]]) \
+        -> Callable[[Any], dict[str, Any]]:
     """``cls``'s JSON without ``like``: the plan unrolled into one generated
     function (attribute by attribute, as cattrs generates its own hooks), so
     a record — replay unstructures one per capture — costs no loop over the
-    plan and no lookup by name. The same output as the loop in
-    ``_unstructure_with_extra``: members in plan order, ``None`` (and an
+    plan and no lookup by name: members in plan order, ``None`` (and an
     empty array where omitted) left out, scalars as they are, anything else
-    through ``unstructure_value`` — called directly when the field's type
-    names a model class (or an array of one, or of scalars) and the value is
-    of it, which is what ``unstructure_value`` would call."""
-    types = {f.name: f.type for f in fields}
+    through ``_unstructure_value`` — or straight to the writer when the
+    field's type names a model class (or an array of one, or of scalars) and
+    the value is of it, which is what ``_unstructure_value`` would call."""
+    types = {f.name: f.type for f in attrs.fields(cls)}
     lines = [f"def unstructure_{cls.__name__}(obj):", "    out = {}"]
     for name, key, omit_empty in plan:
         lines.append(f"    v = obj.{name}")
@@ -684,9 +730,9 @@ def _unstructure_fresh(unstructure_value: Callable[[Any], Any], cls: type, plan:
         if get_origin(kind) in (Union, UnionType) and len(args) == 2 and type(None) in args:
             kind = next(a for a in args if a is not type(None))  # ``X | None``: None is left out above
         item = get_args(kind)[0] if get_origin(kind) is tuple else None
-        if kind in MODEL_CLASSES:
+        if kind in _MODEL_SET:
             value = f"F[{kind.__name__}](v) if type(v) is {kind.__name__} else uv(v)"
-        elif item in MODEL_CLASSES:
+        elif item in _MODEL_SET:
             value = (f"[F[{item.__name__}](x) if type(x) is {item.__name__} else uv(x) for x in v] "
                      "if type(v) is tuple else uv(v)")
         elif item is not None:
@@ -696,7 +742,7 @@ def _unstructure_fresh(unstructure_value: Callable[[Any], Any], cls: type, plan:
         lines.append(f"        out[{key!r}] = {value}")
     lines += ["    if obj.extra:", "        for k, v in obj.extra.items():", "            out.setdefault(k, v)",
               "    return out"]
-    scope: dict[str, Any] = {"scalars": _SCALARS, "uv": unstructure_value, "F": _FRESH,
+    scope: dict[str, Any] = {"scalars": _SCALARS, "uv": _unstructure_value, "F": fresh,
                              **{c.__name__: c for c in MODEL_CLASSES}}
     exec(compile("\n".join(lines), f"<baton unstructure {cls.__name__}>", "exec"), scope)  # noqa: S102 - our own plan
     return cast("Callable[[Any], dict[str, Any]]", scope[f"unstructure_{cls.__name__}"])
@@ -730,6 +776,16 @@ def converter(*, detailed: bool = True) -> Any:
     if conv is None:
         conv = _converters[detailed] = _build_converter(detailed=detailed)
     return conv
+
+
+def prepare_record_model() -> None:
+    """Generate now every model class's writer and the stored reader's plan,
+    which are otherwise made when first asked for (the hook server, before it
+    forks the children that read and write records)."""
+    for cls in MODEL_CLASSES:
+        _FRESH[cls]  # noqa: B018 - generates the writer
+        if cls not in _STORED_PLANS:
+            _stored_plan(cls)
 
 
 def _any_converter() -> Any:
@@ -783,7 +839,8 @@ def structure(value: Any, cls: type) -> Any:
 
 
 def unstructure(obj: Any) -> Any:
-    return _any_converter().unstructure(obj)
+    """Any model (or array, or JSON object of them) as JSON, by the model classes' writers."""
+    return _unstructure_value(obj)
 
 
 # --------------------------------------------------------------------------- public API
@@ -801,6 +858,80 @@ def handoff_from_json(obj: Mapping[str, Any]) -> Handoff:
     return cast(Handoff, structure(obj, Handoff))
 
 
+def stored_handoff(doc: Mapping[str, Any]) -> Handoff:
+    """A record the index holds, read as a model without the converter.
+
+    The index's records were read by ``handoff_from_json`` (every type,
+    choice and id checked) before a fold wrote them with ``handoff_to_json``:
+    reading one back needs no check, only the shape, so it skips the
+    converter, whose import and generated code are most of what a command
+    that reads one record (``resume``, a baton's claim) costs in its own
+    process (~20 ms). It builds the same model as ``handoff_from_json``,
+    unknown members kept in ``extra``; anything not shaped like a written
+    record (a member of the wrong kind where a model or an array of them
+    belongs) is read by ``handoff_from_json`` instead, which reports it.
+
+    Raises:
+        HandoffInputError: as ``handoff_from_json``, for a document that is not a record.
+    """
+    try:
+        return cast(Handoff, _read_stored(Handoff, doc))
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return handoff_from_json(doc)
+
+
+_STORED_PLANS: dict[type, tuple[list[tuple[str, str, str, Any]], frozenset[str]]] = {}
+"""Per model class: (JSON key, ``__init__`` name, how to read it, the model class it holds) per member, and the keys."""
+
+
+def _stored_plan(cls: type) -> tuple[list[tuple[str, str, str, Any]], frozenset[str]]:
+    attrs.resolve_types(cls)
+    plan = []
+    for f in attrs.fields(cls):
+        if f.name == "extra":
+            continue
+        kind: Any = f.type
+        args = get_args(kind)
+        if get_origin(kind) in (Union, UnionType) and len(args) == 2 and type(None) in args:
+            kind = next(a for a in args if a is not type(None))
+        item = get_args(kind)[0] if get_origin(kind) is tuple else None
+        how = ("model" if kind in MODEL_CLASSES else "models" if item in MODEL_CLASSES
+               else "float" if kind is float else "object" if get_origin(kind) is dict else "value")
+        plan.append((f.metadata.get(_KEY, f.name), f.alias, how, item if how == "models" else kind))
+    known = frozenset(key for key, *_ in plan)
+    _STORED_PLANS[cls] = (plan, known)
+    return plan, known
+
+
+def _read_stored(cls: type, obj: Any) -> Any:
+    """``cls`` from a written JSON object: the members as ``handoff_from_json``
+    converts them (arrays to tuples by the fields' own converter, numbers of
+    a ``float`` field to float, objects copied), models read in turn."""
+    if type(obj) is not dict:
+        raise TypeError(f"{cls.__name__} must be an object")
+    plan, known = _STORED_PLANS.get(cls) or _stored_plan(cls)
+    kwargs: dict[str, Any] = {}
+    for key, name, how, sub in plan:
+        if key not in obj:
+            continue
+        value = obj[key]
+        if value is None or how == "value":
+            kwargs[name] = value
+        elif how == "model":
+            kwargs[name] = _read_stored(sub, value)
+        elif how == "models":
+            if type(value) is not list:
+                raise TypeError(f"{key} must be an array")
+            kwargs[name] = tuple([_read_stored(sub, item) for item in value])
+        elif how == "float":
+            kwargs[name] = float(value)
+        else:
+            kwargs[name] = dict(value)
+    if obj.keys() - known:
+        kwargs["extra"] = {k: v for k, v in obj.items() if k not in known}
+    return cls(**kwargs)
+
+
 def handoff_to_json(h: Handoff, *, like: tuple[Handoff, Mapping[str, Any]] | None = None) -> dict[str, Any]:
     """The canonical JSON object of a handoff (``None`` omitted, spec arrays kept).
 
@@ -812,7 +943,7 @@ def handoff_to_json(h: Handoff, *, like: tuple[Handoff, Mapping[str, Any]] | Non
     """
     if like is None or type(like[0]) is not Handoff or not isinstance(like[1], Mapping):
         return cast("dict[str, Any]", unstructure(h))
-    return cast("dict[str, Any]", _any_converter().get_unstructure_hook(Handoff)(h, like))
+    return cast("dict[str, Any]", _MODELS[Handoff](h, like))
 
 
 # Fields a capture payload may not set: Baton owns them.

@@ -204,8 +204,11 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
         return HookOutcome(text, result=result)
     except BatonError as exc:
         undone = LEFT_UNDONE.get(run.kind or "")
-        run.leave_notice(exc.message.rstrip(". ") + (f"; {undone}" if undone else ""))
-        return HookOutcome(run.empty, f"baton hook {harness} {event}: {exc.message}; {undone or 'nothing injected'}")
+        said = exc.message.rstrip(". ")
+        if exc.code == "index_behind":  # what runs in the background, or what to run
+            said += "; by hand: `baton rebuild --if-needed`"
+        run.leave_notice(said + (f"; {undone}" if undone else ""))
+        return HookOutcome(run.empty, f"baton hook {harness} {event}: {said}; {undone or 'nothing injected'}")
     except Exception as exc:  # noqa: BLE001 - a hook never breaks its harness
         if os.environ.get("BATON_DEBUG"):
             raise

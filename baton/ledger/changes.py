@@ -178,7 +178,10 @@ class ReadLog:
         self._dropped.clear()
         self._held = 0
 
-    def add(self, feed: str, start: Cursor, events: list[Event], ends: list[int], end: Cursor) -> None:
+    def add(self, feed: str, start: Cursor, events: list[Event], ends: list[int], end: Cursor,
+            owned: bool = False) -> None:
+        """``owned``: ``events`` and ``ends`` are new lists nobody else keeps
+        (a writer's own append), held as they are instead of copied."""
         if feed in self._dropped:
             return
         if self._held + len(events) > self.LIMIT:
@@ -194,7 +197,7 @@ class ReadLog:
             run.end = end
         else:
             self._held -= len(run.events) if run else 0
-            self._reads[feed] = _Read(start, list(events), list(ends), end)
+            self._reads[feed] = _Read(start, events if owned else list(events), ends if owned else list(ends), end)
 
     def after(self, feed: str, start: Cursor) -> Served | None:
         """The logged events of ``feed`` after ``start``, if the log covers it."""

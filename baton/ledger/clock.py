@@ -35,7 +35,7 @@ def rfc3339_micros(ns: int) -> str:
     if seconds != cached:  # appends come many to a second: format the date once
         prefix = datetime.fromtimestamp(seconds, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
         _last_second = (seconds, prefix)
-    return f"{prefix}.{(ns // 1000) % 1_000_000:06d}Z"
+    return prefix + "." + str(1_000_000 + ns // 1000 % 1_000_000)[1:] + "Z"
 
 
 def parse_rfc3339(text: str) -> datetime:

@@ -174,16 +174,18 @@ def seal(
         EnvelopeError: the draft would make a line that readers reject (and
             so would lose as a torn tail); nothing is written.
     """
-    _check_draft(draft)
-    return _seal(draft, event_id, writer, seq, at, hlc, stream_version, prev, batch, None)
+    check_draft(draft)
+    return seal_checked(draft, event_id, writer, seq, at, hlc, stream_version, prev, batch, None)
 
 
-def _seal(
+def seal_checked(
     draft: EventDraft, event_id: str, writer: str, seq: int, at: str, hlc: int, stream_version: int,
     prev: str | None, batch: dict[str, Any] | None, lines: list[bytes] | None,
 ) -> Event:
-    """``seal`` of a checked draft; appends the event's line to ``lines``
-    (``feed.encode_line`` of it, built from the same dict as its hash)."""
+    """``seal`` of a draft ``check_draft`` passed; appends the event's line to
+    ``lines`` (``feed.encode_line`` of it, built from the same dict as its
+    hash). The ledger's single-event append calls it directly (``seal_batch``
+    is this in a loop)."""
     # canonical_bytes and sha256_tag, spelled out: four calls on every append's path.
     payload = _dumps(draft.data, option=CANONICAL)
     digest = "sha256:" + _sha256(payload).hexdigest()
@@ -257,7 +259,7 @@ def seal_batch(
         EnvelopeError: a draft is malformed; nothing is sealed.
     """
     for draft in drafts:
-        _check_draft(draft)  # all of them before any id or clock tick is spent
+        check_draft(draft)  # all of them before any id or clock tick is spent
     versions: dict[str, int] = {}
     sealed: list[Event] = []
     batch_id: str | None = None
@@ -272,7 +274,7 @@ def seal_batch(
         if size > 1:
             batch_id = batch_id or event_id
             batch = {"id": batch_id, "n": len(sealed) + 1, "of": size}
-        event = _seal(  # each draft was checked above
+        event = seal_checked(  # each draft was checked above
             draft, event_id, writer, seq + 1 + len(sealed), timestamp(now), hlc, version,
             sealed[-1].hash if sealed else prev, batch, lines,
         )
@@ -282,7 +284,17 @@ def seal_batch(
     return sealed, versions
 
 
-def _check_draft(draft: EventDraft) -> None:
+def check_draft(draft: EventDraft) -> None:
+    """Raises: EnvelopeError when the draft would make a line readers reject."""
+    # The drafts commands make pass on exact types (one test per field);
+    # anything else gets the checks below and their precise messages.
+    actor, session, schema = draft.actor, draft.session, draft.schema
+    if (
+        type(draft.type) is str and draft.type and type(draft.stream) is str and draft.stream
+        and type(draft.data) is dict and type(schema) is int
+        and (actor is None or type(actor) is str) and (session is None or type(session) is str)
+    ):
+        return
     if not isinstance(draft.type, str) or not draft.type:
         raise EnvelopeError("an event type must be a non-empty string")
     if not isinstance(draft.stream, str) or not draft.stream:

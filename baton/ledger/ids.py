@@ -29,23 +29,44 @@ _VARIANT = "89ab"
 
 
 def _forget_pool() -> None:
-    global _pool, _at
-    _pool, _at = "", 0
+    global _pool, _at, _tails, _seeds
+    _pool, _at, _tails, _seeds = "", 0, [], []
 
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool)
 
 
+def _draw() -> None:
+    """Draw the random digits of the next ``_POOL_IDS`` ids, each id's tail
+    (variant and ``rand_b``) written out once here rather than on every id."""
+    global _pool, _at, _tails, _seeds
+    _pool, _at = os.urandom(10 * _POOL_IDS).hex(), 0
+    starts = range(0, len(_pool) - _ID_HEX + 1, _ID_HEX)
+    _tails = [f"-{_VARIANT[int(_pool[i + 4], 16) & 3]}{_pool[i + 5:i + 8]}-{_pool[i + 8:i + _ID_HEX]}"
+              for i in starts]
+    _seeds = [int(_pool[i:i + 4], 16) & 0x7FF for i in starts]
+
+
+_tails: list[str] = []
+"""Each id's tail in ``_pool``, in order: the one at ``_pool[_at:]`` is ``_tails[_at // _ID_HEX]``."""
+_seeds: list[int] = []
+"""The counter a new millisecond starts from, per id in ``_pool`` (its first 11 random bits)."""
+_HEX3 = [f"{n:03x}" for n in range(0x1000)]
+"""Every 12-bit counter in three hex digits (formatting one on each id cost more than a lookup)."""
+_stamp: tuple[int, str] = (-1, "")
+"""The last millisecond an id carried, and its first 15 characters (the time and the version)."""
+
+
 def uuid7(now_ns: int | None = None) -> str:
-    global _last_ms, _counter, _pool, _at
+    global _last_ms, _counter, _at, _stamp
     ms = (time.time_ns() if now_ns is None else now_ns) // 1_000_000
     with _lock:
         at = _at
         if len(_pool) - at < _ID_HEX:
-            _pool, at = os.urandom(10 * _POOL_IDS).hex(), 0
+            _draw()
+            at = 0
         _at = at + _ID_HEX
-        rand = _pool[at:at + _ID_HEX]
         if ms <= _last_ms:
             ms = _last_ms
             _counter += 1
@@ -53,14 +74,19 @@ def uuid7(now_ns: int | None = None) -> str:
                 ms += 1
                 _counter = 0
         else:
-            _counter = int(rand[:4], 16) & 0x7FF
+            _counter = _seeds[at // _ID_HEX]
         _last_ms = ms
         counter = _counter
+        tail = _tails[at // _ID_HEX]
     # The 36 characters of str(uuid.UUID(int=...)) of the RFC 9562 layout,
     # written out directly: 48 bits of milliseconds, version 7, the 12-bit
-    # counter, the variant and 62 random bits.
-    t = f"{ms & 0xFFFFFFFFFFFF:012x}"
-    return f"{t[:8]}-{t[8:]}-7{counter:03x}-{_VARIANT[int(rand[4], 16) & 3]}{rand[5:8]}-{rand[8:]}"
+    # counter, the variant and 62 random bits (the tail, made when drawn).
+    stamp_ms, stamp = _stamp
+    if stamp_ms != ms:
+        t = (ms & 0xFFFFFFFFFFFF).to_bytes(6, "big").hex()
+        stamp = t[:8] + "-" + t[8:] + "-7"
+        _stamp = (ms, stamp)
+    return stamp + _HEX3[counter] + tail
 
 
 def is_uuid7(text: str) -> bool:

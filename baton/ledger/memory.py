@@ -93,6 +93,9 @@ class MemoryLedger:
         """Every event of every feed, in project order."""
         return list(merge_feeds(self.read_feed(name).events for name in self.feed_names()))
 
+    def iter_all(self) -> Iterator[Event]:
+        return iter(self.read_all())
+
     def heads(self) -> dict[str, FeedHead]:
         return {name: self.read_feed(name).head for name in self.feed_names()}
 

@@ -183,6 +183,11 @@ class LedgerProtocol(Protocol):
 
     def read_all(self) -> list[Event]: ...
 
+    def iter_all(self) -> Iterator[Event]:
+        """``read_all``'s events in its order, read a chunk of each feed at a
+        time: what a pass over the whole ledger holds is a chunk per feed."""
+        ...
+
     def head_holds(self, feed: str, cursor: Cursor) -> bool:
         """True when ``feed`` still has the line ``cursor`` stopped after
         (no shorter, and that line still hashes to the recorded hash; the

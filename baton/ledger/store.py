@@ -30,8 +30,8 @@ from typing import Any, Iterable, Iterator, Mapping
 import baton.ledger.files as files
 from baton.errors import LedgerBusy, LedgerCorrupt, StorageError, StreamVersionConflict
 from baton.ledger.changes import ChangeStream, ReadLog, Served, cursor_after, read_changes
-from baton.ledger.clock import WallClock, rfc3339_micros, system_clock
-from baton.ledger.envelope import Event, EventDraft, seal_batch
+from baton.ledger.clock import WallClock, next_hlc, rfc3339_micros, system_clock
+from baton.ledger.envelope import Event, EventDraft, check_draft, seal_batch, seal_checked
 from baton.ledger.feed import (
     FeedHead,
     FeedScan,
@@ -178,25 +178,27 @@ class Ledger:
         """
         return _Hold(self, wait)
 
-    def _enter_lock(self, wait: float | None) -> "LedgerTransaction":
-        deadline = None if wait is None else time.monotonic() + max(0.0, wait)
-        if not self._thread_lock.acquire(timeout=-1 if deadline is None else max(0.0, wait or 0.0)):
-            raise LedgerBusy(_busy(wait))
+    def _enter_lock(self, wait: float | None) -> None:
+        if wait is None:
+            deadline = None
+            self._thread_lock.acquire()
+        else:
+            deadline = time.monotonic() + max(0.0, wait)
+            if not self._thread_lock.acquire(timeout=max(0.0, wait)):
+                raise LedgerBusy(_busy(wait))
         try:
             if self._poisoned:
                 raise StorageError(self._poisoned)
             if self._lock_depth:
                 self._lock_depth += 1
-                return LedgerTransaction(self)
+                return
             fd = self._held_fd = self._take_lock_file(deadline, wait)
             self._lock_depth = 1
             try:
-                txn = LedgerTransaction(self)
                 self.refresh()
             except BaseException:
                 self._release_lock_file(fd)
                 raise
-            return txn
         except BaseException:
             self._thread_lock.release()
             raise
@@ -235,6 +237,25 @@ class Ledger:
             LedgerBusy: still held by another process at ``deadline``.
             StorageError: the lock file cannot be opened or keeps being replaced.
         """
+        fd = self._lock_fd
+        if fd is not None and deadline is None and self._lock_forks == _forks:
+            # The kept descriptor, waiting as long as it takes (the loop below, spelled out for it).
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except BaseException:
+                self._drop_lock_file()
+                raise
+            try:
+                st = os.stat(self._lock_file)
+                if (st.st_dev, st.st_ino) == self._lock_ident:
+                    return fd
+            except OSError:
+                pass
+            try:  # not the file the path names now: open that one (below)
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            except OSError:
+                pass
+            self._drop_lock_file()
         for _ in range(3):
             if self._lock_fd is not None and self._lock_forks != _forks:
                 self._drop_lock_file()  # the child's copy: closing it leaves the parent's lock alone
@@ -328,7 +349,14 @@ class Ledger:
         that shrank, was replaced or disappeared invalidates everything known,
         and the whole ledger is read again.
         """
-        for attempt in range(3):
+        first = 0
+        if self._cursors and self._versions.seed is None:
+            # A long-lived writer's every lock: nothing to seed or re-seed (the loop's first pass).
+            if self._read_new():
+                return
+            self._forget()
+            first = 1
+        for attempt in range(first, 3):
             seed = self._versions.seed
             if seed is not None and self._source is not None and self._source.seed_token() != seed.token:
                 self._forget()  # the index was rebuilt since: what it told us may be gone
@@ -523,6 +551,15 @@ class Ledger:
         scans = [self.read_feed(feed_name(p)) for p in self.feed_paths()]
         return list(merge_feeds(s.events for s in scans))
 
+    def iter_all(self) -> Iterator[Event]:
+        """``read_all``, a chunk of each feed at a time (``read_feed_chunks``):
+        the same events in the same order, the same errors, without holding them."""
+        def events(feed: str) -> Iterator[Event]:
+            for scan in self.read_feed_chunks(feed):
+                yield from scan.events
+
+        return merge_feeds(events(feed_name(p)) for p in self.feed_paths())
+
     def _read_range(self, path: str, start: int, size: int | None = None) -> bytes:
         """Every byte this instance reads from a feed comes through here (the
         one place to count them)."""
@@ -636,31 +673,33 @@ class Ledger:
         expected: Mapping[str, int] | None,
         durable: bool,
     ) -> list[Event]:
-        for stream, version in (expected or {}).items():
-            actual = self.stream_version(stream)
-            if actual != version:
-                raise StreamVersionConflict(stream, version, actual)
+        if expected:
+            for stream, version in expected.items():
+                actual = self.stream_version(stream)
+                if actual != version:
+                    raise StreamVersionConflict(stream, version, actual)
         if not drafts:
             return []
         if self._source is not None:
             self._refuse_lost_heads(drafts)
         asked = len(drafts)
         path = self._own_path
-        start = self._cursors.get(self.writer)
+        writer = self.writer
+        start = self._cursors.get(writer)
         head = start.head if start is not None else FeedHead()
-        if heads_due(head.seq, asked):
-            vouch = heads_draft(self.writer, {
+        seq = head.seq
+        if heads_due(seq, asked):
+            vouch = heads_draft(writer, {
                 feed: (c.head.seq, c.head.hash, c.head.offset) for feed, c in self._cursors.items()
             })
             if vouch is not None:
                 drafts = [vouch, *drafts]  # first: the caller's events stay the feed's last lines
         lines: list[bytes] = []  # each event's ``encode_line``, made while sealing it
-        sealed, versions = seal_batch(
-            drafts, writer=self.writer, seq=head.seq, prev=head.hash, max_hlc=self._max_hlc, clock=self.clock,
-            version_of=self.stream_version, new_id=uuid7, timestamp=rfc3339_micros, lines=lines,
-        )
-        max_hlc = sealed[-1].hlc
-        fd = self._own_feed(path)
+        sealed, versions = self._seal(drafts, head, lines)
+        fd = self._feed_fd
+        seen = self._own_seen  # what this hold's catch-up found at the path (``_own_feed``)
+        if fd is None or seen is None or seen != self._feed_fd_ident:
+            fd = self._own_feed(path)
         # One write() for the whole batch, as DESIGN.md says. A kill can still
         # cut a write at a page boundary: readers then see an incomplete batch
         # (its events carry ``batch``), which is a torn tail as a whole.
@@ -674,18 +713,7 @@ class Ledger:
         # it before ``append`` returns, and a failed fsync poisons the
         # instance, so a write that never became durable is never built on.
         written = sealed  # as readers will get them back (see ``seal``)
-        ends, offset = [], head.offset
-        for line in lines:
-            offset += len(line)
-            ends.append(offset)
-        last = written[-1]
-        ident = self._feed_fd_ident
-        inode = ident[1] if ident else None
-        cursor = Cursor(FeedHead(offset, last.seq, last.hash, last.hlc), inode, len(lines[-1]))
-        self._note_read(self.writer, start or Cursor(FeedHead(), inode), written, ends, cursor)
-        for stream, version in versions.items():
-            self._versions.note(stream, version)
-        self._max_hlc = max_hlc
+        self._note_written(start, head, written, versions, lines)
         if durable or self.fsync == "always":
             try:
                 # fsync, not fdatasync: the same cost for a write that extends
@@ -697,6 +725,54 @@ class Ledger:
             except OSError as exc:
                 raise self._write_failed(path, exc) from exc
         return written[len(written) - asked:]
+
+    def _seal(self, drafts: list[EventDraft], head: FeedHead,
+              lines: list[bytes]) -> tuple[list[Event], dict[str, int]]:
+        """``_append``'s drafts sealed after ``head``, each line added to ``lines``;
+        the events and each stream's new version."""
+        if len(drafts) != 1:
+            return seal_batch(
+                drafts, writer=self.writer, seq=head.seq, prev=head.hash, max_hlc=self._max_hlc, clock=self.clock,
+                version_of=self.stream_version, new_id=uuid7, timestamp=rfc3339_micros, lines=lines,
+            )
+        # What nearly every command appends: ``seal_batch`` of one draft, spelled out.
+        draft = drafts[0]
+        check_draft(draft)
+        now = self.clock()
+        hlc = next_hlc(now, self._max_hlc)
+        stream = draft.stream
+        known = self._versions
+        # ``stream_version``: without a seed, what this instance read or appended is every version
+        version = (known.seen.get(stream, 0) if known.seed is None else self.stream_version(stream)) + 1
+        event = seal_checked(draft, uuid7(now), self.writer, head.seq + 1, rfc3339_micros(now), hlc, version,
+                             head.hash, None, lines)
+        return [event], {stream: version}
+
+    def _note_written(self, start: Cursor | None, head: FeedHead, written: list[Event], versions: dict[str, int],
+                      lines: list[bytes]) -> None:
+        """What this instance learns from its own write (``_note_read``, spelled
+        out: always under the lock here); the read log keeps ``written`` itself."""
+        writer, last = self.writer, written[-1]
+        offset = head.offset
+        if len(lines) == 1:
+            offset += len(lines[0])
+            ends = [offset]
+        else:
+            ends = []
+            for line in lines:
+                offset += len(line)
+                ends.append(offset)
+        ident = self._feed_fd_ident
+        inode = ident[1] if ident else None
+        cursor = Cursor(FeedHead(offset, last.seq, last.hash, last.hlc), inode, len(lines[-1]))
+        self._cursors[writer] = cursor
+        self._held.add((writer, offset, last.seq, last.hash, last.hlc))  # _held_key(writer, cursor)
+        self._read_log.add(writer, start or Cursor(FeedHead(), inode), written, ends, cursor, owned=True)
+        highest = self._versions.seen  # ``StreamVersions.note`` of each
+        for stream, version in versions.items():
+            if version > highest.get(stream, 0):
+                highest[stream] = version
+        self._max_hlc = last.hlc
 
     def _write_failed(self, path: str, exc: OSError) -> StorageError:
         """After a failed write or fsync the page cache may hold bytes the
@@ -779,24 +855,10 @@ def _take_lock(fd: int, deadline: float | None, wait: float | None) -> None:
             time.sleep(min(0.02, left))
 
 
-class _Hold:
-    """What ``Ledger.locked()`` returns: a plain context manager (a
-    generator-based one cost a few microseconds per lock)."""
-
-    __slots__ = ("_ledger", "_wait")
-
-    def __init__(self, ledger: Ledger, wait: float | None) -> None:
-        self._ledger, self._wait = ledger, wait
-
-    def __enter__(self) -> "LedgerTransaction":
-        return self._ledger._enter_lock(self._wait)
-
-    def __exit__(self, *exc: object) -> None:
-        self._ledger._exit_lock()
-
-
 class LedgerTransaction:
     """What a caller may do while holding the lock."""
+
+    __slots__ = ("ledger",)
 
     def __init__(self, ledger: Ledger) -> None:
         self.ledger = ledger
@@ -828,3 +890,21 @@ class LedgerTransaction:
         if not self.ledger._lock_depth:
             raise RuntimeError("append called outside `with ledger.locked()`: the lock is what orders writes")
         return self.ledger._append(list(drafts), expected, durable)
+
+
+class _Hold(LedgerTransaction):
+    """What ``Ledger.locked()`` returns: a plain context manager (a
+    generator-based one cost a few microseconds per lock) that is itself the
+    transaction it enters (one object per lock, not two)."""
+
+    __slots__ = ("_wait",)
+
+    def __init__(self, ledger: Ledger, wait: float | None) -> None:
+        self.ledger, self._wait = ledger, wait
+
+    def __enter__(self) -> LedgerTransaction:
+        self.ledger._enter_lock(self._wait)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.ledger._exit_lock()

@@ -21,8 +21,8 @@ from baton.domain import lifecycle
 from baton.domain.handoff import Handoff, handoff_from_json, handoff_to_json
 from baton.domain.readiness import moved_since_validation, ran_elsewhere, ready_problems, validation_report_from_json
 from baton.errors import Conflict, HandoffInputError, PromotionRefused, TransitionError
-from baton.events.catalogue import (
-    DomainEvent,
+from baton.events.base import DomainEvent, decode
+from baton.events.handoff import (  # the handoff family only: ``decode`` loads another family when one is folded
     HandoffArchived,
     HandoffCaptured,
     HandoffFlagged,
@@ -32,7 +32,6 @@ from baton.events.catalogue import (
     HandoffRevised,
     HandoffSuperseded,
     HandoffValidated,
-    decode,
 )
 from baton.ledger.envelope import Event
 from baton.model import evolve as replace_fields

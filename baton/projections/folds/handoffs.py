@@ -14,7 +14,7 @@ import orjson
 from baton.canonical import pretty_bytes
 from baton.domain.aggregates import handoff as aggregate
 from baton.domain.batons import brief_may_use, is_session_baton
-from baton.domain.handoff import handoff_file_name, handoff_from_json, handoff_to_json, record_branch, record_worktree
+from baton.domain.handoff import handoff_file_name, handoff_to_json, record_branch, record_worktree, stored_handoff
 from baton.domain.short_ids import short_id
 from baton.errors import HandoffInputError
 from baton.ledger.envelope import Event
@@ -51,7 +51,7 @@ class Handoffs(HandoffsBase):
             like = (state, doc)  # the model that wrote ``doc``: unchanged sections are reused
         else:
             try:
-                state = handoff_from_json(doc)
+                state = stored_handoff(doc)
             except HandoffInputError:
                 return doc  # unreadable: every event leaves it as it is
         new = state
