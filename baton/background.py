@@ -26,6 +26,7 @@ import fcntl
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 LOG = "cache/catch-up.log"
 """Where the background catch-up's stderr goes, relative to ``.baton/``."""
@@ -84,14 +85,14 @@ def _take_lock(path: Path) -> int | None | bool:
     except OSError:
         os.close(fd)
         return None
-    if fd <= _INHERITED_FD:  # kept clear of the descriptors the catch-up is given
-        try:
-            high = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, _INHERITED_FD + 1)
-        except OSError:
-            high = None
-        os.close(fd)  # the lock goes with the last descriptor of the open file: `high` holds it
-        fd = high
-    return fd
+    if fd > _INHERITED_FD:
+        return fd
+    try:  # kept clear of the descriptors the catch-up is given
+        high: int | None = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, _INHERITED_FD + 1)
+    except OSError:
+        high = None
+    os.close(fd)  # the lock goes with the last descriptor of the open file: `high` holds it
+    return high
 
 
 def _last_failure(log: Path) -> str | None:
@@ -120,7 +121,7 @@ def _running_pid(path: Path) -> int | None:
 def _spawn(root: Path, baton_dir: Path, lock: int | None) -> int | None:
     argv = [sys.executable, "-P", "-m", "baton", "--project", str(root), "rebuild", "--if-needed"]
     for stderr in (str(baton_dir / LOG), os.devnull):
-        actions = [
+        actions: list[tuple[Any, ...]] = [
             (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
             (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
             (os.POSIX_SPAWN_OPEN, 2, stderr, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600),
