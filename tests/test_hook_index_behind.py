@@ -92,7 +92,9 @@ def test_the_next_session_start_after_the_background_catch_up_has_the_brief_and_
     _wait_gone(_background_pid(_start(repo, "s-first", **TINY).stderr))
     brief = injected("claude-code", _start(repo, "s-next", **TINY).stdout)
     assert brief is not None and "## Latest ready handoff" in brief
-    assert "the index needs a full replay" in brief.split("## ")[0]  # the notice, in front of the brief
+    notice = brief.split("## ")[0]  # in front of the brief
+    assert "the index needs a full replay" in notice
+    assert "SessionStart hook (session s-first) at " in notice  # put off, not "failed": the catch-up ran
 
 
 def test_the_hook_does_not_wait_for_the_background_catch_up(repo):

@@ -205,9 +205,12 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
     except BatonError as exc:
         undone = LEFT_UNDONE.get(run.kind or "")
         said = exc.message.rstrip(". ")
+        deferred = False  # a start whose catch-up runs in the background: nothing failed
         if exc.code == "index_behind":  # what runs in the background, or what to run
             said += "; by hand: `baton rebuild --if-needed`"
-        run.leave_notice(said + (f"; {undone}" if undone else ""))
+            deferred = (run.kind == SESSION_START and exc.details.get("background_pid") is not None
+                        and not exc.details.get("background_failed"))
+        run.leave_notice(said + (f"; {undone}" if undone else ""), failed=not deferred)
         return HookOutcome(run.empty, f"baton hook {harness} {event}: {said}; {undone or 'nothing injected'}")
     except Exception as exc:  # noqa: BLE001 - a hook never breaks its harness
         if os.environ.get("BATON_DEBUG"):
