@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any, Callable
 
 from baton.app import Baton
@@ -15,4 +16,12 @@ def run_on_project(handler: Callable[[Baton, argparse.Namespace], Any], args: ar
         # config.json does, instead of being silently replaced by the defaults.
         args.output_policy = app.project.policy.redaction
         args.opened = app.project
+        if sys.stderr.isatty():
+            app.project.on_wait = _say_waiting
         return handler(app, args)
+
+
+def _say_waiting() -> None:
+    sys.stderr.write("baton: waiting for another baton process to let go of the ledger (a catch-up in the "
+                     "background replays a large one in seconds)...\n")
+    sys.stderr.flush()

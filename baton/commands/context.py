@@ -19,7 +19,7 @@ import os
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping
+from typing import Callable, Iterable, Iterator, Mapping
 from urllib.parse import unquote
 
 import attrs
@@ -152,6 +152,10 @@ class Project:
         read answers from the index as the last writer left it (None: no limit).
         Every writer folds its events into the index before it lets go of the
         lock, so that index lacks only what the holder is writing now."""
+        self.on_wait: Callable[[], None] | None = None
+        """Told, before a catch-up waits without limit for the ledger lock,
+        that another process holds it (the command line says so on a
+        terminal: a background replay may hold it for seconds)."""
         self.fold_limit: int | None = None
         """The most bytes of ledger a catch-up here may fold (None: all of
         them). A hook sets it from its deadline: past it, ``IndexBehind``,
@@ -312,6 +316,7 @@ class Project:
         try:
             if self.fold_limit is not None:
                 runner.check_fold_limit(self.fold_limit)
+            self._say_if_waiting(self.write_wait)
             with self.ledger.locked(wait=self.write_wait) as txn:
                 started = time.perf_counter()
                 self._caught_up(runner.catch_up(fold_limit=self.fold_limit), started)
@@ -348,6 +353,7 @@ class Project:
         try:
             if self.fold_limit is not None:
                 runner.check_fold_limit(self.fold_limit)
+            self._say_if_waiting(self.read_wait)
             with self.ledger.locked(wait=self.read_wait):
                 done = runner.catch_up(progress=progress, allow_pinned=True, fold_limit=self.fold_limit)
                 self._caught_up_at = self._quiet_since()
@@ -362,6 +368,12 @@ class Project:
             return runner
         self._caught_up(done, started)
         return runner
+
+    def _say_if_waiting(self, wait: float | None) -> None:
+        if self.on_wait is not None and wait is None:
+            probe = getattr(self.ledger, "held_elsewhere", None)  # a file ledger's: its lock is a file
+            if probe is not None and probe():
+                self.on_wait()
 
     def behind(self, exc: IndexBehind) -> IndexBehind:
         """``exc`` (a catch-up past ``fold_limit``, nothing folded, the lock let

@@ -212,6 +212,26 @@ class Ledger:
         finally:
             self._thread_lock.release()
 
+    def held_elsewhere(self) -> bool:
+        """Whether another process holds the ledger lock right now (a probe:
+        taken and let go at once, never waited on; False when this instance
+        holds it, or when the lock file cannot be opened)."""
+        if self._lock_depth:
+            return False
+        try:
+            fd = os.open(self._lock_file, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        finally:
+            os.close(fd)  # lets go of the probe's lock with the descriptor
+        return False
+
     def _release_lock_file(self, fd: int) -> None:
         self._lock_depth = 0
         self._own_seen = None

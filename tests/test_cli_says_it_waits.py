@@ -1,0 +1,76 @@
+"""A command typed at a terminal says so when it must wait for the ledger
+another process holds (a background catch-up replays a 100k-event ledger
+for ~11 s: ``baton status`` sat silent that long). Hooks and pipes never
+wait without limit, and print nothing of it."""
+
+from __future__ import annotations
+
+import os
+import select
+import subprocess
+import sys
+import time
+
+from baton.ledger import Ledger
+from tests.harness_support import lock_held_elsewhere
+
+WAITING = b"baton: waiting for another baton process to let go of the ledger"
+
+
+def _on_a_terminal(project, *args: str) -> tuple[subprocess.Popen, int]:
+    """``baton ARGS`` with its stderr on a terminal (a pty), stdout a pipe."""
+    master, slave = os.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "baton", *args], cwd=project, stdout=subprocess.PIPE,
+                            stderr=slave, stdin=subprocess.DEVNULL)
+    os.close(slave)
+    return proc, master
+
+
+def _read_until(master: int, wanted: bytes, seconds: float = 60) -> bytes:
+    seen = b""
+    deadline = time.monotonic() + seconds
+    while wanted not in seen and time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the other end closed
+                break
+            if not chunk:
+                break
+            seen += chunk
+    return seen
+
+
+def test_a_command_at_a_terminal_says_it_waits_for_a_ledger_another_process_holds(project):
+    with lock_held_elsewhere(project):
+        proc, master = _on_a_terminal(project, "handoff", "list")
+        said = _read_until(master, WAITING, seconds=30)
+        waiting = proc.poll() is None
+    try:
+        assert WAITING in said and waiting  # said while it waited
+        assert proc.wait(timeout=60) == 0  # the lock let go: the command ends as usual
+    finally:
+        os.close(master)
+
+
+def test_a_command_at_a_terminal_with_the_ledger_free_says_nothing_of_waiting(project):
+    proc, master = _on_a_terminal(project, "handoff", "list")
+    try:
+        assert proc.wait(timeout=60) == 0
+        assert WAITING not in _read_until(master, WAITING, seconds=1)
+    finally:
+        os.close(master)
+
+
+def test_held_elsewhere_tells_another_process_holding_the_lock_from_this_one(project):
+    ledger = Ledger(project / ".baton", "probe00000000001")
+    try:
+        assert ledger.held_elsewhere() is False
+        with lock_held_elsewhere(project):
+            assert ledger.held_elsewhere() is True
+        with ledger.locked():
+            assert ledger.held_elsewhere() is False  # this instance's own hold
+        assert ledger.held_elsewhere() is False
+    finally:
+        ledger.close()
