@@ -55,29 +55,21 @@ def instrument(times: Timings, counts: Timings) -> None:
         for p in self.projections:
             if getattr(p, "_profiled", False):
                 continue
-            apply = p.apply
-
-            def apply_timed(key, doc, event, apply=apply, name=p.name):
-                start = clock()
-                try:
-                    return apply(key, doc, event)
-                finally:
-                    times[(name, event.type)] += clock() - start
-                    counts[(name, event.type)] += 1
-
-            p.apply = apply_timed
-            if getattr(p, "folds_runs", False):  # a batch's events of one document at once (``apply_all``)
-                apply_all = p.apply_all
-
-                def apply_all_timed(key, doc, events, apply_all=apply_all, name=p.name):
+            def counted(method, name, of_event, weight):
+                """``method`` timed under ``(name, of_event(events))``, counted ``weight(events)``."""
+                def timed_method(key, doc, events):
                     start = clock()
                     try:
-                        return apply_all(key, doc, events)
+                        return method(key, doc, events)
                     finally:
-                        times[(name, "(a run of one key)")] += clock() - start
-                        counts[(name, "(a run of one key)")] += len(events)
+                        slot = (name, of_event(events))
+                        times[slot] += clock() - start
+                        counts[slot] += weight(events)
+                return timed_method
 
-                p.apply_all = apply_all_timed
+            p.apply = counted(p.apply, p.name, lambda event: event.type, lambda event: 1)
+            if getattr(p, "folds_runs", False):  # a batch's events of one document at once (``apply_all``)
+                p.apply_all = counted(p.apply_all, p.name, lambda events: "(a run of one key)", len)
             if hasattr(p, "index"):
                 index = p.index
 
