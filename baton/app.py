@@ -129,12 +129,13 @@ class Baton:
         return init.init_project(root, project_id=project_id)
 
     @staticmethod
-    def doctor(root: PathOption = None, *, extra: Any = None) -> DoctorResult:
+    def doctor(root: PathOption = None, *, extra: Any = None, on_wait: Any = None) -> DoctorResult:
         """Diagnose a project that may not even open; ``extra`` adds an adapter's
-        checks (``baton.commands.doctor.ExtraChecks``)."""
+        checks (``baton.commands.doctor.ExtraChecks``); ``on_wait`` is the
+        project's (``Project.on_wait``)."""
         from baton.commands import doctor
 
-        return doctor.diagnose(root, extra=extra)
+        return doctor.diagnose(root, extra=extra, on_wait=on_wait)
 
     # -- the ledger ---------------------------------------------------------------------
     def log(self, **filters: Any) -> LogResult:

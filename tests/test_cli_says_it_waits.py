@@ -11,8 +11,11 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from baton.ledger import Ledger
 from tests.harness_support import lock_held_elsewhere
+from tests.sync_support import make_team
 
 WAITING = b"baton: waiting for another baton process to let go of the ledger"
 
@@ -52,6 +55,30 @@ def test_a_command_at_a_terminal_says_it_waits_for_a_ledger_another_process_hold
         assert proc.wait(timeout=60) == 0  # the lock let go: the command ends as usual
     finally:
         os.close(master)
+
+
+def _says_it_waits_once(project, *args: str) -> None:
+    with lock_held_elsewhere(project):
+        proc, master = _on_a_terminal(project, *args)
+        said = _read_until(master, WAITING, seconds=30)
+        waiting = proc.poll() is None
+    try:
+        assert WAITING in said and waiting
+        assert proc.wait(timeout=60) == 0
+        said += _read_until(master, b"never printed", seconds=1)
+        assert said.count(WAITING) == 1
+    finally:
+        os.close(master)
+
+
+@pytest.mark.parametrize("args", [("doctor",), ("rebuild",), ("gc", "--dry-run")], ids=lambda a: a[0])
+def test_doctor_rebuild_and_gc_at_a_terminal_say_they_wait_for_the_ledger_lock(project, args):
+    _says_it_waits_once(project, *args)
+
+
+def test_sync_at_a_terminal_says_it_waits_for_the_ledger_lock(tmp_path):
+    _remote, a, _b = make_team(tmp_path)
+    _says_it_waits_once(a, "sync")
 
 
 def test_a_command_at_a_terminal_with_the_ledger_free_says_nothing_of_waiting(project):

@@ -17,11 +17,11 @@ def run_on_project(handler: Callable[[Baton, argparse.Namespace], Any], args: ar
         args.output_policy = app.project.policy.redaction
         args.opened = app.project
         if sys.stderr.isatty():
-            app.project.on_wait = _say_waiting
+            app.project.on_wait = say_waiting
         return handler(app, args)
 
 
-def _say_waiting() -> None:
+def say_waiting() -> None:
     sys.stderr.write("baton: waiting for another baton process to let go of the ledger (a catch-up in the "
                      "background replays a large one in seconds)...\n")
     sys.stderr.flush()

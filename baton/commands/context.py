@@ -156,6 +156,7 @@ class Project:
         """Told, before a catch-up waits without limit for the ledger lock,
         that another process holds it (the command line says so on a
         terminal: a background replay may hold it for seconds)."""
+        self._said_waiting = False
         self.fold_limit: int | None = None
         """The most bytes of ledger a catch-up here may fold (None: all of
         them). A hook sets it from its deadline: past it, ``IndexBehind``,
@@ -316,7 +317,7 @@ class Project:
         try:
             if self.fold_limit is not None:
                 runner.check_fold_limit(self.fold_limit)
-            self._say_if_waiting(self.write_wait)
+            self.say_if_waiting(self.write_wait)
             with self.ledger.locked(wait=self.write_wait) as txn:
                 started = time.perf_counter()
                 self._caught_up(runner.catch_up(fold_limit=self.fold_limit), started)
@@ -353,7 +354,7 @@ class Project:
         try:
             if self.fold_limit is not None:
                 runner.check_fold_limit(self.fold_limit)
-            self._say_if_waiting(self.read_wait)
+            self.say_if_waiting(self.read_wait)
             with self.ledger.locked(wait=self.read_wait):
                 done = runner.catch_up(progress=progress, allow_pinned=True, fold_limit=self.fold_limit)
                 self._caught_up_at = self._quiet_since()
@@ -369,11 +370,20 @@ class Project:
         self._caught_up(done, started)
         return runner
 
-    def _say_if_waiting(self, wait: float | None) -> None:
+    def say_if_waiting(self, wait: float | None = None) -> None:
+        """Before taking the ledger lock for as long as ``wait`` (None: no
+        limit), tell ``on_wait`` that another process holds it."""
         if self.on_wait is not None and wait is None:
             probe = getattr(self.ledger, "held_elsewhere", None)  # a file ledger's: its lock is a file
             if probe is not None and probe():
-                self.on_wait()
+                self.said_waiting()
+
+    def said_waiting(self) -> None:
+        """Tell ``on_wait`` that this command waits for the ledger lock, once
+        per command (a command that takes the lock several times says it once)."""
+        if self.on_wait is not None and not self._said_waiting:
+            self._said_waiting = True
+            self.on_wait()
 
     def behind(self, exc: IndexBehind) -> IndexBehind:
         """``exc`` (a catch-up past ``fold_limit``, nothing folded, the lock let

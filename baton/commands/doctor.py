@@ -68,7 +68,8 @@ wiring of this worktree), as ``(name, status, detail)``; given the project root
 and the ``--project`` the user passed."""
 
 
-def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | None = None) -> DoctorResult:
+def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | None = None,
+             on_wait: Callable[[], None] | None = None) -> DoctorResult:
     root = resolve_root(project)
     paths = ProjectPaths(root)
     checks = [Check("python", "ok" if sys.version_info >= (3, 11) else "fail", sys.version.split()[0])]
@@ -87,6 +88,7 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
     except BatonError as exc:
         checks.append(Check("config", "fail", exc.message))
         return DoctorResult(str(root), True, checks)
+    opened.on_wait = on_wait
     checks.append(Check("config", "ok", f"project {opened.config.project_id}, fsync {opened.config.fsync}"))
     try:
         sources = opened.policy.sources

@@ -62,6 +62,7 @@ def rebuild_projections(
     opened = project
     opened.require_writable("rebuild")
     opened.runner  # noqa: B018 - the property seeds the ledger with the index's cursors: the lock's catch-up then reads only new bytes
+    opened.say_if_waiting()
     with opened.ledger.locked():
         if if_needed:
             done = opened.runner.catch_up(progress=progress, allow_pinned=True)

@@ -55,7 +55,11 @@ def ledger_lock(project: "Project") -> Iterator[None]:
     except OSError as exc:
         raise StorageError(f"cannot open the ledger lock {path}: {exc}") from exc
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:  # another process holds it: a command at a terminal says so, then waits
+            project.said_waiting()
+            fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
         try:
