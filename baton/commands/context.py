@@ -323,6 +323,8 @@ class Project:
                 self._caught_up(runner.catch_up(fold_limit=self.fold_limit), started)
                 yield WriteScope(self, txn)
         except IndexBehind as exc:
+            if "background_pid" in exc.details:  # already handed on (a reading inside this write)
+                raise
             raise self.behind(exc) from None
 
     def reading(self, *, progress: Progress | None = None) -> ProjectionRunner:
@@ -359,6 +361,8 @@ class Project:
                 done = runner.catch_up(progress=progress, allow_pinned=True, fold_limit=self.fold_limit)
                 self._caught_up_at = self._quiet_since()
         except IndexBehind as exc:
+            if "background_pid" in exc.details:
+                raise
             raise self.behind(exc) from None
         except LedgerBusy:
             if self.read_wait is None:  # pragma: no cover - an unbounded wait never gives up

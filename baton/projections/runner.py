@@ -159,6 +159,10 @@ class _ManyLate(Exception):
     """More late events than a batch: checked in a pass of their own first."""
 
 
+NEW_INDEX = "index is new or its projections changed"
+"""Why a replay is needed when the index's signature is not this Baton's."""
+
+
 class _Rebuild(Exception):
     def __init__(self, reason: str) -> None:
         self.reason = reason
@@ -617,7 +621,7 @@ class ProjectionRunner:
         self._fold_limit = limit
         try:
             if self._meta("signature") != self._signature():
-                self._within_limit(None, "index is new or its projections changed")
+                self._within_limit(None, NEW_INDEX)
             elif self.pinned_until is None:
                 self._within_limit(self.cursors(), None)
         except sqlite3.Error:
@@ -677,7 +681,7 @@ class ProjectionRunner:
 
     def _catch_up(self, progress: Progress | None) -> CatchUp:
         if self._meta("signature") != self._signature():
-            raise _Rebuild("index is new or its projections changed")
+            raise _Rebuild(NEW_INDEX)
         cursors = self.cursors()
         try:
             stream = self.ledger.stream_since(cursors)
