@@ -122,11 +122,11 @@ class Baton:
 
     # -- before a project exists ---------------------------------------------------
     @staticmethod
-    def init(root: PathOption = None, *, project_id: str | None = None) -> InitResult:
-        """Create ``.baton/`` (idempotent)."""
+    def init(root: PathOption = None, *, project_id: str | None = None, on_wait: Any = None) -> InitResult:
+        """Create ``.baton/`` (idempotent); ``on_wait`` is the project's (``Project.on_wait``)."""
         from baton.commands import init
 
-        return init.init_project(root, project_id=project_id)
+        return init.init_project(root, project_id=project_id, on_wait=on_wait)
 
     @staticmethod
     def doctor(root: PathOption = None, *, extra: Any = None, on_wait: Any = None) -> DoctorResult:

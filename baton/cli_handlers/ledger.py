@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from baton.app import Baton
+from baton.cli_handlers.opened import say_waiting
 from baton.errors import InputError
 
 
@@ -24,7 +25,7 @@ def _progress(label: str):
 
 
 def init(args: argparse.Namespace):
-    return Baton.init(args.project, project_id=args.project_id)
+    return Baton.init(args.project, project_id=args.project_id, on_wait=say_waiting if sys.stderr.isatty() else None)
 
 
 def log(app: Baton, args: argparse.Namespace):
