@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from baton.commands.init import InitResult
     from baton.commands.lineage_view import LineageResult
     from baton.commands.listing import ListResult
-    from baton.commands.log import LogResult
+    from baton.commands.log import LogResult, LogStream
     from baton.commands.metrics import MetricsResult
     from baton.commands.prepare import PrepareResult
     from baton.commands.ready import ReadyResult
@@ -142,6 +142,13 @@ class Baton:
         from baton.commands import log
 
         return log.ledger_log(self.project, **filters)
+
+    def log_stream(self, **filters: Any) -> LogStream:
+        """``log``, its events handed out as they are read (``baton log``
+        prints them so): to be read before this ``Baton`` is closed."""
+        from baton.commands import log
+
+        return log.LogStream(log.log_events(self.project, **filters))
 
     def verify(self) -> VerifyResult:
         from baton.commands import verify

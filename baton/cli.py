@@ -98,7 +98,7 @@ def _add_ledger_core(sub, common) -> None:
     p.add_argument("--since", metavar="X", help="only events after this event id or RFC 3339 time")
     p.add_argument("--until", metavar="X", help="only events up to this event id or RFC 3339 time")
     p.add_argument("--limit", metavar="N", type=int, help="only the last N matching events (N >= 1)")
-    p.set_defaults(func="ledger:log")
+    p.set_defaults(func="ledger:log", json_lines=True)
 
     p = sub.add_parser("verify", parents=[common], help="check every feed's hash chain",
                        description="Check every feed's chain, digests, sequence gaps and forks, and every "
@@ -961,12 +961,15 @@ def _no_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
 
 
 def _run(args: argparse.Namespace) -> Any:
-    """Call the handler; the ones that work on a project get one ``Baton``,
-    built once and closed when the command is done (``baton.cli_handlers.opened``)."""
+    """Call the handler and print its result; the ones that work on a project
+    get one ``Baton``, built once and closed when the command is done and
+    its result printed (``baton.cli_handlers.opened``)."""
     chosen = handler(args.func)
     if handler_name(args.func) in PROJECTLESS:
-        return chosen(args)
-    return load(OPENED).run_on_project(chosen, args)
+        result = chosen(args)
+        _print(args, result)
+        return result
+    return load(OPENED).run_on_project(chosen, args, lambda result: _print(args, result))
 
 
 def _print(args: argparse.Namespace, result: Any) -> None:
@@ -987,12 +990,23 @@ def _log_command(args: argparse.Namespace, started: float, exit_code: int, code:
     load(OUTPUT).log_command(args, handler_name(args.func), started, exit_code, code)
 
 
+def _drop_stdout() -> None:
+    """Point standard output at the null device: the closed pipe's unwritten
+    bytes are discarded at exit instead of raising again (no "Exception
+    ignored" message, no exit status 120)."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (AttributeError, OSError, ValueError):  # no stdout, or not a file
+        pass
+
+
 def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """Run the parsed command and print what it returns; every failure is one line, never a traceback."""
     started = time.perf_counter()
     try:
         result = _run(args)
-        _print(args, result)
         if sys.stdout is not None:  # None: started with standard output closed; nothing to print to
             sys.stdout.flush()
         _log_command(args, started, int(getattr(result, "exit_code", 0)))
@@ -1006,7 +1020,8 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("baton: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
+    except BrokenPipeError:  # ``baton log | head -1``: the reader has all it wanted
+        _drop_stdout()
         return 0
     except Exception as exc:  # noqa: BLE001 - the last line of defence: no tracebacks for users
         if os.environ.get("BATON_DEBUG"):

@@ -29,7 +29,8 @@ def init(args: argparse.Namespace):
 
 
 def log(app: Baton, args: argparse.Namespace):
-    return app.log(event_type=args.type, stream=args.stream, since=args.since, until=args.until, limit=args.limit)
+    return app.log_stream(event_type=args.type, stream=args.stream, since=args.since, until=args.until,
+                          limit=args.limit)
 
 
 def verify(app: Baton, args: argparse.Namespace):

@@ -42,13 +42,45 @@ def output_policy(app: Any = None) -> RedactionPolicy:
 def screened_json_lines(text: str, policy: RedactionPolicy) -> str:
     """One JSON document per line, each screened as a document (so a
     replacement never breaks its JSON)."""
-    out = []
-    for line in text.splitlines():
-        screened = screen_output(line, policy)
-        if screened != line:
-            screened = orjson.dumps(screen_output(orjson.loads(line), policy)).decode()
-        out.append(visible_json(screened))
-    return "\n".join(out)
+    return "\n".join(screened_json_line(line, policy) for line in text.splitlines())
+
+
+def screened_json_line(line: str, policy: RedactionPolicy) -> str:
+    """One JSON document on one line, screened as a document."""
+    screened = screen_output(line, policy)
+    if screened != line:
+        screened = orjson.dumps(screen_output(orjson.loads(line), policy)).decode()
+    return visible_json(screened)
+
+
+STREAM_BATCH = 256
+"""Lines a streamed result writes at a time: printed as it is read, in writes large enough to cost nothing."""
+
+
+def print_stream(args: argparse.Namespace, result: Any) -> None:
+    """A result read as it is printed (``baton log``): each line screened
+    on its own — the unit ``--json``'s JSON Lines were always screened in —
+    and written a batch at a time, so what is held is a batch, not the
+    output. A failure while reading (a damaged feed) leaves the lines
+    already read printed, then goes to ``print_failure`` as any other."""
+    policy = _policy(args)
+    if args.json:
+        lines = (screened_json_line(line, policy) for line in result.json_line_iter())
+    else:
+        lines = (screen_text(line, policy) for line in result.text_lines())
+    batch: list[str] = []
+    try:
+        for line in lines:
+            batch.append(line)
+            if len(batch) >= STREAM_BATCH:
+                sys.stdout.write("\n".join(batch) + "\n")
+                batch.clear()
+    except BatonError:
+        if batch:
+            sys.stdout.write("\n".join(batch) + "\n")
+        raise
+    if batch:
+        sys.stdout.write("\n".join(batch) + "\n")
 
 
 def _policy(args: argparse.Namespace) -> RedactionPolicy:
@@ -66,6 +98,9 @@ def print_result(args: argparse.Namespace, result: Any) -> None:
     problem = getattr(result, "problem", None)
     if problem:
         print(screen_text(" ".join(problem.split()), output_policy()), file=sys.stderr)
+    if getattr(result, "json_line_iter", None) is not None:
+        print_stream(args, result)
+        return
     if args.json or getattr(result, "renders_json", False):
         policy = _policy(args)
         lines = getattr(result, "json_lines", None)
@@ -84,9 +119,14 @@ def print_result(args: argparse.Namespace, result: Any) -> None:
 
 
 def print_failure(args: argparse.Namespace, exc: BatonError) -> None:
-    """A use case's refusal: one line on stderr; with ``--json``, the error object on stdout too."""
+    """A use case's refusal: one line on stderr; with ``--json``, the error
+    object on stdout too (on one line for a command whose ``--json`` is JSON
+    Lines: ``args.json_lines``)."""
     policy = _policy(args)
-    if getattr(args, "json", False):
+    if getattr(args, "json", False) and getattr(args, "json_lines", False):  # one line, after the lines printed
+        sys.stdout.write(visible_json(orjson.dumps({"error": screen_output(exc.to_json(), policy)},
+                                                   option=orjson.OPT_SORT_KEYS).decode()) + "\n")
+    elif getattr(args, "json", False):
         print_json({"error": screen_output(exc.to_json(), policy)})
     print(f"baton: {screen_text(exc.message, policy)}", file=sys.stderr)
 
