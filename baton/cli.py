@@ -990,18 +990,6 @@ def _log_command(args: argparse.Namespace, started: float, exit_code: int, code:
     load(OUTPUT).log_command(args, handler_name(args.func), started, exit_code, code)
 
 
-def _drop_stdout() -> None:
-    """Point standard output at the null device: the closed pipe's unwritten
-    bytes are discarded at exit instead of raising again (no "Exception
-    ignored" message, no exit status 120)."""
-    try:
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, sys.stdout.fileno())
-        os.close(null)
-    except (AttributeError, OSError, ValueError):  # no stdout, or not a file
-        pass
-
-
 def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """Run the parsed command and print what it returns; every failure is one line, never a traceback."""
     started = time.perf_counter()
@@ -1021,7 +1009,6 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         print("baton: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # ``baton log | head -1``: the reader has all it wanted
-        _drop_stdout()
         return 0
     except Exception as exc:  # noqa: BLE001 - the last line of defence: no tracebacks for users
         if os.environ.get("BATON_DEBUG"):
