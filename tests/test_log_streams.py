@@ -300,10 +300,13 @@ def test_a_feed_damaged_midway_ends_the_json_lines_with_the_error_on_one_line(da
     assert r.stderr.startswith("baton: ") and "Traceback" not in r.stderr
 
 
-def test_an_unknown_until_id_prints_one_json_line_and_exits_4(big):
-    r = run_baton("log", "--json", "--until", UNKNOWN_ID, "--project", str(big))
-    assert r.returncode == 4 and len(r.stdout.splitlines()) == 1
-    assert json.loads(r.stdout)["error"]["code"] == "not_found"
+@pytest.mark.parametrize(("flags", "code", "exit_code"), [
+    (["--until", UNKNOWN_ID], "not_found", 4), (["--limit", "0"], "input_error", 2),
+    (["--limit", "x"], "input_error", 2)], ids=["unknown-id", "limit-0", "usage"])
+def test_every_log_json_error_is_one_line_of_json_lines(big, flags, code, exit_code):
+    r = run_baton("log", "--json", *flags, "--project", str(big))
+    assert r.returncode == exit_code and len(r.stdout.splitlines()) == 1
+    assert json.loads(r.stdout)["error"]["code"] == code
 
 
 @pytest.mark.parametrize("flags", [[], ["--json"]], ids=["text", "json"])

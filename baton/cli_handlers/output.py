@@ -21,11 +21,12 @@ from baton.errors import BatonError
 from baton.oplog import elapsed_ms
 
 
-def print_json(value: Any) -> None:
+def print_json(value: Any, *, one_line: bool = False) -> None:
     """``--json`` output; invisible format characters (U+202E…) are written
-    as ``\\u`` escapes, so they show (``redaction.visible_json``)."""
-    sys.stdout.write(visible_json(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
-                     + "\n")
+    as ``\\u`` escapes, so they show (``redaction.visible_json``).
+    ``one_line``: not indented (a line of JSON Lines)."""
+    indent = 0 if one_line else orjson.OPT_INDENT_2
+    sys.stdout.write(visible_json(orjson.dumps(value, option=indent | orjson.OPT_SORT_KEYS).decode()) + "\n")
 
 
 def output_policy(app: Any = None) -> RedactionPolicy:
@@ -123,11 +124,8 @@ def print_failure(args: argparse.Namespace, exc: BatonError) -> None:
     object on stdout too (on one line for a command whose ``--json`` is JSON
     Lines: ``args.json_lines``)."""
     policy = _policy(args)
-    if getattr(args, "json", False) and getattr(args, "json_lines", False):  # one line, after the lines printed
-        sys.stdout.write(visible_json(orjson.dumps({"error": screen_output(exc.to_json(), policy)},
-                                                   option=orjson.OPT_SORT_KEYS).decode()) + "\n")
-    elif getattr(args, "json", False):
-        print_json({"error": screen_output(exc.to_json(), policy)})
+    if getattr(args, "json", False):
+        print_json({"error": screen_output(exc.to_json(), policy)}, one_line=getattr(args, "json_lines", False))
     print(f"baton: {screen_text(exc.message, policy)}", file=sys.stderr)
 
 
@@ -135,7 +133,8 @@ def print_internal_error(args: argparse.Namespace, exc: Exception) -> None:
     """The last line of defence: no traceback for users."""
     message = screen_text(f"{type(exc).__name__}: {exc}", output_policy())
     if getattr(args, "json", False):
-        print_json({"error": {"code": "internal_error", "message": message, "exit_code": 1}})
+        print_json({"error": {"code": "internal_error", "message": message, "exit_code": 1}},
+                   one_line=getattr(args, "json_lines", False))
     print(f"baton: internal error: {message} (set BATON_DEBUG=1 for a traceback)", file=sys.stderr)
 
 
