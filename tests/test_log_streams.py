@@ -39,7 +39,9 @@ WRITERS = ("aaaaaaaaaaaaaaa1", "bbbbbbbbbbbbbbb2", "ccccccccccccccc3")
 UNKNOWN_ID = "00000000-0000-7000-8000-000000000000"
 PAYLOAD_ID = "11111111-1111-7111-8111-111111111111"
 """An id that stands in every event's payload, but is no event's id."""
-SECRETS = ("", "ghp_" + "a1B2c3D4e5" * 4, "password=hunter2hunter2")
+SECRETS = ("", "ghp_" + "a1B2c3D4e5" * 4, "password=Xk9#mQ2vLp7zR4tW",
+           "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----")
+"""Payload texts the screen replaces (none for the first)."""
 
 
 def _as_listed(events, *, event_type=None, stream=None, since=None, until=None, limit=None):
@@ -141,15 +143,15 @@ def _printed(result, *, json_output: bool) -> str:
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=40)
 @given(plan=st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2)), min_size=0, max_size=20),
        since=st.integers(0, 40), until=st.integers(0, 40), event_type=st.sampled_from([None, "note.*"]),
-       secret=st.sampled_from(SECRETS), json_output=st.booleans())
+       limit=st.sampled_from([None, 1, 3]), secret=st.sampled_from(SECRETS), json_output=st.booleans())
 def test_log_printed_as_it_reads_prints_the_bytes_the_whole_output_printed(tmp_path_factory, plan, since, until,
-                                                                           event_type, secret, json_output):
+                                                                           event_type, limit, secret, json_output):
     ledger = _ledger(tmp_path_factory.mktemp("printed"), plan, text=secret)
     project = SimpleNamespace(ledger=ledger)
     try:
         events = ledger.read_all()
         options = dict(event_type=event_type, since=_bound(events, since, "since"),
-                       until=_bound(events, until, "until"))
+                       until=_bound(events, until, "until"), limit=limit)
         try:
             whole = _printed(ledger_log(project, **options), json_output=json_output)  # the output built, then printed
         except NotFound:
