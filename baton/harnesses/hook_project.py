@@ -56,12 +56,14 @@ def act(app: Any, metadata: SessionMetadata) -> Any:
         return app.start_harness_session(metadata.session_id, harness=metadata.harness, source=metadata.source)
     if metadata.kind == PRE_COMPACT:
         # The draft and the detector's record of the compaction: one append.
-        return app.prepare_for_compaction(metadata.session_id, harness=metadata.harness, trigger=metadata.trigger)
+        return app.prepare_for_compaction(metadata.session_id, harness=metadata.harness, trigger=metadata.trigger,
+                                          event=metadata.event)
     if metadata.kind == USER_PROMPT:
         return app.detect({"handoff_request": 1.0 if metadata.handoff_request else None},
                           session=metadata.session_id, harness=metadata.harness, source="hook")
     if metadata.kind == SESSION_END:
-        return app.finish_harness_session(metadata.session_id, harness=metadata.harness, reason=metadata.reason)
+        return app.finish_harness_session(metadata.session_id, harness=metadata.harness, reason=metadata.reason,
+                                          event=metadata.event)
     raise InputError(f"a {metadata.harness} {metadata.event} event means nothing to Baton")
 
 
