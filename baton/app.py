@@ -41,7 +41,7 @@ import attrs
 
 from baton.commands.context import Project
 from baton.domain.identifiers import name_problem
-from baton.errors import InputError
+from baton.errors import BatonError, InputError
 from baton.ledger.clock import WallClock, system_clock
 
 if TYPE_CHECKING:
@@ -485,7 +485,7 @@ class Baton:
             try:
                 return deferred.keep(self.project, kind=kind, harness=harness, event=event,
                                      session=session_id, **texts)
-            except OSError:  # not kept: the hook says what was not done, as before
+            except (OSError, BatonError):  # not kept: the hook says what was not done, as before
                 return None
 
         self.project.deferral = keep

@@ -215,3 +215,17 @@ def _events_by_type(repo: Path, event_type: str) -> list[dict]:
 def _handoff_id(repo: Path) -> str:
     [captured] = _events_by_type(repo, "handoff.captured")
     return captured["stream"].split("/", 1)[1]
+
+
+def test_a_kept_hook_that_cannot_run_yet_waits_for_the_next_catch_up(repo):
+    run_baton("rebuild", "--if-needed", cwd=repo)
+    with Baton.open(repo) as app:
+        deferred.keep(app.project, kind=deferred.SESSION_END, harness="claude-code", event="SessionEnd",
+                      session="s-work")
+        app.project.write_wait = 0.1
+        with lock_held_elsewhere(repo):  # the ledger busy: it cannot run now, nor is it refused for good
+            [ran] = app.run_deferred_hooks()
+    assert ran.waiting and ran.error and "locked by another process" in ran.error
+    assert len(_kept(repo)) == 1
+    assert run_baton("rebuild", "--if-needed", cwd=repo).returncode == 0  # the next catch-up runs it
+    assert _kept(repo) == [] and _session(repo, "s-work")["status"] == "ended"

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import orjson
 
 from baton.domain.redaction import redact_text
-from baton.errors import ConfigError, InputError, PolicyBlock
+from baton.errors import BatonError, ConfigError, InputError, PolicyBlock
 from baton.model import frozen
 from baton.project import ProjectPaths, resolve_root
 
@@ -89,13 +89,18 @@ class DeferredRun:
     hook: DeferredHook
     result: Any = None
     error: str | None = None
+    waiting: bool = False
+    """With ``error``: it still waits (the ledger busy, a damaged feed…), for the
+    next catch-up or session start; else it was set aside for good."""
 
     def to_json(self) -> dict[str, Any]:
         done = self.result.to_json() if self.result is not None else None
-        return {**self.hook.to_json(), "result": done, "error": self.error}
+        return {**self.hook.to_json(), "result": done, "error": self.error, "waiting": self.waiting}
 
     def render(self) -> str:
         what = f"{self.hook.harness or 'a harness'} {self.hook.event or self.hook.kind} of session {self.hook.session}"
+        if self.error is not None and self.waiting:
+            return f"The kept {what} still waits (it is tried again at the next catch-up): {self.error}"
         if self.error is not None:
             return f"Set aside the kept {what}: {self.error}"
         return f"Ran the kept {what}: {self.result.render()}" if self.result is not None else f"Ran the kept {what}."
@@ -245,9 +250,10 @@ def run_pending(paths: ProjectPaths, run: Callable[[DeferredHook], Any]) -> tupl
     a hook that found this catch-up running (and so started none of its own).
 
     A hook refused for good (an input error, the secret policy) is set aside
-    with its error. Anything else that stops one (the ledger busy, still far
-    behind, a damaged feed) stops them all, and raises: they stay, for the
-    next catch-up.
+    with its error. Any other error of Baton's that stops one (the ledger
+    busy, still far behind, a damaged feed) stops them all: they stay, for
+    the next catch-up or session start, and the last run says why. The
+    catch-up itself succeeded: its command does not fail for them.
     """
     ran: list[DeferredRun] = []
     seen: set[str] = set()
@@ -259,9 +265,11 @@ def run_pending(paths: ProjectPaths, run: Callable[[DeferredHook], Any]) -> tupl
             seen.add(hook.name)
             try:
                 result = run(hook)
-            except (InputError, PolicyBlock) as exc:
-                if isinstance(exc, ConfigError):  # the project's configuration: once it is fixed, it runs
-                    raise
+            except BatonError as exc:
+                # The project's configuration may be fixed, the ledger let go, a feed repaired: it waits.
+                if not isinstance(exc, (InputError, PolicyBlock)) or isinstance(exc, ConfigError):
+                    ran.append(DeferredRun(hook, error=exc.message, waiting=True))
+                    return tuple(ran)
                 set_aside(paths, hook, exc.message)
                 ran.append(DeferredRun(hook, error=exc.message))
                 continue
