@@ -229,3 +229,22 @@ def test_a_kept_hook_that_cannot_run_yet_waits_for_the_next_catch_up(repo):
     assert len(_kept(repo)) == 1
     assert run_baton("rebuild", "--if-needed", cwd=repo).returncode == 0  # the next catch-up runs it
     assert _kept(repo) == [] and _session(repo, "s-work")["status"] == "ended"
+
+
+@pytest.mark.parametrize(("harness", "event", "name"), [
+    ("codex", "Stop", "Stop"), ("gemini-cli", "SessionEnd", "SessionEnd"), ("cursor", "sessionEnd", "sessionEnd"),
+    ("gemini-cli", "PreCompress", "PreCompress.manual"),
+])
+def test_every_harness_keeps_its_session_end_or_compaction_far_behind(repo, harness, event, name):
+    ids = {"session_id": "s-work", **({"conversation_id": "s-work"} if harness == "cursor" else {})}
+    body = fixture(harness, name, repo, **ids)
+    done = run_baton("hook", harness, event, cwd=repo, input=json.dumps(body), env=TINY, timeout=60)
+    assert done.returncode == 0 and "is kept" in done.stderr, done.stderr
+    _wait_gone(_background_pid(done.stderr))
+    assert _kept(repo) == []
+    with Baton.open(repo) as app:
+        runner = app.project.reading()
+        if event == "PreCompress":
+            assert open_session_draft(runner, "s-work") is not None
+        else:
+            assert runner.get("sessions", "s-work")["status"] == "ended"
