@@ -178,6 +178,8 @@ def test_a_kept_hook_that_cannot_run_is_set_aside_with_why(repo):
     assert _kept(repo) == [] and len(list((repo / ".baton" / "deferred").glob("*.failed"))) == 1
     report = json.loads(run_baton("doctor", "--json", cwd=repo).stdout)
     assert any("could not run and were set aside" in c["detail"] for c in report["checks"])
+    notices = (repo / ".baton" / "hook-notices.jsonl").read_text()
+    assert "it could not run" in notices and ".failed" in notices  # the next session start is told
 
 
 def test_gc_leaves_kept_hooks_alone(repo):
