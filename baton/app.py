@@ -159,7 +159,8 @@ class Baton:
         from baton.commands import deferred, rebuild
 
         done = rebuild.rebuild_projections(self.project, **options)
-        if options.get("until") is None and (done.rebuilt or done.reason is None) and deferred.any_pending(self.project.paths):
+        in_the_present = options.get("until") is None and (done.rebuilt or done.reason is None)  # not pinned
+        if in_the_present and deferred.any_pending(self.project.paths):
             done = attrs.evolve(done, deferred=self.run_deferred_hooks())
         return done
 

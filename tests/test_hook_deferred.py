@@ -250,3 +250,12 @@ def test_every_harness_keeps_its_session_end_or_compaction_far_behind(repo, harn
             assert open_session_draft(runner, "s-work") is not None
         else:
             assert runner.get("sessions", "s-work")["status"] == "ended"
+
+
+def test_a_rebuild_pinned_in_the_past_runs_no_kept_hook(repo):
+    with Baton.open(repo) as app:
+        deferred.keep(app.project, kind=deferred.SESSION_END, harness="claude-code", event="SessionEnd",
+                      session="s-work")
+    pinned = run_baton("rebuild", "--until", "2000-01-01T00:00:00Z", "--json", cwd=repo)
+    assert pinned.returncode == 0 and json.loads(pinned.stdout)["deferred"] == []
+    assert len(_kept(repo)) == 1  # writing commands refuse a pinned index: it waits for the present

@@ -185,7 +185,7 @@ def waiting(paths: ProjectPaths) -> list[str]:
 
 def pending(paths: ProjectPaths) -> list[DeferredHook]:
     """The hooks waiting to run, oldest first. A file that does not read as
-    one (damaged by hand) is set aside with why."""
+    one (damaged by hand) is set aside as it is (``<name>.failed``)."""
     hooks = []
     for name in _names(paths, SUFFIX):
         path = directory(paths) / name
