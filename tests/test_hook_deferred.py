@@ -202,7 +202,7 @@ def test_a_kept_hook_holds_what_it_acts_on_and_no_transcript_path(repo):
 
 def test_a_compaction_far_behind_gets_its_draft_after_the_background_catch_up(repo):
     done = _hook(repo, "PreCompact", "PreCompact.auto", "s-work", **TINY)
-    assert "no draft was prepared before compaction; it is kept" in done.stderr
+    assert "the draft before compaction is kept: it will be prepared once the index is up to date" in done.stderr
     _wait_gone(_background_pid(done.stderr))
     assert _kept(repo) == []
     with Baton.open(repo) as app:

@@ -173,7 +173,7 @@ LEFT_UNDONE = {
 """What a hook that failed left undone (each of its writes is one append: all or nothing)."""
 KEPT_FOR_LATER = {
     SESSION_END: "the session's end is kept: it will be recorded, and its baton left, once the index is up to date",
-    PRE_COMPACT: "no draft was prepared before compaction; it is kept: it will be, once the index is up to date",
+    PRE_COMPACT: "the draft before compaction is kept: it will be prepared once the index is up to date",
 }
 """What a hook kept for the catch-up (``baton.commands.deferred``) will still do."""
 
