@@ -259,3 +259,23 @@ def test_a_rebuild_pinned_in_the_past_runs_no_kept_hook(repo):
     pinned = run_baton("rebuild", "--until", "2000-01-01T00:00:00Z", "--json", cwd=repo)
     assert pinned.returncode == 0 and json.loads(pinned.stdout)["deferred"] == []
     assert len(_kept(repo)) == 1  # writing commands refuse a pinned index: it waits for the present
+
+
+def test_a_hook_kept_while_the_catch_up_runs_the_kept_ones_is_run_by_it_too(repo):
+    """A hook that finds the catch-up running starts none of its own: that catch-up must see its file."""
+    run_baton("rebuild", "--if-needed", cwd=repo)
+    with Baton.open(repo) as app:
+        deferred.keep(app.project, kind=deferred.SESSION_END, harness="claude-code", event="SessionEnd",
+                      session="s-work")
+        real, calls = app._run_kept, []
+
+        def run_and_meanwhile_another_is_kept(hook):
+            calls.append(hook.session)
+            if len(calls) == 1:
+                deferred.keep(app.project, kind=deferred.SESSION_END, harness="claude-code", event="SessionEnd",
+                              session="s-late")
+            return real(hook)
+
+        ran = deferred.run_pending(app.project.paths, run_and_meanwhile_another_is_kept)
+    assert calls == ["s-work", "s-late"] and all(r.error is None for r in ran)
+    assert _kept(repo) == []
