@@ -279,3 +279,19 @@ def test_a_hook_kept_while_the_catch_up_runs_the_kept_ones_is_run_by_it_too(repo
         ran = deferred.run_pending(app.project.paths, run_and_meanwhile_another_is_kept)
     assert calls == ["s-work", "s-late"] and all(r.error is None for r in ran)
     assert _kept(repo) == []
+
+
+def test_a_kept_compaction_run_twice_prepares_one_draft_and_one_recommendation(repo):
+    run_baton("rebuild", "--if-needed", cwd=repo)
+    with Baton.open(repo) as app:
+        deferred.keep(app.project, kind=deferred.PRE_COMPACT, harness="claude-code", event="PreCompact",
+                      session="s-work", trigger="auto")
+    [kept] = _kept(repo)
+    held = kept.read_bytes()
+    assert run_baton("rebuild", "--if-needed", cwd=repo).returncode == 0
+    kept.write_bytes(held)  # as if the catch-up had died after running it, before removing it
+    assert run_baton("rebuild", "--if-needed", cwd=repo).returncode == 0
+    assert _kept(repo) == []
+    drafts = [e for e in _events_by_type(repo, "handoff.captured") if e.get("session") == "s-work"]
+    assert len(drafts) == 2  # the session's ready handoff, and the one draft
+    assert len(_events_by_type(repo, "detector.recommended")) == 1
