@@ -295,3 +295,28 @@ def test_a_kept_compaction_run_twice_prepares_one_draft_and_one_recommendation(r
     drafts = [e for e in _events_by_type(repo, "handoff.captured") if e.get("session") == "s-work"]
     assert len(drafts) == 2  # the session's ready handoff, and the one draft
     assert len(_events_by_type(repo, "detector.recommended")) == 1
+
+
+def test_a_session_end_kept_in_a_linked_worktree_hands_on_that_worktrees_branch(repo):
+    from dulwich import porcelain
+
+    porcelain.branch_create(str(repo), "feature/docs")
+    linked = repo.parent / "wt-docs"
+    porcelain.worktree_add(str(repo), str(linked), branch="feature/docs")
+    linked = linked.resolve()
+    run_baton("rebuild", "--if-needed", cwd=repo)
+    _hook(linked, "SessionStart", "SessionStart.startup", "s-docs", BATON_HOOK_SERVER="0")
+    with Baton.open(linked) as app:
+        handoff_id = app.capture(payload(), session="s-docs").handoff_id
+    validate_handoff_command(linked, handoff_id)
+    promote_handoff(linked, handoff_id, accept_warnings="tests")
+    for path in (repo / ".baton").glob("index.sqlite*"):
+        path.unlink()
+    with lock_held_elsewhere(repo):
+        ended = _hook(linked, "SessionEnd", "SessionEnd", "s-docs", **TINY)
+        [kept] = _kept(repo)
+        assert json.loads(kept.read_text())["worktree"] == str(linked)  # the hook's own worktree, as it used it
+    _wait_gone(_background_pid(ended.stderr))
+    assert _kept(repo) == []
+    [created] = _events_by_type(repo, "baton.created")
+    assert created["data"]["handoff_id"] == handoff_id and "feature" in created["stream"]
