@@ -200,6 +200,17 @@ def test_a_kept_hook_holds_what_it_acts_on_and_no_transcript_path(repo):
     assert "transcript" not in json.dumps(held)
 
 
+def test_a_kept_hook_holds_no_secret_its_reason_carried(repo):
+    key = "AKIAQ7XJ3KZP5HWN4TLA"  # synthetic: the shape of an AWS access key id
+    body = fixture("claude-code", "SessionEnd", repo, session_id="s-work", reason=f"exit {key}")
+    with lock_held_elsewhere(repo):
+        ended = run_baton("hook", "claude-code", "SessionEnd", cwd=repo, input=json.dumps(body), env=TINY)
+        [kept] = _kept(repo)
+        held = kept.read_text()
+    _wait_gone(_background_pid(ended.stderr))
+    assert key not in held and json.loads(held)["reason"].startswith("exit ")
+
+
 def test_a_compaction_far_behind_gets_its_draft_after_the_background_catch_up(repo):
     done = _hook(repo, "PreCompact", "PreCompact.auto", "s-work", **TINY)
     assert "the draft before compaction is kept: it will be prepared once the index is up to date" in done.stderr
