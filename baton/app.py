@@ -428,14 +428,17 @@ class Baton:
         from baton.commands import deferred, harness_start
 
         self._identifiers(session=session_id, harness=harness)
+        kept: tuple[DeferredRun, ...] = ()
         if not self.project.read_only and deferred.any_pending(self.project.paths):
-            self.run_deferred_hooks()
+            kept = self.run_deferred_hooks()
         starting = harness_start.start_session(self.project, session_id, harness=harness, source=source,
                                                max_bytes=max_bytes)
         if starting.done is not None:
-            return starting.done
-        assert starting.brief is not None
-        return starting.delivered(self._brief(starting.brief))
+            started = starting.done
+        else:
+            assert starting.brief is not None
+            started = starting.delivered(self._brief(starting.brief))
+        return attrs.evolve(started, kept=kept) if kept else started
 
     def prepare_for_compaction(self, session_id: str | None, *, harness: str | None = None,
                                trigger: str | None = None, event: str | None = None) -> CompactionDraftResult:

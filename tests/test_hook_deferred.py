@@ -331,3 +331,14 @@ def test_a_session_end_kept_in_a_linked_worktree_hands_on_that_worktrees_branch(
     assert _kept(repo) == []
     [created] = _events_by_type(repo, "baton.created")
     assert created["data"]["handoff_id"] == handoff_id and "feature" in created["stream"]
+
+
+def test_a_session_start_that_ran_a_kept_hook_says_what_it_could_not_do_in_front_of_its_brief(repo):
+    run_baton("rebuild", "--if-needed", cwd=repo)
+    with Baton.open(repo) as app:
+        deferred.keep(app.project, kind=deferred.SESSION_END, harness="claude-code", event="SessionEnd",
+                      session="s-work")
+    [kept] = _kept(repo)
+    kept.write_bytes(kept.read_bytes().replace(b'"s-work"', b'"bad session id\\u0000"'))
+    brief = injected("claude-code", _hook(repo, "SessionStart", "SessionStart.startup", "s-next", **TINY).stdout)
+    assert brief is not None and "it could not run" in brief.split("## ")[0]

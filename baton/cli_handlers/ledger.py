@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 from baton.app import Baton
 from baton.errors import InputError
-from baton.harnesses.notices_write import leave
+from baton.harnesses.notices_write import leave_kept
 
 
 def _progress(label: str):
@@ -42,24 +42,10 @@ def rebuild(app: Baton, args: argparse.Namespace):
         raise InputError("--if-needed brings the index up to date; --until pins it in the past: pass one of them")
     done = app.rebuild(until=args.until, if_needed=args.if_needed,
                        progress=None if args.json else _progress("replaying"))
-    _leave_notices_of_kept_hooks(app, done.deferred)
+    # What the kept hooks it ran have to say, for the next session start.
+    leave_kept(app.project.paths.baton_dir, done.deferred,
+               at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
     return done
-
-
-def _leave_notices_of_kept_hooks(app: Baton, runs) -> None:
-    """What the kept hooks the rebuild ran have to tell the next session start,
-    as the hook itself would have left it (``baton.harnesses.hook_project``): a
-    session's end that did not hand a handoff on and why, or a hook set aside."""
-    at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    for run in runs:
-        hook = run.hook
-        said = list(getattr(run.result, "notices", ()) or ())
-        if run.error is not None and not run.waiting:
-            said.append(f"kept while the index was too far behind, it could not run: {run.error}; set aside "
-                        f"in .baton/deferred/{hook.name}.failed")
-        for problem in said:
-            leave(app.project.paths.baton_dir, harness=hook.harness or "", event=hook.event or hook.kind,
-                  session=hook.session, problem=problem, at=at, failed=run.error is not None)
 
 
 def gc(app: Baton, args: argparse.Namespace):

@@ -9,6 +9,7 @@ its payload alone, without the application and its models.
 from __future__ import annotations
 
 import os
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from baton.app import Baton
 from baton.domain.short_ids import short_id
 from baton.errors import InputError
 from baton.harnesses import notices
+from baton.harnesses.notices_write import leave_kept
 from baton.harnesses.protocol import (
     PRE_COMPACT,
     SESSION_END,
@@ -87,6 +89,8 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
     if metadata.kind == SESSION_END:
         for said in getattr(result, "notices", ()) or ():  # what the end did not do, for the next start
             run.leave_notice(said, failed=False)
+    if getattr(result, "kept", ()):  # kept hooks the start ran first: said with this brief's notices
+        leave_kept(run.baton_dir, result.kept, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
     context = getattr(result, "context", None)
     if (metadata.kind in (USER_PROMPT, SESSION_START) and context and getattr(result, "draft", None)
             and getattr(result, "delivered", None) is None):
