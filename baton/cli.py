@@ -862,6 +862,9 @@ def _option_names(parser: argparse.ArgumentParser) -> dict[str, str]:
     return names
 
 
+JSON_LINES_COMMANDS = frozenset({"log"})
+"""Commands whose ``--json`` is JSON Lines (their parsers say so: ``json_lines``): an error is one line too."""
+
 HOOK_PATH_COMMANDS = frozenset({"bootstrap", "session", "resume", "hook"})
 """Commands a harness runs at every session start and end: short, with memory
 bounded whatever the ledger's size (bounded queries, catch-up of new events
@@ -939,7 +942,8 @@ def _main(words: list[str]) -> int:
     _Parser.json_requested = "--json" in words
     refused = _refusal(words)
     if refused is not None:
-        load(OUTPUT).print_input_error(refused, json_requested=_Parser.json_requested)
+        load(OUTPUT).print_input_error(refused, json_requested=_Parser.json_requested,
+                                       one_line=_command_word(words) in JSON_LINES_COMMANDS)
         return 2
     parser = build_parser(words)
     args = parser.parse_args(words)

@@ -318,3 +318,18 @@ def test_log_into_a_pipe_closed_after_one_line_exits_quietly(big, flags):
                        timeout=120)
     assert r.returncode == 0 and r.stderr == ""
     assert len(r.stdout.splitlines()) == 1
+
+
+def test_a_log_json_argument_refused_before_parsing_is_one_line_too(big):
+    r = subprocess.run([sys.executable, "-m", "baton", "log", "--json", "--type", b"\xff", "--project", str(big)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and len(r.stdout.splitlines()) == 1
+    assert json.loads(r.stdout)["error"]["code"] == "input_error"
+
+
+def test_the_commands_printing_json_lines_are_the_ones_whose_parser_says_so():
+    from baton.cli import JSON_LINES_COMMANDS, build_parser
+
+    parser = build_parser()
+    (commands,) = [a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction"]
+    assert {name for name, sub in commands.choices.items() if sub.get_default("json_lines")} == JSON_LINES_COMMANDS

@@ -138,10 +138,10 @@ def print_internal_error(args: argparse.Namespace, exc: Exception) -> None:
     print(f"baton: internal error: {message} (set BATON_DEBUG=1 for a traceback)", file=sys.stderr)
 
 
-def print_input_error(message: str, *, json_requested: bool) -> None:
-    """A refusal before the words are parsed: one line on stderr (and the JSON error object)."""
+def print_input_error(message: str, *, json_requested: bool, one_line: bool = False) -> None:
+    """A refusal before the words are parsed: one line on stderr (and the JSON error object, ``one_line``: not indented)."""
     if json_requested:
-        print_json({"error": {"code": "input_error", "message": message, "exit_code": 2}})
+        print_json({"error": {"code": "input_error", "message": message, "exit_code": 2}}, one_line=one_line)
     print(f"baton: {message}", file=sys.stderr)
 
 
