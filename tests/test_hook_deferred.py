@@ -342,3 +342,14 @@ def test_a_session_start_that_ran_a_kept_hook_says_what_it_could_not_do_in_front
     kept.write_bytes(kept.read_bytes().replace(b'"s-work"', b'"bad session id\\u0000"'))
     brief = injected("claude-code", _hook(repo, "SessionStart", "SessionStart.startup", "s-next", **TINY).stdout)
     assert brief is not None and "it could not run" in brief.split("## ")[0]
+
+
+def test_a_session_start_says_why_the_last_catch_up_failed_while_a_kept_end_waits(repo):
+    _damage_a_feed(repo)
+    ended = _end(repo)
+    _wait_gone(_background_pid(ended.stderr))
+    assert len(_kept(repo)) == 1  # the catch-up failed: the end waits, and the start runs it first
+    started = _hook(repo, "SessionStart", "SessionStart.startup", "s-next", **TINY)
+    assert "could not be brought up to date in the background" in started.stderr
+    assert "is corrupt" in started.stderr and "tried again" in started.stderr
+    assert "the next session start has it" not in started.stderr

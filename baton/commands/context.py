@@ -166,6 +166,11 @@ class Project:
         session's end: ``baton.commands.deferred``): kept by calling it, once,
         before that process starts, so the process finds it when it is done.
         It returns what it kept (None: nothing could be)."""
+        self._handed_on: tuple[int, str] | None = None
+        """The catch-up this process started (``behind``) and what the one
+        before it failed with: a second ``behind`` here (a session start
+        that first ran a kept hook) finds that catch-up running, and says
+        the failure again rather than promise the brief once more."""
 
     @property
     def root(self) -> Path:
@@ -404,6 +409,10 @@ class Project:
         deferral, self.deferral = self.deferral, None
         kept = deferral() if deferral is not None else None
         pid, failed = start_catch_up(self.root, self.paths.baton_dir)
+        if failed is None and self._handed_on is not None and self._handed_on[0] == pid:
+            failed = self._handed_on[1]  # the one this process started, after a failure it already said
+        elif failed is not None and pid is not None:
+            self._handed_on = (pid, failed)
         self.log("info", "catch_up_elsewhere", pid=pid, bytes=exc.details.get("bytes"), failed=failed is not None)
         details = {**exc.details, "background_pid": pid, "background_failed": failed, "deferred": kept}
         if failed is not None:  # the last one ended in an error: that is said, not the promise again
