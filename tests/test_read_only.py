@@ -127,3 +127,10 @@ def test_after_chmod_a_minus_w_handoff_list_works_and_checkpoint_refuses(filled)
 def test_doctor_says_the_project_is_read_only(capsys, access_refused_under_baton):
     checks = {c["name"]: c for c in run_json(capsys, access_refused_under_baton, "doctor")["checks"]}
     assert checks["writable"]["status"] == "warn"
+
+
+def test_doctor_on_a_read_only_project_says_the_index_is_a_replay_in_memory(capsys, access_refused_under_baton):
+    (access_refused_under_baton / ".baton" / "index.sqlite").unlink()
+    checks = {c["name"]: c for c in run_json(capsys, access_refused_under_baton, "doctor")["checks"]}
+    assert checks["index"]["detail"].startswith("replayed in memory")
+    assert "up to date" not in checks["index"]["detail"]

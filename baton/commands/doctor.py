@@ -128,6 +128,9 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
         pinned = runner.pinned_until
         if pinned:
             checks.append(Check("index", "warn", f"pinned at {pinned}; run `baton rebuild` to return to the present"))
+        elif opened.read_only:  # no index is read or written: a replay in memory answers
+            checks.append(Check("index", "ok", f"replayed in memory ({paths.index.name} is not used: "
+                                ".baton/ is read-only here)"))
         else:
             checks.append(Check("index", "ok", f"{paths.index.name} up to date"))
         unwritten = runner.unwritten()
