@@ -155,6 +155,18 @@ def test_doctor_reports_a_kept_session_end_still_waiting(repo):
     assert check["status"] == "warn" and "1 hook(s) kept while the index was too far behind" in check["detail"]
 
 
+def test_doctor_names_rebuild_if_needed_to_run_the_kept_hooks_without_a_replay(repo):
+    run_baton("rebuild", "--if-needed", cwd=repo)
+    with Baton.open(repo) as app:
+        deferred.keep(app.project, kind=deferred.SESSION_END, harness="claude-code", event="SessionEnd",
+                      session="s-work")
+    report = json.loads(run_baton("doctor", "--json", cwd=repo).stdout)
+    [check] = [c for c in report["checks"] if c["name"] == "deferred hooks"]
+    assert "`baton rebuild --if-needed`" in check["detail"]
+    done = run_baton("rebuild", "--if-needed", "--json", cwd=repo)
+    assert json.loads(done.stdout)["rebuilt"] is False and _kept(repo) == []
+
+
 def test_a_session_start_runs_a_kept_session_end_still_waiting_first(repo):
     run_baton("rebuild", "--if-needed", cwd=repo)  # the index caught up, but not by the catch-up that ran it
     with Baton.open(repo) as app:

@@ -159,7 +159,7 @@ def _kept_hooks(paths: ProjectPaths) -> list[Check]:
     if waiting:
         found.append(Check("deferred hooks", "warn", f"{len(waiting)} hook(s) kept while the index was too far "
                            "behind (a session's end, a draft before compaction) wait in .baton/deferred/; "
-                           "`baton rebuild` brings the index up to date and runs them"))
+                           "`baton rebuild --if-needed` brings the index up to date and runs them"))
     failed = deferred.failed(paths)
     if failed:
         first = failed[0]
