@@ -81,6 +81,11 @@ def test_writing_commands_refuse_with_read_only_and_write_nothing(capsys, access
     assert snapshot(project / ".baton") == before
 
 
+def test_a_read_only_rebuild_says_it_writes_the_index_not_that_it_records_events(capsys, access_refused_under_baton):
+    message = run_json(capsys, access_refused_under_baton, "rebuild", "--if-needed", expect=1)["error"]["message"]
+    assert "rebuild writes the index and cannot run" in message and "records events" not in message
+
+
 def test_bootstrap_on_a_read_only_project_still_briefs_says_why_and_claims_nothing(capsys,
                                                                                   access_refused_under_baton):
     project = access_refused_under_baton

@@ -207,11 +207,12 @@ class Project:
             self._read_only = not baton_dir_writable(self.paths)
         return self._read_only
 
-    def require_writable(self, command: str = "this command") -> None:
-        """Raises: ReadOnlyProject (exit 1) on a read-only ``.baton/``; nothing is written."""
+    def require_writable(self, command: str = "this command", does: str = "records events") -> None:
+        """Raises: ReadOnlyProject (exit 1) on a read-only ``.baton/``; nothing is written.
+        ``does``: what ``command`` would write (``rebuild`` writes the index, records no event)."""
         if self.read_only:
             raise ReadOnlyProject(
-                f"{self.paths.baton_dir} is read-only here: {command} records events and cannot run "
+                f"{self.paths.baton_dir} is read-only here: {command} {does} and cannot run "
                 "(reading commands still work, from a replay in memory)",
                 details={"baton_dir": str(self.paths.baton_dir)})
 
