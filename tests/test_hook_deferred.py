@@ -365,3 +365,27 @@ def test_a_session_start_says_why_the_last_catch_up_failed_while_a_kept_end_wait
     assert "could not be brought up to date in the background" in started.stderr
     assert "is corrupt" in started.stderr and "tried again" in started.stderr
     assert "the next session start has it" not in started.stderr
+
+
+def test_a_kept_end_whose_linked_worktree_was_removed_leaves_its_baton_on_the_sessions_branch(repo):
+    import subprocess
+
+    run_baton("rebuild", "--if-needed", cwd=repo)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-C", str(repo)]
+    linked = repo.parent / f"{repo.name}-feat"
+    subprocess.run([*git, "worktree", "add", "-q", "-b", "feat", str(linked)], check=True, capture_output=True)
+    _hook(linked, "SessionStart", "SessionStart.startup", "s-feat", BATON_HOOK_SERVER="0")
+    with Baton.open(linked) as app:
+        handoff_id = app.capture(payload(), session="s-feat").handoff_id
+    validate_handoff_command(linked, handoff_id)
+    promote_handoff(linked, handoff_id, accept_warnings="tests")
+    for path in (repo / ".baton").glob("index.sqlite*"):
+        path.unlink()
+    with lock_held_elsewhere(repo):  # the catch-up waits: the worktree is removed before the end runs
+        ended = _hook(linked, "SessionEnd", "SessionEnd", "s-feat", **TINY)
+        assert len(_kept(repo)) == 1
+        subprocess.run([*git, "worktree", "remove", "--force", str(linked)], check=True, capture_output=True)
+    _wait_gone(_background_pid(ended.stderr))
+    assert _kept(repo) == []
+    [created] = [e for e in _events_by_type(repo, "baton.created") if e["data"].get("handoff_id") == handoff_id]
+    assert created["data"]["branch"] == "feat"
