@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from mcp import Client
 
 from baton.domain.redaction import printable, visible_json
@@ -74,3 +76,27 @@ async def test_mcp_answer_text_shows_bidi_controls_as_escapes(project):
     text = result.content[0].text
     assert "\u202e" not in text and "\\u202e" in text
     assert json.loads(text) == result.structured_content
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F)), st.sampled_from(["", "é", "\u202e", "\x85", "\U000e0041"]))
+def test_an_ascii_text_is_shown_as_the_full_pattern_shows_it(text, extra):
+    """``printable`` reads an ASCII text with a pattern of the ASCII control
+    characters only: it shows what the pattern of every control and invisible
+    character shows, character by character, with or without a non-ASCII one."""
+    from baton.domain import visible
+
+    for sample in (text, text + extra):
+        assert printable(sample) == "".join(visible._escape(ch) if visible._CONTROL.fullmatch(ch) else ch
+                                            for ch in sample)
+
+
+def test_an_ascii_text_never_compiles_the_pattern_of_every_invisible_character():
+    """The full pattern spans the astral planes (~0.7 ms to compile): a process
+    that prints only ASCII text compiles the ASCII one."""
+    import subprocess
+    import sys
+
+    code = ("from baton.domain import visible; assert visible.printable('a\\x1bb\\n') == 'a\\\\x1bb\\n'; "
+            "print(visible._CONTROL.compiled, visible._ASCII_CONTROL.compiled)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True"]

@@ -21,6 +21,10 @@ smuggle ASCII past a reader. The two joiners (U+200C, U+200D) are left: they
 shape Persian, Indic and emoji text and reorder nothing."""
 
 _CONTROL = lazy(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{INVISIBLE_FORMAT}]")
+_ASCII_CONTROL = lazy("[\x00-\x08\x0b-\x1f\x7f]")
+"""``_CONTROL``'s ASCII members: all it can find in an ASCII text. Compiling
+``_CONTROL`` (its class spans the astral planes) costs ~0.7 ms, a tenth of
+that; an ASCII brief, the usual one, never compiles it."""
 _INVISIBLE = lazy(f"[{INVISIBLE_FORMAT}]")
 
 
@@ -36,7 +40,7 @@ def printable(text: str) -> str:
     tags: ``INVISIBLE_FORMAT``) is shown as an escape such as ``\\x1b`` or
     ``\\u202e``, so a value in a handoff cannot recolour the terminal, move
     its cursor, hide a line or show itself as other text."""
-    return _CONTROL.sub(lambda m: _escape(m.group()), text)
+    return (_ASCII_CONTROL if text.isascii() else _CONTROL).sub(lambda m: _escape(m.group()), text)
 
 
 def _json_escape(ch: str) -> str:
