@@ -19,7 +19,7 @@ from baton.commands.log import _matches, ledger_log
 from baton.errors import NotFound
 from baton.ledger import Ledger
 from baton.ledger.envelope import EventDraft
-from baton.projections.runner import Until
+from baton.projections.until import Until
 
 WRITERS = ("aaaaaaaaaaaaaaa1", "bbbbbbbbbbbbbbb2", "ccccccccccccccc3")
 UNKNOWN_ID = "00000000-0000-7000-8000-000000000000"

@@ -8,7 +8,7 @@ import orjson
 
 from baton.app import Baton
 from baton.cli_read import read_bounded
-from baton.domain.baton_payload import split_flag_list
+from baton.domain.batons import split_flag_list
 from baton.errors import InputError
 
 

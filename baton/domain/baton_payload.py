@@ -1,15 +1,15 @@
 """What a session hands on: a baton's payload, parsed and checked.
 
-Read when a baton is left (``session end`` with a payload, ``baton create``,
-the CLI's list flags), never when one is read or claimed: a session start
-defines no ``BatonPayload``. The baton's record, keys and brief are in
-``baton.domain.batons``.
+Read when a baton is left (``session end``, ``baton create``), never when
+one is read or claimed: a session start defines no ``BatonPayload``. The
+baton's record, keys, brief and the command line's list flags
+(``split_flag_list``) are in ``baton.domain.batons``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Sequence
+from typing import Any
 
 import attrs
 
@@ -121,24 +121,6 @@ def parse_payload(raw: Any, *, allow_empty: bool = True) -> BatonPayload | None:
         branch=texts["branch"],
         shared=shared,
     )
-
-
-def split_flag_list(text: str | Sequence[str] | None) -> list[str] | None:
-    """A list flag's items; None when the flag was not given.
-
-    Given once (``"A,B"``), it is split on commas, ``\\,`` standing for a
-    comma inside an item; given several times (a sequence of values), each
-    value is one item, commas and all. Entries are not filtered here:
-    ``parse_payload`` filters and decides.
-    """
-    if text is None:
-        return None
-    if not isinstance(text, str):
-        values = list(text)
-        if len(values) != 1:
-            return values
-        text = values[0]
-    return [part.replace("\x00", ",") for part in text.replace("\\,", "\x00").split(",")]
 
 
 def as_payload(handoff: Any, owner: str | None, branch: str | None, shared: bool | None,

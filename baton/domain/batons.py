@@ -40,6 +40,26 @@ CANCELLED = "cancelled"
 DISMISSED = "dismissed"
 STATUSES = (PENDING, CLAIMED, SUPERSEDED, CANCELLED, DISMISSED)
 
+# -- the command line's list flags ---------------------------------------------
+
+def split_flag_list(text: str | Sequence[str] | None) -> list[str] | None:
+    """A list flag's items; None when the flag was not given.
+
+    Given once (``"A,B"``), it is split on commas, ``\\,`` standing for a
+    comma inside an item; given several times (a sequence of values), each
+    value is one item, commas and all. Entries are not filtered here:
+    ``parse_payload`` filters and decides.
+    """
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        values = list(text)
+        if len(values) != 1:
+            return values
+        text = values[0]
+    return [part.replace("\x00", ",") for part in text.replace("\\,", "\x00").split(",")]
+
+
 # -- keys ----------------------------------------------------------------------
 
 def _encode_uri_component(text: str) -> str:
