@@ -34,11 +34,14 @@ function.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Iterator
+
+import attrs
 
 from baton.commands.context import Project
 from baton.domain.identifiers import name_problem
-from baton.errors import InputError
+from baton.errors import BatonError, InputError
 from baton.ledger.clock import WallClock, system_clock
 
 if TYPE_CHECKING:
@@ -49,6 +52,7 @@ if TYPE_CHECKING:
     from baton.commands.bootstrap import BootstrapResult
     from baton.commands.bootstrap import Start as BootstrapStart
     from baton.commands.capture import CaptureResult
+    from baton.commands.deferred import DeferredHook, DeferredRun
     from baton.commands.detect import DetectorControlResult, DetectResult
     from baton.commands.doctor import DoctorResult
     from baton.commands.forget import ForgetResult
@@ -149,9 +153,16 @@ class Baton:
         return verify.verify_project(self.project)
 
     def rebuild(self, **options: Any) -> RebuildResult:
-        from baton.commands import rebuild
+        """Replay (or, ``if_needed``, catch up) the index; then, with the index in
+        the present, run the hooks kept while it was too far behind
+        (``run_deferred_hooks``): the background catch-up a hook started is this."""
+        from baton.commands import deferred, rebuild
 
-        return rebuild.rebuild_projections(self.project, **options)
+        done = rebuild.rebuild_projections(self.project, **options)
+        in_the_present = options.get("until") is None and (done.rebuilt or done.reason is None)  # not pinned
+        if in_the_present and deferred.any_pending(self.project.paths):
+            done = attrs.evolve(done, deferred=self.run_deferred_hooks())
+        return done
 
     def gc(self, *, dry_run: bool = False) -> GcResult:
         from baton.commands import gc
@@ -409,40 +420,110 @@ class Baton:
     # -- a harness's session lifecycle (``baton hook``) ---------------------------------
     def start_harness_session(self, session_id: str | None, *, harness: str | None = None,
                               source: str | None = None, max_bytes: int = 8192) -> SessionStartResult:
-        """A harness started (or resumed) a session: its brief, delivered once per session."""
-        from baton.commands import harness_start
+        """A harness started (or resumed) a session: its brief, delivered once per session.
+
+        A hook kept while the index was too far behind (a session's end) and
+        still waiting — its catch-up failed, or ended just as it was kept —
+        runs first, so its baton is in this brief."""
+        from baton.commands import deferred, harness_start
 
         self._identifiers(session=session_id, harness=harness)
+        kept: tuple[DeferredRun, ...] = ()
+        if not self.project.read_only and deferred.any_pending(self.project.paths):
+            kept = self.run_deferred_hooks()
         starting = harness_start.start_session(self.project, session_id, harness=harness, source=source,
                                                max_bytes=max_bytes)
         if starting.done is not None:
-            return starting.done
-        assert starting.brief is not None
-        return starting.delivered(self._brief(starting.brief))
+            started = starting.done
+        else:
+            assert starting.brief is not None
+            started = starting.delivered(self._brief(starting.brief))
+        return attrs.evolve(started, kept=kept) if kept else started
 
     def prepare_for_compaction(self, session_id: str | None, *, harness: str | None = None,
-                               trigger: str | None = None) -> CompactionDraftResult:
-        """A harness is about to compact a session's context: the session's draft (once)."""
-        from baton.commands import harness_compaction
+                               trigger: str | None = None, event: str | None = None) -> CompactionDraftResult:
+        """A harness is about to compact a session's context: the session's draft
+        (once). ``event``: as for ``finish_harness_session``."""
+        from baton.commands import deferred, harness_compaction
 
         self._identifiers(session=session_id, harness=harness)
-        return harness_compaction.prepare_before_compaction(self.project, session_id, harness=harness,
-                                                            trigger=trigger)
+        with self._kept_if_behind(deferred.PRE_COMPACT, event, session_id, harness=harness, trigger=trigger):
+            return harness_compaction.prepare_before_compaction(self.project, session_id, harness=harness,
+                                                                trigger=trigger)
 
     def finish_harness_session(self, session_id: str | None, *, harness: str | None = None,
-                               reason: str | None = None) -> SessionFinishResult:
-        """A harness ended a session: end it, handing on the ready handoff it wrote."""
-        from baton.commands import harness_finish
+                               reason: str | None = None, event: str | None = None) -> SessionFinishResult:
+        """A harness ended a session: end it, handing on the ready handoff it wrote.
+
+        ``event`` (a hook's, as the harness names it): when the index is further
+        behind than this process may fold (``IndexBehind``), the end is kept, and
+        the catch-up handed to a process of its own runs it once the index is
+        up to date (``baton.commands.deferred``; ``details["deferred"]``)."""
+        from baton.commands import deferred, harness_finish
 
         self._identifiers(session=session_id, harness=harness)
-        finished = harness_finish.finish_session(self.project, session_id, harness=harness, reason=reason)
-        if finished is None:  # the session wrote a handoff to hand on: the hand-on (``baton_hand_on``) only then
-            from baton.commands import baton_hand_on
+        with self._kept_if_behind(deferred.SESSION_END, event, session_id, harness=harness, reason=reason):
+            finished = harness_finish.finish_session(self.project, session_id, harness=harness, reason=reason)
+            if finished is None:  # the session wrote a handoff to hand on: the hand-on (``baton_hand_on``) only then
+                from baton.commands import baton_hand_on
 
-            finished = harness_finish.finish_session(self.project, session_id, harness=harness, reason=reason,
-                                                     hand_on_in_scope=baton_hand_on.hand_on_in_scope)
+                finished = harness_finish.finish_session(self.project, session_id, harness=harness, reason=reason,
+                                                         hand_on_in_scope=baton_hand_on.hand_on_in_scope)
         assert finished is not None
         return finished
+
+    @contextmanager
+    def _kept_if_behind(self, kind: str, event: str | None, session_id: str | None, *, harness: str | None,
+                        **texts: str | None) -> Iterator[None]:
+        """While a hook's use case runs: should its catch-up be handed to a
+        process of its own, keep the hook for that process first
+        (``Project.deferral``). Without ``event`` (not a hook), or without a
+        session id, nothing is kept."""
+        from baton.commands import deferred
+
+        if event is None or not session_id or self.project.read_only:
+            yield
+            return
+
+        def keep() -> str | None:
+            try:
+                return deferred.keep(self.project, kind=kind, harness=harness, event=event,
+                                     session=session_id, **texts)
+            except (OSError, BatonError):  # not kept: the hook says what was not done, as before
+                return None
+
+        self.project.deferral = keep
+        try:
+            yield
+        finally:
+            self.project.deferral = None
+
+    def run_deferred_hooks(self) -> tuple[DeferredRun, ...]:
+        """Run the hooks kept while the index was too far behind, oldest first,
+        each removed once it ran (``baton.commands.deferred``): after a catch-up
+        (``rebuild``), and before a session start. A second run of one (a crash
+        before its removal, or two processes at once) does nothing more: a
+        session ends once, hands a handoff on once, has one draft."""
+        from baton.commands import deferred
+
+        return deferred.run_pending(self.project.paths, self._run_kept)
+
+    def _run_kept(self, hook: DeferredHook) -> Any:
+        from baton.commands import deferred
+
+        worktree = hook.worktree_in(self.project.root)
+        app = self
+        if worktree != self.project.paths.worktree:  # the hook ran in another worktree of the project
+            app = Baton.open(worktree, clock=self.project.clock)
+            app.project.write_wait, app.project.read_wait = self.project.write_wait, self.project.read_wait
+            app.project.fold_limit = self.project.fold_limit
+        try:
+            if hook.kind == deferred.SESSION_END:
+                return app.finish_harness_session(hook.session, harness=hook.harness, reason=hook.reason)
+            return app.prepare_for_compaction(hook.session, harness=hook.harness, trigger=hook.trigger)
+        finally:
+            if app is not self:
+                app.close()
 
     def metrics(self) -> MetricsResult:
         from baton.commands import metrics

@@ -283,6 +283,7 @@ ELSEWHERE = {
     "sync": "imports other writers' feeds (out of this scope); its own feed gets no event",
     "repair": "one scope.append of every quarantine event (tests/test_repair*.py)",
     "dismiss_from_status_page": "dismiss_baton, from the status page",
+    "run_deferred_hooks": "finish_harness_session and prepare_for_compaction (in the census), once per kept hook",
 }
 
 

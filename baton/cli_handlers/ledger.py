@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from datetime import datetime, timezone
 
 from baton.app import Baton
 from baton.errors import InputError
+from baton.harnesses.notices_write import leave_kept
 
 
 def _progress(label: str):
@@ -38,8 +40,12 @@ def verify(app: Baton, args: argparse.Namespace):
 def rebuild(app: Baton, args: argparse.Namespace):
     if args.if_needed and args.until:
         raise InputError("--if-needed brings the index up to date; --until pins it in the past: pass one of them")
-    return app.rebuild(until=args.until, if_needed=args.if_needed,
+    done = app.rebuild(until=args.until, if_needed=args.if_needed,
                        progress=None if args.json else _progress("replaying"))
+    # What the kept hooks it ran have to say, for the next session start.
+    leave_kept(app.project.paths.baton_dir, done.deferred,
+               at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    return done
 
 
 def gc(app: Baton, args: argparse.Namespace):

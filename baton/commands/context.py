@@ -161,6 +161,11 @@ class Project:
         """The most bytes of ledger a catch-up here may fold (None: all of
         them). A hook sets it from its deadline: past it, ``IndexBehind``,
         and the catch-up is handed to a process of its own (``behind``)."""
+        self.deferral: Callable[[], str | None] | None = None
+        """Work that must not be lost when the catch-up is handed on (a
+        session's end: ``baton.commands.deferred``): kept by calling it, once,
+        before that process starts, so the process finds it when it is done.
+        It returns what it kept (None: nothing could be)."""
 
     @property
     def root(self) -> Path:
@@ -393,10 +398,14 @@ class Project:
         """``exc`` (a catch-up past ``fold_limit``, nothing folded, the lock let
         go), once the catch-up has been handed to a process of its own
         (``baton.background``): what it says names that process, or the
-        command to run when it could not be started."""
+        command to run when it could not be started. ``deferral`` is kept
+        first (``details["deferred"]``): kept before the process starts, it
+        is there when the process looks once the index is up to date."""
+        deferral, self.deferral = self.deferral, None
+        kept = deferral() if deferral is not None else None
         pid, failed = start_catch_up(self.root, self.paths.baton_dir)
         self.log("info", "catch_up_elsewhere", pid=pid, bytes=exc.details.get("bytes"), failed=failed is not None)
-        details = {**exc.details, "background_pid": pid, "background_failed": failed}
+        details = {**exc.details, "background_pid": pid, "background_failed": failed, "deferred": kept}
         if failed is not None:  # the last one ended in an error: that is said, not the promise again
             again = "tried again" if pid is not None else "and no process could be started to try again"
             return IndexBehind(f"the index could not be brought up to date in the background: {failed}; {again}",

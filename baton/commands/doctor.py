@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Callable
 
 from baton import __version__
+from baton.commands import deferred
 from baton.commands.context import Project
 from baton.commands.verify import verify_project
 from baton.errors import BatonError
@@ -143,4 +144,23 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
         checks.append(Check("index", "fail", exc.message))
     finally:
         opened.close()
+    checks += _kept_hooks(paths)
     return DoctorResult(str(root), True, checks)
+
+
+def _kept_hooks(paths: ProjectPaths) -> list[Check]:
+    """Hooks kept while the index was too far behind (``baton.commands.deferred``):
+    waiting for a catch-up, or set aside because they could not run."""
+    found = []
+    waiting = deferred.waiting(paths)
+    if waiting:
+        found.append(Check("deferred hooks", "warn", f"{len(waiting)} hook(s) kept while the index was too far "
+                           "behind (a session's end, a draft before compaction) wait in .baton/deferred/; "
+                           "`baton rebuild` brings the index up to date and runs them"))
+    failed = deferred.failed(paths)
+    if failed:
+        first = failed[0]
+        found.append(Check("deferred hooks", "warn", f"{len(failed)} kept hook(s) could not run and were set aside "
+                           f"in .baton/deferred/ (e.g. {first['name']}: {first.get('error') or 'unreadable'}); "
+                           "delete the file once you have done its work by hand"))
+    return found

@@ -54,6 +54,9 @@ class SessionStartResult:
     missing: tuple[str, ...] = ()
     """The fields of ``draft`` still to complete."""
     exit_code: int = 0
+    kept: tuple = ()
+    """Hooks kept while the index was too far behind, run before this start
+    (``baton.commands.deferred.DeferredRun``): their notices are the adapter's to leave."""
 
     @property
     def context(self) -> str | None:

@@ -30,12 +30,18 @@ class RebuildResult:
     reason: str | None = "requested"
     """Why they were replayed; with ``rebuilt`` false, why nothing was folded (an index
     pinned in the past), else None."""
+    deferred: tuple = ()
+    """The hooks kept while the index was too far behind, run once it was up to
+    date (``baton.commands.deferred.DeferredRun``)."""
 
     def to_json(self) -> dict:
         return {"events": self.events, "until": self.until, "documents": self.documents, "rebuilt": self.rebuilt,
-                "reason": self.reason}
+                "reason": self.reason, "deferred": [run.to_json() for run in self.deferred]}
 
     def render(self) -> str:
+        return "\n".join([self._replayed(), *(run.render() for run in self.deferred)])
+
+    def _replayed(self) -> str:
         docs = ", ".join(f"{n} {name}" for name, n in sorted(self.documents.items()))
         if not self.rebuilt and self.reason:  # an index pinned in the past stays there
             return f"Nothing folded: the {self.reason}; run `baton rebuild` to return to the present"

@@ -171,6 +171,11 @@ LEFT_UNDONE = {
     PRE_COMPACT: "no draft was prepared before compaction",
 }
 """What a hook that failed left undone (each of its writes is one append: all or nothing)."""
+KEPT_FOR_LATER = {
+    SESSION_END: "the session's end is kept: it will be recorded, and its baton left, once the index is up to date",
+    PRE_COMPACT: "the draft before compaction is kept: it will be prepared once the index is up to date",
+}
+"""What a hook kept for the catch-up (``baton.commands.deferred``) will still do."""
 
 
 def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLike | None = None,
@@ -205,10 +210,13 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
     except BatonError as exc:
         undone = LEFT_UNDONE.get(run.kind or "")
         said = exc.message.rstrip(". ")
-        deferred = False  # a start whose catch-up runs in the background: nothing failed
+        deferred = False  # a hook whose catch-up (and kept work) runs in the background: nothing failed
         if exc.code == "index_behind":  # what runs in the background, or what to run
             said += "; by hand: `baton rebuild --if-needed`"
-            deferred = (run.kind == SESSION_START and exc.details.get("background_pid") is not None
+            kept = exc.details.get("deferred") is not None
+            if kept:
+                undone = KEPT_FOR_LATER.get(run.kind or "", undone)
+            deferred = ((run.kind == SESSION_START or kept) and exc.details.get("background_pid") is not None
                         and not exc.details.get("background_failed"))
         run.leave_notice(said + (f"; {undone}" if undone else ""), failed=not deferred)
         return HookOutcome(run.empty, f"baton hook {harness} {event}: {said}; {undone or 'nothing injected'}")

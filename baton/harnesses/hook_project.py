@@ -9,6 +9,7 @@ its payload alone, without the application and its models.
 from __future__ import annotations
 
 import os
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from baton.app import Baton
 from baton.domain.short_ids import short_id
 from baton.errors import InputError
 from baton.harnesses import notices
+from baton.harnesses.notices_write import leave_kept
 from baton.harnesses.protocol import (
     PRE_COMPACT,
     SESSION_END,
@@ -56,12 +58,14 @@ def act(app: Any, metadata: SessionMetadata) -> Any:
         return app.start_harness_session(metadata.session_id, harness=metadata.harness, source=metadata.source)
     if metadata.kind == PRE_COMPACT:
         # The draft and the detector's record of the compaction: one append.
-        return app.prepare_for_compaction(metadata.session_id, harness=metadata.harness, trigger=metadata.trigger)
+        return app.prepare_for_compaction(metadata.session_id, harness=metadata.harness, trigger=metadata.trigger,
+                                          event=metadata.event)
     if metadata.kind == USER_PROMPT:
         return app.detect({"handoff_request": 1.0 if metadata.handoff_request else None},
                           session=metadata.session_id, harness=metadata.harness, source="hook")
     if metadata.kind == SESSION_END:
-        return app.finish_harness_session(metadata.session_id, harness=metadata.harness, reason=metadata.reason)
+        return app.finish_harness_session(metadata.session_id, harness=metadata.harness, reason=metadata.reason,
+                                          event=metadata.event)
     raise InputError(f"a {metadata.harness} {metadata.event} event means nothing to Baton")
 
 
@@ -85,6 +89,8 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
     if metadata.kind == SESSION_END:
         for said in getattr(result, "notices", ()) or ():  # what the end did not do, for the next start
             run.leave_notice(said, failed=False)
+    if getattr(result, "kept", ()):  # kept hooks the start ran first: said with this brief's notices
+        leave_kept(run.baton_dir, result.kept, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
     context = getattr(result, "context", None)
     if (metadata.kind in (USER_PROMPT, SESSION_START) and context and getattr(result, "draft", None)
             and getattr(result, "delivered", None) is None):

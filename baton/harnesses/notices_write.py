@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any, Iterable
 
 import orjson
 
@@ -43,6 +44,22 @@ def leave(baton_dir: str | os.PathLike, *, harness: str, event: str, session: st
         return True
     except OSError:
         return False
+
+
+def leave_kept(baton_dir: str | os.PathLike, runs: Iterable[Any], *, at: str) -> None:
+    """What the hooks kept while the index was too far behind have to tell the
+    next session start once they ran (``baton.commands.deferred.DeferredRun``),
+    as each hook would have left it: a session's end that did not hand a
+    handoff on and why, or a hook that could not run and was set aside."""
+    for run in runs:
+        hook = run.hook
+        said = list(getattr(run.result, "notices", ()) or ())
+        if run.error is not None and not run.waiting:
+            said.append(f"kept while the index was too far behind, it could not run: {run.error}; set aside "
+                        f"in .baton/deferred/{hook.name}.failed")
+        for problem in said:
+            leave(baton_dir, harness=hook.harness or "", event=hook.event or hook.kind, session=hook.session,
+                  problem=problem, at=at, failed=run.error is not None)
 
 
 def _screened(harness: str, event: str, session: str | None, problem: str) -> tuple[str, str, str | None, str]:

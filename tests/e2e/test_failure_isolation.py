@@ -191,3 +191,36 @@ def test_an_index_too_far_behind_for_a_hook_is_caught_up_in_the_background_and_t
     after = hello(claude, project, {**env, "BATON_HOOK_FOLD_MB": "0.000001"}, model)
     assert "session `" in after  # the brief, from the index the background process rebuilt
     assert NOTICE in after and "in the background (pid " in after
+
+
+def test_a_session_end_while_the_index_is_too_far_behind_is_kept_and_the_next_session_receives_its_baton(
+        claude, project, env, model):
+    import json
+    import re
+    import time
+
+    hello(claude, project, env, model)
+    tiny = {**env, "BATON_HOOK_FOLD_MB": "0.000001"}  # the hook's limit: one byte (docs/hooks.md)
+    *steps, done = capture_validate_ready(parent=draft_named_in)
+
+    def index_lost_then_done(recorded):
+        # The handoff is ready; before the session ends, the index goes (as when Baton
+        # is upgraded mid-session to other projections): its end meets a full replay.
+        for path in (project / ".baton").glob("index.sqlite*"):
+            path.unlink()
+        return done(recorded)
+
+    model.script = [*steps, index_lost_then_done]
+    session(claude, project, tiny, model, "handoff")
+    notices = [json.loads(line) for line in (project / ".baton" / "hook-notices.jsonl").read_text().splitlines()]
+    ended = [n for n in notices if n["event"] == "SessionEnd"][-1]["problem"]
+    assert "the session's end is kept" in ended and "was not recorded" not in ended
+    pid = int(re.search(r"pid (\d+)", ended).group(1))
+    deadline = time.monotonic() + 120
+    while process_running(pid):
+        assert time.monotonic() < deadline, "the background catch-up did not end"
+        time.sleep(0.1)
+    assert types(project, env).count("baton.created") == 1  # the kept end handed the handoff on
+    after = hello(claude, project, tiny, model)
+    assert "## 🤝 Active Session Handoff" in after and NOTICE in after  # the baton, and what happened
+    assert types(project, env).count("baton.claimed") == 1
