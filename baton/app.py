@@ -41,7 +41,7 @@ import attrs
 
 from baton.commands.context import Project
 from baton.domain.identifiers import name_problem
-from baton.errors import BatonError, InputError
+from baton.errors import BatonError, InputError, LedgerBusy
 from baton.ledger.clock import WallClock, system_clock
 
 if TYPE_CHECKING:
@@ -447,7 +447,7 @@ class Baton:
         from baton.commands import deferred, harness_compaction
 
         self._identifiers(session=session_id, harness=harness)
-        with self._kept_if_behind(deferred.PRE_COMPACT, event, session_id, harness=harness, trigger=trigger):
+        with self._kept_if_held_up(deferred.PRE_COMPACT, event, session_id, harness=harness, trigger=trigger):
             return harness_compaction.prepare_before_compaction(self.project, session_id, harness=harness,
                                                                 trigger=trigger)
 
@@ -462,7 +462,7 @@ class Baton:
         from baton.commands import deferred, harness_finish
 
         self._identifiers(session=session_id, harness=harness)
-        with self._kept_if_behind(deferred.SESSION_END, event, session_id, harness=harness, reason=reason):
+        with self._kept_if_held_up(deferred.SESSION_END, event, session_id, harness=harness, reason=reason):
             finished = harness_finish.finish_session(self.project, session_id, harness=harness, reason=reason)
             if finished is None:  # the session wrote a handoff to hand on: the hand-on (``baton_hand_on``) only then
                 from baton.commands import baton_hand_on
@@ -473,12 +473,14 @@ class Baton:
         return finished
 
     @contextmanager
-    def _kept_if_behind(self, kind: str, event: str | None, session_id: str | None, *, harness: str | None,
+    def _kept_if_held_up(self, kind: str, event: str | None, session_id: str | None, *, harness: str | None,
                         **texts: str | None) -> Iterator[None]:
         """While a hook's use case runs: should its catch-up be handed to a
         process of its own, keep the hook for that process first
-        (``Project.deferral``). Without ``event`` (not a hook), or without a
-        session id, nothing is kept."""
+        (``Project.deferral``); should the ledger lock stay held by another
+        process past the hook's wait (``LedgerBusy``), keep it too, and start
+        that process to wait for the lock (``Project.busy``). Without
+        ``event`` (not a hook), or without a session id, nothing is kept."""
         from baton.commands import deferred
 
         if event is None or not session_id or self.project.read_only:
@@ -495,6 +497,10 @@ class Baton:
         self.project.deferral = keep
         try:
             yield
+        except LedgerBusy as exc:  # the lock held past the hook's wait: kept, for a process that waits for it
+            if "background_pid" in exc.details:
+                raise
+            raise self.project.busy(exc) from None
         finally:
             self.project.deferral = None
 

@@ -176,6 +176,11 @@ KEPT_FOR_LATER = {
     PRE_COMPACT: "the draft before compaction is kept: it will be prepared once the index is up to date",
 }
 """What a hook kept for the catch-up (``baton.commands.deferred``) will still do."""
+KEPT_WHILE_BUSY = {
+    SESSION_END: "the session's end is kept: it will be recorded, and its baton left, once the ledger is let go",
+    PRE_COMPACT: "the draft before compaction is kept: it will be prepared once the ledger is let go",
+}
+"""What a hook kept while another process held the ledger lock will still do."""
 
 
 def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLike | None = None,
@@ -211,11 +216,16 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
         undone = LEFT_UNDONE.get(run.kind or "")
         said = exc.message.rstrip(". ")
         deferred = False  # a hook whose catch-up (and kept work) runs in the background: nothing failed
+        kept = exc.details.get("deferred") is not None  # the application kept the hook's work for later
         if exc.code == "index_behind":  # what runs in the background, or what to run
             said += "; by hand: `baton rebuild --if-needed`"
-            kept = exc.details.get("deferred") is not None
             if kept:
                 undone = KEPT_FOR_LATER.get(run.kind or "", undone)
+        elif kept:  # the ledger busy: a process of its own waits for the lock, then does it
+            undone = KEPT_WHILE_BUSY.get(run.kind or "", undone)
+            if exc.details.get("background_pid") is None:
+                said += "; by hand, once it is let go: `baton rebuild --if-needed`"
+        if exc.code == "index_behind" or kept:
             deferred = ((run.kind == SESSION_START or kept) and exc.details.get("background_pid") is not None
                         and not exc.details.get("background_failed"))
         run.leave_notice(said + (f"; {undone}" if undone else ""), failed=not deferred)
