@@ -422,7 +422,7 @@ class Baton:
                               source: str | None = None, max_bytes: int = 8192) -> SessionStartResult:
         """A harness started (or resumed) a session: its brief, delivered once per session.
 
-        A hook kept while the index was too far behind (a session's end) and
+        A hook kept while the index was too far behind or the ledger locked (a session's end) and
         still waiting — its catch-up failed, or ended just as it was kept —
         runs first, so its baton is in this brief."""
         from baton.commands import deferred, harness_start
@@ -505,7 +505,7 @@ class Baton:
             self.project.deferral = None
 
     def run_deferred_hooks(self) -> tuple[DeferredRun, ...]:
-        """Run the hooks kept while the index was too far behind, oldest first,
+        """Run the hooks kept while the index was too far behind or the ledger locked, oldest first,
         each removed once it ran (``baton.commands.deferred``): after a catch-up
         (``rebuild``), and before a session start. A second run of one (a crash
         before its removal, or two processes at once) does nothing more: a

@@ -30,7 +30,7 @@ class RebuildResult:
     """Why they were replayed; with ``rebuilt`` false, why nothing was folded (an index
     pinned in the past), else None."""
     deferred: tuple = ()
-    """The hooks kept while the index was too far behind, run once it was up to
+    """The hooks kept while the index was too far behind or the ledger locked, run once it was up to
     date (``baton.commands.deferred.DeferredRun``)."""
 
     def to_json(self) -> dict:
