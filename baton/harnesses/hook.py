@@ -16,7 +16,9 @@ traceback.
 
 A hook never stalls its harness either. It waits for a ledger lock another
 process holds at most ``BATON_HOOK_LOCK_WAIT`` seconds (reads do not wait:
-they answer from the index), and the ``baton hook`` process has its own
+they answer from the index; a session's end or a compaction's draft that
+meets the lock held is kept by the application for a process that waits
+for it: ``KEPT_WHILE_BUSY``), and the ``baton hook`` process has its own
 deadline, ``BATON_HOOK_DEADLINE`` seconds (``DEADLINE_SECONDS``): past it, a
 watchdog answers "nothing", writes its line to stderr and ends the process
 with exit 0, whatever the hook was doing (a stalled file system, git, a
