@@ -219,3 +219,17 @@ def test_a_session_end_kept_while_busy_with_no_process_to_wait_says_how_to_run_i
     assert notice["failed"] is True  # nothing will run it by itself before the next session start
     assert run_baton("rebuild", "--if-needed", cwd=repo).returncode == 0
     assert _kept(repo) == [] and _session(repo, "s-work")["status"] == "ended"
+
+
+def test_a_session_end_kept_while_busy_after_a_catch_up_gave_up_says_so_and_tries_again(repo):
+    log = repo / ".baton" / "cache" / "catch-up.log"
+    log.parent.mkdir(exist_ok=True)
+    log.write_text("baton: the ledger stayed locked by another process for 600 s; try again when it is done\n")
+    with lock_held_elsewhere(repo):
+        ended = _end(repo)
+    assert "the last catch-up in the background failed: the ledger stayed locked" in ended.stderr
+    assert "tried again" in ended.stderr and "the session's end is kept" in ended.stderr
+    [notice] = [json.loads(line) for line in (repo / ".baton" / "hook-notices.jsonl").read_text().splitlines()]
+    assert notice["failed"] is True  # said as a failure: the last wait ran out
+    _wait_gone(int((repo / ".baton" / "cache" / "catch-up.lock").read_text()))
+    assert _kept(repo) == [] and _session(repo, "s-work")["status"] == "ended"
