@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     from baton.commands.init import InitResult
     from baton.commands.lineage_view import LineageResult
     from baton.commands.listing import ListResult
-    from baton.commands.log import LogResult
+    from baton.commands.log import LogResult, LogStream
     from baton.commands.metrics import MetricsResult
     from baton.commands.prepare import PrepareResult
     from baton.commands.ready import ReadyResult
@@ -126,11 +126,11 @@ class Baton:
 
     # -- before a project exists ---------------------------------------------------
     @staticmethod
-    def init(root: PathOption = None, *, project_id: str | None = None) -> InitResult:
-        """Create ``.baton/`` (idempotent)."""
+    def init(root: PathOption = None, *, project_id: str | None = None, on_wait: Any = None) -> InitResult:
+        """Create ``.baton/`` (idempotent); ``on_wait`` is the project's (``Project.on_wait``)."""
         from baton.commands import init
 
-        return init.init_project(root, project_id=project_id)
+        return init.init_project(root, project_id=project_id, on_wait=on_wait)
 
     @staticmethod
     def doctor(root: PathOption = None, *, extra: Any = None, on_wait: Any = None) -> DoctorResult:
@@ -146,6 +146,13 @@ class Baton:
         from baton.commands import log
 
         return log.ledger_log(self.project, **filters)
+
+    def log_stream(self, **filters: Any) -> LogStream:
+        """``log``, its events handed out as they are read (``baton log``
+        prints them so): to be read before this ``Baton`` is closed."""
+        from baton.commands import log
+
+        return log.LogStream(log.log_events(self.project, **filters))
 
     def verify(self) -> VerifyResult:
         from baton.commands import verify

@@ -98,7 +98,7 @@ def _add_ledger_core(sub, common) -> None:
     p.add_argument("--since", metavar="X", help="only events after this event id or RFC 3339 time")
     p.add_argument("--until", metavar="X", help="only events up to this event id or RFC 3339 time")
     p.add_argument("--limit", metavar="N", type=int, help="only the last N matching events (N >= 1)")
-    p.set_defaults(func="ledger:log")
+    p.set_defaults(func="ledger:log", json_lines=True)
 
     p = sub.add_parser("verify", parents=[common], help="check every feed's hash chain",
                        description="Check every feed's chain, digests, sequence gaps and forks, and every "
@@ -865,6 +865,9 @@ def _option_names(parser: argparse.ArgumentParser) -> dict[str, str]:
     return names
 
 
+JSON_LINES_COMMANDS = frozenset({"log"})
+"""Commands whose ``--json`` is JSON Lines (their parsers say so: ``json_lines``): an error is one line too."""
+
 HOOK_PATH_COMMANDS = frozenset({"bootstrap", "session", "resume", "hook"})
 """Commands a harness runs at every session start and end: short, with memory
 bounded whatever the ledger's size (bounded queries, catch-up of new events
@@ -942,7 +945,8 @@ def _main(words: list[str]) -> int:
     _Parser.json_requested = "--json" in words
     refused = _refusal(words)
     if refused is not None:
-        load(OUTPUT).print_input_error(refused, json_requested=_Parser.json_requested)
+        load(OUTPUT).print_input_error(refused, json_requested=_Parser.json_requested,
+                                       one_line=_command_word(words) in JSON_LINES_COMMANDS)
         return 2
     parser = build_parser(words)
     args = parser.parse_args(words)
@@ -964,12 +968,15 @@ def _no_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> in
 
 
 def _run(args: argparse.Namespace) -> Any:
-    """Call the handler; the ones that work on a project get one ``Baton``,
-    built once and closed when the command is done (``baton.cli_handlers.opened``)."""
+    """Call the handler and print its result; the ones that work on a project
+    get one ``Baton``, built once and closed when the command is done and
+    its result printed (``baton.cli_handlers.opened``)."""
     chosen = handler(args.func)
     if handler_name(args.func) in PROJECTLESS:
-        return chosen(args)
-    return load(OPENED).run_on_project(chosen, args)
+        result = chosen(args)
+        _print(args, result)
+        return result
+    return load(OPENED).run_on_project(chosen, args, lambda result: _print(args, result))
 
 
 def _print(args: argparse.Namespace, result: Any) -> None:
@@ -995,7 +1002,6 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     started = time.perf_counter()
     try:
         result = _run(args)
-        _print(args, result)
         if sys.stdout is not None:  # None: started with standard output closed; nothing to print to
             sys.stdout.flush()
         _log_command(args, started, int(getattr(result, "exit_code", 0)))
@@ -1009,7 +1015,7 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("baton: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
+    except BrokenPipeError:  # ``baton log | head -1``: the reader has all it wanted
         return 0
     except Exception as exc:  # noqa: BLE001 - the last line of defence: no tracebacks for users
         if os.environ.get("BATON_DEBUG"):

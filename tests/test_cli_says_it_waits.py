@@ -101,3 +101,18 @@ def test_held_elsewhere_tells_another_process_holding_the_lock_from_this_one(pro
         assert ledger.held_elsewhere() is False
     finally:
         ledger.close()
+
+
+def test_init_at_a_terminal_says_it_waits_for_the_ledger_lock(project):
+    _says_it_waits_once(project, "init")
+
+
+def test_init_in_a_pipe_waits_for_the_ledger_lock_in_silence(project):
+    with lock_held_elsewhere(project):
+        proc = subprocess.Popen([sys.executable, "-m", "baton", "init"], cwd=project, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        time.sleep(2)
+        waiting = proc.poll() is None
+    _out, err = proc.communicate(timeout=60)
+    assert waiting and proc.returncode == 0
+    assert WAITING not in err

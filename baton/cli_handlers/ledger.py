@@ -7,6 +7,7 @@ import sys
 from datetime import datetime, timezone
 
 from baton.app import Baton
+from baton.cli_handlers.opened import say_waiting
 from baton.errors import InputError
 from baton.harnesses.notices_write import leave_kept
 
@@ -26,11 +27,12 @@ def _progress(label: str):
 
 
 def init(args: argparse.Namespace):
-    return Baton.init(args.project, project_id=args.project_id)
+    return Baton.init(args.project, project_id=args.project_id, on_wait=say_waiting if sys.stderr.isatty() else None)
 
 
 def log(app: Baton, args: argparse.Namespace):
-    return app.log(event_type=args.type, stream=args.stream, since=args.since, until=args.until, limit=args.limit)
+    return app.log_stream(event_type=args.type, stream=args.stream, since=args.since, until=args.until,
+                          limit=args.limit)
 
 
 def verify(app: Baton, args: argparse.Namespace):

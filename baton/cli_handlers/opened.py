@@ -9,7 +9,11 @@ from typing import Any, Callable
 from baton.app import Baton
 
 
-def run_on_project(handler: Callable[[Baton, argparse.Namespace], Any], args: argparse.Namespace) -> Any:
+def run_on_project(handler: Callable[[Baton, argparse.Namespace], Any], args: argparse.Namespace,
+                   show: Callable[[Any], None] | None = None) -> Any:
+    """The handler's result, handed to ``show`` (its printing) before the
+    project is closed: a result printed as it is read (``baton log``) reads
+    the ledger while it prints."""
     with Baton.open(args.project) as app:
         # The project's policy, loaded before the command runs: a malformed
         # policy section or policy.json stops it (exit 2), as a malformed
@@ -18,7 +22,10 @@ def run_on_project(handler: Callable[[Baton, argparse.Namespace], Any], args: ar
         args.opened = app.project
         if sys.stderr.isatty():
             app.project.on_wait = say_waiting
-        return handler(app, args)
+        result = handler(app, args)
+        if show is not None:
+            show(result)
+        return result
 
 
 def say_waiting() -> None:

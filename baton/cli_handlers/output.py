@@ -21,11 +21,12 @@ from baton.errors import BatonError
 from baton.oplog import elapsed_ms
 
 
-def print_json(value: Any) -> None:
+def print_json(value: Any, *, one_line: bool = False) -> None:
     """``--json`` output; invisible format characters (U+202E…) are written
-    as ``\\u`` escapes, so they show (``redaction.visible_json``)."""
-    sys.stdout.write(visible_json(orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode())
-                     + "\n")
+    as ``\\u`` escapes, so they show (``redaction.visible_json``).
+    ``one_line``: not indented (a line of JSON Lines)."""
+    indent = 0 if one_line else orjson.OPT_INDENT_2
+    sys.stdout.write(visible_json(orjson.dumps(value, option=indent | orjson.OPT_SORT_KEYS).decode()) + "\n")
 
 
 def output_policy(app: Any = None) -> RedactionPolicy:
@@ -42,13 +43,45 @@ def output_policy(app: Any = None) -> RedactionPolicy:
 def screened_json_lines(text: str, policy: RedactionPolicy) -> str:
     """One JSON document per line, each screened as a document (so a
     replacement never breaks its JSON)."""
-    out = []
-    for line in text.splitlines():
-        screened = screen_output(line, policy)
-        if screened != line:
-            screened = orjson.dumps(screen_output(orjson.loads(line), policy)).decode()
-        out.append(visible_json(screened))
-    return "\n".join(out)
+    return "\n".join(screened_json_line(line, policy) for line in text.splitlines())
+
+
+def screened_json_line(line: str, policy: RedactionPolicy) -> str:
+    """One JSON document on one line, screened as a document."""
+    screened = screen_output(line, policy)
+    if screened != line:
+        screened = orjson.dumps(screen_output(orjson.loads(line), policy)).decode()
+    return visible_json(screened)
+
+
+STREAM_BATCH = 256
+"""Lines a streamed result writes at a time: printed as it is read, in writes large enough to cost nothing."""
+
+
+def print_stream(args: argparse.Namespace, result: Any) -> None:
+    """A result read as it is printed (``baton log``): each line screened
+    on its own — the unit ``--json``'s JSON Lines were always screened in —
+    and written a batch at a time, so what is held is a batch, not the
+    output. A failure while reading (a damaged feed) leaves the lines
+    already read printed, then goes to ``print_failure`` as any other."""
+    policy = _policy(args)
+    if args.json:
+        lines = (screened_json_line(line, policy) for line in result.json_line_iter())
+    else:
+        lines = (screen_text(line, policy) for line in result.text_lines())
+    batch: list[str] = []
+    try:
+        for line in lines:
+            batch.append(line)
+            if len(batch) >= STREAM_BATCH:
+                sys.stdout.write("\n".join(batch) + "\n")
+                batch.clear()
+    except BatonError:
+        if batch:
+            sys.stdout.write("\n".join(batch) + "\n")
+        raise
+    if batch:
+        sys.stdout.write("\n".join(batch) + "\n")
 
 
 def _policy(args: argparse.Namespace) -> RedactionPolicy:
@@ -66,6 +99,9 @@ def print_result(args: argparse.Namespace, result: Any) -> None:
     problem = getattr(result, "problem", None)
     if problem:
         print(screen_text(" ".join(problem.split()), output_policy()), file=sys.stderr)
+    if getattr(result, "json_line_iter", None) is not None:
+        print_stream(args, result)
+        return
     if args.json or getattr(result, "renders_json", False):
         policy = _policy(args)
         lines = getattr(result, "json_lines", None)
@@ -84,10 +120,12 @@ def print_result(args: argparse.Namespace, result: Any) -> None:
 
 
 def print_failure(args: argparse.Namespace, exc: BatonError) -> None:
-    """A use case's refusal: one line on stderr; with ``--json``, the error object on stdout too."""
+    """A use case's refusal: one line on stderr; with ``--json``, the error
+    object on stdout too (on one line for a command whose ``--json`` is JSON
+    Lines: ``args.json_lines``)."""
     policy = _policy(args)
     if getattr(args, "json", False):
-        print_json({"error": screen_output(exc.to_json(), policy)})
+        print_json({"error": screen_output(exc.to_json(), policy)}, one_line=getattr(args, "json_lines", False))
     print(f"baton: {screen_text(exc.message, policy)}", file=sys.stderr)
 
 
@@ -95,14 +133,15 @@ def print_internal_error(args: argparse.Namespace, exc: Exception) -> None:
     """The last line of defence: no traceback for users."""
     message = screen_text(f"{type(exc).__name__}: {exc}", output_policy())
     if getattr(args, "json", False):
-        print_json({"error": {"code": "internal_error", "message": message, "exit_code": 1}})
+        print_json({"error": {"code": "internal_error", "message": message, "exit_code": 1}},
+                   one_line=getattr(args, "json_lines", False))
     print(f"baton: internal error: {message} (set BATON_DEBUG=1 for a traceback)", file=sys.stderr)
 
 
-def print_input_error(message: str, *, json_requested: bool) -> None:
-    """A refusal before the words are parsed: one line on stderr (and the JSON error object)."""
+def print_input_error(message: str, *, json_requested: bool, one_line: bool = False) -> None:
+    """A refusal before the words are parsed: one line on stderr (and the JSON error object, ``one_line``: not indented)."""
     if json_requested:
-        print_json({"error": {"code": "input_error", "message": message, "exit_code": 2}})
+        print_json({"error": {"code": "input_error", "message": message, "exit_code": 2}}, one_line=one_line)
     print(f"baton: {message}", file=sys.stderr)
 
 

@@ -18,8 +18,9 @@ def usage_error_message(parser: argparse.ArgumentParser, message: str, *, json_r
     hint = did_you_mean(parser, message)
     if hint:
         message = f"{message} (did you mean {hint}?)"
-    if json_requested:
-        print_json({"error": {"code": "input_error", "message": message, "exit_code": 2}})
+    if json_requested:  # on one line for a command whose ``--json`` is JSON Lines (``log``)
+        print_json({"error": {"code": "input_error", "message": message, "exit_code": 2}},
+                   one_line=bool(parser.get_default("json_lines")))
     return message
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Callable
 
 from baton.commands.context import Project, ensure_writer
 from baton.commands.record import record
@@ -49,8 +49,11 @@ class InitResult:
         return f"Already a Baton project: {self.project_id} in {self.root}/.baton (nothing changed)"
 
 
-def init_project(project: str | os.PathLike | None = None, *, project_id: str | None = None) -> InitResult:
-    """Create ``.baton/`` (config, ledger, ignore file) and record ``project.initialized``.
+def init_project(project: str | os.PathLike | None = None, *, project_id: str | None = None,
+                 on_wait: Callable[[], None] | None = None) -> InitResult:
+    """Create ``.baton/`` (config, ledger, ignore file) and record ``project.initialized``;
+    ``on_wait`` is the project's (``Project.on_wait``: told once when another
+    process holds the ledger lock).
 
     Raises:
         InputError: ``project_id`` is empty or the root is not a directory.
@@ -83,6 +86,7 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
     paths.ledger_dir.mkdir(parents=True, exist_ok=True)
     ensure_writer(paths)
     opened = Project.open(paths.root)
+    opened.on_wait = on_wait
     try:
         with opened.writing() as scope:
             if scope.txn.stream_version("project") == 0:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import fnmatch
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 import orjson
 
 from baton.errors import InputError, NotFound
 from baton.ledger.envelope import Event
 from baton.model import frozen
-from baton.projections.runner import Until
+from baton.projections.until import Until
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -27,16 +27,45 @@ class LogResult:
 
     def json_lines(self) -> str:
         """``--json`` prints one event per line, so the output streams into jq -c."""
-        return "\n".join(orjson.dumps(e.to_dict(), option=orjson.OPT_SORT_KEYS).decode() for e in self.events)
+        return "\n".join(json_line(e) for e in self.events)
 
     def render(self) -> str:
-        if not self.events:
-            return "(no events)"
-        lines = []
-        for e in self.events:
-            erased = " [payload erased]" if e.erased else ""
-            lines.append(f"{e.at}  {e.type:<24} {e.stream:<48} {e.writer}#{e.seq}  {e.id}{erased}")
-        return "\n".join(lines)
+        return "\n".join(text_lines(self.events))
+
+
+class LogStream:
+    """``baton log``'s events as they are read (``log_events``): its lines
+    are printed one event at a time, so what a pass holds is a chunk of each
+    feed, whatever the ledger's size. A damaged feed found midway raises
+    there, after the lines before it were handed out (docs/cli.md)."""
+
+    exit_code = 0
+
+    def __init__(self, events: Iterable[Event]) -> None:
+        self.events = events
+
+    def text_lines(self) -> Iterator[str]:
+        """``render``'s lines, one at a time."""
+        return text_lines(self.events)
+
+    def json_line_iter(self) -> Iterator[str]:
+        """``json_lines``' lines, one at a time."""
+        return (json_line(e) for e in self.events)
+
+
+def json_line(event: Event) -> str:
+    return orjson.dumps(event.to_dict(), option=orjson.OPT_SORT_KEYS).decode()
+
+
+def text_lines(events: Iterable[Event]) -> Iterator[str]:
+    """One line per event; ``(no events)`` for none."""
+    shown = False
+    for e in events:
+        shown = True
+        erased = " [payload erased]" if e.erased else ""
+        yield f"{e.at}  {e.type:<24} {e.stream:<48} {e.writer}#{e.seq}  {e.id}{erased}"
+    if not shown:
+        yield "(no events)"
 
 
 def _matches(pattern: str | None, value: str) -> bool:
@@ -47,7 +76,16 @@ def _matches(pattern: str | None, value: str) -> bool:
     return value == pattern
 
 
-def ledger_log(
+def ledger_log(project: "Project", **filters: Any) -> LogResult:
+    """``log_events``, every chosen event in a list.
+
+    Raises:
+        what ``log_events`` raises.
+    """
+    return LogResult(list(log_events(project, **filters)))
+
+
+def log_events(
     project: "Project",
     *,
     event_type: str | None = None,
@@ -55,21 +93,37 @@ def ledger_log(
     since: str | None = None,
     until: str | None = None,
     limit: int | None = None,
-) -> LogResult:
-    """Events of the project, merged across feeds, optionally filtered.
+) -> Iterator[Event]:
+    """Events of the project, merged across feeds, optionally filtered, read
+    a chunk of each feed at a time: without ``limit`` they are handed out as
+    they are read, with it the last ``limit`` are held (and handed out at the end).
 
     ``since`` is exclusive (events after that id or time), ``until``
     inclusive; both take an event id or an RFC 3339 time. ``type`` and
-    ``stream`` take an exact value or a glob (``handoff.*``).
+    ``stream`` take an exact value or a glob (``handoff.*``). An id no feed
+    holds is refused here, before any event is read (its bytes are looked
+    for: ``Ledger.holds_event``), not after the whole ledger was.
 
     Raises:
-        NotInitialized, NotFound (unknown event id), InputError (bad time, a limit below 1).
+        NotInitialized, NotFound (unknown event id), InputError (bad time, a limit below 1);
+        while iterating, LedgerCorrupt (a damaged feed) and, should a feed
+        change under the reading, NotFound.
     """
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise InputError("`limit` must be a positive number")
     after = Until.parse(since, option="since") if since is not None else None
     upto = Until.parse(until, option="until") if until is not None else None
-    chosen: deque[Event] | list[Event] = deque(maxlen=limit) if limit is not None else []
+    for bound in (upto, after):
+        if bound is not None and bound.event_id is not None and not project.ledger.holds_event(bound.event_id):
+            raise NotFound(f"no event with id {bound.event_id}")
+    chosen = _chosen(project, after, upto, event_type, stream)
+    if limit is None:
+        return chosen
+    return iter(deque(chosen, maxlen=limit))
+
+
+def _chosen(project: "Project", after: Until | None, upto: Until | None,
+            event_type: str | None, stream: str | None) -> Iterator[Event]:
     started = after is None or after.event_id is None  # past ``since``'s event (an id), or no such bound
     past = False  # beyond ``until``
     found_until = False
@@ -78,7 +132,7 @@ def ledger_log(
             past = True  # the ledger is in hlc order: every later event is beyond it too
         if (started and not past and (after is None or after.event_id is not None or e.hlc > _hlc(after))
                 and _matches(event_type, e.type) and _matches(stream, e.stream)):
-            chosen.append(e)
+            yield e
         if after is not None and e.id == after.event_id:
             started = True
         if upto is not None and e.id == upto.event_id:
@@ -90,7 +144,6 @@ def ledger_log(
     if not started:
         assert after is not None
         raise NotFound(f"no event with id {after.event_id}")
-    return LogResult(list(chosen))
 
 
 def _hlc(bound: Until) -> int:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from baton.model import frozen
-from baton.projections.runner import Progress, Until
+from baton.projections.runner import Progress
+from baton.projections.until import Until
 
 if TYPE_CHECKING:
     from baton.commands.context import Project

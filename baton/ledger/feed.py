@@ -509,6 +509,44 @@ def scan_chunks(feed: str, read: Callable[[int, int], bytes], start: FeedHead, s
         yield scan_bytes(feed, carry, head, collect=collect, resumed=head.offset == start.offset)
 
 
+def holds_event_id(read: Callable[[int, int], bytes], size: int, event_id: str,
+                   chunk_bytes: int = CHUNK_BYTES) -> bool:
+    """Whether a whole line among the first ``size`` bytes of a feed is an
+    event whose ``id`` is ``event_id``, found without reading every event:
+    the bytes are searched for the id as JSON spells it (quotes included),
+    a chunk at a time, and only a line holding those bytes is parsed (the id
+    may also stand in another event's payload). A line after the last
+    newline (a torn tail) is not an event. Every JSON encoder writes an id
+    of letters, digits and dashes as it is (a writer would have to escape
+    such a character for no reason to hide it). Damage elsewhere is not
+    looked at: a read of the events reports it."""
+    needle = orjson.dumps(event_id)
+    pos, carry = 0, b""
+    while pos < size:
+        data = read(pos, min(chunk_bytes, size - pos))
+        if not data:
+            break
+        pos += len(data)
+        buf = carry + data if carry else data
+        cut = buf.rfind(b"\n") + 1
+        whole, carry = buf[:cut], buf[cut:]
+        at = whole.find(needle)
+        while at >= 0:
+            end = whole.find(b"\n", at)
+            if _is_event_with_id(whole[whole.rfind(b"\n", 0, at) + 1:end], event_id):
+                return True
+            at = whole.find(needle, end)
+    return False
+
+
+def _is_event_with_id(line: bytes, event_id: str) -> bool:
+    try:
+        raw = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return type(raw) is dict and raw.get("id") == event_id
+
+
 def scan_file(path: Path, start: FeedHead = FeedHead(), *, collect: bool = False) -> FeedScan:
     with open(path, "rb") as fh:
         fh.seek(start.offset)

@@ -29,6 +29,7 @@ from baton.ledger.feed import (
     FeedHead,
     FeedScan,
     encode_line,
+    holds_event_id,
     line_ending_at,
     line_hashes_to,
     merge_feeds,
@@ -95,6 +96,13 @@ class MemoryLedger:
 
     def iter_all(self) -> Iterator[Event]:
         return iter(self.read_all())
+
+    def holds_event(self, event_id: str) -> bool:
+        for feed in self.feed_names():
+            raw = self.feed_bytes(feed)
+            if holds_event_id(lambda at, n, raw=raw: raw[at:at + n], len(raw), event_id):
+                return True
+        return False
 
     def heads(self) -> dict[str, FeedHead]:
         return {name: self.read_feed(name).head for name in self.feed_names()}

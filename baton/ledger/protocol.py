@@ -188,6 +188,11 @@ class LedgerProtocol(Protocol):
         time: what a pass over the whole ledger holds is a chunk per feed."""
         ...
 
+    def holds_event(self, event_id: str) -> bool:
+        """Whether some feed holds an event with this id, found without
+        reading every event (``feed.holds_event_id``)."""
+        ...
+
     def head_holds(self, feed: str, cursor: Cursor) -> bool:
         """True when ``feed`` still has the line ``cursor`` stopped after
         (no shorter, and that line still hashes to the recorded hash; the

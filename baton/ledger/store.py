@@ -24,6 +24,7 @@ import os
 import threading
 import time
 import weakref
+from functools import partial
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
@@ -37,6 +38,7 @@ from baton.ledger.feed import (
     FeedScan,
     collector_paused,
     feed_name,
+    holds_event_id,
     line_ending_at,
     line_hashes_to,
     merge_feeds,
@@ -579,6 +581,15 @@ class Ledger:
                 yield from scan.events
 
         return merge_feeds(events(feed_name(p)) for p in self.feed_paths())
+
+    def holds_event(self, event_id: str) -> bool:
+        """Whether some feed holds an event with this id: its bytes searched a
+        chunk at a time (``feed.holds_event_id``), not every event parsed."""
+        for feed in self.feed_names():
+            info = self.feed_info(feed)
+            if info is not None and holds_event_id(partial(self._read_range, self._path(feed)), info.size, event_id):
+                return True
+        return False
 
     def _read_range(self, path: str, start: int, size: int | None = None) -> bytes:
         """Every byte this instance reads from a feed comes through here (the
