@@ -429,9 +429,9 @@ class Baton:
                               source: str | None = None, max_bytes: int = 8192) -> SessionStartResult:
         """A harness started (or resumed) a session: its brief, delivered once per session.
 
-        A hook kept while the index was too far behind or the ledger locked (a session's end) and
-        still waiting — its catch-up failed, or ended just as it was kept —
-        runs first, so its baton is in this brief."""
+        A hook kept while the index was too far behind or the ledger locked
+        (a session's end) and still waiting — its catch-up failed or gave up,
+        or ended just as it was kept — runs first, so its baton is in this brief."""
         from baton.commands import deferred, harness_start
 
         self._identifiers(session=session_id, harness=harness)
@@ -481,7 +481,7 @@ class Baton:
 
     @contextmanager
     def _kept_if_held_up(self, kind: str, event: str | None, session_id: str | None, *, harness: str | None,
-                        **texts: str | None) -> Iterator[None]:
+                         **texts: str | None) -> Iterator[None]:
         """While a hook's use case runs: should its catch-up be handed to a
         process of its own, keep the hook for that process first
         (``Project.deferral``); should the ledger lock stay held by another
@@ -512,8 +512,8 @@ class Baton:
             self.project.deferral = None
 
     def run_deferred_hooks(self) -> tuple[DeferredRun, ...]:
-        """Run the hooks kept while the index was too far behind or the ledger locked, oldest first,
-        each removed once it ran (``baton.commands.deferred``): after a catch-up
+        """Run the hooks kept while the index was too far behind or the ledger
+        locked, oldest first, each removed once it ran (``baton.commands.deferred``): after a catch-up
         (``rebuild``), and before a session start. A second run of one (a crash
         before its removal, or two processes at once) does nothing more: a
         session ends once, hands a handoff on once, has one draft."""
