@@ -55,7 +55,7 @@ class SessionStartResult:
     """The fields of ``draft`` still to complete."""
     exit_code: int = 0
     kept: tuple = ()
-    """Hooks kept while the index was too far behind, run before this start
+    """Hooks kept while the index was too far behind or the ledger locked, run before this start
     (``baton.commands.deferred.DeferredRun``): their notices are the adapter's to leave."""
 
     @property
