@@ -49,7 +49,7 @@ from baton.model import mutable
 from baton.policy import load_policy
 from baton.project import ProjectPaths, resolve_root, resolve_worktree
 from baton.projections.registry import default_projections
-from baton.projections.runner import CatchUp, Progress, ProjectionRunner
+from baton.projections.runner import CatchUp, Progress, ProjectionRunner, ledger_size
 from baton.writer_id import new_writer_id
 
 
@@ -352,8 +352,8 @@ class Project:
                 except IndexBehind as exc:
                     raise ReadOnlyProject(
                         f"{self.paths.baton_dir} is read-only here, and a replay in memory of "
-                        f"{exc.details['bytes'] / 1e6:.1f} MB of ledger is more than this command folds in its "
-                        f"time ({exc.details['limit'] / 1e6:.1f} MB)",
+                        f"{ledger_size(exc.details['bytes'])} of ledger is more than this command folds in its "
+                        f"time ({ledger_size(exc.details['limit'])})",
                         details={"baton_dir": str(self.paths.baton_dir), **exc.details}) from None
             runner.catch_up(progress=progress, allow_pinned=True)
             return runner
