@@ -151,6 +151,10 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
     return DoctorResult(str(root), True, checks)
 
 
+KEPT_WAITING = ": a catch-up brings the index up to date and runs them"
+"""How the waiting kept hooks' detail ends (the command line adds how to run the catch-up by hand)."""
+
+
 def _kept_hooks(paths: ProjectPaths) -> list[Check]:
     """Hooks kept while the index was too far behind or the ledger locked (``baton.commands.deferred``):
     waiting for a catch-up, or set aside because they could not run."""
@@ -159,7 +163,7 @@ def _kept_hooks(paths: ProjectPaths) -> list[Check]:
     if waiting:
         found.append(Check("deferred hooks", "warn", f"{len(waiting)} hook(s) kept while the index was too far "
                            "behind or the ledger locked (a session's end, a draft before compaction) wait in "
-                           ".baton/deferred/; `baton rebuild --if-needed` brings the index up to date and runs them"))
+                           f".baton/deferred/{KEPT_WAITING}"))
     failed = deferred.failed(paths)
     if failed:
         first = failed[0]
