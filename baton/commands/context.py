@@ -157,6 +157,11 @@ class Project:
         that another process holds it (the command line says so on a
         terminal: a background replay may hold it for seconds)."""
         self._said_waiting = False
+        self.on_progress: Progress | None = None
+        """Told how a catch-up goes (events folded, of about how many) when a
+        command brings the index up to date without a progress of its own (the
+        command line shows a long one on a terminal: a replay after an upgrade
+        takes seconds)."""
         self.fold_limit: int | None = None
         """The most bytes of ledger a catch-up here may fold (None: all of
         them). A hook sets it from its deadline: past it, ``IndexBehind``,
@@ -331,7 +336,7 @@ class Project:
             self.say_if_waiting(self.write_wait)
             with self.ledger.locked(wait=self.write_wait) as txn:
                 started = time.perf_counter()
-                self._caught_up(runner.catch_up(fold_limit=self.fold_limit), started)
+                self._caught_up(runner.catch_up(progress=self.on_progress, fold_limit=self.fold_limit), started)
                 yield WriteScope(self, txn)
         except IndexBehind as exc:
             if "background_pid" in exc.details:  # already handed on (a reading inside this write)
@@ -345,6 +350,7 @@ class Project:
         update: the projections are replayed into memory from the feeds."""
         runner = self.runner
         started = time.perf_counter()
+        progress = progress or self.on_progress
         if self.read_only:
             if self.fold_limit is not None:  # no index to hand a replay to: none past the limit either
                 try:

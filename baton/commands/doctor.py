@@ -19,6 +19,7 @@ from baton.commands.verify import verify_project
 from baton.errors import BatonError
 from baton.model import frozen
 from baton.project import ProjectPaths, git_toplevel, resolve_root
+from baton.projections.runner import Progress
 
 
 @frozen
@@ -70,7 +71,7 @@ and the ``--project`` the user passed."""
 
 
 def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | None = None,
-             on_wait: Callable[[], None] | None = None) -> DoctorResult:
+             on_wait: Callable[[], None] | None = None, on_progress: Progress | None = None) -> DoctorResult:
     root = resolve_root(project)
     paths = ProjectPaths(root)
     checks = [Check("python", "ok" if sys.version_info >= (3, 11) else "fail", sys.version.split()[0])]
@@ -89,7 +90,7 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
     except BatonError as exc:
         checks.append(Check("config", "fail", exc.message))
         return DoctorResult(str(root), True, checks)
-    opened.on_wait = on_wait
+    opened.on_wait, opened.on_progress = on_wait, on_progress
     checks.append(Check("config", "ok", f"project {opened.config.project_id}, fsync {opened.config.fsync}"))
     try:
         sources = opened.policy.sources
