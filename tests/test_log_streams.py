@@ -340,3 +340,9 @@ def test_the_commands_printing_json_lines_are_the_ones_whose_parser_says_so():
     parser = build_parser()
     (commands,) = [a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction"]
     assert {name for name, sub in commands.choices.items() if sub.get_default("json_lines")} == JSON_LINES_COMMANDS
+
+
+@pytest.mark.parametrize("option", ["--until", "--since"])
+def test_a_date_alone_is_refused_with_the_time_it_would_need(project, option):
+    r = run_baton("log", option, "2026-12-05", cwd=project)
+    assert r.returncode == 2 and "not a date alone" in r.stderr and "2026-12-05T00:00:00Z" in r.stderr

@@ -31,6 +31,9 @@ class Until:
         text = text.strip()
         if len(text) == 36 and text.count("-") == 4:
             return cls(event_id=text, label=text)
+        if len(text) == 10 and text[4] == "-" and text[7] == "-":  # a date alone: which moment of it, in which zone?
+            raise InputError(f"`{option}` takes an event id or an RFC 3339 time, a date and a time of day "
+                             f"(e.g. {text}T00:00:00Z), not a date alone ({text!r})")
         try:
             return cls(hlc=hlc_of_datetime(parse_rfc3339(text)), label=text)
         except ValueError:
