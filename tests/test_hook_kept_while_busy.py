@@ -199,6 +199,11 @@ def test_rebuild_refuses_a_lock_wait_that_is_not_a_number_of_seconds(repo, wait)
     assert done.returncode == 2 and "--lock-wait must be a number of seconds >= 0" in done.stderr
 
 
+def test_rebuild_takes_a_lock_wait_of_centuries_as_no_limit(repo):
+    done = run_baton("rebuild", "--if-needed", "--lock-wait", "1e12", cwd=repo)
+    assert done.returncode == 0, done.stderr
+
+
 def _handoff_id(repo: Path) -> str:
     [captured] = _events(repo, "handoff.captured")
     return captured["stream"].split("/", 1)[1]
