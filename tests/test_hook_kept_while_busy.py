@@ -193,6 +193,17 @@ def test_a_catch_up_that_waits_for_the_lock_past_its_lock_wait_keeps_the_kept_ho
     assert _kept(repo) == [] and _session(repo, "s-work")["status"] == "ended"
 
 
+def test_doctor_answers_while_a_holder_keeps_the_ledger_locked_and_names_the_kept_hooks(repo):
+    with lock_held_elsewhere(repo):
+        ended = _end(repo)
+        done = run_baton("doctor", "--json", cwd=repo, timeout=60)  # before: waited for the holder, without limit
+    _wait_gone(_background_pid(ended.stderr))
+    assert done.returncode == 0, done.stderr
+    checks = {check["name"]: check for check in json.loads(done.stdout)["checks"]}
+    assert checks["index"]["status"] == "warn" and "held the ledger lock" in checks["index"]["detail"]
+    assert checks["deferred hooks"]["status"] == "warn"
+
+
 @pytest.mark.parametrize("wait", ["-1", "nan", "inf"])
 def test_rebuild_refuses_a_lock_wait_that_is_not_a_number_of_seconds(repo, wait):
     done = run_baton("rebuild", "--if-needed", "--lock-wait", wait, cwd=repo)
