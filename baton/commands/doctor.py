@@ -161,7 +161,7 @@ def _index_check(opened: Project, paths: ProjectPaths, checks: list[Check]) -> "
     runner = opened.reading()
     pinned = runner.pinned_until
     held = getattr(opened.ledger, "held_elsewhere", None)
-    if held is not None and held():  # still held after the wait: the read was the index as it is
+    if not opened.read_only and held is not None and held():  # still held after the wait: the index as it is
         checks.append(Check("index", "warn", f"not brought up to date: another process held the ledger lock "
                             f"for more than {LOCK_WAIT:g} s (a `baton rebuild`, `sync` or `gc` running, or a "
                             "process stuck holding .baton/ledger.lock); shown as the last writer left it"))
