@@ -237,6 +237,18 @@ def test_a_session_end_kept_while_busy_with_no_process_to_wait_says_how_to_run_i
     assert _kept(repo) == [] and _session(repo, "s-work")["status"] == "ended"
 
 
+def test_a_session_end_kept_while_busy_after_a_catch_up_gave_up_names_the_process_that_tries_again(repo):
+    log = repo / ".baton" / "cache" / "catch-up.log"
+    log.parent.mkdir(exist_ok=True)
+    log.write_text("baton: the ledger stayed locked by another process for 600 s; try again when it is done\n")
+    with lock_held_elsewhere(repo):
+        ended = _end(repo)
+    pid = _background_pid(ended.stderr)
+    _wait_gone(pid)
+    assert f"for 600 s; tried again (pid {pid})" in ended.stderr  # not "try again when it is done; tried again"
+    assert "try again when it is done" not in ended.stderr
+
+
 def test_a_session_end_kept_while_busy_after_a_catch_up_gave_up_says_so_and_tries_again(repo):
     log = repo / ".baton" / "cache" / "catch-up.log"
     log.parent.mkdir(exist_ok=True)
