@@ -167,9 +167,16 @@ def _index_check(opened: Project, paths: ProjectPaths, checks: list[Check]) -> "
                             "process stuck holding .baton/ledger.lock); shown as the last writer left it"))
     elif pinned:
         checks.append(Check("index", "warn", f"pinned at {pinned}; run `baton rebuild` to return to the present"))
+    elif opened.read_only:  # no index is read or written: a replay in memory answers
+        checks.append(Check("index", "ok", f"replayed in memory ({paths.index.name} is not used: "
+                            ".baton/ is read-only here)"))
     else:
         checks.append(Check("index", "ok", f"{paths.index.name} up to date"))
     return runner
+
+
+KEPT_WAITING = ": a catch-up brings the index up to date and runs them"
+"""How the waiting kept hooks' detail ends (the command line adds how to run the catch-up by hand)."""
 
 
 def _kept_hooks(paths: ProjectPaths) -> list[Check]:
@@ -179,8 +186,8 @@ def _kept_hooks(paths: ProjectPaths) -> list[Check]:
     waiting = deferred.waiting(paths)
     if waiting:
         found.append(Check("deferred hooks", "warn", f"{len(waiting)} hook(s) kept while the index was too far "
-                           "behind or the ledger locked (a session's end, a draft before compaction) wait in .baton/deferred/; "
-                           "`baton rebuild` brings the index up to date and runs them"))
+                           "behind or the ledger locked (a session's end, a draft before compaction) wait in "
+                           f".baton/deferred/{KEPT_WAITING}"))
     failed = deferred.failed(paths)
     if failed:
         first = failed[0]
