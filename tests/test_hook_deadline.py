@@ -144,3 +144,10 @@ def test_a_long_notice_is_clipped_in_its_cause_and_keeps_what_was_left_undone(tm
     assert said.startswith("the index is far behind x") and said.endswith("…; " + undone)
     assert len(said) == notices.PROBLEM_MAX
     assert second.endswith("y…") and len(second.split(": ", 1)[1]) == notices.PROBLEM_MAX
+
+
+@pytest.mark.parametrize("name", ["BATON_HOOK_LOCK_WAIT", "BATON_HOOK_DEADLINE"])
+def test_a_hook_given_centuries_to_wait_runs_without_an_overflow(repo, name):
+    done = _hook(repo, "claude-code", "SessionStart", "SessionStart.startup", "s-patient", **{name: "1e12"})
+    assert done.returncode == 0 and "Error" not in done.stderr, done.stderr
+    assert injected("claude-code", done.stdout)

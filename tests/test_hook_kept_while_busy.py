@@ -193,10 +193,26 @@ def test_a_catch_up_that_waits_for_the_lock_past_its_lock_wait_keeps_the_kept_ho
     assert _kept(repo) == [] and _session(repo, "s-work")["status"] == "ended"
 
 
+def test_doctor_answers_while_a_holder_keeps_the_ledger_locked_and_names_the_kept_hooks(repo):
+    with lock_held_elsewhere(repo):
+        ended = _end(repo)
+        done = run_baton("doctor", "--json", cwd=repo, timeout=60)  # before: waited for the holder, without limit
+    _wait_gone(_background_pid(ended.stderr))
+    assert done.returncode == 0, done.stderr
+    checks = {check["name"]: check for check in json.loads(done.stdout)["checks"]}
+    assert checks["index"]["status"] == "warn" and "held the ledger lock" in checks["index"]["detail"]
+    assert checks["deferred hooks"]["status"] == "warn"
+
+
 @pytest.mark.parametrize("wait", ["-1", "nan", "inf"])
 def test_rebuild_refuses_a_lock_wait_that_is_not_a_number_of_seconds(repo, wait):
     done = run_baton("rebuild", "--if-needed", "--lock-wait", wait, cwd=repo)
     assert done.returncode == 2 and "--lock-wait must be a number of seconds >= 0" in done.stderr
+
+
+def test_rebuild_takes_a_lock_wait_of_centuries_as_no_limit(repo):
+    done = run_baton("rebuild", "--if-needed", "--lock-wait", "1e12", cwd=repo)
+    assert done.returncode == 0, done.stderr
 
 
 def _handoff_id(repo: Path) -> str:
@@ -219,6 +235,18 @@ def test_a_session_end_kept_while_busy_with_no_process_to_wait_says_how_to_run_i
     assert notice["failed"] is True  # nothing will run it by itself before the next session start
     assert run_baton("rebuild", "--if-needed", cwd=repo).returncode == 0
     assert _kept(repo) == [] and _session(repo, "s-work")["status"] == "ended"
+
+
+def test_a_session_end_kept_while_busy_after_a_catch_up_gave_up_names_the_process_that_tries_again(repo):
+    log = repo / ".baton" / "cache" / "catch-up.log"
+    log.parent.mkdir(exist_ok=True)
+    log.write_text("baton: the ledger stayed locked by another process for 600 s; try again when it is done\n")
+    with lock_held_elsewhere(repo):
+        ended = _end(repo)
+    pid = _background_pid(ended.stderr)
+    _wait_gone(pid)
+    assert f"for 600 s; tried again (pid {pid})" in ended.stderr  # not "try again when it is done; tried again"
+    assert "try again when it is done" not in ended.stderr
 
 
 def test_a_session_end_kept_while_busy_after_a_catch_up_gave_up_says_so_and_tries_again(repo):

@@ -47,6 +47,12 @@ def test_a_lock_held_elsewhere_gives_up_with_ledger_busy_and_leaves_it_usable(le
     assert len(ledger.read_all()) == 1
 
 
+def test_a_wait_longer_than_a_thread_lock_may_be_given_waits_as_long_as_it_takes(ledger):
+    with ledger.locked(wait=1e12) as txn:  # past threading.TIMEOUT_MAX: no OverflowError
+        txn.append([EventDraft("test.appended", "test/1", {})])
+    assert len(ledger.read_all()) == 1
+
+
 def test_a_held_lock_taken_when_it_is_let_go_within_the_wait(ledger):
     fd = _held_elsewhere(ledger)
     threading.Timer(0.2, os.close, [fd]).start()

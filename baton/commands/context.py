@@ -445,7 +445,9 @@ class Project:
         details = {**exc.details, "background_pid": pid, "background_failed": failed, "deferred": kept}
         held = exc.message.split("; try again", 1)[0]
         if failed is not None:
-            again = "tried again" if pid is not None else "and no process could be started to try again"
+            failed = failed.split("; try again", 1)[0]  # its advice to a person: this hook does try again
+            again = (f"tried again (pid {pid})" if pid is not None
+                     else "and no process could be started to try again")
             return LedgerBusy(f"{held}, and the last catch-up in the background failed: {failed}; {again}",
                               details=details)
         then = (f"a process of its own (pid {pid}) waits for it" if pid is not None

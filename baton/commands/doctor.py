@@ -10,7 +10,7 @@ import os
 import sys
 from importlib import metadata  # 20 ms: only doctor imports this module, and it is on no hook path
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from baton import __version__
 from baton.commands import deferred
@@ -20,6 +20,9 @@ from baton.errors import BatonError
 from baton.model import frozen
 from baton.project import ProjectPaths, git_toplevel, resolve_root
 from baton.projections.runner import Progress
+
+if TYPE_CHECKING:
+    from baton.projections.runner import ProjectionRunner
 
 
 @frozen
@@ -62,6 +65,12 @@ def _versions() -> str:
         except metadata.PackageNotFoundError:
             parts.append(f"{dist} MISSING")
     return ", ".join(parts)
+
+
+LOCK_WAIT = 5.0
+"""How long doctor waits for the ledger lock to bring the index up to date:
+past it, it reports the index as the last writer left it, and says the lock
+is held (a holder that is stuck does not stop the diagnosis)."""
 
 
 ExtraChecks = Callable[[Path, "str | os.PathLike | None"], list[tuple[str, str, str]]]
@@ -125,15 +134,7 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
         checks.append(Check("quarantine", "warn", f"{len(quarantined)} file(s) kept in .baton/quarantine/ "
                                                      "(torn tails and repairs; see docs/ledger.md)"))
     try:
-        runner = opened.reading()
-        pinned = runner.pinned_until
-        if pinned:
-            checks.append(Check("index", "warn", f"pinned at {pinned}; run `baton rebuild` to return to the present"))
-        elif opened.read_only:  # no index is read or written: a replay in memory answers
-            checks.append(Check("index", "ok", f"replayed in memory ({paths.index.name} is not used: "
-                                ".baton/ is read-only here)"))
-        else:
-            checks.append(Check("index", "ok", f"{paths.index.name} up to date"))
+        runner = _index_check(opened, paths, checks)
         unwritten = runner.unwritten()
         if unwritten:
             first = unwritten[0]
@@ -150,6 +151,29 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
         opened.close()
     checks += _kept_hooks(paths)
     return DoctorResult(str(root), True, checks)
+
+
+def _index_check(opened: Project, paths: ProjectPaths, checks: list[Check]) -> "ProjectionRunner":
+    """The index brought up to date, its check appended to ``checks``. A lock
+    another process holds past ``LOCK_WAIT`` (a stuck one, say) is not waited
+    for: the index is read as the last writer left it, and that is said."""
+    opened.say_if_waiting()  # on a terminal, when another process holds the lock: for LOCK_WAIT at most
+    opened.read_wait = LOCK_WAIT
+    runner = opened.reading()
+    pinned = runner.pinned_until
+    held = getattr(opened.ledger, "held_elsewhere", None)
+    if not opened.read_only and held is not None and held():  # still held after the wait: the index as it is
+        checks.append(Check("index", "warn", f"not brought up to date: another process held the ledger lock "
+                            f"for more than {LOCK_WAIT:g} s (a `baton rebuild`, `sync` or `gc` running, or a "
+                            "process stuck holding .baton/ledger.lock); shown as the last writer left it"))
+    elif pinned:
+        checks.append(Check("index", "warn", f"pinned at {pinned}; run `baton rebuild` to return to the present"))
+    elif opened.read_only:  # no index is read or written: a replay in memory answers
+        checks.append(Check("index", "ok", f"replayed in memory ({paths.index.name} is not used: "
+                            ".baton/ is read-only here)"))
+    else:
+        checks.append(Check("index", "ok", f"{paths.index.name} up to date"))
+    return runner
 
 
 KEPT_WAITING = ": a catch-up brings the index up to date and runs them"

@@ -95,12 +95,14 @@ def read_payload(raw: bytes) -> Mapping[str, Any]:
 
 
 def _seconds(name: str, default: float) -> float:
-    """``$name`` as seconds (a finite number ≥ 0), else ``default``."""
+    """``$name`` as seconds (a finite number ≥ 0), else ``default``; at most
+    ``threading.TIMEOUT_MAX`` (centuries: the longest a timer or a lock may
+    be given, past which either raises ``OverflowError``)."""
     try:
         value = float(os.environ.get(name, default))
     except ValueError:
         return default
-    return value if 0 <= value < float("inf") else default
+    return min(value, threading.TIMEOUT_MAX) if 0 <= value < float("inf") else default
 
 
 def _lock_wait() -> float:

@@ -181,6 +181,8 @@ class Ledger:
         return _Hold(self, wait)
 
     def _enter_lock(self, wait: float | None) -> None:
+        if wait is not None and wait >= threading.TIMEOUT_MAX:
+            wait = None  # longer than a thread lock may be given (centuries): as long as it takes
         if wait is None:
             deadline = None
             self._thread_lock.acquire()
