@@ -10,6 +10,7 @@ stdin, the lock held by another process.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -63,10 +64,10 @@ def test_the_next_start_says_once_what_went_wrong(repo):
               BATON_HOOK_DEADLINE="0.5")
     brief = _start(repo, "s-next")
     warned = [line for line in brief.splitlines() if line.startswith("> ⚠️ Baton's")]
-    assert len(warned) == 2
-    assert "claude-code SessionEnd hook (session s-ending)" in warned[0]
-    assert "locked by another process" in warned[0] and "the session's end is kept" in warned[0]  # not lost
-    assert "codex PreCompact hook (session s-other)" in warned[1] and "BATON_HOOK_DEADLINE" in warned[1]
+    # The kept end ran once the lock was let go: its notice ("the session's end is
+    # kept: it will be recorded …") is no longer so, and is not said.
+    assert len(warned) == 1
+    assert "codex PreCompact hook (session s-other)" in warned[0] and "BATON_HOOK_DEADLINE" in warned[0]
     assert brief.index("> ⚠️ Baton's") < brief.index("## Baton")  # in front of the brief
     assert "> ⚠️ Baton's" not in _start(repo, "s-after")  # said once
 
@@ -87,11 +88,12 @@ def test_a_failed_session_end_leaves_nothing_half_done_and_a_later_end_records_i
 
 def test_a_repeated_start_that_delivers_no_brief_keeps_the_notices_for_one_that_does(repo):
     _start(repo, "s-one")
-    with lock_held_elsewhere(repo):
-        _hook(repo, "claude-code", "SessionEnd", "SessionEnd", "s-one", BATON_HOOK_LOCK_WAIT="0.2")
+    with lock_held_elsewhere(repo):  # cut off by its deadline while it waits: a notice, nothing kept
+        _hook(repo, "codex", "PreCompact", "PreCompact.auto", "s-one", BATON_HOOK_LOCK_WAIT="30",
+              BATON_HOOK_DEADLINE="0.5")
     again = _hook(repo, "claude-code", "SessionStart", "SessionStart.compact", "s-one")
     assert again.stdout == ""  # the session's brief was delivered at its first start
-    assert "locked by another process" in _start(repo, "s-two")
+    assert "BATON_HOOK_DEADLINE" in _start(repo, "s-two")
 
 
 def test_the_same_failure_is_said_once_with_how_often(tmp_path):
@@ -151,3 +153,23 @@ def test_a_hook_given_centuries_to_wait_runs_without_an_overflow(repo, name):
     done = _hook(repo, "claude-code", "SessionStart", "SessionStart.startup", "s-patient", **{name: "1e12"})
     assert done.returncode == 0 and "Error" not in done.stderr, done.stderr
     assert injected("claude-code", done.stdout)
+
+
+def test_a_notice_of_a_kept_hook_is_said_while_it_waits_or_was_set_aside_and_not_once_it_ran(tmp_path):
+    folder = tmp_path / notices.KEPT_DIR
+    folder.mkdir()
+    (folder / "1-waiting.json").write_text("{}")
+    (folder / "2-set-aside.failed").write_text("{}")
+    for name in ("1-waiting", "2-set-aside", "3-ran"):
+        notices_write.leave(tmp_path, harness="claude-code", event="SessionEnd", session=name,
+                            problem=f"{name}: the session's end is kept", at="2026-01-01T00:00:00Z", kept=name)
+    said = notices.render(notices.still_so(tmp_path, notices.take(tmp_path)))
+    assert "1-waiting" in said and "2-set-aside" in said and "3-ran" not in said
+
+
+def test_the_notices_look_for_kept_hooks_where_they_are_kept():
+    from baton.commands import deferred
+    from baton.project import ProjectPaths
+
+    assert deferred.directory(ProjectPaths(Path("/p"))) == Path("/p/.baton") / notices.KEPT_DIR
+    assert notices.KEPT_SUFFIXES == (deferred.SUFFIX, deferred.FAILED)

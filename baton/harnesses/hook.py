@@ -147,7 +147,7 @@ class HookRun:
         self.session: str | None = None
         self.project: str | os.PathLike | None = None
 
-    def leave_notice(self, problem: str, *, failed: bool = True) -> None:
+    def leave_notice(self, problem: str, *, failed: bool = True, kept: str | None = None) -> None:
         """Leave ``problem`` for the next session start: in the project the payload
         named, else the one the hook runs in (nothing outside a Baton project)."""
         if self.baton_dir is None:
@@ -160,7 +160,8 @@ class HookRun:
             self.baton_dir = root / ".baton"
         _load("baton.harnesses.notices_write").leave(
             self.baton_dir, harness=self.harness, event=self.event, session=self.session,
-            problem=problem, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), failed=failed)
+            problem=problem, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), failed=failed,
+            kept=kept)
 
 
 AFTER_GIVING_UP = {
@@ -232,7 +233,8 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
         if exc.code == "index_behind" or kept:
             deferred = ((run.kind == SESSION_START or kept) and exc.details.get("background_pid") is not None
                         and not exc.details.get("background_failed"))
-        run.leave_notice(said + (f"; {undone}" if undone else ""), failed=not deferred)
+        run.leave_notice(said + (f"; {undone}" if undone else ""), failed=not deferred,
+                         kept=exc.details.get("deferred") if kept else None)
         return HookOutcome(run.empty, f"baton hook {harness} {event}: {said}; {undone or 'nothing injected'}")
     except Exception as exc:  # noqa: BLE001 - a hook never breaks its harness
         if os.environ.get("BATON_DEBUG"):

@@ -96,5 +96,5 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
             and getattr(result, "delivered", None) is None):
         context = result.notice(complete_with=amend_hint(result.draft))
     if metadata.kind == SESSION_START and context:
-        context = notices.render(notices.take(run.baton_dir)) + context
+        context = notices.render(notices.still_so(run.baton_dir, notices.take(run.baton_dir))) + context
     return chosen.render_notice(metadata, context), result

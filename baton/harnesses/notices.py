@@ -33,6 +33,20 @@ PROBLEM_MAX = 300
 """At most this many notices reach one brief (the newest), with a count of the rest."""
 
 
+KEPT_DIR, KEPT_SUFFIXES = "deferred", (".json", ".failed")
+"""Where a kept hook waits, and its file's endings (``baton.commands.deferred``'s
+``directory``, ``SUFFIX`` and ``FAILED``; a test holds them equal)."""
+
+
+def still_so(baton_dir: str | os.PathLike, notices: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``notices`` without those that say a kept hook will still run when it
+    has run since (its file gone from ``.baton/deferred/``, neither waiting nor
+    set aside): the brief they come with already holds what it did, its baton."""
+    folder = Path(baton_dir) / KEPT_DIR
+    return [item for item in notices if not isinstance(item.get("kept"), str) or "/" in item["kept"]
+            or any((folder / (item["kept"] + suffix)).exists() for suffix in KEPT_SUFFIXES)]
+
+
 def take(baton_dir: str | os.PathLike) -> list[dict[str, Any]]:
     """The notices left since the last start, removed from the file (so they
     are said once). Malformed lines are skipped. Never raises."""

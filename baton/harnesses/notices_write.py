@@ -20,14 +20,16 @@ MAX_BYTES = 64 * 1024
 
 
 def leave(baton_dir: str | os.PathLike, *, harness: str, event: str, session: str | None, problem: str,
-          at: str, failed: bool = True) -> bool:
+          at: str, failed: bool = True, kept: str | None = None) -> bool:
     """Append one notice; False when it could not be written (no ``.baton/``,
     read-only, full). Never raises. ``failed``: the hook failed (else it
-    did its work and has something to say, e.g. a handoff it did not hand on)."""
+    did its work and has something to say, e.g. a handoff it did not hand on).
+    ``kept``: the name of the kept hook (``baton.commands.deferred``) the
+    notice says will still run; once it has, the notice is not shown."""
     harness, event, session, problem = _screened(harness, event, session, problem)
     path = Path(baton_dir) / FILE_NAME
     line = orjson.dumps({"at": at, "harness": harness, "event": event, "session": session,
-                         "problem": problem, "failed": failed}) + b"\n"
+                         "problem": problem, "failed": failed, **({"kept": kept} if kept else {})}) + b"\n"
     try:
         if not Path(baton_dir).is_dir():
             return False
