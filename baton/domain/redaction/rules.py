@@ -175,6 +175,13 @@ def key_words(key: str) -> tuple[str, ...]:
     return tuple(words)
 
 
+@functools.lru_cache(maxsize=4096)
+def key_passes(key_test: KeyTest, key: str) -> bool:
+    """``key_test(key_words(key))``, remembered: a key test is a pure function
+    of the words, and a JSON line has the same few keys on every line."""
+    return key_test(key_words(key))
+
+
 @frozen
 class AssignmentRule:
     """``name = value`` text and ``{"name": "value"}`` pairs whose name says
@@ -199,7 +206,7 @@ class AssignmentRule:
         # and only a head whose key passes is matched whole.
         pos = 0
         for start, key in assignment_heads(text):
-            if start < pos or not self.key_test(key_words(key)):
+            if start < pos or not key_passes(self.key_test, key):
                 continue
             m = _ASSIGNMENT.match(text, start)
             if m is None:
