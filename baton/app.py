@@ -41,7 +41,7 @@ import attrs
 
 from baton.commands.context import Project
 from baton.domain.identifiers import name_problem
-from baton.errors import BatonError, InputError
+from baton.errors import BatonError, InputError, LedgerBusy
 from baton.ledger.clock import WallClock, system_clock
 
 if TYPE_CHECKING:
@@ -429,9 +429,9 @@ class Baton:
                               source: str | None = None, max_bytes: int = 8192) -> SessionStartResult:
         """A harness started (or resumed) a session: its brief, delivered once per session.
 
-        A hook kept while the index was too far behind (a session's end) and
-        still waiting — its catch-up failed, or ended just as it was kept —
-        runs first, so its baton is in this brief."""
+        A hook kept while the index was too far behind or the ledger locked
+        (a session's end) and still waiting — its catch-up failed or gave up,
+        or ended just as it was kept — runs first, so its baton is in this brief."""
         from baton.commands import deferred, harness_start
 
         self._identifiers(session=session_id, harness=harness)
@@ -454,7 +454,7 @@ class Baton:
         from baton.commands import deferred, harness_compaction
 
         self._identifiers(session=session_id, harness=harness)
-        with self._kept_if_behind(deferred.PRE_COMPACT, event, session_id, harness=harness, trigger=trigger):
+        with self._kept_if_held_up(deferred.PRE_COMPACT, event, session_id, harness=harness, trigger=trigger):
             return harness_compaction.prepare_before_compaction(self.project, session_id, harness=harness,
                                                                 trigger=trigger)
 
@@ -469,7 +469,7 @@ class Baton:
         from baton.commands import deferred, harness_finish
 
         self._identifiers(session=session_id, harness=harness)
-        with self._kept_if_behind(deferred.SESSION_END, event, session_id, harness=harness, reason=reason):
+        with self._kept_if_held_up(deferred.SESSION_END, event, session_id, harness=harness, reason=reason):
             finished = harness_finish.finish_session(self.project, session_id, harness=harness, reason=reason)
             if finished is None:  # the session wrote a handoff to hand on: the hand-on (``baton_hand_on``) only then
                 from baton.commands import baton_hand_on
@@ -480,12 +480,14 @@ class Baton:
         return finished
 
     @contextmanager
-    def _kept_if_behind(self, kind: str, event: str | None, session_id: str | None, *, harness: str | None,
-                        **texts: str | None) -> Iterator[None]:
+    def _kept_if_held_up(self, kind: str, event: str | None, session_id: str | None, *, harness: str | None,
+                         **texts: str | None) -> Iterator[None]:
         """While a hook's use case runs: should its catch-up be handed to a
         process of its own, keep the hook for that process first
-        (``Project.deferral``). Without ``event`` (not a hook), or without a
-        session id, nothing is kept."""
+        (``Project.deferral``); should the ledger lock stay held by another
+        process past the hook's wait (``LedgerBusy``), keep it too, and start
+        that process to wait for the lock (``Project.busy``). Without
+        ``event`` (not a hook), or without a session id, nothing is kept."""
         from baton.commands import deferred
 
         if event is None or not session_id or self.project.read_only:
@@ -502,12 +504,16 @@ class Baton:
         self.project.deferral = keep
         try:
             yield
+        except LedgerBusy as exc:  # the lock held past the hook's wait: kept, for a process that waits for it
+            if "background_pid" in exc.details:
+                raise
+            raise self.project.busy(exc) from None
         finally:
             self.project.deferral = None
 
     def run_deferred_hooks(self) -> tuple[DeferredRun, ...]:
-        """Run the hooks kept while the index was too far behind, oldest first,
-        each removed once it ran (``baton.commands.deferred``): after a catch-up
+        """Run the hooks kept while the index was too far behind or the ledger
+        locked, oldest first, each removed once it ran (``baton.commands.deferred``): after a catch-up
         (``rebuild``), and before a session start. A second run of one (a crash
         before its removal, or two processes at once) does nothing more: a
         session ends once, hands a handoff on once, has one draft."""

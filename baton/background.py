@@ -9,7 +9,13 @@ catch-up the hook may not fold (``IndexBehind``) is handed here instead:
 with none of the hook's streams (stdin and stdout on ``/dev/null``, stderr
 to ``.baton/cache/catch-up.log``), so the harness, which waits for the
 hook's output to close, is not kept waiting. It takes the ledger lock like any
-writer. It runs the same interpreter and package as the hook, never a shell.
+writer, waiting for it at most ``LOCK_WAIT`` seconds. It runs the same
+interpreter and package as the hook, never a shell.
+
+A hook whose work must not be lost (a session's end, the draft before a
+compaction) that finds the ledger lock held by another process past its
+wait starts it too (``Project.busy``): kept, the work is done by this
+process once the lock is let go.
 
 One at a time: the process started holds ``.baton/cache/catch-up.lock``
 (an ``flock`` it inherits as a descriptor of its own, released when it
@@ -34,6 +40,16 @@ LOCK = "cache/catch-up.lock"
 """Held by the background catch-up while it runs, with its pid; relative to ``.baton/``."""
 _INHERITED_FD = 3
 """The descriptor the catch-up holds its lock on (closed when it ends)."""
+
+
+LOCK_WAIT = 600.0
+"""How long the background catch-up waits for the ledger lock (``rebuild
+--lock-wait``), for its replay and for each hook kept for it, before it gives
+up (``ledger_busy``, in its log): a long ``baton rebuild``, ``sync`` or ``gc``
+is done well within it, and a holder stuck for good does not keep it (and
+its own lock, which stops later hooks starting another) for ever. A holder
+that dies lets go of the lock at once (``flock``). What it kept waits, for
+the next catch-up or session start."""
 
 
 FAILED_MAX = 300
@@ -119,7 +135,8 @@ def _running_pid(path: Path) -> int | None:
 
 
 def _spawn(root: Path, baton_dir: Path, lock: int | None) -> int | None:
-    argv = [sys.executable, "-P", "-m", "baton", "--project", str(root), "rebuild", "--if-needed"]
+    argv = [sys.executable, "-P", "-m", "baton", "--project", str(root), "rebuild", "--if-needed",
+            "--lock-wait", f"{LOCK_WAIT:g}"]
     for stderr in (str(baton_dir / LOG), os.devnull):
         actions: list[tuple[Any, ...]] = [
             (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),

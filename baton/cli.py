@@ -115,6 +115,9 @@ def _add_ledger_core(sub, common) -> None:
     p.add_argument("--if-needed", action="store_true",
                    help="bring the index up to date; replay only when it must be (what a hook starts in the "
                         "background when the index is too far behind for its time)")
+    p.add_argument("--lock-wait", metavar="SECONDS", type=float,
+                   help="give up (exit 4, ledger_busy) when another process holds the ledger lock that long; "
+                        "default: wait as long as it takes")
     p.set_defaults(func="ledger:rebuild")
 
     p = sub.add_parser("sync", parents=[common], help="share the ledger's feeds through a git remote",

@@ -16,7 +16,7 @@ import attrs
 import orjson
 
 from baton.canonical import pretty_bytes
-from baton.domain.detector_config import DetectorConfig
+from baton.domain.detector_config import detector_settings
 from baton.errors import ConfigError, InputError, StorageError
 from baton.model import frozen
 
@@ -83,7 +83,7 @@ def config_problems(raw: dict[str, Any]) -> list[str]:
             problems.append(f"{name} must be a JSON object, not {type(raw[name]).__name__}")
     if isinstance(raw.get("detector"), dict):
         try:
-            DetectorConfig.from_section(raw["detector"])
+            detector_settings(raw["detector"])
         except InputError as exc:
             problems += (exc.details or {}).get("problems") or [exc.message]
     if isinstance(raw.get("sync"), dict):

@@ -26,25 +26,6 @@ import orjson
 from baton.config import write_json_atomic
 from baton.domain.regexes import lazy
 from baton.errors import StorageError
-from baton.model import frozen
-
-
-@frozen
-class RepoState:
-    """A snapshot of the repository for a handoff's ``project.repository``."""
-
-    vcs: str = "git"
-    head: str | None = None
-    branch: str | None = None
-    dirty: bool | None = None
-    changed_files: tuple[str, ...] = ()
-    remote_hint: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "vcs": self.vcs, "head": self.head, "branch": self.branch, "dirty": self.dirty,
-            "changed_files": list(self.changed_files), "remote_hint": self.remote_hint,
-        }
 
 
 class GitDirs(NamedTuple):
@@ -357,7 +338,8 @@ def remote_hint(url: str | None) -> str | None:
     return text.rstrip("/") or None
 
 
-def _origin_url(repo) -> str | None:
+def origin_url(repo) -> str | None:
+    """The ``origin`` remote's URL in an opened repository's config, or None."""
     try:
         return _text(repo.get_config().get((b"remote", b"origin"), b"url"))
     except (KeyError, OSError, ValueError):
@@ -430,16 +412,3 @@ def status_groups(start: Path) -> StatusGroups:
     added = staged_add - deleted
     modified = (staged_modify | unstaged) - deleted - added
     return StatusGroups(*(tuple(sorted(g)) for g in (added, modified, deleted, untracked)))
-
-
-def repo_state(start: Path) -> RepoState:
-    repo = open_repo(start)
-    if repo is None:
-        return RepoState(vcs="none")
-    try:
-        url = _origin_url(repo)
-    finally:
-        repo.close()
-    dirty, files = changed_files(start)
-    return RepoState(head=head_commit(start), branch=current_branch(start), dirty=dirty,
-                     changed_files=files, remote_hint=remote_hint(url))

@@ -6,12 +6,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from baton.domain.baton_payload import BatonPayload, handoff_payload_for_baton, parse_payload
 from baton.domain.batons import (
     HANDOFF_HEADING,
     KEY_PART_MAX,
     SHARED_KEY,
     STEPS_REQUIRED,
-    BatonPayload,
     BatonRecord,
     active_for_context,
     assemble_brief,
@@ -21,8 +21,6 @@ from baton.domain.batons import (
     collect_traps,
     context_key,
     encode_key_part,
-    handoff_payload_for_baton,
-    parse_payload,
     recent_handoffs,
     render_baton_markdown,
     select_eligible,

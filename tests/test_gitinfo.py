@@ -8,6 +8,7 @@ import pytest
 from dulwich import porcelain
 
 from baton import gitinfo
+from baton.repo_state import repo_state
 
 
 def _commit(repo_dir: Path, name: str, text: str) -> str:
@@ -29,7 +30,7 @@ def _with_linked_worktree(tmp_path: Path) -> Path:
 
 
 def test_outside_a_repository_everything_is_unknown(tmp_path):
-    state = gitinfo.repo_state(tmp_path)
+    state = repo_state(tmp_path)
     assert state.vcs == "none" and state.head is None and state.branch is None
 
 

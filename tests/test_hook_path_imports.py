@@ -8,6 +8,8 @@ only builds tables) or dulwich's porcelain.
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 
@@ -193,3 +195,127 @@ def test_folding_a_capture_from_another_writer_loads_the_handoff_events_and_not_
     loaded = _loaded(warm, "resume", "latest")
     assert {"baton.events.handoff", "baton.domain.aggregates.handoff"} <= loaded  # the capture was folded
     assert not {"baton.events.catalogue", "baton.events.detector", "baton.events.project"} & loaded
+
+
+_CLASSES_AT_EXIT = """
+import os, runpy, sys
+exit_now = os._exit
+def report(code):
+    names = sorted(f"{m.__name__}.{k}" for m in list(sys.modules.values())
+                   if (m.__name__ or "").startswith("baton") for k, v in vars(m).items()
+                   if isinstance(v, type) and hasattr(v, "__attrs_attrs__") and v.__module__ == m.__name__)
+    sys.stderr.write("ATTRS " + " ".join(names) + "\\n")
+    sys.stderr.flush()
+    exit_now(code)
+os._exit = report
+sys.argv = ["baton", *sys.argv[1:]]
+runpy.run_module("baton", run_name="__main__", alter_sys=True)
+"""
+
+
+def _steady_run(project, *args: str, stdin: str | None = None) -> tuple[set[str], set[str]]:
+    """The Baton modules a hook-path command loads and the attrs classes it defines
+    (``-X importtime``, and the classes found in the modules at its ``os._exit``)."""
+    r = subprocess.run([sys.executable, "-X", "importtime", "-c", _CLASSES_AT_EXIT, *args], input=stdin,
+                       capture_output=True, text=True, cwd=project, env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    modules = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if "|" in line}
+    classes = next(line for line in r.stderr.splitlines() if line.startswith("ATTRS ")).split()[1:]
+    return {m for m in modules if m == "baton" or m.startswith("baton.")}, set(classes)
+
+
+STEADY_MODULES = {
+    "baton", "baton.app", "baton.background", "baton.canonical", "baton.cli", "baton.cli_handlers",
+    "baton.cli_handlers.output", "baton.commands", "baton.commands.batons", "baton.commands.bootstrap",
+    "baton.commands.context", "baton.commands.identity", "baton.commands.objectives", "baton.config",
+    "baton.domain", "baton.domain.batons", "baton.domain.detector_config", "baton.domain.freshness_states",
+    "baton.domain.identifiers", "baton.domain.limits", "baton.domain.paths", "baton.domain.redaction",
+    "baton.domain.redaction.output", "baton.domain.redaction.policy", "baton.domain.redaction.rules",
+    "baton.domain.redaction.secret_rules", "baton.domain.redaction.table", "baton.domain.redaction.walk",
+    "baton.domain.regexes", "baton.domain.short_ids", "baton.domain.visible", "baton.errors", "baton.events",
+    "baton.events.names", "baton.gitinfo", "baton.ledger", "baton.ledger.changes", "baton.ledger.clock",
+    "baton.ledger.envelope", "baton.ledger.feed", "baton.ledger.files", "baton.ledger.ids",
+    "baton.ledger.integrity", "baton.ledger.listing", "baton.ledger.protocol", "baton.ledger.store",
+    "baton.ledger.upcast", "baton.ledger.versions", "baton.model", "baton.oplog", "baton.policy",
+    "baton.process_end", "baton.project", "baton.projections", "baton.projections.base",
+    "baton.projections.batons", "baton.projections.continuity_metrics", "baton.projections.detector",
+    "baton.projections.event_counts", "baton.projections.handoffs", "baton.projections.lineage",
+    "baton.projections.registry", "baton.projections.runner", "baton.projections.sessions", "baton.writer_id",
+}
+"""Baton's modules a steady ``bootstrap --json`` and SessionStart hook both load."""
+STEADY_READ_MODULES = STEADY_MODULES | {
+    "baton.cli_handlers.opened", "baton.cli_handlers.sessions", "baton.cli_read",
+}
+"""``bootstrap --json`` from the command line: its handlers' modules besides (68 in all)."""
+STEADY_START_MODULES = STEADY_MODULES | {
+    "baton.commands.deferred", "baton.harnesses.notices_write",  # what a hook keeps for a deferred catch-up
+    "baton.commands.draft_fields", "baton.commands.harness_start", "baton.commands.record",
+    "baton.commands.session_drafts", "baton.commands.session_records", "baton.domain.aggregates",
+    "baton.domain.aggregates.session", "baton.domain.handoff_requests", "baton.events.base",
+    "baton.events.session", "baton.harnesses", "baton.harnesses.claude_code", "baton.harnesses.hook",
+    "baton.harnesses.hook_project", "baton.harnesses.notices", "baton.harnesses.protocol",
+    "baton.projections.folds", "baton.projections.folds.sessions",
+}
+"""The SessionStart hook: its adapter and runner, and what records ``session.begun`` (85 in all)."""
+STEADY_CLASSES = {
+    "baton.commands.batons.Peek", "baton.commands.bootstrap.BootstrapResult", "baton.commands.bootstrap.Offer",
+    "baton.commands.context.GatheredBatch", "baton.commands.context.WriteScope",
+    "baton.commands.identity.SessionContext", "baton.commands.objectives.SessionObjective",
+    "baton.config.ProjectConfig", "baton.domain.batons.AssembledBrief", "baton.domain.batons.BatonRecord",
+    "baton.domain.batons.FittedSection",
+    "baton.domain.identifiers.IdentifierFinding",
+    "baton.domain.redaction.policy.RedactionPolicy", "baton.domain.redaction.rules.AssignmentRule",
+    "baton.domain.redaction.rules.PathRule", "baton.domain.redaction.rules.PatternRule",
+    "baton.domain.redaction.walk.Redaction", "baton.domain.redaction.walk.RedactionOutcome",
+    "baton.ledger.changes._Read", "baton.ledger.envelope.Event", "baton.ledger.envelope.EventDraft",
+    "baton.ledger.feed.FeedHead", "baton.ledger.feed.FeedProblem", "baton.ledger.feed.FeedScan",
+    "baton.ledger.feed.TornTail", "baton.ledger.protocol.Changes", "baton.ledger.protocol.Cursor",
+    "baton.ledger.protocol.FeedInfo", "baton.ledger.protocol.Seed", "baton.policy.Policy",
+    "baton.project.ProjectPaths", "baton.projections.handoffs.HandoffSummary",
+    "baton.projections.runner.CatchUp",
+}
+"""The attrs classes both define (33)."""
+STEADY_READ_CLASSES = STEADY_CLASSES
+STEADY_START_CLASSES = STEADY_CLASSES | {
+    "baton.commands.deferred.DeferredHook", "baton.commands.deferred.DeferredRun",
+    "baton.commands.harness_start.SessionStartResult", "baton.commands.harness_start.Starting",
+    "baton.domain.aggregates.session.BeginSession", "baton.domain.aggregates.session.ClearObjective",
+    "baton.domain.aggregates.session.EndSession", "baton.domain.aggregates.session.SetObjective",
+    "baton.events.base.DomainEvent", "baton.events.session.ObjectiveCleared",
+    "baton.events.session.ObjectiveSet", "baton.events.session.SessionBegun",
+    "baton.events.session.SessionEnded",
+}
+"""... and the session events, the session aggregate's commands and the start's results (46 in all)."""
+
+
+@pytest.fixture
+def steady(warm):
+    """The warm project with nothing waiting and nothing new to fold: a session start's usual case."""
+    from baton.app import Baton
+
+    with Baton.open(warm) as app:
+        app.cancel_baton()
+    _loaded(warm, "session", "handoff", "--json")
+    return warm
+
+
+def test_a_steady_bootstrap_loads_no_module_and_defines_no_class_beyond_the_named_ones(steady):
+    """What ``bootstrap --json`` loads in a project in use (a warm index, nothing
+    new, no baton waiting) is named here, module by module and class by class:
+    each one costs every hook (~0.1 ms a module, ~0.2 ms an attrs class: docs/performance.md,
+    "The hook path in its own process, fifth pass"), so one more must be a decision."""
+    modules, classes = _steady_run(steady, "bootstrap", "--json", "--session-id", "s7")
+    assert "baton.commands.bootstrap" in modules  # it ran through the application
+    assert modules - STEADY_READ_MODULES == set() and classes - STEADY_READ_CLASSES == set(), \
+        (sorted(modules), sorted(classes))
+
+
+def test_a_steady_session_start_hook_loads_no_module_and_defines_no_class_beyond_the_named_ones(steady):
+    """The same for the SessionStart hook, which also records ``session.begun``."""
+    from tests.harness_support import fixture
+
+    payload = json.dumps(fixture("claude-code", "SessionStart.startup", steady, session_id="steady-1"))
+    modules, classes = _steady_run(steady, "hook", "claude-code", "SessionStart", stdin=payload)
+    assert {"baton.commands.harness_start", "baton.events.session"} <= modules  # it started the session
+    assert modules - STEADY_START_MODULES == set() and classes - STEADY_START_CLASSES == set(), \
+        (sorted(modules), sorted(classes))

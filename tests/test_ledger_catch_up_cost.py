@@ -20,7 +20,7 @@ import pytest
 from baton.commands.context import Project
 from baton.errors import LedgerCorrupt, StreamVersionConflict
 from baton.ledger import EventDraft, Ledger
-from baton.projections.runner import Until
+from baton.projections.until import Until
 
 START_NS = 1_700_000_000_000_000_000
 

@@ -32,7 +32,7 @@ from baton.errors import NotFound
 from baton.ledger import Ledger
 from baton.ledger.envelope import EventDraft
 from baton.ledger.memory import MemoryLedger
-from baton.projections.runner import Until
+from baton.projections.until import Until
 from tests.conftest import run_baton
 
 WRITERS = ("aaaaaaaaaaaaaaa1", "bbbbbbbbbbbbbbb2", "ccccccccccccccc3")

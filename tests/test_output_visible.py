@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from mcp import Client
 
 from baton.domain.redaction import printable, visible_json
@@ -74,3 +76,43 @@ async def test_mcp_answer_text_shows_bidi_controls_as_escapes(project):
     text = result.content[0].text
     assert "\u202e" not in text and "\\u202e" in text
     assert json.loads(text) == result.structured_content
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F)), st.sampled_from(["", "é", "\u202e", "\x85", "\U000e0041"]))
+def test_an_ascii_text_is_shown_as_the_full_pattern_shows_it(text, extra):
+    """``printable`` reads an ASCII text with a pattern of the ASCII control
+    characters only: it shows what the pattern of every control and invisible
+    character shows, character by character, with or without a non-ASCII one."""
+    from baton.domain import visible
+
+    for sample in (text, text + extra):
+        assert printable(sample) == "".join(visible._escape(ch) if visible._CONTROL.fullmatch(ch) else ch
+                                            for ch in sample)
+
+
+def test_the_sets_of_escaped_characters_are_exactly_what_the_patterns_match():
+    """``printable`` and ``visible_json`` return a text with none of these
+    characters as it is, without their patterns: every code point agrees."""
+    from baton.domain import visible
+
+    for code in range(0x110000):
+        ch = chr(code)
+        assert (visible._CONTROL.fullmatch(ch) is not None) == (ch in visible._ESCAPED), hex(code)
+        assert (visible._INVISIBLE.fullmatch(ch) is not None) == (ch in visible._INVISIBLE_CHARS), hex(code)
+
+
+def test_a_text_with_nothing_to_escape_compiles_no_pattern_and_an_ascii_one_only_the_ascii_pattern():
+    """The full patterns span the astral planes (~0.5 ms each to compile), and
+    Baton's own brief is not ASCII (its dashes, its warning sign): a process that
+    prints text with nothing to escape compiles neither; an ASCII text with a
+    control character compiles the ASCII one."""
+    import subprocess
+    import sys
+
+    code = ("from baton.domain import visible as v; t = 'a — ⚠️ b\\n'; "
+            "assert v.printable(t) == t and v.visible_json('\"' + t + '\"') == '\"' + t + '\"'; "
+            "print(v._CONTROL.compiled, v._INVISIBLE.compiled, v._ASCII_CONTROL.compiled); "
+            "assert v.printable('a\\x1bb') == 'a\\\\x1bb'; "
+            "print(v._CONTROL.compiled, v._ASCII_CONTROL.compiled)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False", "False", "False", "True"]

@@ -15,7 +15,8 @@ import pytest
 from baton.errors import Conflict
 from baton.ledger import EventDraft, Ledger
 from baton.ledger.upcast import UpcasterRegistry
-from baton.projections.runner import CatchUp, ProjectionRunner, Until
+from baton.projections.runner import CatchUp, ProjectionRunner
+from baton.projections.until import Until
 from tests.conftest import run_baton
 from tests.projection_support import START_NS, projections
 

@@ -25,8 +25,8 @@ from baton.domain.redaction import (
     custom_rule,
     redact_payload,
     shannon_entropy,
-    summarize_output,
 )
+from baton.domain.redaction.summary import summarize_output
 from baton.errors import PolicyBlock
 from baton.policy import redact_or_block
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from baton.errors import InputError
-from baton.projections.runner import Until
+from baton.projections.until import Until
 from tests.conftest import run_baton
 
 

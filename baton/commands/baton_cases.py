@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from baton.commands.baton_claim import key_state
+from baton.commands.baton_claim import CreatedBaton, key_state
 from baton.commands.baton_create import create_in_scope
 from baton.commands.baton_hand_on import hand_on_in_scope
-from baton.commands.batons import CreatedBaton, as_payload, current_batons, redaction_lines, stored_baton
+from baton.commands.batons import current_batons, redaction_lines, stored_baton
 from baton.commands.identity import SessionContext, context_of
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
+from baton.domain.baton_payload import as_payload
 from baton.domain.batons import PENDING, BatonRecord, active_for_context
 from baton.domain.short_ids import id_matches
 from baton.errors import Conflict, InputError, NotFound

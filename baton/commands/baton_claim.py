@@ -9,7 +9,7 @@ event classes or ``record``, which are imported here.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
@@ -22,10 +22,24 @@ from baton.domain.batons import CLAIMED, BatonRecord
 from baton.domain.handoff import stored_handoff
 from baton.events.names import handoff_stream
 from baton.ledger.clock import rfc3339_micros
+from baton.model import frozen
 
 if TYPE_CHECKING:
     from baton.commands.context import WriteScope
     from baton.events.baton import BatonCreated
+
+
+@frozen
+class CreatedBaton:
+    """A baton left (``baton_create``, ``baton_hand_on``): its record as stored, the
+    pending baton it superseded, and what redaction changed in its payload."""
+
+    record: BatonRecord
+    superseded: str | None
+    redactions: list
+
+    def to_json(self) -> dict[str, Any]:
+        return {"handoff": self.record.to_json(), "superseded": self.superseded, "redactions": self.redactions}
 
 
 def key_state(scope: WriteScope, key: str) -> BatonKey:

@@ -8,18 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from baton.commands.baton_claim import append_created
-from baton.commands.batons import CreatedBaton, stored_baton
+from baton.commands.baton_claim import CreatedBaton, append_created
+from baton.commands.batons import stored_baton
 from baton.commands.capture import capture_in_scope
 from baton.commands.identity import SessionContext
-from baton.domain.batons import (
-    BatonPayload,
-    BatonRecord,
-    baton_content_of_handoff,
-    baton_key,
-    baton_stream,
-    handoff_payload_for_baton,
-)
+from baton.domain.baton_payload import BatonPayload, handoff_payload_for_baton
+from baton.domain.batons import BatonRecord, baton_content_of_handoff, baton_key, baton_stream
 
 if TYPE_CHECKING:
     from baton.commands.context import WriteScope

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from baton.commands.baton_claim import append_created
-from baton.commands.batons import CreatedBaton, current_batons, stored_baton
+from baton.commands.baton_claim import CreatedBaton, append_created
+from baton.commands.batons import current_batons, stored_baton
 from baton.commands.identity import SessionContext
 from baton.commands.ids import place_of, resolve_handoff_id
 from baton.domain.batons import STEPS_REQUIRED, BatonRecord, baton_content_of_handoff, baton_key

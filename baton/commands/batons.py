@@ -31,10 +31,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
-
 from baton.commands.identity import SessionContext
-from baton.domain.batons import BatonPayload, BatonRecord, baton_key, baton_stream, parse_payload, select_eligible
+from baton.domain.batons import BatonRecord, baton_key, baton_stream, select_eligible
 from baton.model import frozen
 from baton.projections.batons import baton_records
 
@@ -84,35 +82,6 @@ def stored_baton(runner, record: BatonRecord) -> BatonRecord:
 
 
 # -- what the use cases that leave a baton share -------------------------------------------
-
-@frozen
-class CreatedBaton:
-    record: BatonRecord
-    superseded: str | None
-    redactions: list
-
-    def to_json(self) -> dict[str, Any]:
-        return {"handoff": self.record.to_json(), "superseded": self.superseded, "redactions": self.redactions}
-
-
-def as_payload(handoff: Any, owner: str | None, branch: str | None, shared: bool | None,
-               *, allow_empty: bool) -> BatonPayload | None:
-    """A baton's payload (``domain.batons.parse_payload``) with the owner, branch
-    and sharing given beside it applied; None for an empty one when allowed."""
-    payload: BatonPayload | None
-    if isinstance(handoff, BatonPayload):
-        payload = handoff
-    else:
-        payload = parse_payload(handoff, allow_empty=allow_empty)
-    if payload is None:
-        return None
-    return attrs.evolve(
-        payload,
-        owner=owner or payload.owner,
-        branch=branch or payload.branch,
-        shared=payload.shared if shared is None else (shared or payload.shared),
-    )
-
 
 def redaction_lines(redactions: Any) -> list[str]:
     """What was redacted before the baton was written (field and rule; never the value)."""

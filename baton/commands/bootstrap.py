@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
 from baton.commands.batons import Peek, peek_eligible
 from baton.commands.identity import SessionContext, context_of
-from baton.commands.latest import LATEST_WINDOW, RESUMABLE
 from baton.commands.objectives import SessionObjective, check_session_id, get_session_objective
 from baton.config import read_json, write_json_atomic
 from baton.domain.batons import (
@@ -55,6 +54,7 @@ from baton.ledger.ids import uuid7
 from baton.model import frozen
 from baton.projections import handoffs
 from baton.projections.batons import baton_scopes, claim_conflicts
+from baton.projections.handoffs import LATEST_WINDOW, RESUMABLE
 
 if TYPE_CHECKING:
     from baton.commands.context import Project

@@ -41,7 +41,7 @@ from baton.domain.handoff import handoff_file_name, new_draft
 from baton.domain.identifiers import handoff_identifiers
 from baton.domain.paths import lexical_problem, normalize_project_path
 from baton.domain.readiness import transcript_field_paths
-from baton.domain.redaction import summarize_output
+from baton.domain.redaction.summary import summarize_output
 from baton.domain.short_ids import HANDOFFS_DIR, short_id
 from baton.errors import InputError, PolicyBlock, UnsafePath
 from baton.ledger.ids import uuid7

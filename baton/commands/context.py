@@ -414,6 +414,28 @@ class Project:
                 if pid is not None else "and no process could be started to bring it up to date")
         return IndexBehind(f"{exc.message}: {then}", details=details)
 
+    def busy(self, exc: LedgerBusy) -> LedgerBusy:
+        """``exc`` (the ledger lock held by another process past ``write_wait``),
+        once the work that must not be lost (``deferral``) is kept and a process
+        of its own (``baton.background``) started to wait for the lock and run
+        it: what it says names that process. Without ``deferral`` (a hook whose
+        work is not kept, or a command), ``exc`` as it is."""
+        deferral, self.deferral = self.deferral, None
+        kept = deferral() if deferral is not None else None
+        if kept is None:
+            return exc
+        pid, failed = start_catch_up(self.root, self.paths.baton_dir)
+        self.log("info", "kept_while_busy", pid=pid, failed=failed is not None)
+        details = {**exc.details, "background_pid": pid, "background_failed": failed, "deferred": kept}
+        held = exc.message.split("; try again", 1)[0]
+        if failed is not None:
+            again = "tried again" if pid is not None else "and no process could be started to try again"
+            return LedgerBusy(f"{held}, and the last catch-up in the background failed: {failed}; {again}",
+                              details=details)
+        then = (f"a process of its own (pid {pid}) waits for it" if pid is not None
+                else "and no process could be started to wait for it")
+        return LedgerBusy(f"{held}: {then}", details=details)
+
     def _quiet_since(self) -> tuple | None:
         """The feeds' ``(name, inode, size, mtime)`` and the index's ``content_token``
         (None when either cannot be told without reading)."""

@@ -1,12 +1,14 @@
 """Hooks kept for later: a session's end (or the draft before a compaction)
-that met an index too far behind to fold in the hook's time (``IndexBehind``).
+that met an index too far behind to fold in the hook's time (``IndexBehind``),
+or a ledger lock another process held past the hook's wait (``LedgerBusy``).
 
 Without this, such a hook folds nothing and records nothing: a session's end
 would hand no baton on, and the session's work would be lost for the next
 one. Instead, before the catch-up is handed to a process of its own
-(``Project.behind``), what the hook needs to do its work again is kept in
-``.baton/deferred/``, one file per hook, written atomically (a temporary file,
-fsynced, renamed); that process, once the index is up to date, runs them
+(``Project.behind``; ``Project.busy``: one that waits for the lock), what
+the hook needs to do its work again is kept in ``.baton/deferred/``, one
+file per hook, written atomically (a temporary file, fsynced, renamed); that
+process, once it holds the lock and the index is up to date, runs them
 oldest first and removes each (the application's ``run_deferred_hooks``).
 
 What is kept is what the hook acts on, never the harness's whole payload

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from baton import gitinfo
-from baton.domain.detector_config import DetectorConfig
+from baton.domain.detector import DetectorConfig
 
 if TYPE_CHECKING:
     from baton.commands.context import Project

@@ -149,13 +149,13 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
 
 
 def _kept_hooks(paths: ProjectPaths) -> list[Check]:
-    """Hooks kept while the index was too far behind (``baton.commands.deferred``):
+    """Hooks kept while the index was too far behind or the ledger locked (``baton.commands.deferred``):
     waiting for a catch-up, or set aside because they could not run."""
     found = []
     waiting = deferred.waiting(paths)
     if waiting:
         found.append(Check("deferred hooks", "warn", f"{len(waiting)} hook(s) kept while the index was too far "
-                           "behind (a session's end, a draft before compaction) wait in .baton/deferred/; "
+                           "behind or the ledger locked (a session's end, a draft before compaction) wait in .baton/deferred/; "
                            "`baton rebuild` brings the index up to date and runs them"))
     failed = deferred.failed(paths)
     if failed:

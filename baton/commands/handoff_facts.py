@@ -21,6 +21,7 @@ from baton.domain.redaction import MARKER
 from baton.errors import UnsafePath
 from baton.ledger.clock import rfc3339_micros
 from baton.policy import check_path_inside_root
+from baton.repo_state import repo_state
 
 _HASH_CHUNK = 1 << 20
 
@@ -48,7 +49,7 @@ def is_marker(text: Any) -> bool:
 def repository_snapshot(worktree: Path) -> dict[str, Any] | None:
     """``project.repository`` at capture: vcs, head, dirty, remote hint and branch
     of the current worktree (``ProjectPaths.worktree``, not the main one)."""
-    state = gitinfo.repo_state(worktree)
+    state = repo_state(worktree)
     if state.vcs == "none":
         return None
     repo: dict[str, Any] = {"vcs": state.vcs}

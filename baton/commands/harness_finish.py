@@ -20,7 +20,7 @@ from baton.projections import handoffs
 from baton.projections.sessions import open_at
 
 if TYPE_CHECKING:
-    from baton.commands.batons import CreatedBaton
+    from baton.commands.baton_claim import CreatedBaton
     from baton.commands.context import Project
 
 HandOnInScope = Callable[..., "CreatedBaton"]

@@ -31,7 +31,7 @@ import orjson
 from baton.commands.bootstrap import BootstrapResult, Start, begin
 from baton.commands.objectives import required_session_id
 from baton.commands.session_drafts import draft_to_complete
-from baton.commands.sessions import record_begin
+from baton.commands.session_records import record_begin
 from baton.domain.batons import DEFAULT_MAX_BYTES, session_stream
 from baton.domain.limits import MIN_MAX_BYTES
 from baton.domain.short_ids import short_id
@@ -55,7 +55,7 @@ class SessionStartResult:
     """The fields of ``draft`` still to complete."""
     exit_code: int = 0
     kept: tuple = ()
-    """Hooks kept while the index was too far behind, run before this start
+    """Hooks kept while the index was too far behind or the ledger locked, run before this start
     (``baton.commands.deferred.DeferredRun``): their notices are the adapter's to leave."""
 
     @property

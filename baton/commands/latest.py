@@ -3,7 +3,9 @@
 The newest ready (or resumed) handoff of the current branch, one captured in
 this worktree first, else the project's newest with a notice saying so. A
 session start names it in its brief (``bootstrap``) without reading any
-record: the index's summaries are enough.
+record: the index's summaries are enough (``RESUMABLE`` and ``LATEST_WINDOW``
+are kept with those queries, in ``baton.projections.handoffs``: a session
+start reads them without defining ``LatestChoice``).
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ from baton.domain.short_ids import short_id
 from baton.errors import NotFound
 from baton.model import frozen
 from baton.projections import handoffs
+from baton.projections.handoffs import LATEST_WINDOW, RESUMABLE
 
 LATEST = "latest"
-RESUMABLE = ("ready", "resumed")
 
 
 @frozen
@@ -65,6 +67,3 @@ def resolve_latest(runner: Any, *, branch: str | None, worktree: str | None = No
                   + (f" from branch {chosen.branch}" if chosen.branch else ""))
     return LatestChoice(chosen.id, "project", chosen.branch or None, notice)
 
-
-LATEST_WINDOW = 50
-"""How many of a branch's newest ready handoffs ``latest`` looks at (bounded whatever the project's age)."""

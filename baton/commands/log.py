@@ -11,7 +11,7 @@ import orjson
 from baton.errors import InputError, NotFound
 from baton.ledger.envelope import Event
 from baton.model import frozen
-from baton.projections.runner import Until
+from baton.projections.until import Until
 
 if TYPE_CHECKING:
     from baton.commands.context import Project

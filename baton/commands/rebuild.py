@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from baton.model import frozen
-from baton.projections.runner import Progress, Until
+from baton.projections.runner import Progress
+from baton.projections.until import Until
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -30,7 +31,7 @@ class RebuildResult:
     """Why they were replayed; with ``rebuilt`` false, why nothing was folded (an index
     pinned in the past), else None."""
     deferred: tuple = ()
-    """The hooks kept while the index was too far behind, run once it was up to
+    """The hooks kept while the index was too far behind or the ledger locked, run once it was up to
     date (``baton.commands.deferred.DeferredRun``)."""
 
     def to_json(self) -> dict:
@@ -59,7 +60,8 @@ def rebuild_projections(
     if_needed: bool = False,
     progress: Progress | None = None,
 ) -> RebuildResult:
-    """Raises: NotInitialized, NotFound (unknown --until id), InputError.
+    """Raises: NotInitialized, NotFound (unknown --until id), InputError,
+    LedgerBusy (the lock held by another process past ``project.write_wait``).
 
     ``if_needed``: a catch-up instead, replaying only when the index must be
     (new, damaged, other projections, a rewritten feed); an index pinned in
@@ -68,8 +70,8 @@ def rebuild_projections(
     opened = project
     opened.require_writable("rebuild")
     opened.runner  # noqa: B018 - the property seeds the ledger with the index's cursors: the lock's catch-up then reads only new bytes
-    opened.say_if_waiting()
-    with opened.ledger.locked():
+    opened.say_if_waiting(opened.write_wait)
+    with opened.ledger.locked(wait=opened.write_wait):
         if if_needed:
             done = opened.runner.catch_up(progress=progress, allow_pinned=True)
         else:

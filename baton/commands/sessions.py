@@ -19,11 +19,13 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import attrs
 
-from baton.commands.batons import CreatedBaton, as_payload, peek_eligible, redaction_lines, stored_baton
+from baton.commands.batons import peek_eligible, redaction_lines, stored_baton
 from baton.commands.identity import SessionContext, context_of
 from baton.commands.objectives import check_objective, check_session_id, get_session_objective
 from baton.commands.record import record
+from baton.commands.session_records import objective_events, record_begin
 from baton.domain.aggregates import session as aggregate
+from baton.domain.baton_payload import as_payload
 from baton.domain.batons import (
     BatonRecord,
     context_key,
@@ -35,24 +37,13 @@ from baton.ledger.ids import uuid7
 from baton.model import frozen
 
 if TYPE_CHECKING:
+    from baton.commands.baton_claim import CreatedBaton
     from baton.commands.context import Project
 
 ClaimInScope = Callable[..., BatonRecord]
 """``baton_claim.claim_in_scope``: a waiting baton claimed, inside a write scope."""
-CreateInScope = Callable[..., CreatedBaton]
+CreateInScope = Callable[..., "CreatedBaton"]
 """``baton_create.create_in_scope``: a baton left (its handoff captured and scoped), inside a write scope."""
-
-
-def _objective_events(scope, ctx: SessionContext, objective: str | None, session: str | None,
-                      reason: str) -> bool:
-    """Set, or clear, the objective of ``ctx``; True when anything changed."""
-    key = context_key(ctx.owner, ctx.branch)
-    version = scope.txn.stream_version(objective_stream(key))
-    command = (aggregate.SetObjective(ctx.owner, ctx.branch, objective, session) if objective is not None
-               else aggregate.ClearObjective(ctx.owner, ctx.branch, session, reason))
-    decided = aggregate.decide_objective(scope.runner.get("objectives", key), command, key=key)
-    record(scope, decided, version=version, actor=ctx.owner, session=session)
-    return bool(decided)
 
 
 # -- begin ----------------------------------------------------------------------------
@@ -139,17 +130,6 @@ def begin_session(
             changed = record_begin(scope, ctx, session_id, harness=harness, objective=objective,
                                    received_baton=received.id if received else received_baton)
     return SessionBeginResult(session_id, ctx, harness, objective, changed and objective is None, received)
-
-
-def record_begin(scope, ctx: SessionContext, session_id: str, *, harness: str | None, objective: str | None,
-                 received_baton: str | None) -> bool:
-    """Inside a write scope: record the session's start (and set or clear the
-    objective). Returns whether the objective events changed anything."""
-    stream = session_stream(session_id)
-    decided = aggregate.decide_session(scope.runner.get("sessions", session_id), aggregate.BeginSession(
-        session_id, ctx.owner, ctx.branch, harness=harness, objective=objective, received_baton=received_baton))
-    record(scope, decided, version=scope.txn.stream_version(stream), actor=ctx.owner, session=session_id)
-    return _objective_events(scope, ctx, objective, session_id, reason="session_begin_without_objective")
 
 
 # -- end --------------------------------------------------------------------------------
@@ -253,7 +233,7 @@ def end_in_scope(scope, session_id: str, payload: Any = None, *, harness: str | 
         target = context_of(opened, owner=payload.owner, branch=payload.branch)
         created = create_in_scope(scope, payload, target, session=session_id, harness=harness,
                                   objective=objective_doc.objective if objective_doc else None)
-    cleared = _objective_events(scope, here, None, session_id, reason="session_end")
+    cleared = objective_events(scope, here, None, session_id, reason="session_end")
     stream = session_stream(session_id)
     decided = aggregate.decide_session(session, aggregate.EndSession(
         session_id, here.owner, here.branch, harness=harness, left_baton=created.record.id if created else None))

@@ -25,7 +25,7 @@ from typing import Any, Iterable
 from baton import gitinfo
 from baton.commands.handoff_facts import artifact_facts
 from baton.domain.handoff import handoff_to_json
-from baton.domain.redaction import summarize_output
+from baton.domain.redaction.summary import summarize_output
 from baton.domain.validation import PolicyFinding, RecheckResult, ValidationFacts
 from baton.errors import InputError, PolicyBlock
 from baton.events.names import handoff_stream

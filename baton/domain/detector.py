@@ -38,7 +38,7 @@ from baton.domain.detector_config import (  # noqa: F401  (re-exported: the dete
     DEFAULT_COOLDOWN_MINUTES,
     DEFAULT_THRESHOLDS,
     DEFAULT_WEIGHTS,
-    DetectorConfig,
+    detector_settings,
     unit_number,
 )
 from baton.domain.handoff_requests import is_explicit_request  # noqa: F401  (re-exported: the detector's signal)
@@ -46,6 +46,29 @@ from baton.errors import InputError
 from baton.events.names import DETECTOR_DISABLED, DETECTOR_ENABLED, DETECTOR_RECOMMENDED, DETECTOR_SNOOZED
 from baton.ledger.clock import parse_rfc3339
 from baton.model import frozen
+
+
+@frozen
+class DetectorConfig:
+    weights: Mapping[str, float]
+    thresholds: Mapping[str, float]
+    cooldown_minutes: float
+
+    @classmethod
+    def from_section(cls, section: Mapping[str, Any] | None) -> "DetectorConfig":
+        """The ``detector`` section of ``config.json`` over the spec's defaults
+        (``detector_settings``).
+
+        Raises:
+            ConfigError: a weight or threshold that is not a number in [0, 1],
+                a negative cooldown, or a name the detector does not know.
+        """
+        return cls(*detector_settings(section))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"weights": dict(self.weights), "thresholds": dict(self.thresholds),
+                "cooldown_minutes": self.cooldown_minutes}
+
 
 SIGNALS = (
     "context_pressure", "turn_pressure", "elapsed_pressure", "work_boundary", "handoff_request",

@@ -2,7 +2,8 @@
 ``.baton/config.json`` over the spec's weights, thresholds and cooldown.
 
 Apart from the detector itself, so that reading a project's configuration
-(every command) checks the section without loading the detector.
+(every command) checks the section without loading the detector, nor
+defining its ``DetectorConfig`` (``baton.domain.detector``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from baton.errors import ConfigError
-from baton.model import frozen
 
 DEFAULT_WEIGHTS = {
     "explicit": 1.00,
@@ -23,47 +23,38 @@ DEFAULT_THRESHOLDS = {"recommend": 0.70, "auto_prepare": 0.85, "readiness": 0.80
 DEFAULT_COOLDOWN_MINUTES = 20.0
 
 
-@frozen
-class DetectorConfig:
-    weights: Mapping[str, float]
-    thresholds: Mapping[str, float]
-    cooldown_minutes: float
+def detector_settings(section: Mapping[str, Any] | None) -> tuple[dict[str, float], dict[str, float], float]:
+    """The ``detector`` section of ``config.json`` over the spec's defaults:
+    its weights, thresholds and cooldown (``DetectorConfig.from_section``
+    makes the detector's settings of them; opening a project only checks them).
 
-    @classmethod
-    def from_section(cls, section: Mapping[str, Any] | None) -> "DetectorConfig":
-        """The ``detector`` section of ``config.json`` over the spec's defaults.
-
-        Raises:
-            ConfigError: a weight or threshold that is not a number in [0, 1],
-                a negative cooldown, or a name the detector does not know.
-        """
-        section = section or {}
-        problems: list[str] = []
-        weights = dict(DEFAULT_WEIGHTS)
-        thresholds = dict(DEFAULT_THRESHOLDS)
-        for name, table in (("weights", weights), ("thresholds", thresholds)):
-            given = section.get(name) or {}
-            if not isinstance(given, Mapping):
-                problems.append(f"detector.{name} must be an object")
-                continue
-            for key, value in given.items():
-                if key not in table:
-                    problems.append(f"detector.{name}.{key}: unknown (known: {', '.join(table)})")
-                elif not unit_number(value):
-                    problems.append(f"detector.{name}.{key}: must be a number from 0 to 1, not {value!r}")
-                else:
-                    table[key] = float(value)
-        cooldown = section.get("cooldown_minutes", DEFAULT_COOLDOWN_MINUTES)
-        if isinstance(cooldown, bool) or not isinstance(cooldown, (int, float)) or cooldown < 0:
-            problems.append(f"detector.cooldown_minutes: must be a number of minutes >= 0, not {cooldown!r}")
-            cooldown = DEFAULT_COOLDOWN_MINUTES
-        if problems:
-            raise ConfigError("config.json: " + "; ".join(problems), details={"problems": problems})
-        return cls(weights, thresholds, float(cooldown))
-
-    def to_json(self) -> dict[str, Any]:
-        return {"weights": dict(self.weights), "thresholds": dict(self.thresholds),
-                "cooldown_minutes": self.cooldown_minutes}
+    Raises:
+        ConfigError: a weight or threshold that is not a number in [0, 1],
+            a negative cooldown, or a name the detector does not know.
+    """
+    section = section or {}
+    problems: list[str] = []
+    weights = dict(DEFAULT_WEIGHTS)
+    thresholds = dict(DEFAULT_THRESHOLDS)
+    for name, table in (("weights", weights), ("thresholds", thresholds)):
+        given = section.get(name) or {}
+        if not isinstance(given, Mapping):
+            problems.append(f"detector.{name} must be an object")
+            continue
+        for key, value in given.items():
+            if key not in table:
+                problems.append(f"detector.{name}.{key}: unknown (known: {', '.join(table)})")
+            elif not unit_number(value):
+                problems.append(f"detector.{name}.{key}: must be a number from 0 to 1, not {value!r}")
+            else:
+                table[key] = float(value)
+    cooldown = section.get("cooldown_minutes", DEFAULT_COOLDOWN_MINUTES)
+    if isinstance(cooldown, bool) or not isinstance(cooldown, (int, float)) or cooldown < 0:
+        problems.append(f"detector.cooldown_minutes: must be a number of minutes >= 0, not {cooldown!r}")
+        cooldown = DEFAULT_COOLDOWN_MINUTES
+    if problems:
+        raise ConfigError("config.json: " + "; ".join(problems), details={"problems": problems})
+    return weights, thresholds, float(cooldown)
 
 
 def unit_number(value: Any) -> bool:

@@ -20,8 +20,35 @@ zero-width spaces, the byte order mark, and the tag characters that can
 smuggle ASCII past a reader. The two joiners (U+200C, U+200D) are left: they
 shape Persian, Indic and emoji text and reorder nothing."""
 
-_CONTROL = lazy(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{INVISIBLE_FORMAT}]")
+_CONTROL_CLASS = f"\x00-\x08\x0b-\x1f\x7f-\x9f{INVISIBLE_FORMAT}"
+_CONTROL = lazy(f"[{_CONTROL_CLASS}]")
+_ASCII_CONTROL = lazy("[\x00-\x08\x0b-\x1f\x7f]")
+"""``_CONTROL``'s ASCII members: all it can find in an ASCII text."""
 _INVISIBLE = lazy(f"[{INVISIBLE_FORMAT}]")
+
+
+def _members(char_class: str) -> frozenset[str]:
+    """The characters of a regex class body written as characters and
+    ``a-b`` ranges (no escapes, no literal ``-``), as the classes above are."""
+    found: set[str] = set()
+    at = 0
+    while at < len(char_class):
+        if at + 2 < len(char_class) and char_class[at + 1] == "-":
+            found.update(map(chr, range(ord(char_class[at]), ord(char_class[at + 2]) + 1)))
+            at += 3
+        else:
+            found.add(char_class[at])
+            at += 1
+    return frozenset(found)
+
+
+_ESCAPED = _members(_CONTROL_CLASS)
+_INVISIBLE_CHARS = _members(INVISIBLE_FORMAT)
+"""The characters ``_CONTROL`` and ``_INVISIBLE`` match, as sets: a text with
+none of them (most of what Baton prints) is shown as it is without compiling
+either pattern. Their classes span the astral planes: compiling ``_CONTROL``
+costs ~0.5 ms a process, and Baton's own brief (its dashes, its ⚠️) is not
+ASCII; building the sets costs a twentieth of that."""
 
 
 def _escape(ch: str) -> str:
@@ -36,7 +63,9 @@ def printable(text: str) -> str:
     tags: ``INVISIBLE_FORMAT``) is shown as an escape such as ``\\x1b`` or
     ``\\u202e``, so a value in a handoff cannot recolour the terminal, move
     its cursor, hide a line or show itself as other text."""
-    return _CONTROL.sub(lambda m: _escape(m.group()), text)
+    if _ESCAPED.isdisjoint(text):
+        return text
+    return (_ASCII_CONTROL if text.isascii() else _CONTROL).sub(lambda m: _escape(m.group()), text)
 
 
 def _json_escape(ch: str) -> str:
@@ -53,4 +82,6 @@ def visible_json(text: str) -> str:
     any JSON reader, but U+202E and its kind are visible to a person reading
     ``--json`` output. Such characters only ever stand inside JSON strings,
     so the replacement cannot touch the structure."""
-    return _INVISIBLE.sub(lambda m: _json_escape(m.group()), text) if _INVISIBLE.search(text) else text
+    if _INVISIBLE_CHARS.isdisjoint(text):
+        return text
+    return _INVISIBLE.sub(lambda m: _json_escape(m.group()), text)

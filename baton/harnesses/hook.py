@@ -16,7 +16,9 @@ traceback.
 
 A hook never stalls its harness either. It waits for a ledger lock another
 process holds at most ``BATON_HOOK_LOCK_WAIT`` seconds (reads do not wait:
-they answer from the index), and the ``baton hook`` process has its own
+they answer from the index; a session's end or a compaction's draft that
+meets the lock held is kept by the application for a process that waits
+for it: ``KEPT_WHILE_BUSY``), and the ``baton hook`` process has its own
 deadline, ``BATON_HOOK_DEADLINE`` seconds (``DEADLINE_SECONDS``): past it, a
 watchdog answers "nothing", writes its line to stderr and ends the process
 with exit 0, whatever the hook was doing (a stalled file system, git, a
@@ -176,6 +178,11 @@ KEPT_FOR_LATER = {
     PRE_COMPACT: "the draft before compaction is kept: it will be prepared once the index is up to date",
 }
 """What a hook kept for the catch-up (``baton.commands.deferred``) will still do."""
+KEPT_WHILE_BUSY = {
+    SESSION_END: "the session's end is kept: it will be recorded, and its baton left, once the ledger is let go",
+    PRE_COMPACT: "the draft before compaction is kept: it will be prepared once the ledger is let go",
+}
+"""What a hook kept while another process held the ledger lock will still do."""
 
 
 def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLike | None = None,
@@ -211,11 +218,16 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
         undone = LEFT_UNDONE.get(run.kind or "")
         said = exc.message.rstrip(". ")
         deferred = False  # a hook whose catch-up (and kept work) runs in the background: nothing failed
+        kept = exc.details.get("deferred") is not None  # the application kept the hook's work for later
         if exc.code == "index_behind":  # what runs in the background, or what to run
             said += "; by hand: `baton rebuild --if-needed`"
-            kept = exc.details.get("deferred") is not None
             if kept:
                 undone = KEPT_FOR_LATER.get(run.kind or "", undone)
+        elif kept:  # the ledger busy: a process of its own waits for the lock, then does it
+            undone = KEPT_WHILE_BUSY.get(run.kind or "", undone)
+            if exc.details.get("background_pid") is None:
+                said += "; by hand, once it is let go: `baton rebuild --if-needed`"
+        if exc.code == "index_behind" or kept:
             deferred = ((run.kind == SESSION_START or kept) and exc.details.get("background_pid") is not None
                         and not exc.details.get("background_failed"))
         run.leave_notice(said + (f"; {undone}" if undone else ""), failed=not deferred)

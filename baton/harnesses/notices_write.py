@@ -47,7 +47,7 @@ def leave(baton_dir: str | os.PathLike, *, harness: str, event: str, session: st
 
 
 def leave_kept(baton_dir: str | os.PathLike, runs: Iterable[Any], *, at: str) -> None:
-    """What the hooks kept while the index was too far behind have to tell the
+    """What the hooks kept for later (the index too far behind, the ledger locked) have to tell the
     next session start once they ran (``baton.commands.deferred.DeferredRun``),
     as each hook would have left it: a session's end that did not hand a
     handoff on and why, or a hook that could not run and was set aside."""
@@ -55,7 +55,7 @@ def leave_kept(baton_dir: str | os.PathLike, runs: Iterable[Any], *, at: str) ->
         hook = run.hook
         said = list(getattr(run.result, "notices", ()) or ())
         if run.error is not None and not run.waiting:
-            said.append(f"kept while the index was too far behind, it could not run: {run.error}; set aside "
+            said.append(f"kept for later, it could not run: {run.error}; set aside "
                         f"in .baton/deferred/{hook.name}.failed")
         for problem in said:
             leave(baton_dir, harness=hook.harness or "", event=hook.event or hook.kind, session=hook.session,

@@ -52,8 +52,6 @@ _tails: list[str] = []
 """Each id's tail in ``_pool``, in order: the one at ``_pool[_at:]`` is ``_tails[_at // _ID_HEX]``."""
 _seeds: list[int] = []
 """The counter a new millisecond starts from, per id in ``_pool`` (its first 11 random bits)."""
-_HEX3 = [f"{n:03x}" for n in range(0x1000)]
-"""Every 12-bit counter in three hex digits (formatting one on each id cost more than a lookup)."""
 _stamp: tuple[int, str] = (-1, "")
 """The last millisecond an id carried, and its first 15 characters (the time and the version)."""
 
@@ -86,7 +84,9 @@ def uuid7(now_ns: int | None = None) -> str:
         t = (ms & 0xFFFFFFFFFFFF).to_bytes(6, "big").hex()
         stamp = t[:8] + "-" + t[8:] + "-7"
         _stamp = (ms, stamp)
-    return stamp + _HEX3[counter] + tail
+    # The counter in three hex digits, formatted (0.16 µs): a table of all 4,096
+    # was 0.02 µs an id but 0.8 ms to build in every process, a hook's few ids included.
+    return stamp + f"{counter:03x}" + tail
 
 
 def is_uuid7(text: str) -> bool:

@@ -20,7 +20,8 @@ from baton.projections.base import Doc
 from baton.projections.event_counts import Streams
 from baton.projections.folds.handoffs import Handoffs
 from baton.projections.folds.lineage import Lineage
-from baton.projections.runner import ProjectionRunner, Until
+from baton.projections.runner import ProjectionRunner
+from baton.projections.until import Until
 
 
 class _WithoutFiles:

@@ -40,6 +40,10 @@ ROWS_TABLE = "handoff_rows"
 COUNTS_TABLE = "handoff_status_counts"
 """One row per status present in ``ROWS_TABLE`` and how many rows have it
 (never a zero): equal to ``SELECT status, COUNT(*) ... GROUP BY status``."""
+RESUMABLE = ("ready", "resumed")
+"""The statuses ``latest`` may name (``baton.commands.latest``), and a session start's pointer to it."""
+LATEST_WINDOW = 50
+"""How many of a branch's newest ready handoffs ``latest`` looks at (bounded whatever the project's age)."""
 _ADDED_COLUMNS = (("branch", "TEXT"), ("worktree", "TEXT"), ("baton", "INTEGER"))
 _TYPES = frozenset(HANDOFF_TYPES)
 

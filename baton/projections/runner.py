@@ -42,15 +42,14 @@ import itertools
 import os
 import sqlite3
 from pathlib import Path
-from typing import Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence, cast
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence, cast
 
 import orjson
 
 from baton.canonical import loads
 from baton.config import write_bytes_atomic
-from baton.errors import Conflict, IndexBehind, InputError, NotFound, StorageError
+from baton.errors import Conflict, IndexBehind, NotFound, StorageError
 from baton.events.names import DECODED, load_family
-from baton.ledger.clock import hlc_of_datetime, parse_rfc3339
 from baton.ledger.envelope import Event
 from baton.ledger.feed import FeedHead, collector_paused
 from baton.ledger.ids import uuid7
@@ -60,6 +59,9 @@ from baton.ledger.upcast import UPCASTERS, UpcasterRegistry
 from baton.model import frozen
 from baton.process_end import keep_until_exit
 from baton.projections.base import ANY_ORDER, STREAM_ORDER, Doc, Materializing, Projection
+
+if TYPE_CHECKING:
+    from baton.projections.until import Until  # built by the commands that bound a replay, read here
 
 VANISHED_RETRIES = 5
 """Attempts at an index deleted under a running command before giving up."""
@@ -80,31 +82,6 @@ class CatchUp:
 
     def to_json(self) -> dict:
         return {"events": self.events, "rebuilt": self.rebuilt, "reason": self.reason}
-
-
-@frozen
-class Until:
-    """Where a replay stops: after the event with this id, or at this time."""
-
-    event_id: str | None = None
-    hlc: int | None = None
-    label: str = ""
-
-    @classmethod
-    def parse(cls, text: str, *, option: str = "until") -> "Until":
-        """An event id (36 characters, four dashes) or an RFC 3339 time.
-
-        Raises:
-            InputError (exit 2): neither; the message names ``option``, the
-                parameter the text came from (adapters name their own option).
-        """
-        text = text.strip()
-        if len(text) == 36 and text.count("-") == 4:
-            return cls(event_id=text, label=text)
-        try:
-            return cls(hlc=hlc_of_datetime(parse_rfc3339(text)), label=text)
-        except ValueError:
-            raise InputError(f"`{option}` takes an event id or an RFC 3339 time, not {text!r}") from None
 
 
 _UNKNOWN = object()

@@ -49,14 +49,21 @@ def types(project, env) -> list[str]:
     return [e.get("type") for e in ledger_events(project, env)]
 
 
+def _ended(project, env) -> set[str]:
+    return {e["stream"] for e in ledger_events(project, env) if e.get("type") == "session.ended"}
+
+
 def test_a_session_ends_normally_while_another_process_holds_the_ledger_and_the_next_is_told_once(
         claude, project, env, model):
     hello(claude, project, env, model)  # the project exists, a session has begun before
+    before = _ended(project, env)
     with lock_held_elsewhere(project):
         told = hello(claude, project, {**env, "BATON_HOOK_LOCK_WAIT": "0.5"}, model)
     assert "## 🤝" not in told and NOTICE not in told
     after = hello(claude, project, env, model)
     assert after.count(NOTICE) >= 1 and "locked by another process" in after
+    assert "the session's end is kept" in after  # not lost: done once the lock was let go
+    assert len(_ended(project, env) - before) == 2  # the session the lock held up, and the one after it
     assert NOTICE not in hello(claude, project, env, model)
 
 

@@ -17,9 +17,12 @@ The package, by part:
   shapes, and :data:`DEFAULT_RULES` built from them and the generic rules);
 - ``policy``: :class:`RedactionPolicy`, custom rules and their checks;
 - ``walk``: the walkers over records (``redact_payload``, ``redact_strings``);
-- ``output``: what leaves Baton (output summaries, ``screen_output``/``screen_text``).
+- ``output``: what leaves Baton (``screen_output``/``screen_text``);
+- ``summary``: a command's output kept as a digest and a bounded summary
+  (``summarize_output``), imported from there, not here: a command that
+  runs nothing does not define its class.
 
-Every public name is importable from here (``from baton.domain.redaction
+Every other public name is importable from here (``from baton.domain.redaction
 import RedactionPolicy``); ``printable`` and ``visible_json`` live in
 ``baton.domain.visible``, which loads none of the rules.
 
@@ -33,12 +36,9 @@ from __future__ import annotations
 from baton.domain.redaction.output import (
     CLEAN_ENCODING_BYTES,
     CLEAN_ENCODINGS,
-    DEFAULT_SUMMARY_LIMIT,
-    OutputSummary,
     screen_encoded,
     screen_output,
     screen_text,
-    summarize_output,
 )
 from baton.domain.redaction.policy import (
     DEFAULT_ENTROPY_THRESHOLD,
@@ -142,12 +142,9 @@ __all__ = [
     "scrub_memo",
     "CLEAN_ENCODING_BYTES",
     "CLEAN_ENCODINGS",
-    "DEFAULT_SUMMARY_LIMIT",
-    "OutputSummary",
     "screen_encoded",
     "screen_output",
     "screen_text",
-    "summarize_output",
     "INVISIBLE_FORMAT",
     "printable",
     "visible_json",

@@ -1,0 +1,37 @@
+"""Where a replay stops (``--until``, ``--since``, ``baton log``, ``as_of``).
+
+Apart from ``baton.projections.runner`` (which takes one, and only reads
+it), so that a command that replays nothing up to a bound — every hook —
+does not define it.
+"""
+
+from __future__ import annotations
+
+from baton.errors import InputError
+from baton.ledger.clock import hlc_of_datetime, parse_rfc3339
+from baton.model import frozen
+
+
+@frozen
+class Until:
+    """Where a replay stops: after the event with this id, or at this time."""
+
+    event_id: str | None = None
+    hlc: int | None = None
+    label: str = ""
+
+    @classmethod
+    def parse(cls, text: str, *, option: str = "until") -> "Until":
+        """An event id (36 characters, four dashes) or an RFC 3339 time.
+
+        Raises:
+            InputError (exit 2): neither; the message names ``option``, the
+                parameter the text came from (adapters name their own option).
+        """
+        text = text.strip()
+        if len(text) == 36 and text.count("-") == 4:
+            return cls(event_id=text, label=text)
+        try:
+            return cls(hlc=hlc_of_datetime(parse_rfc3339(text)), label=text)
+        except ValueError:
+            raise InputError(f"`{option}` takes an event id or an RFC 3339 time, not {text!r}") from None

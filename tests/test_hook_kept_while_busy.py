@@ -1,0 +1,235 @@
+"""A session's end (or the draft before a compaction) whose hook cannot take
+the ledger lock in its wait — another process holds it: a long ``baton
+rebuild``, ``sync`` or ``gc``, or a stuck one — is kept (``.baton/deferred/``)
+and done by a process of its own that waits for the lock (``baton rebuild
+--if-needed --lock-wait``), once in effect.
+
+Without this, such a hook recorded nothing and handed no baton on: the
+session's work was lost for the next one. Run as the harness runs it: ``baton
+hook`` in a child process, the payload on stdin, the lock held by a real
+second process (``lock_held_elsewhere``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from baton.app import Baton
+from baton.background import LOCK_WAIT
+from baton.commands import deferred
+from baton.commands.session_drafts import open_session_draft
+from tests.app_support import promote_handoff, validate_handoff_command
+from tests.conftest import run_baton
+from tests.handoff_support import git_init, payload
+from tests.harness_support import fixture, injected, lock_held_elsewhere, process_running
+
+BUSY = {"BATON_HOOK_LOCK_WAIT": "0.2", "BATON_HOOK_SERVER": "0"}
+
+
+@pytest.fixture
+def repo(project):
+    """A session ``s-work`` that began and wrote a ready handoff (the index up to date)."""
+    git_init(project, {"src/app.py": "x = 1\n"})
+    _hook(project, "SessionStart", "SessionStart.startup", "s-work", BATON_HOOK_SERVER="0")
+    with Baton.open(project) as app:
+        handoff_id = app.capture(payload(), session="s-work").handoff_id
+    validate_handoff_command(project, handoff_id)
+    promote_handoff(project, handoff_id, accept_warnings="tests")
+    return project
+
+
+def _hook(repo: Path, event: str, name: str, session: str, **env: str):
+    body = fixture("claude-code", name, repo, session_id=session)
+    return run_baton("hook", "claude-code", event, cwd=repo, input=json.dumps(body), env=env, timeout=60)
+
+
+def _end(repo: Path, session: str = "s-work"):
+    return _hook(repo, "SessionEnd", "SessionEnd", session, **BUSY)
+
+
+def _background_pid(stderr: str) -> int:
+    found = re.search(r"pid (\d+)", stderr)
+    assert found, stderr
+    return int(found.group(1))
+
+
+def _wait_gone(pid: int, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while process_running(pid):
+        assert time.monotonic() < deadline, f"the background process {pid} did not end"
+        time.sleep(0.05)
+
+
+def _kept(repo: Path) -> list[Path]:
+    return sorted((repo / ".baton" / "deferred").glob("*.json"))
+
+
+def _events(repo: Path, event_type: str) -> list[dict]:
+    return [json.loads(line) for feed in (repo / ".baton" / "ledger").glob("*.jsonl")
+            for line in feed.read_bytes().splitlines() if json.loads(line)["type"] == event_type]
+
+
+def _session(repo: Path, session: str) -> dict:
+    with Baton.open(repo) as app:
+        return app.project.reading().get("sessions", session)
+
+
+def test_a_session_end_that_meets_a_held_lock_is_kept_and_recorded_once_the_holder_lets_go(repo):
+    with lock_held_elsewhere(repo):
+        ended = _end(repo)
+        assert ended.returncode == 0 and ended.stdout == ""
+        assert len(_kept(repo)) == 1 and _events(repo, "session.ended") == []  # kept, not done: the lock is held
+    _wait_gone(_background_pid(ended.stderr))
+    assert _kept(repo) == []
+    assert _session(repo, "s-work")["status"] == "ended"
+    [created] = _events(repo, "baton.created")
+    assert created["data"]["handoff_id"] == _handoff_id(repo)
+
+
+def test_a_session_end_kept_while_the_ledger_is_busy_says_it_is_kept_not_lost(repo):
+    with lock_held_elsewhere(repo):
+        ended = _end(repo)
+    _wait_gone(_background_pid(ended.stderr))
+    assert "locked by another process for 0.2 s" in ended.stderr
+    assert "the session's end is kept: it will be recorded, and its baton left, once the ledger is let go" \
+        in ended.stderr
+    assert "was not recorded" not in ended.stderr and "try again" not in ended.stderr
+    [notice] = [json.loads(line) for line in (repo / ".baton" / "hook-notices.jsonl").read_text().splitlines()]
+    assert notice["failed"] is False and "the session's end is kept" in notice["problem"]
+
+
+def test_the_baton_of_a_session_end_kept_while_busy_reaches_the_next_session_start(repo):
+    with lock_held_elsewhere(repo):
+        _wait_for = _background_pid(_end(repo).stderr)
+    _wait_gone(_wait_for)
+    brief = injected("claude-code", _hook(repo, "SessionStart", "SessionStart.startup", "s-next", **BUSY).stdout)
+    assert brief is not None and "Active Session Handoff" in brief
+    assert "the session's end is kept" in brief.split("## ")[0]  # the notice, in front of the brief
+    assert _session(repo, "s-next")["receivedBaton"] == _handoff_id(repo)
+
+
+def test_a_session_start_runs_a_session_end_kept_while_busy_whose_process_gave_up(repo):
+    with lock_held_elsewhere(repo):
+        ended = _end(repo)
+        pid = _background_pid(ended.stderr)
+        os.kill(pid, signal.SIGTERM)  # as if its wait for the lock had run out
+        _wait_gone(pid)
+    assert len(_kept(repo)) == 1
+    brief = injected("claude-code", _hook(repo, "SessionStart", "SessionStart.startup", "s-next", **BUSY).stdout)
+    assert brief is not None and "Active Session Handoff" in brief
+    assert _kept(repo) == [] and _session(repo, "s-work")["status"] == "ended"
+
+
+def test_a_session_end_kept_while_busy_runs_once_even_if_two_catch_ups_run(repo):
+    with lock_held_elsewhere(repo):
+        ended = _end(repo)
+        by_hand = subprocess.Popen([sys.executable, "-m", "baton", "rebuild", "--if-needed", "--json"], cwd=repo,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)  # not for correctness: so that, more often than not, both wait for the lock
+    out, err = by_hand.communicate(timeout=120)
+    assert by_hand.returncode == 0, err
+    _wait_gone(_background_pid(ended.stderr))
+    assert _kept(repo) == []
+    assert len(_events(repo, "session.ended")) == 1 and len(_events(repo, "baton.created")) == 1
+
+
+def test_two_session_ends_kept_while_busy_share_one_waiting_process_and_are_both_recorded(repo):
+    _hook(repo, "SessionStart", "SessionStart.startup", "s-other", BATON_HOOK_SERVER="0")
+    with lock_held_elsewhere(repo):
+        first, second = _end(repo), _end(repo, "s-other")
+        assert len(_kept(repo)) == 2
+    assert _background_pid(first.stderr) == _background_pid(second.stderr)  # one at a time
+    _wait_gone(_background_pid(first.stderr))
+    assert _kept(repo) == []
+    assert _session(repo, "s-work")["status"] == "ended" and _session(repo, "s-other")["status"] == "ended"
+
+
+def test_a_compaction_that_meets_a_held_lock_gets_its_draft_once_the_holder_lets_go(repo):
+    with lock_held_elsewhere(repo):
+        done = _hook(repo, "PreCompact", "PreCompact.auto", "s-work", **BUSY)
+    assert "the draft before compaction is kept: it will be prepared once the ledger is let go" in done.stderr
+    _wait_gone(_background_pid(done.stderr))
+    assert _kept(repo) == []
+    with Baton.open(repo) as app:
+        assert open_session_draft(app.project.reading(), "s-work") is not None
+
+
+def test_a_prompt_hook_on_a_busy_ledger_is_not_kept(repo):
+    with lock_held_elsewhere(repo):
+        done = _hook(repo, "UserPromptSubmit", "UserPromptSubmit", "s-work", **BUSY)
+    assert done.returncode == 0 and "locked by another process" in done.stderr
+    assert _kept(repo) == [] and "pid" not in done.stderr
+    assert not (repo / ".baton" / "cache" / "catch-up.lock").exists() or \
+        not (repo / ".baton" / "cache" / "catch-up.lock").read_text().strip()  # no process started for it
+
+
+def test_the_waiting_process_gives_up_on_the_lock_after_a_bound(repo):
+    with lock_held_elsewhere(repo):
+        ended = _end(repo)
+        pid = _background_pid(ended.stderr)
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    _wait_gone(pid)
+    assert argv[argv.index(b"--lock-wait") + 1] == f"{LOCK_WAIT:g}".encode() and LOCK_WAIT < float("inf")
+
+
+def test_a_catch_up_that_waits_for_the_lock_past_its_lock_wait_keeps_the_kept_hooks(repo):
+    with Baton.open(repo) as app:
+        deferred.keep(app.project, kind=deferred.SESSION_END, harness="claude-code", event="SessionEnd",
+                      session="s-work")
+    with lock_held_elsewhere(repo):
+        done = run_baton("rebuild", "--if-needed", "--lock-wait", "0.2", "--json", cwd=repo)
+    assert done.returncode == 4 and json.loads(done.stdout)["error"]["code"] == "ledger_busy"
+    assert len(_kept(repo)) == 1  # for the next catch-up, or session start
+    assert run_baton("rebuild", "--if-needed", "--lock-wait", "30", cwd=repo).returncode == 0
+    assert _kept(repo) == [] and _session(repo, "s-work")["status"] == "ended"
+
+
+@pytest.mark.parametrize("wait", ["-1", "nan", "inf"])
+def test_rebuild_refuses_a_lock_wait_that_is_not_a_number_of_seconds(repo, wait):
+    done = run_baton("rebuild", "--if-needed", "--lock-wait", wait, cwd=repo)
+    assert done.returncode == 2 and "--lock-wait must be a number of seconds >= 0" in done.stderr
+
+
+def _handoff_id(repo: Path) -> str:
+    [captured] = _events(repo, "handoff.captured")
+    return captured["stream"].split("/", 1)[1]
+
+
+def test_a_session_end_kept_while_busy_with_no_process_to_wait_says_how_to_run_it_by_hand(repo, monkeypatch):
+    from baton.commands import context
+    from tests.harness_support import hook
+
+    monkeypatch.setenv("BATON_HOOK_LOCK_WAIT", "0.2")
+    monkeypatch.setattr(context, "start_catch_up", lambda root, baton_dir: (None, None))  # none could start
+    with lock_held_elsewhere(repo):
+        done = hook(repo, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", repo, session_id="s-work"))
+    assert "no process could be started to wait for it" in done.problem
+    assert "by hand, once it is let go: `baton rebuild --if-needed`" in done.problem
+    assert "the session's end is kept" in done.problem and len(_kept(repo)) == 1
+    [notice] = [json.loads(line) for line in (repo / ".baton" / "hook-notices.jsonl").read_text().splitlines()]
+    assert notice["failed"] is True  # nothing will run it by itself before the next session start
+    assert run_baton("rebuild", "--if-needed", cwd=repo).returncode == 0
+    assert _kept(repo) == [] and _session(repo, "s-work")["status"] == "ended"
+
+
+def test_a_session_end_kept_while_busy_after_a_catch_up_gave_up_says_so_and_tries_again(repo):
+    log = repo / ".baton" / "cache" / "catch-up.log"
+    log.parent.mkdir(exist_ok=True)
+    log.write_text("baton: the ledger stayed locked by another process for 600 s; try again when it is done\n")
+    with lock_held_elsewhere(repo):
+        ended = _end(repo)
+    assert "the last catch-up in the background failed: the ledger stayed locked" in ended.stderr
+    assert "tried again" in ended.stderr and "the session's end is kept" in ended.stderr
+    [notice] = [json.loads(line) for line in (repo / ".baton" / "hook-notices.jsonl").read_text().splitlines()]
+    assert notice["failed"] is True  # said as a failure: the last wait ran out
+    _wait_gone(int((repo / ".baton" / "cache" / "catch-up.lock").read_text()))
+    assert _kept(repo) == [] and _session(repo, "s-work")["status"] == "ended"
