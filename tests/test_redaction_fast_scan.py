@@ -135,3 +135,10 @@ def test_a_json_line_with_secrets_is_redacted_as_the_reference_spans_say() -> No
     assert "D-001" in screened
     spans = sorted({span for rule in PAIR_RULES for span in reference_spans(rule, line)})
     assert len(spans) == 2
+
+
+def test_a_text_dense_with_keywords_is_left_to_the_pairs_and_finds_the_same() -> None:
+    scanned = PREFILTERS["scanned"]
+    text = "a" * 5000 + " ghp_ "
+    assert scanned._scanned(text, set()) is False
+    assert scanned.candidates(text) == reference_candidates(RULES, text)
