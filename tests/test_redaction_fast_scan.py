@@ -21,6 +21,7 @@ from baton.domain.redaction.rules import (
     KeywordPrefilter,
     Rule,
     assignment_heads,
+    could_assign,
     key_words,
 )
 from baton.domain.redaction.walk import _prefilter
@@ -34,6 +35,7 @@ SECRET = "hF8sK2pQ9xZ4vB7nM1cL6tR3wY0dG5jA"
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzzzzKEYabc"
 FRAGMENTS = [
     *KEYWORDS, "password", "api_key", "apiKey", "DB_PASSWORD", "aws_secret_access_key", "primary_key", "token",
+    "password_", "AWS_SECRET_KEY.", "token--", "tokens", "secret-derived",
     "x", "-", "--", ".", "_", '"', "'", "`", " ", "\t", "\n", "\\", ":", "=", ":=", "=>", "==", ",", ";", "&", "{",
     "}", "[", "]", "(", ")", "<", ">", "ghp_", "sk-ant-api03-", "eyJhbGciOiJIUzI1NiJ9", "[REDACTED]", SECRET,
     AWS_SECRET, "null", "${TOKEN}", "https://user:", "@host",
@@ -142,3 +144,30 @@ def test_a_text_dense_with_keywords_is_left_to_the_pairs_and_finds_the_same() ->
     text = "a" * 5000 + " ghp_ "
     assert scanned._scanned(text, set()) is False
     assert scanned.candidates(text) == reference_candidates(RULES, text)
+
+
+keys = st.lists(st.sampled_from(["api", "Key", "key", "SECRET", "secret", "token", "Token", "password", "pwd", "aws",
+                                 "access", "Access", "primary", "max", "_", ".", "-", "x", "2", "KEY", "tokens"]),
+                min_size=1, max_size=6).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(keys)
+def test_a_key_an_assignment_rule_passes_ends_with_one_of_its_last_words(key: str) -> None:
+    for rule in PAIR_RULES:
+        assert rule.last_words
+        if rule.key_test(key_words(key)):
+            assert key_words(key)[-1] in rule.last_words, rule.name
+
+
+def test_a_text_whose_secret_words_are_prose_is_not_searched_for_candidates() -> None:
+    prose = '{"decision":"compare tokens in constant time","why":"a secret-derived value","apiKeys":3}'
+    assert not any(could_assign(rule.last_words, prose) for rule in PAIR_RULES)
+    assert all(could_assign(rule.last_words, 'AWS_SECRET_KEY = "x"') for rule in PAIR_RULES)
+
+
+def test_a_secret_word_then_underscores_dots_or_dashes_then_an_operator_is_searched() -> None:
+    for text in (f"api_key_={SECRET}", f'"password." : "{SECRET}"', f"token-- => {SECRET}"):
+        spans = [list(reference_spans(rule, text)) for rule in PAIR_RULES]
+        assert any(spans), text
+        assert [list(rule.spans(text, POLICY)) for rule in PAIR_RULES] == spans, text
