@@ -126,20 +126,23 @@ class Baton:
 
     # -- before a project exists ---------------------------------------------------
     @staticmethod
-    def init(root: PathOption = None, *, project_id: str | None = None, on_wait: Any = None) -> InitResult:
-        """Create ``.baton/`` (idempotent); ``on_wait`` is the project's (``Project.on_wait``)."""
+    def init(root: PathOption = None, *, project_id: str | None = None, on_wait: Any = None,
+             on_progress: Any = None) -> InitResult:
+        """Create ``.baton/`` (idempotent); ``on_wait`` and ``on_progress`` are
+        the project's (``Project.on_wait``, ``Project.on_progress``)."""
         from baton.commands import init
 
-        return init.init_project(root, project_id=project_id, on_wait=on_wait)
+        return init.init_project(root, project_id=project_id, on_wait=on_wait, on_progress=on_progress)
 
     @staticmethod
-    def doctor(root: PathOption = None, *, extra: Any = None, on_wait: Any = None) -> DoctorResult:
+    def doctor(root: PathOption = None, *, extra: Any = None, on_wait: Any = None,
+               on_progress: Any = None) -> DoctorResult:
         """Diagnose a project that may not even open; ``extra`` adds an adapter's
-        checks (``baton.commands.doctor.ExtraChecks``); ``on_wait`` is the
-        project's (``Project.on_wait``)."""
+        checks (``baton.commands.doctor.ExtraChecks``); ``on_wait`` and
+        ``on_progress`` are the project's (``Project.on_wait``, ``Project.on_progress``)."""
         from baton.commands import doctor
 
-        return doctor.diagnose(root, extra=extra, on_wait=on_wait)
+        return doctor.diagnose(root, extra=extra, on_wait=on_wait, on_progress=on_progress)
 
     # -- the ledger ---------------------------------------------------------------------
     def log(self, **filters: Any) -> LogResult:

@@ -106,6 +106,14 @@ def test_the_same_failure_is_said_once_with_how_often(tmp_path):
     assert notices.take(tmp_path) == []
 
 
+def test_the_same_notice_left_by_several_sessions_names_each_of_them(tmp_path):
+    for session in ("s-a", "s-b", "s-a"):
+        notices_write.leave(tmp_path, harness="claude-code", event="SessionEnd", session=session,
+                            problem="the session's end is kept", at="2026-01-01T00:00:00Z")
+    [line] = notices.render(notices.take(tmp_path)).strip().splitlines()
+    assert "(sessions s-a, s-b)" in line and "3 times" in line
+
+
 def test_the_notice_file_is_bounded(tmp_path, monkeypatch):
     monkeypatch.setattr(notices_write, "MAX_BYTES", 600)
     kept = [notices_write.leave(tmp_path, harness="codex", event="Stop", session="s", problem="x" * 100, at="t")

@@ -155,6 +155,18 @@ def test_doctor_reports_a_kept_session_end_still_waiting(repo):
     assert check["status"] == "warn" and "1 hook(s) kept while the index was too far behind" in check["detail"]
 
 
+def test_doctor_names_rebuild_if_needed_to_run_the_kept_hooks_without_a_replay(repo):
+    run_baton("rebuild", "--if-needed", cwd=repo)
+    with Baton.open(repo) as app:
+        deferred.keep(app.project, kind=deferred.SESSION_END, harness="claude-code", event="SessionEnd",
+                      session="s-work")
+    report = json.loads(run_baton("doctor", "--json", cwd=repo).stdout)
+    [check] = [c for c in report["checks"] if c["name"] == "deferred hooks"]
+    assert "`baton rebuild --if-needed`" in check["detail"]
+    done = run_baton("rebuild", "--if-needed", "--json", cwd=repo)
+    assert json.loads(done.stdout)["rebuilt"] is False and _kept(repo) == []
+
+
 def test_a_session_start_runs_a_kept_session_end_still_waiting_first(repo):
     run_baton("rebuild", "--if-needed", cwd=repo)  # the index caught up, but not by the catch-up that ran it
     with Baton.open(repo) as app:
@@ -342,3 +354,38 @@ def test_a_session_start_that_ran_a_kept_hook_says_what_it_could_not_do_in_front
     kept.write_bytes(kept.read_bytes().replace(b'"s-work"', b'"bad session id\\u0000"'))
     brief = injected("claude-code", _hook(repo, "SessionStart", "SessionStart.startup", "s-next", **TINY).stdout)
     assert brief is not None and "it could not run" in brief.split("## ")[0]
+
+
+def test_a_session_start_says_why_the_last_catch_up_failed_while_a_kept_end_waits(repo):
+    _damage_a_feed(repo)
+    ended = _end(repo)
+    _wait_gone(_background_pid(ended.stderr))
+    assert len(_kept(repo)) == 1  # the catch-up failed: the end waits, and the start runs it first
+    started = _hook(repo, "SessionStart", "SessionStart.startup", "s-next", **TINY)
+    assert "could not be brought up to date in the background" in started.stderr
+    assert "is corrupt" in started.stderr and "tried again" in started.stderr
+    assert "the next session start has it" not in started.stderr
+
+
+def test_a_kept_end_whose_linked_worktree_was_removed_leaves_its_baton_on_the_sessions_branch(repo):
+    import subprocess
+
+    run_baton("rebuild", "--if-needed", cwd=repo)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-C", str(repo)]
+    linked = repo.parent / f"{repo.name}-feat"
+    subprocess.run([*git, "worktree", "add", "-q", "-b", "feat", str(linked)], check=True, capture_output=True)
+    _hook(linked, "SessionStart", "SessionStart.startup", "s-feat", BATON_HOOK_SERVER="0")
+    with Baton.open(linked) as app:
+        handoff_id = app.capture(payload(), session="s-feat").handoff_id
+    validate_handoff_command(linked, handoff_id)
+    promote_handoff(linked, handoff_id, accept_warnings="tests")
+    for path in (repo / ".baton").glob("index.sqlite*"):
+        path.unlink()
+    with lock_held_elsewhere(repo):  # the catch-up waits: the worktree is removed before the end runs
+        ended = _hook(linked, "SessionEnd", "SessionEnd", "s-feat", **TINY)
+        assert len(_kept(repo)) == 1
+        subprocess.run([*git, "worktree", "remove", "--force", str(linked)], check=True, capture_output=True)
+    _wait_gone(_background_pid(ended.stderr))
+    assert _kept(repo) == []
+    [created] = [e for e in _events_by_type(repo, "baton.created") if e["data"].get("handoff_id") == handoff_id]
+    assert created["data"]["branch"] == "feat"

@@ -255,3 +255,11 @@ def test_a_reading_command_on_a_read_only_baton_dir_still_replays_in_memory(repo
     with Baton.open(repo) as app:
         assert app.project.read_only
         assert app.project.reading().counts().get("handoffs") == 1
+
+
+def test_a_ledger_past_a_limit_under_a_tenth_of_a_megabyte_is_said_in_kilobytes_not_0_0_mb(repo):
+    _drop_index(repo)
+    started = _start(repo, "s-small", **TINY)
+    _wait_gone(_background_pid(started.stderr))
+    assert re.search(r"of \d+\.\d kB of ledger, more than this command folds in its time \(1 byte\)", started.stderr)
+    assert "0.0 MB" not in started.stderr

@@ -311,6 +311,13 @@ def test_every_log_json_error_is_one_line_of_json_lines(big, flags, code, exit_c
     assert json.loads(r.stdout)["error"]["code"] == code
 
 
+def test_an_unknown_until_id_says_the_option_takes_an_events_id_or_a_time(big):
+    r = run_baton("log", "--until", PAYLOAD_ID, "--project", str(big))  # as a handoff's id: no event's
+    assert r.returncode == 4 and r.stdout == ""
+    assert f"no event with id {PAYLOAD_ID}; --until takes an event's id" in r.stderr
+    assert "or an RFC 3339 time" in r.stderr
+
+
 @pytest.mark.parametrize("flags", [[], ["--json"]], ids=["text", "json"])
 def test_log_into_a_pipe_closed_after_one_line_exits_quietly(big, flags):
     command = " ".join([sys.executable, "-m", "baton", "log", *flags, "--project", str(big)])

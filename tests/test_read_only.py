@@ -81,6 +81,11 @@ def test_writing_commands_refuse_with_read_only_and_write_nothing(capsys, access
     assert snapshot(project / ".baton") == before
 
 
+def test_a_read_only_rebuild_says_it_writes_the_index_not_that_it_records_events(capsys, access_refused_under_baton):
+    message = run_json(capsys, access_refused_under_baton, "rebuild", "--if-needed", expect=1)["error"]["message"]
+    assert "rebuild writes the index and cannot run" in message and "records events" not in message
+
+
 def test_bootstrap_on_a_read_only_project_still_briefs_says_why_and_claims_nothing(capsys,
                                                                                   access_refused_under_baton):
     project = access_refused_under_baton
@@ -127,3 +132,10 @@ def test_after_chmod_a_minus_w_handoff_list_works_and_checkpoint_refuses(filled)
 def test_doctor_says_the_project_is_read_only(capsys, access_refused_under_baton):
     checks = {c["name"]: c for c in run_json(capsys, access_refused_under_baton, "doctor")["checks"]}
     assert checks["writable"]["status"] == "warn"
+
+
+def test_doctor_on_a_read_only_project_says_the_index_is_a_replay_in_memory(capsys, access_refused_under_baton):
+    (access_refused_under_baton / ".baton" / "index.sqlite").unlink()
+    checks = {c["name"]: c for c in run_json(capsys, access_refused_under_baton, "doctor")["checks"]}
+    assert checks["index"]["detail"].startswith("replayed in memory")
+    assert "up to date" not in checks["index"]["detail"]

@@ -7,27 +7,14 @@ import sys
 from datetime import datetime, timezone
 
 from baton.app import Baton
-from baton.cli_handlers.opened import say_waiting
+from baton.cli_handlers.opened import catching_up, progress, say_waiting
 from baton.errors import InputError
 from baton.harnesses.notices_write import leave_kept
 
 
-def _progress(label: str):
-    """A progress display on a terminal; nothing when stderr is not one."""
-    if not sys.stderr.isatty():
-        return None
-
-    def show(done: int, total: int) -> None:
-        sys.stderr.write(f"\r{label} {done}/{total} events")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-    return show
-
-
 def init(args: argparse.Namespace):
-    return Baton.init(args.project, project_id=args.project_id, on_wait=say_waiting if sys.stderr.isatty() else None)
+    return Baton.init(args.project, project_id=args.project_id, on_wait=say_waiting if sys.stderr.isatty() else None,
+                      on_progress=catching_up())
 
 
 def log(app: Baton, args: argparse.Namespace):
@@ -48,7 +35,7 @@ def rebuild(app: Baton, args: argparse.Namespace):
         # The replay and every kept hook it runs give up past it (``LedgerBusy``): a stuck holder ends this too.
         app.project.write_wait = app.project.read_wait = args.lock_wait
     done = app.rebuild(until=args.until, if_needed=args.if_needed,
-                       progress=None if args.json else _progress("replaying"))
+                       progress=None if args.json else progress("replaying"))
     # What the kept hooks it ran have to say, for the next session start.
     leave_kept(app.project.paths.baton_dir, done.deferred,
                at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
@@ -80,7 +67,7 @@ def audit(app: Baton, args: argparse.Namespace):
 
 def sync(app: Baton, args: argparse.Namespace):
     return app.sync(remote=args.remote, ref=args.ref, restore_own_feed=args.restore_own_feed,
-                    progress=None if args.json else _progress("folding what was imported:"))
+                    progress=None if args.json else progress("folding what was imported:"))
 
 
 def repair(app: Baton, args: argparse.Namespace):

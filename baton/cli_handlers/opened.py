@@ -22,6 +22,7 @@ def run_on_project(handler: Callable[[Baton, argparse.Namespace], Any], args: ar
         args.opened = app.project
         if sys.stderr.isatty():
             app.project.on_wait = say_waiting
+            app.project.on_progress = catching_up()
         result = handler(app, args)
         if show is not None:
             show(result)
@@ -32,3 +33,36 @@ def say_waiting() -> None:
     sys.stderr.write("baton: waiting for another baton process to let go of the ledger (a catch-up in the "
                      "background replays a large one in seconds)...\n")
     sys.stderr.flush()
+
+
+def progress(label: str) -> Callable[[int, int], None] | None:
+    """A progress display on a terminal (``label`` then events done of about
+    how many, on one line); nothing when stderr is not one."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        sys.stderr.write(f"\r{label} {done}/{total} events")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
+
+
+def catching_up() -> Callable[[int, int], None] | None:
+    """On a terminal, the progress of a long catch-up a command does before it
+    answers (a replay after an upgrade, a large pull): shown from its first
+    batch on, so a catch-up of a few events (every command's) says nothing."""
+    show = progress("baton: bringing the index up to date:")
+    if show is None:
+        return None
+    shown = False
+
+    def maybe(done: int, total: int) -> None:
+        nonlocal shown
+        if shown or done < total:
+            shown = True
+            show(done, total)
+
+    return maybe

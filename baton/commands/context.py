@@ -49,7 +49,7 @@ from baton.model import mutable
 from baton.policy import load_policy
 from baton.project import ProjectPaths, resolve_root, resolve_worktree
 from baton.projections.registry import default_projections
-from baton.projections.runner import CatchUp, Progress, ProjectionRunner
+from baton.projections.runner import CatchUp, Progress, ProjectionRunner, ledger_size
 from baton.writer_id import new_writer_id
 
 
@@ -157,6 +157,11 @@ class Project:
         that another process holds it (the command line says so on a
         terminal: a background replay may hold it for seconds)."""
         self._said_waiting = False
+        self.on_progress: Progress | None = None
+        """Told how a catch-up goes (events folded, of about how many) when a
+        command brings the index up to date without a progress of its own (the
+        command line shows a long one on a terminal: a replay after an upgrade
+        takes seconds)."""
         self.fold_limit: int | None = None
         """The most bytes of ledger a catch-up here may fold (None: all of
         them). A hook sets it from its deadline: past it, ``IndexBehind``,
@@ -166,6 +171,11 @@ class Project:
         session's end: ``baton.commands.deferred``): kept by calling it, once,
         before that process starts, so the process finds it when it is done.
         It returns what it kept (None: nothing could be)."""
+        self._handed_on: tuple[int, str] | None = None
+        """The catch-up this process started (``behind``) and what the one
+        before it failed with: a second ``behind`` here (a session start
+        that first ran a kept hook) finds that catch-up running, and says
+        the failure again rather than promise the brief once more."""
 
     @property
     def root(self) -> Path:
@@ -202,11 +212,12 @@ class Project:
             self._read_only = not baton_dir_writable(self.paths)
         return self._read_only
 
-    def require_writable(self, command: str = "this command") -> None:
-        """Raises: ReadOnlyProject (exit 1) on a read-only ``.baton/``; nothing is written."""
+    def require_writable(self, command: str = "this command", does: str = "records events") -> None:
+        """Raises: ReadOnlyProject (exit 1) on a read-only ``.baton/``; nothing is written.
+        ``does``: what ``command`` would write (``rebuild`` writes the index, records no event)."""
         if self.read_only:
             raise ReadOnlyProject(
-                f"{self.paths.baton_dir} is read-only here: {command} records events and cannot run "
+                f"{self.paths.baton_dir} is read-only here: {command} {does} and cannot run "
                 "(reading commands still work, from a replay in memory)",
                 details={"baton_dir": str(self.paths.baton_dir)})
 
@@ -325,7 +336,7 @@ class Project:
             self.say_if_waiting(self.write_wait)
             with self.ledger.locked(wait=self.write_wait) as txn:
                 started = time.perf_counter()
-                self._caught_up(runner.catch_up(fold_limit=self.fold_limit), started)
+                self._caught_up(runner.catch_up(progress=self.on_progress, fold_limit=self.fold_limit), started)
                 yield WriteScope(self, txn)
         except IndexBehind as exc:
             if "background_pid" in exc.details:  # already handed on (a reading inside this write)
@@ -339,6 +350,7 @@ class Project:
         update: the projections are replayed into memory from the feeds."""
         runner = self.runner
         started = time.perf_counter()
+        progress = progress or self.on_progress
         if self.read_only:
             if self.fold_limit is not None:  # no index to hand a replay to: none past the limit either
                 try:
@@ -346,8 +358,8 @@ class Project:
                 except IndexBehind as exc:
                     raise ReadOnlyProject(
                         f"{self.paths.baton_dir} is read-only here, and a replay in memory of "
-                        f"{exc.details['bytes'] / 1e6:.1f} MB of ledger is more than this command folds in its "
-                        f"time ({exc.details['limit'] / 1e6:.1f} MB)",
+                        f"{ledger_size(exc.details['bytes'])} of ledger is more than this command folds in its "
+                        f"time ({ledger_size(exc.details['limit'])})",
                         details={"baton_dir": str(self.paths.baton_dir), **exc.details}) from None
             runner.catch_up(progress=progress, allow_pinned=True)
             return runner
@@ -404,6 +416,10 @@ class Project:
         deferral, self.deferral = self.deferral, None
         kept = deferral() if deferral is not None else None
         pid, failed = start_catch_up(self.root, self.paths.baton_dir)
+        if failed is None and self._handed_on is not None and self._handed_on[0] == pid:
+            failed = self._handed_on[1]  # the one this process started, after a failure it already said
+        elif failed is not None and pid is not None:
+            self._handed_on = (pid, failed)
         self.log("info", "catch_up_elsewhere", pid=pid, bytes=exc.details.get("bytes"), failed=failed is not None)
         details = {**exc.details, "background_pid": pid, "background_failed": failed, "deferred": kept}
         if failed is not None:  # the last one ended in an error: that is said, not the promise again

@@ -19,6 +19,7 @@ from baton.commands.verify import verify_project
 from baton.errors import BatonError
 from baton.model import frozen
 from baton.project import ProjectPaths, git_toplevel, resolve_root
+from baton.projections.runner import Progress
 
 
 @frozen
@@ -70,7 +71,7 @@ and the ``--project`` the user passed."""
 
 
 def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | None = None,
-             on_wait: Callable[[], None] | None = None) -> DoctorResult:
+             on_wait: Callable[[], None] | None = None, on_progress: Progress | None = None) -> DoctorResult:
     root = resolve_root(project)
     paths = ProjectPaths(root)
     checks = [Check("python", "ok" if sys.version_info >= (3, 11) else "fail", sys.version.split()[0])]
@@ -89,7 +90,7 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
     except BatonError as exc:
         checks.append(Check("config", "fail", exc.message))
         return DoctorResult(str(root), True, checks)
-    opened.on_wait = on_wait
+    opened.on_wait, opened.on_progress = on_wait, on_progress
     checks.append(Check("config", "ok", f"project {opened.config.project_id}, fsync {opened.config.fsync}"))
     try:
         sources = opened.policy.sources
@@ -128,6 +129,9 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
         pinned = runner.pinned_until
         if pinned:
             checks.append(Check("index", "warn", f"pinned at {pinned}; run `baton rebuild` to return to the present"))
+        elif opened.read_only:  # no index is read or written: a replay in memory answers
+            checks.append(Check("index", "ok", f"replayed in memory ({paths.index.name} is not used: "
+                                ".baton/ is read-only here)"))
         else:
             checks.append(Check("index", "ok", f"{paths.index.name} up to date"))
         unwritten = runner.unwritten()
@@ -148,6 +152,10 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
     return DoctorResult(str(root), True, checks)
 
 
+KEPT_WAITING = ": a catch-up brings the index up to date and runs them"
+"""How the waiting kept hooks' detail ends (the command line adds how to run the catch-up by hand)."""
+
+
 def _kept_hooks(paths: ProjectPaths) -> list[Check]:
     """Hooks kept while the index was too far behind or the ledger locked (``baton.commands.deferred``):
     waiting for a catch-up, or set aside because they could not run."""
@@ -155,8 +163,8 @@ def _kept_hooks(paths: ProjectPaths) -> list[Check]:
     waiting = deferred.waiting(paths)
     if waiting:
         found.append(Check("deferred hooks", "warn", f"{len(waiting)} hook(s) kept while the index was too far "
-                           "behind or the ledger locked (a session's end, a draft before compaction) wait in .baton/deferred/; "
-                           "`baton rebuild` brings the index up to date and runs them"))
+                           "behind or the ledger locked (a session's end, a draft before compaction) wait in "
+                           f".baton/deferred/{KEPT_WAITING}"))
     failed = deferred.failed(paths)
     if failed:
         first = failed[0]

@@ -47,7 +47,7 @@ def collect_garbage(project: "Project", *, dry_run: bool = False) -> GcResult:
     p = opened.paths
     candidates = [p.index, p.index.with_name("index.sqlite-wal"), p.index.with_name("index.sqlite-shm"), p.cache_dir]
     removed = []
-    opened.require_writable("gc")
+    opened.require_writable("gc", "removes files from it")
     opened.say_if_waiting()
     with opened.ledger.locked():
         for path in candidates:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Callable
 
-from baton.commands.identity import context_of
+from baton.commands.identity import SessionContext, context_of
 from baton.commands.objectives import required_session_id
 from baton.commands.session_drafts import SESSION_WINDOW, captured_since, origin_session, session_handoffs
 from baton.commands.sessions import end_in_scope
@@ -155,6 +155,11 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
         session = runner.get("sessions", sid)
         ended_before = isinstance(session, dict) and session.get("status") == "ended"
         candidate, withheld = _handoff_to_hand_on(runner, sid, here.owner)
+        began_on = session.get("branch") if isinstance(session, dict) else None
+        if candidate is not None and isinstance(began_on, str) and began_on and began_on != here.branch:
+            # the handoff is the session's branch's (``_handoff_to_hand_on``): so is its baton, wherever this
+            # runs (a kept end run from the main worktree once the session's linked worktree was removed)
+            here = SessionContext(owner=here.owner, branch=began_on)
         if candidate is not None and hand_on_in_scope is None:
             return None
         if withheld:

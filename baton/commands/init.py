@@ -14,6 +14,7 @@ from baton.events.catalogue import ProjectInitialized
 from baton.ledger.ids import uuid7
 from baton.model import frozen
 from baton.project import ProjectPaths, resolve_root
+from baton.projections.runner import Progress
 
 GITIGNORE = """\
 # Baton: only config.json, policy.json and allowed_signers are meant to be
@@ -50,7 +51,8 @@ class InitResult:
 
 
 def init_project(project: str | os.PathLike | None = None, *, project_id: str | None = None,
-                 on_wait: Callable[[], None] | None = None) -> InitResult:
+                 on_wait: Callable[[], None] | None = None,
+             on_progress: Progress | None = None) -> InitResult:
     """Create ``.baton/`` (config, ledger, ignore file) and record ``project.initialized``;
     ``on_wait`` is the project's (``Project.on_wait``: told once when another
     process holds the ledger lock).
@@ -86,7 +88,7 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
     paths.ledger_dir.mkdir(parents=True, exist_ok=True)
     ensure_writer(paths)
     opened = Project.open(paths.root)
-    opened.on_wait = on_wait
+    opened.on_wait, opened.on_progress = on_wait, on_progress
     try:
         with opened.writing() as scope:
             if scope.txn.stream_version("project") == 0:

@@ -113,9 +113,10 @@ def log_events(
         raise InputError("`limit` must be a positive number")
     after = Until.parse(since, option="since") if since is not None else None
     upto = Until.parse(until, option="until") if until is not None else None
-    for bound in (upto, after):
+    for option, bound in (("until", upto), ("since", after)):
         if bound is not None and bound.event_id is not None and not project.ledger.holds_event(bound.event_id):
-            raise NotFound(f"no event with id {bound.event_id}")
+            raise NotFound(f"no event with id {bound.event_id}; `{option}` takes an event's id (the last column "
+                           "of `baton log`; a handoff's id is not one) or an RFC 3339 time")
     chosen = _chosen(project, after, upto, event_type, stream)
     if limit is None:
         return chosen

@@ -68,7 +68,7 @@ def rebuild_projections(
     the past (``--until``) stays pinned."""
     bound = Until.parse(until, option="until") if until else None
     opened = project
-    opened.require_writable("rebuild")
+    opened.require_writable("rebuild", "writes the index")
     opened.runner  # noqa: B018 - the property seeds the ledger with the index's cursors: the lock's catch-up then reads only new bytes
     opened.say_if_waiting(opened.write_wait)
     with opened.ledger.locked(wait=opened.write_wait):

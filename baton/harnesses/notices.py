@@ -75,6 +75,22 @@ def _clipped(problem: str) -> str:
     return problem[:PROBLEM_MAX - 1] + "…"
 
 
+SESSIONS_NAMED = 3
+"""At most this many sessions are named for one notice said for several."""
+
+
+def _sessions(ids: list[Any]) -> str:
+    """`` (session ID)``, or, for the same notice left by several sessions (two
+    sessions' ends kept at once), `` (sessions A, B)``: none hidden behind the last."""
+    named = list(dict.fromkeys(str(i) for i in ids if i))
+    if not named:
+        return ""
+    if len(named) == 1:
+        return f" (session {named[0]})"
+    more = f" and {len(named) - SESSIONS_NAMED} more" if len(named) > SESSIONS_NAMED else ""
+    return f" (sessions {', '.join(named[:SESSIONS_NAMED])}{more})"
+
+
 def render(notices: list[dict[str, Any]]) -> str:
     """The notices as the lines put in front of a brief (empty when none): the
     same failure of the same hook said once, with how often it happened."""
@@ -90,7 +106,7 @@ def render(notices: list[dict[str, Any]]) -> str:
     for (harness, event, problem, failed), items in groups[-SHOWN:]:
         last = items[-1]
         where = " ".join(str(v) for v in (harness, event) if v)
-        session = f" (session {last['session']})" if last.get("session") else ""
+        session = _sessions([item.get("session") for item in items])
         when = f" at {last['at']}" if last.get("at") else ""
         times = f" ({len(items)} times, the last{when})" if len(items) > 1 else when
         verb = " failed" if failed else ""

@@ -125,6 +125,17 @@ the next process reads it whole when it opens the index (~0.35 ms a MiB), and
 SQLite alone may leave it much larger (a rebuild's whole index)."""
 
 
+def ledger_size(count: int) -> str:
+    """``count`` bytes as a fold limit's message says them: megabytes to one
+    decimal, and a size under a tenth of one in kB or bytes (never ``0.0 MB``,
+    which reads as nothing: a ledger of 30 kB past a limit of 1 kB)."""
+    if count >= 100_000:
+        return f"{count / 1e6:.1f} MB"
+    if count >= 1_000:
+        return f"{count / 1e3:.1f} kB"
+    return f"{count} bytes" if count != 1 else "1 byte"
+
+
 def _size(path: Path) -> int:
     try:
         return os.stat(path).st_size
@@ -620,10 +631,10 @@ class ProjectionRunner:
             pending += max(0, size - (done.head.offset if done is not None else 0))
         if pending <= limit:
             return
-        size = f"{pending / 1e6:.1f} MB of ledger"
+        size = f"{ledger_size(pending)} of ledger"
         what = (f"the index needs a full replay ({reason}) of {size}" if cursors is None
                 else f"the index is {size} behind the ledger")
-        raise IndexBehind(f"{what}, more than this command folds in its time ({limit / 1e6:.1f} MB)",
+        raise IndexBehind(f"{what}, more than this command folds in its time ({ledger_size(limit)})",
                           details={"bytes": pending, "limit": limit, "rebuild": cursors is None, "reason": reason})
 
     def _guarded(self, run: Callable[[], CatchUp], progress: Progress | None) -> CatchUp:

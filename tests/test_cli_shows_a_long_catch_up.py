@@ -1,0 +1,77 @@
+"""A command typed at a terminal shows the progress of a long catch-up it
+must do before it answers (a replay after an upgrade or a deleted index: 15 s
+at 100k events, silent before), and says nothing of the few events every
+command folds. Hooks, pipes and the MCP server show nothing."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import pytest
+
+from baton.projections import runner as runner_module
+from tests.app_support import begin_session, end_session
+from tests.cli_support import run
+
+CATCHING_UP = "baton: bringing the index up to date:"
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.fixture
+def worked(project):
+    """A project with a few sessions' events, its replay cut into batches of 3."""
+    for n in range(3):
+        begin_session(project, session_id=f"s{n}", owner="alice", branch="main")
+        end_session(project, f"s{n}", owner="alice", branch="main")
+    return project
+
+
+def _at_a_terminal(monkeypatch, capsys, project, *args: str) -> tuple[int, str]:
+    terminal = _Terminal()
+    monkeypatch.setattr(runner_module, "REPLAY_BATCH", 3)
+    monkeypatch.setattr(sys, "stderr", terminal)
+    code, _, _ = run(capsys, project, *args)
+    return code, terminal.getvalue()
+
+
+def _drop_index(project) -> None:
+    for path in (project / ".baton").glob("index.sqlite*"):
+        path.unlink()
+
+
+def test_a_command_at_a_terminal_shows_the_progress_of_a_replay_it_must_do_first(worked, monkeypatch, capsys):
+    _drop_index(worked)
+    code, said = _at_a_terminal(monkeypatch, capsys, worked, "handoff", "list")
+    assert code == 0 and CATCHING_UP in said
+    assert said.rstrip().endswith("events")  # ended with the whole count, on a line of its own
+
+
+def test_a_command_at_a_terminal_says_nothing_of_a_catch_up_of_a_few_events(worked, monkeypatch, capsys):
+    run(capsys, worked, "handoff", "list")  # the index up to date
+    begin_session(worked, session_id="s9", owner="alice", branch="main")
+    code, said = _at_a_terminal(monkeypatch, capsys, worked, "handoff", "list")
+    assert code == 0 and CATCHING_UP not in said
+
+
+def test_init_at_a_terminal_on_a_project_whose_index_is_gone_shows_the_replay(worked, monkeypatch, capsys):
+    _drop_index(worked)
+    code, said = _at_a_terminal(monkeypatch, capsys, worked, "init")
+    assert code == 0 and CATCHING_UP in said
+
+
+def test_doctor_at_a_terminal_on_a_project_whose_index_is_gone_shows_the_replay(worked, monkeypatch, capsys):
+    _drop_index(worked)
+    _, said = _at_a_terminal(monkeypatch, capsys, worked, "doctor")
+    assert CATCHING_UP in said
+
+
+def test_a_command_in_a_pipe_shows_no_progress_of_a_replay(worked, monkeypatch, capsys):
+    _drop_index(worked)
+    monkeypatch.setattr(runner_module, "REPLAY_BATCH", 3)
+    code, _, err = run(capsys, worked, "handoff", "list")
+    assert code == 0 and CATCHING_UP not in err
