@@ -130,7 +130,7 @@ DEFAULT_RULES: tuple[Rule, ...] = (
              r"|PuTTY-User-Key-File-\d: .*?Private-Lines: \d+.*?(?:Private-MAC: [0-9a-f]+|\Z)",
              re.S, keywords=("private key", "putty-user-key-file"), examples_allowed=False),
     AssignmentRule("aws-secret-access-key", "AWS secret access key assignment",
-                   key_test=_names_aws_secret, value_test=_aws_secret_value),
+                   key_test=_names_aws_secret, value_test=_aws_secret_value, last_words=("key", "secret")),
     # GitHub tokens: an underscore is a boundary too, so a token joined into an
     # identifier such as a baton key (``<owner>__<branch>``) is still caught.
     _pattern("github-token", "GitHub token (classic)",
@@ -166,7 +166,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
              keywords=("://",), confirm=lambda t: not is_placeholder(t), examples_allowed=False),
     AssignmentRule("generic-secret-assignment",
                    "high-entropy value assigned to a secret-like name",
-                   key_test=names_generic_secret, value_test=high_entropy_value),
+                   key_test=names_generic_secret, value_test=high_entropy_value,
+                   last_words=tuple(sorted(_SECRET_WORDS))),
     PathRule("dotenv-file", "reference to a .env file",
              globs=(".env", ".env.*", "*.env", ".envrc"),
              exempt=(".env.example", ".env.sample", ".env.template", ".env.dist", "*.env.example")),
