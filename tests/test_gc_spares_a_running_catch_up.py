@@ -5,38 +5,9 @@ and the error it logs when it fails would be lost."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from contextlib import contextmanager
-from pathlib import Path
-from typing import Iterator
 
 from tests.conftest import run_baton
-
-_HOLDER = (  # takes the catch-up lock as baton.background does, writes its pid; holds until stdin closes
-    "import fcntl, os, select, sys\n"
-    "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)\n"
-    "fcntl.flock(fd, fcntl.LOCK_EX)\n"
-    "os.ftruncate(fd, 0); os.pwrite(fd, f'{os.getpid()}\\n'.encode(), 0)\n"
-    "print('held', flush=True)\n"
-    "select.select([sys.stdin], [], [], 300)\n"
-)
-
-
-@contextmanager
-def catch_up_running(project: Path) -> Iterator[int]:
-    cache = project / ".baton" / "cache"
-    cache.mkdir(exist_ok=True)
-    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(cache / "catch-up.lock")],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        yield holder.pid
-    finally:
-        assert holder.stdin is not None
-        holder.stdin.close()
-        holder.wait(timeout=60)
-
+from tests.harness_support import catch_up_running
 
 def test_gc_keeps_the_lock_and_log_of_a_catch_up_running_in_the_background(project):
     run_baton("rebuild", "--project", str(project))
