@@ -168,7 +168,16 @@ class Baton:
         (``run_deferred_hooks``): the background catch-up a hook started is this."""
         from baton.commands import deferred, rebuild
 
-        done = rebuild.rebuild_projections(self.project, **options)
+        try:
+            done = rebuild.rebuild_projections(self.project, **options)
+        except LedgerBusy as exc:  # what it was to run still waits: said, or a person thinks it lost
+            kept = len(deferred.waiting(self.project.paths))
+            if not kept:
+                raise
+            hooks = "1 kept hook still waits" if kept == 1 else f"{kept} kept hooks still wait"
+            raise LedgerBusy(f"{exc.message}; {hooks} in .baton/deferred/ (a session's end, a draft before "
+                             "a compaction): the next catch-up or session start runs them",
+                             details={**exc.details, "deferred_waiting": kept}) from exc
         in_the_present = options.get("until") is None and (done.rebuilt or done.reason is None)  # not pinned
         if in_the_present and deferred.any_pending(self.project.paths):
             done = attrs.evolve(done, deferred=self.run_deferred_hooks())

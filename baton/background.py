@@ -127,6 +127,26 @@ def _last_failure(log: Path) -> str | None:
     return last if len(last) <= FAILED_MAX else last[:FAILED_MAX - 1] + "…"
 
 
+def running(baton_dir: Path) -> tuple[bool, int | None]:
+    """Whether a catch-up started here runs now (holds its lock: a probe,
+    taken and let go at once, never waited on), and its pid (None when it
+    is not written yet, or none runs)."""
+    path = baton_dir / LOCK
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False, None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True, _running_pid(path)
+    except OSError:
+        return False, None
+    finally:
+        os.close(fd)  # lets go of the probe's lock with the descriptor
+    return False, None
+
+
 def _running_pid(path: Path) -> int | None:
     try:
         return int(path.read_text().strip())

@@ -66,6 +66,33 @@ def lock_held_elsewhere(project: Path) -> Iterator[None]:
         holder.wait(timeout=60)
 
 
+_CATCH_UP_HOLDER = (  # takes the catch-up lock as baton.background does, writes its pid; holds until stdin closes
+    "import fcntl, os, select, sys\n"
+    "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)\n"
+    "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+    "os.ftruncate(fd, 0); os.pwrite(fd, f'{os.getpid()}\\n'.encode(), 0)\n"
+    "print('held', flush=True)\n"
+    "select.select([sys.stdin], [], [], 300)\n"
+)
+
+
+@contextmanager
+def catch_up_running(project: Path) -> Iterator[int]:
+    """Another process holds the background catch-up's lock (``.baton/cache/catch-up.lock``,
+    its pid written there, as ``baton.background`` does) until the block ends; its pid."""
+    cache = project / ".baton" / "cache"
+    cache.mkdir(exist_ok=True)
+    holder = subprocess.Popen([sys.executable, "-c", _CATCH_UP_HOLDER, str(cache / "catch-up.lock")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield holder.pid
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=60)
+
+
 def process_running(pid: int) -> bool:
     """Whether process ``pid`` exists and has not ended (a zombie not yet reaped has; Linux ``/proc``)."""
     try:

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from baton.ledger import Ledger
-from tests.harness_support import lock_held_elsewhere
+from tests.harness_support import catch_up_running, lock_held_elsewhere
 from tests.sync_support import make_team
 
 WAITING = b"baton: waiting for another baton process to let go of the ledger"
@@ -116,3 +116,27 @@ def test_init_in_a_pipe_waits_for_the_ledger_lock_in_silence(project):
     _out, err = proc.communicate(timeout=60)
     assert waiting and proc.returncode == 0
     assert WAITING not in err
+
+
+def _said_while_waiting(project, *args: str) -> bytes:
+    with lock_held_elsewhere(project):
+        proc, master = _on_a_terminal(project, *args)
+        said = _read_until(master, b"...", seconds=30)
+    try:
+        assert proc.wait(timeout=60) == 0
+    finally:
+        os.close(master)
+    assert WAITING in said
+    return said
+
+
+def test_the_wait_at_a_terminal_names_no_catch_up_when_none_runs_and_how_to_find_the_holder(project):
+    said = _said_while_waiting(project, "handoff", "list")
+    assert b"catch-up" not in said
+    assert b"lsof " + str(project / ".baton" / "ledger.lock").encode() in said
+
+
+def test_the_wait_at_a_terminal_names_the_background_catch_up_that_runs(project):
+    with catch_up_running(project) as pid:
+        said = _said_while_waiting(project, "handoff", "list")
+    assert f"a catch-up in the background, pid {pid}, replays a large one in seconds".encode() in said

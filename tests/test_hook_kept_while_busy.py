@@ -193,6 +193,26 @@ def test_a_catch_up_that_waits_for_the_lock_past_its_lock_wait_keeps_the_kept_ho
     assert _kept(repo) == [] and _session(repo, "s-work")["status"] == "ended"
 
 
+def test_a_rebuild_that_gives_up_on_the_lock_says_the_kept_hooks_still_wait(repo):
+    with Baton.open(repo) as app:
+        deferred.keep(app.project, kind=deferred.SESSION_END, harness="claude-code", event="SessionEnd",
+                      session="s-work")
+    with lock_held_elsewhere(repo):
+        said = run_baton("rebuild", "--lock-wait", "0.2", cwd=repo)
+        done = run_baton("rebuild", "--if-needed", "--lock-wait", "0.2", "--json", cwd=repo)
+    assert said.returncode == 4 and "1 kept hook still waits in .baton/deferred/" in said.stderr
+    error = json.loads(done.stdout)["error"]
+    assert error["code"] == "ledger_busy" and "1 kept hook still waits" in error["message"]
+    assert error["details"]["deferred_waiting"] == 1 and len(_kept(repo)) == 1
+
+
+def test_a_rebuild_that_gives_up_on_the_lock_with_nothing_kept_names_no_kept_hooks(repo):
+    with lock_held_elsewhere(repo):
+        said = run_baton("rebuild", "--lock-wait", "0.2", cwd=repo)
+    assert said.returncode == 4 and "locked by another process" in said.stderr
+    assert "kept hook" not in said.stderr
+
+
 def test_doctor_answers_while_a_holder_keeps_the_ledger_locked_and_names_the_kept_hooks(repo):
     with lock_held_elsewhere(repo):
         ended = _end(repo)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any, Callable
 
 from baton.app import Baton
@@ -29,9 +30,16 @@ def run_on_project(handler: Callable[[Baton, argparse.Namespace], Any], args: ar
         return result
 
 
-def say_waiting() -> None:
-    sys.stderr.write("baton: waiting for another baton process to let go of the ledger (a catch-up in the "
-                     "background replays a large one in seconds)...\n")
+def say_waiting(*, catch_up: bool = False, pid: int | None = None, lock: Path | None = None) -> None:
+    """On a terminal: this command waits for the ledger lock another process
+    holds — a background catch-up (``catch_up``, its ``pid``), which replays
+    a large ledger in seconds, or another baton process (how to find it)."""
+    if catch_up:
+        who = f"a catch-up in the background, pid {pid}" if pid is not None else "a catch-up in the background"
+        why = f"{who}, replays a large one in seconds"
+    else:
+        why = f"`lsof {lock}` names it" if lock is not None else "another command or a hook"
+    sys.stderr.write(f"baton: waiting for another baton process to let go of the ledger ({why})...\n")
     sys.stderr.flush()
 
 

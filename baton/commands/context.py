@@ -25,7 +25,7 @@ from urllib.parse import unquote
 import attrs
 
 from baton import oplog
-from baton.background import start_catch_up
+from baton.background import running, start_catch_up
 from baton.canonical import pretty_bytes
 from baton.config import WRITER_ID, ProjectConfig, read_json, write_json_atomic
 from baton.domain import identifiers as ids
@@ -152,10 +152,12 @@ class Project:
         read answers from the index as the last writer left it (None: no limit).
         Every writer folds its events into the index before it lets go of the
         lock, so that index lacks only what the holder is writing now."""
-        self.on_wait: Callable[[], None] | None = None
+        self.on_wait: Callable[..., None] | None = None
         """Told, before a catch-up waits without limit for the ledger lock,
         that another process holds it (the command line says so on a
-        terminal: a background replay may hold it for seconds)."""
+        terminal: a background replay may hold it for seconds), with who may:
+        ``on_wait(catch_up=, pid=, lock=)`` — whether a background catch-up
+        runs (``baton.background.running``), its pid, and the lock file."""
         self._said_waiting = False
         self.on_progress: Progress | None = None
         """Told how a catch-up goes (events folded, of about how many) when a
@@ -404,7 +406,8 @@ class Project:
         per command (a command that takes the lock several times says it once)."""
         if self.on_wait is not None and not self._said_waiting:
             self._said_waiting = True
-            self.on_wait()
+            catch_up, pid = running(self.paths.baton_dir)
+            self.on_wait(catch_up=catch_up, pid=pid, lock=self.paths.baton_dir / "ledger.lock")
 
     def behind(self, exc: IndexBehind) -> IndexBehind:
         """``exc`` (a catch-up past ``fold_limit``, nothing folded, the lock let

@@ -80,7 +80,7 @@ and the ``--project`` the user passed."""
 
 
 def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | None = None,
-             on_wait: Callable[[], None] | None = None, on_progress: Progress | None = None) -> DoctorResult:
+             on_wait: Callable[..., None] | None = None, on_progress: Progress | None = None) -> DoctorResult:
     root = resolve_root(project)
     paths = ProjectPaths(root)
     checks = [Check("python", "ok" if sys.version_info >= (3, 11) else "fail", sys.version.split()[0])]

@@ -1,6 +1,9 @@
 """``baton gc``: remove only what can be rebuilt — the index and the cache.
 
-The ledger, quarantine and materialized records are never touched.
+The ledger, quarantine and materialized records are never touched. Nor
+are a running background catch-up's lock and log (``baton.background``):
+removed under it, a second one could start beside it, and the error it
+logs when it fails would be lost.
 """
 
 from __future__ import annotations
@@ -9,6 +12,9 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import attrs
+
+from baton import background
 from baton.errors import StorageError
 from baton.model import frozen
 
@@ -20,17 +26,20 @@ if TYPE_CHECKING:
 class GcResult:
     removed: list[dict]
     dry_run: bool
+    kept: list[dict] = attrs.field(factory=list)
+    """Files left in place, each ``{"path", "reason"}`` (a running catch-up's lock and log)."""
     exit_code: int = 0
 
     def to_json(self) -> dict:
         return {"dry_run": self.dry_run, "removed": self.removed,
-                "bytes": sum(r["bytes"] for r in self.removed)}
+                "bytes": sum(r["bytes"] for r in self.removed), "kept": self.kept}
 
     def render(self) -> str:
-        if not self.removed:
-            return "Nothing to remove."
         verb = "Would remove" if self.dry_run else "Removed"
         lines = [f"{verb} {r['path']} ({r['bytes']} bytes)" for r in self.removed]
+        lines += [f"Kept {k['path']}: {k['reason']}" for k in self.kept]
+        if not self.removed:
+            return "\n".join(["Nothing to remove.", *lines])
         lines.append("The index is rebuilt from the ledger on the next command.")
         return "\n".join(lines)
 
@@ -49,7 +58,18 @@ def collect_garbage(project: "Project", *, dry_run: bool = False) -> GcResult:
     removed = []
     opened.require_writable("gc", "removes files from it")
     opened.say_if_waiting()
+    kept = []
     with opened.ledger.locked():
+        held, pid = background.running(p.baton_dir)
+        spared = {p.baton_dir / background.LOCK, p.baton_dir / background.LOG} if held else set()
+        if spared:
+            who = f"a catch-up runs in the background (pid {pid})" if pid is not None \
+                else "a catch-up runs in the background"
+            kept = [{"path": str(f.relative_to(p.root)), "reason": who} for f in sorted(spared) if f.exists()]
+            cache = p.cache_dir
+            candidates.remove(cache)
+            if cache.is_dir():
+                candidates += sorted(f for f in cache.iterdir() if f not in spared)
         for path in candidates:
             if not path.exists():
                 continue
@@ -63,4 +83,4 @@ def collect_garbage(project: "Project", *, dry_run: bool = False) -> GcResult:
                     path.unlink()
             except OSError as exc:
                 raise StorageError(f"cannot remove {path}: {exc}") from exc
-    return GcResult(removed, dry_run)
+    return GcResult(removed, dry_run, kept)

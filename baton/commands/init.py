@@ -51,7 +51,7 @@ class InitResult:
 
 
 def init_project(project: str | os.PathLike | None = None, *, project_id: str | None = None,
-                 on_wait: Callable[[], None] | None = None,
+                 on_wait: Callable[..., None] | None = None,
              on_progress: Progress | None = None) -> InitResult:
     """Create ``.baton/`` (config, ledger, ignore file) and record ``project.initialized``;
     ``on_wait`` is the project's (``Project.on_wait``: told once when another

@@ -1,0 +1,48 @@
+"""``baton gc`` leaves a running background catch-up's lock and log alone:
+removed under it, a second catch-up could start beside it (its lock gone),
+and the error it logs when it fails would be lost."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import run_baton
+from tests.harness_support import catch_up_running
+
+def test_gc_keeps_the_lock_and_log_of_a_catch_up_running_in_the_background(project):
+    run_baton("rebuild", "--project", str(project))
+    cache = project / ".baton" / "cache"
+    with catch_up_running(project) as pid:
+        (cache / "catch-up.log").write_text("baton: still replaying\n")
+        (cache / "other").write_text("rebuildable")
+        r = run_baton("gc", "--json", "--project", str(project))
+        assert r.returncode == 0, r.stderr
+        out = json.loads(r.stdout)
+        assert (cache / "catch-up.lock").read_text().strip() == str(pid)
+        assert (cache / "catch-up.log").read_text() == "baton: still replaying\n"
+    removed = {item["path"] for item in out["removed"]}
+    assert {".baton/index.sqlite", ".baton/cache/other"} <= removed
+    assert not (cache / "other").exists()
+    assert ".baton/cache" not in removed
+    kept = {item["path"]: item["reason"] for item in out["kept"]}
+    assert set(kept) == {".baton/cache/catch-up.lock", ".baton/cache/catch-up.log"}
+    assert all(f"pid {pid}" in reason for reason in kept.values())
+
+
+def test_gc_says_in_words_what_it_kept_for_a_running_catch_up(project):
+    with catch_up_running(project):
+        r = run_baton("gc", "--dry-run", "--project", str(project))
+    assert r.returncode == 0, r.stderr
+    assert "Kept .baton/cache/catch-up.lock: a catch-up runs in the background" in r.stdout
+
+
+def test_gc_removes_the_whole_cache_when_no_catch_up_runs(project):
+    cache = project / ".baton" / "cache"
+    cache.mkdir(exist_ok=True)
+    (cache / "catch-up.lock").write_text("12345\n")  # left by a catch-up that ended
+    (cache / "catch-up.log").write_text("")
+    r = run_baton("gc", "--json", "--project", str(project))
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert ".baton/cache" in {item["path"] for item in out["removed"]} and out["kept"] == []
+    assert not cache.exists()
