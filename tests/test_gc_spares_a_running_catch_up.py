@@ -9,6 +9,7 @@ import json
 from tests.conftest import run_baton
 from tests.harness_support import catch_up_running
 
+
 def test_gc_keeps_the_lock_and_log_of_a_catch_up_running_in_the_background(project):
     run_baton("rebuild", "--project", str(project))
     cache = project / ".baton" / "cache"

@@ -12,9 +12,7 @@ payload on stdin (``BATON_HOOK_FOLD_MB`` makes the small projects here "large").
 from __future__ import annotations
 
 import json
-import re
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -23,9 +21,13 @@ from baton.app import Baton
 from baton.commands import deferred
 from baton.commands.session_drafts import open_session_draft
 from tests.app_support import promote_handoff, validate_handoff_command
+from tests.background_support import background_pid as _background_pid
+from tests.background_support import claude_hook as _hook
+from tests.background_support import kept_hooks as _kept
+from tests.background_support import wait_gone as _wait_gone
 from tests.conftest import run_baton
 from tests.handoff_support import git_init, payload
-from tests.harness_support import fixture, injected, lock_held_elsewhere, process_running
+from tests.harness_support import fixture, injected, lock_held_elsewhere
 
 TINY = {"BATON_HOOK_FOLD_MB": "0.000001", "BATON_HOOK_SERVER": "0"}  # one byte: any catch-up is "large"
 
@@ -44,30 +46,16 @@ def repo(project):
     return project
 
 
-def _hook(repo: Path, event: str, name: str, session: str, **env: str):
-    body = fixture("claude-code", name, repo, session_id=session)
-    return run_baton("hook", "claude-code", event, cwd=repo, input=json.dumps(body), env=env, timeout=60)
 
 
 def _end(repo: Path, session: str = "s-work"):
     return _hook(repo, "SessionEnd", "SessionEnd", session, **TINY)
 
 
-def _background_pid(stderr: str) -> int:
-    found = re.search(r"pid (\d+)", stderr)
-    assert found, stderr
-    return int(found.group(1))
 
 
-def _wait_gone(pid: int, seconds: float = 120) -> None:
-    deadline = time.monotonic() + seconds
-    while process_running(pid):
-        assert time.monotonic() < deadline, f"the background catch-up {pid} did not end"
-        time.sleep(0.05)
 
 
-def _kept(repo: Path) -> list[Path]:
-    return sorted((repo / ".baton" / "deferred").glob("*.json"))
 
 
 def _events(repo: Path, event_type: str, stream: str) -> list[dict]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,8 @@ from baton.errors import IndexBehind
 from baton.ledger import Ledger
 from baton.ledger.envelope import EventDraft
 from tests.app_support import promote_handoff, validate_handoff_command
+from tests.background_support import background_pid as _background_pid
+from tests.background_support import wait_gone as _wait_gone
 from tests.conftest import run_baton
 from tests.handoff_support import git_init, payload
 from tests.harness_support import fixture, injected, lock_held_elsewhere, process_running
@@ -56,17 +57,8 @@ def _drop_index(repo: Path) -> None:
         path.unlink()
 
 
-def _background_pid(stderr: str) -> int:
-    found = re.search(r"pid (\d+)", stderr)
-    assert found, stderr
-    return int(found.group(1))
 
 
-def _wait_gone(pid: int, seconds: float = 120) -> None:
-    deadline = time.monotonic() + seconds
-    while process_running(pid):
-        assert time.monotonic() < deadline, f"the background catch-up {pid} did not end"
-        time.sleep(0.05)
 
 
 def _documents(repo: Path) -> dict:

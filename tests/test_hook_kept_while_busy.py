@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -28,9 +27,13 @@ from baton.background import LOCK_WAIT
 from baton.commands import deferred
 from baton.commands.session_drafts import open_session_draft
 from tests.app_support import promote_handoff, validate_handoff_command
+from tests.background_support import background_pid as _background_pid
+from tests.background_support import claude_hook as _hook
+from tests.background_support import kept_hooks as _kept
+from tests.background_support import wait_gone as _wait_gone
 from tests.conftest import run_baton
 from tests.handoff_support import git_init, payload
-from tests.harness_support import fixture, injected, lock_held_elsewhere, process_running
+from tests.harness_support import fixture, injected, lock_held_elsewhere
 
 BUSY = {"BATON_HOOK_LOCK_WAIT": "0.2", "BATON_HOOK_SERVER": "0"}
 
@@ -47,30 +50,16 @@ def repo(project):
     return project
 
 
-def _hook(repo: Path, event: str, name: str, session: str, **env: str):
-    body = fixture("claude-code", name, repo, session_id=session)
-    return run_baton("hook", "claude-code", event, cwd=repo, input=json.dumps(body), env=env, timeout=60)
 
 
 def _end(repo: Path, session: str = "s-work"):
     return _hook(repo, "SessionEnd", "SessionEnd", session, **BUSY)
 
 
-def _background_pid(stderr: str) -> int:
-    found = re.search(r"pid (\d+)", stderr)
-    assert found, stderr
-    return int(found.group(1))
 
 
-def _wait_gone(pid: int, seconds: float = 120) -> None:
-    deadline = time.monotonic() + seconds
-    while process_running(pid):
-        assert time.monotonic() < deadline, f"the background process {pid} did not end"
-        time.sleep(0.05)
 
 
-def _kept(repo: Path) -> list[Path]:
-    return sorted((repo / ".baton" / "deferred").glob("*.json"))
 
 
 def _events(repo: Path, event_type: str) -> list[dict]:

@@ -100,7 +100,11 @@ class MemoryLedger:
     def holds_event(self, event_id: str) -> bool:
         for feed in self.feed_names():
             raw = self.feed_bytes(feed)
-            if holds_event_id(lambda at, n, raw=raw: raw[at:at + n], len(raw), event_id):
+
+            def read(at: int, n: int, raw: bytes = raw) -> bytes:
+                return raw[at:at + n]
+
+            if holds_event_id(read, len(raw), event_id):
                 return True
         return False
 
