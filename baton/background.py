@@ -72,12 +72,15 @@ def start_catch_up(root: Path, baton_dir: Path) -> tuple[int | None, str | None]
     if lock is False:  # a catch-up holds it: that one brings the index up to date
         return _running_pid(baton_dir / LOCK), None
     try:
-        failed = _last_failure(baton_dir / LOG)  # before the start empties the log
+        # What the last one said when it failed, before the start empties the log;
+        # not one started for the project where it was before a move (its error,
+        # "… is not a Baton project", is not this one's).
+        failed = _last_failure(baton_dir / LOG) if _recorded_root(baton_dir / LOCK) in (None, str(root)) else None
         pid = _spawn(root, baton_dir, lock)
         if pid is not None and lock is not None:
             try:
                 os.ftruncate(lock, 0)
-                os.pwrite(lock, f"{pid}\n".encode(), 0)
+                os.pwrite(lock, f"{pid}\n{root}\n".encode(), 0)
             except OSError:
                 pass
         return pid, failed
@@ -148,10 +151,21 @@ def running(baton_dir: Path) -> tuple[bool, int | None]:
 
 
 def _running_pid(path: Path) -> int | None:
+    """The pid a catch-up's lock file holds (its first line)."""
     try:
-        return int(path.read_text().strip())
+        return int(path.read_text().split("\n", 1)[0].strip())
     except (OSError, ValueError):
         return None
+
+
+def _recorded_root(path: Path) -> str | None:
+    """The project root the last catch-up started here was for (the lock
+    file's second line; None when it names none)."""
+    try:
+        lines = path.read_text().split("\n")
+    except OSError:
+        return None
+    return lines[1] if len(lines) > 1 and lines[1] else None
 
 
 def _spawn(root: Path, baton_dir: Path, lock: int | None) -> int | None:

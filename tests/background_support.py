@@ -37,3 +37,8 @@ def wait_gone(pid: int, seconds: float = 120) -> None:
 def kept_hooks(repo: Path) -> list[Path]:
     """The hooks waiting in ``.baton/deferred/``, oldest first."""
     return sorted((repo / ".baton" / "deferred").glob("*.json"))
+
+
+def catch_up_pid(repo: Path) -> int:
+    """The pid the background catch-up's lock file names (its first line)."""
+    return int((repo / ".baton" / "cache" / "catch-up.lock").read_text().split("\n", 1)[0])

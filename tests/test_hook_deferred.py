@@ -22,6 +22,7 @@ from baton.commands import deferred
 from baton.commands.session_drafts import open_session_draft
 from tests.app_support import promote_handoff, validate_handoff_command
 from tests.background_support import background_pid as _background_pid
+from tests.background_support import catch_up_pid
 from tests.background_support import claude_hook as _hook
 from tests.background_support import kept_hooks as _kept
 from tests.background_support import wait_gone as _wait_gone
@@ -130,7 +131,7 @@ def test_a_failed_catch_up_keeps_the_session_end_for_the_next_one(repo):
     feed.write_bytes(whole)  # repaired
     again = _end(repo)  # a later hook, still far behind: the catch-up it starts runs both
     assert "tried again" in again.stderr
-    _wait_gone(int((repo / ".baton" / "cache" / "catch-up.lock").read_text()))
+    _wait_gone(catch_up_pid(repo))
     assert _kept(repo) == []
     assert _session(repo, "s-work")["status"] == "ended"
     assert len(_events(repo, "session.ended", "session/s-work")) == 1

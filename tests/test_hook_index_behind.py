@@ -25,6 +25,7 @@ from baton.ledger import Ledger
 from baton.ledger.envelope import EventDraft
 from tests.app_support import promote_handoff, validate_handoff_command
 from tests.background_support import background_pid as _background_pid
+from tests.background_support import catch_up_pid
 from tests.background_support import wait_gone as _wait_gone
 from tests.conftest import run_baton
 from tests.handoff_support import git_init, payload
@@ -219,7 +220,7 @@ def test_a_hook_after_a_failed_background_catch_up_says_why_it_failed(repo):
     assert "could not be brought up to date in the background" in said and "corrupt" in said
     assert "the next session start has it" not in said  # not promised again
     assert "baton repair" in said  # what to do, from the failed catch-up's own error
-    _wait_gone(int((repo / ".baton" / "cache" / "catch-up.lock").read_text()))  # the retry, failed again
+    _wait_gone(catch_up_pid(repo))  # the retry, failed again
 
 
 def test_a_hook_on_a_read_only_baton_dir_replays_nothing_in_memory_past_its_limit(repo, monkeypatch):
@@ -255,3 +256,31 @@ def test_a_ledger_past_a_limit_under_a_tenth_of_a_megabyte_is_said_in_kilobytes_
     _wait_gone(_background_pid(started.stderr))
     assert re.search(r"of \d+\.\d kB of ledger, more than this command folds in its time \(1 byte\)", started.stderr)
     assert "0.0 MB" not in started.stderr
+
+
+def test_a_hook_in_a_moved_project_does_not_say_why_a_catch_up_for_its_old_place_failed(repo, tmp_path):
+    _drop_index(repo)
+    first = _start(repo, "s-first", **TINY)
+    _wait_gone(_background_pid(first.stderr))
+    # As if the project had moved while that catch-up ran: it failed for the old place.
+    log = repo / ".baton" / "cache" / "catch-up.log"
+    log.write_text(f"baton: {repo} is not a Baton project (no .baton/config.json); run `baton init` first\n")
+    moved = tmp_path / "moved"
+    repo.rename(moved)
+    _drop_index(moved)
+    again = _start(moved, "s-again", **TINY)
+    assert again.returncode == 0 and "the next session start has it" in again.stderr  # a catch-up, as promised
+    assert "baton init" not in again.stderr and "could not be brought up to date" not in again.stderr
+    _wait_gone(catch_up_pid(moved))
+    assert _documents(moved).get("handoffs") == 1
+
+
+def test_a_hook_still_says_why_the_last_catch_up_for_the_same_place_failed(repo):
+    _drop_index(repo)
+    first = _start(repo, "s-first", **TINY)
+    _wait_gone(_background_pid(first.stderr))
+    (repo / ".baton" / "cache" / "catch-up.log").write_text("baton: feed x is corrupt at byte 3\n")
+    _drop_index(repo)
+    again = _start(repo, "s-again", **TINY)
+    assert "could not be brought up to date in the background: feed x is corrupt at byte 3" in again.stderr
+    _wait_gone(catch_up_pid(repo))

@@ -28,6 +28,7 @@ from baton.commands import deferred
 from baton.commands.session_drafts import open_session_draft
 from tests.app_support import promote_handoff, validate_handoff_command
 from tests.background_support import background_pid as _background_pid
+from tests.background_support import catch_up_pid
 from tests.background_support import claude_hook as _hook
 from tests.background_support import kept_hooks as _kept
 from tests.background_support import wait_gone as _wait_gone
@@ -268,5 +269,5 @@ def test_a_session_end_kept_while_busy_after_a_catch_up_gave_up_says_so_and_trie
     assert "tried again" in ended.stderr and "the session's end is kept" in ended.stderr
     [notice] = [json.loads(line) for line in (repo / ".baton" / "hook-notices.jsonl").read_text().splitlines()]
     assert notice["failed"] is True  # said as a failure: the last wait ran out
-    _wait_gone(int((repo / ".baton" / "cache" / "catch-up.lock").read_text()))
+    _wait_gone(catch_up_pid(repo))
     assert _kept(repo) == [] and _session(repo, "s-work")["status"] == "ended"
