@@ -75,3 +75,14 @@ def test_a_command_in_a_pipe_shows_no_progress_of_a_replay(worked, monkeypatch, 
     monkeypatch.setattr(runner_module, "REPLAY_BATCH", 3)
     code, _, err = run(capsys, worked, "handoff", "list")
     assert code == 0 and CATCHING_UP not in err
+
+
+def test_a_replay_of_whole_batches_ends_its_progress_line_once(worked, monkeypatch, capsys):
+    _drop_index(worked)
+    terminal = _Terminal()
+    monkeypatch.setattr(runner_module, "REPLAY_BATCH", 1)  # every count a whole number of batches
+    monkeypatch.setattr(sys, "stderr", terminal)
+    code, _, _ = run(capsys, worked, "handoff", "list")
+    said = terminal.getvalue()
+    assert code == 0 and CATCHING_UP in said
+    assert said.count("\n") == 1 and said.endswith(" events\n")  # the last batch's count is not a second line

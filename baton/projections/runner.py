@@ -920,8 +920,8 @@ class ProjectionRunner:
                     self._write_docs(docs, self.fold(batch, docs, self._load), prune=not reset)
                     docs.clear()
                     batch.clear()
-                    if progress:
-                        progress(count, max(count, stream.estimated_total(count)))
+                    if progress:  # never "done" here (a display ends its line then): the last call below says so
+                        progress(count, max(count + 1, stream.estimated_total(count)))
             if batch:
                 count, last_key = count + len(batch), batch[-1].merge_key
                 self._write_docs(docs, self.fold(batch, docs, self._load), prune=not reset)
