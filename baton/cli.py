@@ -997,6 +997,14 @@ def _log_command(args: argparse.Namespace, started: float, exit_code: int, code:
     load(OUTPUT).log_command(args, handler_name(args.func), started, exit_code, code)
 
 
+def _end_progress_line() -> None:
+    """A progress line a failure cut short is ended before the failure is
+    said; none can be open unless ``OPENED`` was loaded."""
+    opened = sys.modules.get(OPENED)
+    if opened is not None:
+        opened.end_progress_line()
+
+
 def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """Run the parsed command and print what it returns; every failure is one line, never a traceback."""
     started = time.perf_counter()
@@ -1007,17 +1015,20 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         _log_command(args, started, int(getattr(result, "exit_code", 0)))
         return int(getattr(result, "exit_code", 0))
     except BatonError as exc:
+        _end_progress_line()
         _log_command(args, started, exc.exit_code, exc.code)
         exc.name_parameters(_option_names(parser))
         _name_commands(exc)
         load(OUTPUT).print_failure(args, exc)
         return exc.exit_code
     except KeyboardInterrupt:
+        _end_progress_line()
         print("baton: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # ``baton log | head -1``: the reader has all it wanted
         return 0
     except Exception as exc:  # noqa: BLE001 - the last line of defence: no tracebacks for users
+        _end_progress_line()
         if os.environ.get("BATON_DEBUG"):
             raise
         load(OUTPUT).print_internal_error(args, exc)

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from baton.cli_handlers import opened as opened_module
 from baton.projections import runner as runner_module
 from tests.app_support import begin_session, end_session
 from tests.cli_support import run
@@ -86,3 +87,22 @@ def test_a_replay_of_whole_batches_ends_its_progress_line_once(worked, monkeypat
     said = terminal.getvalue()
     assert code == 0 and CATCHING_UP in said
     assert said.count("\n") == 1 and said.endswith(" events\n")  # the last batch's count is not a second line
+
+
+def test_an_interrupt_during_a_catch_up_at_a_terminal_is_said_on_a_line_of_its_own(worked, monkeypatch, capsys):
+    _drop_index(worked)
+    catching_up = opened_module.catching_up
+
+    def interrupted_after_the_first_batch():
+        show = catching_up()
+
+        def then_interrupted(done: int, total: int) -> None:
+            show(done, total)
+            raise KeyboardInterrupt  # Ctrl-C while the catch-up runs
+
+        return then_interrupted
+
+    monkeypatch.setattr(opened_module, "catching_up", interrupted_after_the_first_batch)
+    code, said = _at_a_terminal(monkeypatch, capsys, worked, "handoff", "list")
+    assert code == 130 and CATCHING_UP in said
+    assert said.endswith(" events\nbaton: interrupted\n")

@@ -43,6 +43,21 @@ def say_waiting(*, catch_up: bool = False, pid: int | None = None, lock: Path | 
     sys.stderr.flush()
 
 
+class _ProgressLine:
+    """Whether a progress line is on the terminal, not yet ended."""
+
+    open = False
+
+
+def end_progress_line() -> None:
+    """End a progress line a failure or an interrupt cut short, so what is
+    said next (``baton: interrupted``) starts a line of its own."""
+    if _ProgressLine.open:
+        _ProgressLine.open = False
+        sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
 def progress(label: str) -> Callable[[int, int], None] | None:
     """A progress display on a terminal (``label`` then events done of about
     how many, on one line); nothing when stderr is not one."""
@@ -51,6 +66,7 @@ def progress(label: str) -> Callable[[int, int], None] | None:
 
     def show(done: int, total: int) -> None:
         sys.stderr.write(f"\r{label} {done}/{total} events")
+        _ProgressLine.open = done < total
         if done >= total:
             sys.stderr.write("\n")
         sys.stderr.flush()
