@@ -10,9 +10,11 @@ import select
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
+from baton.cli_handlers.opened import say_waiting
 from baton.ledger import Ledger
 from tests.harness_support import catch_up_running, lock_held_elsewhere
 from tests.sync_support import make_team
@@ -140,3 +142,8 @@ def test_the_wait_at_a_terminal_names_the_background_catch_up_that_runs(project)
     with catch_up_running(project) as pid:
         said = _said_while_waiting(project, "handoff", "list")
     assert f"a catch-up in the background, pid {pid}, replays a large one in seconds".encode() in said
+
+
+def test_the_wait_hint_quotes_a_lock_path_with_a_space_so_it_can_be_pasted(capsys):
+    say_waiting(lock=Path("/home/me/my project/.baton/ledger.lock"))
+    assert "`lsof '/home/me/my project/.baton/ledger.lock'` names it" in capsys.readouterr().err
