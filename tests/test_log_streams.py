@@ -346,3 +346,8 @@ def test_the_commands_printing_json_lines_are_the_ones_whose_parser_says_so():
 def test_a_date_alone_is_refused_with_the_time_it_would_need(project, option):
     r = run_baton("log", option, "2026-12-05", cwd=project)
     assert r.returncode == 2 and "not a date alone" in r.stderr and "2026-12-05T00:00:00Z" in r.stderr
+
+
+def test_a_date_that_is_no_date_is_refused_without_a_time_to_try(project):
+    r = run_baton("log", "--until", "2026-13-05", cwd=project)
+    assert r.returncode == 2 and "not '2026-13-05'" in r.stderr and "T00:00:00Z" not in r.stderr

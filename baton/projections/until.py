@@ -7,6 +7,8 @@ does not define it.
 
 from __future__ import annotations
 
+from datetime import date
+
 from baton.errors import InputError
 from baton.ledger.clock import hlc_of_datetime, parse_rfc3339
 from baton.model import frozen
@@ -31,10 +33,19 @@ class Until:
         text = text.strip()
         if len(text) == 36 and text.count("-") == 4:
             return cls(event_id=text, label=text)
-        if len(text) == 10 and text[4] == "-" and text[7] == "-":  # a date alone: which moment of it, in which zone?
+        if len(text) == 10 and text[4] == "-" and text[7] == "-" and _a_date(text):  # which moment of it, in which zone?
             raise InputError(f"`{option}` takes an event id or an RFC 3339 time, a date and a time of day "
                              f"(e.g. {text}T00:00:00Z), not a date alone ({text!r})")
         try:
             return cls(hlc=hlc_of_datetime(parse_rfc3339(text)), label=text)
         except ValueError:
             raise InputError(f"`{option}` takes an event id or an RFC 3339 time, not {text!r}") from None
+
+
+def _a_date(text: str) -> bool:
+    """Whether ``text`` is a calendar date (``2026-12-05``, not ``2026-13-05``)."""
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
