@@ -34,7 +34,7 @@ from tests.background_support import kept_hooks as _kept
 from tests.background_support import wait_gone as _wait_gone
 from tests.conftest import run_baton
 from tests.handoff_support import git_init, payload
-from tests.harness_support import fixture, injected, lock_held_elsewhere
+from tests.harness_support import catch_up_running, fixture, injected, lock_held_elsewhere
 
 BUSY = {"BATON_HOOK_LOCK_WAIT": "0.2", "BATON_HOOK_SERVER": "0"}
 
@@ -271,3 +271,13 @@ def test_a_session_end_kept_while_busy_after_a_catch_up_gave_up_says_so_and_trie
     assert notice["failed"] is True  # said as a failure: the last wait ran out
     _wait_gone(catch_up_pid(repo))
     assert _kept(repo) == [] and _session(repo, "s-work")["status"] == "ended"
+
+
+def test_doctor_names_the_background_catch_up_that_holds_the_ledger_lock(repo):
+    with catch_up_running(repo) as pid, lock_held_elsewhere(repo):
+        done = run_baton("doctor", "--json", cwd=repo, timeout=60)
+    assert done.returncode == 0, done.stderr
+    checks = {check["name"]: check for check in json.loads(done.stdout)["checks"]}
+    detail = checks["index"]["detail"]
+    assert checks["index"]["status"] == "warn" and f"a catch-up in the background, pid {pid}," in detail
+    assert "stuck" not in detail

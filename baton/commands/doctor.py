@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from baton import __version__
+from baton.background import running
 from baton.commands import deferred
 from baton.commands.context import Project
 from baton.commands.verify import verify_project
@@ -163,9 +164,12 @@ def _index_check(opened: Project, paths: ProjectPaths, checks: list[Check]) -> "
     pinned = runner.pinned_until
     held = getattr(opened.ledger, "held_elsewhere", None)
     if not opened.read_only and held is not None and held():  # still held after the wait: the index as it is
+        catch_up, pid = running(paths.baton_dir)
+        who = (f"a catch-up in the background{f', pid {pid},' if pid is not None else ''} replays the ledger: "
+               "run `baton doctor` again when it ends" if catch_up else
+               "a `baton rebuild`, `sync` or `gc` running, or a process stuck holding .baton/ledger.lock")
         checks.append(Check("index", "warn", f"not brought up to date: another process held the ledger lock "
-                            f"for more than {LOCK_WAIT:g} s (a `baton rebuild`, `sync` or `gc` running, or a "
-                            "process stuck holding .baton/ledger.lock); shown as the last writer left it"))
+                            f"for more than {LOCK_WAIT:g} s ({who}); shown as the last writer left it"))
     elif pinned:
         checks.append(Check("index", "warn", f"pinned at {pinned}; run `baton rebuild` to return to the present"))
     elif opened.read_only:  # no index is read or written: a replay in memory answers
