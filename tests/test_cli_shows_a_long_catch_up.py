@@ -106,3 +106,15 @@ def test_an_interrupt_during_a_catch_up_at_a_terminal_is_said_on_a_line_of_its_o
     code, said = _at_a_terminal(monkeypatch, capsys, worked, "handoff", "list")
     assert code == 130 and CATCHING_UP in said
     assert said.endswith(" events\nbaton: interrupted\n")
+
+
+def test_a_progress_line_whose_estimate_shrinks_a_digit_leaves_nothing_of_the_longer_one(monkeypatch):
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    show = opened_module.progress("replaying")
+    assert show is not None
+    show(2000, 100011)
+    show(4000, 99998)  # the estimate from the bytes read so far changes as the catch-up goes
+    before, after = terminal.getvalue().split("\r")[1:]
+    assert after.rstrip(" ") == "replaying 4000/99998 events" and len(after) >= len(before)
+    show(99998, 99998)

@@ -45,9 +45,10 @@ def say_waiting(*, catch_up: bool = False, pid: int | None = None, lock: Path | 
 
 
 class _ProgressLine:
-    """Whether a progress line is on the terminal, not yet ended."""
+    """Whether a progress line is on the terminal, not yet ended, and how wide it is."""
 
     open = False
+    width = 0
 
 
 def end_progress_line() -> None:
@@ -66,8 +67,10 @@ def progress(label: str) -> Callable[[int, int], None] | None:
         return None
 
     def show(done: int, total: int) -> None:
-        sys.stderr.write(f"\r{label} {done}/{total} events")
-        _ProgressLine.open = done < total
+        line = f"{label} {done}/{total} events"
+        # padded over the line before: an estimate one digit shorter leaves no "eventss"
+        sys.stderr.write("\r" + line.ljust(_ProgressLine.width if _ProgressLine.open else 0))
+        _ProgressLine.open, _ProgressLine.width = done < total, len(line)
         if done >= total:
             sys.stderr.write("\n")
         sys.stderr.flush()
