@@ -109,6 +109,14 @@ def test_gc_removes_only_the_index(project):
     assert list((project / ".baton" / "ledger").glob("*.jsonl"))
 
 
+def test_gc_dry_run_says_nothing_was_removed_and_leaves_the_index(project):
+    run_baton("rebuild", "--project", str(project))
+    r = run_baton("gc", "--dry-run", "--project", str(project))
+    assert r.returncode == 0 and "Would remove .baton/index.sqlite" in r.stdout
+    assert "Nothing was removed" in r.stdout and "The index is rebuilt" not in r.stdout
+    assert (project / ".baton" / "index.sqlite").exists()
+
+
 def test_help_does_not_import_heavy_modules():
     import subprocess
     import sys

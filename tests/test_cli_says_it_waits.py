@@ -146,4 +146,4 @@ def test_the_wait_at_a_terminal_names_the_background_catch_up_that_runs(project)
 
 def test_the_wait_hint_quotes_a_lock_path_with_a_space_so_it_can_be_pasted(capsys):
     say_waiting(lock=Path("/home/me/my project/.baton/ledger.lock"))
-    assert "`lsof '/home/me/my project/.baton/ledger.lock'` names it" in capsys.readouterr().err
+    assert "`lsof '/home/me/my project/.baton/ledger.lock'` names it: the process whose descriptor ends in W" in capsys.readouterr().err

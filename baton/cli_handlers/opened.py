@@ -39,7 +39,8 @@ def say_waiting(*, catch_up: bool = False, pid: int | None = None, lock: Path | 
         who = f"a catch-up in the background, pid {pid}" if pid is not None else "a catch-up in the background"
         why = f"{who}, replays a large one in seconds"
     else:
-        why = f"`lsof {shlex.quote(str(lock))}` names it" if lock is not None else "another command or a hook"
+        why = (f"`lsof {shlex.quote(str(lock))}` names it: the process whose descriptor ends in W"
+               if lock is not None else "another command or a hook")
     sys.stderr.write(f"baton: waiting for another baton process to let go of the ledger ({why})...\n")
     sys.stderr.flush()
 

@@ -40,7 +40,8 @@ class GcResult:
         lines += [f"Kept {k['path']}: {k['reason']}" for k in self.kept]
         if not self.removed:
             return "\n".join(["Nothing to remove.", *lines])
-        lines.append("The index is rebuilt from the ledger on the next command.")
+        lines.append("Nothing was removed: without --dry-run, the index would be rebuilt from the ledger on the "
+                     "next command." if self.dry_run else "The index is rebuilt from the ledger on the next command.")
         return "\n".join(lines)
 
 
