@@ -318,13 +318,7 @@ def test_a_session_end_kept_in_a_linked_worktree_hands_on_that_worktrees_branch(
     porcelain.worktree_add(str(repo), str(linked), branch="feature/docs")
     linked = linked.resolve()
     run_baton("rebuild", "--if-needed", cwd=repo)
-    _hook(linked, "SessionStart", "SessionStart.startup", "s-docs", BATON_HOOK_SERVER="0")
-    with Baton.open(linked) as app:
-        handoff_id = app.capture(payload(), session="s-docs").handoff_id
-    validate_handoff_command(linked, handoff_id)
-    promote_handoff(linked, handoff_id, accept_warnings="tests")
-    for path in (repo / ".baton").glob("index.sqlite*"):
-        path.unlink()
+    handoff_id = _ready_handoff_then_index_lost(repo, linked, "s-docs")
     with lock_held_elsewhere(repo):
         ended = _hook(linked, "SessionEnd", "SessionEnd", "s-docs", **TINY)
         [kept] = _kept(repo)
@@ -364,13 +358,7 @@ def test_a_kept_end_whose_linked_worktree_was_removed_leaves_its_baton_on_the_se
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-C", str(repo)]
     linked = repo.parent / f"{repo.name}-feat"
     subprocess.run([*git, "worktree", "add", "-q", "-b", "feat", str(linked)], check=True, capture_output=True)
-    _hook(linked, "SessionStart", "SessionStart.startup", "s-feat", BATON_HOOK_SERVER="0")
-    with Baton.open(linked) as app:
-        handoff_id = app.capture(payload(), session="s-feat").handoff_id
-    validate_handoff_command(linked, handoff_id)
-    promote_handoff(linked, handoff_id, accept_warnings="tests")
-    for path in (repo / ".baton").glob("index.sqlite*"):
-        path.unlink()
+    handoff_id = _ready_handoff_then_index_lost(repo, linked, "s-feat")
     with lock_held_elsewhere(repo):  # the catch-up waits: the worktree is removed before the end runs
         ended = _hook(linked, "SessionEnd", "SessionEnd", "s-feat", **TINY)
         assert len(_kept(repo)) == 1
@@ -379,3 +367,16 @@ def test_a_kept_end_whose_linked_worktree_was_removed_leaves_its_baton_on_the_se
     assert _kept(repo) == []
     [created] = [e for e in _events_by_type(repo, "baton.created") if e["data"].get("handoff_id") == handoff_id]
     assert created["data"]["branch"] == "feat"
+
+
+def _ready_handoff_then_index_lost(repo: Path, linked: Path, session: str) -> str:
+    """In ``repo``'s linked worktree ``linked``: ``session`` began and made a
+    handoff ready; then the shared index is lost (a full replay, past a hook's limit)."""
+    _hook(linked, "SessionStart", "SessionStart.startup", session, BATON_HOOK_SERVER="0")
+    with Baton.open(linked) as app:
+        handoff_id = app.capture(payload(), session=session).handoff_id
+    validate_handoff_command(linked, handoff_id)
+    promote_handoff(linked, handoff_id, accept_warnings="tests")
+    for path in (repo / ".baton").glob("index.sqlite*"):
+        path.unlink()
+    return handoff_id
