@@ -37,13 +37,7 @@ TINY = {"BATON_HOOK_FOLD_MB": "0.000001", "BATON_HOOK_SERVER": "0"}  # one byte:
 def repo(project):
     """A session ``s-work`` that began and wrote a ready handoff; then the index is lost."""
     git_init(project, {"src/app.py": "x = 1\n"})
-    _hook(project, "SessionStart", "SessionStart.startup", "s-work", BATON_HOOK_SERVER="0")
-    with Baton.open(project) as app:
-        handoff_id = app.capture(payload(), session="s-work").handoff_id  # the one handoff: ``_handoff_id``
-    validate_handoff_command(project, handoff_id)
-    promote_handoff(project, handoff_id, accept_warnings="tests")
-    for path in (project / ".baton").glob("index.sqlite*"):
-        path.unlink()  # as an upgrade whose projections changed: a full replay, past a hook's limit
+    _ready_handoff_then_index_lost(project, project, "s-work")  # the one handoff: ``_handoff_id``
     return project
 
 
@@ -370,8 +364,9 @@ def test_a_kept_end_whose_linked_worktree_was_removed_leaves_its_baton_on_the_se
 
 
 def _ready_handoff_then_index_lost(repo: Path, linked: Path, session: str) -> str:
-    """In ``repo``'s linked worktree ``linked``: ``session`` began and made a
-    handoff ready; then the shared index is lost (a full replay, past a hook's limit)."""
+    """In ``repo`` (or its linked worktree ``linked``): ``session`` began and made a
+    handoff ready; then the shared index is lost, as after an upgrade whose
+    projections changed (a full replay, past a hook's limit)."""
     _hook(linked, "SessionStart", "SessionStart.startup", session, BATON_HOOK_SERVER="0")
     with Baton.open(linked) as app:
         handoff_id = app.capture(payload(), session=session).handoff_id
