@@ -80,7 +80,9 @@ MAX_ARGUMENT_BYTES = MAX_INPUT_BYTES
 
 INSTRUCTIONS = (
     "Baton keeps structured, verified handoffs between agent sessions in this project. "
-    "At session start call `bootstrap` (it delivers and claims the session baton waiting for you). "
+    "At session start call `bootstrap` (it delivers and claims the session baton waiting for you), unless a "
+    "hook already put Baton's brief in your context (it ends with \"This is … session `ID`\"): that brief's "
+    "baton is claimed, and `bootstrap` would show only what is left. "
     "To hand work over: `handoff_capture` (a draft), `handoff_validate`, `handoff_ready`; the next session "
     "calls `handoff_resume`. Pass `session_id` (the session-start brief names it) to `handoff_capture`: a "
     "session's ready handoff is handed on when the session ends. To leave quick next steps for the next "
@@ -570,7 +572,9 @@ class BatonTools:
         """The session-start brief: the session baton waiting for this owner and branch (rendered as
         '## 🤝 Active Session Handoff' and claimed exactly once, only when it fits max_bytes), the
         session objective, recent decisions and do-not-retry traps. Returns brief, bytes,
-        handoffMarkdown, handoff, sessionObjective and sessionId. With peek, nothing is claimed."""
+        handoffMarkdown, handoff, sessionObjective and sessionId. With peek, nothing is claimed. Not needed
+        when a session-start hook already put Baton's brief in your context (it ends with "This is …
+        session `ID`"): its baton is claimed, so this would show only what is left."""
         return self.run(lambda baton: baton.bootstrap(session_id=session_id, max_bytes=max_bytes, owner=owner,
                                                       branch=branch, peek=peek))
 
