@@ -611,6 +611,8 @@ def handoff_request_text(focus: str | None = None) -> str:
         "",
         "1. If Baton already prepared a draft for this session (`handoff_list` with status `draft`), continue "
         "it: call `handoff_capture` with `parent` set to the draft's id. Otherwise call `handoff_capture`.",
+        "   Pass `session_id`: this session's id, as the session-start brief names it (\"This is … session "
+        "`ID`\"), so the handoff is handed on to the next session when this one ends.",
         "   Its sections and their fields:",
     ]
     lines += [f"   - {name}: {', '.join(fields)}" for name, fields in handoff_fields()]
