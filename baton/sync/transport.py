@@ -13,7 +13,8 @@ import os
 import re
 import stat
 import unicodedata
-from typing import TYPE_CHECKING, Any
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Iterator
 from urllib.parse import urlsplit, urlunsplit
 
 from dulwich import errors
@@ -24,9 +25,9 @@ from dulwich.object_store import MissingObjectFinder
 from dulwich.objects import ZERO_SHA, Commit, Tree
 from dulwich.repo import Repo
 
-from baton.errors import NoSyncRemote, RemoteAuthFailed, RemoteUnreachable
+from baton.errors import GitLockHeld, NoSyncRemote, RemoteAuthFailed, RemoteUnreachable
 from baton.gitinfo import locate
-from baton.sync.stale_locks import local_remote_dir, remove_stale_lock
+from baton.sync.stale_locks import held_local_lock_message, local_remote_dir, remove_stale_lock
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -38,6 +39,18 @@ class RemoteMoved(Exception):
     lock: str | None = None
     """A lock file on a path remote that blocked the push (kept: not provably stale)."""
 
+
+
+@contextmanager
+def local_locks() -> Iterator[None]:
+    """A git lock file in this clone's repository (a loose object's, the ledger
+    ref's) that stops a write: one clear exit-4 error naming it (a push's locks
+    on a path remote are ``push``'s: they start the round again)."""
+    try:
+        yield
+    except FileLocked as exc:
+        lock = os.fsdecode(getattr(exc, "lockfilename", b"") or b"")
+        raise GitLockHeld(held_local_lock_message(lock), details={"lock": lock}) from None
 
 
 def open_repo(project: "Project"):
