@@ -166,6 +166,24 @@ def test_smart_http_with_the_right_credentials_syncs(capsys, http_remote):
     assert result["pushed"] is True and _writer(a) in remote_feeds(remote)
 
 
+def test_a_credential_helper_git_would_use_is_not_run_and_the_message_says_how_to_give_credentials(
+        capsys, http_remote, tmp_path, monkeypatch):
+    url, _remote, a, _b = http_remote
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    (home / ".git-credentials").write_text(url.replace("http://", "http://alice:s3cret-pass@").rsplit("/", 1)[0]
+                                           + "\n")
+    subprocess.run(["git", "-C", str(a), "config", "credential.helper", "store"], check=True)
+    set_remote(a, url)
+    assert subprocess.run(["git", "-C", str(a), "ls-remote", "origin"], capture_output=True).returncode == 0
+    code, out, _err = run(capsys, a, "sync", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "remote_auth_failed")
+    assert "runs none of git's credential helpers" in error["message"]
+    assert "`user:token@` before its host" in error["message"] and "s3cret-pass" not in out
+
+
 @pytest.mark.parametrize("credentials", ["", "alice:not-the-pass-9@"], ids=["missing", "wrong"])
 def test_credentials_the_http_remote_refuses_are_exit_4_with_a_clear_message(capsys, http_remote, credentials,
                                                                             monkeypatch):

@@ -143,9 +143,10 @@ def _failure(exc: BaseException, action: str, url: str) -> RemoteUnreachable:
     if isinstance(exc, (HTTPUnauthorized, HTTPProxyUnauthorized)):
         who = "the proxy" if isinstance(exc, HTTPProxyUnauthorized) else "the remote"
         return RemoteAuthFailed(
-            f"cannot {action} {url!r}: {who} refused the credentials (none given, or wrong); give them as git "
-            "does — a credential helper, or user and password in the remote's URL — and check them with "
-            "`git ls-remote`", details={"url": url})
+            f"cannot {action} {url!r}: {who} refused the credentials (none given, or wrong). Baton reaches "
+            "the remote through dulwich, which runs none of git's credential helpers: give the user and "
+            "password (or an access token) in the remote's URL, as `user:token@` before its host (git keeps "
+            "it in .git/config), or use an ssh remote; check them with `git ls-remote`", details={"url": url})
     return RemoteUnreachable(f"cannot {action} {url!r}: {transport_text(exc)}", details={"url": url})
 
 
