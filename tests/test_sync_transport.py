@@ -184,6 +184,21 @@ def test_a_credential_helper_git_would_use_is_not_run_and_the_message_says_how_t
     assert "`user:token@` before its host" in error["message"] and "s3cret-pass" not in out
 
 
+def test_a_push_a_server_hook_refuses_is_exit_4_with_the_hooks_own_words(capsys, http_remote):
+    url, remote, a, _b = http_remote
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'policy: ledger pushes need approval from ops' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    set_remote(a, url.replace("http://", "http://alice:s3cret-pass@"))
+    _checkpoint(capsys, a, "over http")
+    code, out, _err = run(capsys, a, "sync", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "remote_unreachable")
+    assert "pre-receive hook declined" in error["message"]
+    assert "the remote said: policy: ledger pushes need approval from ops" in error["message"]
+    assert "counting objects" not in error["message"]  # this clone's own progress is not the remote's word
+
+
 @pytest.mark.parametrize("credentials", ["", "alice:not-the-pass-9@"], ids=["missing", "wrong"])
 def test_credentials_the_http_remote_refuses_are_exit_4_with_a_clear_message(capsys, http_remote, credentials,
                                                                             monkeypatch):

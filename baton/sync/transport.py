@@ -320,6 +320,16 @@ def _pack_data_for(repo, client, path: str):
 
 
 
+def _quiet(generate):
+    """The pack generator without the progress callback: ``progress`` then
+    carries only what the server says (dulwich hands the one callback to both)."""
+    def quiet(*args, **kwargs):
+        kwargs["progress"] = None
+        return generate(*args, **kwargs)
+
+    return quiet
+
+
 def push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None, url: str,
          cleaned: list[str] | None = None) -> None:
     def update(refs):
@@ -330,8 +340,9 @@ def push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None
             raise RemoteMoved()
         return {ref: new}
 
+    said: list[bytes] = []  # what the server's git wrote to the pusher ("remote: …"): a hook's reason
     try:
-        result = client.send_pack(path, update, _pack_data_for(repo, client, path))
+        result = client.send_pack(path, update, _quiet(_pack_data_for(repo, client, path)), progress=said.append)
     except RemoteMoved:
         raise
     except FileLocked as exc:  # a path remote: another push holds a lock (the ref's, a pack index's) right now
@@ -351,4 +362,6 @@ def push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None
         # path or file:// remote, written by dulwich, whose ref moved after it was read)
         if any(word in str(status) for word in ("stale", "fast", "failed to update ref", "unable to set")):
             raise RemoteMoved(str(status))
-        raise RemoteUnreachable(f"remote {url!r} refused {ref.decode()}: {status}", details={"url": url})
+        told = transport_text(Exception(b"".join(said).decode("utf-8", "replace")[-2000:])) if said else ""
+        told = f" (the remote said: {told})" if told and told != "Exception" else ""
+        raise RemoteUnreachable(f"remote {url!r} refused {ref.decode()}: {status}{told}", details={"url": url})
