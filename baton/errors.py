@@ -234,6 +234,14 @@ class BatonNotPending(Conflict):
     code = "baton_not_pending"
 
 
+class GitLockHeld(Conflict):
+    """``baton sync`` found a git lock file in this clone's repository (exit 4):
+    a git process writing there now, or one that died (a killed sync).
+    Nothing was pushed; the message names the lock and how to remove it."""
+
+    code = "git_lock_held"
+
+
 class LedgerBusy(Conflict):
     """Another process held the ledger lock longer than a hook may wait (exit 4)."""
 

@@ -168,6 +168,20 @@ def test_a_block_policy_refuses_the_capture_with_exit_5_and_writes_nothing(repo)
     assert ledger_lines(repo) == before
 
 
+def test_a_policy_finding_is_recorded_with_its_rules_reason_unredacted(repo):
+    from tests.secret_corpus import secrets
+
+    token = next(s.value for s in secrets() if s.rule == "anthropic-api-key")
+    (repo / ".baton" / "policy.json").write_text(json.dumps({"disable_rules": ["anthropic-api-key"]}))
+    handoff = baton_json(repo, "checkpoint", "create", "--no-input", "--title", "t", "--objective", f"use {token}")["id"]
+    (repo / ".baton" / "policy.json").unlink()
+    assert baton(repo, "handoff", "validate", handoff).returncode == 3
+    validated = [e for e in handoff_events(repo) if e["type"] == "handoff.validated"][-1]
+    assert "_redacted" not in validated["data"]
+    policy = next(c for c in validated["data"]["report"]["checks"] if c["name"] == "policy")
+    assert policy["findings"][0]["message"] == "anthropic-api-key — Anthropic API or admin key"
+
+
 @pytest.mark.parametrize("path", ["../outside.txt", "/etc/passwd", "escape/secret.txt"])
 def test_malicious_artifact_paths_exit_5_and_append_nothing(repo, tmp_path, path):
     outside = tmp_path / "outside-dir"

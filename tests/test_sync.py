@@ -165,6 +165,29 @@ def test_the_loser_of_a_double_claim_is_told_once_at_its_next_start_and_the_winn
     assert told(loser) == []
 
 
+def test_a_claim_of_a_baton_another_clone_superseded_first_names_the_newer_baton_not_a_claim(capsys, team):
+    _remote, a, b = team
+    _leave_baton(capsys, a, "s-old", "old step", "alice@example.com", "--shared")
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    _leave_baton(capsys, a, "s-new", "new step", "alice@example.com", "--shared")  # supersedes it, on a
+    begun = run_json(capsys, b, "session", "begin", "--session-id", "claim-b", "--owner", "bob@example.com",
+                     "--branch", "main")  # b, apart, claims the old one after that
+    old = begun["handoff"]["id"]
+    for project in (b, a, b):
+        run_json(capsys, project, "sync")
+    [newer] = [r["id"] for r in run_json(capsys, a, "session", "handoff", "--all")["items"]]
+    for project in (a, b):
+        [conflict] = run_json(capsys, project, "session", "handoff", "--all")["conflicts"]
+        assert (conflict["handoffId"], conflict["sessionId"]) == (old, "claim-b")
+        assert (conflict["winner"]["status"], conflict["winner"]["supersededBy"]) == ("superseded", newer)
+        [line] = [x for x in run(capsys, project, "session", "handoff", "--all")[1].splitlines() if "CONFLICT" in x]
+        assert f"superseded by baton {newer} first" in line and "None" not in line and "claimed it first" not in line
+    [notice] = [n for n in run_json(capsys, b, "bootstrap", "--peek")["notices"] if "Claim conflict" in n]
+    assert f"superseded by baton {newer} first" in notice and f"baton {newer} is the current one" in notice
+    assert "None" not in notice and "two sessions worked" not in notice
+
+
 def test_a_commit_whose_push_failed_is_not_counted_as_held_by_the_remote(capsys, team, monkeypatch):
     from baton.errors import RemoteUnreachable
     from baton.sync import transport

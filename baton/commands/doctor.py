@@ -82,7 +82,8 @@ and the ``--project`` the user passed."""
 
 
 def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | None = None,
-             on_wait: Callable[..., None] | None = None, on_progress: Progress | None = None) -> DoctorResult:
+             on_wait: Callable[..., None] | None = None, on_progress: Progress | None = None,
+             verifying: Progress | None = None) -> DoctorResult:
     root = resolve_root(project)
     paths = ProjectPaths(root)
     checks = [Check("python", "ok" if sys.version_info >= (3, 11) else "fail", sys.version.split()[0])]
@@ -116,7 +117,7 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
     if not paths.gitignore.exists():
         checks.append(Check("gitignore", "warn", ".baton/.gitignore is missing; rerun `baton init`"))
     try:
-        verified = verify_project(opened)
+        verified = verify_project(opened, verifying)
         report = verified.report
         if problem := verified.project_problem():
             checks.append(Check("project id", "fail", problem))

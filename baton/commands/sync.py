@@ -156,6 +156,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         InputError: ``remote`` is empty, or ``ref`` is not a ref name under ``refs/``.
         NoSyncRemote (exit 4): no git repository, or no such remote.
         RemoteUnreachable (exit 4): the remote cannot be fetched from or pushed to.
+        GitLockHeld (exit 4): a lock file in this clone's git repository (a killed sync left it) stops a write.
     """
     if not (remote or "").strip():
         raise InputError("`remote` must name a git remote (for example origin), not an empty name")
@@ -170,8 +171,10 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         client, path = transport.client(repo, url)
         url = transport.shown_url(url)  # from here on, only for messages
         count = ReadCount()
-        result = publish.retrying(lambda attempt: _round(project, repo, client, path, url, remote, ref.encode(),
-                                                         count, attempt, erased, restore_own_feed), ref, url)
+        with transport.local_locks():
+            result = publish.retrying(lambda attempt: _round(project, repo, client, path, url, remote,
+                                                             ref.encode(), count, attempt, erased,
+                                                             restore_own_feed), ref, url)
     finally:
         repo.close()
         _scrub_erased(project, erased)

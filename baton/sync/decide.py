@@ -149,6 +149,12 @@ def fast_forward(work: Round, feed: str) -> None:
     elif work.restore_own and feed == work.project.writer and any(
             c is not None and c.head.offset > size for c in (base, remote)):
         local, tree = file_head(work, feed, size), None  # restored from a backup: the rest comes from the remote
+    elif feed != work.project.writer and base is not None and base.head.offset > size:
+        # another writer's feed the local ref holds more of than the file: a copy kept as the remote
+        # held it and not taken (not signed as required, an id repeated); once the remote's copy is
+        # taken, what it has beyond the file is imported, verified as any import (a copy that does
+        # not continue the file is refused as before)
+        local, tree = file_head(work, feed, size), None
     else:
         local, tree = pack_local(work, feed, base, remote, size)
     if tree is not None:
