@@ -263,3 +263,18 @@ def test_forgets_plan_holds_the_handoffs_events_not_the_whole_ledger(capsys, pro
         tracemalloc.stop()
     assert plan.plan.events and not plan.done
     assert peak * 2 < ledger_bytes  # a chunk of each feed, and what loading the command costs
+
+
+def test_a_confirmed_forget_at_a_terminal_shows_the_progress_of_its_rebuild(capsys, project, forgettable,
+                                                                            monkeypatch):
+    """The rebuild after the erasure is a whole replay (~15 s at 100,000 events): silent before."""
+    import sys
+
+    from baton.projections import runner as runner_module
+    from tests.test_cli_shows_a_long_catch_up import CATCHING_UP, _Terminal
+
+    terminal = _Terminal()
+    monkeypatch.setattr(runner_module, "REPLAY_BATCH", 3)
+    monkeypatch.setattr(sys, "stderr", terminal)
+    code, _, _ = run(capsys, project, "forget", forgettable, "--yes")
+    assert code == 0 and CATCHING_UP in terminal.getvalue()

@@ -117,7 +117,7 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
         _remove_index_copies(project)
         project.ledger._forget()  # what it read before the rewrite holds the payloads
         scope.txn.refresh()
-        scope.runner.rebuild(reason="forget")
+        scope.runner.rebuild(reason="forget", progress=project.on_progress)  # ~15 s at 100k events: shown
         removed = scope.runner.prune_files(shown)
         quarantine = _remove_quarantined_text(project, erased_data)
     return ForgetResult(plan, True, reason, feeds, tuple(removed), tuple(quarantine), derived)
