@@ -198,11 +198,13 @@ class Baton:
         return sync.sync_ledger(self.project, remote=remote, ref=ref, restore_own_feed=restore_own_feed,
                                 progress=progress)
 
-    def repair(self, *, feed: str | None = None, dry_run: bool = False, yes: bool = False) -> RepairResult:
-        """Set a damaged feed's lines aside into quarantine, on record (never implicit)."""
+    def repair(self, *, feed: str | None = None, dry_run: bool = False, yes: bool = False,
+               progress: "Progress | None" = None) -> RepairResult:
+        """Set a damaged feed's lines aside into quarantine, on record (never implicit);
+        ``progress``: ``verify``'s, for its checks of the ledger."""
         from baton.commands import repair
 
-        return repair.repair_project(self.project, feed=feed, dry_run=dry_run, yes=yes)
+        return repair.repair_project(self.project, feed=feed, dry_run=dry_run, yes=yes, progress=progress)
 
     # -- handoffs -----------------------------------------------------------------------
     def capture(self, payload: dict[str, Any], *, trigger: str = "manual", parent: str | None = None,
