@@ -156,7 +156,8 @@ class Baton:
         prints them so): to be read before this ``Baton`` is closed."""
         from baton.commands import log
 
-        return log.LogStream(log.log_events(self.project, **filters))
+        return log.LogStream(log.log_events(self.project, **filters),
+                             note=lambda: log.no_type_note(self.project, filters.get("event_type")))
 
     def verify(self, *, progress: "Progress | None" = None) -> VerifyResult:
         """``progress(done, about)``: events checked so far, on a long check (``verify_ledger``)."""
