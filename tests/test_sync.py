@@ -237,6 +237,30 @@ def test_a_commit_whose_push_failed_is_not_counted_as_held_by_the_remote(capsys,
     result = run_json(capsys, a, "sync")
     assert result["behind"] == {} and result["pushed"] is True
     assert _writer(a) in remote_feeds(remote)
+    assert result["published"] == {_writer(a): remote_feeds(remote)[_writer(a)].head.seq}  # the push the last failed
+
+
+def test_events_a_failed_push_left_unpublished_are_counted_by_the_sync_that_publishes_them(capsys, team,
+                                                                                            monkeypatch):
+    from baton.errors import RemoteUnreachable
+    from baton.sync import transport
+
+    remote, a, _b = team
+    _checkpoint(capsys, a, "first")
+    run_json(capsys, a, "sync")
+    _checkpoint(capsys, a, "second")
+    _checkpoint(capsys, a, "third")
+    original = transport.push
+
+    def refused(*args, **kwargs):
+        raise RemoteUnreachable("push refused (test)")
+
+    monkeypatch.setattr(transport, "push", refused)
+    assert run(capsys, a, "sync", "--json")[0] == 4
+    monkeypatch.setattr(transport, "push", original)
+    code, text, _ = run(capsys, a, "sync")
+    assert code == 0 and "Published 2 event(s) from 1 feed(s)" in text and "Pushed" in text
+    assert run_json(capsys, a, "sync")["published"] == {}  # nothing more the next time
 
 
 def test_a_tampered_remote_feed_is_refused_named_not_imported_and_not_carried_on(capsys, team):
