@@ -79,6 +79,15 @@ def test_a_ref_lock_on_a_path_remote_is_never_removed_even_old_and_is_named_with
     assert run(capsys, a, "sync", "--json")[0] == 0
 
 
+def test_a_remote_lock_gone_by_the_time_it_is_told_is_not_given_an_rm_command(tmp_path):
+    from baton.sync.stale_locks import held_lock_message
+
+    lock = tmp_path / "objects" / "ad" / "28f84009c6fb0dd5481a319e5a3f04331bc432.lock"  # another push's, let go
+    message = held_lock_message(str(lock), "refs/baton/ledger", 3)
+    assert "was held by another push through 3 attempts" in message and "run `baton sync` again" in message
+    assert "rm --" not in message and "died holding it" not in message
+
+
 def _full_disk_leftover(remote: Path, a: Path, capsys, age: float, monkeypatch) -> Path:
     """What a push that hit a full disk leaves on a path remote: the pack moved
     in, its index never written, ``pack-<sha>.idx.lock`` in its place — and the
