@@ -85,7 +85,10 @@ MAX_ARGUMENT_BYTES = MAX_INPUT_BYTES
 
 INSTRUCTIONS = (
     "Baton keeps structured, verified handoffs between agent sessions in this project. "
-    "At session start call `bootstrap` (it delivers and claims the session baton waiting for you). "
+    "At session start call `bootstrap` (it delivers and claims the session baton waiting for you), unless a "
+    "hook already put Baton's brief in your context (its last line, \"This is HARNESS session …\", names "
+    "your session id): that brief's "
+    "baton is claimed, and `bootstrap` would show only what is left. "
     "To hand work over: `handoff_capture` (a draft), `handoff_validate`, `handoff_ready`; the next session "
     "calls `handoff_resume`. Pass `session_id` (the session-start brief names it) to `handoff_capture`: a "
     "session's ready handoff is handed on when the session ends. To leave quick next steps for the next "
@@ -576,7 +579,10 @@ class BatonTools:
         """The session-start brief: the session baton waiting for this owner and branch (rendered as
         '## 🤝 Active Session Handoff' and claimed exactly once, only when it fits max_bytes), the
         session objective, recent decisions and do-not-retry traps. Returns brief, bytes,
-        handoffMarkdown, handoff, sessionObjective and sessionId. With peek, nothing is claimed."""
+        handoffMarkdown, handoff, sessionObjective and sessionId. With peek, nothing is claimed. Not needed
+        when a session-start hook already put Baton's brief in your context (its last line, "This is
+        HARNESS session …", names your session id): its baton is claimed, so this would show only
+        what is left."""
         return self.run(lambda baton: baton.bootstrap(session_id=session_id, max_bytes=max_bytes, owner=owner,
                                                       branch=branch, peek=peek))
 
@@ -613,6 +619,8 @@ def handoff_request_text(focus: str | None = None) -> str:
         "",
         "1. If Baton already prepared a draft for this session (`handoff_list` with status `draft`), continue "
         "it: call `handoff_capture` with `parent` set to the draft's id. Otherwise call `handoff_capture`.",
+        "   Pass `session_id`: this session's id, as the session-start brief names it (its last line, \"This "
+        "is HARNESS session …\"), so the handoff is handed on to the next session when this one ends.",
         "   Its sections and their fields:",
     ]
     lines += [f"   - {name}: {', '.join(fields)}" for name, fields in handoff_fields()]
