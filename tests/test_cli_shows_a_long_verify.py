@@ -26,8 +26,8 @@ def _at_a_terminal(monkeypatch, capsys, project, *args: str) -> tuple[int, str, 
 
 
 @pytest.mark.parametrize("command", ["verify", "doctor", "repair"])
-def test_a_check_of_the_ledger_at_a_terminal_shows_its_progress_and_ends_its_line(worked, monkeypatch, capsys,  # noqa: F811
-                                                                                  command):
+def test_a_check_of_the_ledger_at_a_terminal_shows_its_progress_and_ends_its_line(  # noqa: F811
+        worked, monkeypatch, capsys, command):
     code, out, said = _at_a_terminal(monkeypatch, capsys, worked, command)
     assert code == 0 and VERIFYING in said and ("verified" in out or "verifies" in out)
     last = said.rstrip("\n").split("\r")[-1].strip()
