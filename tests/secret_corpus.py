@@ -455,6 +455,8 @@ _SECRETS: list[tuple[str, str, Builder]] = [
     ("Database URL", "url-credentials", lambda g: _in("mongodb+srv://admin:{s}@cluster0.mongodb.net/",
                                                       g.alnum(16))),
     ("Generic", "generic-secret-assignment", lambda g: _in("DB_PASSWORD={s}", g.alnum(14))),
+    ("PostgreSQL", "generic-secret-assignment", lambda g: _in("PGPASSWORD={s} psql -h db -U app", g.alnum(16))),
+    ("Generic", "generic-secret-assignment", lambda g: _in('{{"CLIENTSECRET": "{s}"}}', g.urlsafe(30))),
     ("Generic", "generic-secret-assignment", lambda g: _in('{{"client_secret": "{s}"}}', g.urlsafe(30))),
     ("Generic", "generic-secret-assignment", lambda g: _in("signing_key: '{s}'", g.b64(44))),
 ]

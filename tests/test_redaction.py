@@ -618,3 +618,17 @@ def test_a_string_with_an_escaped_quote_is_screened_with_the_escape_undone_even_
     first = screen_output({"message": secret}, POLICY)
     again, clean = screen_encoded(orjson.dumps({"message": secret}), POLICY)
     assert first == again and not clean and "q8Wm2vR7xL4kT9pZ3nB6" not in again["message"]
+
+
+@pytest.mark.parametrize("line", ["PGPASSWORD=Xy7kQ9pLm2vRt8Zw psql -h db", "export DBPASSWORD='Xy7kQ9pLm2vRt8Zw'",
+                                  'CLIENTSECRET: "Xy7kQ9pLm2vRt8Zw"', "rootpasswd=Xy7kQ9pLm2vRt8Zw"])
+def test_a_secret_name_glued_in_one_word_is_a_secret_name(line):
+    outcome = redact_payload(line, POLICY)
+    assert "Xy7kQ9pLm2vRt8Zw" not in outcome.payload
+    assert {r.rule for r in outcome.redactions} == {"generic-secret-assignment"}
+
+
+@pytest.mark.parametrize("line", ["SHOWPASSWORD=true", "RESETPASSWORD: none", "notsecret = None",
+                                  "monkey=Xy7kQ9pLm2vRt8Zw"])
+def test_a_glued_name_with_a_plain_value_or_no_secret_ending_is_kept(line):
+    assert redact_payload(line, POLICY).payload == line
