@@ -632,3 +632,16 @@ def test_a_secret_name_glued_in_one_word_is_a_secret_name(line):
                                   "monkey=Xy7kQ9pLm2vRt8Zw"])
 def test_a_glued_name_with_a_plain_value_or_no_secret_ending_is_kept(line):
     assert redact_payload(line, POLICY).payload == line
+
+
+@pytest.mark.parametrize("line", ["mysql -uroot -pXy7kQ9pLm2vRt8Zw -h db", "mysqldump -u app -p'Xy7kQ9pLm2vRt8Zw' app",
+                                  'mariadb -p"Xy7kQ9pLm2vRt8Zw"'])
+def test_a_password_glued_to_a_mysql_clients_p_flag_is_redacted(line):
+    outcome = redact_payload(line, POLICY)
+    assert "Xy7kQ9pLm2vRt8Zw" not in outcome.payload
+    assert {r.rule for r in outcome.redactions} == {"mysql-cli-password"}
+
+
+@pytest.mark.parametrize("line", ["mysql -u root -p -h db -P 3306 app", "mysql -p${MYSQL_PWD} app", "tar -pxf a.tar"])
+def test_a_mysql_client_asking_for_its_password_or_another_p_flag_is_kept(line):
+    assert redact_payload(line, POLICY).payload == line
