@@ -165,6 +165,59 @@ def test_the_loser_of_a_double_claim_is_told_once_at_its_next_start_and_the_winn
     assert told(loser) == []
 
 
+def test_a_claim_of_a_baton_another_clone_superseded_first_names_the_newer_baton_not_a_claim(capsys, team):
+    _remote, a, b = team
+    _leave_baton(capsys, a, "s-old", "old step", "alice@example.com", "--shared")
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    _leave_baton(capsys, a, "s-new", "new step", "alice@example.com", "--shared")  # supersedes it, on a
+    begun = run_json(capsys, b, "session", "begin", "--session-id", "claim-b", "--owner", "bob@example.com",
+                     "--branch", "main")  # b, apart, claims the old one after that
+    old = begun["handoff"]["id"]
+    for project in (b, a, b):
+        run_json(capsys, project, "sync")
+    [newer] = [r["id"] for r in run_json(capsys, a, "session", "handoff", "--all")["items"]]
+    for project in (a, b):
+        [conflict] = run_json(capsys, project, "session", "handoff", "--all")["conflicts"]
+        assert (conflict["handoffId"], conflict["sessionId"]) == (old, "claim-b")
+        assert (conflict["winner"]["status"], conflict["winner"]["supersededBy"]) == ("superseded", newer)
+        [line] = [x for x in run(capsys, project, "session", "handoff", "--all")[1].splitlines() if "CONFLICT" in x]
+        assert f"superseded by baton {newer} first" in line and "None" not in line and "claimed it first" not in line
+    [notice] = [n for n in run_json(capsys, b, "bootstrap", "--peek")["notices"] if "Claim conflict" in n]
+    assert f"superseded by baton {newer} first" in notice and f"baton {newer} is the current one" in notice
+    assert "None" not in notice and "two sessions worked" not in notice
+
+
+def test_two_clones_that_each_ran_init_before_the_config_was_committed_verify_before_and_after_the_fix(
+        capsys, tmp_path):
+    """docs/sync.md "Setting up a team": two project ids are not a failure, nor after the documented fix."""
+    import shutil
+
+    from tests.app_support import init_project
+
+    _remote, a, b = make_team(tmp_path)
+    committed = (b / ".baton" / "config.json").read_bytes()
+    shutil.rmtree(b / ".baton")
+    init_project(b, project_id="proj-b")  # b ran init before it pulled a's config
+    for project in (a, b, a):
+        run_json(capsys, project, "sync")
+    for project in (a, b):
+        code, out, _ = run(capsys, project, "verify", "--json")
+        report = json.loads(out)
+        assert (code, report["project"]["problem"]) == (0, None), out
+        assert len(report["project"]["ledger_ids"]) == 2
+    (b / ".baton" / "config.json").write_bytes(committed)  # the fix: b takes the committed config
+    run_json(capsys, b, "sync")
+    for project in (a, b):
+        assert run(capsys, project, "verify")[0] == 0
+        assert run(capsys, project, "doctor")[0] == 0
+    raw = json.loads(committed)
+    raw["project_id"] = "proj-c"  # an id no init of this ledger recorded: still a failure
+    (b / ".baton" / "config.json").write_text(json.dumps(raw))
+    code, out, _ = run(capsys, b, "verify")
+    assert code == 3 and "FAIL project id:" in out
+
+
 def test_a_commit_whose_push_failed_is_not_counted_as_held_by_the_remote(capsys, team, monkeypatch):
     from baton.errors import RemoteUnreachable
     from baton.sync import transport
@@ -184,6 +237,30 @@ def test_a_commit_whose_push_failed_is_not_counted_as_held_by_the_remote(capsys,
     result = run_json(capsys, a, "sync")
     assert result["behind"] == {} and result["pushed"] is True
     assert _writer(a) in remote_feeds(remote)
+    assert result["published"] == {_writer(a): remote_feeds(remote)[_writer(a)].head.seq}  # the push the last failed
+
+
+def test_events_a_failed_push_left_unpublished_are_counted_by_the_sync_that_publishes_them(capsys, team,
+                                                                                            monkeypatch):
+    from baton.errors import RemoteUnreachable
+    from baton.sync import transport
+
+    remote, a, _b = team
+    _checkpoint(capsys, a, "first")
+    run_json(capsys, a, "sync")
+    _checkpoint(capsys, a, "second")
+    _checkpoint(capsys, a, "third")
+    original = transport.push
+
+    def refused(*args, **kwargs):
+        raise RemoteUnreachable("push refused (test)")
+
+    monkeypatch.setattr(transport, "push", refused)
+    assert run(capsys, a, "sync", "--json")[0] == 4
+    monkeypatch.setattr(transport, "push", original)
+    code, text, _ = run(capsys, a, "sync")
+    assert code == 0 and "Published 2 event(s) from 1 feed(s)" in text and "Pushed" in text
+    assert run_json(capsys, a, "sync")["published"] == {}  # nothing more the next time
 
 
 def test_a_tampered_remote_feed_is_refused_named_not_imported_and_not_carried_on(capsys, team):

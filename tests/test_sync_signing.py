@@ -684,3 +684,24 @@ def test_a_forged_extension_of_alices_own_feed_is_replaced_by_her_copy_under_her
     code, result = sync(capsys, b)
     assert code == 0, result["refused"]
     assert "FORGED by mallory as alice" not in titles(capsys, b) and "alice's work" in titles(capsys, b)
+
+
+def test_a_feed_refused_unsigned_is_imported_once_its_writer_signs_again(capsys, team):
+    _remote, a, b, keys = team
+    checkpoint(capsys, a, "signed work")
+    sync(capsys, a)
+    require_signatures(b)
+    assert sync(capsys, b)[0] == 0  # b holds a's feed, signed
+    subprocess.run(["git", "-C", str(a), "config", "--unset", "user.signingkey"], check=True)
+    checkpoint(capsys, a, "unsigned work")
+    sync(capsys, a)
+    code, result = sync(capsys, b)
+    assert code == 3 and [(r["feed"], r["kind"]) for r in result["refused"]] == [(writer(a), "unsigned")]
+    sign_with(a, keys / "alice")  # alice's key is back: her next head is signed
+    checkpoint(capsys, a, "signed again")
+    sync(capsys, a)
+    code, result = sync(capsys, b)
+    assert (code, result["refused"]) == (0, [])
+    assert result["imported"] == {writer(a): 2}
+    assert {"unsigned work", "signed again"} <= set(titles(capsys, b))
+    assert run(capsys, b, "verify")[0] == 0

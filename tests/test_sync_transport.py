@@ -79,6 +79,15 @@ def test_a_ref_lock_on_a_path_remote_is_never_removed_even_old_and_is_named_with
     assert run(capsys, a, "sync", "--json")[0] == 0
 
 
+def test_a_remote_lock_gone_by_the_time_it_is_told_is_not_given_an_rm_command(tmp_path):
+    from baton.sync.stale_locks import held_lock_message
+
+    lock = tmp_path / "objects" / "ad" / "28f84009c6fb0dd5481a319e5a3f04331bc432.lock"  # another push's, let go
+    message = held_lock_message(str(lock), "refs/baton/ledger", 3)
+    assert "was held by another push through 3 attempts" in message and "run `baton sync` again" in message
+    assert "rm --" not in message and "died holding it" not in message
+
+
 def _full_disk_leftover(remote: Path, a: Path, capsys, age: float, monkeypatch) -> Path:
     """What a push that hit a full disk leaves on a path remote: the pack moved
     in, its index never written, ``pack-<sha>.idx.lock`` in its place — and the
@@ -164,6 +173,39 @@ def test_smart_http_with_the_right_credentials_syncs(capsys, http_remote):
     _checkpoint(capsys, a, "over http")
     result = run_json(capsys, a, "sync")
     assert result["pushed"] is True and _writer(a) in remote_feeds(remote)
+
+
+def test_a_credential_helper_git_would_use_is_not_run_and_the_message_says_how_to_give_credentials(
+        capsys, http_remote, tmp_path, monkeypatch):
+    url, _remote, a, _b = http_remote
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    (home / ".git-credentials").write_text(url.replace("http://", "http://alice:s3cret-pass@").rsplit("/", 1)[0]
+                                           + "\n")
+    subprocess.run(["git", "-C", str(a), "config", "credential.helper", "store"], check=True)
+    set_remote(a, url)
+    assert subprocess.run(["git", "-C", str(a), "ls-remote", "origin"], capture_output=True).returncode == 0
+    code, out, _err = run(capsys, a, "sync", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "remote_auth_failed")
+    assert "runs none of git's credential helpers" in error["message"]
+    assert "`user:token@` before its host" in error["message"] and "s3cret-pass" not in out
+
+
+def test_a_push_a_server_hook_refuses_is_exit_4_with_the_hooks_own_words(capsys, http_remote):
+    url, remote, a, _b = http_remote
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'policy: ledger pushes need approval from ops' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    set_remote(a, url.replace("http://", "http://alice:s3cret-pass@"))
+    _checkpoint(capsys, a, "over http")
+    code, out, _err = run(capsys, a, "sync", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "remote_unreachable")
+    assert "pre-receive hook declined" in error["message"]
+    assert "the remote said: policy: ledger pushes need approval from ops" in error["message"]
+    assert "counting objects" not in error["message"]  # this clone's own progress is not the remote's word
 
 
 @pytest.mark.parametrize("credentials", ["", "alice:not-the-pass-9@"], ids=["missing", "wrong"])
@@ -475,3 +517,33 @@ def test_a_sync_reads_the_repositorys_config_file_once_after_opening_it(capsys, 
     monkeypatch.setattr(ConfigFile, "from_path", classmethod(counted))
     assert run_json(capsys, b, "sync")["imported"] == {_writer(a): 2}
     assert len(reads) <= 2  # dulwich's Repo reads it when it opens; the sync's questions, once more
+
+
+def _lock_left_by_a_killed_sync(a: Path, kind: str) -> Path:
+    """The lock file a sync killed while writing to the clone's own git repository leaves."""
+    if kind == "ref":
+        lock = a / ".git" / "refs" / "baton" / "ledger.lock"
+    else:  # the loose object of the feed's first segment: a feed under 1 MiB is one segment, its bytes
+        from dulwich.objects import Blob
+
+        sha = Blob.from_string((a / ".baton" / "ledger" / f"{_writer(a)}.jsonl").read_bytes()).id.decode()
+        lock = a / ".git" / "objects" / sha[:2] / f"{sha[2:]}.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_bytes(b"")
+    return lock
+
+
+@pytest.mark.parametrize("kind", ["ref", "loose_object"])
+def test_a_lock_a_killed_sync_left_in_the_clones_repository_is_exit_4_naming_it_and_its_rm_command(
+        capsys, team, kind):
+    remote, a, _b = team
+    _checkpoint(capsys, a, "from A")
+    lock = _lock_left_by_a_killed_sync(a, kind)
+    code, out, err = run(capsys, a, "sync", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"], error["details"]["lock"]) == (4, "git_lock_held", str(lock))
+    assert f"rm -- {lock}" in error["message"] and "internal error" not in err
+    assert _writer(a) not in remote_feeds(remote)
+    lock.unlink()
+    result = run_json(capsys, a, "sync")
+    assert result["pushed"] is True and _writer(a) in remote_feeds(remote)

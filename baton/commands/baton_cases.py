@@ -21,7 +21,7 @@ from baton.commands.identity import SessionContext, context_of
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
 from baton.domain.baton_payload import as_payload
-from baton.domain.batons import PENDING, BatonRecord, active_for_context
+from baton.domain.batons import PENDING, BatonRecord, active_for_context, lost_claim_reason
 from baton.domain.short_ids import id_matches
 from baton.errors import Conflict, InputError, NotFound
 from baton.model import frozen
@@ -105,10 +105,11 @@ def render_claim_conflicts(conflicts: list[dict[str, Any]]) -> list[str]:
     lines = []
     for c in conflicts:
         winner = c.get("winner") or {}
+        held = "the earlier claim holds everywhere" if winner.get("status") == "claimed" else \
+            "the claim changed nothing"
         lines.append(f"CONFLICT baton {c.get('handoffId')}: claimed by session {c.get('sessionId')} "
-                     f"(writer {c.get('writer')}) at {c.get('claimedAt')}, but session "
-                     f"{winner.get('claimedBySession')} claimed it first ({winner.get('status')}); "
-                     "the earlier claim holds everywhere")
+                     f"(writer {c.get('writer')}) at {c.get('claimedAt')}, but on another clone "
+                     f"{lost_claim_reason(winner)}; {held}")
     return lines
 
 

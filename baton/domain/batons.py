@@ -398,6 +398,20 @@ LATEST_HEADING = "## Latest ready handoff"
 LATEST_TITLE_MAX = 120
 
 
+def lost_claim_reason(winner: Mapping[str, Any]) -> str:
+    """Why a claim made apart lost, from the baton's state it met in
+    project order (a lost claim's ``winner``): another replica's earlier
+    claim, or the baton superseded, cancelled or dismissed there first."""
+    status = winner.get("status")
+    if status == SUPERSEDED:
+        newer = winner.get("supersededBy")
+        return f"it had been superseded by baton {newer} first" if newer else "it had been superseded first"
+    if status in (CANCELLED, DISMISSED):
+        return f"it had been {status} first"
+    by = winner.get("claimedBySession")
+    return f"session {by} claimed it first" if by else "another claim came first"
+
+
 def lost_claim_notices(conflicts: Iterable[Mapping[str, Any]], *, writer: str,
                        told: Iterable[str]) -> list[tuple[str, str]]:
     """The lost claims this clone has not been told of yet: ``(event id, notice)``
@@ -415,13 +429,18 @@ def lost_claim_notices(conflicts: Iterable[Mapping[str, Any]], *, writer: str,
             continue
         seen.add(event_id)
         winner = c["winner"] if isinstance(c.get("winner"), Mapping) else {}
-        by = winner.get("claimedBySession")
-        first = f"session {by} claimed it first" if by else "another claim came first"
+        if winner.get("status") in (SUPERSEDED, CANCELLED, DISMISSED):
+            newer = winner.get("supersededBy")
+            after = (f"; baton {newer} is the current one" if newer else "") + \
+                ", so this session worked from a baton that was no longer pending"
+            when = ""
+        else:
+            after, when = "; the earlier claim holds everywhere, so two sessions worked from this baton", \
+                f" (at {winner.get('claimedAt')})"
         out.append((event_id, f"Claim conflict: baton {c.get('handoffId')} was claimed here by session "
-                              f"{c.get('sessionId')} at {c.get('claimedAt')}, but on another clone {first} "
-                              f"(at {winner.get('claimedAt')}); the earlier claim holds everywhere, so two "
-                              "sessions worked from this baton. `baton session handoff` lists it, with `all` "
-                              "asked for."))
+                              f"{c.get('sessionId')} at {c.get('claimedAt')}, but on another clone "
+                              f"{lost_claim_reason(winner)}{when}{after}. `baton session handoff` lists it, "
+                              "with `all` asked for."))
     return out
 
 

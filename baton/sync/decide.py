@@ -51,6 +51,21 @@ def run(work: Round) -> None:
             work.ids.record_imported(appended, work.imported_ids, work.out)
     finally:
         work.ids.close()
+    note_unpushed(work)
+
+
+def note_unpushed(work: Round) -> None:
+    """This clone's own events an earlier sync committed to the local ref but
+    the remote never took (its push failed: a refused push, a network error,
+    a killed sync): this round's push publishes them, and says how many."""
+    feed = work.project.writer
+    out, remote = work.out.get(feed), work.remote.get(feed)
+    if out is None or out.problem is not None or feed in work.published or feed in work.behind \
+            or any(r.feed == feed for r in work.refused):
+        return
+    had = remote.head.seq if remote is not None and remote.problem is None else 0
+    if out.head.seq > had:
+        work.published[feed] = out.head.seq - had
 
 
 def note_behind(work: Round, feed: str) -> None:
@@ -149,6 +164,12 @@ def fast_forward(work: Round, feed: str) -> None:
     elif work.restore_own and feed == work.project.writer and any(
             c is not None and c.head.offset > size for c in (base, remote)):
         local, tree = file_head(work, feed, size), None  # restored from a backup: the rest comes from the remote
+    elif feed != work.project.writer and base is not None and base.head.offset > size:
+        # another writer's feed the local ref holds more of than the file: a copy kept as the remote
+        # held it and not taken (not signed as required, an id repeated); once the remote's copy is
+        # taken, what it has beyond the file is imported, verified as any import (a copy that does
+        # not continue the file is refused as before)
+        local, tree = file_head(work, feed, size), None
     else:
         local, tree = pack_local(work, feed, base, remote, size)
     if tree is not None:

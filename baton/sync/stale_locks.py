@@ -94,9 +94,26 @@ def held_lock_message(lock: str, ref: str, attempts: int) -> str:
     """The lock a push to a path remote kept finding, with the command that removes it."""
     try:
         minutes = f"{int((time.time() - os.stat(lock).st_mtime) // 60)} minute(s) old"
-    except OSError:
-        minutes = "gone by now"
+    except OSError:  # another push held it at each attempt and let go since: nothing to remove
+        return (f"the remote's {ref} could not be pushed: {lock} was held by another push through {attempts} "
+                "attempts (it is gone now: that push finished); run `baton sync` again")
     return (f"the remote's {ref} could not be pushed: {lock} exists ({minutes}) through {attempts} attempts. "
             "If no `baton sync`, `git push` or other git process is writing to that repository, one died "
             f"holding it (a full disk, a killed push): remove it with `rm -- {shlex.quote(lock)}` and run "
             "`baton sync` again. Baton does not remove it itself, as git does not: a live lock guards an update")
+
+
+def held_local_lock_message(lock: str) -> str:
+    """A lock in this clone's own git repository that stopped the sync (a
+    loose object's, the ledger ref's: dulwich writes each through a
+    ``.lock``), with the command that removes it."""
+    try:
+        age = f"{int((time.time() - os.stat(lock).st_mtime) // 60)} minute(s) old"
+    except OSError:
+        return (f"{lock} was held while this sync wrote to this clone's git repository (gone by now: another "
+                "git process was writing there); run `baton sync` again")
+    return (f"{lock} in this clone's git repository stopped the sync ({age}): nothing was pushed. If no "
+            "`baton sync`, `git` or other git process is running in this repository, one died holding it (a "
+            f"killed sync): remove it with `rm -- {shlex.quote(lock)}` and run `baton sync` again. Baton does "
+            "not remove it itself, as git does not: a live lock guards an update")
+

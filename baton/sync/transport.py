@@ -13,7 +13,8 @@ import os
 import re
 import stat
 import unicodedata
-from typing import TYPE_CHECKING, Any
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Iterator
 from urllib.parse import urlsplit, urlunsplit
 
 from dulwich import errors
@@ -24,9 +25,9 @@ from dulwich.object_store import MissingObjectFinder
 from dulwich.objects import ZERO_SHA, Commit, Tree
 from dulwich.repo import Repo
 
-from baton.errors import NoSyncRemote, RemoteAuthFailed, RemoteUnreachable
+from baton.errors import GitLockHeld, NoSyncRemote, RemoteAuthFailed, RemoteUnreachable
 from baton.gitinfo import locate
-from baton.sync.stale_locks import local_remote_dir, remove_stale_lock
+from baton.sync.stale_locks import held_local_lock_message, local_remote_dir, remove_stale_lock
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -38,6 +39,18 @@ class RemoteMoved(Exception):
     lock: str | None = None
     """A lock file on a path remote that blocked the push (kept: not provably stale)."""
 
+
+
+@contextmanager
+def local_locks() -> Iterator[None]:
+    """A git lock file in this clone's repository (a loose object's, the ledger
+    ref's) that stops a write: one clear exit-4 error naming it (a push's locks
+    on a path remote are ``push``'s: they start the round again)."""
+    try:
+        yield
+    except FileLocked as exc:
+        lock = os.fsdecode(getattr(exc, "lockfilename", b"") or b"")
+        raise GitLockHeld(held_local_lock_message(lock), details={"lock": lock}) from None
 
 
 def open_repo(project: "Project"):
@@ -136,9 +149,10 @@ def _failure(exc: BaseException, action: str, url: str) -> RemoteUnreachable:
     if isinstance(exc, (HTTPUnauthorized, HTTPProxyUnauthorized)):
         who = "the proxy" if isinstance(exc, HTTPProxyUnauthorized) else "the remote"
         return RemoteAuthFailed(
-            f"cannot {action} {url!r}: {who} refused the credentials (none given, or wrong); give them as git "
-            "does — a credential helper, or user and password in the remote's URL — and check them with "
-            "`git ls-remote`", details={"url": url})
+            f"cannot {action} {url!r}: {who} refused the credentials (none given, or wrong). Baton reaches "
+            "the remote through dulwich, which runs none of git's credential helpers: give the user and "
+            "password (or an access token) in the remote's URL, as `user:token@` before its host (git keeps "
+            "it in .git/config), or use an ssh remote; check them with `git ls-remote`", details={"url": url})
     return RemoteUnreachable(f"cannot {action} {url!r}: {transport_text(exc)}", details={"url": url})
 
 
@@ -312,6 +326,16 @@ def _pack_data_for(repo, client, path: str):
 
 
 
+def _quiet(generate):
+    """The pack generator without the progress callback: ``progress`` then
+    carries only what the server says (dulwich hands the one callback to both)."""
+    def quiet(*args, **kwargs):
+        kwargs["progress"] = None
+        return generate(*args, **kwargs)
+
+    return quiet
+
+
 def push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None, url: str,
          cleaned: list[str] | None = None) -> None:
     def update(refs):
@@ -322,8 +346,9 @@ def push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None
             raise RemoteMoved()
         return {ref: new}
 
+    said: list[bytes] = []  # what the server's git wrote to the pusher ("remote: …"): a hook's reason
     try:
-        result = client.send_pack(path, update, _pack_data_for(repo, client, path))
+        result = client.send_pack(path, update, _quiet(_pack_data_for(repo, client, path)), progress=said.append)
     except RemoteMoved:
         raise
     except FileLocked as exc:  # a path remote: another push holds a lock (the ref's, a pack index's) right now
@@ -343,4 +368,6 @@ def push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None
         # path or file:// remote, written by dulwich, whose ref moved after it was read)
         if any(word in str(status) for word in ("stale", "fast", "failed to update ref", "unable to set")):
             raise RemoteMoved(str(status))
-        raise RemoteUnreachable(f"remote {url!r} refused {ref.decode()}: {status}", details={"url": url})
+        told = transport_text(Exception(b"".join(said).decode("utf-8", "replace")[-2000:])) if said else ""
+        told = f" (the remote said: {told})" if told and told != "Exception" else ""
+        raise RemoteUnreachable(f"remote {url!r} refused {ref.decode()}: {status}{told}", details={"url": url})

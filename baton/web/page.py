@@ -246,9 +246,13 @@ SCRIPT = """
     host.textContent = "";
     (conflicts || []).forEach(function (c) {
       var w = c.winner || {};
+      var why = w.status === "superseded" ? "it had been superseded" +
+          (w.supersededBy ? " by baton " + w.supersededBy : "") + " first; the claim changed nothing."
+        : (w.status === "cancelled" || w.status === "dismissed") ? "it had been " + w.status +
+          " first; the claim changed nothing."
+        : "session " + w.claimedBySession + " claimed it first; the earlier claim holds on every replica.";
       var p = el("p", "conflict", "Conflict: baton " + c.handoffId + " was also claimed by session " +
-        c.sessionId + " (writer " + c.writer + ", " + c.claimedAt + "), but session " + w.claimedBySession +
-        " claimed it first; the earlier claim holds on every replica.");
+        c.sessionId + " (writer " + c.writer + ", " + c.claimedAt + "), but on another clone " + why);
       p.setAttribute("data-conflict-event", c.eventId || "");
       host.appendChild(p);
     });
