@@ -136,13 +136,14 @@ class Baton:
 
     @staticmethod
     def doctor(root: PathOption = None, *, extra: Any = None, on_wait: Any = None,
-               on_progress: Any = None) -> DoctorResult:
+               on_progress: Any = None, verifying: Any = None) -> DoctorResult:
         """Diagnose a project that may not even open; ``extra`` adds an adapter's
         checks (``baton.commands.doctor.ExtraChecks``); ``on_wait`` and
-        ``on_progress`` are the project's (``Project.on_wait``, ``Project.on_progress``)."""
+        ``on_progress`` are the project's (``Project.on_wait``, ``Project.on_progress``);
+        ``verifying`` is ``verify``'s ``progress``, for the ledger's check."""
         from baton.commands import doctor
 
-        return doctor.diagnose(root, extra=extra, on_wait=on_wait, on_progress=on_progress)
+        return doctor.diagnose(root, extra=extra, on_wait=on_wait, on_progress=on_progress, verifying=verifying)
 
     # -- the ledger ---------------------------------------------------------------------
     def log(self, **filters: Any) -> LogResult:
@@ -157,10 +158,11 @@ class Baton:
 
         return log.LogStream(log.log_events(self.project, **filters))
 
-    def verify(self) -> VerifyResult:
+    def verify(self, *, progress: "Progress | None" = None) -> VerifyResult:
+        """``progress(done, about)``: events checked so far, on a long check (``verify_ledger``)."""
         from baton.commands import verify
 
-        return verify.verify_project(self.project)
+        return verify.verify_project(self.project, progress)
 
     def rebuild(self, **options: Any) -> RebuildResult:
         """Replay (or, ``if_needed``, catch up) the index; then, with the index in

@@ -202,11 +202,19 @@ _ROLES = ("modified", "created", "read", "generated", "deleted")
 
 
 def _artifact_item(text: str) -> dict[str, Any]:
+    """``PATH`` (role modified) or ``PATH:ROLE``. A word after the last colon
+    that is no role (``src/a.py:raed``) is refused rather than taken as part
+    of the path, where it would name a file that does not exist; a file whose
+    name really ends so is given as JSON."""
     if text.strip().startswith("{"):
         return _json_item("--artifact", text, as_text=None)
     path, sep, role = text.rpartition(":")
-    if sep and role in _ROLES:
-        return {"path": path, "role": role}
+    if sep and path and role.lower() in _ROLES:
+        return {"path": path, "role": role.lower()}
+    if sep and path and role.isascii() and role.isalpha():
+        raise InputError(f"--artifact {text!r}: {role!r} is not a role ({', '.join(_ROLES)}); for a file whose "
+                         f"name ends in ':{role}', write --artifact '{{\"path\": \"{text}\", \"role\": \"modified\"}}'",
+                         details={"artifact": text, "roles": list(_ROLES)})
     return {"path": text, "role": "modified"}
 
 

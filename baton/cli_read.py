@@ -7,6 +7,8 @@ file loads nothing more.
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
 from typing import Any
 
@@ -22,6 +24,7 @@ def read_bounded(source: str, flag: str, *, stdin: Any = None) -> bytes:
         InputError (exit 2): unreadable, or over the limit.
     """
     where = "stdin" if source == "-" else source
+    whole: int | None = None
     try:
         if source == "-":
             stream = stdin if stdin is not None else sys.stdin
@@ -30,10 +33,15 @@ def read_bounded(source: str, flag: str, *, stdin: Any = None) -> bytes:
         else:
             with open(source, "rb") as fh:
                 raw = fh.read(MAX_INPUT_BYTES + 1)
+                if len(raw) > MAX_INPUT_BYTES and stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                    whole = os.fstat(fh.fileno()).st_size
     except OSError as exc:
         raise InputError(f"cannot read {flag} {where}: {exc.strerror or exc}") from exc
     if isinstance(raw, str):
         raw = raw.encode("utf-8", "surrogateescape")
-    check_input_size(f"{flag} {where}", len(raw) if len(raw) <= MAX_INPUT_BYTES else MAX_INPUT_BYTES + 1,
-                     hint="link to repository artifacts instead of pasting them")
+    if len(raw) > MAX_INPUT_BYTES:
+        # Read one byte past the limit, never further: the size is a regular
+        # file's own, else only known to be over the limit (a pipe, stdin).
+        check_input_size(f"{flag} {where}", whole if whole is not None and whole > MAX_INPUT_BYTES else None,
+                         hint="link to repository artifacts instead of pasting them")
     return raw

@@ -31,6 +31,7 @@ from baton.domain.redaction import (
     build_redaction_policy,
     custom_rule,
     redact_payload,
+    rule_label,
 )
 from baton.errors import ConfigError, PolicyBlock, PolicyConfigError, UnsafePath
 from baton.model import frozen
@@ -225,7 +226,7 @@ def redact_or_block(payload: Any, policy: Policy | RedactionPolicy, *, at: str =
     redaction = policy.redaction if isinstance(policy, Policy) else policy
     outcome = redact_payload(payload, redaction, at=at)
     if outcome.blocked:
-        listed = ", ".join(f"{r.field} ({r.rule}: {r.reason})" for r in outcome.blocked)
+        listed = ", ".join(f"{r.field} ({rule_label(r.rule, r.reason)})" for r in outcome.blocked)
         raise PolicyBlock(f"refused by secret policy: {listed}",
                           details={"blocked": [r.to_json() for r in outcome.blocked]})
     return outcome

@@ -29,7 +29,7 @@ def test_audit_names_the_fields_records_hold_without_their_values(capsys, projec
 def test_audit_counts_external_references_by_kind(capsys, project):
     run_json(capsys, project, "checkpoint", "create", "--title", "t", "--objective", "o",
              "--evidence", json.dumps({"type": "url", "claim": "docs say so", "ref": "https://example.com/a"}),
-             "--artifact", "README.md:doc")
+             "--artifact", "README.md:read")
     refs = run_json(capsys, project, "audit")["references"]
     assert refs["evidence"] == {"url": 1}
     assert refs["artifacts"] == 1

@@ -91,6 +91,20 @@ def test_snooze_and_disable_are_events_that_suppress(project):
     assert {"detector.snoozed", "detector.disabled", "detector.enabled"} <= set(types)
 
 
+def test_an_explicit_request_prepares_a_draft_beside_a_symlink_out_of_the_project(project, tmp_path):
+    from tests.handoff_support import git_init
+
+    git_init(project, {"src/app.py": "x = 1\n"})
+    (tmp_path / "shared-data").mkdir()
+    (tmp_path / "shared-data" / "big.csv").write_text("a,b\n")
+    (project / "data.csv").symlink_to(tmp_path / "shared-data" / "big.csv")
+    (project / "src" / "app.py").write_text("x = 2\n")
+    out = baton_json(project, "detect", "--prepare", "--session", "s1")
+    assert out["action"] == "prepare" and out["draft"]
+    record = show_handoff(project, out["draft"]).record
+    assert [a["path"] for a in record["artifacts"]] == ["src/app.py"]
+
+
 def test_auto_prepare_creates_a_draft_at_high_pressure_and_readiness(project):
     result = detect(project, {"stuck_signal": 1, "work_boundary": 1, "resume_readiness": 0.9})
     assert result.action == "auto_prepare" and result.draft

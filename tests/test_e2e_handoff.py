@@ -168,6 +168,38 @@ def test_a_block_policy_refuses_the_capture_with_exit_5_and_writes_nothing(repo)
     assert ledger_lines(repo) == before
 
 
+def test_a_base64_encoded_private_key_in_evidence_output_never_reaches_the_ledger(repo):
+    import base64
+
+    key = ("-----BEGIN OPENSSH " + "PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ"
+           + "Zq8vR1mJ3kP0xT7bN2cW5yH9dF4gL6sA1eU3iO8r" * 4 + "\n-----END OPENSSH " + "PRIVATE KEY-----\n")
+    encoded = base64.b64encode(key.encode()).decode()
+    wrapped = "\n".join(encoded[i:i + 76] for i in range(0, len(encoded), 76))
+    evidence = {"type": "command", "claim": "the deploy key is in the vault", "ref": "base64 deploy_key",
+                "result": "pass", "output": f"$ base64 deploy_key\n{wrapped}\n"}
+    r = baton(repo, "checkpoint", "create", "--no-input", "--title", "t", "--objective", f"tls.key: {encoded}",
+              "--evidence", json.dumps(evidence))
+    assert r.returncode == 0, r.stderr
+    for line in (encoded[16:60], wrapped.splitlines()[1]):
+        assert line not in r.stdout + r.stderr
+        for path in every_file_under(repo / ".baton"):
+            assert line.encode() not in path.read_bytes(), path
+
+
+def test_a_policy_finding_is_recorded_with_its_rules_reason_unredacted(repo):
+    from tests.secret_corpus import secrets
+
+    token = next(s.value for s in secrets() if s.rule == "anthropic-api-key")
+    (repo / ".baton" / "policy.json").write_text(json.dumps({"disable_rules": ["anthropic-api-key"]}))
+    handoff = baton_json(repo, "checkpoint", "create", "--no-input", "--title", "t", "--objective", f"use {token}")["id"]
+    (repo / ".baton" / "policy.json").unlink()
+    assert baton(repo, "handoff", "validate", handoff).returncode == 3
+    validated = [e for e in handoff_events(repo) if e["type"] == "handoff.validated"][-1]
+    assert "_redacted" not in validated["data"]
+    policy = next(c for c in validated["data"]["report"]["checks"] if c["name"] == "policy")
+    assert policy["findings"][0]["message"] == "anthropic-api-key — Anthropic API or admin key"
+
+
 @pytest.mark.parametrize("path", ["../outside.txt", "/etc/passwd", "escape/secret.txt"])
 def test_malicious_artifact_paths_exit_5_and_append_nothing(repo, tmp_path, path):
     outside = tmp_path / "outside-dir"

@@ -112,6 +112,19 @@ def test_flags_accept_plain_text_where_one_field_is_meant():
     assert changes["artifacts"] == [{"path": "src/a.py", "role": "modified"}, {"path": "docs/b.md", "role": "read"}]
 
 
+def test_an_artifact_flag_with_a_word_that_is_no_role_after_its_colon_is_an_input_error():
+    with pytest.raises(InputError, match="'bogus' is not a role") as err:
+        ContentOptions(artifacts=["src/app.py:bogus"]).to_changes()
+    assert err.value.exit_code == 2
+
+
+def test_an_artifact_flag_takes_its_role_in_any_case_and_keeps_other_colons_in_the_path():
+    changes = ContentOptions(artifacts=["docs/b.md:Read", "logs/run:2026-12-05.txt", "notes:draft:created"]).to_changes()
+    assert changes["artifacts"] == [{"path": "docs/b.md", "role": "read"},
+                                    {"path": "logs/run:2026-12-05.txt", "role": "modified"},
+                                    {"path": "notes:draft", "role": "created"}]
+
+
 def test_a_malformed_json_flag_is_an_input_error():
     with pytest.raises(InputError, match="--failed-attempt"):
         ContentOptions(failed_attempts=['{"approach": "x",']).to_changes()

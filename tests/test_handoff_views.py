@@ -205,6 +205,45 @@ def test_prepare_lists_the_files_of_an_untracked_directory_not_the_directory(pro
     assert result.to_json()["changed_files"] == ["newdir/a.py", "newdir/sub/b.py"]
 
 
+def test_prepare_leaves_a_symlink_out_of_the_worktree_out_of_the_artifacts_and_names_it(project, tmp_path):
+    git_init(project, {"src/app.py": "x = 1\n"})
+    (tmp_path / "outside.txt").write_text("not the project's\n")
+    (project / "src" / "link_out").symlink_to(tmp_path / "outside.txt")
+    (project / "src" / "new.py").write_text("y = 1\n")
+    out = prepare_handoff(project).to_json()
+    assert [a["path"] for a in out["template"]["artifacts"]] == ["src/new.py"]
+    assert out["left_out"] == [{"path": "src/link_out", "reason": "symlink-escape"}]
+    assert "src/link_out" in out["changed_files"]
+
+
+def test_prepare_leaves_a_dotenv_file_and_a_private_key_out_of_the_artifacts(project):
+    git_init(project, {"src/app.py": "x = 1\n"})
+    (project / ".env").write_text("API_KEY=not-a-real-one\n")
+    (project / "id_ed25519").write_text("not a real key\n")
+    (project / "src" / "new.py").write_text("y = 1\n")
+    result = prepare_handoff(project)
+    assert _roles(result) == {"src/new.py": "created"}
+    assert result.to_json()["left_out"] == [{"path": ".env", "reason": "dotenv-file"},
+                                           {"path": "id_ed25519", "reason": "credential-file"}]
+    assert "# not proposed as artifacts: .env (dotenv-file), id_ed25519 (credential-file)" in result.render()
+
+
+def test_a_prepared_template_beside_a_symlink_out_of_the_worktree_captures(project, tmp_path):
+    from tests.app_support import capture_checkpoint
+
+    git_init(project, {"src/app.py": "x = 1\n"})
+    (tmp_path / "outside.txt").write_text("not the project's\n")
+    (project / "data").symlink_to(tmp_path / "outside.txt")
+    (project / "src" / "app.py").write_text("x = 2\n")
+    target = tmp_path / "template.json"
+    prepare_handoff(project, output=str(target))
+    template = json.loads(target.read_text())
+    template["work"].update(title="T", objective="O")
+    target.write_text(json.dumps(template))
+    result = capture_checkpoint(project, input_source=str(target))
+    assert [a["path"] for a in result.record["artifacts"]] == ["src/app.py"]
+
+
 def test_prepare_output_refuses_to_overwrite_an_existing_file(project, tmp_path):
     target = tmp_path / "template.json"
     target.write_text("my notes")

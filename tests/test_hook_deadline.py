@@ -116,6 +116,16 @@ def test_the_same_notice_left_by_several_sessions_names_each_of_them(tmp_path):
     assert "(sessions s-a, s-b)" in line and "3 times" in line
 
 
+@pytest.mark.parametrize(("hidden", "said"), [(1, "… and 1 other hook notice."), (2, "… and 2 other hook notices.")])
+def test_the_notices_left_out_of_the_brief_are_counted_in_good_english(tmp_path, hidden, said):
+    for n in range(notices.SHOWN + hidden):
+        notices_write.leave(tmp_path, harness="codex", event="Stop", session=f"s{n}", problem=f"failure {n}",
+                            at="2026-01-01T00:00:00Z")
+    *shown, last = notices.render(notices.take(tmp_path)).strip().splitlines()
+    assert len(shown) == notices.SHOWN
+    assert last == f"> ⚠️ {said}"
+
+
 def test_the_notice_file_is_bounded(tmp_path, monkeypatch):
     monkeypatch.setattr(notices_write, "MAX_BYTES", 600)
     kept = [notices_write.leave(tmp_path, harness="codex", event="Stop", session="s", problem="x" * 100, at="t")

@@ -214,6 +214,18 @@ def test_doctor_answers_while_a_holder_keeps_the_ledger_locked_and_names_the_kep
     assert checks["deferred hooks"]["status"] == "warn"
 
 
+def test_doctor_does_not_say_a_catch_up_that_waits_for_another_holder_is_replaying(repo):
+    """The kept end's catch-up waits for the lock another process holds: doctor once said it
+    "replays the ledger", sending the user to wait for it rather than look for the holder."""
+    with lock_held_elsewhere(repo):
+        ended = _end(repo)
+        done = run_baton("doctor", "--json", cwd=repo, timeout=60)
+    _wait_gone(_background_pid(ended.stderr))
+    detail = {check["name"]: check for check in json.loads(done.stdout)["checks"]}["index"]["detail"]
+    assert "or waits for the process holding it" in detail
+    assert f"`lsof {repo / '.baton' / 'ledger.lock'}` names it" in detail
+
+
 @pytest.mark.parametrize("wait", ["-1", "nan", "inf"])
 def test_rebuild_refuses_a_lock_wait_that_is_not_a_number_of_seconds(repo, wait):
     done = run_baton("rebuild", "--if-needed", "--lock-wait", wait, cwd=repo)

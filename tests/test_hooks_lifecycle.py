@@ -110,6 +110,17 @@ def test_before_compaction_a_draft_is_prepared_and_nothing_is_injected(repo, har
     assert [a["path"] for a in draft["artifacts"]] == ["src/app.py"]
 
 
+def test_before_compaction_a_draft_is_prepared_beside_a_symlink_out_of_the_project(repo, tmp_path):
+    (tmp_path / "elsewhere.txt").write_text("not the project's\n")
+    (repo / "notes").symlink_to(tmp_path / "elsewhere.txt")
+    (repo / "src" / "app.py").write_text("x = 2\n")
+    outcome = _event(repo, "claude-code", 1)
+    assert outcome.problem is None and outcome.result.handoff_id
+    with Baton.open(repo) as app:
+        draft = app.show(outcome.result.handoff_id).to_json()["handoff"]
+    assert [a["path"] for a in draft["artifacts"]] == ["src/app.py"]
+
+
 def test_a_second_compaction_keeps_the_sessions_draft(repo):
     first = _event(repo, "claude-code", 1, session="s1")
     second = _event(repo, "claude-code", 1, session="s1")

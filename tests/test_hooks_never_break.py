@@ -45,6 +45,24 @@ def test_a_payload_that_is_not_json_exits_0(project):
     _assert_quiet_failure(_run(project, "codex", "SessionStart", "not json {"))
 
 
+@pytest.mark.parametrize(("harness", "event", "undone"), [
+    ("claude-code", "SessionEnd", "the session's end was not recorded and no baton was left"),
+    ("codex", "Stop", "the session's end was not recorded and no baton was left"),
+    ("gemini-cli", "PreCompress", "no draft was prepared before compaction"),
+    ("claude-code", "SessionStart", "no brief was delivered"),
+])
+def test_a_payload_that_is_not_json_says_what_the_hook_left_undone(project, harness, event, undone):
+    """Known from the event alone: the notice the next brief carries says a baton may be missing,
+    not just that a payload did not parse (nor "nothing injected" for an end, which injects nothing)."""
+    from baton.harnesses import notices
+
+    result = _run(project, harness, event, "not json {")
+    assert result.stderr.rstrip().endswith(f"; {undone}")
+    [notice] = notices.take(project / ".baton")
+    assert notice["problem"].startswith("the hook payload on stdin is not JSON")
+    assert notice["problem"].endswith(f"; {undone}")
+
+
 def test_a_payload_without_a_session_id_exits_0(project):
     _assert_quiet_failure(_run(project, "claude-code", "SessionEnd", json.dumps({"cwd": str(project)})))
 

@@ -70,6 +70,22 @@ def test_an_input_file_over_the_limit_is_an_input_error(project, capsys, tmp_pat
     assert code == 2 and "limit" in err
 
 
+def test_an_input_file_over_the_limit_is_reported_at_its_own_size(project, capsys, tmp_path):
+    big = tmp_path / "big.json"
+    big.write_bytes(b"x" * 2_000_000)
+    code, _, err = run(capsys, project, "checkpoint", "create", "--no-input", "--input", str(big))
+    assert code == 2 and "is 2000000 bytes; the limit is 1048576 bytes" in err
+
+
+def test_stdin_over_the_limit_is_reported_as_over_it_not_at_the_bytes_read(project, tmp_path):
+    from tests.handoff_support import baton
+
+    result = baton(project, "checkpoint", "create", "--no-input", "--input", "-", input="x" * 2_000_000)
+    assert result.returncode == 2
+    assert "stdin is over 1048576 bytes; the limit is 1048576 bytes" in result.stderr
+    assert "1048577" not in result.stderr
+
+
 def test_arguments_over_the_limit_are_an_input_error(project, capsys):
     code, _, err = run(capsys, project, "checkpoint", "create", "--no-input", "--title", "x" * (MAX_INPUT_BYTES + 1),
                        "--objective", "o")

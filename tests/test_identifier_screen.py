@@ -29,7 +29,7 @@ from baton.domain.identifiers import (
     name_problem,
     screen_identifiers,
 )
-from baton.domain.redaction import RedactionPolicy
+from baton.domain.redaction import DEFAULT_RULES, RedactionPolicy, screen_text
 from baton.mcp_server import build_server
 from tests.cli_support import run
 from tests.secret_corpus import IDENTIFIER_LOOK_ALIKES, identifier_secrets
@@ -155,9 +155,28 @@ def test_a_refusal_names_each_field_its_rules_and_a_derived_form_never_the_value
                 IdentifierFinding(OWNER, "baton key", "r2", "why two"),
                 IdentifierFinding(BRANCH, "URL", "r3", "why three")]
     assert describe(findings).startswith(
-        "refused: the owner looks like a secret (r1: why one, r2: why two, in its baton key); "
-        "the branch looks like a secret (r3: why three, in its URL). ")
+        "refused: the owner looks like a secret (r1 — why one, r2 — why two, in its baton key); "
+        "the branch looks like a secret (r3 — why three, in its URL). ")
     assert findings[1].to_json() == {"field": OWNER, "form": "baton key", "rule": "r2", "reason": "why two"}
+
+
+@pytest.mark.parametrize("rule", DEFAULT_RULES, ids=[r.name for r in DEFAULT_RULES])
+def test_a_refusal_naming_any_default_rule_passes_the_output_screen_unchanged(rule):
+    # "anthropic-api-key: Anthropic API or admin key" read as an assignment to
+    # the generic rule, so 39 of the rules' reasons were shown redacted.
+    message = describe([IdentifierFinding(SESSION, "as given", rule.name, rule.reason)])
+    assert screen_text(message, POLICY) == message
+    assert f"({rule.name} — {rule.reason})" in message
+
+
+def test_the_cli_names_the_anthropic_rules_reason_when_it_refuses_a_session_id(capsys, project):
+    from tests.secret_corpus import secrets
+
+    token = next(s.value for s in secrets() if s.rule == "anthropic-api-key")
+    code, out, err = run(capsys, project, "session", "begin", "--session-id", token, "--owner", "a@example.com",
+                         "--branch", "main")
+    assert code == 5
+    assert "anthropic-api-key — Anthropic API or admin key" in err and "REDACTED" not in err
 
 
 # -- the CLI, per field ------------------------------------------------------------------

@@ -285,3 +285,24 @@ async def test_oversized_arguments_are_an_input_error_and_nothing_is_written(pro
     assert result.is_error
     assert result.structured_content["error"]["code"] == "input_error"
     assert sorted(p.read_bytes() for p in (project / ".baton" / "ledger").glob("*.jsonl")) == ledger_before
+
+
+async def test_the_server_tells_the_agent_not_to_bootstrap_again_after_a_hooks_brief(project):
+    """A harness shows the server's instructions to every agent: an unconditional "call
+    `bootstrap` at session start" sent agents whose hook had already delivered (and claimed)
+    the baton to a second brief without it. Both the instructions and the tool name the
+    hook brief's own last line, so the agent can tell the two cases apart — without a
+    session id of their own that an agent could take for its session's."""
+    import re
+
+    from baton.commands.harness_start import session_line
+
+    assert session_line("ID", "claude-code").startswith("This is claude-code session ")
+    async with Client(build_server(project)) as client:
+        instructions = client.instructions or ""
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    bootstrap = " ".join((tools["bootstrap"].description or "").split())
+    assert "unless a hook already put Baton's brief in your context" in instructions
+    for text in (instructions, bootstrap):
+        assert '"This is HARNESS session …", names your session id' in text
+        assert re.search(r"This is \S+ session `", text) is None

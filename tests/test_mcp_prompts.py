@@ -66,6 +66,21 @@ async def test_the_handoff_prompt_names_the_tools_to_call_in_order(project):
     assert positions == sorted(positions)
 
 
+async def test_the_handoff_prompt_tells_the_agent_to_pass_the_session_id_its_brief_names(project):
+    """Without it, a handoff made through the slash command was the session's only by the
+    fallback window (docs/hooks.md), which hands nothing on beside another open session."""
+    import re
+
+    from baton.commands.harness_start import session_line
+
+    assert session_line("ID", "claude-code").startswith("This is claude-code session ")
+    async with Client(build_server(project)) as client:
+        text = _text(await client.get_prompt("handoff"))
+    capture_step = " ".join(text[text.index("1. "):text.index("2. ")].split())
+    assert "`session_id`" in capture_step and '"This is HARNESS session …"' in capture_step
+    assert re.search(r"This is \S+ session `", text) is None  # no id of its own to take for the session's
+
+
 async def test_the_handoff_prompt_carries_the_users_focus(project):
     async with Client(build_server(project)) as client:
         text = _text(await client.get_prompt("handoff", {"focus": "the flaky login test"}))

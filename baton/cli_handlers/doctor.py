@@ -8,7 +8,7 @@ import sys
 import attrs
 
 from baton.app import Baton
-from baton.cli_handlers.opened import catching_up, say_waiting
+from baton.cli_handlers.opened import catching_up, progress, say_waiting
 from baton.commands.doctor import KEPT_WAITING, Check
 from baton.harnesses.wiring import doctor_checks
 from baton.launch import server_state
@@ -18,7 +18,8 @@ BY_HAND = "; by hand: `baton rebuild --if-needed` (it replays only if the index 
 
 def doctor(args: argparse.Namespace):
     result = Baton.doctor(args.project, extra=_checks, on_wait=say_waiting if sys.stderr.isatty() else None,
-                          on_progress=catching_up())
+                          on_progress=catching_up(),
+                          verifying=None if args.json else progress("baton: verifying the ledger:"))
     return attrs.evolve(result, checks=[_by_hand(check) for check in result.checks])
 
 

@@ -23,7 +23,7 @@ def log(app: Baton, args: argparse.Namespace):
 
 
 def verify(app: Baton, args: argparse.Namespace):
-    return app.verify()
+    return app.verify(progress=None if args.json else progress("baton: verifying the ledger:"))
 
 
 def rebuild(app: Baton, args: argparse.Namespace):

@@ -41,6 +41,7 @@ from baton.domain.handoff import handoff_file_name, new_draft
 from baton.domain.identifiers import handoff_identifiers
 from baton.domain.paths import lexical_problem, normalize_project_path
 from baton.domain.readiness import transcript_field_paths
+from baton.domain.redaction import rule_label
 from baton.domain.redaction.summary import summarize_output
 from baton.domain.short_ids import HANDOFFS_DIR, short_id
 from baton.errors import InputError, PolicyBlock, UnsafePath
@@ -210,7 +211,7 @@ def clean_payload(root: Path, payload: Mapping[str, Any], policy: Any) -> CleanP
                 raise InputError(f"evidence[{i}].output must be a string (the command's output)")
             summary = summarize_output(raw, policy=policy.redaction, field=f"evidence[{i}].output_summary")
             if summary.blocked:
-                listed = ", ".join(f"{r.field} ({r.rule}: {r.reason})" for r in summary.blocked)
+                listed = ", ".join(f"{r.field} ({rule_label(r.rule, r.reason)})" for r in summary.blocked)
                 raise PolicyBlock(f"refused by secret policy: {listed}",
                                   details={"blocked": [r.to_json() for r in summary.blocked]})
             item["output_summary"] = summary.summary

@@ -30,7 +30,7 @@ from baton.canonical import pretty_bytes
 from baton.config import WRITER_ID, ProjectConfig, read_json, write_json_atomic
 from baton.domain import identifiers as ids
 from baton.domain.identifiers import event_identifiers
-from baton.domain.redaction import redact_strings
+from baton.domain.redaction import redact_strings, rule_label
 from baton.errors import (
     ConfigError,
     IndexBehind,
@@ -38,6 +38,7 @@ from baton.errors import (
     NotInitialized,
     PolicyBlock,
     ReadOnlyProject,
+    RecordedNotIndexed,
     SecretInIdentifier,
     StorageError,
 )
@@ -103,7 +104,10 @@ class WriteScope:
                durable: bool) -> list[Event]:
         events = self.txn.append(screened, expected=expected, durable=durable)
         if events:
-            self.project.runner.fold_appended(events)
+            try:
+                self.project.runner.fold_appended(events)
+            except StorageError as exc:
+                raise RecordedNotIndexed.of(events, exc) from exc
             for event in events:
                 family, _, key = event.stream.partition("/")
                 self.project.log("info", "appended", type=event.type, id=event.id,
@@ -276,7 +280,7 @@ class Project:
         if stream.redactions:
             blocked.extend(_stream_name_findings(draft.stream, stream.redactions))
         if blocked:
-            listed = ", ".join(f"{r.field} ({r.rule}: {r.reason})" for r in blocked)
+            listed = ", ".join(f"{r.field} ({rule_label(r.rule, r.reason)})" for r in blocked)
             raise PolicyBlock(f"refused by secret policy: {listed}",
                               details={"blocked": [r.to_json() for r in blocked]})
         records = [r.to_json() for o in (outcome, actor, session) if o is not None for r in o.redactions]

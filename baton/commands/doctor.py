@@ -7,6 +7,7 @@ check is ``ok``, ``warn`` or ``fail``; any ``fail`` exits 3.
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from importlib import metadata  # 20 ms: only doctor imports this module, and it is on no hook path
 from pathlib import Path
@@ -81,7 +82,8 @@ and the ``--project`` the user passed."""
 
 
 def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | None = None,
-             on_wait: Callable[..., None] | None = None, on_progress: Progress | None = None) -> DoctorResult:
+             on_wait: Callable[..., None] | None = None, on_progress: Progress | None = None,
+             verifying: Progress | None = None) -> DoctorResult:
     root = resolve_root(project)
     paths = ProjectPaths(root)
     checks = [Check("python", "ok" if sys.version_info >= (3, 11) else "fail", sys.version.split()[0])]
@@ -115,7 +117,7 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
     if not paths.gitignore.exists():
         checks.append(Check("gitignore", "warn", ".baton/.gitignore is missing; rerun `baton init`"))
     try:
-        verified = verify_project(opened)
+        verified = verify_project(opened, verifying)
         report = verified.report
         if problem := verified.project_problem():
             checks.append(Check("project id", "fail", problem))
@@ -165,7 +167,11 @@ def _index_check(opened: Project, paths: ProjectPaths, checks: list[Check]) -> "
     held = getattr(opened.ledger, "held_elsewhere", None)
     if not opened.read_only and held is not None and held():  # still held after the wait: the index as it is
         catch_up, pid = running(paths.baton_dir)
-        who = (f"a catch-up in the background{f', pid {pid},' if pid is not None else ''} replays the ledger: "
+        # The catch-up may hold the lock (a replay) or wait for it like this command (a session's end
+        # kept while another process held it): which one, the lock does not tell.
+        lock = shlex.quote(str(paths.baton_dir / "ledger.lock"))
+        who = (f"a catch-up in the background{f', pid {pid},' if pid is not None else ''} replays the ledger, "
+               f"or waits for the process holding it (`lsof {lock}` names it): "
                "run `baton doctor` again when it ends" if catch_up else
                "a `baton rebuild`, `sync` or `gc` running, or a process stuck holding .baton/ledger.lock")
         checks.append(Check("index", "warn", f"not brought up to date: another process held the ledger lock "

@@ -77,7 +77,8 @@ def prepare_before_compaction(project: "Project", session_id: str | None, *, har
 
     Raises:
         InputError: no session id, or a malformed one.
-        PolicyBlock: a changed file's path was refused by the path policy.
+        PolicyBlock: a block rule of the policy matched the draft's text (a changed
+            file the path policy refuses is left out of it, never a refusal).
     """
     sid = required_session_id(session_id)
     assessed = assess(project, detector_inputs(trigger)["inputs"], session=sid, harness=harness, source="hook")

@@ -10,6 +10,7 @@ import orjson
 
 from baton.errors import InputError, NotFound
 from baton.ledger.envelope import Event
+from baton.ledger.tail import TailWant
 from baton.model import frozen
 from baton.projections.until import Until
 
@@ -117,18 +118,37 @@ def log_events(
         if bound is not None and bound.event_id is not None and not project.ledger.holds_event(bound.event_id):
             raise NotFound(f"no event with id {bound.event_id}; `{option}` takes an event's id (the last column "
                            "of `baton log`; a handoff's id is not one) or an RFC 3339 time")
-    chosen = _chosen(project, after, upto, event_type, stream)
+    chosen = _chosen(_read(project, after, upto, event_type, stream, limit), after, upto, event_type, stream)
     if limit is None:
         return chosen
     return iter(deque(chosen, maxlen=limit))
 
 
-def _chosen(project: "Project", after: Until | None, upto: Until | None,
+def _read(project: "Project", after: Until | None, upto: Until | None, event_type: str | None,
+          stream: str | None, limit: int | None) -> Iterator[Event]:
+    """The events ``_chosen`` picks from: every one, a chunk of each feed at
+    a time (``iter_all``), or — when the last ``limit`` are shown or those
+    after a time, with no ``until`` (whose reading stops there) and no
+    ``since`` id (found by reading up to it) — only each feed's tail
+    (``iter_tail``): ``log --limit 20`` of a year of events reads the last
+    few of them, not the year."""
+    if (upto is not None or (after is not None and after.event_id is not None)
+            or (limit is None and after is None)):
+        return project.ledger.iter_all()
+    after_hlc = after.hlc if after is not None else None
+
+    def wanted(kind: str, name: str, hlc: int) -> bool:
+        return (after_hlc is None or hlc > after_hlc) and _matches(event_type, kind) and _matches(stream, name)
+
+    return project.ledger.iter_tail(TailWant(wanted, limit=limit, after_hlc=after_hlc))
+
+
+def _chosen(events: Iterable[Event], after: Until | None, upto: Until | None,
             event_type: str | None, stream: str | None) -> Iterator[Event]:
     started = after is None or after.event_id is None  # past ``since``'s event (an id), or no such bound
     past = False  # beyond ``until``
     found_until = False
-    for e in project.ledger.iter_all():  # a chunk of each feed at a time: ``--limit`` holds N events, not the ledger
+    for e in events:  # a chunk of each feed at a time: ``--limit`` holds N events, not the ledger
         if upto is not None and upto.event_id is None and e.hlc > _hlc(upto):
             past = True  # the ledger is in hlc order: every later event is beyond it too
         if (started and not past and (after is None or after.event_id is not None or e.hlc > _hlc(after))

@@ -7,7 +7,10 @@ role says what git saw — ``created`` for a new or untracked file, with every
 file of an untracked directory listed, ``deleted``, ``modified``; a harness's
 configuration — ``.claude/``, ``.codex/``, ``.gemini/``, ``.cursor/``, ``.agents/``,
 ``.mcp.json``, which ``install-hooks`` and the harnesses write — is counted
-among the changed files but never a candidate artifact), the current
+among the changed files but never a candidate artifact; nor is a file a path
+rule names, ``.env`` or a key, or one that leaves the worktree through a
+symlink: a capture would keep only a marker of the first and refuse the
+second, so they are listed under ``left_out`` with the rule or reason), the current
 session objective of this owner and branch (if a session set one), the
 trigger, and — with
 ``--from`` — the content of the checkpoint being continued. Everything a
@@ -35,8 +38,9 @@ from baton.commands.ids import load_handoff, place_of
 from baton.commands.objectives import get_session_objective
 from baton.domain.handoff import handoff_to_json
 from baton.domain.paths import is_harness_configuration
-from baton.errors import InputError, StorageError
+from baton.errors import InputError, StorageError, UnsafePath
 from baton.model import frozen
+from baton.policy import check_path_inside_root
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -56,6 +60,10 @@ class PrepareResult:
     to_complete: tuple[dict[str, str], ...]
     revise_source: bool = False
     output: str | None = None
+    left_out: tuple[dict[str, str], ...] = ()
+    """Changed files kept out of the candidate artifacts: ``{path, reason}``,
+    the reason a path rule's name (``dotenv-file``) or a path refusal's code
+    (``symlink-escape``)."""
     exit_code: int = 0
 
     @property
@@ -69,6 +77,7 @@ class PrepareResult:
             "template": self.template,
             "repository": self.repository,
             "changed_files": list(self.changed_files),
+            "left_out": list(self.left_out),
             "session_objective": self.objective,
             "from": self.source,
             "to_complete": list(self.to_complete),
@@ -85,6 +94,9 @@ class PrepareResult:
                          f"{'dirty' if repo.get('dirty') else 'clean'}, {len(self.changed_files)} changed file(s)")
         else:
             lines.append("# repository: not a git repository")
+        if self.left_out:
+            lines.append("# not proposed as artifacts: " + ", ".join(
+                f"{item['path']} ({item['reason']})" for item in self.left_out))
         if self.objective:
             lines.append(f"# session objective: {self.objective['objective']}")
         lines.append("# to complete:")
@@ -116,7 +128,7 @@ def prepare_handoff(
     repo = repository_snapshot(project.paths.worktree)
     roles = changed_roles(gitinfo.status_groups(project.paths.worktree)) if repo else {}
     changed = tuple(sorted(roles))
-    candidates = [path for path in changed if not is_harness_configuration(path)]
+    candidates, left_out = _artifact_candidates(project, changed)
     found = get_session_objective(runner, context_of(project))
     objective = found.to_json() if found is not None else None
 
@@ -141,7 +153,34 @@ def prepare_handoff(
         source=source_id,
         to_complete=tuple({"field": f, "hint": h} for f, h in TO_COMPLETE if field_missing(template, f)),
         revise_source=source_id is not None and "lineage" not in template,
+        left_out=left_out,
     )
+
+
+def _artifact_candidates(project: "Project", changed: tuple[str, ...]) -> tuple[list[str], tuple[dict[str, str], ...]]:
+    """The changed files a capture would take as artifacts, and the others
+    with why: a harness's configuration is left out silently; a file a path
+    rule names (``.env``, ``id_rsa``: a capture keeps only a marker, or refuses
+    a ``block`` rule) and one that leaves the worktree (a symlink out: a
+    capture refuses it, exit 5) are left out and named, so the template, a
+    detector's draft and a compaction draft capture."""
+    policy = project.policy
+    kept: list[str] = []
+    left_out: list[dict[str, str]] = []
+    for path in changed:
+        if is_harness_configuration(path):
+            continue
+        rule = next((r for r in policy.redaction.path_rules if r.matches(path)), None)
+        if rule is not None:
+            left_out.append({"path": path, "reason": rule.name})
+            continue
+        try:
+            check_path_inside_root(project.paths.worktree, path, policy.allowed_roots)
+        except UnsafePath as exc:
+            left_out.append({"path": path, "reason": exc.reason})
+            continue
+        kept.append(path)
+    return kept, tuple(left_out)
 
 
 def _continuing_template(parent: Any, trigger: str) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from typing import Any, Iterable
 from baton import gitinfo
 from baton.commands.handoff_facts import artifact_facts
 from baton.domain.handoff import handoff_to_json
+from baton.domain.redaction import rule_label
 from baton.domain.redaction.summary import summarize_output
 from baton.domain.validation import PolicyFinding, RecheckResult, ValidationFacts
 from baton.errors import InputError, PolicyBlock
@@ -41,7 +42,7 @@ def policy_findings(handoff_json: dict[str, Any], policy: Any) -> list[Any]:
     """Secrets the *current* policy would still find in a stored record
     (the policy may have grown since capture)."""
     outcome = policy.redact(handoff_json)
-    findings = [PolicyFinding(path=r.field, reason=f"{r.rule}: {r.reason}", severity="block")
+    findings = [PolicyFinding(path=r.field, reason=rule_label(r.rule, r.reason), severity="block")
                 for r in (*outcome.redactions, *outcome.blocked)]
     return findings
 

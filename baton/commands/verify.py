@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import attrs
 
@@ -111,12 +111,12 @@ class VerifyResult:
         return "\n".join(lines)
 
 
-def verify_project(project: "Project") -> VerifyResult:
-    """Raises: NotInitialized."""
+def verify_project(project: "Project", progress: Callable[[int, int], None] | None = None) -> VerifyResult:
+    """``progress``: ``verify_ledger``'s. Raises: NotInitialized."""
     opened = project
     heads = index_heads(opened.paths.index, read_only=opened.read_only)
     report = verify_ledger(opened.paths.ledger_dir, erasure_type=HANDOFF_FORGOTTEN, recorded_heads=heads,
-                           identity=(PROJECT_INITIALIZED, "project_id"))
+                           identity=(PROJECT_INITIALIZED, "project_id"), progress=progress)
     damaged = {p.feed for p in report.all_problems()}
     report.problems.extend(p for p in index_problems(opened.paths.index, opened.paths.ledger_dir,
                                                      read_only=opened.read_only) if p.feed not in damaged)

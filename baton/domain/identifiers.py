@@ -28,7 +28,7 @@ from baton.domain.batons import (
     session_stream,
 )
 from baton.domain.limits import SESSION_ID_MAX
-from baton.domain.redaction import RedactionPolicy, redact_strings
+from baton.domain.redaction import RedactionPolicy, redact_strings, rule_label
 from baton.model import frozen
 
 OWNER = "owner"
@@ -226,7 +226,7 @@ def describe(findings: list[IdentifierFinding]) -> str:
     """The refusal's message: which fields, by which rules; never a value."""
     fields: dict[str, list[str]] = {}
     for f in findings:
-        fields.setdefault(f.field, []).append(f"{f.rule}: {f.reason}" + ("" if f.form == AS_GIVEN else
+        fields.setdefault(f.field, []).append(rule_label(f.rule, f.reason) + ("" if f.form == AS_GIVEN else
                                                                        f", in its {f.form}"))
     named = "; ".join(f"the {field} looks like a secret ({', '.join(rules)})" for field, rules in fields.items())
     return (f"refused: {named}. An identifier becomes a key, a stream and a file name and is never stored "

@@ -28,11 +28,15 @@ MAX_MAX_TOKENS = 1_000_000
 """A brief is for a fresh context window; no window holds more than this."""
 
 
-def check_input_size(what: str, size: int, *, hint: str = "") -> None:
-    """Raises:
+def check_input_size(what: str, size: int | None, *, hint: str = "") -> None:
+    """``size`` None: over the limit by an unknown amount (a stream read no
+    further than one byte past it).
+
+    Raises:
         InputError (exit 2): ``size`` bytes is over :data:`MAX_INPUT_BYTES`.
     """
-    if size > MAX_INPUT_BYTES:
-        raise InputError(f"{what} is {size} bytes; the limit is {MAX_INPUT_BYTES} bytes (1 MiB)"
+    if size is None or size > MAX_INPUT_BYTES:
+        amount = f"over {MAX_INPUT_BYTES} bytes" if size is None else f"{size} bytes"
+        raise InputError(f"{what} is {amount}; the limit is {MAX_INPUT_BYTES} bytes (1 MiB)"
                          + (f" ({hint})" if hint else ""),
                          details={"bytes": size, "limit": MAX_INPUT_BYTES})

@@ -198,9 +198,12 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
     try:
         chosen = adapter_named(harness)
         run.empty = chosen.empty_for(event)
-        if chosen.event_named(event) is None:
+        named = chosen.event_named(event)
+        if named is None:
             raise InputError(f"{harness} has no {event!r} hook Baton handles; it handles: "
                              f"{', '.join(chosen.kinds)}")
+        # Known from the event alone: a payload that does not parse still says what was left undone.
+        run.kind = chosen.kinds.get(named)
         payload = read_payload(stdin)
         metadata = chosen.get_session_metadata(event, payload)
         run.kind, run.session = metadata.kind, metadata.session_id

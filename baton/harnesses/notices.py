@@ -126,5 +126,6 @@ def render(notices: list[dict[str, Any]]) -> str:
         verb = " failed" if failed else ""
         lines.append(f"> ⚠️ Baton's {where} hook{session}{verb}{times}: {problem}")
     if len(groups) > SHOWN:
-        lines.append(f"> ⚠️ … and {len(groups) - SHOWN} other hook notices.")
+        hidden = len(groups) - SHOWN
+        lines.append(f"> ⚠️ … and {hidden} other hook notice{'' if hidden == 1 else 's'}.")
     return "\n".join(lines) + "\n\n"

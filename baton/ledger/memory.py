@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from contextlib import contextmanager
-from typing import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
 
 import attrs
 
@@ -40,6 +40,9 @@ from baton.ledger.ids import uuid7
 from baton.ledger.integrity import heads_draft, heads_due
 from baton.ledger.protocol import Changes, Cursor, FeedInfo, IndexSeed
 from baton.model import mutable
+
+if TYPE_CHECKING:
+    from baton.ledger.tail import TailWant
 
 
 @mutable
@@ -96,6 +99,10 @@ class MemoryLedger:
 
     def iter_all(self) -> Iterator[Event]:
         return iter(self.read_all())
+
+    def iter_tail(self, want: "TailWant") -> Iterator[Event]:
+        """Every event: what a tail holds is among them (the protocol allows more)."""
+        return self.iter_all()
 
     def holds_event(self, event_id: str) -> bool:
         for feed in self.feed_names():

@@ -21,12 +21,15 @@ not seen, instead of every feed from byte 0.
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from typing import Callable, Iterable, Iterator, Mapping, Protocol
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Protocol
 
 from baton.errors import StorageError
 from baton.ledger.envelope import Event, EventDraft
 from baton.ledger.feed import FeedHead, FeedScan, merge_feeds
 from baton.model import frozen, mutable
+
+if TYPE_CHECKING:
+    from baton.ledger.tail import TailWant
 
 
 @frozen
@@ -186,6 +189,12 @@ class LedgerProtocol(Protocol):
     def iter_all(self) -> Iterator[Event]:
         """``read_all``'s events in its order, read a chunk of each feed at a
         time: what a pass over the whole ledger holds is a chunk per feed."""
+        ...
+
+    def iter_tail(self, want: "TailWant") -> Iterator[Event]:
+        """``iter_all``'s events from each feed's tail on: at least what
+        ``want`` asks (``baton.ledger.tail``; a ledger without bytes to read
+        backwards gives every event), in the same order."""
         ...
 
     def holds_event(self, event_id: str) -> bool:

@@ -26,7 +26,7 @@ import time
 import weakref
 from functools import partial
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 import baton.ledger.files as files
 from baton.errors import LedgerBusy, LedgerCorrupt, StorageError, StreamVersionConflict
@@ -50,6 +50,9 @@ from baton.ledger.integrity import REPAIRED_TYPE, heads_draft, heads_due
 from baton.ledger.listing import FolderKey, FolderListing
 from baton.ledger.protocol import Changes, Cursor, FeedInfo, FeedRewritten, IndexSeed
 from baton.ledger.versions import StreamVersions
+
+if TYPE_CHECKING:
+    from baton.ledger.tail import TailWant
 
 FSYNC_POLICIES = ("always", "never")
 
@@ -583,6 +586,27 @@ class Ledger:
                 yield from scan.events
 
         return merge_feeds(events(feed_name(p)) for p in self.feed_paths())
+
+    def iter_tail(self, want: "TailWant") -> Iterator[Event]:
+        """``iter_all``'s events from each feed's tail on (``baton.ledger.tail``):
+        with ``want.limit``, at least the last ``limit`` events of each feed
+        that ``want.wanted`` accepts (all of them when it has fewer), and only
+        those; with ``want.after_hlc`` alone, every event after it, in order,
+        a chunk of each feed at a time. Damage before a feed's tail is not
+        looked at (``verify`` finds it); in the tail, the same checks and
+        errors as ``iter_all``."""
+        return merge_feeds(self._feed_tail(feed_name(p), want) for p in self.feed_paths())
+
+    def _feed_tail(self, feed: str, want: "TailWant") -> Iterable[Event]:
+        info = self.feed_info(feed)
+        if info is None:
+            return ()
+
+        def events(start: FeedHead) -> Iterator[Event]:
+            for scan in self.read_feed_chunks(feed, start, info.size):
+                yield from scan.events
+
+        return want.kept(events, want.head(partial(self._read_range, self._path(feed)), info.size))
 
     def holds_event(self, event_id: str) -> bool:
         """Whether some feed holds an event with this id: its bytes searched a

@@ -113,14 +113,36 @@ def verify_ledger(
     erasure_type: str | None = None,
     recorded_heads: list[RecordedHead] | None = None,
     identity: tuple[str, str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> VerifyReport:
     """``erasure_type``: the event type whose ``data.events`` lists the event
     ids whose payloads were erased on purpose (None: no erasure is legitimate).
     ``recorded_heads``: heads recorded outside the ledger (the index's).
     ``identity``: ``(event type, data key)`` whose values are collected in ``identities``
-    on the same pass (the project id each ``project.initialized`` recorded)."""
+    on the same pass (the project id each ``project.initialized`` recorded).
+    ``progress(done, about)``: told every ``PROGRESS_EVERY`` events how many
+    were checked of about how many (estimated from the bytes read), and once
+    at the end (``done == about``)."""
     with collector_paused():
-        return _verify(Path(ledger_dir), erasure_type, list(recorded_heads or ()), identity)
+        return _verify(Path(ledger_dir), erasure_type, list(recorded_heads or ()), identity, progress)
+
+
+PROGRESS_EVERY = 2000
+"""How often ``verify_ledger`` tells its ``progress``: a ledger this small says nothing."""
+
+
+def _told(events: Iterator[Event], passes: "list[_FeedPass]", size: int,
+          progress: Callable[[int, int], None]) -> Iterator[Event]:
+    """``events``, telling ``progress`` how far the check is on the way."""
+    count = 0
+    for count, event in enumerate(events, 1):
+        if not count % PROGRESS_EVERY:
+            read = sum(p.head.offset for p in passes)
+            # never "done" here: a display ends its line then, and the last call below says so
+            progress(count, max(count + 1, round(count * size / read) if read else count + 1))
+        yield event
+    if count >= PROGRESS_EVERY:
+        progress(count, count)
 
 
 VERIFY_CHUNK_BYTES = 1 << 18
@@ -387,7 +409,8 @@ class _HashesOf:
 
 
 def _verify(ledger_dir: Path, erasure_type: str | None, recorded: list[RecordedHead],
-            identity: tuple[str, str] | None = None) -> VerifyReport:
+            identity: tuple[str, str] | None = None,
+            progress: Callable[[int, int], None] | None = None) -> VerifyReport:
     """Every feed streamed through one merge: memory holds a chunk of each feed;
     what the checks across feeds remember per event (its id and hash) and per
     stream goes into dicts, or for a ledger over ``SPILL_BYTES`` into a
@@ -401,19 +424,24 @@ def _verify(ledger_dir: Path, erasure_type: str | None, recorded: list[RecordedH
         memory: _InMemory | _OnDisk | None = None
         try:
             memory = _OnDisk()
-            return _check_all(paths, memory, erasure_type, list(recorded), identity)
+            return _check_all(paths, memory, erasure_type, list(recorded), identity, (progress, size))
         except sqlite3.Error:
             pass  # no room for the temporary database (a full or read-only temp folder): check in memory
         finally:
             if memory is not None:
                 memory.close()
     memory = _InMemory()
-    return _check_all(paths, memory, erasure_type, recorded, identity)
+    return _check_all(paths, memory, erasure_type, recorded, identity, (progress, size))
 
 
 def _check_all(paths: list[Path], memory: "_InMemory | _OnDisk", erasure_type: str | None,
-               recorded: list[RecordedHead], identity: tuple[str, str] | None = None) -> VerifyReport:
+               recorded: list[RecordedHead], identity: tuple[str, str] | None = None,
+               told: tuple[Callable[[int, int], None] | None, int] = (None, 0)) -> VerifyReport:
+    """``told``: the ``progress`` to tell, and the feeds' size in bytes."""
     passes = [_FeedPass(path, memory.add_hash) for path in paths]
+    merged = merge_feeds(p.read() for p in passes)
+    if told[0] is not None:
+        merged = _told(merged, passes, told[1], told[0])
     by_name = {p.name: p for p in passes}
     found: list[tuple[int, int, FeedProblem]] = []
     """(order in the merge, 0 for a duplicate id or 1 for a stream's version, the problem)."""
@@ -424,7 +452,7 @@ def _check_all(paths: list[Path], memory: "_InMemory | _OnDisk", erasure_type: s
     set_aside: dict[str, set[str]] = {}
     identities: list[tuple[str, int, Any]] = []
     seen, stream_of, set_stream = memory.seen, memory.stream, memory.set_stream
-    for order, event in enumerate(merge_feeds(p.read() for p in passes)):
+    for order, event in enumerate(merged):
         first = seen(_id_key(event.id), event.writer, order, event.seq)
         if first is not None:
             found.append((order, 0, _duplicate(event.writer, event.seq, event.id, first)))

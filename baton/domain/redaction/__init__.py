@@ -72,6 +72,7 @@ from baton.domain.redaction.rules import (
     marker_spans,
     names_an_example,
     replacement_for,
+    rule_label,
     shannon_entropy,
 )
 from baton.domain.redaction.table import (
@@ -116,6 +117,7 @@ __all__ = [
     "PathRule",
     "PatternRule",
     "replacement_for",
+    "rule_label",
     "Rule",
     "shannon_entropy",
     "Thresholds",

@@ -40,6 +40,14 @@ def replacement_for(rule_name: str) -> str:
     return f"[REDACTED:{rule_name}]"
 
 
+def rule_label(rule_name: str, reason: str) -> str:
+    """A rule and its reason as a message names them: ``rule — reason``. Never
+    ``rule: reason``, which reads as an assignment to the generic rule
+    (``anthropic-api-key: Anthropic API or admin key``), so the screen every
+    message and event passes would redact the reason of one rule in six."""
+    return f"{rule_name} — {reason}"
+
+
 def shannon_entropy(text: str) -> float:
     """Bits per character of ``text``'s own character distribution."""
     if not text:
