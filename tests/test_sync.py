@@ -218,6 +218,33 @@ def test_two_clones_that_each_ran_init_before_the_config_was_committed_verify_be
     assert code == 3 and "FAIL project id:" in out
 
 
+def _ready(capsys, project: Path, ident: str) -> None:
+    run_json(capsys, project, "handoff", "validate", ident)
+    run_json(capsys, project, "handoff", "ready", ident)
+
+
+def test_resuming_a_handoff_two_clones_each_amended_apart_names_both_successors(capsys, team):
+    _remote, a, b = team
+    item = json.dumps({"description": "Write the test", "suggested_action": "Add a fixture",
+                       "acceptance_check": "The test passes"})
+    root = run_json(capsys, a, "checkpoint", "create", "--no-input", "--title", "Login", "--objective",
+                    "Login works", "--current-state", "half done", "--decision", "Use PKCE",
+                    "--open-item", item)["id"]
+    _ready(capsys, a, root)
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    amended = {}
+    for project, decision in ((a, "Use PKCE with S256"), (b, "Use PKCE, plain too")):
+        amended[project] = run_json(capsys, project, "handoff", "amend", root, "--decision", decision)["id"]
+        _ready(capsys, project, amended[project])
+    for project in (a, b, a):
+        run_json(capsys, project, "sync")
+    for project in (a, b):
+        code, _out, err = run(capsys, project, "resume", root)
+        assert code == 4
+        assert amended[a] in err and amended[b] in err and "`baton merge` joins them" in err
+
+
 def test_a_commit_whose_push_failed_is_not_counted_as_held_by_the_remote(capsys, team, monkeypatch):
     from baton.errors import RemoteUnreachable
     from baton.sync import transport
