@@ -245,6 +245,37 @@ def test_resuming_a_handoff_two_clones_each_amended_apart_names_both_successors(
         assert amended[a] in err and amended[b] in err and "`baton merge` joins them" in err
 
 
+def test_a_first_sync_of_a_large_local_ledger_shows_its_publishing_progress_at_a_terminal(capsys, team,
+                                                                                          monkeypatch):
+    """Packing a large feed onto the ref reads and verifies all of it (~17 s at 90 MB): silent before."""
+    import sys
+
+    import attrs
+
+    from baton.ledger.store import Ledger
+    from benchmarks.ledger import drafts
+    from tests.test_cli_shows_a_long_catch_up import _Terminal
+
+    _remote, a, b = team
+    ledger = Ledger(a / ".baton", _writer(a), fsync="never")
+    with ledger.locked() as txn:  # ~2.4 MB of ~1 KB events: more than one chunk of the feed
+        txn.append([attrs.evolve(d, stream=f"bench/{d.stream.rsplit('/', 1)[-1]}") for d in drafts(2200)])
+    ledger.close()
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    code, out, _ = run(capsys, a, "sync")
+    shown = [line for line in terminal.getvalue().replace("\r", "\n").splitlines()
+             if line.startswith("publishing this clone's feeds:")]
+    total = len(_feed_bytes(a)[f"{_writer(a)}.jsonl"].splitlines())
+    assert code == 0 and f"Published {total} event(s)" in out
+    assert len(shown) >= 2 and shown[-1].strip() == f"publishing this clone's feeds: {total}/{total} events"
+    terminal.seek(0)
+    terminal.truncate()
+    _checkpoint(capsys, b, "small")
+    assert run(capsys, b, "sync")[0] == 0
+    assert "publishing this clone's feeds" not in terminal.getvalue()  # one step: nothing to show
+
+
 def test_a_commit_whose_push_failed_is_not_counted_as_held_by_the_remote(capsys, team, monkeypatch):
     from baton.errors import RemoteUnreachable
     from baton.sync import transport
