@@ -321,6 +321,7 @@ _SECRETS: list[tuple[str, str, Builder]] = [
     ("42 Intranet", "intra42-client-secret", lambda g: _in("FT_SECRET={s}", "s-s4" + "t2ud-" + g.hex(64))),
     ("curl", "curl-user-password", lambda g: _in("curl -u deploy:{s} https://example.org/api",
                                                   g.alnum(6) + "!" + g.alnum(8))),
+    ("MySQL", "mysql-cli-password", lambda g: _in("mysql -uroot -p{s} -h db app < dump.sql", g.alnum(14))),
     ("Grafana", "grafana-token", lambda g: _in("GRAFANA_TOKEN={s}", "gl" + "sa_" + g.alnum(32) + "_" + g.hex(8))),
     ("Grafana", "grafana-token", lambda g: _in("cloud token {s}", "gl" + "c_" + g.b64(60))),
     ("Grafana", "grafana-token", lambda g: _in("api key {s}", "eyJrIj" + "oi" + g.alnum(80))),
@@ -455,6 +456,8 @@ _SECRETS: list[tuple[str, str, Builder]] = [
     ("Database URL", "url-credentials", lambda g: _in("mongodb+srv://admin:{s}@cluster0.mongodb.net/",
                                                       g.alnum(16))),
     ("Generic", "generic-secret-assignment", lambda g: _in("DB_PASSWORD={s}", g.alnum(14))),
+    ("PostgreSQL", "generic-secret-assignment", lambda g: _in("PGPASSWORD={s} psql -h db -U app", g.alnum(16))),
+    ("Generic", "generic-secret-assignment", lambda g: _in('{{"CLIENTSECRET": "{s}"}}', g.urlsafe(30))),
     ("Generic", "generic-secret-assignment", lambda g: _in('{{"client_secret": "{s}"}}', g.urlsafe(30))),
     ("Generic", "generic-secret-assignment", lambda g: _in("signing_key: '{s}'", g.b64(44))),
 ]
@@ -470,6 +473,7 @@ def secrets() -> list[Secret]:
 
 
 LOOK_ALIKES: tuple[LookAlike, ...] = (
+    LookAlike("mysql prompt", "mysql -u root -p -h db -P 3306 app"),
     LookAlike("base64 certificate", "tls.crt: " + base64.b64encode(
         b"-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ\n"
         b"-----END CERTIFICATE-----\n").decode()),

@@ -218,6 +218,64 @@ def test_two_clones_that_each_ran_init_before_the_config_was_committed_verify_be
     assert code == 3 and "FAIL project id:" in out
 
 
+def _ready(capsys, project: Path, ident: str) -> None:
+    run_json(capsys, project, "handoff", "validate", ident)
+    run_json(capsys, project, "handoff", "ready", ident)
+
+
+def test_resuming_a_handoff_two_clones_each_amended_apart_names_both_successors(capsys, team):
+    _remote, a, b = team
+    item = json.dumps({"description": "Write the test", "suggested_action": "Add a fixture",
+                       "acceptance_check": "The test passes"})
+    root = run_json(capsys, a, "checkpoint", "create", "--no-input", "--title", "Login", "--objective",
+                    "Login works", "--current-state", "half done", "--decision", "Use PKCE",
+                    "--open-item", item)["id"]
+    _ready(capsys, a, root)
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    amended = {}
+    for project, decision in ((a, "Use PKCE with S256"), (b, "Use PKCE, plain too")):
+        amended[project] = run_json(capsys, project, "handoff", "amend", root, "--decision", decision)["id"]
+        _ready(capsys, project, amended[project])
+    for project in (a, b, a):
+        run_json(capsys, project, "sync")
+    for project in (a, b):
+        code, _out, err = run(capsys, project, "resume", root)
+        assert code == 4
+        assert amended[a] in err and amended[b] in err and "`baton merge` joins them" in err
+
+
+def test_a_first_sync_of_a_large_local_ledger_shows_its_publishing_progress_at_a_terminal(capsys, team,
+                                                                                          monkeypatch):
+    """Packing a large feed onto the ref reads and verifies all of it (~17 s at 90 MB): silent before."""
+    import sys
+
+    import attrs
+
+    from baton.ledger.store import Ledger
+    from benchmarks.ledger import drafts
+    from tests.test_cli_shows_a_long_catch_up import _Terminal
+
+    _remote, a, b = team
+    ledger = Ledger(a / ".baton", _writer(a), fsync="never")
+    with ledger.locked() as txn:  # ~2.4 MB of ~1 KB events: more than one chunk of the feed
+        txn.append([attrs.evolve(d, stream=f"bench/{d.stream.rsplit('/', 1)[-1]}") for d in drafts(2200)])
+    ledger.close()
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    code, out, _ = run(capsys, a, "sync")
+    shown = [line for line in terminal.getvalue().replace("\r", "\n").splitlines()
+             if line.startswith("publishing this clone's feeds:")]
+    total = len(_feed_bytes(a)[f"{_writer(a)}.jsonl"].splitlines())
+    assert code == 0 and f"Published {total} event(s)" in out
+    assert len(shown) >= 2 and shown[-1].strip() == f"publishing this clone's feeds: {total}/{total} events"
+    terminal.seek(0)
+    terminal.truncate()
+    _checkpoint(capsys, b, "small")
+    assert run(capsys, b, "sync")[0] == 0
+    assert "publishing this clone's feeds" not in terminal.getvalue()  # one step: nothing to show
+
+
 def test_a_commit_whose_push_failed_is_not_counted_as_held_by_the_remote(capsys, team, monkeypatch):
     from baton.errors import RemoteUnreachable
     from baton.sync import transport

@@ -145,13 +145,16 @@ class _Erased:
 
 
 def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None = None,
-                restore_own_feed: bool = False, progress: "Progress | None" = None) -> SyncResult:
+                restore_own_feed: bool = False, progress: "Progress | None" = None,
+                publishing: "Progress | None" = None) -> SyncResult:
     """Share the ledger's feeds with ``remote`` on ``ref`` (default ``refs/baton/ledger``).
 
     ``restore_own_feed``: this clone was restored from a backup; the remote's
     copy of its own feed may extend the local file (and is imported, verified).
     ``progress``: told how far the index's catch-up on what was imported went
-    (a first sync of a large ledger folds every event of it).
+    (a first sync of a large ledger folds every event of it). ``publishing``:
+    told how far packing this clone's feeds onto the ref went (a first sync
+    of a large local ledger reads and packs all of it).
 
     Raises:
         InputError: ``remote`` is empty, or ``ref`` is not a ref name under ``refs/``.
@@ -171,7 +174,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         url = transport.remote_url(repo, remote)
         client, path = transport.client(repo, url)
         url = transport.shown_url(url)  # from here on, only for messages
-        count = ReadCount()
+        count = ReadCount(publishing=publishing)
         with transport.local_locks():
             result = publish.retrying(lambda attempt: _round(project, repo, client, path, url, remote,
                                                              ref.encode(), count, attempt, erased,

@@ -40,12 +40,19 @@ _NOT_SECRET_BEFORE_TOKEN = frozenset({
 })
 
 
+_GLUED_SECRET_ENDINGS = ("password", "passwd", "passphrase", "secret")
+"""A last word that ends so names a secret too, glued to what it is for:
+``PGPASSWORD`` (PostgreSQL's own variable), ``DBPASSWORD``, ``CLIENTSECRET``."""
+
+
 def names_generic_secret(words: tuple[str, ...]) -> bool:
-    """The last word names a secret (``db_password``, ``apiKey``, ``key``),
-    unless the compound is a well-known non-secret (``primary_key``,
-    ``max_tokens``-style ``max_token``, ``resume_token``)."""
-    if not words or words[-1] not in _SECRET_WORDS:
+    """The last word names a secret (``db_password``, ``apiKey``, ``key``,
+    ``PGPASSWORD``), unless the compound is a well-known non-secret
+    (``primary_key``, ``max_tokens``-style ``max_token``, ``resume_token``)."""
+    if not words:
         return False
+    if words[-1] not in _SECRET_WORDS:
+        return words[-1].endswith(_GLUED_SECRET_ENDINGS)
     before = words[-2] if len(words) > 1 else ""
     if words[-1] == "key" and before in _NOT_SECRET_BEFORE_KEY:
         return False
