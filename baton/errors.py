@@ -304,6 +304,28 @@ class StorageError(BatonError):
     code = "storage_error"
 
 
+class RecordedNotIndexed(StorageError):
+    """The command's events ARE in the ledger (appended and synced), but the
+    index failed while folding them (a full disk, say): exit 1 all the same,
+    saying so, because running the command again would record it twice. The
+    index only lags; the next command that can write it catches up.
+    ``details``: ``recorded`` (the event ids), ``handoffs`` (the handoffs they
+    name) and ``index_error``."""
+
+    code = "recorded_not_indexed"
+
+    @classmethod
+    def of(cls, events: Any, exc: StorageError) -> "RecordedNotIndexed":
+        ids = [event.id for event in events]
+        handoffs = sorted({event.stream.partition("/")[2] for event in events
+                           if event.stream.startswith("handoff/")})
+        named = f" (handoff {', '.join(handoffs)})" if handoffs else ""
+        message = (f"recorded in the ledger: {len(ids)} event(s){named}, but {exc.message}. "
+                   "Do not run the command again: it is done. The index catches up at the next "
+                   "command once it can be written (free some space first).")
+        return cls(message, details={"recorded": ids, "handoffs": handoffs, "index_error": exc.message})
+
+
 class ReadOnlyProject(StorageError):
     """A writing command on a ``.baton/`` this process may not write (exit 1).
 

@@ -66,6 +66,11 @@ if TYPE_CHECKING:
 
 TOOL_NAMES = ("baton_status", "handoff_capture", "handoff_validate", "handoff_ready", "handoff_resume",
               "handoff_list", "handoff_fork", "handoff_merge", "handoff_detect", "baton_session", "bootstrap")
+
+LIST_LIMIT = 50
+"""``handoff_list`` without a ``limit`` lists this many: a year of a team's
+handoffs (13,000) is 6 MB of JSON, which no agent's context holds."""
+
 TOOL_ALIASES = {"prompt": "baton_session"}
 """Tools still answered under an older name but not listed: ``prompt`` (the name
 session-handoff-baton.txt gives it) was easy to confuse with MCP prompts."""
@@ -485,9 +490,10 @@ class BatonTools:
         branch: Text = None,
     ) -> CallToolResult:
         """Handoff summaries, newest first: id, status, flags, title, dates, validation, lineage, branch. No
-        evidence payloads. Session batons only with kind baton or all."""
-        return self.run(lambda baton: baton.list_handoffs(status=status, work=work, limit=limit, kind=kind,
-                                                          branch=branch))
+        evidence payloads. Session batons only with kind baton or all. At most limit (default 50); more is true
+        when more match (narrow with status, work or branch, or raise limit)."""
+        return self.run(lambda baton: baton.list_handoffs(status=status, work=work, kind=kind, branch=branch,
+                                                          limit=LIST_LIMIT if limit is None else limit))
 
     def handoff_fork(
         self,

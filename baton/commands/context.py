@@ -38,6 +38,7 @@ from baton.errors import (
     NotInitialized,
     PolicyBlock,
     ReadOnlyProject,
+    RecordedNotIndexed,
     SecretInIdentifier,
     StorageError,
 )
@@ -103,7 +104,10 @@ class WriteScope:
                durable: bool) -> list[Event]:
         events = self.txn.append(screened, expected=expected, durable=durable)
         if events:
-            self.project.runner.fold_appended(events)
+            try:
+                self.project.runner.fold_appended(events)
+            except StorageError as exc:
+                raise RecordedNotIndexed.of(events, exc) from exc
             for event in events:
                 family, _, key = event.stream.partition("/")
                 self.project.log("info", "appended", type=event.type, id=event.id,
