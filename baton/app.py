@@ -157,7 +157,7 @@ class Baton:
         from baton.commands import log
 
         return log.LogStream(log.log_events(self.project, **filters),
-                             note=lambda: log.no_type_note(self.project, filters.get("event_type")))
+                             note=lambda: log.no_events_note(self.project, **filters))
 
     def verify(self, *, progress: "Progress | None" = None) -> VerifyResult:
         """``progress(done, about)``: events checked so far, on a long check (``verify_ledger``)."""
