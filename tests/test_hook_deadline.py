@@ -183,3 +183,20 @@ def test_the_notices_look_for_kept_hooks_where_they_are_kept():
 
     assert deferred.directory(ProjectPaths(Path("/p"))) == Path("/p/.baton") / notices.KEPT_DIR
     assert notices.KEPT_SUFFIXES == (deferred.SUFFIX, deferred.FAILED)
+
+
+def test_a_notice_about_a_handoff_a_later_end_handed_on_is_not_taken(tmp_path):
+    notices_write.leave(tmp_path, harness="codex", event="Stop", session="s1", problem="Handoff A was not handed on",
+                        at="t", failed=False, handoff="A")
+    notices_write.leave(tmp_path, harness="codex", event="Stop", session="s1", problem="Handoff B was not handed on",
+                        at="t", failed=False, handoff="B")
+    assert notices_write.settle(tmp_path, ["A", "C"], at="t2")
+    assert [n["handoff"] for n in notices.take(tmp_path)] == ["B"]
+
+
+def test_a_hand_on_no_waiting_notice_names_writes_nothing(tmp_path):
+    assert not notices_write.settle(tmp_path, ["A"], at="t")
+    notices_write.leave(tmp_path, harness="codex", event="Stop", session="s1", problem="other", at="t")
+    before = (tmp_path / notices.FILE_NAME).read_bytes()
+    assert not notices_write.settle(tmp_path, ["A"], at="t")
+    assert (tmp_path / notices.FILE_NAME).read_bytes() == before

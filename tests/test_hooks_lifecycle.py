@@ -195,6 +195,71 @@ def test_a_session_whose_draft_was_completed_and_handed_on_says_nothing_of_it(re
     assert ended.result.baton == handoff_id and ended.result.notices == ()
 
 
+def _ready_the_draft(repo, session):
+    """The draft Baton prepared for ``session``, completed in place (``handoff amend``), validated, made ready."""
+    with Baton.open(repo) as app:
+        [draft] = [h["id"] for h in app.list_handoffs(status="draft").to_json()["handoffs"]]
+        app.amend(draft, replacement=payload(), session=session)
+    validate_handoff_command(repo, draft)
+    promote_handoff(repo, draft, accept_warnings="tests")
+    return draft
+
+
+def test_a_codex_draft_readied_and_handed_on_at_a_later_stop_leaves_no_stale_notice(repo):
+    """Codex fires Stop after every turn: the first says the draft is unfinished; once a
+    later turn makes it ready and a later Stop hands it on, the next start has the baton
+    and no word of the draft "not handed on"."""
+    from baton.domain.short_ids import short_id
+
+    _start(repo, "codex", session="t1")
+    _event(repo, "codex", 1, session="t1")
+    first = _event(repo, "codex", 2, session="t1")
+    [said] = first.result.notices
+    draft = _ready_the_draft(repo, "t1")
+    assert said.startswith(f"Handoff {short_id(draft)} was not handed on")
+    assert _event(repo, "codex", 2, session="t1").result.baton == draft
+    started = _start(repo, "codex", session="t2")
+    assert started.result.delivered.record.id == draft
+    assert "was not handed on" not in injected("codex", started.answer)
+
+
+def test_a_codex_draft_still_unfinished_at_the_next_start_is_still_said(repo):
+    from baton.domain.short_ids import short_id
+
+    _start(repo, "codex", session="t1")
+    _event(repo, "codex", 1, session="t1")
+    _event(repo, "codex", 2, session="t1")
+    with Baton.open(repo) as app:
+        [draft] = [h["id"] for h in app.list_handoffs(status="draft").to_json()["handoffs"]]
+    assert _event(repo, "codex", 2, session="t1").result.baton is None
+    brief = injected("codex", _start(repo, "codex", session="t2").answer)
+    assert f"Handoff {short_id(draft)} was not handed on" in brief
+
+
+def test_a_hand_on_with_no_notice_waiting_leaves_no_notice_file(repo):
+    """What an end settles is recorded only beside notices waiting: a steady session
+    start still finds no file to take."""
+    _start(repo, "codex", session="t1")
+    handoff_id = _write_ready_handoff(repo, "t1")
+    ended = _event(repo, "codex", 2, session="t1")
+    assert ended.result.baton == handoff_id and ended.result.settles == (handoff_id,)
+    assert not (repo / ".baton" / "hook-notices.jsonl").exists()
+
+
+def test_a_notice_of_a_draft_made_ready_is_not_said_with_the_brief_that_delivers_it(repo):
+    """Made ready by hand once the session ended (no later end hands it on): the start
+    that delivers it as the session's baton-less brief says nothing of it "not handed on"."""
+    _start(repo, "claude-code", session="s1")
+    _event(repo, "claude-code", 1, session="s1")
+    _event(repo, "claude-code", 2, session="s1")
+    draft = _ready_the_draft(repo, "s1")
+    with Baton.open(repo) as app:
+        app.hand_on(draft)
+    started = _start(repo, "claude-code", session="s2")
+    assert started.result.delivered.record.id == draft
+    assert "was not handed on" not in injected("claude-code", started.answer)
+
+
 def test_a_session_end_reads_no_handoff_record_captured_before_the_session_began(repo, monkeypatch):
     """A session's handoffs are captured while it is open: at the end of one that
     captured nothing, the handoffs written before it are not even read."""

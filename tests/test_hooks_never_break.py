@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import run_baton
 from tests.handoff_support import git_init
-from tests.harness_support import fixture, hook
+from tests.harness_support import fixture, hook, injected
 
 
 def _run(cwd, harness, event, payload: str):
@@ -26,19 +26,44 @@ def _assert_quiet_failure(result, empty=""):
     assert result.stderr.startswith("baton hook ")
 
 
-def test_an_uninitialised_git_project_exits_0_and_injects_nothing(project_dir):
+START = {"claude-code": "SessionStart.startup", "codex": "SessionStart.startup",
+         "gemini-cli": "SessionStart.startup", "cursor": "sessionStart"}
+
+
+@pytest.mark.parametrize("harness", sorted(START))
+def test_a_session_start_in_a_project_with_hooks_but_no_baton_dir_says_so_in_one_line(project_dir, harness):
+    """``install-hooks`` then ``rm -rf .baton`` (or a clone whose committed hook config names
+    Baton, never initialised): the start tells the agent, not just a stderr nobody reads."""
     git_init(project_dir)
-    result = _run(project_dir, "claude-code", "SessionStart",
-                  json.dumps(fixture("claude-code", "SessionStart.startup", project_dir)))
-    _assert_quiet_failure(result)
-    assert "baton init" in result.stderr or "not" in result.stderr
+    result = _run(project_dir, harness, START[harness].split(".")[0],
+                  json.dumps(fixture(harness, START[harness], project_dir)))
+    assert result.returncode == 0
+    [said] = injected(harness, result.stdout).splitlines()
+    assert "hooks are installed here" in said and "no `.baton/`" in said
+    assert "`baton init`" in said and f"`baton install-hooks --harness {harness} --remove`" in said
+    assert len(result.stderr.strip().splitlines()) == 1
     assert not (project_dir / ".baton").exists()
 
 
-def test_a_directory_that_is_not_a_git_repository_exits_0(project_dir):
+def test_a_session_start_outside_git_without_baton_dir_says_so_too(project_dir):
     result = _run(project_dir, "gemini-cli", "SessionStart",
                   json.dumps(fixture("gemini-cli", "SessionStart.startup", project_dir)))
-    _assert_quiet_failure(result, "{}")
+    assert result.returncode == 0 and "`baton init`" in injected("gemini-cli", result.stdout)
+    assert not (project_dir / ".baton").exists()
+
+
+@pytest.mark.parametrize(("harness", "event", "name", "empty"), [
+    ("claude-code", "SessionEnd", "SessionEnd", ""),
+    ("claude-code", "PreCompact", "PreCompact.auto", ""),
+    ("claude-code", "UserPromptSubmit", "UserPromptSubmit", ""),  # "continue later": a request
+    ("codex", "Stop", "Stop", ""),
+    ("gemini-cli", "SessionEnd", "SessionEnd", "{}"),
+    ("gemini-cli", "PreCompress", "PreCompress.manual", "{}"),
+])
+def test_every_other_hook_of_a_project_with_no_baton_dir_stays_quiet(project_dir, harness, event, name, empty):
+    git_init(project_dir)
+    _assert_quiet_failure(_run(project_dir, harness, event, json.dumps(fixture(harness, name, project_dir))), empty)
+    assert not (project_dir / ".baton").exists()
 
 
 def test_a_payload_that_is_not_json_exits_0(project):

@@ -16,6 +16,7 @@ from baton.commands.session_drafts import (
     captured_since,
     draft_to_complete,
     origin_session,
+    parents_of,
     session_handoffs,
 )
 from baton.commands.sessions import end_in_scope
@@ -42,11 +43,23 @@ class SessionFinishResult:
     baton: str | None
     reason: str | None
     notices: tuple[str, ...] = ()
+    about: tuple[str | None, ...] = ()
+    """The handoff each of ``notices`` is about (its id, in the same order): each says
+    that handoff was not handed on, which a later end that hands it on makes out of date."""
+    settles: tuple[str, ...] = ()
+    """The handoffs this end carried on (the one it handed on, and the session's
+    handoffs it continues): a notice left earlier about one of them ("was not handed
+    on", ``about``) is out of date (Codex ends a session after every turn: ``Stop``)."""
     exit_code: int = 0
+
+    def notices_about(self) -> list[tuple[str, str | None]]:
+        """Each of ``notices`` with the handoff it is about (None when it names none)."""
+        return [(said, self.about[i] if i < len(self.about) else None) for i, said in enumerate(self.notices)]
 
     def to_json(self) -> dict[str, Any]:
         return {"sessionId": self.session_id, "ended": self.ended, "batonHandoffId": self.baton,
-                "reason": self.reason, "notices": list(self.notices)}
+                "reason": self.reason, "notices": list(self.notices), "noticesAbout": list(self.about),
+                "settles": list(self.settles)}
 
     def render(self) -> str:
         lines = [f"Session {self.session_id} {'ended' if self.ended else 'had already ended'}."]
@@ -62,7 +75,11 @@ naming no session: one that began longer ago and never reported its end is
 taken for a harness that was killed, not for a session still at work."""
 
 
-def _handoff_to_hand_on(runner: Any, session_id: str, owner: str | None = None) -> tuple[dict | None, str | None]:
+Withheld = tuple[str, str]
+"""A notice and the id of the handoff it is about."""
+
+
+def _handoff_to_hand_on(runner: Any, session_id: str, owner: str | None = None) -> tuple[dict | None, Withheld | None]:
     """The newest ready handoff the session wrote that was never a baton (or
     None), and a notice when one was left alone on purpose.
 
@@ -84,7 +101,7 @@ def _handoff_to_hand_on(runner: Any, session_id: str, owner: str | None = None) 
     return _captured_during(runner, session_id, owner)
 
 
-def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[dict | None, str | None]:
+def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[dict | None, Withheld | None]:
     """The newest ready handoff naming no session captured on this session's
     branch by its owner while it was open (see ``_handoff_to_hand_on``)."""
     session = runner.get("sessions", session_id) if "sessions" in runner.by_name else None
@@ -120,12 +137,12 @@ def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[d
         if rivals:
             return None, (f"Handoff {doc['id']} names no session and was captured while another session on "
                           f"{branch} was open ({', '.join(rivals[:3])}): it was not handed on. Pass `session_id` "
-                          "when capturing over MCP.")
+                          "when capturing over MCP.", doc["id"])
         return doc, None
     return None, None
 
 
-def _unfinished_draft(runner: Any, sid: str) -> list[str]:
+def _unfinished_draft(runner: Any, sid: str) -> list[Withheld]:
     """What to tell the next session when this one ends with nothing to hand on but the
     draft Baton prepared for it (the person asked for a handoff, or the context was
     compacted) still a draft: the handoff that was asked for is not lost without a word."""
@@ -133,9 +150,23 @@ def _unfinished_draft(runner: Any, sid: str) -> list[str]:
     if left is None:
         return []
     draft = short_id(left[0])
-    return [f"Handoff {draft} was not handed on: the session ended with the draft Baton prepared for it "
-            f"unfinished; `baton handoff show {draft}` has what it holds: complete it (`baton handoff amend "
-            f"{draft}`), validate it and make it ready"]
+    return [(f"Handoff {draft} was not handed on: the session ended with the draft Baton prepared for it "
+             f"unfinished; `baton handoff show {draft}` has what it holds: complete it (`baton handoff amend "
+             f"{draft}`), validate it and make it ready", left[0])]
+
+
+def _carried(runner: Any, sid: str, handed: str) -> tuple[str, ...]:
+    """``handed`` and the handoffs of the session it continues (its draft, completed
+    over MCP as a child): what a notice left at an earlier end may have named."""
+    parents = {doc["id"]: parents_of(doc) for doc in session_handoffs(runner, sid)}
+    doc = runner.get("handoffs", handed)
+    carried, frontier = [handed], list(parents_of(doc) if isinstance(doc, dict) else [])
+    while frontier:
+        parent = frontier.pop()
+        if parent in parents and parent not in carried:
+            carried.append(parent)
+            frontier += parents[parent]
+    return tuple(carried)
 
 
 def _millis(stamp: str) -> int:
@@ -168,7 +199,7 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
         InputError: no session id, or a malformed one.
     """
     sid = required_session_id(session_id)
-    notices: list[str] = []
+    notices: list[Withheld] = []
     here = context_of(project)  # git's identity and branch: read before the lock
     with project.writing() as scope:
         runner = scope.runner
@@ -192,8 +223,10 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
                 try:
                     handed = hand_on_in_scope(scope, candidate["id"], here, session=sid, harness=harness)
                 except (Conflict, InputError) as exc:
-                    notices.append(f"Handoff {candidate['id']} was not handed on: {exc.message}")
+                    notices.append((f"Handoff {candidate['id']} was not handed on: {exc.message}", candidate["id"]))
+            said, about = tuple(text for text, _ in notices), tuple(of for _, of in notices)
             if ended_before and handed is None:
-                return SessionFinishResult(sid, False, None, reason, tuple(notices))
+                return SessionFinishResult(sid, False, None, reason, said, about)
             end_in_scope(scope, sid, None, harness=harness, left=handed)
-    return SessionFinishResult(sid, True, handed.record.id if handed else None, reason, tuple(notices))
+        settles = _carried(runner, sid, handed.record.id) if handed else ()
+    return SessionFinishResult(sid, True, handed.record.id if handed else None, reason, said, about, settles)

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import orjson
 
-from baton.errors import BatonError, InputError
+from baton.errors import BatonError, InputError, NotInitialized
 from baton.harnesses import adapter as adapter_named
 from baton.harnesses.protocol import IGNORED, PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, value_class
 
@@ -147,7 +147,8 @@ class HookRun:
         self.session: str | None = None
         self.project: str | os.PathLike | None = None
 
-    def leave_notice(self, problem: str, *, failed: bool = True, kept: str | None = None) -> None:
+    def leave_notice(self, problem: str, *, failed: bool = True, kept: str | None = None,
+                     handoff: str | None = None) -> None:
         """Leave ``problem`` for the next session start: in the project the payload
         named, else the one the hook runs in (nothing outside a Baton project)."""
         if self.baton_dir is None:
@@ -161,7 +162,7 @@ class HookRun:
         _load("baton.harnesses.notices_write").leave(
             self.baton_dir, harness=self.harness, event=self.event, session=self.session,
             problem=problem, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), failed=failed,
-            kept=kept)
+            kept=kept, handoff=handoff)
 
 
 AFTER_GIVING_UP = {
@@ -186,6 +187,14 @@ KEPT_WHILE_BUSY = {
     PRE_COMPACT: "the draft before compaction is kept: it will be prepared once the ledger is let go",
 }
 """What a hook kept while another process held the ledger lock will still do."""
+
+
+def not_initialised(harness: str) -> str:
+    """The one line a session start gives its agent in a project whose hooks name
+    Baton but that has no ``.baton/`` (never initialised, or removed)."""
+    return (f"> ⚠️ Baton's hooks are installed here, but this project has no `.baton/`, so Baton keeps nothing "
+            f"for this session: run `baton init` to use it, or remove the hooks "
+            f"(`baton install-hooks --harness {harness} --remove`).\n")
 
 
 def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLike | None = None,
@@ -217,8 +226,17 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
             # The only signal a prompt carries is an explicit request: without
             # one the detector would score nothing, so nothing is opened.
             return HookOutcome(run.empty, fixed=True)
-        text, result = _load("baton.harnesses.hook_project").answer(
-            chosen, metadata, payload, run, project=project, write_wait=_lock_wait(), fold_limit=fold_limit())
+        try:
+            text, result = _load("baton.harnesses.hook_project").answer(
+                chosen, metadata, payload, run, project=project, write_wait=_lock_wait(), fold_limit=fold_limit())
+        except NotInitialized as exc:
+            if metadata.kind != SESSION_START:
+                raise
+            # The hooks are wired (this one ran) but the project has no ``.baton/``: tell the agent, whose
+            # person would otherwise never learn why no brief comes; every other hook stays quiet.
+            said = exc.message.rstrip(". ")
+            return HookOutcome(chosen.render_notice(metadata, not_initialised(harness)),
+                               f"baton hook {harness} {event}: {said}; no brief was delivered")
         return HookOutcome(text, result=result)
     except BatonError as exc:
         undone = LEFT_UNDONE.get(run.kind or "")

@@ -17,7 +17,7 @@ from baton.app import Baton
 from baton.domain.short_ids import short_id
 from baton.errors import InputError
 from baton.harnesses import notices
-from baton.harnesses.notices_write import leave_kept
+from baton.harnesses.notices_write import leave_kept, settle
 from baton.harnesses.protocol import (
     PRE_COMPACT,
     SESSION_END,
@@ -87,8 +87,10 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
         app.project.fold_limit = fold_limit
         result = act(app, metadata)
     if metadata.kind == SESSION_END:
-        for said in getattr(result, "notices", ()) or ():  # what the end did not do, for the next start
-            run.leave_notice(said, failed=False)
+        for said, handoff in result.notices_about():  # what the end did not do, for the next start
+            run.leave_notice(said, failed=False, handoff=handoff)
+        if result.settles:  # what it did that an earlier end's notice said was not done
+            settle(run.baton_dir, result.settles, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
     if getattr(result, "kept", ()):  # kept hooks the start ran first: said with this brief's notices
         leave_kept(run.baton_dir, result.kept, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
     context = getattr(result, "context", None)
@@ -96,5 +98,6 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
             and getattr(result, "delivered", None) is None):
         context = result.notice(complete_with=amend_hint(result.draft))
     if metadata.kind == SESSION_START and context:
-        context = notices.render(notices.still_so(run.baton_dir, notices.take(run.baton_dir))) + context
+        delivered = getattr(getattr(result.delivered, "record", None), "id", None)  # the baton it delivers
+        context = notices.render(notices.still_so(run.baton_dir, notices.take(run.baton_dir), delivered)) + context
     return chosen.render_notice(metadata, context), result

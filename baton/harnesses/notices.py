@@ -38,18 +38,24 @@ KEPT_DIR, KEPT_SUFFIXES = "deferred", (".json", ".failed")
 ``directory``, ``SUFFIX`` and ``FAILED``; a test holds them equal)."""
 
 
-def still_so(baton_dir: str | os.PathLike, notices: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def still_so(baton_dir: str | os.PathLike, notices: list[dict[str, Any]],
+             delivered: str | None = None) -> list[dict[str, Any]]:
     """``notices`` without those that say a kept hook will still run when it
     has run since (its file gone from ``.baton/deferred/``, neither waiting nor
-    set aside): the brief they come with already holds what it did, its baton."""
+    set aside): the brief they come with already holds what it did, its baton.
+    Nor those that say the handoff this brief delivers (``delivered``, as the
+    application said) was not handed on: it was, since."""
     folder = Path(baton_dir) / KEPT_DIR
-    return [item for item in notices if not isinstance(item.get("kept"), str) or "/" in item["kept"]
-            or any((folder / (item["kept"] + suffix)).exists() for suffix in KEPT_SUFFIXES)]
+    return [item for item in notices if (not delivered or item.get("handoff") != delivered)
+            and (not isinstance(item.get("kept"), str) or "/" in item["kept"]
+                 or any((folder / (item["kept"] + suffix)).exists() for suffix in KEPT_SUFFIXES))]
 
 
 def take(baton_dir: str | os.PathLike) -> list[dict[str, Any]]:
     """The notices left since the last start, removed from the file (so they
-    are said once). Malformed lines are skipped. Never raises."""
+    are said once). Malformed lines are skipped, and so are the notices about
+    a handoff (``handoff``) a later session's end said it handed on (a line
+    ``{"settled": [ids]}``, ``notices_write.settle``). Never raises."""
     path = Path(baton_dir) / FILE_NAME
     taken = path.with_name(f"{FILE_NAME}.{os.getpid()}.taken")
     try:
@@ -65,7 +71,8 @@ def take(baton_dir: str | os.PathLike) -> list[dict[str, Any]]:
             taken.unlink()
         except OSError:
             pass
-    notices = []
+    notices: list[dict[str, Any]] = []
+    settled: set[str] = set()
     for line in raw.splitlines():
         try:
             item = orjson.loads(line)
@@ -73,7 +80,9 @@ def take(baton_dir: str | os.PathLike) -> list[dict[str, Any]]:
             continue
         if isinstance(item, dict) and isinstance(item.get("problem"), str):
             notices.append(item)
-    return notices
+        elif isinstance(item, dict) and isinstance(item.get("settled"), list):
+            settled.update(handoff for handoff in item["settled"] if isinstance(handoff, str))
+    return [item for item in notices if item.get("handoff") not in settled]
 
 
 def _clipped(problem: str) -> str:

@@ -20,16 +20,47 @@ MAX_BYTES = 64 * 1024
 
 
 def leave(baton_dir: str | os.PathLike, *, harness: str, event: str, session: str | None, problem: str,
-          at: str, failed: bool = True, kept: str | None = None) -> bool:
+          at: str, failed: bool = True, kept: str | None = None, handoff: str | None = None) -> bool:
     """Append one notice; False when it could not be written (no ``.baton/``,
     read-only, full). Never raises. ``failed``: the hook failed (else it
     did its work and has something to say, e.g. a handoff it did not hand on).
     ``kept``: the name of the kept hook (``baton.commands.deferred``) the
-    notice says will still run; once it has, the notice is not shown."""
+    notice says will still run; once it has, the notice is not shown.
+    ``handoff``: the id of the handoff the notice says was not handed on; once a
+    later end says it handed it on (``settle``), the notice is not shown."""
     harness, event, session, problem = _screened(harness, event, session, problem)
-    path = Path(baton_dir) / FILE_NAME
     line = orjson.dumps({"at": at, "harness": harness, "event": event, "session": session,
-                         "problem": problem, "failed": failed, **({"kept": kept} if kept else {})}) + b"\n"
+                         "problem": problem, "failed": failed, **({"kept": kept} if kept else {}),
+                         **({"handoff": handoff} if handoff else {})}) + b"\n"
+    return _append(baton_dir, line)
+
+
+def settle(baton_dir: str | os.PathLike, handoffs: Iterable[str], *, at: str) -> bool:
+    """Record that a session's end handed these handoffs on (``SessionFinishResult.settles``):
+    the notices left about them (``handoff``) are out of date, and ``notices.take`` drops them.
+    Only when a notice waiting names one of them: else there is nothing to settle, and a
+    session start finds no file (its steady cost: one failed rename). Never raises."""
+    ids = {str(handoff) for handoff in handoffs}
+    try:
+        waiting = (Path(baton_dir) / FILE_NAME).read_bytes().splitlines() if ids else []
+    except OSError:
+        return False
+    named = set()
+    for raw in waiting:
+        try:
+            item = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(item, dict) and item.get("handoff") in ids:
+            named.add(item["handoff"])
+    if not named:
+        return False
+    return _append(baton_dir, orjson.dumps({"at": at, "settled": sorted(named)}) + b"\n", create=False)
+
+
+def _append(baton_dir: str | os.PathLike, line: bytes, *, create: bool = True) -> bool:
+    """``line`` appended to the notice file, within its bound; False when it was not."""
+    path = Path(baton_dir) / FILE_NAME
     try:
         if not Path(baton_dir).is_dir():
             return False
@@ -38,7 +69,7 @@ def leave(baton_dir: str | os.PathLike, *, harness: str, event: str, session: st
                 return False
         except FileNotFoundError:
             pass
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | (os.O_CREAT if create else 0), 0o644)
         try:
             os.write(fd, line)  # one small write on O_APPEND: whole lines, whoever writes at once
         finally:
@@ -55,13 +86,15 @@ def leave_kept(baton_dir: str | os.PathLike, runs: Iterable[Any], *, at: str) ->
     handoff on and why, or a hook that could not run and was set aside."""
     for run in runs:
         hook = run.hook
-        said = list(getattr(run.result, "notices", ()) or ())
+        about = getattr(run.result, "notices_about", None)
+        said = list(about() if about is not None else ())
         if run.error is not None and not run.waiting:
-            said.append(f"kept for later, it could not run: {run.error}; set aside "
-                        f"in .baton/deferred/{hook.name}.failed")
-        for problem in said:
+            said.append((f"kept for later, it could not run: {run.error}; set aside "
+                         f"in .baton/deferred/{hook.name}.failed", None))
+        for problem, handoff in said:
             leave(baton_dir, harness=hook.harness or "", event=hook.event or hook.kind, session=hook.session,
-                  problem=problem, at=at, failed=run.error is not None)
+                  problem=problem, at=at, failed=run.error is not None, handoff=handoff)
+        settle(baton_dir, getattr(run.result, "settles", ()) or (), at=at)
 
 
 def _screened(harness: str, event: str, session: str | None, problem: str) -> tuple[str, str, str | None, str]:
