@@ -84,8 +84,38 @@ def test_a_payload_that_is_not_json_says_what_the_hook_left_undone(project, harn
     result = _run(project, harness, event, "not json {")
     assert result.stderr.rstrip().endswith(f"; {undone}")
     [notice] = notices.take(project / ".baton")
-    assert notice["problem"].startswith("the hook payload on stdin is not JSON")
+    assert notice["problem"].startswith("the hook's input on stdin was not JSON (it began `not json {`)")
     assert notice["problem"].endswith(f"; {undone}")
+
+
+def test_a_payload_that_is_not_json_is_said_in_baton_s_words_not_the_parser_s(project):
+    from baton.harnesses import notices
+
+    result = _run(project, "codex", "Stop", "not json{")
+    [notice] = notices.take(project / ".baton")
+    for said in (notice["problem"], result.stderr):
+        assert "was not JSON (it began `not json{`)" in said
+        assert "literal" not in said and "expected" not in said and "line 1" not in said
+
+
+def test_the_start_of_a_payload_that_is_not_json_is_screened_and_clipped(project):
+    from baton.harnesses import notices
+
+    token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    _run(project, "codex", "Stop", f"{token} \x1b[31m" + "x" * 5000)
+    [notice] = notices.take(project / ".baton")
+    problem = notice["problem"]
+    assert token not in problem and "[REDACTED" in problem and "\x1b" not in problem
+    began = problem[problem.index("it began `") + len("it began `"):problem.index("`)")]
+    assert began.endswith("…") and len(began) <= 60
+
+
+def test_a_json_payload_that_is_not_an_object_says_so(project):
+    from baton.harnesses import notices
+
+    _run(project, "codex", "Stop", "[1, 2]")
+    [notice] = notices.take(project / ".baton")
+    assert notice["problem"].startswith("the hook's input on stdin was JSON but not an object (it began `[1, 2]`)")
 
 
 def test_a_payload_without_a_session_id_exits_0(project):

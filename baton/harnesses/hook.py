@@ -87,11 +87,27 @@ def read_payload(raw: bytes) -> Mapping[str, Any]:
         return {}
     try:
         payload = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise InputError(f"the hook payload on stdin is not JSON ({exc})") from None
+    except orjson.JSONDecodeError:
+        # The parser's own words (``invalid literal, expected 'null'``) tell a person nothing: what came, does.
+        raise InputError(f"the hook's input on stdin was not JSON (it began `{began(raw)}`)") from None
     if not isinstance(payload, dict):
-        raise InputError("the hook payload on stdin is not a JSON object")
+        raise InputError(f"the hook's input on stdin was JSON but not an object (it began `{began(raw)}`)")
     return payload
+
+
+BEGAN_CHARS = 40
+"""How much of a payload that is not JSON its notice quotes."""
+
+
+def began(raw: bytes) -> str:
+    """The first characters of ``raw`` as a notice may quote them: through the secret
+    rules (before clipping, so a secret cut short is still found), on one line, no
+    control character or backtick, at most ``BEGAN_CHARS`` (then ``…``)."""
+    redaction = _load("baton.domain.redaction")  # only for a payload that is not JSON
+    head = raw[:BEGAN_CHARS * 8].decode("utf-8", errors="replace")
+    head = redaction.redact_text(head, redaction.RedactionPolicy())
+    shown = " ".join("".join(c if c.isprintable() and c != "`" else " " for c in head).split())
+    return shown if len(shown) <= BEGAN_CHARS and len(raw) <= BEGAN_CHARS * 8 else shown[:BEGAN_CHARS] + "…"
 
 
 def _seconds(name: str, default: float) -> float:
