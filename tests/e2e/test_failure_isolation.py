@@ -11,6 +11,7 @@ time: a stall would show as the run's timeout, a failure.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -87,6 +88,17 @@ def test_a_session_ends_normally_with_a_malformed_config(claude, project, env, m
     hello(claude, project, env, model)
     (project / ".baton" / "config.json").write_text("{ not json")
     hello(claude, project, env, model)
+
+
+def test_a_session_in_a_project_whose_baton_folder_was_removed_tells_the_agent_and_ends_normally(
+        claude, project, env, model):
+    """Hooks wired, then ``.baton/`` removed: the start tells the agent what to run, not nothing."""
+    hello(claude, project, env, model)
+    shutil.rmtree(project / ".baton")
+    told = hello(claude, project, env, model)
+    assert "hooks are installed here, but this project has no `.baton/`" in told and "`baton init`" in told
+    assert "`baton install-hooks --harness claude-code --remove`" in told
+    assert not (project / ".baton").exists()
 
 
 def test_an_unreadable_index_is_rebuilt_and_the_brief_still_arrives(claude, project, env, model):
