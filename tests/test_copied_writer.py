@@ -245,3 +245,26 @@ def test_a_backup_restored_in_place_of_the_original_takes_a_new_id_and_catches_u
     baton(carol, "sync")
     assert local(carol)["writer"] != old
     assert feeds(carol)[old] == latest
+
+
+def test_a_sync_that_is_a_copys_first_write_takes_a_new_id_and_fast_forwards_the_originals_feed(team):
+    """Without a new id the copy would publish its shorter copy of the
+    original's feed as its own, over the one the original published since."""
+    _remote, _a, carol = team
+    old = local(carol)["writer"]
+    copied = copy(carol, carol.parent / "carolcopy")
+    checkpoint(carol, "in the original after the copy")
+    baton(carol, "sync")
+    done = baton(copied, "sync", "--json")
+    assert json.loads(done.stdout)["writer_changed"]["old"] == old
+    assert local(copied)["writer"] != old
+    assert feeds(copied)[old] == feeds(carol)[old]
+    baton(carol, "sync")
+
+
+def test_a_copy_in_a_project_that_signs_feeds_says_which_allowed_signers_pattern_covers_its_new_id(carol):
+    (carol / ".baton" / "allowed_signers").write_text("")
+    copied = copy(carol, carol.parent / "carolcopy")
+    done = checkpoint(copied, "in the copy")
+    new = local(copied)["writer"]
+    assert "allowed-signers" in done.stderr and new.rsplit("-", 1)[0] + "-*" in done.stderr

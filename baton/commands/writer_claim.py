@@ -106,7 +106,7 @@ def claim(project: Project, st: os.stat_result) -> None:
     project.adopt_writer(writer)
     if check.verdict == COPIED:  # this process took it (not another process of this copy before it)
         project.writer_change = WriterChange(old, writer, check.recorded, signing=signs_feeds(project))
-        project.log("info", "writer_taken", old=old, new=writer)
+        project.log("info", "writer_taken", id=writer)
         if project.on_writer_change is not None:
             project.on_writer_change(project.writer_change)
 
