@@ -268,3 +268,23 @@ def test_a_copy_in_a_project_that_signs_feeds_says_which_allowed_signers_pattern
     done = checkpoint(copied, "in the copy")
     new = local(copied)["writer"]
     assert "allowed-signers" in done.stderr and new.rsplit("-", 1)[0] + "-*" in done.stderr
+
+
+def test_a_session_start_hook_that_takes_a_new_id_in_a_copy_says_so_in_its_context_once(carol):
+    from tests.harness_support import fixture
+
+    copied = copy(carol, carol.parent / "carolcopy")
+
+    def start(session: str) -> subprocess.CompletedProcess:
+        stdin = json.dumps(fixture("claude-code", "SessionStart.startup", copied, session_id=session))
+        done = subprocess.run([os.sys.executable, "-m", "baton", "hook", "claude-code", "SessionStart"], input=stdin,
+                              capture_output=True, text=True, cwd=copied, timeout=120,
+                              env={**os.environ, "BATON_HOOK_SERVER": "0"})
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done
+
+    first = start("first-in-the-copy")
+    new = local(copied)["writer"]
+    assert new != local(carol)["writer"]
+    assert f"now writes as writer {new}" in json.loads(first.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "now writes as writer" not in start("second-in-the-copy").stdout

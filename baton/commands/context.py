@@ -366,6 +366,11 @@ class Project:
         _claims().claim(self, self._unsettled)
         self._unsettled = None
 
+    @property
+    def opened_ledger(self) -> Ledger | None:
+        """The ledger, if this process has opened it (``ledger`` opens it)."""
+        return self._ledger
+
     def adopt_writer(self, writer: str) -> None:
         """Write from now on as ``writer`` (``claim_writer``): a ledger this process
         already opened under the old id appends under the new one."""

@@ -89,6 +89,10 @@ def claim(project: Project, st: os.stat_result) -> None:
         LedgerBusy: the lock stayed held past ``project.write_wait``.
         StorageError: ``local.json`` cannot be written.
     """
+    if project.opened_ledger is not None and project.opened_ledger.held_here:
+        # ``lock_held`` would wait on this process's own hold: a writing step
+        # settles the writer before it takes the lock, never inside one.
+        raise RuntimeError("the writer id is claimed before the ledger lock is taken, not under it")
     here = here_place(project.paths, st)
     with lock_held(project.paths.baton_dir, project.write_wait):
         local = read_local(project.paths)

@@ -875,6 +875,11 @@ class Ledger:
             self._feed_closer()
         self._feed_fd = self._feed_closer = self._feed_fd_ident = None
 
+    @property
+    def held_here(self) -> bool:
+        """Whether this instance holds the lock now."""
+        return self._lock_depth > 0
+
     def become(self, writer: str) -> None:
         """Append from now on as ``writer``: the feed of the id this instance had
         is read from then on like any other writer's (a copied clone that took a
@@ -884,7 +889,7 @@ class Ledger:
         Raises:
             RuntimeError: called while this instance holds the lock.
         """
-        if self._lock_depth:
+        if self.held_here:
             raise RuntimeError("a ledger changes its writer only outside a lock hold")
         self._close_own_feed()
         self.writer = writer
