@@ -239,3 +239,61 @@ def test_forget_without_yes_off_a_terminal_names_the_derived_handoffs_in_its_tex
     assert code == 2 and "pass --yes" in err and "derived from it" in err and fork[-8:] in err
     plan = run_json(capsys, project, "forget", parent, expect=2)["error"]
     assert "derived from it" not in plan["message"] and plan["details"]["derived"] == [fork]
+
+
+KILLED_MID_FORGET = """
+import os, signal, sys
+from baton.ledger import erase
+from baton.cli import main
+
+def die(*_a, **_k):
+    os.kill(os.getpid(), signal.SIGKILL)  # kill -9 right after handoff.forgotten is appended
+
+erase.erase_payloads = die
+main(["forget", sys.argv[2], "--yes", "--project", sys.argv[1]])
+"""
+
+
+def _forget_killed_after_its_record(project: Path, handoff: str) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, "-c", KILLED_MID_FORGET, str(project), handoff], env=env,
+                          capture_output=True, timeout=120)
+    assert done.returncode == -9, done.stderr.decode()
+
+
+def test_a_forget_killed_before_its_erasure_is_named_by_verify_and_doctor_until_run_again(
+        capsys, project, forgettable):
+    """A ``kill -9`` between the ``handoff.forgotten`` append and the rewrite
+    leaves the text everywhere; before, verify, doctor and status said nothing
+    and the baton was still handed to the next session with the text the
+    user asked to forget. Now verify and doctor name the handoff and the way
+    to finish; a second forget does, and the notice goes."""
+    _forget_killed_after_its_record(project, forgettable)
+    assert files_holding(project / ".baton" / "ledger", SECRET_TEXT)
+    verified = run_json(capsys, project, "verify")
+    assert verified["ok"] is True
+    assert verified["unfinished_forgets"] == [{"handoff": forgettable, "payloads": 2}]
+    code, out, _ = run(capsys, project, "verify")
+    assert code == 0 and f"unfinished forget of handoff {forgettable}" in out and "baton forget" in out
+    doctor = run_json(capsys, project, "doctor", expect=0)
+    warned = [c for c in doctor["checks"] if c["name"] == "forget"]
+    assert warned and warned[0]["status"] == "warn" and forgettable in warned[0]["detail"]
+    run_json(capsys, project, "forget", forgettable, "--yes")
+    assert files_holding(project / ".baton" / "ledger", SECRET_TEXT) == []
+    assert run_json(capsys, project, "verify")["unfinished_forgets"] == []
+    assert not [c for c in run_json(capsys, project, "doctor")["checks"] if c["name"] == "forget"]
+
+
+@pytest.mark.parametrize("on_disk", [False, True])
+def test_an_unfinished_forget_is_counted_alike_whichever_memory_verify_keeps(capsys, project, forgettable,
+                                                                            monkeypatch, on_disk):
+    from baton.ledger import verify as verify_module
+
+    _forget_killed_after_its_record(project, forgettable)
+    monkeypatch.setattr(verify_module, "SPILL_BYTES", -1 if on_disk else 1 << 40)
+    report = verify_module.verify_ledger(project / ".baton" / "ledger", erasure_type="handoff.forgotten")
+    assert report.unfinished_forgets == {forgettable: 2}

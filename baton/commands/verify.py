@@ -89,6 +89,9 @@ class VerifyResult:
         if r.erased_by_forget:
             n = r.erased_by_forget
             lines.append(f"{n} payload{'' if n == 1 else 's'} erased by forget")
+        for handoff, n in sorted(r.unfinished_forgets.items()):
+            lines.append(f"  unfinished forget of handoff {handoff}: {n} payload(s) it names are still in the ledger "
+                         f"(it was interrupted); run `baton forget {handoff} --yes` again to erase them")
         for p in r.concurrent:
             lines.append(f"  concurrent in {p.feed} seq {p.seq}: {p.message} (replicas apart; not a failure)")
         lines.extend(render_claim_conflicts(list(self.claim_conflicts)))
