@@ -37,12 +37,14 @@ class VerifyResult:
 
     @property
     def project_mismatch(self) -> list[tuple[str, int, Any]]:
-        """Each ``project.initialized`` (writer, seq, its id) whose id is not the config's
+        """Every ``project.initialized`` (writer, seq, its id) when none of them is the config's
         ``project_id``: the config was changed (a copy, a merge of another project's config) or
         the ledger is another project's. Handoffs written now would carry the config's id."""
-        if self.project_id is None:
+        if self.project_id is None or any(i[2] == self.project_id for i in self.report.identities):
+            # the config's id is one the ledger was initialised as: two clones that each ran
+            # `init` before the config was committed, joined by sync (docs/sync.md), agree too
             return []
-        return [i for i in self.report.identities if i[2] != self.project_id]
+        return list(self.report.identities)
 
     def project_problem(self) -> str | None:
         """The mismatch in one sentence, with what to do; None when the ids agree."""
@@ -51,9 +53,10 @@ class VerifyResult:
             return None
         ledger = ", ".join(dict.fromkeys(repr(i[2]) for i in mismatch))
         where = ", ".join(f"{writer} seq {seq}" for writer, seq, _ in mismatch)
+        back = ledger if len(set(i[2] for i in mismatch)) == 1 else f"one of {ledger}"
         return (f".baton/config.json says project_id {self.project_id!r}, but the ledger was initialised as "
                 f"project {ledger} (project.initialized in {where}); if the ledger is this project's, set "
-                f"project_id in .baton/config.json back to {ledger}, else this ledger belongs to another project")
+                f"project_id in .baton/config.json back to {back}, else this ledger belongs to another project")
 
     @property
     def unsigned(self) -> list[FeedSigner]:
