@@ -297,3 +297,25 @@ def test_an_unfinished_forget_is_counted_alike_whichever_memory_verify_keeps(cap
     monkeypatch.setattr(verify_module, "SPILL_BYTES", -1 if on_disk else 1 << 40)
     report = verify_module.verify_ledger(project / ".baton" / "ledger", erasure_type="handoff.forgotten")
     assert report.unfinished_forgets == {forgettable: 2}
+
+
+def test_a_forget_whose_record_cannot_be_folded_still_erases(capsys, project, forgettable, monkeypatch):
+    """The fold of ``handoff.forgotten`` failing (a full disk: seen on a small
+    tmpfs) left the text in place and said the command was done and not to
+    run it again; the index is deleted and rebuilt after the erasure anyway,
+    so the forget goes on and erases."""
+    import sqlite3
+
+    from baton.projections.runner import ProjectionRunner
+
+    real = ProjectionRunner._commit
+
+    def full(self, *args, **kwargs):
+        monkeypatch.setattr(ProjectionRunner, "_commit", real)  # once: the fold of the record
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(ProjectionRunner, "_commit", full)
+    done = run_json(capsys, project, "forget", forgettable, "--yes")
+    assert done["forgotten"] is True
+    assert files_holding(project / ".baton", SECRET_TEXT) == []
+    assert run_json(capsys, project, "verify")["unfinished_forgets"] == []
