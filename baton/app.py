@@ -156,7 +156,8 @@ class Baton:
         prints them so): to be read before this ``Baton`` is closed."""
         from baton.commands import log
 
-        return log.LogStream(log.log_events(self.project, **filters))
+        return log.LogStream(log.log_events(self.project, **filters),
+                             note=lambda: log.no_type_note(self.project, filters.get("event_type")))
 
     def verify(self, *, progress: "Progress | None" = None) -> VerifyResult:
         """``progress(done, about)``: events checked so far, on a long check (``verify_ledger``)."""
@@ -191,18 +192,20 @@ class Baton:
         return gc.collect_garbage(self.project, dry_run=dry_run)
 
     def sync(self, *, remote: str = "origin", ref: str | None = None, restore_own_feed: bool = False,
-             progress: Progress | None = None) -> SyncResult:
+             progress: Progress | None = None, publishing: Progress | None = None) -> SyncResult:
         """Share the ledger's feeds through a git remote (``docs/sync.md``)."""
         from baton.commands import sync
 
         return sync.sync_ledger(self.project, remote=remote, ref=ref, restore_own_feed=restore_own_feed,
-                                progress=progress)
+                                progress=progress, publishing=publishing)
 
-    def repair(self, *, feed: str | None = None, dry_run: bool = False, yes: bool = False) -> RepairResult:
-        """Set a damaged feed's lines aside into quarantine, on record (never implicit)."""
+    def repair(self, *, feed: str | None = None, dry_run: bool = False, yes: bool = False,
+               progress: "Progress | None" = None) -> RepairResult:
+        """Set a damaged feed's lines aside into quarantine, on record (never implicit);
+        ``progress``: ``verify``'s, for its checks of the ledger."""
         from baton.commands import repair
 
-        return repair.repair_project(self.project, feed=feed, dry_run=dry_run, yes=yes)
+        return repair.repair_project(self.project, feed=feed, dry_run=dry_run, yes=yes, progress=progress)
 
     # -- handoffs -----------------------------------------------------------------------
     def capture(self, payload: dict[str, Any], *, trigger: str = "manual", parent: str | None = None,

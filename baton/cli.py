@@ -738,7 +738,7 @@ def build_parser(words: Sequence[str] | None = None) -> argparse.ArgumentParser:
         epilog="Exit codes: 0 ok, 1 storage or internal failure, 2 input error, 3 validation failure, "
                "4 not found, conflict or a malformed config, 5 policy block.",
     )
-    parser.add_argument("--version", action="version", version=f"baton {__version__}")
+    parser.add_argument("--version", action=_Version, help="show program's version number and exit")
     parser.add_argument("--json", action="store_true", help="print a stable JSON result on stdout")
     parser.add_argument("--project", metavar="DIR", help="project root")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -771,6 +771,20 @@ class _Formatter(argparse.HelpFormatter):
                  width: int | None = None) -> None:
         super().__init__(prog, indent_increment, max_help_position,
                          _terminal_columns() - 2 if width is None else width)
+
+
+class _Version(argparse.Action):
+    """``--version``: ``baton 0.1.0``, or ``{"version": "0.1.0"}`` with ``--json``
+    (before or after it), as every command answers."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        print(f'{{\n  "version": "{__version__}"\n}}' if _Parser.json_requested else f"baton {__version__}")
+        parser.exit()
 
 
 class _Parser(argparse.ArgumentParser):

@@ -180,7 +180,8 @@ def _handoff_list() -> dict[str, Any]:
     return _obj({
         "status": {"enum": list(STATUSES), "description": "only handoffs in this state"},
         "work": _text("full-text search over title, objective and summary"),
-        "limit": {"type": "integer", "minimum": 1, "description": "at most this many"},
+        "limit": {"type": "integer", "minimum": 1, "description": "at most this many (default 50; `more` says "
+                                                                  "whether more match)"},
         "kind": {"enum": ["handoff", "baton", "all"], "description": "handoffs (default), session batons, or all"},
         "branch": _text("only records of this branch"),
     })
@@ -300,7 +301,7 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
     "handoff_resume": _result({"id": _S, "status": _S, "freshness_state": _S, "freshness": _O, "quality": _O,
                                "brief": _O, "marked_resumed": _B, "handoff": _O, "latest": _OPT_O},
                               "id", "freshness_state", "brief"),
-    "handoff_list": _result({"count": _I, "filters": _O, "handoffs": _A}, "count", "handoffs"),
+    "handoff_list": _result({"count": _I, "more": _B, "filters": _O, "handoffs": _A}, "count", "handoffs"),
     "handoff_fork": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "lineage": _O, "handoff": _O},
                             "id", "short_id", "status", "handoff"),
     "handoff_merge": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "lineage": _O, "handoff": _O,

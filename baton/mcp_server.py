@@ -66,6 +66,11 @@ if TYPE_CHECKING:
 
 TOOL_NAMES = ("baton_status", "handoff_capture", "handoff_validate", "handoff_ready", "handoff_resume",
               "handoff_list", "handoff_fork", "handoff_merge", "handoff_detect", "baton_session", "bootstrap")
+
+LIST_LIMIT = 50
+"""``handoff_list`` without a ``limit`` lists this many: a year of a team's
+handoffs (13,000) is 6 MB of JSON, which no agent's context holds."""
+
 TOOL_ALIASES = {"prompt": "baton_session"}
 """Tools still answered under an older name but not listed: ``prompt`` (the name
 session-handoff-baton.txt gives it) was easy to confuse with MCP prompts."""
@@ -81,7 +86,7 @@ MAX_ARGUMENT_BYTES = MAX_INPUT_BYTES
 INSTRUCTIONS = (
     "Baton keeps structured, verified handoffs between agent sessions in this project. "
     "At session start call `bootstrap` (it delivers and claims the session baton waiting for you), unless a "
-    "hook already put Baton's brief in your context (its last line, \"This is <harness> session …\", names "
+    "hook already put Baton's brief in your context (its last line, \"This is HARNESS session …\", names "
     "your session id): that brief's "
     "baton is claimed, and `bootstrap` would show only what is left. "
     "To hand work over: `handoff_capture` (a draft), `handoff_validate`, `handoff_ready`; the next session "
@@ -485,9 +490,10 @@ class BatonTools:
         branch: Text = None,
     ) -> CallToolResult:
         """Handoff summaries, newest first: id, status, flags, title, dates, validation, lineage, branch. No
-        evidence payloads. Session batons only with kind baton or all."""
-        return self.run(lambda baton: baton.list_handoffs(status=status, work=work, limit=limit, kind=kind,
-                                                          branch=branch))
+        evidence payloads. Session batons only with kind baton or all. At most limit (default 50); more is true
+        when more match (narrow with status, work or branch, or raise limit)."""
+        return self.run(lambda baton: baton.list_handoffs(status=status, work=work, kind=kind, branch=branch,
+                                                          limit=LIST_LIMIT if limit is None else limit))
 
     def handoff_fork(
         self,
@@ -575,7 +581,7 @@ class BatonTools:
         session objective, recent decisions and do-not-retry traps. Returns brief, bytes,
         handoffMarkdown, handoff, sessionObjective and sessionId. With peek, nothing is claimed. Not needed
         when a session-start hook already put Baton's brief in your context (its last line, "This is
-        <harness> session …", names your session id): its baton is claimed, so this would show only
+        HARNESS session …", names your session id): its baton is claimed, so this would show only
         what is left."""
         return self.run(lambda baton: baton.bootstrap(session_id=session_id, max_bytes=max_bytes, owner=owner,
                                                       branch=branch, peek=peek))
@@ -614,7 +620,7 @@ def handoff_request_text(focus: str | None = None) -> str:
         "1. If Baton already prepared a draft for this session (`handoff_list` with status `draft`), continue "
         "it: call `handoff_capture` with `parent` set to the draft's id. Otherwise call `handoff_capture`.",
         "   Pass `session_id`: this session's id, as the session-start brief names it (its last line, \"This "
-        "is <harness> session …\"), so the handoff is handed on to the next session when this one ends.",
+        "is HARNESS session …\"), so the handoff is handed on to the next session when this one ends.",
         "   Its sections and their fields:",
     ]
     lines += [f"   - {name}: {', '.join(fields)}" for name, fields in handoff_fields()]

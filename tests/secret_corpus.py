@@ -25,6 +25,11 @@ B64 = ALNUM + "+/"
 URLSAFE = ALNUM + "_-"
 
 
+def _wrapped(text: str, width: int) -> list[str]:
+    """``text`` cut into lines of ``width`` characters, as base64(1) writes it."""
+    return [text[i:i + width] for i in range(0, len(text), width)]
+
+
 class Gen:
     """Random pieces from one seeded generator."""
 
@@ -264,6 +269,12 @@ _SECRETS: list[tuple[str, str, Builder]] = [
     ("PuTTY", "private-key", lambda g: _in("{s}", "PuTTY-User-Key" + "-File-3: ssh-ed25519\nEncryption: none\n"
                                             "Public-Lines: 2\nAAAAC3" + g.b64(40) + "\nPrivate-Lines: 1\n"
                                             + g.b64(44) + "\nPrivate-MAC: " + g.hex(64))),
+    ("Kubernetes", "private-key-base64", lambda g: _in("data:\n  tls.key: {s}\n", base64.b64encode((
+        "-----BEGIN RSA " + "PRIVATE KEY-----\nMIIEow" + g.b64(128) + "\n-----END RSA " + "PRIVATE KEY-----\n"
+    ).encode()).decode())),
+    ("OpenSSH", "private-key-base64", lambda g: _in("$ base64 deploy_key\n{s}\n", "\n".join(_wrapped(
+        base64.b64encode(("-----BEGIN OPENSSH " + "PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEA" + g.b64(200)
+                          + "\n-----END OPENSSH " + "PRIVATE KEY-----\n").encode()).decode(), 76)))),
     # code hosting, registries, CI
     ("GitHub", "github-token", lambda g: _in("git push https://x:{s}@github.com/o/r", "gh" + "p_" + g.alnum(36))),
     ("GitHub", "github-token", lambda g: _in("GH_TOKEN={s}", "gh" + "s_" + g.alnum(36))),
@@ -310,6 +321,7 @@ _SECRETS: list[tuple[str, str, Builder]] = [
     ("42 Intranet", "intra42-client-secret", lambda g: _in("FT_SECRET={s}", "s-s4" + "t2ud-" + g.hex(64))),
     ("curl", "curl-user-password", lambda g: _in("curl -u deploy:{s} https://example.org/api",
                                                   g.alnum(6) + "!" + g.alnum(8))),
+    ("MySQL", "mysql-cli-password", lambda g: _in("mysql -uroot -p{s} -h db app < dump.sql", g.alnum(14))),
     ("Grafana", "grafana-token", lambda g: _in("GRAFANA_TOKEN={s}", "gl" + "sa_" + g.alnum(32) + "_" + g.hex(8))),
     ("Grafana", "grafana-token", lambda g: _in("cloud token {s}", "gl" + "c_" + g.b64(60))),
     ("Grafana", "grafana-token", lambda g: _in("api key {s}", "eyJrIj" + "oi" + g.alnum(80))),
@@ -444,6 +456,8 @@ _SECRETS: list[tuple[str, str, Builder]] = [
     ("Database URL", "url-credentials", lambda g: _in("mongodb+srv://admin:{s}@cluster0.mongodb.net/",
                                                       g.alnum(16))),
     ("Generic", "generic-secret-assignment", lambda g: _in("DB_PASSWORD={s}", g.alnum(14))),
+    ("PostgreSQL", "generic-secret-assignment", lambda g: _in("PGPASSWORD={s} psql -h db -U app", g.alnum(16))),
+    ("Generic", "generic-secret-assignment", lambda g: _in('{{"CLIENTSECRET": "{s}"}}', g.urlsafe(30))),
     ("Generic", "generic-secret-assignment", lambda g: _in('{{"client_secret": "{s}"}}', g.urlsafe(30))),
     ("Generic", "generic-secret-assignment", lambda g: _in("signing_key: '{s}'", g.b64(44))),
 ]
@@ -459,6 +473,10 @@ def secrets() -> list[Secret]:
 
 
 LOOK_ALIKES: tuple[LookAlike, ...] = (
+    LookAlike("mysql prompt", "mysql -u root -p -h db -P 3306 app"),
+    LookAlike("base64 certificate", "tls.crt: " + base64.b64encode(
+        b"-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ\n"
+        b"-----END CERTIFICATE-----\n").decode()),
     LookAlike("uuid", "request id 3f2b8c1e-9a4d-4e6f-b2a1-7c9d0e1f2a3b failed"),
     LookAlike("uuid", "trace_id=8d0c7c54-2d0e-4c52-9f58-55c2c1a7e0b1"),
     LookAlike("ulid", "event 01HZX3K7Q9V2M8N4P6R0T5W1YB appended"),

@@ -53,3 +53,20 @@ def test_audit_counts_payloads_erased_by_forget(capsys, project):
     handoff = run_json(capsys, project, "checkpoint", "create", "--title", "t", "--objective", BODY)["id"]
     run_json(capsys, project, "forget", handoff, "--yes")
     assert run_json(capsys, project, "audit")["erased"] == {"payloads": 1, "handoffs": 1}
+
+
+def test_audit_text_lists_the_oldest_eligible_records_and_counts_the_rest(capsys, project, monkeypatch):
+    """At 13,000 handoffs the text listed 6,667 eligible records, the rest of the report lost above them."""
+    from baton.commands import audit
+
+    monkeypatch.setattr(audit, "SHOWN_ELIGIBLE", 2)
+    archived = []
+    for n in range(3):
+        made = run_json(capsys, project, "checkpoint", "create", "--title", f"old {n}", "--objective", "o")
+        archived.append(made["id"])
+        run_json(capsys, project, "handoff", "archive", archived[-1])
+    code, out, _ = run(capsys, project, "audit")
+    listed = [line.split()[0] for line in out.splitlines() if line.startswith("  ") and line.split()[0] in archived]
+    assert code == 0 and "Eligible for deletion (3;" in out
+    assert len(listed) == 2 and "… and 1 more, newer (`baton --json audit` lists every one)" in out
+    assert len(run_json(capsys, project, "audit")["eligible_for_deletion"]) == 3

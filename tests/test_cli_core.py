@@ -164,6 +164,21 @@ def test_json_with_no_command_prints_a_json_error_and_exits_2(tmp_path):
     assert error["code"] == "input_error" and "no command given" in error["message"]
 
 
+@pytest.mark.parametrize("order", [("--version", "--json"), ("--json", "--version")])
+def test_version_with_json_is_a_json_object(tmp_path, order):
+    from baton import __version__
+
+    r = run_baton(*order, cwd=tmp_path)
+    assert r.returncode == 0
+    assert json.loads(r.stdout) == {"version": __version__}
+
+
+def test_version_alone_is_one_line(tmp_path):
+    from baton import __version__
+
+    assert run_baton("--version", cwd=tmp_path).stdout == f"baton {__version__}\n"
+
+
 @pytest.mark.parametrize("group", ["handoff", "session", "checkpoint"])
 def test_a_group_without_its_subcommand_shows_the_groups_own_help_and_exits_2(tmp_path, group):
     r = run_baton(group, cwd=tmp_path)

@@ -118,3 +118,17 @@ def test_a_progress_line_whose_estimate_shrinks_a_digit_leaves_nothing_of_the_lo
     before, after = terminal.getvalue().split("\r")[1:]
     assert after.rstrip(" ") == "replaying 4000/99998 events" and len(after) >= len(before)
     show(99998, 99998)
+
+
+@pytest.mark.parametrize("command", ["lineage", "handoff show"])
+def test_a_view_as_of_a_point_at_a_terminal_shows_the_progress_of_its_replay(worked, monkeypatch, capsys, command):
+    """``--as-of`` replays the ledger up to that point (~15 s at 100,000 events for a recent one): silent before."""
+    from baton.app import Baton
+    from tests.handoff_support import payload
+
+    with Baton.open(worked) as app:
+        handoff_id = app.capture(payload()).handoff_id
+    run(capsys, worked, "handoff", "list")  # the live index up to date: only the replay is left to show
+    args = command.split() + ([handoff_id] if command == "handoff show" else [])
+    code, said = _at_a_terminal(monkeypatch, capsys, worked, *args, "--as-of", "2999-01-01T00:00:00Z")
+    assert code == 0 and CATCHING_UP in said

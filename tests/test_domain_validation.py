@@ -221,6 +221,14 @@ def test_artifacts_warn_when_a_path_was_not_checked():
     assert check(artifact_handoff(), "artifacts").status == "warn"
 
 
+def test_an_artifact_path_redacted_at_capture_warns_naming_the_rule_and_what_to_do():
+    h = with_payload(artifacts=[{"path": "[REDACTED:dotenv-file]", "role": "read"}])
+    result = check(h, "artifacts")
+    assert result.status == "warn"
+    assert "rule dotenv-file replaced the path at capture" in result.detail
+    assert "remove the artifact, or accept this warning" in result.detail
+
+
 def test_path_containment_is_lexical_and_allows_inner_dotdot():
     assert not path_escapes_root("src/x/../a.py")
     assert path_escapes_root("src/../../a.py")

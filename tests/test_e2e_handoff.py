@@ -168,6 +168,24 @@ def test_a_block_policy_refuses_the_capture_with_exit_5_and_writes_nothing(repo)
     assert ledger_lines(repo) == before
 
 
+def test_a_base64_encoded_private_key_in_evidence_output_never_reaches_the_ledger(repo):
+    import base64
+
+    key = ("-----BEGIN OPENSSH " + "PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ"
+           + "Zq8vR1mJ3kP0xT7bN2cW5yH9dF4gL6sA1eU3iO8r" * 4 + "\n-----END OPENSSH " + "PRIVATE KEY-----\n")
+    encoded = base64.b64encode(key.encode()).decode()
+    wrapped = "\n".join(encoded[i:i + 76] for i in range(0, len(encoded), 76))
+    evidence = {"type": "command", "claim": "the deploy key is in the vault", "ref": "base64 deploy_key",
+                "result": "pass", "output": f"$ base64 deploy_key\n{wrapped}\n"}
+    r = baton(repo, "checkpoint", "create", "--no-input", "--title", "t", "--objective", f"tls.key: {encoded}",
+              "--evidence", json.dumps(evidence))
+    assert r.returncode == 0, r.stderr
+    for line in (encoded[16:60], wrapped.splitlines()[1]):
+        assert line not in r.stdout + r.stderr
+        for path in every_file_under(repo / ".baton"):
+            assert line.encode() not in path.read_bytes(), path
+
+
 def test_a_policy_finding_is_recorded_with_its_rules_reason_unredacted(repo):
     from tests.secret_corpus import secrets
 

@@ -273,6 +273,19 @@ def test_doctor_fails_when_the_hooks_program_is_not_found_naming_the_running_bat
     assert f"run `{running_baton()} install-hooks --harness claude-code`" in check["detail"]
 
 
+def test_doctor_says_a_hook_program_at_a_path_that_is_gone_is_no_executable_file_not_off_path(
+        project_dir, capsys):
+    """An installation moved or deleted (a venv rebuilt elsewhere) leaves absolute paths that
+    PATH has nothing to do with: doctor said they were "not found on PATH here"."""
+    gone = project_dir / "gone" / "bin" / "baton"
+    install_hooks(project_dir, "claude-code", command=str(gone))
+    code, checks = _doctor(capsys, project_dir)
+    check = checks["harness claude-code"]
+    assert code == 3 and check["status"] == "fail"
+    assert f"`{gone}` (no such executable file)" in check["detail"]
+    assert "on PATH" not in check["detail"].split(": its hooks do nothing")[0]
+
+
 def test_doctor_fails_when_no_baton_is_found_saying_to_put_one_on_path(project_dir, capsys, no_running_baton):
     install_hooks(project_dir, "claude-code")
     code, checks = _doctor(capsys, project_dir)

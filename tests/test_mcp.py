@@ -304,5 +304,5 @@ async def test_the_server_tells_the_agent_not_to_bootstrap_again_after_a_hooks_b
     bootstrap = " ".join((tools["bootstrap"].description or "").split())
     assert "unless a hook already put Baton's brief in your context" in instructions
     for text in (instructions, bootstrap):
-        assert '"This is <harness> session …", names your session id' in text
+        assert '"This is HARNESS session …", names your session id' in text
         assert re.search(r"This is \S+ session `", text) is None

@@ -77,7 +77,7 @@ async def test_the_handoff_prompt_tells_the_agent_to_pass_the_session_id_its_bri
     async with Client(build_server(project)) as client:
         text = _text(await client.get_prompt("handoff"))
     capture_step = " ".join(text[text.index("1. "):text.index("2. ")].split())
-    assert "`session_id`" in capture_step and '"This is <harness> session …"' in capture_step
+    assert "`session_id`" in capture_step and '"This is HARNESS session …"' in capture_step
     assert re.search(r"This is \S+ session `", text) is None  # no id of its own to take for the session's
 
 

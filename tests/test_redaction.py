@@ -618,3 +618,30 @@ def test_a_string_with_an_escaped_quote_is_screened_with_the_escape_undone_even_
     first = screen_output({"message": secret}, POLICY)
     again, clean = screen_encoded(orjson.dumps({"message": secret}), POLICY)
     assert first == again and not clean and "q8Wm2vR7xL4kT9pZ3nB6" not in again["message"]
+
+
+@pytest.mark.parametrize("line", ["PGPASSWORD=Xy7kQ9pLm2vRt8Zw psql -h db", "export DBPASSWORD='Xy7kQ9pLm2vRt8Zw'",
+                                  'CLIENTSECRET: "Xy7kQ9pLm2vRt8Zw"', "rootpasswd=Xy7kQ9pLm2vRt8Zw"])
+def test_a_secret_name_glued_in_one_word_is_a_secret_name(line):
+    outcome = redact_payload(line, POLICY)
+    assert "Xy7kQ9pLm2vRt8Zw" not in outcome.payload
+    assert {r.rule for r in outcome.redactions} == {"generic-secret-assignment"}
+
+
+@pytest.mark.parametrize("line", ["SHOWPASSWORD=true", "RESETPASSWORD: none", "notsecret = None",
+                                  "monkey=Xy7kQ9pLm2vRt8Zw"])
+def test_a_glued_name_with_a_plain_value_or_no_secret_ending_is_kept(line):
+    assert redact_payload(line, POLICY).payload == line
+
+
+@pytest.mark.parametrize("line", ["mysql -uroot -pXy7kQ9pLm2vRt8Zw -h db", "mysqldump -u app -p'Xy7kQ9pLm2vRt8Zw' app",
+                                  'mariadb -p"Xy7kQ9pLm2vRt8Zw"'])
+def test_a_password_glued_to_a_mysql_clients_p_flag_is_redacted(line):
+    outcome = redact_payload(line, POLICY)
+    assert "Xy7kQ9pLm2vRt8Zw" not in outcome.payload
+    assert {r.rule for r in outcome.redactions} == {"mysql-cli-password"}
+
+
+@pytest.mark.parametrize("line", ["mysql -u root -p -h db -P 3306 app", "mysql -p${MYSQL_PWD} app", "tar -pxf a.tar"])
+def test_a_mysql_client_asking_for_its_password_or_another_p_flag_is_kept(line):
+    assert redact_payload(line, POLICY).payload == line

@@ -188,6 +188,94 @@ def test_a_claim_of_a_baton_another_clone_superseded_first_names_the_newer_baton
     assert "None" not in notice and "two sessions worked" not in notice
 
 
+def test_two_clones_that_each_ran_init_before_the_config_was_committed_verify_before_and_after_the_fix(
+        capsys, tmp_path):
+    """docs/sync.md "Setting up a team": two project ids are not a failure, nor after the documented fix."""
+    import shutil
+
+    from tests.app_support import init_project
+
+    _remote, a, b = make_team(tmp_path)
+    committed = (b / ".baton" / "config.json").read_bytes()
+    shutil.rmtree(b / ".baton")
+    init_project(b, project_id="proj-b")  # b ran init before it pulled a's config
+    for project in (a, b, a):
+        run_json(capsys, project, "sync")
+    for project in (a, b):
+        code, out, _ = run(capsys, project, "verify", "--json")
+        report = json.loads(out)
+        assert (code, report["project"]["problem"]) == (0, None), out
+        assert len(report["project"]["ledger_ids"]) == 2
+    (b / ".baton" / "config.json").write_bytes(committed)  # the fix: b takes the committed config
+    run_json(capsys, b, "sync")
+    for project in (a, b):
+        assert run(capsys, project, "verify")[0] == 0
+        assert run(capsys, project, "doctor")[0] == 0
+    raw = json.loads(committed)
+    raw["project_id"] = "proj-c"  # an id no init of this ledger recorded: still a failure
+    (b / ".baton" / "config.json").write_text(json.dumps(raw))
+    code, out, _ = run(capsys, b, "verify")
+    assert code == 3 and "FAIL project id:" in out
+
+
+def _ready(capsys, project: Path, ident: str) -> None:
+    run_json(capsys, project, "handoff", "validate", ident)
+    run_json(capsys, project, "handoff", "ready", ident)
+
+
+def test_resuming_a_handoff_two_clones_each_amended_apart_names_both_successors(capsys, team):
+    _remote, a, b = team
+    item = json.dumps({"description": "Write the test", "suggested_action": "Add a fixture",
+                       "acceptance_check": "The test passes"})
+    root = run_json(capsys, a, "checkpoint", "create", "--no-input", "--title", "Login", "--objective",
+                    "Login works", "--current-state", "half done", "--decision", "Use PKCE",
+                    "--open-item", item)["id"]
+    _ready(capsys, a, root)
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    amended = {}
+    for project, decision in ((a, "Use PKCE with S256"), (b, "Use PKCE, plain too")):
+        amended[project] = run_json(capsys, project, "handoff", "amend", root, "--decision", decision)["id"]
+        _ready(capsys, project, amended[project])
+    for project in (a, b, a):
+        run_json(capsys, project, "sync")
+    for project in (a, b):
+        code, _out, err = run(capsys, project, "resume", root)
+        assert code == 4
+        assert amended[a] in err and amended[b] in err and "`baton merge` joins them" in err
+
+
+def test_a_first_sync_of_a_large_local_ledger_shows_its_publishing_progress_at_a_terminal(capsys, team,
+                                                                                          monkeypatch):
+    """Packing a large feed onto the ref reads and verifies all of it (~17 s at 90 MB): silent before."""
+    import sys
+
+    import attrs
+
+    from baton.ledger.store import Ledger
+    from benchmarks.ledger import drafts
+    from tests.test_cli_shows_a_long_catch_up import _Terminal
+
+    _remote, a, b = team
+    ledger = Ledger(a / ".baton", _writer(a), fsync="never")
+    with ledger.locked() as txn:  # ~2.4 MB of ~1 KB events: more than one chunk of the feed
+        txn.append([attrs.evolve(d, stream=f"bench/{d.stream.rsplit('/', 1)[-1]}") for d in drafts(2200)])
+    ledger.close()
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    code, out, _ = run(capsys, a, "sync")
+    shown = [line for line in terminal.getvalue().replace("\r", "\n").splitlines()
+             if line.startswith("publishing this clone's feeds:")]
+    total = len(_feed_bytes(a)[f"{_writer(a)}.jsonl"].splitlines())
+    assert code == 0 and f"Published {total} event(s)" in out
+    assert len(shown) >= 2 and shown[-1].strip() == f"publishing this clone's feeds: {total}/{total} events"
+    terminal.seek(0)
+    terminal.truncate()
+    _checkpoint(capsys, b, "small")
+    assert run(capsys, b, "sync")[0] == 0
+    assert "publishing this clone's feeds" not in terminal.getvalue()  # one step: nothing to show
+
+
 def test_a_commit_whose_push_failed_is_not_counted_as_held_by_the_remote(capsys, team, monkeypatch):
     from baton.errors import RemoteUnreachable
     from baton.sync import transport
@@ -207,6 +295,30 @@ def test_a_commit_whose_push_failed_is_not_counted_as_held_by_the_remote(capsys,
     result = run_json(capsys, a, "sync")
     assert result["behind"] == {} and result["pushed"] is True
     assert _writer(a) in remote_feeds(remote)
+    assert result["published"] == {_writer(a): remote_feeds(remote)[_writer(a)].head.seq}  # the push the last failed
+
+
+def test_events_a_failed_push_left_unpublished_are_counted_by_the_sync_that_publishes_them(capsys, team,
+                                                                                            monkeypatch):
+    from baton.errors import RemoteUnreachable
+    from baton.sync import transport
+
+    remote, a, _b = team
+    _checkpoint(capsys, a, "first")
+    run_json(capsys, a, "sync")
+    _checkpoint(capsys, a, "second")
+    _checkpoint(capsys, a, "third")
+    original = transport.push
+
+    def refused(*args, **kwargs):
+        raise RemoteUnreachable("push refused (test)")
+
+    monkeypatch.setattr(transport, "push", refused)
+    assert run(capsys, a, "sync", "--json")[0] == 4
+    monkeypatch.setattr(transport, "push", original)
+    code, text, _ = run(capsys, a, "sync")
+    assert code == 0 and "Published 2 event(s) from 1 feed(s)" in text and "Pushed" in text
+    assert run_json(capsys, a, "sync")["published"] == {}  # nothing more the next time
 
 
 def test_a_tampered_remote_feed_is_refused_named_not_imported_and_not_carried_on(capsys, team):

@@ -233,7 +233,10 @@ def test_a_malformed_ledger_ref_is_refused_whole_and_nothing_is_pushed_over_it(c
     error = json.loads(out)["error"]
     assert error["code"] == "remote_ref_refused" and "Traceback" not in err
     if shape == "format 99":
-        assert "upgrade Baton" in error["message"]
+        assert "upgrade Baton" in error["message"] and "git push" not in error["message"]
+    else:  # the way back: the ref put back from a clone, or deleted and republished
+        assert f"git push -f origin {REF.decode()}" in error["message"]
+        assert f"git push origin :{REF.decode()}" in error["message"]
     assert dict(Repo(str(remote)).get_refs())[REF] == served  # not pushed over
     assert dict(Repo(str(b)).get_refs()).get(REF) == before
     assert fsck(remote).returncode == 0
@@ -340,7 +343,23 @@ def test_a_remote_that_went_back_is_put_back_reported_and_exits_3_every_time(cap
     with Repo(str(remote)) as repo:
         repo.refs[REF] = earlier
     code, text, _ = run(capsys, a, "sync")
-    assert code == 3 and f"BEHIND remote feed {_writer(a)}: the remote held it to seq 2" in text
+    assert code == 3 and f"BEHIND remote feed {_writer(a)}: the remote held it to seq 2, this clone had seen it hold seq 3" in text
+
+
+def test_a_feed_the_remote_no_longer_holds_at_all_is_reported_as_no_longer_held_not_seq_0(capsys, team):
+    remote, a, b = team
+    _checkpoint(capsys, a, "first")
+    run_json(capsys, a, "sync")
+    with Repo(str(remote)) as repo:
+        del repo.refs[REF]  # the ref deleted on the remote, then republished by a clone that never imported a's feed
+    _checkpoint(capsys, b, "b's")
+    run_json(capsys, b, "sync")
+    assert _writer(a) not in remote_feeds(remote)
+    code, text, _ = run(capsys, a, "sync")
+    assert code == 3
+    assert f"BEHIND remote feed {_writer(a)}: the remote no longer held it, this clone had seen it hold seq 2" \
+        in text and "seq 0" not in text
+    assert remote_feeds(remote)[_writer(a)].head.seq == 2
 
 
 def test_a_remote_without_the_ledger_ref_is_not_reported_behind(capsys, team):

@@ -79,6 +79,15 @@ def test_a_ref_lock_on_a_path_remote_is_never_removed_even_old_and_is_named_with
     assert run(capsys, a, "sync", "--json")[0] == 0
 
 
+def test_a_remote_lock_gone_by_the_time_it_is_told_is_not_given_an_rm_command(tmp_path):
+    from baton.sync.stale_locks import held_lock_message
+
+    lock = tmp_path / "objects" / "ad" / "28f84009c6fb0dd5481a319e5a3f04331bc432.lock"  # another push's, let go
+    message = held_lock_message(str(lock), "refs/baton/ledger", 3)
+    assert "was held by another push through 3 attempts" in message and "run `baton sync` again" in message
+    assert "rm --" not in message and "died holding it" not in message
+
+
 def _full_disk_leftover(remote: Path, a: Path, capsys, age: float, monkeypatch) -> Path:
     """What a push that hit a full disk leaves on a path remote: the pack moved
     in, its index never written, ``pack-<sha>.idx.lock`` in its place — and the
@@ -214,6 +223,28 @@ def test_credentials_the_http_remote_refuses_are_exit_4_with_a_clear_message(cap
     assert "not-the-pass-9" not in out  # a password is never shown
     code, out, err = run(capsys, a, "sync")
     assert code == 4 and "refused the credentials" in err and "internal error" not in err
+
+
+def test_a_token_given_as_the_user_of_an_http_remote_is_never_shown(capsys, http_remote, monkeypatch):
+    # A token of no known shape (not a rule's): only its place in the URL says what it is.
+    monkeypatch.setenv("GIT_TERMINAL_PROMPT", "0")
+    url, _remote, a, _b = http_remote
+    token = "Zq8vR1mJ3kP0xT7bN2cW5yH9dF4gL6sA1eU3iO8r"
+    set_remote(a, url.replace("http://", f"http://{token}@"))
+    _checkpoint(capsys, a, "over http")
+    code, out, err = run(capsys, a, "sync", "--json")
+    assert code == 4, out + err
+    assert json.loads(out)["error"]["code"] == "remote_auth_failed"
+    assert token not in out + err and "***@" in out
+
+
+def test_a_shown_url_keeps_an_ssh_user_and_masks_http_credentials():
+    from baton.sync.transport import shown_url
+
+    assert shown_url("ssh://git@example.com/acme/app.git") == "ssh://git@example.com/acme/app.git"
+    assert shown_url("https://tok3nValue@example.com:8443/a.git") == "https://***@example.com:8443/a.git"
+    assert shown_url("https://oauth2:tok3nValue@example.com/a.git") == "https://oauth2:***@example.com/a.git"
+    assert shown_url("https://example.com/a.git") == "https://example.com/a.git"
 
 
 def _pack_objects(clone: Path, bare: bool = False) -> dict[str, int]:

@@ -7,7 +7,7 @@ import sys
 from datetime import datetime, timezone
 
 from baton.app import Baton
-from baton.cli_handlers.opened import catching_up, progress, say_waiting
+from baton.cli_handlers.opened import catching_up, long_progress, progress, say_waiting
 from baton.errors import InputError
 from baton.harnesses.notices_write import leave_kept
 
@@ -67,8 +67,10 @@ def audit(app: Baton, args: argparse.Namespace):
 
 def sync(app: Baton, args: argparse.Namespace):
     return app.sync(remote=args.remote, ref=args.ref, restore_own_feed=args.restore_own_feed,
-                    progress=None if args.json else progress("folding what was imported:"))
+                    progress=None if args.json else progress("folding what was imported:"),
+                    publishing=None if args.json else long_progress("publishing this clone's feeds:"))
 
 
 def repair(app: Baton, args: argparse.Namespace):
-    return app.repair(feed=args.feed, dry_run=args.dry_run, yes=args.yes)
+    return app.repair(feed=args.feed, dry_run=args.dry_run, yes=args.yes,
+                      progress=None if args.json else progress("baton: verifying the ledger:"))

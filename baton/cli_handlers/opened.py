@@ -83,7 +83,13 @@ def catching_up() -> Callable[[int, int], None] | None:
     """On a terminal, the progress of a long catch-up a command does before it
     answers (a replay after an upgrade, a large pull): shown from its first
     batch on, so a catch-up of a few events (every command's) says nothing."""
-    show = progress("baton: bringing the index up to date:")
+    return long_progress("baton: bringing the index up to date:")
+
+
+def long_progress(label: str) -> Callable[[int, int], None] | None:
+    """``progress(label)``, shown only for work of more than one step: work
+    done in one step (its first report already says it is done) says nothing."""
+    show = progress(label)
     if show is None:
         return None
     shown = False

@@ -68,10 +68,19 @@ class AuditResult:
             lines.append(f"Signer of feed {s['feed']}: " + (s["signer"] or "-") + f" ({s['status']})")
         if self.eligible:
             lines.append(f"Eligible for deletion ({len(self.eligible)}; `baton forget ID`):")
-            lines.extend(f"  {r['id']}  {r['status']:<10}  {r['created_at']}" for r in self.eligible)
+            lines.extend(f"  {r['id']}  {r['status']:<10}  {r['created_at']}" for r in self.eligible[:SHOWN_ELIGIBLE])
+            if len(self.eligible) > SHOWN_ELIGIBLE:
+                lines.append(f"  … and {len(self.eligible) - SHOWN_ELIGIBLE} more, newer (`baton --json audit` "
+                             "lists every one)")
         else:
             lines.append("Eligible for deletion: none archived or superseded (any handoff may be forgotten)")
         return "\n".join(lines)
+
+
+SHOWN_ELIGIBLE = 20
+"""The text lists this many of the records eligible for deletion, the oldest
+(``--json`` all): a year of a team's use has thousands (6,667 lines at
+13,000 handoffs, the rest of the report lost above them)."""
 
 
 def audit_project(project: "Project") -> AuditResult:

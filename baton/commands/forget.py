@@ -30,7 +30,7 @@ import orjson
 
 from baton.commands.ids import resolve_handoff_id
 from baton.commands.record import record
-from baton.domain.forgetting import payload_strings, plan_forget
+from baton.domain.forgetting import carries_handoff, payload_strings, plan_forget
 from baton.domain.short_ids import short_id
 from baton.errors import NotFound, RecordedNotIndexed, StorageError
 from baton.events.names import handoff_stream
@@ -97,7 +97,9 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
     reason = reason.strip() if reason and reason.strip() else None
     with project.writing() as scope:
         handoff_id = _handoff_id(project, scope.runner, token)
-        events = project.ledger.read_all()
+        # Only the events that carry the handoff are kept: the ledger is read a chunk of each feed at a
+        # time (at 100,000 events holding them all was ~780 MB for a handful of payloads).
+        events = [e for e in project.ledger.iter_all() if carries_handoff(e, handoff_id)]
         plan = plan_forget(handoff_id, events)
         if not plan.events:
             raise NotFound(f"handoff {handoff_id} has no payload left to forget",
@@ -118,7 +120,7 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
         _remove_index_copies(project)
         project.ledger._forget()  # what it read before the rewrite holds the payloads
         scope.txn.refresh()
-        scope.runner.rebuild(reason="forget")
+        scope.runner.rebuild(reason="forget", progress=project.on_progress)  # ~15 s at 100k events: shown
         removed = scope.runner.prune_files(shown)
         quarantine = _remove_quarantined_text(project, erased_data)
     return ForgetResult(plan, True, reason, feeds, tuple(removed), tuple(quarantine), derived)

@@ -33,6 +33,15 @@ def conflicts_for(runner: Any, handoff_id: str) -> list[dict[str, Any]]:
     return graph_side.conflicts_around(runner, handoff_id)
 
 
+def other_successors(runner: Any, handoff_id: str, successor: str) -> list[str]:
+    """The ready amendments and continuations of ``handoff_id`` besides the
+    ``successor`` its record names (two clones apart each superseded it)."""
+    if not branched(runner):
+        return []
+    graph_side = __import__("baton.commands.lineage_conflicts", fromlist=["ready_successors"])
+    return [child for child in graph_side.ready_successors(runner, handoff_id) if child != successor]
+
+
 def conflict_banner(conflicts: Sequence[Mapping[str, Any]]) -> str:
     """The lines shown before next actions when a record carries conflict candidates."""
     if not conflicts:

@@ -29,3 +29,12 @@ def conflicts_around(runner: Any, handoff_id: str) -> list[dict[str, Any]]:
     """The conflict candidates a record carries (on it or an ancestor), as JSON."""
     graph, candidates = current_conflicts(runner, [handoff_id])
     return [c.to_json() for c in conflicts_touching(candidates, graph, handoff_id)] if candidates else []
+
+
+def ready_successors(runner: Any, handoff_id: str) -> list[str]:
+    """The amendments and continuations of ``handoff_id`` that were made ready
+    (or resumed since): more than one when clones apart each superseded it."""
+    graph = load_component(runner, [handoff_id])
+    return [child for child in graph.children.get(handoff_id, ())
+            if graph.nodes[child].relation in ("amend", "continue")
+            and graph.nodes[child].status in ("ready", "resumed")]

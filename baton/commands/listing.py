@@ -44,6 +44,8 @@ class ListResult:
     exit_code: int = 0
     kind: str = "handoff"
     branch: str | None = None
+    more: bool = False
+    """More records match than the limit let through."""
 
     def to_json(self) -> dict[str, Any]:
         rows = []
@@ -53,6 +55,7 @@ class ListResult:
             rows.append(row)
         return {"handoffs": rows,
                 "count": len(self.rows),
+                "more": self.more,
                 "filters": {"status": self.status, "work": self.work, "kind": self.kind, "branch": self.branch}}
 
     def render(self) -> str:
@@ -69,6 +72,8 @@ class ListResult:
             mark = f"  !! {len(self.conflicts[r.id])} conflict candidate(s)" if self.conflicts.get(r.id) else ""
             lines.append(f"{short_id(r.id)}  {kind}{state:<{width}}  {r.created_at}  {_clip(branch, 30):<{bwidth}}"
                          f"  {_clip(r.title, TITLE_WIDTH)}{mark}")
+        if self.more:
+            lines.append(f"(the newest {len(self.rows)} shown; more match: a larger --limit shows more)")
         return "\n".join(lines)
 
 
@@ -106,7 +111,7 @@ def list_handoffs(
     if limit is not None and limit < 1:
         raise InputError("`limit` must be a positive number")
     if limit is not None:
-        limit = min(limit, SQLITE_INT_MAX)  # "at most N": past SQLite's integers, every row is at most N
+        limit = min(limit, SQLITE_INT_MAX - 1)  # "at most N": past SQLite's integers, every row is at most N
     query = None
     if work is not None:
         query = fts_query(work)
@@ -116,9 +121,13 @@ def list_handoffs(
     branch = branch or None
 
     def listed() -> ListResult:
-        rows = handoffs.newest(runner.db, status=status, search=query, limit=limit, kind=kind, branch=branch)
+        # One row past the limit says whether more match (``more``), without counting them all.
+        rows = handoffs.newest(runner.db, status=status, search=query, limit=None if limit is None else limit + 1,
+                               kind=kind, branch=branch)
+        more = limit is not None and len(rows) > limit
+        rows = rows[:limit] if more else rows
         return ListResult(tuple(rows), status, work, listed_conflicts(runner, [r.id for r in rows]),
-                          kind=kind, branch=branch)
+                          kind=kind, branch=branch, more=more)
 
     memo = getattr(runner, "memo", None)
     if memo is None:

@@ -20,7 +20,7 @@ from baton import gitinfo
 from baton.commands.handoff_facts import live_freshness, worktree_label
 from baton.commands.ids import HANDOFF_ID_REQUIRED, load_handoff_and_record
 from baton.commands.latest import is_latest, resolve_latest
-from baton.commands.lineage import conflict_banner, conflicts_for
+from baton.commands.lineage import conflict_banner, conflicts_for, other_successors
 from baton.commands.resume_options import check_options
 from baton.domain import lifecycle
 from baton.domain.batons import SCOPE_FIELD
@@ -112,7 +112,7 @@ def resume_handoff(
                                 worktree=worktree_label(opened.paths), any_branch=any_branch)
         token = latest.id
     handoff, record = load_handoff_and_record(runner, token)
-    _check_resumable(handoff, mark_resumed)
+    _check_resumable(handoff, mark_resumed, runner)
     policy = load_policy(opened.paths, opened.config)
     freshness = live_freshness(opened.paths.worktree, handoff, policy.allowed_roots)
     quality = score_quality(handoff, freshness_state=freshness.state)
@@ -130,7 +130,7 @@ def resume_handoff(
                         latest=latest.to_json() if latest is not None else None)
 
 
-def _check_resumable(handoff: Any, mark_resumed: bool) -> None:
+def _check_resumable(handoff: Any, mark_resumed: bool, runner: Any = None) -> None:
     """Raises TransitionError when the record cannot be resumed (or, a session baton, marked resumed)."""
     if _is_unpromoted_baton(handoff):
         # A session baton is delivered without validation by design
@@ -145,6 +145,11 @@ def _check_resumable(handoff: Any, mark_resumed: bool) -> None:
         reason = None
         if handoff.status == "superseded" and handoff.superseded_by:
             reason = f"it was superseded by {handoff.superseded_by}; resume that one"
+            others = other_successors(runner, handoff.id, handoff.superseded_by) if runner is not None else []
+            if others:
+                reason += (f", or {' or '.join(others)}: it was also amended or continued and made ready elsewhere "
+                           "(another clone, before a sync), so `baton lineage` shows the branches and `baton "
+                           "merge` joins them")
         elif handoff.status == "draft":
             reason = "only a ready handoff can be resumed: validate it, then make it ready"
         elif handoff.status == "validated":

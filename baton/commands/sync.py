@@ -36,7 +36,7 @@ from baton.commands import forget
 from baton.errors import InputError, RemoteRefRefused
 from baton.model import frozen, mutable
 from baton.sync import decide, publish, transport
-from baton.sync.ledger_ref import DEFAULT_REF, BadRefFeed, read_feeds
+from baton.sync.ledger_ref import DEFAULT_REF, BadRefFeed, UnknownFormat, read_feeds
 from baton.sync.local import ERASURE_PENDING, ReadCount, ledger_lock, unlink
 from baton.sync.refusals import RefusedFeed
 from baton.sync.signatures import FeedSignatures
@@ -113,9 +113,10 @@ class SyncResult:
             lines.append(f"REFUSED {r.side} feed {r.feed}{seq}: {r.kind}: {r.message}")
         for feed, seqs in sorted(self.behind.items()):
             verb = "put back" if self.pushed else "to put back"
-            lines.append(f"BEHIND remote feed {feed}: the remote held it to seq {seqs['remote_seq']}, this clone "
-                         f"had published seq {seqs['published_seq']} ({verb}; its ref went back, or a clone "
-                         "dropped a copy it refused)")
+            held = f"held it to seq {seqs['remote_seq']}" if seqs["remote_seq"] else "no longer held it"
+            lines.append(f"BEHIND remote feed {feed}: the remote {held}, this clone had seen it hold seq "
+                         f"{seqs['published_seq']} ({verb}; its ref went back, or a clone dropped a copy it "
+                         "refused)")
         for lock in self.cleaned_locks:
             lines.append(f"REMOVED stale lock {lock} on the remote (a pack index lock no process had written "
                          "to for 10 minutes: a full disk or a killed push left it)")
@@ -144,13 +145,16 @@ class _Erased:
 
 
 def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None = None,
-                restore_own_feed: bool = False, progress: "Progress | None" = None) -> SyncResult:
+                restore_own_feed: bool = False, progress: "Progress | None" = None,
+                publishing: "Progress | None" = None) -> SyncResult:
     """Share the ledger's feeds with ``remote`` on ``ref`` (default ``refs/baton/ledger``).
 
     ``restore_own_feed``: this clone was restored from a backup; the remote's
     copy of its own feed may extend the local file (and is imported, verified).
     ``progress``: told how far the index's catch-up on what was imported went
-    (a first sync of a large ledger folds every event of it).
+    (a first sync of a large ledger folds every event of it). ``publishing``:
+    told how far packing this clone's feeds onto the ref went (a first sync
+    of a large local ledger reads and packs all of it).
 
     Raises:
         InputError: ``remote`` is empty, or ``ref`` is not a ref name under ``refs/``.
@@ -170,7 +174,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         url = transport.remote_url(repo, remote)
         client, path = transport.client(repo, url)
         url = transport.shown_url(url)  # from here on, only for messages
-        count = ReadCount()
+        count = ReadCount(publishing=publishing)
         with transport.local_locks():
             result = publish.retrying(lambda attempt: _round(project, repo, client, path, url, remote,
                                                              ref.encode(), count, attempt, erased,
@@ -213,8 +217,13 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
     try:
         remote_feeds = read_feeds(repo, remote_sha)
     except BadRefFeed as exc:
+        way = "" if isinstance(exc, UnknownFormat) else (
+            f". If something other than Baton was pushed there, put the ref back from a clone that synced "
+            f"before (`git push -f {remote_name} {ref.decode()}` there), or delete it on the remote (`git "
+            f"push {remote_name} :{ref.decode()}`): each clone's next sync publishes the feeds it holds")
         raise RemoteRefRefused(f"the remote's {ref.decode()} is not a Baton ledger ref this version reads: {exc}; "
-                               "nothing was imported or pushed", details={"url": url, "ref": ref.decode()}) from None
+                               f"nothing was imported or pushed{way}", details={"url": url, "ref": ref.decode()}) \
+            from None
     acked_key = f"{url} {ref.decode()}"
     acked = load_acked(project, acked_key)
     held = {feed: f.head.seq for feed, f in remote_feeds.items() if f.problem is None and f.head is not None}

@@ -37,14 +37,17 @@ class VerifyResult:
 
     @property
     def project_mismatch(self) -> list[tuple[str, int, Any]]:
-        """Every ``project.initialized`` (writer, seq, its id) when none of them is the config's
+        """Each ``project.initialized`` (writer, seq, its id) whose id is not the config's
         ``project_id``: the config was changed (a copy, a merge of another project's config) or
         the ledger is another project's. Handoffs written now would carry the config's id."""
-        if self.project_id is None or any(i[2] == self.project_id for i in self.report.identities):
-            # the config's id is one the ledger was initialised as: two clones that each ran
-            # `init` before the config was committed, joined by sync (docs/sync.md), agree too
+        if self.project_id is None:
             return []
-        return list(self.report.identities)
+        others = [i for i in self.report.identities if i[2] != self.project_id]
+        if len(others) < len(self.report.identities):
+            # one init recorded the config's id: the others are clones that ran `baton init`
+            # before the config was committed, shared by sync (docs/sync.md) — not a failure
+            return []
+        return others
 
     def project_problem(self) -> str | None:
         """The mismatch in one sentence, with what to do; None when the ids agree."""

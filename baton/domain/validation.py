@@ -261,6 +261,10 @@ def path_escapes_root(path: str) -> bool:
     return normal == ".." or normal.startswith("../")
 
 
+_REDACTED_PATH = re.compile(r"\[REDACTED:([a-z0-9][a-z0-9_-]{0,63})\]")
+"""An artifact path a path rule replaced at capture (``[REDACTED:dotenv-file]``)."""
+
+
 def check_artifacts(h: Handoff, facts: ValidationFacts) -> list[Finding]:
     out: list[Finding] = []
     for i, a in enumerate(h.artifacts):
@@ -270,7 +274,10 @@ def check_artifacts(h: Handoff, facts: ValidationFacts) -> list[Finding]:
             continue
         fact = facts.artifacts.get(a.path)
         if fact is None:
-            out.append(_f("warn", path, f"{a.path!r} was not checked"))
+            redacted = _REDACTED_PATH.fullmatch(a.path)
+            out.append(_f("warn", path, f"{a.path!r} was not checked" + (
+                f": the policy's rule {redacted.group(1)} replaced the path at capture (a file such as .env or a "
+                "key, which Baton never reads); remove the artifact, or accept this warning" if redacted else "")))
             continue
         if not fact.inside_root:
             out.append(_f("fail", path, f"{a.path!r} resolves outside the project root"))

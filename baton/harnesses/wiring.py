@@ -70,6 +70,14 @@ def resolve_program(word: str) -> str | None:
     return shutil.which(path)
 
 
+def _not_found(program: str) -> str:
+    """Why ``resolve_program`` found nothing: a path (a moved or deleted installation) is no
+    executable file, a bare name is not on ``PATH``."""
+    path = os.path.expanduser(program)
+    return ("no such executable file" if os.sep in path or (os.altsep and os.altsep in path)
+            else "not found on PATH here")
+
+
 def running_baton() -> str | None:
     """The absolute path of the ``baton`` program running now, found in order: the console
     script this process was started as (``sys.argv[0]``), the ``baton`` console script of the
@@ -338,7 +346,7 @@ def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
     if lost:
         fix = (f"run `{rerun(harness)}`" if running_baton() else
                f"put `baton` on PATH, or run `/absolute/path/to/baton install-hooks --harness {harness}`")
-        return "fail", (f"runs {', '.join(f'`{p}`' for p in lost)}, not found on PATH here: its hooks do nothing; "
+        return "fail", (f"runs {', '.join(f'`{p}` ({_not_found(p)})' for p in lost)}: its hooks do nothing; "
                         f"{fix} (it writes that baton's absolute path)")
     gaps = []
     if wiring.missing_events:

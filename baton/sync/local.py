@@ -40,6 +40,9 @@ class ReadCount:
     feeds: set[str] = attrs.field(factory=set)
     feed_bytes: int = 0
     segments: int = 0
+    publishing: Any = attrs.field(default=None, eq=False, repr=False)
+    """Told ``(events packed, about how many)`` while this clone's feeds are
+    packed onto the ref (a first sync of a large ledger); not part of ``to_json``."""
 
     def to_json(self) -> dict[str, Any]:
         return {"feeds": sorted(self.feeds), "feed_bytes": self.feed_bytes, "segments": self.segments}

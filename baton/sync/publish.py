@@ -48,12 +48,14 @@ def pack_local(work: Round, feed: str, base: "RefFeed | None", remote: "RefFeed 
                                  f"(seq {base.head.seq}): it was rewritten or cut{hint}"))
     head = start.head if start is not None else FeedHead()
     writer = FeedTreeWriter(work.repo, feed, start)
-    events = 0
+    events, first, show = 0, head.offset, work.local.count.publishing
     try:
         for lines, scan in work.local.sound_lines(feed, head, size):
             writer.add(lines, batch_ends(scan, head.offset))
             events += len(scan.events)
             head = scan.head
+            if show is not None and head.offset > first:  # about how many: the rate so far, to the file's end
+                show(events, max(events, events * (size - first) // (head.offset - first)))
     except LedgerCorrupt as exc:
         raise Refuse(problem_of(feed, "local", exc)) from None
     if start is not None and not events:

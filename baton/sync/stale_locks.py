@@ -94,8 +94,9 @@ def held_lock_message(lock: str, ref: str, attempts: int) -> str:
     """The lock a push to a path remote kept finding, with the command that removes it."""
     try:
         minutes = f"{int((time.time() - os.stat(lock).st_mtime) // 60)} minute(s) old"
-    except OSError:
-        minutes = "gone by now"
+    except OSError:  # another push held it at each attempt and let go since: nothing to remove
+        return (f"the remote's {ref} could not be pushed: {lock} was held by another push through {attempts} "
+                "attempts (it is gone now: that push finished); run `baton sync` again")
     return (f"the remote's {ref} could not be pushed: {lock} exists ({minutes}) through {attempts} attempts. "
             "If no `baton sync`, `git push` or other git process is writing to that repository, one died "
             f"holding it (a full disk, a killed push): remove it with `rm -- {shlex.quote(lock)}` and run "

@@ -125,15 +125,21 @@ def client(repo, url: str):
 
 
 def shown_url(url: str) -> str:
-    """``url`` as messages show it: a password in it (``https://user:secret@host``) never is."""
+    """``url`` as messages show it: a password in it (``https://user:secret@host``)
+    never is, nor the user name of an HTTP URL without one, which is where a
+    token goes (``https://<token>@github.com/…``, whatever the token's shape);
+    ``ssh://git@host`` keeps its user."""
     try:
         parts = urlsplit(url)
-        if parts.password is None:
+        token_only = parts.password is None and parts.username is not None \
+            and parts.scheme.lower() in ("http", "https")
+        if parts.password is None and not token_only:
             return url
         host = parts.hostname or ""
         if parts.port is not None:
             host = f"{host}:{parts.port}"
-        return urlunsplit(parts._replace(netloc=f"{parts.username}:***@{host}"))
+        shown = "***" if token_only else f"{parts.username}:***"
+        return urlunsplit(parts._replace(netloc=f"{shown}@{host}"))
     except ValueError:
         return url
 

@@ -40,12 +40,19 @@ _NOT_SECRET_BEFORE_TOKEN = frozenset({
 })
 
 
+_GLUED_SECRET_ENDINGS = ("password", "passwd", "passphrase", "secret")
+"""A last word that ends so names a secret too, glued to what it is for:
+``PGPASSWORD`` (PostgreSQL's own variable), ``DBPASSWORD``, ``CLIENTSECRET``."""
+
+
 def names_generic_secret(words: tuple[str, ...]) -> bool:
-    """The last word names a secret (``db_password``, ``apiKey``, ``key``),
-    unless the compound is a well-known non-secret (``primary_key``,
-    ``max_tokens``-style ``max_token``, ``resume_token``)."""
-    if not words or words[-1] not in _SECRET_WORDS:
+    """The last word names a secret (``db_password``, ``apiKey``, ``key``,
+    ``PGPASSWORD``), unless the compound is a well-known non-secret
+    (``primary_key``, ``max_tokens``-style ``max_token``, ``resume_token``)."""
+    if not words:
         return False
+    if words[-1] not in _SECRET_WORDS:
+        return words[-1].endswith(_GLUED_SECRET_ENDINGS)
     before = words[-2] if len(words) > 1 else ""
     if words[-1] == "key" and before in _NOT_SECRET_BEFORE_KEY:
         return False
@@ -99,6 +106,19 @@ def _base64_jwt(token: str) -> bool:
 _JWT_SHAPE = r"(?:ey|ewogIC|ewoi)[A-Za-z0-9_-]{8,}={0,2}\.[A-Za-z0-9_-]{10,}={0,2}\.[A-Za-z0-9_-]*"
 
 
+_PEM_PRIVATE_HEADER = r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY"
+
+
+def _base64_private_key(token: str) -> bool:
+    """base64 of a PEM or OpenSSH private key block (``LS0tLS1CRUdJTi`` is
+    base64 of ``-----BEGIN ``), as a Kubernetes secret's ``tls.key``, a CI
+    variable or ``base64 id_rsa`` holds one; a certificate or public key is
+    left alone. Only the head is decoded: the block may be wrapped or cut."""
+    head = "".join(token.split())[:64]
+    decoded = _b64_text(head[: len(head) - len(head) % 4])
+    return decoded is not None and compiled(_PEM_PRIVATE_HEADER).match(decoded) is not None
+
+
 def _basic_credentials(value: str) -> bool:
     """A registry ``auth`` value: base64 of ``user:password``, both non-empty."""
     decoded = _b64_text(value)
@@ -129,6 +149,13 @@ DEFAULT_RULES: tuple[Rule, ...] = (
              r"(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)"
              r"|PuTTY-User-Key-File-\d: .*?Private-Lines: \d+.*?(?:Private-MAC: [0-9a-f]+|\Z)",
              re.S, keywords=("private key", "putty-user-key-file"), examples_allowed=False),
+    # Unwrapped (a Kubernetes secret's data) or wrapped as base64(1) and
+    # openssl write it, 76 or 64 characters a line.
+    _pattern("private-key-base64", "base64-encoded private key block",
+             LEFT_BOUNDARY + r"LS0tLS1CRUdJTi"
+             r"(?:[A-Za-z0-9+/]{62}\r?\n(?:[A-Za-z0-9+/]{76}\r?\n)*|[A-Za-z0-9+/]{50}\r?\n(?:[A-Za-z0-9+/]{64}\r?\n)*)?"
+             r"[A-Za-z0-9+/]*={0,2}(?![A-Za-z0-9+/=])",
+             keywords=("ls0tls1crudjti",), confirm=_base64_private_key, examples_allowed=False),
     AssignmentRule("aws-secret-access-key", "AWS secret access key assignment",
                    key_test=_names_aws_secret, value_test=_aws_secret_value, last_words=("key", "secret")),
     # GitHub tokens: an underscore is a boundary too, so a token joined into an
