@@ -736,6 +736,18 @@ class Ledger:
                 details={"feed": feed, "kind": kind, "recorded_seq": sealed[0],
                          "feed_seq": cursor.head.seq if cursor else 0, "repair": "baton repair"})
 
+    def lost_acknowledged(self) -> str | None:
+        """Why a write would stop (``_refuse_lost_heads``: the first feed that lost
+        a line the index acknowledged), or None: for a
+        reading command, which still answers from what the feeds hold, to say
+        what it found. Call under the lock, after a catch-up."""
+        for feed, sealed in sorted(self._sealed_heads().items()):
+            cursor = self._cursors.get(feed)
+            lost = self._lost_under(feed, cursor.head if cursor else FeedHead(), sealed)
+            if lost is not None:
+                return lost[1]
+        return None
+
     # -- writing -------------------------------------------------------------
     def _append(
         self,
