@@ -15,7 +15,7 @@ like ``verify``, not a hook's).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import attrs
 
@@ -83,8 +83,15 @@ SHOWN_ELIGIBLE = 20
 13,000 handoffs, the rest of the report lost above them)."""
 
 
-def audit_project(project: "Project") -> AuditResult:
-    """Raises: StorageError, LedgerCorrupt."""
+PROGRESS_EVERY = 2000
+"""How often ``audit_project`` tells its ``progress``: a ledger this small says nothing."""
+
+
+def audit_project(project: "Project", progress: Callable[[int, int], None] | None = None) -> AuditResult:
+    """``progress(done, about)``: events read so far, of about how many (the
+    index's count of them), every ``PROGRESS_EVERY`` and once at the end.
+
+    Raises: StorageError, LedgerCorrupt."""
     runner = project.reading()
     fields = {name: _field_counts(doc for _key, doc in runner.docs(name)) for name in AUDITED_PROJECTIONS}
     counts = runner.counts()
@@ -96,7 +103,12 @@ def audit_project(project: "Project") -> AuditResult:
                 for key, doc in runner.docs("handoffs") if doc.get("status") in ELIGIBLE_STATUSES]
     redactions: dict[str, int] = {}
     erased, forgotten = 0, 0
-    for event in project.ledger.iter_all():  # a chunk of each feed at a time
+    about = sum(doc.get("count", 0) for _key, doc in runner.docs("event_counts")
+                if isinstance(doc.get("count"), int)) if progress is not None else 0
+    count = 0
+    for count, event in enumerate(project.ledger.iter_all(), 1):  # a chunk of each feed at a time
+        if progress is not None and not count % PROGRESS_EVERY:
+            progress(count, max(count + 1, about))  # never "done" here: the last call says so
         if event.erased:
             erased += 1
             continue
@@ -104,6 +116,8 @@ def audit_project(project: "Project") -> AuditResult:
             forgotten += 1
         for rule in _redaction_rules(event.data):
             redactions[rule] = redactions.get(rule, 0) + 1
+    if progress is not None and count >= PROGRESS_EVERY:
+        progress(count, count)
     signers = [s.to_json() for s in feed_signers(project, project.ledger.feed_names())]
     return AuditResult(fields=fields, redactions=dict(sorted(redactions.items())), references=references,
                        policy=policy.to_json(), erased={"payloads": erased, "handoffs": forgotten},
