@@ -21,6 +21,7 @@ import attrs
 
 from baton.domain.forgetting import erased_by
 from baton.model import frozen
+from baton.projections import handoffs
 from baton.sync.signers import feed_signers
 
 if TYPE_CHECKING:
@@ -42,14 +43,18 @@ class AuditResult:
     records: dict[str, int] = attrs.field(factory=dict)
     signers: list[dict[str, Any]] = attrs.field(factory=list)
     """Signed feeds (docs/sync.md): each writer's signer, as the last ``baton sync`` checked it."""
+    baton_records: int = 0
+    """Of ``records["handoffs"]``, those of session batons (``handoff list`` counts the others)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"records": dict(self.records), "fields": self.fields, "redactions": dict(self.redactions),
+        return {"records": dict(self.records), "baton_records": self.baton_records, "fields": self.fields, "redactions": dict(self.redactions),
                 "references": self.references, "policy": self.policy, "erased": dict(self.erased),
                 "eligible_for_deletion": list(self.eligible), "signers": list(self.signers)}
 
     def render(self) -> str:
-        lines = ["Records: " + (", ".join(f"{n} {name}" for name, n in self.records.items()) or "none")]
+        lines = ["Records: " + (", ".join(f"{n} {name}" + (f" ({self.baton_records} of them session batons)"
+                                                           if name == "handoffs" and self.baton_records else "")
+                                          for name, n in self.records.items()) or "none")]
         for name, fields in self.fields.items():
             if fields:
                 lines.append(f"Fields of {name}: " + ", ".join(f"{f} ({n})" for f, n in fields.items()))
@@ -122,7 +127,7 @@ def audit_project(project: "Project", progress: Callable[[int, int], None] | Non
     return AuditResult(fields=fields, redactions=dict(sorted(redactions.items())), references=references,
                        policy=policy.to_json(), erased={"payloads": erased, "handoffs": forgotten},
                        eligible=sorted(eligible, key=lambda r: (r["created_at"] or "", r["id"])), records=records,
-                       signers=signers)
+                       signers=signers, baton_records=handoffs.count_baton_records(runner.db))
 
 
 def _filled(value: Any) -> bool:
