@@ -157,7 +157,7 @@ class Baton:
         from baton.commands import log
 
         return log.LogStream(log.log_events(self.project, **filters),
-                             note=lambda: log.no_type_note(self.project, filters.get("event_type")))
+                             note=lambda: log.no_events_note(self.project, **filters))
 
     def verify(self, *, progress: "Progress | None" = None) -> VerifyResult:
         """``progress(done, about)``: events checked so far, on a long check (``verify_ledger``)."""
@@ -252,11 +252,12 @@ class Baton:
 
         return forget.forget_handoff(self.project, token, reason=reason, yes=yes)
 
-    def audit(self) -> AuditResult:
-        """What the project holds, redacted and may delete (spec §16); never a value."""
+    def audit(self, *, progress: "Progress | None" = None) -> AuditResult:
+        """What the project holds, redacted and may delete (spec §16); never a value.
+        ``progress(done, about)``: events read so far, on a long audit."""
         from baton.commands import audit
 
-        return audit.audit_project(self.project)
+        return audit.audit_project(self.project, progress)
 
     def list_handoffs(self, *, status: str | None = None, work: str | None = None,
                       limit: int | None = None, kind: str = "handoff", branch: str | None = None) -> ListResult:

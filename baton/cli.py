@@ -295,7 +295,7 @@ def _content_flags(p: argparse.ArgumentParser, *, required_hint: bool) -> None:
     work = p.add_argument_group("work")
     work.add_argument("--title", metavar="TEXT", help="a short name for the work item" + more)
     work.add_argument("--objective", metavar="TEXT", help="the measurable outcome being pursued" + more)
-    work.add_argument("--scope", metavar="GLOB", nargs="+", action="extend", help="paths/globs in scope")
+    work.add_argument("--scope", metavar="GLOB", nargs="+", action="extend", help="paths/globs in scope (from the current directory)")
     work.add_argument("--constraint", metavar="TEXT", nargs="+", action="extend", help="non-negotiable constraints")
     work.add_argument("--done", metavar="TEXT", nargs="+", action="extend", help="definition-of-done items")
     work.add_argument("--work-state", choices=("in_progress", "completed", "blocked"),
@@ -310,7 +310,8 @@ def _content_flags(p: argparse.ArgumentParser, *, required_hint: bool) -> None:
     records.add_argument("--decision", metavar="JSON|TEXT", nargs="+", action="extend",
                          help='{"decision", "rationale", "alternatives_considered", "evidence_ids"} or the decision text')
     records.add_argument("--artifact", metavar="JSON|PATH[:ROLE]", nargs="+", action="extend",
-                         help='{"path", "role", "description"} or PATH (role modified) or PATH:ROLE')
+                         help='{"path", "role", "description"} or PATH (role modified) or PATH:ROLE; the path is '
+                              'taken from the current directory')
     records.add_argument("--evidence", metavar="JSON", nargs="+", action="extend",
                          help='{"type", "claim", "ref", "result", "output"}; output is kept only as a digest '
                               'and a bounded, redacted summary')

@@ -102,6 +102,24 @@ def no_type_note(project: "Project", event_type: str | None) -> str | None:
     return f"(no events: no event of this ledger has a type matching {event_type!r}; its types: {', '.join(kinds)})"
 
 
+def _empty_window(after: Until | None, upto: Until | None) -> bool:
+    """Whether ``since`` and ``until`` are both times and no time lies after the one and at or before the other."""
+    return (after is not None and upto is not None and after.event_id is None and upto.event_id is None
+            and _hlc(after) >= _hlc(upto))
+
+
+def no_events_note(project: "Project", *, event_type: str | None = None, since: str | None = None,
+                   until: str | None = None, **_filters: Any) -> str | None:
+    """``(no events)`` said with why: no event type of the ledger matches
+    ``event_type`` (``no_type_note``), or ``since`` is at or after ``until``;
+    None when neither (the filters chose nothing)."""
+    note = no_type_note(project, event_type)
+    if note is None and since is not None and until is not None and _empty_window(
+            Until.parse(since, option="since"), Until.parse(until, option="until")):
+        note = f"(no events: `since` ({since}) is not before `until` ({until}), so no time is between them)"
+    return note
+
+
 def _matches(pattern: str | None, value: str) -> bool:
     if pattern is None:
         return True
@@ -154,6 +172,8 @@ def log_events(
     if event_type is not None and (kinds := ledger_types(project)) is not None and not any(
             _matches(event_type, kind) for kind in kinds):
         return iter(())  # no event has such a type: nothing to read
+    if _empty_window(after, upto):
+        return iter(())  # no time is after ``since`` and at or before ``until``: nothing to read
     chosen = _chosen(_read(project, after, upto, event_type, stream, limit), after, upto, event_type, stream)
     if limit is None:
         return chosen

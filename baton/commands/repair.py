@@ -85,6 +85,9 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
         LedgerCorrupt, StorageError: the repair could not be recorded.
     """
     ledger_dir = project.paths.ledger_dir
+    if feed is not None and feed not in (names := project.ledger.feed_names()) \
+            and not (ledger_dir / f"{feed}.jsonl").exists():  # said before the ledger is checked, not after
+        raise NotFound(f"no feed {feed!r} in this ledger (feeds: {', '.join(sorted(names)) or 'none'})")
     before = verify_project(project, progress).report
     known = {f.feed for f in before.feeds} | {p.feed for p in before.all_problems()}
     if feed is not None and feed not in known:
