@@ -736,7 +736,8 @@ def build_parser(words: Sequence[str] | None = None) -> argparse.ArgumentParser:
         prog="baton",
         description="Portable, verified continuity for AI coding agents: structured handoffs "
                     "in an append-only, hash-chained ledger.",
-        epilog="Exit codes: 0 ok, 1 storage or internal failure, 2 input error, 3 validation failure, "
+        epilog="`baton help COMMAND` (or `baton COMMAND --help`) explains a command. "
+               "Exit codes: 0 ok, 1 storage or internal failure, 2 input error, 3 validation failure, "
                "4 not found, conflict or a malformed config, 5 policy block.",
     )
     parser.add_argument("--version", action=_Version, help="show program's version number and exit")
@@ -957,6 +958,7 @@ def _refusal(words: list[str]) -> str | None:
 
 
 def _main(words: list[str]) -> int:
+    words = _help_asked(words)
     _Parser.json_requested = "--json" in words
     refused = _refusal(words)
     if refused is not None:
@@ -968,6 +970,14 @@ def _main(words: list[str]) -> int:
     if not getattr(args, "func", None):
         return _no_command(parser, args)
     return _dispatch(parser, args)
+
+
+def _help_asked(words: list[str]) -> list[str]:
+    """``baton help [COMMAND ...]`` as ``baton [COMMAND ...] --help`` (as ``git help`` is asked)."""
+    if _command_word(words) != "help":
+        return words
+    at = words.index("help")
+    return [*words[:at], *words[at + 1:], "--help"]
 
 
 def _no_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
