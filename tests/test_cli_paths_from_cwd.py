@@ -95,3 +95,35 @@ def test_at_the_worktree_top_a_typed_path_is_never_rewritten():
     options = ContentOptions(artifacts=("a/../x.py:read",), scope=("./src/**",))
     assert options.to_changes()["artifacts"] == [{"path": "a/../x.py", "role": "read"}]
     assert options.to_changes()["work"]["scope"] == ["./src/**"]
+
+
+def test_handoff_amend_takes_an_added_artifact_from_the_current_directory(repo):
+    here = repo / "pkg" / "auth"
+    handoff = _captured(run_baton("checkpoint", "create", "--no-input", "--json", "--title", "t", "--objective", "o",
+                                  cwd=repo))
+    r = run_baton("handoff", "amend", handoff["id"], "--json", "--artifact", "session.py:read", cwd=here)
+    assert r.returncode == 0, r.stderr
+    assert [a["path"] for a in json.loads(r.stdout)["handoff"]["artifacts"]] == ["pkg/auth/session.py"]
+
+
+def test_from_outside_the_worktree_with_project_a_typed_path_stays_relative_to_the_top(repo):
+    r = run_baton("checkpoint", "create", "--no-input", "--json", "--project", str(repo), "--title", "t",
+                  "--objective", "o", "--artifact", "README.md", cwd=repo.parent)
+    assert _captured(r)["artifacts"][0]["path"] == "README.md"
+
+
+def test_in_a_linked_worktree_a_path_typed_in_a_subdirectory_is_taken_from_that_worktrees_top(tmp_path):
+    from dulwich import porcelain
+
+    main = tmp_path / "main"
+    main.mkdir()
+    git_init(main, {"src/app.py": "app\n"})
+    assert run_baton("init", cwd=main).returncode == 0
+    porcelain.branch_create(str(main), "b")
+    porcelain.worktree_add(str(main), str(tmp_path / "wt"), branch="b")
+    here = tmp_path / "wt" / "src"
+    r = run_baton("checkpoint", "create", "--no-input", "--json", "--title", "t", "--objective", "o",
+                  "--artifact", "app.py", cwd=here)
+    handoff = _captured(r)
+    assert handoff["artifacts"][0]["path"] == "src/app.py"
+    assert handoff["artifacts"][0].get("content_hash")
