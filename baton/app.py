@@ -156,7 +156,8 @@ class Baton:
         prints them so): to be read before this ``Baton`` is closed."""
         from baton.commands import log
 
-        return log.LogStream(log.log_events(self.project, **filters))
+        return log.LogStream(log.log_events(self.project, **filters),
+                             note=lambda: log.no_events_note(self.project, **filters))
 
     def verify(self, *, progress: "Progress | None" = None) -> VerifyResult:
         """``progress(done, about)``: events checked so far, on a long check (``verify_ledger``)."""
@@ -198,11 +199,13 @@ class Baton:
         return sync.sync_ledger(self.project, remote=remote, ref=ref, restore_own_feed=restore_own_feed,
                                 progress=progress, publishing=publishing)
 
-    def repair(self, *, feed: str | None = None, dry_run: bool = False, yes: bool = False) -> RepairResult:
-        """Set a damaged feed's lines aside into quarantine, on record (never implicit)."""
+    def repair(self, *, feed: str | None = None, dry_run: bool = False, yes: bool = False,
+               progress: "Progress | None" = None) -> RepairResult:
+        """Set a damaged feed's lines aside into quarantine, on record (never implicit);
+        ``progress``: ``verify``'s, for its checks of the ledger."""
         from baton.commands import repair
 
-        return repair.repair_project(self.project, feed=feed, dry_run=dry_run, yes=yes)
+        return repair.repair_project(self.project, feed=feed, dry_run=dry_run, yes=yes, progress=progress)
 
     # -- handoffs -----------------------------------------------------------------------
     def capture(self, payload: dict[str, Any], *, trigger: str = "manual", parent: str | None = None,
@@ -249,11 +252,12 @@ class Baton:
 
         return forget.forget_handoff(self.project, token, reason=reason, yes=yes)
 
-    def audit(self) -> AuditResult:
-        """What the project holds, redacted and may delete (spec §16); never a value."""
+    def audit(self, *, progress: "Progress | None" = None) -> AuditResult:
+        """What the project holds, redacted and may delete (spec §16); never a value.
+        ``progress(done, about)``: events read so far, on a long audit."""
         from baton.commands import audit
 
-        return audit.audit_project(self.project)
+        return audit.audit_project(self.project, progress)
 
     def list_handoffs(self, *, status: str | None = None, work: str | None = None,
                       limit: int | None = None, kind: str = "handoff", branch: str | None = None) -> ListResult:

@@ -33,3 +33,25 @@ def test_resume_refuses_an_absurd_max_tokens_and_records_nothing(project):
     assert r.returncode == 2
     log = run_baton("log", "--json", "--type", "handoff.resumed", "--project", str(project))
     assert log.stdout.strip() == ""
+
+
+def _draft(project) -> str:
+    r = run_baton("checkpoint", "create", "--no-input", "--json", "--title", "t", "--objective", "o",
+                  "--project", str(project))
+    return json.loads(r.stdout)["short_id"]
+
+
+def test_handoff_show_refuses_a_max_tokens_out_of_bounds_whatever_the_format(project):
+    """It was accepted and ignored (``--format md --max-tokens -5`` exited 0)."""
+    short = _draft(project)
+    for fmt in ("json", "md", "prompt"):
+        r = run_baton("handoff", "show", short, "--format", fmt, "--max-tokens", "-5", "--project", str(project))
+        assert r.returncode == 2 and "--max-tokens must be an integer from 500" in r.stderr, (fmt, r.stderr)
+
+
+def test_handoff_show_refuses_max_tokens_with_a_format_it_does_not_shape(project):
+    short = _draft(project)
+    r = run_baton("handoff", "show", short, "--format", "md", "--max-tokens", "800", "--project", str(project))
+    assert r.returncode == 2 and "pass --format prompt" in r.stderr and "Traceback" not in r.stderr
+    shown = run_baton("handoff", "show", short, "--format", "prompt", "--max-tokens", "800", "--project", str(project))
+    assert shown.returncode == 0 and shown.stdout.startswith("RESUME BRIEF")

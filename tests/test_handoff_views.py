@@ -272,6 +272,20 @@ def test_prepare_on_the_command_line_refuses_an_existing_output_unless_forced(pr
     assert json.loads(target.read_text())["work"]["title"] == ""
 
 
+@pytest.mark.parametrize(("where", "forced"), [("missing/dir/template.json", ()), ("a-file/template.json", ()),
+                                               (".", ("--force",))])
+def test_prepare_on_the_command_line_refuses_an_output_in_no_folder_as_an_input_error(project, tmp_path, where,
+                                                                                      forced):
+    """A folder that is not there, a file where a folder belongs, or a folder as the file: exit 2, naming
+    the path (it was exit 1, as if the machine had failed)."""
+    from tests.handoff_support import baton
+
+    (tmp_path / "a-file").write_text("x")
+    refused = baton(project, "handoff", "prepare", "--output", str(tmp_path / where), *forced)
+    assert refused.returncode == 2, refused.stderr
+    assert f"cannot write the template to {tmp_path / where}" in refused.stderr
+
+
 def test_prepare_writes_nothing_to_the_ledger(project):
     from tests.handoff_support import ledger_lines
 

@@ -167,6 +167,34 @@ def test_a_session_that_wrote_no_ready_handoff_ends_without_a_baton(repo):
         assert app.pending_batons().to_json()["items"] == []
 
 
+@pytest.mark.parametrize("harness", ["claude-code", "codex", "gemini-cli"])
+def test_a_session_that_ends_with_baton_s_draft_unfinished_tells_the_next_session(repo, harness):
+    """The draft saved before a compaction (or for a person's "continue later") is not
+    handed on while it is a draft; the next session start says so, once, naming it."""
+    from baton.domain.short_ids import short_id
+
+    _start(repo, harness, session="s1")
+    _event(repo, harness, 1, session="s1")
+    with Baton.open(repo) as app:
+        [draft] = [h["id"] for h in app.list_handoffs(status="draft").to_json()["handoffs"]]
+    ended = _event(repo, harness, 2, session="s1")
+    assert ended.result.baton is None
+    [said] = ended.result.notices
+    assert said.startswith(f"Handoff {short_id(draft)} was not handed on")
+    assert f"`baton handoff show {short_id(draft)}`" in said
+    brief = injected("claude-code", _start(repo, "claude-code", session="s2").answer)
+    assert f"Handoff {short_id(draft)} was not handed on" in brief
+    assert "was not handed on" not in (injected("claude-code", _start(repo, "claude-code", session="s3").answer) or "")
+
+
+def test_a_session_whose_draft_was_completed_and_handed_on_says_nothing_of_it(repo):
+    _start(repo, "claude-code", session="s1")
+    _event(repo, "claude-code", 1, session="s1")
+    handoff_id = _write_ready_handoff(repo, "s1")
+    ended = _event(repo, "claude-code", 2, session="s1")
+    assert ended.result.baton == handoff_id and ended.result.notices == ()
+
+
 def test_a_session_end_reads_no_handoff_record_captured_before_the_session_began(repo, monkeypatch):
     """A session's handoffs are captured while it is open: at the end of one that
     captured nothing, the handoffs written before it are not even read."""

@@ -265,10 +265,10 @@ def test_a_first_sync_of_a_large_local_ledger_shows_its_publishing_progress_at_a
     monkeypatch.setattr(sys, "stderr", terminal)
     code, out, _ = run(capsys, a, "sync")
     shown = [line for line in terminal.getvalue().replace("\r", "\n").splitlines()
-             if line.startswith("publishing this clone's feeds:")]
+             if line.startswith("baton: publishing this clone's feeds:")]
     total = len(_feed_bytes(a)[f"{_writer(a)}.jsonl"].splitlines())
     assert code == 0 and f"Published {total} event(s)" in out
-    assert len(shown) >= 2 and shown[-1].strip() == f"publishing this clone's feeds: {total}/{total} events"
+    assert len(shown) >= 2 and shown[-1].strip() == f"baton: publishing this clone's feeds: {total}/{total} events"
     terminal.seek(0)
     terminal.truncate()
     _checkpoint(capsys, b, "small")

@@ -35,7 +35,7 @@ def rebuild(app: Baton, args: argparse.Namespace):
         # The replay and every kept hook it runs give up past it (``LedgerBusy``): a stuck holder ends this too.
         app.project.write_wait = app.project.read_wait = args.lock_wait
     done = app.rebuild(until=args.until, if_needed=args.if_needed,
-                       progress=None if args.json else progress("replaying"))
+                       progress=None if args.json else progress("baton: replaying the ledger:"))
     # What the kept hooks it ran have to say, for the next session start.
     leave_kept(app.project.paths.baton_dir, done.deferred,
                at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
@@ -62,14 +62,15 @@ def forget(app: Baton, args: argparse.Namespace):
 
 
 def audit(app: Baton, args: argparse.Namespace):
-    return app.audit()
+    return app.audit(progress=None if args.json else progress("baton: reading the ledger:"))
 
 
 def sync(app: Baton, args: argparse.Namespace):
     return app.sync(remote=args.remote, ref=args.ref, restore_own_feed=args.restore_own_feed,
-                    progress=None if args.json else progress("folding what was imported:"),
-                    publishing=None if args.json else long_progress("publishing this clone's feeds:"))
+                    progress=None if args.json else progress("baton: folding what was imported:"),
+                    publishing=None if args.json else long_progress("baton: publishing this clone's feeds:"))
 
 
 def repair(app: Baton, args: argparse.Namespace):
-    return app.repair(feed=args.feed, dry_run=args.dry_run, yes=args.yes)
+    return app.repair(feed=args.feed, dry_run=args.dry_run, yes=args.yes,
+                      progress=None if args.json else progress("baton: verifying the ledger:"))

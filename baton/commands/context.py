@@ -173,6 +173,11 @@ class Project:
         ``on_wait(catch_up=, pid=, lock=)`` — whether a background catch-up
         runs (``baton.background.running``), its pid, and the lock file."""
         self._said_waiting = False
+        self.on_damage: Callable[[str], None] | None = None
+        """Told, by a reading command, after its catch-up, that a feed lost
+        lines the index acknowledged (the refusal a write
+        would meet): the read still answers, from what the feeds hold, but
+        says so (the command line writes it on stderr)."""
         self.on_progress: Progress | None = None
         """Told how a catch-up goes (events folded, of about how many) when a
         command brings the index up to date without a progress of its own (the
@@ -430,6 +435,11 @@ class Project:
             with self.ledger.locked(wait=self.read_wait):
                 done = runner.catch_up(progress=progress, allow_pinned=True, fold_limit=self.fold_limit)
                 self._caught_up_at = self._quiet_since()
+                if self.on_damage is not None:  # one query of feed_heads; a feed read only when one is short
+                    lost = getattr(self.ledger, "lost_acknowledged", None)
+                    found = lost() if lost is not None else None
+                    if found:
+                        self.on_damage(found)
         except IndexBehind as exc:
             if "background_pid" in exc.details:
                 raise

@@ -129,6 +129,10 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
             if torn:
                 detail += f"; torn tail pending quarantine in {', '.join(torn)}"
             checks.append(Check("ledger", "warn" if torn else "ok", detail))
+            for handoff, n in sorted(report.unfinished_forgets.items()):
+                checks.append(Check("forget", "warn", f"the forget of handoff {handoff} was interrupted: {n} "
+                                                      f"payload(s) it names are still in the ledger; `baton "
+                                                      f"forget {handoff}` again erases them"))
         else:
             checks.append(Check("ledger", "fail", f"{len(report.all_problems())} problem(s); run `baton verify`, "
                                                   "then a dry run of `baton repair` to see what it sets aside"))

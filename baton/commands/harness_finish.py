@@ -11,8 +11,15 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from baton.commands.identity import SessionContext, context_of
 from baton.commands.objectives import required_session_id
-from baton.commands.session_drafts import SESSION_WINDOW, captured_since, origin_session, session_handoffs
+from baton.commands.session_drafts import (
+    SESSION_WINDOW,
+    captured_since,
+    draft_to_complete,
+    origin_session,
+    session_handoffs,
+)
 from baton.commands.sessions import end_in_scope
+from baton.domain.short_ids import short_id
 from baton.errors import Conflict, InputError
 from baton.ledger.ids import is_uuid7, uuid7_millis
 from baton.model import frozen
@@ -118,6 +125,19 @@ def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[d
     return None, None
 
 
+def _unfinished_draft(runner: Any, sid: str) -> list[str]:
+    """What to tell the next session when this one ends with nothing to hand on but the
+    draft Baton prepared for it (the person asked for a handoff, or the context was
+    compacted) still a draft: the handoff that was asked for is not lost without a word."""
+    left = draft_to_complete(runner, sid)
+    if left is None:
+        return []
+    draft = short_id(left[0])
+    return [f"Handoff {draft} was not handed on: the session ended with the draft Baton prepared for it "
+            f"unfinished; `baton handoff show {draft}` has what it holds: complete it (`baton handoff amend "
+            f"{draft}`), validate it and make it ready"]
+
+
 def _millis(stamp: str) -> int:
     """An RFC 3339 UTC timestamp (``…Z``, seconds or finer) as Unix milliseconds (-1 if unreadable)."""
     try:
@@ -164,6 +184,8 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
             return None
         if withheld:
             notices.append(withheld)
+        elif candidate is None and not ended_before:
+            notices += _unfinished_draft(runner, sid)
         handed = None
         with scope.batch():
             if candidate is not None and hand_on_in_scope is not None:

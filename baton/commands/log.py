@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections import deque
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import orjson
 
@@ -38,16 +38,23 @@ class LogStream:
     """``baton log``'s events as they are read (``log_events``): its lines
     are printed one event at a time, so what a pass holds is a chunk of each
     feed, whatever the ledger's size. A damaged feed found midway raises
-    there, after the lines before it were handed out (docs/cli.md)."""
+    there, after the lines before it were handed out (docs/cli.md).
+    ``note()``: what to say instead of ``(no events)`` (None: nothing more)."""
 
     exit_code = 0
 
-    def __init__(self, events: Iterable[Event]) -> None:
+    def __init__(self, events: Iterable[Event], note: Callable[[], str | None] | None = None) -> None:
         self.events = events
+        self.note = note
 
     def text_lines(self) -> Iterator[str]:
         """``render``'s lines, one at a time."""
-        return text_lines(self.events)
+        shown = False
+        for line in text_lines(self.events):
+            if line == NO_EVENTS and not shown and self.note is not None:
+                line = self.note() or line
+            shown = True
+            yield line
 
     def json_line_iter(self) -> Iterator[str]:
         """``json_lines``' lines, one at a time."""
@@ -58,6 +65,9 @@ def json_line(event: Event) -> str:
     return orjson.dumps(event.to_dict(), option=orjson.OPT_SORT_KEYS).decode()
 
 
+NO_EVENTS = "(no events)"
+
+
 def text_lines(events: Iterable[Event]) -> Iterator[str]:
     """One line per event; ``(no events)`` for none."""
     shown = False
@@ -66,7 +76,48 @@ def text_lines(events: Iterable[Event]) -> Iterator[str]:
         erased = " [payload erased]" if e.erased else ""
         yield f"{e.at}  {e.type:<24} {e.stream:<48} {e.writer}#{e.seq}  {e.id}{erased}"
     if not shown:
-        yield "(no events)"
+        yield NO_EVENTS
+
+
+def ledger_types(project: "Project") -> list[str] | None:
+    """The event types the ledger holds, from the index (its ``event_counts``);
+    None when it cannot say (a project without an index to read)."""
+    reading = getattr(project, "reading", None)
+    if reading is None:
+        return None
+    runner = reading()
+    if "event_counts" not in runner.by_name:
+        return None
+    return sorted(key for key, _doc in runner.docs("event_counts"))
+
+
+def no_type_note(project: "Project", event_type: str | None) -> str | None:
+    """``(no events)`` said with why, when no event type of the ledger matches ``event_type`` (a typo:
+    ``session.began`` for ``session.begun``); None when one does."""
+    if event_type is None:
+        return None
+    kinds = ledger_types(project)
+    if kinds is None or any(_matches(event_type, kind) for kind in kinds):
+        return None
+    return f"(no events: no event of this ledger has a type matching {event_type!r}; its types: {', '.join(kinds)})"
+
+
+def _empty_window(after: Until | None, upto: Until | None) -> bool:
+    """Whether ``since`` and ``until`` are both times and no time lies after the one and at or before the other."""
+    return (after is not None and upto is not None and after.event_id is None and upto.event_id is None
+            and _hlc(after) >= _hlc(upto))
+
+
+def no_events_note(project: "Project", *, event_type: str | None = None, since: str | None = None,
+                   until: str | None = None, **_filters: Any) -> str | None:
+    """``(no events)`` said with why: no event type of the ledger matches
+    ``event_type`` (``no_type_note``), or ``since`` is at or after ``until``;
+    None when neither (the filters chose nothing)."""
+    note = no_type_note(project, event_type)
+    if note is None and since is not None and until is not None and _empty_window(
+            Until.parse(since, option="since"), Until.parse(until, option="until")):
+        note = f"(no events: `since` ({since}) is not before `until` ({until}), so no time is between them)"
+    return note
 
 
 def _matches(pattern: str | None, value: str) -> bool:
@@ -118,6 +169,11 @@ def log_events(
         if bound is not None and bound.event_id is not None and not project.ledger.holds_event(bound.event_id):
             raise NotFound(f"no event with id {bound.event_id}; `{option}` takes an event's id (the last column "
                            "of `baton log`; a handoff's id is not one) or an RFC 3339 time")
+    if event_type is not None and (kinds := ledger_types(project)) is not None and not any(
+            _matches(event_type, kind) for kind in kinds):
+        return iter(())  # no event has such a type: nothing to read
+    if _empty_window(after, upto):
+        return iter(())  # no time is after ``since`` and at or before ``until``: nothing to read
     chosen = _chosen(_read(project, after, upto, event_type, stream, limit), after, upto, event_type, stream)
     if limit is None:
         return chosen

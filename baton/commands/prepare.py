@@ -207,12 +207,16 @@ def _empty_template(objective: dict[str, Any] | None, trigger: str) -> dict[str,
 
 
 def _write_template(output: str, template: dict[str, Any], *, force: bool) -> None:
-    """Raises: InputError (``output`` exists and no ``force``), StorageError."""
+    """Raises: InputError (``output`` exists and no ``force``; its folder is
+    missing or not a folder; it is a folder), StorageError."""
     try:
         with open(output, "wb" if force else "xb") as out:
             out.write(pretty_bytes(template))
     except FileExistsError:
         raise InputError(f"`output` {output} already exists; pass `force` to overwrite it",
+                         details={"output": str(output)}) from None
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError) as exc:  # the path given, not the machine
+        raise InputError(f"cannot write the template to {output}: {exc.strerror or exc}",
                          details={"output": str(output)}) from None
     except OSError as exc:
         raise StorageError(f"cannot write the template to {output}: {exc.strerror or exc}") from exc

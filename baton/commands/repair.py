@@ -7,7 +7,7 @@ it would do (``--dry-run`` says so on purpose, with exit 0).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from baton.commands.verify import verify_project
 from baton.errors import InputError, NotFound
@@ -75,15 +75,20 @@ class RepairResult:
 
 
 def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool = False,
-                   yes: bool = False) -> RepairResult:
-    """Raises:
+                   yes: bool = False, progress: Callable[[int, int], None] | None = None) -> RepairResult:
+    """``progress``: ``verify_ledger``'s, for the checks before and after.
+
+    Raises:
         NotInitialized, NotFound: no feed ``feed``.
         InputError (exit 2): something to set aside, and neither ``--yes`` nor ``--dry-run``; or
             ``--feed`` names one damaged feed while others are damaged too.
         LedgerCorrupt, StorageError: the repair could not be recorded.
     """
     ledger_dir = project.paths.ledger_dir
-    before = verify_project(project).report
+    if feed is not None and feed not in (names := project.ledger.feed_names()) \
+            and not (ledger_dir / f"{feed}.jsonl").exists():  # said before the ledger is checked, not after
+        raise NotFound(f"no feed {feed!r} in this ledger (feeds: {', '.join(sorted(names)) or 'none'})")
+    before = verify_project(project, progress).report
     known = {f.feed for f in before.feeds} | {p.feed for p in before.all_problems()}
     if feed is not None and feed not in known:
         raise NotFound(f"no feed {feed!r} in this ledger (feeds: {', '.join(sorted(known)) or 'none'})")
@@ -102,4 +107,4 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
     quarantined = [set_aside(project.paths.baton_dir, plan) for plan in plans]
     with project.writing() as scope:
         scope.append([plan.draft(project.writer, name) for plan, name in zip(plans, quarantined)], durable=True)
-    return RepairResult(plans, False, True, quarantined, verify_project(project).report)
+    return RepairResult(plans, False, True, quarantined, verify_project(project, progress).report)

@@ -62,9 +62,15 @@ def show_handoff(
     """``as_of`` (an event id or RFC 3339 time): the record as it was then,
     from a replay that leaves the live index alone (``projections.as_of``).
 
-    Raises: InputError (unknown format, bad ``as_of``), NotFound / AmbiguousId (exit 4)."""
+    Raises: InputError (unknown format, bad ``as_of``, a ``max_tokens`` out of bounds or without the
+    prompt format), NotFound / AmbiguousId (exit 4)."""
     if format not in FORMATS:
         raise InputError(f"`format` must be one of {', '.join(FORMATS)}, not {format!r}")
+    if max_tokens is not None:
+        token_budget(max_tokens)  # out of bounds: refused, whatever the format
+        if format != "prompt":
+            raise InputError(f"`max_tokens` is the budget of the prompt format's brief; the {format} format "
+                             "shows the whole record: drop it, or pass `format` prompt")
     opened = project
     if as_of is not None:
         with replayed_as_of(opened, as_of) as past:

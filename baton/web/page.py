@@ -270,7 +270,7 @@ SCRIPT = """
     });
   }
   // -- the Handoffs tab: rows, a branch filter, one handoff's view ----------------
-  var latestRows = [];
+  var latestRows = [], latestTotal = 0;
   function textCell(tr, text, cls, label) {
     var td = el("td", cls || null, text === null || text === undefined ? "—" : text);
     if (label) { td.setAttribute("data-label", label); }
@@ -298,8 +298,12 @@ SCRIPT = """
     });
     select.value = seen[chosen] ? chosen : "";
   }
-  function renderLatest(rows) {
+  function renderLatest(rows, total) {
     latestRows = rows || [];
+    if (total !== undefined) { latestTotal = total || 0; }
+    // The ten newest of how many: a year of a team's use holds thousands.
+    document.getElementById("latest-count").textContent = latestTotal > latestRows.length
+      ? latestRows.length + " of " + latestTotal.toLocaleString("en-US") : String(latestRows.length);
     fillBranchFilter(latestRows);
     var branch = document.getElementById("branch-filter").value;
     var body = document.getElementById("latest-rows");
@@ -543,7 +547,7 @@ SCRIPT = """
         renderHandoffs(body);
         renderConflicts(body.claimConflicts);
         renderSigners(body.signers);
-        renderLatest(body.latestHandoffs);
+        renderLatest(body.latestHandoffs, body.handoffTotal);
         renderBatonRecords(body.latestBatons);
         renderLineage(body.lineage);
         if (!quiet) { say("Updated " + new Date().toLocaleTimeString() + ".", false); }
@@ -626,8 +630,8 @@ _TEMPLATE = """<!doctype html>
 </section>
 <section id="tab-handoffs" role="tabpanel" aria-labelledby="tabbtn-handoffs" hidden>
 <div id="latest-panel" class="panel">
-<h2>Latest handoffs</h2>
-<p class="hint">The newest handoff records, whatever their status; freshness is derived now. Open one to read it.</p>
+<h2>Latest handoffs <span class="chip" id="latest-count">…</span></h2>
+<p class="hint">The newest handoff records, whatever their status; freshness is derived now. Open one to read it. `baton handoff list` lists every one.</p>
 <div class="filters"><label for="branch-filter">Branch</label>
 <select id="branch-filter"><option value="">All branches</option></select></div>
 <div class="table-wrap"><table class="cards"><thead><tr><th>ID</th><th>Status</th><th>Freshness</th><th>Score</th><th>Branch</th><th>Created</th><th>Title</th></tr></thead>
