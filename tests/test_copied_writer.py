@@ -142,6 +142,7 @@ def test_two_processes_of_one_copy_take_one_writer_id(carol):
     first, second = Baton.open(copied), Baton.open(copied)
     try:
         first.capture(payload())
+        second.list_handoffs()  # the second has read the first's new feed, as another writer's, before it writes
         second.capture(payload())
         assert first.project.writer == second.project.writer == local(copied)["writer"] != old
         assert second.project.writer_change is None  # the first process took it and said so
@@ -288,3 +289,20 @@ def test_a_session_start_hook_that_takes_a_new_id_in_a_copy_says_so_in_its_conte
     assert new != local(carol)["writer"]
     assert f"now writes as writer {new}" in json.loads(first.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "now writes as writer" not in start("second-in-the-copy").stdout
+
+
+def test_a_ledger_that_becomes_another_writer_appends_to_that_feed_and_only_outside_a_lock_hold(tmp_path):
+    from baton.ledger import EventDraft, Ledger
+
+    ledger = Ledger(tmp_path / ".baton", "host-user-aaaaaa")
+    with ledger.locked() as txn:
+        txn.append([EventDraft("test.noted", "project", {"n": 1})])
+        with pytest.raises(RuntimeError):
+            ledger.become("host-user-bbbbbb")
+    old = (tmp_path / ".baton" / "ledger" / "host-user-aaaaaa.jsonl").read_bytes()
+    ledger.become("host-user-bbbbbb")
+    with ledger.locked() as txn:
+        txn.append([EventDraft("test.noted", "project", {"n": 2})])
+    ledger.close()
+    assert (tmp_path / ".baton" / "ledger" / "host-user-aaaaaa.jsonl").read_bytes() == old
+    assert b'"n":2' in (tmp_path / ".baton" / "ledger" / "host-user-bbbbbb.jsonl").read_bytes()

@@ -962,10 +962,10 @@ def _take_lock(fd: int, deadline: float | None, wait: float | None) -> None:
 @contextmanager
 def lock_held(baton_dir: Path, wait: float | None = None) -> Iterator[None]:
     """The ledger's lock file held through a descriptor of its own, for a step
-    that must exclude every writer but comes before this process builds its
-    ``Ledger`` (taking a new writer id: ``baton.commands.context``). Never
-    taken while this process holds the lock through a ``Ledger``: ``flock`` on
-    a second descriptor would wait for it.
+    that must exclude every writer but settles what a ``Ledger`` is built with
+    (taking a new writer id: ``baton.commands.writer_claim``). Never taken
+    while this process holds the lock through a ``Ledger``: ``flock`` on a
+    second descriptor would wait for it.
 
     Raises:
         LedgerBusy: still held by another process after ``wait`` seconds.
