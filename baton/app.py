@@ -252,11 +252,12 @@ class Baton:
 
         return forget.forget_handoff(self.project, token, reason=reason, yes=yes)
 
-    def audit(self) -> AuditResult:
-        """What the project holds, redacted and may delete (spec §16); never a value."""
+    def audit(self, *, progress: "Progress | None" = None) -> AuditResult:
+        """What the project holds, redacted and may delete (spec §16); never a value.
+        ``progress(done, about)``: events read so far, on a long audit."""
         from baton.commands import audit
 
-        return audit.audit_project(self.project)
+        return audit.audit_project(self.project, progress)
 
     def list_handoffs(self, *, status: str | None = None, work: str | None = None,
                       limit: int | None = None, kind: str = "handoff", branch: str | None = None) -> ListResult:

@@ -295,7 +295,7 @@ def _content_flags(p: argparse.ArgumentParser, *, required_hint: bool) -> None:
     work = p.add_argument_group("work")
     work.add_argument("--title", metavar="TEXT", help="a short name for the work item" + more)
     work.add_argument("--objective", metavar="TEXT", help="the measurable outcome being pursued" + more)
-    work.add_argument("--scope", metavar="GLOB", nargs="+", action="extend", help="paths/globs in scope")
+    work.add_argument("--scope", metavar="GLOB", nargs="+", action="extend", help="paths/globs in scope (from the current directory)")
     work.add_argument("--constraint", metavar="TEXT", nargs="+", action="extend", help="non-negotiable constraints")
     work.add_argument("--done", metavar="TEXT", nargs="+", action="extend", help="definition-of-done items")
     work.add_argument("--work-state", choices=("in_progress", "completed", "blocked"),
@@ -310,7 +310,8 @@ def _content_flags(p: argparse.ArgumentParser, *, required_hint: bool) -> None:
     records.add_argument("--decision", metavar="JSON|TEXT", nargs="+", action="extend",
                          help='{"decision", "rationale", "alternatives_considered", "evidence_ids"} or the decision text')
     records.add_argument("--artifact", metavar="JSON|PATH[:ROLE]", nargs="+", action="extend",
-                         help='{"path", "role", "description"} or PATH (role modified) or PATH:ROLE')
+                         help='{"path", "role", "description"} or PATH (role modified) or PATH:ROLE; the path is '
+                              'taken from the current directory')
     records.add_argument("--evidence", metavar="JSON", nargs="+", action="extend",
                          help='{"type", "claim", "ref", "result", "output"}; output is kept only as a digest '
                               'and a bounded, redacted summary')
@@ -735,7 +736,8 @@ def build_parser(words: Sequence[str] | None = None) -> argparse.ArgumentParser:
         prog="baton",
         description="Portable, verified continuity for AI coding agents: structured handoffs "
                     "in an append-only, hash-chained ledger.",
-        epilog="Exit codes: 0 ok, 1 storage or internal failure, 2 input error, 3 validation failure, "
+        epilog="`baton help COMMAND` (or `baton COMMAND --help`) explains a command. "
+               "Exit codes: 0 ok, 1 storage or internal failure, 2 input error, 3 validation failure, "
                "4 not found, conflict or a malformed config, 5 policy block.",
     )
     parser.add_argument("--version", action=_Version, help="show program's version number and exit")
@@ -956,6 +958,7 @@ def _refusal(words: list[str]) -> str | None:
 
 
 def _main(words: list[str]) -> int:
+    words = _help_asked(words)
     _Parser.json_requested = "--json" in words
     refused = _refusal(words)
     if refused is not None:
@@ -967,6 +970,14 @@ def _main(words: list[str]) -> int:
     if not getattr(args, "func", None):
         return _no_command(parser, args)
     return _dispatch(parser, args)
+
+
+def _help_asked(words: list[str]) -> list[str]:
+    """``baton help [COMMAND ...]`` as ``baton [COMMAND ...] --help`` (as ``git help`` is asked)."""
+    if _command_word(words) != "help":
+        return words
+    at = words.index("help")
+    return [*words[:at], *words[at + 1:], "--help"]
 
 
 def _no_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:

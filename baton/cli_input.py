@@ -7,13 +7,24 @@ Hooks, CI and agents run Baton without a terminal; a prompt there would hang
 them. So the rule is strict: a prompter exists only when stdin *and* stderr
 are terminals (``None`` = never ask).
 
+A project path typed in a content flag (``--artifact``, ``--scope``, a
+``file`` evidence's ``ref``) is taken from the current directory, as git
+takes a pathspec, and made relative to the worktree's top here
+(:func:`typed_from`): the payload the application gets, and every record,
+holds top-relative paths only. ``--input`` and ``--replace-*`` files keep
+their top-relative meaning, as MCP tools and hooks do.
+
 This is the CLI's own module: its messages name its flags. The use cases
 behind the application object take plain payloads.
 """
 
 from __future__ import annotations
 
+import os
+import posixpath
+import re
 import sys
+from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 import orjson
@@ -105,6 +116,51 @@ _JSON_EXAMPLES = {
 }
 
 
+def cwd_in_worktree(worktree: Path, cwd: Path | None = None) -> str:
+    """The current directory relative to the worktree's top, ``/``-separated:
+    ``""`` at the top, and outside the worktree (``--project`` naming a
+    project from elsewhere), where a typed path keeps its top-relative meaning."""
+    here = Path(os.path.realpath(cwd or Path.cwd()))
+    try:
+        relative = here.relative_to(os.path.realpath(worktree))
+    except ValueError:
+        return ""
+    return "" if relative == Path(".") else relative.as_posix()
+
+
+_WINDOWS_ABSOLUTE = r"^[A-Za-z]:[\\/]"
+
+
+def typed_from(base: str, path: str) -> str:
+    """``path`` as typed in the directory ``base`` (see
+    :func:`cwd_in_worktree`), relative to the worktree's top.
+
+    At the top (``base`` empty) it is returned untouched, as are an absolute
+    path, a ``~`` one and one that, taken from ``base``, leaves the worktree:
+    the capture refuses those exactly as it refuses any path outside the
+    project root, naming the path as it was typed."""
+    if not base or not path or path.startswith(("/", "\\", "~")) or re.match(_WINDOWS_ABSOLUTE, path):
+        return path
+    joined = posixpath.normpath(posixpath.join(base, path))
+    if joined == ".." or joined.startswith("../"):
+        return path
+    return joined
+
+
+_LINE_RANGE = r"(?:#L?\d+(?:-L?\d+)?|:\d+(?:-\d+)?)$"
+"""A ``file`` evidence's line range after its path (``src/a.py:10-20``, ``#L3``)."""
+
+
+def _typed_ref(base: str, item: Any) -> Any:
+    """A ``file`` evidence's ``ref`` (its line range kept) taken from ``base``."""
+    if not base or not isinstance(item, dict) or item.get("type") != "file" or not isinstance(item.get("ref"), str):
+        return item
+    ref = item["ref"].strip()
+    found = re.search(_LINE_RANGE, ref)
+    cut = found.start() if found and found.start() else len(ref)
+    return dict(item, ref=typed_from(base, ref[:cut]) + ref[cut:])
+
+
 def _json_item(flag: str, text: str, *, as_text: str | None) -> Any:
     """A flag value: a JSON object, or plain text wrapped as ``{as_text: text}``."""
     stripped = text.strip()
@@ -147,6 +203,9 @@ class ContentOptions:
     harness: str | None = None
     model: str | None = None
     actor_type: str | None = None
+    base: str = ""
+    """Where the command runs, relative to the worktree's top (:func:`cwd_in_worktree`):
+    the directory the paths in ``scope``, ``artifacts`` and a ``file`` evidence's ref are taken from."""
 
     def to_changes(self) -> dict[str, Any]:
         """The flags as a partial payload (only what was given).
@@ -162,7 +221,8 @@ class ContentOptions:
         out: dict[str, Any] = {}
         work: dict[str, Any] = {k: v for k, v in (("title", self.title), ("objective", self.objective),
                                                   ("state", self.work_state)) if v is not None}
-        for key, items in (("scope", self.scope), ("constraints", self.constraints),
+        for key, items in (("scope", [typed_from(self.base, g) for g in self.scope]),
+                           ("constraints", self.constraints),
                            ("definition_of_done", self.definition_of_done)):
             if items:
                 work[key] = list(items)
@@ -179,9 +239,10 @@ class ContentOptions:
         if self.decisions:
             out["decisions"] = [_json_item("--decision", t, as_text="decision") for t in self.decisions]
         if self.artifacts:
-            out["artifacts"] = [_artifact_item(t) for t in self.artifacts]
+            out["artifacts"] = [_artifact_item(t, self.base) for t in self.artifacts]
         if self.evidence:
-            out["evidence"] = [_json_item("--evidence", t, as_text=None) for t in self.evidence]
+            out["evidence"] = [_typed_ref(self.base, _json_item("--evidence", t, as_text=None))
+                               for t in self.evidence]
         if self.failed_attempts:
             attempts = [_json_item("--failed-attempt", t, as_text="approach") for t in self.failed_attempts]
             out["failed_attempts"] = [dict({"outcome": "failed"}, **i) if set(i) == {"approach"} else i
@@ -201,21 +262,25 @@ class ContentOptions:
 _ROLES = ("modified", "created", "read", "generated", "deleted")
 
 
-def _artifact_item(text: str) -> dict[str, Any]:
-    """``PATH`` (role modified) or ``PATH:ROLE``. A word after the last colon
+def _artifact_item(text: str, base: str = "") -> dict[str, Any]:
+    """``PATH`` (role modified) or ``PATH:ROLE``, or a JSON object; the path
+    taken from ``base`` (:func:`typed_from`). A word after the last colon
     that is no role (``src/a.py:raed``) is refused rather than taken as part
     of the path, where it would name a file that does not exist; a file whose
     name really ends so is given as JSON."""
     if text.strip().startswith("{"):
-        return _json_item("--artifact", text, as_text=None)
+        item = _json_item("--artifact", text, as_text=None)
+        if isinstance(item.get("path"), str):
+            item["path"] = typed_from(base, item["path"])
+        return item
     path, sep, role = text.rpartition(":")
     if sep and path and role.lower() in _ROLES:
-        return {"path": path, "role": role.lower()}
+        return {"path": typed_from(base, path), "role": role.lower()}
     if sep and path and role.isascii() and role.isalpha():
         raise InputError(f"--artifact {text!r}: {role!r} is not a role ({', '.join(_ROLES)}); for a file whose "
                          f"name ends in ':{role}', write --artifact '{{\"path\": \"{text}\", \"role\": \"modified\"}}'",
                          details={"artifact": text, "roles": list(_ROLES)})
-    return {"path": text, "role": "modified"}
+    return {"path": typed_from(base, text), "role": "modified"}
 
 
 def capture_payload(content: "ContentOptions", *, input_source: str | None = None, prompter: Prompter | None = None,

@@ -322,7 +322,7 @@ class RecordedNotIndexed(StorageError):
         named = f" (handoff {', '.join(handoffs)})" if handoffs else ""
         message = (f"recorded in the ledger: {len(ids)} event(s){named}, but {exc.message}. "
                    "Do not run the command again: it is done. The index catches up at the next "
-                   "command once it can be written (free some space first).")
+                   "command once it can be written (a full disk, a read-only index file: fix that first).")
         return cls(message, details={"recorded": ids, "handoffs": handoffs, "index_error": exc.message})
 
 

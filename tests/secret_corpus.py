@@ -25,6 +25,14 @@ B64 = ALNUM + "+/"
 URLSAFE = ALNUM + "_-"
 
 
+def _openssh_body(g: "Gen") -> str:
+    """base64 of an unencrypted OpenSSH private key: the magic, the cipher and
+    KDF names (``none``), one key, random bytes for the rest."""
+    raw = b"openssh-key-v1\0" + b"\0\0\0\x04none" * 2 + b"\0\0\0\0\0\0\0\x01" + bytes(
+        g.rng.randrange(256) for _ in range(330))
+    return base64.b64encode(raw).decode()
+
+
 def _wrapped(text: str, width: int) -> list[str]:
     """``text`` cut into lines of ``width`` characters, as base64(1) writes it."""
     return [text[i:i + width] for i in range(0, len(text), width)]
@@ -460,6 +468,14 @@ _SECRETS: list[tuple[str, str, Builder]] = [
     ("Generic", "generic-secret-assignment", lambda g: _in('{{"CLIENTSECRET": "{s}"}}', g.urlsafe(30))),
     ("Generic", "generic-secret-assignment", lambda g: _in('{{"client_secret": "{s}"}}', g.urlsafe(30))),
     ("Generic", "generic-secret-assignment", lambda g: _in("signing_key: '{s}'", g.b64(44))),
+    # An OpenSSH private key's body pasted without its BEGIN line, as ssh-keygen
+    # writes it (70 a line) or whole; and .pgpass lines.
+    ("OpenSSH", "openssh-private-key-body", lambda g: _in("deploy key body:\n{s}\n", "\n".join(_wrapped(
+        _openssh_body(g), 70)))),
+    ("OpenSSH", "openssh-private-key-body", lambda g: _in("SSH_KEY_BODY: {s}", _openssh_body(g))),
+    ("PostgreSQL", "pgpass-password", lambda g: _in("$ cat ~/.pgpass\ndb.internal:5432:app:app_user:{s}\n",
+                                                    g.alnum(20))),
+    ("PostgreSQL", "pgpass-password", lambda g: _in("*:*:*:replicator:{s}", g.alnum(6) + "!" + g.alnum(9))),
 ]
 
 
@@ -473,6 +489,18 @@ def secrets() -> list[Secret]:
 
 
 LOOK_ALIKES: tuple[LookAlike, ...] = (
+    LookAlike("openssh magic named", "an OpenSSH key body starts with b3BlbnNzaC1rZXktdjE (openssh-key-v1)"),
+    LookAlike("clock", "started 07:30:49, done 07:31:02:118"),
+    LookAlike("colon log", "INFO:root:worker:job:started"),
+    LookAlike("colon log with a port", "ERROR:8080:server:started:ok"),
+    LookAlike("ipv6", "2001:db8:85a3::8a2e:370:7334"),
+    LookAlike("ipv6 full", "fe80:0:0:0:0:0:0:1"),
+    LookAlike("mac address", "00:11:22:33:44:55"),
+    LookAlike("database url", "https://db.example.com:5432/app"),
+    LookAlike("passwd line", "root:x:0:0:root:/root:/bin/bash"),
+    LookAlike("compiler output", "src/main.c:12:5: error: expected ';'"),
+    LookAlike("pgpass format", "host:port:database:username:password"),
+    LookAlike("pgpass placeholder", "localhost:5432:app:app:${PGPASSWORD}"),
     LookAlike("mysql prompt", "mysql -u root -p -h db -P 3306 app"),
     LookAlike("base64 certificate", "tls.crt: " + base64.b64encode(
         b"-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ\n"

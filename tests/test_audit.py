@@ -70,3 +70,22 @@ def test_audit_text_lists_the_oldest_eligible_records_and_counts_the_rest(capsys
     assert code == 0 and "Eligible for deletion (3;" in out
     assert len(listed) == 2 and "… and 1 more, newer (`baton --json audit` lists every one)" in out
     assert len(run_json(capsys, project, "audit")["eligible_for_deletion"]) == 3
+
+
+def test_audit_says_how_many_of_the_handoff_records_are_session_batons(capsys, project):
+    """``audit`` counted 26,668 handoffs where ``status`` and ``handoff list`` say 13,334: the
+    other half are the records of session batons, which it now names as such."""
+    run_json(capsys, project, "checkpoint", "create", "--title", "t", "--objective", "o")
+    run_json(capsys, project, "session", "end", "s-1", "--handoff-steps", "Run the suite",
+             "--owner", "alice@example.com", "--branch", "main")
+    report = run_json(capsys, project, "audit")
+    assert report["records"]["handoffs"] == 2 and report["baton_records"] == 1
+    code, out, _ = run(capsys, project, "audit")
+    assert code == 0 and out.startswith("Records: 2 handoffs (1 of them session batons), ")
+
+
+def test_audit_without_session_batons_counts_the_handoffs_alone(capsys, project):
+    run_json(capsys, project, "checkpoint", "create", "--title", "t", "--objective", "o")
+    assert run_json(capsys, project, "audit")["baton_records"] == 0
+    code, out, _ = run(capsys, project, "audit")
+    assert code == 0 and out.startswith("Records: 1 handoffs, ")

@@ -235,3 +235,26 @@ def test_outside_a_project_the_documented_exceptions_run_and_the_rest_exit_4(tmp
     assert run_baton("hook", "claude-code", "SessionStart", cwd=tmp_path, env=env, input="{}").returncode == 0
     assert run_baton("doctor", cwd=tmp_path, env=env).returncode == 0
     assert not (tmp_path / ".baton").exists()
+
+
+def test_help_as_a_command_shows_the_help_of_the_command_it_names(capsys):
+    """``baton help handoff list`` is ``baton handoff list --help`` (as ``git help`` is asked); ``baton help``
+    alone the top-level help. It was refused as an unknown command."""
+    from baton.cli import main
+
+    for words, usage in ((["help", "handoff", "list"], "usage: baton handoff list"), (["help"], "usage: baton [-h]")):
+        try:
+            main(words)
+        except SystemExit as exit_:
+            assert exit_.code == 0
+        assert capsys.readouterr().out.startswith(usage)
+
+
+def test_help_of_an_unknown_command_names_the_commands(capsys):
+    from baton.cli import main
+
+    try:
+        code = main(["help", "hndoff"])
+    except SystemExit as exit_:
+        code = exit_.code
+    assert code == 2 and "did you mean 'handoff'?" in capsys.readouterr().err

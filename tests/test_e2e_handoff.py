@@ -186,6 +186,25 @@ def test_a_base64_encoded_private_key_in_evidence_output_never_reaches_the_ledge
             assert line.encode() not in path.read_bytes(), path
 
 
+def test_a_headerless_openssh_key_body_and_a_pgpass_password_never_reach_the_ledger(repo):
+    import base64
+    import hashlib
+
+    body = base64.b64encode(b"openssh-key-v1\0\0\0\0\x04none\0\0\0\x04none\0\0\0\0\0\0\0\x01"
+                            + hashlib.sha512(b"deploy").digest() * 5).decode()
+    wrapped = "\n".join(body[i:i + 70] for i in range(0, len(body), 70))
+    password = "Zq8vR1mJ3kP0xT7bN2cW"
+    evidence = {"type": "command", "claim": "the replica can log in", "ref": "cat ~/.pgpass", "result": "pass",
+                "output": f"$ cat ~/.pgpass\nreplica.internal:5432:app:replicator:{password}\n"}
+    r = baton(repo, "checkpoint", "create", "--no-input", "--title", "t", "--objective", "rotate the deploy key",
+              "--discovery", f"the old key body was:\n{wrapped}", "--evidence", json.dumps(evidence))
+    assert r.returncode == 0, r.stderr
+    for secret in (password, body[19:60], wrapped.splitlines()[2]):
+        assert secret not in r.stdout + r.stderr
+        for path in every_file_under(repo / ".baton"):
+            assert secret.encode() not in path.read_bytes(), path
+
+
 def test_a_policy_finding_is_recorded_with_its_rules_reason_unredacted(repo):
     from tests.secret_corpus import secrets
 

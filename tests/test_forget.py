@@ -241,6 +241,86 @@ def test_forget_without_yes_off_a_terminal_names_the_derived_handoffs_in_its_tex
     assert "derived from it" not in plan["message"] and plan["details"]["derived"] == [fork]
 
 
+KILLED_MID_FORGET = """
+import os, signal, sys
+from baton.ledger import erase
+from baton.cli import main
+
+def die(*_a, **_k):
+    os.kill(os.getpid(), signal.SIGKILL)  # kill -9 right after handoff.forgotten is appended
+
+erase.erase_payloads = die
+main(["forget", sys.argv[2], "--yes", "--project", sys.argv[1]])
+"""
+
+
+def _forget_killed_after_its_record(project: Path, handoff: str) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, "-c", KILLED_MID_FORGET, str(project), handoff], env=env,
+                          capture_output=True, timeout=120)
+    assert done.returncode == -9, done.stderr.decode()
+
+
+def test_a_forget_killed_before_its_erasure_is_named_by_verify_and_doctor_until_run_again(
+        capsys, project, forgettable):
+    """A ``kill -9`` between the ``handoff.forgotten`` append and the rewrite
+    leaves the text everywhere; before, verify, doctor and status said nothing
+    and the baton was still handed to the next session with the text the
+    user asked to forget. Now verify and doctor name the handoff and the way
+    to finish; a second forget does, and the notice goes."""
+    _forget_killed_after_its_record(project, forgettable)
+    assert files_holding(project / ".baton" / "ledger", SECRET_TEXT)
+    verified = run_json(capsys, project, "verify")
+    assert verified["ok"] is True
+    assert verified["unfinished_forgets"] == [{"handoff": forgettable, "payloads": 2}]
+    code, out, _ = run(capsys, project, "verify")
+    assert code == 0 and f"unfinished forget of handoff {forgettable}" in out and "baton forget" in out
+    doctor = run_json(capsys, project, "doctor", expect=0)
+    warned = [c for c in doctor["checks"] if c["name"] == "forget"]
+    assert warned and warned[0]["status"] == "warn" and forgettable in warned[0]["detail"]
+    run_json(capsys, project, "forget", forgettable, "--yes")
+    assert files_holding(project / ".baton" / "ledger", SECRET_TEXT) == []
+    assert run_json(capsys, project, "verify")["unfinished_forgets"] == []
+    assert not [c for c in run_json(capsys, project, "doctor")["checks"] if c["name"] == "forget"]
+
+
+@pytest.mark.parametrize("on_disk", [False, True])
+def test_an_unfinished_forget_is_counted_alike_whichever_memory_verify_keeps(capsys, project, forgettable,
+                                                                            monkeypatch, on_disk):
+    from baton.ledger import verify as verify_module
+
+    _forget_killed_after_its_record(project, forgettable)
+    monkeypatch.setattr(verify_module, "SPILL_BYTES", -1 if on_disk else 1 << 40)
+    report = verify_module.verify_ledger(project / ".baton" / "ledger", erasure_type="handoff.forgotten")
+    assert report.unfinished_forgets == {forgettable: 2}
+
+
+def test_a_forget_whose_record_cannot_be_folded_still_erases(capsys, project, forgettable, monkeypatch):
+    """The fold of ``handoff.forgotten`` failing (a full disk: seen on a small
+    tmpfs) left the text in place and said the command was done and not to
+    run it again; the index is deleted and rebuilt after the erasure anyway,
+    so the forget goes on and erases."""
+    import sqlite3
+
+    from baton.projections.runner import ProjectionRunner
+
+    real = ProjectionRunner._commit
+
+    def full(self, *args, **kwargs):
+        monkeypatch.setattr(ProjectionRunner, "_commit", real)  # once: the fold of the record
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(ProjectionRunner, "_commit", full)
+    done = run_json(capsys, project, "forget", forgettable, "--yes")
+    assert done["forgotten"] is True
+    assert files_holding(project / ".baton", SECRET_TEXT) == []
+    assert run_json(capsys, project, "verify")["unfinished_forgets"] == []
+
+
 def test_forgets_plan_holds_the_handoffs_events_not_the_whole_ledger(capsys, project, forgettable):
     """At 100,000 events ``forget``'s plan held every event: 777 MB and 17 s, now 126 MB and 4 s."""
     import tracemalloc

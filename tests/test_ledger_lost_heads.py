@@ -150,6 +150,33 @@ def test_reading_commands_still_answer_after_a_loss(written):
     assert run_baton("verify", "--project", str(project)).returncode == 3
 
 
+@pytest.mark.parametrize("damage", ["cut", "deleted"])
+def test_a_reading_command_after_a_loss_answers_and_says_on_stderr_what_is_gone_each_time(written, damage):
+    """Before, ``status`` and ``handoff list`` answered "no handoffs" from a
+    deleted feed (or fewer from a cut one), exit 0, saying nothing: only the
+    next write told of the loss."""
+    project, feed, lines = written
+    if damage == "cut":
+        feed.write_bytes(b"".join(lines[:-1]))
+    else:
+        feed.unlink()
+    for _ in range(2):  # the first read replays the ledger; the second reads an index that is caught up
+        r = run_baton("status", "--json", "--project", str(project))
+        assert r.returncode == 0, r.stderr
+        json.loads(r.stdout)
+        assert "events this project acknowledged are gone" in r.stderr
+        assert "baton repair" in r.stderr and "baton verify" in r.stderr
+    assert run_baton("repair", "--yes", "--project", str(project)).returncode == 0
+    r = run_baton("status", "--project", str(project))
+    assert r.returncode == 0 and "acknowledged" not in r.stderr  # the loss is recorded: said no more
+
+
+def test_a_sound_ledger_reads_with_nothing_on_stderr(written):
+    project, _, _ = written
+    r = run_baton("handoff", "list", "--project", str(project))
+    assert r.returncode == 0 and r.stderr == ""
+
+
 def test_repair_records_the_loss_and_writes_go_on(written):
     project, feed, lines = written
     feed.write_bytes(b"".join(lines[:-1]))

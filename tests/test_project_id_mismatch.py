@@ -58,3 +58,48 @@ def test_doctor_has_no_project_id_check_when_the_ids_agree(project_dir, capsys):
     _init(capsys, project_dir)
     code, out, err = run(capsys, project_dir, "doctor", "--json")
     assert "project id" not in {c["name"] for c in json.loads(out)["checks"]}
+
+
+def _two_clones_inited_apart(tmp_path, capsys):
+    """docs/sync.md "Setting up a team": two clones each ran `baton init`
+    before the config was committed, then synced through one remote."""
+    from dulwich import porcelain
+    from dulwich.repo import Repo
+
+    from tests.sync_support import set_remote
+
+    remote = tmp_path / "remote.git"
+    Repo.init_bare(str(remote), mkdir=True).close()
+    clones = []
+    for name in ("a", "b"):
+        clone = tmp_path / name
+        clone.mkdir()
+        porcelain.init(str(clone)).close()
+        set_remote(clone, str(remote))
+        run_json(capsys, clone, "init", "--project-id", f"proj-{name}")
+        clones.append(clone)
+    for clone in (clones[0], clones[1], clones[0]):
+        run_json(capsys, clone, "sync")
+    return clones
+
+
+def test_two_clones_that_each_ran_init_before_sharing_the_config_still_verify_after_sync(tmp_path, capsys):
+    """Each clone's config names its own init, which the ledger holds: the two
+    `project.initialized` are `concurrent`, not a failure (docs/sync.md).
+    Before, verify and doctor failed on both clones for good, telling each to
+    set its id back to the other's — which would fail the other init."""
+    for clone in _two_clones_inited_apart(tmp_path, capsys):
+        out = run_json(capsys, clone, "verify")
+        assert sorted(out["project"]["ledger_ids"]) == ["proj-a", "proj-b"]
+        assert out["project"]["problem"] is None
+        assert [c["kind"] for c in out["concurrent"]] == ["concurrent"]
+        checks = {c["name"] for c in run_json(capsys, clone, "doctor")["checks"]}
+        assert "project id" not in checks
+
+
+def test_a_config_naming_neither_of_two_inits_fails_and_offers_both(tmp_path, capsys):
+    a, _ = _two_clones_inited_apart(tmp_path, capsys)
+    _set_config_id(a, "proj-c")
+    out = run_json(capsys, a, "verify", expect=3)
+    assert "back to one of 'proj-a', 'proj-b'" in out["project"]["problem"] or \
+        "back to one of 'proj-b', 'proj-a'" in out["project"]["problem"]

@@ -645,3 +645,81 @@ def test_a_password_glued_to_a_mysql_clients_p_flag_is_redacted(line):
 @pytest.mark.parametrize("line", ["mysql -u root -p -h db -P 3306 app", "mysql -p${MYSQL_PWD} app", "tar -pxf a.tar"])
 def test_a_mysql_client_asking_for_its_password_or_another_p_flag_is_kept(line):
     assert redact_payload(line, POLICY).payload == line
+
+
+def _openssh_key_body(cipher: bytes = b"none") -> str:
+    raw = (b"openssh-key-v1\0" + len(cipher).to_bytes(4, "big") + cipher + b"\0\0\0\x04none\0\0\0\0\0\0\0\x01"
+           + hashlib.sha512(b"key").digest() * 5)
+    return base64.b64encode(raw).decode()
+
+
+@pytest.mark.parametrize("width", [None, 70, 64, 76])
+@pytest.mark.parametrize("cipher", [b"none", b"aes256-ctr"])
+def test_an_openssh_private_key_body_pasted_without_its_begin_line_is_redacted(width, cipher):
+    body = _openssh_key_body(cipher)
+    pasted = body if width is None else "\n".join(body[i:i + width] for i in range(0, len(body), width))
+    outcome = redact_payload(f"the deploy key:\n{pasted}\nnext: rotate it", POLICY)
+    assert outcome.payload == "the deploy key:\n[REDACTED:openssh-private-key-body]\nnext: rotate it"
+    assert {r.rule for r in outcome.redactions} == {"openssh-private-key-body"}
+
+
+def test_an_indented_openssh_key_body_in_yaml_is_redacted_whole():
+    lines = [_openssh_key_body()[i:i + 70] for i in range(0, len(_openssh_key_body()), 70)]
+    outcome = redact_payload("ssh_key: |\n  " + "\n  ".join(lines) + "\nhost: db", POLICY)
+    assert outcome.payload == "ssh_key: |\n  [REDACTED:openssh-private-key-body]\nhost: db"
+
+
+@pytest.mark.parametrize("line", [
+    "an OpenSSH key body starts with b3BlbnNzaC1rZXktdjE (openssh-key-v1)",
+    "grep -l b3BlbnNzaC1rZXktdjEAAAAA ~/.ssh/*",
+    base64.b64encode(b"openssh-key-v1 is the magic of the private key format, followed by").decode(),
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl user@host",
+])
+def test_the_openssh_magic_named_in_prose_or_a_public_key_is_kept(line):
+    assert redact_payload(line, POLICY).payload == line
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("localhost:5432:app:app_user:Xy7kQ9pLm2vRt8Zw", "localhost:5432:app:app_user:"),
+    ("$ cat ~/.pgpass\ndb.internal:6543:orders:svc:Xy7kQ9pLm2vRt8Zw\n", "db.internal:6543:orders:svc:"),
+    ("*:*:*:replicator:Xy7kQ9pLm2vRt8Zw", "*:*:*:replicator:"),
+    ("  10.0.0.5:*:app:app:Xy7kQ9pLm2vRt8Zw  ", "10.0.0.5:*:app:app:"),
+    ("echo 'db:5439:app:app:Xy7kQ9pLm2vRt8Zw' >> ~/.pgpass", "echo 'db:5439:app:app:"),
+    ('echo "db:5439:app:app:Xy7kQ9pLm2vRt8Zw" > "$PGPASSFILE"', 'echo "db:5439:app:app:'),
+    ("db:5432:app:app:Xy7k\\:Q9pLm2vRt8Zw", "db:5432:app:app:"),
+    ("echo 'db:5439:app:app:Xy7kQ9pLm2vRt8Zw' >> ~/.pgpass && chmod 600 ~/.pgpass", "echo 'db:5439:app:app:"),
+    ("connecting with db.internal:5432:app:app:Xy7kQ9pLm2vRt8Zw failed", "with db.internal:5432:app:app:"),
+    ("lines: 'replica:6432:app:app:Xy7kQ9pLm2vRt8Zw'; 'x:*:*:ro:y'", "'replica:6432:app:app:"),
+])
+def test_the_password_of_a_pgpass_line_is_redacted_and_the_rest_of_the_line_kept(text, kept):
+    outcome = redact_payload(text, POLICY)
+    assert "Xy7k" not in outcome.payload
+    assert kept + "[REDACTED:pgpass-password]" in outcome.payload
+    assert {r.rule for r in outcome.redactions} == {"pgpass-password"}
+
+
+@pytest.mark.parametrize("line", [
+    "2026-12-05 07:30:49", "07:30:49:118", "INFO:root:worker:job:started", "2001:db8:85a3::8a2e:370:7334",
+    "fe80:0:0:0:1", "00:11:22:33:44:55", "00:11:22:33:44", "https://db.example.com:5432/app",
+    "root:x:0:0:root:/root:/bin/bash", "src/main.c:12:5: error: expected ';'", "host:port:database:username:password",
+    "localhost:5432:app:app:${PGPASSWORD}", "*:*:*:*:*", "see ~/.pgpass; the server logs WARN:8080:pool:conn:closed",
+    "~/.pgpass holds cache:42:user:profile:v2 keys? no",
+])
+def test_colon_separated_text_that_is_no_pgpass_line_is_kept(line):
+    assert redact_payload(line, POLICY).payload == line
+
+
+def test_a_pgpass_look_alike_beside_a_pgpass_line_is_kept_while_the_line_is_redacted():
+    text = "~/.pgpass now holds:\n*:5432:app:app:Xy7kQ9pLm2vRt8Zw\nlast log:\nINFO:80:root:job:done at 12:30:45\n2001:db8::1"
+    assert redact_payload(text, POLICY).payload == text.replace("Xy7kQ9pLm2vRt8Zw", "[REDACTED:pgpass-password]")
+
+
+@pytest.mark.parametrize("rule", ["openssh-private-key-body", "pgpass-password"])
+def test_the_new_shapes_are_searched_only_in_a_text_holding_one_of_their_keywords(rule):
+    from baton.domain.redaction import DEFAULT_RULES
+    from baton.domain.redaction.rules import KeywordPrefilter
+
+    prefilter = KeywordPrefilter(DEFAULT_RULES)
+    assert next(r for r in DEFAULT_RULES if r.name == rule).keywords
+    plain = "12:30:45 INFO:80:worker:job:done 2001:db8::1 https://h:8080/x " * 3
+    assert rule not in {r.name for r in prefilter.candidates(plain.lower())}

@@ -6,11 +6,19 @@ import argparse
 
 from baton.app import Baton
 from baton.cli import REPLACE_FLAGS
-from baton.cli_input import ContentOptions, amend_inputs, capture_payload, read_replacement_list, terminal_prompter
+from baton.cli_input import (
+    ContentOptions,
+    amend_inputs,
+    capture_payload,
+    cwd_in_worktree,
+    read_replacement_list,
+    terminal_prompter,
+)
 from baton.errors import HandoffInputError
 
 
-def _content(args: argparse.Namespace):
+def _content(args: argparse.Namespace, app: Baton):
+    """The content flags; their project paths are taken from the current directory."""
     return ContentOptions(
         title=args.title, objective=args.objective, scope=args.scope or (), constraints=args.constraint or (),
         definition_of_done=args.done or (), work_state=args.work_state, completed=args.completed or (),
@@ -18,6 +26,7 @@ def _content(args: argparse.Namespace):
         why_it_matters=args.why_it_matters, decisions=args.decision or (), artifacts=args.artifact or (),
         evidence=args.evidence or (), failed_attempts=args.failed_attempt or (), open_items=args.open_item or (),
         risks=args.risk or (), harness=args.harness, model=args.model, actor_type=args.actor_type,
+        base=cwd_in_worktree(app.project.paths.worktree),
     )
 
 
@@ -29,7 +38,7 @@ MISSING_FLAGS = {"work: required": "--title (what the work is) and --objective (
 
 def checkpoint_create(app: Baton, args: argparse.Namespace):
     prompter = None if args.no_input or args.input == "-" else terminal_prompter()
-    payload = capture_payload(_content(args), input_source=args.input, prompter=prompter)
+    payload = capture_payload(_content(args, app), input_source=args.input, prompter=prompter)
     try:
         return app.capture(payload, parent=args.from_id, trigger=args.trigger, session=args.session)
     except HandoffInputError as exc:
@@ -44,7 +53,7 @@ def handoff_amend(app: Baton, args: argparse.Namespace):
     lists = {section: read_replacement_list(section, getattr(args, "replace_" + section))
              for section in REPLACE_FLAGS if getattr(args, "replace_" + section, None) is not None}
     close, drop = args.close_item or (), args.drop or ()
-    replacement, changes = amend_inputs(_content(args), input_source=args.input,
+    replacement, changes = amend_inputs(_content(args, app), input_source=args.input,
                                         edits=bool(lists or close or drop))
     return app.amend(args.id, replacement=replacement, changes=changes, session=args.session,
                      close_items=close, drop_items=drop, replace_lists=lists)

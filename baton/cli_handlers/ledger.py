@@ -62,7 +62,7 @@ def forget(app: Baton, args: argparse.Namespace):
 
 
 def audit(app: Baton, args: argparse.Namespace):
-    return app.audit()
+    return app.audit(progress=None if args.json else progress("baton: reading the ledger:"))
 
 
 def sync(app: Baton, args: argparse.Namespace):

@@ -22,6 +22,8 @@ def run_on_project(handler: Callable[[Baton, argparse.Namespace], Any], args: ar
         # config.json does, instead of being silently replaced by the defaults.
         args.output_policy = app.project.policy.redaction
         args.opened = app.project
+        app.project.on_writer_change = say_new_writer
+        app.project.on_damage = say_damage
         if sys.stderr.isatty():
             app.project.on_wait = say_waiting
             app.project.on_progress = catching_up()
@@ -29,6 +31,21 @@ def run_on_project(handler: Callable[[Baton, argparse.Namespace], Any], args: ar
         if show is not None:
             show(result)
         return result
+
+
+def say_new_writer(change: Any) -> None:
+    """Once, when this copy of a project takes a writer id of its own (``Project.claim_writer``)."""
+    sys.stderr.write(f"baton: {change.message}\n")
+    sys.stderr.flush()
+
+
+def say_damage(message: str) -> None:
+    """A reading command found a feed that lost lines the index acknowledged:
+    it answers from what the feeds hold, and says so (exit 0)."""
+    sys.stderr.write(f"baton: warning: {message}: events this project acknowledged are gone. This answer holds "
+                     "what is left, and writes stop until the feed is restored from a copy or a confirmed "
+                     "`baton repair` records the loss; `baton verify` shows the damage (docs/ledger.md)\n")
+    sys.stderr.flush()
 
 
 def say_waiting(*, catch_up: bool = False, pid: int | None = None, lock: Path | None = None) -> None:

@@ -15,12 +15,13 @@ like ``verify``, not a hook's).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import attrs
 
 from baton.domain.forgetting import erased_by
 from baton.model import frozen
+from baton.projections import handoffs
 from baton.sync.signers import feed_signers
 
 if TYPE_CHECKING:
@@ -42,14 +43,18 @@ class AuditResult:
     records: dict[str, int] = attrs.field(factory=dict)
     signers: list[dict[str, Any]] = attrs.field(factory=list)
     """Signed feeds (docs/sync.md): each writer's signer, as the last ``baton sync`` checked it."""
+    baton_records: int = 0
+    """Of ``records["handoffs"]``, those of session batons (``handoff list`` counts the others)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"records": dict(self.records), "fields": self.fields, "redactions": dict(self.redactions),
+        return {"records": dict(self.records), "baton_records": self.baton_records, "fields": self.fields, "redactions": dict(self.redactions),
                 "references": self.references, "policy": self.policy, "erased": dict(self.erased),
                 "eligible_for_deletion": list(self.eligible), "signers": list(self.signers)}
 
     def render(self) -> str:
-        lines = ["Records: " + (", ".join(f"{n} {name}" for name, n in self.records.items()) or "none")]
+        lines = ["Records: " + (", ".join(f"{n} {name}" + (f" ({self.baton_records} of them session batons)"
+                                                           if name == "handoffs" and self.baton_records else "")
+                                          for name, n in self.records.items()) or "none")]
         for name, fields in self.fields.items():
             if fields:
                 lines.append(f"Fields of {name}: " + ", ".join(f"{f} ({n})" for f, n in fields.items()))
@@ -83,8 +88,15 @@ SHOWN_ELIGIBLE = 20
 13,000 handoffs, the rest of the report lost above them)."""
 
 
-def audit_project(project: "Project") -> AuditResult:
-    """Raises: StorageError, LedgerCorrupt."""
+PROGRESS_EVERY = 2000
+"""How often ``audit_project`` tells its ``progress``: a ledger this small says nothing."""
+
+
+def audit_project(project: "Project", progress: Callable[[int, int], None] | None = None) -> AuditResult:
+    """``progress(done, about)``: events read so far, of about how many (the
+    index's count of them), every ``PROGRESS_EVERY`` and once at the end.
+
+    Raises: StorageError, LedgerCorrupt."""
     runner = project.reading()
     fields = {name: _field_counts(doc for _key, doc in runner.docs(name)) for name in AUDITED_PROJECTIONS}
     counts = runner.counts()
@@ -96,7 +108,12 @@ def audit_project(project: "Project") -> AuditResult:
                 for key, doc in runner.docs("handoffs") if doc.get("status") in ELIGIBLE_STATUSES]
     redactions: dict[str, int] = {}
     erased, forgotten = 0, 0
-    for event in project.ledger.iter_all():  # a chunk of each feed at a time
+    about = sum(doc.get("count", 0) for _key, doc in runner.docs("event_counts")
+                if isinstance(doc.get("count"), int)) if progress is not None else 0
+    count = 0
+    for count, event in enumerate(project.ledger.iter_all(), 1):  # a chunk of each feed at a time
+        if progress is not None and not count % PROGRESS_EVERY:
+            progress(count, max(count + 1, about))  # never "done" here: the last call says so
         if event.erased:
             erased += 1
             continue
@@ -104,11 +121,13 @@ def audit_project(project: "Project") -> AuditResult:
             forgotten += 1
         for rule in _redaction_rules(event.data):
             redactions[rule] = redactions.get(rule, 0) + 1
+    if progress is not None and count >= PROGRESS_EVERY:
+        progress(count, count)
     signers = [s.to_json() for s in feed_signers(project, project.ledger.feed_names())]
     return AuditResult(fields=fields, redactions=dict(sorted(redactions.items())), references=references,
                        policy=policy.to_json(), erased={"payloads": erased, "handoffs": forgotten},
                        eligible=sorted(eligible, key=lambda r: (r["created_at"] or "", r["id"])), records=records,
-                       signers=signers)
+                       signers=signers, baton_records=handoffs.count_baton_records(runner.db))
 
 
 def _filled(value: Any) -> bool:

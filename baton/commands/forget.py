@@ -32,7 +32,7 @@ from baton.commands.ids import resolve_handoff_id
 from baton.commands.record import record
 from baton.domain.forgetting import carries_handoff, payload_strings, plan_forget
 from baton.domain.short_ids import short_id
-from baton.errors import NotFound, StorageError
+from baton.errors import NotFound, RecordedNotIndexed, StorageError
 from baton.events.names import handoff_stream
 from baton.ledger import erase  # called as erase.erase_payloads: the seam tests cut (a crash mid-forget)
 from baton.model import frozen
@@ -110,8 +110,11 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
         erasing = set(plan.events)
         erased_data = [e.data for e in events if e.id in erasing]
         del events
-        record(scope, [plan.forgotten(reason)], version=scope.txn.stream_version(handoff_stream(handoff_id)),
-               durable=True)
+        try:
+            record(scope, [plan.forgotten(reason)], version=scope.txn.stream_version(handoff_stream(handoff_id)),
+                   durable=True)
+        except RecordedNotIndexed:
+            pass  # recorded: the fold failed (a full disk), and the index is deleted and rebuilt below anyway
         feeds = erase.erase_payloads(project.paths.ledger_dir, plan.events)
         shown = scope.runner.delete_index()
         _remove_index_copies(project)

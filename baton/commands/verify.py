@@ -56,9 +56,10 @@ class VerifyResult:
             return None
         ledger = ", ".join(dict.fromkeys(repr(i[2]) for i in mismatch))
         where = ", ".join(f"{writer} seq {seq}" for writer, seq, _ in mismatch)
+        back = ledger if len(set(i[2] for i in mismatch)) == 1 else f"one of {ledger}"
         return (f".baton/config.json says project_id {self.project_id!r}, but the ledger was initialised as "
                 f"project {ledger} (project.initialized in {where}); if the ledger is this project's, set "
-                f"project_id in .baton/config.json back to {ledger}, else this ledger belongs to another project")
+                f"project_id in .baton/config.json back to {back}, else this ledger belongs to another project")
 
     @property
     def unsigned(self) -> list[FeedSigner]:
@@ -94,6 +95,9 @@ class VerifyResult:
         if r.erased_by_forget:
             n = r.erased_by_forget
             lines.append(f"{n} payload{'' if n == 1 else 's'} erased by forget")
+        for handoff, n in sorted(r.unfinished_forgets.items()):
+            lines.append(f"  unfinished forget of handoff {handoff}: {n} payload(s) it names are still in the ledger "
+                         f"(it was interrupted); run `baton forget {handoff} --yes` again to erase them")
         for p in r.concurrent:
             lines.append(f"  concurrent in {p.feed} seq {p.seq}: {p.message} (replicas apart; not a failure)")
         lines.extend(render_claim_conflicts(list(self.claim_conflicts)))

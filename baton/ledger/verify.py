@@ -78,6 +78,10 @@ class VerifyReport:
     them (replicas apart, then ``baton sync``): reported, not failures."""
     heads_checked: int = 0
     """Recorded heads checked against the feeds."""
+    unfinished_forgets: dict[str, int] = attrs.field(factory=dict)
+    """Handoff → payloads a recorded forget names that are still in the ledger
+    (a ``baton forget`` killed between its append and its rewrite): not a
+    chain problem, but the forget is not done until it runs again."""
     recorded: list[RecordedHead] = attrs.field(factory=list)
     """Every head checked (what ``repair`` acknowledges as lost)."""
     identities: list[tuple[str, int, Any]] = attrs.field(factory=list)
@@ -101,6 +105,7 @@ class VerifyReport:
             "events": self.event_count,
             "erased_by_forget": self.erased_by_forget,
             "heads_checked": self.heads_checked,
+            "unfinished_forgets": [{"handoff": h, "payloads": n} for h, n in sorted(self.unfinished_forgets.items())],
             "feeds": [f.to_json() for f in self.feeds],
             "problems": [p.to_json() for p in self.all_problems()],
             "concurrent": [p.to_json() for p in self.concurrent],
@@ -272,6 +277,10 @@ class _InMemory:
     def duplicates(self) -> Iterator[tuple[int, str, int, str, str]]:
         return iter(())  # every one was answered by ``seen``
 
+    def known(self, keys: list[str | bytes]) -> set[str | bytes]:
+        """Which of ``keys`` were seen."""
+        return {key for key in keys if key in self._ids}
+
     def stream(self, stream: str, writer: str) -> tuple[int, int]:
         return self._versions.get(stream, 0), self._written.get((stream, writer), 0)
 
@@ -323,6 +332,17 @@ class _OnDisk:
     def _flush_ids(self) -> None:
         self.db.executemany("INSERT INTO ids VALUES (?, ?, ?, ?)", self._ids)
         self._ids.clear()
+
+    def known(self, keys: list[str | bytes]) -> set[str | bytes]:
+        """Which of ``keys`` were seen (a scan: asked only of a forget's few ids)."""
+        self._flush_ids()
+        found: set[str | bytes] = set()
+        for start in range(0, len(keys), 500):
+            chunk = keys[start:start + 500]
+            marks = ", ".join("?" * len(chunk))
+            found.update(row[0] for row in self.db.execute(f"SELECT DISTINCT key FROM ids WHERE key IN ({marks})",
+                                                           chunk))
+        return found
 
     def duplicates(self) -> Iterator[tuple[int, str, int, str, str]]:
         """``(order, writer, seq, id, writer seen before)`` of every id seen again, in no order."""
@@ -447,6 +467,8 @@ def _check_all(paths: list[Path], memory: "_InMemory | _OnDisk", erasure_type: s
     """(order in the merge, 0 for a duplicate id or 1 for a stream's version, the problem)."""
     concurrent: list[FeedProblem] = []
     forgotten: set[str] = set()
+    named_by: dict[str, str] = {}
+    """Each event id a forget names → the handoff it forgot."""
     erased: list[tuple[str, str, int]] = []
     """(writer, id, seq) of every erased event."""
     set_aside: dict[str, set[str]] = {}
@@ -486,6 +508,8 @@ def _check_all(paths: list[Path], memory: "_InMemory | _OnDisk", erasure_type: s
             named = data.get("events")
             if isinstance(named, list):
                 forgotten.update(i for i in named if isinstance(i, str))
+                handoff = data.get("handoff")
+                named_by.update((i, handoff if isinstance(handoff, str) else "?") for i in named if isinstance(i, str))
     for order, writer, seq, ident, first in memory.duplicates():
         found.append((order, 0, _duplicate(writer, seq, ident, first)))
     found.sort(key=lambda f: (f[0], f[1]))
@@ -501,10 +525,24 @@ def _check_all(paths: list[Path], memory: "_InMemory | _OnDisk", erasure_type: s
                               {r.feed: r.head for r in reports}, set_aside))
     return VerifyReport(feeds=reports, problems=cross,
                         erased_by_forget=sum(1 for _w, ident, _s in erased if ident in forgotten),
+                        unfinished_forgets=_unfinished(named_by, {ident for _w, ident, _s in erased}, memory),
                         concurrent=concurrent,
                         heads_checked=len(recorded),
                         recorded=[r for r in recorded if r.hash is None or r.hash not in set_aside.get(r.feed, ())],
                         identities=identities)
+
+
+def _unfinished(named_by: dict[str, str], erased: set[str], memory: "_InMemory | _OnDisk") -> dict[str, int]:
+    """Handoff → how many ids its forget names that are in the ledger and not erased."""
+    left = [ident for ident in named_by if ident not in erased]
+    if not left:
+        return {}
+    present = memory.known([_id_key(ident) for ident in left])
+    out: dict[str, int] = {}
+    for ident in left:
+        if _id_key(ident) in present:
+            out[named_by[ident]] = out.get(named_by[ident], 0) + 1
+    return out
 
 
 def _duplicate(writer: str, seq: int, ident: str, first: str) -> FeedProblem:

@@ -281,3 +281,8 @@ def count_by_status(db: Any) -> dict[str, int]:
     """How many records have each status (statuses with none are absent): a
     read of ``COUNTS_TABLE``, a handful of rows whatever the project's size."""
     return dict(db.execute(f"SELECT status, n FROM {COUNTS_TABLE}").fetchall())
+
+
+def count_baton_records(db: Any) -> int:
+    """How many records are session batons' (``handoff list --kind baton``), of all the handoffs."""
+    return int(db.execute(f"SELECT count(*) FROM {ROWS_TABLE} WHERE baton = 1").fetchone()[0])

@@ -119,6 +119,52 @@ def _base64_private_key(token: str) -> bool:
     return decoded is not None and compiled(_PEM_PRIVATE_HEADER).match(decoded) is not None
 
 
+_OPENSSH_MAGIC = b"openssh-key-v1\0"
+_CIPHER_NAME = r"[a-z0-9@.\-]{1,64}"
+"""A cipher's name (``none``, ``aes256-ctr``, ``chacha20-poly1305@openssh.com``); the head decoded may cut it."""
+
+
+def _openssh_key_body(token: str) -> bool:
+    """The body of an OpenSSH private key file pasted without its ``-----BEGIN``
+    line: its head decodes to ``openssh-key-v1\\0`` and the length-prefixed
+    name of a cipher (``none``, ``aes256-ctr``…), not to prose that names the
+    magic string. Only the head is decoded: the body may be wrapped or cut."""
+    head = "".join(token.split())[:64]
+    try:  # base64's b64decode(validate=True), by the binascii decoder it calls
+        raw = binascii.a2b_base64(head[: len(head) - len(head) % 4], strict_mode=True)
+    except (binascii.Error, ValueError):
+        return False
+    if not raw.startswith(_OPENSSH_MAGIC) or len(raw) < len(_OPENSSH_MAGIC) + 5:
+        return False
+    start = len(_OPENSSH_MAGIC) + 4
+    size = int.from_bytes(raw[start - 4:start], "big")
+    name = raw[start:start + size].decode("ascii", "replace")
+    return 0 < size <= 64 and compiled(_CIPHER_NAME).fullmatch(name) is not None
+
+
+_PGPASS_ESCAPED = r"(?:[^\s:\\]|\\.)"
+"""A character of a ``.pgpass`` field: anything but a blank or ``:``, or a ``\\``-escaped one."""
+_PGPASS_NAME = rf"(?:\*|(?={_PGPASS_ESCAPED}*[^\s:\\0-9]){_PGPASS_ESCAPED}+)"
+"""A database or user field: ``*``, or a name that is not all digits (a MAC address, a clock is)."""
+_PGPASS_LINE = (
+    r"(?:^[ \t]*(?:(?:echo|printf)[ \t]+(?:-[A-Za-z]+[ \t]+)?)?(?P<quote>[\"']?)(?P<line>)"
+    r"(?:\*|[A-Za-z0-9_.\-]+(?:\\:[A-Za-z0-9_.\-]*)*):(?:[0-9]{1,5}|\*)"
+    r"|:(?<=[A-Za-z0-9_.\-*]:)(?:5432|5433|6432|\*)):"
+    + _PGPASS_NAME + ":" + _PGPASS_NAME + rf":(?P<secret>{_PGPASS_ESCAPED}+)"
+    r"(?(line)(?P=quote)(?:[ \t]*>>?[ \t]*(?i:\S*pgpass)[^\n]*|[ \t]*\r?$)|(?![^\s\"'`;,)]))"
+)
+"""A ``.pgpass`` line, ``host:port:database:user:password`` (``*`` in the
+first four, the port digits or ``*``): alone on its line, or the line
+``echo`` writes to a pgpass file, with any port; inside a longer line only
+with PostgreSQL's or PgBouncer's usual port (5432, 5433, 6432) or ``*``,
+ending apart (a blank, a quote, ``;``, ``,`` after it). So a log's
+``a:b:c:d:e``, a clock, an IPv6 or MAC address, a URL are not one.
+
+Inside a line the match starts at the port's ``:`` (a literal: searched for,
+not tried at every position; a host matched from a word's start cost ~20 ms
+per MB), so only the host's last character is checked there."""
+
+
 def _basic_credentials(value: str) -> bool:
     """A registry ``auth`` value: base64 of ``user:password``, both non-empty."""
     decoded = _b64_text(value)
@@ -156,6 +202,14 @@ DEFAULT_RULES: tuple[Rule, ...] = (
              r"(?:[A-Za-z0-9+/]{62}\r?\n(?:[A-Za-z0-9+/]{76}\r?\n)*|[A-Za-z0-9+/]{50}\r?\n(?:[A-Za-z0-9+/]{64}\r?\n)*)?"
              r"[A-Za-z0-9+/]*={0,2}(?![A-Za-z0-9+/=])",
              keywords=("ls0tls1crudjti",), confirm=_base64_private_key, examples_allowed=False),
+    # OpenSSH writes the body 70 characters a line; base64(1) and openssl 76 and 64.
+    _pattern("openssh-private-key-body", "OpenSSH private key body without its BEGIN line",
+             LEFT_BOUNDARY + r"b3BlbnNzaC1rZXktdjE"
+             r"(?:[A-Za-z0-9+/]{51}\r?\n[ \t]*(?:[A-Za-z0-9+/]{70}\r?\n[ \t]*)*"
+             r"|[A-Za-z0-9+/]{45}\r?\n[ \t]*(?:[A-Za-z0-9+/]{64}\r?\n[ \t]*)*"
+             r"|[A-Za-z0-9+/]{57}\r?\n[ \t]*(?:[A-Za-z0-9+/]{76}\r?\n[ \t]*)*)?"
+             r"[A-Za-z0-9+/]*={0,2}(?![A-Za-z0-9+/=])",
+             keywords=("b3blbnnzac1rzxktdje",), confirm=_openssh_key_body, examples_allowed=False),
     AssignmentRule("aws-secret-access-key", "AWS secret access key assignment",
                    key_test=_names_aws_secret, value_test=_aws_secret_value, last_words=("key", "secret")),
     # GitHub tokens: an underscore is a boundary too, so a token joined into an
@@ -191,6 +245,10 @@ DEFAULT_RULES: tuple[Rule, ...] = (
              # The user may be empty (``redis://:password@host``).
              r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s/:@]*:(?P<secret>[^\s/@]+)@",
              keywords=("://",), confirm=lambda t: not is_placeholder(t), examples_allowed=False),
+    # Keyword-gated like every rule: a text naming a pgpass file, or a line with
+    # PostgreSQL's or PgBouncer's usual port, or a wildcard field.
+    _pattern("pgpass-password", "password in a PostgreSQL .pgpass line", _PGPASS_LINE, re.M,
+             keywords=("pgpass", ":5432:", ":5433:", ":6432:", "*:"), confirm=lambda t: not is_placeholder(t)),
     AssignmentRule("generic-secret-assignment",
                    "high-entropy value assigned to a secret-like name",
                    key_test=names_generic_secret, value_test=high_entropy_value,
