@@ -642,6 +642,16 @@ def test_a_password_glued_to_a_mysql_clients_p_flag_is_redacted(line):
     assert {r.rule for r in outcome.redactions} == {"mysql-cli-password"}
 
 
+@pytest.mark.parametrize(("line", "rule"), [("mysql -uroot -p'Xy7kQ9 pLm2vRt8Zw' app", "mysql-cli-password"),
+                                            ('mysqldump -p"Xy7kQ9 pLm2vRt8Zw" app', "mysql-cli-password"),
+                                            ("curl -u 'alice:Xy7kQ9 pLm2vRt8Zw' https://h", "curl-user-password"),
+                                            ('curl --user="alice:Xy7kQ9 pLm2vRt8Zw" h', "curl-user-password")])
+def test_a_quoted_command_line_password_with_a_blank_is_redacted_whole(line, rule):
+    outcome = redact_payload(line, POLICY)
+    assert "Xy7kQ9" not in outcome.payload and "pLm2vRt8Zw" not in outcome.payload
+    assert {r.rule for r in outcome.redactions} == {rule}
+
+
 @pytest.mark.parametrize("line", ["mysql -u root -p -h db -P 3306 app", "mysql -p${MYSQL_PWD} app", "tar -pxf a.tar"])
 def test_a_mysql_client_asking_for_its_password_or_another_p_flag_is_kept(line):
     assert redact_payload(line, POLICY).payload == line
