@@ -90,3 +90,19 @@ def tamper_remote_line(remote: Path, writer: str, seq: int, old: bytes, new: byt
                     repo.refs[REF] = new_sha
                     return
     raise AssertionError(f"no line with seq {seq} in {writer}'s feed")
+
+
+def take_writer_id(source: Path, clone: Path) -> None:
+    """``clone`` writes under ``source``'s writer id from now on: its
+    ``local.json`` names that id and records ``clone``'s own folder as the
+    place it was minted in — what someone impersonating ``source`` writes (or
+    a copy whose ``local.json`` predates that record), which the place check
+    cannot tell from a genuine id (docs/sync.md, "Two machines under one writer id")."""
+    import json
+    import os
+
+    local = json.loads((source / ".baton" / "local.json").read_text())
+    st = (clone / ".baton").stat()
+    local["minted_in"] = {"root": str(clone.resolve()), "host": os.uname().nodename, "dev": st.st_dev,
+                          "ino": st.st_ino}
+    (clone / ".baton" / "local.json").write_text(json.dumps(local))

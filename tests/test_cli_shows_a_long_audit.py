@@ -5,22 +5,15 @@ stderr, as ``verify`` shows its check; in a pipe or with ``--json``, nothing."""
 
 from __future__ import annotations
 
-import sys
-
 from baton.commands import audit as audit_module
 from tests.cli_support import run
-from tests.test_cli_shows_a_long_catch_up import _Terminal, worked  # noqa: F401  (a fixture)
+from tests.test_cli_shows_a_long_catch_up import a_long_read_at_a_terminal, worked  # noqa: F401  (a fixture)
 
 READING = "baton: reading the ledger:"
 
 
 def _at_a_terminal(monkeypatch, capsys, project, *args: str) -> tuple[int, str, str]:
-    run(capsys, project, "handoff", "list")  # the index up to date: only the audit is left to show
-    terminal = _Terminal()
-    monkeypatch.setattr(audit_module, "PROGRESS_EVERY", 2)
-    monkeypatch.setattr(sys, "stderr", terminal)
-    code, out, _ = run(capsys, project, *args)
-    return code, out, terminal.getvalue()
+    return a_long_read_at_a_terminal(monkeypatch, capsys, project, audit_module, *args)
 
 
 def test_an_audit_at_a_terminal_shows_its_progress_and_ends_its_line(worked, monkeypatch, capsys):  # noqa: F811

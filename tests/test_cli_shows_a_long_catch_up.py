@@ -23,6 +23,17 @@ class _Terminal(io.StringIO):
         return True
 
 
+def a_long_read_at_a_terminal(monkeypatch, capsys, project, module, *args: str) -> tuple[int, str, str]:
+    """``baton ARGS`` at a terminal, with the index up to date first, ``module`` telling its
+    progress every 2 events (its ``PROGRESS_EVERY``): (exit code, stdout, what the terminal got)."""
+    run(capsys, project, "handoff", "list")  # the index up to date: only the command's own read is left
+    terminal = _Terminal()
+    monkeypatch.setattr(module, "PROGRESS_EVERY", 2)
+    monkeypatch.setattr(sys, "stderr", terminal)
+    code, out, _ = run(capsys, project, *args)
+    return code, out, terminal.getvalue()
+
+
 @pytest.fixture
 def worked(project):
     """A project with a few sessions' events, its replay cut into batches of 3."""

@@ -5,24 +5,17 @@ terminal they show how many events are checked of about how many, on stderr
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
 from baton.ledger import verify as verify_module
 from tests.cli_support import run
-from tests.test_cli_shows_a_long_catch_up import _Terminal, worked  # noqa: F401  (a fixture)
+from tests.test_cli_shows_a_long_catch_up import a_long_read_at_a_terminal, worked  # noqa: F401  (a fixture)
 
 VERIFYING = "baton: verifying the ledger:"
 
 
 def _at_a_terminal(monkeypatch, capsys, project, *args: str) -> tuple[int, str, str]:
-    run(capsys, project, "handoff", "list")  # the index up to date: only the check is left to show
-    terminal = _Terminal()
-    monkeypatch.setattr(verify_module, "PROGRESS_EVERY", 2)
-    monkeypatch.setattr(sys, "stderr", terminal)
-    code, out, _ = run(capsys, project, *args)
-    return code, out, terminal.getvalue()
+    return a_long_read_at_a_terminal(monkeypatch, capsys, project, verify_module, *args)
 
 
 @pytest.mark.parametrize("command", ["verify", "doctor", "repair"])

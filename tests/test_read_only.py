@@ -100,7 +100,7 @@ def test_a_read_only_project_without_a_writer_id_still_opens_for_reading(capsys,
                                                                           monkeypatch):
     project = access_refused_under_baton
     (project / ".baton" / "local.json").unlink()
-    monkeypatch.setattr("baton.commands.context.ensure_writer", _refuse_to_write)
+    monkeypatch.setattr("baton.commands.context.ensure_local", _refuse_to_write)
     assert run_json(capsys, project, "handoff", "list")["handoffs"]
 
 

@@ -11,7 +11,7 @@ from baton.app import Baton
 from baton.commands.context import Project
 from baton.projections.runner import snapshot_equal
 from tests.cli_support import ledger_size, run, run_json
-from tests.sync_support import REF, make_team, refs_of, remote_feeds, set_remote, tamper_remote_line
+from tests.sync_support import REF, make_team, refs_of, remote_feeds, set_remote, take_writer_id, tamper_remote_line
 
 
 @pytest.fixture
@@ -348,7 +348,7 @@ def test_a_tampered_remote_feed_is_refused_named_not_imported_and_not_carried_on
 
 def test_one_writer_id_on_two_machines_is_refused_as_own_feed_and_no_local_file_changes(capsys, team):
     remote, a, b = team
-    (b / ".baton" / "local.json").write_text((a / ".baton" / "local.json").read_text())  # one id, two machines
+    take_writer_id(a, b)  # one id, two machines
     for f in (b / ".baton" / "ledger").glob("*.jsonl"):
         f.unlink()
     (b / ".baton" / "index.sqlite").unlink()

@@ -20,7 +20,7 @@ from baton.commands.context import Project
 from baton.ledger import EventDraft
 from tests.app_support import init_project
 from tests.cli_support import run, run_json
-from tests.sync_support import make_team, remote_feeds
+from tests.sync_support import make_team, remote_feeds, take_writer_id
 
 
 @pytest.fixture
@@ -53,7 +53,7 @@ def _clone(remote: Path, where: Path) -> Path:
 def _impersonate(victim: Path, clone: Path) -> None:
     """``clone`` takes ``victim``'s writer id and a copy of its feed (what
     anyone who can read the remote and push to it can do)."""
-    shutil.copy(victim / ".baton" / "local.json", clone / ".baton" / "local.json")
+    take_writer_id(victim, clone)
     for f in (clone / ".baton" / "ledger").glob("*.jsonl"):
         f.unlink()
     (clone / ".baton" / "index.sqlite").unlink(missing_ok=True)
@@ -107,7 +107,7 @@ def test_a_rewritten_history_of_an_already_imported_feed_is_refused_loudly_not_t
     run_json(capsys, b, "sync")
     held = _feed(b, _writer(a)).read_bytes()
     rewriter = _clone(remote, tmp_path / "rewriter")  # alice's id, a history of its own
-    shutil.copy(a / ".baton" / "local.json", rewriter / ".baton" / "local.json")
+    take_writer_id(a, rewriter)
     for f in (rewriter / ".baton" / "ledger").glob("*.jsonl"):
         f.unlink()
     (rewriter / ".baton" / "index.sqlite").unlink(missing_ok=True)
@@ -257,7 +257,7 @@ def test_restore_own_feed_still_refuses_a_copy_that_rewrites_the_feed(capsys, te
     _checkpoint(capsys, a, "alice's work")
     run_json(capsys, a, "sync")
     rewriter = _clone(remote, tmp_path / "rewriter")
-    shutil.copy(a / ".baton" / "local.json", rewriter / ".baton" / "local.json")
+    take_writer_id(a, rewriter)
     for f in (rewriter / ".baton" / "ledger").glob("*.jsonl"):
         f.unlink()
     (rewriter / ".baton" / "index.sqlite").unlink(missing_ok=True)

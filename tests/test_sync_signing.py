@@ -19,7 +19,7 @@ from baton.sync.ledger_ref import read_feeds, with_signature, write_commit
 from baton.sync.signing import NAMESPACE, signed_message
 from tests.app_support import init_project
 from tests.cli_support import run, run_json
-from tests.sync_support import REF, make_team, remote_feeds
+from tests.sync_support import REF, make_team, remote_feeds, take_writer_id
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs OpenSSH's ssh-keygen")
 
@@ -110,7 +110,7 @@ def mallory_clone(tmp_path: Path, remote: Path, impersonate: Path) -> Path:
     for f in (m / ".baton" / "ledger").glob("*.jsonl"):
         f.unlink()
     (m / ".baton" / "index.sqlite").unlink()
-    (m / ".baton" / "local.json").write_text((impersonate / ".baton" / "local.json").read_text())
+    take_writer_id(impersonate, m)
     feed = writer(impersonate)
     shutil.copyfile(feed_file(impersonate, feed), feed_file(m, feed))
     return m

@@ -22,6 +22,7 @@ def run_on_project(handler: Callable[[Baton, argparse.Namespace], Any], args: ar
         # config.json does, instead of being silently replaced by the defaults.
         args.output_policy = app.project.policy.redaction
         args.opened = app.project
+        app.project.on_writer_change = say_new_writer
         app.project.on_damage = say_damage
         if sys.stderr.isatty():
             app.project.on_wait = say_waiting
@@ -30,6 +31,12 @@ def run_on_project(handler: Callable[[Baton, argparse.Namespace], Any], args: ar
         if show is not None:
             show(result)
         return result
+
+
+def say_new_writer(change: Any) -> None:
+    """Once, when this copy of a project takes a writer id of its own (``Project.claim_writer``)."""
+    sys.stderr.write(f"baton: {change.message}\n")
+    sys.stderr.flush()
 
 
 def say_damage(message: str) -> None:

@@ -110,13 +110,22 @@ def print_result(args: argparse.Namespace, result: Any) -> None:
             if text:
                 sys.stdout.write(screened_json_lines(text, policy) + "\n")
         else:
-            print_json(screen_output(result.to_json(), policy))
+            print_json(screen_output(_with_writer_change(args, result.to_json()), policy))
         return
     text = result.render()
     if text and getattr(result, "fixed", False):  # a hook's fixed "nothing": nothing to screen
         print(text)
     elif text:
         print(screen_text(text, _policy(args)))
+
+
+def _with_writer_change(args: argparse.Namespace, document: Any) -> Any:
+    """A command's JSON object, with ``writer_changed`` when this command took
+    a new writer id for a copied project (``Project.claim_writer``)."""
+    change = getattr(getattr(args, "opened", None), "writer_change", None)
+    if change is None or not isinstance(document, dict):
+        return document
+    return {**document, "writer_changed": change.to_json()}
 
 
 def print_failure(args: argparse.Namespace, exc: BatonError) -> None:

@@ -19,7 +19,7 @@ import os
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 from urllib.parse import unquote
 
 import attrs
@@ -51,7 +51,6 @@ from baton.policy import load_policy
 from baton.project import ProjectPaths, resolve_root, resolve_worktree
 from baton.projections.registry import default_projections
 from baton.projections.runner import CatchUp, Progress, ProjectionRunner, ledger_size
-from baton.writer_id import new_writer_id
 
 
 @mutable
@@ -136,12 +135,23 @@ class GatheredBatch:
 
 
 class Project:
-    def __init__(self, paths: ProjectPaths, config: ProjectConfig, writer: str, clock: WallClock = system_clock) -> None:
+    def __init__(self, paths: ProjectPaths, config: ProjectConfig, writer: str, clock: WallClock = system_clock,
+                 *, unsettled: os.stat_result | None = None) -> None:
         self._read_only: bool | None = None
         self.paths = paths
         self.config = config
         self.writer = writer
         self.clock = clock
+        self._unsettled = unsettled
+        """The ``.baton`` folder's ``stat`` when it is not the folder (device
+        and inode) ``local.json`` records ``writer`` was minted in — a copy, a
+        ``local.json`` that records none, a remount — until the first write
+        settles it (``claim_writer``); None in that folder, the steady case."""
+        self.writer_change: Any = None
+        """The new writer id this process took, once it has
+        (``baton.commands.writer_claim.WriterChange``)."""
+        self.on_writer_change: Callable[[Any], None] | None = None
+        """Told once, when this process takes a new writer id (the command line says it on stderr)."""
         self._ledger: Ledger | None = None
         self._runner: ProjectionRunner | None = None
         self._policy = None
@@ -208,12 +218,19 @@ class Project:
             )
         config = ProjectConfig.from_json(read_json(paths.config, ConfigError), paths.config)
         try:
-            writer = ensure_writer(paths)
+            local = ensure_local(paths)
         except StorageError:
             if baton_dir_writable(paths):
                 raise
-            writer = READ_ONLY_WRITER  # nothing will be written: the id is never recorded
-        return cls(paths, config, writer, clock)
+            # nothing will be written: the id is never recorded
+            return cls(paths, config, READ_ONLY_WRITER, clock)
+        try:
+            st = os.stat(paths.baton_dir)
+        except OSError as exc:
+            raise StorageError(f"cannot look at {paths.baton_dir}: {exc}") from exc
+        minted = local.get("minted_in")
+        settled = isinstance(minted, dict) and minted.get("dev") == st.st_dev and minted.get("ino") == st.st_ino
+        return cls(paths, config, local["writer"], clock, unsettled=None if settled else st)
 
     @property
     def read_only(self) -> bool:
@@ -337,9 +354,39 @@ class Project:
         """
         self.check_identifiers([pair for stream in streams for pair in event_identifiers(stream, None, None)])
 
+    def claim_writer(self) -> None:
+        """Before this process first writes, in a ``.baton`` folder other than the
+        one ``local.json`` records its writer id was minted in: a copy takes a
+        new id; a ``local.json`` that records no place, or a remount, records
+        this one (``baton.commands.writer_claim``, loaded only then). Nothing
+        to do, and no system call, in the folder the id was minted in.
+
+        Raises:
+            ConfigError: ``local.json`` no longer reads as one.
+            LedgerBusy: the lock stayed held past ``write_wait``.
+            StorageError: ``local.json`` cannot be written.
+        """
+        if self._unsettled is None or self.read_only:
+            return
+        _claims().claim(self, self._unsettled)
+        self._unsettled = None
+
+    @property
+    def opened_ledger(self) -> Ledger | None:
+        """The ledger, if this process has opened it (``ledger`` opens it)."""
+        return self._ledger
+
+    def adopt_writer(self, writer: str) -> None:
+        """Write from now on as ``writer`` (``claim_writer``): a ledger this process
+        already opened under the old id appends under the new one."""
+        if self._ledger is not None:
+            self._ledger.become(writer)
+        self.writer = writer
+
     @contextmanager
     def writing(self) -> Iterator[WriteScope]:
         self.require_writable()
+        self.claim_writer()
         runner = self.runner  # before the lock: the ledger seeds from the index as it takes it
         try:
             if self.fold_limit is not None:
@@ -531,11 +578,20 @@ def ensure_writer(paths: ProjectPaths) -> str:
     Raises:
         ConfigError: ``local.json`` does not parse, is not an object, or names no valid writer id.
     """
+    return ensure_local(paths)["writer"]
+
+
+def ensure_local(paths: ProjectPaths) -> dict:
+    """``local.json`` with a writer id: the file as it is when it names one,
+    else with one minted now and the place it was minted in (``minted_in``).
+
+    Raises:
+        ConfigError: ``local.json`` does not parse, is not an object, or names no valid writer id.
+    """
     local = read_local(paths)
-    writer = local.get("writer")
-    if isinstance(writer, str):
-        return writer
-    local["writer"] = new_writer_id()
+    if isinstance(local.get("writer"), str):
+        return local
+    local = _claims().minted_here(paths, local)
     if not paths.local.exists():
         # Two first commands at once must agree on one id: publish with an
         # exclusive link and let the loser read the winner's file.
@@ -544,7 +600,7 @@ def ensure_writer(paths: ProjectPaths) -> str:
             tmp.write_bytes(pretty_bytes(local))
             os.link(tmp, paths.local)
         except FileExistsError:
-            return ensure_writer(paths)
+            return ensure_local(paths)
         except OSError as exc:
             raise StorageError(f"cannot write {paths.local}: {exc}") from exc
         finally:
@@ -552,9 +608,15 @@ def ensure_writer(paths: ProjectPaths) -> str:
                 tmp.unlink()
             except OSError:
                 pass
-        return local["writer"]
+        return local
     write_json_atomic(paths.local, local)
-    return local["writer"]
+    return local
+
+
+def _claims():
+    """``baton.commands.writer_claim``, loaded when an id is minted or a copy
+    found: never on the steady path. ``__import__``, as ``baton.commands.lineage``."""
+    return __import__("baton.commands.writer_claim", fromlist=["claim"])
 
 
 # What a stream name is built from, by its kind (``session/<id>``, ``baton/<owner>__<branch>``...).

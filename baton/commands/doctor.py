@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Callable
 from baton import __version__
 from baton.background import running
 from baton.commands import deferred
-from baton.commands.context import Project
+from baton.commands.context import Project, read_local
 from baton.commands.verify import verify_project
+from baton.commands.writer_claim import place_check
+from baton.domain.writer_place import writer_finding
 from baton.errors import BatonError
 from baton.model import frozen
 from baton.project import ProjectPaths, git_toplevel, resolve_root
@@ -110,7 +112,7 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
         checks.append(Check("policy", "fail", exc.message))
         return DoctorResult(str(root), True, checks)
     checks.append(Check("policy", "ok", ", ".join(sources) if sources else "the defaults"))
-    checks.append(Check("writer", "ok", opened.writer))
+    checks.append(Check("writer", *_writer_finding(opened)))
     if opened.read_only:
         checks.append(Check("writable", "warn", f"{paths.baton_dir} is read-only here: reading commands replay the "
                             "ledger in memory, writing commands exit 1 (read_only)"))
@@ -210,3 +212,13 @@ def _kept_hooks(paths: ProjectPaths) -> list[Check]:
                            f"in .baton/deferred/ (e.g. {first['name']}: {first.get('error') or 'unreadable'}); "
                            "delete the file once you have done its work by hand"))
     return found
+
+
+def _writer_finding(opened: Project) -> tuple[str, str]:
+    """Whether this clone writes under an id of its own (``baton.domain.writer_place``)."""
+    try:
+        local = read_local(opened.paths)
+        check = place_check(opened.paths, local) if local.get("writer") == opened.writer else None
+    except BatonError:
+        return "ok", opened.writer
+    return writer_finding(opened.writer, check, local.get("copied_from"))

@@ -174,6 +174,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         url = transport.remote_url(repo, remote)
         client, path = transport.client(repo, url)
         url = transport.shown_url(url)  # from here on, only for messages
+        project.claim_writer()  # a copied clone publishes a feed of its own, never the original's
         count = ReadCount(publishing=publishing)
         with transport.local_locks():
             result = publish.retrying(lambda attempt: _round(project, repo, client, path, url, remote,

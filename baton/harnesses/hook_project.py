@@ -86,6 +86,8 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
         # is handed to a process of its own (``IndexBehind``).
         app.project.fold_limit = fold_limit
         result = act(app, metadata)
+        if app.project.writer_change is not None:  # a copied project's first write took an id of its own
+            run.leave_notice(app.project.writer_change.message, failed=False)
     if metadata.kind == SESSION_END:
         for said in getattr(result, "notices", ()) or ():  # what the end did not do, for the next start
             run.leave_notice(said, failed=False)

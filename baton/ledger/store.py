@@ -24,6 +24,7 @@ import os
 import threading
 import time
 import weakref
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
@@ -899,6 +900,27 @@ class Ledger:
             self._feed_closer()
         self._feed_fd = self._feed_closer = self._feed_fd_ident = None
 
+    @property
+    def held_here(self) -> bool:
+        """Whether this instance holds the lock now."""
+        return self._lock_depth > 0
+
+    def become(self, writer: str) -> None:
+        """Append from now on as ``writer``: the feed of the id this instance had
+        is read from then on like any other writer's (a copied clone that took a
+        new id, ``baton.domain.writer_place``). Only outside a lock hold, since a
+        hold has looked at its own feed by name.
+
+        Raises:
+            RuntimeError: called while this instance holds the lock.
+        """
+        if self.held_here:
+            raise RuntimeError("a ledger changes its writer only outside a lock hold")
+        self._close_own_feed()
+        self.writer = writer
+        self._own_path = f"{self._folder}/{writer}.jsonl"
+        self._own_seen = self._own_mapped = None
+
     def close(self) -> None:
         """Release the open feed and lock file (also done when the instance is collected)."""
         self._close_own_feed()
@@ -935,6 +957,31 @@ def _take_lock(fd: int, deadline: float | None, wait: float | None) -> None:
             if left <= 0:
                 raise LedgerBusy(_busy(wait)) from None
             time.sleep(min(0.02, left))
+
+
+@contextmanager
+def lock_held(baton_dir: Path, wait: float | None = None) -> Iterator[None]:
+    """The ledger's lock file held through a descriptor of its own, for a step
+    that must exclude every writer but settles what a ``Ledger`` is built with
+    (taking a new writer id: ``baton.commands.writer_claim``). Never taken
+    while this process holds the lock through a ``Ledger``: ``flock`` on a
+    second descriptor would wait for it.
+
+    Raises:
+        LedgerBusy: still held by another process after ``wait`` seconds.
+        StorageError: the lock file cannot be opened.
+    """
+    path = Path(baton_dir) / "ledger.lock"
+    try:
+        path.parent.joinpath("ledger").mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        raise StorageError(f"cannot open the ledger lock {path}: {exc}") from exc
+    try:
+        _take_lock(fd, None if wait is None else time.monotonic() + max(0.0, wait), wait)
+        yield
+    finally:
+        os.close(fd)  # lets go of the lock with the descriptor
 
 
 class LedgerTransaction:
