@@ -657,6 +657,14 @@ def test_a_mysql_client_asking_for_its_password_or_another_p_flag_is_kept(line):
     assert redact_payload(line, POLICY).payload == line
 
 
+@pytest.mark.parametrize("line", ["mysql -p$MYSQL_PWD app", 'mysqldump -p"$MYSQL_PWD" app',
+                                  'curl -u "$USER:$TOKEN" https://h', "curl -u alice:$API_TOKEN https://h"])
+def test_a_shell_variable_given_as_a_command_line_password_is_kept(line):
+    """``-p$MYSQL_PWD`` and curl's ``user:$TOKEN`` name a variable, no secret (as ``password=$PW`` does):
+    mysql-cli-password and curl-user-password redacted them."""
+    assert redact_payload(line, POLICY).payload == line
+
+
 def _openssh_key_body(cipher: bytes = b"none") -> str:
     raw = (b"openssh-key-v1\0" + len(cipher).to_bytes(4, "big") + cipher + b"\0\0\0\x04none\0\0\0\0\0\0\0\x01"
            + hashlib.sha512(b"key").digest() * 5)

@@ -184,8 +184,13 @@ def _pattern(name: str, reason: str, regex: str, flags: int = 0, *, keywords: tu
                        min_entropy=min_entropy, examples_allowed=examples_allowed, left_boundary=left_boundary)
 
 
+_COMMAND_LINE_RULES = frozenset({"curl-user-password", "mysql-cli-password"})
+"""A password typed on a command line: a shell variable there (``-p$MYSQL_PWD``) is no secret,
+as it is none in an assignment (``is_placeholder``)."""
+
 _PROVIDER_RULES: tuple[PatternRule, ...] = tuple(
-    _pattern(name, reason, regex, keywords=keywords, min_entropy=min_entropy)
+    _pattern(name, reason, regex, keywords=keywords, min_entropy=min_entropy,
+             confirm=(lambda t: not is_placeholder(t)) if name in _COMMAND_LINE_RULES else None)
     for name, reason, keywords, regex, min_entropy in PROVIDER_RULES
 )
 
