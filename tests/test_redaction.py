@@ -727,6 +727,16 @@ def test_colon_separated_text_that_is_no_pgpass_line_is_kept(line):
     assert redact_payload(line, POLICY).payload == line
 
 
+@pytest.mark.parametrize("text", ["db.internal:5432:app:svc:Xy7kQ9 pLm2vRt8Zw",
+                                  "echo 'db.internal:5432:app:svc:Xy7kQ9 pLm2vRt8Zw' >> ~/.pgpass"])
+def test_a_pgpass_password_with_a_blank_is_redacted_whole_on_a_line_of_its_own(text):
+    """libpq reads a pgpass password to the line's end: the rule took it to the first blank and kept
+    the rest (' pLm2vRt8Zw') in the ledger."""
+    outcome = redact_payload(text, POLICY)
+    assert "Xy7kQ9" not in outcome.payload and "pLm2vRt8Zw" not in outcome.payload
+    assert {r.rule for r in outcome.redactions} == {"pgpass-password"}
+
+
 def test_a_pgpass_look_alike_beside_a_pgpass_line_is_kept_while_the_line_is_redacted():
     text = "~/.pgpass now holds:\n*:5432:app:app:Xy7kQ9pLm2vRt8Zw\nlast log:\nINFO:80:root:job:done at 12:30:45\n2001:db8::1"
     assert redact_payload(text, POLICY).payload == text.replace("Xy7kQ9pLm2vRt8Zw", "[REDACTED:pgpass-password]")
