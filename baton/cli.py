@@ -977,7 +977,10 @@ def _help_asked(words: list[str]) -> list[str]:
     if _command_word(words) != "help":
         return words
     at = words.index("help")
-    return [*words[:at], *words[at + 1:], "--help"]
+    rest = words[at + 1:]
+    if rest[:1] == ["help"]:  # ``baton help help``: the help of help is the top-level help
+        rest = rest[1:]
+    return [*words[:at], *rest, "--help"]
 
 
 def _no_command(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:

@@ -250,6 +250,17 @@ def test_help_as_a_command_shows_the_help_of_the_command_it_names(capsys):
         assert capsys.readouterr().out.startswith(usage)
 
 
+def test_help_of_help_shows_the_top_level_help(capsys):
+    """``baton help help`` (as ``git help help``) was refused: "invalid choice: 'help'"."""
+    from baton.cli import main
+
+    try:
+        code = main(["help", "help"])
+    except SystemExit as exit_:
+        code = exit_.code
+    assert code == 0 and capsys.readouterr().out.startswith("usage: baton [-h]")
+
+
 def test_help_of_an_unknown_command_names_the_commands(capsys):
     from baton.cli import main
 

@@ -286,6 +286,16 @@ def test_prepare_on_the_command_line_refuses_an_output_in_no_folder_as_an_input_
     assert f"cannot write the template to {tmp_path / where}" in refused.stderr
 
 
+def test_prepare_output_naming_a_folder_is_refused_as_a_folder_not_offered_force(project, tmp_path):
+    """A folder as --output without --force said 'already exists; pass --force', and --force then
+    failed with 'Is a directory': it names the folder at once."""
+    from tests.handoff_support import baton
+
+    refused = baton(project, "handoff", "prepare", "--output", str(tmp_path))
+    assert refused.returncode == 2, refused.stderr
+    assert f"cannot write the template to {tmp_path}: " in refused.stderr and "--force" not in refused.stderr
+
+
 def test_prepare_writes_nothing_to_the_ledger(project):
     from tests.handoff_support import ledger_lines
 

@@ -243,6 +243,16 @@ def test_the_portable_form_not_on_path_warns_even_where_a_running_baton_is_found
     assert len(out["warnings"]) == 1 and "`baton` is not found on PATH" in out["warnings"][0]
 
 
+def test_install_warns_that_a_command_at_a_path_that_is_gone_is_no_executable_file_not_off_path(
+        project_dir, capsys):
+    """As doctor says it: an absolute --command that is not there has nothing to do with PATH
+    (install-hooks said "`/…/baton` is not found on PATH here")."""
+    gone = project_dir / "gone" / "bin" / "baton"
+    out = run_json(capsys, project_dir, "install-hooks", "--harness", "codex", "--command", str(gone))
+    (warning,) = out["warnings"]
+    assert f"`{gone}` is no executable file here" in warning and "on PATH here" not in warning
+
+
 def test_a_command_that_resolves_gives_no_warning(project_dir, capsys, no_baton_on_path, script):
     code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "codex", "--command", str(script))
     assert code == 0 and err == ""

@@ -642,8 +642,26 @@ def test_a_password_glued_to_a_mysql_clients_p_flag_is_redacted(line):
     assert {r.rule for r in outcome.redactions} == {"mysql-cli-password"}
 
 
+@pytest.mark.parametrize(("line", "rule"), [("mysql -uroot -p'Xy7kQ9 pLm2vRt8Zw' app", "mysql-cli-password"),
+                                            ('mysqldump -p"Xy7kQ9 pLm2vRt8Zw" app', "mysql-cli-password"),
+                                            ("curl -u 'alice:Xy7kQ9 pLm2vRt8Zw' https://h", "curl-user-password"),
+                                            ('curl --user="alice:Xy7kQ9 pLm2vRt8Zw" h', "curl-user-password")])
+def test_a_quoted_command_line_password_with_a_blank_is_redacted_whole(line, rule):
+    outcome = redact_payload(line, POLICY)
+    assert "Xy7kQ9" not in outcome.payload and "pLm2vRt8Zw" not in outcome.payload
+    assert {r.rule for r in outcome.redactions} == {rule}
+
+
 @pytest.mark.parametrize("line", ["mysql -u root -p -h db -P 3306 app", "mysql -p${MYSQL_PWD} app", "tar -pxf a.tar"])
 def test_a_mysql_client_asking_for_its_password_or_another_p_flag_is_kept(line):
+    assert redact_payload(line, POLICY).payload == line
+
+
+@pytest.mark.parametrize("line", ["mysql -p$MYSQL_PWD app", 'mysqldump -p"$MYSQL_PWD" app',
+                                  'curl -u "$USER:$TOKEN" https://h', "curl -u alice:$API_TOKEN https://h"])
+def test_a_shell_variable_given_as_a_command_line_password_is_kept(line):
+    """``-p$MYSQL_PWD`` and curl's ``user:$TOKEN`` name a variable, no secret (as ``password=$PW`` does):
+    mysql-cli-password and curl-user-password redacted them."""
     assert redact_payload(line, POLICY).payload == line
 
 
@@ -707,6 +725,16 @@ def test_the_password_of_a_pgpass_line_is_redacted_and_the_rest_of_the_line_kept
 ])
 def test_colon_separated_text_that_is_no_pgpass_line_is_kept(line):
     assert redact_payload(line, POLICY).payload == line
+
+
+@pytest.mark.parametrize("text", ["db.internal:5432:app:svc:Xy7kQ9 pLm2vRt8Zw",
+                                  "echo 'db.internal:5432:app:svc:Xy7kQ9 pLm2vRt8Zw' >> ~/.pgpass"])
+def test_a_pgpass_password_with_a_blank_is_redacted_whole_on_a_line_of_its_own(text):
+    """libpq reads a pgpass password to the line's end: the rule took it to the first blank and kept
+    the rest (' pLm2vRt8Zw') in the ledger."""
+    outcome = redact_payload(text, POLICY)
+    assert "Xy7kQ9" not in outcome.payload and "pLm2vRt8Zw" not in outcome.payload
+    assert {r.rule for r in outcome.redactions} == {"pgpass-password"}
 
 
 def test_a_pgpass_look_alike_beside_a_pgpass_line_is_kept_while_the_line_is_redacted():

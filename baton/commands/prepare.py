@@ -25,6 +25,8 @@ given with ``--from``, ``baton handoff amend ID --input FILE``.
 
 from __future__ import annotations
 
+import errno
+import os
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -213,6 +215,9 @@ def _write_template(output: str, template: dict[str, Any], *, force: bool) -> No
         with open(output, "wb" if force else "xb") as out:
             out.write(pretty_bytes(template))
     except FileExistsError:
+        if os.path.isdir(output):  # no ``force`` would write it: say so, not "pass force"
+            raise InputError(f"cannot write the template to {output}: {os.strerror(errno.EISDIR)}",
+                             details={"output": str(output)}) from None
         raise InputError(f"`output` {output} already exists; pass `force` to overwrite it",
                          details={"output": str(output)}) from None
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError) as exc:  # the path given, not the machine

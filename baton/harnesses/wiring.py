@@ -136,7 +136,8 @@ def suggestion() -> str:
 
 def not_found_warning(program: str, harness: str) -> str:
     """One line: the program the wiring runs is not found, and what to pass instead."""
-    return (f"warning: `{program}` is not found on PATH here, so {harness} would not find it either and Baton's "
+    where = "is not found on PATH here" if _not_found(program).endswith("PATH here") else "is no executable file here"
+    return (f"warning: `{program}` {where}, so {harness} would not find it either and Baton's "
             f"hooks would do nothing; pass --command {suggestion()} (or put `baton` on PATH: --command baton "
             "is the portable form, for files a team commits)")
 

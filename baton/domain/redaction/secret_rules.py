@@ -247,11 +247,13 @@ PROVIDER_RULES: tuple[ProviderRow, ...] = (
     _prefixed("intra42-client-secret", "42 intranet client secret", ("s-s4t2", "u-s4t2"),
               r"[su]-s4t2(?:ud|af)-[a-f0-9]{64}"),
     ("curl-user-password", "password given to curl as user:password", ("curl",),
-     r"""\bcurl\b[^\n]*?\s(?:-u|-{2}user)(?:[ \t]+|=)["']?[^\s:"']{1,64}:(?P<secret>[^\s"']{3,})""", 0.0),
-    # -p glued to the password, as the MySQL and MariaDB clients take it (-P is the port).
+     r"""\bcurl\b[^\n]*?\s(?:-u|-{2}user)(?:[ \t]+|=)(?:(?P<q>["'])|(?!["']))[^\s:"']{1,64}:"""
+     r"""(?P<secret>(?(q)[^\n"']{3,}|[^\s"']{3,}))""", 0.0),
+    # -p glued to the password, as the MySQL and MariaDB clients take it (-P is the port). A quoted
+    # password (here and curl's) is taken to its closing quote, blanks and all.
     ("mysql-cli-password", "password given to a MySQL or MariaDB client on its command line", ("mysql", "mariadb"),
      r"""\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\b[^\n]*?"""
-     r"""\s-p["']?(?P<secret>[^\s"'-][^\s"']{2,})""", 0.0),
+     r"""\s-p(?:(?P<q>["'])|(?!["']))(?P<secret>(?(q)[^\n"']{3,}|[^\s"'-][^\s"']{2,}))""", 0.0),
     _prefixed("grafana-token", "Grafana token", ("eyjrijoi", "glc_", "glsa_"),
               r"eyJrIjoi[A-Za-z0-9]{70,400}={0,3}|glc_[A-Za-z0-9+/]{32,400}={0,3}|glsa_[A-Za-z0-9]{32}_[a-fA-F0-9]{8}",
               right=r"(?![A-Za-z0-9+/=])"),

@@ -150,12 +150,13 @@ _PGPASS_LINE = (
     r"(?:^[ \t]*(?:(?:echo|printf)[ \t]+(?:-[A-Za-z]+[ \t]+)?)?(?P<quote>[\"']?)(?P<line>)"
     r"(?:\*|[A-Za-z0-9_.\-]+(?:\\:[A-Za-z0-9_.\-]*)*):(?:[0-9]{1,5}|\*)"
     r"|:(?<=[A-Za-z0-9_.\-*]:)(?:5432|5433|6432|\*)):"
-    + _PGPASS_NAME + ":" + _PGPASS_NAME + rf":(?P<secret>{_PGPASS_ESCAPED}+)"
+    + _PGPASS_NAME + ":" + _PGPASS_NAME + rf":(?P<secret>(?(line)(?:[^\n:\\]|\\.)+?|{_PGPASS_ESCAPED}+))"
     r"(?(line)(?P=quote)(?:[ \t]*>>?[ \t]*(?i:\S*pgpass)[^\n]*|[ \t]*\r?$)|(?![^\s\"'`;,)]))"
 )
 """A ``.pgpass`` line, ``host:port:database:user:password`` (``*`` in the
 first four, the port digits or ``*``): alone on its line, or the line
-``echo`` writes to a pgpass file, with any port; inside a longer line only
+``echo`` writes to a pgpass file, with any port (its password runs to the
+line's end or the closing quote, blanks and all, as libpq reads it); inside a longer line only
 with PostgreSQL's or PgBouncer's usual port (5432, 5433, 6432) or ``*``,
 ending apart (a blank, a quote, ``;``, ``,`` after it). So a log's
 ``a:b:c:d:e``, a clock, an IPv6 or MAC address, a URL are not one.
@@ -184,8 +185,13 @@ def _pattern(name: str, reason: str, regex: str, flags: int = 0, *, keywords: tu
                        min_entropy=min_entropy, examples_allowed=examples_allowed, left_boundary=left_boundary)
 
 
+_COMMAND_LINE_RULES = frozenset({"curl-user-password", "mysql-cli-password"})
+"""A password typed on a command line: a shell variable there (``-p$MYSQL_PWD``) is no secret,
+as it is none in an assignment (``is_placeholder``)."""
+
 _PROVIDER_RULES: tuple[PatternRule, ...] = tuple(
-    _pattern(name, reason, regex, keywords=keywords, min_entropy=min_entropy)
+    _pattern(name, reason, regex, keywords=keywords, min_entropy=min_entropy,
+             confirm=(lambda t: not is_placeholder(t)) if name in _COMMAND_LINE_RULES else None)
     for name, reason, keywords, regex, min_entropy in PROVIDER_RULES
 )
 
