@@ -153,6 +153,15 @@ def test_damage_before_the_tail_is_left_to_verify(tmp_path):
         ledger.close()
 
 
+def _no_event_read(monkeypatch) -> None:
+    """From here on, reading any event of the ledger fails the test."""
+    def unread(self, *args, **kwargs):
+        raise AssertionError("the events were read")
+
+    monkeypatch.setattr(Ledger, "iter_all", unread)
+    monkeypatch.setattr(Ledger, "iter_tail", unread)
+
+
 def test_log_of_a_type_no_event_has_says_so_with_the_ledgers_types_and_reads_no_event(project, capsys,
                                                                                       monkeypatch):
     """A typo (``session.began`` for ``session.begun``) printed ``(no events)`` after reading the
@@ -160,12 +169,7 @@ def test_log_of_a_type_no_event_has_says_so_with_the_ledgers_types_and_reads_no_
     from tests.cli_support import run
 
     run(capsys, project, "session", "begin", "s1")
-
-    def unread(self, *args, **kwargs):
-        raise AssertionError("the events were read")
-
-    monkeypatch.setattr(Ledger, "iter_all", unread)
-    monkeypatch.setattr(Ledger, "iter_tail", unread)
+    _no_event_read(monkeypatch)
     code, out, _ = run(capsys, project, "log", "--type", "session.began", "--limit", "5")
     assert code == 0 and out.startswith("(no events: no event of this ledger has a type matching 'session.began'")
     assert "session.begun" in out and "project.initialized" in out
@@ -189,12 +193,7 @@ def test_log_with_since_not_before_until_says_so_and_reads_no_event(project, cap
     from tests.cli_support import run
 
     run(capsys, project, "session", "begin", "s1")
-
-    def unread(self, *args, **kwargs):
-        raise AssertionError("the events were read")
-
-    monkeypatch.setattr(Ledger, "iter_all", unread)
-    monkeypatch.setattr(Ledger, "iter_tail", unread)
+    _no_event_read(monkeypatch)
     code, out, _ = run(capsys, project, "log", "--since", "2026-06-02T00:00:00Z", "--until", "2026-06-01T00:00:00Z")
     assert code == 0 and out.startswith("(no events: `since` (2026-06-02T00:00:00Z) is not before `until`")
     code, out, _ = run(capsys, project, "--json", "log", "--since", "2026-06-01T00:00:00Z",

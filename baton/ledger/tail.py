@@ -18,7 +18,7 @@ matches nothing recent costs a quarter more than a whole read, not twice it.
 from __future__ import annotations
 
 from collections import deque
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, cast
 
 import orjson
 
@@ -111,26 +111,31 @@ def _tail_start(read: Read, size: int, want: TailWant, window: int) -> int:
     return 0
 
 
-def _kept_fields(line: bytes) -> tuple[str, str, int] | None:
-    """A line's ``(type, stream, hlc)``, or None when it is no event's line."""
+_KEPT_FIELDS = (("type", str), ("stream", str), ("hlc", int))
+"""What a window's line is counted by: ``TailWant.wanted(type, stream, hlc)``."""
+_ENVELOPE = (("seq", int), ("hash", str), ("hlc", int))
+"""The head a reader has after a line."""
+
+
+def _members(line: bytes, wanted: tuple[tuple[str, type], ...]) -> tuple[Any, ...] | None:
+    """The line's ``wanted`` members, in order, each of its type; None when it is no event's line."""
     raw = _loads(line)
     if raw is None:
         return None
-    kind, stream, hlc = raw.get("type"), raw.get("stream"), raw.get("hlc")
-    if type(kind) is not str or type(stream) is not str or type(hlc) is not int:
+    values = tuple(raw.get(name) for name, _kind in wanted)
+    if any(type(value) is not kind for value, (_name, kind) in zip(values, wanted)):
         return None
-    return kind, stream, hlc
+    return values
+
+
+def _kept_fields(line: bytes) -> tuple[str, str, int] | None:
+    """A line's ``(type, stream, hlc)``, or None when it is no event's line."""
+    return cast("tuple[str, str, int] | None", _members(line, _KEPT_FIELDS))
 
 
 def _envelope_of(line: bytes) -> tuple[int, str, int] | None:
     """A line's ``(seq, hash, hlc)``: the head a reader has after it; None when it is no event's line."""
-    raw = _loads(line)
-    if raw is None:
-        return None
-    seq, hash_, hlc = raw.get("seq"), raw.get("hash"), raw.get("hlc")
-    if type(seq) is not int or type(hash_) is not str or type(hlc) is not int:
-        return None
-    return seq, hash_, hlc
+    return cast("tuple[int, str, int] | None", _members(line, _ENVELOPE))
 
 
 def _loads(line: bytes) -> dict[str, object] | None:
