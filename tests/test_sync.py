@@ -276,22 +276,25 @@ def test_a_first_sync_of_a_large_local_ledger_shows_its_publishing_progress_at_a
     assert "publishing this clone's feeds" not in terminal.getvalue()  # one step: nothing to show
 
 
-def test_a_commit_whose_push_failed_is_not_counted_as_held_by_the_remote(capsys, team, monkeypatch):
+def _sync_whose_push_fails(capsys, project, monkeypatch) -> None:
+    """A ``baton sync`` whose push the remote refuses (exit 4): the clone's ref holds what it committed."""
     from baton.errors import RemoteUnreachable
     from baton.sync import transport
-
-    remote, a, b = team
-    _checkpoint(capsys, b, "from B")
-    run_json(capsys, b, "sync")
-    _checkpoint(capsys, a, "from A")
-    original = transport.push
 
     def refused(*args, **kwargs):
         raise RemoteUnreachable("push refused (test)")
 
-    monkeypatch.setattr(transport, "push", refused)
-    assert run(capsys, a, "sync", "--json")[0] == 4  # a's ref now holds its feed; the remote never did
-    monkeypatch.setattr(transport, "push", original)
+    with monkeypatch.context() as patched:
+        patched.setattr(transport, "push", refused)
+        assert run(capsys, project, "sync", "--json")[0] == 4
+
+
+def test_a_commit_whose_push_failed_is_not_counted_as_held_by_the_remote(capsys, team, monkeypatch):
+    remote, a, b = team
+    _checkpoint(capsys, b, "from B")
+    run_json(capsys, b, "sync")
+    _checkpoint(capsys, a, "from A")
+    _sync_whose_push_fails(capsys, a, monkeypatch)  # a's ref now holds its feed; the remote never did
     result = run_json(capsys, a, "sync")
     assert result["behind"] == {} and result["pushed"] is True
     assert _writer(a) in remote_feeds(remote)
@@ -300,22 +303,12 @@ def test_a_commit_whose_push_failed_is_not_counted_as_held_by_the_remote(capsys,
 
 def test_events_a_failed_push_left_unpublished_are_counted_by_the_sync_that_publishes_them(capsys, team,
                                                                                             monkeypatch):
-    from baton.errors import RemoteUnreachable
-    from baton.sync import transport
-
     remote, a, _b = team
     _checkpoint(capsys, a, "first")
     run_json(capsys, a, "sync")
     _checkpoint(capsys, a, "second")
     _checkpoint(capsys, a, "third")
-    original = transport.push
-
-    def refused(*args, **kwargs):
-        raise RemoteUnreachable("push refused (test)")
-
-    monkeypatch.setattr(transport, "push", refused)
-    assert run(capsys, a, "sync", "--json")[0] == 4
-    monkeypatch.setattr(transport, "push", original)
+    _sync_whose_push_fails(capsys, a, monkeypatch)
     code, text, _ = run(capsys, a, "sync")
     assert code == 0 and "Published 2 event(s) from 1 feed(s)" in text and "Pushed" in text
     assert run_json(capsys, a, "sync")["published"] == {}  # nothing more the next time
