@@ -144,7 +144,7 @@ class Rounds:
         from baton.cli_input import capture_payload
 
         self.app = app
-        self.template = capture_payload(_content(build_parser().parse_args(capture_argv("{i}"))))
+        self.template = capture_payload(_content(build_parser().parse_args(capture_argv("{i}")), app))
         self.parent: str | None = None
 
     def _fill(self, value: Any, i: int) -> Any:
