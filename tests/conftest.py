@@ -8,12 +8,21 @@ derandomized; the default when ``CI`` is set), ``dev`` (the local default) and
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+# A test run started in the background (``cmd &`` in a script, as a CI job may be) ignores
+# SIGINT, and every process it starts inherits that: the tests that press Ctrl-C on a child
+# (``status serve``, a relayed command) would wait for it in vain. A person's terminal
+# delivers it, so the tests run as one would: a Python handler is reset to the default
+# in every child a test starts.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True,
                           suppress_health_check=[HealthCheck.too_slow])
