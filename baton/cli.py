@@ -409,7 +409,8 @@ def _add_handoff_reads(hsub, common) -> None:
     p.add_argument("--kind", choices=("handoff", "baton", "all"), default="handoff",
                    help="handoffs (default), the session batons `session end` leaves, or all")
     p.add_argument("--branch", metavar="B", help="only records of this branch")
-    p.add_argument("--limit", metavar="N", type=int, help="at most N handoffs")
+    p.add_argument("--limit", metavar="N", type=int,
+                   help="at most N, the newest (default 50; 0 lists every match)")
     p.set_defaults(func="handoffs:handoff_list")
 
     p = hsub.add_parser("show", parents=[common], help="show one handoff as json, yaml, md or prompt",
@@ -441,6 +442,8 @@ def _add_handoff_amend(hsub, common) -> None:
         edits.add_argument(flag, dest="replace_" + section, metavar="FILE",
                            help=f"replace the {section.replace('_', ' ')} whole with FILE's JSON array ('-' reads "
                                 "stdin)")
+    p.add_argument("--no-input", action="store_true",
+                   help="never ask questions, even on a terminal (as for checkpoint create; amend asks none)")
     p.set_defaults(func="drafts:handoff_amend")
 
 
