@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from baton.commands.listing import ListResult
     from baton.commands.log import LogResult, LogStream
     from baton.commands.metrics import MetricsResult
+    from baton.commands.notice_fates import NoticeFates
     from baton.commands.prepare import PrepareResult
     from baton.commands.ready import ReadyResult
     from baton.commands.rebuild import RebuildResult
@@ -500,6 +501,15 @@ class Baton:
                                                          hand_on_in_scope=baton_hand_on.hand_on_in_scope)
         assert finished is not None
         return finished
+
+    def notice_fates(self, was: dict[str, str | None]) -> "NoticeFates":
+        """What a session start is to do with the waiting notices that say a handoff
+        was not handed on (``was``: handoff id → its status when the notice was
+        left): which are no longer so, and which unfinished drafts were made ready
+        since (``baton.domain.notice_fate``). Reads only."""
+        from baton.commands import notice_fates
+
+        return notice_fates.notice_fates(self.project, was)
 
     @contextmanager
     def _kept_if_held_up(self, kind: str, event: str | None, session_id: str | None, *, harness: str | None,
