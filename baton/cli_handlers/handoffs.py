@@ -26,7 +26,8 @@ def handoff_list(app: Baton, args: argparse.Namespace):
     result = app.list_handoffs(status=args.status, work=args.work, limit=args.limit, kind=args.kind,
                                branch=args.branch)
     if result.more:
-        args.note_after = (f"the newest {len(result.rows)} of {result.matched:,} {result.noun} shown; "
+        total = f"{result.matched:,}" if result.matched is not None else "more"  # counted: count_total
+        args.note_after = (f"the newest {len(result.rows)} of {total} {result.noun} shown; "
                            f"a larger --limit shows more, --limit 0 shows all")
     return result
 

@@ -1,7 +1,8 @@
 """``baton handoff list [--status S] [--work QUERY] [--kind K] [--branch B] [--limit N]``.
 
-Newest first, the newest ``DEFAULT_LIMIT`` unless told otherwise (``limit``
-0: every match); a cut listing says how many match in all (``total``). ``kind`` is ``handoff`` by default: the session batons every
+Newest first: the newest ``DEFAULT_LIMIT`` unless told otherwise (``limit``
+0: every match); a listing its limit cut says how many match in all
+(``total``). ``kind`` is ``handoff`` by default: the session batons every
 ``session end`` leaves are records too, but they are listed apart
 (``--kind baton``) or together (``--kind all``). ``--work`` is a full-text search over title, objective and
 summary (SQLite FTS5, kept by the ``handoffs`` projection): every word must
@@ -65,13 +66,14 @@ class ListResult:
         return {"handoffs": rows,
                 "count": len(self.rows),
                 "more": self.more,
-                "total": self.matched if self.total is not None or not self.more else None,
+                "total": self.matched,
                 "filters": {"status": self.status, "work": self.work, "kind": self.kind, "branch": self.branch}}
 
     @property
-    def matched(self) -> int:
-        """How many match in all, as far as known (the rows listed when not counted)."""
-        return len(self.rows) if self.total is None else self.total
+    def matched(self) -> int | None:
+        """How many match in all: the rows listed when the limit left none out,
+        else the count (``None`` when not counted: ``count_total``)."""
+        return len(self.rows) if not self.more else self.total
 
     @property
     def noun(self) -> str:
