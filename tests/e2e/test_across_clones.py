@@ -3,9 +3,11 @@ a real git remote, and it stays on its branch.
 
 - **Across clones.** One person works on two machines, each a clone of one repository
   with a bare remote on disk between them (``baton sync`` reaches it by its path), each
-  with its own HOME whose ``~/.gitconfig`` names the person (``git config --global``, as a
-  person sets it up once per machine: the clones themselves carry no identity, so the
-  baton's owner is the same on both as it would be for them). Claude Code ends a session
+  with its own HOME whose ``~/.gitconfig`` names the person, as a person sets it up once
+  per machine (the clones themselves carry no identity): on A plainly (``git config
+  --global user.email``), on B through ``[includeIf "gitdir:~/work/"]`` beside a personal
+  email, the clone living under ``~/work``. Either way the baton's owner is the
+  ``user.email`` git reports there, the same person on both. Claude Code ends a session
   on machine A leaving a baton; after ``baton sync`` on both, Gemini CLI on machine B
   receives it in its model's first request, once; the next session on B does not, nor
   does Claude Code on A once the claim has been synced back.
@@ -72,6 +74,15 @@ def _second_clone(project: Path, remote: Path, env: dict[str, str]) -> None:
     _baton(project, env, "init")
 
 
+def _work_identity_under_work(env: dict[str, str], personal: str) -> None:
+    """The user's ``~/.gitconfig`` names a personal email, and the person's work one (``PERSON``)
+    for every repository under ``~/work/`` (``[includeIf "gitdir:~/work/"]``)."""
+    home = Path(env["HOME"])
+    set_git_identity(env, personal, PERSON[1])
+    git(home, "config", "--global", "includeIf.gitdir:~/work/.path", ".gitconfig-work", env=env)
+    git(home, "config", "--file", str(home / ".gitconfig-work"), "user.email", PERSON[0], env=env)
+
+
 def _sync(project: Path, env: dict[str, str]) -> None:
     _baton(project, env, "sync")
 
@@ -90,12 +101,15 @@ def test_a_baton_left_on_one_clone_reaches_another_harness_on_another_clone_once
             _first_clone(a, remote, env_a)
             installed = run_baton(a, env_a, "install-hooks", "--harness", "claude-code", "--events", "all")
             assert installed.returncode == 0, installed.stderr
-            # Machine B: Gemini CLI, in a clone of the remote; the same person.
-            env_b = harness_env(tmp_path / "b" / "home")  # the home Gemini's session below runs in
-            set_git_identity(env_b, *PERSON)
-            b = tmp_path / "b" / "project"
+            # Machine B: Gemini CLI, in a clone of the remote under ~/work; the same person, whose
+            # work identity there comes from a conditional include (a personal one elsewhere).
+            home_b = tmp_path / "b" / "home"
+            env_b = harness_env(home_b)  # the home Gemini's session below runs in
+            _work_identity_under_work(env_b, "alice@home.example")
+            b = home_b / "work" / "project"
             _second_clone(b, remote, env_b)
-            gemini = Session(tmp_path / "b", google, trap)
+            assert git(b, "config", "user.email", env=env_b).strip() == PERSON[0]
+            gemini = Session(b.parent, google, trap, home=home_b)
             assert gemini.project == b and gemini.env["GIT_CONFIG_GLOBAL"] == env_b["GIT_CONFIG_GLOBAL"]
 
             # 1. On A, the person asks for a handoff; the session's end leaves it as a baton.
