@@ -251,29 +251,40 @@ def config_value(start: Path, section: str, name: str) -> str | None:
 
 
 def config_stack(repo):
-    """git's config stack for an opened repository — its own file (and worktree file), then the
-    user's, then the system's — with ``includeIf`` honoured in every one of them, as git does.
+    """git's config stack for an opened repository, in git's order of precedence — this
+    worktree's ``config.worktree`` (with ``extensions.worktreeConfig``), the repository's
+    ``config``, the user's, the system's — with ``includeIf`` honoured in every file, as git
+    does.
 
     dulwich's ``get_config_stack`` evaluates an ``includeIf`` condition only in the repository's
     own file: in the user's ``~/.gitconfig``, where people keep ``[includeIf "gitdir:~/work/"]``
     to work under a work email, every condition is false. The owner Baton read would then be
     the unconditional (personal) email, not the ``user.email`` git reports for the
     repository — and a baton left on a machine configured the plain way would never reach the
-    same person on one configured through the include (docs/batons.md, "Who and where")."""
+    same person on one configured through the include (docs/batons.md, "Who and where"). It
+    also ranks the repository's file above the worktree's, and reads a linked worktree's
+    ``config.worktree`` from the main one's folder."""
     from dulwich.config import ConfigFile, StackedConfig  # lazy: read only when git config is asked for
 
-    local = repo.get_config()
+    local = repo.get_config()  # dulwich evaluates this one's conditions itself (and a sync keeps it read)
     backends = [local]
     if local.get_boolean((b"extensions",), b"worktreeconfig", False):
-        backends.append(repo.get_worktree_config())
-    for path in _config_paths(None):
-        try:
-            backends.append(ConfigFile.from_path(path, condition_matchers=_include_conditions(repo, path)))
-        except FileNotFoundError:
-            continue
-        except TypeError:  # a dulwich without conditional includes: its own stack, as before
-            return repo.get_config_stack()
+        backends.insert(0, _config_file(repo, Path(repo.controldir()) / "config.worktree") or ConfigFile())
+    backends += [f for f in (_config_file(repo, Path(path)) for path in _config_paths(None)) if f is not None]
     return StackedConfig(backends, writable=local)
+
+
+def _config_file(repo, path: Path):
+    """One config file (dulwich ``ConfigFile``) with its conditional includes evaluated for
+    ``repo``, or None when it does not exist."""
+    from dulwich.config import ConfigFile  # lazy: as above
+
+    try:
+        return ConfigFile.from_path(str(path), condition_matchers=_include_conditions(repo, str(path)))
+    except FileNotFoundError:
+        return None
+    except TypeError:  # a dulwich without conditional includes: the file as it reads it
+        return ConfigFile.from_path(str(path))
 
 
 def _include_conditions(repo, config_file: str) -> dict:

@@ -1,9 +1,13 @@
-"""The owner is the ``user.email`` git reports, also when the user's own config sets it
-through a conditional include (``[includeIf "gitdir:~/work/"]`` in ``~/.gitconfig``: a work
-identity beside a personal one). dulwich evaluates such conditions only in a repository's
-own config file; read naively, the user's file answered its unconditional email, and a
-baton left by the same person on a machine configured the plain way never reached them on
-this one (docs/batons.md, "Who and where"). Real ``git config`` is the oracle throughout.
+"""The owner is the ``user.email`` git reports for the repository, however git's config
+reaches it — real ``git config`` is the oracle throughout:
+
+- through a conditional include in the user's own config (``[includeIf "gitdir:~/work/"]``
+  in ``~/.gitconfig``: a work identity beside a personal one). dulwich evaluates such
+  conditions only in a repository's own file; read naively, the user's file answered its
+  unconditional email, and a baton left by the same person on a machine configured the
+  plain way never reached them on this one (docs/batons.md, "Who and where");
+- through a worktree's own ``config.worktree`` (``git config --worktree``), which git ranks
+  above the repository's file.
 """
 
 from __future__ import annotations
@@ -79,3 +83,20 @@ def test_the_sync_transport_reads_the_users_config_with_its_conditions(work_repo
     with Repo(str(work_repo)) as repo:
         _read_config_once(repo)
         assert repo.get_config_stack().get((b"user",), b"email") == b"alice@work.example"
+
+
+def test_a_worktrees_own_config_wins_over_the_repositorys_as_in_git(tmp_path, isolated_home):
+    main, linked = tmp_path / "main", tmp_path / "linked"
+    main.mkdir()
+    _git(main, "init", "-q", "-b", "main")
+    (main / "README.md").write_text("# demo\n")
+    _git(main, "add", "README.md")
+    _git(main, "-c", "user.name=A", "-c", "user.email=a@example.test", "commit", "-q", "-m", "first")
+    _git(main, "config", "extensions.worktreeConfig", "true")
+    _git(main, "config", "user.email", "repo@example.test")
+    _git(main, "config", "--worktree", "user.email", "main-worktree@example.test")
+    _git(main, "worktree", "add", "-q", str(linked), "-b", "feature")
+    _git(linked, "config", "--worktree", "user.email", "linked-worktree@example.test")
+    for place, email in ((main, "main-worktree@example.test"), (linked, "linked-worktree@example.test")):
+        assert _git(place, "config", "user.email") == email
+        assert resolve_owner(place) == email
