@@ -253,7 +253,9 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
             said = exc.message.rstrip(". ")
             return HookOutcome(chosen.render_notice(metadata, not_initialised(harness)),
                                f"baton hook {harness} {event}: {said}; no brief was delivered")
-        return HookOutcome(text, result=result)
+        # A start the ledger lock held up still delivers its brief (read without the lock): said on stderr too.
+        held_up = getattr(result, "held_up", None)
+        return HookOutcome(text, f"baton hook {harness} {event}: {held_up}" if held_up else None, result=result)
     except BatonError as exc:
         undone = LEFT_UNDONE.get(run.kind or "")
         said = exc.message.rstrip(". ")
