@@ -17,8 +17,10 @@ from pathlib import Path
 import pytest
 
 from baton.app import Baton
+from tests.app_support import promote_handoff, validate_handoff_command
+from tests.background_support import background_pid, wait_gone
 from tests.conftest import run_baton
-from tests.handoff_support import git_init
+from tests.handoff_support import git_init, payload
 from tests.harness_support import fixture, injected, lock_held_elsewhere
 
 BUSY = {"BATON_HOOK_LOCK_WAIT": "0.2", "BATON_HOOK_SERVER": "0"}
@@ -151,3 +153,42 @@ def test_the_manual_claim_the_brief_names_claims_the_baton_for_the_held_up_sessi
     assert claimed.returncode == 0, claimed.stderr
     assert json.loads(claimed.stdout)["claimed"] is True
     assert [claim["session"] for claim in _claims(repo)] == ["s-busy"]
+
+
+def test_a_start_on_a_locked_ledger_says_in_its_json_that_it_claimed_nothing_because_of_the_lock(repo):
+    body = fixture("claude-code", "SessionStart.startup", repo, session_id="s-busy")
+    with lock_held_elsewhere(repo):
+        started = run_baton("hook", "claude-code", "SessionStart", "--json", cwd=repo, input=json.dumps(body),
+                            env=BUSY)
+    result = json.loads(started.stdout)["result"]
+    assert result["claimed"] is False and result["handoffId"] is None and result["repeated"] is False
+    assert "locked by another process" in result["ledgerBusy"] and HELD_UP in result["brief"]
+
+
+def test_the_claim_command_a_held_up_brief_names_quotes_the_session_id_for_the_shell():
+    from baton.domain.batons import held_up_notice
+
+    assert "`baton bootstrap it's-mine`" not in held_up_notice("it's-mine", None)
+    assert "`baton bootstrap 'it'\\''s-mine'`" in held_up_notice("it's-mine", None)
+    assert "`baton bootstrap 0b7c4f2e-abc`" in held_up_notice("0b7c4f2e-abc", "h-1")
+
+
+def test_a_start_while_busy_after_an_end_kept_while_busy_gets_its_brief_and_the_next_start_that_end_s_baton(project):
+    """The realistic case: a session ends during a long sync (its end kept), the next one starts
+    while it still runs. That start's index has no baton yet; the one after it delivers it."""
+    git_init(project, {"src/app.py": "x = 1\n"})
+    _start(project, "s-work", FREE)
+    with Baton.open(project) as app:
+        handoff_id = app.capture(payload(), session="s-work").handoff_id
+    validate_handoff_command(project, handoff_id)
+    promote_handoff(project, handoff_id, accept_warnings="tests")
+    with lock_held_elsewhere(project):
+        ended = run_baton("hook", "claude-code", "SessionEnd", cwd=project, env=BUSY, input=json.dumps(
+            fixture("claude-code", "SessionEnd", project, session_id="s-work")))
+        brief = injected("claude-code", _start(project, "s-busy", BUSY).stdout)
+    assert brief is not None and "a baton may be waiting for this owner and branch" in brief
+    wait_gone(background_pid(ended.stderr))
+    after = injected("claude-code", _start(project, "s-next", FREE).stdout)
+    assert after is not None and "Active Session Handoff" in after
+    [claim] = _claims(project)
+    assert claim["session"] == "s-next"
