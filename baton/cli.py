@@ -401,7 +401,9 @@ def _add_handoff_checks(hsub, common) -> None:
 def _add_handoff_reads(hsub, common) -> None:
     """list, show."""
     p = hsub.add_parser("list", parents=[common], help="list handoffs, newest first",
-                        description="List handoffs, newest first. --work searches title, objective and summary "
+                        description="List handoffs, newest first: the newest 50 unless --limit says otherwise "
+                                    "(--limit 0 lists all; when some are left out, stderr says how many match). "
+                                    "--work searches title, objective and summary "
                                     "(full text, every word as a prefix). Session batons are listed apart "
                                     "(--kind baton) or with the handoffs (--kind all).")
     p.add_argument("--status", metavar="S", help="draft, validated, ready, resumed, superseded or archived")
