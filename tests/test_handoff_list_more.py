@@ -67,8 +67,10 @@ def test_handoff_list_without_a_limit_shows_the_newest_50_and_says_how_to_see_al
     assert [line.split()[0] for line in text.stdout.splitlines()] == [short_id(i) for i in newest[:50]]
     assert text.stderr == ("baton: the newest 50 of 52 handoffs shown; a larger --limit shows more, "
                            "--limit 0 shows all\n")
-    listed = baton_json(project, "handoff", "list")
+    as_json = run_baton("handoff", "list", "--json", "--project", str(project))
+    listed = json.loads(as_json.stdout)
     assert listed["count"] == 50 and listed["more"] is True and listed["total"] == 52
+    assert as_json.stderr == ""  # --json says it in `more` and `total`
 
 
 def test_handoff_list_limit_0_lists_every_match_without_a_note(past_the_default):
