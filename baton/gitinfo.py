@@ -294,10 +294,12 @@ def _include_conditions(repo, config_file: str) -> dict:
     git_dir = Path(repo.controldir())
 
     def gitdir(pattern: str, fold: bool) -> bool:
+        # git expands ``~`` to the real path of the home folder, and ``./`` to the real path of
+        # the file's folder: a symlinked home (/home -> /data/home) still matches.
         if pattern.startswith("~/"):
-            pattern = os.path.expanduser(pattern)
+            pattern = Path(os.path.expanduser("~")).resolve().as_posix() + pattern[1:]
         elif pattern.startswith("./"):
-            pattern = Path(config_file).parent.as_posix() + pattern[1:]
+            pattern = Path(config_file).resolve().parent.as_posix() + pattern[1:]
         elif not pattern.startswith(("/", "**")):
             pattern = "**/" + pattern
         places = {git_dir.as_posix(), git_dir.resolve().as_posix()}

@@ -100,3 +100,18 @@ def test_a_worktrees_own_config_wins_over_the_repositorys_as_in_git(tmp_path, is
     for place, email in ((main, "main-worktree@example.test"), (linked, "linked-worktree@example.test")):
         assert _git(place, "config", "user.email") == email
         assert resolve_owner(place) == email
+
+
+@pytest.mark.parametrize("condition", ["gitdir:~/work/", "gitdir:./work/"])
+def test_a_conditional_include_matches_under_a_symlinked_home_as_in_git(work_repo, isolated_home, monkeypatch,
+                                                                        condition):
+    """git expands ``~/`` to the home folder's real path, and ``./`` to the real path of the
+    file that holds it: a home reached through a symlink (``/home -> /data/home``) matches."""
+    link = isolated_home.parent / f"{isolated_home.name}-link"
+    link.symlink_to(isolated_home)
+    monkeypatch.setenv("HOME", str(link))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(link / ".gitconfig"))
+    _user_config(isolated_home, condition)
+    for place in (work_repo, link / "work" / "repo"):
+        assert _git(place, "config", "user.email") == "alice@work.example"
+        assert resolve_owner(place) == "alice@work.example"
