@@ -12,6 +12,8 @@ on stdin, the lock held by a real second process (``lock_held_elsewhere``).
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -92,7 +94,7 @@ def test_the_brief_on_a_locked_ledger_names_the_baton_waiting_and_how_to_claim_i
     assert brief is not None
     [line] = [line for line in brief.splitlines() if HELD_UP in line]
     assert f"the baton {waiting.id} waiting for this owner and branch stays pending" in line
-    assert "the next session start delivers it" in line and "`baton bootstrap s-busy`" in line
+    assert "the next session start delivers it" in line and "`baton session begin s-busy`" in line
     assert "may be behind" in line
 
 
@@ -149,10 +151,30 @@ def test_a_start_the_lock_held_up_leaves_no_failure_for_the_next_brief(repo):
 def test_the_manual_claim_the_brief_names_claims_the_baton_for_the_held_up_session(repo):
     with lock_held_elsewhere(repo):
         _start(repo, "s-busy", BUSY)
-    claimed = run_baton("bootstrap", "s-busy", "--json", cwd=repo)
+    claimed = run_baton("session", "begin", "s-busy", "--json", cwd=repo)
     assert claimed.returncode == 0, claimed.stderr
-    assert json.loads(claimed.stdout)["claimed"] is True
+    assert json.loads(claimed.stdout)["handoff"] is not None
     assert [claim["session"] for claim in _claims(repo)] == ["s-busy"]
+
+
+def test_after_the_manual_claim_the_sessions_start_after_a_compaction_names_its_draft_not_a_new_brief(repo):
+    """The command the brief names records the start the hook could not: the session's later
+    starts are repeated ones, so after a compaction the agent is pointed at its draft (as any
+    session is), not handed a second brief saying the project has no handoff."""
+    with lock_held_elsewhere(repo):
+        brief = injected("claude-code", _start(repo, "s-busy", BUSY).stdout)
+    assert brief is not None
+    [command] = re.findall(r"`(baton [^`]+)`", next(line for line in brief.splitlines() if HELD_UP in line))
+    assert run_baton(*shlex.split(command)[1:], cwd=repo).returncode == 0  # as the brief says
+    (repo / "src" / "app.py").write_text("x = 2\n")
+    compacted = run_baton("hook", "claude-code", "PreCompact", cwd=repo, env=FREE, input=json.dumps(
+        fixture("claude-code", "PreCompact.auto", repo, session_id="s-busy")))
+    assert compacted.returncode == 0, compacted.stderr
+    body = fixture("claude-code", "SessionStart.compact", repo, session_id="s-busy")
+    after = injected("claude-code", run_baton("hook", "claude-code", "SessionStart", cwd=repo, env=FREE,
+                                              input=json.dumps(body)).stdout)
+    assert after is not None and "Baton saved this session's work before the compaction" in after
+    assert "No active session handoff" not in after
 
 
 def test_a_start_on_a_locked_ledger_says_in_its_json_that_it_claimed_nothing_because_of_the_lock(repo):
@@ -168,9 +190,9 @@ def test_a_start_on_a_locked_ledger_says_in_its_json_that_it_claimed_nothing_bec
 def test_the_claim_command_a_held_up_brief_names_quotes_the_session_id_for_the_shell():
     from baton.domain.batons import held_up_notice
 
-    assert "`baton bootstrap it's-mine`" not in held_up_notice("it's-mine", None)
-    assert "`baton bootstrap 'it'\\''s-mine'`" in held_up_notice("it's-mine", None)
-    assert "`baton bootstrap 0b7c4f2e-abc`" in held_up_notice("0b7c4f2e-abc", "h-1")
+    assert "`baton session begin it's-mine`" not in held_up_notice("it's-mine", None)
+    assert "`baton session begin 'it'\\''s-mine'`" in held_up_notice("it's-mine", None)
+    assert "`baton session begin 0b7c4f2e-abc`" in held_up_notice("0b7c4f2e-abc", "h-1")
 
 
 def test_a_start_while_busy_after_an_end_kept_while_busy_gets_its_brief_and_the_next_start_that_end_s_baton(project):

@@ -721,13 +721,17 @@ def held_up_notice(session_id: str, waiting: str | None) -> str:
     or recorded, so the baton waiting for this owner and branch — ``waiting``,
     the one the index shows, or one it does not show yet (a session's end
     kept while the ledger was busy, a sync under way) — is delivered later:
-    by the next session start, or claimed for this session by hand."""
+    by the next session start, or claimed for this session by hand: with
+    ``baton session begin ID``, which records the session's start as the hook
+    would have, in the same append (a claim alone, ``baton bootstrap ID``,
+    would leave the start unrecorded, and the session's next start — after a
+    compaction — would deliver a brief again instead of naming its draft)."""
     which = (f"the baton {waiting} waiting for this owner and branch stays pending" if waiting
              else "a baton may be waiting for this owner and branch")
     return (f"Another process held Baton's ledger, so this brief was read without it (it may be behind) and "
             f"claims nothing: {which}; the next session start delivers it, or once the ledger is free run "
-            f"`baton bootstrap {_shell_word(session_id)}` (or Baton's `bootstrap` tool with this session's id) "
-            "to claim it now.")
+            f"`baton session begin {_shell_word(session_id)}` (or Baton's `baton_session` tool, action "
+            "`session_start`, with this session's id) to claim it now.")
 
 
 def _shell_word(word: str) -> str:
