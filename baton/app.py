@@ -454,20 +454,33 @@ class Baton:
 
         A hook kept while the index was too far behind or the ledger locked
         (a session's end) and still waiting — its catch-up failed or gave up,
-        or ended just as it was kept — runs first, so its baton is in this brief."""
+        or ended just as it was kept — runs first, so its baton is in this brief.
+        One that met the ledger lock held past the wait used the start's wait: the
+        start does not wait for the lock again (two waits could outlast the hook's
+        deadline, and the agent get no brief at all), and its brief says why it
+        claimed nothing with what that wait met."""
         from baton.commands import deferred, harness_start
 
         self._identifiers(session=session_id, harness=harness)
         kept: tuple[DeferredRun, ...] = ()
         if not self.project.read_only and deferred.any_pending(self.project.paths):
             kept = self.run_deferred_hooks()
-        starting = harness_start.start_session(self.project, session_id, harness=harness, source=source,
-                                               max_bytes=max_bytes)
-        if starting.done is not None:
-            started = starting.done
-        else:
-            assert starting.brief is not None
-            started = starting.delivered(self._brief(starting.brief))
+        busy = next((run.error for run in kept if run.busy), None)
+        wait = self.project.write_wait
+        if busy is not None:
+            self.project.write_wait = 0
+        try:
+            starting = harness_start.start_session(self.project, session_id, harness=harness, source=source,
+                                                   max_bytes=max_bytes)
+            if starting.done is not None:
+                started = starting.done
+            else:
+                assert starting.brief is not None
+                started = starting.delivered(self._brief(starting.brief))
+        finally:
+            self.project.write_wait = wait
+        if busy is not None and started.delivered is not None and started.delivered.held_up is not None:
+            started = attrs.evolve(started, delivered=attrs.evolve(started.delivered, held_up=busy))
         return attrs.evolve(started, kept=kept) if kept else started
 
     def prepare_for_compaction(self, session_id: str | None, *, harness: str | None = None,

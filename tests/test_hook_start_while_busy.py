@@ -214,3 +214,21 @@ def test_a_start_while_busy_after_an_end_kept_while_busy_gets_its_brief_and_the_
     assert after is not None and "Active Session Handoff" in after
     [claim] = _claims(project)
     assert claim["session"] == "s-next"
+
+
+def test_a_start_that_runs_a_kept_end_on_a_locked_ledger_waits_for_the_lock_once_and_still_gives_its_brief(project):
+    """The kept end, run first, waits for the lock; the start does not wait again. Two waits
+    of 4 s would outlast a 7 s deadline, and the agent would get no brief at all."""
+    git_init(project, {"src/app.py": "x = 1\n"})
+    _start(project, "s-work", FREE)
+    slow = {**BUSY, "BATON_HOOK_LOCK_WAIT": "4", "BATON_HOOK_DEADLINE": "7"}
+    with lock_held_elsewhere(project):
+        ended = run_baton("hook", "claude-code", "SessionEnd", cwd=project, env=BUSY, input=json.dumps(
+            fixture("claude-code", "SessionEnd", project, session_id="s-work")))
+        assert list((project / ".baton" / "deferred").glob("*.json"))
+        started = _start(project, "s-busy", slow)
+    wait_gone(background_pid(ended.stderr))
+    brief = injected("claude-code", started.stdout)
+    assert brief is not None and HELD_UP in brief, started.stderr
+    [said] = started.stderr.strip().splitlines()
+    assert "stayed locked by another process for 4 s" in said and "the brief was delivered from the index" in said

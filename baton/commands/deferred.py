@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import orjson
 
 from baton.domain.redaction import redact_text
-from baton.errors import BatonError, ConfigError, InputError, PolicyBlock
+from baton.errors import BatonError, ConfigError, InputError, LedgerBusy, PolicyBlock
 from baton.model import frozen
 from baton.project import ProjectPaths, resolve_root
 
@@ -94,6 +94,8 @@ class DeferredRun:
     waiting: bool = False
     """With ``error``: it still waits (the ledger busy, a damaged feed…), for the
     next catch-up or session start; else it was set aside for good."""
+    busy: bool = False
+    """With ``waiting``: what stopped it was the ledger lock, held by another process past the wait."""
 
     def to_json(self) -> dict[str, Any]:
         done = self.result.to_json() if self.result is not None else None
@@ -270,7 +272,7 @@ def run_pending(paths: ProjectPaths, run: Callable[[DeferredHook], Any]) -> tupl
             except BatonError as exc:
                 # The project's configuration may be fixed, the ledger let go, a feed repaired: it waits.
                 if not isinstance(exc, (InputError, PolicyBlock)) or isinstance(exc, ConfigError):
-                    ran.append(DeferredRun(hook, error=exc.message, waiting=True))
+                    ran.append(DeferredRun(hook, error=exc.message, waiting=True, busy=isinstance(exc, LedgerBusy)))
                     return tuple(ran)
                 set_aside(paths, hook, exc.message)
                 ran.append(DeferredRun(hook, error=exc.message))
