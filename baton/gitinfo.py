@@ -290,7 +290,8 @@ def _config_file(repo, path: Path):
 def _include_conditions(repo, config_file: str) -> dict:
     """``includeIf`` conditions as git evaluates them for ``repo`` in ``config_file``
     (git-config(1), "Conditional includes"): ``gitdir:`` / ``gitdir/i:`` (the repository's git
-    directory; ``./`` is the config file's folder) and ``onbranch:``."""
+    directory; ``./`` is the config file's folder), ``onbranch:`` and
+    ``hasconfig:remote.*.url:`` (a remote URL in any of git's config files)."""
     git_dir = Path(repo.controldir())
 
     def gitdir(pattern: str, fold: bool) -> bool:
@@ -313,14 +314,47 @@ def _include_conditions(repo, config_file: str) -> dict:
         prefix = b"ref: refs/heads/"
         return head.startswith(prefix) and _wildmatch(_text(head[len(prefix):]).strip(), pattern, False)
 
-    return {"gitdir:": lambda p: gitdir(p, False), "gitdir/i:": lambda p: gitdir(p, True), "onbranch:": onbranch}
+    read: dict[str, list[str]] = {}  # the remote URLs, read once, when a condition first asks
+
+    def remote_url(pattern: str) -> bool:
+        urls = read["urls"] if "urls" in read else read.setdefault("urls", _remote_urls(repo))
+        return any(_wildmatch(url, pattern, False, directory=False) for url in urls)
+
+    return {"gitdir:": lambda p: gitdir(p, False), "gitdir/i:": lambda p: gitdir(p, True), "onbranch:": onbranch,
+            "hasconfig:remote.*.url:": remote_url}
 
 
-def _wildmatch(text: str, pattern: str, fold: bool) -> bool:
+def _remote_urls(repo) -> list[str]:
+    """Every ``remote.*.url`` in git's config files for ``repo`` — the repository's (with its
+    includes), its worktree's, the user's and the system's, each as written — which git scans
+    for ``[includeIf "hasconfig:remote.*.url:PATTERN"]`` (a work identity chosen by the
+    remote's organisation). dulwich looks only in the file that holds the condition: in
+    ``~/.gitconfig``, which has no remote, it never matched."""
+    from dulwich.config import ConfigFile  # lazy: as above
+
+    files = [repo.get_config()]
+    for path in [Path(repo.controldir()) / "config.worktree", *map(Path, _config_paths(None))]:
+        try:
+            files.append(ConfigFile.from_path(str(path), expand_includes=False))
+        except (OSError, ValueError, TypeError):
+            continue
+    found = []
+    for config in files:
+        for section in config.sections():
+            if len(section) == 2 and section[0] == b"remote":
+                try:
+                    found += [_text(url).strip() for url in config.get_multivar(section, b"url")]
+                except KeyError:
+                    continue
+    return found
+
+
+def _wildmatch(text: str, pattern: str, fold: bool, *, directory: bool = True) -> bool:
     """git's wildmatch with ``WM_PATHNAME``, as conditional includes use it: ``*`` and ``?`` stay
-    inside one path component, ``**/`` spans any number of them, and a pattern ending in ``/``
-    matches that directory and everything inside it (``foo/`` is ``foo/**``)."""
-    if pattern.endswith("/"):
+    inside one path component, ``**/`` spans any number of them, and (``directory``: a gitdir
+    or branch pattern, not a remote URL's) a pattern ending in ``/`` matches that directory and
+    everything inside it (``foo/`` is ``foo/**``)."""
+    if directory and pattern.endswith("/"):
         pattern += "**"
     out = []
     for token in re.split(r"(\*\*/|/\*\*$|\*\*|\*|\?)", pattern):

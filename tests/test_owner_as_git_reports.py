@@ -115,3 +115,23 @@ def test_a_conditional_include_matches_under_a_symlinked_home_as_in_git(work_rep
     for place in (work_repo, link / "work" / "repo"):
         assert _git(place, "config", "user.email") == "alice@work.example"
         assert resolve_owner(place) == "alice@work.example"
+
+
+@pytest.mark.parametrize(("remote", "condition", "email"), [
+    ("git@github.com:workorg/repo.git", "hasconfig:remote.*.url:git@github.com:workorg/**", "alice@work.example"),
+    ("https://github.com/workorg/repo", "hasconfig:remote.*.url:https://github.com/workorg/*", "alice@work.example"),
+    ("https://github.com/workorg/deep/repo", "hasconfig:remote.*.url:https://github.com/workorg/*",
+     "alice@home.example"),
+    ("https://github.com/other/repo", "hasconfig:remote.*.url:https://github.com/workorg/**", "alice@home.example"),
+    (None, "hasconfig:remote.*.url:**", "alice@home.example"),
+])
+def test_an_identity_an_include_on_the_remotes_url_sets_is_the_owner_as_in_git(work_repo, isolated_home, remote,
+                                                                              condition, email):
+    """``[includeIf "hasconfig:remote.*.url:…"]`` in ``~/.gitconfig`` (a work identity chosen by
+    the remote's organisation): the remote is in the repository's config, which dulwich did not
+    look in for a condition in the user's file."""
+    _user_config(isolated_home, condition)
+    if remote is not None:
+        _git(work_repo, "remote", "add", "origin", remote)
+    assert _git(work_repo, "config", "user.email") == email
+    assert resolve_owner(work_repo) == email
