@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from baton.domain.notice_fate import DROP, KEEP, MADE_READY, fate
+from baton.domain.notice_fate import DROP, KEEP, MADE_READY, continued_fate, fate
 from baton.domain.short_ids import short_id
 from tests.conftest import run_baton
 from tests.handoff_support import baton_json, git_init, payload
@@ -110,3 +110,50 @@ def test_a_draft_archived_since_is_not_mentioned(repo):
 ])
 def test_what_a_notice_that_a_handoff_was_not_handed_on_becomes(was, now, handed_on, expected):
     assert fate(was, now, handed_on=handed_on) == expected
+
+
+def _continued_and_made_ready(repo, draft: str, tmp_path) -> str:
+    """A capture continuing the draft (``--from``, as MCP ``handoff_capture`` with ``parent``),
+    validated and made ready by hand: its id."""
+    body = tmp_path / "continued.json"
+    body.write_text(json.dumps(payload()))
+    captured = baton_json(repo, "checkpoint", "create", "--input", str(body), "--from", draft, "--no-input")
+    later = captured["id"]
+    for args in (("handoff", "validate", later), ("handoff", "ready", later, "--accept-warnings", "tests")):
+        r = run_baton(*args, "--project", str(repo))
+        assert r.returncode == 0, (args, r.stdout, r.stderr)
+    return later
+
+
+def test_a_draft_continued_by_a_capture_made_ready_since_names_that_capture_at_the_next_start(repo, tmp_path):
+    draft = _session_ending_with_its_draft_unfinished(repo)
+    later = _continued_and_made_ready(repo, draft, tmp_path)
+    brief = _start(repo, "s2")
+    short, ready = short_id(draft), short_id(later)
+    assert "the draft Baton prepared for it unfinished" not in brief and "complete it" not in brief
+    assert f"Handoff {short} was not handed on: the session ended while it was an unfinished draft. Handoff " \
+           f"{ready}, continuing it, has been made ready since, but no baton carries it: `baton resume {ready}` " \
+           f"reads it, and `baton session handoff --from {ready}` hands it on to the next session here" in brief
+
+
+def test_a_draft_whose_continuation_was_handed_on_since_is_not_mentioned(repo, tmp_path):
+    draft = _session_ending_with_its_draft_unfinished(repo)
+    later = _continued_and_made_ready(repo, draft, tmp_path)
+    handed = run_baton("session", "handoff", "--from", later, "--branch", "elsewhere", "--project", str(repo))
+    assert handed.returncode == 0, handed.stderr
+    assert "was not handed on" not in _start(repo, "s2")
+
+
+@pytest.mark.parametrize("was,continuations,expected", [
+    ("draft", [], (KEEP, None)),
+    ("draft", [("c2", "draft", False)], (KEEP, None)),
+    ("draft", [("c2", "validated", False), ("c1", "ready", False)], (MADE_READY, "c1")),
+    ("draft", [("c2", "ready", False), ("c1", "ready", False)], (MADE_READY, "c2")),
+    ("draft", [("c2", "ready", False), ("c1", "ready", True)], (DROP, None)),
+    ("validated", [("c1", "resumed", False)], (DROP, None)),
+    ("draft", [("c1", "superseded", False), ("c2", "archived", False)], (KEEP, None)),
+    ("ready", [("c1", "ready", False)], (KEEP, None)),
+])
+def test_what_a_notice_about_an_unfinished_draft_becomes_through_the_captures_continuing_it(was, continuations,
+                                                                                           expected):
+    assert continued_fate(was, continuations) == expected

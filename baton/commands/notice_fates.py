@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Mapping
 
-from baton.domain.notice_fate import DROP, MADE_READY, fate
+from baton.domain.notice_fate import DROP, KEEP, MADE_READY, continued_fate, fate
 from baton.model import frozen
+from baton.projections.lineage import continuations
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -23,6 +24,9 @@ class NoticeFates:
 
     dropped: frozenset[str] = frozenset()
     made_ready: frozenset[str] = frozenset()
+    continued: tuple[tuple[str, str], ...] = ()
+    """(draft, the capture continuing it made ready since, which no baton carries): the
+    notice about the draft names that one."""
 
 
 def notice_fates(project: "Project", was: Mapping[str, str | None]) -> NoticeFates:
@@ -34,11 +38,27 @@ def notice_fates(project: "Project", was: Mapping[str, str | None]) -> NoticeFat
         return NoticeFates()
     scoped = "baton_scopes" in runner.by_name
     fates: dict[str, set[str]] = {DROP: set(), MADE_READY: set()}
-    for handoff_id, then in was.items():
+    continued: list[tuple[str, str]] = []
+
+    def state(handoff_id: str) -> tuple[str | None, bool] | None:
         doc = runner.get("handoffs", handoff_id)
         if not isinstance(doc, dict):
-            continue
+            return None
         now = doc.get("status") if isinstance(doc.get("status"), str) else None
-        carried = scoped and runner.get("baton_scopes", handoff_id) is not None
-        fates.setdefault(fate(then, now, handed_on=carried), set()).add(handoff_id)
-    return NoticeFates(frozenset(fates[DROP]), frozenset(fates[MADE_READY]))
+        return now, bool(scoped and runner.get("baton_scopes", handoff_id) is not None)
+
+    for handoff_id, then in was.items():
+        known = state(handoff_id)
+        if known is None:
+            continue
+        judged = fate(then, known[0], handed_on=known[1])
+        if judged == KEEP and "lineage" in runner.by_name:
+            later = [(ident, *found) for ident in continuations(runner.db, handoff_id)
+                     if (found := state(ident)) is not None]
+            judged, ready = continued_fate(then, later)
+            if ready is not None:
+                continued.append((handoff_id, ready))
+                continue
+        fates.setdefault(judged, set()).add(handoff_id)
+    return NoticeFates(frozenset(fates[DROP]), frozenset(fates[MADE_READY]), tuple(continued))
+

@@ -38,3 +38,17 @@ def fate(was: str | None, now: str | None, *, handed_on: bool) -> str:
             return KEEP
         return MADE_READY if now == "ready" else DROP
     return KEEP if now == was else DROP
+
+
+def continued_fate(was: str | None, continuations: "list[tuple[str, str | None, bool]]") -> tuple[str, str | None]:
+    """What a notice about an unfinished draft, still unfinished itself (``fate`` says
+    ``KEEP``), becomes through the captures continuing it — the other way to complete it
+    (a capture with the draft as its ``parent``, docs/hooks.md) — each ``(id, status now,
+    handed on)``, newest first: ``DROP`` when one was handed on or resumed since; else
+    ``MADE_READY`` with the newest one made ready (the notice names it); else ``KEEP``."""
+    if was not in NOT_READY_YET:
+        return KEEP, None
+    if any(handed_on or now == "resumed" for _ident, now, handed_on in continuations):
+        return DROP, None
+    ready = [ident for ident, now, _handed_on in continuations if now == "ready"]
+    return (MADE_READY, ready[0]) if ready else (KEEP, None)

@@ -111,3 +111,26 @@ def component_ids(db: Any, ids: Iterable[str]) -> set[str]:
                     if ident not in seen:
                         frontier.add(ident)
     return seen
+
+
+CONTINUING = ("continue", "amend")
+"""The edges along which a handoff carries on the work of its parent (not a fork or a merge)."""
+
+
+def continuations(db, handoff_id: str, most: int = 50) -> list[str]:
+    """The handoffs continuing ``handoff_id`` (its children's children too, an amendment's
+    correction included), newest first, at most ``most``."""
+    found: dict[str, str] = {}
+    frontier = [handoff_id]
+    while frontier and len(found) < most:
+        marks = ", ".join("?" * len(frontier))
+        rows = db.execute(f"SELECT e.child, COALESCE(n.created_at, '') FROM {EDGES_TABLE} e LEFT JOIN {NODES_TABLE} n "
+                          f"ON n.id = e.child WHERE e.parent IN ({marks}) AND e.relation IN (?, ?)",
+                          [*frontier, *CONTINUING]).fetchall()
+        frontier = []
+        for child, created in rows:
+            if child not in found and child != handoff_id:
+                found[child] = created
+                frontier.append(child)
+        frontier = frontier[:most]
+    return sorted(found, key=lambda ident: (found[ident], ident), reverse=True)[:most]
