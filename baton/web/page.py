@@ -118,7 +118,8 @@ SCRIPT = """
   var TOKEN = document.querySelector('meta[name="baton-token"]').getAttribute("content");
   var API = "/api/handoffs";
   var REFRESH_MS = 10000;
-  var armed = 0;
+  var ARM_MS = 5000;
+  var armedButton = null;  // the one Dismiss waiting for its confirming second click
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -558,20 +559,43 @@ SCRIPT = """
     });
   }
 
-  function dismissClicked(button, b) {
-    if (!button.classList.contains("armed")) {
-      button.classList.add("armed");
-      button.textContent = "Confirm dismiss";
-      armed += 1;
-      button._disarm = setTimeout(function () {
-        button.classList.remove("armed");
-        button.textContent = "Dismiss";
-        armed -= 1;
-      }, 5000);
-      return;
-    }
+  // Dismiss takes two clicks on the same button. Anything else in between --
+  // a click elsewhere, Escape, focus moving away, 5 seconds -- disarms it, so
+  // a stray second click later never dismisses.
+  function batonName(b) { return "baton " + (b.shortId || b.id); }
+  function disarm(reason) {
+    var button = armedButton;
+    if (!button) { return; }
+    armedButton = null;
     clearTimeout(button._disarm);
-    armed -= 1;
+    button.classList.remove("armed");
+    button.textContent = "Dismiss";
+    button.setAttribute("aria-label", "Dismiss " + batonName(button._baton));
+    if (reason) { say("Kept " + batonName(button._baton) + ": " + reason + ".", false); }
+  }
+  function arm(button, b) {
+    disarm("");
+    armedButton = button;
+    button._baton = b;
+    button.classList.add("armed");
+    button.textContent = "Confirm dismiss";
+    button.setAttribute("aria-label", "Confirm dismissing " + batonName(b));
+    button._disarm = setTimeout(function () { disarm("not confirmed within 5 seconds"); }, ARM_MS);
+    say("Press Confirm dismiss to drop " + batonName(b) + " undelivered; anything else keeps it.", false);
+  }
+  document.addEventListener("click", function (ev) {
+    if (armedButton && ev.target !== armedButton) { disarm("dismiss not confirmed"); }
+  }, true);
+  document.addEventListener("keydown", function (ev) {
+    if (armedButton && ev.key === "Escape") { disarm("dismiss cancelled"); }
+  });
+  document.addEventListener("focusout", function (ev) {
+    if (armedButton && ev.target === armedButton && ev.relatedTarget) { disarm("dismiss not confirmed"); }
+  });
+  function dismissClicked(button, b) {
+    if (armedButton !== button) { arm(button, b); return; }
+    armedButton = null;
+    clearTimeout(button._disarm);
     button.disabled = true;
     fetch(API + "/" + encodeURIComponent(b.id) + "?project=" + encodeURIComponent(PROJECT), {
       method: "DELETE", cache: "no-store", credentials: "same-origin",
@@ -579,16 +603,16 @@ SCRIPT = """
     }).then(function (response) {
       return response.json().catch(function () { return null; }).then(function (body) {
         if (!response.ok) { throw new Error(errorText(body, response)); }
-        say("Dismissed baton " + (b.shortId || b.id) + ".", false);
+        say("Dismissed " + batonName(b) + ": no session will receive it.", false);
       });
     }).catch(function (err) {
-      say("Could not dismiss baton " + (b.shortId || b.id) + ": " + err.message, true);
+      say("Did not dismiss " + batonName(b) + ": " + err.message + ".", true);
     }).then(function () { return load(true); });
   }
 
   document.getElementById("refresh").addEventListener("click", function () { load(false); });
   setInterval(function () {
-    if (document.visibilityState === "visible" && armed === 0) { load(true); }
+    if (document.visibilityState === "visible" && !armedButton) { load(true); }
   }, REFRESH_MS);
   var linked = /^#handoff=([0-9a-fA-F-]{36})$/.exec(location.hash);
   load(false).then(function () { if (linked) { return openHandoff(linked[1]); } });
