@@ -192,22 +192,41 @@ def test_a_baton_claimed_after_the_page_loaded_is_not_dismissed_and_the_page_say
 
 # -- the keyboard ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("key", ["Enter", "Space"])
-def test_the_dismiss_button_is_reached_with_tab_and_works_with_the_keyboard(browser, desk, key):
-    page = open_panel(browser, desk)
-    target = f"document.activeElement === document.querySelector({json.dumps(button(desk['baton']))})"
+def tab_to(page, selector: str) -> str:
+    """Press Tab until ``selector`` has the focus; the condition that says so."""
+    target = f"document.activeElement === document.querySelector({json.dumps(selector)})"
     for _ in range(20):  # the Refresh button, the open tab, then the panel's buttons
         if page.eval(target):
             break
         page.press("Tab")
-    assert page.eval(target), "Tab never reached the Dismiss button"
+    assert page.eval(target), f"Tab never reached {selector}"
+    return target
+
+
+@pytest.mark.parametrize("key", ["Enter", "Space"])
+def test_the_dismiss_button_is_reached_with_tab_and_works_with_the_keyboard(browser, desk, key):
+    page = open_panel(browser, desk)
+    tab_to(page, button(desk["baton"]))
     page.press(key)
     assert label_of(page, desk["baton"]) == "Confirm dismiss"
     assert dismissals(desk["root"]) == []
     page.press(key)
     wait_until_gone(page, desk["baton"])
     assert status_line(page).startswith("Dismissed baton ")
+    assert page.eval("document.activeElement.id") == "status-line"  # the keyboard lands on what happened
     assert [e["data"]["handoff_id"] for e in dismissals(desk["root"])] == [desk["baton"]]
+
+
+def test_the_periodic_refresh_leaves_the_focus_on_the_same_dismiss_button(browser, desk):
+    page = open_panel(browser, desk)
+    target = tab_to(page, button(desk["baton"]))
+    page.eval(f"document.querySelector({json.dumps(button(desk['baton']))})._before = true")
+    # The page reloads its data every 10 s and rebuilds the panel: wait for a rebuilt button.
+    page.wait_for(f"document.querySelector({json.dumps(button(desk['baton']))})._before !== true", timeout=40)
+    assert page.eval(target)
+    page.press("Enter")
+    assert label_of(page, desk["baton"]) == "Confirm dismiss"
+    still_pending(desk)
 
 
 def test_escape_keeps_an_armed_baton(browser, desk):

@@ -217,13 +217,29 @@ SCRIPT = """
     if (shared.length) { out.push({ shared: true, items: shared }); }
     return out;
   }
-  function renderHandoffs(data) {
+  // Rebuilding the panel (every refresh) keeps the keyboard where it was: on
+  // the same baton's Dismiss, or -- that baton gone -- on the status line.
+  function focusedBaton(host) {
+    var active = document.activeElement;
+    var on = active && host.contains(active) && active.classList.contains("dismiss");
+    return on ? active.getAttribute("data-id") : null;
+  }
+  function refocus(host, id) {
+    if (!id) { return; }
+    var again = Array.prototype.filter.call(host.querySelectorAll("button.dismiss"), function (b) {
+      return b.getAttribute("data-id") === id && !b.disabled;
+    })[0];
+    (again || document.getElementById("status-line")).focus();
+  }
+  function renderHandoffs(data, focused) {
     var host = document.getElementById("handoffs-list");
+    focused = focused || focusedBaton(host);
     host.textContent = "";
     document.getElementById("handoffs-count").textContent = String(data.total);
     if (!data.items.length) {
       host.appendChild(el("p", "empty", "No pending batons. A session leaves one with " +
         "`baton session end ID --handoff-steps \\"A,B\\"`."));
+      refocus(host, focused);
       return;
     }
     groupsOf(data.items).forEach(function (g) {
@@ -241,6 +257,7 @@ SCRIPT = """
       g.items.forEach(function (b) { section.appendChild(batonCard(b)); });
       host.appendChild(section);
     });
+    refocus(host, focused);
   }
   function renderConflicts(conflicts) {
     var host = document.getElementById("conflicts-list");
@@ -538,14 +555,14 @@ SCRIPT = """
     });
   }
 
-  function load(quiet) {
+  function load(quiet, focused) {
     return fetch(API + "?project=" + encodeURIComponent(PROJECT), {
       cache: "no-store", credentials: "same-origin", headers: { "Accept": "application/json" }
     }).then(function (response) {
       return response.json().catch(function () { return null; }).then(function (body) {
         if (!response.ok || !body) { throw new Error(errorText(body, response)); }
         document.getElementById("project-line").textContent = "project " + body.projectId + " · " + body.lastSeenRoot;
-        renderHandoffs(body);
+        renderHandoffs(body, focused);
         renderConflicts(body.claimConflicts);
         renderSigners(body.signers);
         renderLatest(body.latestHandoffs, body.handoffTotal);
@@ -596,6 +613,7 @@ SCRIPT = """
     if (armedButton !== button) { arm(button, b); return; }
     armedButton = null;
     clearTimeout(button._disarm);
+    var focused = document.activeElement === button ? b.id : null;
     button.disabled = true;
     fetch(API + "/" + encodeURIComponent(b.id) + "?project=" + encodeURIComponent(PROJECT), {
       method: "DELETE", cache: "no-store", credentials: "same-origin",
@@ -607,7 +625,7 @@ SCRIPT = """
       });
     }).catch(function (err) {
       say("Did not dismiss " + batonName(b) + ": " + err.message + ".", true);
-    }).then(function () { return load(true); });
+    }).then(function () { return load(true, focused); });
   }
 
   document.getElementById("refresh").addEventListener("click", function () { load(false); });
@@ -686,7 +704,7 @@ _TEMPLATE = """<!doctype html>
 </div>
 </section>
 </main>
-<p id="status-line" role="status"></p>
+<p id="status-line" role="status" tabindex="-1"></p>
 <script>@SCRIPT@</script>
 </body>
 </html>
