@@ -1,8 +1,8 @@
 """Dismissing a session baton from the status page's Active Handoffs panel, as an
-operator does it in a real (headless) Chromium: mouse clicks and key presses go
-through the browser's input pipeline, the ledger is checked with the real CLI
-(`baton log`, `baton bootstrap`), and hostile pages try to dismiss from another
-origin and through a rebound host name.
+operator does it: `baton status serve`, a real (headless) Chromium, mouse clicks
+and key presses through the browser's input pipeline, and the ledger checked
+with the real CLI (`baton log`, `baton bootstrap`); hostile pages try to
+dismiss from another origin and through a rebound host name.
 
 Skips when no Chromium is installed (Debian: ``apt-get install chromium``; or
 point ``BATON_CHROMIUM`` at one).
@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import http.server
 import json
+import os
+import select
+import signal
+import subprocess
+import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
-from baton.web.server import bind_status_server
-from tests.app_support import listen_target
 from tests.browser_support import Browser, find_chromium
 from tests.conftest import run_baton
 
@@ -57,23 +61,41 @@ def browser():
         opened.close()
 
 
+def serve(root: Path) -> tuple[subprocess.Popen, dict]:
+    """``baton status serve --port 0 --json``, as an operator starts it; what it announces."""
+    proc = subprocess.Popen([sys.executable, "-m", "baton", "status", "serve", "--port", "0", "--json",
+                             "--project", str(root)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, deadline = b"", time.monotonic() + 60
+    while b"\n}" not in out:
+        ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
+        chunk = os.read(proc.stdout.fileno(), 4096) if ready else b""
+        if not chunk:
+            proc.kill()
+            raise AssertionError(f"`baton status serve` announced no URL: {out!r} {proc.communicate()[1]!r}")
+        out += chunk
+    return proc, json.loads(out)
+
+
 @pytest.fixture
 def desk(tmp_path):
-    """A project with one pending baton and its status server."""
+    """A project with one pending baton, served by ``baton status serve``."""
     root = tmp_path / "proj"
     root.mkdir()
     cli(root, "init")
     baton = cli(root, "session", "end", "s-1", "--handoff-steps", "check the docs build", "--owner", OWNER,
                 "--branch", BRANCH)["handoff"]
-    server = bind_status_server(listen_target(root, host="127.0.0.1", port=0))
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
+    proc, announced = serve(root)
     try:
-        yield {"root": root, "url": server.url, "port": server.app.port, "baton": baton["id"],
-               "project_id": server.app.project_id, "token": server.app.token}
+        yield {"root": root, "url": announced["url"], "port": announced["port"], "baton": baton["id"],
+               "project_id": announced["projectId"], "token": announced["token"]}
     finally:
-        server.shutdown()
-        thread.join(timeout=10)
+        proc.send_signal(signal.SIGINT)
+        try:
+            _, err = proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+        assert b"Traceback" not in err, err
 
 
 def button(baton_id: str) -> str:
