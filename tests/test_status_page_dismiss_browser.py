@@ -144,6 +144,9 @@ def test_dismiss_then_confirm_records_the_dismissal_and_no_session_receives_the_
     short = desk["baton"][-8:]
     assert status_line(page) == f"Dismissed baton {short}: no session will receive it."
     assert page.eval("document.getElementById('handoffs-count').textContent") == "0"
+    page.click("#tabbtn-batons")  # the record stays, its baton now says so
+    assert page.eval("Array.from(document.querySelectorAll('#baton-rows tr.row')).map(tr => tr.cells[1].textContent)"
+                     ) == ["dismissed"]
 
     recorded = dismissals(desk["root"])
     assert len(recorded) == 1
@@ -229,8 +232,11 @@ def tab_to(page, selector: str) -> str:
 def test_the_dismiss_button_is_reached_with_tab_and_works_with_the_keyboard(browser, desk, key):
     page = open_panel(browser, desk)
     tab_to(page, button(desk["baton"]))
+    aria = f"document.querySelector({json.dumps(button(desk['baton']))}).getAttribute('aria-label')"
+    assert page.eval(aria) == f"Dismiss baton {desk['baton'][-8:]}"
     page.press(key)
     assert label_of(page, desk["baton"]) == "Confirm dismiss"
+    assert page.eval(aria) == f"Confirm dismissing baton {desk['baton'][-8:]}"  # what a screen reader says
     assert dismissals(desk["root"]) == []
     page.press(key)
     wait_until_gone(page, desk["baton"])
