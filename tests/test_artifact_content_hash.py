@@ -245,3 +245,27 @@ def test_the_cli_validate_passes_a_screened_artifact_whose_secret_alone_changed(
     database_yml.write_text(DB_YML.replace("Winter2026!", "Summer2027#x"))
     code, out, _ = run(capsys, repo, "handoff", "validate", captured["id"], "--json")
     assert code == 0 and "changed since capture" not in out
+
+
+def test_a_screened_artifact_grown_past_the_screen_limit_is_unclassified_drift_saying_why(repo):
+    (repo / ".env").write_text(ENV)
+    handoff_id = ready(repo, ".env")
+    (repo / ".env").write_text(ENV + "#" * SCREEN_LIMIT_BYTES)
+    freshness = drift_of(repo, handoff_id)
+    [drift] = freshness["drift"]
+    assert freshness["state"] == "stale" and drift["kind"] == "unclassified"
+    assert "over the secret screen" in drift["detail"]
+
+
+def test_an_amendment_records_the_screened_hash_of_the_file_as_it_is_then(repo):
+    from baton.cli_input import ContentOptions
+    from tests.app_support import amend_handoff
+
+    (repo / ".env").write_text(ENV)
+    with Baton.open(repo) as app:
+        handoff_id = app.capture(payload(artifacts=[{"path": ".env", "role": "modified"}])).handoff_id
+    edited = ENV.replace("LOG_LEVEL=info", "LOG_LEVEL=debug")
+    (repo / ".env").write_text(edited)
+    revised = amend_handoff(repo, handoff_id, content=ContentOptions(discoveries=["debug logging helps"]))
+    assert recorded_hash(repo, revised.handoff_id, ".env") == redacted_hash(edited)
+    assert raw_hex(edited).encode() not in ledger_bytes(repo)

@@ -174,11 +174,15 @@ def artifact_fact(worktree: Path, rel: str, allowed_roots: Iterable[Path] = (), 
         return ArtifactFact(exists=True, readable=False)
 
 
+_TOO_LARGE_NOW = (f"its hash is of screened content, and it is now over the secret screen's {SCREEN_LIMIT_BYTES}-byte "
+                  "limit, so it cannot be screened to compare")
+
+
 def _content_fact(real: Path, recorded: str, redaction: RedactionPolicy) -> ArtifactFact:
     data, _ = read_bounded(real)
     if is_screened(recorded):
         if data is None:
-            return ArtifactFact(exists=True, readable=False)
+            return ArtifactFact(exists=True, readable=False, note=_TOO_LARGE_NOW)
         return ArtifactFact(exists=True, sha256=screen_content(data, redaction).digest)
     if data is None:
         current = sha256_file(real)

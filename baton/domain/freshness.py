@@ -227,6 +227,7 @@ class ArtifactFact:
     sha256: str | None = None  # the current content hashed in the recorded hash's form, when hashed
     readable: bool = True
     withhold_hash: bool = False  # the current hash is not shown: the file now holds a secret, or is too large to screen
+    note: str = ""  # why the content could not be compared, when Baton knows (shown in place of "could not be read")
 
 
 def freshness_from_facts(h: Any, artifacts: Mapping[str, ArtifactFact], head_now: str | None) -> FreshnessReport:
@@ -249,5 +250,7 @@ def freshness_from_facts(h: Any, artifacts: Mapping[str, ArtifactFact], head_now
     withheld = {p for p, f in usable.items() if f.withhold_hash}
     drift = [attrs.evolve(d, current_hash=None, detail=d.detail + " (its current hash is not shown: see docs/security.md)")
              if d.path in withheld and d.current_hash is not None else d for d in drift]
+    drift = [attrs.evolve(d, detail=artifacts[d.path].note)
+             if d.kind == UNCLASSIFIED and d.path in artifacts and artifacts[d.path].note else d for d in drift]
     repo = h.project.repository
     return derive_freshness(repo.head if repo else None, head_now, drift, evaluated=True)
