@@ -29,7 +29,7 @@ from baton.domain.freshness import ArtifactFact, freshness_from_facts
 from baton.domain.redaction import MARKER, RedactionPolicy
 from baton.errors import UnsafePath
 from baton.ledger.clock import rfc3339_micros
-from baton.policy import check_path_inside_root
+from baton.policy import Policy, check_path_inside_root
 from baton.repo_state import repo_state
 
 _HASH_CHUNK = 1 << 20
@@ -193,12 +193,12 @@ def _content_fact(real: Path, recorded: str, redaction: RedactionPolicy) -> Arti
                         withhold_hash=changed and screen_content(data, redaction).holds_secret)
 
 
-def artifact_facts(worktree: Path, handoff: Any, policy: Any = None) -> dict[str, Any]:
+def artifact_facts(worktree: Path, handoff: Any, policy: Policy | None = None) -> dict[str, Any]:
     """Facts for every artifact of a record, except paths redaction replaced.
     ``policy`` is the project's ``baton.policy.Policy``: its allowed roots and
     its redaction rules (which screen a ``sha256-redacted:`` artifact's content)."""
-    roots = tuple(getattr(policy, "allowed_roots", ()))
-    redaction = getattr(policy, "redaction", None)
+    roots = policy.allowed_roots if policy is not None else ()
+    redaction = policy.redaction if policy is not None else None
     out: dict[str, Any] = {}
     for artifact in handoff.artifacts:
         if artifact.path in out or is_marker(artifact.path):
@@ -208,7 +208,7 @@ def artifact_facts(worktree: Path, handoff: Any, policy: Any = None) -> dict[str
     return out
 
 
-def live_freshness(worktree: Path, handoff: Any, policy: Any = None):
+def live_freshness(worktree: Path, handoff: Any, policy: Policy | None = None):
     """The §10b freshness of a record right now in the current worktree
     (``FreshnessReport``): its HEAD and its files, not the main worktree's.
     ``policy``: as ``artifact_facts``."""
