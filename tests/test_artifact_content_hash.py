@@ -124,6 +124,23 @@ def test_an_env_file_with_a_password_never_puts_its_raw_sha256_in_the_ledger(rep
     assert recorded_hash(repo, handoff_id, ".env") == redacted_hash(ENV)
 
 
+def test_no_file_under_baton_holds_the_raw_sha256_of_a_secret_file(repo):
+    (repo / ".env").write_text(ENV)
+    ready(repo, ".env")
+    resume_handoff(repo, "latest")
+    files = [p for p in (repo / ".baton").rglob("*") if p.is_file()]
+    assert [p for p in files if raw_hex(ENV).encode() in p.read_bytes()] == []
+
+
+def test_a_block_rule_matching_inside_an_artifact_screens_its_hash_without_refusing_the_capture(repo):
+    (repo / ".baton" / "policy.json").write_text(json.dumps(
+        {"disable_rules": ["dotenv-file"], "actions": {"generic-secret-assignment": "block"}}))
+    (repo / ".env").write_text(ENV)
+    with Baton.open(repo) as app:
+        handoff_id = app.capture(payload(artifacts=[{"path": ".env", "role": "modified"}])).handoff_id
+    assert recorded_hash(repo, handoff_id, ".env").startswith("sha256-redacted:")
+
+
 def test_an_edit_of_a_non_secret_line_of_an_env_file_is_drift(repo):
     (repo / ".env").write_text(ENV)
     handoff_id = ready(repo, ".env")
