@@ -133,3 +133,13 @@ def test_a_client_that_disconnects_leaves_no_traceback(capsys):
     except BrokenPipeError:
         server.handle_error(None, ("127.0.0.1", 1))
     assert capsys.readouterr().err == ""
+
+
+def test_a_document_pasted_as_a_title_is_clipped_in_the_capture_text_and_whole_in_json(project, capsys):
+    title = "Rotate the signing keys " + "x" * 50_000
+    code, out, err = run(capsys, project, "checkpoint", "create", "--no-input", "--title", title, "--objective", "o")
+    assert code == 0, err
+    shown = next(line for line in out.splitlines() if line.startswith("  title: "))
+    assert shown == "  title: " + title[:119] + "…"
+    code, out, _ = run(capsys, project, "handoff", "amend", out.split()[3], "--title", title, "--json")
+    assert code == 0 and json.loads(out)["handoff"]["work"]["title"] == title
