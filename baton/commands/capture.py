@@ -104,7 +104,7 @@ class CaptureResult:
         verb = "Revised" if self.revised else "Captured"
         lineage = self.record.get("lineage") or {}
         lines = [f"{verb} {self.record.get('status')} handoff {self.short_id} ({self.handoff_id})",
-                 f"  title: {(self.record.get('work') or {}).get('title', '')}",
+                 f"  title: {_clipped((self.record.get('work') or {}).get('title') or '')}",
                  f"  file:  {self.file}"]
         if lineage.get("parents"):
             lines.append(f"  {lineage.get('relation')} of {', '.join(lineage['parents'])}")
@@ -495,3 +495,13 @@ def refuse_baton_scope(payload: Any) -> None:
     if isinstance(payload, Mapping) and SCOPE_FIELD in payload:
         raise InputError(f"{SCOPE_FIELD}: set by Baton (a session that ends with a baton), do not supply it",
                          details={"problems": [f"{SCOPE_FIELD}: set by Baton, do not supply it"]})
+
+
+TITLE_SHOWN = 120
+"""The text output shows a title up to this many characters, as ``handoff list`` does
+(``--json`` has it whole): a title has no length limit, and a pasted document must
+not be the whole answer."""
+
+
+def _clipped(title: str) -> str:
+    return title if len(title) <= TITLE_SHOWN else title[: TITLE_SHOWN - 1] + "…"

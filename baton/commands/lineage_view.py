@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from baton.commands.handoff_facts import live_freshness
-from baton.commands.ids import resolve_handoff_id
+from baton.commands.ids import not_yet, resolve_handoff_id
 from baton.domain import lineage
 from baton.domain.handoff import stored_handoff
-from baton.errors import BatonError, InputError
+from baton.errors import BatonError, InputError, NotFound
 from baton.model import frozen
 from baton.projections.as_of import replayed_as_of
 from baton.projections.handoffs import newest
@@ -73,8 +73,14 @@ def lineage_view(project: "Project", token: str | None = None, *, format: str = 
     if format not in FORMATS:
         raise InputError(f"`format` must be one of {', '.join(FORMATS)}, not {format!r}")
     if as_of is not None:
+        missing = None
         with replayed_as_of(project, as_of) as runner:
-            view, root = _view(project, runner, token, freshness=False)
+            try:
+                view, root = _view(project, runner, token, freshness=False)
+            except NotFound as exc:
+                missing = exc
+        if missing is not None:
+            raise not_yet(project, token or "", as_of, missing) from None
         return LineageResult(view, format, root, as_of)
     view, root = _view(project, project.reading(), token, freshness=freshness)
     return LineageResult(view, format, root)
