@@ -166,7 +166,7 @@ class HookRun:
         self.project: str | os.PathLike | None = None
 
     def leave_notice(self, problem: str, *, failed: bool = True, kept: str | None = None,
-                     handoff: str | None = None) -> None:
+                     handoff: str | None = None, was: str | None = None) -> None:
         """Leave ``problem`` for the next session start: in the project the payload
         named, else the one the hook runs in (nothing outside a Baton project)."""
         if self.baton_dir is None:
@@ -180,7 +180,7 @@ class HookRun:
         _load("baton.harnesses.notices_write").leave(
             self.baton_dir, harness=self.harness, event=self.event, session=self.session,
             problem=problem, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), failed=failed,
-            kept=kept, handoff=handoff)
+            kept=kept, handoff=handoff, was=was)
 
 
 AFTER_GIVING_UP = {
