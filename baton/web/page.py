@@ -624,7 +624,7 @@ SCRIPT = """
         say("Dismissed " + batonName(b) + ": no session will receive it.", false);
       });
     }).catch(function (err) {
-      say("Did not dismiss " + batonName(b) + ": " + err.message + ".", true);
+      say("Did not dismiss " + batonName(b) + ": " + String(err.message).replace(/\\.$/, "") + ".", true);
     }).then(function () { return load(true, focused); });
   }
 
