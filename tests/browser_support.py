@@ -93,7 +93,9 @@ class Browser:
             raw, _, self._buffer = self._buffer.partition(b"\0")
             yield json.loads(raw)
 
-    def open(self, url: str, *, width: int = 1280, height: int = 900, bypass_csp: bool = False) -> "Page":
+    def open(self, url: str, *, width: int = 1280, height: int = 900, bypass_csp: bool = False,
+             before: str | None = None) -> "Page":
+        """A new tab at ``url``; ``before``: script to run in the page before its own."""
         target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         page = Page(self, session)
@@ -105,6 +107,8 @@ class Browser:
         self.send("Page.enable", session=session)
         if bypass_csp:  # for a test's own script standing in for another site's
             self.send("Page.setBypassCSP", {"enabled": True}, session=session)
+        if before:
+            self.send("Page.addScriptToEvaluateOnNewDocument", {"source": before}, session=session)
         self.send("Page.navigate", {"url": url}, session=session)
         page.wait_for("document.readyState === 'complete'")
         return page

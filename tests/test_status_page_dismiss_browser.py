@@ -102,8 +102,13 @@ def button(baton_id: str) -> str:
     return f'#handoffs-list button.dismiss[data-id="{baton_id}"]'
 
 
-def open_panel(browser, desk):
-    page = browser.open(desk["url"])
+HOLD_THE_REFRESH = "window.setInterval = function () { return 0; };"
+"""The page's 10-second reload, held off: the page keeps showing what it loaded (a busy
+machine can take that long to run the CLI between the page's load and the click)."""
+
+
+def open_panel(browser, desk, *, before: str | None = None):
+    page = browser.open(desk["url"], before=before)
     page.wait_for(f"document.querySelector({json.dumps(button(desk['baton']))}) !== null")
     return page
 
@@ -199,7 +204,7 @@ def test_arming_a_second_baton_disarms_the_first(browser, desk):
 # -- a baton claimed meanwhile --------------------------------------------------------------------
 
 def test_a_baton_claimed_after_the_page_loaded_is_not_dismissed_and_the_page_says_who_claimed_it(browser, desk):
-    page = open_panel(browser, desk)
+    page = open_panel(browser, desk, before=HOLD_THE_REFRESH)
     claimed = cli(desk["root"], "session", "begin", "s-next", "--owner", OWNER, "--branch", BRANCH)
     assert json.dumps(claimed).count(desk["baton"]) > 0  # the session received it
     page.click(button(desk["baton"]))
