@@ -99,14 +99,14 @@ def _freshness(project: "Project", runner: Any, ids: set[str]) -> dict[str, str]
     """The §10b freshness of each shown record that is ready or resumed (the
     ones a session would resume), derived now."""
     out: dict[str, str] = {}
-    roots = project.policy.allowed_roots
+    policy = project.policy
     chosen = [row.id for row in newest(runner.db, statuses=("ready", "resumed")) if row.id in ids][:FRESHNESS_SHOWN]
     for ident in chosen:
         doc = runner.get("handoffs", ident)
         if doc is None:
             continue
         try:
-            out[ident] = live_freshness(project.paths.worktree, stored_handoff(doc), roots).state
+            out[ident] = live_freshness(project.paths.worktree, stored_handoff(doc), policy).state
         except BatonError:
             out[ident] = "unknown"
     return out

@@ -90,7 +90,7 @@ def show_handoff(
         text = to_yaml(record)
     else:
         policy = load_policy(opened.paths, opened.config)
-        freshness = live_freshness(opened.paths.worktree, handoff, policy.allowed_roots)
+        freshness = live_freshness(opened.paths.worktree, handoff, policy)
         quality = score_quality(handoff, freshness_state=freshness.state)
         if format == "md":
             text = render_markdown_view(handoff, freshness, quality)
