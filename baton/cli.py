@@ -808,13 +808,15 @@ class _Parser(argparse.ArgumentParser):
         """A command's parser (not ``baton`` itself) refuses what it does not know at once, so the
         error shows that command's usage (``baton handoff list --limt``), not the top-level line:
         a command takes every word after its name, so nothing it leaves is anyone else's."""
+        self.words = list(sys.argv[1:] if args is None else args)  # what a usage error may point into
         namespace, extras = super().parse_known_args(args, namespace)
         if extras and self.prog != "baton":
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return namespace, extras
 
     def error(self, message: str):
-        message = load(USAGE).usage_error_message(self, message, json_requested=_Parser.json_requested)
+        message = load(USAGE).usage_error_message(self, message, json_requested=_Parser.json_requested,
+                                                  words=getattr(self, "words", ()))
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
 

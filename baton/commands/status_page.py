@@ -184,7 +184,7 @@ def _row_item(row, runner, project, policy) -> dict[str, Any]:
             handoff = stored_handoff(doc)
         except HandoffInputError:
             return item
-        freshness = live_freshness(project.paths.worktree, handoff, policy.allowed_roots)
+        freshness = live_freshness(project.paths.worktree, handoff, policy)
         item["freshness"] = freshness.state
         item["score"] = score_quality(handoff, freshness_state=freshness.state).overall
     return item
