@@ -109,10 +109,11 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
 def as_now(app: Baton, waiting: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The notices that say a handoff was not handed on, as they are true now
     (``Baton.notice_fates``): the same, when nothing changed; none, when the
-    handoff was handed on, resumed, superseded or archived since; and for the
-    unfinished draft the person made ready since, what is so now — ready, but no
-    baton carries it. When what became of them cannot be read, they are said as
-    they were left."""
+    handoff was handed on, resumed, superseded or archived since (or a handoff
+    continuing the draft was handed on or resumed); and for the unfinished draft
+    the person made ready since, or continued by a handoff made ready since,
+    what is so now — ready, but no baton carries it. When what became of them
+    cannot be read, they are said as they were left."""
     was = {item["handoff"]: item.get("was") for item in waiting if isinstance(item.get("handoff"), str)}
     if not was:
         return waiting
@@ -126,6 +127,8 @@ def as_now(app: Baton, waiting: list[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         if item.get("handoff") in fates.made_ready:
             item = {**item, "problem": made_ready(item["handoff"])}
+        elif item.get("handoff") in fates.continued:
+            item = {**item, "problem": continued(item["handoff"], fates.continued[item["handoff"]])}
         now.append(item)
     return now
 
@@ -136,3 +139,12 @@ def made_ready(handoff_id: str) -> str:
     return (f"Handoff {short} was not handed on: the session ended while it was an unfinished draft. It has been "
             f"made ready since, but no baton carries it: `baton resume {short}` reads it, and `baton session "
             f"handoff --from {short}` hands it on to the next session here")
+
+
+def continued(handoff_id: str, successor_id: str) -> str:
+    """A notice about the unfinished draft a session ended with, once a handoff
+    continuing it was made ready (the draft itself still a draft)."""
+    short, by = short_id(handoff_id), short_id(successor_id)
+    return (f"Handoff {short} was not handed on: the session ended while it was an unfinished draft. It has been "
+            f"continued since by ready handoff {by}, but no baton carries it: `baton resume {by}` reads it, and "
+            f"`baton session handoff --from {by}` hands it on to the next session here")

@@ -111,3 +111,28 @@ def component_ids(db: Any, ids: Iterable[str]) -> set[str]:
                     if ident not in seen:
                         frontier.add(ident)
     return seen
+
+
+def descendant_ids(db: Any, handoff_id: str, relations: Iterable[str]) -> list[str]:
+    """The handoffs descending from ``handoff_id`` through edges of the given
+    ``relations`` only (children, their children…), with indexed lookups, in
+    the order found."""
+    wanted = list(relations)
+    if not wanted:
+        return []
+    kinds = ", ".join("?" * len(wanted))
+    seen = {handoff_id}
+    found: list[str] = []
+    frontier = [handoff_id]
+    while frontier:
+        nxt: list[str] = []
+        for chunk in chunks(frontier):
+            marks = ", ".join("?" * len(chunk))
+            for (child,) in db.execute(f"SELECT child FROM {EDGES_TABLE} WHERE parent IN ({marks}) "
+                                       f"AND relation IN ({kinds})", [*chunk, *wanted]):
+                if child not in seen:
+                    seen.add(child)
+                    found.append(child)
+                    nxt.append(child)
+        frontier = nxt
+    return found
