@@ -98,8 +98,8 @@ def locate(start: Path) -> GitDirs | None:
     """The repository holding ``start`` (walking up, like ``Repo.discover``), or None outside git.
 
     From inside a work tree's git directory (``.git/hooks``, a linked
-    worktree's ``.git/worktrees/NAME``) it is that work tree's, not a bare
-    repository's (``_work_tree_of``).
+    worktree's ``.git/worktrees/NAME``, a submodule's ``.git/modules/NAME``)
+    it is that work tree's, not a bare repository's (``_work_tree_of``).
 
     Stdlib only: this runs in every command and must not import dulwich.
     """
@@ -115,8 +115,16 @@ def locate(start: Path) -> GitDirs | None:
         if owner is not None:
             return GitDirs(owner, candidate, _common_dir(candidate))
         if _looks_bare(candidate):
+            if _in_work_tree_git_dir(candidate):
+                continue  # a submodule's ``.git/modules/NAME``: the enclosing ``.git`` decides, further up
             return GitDirs(None, candidate, _common_dir(candidate))
     return None
+
+
+def _in_work_tree_git_dir(candidate: Path) -> bool:
+    """Whether a repository that looks bare lies inside a work tree's ``.git``
+    folder (a submodule's git directory, ``.git/modules/NAME``)."""
+    return any(up.name == ".git" and _work_tree_of(up) is not None for up in candidate.parents)
 
 
 def open_repo(start: Path):

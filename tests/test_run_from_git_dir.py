@@ -3,7 +3,8 @@ hook whose working directory is ``.git/hooks`` — opens the work tree's
 project, as a command from any subfolder does; it used to take ``.git/`` for
 a project of its own (suggesting ``baton init``, which then made
 ``.git/.baton``). A linked worktree's ``.git/worktrees/NAME`` opens the shared
-project on that worktree's branch. Through the real command line and hook.
+project on that worktree's branch; a submodule's ``.git/modules/NAME`` (which
+looks like a bare repository) the enclosing work tree's. Through the real command line and hook.
 """
 
 from __future__ import annotations
@@ -84,6 +85,17 @@ def test_a_linked_worktrees_git_directory_opens_the_shared_project_on_that_workt
     [row] = cli("handoff", "list", cwd=repo)["handoffs"]
     assert (row["id"], row["branch"]) == (hid, "feature")
     assert not (gitdir / ".baton").exists() and not (tmp_path / "wt" / ".baton").exists()
+
+
+def test_init_from_a_submodules_git_directory_initialises_the_enclosing_work_tree(repo):
+    from dulwich.repo import Repo
+
+    modules = repo / ".git" / "modules"
+    modules.mkdir()
+    Repo.init_bare(str(modules / "lib"), mkdir=True).close()
+    made = cli("init", cwd=modules / "lib")
+    assert made["root"] == str(repo)
+    assert not (modules / "lib" / ".baton").exists()
 
 
 def test_a_hook_running_in_git_hooks_serves_the_work_trees_project(repo):
