@@ -57,6 +57,26 @@ def _gitdir_of(candidate: Path) -> Path | None:
     return None
 
 
+def _work_tree_of(candidate: Path) -> Path | None:
+    """The work tree whose git directory ``candidate`` is, or None: a ``.git``
+    folder is its parent's; a linked worktree's ``.git/worktrees/NAME`` is the
+    worktree its ``gitdir`` file names, when that worktree's ``.git`` file
+    points back. Git calls a directory in there "not a work tree"; Baton takes
+    it as part of the work tree it serves, as any subfolder is. Only a folder
+    named ``.git``, or one under a ``worktrees`` folder, costs a look."""
+    try:
+        if candidate.name == ".git":
+            return candidate.parent if _gitdir_of(candidate.parent) == candidate else None
+        if candidate.parent.name != "worktrees" or not (candidate / "commondir").is_file():
+            return None
+        named = Path((candidate / "gitdir").read_text("utf-8", "replace").strip())
+        owner = (named if named.is_absolute() else candidate / named).parent
+        target = _gitdir_of(owner)
+        return owner if target is not None and target.resolve() == candidate.resolve() else None
+    except (OSError, RuntimeError):
+        return None
+
+
 def _looks_bare(candidate: Path) -> bool:
     try:
         return ((candidate / "HEAD").is_file() and (candidate / "objects").is_dir()
@@ -77,6 +97,10 @@ def _common_dir(git_dir: Path) -> Path:
 def locate(start: Path) -> GitDirs | None:
     """The repository holding ``start`` (walking up, like ``Repo.discover``), or None outside git.
 
+    From inside a work tree's git directory (``.git/hooks``, a linked
+    worktree's ``.git/worktrees/NAME``, a submodule's ``.git/modules/NAME``)
+    it is that work tree's, not a bare repository's (``_work_tree_of``).
+
     Stdlib only: this runs in every command and must not import dulwich.
     """
     try:
@@ -87,9 +111,20 @@ def locate(start: Path) -> GitDirs | None:
         git_dir = _gitdir_of(candidate)
         if git_dir is not None:
             return GitDirs(candidate, git_dir, _common_dir(git_dir))
+        owner = _work_tree_of(candidate)
+        if owner is not None:
+            return GitDirs(owner, candidate, _common_dir(candidate))
         if _looks_bare(candidate):
+            if _in_work_tree_git_dir(candidate):
+                continue  # a submodule's ``.git/modules/NAME``: the enclosing ``.git`` decides, further up
             return GitDirs(None, candidate, _common_dir(candidate))
     return None
+
+
+def _in_work_tree_git_dir(candidate: Path) -> bool:
+    """Whether a repository that looks bare lies inside a work tree's ``.git``
+    folder (a submodule's git directory, ``.git/modules/NAME``)."""
+    return any(up.name == ".git" and _work_tree_of(up) is not None for up in candidate.parents)
 
 
 def open_repo(start: Path):

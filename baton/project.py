@@ -2,7 +2,9 @@
 
 The root is ``--project DIR``, else ``$BATON_PROJECT``, else the top level of
 the git work tree (read with dulwich, never by running ``git``), else the
-current directory. Linked worktrees share the main worktree's ``.baton/``,
+current directory. Inside a work tree's git directory (``.git/``, where git
+says "not a work tree") the root is that work tree's, as from any subfolder,
+so ``baton init`` never makes a ``.baton/`` in ``.git/``. Linked worktrees share the main worktree's ``.baton/``,
 found through git's common directory, so a baton left in one worktree reaches
 the next session in another (``--project`` naming a linked worktree's top level
 opens that shared project too).
@@ -114,10 +116,20 @@ def _shared_root(named: Path) -> Path:
     """A named root that is the top of a linked worktree means the project of
     its main worktree, whose ``.baton/`` it shares, exactly as when a command
     runs from inside that worktree. A ``.baton/`` checked out in the linked
-    worktree (``config.json`` committed) does not make it a project of its own."""
-    if worktree_toplevel(named) != named:
+    worktree (``config.json`` committed) does not make it a project of its own.
+    A named root inside a work tree's git directory (``repo/.git``) means that
+    work tree's project, as a command run from there does: a project never
+    lives inside ``.git/``."""
+    if worktree_toplevel(named) != named and not in_git_dir(named):
         return named
     return git_toplevel(named) or named
+
+
+def in_git_dir(path: Path) -> bool:
+    """Whether ``path`` is inside the git directory of a work tree (``.git/``,
+    or a linked worktree's ``.git/worktrees/NAME/``)."""
+    where = locate(path)
+    return where is not None and where.worktree is not None and path.is_relative_to(where.git_dir)
 
 
 def worktree_toplevel(start: Path) -> Path | None:

@@ -4,7 +4,10 @@ finishes it by hand between the two — ``handoff ready`` after the session
 ended — the start said the same, as if the draft were still unfinished. It
 now says what is so: the handoff is ready and no baton carries it, with how to
 read it and hand it on; and nothing when it was handed on, resumed,
-superseded or archived since. Run through the real command line: the hooks
+superseded or archived since. The same when the person finishes the work as a
+ready handoff continuing the draft (``checkpoint create --from`` it, which
+leaves the draft a draft): the start names that handoff, and says nothing once
+it was handed on. Run through the real command line: the hooks
 and every command a child process, as the harness and the person run them.
 """
 
@@ -16,7 +19,7 @@ import sys
 
 import pytest
 
-from baton.domain.notice_fate import DROP, KEEP, MADE_READY, continued_fate, fate
+from baton.domain.notice_fate import CONTINUED, DROP, KEEP, MADE_READY, Successor, continued_by, fate
 from baton.domain.short_ids import short_id
 from tests.conftest import run_baton
 from tests.handoff_support import baton_json, git_init, payload
@@ -59,6 +62,18 @@ def _made_ready_by_hand(repo, draft: str, tmp_path) -> None:
         assert r.returncode == 0, (args, r.stdout, r.stderr)
 
 
+def _continued_by_hand(repo, draft: str, tmp_path, *, ready: bool = True) -> str:
+    """A handoff continuing ``draft`` (``checkpoint create --from``), made ready: its id."""
+    body = tmp_path / "child.json"
+    body.write_text(json.dumps(payload()))
+    child = baton_json(repo, "checkpoint", "create", "--from", draft, "--input", str(body), "--no-input")["id"]
+    steps = (("handoff", "validate", child), ("handoff", "ready", child, "--accept-warnings", "tests"))
+    for args in steps if ready else ():
+        r = run_baton(*args, "--project", str(repo))
+        assert r.returncode == 0, (args, r.stdout, r.stderr)
+    return child
+
+
 def test_a_draft_made_ready_after_its_session_ended_is_not_called_unfinished_at_the_next_start(repo, tmp_path):
     draft = _session_ending_with_its_draft_unfinished(repo)
     _made_ready_by_hand(repo, draft, tmp_path)
@@ -93,6 +108,61 @@ def test_a_draft_archived_since_is_not_mentioned(repo):
     assert "was not handed on" not in _start(repo, "s2")
 
 
+def test_a_draft_continued_by_a_handoff_made_ready_after_its_session_ended_names_that_handoff(repo, tmp_path):
+    draft = _session_ending_with_its_draft_unfinished(repo)
+    child = _continued_by_hand(repo, draft, tmp_path)
+    assert baton_json(repo, "handoff", "show", draft)["handoff"]["status"] == "draft"  # a continuation supersedes no draft
+    brief = _start(repo, "s2")
+    short, by = short_id(draft), short_id(child)
+    assert "the draft Baton prepared for it unfinished" not in brief
+    assert f"Handoff {short} was not handed on: the session ended while it was an unfinished draft. It has been " \
+           f"continued since by ready handoff {by}, but no baton carries it: `baton resume {by}` reads it, and " \
+           f"`baton session handoff --from {by}` hands it on to the next session here" in brief
+    assert short not in _start(repo, "s3").split("## ")[0]  # said once
+
+
+def test_a_draft_continued_by_a_ready_handoff_handed_on_since_is_not_mentioned(repo, tmp_path):
+    draft = _session_ending_with_its_draft_unfinished(repo)
+    child = _continued_by_hand(repo, draft, tmp_path)
+    handed = run_baton("session", "handoff", "--from", child, "--branch", "elsewhere", "--project", str(repo))
+    assert handed.returncode == 0, handed.stderr
+    assert "was not handed on" not in _start(repo, "s2")
+
+
+def test_a_draft_continued_only_by_another_unfinished_draft_is_still_said_to_be_unfinished(repo, tmp_path):
+    draft = _session_ending_with_its_draft_unfinished(repo)
+    _continued_by_hand(repo, draft, tmp_path, ready=False)
+    assert f"Handoff {short_id(draft)} was not handed on: the session ended with the draft Baton prepared " \
+           f"for it unfinished" in _start(repo, "s2")
+
+
+def _successor(status: str, handed_on: bool = False, made: str = "2026-01-01T00:00:00Z", ident: str = "c") -> Successor:
+    return Successor(ident, status, handed_on, made)
+
+
+@pytest.mark.parametrize("now,successors,expected", [
+    ("draft", [_successor("ready")], CONTINUED),
+    ("validated", [_successor("ready")], CONTINUED),
+    ("draft", [_successor("draft")], KEEP),
+    ("draft", [_successor("archived")], KEEP),
+    ("draft", [_successor("ready", handed_on=True)], DROP),
+    ("draft", [_successor("resumed")], DROP),
+    ("draft", [_successor("ready"), _successor("resumed", ident="d")], DROP),
+    ("ready", [_successor("ready")], MADE_READY),
+    ("archived", [_successor("ready")], DROP),
+])
+def test_what_a_notice_about_an_unfinished_draft_becomes_once_a_handoff_continues_it(now, successors, expected):
+    assert fate("draft", now, handed_on=False, successors=successors) == expected
+
+
+def test_the_continuation_a_notice_names_is_the_newest_ready_one_no_baton_carries():
+    successors = [_successor("ready", made="2026-01-01T00:00:00Z", ident="old"),
+                  _successor("ready", made="2026-01-02T00:00:00Z", ident="new"),
+                  _successor("draft", made="2026-01-03T00:00:00Z", ident="unfinished")]
+    assert continued_by(successors) == "new"
+    assert continued_by([_successor("draft")]) is None
+
+
 @pytest.mark.parametrize("was,now,handed_on,expected", [
     ("draft", "draft", False, KEEP),
     ("draft", "validated", False, KEEP),
@@ -110,50 +180,3 @@ def test_a_draft_archived_since_is_not_mentioned(repo):
 ])
 def test_what_a_notice_that_a_handoff_was_not_handed_on_becomes(was, now, handed_on, expected):
     assert fate(was, now, handed_on=handed_on) == expected
-
-
-def _continued_and_made_ready(repo, draft: str, tmp_path) -> str:
-    """A capture continuing the draft (``--from``, as MCP ``handoff_capture`` with ``parent``),
-    validated and made ready by hand: its id."""
-    body = tmp_path / "continued.json"
-    body.write_text(json.dumps(payload()))
-    captured = baton_json(repo, "checkpoint", "create", "--input", str(body), "--from", draft, "--no-input")
-    later = captured["id"]
-    for args in (("handoff", "validate", later), ("handoff", "ready", later, "--accept-warnings", "tests")):
-        r = run_baton(*args, "--project", str(repo))
-        assert r.returncode == 0, (args, r.stdout, r.stderr)
-    return later
-
-
-def test_a_draft_continued_by_a_capture_made_ready_since_names_that_capture_at_the_next_start(repo, tmp_path):
-    draft = _session_ending_with_its_draft_unfinished(repo)
-    later = _continued_and_made_ready(repo, draft, tmp_path)
-    brief = _start(repo, "s2")
-    short, ready = short_id(draft), short_id(later)
-    assert "the draft Baton prepared for it unfinished" not in brief and "complete it" not in brief
-    assert f"Handoff {short} was not handed on: the session ended while it was an unfinished draft. Handoff " \
-           f"{ready}, continuing it, has been made ready since, but no baton carries it: `baton resume {ready}` " \
-           f"reads it, and `baton session handoff --from {ready}` hands it on to the next session here" in brief
-
-
-def test_a_draft_whose_continuation_was_handed_on_since_is_not_mentioned(repo, tmp_path):
-    draft = _session_ending_with_its_draft_unfinished(repo)
-    later = _continued_and_made_ready(repo, draft, tmp_path)
-    handed = run_baton("session", "handoff", "--from", later, "--branch", "elsewhere", "--project", str(repo))
-    assert handed.returncode == 0, handed.stderr
-    assert "was not handed on" not in _start(repo, "s2")
-
-
-@pytest.mark.parametrize("was,continuations,expected", [
-    ("draft", [], (KEEP, None)),
-    ("draft", [("c2", "draft", False)], (KEEP, None)),
-    ("draft", [("c2", "validated", False), ("c1", "ready", False)], (MADE_READY, "c1")),
-    ("draft", [("c2", "ready", False), ("c1", "ready", False)], (MADE_READY, "c2")),
-    ("draft", [("c2", "ready", False), ("c1", "ready", True)], (DROP, None)),
-    ("validated", [("c1", "resumed", False)], (DROP, None)),
-    ("draft", [("c1", "superseded", False), ("c2", "archived", False)], (KEEP, None)),
-    ("ready", [("c1", "ready", False)], (KEEP, None)),
-])
-def test_what_a_notice_about_an_unfinished_draft_becomes_through_the_captures_continuing_it(was, continuations,
-                                                                                           expected):
-    assert continued_fate(was, continuations) == expected

@@ -6,11 +6,13 @@ names a handoff, so a steady start never loads this module.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-from baton.domain.notice_fate import DROP, KEEP, MADE_READY, continued_fate, fate
+import attrs
+
+from baton.domain.notice_fate import CONTINUED, CONTINUING, DROP, MADE_READY, Successor, continued_by, fate
 from baton.model import frozen
-from baton.projections.lineage import continuations
+from baton.projections.lineage import descendant_ids
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -18,15 +20,15 @@ if TYPE_CHECKING:
 
 @frozen
 class NoticeFates:
-    """Of the handoffs asked about, those whose notices are no longer so (``dropped``)
-    and those whose unfinished draft was made ready since (``made_ready``); the
-    notices about any other are said as they were left."""
+    """Of the handoffs asked about, those whose notices are no longer so (``dropped``),
+    those whose unfinished draft was made ready since (``made_ready``), and those
+    whose unfinished draft a ready handoff continues since (``continued``: the
+    draft's id to that handoff's); the notices about any other are said as they
+    were left."""
 
     dropped: frozenset[str] = frozenset()
     made_ready: frozenset[str] = frozenset()
-    continued: tuple[tuple[str, str], ...] = ()
-    """(draft, the capture continuing it made ready since, which no baton carries): the
-    notice about the draft names that one."""
+    continued: Mapping[str, str] = attrs.field(factory=dict)
 
 
 def notice_fates(project: "Project", was: Mapping[str, str | None]) -> NoticeFates:
@@ -36,29 +38,37 @@ def notice_fates(project: "Project", was: Mapping[str, str | None]) -> NoticeFat
     runner = project.reading()
     if "handoffs" not in runner.by_name:
         return NoticeFates()
-    scoped = "baton_scopes" in runner.by_name
     fates: dict[str, set[str]] = {DROP: set(), MADE_READY: set()}
-    continued: list[tuple[str, str]] = []
-
-    def state(handoff_id: str) -> tuple[str | None, bool] | None:
+    continued: dict[str, str] = {}
+    for handoff_id, then in was.items():
         doc = runner.get("handoffs", handoff_id)
         if not isinstance(doc, dict):
-            return None
-        now = doc.get("status") if isinstance(doc.get("status"), str) else None
-        return now, bool(scoped and runner.get("baton_scopes", handoff_id) is not None)
-
-    for handoff_id, then in was.items():
-        known = state(handoff_id)
-        if known is None:
             continue
-        judged = fate(then, known[0], handed_on=known[1])
-        if judged == KEEP and "lineage" in runner.by_name:
-            later = [(ident, *found) for ident in continuations(runner.db, handoff_id)
-                     if (found := state(ident)) is not None]
-            judged, ready = continued_fate(then, later)
-            if ready is not None:
-                continued.append((handoff_id, ready))
-                continue
-        fates.setdefault(judged, set()).add(handoff_id)
-    return NoticeFates(frozenset(fates[DROP]), frozenset(fates[MADE_READY]), tuple(continued))
+        successors = _successors(runner, handoff_id)
+        verdict = fate(then, _status(doc), handed_on=_carried(runner, handoff_id), successors=successors)
+        if verdict == CONTINUED:
+            continued[handoff_id] = continued_by(successors) or handoff_id
+        fates.setdefault(verdict, set()).add(handoff_id)
+    return NoticeFates(frozenset(fates[DROP]), frozenset(fates[MADE_READY]), continued)
 
+
+def _status(doc: Mapping[str, Any]) -> str | None:
+    return doc.get("status") if isinstance(doc.get("status"), str) else None
+
+
+def _carried(runner: Any, handoff_id: str) -> bool:
+    return "baton_scopes" in runner.by_name and runner.get("baton_scopes", handoff_id) is not None
+
+
+def _successors(runner: Any, handoff_id: str) -> list[Successor]:
+    """The handoffs carrying ``handoff_id``'s work on (``notice_fate.CONTINUING``
+    relations, transitively), as the index holds them now."""
+    if "lineage" not in runner.by_name:
+        return []
+    found = []
+    for child in descendant_ids(runner.db, handoff_id, CONTINUING):
+        doc = runner.get("handoffs", child)
+        if isinstance(doc, dict):
+            made = doc.get("created_at")
+            found.append(Successor(child, _status(doc), _carried(runner, child), made if isinstance(made, str) else ""))
+    return found

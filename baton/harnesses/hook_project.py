@@ -109,10 +109,11 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
 def as_now(app: Baton, waiting: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The notices that say a handoff was not handed on, as they are true now
     (``Baton.notice_fates``): the same, when nothing changed; none, when the
-    handoff was handed on, resumed, superseded or archived since; and for the
-    unfinished draft the person made ready since (or a capture continuing it), what
-    is so now — ready, but no baton carries it. When what became of them cannot be read, they are said as
-    they were left."""
+    handoff was handed on, resumed, superseded or archived since (or a handoff
+    continuing the draft was handed on or resumed); and for the unfinished draft
+    the person made ready since, or continued by a handoff made ready since,
+    what is so now — ready, but no baton carries it. When what became of them
+    cannot be read, they are said as they were left."""
     was = {item["handoff"]: item.get("was") for item in waiting if isinstance(item.get("handoff"), str)}
     if not was:
         return waiting
@@ -120,26 +121,30 @@ def as_now(app: Baton, waiting: list[dict[str, Any]]) -> list[dict[str, Any]]:
         fates = app.notice_fates(was)
     except BatonError:
         return waiting
-    continued = dict(fates.continued)
     now = []
     for item in waiting:
         if item.get("handoff") in fates.dropped:
             continue
         if item.get("handoff") in fates.made_ready:
             item = {**item, "problem": made_ready(item["handoff"])}
-        elif item.get("handoff") in continued:
-            item = {**item, "problem": made_ready(item["handoff"], continued[item["handoff"]])}
+        elif item.get("handoff") in fates.continued:
+            item = {**item, "problem": continued(item["handoff"], fates.continued[item["handoff"]])}
         now.append(item)
     return now
 
 
-def made_ready(handoff_id: str, continuation: str | None = None) -> str:
-    """A notice about the unfinished draft a session ended with, once it was made ready,
-    or (``continuation``) a capture continuing it was."""
+def made_ready(handoff_id: str) -> str:
+    """A notice about the unfinished draft a session ended with, once it was made ready."""
     short = short_id(handoff_id)
-    ready = short_id(continuation) if continuation else short
-    done = (f"Handoff {ready}, continuing it, has been made ready since" if continuation
-            else "It has been made ready since")
-    return (f"Handoff {short} was not handed on: the session ended while it was an unfinished draft. {done}, "
-            f"but no baton carries it: `baton resume {ready}` reads it, and `baton session handoff --from "
-            f"{ready}` hands it on to the next session here")
+    return (f"Handoff {short} was not handed on: the session ended while it was an unfinished draft. It has been "
+            f"made ready since, but no baton carries it: `baton resume {short}` reads it, and `baton session "
+            f"handoff --from {short}` hands it on to the next session here")
+
+
+def continued(handoff_id: str, successor_id: str) -> str:
+    """A notice about the unfinished draft a session ended with, once a handoff
+    continuing it was made ready (the draft itself still a draft)."""
+    short, by = short_id(handoff_id), short_id(successor_id)
+    return (f"Handoff {short} was not handed on: the session ended while it was an unfinished draft. It has been "
+            f"continued since by ready handoff {by}, but no baton carries it: `baton resume {by}` reads it, and "
+            f"`baton session handoff --from {by}` hands it on to the next session here")

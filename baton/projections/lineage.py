@@ -113,24 +113,26 @@ def component_ids(db: Any, ids: Iterable[str]) -> set[str]:
     return seen
 
 
-CONTINUING = ("continue", "amend")
-"""The edges along which a handoff carries on the work of its parent (not a fork or a merge)."""
-
-
-def continuations(db, handoff_id: str, most: int = 50) -> list[str]:
-    """The handoffs continuing ``handoff_id`` (its children's children too, an amendment's
-    correction included), newest first, at most ``most``."""
-    found: dict[str, str] = {}
+def descendant_ids(db: Any, handoff_id: str, relations: Iterable[str]) -> list[str]:
+    """The handoffs descending from ``handoff_id`` through edges of the given
+    ``relations`` only (children, their children…), with indexed lookups, in
+    the order found."""
+    wanted = list(relations)
+    if not wanted:
+        return []
+    kinds = ", ".join("?" * len(wanted))
+    seen = {handoff_id}
+    found: list[str] = []
     frontier = [handoff_id]
-    while frontier and len(found) < most:
-        marks = ", ".join("?" * len(frontier))
-        rows = db.execute(f"SELECT e.child, COALESCE(n.created_at, '') FROM {EDGES_TABLE} e LEFT JOIN {NODES_TABLE} n "
-                          f"ON n.id = e.child WHERE e.parent IN ({marks}) AND e.relation IN (?, ?)",
-                          [*frontier, *CONTINUING]).fetchall()
-        frontier = []
-        for child, created in rows:
-            if child not in found and child != handoff_id:
-                found[child] = created
-                frontier.append(child)
-        frontier = frontier[:most]
-    return sorted(found, key=lambda ident: (found[ident], ident), reverse=True)[:most]
+    while frontier:
+        nxt: list[str] = []
+        for chunk in chunks(frontier):
+            marks = ", ".join("?" * len(chunk))
+            for (child,) in db.execute(f"SELECT child FROM {EDGES_TABLE} WHERE parent IN ({marks}) "
+                                       f"AND relation IN ({kinds})", [*chunk, *wanted]):
+                if child not in seen:
+                    seen.add(child)
+                    found.append(child)
+                    nxt.append(child)
+        frontier = nxt
+    return found
