@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from baton.commands.listing import ListResult
     from baton.commands.log import LogResult, LogStream
     from baton.commands.metrics import MetricsResult
+    from baton.commands.notice_fates import NoticeFates
     from baton.commands.prepare import PrepareResult
     from baton.commands.ready import ReadyResult
     from baton.commands.rebuild import RebuildResult
@@ -260,11 +261,15 @@ class Baton:
         return audit.audit_project(self.project, progress)
 
     def list_handoffs(self, *, status: str | None = None, work: str | None = None,
-                      limit: int | None = None, kind: str = "handoff", branch: str | None = None) -> ListResult:
-        """Handoffs newest first; session batons only with ``kind`` ``baton`` or ``all``."""
+                      limit: int | None = None, kind: str = "handoff", branch: str | None = None,
+                      count_total: bool = True) -> ListResult:
+        """Handoffs newest first; session batons only with ``kind`` ``baton`` or ``all``. At most
+        ``limit`` (``None``: the newest 50, ``listing.DEFAULT_LIMIT``; 0: every match); ``total`` counts
+        the matches a limit left out unless ``count_total`` is false (a caller that shows only the rows)."""
         from baton.commands import listing
 
-        return listing.list_handoffs(self.project, status=status, work=work, limit=limit, kind=kind, branch=branch)
+        return listing.list_handoffs(self.project, status=status, work=work, limit=limit, kind=kind, branch=branch,
+                                     count_total=count_total)
 
     def show(self, token: str, **options: Any) -> ShowResult:
         """``handoff show``; ``as_of`` answers from a replay up to that point."""
@@ -496,6 +501,15 @@ class Baton:
                                                          hand_on_in_scope=baton_hand_on.hand_on_in_scope)
         assert finished is not None
         return finished
+
+    def notice_fates(self, was: dict[str, str | None]) -> "NoticeFates":
+        """What a session start is to do with the waiting notices that say a handoff
+        was not handed on (``was``: handoff id → its status when the notice was
+        left): which are no longer so, and which unfinished drafts were made ready
+        since (``baton.domain.notice_fate``). Reads only."""
+        from baton.commands import notice_fates
+
+        return notice_fates.notice_fates(self.project, was)
 
     @contextmanager
     def _kept_if_held_up(self, kind: str, event: str | None, session_id: str | None, *, harness: str | None,

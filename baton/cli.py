@@ -401,7 +401,9 @@ def _add_handoff_checks(hsub, common) -> None:
 def _add_handoff_reads(hsub, common) -> None:
     """list, show."""
     p = hsub.add_parser("list", parents=[common], help="list handoffs, newest first",
-                        description="List handoffs, newest first. --work searches title, objective and summary "
+                        description="List handoffs, newest first: the newest 50 unless --limit says otherwise "
+                                    "(--limit 0 lists all; when some are left out, stderr says how many match). "
+                                    "--work searches title, objective and summary "
                                     "(full text, every word as a prefix). Session batons are listed apart "
                                     "(--kind baton) or with the handoffs (--kind all).")
     p.add_argument("--status", metavar="S", help="draft, validated, ready, resumed, superseded or archived")
@@ -409,7 +411,8 @@ def _add_handoff_reads(hsub, common) -> None:
     p.add_argument("--kind", choices=("handoff", "baton", "all"), default="handoff",
                    help="handoffs (default), the session batons `session end` leaves, or all")
     p.add_argument("--branch", metavar="B", help="only records of this branch")
-    p.add_argument("--limit", metavar="N", type=int, help="at most N handoffs")
+    p.add_argument("--limit", metavar="N", type=int,
+                   help="at most N, the newest (default 50; 0 lists every match)")
     p.set_defaults(func="handoffs:handoff_list")
 
     p = hsub.add_parser("show", parents=[common], help="show one handoff as json, yaml, md or prompt",
@@ -441,6 +444,8 @@ def _add_handoff_amend(hsub, common) -> None:
         edits.add_argument(flag, dest="replace_" + section, metavar="FILE",
                            help=f"replace the {section.replace('_', ' ')} whole with FILE's JSON array ('-' reads "
                                 "stdin)")
+    p.add_argument("--no-input", action="store_true",
+                   help="never ask questions, even on a terminal (as for checkpoint create; amend asks none)")
     p.set_defaults(func="drafts:handoff_amend")
 
 
@@ -803,13 +808,15 @@ class _Parser(argparse.ArgumentParser):
         """A command's parser (not ``baton`` itself) refuses what it does not know at once, so the
         error shows that command's usage (``baton handoff list --limt``), not the top-level line:
         a command takes every word after its name, so nothing it leaves is anyone else's."""
+        self.words = list(sys.argv[1:] if args is None else args)  # what a usage error may point into
         namespace, extras = super().parse_known_args(args, namespace)
         if extras and self.prog != "baton":
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return namespace, extras
 
     def error(self, message: str):
-        message = load(USAGE).usage_error_message(self, message, json_requested=_Parser.json_requested)
+        message = load(USAGE).usage_error_message(self, message, json_requested=_Parser.json_requested,
+                                                  words=getattr(self, "words", ()))
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
 

@@ -7,6 +7,7 @@ file loads nothing more.
 
 from __future__ import annotations
 
+import codecs
 import os
 import stat
 import sys
@@ -20,8 +21,10 @@ def read_bounded(source: str, flag: str, *, stdin: Any = None) -> bytes:
     """The bytes of ``source`` (a path, or ``-`` for stdin), never more than
     the input limit (``baton.domain.limits``) read into memory.
 
+    A UTF-8 byte order mark at the start is dropped.
+
     Raises:
-        InputError (exit 2): unreadable, or over the limit.
+        InputError (exit 2): unreadable, over the limit, or not UTF-8 text.
     """
     where = "stdin" if source == "-" else source
     whole: int | None = None
@@ -44,4 +47,10 @@ def read_bounded(source: str, flag: str, *, stdin: Any = None) -> bytes:
         # file's own, else only known to be over the limit (a pipe, stdin).
         check_input_size(f"{flag} {where}", whole if whole is not None and whole > MAX_INPUT_BYTES else None,
                          hint="link to repository artifacts instead of pasting them")
+    raw = raw.removeprefix(codecs.BOM_UTF8)  # an editor's byte order mark: JSON (RFC 8259) lets a reader ignore it
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:  # a binary file, another encoding: say so, not the JSON parser's riddle
+        raise InputError(f"cannot read {flag} {where}: it is not UTF-8 text (byte {exc.start} is not valid UTF-8)",
+                         details={"offset": exc.start}) from None
     return raw

@@ -49,7 +49,7 @@ def project_words(project: str | None, kind: str) -> CompletionWords:
     try:
         with Baton.open(project) as app:
             if kind in ("ids", "resumable"):
-                rows = app.list_handoffs(limit=WORDS_LIMIT, kind="all").rows
+                rows = app.list_handoffs(limit=WORDS_LIMIT, kind="all", count_total=False).rows
                 if kind == "resumable":  # what ``resume`` takes: ready or resumed, or a session baton's record
                     rows = tuple(r for r in rows if r.status in RESUMABLE or (r.baton and r.status in UNPROMOTED))
                 return CompletionWords(kind, ("latest", *(short_id(r.id) for r in rows)))
@@ -59,7 +59,7 @@ def project_words(project: str | None, kind: str) -> CompletionWords:
             if kind == "owners":
                 return CompletionWords(kind, tuple(sorted({d["owner"] for d in scopes if d.get("owner")})))
             branches = {d["branch"] for d in scopes if d.get("branch")}
-            branches |= {r.branch for r in app.list_handoffs(limit=WORDS_LIMIT, kind="all").rows if r.branch}
+            branches |= {r.branch for r in app.list_handoffs(limit=WORDS_LIMIT, kind="all", count_total=False).rows if r.branch}
             return CompletionWords(kind, tuple(sorted(branches)))
     except Exception:  # noqa: BLE001 — completion offers nothing rather than an error
         return CompletionWords(kind, ())

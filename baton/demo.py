@@ -63,6 +63,10 @@ def _commit(root: Path, message: str, files: dict[str, str]) -> str:
     return porcelain.commit(str(root), message=message.encode(), author=who, committer=who).decode()
 
 
+INTERRUPTED = 130
+"""The command line's exit code for Ctrl-C (128 + SIGINT): it catches the interrupt
+in the step it ran, so the demo sees only this code."""
+
 CommandLine = Callable[[list[str]], int]
 """The ``baton`` command line as a function (``baton.cli.main``): the demo runs
 each step exactly as a person types it, and is handed the command line by
@@ -86,6 +90,8 @@ class _Runner:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = self.main(args)
         self.result.steps.append({"command": shlex.join(["baton", *argv]), "exit_code": code})
+        if code == INTERRUPTED:  # Ctrl-C reached the step: the demo is interrupted, not failed
+            raise KeyboardInterrupt
         if show and not json_out:
             text = out.getvalue().rstrip()
             if text:

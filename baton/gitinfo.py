@@ -242,12 +242,89 @@ def config_value(start: Path, section: str, name: str) -> str | None:
     if repo is None:
         return _user_config_value(section, name)
     try:
-        value = repo.get_config_stack().get((section.encode(),), name.encode())
+        value = config_stack(repo).get((section.encode(),), name.encode())
         return _text(value).strip() or None
     except (KeyError, OSError, ValueError):
         return None
     finally:
         repo.close()
+
+
+def config_stack(repo):
+    """git's config stack for an opened repository, in git's order of precedence — this
+    worktree's ``config.worktree`` (with ``extensions.worktreeConfig``), the repository's
+    ``config``, the user's, the system's — with ``includeIf`` honoured in every file, as git
+    does.
+
+    dulwich's ``get_config_stack`` evaluates an ``includeIf`` condition only in the repository's
+    own file: in the user's ``~/.gitconfig``, where people keep ``[includeIf "gitdir:~/work/"]``
+    to work under a work email, every condition is false. The owner Baton read would then be
+    the unconditional (personal) email, not the ``user.email`` git reports for the
+    repository — and a baton left on a machine configured the plain way would never reach the
+    same person on one configured through the include (docs/batons.md, "Who and where"). It
+    also ranks the repository's file above the worktree's, and reads a linked worktree's
+    ``config.worktree`` from the main one's folder."""
+    from dulwich.config import ConfigFile, StackedConfig  # lazy: read only when git config is asked for
+
+    local = repo.get_config()  # dulwich evaluates this one's conditions itself (and a sync keeps it read)
+    backends = [local]
+    if local.get_boolean((b"extensions",), b"worktreeconfig", False):
+        backends.insert(0, _config_file(repo, Path(repo.controldir()) / "config.worktree") or ConfigFile())
+    backends += [f for f in (_config_file(repo, Path(path)) for path in _config_paths(None)) if f is not None]
+    return StackedConfig(backends, writable=local)
+
+
+def _config_file(repo, path: Path):
+    """One config file (dulwich ``ConfigFile``) with its conditional includes evaluated for
+    ``repo``, or None when it does not exist."""
+    from dulwich.config import ConfigFile  # lazy: as above
+
+    try:
+        return ConfigFile.from_path(str(path), condition_matchers=_include_conditions(repo, str(path)))
+    except FileNotFoundError:
+        return None
+    except TypeError:  # a dulwich without conditional includes: the file as it reads it
+        return ConfigFile.from_path(str(path))
+
+
+def _include_conditions(repo, config_file: str) -> dict:
+    """``includeIf`` conditions as git evaluates them for ``repo`` in ``config_file``
+    (git-config(1), "Conditional includes"): ``gitdir:`` / ``gitdir/i:`` (the repository's git
+    directory; ``./`` is the config file's folder) and ``onbranch:``."""
+    git_dir = Path(repo.controldir())
+
+    def gitdir(pattern: str, fold: bool) -> bool:
+        if pattern.startswith("~/"):
+            pattern = os.path.expanduser(pattern)
+        elif pattern.startswith("./"):
+            pattern = Path(config_file).parent.as_posix() + pattern[1:]
+        elif not pattern.startswith(("/", "**")):
+            pattern = "**/" + pattern
+        places = {git_dir.as_posix(), git_dir.resolve().as_posix()}
+        return any(_wildmatch(place, pattern, fold) for place in places)
+
+    def onbranch(pattern: str) -> bool:
+        try:
+            head = repo.refs.read_ref(b"HEAD") or b""
+        except (OSError, KeyError, ValueError):
+            return False
+        prefix = b"ref: refs/heads/"
+        return head.startswith(prefix) and _wildmatch(_text(head[len(prefix):]).strip(), pattern, False)
+
+    return {"gitdir:": lambda p: gitdir(p, False), "gitdir/i:": lambda p: gitdir(p, True), "onbranch:": onbranch}
+
+
+def _wildmatch(text: str, pattern: str, fold: bool) -> bool:
+    """git's wildmatch with ``WM_PATHNAME``, as conditional includes use it: ``*`` and ``?`` stay
+    inside one path component, ``**/`` spans any number of them, and a pattern ending in ``/``
+    matches that directory and everything inside it (``foo/`` is ``foo/**``)."""
+    if pattern.endswith("/"):
+        pattern += "**"
+    out = []
+    for token in re.split(r"(\*\*/|/\*\*$|\*\*|\*|\?)", pattern):
+        out.append({"**/": "(?:.*/)?", "/**": "(?:/.*)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}.get(token)
+                   or re.escape(token))
+    return re.fullmatch("".join(out), text, re.IGNORECASE if fold else 0) is not None
 
 
 def _user_config_value(section: str, name: str) -> str | None:

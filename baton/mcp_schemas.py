@@ -301,7 +301,7 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
     "handoff_resume": _result({"id": _S, "status": _S, "freshness_state": _S, "freshness": _O, "quality": _O,
                                "brief": _O, "marked_resumed": _B, "handoff": _O, "latest": _OPT_O},
                               "id", "freshness_state", "brief"),
-    "handoff_list": _result({"count": _I, "more": _B, "filters": _O, "handoffs": _A}, "count", "handoffs"),
+    "handoff_list": _result({"count": _I, "more": _B, "total": _I, "filters": _O, "handoffs": _A}, "count", "handoffs"),
     "handoff_fork": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "lineage": _O, "handoff": _O},
                             "id", "short_id", "status", "handoff"),
     "handoff_merge": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "lineage": _O, "handoff": _O,

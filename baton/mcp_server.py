@@ -67,10 +67,6 @@ if TYPE_CHECKING:
 TOOL_NAMES = ("baton_status", "handoff_capture", "handoff_validate", "handoff_ready", "handoff_resume",
               "handoff_list", "handoff_fork", "handoff_merge", "handoff_detect", "baton_session", "bootstrap")
 
-LIST_LIMIT = 50
-"""``handoff_list`` without a ``limit`` lists this many: a year of a team's
-handoffs (13,000) is 6 MB of JSON, which no agent's context holds."""
-
 TOOL_ALIASES = {"prompt": "baton_session"}
 """Tools still answered under an older name but not listed: ``prompt`` (the name
 session-handoff-baton.txt gives it) was easy to confuse with MCP prompts."""
@@ -395,7 +391,7 @@ class ProjectCalls:
         cannot be read (not initialised yet): listing resources never fails."""
         with self.serial:
             try:
-                listed = self.app().list_handoffs(status="ready", limit=LISTED_HANDOFFS).to_json()
+                listed = self.app().list_handoffs(status="ready", limit=LISTED_HANDOFFS, count_total=False).to_json()
             except BatonError:
                 return []
             rows = [h for h in listed.get("handoffs", []) if isinstance(h, dict) and h.get("id")]
@@ -491,9 +487,10 @@ class BatonTools:
     ) -> CallToolResult:
         """Handoff summaries, newest first: id, status, flags, title, dates, validation, lineage, branch. No
         evidence payloads. Session batons only with kind baton or all. At most limit (default 50); more is true
-        when more match (narrow with status, work or branch, or raise limit)."""
+        when more match, and total says how many (narrow with status, work or branch, or raise limit)."""
+        # Without a limit, the use case's default (``listing.DEFAULT_LIMIT``, 50), as on the command line.
         return self.run(lambda baton: baton.list_handoffs(status=status, work=work, kind=kind, branch=branch,
-                                                          limit=LIST_LIMIT if limit is None else limit))
+                                                          limit=limit))
 
     def handoff_fork(
         self,

@@ -98,6 +98,12 @@ def branched(root: Path) -> int:
     return len(drafts)
 
 
+EVERY_RECORD = ["--limit", str(10**9)]
+"""``handoff list`` lists every record with this (its default is the newest 50),
+on this tree and on an older ``--baseline`` alike (which has no ``--limit 0``):
+the baseline lineage is measured beside is the whole listing."""
+
+
 def run(argv: list[str], env: dict[str, str], what: str) -> dict:
     return bench_commands.checked(bench_commands.spawn(argv, env), what)
 
@@ -122,19 +128,21 @@ def measure(root: Path, repeat: int, sides: dict[str, tuple[list[str], dict[str,
         for side, (launcher, env) in sides.items():
             mine, forked = root.parent / f"{root.name}-{side}", root.parent / f"{root.name}-branched-{side}"
             at = ["--project", str(mine)]
-            keep(f"{side}: handoff list --json", run([*launcher, "handoff", "list", "--json", *at], env, "list"))
+            keep(f"{side}: handoff list --json",
+                 run([*launcher, "handoff", "list", "--json", *EVERY_RECORD, *at], env, "list"))
             keep(f"{side}: lineage --format json",
                  run([*launcher, "lineage", "--format", "json", *at], env, "lineage json"))
             keep(f"{side}: lineage (text)", run([*launcher, "lineage", *at], env, "lineage text"))
             keep(f"{side}: handoff list --json (branched)",
-                 run([*launcher, "handoff", "list", "--json", "--project", str(forked)], env, "list (branched)"))
+                 run([*launcher, "handoff", "list", "--json", *EVERY_RECORD, "--project", str(forked)], env,
+                     "list (branched)"))
             keep(f"{side}: lineage --format json (branched)",
                  run([*launcher, "lineage", "--format", "json", "--project", str(forked)], env, "lineage (branched)"))
             keep(f"{side}: verify --json", run([*launcher, "verify", "--json", *at], env, "verify"))
             copied = root.parent / f"{root.name}-copied-{side}-{rep}"
             shutil.copytree(mine, copied, symlinks=True)
             keep(f"{side}: handoff list --json (fresh copy)",
-                 run([*launcher, "handoff", "list", "--json", "--project", str(copied)], env, "list (copy)"))
+                 run([*launcher, "handoff", "list", "--json", *EVERY_RECORD, "--project", str(copied)], env, "list (copy)"))
             shutil.rmtree(copied, ignore_errors=True)
     return samples
 

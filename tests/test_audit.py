@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from baton.domain.wording import counted
 from tests.cli_support import run, run_json
 
 TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
@@ -81,11 +82,34 @@ def test_audit_says_how_many_of_the_handoff_records_are_session_batons(capsys, p
     report = run_json(capsys, project, "audit")
     assert report["records"]["handoffs"] == 2 and report["baton_records"] == 1
     code, out, _ = run(capsys, project, "audit")
-    assert code == 0 and out.startswith("Records: 2 handoffs (1 of them session batons), ")
+    assert code == 0 and out.startswith("Records: 2 handoffs (1 of them a session baton), 1 baton, ")
 
 
 def test_audit_without_session_batons_counts_the_handoffs_alone(capsys, project):
     run_json(capsys, project, "checkpoint", "create", "--title", "t", "--objective", "o")
     assert run_json(capsys, project, "audit")["baton_records"] == 0
     code, out, _ = run(capsys, project, "audit")
-    assert code == 0 and out.startswith("Records: 1 handoffs, ")
+    assert code == 0 and out.startswith("Records: 1 handoff, 0 batons, ")
+
+
+def test_audit_text_puts_one_of_a_thing_in_the_singular_and_others_in_the_plural(capsys, project):
+    """It said "1 handoffs", "1 artifact(s)" and "1 payload(s) of 1 handoff(s)"."""
+    run_json(capsys, project, "checkpoint", "create", "--title", "t", "--objective", "o", "--artifact", "README.md:read")
+    code, out, _ = run(capsys, project, "audit")
+    assert code == 0 and out.startswith("Records: 1 handoff, 0 batons, 0 sessions, 0 objectives\n")
+    assert "External references: 1 artifact, evidence none" in out
+    assert "Erased by forget: 0 payloads of 0 handoffs" in out
+    rules = len(run_json(capsys, project, "audit")["policy"]["rules"])
+    assert f"Policy: {rules} redaction rules from " in out and rules > 1
+
+
+def test_audit_text_counts_one_erased_payload_of_one_handoff_in_the_singular(capsys, project):
+    handoff = run_json(capsys, project, "checkpoint", "create", "--title", "t", "--objective", BODY)["id"]
+    run_json(capsys, project, "forget", handoff, "--yes")
+    code, out, _ = run(capsys, project, "audit")
+    assert code == 0 and "Erased by forget: 1 payload of 1 handoff\n" in out
+
+
+def test_a_count_takes_the_singular_only_for_exactly_one():
+    assert [counted(n, "handoff") for n in (0, 1, 2)] == ["0 handoffs", "1 handoff", "2 handoffs"]
+    assert counted(1, "redaction rule") == "1 redaction rule" and counted(3, "entry", "entries") == "3 entries"

@@ -46,6 +46,19 @@ def test_commands_outside_a_project_say_to_run_init(project_dir):
         assert "Traceback" not in r.stderr
 
 
+def test_a_project_that_names_no_directory_says_so_rather_than_to_run_init(tmp_path):
+    # `baton init` refuses such a root ("is not a directory"): advising it would send the user in a circle
+    missing, a_file = tmp_path / "no" / "such", tmp_path / "notes.txt"
+    a_file.write_text("x")
+    for root, why in ((missing, "no such directory"), (a_file, "it is not a directory")):
+        r = run_baton("status", "--json", "--project", str(root))
+        assert r.returncode == 4, r.stderr
+        error = json.loads(r.stdout)["error"]
+        assert error["code"] == "not_initialized"
+        assert why in error["message"] and "baton init" not in error["message"]
+    assert not missing.exists()
+
+
 def test_errors_in_json_mode_are_json_on_stdout(project_dir):
     r = run_baton("log", "--json", "--project", str(project_dir))
     assert r.returncode == 4

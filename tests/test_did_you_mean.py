@@ -49,3 +49,23 @@ def test_an_unexpected_word_after_a_command_shows_that_commands_usage(baton_cli,
     assert done.returncode == 2
     assert done.stderr.startswith("usage: baton handoff list ")
     assert "baton handoff list: error: unrecognized arguments: extra" in done.stderr
+
+
+def test_an_id_taken_by_an_option_of_several_values_says_which_option_took_it(baton_cli, project):
+    # --decision takes every word up to the next option: "4a2b" became a second decision
+    done = baton_cli("--json", "handoff", "amend", "--decision", "Use redis", "4a2b", cwd=project)
+    assert done.returncode == 2
+    message = json.loads(done.stdout)["error"]["message"]
+    assert message.startswith("the following arguments are required: ID (--decision takes every word after it")
+    assert "give ID before it, or put `--` before ID" in message
+
+
+@pytest.mark.parametrize("argv", [
+    ["handoff", "amend"],                                   # no option at all
+    ["handoff", "amend", "--decision", "x", "--title", "t"],  # the last option takes one value
+    ["handoff", "amend", "--decision=x"],                   # a value given with `=` is the only one
+])
+def test_a_missing_id_no_option_could_have_taken_gets_no_such_hint(baton_cli, project, argv):
+    done = baton_cli(*argv, cwd=project)
+    assert done.returncode == 2 and "required: ID" in done.stderr
+    assert "takes every word" not in done.stderr

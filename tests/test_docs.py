@@ -73,3 +73,24 @@ def test_the_skill_says_how_to_complete_a_prepared_draft_over_mcp():
     `parent` (no amend tool), and only such a capture is handed on at the end."""
     skill = " ".join((DOCS.parents[1] / "skills" / "baton" / "SKILL.md").read_text().split())
     assert "`handoff_capture` with `parent` set to the draft's full id" in skill
+
+
+def test_every_subcommand_the_documentation_names_exists():
+    """A reader copies `baton handoff capture` from docs/batons.md and gets
+    `invalid choice`: every `baton GROUP SUB` the README, docs/ and the skill
+    name (GROUP one of session, checkpoint, handoff, status) is a real one."""
+    import re
+
+    groups = {words[0]: set() for words, _, sub in COMMANDS if len(words) == 2}
+    for words, _, _ in COMMANDS:
+        if len(words) == 2:
+            groups[words[0]].add(words[1])
+    root = DOCS.parents[1]
+    unknown = []
+    for path in [root / "README.md", *sorted((root / "docs").glob("*.md")), *sorted((root / "skills").rglob("*.md"))]:
+        text = path.read_text()
+        for found in re.finditer(r"(?<![\w/.-])baton ([a-z][a-z-]*) ([a-z][a-z-]*)", text):
+            group, sub = found.groups()
+            if group in groups and sub not in groups[group]:
+                unknown.append(f"{path.relative_to(root)}:{text.count(chr(10), 0, found.start()) + 1}: {found.group(0)}")
+    assert unknown == []

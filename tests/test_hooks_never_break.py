@@ -132,7 +132,8 @@ def test_a_ledger_locked_by_another_process_exits_0_without_waiting_long(project
     fd = os.open(lock, os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
-        outcome = hook(project, "claude-code", "SessionStart", fixture("claude-code", "SessionStart.startup", project))
+        # A handoff request, which is not kept (a start still delivers its brief: test_hook_start_while_busy).
+        outcome = hook(project, "claude-code", "UserPromptSubmit", fixture("claude-code", "UserPromptSubmit", project))
     finally:
         os.close(fd)
     assert outcome.answer == "" and "locked" in outcome.problem

@@ -86,6 +86,31 @@ def test_stdin_over_the_limit_is_reported_as_over_it_not_at_the_bytes_read(proje
     assert "1048577" not in result.stderr
 
 
+def test_a_payload_file_that_is_not_utf8_says_so_for_every_flag_that_reads_one(project, capsys, tmp_path):
+    from tests.cli_support import ledger_size
+
+    binary = tmp_path / "payload.json"
+    binary.write_bytes(b'{"work": {"title": "caf\xe9"}}')  # Latin-1, not UTF-8: byte 23
+    before = ledger_size(project)
+    for args in (["checkpoint", "create", "--no-input", "--input", str(binary)],
+                 ["detect", "--event", str(binary)],
+                 ["session", "end", "s1", "--handoff-input", str(binary)],
+                 ["merge", "aaaa", "bbbb", "--resolution-file", str(binary)]):
+        code, _, err = run(capsys, project, *args)
+        assert code == 2, (args, err)
+        assert f"{binary}: it is not UTF-8 text (byte 23 is not valid UTF-8)" in err, err
+        assert "surrogates" not in err
+    assert ledger_size(project) == before
+
+
+def test_a_payload_file_that_starts_with_a_byte_order_mark_is_read(project, capsys, tmp_path):
+    marked = tmp_path / "payload.json"
+    marked.write_bytes(b'\xef\xbb\xbf{"work": {"title": "Saved by Notepad", "objective": "o"}}')
+    code, out, err = run(capsys, project, "checkpoint", "create", "--no-input", "--input", str(marked), "--json")
+    assert code == 0, err
+    assert json.loads(out)["handoff"]["work"]["title"] == "Saved by Notepad"
+
+
 def test_arguments_over_the_limit_are_an_input_error(project, capsys):
     code, _, err = run(capsys, project, "checkpoint", "create", "--no-input", "--title", "x" * (MAX_INPUT_BYTES + 1),
                        "--objective", "o")
@@ -108,3 +133,13 @@ def test_a_client_that_disconnects_leaves_no_traceback(capsys):
     except BrokenPipeError:
         server.handle_error(None, ("127.0.0.1", 1))
     assert capsys.readouterr().err == ""
+
+
+def test_a_document_pasted_as_a_title_is_clipped_in_the_capture_text_and_whole_in_json(project, capsys):
+    title = "Rotate the signing keys " + "x" * 50_000
+    code, out, err = run(capsys, project, "checkpoint", "create", "--no-input", "--title", title, "--objective", "o")
+    assert code == 0, err
+    shown = next(line for line in out.splitlines() if line.startswith("  title: "))
+    assert shown == "  title: " + title[:119] + "…"
+    code, out, _ = run(capsys, project, "handoff", "amend", out.split()[3], "--title", title, "--json")
+    assert code == 0 and json.loads(out)["handoff"]["work"]["title"] == title

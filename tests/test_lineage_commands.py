@@ -217,6 +217,25 @@ def test_handoff_show_as_of_shows_the_record_as_it_was(project):
     assert show_handoff(project, handoff_id).record["work"]["title"] == "Renamed"
 
 
+def test_a_handoff_captured_after_the_as_of_point_is_said_not_to_exist_yet_not_to_match_nothing(project):
+    parent = _ready(project)
+    opened = Project.open(project)
+    try:
+        cut = opened.reading().get("streams", f"handoff/{parent}")["last_event"]
+    finally:
+        opened.close()
+    later = fork_handoff(project, parent, label="later").handoff_id
+    for command in (["handoff", "show"], ["lineage"]):
+        error = baton_json(project, *command, later[-8:], "--as-of", cut, expect=4)["error"]
+        assert error["code"] == "not_found"
+        assert error["message"] == (f"handoff {later[-8:]} did not exist yet at {cut} "
+                                    "(it was captured later; a later point shows it)")
+        assert error["details"]["id"] == later
+        # a token that names no handoff at all is still "no handoff matches"
+        error = baton_json(project, *command, "zzzzzzzz", "--as-of", cut, expect=4)["error"]
+        assert error["message"] == "no handoff matches 'zzzzzzzz'"
+
+
 def test_as_of_a_malformed_point_is_an_input_error(project):
     _ready(project)
     result = baton(project, "lineage", "--as-of", "yesterday")

@@ -191,3 +191,25 @@ def test_no_command_listed_as_planned_exists_yet():
     assert [c for c in _named(planned) if c in commands] == [], "built now: move it to the built list"
     tools = re.findall(r"`(handoff_[a-z]+)`", planned)
     assert [t for t in tools if t in TOOL_NAMES] == [], "built now: move it to the built list"
+
+
+
+def test_ctrl_c_during_a_demo_step_interrupts_the_demo_and_removes_its_project(monkeypatch, capsys):
+    """The step's command line catches Ctrl-C and exits 130; the demo reported that as a
+    failed step (`demo step ... exited 130, expected 0`, exit 3) instead of being interrupted."""
+    from baton.app import Baton
+    from baton.cli import main
+
+    projects: list[str] = []
+
+    def ctrl_c_in_the_capture(self, *args, **kwargs):
+        projects.append(os.getcwd())
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Baton, "capture", ctrl_c_in_the_capture)
+    code = main(["demo"])
+    err = capsys.readouterr().err
+    assert code == 130
+    assert err.rstrip().endswith("baton: interrupted") and "expected 0" not in err
+    assert err.count("baton: interrupted") == 1
+    assert projects and not os.path.exists(projects[0])

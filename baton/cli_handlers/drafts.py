@@ -50,6 +50,8 @@ def checkpoint_create(app: Baton, args: argparse.Namespace):
 
 
 def handoff_amend(app: Baton, args: argparse.Namespace):
+    # ``--no-input`` (never ask) holds trivially: an amendment asks nothing, on a
+    # terminal or not — nothing is required of it that a question could fill in.
     lists = {section: read_replacement_list(section, getattr(args, "replace_" + section))
              for section in REPLACE_FLAGS if getattr(args, "replace_" + section, None) is not None}
     close, drop = args.close_item or (), args.drop or ()

@@ -20,8 +20,16 @@ def handoff_ready(app: Baton, args: argparse.Namespace):
 
 
 def handoff_list(app: Baton, args: argparse.Namespace):
-    return app.list_handoffs(status=args.status, work=args.work, limit=args.limit, kind=args.kind,
-                             branch=args.branch)
+    """Without ``--limit``, the newest 50 (``listing.DEFAULT_LIMIT``); when the
+    limit leaves matches out, the text listing is followed by a line on stderr
+    saying how many match in all (``--json`` has ``more`` and ``total``)."""
+    result = app.list_handoffs(status=args.status, work=args.work, limit=args.limit, kind=args.kind,
+                               branch=args.branch)
+    if result.more:
+        total = f"{result.matched:,}" if result.matched is not None else "more"  # counted: count_total
+        args.note_after = (f"the newest {len(result.rows)} of {total} {result.noun} shown; "
+                           f"a larger --limit shows more, --limit 0 shows all")
+    return result
 
 
 def handoff_show(app: Baton, args: argparse.Namespace):

@@ -7,7 +7,6 @@ import argparse
 from baton.app import Baton
 from baton.cli_read import read_bounded
 from baton.domain.lineage import resolution_from_text
-from baton.errors import InputError
 
 
 def fork(app: Baton, args: argparse.Namespace):
@@ -17,12 +16,7 @@ def fork(app: Baton, args: argparse.Namespace):
 def merge(app: Baton, args: argparse.Namespace):
     resolution = None
     if args.resolution_file is not None:
-        raw = read_bounded(args.resolution_file, "--resolution-file")
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise InputError(f"{args.resolution_file} is not UTF-8 text") from None
-        resolution = resolution_from_text(text)
+        resolution = resolution_from_text(read_bounded(args.resolution_file, "--resolution-file").decode("utf-8"))
     return app.merge(list(args.ids), title=args.title, resolution=resolution, session=args.session)
 
 

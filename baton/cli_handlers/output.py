@@ -90,7 +90,8 @@ def _policy(args: argparse.Namespace) -> RedactionPolicy:
 
 def print_result(args: argparse.Namespace, result: Any) -> None:
     """A handler's result: its JSON (``--json``), else its text. A result's
-    ``problem`` (a hook's one line) goes to stderr first.
+    ``problem`` (a hook's one line) goes to stderr first; a handler's
+    ``args.note_after`` goes to stderr after the text (not with ``--json``).
 
     A text rendering that is the JSON answer itself (``lineage --format
     json``) is screened as a document, string by string, exactly as
@@ -117,6 +118,10 @@ def print_result(args: argparse.Namespace, result: Any) -> None:
         print(text)
     elif text:
         print(screen_text(text, _policy(args)))
+    note = getattr(args, "note_after", None)
+    if note:  # a handler's word about the text just printed (``handoff list``: how many were left out)
+        sys.stdout.flush()
+        print(f"baton: {screen_text(note, _policy(args))}", file=sys.stderr)
 
 
 def _with_writer_change(args: argparse.Namespace, document: Any) -> Any:

@@ -5,23 +5,50 @@ from __future__ import annotations
 import argparse
 import difflib
 import re
+from typing import Sequence
 
 from baton.cli_handlers.output import print_json
 from baton.domain.redaction import RedactionPolicy, screen_text
 
 
-def usage_error_message(parser: argparse.ArgumentParser, message: str, *, json_requested: bool) -> str:
+def usage_error_message(parser: argparse.ArgumentParser, message: str, *, json_requested: bool,
+                        words: Sequence[str] = ()) -> str:
     """argparse's ``message``, screened (it may quote the offending argument),
-    with the closest command or option; the JSON error object is printed
+    with the closest command or option, or the option of ``words`` (the
+    command's own arguments) that took a missing positional; the JSON error object is printed
     when ``--json`` was asked for."""
     message = screen_text(message, RedactionPolicy())
     hint = did_you_mean(parser, message)
     if hint:
         message = f"{message} (did you mean {hint}?)"
+    swallowed = swallowing_options(parser, message, words)
+    if swallowed:
+        missing = message.rsplit(": ", 1)[1]
+        message = (f"{message} ({swallowed} takes every word after it up to the next option: if it took "
+                   f"your {missing}, give {missing} before it, or put `--` before {missing})")
     if json_requested:  # on one line for a command whose ``--json`` is JSON Lines (``log``)
         print_json({"error": {"code": "input_error", "message": message, "exit_code": 2}},
                    one_line=bool(parser.get_default("json_lines")))
     return message
+
+
+def swallowing_options(parser: argparse.ArgumentParser, message: str, words: Sequence[str]) -> str | None:
+    """When a positional is missing (``the following arguments are required: ID``)
+    and the last option of ``words`` (what this command was given) takes
+    several values, that option: ``baton handoff amend --decision "x" 4a2b`` reads
+    ``4a2b`` as a second decision, and argparse then says the ID is missing."""
+    missing = re.match(r"the following arguments are required: (.*)$", message)
+    if not missing:
+        return None
+    positionals = {a.metavar or a.dest for a in parser._actions if not a.option_strings}
+    if not any(name.strip() in positionals for name in missing.group(1).split(",")):
+        return None
+    greedy = {o for a in parser._actions if a.nargs in ("+", "*") for o in a.option_strings}
+    last = None
+    for word in words:  # the last option before the end took every word after it (--decision=x took one)
+        if word.startswith("-"):
+            last = word if word in greedy else None
+    return last
 
 
 def did_you_mean(parser: argparse.ArgumentParser, message: str) -> str | None:

@@ -115,7 +115,7 @@ def _amended_body(project: "Project", handoff: Handoff,
     body, edits = apply_edits(body, close=changes.close, drop=changes.drop,
                               replace=changes.lists.payload if changes.lists else None)
     body = assign_item_ids(body)
-    hash_artifacts(project.paths.worktree, body, changes.policy.allowed_roots, refresh=True)
+    hash_artifacts(project.paths.worktree, body, changes.policy, refresh=True)
     new_redactions = changes.redactions
     if new_redactions:
         body["redactions"] = list(body.get("redactions") or []) + new_redactions

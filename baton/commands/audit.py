@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import attrs
 
 from baton.domain.forgetting import erased_by
+from baton.domain.wording import counted
 from baton.model import frozen
 from baton.projections import handoffs
 from baton.sync.signers import feed_signers
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
     from baton.commands.context import Project
 
 AUDITED_PROJECTIONS = ("handoffs", "batons", "sessions", "objectives")
+RECORD_NOUNS = {"handoffs": "handoff", "batons": "baton", "sessions": "session", "objectives": "objective"}
+"""One record of each audited projection, in the singular (``1 handoff``)."""
 ELIGIBLE_STATUSES = ("archived", "superseded")
 """Records no longer resumable: the first candidates for deletion (any handoff may be forgotten)."""
 
@@ -52,8 +55,10 @@ class AuditResult:
                 "eligible_for_deletion": list(self.eligible), "signers": list(self.signers)}
 
     def render(self) -> str:
-        lines = ["Records: " + (", ".join(f"{n} {name}" + (f" ({self.baton_records} of them session batons)"
-                                                           if name == "handoffs" and self.baton_records else "")
+        batons = self.baton_records
+        of_them = {0: "", 1: " (1 of them a session baton)"}.get(batons, f" ({batons} of them session batons)")
+        lines = ["Records: " + (", ".join(counted(n, RECORD_NOUNS.get(name, name), name)
+                                          + (of_them if name == "handoffs" else "")
                                           for name, n in self.records.items()) or "none")]
         for name, fields in self.fields.items():
             if fields:
@@ -62,13 +67,14 @@ class AuditResult:
         lines.append(f"Redactions: {total}" + (" — " + ", ".join(f"{rule} {n}" for rule, n in
                                                                 self.redactions.items()) if total else ""))
         refs = self.references
-        lines.append(f"External references: {refs['artifacts']} artifact(s), evidence "
+        lines.append(f"External references: {counted(refs['artifacts'], 'artifact')}, evidence "
                      + (", ".join(f"{kind} {n}" for kind, n in refs["evidence"].items()) or "none")
                      + (f"; allowed roots outside the project: {', '.join(refs['allowed_roots'])}"
                         if refs["allowed_roots"] else ""))
-        lines.append(f"Policy: {len(self.policy.get('rules', []))} redaction rule(s) from "
+        lines.append(f"Policy: {counted(len(self.policy.get('rules', [])), 'redaction rule')} from "
                      + (", ".join(self.policy.get("sources") or []) or "the defaults"))
-        lines.append(f"Erased by forget: {self.erased['payloads']} payload(s) of {self.erased['handoffs']} handoff(s)")
+        lines.append(f"Erased by forget: {counted(self.erased['payloads'], 'payload')} of "
+                     f"{counted(self.erased['handoffs'], 'handoff')}")
         for s in self.signers:
             lines.append(f"Signer of feed {s['feed']}: " + (s["signer"] or "-") + f" ({s['status']})")
         if self.eligible:

@@ -31,7 +31,7 @@ def baton_freshness(opened, runner, record: BatonRecord) -> str | None:
     repo = handoff.project.repository
     if repo is None or not repo.head:
         return None
-    report = live_freshness(opened.paths.worktree, handoff, opened.policy.allowed_roots)
+    report = live_freshness(opened.paths.worktree, handoff, opened.policy)
     return freshness_line(report, record.id)
 
 

@@ -42,6 +42,7 @@ from baton.domain.batons import (
     brief_may_use,
     collect_decisions,
     collect_traps,
+    held_up_notice,
     lost_claim_notices,
     passed_validation,
     render_baton_markdown,
@@ -49,9 +50,9 @@ from baton.domain.batons import (
     visible_handoffs,
 )
 from baton.domain.limits import MIN_MAX_BYTES
-from baton.errors import BatonError, InputError
+from baton.errors import BatonError, InputError, LedgerBusy
 from baton.ledger.ids import uuid7
-from baton.model import frozen
+from baton.model import evolve, frozen
 from baton.projections import handoffs
 from baton.projections.batons import baton_scopes, claim_conflicts
 from baton.projections.handoffs import LATEST_WINDOW, RESUMABLE
@@ -108,6 +109,10 @@ class BootstrapResult:
     """Nothing was claimed: ``record`` is the baton a start would receive, still pending."""
     session_id_generated: bool = False
     exit_code: int = 0
+    held_up: str | None = None
+    """A gated start (a harness's) that found the ledger locked by another process past
+    its wait (``LedgerBusy``, its message): this brief was read without the lock, and
+    nothing was claimed or recorded (``Start.held_up``)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -319,7 +324,8 @@ class Start:
     def result(self, brief: AssembledBrief, record: BatonRecord | None = None, markdown: str | None = None,
                extra: Sequence[str] = ()) -> BootstrapResult:
         return BootstrapResult(self.ctx, self.session_id, self.max_bytes, brief, record, self.objective,
-                               tuple(self.notices + list(extra)), markdown, **self.flags)
+                               tuple(self.notices + list(extra)), markdown, peek=self.flags["peek"],
+                               session_id_generated=self.flags["session_id_generated"])
 
     def standard(self, extra: list[str]) -> AssembledBrief:
         """The brief without a session handoff (``extra``: notices it adds)."""
@@ -330,12 +336,29 @@ class Start:
                               latest_markdown=latest)
 
     def gated(self, result: BootstrapResult) -> BootstrapResult:
-        """A result that claims nothing, with the gated session's start recorded."""
+        """A result that claims nothing, with the gated session's start recorded
+        (``held_up`` when the ledger stays locked past the wait)."""
         if self.gate is not None:
-            with self.project.writing() as scope, scope.batch():
-                if self.gate.admit(scope):
-                    self.gate.record(scope, None, self.ctx)
+            try:
+                with self.project.writing() as scope, scope.batch():
+                    if self.gate.admit(scope):
+                        self.gate.record(scope, None, self.ctx)
+            except LedgerBusy as exc:
+                return self.held_up(exc)
         return result
+
+    def held_up(self, exc: LedgerBusy) -> BootstrapResult:
+        """A gated start that could not take the ledger lock in its wait (another
+        process holds it: a long ``sync``, ``rebuild`` or ``gc``): the brief is
+        still delivered, read from the index as it stands, with no session
+        handoff in it — nothing claimed, nothing recorded — and a line saying
+        that the baton waiting (or one the index does not show yet) comes with
+        the next start (``held_up_notice``). An agent that starts blind is
+        worse off than one whose brief may be behind."""
+        waiting = self.waiting.record.id if self.waiting is not None else None
+        notice = held_up_notice(self.session_id or "SESSION_ID", waiting)
+        result = self.result(self.standard([notice]), extra=[notice])
+        return evolve(result, held_up=exc.message)
 
     def offer(self, freshness_of: FreshnessOf, carried_of: CarriedOf) -> Offer:
         """2. Reserve the waiting baton's section (with its freshness line) and the
@@ -393,6 +416,8 @@ class Start:
                     if gate is not None:
                         gate.record(scope, claimed, self.ctx)
         except BatonError as exc:
+            if gate is not None and isinstance(exc, LedgerBusy):  # a harness's start: its brief all the same
+                return self.held_up(exc)
             notice = f"The session handoff {waiting.record.id} was not delivered: {exc.message}"
             return self.gated(self.result(self.standard([notice]), extra=[notice]))
         return self.result(brief, claimed, markdown)

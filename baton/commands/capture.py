@@ -30,7 +30,14 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, cast
 
 import attrs
 
-from baton.commands.handoff_facts import is_marker, now_timestamp, project_snapshot, sha256_file
+from baton.commands.handoff_facts import (
+    CONTENT_HASH_SKIPPED,
+    capture_content_hash,
+    is_marker,
+    now_timestamp,
+    project_snapshot,
+    screened_given_hash,
+)
 from baton.commands.ids import place_of, resolve_handoff_id
 from baton.commands.objectives import check_session_id
 from baton.commands.record import record
@@ -47,7 +54,7 @@ from baton.domain.short_ids import HANDOFFS_DIR, short_id
 from baton.errors import InputError, PolicyBlock, UnsafePath
 from baton.ledger.ids import uuid7
 from baton.model import frozen
-from baton.policy import check_path_inside_root, load_policy, redact_or_block
+from baton.policy import Policy, check_path_inside_root, load_policy, redact_or_block
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -97,7 +104,7 @@ class CaptureResult:
         verb = "Revised" if self.revised else "Captured"
         lineage = self.record.get("lineage") or {}
         lines = [f"{verb} {self.record.get('status')} handoff {self.short_id} ({self.handoff_id})",
-                 f"  title: {(self.record.get('work') or {}).get('title', '')}",
+                 f"  title: {_clipped((self.record.get('work') or {}).get('title') or '')}",
                  f"  file:  {self.file}"]
         if lineage.get("parents"):
             lines.append(f"  {lineage.get('relation')} of {', '.join(lineage['parents'])}")
@@ -295,28 +302,44 @@ def _check_scope_prefix(root: Path, entry: str, roots: tuple[Path, ...]) -> None
         raise UnsafePath(entry, exc.reason, f"its fixed part {prefix!r}: {why}", prefix=prefix, **extra) from None
 
 
-def hash_artifacts(root: Path, payload: dict[str, Any], allowed_roots: Iterable[Path] = (), *,
-                   refresh: bool = False) -> None:
+def hash_artifacts(root: Path, payload: dict[str, Any], policy: Policy, *, refresh: bool = False) -> None:
     """Record the content hash of each existing artifact that has none (or of
     every existing artifact, with ``refresh``: a revision or amendment is a new
-    snapshot), so a later resume can tell whether a file changed (§10b)."""
+    snapshot), so a later resume can tell whether a file changed (§10b).
+
+    The content goes through ``policy``'s secret screen first
+    (``capture_content_hash``): a file holding a secret records the hash of its
+    screened content (``sha256-redacted:``), never of its raw bytes; a file
+    over the screen's limit records no hash but ``content_hash_skipped``, why.
+    A hash the caller gave that is the raw hash of a file holding a secret is
+    replaced the same way."""
     artifacts = payload.get("artifacts")
     if not isinstance(artifacts, list):
         return
     for item in artifacts:
         if not isinstance(item, dict) or item.get("role") == "deleted":
             continue
-        if item.get("content_hash") and not refresh:
-            continue
         path = item.get("path")
         if not isinstance(path, str) or is_marker(path):
             continue
-        real = check_path_inside_root(root, path, tuple(allowed_roots))
-        if real.is_file():
-            try:
-                item["content_hash"] = sha256_file(real)
-            except OSError:
-                pass
+        given = None if refresh else item.get("content_hash")
+        real = check_path_inside_root(root, path, tuple(policy.allowed_roots))
+        if not real.is_file():
+            continue
+        try:
+            if given:
+                if isinstance(given, str):
+                    item["content_hash"] = screened_given_hash(real, given, policy.redaction)
+                continue
+            found, skipped = capture_content_hash(real, policy.redaction)
+        except OSError:
+            continue
+        item.pop("content_hash", None)
+        item.pop(CONTENT_HASH_SKIPPED, None)
+        if found is not None:
+            item["content_hash"] = found
+        else:
+            item[CONTENT_HASH_SKIPPED] = skipped
 
 
 def refuse_transcripts(handoff: Any) -> None:
@@ -377,7 +400,7 @@ def capture_in_scope(
     project.check_identifiers(handoff_identifiers(payload))
     clean = clean_payload(project.paths.worktree, payload, policy)
     body = assign_item_ids(clean.payload)
-    hash_artifacts(project.paths.worktree, body, policy.allowed_roots)
+    hash_artifacts(project.paths.worktree, body, policy)
     _link_parent(scope, body, parent, relation)
     _merge_origin(body, origin, session)
     _set_trigger(body, trigger)
@@ -472,3 +495,13 @@ def refuse_baton_scope(payload: Any) -> None:
     if isinstance(payload, Mapping) and SCOPE_FIELD in payload:
         raise InputError(f"{SCOPE_FIELD}: set by Baton (a session that ends with a baton), do not supply it",
                          details={"problems": [f"{SCOPE_FIELD}: set by Baton, do not supply it"]})
+
+
+TITLE_SHOWN = 120
+"""The text output shows a title up to this many characters, as ``handoff list`` does
+(``--json`` has it whole): a title has no length limit, and a pasted document must
+not be the whole answer."""
+
+
+def _clipped(title: str) -> str:
+    return title if len(title) <= TITLE_SHOWN else title[: TITLE_SHOWN - 1] + "…"

@@ -211,6 +211,12 @@ class Project:
         """
         root = resolve_root(project)
         paths = ProjectPaths(root, resolve_worktree(root, project))
+        if not paths.root.is_dir():  # a mistyped --project or $BATON_PROJECT: `baton init` would refuse it too
+            raise NotInitialized(
+                f"{paths.root} is not a Baton project: "
+                + ("it is not a directory" if paths.root.exists() else "no such directory"),
+                details={"root": str(paths.root)},
+            )
         if not paths.config.is_file():
             raise NotInitialized(
                 f"{paths.root} is not a Baton project (no .baton/config.json); run `baton init` first",

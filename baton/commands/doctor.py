@@ -19,6 +19,7 @@ from baton.commands import deferred
 from baton.commands.context import Project, read_local
 from baton.commands.verify import verify_project
 from baton.commands.writer_claim import place_check
+from baton.domain.wording import counted
 from baton.domain.writer_place import writer_finding
 from baton.errors import BatonError
 from baton.model import frozen
@@ -125,7 +126,7 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
             checks.append(Check("project id", "fail", problem))
         torn = [f.feed for f in report.feeds if f.torn]
         if report.ok:
-            detail = f"{report.event_count} events in {len(report.feeds)} feed(s), every chain verified"
+            detail = f"{counted(report.event_count, 'event')} in {len(report.feeds)} feed(s), every chain verified"
             if torn:
                 detail += f"; torn tail pending quarantine in {', '.join(torn)}"
             checks.append(Check("ledger", "warn" if torn else "ok", detail))

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from baton import background
+from baton.domain.wording import counted
 from baton.errors import StorageError
 from baton.model import frozen
 
@@ -36,7 +37,7 @@ class GcResult:
 
     def render(self) -> str:
         verb = "Would remove" if self.dry_run else "Removed"
-        lines = [f"{verb} {r['path']} ({r['bytes']} bytes)" for r in self.removed]
+        lines = [f"{verb} {r['path']} ({counted(r['bytes'], 'byte')})" for r in self.removed]
         lines += [f"Kept {k['path']}: {k['reason']}" for k in self.kept]
         if not self.removed:
             return "\n".join(["Nothing to remove.", *lines])

@@ -16,11 +16,20 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from baton import gitinfo
+from baton.domain.content_hash import (
+    SCREEN_LIMIT_BYTES,
+    is_plain,
+    is_screened,
+    matches,
+    plain_hash,
+    screen_content,
+    too_large_reason,
+)
 from baton.domain.freshness import ArtifactFact, freshness_from_facts
-from baton.domain.redaction import MARKER
+from baton.domain.redaction import MARKER, RedactionPolicy
 from baton.errors import UnsafePath
 from baton.ledger.clock import rfc3339_micros
-from baton.policy import check_path_inside_root
+from baton.policy import Policy, check_path_inside_root
 from baton.repo_state import repo_state
 
 _HASH_CHUNK = 1 << 20
@@ -37,6 +46,60 @@ def sha256_file(path: Path) -> str:
         for chunk in iter(lambda: fh.read(_HASH_CHUNK), b""):
             digest.update(chunk)
     return "sha256:" + digest.hexdigest()
+
+
+def read_bounded(path: Path, limit: int = SCREEN_LIMIT_BYTES) -> tuple[bytes | None, int]:
+    """A file's bytes and size, read once, or ``None`` (and its size) when it
+    is over ``limit``: a file that large is not read at all (its size is asked
+    of the open file, and a file growing as it is read is cut at ``limit + 1``).
+
+    Raises:
+        OSError: the file cannot be opened or read.
+    """
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > limit:
+            return None, size
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        return None, len(data)
+    return data, len(data)
+
+
+def capture_content_hash(path: Path, policy: RedactionPolicy) -> tuple[str | None, str | None]:
+    """What a capture records of a file's content: ``(content_hash, None)``,
+    or ``(None, reason)`` for a file over the secret screen's limit. The hash
+    is a plain ``sha256:`` when the screen finds nothing in the content, else
+    ``sha256-redacted:`` of the screened content (``baton.domain.content_hash``).
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    data, size = read_bounded(path)
+    if data is None:
+        return None, too_large_reason(size)
+    return screen_content(data, policy).content_hash, None
+
+
+CONTENT_HASH_SKIPPED = "content_hash_skipped"
+"""The artifact field that says why a file records no ``content_hash`` (over the screen's limit)."""
+
+
+def screened_given_hash(path: Path, given: str, policy: RedactionPolicy) -> str:
+    """A ``content_hash`` a caller supplied, as it may be recorded: a plain
+    hash of this very file's bytes, when the screen finds a secret in them,
+    becomes the hash of the screened content; anything else is kept as given
+    (a hash of another revision says nothing Baton can check).
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    if not is_plain(given):
+        return given
+    data, _ = read_bounded(path)
+    if data is None or not matches(given, plain_hash(data)):
+        return given
+    return screen_content(data, policy).content_hash
 
 
 def is_marker(text: Any) -> bool:
@@ -85,37 +148,70 @@ def project_snapshot(project: Any) -> dict[str, Any]:
 
 # -- artifacts -----------------------------------------------------------------
 
-def artifact_fact(worktree: Path, rel: str, allowed_roots: Iterable[Path] = ()):
+def artifact_fact(worktree: Path, rel: str, allowed_roots: Iterable[Path] = (), *,
+                  recorded: str | None = None, redaction: RedactionPolicy | None = None) -> ArtifactFact:
     """Observe one artifact path, relative to the current worktree: inside it
-    (symlinks followed)? exists? hash?"""
+    (symlinks followed)? exists? and its content hashed the way ``recorded``
+    was (not read when nothing was recorded: there is nothing to compare).
+
+    A ``sha256-redacted:`` record is compared with the current content screened
+    under ``redaction`` (the project's policy); a file now over the screen's
+    limit cannot be, and is unreadable for the comparison. Any other record is
+    compared with the hash of the raw bytes; when those changed, the content is
+    screened too (files within the limit), and a file that now holds a secret,
+    or could not be screened, has its current hash withheld from reports."""
     try:
         real = check_path_inside_root(worktree, rel, tuple(allowed_roots))
     except UnsafePath:
         return ArtifactFact(exists=False, inside_root=False, readable=False)
     if not real.exists():
         return ArtifactFact(exists=False)
-    if not real.is_file():
+    if not real.is_file() or not recorded:
         return ArtifactFact(exists=True)
     try:
-        return ArtifactFact(exists=True, sha256=sha256_file(real))
+        return _content_fact(real, recorded, redaction or RedactionPolicy())
     except OSError:
         return ArtifactFact(exists=True, readable=False)
 
 
-def artifact_facts(worktree: Path, handoff: Any, allowed_roots: Iterable[Path] = ()) -> dict[str, Any]:
-    """Facts for every artifact of a record, except paths redaction replaced."""
-    roots = tuple(allowed_roots)
+_TOO_LARGE_NOW = (f"its hash is of screened content, and it is now over the secret screen's {SCREEN_LIMIT_BYTES}-byte "
+                  "limit, so it cannot be screened to compare")
+
+
+def _content_fact(real: Path, recorded: str, redaction: RedactionPolicy) -> ArtifactFact:
+    data, _ = read_bounded(real)
+    if is_screened(recorded):
+        if data is None:
+            return ArtifactFact(exists=True, readable=False, note=_TOO_LARGE_NOW)
+        return ArtifactFact(exists=True, sha256=screen_content(data, redaction).digest)
+    if data is None:
+        current = sha256_file(real)
+        return ArtifactFact(exists=True, sha256=current, withhold_hash=not matches(recorded, current))
+    current = plain_hash(data)
+    changed = not matches(recorded, current)
+    return ArtifactFact(exists=True, sha256=current,
+                        withhold_hash=changed and screen_content(data, redaction).holds_secret)
+
+
+def artifact_facts(worktree: Path, handoff: Any, policy: Policy | None = None) -> dict[str, Any]:
+    """Facts for every artifact of a record, except paths redaction replaced.
+    ``policy`` is the project's ``baton.policy.Policy``: its allowed roots and
+    its redaction rules (which screen a ``sha256-redacted:`` artifact's content)."""
+    roots = policy.allowed_roots if policy is not None else ()
+    redaction = policy.redaction if policy is not None else None
     out: dict[str, Any] = {}
     for artifact in handoff.artifacts:
         if artifact.path in out or is_marker(artifact.path):
             continue
-        out[artifact.path] = artifact_fact(worktree, artifact.path, roots)
+        out[artifact.path] = artifact_fact(worktree, artifact.path, roots,
+                                           recorded=artifact.content_hash, redaction=redaction)
     return out
 
 
-def live_freshness(worktree: Path, handoff: Any, allowed_roots: Iterable[Path] = ()):
+def live_freshness(worktree: Path, handoff: Any, policy: Policy | None = None):
     """The §10b freshness of a record right now in the current worktree
-    (``FreshnessReport``): its HEAD and its files, not the main worktree's."""
-    return freshness_from_facts(handoff, artifact_facts(worktree, handoff, allowed_roots),
+    (``FreshnessReport``): its HEAD and its files, not the main worktree's.
+    ``policy``: as ``artifact_facts``."""
+    return freshness_from_facts(handoff, artifact_facts(worktree, handoff, policy),
                                 gitinfo.head_commit(worktree))
 

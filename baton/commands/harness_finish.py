@@ -46,15 +46,21 @@ class SessionFinishResult:
     about: tuple[str | None, ...] = ()
     """The handoff each of ``notices`` is about (its id, in the same order): each says
     that handoff was not handed on, which a later end that hands it on makes out of date."""
+    was: tuple[str | None, ...] = ()
+    """The status each handoff of ``about`` had when this end said so (``draft``: the
+    draft Baton prepared, unfinished): a session start that finds it changed since says
+    what is true now (``Baton.notice_fates``)."""
     settles: tuple[str, ...] = ()
     """The handoffs this end carried on (the one it handed on, and the session's
     handoffs it continues): a notice left earlier about one of them ("was not handed
     on", ``about``) is out of date (Codex ends a session after every turn: ``Stop``)."""
     exit_code: int = 0
 
-    def notices_about(self) -> list[tuple[str, str | None]]:
-        """Each of ``notices`` with the handoff it is about (None when it names none)."""
-        return [(said, self.about[i] if i < len(self.about) else None) for i, said in enumerate(self.notices)]
+    def notices_about(self) -> list[tuple[str, str | None, str | None]]:
+        """Each of ``notices`` with the handoff it is about and that handoff's status
+        then (None when it names none)."""
+        return [(said, self.about[i] if i < len(self.about) else None, self.was[i] if i < len(self.was) else None)
+                for i, said in enumerate(self.notices)]
 
     def to_json(self) -> dict[str, Any]:
         return {"sessionId": self.session_id, "ended": self.ended, "batonHandoffId": self.baton,
@@ -75,8 +81,8 @@ naming no session: one that began longer ago and never reported its end is
 taken for a harness that was killed, not for a session still at work."""
 
 
-Withheld = tuple[str, str]
-"""A notice and the id of the handoff it is about."""
+Withheld = tuple[str, str, str]
+"""A notice, the id of the handoff it is about, and that handoff's status."""
 
 
 def _handoff_to_hand_on(runner: Any, session_id: str, owner: str | None = None) -> tuple[dict | None, Withheld | None]:
@@ -137,7 +143,7 @@ def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[d
         if rivals:
             return None, (f"Handoff {doc['id']} names no session and was captured while another session on "
                           f"{branch} was open ({', '.join(rivals[:3])}): it was not handed on. Pass `session_id` "
-                          "when capturing over MCP.", doc["id"])
+                          "when capturing over MCP.", doc["id"], "ready")
         return doc, None
     return None, None
 
@@ -152,7 +158,7 @@ def _unfinished_draft(runner: Any, sid: str) -> list[Withheld]:
     draft = short_id(left[0])
     return [(f"Handoff {draft} was not handed on: the session ended with the draft Baton prepared for it "
              f"unfinished; `baton handoff show {draft}` has what it holds: complete it (`baton handoff amend "
-             f"{draft}`), validate it and make it ready", left[0])]
+             f"{draft}`), validate it and make it ready", left[0], "draft")]
 
 
 def _carried(runner: Any, sid: str, handed: str) -> tuple[str, ...]:
@@ -223,10 +229,12 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
                 try:
                     handed = hand_on_in_scope(scope, candidate["id"], here, session=sid, harness=harness)
                 except (Conflict, InputError) as exc:
-                    notices.append((f"Handoff {candidate['id']} was not handed on: {exc.message}", candidate["id"]))
-            said, about = tuple(text for text, _ in notices), tuple(of for _, of in notices)
+                    notices.append((f"Handoff {candidate['id']} was not handed on: {exc.message}", candidate["id"],
+                                    "ready"))
+            said, about, was = (tuple(column) for column in zip(*notices)) if notices else ((), (), ())
             if ended_before and handed is None:
-                return SessionFinishResult(sid, False, None, reason, said, about)
+                return SessionFinishResult(sid, False, None, reason, said, about, was=was)
             end_in_scope(scope, sid, None, harness=harness, left=handed)
         settles = _carried(runner, sid, handed.record.id) if handed else ()
-    return SessionFinishResult(sid, True, handed.record.id if handed else None, reason, said, about, settles)
+    return SessionFinishResult(sid, True, handed.record.id if handed else None, reason, said, about, settles=settles,
+                               was=was)

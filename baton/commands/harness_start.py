@@ -59,6 +59,17 @@ class SessionStartResult:
     (``baton.commands.deferred.DeferredRun``): their notices are the adapter's to leave."""
 
     @property
+    def held_up(self) -> str | None:
+        """Why the brief delivered was read without the ledger lock, claiming and
+        recording nothing (another process held the lock past the wait), in one
+        line; None for a start that took it."""
+        reason = self.delivered.held_up if self.delivered is not None else None
+        if reason is None:
+            return None
+        return (f"{reason.split('; try again', 1)[0]}; the brief was delivered from the index as it stands, "
+                "and nothing was claimed or recorded (the next session start claims a baton waiting)")
+
+    @property
     def context(self) -> str | None:
         """The text to put in front of the agent (the brief, or after a compaction
         the draft to complete; then the session's id for Baton's MCP tools), or None."""
@@ -82,7 +93,7 @@ class SessionStartResult:
                 "claimed": bool(brief and brief.record is not None),
                 "handoffId": brief.record.id if brief and brief.record else None,
                 "notices": list(brief.notices) if brief else [],
-                "draft": self.draft, "context": self.context}
+                "draft": self.draft, "context": self.context, "ledgerBusy": self.held_up}
 
     def render(self) -> str:
         return (self.context or "").rstrip("\n")
@@ -111,9 +122,13 @@ class Starting:
     gate: "_StartOnce | None" = None
 
     def delivered(self, brief: BootstrapResult) -> SessionStartResult:
-        """The result once the brief is built (and its baton claimed)."""
+        """The result once the brief is built (and its baton claimed). A start
+        held up by the ledger lock (``brief.held_up``) delivers its brief too,
+        read without the lock: its start is not recorded, so a later one of the
+        session delivers the brief again, with the baton."""
         assert self.gate is not None
-        if not self.gate.admitted:  # another hook of this session recorded its start first, and delivers the brief
+        if brief.held_up is None and not self.gate.admitted:
+            # another hook of this session recorded its start first, and delivers the brief
             return SessionStartResult(self.session_id, self.harness, self.source, repeated=True)
         return SessionStartResult(self.session_id, self.harness, self.source, repeated=False, delivered=brief)
 

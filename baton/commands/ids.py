@@ -93,6 +93,20 @@ def resolve_handoff_id(runner: Any, token: str, *, here: tuple[str | None, str |
     )
 
 
+def not_yet(project: Any, token: str, as_of: str, missing: NotFound) -> NotFound:
+    """The error for a ``token`` no handoff matched in the replay up to ``as_of``:
+    when it names a handoff now, that this one did not exist yet at that point
+    (it was captured later), rather than that no handoff matches; else ``missing``."""
+    if (token or "").strip().lower() == LATEST:
+        return missing
+    try:
+        now = resolve_handoff_id(project.reading(), token)
+    except (NotFound, AmbiguousId, InputError):
+        return missing
+    return NotFound(f"handoff {short_id(now)} did not exist yet at {as_of} (it was captured later; "
+                    "a later point shows it)", details={"token": token, "as_of": as_of, "id": now})
+
+
 def refuse_latest(token: str | None, action: str, what: str) -> None:
     """``latest`` names the newest *ready* handoff: it can never be what ``action`` takes.
 

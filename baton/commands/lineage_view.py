@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from baton.commands.handoff_facts import live_freshness
-from baton.commands.ids import resolve_handoff_id
+from baton.commands.ids import not_yet, resolve_handoff_id
 from baton.domain import lineage
 from baton.domain.handoff import stored_handoff
-from baton.errors import BatonError, InputError
+from baton.errors import BatonError, InputError, NotFound
 from baton.model import frozen
 from baton.projections.as_of import replayed_as_of
 from baton.projections.handoffs import newest
@@ -73,8 +73,14 @@ def lineage_view(project: "Project", token: str | None = None, *, format: str = 
     if format not in FORMATS:
         raise InputError(f"`format` must be one of {', '.join(FORMATS)}, not {format!r}")
     if as_of is not None:
+        missing = None
         with replayed_as_of(project, as_of) as runner:
-            view, root = _view(project, runner, token, freshness=False)
+            try:
+                view, root = _view(project, runner, token, freshness=False)
+            except NotFound as exc:
+                missing = exc
+        if missing is not None:
+            raise not_yet(project, token or "", as_of, missing) from None
         return LineageResult(view, format, root, as_of)
     view, root = _view(project, project.reading(), token, freshness=freshness)
     return LineageResult(view, format, root)
@@ -93,14 +99,14 @@ def _freshness(project: "Project", runner: Any, ids: set[str]) -> dict[str, str]
     """The §10b freshness of each shown record that is ready or resumed (the
     ones a session would resume), derived now."""
     out: dict[str, str] = {}
-    roots = project.policy.allowed_roots
+    policy = project.policy
     chosen = [row.id for row in newest(runner.db, statuses=("ready", "resumed")) if row.id in ids][:FRESHNESS_SHOWN]
     for ident in chosen:
         doc = runner.get("handoffs", ident)
         if doc is None:
             continue
         try:
-            out[ident] = live_freshness(project.paths.worktree, stored_handoff(doc), roots).state
+            out[ident] = live_freshness(project.paths.worktree, stored_handoff(doc), policy).state
         except BatonError:
             out[ident] = "unknown"
     return out

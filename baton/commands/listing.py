@@ -1,6 +1,8 @@
 """``baton handoff list [--status S] [--work QUERY] [--kind K] [--branch B] [--limit N]``.
 
-Newest first. ``kind`` is ``handoff`` by default: the session batons every
+Newest first: the newest ``DEFAULT_LIMIT`` unless told otherwise (``limit``
+0: every match); a listing its limit cut says how many match in all
+(``total``). ``kind`` is ``handoff`` by default: the session batons every
 ``session end`` leaves are records too, but they are listed apart
 (``--kind baton``) or together (``--kind all``). ``--work`` is a full-text search over title, objective and
 summary (SQLite FTS5, kept by the ``handoffs`` projection): every word must
@@ -30,6 +32,12 @@ if TYPE_CHECKING:
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 SQLITE_INT_MAX = 2**63 - 1
+DEFAULT_LIMIT = 50
+"""How many a listing shows when not told (``handoff list``, MCP ``handoff_list``):
+a year of a team's handoffs (13,000) is 6 MB of JSON, which no agent's context
+holds, and a wall of text on a terminal. ``limit`` 0 lists every match."""
+EVERY = 0
+"""The ``limit`` that lists every match."""
 REMEMBERED_LISTS = 16
 """Distinct lists a long-lived process keeps for an unchanged index."""
 
@@ -46,6 +54,8 @@ class ListResult:
     branch: str | None = None
     more: bool = False
     """More records match than the limit let through."""
+    total: int | None = None
+    """How many match in all, when ``more`` and counted (``count_total``); else ``None``."""
 
     def to_json(self) -> dict[str, Any]:
         rows = []
@@ -56,10 +66,22 @@ class ListResult:
         return {"handoffs": rows,
                 "count": len(self.rows),
                 "more": self.more,
+                "total": self.matched,
                 "filters": {"status": self.status, "work": self.work, "kind": self.kind, "branch": self.branch}}
 
+    @property
+    def matched(self) -> int | None:
+        """How many match in all: the rows listed when the limit left none out,
+        else the count (``None`` when not counted: ``count_total``)."""
+        return len(self.rows) if not self.more else self.total
+
+    @property
+    def noun(self) -> str:
+        """What is listed, in the plural."""
+        return NOUNS[self.kind]
+
     def render(self) -> str:
-        noun = {"handoff": "handoffs", "baton": "session batons", "all": "handoffs or batons"}[self.kind]
+        noun = "handoffs or batons" if self.kind == "all" else self.noun
         if not self.rows:
             return f"No {noun}" + (" match" if self.status or self.work or self.branch else " yet") + "."
         states = [r.status + (f" [{','.join(r.flags)}]" if r.flags else "") for r in self.rows]
@@ -72,11 +94,10 @@ class ListResult:
             mark = f"  !! {len(self.conflicts[r.id])} conflict candidate(s)" if self.conflicts.get(r.id) else ""
             lines.append(f"{short_id(r.id)}  {kind}{state:<{width}}  {r.created_at}  {_clip(branch, 30):<{bwidth}}"
                          f"  {_clip(r.title, TITLE_WIDTH)}{mark}")
-        if self.more:
-            lines.append(f"(the newest {len(self.rows)} shown; more match: a larger --limit shows more)")
         return "\n".join(lines)
 
 
+NOUNS = {"handoff": "handoffs", "baton": "session batons", "all": "handoffs and batons"}
 TITLE_WIDTH = 120
 """The text table shows a title up to this many characters (``--json`` has it whole):
 a title has no length limit, and one pasted document must not be the whole listing."""
@@ -102,16 +123,22 @@ def list_handoffs(
     limit: int | None = None,
     kind: str = "handoff",
     branch: str | None = None,
+    count_total: bool = True,
 ) -> ListResult:
-    """Raises: InputError (unknown status or kind, empty query, bad limit)."""
+    """``limit``: at most this many (``None``: ``DEFAULT_LIMIT``; ``EVERY``, 0: every match).
+    ``count_total``: when the limit leaves matches out, count them all (``total``:
+    one ``COUNT`` over the matches; a caller that shows only the rows skips it).
+
+    Raises: InputError (unknown status or kind, empty query, bad limit)."""
     if status is not None and status not in STATUSES:
         raise InputError(f"`status` must be one of {', '.join(STATUSES)}, not {status!r}")
     if kind not in handoffs.KINDS:
         raise InputError(f"`kind` must be one of {', '.join(handoffs.KINDS)}, not {kind!r}")
-    if limit is not None and limit < 1:
-        raise InputError("`limit` must be a positive number")
-    if limit is not None:
-        limit = min(limit, SQLITE_INT_MAX - 1)  # "at most N": past SQLite's integers, every row is at most N
+    if limit is None:
+        limit = DEFAULT_LIMIT
+    if limit < 0:
+        raise InputError("`limit` must be a positive number, or 0 for every match")
+    limit = None if limit == EVERY else min(limit, SQLITE_INT_MAX - 1)  # "at most N": past SQLite's integers, every row is at most N
     query = None
     if work is not None:
         query = fts_query(work)
@@ -121,13 +148,15 @@ def list_handoffs(
     branch = branch or None
 
     def listed() -> ListResult:
-        # One row past the limit says whether more match (``more``), without counting them all.
+        # One row past the limit says whether more match (``more``); only then are they counted (``total``).
         rows = handoffs.newest(runner.db, status=status, search=query, limit=None if limit is None else limit + 1,
                                kind=kind, branch=branch)
         more = limit is not None and len(rows) > limit
         rows = rows[:limit] if more else rows
+        total = (handoffs.matching(runner.db, status=status, search=query, kind=kind, branch=branch)
+                 if more and count_total else None)
         return ListResult(tuple(rows), status, work, listed_conflicts(runner, [r.id for r in rows]),
-                          kind=kind, branch=branch, more=more)
+                          kind=kind, branch=branch, more=more, total=total)
 
     memo = getattr(runner, "memo", None)
     if memo is None:
@@ -136,7 +165,7 @@ def list_handoffs(
     # question of an unchanged index gets the same (immutable) answer back,
     # without a query: the answers are kept per index state (``runner.memo``).
     answers = memo("listing.answers", dict)
-    key = (status, work, limit, kind, branch)
+    key = (status, work, limit, kind, branch, count_total)
     found = answers.get(key)
     if found is None:
         if len(answers) >= REMEMBERED_LISTS:

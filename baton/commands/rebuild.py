@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from baton.domain.wording import counted
 from baton.model import frozen
 from baton.projections.runner import Progress
 from baton.projections.until import Until
@@ -50,7 +51,7 @@ class RebuildResult:
                     f"no replay needed ({docs or 'no documents'})")
         where = f" up to {self.until} (index pinned; run `baton rebuild` to return to the present)" if self.until else ""
         why = f" ({self.reason})" if self.reason not in (None, "requested") else ""
-        return f"Replayed {self.events} events{where}{why}: {docs or 'no documents'}"
+        return f"Replayed {counted(self.events, 'event')}{where}{why}: {docs or 'no documents'}"
 
 
 def rebuild_projections(

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from baton.commands.verify import verify_project
+from baton.domain.wording import counted
 from baton.errors import InputError, NotFound
 from baton.ledger.repair import LINE_PROBLEMS, FeedRepair, plan_repair, set_aside
 from baton.ledger.verify import VerifyReport
@@ -51,12 +52,12 @@ class RepairResult:
         for plan, quarantined in zip(self.plans, self.quarantined or [None] * len(self.plans)):
             if plan.cut is not None:
                 events = [i for i in plan.set_aside if "seq" in i]
-                lines.append(f"{verb} {len(plan.set_aside)} line(s) ({plan.length} bytes) of feed {plan.feed} "
+                lines.append(f"{verb} {len(plan.set_aside)} line(s) ({counted(plan.length, 'byte')}) of feed {plan.feed} "
                              f"from byte {plan.cut}, keeping seq 1-{plan.kept.seq}:")
                 for item in plan.set_aside[:20]:
                     what = f"seq {item['seq']} {item.get('type', '?')} {item.get('id', '')}" if item in events \
                         else "an unreadable line"
-                    lines.append(f"  byte {item['offset']} ({item['bytes']} bytes): {what}")
+                    lines.append(f"  byte {item['offset']} ({counted(item['bytes'], 'byte')}): {what}")
                 if len(plan.set_aside) > 20:
                     lines.append(f"  … and {len(plan.set_aside) - 20} more")
             for head in plan.lost:

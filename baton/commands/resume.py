@@ -114,7 +114,7 @@ def resume_handoff(
     handoff, record = load_handoff_and_record(runner, token)
     _check_resumable(handoff, mark_resumed, runner)
     policy = load_policy(opened.paths, opened.config)
-    freshness = live_freshness(opened.paths.worktree, handoff, policy.allowed_roots)
+    freshness = live_freshness(opened.paths.worktree, handoff, policy)
     quality = score_quality(handoff, freshness_state=freshness.state)
     brief = render_resume_brief(handoff, freshness, quality, max_tokens=budget,
                                 format="md" if format == "md" else "prompt")

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from baton.commands.handoff_facts import live_freshness
-from baton.commands.ids import load_handoff, place_of
+from baton.commands.ids import load_handoff, not_yet, place_of
 from baton.commands.resume import token_budget
 from baton.domain.brief import render_markdown_view, render_resume_brief
 from baton.domain.handoff import handoff_relpath, handoff_to_json
 from baton.domain.quality import score_quality
 from baton.domain.yaml_text import to_yaml
-from baton.errors import InputError
+from baton.errors import InputError, NotFound
 from baton.model import frozen
 from baton.policy import load_policy
 from baton.projections.as_of import replayed_as_of
@@ -73,8 +73,14 @@ def show_handoff(
                              "shows the whole record: drop it, or pass `format` prompt")
     opened = project
     if as_of is not None:
+        missing = None
         with replayed_as_of(opened, as_of) as past:
-            handoff = load_handoff(past, token, here=place_of(opened))
+            try:
+                handoff = load_handoff(past, token, here=place_of(opened))
+            except NotFound as exc:
+                missing = exc
+        if missing is not None:
+            raise not_yet(opened, token, as_of, missing) from None
     else:
         handoff = load_handoff(opened.reading(), token, here=place_of(opened))
     record = handoff_to_json(handoff)
@@ -84,7 +90,7 @@ def show_handoff(
         text = to_yaml(record)
     else:
         policy = load_policy(opened.paths, opened.config)
-        freshness = live_freshness(opened.paths.worktree, handoff, policy.allowed_roots)
+        freshness = live_freshness(opened.paths.worktree, handoff, policy)
         quality = score_quality(handoff, freshness_state=freshness.state)
         if format == "md":
             text = render_markdown_view(handoff, freshness, quality)

@@ -99,7 +99,7 @@ def project_status(project: "Project") -> StatusResult:
     except NotFound:
         handoff = None
     if handoff is not None:
-        freshness = live_freshness(opened.paths.worktree, handoff, policy.allowed_roots)
+        freshness = live_freshness(opened.paths.worktree, handoff, policy)
         latest = LatestHandoff(handoff.id, handoff.status, handoff.work.title, handoff.created_at,
                                handoff.validation.status, freshness.to_json())
     summary = {"recheck_allowlist": len(policy.recheck_allowlist),

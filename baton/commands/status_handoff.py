@@ -61,7 +61,7 @@ def handoff_view(project: "Project", requested_project: str | None, handoff_id: 
     shown = show_handoff(opened, handoff_id.lower(), format="md")
     record = shown.record
     handoff = stored_handoff(record)
-    freshness = live_freshness(opened.paths.worktree, handoff, opened.policy.allowed_roots)
+    freshness = live_freshness(opened.paths.worktree, handoff, opened.policy)
     quality = score_quality(handoff, freshness_state=freshness.state)
     lineage = record.get("lineage") or {}
     validation = record.get("validation") or {}

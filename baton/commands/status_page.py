@@ -184,7 +184,7 @@ def _row_item(row, runner, project, policy) -> dict[str, Any]:
             handoff = stored_handoff(doc)
         except HandoffInputError:
             return item
-        freshness = live_freshness(project.paths.worktree, handoff, policy.allowed_roots)
+        freshness = live_freshness(project.paths.worktree, handoff, policy)
         item["freshness"] = freshness.state
         item["score"] = score_quality(handoff, freshness_state=freshness.state).overall
     return item
@@ -244,8 +244,8 @@ def status_overview(
     listed = list_pending_batons(opened)  # brings the projections up to date
     items = [_baton_item(r, opened.runner) for r in listed.records]
     root = opened.root
-    rows = list_handoffs(opened, limit=latest).rows if latest > 0 else ()
-    baton_rows = list_handoffs(opened, limit=latest, kind="baton").rows if latest > 0 else ()
+    rows = list_handoffs(opened, limit=latest, count_total=False).rows if latest > 0 else ()
+    baton_rows = list_handoffs(opened, limit=latest, kind="baton", count_total=False).rows if latest > 0 else ()
     policy = opened.policy
     states = baton_states(opened.runner) if baton_rows else {}
     payload = {

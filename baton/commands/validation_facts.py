@@ -177,7 +177,7 @@ def gather_validation_facts(project: Any, runner: Any, handoff: Any, policy: Any
     dirty, _ = gitinfo.changed_files(root)
     return ValidationFacts(
         now=now,
-        artifacts=artifact_facts(root, handoff, policy.allowed_roots),
+        artifacts=artifact_facts(root, handoff, policy),
         git_head_now=gitinfo.head_commit(root),
         git_dirty_now=dirty,
         known_handoff_ids=known_among(runner, _lineage_ids(handoff)),

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import attrs
 
 from baton.commands.baton_cases import render_claim_conflicts
+from baton.domain.wording import counted
 from baton.errors import BatonError, InputError
 from baton.events.names import HANDOFF_FORGOTTEN, PROJECT_INITIALIZED
 from baton.ledger import files
@@ -86,9 +87,9 @@ class VerifyResult:
             if f.erased:
                 note += f", {f.erased} payload(s) erased"
             if f.torn:
-                note += f", torn tail of {f.torn.length} bytes at {f.torn.offset} (quarantined by the next write)"
+                note += f", torn tail of {counted(f.torn.length, 'byte')} at {f.torn.offset} (quarantined by the next write)"
             mark = "FAIL" if f.feed in failing else "ok  "
-            lines.append(f"{mark} {f.feed}: {f.events} events, last seq {f.head.seq}{note}")
+            lines.append(f"{mark} {f.feed}: {counted(f.events, 'event')}, last seq {f.head.seq}{note}")
         for p in r.all_problems():
             where = f"byte {p.offset}" if p.offset >= 0 else "merged order"
             lines.append(f"  problem in {p.feed} seq {p.seq} ({where}): {p.kind}: {p.message}")
@@ -106,7 +107,7 @@ class VerifyResult:
         if problem:
             lines.append(f"FAIL project id: {problem}")
         verdict = "ledger verified" if self.exit_code == 0 else "ledger has problems"
-        lines.append(f"{verdict}: {r.event_count} events in {len(r.feeds)} feed(s)")
+        lines.append(f"{verdict}: {counted(r.event_count, 'event')} in {len(r.feeds)} feed(s)")
         kinds = {p.kind for p in r.all_problems()}
         if kinds & INDEX_PROBLEMS:
             lines.append("`baton rebuild` rebuilds the index from the ledger (docs/ledger.md)")

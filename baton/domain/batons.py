@@ -713,6 +713,31 @@ UNREADABLE_BRIEF = (
 )
 
 
+def held_up_notice(session_id: str, waiting: str | None) -> str:
+    """The one line a harness's session start puts in its brief when another
+    process held the ledger lock past the start's wait (a long ``sync``,
+    ``rebuild`` or ``gc``): the brief was read from the index as the last
+    writer left it (which may be behind the ledger) and nothing was claimed
+    or recorded, so the baton waiting for this owner and branch — ``waiting``,
+    the one the index shows, or one it does not show yet (a session's end
+    kept while the ledger was busy, a sync under way) — is delivered later:
+    by the next session start, or claimed for this session by hand."""
+    which = (f"the baton {waiting} waiting for this owner and branch stays pending" if waiting
+             else "a baton may be waiting for this owner and branch")
+    return (f"Another process held Baton's ledger, so this brief was read without it (it may be behind) and "
+            f"claims nothing: {which}; the next session start delivers it, or once the ledger is free run "
+            f"`baton bootstrap {_shell_word(session_id)}` (or Baton's `bootstrap` tool with this session's id) "
+            "to claim it now.")
+
+
+def _shell_word(word: str) -> str:
+    """``word`` as one word of a POSIX shell command line (``shlex.quote``'s rule,
+    without loading ``shlex`` on a hook's path)."""
+    if word and all(c.isascii() and (c.isalnum() or c in "@%+=:,./-_") for c in word):
+        return word
+    return "'" + word.replace("'", "'\\''") + "'"
+
+
 def _join(parts: Iterable[str]) -> str:
     return "\n".join(p for p in parts if p)
 

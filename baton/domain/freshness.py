@@ -224,15 +224,19 @@ class ArtifactFact:
 
     exists: bool
     inside_root: bool = True  # False when the resolved path (symlinks followed) leaves the root
-    sha256: str | None = None  # "sha256:<hex>" of the current content, when hashed
+    sha256: str | None = None  # the current content hashed in the recorded hash's form, when hashed
     readable: bool = True
+    withhold_hash: bool = False  # the current hash is not shown: the file now holds a secret, or is too large to screen
+    note: str = ""  # why the content could not be compared, when Baton knows (shown in place of "could not be read")
 
 
 def freshness_from_facts(h: Any, artifacts: Mapping[str, ArtifactFact], head_now: str | None) -> FreshnessReport:
     """The §10b ``FreshnessReport`` of a record given what a command observed.
 
     An artifact that could not be read, or that now resolves outside the
-    root, cannot be classified: it counts as unclassified drift.
+    root, cannot be classified: it counts as unclassified drift. A drifted
+    artifact whose fact withholds its hash (the file now holds a secret, or is
+    too large to screen) is reported without its current hash.
     """
     usable = {p: f for p, f in artifacts.items() if f.readable and f.inside_root}
     current = {p: (f.sha256 if f.exists else None) for p, f in usable.items()}
@@ -243,5 +247,10 @@ def freshness_from_facts(h: Any, artifacts: Mapping[str, ArtifactFact], head_now
         unreadable=unreadable,
         deleted_ok=[a.path for a in h.artifacts if a.role == "deleted"],
     )
+    withheld = {p for p, f in usable.items() if f.withhold_hash}
+    drift = [attrs.evolve(d, current_hash=None, detail=d.detail + " (its current hash is not shown: see docs/security.md)")
+             if d.path in withheld and d.current_hash is not None else d for d in drift]
+    drift = [attrs.evolve(d, detail=artifacts[d.path].note)
+             if d.kind == UNCLASSIFIED and d.path in artifacts and artifacts[d.path].note else d for d in drift]
     repo = h.project.repository
     return derive_freshness(repo.head if repo else None, head_now, drift, evaluated=True)

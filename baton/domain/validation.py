@@ -289,7 +289,8 @@ def check_artifacts(h: Handoff, facts: ValidationFacts) -> list[Finding]:
             continue
         if a.content_hash:
             if not fact.readable or fact.sha256 is None:
-                out.append(_f("warn", f"artifacts[{i}].content_hash", f"{a.path!r} could not be hashed"))
+                out.append(_f("warn", f"artifacts[{i}].content_hash", f"{a.path!r} could not be hashed"
+                              + (f": {fact.note}" if fact.note else "")))
             elif _hash_algorithm(a.content_hash) != _hash_algorithm(fact.sha256):
                 out.append(_f("warn", f"artifacts[{i}].content_hash",
                               f"{a.path!r}: recorded hash uses another algorithm; cannot compare"))

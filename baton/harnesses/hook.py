@@ -12,7 +12,9 @@ locked, a damaged index — the hook exits 0, writes one line to stderr and
 answers the harness's "nothing" (an empty stdout, ``{}`` where the
 harness parses stdout, ``{"continue": true}`` for Cursor's prompt hook, which
 would otherwise hold the prompt back). ``BATON_DEBUG=1`` raises instead, for a
-traceback.
+traceback. A session start that finds the ledger locked is no failure: the
+application still gives it the brief it read from the index, claiming and
+recording nothing (its ``held_up``, said on stderr as well).
 
 A hook never stalls its harness either. It waits for a ledger lock another
 process holds at most ``BATON_HOOK_LOCK_WAIT`` seconds (reads do not wait:
@@ -164,7 +166,7 @@ class HookRun:
         self.project: str | os.PathLike | None = None
 
     def leave_notice(self, problem: str, *, failed: bool = True, kept: str | None = None,
-                     handoff: str | None = None) -> None:
+                     handoff: str | None = None, was: str | None = None) -> None:
         """Leave ``problem`` for the next session start: in the project the payload
         named, else the one the hook runs in (nothing outside a Baton project)."""
         if self.baton_dir is None:
@@ -178,7 +180,7 @@ class HookRun:
         _load("baton.harnesses.notices_write").leave(
             self.baton_dir, harness=self.harness, event=self.event, session=self.session,
             problem=problem, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), failed=failed,
-            kept=kept, handoff=handoff)
+            kept=kept, handoff=handoff, was=was)
 
 
 AFTER_GIVING_UP = {
@@ -253,7 +255,9 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
             said = exc.message.rstrip(". ")
             return HookOutcome(chosen.render_notice(metadata, not_initialised(harness)),
                                f"baton hook {harness} {event}: {said}; no brief was delivered")
-        return HookOutcome(text, result=result)
+        # A start the ledger lock held up still delivers its brief (read without the lock): said on stderr too.
+        held_up = getattr(result, "held_up", None)
+        return HookOutcome(text, f"baton hook {harness} {event}: {held_up}" if held_up else None, result=result)
     except BatonError as exc:
         undone = LEFT_UNDONE.get(run.kind or "")
         said = exc.message.rstrip(". ")

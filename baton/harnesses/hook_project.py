@@ -15,7 +15,7 @@ from typing import Any
 
 from baton.app import Baton
 from baton.domain.short_ids import short_id
-from baton.errors import InputError
+from baton.errors import BatonError, InputError
 from baton.harnesses import notices
 from baton.harnesses.notices_write import leave_kept, settle
 from baton.harnesses.protocol import (
@@ -88,18 +88,51 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
         result = act(app, metadata)
         if app.project.writer_change is not None:  # a copied project's first write took an id of its own
             run.leave_notice(app.project.writer_change.message, failed=False)
-    if metadata.kind == SESSION_END:
-        for said, handoff in result.notices_about():  # what the end did not do, for the next start
-            run.leave_notice(said, failed=False, handoff=handoff)
-        if result.settles:  # what it did that an earlier end's notice said was not done
-            settle(run.baton_dir, result.settles, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
-    if getattr(result, "kept", ()):  # kept hooks the start ran first: said with this brief's notices
-        leave_kept(run.baton_dir, result.kept, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
-    context = getattr(result, "context", None)
-    if (metadata.kind in (USER_PROMPT, SESSION_START) and context and getattr(result, "draft", None)
-            and getattr(result, "delivered", None) is None):
-        context = result.notice(complete_with=amend_hint(result.draft))
-    if metadata.kind == SESSION_START and context:
-        delivered = getattr(getattr(result.delivered, "record", None), "id", None)  # the baton it delivers
-        context = notices.render(notices.still_so(run.baton_dir, notices.take(run.baton_dir), delivered)) + context
+        if metadata.kind == SESSION_END:
+            for said, handoff, was in result.notices_about():  # what the end did not do, for the next start
+                run.leave_notice(said, failed=False, handoff=handoff, was=was)
+            if result.settles:  # what it did that an earlier end's notice said was not done
+                settle(run.baton_dir, result.settles, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+        if getattr(result, "kept", ()):  # kept hooks the start ran first: said with this brief's notices
+            leave_kept(run.baton_dir, result.kept, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+        context = getattr(result, "context", None)
+        if (metadata.kind in (USER_PROMPT, SESSION_START) and context and getattr(result, "draft", None)
+                and getattr(result, "delivered", None) is None):
+            context = result.notice(complete_with=amend_hint(result.draft))
+        if metadata.kind == SESSION_START and context:
+            delivered = getattr(getattr(result.delivered, "record", None), "id", None)  # the baton it delivers
+            waiting = notices.still_so(run.baton_dir, notices.take(run.baton_dir), delivered)
+            context = notices.render(as_now(app, waiting)) + context
     return chosen.render_notice(metadata, context), result
+
+
+def as_now(app: Baton, waiting: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The notices that say a handoff was not handed on, as they are true now
+    (``Baton.notice_fates``): the same, when nothing changed; none, when the
+    handoff was handed on, resumed, superseded or archived since; and for the
+    unfinished draft the person made ready since, what is so now — ready, but no
+    baton carries it. When what became of them cannot be read, they are said as
+    they were left."""
+    was = {item["handoff"]: item.get("was") for item in waiting if isinstance(item.get("handoff"), str)}
+    if not was:
+        return waiting
+    try:
+        fates = app.notice_fates(was)
+    except BatonError:
+        return waiting
+    now = []
+    for item in waiting:
+        if item.get("handoff") in fates.dropped:
+            continue
+        if item.get("handoff") in fates.made_ready:
+            item = {**item, "problem": made_ready(item["handoff"])}
+        now.append(item)
+    return now
+
+
+def made_ready(handoff_id: str) -> str:
+    """A notice about the unfinished draft a session ended with, once it was made ready."""
+    short = short_id(handoff_id)
+    return (f"Handoff {short} was not handed on: the session ended while it was an unfinished draft. It has been "
+            f"made ready since, but no baton carries it: `baton resume {short}` reads it, and `baton session "
+            f"handoff --from {short}` hands it on to the next session here")

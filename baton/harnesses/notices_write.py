@@ -20,19 +20,27 @@ MAX_BYTES = 64 * 1024
 
 
 def leave(baton_dir: str | os.PathLike, *, harness: str, event: str, session: str | None, problem: str,
-          at: str, failed: bool = True, kept: str | None = None, handoff: str | None = None) -> bool:
+          at: str, failed: bool = True, kept: str | None = None, handoff: str | None = None,
+          was: str | None = None) -> bool:
     """Append one notice; False when it could not be written (no ``.baton/``,
     read-only, full). Never raises. ``failed``: the hook failed (else it
     did its work and has something to say, e.g. a handoff it did not hand on).
     ``kept``: the name of the kept hook (``baton.commands.deferred``) the
     notice says will still run; once it has, the notice is not shown.
     ``handoff``: the id of the handoff the notice says was not handed on; once a
-    later end says it handed it on (``settle``), the notice is not shown."""
+    later end says it handed it on (``settle``), the notice is not shown. ``was``: that
+    handoff's status then; a start that finds it changed says what is true now
+    (``baton.harnesses.hook_project``)."""
     harness, event, session, problem = _screened(harness, event, session, problem)
-    line = orjson.dumps({"at": at, "harness": harness, "event": event, "session": session,
-                         "problem": problem, "failed": failed, **({"kept": kept} if kept else {}),
-                         **({"handoff": handoff} if handoff else {})}) + b"\n"
-    return _append(baton_dir, line)
+    notice: dict[str, Any] = {"at": at, "harness": harness, "event": event, "session": session,
+                              "problem": problem, "failed": failed}
+    if kept:
+        notice["kept"] = kept
+    if handoff:
+        notice["handoff"] = handoff
+        if was:
+            notice["was"] = was
+    return _append(baton_dir, orjson.dumps(notice) + b"\n")
 
 
 def settle(baton_dir: str | os.PathLike, handoffs: Iterable[str], *, at: str) -> bool:
@@ -90,10 +98,10 @@ def leave_kept(baton_dir: str | os.PathLike, runs: Iterable[Any], *, at: str) ->
         said = list(about() if about is not None else ())
         if run.error is not None and not run.waiting:
             said.append((f"kept for later, it could not run: {run.error}; set aside "
-                         f"in .baton/deferred/{hook.name}.failed", None))
-        for problem, handoff in said:
+                         f"in .baton/deferred/{hook.name}.failed", None, None))
+        for problem, handoff, was in said:
             leave(baton_dir, harness=hook.harness or "", event=hook.event or hook.kind, session=hook.session,
-                  problem=problem, at=at, failed=run.error is not None, handoff=handoff)
+                  problem=problem, at=at, failed=run.error is not None, handoff=handoff, was=was)
         settle(baton_dir, getattr(run.result, "settles", ()) or (), at=at)
 
 

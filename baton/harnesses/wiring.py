@@ -39,6 +39,7 @@ from typing import Any
 import attrs
 import orjson
 
+from baton.domain.wording import counted
 from baton.errors import BatonError, InputError, StorageError
 from baton.harnesses import HARNESSES, adapter
 from baton.harnesses.config_text import (
@@ -360,7 +361,7 @@ def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
     hooks = sum(len(lines) for lines in wiring.hooks.values())
     programs = ", ".join(resolve_program(p) or p for p in wiring.programs())
     left_out = f" (no hook for {', '.join(wiring.left_out)}: left out, see --events)" if wiring.left_out else ""
-    return "ok", f"{hooks} hooks{left_out} and the `baton` MCP server run {programs}; skill current"
+    return "ok", f"{counted(hooks, 'hook')}{left_out} and the `baton` MCP server run {programs}; skill current"
 
 
 # -- taking it out ---------------------------------------------------------------------------

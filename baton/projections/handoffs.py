@@ -203,6 +203,18 @@ def newest(db: Any, *, status: str | None = None, statuses: tuple[str, ...] = ()
                  for one in statuses]
         merged = heapq.merge(*parts, key=lambda row: (row.created_at, row.id), reverse=True)
         return list(itertools.islice(merged, limit))
+    where, args = _filters(statuses=(status,) if status is not None else statuses, search=search, kind=kind,
+                           branch=branch, since=since)
+    sql = f"SELECT {_COLUMNS} FROM {ROWS_TABLE}{where} {_NEWEST}"
+    if limit is not None:
+        sql += " LIMIT ?"
+        args.append(limit)
+    return [_summary(row) for row in db.execute(sql, args).fetchall()]
+
+
+def _filters(*, statuses: tuple[str, ...], search: str | None, kind: str, branch: str | None,
+             since: str | None) -> tuple[str, list[Any]]:
+    """The ``WHERE`` clause (or nothing) and its arguments ``newest`` and ``matching`` share."""
     where: list[str] = []
     args: list[Any] = []
     if kind == "handoff":
@@ -212,8 +224,6 @@ def newest(db: Any, *, status: str | None = None, statuses: tuple[str, ...] = ()
     if branch is not None:
         where.append("branch = ?")
         args.append(branch)
-    if status is not None:
-        statuses = (status,)
     if statuses:
         where.append(f"status IN ({', '.join('?' * len(statuses))})")
         args.extend(statuses)
@@ -223,14 +233,16 @@ def newest(db: Any, *, status: str | None = None, statuses: tuple[str, ...] = ()
     if search is not None:
         where.append(f"rowid IN (SELECT rowid FROM {SEARCH_TABLE} WHERE {SEARCH_TABLE} MATCH ?)")
         args.append(search)
-    sql = f"SELECT {_COLUMNS} FROM {ROWS_TABLE}"
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    sql += f" {_NEWEST}"
-    if limit is not None:
-        sql += " LIMIT ?"
-        args.append(limit)
-    return [_summary(row) for row in db.execute(sql, args).fetchall()]
+    return (" WHERE " + " AND ".join(where) if where else ""), args
+
+
+def matching(db: Any, *, status: str | None = None, search: str | None = None, kind: str = "all",
+             branch: str | None = None) -> int:
+    """How many records ``newest`` would list with no limit (``handoff list``'s
+    "50 of 13,012"): one ``COUNT`` over the same filters."""
+    where, args = _filters(statuses=(status,) if status is not None else (), search=search, kind=kind,
+                           branch=branch, since=None)
+    return int(db.execute(f"SELECT COUNT(*) FROM {ROWS_TABLE}{where}", args).fetchone()[0])
 
 
 def _prefix_range(column: str, prefix: str) -> tuple[str, list[str]]:

@@ -26,7 +26,7 @@ from dulwich.objects import ZERO_SHA, Commit, Tree
 from dulwich.repo import Repo
 
 from baton.errors import GitLockHeld, NoSyncRemote, RemoteAuthFailed, RemoteUnreachable
-from baton.gitinfo import locate
+from baton.gitinfo import config_stack, locate
 from baton.sync.loose import write_loose_like_git
 from baton.sync.stale_locks import held_local_lock_message, local_remote_dir, remove_stale_lock
 
@@ -83,7 +83,7 @@ def _read_config_once(repo) -> None:
 
     def stack():
         if "stack" not in read:
-            read["stack"] = Repo.get_config_stack(repo)
+            read["stack"] = config_stack(repo)  # includeIf honoured in the user's files too (gitinfo)
         return read["stack"]
 
     repo.get_config = config

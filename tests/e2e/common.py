@@ -227,8 +227,17 @@ class ProxyTrap:
 
 # -- the project and the environment ---------------------------------------------------------------
 
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    """Real ``git`` (``env``: a harness's environment, e.g. to read that user's ``~/.gitconfig``)."""
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
+
+
+def set_git_identity(env: dict[str, str], email: str, name: str) -> None:
+    """The person's identity in their own git config, as ``git config --global`` writes it
+    (``~/.gitconfig`` of the environment's HOME): where a clone with no identity of its own
+    gets it, and where Baton reads a baton's owner."""
+    for key, value in (("user.email", email), ("user.name", name)):
+        git(Path(env["HOME"]), "config", "--global", key, value, env=env)
 
 
 def git_project(root: Path) -> Path:

@@ -524,9 +524,9 @@ def test_a_session_ends_normally_while_another_process_holds_the_ledger_and_the_
     hello(codex)
     with lock_held_elsewhere(codex.project):
         told = hello(codex, {**codex.env, "BATON_HOOK_LOCK_WAIT": "0.5"})
-    assert "## Baton" not in told
-    after = hello(codex)
-    assert after.count(NOTICE) >= 1 and "locked by another process" in after  # one per hook that gave up
+    # Its brief all the same, read from the index, saying why it claims nothing — told there, once.
+    assert "## Baton" in told and "Another process held Baton's ledger" in told
+    assert "Another process held Baton's ledger" not in hello(codex)
     assert NOTICE not in hello(codex)
 
 

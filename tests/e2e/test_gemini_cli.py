@@ -47,12 +47,14 @@ RESULT_ID = re.compile(r"\bid\W+([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}
 class Session:
     """One project wired for Gemini CLI, and the scripted model it talks to."""
 
-    def __init__(self, root: Path, model: FakeGemini, trap: ProxyTrap | None = None):
+    def __init__(self, root: Path, model: FakeGemini, trap: ProxyTrap | None = None, *, home: Path | None = None):
+        """The project is ``root/project`` (a git repository there is kept), the user's home
+        ``home`` (default ``root/home``)."""
         self.program = harness_program("gemini-cli")
         # Every proxy variable points at a trap that records what would have left loopback.
         self.trap = trap or ProxyTrap()
         self.project = git_project(root / "project")
-        home = root / "home"
+        home = home or root / "home"
         (home / ".gemini").mkdir(parents=True)
         (home / ".gemini" / "settings.json").write_text(json.dumps({
             "security": {"auth": {"selectedType": "gemini-api-key"}},

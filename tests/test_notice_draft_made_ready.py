@@ -1,0 +1,112 @@
+"""A session ends with the draft Baton prepared for it unfinished: the next
+session start is told so ("was not handed on … unfinished"). When the person
+finishes it by hand between the two — ``handoff ready`` after the session
+ended — the start said the same, as if the draft were still unfinished. It
+now says what is so: the handoff is ready and no baton carries it, with how to
+read it and hand it on; and nothing when it was handed on, resumed,
+superseded or archived since. Run through the real command line: the hooks
+and every command a child process, as the harness and the person run them.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from baton.domain.notice_fate import DROP, KEEP, MADE_READY, fate
+from baton.domain.short_ids import short_id
+from tests.conftest import run_baton
+from tests.handoff_support import baton_json, git_init, payload
+from tests.harness_support import fixture, injected
+
+
+@pytest.fixture
+def repo(project):
+    git_init(project, {"src/app.py": "x = 1\n"})
+    return project
+
+
+def _hook(repo, event: str, name: str, session: str) -> subprocess.CompletedProcess:
+    r = subprocess.run([sys.executable, "-m", "baton", "hook", "claude-code", event],
+                       input=json.dumps(fixture("claude-code", name, repo, session_id=session)),
+                       capture_output=True, text=True, cwd=repo, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r
+
+
+def _start(repo, session: str) -> str:
+    return injected("claude-code", _hook(repo, "SessionStart", "SessionStart.startup", session).stdout) or ""
+
+
+def _session_ending_with_its_draft_unfinished(repo) -> str:
+    """Session s1 starts, is compacted (Baton prepares its draft) and ends: the draft's id."""
+    _start(repo, "s1")
+    _hook(repo, "PreCompact", "PreCompact.auto", "s1")
+    [draft] = [h["id"] for h in baton_json(repo, "handoff", "list", "--status", "draft")["handoffs"]]
+    _hook(repo, "SessionEnd", "SessionEnd", "s1")
+    return draft
+
+
+def _made_ready_by_hand(repo, draft: str, tmp_path) -> None:
+    body = tmp_path / "body.json"
+    body.write_text(json.dumps(payload()))
+    for args in (("handoff", "amend", draft, "--input", str(body)), ("handoff", "validate", draft),
+                 ("handoff", "ready", draft, "--accept-warnings", "tests")):
+        r = run_baton(*args, "--project", str(repo))
+        assert r.returncode == 0, (args, r.stdout, r.stderr)
+
+
+def test_a_draft_made_ready_after_its_session_ended_is_not_called_unfinished_at_the_next_start(repo, tmp_path):
+    draft = _session_ending_with_its_draft_unfinished(repo)
+    _made_ready_by_hand(repo, draft, tmp_path)
+    brief = _start(repo, "s2")
+    short = short_id(draft)
+    assert "the draft Baton prepared for it unfinished" not in brief and "complete it" not in brief
+    assert f"Handoff {short} was not handed on: the session ended while it was an unfinished draft. It has been " \
+           f"made ready since, but no baton carries it: `baton resume {short}` reads it, and `baton session handoff " \
+           f"--from {short}` hands it on to the next session here" in brief
+    assert "Baton's claude-code SessionEnd hook (session s1)" in brief
+    assert short not in _start(repo, "s3").split("## ")[0]  # said once
+
+
+def test_a_draft_still_unfinished_at_the_next_start_is_still_said_to_be(repo):
+    draft = _session_ending_with_its_draft_unfinished(repo)
+    brief = _start(repo, "s2")
+    assert f"Handoff {short_id(draft)} was not handed on: the session ended with the draft Baton prepared " \
+           f"for it unfinished" in brief
+
+
+def test_a_draft_made_ready_and_handed_on_since_is_not_mentioned(repo, tmp_path):
+    draft = _session_ending_with_its_draft_unfinished(repo)
+    _made_ready_by_hand(repo, draft, tmp_path)
+    handed = run_baton("session", "handoff", "--from", draft, "--branch", "elsewhere", "--project", str(repo))
+    assert handed.returncode == 0, handed.stderr
+    assert "was not handed on" not in _start(repo, "s2")
+
+
+def test_a_draft_archived_since_is_not_mentioned(repo):
+    draft = _session_ending_with_its_draft_unfinished(repo)
+    assert run_baton("handoff", "archive", draft, "--project", str(repo)).returncode == 0
+    assert "was not handed on" not in _start(repo, "s2")
+
+
+@pytest.mark.parametrize("was,now,handed_on,expected", [
+    ("draft", "draft", False, KEEP),
+    ("draft", "validated", False, KEEP),
+    ("draft", "ready", False, MADE_READY),
+    ("draft", "ready", True, DROP),
+    ("draft", "resumed", False, DROP),
+    ("draft", "superseded", False, DROP),
+    ("draft", "archived", False, DROP),
+    ("ready", "ready", False, KEEP),
+    ("ready", "ready", True, DROP),
+    ("ready", "resumed", False, DROP),
+    ("ready", "archived", False, DROP),
+    (None, "ready", False, KEEP),
+    ("draft", None, False, KEEP),
+])
+def test_what_a_notice_that_a_handoff_was_not_handed_on_becomes(was, now, handed_on, expected):
+    assert fate(was, now, handed_on=handed_on) == expected
