@@ -535,3 +535,26 @@ def test_a_ref_lock_a_killed_sync_left_in_the_clones_repository_is_exit_4_naming
     lock.unlink()
     result = run_json(capsys, a, "sync")
     assert result["pushed"] is True and _writer(a) in remote_feeds(remote)
+
+
+def test_a_push_raced_again_and_again_pauses_a_random_moment_below_a_doubling_bound_between_rounds():
+    """Clones racing one remote (tests/test_sync_team_race.py) spread out instead of colliding in step."""
+    from baton.errors import RemoteUnreachable
+    from baton.sync import publish
+    from baton.sync.transport import RemoteMoved
+
+    pauses: list[float] = []
+    rounds: list[int] = []
+
+    def raced(n: int) -> str:
+        rounds.append(n)
+        raise RemoteMoved("failed to update ref")
+
+    with pytest.raises(RemoteUnreachable) as raised:
+        publish.retrying(raced, "refs/baton/ledger", "origin", pause=pauses.append)
+    assert rounds == list(range(1, publish.ATTEMPTS + 1)) and len(pauses) == publish.ATTEMPTS - 1
+    assert all(0 <= p <= publish.PAUSE * 2 ** i for i, p in enumerate(pauses))
+    assert f"kept moving during {publish.ATTEMPTS} attempts" in str(raised.value)
+    pauses.clear()
+    assert publish.retrying(lambda n: n, "refs/baton/ledger", "origin", pause=pauses.append) == 1
+    assert pauses == []  # a round nobody raced does not wait
