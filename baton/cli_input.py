@@ -92,14 +92,28 @@ def ask_for_missing(
     return out
 
 
+def _blank_leading_notes(raw: bytes) -> bytes:
+    """``raw`` with the ``#`` lines before its first other line blanked: the notes
+    ``handoff prepare`` prints above its template, so ``baton handoff prepare >
+    draft.json`` can be completed and passed back as it is. Blanked, not removed,
+    so a JSON error still names the line of the file."""
+    lines = raw.split(b"\n")
+    for i, line in enumerate(lines):
+        if not line.lstrip().startswith(b"#"):
+            break
+        lines[i] = b""
+    return b"\n".join(lines)
+
+
 def read_payload_file(source: str, *, stdin: Any = None) -> dict[str, Any]:
-    """The JSON object in ``source`` (a path, or ``-`` for stdin).
+    """The JSON object in ``source`` (a path, or ``-`` for stdin); ``#`` lines
+    at its top (``handoff prepare``'s notes) are skipped.
 
     Raises:
         InputError: unreadable, not JSON, or not an object (exit 2).
     """
     where = "stdin" if source == "-" else source
-    raw = read_bounded(source, "--input", stdin=stdin)
+    raw = _blank_leading_notes(read_bounded(source, "--input", stdin=stdin))
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:

@@ -35,7 +35,7 @@ class BrowserError(RuntimeError):
 class Browser:
     """One headless Chromium; ``open(url)`` gives a ``Page`` to evaluate script in."""
 
-    def __init__(self, executable: str) -> None:
+    def __init__(self, executable: str, *, extra_args: tuple[str, ...] = ()) -> None:
         self._profile = tempfile.mkdtemp(prefix="baton-chromium-")
         to_chrome_r, self._to_chrome = os.pipe()
         self._from_chrome, from_chrome_w = os.pipe()
@@ -51,7 +51,7 @@ class Browser:
         self._proc = subprocess.Popen(
             [executable, "--headless=new", "--remote-debugging-pipe", "--no-sandbox", "--disable-gpu",
              "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-dev-shm-usage",
-             f"--user-data-dir={self._profile}", "about:blank"],
+             f"--user-data-dir={self._profile}", *extra_args, "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             preexec_fn=wire, close_fds=False)
         os.close(to_chrome_r)
@@ -93,14 +93,22 @@ class Browser:
             raw, _, self._buffer = self._buffer.partition(b"\0")
             yield json.loads(raw)
 
-    def open(self, url: str, *, width: int = 1280, height: int = 900) -> "Page":
+    def open(self, url: str, *, width: int = 1280, height: int = 900, bypass_csp: bool = False,
+             before: str | None = None) -> "Page":
+        """A new tab at ``url``; ``before``: script to run in the page before its own."""
         target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         page = Page(self, session)
         self.send("Emulation.setDeviceMetricsOverride",
                   {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600}, session=session)
+        # Focus and keyboard work as in a window the user is looking at.
+        self.send("Emulation.setFocusEmulationEnabled", {"enabled": True}, session=session)
         self.send("Runtime.enable", session=session)
         self.send("Page.enable", session=session)
+        if bypass_csp:  # for a test's own script standing in for another site's
+            self.send("Page.setBypassCSP", {"enabled": True}, session=session)
+        if before:
+            self.send("Page.addScriptToEvaluateOnNewDocument", {"source": before}, session=session)
         self.send("Page.navigate", {"url": url}, session=session)
         page.wait_for("document.readyState === 'complete'")
         return page
@@ -135,6 +143,35 @@ class Page:
         if "exceptionDetails" in result:
             raise BrowserError(f"{expression!r} threw: {result['exceptionDetails']}")
         return result.get("result", {}).get("value")
+
+    def click(self, selector: str) -> None:
+        """Click the middle of the element ``selector`` names with the mouse, as a person would
+        (real input events, not ``element.click()``)."""
+        box = self.eval(f"(function () {{ var e = document.querySelector({json.dumps(selector)});"
+                        "if (!e) { return null; } e.scrollIntoView({block: 'center'});"
+                        "var r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()")
+        if box is None:
+            raise BrowserError(f"nothing to click: {selector}")
+        x, y = box
+        for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+            self.browser.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left",
+                                                           "clickCount": 0 if kind == "mouseMoved" else 1},
+                              session=self.session)
+
+    KEYS = {"Enter": ("Enter", 13, "\r"), "Space": (" ", 32, " "), "Tab": ("Tab", 9, ""),
+            "Escape": ("Escape", 27, "")}
+
+    def press(self, key: str) -> None:
+        """Press and release one key (``Enter``, ``Space``, ``Tab``, ``Escape``) on what has the focus."""
+        name, code, text = self.KEYS[key]
+        down: dict[str, Any] = {"type": "keyDown" if text else "rawKeyDown", "key": name, "code": key,
+                                "windowsVirtualKeyCode": code, "nativeVirtualKeyCode": code}
+        if text:
+            down.update(text=text, unmodifiedText=text)
+        self.browser.send("Input.dispatchKeyEvent", down, session=self.session)
+        self.browser.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": name, "code": key,
+                                                     "windowsVirtualKeyCode": code, "nativeVirtualKeyCode": code},
+                          session=self.session)
 
     def screenshot(self, path: str, *, full_page: bool = True) -> None:
         """A PNG of the page (the whole document with ``full_page``), to look at."""

@@ -128,7 +128,7 @@ def test_a_capture_cannot_pose_as_a_session_baton(project):
 
     body = {"work": {"title": "t", "objective": "o"}, "baton": {"owner": ALICE, "branch": "main", "shared": True},
             "failed_attempts": [{"approach": "INJECTED TRAP", "outcome": "failed"}]}
-    with Baton.open(project) as app, pytest.raises(InputError, match="baton: set by Baton"):
+    with Baton.open(project) as app, pytest.raises(InputError, match="payload.s baton field is set by Baton"):
         app.capture(body)
     assert "INJECTED TRAP" not in start(project).brief.text
 

@@ -341,3 +341,22 @@ def test_prepare_template_completed_and_captured_round_trips(project, tmp_path):
 def test_prepare_rejects_an_unknown_trigger(project):
     with pytest.raises(InputError):
         prepare_handoff(project, trigger="cron")
+
+
+def test_the_template_prepare_prints_can_be_completed_and_captured_as_printed(project, tmp_path):
+    """`baton handoff prepare > draft.json` holds the `#` notes above the JSON; passed back with
+    --input as the notes say, it was refused as not valid JSON."""
+    from tests.handoff_support import baton
+
+    printed = baton(project, "handoff", "prepare")
+    assert printed.returncode == 0 and printed.stdout.startswith("# Handoff template")
+    draft = tmp_path / "draft.json"
+    draft.write_text(printed.stdout.replace('"title": ""', '"title": "From the printed template"', 1)
+                     .replace('"objective": ""', '"objective": "It round-trips"', 1))
+    captured = baton(project, "checkpoint", "create", "--no-input", "--input", str(draft), "--json")
+    assert captured.returncode == 0, captured.stderr
+    assert json.loads(captured.stdout)["handoff"]["work"]["title"] == "From the printed template"
+    # a JSON error after the notes still names the line of the file
+    draft.write_text("# a note\n# another\n{\"work\": ,}\n")
+    refused = baton(project, "checkpoint", "create", "--no-input", "--input", str(draft))
+    assert refused.returncode == 2 and "line 3" in refused.stderr

@@ -143,3 +143,11 @@ def test_a_document_pasted_as_a_title_is_clipped_in_the_capture_text_and_whole_i
     assert shown == "  title: " + title[:119] + "…"
     code, out, _ = run(capsys, project, "handoff", "amend", out.split()[3], "--title", title, "--json")
     assert code == 0 and json.loads(out)["handoff"]["work"]["title"] == title
+
+
+def test_a_supplied_baton_field_is_refused_naming_the_field_not_as_baton_colon_baton(project, capsys, tmp_path):
+    payload = tmp_path / "payload.json"
+    payload.write_text(json.dumps({"work": {"title": "t", "objective": "o"}, "baton": {"owner": "x"}}))
+    code, _, err = run(capsys, project, "checkpoint", "create", "--no-input", "--input", str(payload))
+    assert code == 2
+    assert err.startswith("baton: the payload's baton field is set by Baton") and "baton: baton:" not in err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import subprocess
 import time
@@ -705,3 +706,80 @@ def test_a_feed_refused_unsigned_is_imported_once_its_writer_signs_again(capsys,
     assert result["imported"] == {writer(a): 2}
     assert {"unsigned work", "signed again"} <= set(titles(capsys, b))
     assert run(capsys, b, "verify")[0] == 0
+
+
+# -- git's configuration as git reads it: includeIf in the user's own file ----------------------
+
+def _include_for(clone: Path, name: str, settings: str) -> None:
+    """``[includeIf "gitdir:<clone>/"]`` in the user's ``~/.gitconfig``, naming a file that holds
+    ``settings``: the clone's signing configuration lives nowhere else (not in the repository)."""
+    user_config = Path(os.environ["GIT_CONFIG_GLOBAL"])
+    included = user_config.parent / f".gitconfig-{name}"
+    included.write_text(settings)
+    with user_config.open("a") as fh:
+        fh.write(f'[includeIf "gitdir:{clone}/"]\n\tpath = {included}\n')
+
+
+def _git_says(clone: Path, key: str) -> str:
+    return subprocess.run(["git", "-C", str(clone), "config", key], capture_output=True, text=True).stdout.strip()
+
+
+@pytest.fixture
+def included_team(tmp_path):
+    """(remote, a, b, keys) as ``team``, each clone's signing key set only through an
+    ``includeIf`` in the user's config; b's ``gpg.ssh.program`` is a logging wrapper."""
+    remote, a, b = make_team(tmp_path)
+    keys = tmp_path / "keys"
+    alice, bob = keygen(keys, "alice"), keygen(keys, "bob")
+    wrapper = keys / "ssh-keygen-logged"
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> "{keys / "program.log"}"\nexec ssh-keygen "$@"\n')
+    wrapper.chmod(0o755)
+    _include_for(a, "alice", f"[user]\n\tsigningkey = {alice}\n[gpg]\n\tformat = ssh\n")
+    _include_for(b, "bob", f"[user]\n\tsigningkey = {bob}\n[gpg]\n\tformat = ssh\n"
+                           f"[gpg \"ssh\"]\n\tprogram = {wrapper}\n")
+    assert _git_says(a, "user.signingkey") == str(alice) and _git_says(b, "gpg.ssh.program") == str(wrapper)
+    allow(a, b, lines=team_signers(a, b, keys))
+    return remote, a, b, keys
+
+
+def test_a_signing_key_set_only_through_an_include_if_in_the_users_config_signs_the_feed(capsys, included_team):
+    remote, a, b, _keys = included_team
+    checkpoint(capsys, a, "signed work")
+    code, result = sync(capsys, a)
+    assert code == 0 and result["signers"]["feeds"][writer(a)]["status"] == "good"
+    assert remote_feeds(remote)[writer(a)].signature is not None
+    code, result = sync(capsys, b)
+    assert code == 0 and result["signers"]["feeds"][writer(a)]["signer"] == f"alice@example.com,{writer(a)}"
+
+
+def test_verify_checks_with_the_ssh_program_an_include_if_names(capsys, included_team):
+    _remote, a, b, keys = included_team
+    checkpoint(capsys, a, "signed work")
+    sync(capsys, a)
+    sync(capsys, b)
+    log = keys / "program.log"
+    log.unlink(missing_ok=True)  # what sync ran: only verify's runs count below
+    code, out, _ = run(capsys, b, "verify", "--json")
+    assert code == 0
+    assert {s["feed"]: s["status"] for s in json.loads(out)["signers"]}[writer(a)] == "good"
+    assert "-Y verify" in (log.read_text() if log.exists() else "")  # git's gpg.ssh.program for this clone, not a bare ssh-keygen
+
+
+def test_a_linked_worktree_signs_with_the_key_an_onbranch_include_names_for_its_branch(tmp_path):
+    from baton.sync.signing import signing_setup_at
+
+    main_tree, linked = tmp_path / "main", tmp_path / "linked"
+    main_tree.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(main_tree)], check=True)
+    subprocess.run(["git", "-C", str(main_tree), "-c", "user.name=A", "-c", "user.email=a@example.test", "commit",
+                    "-q", "--allow-empty", "-m", "first"], check=True)
+    subprocess.run(["git", "-C", str(main_tree), "worktree", "add", "-q", "-b", "release", str(linked)], check=True)
+    key = keygen(tmp_path / "keys", "release")
+    user_config = Path(os.environ["GIT_CONFIG_GLOBAL"])
+    included = user_config.parent / ".gitconfig-release"
+    included.write_text(f"[user]\n\tsigningkey = {key}\n[gpg]\n\tformat = ssh\n")
+    user_config.write_text(f'[includeIf "onbranch:release"]\n\tpath = {included}\n')
+    assert (_git_says(linked, "user.signingkey"), _git_says(main_tree, "user.signingkey")) == (str(key), "")
+    signing, _programs = signing_setup_at(linked)
+    assert signing is not None and (signing.key, signing.format) == (str(key), "ssh")
+    assert signing_setup_at(main_tree)[0] is None

@@ -493,7 +493,8 @@ def refuse_baton_scope(payload: Any) -> None:
         InputError: ``payload`` has a top-level ``baton`` member.
     """
     if isinstance(payload, Mapping) and SCOPE_FIELD in payload:
-        raise InputError(f"{SCOPE_FIELD}: set by Baton (a session that ends with a baton), do not supply it",
+        raise InputError(f"the payload's {SCOPE_FIELD} field is set by Baton (a session that ends with a baton): "
+                         "do not supply it",
                          details={"problems": [f"{SCOPE_FIELD}: set by Baton, do not supply it"]})
 
 

@@ -36,7 +36,7 @@ from baton.sync.signing import (
     load_state,
     require_signatures,
     sign_head,
-    signing_setup,
+    signing_setup_at,
 )
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ class FeedSignatures:
     def open(cls, project: "Project", repo) -> "FeedSignatures":
         """Raises: InputError (a malformed ``sync`` setting)."""
         allowed = allowed_signers_path(project)
-        key, programs = signing_setup(repo)
+        key, programs = signing_setup_at(project.root, repo)  # this worktree's config, as git reads it
         signatures = cls(project, repo, project.writer, key, programs, require_signatures(project), allowed,
                          file_digest(allowed), load_state(project))
         if key is not None and key.format not in SIGNING_FORMATS:

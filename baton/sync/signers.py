@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from baton.errors import InputError
-from baton.gitinfo import locate
 from baton.ledger.feed import FeedHead, line_hashes_to
 from baton.model import frozen
 from baton.sync.signing import (
@@ -28,7 +27,7 @@ from baton.sync.signing import (
     key_fingerprint,
     load_state,
     require_signatures,
-    signing_setup,
+    signing_setup_at,
 )
 
 if TYPE_CHECKING:
@@ -93,18 +92,8 @@ def feed_signers(project: "Project", feeds: list[str], *, recheck: bool = False)
 
 
 def _programs(project: "Project") -> Programs:
-    """The programs git's configuration names (the defaults outside git)."""
-    where = locate(project.root)
-    if where is None:
-        return Programs()
-    from dulwich.errors import NotGitRepository  # lazy: `baton verify` opens a repository only to recheck
-    from dulwich.repo import Repo  # lazy: as above
-
-    try:
-        with Repo(str(where.common_dir)) as repo:
-            return signing_setup(repo)[1]
-    except (NotGitRepository, OSError, ValueError, KeyError):  # an unreadable repository: git's defaults
-        return Programs()
+    """The programs git's configuration names for this worktree (the defaults outside git)."""
+    return signing_setup_at(project.root)[1]
 
 
 def _feed_holds(project: "Project", feed: str, head: FeedHead) -> bool:

@@ -29,8 +29,10 @@ namespace ``baton-feed`` keeps a feed signature from passing for a commit's,
 and the other way round. With ``gpg.format = openpgp`` the head is signed
 and checked as git does it with GnuPG (``gpg -bsau``, ``gpg --verify``), the
 key bound to writers by an ``openpgp <fingerprint>`` line in the same file.
-Git's configuration is read with dulwich; the programs spawned are the ones
-git spawns to sign (``gpg.ssh.program``, ``gpg.program``).
+Git's configuration is read as git reads it for the worktree
+(``gitinfo.config_stack``: ``includeIf`` honoured in the user's files too);
+the programs spawned are the ones git spawns to sign (``gpg.ssh.program``,
+``gpg.program``).
 
 A writer is bound to a key by a line of the allowed-signers file whose
 principals match the writer id (``alice@example.com,alicebox-alice-1a2b3c
@@ -56,6 +58,7 @@ from typing import TYPE_CHECKING, Any
 
 from baton.config import allowed_signers_problem, read_json
 from baton.errors import ConfigError, InputError
+from baton.gitinfo import config_stack, locate, open_repo
 from baton.ledger.feed import FeedHead
 from baton.model import frozen
 
@@ -144,12 +147,40 @@ class SigningKey:
         return self.key.startswith(("key::", "ssh-"))
 
 
+def signing_setup_at(start: Path, shared=None) -> tuple[SigningKey | None, Programs]:
+    """``signing_setup`` for the repository (worktree) holding ``start``: git's
+    defaults outside git or when the repository cannot be read.
+
+    ``shared``: a sync's repository (``transport.open_repo``, opened at the
+    common git directory, its ``get_config_stack`` being ``gitinfo.config_stack``
+    read once); its configuration is used when it is this worktree's, so the
+    sync reads no config file twice. A linked worktree's is read for it."""
+    where = locate(start)
+    if where is None:
+        return None, Programs()
+    if shared is not None and Path(shared.controldir()).resolve() == where.git_dir.resolve():
+        return _signing_from(shared.get_config_stack())
+    repo = open_repo(start)
+    if repo is None:
+        return None, Programs()
+    try:
+        return signing_setup(repo)
+    except (OSError, ValueError, KeyError):  # an unreadable config: git's defaults
+        return None, Programs()
+    finally:
+        repo.close()
+
+
 def signing_setup(repo) -> tuple[SigningKey | None, Programs]:
     """The repository's signing key (None: no ``user.signingkey``) and
-    programs, as git reads them (its config stack: the repository's, the
-    user's, the system's). ``gpg.format`` defaults to ``openpgp``, as in git."""
-    config = repo.get_config_stack()
+    programs, as git reads them: its config stack as ``gitinfo.config_stack``
+    reads it for the repository's worktree (``config.worktree``, the
+    repository's, the user's, the system's, ``include`` and ``includeIf``
+    honoured in each). ``gpg.format`` defaults to ``openpgp``, as in git."""
+    return _signing_from(config_stack(repo))
 
+
+def _signing_from(config) -> tuple[SigningKey | None, Programs]:
     def get(section: tuple[bytes, ...], name: bytes) -> str | None:
         try:
             value = config.get(section, name)

@@ -72,8 +72,9 @@ def open_repo(project: "Project"):
 def _read_config_once(repo) -> None:
     """dulwich reads the config files again at every ``get_config`` (and the
     user's at every ``get_config_stack``); a sync asks four times (the remote's
-    url, its transport, the loose objects' level, the signing key) and writes
-    none: each is read once for this sync's repository object."""
+    url, its transport, the loose objects' level, the signing key — through
+    ``signing.signing_setup_at``, which reads a linked worktree's own) and
+    writes none: each is read once for this sync's repository object."""
     read: dict[str, Any] = {}
 
     def config():

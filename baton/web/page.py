@@ -118,7 +118,8 @@ SCRIPT = """
   var TOKEN = document.querySelector('meta[name="baton-token"]').getAttribute("content");
   var API = "/api/handoffs";
   var REFRESH_MS = 10000;
-  var armed = 0;
+  var ARM_MS = 5000;
+  var armedButton = null;  // the one Dismiss waiting for its confirming second click
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -216,13 +217,29 @@ SCRIPT = """
     if (shared.length) { out.push({ shared: true, items: shared }); }
     return out;
   }
-  function renderHandoffs(data) {
+  // Rebuilding the panel (every refresh) keeps the keyboard where it was: on
+  // the same baton's Dismiss, or -- that baton gone -- on the status line.
+  function focusedBaton(host) {
+    var active = document.activeElement;
+    var on = active && host.contains(active) && active.classList.contains("dismiss");
+    return on ? active.getAttribute("data-id") : null;
+  }
+  function refocus(host, id) {
+    if (!id) { return; }
+    var again = Array.prototype.filter.call(host.querySelectorAll("button.dismiss"), function (b) {
+      return b.getAttribute("data-id") === id && !b.disabled;
+    })[0];
+    (again || document.getElementById("status-line")).focus();
+  }
+  function renderHandoffs(data, focused) {
     var host = document.getElementById("handoffs-list");
+    focused = focused || focusedBaton(host);
     host.textContent = "";
     document.getElementById("handoffs-count").textContent = String(data.total);
     if (!data.items.length) {
       host.appendChild(el("p", "empty", "No pending batons. A session leaves one with " +
         "`baton session end ID --handoff-steps \\"A,B\\"`."));
+      refocus(host, focused);
       return;
     }
     groupsOf(data.items).forEach(function (g) {
@@ -240,6 +257,7 @@ SCRIPT = """
       g.items.forEach(function (b) { section.appendChild(batonCard(b)); });
       host.appendChild(section);
     });
+    refocus(host, focused);
   }
   function renderConflicts(conflicts) {
     var host = document.getElementById("conflicts-list");
@@ -537,14 +555,14 @@ SCRIPT = """
     });
   }
 
-  function load(quiet) {
+  function load(quiet, focused) {
     return fetch(API + "?project=" + encodeURIComponent(PROJECT), {
       cache: "no-store", credentials: "same-origin", headers: { "Accept": "application/json" }
     }).then(function (response) {
       return response.json().catch(function () { return null; }).then(function (body) {
         if (!response.ok || !body) { throw new Error(errorText(body, response)); }
         document.getElementById("project-line").textContent = "project " + body.projectId + " · " + body.lastSeenRoot;
-        renderHandoffs(body);
+        renderHandoffs(body, focused);
         renderConflicts(body.claimConflicts);
         renderSigners(body.signers);
         renderLatest(body.latestHandoffs, body.handoffTotal);
@@ -558,20 +576,44 @@ SCRIPT = """
     });
   }
 
-  function dismissClicked(button, b) {
-    if (!button.classList.contains("armed")) {
-      button.classList.add("armed");
-      button.textContent = "Confirm dismiss";
-      armed += 1;
-      button._disarm = setTimeout(function () {
-        button.classList.remove("armed");
-        button.textContent = "Dismiss";
-        armed -= 1;
-      }, 5000);
-      return;
-    }
+  // Dismiss takes two clicks on the same button. Anything else in between --
+  // a click elsewhere, Escape, focus moving away, 5 seconds -- disarms it, so
+  // a stray second click later never dismisses.
+  function batonName(b) { return "baton " + (b.shortId || b.id); }
+  function disarm(reason) {
+    var button = armedButton;
+    if (!button) { return; }
+    armedButton = null;
     clearTimeout(button._disarm);
-    armed -= 1;
+    button.classList.remove("armed");
+    button.textContent = "Dismiss";
+    button.setAttribute("aria-label", "Dismiss " + batonName(button._baton));
+    if (reason) { say("Kept " + batonName(button._baton) + ": " + reason + ".", false); }
+  }
+  function arm(button, b) {
+    disarm("");
+    armedButton = button;
+    button._baton = b;
+    button.classList.add("armed");
+    button.textContent = "Confirm dismiss";
+    button.setAttribute("aria-label", "Confirm dismissing " + batonName(b));
+    button._disarm = setTimeout(function () { disarm("not confirmed within 5 seconds"); }, ARM_MS);
+    say("Press Confirm dismiss to drop " + batonName(b) + " undelivered; anything else keeps it.", false);
+  }
+  document.addEventListener("click", function (ev) {
+    if (armedButton && ev.target !== armedButton) { disarm("dismiss not confirmed"); }
+  }, true);
+  document.addEventListener("keydown", function (ev) {
+    if (armedButton && ev.key === "Escape") { disarm("dismiss cancelled"); }
+  });
+  document.addEventListener("focusout", function (ev) {
+    if (armedButton && ev.target === armedButton && ev.relatedTarget) { disarm("dismiss not confirmed"); }
+  });
+  function dismissClicked(button, b) {
+    if (armedButton !== button) { arm(button, b); return; }
+    armedButton = null;
+    clearTimeout(button._disarm);
+    var focused = document.activeElement === button ? b.id : null;
     button.disabled = true;
     fetch(API + "/" + encodeURIComponent(b.id) + "?project=" + encodeURIComponent(PROJECT), {
       method: "DELETE", cache: "no-store", credentials: "same-origin",
@@ -579,16 +621,16 @@ SCRIPT = """
     }).then(function (response) {
       return response.json().catch(function () { return null; }).then(function (body) {
         if (!response.ok) { throw new Error(errorText(body, response)); }
-        say("Dismissed baton " + (b.shortId || b.id) + ".", false);
+        say("Dismissed " + batonName(b) + ": no session will receive it.", false);
       });
     }).catch(function (err) {
-      say("Could not dismiss baton " + (b.shortId || b.id) + ": " + err.message, true);
-    }).then(function () { return load(true); });
+      say("Did not dismiss " + batonName(b) + ": " + String(err.message).replace(/\\.$/, "") + ".", true);
+    }).then(function () { return load(true, focused); });
   }
 
   document.getElementById("refresh").addEventListener("click", function () { load(false); });
   setInterval(function () {
-    if (document.visibilityState === "visible" && armed === 0) { load(true); }
+    if (document.visibilityState === "visible" && !armedButton) { load(true); }
   }, REFRESH_MS);
   var linked = /^#handoff=([0-9a-fA-F-]{36})$/.exec(location.hash);
   load(false).then(function () { if (linked) { return openHandoff(linked[1]); } });
@@ -662,7 +704,7 @@ _TEMPLATE = """<!doctype html>
 </div>
 </section>
 </main>
-<p id="status-line" role="status"></p>
+<p id="status-line" role="status" tabindex="-1"></p>
 <script>@SCRIPT@</script>
 </body>
 </html>
