@@ -519,26 +519,14 @@ def test_a_sync_reads_the_repositorys_config_file_once_after_opening_it(capsys, 
     assert len(reads) <= 2  # dulwich's Repo reads it when it opens; the sync's questions, once more
 
 
-def _lock_left_by_a_killed_sync(a: Path, kind: str) -> Path:
-    """The lock file a sync killed while writing to the clone's own git repository leaves."""
-    if kind == "ref":
-        lock = a / ".git" / "refs" / "baton" / "ledger.lock"
-    else:  # the loose object of the feed's first segment: a feed under 1 MiB is one segment, its bytes
-        from dulwich.objects import Blob
-
-        sha = Blob.from_string((a / ".baton" / "ledger" / f"{_writer(a)}.jsonl").read_bytes()).id.decode()
-        lock = a / ".git" / "objects" / sha[:2] / f"{sha[2:]}.lock"
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    lock.write_bytes(b"")
-    return lock
-
-
-@pytest.mark.parametrize("kind", ["ref", "loose_object"])
-def test_a_lock_a_killed_sync_left_in_the_clones_repository_is_exit_4_naming_it_and_its_rm_command(
-        capsys, team, kind):
+def test_a_ref_lock_a_killed_sync_left_in_the_clones_repository_is_exit_4_naming_it_and_its_rm_command(
+        capsys, team):
+    """(A loose object's lock no longer stops a sync: tests/test_sync_killed.py.)"""
     remote, a, _b = team
     _checkpoint(capsys, a, "from A")
-    lock = _lock_left_by_a_killed_sync(a, kind)
+    lock = a / ".git" / "refs" / "baton" / "ledger.lock"  # what a sync killed while moving the ref leaves
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_bytes(b"")
     code, out, err = run(capsys, a, "sync", "--json")
     error = json.loads(out)["error"]
     assert (code, error["code"], error["details"]["lock"]) == (4, "git_lock_held", str(lock))
@@ -547,3 +535,26 @@ def test_a_lock_a_killed_sync_left_in_the_clones_repository_is_exit_4_naming_it_
     lock.unlink()
     result = run_json(capsys, a, "sync")
     assert result["pushed"] is True and _writer(a) in remote_feeds(remote)
+
+
+def test_a_push_raced_again_and_again_pauses_a_random_moment_below_a_doubling_bound_between_rounds():
+    """Clones racing one remote (tests/test_sync_team_race.py) spread out instead of colliding in step."""
+    from baton.errors import RemoteUnreachable
+    from baton.sync import publish
+    from baton.sync.transport import RemoteMoved
+
+    pauses: list[float] = []
+    rounds: list[int] = []
+
+    def raced(n: int) -> str:
+        rounds.append(n)
+        raise RemoteMoved("failed to update ref")
+
+    with pytest.raises(RemoteUnreachable) as raised:
+        publish.retrying(raced, "refs/baton/ledger", "origin", pause=pauses.append)
+    assert rounds == list(range(1, publish.ATTEMPTS + 1)) and len(pauses) == publish.ATTEMPTS - 1
+    assert all(0 <= p <= publish.PAUSE * 2 ** i for i, p in enumerate(pauses))
+    assert f"kept moving during {publish.ATTEMPTS} attempts" in str(raised.value)
+    pauses.clear()
+    assert publish.retrying(lambda n: n, "refs/baton/ledger", "origin", pause=pauses.append) == 1
+    assert pauses == []  # a round nobody raced does not wait

@@ -46,9 +46,11 @@ class BatonsBase:
     index, and the local telemetry of each key (``baton metrics``)."""
 
     name = "batons"
-    version = 4
+    version = 5
     order = STREAM_ORDER
-    """4: a claim that lost to an earlier one (replicas apart, ``baton sync``) is kept as a conflict."""
+    """4: a claim that lost to an earlier one (replicas apart, ``baton sync``) is kept as a conflict.
+    5: a key's ``version`` is the highest its stream reached, as the ledger's (an event
+    imported by sync can sort after a higher version written apart)."""
     folds_runs = True
     """A batch's events of one key fold in turn, the document built once (``Batons.apply_all``)."""
 

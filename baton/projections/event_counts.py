@@ -58,29 +58,34 @@ class Streams:
     last event folded, ``[hlc, writer, seq]``)."""
 
     name = "streams"
-    version = 2
-    """2: ``last_key``."""
+    version = 3
+    """2: ``last_key``. 3: ``version`` is the highest folded, not the last
+    event's: replicas apart each write a stream's next version, and one
+    imported by sync can sort after a higher one (docs/sync.md, "Concurrent
+    stream versions")."""
     order = STREAM_ORDER
     folds_runs = True
-    """A batch's events of one stream: the document is the last one's (``apply_all``)."""
+    """A batch's events of one stream: the document is the last one's, with the highest version (``apply_all``)."""
 
     def keys(self, event: Event) -> Iterable[str]:
         return (event.stream,)
 
     def apply_all(self, key: str, doc: Doc | None, events: Sequence[Event]) -> Doc | None:
-        """``apply`` over ``events`` in turn: each replaces the document whole,
-        so the last one's is the document."""
-        return _stream_doc(key, events[-1]) if events else doc
+        """``apply`` over ``events`` in turn: the last one's document, with the highest version."""
+        if not events:
+            return doc
+        highest = max(e.stream_version for e in events)
+        return _stream_doc(key, events[-1], max(highest, doc["version"]) if doc else highest)
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
-        return _stream_doc(key, event)
+        return self.apply_all(key, doc, (event,))
 
 
-def _stream_doc(key: str, event: Event) -> Doc:
-    """The ``streams`` document of ``key`` after ``event``."""
+def _stream_doc(key: str, event: Event, version: int) -> Doc:
+    """The ``streams`` document of ``key`` after ``event``, the highest version folded being ``version``."""
     return {
         "stream": key,
-        "version": event.stream_version,
+        "version": version,
         "last_event": event.id,
         "last_type": event.type,
         "last_at": event.at,

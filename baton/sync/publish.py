@@ -4,11 +4,15 @@ What the local file has beyond the longest copy it extends is packed onto
 that copy (its segments kept, never re-hashed). The ref then moves to the
 remote's commit when the union is what it holds, to the local ref's when
 nothing changed, else to a new commit on both. A push that finds the remote
-moved starts the round again, up to ``ATTEMPTS`` times.
+moved starts the round again, up to ``ATTEMPTS`` times, after a random pause
+that doubles at each attempt (clones racing one remote spread out instead of
+colliding again in step).
 """
 
 from __future__ import annotations
 
+import random
+import time
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from baton.errors import LedgerCorrupt, RemoteUnreachable
@@ -24,8 +28,11 @@ if TYPE_CHECKING:
     from baton.commands.context import Project
     from baton.sync.ledger_ref import RefFeed
 
-ATTEMPTS = 3
+ATTEMPTS = 5
 """Rounds a sync runs while the remote's ref keeps moving under its push."""
+PAUSE = 0.1
+"""Seconds: the most a sync waits before its second round; the bound doubles at each round after
+(at most 1.5 s in all before the fifth). Each pause is drawn at random below its bound."""
 T = TypeVar("T")
 
 
@@ -83,8 +90,9 @@ def commit_for(repo, work: Round, local_sha: bytes | None, remote_sha: bytes | N
                         project.clock() // 1_000_000_000)
 
 
-def retrying(attempt: Callable[[int], T], ref: str, url: str) -> T:
-    """``attempt(n)`` for n = 1, 2, … until one is not raced by another push (``RemoteMoved``).
+def retrying(attempt: Callable[[int], T], ref: str, url: str, pause: Callable[[float], None] = time.sleep) -> T:
+    """``attempt(n)`` for n = 1, 2, … until one is not raced by another push (``RemoteMoved``),
+    ``pause``-ing a random moment below ``PAUSE * 2 ** (n - 1)`` seconds before attempt n + 1.
 
     Raises:
         RemoteUnreachable (exit 4): the ref moved during every attempt, or a lock kept blocking the push.
@@ -95,6 +103,7 @@ def retrying(attempt: Callable[[int], T], ref: str, url: str) -> T:
             return attempt(n)
         except RemoteMoved as moved:
             if n < ATTEMPTS:
+                pause(random.uniform(0, PAUSE * 2 ** (n - 1)))  # clones racing spread out
                 n += 1
                 continue
             if moved.lock is not None:

@@ -27,6 +27,7 @@ from dulwich.repo import Repo
 
 from baton.errors import GitLockHeld, NoSyncRemote, RemoteAuthFailed, RemoteUnreachable
 from baton.gitinfo import config_stack, locate
+from baton.sync.loose import write_loose_like_git
 from baton.sync.stale_locks import held_local_lock_message, local_remote_dir, remove_stale_lock
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ def open_repo(project: "Project"):
         raise NoSyncRemote(f"cannot open the git repository at {where.common_dir}: {exc}") from None
     _read_config_once(repo)
     _fast_loose_objects(repo)
+    write_loose_like_git(repo.object_store)  # a killed sync leaves no lock on an object
     return repo
 
 
@@ -319,6 +321,7 @@ def _pack_data_for(repo, client, path: str):
                 return repo.object_store.generate_pack_data(have, want, *args, **kwargs)
         if found:
             with Repo(os.fsdecode(path)) as target:
+                write_loose_like_git(target.object_store)  # a killed push leaves no lock on an object
                 for oid in found:
                     target.object_store.add_object(repo.object_store[oid])
         return 0, iter(())

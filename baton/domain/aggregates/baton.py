@@ -192,7 +192,7 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
     only accepted events)."""
     event = decode(recorded)
     current, previous = state.current, state.previous
-    moved = replace_fields(state, version=recorded.stream_version)
+    moved = replace_fields(state, version=max(state.version, recorded.stream_version))  # apart: docs/sync.md
     if isinstance(event, BatonCreated):
         record = record_of_created(state.key, event, recorded.at)
         if record is None:
