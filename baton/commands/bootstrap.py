@@ -43,6 +43,7 @@ from baton.domain.batons import (
     collect_decisions,
     collect_traps,
     held_up_notice,
+    left_here_for_another_owner,
     lost_claim_notices,
     passed_validation,
     render_baton_markdown,
@@ -54,7 +55,7 @@ from baton.errors import BatonError, InputError, LedgerBusy
 from baton.ledger.ids import uuid7
 from baton.model import evolve, frozen
 from baton.projections import handoffs
-from baton.projections.batons import baton_scopes, claim_conflicts
+from baton.projections.batons import baton_creators, baton_records, baton_scopes, claim_conflicts
 from baton.projections.handoffs import LATEST_WINDOW, RESUMABLE
 
 if TYPE_CHECKING:
@@ -63,7 +64,8 @@ if TYPE_CHECKING:
 RECENT_HANDOFFS = 20
 
 TOLD_FILE = "claim-conflicts-told.json"
-"""The lost claims this clone's session starts have already reported (local, never synced)."""
+"""The lost claims, and the batons left here for another owner, this clone's session starts have
+already reported (local, never synced)."""
 TOLD_KEPT = 1000
 """How many told event ids the file keeps (the newest)."""
 
@@ -91,6 +93,21 @@ def _lost_claims(project: "Project", runner, *, peek: bool) -> list[str]:
     fresh = lost_claim_notices(claim_conflicts(runner.docs("batons")), writer=project.writer, told=told)
     if fresh and not peek:
         write_json_atomic(_told_path(project), {"told": (told + [event_id for event_id, _ in fresh])[-TOLD_KEPT:]})
+    return [notice for _, notice in fresh]
+
+
+def _left_for_another_owner(project: "Project", runner, ctx: SessionContext, *, peek: bool) -> list[str]:
+    """Notices for the pending batons this clone left on this branch for another
+    owner (``left_here_for_another_owner``), each told once, recorded with the
+    lost claims told (unless peeking)."""
+    if "batons" not in runner.by_name:
+        return []
+    docs = list(runner.docs("batons"))
+    told = _read_told(project)
+    fresh = left_here_for_another_owner([r for r, _ in baton_records(docs)], baton_creators(docs),
+                                        writer=project.writer, owner=ctx.owner, branch=ctx.branch, told=told)
+    if fresh and not peek:
+        write_json_atomic(_told_path(project), {"told": (told + [baton_id for baton_id, _ in fresh])[-TOLD_KEPT:]})
     return [notice for _, notice in fresh]
 
 
@@ -308,6 +325,9 @@ class Start:
         peek = self.flags["peek"]
         notices.extend(_safely("lost claims", notices, lambda: _lost_claims(self.project, runner, peek=peek), []))
         waiting = _safely("the session handoff", notices, lambda: peek_eligible(runner, ctx), None)
+        if waiting is None:
+            notices.extend(_safely("batons left for another owner", notices,
+                                   lambda: _left_for_another_owner(self.project, runner, ctx, peek=peek), []))
         self.objective = _safely("the session objective", notices, lambda: get_session_objective(runner, ctx), None)
         self.records = _safely("recent handoffs", notices, lambda: _handoff_records(runner, ctx), [])
         self.decisions = _safely("recent decisions", notices,

@@ -86,5 +86,5 @@ def local_metrics(project: "Project") -> MetricsResult:
         handoffs_captured=events.get(HandoffCaptured.TYPE, 0),
         events_total=sum(events.values()),
     )
-    recent = [{k: v for k, v in r.items() if k != "hlc"} for r in recent]
+    recent = [{k: v for k, v in r.items() if k not in ("hlc", "writer")} for r in recent]
     return MetricsResult(counts, dict(sorted(events.items())), recent, continuity_totals(runner.db))

@@ -444,6 +444,33 @@ def lost_claim_notices(conflicts: Iterable[Mapping[str, Any]], *, writer: str,
     return out
 
 
+def left_here_for_another_owner(records: Iterable[BatonRecord], creators: Mapping[str, str], *, writer: str,
+                                owner: str, branch: str, told: Iterable[str]) -> list[tuple[str, str]]:
+    """The pending private batons this clone left on ``branch`` for an owner other
+    than this session's, not told of yet: ``(baton id, notice)``, oldest first.
+
+    ``creators`` maps a baton's id to the writer that created it. The case it
+    is for: the same person's owner resolved differently before — a baton left
+    under a plain ``user.email`` before Baton honoured an ``includeIf`` in the
+    user's git config, or before that email changed — which no session of
+    theirs receives any more. A baton a teammate's clone left is never named
+    (its writer is another), so nobody else's brief hears of it; each is told
+    once (the caller records the ids shown and passes them back as ``told``)."""
+    seen = set(told)
+    out = []
+    for r in sorted(records, key=lambda r: (r.created_at, r.id)):
+        if (not r.pending or r.shared or r.branch != branch or r.owner == owner or r.id in seen
+                or creators.get(r.id) != writer):
+            continue
+        seen.add(r.id)
+        out.append((r.id, f"A baton this clone left for {r.owner} on {r.branch} (baton {r.id}, at {r.created_at}) "
+                          f"is pending, but this session's owner here is {owner}, so it was not "
+                          f"delivered. If both are you (your git config changed, or an includeIf in it now applies), "
+                          f"`baton session begin` with {r.owner} as its owner claims it; otherwise it waits for "
+                          f"{r.owner}. `baton session handoff` lists it, with `all` asked for."))
+    return out
+
+
 def render_latest_markdown(record: Mapping[str, Any] | None, *, elsewhere: bool = False) -> str:
     """The section a brief without a session handoff gains when the project
     has a ready handoff (spec §12: a session starts from the most recent

@@ -46,11 +46,13 @@ class BatonsBase:
     index, and the local telemetry of each key (``baton metrics``)."""
 
     name = "batons"
-    version = 5
+    version = 6
     order = STREAM_ORDER
     """4: a claim that lost to an earlier one (replicas apart, ``baton sync``) is kept as a conflict.
     5: a key's ``version`` is the highest its stream reached, as the ledger's (an event
-    imported by sync can sort after a higher version written apart)."""
+    imported by sync can sort after a higher version written apart).
+    6: each ``recent`` record names the writer of its event (``baton_creators``: a baton this
+    clone left for another owner is told of at its next session start)."""
     folds_runs = True
     """A batch's events of one key fold in turn, the document built once (``Batons.apply_all``)."""
 
@@ -72,6 +74,13 @@ def claim_conflicts(docs: Iterable[tuple[str, Doc]]) -> list[dict[str, Any]]:
     out = [c for _key, doc in docs if isinstance(doc, dict) and isinstance(doc.get("conflicts"), list)
            for c in doc["conflicts"] if isinstance(c, dict)]
     return sorted(out, key=lambda c: (c.get("hlc") or 0, str(c.get("writer"))), reverse=True)
+
+
+def baton_creators(docs: Iterable[tuple[str, Doc]]) -> dict[str, str]:
+    """The writer that created each baton the keys' ``recent`` records still name."""
+    return {r["handoffId"]: r["writer"] for _key, doc in docs if isinstance(doc, dict)
+            for r in doc.get("recent") or () if isinstance(r, dict) and r.get("operation") == OPERATIONS[BATON_CREATED]
+            and isinstance(r.get("handoffId"), str) and isinstance(r.get("writer"), str)}
 
 
 def baton_records(docs: Iterable[tuple[str, Doc]]) -> list[tuple[BatonRecord, int]]:

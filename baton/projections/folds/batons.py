@@ -22,7 +22,7 @@ def _telemetry_record(event: Event, operation: str) -> dict[str, Any]:
     data = event.data if isinstance(event.data, dict) else {}
     return {"operation": operation, "at": event.at, "hlc": event.hlc, "sessionId": data.get("session"),
             "branch": data.get("branch"), "owner": data.get("owner"), "shared": data.get("shared"),
-            "handoffId": data.get("handoff_id")}
+            "handoffId": data.get("handoff_id"), "writer": event.writer}
 
 
 STATES_KEPT = 256

@@ -1,0 +1,73 @@
+"""A session start tells, once, of a pending baton this clone left on its branch
+for another owner: the same person's baton left under the owner resolved
+before (a plain ``user.email``, before an ``includeIf`` in ``~/.gitconfig``
+applied) is otherwise never delivered nor mentioned. A teammate's baton
+(another clone's writer) is never named. Driven through the command line.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.cli_support import run_json
+from tests.sync_support import make_team
+
+OLD = ("--owner", "ann@home.example", "--branch", "main")
+NEW = ("--owner", "ann@corp.example", "--branch", "main")
+
+
+def _leave(capsys, project, *who: str) -> str:
+    return run_json(capsys, project, "session", "end", "s-old", "--handoff-steps", "step left before", *who)["handoffId"]
+
+
+def _owner_notices(out: dict, baton_id: str) -> list[str]:
+    return [n for n in out["notices"] if baton_id in n]
+
+
+def test_a_start_is_told_once_of_a_baton_this_clone_left_for_another_owner_on_its_branch(project, capsys):
+    baton_id = _leave(capsys, project, *OLD)
+
+    peeked = run_json(capsys, project, "bootstrap", "--peek", *NEW)
+    first = run_json(capsys, project, "bootstrap", "--session-id", "s-new", *NEW)
+    second = run_json(capsys, project, "bootstrap", "--session-id", "s-next", *NEW)
+
+    [notice] = _owner_notices(peeked, baton_id)
+    assert "ann@home.example" in notice and "ann@corp.example" in notice and "not delivered" in notice
+    assert notice in peeked["brief"]
+    assert _owner_notices(first, baton_id) == [notice]  # a peek does not use it up
+    assert first["claimed"] is False
+    assert _owner_notices(second, baton_id) == []
+    # It still waits for its owner, who receives it.
+    assert run_json(capsys, project, "bootstrap", "--session-id", "s-old-owner", *OLD)["handoff"]["id"] == baton_id
+
+
+def test_a_start_that_receives_a_baton_or_runs_on_another_branch_is_not_told_of_one_left_for_another_owner(
+        project, capsys):
+    baton_id = _leave(capsys, project, *OLD)
+    run_json(capsys, project, "session", "end", "s-mine", "--handoff-steps", "mine", *NEW)
+
+    mine = run_json(capsys, project, "bootstrap", "--session-id", "s-new", *NEW)
+    elsewhere = run_json(capsys, project, "bootstrap", "--peek", "--owner", "ann@corp.example",
+                         "--branch", "feature")
+
+    assert mine["claimed"] is True and _owner_notices(mine, baton_id) == []
+    assert _owner_notices(elsewhere, baton_id) == []
+
+
+@pytest.fixture
+def team(tmp_path):
+    return make_team(tmp_path)
+
+
+def test_a_teammates_baton_for_another_owner_is_never_named_in_a_start_on_another_clone(capsys, team):
+    _remote, a, b = team
+    baton_id = _leave(capsys, a, *OLD)
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    assert [i["id"] for i in run_json(capsys, b, "session", "handoff", "--all")["items"]] == [baton_id]
+
+    out = run_json(capsys, b, "bootstrap", "--session-id", "s-bob", "--owner", "bob@corp.example",
+                   "--branch", "main")
+
+    assert _owner_notices(out, baton_id) == []
+    assert "step left before" not in out["brief"]
