@@ -783,3 +783,44 @@ def test_a_linked_worktree_signs_with_the_key_an_onbranch_include_names_for_its_
     signing, _programs = signing_setup_at(linked)
     assert signing is not None and (signing.key, signing.format) == (str(key), "ssh")
     assert signing_setup_at(main_tree)[0] is None
+
+
+# -- this clone's own feed flagged: the way to a good signature ------------------------------
+
+
+def test_a_clone_without_a_signing_key_is_told_how_to_sign_its_own_flagged_feed(capsys, team):
+    _remote, a, _b, _keys = team
+    subprocess.run(["git", "-C", str(a), "config", "--unset", "user.signingkey"], check=True)
+    checkpoint(capsys, a, "unsigned work")
+
+    code, text, err = run(capsys, a, "sync")
+
+    assert code == 0, err
+    [line] = [ln for ln in text.splitlines() if ln.startswith(f"FLAGGED feed {writer(a)}: unsigned")]
+    assert "this clone's feed" in line and "user.signingkey" in line and "allowed-signers" in line
+
+
+def test_a_clone_whose_key_the_allowed_signers_file_lacks_is_told_to_add_a_line_for_it(capsys, team):
+    _remote, a, b, keys = team
+    allow(a, lines=[f"bob@example.com,{writer(b)} {public(keys / 'bob')}"])  # no line for alice's key
+    checkpoint(capsys, a, "signed by an unlisted key")
+
+    code, text, err = run(capsys, a, "sync")
+
+    assert code == 0, err
+    [line] = [ln for ln in text.splitlines() if ln.startswith(f"FLAGGED feed {writer(a)}: unknown_key")]
+    assert "add a line for its key" in line and writer(a) in line
+
+
+def test_a_teammates_flagged_feed_carries_no_hint_meant_for_this_clone(capsys, team):
+    _remote, a, b, _keys = team
+    subprocess.run(["git", "-C", str(b), "config", "--unset", "user.signingkey"], check=True)
+    checkpoint(capsys, b, "bob unsigned")
+    run(capsys, b, "sync")
+
+    code, text, err = run(capsys, a, "sync")
+
+    assert code == 0, err
+    flagged = [ln for ln in text.splitlines() if writer(b) in ln and "FLAGGED" in ln]
+    assert flagged and not any("this clone's feed" in ln for ln in flagged)
+    assert sync(capsys, a)[1]["signers"]["writer"] == writer(a)

@@ -289,7 +289,7 @@ class FeedSignatures:
         """``signers`` in ``baton sync --json``: every feed's verdict, the
         remote copies taken with a signature that is not good, and whether
         signatures are required."""
-        return {"require_signatures": self.required,
+        return {"require_signatures": self.required, "writer": self.writer,
                 "signing_key": self.signing.key if self.signing is not None else None,
                 "feeds": {feed: v.to_json() for feed, v in sorted(self.checks.items())},
                 "flagged": {feed: v.to_json() for feed, v in sorted(self.flagged.items())},

@@ -18,8 +18,10 @@ from baton.sync.signing import (
     DEFAULT_ALLOWED_SIGNERS,
     GOOD,
     SIGNATURE_PROBLEMS,
+    UNKNOWN_KEY,
     UNPUBLISHED,
     UNSIGNED,
+    WRONG_SIGNER,
     Programs,
     SignerCheck,
     allowed_signers_path,
@@ -121,8 +123,21 @@ def render_flagged(signers: dict[str, Any]) -> list[str]:
                      "sync.require_signatures is not set)")
     for feed, verdict in (signers.get("feeds") or {}).items():
         if verdict["status"] != GOOD and feed not in (signers.get("flagged") or {}):
-            lines.append(f"FLAGGED feed {feed}: {verdict['status']}: {verdict['message']}")
+            hint = OWN_FEED_HINTS.get(verdict["status"], "") if feed == signers.get("writer") else ""
+            lines.append(f"FLAGGED feed {feed}: {verdict['status']}: {verdict['message']}{hint}")
     return lines
+
+
+OWN_FEED_HINTS = {
+    UNSIGNED: " (this clone's feed: git names no signing key here; to sign it, set user.signingkey and "
+              "gpg.format ssh in git's config, and add the key to the allowed-signers file: docs/sync.md, "
+              "Signed feeds)",
+    UNKNOWN_KEY: " (this clone's feed: add a line for its key, with this writer id among its principals, to the "
+                 "allowed-signers file and commit it: docs/sync.md, Signed feeds)",
+    WRONG_SIGNER: " (this clone's feed: the allowed-signers line for its key must name this writer id among its "
+                  "principals: docs/sync.md, Signed feeds)",
+}
+"""What ``baton sync`` adds to a FLAGGED line of this clone's own feed: the way to a good signature."""
 
 
 def render_signers(signers: list[FeedSigner], required: bool) -> list[str]:
