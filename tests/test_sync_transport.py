@@ -225,6 +225,32 @@ def test_credentials_the_http_remote_refuses_are_exit_4_with_a_clear_message(cap
     assert code == 4 and "refused the credentials" in err and "internal error" not in err
 
 
+def test_an_http_url_with_no_repository_behind_it_says_so_with_the_way_to_check_the_url(capsys, http_remote):
+    url, _remote, a, _b = http_remote
+    set_remote(a, url.replace("http://", "http://alice:s3cret-pass@").rsplit("/", 1)[0] + "/no-such.git")
+    code, out, err = run(capsys, a, "sync", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "remote_unreachable"), out + err
+    assert "the server has no git repository at that URL" in error["message"]
+    assert "`git ls-remote`" in error["message"] and "NotGitRepository" not in error["message"]
+
+
+def test_an_http_remote_nobody_listens_on_says_it_cannot_connect_in_one_line(capsys, team):
+    import socket
+
+    _remote, a, _b = team
+    with socket.socket() as sock:  # a loopback port just freed: nothing listens there
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    set_remote(a, f"http://127.0.0.1:{port}/team.git")
+    code, out, err = run(capsys, a, "sync", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "remote_unreachable"), out + err
+    assert "cannot connect: Failed to establish a new connection" in error["message"]
+    assert "Connection refused" in error["message"] and "`git ls-remote`" in error["message"]
+    assert "Max retries exceeded" not in error["message"] and "HTTPConnectionPool" not in error["message"]
+
+
 def test_a_token_given_as_the_user_of_an_http_remote_is_never_shown(capsys, http_remote, monkeypatch):
     # A token of no known shape (not a rule's): only its place in the URL says what it is.
     monkeypatch.setenv("GIT_TERMINAL_PROMPT", "0")

@@ -156,7 +156,25 @@ def _failure(exc: BaseException, action: str, url: str) -> RemoteUnreachable:
             "the remote through dulwich, which runs none of git's credential helpers: give the user and "
             "password (or an access token) in the remote's URL, as `user:token@` before its host (git keeps "
             "it in .git/config), or use an ssh remote; check them with `git ls-remote`", details={"url": url})
-    return RemoteUnreachable(f"cannot {action} {url!r}: {transport_text(exc)}", details={"url": url})
+    return RemoteUnreachable(f"cannot {action} {url!r}: {_why(exc)}", details={"url": url})
+
+
+CHECK_URL = "check the remote's URL (`git remote -v`) and reach it with `git ls-remote`"
+
+
+def _why(exc: BaseException) -> str:
+    """What went wrong, for a newcomer: an http(s) connection that failed says
+    so in one line (urllib3's "Max retries exceeded … Caused by …" names the
+    reason last), and a server that has no repository at that URL (a 404,
+    which dulwich raises as an empty ``NotGitRepository``) says that, each
+    with the way to check the URL."""
+    if isinstance(exc, errors.NotGitRepository) and not str(exc):
+        return f"the server has no git repository at that URL; {CHECK_URL}"
+    reason = getattr(exc.__cause__, "reason", None)
+    if isinstance(reason, BaseException):
+        text = re.sub(r"^\w+\(host=[^)]*\):\s*", "", transport_text(reason))
+        return f"cannot connect: {text}; is the server up? {CHECK_URL}"
+    return transport_text(exc)
 
 
 def transport_text(exc: BaseException) -> str:
