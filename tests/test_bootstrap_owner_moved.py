@@ -2,7 +2,8 @@
 for another owner: the same person's baton left under the owner resolved
 before (a plain ``user.email``, before an ``includeIf`` in ``~/.gitconfig``
 applied) is otherwise never delivered nor mentioned. A teammate's baton
-(another clone's writer) is never named. Driven through the command line.
+(another clone's writer), or one left here for a teammate on purpose, is
+never named. Driven through the command line.
 """
 
 from __future__ import annotations
@@ -52,6 +53,16 @@ def test_a_start_that_receives_a_baton_or_runs_on_another_branch_is_not_told_of_
 
     assert mine["claimed"] is True and _owner_notices(mine, baton_id) == []
     assert _owner_notices(elsewhere, baton_id) == []
+
+
+def test_a_baton_a_session_here_left_on_purpose_for_a_teammate_is_not_told_to_the_leaver(project, capsys):
+    run_json(capsys, project, "session", "begin", "s-ann", *NEW)
+    baton_id = run_json(capsys, project, "session", "end", "s-ann", "--handoff-steps", "for bob",
+                        "--owner", "bob@corp.example", "--branch", "main")["handoffId"]
+
+    out = run_json(capsys, project, "bootstrap", "--session-id", "s-ann-2", *NEW)
+
+    assert _owner_notices(out, baton_id) == [] and "for bob" not in out["brief"]
 
 
 @pytest.fixture

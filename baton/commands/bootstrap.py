@@ -103,9 +103,17 @@ def _left_for_another_owner(project: "Project", runner, ctx: SessionContext, *, 
     if "batons" not in runner.by_name:
         return []
     docs = list(runner.docs("batons"))
+    creators = baton_creators(docs)
+    records = [r for r, _ in baton_records(docs)
+               if r.pending and r.owner != ctx.owner and creators.get(r.id) == project.writer]
+    owners: dict[str, str] = {}
+    for session in {r.session_id for r in records if r.session_id}:  # who left them (a lookup each; usually none)
+        doc = runner.get("sessions", session)
+        if isinstance(doc, dict) and isinstance(doc.get("owner"), str):
+            owners[session] = doc["owner"]
     told = _read_told(project)
-    fresh = left_here_for_another_owner([r for r, _ in baton_records(docs)], baton_creators(docs),
-                                        writer=project.writer, owner=ctx.owner, branch=ctx.branch, told=told)
+    fresh = left_here_for_another_owner(records, creators, owners, writer=project.writer, owner=ctx.owner,
+                                        branch=ctx.branch, told=told)
     if fresh and not peek:
         write_json_atomic(_told_path(project), {"told": (told + [baton_id for baton_id, _ in fresh])[-TOLD_KEPT:]})
     return [notice for _, notice in fresh]

@@ -444,23 +444,29 @@ def lost_claim_notices(conflicts: Iterable[Mapping[str, Any]], *, writer: str,
     return out
 
 
-def left_here_for_another_owner(records: Iterable[BatonRecord], creators: Mapping[str, str], *, writer: str,
-                                owner: str, branch: str, told: Iterable[str]) -> list[tuple[str, str]]:
-    """The pending private batons this clone left on ``branch`` for an owner other
-    than this session's, not told of yet: ``(baton id, notice)``, oldest first.
+def left_here_for_another_owner(records: Iterable[BatonRecord], creators: Mapping[str, str],
+                                session_owners: Mapping[str, str], *, writer: str, owner: str, branch: str,
+                                told: Iterable[str]) -> list[tuple[str, str]]:
+    """The pending private batons on ``branch`` that this clone's sessions left
+    for themselves under an owner other than this session's, not told of yet:
+    ``(baton id, notice)``, oldest first.
 
-    ``creators`` maps a baton's id to the writer that created it. The case it
-    is for: the same person's owner resolved differently before — a baton left
-    under a plain ``user.email`` before Baton honoured an ``includeIf`` in the
-    user's git config, or before that email changed — which no session of
-    theirs receives any more. A baton a teammate's clone left is never named
-    (its writer is another), so nobody else's brief hears of it; each is told
-    once (the caller records the ids shown and passes them back as ``told``)."""
+    ``creators`` maps a baton's id to the writer that created it;
+    ``session_owners`` a session id to the owner that session had. The case it
+    is for: the same person's owner resolved differently before — a baton
+    left under a plain ``user.email`` before Baton honoured an ``includeIf``
+    in the user's git config, or before that email changed — which no session
+    of theirs receives any more. A baton a teammate's clone left is never
+    named (its writer is another), nor one left here for someone else on
+    purpose (for another owner than its session's, or scoped from a handoff
+    with no session); each is told once (the caller records the ids shown and
+    passes them back as ``told``)."""
     seen = set(told)
     out = []
     for r in sorted(records, key=lambda r: (r.created_at, r.id)):
         if (not r.pending or r.shared or r.branch != branch or r.owner == owner or r.id in seen
-                or creators.get(r.id) != writer):
+                or creators.get(r.id) != writer or r.session_id is None
+                or session_owners.get(r.session_id) != r.owner):
             continue
         seen.add(r.id)
         out.append((r.id, f"A baton this clone left for {r.owner} on {r.branch} (baton {r.id}, at {r.created_at}) "
