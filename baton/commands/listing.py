@@ -104,7 +104,7 @@ class ListResult:
         lines = []
         for r, state, branch in zip(self.rows, states, branches):
             kind = "baton  " if self.kind == "all" and r.baton else ("       " if self.kind == "all" else "")
-            mark = f"  !! {len(self.conflicts[r.id])} conflict candidate(s)" if self.conflicts.get(r.id) else ""
+            mark = f"  !! {counted(len(self.conflicts[r.id]), 'conflict candidate')}" if self.conflicts.get(r.id) else ""
             lines.append(f"{short_id(r.id)}  {kind}{state:<{width}}  {r.created_at}  {_clip(branch, 30):<{bwidth}}"
                          f"  {_clip(r.title, TITLE_WIDTH)}{mark}")
         return "\n".join(lines)
