@@ -45,7 +45,7 @@ def screen_encoded(encoded: bytes, policy: RedactionPolicy) -> tuple[Any, bool]:
     if clean and seen is not None:
         if len(seen) >= CLEAN_ENCODINGS:
             seen.clear()
-        seen[encoded] = value
+        seen[encoded] = screened  # what this call gives back: a later call gives back the same object
     return screened, clean
 
 
