@@ -28,7 +28,7 @@ import time
 from baton import __version__
 from baton.domain.limits import MAX_INPUT_BYTES
 from baton.errors import BatonError, TransitionError
-from baton.process_end import ends_with_exit
+from baton.process_end import InterruptsCount, ends_with_exit
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
@@ -1015,7 +1015,9 @@ def _run(args: argparse.Namespace) -> Any:
 
 
 def _print(args: argparse.Namespace, result: Any) -> None:
-    """Print the result; a hook's fixed "nothing" (with no problem to report) as it is, loading no screen."""
+    """Print the result; a hook's fixed "nothing" (with no problem to report) as it is, loading no screen.
+    Not when the command was interrupted in a finalizer (``InterruptsCount``): it says so instead."""
+    InterruptsCount.raise_noted()
     if getattr(result, "fixed", False) and not args.json and not getattr(result, "problem", None):
         text = result.render()
         if text:
@@ -1044,7 +1046,9 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """Run the parsed command and print what it returns; every failure is one line, never a traceback."""
     started = time.perf_counter()
     try:
-        result = _run(args)
+        with InterruptsCount():  # a Ctrl-C landing in a library's finalizer interrupts too
+            result = _run(args)
+            InterruptsCount.raise_noted()
         if sys.stdout is not None:  # None: started with standard output closed; nothing to print to
             sys.stdout.flush()
         _log_command(args, started, int(getattr(result, "exit_code", 0)))

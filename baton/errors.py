@@ -320,7 +320,7 @@ class RecordedNotIndexed(StorageError):
         handoffs = sorted({event.stream.partition("/")[2] for event in events
                            if event.stream.startswith("handoff/")})
         named = f" (handoff {', '.join(handoffs)})" if handoffs else ""
-        message = (f"recorded in the ledger: {len(ids)} event(s){named}, but {exc.message}. "
+        message = (f"recorded in the ledger: {len(ids)} event{'' if len(ids) == 1 else 's'}{named}, but {exc.message}. "
                    "Do not run the command again: it is done. The index catches up at the next "
                    "command once it can be written (a full disk, a read-only index file: fix that first).")
         return cls(message, details={"recorded": ids, "handoffs": handoffs, "index_error": exc.message})

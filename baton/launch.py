@@ -135,7 +135,7 @@ def server_state() -> tuple[str, str, str]:
     except (OSError, ValueError):
         running = False
     if running:
-        return ("hook server", "ok", f"running (pid {pid}, {served} command(s) relayed) at {address}")
+        return ("hook server", "ok", f"running (pid {pid}, {served} command{'' if served == 1 else 's'} relayed) at {address}")
     try:
         tried = time.time() - os.stat(address + ".started").st_mtime
     except OSError:

@@ -46,6 +46,7 @@ from baton.domain.limits import (
     OBJECTIVE_MAX,
     SESSION_ID_MAX,
 )
+from baton.domain.wording import counted
 
 SCHEMA_RESOURCE = ("schemas", "handoff-v0.1.json")
 TRIGGERS = get_args(Trigger)
@@ -378,7 +379,7 @@ def check_arguments(schema: Mapping[str, Any], value: Any, path: str = "") -> li
                 problems.append(f"{where}: unknown {'argument' if not path else 'field'} (allowed: {known})")
     elif isinstance(value, list):
         if len(value) < schema.get("minItems", 0):
-            problems.append(f"{_where(path)}: needs at least {schema['minItems']} item(s)")
+            problems.append(f"{_where(path)}: needs at least {counted(schema['minItems'], 'item')}")
         if "items" in schema:
             for i, item in enumerate(value):
                 problems += check_arguments(schema["items"], item, f"{path}[{i}]")

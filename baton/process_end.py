@@ -24,9 +24,16 @@ of an empty database.
 
 Every other command, and a process that calls ``baton.cli.main`` (tests),
 closes as before.
+
+An interrupt counts wherever it lands (``InterruptsCount``): Python ignores
+an exception raised in a finalizer (a ``__del__``, as dulwich's files and
+packs have), printing "Exception ignored" and a traceback, so a Ctrl-C that
+arrives while one runs would be lost and the command would end with 0.
 """
 
 from __future__ import annotations
+
+import sys
 
 _ENDS_WITH_EXIT = [False]
 _KEPT: list[object] = []
@@ -45,3 +52,38 @@ def keep_until_exit(resource: object) -> bool:
         return False
     _KEPT.append(resource)
     return True
+
+
+
+class InterruptsCount:
+    """While a command runs, a Ctrl-C that Python ignores (it landed in a
+    finalizer: ``sys.unraisablehook``) is noted instead of printed as
+    "Exception ignored" with a traceback, and ``raise_noted`` raises it once
+    the work has unwound: the command line then says ``baton: interrupted``
+    (exit 130) instead of printing the result. It cannot be raised at once:
+    the hook runs inside the finalizer, where Python ignores it again. Any
+    other ignored exception is reported as before."""
+
+    noted = False
+
+    def __enter__(self) -> InterruptsCount:
+        self._previous = sys.unraisablehook
+        sys.unraisablehook = self._ignored
+        InterruptsCount.noted = False
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        sys.unraisablehook = self._previous
+
+    def _ignored(self, unraisable: sys.UnraisableHookArgs) -> None:
+        if issubclass(unraisable.exc_type, KeyboardInterrupt):
+            InterruptsCount.noted = True
+            return
+        self._previous(unraisable)
+
+    @staticmethod
+    def raise_noted() -> None:
+        """Raise the interrupt a finalizer swallowed, if one did (once)."""
+        if InterruptsCount.noted:
+            InterruptsCount.noted = False
+            raise KeyboardInterrupt

@@ -207,7 +207,7 @@ def test_drifted_artifacts_are_marked_in_the_artifact_list():
 
 @pytest.mark.parametrize(("freshness", "banner"), [
     (STALE, "STALE: the repository head moved since capture (4f2a9c1e0b7d -> 9e8d7c6b5a4f)"),
-    (PARTIAL, "PARTIALLY STALE: the repository head is unchanged, but 2 referenced artifact(s) changed"),
+    (PARTIAL, "PARTIALLY STALE: the repository head is unchanged, but 2 referenced artifacts changed"),
     (UNKNOWN, "FRESHNESS UNKNOWN: verify before acting (freshness was never evaluated)."),
     (FRESH, "Freshness: fresh."),
 ])
@@ -221,7 +221,7 @@ def test_freshness_banner_comes_before_anything_actionable(freshness, banner):
 
 def test_unclassifiable_drift_banner_names_it():
     fr = derive_freshness(HEAD, HEAD, [ArtifactDrift("a.py", "unclassified", "sha256:1", None)], True)
-    assert "STALE: changes since capture could not be classified; drifted artifact(s): a.py (unclassified)" in \
+    assert "STALE: changes since capture could not be classified; drifted artifact: a.py (unclassified)" in \
         render_resume_brief(ready(), fr, None).text
 
 
@@ -387,7 +387,7 @@ def test_redaction_placeholders_are_rendered_as_they_are():
     body["redactions"] = [{"field": "evidence[1].ref", "reason": "matched bearer-token", "replacement": "[REDACTED]"}]
     text = render_resume_brief(handoff_from_json(body), FRESH, None).text
     assert "Ref: `curl -H 'Authorization: Bearer [REDACTED:bearer-token]' https://example.test/cb`" in text
-    assert "Redacted at capture: 1 field(s)" in text
+    assert "Redacted at capture: 1 field;" in text
     assert "matched bearer-token" not in text
 
 

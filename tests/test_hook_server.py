@@ -223,9 +223,9 @@ def test_doctor_says_whether_the_hook_server_runs(repo, runtime):
 
     assert line().startswith("not running")
     pid = _start_server(runtime, repo.parent)
-    assert line().startswith(f"running (pid {pid}, 0 command(s) relayed)")  # the first hook ran in its own process
+    assert line().startswith(f"running (pid {pid}, 0 commands relayed)")  # the first hook ran in its own process
     assert _relay_hook(repo, runtime, "SessionStart", "s1").returncode == 0
-    assert line().startswith(f"running (pid {pid}, 1 command(s) relayed)")
+    assert line().startswith(f"running (pid {pid}, 1 command relayed)")
     assert line(BATON_HOOK_SERVER="0").startswith("off")
     (runtime / "baton").chmod(0o755)
     assert line().startswith("not used:") and "0700" in line()

@@ -50,7 +50,7 @@ def test_a_dry_run_shows_every_line_that_would_be_set_aside_and_changes_nothing(
     assert "bad_digest" in plan["reasons"][0]
     assert feed.read_bytes() == before and not (project / ".baton" / "quarantine").exists()
     text = run_baton("repair", "--dry-run", "--project", str(project)).stdout
-    assert "Would set aside 3 line(s)" in text and "Nothing was changed" in text
+    assert "Would set aside 3 lines" in text and "Nothing was changed" in text
 
 
 def test_repair_without_yes_refuses_with_exit_2_and_changes_nothing(damaged):

@@ -234,9 +234,9 @@ def test_sync_reports_the_erasure_in_words(capsys, team):
     handoff = _shared_secret(capsys, a, b)
     run_json(capsys, a, "forget", handoff, "--yes")
     code, text, _ = run(capsys, a, "sync")
-    assert code == 0 and "forgotten payload(s)" in text
+    assert code == 0 and "forgotten payload" in text
     code, text, _ = run(capsys, b, "sync")
-    assert code == 0 and "Erased 1 payload(s)" in text
+    assert code == 0 and "Erased 1 payload in 1 local feed" in text
 
 
 def test_a_sync_interrupted_after_erasing_finishes_the_scrub_on_the_next_sync(capsys, team, monkeypatch):

@@ -73,7 +73,7 @@ def test_a_ref_lock_on_a_path_remote_is_never_removed_even_old_and_is_named_with
     assert code == 4, out + err
     error = json.loads(out)["error"]
     assert error["code"] == "remote_unreachable" and error["details"]["lock"] == str(lock)
-    assert f"rm -- {shlex.quote(str(lock))}" in error["message"] and "120 minute(s) old" in error["message"]
+    assert f"rm -- {shlex.quote(str(lock))}" in error["message"] and "120 minutes old" in error["message"]
     assert lock.exists()  # as git: a ref's lock is the user's to remove
     lock.unlink()
     assert run(capsys, a, "sync", "--json")[0] == 0

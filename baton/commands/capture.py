@@ -51,6 +51,7 @@ from baton.domain.readiness import transcript_field_paths
 from baton.domain.redaction import rule_label
 from baton.domain.redaction.summary import summarize_output
 from baton.domain.short_ids import HANDOFFS_DIR, short_id
+from baton.domain.wording import counted
 from baton.errors import InputError, PolicyBlock, UnsafePath
 from baton.ledger.ids import uuid7
 from baton.model import frozen
@@ -114,7 +115,7 @@ class CaptureResult:
                 note = {"close": " (moved to summary.completed)", "replace": " (whole list)"}.get(op, "")
                 lines.append(f"  {label}: {', '.join(targets)}{note}")
         if self.redactions:
-            lines.append(f"  redacted {len(self.redactions)} field(s): "
+            lines.append(f"  redacted {counted(len(self.redactions), 'field')}: "
                          + ", ".join(f"{r['field']} ({r.get('rule', r.get('reason'))})" for r in self.redactions))
         lines += [f"  hint: {hint}" for hint in self.hints]
         lines.append(f"Next: baton handoff validate {self.short_id}")

@@ -126,34 +126,34 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
             checks.append(Check("project id", "fail", problem))
         torn = [f.feed for f in report.feeds if f.torn]
         if report.ok:
-            detail = f"{counted(report.event_count, 'event')} in {len(report.feeds)} feed(s), every chain verified"
+            detail = f"{counted(report.event_count, 'event')} in {counted(len(report.feeds), 'feed')}, every chain verified"
             if torn:
                 detail += f"; torn tail pending quarantine in {', '.join(torn)}"
             checks.append(Check("ledger", "warn" if torn else "ok", detail))
             for handoff, n in sorted(report.unfinished_forgets.items()):
-                checks.append(Check("forget", "warn", f"the forget of handoff {handoff} was interrupted: {n} "
-                                                      f"payload(s) it names are still in the ledger; `baton "
+                checks.append(Check("forget", "warn", f"the forget of handoff {handoff} was interrupted: "
+                                                      f"{counted(n, 'payload')} it names {'is' if n == 1 else 'are'} still in the ledger; `baton "
                                                       f"forget {handoff}` again erases them"))
         else:
-            checks.append(Check("ledger", "fail", f"{len(report.all_problems())} problem(s); run `baton verify`, "
+            checks.append(Check("ledger", "fail", f"{counted(len(report.all_problems()), 'problem')}; run `baton verify`, "
                                                   "then a dry run of `baton repair` to see what it sets aside"))
     except BatonError as exc:
         checks.append(Check("ledger", "fail", exc.message))
     quarantined = list(paths.quarantine_dir.glob("*")) if paths.quarantine_dir.is_dir() else []
     if quarantined:
-        checks.append(Check("quarantine", "warn", f"{len(quarantined)} file(s) kept in .baton/quarantine/ "
+        checks.append(Check("quarantine", "warn", f"{counted(len(quarantined), 'file')} kept in .baton/quarantine/ "
                                                      "(torn tails and repairs; see docs/ledger.md)"))
     try:
         runner = _index_check(opened, paths, checks)
         unwritten = runner.unwritten()
         if unwritten:
             first = unwritten[0]
-            checks.append(Check("unwritten", "warn", f"{len(unwritten)} materialized file(s) could not be written "
+            checks.append(Check("unwritten", "warn", f"{counted(len(unwritten), 'materialized file')} could not be written "
                                 f"(e.g. {first['path']}: {first['error']}); the ledger and the index hold "
                                 "their content"))
         missing = runner.missing_materialized()
         if missing:
-            checks.append(Check("materialized", "warn", f"{len(missing)} materialized file(s) missing "
+            checks.append(Check("materialized", "warn", f"{counted(len(missing), 'materialized file')} missing "
                                 f"(e.g. {missing[0]}); run `baton rebuild` to restore them"))
     except BatonError as exc:
         checks.append(Check("index", "fail", exc.message))
@@ -203,13 +203,13 @@ def _kept_hooks(paths: ProjectPaths) -> list[Check]:
     found = []
     waiting = deferred.waiting(paths)
     if waiting:
-        found.append(Check("deferred hooks", "warn", f"{len(waiting)} hook(s) kept while the index was too far "
+        found.append(Check("deferred hooks", "warn", f"{counted(len(waiting), 'hook')} kept while the index was too far "
                            "behind or the ledger locked (a session's end, a draft before compaction) wait in "
                            f".baton/deferred/{KEPT_WAITING}"))
     failed = deferred.failed(paths)
     if failed:
         first = failed[0]
-        found.append(Check("deferred hooks", "warn", f"{len(failed)} kept hook(s) could not run and were set aside "
+        found.append(Check("deferred hooks", "warn", f"{counted(len(failed), 'kept hook')} could not run and were set aside "
                            f"in .baton/deferred/ (e.g. {first['name']}: {first.get('error') or 'unreadable'}); "
                            "delete the file once you have done its work by hand"))
     return found

@@ -32,6 +32,7 @@ from baton.commands.ids import resolve_handoff_id
 from baton.commands.record import record
 from baton.domain.forgetting import carries_handoff, payload_strings, plan_forget
 from baton.domain.short_ids import short_id
+from baton.domain.wording import counted
 from baton.errors import NotFound, RecordedNotIndexed, StorageError
 from baton.events.names import handoff_stream
 from baton.ledger import erase  # called as erase.erase_payloads: the seam tests cut (a crash mid-forget)
@@ -65,14 +66,14 @@ class ForgetResult:
         if not self.derived:
             return None
         ids = " ".join(short_id(h) for h in self.derived)
-        return (f"  {len(self.derived)} handoff(s) derived from it (fork, amend, continue, merge) keep their own "
-                f"copy of its content: {ids}; forget them too if that text must go")
+        return (f"  {counted(len(self.derived), 'handoff')} derived from it (fork, amend, continue, merge) "
+                f"{'keeps its' if len(self.derived) == 1 else 'keep their'} own copy of its content: {ids}; forget them too if that text must go")
 
     def plan_line(self) -> str:
         """What forgetting would erase, without saying how to confirm (the
         caller asks, or says to pass --yes)."""
         kinds = ", ".join(f"{n} {t}" for t, n in sorted(self.plan.types.items())) or "none"
-        return (f"baton forget would erase the payloads of {len(self.plan.events)} event(s) of handoff "
+        return (f"baton forget would erase the payloads of {counted(len(self.plan.events), 'event')} of handoff "
                 f"{self.plan.handoff} ({kinds})")
 
     def render(self) -> str:
@@ -81,11 +82,11 @@ class ForgetResult:
         if not self.done:
             return f"{self.plan_line()}; nothing was changed (pass --yes to erase)" + (
                 f"\n{derived}" if derived else "")
-        lines = [f"forgot handoff {self.plan.handoff}: {len(self.plan.events)} payload(s) erased ({kinds})"]
+        lines = [f"forgot handoff {self.plan.handoff}: {counted(len(self.plan.events), 'payload')} erased ({kinds})"]
         if self.removed_files:
-            lines.append(f"  removed {len(self.removed_files)} materialized file(s)")
+            lines.append(f"  removed {counted(len(self.removed_files), 'materialized file')}")
         if self.removed_quarantine:
-            lines.append(f"  removed {len(self.removed_quarantine)} quarantined fragment(s) holding erased text")
+            lines.append(f"  removed {counted(len(self.removed_quarantine), 'quarantined fragment')} holding erased text")
         if derived:
             lines.append(derived)
         lines.append("  every chain still verifies: `baton verify`")

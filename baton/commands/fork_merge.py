@@ -21,6 +21,7 @@ from baton.commands.lineage_conflicts import current_conflicts
 from baton.domain import lineage
 from baton.domain.handoff import handoff_to_json
 from baton.domain.limits import BRANCH_LABEL_MAX
+from baton.domain.wording import counted
 from baton.errors import InputError, TransitionError
 from baton.model import frozen
 
@@ -71,7 +72,7 @@ class MergeResult:
 
     def render(self) -> str:
         lines = self.capture.render().splitlines()
-        lines.insert(-1, f"  resolves {len(self.conflicts)} conflict candidate(s)" if self.conflicts
+        lines.insert(-1, f"  resolves {counted(len(self.conflicts), 'conflict candidate')}" if self.conflicts
                      else "  no conflict candidates between the parents")
         return "\n".join(lines)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from baton.domain.short_ids import short_id
+from baton.domain.wording import counted
 from baton.projections.lineage import branched
 
 
@@ -46,7 +47,7 @@ def conflict_banner(conflicts: Sequence[Mapping[str, Any]]) -> str:
     """The lines shown before next actions when a record carries conflict candidates."""
     if not conflicts:
         return ""
-    lines = [f"CONFLICT CANDIDATES: {len(conflicts)} decision(s) contradict a sibling branch; "
+    lines = [f"CONFLICT CANDIDATES: {counted(len(conflicts), 'decision')} {'contradicts' if len(conflicts) == 1 else 'contradict'} a sibling branch; "
              "resolve them with `baton merge` before relying on either:"]
     for c in conflicts:
         a, b = c["decisions"]

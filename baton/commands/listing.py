@@ -22,6 +22,7 @@ from baton.commands.lineage_conflicts import current_conflicts
 from baton.domain.handoff import STATUSES
 from baton.domain.lineage import conflicts_touching_each
 from baton.domain.short_ids import short_id
+from baton.domain.wording import counted
 from baton.errors import InputError
 from baton.model import frozen
 from baton.projections import handoffs
@@ -56,6 +57,10 @@ class ListResult:
     """More records match than the limit let through."""
     total: int | None = None
     """How many match in all, when ``more`` and counted (``count_total``); else ``None``."""
+    elsewhere: int = 0
+    """When none of this ``kind`` match: how many records of the other kind
+    (handoffs, session batons) match the same filters, which the text says,
+    so that a session's baton is not taken for lost (0 with ``kind`` ``all``)."""
 
     def to_json(self) -> dict[str, Any]:
         rows = []
@@ -81,9 +86,17 @@ class ListResult:
         return NOUNS[self.kind]
 
     def render(self) -> str:
-        noun = "handoffs or batons" if self.kind == "all" else self.noun
-        if not self.rows:
-            return f"No {noun}" + (" match" if self.status or self.work or self.branch else " yet") + "."
+        if not self.rows:  # none listed; and where the other kind's matches are, if any
+            noun = "handoffs or batons" if self.kind == "all" else self.noun
+            filtered = bool(self.status or self.work or self.branch)
+            said = f"No {noun}" + (" match" if filtered else " yet")
+            if not self.elsewhere:
+                return said + "."
+            other = OTHER_KIND[self.kind]
+            others = counted(self.elsewhere, NOUN[other], NOUNS[other])
+            if filtered:
+                return f"{said}; {others} {'does' if self.elsewhere == 1 else 'do'}: add `--kind {other}`."
+            return f"{said}; {others}: `baton handoff list" + (f" --kind {other}`." if other != "handoff" else "`.")
         states = [r.status + (f" [{','.join(r.flags)}]" if r.flags else "") for r in self.rows]
         width = max(len(s) for s in states)
         branches = [r.branch or "-" for r in self.rows]
@@ -91,12 +104,15 @@ class ListResult:
         lines = []
         for r, state, branch in zip(self.rows, states, branches):
             kind = "baton  " if self.kind == "all" and r.baton else ("       " if self.kind == "all" else "")
-            mark = f"  !! {len(self.conflicts[r.id])} conflict candidate(s)" if self.conflicts.get(r.id) else ""
+            mark = f"  !! {counted(len(self.conflicts[r.id]), 'conflict candidate')}" if self.conflicts.get(r.id) else ""
             lines.append(f"{short_id(r.id)}  {kind}{state:<{width}}  {r.created_at}  {_clip(branch, 30):<{bwidth}}"
                          f"  {_clip(r.title, TITLE_WIDTH)}{mark}")
         return "\n".join(lines)
 
 
+OTHER_KIND = {"handoff": "baton", "baton": "handoff"}
+"""The kind listed apart from each (``all`` has none)."""
+NOUN = {"handoff": "handoff", "baton": "session baton"}
 NOUNS = {"handoff": "handoffs", "baton": "session batons", "all": "handoffs and batons"}
 TITLE_WIDTH = 120
 """The text table shows a title up to this many characters (``--json`` has it whole):
@@ -155,8 +171,10 @@ def list_handoffs(
         rows = rows[:limit] if more else rows
         total = (handoffs.matching(runner.db, status=status, search=query, kind=kind, branch=branch)
                  if more and count_total else None)
+        elsewhere = (handoffs.matching(runner.db, status=status, search=query, kind=OTHER_KIND[kind], branch=branch)
+                     if not rows and kind in OTHER_KIND else 0)  # one COUNT, only when none are listed
         return ListResult(tuple(rows), status, work, listed_conflicts(runner, [r.id for r in rows]),
-                          kind=kind, branch=branch, more=more, total=total)
+                          kind=kind, branch=branch, more=more, total=total, elsewhere=elsewhere)
 
     memo = getattr(runner, "memo", None)
     if memo is None:

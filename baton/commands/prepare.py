@@ -40,6 +40,7 @@ from baton.commands.ids import load_handoff, place_of
 from baton.commands.objectives import get_session_objective
 from baton.domain.handoff import handoff_to_json
 from baton.domain.paths import is_harness_configuration
+from baton.domain.wording import counted
 from baton.errors import InputError, StorageError, UnsafePath
 from baton.model import frozen
 from baton.policy import check_path_inside_root
@@ -93,7 +94,7 @@ class PrepareResult:
         repo = self.repository or {}
         if repo:
             lines.append(f"# repository: head {repo.get('head') or '(none)'}, branch {repo.get('branch') or '(none)'}, "
-                         f"{'dirty' if repo.get('dirty') else 'clean'}, {len(self.changed_files)} changed file(s)")
+                         f"{'dirty' if repo.get('dirty') else 'clean'}, {counted(len(self.changed_files), 'changed file')}")
         else:
             lines.append("# repository: not a git repository")
         if self.left_out:

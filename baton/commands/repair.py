@@ -52,7 +52,7 @@ class RepairResult:
         for plan, quarantined in zip(self.plans, self.quarantined or [None] * len(self.plans)):
             if plan.cut is not None:
                 events = [i for i in plan.set_aside if "seq" in i]
-                lines.append(f"{verb} {len(plan.set_aside)} line(s) ({counted(plan.length, 'byte')}) of feed {plan.feed} "
+                lines.append(f"{verb} {counted(len(plan.set_aside), 'line')} ({counted(plan.length, 'byte')}) of feed {plan.feed} "
                              f"from byte {plan.cut}, keeping seq 1-{plan.kept.seq}:")
                 for item in plan.set_aside[:20]:
                     what = f"seq {item['seq']} {item.get('type', '?')} {item.get('id', '')}" if item in events \
@@ -103,7 +103,7 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
                              "recorded past them: repair them all at once (leave out `feed`)")
     if not yes:
         count = sum(len(p.set_aside) for p in plans)
-        raise InputError(f"`baton repair` would set {count} line(s) of {', '.join(p.feed for p in plans)} aside "
+        raise InputError(f"`baton repair` would set {counted(count, 'line')} of {', '.join(p.feed for p in plans)} aside "
                          "into .baton/quarantine/: `yes` does it, `dry_run` shows them first")
     quarantined = [set_aside(project.paths.baton_dir, plan) for plan in plans]
     with project.writing() as scope:

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from baton.commands import forget
+from baton.domain.wording import counted
 from baton.errors import InputError, RemoteRefRefused
 from baton.model import frozen, mutable
 from baton.sync import decide, publish, transport
@@ -98,16 +99,16 @@ class SyncResult:
         lines = []
         if self.imported:
             total = sum(self.imported.values())
-            lines.append(f"Imported {total} event(s) from {len(self.imported)} feed(s) of {self.remote}.")
+            lines.append(f"Imported {counted(total, 'event')} from {counted(len(self.imported), 'feed')} of {self.remote}.")
         if self.published:
             total = sum(self.published.values())
-            lines.append(f"Published {total} event(s) from {len(self.published)} feed(s) to {self.ref}.")
+            lines.append(f"Published {counted(total, 'event')} from {counted(len(self.published), 'feed')} to {self.ref}.")
         if self.erased:
-            lines.append(f"Erased {sum(self.erased.values())} payload(s) in {len(self.erased)} local feed(s), as "
+            lines.append(f"Erased {counted(sum(self.erased.values()), 'payload')} in {counted(len(self.erased), 'local feed')}, as "
                          "recorded handoff.forgotten events ask (`baton verify` reports them).")
         if self.ref_erased:
-            lines.append(f"Erased {sum(self.ref_erased.values())} forgotten payload(s) from {len(self.ref_erased)} "
-                         f"feed(s) on {self.ref} (its history still holds them: docs/sync.md).")
+            lines.append(f"Erased {counted(sum(self.ref_erased.values()), 'forgotten payload')} from "
+                         f"{counted(len(self.ref_erased), 'feed')} on {self.ref} (its history still holds them: docs/sync.md).")
         for r in self.refused:
             seq = f" at seq {r.seq}" if r.seq is not None else ""
             lines.append(f"REFUSED {r.side} feed {r.feed}{seq}: {r.kind}: {r.message}")

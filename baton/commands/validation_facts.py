@@ -28,6 +28,7 @@ from baton.domain.handoff import handoff_to_json
 from baton.domain.redaction import rule_label
 from baton.domain.redaction.summary import summarize_output
 from baton.domain.validation import PolicyFinding, RecheckResult, ValidationFacts
+from baton.domain.wording import counted
 from baton.errors import InputError, PolicyBlock
 from baton.events.names import handoff_stream
 from baton.model import frozen
@@ -86,7 +87,7 @@ def refuse_unlisted(requests: list[tuple[str, str]], policy: Any) -> None:
     if refused:
         listed = "; ".join(f"{eid}: {ref!r}" for eid, ref in refused)
         raise PolicyBlock(
-            f"`recheck` refused: {len(refused)} evidence command(s) are not on the recheck allowlist "
+            f"`recheck` refused: {counted(len(refused), 'evidence command')} {'is' if len(refused) == 1 else 'are'} not on the recheck allowlist "
             f"(policy recheck_allowlist); nothing was run: {listed}",
             details={"refused": [{"evidence_id": eid, "ref": ref} for eid, ref in refused],
                      "allowlist": list(policy.recheck_allowlist)},

@@ -85,7 +85,7 @@ class VerifyResult:
         for f in r.feeds:
             note = ""
             if f.erased:
-                note += f", {f.erased} payload(s) erased"
+                note += f", {counted(f.erased, 'payload')} erased"
             if f.torn:
                 note += f", torn tail of {counted(f.torn.length, 'byte')} at {f.torn.offset} (quarantined by the next write)"
             mark = "FAIL" if f.feed in failing else "ok  "
@@ -97,7 +97,7 @@ class VerifyResult:
             n = r.erased_by_forget
             lines.append(f"{n} payload{'' if n == 1 else 's'} erased by forget")
         for handoff, n in sorted(r.unfinished_forgets.items()):
-            lines.append(f"  unfinished forget of handoff {handoff}: {n} payload(s) it names are still in the ledger "
+            lines.append(f"  unfinished forget of handoff {handoff}: {counted(n, 'payload')} it names {'is' if n == 1 else 'are'} still in the ledger "
                          f"(it was interrupted); run `baton forget {handoff} --yes` again to erase them")
         for p in r.concurrent:
             lines.append(f"  concurrent in {p.feed} seq {p.seq}: {p.message} (replicas apart; not a failure)")
@@ -107,7 +107,7 @@ class VerifyResult:
         if problem:
             lines.append(f"FAIL project id: {problem}")
         verdict = "ledger verified" if self.exit_code == 0 else "ledger has problems"
-        lines.append(f"{verdict}: {counted(r.event_count, 'event')} in {len(r.feeds)} feed(s)")
+        lines.append(f"{verdict}: {counted(r.event_count, 'event')} in {counted(len(r.feeds), 'feed')}")
         kinds = {p.kind for p in r.all_problems()}
         if kinds & INDEX_PROBLEMS:
             lines.append("`baton rebuild` rebuilds the index from the ledger (docs/ledger.md)")

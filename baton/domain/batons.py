@@ -385,7 +385,7 @@ def freshness_line(report: Any, handoff_id: str) -> str | None:
         return f"> ⚠️ **Freshness: STALE** — changes since capture could not be classified; {check}"
     if report.state == PARTIALLY_STALE:
         return (f"> ⚠️ **Freshness: PARTIALLY STALE** — the repository head is unchanged, but "
-                f"{len(report.drift)} referenced artifact(s) changed since capture; {check}")
+                f"{len(report.drift)} referenced artifact{'' if len(report.drift) == 1 else 's'} changed since capture; {check}")
     reason = report.reasons[0] if report.reasons else "it could not be evaluated"
     return f"> ⚠️ **Freshness: unknown** — {_one_line(reason)}; {check}"
 

@@ -38,6 +38,7 @@ from baton.domain.freshness import FRESH, PARTIALLY_STALE, STALE, FreshnessRepor
 from baton.domain.limits import MIN_MAX_TOKENS
 from baton.domain.quality import QualityScore, cited_ids, order_open_items
 from baton.domain.short_ids import short_id
+from baton.domain.wording import counted
 from baton.errors import InputError
 from baton.model import frozen, mutable
 
@@ -366,7 +367,7 @@ def freshness_banner(freshness: FreshnessReport, fmt: str = PROMPT) -> str:
         return text
     if freshness.state == PARTIALLY_STALE:
         word = "PARTIALLY STALE"
-        text = (f"the repository head is unchanged, but {len(drift)} referenced artifact(s) changed since capture: "
+        text = (f"the repository head is unchanged, but {counted(len(drift), 'referenced artifact')} changed since capture: "
                 f"{listed}. Re-check them before relying on anything below that depends on them.")
     elif freshness.state == STALE:
         word = "STALE"
@@ -376,7 +377,7 @@ def freshness_banner(freshness: FreshnessReport, fmt: str = PROMPT) -> str:
         else:
             why = "changes since capture could not be classified"
         if drift:
-            why += f"; drifted artifact(s): {listed}"
+            why += f"; drifted artifact{'s' if len(drift) != 1 else ''}: {listed}"
         text = f"{why}. Re-check every assumption below against the current code before acting on it."
     else:
         word = "FRESHNESS UNKNOWN"
@@ -664,7 +665,7 @@ def _add_footer(r: _Record) -> None:
     redactions = len(_get(r.handoff, "redactions", ()))
     if redactions:
         lay.add(lay.section("redactions", None),
-                f"Redacted at capture: {redactions} field(s); their values are withheld and never shown here.")
+                f"Redacted at capture: {counted(redactions, 'field')}; their values are withheld and never shown here.")
     lay.section("omitted", None).dynamic = lay.omitted_line
     anchor = (f"the repository head is still {_short_head(r.head)}" if r.head
               else "the working tree matches (no git head was recorded)")

@@ -26,6 +26,7 @@ from baton.domain.freshness_states import FRESHNESS_STATES as FRESHNESS_STATES
 from baton.domain.freshness_states import PARTIALLY_STALE as PARTIALLY_STALE
 from baton.domain.freshness_states import STALE as STALE
 from baton.domain.freshness_states import UNKNOWN as UNKNOWN
+from baton.domain.wording import counted
 from baton.model import frozen
 
 # Kinds of artifact drift. ``modified`` and ``missing`` are classified content
@@ -145,7 +146,7 @@ def derive_freshness(
         else:
             reasons.append(f"git head {captured} was recorded at capture but none is available now")
         if drift:
-            reasons.append(f"{len(drift)} artifact(s) drifted and cannot be classified without a comparable head")
+            reasons.append(f"{counted(len(drift), 'artifact')} drifted and cannot be classified without a comparable head")
             state = STALE
         else:
             state = UNKNOWN
@@ -157,10 +158,10 @@ def derive_freshness(
         else:
             state = FRESH
         if unclassified:
-            reasons.append(f"{len(unclassified)} artifact(s) could not be compared")
+            reasons.append(f"{counted(len(unclassified), 'artifact')} could not be compared")
             state = STALE
         if content:
-            reasons.append(f"{len(content)} artifact(s) changed content since capture")
+            reasons.append(f"{counted(len(content), 'artifact')} changed content since capture")
             if state == FRESH:
                 state = PARTIALLY_STALE
         if state == FRESH:

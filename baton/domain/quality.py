@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from baton.domain.wording import counted
 from baton.model import frozen
 
 RUBRIC_VERSION = 1
@@ -202,7 +203,7 @@ def _objective_clarity(h: Any) -> DimensionScore:
     dod = _strings(work, "definition_of_done")
     if dod:
         points += 15
-        reasons.append(f"definition of done has {len(dod)} item(s): +15")
+        reasons.append(f"definition of done has {counted(len(dod), 'item')}: +15")
     else:
         reasons.append("no definition of done: +0")
     if _strings(work, "scope"):
@@ -231,7 +232,7 @@ def _current_state_clarity(h: Any) -> DimensionScore:
     threads = len(_strings(summary, "completed")) + len(_strings(summary, "in_progress"))
     if threads:
         points += 20
-        reasons.append(f"{threads} completed/in-progress thread(s) listed: +20")
+        reasons.append(f"{counted(threads, 'completed/in-progress thread')} listed: +20")
     else:
         reasons.append("no completed or in-progress threads: +0")
     if _text(_get(summary, "why_it_matters")):
@@ -302,7 +303,7 @@ def _evidence_coverage(h: Any) -> DimensionScore:
     completed = len(_strings(_get(h, "summary"), "completed"))
     target = max(1, completed)
     b = (30 * min(verified, target)) // target
-    reasons.append(f"{verified} evidence record(s) with a ref and a result for {completed} completed item(s): "
+    reasons.append(f"{counted(verified, 'evidence record')} with a ref and a result for {counted(completed, 'completed item')}: "
                    f"+{b} of 30")
     reproducible = any(_text(_get(ev, "type")) in _REPRODUCIBLE_EVIDENCE for ev in known.values())
     c = 20 if reproducible else 0

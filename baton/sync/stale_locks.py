@@ -17,6 +17,7 @@ from dulwich.client import LocalGitClient
 from dulwich.repo import Repo
 
 from baton.domain.remote_locks import may_remove
+from baton.domain.wording import counted
 
 
 def held_open(path: str) -> bool:
@@ -93,7 +94,7 @@ def clean_stale_pack_locks(client, path: str, cleaned: list[str]) -> None:
 def held_lock_message(lock: str, ref: str, attempts: int) -> str:
     """The lock a push to a path remote kept finding, with the command that removes it."""
     try:
-        minutes = f"{int((time.time() - os.stat(lock).st_mtime) // 60)} minute(s) old"
+        minutes = f"{counted(int((time.time() - os.stat(lock).st_mtime) // 60), 'minute')} old"
     except OSError:  # another push held it at each attempt and let go since: nothing to remove
         return (f"the remote's {ref} could not be pushed: {lock} was held by another push through {attempts} "
                 "attempts (it is gone now: that push finished); run `baton sync` again")
@@ -108,7 +109,7 @@ def held_local_lock_message(lock: str) -> str:
     loose object's, the ledger ref's: dulwich writes each through a
     ``.lock``), with the command that removes it."""
     try:
-        age = f"{int((time.time() - os.stat(lock).st_mtime) // 60)} minute(s) old"
+        age = f"{counted(int((time.time() - os.stat(lock).st_mtime) // 60), 'minute')} old"
     except OSError:
         return (f"{lock} was held while this sync wrote to this clone's git repository (gone by now: another "
                 "git process was writing there); run `baton sync` again")
