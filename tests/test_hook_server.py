@@ -196,13 +196,26 @@ def test_a_relayed_session_command_answers_as_in_its_own_process(tmp_path, runti
     assert relayed.stderr == own.stderr.replace(str(mine), str(other))
 
 
+def _relayed_and_waiting(repo: Path, runtime: Path, words: list[str]) -> subprocess.Popen:
+    """A relay the server took, still running (its standard input stays open). On a
+    loaded machine the server may not take a request within the relay's connect wait
+    (the relay then exits NOT_RELAYED, and a hook would run in its own process): ask again."""
+    for _ in range(10):
+        waiting = subprocess.Popen([sys.executable, "-c", RELAY, *words], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=repo, env=_env(runtime),
+                                   text=True)
+        time.sleep(1.0)  # the child reads its standard input, which stays open
+        if waiting.poll() != NOT_RELAYED:
+            return waiting
+        waiting.stdin.close()
+        waiting.communicate()
+    raise AssertionError("the server never took the relayed command")
+
+
 def test_ctrl_c_on_a_relayed_command_interrupts_it(repo, runtime):
     _start_server(runtime, repo.parent)
-    waiting = subprocess.Popen([sys.executable, "-c", RELAY, "session", "end", "s1", "--handoff-input", "-"],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=repo,
-                               env=_env(runtime), text=True)
+    waiting = _relayed_and_waiting(repo, runtime, ["session", "end", "s1", "--handoff-input", "-"])
     try:
-        time.sleep(1.0)  # the child reads its standard input, which stays open
         assert waiting.poll() is None
         waiting.send_signal(signal.SIGINT)
         waiting.wait(timeout=30)  # its standard input still open: only the interrupt ends it
