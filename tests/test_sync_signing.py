@@ -800,6 +800,19 @@ def test_a_clone_without_a_signing_key_is_told_how_to_sign_its_own_flagged_feed(
     assert "this clone's feed" in line and "user.signingkey" in line and "allowed-signers" in line
 
 
+def test_a_clone_whose_named_signing_key_failed_is_not_told_git_names_no_key(capsys, team, tmp_path):
+    _remote, a, _b, _keys = team
+    sign_with(a, tmp_path / "no-such-key")  # git names a key; ssh-keygen cannot load it
+    checkpoint(capsys, a, "signing fails")
+
+    code, text, err = run(capsys, a, "sync")
+
+    assert code == 0, err
+    assert any(ln.startswith("NOTE ssh-keygen could not sign") for ln in text.splitlines())
+    [line] = [ln for ln in text.splitlines() if ln.startswith(f"FLAGGED feed {writer(a)}: unsigned")]
+    assert "git names no signing key" not in line and "see the NOTE above" in line
+
+
 def test_a_clone_whose_key_the_allowed_signers_file_lacks_is_told_to_add_a_line_for_it(capsys, team):
     _remote, a, b, keys = team
     allow(a, lines=[f"bob@example.com,{writer(b)} {public(keys / 'bob')}"])  # no line for alice's key

@@ -123,7 +123,7 @@ def render_flagged(signers: dict[str, Any]) -> list[str]:
                      "sync.require_signatures is not set)")
     for feed, verdict in (signers.get("feeds") or {}).items():
         if verdict["status"] != GOOD and feed not in (signers.get("flagged") or {}):
-            hint = OWN_FEED_HINTS.get(verdict["status"], "") if feed == signers.get("writer") else ""
+            hint = _own_feed_hint(verdict["status"], signers) if feed == signers.get("writer") else ""
             lines.append(f"FLAGGED feed {feed}: {verdict['status']}: {verdict['message']}{hint}")
     return lines
 
@@ -138,6 +138,16 @@ OWN_FEED_HINTS = {
                   "principals: docs/sync.md, Signed feeds)",
 }
 """What ``baton sync`` adds to a FLAGGED line of this clone's own feed: the way to a good signature."""
+KEY_DID_NOT_SIGN = " (this clone's feed: the signing key git names did not sign it; see the NOTE above)"
+"""The hint for this clone's unsigned feed when git does name a signing key (it failed, or its format is not one Baton signs with)."""
+
+
+def _own_feed_hint(status: str, signers: dict[str, Any]) -> str:
+    """The hint for a FLAGGED line of this clone's own feed; an unsigned one
+    with a signing key set was not signed for the reason its NOTE gives."""
+    if status == UNSIGNED and signers.get("signing_key") is not None:
+        return KEY_DID_NOT_SIGN
+    return OWN_FEED_HINTS.get(status, "")
 
 
 def render_signers(signers: list[FeedSigner], required: bool) -> list[str]:
