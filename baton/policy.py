@@ -125,7 +125,7 @@ def build_policy(sources: Sequence[tuple[str, dict[str, Any]]], *, root: Path) -
         problems: list[str] = []
         unknown = sorted(set(doc) - KNOWN_KEYS)
         if unknown:
-            problems.append(f"unknown key(s) {unknown}; known: {sorted(KNOWN_KEYS)}")
+            problems.append(f"unknown {'key' if len(unknown) == 1 else 'keys'} {unknown}; known: {sorted(KNOWN_KEYS)}")
         version = doc.get("schema_version", POLICY_SCHEMA)
         if version != POLICY_SCHEMA:
             problems.append(f"schema_version {version!r} is not supported (this Baton reads {POLICY_SCHEMA})")
@@ -193,7 +193,7 @@ def _parse_rule(i: int, spec: Any, problems: list[str]) -> Rule | None:
         return None
     unknown = sorted(set(spec) - RULE_KEYS)
     if unknown:
-        problems.append(f"rules[{i}]: unknown key(s) {unknown}; known: {sorted(RULE_KEYS)}")
+        problems.append(f"rules[{i}]: unknown {'key' if len(unknown) == 1 else 'keys'} {unknown}; known: {sorted(RULE_KEYS)}")
         return None
     if "name" not in spec:
         problems.append(f"rules[{i}]: 'name' is required")

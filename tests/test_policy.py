@@ -141,17 +141,17 @@ def test_config_section_and_policy_json_add_up(paths):
     ({"rules": [{"name": "Bad Name!", "regex": "x"}]}, "name 'Bad Name!'"),
     ({"rules": [{"regex": "x"}]}, "'name' is required"),
     ({"rules": [{"name": "both", "regex": "x", "glob": "*.x"}]}, "exactly one of 'regex' or 'glob'"),
-    ({"rules": [{"name": "typo", "regex": "x", "actoin": "block"}]}, "unknown key(s) ['actoin']"),
+    ({"rules": [{"name": "typo", "regex": "x", "actoin": "block"}]}, "unknown key ['actoin']"),
     ({"rules": [{"name": "jwt", "regex": "x"}]}, "disable the default rule first"),
     ({"rules": "not a list"}, "rules must be a list"),
-    ({"disable_rules": ["no-such-rule"]}, "unknown default rule(s) ['no-such-rule']"),
+    ({"disable_rules": ["no-such-rule"]}, "unknown default rule ['no-such-rule']"),
     ({"actions": {"github-token": "shred"}}, "unknown action 'shred'"),
     ({"actions": {"nope": "block"}}, "unknown rule 'nope'"),
     ({"entropy_threshold": "high"}, "entropy_threshold must be a number"),
     ({"min_secret_length": 0}, "min_secret_length must be a positive integer"),
     ({"allowed_roots": [""]}, "allowed_roots[0] must be non-empty strings"),
     ({"recheck_allowlist": [3]}, "recheck_allowlist[0] must be non-empty strings"),
-    ({"disabled_rules": ["jwt"]}, "unknown key(s) ['disabled_rules']"),
+    ({"disabled_rules": ["jwt"]}, "unknown key ['disabled_rules']"),
     ({"schema_version": 99}, "schema_version 99 is not supported"),
 ])
 def test_malformed_policy_json_is_a_config_error_naming_file_and_problem(paths, doc, problem):
@@ -161,6 +161,13 @@ def test_malformed_policy_json_is_a_config_error_naming_file_and_problem(paths, 
     assert caught.value.exit_code == 4 and caught.value.code == "config_error"
     assert str(paths.policy) in caught.value.message
     assert problem in caught.value.message
+
+
+def test_unknown_policy_keys_are_named_in_the_plural_when_several_never_with_key_s(paths):
+    write_policy(paths, {"colour": 1, "flavour": 2, "disable_rules": ["nope", "nada"]})
+    with pytest.raises(ConfigError) as caught:
+        load_policy(paths, config())
+    assert "unknown keys ['colour', 'flavour']" in caught.value.message and "(s)" not in caught.value.message
 
 
 def test_policy_json_that_is_not_json_is_a_config_error(paths):

@@ -808,7 +808,7 @@ def resolution_from_text(raw: str) -> dict[str, Any]:
             raise InputError("the resolution file must be a JSON object or plain text")
         unknown = sorted(k for k in value if k not in RESOLUTION_FIELDS)
         if unknown:
-            raise InputError(f"the resolution file has unknown field(s) {', '.join(unknown)} "
+            raise InputError(f"the resolution file has unknown {'field' if len(unknown) == 1 else 'fields'} {', '.join(unknown)} "
                              f"(known: {', '.join(RESOLUTION_FIELDS)})", details={"unknown": unknown})
         return value
     return {"decision": stripped}  # an empty file is a blank decision, refused as such by merge_body

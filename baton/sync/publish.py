@@ -85,7 +85,7 @@ def commit_for(repo, work: Round, local_sha: bytes | None, remote_sha: bytes | N
         return local_sha
     parents = [sha for sha in dict.fromkeys((local_sha, remote_sha)) if sha is not None]
     writer = project.writer
-    message = f"baton sync: {len(work.out)} feed(s)\n"
+    message = f"baton sync: {len(work.out)} {'feed' if len(work.out) == 1 else 'feeds'}\n"
     return write_commit(repo, work.out, parents, message, f"baton {writer} <{writer}@baton.invalid>".encode(),
                         project.clock() // 1_000_000_000)
 

@@ -188,7 +188,8 @@ def build_redaction_policy(
     disabled = set(disable)
     unknown = sorted(disabled - set(DEFAULT_RULE_NAMES))
     if unknown:
-        problems.append(f"disable_rules names unknown default rule(s) {unknown}; known: {list(DEFAULT_RULE_NAMES)}")
+        problems.append(f"disable_rules names unknown default {'rule' if len(unknown) == 1 else 'rules'} {unknown}; "
+                        f"known: {list(DEFAULT_RULE_NAMES)}")
     rules = [r for r in DEFAULT_RULES if r.name not in disabled]
     for rule in extra_rules:
         if rule.name in {r.name for r in rules}:
