@@ -56,6 +56,13 @@ def test_with_a_filter_the_hint_counts_only_the_other_kinds_matches(capsys, proj
     assert ready == "No handoffs match.\n"
 
 
+def test_a_filtered_empty_baton_listing_says_to_drop_kind_baton_to_list_the_handoffs(capsys, project):
+    with Baton.open(project) as app:
+        app.capture(payload())
+    _code, out, _err = run(capsys, project, "handoff", "list", "--kind", "baton", "--status", "draft")
+    assert out == "No session batons match; 1 handoff does: drop `--kind baton`.\n"
+
+
 def test_the_json_listing_is_unchanged_by_the_hint(capsys, project):
     _leave_batons(project, 1)
     listed = run_json(capsys, project, "handoff", "list")

@@ -94,8 +94,9 @@ class ListResult:
                 return said + "."
             other = OTHER_KIND[self.kind]
             others = counted(self.elsewhere, NOUN[other], NOUNS[other])
-            if filtered:
-                return f"{said}; {others} {'does' if self.elsewhere == 1 else 'do'}: add `--kind {other}`."
+            if filtered:  # the way to them: add --kind baton, or drop it (handoffs are the default)
+                way = f"add `--kind {other}`" if other != "handoff" else f"drop `--kind {self.kind}`"
+                return f"{said}; {others} {'does' if self.elsewhere == 1 else 'do'}: {way}."
             return f"{said}; {others}: `baton handoff list" + (f" --kind {other}`." if other != "handoff" else "`.")
         states = [r.status + (f" [{','.join(r.flags)}]" if r.flags else "") for r in self.rows]
         width = max(len(s) for s in states)
