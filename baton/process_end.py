@@ -82,6 +82,12 @@ class InterruptsCount:
         self._previous(unraisable)
 
     @staticmethod
+    def stopped() -> None:
+        """A command that stops on Ctrl-C as its normal end (``status serve``,
+        exit 0) has answered every interrupt noted before it: none is raised."""
+        InterruptsCount.noted = False
+
+    @staticmethod
     def raise_noted() -> None:
         """Raise the interrupt a finalizer swallowed, if one did (once)."""
         if InterruptsCount.noted:

@@ -69,6 +69,7 @@ from baton.errors import (
     ValidationFailed,
 )
 from baton.model import frozen, mutable
+from baton.process_end import InterruptsCount
 from baton.web.page import API_CSP, PAGE_CSP, render_page
 
 try:
@@ -849,8 +850,8 @@ def serve_status_page(project_option: str | os.PathLike | None = None, *, host: 
         on_ready({"url": server.url, "host": server.app.host, "port": server.app.port,
                   "projectId": server.app.project_id, "root": server.app.root, "token": server.app.token})
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    except KeyboardInterrupt:  # the normal stop: exit 0, even after a Ctrl-C a finalizer swallowed
+        InterruptsCount.stopped()
     finally:
         server.close()
         if previous is not None:
