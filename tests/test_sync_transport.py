@@ -584,3 +584,37 @@ def test_a_push_raced_again_and_again_pauses_a_random_moment_below_a_doubling_bo
     pauses.clear()
     assert publish.retrying(lambda n: n, "refs/baton/ledger", "origin", pause=pauses.append) == 1
     assert pauses == []  # a round nobody raced does not wait
+
+
+def _connection_failure(reason: BaseException) -> str:
+    """The message sync gives when dulwich's http client could not connect for ``reason`` (urllib3's)."""
+    from urllib3.exceptions import MaxRetryError
+
+    from baton.sync.transport import _failure
+
+    try:
+        try:
+            raise MaxRetryError(None, "/team.git/info/refs", reason)  # type: ignore[arg-type]
+        except MaxRetryError as cause:
+            raise OSError("could not connect") from cause
+    except OSError as exc:
+        return _failure(exc, "fetch refs/baton/ledger from", "http://nowhere.invalid/team.git").message
+
+
+def test_an_http_remote_whose_host_name_does_not_resolve_asks_about_the_name_not_the_server():
+    import socket
+
+    from urllib3.exceptions import NameResolutionError
+
+    conn = "HTTPConnection(host='nowhere.invalid', port=80)"  # as urllib3 shows its connection
+    message = _connection_failure(NameResolutionError("nowhere.invalid", conn, socket.gaierror(-2, "Name unknown")))  # type: ignore[arg-type]
+    assert "cannot connect: Failed to resolve 'nowhere.invalid'" in message
+    assert "is the host name right?" in message and "is the server up?" not in message
+
+
+def test_an_https_remote_whose_tls_handshake_fails_is_not_asked_whether_the_server_is_up():
+    from urllib3.exceptions import SSLError
+
+    message = _connection_failure(SSLError("[SSL: WRONG_VERSION_NUMBER] wrong version number"))
+    assert "cannot connect: [SSL: WRONG_VERSION_NUMBER]" in message and "is the server up?" not in message
+    assert "`git ls-remote`" in message

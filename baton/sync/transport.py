@@ -173,8 +173,20 @@ def _why(exc: BaseException) -> str:
     reason = getattr(exc.__cause__, "reason", None)
     if isinstance(reason, BaseException):
         text = re.sub(r"^\w+\(host=[^)]*\):\s*", "", transport_text(reason))
-        return f"cannot connect: {text}; is the server up? {CHECK_URL}"
+        return f"cannot connect: {text}; {_question(reason)}{CHECK_URL}"
     return transport_text(exc)
+
+
+def _question(reason: BaseException) -> str:
+    """What to wonder about a connection that failed: a host name that does
+    not resolve is not a server that is down, and a TLS handshake that failed
+    (an https URL at an http port) reached one."""
+    kinds = {cls.__name__ for cls in type(reason).__mro__}  # urllib3's, by name: 1.x has no NameResolutionError
+    if "NameResolutionError" in kinds:
+        return "is the host name right? "
+    if "ConnectTimeoutError" in kinds:  # refused, or timed out (NewConnectionError is one)
+        return "is the server up? "
+    return ""
 
 
 def transport_text(exc: BaseException) -> str:
