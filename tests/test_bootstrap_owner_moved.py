@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.cli_support import run_json
+from tests.cli_support import run, run_json
 from tests.sync_support import make_team
 
 OLD = ("--owner", "ann@home.example", "--branch", "main")
@@ -82,3 +82,15 @@ def test_a_teammates_baton_for_another_owner_is_never_named_in_a_start_on_anothe
 
     assert _owner_notices(out, baton_id) == []
     assert "step left before" not in out["brief"]
+
+
+def test_session_handoff_with_none_here_counts_the_pending_batons_for_other_owners_and_names_all(project, capsys):
+    _leave(capsys, project, *OLD)
+
+    code, text, err = run(capsys, project, "session", "handoff", *NEW)
+    shown = run_json(capsys, project, "session", "handoff", *NEW)
+
+    assert (code, err) == (0, "")
+    assert text == ("No active session handoff for ann@corp.example on main; 1 pending baton is for another "
+                    "owner or branch: `baton session handoff --all`.\n")
+    assert shown["handoff"] is None and set(shown) == {"owner", "branch", "handoff", "handoffMarkdown"}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from baton.commands.batons import peek_eligible
+from baton.commands.batons import peek_eligible, pending_batons
 from baton.commands.identity import SessionContext, context_of
 from baton.domain.batons import BatonRecord, render_baton_markdown
 from baton.model import frozen
@@ -26,6 +26,10 @@ class ActiveBatonResult:
     freshness: str | None = None
     carried: tuple[str, ...] = ()
     exit_code: int = 0
+    elsewhere: int = 0
+    """With none for this owner and branch: how many pending batons are for
+    another owner or branch, which the text says (not in ``--json``), so that
+    one left under a previous owner name is not taken for lost."""
 
     def markdown(self) -> str | None:
         if self.record is None:
@@ -41,7 +45,11 @@ class ActiveBatonResult:
 
     def render(self) -> str:
         if self.record is None:
-            return f"No active session handoff for {self.context.owner} on {self.context.branch}."
+            said = f"No active session handoff for {self.context.owner} on {self.context.branch}"
+            if not self.elsewhere:
+                return said + "."
+            others = "1 pending baton is" if self.elsewhere == 1 else f"{self.elsewhere} pending batons are"
+            return f"{said}; {others} for another owner or branch: `baton session handoff --all`."
         return (self.markdown() or "").rstrip("\n")
 
 
@@ -49,5 +57,8 @@ def show_active_baton(project: "Project", *, owner: str | None = None, branch: s
     """The baton the next session here would receive (not claimed by looking),
     without its freshness yet (``baton_freshness.shown`` adds it)."""
     ctx = context_of(project, owner=owner, branch=branch)
-    peek = peek_eligible(project.reading(), ctx)
-    return ActiveBatonResult(ctx, peek.record if peek is not None else None)
+    runner = project.reading()
+    peek = peek_eligible(runner, ctx)
+    if peek is not None:
+        return ActiveBatonResult(ctx, peek.record)
+    return ActiveBatonResult(ctx, None, elsewhere=len(pending_batons(runner)))  # read only when none is here
