@@ -7,6 +7,9 @@ exactly the path the CLI, the MCP server and the status page take.
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +128,22 @@ def status_overview(root: Any = None, **kw: Any) -> Any:
 
 def listen_target(root: Any = None, **kw: Any) -> Any:
     return _call(root, "listen_target", **kw)
+
+
+@contextlib.contextmanager
+def status_server(root: Any) -> Iterator[Any]:
+    """The status page's server for ``root`` on a free loopback port, serving in a
+    thread until the block ends."""
+    from baton.web.server import bind_status_server
+
+    server = bind_status_server(listen_target(root, host="127.0.0.1", port=0))
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
 
 
 def fork_handoff(root: Any = None, token: str = "", **kw: Any) -> Any:

@@ -12,7 +12,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from baton.commands.status_page import loopback_address
 from baton.errors import PolicyBlock, PortInUse
 from baton.web.page import PAGE_CSP, SCRIPT, STYLE, _source_hash, render_page
 from baton.web.server import bind_status_server
-from tests.app_support import listen_target, status_overview
+from tests.app_support import listen_target, status_overview, status_server
 from tests.batons_support import ALICE, BOB, events, leave, start
 from tests.conftest import run_baton
 
@@ -39,14 +38,8 @@ def _project_id(root: Path) -> str:
 
 @pytest.fixture
 def served(project):
-    server = bind_status_server(listen_target(project, host="127.0.0.1", port=0))
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    try:
+    with status_server(project) as server:
         yield server
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
 
 
 class Answer:

@@ -7,12 +7,10 @@ Skips when no Chromium is installed (as tests/test_status_page_browser.py).
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from baton.app import Baton
-from tests.app_support import listen_target
+from tests.app_support import status_server
 from tests.browser_support import Browser, find_chromium
 from tests.handoff_support import payload
 
@@ -22,21 +20,15 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed 
 
 
 def _count_shown(root) -> str:
-    from baton.web.server import bind_status_server
-
-    server = bind_status_server(listen_target(root, host="127.0.0.1", port=0))
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    browser = Browser(CHROMIUM)
-    try:
-        page = browser.open(server.url)
-        page.eval("document.getElementById('tabbtn-handoffs').click()")
-        page.wait_for("document.querySelectorAll('#latest-rows tr.row').length > 0")
-        return page.eval("document.getElementById('latest-count').textContent")
-    finally:
-        browser.close()
-        server.shutdown()
-        thread.join(timeout=10)
+    with status_server(root) as server:
+        browser = Browser(CHROMIUM)
+        try:
+            page = browser.open(server.url)
+            page.eval("document.getElementById('tabbtn-handoffs').click()")
+            page.wait_for("document.querySelectorAll('#latest-rows tr.row').length > 0")
+            return page.eval("document.getElementById('latest-count').textContent")
+        finally:
+            browser.close()
 
 
 @pytest.mark.parametrize(("captured", "said"), [(12, "10 of 12"), (3, "3")])
