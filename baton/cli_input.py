@@ -32,6 +32,7 @@ import orjson
 from baton.cli import REPLACE_FLAGS
 from baton.cli_read import read_bounded
 from baton.commands.capture import merge_changes
+from baton.domain.paths import lexical_problem
 from baton.errors import InputError
 from baton.model import frozen
 
@@ -142,9 +143,6 @@ def cwd_in_worktree(worktree: Path, cwd: Path | None = None) -> str:
     return "" if relative == Path(".") else relative.as_posix()
 
 
-_WINDOWS_ABSOLUTE = r"^[A-Za-z]:[\\/]"
-
-
 def typed_from(base: str, path: str) -> str:
     """``path`` as typed in the directory ``base`` (see
     :func:`cwd_in_worktree`), relative to the worktree's top.
@@ -152,8 +150,10 @@ def typed_from(base: str, path: str) -> str:
     At the top (``base`` empty) it is returned untouched, as are an absolute
     path, a ``~`` one and one that, taken from ``base``, leaves the worktree:
     the capture refuses those exactly as it refuses any path outside the
-    project root, naming the path as it was typed."""
-    if not base or not path or path.startswith(("/", "\\", "~")) or re.match(_WINDOWS_ABSOLUTE, path):
+    project root, naming the path as it was typed. So is a path the capture
+    refuses on its text alone (a drive letter, ``C:foo`` too, a backslash):
+    the same rule (``lexical_problem``) judges it here."""
+    if not base or not path or path.startswith("/") or lexical_problem(path, allow_outside=True) is not None:
         return path
     joined = posixpath.normpath(posixpath.join(base, path))
     if joined == ".." or joined.startswith("../"):

@@ -56,6 +56,13 @@ def test_a_path_that_leaves_the_worktree_from_a_subdirectory_is_refused_as_typed
     assert "'../../../elsewhere.py' refused" in r.stderr and "Traceback" not in r.stderr
 
 
+def test_a_drive_relative_path_typed_in_a_subdirectory_is_refused_as_typed_as_at_the_top(repo):
+    r = run_baton("checkpoint", "create", "--no-input", "--title", "t", "--objective", "o",
+                  "--scope", "C:foo", cwd=repo / "pkg" / "auth")
+    assert r.returncode == 5
+    assert "'C:foo' refused" in r.stderr and "drive letter" in r.stderr and "Traceback" not in r.stderr
+
+
 def test_from_the_worktree_top_paths_are_recorded_as_typed(repo):
     r = run_baton("checkpoint", "create", "--no-input", "--json", "--title", "t", "--objective", "o",
                   "--artifact", "pkg/auth/session.py", "--scope", "pkg/**", cwd=repo)
