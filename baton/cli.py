@@ -790,7 +790,10 @@ class _Version(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
                  option_string: str | None = None) -> None:
-        print(f'{{\n  "version": "{__version__}"\n}}' if _Parser.json_requested else f"baton {__version__}")
+        if _Parser.json_requested:
+            load(OUTPUT).print_json({"version": __version__})
+        else:
+            print(f"baton {__version__}")
         parser.exit()
 
 

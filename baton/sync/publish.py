@@ -15,6 +15,7 @@ import random
 import time
 from typing import TYPE_CHECKING, Callable, TypeVar
 
+from baton.domain.wording import counted
 from baton.errors import LedgerCorrupt, RemoteUnreachable
 from baton.ledger.feed import FeedHead
 from baton.sync.ledger_ref import FeedTreeWriter, write_commit
@@ -85,7 +86,7 @@ def commit_for(repo, work: Round, local_sha: bytes | None, remote_sha: bytes | N
         return local_sha
     parents = [sha for sha in dict.fromkeys((local_sha, remote_sha)) if sha is not None]
     writer = project.writer
-    message = f"baton sync: {len(work.out)} {'feed' if len(work.out) == 1 else 'feeds'}\n"
+    message = f"baton sync: {counted(len(work.out), 'feed')}\n"
     return write_commit(repo, work.out, parents, message, f"baton {writer} <{writer}@baton.invalid>".encode(),
                         project.clock() // 1_000_000_000)
 
