@@ -89,3 +89,11 @@ def test_doctor_warns_only_for_a_copy():
     for place in (MINTED, Place("/moved", "carolbox", 2049, 1234)):
         assert writer_finding("w", check_place(MINTED, place))[0] == "ok"
     assert writer_finding("w", check_place(None, here))[0] == "ok"
+
+
+def test_local_json_records_the_place_again_only_when_it_has_none_or_the_device_changed():
+    assert check_place(None, MINTED).records_place
+    assert check_place(MINTED, Place("/home/carol/proj", "carolbox", 2050, 1234)).records_place  # remounted
+    assert not check_place(MINTED, MINTED).records_place
+    assert not check_place(MINTED, Place("/srv/proj", "carolbox", 2049, 1234)).records_place  # moved: kept as minted
+    assert not check_place(MINTED, Place("/tmp/copy", "carolbox", 2049, 999)).records_place  # a copy mints anew

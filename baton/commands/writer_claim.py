@@ -102,7 +102,7 @@ def claim(project: Project, st: os.stat_result) -> None:
         if check.verdict == COPIED:
             writer = new_writer_id()
             write_json_atomic(project.paths.local, claimed_local(local, check, writer))
-        elif check.recorded is None or (check.recorded.dev, check.recorded.ino) != (here.dev, here.ino):
+        elif check.records_place:
             write_json_atomic(project.paths.local, recorded_local({**local, "writer": writer}, here))
     if writer == project.writer:
         return

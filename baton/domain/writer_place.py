@@ -74,6 +74,13 @@ class PlaceCheck:
     def keeps_writer(self) -> bool:
         return self.verdict in KEEPS_WRITER
 
+    @property
+    def records_place(self) -> bool:
+        """``local.json`` keeps its writer id but must record this folder as where
+        it was minted: it records none yet, or the device changed (a remount). A
+        moved folder (same device and inode) keeps the place it recorded."""
+        return self.verdict in (UNRECORDED, REMOUNTED)
+
     def to_json(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "here": self.here.to_json(),
                 "minted_in": self.recorded.to_json() if self.recorded is not None else None}
