@@ -14,7 +14,7 @@ import pytest
 from baton.app import Baton
 from baton.commands import capture as capture_module
 from baton.commands.handoff_facts import sha256_file
-from baton.domain.content_hash import SCREEN_LIMIT_BYTES, screen_content
+from baton.domain.content_hash import SCREEN_LIMIT_BYTES, plain_hash, screen_content, withhold_current
 from baton.domain.freshness import ArtifactFact, freshness_from_facts
 from baton.domain.handoff import Artifact
 from baton.domain.redaction import RedactionPolicy
@@ -285,3 +285,13 @@ def test_an_amendment_records_the_screened_hash_of_the_file_as_it_is_then(repo):
     revised = amend_handoff(repo, handoff_id, content=ContentOptions(discoveries=["debug logging helps"]))
     assert recorded_hash(repo, revised.handoff_id, ".env") == redacted_hash(edited)
     assert raw_hex(edited).encode() not in ledger_bytes(repo)
+
+
+def test_a_changed_plain_hash_is_withheld_only_when_the_file_now_holds_a_secret_or_is_too_large_to_screen():
+    policy = RedactionPolicy()
+    clean, leaking = b"PORT=8080\n", b"DB_PASSWORD=Winter2026!xQ\n"
+    recorded = plain_hash(b"PORT=80\n")
+    assert not withhold_current(recorded, plain_hash(clean), clean, policy)
+    assert withhold_current(recorded, plain_hash(leaking), leaking, policy)
+    assert withhold_current(recorded, "sha256:" + "0" * 64, None, policy)  # over the screen's limit
+    assert not withhold_current(recorded, recorded, None, policy)  # unchanged: the recorded hash itself

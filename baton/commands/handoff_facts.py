@@ -24,6 +24,7 @@ from baton.domain.content_hash import (
     plain_hash,
     screen_content,
     too_large_reason,
+    withhold_current,
 )
 from baton.domain.freshness import ArtifactFact, freshness_from_facts
 from baton.domain.redaction import MARKER, RedactionPolicy
@@ -184,13 +185,9 @@ def _content_fact(real: Path, recorded: str, redaction: RedactionPolicy) -> Arti
         if data is None:
             return ArtifactFact(exists=True, readable=False, note=_TOO_LARGE_NOW)
         return ArtifactFact(exists=True, sha256=screen_content(data, redaction).digest)
-    if data is None:
-        current = sha256_file(real)
-        return ArtifactFact(exists=True, sha256=current, withhold_hash=not matches(recorded, current))
-    current = plain_hash(data)
-    changed = not matches(recorded, current)
+    current = sha256_file(real) if data is None else plain_hash(data)
     return ArtifactFact(exists=True, sha256=current,
-                        withhold_hash=changed and screen_content(data, redaction).holds_secret)
+                        withhold_hash=withhold_current(recorded, current, data, redaction))
 
 
 def artifact_facts(worktree: Path, handoff: Any, policy: Policy | None = None) -> dict[str, Any]:

@@ -105,3 +105,13 @@ def too_large_reason(size: int) -> str:
 def matches(recorded: str, current: str) -> bool:
     """Two tagged hashes of the same form are equal (case and spaces aside)."""
     return recorded.strip().lower() == current.strip().lower()
+
+
+def withhold_current(recorded: str, current: str, data: bytes | None, policy: RedactionPolicy) -> bool:
+    """Whether a file's current plain hash, ``current``, is kept out of reports
+    when compared with a plain ``recorded`` one: it changed, and the file now
+    holds a secret, or is too large to be screened (``data`` None) — such a hash
+    could confirm a guess of what is in it. An unchanged hash is the recorded one."""
+    if matches(recorded, current):
+        return False
+    return data is None or screen_content(data, policy).holds_secret
