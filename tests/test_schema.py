@@ -124,3 +124,17 @@ def test_schema_and_model_name_the_same_fields_and_enum_values(cls):
         model_enum = _literal_of(hints[field.name])
         schema_enum = _enum_of(prop)
         assert model_enum == schema_enum, key
+
+
+def test_no_object_of_the_schema_names_a_key_twice():
+    import json
+
+    twice: list[str] = []
+
+    def pairs(items: list[tuple[str, object]]) -> dict:
+        keys = [k for k, _ in items]
+        twice.extend(sorted({k for k in keys if keys.count(k) > 1}))
+        return dict(items)
+
+    json.loads((ROOT / "schemas" / "handoff-v0.1.json").read_text(), object_pairs_hook=pairs)
+    assert twice == []  # a JSON parser keeps one of the two silently: an edit to the other is lost
