@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import datetime, timezone
 
 from baton.app import Baton
 from baton.cli_handlers.opened import catching_up, long_progress, progress, say_waiting
 from baton.domain.wording import counted
 from baton.errors import InputError
-from baton.harnesses.notices_write import leave_kept
+from baton.harnesses.notices_write import leave_kept, stamp
 
 
 def init(args: argparse.Namespace):
@@ -39,7 +38,7 @@ def rebuild(app: Baton, args: argparse.Namespace):
                        progress=None if args.json else progress("baton: replaying the ledger:"))
     # What the kept hooks it ran have to say, for the next session start.
     leave_kept(app.project.paths.baton_dir, done.deferred,
-               at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+               at=stamp())
     return done
 
 

@@ -37,7 +37,6 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from datetime import datetime, timezone
 from pathlib import Path
 
 import orjson
@@ -177,9 +176,10 @@ class HookRun:
             if not (root / ".baton" / "config.json").is_file():
                 return
             self.baton_dir = root / ".baton"
-        _load("baton.harnesses.notices_write").leave(
+        write = _load("baton.harnesses.notices_write")
+        write.leave(
             self.baton_dir, harness=self.harness, event=self.event, session=self.session,
-            problem=problem, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), failed=failed,
+            problem=problem, at=write.stamp(), failed=failed,
             kept=kept, handoff=handoff, was=was)
 
 
@@ -294,7 +294,7 @@ class Watchdog:
     if it already fired, ``settle`` never returns (the process is ending)."""
 
     def __init__(self, run: HookRun, seconds: float) -> None:
-        # What expiring needs is imported with this module (datetime, threading):
+        # What expiring needs is imported with this module (threading):
         # the main thread, stalled, may hold an import lock the watchdog would
         # otherwise wait on.
         self.run, self.seconds = run, seconds

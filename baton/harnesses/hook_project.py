@@ -9,7 +9,6 @@ its payload alone, without the application and its models.
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ from baton.app import Baton
 from baton.domain.short_ids import short_id
 from baton.errors import BatonError, InputError
 from baton.harnesses import notices
-from baton.harnesses.notices_write import leave_kept, settle
+from baton.harnesses.notices_write import leave_kept, settle, stamp
 from baton.harnesses.protocol import (
     PRE_COMPACT,
     SESSION_END,
@@ -92,9 +91,9 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
             for said, handoff, was in result.notices_about():  # what the end did not do, for the next start
                 run.leave_notice(said, failed=False, handoff=handoff, was=was)
             if result.settles:  # what it did that an earlier end's notice said was not done
-                settle(run.baton_dir, result.settles, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+                settle(run.baton_dir, result.settles, at=stamp())
         if getattr(result, "kept", ()):  # kept hooks the start ran first: said with this brief's notices
-            leave_kept(run.baton_dir, result.kept, at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+            leave_kept(run.baton_dir, result.kept, at=stamp())
         context = getattr(result, "context", None)
         if (metadata.kind in (USER_PROMPT, SESSION_START) and context and getattr(result, "draft", None)
                 and getattr(result, "delivered", None) is None):

@@ -6,6 +6,7 @@ screen first. Never raises: a notice that cannot be written is dropped.
 from __future__ import annotations
 
 import os
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -17,6 +18,11 @@ from baton.harnesses.notices import FILE_NAME
 
 MAX_BYTES = 64 * 1024
 """The notice file's bound: past it new notices are dropped."""
+
+
+def stamp() -> str:
+    """The time a notice is left or settled: now, UTC, to the second (``2026-12-05T10:31:00Z``)."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def leave(baton_dir: str | os.PathLike, *, harness: str, event: str, session: str | None, problem: str,
