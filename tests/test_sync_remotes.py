@@ -160,3 +160,66 @@ def test_a_server_error_says_it_is_the_servers_and_to_try_again_not_to_check_cre
     assert (code, error["code"]) == (4, "remote_unreachable")
     assert "the server failed to answer (HTTP 502 Bad Gateway)" in error["message"]
     assert "try again later" in error["message"] and "credentials" not in error["message"]
+
+
+def test_an_empty_ref_name_is_refused_not_taken_for_the_default_ref(capsys, team):
+    remote, a, _b = team
+    _checkpoint(capsys, a, "not published")
+    code, out, _err = run(capsys, a, "sync", "--ref", "", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (2, "input_error") and "not ''" in error["message"]
+    assert REF not in refs_of(a) and REF not in refs_of(remote)
+
+
+# -- a remote whose pushes go elsewhere (``git remote set-url --push``) ---------------------------
+
+def _set_push_url(clone: Path, url: str, name: str = "origin") -> None:
+    from dulwich.repo import Repo
+
+    with Repo(str(clone)) as repo:
+        config = repo.get_config()
+        config.set((b"remote", name.encode()), b"pushurl", url.encode())
+        config.write_to_path()
+
+
+def test_a_remote_whose_pushes_are_turned_off_is_never_pushed_to(capsys, team):
+    remote, a, b = team
+    _checkpoint(capsys, b, "from B")
+    run_json(capsys, b, "sync")
+    served = refs_of(remote)[REF]
+    _set_push_url(a, "no_push")  # `git remote set-url --push origin no_push`: git pushes nowhere
+    _checkpoint(capsys, a, "kept here")
+    code, out, err = run(capsys, a, "sync", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "remote_unreachable"), out + err
+    assert error["message"].startswith(f"cannot push {REF.decode()} to 'no_push'")
+    assert refs_of(remote)[REF] == served  # the remote git would not push to is left as it was
+    assert "from B" in [r["title"] for r in run_json(capsys, a, "handoff", "list")["handoffs"]]
+
+
+def test_a_remote_fetched_over_http_without_write_access_pushes_to_its_pushurl(capsys, team):
+    remote, a, b = team
+    _checkpoint(capsys, b, "from B")
+    run_json(capsys, b, "sync")
+    _checkpoint(capsys, a, "from A")
+    with _http_remote(remote, lambda method, path: 403 if _pushes(method, path) else None) as url:
+        set_remote(a, url)  # read over https; write through another transport, as git would
+        _set_push_url(a, str(remote))
+        result = run_json(capsys, a, "sync")
+    assert result["imported"] and result["pushed"] is True
+    assert {_writer(a), _writer(b)} <= set(remote_feeds(remote))
+
+
+def test_a_push_instead_of_rule_sends_the_push_where_git_would(capsys, team):
+    from dulwich.repo import Repo
+
+    remote, a, _b = team
+    _checkpoint(capsys, a, "from A")
+    with _http_remote(remote, lambda method, path: 403 if _pushes(method, path) else None) as url:
+        set_remote(a, url)
+        with Repo(str(a)) as repo:  # [url "<path>"] pushInsteadOf = <the http url>
+            config = repo.get_config()
+            config.set((b"url", str(remote).encode()), b"pushInsteadOf", url.encode())
+            config.write_to_path()
+        result = run_json(capsys, a, "sync")
+    assert result["pushed"] is True and _writer(a) in remote_feeds(remote)

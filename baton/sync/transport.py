@@ -109,24 +109,39 @@ def _fast_loose_objects(repo) -> None:
 
 
 def remote_url(repo, remote: str) -> str:
-    try:
-        url = repo.get_config().get((b"remote", remote.encode()), b"url")
-    except KeyError:
-        url = None
+    url = _remote_setting(repo, remote, b"url")
     if not url:
         raise NoSyncRemote(f"no git remote named {remote!r} is configured; add one with "
                            f"`git remote add {remote} URL`, or name another with `remote`",
                            details={"remote": remote})
-    return url.decode("utf-8", "replace")
+    return url
 
 
-def client(repo, url: str, base: Path):
+def push_url(repo, remote: str) -> str | None:
+    """The remote's ``pushurl`` (``git remote set-url --push``), where git
+    pushes instead of its ``url`` — another repository, another transport, or
+    a placeholder such as ``no_push`` that turns pushing off — or None."""
+    return _remote_setting(repo, remote, b"pushurl") or None
+
+
+def _remote_setting(repo, remote: str, name: bytes) -> str | None:
+    try:
+        value = repo.get_config().get((b"remote", remote.encode()), name)
+    except KeyError:
+        return None
+    return value.decode("utf-8", "replace") if value else None
+
+
+def client(repo, url: str, base: Path, *, push: bool = False):
     """dulwich's client for ``url`` and the path on it. A relative path remote
     (``git remote add origin ../team.git``) is relative to ``base``, the
     folder git resolves it from (``relative_base``), not to the folder the
-    command was started in."""
+    command was started in. ``push``: the remote's ``url`` used for pushing,
+    which git rewrites with ``url.<base>.pushInsteadOf`` too (never a
+    ``pushurl``, as in git)."""
     try:
-        transport, path = get_transport_and_path(url, config=repo.get_config_stack())
+        transport, path = get_transport_and_path(url, config=repo.get_config_stack(),
+                                                 operation="push" if push else None)
     except (ValueError, OSError) as exc:
         shown = shown_url(url)
         raise RemoteUnreachable(f"cannot reach remote {shown!r}: {transport_text(exc)}",
