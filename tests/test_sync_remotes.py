@@ -223,3 +223,35 @@ def test_a_push_instead_of_rule_sends_the_push_where_git_would(capsys, team):
             config.write_to_path()
         result = run_json(capsys, a, "sync")
     assert result["pushed"] is True and _writer(a) in remote_feeds(remote)
+
+
+# -- a remote name that is not there -------------------------------------------------------------
+
+def test_a_mistyped_remote_name_is_exit_4_naming_the_closest_remote_and_every_remote_there(capsys, team):
+    remote, a, _b = team
+    set_remote(a, str(remote), name="upstream")
+    code, out, err = run(capsys, a, "sync", "--remote", "orign", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "no_sync_remote"), out + err
+    assert "did you mean 'origin'?" in error["message"]
+    assert "this repository's remotes: origin, upstream" in error["message"]
+    assert error["details"] == {"remote": "orign", "remotes": ["origin", "upstream"]}
+    code, _out, err = run(capsys, a, "sync", "--remote", "orign")
+    assert code == 4 and "name one with --remote" in err and "Traceback" not in err
+
+
+def test_a_remote_name_like_none_there_lists_the_remotes_without_a_guess(capsys, team):
+    _remote, a, _b = team
+    code, out, _err = run(capsys, a, "sync", "--remote", "team-ledger", "--json")
+    error = json.loads(out)["error"]
+    assert code == 4 and "did you mean" not in error["message"]
+    assert "this repository's remotes: origin" in error["message"]
+
+
+def test_a_repository_without_any_remote_says_it_has_none_and_how_to_add_the_teams(capsys, team):
+    _remote, a, _b = team
+    (a / ".git" / "config").write_text("[core]\n\trepositoryformatversion = 0\n\tbare = false\n")
+    code, out, _err = run(capsys, a, "sync", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "no_sync_remote") and error["details"]["remotes"] == []
+    assert "this repository has none" in error["message"] and "`git remote add origin URL`" in error["message"]

@@ -9,6 +9,7 @@ the remote's ref moved raises ``RemoteMoved`` (the use case starts again).
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import stat
@@ -111,10 +112,29 @@ def _fast_loose_objects(repo) -> None:
 def remote_url(repo, remote: str) -> str:
     url = _remote_setting(repo, remote, b"url")
     if not url:
-        raise NoSyncRemote(f"no git remote named {remote!r} is configured; add one with "
-                           f"`git remote add {remote} URL`, or name another with `remote`",
-                           details={"remote": remote})
+        names = remote_names(repo)
+        raise NoSyncRemote(no_remote_message(remote, names), details={"remote": remote, "remotes": names})
     return url
+
+
+def remote_names(repo) -> list[str]:
+    """The remotes this repository configures with a URL, sorted."""
+    config = repo.get_config()
+    return sorted({section[1].decode("utf-8", "replace") for section in config.sections()
+                   if len(section) == 2 and section[0] == b"remote"
+                   and _remote_setting(repo, section[1].decode("utf-8", "replace"), b"url")})
+
+
+def no_remote_message(remote: str, names: list[str]) -> str:
+    """No remote named ``remote``: the remotes there are, the closest first
+    when the name looks like a typo of one, or how to add one."""
+    if not names:
+        return (f"no git remote named {remote!r} is configured, and this repository has none: add the team's "
+                f"with `git remote add {remote} URL`")
+    close = difflib.get_close_matches(remote, names, n=1, cutoff=0.6)
+    guess = f"did you mean {close[0]!r}? " if close else ""
+    return (f"no git remote named {remote!r} is configured ({guess}this repository's remotes: "
+            f"{', '.join(names)}); name one with `remote`, or add it with `git remote add {remote} URL`")
 
 
 def push_url(repo, remote: str) -> str | None:
