@@ -255,3 +255,32 @@ def test_a_repository_without_any_remote_says_it_has_none_and_how_to_add_the_tea
     error = json.loads(out)["error"]
     assert (code, error["code"]) == (4, "no_sync_remote") and error["details"]["remotes"] == []
     assert "this repository has none" in error["message"] and "`git remote add origin URL`" in error["message"]
+
+
+# -- what the server's git says when it refuses a push ---------------------------------------------
+
+def test_a_server_that_hides_the_ledger_ref_is_named_with_the_way_past_it_and_no_progress_meter(capsys, team):
+    import subprocess
+
+    remote, a, _b = team
+    subprocess.run(["git", "-C", str(remote), "config", "transfer.hideRefs", "refs/baton"], check=True)
+    _checkpoint(capsys, a, "hidden")
+    with _http_remote(remote, lambda method, path: None) as url:
+        set_remote(a, url)
+        code, out, err = run(capsys, a, "sync", "--json")
+        error = json.loads(out)["error"]
+        assert (code, error["code"]) == (4, "remote_unreachable"), out + err
+        assert "deny updating a hidden ref" in error["message"]
+        assert "`transfer.hideRefs` or `receive.hideRefs`" in error["message"]
+        assert "Resolving deltas" not in error["message"] and "%" not in error["message"]
+        code, _out, err = run(capsys, a, "sync")
+        assert code == 4 and "on a ref it does not hide with --ref" in err
+
+
+def test_the_remotes_words_keep_a_hooks_reason_and_drop_git_progress_lines():
+    from baton.sync.transport import remote_words
+
+    said = ("Resolving deltas:   0% (0/7)\rResolving deltas: 100% (7/7), done.\n"
+            "Total 9 (delta 2), reused 0 (delta 0)\npolicy: ledger pushes need approval\n")
+    assert remote_words(said) == "policy: ledger pushes need approval"
+    assert remote_words("Resolving deltas: 100% (7/7), done.\n") == ""

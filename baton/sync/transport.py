@@ -493,6 +493,28 @@ def push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None
         # path or file:// remote, written by dulwich, whose ref moved after it was read)
         if any(word in str(status) for word in ("stale", "fast", "failed to update ref", "unable to set")):
             raise RemoteMoved(str(status))
-        told = transport_text(Exception(b"".join(said).decode("utf-8", "replace")[-2000:])) if said else ""
-        told = f" (the remote said: {told})" if told and told != "Exception" else ""
-        raise RemoteUnreachable(f"remote {url!r} refused {ref.decode()}: {status}{told}", details={"url": url})
+        told = remote_words(b"".join(said).decode("utf-8", "replace"))
+        told = f" (the remote said: {told})" if told else ""
+        raise RemoteUnreachable(f"remote {url!r} refused {ref.decode()}: {status}{told}{_refusal_hint(status)}",
+                                details={"url": url})
+
+
+_PROGRESS = re.compile(r"(?:[A-Z][A-Za-z ]*: +\d{1,3}% \(\d+/\d+\)|Total \d+ \(delta \d+\))")
+"""A line of git's progress meter (``Resolving deltas:  42% (3/7)``, ``Total 9 (delta 2)``)."""
+
+
+def remote_words(raw: str) -> str:
+    """What a server's git wrote to the pusher, as one line: its own words (a
+    hook's reason, a refusal), never its progress meter, which a receive-pack
+    over http sends on the same channel. Empty when it wrote nothing else."""
+    lines = [line for line in raw[-4000:].splitlines() if not _PROGRESS.match(line.strip())]
+    told = transport_text(Exception("\n".join(lines)))
+    return "" if told == "Exception" else told[-2000:]
+
+
+def _refusal_hint(status: object) -> str:
+    """The way past a refusal a team can act on (none for the others)."""
+    if "hidden ref" in str(status):
+        return ("; the server hides the ledger's refs (git's `transfer.hideRefs` or `receive.hideRefs`): ask whoever "
+                "runs it to let them through, or sync on a ref it does not hide with `ref`")
+    return ""
