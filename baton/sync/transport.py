@@ -161,7 +161,7 @@ def client(repo, url: str, base: Path, *, push: bool = False):
     ``pushurl``, as in git)."""
     try:
         transport, path = get_transport_and_path(url, config=repo.get_config_stack(),
-                                                 operation="push" if push else None)
+                                                 operation="push" if push else None, ssh_command=ssh_command())
     except (ValueError, OSError) as exc:
         shown = shown_url(url)
         raise RemoteUnreachable(f"cannot reach remote {shown!r}: {transport_text(exc)}",
@@ -169,6 +169,14 @@ def client(repo, url: str, base: Path, *, push: bool = False):
     if isinstance(transport, LocalGitClient) and not os.path.isabs(path):
         path = os.path.join(base, path)
     return transport, path
+
+
+def ssh_command() -> str | None:
+    """The ssh program git would run, from the environment: ``GIT_SSH_COMMAND``,
+    else ``GIT_SSH`` (a deploy key in CI, ``ssh -i ~/.ssh/work_key``), as git
+    reads them before ``core.sshCommand``; None: dulwich reads
+    ``core.sshCommand``, else runs ``ssh``."""
+    return os.environ.get("GIT_SSH_COMMAND") or os.environ.get("GIT_SSH") or None
 
 
 def relative_base(project: "Project") -> Path:
@@ -210,6 +218,17 @@ def _failure(exc: BaseException, action: str, url: str) -> RemoteUnreachable:
             "the remote through dulwich, which runs none of git's credential helpers: give the user and "
             "password (or an access token) in the remote's URL, as `user:token@` before its host (git keeps "
             "it in .git/config), or use an ssh remote; check them with `git ls-remote`", details={"url": url})
+    said = transport_text(exc)
+    if "Permission denied (publickey" in said:
+        return RemoteAuthFailed(
+            f"cannot {action} {url!r}: {said}; the ssh server refused this machine's keys: load the key it "
+            "knows into your agent (`ssh-add`), or name it as git would — GIT_SSH_COMMAND=\"ssh -i KEY\" or "
+            "`git config core.sshCommand \"ssh -i KEY\"`, which sync honours too; check with `git ls-remote`",
+            details={"url": url})
+    if "Host key verification failed" in said:
+        return RemoteUnreachable(
+            f"cannot {action} {url!r}: {said}; ssh does not know this server's host key yet (or it changed): "
+            "connect once with ssh (or `git ls-remote`) to check and accept it", details={"url": url})
     status = http_status(exc)
     if status is not None:
         pushing = action.startswith("push")
