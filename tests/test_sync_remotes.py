@@ -334,3 +334,40 @@ def test_an_ssh_refusal_is_exit_4_in_ssh_s_words_with_what_to_do(capsys, team, t
     error = json.loads(out)["error"]
     assert (status, error["code"]) == (4, code), out + err
     assert says in error["message"] and hint in error["message"] and "Traceback" not in err
+
+
+# -- a remote whose ref names leave no room for the ledger ref -------------------------------------
+
+@pytest.mark.parametrize(("transport", "taken"), [("path", "refs/baton/ledger/old"), ("http", "refs/baton/ledger/old"),
+                                                  ("http", "refs/baton")])  # dulwich lists no one-level ref
+def test_a_remote_ref_that_leaves_no_room_for_the_ledger_ref_is_named_not_retried_as_a_race(
+        capsys, team, transport, taken):
+    import subprocess
+
+    remote, a, _b = team
+    subprocess.run(["git", "-C", str(remote), "update-ref", taken, "refs/heads/master"], check=True)
+    _checkpoint(capsys, a, "no room")
+    with _http_remote(remote, lambda method, path: None) as url:
+        set_remote(a, url if transport == "http" else str(remote))
+        code, out, err = run(capsys, a, "sync", "--json")
+        error = json.loads(out)["error"]
+        assert (code, error["code"]) == (4, "remote_unreachable"), out + err
+        assert "kept moving" not in error["message"] and "Is a directory" not in error["message"]
+        assert f"the remote holds {taken}, so it cannot hold {REF.decode()} too" in error["message"]
+        assert f"`git push origin --delete {taken}`" in error["message"] and error["details"]["refs"] == [taken]
+        code, _out, err = run(capsys, a, "sync")
+        assert code == 4 and "Sync every clone on another ref with --ref" in err
+    assert REF not in refs_of(a)  # nothing was committed for a push that could not be
+
+
+def test_a_one_level_ref_in_the_way_on_a_path_remote_is_named_as_in_the_way_not_an_os_error(capsys, team):
+    import subprocess
+
+    remote, a, _b = team
+    subprocess.run(["git", "-C", str(remote), "update-ref", "refs/baton", "refs/heads/master"], check=True)
+    _checkpoint(capsys, a, "no room")
+    code, out, err = run(capsys, a, "sync", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "remote_unreachable"), out + err
+    assert "the remote's refs leave no room for the ledger ref" in error["message"]
+    assert "kept moving" not in error["message"] and "Traceback" not in err

@@ -219,6 +219,12 @@ def _failure(exc: BaseException, action: str, url: str) -> RemoteUnreachable:
             "password (or an access token) in the remote's URL, as `user:token@` before its host (git keeps "
             "it in .git/config), or use an ssh remote; check them with `git ls-remote`", details={"url": url})
     said = transport_text(exc)
+    if isinstance(exc, (NotADirectoryError, IsADirectoryError)) and "refs" in said:  # a path remote
+        return RemoteUnreachable(
+            f"cannot {action} {url!r}: the remote's refs leave no room for the ledger ref ({said}): a ref "
+            "named as one of its folders, or a folder of refs under its name, is in the way; sync every clone "
+            "on another ref with `ref`, or remove that ref on the remote if nothing needs it",
+            details={"url": url})
     if "Permission denied (publickey" in said:
         return RemoteAuthFailed(
             f"cannot {action} {url!r}: {said}; the ssh server refused this machine's keys: load the key it "
@@ -315,11 +321,18 @@ def _transport_errors() -> tuple[type[BaseException], ...]:
             HTTPProxyUnauthorized)
 
 
-def fetch(repo, client, path: str, ref: bytes, url: str) -> bytes | None:
-    """Bring the remote's ledger ref's objects into the local store; its commit id (None: no ref)."""
+def fetch(repo, client, path: str, ref: bytes, url: str, remote: str = "origin") -> bytes | None:
+    """Bring the remote's ledger ref's objects into the local store; its commit id (None: no ref).
+
+    Raises:
+        RemoteUnreachable: the remote holds a ref whose name leaves no room for
+            the ledger ref (``refs/baton/ledger/x``, or ``refs/baton``): no push could create it.
+    """
     seen: dict[str, bytes | None] = {}
+    taken: list[bytes] = []
 
     def wants(refs, depth=None):
+        taken[:] = sorted(name for name in refs if name.startswith(ref + b"/") or ref.startswith(name + b"/"))
         sha = refs.get(ref)
         seen["sha"] = sha
         if sha is None or sha in repo.object_store:
@@ -341,7 +354,20 @@ def fetch(repo, client, path: str, ref: bytes, url: str) -> bytes | None:
         raise _failure(exc, f"fetch {ref.decode()} from", url) from None
     finally:
         del repo.get_graph_walker
+    if taken:
+        names = [name.decode("utf-8", "replace") for name in taken]
+        raise RemoteUnreachable(ref_name_taken(ref.decode(), names, remote), details={"url": url, "refs": names})
     return seen.get("sha")
+
+
+def ref_name_taken(ref: str, names: list[str], remote: str) -> str:
+    """The remote holds ``names``, which leave no room for ``ref``: git keeps a
+    ref and a folder of refs apart, so ``refs/baton/ledger`` cannot be made
+    beside ``refs/baton/ledger/x`` (nor under a ref ``refs/baton``)."""
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return (f"the remote holds {shown}, so it cannot hold {ref} too (one name cannot be both a ref and a folder "
+            f"of refs); nothing was imported or pushed. Sync every clone on another ref with `ref`, or, if "
+            f"nothing needs it, remove it on the remote (`git push {remote} --delete {names[0]}`)")
 
 
 FEW_OBJECTS = 256
