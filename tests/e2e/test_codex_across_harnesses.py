@@ -20,8 +20,8 @@ each did, from the ledger.
 from __future__ import annotations
 
 import json
+import re
 import shlex
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,7 +30,7 @@ from baton.domain.batons import HANDOFF_HEADING, LATEST_HEADING
 from tests.e2e.common import ProxyTrap, git, harness_env, harness_program, run_baton, set_git_identity
 from tests.e2e.fake_anthropic import FakeAnthropic, claude_env, said
 from tests.e2e.fake_gemini import FakeGemini, hook_contexts, user_text
-from tests.e2e.fake_openai import FakeResponses
+from tests.e2e.fake_openai import Call, FakeResponses, function_outputs
 from tests.e2e.test_across_clones import PERSON, _first_clone, _second_clone, _sync
 from tests.e2e.test_claude_code import events, session, subject
 from tests.e2e.test_codex import CodexProject, developer_texts
@@ -93,5 +93,66 @@ def test_a_baton_left_in_gemini_cli_on_one_clone_reaches_codex_on_another_clone_
             assert HANDOFF_HEADING not in user_text(first)
             assert [(subject(e), e["data"]["session"]) for e in gemini.events() if e["type"] == "baton.claimed"] \
                 == [(handoff, session_b)]
+    finally:
+        trap.close()
+
+
+_FULL_ID = re.compile(r"Captured draft handoff \w+ \(([0-9a-f-]{36})\)")
+
+
+def _hand_off_from_codexs_shell() -> list[Any]:
+    """The Codex agent's replies to "wrap up": it writes the handoff with the ``baton`` CLI, as the skill
+    shows (``checkpoint create``, then ``handoff validate`` and ``ready`` on the id it printed), each
+    command through Codex's own shell tool (``exec_command``). ``"login": false``: Codex otherwise runs
+    the command in a login shell, whose profile (Debian's ``/etc/profile``) resets ``PATH`` and so
+    loses a ``baton`` found only in a virtualenv, as this suite's is (docs/hooks.md, Codex)."""
+    item = json.dumps(HANDOFF["open_items"][0])
+    create = " ".join([
+        "baton checkpoint create --no-input",
+        f"--title {shlex.quote(HANDOFF['work']['title'])}",
+        f"--objective {shlex.quote(HANDOFF['work']['objective'])}",
+        f"--current-state {shlex.quote(HANDOFF['summary']['current_state'])}",
+        f"--in-progress {shlex.quote(HANDOFF['summary']['in_progress'][0])}",
+        f"--open-item {shlex.quote(item)}",
+    ])
+
+    def validate_and_ready(recorded) -> Call:
+        [output] = function_outputs(recorded).values()
+        found = _FULL_ID.search(output)
+        assert found, output
+        handoff = found.group(1)
+        return Call("exec_command", {"cmd": f"baton handoff validate {handoff} && baton handoff ready {handoff}"
+                                            " --accept-warnings 'a scripted end-to-end session'", "login": False})
+
+    return [Call("exec_command", {"cmd": create, "login": False}), validate_and_ready, "Handed off."]
+
+
+def test_a_handoff_codex_wrote_with_the_cli_in_its_shell_is_resumed_by_claude_code_once(tmp_path):
+    trap = ProxyTrap()
+    try:
+        with FakeResponses() as openai, FakeAnthropic() as anthropic:
+            codex = CodexProject(tmp_path, openai, trap)
+            codex.install_baton()
+            assert {h["trustStatus"] for h in codex.trust_baton_hooks()} == {"trusted"}
+            env = claude_env(tmp_path / "claude-home", anthropic)
+            installed = run_baton(codex.project, env, "install-hooks", "--harness", "claude-code")
+            assert installed.returncode == 0, installed.stderr
+
+            # 1. Codex: the agent writes, validates and readies its handoff with the CLI; the end hands it on.
+            codex.run("Wrap up the greeting work for the next session.", _hand_off_from_codexs_shell())
+            (created,) = [e for e in codex.events() if e["type"] == "baton.created"]
+            handoff = subject(created)
+            (captured,) = [e for e in codex.events() if e["type"] == "handoff.captured"]
+            assert subject(captured) == handoff
+
+            # 2. Claude Code's next session receives it: the objective and the state the Codex agent wrote.
+            anthropic.script = ["On it."]
+            sid = session(harness_program("claude-code"), codex.project, env, anthropic, "hello")["session_id"]
+            told = said(anthropic.turns()[0])
+            assert told.count(HANDOFF_HEADING) == 1, told
+            assert f"(baton `{handoff}`)" in told
+            assert HANDOFF["work"]["objective"] in told and HANDOFF["summary"]["current_state"] in told
+            assert [(subject(e), e["data"]["session"]) for e in events(codex.project, env, "baton.claimed")] \
+                == [(handoff, sid)]
     finally:
         trap.close()
