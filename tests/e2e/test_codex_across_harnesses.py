@@ -12,6 +12,10 @@
   tool (no MCP); the session's end leaves it as a baton, and Claude Code's next
   session receives it — objective and state in its model's first request — and
   claims it once.
+- **Codex ends its session over MCP, another harness resumes.** The Codex agent calls
+  ``baton_session`` (``session_end``, its brief's session id, next steps); Codex's own
+  ``Stop`` after it leaves no second baton, and Gemini CLI's next session receives the
+  steps, once.
 
 What each agent was told is read from the request its harness sent its model; what
 each did, from the ledger.
@@ -33,7 +37,7 @@ from tests.e2e.fake_gemini import FakeGemini, hook_contexts, user_text
 from tests.e2e.fake_openai import Call, FakeResponses, function_outputs
 from tests.e2e.test_across_clones import PERSON, _first_clone, _second_clone, _sync
 from tests.e2e.test_claude_code import events, session, subject
-from tests.e2e.test_codex import CodexProject, developer_texts
+from tests.e2e.test_codex import MCP, CodexProject, _session_named_in, developer_texts
 from tests.e2e.test_gemini_cli import HANDOFF, Session, _hand_over
 
 pytestmark = pytest.mark.e2e
@@ -154,5 +158,42 @@ def test_a_handoff_codex_wrote_with_the_cli_in_its_shell_is_resumed_by_claude_co
             assert HANDOFF["work"]["objective"] in told and HANDOFF["summary"]["current_state"] in told
             assert [(subject(e), e["data"]["session"]) for e in events(codex.project, env, "baton.claimed")] \
                 == [(handoff, sid)]
+    finally:
+        trap.close()
+
+
+STEPS = ["Add the greeting line under the README heading", "Run grep -q Hello README.md"]
+FAILED = "Generating the README from a template: the heading is hand-written"
+
+
+def test_a_baton_codex_left_with_its_mcp_session_end_is_received_by_gemini_cli_once(tmp_path):
+    """The Codex agent ends its session over MCP (``baton_session``, ``session_end``, with the
+    session id its brief named and next steps), as the skill shows; Codex's own ``Stop`` after
+    it leaves no second baton, and Gemini CLI's next session receives the steps, once."""
+    trap = ProxyTrap()
+    try:
+        with FakeResponses() as openai, FakeGemini() as google:
+            codex = CodexProject(tmp_path, openai, trap)
+            codex.install_baton()
+            assert {h["trustStatus"] for h in codex.trust_baton_hooks()} == {"trusted"}
+            gemini = Session(tmp_path, google, trap)  # the same project, wired for Gemini CLI beside Codex
+            assert gemini.project == codex.project
+
+            def session_end(recorded) -> Call:
+                return Call("baton_session", {"action": "session_end", "session_id": _session_named_in(recorded),
+                                              "handoff": {"nextSteps": STEPS, "failedApproaches": [FAILED]}}, MCP)
+
+            codex.run("I have to stop here; leave the next steps for later.", [session_end, "Left the next steps."])
+            (created,) = [e for e in codex.events() if e["type"] == "baton.created"]
+            (begun,) = [e for e in codex.events() if e["type"] == "session.begun"]
+            assert created["data"]["session"] == begun["session"]
+
+            [first, *_] = gemini.run("hello")
+            [brief] = hook_contexts(first)
+            assert brief.count(HANDOFF_HEADING) == 1 and f"(baton `{subject(created)}`)" in brief
+            assert all(step in brief for step in STEPS) and FAILED in brief
+            [second, *_] = gemini.run("hello again")
+            assert HANDOFF_HEADING not in user_text(second)
+            assert [subject(e) for e in gemini.events() if e["type"] == "baton.claimed"] == [subject(created)]
     finally:
         trap.close()
