@@ -35,7 +35,7 @@ from tests.e2e.common import ProxyTrap, git, harness_env, harness_program, run_b
 from tests.e2e.fake_anthropic import FakeAnthropic, claude_env, said
 from tests.e2e.fake_gemini import FakeGemini, hook_contexts, user_text
 from tests.e2e.fake_openai import Call, FakeResponses, function_outputs
-from tests.e2e.test_across_clones import PERSON, _first_clone, _second_clone, _sync
+from tests.e2e.test_across_clones import PERSON, _baton, _first_clone, _second_clone, _sync
 from tests.e2e.test_claude_code import events, session, subject
 from tests.e2e.test_codex import MCP, CodexProject, _session_named_in, developer_texts
 from tests.e2e.test_gemini_cli import HANDOFF, Session, _hand_over
@@ -76,7 +76,8 @@ def test_a_baton_left_in_gemini_cli_on_one_clone_reaches_codex_on_another_clone_
 
             # 2. A syncs, then B: B's first Codex session receives the baton, once.
             _sync(gemini.project, gemini.env)
-            _sync(codex.project, codex.env)
+            arrived = _baton(codex.project, codex.env, "sync")
+            assert arrived["waiting"] == {"handoff_id": handoff, "owner": PERSON[0], "branch": "main", "shared": False}
             codex.run("hello", ["Hello."])
             received = _handoff_sections(openai)
             assert len(received) == 1, received
