@@ -108,6 +108,7 @@ def codex(tmp_path):
             (world.project / ".codex").mkdir()
             (world.project / ".codex" / "config.toml").write_text(CODEX_CONFIG)
             _install(world.project, world.env, "codex")
+            world.allow_a_slow_mcp_start()
             assert {h["trustStatus"] for h in world.trust_baton_hooks()} == {"trusted"}
             yield world
     finally:
