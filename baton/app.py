@@ -180,8 +180,9 @@ class Baton:
             if not kept:
                 raise
             hooks = "1 kept hook still waits" if kept == 1 else f"{kept} kept hooks still wait"
-            raise LedgerBusy(f"{exc.message}; {hooks} in .baton/deferred/ (a session's end, a draft before "
-                             "a compaction): the next catch-up or session start runs them",
+            waits = (f"{hooks} in .baton/deferred/ (a session's end, a draft before a compaction): the next "
+                     "catch-up or session start runs them")
+            raise LedgerBusy(exc.reason, advice=f"{exc.advice}; {waits}" if exc.advice else waits,
                              details={**exc.details, "deferred_waiting": kept}) from exc
         in_the_present = options.get("until") is None and (done.rebuilt or done.reason is None)  # not pinned
         if in_the_present and deferred.any_pending(self.project.paths):
@@ -466,7 +467,7 @@ class Baton:
         kept: tuple[DeferredRun, ...] = ()
         if not self.project.read_only and deferred.any_pending(self.project.paths):
             kept = self.run_deferred_hooks()
-        busy = next((run.error for run in kept if run.busy), None)
+        busy = next((run.busy for run in kept if run.busy is not None), None)
         # The start's own wait, given to its writing steps: the project's stays as it was opened.
         limits = attrs.evolve(self.project.limits, write_wait=0) if busy is not None else None
         starting = harness_start.start_session(self.project, session_id, harness=harness, source=source,

@@ -12,6 +12,8 @@ import pytest
 
 from baton.app import Baton, Limits
 from baton.commands import deferred, harness_start
+from baton.commands.bootstrap import begin
+from baton.errors import LedgerBusy
 
 
 def test_a_project_keeps_the_limits_it_was_opened_with(project):
@@ -64,3 +66,15 @@ def test_a_start_with_no_kept_hook_held_up_writes_with_the_projects_limits(proje
     with Baton.open(project, limits=Limits(write_wait=3.0)) as app:
         started = app.start_harness_session("s-limits", harness="claude-code")
     assert seen == [None] and started.delivered is not None and started.delivered.held_up is None
+
+
+def test_a_start_held_up_by_the_lock_says_why_without_the_advice_to_try_again(project):
+    """A hook's start delivers its brief anyway: it says what held it up, not to try again."""
+    with Baton.open(project) as app:
+        start = begin(app.project, session_id="s-held")
+        held = start.held_up(LedgerBusy("the ledger stayed locked by another process for 4 s",
+                                        advice=LedgerBusy.TRY_AGAIN))
+    assert held.held_up == "the ledger stayed locked by another process for 4 s"
+    said = harness_start.SessionStartResult("s-held", "claude-code", None, repeated=False, delivered=held).held_up
+    assert said is not None and said.startswith("the ledger stayed locked by another process for 4 s; the brief")
+    assert LedgerBusy.TRY_AGAIN not in said

@@ -136,7 +136,7 @@ class BootstrapResult:
     exit_code: int = 0
     held_up: str | None = None
     """A gated start (a harness's) that found the ledger locked by another process past
-    its wait (``LedgerBusy``, its message): this brief was read without the lock, and
+    its wait (``LedgerBusy.reason``, without its advice): this brief was read without the lock, and
     nothing was claimed or recorded (``Start.held_up``)."""
 
     def to_json(self) -> dict[str, Any]:
@@ -388,7 +388,7 @@ class Start:
         waiting = self.waiting.record.id if self.waiting is not None else None
         notice = held_up_notice(self.session_id or "SESSION_ID", waiting)
         result = self.result(self.standard([notice]), extra=[notice])
-        return evolve(result, held_up=exc.message)
+        return evolve(result, held_up=exc.reason)
 
     def offer(self, freshness_of: FreshnessOf, carried_of: CarriedOf) -> Offer:
         """2. Reserve the waiting baton's section (with its freshness line) and the

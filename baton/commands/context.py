@@ -546,9 +546,9 @@ class Project:
         pid, failed = start_catch_up(self.root, self.paths.baton_dir)
         self.log("info", "kept_while_busy", pid=pid, failed=failed is not None)
         details = {**exc.details, "background_pid": pid, "background_failed": failed, "deferred": kept}
-        held = exc.message.split("; try again", 1)[0]
-        if failed is not None:
-            failed = failed.split("; try again", 1)[0]  # its advice to a person: this hook does try again
+        held = exc.reason  # not its advice to a person: this hook's work is tried again
+        if failed is not None:  # a line of the last catch-up's log: text, its advice dropped too
+            failed = LedgerBusy.reason_of(failed)
             again = (f"tried again (pid {pid})" if pid is not None
                      else "and no process could be started to try again")
             return LedgerBusy(f"{held}, and the last catch-up in the background failed: {failed}; {again}",

@@ -66,7 +66,7 @@ class SessionStartResult:
         reason = self.delivered.held_up if self.delivered is not None else None
         if reason is None:
             return None
-        return (f"{reason.split('; try again', 1)[0]}; the brief was delivered from the index as it stands, "
+        return (f"{reason}; the brief was delivered from the index as it stands, "
                 "and nothing was claimed or recorded (the next session start claims a baton waiting)")
 
     @property
