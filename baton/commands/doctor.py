@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable
 from baton import __version__
 from baton.background import running
 from baton.commands import deferred
-from baton.commands.context import Project, read_local
+from baton.commands.context import Limits, Project, read_local
 from baton.commands.verify import verify_project
 from baton.commands.writer_claim import place_check
 from baton.domain.wording import counted
@@ -104,7 +104,7 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
         checks.append(Check("project", "warn", "not initialised; run `baton init`"))
         return DoctorResult(str(root), False, checks)
     try:
-        opened = Project.open(root)
+        opened = Project.open(root, limits=Limits(read_wait=LOCK_WAIT))  # see ``_index_check``
     except BatonError as exc:
         checks.append(Check("config", "fail", exc.message))
         return DoctorResult(str(root), True, checks)
@@ -171,7 +171,6 @@ def _index_check(opened: Project, paths: ProjectPaths, checks: list[Check]) -> "
     another process holds past ``LOCK_WAIT`` (a stuck one, say) is not waited
     for: the index is read as the last writer left it, and that is said."""
     opened.say_if_waiting()  # on a terminal, when another process holds the lock: for LOCK_WAIT at most
-    opened.read_wait = LOCK_WAIT
     runner = opened.reading()
     pinned = runner.pinned_until
     held = getattr(opened.ledger, "held_elsewhere", None)

@@ -185,7 +185,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     erased = _Erased()
     try:
         url = transport.remote_url(repo, remote)
-        client, path = transport.client(repo, url)
+        client, path = transport.client(repo, url, transport.relative_base(project))
         url = transport.shown_url(url)  # from here on, only for messages
         project.claim_writer()  # a copied clone publishes a feed of its own, never the original's
         count = ReadCount(publishing=publishing)

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from baton.app import Baton
+from baton.app import Baton, Limits
 from baton.domain.short_ids import short_id
 from baton.errors import BatonError, InputError
 from baton.harnesses import notices
@@ -75,15 +75,12 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
     runner's ``HookRun``) learns the project's ``.baton/`` for its notices."""
     root, worktree = project_root(project, chosen.get_project_context(payload).cwd)
     run.baton_dir = root / ".baton"
-    with Baton.open(worktree) as app:
+    # Never wait on another process without limit: reads answer from the
+    # index, writes give up with LedgerBusy. Nor fold more of the ledger than
+    # fits in the hook's time: the rest is handed to a process of its own (``IndexBehind``).
+    limits = Limits(write_wait=write_wait, read_wait=0.0, fold_limit=fold_limit)
+    with Baton.open(worktree, limits=limits) as app:
         run.baton_dir = app.project.paths.baton_dir
-        # Never wait on another process without limit: reads answer from
-        # the index, writes give up with LedgerBusy.
-        app.project.write_wait = write_wait
-        app.project.read_wait = 0.0
-        # Nor fold more of the ledger than fits in the hook's time: the rest
-        # is handed to a process of its own (``IndexBehind``).
-        app.project.fold_limit = fold_limit
         result = act(app, metadata)
         if app.project.writer_change is not None:  # a copied project's first write took an id of its own
             run.leave_notice(app.project.writer_change.message, failed=False)

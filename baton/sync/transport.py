@@ -14,6 +14,8 @@ import re
 import stat
 import unicodedata
 from contextlib import contextmanager
+from http import HTTPStatus
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 from urllib.parse import urlsplit, urlunsplit
 
@@ -118,13 +120,30 @@ def remote_url(repo, remote: str) -> str:
     return url.decode("utf-8", "replace")
 
 
-def client(repo, url: str):
+def client(repo, url: str, base: Path):
+    """dulwich's client for ``url`` and the path on it. A relative path remote
+    (``git remote add origin ../team.git``) is relative to ``base``, the
+    folder git resolves it from (``relative_base``), not to the folder the
+    command was started in."""
     try:
-        return get_transport_and_path(url, config=repo.get_config_stack())
+        transport, path = get_transport_and_path(url, config=repo.get_config_stack())
     except (ValueError, OSError) as exc:
         shown = shown_url(url)
         raise RemoteUnreachable(f"cannot reach remote {shown!r}: {transport_text(exc)}",
                                 details={"url": shown}) from None
+    if isinstance(transport, LocalGitClient) and not os.path.isabs(path):
+        path = os.path.join(base, path)
+    return transport, path
+
+
+def relative_base(project: "Project") -> Path:
+    """Where git resolves a relative path remote from: the work tree's top
+    level (git runs from there whatever folder it was started in), or the git
+    directory of a bare repository."""
+    where = locate(project.paths.worktree)  # a linked worktree's own top level, as git runs there
+    if where is None:
+        return project.paths.worktree
+    return where.worktree or where.git_dir
 
 
 def shown_url(url: str) -> str:
@@ -156,7 +175,44 @@ def _failure(exc: BaseException, action: str, url: str) -> RemoteUnreachable:
             "the remote through dulwich, which runs none of git's credential helpers: give the user and "
             "password (or an access token) in the remote's URL, as `user:token@` before its host (git keeps "
             "it in .git/config), or use an ssh remote; check them with `git ls-remote`", details={"url": url})
+    status = http_status(exc)
+    if status is not None:
+        pushing = action.startswith("push")
+        text = f"cannot {action} {url!r}: {http_refusal(status, pushing)}"
+        details = {"url": url, "http_status": status}
+        return RemoteAuthFailed(text, details=details) if status == 403 else RemoteUnreachable(text, details=details)
     return RemoteUnreachable(f"cannot {action} {url!r}: {_why(exc)}", details={"url": url})
+
+
+def http_status(exc: BaseException) -> int | None:
+    """The HTTP status of an answer dulwich did not expect (it raises those
+    but 401, 404 and 407 as ``unexpected http resp <status> for <url>``), or None."""
+    if not isinstance(exc, errors.GitProtocolError):
+        return None
+    found = re.match(r"unexpected http resp (\d{3}) ", str(exc))
+    return int(found.group(1)) if found else None
+
+
+def http_refusal(status: int, pushing: bool) -> str:
+    """What an http(s) remote's status means for a newcomer: 403 is the
+    server refusing these credentials (or this client) that right — most
+    often read access without write access, when pushing — and a 5xx the
+    server (or a proxy before it) failing, nothing this clone did."""
+    try:
+        named = f"HTTP {status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        named = f"HTTP {status}"
+    if status == 403 and pushing:
+        return (f"the remote refused to let these credentials push ({named}): they may read the repository "
+                "but not write to it; ask its owner for write access (the ledger is pushed to a ref of its "
+                "own, beside the branches), or give other credentials in the remote's URL")
+    if status == 403:
+        return (f"the remote refused these credentials access to the repository ({named}); ask its owner for "
+                f"access, or give other credentials in the remote's URL; {CHECK_URL}")
+    if status >= 500:
+        return (f"the server failed to answer ({named}): a problem on the server's side (or a proxy's before "
+                "it), not in this clone; try again later")
+    return f"the server refused the request ({named}); {CHECK_URL}"
 
 
 CHECK_URL = "check the remote's URL (`git remote -v`) and reach it with `git ls-remote`"
