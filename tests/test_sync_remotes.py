@@ -371,3 +371,16 @@ def test_a_one_level_ref_in_the_way_on_a_path_remote_is_named_as_in_the_way_not_
     assert (code, error["code"]) == (4, "remote_unreachable"), out + err
     assert "the remote's refs leave no room for the ledger ref" in error["message"]
     assert "kept moving" not in error["message"] and "Traceback" not in err
+
+
+@pytest.mark.parametrize("name", ["team ledger.git", "équipe.git"])
+def test_a_file_url_with_escaped_characters_reaches_the_repository_git_reaches(capsys, team, tmp_path, name):
+    from dulwich.repo import Repo
+
+    _remote, a, _b = team
+    there = tmp_path / name
+    Repo.init_bare(str(there), mkdir=True).close()
+    set_remote(a, there.as_uri())  # file:///…/team%20ledger.git, as Path.as_uri() and git write it
+    _checkpoint(capsys, a, "over file://")
+    result = run_json(capsys, a, "sync")
+    assert result["pushed"] is True and _writer(a) in remote_feeds(there)

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from http import HTTPStatus
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from dulwich import errors
 from dulwich.client import HTTPProxyUnauthorized, HTTPUnauthorized, LocalGitClient, get_transport_and_path
@@ -166,8 +166,11 @@ def client(repo, url: str, base: Path, *, push: bool = False):
         shown = shown_url(url)
         raise RemoteUnreachable(f"cannot reach remote {shown!r}: {transport_text(exc)}",
                                 details={"url": shown}) from None
-    if isinstance(transport, LocalGitClient) and not os.path.isabs(path):
-        path = os.path.join(base, path)
+    if isinstance(transport, LocalGitClient):
+        if urlsplit(url).scheme.lower() == "file":
+            path = unquote(path)  # git decodes a file:// URL's %XX (Path.as_uri() writes a space as %20)
+        elif not os.path.isabs(path):
+            path = os.path.join(base, path)
     return transport, path
 
 
