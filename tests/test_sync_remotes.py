@@ -384,3 +384,19 @@ def test_a_file_url_with_escaped_characters_reaches_the_repository_git_reaches(c
     _checkpoint(capsys, a, "over file://")
     result = run_json(capsys, a, "sync")
     assert result["pushed"] is True and _writer(a) in remote_feeds(there)
+
+
+def test_an_http_extra_header_git_config_names_carries_the_credentials_as_a_ci_checkout_sets_it(capsys, team):
+    import base64
+    import subprocess
+
+    remote, a, _b = team
+    _checkpoint(capsys, a, "from CI")
+    with _http_remote(remote, lambda method, path: None) as url:
+        bare = url.replace("alice:s3cret-pass@", "")
+        set_remote(a, bare)  # no credentials in the URL: a header carries them
+        token = base64.b64encode(b"alice:s3cret-pass").decode()
+        subprocess.run(["git", "-C", str(a), "config", f"http.{bare.rsplit('/', 1)[0]}/.extraheader",
+                        f"AUTHORIZATION: Basic {token}"], check=True)
+        result = run_json(capsys, a, "sync")
+    assert result["pushed"] is True and _writer(a) in remote_feeds(remote)
