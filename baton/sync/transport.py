@@ -14,6 +14,7 @@ import os
 import re
 import stat
 import unicodedata
+import warnings
 from contextlib import contextmanager
 from http import HTTPStatus
 from pathlib import Path
@@ -28,6 +29,7 @@ from dulwich.file import FileLocked
 from dulwich.object_store import MissingObjectFinder
 from dulwich.objects import ZERO_SHA, Commit, Tree
 from dulwich.repo import Repo
+from urllib3.exceptions import InsecureRequestWarning
 
 from baton.errors import GitLockHeld, NoSyncRemote, RemoteAuthFailed, RemoteUnreachable
 from baton.gitinfo import config_stack, locate
@@ -181,10 +183,6 @@ def _quiet_unverified() -> None:
     """An https request made unverified was asked for (``GIT_SSL_NO_VERIFY``,
     ``http.sslVerify false``): git says nothing of it at each request, nor
     does sync (urllib3 warns on stderr at every one)."""
-    import warnings
-
-    from urllib3.exceptions import InsecureRequestWarning
-
     warnings.simplefilter("ignore", InsecureRequestWarning)
 
 
