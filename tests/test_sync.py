@@ -566,7 +566,7 @@ def test_a_transport_error_is_reported_without_control_characters(capsys, team, 
             raise HangupException([b"ssh: connect to host example.org port 22: Connection refused\r",
                                    b"fatal: Could not read from remote repository.\r\x1b[0m"])
 
-    monkeypatch.setattr(transport, "client", lambda *args: (_Hangs(), "/ledger.git"))
+    monkeypatch.setattr(transport, "client", lambda *args, **kwargs: (_Hangs(), "/ledger.git"))
     code, out, _ = run(capsys, a, "sync", "--json")
     assert code == 4
     message = json.loads(out)["error"]["message"]

@@ -160,3 +160,127 @@ def test_a_server_error_says_it_is_the_servers_and_to_try_again_not_to_check_cre
     assert (code, error["code"]) == (4, "remote_unreachable")
     assert "the server failed to answer (HTTP 502 Bad Gateway)" in error["message"]
     assert "try again later" in error["message"] and "credentials" not in error["message"]
+
+
+def test_an_empty_ref_name_is_refused_not_taken_for_the_default_ref(capsys, team):
+    remote, a, _b = team
+    _checkpoint(capsys, a, "not published")
+    code, out, _err = run(capsys, a, "sync", "--ref", "", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (2, "input_error") and "not ''" in error["message"]
+    assert REF not in refs_of(a) and REF not in refs_of(remote)
+
+
+# -- a remote whose pushes go elsewhere (``git remote set-url --push``) ---------------------------
+
+def _set_push_url(clone: Path, url: str, name: str = "origin") -> None:
+    from dulwich.repo import Repo
+
+    with Repo(str(clone)) as repo:
+        config = repo.get_config()
+        config.set((b"remote", name.encode()), b"pushurl", url.encode())
+        config.write_to_path()
+
+
+def test_a_remote_whose_pushes_are_turned_off_is_never_pushed_to(capsys, team):
+    remote, a, b = team
+    _checkpoint(capsys, b, "from B")
+    run_json(capsys, b, "sync")
+    served = refs_of(remote)[REF]
+    _set_push_url(a, "no_push")  # `git remote set-url --push origin no_push`: git pushes nowhere
+    _checkpoint(capsys, a, "kept here")
+    code, out, err = run(capsys, a, "sync", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "remote_unreachable"), out + err
+    assert error["message"].startswith(f"cannot push {REF.decode()} to 'no_push'")
+    assert refs_of(remote)[REF] == served  # the remote git would not push to is left as it was
+    assert "from B" in [r["title"] for r in run_json(capsys, a, "handoff", "list")["handoffs"]]
+
+
+def test_a_remote_fetched_over_http_without_write_access_pushes_to_its_pushurl(capsys, team):
+    remote, a, b = team
+    _checkpoint(capsys, b, "from B")
+    run_json(capsys, b, "sync")
+    _checkpoint(capsys, a, "from A")
+    with _http_remote(remote, lambda method, path: 403 if _pushes(method, path) else None) as url:
+        set_remote(a, url)  # read over https; write through another transport, as git would
+        _set_push_url(a, str(remote))
+        result = run_json(capsys, a, "sync")
+    assert result["imported"] and result["pushed"] is True
+    assert {_writer(a), _writer(b)} <= set(remote_feeds(remote))
+
+
+def test_a_push_instead_of_rule_sends_the_push_where_git_would(capsys, team):
+    from dulwich.repo import Repo
+
+    remote, a, _b = team
+    _checkpoint(capsys, a, "from A")
+    with _http_remote(remote, lambda method, path: 403 if _pushes(method, path) else None) as url:
+        set_remote(a, url)
+        with Repo(str(a)) as repo:  # [url "<path>"] pushInsteadOf = <the http url>
+            config = repo.get_config()
+            config.set((b"url", str(remote).encode()), b"pushInsteadOf", url.encode())
+            config.write_to_path()
+        result = run_json(capsys, a, "sync")
+    assert result["pushed"] is True and _writer(a) in remote_feeds(remote)
+
+
+# -- a remote name that is not there -------------------------------------------------------------
+
+def test_a_mistyped_remote_name_is_exit_4_naming_the_closest_remote_and_every_remote_there(capsys, team):
+    remote, a, _b = team
+    set_remote(a, str(remote), name="upstream")
+    code, out, err = run(capsys, a, "sync", "--remote", "orign", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "no_sync_remote"), out + err
+    assert "did you mean 'origin'?" in error["message"]
+    assert "this repository's remotes: origin, upstream" in error["message"]
+    assert error["details"] == {"remote": "orign", "remotes": ["origin", "upstream"]}
+    code, _out, err = run(capsys, a, "sync", "--remote", "orign")
+    assert code == 4 and "name one with --remote" in err and "Traceback" not in err
+
+
+def test_a_remote_name_like_none_there_lists_the_remotes_without_a_guess(capsys, team):
+    _remote, a, _b = team
+    code, out, _err = run(capsys, a, "sync", "--remote", "team-ledger", "--json")
+    error = json.loads(out)["error"]
+    assert code == 4 and "did you mean" not in error["message"]
+    assert "this repository's remotes: origin" in error["message"]
+
+
+def test_a_repository_without_any_remote_says_it_has_none_and_how_to_add_the_teams(capsys, team):
+    _remote, a, _b = team
+    (a / ".git" / "config").write_text("[core]\n\trepositoryformatversion = 0\n\tbare = false\n")
+    code, out, _err = run(capsys, a, "sync", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "no_sync_remote") and error["details"]["remotes"] == []
+    assert "this repository has none" in error["message"] and "`git remote add origin URL`" in error["message"]
+
+
+# -- what the server's git says when it refuses a push ---------------------------------------------
+
+def test_a_server_that_hides_the_ledger_ref_is_named_with_the_way_past_it_and_no_progress_meter(capsys, team):
+    import subprocess
+
+    remote, a, _b = team
+    subprocess.run(["git", "-C", str(remote), "config", "transfer.hideRefs", "refs/baton"], check=True)
+    _checkpoint(capsys, a, "hidden")
+    with _http_remote(remote, lambda method, path: None) as url:
+        set_remote(a, url)
+        code, out, err = run(capsys, a, "sync", "--json")
+        error = json.loads(out)["error"]
+        assert (code, error["code"]) == (4, "remote_unreachable"), out + err
+        assert "deny updating a hidden ref" in error["message"]
+        assert "`transfer.hideRefs` or `receive.hideRefs`" in error["message"]
+        assert "Resolving deltas" not in error["message"] and "%" not in error["message"]
+        code, _out, err = run(capsys, a, "sync")
+        assert code == 4 and "on a ref it does not hide with --ref" in err
+
+
+def test_the_remotes_words_keep_a_hooks_reason_and_drop_git_progress_lines():
+    from baton.sync.transport import remote_words
+
+    said = ("Resolving deltas:   0% (0/7)\rResolving deltas: 100% (7/7), done.\n"
+            "Total 9 (delta 2), reused 0 (delta 0)\npolicy: ledger pushes need approval\n")
+    assert remote_words(said) == "policy: ledger pushes need approval"
+    assert remote_words("Resolving deltas: 100% (7/7), done.\n") == ""

@@ -12,21 +12,20 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
 from baton.domain.redaction import RedactionPolicy, screen_output, screen_text, visible_json
 from baton.errors import BatonError
-from baton.model import frozen
 from baton.oplog import elapsed_ms
 
 
-@frozen
-class Noted:
+class Noted(NamedTuple):
     """A handler's result with its word about the text printed: ``note``, said
     on stderr after the text (not with ``--json``, whose answer says it in its
-    own fields) — ``handoff list``: how many matches the limit left out."""
+    own fields) — ``handoff list``: how many matches the limit left out. (Not
+    an attrs class: this module is on the hook path, which defines none it does not use.)"""
 
     result: Any
     note: str | None = None

@@ -35,9 +35,12 @@ class Check:
     name: str
     status: str
     detail: str
+    handoff: str | None = None
+    """The handoff the check is about (an interrupted forget's), for an adapter's advice."""
 
     def to_json(self) -> dict:
-        return {"name": self.name, "status": self.status, "detail": self.detail}
+        found = {"name": self.name, "status": self.status, "detail": self.detail}
+        return found if self.handoff is None else {**found, "handoff": self.handoff}
 
 
 @frozen
@@ -135,8 +138,8 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
             checks.append(Check("ledger", "warn" if torn else "ok", detail))
             for handoff, n in sorted(report.unfinished_forgets.items()):
                 checks.append(Check("forget", "warn", f"the forget of handoff {handoff} was interrupted: "
-                                                      f"{counted(n, 'payload')} it names {'is' if n == 1 else 'are'} still in the ledger; `baton "
-                                                      f"forget {handoff}` again erases them"))
+                                    f"{counted(n, 'payload')} it names {'is' if n == 1 else 'are'} still in the "
+                                    f"ledger{FORGET_AGAIN}", handoff=handoff))
         else:
             checks.append(Check("ledger", "fail", f"{counted(len(report.all_problems()), 'problem')}; run `baton verify`, "
                                                   "then a dry run of `baton repair` to see what it sets aside"))
@@ -194,6 +197,9 @@ def _index_check(opened: Project, paths: ProjectPaths, checks: list[Check]) -> "
         checks.append(Check("index", "ok", f"{paths.index.name} up to date"))
     return runner
 
+
+FORGET_AGAIN = "; forgetting it again erases them"
+"""How an interrupted forget's detail ends (the command line adds the command, with what it needs to run unasked)."""
 
 KEPT_WAITING = ": a catch-up brings the index up to date and runs them"
 """How the waiting kept hooks' detail ends (the command line adds how to run the catch-up by hand)."""

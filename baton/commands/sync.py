@@ -177,22 +177,26 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     """
     if not (remote or "").strip():
         raise InputError("`remote` must name a git remote (for example origin), not an empty name")
-    ref = ref or DEFAULT_REF
+    ref = DEFAULT_REF if ref is None else ref  # an empty name is refused below, as an empty remote is
     if not ref.startswith("refs/") or ref.startswith("refs/heads/") or ".." in ref or ref.endswith("/") \
             or any(c in ref for c in " ~^:?*[\\"):
         raise InputError(f"`ref` must be a ref name under refs/ other than a branch, not {ref!r}")
     repo = transport.open_repo(project)
     erased = _Erased()
     try:
-        url = transport.remote_url(repo, remote)
-        client, path = transport.client(repo, url, transport.relative_base(project))
+        url, pushurl = transport.remote_url(repo, remote), transport.push_url(repo, remote)
+        base = transport.relative_base(project)
+        client, path = transport.client(repo, url, base)
+        # where the round pushes: the remote's pushurl when git has one, as `git push` does
+        to = (*transport.client(repo, pushurl or url, base, push=pushurl is None),
+              transport.shown_url(pushurl or url))
         url = transport.shown_url(url)  # from here on, only for messages
         project.claim_writer()  # a copied clone publishes a feed of its own, never the original's
         count = ReadCount(publishing=publishing)
         with transport.local_locks():
             result = publish.retrying(lambda attempt: _round(project, repo, client, path, url, remote,
                                                              ref.encode(), count, attempt, erased,
-                                                             restore_own_feed), ref, url)
+                                                             restore_own_feed, to), ref, to[2])
     finally:
         repo.close()
         _scrub_erased(project, erased)
@@ -239,8 +243,10 @@ def _scrub_erased(project: "Project", erased: _Erased) -> None:
 
 
 def _round(project: "Project", repo, client, path: str, url: str, remote_name: str, ref: bytes,
-           count: ReadCount, attempt: int, erased: _Erased, restore_own_feed: bool = False) -> SyncResult:
-    """One round: fetch, decide every feed under the ledger lock, commit, push."""
+           count: ReadCount, attempt: int, erased: _Erased, restore_own_feed: bool = False,
+           to: tuple[Any, str, str] | None = None) -> SyncResult:
+    """One round: fetch, decide every feed under the ledger lock, commit, push (``to``: the
+    client, path and shown URL pushed to, when not the ones fetched from)."""
     signatures = FeedSignatures.open(project, repo)  # signed feeds: git's signing key, the allowed signers
     remote_sha = transport.fetch(repo, client, path, ref, url)
     try:
@@ -276,8 +282,9 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
         erased.payloads.extend(work.erased_payloads)
         for feed, n in work.erased.items():
             erased.feeds[feed] = erased.feeds.get(feed, 0) + n
-    pushed = _push_and_record(project, repo, client, path, url, ref, work, new_sha, remote_sha, erased,
-                              (acked_key, seen))
+    push_client, push_path, push_url = to or (client, path, url)
+    pushed = _push_and_record(project, repo, push_client, push_path, push_url, ref, work, new_sha, remote_sha,
+                              erased, (acked_key, seen))
     return SyncResult(remote=remote_name, ref=ref.decode(), imported=work.imported, published=work.published,
                       refused=work.refused, pushed=pushed, commit=new_sha.decode() if new_sha else None,
                       read=count, rebuilt=False, attempts=attempt, erased=work.erased, ref_erased=work.ref_erased,

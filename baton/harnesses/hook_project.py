@@ -93,8 +93,8 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
         if app.project.writer_change is not None:  # a copied project's first write took an id of its own
             run.leave_notice(app.project.writer_change.message, failed=False)
         if metadata.kind == SESSION_END:
-            for said, handoff, was in result.notices_about():  # what the end did not do, for the next start
-                run.leave_notice(said, failed=False, handoff=handoff, was=was)
+            for notice in result.told:  # what the end did not do, for the next start
+                run.leave_notice(notice.text, failed=False, handoff=notice.handoff, was=notice.was)
             if result.settles:  # what it did that an earlier end's notice said was not done
                 settle(run.baton_dir, result.settles, at=stamp())
         if getattr(result, "kept", ()):  # kept hooks the start ran first: said with this brief's notices

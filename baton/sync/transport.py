@@ -9,6 +9,7 @@ the remote's ref moved raises ``RemoteMoved`` (the use case starts again).
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import stat
@@ -109,24 +110,58 @@ def _fast_loose_objects(repo) -> None:
 
 
 def remote_url(repo, remote: str) -> str:
-    try:
-        url = repo.get_config().get((b"remote", remote.encode()), b"url")
-    except KeyError:
-        url = None
+    url = _remote_setting(repo, remote, b"url")
     if not url:
-        raise NoSyncRemote(f"no git remote named {remote!r} is configured; add one with "
-                           f"`git remote add {remote} URL`, or name another with `remote`",
-                           details={"remote": remote})
-    return url.decode("utf-8", "replace")
+        names = remote_names(repo)
+        raise NoSyncRemote(no_remote_message(remote, names), details={"remote": remote, "remotes": names})
+    return url
 
 
-def client(repo, url: str, base: Path):
+def remote_names(repo) -> list[str]:
+    """The remotes this repository configures with a URL, sorted."""
+    config = repo.get_config()
+    return sorted({section[1].decode("utf-8", "replace") for section in config.sections()
+                   if len(section) == 2 and section[0] == b"remote"
+                   and _remote_setting(repo, section[1].decode("utf-8", "replace"), b"url")})
+
+
+def no_remote_message(remote: str, names: list[str]) -> str:
+    """No remote named ``remote``: the remotes there are, the closest first
+    when the name looks like a typo of one, or how to add one."""
+    if not names:
+        return (f"no git remote named {remote!r} is configured, and this repository has none: add the team's "
+                f"with `git remote add {remote} URL`")
+    close = difflib.get_close_matches(remote, names, n=1, cutoff=0.6)
+    guess = f"did you mean {close[0]!r}? " if close else ""
+    return (f"no git remote named {remote!r} is configured ({guess}this repository's remotes: "
+            f"{', '.join(names)}); name one with `remote`, or add it with `git remote add {remote} URL`")
+
+
+def push_url(repo, remote: str) -> str | None:
+    """The remote's ``pushurl`` (``git remote set-url --push``), where git
+    pushes instead of its ``url`` — another repository, another transport, or
+    a placeholder such as ``no_push`` that turns pushing off — or None."""
+    return _remote_setting(repo, remote, b"pushurl") or None
+
+
+def _remote_setting(repo, remote: str, name: bytes) -> str | None:
+    try:
+        value = repo.get_config().get((b"remote", remote.encode()), name)
+    except KeyError:
+        return None
+    return value.decode("utf-8", "replace") if value else None
+
+
+def client(repo, url: str, base: Path, *, push: bool = False):
     """dulwich's client for ``url`` and the path on it. A relative path remote
     (``git remote add origin ../team.git``) is relative to ``base``, the
     folder git resolves it from (``relative_base``), not to the folder the
-    command was started in."""
+    command was started in. ``push``: the remote's ``url`` used for pushing,
+    which git rewrites with ``url.<base>.pushInsteadOf`` too (never a
+    ``pushurl``, as in git)."""
     try:
-        transport, path = get_transport_and_path(url, config=repo.get_config_stack())
+        transport, path = get_transport_and_path(url, config=repo.get_config_stack(),
+                                                 operation="push" if push else None)
     except (ValueError, OSError) as exc:
         shown = shown_url(url)
         raise RemoteUnreachable(f"cannot reach remote {shown!r}: {transport_text(exc)}",
@@ -458,6 +493,28 @@ def push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None
         # path or file:// remote, written by dulwich, whose ref moved after it was read)
         if any(word in str(status) for word in ("stale", "fast", "failed to update ref", "unable to set")):
             raise RemoteMoved(str(status))
-        told = transport_text(Exception(b"".join(said).decode("utf-8", "replace")[-2000:])) if said else ""
-        told = f" (the remote said: {told})" if told and told != "Exception" else ""
-        raise RemoteUnreachable(f"remote {url!r} refused {ref.decode()}: {status}{told}", details={"url": url})
+        told = remote_words(b"".join(said).decode("utf-8", "replace"))
+        told = f" (the remote said: {told})" if told else ""
+        raise RemoteUnreachable(f"remote {url!r} refused {ref.decode()}: {status}{told}{_refusal_hint(status)}",
+                                details={"url": url})
+
+
+_PROGRESS = re.compile(r"(?:[A-Z][A-Za-z ]*: +\d{1,3}% \(\d+/\d+\)|Total \d+ \(delta \d+\))")
+"""A line of git's progress meter (``Resolving deltas:  42% (3/7)``, ``Total 9 (delta 2)``)."""
+
+
+def remote_words(raw: str) -> str:
+    """What a server's git wrote to the pusher, as one line: its own words (a
+    hook's reason, a refusal), never its progress meter, which a receive-pack
+    over http sends on the same channel. Empty when it wrote nothing else."""
+    lines = [line for line in raw[-4000:].splitlines() if not _PROGRESS.match(line.strip())]
+    told = transport_text(Exception("\n".join(lines)))
+    return "" if told == "Exception" else told[-2000:]
+
+
+def _refusal_hint(status: object) -> str:
+    """The way past a refusal a team can act on (none for the others)."""
+    if "hidden ref" in str(status):
+        return ("; the server hides the ledger's refs (git's `transfer.hideRefs` or `receive.hideRefs`): ask whoever "
+                "runs it to let them through, or sync on a ref it does not hide with `ref`")
+    return ""
