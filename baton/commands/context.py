@@ -27,7 +27,7 @@ import attrs
 from baton import oplog
 from baton.background import running, start_catch_up
 from baton.canonical import pretty_bytes
-from baton.config import WRITER_ID, ProjectConfig, read_json, write_json_atomic
+from baton.config import WRITER_ID, ProjectConfig, read_config, read_json, write_json_atomic
 from baton.domain import identifiers as ids
 from baton.domain.identifiers import event_identifiers
 from baton.domain.redaction import redact_strings, rule_label
@@ -251,7 +251,7 @@ class Project:
                 f"{paths.root} is not a Baton project (no .baton/config.json); run `baton init` first",
                 details={"root": str(paths.root)},
             )
-        config = ProjectConfig.from_json(read_json(paths.config, ConfigError), paths.config)
+        config = read_config(paths.config)
         try:
             local = ensure_local(paths)
         except StorageError:
