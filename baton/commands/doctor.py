@@ -100,6 +100,9 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
                         f"repository at {top}" if top else "not a git repository: freshness checks will say 'unknown'"))
     if extra is not None:
         checks += [Check(*found) for found in extra(root, project)]
+    if not root.is_dir():  # a mistyped project path: `baton init` there would be refused too
+        checks.append(Check("project", "fail", f"{root}: {'not a directory' if root.exists() else 'no such directory'}"))
+        return DoctorResult(str(root), False, checks)
     if not paths.config.is_file():
         checks.append(Check("project", "warn", "not initialised; run `baton init`"))
         return DoctorResult(str(root), False, checks)

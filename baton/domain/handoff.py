@@ -35,6 +35,7 @@ from typing import Any, Literal, NewType, Union, cast, get_args, get_origin
 
 import attrs
 
+from baton.domain.record_reader import COMPILE_AFTER, StrictReaders
 from baton.domain.short_ids import (  # noqa: F401 - re-exported: the model's users name them from here
     HANDOFFS_DIR,
     MIN_PREFIX,
@@ -689,11 +690,14 @@ def _unstructure_like(cls: type, plan: list[tuple[str, str, bool]]) \
 
 
 class _FreshWriters(dict):  # type: ignore[type-arg]
-    """Per model class: its JSON without ``like`` (``_unstructure_fresh``), generated
-    and compiled the first time a value of the class is written (~0.2 ms a
-    class): a process that writes no record compiles none, one that writes
-    records without decisions no ``Decision`` writer. A writer generated here
-    is also put in ``direct`` (what ``_unstructure_value`` calls by type)."""
+    """Per model class: its JSON without ``like``, made the first time a value
+    of the class is written: a process that writes no record makes none, one
+    that writes records without decisions no ``Decision`` writer. The first
+    ``COMPILE_AFTER`` values of a class are written by walking its plan
+    (``_walking_writer``); from then on (a replay) by the plan unrolled into
+    generated code (``_unstructure_fresh``, ~0.2 ms a class to compile), which
+    a command that folds one capture never pays for. A writer made here is
+    also put in ``direct`` (what ``_unstructure_value`` calls by type)."""
 
     def __init__(self, direct: dict[type, Callable[[Any], Any]]) -> None:
         super().__init__()
@@ -702,9 +706,55 @@ class _FreshWriters(dict):  # type: ignore[type-arg]
     def __missing__(self, cls: type) -> Callable[[Any], dict[str, Any]]:
         if cls not in _MODEL_SET:
             raise KeyError(cls)
-        attrs.resolve_types(cls)
-        writer = self[cls] = self.direct[cls] = _unstructure_fresh(self, cls, _plan(cls))
+        writer = self[cls] = self.direct[cls] = _walking_writer(self, cls, _plan(cls))
         return writer
+
+    def compiled(self, cls: type) -> Callable[[Any], dict[str, Any]]:
+        """``cls``'s generated writer, made now if it was not."""
+        writer: Callable[[Any], dict[str, Any]] = self[cls]
+        if getattr(writer, "walks_plan", False):
+            attrs.resolve_types(cls)  # the generated writer reads its members' types
+            writer = self[cls] = self.direct[cls] = _unstructure_fresh(self, cls, _plan(cls))
+        return writer
+
+
+def _walking_writer(fresh: _FreshWriters, cls: type, plan: list[tuple[str, str, bool]]) \
+        -> Callable[[Any], dict[str, Any]]:
+    """``cls``'s JSON by walking the plan: what the generated writer does
+    member by member (``None`` and an omitted empty array left out, scalars as
+    they are, a model — alone or in an array — by ``fresh``'s writer of its
+    class, anything else through ``_unstructure_value``); it hands over to the
+    generated one at ``COMPILE_AFTER`` values."""
+    left = [COMPILE_AFTER]
+
+    def member(v: Any) -> Any:
+        kind = type(v)
+        if kind in _SCALARS:
+            return v
+        if kind in _MODEL_SET:
+            return fresh[kind](v)
+        if kind is tuple:
+            return [x if type(x) in _SCALARS else fresh[type(x)](x) if type(x) in _MODEL_SET else _unstructure_value(x)
+                    for x in v]
+        return _unstructure_value(v)
+
+    def walk_plan(obj: Any) -> dict[str, Any]:
+        left[0] -= 1
+        if left[0] <= 0:
+            fresh.compiled(cls)
+        out: dict[str, Any] = {}
+        for name, key, omit_empty in plan:
+            v = getattr(obj, name)
+            if v is None or (omit_empty and v == ()):
+                continue
+            out[key] = member(v)
+        if obj.extra:
+            for k, v in obj.extra.items():
+                out.setdefault(k, v)
+        return out
+
+    walk_plan.walks_plan = True  # type: ignore[attr-defined]
+    return walk_plan
 
 
 _FRESH = _FreshWriters(_DIRECT)
@@ -779,11 +829,12 @@ def converter(*, detailed: bool = True) -> Any:
 
 
 def prepare_record_model() -> None:
-    """Generate now every model class's writer and the stored reader's plan,
+    """Generate now every model class's writer, its strict reader and the stored reader's plan,
     which are otherwise made when first asked for (the hook server, before it
     forks the children that read and write records)."""
     for cls in MODEL_CLASSES:
-        _FRESH[cls]  # noqa: B018 - generates the writer
+        _FRESH.compiled(cls)
+        READERS.compiled(cls)
         if cls not in _STORED_PLANS:
             _stored_plan(cls)
 
@@ -817,19 +868,31 @@ def _field_path(path: str) -> str:
     return path[2:] if path.startswith("$.") else path.lstrip("$")
 
 
+def _timestamp_text(value: Any) -> str:
+    return _structure_timestamp(value, None)
+
+
+def _handoff_id_text(value: Any) -> str:
+    return _structure_handoff_id(value, None)
+
+
+READERS = StrictReaders(MODEL_CLASSES, json_keys, {Timestamp: _timestamp_text, HandoffId: _handoff_id_text})
+"""Per model class, its strict reader without cattrs (``baton.domain.record_reader``), made on first use."""
+
+
 def structure(value: Any, cls: type) -> Any:
     """Read any model class from JSON, reporting every problem at once.
 
-    Valid input (every stored record) is read by the converter that stops at
-    the first problem; only input it refuses is read again by the detailed
-    one, for the report. Both run the same hooks, so both accept and build
-    the same values.
+    Valid input (every stored record) is read by the class's strict reader
+    (``READERS``: no cattrs), which stops at the first
+    problem; only input it refuses is read again by cattrs' detailed
+    converter, for the report. Both accept and build the same values.
 
     Raises:
         HandoffInputError: one problem per field path.
     """
     try:
-        return converter(detailed=False).structure(value, cls)
+        return READERS[cls](value)
     except Exception:  # noqa: BLE001 - read again below, where every problem is reported
         pass
     try:
