@@ -46,7 +46,7 @@ from baton.domain.short_ids import (  # noqa: F401 - re-exported: the model's us
     short_id,
 )
 from baton.errors import HandoffInputError
-from baton.model import as_tuple, frozen
+from baton.model import as_tuple, frozen, is_plain
 
 SCHEMA_VERSION = "0.1"
 SCHEMA_URI = "https://baton.dev/schemas/handoff/v0.1.json"
@@ -557,6 +557,123 @@ def _structure_with_extra(cls: type, base: Callable[..., Any], known: frozenset[
     return structure
 
 
+# -- reading without cattrs: the same checks, generated per model class.
+#
+# Replay reads a captured record per capture, and cattrs' generated hooks call
+# a hook per member and per array item (~40 µs a capture). The readers below
+# are that strict reading unrolled per model class, each member checked for
+# its exact JSON type (and choice, id or timestamp) inline. They accept only
+# what the quick converter accepts and build equal objects (tests:
+# ``test_the_generated_reader_builds_what_cattrs_builds...``); whatever they
+# do not take as it is raises, and ``structure`` reads it again with cattrs,
+# which reads it the same or reports every problem.
+
+class _Refused(Exception):
+    """The generated reader does not take this input as it is (cattrs reads it instead)."""
+
+
+def _check_of(kind: Any, var: str, scope: dict[str, Any]) -> tuple[str, str]:
+    """(a condition that holds when ``var`` is a valid ``kind`` — it may call a
+    check that raises instead —, the value to keep) for a scalar, a choice or
+    a JSON object."""
+    if kind in (str, bool, int):
+        return f"type({var}) is {kind.__name__}", var
+    if kind is float:
+        return f"(type({var}) is float or type({var}) is int)", f"float({var})"
+    if kind is Timestamp:
+        return f"(type({var}) is str and ts({var}) is not None)", var
+    if kind is HandoffId:
+        return f"(type({var}) is str and uuid({var}) is not None)", var
+    if get_origin(kind) is Literal:
+        name = f"choice{len(scope)}"
+        scope[name] = frozenset(get_args(kind))
+        return f"(type({var}) is str and {var} in {name})", var
+    if get_origin(kind) is dict:
+        return f"type({var}) is dict", f"dict({var})"
+    raise TypeError(f"no generated reader for {kind!r}")
+
+
+def _read_member(kind: Any, scope: dict[str, Any]) -> list[str]:
+    """Statements that check ``v`` as a member of type ``kind`` and leave the
+    value to keep in ``v``, raising ``_Refused`` for what they do not take."""
+    args = get_args(kind)
+    optional = get_origin(kind) in (Union, UnionType) and len(args) == 2 and type(None) in args
+    if optional:
+        kind = next(a for a in args if a is not type(None))
+    item = get_args(kind)[0] if get_origin(kind) is tuple else None
+    if kind in _MODEL_SET:
+        lines = [f"v = R[{kind.__name__}](v)"]
+    elif item in _MODEL_SET:
+        lines = ["if type(v) is not list: raise refused", f"r = R[{item.__name__}]", "v = tuple([r(x) for x in v])"]
+    elif item is not None:
+        test = ("only_str.issuperset(map(type, v))" if item is str
+                else "all([{} for x in v])".format(_check_of(item, "x", scope)[0]))
+        lines = ["if type(v) is not list: raise refused", f"if v and not {test}: raise refused", "v = tuple(v)"]
+    else:
+        check, value = _check_of(kind, "v", scope)
+        lines = [f"if not {check}: raise refused"] + ([] if value == "v" else [f"v = {value}"])
+    return ["if v is not None:", *("    " + line for line in lines)] if optional else lines
+
+
+def _generate_reader(readers: Mapping[type, Any], cls: type) -> Callable[[Any], Any]:
+    """``cls`` from JSON as the quick converter reads it (``_structure_with_extra``
+    over cattrs' generated hook): required members read (a missing one raises
+    KeyError), the others when present, then the unknown members kept in
+    ``extra``. The object is built as its ``__init__`` builds it — each field
+    set to its value or default, arrays already tuples (what ``as_tuple``
+    would return) — without a call per class; a class whose ``__init__`` does
+    more (``baton.model.is_plain``) is called instead."""
+    attrs.resolve_types(cls)
+    scope: dict[str, Any] = {"R": readers, "refused": _Refused, "ts": parse_timestamp,
+                             "uuid": _CANONICAL_UUID.fullmatch, "only_str": _ONLY_STR, "cls": cls,
+                             "new": object.__new__, "put": object.__setattr__,
+                             **{c.__name__: c for c in MODEL_CLASSES}}
+    keys = json_keys(cls)
+    scope["known"] = frozenset(keys.values())
+    direct = is_plain(cls) and all(f.converter is None or get_origin(f.type) is tuple for f in attrs.fields(cls))
+    lines = [f"def read_{cls.__name__}(o):", "    if type(o) is not dict: raise refused",
+             "    obj = new(cls)" if direct else "    res = {}"]
+    for f in attrs.fields(cls):
+        if f.name == "extra":
+            continue
+        key = keys[f.name]
+        required = f.default is attrs.NOTHING
+        lines += [f"    v = o[{key!r}]"] if required else [f"    if {key!r} in o:", f"        v = o[{key!r}]"]
+        indent = "    " if required else "        "
+        lines += [indent + line for line in _read_member(f.type, scope)]
+        if not direct:
+            lines.append(f"{indent}res[{f.alias!r}] = v")
+            continue
+        if not required:
+            scope[f"default_{f.name}"] = f.default.factory if isinstance(f.default, attrs.Factory) else f.default
+            call = "()" if isinstance(f.default, attrs.Factory) else ""
+            convert = "convert_" + f.name if f.converter is not None else ""
+            scope[convert or "_"] = f.converter
+            lines += ["    else:", f"        v = {convert}(default_{f.name}{call})" if convert
+                      else f"        v = default_{f.name}{call}"]
+        lines.append(f"    put(obj, {f.name!r}, v)")
+    lines += (["    put(obj, 'extra', {} if o.keys() <= known else {k: x for k, x in o.items() if k not in known})"]
+              if direct else
+              ["    obj = cls(**res)", "    if o.keys() <= known:", "        return obj",
+               "    put(obj, 'extra', {k: x for k, x in o.items() if k not in known})"])
+    lines.append("    return obj")
+    exec(compile("\n".join(lines), f"<baton structure {cls.__name__}>", "exec"), scope)  # noqa: S102 - our own plan
+    return cast("Callable[[Any], Any]", scope[f"read_{cls.__name__}"])
+
+
+class _Readers(dict):  # type: ignore[type-arg]
+    """Per model class: its generated reader (``_generate_reader``), made the first time it is asked for."""
+
+    def __missing__(self, cls: type) -> Callable[[Any], Any]:
+        if cls not in _MODEL_SET:
+            raise KeyError(cls)
+        reader = self[cls] = _generate_reader(self, cls)
+        return reader
+
+
+_READERS = _Readers()
+
+
 # -- writing: JSON from the model, without cattrs.
 #
 # Unstructuring a record is the same few hooks over and over (replay runs it
@@ -828,6 +945,11 @@ def structure(value: Any, cls: type) -> Any:
     Raises:
         HandoffInputError: one problem per field path.
     """
+    if cls in _MODEL_SET:
+        try:
+            return _READERS[cls](value)
+        except Exception:  # noqa: BLE001 - not taken as it is: cattrs reads it (or reports why not)
+            pass
     try:
         return converter(detailed=False).structure(value, cls)
     except Exception:  # noqa: BLE001 - read again below, where every problem is reported
