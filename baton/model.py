@@ -118,6 +118,10 @@ def _evolve_plan(cls: type) -> Any:
     return [f.name for f in fields], {f.alias: (f.name, f.converter) for f in fields}
 
 
+FACTORY: type = type(attrs.Factory(list))
+"""The class of a field's default that is made anew per object (``attrs.Factory``, a function to type checkers)."""
+
+
 def is_plain(cls: type) -> bool:
     """``cls``'s ``__init__`` only converts and sets each field (``_evolve_plan``),
     every converter is ``as_tuple`` and no default takes ``self``: an object
@@ -128,7 +132,7 @@ def is_plain(cls: type) -> bool:
         plan = _EVOLVE_PLANS[cls] = _evolve_plan(cls)
     return plan is not _NOT_PLAIN and all(
         f.converter in (None, as_tuple)
-        and not (isinstance(f.default, attrs.Factory) and f.default.takes_self) for f in attrs.fields(cls))
+        and not (isinstance(f.default, FACTORY) and cast(Any, f.default).takes_self) for f in attrs.fields(cls))
 
 
 def evolve(inst: T, **changes: Any) -> T:
@@ -155,4 +159,4 @@ def evolve(inst: T, **changes: Any) -> T:
     return new
 
 
-__all__: list[str] = ["as_tuple", "evolve", "frozen", "is_plain", "mutable"]
+__all__: list[str] = ["FACTORY", "as_tuple", "evolve", "frozen", "is_plain", "mutable"]

@@ -46,7 +46,7 @@ from baton.domain.short_ids import (  # noqa: F401 - re-exported: the model's us
     short_id,
 )
 from baton.errors import HandoffInputError
-from baton.model import as_tuple, frozen, is_plain
+from baton.model import FACTORY, as_tuple, frozen, is_plain
 
 SCHEMA_VERSION = "0.1"
 SCHEMA_URI = "https://baton.dev/schemas/handoff/v0.1.json"
@@ -645,8 +645,9 @@ def _generate_reader(readers: Mapping[type, Any], cls: type) -> Callable[[Any], 
             lines.append(f"{indent}res[{f.alias!r}] = v")
             continue
         if not required:
-            scope[f"default_{f.name}"] = f.default.factory if isinstance(f.default, attrs.Factory) else f.default
-            call = "()" if isinstance(f.default, attrs.Factory) else ""
+            made = isinstance(f.default, FACTORY)  # a new one per object, as ``__init__`` makes it
+            scope[f"default_{f.name}"] = cast(Any, f.default).factory if made else f.default
+            call = "()" if made else ""
             convert = "convert_" + f.name if f.converter is not None else ""
             scope[convert or "_"] = f.converter
             lines += ["    else:", f"        v = {convert}(default_{f.name}{call})" if convert

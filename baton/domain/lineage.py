@@ -43,7 +43,8 @@ def normalize(text: Any) -> str:
     """Lower case, compatibility-folded, punctuation and spacing collapsed."""
     if not isinstance(text, str):
         return ""
-    folded = unicodedata.normalize("NFKC", text).casefold()
+    # ASCII is its own NFKC form, and its case fold is its lower case
+    folded = text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
     return " ".join(_WORD.sub(" ", folded).split())
 
 
@@ -53,11 +54,15 @@ def subject_and_choice(decision: Mapping[str, Any]) -> tuple[str | None, str]:
     normalized choice (the rest, or the whole text)."""
     text = decision["decision"] if isinstance(decision.get("decision"), str) else ""
     subject = decision.get("subject")
-    if isinstance(subject, str) and normalize(subject):
-        return normalize(subject), normalize(text)
+    if isinstance(subject, str):
+        normal = normalize(subject)
+        if normal:
+            return normal, normalize(text)
     head, sep, rest = text.partition(":")
-    if sep and normalize(head) and normalize(rest) and len(head.strip()) <= _SUBJECT_MAX:
-        return normalize(head), normalize(rest)
+    if sep and len(head.strip()) <= _SUBJECT_MAX:  # each part normalized once (a replay does it per decision)
+        normal, choice = normalize(head), normalize(rest)
+        if normal and choice:
+            return normal, choice
     return None, normalize(text)
 
 
