@@ -59,7 +59,8 @@ def _spelled_out_subject_and_choice(decision):
     return None, _spelled_out_normalize(text)
 
 
-_texts = st.text(st.sampled_from("aZ:. -_\u00c5\u212b\ufb01\u0130\u00df\uff21\t9") | st.characters(), max_size=90)
+_texts = (st.text(st.sampled_from("aZ:. -_\u00c5\u212b\ufb01\u0130\u00df\uff21\t9") | st.characters(), max_size=90)
+          | st.text(st.characters(max_codepoint=127), max_size=90))
 
 
 @given(_texts)
