@@ -70,7 +70,7 @@ NOT_LOADED = frozenset({"baton.cli_handlers.mcp", "baton.cli_handlers.demo"})
 LAZY = ("cattrs", "cattrs.gen", "cattrs.preconf.orjson", "sqlite_utils", "dulwich.errors", "dulwich.repo",
         "dulwich.config", "dulwich.porcelain", "dulwich.filters", "dulwich.worktree")
 """The optional dependencies Baton's modules import only where they use them (``# lazy:``): a
-``resume`` structures records with cattrs, a session's end reads git status with dulwich's
+refused record is reported by cattrs, a session's end reads git status with dulwich's
 porcelain (which loads its filters and worktree modules when called), a new index builds its
 tables with sqlite-utils. The server has them loaded too."""
 LOCK_WAIT = 3.0
@@ -159,9 +159,8 @@ def warm() -> None:
     redact_payload({"objective": WARM_TEXT, "artifacts": [{"path": "src/app.py"}]}, policy)
     redact_strings({"text": WARM_TEXT}, policy)
     screen_identifiers({"owner": "dev@example.com", "branch": "feature/x", "session": "warm-up"}, policy)
-    converter(detailed=False)  # the record model's cattrs converters (~15 ms each, in a process that folds a capture)
-    converter()
-    prepare_record_model()  # the writers and the stored reader (a process makes those of what it reads and writes)
+    converter()  # cattrs' detailed converter: what reports a refused record (a valid one is read without it)
+    prepare_record_model()  # the writers and readers (a process makes those of what it reads and writes)
     cli = importlib.import_module("baton.cli")
     for command in RELAYED:
         cli.keep_parser([command])

@@ -1,12 +1,15 @@
 """One real capture from another writer, arriving late or in order: the next hook-path command beside the same
 command with nothing new (issue 27 item 1).
 
-    python benchmarks/late_bench.py [--sizes 1000,10000] [--repeat 5] [--cache DIR] [--baseline DIR] [--out FILE]
+    python benchmarks/late_bench.py [--sizes 1000,10000] [--repeat 5] [--modes own,relayed] [--cache DIR]
+                                    [--baseline DIR] [--out FILE]
 
 On projects built through the application (``benchmarks/build.py``; sizes are
 events in ``.baton/ledger/*.jsonl``), every command a fresh process
-(``python -m baton``, ``PYTHONPATH`` naming this tree), per repetition and
-per command (``bootstrap --json``, the Claude Code SessionStart hook):
+(``python -P`` running the ``baton`` program, ``baton.launch.run``, with
+``PYTHONPATH`` naming this tree), per repetition and per command (the hook
+path: ``bootstrap --json``, ``session handoff --json``, ``resume latest``,
+the Claude Code SessionStart hook):
 
 - **nothing new**: the command, right after the previous one;
 - **late capture**: one ``handoff.captured`` written through the application
@@ -16,6 +19,11 @@ per command (``bootstrap --json``, the Claude Code SessionStart hook):
 - **in-order capture**: one ``handoff.captured`` written through the
   application by a third checkout (writer ``in-order-writer``) at that
   moment, so after everything folded, delivered the same way.
+
+``--modes``: ``own`` runs every command in its own process
+(``BATON_HOOK_SERVER=0``: a first hook after an idle hour); ``relayed`` with
+the hook server on (a socket folder per tree, the server started and waited
+for before the first repetition), so a warm server's child runs it.
 
 Ratios are medians of the per-repetition ``capture run / nothing-new run``
 pairs (target, issue 27: ≤ 1.5×). With ``--baseline DIR`` (a source tree of
@@ -35,12 +43,15 @@ import sqlite3
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 TREE = HERE.parent
 sys.path.insert(0, str(TREE))
 sys.path.insert(0, str(HERE))
+
+from baton.hook_server import stop_servers  # noqa: E402
 
 import build as bench_build  # noqa: E402  (benchmarks/build.py)
 
@@ -54,14 +65,36 @@ bench_commands = _load("baton_bench_commands", "commands.py")
 TARGET = 1.5
 COMMANDS = {
     "bootstrap --json": ["bootstrap", "--json"],
+    "session handoff --json": ["session", "handoff", "--json"],
+    "resume latest": ["resume", "latest"],
     "hook claude-code SessionStart": ["hook", "claude-code", "SessionStart"],
 }
+MODES = ("own", "relayed")
+PROGRAM = "from baton.launch import run; run()"
+"""The ``baton`` program (the console script's entry point), which relays a hook to a running hook server."""
 LATE_WRITER = "late-writer"
 IN_ORDER_WRITER = "in-order-writer"
 RUNS = iter(range(10**9))
 
 
-launcher_for = bench_commands.launcher_for
+def launcher_for(tree: Path, mode: str, servers: Path) -> tuple[list[str], dict[str, str]]:
+    """``python -P`` running the ``baton`` program of ``tree``; ``own``: the hook server off;
+    ``relayed``: on, listening under a socket folder of this tree's own (``servers``)."""
+    launcher, env = bench_commands.launcher_for(tree)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package's bytecode is compiled once, not at every run
+    if mode == "own":
+        return [launcher[0], "-P", "-c", PROGRAM], {**env, "BATON_HOOK_SERVER": "0"}
+    servers.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return [launcher[0], "-P", "-c", PROGRAM], {**env, "BATON_HOOK_SERVER": "1", "XDG_RUNTIME_DIR": str(servers)}
+
+
+def await_server(servers: Path, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if list((servers / "baton").glob("hook-*.sock")):
+            return
+        time.sleep(0.05)
+    raise SystemExit(f"no hook server started under {servers}")
 
 
 def run(side: tuple[list[str], dict[str, str]], name: str, root: Path) -> dict:
@@ -120,65 +153,83 @@ def folded_last_hlc(root: Path) -> int:
         return json.loads(db.execute("SELECT value FROM meta WHERE key = 'last_key'").fetchone()[0])[0]
 
 
-def measure(copies: dict[str, Path], sides: dict[str, tuple[list[str], dict[str, str]]],
+Lane = tuple[str, str]
+"""(tree, mode): ``now`` or ``before``, ``own`` or ``relayed``."""
+
+
+def measure(copies: dict[str, Path], lanes: dict[Lane, tuple[list[str], dict[str, str]]],
             repeat: int) -> dict[str, list[float]]:
-    """Per side: the remote captures are written first (before anything the
-    measurement appends), so every one of them arrives late."""
-    for side, root in copies.items():  # each side folds its own index once, before the copies are taken
-        run(sides[side], "hook claude-code SessionStart", root)
+    """Per tree: the remote captures are written first (before anything the
+    measurement appends), so every one of them arrives late. Repetition -1
+    warms the page cache and the servers and is not kept."""
+    for side, root in copies.items():  # each tree folds its own index once, before the copies are taken
+        run(lanes[(side, "own")] if (side, "own") in lanes else lanes[(side, "relayed")],
+            "hook claude-code SessionStart", root)
     late = {side: Checkout(root, LATE_WRITER) for side, root in copies.items()}
     in_order = {side: Checkout(root, IN_ORDER_WRITER) for side, root in copies.items()}
-    pending = {side: [late[side].capture() for _ in range(repeat * len(COMMANDS))] for side in copies}
+    per_side = (repeat + 1) * len(COMMANDS) * len({mode for _side, mode in lanes})
+    pending = {side: [late[side].capture() for _ in range(per_side)] for side in copies}
     samples: dict[str, list[float]] = {}
-
-    def keep(key: str, value: float) -> None:
-        samples.setdefault(key, []).append(value)
-
     try:
-        for side, root in copies.items():  # appends after the captures: every one of them arrives late
-            run(sides[side], "hook claude-code SessionStart", root)
-        for rep in range(repeat):
-            for side, root in copies.items():
+        for (side, mode), lane in lanes.items():  # appends after the captures: every one of them arrives late
+            run(lane, "hook claude-code SessionStart", copies[side])
+            if mode == "relayed":
+                await_server(Path(lane[1]["XDG_RUNTIME_DIR"]))
+        for rep in range(-1, repeat):
+            for (side, mode), lane in lanes.items():
                 for name in COMMANDS:
-                    steady = run(sides[side], name, root)
-                    line = pending[side].pop(0)
-                    if json.loads(line.splitlines()[-1])["hlc"] >= folded_last_hlc(root):
-                        raise SystemExit("the remote capture does not sort before what the index folded")
-                    deliver(root, LATE_WRITER, line)
-                    after_late = run(sides[side], name, root)
-                    again = run(sides[side], name, root)
-                    deliver(root, IN_ORDER_WRITER, in_order[side].capture())
-                    after_in_order = run(sides[side], name, root)
-                    keep(f"{side}|{name}|nothing new", steady["wall_ms"])
-                    keep(f"{side}|{name}|late capture", after_late["wall_ms"])
-                    keep(f"{side}|{name}|late ratio", after_late["wall_ms"] / steady["wall_ms"])
-                    keep(f"{side}|{name}|in-order capture", after_in_order["wall_ms"])
-                    keep(f"{side}|{name}|in-order ratio", after_in_order["wall_ms"] / again["wall_ms"])
+                    runs = one_round(lane, name, copies[side], pending[side].pop(0), in_order[side])
+                    for key, value in runs.items() if rep >= 0 else ():
+                        samples.setdefault(f"{side}|{mode}|{name}|{key}", []).append(value)
     finally:
         for checkout in [*late.values(), *in_order.values()]:
             checkout.close()
     return samples
 
 
-def rows_for(events: int, samples: dict[str, list[float]], sides: list[str]) -> list[dict]:
+def one_round(lane: tuple[list[str], dict[str, str]], name: str, root: Path, late_line: bytes,
+              in_order: Checkout) -> dict[str, float]:
+    """The command with nothing new, after the late capture, again, after an in-order capture."""
+    steady = run(lane, name, root)
+    if json.loads(late_line.splitlines()[-1])["hlc"] >= folded_last_hlc(root):
+        raise SystemExit("the remote capture does not sort before what the index folded")
+    deliver(root, LATE_WRITER, late_line)
+    after_late = run(lane, name, root)
+    again = run(lane, name, root)
+    deliver(root, IN_ORDER_WRITER, in_order.capture())
+    after_in_order = run(lane, name, root)
+    return {"nothing new": steady["wall_ms"], "late capture": after_late["wall_ms"],
+            "late ratio": after_late["wall_ms"] / steady["wall_ms"],
+            "late cpu ratio": after_late["cpu_ms"] / steady["cpu_ms"],
+            "in-order capture": after_in_order["wall_ms"],
+            "in-order ratio": after_in_order["wall_ms"] / again["wall_ms"],
+            "in-order cpu ratio": after_in_order["cpu_ms"] / again["cpu_ms"],
+            "nothing new cpu": steady["cpu_ms"], "late capture cpu": after_late["cpu_ms"]}
+
+
+def rows_for(events: int, samples: dict[str, list[float]], lanes: list[Lane]) -> list[dict]:
     rows = []
-    for side in sides:
+    for side, mode in lanes:
         for name in COMMANDS:
-            base = statistics.median(samples[f"{side}|{name}|nothing new"])
+            at = f"{side}|{mode}|{name}|"
+            base = statistics.median(samples[at + "nothing new"])
             for kind in ("late capture", "in-order capture"):
-                ratio = statistics.median(samples[f"{side}|{name}|{kind.split()[0]} ratio"])
-                rows.append({"events": events, "side": side, "command": name, "measure": kind,
-                             "wall_ms": statistics.median(samples[f"{side}|{name}|{kind}"]), "baseline_ms": base,
-                             "ratio": ratio, "target": TARGET, "meets": ratio <= TARGET})
+                arrival = kind.split()[0]
+                ratio = statistics.median(samples[f"{at}{arrival} ratio"])
+                rows.append({"events": events, "side": side, "mode": mode, "command": name, "measure": kind,
+                             "wall_ms": statistics.median(samples[at + kind]), "baseline_ms": base,
+                             "ratio": ratio, "cpu_ratio": statistics.median(samples[f"{at}{arrival} cpu ratio"]),
+                             "target": TARGET, "meets": ratio <= TARGET})
     return rows
 
 
 def table(rows: list[dict]) -> str:
-    out = ["| events | tree | command | after | ms | nothing new, ms | × (paired median) | ≤ 1.5× |",
-           "|---:|---|---|---|---:|---:|---:|---|"]
+    out = ["| events | tree | mode | command | after | ms | nothing new, ms | × wall (paired median) | × CPU | ≤ 1.5× |",
+           "|---:|---|---|---|---|---:|---:|---:|---:|---|"]
     for r in rows:
-        out.append(f"| {r['events']:,} | {r['side']} | `{r['command']}` | {r['measure']} | {r['wall_ms']:.0f} | "
-                   f"{r['baseline_ms']:.0f} | {r['ratio']:.2f} | {'yes' if r['meets'] else 'no'} |")
+        out.append(f"| {r['events']:,} | {r['side']} | {r['mode']} | `{r['command']}` | {r['measure']} | "
+                   f"{r['wall_ms']:.0f} | {r['baseline_ms']:.0f} | {r['ratio']:.2f} | {r['cpu_ratio']:.2f} | "
+                   f"{'yes' if r['meets'] else 'no'} |")
     return "\n".join(out)
 
 
@@ -186,23 +237,35 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--modes", default="own", help="own, relayed or both (comma-separated)")
     parser.add_argument("--cache", type=Path,
                         default=Path(os.environ.get("BATON_BENCH_CACHE") or Path.home() / ".cache" / "baton-bench"))
     parser.add_argument("--baseline", type=Path, help="a source tree of another revision, measured alongside")
     parser.add_argument("--out", type=Path, help="also write the rows as JSON here")
     args = parser.parse_args(argv)
-    sides = {"now": launcher_for(TREE)}
+    trees = {"now": TREE}
     if args.baseline:
-        sides["before"] = launcher_for(args.baseline.resolve())
+        trees["before"] = args.baseline.resolve()
+    modes = [m for m in args.modes.split(",") if m]
+    if not modes or not set(modes) <= set(MODES):
+        parser.error(f"--modes: one or more of {', '.join(MODES)}")
     rows = []
     for size in [int(s) for s in args.sizes.split(",")]:
         cached, meta = bench_build.cached_project(args.cache, size)
         with tempfile.TemporaryDirectory(prefix=f"late-{size}-") as scratch:
+            servers = Path(tempfile.mkdtemp(prefix="blb-", dir="/tmp"))  # short: a socket path has a limit
+            lanes = {(side, mode): launcher_for(tree, mode, servers / side) for side, tree in trees.items()
+                     for mode in modes}
             copies = {}
-            for side in sides:
+            for side in trees:
                 copies[side] = Path(scratch) / side / "repo"
                 shutil.copytree(cached, copies[side], symlinks=True)
-            rows += rows_for(meta["events"], measure(copies, sides, args.repeat), list(sides))
+            try:
+                rows += rows_for(meta["events"], measure(copies, lanes, args.repeat), list(lanes))
+            finally:
+                for side in trees:
+                    stop_servers(servers / side)
+                shutil.rmtree(servers, ignore_errors=True)
         print(f"# {meta['events']} events done", file=sys.stderr, flush=True)
     print(table(rows))
     if args.out:

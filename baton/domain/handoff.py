@@ -35,6 +35,7 @@ from typing import Any, Literal, NewType, Union, cast, get_args, get_origin
 
 import attrs
 
+from baton.domain.record_reader import COMPILE_AFTER, StrictReaders
 from baton.domain.short_ids import (  # noqa: F401 - re-exported: the model's users name them from here
     HANDOFFS_DIR,
     MIN_PREFIX,
@@ -46,7 +47,7 @@ from baton.domain.short_ids import (  # noqa: F401 - re-exported: the model's us
     short_id,
 )
 from baton.errors import HandoffInputError
-from baton.model import FACTORY, as_tuple, frozen, is_plain
+from baton.model import as_tuple, frozen
 
 SCHEMA_VERSION = "0.1"
 SCHEMA_URI = "https://baton.dev/schemas/handoff/v0.1.json"
@@ -557,124 +558,6 @@ def _structure_with_extra(cls: type, base: Callable[..., Any], known: frozenset[
     return structure
 
 
-# -- reading without cattrs: the same checks, generated per model class.
-#
-# Replay reads a captured record per capture, and cattrs' generated hooks call
-# a hook per member and per array item (~40 µs a capture). The readers below
-# are that strict reading unrolled per model class, each member checked for
-# its exact JSON type (and choice, id or timestamp) inline. They accept only
-# what the quick converter accepts and build equal objects (tests:
-# ``test_the_generated_reader_builds_what_cattrs_builds...``); whatever they
-# do not take as it is raises, and ``structure`` reads it again with cattrs,
-# which reads it the same or reports every problem.
-
-class _Refused(Exception):
-    """The generated reader does not take this input as it is (cattrs reads it instead)."""
-
-
-def _check_of(kind: Any, var: str, scope: dict[str, Any]) -> tuple[str, str]:
-    """(a condition that holds when ``var`` is a valid ``kind`` — it may call a
-    check that raises instead —, the value to keep) for a scalar, a choice or
-    a JSON object."""
-    if kind in (str, bool, int):
-        return f"type({var}) is {kind.__name__}", var
-    if kind is float:
-        return f"(type({var}) is float or type({var}) is int)", f"float({var})"
-    if kind is Timestamp:
-        return f"(type({var}) is str and ts({var}) is not None)", var
-    if kind is HandoffId:
-        return f"(type({var}) is str and uuid({var}) is not None)", var
-    if get_origin(kind) is Literal:
-        name = f"choice{len(scope)}"
-        scope[name] = frozenset(get_args(kind))
-        return f"(type({var}) is str and {var} in {name})", var
-    if get_origin(kind) is dict:
-        return f"type({var}) is dict", f"dict({var})"
-    raise TypeError(f"no generated reader for {kind!r}")
-
-
-def _read_member(kind: Any, scope: dict[str, Any]) -> list[str]:
-    """Statements that check ``v`` as a member of type ``kind`` and leave the
-    value to keep in ``v``, raising ``_Refused`` for what they do not take."""
-    args = get_args(kind)
-    optional = get_origin(kind) in (Union, UnionType) and len(args) == 2 and type(None) in args
-    if optional:
-        kind = next(a for a in args if a is not type(None))
-    item = get_args(kind)[0] if get_origin(kind) is tuple else None
-    if kind in _MODEL_SET:
-        lines = [f"v = R[{kind.__name__}](v)"]
-    elif item in _MODEL_SET:
-        lines = ["if type(v) is not list: raise refused", f"r = R[{item.__name__}]", "v = tuple([r(x) for x in v])"]
-    elif item is not None:
-        test = ("only_str.issuperset(map(type, v))" if item is str
-                else "all([{} for x in v])".format(_check_of(item, "x", scope)[0]))
-        lines = ["if type(v) is not list: raise refused", f"if v and not {test}: raise refused", "v = tuple(v)"]
-    else:
-        check, value = _check_of(kind, "v", scope)
-        lines = [f"if not {check}: raise refused"] + ([] if value == "v" else [f"v = {value}"])
-    return ["if v is not None:", *("    " + line for line in lines)] if optional else lines
-
-
-def _generate_reader(readers: Mapping[type, Any], cls: type) -> Callable[[Any], Any]:
-    """``cls`` from JSON as the quick converter reads it (``_structure_with_extra``
-    over cattrs' generated hook): required members read (a missing one raises
-    KeyError), the others when present, then the unknown members kept in
-    ``extra``. The object is built as its ``__init__`` builds it — each field
-    set to its value or default, arrays already tuples (what ``as_tuple``
-    would return) — without a call per class; a class whose ``__init__`` does
-    more (``baton.model.is_plain``) is called instead."""
-    attrs.resolve_types(cls)
-    scope: dict[str, Any] = {"R": readers, "refused": _Refused, "ts": parse_timestamp,
-                             "uuid": _CANONICAL_UUID.fullmatch, "only_str": _ONLY_STR, "cls": cls,
-                             "new": object.__new__, "put": object.__setattr__,
-                             **{c.__name__: c for c in MODEL_CLASSES}}
-    keys = json_keys(cls)
-    scope["known"] = frozenset(keys.values())
-    direct = is_plain(cls) and all(f.converter is None or get_origin(f.type) is tuple for f in attrs.fields(cls))
-    lines = [f"def read_{cls.__name__}(o):", "    if type(o) is not dict: raise refused",
-             "    obj = new(cls)" if direct else "    res = {}"]
-    for f in attrs.fields(cls):
-        if f.name == "extra":
-            continue
-        key = keys[f.name]
-        required = f.default is attrs.NOTHING
-        lines += [f"    v = o[{key!r}]"] if required else [f"    if {key!r} in o:", f"        v = o[{key!r}]"]
-        indent = "    " if required else "        "
-        lines += [indent + line for line in _read_member(f.type, scope)]
-        if not direct:
-            lines.append(f"{indent}res[{f.alias!r}] = v")
-            continue
-        if not required:
-            made = isinstance(f.default, FACTORY)  # a new one per object, as ``__init__`` makes it
-            scope[f"default_{f.name}"] = cast(Any, f.default).factory if made else f.default
-            call = "()" if made else ""
-            convert = "convert_" + f.name if f.converter is not None else ""
-            scope[convert or "_"] = f.converter
-            lines += ["    else:", f"        v = {convert}(default_{f.name}{call})" if convert
-                      else f"        v = default_{f.name}{call}"]
-        lines.append(f"    put(obj, {f.name!r}, v)")
-    lines += (["    put(obj, 'extra', {} if o.keys() <= known else {k: x for k, x in o.items() if k not in known})"]
-              if direct else
-              ["    obj = cls(**res)", "    if o.keys() <= known:", "        return obj",
-               "    put(obj, 'extra', {k: x for k, x in o.items() if k not in known})"])
-    lines.append("    return obj")
-    exec(compile("\n".join(lines), f"<baton structure {cls.__name__}>", "exec"), scope)  # noqa: S102 - our own plan
-    return cast("Callable[[Any], Any]", scope[f"read_{cls.__name__}"])
-
-
-class _Readers(dict):  # type: ignore[type-arg]
-    """Per model class: its generated reader (``_generate_reader``), made the first time it is asked for."""
-
-    def __missing__(self, cls: type) -> Callable[[Any], Any]:
-        if cls not in _MODEL_SET:
-            raise KeyError(cls)
-        reader = self[cls] = _generate_reader(self, cls)
-        return reader
-
-
-_READERS = _Readers()
-
-
 # -- writing: JSON from the model, without cattrs.
 #
 # Unstructuring a record is the same few hooks over and over (replay runs it
@@ -807,11 +690,14 @@ def _unstructure_like(cls: type, plan: list[tuple[str, str, bool]]) \
 
 
 class _FreshWriters(dict):  # type: ignore[type-arg]
-    """Per model class: its JSON without ``like`` (``_unstructure_fresh``), generated
-    and compiled the first time a value of the class is written (~0.2 ms a
-    class): a process that writes no record compiles none, one that writes
-    records without decisions no ``Decision`` writer. A writer generated here
-    is also put in ``direct`` (what ``_unstructure_value`` calls by type)."""
+    """Per model class: its JSON without ``like``, made the first time a value
+    of the class is written: a process that writes no record makes none, one
+    that writes records without decisions no ``Decision`` writer. The first
+    ``COMPILE_AFTER`` values of a class are written by walking its plan
+    (``_walking_writer``); from then on (a replay) by the plan unrolled into
+    generated code (``_unstructure_fresh``, ~0.2 ms a class to compile), which
+    a command that folds one capture never pays for. A writer made here is
+    also put in ``direct`` (what ``_unstructure_value`` calls by type)."""
 
     def __init__(self, direct: dict[type, Callable[[Any], Any]]) -> None:
         super().__init__()
@@ -820,9 +706,55 @@ class _FreshWriters(dict):  # type: ignore[type-arg]
     def __missing__(self, cls: type) -> Callable[[Any], dict[str, Any]]:
         if cls not in _MODEL_SET:
             raise KeyError(cls)
-        attrs.resolve_types(cls)
-        writer = self[cls] = self.direct[cls] = _unstructure_fresh(self, cls, _plan(cls))
+        writer = self[cls] = self.direct[cls] = _walking_writer(self, cls, _plan(cls))
         return writer
+
+    def compiled(self, cls: type) -> Callable[[Any], dict[str, Any]]:
+        """``cls``'s generated writer, made now if it was not."""
+        writer: Callable[[Any], dict[str, Any]] = self[cls]
+        if getattr(writer, "walks_plan", False):
+            attrs.resolve_types(cls)  # the generated writer reads its members' types
+            writer = self[cls] = self.direct[cls] = _unstructure_fresh(self, cls, _plan(cls))
+        return writer
+
+
+def _walking_writer(fresh: _FreshWriters, cls: type, plan: list[tuple[str, str, bool]]) \
+        -> Callable[[Any], dict[str, Any]]:
+    """``cls``'s JSON by walking the plan: what the generated writer does
+    member by member (``None`` and an omitted empty array left out, scalars as
+    they are, a model — alone or in an array — by ``fresh``'s writer of its
+    class, anything else through ``_unstructure_value``); it hands over to the
+    generated one at ``COMPILE_AFTER`` values."""
+    left = [COMPILE_AFTER]
+
+    def member(v: Any) -> Any:
+        kind = type(v)
+        if kind in _SCALARS:
+            return v
+        if kind in _MODEL_SET:
+            return fresh[kind](v)
+        if kind is tuple:
+            return [x if type(x) in _SCALARS else fresh[type(x)](x) if type(x) in _MODEL_SET else _unstructure_value(x)
+                    for x in v]
+        return _unstructure_value(v)
+
+    def walk_plan(obj: Any) -> dict[str, Any]:
+        left[0] -= 1
+        if left[0] <= 0:
+            fresh.compiled(cls)
+        out: dict[str, Any] = {}
+        for name, key, omit_empty in plan:
+            v = getattr(obj, name)
+            if v is None or (omit_empty and v == ()):
+                continue
+            out[key] = member(v)
+        if obj.extra:
+            for k, v in obj.extra.items():
+                out.setdefault(k, v)
+        return out
+
+    walk_plan.walks_plan = True  # type: ignore[attr-defined]
+    return walk_plan
 
 
 _FRESH = _FreshWriters(_DIRECT)
@@ -897,11 +829,12 @@ def converter(*, detailed: bool = True) -> Any:
 
 
 def prepare_record_model() -> None:
-    """Generate now every model class's writer and the stored reader's plan,
+    """Generate now every model class's writer, its strict reader and the stored reader's plan,
     which are otherwise made when first asked for (the hook server, before it
     forks the children that read and write records)."""
     for cls in MODEL_CLASSES:
-        _FRESH[cls]  # noqa: B018 - generates the writer
+        _FRESH.compiled(cls)
+        READERS.compiled(cls)
         if cls not in _STORED_PLANS:
             _stored_plan(cls)
 
@@ -935,24 +868,31 @@ def _field_path(path: str) -> str:
     return path[2:] if path.startswith("$.") else path.lstrip("$")
 
 
+def _timestamp_text(value: Any) -> str:
+    return _structure_timestamp(value, None)
+
+
+def _handoff_id_text(value: Any) -> str:
+    return _structure_handoff_id(value, None)
+
+
+READERS = StrictReaders(MODEL_CLASSES, json_keys, {Timestamp: _timestamp_text, HandoffId: _handoff_id_text})
+"""Per model class, its strict reader without cattrs (``baton.domain.record_reader``), made on first use."""
+
+
 def structure(value: Any, cls: type) -> Any:
     """Read any model class from JSON, reporting every problem at once.
 
-    Valid input (every stored record) is read by the converter that stops at
-    the first problem; only input it refuses is read again by the detailed
-    one, for the report. Both run the same hooks, so both accept and build
-    the same values.
+    Valid input (every stored record) is read by the class's strict reader
+    (``READERS``: no cattrs), which stops at the first
+    problem; only input it refuses is read again by cattrs' detailed
+    converter, for the report. Both accept and build the same values.
 
     Raises:
         HandoffInputError: one problem per field path.
     """
-    if cls in _MODEL_SET:
-        try:
-            return _READERS[cls](value)
-        except Exception:  # noqa: BLE001 - not taken as it is: cattrs reads it (or reports why not)
-            pass
     try:
-        return converter(detailed=False).structure(value, cls)
+        return READERS[cls](value)
     except Exception:  # noqa: BLE001 - read again below, where every problem is reported
         pass
     try:
