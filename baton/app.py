@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 import attrs
 
-from baton.commands.context import Project
+from baton.commands.context import Limits, Project
 from baton.domain.identifiers import name_problem
 from baton.errors import BatonError, InputError, LedgerBusy
 from baton.ledger.clock import WallClock, system_clock
@@ -92,13 +92,14 @@ class Baton:
         self.project = project
 
     @classmethod
-    def open(cls, root: PathOption = None, *, clock: WallClock = system_clock) -> "Baton":
-        """Open an initialised project (``--project``, ``$BATON_PROJECT``, the git top level, or here).
+    def open(cls, root: PathOption = None, *, clock: WallClock = system_clock, limits: Limits = Limits()) -> "Baton":
+        """Open an initialised project (``--project``, ``$BATON_PROJECT``, the git top level, or here),
+        waiting for its ledger lock and folding as ``limits`` say (by default: without limit).
 
         Raises:
             NotInitialized (exit 4): no ``.baton/config.json`` at the root.
         """
-        return cls(Project.open(root, clock=clock))
+        return cls(Project.open(root, clock=clock, limits=limits))
 
     def close(self) -> None:
         self.project.close()
@@ -179,8 +180,9 @@ class Baton:
             if not kept:
                 raise
             hooks = "1 kept hook still waits" if kept == 1 else f"{kept} kept hooks still wait"
-            raise LedgerBusy(f"{exc.message}; {hooks} in .baton/deferred/ (a session's end, a draft before "
-                             "a compaction): the next catch-up or session start runs them",
+            waits = (f"{hooks} in .baton/deferred/ (a session's end, a draft before a compaction): the next "
+                     "catch-up or session start runs them")
+            raise LedgerBusy(exc.reason, advice=f"{exc.advice}; {waits}" if exc.advice else waits,
                              details={**exc.details, "deferred_waiting": kept}) from exc
         in_the_present = options.get("until") is None and (done.rebuilt or done.reason is None)  # not pinned
         if in_the_present and deferred.any_pending(self.project.paths):
@@ -465,20 +467,16 @@ class Baton:
         kept: tuple[DeferredRun, ...] = ()
         if not self.project.read_only and deferred.any_pending(self.project.paths):
             kept = self.run_deferred_hooks()
-        busy = next((run.error for run in kept if run.busy), None)
-        wait = self.project.write_wait
-        if busy is not None:
-            self.project.write_wait = 0
-        try:
-            starting = harness_start.start_session(self.project, session_id, harness=harness, source=source,
-                                                   max_bytes=max_bytes)
-            if starting.done is not None:
-                started = starting.done
-            else:
-                assert starting.brief is not None
-                started = starting.delivered(self._brief(starting.brief))
-        finally:
-            self.project.write_wait = wait
+        busy = next((run.busy for run in kept if run.busy is not None), None)
+        # The start's own wait, given to its writing steps: the project's stays as it was opened.
+        limits = attrs.evolve(self.project.limits, write_wait=0) if busy is not None else None
+        starting = harness_start.start_session(self.project, session_id, harness=harness, source=source,
+                                               max_bytes=max_bytes, limits=limits)
+        if starting.done is not None:
+            started = starting.done
+        else:
+            assert starting.brief is not None
+            started = starting.delivered(self._brief(starting.brief))
         if busy is not None and started.delivered is not None and started.delivered.held_up is not None:
             started = attrs.evolve(started, delivered=attrs.evolve(started.delivered, held_up=busy))
         return attrs.evolve(started, kept=kept) if kept else started
@@ -572,9 +570,7 @@ class Baton:
         worktree = hook.worktree_in(self.project.root)
         app = self
         if worktree != self.project.paths.worktree:  # the hook ran in another worktree of the project
-            app = Baton.open(worktree, clock=self.project.clock)
-            app.project.write_wait, app.project.read_wait = self.project.write_wait, self.project.read_wait
-            app.project.fold_limit = self.project.fold_limit
+            app = Baton.open(worktree, clock=self.project.clock, limits=self.project.limits)
         try:
             if hook.kind == deferred.SESSION_END:
                 return app.finish_harness_session(hook.session, harness=hook.harness, reason=hook.reason)

@@ -243,9 +243,28 @@ class GitLockHeld(Conflict):
 
 
 class LedgerBusy(Conflict):
-    """Another process held the ledger lock longer than a hook may wait (exit 4)."""
+    """Another process held the ledger lock longer than the caller may wait (exit 4).
+
+    Its message is ``reason`` (what happened) and, when given, ``advice``
+    (what a person is to do about it) after it: a caller that does something
+    else about it (a hook that keeps its work for a process that waits) says
+    the ``reason`` with its own words instead of the advice."""
 
     code = "ledger_busy"
+    TRY_AGAIN = "try again when it is done"
+    """The advice of a lock a person's command met."""
+
+    def __init__(self, reason: str, *, advice: str | None = None, details: dict[str, Any] | None = None) -> None:
+        super().__init__(f"{reason}; {advice}" if advice else reason, details=details)
+        self.reason = reason
+        self.advice = advice
+
+    @classmethod
+    def reason_of(cls, said: str) -> str:
+        """The reason in what another process said of a lock it met (a line of
+        its log, where the error's parts are no longer apart): without the
+        advice ``TRY_AGAIN`` and what the message says after it."""
+        return said.partition(f"; {cls.TRY_AGAIN}")[0]
 
 
 class IndexBehind(Conflict):

@@ -51,7 +51,7 @@ from mcp.types import INVALID_PARAMS, CallToolResult, Resource, TextContent, Too
 from pydantic import Field
 
 from baton import __version__
-from baton.app import Baton
+from baton.app import Baton, Limits
 from baton.domain.batons import DEFAULT_MAX_BYTES
 from baton.domain.limits import MAX_INPUT_BYTES
 from baton.domain.redaction import RedactionPolicy, screen_encoded, screen_output, screen_text, visible_json
@@ -344,9 +344,8 @@ class ProjectCalls:
 
     def app(self) -> Baton:
         if not self.opened:
-            baton = Baton.open(self.root)
-            baton.project.write_wait = lock_wait()
-            baton.project.read_wait = 0.0  # reads never wait: the index answers
+            # Reads never wait: the index answers.
+            baton = Baton.open(self.root, limits=Limits(write_wait=lock_wait(), read_wait=0.0))
             self.opened.append(baton)
         return self.opened[0]
 

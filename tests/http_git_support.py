@@ -2,8 +2,10 @@
 
 ``serve(root, user, password)`` serves the bare repositories under ``root``
 at ``http://127.0.0.1:PORT/<name>.git`` and answers 401 to any request
-without those credentials (as a hosted remote does). Used as a context
-manager; the server stops on exit.
+without those credentials (as a hosted remote does). ``answer(method, path)``,
+when given, may return an HTTP status to send instead of git's answer (a
+host that forbids a push, a failing proxy). Used as a context manager; the
+server stops on exit.
 """
 
 from __future__ import annotations
@@ -14,11 +16,11 @@ import threading
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 from urllib.parse import urlsplit
 
 
-def _handler(root: Path, user: str, password: str):
+def _handler(root: Path, user: str, password: str, answer: Callable[[str, str], int | None] | None = None):
     expected = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
 
     class Handler(BaseHTTPRequestHandler):
@@ -32,6 +34,15 @@ def _handler(root: Path, user: str, password: str):
             self._cgi()
 
         def _cgi(self) -> None:
+            status = answer(self.command, self.path) if answer else None
+            if status is not None:
+                body = f"<html>{status}</html>".encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return
             if self.headers.get("Authorization") != expected:
                 self.send_response(401)
                 self.send_header("WWW-Authenticate", 'Basic realm="git"')
@@ -70,9 +81,10 @@ def _handler(root: Path, user: str, password: str):
 
 
 @contextmanager
-def serve(root: Path, user: str, password: str) -> Iterator[str]:
+def serve(root: Path, user: str, password: str,
+          answer: Callable[[str, str], int | None] | None = None) -> Iterator[str]:
     """Yields the base URL (``http://127.0.0.1:PORT``) while the server runs."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(root, user, password))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(root, user, password, answer))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -112,6 +112,15 @@ def test_doctor_works_outside_a_project(project_dir):
     assert json.loads(r.stdout)["initialized"] is False
 
 
+def test_doctor_fails_on_a_project_folder_that_does_not_exist_instead_of_suggesting_init(tmp_path):
+    missing = tmp_path / "projetc"
+    r = run_baton("doctor", "--json", "--project", str(missing))
+    assert r.returncode == 3
+    (check,) = [c for c in json.loads(r.stdout)["checks"] if c["name"] == "project"]
+    assert check["status"] == "fail" and check["detail"] == f"{missing}: no such directory"
+    assert not missing.exists()
+
+
 def test_gc_removes_only_the_index(project):
     run_baton("rebuild", "--project", str(project))
     r = run_baton("gc", "--json", "--project", str(project))

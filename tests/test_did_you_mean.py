@@ -69,3 +69,15 @@ def test_a_missing_id_no_option_could_have_taken_gets_no_such_hint(baton_cli, pr
     done = baton_cli(*argv, cwd=project)
     assert done.returncode == 2 and "required: ID" in done.stderr
     assert "takes every word" not in done.stderr
+
+
+def test_an_option_of_a_subcommand_given_to_its_command_names_the_subcommand_that_takes_it(baton_cli, project):
+    done = baton_cli("status", "--port", "8080", cwd=project)
+    assert done.returncode == 2
+    assert "(--port is an option of `baton status serve`)" in done.stderr
+
+
+def test_the_closest_option_that_is_only_a_subcommands_says_whose_it_is(baton_cli, project):
+    done = baton_cli("status", "--hots", cwd=project)
+    assert done.returncode == 2
+    assert "(did you mean '--host', an option of `baton status serve`?)" in done.stderr

@@ -282,10 +282,29 @@ def test_a_forget_killed_before_its_erasure_is_named_by_verify_and_doctor_until_
     doctor = run_json(capsys, project, "doctor", expect=0)
     warned = [c for c in doctor["checks"] if c["name"] == "forget"]
     assert warned and warned[0]["status"] == "warn" and forgettable in warned[0]["detail"]
+    assert warned[0]["handoff"] == forgettable
     run_json(capsys, project, "forget", forgettable, "--yes")
     assert files_holding(project / ".baton" / "ledger", SECRET_TEXT) == []
     assert run_json(capsys, project, "verify")["unfinished_forgets"] == []
     assert not [c for c in run_json(capsys, project, "doctor")["checks"] if c["name"] == "forget"]
+
+
+def test_doctor_s_advice_on_an_interrupted_forget_is_a_command_that_finishes_it_when_pasted(project, forgettable):
+    """Off a terminal (a script, an agent), ``forget`` without ``--yes`` refuses: the
+    command doctor gives has it, and run as given, finishes the forget."""
+    import shlex
+
+    from tests.conftest import run_baton
+
+    _forget_killed_after_its_record(project, forgettable)
+    said = run_baton("doctor", cwd=project)
+    [line] = [line for line in said.stdout.splitlines() if f"the forget of handoff {forgettable}" in line]
+    advised = line.rsplit("`", 2)[-2]
+    assert advised == f"baton forget {forgettable} --yes"
+    done = run_baton(*shlex.split(advised)[1:], cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert files_holding(project / ".baton" / "ledger", SECRET_TEXT) == []
+    assert f"the forget of handoff {forgettable}" not in run_baton("doctor", cwd=project).stdout
 
 
 @pytest.mark.parametrize("on_disk", [False, True])

@@ -12,6 +12,9 @@ import pytest
 from mcp import Client
 
 from baton.app import Baton
+from baton.cli import build_parser
+from baton.cli_handlers.handoffs import handoff_list
+from baton.cli_handlers.output import Noted
 from baton.commands import listing
 from baton.domain.short_ids import short_id
 from baton.mcp_server import build_server
@@ -44,6 +47,19 @@ def test_handoff_list_text_past_its_limit_says_on_stderr_how_many_match_and_stdo
     assert cut.returncode == 0 and len(cut.stdout.splitlines()) == 2
     assert cut.stderr == "baton: the newest 2 of 3 handoffs shown; a larger --limit shows more, --limit 0 shows all\n"
     assert len(whole.stdout.splitlines()) == 3 and whole.stderr == ""
+
+
+def test_the_list_handler_returns_its_note_with_the_result_and_leaves_the_arguments_alone(three):
+    project, _ = three
+    cut_args = build_parser().parse_args(["handoff", "list", "--limit", "2"])
+    whole_args = build_parser().parse_args(["handoff", "list", "--limit", "3"])
+    before = dict(vars(cut_args))
+    with Baton.open(project) as app:
+        cut, whole = handoff_list(app, cut_args), handoff_list(app, whole_args)
+    assert isinstance(cut, Noted) and cut.exit_code == 0 and cut.result.more is True
+    assert cut.note == "the newest 2 of 3 handoffs shown; a larger --limit shows more, --limit 0 shows all"
+    assert not isinstance(whole, Noted) and whole.more is False
+    assert vars(cut_args) == before
 
 
 def test_handoff_list_counts_only_the_matches_of_its_filters(three):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from baton.app import Baton
+from baton.app import Baton, Limits
 from baton.commands import deferred
 from baton.commands.session_drafts import open_session_draft
 from tests.app_support import promote_handoff, validate_handoff_command
@@ -228,10 +228,9 @@ def _handoff_id(repo: Path) -> str:
 
 def test_a_kept_hook_that_cannot_run_yet_waits_for_the_next_catch_up(repo):
     run_baton("rebuild", "--if-needed", cwd=repo)
-    with Baton.open(repo) as app:
+    with Baton.open(repo, limits=Limits(write_wait=0.1)) as app:
         deferred.keep(app.project, kind=deferred.SESSION_END, harness="claude-code", event="SessionEnd",
                       session="s-work")
-        app.project.write_wait = 0.1
         with lock_held_elsewhere(repo):  # the ledger busy: it cannot run now, nor is it refused for good
             [ran] = app.run_deferred_hooks()
     assert ran.waiting and ran.error and "locked by another process" in ran.error

@@ -290,7 +290,7 @@ STEADY_START_MODULES = STEADY_MODULES | {
 """The SessionStart hook: its adapter and runner, and what records ``session.begun`` (85 in all)."""
 STEADY_CLASSES = {
     "baton.commands.batons.Peek", "baton.commands.bootstrap.BootstrapResult", "baton.commands.bootstrap.Offer",
-    "baton.commands.context.GatheredBatch", "baton.commands.context.WriteScope",
+    "baton.commands.context.GatheredBatch", "baton.commands.context.Limits", "baton.commands.context.WriteScope",
     "baton.commands.identity.SessionContext", "baton.commands.objectives.SessionObjective",
     "baton.config.ProjectConfig", "baton.domain.batons.AssembledBrief", "baton.domain.batons.BatonRecord",
     "baton.domain.batons.FittedSection",
@@ -305,7 +305,7 @@ STEADY_CLASSES = {
     "baton.project.ProjectPaths", "baton.projections.handoffs.HandoffSummary",
     "baton.projections.runner.CatchUp",
 }
-"""The attrs classes both define (33)."""
+"""The attrs classes both define (34)."""
 STEADY_READ_CLASSES = STEADY_CLASSES
 STEADY_START_CLASSES = STEADY_CLASSES | {
     "baton.commands.deferred.DeferredHook", "baton.commands.deferred.DeferredRun",
@@ -316,7 +316,7 @@ STEADY_START_CLASSES = STEADY_CLASSES | {
     "baton.events.session.ObjectiveSet", "baton.events.session.SessionBegun",
     "baton.events.session.SessionEnded",
 }
-"""... and the session events, the session aggregate's commands and the start's results (46 in all)."""
+"""... and the session events, the session aggregate's commands and the start's results (47 in all)."""
 
 
 @pytest.fixture

@@ -187,6 +187,22 @@ def test_a_session_that_ends_with_baton_s_draft_unfinished_tells_the_next_sessio
     assert "was not handed on" not in (injected("claude-code", _start(repo, "claude-code", session="s3").answer) or "")
 
 
+def test_a_session_end_s_notice_of_an_unfinished_draft_names_the_draft_and_its_status_with_it(repo):
+    """One record per notice: its text, the handoff it is about and that handoff's status then."""
+    from baton.commands.harness_finish import EndNotice
+
+    _start(repo, "claude-code", session="s1")
+    _event(repo, "claude-code", 1, session="s1")
+    with Baton.open(repo) as app:
+        [draft] = [h["id"] for h in app.list_handoffs(status="draft").to_json()["handoffs"]]
+    ended = _event(repo, "claude-code", 2, session="s1")
+    [told] = ended.result.told
+    assert isinstance(told, EndNotice) and (told.handoff, told.was) == (draft, "draft")
+    assert ended.result.notices == (told.text,)
+    document = ended.result.to_json()
+    assert document["notices"] == [told.text] and document["noticesAbout"] == [draft]
+
+
 def test_a_session_whose_draft_was_completed_and_handed_on_says_nothing_of_it(repo):
     _start(repo, "claude-code", session="s1")
     _event(repo, "claude-code", 1, session="s1")

@@ -284,3 +284,24 @@ def test_a_malformed_local_json_or_policy_stops_it_before_any_file_is_written(pr
     code, out, _ = run(capsys, project, "install-hooks", "--harness", "claude-code", "--json")
     assert code == 4 and json.loads(out)["error"]["code"] == "config_error"
     assert sorted(p.name for p in project.iterdir()) == before
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_a_project_folder_that_does_not_exist_is_refused_and_not_created(tmp_path, capsys, harness, dry_run):
+    """A mistyped ``--project`` would otherwise make a new Baton project, hooks and all, that no
+    session in the real project ever runs."""
+    missing = tmp_path / "projetc"
+    code, out, err = run(capsys, missing, "install-hooks", "--harness", harness, *(["--dry-run"] if dry_run else []))
+    assert code == 2, (out, err)
+    assert f"cannot install Baton's wiring into {missing}: no such directory; nothing was written" in err
+    assert "Traceback" not in err and not missing.exists()
+
+
+def test_a_project_path_naming_a_file_is_refused(tmp_path, capsys):
+    named = tmp_path / "README.md"
+    named.write_text("# demo\n")
+    code, _, err = run(capsys, named, "install-hooks", "--harness", "codex")
+    assert code == 2
+    assert f"cannot install Baton's wiring into {named}: it is not a directory" in err
+    assert named.read_text() == "# demo\n"

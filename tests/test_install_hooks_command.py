@@ -166,6 +166,14 @@ def test_a_command_whose_quotes_do_not_close_is_refused(project_dir, capsys):
     assert _snapshot(project_dir) == {}
 
 
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_command_is_refused_not_taken_for_the_default(project_dir, capsys, value):
+    """``--command "$BATON"`` with the variable unset: the user named a program, and none is there."""
+    code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "codex", "--command", value)
+    assert code == 2 and "--command must name the baton program" in err
+    assert _snapshot(project_dir) == {}
+
+
 def test_a_mistyped_path_with_a_space_is_refused_not_split(project_dir, script, capsys):
     mistyped = str(script).replace("dir with space", "dir with spaces")
     code, out, err = run(capsys, project_dir, "install-hooks", "--harness", "claude-code", "--command", mistyped)

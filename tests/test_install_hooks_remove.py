@@ -364,3 +364,13 @@ def test_doctor_has_no_check_for_a_harness_removed_again(project_dir, capsys, sc
     remove_wiring(project_dir, "codex")
     code, checks = _doctor(capsys, project_dir)
     assert "harness codex" not in checks
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_remove_from_a_project_folder_that_does_not_exist_is_refused_not_reported_as_nothing_to_remove(
+        tmp_path, capsys, harness):
+    missing = tmp_path / "projetc"
+    code, out, err = run(capsys, missing, "install-hooks", "--harness", harness, "--remove")
+    assert code == 2, (out, err)
+    assert f"cannot take Baton's wiring out of {missing}: no such directory" in err
+    assert "nothing of Baton's to remove" not in out and not missing.exists()

@@ -109,3 +109,29 @@ def test_the_memory_ledger_bounds_its_wait_the_same_way():
         holder.join(30)
     with ledger.locked(wait=0) as txn:
         txn.append([EventDraft("test.appended", "test/1", {})])
+
+
+def test_a_lock_held_past_the_wait_says_its_reason_and_its_advice_apart(ledger):
+    fd = _held_elsewhere(ledger)
+    try:
+        with pytest.raises(LedgerBusy) as caught:
+            with ledger.locked(wait=0.1):
+                pytest.fail("the lock was held by another holder")
+    finally:
+        os.close(fd)
+    busy = caught.value
+    assert busy.reason == "the ledger stayed locked by another process for 0.1 s"
+    assert busy.advice == LedgerBusy.TRY_AGAIN
+    assert busy.message == f"{busy.reason}; {busy.advice}"
+
+
+def test_a_busy_error_without_advice_says_only_its_reason():
+    busy = LedgerBusy("the ledger stayed locked: a process of its own waits for it", details={"deferred": "x"})
+    assert busy.message == busy.reason and busy.advice is None and busy.details == {"deferred": "x"}
+
+
+def test_the_reason_of_a_busy_line_another_process_logged_leaves_out_its_advice_and_what_follows():
+    said = (f"the ledger stayed locked by another process for 600 s; {LedgerBusy.TRY_AGAIN}; 1 kept hook "
+            "still waits in .baton/deferred/")
+    assert LedgerBusy.reason_of(said) == "the ledger stayed locked by another process for 600 s"
+    assert LedgerBusy.reason_of("the feed is damaged") == "the feed is damaged"

@@ -207,3 +207,12 @@ def test_log_with_since_before_until_lists_the_events_between(project, capsys):
     run(capsys, project, "session", "begin", "s1")
     code, out, _ = run(capsys, project, "log", "--since", "2000-01-01T00:00:00Z", "--until", "2999-01-01T00:00:00Z")
     assert code == 0 and "session.begun" in out and "(no events" not in out
+
+
+@pytest.mark.parametrize("limit", ["0", "-2"])
+def test_log_with_a_limit_below_one_says_how_to_see_every_event(project, limit):
+    from tests.conftest import run_baton
+
+    done = run_baton("log", "--limit", limit, cwd=project)
+    assert done.returncode == 2
+    assert done.stderr == "baton: --limit must be a positive number (leave it out for every event)\n"

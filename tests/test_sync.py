@@ -566,7 +566,7 @@ def test_a_transport_error_is_reported_without_control_characters(capsys, team, 
             raise HangupException([b"ssh: connect to host example.org port 22: Connection refused\r",
                                    b"fatal: Could not read from remote repository.\r\x1b[0m"])
 
-    monkeypatch.setattr(transport, "client", lambda repo, url: (_Hangs(), "/ledger.git"))
+    monkeypatch.setattr(transport, "client", lambda *args, **kwargs: (_Hangs(), "/ledger.git"))
     code, out, _ = run(capsys, a, "sync", "--json")
     assert code == 4
     message = json.loads(out)["error"]["message"]
@@ -574,3 +574,35 @@ def test_a_transport_error_is_reported_without_control_characters(capsys, team, 
     assert not any(ord(ch) < 32 or ch == "\x7f" for ch in message)
     code, _, err = run(capsys, a, "sync")
     assert code == 4 and "\\x0d" not in err and "\r" not in err
+
+
+def _same_person_on_both(*clones: Path) -> None:
+    for clone in clones:
+        with (clone / ".git" / "config").open("a") as config:
+            config.write("[user]\n\temail = alice@example.com\n")
+
+
+def test_a_sync_that_imports_a_baton_for_this_clones_owner_and_branch_says_it_waits(capsys, team):
+    _remote, a, b = team
+    _same_person_on_both(a, b)
+    left = run_json(capsys, a, "session", "end", "sa", "--handoff-steps", "alice's next step")
+    run_json(capsys, a, "sync")
+    code, out, _ = run(capsys, b, "sync")
+    assert code == 0
+    (baton,) = run_json(capsys, b, "session", "handoff", "--all")["items"]
+    assert baton["owner"] == "alice@example.com" and baton["handoffId"] in json.dumps(left)
+    assert (f"A baton waits for alice@example.com on {baton['branch']} (baton {baton['handoffId']}): "
+            "the next session started here receives it.") in out
+    run_json(capsys, b, "session", "begin", "--session-id", "sb")  # claimed: nothing waits any more
+    run_json(capsys, a, "checkpoint", "create", "--title", "more", "--objective", "more", "--no-input")
+    run_json(capsys, a, "sync")
+    assert run_json(capsys, b, "sync")["waiting"] is None
+
+
+def test_a_sync_that_imports_only_another_owners_baton_says_none_waits(capsys, team):
+    _remote, a, b = team
+    _same_person_on_both(a, b)
+    run_json(capsys, a, "session", "end", "sa", "--handoff-steps", "bob's next step", "--owner", "bob@example.com")
+    run_json(capsys, a, "sync")
+    imported = run_json(capsys, b, "sync")
+    assert imported["imported"] and imported["waiting"] is None

@@ -9,7 +9,7 @@ import attrs
 
 from baton.app import Baton
 from baton.cli_handlers.opened import catching_up, progress, say_waiting
-from baton.commands.doctor import KEPT_WAITING, Check
+from baton.commands.doctor import FORGET_AGAIN, KEPT_WAITING, Check
 from baton.harnesses.wiring import doctor_checks
 from baton.launch import server_state
 
@@ -24,9 +24,13 @@ def doctor(args: argparse.Namespace):
 
 
 def _by_hand(check: Check) -> Check:
-    """The waiting kept hooks' check, with the command that runs their catch-up without a replay."""
+    """A check with the command that does what it advises: the waiting kept
+    hooks' catch-up without a replay; an interrupted forget run again, with
+    ``--yes`` (it was confirmed once, and off a terminal ``forget`` asks nothing: it refuses)."""
     if check.detail.endswith(KEPT_WAITING):
         return attrs.evolve(check, detail=check.detail + BY_HAND)
+    if check.handoff is not None and check.detail.endswith(FORGET_AGAIN):
+        return attrs.evolve(check, detail=f"{check.detail}: `baton forget {check.handoff} --yes`")
     return check
 
 

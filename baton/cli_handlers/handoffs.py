@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from baton.app import Baton
+from baton.cli_handlers.output import Noted
 
 
 def handoff_prepare(app: Baton, args: argparse.Namespace):
@@ -25,11 +26,11 @@ def handoff_list(app: Baton, args: argparse.Namespace):
     saying how many match in all (``--json`` has ``more`` and ``total``)."""
     result = app.list_handoffs(status=args.status, work=args.work, limit=args.limit, kind=args.kind,
                                branch=args.branch)
-    if result.more:
-        total = f"{result.matched:,}" if result.matched is not None else "more"  # counted: count_total
-        args.note_after = (f"the newest {len(result.rows)} of {total} {result.noun} shown; "
-                           f"a larger --limit shows more, --limit 0 shows all")
-    return result
+    if not result.more:
+        return result
+    total = f"{result.matched:,}" if result.matched is not None else "more"  # counted: count_total
+    return Noted(result, f"the newest {len(result.rows)} of {total} {result.noun} shown; "
+                         f"a larger --limit shows more, --limit 0 shows all")
 
 
 def handoff_show(app: Baton, args: argparse.Namespace):

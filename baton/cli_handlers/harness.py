@@ -24,7 +24,7 @@ def install_hooks(args: argparse.Namespace):
         if args.events is not None:
             raise InputError("--events has no meaning with --remove: it takes out all of Baton's hooks")
         return remove_wiring(root, args.harness, dry_run=args.dry_run, worktree=worktree)
-    command = args.command or default_command()
+    command = default_command() if args.command is None else args.command
     result = write_hooks(root, args.harness, dry_run=args.dry_run, command=command, worktree=worktree,
                          events=events, hook_command=relay_command(command) if args.command is None else None)
     if result.warnings:

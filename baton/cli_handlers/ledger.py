@@ -29,11 +29,7 @@ def verify(app: Baton, args: argparse.Namespace):
 def rebuild(app: Baton, args: argparse.Namespace):
     if args.if_needed and args.until:
         raise InputError("--if-needed brings the index up to date; --until pins it in the past: pass one of them")
-    if args.lock_wait is not None:
-        if not 0 <= args.lock_wait < float("inf"):  # nan is neither
-            raise InputError(f"--lock-wait must be a number of seconds >= 0, not {args.lock_wait:g}")
-        # The replay and every kept hook it runs give up past it (``LedgerBusy``): a stuck holder ends this too.
-        app.project.write_wait = app.project.read_wait = args.lock_wait
+    # ``--lock-wait``: the project was opened with it (``opened.limits_of``).
     done = app.rebuild(until=args.until, if_needed=args.if_needed,
                        progress=None if args.json else progress("baton: replaying the ledger:"))
     # What the kept hooks it ran have to say, for the next session start.

@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from baton.app import Baton
+from baton.app import Baton, Limits
+from baton.errors import InputError
 
 
 def run_on_project(handler: Callable[[Baton, argparse.Namespace], Any], args: argparse.Namespace,
@@ -16,7 +17,7 @@ def run_on_project(handler: Callable[[Baton, argparse.Namespace], Any], args: ar
     """The handler's result, handed to ``show`` (its printing) before the
     project is closed: a result printed as it is read (``baton log``) reads
     the ledger while it prints."""
-    with Baton.open(args.project) as app:
+    with Baton.open(args.project, limits=limits_of(args)) as app:
         # The project's policy, loaded before the command runs: a malformed
         # policy section or policy.json stops it (exit 2), as a malformed
         # config.json does, instead of being silently replaced by the defaults.
@@ -31,6 +32,19 @@ def run_on_project(handler: Callable[[Baton, argparse.Namespace], Any], args: ar
         if show is not None:
             show(result)
         return result
+
+
+def limits_of(args: argparse.Namespace) -> Limits:
+    """How long the command waits for the ledger lock: without limit, as a
+    person's command does, unless it takes ``--lock-wait`` (``baton rebuild``):
+    then the replay and every kept hook it runs give up past it (``LedgerBusy``),
+    so a stuck holder ends it too."""
+    wait = getattr(args, "lock_wait", None)
+    if wait is None:
+        return Limits()
+    if not 0 <= wait < float("inf"):  # nan is neither
+        raise InputError(f"--lock-wait must be a number of seconds >= 0, not {wait:g}")
+    return Limits(write_wait=wait, read_wait=wait)
 
 
 def say_new_writer(change: Any) -> None:

@@ -12,13 +12,27 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
 from baton.domain.redaction import RedactionPolicy, screen_output, screen_text, visible_json
 from baton.errors import BatonError
 from baton.oplog import elapsed_ms
+
+
+class Noted(NamedTuple):
+    """A handler's result with its word about the text printed: ``note``, said
+    on stderr after the text (not with ``--json``, whose answer says it in its
+    own fields) — ``handoff list``: how many matches the limit left out. (Not
+    an attrs class: this module is on the hook path, which defines none it does not use.)"""
+
+    result: Any
+    note: str | None = None
+
+    @property
+    def exit_code(self) -> int:
+        return int(getattr(self.result, "exit_code", 0))
 
 
 def print_json(value: Any, *, one_line: bool = False) -> None:
@@ -90,13 +104,16 @@ def _policy(args: argparse.Namespace) -> RedactionPolicy:
 
 def print_result(args: argparse.Namespace, result: Any) -> None:
     """A handler's result: its JSON (``--json``), else its text. A result's
-    ``problem`` (a hook's one line) goes to stderr first; a handler's
-    ``args.note_after`` goes to stderr after the text (not with ``--json``).
+    ``problem`` (a hook's one line) goes to stderr first; a ``Noted`` result's
+    note goes to stderr after the text (not with ``--json``).
 
     A text rendering that is the JSON answer itself (``lineage --format
     json``) is screened as a document, string by string, exactly as
     ``--json`` is — not as one long text: a 4 MB answer screened as text
     cost more than building it, and a replacement could break its JSON."""
+    note = None
+    if isinstance(result, Noted):
+        result, note = result.result, result.note
     problem = getattr(result, "problem", None)
     if problem:
         print(screen_text(" ".join(problem.split()), output_policy()), file=sys.stderr)
@@ -118,7 +135,6 @@ def print_result(args: argparse.Namespace, result: Any) -> None:
         print(text)
     elif text:
         print(screen_text(text, _policy(args)))
-    note = getattr(args, "note_after", None)
     if note:  # a handler's word about the text just printed (``handoff list``: how many were left out)
         sys.stdout.flush()
         print(f"baton: {screen_text(note, _policy(args))}", file=sys.stderr)

@@ -18,8 +18,11 @@ def usage_error_message(parser: argparse.ArgumentParser, message: str, *, json_r
     command's own arguments) that took a missing positional; the JSON error object is printed
     when ``--json`` was asked for."""
     message = screen_text(message, RedactionPolicy())
-    hint = did_you_mean(parser, message)
-    if hint:
+    misplaced = misplaced_option(parser, words)
+    hint = None if misplaced else did_you_mean(parser, message)
+    if misplaced:
+        message = f"{message} ({misplaced})"
+    elif hint:
         message = f"{message} (did you mean {hint}?)"
     swallowed = swallowing_options(parser, message, words)
     if swallowed:
@@ -51,6 +54,30 @@ def swallowing_options(parser: argparse.ArgumentParser, message: str, words: Seq
     return last
 
 
+def misplaced_option(parser: argparse.ArgumentParser, words: Sequence[str]) -> str | None:
+    """An option of ``words`` this command lacks but one of its subcommands has,
+    and which ones (``baton status --port 8080``: ``--port`` is ``baton status
+    serve``'s), or None. Not for ``baton`` itself: every command is below it."""
+    if parser.prog == "baton":
+        return None
+    own = {o for action in parser._actions for o in action.option_strings}
+    for word in words:
+        name = word.split("=", 1)[0]
+        if not name.startswith("--") or name in own:
+            continue
+        owners = _owners(parser, name)
+        if owners:
+            return f"{name} is an option of {owners}"
+    return None
+
+
+def _owners(parser: argparse.ArgumentParser, option: str) -> str:
+    """The subcommands of ``parser`` that take ``option``, quoted (empty: none)."""
+    subs = [sub for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+            for sub in dict.fromkeys(action.choices.values())]
+    return " and ".join(f"`{sub.prog}`" for sub in subs if option in option_strings(sub))
+
+
 def did_you_mean(parser: argparse.ArgumentParser, message: str) -> str | None:
     """The closest command or option to a mistyped one, quoted, or None."""
     choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
@@ -62,7 +89,11 @@ def did_you_mean(parser: argparse.ArgumentParser, message: str) -> str | None:
             return None
         given, known = unknown.group(1).split("=", 1)[0], sorted(option_strings(parser))
     close = difflib.get_close_matches(given, known, n=1, cutoff=0.6)
-    return f"'{close[0]}'" if close else None
+    if not close:
+        return None
+    if choice is None and parser.prog != "baton" and not any(close[0] in a.option_strings for a in parser._actions):
+        return f"'{close[0]}', an option of {_owners(parser, close[0])}"  # not this command's own
+    return f"'{close[0]}'"
 
 
 def option_strings(parser: argparse.ArgumentParser) -> set[str]:

@@ -59,7 +59,7 @@ from baton.projections.batons import baton_creators, baton_records, baton_scopes
 from baton.projections.handoffs import LATEST_WINDOW, RESUMABLE
 
 if TYPE_CHECKING:
-    from baton.commands.context import Project
+    from baton.commands.context import Limits, Project
 
 RECENT_HANDOFFS = 20
 
@@ -136,7 +136,7 @@ class BootstrapResult:
     exit_code: int = 0
     held_up: str | None = None
     """A gated start (a harness's) that found the ledger locked by another process past
-    its wait (``LedgerBusy``, its message): this brief was read without the lock, and
+    its wait (``LedgerBusy.reason``, without its advice): this brief was read without the lock, and
     nothing was claimed or recorded (``Start.held_up``)."""
 
     def to_json(self) -> dict[str, Any]:
@@ -242,6 +242,7 @@ def begin(
     branch: str | None = None,
     peek: bool = False,
     gate: "SessionGate | None" = None,
+    limits: Limits | None = None,
 ) -> "Start":
     """Read what the session-start brief is built from: ``Start.done`` is the
     brief when no baton waits (or the ledger cannot be read), else
@@ -251,7 +252,8 @@ def begin(
     Without a ``session_id`` the claim names a new UUIDv7 (not when peeking:
     nothing is claimed then). ``gate``: a session start that must happen
     once; it is asked under the lock, before the claim, and records the
-    start in the same hold (see ``SessionGate``).
+    start in the same hold (see ``SessionGate``). ``limits``: how its
+    writing steps wait for the ledger lock (None: as the project was opened).
 
     Raises:
         InputError: ``max_bytes`` below 1024 or a malformed session id.
@@ -265,7 +267,7 @@ def begin(
     if generated:
         session_id = uuid7()
     start = Start(project, context_of(project, owner=owner, branch=branch), session_id, max_bytes, gate,
-                  {"peek": peek, "session_id_generated": generated})
+                  {"peek": peek, "session_id_generated": generated}, limits)
     try:
         runner = project.reading()
     except BatonError as exc:
@@ -305,9 +307,9 @@ class Start:
     what it read, the notices gathered on the way, and the results it can end with."""
 
     def __init__(self, project: "Project", ctx: SessionContext, session_id: str | None, max_bytes: int,
-                 gate: "SessionGate | None", flags: dict[str, bool]) -> None:
+                 gate: "SessionGate | None", flags: dict[str, bool], limits: Limits | None = None) -> None:
         self.project, self.ctx, self.session_id, self.max_bytes = project, ctx, session_id, max_bytes
-        self.gate, self.flags = gate, flags
+        self.gate, self.flags, self.limits = gate, flags, limits
         self.notices: list[str] = []
         self.objective: SessionObjective | None = None
         self.records: list = []
@@ -368,7 +370,7 @@ class Start:
         (``held_up`` when the ledger stays locked past the wait)."""
         if self.gate is not None:
             try:
-                with self.project.writing() as scope, scope.batch():
+                with self.project.writing(self.limits) as scope, scope.batch():
                     if self.gate.admit(scope):
                         self.gate.record(scope, None, self.ctx)
             except LedgerBusy as exc:
@@ -386,7 +388,7 @@ class Start:
         waiting = self.waiting.record.id if self.waiting is not None else None
         notice = held_up_notice(self.session_id or "SESSION_ID", waiting)
         result = self.result(self.standard([notice]), extra=[notice])
-        return evolve(result, held_up=exc.message)
+        return evolve(result, held_up=exc.reason)
 
     def offer(self, freshness_of: FreshnessOf, carried_of: CarriedOf) -> Offer:
         """2. Reserve the waiting baton's section (with its freshness line) and the
@@ -436,7 +438,7 @@ class Start:
         assert waiting is not None
         gate = self.gate
         try:
-            with self.project.writing() as scope:
+            with self.project.writing(self.limits) as scope:
                 if gate is not None and not gate.admit(scope):
                     return self.result(self.standard([]))
                 with scope.batch():  # the claim and the session's start: one append, all or nothing

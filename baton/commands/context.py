@@ -53,6 +53,28 @@ from baton.projections.registry import default_projections
 from baton.projections.runner import CatchUp, Progress, ProjectionRunner, ledger_size
 
 
+@attrs.frozen
+class Limits:
+    """How long a process waits for the ledger lock, and how much of the ledger
+    a catch-up may fold: given when the project is opened (``Project.open``),
+    or to one step (``Project.writing(limits)``), never changed on the opened
+    project — so two callers of one long-lived project (the MCP server's
+    tools) cannot see each other's limits."""
+
+    write_wait: float | None = None
+    """How long ``writing()`` waits for the ledger lock before ``LedgerBusy``
+    (None: as long as it takes, as a command typed by a person does)."""
+    read_wait: float | None = None
+    """How long ``reading()`` waits for the lock to catch up; past it, the
+    read answers from the index as the last writer left it (None: no limit).
+    Every writer folds its events into the index before it lets go of the
+    lock, so that index lacks only what the holder is writing now."""
+    fold_limit: int | None = None
+    """The most bytes of ledger a catch-up may fold (None: all of them). A
+    hook sets it from its deadline: past it, ``IndexBehind``, and the
+    catch-up is handed to a process of its own (``Project.behind``)."""
+
+
 @mutable
 class WriteScope:
     project: "Project"
@@ -136,8 +158,9 @@ class GatheredBatch:
 
 class Project:
     def __init__(self, paths: ProjectPaths, config: ProjectConfig, writer: str, clock: WallClock = system_clock,
-                 *, unsettled: os.stat_result | None = None) -> None:
+                 *, unsettled: os.stat_result | None = None, limits: Limits = Limits()) -> None:
         self._read_only: bool | None = None
+        self._limits = limits
         self.paths = paths
         self.config = config
         self.writer = writer
@@ -158,14 +181,6 @@ class Project:
         self._caught_up_at: tuple | None = None
         """The feeds and the index as the last catch-up under the lock left
         them (``reading``): while both are unchanged, a reading needs no catch-up."""
-        self.write_wait: float | None = None
-        """How long ``writing()`` waits for the ledger lock before ``LedgerBusy``
-        (None: as long as it takes, as a command typed by a person does)."""
-        self.read_wait: float | None = None
-        """How long ``reading()`` waits for the lock to catch up; past it, the
-        read answers from the index as the last writer left it (None: no limit).
-        Every writer folds its events into the index before it lets go of the
-        lock, so that index lacks only what the holder is writing now."""
         self.on_wait: Callable[..., None] | None = None
         """Told, before a catch-up waits without limit for the ledger lock,
         that another process holds it (the command line says so on a
@@ -183,10 +198,6 @@ class Project:
         command brings the index up to date without a progress of its own (the
         command line shows a long one on a terminal: a replay after an upgrade
         takes seconds)."""
-        self.fold_limit: int | None = None
-        """The most bytes of ledger a catch-up here may fold (None: all of
-        them). A hook sets it from its deadline: past it, ``IndexBehind``,
-        and the catch-up is handed to a process of its own (``behind``)."""
         self.deferral: Callable[[], str | None] | None = None
         """Work that must not be lost when the catch-up is handed on (a
         session's end: ``baton.commands.deferred``): kept by calling it, once,
@@ -202,9 +213,27 @@ class Project:
     def root(self) -> Path:
         return self.paths.root
 
+    @property
+    def limits(self) -> Limits:
+        """The waits and fold limit the project was opened with (``Limits``)."""
+        return self._limits
+
+    @property
+    def write_wait(self) -> float | None:
+        return self._limits.write_wait
+
+    @property
+    def read_wait(self) -> float | None:
+        return self._limits.read_wait
+
+    @property
+    def fold_limit(self) -> int | None:
+        return self._limits.fold_limit
+
     @classmethod
-    def open(cls, project: str | os.PathLike | None = None, *, clock: WallClock = system_clock) -> "Project":
-        """Open an initialised project.
+    def open(cls, project: str | os.PathLike | None = None, *, clock: WallClock = system_clock,
+             limits: Limits = Limits()) -> "Project":
+        """Open an initialised project, waiting for its lock and folding as ``limits`` say.
 
         Raises:
             NotInitialized: there is no ``.baton/config.json`` at the root.
@@ -229,14 +258,14 @@ class Project:
             if baton_dir_writable(paths):
                 raise
             # nothing will be written: the id is never recorded
-            return cls(paths, config, READ_ONLY_WRITER, clock)
+            return cls(paths, config, READ_ONLY_WRITER, clock, limits=limits)
         try:
             st = os.stat(paths.baton_dir)
         except OSError as exc:
             raise StorageError(f"cannot look at {paths.baton_dir}: {exc}") from exc
         minted = local.get("minted_in")
         settled = isinstance(minted, dict) and minted.get("dev") == st.st_dev and minted.get("ino") == st.st_ino
-        return cls(paths, config, local["writer"], clock, unsettled=None if settled else st)
+        return cls(paths, config, local["writer"], clock, unsettled=None if settled else st, limits=limits)
 
     @property
     def read_only(self) -> bool:
@@ -360,21 +389,22 @@ class Project:
         """
         self.check_identifiers([pair for stream in streams for pair in event_identifiers(stream, None, None)])
 
-    def claim_writer(self) -> None:
+    def claim_writer(self, limits: Limits | None = None) -> None:
         """Before this process first writes, in a ``.baton`` folder other than the
         one ``local.json`` records its writer id was minted in: a copy takes a
         new id; a ``local.json`` that records no place, or a remount, records
         this one (``baton.commands.writer_claim``, loaded only then). Nothing
         to do, and no system call, in the folder the id was minted in.
+        It waits for the ledger lock as ``limits`` say (None: ``self.limits``).
 
         Raises:
             ConfigError: ``local.json`` no longer reads as one.
-            LedgerBusy: the lock stayed held past ``write_wait``.
+            LedgerBusy: the lock stayed held past the write wait.
             StorageError: ``local.json`` cannot be written.
         """
         if self._unsettled is None or self.read_only:
             return
-        _claims().claim(self, self._unsettled)
+        _claims().claim(self, self._unsettled, (limits or self._limits).write_wait)
         self._unsettled = None
 
     @property
@@ -390,17 +420,20 @@ class Project:
         self.writer = writer
 
     @contextmanager
-    def writing(self) -> Iterator[WriteScope]:
+    def writing(self, limits: Limits | None = None) -> Iterator[WriteScope]:
+        """The read–decide–append step, waiting for the lock and folding as
+        ``limits`` say (None: as the project was opened with, ``self.limits``)."""
+        limits = limits or self._limits
         self.require_writable()
-        self.claim_writer()
+        self.claim_writer(limits)
         runner = self.runner  # before the lock: the ledger seeds from the index as it takes it
         try:
-            if self.fold_limit is not None:
-                runner.check_fold_limit(self.fold_limit)
-            self.say_if_waiting(self.write_wait)
-            with self.ledger.locked(wait=self.write_wait) as txn:
+            if limits.fold_limit is not None:
+                runner.check_fold_limit(limits.fold_limit)
+            self.say_if_waiting(limits.write_wait)
+            with self.ledger.locked(wait=limits.write_wait) as txn:
                 started = time.perf_counter()
-                self._caught_up(runner.catch_up(progress=self.on_progress, fold_limit=self.fold_limit), started)
+                self._caught_up(runner.catch_up(progress=self.on_progress, fold_limit=limits.fold_limit), started)
                 yield WriteScope(self, txn)
         except IndexBehind as exc:
             if "background_pid" in exc.details:  # already handed on (a reading inside this write)
@@ -513,9 +546,9 @@ class Project:
         pid, failed = start_catch_up(self.root, self.paths.baton_dir)
         self.log("info", "kept_while_busy", pid=pid, failed=failed is not None)
         details = {**exc.details, "background_pid": pid, "background_failed": failed, "deferred": kept}
-        held = exc.message.split("; try again", 1)[0]
-        if failed is not None:
-            failed = failed.split("; try again", 1)[0]  # its advice to a person: this hook does try again
+        held = exc.reason  # not its advice to a person: this hook's work is tried again
+        if failed is not None:  # a line of the last catch-up's log: text, its advice dropped too
+            failed = LedgerBusy.reason_of(failed)
             again = (f"tried again (pid {pid})" if pid is not None
                      else "and no process could be started to try again")
             return LedgerBusy(f"{held}, and the last catch-up in the background failed: {failed}; {again}",

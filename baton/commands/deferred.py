@@ -94,8 +94,9 @@ class DeferredRun:
     waiting: bool = False
     """With ``error``: it still waits (the ledger busy, a damaged feed…), for the
     next catch-up or session start; else it was set aside for good."""
-    busy: bool = False
-    """With ``waiting``: what stopped it was the ledger lock, held by another process past the wait."""
+    busy: str | None = None
+    """With ``waiting``, when what stopped it was the ledger lock, held by another
+    process past the wait: why, without advice to a person (``LedgerBusy.reason``)."""
 
     def to_json(self) -> dict[str, Any]:
         done = self.result.to_json() if self.result is not None else None
@@ -272,7 +273,8 @@ def run_pending(paths: ProjectPaths, run: Callable[[DeferredHook], Any]) -> tupl
             except BatonError as exc:
                 # The project's configuration may be fixed, the ledger let go, a feed repaired: it waits.
                 if not isinstance(exc, (InputError, PolicyBlock)) or isinstance(exc, ConfigError):
-                    ran.append(DeferredRun(hook, error=exc.message, waiting=True, busy=isinstance(exc, LedgerBusy)))
+                    busy = exc.reason if isinstance(exc, LedgerBusy) else None
+                    ran.append(DeferredRun(hook, error=exc.message, waiting=True, busy=busy))
                     return tuple(ran)
                 set_aside(paths, hook, exc.message)
                 ran.append(DeferredRun(hook, error=exc.message))

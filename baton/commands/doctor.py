@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable
 from baton import __version__
 from baton.background import running
 from baton.commands import deferred
-from baton.commands.context import Project, read_local
+from baton.commands.context import Limits, Project, read_local
 from baton.commands.verify import verify_project
 from baton.commands.writer_claim import place_check
 from baton.domain.wording import counted
@@ -35,9 +35,12 @@ class Check:
     name: str
     status: str
     detail: str
+    handoff: str | None = None
+    """The handoff the check is about (an interrupted forget's), for an adapter's advice."""
 
     def to_json(self) -> dict:
-        return {"name": self.name, "status": self.status, "detail": self.detail}
+        found = {"name": self.name, "status": self.status, "detail": self.detail}
+        return found if self.handoff is None else {**found, "handoff": self.handoff}
 
 
 @frozen
@@ -97,11 +100,14 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
                         f"repository at {top}" if top else "not a git repository: freshness checks will say 'unknown'"))
     if extra is not None:
         checks += [Check(*found) for found in extra(root, project)]
+    if not root.is_dir():  # a mistyped project path: `baton init` there would be refused too
+        checks.append(Check("project", "fail", f"{root}: {'not a directory' if root.exists() else 'no such directory'}"))
+        return DoctorResult(str(root), False, checks)
     if not paths.config.is_file():
         checks.append(Check("project", "warn", "not initialised; run `baton init`"))
         return DoctorResult(str(root), False, checks)
     try:
-        opened = Project.open(root)
+        opened = Project.open(root, limits=Limits(read_wait=LOCK_WAIT))  # see ``_index_check``
     except BatonError as exc:
         checks.append(Check("config", "fail", exc.message))
         return DoctorResult(str(root), True, checks)
@@ -132,8 +138,8 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
             checks.append(Check("ledger", "warn" if torn else "ok", detail))
             for handoff, n in sorted(report.unfinished_forgets.items()):
                 checks.append(Check("forget", "warn", f"the forget of handoff {handoff} was interrupted: "
-                                                      f"{counted(n, 'payload')} it names {'is' if n == 1 else 'are'} still in the ledger; `baton "
-                                                      f"forget {handoff}` again erases them"))
+                                    f"{counted(n, 'payload')} it names {'is' if n == 1 else 'are'} still in the "
+                                    f"ledger{FORGET_AGAIN}", handoff=handoff))
         else:
             checks.append(Check("ledger", "fail", f"{counted(len(report.all_problems()), 'problem')}; run `baton verify`, "
                                                   "then a dry run of `baton repair` to see what it sets aside"))
@@ -168,7 +174,6 @@ def _index_check(opened: Project, paths: ProjectPaths, checks: list[Check]) -> "
     another process holds past ``LOCK_WAIT`` (a stuck one, say) is not waited
     for: the index is read as the last writer left it, and that is said."""
     opened.say_if_waiting()  # on a terminal, when another process holds the lock: for LOCK_WAIT at most
-    opened.read_wait = LOCK_WAIT
     runner = opened.reading()
     pinned = runner.pinned_until
     held = getattr(opened.ledger, "held_elsewhere", None)
@@ -192,6 +197,9 @@ def _index_check(opened: Project, paths: ProjectPaths, checks: list[Check]) -> "
         checks.append(Check("index", "ok", f"{paths.index.name} up to date"))
     return runner
 
+
+FORGET_AGAIN = "; forgetting it again erases them"
+"""How an interrupted forget's detail ends (the command line adds the command, with what it needs to run unasked)."""
 
 KEPT_WAITING = ": a catch-up brings the index up to date and runs them"
 """How the waiting kept hooks' detail ends (the command line adds how to run the catch-up by hand)."""

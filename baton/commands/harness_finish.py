@@ -36,36 +36,43 @@ HandOnInScope = Callable[..., "CreatedBaton"]
 
 
 @frozen
+class EndNotice:
+    """What a session's end says it did not do, for the next session start."""
+
+    text: str
+    handoff: str | None = None
+    """The handoff it is about (its id): it says that handoff was not handed on,
+    which a later end that hands it on makes out of date."""
+    was: str | None = None
+    """The status ``handoff`` had when this end said so (``draft``: the draft
+    Baton prepared, unfinished): a session start that finds it changed since
+    says what is true now (``Baton.notice_fates``)."""
+
+
+@frozen
 class SessionFinishResult:
     session_id: str
     ended: bool
     """False: the session had already ended and nothing new was handed on."""
     baton: str | None
     reason: str | None
-    notices: tuple[str, ...] = ()
-    about: tuple[str | None, ...] = ()
-    """The handoff each of ``notices`` is about (its id, in the same order): each says
-    that handoff was not handed on, which a later end that hands it on makes out of date."""
-    was: tuple[str | None, ...] = ()
-    """The status each handoff of ``about`` had when this end said so (``draft``: the
-    draft Baton prepared, unfinished): a session start that finds it changed since says
-    what is true now (``Baton.notice_fates``)."""
+    told: tuple[EndNotice, ...] = ()
+    """What the end says it did not do, each with the handoff it is about."""
     settles: tuple[str, ...] = ()
     """The handoffs this end carried on (the one it handed on, and the session's
     handoffs it continues): a notice left earlier about one of them ("was not handed
     on", ``about``) is out of date (Codex ends a session after every turn: ``Stop``)."""
     exit_code: int = 0
 
-    def notices_about(self) -> list[tuple[str, str | None, str | None]]:
-        """Each of ``notices`` with the handoff it is about and that handoff's status
-        then (None when it names none)."""
-        return [(said, self.about[i] if i < len(self.about) else None, self.was[i] if i < len(self.was) else None)
-                for i, said in enumerate(self.notices)]
+    @property
+    def notices(self) -> tuple[str, ...]:
+        """The texts of ``told``."""
+        return tuple(notice.text for notice in self.told)
 
     def to_json(self) -> dict[str, Any]:
         return {"sessionId": self.session_id, "ended": self.ended, "batonHandoffId": self.baton,
-                "reason": self.reason, "notices": list(self.notices), "noticesAbout": list(self.about),
-                "settles": list(self.settles)}
+                "reason": self.reason, "notices": list(self.notices),
+                "noticesAbout": [notice.handoff for notice in self.told], "settles": list(self.settles)}
 
     def render(self) -> str:
         lines = [f"Session {self.session_id} {'ended' if self.ended else 'had already ended'}."]
@@ -81,11 +88,7 @@ naming no session: one that began longer ago and never reported its end is
 taken for a harness that was killed, not for a session still at work."""
 
 
-Withheld = tuple[str, str, str]
-"""A notice, the id of the handoff it is about, and that handoff's status."""
-
-
-def _handoff_to_hand_on(runner: Any, session_id: str, owner: str | None = None) -> tuple[dict | None, Withheld | None]:
+def _handoff_to_hand_on(runner: Any, session_id: str, owner: str | None = None) -> tuple[dict | None, EndNotice | None]:
     """The newest ready handoff the session wrote that was never a baton (or
     None), and a notice when one was left alone on purpose.
 
@@ -107,7 +110,7 @@ def _handoff_to_hand_on(runner: Any, session_id: str, owner: str | None = None) 
     return _captured_during(runner, session_id, owner)
 
 
-def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[dict | None, Withheld | None]:
+def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[dict | None, EndNotice | None]:
     """The newest ready handoff naming no session captured on this session's
     branch by its owner while it was open (see ``_handoff_to_hand_on``)."""
     session = runner.get("sessions", session_id) if "sessions" in runner.by_name else None
@@ -141,14 +144,14 @@ def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[d
             return None, None
         rivals = open_at(runner.db, owner=owner, branch=branch, at=created, since=since, exclude=session_id)
         if rivals:
-            return None, (f"Handoff {doc['id']} names no session and was captured while another session on "
-                          f"{branch} was open ({', '.join(rivals[:3])}): it was not handed on. Pass `session_id` "
-                          "when capturing over MCP.", doc["id"], "ready")
+            return None, EndNotice(f"Handoff {doc['id']} names no session and was captured while another session "
+                                   f"on {branch} was open ({', '.join(rivals[:3])}): it was not handed on. Pass "
+                                   "`session_id` when capturing over MCP.", doc["id"], "ready")
         return doc, None
     return None, None
 
 
-def _unfinished_draft(runner: Any, sid: str) -> list[Withheld]:
+def _unfinished_draft(runner: Any, sid: str) -> list[EndNotice]:
     """What to tell the next session when this one ends with nothing to hand on but the
     draft Baton prepared for it (the person asked for a handoff, or the context was
     compacted) still a draft: the handoff that was asked for is not lost without a word."""
@@ -156,9 +159,9 @@ def _unfinished_draft(runner: Any, sid: str) -> list[Withheld]:
     if left is None:
         return []
     draft = short_id(left[0])
-    return [(f"Handoff {draft} was not handed on: the session ended with the draft Baton prepared for it "
-             f"unfinished; `baton handoff show {draft}` has what it holds: complete it (`baton handoff amend "
-             f"{draft}`), validate it and make it ready", left[0], "draft")]
+    return [EndNotice(f"Handoff {draft} was not handed on: the session ended with the draft Baton prepared for "
+                      f"it unfinished; `baton handoff show {draft}` has what it holds: complete it (`baton handoff "
+                      f"amend {draft}`), validate it and make it ready", left[0], "draft")]
 
 
 def _carried(runner: Any, sid: str, handed: str) -> tuple[str, ...]:
@@ -205,7 +208,7 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
         InputError: no session id, or a malformed one.
     """
     sid = required_session_id(session_id)
-    notices: list[Withheld] = []
+    notices: list[EndNotice] = []
     here = context_of(project)  # git's identity and branch: read before the lock
     with project.writing() as scope:
         runner = scope.runner
@@ -229,12 +232,11 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
                 try:
                     handed = hand_on_in_scope(scope, candidate["id"], here, session=sid, harness=harness)
                 except (Conflict, InputError) as exc:
-                    notices.append((f"Handoff {candidate['id']} was not handed on: {exc.message}", candidate["id"],
-                                    "ready"))
-            said, about, was = (tuple(column) for column in zip(*notices)) if notices else ((), (), ())
+                    notices.append(EndNotice(f"Handoff {candidate['id']} was not handed on: {exc.message}",
+                                             candidate["id"], "ready"))
             if ended_before and handed is None:
-                return SessionFinishResult(sid, False, None, reason, said, about, was=was)
+                return SessionFinishResult(sid, False, None, reason, tuple(notices))
             end_in_scope(scope, sid, None, harness=harness, left=handed)
         settles = _carried(runner, sid, handed.record.id) if handed else ()
-    return SessionFinishResult(sid, True, handed.record.id if handed else None, reason, said, about, settles=settles,
-                               was=was)
+    return SessionFinishResult(sid, True, handed.record.id if handed else None, reason, tuple(notices),
+                               settles=settles)

@@ -38,7 +38,7 @@ from baton.domain.short_ids import short_id
 from baton.model import frozen
 
 if TYPE_CHECKING:
-    from baton.commands.context import Project
+    from baton.commands.context import Limits, Project
 
 
 @frozen
@@ -66,7 +66,7 @@ class SessionStartResult:
         reason = self.delivered.held_up if self.delivered is not None else None
         if reason is None:
             return None
-        return (f"{reason.split('; try again', 1)[0]}; the brief was delivered from the index as it stands, "
+        return (f"{reason}; the brief was delivered from the index as it stands, "
                 "and nothing was claimed or recorded (the next session start claims a baton waiting)")
 
     @property
@@ -134,11 +134,13 @@ class Starting:
 
 
 def start_session(project: "Project", session_id: str | None, *, harness: str | None = None,
-                  source: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> Starting:
+                  source: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
+                  limits: Limits | None = None) -> Starting:
     """Deliver the session-start brief once: claim the baton waiting for this
     owner and branch for ``session_id`` and record that the session began.
     The brief's steps (``bootstrap.begin``) are carried out by the application,
-    which then calls ``Starting.delivered``.
+    which then calls ``Starting.delivered``. ``limits``: the brief's writing
+    steps' (None: the project's).
 
     Raises:
         InputError: no session id, or a malformed one.
@@ -152,7 +154,8 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
     gate = _StartOnce(project, sid, harness)
     # The session line comes after the brief, inside the same budget.
     room = max(MIN_MAX_BYTES, max_bytes - len(session_line(sid, harness).encode("utf-8")) - 2)
-    return Starting(sid, harness, source, brief=begin(project, session_id=sid, max_bytes=room, gate=gate),
+    return Starting(sid, harness, source, brief=begin(project, session_id=sid, max_bytes=room, gate=gate,
+                                                         limits=limits),
                     gate=gate)
 
 

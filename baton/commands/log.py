@@ -162,7 +162,7 @@ def log_events(
         change under the reading, NotFound.
     """
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        raise InputError("`limit` must be a positive number")
+        raise InputError("`limit` must be a positive number (leave it out for every event)")
     after = Until.parse(since, option="since") if since is not None else None
     upto = Until.parse(until, option="until") if until is not None else None
     for option, bound in (("until", upto), ("since", after)):

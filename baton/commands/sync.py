@@ -33,9 +33,12 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from baton.commands import forget
+from baton.commands.identity import context_of
+from baton.domain.batons import select_eligible
 from baton.domain.wording import counted
 from baton.errors import InputError, RemoteRefRefused
 from baton.model import frozen, mutable
+from baton.projections.batons import baton_records
 from baton.sync import decide, publish, transport
 from baton.sync.ledger_ref import DEFAULT_REF, BadRefFeed, UnknownFormat, read_feeds
 from baton.sync.local import ERASURE_PENDING, ReadCount, ledger_lock, unlink
@@ -77,6 +80,9 @@ class SyncResult:
     """Feeds the remote held less of than this clone had published (its ref went back): put back by the push."""
     cleaned_locks: list[str] = attrs.field(factory=list)
     """Stale pack index locks removed from a path remote (``baton.domain.remote_locks``)."""
+    waiting: dict[str, Any] | None = None
+    """After an import: the baton the next session here would receive (this clone's owner and
+    branch, else a shared one), so the person knows a baton came (``waiting_baton``)."""
 
     @property
     def exit_code(self) -> int:
@@ -93,7 +99,8 @@ class SyncResult:
                 "read": self.read.to_json(), "projections_rebuilt": self.rebuilt, "attempts": self.attempts,
                 "erased": dict(sorted(self.erased.items())), "ref_erased": dict(sorted(self.ref_erased.items())),
                 "signers": self.signers, "dropped": sorted(self.dropped),
-                "behind": dict(sorted(self.behind.items())), "cleaned_locks": list(self.cleaned_locks)}
+                "behind": dict(sorted(self.behind.items())), "cleaned_locks": list(self.cleaned_locks),
+                "waiting": self.waiting}
 
     def render(self) -> str:
         lines = []
@@ -130,6 +137,11 @@ class SyncResult:
             lines.append(f"Already in sync with {self.remote} ({self.ref}).")
         elif self.pushed:
             lines.append(f"Pushed {self.ref} to {self.remote}.")
+        if self.waiting is not None:
+            w = self.waiting
+            whom = "every owner and branch" if w["shared"] else f"{w['owner']} on {w['branch']}"
+            lines.append(f"A baton waits for {whom} (baton {w['handoff_id']}): the next session started here "
+                         "receives it.")
         return "\n".join(lines)
 
 
@@ -165,22 +177,26 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     """
     if not (remote or "").strip():
         raise InputError("`remote` must name a git remote (for example origin), not an empty name")
-    ref = ref or DEFAULT_REF
+    ref = DEFAULT_REF if ref is None else ref  # an empty name is refused below, as an empty remote is
     if not ref.startswith("refs/") or ref.startswith("refs/heads/") or ".." in ref or ref.endswith("/") \
             or any(c in ref for c in " ~^:?*[\\"):
         raise InputError(f"`ref` must be a ref name under refs/ other than a branch, not {ref!r}")
     repo = transport.open_repo(project)
     erased = _Erased()
     try:
-        url = transport.remote_url(repo, remote)
-        client, path = transport.client(repo, url)
+        url, pushurl = transport.remote_url(repo, remote), transport.push_url(repo, remote)
+        base = transport.relative_base(project)
+        client, path = transport.client(repo, url, base)
+        # where the round pushes: the remote's pushurl when git has one, as `git push` does
+        to = (*transport.client(repo, pushurl or url, base, push=pushurl is None),
+              transport.shown_url(pushurl or url))
         url = transport.shown_url(url)  # from here on, only for messages
         project.claim_writer()  # a copied clone publishes a feed of its own, never the original's
         count = ReadCount(publishing=publishing)
         with transport.local_locks():
             result = publish.retrying(lambda attempt: _round(project, repo, client, path, url, remote,
                                                              ref.encode(), count, attempt, erased,
-                                                             restore_own_feed), ref, url)
+                                                             restore_own_feed, to), ref, to[2])
     finally:
         repo.close()
         _scrub_erased(project, erased)
@@ -195,7 +211,22 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         runner = project.runner
         with ledger_lock(project):
             rebuilt = runner.catch_up(allow_pinned=True, progress=progress).rebuilt
-    return attrs.evolve(result, rebuilt=rebuilt)
+    waiting = waiting_baton(project) if result.imported else None
+    return attrs.evolve(result, rebuilt=rebuilt, waiting=waiting)
+
+
+def waiting_baton(project: "Project") -> dict[str, Any] | None:
+    """The pending baton the next session started in this clone would receive and claim
+    (``select_eligible``: this owner's on this branch, else a shared one), or None. Read,
+    never claimed. Git's identity is read only when some baton is pending."""
+    pending = [record for record, _version in baton_records(project.reading().docs("batons")) if record.pending]
+    if not pending:
+        return None
+    context = context_of(project)
+    found = select_eligible(pending, context.owner, context.branch)
+    if found is None:
+        return None
+    return {"handoff_id": found.id, "owner": found.owner, "branch": found.branch, "shared": found.shared}
 
 
 def _scrub_erased(project: "Project", erased: _Erased) -> None:
@@ -212,8 +243,10 @@ def _scrub_erased(project: "Project", erased: _Erased) -> None:
 
 
 def _round(project: "Project", repo, client, path: str, url: str, remote_name: str, ref: bytes,
-           count: ReadCount, attempt: int, erased: _Erased, restore_own_feed: bool = False) -> SyncResult:
-    """One round: fetch, decide every feed under the ledger lock, commit, push."""
+           count: ReadCount, attempt: int, erased: _Erased, restore_own_feed: bool = False,
+           to: tuple[Any, str, str] | None = None) -> SyncResult:
+    """One round: fetch, decide every feed under the ledger lock, commit, push (``to``: the
+    client, path and shown URL pushed to, when not the ones fetched from)."""
     signatures = FeedSignatures.open(project, repo)  # signed feeds: git's signing key, the allowed signers
     remote_sha = transport.fetch(repo, client, path, ref, url)
     try:
@@ -249,8 +282,9 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
         erased.payloads.extend(work.erased_payloads)
         for feed, n in work.erased.items():
             erased.feeds[feed] = erased.feeds.get(feed, 0) + n
-    pushed = _push_and_record(project, repo, client, path, url, ref, work, new_sha, remote_sha, erased,
-                              (acked_key, seen))
+    push_client, push_path, push_url = to or (client, path, url)
+    pushed = _push_and_record(project, repo, push_client, push_path, push_url, ref, work, new_sha, remote_sha,
+                              erased, (acked_key, seen))
     return SyncResult(remote=remote_name, ref=ref.decode(), imported=work.imported, published=work.published,
                       refused=work.refused, pushed=pushed, commit=new_sha.decode() if new_sha else None,
                       read=count, rebuilt=False, attempts=attempt, erased=work.erased, ref_erased=work.ref_erased,

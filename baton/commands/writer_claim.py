@@ -78,15 +78,16 @@ def minted_here(paths: ProjectPaths, local: dict[str, Any]) -> dict[str, Any]:
     return recorded_local({**local, "writer": new_writer_id()}, here_place(paths))
 
 
-def claim(project: Project, st: os.stat_result) -> None:
+def claim(project: Project, st: os.stat_result, wait: float | None) -> None:
     """Act on a ``.baton`` folder that is not the one ``local.json`` records
-    (``st``: its ``stat`` when the project was opened). Under the ledger lock,
+    (``st``: its ``stat`` when the project was opened). Under the ledger lock
+    (waited for ``wait`` seconds at most; None: no limit),
     reading ``local.json`` again: of two processes of one copy, the second
     finds the id the first took and writes under it.
 
     Raises:
         ConfigError: ``local.json`` no longer reads as one.
-        LedgerBusy: the lock stayed held past ``project.write_wait``.
+        LedgerBusy: the lock stayed held past ``wait``.
         StorageError: ``local.json`` cannot be written.
     """
     if project.opened_ledger is not None and project.opened_ledger.held_here:
@@ -94,7 +95,7 @@ def claim(project: Project, st: os.stat_result) -> None:
         # settles the writer before it takes the lock, never inside one.
         raise RuntimeError("the writer id is claimed before the ledger lock is taken, not under it")
     here = here_place(project.paths, st)
-    with lock_held(project.paths.baton_dir, project.write_wait):
+    with lock_held(project.paths.baton_dir, wait):
         local = read_local(project.paths)
         check = check_place(Place.from_json(local.get("minted_in")), here)
         kept = local.get("writer")

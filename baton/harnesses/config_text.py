@@ -148,6 +148,21 @@ def _merge_hooks(existing: dict[str, Any], additions: Mapping[str, Any]) -> dict
     return out
 
 
+def project_folder(root: str | os.PathLike, doing: str) -> Path:
+    """``root`` when it is an existing folder: the project a harness's files go into, or come out
+    of. A mistyped project path is refused rather than created (with a ``.baton/`` and hooks that
+    no harness session in the real project would ever run).
+
+    Raises:
+        InputError: ``root`` does not exist, or is not a folder.
+    """
+    folder = Path(root)
+    if not folder.is_dir():
+        why = "it is not a directory" if folder.exists() else "no such directory"
+        raise InputError(f"cannot {doing} {folder}: {why}; nothing was written")
+    return folder
+
+
 def contained(root: Path, relative: str) -> Path:
     path = root / relative
     real = Path(os.path.realpath(path))

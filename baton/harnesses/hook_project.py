@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from baton.app import Baton
+from baton.app import Baton, Limits
 from baton.domain.short_ids import short_id
 from baton.errors import BatonError, InputError
 from baton.harnesses import notices
@@ -75,21 +75,18 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
     runner's ``HookRun``) learns the project's ``.baton/`` for its notices."""
     root, worktree = project_root(project, chosen.get_project_context(payload).cwd)
     run.baton_dir = root / ".baton"
-    with Baton.open(worktree) as app:
+    # Never wait on another process without limit: reads answer from the
+    # index, writes give up with LedgerBusy. Nor fold more of the ledger than
+    # fits in the hook's time: the rest is handed to a process of its own (``IndexBehind``).
+    limits = Limits(write_wait=write_wait, read_wait=0.0, fold_limit=fold_limit)
+    with Baton.open(worktree, limits=limits) as app:
         run.baton_dir = app.project.paths.baton_dir
-        # Never wait on another process without limit: reads answer from
-        # the index, writes give up with LedgerBusy.
-        app.project.write_wait = write_wait
-        app.project.read_wait = 0.0
-        # Nor fold more of the ledger than fits in the hook's time: the rest
-        # is handed to a process of its own (``IndexBehind``).
-        app.project.fold_limit = fold_limit
         result = act(app, metadata)
         if app.project.writer_change is not None:  # a copied project's first write took an id of its own
             run.leave_notice(app.project.writer_change.message, failed=False)
         if metadata.kind == SESSION_END:
-            for said, handoff, was in result.notices_about():  # what the end did not do, for the next start
-                run.leave_notice(said, failed=False, handoff=handoff, was=was)
+            for notice in result.told:  # what the end did not do, for the next start
+                run.leave_notice(notice.text, failed=False, handoff=notice.handoff, was=notice.was)
             if result.settles:  # what it did that an earlier end's notice said was not done
                 settle(run.baton_dir, result.settles, at=stamp())
         if getattr(result, "kept", ()):  # kept hooks the start ran first: said with this brief's notices

@@ -52,7 +52,14 @@ from baton.commands.context import read_local
 from baton.config import ProjectConfig, read_json, write_bytes_atomic
 from baton.errors import ConfigError, InputError, StorageError
 from baton.harnesses import adapter
-from baton.harnesses.config_text import contained, new_text, original_path, read_text, write_text
+from baton.harnesses.config_text import (
+    contained,
+    new_text,
+    original_path,
+    project_folder,
+    read_text,
+    write_text,
+)
 from baton.harnesses.protocol import HOOK_ROLES, REQUIRED_ROLES
 from baton.harnesses.wiring import holds_batons, not_found_warning, resolve_program, running_baton
 from baton.model import frozen
@@ -260,14 +267,15 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     (``.baton/``) stays at ``root``, which every worktree shares.
 
     Raises:
-        InputError: an unknown harness, an empty command, or a file that does not parse.
+        InputError: an unknown harness, an empty command, a file that does not parse, or a ``root``
+            that is not an existing folder (``config_text.project_folder``).
         ConfigError: the project's ``.baton/config.json`` does not read as one (checked before
             anything is written, a ``--dry-run`` too: the install would stop on it).
         UnsafePath: a file would land outside the project.
         StorageError: a file cannot be written.
     """
     chosen = adapter(harness)
-    project = Path(root)
+    project = project_folder(root, "install Baton's wiring into")
     _check_config(project)
     base = Path(worktree) if worktree is not None else project
     words = command_words(command)

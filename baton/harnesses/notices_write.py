@@ -100,8 +100,7 @@ def leave_kept(baton_dir: str | os.PathLike, runs: Iterable[Any], *, at: str) ->
     handoff on and why, or a hook that could not run and was set aside."""
     for run in runs:
         hook = run.hook
-        about = getattr(run.result, "notices_about", None)
-        said = list(about() if about is not None else ())
+        said = [(notice.text, notice.handoff, notice.was) for notice in getattr(run.result, "told", ())]
         if run.error is not None and not run.waiting:
             said.append((f"kept for later, it could not run: {run.error}; set aside "
                          f"in .baton/deferred/{hook.name}.failed", None, None))

@@ -48,6 +48,7 @@ from baton.harnesses.config_text import (
     new_text,
     original_path,
     parse_toml,
+    project_folder,
     toml_header,
     without_hooks,
     write_text,
@@ -540,11 +541,12 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     """Take ``harness``'s wiring out of the project (module docstring).
 
     Raises:
-        InputError: an unknown harness, or a file that does not parse (left untouched).
+        InputError: an unknown harness, a file that does not parse (left untouched), or a ``root``
+            that is not an existing folder.
         UnsafePath: a file would be outside the project.
         StorageError: a file cannot be written or deleted.
     """
-    project = Path(root)
+    project = project_folder(root, "take Baton's wiring out of")
     base = Path(worktree) if worktree is not None else project
     planned: list[tuple[Path, str | None, Removal]] = []
     saved: list[Path] = []

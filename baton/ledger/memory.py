@@ -153,7 +153,7 @@ class MemoryLedger:
     @contextmanager
     def locked(self, *, wait: float | None = None) -> Iterator["MemoryTransaction"]:
         if not self._feeds.lock.acquire(timeout=-1 if wait is None else max(0.0, wait)):
-            raise LedgerBusy(f"the ledger stayed locked for {wait:g} s; try again when it is done")
+            raise LedgerBusy(f"the ledger stayed locked for {wait:g} s", advice=LedgerBusy.TRY_AGAIN)
         try:
             self._lock_depth += 1
             try:

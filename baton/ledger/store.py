@@ -205,7 +205,7 @@ class Ledger:
         else:
             deadline = time.monotonic() + max(0.0, wait)
             if not self._thread_lock.acquire(timeout=max(0.0, wait)):
-                raise LedgerBusy(_busy(wait))
+                raise _busy(wait)
         try:
             if self._poisoned:
                 raise StorageError(self._poisoned)
@@ -935,8 +935,8 @@ def _held_key(feed: str, cursor: Cursor) -> tuple[str, int, int, str | None, int
     return (feed, head.offset, head.seq, head.hash, head.hlc)
 
 
-def _busy(wait: float | None) -> str:
-    return f"the ledger stayed locked by another process for {wait or 0:g} s; try again when it is done"
+def _busy(wait: float | None) -> LedgerBusy:
+    return LedgerBusy(f"the ledger stayed locked by another process for {wait or 0:g} s", advice=LedgerBusy.TRY_AGAIN)
 
 
 def _take_lock(fd: int, deadline: float | None, wait: float | None) -> None:
@@ -955,7 +955,7 @@ def _take_lock(fd: int, deadline: float | None, wait: float | None) -> None:
         except BlockingIOError:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise LedgerBusy(_busy(wait)) from None
+                raise _busy(wait) from None
             time.sleep(min(0.02, left))
 
 

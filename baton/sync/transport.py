@@ -9,11 +9,14 @@ the remote's ref moved raises ``RemoteMoved`` (the use case starts again).
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import stat
 import unicodedata
 from contextlib import contextmanager
+from http import HTTPStatus
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 from urllib.parse import urlsplit, urlunsplit
 
@@ -107,24 +110,75 @@ def _fast_loose_objects(repo) -> None:
 
 
 def remote_url(repo, remote: str) -> str:
-    try:
-        url = repo.get_config().get((b"remote", remote.encode()), b"url")
-    except KeyError:
-        url = None
+    url = _remote_setting(repo, remote, b"url")
     if not url:
-        raise NoSyncRemote(f"no git remote named {remote!r} is configured; add one with "
-                           f"`git remote add {remote} URL`, or name another with `remote`",
-                           details={"remote": remote})
-    return url.decode("utf-8", "replace")
+        names = remote_names(repo)
+        raise NoSyncRemote(no_remote_message(remote, names), details={"remote": remote, "remotes": names})
+    return url
 
 
-def client(repo, url: str):
+def remote_names(repo) -> list[str]:
+    """The remotes this repository configures with a URL, sorted."""
+    config = repo.get_config()
+    return sorted({section[1].decode("utf-8", "replace") for section in config.sections()
+                   if len(section) == 2 and section[0] == b"remote"
+                   and _remote_setting(repo, section[1].decode("utf-8", "replace"), b"url")})
+
+
+def no_remote_message(remote: str, names: list[str]) -> str:
+    """No remote named ``remote``: the remotes there are, the closest first
+    when the name looks like a typo of one, or how to add one."""
+    if not names:
+        return (f"no git remote named {remote!r} is configured, and this repository has none: add the team's "
+                f"with `git remote add {remote} URL`")
+    close = difflib.get_close_matches(remote, names, n=1, cutoff=0.6)
+    guess = f"did you mean {close[0]!r}? " if close else ""
+    return (f"no git remote named {remote!r} is configured ({guess}this repository's remotes: "
+            f"{', '.join(names)}); name one with `remote`, or add it with `git remote add {remote} URL`")
+
+
+def push_url(repo, remote: str) -> str | None:
+    """The remote's ``pushurl`` (``git remote set-url --push``), where git
+    pushes instead of its ``url`` — another repository, another transport, or
+    a placeholder such as ``no_push`` that turns pushing off — or None."""
+    return _remote_setting(repo, remote, b"pushurl") or None
+
+
+def _remote_setting(repo, remote: str, name: bytes) -> str | None:
     try:
-        return get_transport_and_path(url, config=repo.get_config_stack())
+        value = repo.get_config().get((b"remote", remote.encode()), name)
+    except KeyError:
+        return None
+    return value.decode("utf-8", "replace") if value else None
+
+
+def client(repo, url: str, base: Path, *, push: bool = False):
+    """dulwich's client for ``url`` and the path on it. A relative path remote
+    (``git remote add origin ../team.git``) is relative to ``base``, the
+    folder git resolves it from (``relative_base``), not to the folder the
+    command was started in. ``push``: the remote's ``url`` used for pushing,
+    which git rewrites with ``url.<base>.pushInsteadOf`` too (never a
+    ``pushurl``, as in git)."""
+    try:
+        transport, path = get_transport_and_path(url, config=repo.get_config_stack(),
+                                                 operation="push" if push else None)
     except (ValueError, OSError) as exc:
         shown = shown_url(url)
         raise RemoteUnreachable(f"cannot reach remote {shown!r}: {transport_text(exc)}",
                                 details={"url": shown}) from None
+    if isinstance(transport, LocalGitClient) and not os.path.isabs(path):
+        path = os.path.join(base, path)
+    return transport, path
+
+
+def relative_base(project: "Project") -> Path:
+    """Where git resolves a relative path remote from: the work tree's top
+    level (git runs from there whatever folder it was started in), or the git
+    directory of a bare repository."""
+    where = locate(project.paths.worktree)  # a linked worktree's own top level, as git runs there
+    if where is None:
+        return project.paths.worktree
+    return where.worktree or where.git_dir
 
 
 def shown_url(url: str) -> str:
@@ -156,7 +210,44 @@ def _failure(exc: BaseException, action: str, url: str) -> RemoteUnreachable:
             "the remote through dulwich, which runs none of git's credential helpers: give the user and "
             "password (or an access token) in the remote's URL, as `user:token@` before its host (git keeps "
             "it in .git/config), or use an ssh remote; check them with `git ls-remote`", details={"url": url})
+    status = http_status(exc)
+    if status is not None:
+        pushing = action.startswith("push")
+        text = f"cannot {action} {url!r}: {http_refusal(status, pushing)}"
+        details = {"url": url, "http_status": status}
+        return RemoteAuthFailed(text, details=details) if status == 403 else RemoteUnreachable(text, details=details)
     return RemoteUnreachable(f"cannot {action} {url!r}: {_why(exc)}", details={"url": url})
+
+
+def http_status(exc: BaseException) -> int | None:
+    """The HTTP status of an answer dulwich did not expect (it raises those
+    but 401, 404 and 407 as ``unexpected http resp <status> for <url>``), or None."""
+    if not isinstance(exc, errors.GitProtocolError):
+        return None
+    found = re.match(r"unexpected http resp (\d{3}) ", str(exc))
+    return int(found.group(1)) if found else None
+
+
+def http_refusal(status: int, pushing: bool) -> str:
+    """What an http(s) remote's status means for a newcomer: 403 is the
+    server refusing these credentials (or this client) that right — most
+    often read access without write access, when pushing — and a 5xx the
+    server (or a proxy before it) failing, nothing this clone did."""
+    try:
+        named = f"HTTP {status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        named = f"HTTP {status}"
+    if status == 403 and pushing:
+        return (f"the remote refused to let these credentials push ({named}): they may read the repository "
+                "but not write to it; ask its owner for write access (the ledger is pushed to a ref of its "
+                "own, beside the branches), or give other credentials in the remote's URL")
+    if status == 403:
+        return (f"the remote refused these credentials access to the repository ({named}); ask its owner for "
+                f"access, or give other credentials in the remote's URL; {CHECK_URL}")
+    if status >= 500:
+        return (f"the server failed to answer ({named}): a problem on the server's side (or a proxy's before "
+                "it), not in this clone; try again later")
+    return f"the server refused the request ({named}); {CHECK_URL}"
 
 
 CHECK_URL = "check the remote's URL (`git remote -v`) and reach it with `git ls-remote`"
@@ -402,6 +493,28 @@ def push(repo, client, path: str, ref: bytes, new: bytes, expected: bytes | None
         # path or file:// remote, written by dulwich, whose ref moved after it was read)
         if any(word in str(status) for word in ("stale", "fast", "failed to update ref", "unable to set")):
             raise RemoteMoved(str(status))
-        told = transport_text(Exception(b"".join(said).decode("utf-8", "replace")[-2000:])) if said else ""
-        told = f" (the remote said: {told})" if told and told != "Exception" else ""
-        raise RemoteUnreachable(f"remote {url!r} refused {ref.decode()}: {status}{told}", details={"url": url})
+        told = remote_words(b"".join(said).decode("utf-8", "replace"))
+        told = f" (the remote said: {told})" if told else ""
+        raise RemoteUnreachable(f"remote {url!r} refused {ref.decode()}: {status}{told}{_refusal_hint(status)}",
+                                details={"url": url})
+
+
+_PROGRESS = re.compile(r"(?:[A-Z][A-Za-z ]*: +\d{1,3}% \(\d+/\d+\)|Total \d+ \(delta \d+\))")
+"""A line of git's progress meter (``Resolving deltas:  42% (3/7)``, ``Total 9 (delta 2)``)."""
+
+
+def remote_words(raw: str) -> str:
+    """What a server's git wrote to the pusher, as one line: its own words (a
+    hook's reason, a refusal), never its progress meter, which a receive-pack
+    over http sends on the same channel. Empty when it wrote nothing else."""
+    lines = [line for line in raw[-4000:].splitlines() if not _PROGRESS.match(line.strip())]
+    told = transport_text(Exception("\n".join(lines)))
+    return "" if told == "Exception" else told[-2000:]
+
+
+def _refusal_hint(status: object) -> str:
+    """The way past a refusal a team can act on (none for the others)."""
+    if "hidden ref" in str(status):
+        return ("; the server hides the ledger's refs (git's `transfer.hideRefs` or `receive.hideRefs`): ask whoever "
+                "runs it to let them through, or sync on a ref it does not hide with `ref`")
+    return ""

@@ -121,12 +121,15 @@ class CodexProject:
     def install_baton(self) -> str:
         done = run_baton(self.project, self.env, "install-hooks", "--harness", "codex", "--events", "all")
         assert done.returncode == 0, done.stderr
-        # The user's own key beside Baton's command (install-hooks keeps it): room for a
-        # slow start on a loaded machine (Codex's default is 10 s).
+        self.allow_a_slow_mcp_start()
+        return done.stdout
+
+    def allow_a_slow_mcp_start(self) -> None:
+        """The user's own key beside Baton's command (install-hooks keeps it): room for a
+        slow start on a loaded machine (Codex's default is 10 s)."""
         config = self.project / ".codex" / "config.toml"
         config.write_text(config.read_text().replace("[mcp_servers.baton]\n",
                                                      "[mcp_servers.baton]\nstartup_timeout_sec = 60\n"))
-        return done.stdout
 
     def events(self) -> list[dict[str, Any]]:
         return ledger_events(self.project, self.env)

@@ -1,0 +1,286 @@
+"""How a team's remote is named and answers (docs/sync.md, "Exit codes"):
+a relative path remote is found as git finds it, whatever folder the command
+starts in, and an http remote's refusals and failures say what they mean
+(real ``git http-backend`` on loopback behind a server that answers 403,
+404 or 5xx where told)."""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tests.cli_support import run, run_json
+from tests.sync_support import REF, make_team, refs_of, remote_feeds, set_remote
+
+
+@pytest.fixture
+def team(tmp_path):
+    return make_team(tmp_path)
+
+
+def _writer(project: Path) -> str:
+    return json.loads((project / ".baton" / "local.json").read_text())["writer"]
+
+
+def _checkpoint(capsys, project: Path, title: str) -> None:
+    run_json(capsys, project, "checkpoint", "create", "--title", title, "--objective", "o", "--no-input")
+
+
+def _sync_from(capsys, monkeypatch, folder: Path, *args: str) -> tuple[int, dict]:
+    from baton.cli import main
+
+    monkeypatch.chdir(folder)
+    capsys.readouterr()
+    code = main(["sync", "--json", *args])
+    return code, json.loads(capsys.readouterr().out)
+
+
+# -- a relative path remote ----------------------------------------------------------------------
+
+def test_a_relative_path_remote_is_found_from_a_subfolder_of_the_work_tree_as_git_finds_it(
+        capsys, team, monkeypatch):
+    remote, a, _b = team
+    set_remote(a, "../remote.git")  # `git remote add origin ../remote.git`: relative to the work tree's top
+    _checkpoint(capsys, a, "from a subfolder")
+    deep = a / "src" / "deep"
+    deep.mkdir(parents=True)
+    code, result = _sync_from(capsys, monkeypatch, deep)
+    assert code == 0, result
+    assert result["pushed"] is True and _writer(a) in remote_feeds(remote)
+
+
+def test_a_relative_path_remote_is_found_when_the_project_is_named_from_elsewhere(capsys, team, tmp_path,
+                                                                                  monkeypatch):
+    remote, a, _b = team
+    set_remote(a, "../remote.git")
+    _checkpoint(capsys, a, "named with --project")
+    elsewhere = tmp_path / "elsewhere" / "further"
+    elsewhere.mkdir(parents=True)
+    code, result = _sync_from(capsys, monkeypatch, elsewhere, "--project", str(a))
+    assert code == 0, result
+    assert result["pushed"] is True and refs_of(remote)[REF] == refs_of(a)[REF]
+
+
+def test_a_relative_path_remote_from_a_linked_worktree_is_relative_to_that_worktree(capsys, team, tmp_path,
+                                                                                   monkeypatch):
+    from dulwich import porcelain
+
+    remote, a, _b = team
+    porcelain.branch_create(str(a), "feature")
+    linked = tmp_path / "wt" / "a-feature"  # two levels down: ../remote.git from a would be wrong here
+    linked.parent.mkdir()
+    porcelain.worktree_add(str(a), str(linked), branch="feature")
+    set_remote(a, "../../remote.git")  # what git resolves from the linked worktree's top
+    _checkpoint(capsys, a, "from the linked worktree")
+    (linked / "sub").mkdir()
+    code, result = _sync_from(capsys, monkeypatch, linked / "sub")
+    assert code == 0, result
+    assert result["pushed"] is True and _writer(a) in remote_feeds(remote)
+
+
+def test_a_relative_path_remote_that_does_not_exist_names_the_url_as_configured(capsys, team, monkeypatch):
+    _remote, a, _b = team
+    set_remote(a, "../no-such.git")
+    code, out, err = run(capsys, a, "sync", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "remote_unreachable"), out + err
+    assert error["details"]["url"] == "../no-such.git" and "Traceback" not in err
+
+
+# -- what an http remote answers -----------------------------------------------------------------
+
+@contextmanager
+def _http_remote(remote: Path, answer):
+    from tests.http_git_support import serve
+
+    with serve(remote.parent, "alice", "s3cret-pass", answer) as base:
+        yield f"{base.replace('http://', 'http://alice:s3cret-pass@')}/{remote.name}"
+
+
+def _pushes(method: str, path: str) -> bool:
+    return "git-receive-pack" in path
+
+
+@pytest.mark.parametrize("status", [403, 500, 502, 503])
+def test_every_http_refusal_or_failure_is_exit_4_in_words_with_its_status_and_never_the_password(
+        capsys, team, status):
+    remote, a, _b = team
+    _checkpoint(capsys, a, "over http")
+    with _http_remote(remote, lambda method, path: status) as url:
+        set_remote(a, url)
+        code, out, err = run(capsys, a, "sync", "--json")
+        error = json.loads(out)["error"]
+        assert code == 4 and error["details"]["http_status"] == status, out + err
+        assert "unexpected http resp" not in error["message"] and "s3cret-pass" not in out + err
+        assert f"HTTP {status} " in error["message"] and "Traceback" not in err
+        code, _out, err = run(capsys, a, "sync")
+        assert code == 4 and f"HTTP {status} " in err and "internal error" not in err
+
+
+def test_a_remote_that_lets_these_credentials_read_but_not_push_says_so_and_keeps_what_was_imported(
+        capsys, team):
+    remote, a, b = team
+    _checkpoint(capsys, b, "from B")
+    run_json(capsys, b, "sync")
+    _checkpoint(capsys, a, "from A, read-only")
+    with _http_remote(remote, lambda method, path: 403 if _pushes(method, path) else None) as url:
+        set_remote(a, url)
+        code, out, err = run(capsys, a, "sync", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "remote_auth_failed"), out + err
+    assert "refused to let these credentials push (HTTP 403 Forbidden)" in error["message"]
+    assert "ask its owner for write access" in error["message"]
+    titles = [r["title"] for r in run_json(capsys, a, "handoff", "list")["handoffs"]]
+    assert "from B" in titles and "from A, read-only" in titles  # the import stands; nothing lost
+    assert _writer(a) not in remote_feeds(remote)
+    set_remote(a, str(remote))  # write access again: the next sync publishes what was held back
+    assert run_json(capsys, a, "sync")["pushed"] is True and _writer(a) in remote_feeds(remote)
+
+
+def test_a_remote_that_forbids_reading_is_told_apart_from_one_that_forbids_pushing(capsys, team):
+    remote, a, _b = team
+    with _http_remote(remote, lambda method, path: 403) as url:
+        set_remote(a, url)
+        code, out, _err = run(capsys, a, "sync", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "remote_auth_failed")
+    assert error["message"].startswith("cannot fetch ")
+    assert "refused these credentials access to the repository (HTTP 403 Forbidden)" in error["message"]
+
+
+def test_a_server_error_says_it_is_the_servers_and_to_try_again_not_to_check_credentials(capsys, team):
+    remote, a, _b = team
+    with _http_remote(remote, lambda method, path: 502) as url:
+        set_remote(a, url)
+        code, out, _err = run(capsys, a, "sync", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "remote_unreachable")
+    assert "the server failed to answer (HTTP 502 Bad Gateway)" in error["message"]
+    assert "try again later" in error["message"] and "credentials" not in error["message"]
+
+
+def test_an_empty_ref_name_is_refused_not_taken_for_the_default_ref(capsys, team):
+    remote, a, _b = team
+    _checkpoint(capsys, a, "not published")
+    code, out, _err = run(capsys, a, "sync", "--ref", "", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (2, "input_error") and "not ''" in error["message"]
+    assert REF not in refs_of(a) and REF not in refs_of(remote)
+
+
+# -- a remote whose pushes go elsewhere (``git remote set-url --push``) ---------------------------
+
+def _set_push_url(clone: Path, url: str, name: str = "origin") -> None:
+    from dulwich.repo import Repo
+
+    with Repo(str(clone)) as repo:
+        config = repo.get_config()
+        config.set((b"remote", name.encode()), b"pushurl", url.encode())
+        config.write_to_path()
+
+
+def test_a_remote_whose_pushes_are_turned_off_is_never_pushed_to(capsys, team):
+    remote, a, b = team
+    _checkpoint(capsys, b, "from B")
+    run_json(capsys, b, "sync")
+    served = refs_of(remote)[REF]
+    _set_push_url(a, "no_push")  # `git remote set-url --push origin no_push`: git pushes nowhere
+    _checkpoint(capsys, a, "kept here")
+    code, out, err = run(capsys, a, "sync", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "remote_unreachable"), out + err
+    assert error["message"].startswith(f"cannot push {REF.decode()} to 'no_push'")
+    assert refs_of(remote)[REF] == served  # the remote git would not push to is left as it was
+    assert "from B" in [r["title"] for r in run_json(capsys, a, "handoff", "list")["handoffs"]]
+
+
+def test_a_remote_fetched_over_http_without_write_access_pushes_to_its_pushurl(capsys, team):
+    remote, a, b = team
+    _checkpoint(capsys, b, "from B")
+    run_json(capsys, b, "sync")
+    _checkpoint(capsys, a, "from A")
+    with _http_remote(remote, lambda method, path: 403 if _pushes(method, path) else None) as url:
+        set_remote(a, url)  # read over https; write through another transport, as git would
+        _set_push_url(a, str(remote))
+        result = run_json(capsys, a, "sync")
+    assert result["imported"] and result["pushed"] is True
+    assert {_writer(a), _writer(b)} <= set(remote_feeds(remote))
+
+
+def test_a_push_instead_of_rule_sends_the_push_where_git_would(capsys, team):
+    from dulwich.repo import Repo
+
+    remote, a, _b = team
+    _checkpoint(capsys, a, "from A")
+    with _http_remote(remote, lambda method, path: 403 if _pushes(method, path) else None) as url:
+        set_remote(a, url)
+        with Repo(str(a)) as repo:  # [url "<path>"] pushInsteadOf = <the http url>
+            config = repo.get_config()
+            config.set((b"url", str(remote).encode()), b"pushInsteadOf", url.encode())
+            config.write_to_path()
+        result = run_json(capsys, a, "sync")
+    assert result["pushed"] is True and _writer(a) in remote_feeds(remote)
+
+
+# -- a remote name that is not there -------------------------------------------------------------
+
+def test_a_mistyped_remote_name_is_exit_4_naming_the_closest_remote_and_every_remote_there(capsys, team):
+    remote, a, _b = team
+    set_remote(a, str(remote), name="upstream")
+    code, out, err = run(capsys, a, "sync", "--remote", "orign", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "no_sync_remote"), out + err
+    assert "did you mean 'origin'?" in error["message"]
+    assert "this repository's remotes: origin, upstream" in error["message"]
+    assert error["details"] == {"remote": "orign", "remotes": ["origin", "upstream"]}
+    code, _out, err = run(capsys, a, "sync", "--remote", "orign")
+    assert code == 4 and "name one with --remote" in err and "Traceback" not in err
+
+
+def test_a_remote_name_like_none_there_lists_the_remotes_without_a_guess(capsys, team):
+    _remote, a, _b = team
+    code, out, _err = run(capsys, a, "sync", "--remote", "team-ledger", "--json")
+    error = json.loads(out)["error"]
+    assert code == 4 and "did you mean" not in error["message"]
+    assert "this repository's remotes: origin" in error["message"]
+
+
+def test_a_repository_without_any_remote_says_it_has_none_and_how_to_add_the_teams(capsys, team):
+    _remote, a, _b = team
+    (a / ".git" / "config").write_text("[core]\n\trepositoryformatversion = 0\n\tbare = false\n")
+    code, out, _err = run(capsys, a, "sync", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "no_sync_remote") and error["details"]["remotes"] == []
+    assert "this repository has none" in error["message"] and "`git remote add origin URL`" in error["message"]
+
+
+# -- what the server's git says when it refuses a push ---------------------------------------------
+
+def test_a_server_that_hides_the_ledger_ref_is_named_with_the_way_past_it_and_no_progress_meter(capsys, team):
+    import subprocess
+
+    remote, a, _b = team
+    subprocess.run(["git", "-C", str(remote), "config", "transfer.hideRefs", "refs/baton"], check=True)
+    _checkpoint(capsys, a, "hidden")
+    with _http_remote(remote, lambda method, path: None) as url:
+        set_remote(a, url)
+        code, out, err = run(capsys, a, "sync", "--json")
+        error = json.loads(out)["error"]
+        assert (code, error["code"]) == (4, "remote_unreachable"), out + err
+        assert "deny updating a hidden ref" in error["message"]
+        assert "`transfer.hideRefs` or `receive.hideRefs`" in error["message"]
+        assert "Resolving deltas" not in error["message"] and "%" not in error["message"]
+        code, _out, err = run(capsys, a, "sync")
+        assert code == 4 and "on a ref it does not hide with --ref" in err
+
+
+def test_the_remotes_words_keep_a_hooks_reason_and_drop_git_progress_lines():
+    from baton.sync.transport import remote_words
+
+    said = ("Resolving deltas:   0% (0/7)\rResolving deltas: 100% (7/7), done.\n"
+            "Total 9 (delta 2), reused 0 (delta 0)\npolicy: ledger pushes need approval\n")
+    assert remote_words(said) == "policy: ledger pushes need approval"
+    assert remote_words("Resolving deltas: 100% (7/7), done.\n") == ""
