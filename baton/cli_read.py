@@ -31,6 +31,9 @@ def read_bounded(source: str, flag: str, *, stdin: Any = None) -> bytes:
     try:
         if source == "-":
             stream = stdin if stdin is not None else sys.stdin
+            if stream is None:  # started with standard input closed (``<&-``)
+                raise InputError(f"cannot read {flag} stdin: standard input is closed; pipe the input in, "
+                                 "or name a file")
             raw = stream.buffer.read(MAX_INPUT_BYTES + 1) if hasattr(stream, "buffer") \
                 else stream.read(MAX_INPUT_BYTES + 1)
         else:

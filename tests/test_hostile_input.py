@@ -151,3 +151,36 @@ def test_a_supplied_baton_field_is_refused_naming_the_field_not_as_baton_colon_b
     code, _, err = run(capsys, project, "checkpoint", "create", "--no-input", "--input", str(payload))
     assert code == 2
     assert err.startswith("baton: the payload's baton field is set by Baton") and "baton: baton:" not in err
+
+
+def _closed_stdin(project: Path, *args: str):
+    """The real command line started with standard input closed (``baton … <&-``)."""
+    import os
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-c", "import os, runpy, sys; os.close(0); sys.stdin = None; "
+                           "sys.argv = ['baton', *sys.argv[1:]]; runpy.run_module('baton', run_name='__main__')",
+                           *args], cwd=project, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "BATON_HOOK_SERVER": "0"})
+
+
+def test_stdin_closed_is_an_input_error_for_every_flag_that_reads_it(project):
+    for flag, args in (("--input", ["checkpoint", "create", "--no-input", "--input", "-"]),
+                       ("--event", ["detect", "--event", "-"]),
+                       ("--handoff-input", ["session", "end", "s1", "--handoff-input", "-"]),
+                       ("--resolution-file", ["merge", "aaaa", "bbbb", "--resolution-file", "-"])):
+        done = _closed_stdin(project, *args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert done.stderr == (f"baton: cannot read {flag} stdin: standard input is closed; pipe the input in, "
+                               "or name a file\n")
+
+
+def test_forget_with_stdin_closed_asks_nothing_and_wants_yes(project, capsys):
+    from tests.cli_support import run_json
+
+    handoff = run_json(capsys, project, "checkpoint", "create", "--no-input", "--title", "t",
+                       "--objective", "o")["id"]
+    done = _closed_stdin(project, "forget", handoff)
+    assert done.returncode == 2 and "internal error" not in done.stderr
+    assert "cannot be undone: pass --yes" in done.stderr
