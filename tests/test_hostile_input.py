@@ -153,16 +153,22 @@ def test_a_supplied_baton_field_is_refused_naming_the_field_not_as_baton_colon_b
     assert err.startswith("baton: the payload's baton field is set by Baton") and "baton: baton:" not in err
 
 
-def _closed_stdin(project: Path, *args: str):
-    """The real command line started with standard input closed (``baton … <&-``)."""
+def _closed(stream: str, project: Path, *args: str):
+    """The real command line started with a standard stream closed (``baton … <&-``, ``>&-``, ``2>&-``):
+    its descriptor closed and Python's stream None, as an interpreter started so has it."""
     import os
     import subprocess
     import sys
 
-    return subprocess.run([sys.executable, "-c", "import os, runpy, sys; os.close(0); sys.stdin = None; "
+    fd = ("stdin", "stdout", "stderr").index(stream)
+    return subprocess.run([sys.executable, "-c", f"import os, runpy, sys; os.close({fd}); sys.{stream} = None; "
                            "sys.argv = ['baton', *sys.argv[1:]]; runpy.run_module('baton', run_name='__main__')",
                            *args], cwd=project, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "BATON_HOOK_SERVER": "0"})
+
+
+def _closed_stdin(project: Path, *args: str):
+    return _closed("stdin", project, *args)
 
 
 def test_stdin_closed_is_an_input_error_for_every_flag_that_reads_it(project):
@@ -184,3 +190,17 @@ def test_forget_with_stdin_closed_asks_nothing_and_wants_yes(project, capsys):
     done = _closed_stdin(project, "forget", handoff)
     assert done.returncode == 2 and "internal error" not in done.stderr
     assert "cannot be undone: pass --yes" in done.stderr
+
+
+def test_a_command_with_standard_output_closed_runs_and_says_its_errors_on_stderr(project):
+    assert _closed("stdout", project, "log").returncode == 0
+    assert _closed("stdout", project, "handoff", "list", "--json").returncode == 0
+    missing = _closed("stdout", project, "handoff", "show", "zzzz", "--json")
+    assert missing.returncode == 4 and missing.stderr == "baton: no handoff matches 'zzzz'\n"
+
+
+def test_a_command_with_standard_error_closed_runs_and_prints_its_result(project):
+    listed = _closed("stderr", project, "handoff", "list", "--json")
+    assert listed.returncode == 0 and json.loads(listed.stdout)["count"] == 0
+    missing = _closed("stderr", project, "handoff", "show", "zzzz", "--json")
+    assert missing.returncode == 4 and json.loads(missing.stdout)["error"]["code"] == "not_found"
