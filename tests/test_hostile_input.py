@@ -204,3 +204,25 @@ def test_a_command_with_standard_error_closed_runs_and_prints_its_result(project
     assert listed.returncode == 0 and json.loads(listed.stdout)["count"] == 0
     missing = _closed("stderr", project, "handoff", "show", "zzzz", "--json")
     assert missing.returncode == 4 and json.loads(missing.stdout)["error"]["code"] == "not_found"
+
+
+def test_an_empty_json_input_says_it_is_empty_for_every_flag_that_reads_json(project, capsys, tmp_path):
+    from tests.cli_support import ledger_size
+
+    empty = tmp_path / "empty.json"
+    empty.write_text("\n")
+    before = ledger_size(project)
+    for flag, args in (("--input", ["checkpoint", "create", "--no-input", "--input", str(empty)]),
+                       ("--event", ["detect", "--event", str(empty)]),
+                       ("--handoff-input", ["session", "end", "s1", "--handoff-input", str(empty)])):
+        code, _, err = run(capsys, project, *args)
+        assert code == 2, (args, err)
+        assert err == f"baton: {flag} {empty} is empty: it must hold JSON\n"
+    assert ledger_size(project) == before
+
+
+def test_malformed_json_in_an_event_file_names_the_file(project, capsys, tmp_path):
+    bad = tmp_path / "signals.json"
+    bad.write_text("{bad")
+    code, _, err = run(capsys, project, "detect", "--event", str(bad))
+    assert code == 2 and err.startswith(f"baton: --event {bad} is not valid JSON: ")
