@@ -118,6 +118,23 @@ def _evolve_plan(cls: type) -> Any:
     return [f.name for f in fields], {f.alias: (f.name, f.converter) for f in fields}
 
 
+FACTORY: type = type(attrs.Factory(list))
+"""The class of a field's default that is made anew per object (``attrs.Factory``, a function to type checkers)."""
+
+
+def is_plain(cls: type) -> bool:
+    """``cls``'s ``__init__`` only converts and sets each field (``_evolve_plan``),
+    every converter is ``as_tuple`` and no default takes ``self``: an object
+    built field by field with ``object.__setattr__`` equals one ``__init__``
+    builds (the handoff record's generated readers build them so)."""
+    plan = _EVOLVE_PLANS.get(cls)
+    if plan is None:
+        plan = _EVOLVE_PLANS[cls] = _evolve_plan(cls)
+    return plan is not _NOT_PLAIN and all(
+        f.converter in (None, as_tuple)
+        and not (isinstance(f.default, FACTORY) and cast(Any, f.default).takes_self) for f in attrs.fields(cls))
+
+
 def evolve(inst: T, **changes: Any) -> T:
     """``attrs.evolve(inst, **changes)``, without running ``__init__`` again:
     the unchanged fields are copied as they are (their converters ran when
@@ -142,4 +159,4 @@ def evolve(inst: T, **changes: Any) -> T:
     return new
 
 
-__all__: list[str] = ["as_tuple", "evolve", "frozen", "mutable"]
+__all__: list[str] = ["FACTORY", "as_tuple", "evolve", "frozen", "is_plain", "mutable"]

@@ -134,3 +134,33 @@ def test_a_session_begins_open_and_ends_with_the_baton_it_left():
     (ended,) = sessions.decide_session(state, sessions.EndSession("s1", "alice", "main", left_baton=FIRST))
     state = sessions.evolve_session(state, recorded(ended), "s1")
     assert state["status"] == "ended" and state["leftBaton"] == FIRST
+
+
+def test_a_batch_builds_a_created_batons_record_once_for_the_index_and_the_scopes(monkeypatch):
+    """The baton index and the baton scopes both read a ``baton.created`` as a
+    record: while the runner folds a batch (``DECODED`` set), it is built once
+    and both folds get what each gets from it alone."""
+    from baton.events.names import DECODED
+    from baton.projections.folds.batons import Batons, BatonScopes
+
+    (event,) = batons.decide(batons.BatonKey(KEY), batons.CreateBaton(baton(), session="s1"))
+    created = recorded(event)
+    alone_index = Batons().apply(KEY, None, created)
+    alone_scopes = BatonScopes().apply(FIRST, None, created)
+    built: list[str] = []
+    real = batons._record_of_created
+
+    def counting(key, typed, at):
+        built.append(key)
+        return real(key, typed, at)
+
+    monkeypatch.setattr(batons, "_record_of_created", counting)
+    token = DECODED.set({})
+    try:
+        in_batch_scopes = BatonScopes().apply(FIRST, None, created)
+        in_batch_index = Batons().apply(KEY, None, created)
+    finally:
+        DECODED.reset(token)
+    assert built == [KEY]
+    assert (in_batch_index, in_batch_scopes) == (alone_index, alone_scopes)
+    assert in_batch_scopes["scopes"] == [{"owner": "alice@example.com", "branch": "main", "shared": False}]

@@ -312,3 +312,44 @@ def test_a_rebuild_decodes_each_event_once_for_all_the_folds_that_read_it(projec
     opened.close()
     assert len(handoff_events) >= 4 and set(handoff_events) <= set(decoded)
     assert len(decoded) == len(set(decoded))
+
+
+def _rebuild_writing(project, monkeypatch, *, batch: int, held_bytes: int) -> tuple[dict, list, list[str]]:
+    """A rebuild in batches of ``batch`` events after every file was removed:
+    the files, the ``materialized`` rows, and each write (a path per write)."""
+    from baton.config import write_bytes_atomic as real
+    from baton.projections import runner as runner_module
+
+    for folder in ("handoffs", "batons"):
+        for path in (project / ".baton" / folder).glob("*.json"):
+            path.unlink()
+    writes: list[str] = []
+    monkeypatch.setattr(runner_module, "REPLAY_BATCH", batch)
+    monkeypatch.setattr(runner_module._HeldFiles, "HELD_BYTES", held_bytes)
+    monkeypatch.setattr(runner_module, "write_bytes_atomic", lambda target, data: (writes.append(target.name),
+                                                                                   real(target, data)))
+    opened = Project.open(project)
+    with opened.ledger.locked():
+        opened.runner.rebuild()
+    rows = sorted(opened.runner.db.execute("SELECT path, projection, key FROM materialized").fetchall())
+    opened.close()
+    return materialized(project), rows, writes
+
+
+def test_a_rebuild_holds_a_file_while_its_document_changes_batch_after_batch(project, monkeypatch):
+    """Batches of one event: a record changes in several batches in a row
+    (captured, validated, promoted). Its file is held until a batch leaves
+    it alone: fewer writes, the same files and rows as writing every
+    batch's version (nothing held)."""
+    _lived(project)
+    files, rows, writes = _rebuild_writing(project, monkeypatch, batch=1, held_bytes=2 << 20)
+    every_batch = _rebuild_writing(project, monkeypatch, batch=1, held_bytes=0)
+    assert (files, rows) == every_batch[:2] and len(files) == 3
+    assert set(writes) == set(files) and len(writes) < len(every_batch[2])
+
+
+def test_a_rebuild_holds_no_file_past_its_bound_and_writes_it_at_once(project, monkeypatch):
+    _lived(project)
+    bounded = _rebuild_writing(project, monkeypatch, batch=1, held_bytes=100)  # less than any record's file
+    assert bounded == _rebuild_writing(project, monkeypatch, batch=1, held_bytes=0)
+    assert len(bounded[2]) > len(bounded[0])

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from baton.domain.lineage import (
     Graph,
@@ -10,6 +15,7 @@ from baton.domain.lineage import (
     conflict_candidates,
     conflicts_touching,
     merge_body,
+    normalize,
     render_dot,
     render_mermaid,
     render_text,
@@ -35,6 +41,37 @@ def test_a_subject_is_the_short_text_before_a_colon_or_an_explicit_subject():
     assert subject_and_choice({"decision": "Token store: Redis"}) == ("token store", "redis")
     assert subject_and_choice({"decision": "Use Redis", "subject": "Token  Store"}) == ("token store", "use redis")
     assert subject_and_choice({"decision": "Use timing-safe comparison."}) == (None, "use timing safe comparison")
+
+
+def _spelled_out_normalize(text):
+    return " ".join(re.sub(r"[^\w]+", " ", unicodedata.normalize("NFKC", text).casefold()).split())
+
+
+def _spelled_out_subject_and_choice(decision):
+    """The rule as the docstring states it, each part normalized wherever it is tested."""
+    text = decision["decision"] if isinstance(decision.get("decision"), str) else ""
+    subject = decision.get("subject")
+    if isinstance(subject, str) and _spelled_out_normalize(subject):
+        return _spelled_out_normalize(subject), _spelled_out_normalize(text)
+    head, sep, rest = text.partition(":")
+    if sep and _spelled_out_normalize(head) and _spelled_out_normalize(rest) and len(head.strip()) <= 80:
+        return _spelled_out_normalize(head), _spelled_out_normalize(rest)
+    return None, _spelled_out_normalize(text)
+
+
+_texts = (st.text(st.sampled_from("aZ:. -_\u00c5\u212b\ufb01\u0130\u00df\uff21\t9") | st.characters(), max_size=90)
+          | st.text(st.characters(max_codepoint=127), max_size=90))
+
+
+@given(_texts)
+def test_normalize_folds_every_text_as_nfkc_and_case_folding_do(text):
+    assert normalize(text) == _spelled_out_normalize(text)
+
+
+@given(_texts, st.none() | _texts)
+def test_a_decision_reads_as_the_rule_reads_it_whatever_its_text(text, subject):
+    decision = {"decision": text, **({} if subject is None else {"subject": subject})}
+    assert subject_and_choice(decision) == _spelled_out_subject_and_choice(decision)
 
 
 def test_siblings_with_the_same_decision_id_and_different_choices_are_candidates():

@@ -19,7 +19,8 @@ one of the allowed strings for a ``Literal``, an object (copied) for a JSON
 object, ``null`` for an optional member; the named types (timestamps, ids)
 by the checks the model gives (``named``). Unknown members are kept in
 ``extra``. A refusal raises ``TypeError``, ``ValueError`` or ``KeyError``
-with no report: the caller asks the converter for that.
+(``OverflowError`` for an integer too large for a float, as the converter's
+hook does) with no report: the caller asks the converter for that.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from types import UnionType
 from typing import Any, Literal, Union, cast, get_args, get_origin
 
 import attrs
+
+from baton.model import FACTORY, is_plain
 
 Check = Callable[[Any], Any]
 """A member's value as read from JSON -> the model's value; raises on a value the model refuses."""
@@ -118,6 +121,8 @@ def member_types(cls: type) -> dict[str, Any]:
         types.update(zip([f.name for f in texts], values))
     return types
 
+
+_ONLY_STR = frozenset((str,))
 
 Plan = list[tuple[str, str, Check, bool]]
 """Per member of a class: its JSON key, its ``__init__`` name, its check, and whether it is required."""
@@ -217,21 +222,86 @@ class StrictReaders(dict[type, Callable[[Any], Any]]):
     def _generate(self, cls: type, plan: Plan) -> Callable[[Any], Any]:
         """``read_<Class>(o)``: the object checked, each required member read
         (a missing one raises ``KeyError``), each optional one read when
-        present, the unknown ones kept in ``extra``; then ``cls(**members)``."""
-        scope: dict[str, Any] = {"cls": cls, "known": frozenset(key for key, *_ in plan)}
+        present, the unknown ones kept in ``extra``. A member's check is
+        written inline where its type allows (a scalar, a choice, an array of
+        strings, choices or models, a JSON object, a model: ``_inline``), and
+        the object is built as its ``__init__`` builds it — each field set to
+        its value or default, arrays already tuples (what ``as_tuple`` would
+        return) — when the class's ``__init__`` does no more than that
+        (``baton.model.is_plain``); else ``cls(**members)``."""
+        types = member_types(cls)
+        fields = {f.alias: f for f in attrs.fields(cls)}
+        direct = is_plain(cls) and all(f.converter is None or get_origin(types.get(f.name)) is tuple
+                                       for f in fields.values() if f.name != "extra")
+        scope: dict[str, Any] = {"cls": cls, "known": frozenset(key for key, *_ in plan), "readers": self,
+                                 "new": object.__new__, "put": object.__setattr__, "only_str": _ONLY_STR}
         lines = [f"def read_{cls.__name__}(o):",
                  "    if not isinstance(o, dict):",
                  f"        raise TypeError('{cls.__name__} must be an object')",
-                 "    kw = {}"]
+                 "    obj = new(cls)" if direct else "    kw = {}"]
         for n, (key, name, check, required) in enumerate(plan):
+            field = fields[name]
             scope[f"c{n}"] = check
-            read = f"c{n}(o[{key!r}])"
-            if required:
-                lines.append(f"    kw[{name!r}] = {read}")
-            else:
-                lines += [f"    if {key!r} in o:", f"        kw[{name!r}] = {read}"]
-        lines += ["    if not o.keys() <= known:",
-                  "        kw['extra'] = {k: v for k, v in o.items() if k not in known}",
-                  "    return cls(**kw)"]
+            body = self._inline(types[field.name], f"c{n}", scope)
+            lines += [f"    v = o[{key!r}]"] if required else [f"    if {key!r} in o:", f"        v = o[{key!r}]"]
+            indent = "    " if required else "        "
+            lines += [indent + line for line in body]
+            if not direct:
+                lines.append(f"{indent}kw[{name!r}] = v")
+                continue
+            if not required:
+                made = isinstance(field.default, FACTORY)  # a new one per object, as ``__init__`` makes it
+                scope[f"d{n}"] = cast(Any, field.default).factory if made else field.default
+                default = f"d{n}()" if made else f"d{n}"
+                lines += ["    else:", f"        v = {default}" if field.converter is None
+                          else f"        v = convert{n}({default})"]
+                scope[f"convert{n}"] = field.converter
+            lines.append(f"    put(obj, {field.name!r}, v)")
+        if direct:
+            lines += ["    put(obj, 'extra', {} if o.keys() <= known else {k: x for k, x in o.items() if k not in known})",
+                      "    return obj"]
+        else:
+            lines += ["    if not o.keys() <= known:",
+                      "        kw['extra'] = {k: v for k, v in o.items() if k not in known}",
+                      "    return cls(**kw)"]
         exec(compile("\n".join(lines), f"<baton read {cls.__name__}>", "exec"), scope)  # noqa: S102 - our own plan
         return cast("Callable[[Any], Any]", scope[f"read_{cls.__name__}"])
+
+    def _inline(self, kind: Any, check: str, scope: dict[str, Any]) -> list[str]:
+        """Statements that read ``v`` as a member of type ``kind``, leaving the
+        model's value in ``v`` (raising as ``check``, the member's check, would);
+        ``check`` itself is called for a type they do not spell out."""
+        origin, args = get_origin(kind), get_args(kind)
+        if origin in (Union, UnionType) and len(args) == 2 and type(None) in args:
+            inner = self._inline(next(a for a in args if a is not type(None)), check, scope)
+            return ["if v is not None:", *("    " + line for line in inner)]
+        item = args[0] if origin is tuple and len(args) == 2 and args[1] is Ellipsis else None
+        refuse = "raise TypeError('not of the member type')"
+        if kind in self.classes:
+            return [f"v = readers[{self._name(kind, scope)}](v)"]
+        if item is not None and item in self.classes:
+            return [f"if not isinstance(v, list): {refuse}", f"r = readers[{self._name(item, scope)}]",
+                    "v = tuple([r(x) for x in v])"]
+        if item is str:
+            return [f"if not isinstance(v, list) or (v and not only_str.issuperset(map(type, v))): {refuse}",
+                    "v = tuple(v)"]
+        if item is not None and get_origin(item) is Literal:
+            name = f"choices{len(scope)}"
+            scope[name] = frozenset(get_args(item))
+            return [f"if not isinstance(v, list) or not all([type(x) is str and x in {name} for x in v]): {refuse}",
+                    "v = tuple(v)"]
+        if kind in (str, bool, int) and kind not in self.named:
+            return [f"if type(v) is not {kind.__name__}: {refuse}"]
+        if origin is Literal:
+            name = f"choices{len(scope)}"
+            scope[name] = frozenset(args)
+            return [f"if type(v) is not str or v not in {name}: {refuse}"]
+        if origin is dict:
+            return [f"if not isinstance(v, dict): {refuse}", "v = dict(v)"]
+        return [f"v = {check}(v)"]  # a float, a named type (a timestamp, an id), anything else
+
+    @staticmethod
+    def _name(cls: type, scope: dict[str, Any]) -> str:
+        name = f"model_{cls.__name__}"
+        scope[name] = cls
+        return name

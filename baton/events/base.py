@@ -17,7 +17,7 @@ retired one) loads the whole catalogue.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, Mapping, TypeVar, dataclass_transform
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, TypeVar, cast, dataclass_transform
 
 import attrs
 
@@ -126,6 +126,27 @@ def decode(event: Event) -> DomainEvent | None:
     if batch is not None:
         batch[id(event)] = (event, typed)  # the envelope kept with it: its id names no other while held
     return typed
+
+
+_T = TypeVar("_T")
+
+
+def derived(typed: Any, name: str, args: tuple[Any, ...], compute: Callable[[], _T]) -> _T:
+    """``compute()``, a value two folds derive alike from one typed event and
+    ``args`` (a baton's record, which the baton index and the baton scopes
+    both build from a ``baton.created``): while the runner folds a batch,
+    computed once and kept beside the decoded event (``DECODED``, held by
+    identity with the event kept alive, as ``decode`` keeps it); else computed."""
+    batch = DECODED.get()
+    if batch is None:
+        return compute()
+    slot = (name, id(typed), args)
+    known = batch.get(slot)
+    if known is not None and known[0] is typed:
+        return cast(_T, known[1])
+    value = compute()
+    batch[slot] = (typed, value)
+    return value
 
 
 def _decode(event: Event) -> DomainEvent | None:

@@ -101,12 +101,14 @@ MODULE_OF_TYPE: dict[str, str] = {event_type: FAMILY_MODULES.get(family, "baton.
                                    for family, types in TYPES_OF_FAMILY.items() for event_type in types}
 
 
-DECODED: ContextVar[dict[int, tuple[Any, Any]] | None] = ContextVar("baton_decoded", default=None)
+DECODED: ContextVar[dict[Any, tuple[Any, Any]] | None] = ContextVar("baton_decoded", default=None)
 """While the runner folds a batch (``ProjectionRunner.fold`` sets it to a
 new dict and resets it after): ``id(envelope)`` -> (the envelope, its
 typed form). A batch's folds visit an event at different times (those that
 fold a key's events at once run after the others), so the one-entry memo
-of ``decode`` alone would decode it again."""
+of ``decode`` alone would decode it again. Also (a name, ``id(typed form)``,
+its arguments) -> (the typed form, a value derived from it) for
+``baton.events.base.derived``."""
 
 
 def load_family(event_type: str) -> None:

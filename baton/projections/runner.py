@@ -175,6 +175,9 @@ class ProjectionRunner:
         self.projections = list(projections)
         self.by_name = {p.name: p for p in self.projections}
         self._folders: dict[str, Path] = {}
+        self._held: _HeldFiles | None = None
+        """During a rebuild: the files of documents that change batch after
+        batch, written once they stop changing (``_materialize``)."""
         self.upcasters = upcasters
         self._db = None
         self._db_ino: int | None = None
@@ -904,37 +907,50 @@ class ProjectionRunner:
         merge key of the last event folded before (late events fold below
         it): the one kept unless these go past it."""
         db = self.db
-        count, last_key = 0, None
         contradicted: dict[str, tuple[int, str | None]] = {}
         if reset:
             events = self._watch_recorded_heads(events, contradicted)
-        with db.conn:
-            if reset:
-                self._reset_tables()
-            docs: dict[tuple[str, str], Doc | None] = {}
-            batch: list[Event] = []
-            for event in events:
-                batch.append(event)
-                if len(batch) >= REPLAY_BATCH:
-                    count, last_key = count + len(batch), batch[-1].merge_key
-                    self._write_docs(docs, self.fold(batch, docs, self._load), prune=not reset)
-                    docs.clear()
-                    batch.clear()
-                    if progress:  # never "done" here (a display ends its line then): the last call below says so
-                        progress(count, max(count + 1, stream.estimated_total(count)))
-            if batch:
-                count, last_key = count + len(batch), batch[-1].merge_key
-                self._write_docs(docs, self.fold(batch, docs, self._load), prune=not reset)
-            if reset:
-                self._remove_unshown_files()
-            if floor is not None and (last_key is None or last_key < floor):
-                last_key = floor
-            self._write_position(stream.cursors, last_key, reset=reset, pinned=pinned, keep=contradicted)
+        self._held = _HeldFiles() if reset else None
+        try:
+            with db.conn:
+                count, last_key = self._replay_batches(stream, events, reset=reset, progress=progress, pinned=pinned,
+                                                       floor=floor, contradicted=contradicted)
+        finally:
+            self._held = None
         if progress:
             progress(count, count)
         if reset:
             self._generation = self._pending_generation
         return count
+
+    def _replay_batches(self, stream: EventStream, events: Iterable[Event], *, reset: bool,
+                        progress: Progress | None, pinned: str | None, floor: tuple | None,
+                        contradicted: dict[str, tuple[int, str | None]]) -> tuple[int, tuple | None]:
+        """``_replay``'s transaction: the batches, the files still held, the position."""
+        count, last_key = 0, None
+        if reset:
+            self._reset_tables()
+        docs: dict[tuple[str, str], Doc | None] = {}
+        batch: list[Event] = []
+        for event in events:
+            batch.append(event)
+            if len(batch) >= REPLAY_BATCH:
+                count, last_key = count + len(batch), batch[-1].merge_key
+                self._write_docs(docs, self.fold(batch, docs, self._load), prune=not reset)
+                docs.clear()
+                batch.clear()
+                if progress:  # never "done" here (a display ends its line then): the last call below says so
+                    progress(count, max(count + 1, stream.estimated_total(count)))
+        if batch:
+            count, last_key = count + len(batch), batch[-1].merge_key
+            self._write_docs(docs, self.fold(batch, docs, self._load), prune=not reset)
+        if reset:
+            self._write_docs({}, set(), prune=False)  # the files still held
+            self._remove_unshown_files()
+        if floor is not None and (last_key is None or last_key < floor):
+            last_key = floor
+        self._write_position(stream.cursors, last_key, reset=reset, pinned=pinned, keep=contradicted)
+        return count, last_key
 
     # -- writing -------------------------------------------------------------
     def _commit(
@@ -1050,7 +1066,10 @@ class ProjectionRunner:
     ) -> dict[tuple[str, str], list[str]]:
         """Write the files of every changed document (a file already holding
         the same bytes is left alone); with ``prune``, remove the files a
-        changed document no longer shows.
+        changed document no longer shows. Returns the files each document
+        shows, for the ``materialized`` rows. During a rebuild, files that
+        may change again in the next batch are held and written once
+        (``_HeldFiles``).
 
         A file is derived data: one that cannot be written (or removed) is
         recorded in ``unwritten`` and never fails the fold, so the ledger,
@@ -1061,11 +1080,19 @@ class ProjectionRunner:
         shows: dict[str, bool] = {}  # per projection, not per slot (a deferred fold's miss raises inside)
         showing = [slot for slot in slots
                    if shows.setdefault(slot[0], hasattr(self.by_name[slot[0]], "materialize"))]
-        self.db.conn.executemany("DELETE FROM unwritten WHERE projection = ? AND key = ?", showing)
+        ready = []
         for slot in showing:
             p = cast(Materializing, self.by_name[slot[0]])  # it has ``materialize`` (``showing``)
             doc = docs[slot]
-            files = p.materialize(slot[1], doc) if doc is not None else {}
+            ready.append((slot, p.materialize(slot[1], doc) if doc is not None else {}))
+        there: list[tuple[tuple[str, str], dict[str, bytes]]] = []
+        if self._held is not None:
+            ready, there = self._held.step(ready, self._shows_already)
+        self.db.conn.executemany("DELETE FROM unwritten WHERE projection = ? AND key = ?",
+                                 [slot for slot, _files in ready + there])
+        for slot, files in there:  # on disk as they are: nothing to write (and a rebuild prunes nothing)
+            written[slot] = sorted(files)
+        for slot, files in ready:
             shown = []
             for rel, data in files.items():
                 try:
@@ -1084,6 +1111,14 @@ class ProjectionRunner:
                         self._remove(rel, slot)
             written[slot] = sorted(shown)
         return written
+
+    def _shows_already(self, files: dict[str, bytes]) -> bool:
+        """Every one of ``files`` is on disk with these bytes (a link or an
+        unreadable path is not: writing it reports the problem)."""
+        try:
+            return all(_holds(self._inside(rel, checked=bool(_NOFOLLOW)), data, rel) for rel, data in files.items())
+        except StorageError:
+            return False
 
     def _note_unwritten(self, rel: str, slot: tuple[str, str], error: str) -> None:
         self.db.execute("INSERT OR REPLACE INTO unwritten (path, projection, key, error) VALUES (?, ?, ?, ?)",
@@ -1131,6 +1166,57 @@ class ProjectionRunner:
             self._note_unwritten(rel, slot, exc.message)
         except OSError as exc:
             self._note_unwritten(rel, slot, f"cannot remove {rel}: {exc}")
+
+
+class _HeldFiles:
+    """A rebuild's files that may change again in the next batch
+    (``ProjectionRunner._materialize``): those of a document that changed in
+    the batch before too (a baton key changes in every batch; each change
+    replaces what was held), and new or changed files (a handoff's, folded
+    in two batches, first half-way): written in the first batch that does
+    not change their document — the final, empty one included — so each is
+    written once. Files already on disk as they are never held, and at most
+    ``HELD_BYTES`` are: past that, files are written at once, as before."""
+
+    HELD_BYTES = 2 << 20
+
+    def __init__(self) -> None:
+        self.last: set[tuple[str, str]] = set()
+        self.pending: dict[tuple[str, str], dict[str, bytes]] = {}
+        self.size = 0
+
+    def step(self, shown: list[tuple[tuple[str, str], dict[str, bytes]]],
+             on_disk: Callable[[dict[str, bytes]], bool]) \
+            -> tuple[list[tuple[tuple[str, str], dict[str, bytes]]], list[tuple[tuple[str, str], dict[str, bytes]]]]:
+        """This batch's (slot, files): those to write now (earlier ones held
+        among them), and the slots whose files are on disk as they are
+        (``on_disk``: nothing to write); the others are held."""
+        now = {slot for slot, _files in shown}
+        ready = [(slot, files) for slot, files in self.pending.items() if slot not in now]
+        for slot, files in ready:
+            del self.pending[slot]
+            self.size -= _bytes_of(files)
+        there: list[tuple[tuple[str, str], dict[str, bytes]]] = []
+        for slot, files in shown:
+            before = self.pending.pop(slot, None)
+            if before is not None:
+                self.size -= _bytes_of(before)
+            if not files or self.size + _bytes_of(files) > self.HELD_BYTES:
+                ready.append((slot, files))
+            elif slot in self.last:
+                self.pending[slot] = files
+                self.size += _bytes_of(files)
+            elif on_disk(files):
+                there.append((slot, files))
+            else:
+                self.pending[slot] = files
+                self.size += _bytes_of(files)
+        self.last = now
+        return ready, there
+
+
+def _bytes_of(files: dict[str, bytes]) -> int:
+    return sum(len(data) for data in files.values())
 
 
 def _holds(target: Path, data: bytes, rel: str) -> bool:

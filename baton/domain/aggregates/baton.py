@@ -23,7 +23,7 @@ from typing import Any
 
 from baton.domain.batons import CANCELLED, CLAIMED, DISMISSED, PENDING, SUPERSEDED, BatonRecord
 from baton.errors import BatonAlreadyClaimed, BatonNotPending, BatonSuperseded, InputError
-from baton.events.base import DomainEvent, decode
+from baton.events.base import DomainEvent, decode, derived
 from baton.events.baton import BatonCancelled, BatonClaimed, BatonCreated, BatonDismissed
 from baton.ledger.envelope import Event
 from baton.model import evolve as replace_fields
@@ -176,7 +176,13 @@ class Folded:
 
 
 def record_of_created(key: str, event: BatonCreated, at: str) -> BatonRecord | None:
-    """The pending baton a ``baton.created`` event describes (None when malformed)."""
+    """The pending baton a ``baton.created`` event describes (None when malformed):
+    built once per event while a batch folds (the baton index and the baton
+    scopes both ask for it; a ``BatonRecord`` is a frozen value)."""
+    return derived(event, "baton record", (key, at), lambda: _record_of_created(key, event, at))
+
+
+def _record_of_created(key: str, event: BatonCreated, at: str) -> BatonRecord | None:
     payload = event.payload if isinstance(event.payload, dict) else {}
     return BatonRecord.from_json({
         "id": event.handoff_id, "key": key, "owner": event.owner, "branch": event.branch,
