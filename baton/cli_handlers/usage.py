@@ -7,6 +7,7 @@ import difflib
 import re
 from typing import Sequence
 
+from baton.cli import build_parser
 from baton.cli_handlers.output import print_json
 from baton.domain.redaction import RedactionPolicy, screen_text
 
@@ -84,8 +85,6 @@ def _sibling_command(parser: argparse.ArgumentParser, word: str) -> str | None:
     """The subcommands named ``word`` of the commands beside ``parser``'s
     (``baton handoff list`` for ``baton checkpoint list``), quoted, or None.
     The whole command line's parser is built for it: only on this error."""
-    from baton.cli import build_parser
-
     found = _nested_command(build_parser(), word)
     return found if found and f"`{parser.prog} {word}`" not in found else None
 
