@@ -584,16 +584,18 @@ def add_hook_command(sub, common) -> None:
                                    "answer in its format. A session start gets the bootstrap brief (once per "
                                    "session, claiming the baton waiting for it); before compaction a draft "
                                    "handoff is prepared for the session; a session end ends it and hands on "
-                                   "the ready handoff it wrote as a baton. Whatever fails, it exits 0 with one "
-                                   "line on stderr and injects nothing.")
+                                   "the ready handoff it wrote as a baton; a prompt is scored by the detector "
+                                   "(wired with install-hooks --events prompt or all). Whatever fails, it exits 0 "
+                                   "with one line on stderr and injects nothing.")
     # Not argparse choices: an unknown harness, like an unknown event, exits 0 with one line (a hook never
     # breaks its harness).
     p.add_argument("harness", metavar="HARNESS",
                    help=f"the harness running the hook: {', '.join(HARNESSES)}").completions = HARNESSES
     p.add_argument("event", metavar="EVENT",
-                   help="the harness's event: SessionStart, PreCompact, SessionEnd (claude-code); SessionStart, "
-                        "PreCompact, Stop (codex); SessionStart, PreCompress, SessionEnd (gemini-cli); "
-                        "sessionStart, preCompact, sessionEnd (cursor)")
+                   help="the harness's event: SessionStart, PreCompact, SessionEnd, UserPromptSubmit "
+                        "(claude-code); SessionStart, PreCompact, Stop, UserPromptSubmit (codex); SessionStart, "
+                        "PreCompress, SessionEnd, BeforeAgent (gemini-cli); sessionStart, preCompact, sessionEnd, "
+                        "beforeSubmitPrompt (cursor)")
     p.set_defaults(func="baton.harnesses.hook:hook_command")
 
 

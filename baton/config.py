@@ -118,6 +118,28 @@ def project_id_problem(value: str) -> str | None:
     return None
 
 
+CONFIG_HINT = ("; it holds the project's id and shared settings and is committed with the project: fix it, "
+               "or put back the committed one (git checkout -- .baton/config.json)")
+"""What a ``config.json`` that does not read as one is said with: how to get a good one back."""
+
+
+def read_config(path: Path) -> ProjectConfig:
+    """``config.json`` at ``path``, read and checked.
+
+    Raises:
+        ConfigError: it does not parse or is no Baton config at all (said with
+            ``CONFIG_HINT``), or a setting of it is wrong (naming it: fixed in place).
+        FileNotFoundError; StorageError: it cannot be read.
+    """
+    try:
+        raw = read_json(path, ConfigError)
+    except ConfigError as exc:
+        raise ConfigError(exc.message + CONFIG_HINT) from None
+    if not isinstance(raw, dict) or raw.get("project_id") is None:
+        raise ConfigError(f"{path} is not a Baton config (no project_id){CONFIG_HINT}")
+    return ProjectConfig.from_json(raw, path)
+
+
 def read_json(path: Path, invalid: type[InputError] = InputError) -> Any:
     """``path``'s JSON. Raises: ``invalid`` (``ConfigError`` for a configuration file) when it
     does not parse; FileNotFoundError; StorageError when it cannot be read."""

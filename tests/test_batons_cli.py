@@ -205,6 +205,14 @@ def test_dismiss_of_a_claimed_or_unknown_baton_exits_4(repo):
     assert unknown.returncode == 4 and "Traceback" not in unknown.stderr
 
 
+def test_dismiss_of_an_unknown_baton_says_where_the_pending_ids_are(repo):
+    unknown = run_baton("session", "handoff", "--dismiss", "nope", "--json", cwd=repo)
+    assert unknown.returncode == 4
+    assert unknown.stderr == ("baton: no baton with id 'nope'; `baton session handoff --all` lists the pending "
+                              "batons\n")
+    assert json.loads(unknown.stdout)["error"]["code"] == "not_found"
+
+
 def test_bootstrap_outside_a_project_says_to_run_init(tmp_path):
     r = run_baton("bootstrap", "--project", str(tmp_path))
     assert r.returncode == 4 and "baton init" in r.stderr

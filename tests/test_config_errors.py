@@ -105,3 +105,20 @@ def test_doctor_names_a_policy_that_does_not_load(capsys, project):
     code, out, _ = run(capsys, project, "doctor", "--json")
     checks = {c["name"]: c for c in json.loads(out)["checks"]}
     assert code == 3 and checks["policy"]["status"] == "fail" and "policy.json" in checks["policy"]["detail"]
+
+
+@pytest.mark.parametrize("text", ["{not json", "[]", '{"fsync": "always"}'])
+@pytest.mark.parametrize("argv", [["handoff", "list"], ["init"]])
+def test_a_config_json_that_is_no_config_at_all_says_how_to_get_the_committed_one_back(capsys, project, text, argv):
+    (project / ".baton" / "config.json").write_text(text)
+    code, out, _ = run(capsys, project, *argv, "--json")
+    error = json.loads(out)["error"]
+    assert code == 4 and error["code"] == "config_error" and "config.json" in error["message"]
+    assert error["message"].endswith("put back the committed one (git checkout -- .baton/config.json)")
+
+
+def test_a_wrong_setting_of_config_json_is_named_without_the_advice_to_put_the_file_back(capsys, project):
+    _set(project, schema_version=99)
+    code, out, _ = run(capsys, project, "status", "--json")
+    message = json.loads(out)["error"]["message"]
+    assert code == 4 and "upgrade Baton" in message and "git checkout" not in message

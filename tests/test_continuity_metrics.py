@@ -6,6 +6,7 @@ import sqlite3
 
 import orjson
 
+from baton.commands.metrics import MetricsResult
 from baton.events.catalogue import (
     HandoffCaptured,
     HandoffForgotten,
@@ -15,7 +16,7 @@ from baton.events.catalogue import (
 )
 from baton.projections.continuity_metrics import totals
 from baton.projections.folds.continuity_metrics import ContinuityMetrics
-from tests.cli_support import run_json
+from tests.cli_support import run, run_json
 from tests.events_support import recorded
 
 H = "01a23400-0000-7000-8000-000000000001"
@@ -101,3 +102,17 @@ def test_metrics_reads_the_projection_not_the_ledger(capsys, project, monkeypatc
     monkeypatch.setattr("baton.ledger.store.Ledger.read_all", refuse)
     monkeypatch.setattr("baton.ledger.store.Ledger.read_feed", refuse)
     assert run_json(capsys, project, "metrics")["continuity"]["handoffs"] == 1
+
+
+def test_metrics_text_gives_no_median_time_to_ready_before_anything_was_promoted(capsys, project):
+    run_json(capsys, project, "checkpoint", "create", "--title", "t", "--objective", "o")
+    code, out, _ = run(capsys, project, "metrics")
+    [line] = [line for line in out.splitlines() if "time to ready" in line]
+    assert code == 0 and line.split() == ["time", "to", "ready", "0", "promoted"]
+
+
+def test_metrics_text_gives_the_median_time_to_ready_in_seconds():
+    continuity = {"recommendations": 0, "preparations": 0, "validation_outcomes": {}, "resumes": 0,
+                  "stale_on_resume": 0, "time_to_ready": {"count": 2, "median_seconds": 120.0}}
+    text = MetricsResult({"events_total": 3}, {}, [], continuity).render()
+    assert "time to ready       2 promoted, median 120 s" in text

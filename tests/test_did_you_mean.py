@@ -81,3 +81,12 @@ def test_the_closest_option_that_is_only_a_subcommands_says_whose_it_is(baton_cl
     done = baton_cli("status", "--hots", cwd=project)
     assert done.returncode == 2
     assert "(did you mean '--host', an option of `baton status serve`?)" in done.stderr
+
+
+@pytest.mark.parametrize("word, meant", [
+    ("list", "`baton handoff list`"), ("end", "`baton session end`"), ("serve", "`baton status serve`"),
+])
+def test_a_subcommand_given_as_a_command_names_the_command_it_belongs_to(baton_cli, project, word, meant):
+    done = baton_cli(word, cwd=project)
+    assert done.returncode == 2
+    assert f"(did you mean {meant}?)" in done.stderr

@@ -98,3 +98,16 @@ def test_doctor_fails_on_a_file_that_is_not_utf8(project_dir, capsys):
     target.write_bytes(b'{"x": "\xff"}')
     code, checks = _doctor(capsys, project_dir)
     assert ".cursor/hooks.json cannot be read as UTF-8 text" in checks["harness cursor"]["detail"]
+
+
+def test_doctor_says_how_to_connect_a_harness_when_none_is_wired(project_dir, capsys):
+    code, checks = _doctor(capsys, project_dir)
+    assert code == 0 and checks["harnesses"]["status"] == "ok"
+    assert "none wired in this worktree; `baton install-hooks --harness NAME` connects one" in \
+        checks["harnesses"]["detail"]
+
+
+def test_doctor_says_nothing_of_connecting_a_harness_once_one_is_wired(project_dir, capsys):
+    install_hooks(project_dir, "codex")
+    code, checks = _doctor(capsys, project_dir)
+    assert "harness codex" in checks and "harnesses" not in checks

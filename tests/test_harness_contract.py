@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 
 import pytest
 
+from baton.cli import build_parser
 from baton.harnesses import HARNESSES, adapter
 from baton.harnesses.protocol import IGNORED, KINDS, PRE_COMPACT, SESSION_START, USER_PROMPT, HarnessAdapter
 from tests.harness_support import every_fixture, fixture
@@ -110,3 +112,11 @@ def test_a_prompt_given_to_a_codex_subagent_is_never_a_handoff_request():
     assert "continue later" in payload["prompt"]  # would be an explicit request from the person
     meta = adapter("codex").get_session_metadata("UserPromptSubmit", payload)
     assert meta.kind == USER_PROMPT and meta.handoff_request is False
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_baton_hook_help_names_every_event_the_adapter_handles(harness):
+    [hook] = [action.choices["hook"] for action in build_parser()._actions
+              if isinstance(action, argparse._SubParsersAction)]
+    [event] = [action for action in hook._actions if action.dest == "event"]
+    assert f"{', '.join(adapter(harness).kinds)} ({harness})" in " ".join(event.help.split())

@@ -429,3 +429,21 @@ def test_hooks_in_a_linked_worktree_are_that_worktrees_branch_not_the_main_ones(
     assert repository["branch"] == "feature" and repository["worktree"] != "."
     on_main = _start(repo, "claude-code", session="on-main")
     assert on_main.result.to_json()["handoffId"] == handoff_id
+
+
+def test_the_brief_names_the_command_lines_session_flag_and_a_checkpoint_with_it_is_handed_on(repo, capsys):
+    """Beside the MCP tools' ``session_id``, the session line gives the CLI's ``--session``: a
+    checkpoint the agent creates with it is its session's, handed on at the end even while
+    another session of the same owner works on the branch (without it, nobody's)."""
+    from tests.cli_support import run_json
+
+    told = injected("codex", _start(repo, "codex", session="s1").answer)
+    assert "or `--session s1` to `baton checkpoint create`: the handoff you make ready" in told
+    _start(repo, "codex", session="s2")  # another session at work on the same branch
+    handoff_id = run_json(capsys, repo, "checkpoint", "create", "--session", "s1", "--no-input", "--title", "T",
+                          "--objective", "The parser resumes after a bad token", "--current-state", "Statements done",
+                          "--open-item", '{"description": "Recover inside expressions", "suggested_action": "Sync at '
+                          'operators", "acceptance_check": "A bad token mid-expression parses the rest"}')["id"]
+    validate_handoff_command(repo, handoff_id)
+    promote_handoff(repo, handoff_id, accept_warnings="tests")
+    assert _event(repo, "codex", 2, session="s1").result.baton == handoff_id

@@ -356,7 +356,8 @@ def test_doctor_fails_when_the_mcp_servers_program_is_not_found(project_dir, cap
 
 def test_doctor_has_no_harness_check_where_none_is_wired(project_dir, capsys):
     code, checks = _doctor(capsys, project_dir)
-    assert not [name for name in checks if name.startswith("harness")]
+    assert not [name for name in checks if name.startswith("harness ")]
+    assert checks["harnesses"]["status"] == "ok"  # only how to connect one
 
 
 def test_doctor_has_no_check_for_a_harness_removed_again(project_dir, capsys, script):

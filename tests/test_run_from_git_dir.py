@@ -76,6 +76,22 @@ def test_uninitialised_from_inside_the_git_directory_names_the_work_tree(repo):
     assert f"{repo} is not a Baton project" in r.stderr and ".git" not in r.stderr
 
 
+def test_a_subfolder_named_as_the_project_root_names_the_project_it_is_inside(repo, tmp_path):
+    """``--project src`` names a root one folder too deep: the error names the
+    project's root instead of suggesting ``baton init``, which would make a second project."""
+    cli("init", cwd=repo)
+    r = run_baton("status", "--project", str(repo / "src"), "--json", cwd=tmp_path)
+    assert r.returncode == 4 and "baton init" not in r.stderr
+    assert f"it is inside the Baton project at {repo}: name that folder as the project root" in r.stderr
+    error = json.loads(r.stdout)["error"]
+    assert error["details"] == {"root": str(repo / "src"), "project_root": str(repo)}
+
+
+def test_a_folder_outside_any_project_is_told_to_run_init(repo, tmp_path):
+    r = run_baton("status", "--project", str(repo / "src"), cwd=tmp_path)
+    assert r.returncode == 4 and "run `baton init` first" in r.stderr and "inside the Baton project" not in r.stderr
+
+
 def test_a_linked_worktrees_git_directory_opens_the_shared_project_on_that_worktrees_branch(repo, tmp_path):
     cli("init", cwd=repo)
     porcelain.branch_create(str(repo), "feature")

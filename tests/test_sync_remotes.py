@@ -284,3 +284,90 @@ def test_the_remotes_words_keep_a_hooks_reason_and_drop_git_progress_lines():
             "Total 9 (delta 2), reused 0 (delta 0)\npolicy: ledger pushes need approval\n")
     assert remote_words(said) == "policy: ledger pushes need approval"
     assert remote_words("Resolving deltas: 100% (7/7), done.\n") == ""
+
+
+# -- an ssh remote, through the ssh program git would run -----------------------------------------
+
+FAKE_SSH = """#!/bin/sh
+# an ssh stand-in: skip ssh's options and the host, run the git command here
+while [ $# -gt 0 ]; do case "$1" in -p|-o|-i|-l) shift 2;; -*) shift;; *) break;; esac; done
+shift
+echo "$*" >> "$0.log"
+exec sh -c "$*"
+"""
+
+
+def _fake_ssh(tmp_path: Path) -> Path:
+    program = tmp_path / "fake-ssh"
+    program.write_text(FAKE_SSH)
+    program.chmod(0o755)
+    return program
+
+
+@pytest.mark.parametrize("variable", ["GIT_SSH_COMMAND", "GIT_SSH"])
+def test_an_ssh_remote_goes_through_the_ssh_program_the_environment_names_as_git_does(
+        capsys, team, tmp_path, monkeypatch, variable):
+    remote, a, b = team
+    program = _fake_ssh(tmp_path)
+    monkeypatch.setenv(variable, str(program))  # a deploy key in CI: GIT_SSH_COMMAND="ssh -i key"
+    set_remote(a, f"ssh://git@git.invalid{remote}")  # no such host: only the named program can reach it
+    _checkpoint(capsys, a, "over ssh")
+    result = run_json(capsys, a, "sync")
+    assert result["pushed"] is True and _writer(a) in remote_feeds(remote)
+    said = program.with_name("fake-ssh.log").read_text()
+    assert "git-upload-pack" in said and "git-receive-pack" in said
+
+
+@pytest.mark.parametrize(("says", "code", "hint"), [
+    ("git@example.com: Permission denied (publickey).", "remote_auth_failed", "GIT_SSH_COMMAND"),
+    ("Host key verification failed.", "remote_unreachable", "accept it"),
+])
+def test_an_ssh_refusal_is_exit_4_in_ssh_s_words_with_what_to_do(capsys, team, tmp_path, monkeypatch, says, code,
+                                                                hint):
+    _remote, a, _b = team
+    program = tmp_path / "refusing-ssh"
+    program.write_text(f"#!/bin/sh\necho '{says}' >&2\nexit 255\n")
+    program.chmod(0o755)
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(program))
+    set_remote(a, "git@git.invalid:team/project.git")
+    status, out, err = run(capsys, a, "sync", "--json")
+    error = json.loads(out)["error"]
+    assert (status, error["code"]) == (4, code), out + err
+    assert says in error["message"] and hint in error["message"] and "Traceback" not in err
+
+
+# -- a remote whose ref names leave no room for the ledger ref -------------------------------------
+
+@pytest.mark.parametrize(("transport", "taken"), [("path", "refs/baton/ledger/old"), ("http", "refs/baton/ledger/old"),
+                                                  ("http", "refs/baton")])  # dulwich lists no one-level ref
+def test_a_remote_ref_that_leaves_no_room_for_the_ledger_ref_is_named_not_retried_as_a_race(
+        capsys, team, transport, taken):
+    import subprocess
+
+    remote, a, _b = team
+    subprocess.run(["git", "-C", str(remote), "update-ref", taken, "refs/heads/master"], check=True)
+    _checkpoint(capsys, a, "no room")
+    with _http_remote(remote, lambda method, path: None) as url:
+        set_remote(a, url if transport == "http" else str(remote))
+        code, out, err = run(capsys, a, "sync", "--json")
+        error = json.loads(out)["error"]
+        assert (code, error["code"]) == (4, "remote_unreachable"), out + err
+        assert "kept moving" not in error["message"] and "Is a directory" not in error["message"]
+        assert f"the remote holds {taken}, so it cannot hold {REF.decode()} too" in error["message"]
+        assert f"`git push origin --delete {taken}`" in error["message"] and error["details"]["refs"] == [taken]
+        code, _out, err = run(capsys, a, "sync")
+        assert code == 4 and "Sync every clone on another ref with --ref" in err
+    assert REF not in refs_of(a)  # nothing was committed for a push that could not be
+
+
+def test_a_one_level_ref_in_the_way_on_a_path_remote_is_named_as_in_the_way_not_an_os_error(capsys, team):
+    import subprocess
+
+    remote, a, _b = team
+    subprocess.run(["git", "-C", str(remote), "update-ref", "refs/baton", "refs/heads/master"], check=True)
+    _checkpoint(capsys, a, "no room")
+    code, out, err = run(capsys, a, "sync", "--json")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (4, "remote_unreachable"), out + err
+    assert "the remote's refs leave no room for the ledger ref" in error["message"]
+    assert "kept moving" not in error["message"] and "Traceback" not in err

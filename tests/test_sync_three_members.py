@@ -66,7 +66,8 @@ def _claims(capsys, clone: Path) -> list[str]:
 
 def _reads(capsys, clone: Path) -> list:
     answers = [run_json(capsys, clone, *read) for read in READS]
-    answers[-1].pop("lastSeenRoot", None)  # the one answer that names the clone's own folder
+    answers[-1].pop("lastSeenRoot", None)  # the answers about the clone itself: its folder,
+    assert answers[-1].pop("sync")["unshared"] == 0  # and its own feed, all of it shared
     out = run(capsys, clone, "log", "--json")[1]
     return [*answers, [json.loads(line) for line in out.splitlines()]]
 

@@ -9,7 +9,7 @@ import orjson
 from baton.app import Baton
 from baton.cli_read import read_bounded
 from baton.domain.batons import split_flag_list
-from baton.errors import InputError
+from baton.errors import InputError, NotFound, NotInitialized
 
 
 def _handoff_payload(args: argparse.Namespace):
@@ -68,7 +68,13 @@ def session_handoff(app: Baton, args: argparse.Namespace):
     if args.cancel:
         return app.cancel_baton(owner=args.owner, branch=args.branch)
     if args.dismiss is not None:
-        return app.dismiss_baton(args.dismiss)
+        try:
+            return app.dismiss_baton(args.dismiss)
+        except NotInitialized:
+            raise
+        except NotFound as exc:  # an id mistyped or from elsewhere: where the ids are
+            raise NotFound(f"{exc.message}; `baton session handoff --all` lists the pending batons",
+                           details=exc.details) from None
     if args.from_id is not None:
         return app.hand_on(args.from_id, owner=args.owner, branch=args.branch, shared=args.shared)
     return app.active_baton(owner=args.owner, branch=args.branch)

@@ -71,6 +71,15 @@ def misplaced_option(parser: argparse.ArgumentParser, words: Sequence[str]) -> s
     return None
 
 
+def _nested_command(parser: argparse.ArgumentParser, word: str) -> str | None:
+    """The commands one level down named ``word`` (``baton handoff list`` for
+    ``list``), quoted, or None."""
+    found = [group.choices[word].prog for action in parser._actions
+             if isinstance(action, argparse._SubParsersAction) for sub in dict.fromkeys(action.choices.values())
+             for group in sub._actions if isinstance(group, argparse._SubParsersAction) and word in group.choices]
+    return " or ".join(f"`{prog}`" for prog in dict.fromkeys(found)) or None
+
+
 def _owners(parser: argparse.ArgumentParser, option: str) -> str:
     """The subcommands of ``parser`` that take ``option``, quoted (empty: none)."""
     subs = [sub for action in parser._actions if isinstance(action, argparse._SubParsersAction)
@@ -88,6 +97,8 @@ def did_you_mean(parser: argparse.ArgumentParser, message: str) -> str | None:
         if not unknown or not unknown.group(1).startswith("--"):
             return None
         given, known = unknown.group(1).split("=", 1)[0], sorted(option_strings(parser))
+    if choice is not None and (nested := _nested_command(parser, given)):
+        return nested  # ``baton list``: ``baton handoff list``
     close = difflib.get_close_matches(given, known, n=1, cutoff=0.6)
     if not close:
         return None

@@ -27,7 +27,7 @@ import attrs
 from baton import oplog
 from baton.background import running, start_catch_up
 from baton.canonical import pretty_bytes
-from baton.config import WRITER_ID, ProjectConfig, read_json, write_json_atomic
+from baton.config import WRITER_ID, ProjectConfig, read_config, read_json, write_json_atomic
 from baton.domain import identifiers as ids
 from baton.domain.identifiers import event_identifiers
 from baton.domain.redaction import redact_strings, rule_label
@@ -48,7 +48,7 @@ from baton.ledger.protocol import LedgerTxn
 from baton.ledger.store import Ledger
 from baton.model import mutable
 from baton.policy import load_policy
-from baton.project import ProjectPaths, resolve_root, resolve_worktree
+from baton.project import ProjectPaths, git_toplevel, resolve_root, resolve_worktree
 from baton.projections.registry import default_projections
 from baton.projections.runner import CatchUp, Progress, ProjectionRunner, ledger_size
 
@@ -247,11 +247,8 @@ class Project:
                 details={"root": str(paths.root)},
             )
         if not paths.config.is_file():
-            raise NotInitialized(
-                f"{paths.root} is not a Baton project (no .baton/config.json); run `baton init` first",
-                details={"root": str(paths.root)},
-            )
-        config = ProjectConfig.from_json(read_json(paths.config, ConfigError), paths.config)
+            raise _not_a_project(paths.root)
+        config = read_config(paths.config)
         try:
             local = ensure_local(paths)
         except StorageError:
@@ -585,6 +582,20 @@ def baton_dir_writable(paths: ProjectPaths) -> bool:
     if paths.ledger_dir.exists():
         targets.append(paths.ledger_dir)
     return all(os.access(t, os.W_OK) for t in targets)
+
+
+def _not_a_project(root: Path) -> NotInitialized:
+    """``root`` has no ``.baton/config.json``: say so, and when the git work
+    tree it is in is a Baton project (a project root named one folder too
+    deep), name that project's root rather than only offer ``baton init``,
+    which would make a second project inside it."""
+    top = git_toplevel(root)
+    if top is not None and top != root and (top / ".baton" / "config.json").is_file():
+        return NotInitialized(f"{root} is not a Baton project (no .baton/config.json); it is inside the Baton "
+                              f"project at {top}: name that folder as the project root",
+                              details={"root": str(root), "project_root": str(top)})
+    return NotInitialized(f"{root} is not a Baton project (no .baton/config.json); run `baton init` first",
+                          details={"root": str(root)})
 
 
 LOCAL_HINT = ("; it holds this machine's writer id: put back the file from a backup, or remove it and "

@@ -73,18 +73,25 @@ class SessionStartResult:
     def context(self) -> str | None:
         """The text to put in front of the agent (the brief, or after a compaction
         the draft to complete; then the session's id for Baton's MCP tools), or None."""
-        if self.delivered is not None:
-            return self.delivered.brief.text.rstrip("\n") + "\n\n" + session_line(self.session_id, self.harness)
-        return self.notice()
+        return self.context_for()
 
-    def notice(self, complete_with: str = "") -> str | None:
+    def context_for(self, *, complete_with: str = "", also: str = "") -> str | None:
+        """``context`` in an adapter's words: ``complete_with``, its way to complete the
+        draft after a compaction (``notice``); ``also``, its other way to pass the session
+        id, put after the MCP tools in the session line (at most ``ALSO_ROOM`` bytes)."""
+        if self.delivered is not None:
+            return self.delivered.brief.text.rstrip("\n") + "\n\n" + session_line(self.session_id, self.harness,
+                                                                                  also)
+        return self.notice(complete_with, also=also)
+
+    def notice(self, complete_with: str = "", *, also: str = "") -> str | None:
         """After a compaction, what the agent is told of its open draft (then the
         session line), or None. ``complete_with`` is the adapter's way to complete
         the draft, in its own words, put right after "Complete it"."""
         if self.delivered is not None or self.draft is None:
             return None
         return compaction_notice(self.draft, self.missing, complete_with).rstrip("\n") + "\n\n" + session_line(
-            self.session_id, self.harness)
+            self.session_id, self.harness, also)
 
     def to_json(self) -> dict[str, Any]:
         brief = self.delivered
@@ -99,13 +106,19 @@ class SessionStartResult:
         return (self.context or "").rstrip("\n")
 
 
-def session_line(session_id: str, harness: str | None) -> str:
+ALSO_ROOM = 160
+"""Bytes of the brief's budget kept for an adapter's other way to pass the session id
+(``SessionStartResult.context_for``'s ``also``: the hooks name the command line's)."""
+
+
+def session_line(session_id: str, harness: str | None, also: str = "") -> str:
     """The last lines of a session's brief: its id, for the MCP tools (the
-    harness tells its hooks the id, never the model)."""
+    harness tells its hooks the id, never the model); ``also``: an adapter's other
+    way to pass it (``, or …``), put after them."""
     quoted = orjson.dumps(session_id).decode()
     return (f"This is {harness or 'a'} session `{session_id}`. Pass `\"session_id\": {quoted}` to Baton's MCP "
-            "tools (`handoff_capture`, `handoff_detect`, `baton_session`): the handoff you make ready is then handed on "
-            "to the next session when this one ends.\n")
+            f"tools (`handoff_capture`, `handoff_detect`, `baton_session`){also}: the handoff you make ready is then "
+            "handed on to the next session when this one ends.\n")
 
 
 @frozen
@@ -153,7 +166,7 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
         return Starting(sid, harness, source, SessionStartResult(sid, harness, source, repeated=True))
     gate = _StartOnce(project, sid, harness)
     # The session line comes after the brief, inside the same budget.
-    room = max(MIN_MAX_BYTES, max_bytes - len(session_line(sid, harness).encode("utf-8")) - 2)
+    room = max(MIN_MAX_BYTES, max_bytes - len(session_line(sid, harness).encode("utf-8")) - ALSO_ROOM - 2)
     return Starting(sid, harness, source, brief=begin(project, session_id=sid, max_bytes=room, gate=gate,
                                                          limits=limits),
                     gate=gate)

@@ -7,9 +7,9 @@ from typing import Any, Callable
 
 from baton.commands.context import Project, ensure_writer
 from baton.commands.record import record
-from baton.config import ProjectConfig, project_id_problem, read_json, write_json_atomic
+from baton.config import ProjectConfig, project_id_problem, read_config, write_json_atomic
 from baton.domain.redaction import RedactionPolicy, redact_strings
-from baton.errors import ConfigError, Conflict, InputError, PolicyBlock
+from baton.errors import Conflict, InputError, PolicyBlock
 from baton.events.catalogue import ProjectInitialized
 from baton.ledger.ids import uuid7
 from baton.model import frozen
@@ -73,7 +73,7 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
         raise InputError(f"{paths.root} is not a directory")
     created = False
     if paths.config.is_file():
-        config = ProjectConfig.from_json(read_json(paths.config, ConfigError), paths.config)
+        config = read_config(paths.config)
         if project_id is not None and project_id != config.project_id:
             raise Conflict(
                 f"{paths.root} is already project {config.project_id}; refusing to change its id to {project_id}"

@@ -54,10 +54,15 @@ class MetricsResult:
                       f"  recommendations     {c['recommendations']}",
                       f"  preparations        {c['preparations']}",
                       f"  validation outcomes {outcomes}",
-                      f"  time to ready       {ready['count']} promoted, median {ready['median_seconds']} s",
+                      f"  time to ready       {ready['count']} promoted{_median(ready['median_seconds'])}",
                       f"  resumes             {c['resumes']}",
                       f"  stale on resume     {c['stale_on_resume']}"]
         return "\n".join(lines)
+
+
+def _median(seconds: float | None) -> str:
+    """``, median N s`` (None, with nothing promoted: nothing)."""
+    return "" if seconds is None else f", median {seconds:g} s"
 
 
 def local_metrics(project: "Project") -> MetricsResult:

@@ -40,6 +40,7 @@ from baton.policy import load_policy
 from baton.projections import handoffs
 from baton.projections.lineage_graph import load_component
 from baton.sync.signers import feed_signers
+from baton.sync.state import sharing
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -139,6 +140,7 @@ class StatusOverview:
         for s in p.get("signers") or []:  # signed feeds (docs/sync.md)
             lines.append(f"Signer of feed {s['feed']}: " + (f"{s['signer']} ({s['key']})" if s["status"] == "good"
                                                            else f"{s['status']}: {s['message']}"))
+        lines.extend(_render_sharing(p.get("sync")))
         latest = p["latestHandoffs"]
         lines.append("")
         total = p["handoffTotal"]
@@ -157,6 +159,17 @@ class StatusOverview:
             lines.append("")
             lines.append(f"Conflict candidates: {len(conflicts)} (resolve with `baton merge`; see `baton lineage`)")
         return "\n".join(lines)
+
+
+def _render_sharing(sync: dict[str, Any] | None) -> list[str]:
+    """This clone's own work not yet on a remote (only once it synced)."""
+    if not sync:
+        return []
+    n = sync["unshared"]
+    if not n:
+        return [f"Shared: every event of this clone's feed {sync['writer']} is on a remote (seq {sync['seq']})"]
+    return [f"Not yet shared: {n} event{'' if n == 1 else 's'} of this clone's feed {sync['writer']} "
+            f"(seq {sync['sharedSeq'] + 1}–{sync['seq']}): run `baton sync`"]
 
 
 def _clip(text: str, width: int) -> str:
@@ -269,6 +282,9 @@ def status_overview(
     signers = feed_signers(opened, [])  # signed feeds, as the last sync checked them: only when in play
     if signers:
         payload["signers"] = [_camel_keys(s.to_json()) for s in signers]
+    shared = sharing(opened)  # only once this clone synced: how much of its own feed a remote holds
+    if shared is not None:
+        payload["sync"] = shared
     return StatusOverview(sanitize_output(payload, redaction))
 
 

@@ -248,7 +248,7 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
     """One round: fetch, decide every feed under the ledger lock, commit, push (``to``: the
     client, path and shown URL pushed to, when not the ones fetched from)."""
     signatures = FeedSignatures.open(project, repo)  # signed feeds: git's signing key, the allowed signers
-    remote_sha = transport.fetch(repo, client, path, ref, url)
+    remote_sha = transport.fetch(repo, client, path, ref, url, remote_name)
     try:
         remote_feeds = read_feeds(repo, remote_sha)
     except BadRefFeed as exc:

@@ -452,8 +452,9 @@ def _tuple_factory(conv: Any) -> Callable[[Any], Callable[[Any, Any], Any]]:
     def factory(t: Any) -> Callable[[Any, Any], Any]:
         (item_type, _ellipsis) = get_args(t)
         list_type = list[item_type]  # type: ignore[valid-type]
-        as_list = conv.get_structure_hook(list_type)
-        item_hook = conv.get_structure_hook(item_type)  # the hook ``as_list`` calls per item
+        # The item's hook (what the list hook calls per item) and the list's, looked up at the
+        # first array with an item: a model class's hook is built when one is first read.
+        hooks: list[Callable[[Any, Any], Any]] = []
 
         def structure_tuple(value: Any, _: Any) -> tuple[Any, ...]:
             if not isinstance(value, list):
@@ -462,11 +463,14 @@ def _tuple_factory(conv: Any) -> Callable[[Any], Callable[[Any, Any], Any]]:
                 return ()
             if item_type is str and _ONLY_STR.issuperset(map(type, value)):
                 return tuple(value)  # what the list hook returns for them, without a call per string
-            try:  # the same items as ``as_list``, without its per-item bookkeeping for error reports
+            if not hooks:
+                hooks.extend([conv.get_structure_hook(item_type), conv.get_structure_hook(list_type)])
+            item_hook = hooks[0]
+            try:  # the same items as the list hook, without its per-item bookkeeping for error reports
                 return tuple([item_hook(v, item_type) for v in value])
             except Exception:
                 pass
-            return tuple(as_list(value, list_type))  # raises, reporting every bad item with its index
+            return tuple(hooks[1](value, list_type))  # raises, reporting every bad item with its index
 
         return structure_tuple
 
@@ -527,19 +531,27 @@ def _register_shapes(conv: Any) -> None:
 
 def _register_models(conv: Any) -> None:
     """Structuring: cattrs' generated code per model class, strict, unknown
-    members kept in ``extra``. Unstructuring: the model classes' own writers
-    (``_MODELS``), which ``handoff_to_json`` calls without any converter."""
+    members kept in ``extra``, generated when the class is first read (a
+    report on a refused draft builds the hooks of the classes it holds, not
+    all 19). Unstructuring: the model classes' own writers (``_MODELS``),
+    which ``handoff_to_json`` calls without any converter."""
     from cattrs.gen import make_dict_structure_fn, override  # lazy: a heavy import the model classes alone never need
 
-    for cls in MODEL_CLASSES:
+    def structure_hook(cls: type) -> Callable[[Any, Any], Any]:
         attrs.resolve_types(cls)
         keys = json_keys(cls)
         overrides: dict[str, Any] = {name: override(rename=key) for name, key in keys.items() if key != name}
         base: Callable[..., Any] = make_dict_structure_fn(cls, conv, extra=override(omit=True), **overrides)
-        known = frozenset(keys.values())
-        conv.register_structure_hook(cls, _structure_with_extra(cls, base, known))
+        return _structure_with_extra(cls, base, frozenset(keys.values()))
+
+    conv.register_structure_hook_factory(_is_model_class, structure_hook)
+    for cls in MODEL_CLASSES:
         conv.register_unstructure_hook(cls, _MODELS[cls])
     conv.register_unstructure_hook(tuple, _unstructure_items)
+
+
+def _is_model_class(t: Any) -> bool:
+    return isinstance(t, type) and t in _MODEL_SET
 
 
 def _structure_with_extra(cls: type, base: Callable[..., Any], known: frozenset[str]) -> Callable[[Any, Any], Any]:
@@ -820,8 +832,10 @@ _converters: dict[bool, Any] = {}
 def converter(*, detailed: bool = True) -> Any:
     """The shared cattrs converter (built on first use: cattrs is a heavy import).
 
-    ``detailed=False``: the one that stops at the first problem (``structure``
-    tries it first and asks the detailed one only to report a failure)."""
+    ``structure`` asks the detailed one only to report an input the strict
+    readers (``READERS``) refused. ``detailed=False``: the one that stops at
+    the first problem (what the readers are held to in the tests, and what
+    unstructures a value of no JSON type when no converter was built)."""
     conv = _converters.get(detailed)
     if conv is None:
         conv = _converters[detailed] = _build_converter(detailed=detailed)

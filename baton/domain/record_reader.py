@@ -19,7 +19,8 @@ one of the allowed strings for a ``Literal``, an object (copied) for a JSON
 object, ``null`` for an optional member; the named types (timestamps, ids)
 by the checks the model gives (``named``). Unknown members are kept in
 ``extra``. A refusal raises ``TypeError``, ``ValueError`` or ``KeyError``
-with no report: the caller asks the converter for that.
+(``OverflowError`` for an integer too large for a float, as the converter's
+hook does) with no report: the caller asks the converter for that.
 """
 
 from __future__ import annotations

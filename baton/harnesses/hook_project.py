@@ -9,6 +9,7 @@ its payload alone, without the application and its models.
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,13 @@ def amend_hint(draft: str) -> str:
     session's end hands on like the draft itself."""
     return (f" (`baton handoff amend {short_id(draft)} --input FILE`, or over MCP `handoff_capture` with "
             f"`parent` {draft})")
+
+
+def session_hint(session_id: str) -> str:
+    """The session line's way to pass the session id on the command line, beside the MCP
+    tools' (``SessionStartResult.context_for``): a capture with it is the session's, so its
+    end hands it on even while another session works on the branch."""
+    return f", or `--session {shlex.quote(session_id)}` to `baton checkpoint create`"
 
 
 def act(app: Any, metadata: SessionMetadata) -> Any:
@@ -92,8 +100,10 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
         if getattr(result, "kept", ()):  # kept hooks the start ran first: said with this brief's notices
             leave_kept(run.baton_dir, result.kept, at=stamp())
         context = getattr(result, "context", None)
-        if (metadata.kind in (USER_PROMPT, SESSION_START) and context and getattr(result, "draft", None)
-                and getattr(result, "delivered", None) is None):
+        if metadata.kind == SESSION_START and context:
+            context = result.context_for(complete_with=amend_hint(result.draft) if result.draft else "",
+                                         also=session_hint(result.session_id))
+        elif metadata.kind == USER_PROMPT and context and getattr(result, "draft", None):
             context = result.notice(complete_with=amend_hint(result.draft))
         if metadata.kind == SESSION_START and context:
             delivered = getattr(getattr(result.delivered, "record", None), "id", None)  # the baton it delivers

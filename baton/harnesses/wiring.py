@@ -649,4 +649,7 @@ def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[s
         wiring = inspect_wiring(base, harness)
         if wiring.wired or wiring.broken:
             checks.append((f"harness {harness}", *wiring_check(wiring)))
+    if not checks:  # not a problem (the command line alone works): how to connect one
+        checks.append(("harnesses", "ok", f"none wired in this worktree; `baton install-hooks --harness NAME` "
+                                          f"connects one ({', '.join(HARNESSES)})"))
     return checks

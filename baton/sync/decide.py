@@ -189,12 +189,23 @@ def fast_forward(work: Round, feed: str) -> None:
                                  f"local one (seq {local.seq}): two writers share this id, or a history "
                                  "was rewritten"))
     if tree is None:
-        if base is not None:  # the local file is gone: the ref keeps what it had
-            work.out[feed] = base
+        if base is not None and not dropped_untaken(work, feed, st, remote):
+            work.out[feed] = base  # the local file is gone: the ref keeps what it had
         return
     work.out[feed] = tree
     if st is not None:
         work.synced(feed, st.st_ino, tree.head)
+
+
+def dropped_untaken(work: Round, feed: str, st, remote: "RefFeed | None") -> bool:
+    """Whether the remote no longer holds a copy of another writer's feed that
+    this clone never took (kept on its ref as the remote held it: not signed
+    as required, not a fast-forward, an id repeated), so its ref lets it go
+    too: a clone never puts back what it refused to trust — a feed someone
+    removed from the remote stays removed (the writer's own clone publishes
+    its feed again, if it is the writer's). A feed whose file this clone held
+    (synced, then deleted by hand) is still kept."""
+    return remote is None and st is None and feed != work.project.writer and work.state.get(feed) is None
 
 
 def file_head(work: Round, feed: str, size: int) -> FeedHead:

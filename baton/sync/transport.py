@@ -161,7 +161,7 @@ def client(repo, url: str, base: Path, *, push: bool = False):
     ``pushurl``, as in git)."""
     try:
         transport, path = get_transport_and_path(url, config=repo.get_config_stack(),
-                                                 operation="push" if push else None)
+                                                 operation="push" if push else None, ssh_command=ssh_command())
     except (ValueError, OSError) as exc:
         shown = shown_url(url)
         raise RemoteUnreachable(f"cannot reach remote {shown!r}: {transport_text(exc)}",
@@ -169,6 +169,14 @@ def client(repo, url: str, base: Path, *, push: bool = False):
     if isinstance(transport, LocalGitClient) and not os.path.isabs(path):
         path = os.path.join(base, path)
     return transport, path
+
+
+def ssh_command() -> str | None:
+    """The ssh program git would run, from the environment: ``GIT_SSH_COMMAND``,
+    else ``GIT_SSH`` (a deploy key in CI, ``ssh -i ~/.ssh/work_key``), as git
+    reads them before ``core.sshCommand``; None: dulwich reads
+    ``core.sshCommand``, else runs ``ssh``."""
+    return os.environ.get("GIT_SSH_COMMAND") or os.environ.get("GIT_SSH") or None
 
 
 def relative_base(project: "Project") -> Path:
@@ -210,6 +218,23 @@ def _failure(exc: BaseException, action: str, url: str) -> RemoteUnreachable:
             "the remote through dulwich, which runs none of git's credential helpers: give the user and "
             "password (or an access token) in the remote's URL, as `user:token@` before its host (git keeps "
             "it in .git/config), or use an ssh remote; check them with `git ls-remote`", details={"url": url})
+    said = transport_text(exc)
+    if isinstance(exc, (NotADirectoryError, IsADirectoryError)) and "refs" in said:  # a path remote
+        return RemoteUnreachable(
+            f"cannot {action} {url!r}: the remote's refs leave no room for the ledger ref ({said}): a ref "
+            "named as one of its folders, or a folder of refs under its name, is in the way; sync every clone "
+            "on another ref with `ref`, or remove that ref on the remote if nothing needs it",
+            details={"url": url})
+    if "Permission denied (publickey" in said:
+        return RemoteAuthFailed(
+            f"cannot {action} {url!r}: {said}; the ssh server refused this machine's keys: load the key it "
+            "knows into your agent (`ssh-add`), or name it as git would — GIT_SSH_COMMAND=\"ssh -i KEY\" or "
+            "`git config core.sshCommand \"ssh -i KEY\"`, which sync honours too; check with `git ls-remote`",
+            details={"url": url})
+    if "Host key verification failed" in said:
+        return RemoteUnreachable(
+            f"cannot {action} {url!r}: {said}; ssh does not know this server's host key yet (or it changed): "
+            "connect once with ssh (or `git ls-remote`) to check and accept it", details={"url": url})
     status = http_status(exc)
     if status is not None:
         pushing = action.startswith("push")
@@ -296,11 +321,18 @@ def _transport_errors() -> tuple[type[BaseException], ...]:
             HTTPProxyUnauthorized)
 
 
-def fetch(repo, client, path: str, ref: bytes, url: str) -> bytes | None:
-    """Bring the remote's ledger ref's objects into the local store; its commit id (None: no ref)."""
+def fetch(repo, client, path: str, ref: bytes, url: str, remote: str = "origin") -> bytes | None:
+    """Bring the remote's ledger ref's objects into the local store; its commit id (None: no ref).
+
+    Raises:
+        RemoteUnreachable: the remote holds a ref whose name leaves no room for
+            the ledger ref (``refs/baton/ledger/x``, or ``refs/baton``): no push could create it.
+    """
     seen: dict[str, bytes | None] = {}
+    taken: list[bytes] = []
 
     def wants(refs, depth=None):
+        taken[:] = sorted(name for name in refs if name.startswith(ref + b"/") or ref.startswith(name + b"/"))
         sha = refs.get(ref)
         seen["sha"] = sha
         if sha is None or sha in repo.object_store:
@@ -322,7 +354,20 @@ def fetch(repo, client, path: str, ref: bytes, url: str) -> bytes | None:
         raise _failure(exc, f"fetch {ref.decode()} from", url) from None
     finally:
         del repo.get_graph_walker
+    if taken:
+        names = [name.decode("utf-8", "replace") for name in taken]
+        raise RemoteUnreachable(ref_name_taken(ref.decode(), names, remote), details={"url": url, "refs": names})
     return seen.get("sha")
+
+
+def ref_name_taken(ref: str, names: list[str], remote: str) -> str:
+    """The remote holds ``names``, which leave no room for ``ref``: git keeps a
+    ref and a folder of refs apart, so ``refs/baton/ledger`` cannot be made
+    beside ``refs/baton/ledger/x`` (nor under a ref ``refs/baton``)."""
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return (f"the remote holds {shown}, so it cannot hold {ref} too (one name cannot be both a ref and a folder "
+            f"of refs); nothing was imported or pushed. Sync every clone on another ref with `ref`, or, if "
+            f"nothing needs it, remove it on the remote (`git push {remote} --delete {names[0]}`)")
 
 
 FEW_OBJECTS = 256

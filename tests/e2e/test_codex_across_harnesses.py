@@ -9,9 +9,9 @@
   Gemini CLI on A once the claim has been synced back.
 - **Codex hands off from its shell, another harness resumes.** In one checkout the
   Codex agent writes its handoff with the ``baton`` CLI through Codex's own shell
-  tool (no MCP); the session's end leaves it as a baton, and Claude Code's next
-  session receives it — objective and state in its model's first request — and
-  claims it once.
+  tool (no MCP), passing the ``--session`` its brief named; the session's end
+  leaves it as a baton, and Claude Code's next session receives it — objective
+  and state in its model's first request — and claims it once.
 - **Codex ends its session over MCP, another harness resumes.** The Codex agent calls
   ``baton_session`` (``session_end``, its brief's session id, next steps); Codex's own
   ``Stop`` after it leaves no second baton, and Gemini CLI's next session receives the
@@ -103,17 +103,26 @@ def test_a_baton_left_in_gemini_cli_on_one_clone_reaches_codex_on_another_clone_
 
 
 _FULL_ID = re.compile(r"Captured draft handoff \w+ \(([0-9a-f-]{36})\)")
+_SESSION_FLAG = re.compile(r"or `--session (\S+)` to `baton checkpoint create`")
+"""The brief's session line, the command line's way to pass the session id."""
 
 
 def _hand_off_from_codexs_shell() -> list[Any]:
     """The Codex agent's replies to "wrap up": it writes the handoff with the ``baton`` CLI, as the skill
-    shows (``checkpoint create``, then ``handoff validate`` and ``ready`` on the id it printed), each
-    command through Codex's own shell tool (``exec_command``). ``"login": false``: Codex otherwise runs
-    the command in a login shell, whose profile (Debian's ``/etc/profile``) resets ``PATH`` and so
-    loses a ``baton`` found only in a virtualenv, as this suite's is (docs/hooks.md, Codex)."""
+    shows (``checkpoint create`` with the ``--session`` its brief gave, then ``handoff validate`` and
+    ``ready`` on the id it printed), each command through Codex's own shell tool (``exec_command``).
+    ``"login": false``: Codex otherwise runs the command in a login shell, whose profile (Debian's
+    ``/etc/profile``) resets ``PATH`` and so loses a ``baton`` found only in a virtualenv, as this
+    suite's is (docs/hooks.md, Codex)."""
     item = json.dumps(HANDOFF["open_items"][0])
-    create = " ".join([
-        "baton checkpoint create --no-input",
+
+    def create(recorded) -> Call:
+        hints = [m.group(1) for t in developer_texts(recorded) for m in [_SESSION_FLAG.search(t)] if m]
+        assert len(hints) == 1, developer_texts(recorded)
+        return Call("exec_command", {"cmd": f"baton checkpoint create --session {hints[0]} {fields}", "login": False})
+
+    fields = " ".join([
+        "--no-input",
         f"--title {shlex.quote(HANDOFF['work']['title'])}",
         f"--objective {shlex.quote(HANDOFF['work']['objective'])}",
         f"--current-state {shlex.quote(HANDOFF['summary']['current_state'])}",
@@ -129,7 +138,7 @@ def _hand_off_from_codexs_shell() -> list[Any]:
         return Call("exec_command", {"cmd": f"baton handoff validate {handoff} && baton handoff ready {handoff}"
                                             " --accept-warnings 'a scripted end-to-end session'", "login": False})
 
-    return [Call("exec_command", {"cmd": create, "login": False}), validate_and_ready, "Handed off."]
+    return [create, validate_and_ready, "Handed off."]
 
 
 def test_a_handoff_codex_wrote_with_the_cli_in_its_shell_is_resumed_by_claude_code_once(tmp_path):
@@ -148,7 +157,8 @@ def test_a_handoff_codex_wrote_with_the_cli_in_its_shell_is_resumed_by_claude_co
             (created,) = [e for e in codex.events() if e["type"] == "baton.created"]
             handoff = subject(created)
             (captured,) = [e for e in codex.events() if e["type"] == "handoff.captured"]
-            assert subject(captured) == handoff
+            (begun,) = [e for e in codex.events() if e["type"] == "session.begun"]
+            assert subject(captured) == handoff and captured["session"] == begun["session"]
 
             # 2. Claude Code's next session receives it: the objective and the state the Codex agent wrote.
             anthropic.script = ["On it."]

@@ -1,0 +1,79 @@
+"""After ``baton sync``, ``baton status`` says how much of this clone's own
+work a remote holds (docs/status-page.md, ``sync``): the events written since
+the last sync that put them on a remote, so a teammate's view is known to
+lack them — and a push that failed does not count as shared."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from baton.sync.state import last_seq
+from tests.cli_support import run, run_json
+from tests.sync_support import make_team, set_remote
+
+
+@pytest.fixture
+def team(tmp_path):
+    return make_team(tmp_path)
+
+
+def _writer(project: Path) -> str:
+    return json.loads((project / ".baton" / "local.json").read_text())["writer"]
+
+
+def _lines(project: Path) -> int:
+    feed = project / ".baton" / "ledger" / f"{_writer(project)}.jsonl"
+    return len(feed.read_bytes().splitlines())
+
+
+def _checkpoint(capsys, project: Path, title: str) -> None:
+    run_json(capsys, project, "checkpoint", "create", "--title", title, "--objective", "o", "--no-input")
+
+
+def test_a_clone_that_never_synced_shows_nothing_about_sharing(capsys, team):
+    _remote, a, _b = team
+    _checkpoint(capsys, a, "local only")
+    assert "sync" not in run_json(capsys, a, "status")
+    assert "shared" not in run(capsys, a, "status")[1].lower()
+
+
+def test_status_counts_the_events_written_since_the_last_sync_and_none_after_the_next(capsys, team):
+    _remote, a, _b = team
+    run_json(capsys, a, "sync")
+    synced = _lines(a)
+    _checkpoint(capsys, a, "one")
+    _checkpoint(capsys, a, "two")
+    sync = run_json(capsys, a, "status")["sync"]
+    assert sync == {"writer": _writer(a), "seq": _lines(a), "sharedSeq": synced, "unshared": _lines(a) - synced}
+    assert sync["unshared"] >= 2
+    text = run(capsys, a, "status")[1]
+    assert f"Not yet shared: {sync['unshared']} events of this clone's feed {_writer(a)}" in text
+    assert "run `baton sync`" in text
+    run_json(capsys, a, "sync")
+    assert run_json(capsys, a, "status")["sync"]["unshared"] == 0
+    assert "Shared: every event of this clone's feed" in run(capsys, a, "status")[1]
+
+
+def test_events_a_refused_push_left_on_the_local_ref_are_still_unshared(capsys, team):
+    from tests.http_git_support import serve
+
+    remote, a, _b = team
+    run_json(capsys, a, "sync")
+    _checkpoint(capsys, a, "not pushed")
+    before = run_json(capsys, a, "status")["sync"]["unshared"]
+    with serve(remote.parent, "a", "pw", lambda method, path: 403 if "receive-pack" in path else None) as base:
+        set_remote(a, f"{base.replace('http://', 'http://a:pw@')}/{remote.name}")  # read access only
+        assert run(capsys, a, "sync", "--json")[0] == 4  # committed to the local ref, refused by the remote
+    assert run_json(capsys, a, "status")["sync"]["unshared"] == before > 0
+
+
+def test_the_last_seq_is_read_from_the_last_whole_line_whatever_its_length(tmp_path):
+    feed = tmp_path / "w.jsonl"
+    assert last_seq(feed) == 0  # no file yet
+    feed.write_bytes(b'{"seq":1,"x":"a"}\n{"seq":2,"x":"' + b"b" * 200_000 + b'"}\n')
+    assert last_seq(feed, chunk=4096) == 2
+    feed.write_bytes(feed.read_bytes() + b'{"seq":3,"x":"tor')  # a torn tail is not an event
+    assert last_seq(feed, chunk=4096) == 2
