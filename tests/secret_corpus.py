@@ -162,12 +162,25 @@ _PARITY_SECRETS: list[tuple[str, str, Builder]] = [
     ("Klaviyo", "klaviyo-private-key", lambda g: _in("KLAVIYO_PRIVATE_KEY={s}", "p" + "k_" + g.hex(34))),
     ("Robinhood", "robinhood-crypto-api-key", lambda g: _in("x-api-key: {s}", "rh" + "-api-" + g.uuid())),
     ("Redis URL", "url-credentials", lambda g: _in("REDIS_URL=redis://:{s}@cache:6379/0", g.alnum(20))),
+    # A password pasted unescaped, "/" and all (an AWS secret key as the password).
+    ("Git remote", "url-credentials", lambda g: _in("git remote add origin https://ci:{s}@git.example.com/app.git",
+                                                    g.alnum(12) + "/" + g.b64(27))),
     ("Ramp", "ramp-api-secret", lambda g: _in("RAMP_CLIENT_SECRET={s}", "ramp" + "_sec_" + g.alnum(48))),
     ("Docker", "registry-auth", lambda g: _in('{{"auths": {{"ghcr.io": {{"auth": "{s}"}}}}}}',
                                               base64.b64encode(b"bot:" + g.alnum(20).encode()).decode())),
     ("npm", "registry-auth", lambda g: _in("_auth={s}", base64.b64encode(b"ci:" + g.alnum(16).encode()).decode())),
     ("JWT", "jwt", lambda g: _in("token {s}", _b64url(b'{\n  "alg": "RS256",\n  "typ": "JWT"\n}') + "."
                                  + _b64url(b'{"sub":"' + g.alnum(12).encode() + b'"}') + "." + g.urlsafe(86))),
+    # A token or a KEY=value line wrapped in base64 (``base64 <<< "$GITHUB_TOKEN"``, a CI variable).
+    ("GitHub", "base64-wrapped-secret", lambda g: _in("GH_B64={s}", base64.b64encode(
+        ("gh" + "p_" + g.alnum(36) + "\n").encode()).decode())),
+    ("Stripe", "base64-wrapped-secret", lambda g: _in("  secret: {s}", base64.urlsafe_b64encode(
+        ("STRIPE_KEY=sk" + "_live_" + g.alnum(24)).encode()).decode())),
+    ("Anthropic", "base64-wrapped-secret", lambda g: _in("$ base64 key.txt\n{s}\n", "\n".join(_wrapped(
+        base64.b64encode(("sk" + "-ant-api03-" + g.urlsafe(93) + "AA").encode()).decode(), 76)))),
+    ("AWS", "base64-wrapped-secret", lambda g: _in("creds {s}", base64.b64encode(
+        ("[default]\naws_access_key_id = AK" + "IA" + g.upper(16) + "\naws_secret_access_key = "
+         + g.b64(40) + "\n").encode()).decode())),
     ("JWT", "jwt-base64", lambda g: _in("data:\n  token: {s}", base64.b64encode((
         _b64url(b'{"alg":"HS256","typ":"JWT"}') + "." + _b64url(b'{"sub":"' + g.alnum(12).encode() + b'"}')
         + "." + g.urlsafe(43)).encode()).decode())),
@@ -648,7 +661,9 @@ PARITY_NEAR_MISSES: dict[str, tuple[str, ...]] = {
     "zoho-token": ("version 10" + "00.1.2 released",),
     "stripe-intent-client-secret": ("pi" + "_" + "3MtwBwLkdIwHu7ix28a3tqPa" + "_sec" + "ret_<redacted>",),
     "ramp-api-secret": ("RAMP_CLIENT_ID=ramp" + "_id_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0",),
-    "url-credentials": ("http://[::1]:8080/health", "REDIS_URL=redis://cache:6379/0", "redis://:${REDIS_PASSWORD}@cache"),
+    "url-credentials": ("http://[::1]:8080/health", "REDIS_URL=redis://cache:6379/0", "redis://:${REDIS_PASSWORD}@cache",
+                        "https://discord.com:443/users/@me",  # a port and a path, no password
+                        "https://registry.example.com:8080/@scope/pkg"),
     "elevenlabs-api-key": ("sk" + "_" + "0123abcd" * 5,  # 40 hex, not 48
                            "stripe test key sk" + "_test_ is a prefix"),
     "tableau-access-token": ("ratio ==: 3/4 of the runs",),
@@ -658,5 +673,11 @@ PARITY_NEAR_MISSES: dict[str, tuple[str, ...]] = {
                       '{"auth": "oauth2", "scopes": ["read"]}'),
     "jwt": ("ewoi" + "is the start of base64 for a pretty-printed object",),
     "jwt-base64": ("ZX" + "lK" + "aGVsbG8gd29ybGQsIHRoaXMgaXMgbm90IGEgdG9rZW4gYXQgYWxs",),
+    "base64-wrapped-secret": (
+        base64.b64encode(b"gh" + b"p_ is the prefix of a GitHub token").decode(),  # the prefix in prose
+        base64.b64encode(b"AK" + b"IAIOSFODNN7EXAMPLE").decode(),  # AWS's documented example key
+        base64.b64encode(b"https://user:${PASSWORD}@db.example.com").decode(),  # a placeholder password
+        base64.b64encode(b"sk" + b"_live_" + b"0" * 24).decode(),  # one character, over and over
+    ),
 }
 """Rule name -> lines that must come out of redaction unchanged."""

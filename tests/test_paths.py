@@ -4,6 +4,7 @@ shape is refused with exit 5 and a message naming the path and why."""
 
 from __future__ import annotations
 
+import json
 import os
 import posixpath
 from pathlib import Path
@@ -44,6 +45,9 @@ def test_normalize_keeps_plain_project_paths(text, expected):
     ("..\\windows", "backslash"),
     ("C:/Windows/system32", "drive-letter"),
     ("c:secret", "drive-letter"),
+    ("file:///etc/passwd", "url"),
+    ("file:/etc/passwd", "url"),
+    ("smb://server/share/x", "url"),
     ("~/.ssh/id_rsa", "home-reference"),
     ("~root/.bashrc", "home-reference"),
     ("src/a\nb", "control-character"),
@@ -256,3 +260,15 @@ def test_property_a_checked_path_agrees_with_the_kernel_and_never_escapes(link_f
             continue
         assert got == expected
         assert any(got == b or b in got.parents for b in (real_root, *[real_outside][:len(allowed)]))
+
+
+def test_a_file_url_as_an_artifact_is_refused_and_nothing_is_written(capsys, project):
+    from tests.cli_support import run
+
+    before = sorted(p.name for p in (project / ".baton" / "ledger").iterdir())
+    code, out, _err = run(capsys, project, "checkpoint", "create", "--no-input", "--json", "--title", "t",
+                          "--objective", "o", "--artifact", "file:///etc/passwd")
+    error = json.loads(out)["error"]
+    assert (code, error["code"]) == (5, "unsafe_path") and "URL" in error["message"]
+    assert sorted(p.name for p in (project / ".baton" / "ledger").iterdir()) == before
+    assert not list((project / ".baton").glob("handoffs/*.json"))

@@ -24,6 +24,7 @@ BACKSLASH = "backslash"
 HOME_REFERENCE = "home-reference"
 ABSOLUTE = "absolute"
 DRIVE_LETTER = "drive-letter"
+URL = "url"
 PARENT_REFERENCE = "parent-reference"
 NOT_TEXT = "not-text"
 # Used by baton.policy when the file system is consulted.
@@ -33,6 +34,10 @@ SYMLINK_LOOP = "symlink-loop"
 
 _CONTROL = lazy(r"[\x01-\x1f\x7f]")
 _DRIVE = lazy(r"^[A-Za-z]:")
+_URL = lazy(r"^[A-Za-z][A-Za-z0-9+.\-]+:/")
+"""A URL (``file:///etc/passwd``, ``smb://host/share``): the scheme has two characters or more,
+one is a drive letter. Taken as a relative path it would name a folder ``file:`` in the
+project, while a person or a tool reading it follows the URL out of it."""
 
 
 def lexical_problem(text: object, *, allow_outside: bool = False) -> tuple[str, str] | None:
@@ -56,6 +61,8 @@ def lexical_problem(text: object, *, allow_outside: bool = False) -> tuple[str, 
         return HOME_REFERENCE, "it starts with '~', a home-directory reference outside the project"
     if _DRIVE.match(text):
         return DRIVE_LETTER, "it starts with a drive letter, which is absolute (or drive-relative) on Windows"
+    if _URL.match(text):
+        return URL, "it is a URL, not a project path (a URL belongs in an evidence item of type 'url')"
     if not allow_outside:
         if text.startswith("/"):
             return ABSOLUTE, "it is absolute; project paths are relative to the project root"
@@ -76,7 +83,7 @@ def normalize_project_path(text: str) -> str:
 
     Raises:
         UnsafePath: the path is empty, absolute, has a ``..`` component, a NUL
-            or control character, a backslash, a leading ``~`` or a drive letter.
+            or control character, a backslash, a leading ``~``, a drive letter or a URL scheme.
     """
     problem = lexical_problem(text)
     if problem is not None:

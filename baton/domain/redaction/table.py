@@ -14,6 +14,7 @@ import orjson
 
 from baton.domain.redaction.rules import (
     AssignmentRule,
+    KeywordPrefilter,
     PathRule,
     PatternRule,
     Rule,
@@ -175,6 +176,66 @@ def _basic_credentials(value: str) -> bool:
     return bool(colon and user and password) and not is_placeholder(password)
 
 
+_WRAPPED_PREFIXES = (
+    "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "AKIA", "ASIA", "AIza", "ya29.",
+    "xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxr-", "xoxs-", "xoxe", "xapp-", "hooks.slack.com",
+    "sk_live_", "rk_live_", "sk_test_", "rk_test_", "whsec_", "sk-proj-", "sk-svcacct-", "sk-ant-", "sk-or-",
+    "npm_", "pypi-", "hf_", "SG.", "dop_v1_", "shpat_", "shpss_", "glsa_", "gsk_", "xai-", "r8_",
+    "dckr_pat_", "-----BEGIN", "PRIVATE KEY", "://", "eyJ", "_KEY=", "_TOKEN=", "_SECRET=", "PASSWORD=",
+)
+"""What the text a ``base64-wrapped-secret`` match decodes to starts a secret with, exactly as
+written: the rule's keywords are these prefixes base64-encoded at each of the three byte
+alignments, so a string holding none of them is never decoded."""
+
+
+def _b64_fragments(prefix: str) -> tuple[str, ...]:
+    """The characters of ``prefix``'s base64 form that do not depend on what comes before or
+    after it, at each of the three alignments it can sit at (lower case, standard and URL-safe)."""
+    found: list[str] = []
+    raw = prefix.encode()
+    for pad in range(3):
+        encoded = binascii.b2a_base64(b"\0" * pad + raw, newline=False).decode()
+        first = -(-pad * 8 // 6)  # the first character whose six bits all come from the prefix
+        last = (pad + len(raw)) * 8 // 6  # one past the last such character
+        fragment = encoded[first:last].lower()
+        if len(fragment) >= 3:
+            found += [fragment, fragment.replace("+", "-").replace("/", "_")]
+    return tuple(dict.fromkeys(found))
+
+
+_WRAPPED_KEYWORDS = tuple(dict.fromkeys(k for p in _WRAPPED_PREFIXES for k in _b64_fragments(p)))
+
+
+class _DefaultThresholds:
+    entropy_threshold = 3.0
+    min_secret_length = 8
+
+
+def _wrapped_secret(token: str) -> bool:
+    """``token`` is base64 (standard or URL-safe, whole or wrapped at a fixed width) of a text
+    in which another default text rule finds a secret: ``base64 <<< "$GITHUB_TOKEN"``, a CI
+    variable or a Kubernetes secret's ``data`` holding a token or a ``KEY=value`` line."""
+    decoded = _b64_text("".join(token.split()))
+    if decoded is None or not decoded.strip():
+        return False
+    rules = _wrapped_rules()
+    for rule in rules.candidates(decoded.lower()):
+        if isinstance(rule, (PatternRule, AssignmentRule)) and next(rule.spans(decoded, _DefaultThresholds()), None):
+            return True
+    return False
+
+
+_WRAPPED_RULES: list[KeywordPrefilter] = []
+
+
+def _wrapped_rules() -> KeywordPrefilter:
+    """The default text rules but this one, indexed by keyword (built on first use)."""
+    if not _WRAPPED_RULES:
+        _WRAPPED_RULES.append(KeywordPrefilter(
+            [r for r in DEFAULT_RULES if r.name != "base64-wrapped-secret" and not isinstance(r, PathRule)]))
+    return _WRAPPED_RULES[0]
+
+
 def _pattern(name: str, reason: str, regex: str, flags: int = 0, *, keywords: tuple[str, ...] = (),
              confirm: Callable[[str], bool] | None = None, min_entropy: float = 0.0,
              examples_allowed: bool = True) -> PatternRule:
@@ -240,6 +301,11 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     _pattern("jwt-base64", "base64-encoded JSON Web Token",
              r"(?<![A-Za-z0-9+/])ZXlK[A-Za-z0-9+/_\-]{40,}={0,2}(?![A-Za-z0-9+/=])",
              keywords=("zxlk",), confirm=_base64_jwt),
+    _pattern("base64-wrapped-secret", "a secret another rule finds, wrapped in base64",
+             r"(?<![A-Za-z0-9+/_\-])(?:(?:[A-Za-z0-9+/]{76}\r?\n)+[A-Za-z0-9+/]+={0,2}"
+             r"|(?:[A-Za-z0-9+/]{64}\r?\n)+[A-Za-z0-9+/]+={0,2}"
+             r"|[A-Za-z0-9+/]{12,}={0,2}|[A-Za-z0-9_\-]{12,}={0,2})(?![A-Za-z0-9+/=_\-])",
+             keywords=_WRAPPED_KEYWORDS, confirm=_wrapped_secret, examples_allowed=False),
     _pattern("registry-auth", "base64 user:password in a Docker or npm registry config",
              r"""(?i:["']auth["']\s*:\s*["']|(?<![A-Za-z0-9])_auth\s*=\s*["']?)(?P<secret>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])""",
              keywords=('"auth"', "'auth'", "_auth"), confirm=_basic_credentials),
@@ -248,8 +314,10 @@ DEFAULT_RULES: tuple[Rule, ...] = (
              r"(?P<secret>[A-Za-z0-9._~+/=\-]{8,})",
              keywords=("authorization",), confirm=lambda t: not is_placeholder(t), examples_allowed=False),
     _pattern("url-credentials", "password embedded in a URL",
-             # The user may be empty (``redis://:password@host``).
-             r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s/:@]*:(?P<secret>[^\s/@]+)@",
+             # The user may be empty (``redis://:password@host``). A password pasted unescaped may
+             # hold a "/" (an AWS secret key does), but a port and a path (``host:443/users/@me``) are
+             # no password.
+             r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s/:@]*:(?P<secret>[^\s/@]+|(?![0-9]*/)[^\s/@]*/[^\s@]*)@",
              keywords=("://",), confirm=lambda t: not is_placeholder(t), examples_allowed=False),
     # Keyword-gated like every rule: a text naming a pgpass file, or a line with
     # PostgreSQL's or PgBouncer's usual port, or a wildcard field.
