@@ -144,13 +144,18 @@ def test_remove_dry_run_keeps_the_originals_and_the_files(project):
     assert (project / ".baton" / "install-originals" / "cursor" / ".cursor" / "hooks.json").is_file()
 
 
-def test_a_baton_folder_outside_the_project_keeps_no_original_and_install_and_remove_still_work(project_dir, tmp_path):
+def test_a_baton_folder_outside_the_project_is_refused_by_install_which_writes_nothing_and_remove_still_works(
+        project_dir, tmp_path):
+    from baton.errors import UnsafePath
+
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     (project_dir / ".baton").symlink_to(outside)
     _put(project_dir, {".mcp.json": b'{"mcpServers":{"db":{"command":"pg-mcp"}}}'})
-    install_hooks(project_dir, "claude-code")
-    assert not (outside / "install-originals").exists()
+    with pytest.raises(UnsafePath):
+        install_hooks(project_dir, "claude-code")
+    assert list(outside.iterdir()) == []
+    assert json.loads((project_dir / ".mcp.json").read_text()) == {"mcpServers": {"db": {"command": "pg-mcp"}}}
     remove_wiring(project_dir, "claude-code")
     assert json.loads((project_dir / ".mcp.json").read_text()) == {"mcpServers": {"db": {"command": "pg-mcp"}}}
 

@@ -47,8 +47,8 @@ from baton.ledger.envelope import Event, EventDraft
 from baton.ledger.protocol import LedgerTxn
 from baton.ledger.store import Ledger
 from baton.model import mutable
-from baton.policy import load_policy
-from baton.project import ProjectPaths, git_toplevel, resolve_root, resolve_worktree
+from baton.policy import check_path_inside_root, load_policy
+from baton.project import BATON_DIR, ProjectPaths, git_toplevel, resolve_root, resolve_worktree
 from baton.projections.registry import default_projections
 from baton.projections.runner import CatchUp, Progress, ProjectionRunner, ledger_size
 
@@ -156,6 +156,26 @@ class GatheredBatch:
         self.durable = self.durable or durable
 
 
+_BATON_PLACES = (".", "config.json", "local.json", "policy.json", "ledger", "handoffs", "batons",
+                 "index.sqlite", "cache", "quarantine", ".gitignore")
+"""What ``.baton/`` holds that Baton reads or writes on every open (relative to it)."""
+
+
+def check_baton_folder_inside(paths: ProjectPaths) -> None:
+    """Refuse a ``.baton/`` — or one of its files or folders — that is a symbolic link leading
+    outside the project root: a repository cloned with a committed ``.baton`` link
+    (``.baton -> ~/.ssh``) would otherwise have every command, and every harness hook, read
+    its config and policy there and write a ledger, an index and files into it.
+
+    Raises:
+        UnsafePath (exit 5): naming the place, where it resolves and the link.
+    """
+    for place in _BATON_PLACES:
+        rel = BATON_DIR if place == "." else f"{BATON_DIR}/{place}"
+        if os.path.lexists(paths.root / rel):
+            check_path_inside_root(paths.root, rel)
+
+
 class Project:
     def __init__(self, paths: ProjectPaths, config: ProjectConfig, writer: str, clock: WallClock = system_clock,
                  *, unsettled: os.stat_result | None = None, limits: Limits = Limits()) -> None:
@@ -248,6 +268,7 @@ class Project:
             )
         if not paths.config.is_file():
             raise _not_a_project(paths.root)
+        check_baton_folder_inside(paths)
         config = read_config(paths.config)
         try:
             local = ensure_local(paths)

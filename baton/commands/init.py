@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable
 
-from baton.commands.context import Project, ensure_writer
+from baton.commands.context import Project, check_baton_folder_inside, ensure_writer
 from baton.commands.record import record
 from baton.config import ProjectConfig, project_id_problem, read_config, write_json_atomic
 from baton.domain.redaction import RedactionPolicy, redact_strings
@@ -71,6 +71,7 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
     paths = ProjectPaths(resolve_root(project))
     if not paths.root.is_dir():
         raise InputError(f"{paths.root} is not a directory")
+    check_baton_folder_inside(paths)
     created = False
     if paths.config.is_file():
         config = read_config(paths.config)

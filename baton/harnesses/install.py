@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from baton.app import Baton
-from baton.commands.context import read_local
+from baton.commands.context import check_baton_folder_inside, read_local
 from baton.config import ProjectConfig, read_json, write_bytes_atomic
 from baton.errors import ConfigError, InputError, StorageError
 from baton.harnesses import adapter
@@ -315,8 +315,10 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
 
 def _check_config(project: Path) -> None:
     """Raises ConfigError when the project's configuration would stop every command (its
-    ``config.json``, ``local.json`` or policy): checked before anything is written."""
+    ``config.json``, ``local.json`` or policy), UnsafePath when ``.baton/`` links out of the
+    project: checked before anything is written."""
     paths = ProjectPaths(project)
+    check_baton_folder_inside(paths)  # a .baton linked out of the project: refused before any wiring is written
     try:
         raw = read_json(paths.config, ConfigError)
     except FileNotFoundError:

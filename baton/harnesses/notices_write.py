@@ -76,7 +76,7 @@ def _append(baton_dir: str | os.PathLike, line: bytes, *, create: bool = True) -
     """``line`` appended to the notice file, within its bound; False when it was not."""
     path = Path(baton_dir) / FILE_NAME
     try:
-        if not Path(baton_dir).is_dir():
+        if not Path(baton_dir).is_dir() or not _inside_the_project(path):
             return False
         try:
             if path.stat().st_size + len(line) > MAX_BYTES:
@@ -91,6 +91,13 @@ def _append(baton_dir: str | os.PathLike, line: bytes, *, create: bool = True) -
         return True
     except OSError:
         return False
+
+
+def _inside_the_project(path: Path) -> bool:
+    """The notice file stays inside the project (``.baton/``'s parent) once links are followed:
+    a ``.baton`` linked out of it (``baton.commands.context.check_baton_folder_inside``) gets no notice."""
+    root = os.path.realpath(path.parent.parent)
+    return os.path.realpath(path).startswith(root.rstrip(os.sep) + os.sep)
 
 
 def leave_kept(baton_dir: str | os.PathLike, runs: Iterable[Any], *, at: str) -> None:
