@@ -195,12 +195,13 @@ class Baton:
         return gc.collect_garbage(self.project, dry_run=dry_run)
 
     def sync(self, *, remote: str = "origin", ref: str | None = None, restore_own_feed: bool = False,
-             progress: Progress | None = None, publishing: Progress | None = None) -> SyncResult:
+             progress: Progress | None = None, publishing: Progress | None = None,
+             accept_project: str | None = None) -> SyncResult:
         """Share the ledger's feeds through a git remote (``docs/sync.md``)."""
         from baton.commands import sync
 
         return sync.sync_ledger(self.project, remote=remote, ref=ref, restore_own_feed=restore_own_feed,
-                                progress=progress, publishing=publishing)
+                                progress=progress, publishing=publishing, accept_project=accept_project)
 
     def repair(self, *, feed: str | None = None, dry_run: bool = False, yes: bool = False,
                progress: "Progress | None" = None) -> RepairResult:

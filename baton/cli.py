@@ -136,6 +136,11 @@ def _add_ledger_core(sub, common) -> None:
                    help="this clone was restored from a backup: take the events of its own feed the remote has "
                         "beyond the local file (verified; a copy that rewrites the feed is still refused). "
                         "Without it, such a copy is refused as own_feed")
+    p.add_argument("--accept-project", metavar="ID",
+                   help="merge the remote's ledger although its feeds were initialised as project ID, not "
+                        "this one (two clones that ran `baton init` apart). Without it, a remote whose "
+                        "ledger names only other projects is refused: remote_other_project, exit 4, "
+                        "nothing imported or pushed")
     p.set_defaults(func="ledger:sync")
 
 
