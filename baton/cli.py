@@ -27,7 +27,7 @@ import time
 
 from baton import __version__
 from baton.domain.limits import MAX_INPUT_BYTES
-from baton.errors import BatonError, TransitionError
+from baton.errors import BatonError, PromotionRefused, TransitionError
 from baton.process_end import InterruptsCount, ends_with_exit
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
@@ -42,6 +42,8 @@ HANDLERS = "baton.cli_handlers"
 ``baton.cli_handlers.module.function`` (a dotted module is named whole)."""
 OUTPUT = "baton.cli_handlers.output"
 """What prints and screens a result or a failure."""
+RECORD_FIELDS = "baton.cli_handlers.record_fields"
+"""How the command line fills a record's field (a promotion's refusal names the fields)."""
 USAGE = "baton.cli_handlers.usage"
 """What words a usage error (screened, with the closest command or option)."""
 OPENED = "baton.cli_handlers.opened"
@@ -1072,6 +1074,8 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     except BatonError as exc:
         _end_progress_line()
         _log_command(args, started, exc.exit_code, exc.code)
+        if isinstance(exc, PromotionRefused):  # the record's fields, as the flags that fill them
+            load(RECORD_FIELDS).name_fields(exc)
         exc.name_parameters(_option_names(parser))
         _name_commands(exc)
         load(OUTPUT).print_failure(args, exc)
