@@ -942,6 +942,7 @@ def run(report: Callable[[int], None] | None = None) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    _standard_streams()
     words = list(sys.argv[1:] if argv is None else argv)
     paused = gc.isenabled() and _command_word(words) in HOOK_PATH_COMMANDS
     if paused:
@@ -951,6 +952,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if paused:
             gc.enable()
+
+
+def _standard_streams() -> None:
+    """A process started with standard output or error closed (``baton log >&-``,
+    a daemon) has None for it: what would be written there goes nowhere,
+    instead of every command failing on it (an internal error, or a traceback
+    while saying one)."""
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - for the process's life
 
 
 def _refusal(words: list[str]) -> str | None:

@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterable, Sequence
 import orjson
 
 from baton.cli import REPLACE_FLAGS
-from baton.cli_read import read_bounded
+from baton.cli_read import read_bounded, read_json_bounded
 from baton.commands.capture import merge_changes
 from baton.domain.paths import lexical_problem
 from baton.errors import InputError
@@ -115,10 +115,7 @@ def read_payload_file(source: str, *, stdin: Any = None) -> dict[str, Any]:
     """
     where = "stdin" if source == "-" else source
     raw = _blank_leading_notes(read_bounded(source, "--input", stdin=stdin))
-    try:
-        value = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise InputError(f"--input {where} is not valid JSON: {exc}", details={"input": where}) from exc
+    value = read_json_bounded(source, "--input", raw=raw)
     if not isinstance(value, dict):
         raise InputError(f"--input {where} must hold a JSON object (a handoff payload), not {type(value).__name__}")
     return value
@@ -323,11 +320,7 @@ def read_replacement_list(section: str, source: str, *, stdin: Any = None) -> li
         InputError: unreadable, not JSON, or not an array.
     """
     flag, as_text = REPLACE_FLAGS[section]
-    raw = read_bounded(source, flag, stdin=stdin)
-    try:
-        value = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise InputError(f"{flag} {source} is not valid JSON: {exc}") from exc
+    value = read_json_bounded(source, flag, stdin=stdin)
     if not isinstance(value, list):
         raise InputError(f"{flag} {source} must hold a JSON array (the new list), not {type(value).__name__}")
     items = []

@@ -13,6 +13,8 @@ import stat
 import sys
 from typing import Any
 
+import orjson
+
 from baton.domain.limits import MAX_INPUT_BYTES, check_input_size
 from baton.errors import InputError
 
@@ -31,6 +33,9 @@ def read_bounded(source: str, flag: str, *, stdin: Any = None) -> bytes:
     try:
         if source == "-":
             stream = stdin if stdin is not None else sys.stdin
+            if stream is None:  # started with standard input closed (``<&-``)
+                raise InputError(f"cannot read {flag} stdin: standard input is closed; pipe the input in, "
+                                 "or name a file")
             raw = stream.buffer.read(MAX_INPUT_BYTES + 1) if hasattr(stream, "buffer") \
                 else stream.read(MAX_INPUT_BYTES + 1)
         else:
@@ -54,3 +59,21 @@ def read_bounded(source: str, flag: str, *, stdin: Any = None) -> bytes:
         raise InputError(f"cannot read {flag} {where}: it is not UTF-8 text (byte {exc.start} is not valid UTF-8)",
                          details={"offset": exc.start}) from None
     return raw
+
+
+def read_json_bounded(source: str, flag: str, *, stdin: Any = None, raw: bytes | None = None) -> Any:
+    """The JSON value in ``source`` (as ``read_bounded`` reads it; ``raw``: its
+    bytes already read and prepared).
+
+    Raises:
+        InputError (exit 2): unreadable, empty, or not JSON — naming ``flag`` and where it read.
+    """
+    where = "stdin" if source == "-" else source
+    if raw is None:
+        raw = read_bounded(source, flag, stdin=stdin)
+    if not raw.strip():  # a pipe that gave nothing, an empty file: not the parser's "zero-length document"
+        raise InputError(f"{flag} {where} is empty: it must hold JSON", details={"input": where})
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"{flag} {where} is not valid JSON: {exc}", details={"input": where}) from None

@@ -2,7 +2,8 @@
 
 ``serve(root, user, password)`` serves the bare repositories under ``root``
 at ``http://127.0.0.1:PORT/<name>.git`` and answers 401 to any request
-without those credentials (as a hosted remote does). ``answer(method, path)``,
+without those credentials (as a hosted remote does). ``tls`` serves https with a
+certificate of the test's own (``self_signed``). ``answer(method, path)``,
 when given, may return an HTTP status to send instead of git's answer (a
 host that forbids a push, a failing proxy). Used as a context manager; the
 server stops on exit.
@@ -82,14 +83,31 @@ def _handler(root: Path, user: str, password: str, answer: Callable[[str, str], 
 
 @contextmanager
 def serve(root: Path, user: str, password: str,
-          answer: Callable[[str, str], int | None] | None = None) -> Iterator[str]:
-    """Yields the base URL (``http://127.0.0.1:PORT``) while the server runs."""
+          answer: Callable[[str, str], int | None] | None = None,
+          tls: tuple[Path, Path] | None = None) -> Iterator[str]:
+    """Yields the base URL (``http://127.0.0.1:PORT``) while the server runs;
+    with ``tls`` (a certificate and its key), ``https://`` served with them."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(root, user, password, answer))
+    if tls is not None:
+        import ssl
+
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(str(tls[0]), str(tls[1]))
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+def self_signed(folder: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 that no system trusts, and its key (``openssl``)."""
+    cert, key = folder / "server.crt", folder / "server.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
+                    "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out",
+                    str(cert)], check=True, capture_output=True, timeout=60)
+    return cert, key

@@ -33,3 +33,12 @@ def test_handoff_show_works_on_a_session_baton(project):
     r = run_baton("handoff", "show", handoff_id, "--format", "json", "--project", str(project))
     assert r.returncode == 0, r.stderr
     assert "Run the auth suite" in r.stdout
+
+
+def test_resume_latest_with_nothing_ready_says_how_a_handoff_becomes_ready(project):
+    done = run_baton("resume", "latest", "--json", cwd=project)
+    assert done.returncode == 4
+    error = json.loads(done.stdout)["error"]
+    assert error["code"] == "not_found" and error["details"] == {"token": "latest"}
+    assert error["message"].endswith("a captured handoff is validated, then made ready")
+    assert run_baton("handoff", "show", "latest", cwd=project).stderr.endswith("then made ready\n")

@@ -90,3 +90,9 @@ def test_a_subcommand_given_as_a_command_names_the_command_it_belongs_to(baton_c
     done = baton_cli(word, cwd=project)
     assert done.returncode == 2
     assert f"(did you mean {meant}?)" in done.stderr
+
+
+def test_a_subcommand_of_another_command_names_that_command(baton_cli, project):
+    done = baton_cli("checkpoint", "list", cwd=project)
+    assert done.returncode == 2
+    assert "(did you mean `baton handoff list`?)" in done.stderr

@@ -151,3 +151,78 @@ def test_a_supplied_baton_field_is_refused_naming_the_field_not_as_baton_colon_b
     code, _, err = run(capsys, project, "checkpoint", "create", "--no-input", "--input", str(payload))
     assert code == 2
     assert err.startswith("baton: the payload's baton field is set by Baton") and "baton: baton:" not in err
+
+
+def _closed(stream: str, project: Path, *args: str):
+    """The real command line started with a standard stream closed (``baton … <&-``, ``>&-``, ``2>&-``):
+    its descriptor closed and Python's stream None, as an interpreter started so has it."""
+    import os
+    import subprocess
+    import sys
+
+    fd = ("stdin", "stdout", "stderr").index(stream)
+    return subprocess.run([sys.executable, "-c", f"import os, runpy, sys; os.close({fd}); sys.{stream} = None; "
+                           "sys.argv = ['baton', *sys.argv[1:]]; runpy.run_module('baton', run_name='__main__')",
+                           *args], cwd=project, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "BATON_HOOK_SERVER": "0"})
+
+
+def _closed_stdin(project: Path, *args: str):
+    return _closed("stdin", project, *args)
+
+
+def test_stdin_closed_is_an_input_error_for_every_flag_that_reads_it(project):
+    for flag, args in (("--input", ["checkpoint", "create", "--no-input", "--input", "-"]),
+                       ("--event", ["detect", "--event", "-"]),
+                       ("--handoff-input", ["session", "end", "s1", "--handoff-input", "-"]),
+                       ("--resolution-file", ["merge", "aaaa", "bbbb", "--resolution-file", "-"])):
+        done = _closed_stdin(project, *args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert done.stderr == (f"baton: cannot read {flag} stdin: standard input is closed; pipe the input in, "
+                               "or name a file\n")
+
+
+def test_forget_with_stdin_closed_asks_nothing_and_wants_yes(project, capsys):
+    from tests.cli_support import run_json
+
+    handoff = run_json(capsys, project, "checkpoint", "create", "--no-input", "--title", "t",
+                       "--objective", "o")["id"]
+    done = _closed_stdin(project, "forget", handoff)
+    assert done.returncode == 2 and "internal error" not in done.stderr
+    assert "cannot be undone: pass --yes" in done.stderr
+
+
+def test_a_command_with_standard_output_closed_runs_and_says_its_errors_on_stderr(project):
+    assert _closed("stdout", project, "log").returncode == 0
+    assert _closed("stdout", project, "handoff", "list", "--json").returncode == 0
+    missing = _closed("stdout", project, "handoff", "show", "zzzz", "--json")
+    assert missing.returncode == 4 and missing.stderr == "baton: no handoff matches 'zzzz'\n"
+
+
+def test_a_command_with_standard_error_closed_runs_and_prints_its_result(project):
+    listed = _closed("stderr", project, "handoff", "list", "--json")
+    assert listed.returncode == 0 and json.loads(listed.stdout)["count"] == 0
+    missing = _closed("stderr", project, "handoff", "show", "zzzz", "--json")
+    assert missing.returncode == 4 and json.loads(missing.stdout)["error"]["code"] == "not_found"
+
+
+def test_an_empty_json_input_says_it_is_empty_for_every_flag_that_reads_json(project, capsys, tmp_path):
+    from tests.cli_support import ledger_size
+
+    empty = tmp_path / "empty.json"
+    empty.write_text("\n")
+    before = ledger_size(project)
+    for flag, args in (("--input", ["checkpoint", "create", "--no-input", "--input", str(empty)]),
+                       ("--event", ["detect", "--event", str(empty)]),
+                       ("--handoff-input", ["session", "end", "s1", "--handoff-input", str(empty)])):
+        code, _, err = run(capsys, project, *args)
+        assert code == 2, (args, err)
+        assert err == f"baton: {flag} {empty} is empty: it must hold JSON\n"
+    assert ledger_size(project) == before
+
+
+def test_malformed_json_in_an_event_file_names_the_file(project, capsys, tmp_path):
+    bad = tmp_path / "signals.json"
+    bad.write_text("{bad")
+    code, _, err = run(capsys, project, "detect", "--event", str(bad))
+    assert code == 2 and err.startswith(f"baton: --event {bad} is not valid JSON: ")

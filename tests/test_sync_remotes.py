@@ -371,3 +371,66 @@ def test_a_one_level_ref_in_the_way_on_a_path_remote_is_named_as_in_the_way_not_
     assert (code, error["code"]) == (4, "remote_unreachable"), out + err
     assert "the remote's refs leave no room for the ledger ref" in error["message"]
     assert "kept moving" not in error["message"] and "Traceback" not in err
+
+
+@pytest.mark.parametrize("name", ["team ledger.git", "équipe.git"])
+def test_a_file_url_with_escaped_characters_reaches_the_repository_git_reaches(capsys, team, tmp_path, name):
+    from dulwich.repo import Repo
+
+    _remote, a, _b = team
+    there = tmp_path / name
+    Repo.init_bare(str(there), mkdir=True).close()
+    set_remote(a, there.as_uri())  # file:///…/team%20ledger.git, as Path.as_uri() and git write it
+    _checkpoint(capsys, a, "over file://")
+    result = run_json(capsys, a, "sync")
+    assert result["pushed"] is True and _writer(a) in remote_feeds(there)
+
+
+def test_an_http_extra_header_git_config_names_carries_the_credentials_as_a_ci_checkout_sets_it(capsys, team):
+    import base64
+    import subprocess
+
+    remote, a, _b = team
+    _checkpoint(capsys, a, "from CI")
+    with _http_remote(remote, lambda method, path: None) as url:
+        bare = url.replace("alice:s3cret-pass@", "")
+        set_remote(a, bare)  # no credentials in the URL: a header carries them
+        token = base64.b64encode(b"alice:s3cret-pass").decode()
+        subprocess.run(["git", "-C", str(a), "config", f"http.{bare.rsplit('/', 1)[0]}/.extraheader",
+                        f"AUTHORIZATION: Basic {token}"], check=True)
+        result = run_json(capsys, a, "sync")
+    assert result["pushed"] is True and _writer(a) in remote_feeds(remote)
+
+
+# -- an https remote whose certificate a CA of the team's own signed -------------------------------
+
+@pytest.mark.parametrize("told", ["none", "GIT_SSL_CAINFO", "GIT_SSL_NO_VERIFY", "http.sslCAInfo"])
+def test_an_https_remote_is_verified_with_the_ca_git_is_told_of_in_its_environment_or_config(
+        capsys, team, tmp_path, monkeypatch, told):
+    import shutil
+    import subprocess
+
+    from tests.http_git_support import self_signed, serve
+
+    if shutil.which("openssl") is None:
+        pytest.skip("needs openssl")
+    remote, a, _b = team
+    for name in ("GIT_SSL_CAINFO", "GIT_SSL_NO_VERIFY", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE"):
+        monkeypatch.delenv(name, raising=False)
+    cert, key = self_signed(tmp_path)
+    _checkpoint(capsys, a, "over https")
+    with serve(remote.parent, "alice", "pw", tls=(cert, key)) as base:
+        set_remote(a, f"{base.replace('https://', 'https://alice:pw@')}/{remote.name}")
+        if told == "GIT_SSL_CAINFO":
+            monkeypatch.setenv("GIT_SSL_CAINFO", str(cert))  # a company's CA, as git is told of it
+        elif told == "GIT_SSL_NO_VERIFY":
+            monkeypatch.setenv("GIT_SSL_NO_VERIFY", "1")
+        elif told == "http.sslCAInfo":
+            subprocess.run(["git", "-C", str(a), "config", "http.sslCAInfo", str(cert)], check=True)
+        code, out, err = run(capsys, a, "sync", "--json")
+    if told == "none":
+        error = json.loads(out)["error"]
+        assert (code, error["code"]) == (4, "remote_unreachable") and "CERTIFICATE_VERIFY_FAILED" in out, out
+    else:
+        assert code == 0 and json.loads(out)["pushed"] is True, out + err
+        assert _writer(a) in remote_feeds(remote)

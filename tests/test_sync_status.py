@@ -77,3 +77,27 @@ def test_the_last_seq_is_read_from_the_last_whole_line_whatever_its_length(tmp_p
     assert last_seq(feed, chunk=4096) == 2
     feed.write_bytes(feed.read_bytes() + b'{"seq":3,"x":"tor')  # a torn tail is not an event
     assert last_seq(feed, chunk=4096) == 2
+
+
+def test_the_status_page_says_what_of_this_clones_work_is_not_yet_shared(capsys, team):
+    from tests.app_support import status_server
+    from tests.browser_support import Browser, find_chromium
+
+    chromium = find_chromium()
+    if chromium is None:
+        pytest.skip("no Chromium installed (apt-get install chromium, or set BATON_CHROMIUM)")
+    _remote, a, _b = team
+    run_json(capsys, a, "sync")
+    _checkpoint(capsys, a, "not yet shared")
+    unshared = run_json(capsys, a, "status")["sync"]["unshared"]
+    with status_server(a) as server:
+        browser = Browser(chromium)
+        try:
+            page = browser.open(server.url)
+            page.wait_for("document.querySelectorAll('#sharing-line p').length > 0")
+            shown = page.eval("document.querySelector('#sharing-line p').textContent")
+        finally:
+            browser.close()
+    assert shown.startswith(f"Not yet shared: {unshared} event{'' if unshared == 1 else 's'} of this clone's "
+                            f"feed {_writer(a)}")
+    assert shown.endswith("run baton sync.")

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-import orjson
-
 from baton.app import Baton
 from baton.cli import SNOOZE_DEFAULT
-from baton.cli_read import read_bounded
+from baton.cli_read import read_json_bounded
 from baton.errors import InputError
 
 
@@ -28,11 +26,7 @@ def detect(app: Baton, args: argparse.Namespace):
             return app.control_detector(action, session=args.session, minutes=minutes)
     signals: dict = {}
     if args.event is not None:
-        raw = read_bounded(args.event, "--event")
-        try:
-            signals = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            raise InputError(f"--event is not valid JSON: {exc}") from None
+        signals = read_json_bounded(args.event, "--event")
         if not isinstance(signals, dict):
             raise InputError("--event must hold a JSON object of signal names to numbers from 0 to 1 (or null)")
     return app.detect(signals, prepare=args.prepare, session=args.session, harness=args.harness)

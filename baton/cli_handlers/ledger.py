@@ -46,7 +46,7 @@ def forget(app: Baton, args: argparse.Namespace):
     if not args.yes:
         plan = app.forget(args.id, reason=args.reason, yes=False)
         derived = plan.derived_line()
-        if not (sys.stdin.isatty() and sys.stderr.isatty()) or args.json:
+        if not _asking_a_person() or args.json:
             raise InputError(f"forget would erase {counted(len(plan.plan.events), 'payload')} of handoff {plan.plan.handoff} "
                              "and cannot be undone: pass --yes" + (f"\n{derived}" if derived and not args.json else ""),
                              details=plan.to_json())
@@ -55,6 +55,15 @@ def forget(app: Baton, args: argparse.Namespace):
         if sys.stdin.readline().strip().lower() not in ("y", "yes"):
             raise InputError("nothing was erased (not confirmed)", details=plan.to_json())
     return app.forget(args.id, reason=args.reason, yes=True)
+
+
+def _asking_a_person() -> bool:
+    """Whether a question can be asked: standard input and error are a terminal
+    (either may be closed: ``<&-``, a daemon)."""
+    try:
+        return bool(sys.stdin and sys.stdin.isatty() and sys.stderr and sys.stderr.isatty())
+    except ValueError:  # a stream closed by Python
+        return False
 
 
 def audit(app: Baton, args: argparse.Namespace):

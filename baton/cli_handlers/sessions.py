@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-import orjson
-
 from baton.app import Baton
-from baton.cli_read import read_bounded
+from baton.cli_read import read_json_bounded
 from baton.domain.batons import split_flag_list
 from baton.errors import InputError, NotFound, NotInitialized
 
@@ -24,12 +22,7 @@ def _handoff_payload(args: argparse.Namespace):
         return given or None
     if given:
         raise InputError("give the handoff either as --handoff-input JSON or with --handoff-* flags, not both")
-    raw = read_bounded(args.handoff_input, "--handoff-input")
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        where = "stdin" if args.handoff_input == "-" else args.handoff_input
-        raise InputError(f"--handoff-input {where} is not valid JSON: {exc}") from None
+    return read_json_bounded(args.handoff_input, "--handoff-input")
 
 
 def session_begin(app: Baton, args: argparse.Namespace):

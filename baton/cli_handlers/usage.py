@@ -7,6 +7,7 @@ import difflib
 import re
 from typing import Sequence
 
+from baton.cli import build_parser
 from baton.cli_handlers.output import print_json
 from baton.domain.redaction import RedactionPolicy, screen_text
 
@@ -80,6 +81,14 @@ def _nested_command(parser: argparse.ArgumentParser, word: str) -> str | None:
     return " or ".join(f"`{prog}`" for prog in dict.fromkeys(found)) or None
 
 
+def _sibling_command(parser: argparse.ArgumentParser, word: str) -> str | None:
+    """The subcommands named ``word`` of the commands beside ``parser``'s
+    (``baton handoff list`` for ``baton checkpoint list``), quoted, or None.
+    The whole command line's parser is built for it: only on this error."""
+    found = _nested_command(build_parser(), word)
+    return found if found and f"`{parser.prog} {word}`" not in found else None
+
+
 def _owners(parser: argparse.ArgumentParser, option: str) -> str:
     """The subcommands of ``parser`` that take ``option``, quoted (empty: none)."""
     subs = [sub for action in parser._actions if isinstance(action, argparse._SubParsersAction)
@@ -100,6 +109,8 @@ def did_you_mean(parser: argparse.ArgumentParser, message: str) -> str | None:
     if choice is not None and (nested := _nested_command(parser, given)):
         return nested  # ``baton list``: ``baton handoff list``
     close = difflib.get_close_matches(given, known, n=1, cutoff=0.6)
+    if not close and choice is not None and parser.prog != "baton":
+        return _sibling_command(parser, given)  # ``baton checkpoint list``: ``baton handoff list``
     if not close:
         return None
     if choice is None and parser.prog != "baton" and not any(close[0] in a.option_strings for a in parser._actions):

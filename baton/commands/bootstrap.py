@@ -39,6 +39,7 @@ from baton.domain.batons import (
     AssembledBrief,
     BatonRecord,
     assemble_brief,
+    behind_notice,
     brief_may_use,
     collect_decisions,
     collect_traps,
@@ -138,6 +139,17 @@ class BootstrapResult:
     """A gated start (a harness's) that found the ledger locked by another process past
     its wait (``LedgerBusy.reason``, without its advice): this brief was read without the lock, and
     nothing was claimed or recorded (``Start.held_up``)."""
+    behind: str | None = None
+    """A gated start that found the index too far behind the ledger to bring up
+    to date in its time (``IndexBehind``'s message: the catch-up handed to a
+    process of its own): this brief was read from the index as it stands, and
+    nothing was claimed or recorded (``Start.as_it_stands``)."""
+
+    @property
+    def unrecorded(self) -> bool:
+        """A gated start that recorded nothing (``held_up`` or ``behind``): a later start of the session
+        delivers the brief again, with the baton."""
+        return self.held_up is not None or self.behind is not None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -243,6 +255,7 @@ def begin(
     peek: bool = False,
     gate: "SessionGate | None" = None,
     limits: Limits | None = None,
+    stale: Stale | None = None,
 ) -> "Start":
     """Read what the session-start brief is built from: ``Start.done`` is the
     brief when no baton waits (or the ledger cannot be read), else
@@ -254,6 +267,9 @@ def begin(
     once; it is asked under the lock, before the claim, and records the
     start in the same hold (see ``SessionGate``). ``limits``: how its
     writing steps wait for the ledger lock (None: as the project was opened).
+    ``stale``: the index as it stands, when it is too far behind the ledger to
+    bring up to date now (a harness's start, ``harness_start``): the brief is
+    read from it, and nothing is claimed or recorded (``Start.as_it_stands``).
 
     Raises:
         InputError: ``max_bytes`` below 1024 or a malformed session id.
@@ -268,6 +284,10 @@ def begin(
         session_id = uuid7()
     start = Start(project, context_of(project, owner=owner, branch=branch), session_id, max_bytes, gate,
                   {"peek": peek, "session_id_generated": generated}, limits)
+    if stale is not None:
+        start.waiting = start.read(stale[0])
+        start.done = start.as_it_stands(stale)
+        return start
     try:
         runner = project.reading()
     except BatonError as exc:
@@ -282,6 +302,21 @@ def begin(
     if start.waiting is None:
         start.done = start.gated(start.result(start.standard([])))
     return start
+
+
+BRIEF_PROJECTIONS = ("batons", "baton_scopes", "handoffs", "objectives", "sessions")
+"""Every projection a harness's session-start brief reads (``begin`` with
+``Start.read`` and ``Start.standard``, and ``harness_start``'s own reads):
+a brief read from an index too far behind to bring up to date is safe only
+when each of these was folded by this Baton's version of it
+(``harness_start.as_it_stands``)."""
+
+
+Stale = tuple[Any, str, bool]
+"""The index as it stands, for a brief read from it without bringing it up to
+date (``begin``'s ``stale``): the runner (its projections); why
+(``IndexBehind``'s message); whether a process of its own is bringing it up
+to date. A tuple, not a class: the steady hook path defines none it does not use."""
 
 
 FreshnessOf = Callable[[Any, Any, BatonRecord], "str | None"]
@@ -389,6 +424,19 @@ class Start:
         notice = held_up_notice(self.session_id or "SESSION_ID", waiting)
         result = self.result(self.standard([notice]), extra=[notice])
         return evolve(result, held_up=exc.reason)
+
+    def as_it_stands(self, stale: Stale) -> BootstrapResult:
+        """A start whose index is too far behind the ledger to bring up to date in
+        its time (``stale``): its brief is still delivered, read from the index
+        as it stands, with no session handoff in it — nothing claimed, nothing
+        recorded: a claim decided on a stale index could take a baton already
+        claimed — and a line saying the index is being brought up to date and
+        the baton waiting comes with the next start (``behind_notice``)."""
+        waiting = self.waiting.record.id if self.waiting is not None else None
+        _, reason, catching_up = stale
+        notice = behind_notice(self.session_id or "SESSION_ID", waiting, catching_up=catching_up)
+        result = self.result(self.standard([notice]), extra=[notice])
+        return evolve(result, behind=reason)
 
     def offer(self, freshness_of: FreshnessOf, carried_of: CarriedOf) -> Offer:
         """2. Reserve the waiting baton's section (with its freshness line) and the

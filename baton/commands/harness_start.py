@@ -28,13 +28,14 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from baton.commands.bootstrap import BootstrapResult, Start, begin
+from baton.commands.bootstrap import BRIEF_PROJECTIONS, BootstrapResult, Stale, Start, begin
 from baton.commands.objectives import required_session_id
 from baton.commands.session_drafts import draft_to_complete
 from baton.commands.session_records import record_begin
 from baton.domain.batons import DEFAULT_MAX_BYTES, session_stream
 from baton.domain.limits import MIN_MAX_BYTES
 from baton.domain.short_ids import short_id
+from baton.errors import IndexBehind
 from baton.model import frozen
 
 if TYPE_CHECKING:
@@ -70,6 +71,23 @@ class SessionStartResult:
                 "and nothing was claimed or recorded (the next session start claims a baton waiting)")
 
     @property
+    def behind(self) -> str | None:
+        """Why the brief delivered was read from the index as it stands, claiming
+        and recording nothing (the index too far behind the ledger to bring up
+        to date in the hook's time: a process of its own does it), in one line;
+        None for a start that brought it up to date."""
+        reason = self.delivered.behind if self.delivered is not None else None
+        if reason is None:
+            return None
+        return (f"{reason}; the brief was delivered from the index as it stands (it may miss the newest events), "
+                "and nothing was claimed or recorded (the next session start claims a baton waiting)")
+
+    @property
+    def said(self) -> str | None:
+        """What the hook says on stderr of the brief it delivered (``held_up`` or ``behind``), or None."""
+        return self.held_up or self.behind
+
+    @property
     def context(self) -> str | None:
         """The text to put in front of the agent (the brief, or after a compaction
         the draft to complete; then the session's id for Baton's MCP tools), or None."""
@@ -100,7 +118,8 @@ class SessionStartResult:
                 "claimed": bool(brief and brief.record is not None),
                 "handoffId": brief.record.id if brief and brief.record else None,
                 "notices": list(brief.notices) if brief else [],
-                "draft": self.draft, "context": self.context, "ledgerBusy": self.held_up}
+                "draft": self.draft, "context": self.context, "ledgerBusy": self.held_up,
+                "indexBehind": self.behind}
 
     def render(self) -> str:
         return (self.context or "").rstrip("\n")
@@ -138,9 +157,10 @@ class Starting:
         """The result once the brief is built (and its baton claimed). A start
         held up by the ledger lock (``brief.held_up``) delivers its brief too,
         read without the lock: its start is not recorded, so a later one of the
-        session delivers the brief again, with the baton."""
+        session delivers the brief again, with the baton. So does a start whose
+        index was too far behind (``brief.behind``), read from it as it stands."""
         assert self.gate is not None
-        if brief.held_up is None and not self.gate.admitted:
+        if not brief.unrecorded and not self.gate.admitted:
             # another hook of this session recorded its start first, and delivers the brief
             return SessionStartResult(self.session_id, self.harness, self.source, repeated=True)
         return SessionStartResult(self.session_id, self.harness, self.source, repeated=False, delivered=brief)
@@ -155,11 +175,24 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
     which then calls ``Starting.delivered``. ``limits``: the brief's writing
     steps' (None: the project's).
 
+    An index too far behind the ledger to bring up to date in the hook's
+    time (``IndexBehind``: its catch-up handed to a process of its own) that
+    can still be read (``as_it_stands``) gives the brief as it stands,
+    claiming and recording nothing.
+
     Raises:
         InputError: no session id, or a malformed one.
+        IndexBehind: the index is too far behind, and cannot be read as it stands.
     """
     sid = required_session_id(session_id)
-    runner = project.reading()
+    stale: Stale | None = None
+    try:
+        runner = project.reading()
+    except IndexBehind as exc:
+        stale = as_it_stands(project, exc)
+        if stale is None:
+            raise
+        runner = stale[0]
     if _began(runner, sid):
         if source == COMPACT:
             return Starting(sid, harness, source, _after_compaction(runner, sid, harness, source))
@@ -168,8 +201,33 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
     # The session line comes after the brief, inside the same budget.
     room = max(MIN_MAX_BYTES, max_bytes - len(session_line(sid, harness).encode("utf-8")) - ALSO_ROOM - 2)
     return Starting(sid, harness, source, brief=begin(project, session_id=sid, max_bytes=room, gate=gate,
-                                                         limits=limits),
+                                                         limits=limits, stale=stale),
                     gate=gate)
+
+
+def as_it_stands(project: "Project", behind: IndexBehind) -> Stale | None:
+    """The index as it stands, when a brief can be read from it safely though
+    it is too far behind the ledger (``behind``): its tables are of this
+    Baton's schema and every projection the brief reads (``BRIEF_PROJECTIONS``)
+    was folded by this Baton's version of it, as the index's signature
+    records (``ProjectionRunner.recorded_versions``) — after an upgrade that
+    changed only others, or a large sync. None when it cannot be: an index
+    that is new, of another schema, or whose documents the brief reads were
+    folded by another version (an upgrade that changed them: read as they
+    stand they could mean something else)."""
+    if project.read_only:
+        return None
+    runner = project.runner
+    recorded = runner.recorded_versions()
+    if recorded is None:
+        return None
+    for name in BRIEF_PROJECTIONS:
+        projection = runner.by_name.get(name)
+        if projection is None or recorded.get(name) != projection.version:
+            return None
+    details = behind.details
+    catching_up = details.get("background_pid") is not None and not details.get("background_failed")
+    return runner, behind.message.rstrip(". "), catching_up
 
 
 COMPACT = "compact"

@@ -18,7 +18,7 @@ from typing import Any
 
 from baton import gitinfo
 from baton.commands.handoff_facts import worktree_label
-from baton.commands.latest import LATEST, RESUMABLE, resolve_latest
+from baton.commands.latest import LATEST, NONE_READY, RESUMABLE, resolve_latest
 from baton.domain.handoff import stored_handoff
 from baton.domain.short_ids import MIN_SHORT_PREFIX, short_id
 from baton.errors import AmbiguousId, InputError, NotFound
@@ -70,8 +70,7 @@ def resolve_handoff_id(runner: Any, token: str, *, here: tuple[str | None, str |
     if token.lower() == LATEST:
         ready = handoffs.newest(runner.db, statuses=RESUMABLE, limit=1)
         if not ready:
-            raise NotFound("no handoff is ready to resume yet ('latest' names the newest ready handoff)",
-                           details={"token": token})
+            raise NotFound(NONE_READY, details={"token": token})
         return ready[0].id
     count, matches = handoffs.named_by(runner.db, token, limit=_MAX_LISTED)
     exact = [m for m in matches if m.id == token.lower()]

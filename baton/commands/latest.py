@@ -20,6 +20,10 @@ from baton.projections.handoffs import LATEST_WINDOW, RESUMABLE
 
 LATEST = "latest"
 
+NONE_READY = ("no handoff is ready to resume yet ('latest' names the newest ready handoff): a captured "
+              "handoff is validated, then made ready")
+"""What ``latest`` says when nothing is ready, with how a handoff becomes ready (in no adapter's words)."""
+
 
 @frozen
 class LatestChoice:
@@ -56,8 +60,7 @@ def resolve_latest(runner: Any, *, branch: str | None, worktree: str | None = No
             return LatestChoice(mine[0].id, "branch", branch)
     ready = handoffs.newest(runner.db, statuses=RESUMABLE, limit=1)
     if not ready:
-        raise NotFound("no handoff is ready to resume yet ('latest' names the newest ready handoff)",
-                       details={"token": LATEST})
+        raise NotFound(NONE_READY, details={"token": LATEST})
     chosen = ready[0]
     notice = None
     if not any_branch:

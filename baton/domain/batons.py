@@ -767,6 +767,27 @@ def held_up_notice(session_id: str, waiting: str | None) -> str:
             "`session_start`, with this session's id) to claim it now.")
 
 
+def behind_notice(session_id: str, waiting: str | None, *, catching_up: bool) -> str:
+    """The one line a harness's session start puts in its brief when the index
+    was too far behind the ledger for the hook to bring up to date in its
+    time (after an upgrade that changed projections the brief does not read,
+    or a large sync): the brief was read from the index as it stands, which
+    may lack the newest events, and nothing was claimed or recorded — a
+    claim needs the index up to date. ``catching_up``: a process of its own
+    is bringing it up to date (else it could not be started, or its last
+    attempt failed). The baton waiting — ``waiting``, the one the index shows,
+    or one it does not show yet — is delivered by the next session start, or
+    claimed by hand as ``held_up_notice`` says."""
+    how = ("is being brought up to date in the background" if catching_up
+           else "is behind the ledger and could not be brought up to date in the background")
+    which = (f"the baton {waiting} waiting for this owner and branch stays pending" if waiting
+             else "a baton may be waiting for this owner and branch")
+    return (f"Baton's index {how}, so this brief was read from the index as it stands and may miss the newest "
+            f"events; it claims nothing: {which}; the next session start delivers it, or once the index is up to "
+            f"date run `baton session begin {_shell_word(session_id)}` (or Baton's `baton_session` tool, action "
+            "`session_start`, with this session's id) to claim it now.")
+
+
 def _shell_word(word: str) -> str:
     """``word`` as one word of a POSIX shell command line (``shlex.quote``'s rule,
     without loading ``shlex`` on a hook's path)."""

@@ -832,8 +832,10 @@ _converters: dict[bool, Any] = {}
 def converter(*, detailed: bool = True) -> Any:
     """The shared cattrs converter (built on first use: cattrs is a heavy import).
 
-    ``detailed=False``: the one that stops at the first problem (``structure``
-    tries it first and asks the detailed one only to report a failure)."""
+    ``structure`` asks the detailed one only to report an input the strict
+    readers (``READERS``) refused. ``detailed=False``: the one that stops at
+    the first problem (what the readers are held to in the tests, and what
+    unstructures a value of no JSON type when no converter was built)."""
     conv = _converters.get(detailed)
     if conv is None:
         conv = _converters[detailed] = _build_converter(detailed=detailed)

@@ -231,8 +231,8 @@ class StrictReaders(dict[type, Callable[[Any], Any]]):
         (``baton.model.is_plain``); else ``cls(**members)``."""
         types = member_types(cls)
         fields = {f.alias: f for f in attrs.fields(cls)}
-        direct = is_plain(cls) and all(f.converter is None or get_origin(types.get(f.name)) is tuple
-                                       for f in fields.values() if f.name != "extra")
+        direct = is_plain(cls) and "extra" in fields and all(
+            f.converter is None or get_origin(types.get(f.name)) is tuple for f in fields.values() if f.name != "extra")
         scope: dict[str, Any] = {"cls": cls, "known": frozenset(key for key, *_ in plan), "readers": self,
                                  "new": object.__new__, "put": object.__setattr__, "only_str": _ONLY_STR}
         lines = [f"def read_{cls.__name__}(o):",

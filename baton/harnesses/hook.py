@@ -14,7 +14,9 @@ harness parses stdout, ``{"continue": true}`` for Cursor's prompt hook, which
 would otherwise hold the prompt back). ``BATON_DEBUG=1`` raises instead, for a
 traceback. A session start that finds the ledger locked is no failure: the
 application still gives it the brief it read from the index, claiming and
-recording nothing (its ``held_up``, said on stderr as well).
+recording nothing (its ``held_up``, said on stderr as well); so does one whose index
+is too far behind to bring up to date in its time, when it can be read as it
+stands (its ``behind``).
 
 A hook never stalls its harness either. It waits for a ledger lock another
 process holds at most ``BATON_HOOK_LOCK_WAIT`` seconds (reads do not wait:
@@ -255,9 +257,10 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
             said = exc.message.rstrip(". ")
             return HookOutcome(chosen.render_notice(metadata, not_initialised(harness)),
                                f"baton hook {harness} {event}: {said}; no brief was delivered")
-        # A start the ledger lock held up still delivers its brief (read without the lock): said on stderr too.
-        held_up = getattr(result, "held_up", None)
-        return HookOutcome(text, f"baton hook {harness} {event}: {held_up}" if held_up else None, result=result)
+        # A start the ledger lock held up, or whose index was too far behind, still delivers its brief
+        # (read from the index as it stands): said on stderr too.
+        told = getattr(result, "said", None)
+        return HookOutcome(text, f"baton hook {harness} {event}: {told}" if told else None, result=result)
     except BatonError as exc:
         undone = LEFT_UNDONE.get(run.kind or "")
         said = exc.message.rstrip(". ")

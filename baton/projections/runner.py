@@ -400,6 +400,24 @@ class ProjectionRunner:
     def _signature(self) -> str:
         return orjson.dumps([INDEX_SCHEMA] + [[p.name, p.version] for p in self.projections]).decode()
 
+    def recorded_versions(self) -> dict[str, int] | None:
+        """The version of each projection the index's documents were folded by,
+        as its ``signature`` records them, when its tables are of this Baton's
+        schema (``INDEX_SCHEMA``); None for an index that folded nothing yet,
+        one of another schema, or one that cannot be read. What tells a
+        reader, after an upgrade that changed some projections, which
+        documents it can still read as they stand (``harness_start``)."""
+        try:
+            raw = self._meta("signature")
+            recorded = orjson.loads(raw) if raw is not None else None
+        except (sqlite3.Error, orjson.JSONDecodeError):
+            return None
+        if not isinstance(recorded, list) or not recorded or recorded[0] != INDEX_SCHEMA:
+            return None
+        return {item[0]: item[1] for item in recorded[1:]
+                if isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
+                and type(item[1]) is int}
+
     def _meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
         return row[0] if row else None

@@ -14,19 +14,22 @@ import os
 import re
 import stat
 import unicodedata
+import warnings
 from contextlib import contextmanager
 from http import HTTPStatus
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from dulwich import errors
 from dulwich.client import HTTPProxyUnauthorized, HTTPUnauthorized, LocalGitClient, get_transport_and_path
+from dulwich.config import ConfigFile, StackedConfig
 from dulwich.errors import NotGitRepository
 from dulwich.file import FileLocked
 from dulwich.object_store import MissingObjectFinder
 from dulwich.objects import ZERO_SHA, Commit, Tree
 from dulwich.repo import Repo
+from urllib3.exceptions import InsecureRequestWarning
 
 from baton.errors import GitLockHeld, NoSyncRemote, RemoteAuthFailed, RemoteUnreachable
 from baton.gitinfo import config_stack, locate
@@ -160,15 +163,49 @@ def client(repo, url: str, base: Path, *, push: bool = False):
     which git rewrites with ``url.<base>.pushInsteadOf`` too (never a
     ``pushurl``, as in git)."""
     try:
-        transport, path = get_transport_and_path(url, config=repo.get_config_stack(),
+        transport, path = get_transport_and_path(url, config=with_environment(repo.get_config_stack(), url),
                                                  operation="push" if push else None, ssh_command=ssh_command())
     except (ValueError, OSError) as exc:
         shown = shown_url(url)
         raise RemoteUnreachable(f"cannot reach remote {shown!r}: {transport_text(exc)}",
                                 details={"url": shown}) from None
-    if isinstance(transport, LocalGitClient) and not os.path.isabs(path):
-        path = os.path.join(base, path)
+    if urlsplit(url).scheme.lower() == "https":
+        _quiet_unverified()
+    if isinstance(transport, LocalGitClient):
+        if urlsplit(url).scheme.lower() == "file":
+            path = unquote(path)  # git decodes a file:// URL's %XX (Path.as_uri() writes a space as %20)
+        elif not os.path.isabs(path):
+            path = os.path.join(base, path)
     return transport, path
+
+
+def _quiet_unverified() -> None:
+    """An https request made unverified was asked for (``GIT_SSL_NO_VERIFY``,
+    ``http.sslVerify false``): git says nothing of it at each request, nor
+    does sync (urllib3 warns on stderr at every one)."""
+    warnings.simplefilter("ignore", InsecureRequestWarning)
+
+
+def with_environment(config, url: str):
+    """``config`` with what git's environment says of TLS over it, as git lets
+    it win over the config files: ``GIT_SSL_CAINFO`` (a company's CA bundle)
+    and ``GIT_SSL_NO_VERIFY`` (dulwich reads only ``http.sslCAInfo`` and
+    ``http.sslVerify``). Set for every http section and for this remote's URL,
+    the most specific one; ``config`` itself when neither is set."""
+    cainfo = os.environ.get("GIT_SSL_CAINFO")
+    no_verify = os.environ.get("GIT_SSL_NO_VERIFY")
+    if not cainfo and not no_verify:
+        return config
+    overrides = ConfigFile()  # a ConfigDict, as a stack holds files
+    parts = urlsplit(url)
+    bare = urlunsplit(parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else ""))) \
+        if parts.hostname else url
+    for section in ((b"http",), (b"http", bare.encode())):
+        if cainfo:
+            overrides.set(section, b"sslCAInfo", cainfo.encode())
+        if no_verify:
+            overrides.set(section, b"sslVerify", b"false")
+    return StackedConfig([overrides, *getattr(config, "backends", [config])])
 
 
 def ssh_command() -> str | None:

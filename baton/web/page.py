@@ -287,6 +287,16 @@ SCRIPT = """
       host.appendChild(p);
     });
   }
+  function renderSharing(sync) {  // after a sync (docs/status-page.md): this clone's work not yet on a remote
+    var host = document.getElementById("sharing-line");
+    host.textContent = "";
+    if (!sync) { return; }
+    var n = sync.unshared;
+    host.appendChild(el("p", n ? "sharing unshared" : "sharing", n
+      ? "Not yet shared: " + n + " event" + (n === 1 ? "" : "s") + " of this clone's feed " + sync.writer +
+        " (seq " + (sync.sharedSeq + 1) + "\u2013" + sync.seq + "): run baton sync."
+      : "Shared: every event of this clone's feed " + sync.writer + " is on a remote (seq " + sync.seq + ")."));
+  }
   // -- the Handoffs tab: rows, a branch filter, one handoff's view ----------------
   var latestRows = [], latestTotal = 0;
   function textCell(tr, text, cls, label) {
@@ -565,6 +575,7 @@ SCRIPT = """
         renderHandoffs(body, focused);
         renderConflicts(body.claimConflicts);
         renderSigners(body.signers);
+        renderSharing(body.sync);
         renderLatest(body.latestHandoffs, body.handoffTotal);
         renderBatonRecords(body.latestBatons);
         renderLineage(body.lineage);
@@ -668,6 +679,7 @@ _TEMPLATE = """<!doctype html>
 <div id="handoffs-list" aria-live="polite"><p class="empty">Loading…</p></div>
 <div id="conflicts-list" aria-live="polite"></div>
 <div id="signers-list"></div>
+<div id="sharing-line"></div>
 </div>
 </section>
 <section id="tab-handoffs" role="tabpanel" aria-labelledby="tabbtn-handoffs" hidden>

@@ -86,6 +86,40 @@ def test_a_session_started_while_another_process_holds_the_ledger_gets_its_brief
     assert types(project, env).count("baton.claimed") == 1
 
 
+AS_IT_STANDS = "Baton's index is being brought up to date in the background"
+"""The line of a brief read from an index too far behind to bring up to date in the hook's time (docs/hooks.md)."""
+
+
+def _as_an_upgrade_finds_it(project: Path, projection: str) -> None:
+    """The index as an upgrade to a Baton with another version of ``projection`` finds it."""
+    import sqlite3
+
+    import orjson
+
+    with sqlite3.connect(project / ".baton" / "index.sqlite") as db:
+        signature = orjson.loads(db.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()[0])
+        for item in signature[1:]:
+            if item[0] == projection:
+                item[1] -= 1
+        db.execute("UPDATE meta SET value = ? WHERE key = 'signature'", [orjson.dumps(signature).decode()])
+
+
+def test_a_session_started_after_an_upgrade_gets_its_brief_as_the_index_stands_and_the_next_the_baton(
+        claude, project, env, model):
+    step = "Wire the zebra-42 parser into the CLI"
+    left = run_baton(project, env, "session", "end", "earlier-session", "--handoff-steps", step)
+    assert left.returncode == 0, left.stderr
+    _as_an_upgrade_finds_it(project, "lineage")  # a projection the brief does not read
+    told = hello(claude, project, {**env, "BATON_HOOK_FOLD_MB": "0.000001"}, model)  # any replay is "large"
+    assert "## Baton" in told and AS_IT_STANDS in told  # the model's first request holds the brief
+    assert step not in told and "baton.claimed" not in types(project, env)  # the baton stays pending
+    done = run_baton(project, env, "rebuild", "--if-needed")  # after the background catch-up, or in its stead
+    assert done.returncode == 0, done.stderr
+    after = hello(claude, project, env, model)
+    assert step in after and AS_IT_STANDS not in after  # the next session's brief delivers it
+    assert types(project, env).count("baton.claimed") == 1
+
+
 def test_a_stalled_baton_is_cut_off_by_its_own_deadline_and_the_next_session_is_told(claude, project, env, model):
     hello(claude, project, env, model)
     with lock_held_elsewhere(project):  # every hook would wait two minutes for the lock: its deadline ends it
