@@ -264,14 +264,15 @@ class Baton:
 
     def list_handoffs(self, *, status: str | None = None, work: str | None = None,
                       limit: int | None = None, kind: str = "handoff", branch: str | None = None,
-                      count_total: bool = True) -> ListResult:
-        """Handoffs newest first; session batons only with ``kind`` ``baton`` or ``all``. At most
+                      count_total: bool = True, by: str | None = None, mine: bool = False) -> ListResult:
+        """Handoffs newest first; session batons only with ``kind`` ``baton`` or ``all``; only those
+        captured ``by`` one owner (or writer id), or only the reader's (``mine``). At most
         ``limit`` (``None``: the newest 50, ``listing.DEFAULT_LIMIT``; 0: every match); ``total`` counts
         the matches a limit left out unless ``count_total`` is false (a caller that shows only the rows)."""
         from baton.commands import listing
 
         return listing.list_handoffs(self.project, status=status, work=work, limit=limit, kind=kind, branch=branch,
-                                     count_total=count_total)
+                                     count_total=count_total, by=by, mine=mine)
 
     def show(self, token: str, **options: Any) -> ShowResult:
         """``handoff show``; ``as_of`` answers from a replay up to that point."""

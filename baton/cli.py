@@ -405,12 +405,18 @@ def _add_handoff_reads(hsub, common) -> None:
                                     "(--limit 0 lists all; when some are left out, stderr says how many match). "
                                     "--work searches title, objective and summary "
                                     "(full text, every word as a prefix). Session batons are listed apart "
-                                    "(--kind baton) or with the handoffs (--kind all).")
+                                    "(--kind baton) or with the handoffs (--kind all). Each row names who "
+                                    "captured it (the owner: git user.email, else user.name; else the writer "
+                                    "id of its feed) and marks the reader's own \"(you)\".")
     p.add_argument("--status", metavar="S", help="draft, validated, ready, resumed, superseded or archived")
     p.add_argument("--work", metavar="QUERY", help="full-text search over title, objective and summary")
     p.add_argument("--kind", choices=("handoff", "baton", "all"), default="handoff",
                    help="handoffs (default), the session batons `session end` leaves, or all")
     p.add_argument("--branch", metavar="B", help="only records of this branch")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--by", metavar="OWNER", help="only records captured by this owner (git email or name) "
+                                                   "or writer id")
+    who.add_argument("--mine", action="store_true", help="only records you captured (your owner here)")
     p.add_argument("--limit", metavar="N", type=int,
                    help="at most N, the newest (default 50; 0 lists every match)")
     p.set_defaults(func="handoffs:handoff_list")
