@@ -77,7 +77,9 @@ select { font: inherit; border: 1px solid var(--line); background: var(--card); 
 .panel + .panel { margin-top: 1.5rem; }
 th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th, td.nowrap { white-space: nowrap; }
-td.branch, td.by { min-width: 6rem; overflow-wrap: anywhere; }
+/* break-word, not anywhere: a column is never narrower than its longest word
+   (a branch or an email), yet an overlong one still wraps rather than overflow. */
+td.branch, td.by { min-width: 6rem; overflow-wrap: break-word; }
 td.mine { font-weight: 600; }
 td.title { overflow-wrap: anywhere; }
 th { font-size: .8rem; color: var(--muted); font-weight: 600; }
