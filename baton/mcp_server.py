@@ -467,10 +467,12 @@ class BatonTools:
     ) -> CallToolResult:
         """The resume brief of a ready handoff with its freshness derived now (fresh, partially_stale,
         stale, unknown) and its continuity score. 'latest' is the newest ready handoff of the current
-        branch (falling back to the project's, with latest.notice saying so). Writes nothing unless
-        mark_resumed."""
+        branch (falling back to the project's, with latest.notice saying so). The whole record (handoff)
+        only with format json: otherwise it is null and record_omitted true, the brief (bounded by
+        max_tokens) being what to read. Writes nothing unless mark_resumed."""
         return self.run(lambda baton: baton.resume(id, format=format, mark_resumed=mark_resumed, max_tokens=max_tokens,
-                                                   session=session_id, harness=harness, any_branch=any_branch))
+                                                   session=session_id, harness=harness,
+                                                   any_branch=any_branch).for_agent())
 
     def handoff_list(
         self,

@@ -65,3 +65,40 @@ async def test_baton_status_counts_the_handoffs_handoff_list_lists_not_session_b
     assert everything["total"] == 3  # the batons' records are there, listed with kind all
     assert status["handoffs"]["total"] == listed["total"] == 1
     assert status["handoffs"]["by_status"]["draft"] == 1
+
+
+BIG_EVIDENCE = [{"type": "observation", "claim": f"observation {i}: " + "x" * 900} for i in range(300)]
+
+
+async def _ready_big(client: Client) -> str:
+    from tests.handoff_support import payload
+
+    captured = await client.call_tool("handoff_capture", payload(evidence=BIG_EVIDENCE))
+    assert not captured.is_error, captured.content
+    handoff_id = captured.structured_content["id"]
+    await client.call_tool("handoff_validate", {"id": handoff_id})
+    ready = await client.call_tool("handoff_ready", {"id": handoff_id, "accept_warnings": "synthetic test data"})
+    assert not ready.is_error, ready.content
+    return handoff_id
+
+
+async def test_handoff_resume_answers_the_bounded_brief_without_the_whole_record(project):
+    async with Client(build_server(project)) as client:
+        handoff_id = await _ready_big(client)
+        resumed = await client.call_tool("handoff_resume", {"id": handoff_id, "max_tokens": 1200})
+    out = resumed.structured_content
+    assert out["handoff"] is None and out["record_omitted"] is True
+    assert out["brief"]["estimated_tokens"] <= 1200
+    assert len(resumed.content[0].text) < 16_000  # the record's evidence alone is over 270 kB
+
+
+async def test_handoff_resume_with_format_json_answers_the_record_as_baton_resume_json_does(project):
+    from tests.handoff_support import baton_json
+
+    async with Client(build_server(project)) as client:
+        handoff_id = await _ready_big(client)
+        resumed = (await client.call_tool("handoff_resume", {"id": handoff_id, "format": "json"})).structured_content
+    assert "record_omitted" not in resumed
+    assert len(resumed["handoff"]["evidence"]) == len(BIG_EVIDENCE)
+    assert resumed == baton_json(project, "resume", handoff_id, "--format", "json")
+    assert baton_json(project, "resume", handoff_id)["handoff"]["id"] == handoff_id  # the CLI keeps it
