@@ -102,3 +102,43 @@ async def test_handoff_resume_with_format_json_answers_the_record_as_baton_resum
     assert len(resumed["handoff"]["evidence"]) == len(BIG_EVIDENCE)
     assert resumed == baton_json(project, "resume", handoff_id, "--format", "json")
     assert baton_json(project, "resume", handoff_id)["handoff"]["id"] == handoff_id  # the CLI keeps it
+
+
+async def test_handoff_capture_echoes_a_small_record_whole(project):
+    from tests.handoff_support import payload
+
+    async with Client(build_server(project)) as client:
+        captured = (await client.call_tool("handoff_capture", payload())).structured_content
+    assert captured["handoff"]["id"] == captured["id"] and "record_omitted" not in captured
+
+
+async def test_handoff_capture_does_not_echo_a_record_too_large_for_an_agents_context(project):
+    from tests.handoff_support import payload
+
+    async with Client(build_server(project)) as client:
+        captured = await client.call_tool("handoff_capture", payload(evidence=BIG_EVIDENCE))
+        forked = await client.call_tool("handoff_fork", {"id": captured.structured_content["id"]})
+    out = captured.structured_content
+    assert not captured.is_error and out["status"] == "draft" and out["lineage"]["relation"] == "root"
+    assert out["handoff"] is None and out["record_omitted"] is True
+    assert len(captured.content[0].text) < 4_000
+    assert not forked.is_error, forked.content  # a fork answers through the same bound
+
+
+async def test_handoff_merge_does_not_echo_a_merged_record_too_large_for_an_agents_context(project):
+    async with Client(build_server(project)) as client:
+        parents = [await _ready_big(client), await _ready_big(client)]
+        merged = await client.call_tool("handoff_merge", {"ids": parents, "resolution": {"decision": "keep both"}})
+    assert not merged.is_error, merged.content
+    out = merged.structured_content
+    assert out["lineage"]["relation"] == "merge" and out["handoff"] is None and out["record_omitted"] is True
+
+
+def test_baton_checkpoint_create_json_always_echoes_the_record(project):
+    import json
+
+    from tests.handoff_support import baton_json, payload
+
+    body = payload(evidence=BIG_EVIDENCE)
+    out = baton_json(project, "checkpoint", "create", "--no-input", "--input", "-", input=json.dumps(body))
+    assert len(out["handoff"]["evidence"]) == len(BIG_EVIDENCE) and "record_omitted" not in out
