@@ -116,10 +116,10 @@ def _obj(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str
     return out
 
 
-ID = _text("handoff id: full id, 8-character short id, a unique prefix, or 'latest' (the newest ready handoff of "
-           "the current branch)")
-DRAFT_ID = _text("handoff id: full id, 8-character short id, or a unique prefix ('latest' names a ready handoff, "
-                 "never one to validate or promote)")
+_ID_FORMS = ("handoff id: full id, 8-character short id (the full id's end), or a unique prefix of either (of "
+             "the full id at least 8 characters, of the short id at least 4)")
+ID = _text(f"{_ID_FORMS}, or 'latest' (the newest ready handoff of the current branch)")
+DRAFT_ID = _text(f"{_ID_FORMS} ('latest' names a ready handoff, never one to validate or promote)")
 SESSION_ID = _text("your session's id, as the session-start brief names it (\"This is … session `ID`\")", max_length=SESSION_ID_MAX)
 OWNER = _text("owner (default: git user.email, user.name, OS user, 'local')")
 BRANCH = _text("branch (default: the current git branch, else 'unknown')")

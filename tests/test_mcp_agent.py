@@ -142,3 +142,17 @@ def test_baton_checkpoint_create_json_always_echoes_the_record(project):
     body = payload(evidence=BIG_EVIDENCE)
     out = baton_json(project, "checkpoint", "create", "--no-input", "--input", "-", input=json.dumps(body))
     assert len(out["handoff"]["evidence"]) == len(BIG_EVIDENCE) and "record_omitted" not in out
+
+
+async def test_a_full_id_prefix_too_short_to_name_a_handoff_is_not_found_with_how_long_one_must_be(project):
+    from tests.handoff_support import payload
+
+    async with Client(build_server(project)) as client:
+        captured = (await client.call_tool("handoff_capture", payload())).structured_content
+        too_short = await client.call_tool("handoff_validate", {"id": captured["id"][:6]})
+        long_enough = await client.call_tool("handoff_validate", {"id": captured["id"][:13]})
+        unrelated = await client.call_tool("handoff_validate", {"id": "zzzzzz"})
+    error = too_short.structured_content["error"]
+    assert error["code"] == "not_found" and "full id needs at least 8 characters" in error["message"]
+    assert not long_enough.is_error, long_enough.content
+    assert unrelated.structured_content["error"]["message"] == "no handoff matches 'zzzzzz'"
