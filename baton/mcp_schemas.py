@@ -183,8 +183,10 @@ def _handoff_resume() -> dict[str, Any]:
                        "description": "token budget for the brief (default 1200)"},
         "mark_resumed": {"type": "boolean", "description": "record that this session resumed the handoff "
                                                            "(the only write this tool makes)"},
-        "session_id": SESSION_ID,
-        "harness": HARNESS,
+        "session_id": _described(SESSION_ID, "only with mark_resumed true (refused without it): the session "
+                                             "that resumes, as the session-start brief names it"),
+        "harness": _described(HARNESS, "only with mark_resumed true (refused without it): the harness "
+                                       "resuming (codex, claude-code, cursor, gemini-cli, generic...)"),
         "any_branch": {"type": "boolean", "description": "with id 'latest': the project's newest ready "
                                                          "handoff, not this branch's"},
     })

@@ -156,3 +156,13 @@ async def test_a_full_id_prefix_too_short_to_name_a_handoff_is_not_found_with_ho
     assert error["code"] == "not_found" and "full id needs at least 8 characters" in error["message"]
     assert not long_enough.is_error, long_enough.content
     assert unrelated.structured_content["error"]["message"] == "no handoff matches 'zzzzzz'"
+
+
+async def test_handoff_resume_says_in_its_schema_that_session_id_and_harness_need_mark_resumed(project):
+    async with Client(build_server(project)) as client:
+        (tool,) = [t for t in (await client.list_tools()).tools if t.name == "handoff_resume"]
+        for name, value in (("session_id", "s-1"), ("harness", "codex")):
+            assert "only with mark_resumed" in tool.input_schema["properties"][name]["description"]
+            refused = await client.call_tool("handoff_resume", {name: value})
+            assert refused.structured_content["error"]["code"] == "input_error"
+            assert "mark_resumed" in refused.structured_content["error"]["message"]
