@@ -166,3 +166,32 @@ async def test_handoff_resume_says_in_its_schema_that_session_id_and_harness_nee
             refused = await client.call_tool("handoff_resume", {name: value})
             assert refused.structured_content["error"]["code"] == "input_error"
             assert "mark_resumed" in refused.structured_content["error"]["message"]
+
+
+async def test_two_servers_on_one_project_see_each_others_captures_and_deliver_a_baton_once(project):
+    import os
+    import sys
+
+    import anyio
+    from mcp import StdioServerParameters
+
+    from tests.handoff_support import payload
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "baton", "mcp", "--project", str(project)],
+                                   env=dict(os.environ), cwd=str(project))
+    async with Client(params) as first, Client(params) as second:
+        ended = await first.call_tool("baton_session", {"action": "session_end", "session_id": "s-0",
+                                                        "handoff": {"nextSteps": ["write the test"]}})
+        assert not ended.is_error, ended.content
+        claims: dict[str, dict] = {}
+
+        async def claim(client: Client, name: str) -> None:
+            claims[name] = (await client.call_tool("bootstrap", {"session_id": name})).structured_content
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(claim, first, "s-1")
+            group.start_soon(claim, second, "s-2")
+        captured = (await first.call_tool("handoff_capture", payload())).structured_content
+        seen = (await second.call_tool("handoff_list", {})).structured_content
+    assert sorted(c["claimed"] for c in claims.values()) == [False, True]
+    assert [h["id"] for h in seen["handoffs"]] == [captured["id"]]
