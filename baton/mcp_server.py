@@ -339,11 +339,29 @@ class ProjectCalls:
         encoded nor screened again."""
 
     def app(self) -> Baton:
+        if self.opened and self.config_identity(self.opened[0]) != self.opened_config:
+            # ``.baton/`` made again under the running server (removed, then ``baton init``): another
+            # project id, writer and ledger. Open it afresh rather than answer with the old one's.
+            self.opened.pop().close()
         if not self.opened:
             # Reads never wait: the index answers.
             baton = Baton.open(self.root, limits=Limits(write_wait=lock_wait(), read_wait=0.0))
             self.opened.append(baton)
+            self.opened_config = self.config_identity(baton)
         return self.opened[0]
+
+    opened_config: tuple[int, int] | None = None
+    """The device and inode of the ``config.json`` the open project was read from."""
+
+    @staticmethod
+    def config_identity(baton: Baton) -> tuple[int, int] | None:
+        """The device and inode of the project's ``config.json`` now (None: gone). ``baton init``
+        writes it once, atomically: another inode is another project, an edit of the file a new one."""
+        try:
+            found = os.stat(baton.project.paths.config)
+        except OSError:
+            return None
+        return (found.st_dev, found.st_ino)
 
     def output_policy(self) -> Any:
         try:

@@ -195,3 +195,25 @@ async def test_two_servers_on_one_project_see_each_others_captures_and_deliver_a
         seen = (await second.call_tool("handoff_list", {})).structured_content
     assert sorted(c["claimed"] for c in claims.values()) == [False, True]
     assert [h["id"] for h in seen["handoffs"]] == [captured["id"]]
+
+
+async def test_a_running_server_answers_for_a_baton_folder_made_again_under_it(project):
+    import json
+    import shutil
+
+    from tests.app_support import init_project
+    from tests.handoff_support import payload
+
+    async with Client(build_server(project)) as client:
+        await client.call_tool("handoff_capture", payload())
+        shutil.rmtree(project / ".baton")
+        gone = await client.call_tool("baton_status", {})
+        init_project(project)
+        status = (await client.call_tool("baton_status", {})).structured_content
+        await client.call_tool("handoff_capture", payload())
+    assert gone.structured_content["error"]["code"] == "not_initialized"
+    config = json.loads((project / ".baton" / "config.json").read_text())
+    assert status["config"]["project_id"] == config["project_id"]
+    assert status["handoffs"]["total"] == 0
+    assert status["config"]["writer"] == json.loads((project / ".baton" / "local.json").read_text())["writer"]
+    assert len(list((project / ".baton" / "ledger").glob("*.jsonl"))) == 1  # the new writer's feed only
