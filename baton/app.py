@@ -195,12 +195,13 @@ class Baton:
         return gc.collect_garbage(self.project, dry_run=dry_run)
 
     def sync(self, *, remote: str = "origin", ref: str | None = None, restore_own_feed: bool = False,
-             progress: Progress | None = None, publishing: Progress | None = None) -> SyncResult:
+             progress: Progress | None = None, publishing: Progress | None = None,
+             accept_project: str | None = None) -> SyncResult:
         """Share the ledger's feeds through a git remote (``docs/sync.md``)."""
         from baton.commands import sync
 
         return sync.sync_ledger(self.project, remote=remote, ref=ref, restore_own_feed=restore_own_feed,
-                                progress=progress, publishing=publishing)
+                                progress=progress, publishing=publishing, accept_project=accept_project)
 
     def repair(self, *, feed: str | None = None, dry_run: bool = False, yes: bool = False,
                progress: "Progress | None" = None) -> RepairResult:
@@ -264,14 +265,15 @@ class Baton:
 
     def list_handoffs(self, *, status: str | None = None, work: str | None = None,
                       limit: int | None = None, kind: str = "handoff", branch: str | None = None,
-                      count_total: bool = True) -> ListResult:
-        """Handoffs newest first; session batons only with ``kind`` ``baton`` or ``all``. At most
+                      count_total: bool = True, by: str | None = None, mine: bool = False) -> ListResult:
+        """Handoffs newest first; session batons only with ``kind`` ``baton`` or ``all``; only those
+        captured ``by`` one owner (or writer id), or only the reader's (``mine``). At most
         ``limit`` (``None``: the newest 50, ``listing.DEFAULT_LIMIT``; 0: every match); ``total`` counts
         the matches a limit left out unless ``count_total`` is false (a caller that shows only the rows)."""
         from baton.commands import listing
 
         return listing.list_handoffs(self.project, status=status, work=work, limit=limit, kind=kind, branch=branch,
-                                     count_total=count_total)
+                                     count_total=count_total, by=by, mine=mine)
 
     def show(self, token: str, **options: Any) -> ShowResult:
         """``handoff show``; ``as_of`` answers from a replay up to that point."""

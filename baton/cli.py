@@ -138,6 +138,11 @@ def _add_ledger_core(sub, common) -> None:
                    help="this clone was restored from a backup: take the events of its own feed the remote has "
                         "beyond the local file (verified; a copy that rewrites the feed is still refused). "
                         "Without it, such a copy is refused as own_feed")
+    p.add_argument("--accept-project", metavar="ID",
+                   help="merge the remote's ledger although its feeds were initialised as project ID, not "
+                        "this one (two clones that ran `baton init` apart). Without it, a remote whose "
+                        "ledger names only other projects is refused: remote_other_project, exit 4, "
+                        "nothing imported or pushed")
     p.set_defaults(func="ledger:sync")
 
 
@@ -407,12 +412,18 @@ def _add_handoff_reads(hsub, common) -> None:
                                     "(--limit 0 lists all; when some are left out, stderr says how many match). "
                                     "--work searches title, objective and summary "
                                     "(full text, every word as a prefix). Session batons are listed apart "
-                                    "(--kind baton) or with the handoffs (--kind all).")
+                                    "(--kind baton) or with the handoffs (--kind all). Each row names who "
+                                    "captured it (the owner: git user.email, else user.name; else the writer "
+                                    "id of its feed) and marks the reader's own \"(you)\".")
     p.add_argument("--status", metavar="S", help="draft, validated, ready, resumed, superseded or archived")
     p.add_argument("--work", metavar="QUERY", help="full-text search over title, objective and summary")
     p.add_argument("--kind", choices=("handoff", "baton", "all"), default="handoff",
                    help="handoffs (default), the session batons `session end` leaves, or all")
     p.add_argument("--branch", metavar="B", help="only records of this branch")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--by", metavar="OWNER", help="only records captured by this owner (git email or name) "
+                                                   "or writer id")
+    who.add_argument("--mine", action="store_true", help="only records you captured (your owner here)")
     p.add_argument("--limit", metavar="N", type=int,
                    help="at most N, the newest (default 50; 0 lists every match)")
     p.set_defaults(func="handoffs:handoff_list")

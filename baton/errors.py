@@ -163,6 +163,12 @@ class RemoteUnreachable(NotFound):
     code = "remote_unreachable"
 
 
+class RemoteOtherProject(NoSyncRemote):
+    """The sync remote's ledger is another Baton project's (exit 4): nothing imported or pushed."""
+
+    code = "remote_other_project"
+
+
 class RemoteAuthFailed(RemoteUnreachable):
     """The sync remote (or a proxy) refused the credentials (exit 4); nothing changed locally."""
 

@@ -56,7 +56,7 @@ from baton.domain.batons import DEFAULT_MAX_BYTES
 from baton.domain.limits import MAX_INPUT_BYTES
 from baton.domain.redaction import RedactionPolicy, screen_encoded, screen_output, screen_text, visible_json
 from baton.errors import BatonError, InputError, NotFound
-from baton.mcp_schemas import OUTPUT_SCHEMAS, check_arguments, input_schemas
+from baton.mcp_schemas import OUTPUT_SCHEMAS, SESSION_ACTION_ARGUMENTS, check_arguments, input_schemas
 from baton.mcp_stdio import Unanswered, serve_until_answered
 from baton.model import frozen
 from baton.project import resolve_root, resolve_worktree
@@ -293,11 +293,7 @@ ANNOTATIONS = {
 """Every tool's annotations (``title``, read-only, destructive, idempotent)."""
 
 
-_PROMPT_ARGUMENTS = {
-    "session_start": {"session_id", "objective", "harness", "owner", "branch"},
-    "session_end": {"session_id", "handoff", "shared", "harness", "owner", "branch"},
-    "cancel_handoff": {"session_id", "owner", "branch"},
-}
+_PROMPT_ARGUMENTS = {action: set(taken) for action, taken in SESSION_ACTION_ARGUMENTS.items()}
 
 
 def lock_wait() -> float:
@@ -471,10 +467,12 @@ class BatonTools:
     ) -> CallToolResult:
         """The resume brief of a ready handoff with its freshness derived now (fresh, partially_stale,
         stale, unknown) and its continuity score. 'latest' is the newest ready handoff of the current
-        branch (falling back to the project's, with latest.notice saying so). Writes nothing unless
-        mark_resumed."""
+        branch (falling back to the project's, with latest.notice saying so). The whole record (handoff)
+        only with format json: otherwise it is null and record_omitted true, the brief (bounded by
+        max_tokens) being what to read. Writes nothing unless mark_resumed."""
         return self.run(lambda baton: baton.resume(id, format=format, mark_resumed=mark_resumed, max_tokens=max_tokens,
-                                                   session=session_id, harness=harness, any_branch=any_branch))
+                                                   session=session_id, harness=harness,
+                                                   any_branch=any_branch).for_agent())
 
     def handoff_list(
         self,

@@ -67,4 +67,5 @@ def test_the_json_listing_is_unchanged_by_the_hint(capsys, project):
     _leave_batons(project, 1)
     listed = run_json(capsys, project, "handoff", "list")
     assert listed == {"handoffs": [], "count": 0, "more": False, "total": 0,
-                      "filters": {"status": None, "work": None, "kind": "handoff", "branch": None}}
+                      "filters": {"status": None, "work": None, "kind": "handoff", "branch": None,
+                                  "by": None, "mine": False}}

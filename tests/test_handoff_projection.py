@@ -233,10 +233,10 @@ def test_an_index_of_the_version_before_the_status_counts_rebuilds_once_with_the
     try:
         db = opened.reading().db
         signature = db.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()[0]
-        assert '["handoffs",5]' in signature
+        assert '["handoffs",6]' in signature
         db.execute(f"DROP TABLE {COUNTS_TABLE}")  # as version 4 made it
         db.execute("UPDATE meta SET value = ? WHERE key = 'signature'",
-                   [signature.replace('["handoffs",5]', '["handoffs",4]')])
+                   [signature.replace('["handoffs",6]', '["handoffs",4]')])
         db.conn.commit()
     finally:
         opened.close()
@@ -244,6 +244,31 @@ def test_an_index_of_the_version_before_the_status_counts_rebuilds_once_with_the
     monkeypatch.setattr(ProjectionRunner, "_rebuild", _counting(ProjectionRunner._rebuild, replays))
     kept, grouped = _status_counts(project)
     assert kept == grouped == {"draft": 2, "validated": 1} and len(replays) == 1
+
+
+def test_an_index_built_before_authors_were_kept_is_rebuilt_once_and_then_names_each_writer(project, monkeypatch):
+    from baton.app import Baton
+
+    ids = [_capture(project) for _ in range(2)]
+    opened = Project.open(project)
+    try:
+        db = opened.reading().db
+        signature = db.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()[0]
+        db.execute("UPDATE handoff_rows SET writer = NULL, owner = NULL")  # what version 5 held: no authors
+        db.execute("UPDATE meta SET value = ? WHERE key = 'signature'",
+                   [signature.replace('["handoffs",6]', '["handoffs",5]')])
+        db.conn.commit()
+        writer = opened.writer
+    finally:
+        opened.close()
+    replays = []
+    monkeypatch.setattr(ProjectionRunner, "_rebuild", _counting(ProjectionRunner._rebuild, replays))
+    for _ in range(2):  # the first command rebuilds; the second reads the index as it stands
+        with Baton.open(project) as app:
+            rows = app.list_handoffs().to_json()["handoffs"]
+    assert len(replays) == 1
+    assert sorted(r["id"] for r in rows) == sorted(ids)
+    assert all(r["writer"] == writer and r["owner"] and r["mine"] for r in rows)
 
 
 def _counting(method, calls: list):

@@ -56,6 +56,9 @@ def site(tmp_path_factory):
     root.mkdir()
     git_init(root, {"src/app.py": "v1\n"})
     os.environ.setdefault("GIT_CONFIG_NOSYSTEM", "1")
+    import subprocess
+
+    subprocess.run(["git", "config", "user.email", "ann@example.com"], cwd=root, check=True)
     cli(root, "init")
     oauth = ready(root, "OAuth replay", item="add the replay fixture")
     porcelain.branch_create(str(root), "feature/docs")
@@ -97,19 +100,39 @@ def rows(page) -> list[list[str]]:
 def test_the_handoffs_tab_shows_freshness_score_and_branch_columns(site):
     page = open_handoffs_tab(site)
     heads = page.eval("Array.from(document.querySelectorAll('#latest-panel th')).map(th => th.textContent)")
-    assert heads == ["ID", "Status", "Freshness", "Score", "Branch", "Created", "Title"]
-    by_title = {r[6]: r for r in rows(page)}
+    assert heads == ["ID", "Status", "Freshness", "Score", "Branch", "By", "Created", "Title"]
+    by_title = {r[7]: r for r in rows(page)}
     oauth = by_title["OAuth replay"]
     assert oauth[0] == site["oauth"][-8:] and oauth[4] == "master"
     assert oauth[2] in ("fresh", "partially_stale", "stale", "unknown") and float(oauth[3]) > 0
 
 
+def test_each_handoff_row_says_who_wrote_it_and_marks_the_readers_own(site):
+    page = open_handoffs_tab(site)
+    assert {r[5] for r in rows(page)} == {"ann@example.com (you)"}
+    assert page.eval("document.querySelectorAll('#latest-rows td.by.mine').length") == len(rows(page))
+    page.wait_for("document.querySelectorAll('#baton-rows tr.row').length === 1")
+    assert page.eval("document.querySelector('#baton-rows tr.row').cells[2].textContent") == "ann@example.com (you)"
+
+
+def test_a_pending_batons_card_and_a_handoffs_view_say_who_wrote_them(site):
+    page = site["browser"].open(site["url"], width=1280)
+    page.wait_for("document.querySelectorAll('#handoffs-list article.baton').length === 1")
+    meta = page.eval("document.querySelector('#handoffs-list article.baton .meta').textContent")
+    assert "by ann@example.com (you)" in meta
+    page = open_handoffs_tab(site)
+    page.eval(f"document.querySelector('#latest-rows tr[data-id=\"{site['oauth']}\"]').click()")
+    page.wait_for("!document.getElementById('handoff-view').hidden && "
+                  "document.getElementById('view-facts').textContent.length > 0")
+    assert "by: ann@example.com (you)" in page.eval("document.getElementById('view-facts').textContent")
+
+
 def test_session_batons_have_their_own_panel(site):
     page = open_handoffs_tab(site)
-    titles = [r[6] for r in rows(page)]
+    titles = [r[7] for r in rows(page)]
     assert not any(t.startswith("Session baton") for t in titles)
     page.wait_for("document.querySelectorAll('#baton-rows tr.row').length === 1")
-    baton_titles = page.eval("Array.from(document.querySelectorAll('#baton-rows tr.row')).map(tr => tr.cells[3]"
+    baton_titles = page.eval("Array.from(document.querySelectorAll('#baton-rows tr.row')).map(tr => tr.cells[4]"
                              ".textContent)")
     assert len(baton_titles) == 1
 
@@ -267,11 +290,11 @@ def test_on_a_phone_each_handoff_is_a_card_with_labelled_lines(site):
     assert page.eval("getComputedStyle(document.querySelector('#latest-panel thead')).position") == "absolute"
     labels = page.eval("Array.from(document.querySelector('#latest-rows tr.row').cells).map("
                        "td => td.getAttribute('data-label'))")
-    assert labels == ["ID", "Status", "Freshness", "Score", "Branch", "Created", "Title"]
+    assert labels == ["ID", "Status", "Freshness", "Score", "Branch", "By", "Created", "Title"]
     first = page.eval("(function () { var tr = document.querySelector('#latest-rows tr.row');"
                       "var top = Array.from(tr.cells).map(td => td.getBoundingClientRect().top);"
                       "return top.indexOf(Math.min.apply(null, top)); })()")
-    assert first == 6  # the title leads the card
+    assert first == 7  # the title leads the card
 
 
 def test_the_tabs_say_what_they_hold(site):

@@ -30,7 +30,7 @@ def handoff_list(app: Baton, args: argparse.Namespace):
     limit leaves matches out, the text listing is followed by a line on stderr
     saying how many match in all (``--json`` has ``more`` and ``total``)."""
     result = app.list_handoffs(status=args.status, work=args.work, limit=args.limit, kind=args.kind,
-                               branch=args.branch)
+                               branch=args.branch, by=args.by, mine=args.mine)
     if not result.more:
         return result
     total = f"{result.matched:,}" if result.matched is not None else "more"  # counted: count_total

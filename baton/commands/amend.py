@@ -31,6 +31,7 @@ from baton.commands.capture import (
     CaptureResult,
     CleanPayload,
     assign_item_ids,
+    capturing_owner,
     clean_payload,
     handoff_file,
     hash_artifacts,
@@ -178,7 +179,7 @@ def amend_handoff(
         child = lifecycle.amend(handoff, body, id=child_id, now=now, project=snapshot)
         refuse_transcripts(child)
         decided = aggregate.decide(None, aggregate.Capture(child, tuple(new_redactions), recorded_edits), now=now)
-        events = record(scope, decided, version=0, session=session)
+        events = record(scope, decided, version=0, actor=capturing_owner(scope.project), session=session)
         stored = scope.runner.get("handoffs", child_id) or cast("HandoffCaptured", decided[0]).handoff
         return CaptureResult(child_id, stored, new_redactions, events, handoff_file(stored), edits=recorded_edits,
                              hints=checked.hints)

@@ -38,6 +38,7 @@ from baton.commands.handoff_facts import (
     project_snapshot,
     screened_given_hash,
 )
+from baton.commands.identity import resolve_owner
 from baton.commands.ids import place_of, resolve_handoff_id
 from baton.commands.objectives import check_session_id
 from baton.commands.record import record
@@ -414,9 +415,16 @@ def capture_in_scope(
     draft = new_draft(body, id=handoff_id, now=now, project=project_snapshot(project))
     refuse_transcripts(draft)
     decided = aggregate.decide(None, aggregate.Capture(draft, tuple(clean.redactions)), now=now)
-    events = record(scope, decided, version=0, actor=actor, session=session)
+    events = record(scope, decided, version=0, actor=actor or capturing_owner(project), session=session)
     stored = scope.runner.get("handoffs", handoff_id) or cast("HandoffCaptured", decided[0]).handoff
     return CaptureResult(handoff_id, stored, list(clean.redactions), events, handoff_file(stored))
+
+
+def capturing_owner(project: Any) -> str:
+    """Who a capture is made under, recorded as its event's ``actor`` (screened
+    for secrets like every field): the owner a baton left here would have —
+    git ``user.email``, else ``user.name``, else the OS user (``identity``)."""
+    return resolve_owner(project.paths.worktree, cache=project.paths.cache_dir / "identity.json")
 
 
 def _link_parent(scope: Any, body: dict[str, Any], parent: str | None, relation: str) -> None:

@@ -1,4 +1,4 @@
-"""``baton handoff list [--status S] [--work QUERY] [--kind K] [--branch B] [--limit N]``.
+"""``baton handoff list [--status S] [--work QUERY] [--kind K] [--branch B] [--by OWNER | --mine] [--limit N]``.
 
 Newest first: the newest ``DEFAULT_LIMIT`` unless told otherwise (``limit``
 0: every match); a listing its limit cut says how many match in all
@@ -8,7 +8,9 @@ Newest first: the newest ``DEFAULT_LIMIT`` unless told otherwise (``limit``
 summary (SQLite FTS5, kept by the ``handoffs`` projection): every word must
 match, each as a prefix, so ``--work "oauth callb"`` finds "OAuth callback".
 The query is turned into quoted terms, so FTS syntax in user text can never
-raise an error.
+raise an error. Each row says who captured it (``owner``, ``writer``) and
+whether that is the reader (``mine``: ``baton.domain.authorship``); ``by``
+keeps one owner's (or writer id's) records, ``mine`` the reader's.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from baton.commands.identity import resolve_owner
 from baton.commands.lineage_conflicts import current_conflicts
+from baton.domain.authorship import author_label, wrote
 from baton.domain.handoff import STATUSES
 from baton.domain.lineage import conflicts_touching_each
 from baton.domain.short_ids import short_id
@@ -57,6 +61,10 @@ class ListResult:
     """More records match than the limit let through."""
     total: int | None = None
     """How many match in all, when ``more`` and counted (``count_total``); else ``None``."""
+    reader: tuple[str, str] = ("", "")
+    """Who reads the list: this clone's owner and writer id (``mine``)."""
+    by: str | None = None
+    mine_only: bool = False
     elsewhere: int = 0
     """When none of this ``kind`` match: how many records of the other kind
     (handoffs, session batons) match the same filters, which the text says,
@@ -67,12 +75,18 @@ class ListResult:
         for r in self.rows:
             row = r.to_json()
             row["conflicts"] = self.conflicts.get(r.id, [])
+            row["mine"] = self.mine(r)
             rows.append(row)
         return {"handoffs": rows,
                 "count": len(self.rows),
                 "more": self.more,
                 "total": self.matched,
-                "filters": {"status": self.status, "work": self.work, "kind": self.kind, "branch": self.branch}}
+                "filters": {"status": self.status, "work": self.work, "kind": self.kind, "branch": self.branch,
+                            "by": self.by, "mine": self.mine_only}}
+
+    def mine(self, row: "HandoffSummary") -> bool:
+        """Did the reader capture ``row``?"""
+        return wrote(row.owner, row.writer, my_owner=self.reader[0], my_writer=self.reader[1])
 
     @property
     def matched(self) -> int | None:
@@ -88,7 +102,7 @@ class ListResult:
     def render(self) -> str:
         if not self.rows:  # none listed; and where the other kind's matches are, if any
             noun = "handoffs or batons" if self.kind == "all" else self.noun
-            filtered = bool(self.status or self.work or self.branch)
+            filtered = bool(self.status or self.work or self.branch or self.by or self.mine_only)
             said = f"No {noun}" + (" match" if filtered else " yet")
             if not self.elsewhere:
                 return said + "."
@@ -102,12 +116,14 @@ class ListResult:
         width = max(len(s) for s in states)
         branches = [r.branch or "-" for r in self.rows]
         bwidth = min(max(len(b) for b in branches), 30)
+        authors = [_clip(author_label(r.owner, r.writer), 30) + (" (you)" if self.mine(r) else "") for r in self.rows]
+        awidth = max(len(a) for a in authors)
         lines = []
-        for r, state, branch in zip(self.rows, states, branches):
+        for r, state, branch, author in zip(self.rows, states, branches, authors):
             kind = "baton  " if self.kind == "all" and r.baton else ("       " if self.kind == "all" else "")
             mark = f"  !! {counted(len(self.conflicts[r.id]), 'conflict candidate')}" if self.conflicts.get(r.id) else ""
             lines.append(f"{short_id(r.id)}  {kind}{state:<{width}}  {r.created_at}  {_clip(branch, 30):<{bwidth}}"
-                         f"  {_clip(r.title, TITLE_WIDTH)}{mark}")
+                         f"  {author:<{awidth}}  {_clip(r.title, TITLE_WIDTH)}{mark}")
         return "\n".join(lines)
 
 
@@ -141,8 +157,12 @@ def list_handoffs(
     kind: str = "handoff",
     branch: str | None = None,
     count_total: bool = True,
+    by: str | None = None,
+    mine: bool = False,
 ) -> ListResult:
     """``limit``: at most this many (``None``: ``DEFAULT_LIMIT``; ``EVERY``, 0: every match).
+    ``by``: only records captured under this owner (or by this writer id);
+    ``mine``: only the reader's (``ListResult.mine``).
     ``count_total``: when the limit leaves matches out, count them all (``total``:
     one ``COUNT`` over the matches; a caller that shows only the rows skips it).
 
@@ -161,21 +181,29 @@ def list_handoffs(
         query = fts_query(work)
         if query is None:
             raise InputError("`work` needs at least one word to search for")
+    if by is not None and mine:
+        raise InputError("give `by` or `mine`, not both")
+    if by is not None and not by.strip():
+        raise InputError("`by` needs an owner (a git email or name) or a writer id")
     runner = project.reading()
     branch = branch or None
+    reader = (reader_owner(project), project.writer)
+    authors: handoffs.Authors | None = (by.strip(), None) if by is not None else reader if mine else None
 
     def listed() -> ListResult:
         # One row past the limit says whether more match (``more``); only then are they counted (``total``).
         rows = handoffs.newest(runner.db, status=status, search=query, limit=None if limit is None else limit + 1,
-                               kind=kind, branch=branch)
+                               kind=kind, branch=branch, by=authors)
         more = limit is not None and len(rows) > limit
         rows = rows[:limit] if more else rows
-        total = (handoffs.matching(runner.db, status=status, search=query, kind=kind, branch=branch)
+        total = (handoffs.matching(runner.db, status=status, search=query, kind=kind, branch=branch, by=authors)
                  if more and count_total else None)
-        elsewhere = (handoffs.matching(runner.db, status=status, search=query, kind=OTHER_KIND[kind], branch=branch)
+        elsewhere = (handoffs.matching(runner.db, status=status, search=query, kind=OTHER_KIND[kind], branch=branch,
+                                       by=authors)
                      if not rows and kind in OTHER_KIND else 0)  # one COUNT, only when none are listed
         return ListResult(tuple(rows), status, work, listed_conflicts(runner, [r.id for r in rows]),
-                          kind=kind, branch=branch, more=more, total=total, elsewhere=elsewhere)
+                          kind=kind, branch=branch, more=more, total=total, elsewhere=elsewhere, reader=reader,
+                          by=by.strip() if by is not None else None, mine_only=mine)
 
     memo = getattr(runner, "memo", None)
     if memo is None:
@@ -184,13 +212,18 @@ def list_handoffs(
     # question of an unchanged index gets the same (immutable) answer back,
     # without a query: the answers are kept per index state (``runner.memo``).
     answers = memo("listing.answers", dict)
-    key = (status, work, limit, kind, branch, count_total)
+    key = (status, work, limit, kind, branch, count_total, by, mine, reader)
     found = answers.get(key)
     if found is None:
         if len(answers) >= REMEMBERED_LISTS:
             answers.clear()
         found = answers[key] = listed()
     return found
+
+
+def reader_owner(project: Any) -> str:
+    """The reader's owner, as a capture here would record it (``capture.capturing_owner``)."""
+    return resolve_owner(project.paths.worktree, cache=project.paths.cache_dir / "identity.json")
 
 
 def listed_conflicts(runner: Any, ids: list[str]) -> dict[str, list[dict[str, Any]]]:

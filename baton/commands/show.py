@@ -15,7 +15,9 @@ import orjson
 
 from baton.commands.handoff_facts import live_freshness
 from baton.commands.ids import load_handoff, not_yet, place_of
+from baton.commands.listing import reader_owner
 from baton.commands.resume import token_budget
+from baton.domain.authorship import author_label, wrote
 from baton.domain.brief import render_markdown_view, render_resume_brief
 from baton.domain.handoff import handoff_relpath, handoff_to_json
 from baton.domain.quality import score_quality
@@ -24,6 +26,7 @@ from baton.errors import InputError, NotFound
 from baton.model import frozen
 from baton.policy import load_policy
 from baton.projections.as_of import replayed_as_of
+from baton.projections.handoffs import authors_of
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -39,10 +42,14 @@ class ShowResult:
     file: str
     text: str
     exit_code: int = 0
+    author: tuple[str, str, bool] = ("", "", False)
+    """Who captured it: writer id, owner ("" when unknown), and whether that is the reader."""
 
     def to_json(self) -> dict[str, Any]:
+        writer, owner, mine = self.author
         out: dict[str, Any] = {"id": self.handoff_id, "file": self.file, "format": self.format,
-                               "handoff": self.record}
+                               "handoff": self.record, "writer": writer or None, "owner": owner or None,
+                               "mine": mine}
         if self.format != "json":
             out["text"] = self.text
         return out
@@ -84,6 +91,7 @@ def show_handoff(
     else:
         handoff = load_handoff(opened.reading(), token, here=place_of(opened))
     record = handoff_to_json(handoff)
+    author = handoff_author(opened, handoff.id)
     if format == "json":
         text = orjson.dumps(record, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
     elif format == "yaml":
@@ -93,7 +101,16 @@ def show_handoff(
         freshness = live_freshness(opened.paths.worktree, handoff, policy)
         quality = score_quality(handoff, freshness_state=freshness.state)
         if format == "md":
-            text = render_markdown_view(handoff, freshness, quality)
+            writer, owner, mine = author
+            by = author_label(owner, writer) + (" (you)" if mine else "") if (owner or writer) else None
+            text = render_markdown_view(handoff, freshness, quality, captured_by=by)
         else:
             text = render_resume_brief(handoff, freshness, quality, max_tokens=token_budget(max_tokens)).text
-    return ShowResult(handoff.id, format, record, handoff_relpath(handoff), text)
+    return ShowResult(handoff.id, format, record, handoff_relpath(handoff), text, author=author)
+
+
+def handoff_author(project: "Project", handoff_id: str) -> tuple[str, str, bool]:
+    """Who captured a record (its capture's writer and owner, from the live index:
+    a capture's author never changes), and whether that is the reader."""
+    writer, owner = authors_of(project.reading().db, [handoff_id]).get(handoff_id, ("", ""))
+    return writer, owner, wrote(owner, writer, my_owner=reader_owner(project), my_writer=project.writer)

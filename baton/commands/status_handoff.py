@@ -71,6 +71,7 @@ def handoff_view(project: "Project", requested_project: str | None, handoff_id: 
         "kind": "baton" if record.get("baton") is not None else "handoff",
         "batonStatus": baton_states(opened.runner).get(record["id"]),
         "branch": record_branch(record), "worktree": record_worktree(record),
+        "owner": shown.author[1] or None, "writer": shown.author[0] or None, "mine": shown.author[2],
         "freshness": freshness.state, "score": quality.overall,
         "validation": validation.get("status"), "validatedOn": validated_on(validation) or None,
         "validatedElsewhere": elsewhere_lines(validation),

@@ -23,12 +23,13 @@ from __future__ import annotations
 import ipaddress
 import re
 import socket
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from baton.commands.baton_cases import dismiss_baton, list_pending_batons, render_claim_conflicts
 from baton.commands.handoff_facts import live_freshness
-from baton.commands.listing import list_handoffs
+from baton.commands.listing import list_handoffs, reader_owner
 from baton.domain import lineage
+from baton.domain.authorship import author_label, wrote
 from baton.domain.batons import PENDING
 from baton.domain.handoff import stored_handoff
 from baton.domain.quality import score_quality
@@ -129,12 +130,13 @@ class StatusOverview:
         items = p["items"]
         lines.append(f"Pending batons: {p['total']}")
         if items:
-            rows: list[tuple[str, ...]] = [("ID", "CREATED", "FOR", "NEXT STEP")]
+            rows: list[tuple[str, ...]] = [("ID", "CREATED", "FOR", "BY", "NEXT STEP")]
             for b in items:
                 scope = "shared" if b["shared"] else f"{_clip(b['owner'], 24)} on {_clip(b['branch'], 24)}"
                 first = b["nextSteps"][0] if b["nextSteps"] else ""
                 more = f" (+{len(b['nextSteps']) - 1})" if len(b["nextSteps"]) > 1 else ""
-                rows.append((b["shortId"], b["createdAt"], scope, _clip(first, 40) + more))
+                rows.append((b["shortId"], b["createdAt"], scope, _by(b.get("writtenBy"), b.get("writer"), b.get("mine")),
+                             _clip(first, 40) + more))
             lines.extend(_table(rows))
         lines.extend(render_claim_conflicts(p.get("claimConflicts") or []))
         for s in p.get("signers") or []:  # signed feeds (docs/sync.md)
@@ -147,18 +149,23 @@ class StatusOverview:
         lines.append(f"Latest {len(latest)} of {total} handoff{'' if total == 1 else 's'}" if latest
                      else "Latest handoffs: none yet")
         if latest:
-            rows = [("ID", "STATUS", "CREATED", "BRANCH", "TITLE")]
+            rows = [("ID", "STATUS", "CREATED", "BRANCH", "BY", "TITLE")]
             for h in latest:
                 flags = f" [{','.join(h['flags'])}]" if h["flags"] else ""
                 mark = " !! conflict candidate" if h.get("conflicts") else ""
                 rows.append((h["shortId"], h["status"] + flags, h["createdAt"], _clip(h.get("branch") or "-", 24),
-                             _clip(h["title"], 50) + mark))
+                             _by(h.get("owner"), h.get("writer"), h.get("mine")), _clip(h["title"], 50) + mark))
             lines.extend(_table(rows))
         conflicts = (p.get("lineage") or {}).get("conflicts") or []
         if conflicts:
             lines.append("")
             lines.append(f"Conflict candidates: {len(conflicts)} (resolve with `baton merge`; see `baton lineage`)")
         return "\n".join(lines)
+
+
+def _by(owner: str | None, writer: str | None, mine: bool | None) -> str:
+    """Who wrote a record, as the text table shows it: ``(you)`` marks the reader's own."""
+    return _clip(author_label(owner, writer), 30) + (" (you)" if mine else "")
 
 
 def _render_sharing(sync: dict[str, Any] | None) -> list[str]:
@@ -212,6 +219,19 @@ def _baton_item(record, runner) -> dict[str, Any]:
     return item
 
 
+def _add_authors(project: "Project", items: list[dict[str, Any]]) -> None:
+    """Each pending baton's author: ``writer`` (the feed that left it),
+    ``writtenBy`` (the owner it was left under) and ``mine`` (the reader left it)."""
+    if not items:
+        return
+    found = handoffs.authors_of(project.reading().db, [item["id"] for item in items])
+    me = reader_owner(project)
+    for item in items:
+        writer, owner = found.get(item["id"], ("", ""))
+        item.update(writer=writer or None, writtenBy=owner or None,
+                    mine=wrote(owner, writer, my_owner=me, my_writer=project.writer))
+
+
 def baton_states(runner) -> dict[str, str]:
     """Per handoff id, the state of the baton that carries it (``pending``,
     ``claimed``, ``superseded``, ``cancelled``, ``dismissed``): what the page
@@ -256,9 +276,12 @@ def status_overview(
     redaction = redaction_of(opened)
     listed = list_pending_batons(opened)  # brings the projections up to date
     items = [_baton_item(r, opened.runner) for r in listed.records]
+    _add_authors(opened, items)
     root = opened.root
-    rows = list_handoffs(opened, limit=latest, count_total=False).rows if latest > 0 else ()
-    baton_rows = list_handoffs(opened, limit=latest, kind="baton", count_total=False).rows if latest > 0 else ()
+    listed_rows = list_handoffs(opened, limit=latest, count_total=False) if latest > 0 else None
+    listed_batons = list_handoffs(opened, limit=latest, kind="baton", count_total=False) if latest > 0 else None
+    rows = listed_rows.rows if listed_rows is not None else ()
+    baton_rows = listed_batons.rows if listed_batons is not None else ()
     policy = opened.policy
     states = baton_states(opened.runner) if baton_rows else {}
     payload = {
@@ -267,9 +290,10 @@ def status_overview(
         "projectId": project_id,
         "lastSeenRoot": str(root),
         "handoffTotal": handoffs.count(opened.runner.db, kind="handoff"),
-        "latestHandoffs": [{**_row_item(r, opened.runner, opened, policy), "conflicts": []} for r in rows],
-        "latestBatons": [{**{_CAMEL.get(k, k): v for k, v in r.to_json().items()}, "batonStatus": states.get(r.id)}
-                         for r in baton_rows],
+        "latestHandoffs": [{**_row_item(r, opened.runner, opened, policy), "conflicts": [],
+                            "mine": cast(Any, listed_rows).mine(r)} for r in rows],
+        "latestBatons": [{**{_CAMEL.get(k, k): v for k, v in r.to_json().items()}, "batonStatus": states.get(r.id),
+                          "mine": cast(Any, listed_batons).mine(r)} for r in baton_rows],
         "lineage": _camel_keys(lineage_of(opened.runner, [r.id for r in rows])),
     }
     by_id = {h["id"]: h for h in payload["latestHandoffs"]}

@@ -748,13 +748,14 @@ def render_resume_brief(handoff: Any, freshness: FreshnessReport, quality: Quali
 
 
 def render_markdown_view(handoff: Any, freshness: FreshnessReport | None = None,
-                         quality: QualityScore | None = None) -> str:
+                         quality: QualityScore | None = None, captured_by: str | None = None) -> str:
     """The full Markdown view of a handoff (``handoff show --format md``): every section, no budget,
-    plus the record's metadata. Without a freshness report, the freshness recorded at validation is shown."""
+    plus the record's metadata (with ``captured_by``, who captured it, as a line of its own).
+    Without a freshness report, the freshness recorded at validation is shown."""
     if freshness is None:
         freshness = recorded_freshness(handoff)
     text, _ = _build(handoff, freshness, quality, MD).render()
-    return text + "\n" + _record_section(handoff)
+    return text + "\n" + _record_section(handoff, captured_by)
 
 
 def recorded_freshness(handoff: Any) -> FreshnessReport:
@@ -803,7 +804,7 @@ def elsewhere_lines(validation: Any) -> list[str]:
     return out
 
 
-def _record_section(handoff: Any) -> str:
+def _record_section(handoff: Any, captured_by: str | None = None) -> str:
     red = _Redactor(handoff)
     lines = ["## Record"]
     repo = _get(_get(handoff, "project"), "repository")
@@ -816,6 +817,7 @@ def _record_section(handoff: Any) -> str:
         ("kind / status", f"{_one_line(_get(handoff, 'kind'))} / {_one_line(_get(handoff, 'status'))}"
          + (f" (flags: {', '.join(_get(handoff, 'flags', ()))})" if _get(handoff, "flags") else "")),
         ("created / updated", f"{_one_line(_get(handoff, 'created_at'))} / {_one_line(_get(handoff, 'updated_at'))}"),
+        *([("captured by", _one_line(captured_by))] if captured_by else []),
         ("repository", ", ".join(x for x in (
             red.text("project.repository.remote_hint", _get(repo, "remote_hint")),
             f"head {_one_line(_get(repo, 'head'))}" if _get(repo, "head") else "",

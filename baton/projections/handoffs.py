@@ -44,7 +44,7 @@ RESUMABLE = ("ready", "resumed")
 """The statuses ``latest`` may name (``baton.commands.latest``), and a session start's pointer to it."""
 LATEST_WINDOW = 50
 """How many of a branch's newest ready handoffs ``latest`` looks at (bounded whatever the project's age)."""
-_ADDED_COLUMNS = (("branch", "TEXT"), ("worktree", "TEXT"), ("baton", "INTEGER"))
+_ADDED_COLUMNS = (("branch", "TEXT"), ("worktree", "TEXT"), ("baton", "INTEGER"), ("writer", "TEXT"), ("owner", "TEXT"))
 _TYPES = frozenset(HANDOFF_TYPES)
 
 
@@ -54,13 +54,15 @@ class HandoffsBase:
     ``apply``, the materialized file and the rows it writes (``index``)."""
 
     name = "handoffs"
-    version = 5
+    version = 6
     order = STREAM_ORDER
     """3: rows gained ``branch``, ``worktree`` and ``baton`` (branch-aware ``latest``,
     ``handoff list --kind``); 4: ``handoff.forgotten`` removes the record; 5: the
     status counts (``COUNTS_TABLE``), so an older Baton that opens the index
     (and would write rows without counting them) rebuilds it to its version,
-    and this one rebuilds it back, counts and all."""
+    and this one rebuilds it back, counts and all; 6: rows gained ``writer``
+    and ``owner``, who captured each record (the capture event's feed and
+    owner: ``handoff list --by``), so an index built before is replayed once."""
     index_tables = (ROWS_TABLE, COUNTS_TABLE)
     types = _TYPES
     folds_runs = True
@@ -91,7 +93,10 @@ class HandoffsBase:
         db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_branch_status ON {ROWS_TABLE} "
                    "(branch, status, created_at, id)")
         db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_short ON {ROWS_TABLE} (short)")
+        db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_owner ON {ROWS_TABLE} (owner, created_at, id)")
         db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_for_briefs ON {ROWS_TABLE} (brief, created_at, id)")
+        # Session batons' records, by status: the few rows ``handoff_counts`` takes off the status counts.
+        db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_batons ON {ROWS_TABLE} (status) WHERE baton = 1")
         _create_search(db)
         _create_counts(db)
 
@@ -156,6 +161,12 @@ class HandoffSummary:
     branch: str = ""
     worktree: str = ""
     baton: bool = False
+    writer: str = ""
+    """The feed (writer id) whose event captured the record."""
+    owner: str = ""
+    """Who captured it: the owner the capture was made under (git ``user.email``,
+    else ``user.name``...; ``baton.commands.identity``), "" when the ledger
+    does not say (a capture recorded before Baton kept it)."""
 
     @property
     def file(self) -> str:
@@ -169,18 +180,36 @@ class HandoffSummary:
                 "validation": self.validation, "relation": self.relation, "parents": list(self.parents),
                 "file": f"{HANDOFFS_DIR}/{file_name(self.created_at, self.id, short=short)}",
                 "branch": self.branch or None, "worktree": self.worktree or None,
-                "kind": "baton" if self.baton else "handoff"}
+                "kind": "baton" if self.baton else "handoff",
+                "writer": self.writer or None, "owner": self.owner or None}
 
 
-_COLUMNS = "id, status, flags, title, created_at, updated_at, validation, relation, parents, branch, worktree, baton"
+_COLUMNS = ("id, status, flags, title, created_at, updated_at, validation, relation, parents, branch, worktree, baton, "
+            "writer, owner")
 _NEWEST = "ORDER BY created_at DESC, id DESC"
 
 
 def _summary(row: tuple) -> HandoffSummary:
-    ident, status, flags, title, created, updated, validation, relation, parents, branch, worktree, baton = row
+    ident, status, flags, title, created, updated, validation, relation, parents, branch, worktree, baton, \
+        writer, owner = row
     return HandoffSummary(ident, status or "", tuple(orjson.loads(flags or "[]")), title or "", created or "",
                           updated or "", validation or "", relation or "root", tuple(orjson.loads(parents or "[]")),
-                          branch or "", worktree or "", bool(baton))
+                          branch or "", worktree or "", bool(baton), writer or "", owner or "")
+
+
+Authors = tuple[str, "str | None"]
+"""Whose records a list keeps (``handoff list --by`` / ``--mine``): ``(owner,
+None)``, those captured under ``owner`` or by the writer id ``owner``;
+``(owner, writer)``, the reader's own — captured under ``owner``, or, when
+the capture recorded no owner (before Baton kept it), by the feed ``writer``
+(as ``baton.domain.authorship.wrote`` decides)."""
+
+
+def _authors_where(by: Authors) -> tuple[str, list[str]]:
+    owner, writer = by
+    if writer is None:
+        return "(owner = ? OR writer = ?)", [owner, owner]
+    return "(owner = ? OR (COALESCE(owner, '') = '' AND writer = ?))", [owner, writer]
 
 
 KINDS = ("handoff", "baton", "all")
@@ -189,22 +218,22 @@ KINDS = ("handoff", "baton", "all")
 
 def newest(db: Any, *, status: str | None = None, statuses: tuple[str, ...] = (), search: str | None = None,
            limit: int | None = None, kind: str = "all", branch: str | None = None,
-           since: str | None = None) -> list[HandoffSummary]:
+           since: str | None = None, by: "Authors | None" = None) -> list[HandoffSummary]:
     """Records newest first, optionally of one status (or any of ``statuses``),
     of one ``kind`` (``KINDS``), on one ``branch``, matching an FTS5 ``search``,
     created at or after ``since`` (a prefix of an RFC 3339 UTC time: ``created_at``
-    compares as text), at most ``limit``.
+    compares as text), captured ``by`` someone (``Authors``), at most ``limit``.
 
     Several ``statuses`` with a ``limit`` (``latest``: ready or resumed) are
     one query per status, merged: each walks its index in order and stops at
     ``limit``, where one ``IN`` query would sort every row of those statuses."""
     if status is None and len(statuses) > 1 and limit is not None:
-        parts = [newest(db, status=one, search=search, limit=limit, kind=kind, branch=branch, since=since)
+        parts = [newest(db, status=one, search=search, limit=limit, kind=kind, branch=branch, since=since, by=by)
                  for one in statuses]
         merged = heapq.merge(*parts, key=lambda row: (row.created_at, row.id), reverse=True)
         return list(itertools.islice(merged, limit))
     where, args = _filters(statuses=(status,) if status is not None else statuses, search=search, kind=kind,
-                           branch=branch, since=since)
+                           branch=branch, since=since, by=by)
     sql = f"SELECT {_COLUMNS} FROM {ROWS_TABLE}{where} {_NEWEST}"
     if limit is not None:
         sql += " LIMIT ?"
@@ -213,7 +242,7 @@ def newest(db: Any, *, status: str | None = None, statuses: tuple[str, ...] = ()
 
 
 def _filters(*, statuses: tuple[str, ...], search: str | None, kind: str, branch: str | None,
-             since: str | None) -> tuple[str, list[Any]]:
+             since: str | None, by: "Authors | None" = None) -> tuple[str, list[Any]]:
     """The ``WHERE`` clause (or nothing) and its arguments ``newest`` and ``matching`` share."""
     where: list[str] = []
     args: list[Any] = []
@@ -230,6 +259,10 @@ def _filters(*, statuses: tuple[str, ...], search: str | None, kind: str, branch
     if since is not None:
         where.append("created_at >= ?")
         args.append(since)
+    if by is not None:
+        clause, extra = _authors_where(by)
+        where.append(clause)
+        args.extend(extra)
     if search is not None:
         where.append(f"rowid IN (SELECT rowid FROM {SEARCH_TABLE} WHERE {SEARCH_TABLE} MATCH ?)")
         args.append(search)
@@ -237,11 +270,11 @@ def _filters(*, statuses: tuple[str, ...], search: str | None, kind: str, branch
 
 
 def matching(db: Any, *, status: str | None = None, search: str | None = None, kind: str = "all",
-             branch: str | None = None) -> int:
+             branch: str | None = None, by: "Authors | None" = None) -> int:
     """How many records ``newest`` would list with no limit (``handoff list``'s
     "50 of 13,012"): one ``COUNT`` over the same filters."""
     where, args = _filters(statuses=(status,) if status is not None else (), search=search, kind=kind,
-                           branch=branch, since=None)
+                           branch=branch, since=None, by=by)
     return int(db.execute(f"SELECT COUNT(*) FROM {ROWS_TABLE}{where}", args).fetchone()[0])
 
 
@@ -295,6 +328,28 @@ def count_by_status(db: Any) -> dict[str, int]:
     return dict(db.execute(f"SELECT status, n FROM {COUNTS_TABLE}").fetchall())
 
 
+def handoff_counts(db: Any) -> dict[str, int]:
+    """How many handoffs (not session batons' records: ``handoff list``'s default
+    kind) have each status: the status counts less the batons' records, read
+    through a partial index of those few rows."""
+    counts = count_by_status(db)
+    for status, n in db.execute(f"SELECT status, count(*) FROM {ROWS_TABLE} WHERE baton = 1 GROUP BY status"):
+        counts[status or ""] = max(0, counts.get(status or "", 0) - n)
+    return counts
+
+
 def count_baton_records(db: Any) -> int:
     """How many records are session batons' (``handoff list --kind baton``), of all the handoffs."""
     return int(db.execute(f"SELECT count(*) FROM {ROWS_TABLE} WHERE baton = 1").fetchone()[0])
+
+
+def authors_of(db: Any, ids: list[str]) -> dict[str, tuple[str, str]]:
+    """Per id of ``ids`` the index holds: who captured it, ``(writer, owner)``
+    (either "" when unknown). One query per 500 ids."""
+    out: dict[str, tuple[str, str]] = {}
+    for at in range(0, len(ids), 500):
+        part = ids[at:at + 500]
+        rows = db.execute(f"SELECT id, writer, owner FROM {ROWS_TABLE} WHERE id IN ({', '.join('?' * len(part))})",
+                          part).fetchall()
+        out.update((ident, (writer or "", owner or "")) for ident, writer, owner in rows)
+    return out

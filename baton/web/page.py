@@ -77,7 +77,10 @@ select { font: inherit; border: 1px solid var(--line); background: var(--card); 
 .panel + .panel { margin-top: 1.5rem; }
 th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th, td.nowrap { white-space: nowrap; }
-td.branch { min-width: 6rem; overflow-wrap: anywhere; }
+/* break-word, not anywhere: a column is never narrower than its longest word
+   (a branch or an email), yet an overlong one still wraps rather than overflow. */
+td.branch, td.by { min-width: 6rem; overflow-wrap: break-word; }
+td.mine { font-weight: 600; }
 td.title { overflow-wrap: anywhere; }
 th { font-size: .8rem; color: var(--muted); font-weight: 600; }
 td.title { min-width: 12rem; }
@@ -178,6 +181,7 @@ SCRIPT = """
     var meta = el("div", "meta");
     meta.appendChild(el("code", null, b.shortId || b.id));
     var bits = [" · left " + when(b.createdAt)];
+    if (b.writtenBy || b.writer) { bits.push("by " + byLabel(b.writtenBy, b.writer, b.mine)); }
     if (b.sessionId) { bits.push("session " + b.sessionId); }
     if (b.harness) { bits.push(b.harness); }
     // A session baton's record stays a draft: that says nothing about the
@@ -200,6 +204,13 @@ SCRIPT = """
     actions.appendChild(button);
     card.appendChild(actions);
     return card;
+  }
+  // Who wrote a record: its owner (the git identity it was captured under),
+  // else the writer id of its feed; "(you)" marks the reader's own.
+  function byLabel(owner, writer, mine) {
+    var who = owner || (writer ? "writer " + writer : null);
+    if (!who) { return null; }
+    return who + (mine ? " (you)" : "");
   }
   function groupsOf(items) {
     var groups = {}, order = [], shared = [];
@@ -339,7 +350,7 @@ SCRIPT = """
     var shown = latestRows.filter(function (r) { return !branch || r.branch === branch; });
     if (!shown.length) {
       var tr = el("tr"), td = el("td", "empty", latestRows.length ? "No handoffs on this branch." : "No handoffs yet.");
-      td.colSpan = 7;
+      td.colSpan = 8;
       tr.appendChild(td);
       body.appendChild(tr);
       return;
@@ -354,6 +365,7 @@ SCRIPT = """
       textCell(tr, r.freshness, "nowrap fresh-" + String(r.freshness || "unknown"), "Freshness");
       textCell(tr, r.score === null || r.score === undefined ? null : String(r.score), "nowrap", "Score");
       textCell(tr, r.branch, "branch", "Branch");
+      textCell(tr, byLabel(r.owner, r.writer, r.mine), "by" + (r.mine ? " mine" : ""), "By");
       var created = textCell(tr, when(r.createdAt), "nowrap", "Created");
       created.setAttribute("title", r.createdAt || "");
       textCell(tr, r.title, "title", "Title");
@@ -369,7 +381,7 @@ SCRIPT = """
     body.textContent = "";
     if (!rows || !rows.length) {
       var tr = el("tr"), td = el("td", "empty", "No session batons yet.");
-      td.colSpan = 4;
+      td.colSpan = 5;
       tr.appendChild(td);
       body.appendChild(tr);
       return;
@@ -381,6 +393,7 @@ SCRIPT = """
       idCell(tr, r.shortId);
       // The baton's own state (pending, claimed, dismissed...), not its record's draft status.
       textCell(tr, r.batonStatus || r.status, "status", "Baton");
+      textCell(tr, byLabel(r.owner, r.writer, r.mine), "by" + (r.mine ? " mine" : ""), "By");
       var created = textCell(tr, when(r.createdAt), "nowrap", "Left");
       created.setAttribute("title", r.createdAt || "");
       textCell(tr, r.title, "title", "Title");
@@ -451,7 +464,7 @@ SCRIPT = """
       : ["status", v.status + (v.flags && v.flags.length ? " [" + v.flags.join(", ") + "]" : "")];
     [state,
      ["freshness", v.freshness], ["score", v.score === null || v.score === undefined ? null : v.score + "/100"],
-     ["branch", v.branch], ["validation", v.validation],
+     ["branch", v.branch], ["by", byLabel(v.owner, v.writer, v.mine)], ["validation", v.validation],
      ["validated on", v.validatedOn]].forEach(function (f) {
       if (f[1] === null || f[1] === undefined || f[1] === "") { return; }
       facts.appendChild(el("span", "chip", f[0] + (f[0] === "validated on" ? " " : ": ") + f[1]));
@@ -688,7 +701,7 @@ _TEMPLATE = """<!doctype html>
 <p class="hint">The newest handoff records, whatever their status; freshness is derived now. Open one to read it. `baton handoff list` lists every one.</p>
 <div class="filters"><label for="branch-filter">Branch</label>
 <select id="branch-filter"><option value="">All branches</option></select></div>
-<div class="table-wrap"><table class="cards"><thead><tr><th>ID</th><th>Status</th><th>Freshness</th><th>Score</th><th>Branch</th><th>Created</th><th>Title</th></tr></thead>
+<div class="table-wrap"><table class="cards"><thead><tr><th>ID</th><th>Status</th><th>Freshness</th><th>Score</th><th>Branch</th><th>By</th><th>Created</th><th>Title</th></tr></thead>
 <tbody id="latest-rows"></tbody></table></div>
 </div>
 <div id="handoff-view" class="panel" hidden>
@@ -703,7 +716,7 @@ _TEMPLATE = """<!doctype html>
 <div id="batons-panel" class="panel">
 <h2>Batons</h2>
 <p class="hint">What <code>session end</code> left for the next session, newest first, with each baton's state: pending until a session claims it (once), or dismissed, cancelled, superseded. Open one to read it.</p>
-<div class="table-wrap"><table class="cards"><thead><tr><th>ID</th><th>Baton</th><th>Left</th><th>Title</th></tr></thead>
+<div class="table-wrap"><table class="cards"><thead><tr><th>ID</th><th>Baton</th><th>By</th><th>Left</th><th>Title</th></tr></thead>
 <tbody id="baton-rows"></tbody></table></div>
 </div>
 </section>

@@ -33,6 +33,10 @@ class Handoffs(HandoffsBase):
         of the same handoff — validate after capture, promote after validate —
         folds without reading the document back into a model (half of a
         replay's time)."""
+        self._authors: dict[str, tuple[str, str]] = {}
+        """Per record captured in the batch being folded: the writer and owner
+        of its capture event (``captured_by``), which ``index`` writes into its
+        new row (then forgets); a later event of the record leaves them be."""
 
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
         return self.apply_all(key, doc, (event,))
@@ -56,7 +60,9 @@ class Handoffs(HandoffsBase):
                 return doc  # unreadable: every event leaves it as it is
         new = state
         for event in events:
-            new = aggregate.evolve(new, event)
+            before, new = new, aggregate.evolve(new, event)
+            if before is None and new is not None:
+                self._authors[key] = captured_by(event, new)
         if new is state:
             return doc
         if new is None:
@@ -97,31 +103,47 @@ class Handoffs(HandoffsBase):
         conn.executemany(f"DELETE FROM {ROWS_TABLE} WHERE rowid = ?",
                          [(found[key],) for key, doc in changed if doc is None and key in found])
         next_rowid = conn.execute(f"SELECT COALESCE(MAX(rowid), 0) FROM {ROWS_TABLE}").fetchone()[0] + 1
-        inserts, updates, search = [], [], []
+        inserts, updates, search, authors = [], [], [], []
         for key, doc in changed:
             if doc is None:
                 continue
             values = row_values(key, doc)
             tally[values[3]] += 1  # the row's status
             rowid = found.get(key)
+            author = self._authors.pop(key, None)
             if rowid is None:
                 rowid, next_rowid = next_rowid, next_rowid + 1
-                inserts.append((rowid, key, *values))
+                inserts.append((rowid, key, *values, *(author or ("", ""))))
             else:
                 updates.append((*values, rowid))
+                if author is not None:
+                    authors.append((*author, rowid))
             work = doc.get("work") or {}
             search.append((rowid, key, text_of(work.get("title")), text_of(work.get("objective")), summary_text(doc)))
         conn.executemany(
             f"INSERT INTO {ROWS_TABLE} (rowid, id, short, created_at, updated_at, status, flags, title, validation, "
-            "relation, parents, brief, branch, worktree, baton) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            inserts)
+            "relation, parents, brief, branch, worktree, baton, writer, owner) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", inserts)
         conn.executemany(
             f"UPDATE {ROWS_TABLE} SET short = ?, created_at = ?, updated_at = ?, status = ?, flags = ?, "
             "title = ?, validation = ?, relation = ?, parents = ?, brief = ?, branch = ?, worktree = ?, baton = ? "
             "WHERE rowid = ?", updates)
+        conn.executemany(f"UPDATE {ROWS_TABLE} SET writer = ?, owner = ? WHERE rowid = ?", authors)
         conn.executemany(f"INSERT INTO {SEARCH_TABLE} (rowid, id, title, objective, summary) VALUES (?, ?, ?, ?, ?)",
                          search)
         count_statuses(conn, tally)
+
+
+def captured_by(event: Event, record: Any) -> tuple[str, str]:
+    """Who captured a record: the capture event's writer (feed), and its owner —
+    the event's ``actor`` (every capture records the owner it was made under),
+    else, for a session baton captured before that, the owner it was left for."""
+    owner = event.actor if isinstance(event.actor, str) else ""
+    if not owner:
+        left_for = record.extra.get("baton") if hasattr(record, "extra") else None
+        if isinstance(left_for, dict) and isinstance(left_for.get("owner"), str):
+            owner = left_for["owner"]
+    return event.writer or "", owner
 
 
 def count_statuses(conn: Any, tally: Counter[str]) -> None:

@@ -1,0 +1,22 @@
+"""Who wrote a handoff, and whether the reader did: a pure decision.
+
+A record's writer is the feed (writer id) whose event captured it; its
+owner is who the capture was made under (git ``user.email``, else
+``user.name``..., resolved like a baton's owner). A record is the reader's
+own when its owner is the reader's; a record whose capture recorded no owner
+(written before Baton kept it) is the reader's when this clone's feed wrote it.
+"""
+
+from __future__ import annotations
+
+
+def wrote(owner: str | None, writer: str | None, *, my_owner: str, my_writer: str) -> bool:
+    """True when a record captured under ``owner`` by feed ``writer`` is the reader's."""
+    if owner:
+        return owner == my_owner
+    return bool(writer) and writer == my_writer
+
+
+def author_label(owner: str | None, writer: str | None) -> str:
+    """How the text outputs name who wrote a record: its owner, else its feed, else ``-``."""
+    return owner or (f"writer {writer}" if writer else "-")
