@@ -870,16 +870,31 @@ COMMAND_FOR_ACTION = {
 """The command that performs each action of the handoff state machine."""
 
 
+ACTION_WORDS = {"promote": "cannot make handoff {id} ready", "revise": "cannot amend handoff {id}"}
+"""The state machine's actions a command names otherwise (``handoff ready`` promotes)."""
+
+
 def _name_commands(exc: Exception) -> None:
     """An illegal transition names the state machine's actions; a person at a
-    terminal also needs the commands that perform them."""
+    terminal is told the commands that perform them instead (``details``
+    keep the actions), and the action refused as its command says it."""
     if not isinstance(exc, TransitionError):
         return
     commands = list(dict.fromkeys(COMMAND_FOR_ACTION[a] for a in exc.allowed if a in COMMAND_FOR_ACTION))
+    words = ACTION_WORDS.get(exc.action)
+    if words is not None:
+        handoff_id = exc.details.get("id")
+        exc.message = exc.message.replace(f"cannot {exc.action} handoff {handoff_id}",
+                                          words.format(id=handoff_id), 1)
     if commands:
-        exc.message = f"{exc.message} (commands: {', '.join(commands)})"
-        exc.args = (exc.message,)
+        offered = exc.details.get("offered") or []
+        listed = "; allowed: " + ", ".join(offered)
+        if exc.message.endswith(listed) and all(a in COMMAND_FOR_ACTION for a in offered):
+            exc.message = f"{exc.message[:-len(listed)]}; what it takes now: {', '.join(commands)}"
+        else:
+            exc.message = f"{exc.message} (commands: {', '.join(commands)})"
         exc.details = {**exc.details, "commands": commands}
+    exc.args = (exc.message,)
 
 
 def _subcommand_parser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser | None:

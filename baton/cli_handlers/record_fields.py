@@ -6,10 +6,10 @@ the flag, and the command that takes it (``baton handoff amend``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from baton.domain.short_ids import short_id
-from baton.errors import PromotionRefused
+from baton.errors import HandoffInputError, PromotionRefused
 
 OPEN_ITEM = "--open-item '{\"description\": …, \"suggested_action\": …, \"acceptance_check\": …}'"
 """An open item a successor can act on (what validation asks of one), as ``--open-item`` takes it."""
@@ -93,3 +93,35 @@ def failed_fields_note(result: Any) -> str | None:
 def _field_of(path: str) -> str:
     """``open_items[0].acceptance_check`` → ``open_items``; ``work.title`` stays itself."""
     return path.split("[", 1)[0]
+
+
+ITEM_FLAGS = {"open_items": "open_item", "decisions": "decision", "evidence": "evidence",
+              "failed_attempts": "failed_attempt", "risks": "risk", "artifacts": "artifact"}
+"""Each list section, as the ``argparse`` destination of the flag that adds an item to it."""
+
+
+def name_item_flags(exc: HandoffInputError, given: Mapping[str, Any]) -> HandoffInputError:
+    """``exc`` (a payload refused, ``checkpoint create``/``handoff amend``),
+    each problem about an item of a list the flags gave (``given``: the
+    parsed arguments) followed by those flags (``open_items[0].description:
+    required (from --open-item)``); ``--json``'s problems keep the record's
+    paths alone."""
+    said = [_with_flag(problem, given) for problem in exc.problems]
+    if said == exc.problems:
+        return exc
+    joined = "; ".join(exc.problems)
+    head = exc.message[:-len(joined) - 2] if exc.message.endswith(": " + joined) else None
+    named = HandoffInputError(said, message=head)
+    named.details = exc.details
+    return named
+
+
+def _with_flag(problem: str, given: Mapping[str, Any]) -> str:
+    section = problem.partition(": ")[0].split("[", 1)[0].split(".", 1)[0]
+    dest = ITEM_FLAGS.get(section)
+    if dest is None:
+        return problem
+    flags = [f"--{dest.replace('_', '-')}" if given.get(dest) else None,
+             f"--replace-{section.replace('_', '-')}" if given.get(f"replace_{section}") is not None else None]
+    named = [flag for flag in flags if flag]
+    return f"{problem} (from {' or '.join(named)})" if named else problem

@@ -166,7 +166,7 @@ class GatheredBatch:
 
 
 _BATON_PLACES = (".", "config.json", "local.json", "policy.json", "ledger", "handoffs", "batons",
-                 "index.sqlite", "cache", "quarantine", ".gitignore")
+                 "index.sqlite", "cache", "quarantine", ".gitignore", "deferred", "hook-notices.jsonl")
 """What ``.baton/`` holds that Baton reads or writes on every open (relative to it)."""
 
 

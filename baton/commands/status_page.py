@@ -165,8 +165,10 @@ class StatusOverview:
 
 
 def _by(owner: str | None, writer: str | None, mine: bool | None) -> str:
-    """Who wrote a record, as the text table shows it: ``(you)`` marks the reader's own."""
-    return _clip(author_label(owner, writer), 30) + (" (you)" if mine else "")
+    """Who wrote a record, as the text table shows it: ``you`` for the reader's
+    own (the table stays narrow: a baton's FOR column already names an owner),
+    else its owner (or writer id), clipped like the owners of FOR."""
+    return "you" if mine else _clip(author_label(owner, writer), 24)
 
 
 def _render_sharing(sync: dict[str, Any] | None) -> list[str]:
