@@ -165,8 +165,8 @@ def client(repo, url: str, base: Path, *, push: bool = False):
     command was started in. ``push``: the remote's ``url`` used for pushing,
     which git rewrites with ``url.<base>.pushInsteadOf`` too (never a
     ``pushurl``, as in git)."""
-    config = with_environment(repo.get_config_stack(), url)
     try:
+        config = with_environment(repo.get_config_stack(), url)
         transport, path = get_transport_and_path(url, config=config, operation="push" if push else None,
                                                  ssh_command=ssh_command(config))
     except (ValueError, OSError) as exc:
