@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 import attrs
 
-from baton.commands.context import Limits, Project
+from baton.commands.context import Deferral, Limits, Project
 from baton.domain.identifiers import name_problem
 from baton.errors import BatonError, InputError, LedgerBusy
 from baton.ledger.clock import WallClock, system_clock
@@ -195,12 +195,13 @@ class Baton:
         return gc.collect_garbage(self.project, dry_run=dry_run)
 
     def sync(self, *, remote: str = "origin", ref: str | None = None, restore_own_feed: bool = False,
-             progress: Progress | None = None, publishing: Progress | None = None) -> SyncResult:
+             progress: Progress | None = None, publishing: Progress | None = None,
+             accept_project: str | None = None) -> SyncResult:
         """Share the ledger's feeds through a git remote (``docs/sync.md``)."""
         from baton.commands import sync
 
         return sync.sync_ledger(self.project, remote=remote, ref=ref, restore_own_feed=restore_own_feed,
-                                progress=progress, publishing=publishing)
+                                progress=progress, publishing=publishing, accept_project=accept_project)
 
     def repair(self, *, feed: str | None = None, dry_run: bool = False, yes: bool = False,
                progress: "Progress | None" = None) -> RepairResult:
@@ -489,9 +490,10 @@ class Baton:
         from baton.commands import deferred, harness_compaction
 
         self._identifiers(session=session_id, harness=harness)
-        with self._kept_if_held_up(deferred.PRE_COMPACT, event, session_id, harness=harness, trigger=trigger):
+        with self._kept_if_held_up(deferred.PRE_COMPACT, event, session_id, harness=harness,
+                                   trigger=trigger) as deferral:
             return harness_compaction.prepare_before_compaction(self.project, session_id, harness=harness,
-                                                                trigger=trigger)
+                                                                trigger=trigger, deferral=deferral)
 
     def finish_harness_session(self, session_id: str | None, *, harness: str | None = None,
                                reason: str | None = None, event: str | None = None) -> SessionFinishResult:
@@ -504,13 +506,16 @@ class Baton:
         from baton.commands import deferred, harness_finish
 
         self._identifiers(session=session_id, harness=harness)
-        with self._kept_if_held_up(deferred.SESSION_END, event, session_id, harness=harness, reason=reason):
-            finished = harness_finish.finish_session(self.project, session_id, harness=harness, reason=reason)
+        with self._kept_if_held_up(deferred.SESSION_END, event, session_id, harness=harness,
+                                   reason=reason) as deferral:
+            finished = harness_finish.finish_session(self.project, session_id, harness=harness, reason=reason,
+                                                     deferral=deferral)
             if finished is None:  # the session wrote a handoff to hand on: the hand-on (``baton_hand_on``) only then
                 from baton.commands import baton_hand_on
 
                 finished = harness_finish.finish_session(self.project, session_id, harness=harness, reason=reason,
-                                                         hand_on_in_scope=baton_hand_on.hand_on_in_scope)
+                                                         hand_on_in_scope=baton_hand_on.hand_on_in_scope,
+                                                         deferral=deferral)
         assert finished is not None
         return finished
 
@@ -525,17 +530,20 @@ class Baton:
 
     @contextmanager
     def _kept_if_held_up(self, kind: str, event: str | None, session_id: str | None, *, harness: str | None,
-                         **texts: str | None) -> Iterator[None]:
-        """While a hook's use case runs: should its catch-up be handed to a
-        process of its own, keep the hook for that process first
-        (``Project.deferral``); should the ledger lock stay held by another
-        process past the hook's wait (``LedgerBusy``), keep it too, and start
-        that process to wait for the lock (``Project.busy``). Without
-        ``event`` (not a hook), or without a session id, nothing is kept."""
+                         **texts: str | None) -> Iterator[Deferral | None]:
+        """While a hook's use case runs: gives it the ``Deferral`` that keeps
+        the hook, for the use case to pass to its reading and writing steps:
+        should its catch-up be handed to a process of its own, the hook is kept
+        for that process first (``Project.behind``); should the ledger lock stay
+        held by another process past the hook's wait (``LedgerBusy``), it is
+        kept too, and that process started to wait for the lock
+        (``Project.busy``). Never set on the project, which concurrent callers
+        (the MCP server's tools, a hook server) share. Without ``event`` (not a
+        hook), or without a session id, nothing is kept (None)."""
         from baton.commands import deferred
 
         if event is None or not session_id or self.project.read_only:
-            yield
+            yield None
             return
 
         def keep() -> str | None:
@@ -545,15 +553,12 @@ class Baton:
             except (OSError, BatonError):  # not kept: the hook says what was not done, as before
                 return None
 
-        self.project.deferral = keep
         try:
-            yield
+            yield keep
         except LedgerBusy as exc:  # the lock held past the hook's wait: kept, for a process that waits for it
             if "background_pid" in exc.details:
                 raise
-            raise self.project.busy(exc) from None
-        finally:
-            self.project.deferral = None
+            raise self.project.busy(exc, keep) from None
 
     def run_deferred_hooks(self) -> tuple[DeferredRun, ...]:
         """Run the hooks kept while the index was too far behind or the ledger

@@ -27,7 +27,7 @@ import time
 
 from baton import __version__
 from baton.domain.limits import MAX_INPUT_BYTES
-from baton.errors import BatonError, TransitionError
+from baton.errors import BatonError, PromotionRefused, TransitionError
 from baton.process_end import InterruptsCount, ends_with_exit
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
@@ -42,6 +42,8 @@ HANDLERS = "baton.cli_handlers"
 ``baton.cli_handlers.module.function`` (a dotted module is named whole)."""
 OUTPUT = "baton.cli_handlers.output"
 """What prints and screens a result or a failure."""
+RECORD_FIELDS = "baton.cli_handlers.record_fields"
+"""How the command line fills a record's field (a promotion's refusal names the fields)."""
 USAGE = "baton.cli_handlers.usage"
 """What words a usage error (screened, with the closest command or option)."""
 OPENED = "baton.cli_handlers.opened"
@@ -136,6 +138,11 @@ def _add_ledger_core(sub, common) -> None:
                    help="this clone was restored from a backup: take the events of its own feed the remote has "
                         "beyond the local file (verified; a copy that rewrites the feed is still refused). "
                         "Without it, such a copy is refused as own_feed")
+    p.add_argument("--accept-project", metavar="ID",
+                   help="merge the remote's ledger although its feeds were initialised as project ID, not "
+                        "this one (two clones that ran `baton init` apart). Without it, a remote whose "
+                        "ledger names only other projects is refused: remote_other_project, exit 4, "
+                        "nothing imported or pushed")
     p.set_defaults(func="ledger:sync")
 
 
@@ -863,16 +870,31 @@ COMMAND_FOR_ACTION = {
 """The command that performs each action of the handoff state machine."""
 
 
+ACTION_WORDS = {"promote": "cannot make handoff {id} ready", "revise": "cannot amend handoff {id}"}
+"""The state machine's actions a command names otherwise (``handoff ready`` promotes)."""
+
+
 def _name_commands(exc: Exception) -> None:
     """An illegal transition names the state machine's actions; a person at a
-    terminal also needs the commands that perform them."""
+    terminal is told the commands that perform them instead (``details``
+    keep the actions), and the action refused as its command says it."""
     if not isinstance(exc, TransitionError):
         return
     commands = list(dict.fromkeys(COMMAND_FOR_ACTION[a] for a in exc.allowed if a in COMMAND_FOR_ACTION))
+    words = ACTION_WORDS.get(exc.action)
+    if words is not None:
+        handoff_id = exc.details.get("id")
+        exc.message = exc.message.replace(f"cannot {exc.action} handoff {handoff_id}",
+                                          words.format(id=handoff_id), 1)
     if commands:
-        exc.message = f"{exc.message} (commands: {', '.join(commands)})"
-        exc.args = (exc.message,)
+        offered = exc.details.get("offered") or []
+        listed = "; allowed: " + ", ".join(offered)
+        if exc.message.endswith(listed) and all(a in COMMAND_FOR_ACTION for a in offered):
+            exc.message = f"{exc.message[:-len(listed)]}; what it takes now: {', '.join(commands)}"
+        else:
+            exc.message = f"{exc.message} (commands: {', '.join(commands)})"
         exc.details = {**exc.details, "commands": commands}
+    exc.args = (exc.message,)
 
 
 def _subcommand_parser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser | None:
@@ -1078,6 +1100,8 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     except BatonError as exc:
         _end_progress_line()
         _log_command(args, started, exc.exit_code, exc.code)
+        if isinstance(exc, PromotionRefused):  # the record's fields, as the flags that fill them
+            load(RECORD_FIELDS).name_fields(exc)
         exc.name_parameters(_option_names(parser))
         _name_commands(exc)
         load(OUTPUT).print_failure(args, exc)

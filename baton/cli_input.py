@@ -32,6 +32,7 @@ import orjson
 from baton.cli import REPLACE_FLAGS
 from baton.cli_read import read_bounded, read_json_bounded
 from baton.commands.capture import merge_changes
+from baton.domain.handoff import json_type
 from baton.domain.paths import lexical_problem
 from baton.errors import InputError
 from baton.model import frozen
@@ -117,7 +118,7 @@ def read_payload_file(source: str, *, stdin: Any = None) -> dict[str, Any]:
     raw = _blank_leading_notes(read_bounded(source, "--input", stdin=stdin))
     value = read_json_bounded(source, "--input", raw=raw)
     if not isinstance(value, dict):
-        raise InputError(f"--input {where} must hold a JSON object (a handoff payload), not {type(value).__name__}")
+        raise InputError(f"--input {where} must hold a JSON object (a handoff payload), not {json_type(value)}")
     return value
 
 
@@ -322,7 +323,7 @@ def read_replacement_list(section: str, source: str, *, stdin: Any = None) -> li
     flag, as_text = REPLACE_FLAGS[section]
     value = read_json_bounded(source, flag, stdin=stdin)
     if not isinstance(value, list):
-        raise InputError(f"{flag} {source} must hold a JSON array (the new list), not {type(value).__name__}")
+        raise InputError(f"{flag} {source} must hold a JSON array (the new list), not {json_type(value)}")
     items = []
     for item in value:
         if isinstance(item, str) and as_text is not None:

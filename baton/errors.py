@@ -117,9 +117,14 @@ class PromotionRefused(ValidationFailed):
     code = "not_ready"
 
     def __init__(self, handoff_id: str, problems: list[str]) -> None:
+        fields = [problem.partition(": ")[0] for problem in problems]
         super().__init__(f"handoff {handoff_id} cannot become ready: " + "; ".join(problems),
-                         details={"id": handoff_id, "problems": list(problems)})
+                         details={"id": handoff_id, "problems": list(problems), "fields": fields})
         self.problems = list(problems)
+        self.fields = fields
+        """The record field each of ``problems`` is about (``open_items``,
+        ``work.title``, ``validation.status``…), in its order: each adapter
+        says how its caller fills it (the command line its flag)."""
         for p in problems:
             self.add_note(p)
 
@@ -156,6 +161,12 @@ class RemoteUnreachable(NotFound):
     """The sync remote could not be read or written (exit 4); nothing changed locally."""
 
     code = "remote_unreachable"
+
+
+class RemoteOtherProject(NoSyncRemote):
+    """The sync remote's ledger is another Baton project's (exit 4): nothing imported or pushed."""
+
+    code = "remote_other_project"
 
 
 class RemoteAuthFailed(RemoteUnreachable):

@@ -104,6 +104,11 @@ def _text(description: str, *, max_length: int | None = None) -> dict[str, Any]:
     return out
 
 
+def _described(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    """``schema`` with a description: what an agent reads to fill the argument."""
+    return {**schema, "description": description}
+
+
 def _obj(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
     out: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
     if required:
@@ -111,10 +116,10 @@ def _obj(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str
     return out
 
 
-ID = _text("handoff id: full id, 8-character short id, a unique prefix, or 'latest' (the newest ready handoff of "
-           "the current branch)")
-DRAFT_ID = _text("handoff id: full id, 8-character short id, or a unique prefix ('latest' names a ready handoff, "
-                 "never one to validate or promote)")
+_ID_FORMS = ("handoff id: full id, 8-character short id (the full id's end), or a unique prefix of either (of "
+             "the full id at least 8 characters, of the short id at least 4)")
+ID = _text(f"{_ID_FORMS}, or 'latest' (the newest ready handoff of the current branch)")
+DRAFT_ID = _text(f"{_ID_FORMS} ('latest' names a ready handoff, never one to validate or promote)")
 SESSION_ID = _text("your session's id, as the session-start brief names it (\"This is … session `ID`\")", max_length=SESSION_ID_MAX)
 OWNER = _text("owner (default: git user.email, user.name, OS user, 'local')")
 BRANCH = _text("branch (default: the current git branch, else 'unknown')")
@@ -126,7 +131,8 @@ def baton_payload() -> dict[str, Any]:
     """The session baton a ``session_end`` leaves (session-handoff-baton.txt's HandoffPayload)."""
     return _obj({"nextSteps": {**STEPS, "minItems": 1, "description": "required: what the next session does first"},
                  "failedApproaches": STEPS, "openQuestions": STEPS, "branch": BRANCH, "owner": OWNER,
-                 "shared": {"type": "boolean"}}, ("nextSteps",))
+                 "shared": {"type": "boolean", "description": "share the baton with every owner and branch"}},
+                ("nextSteps",))
 
 
 def _baton_status() -> dict[str, Any]:
@@ -137,14 +143,21 @@ def _handoff_capture() -> dict[str, Any]:
     evidence_output = {"output": {"type": "string", "description": "the command's output: kept only as a digest "
                                                                 "and a bounded, redacted summary"}}
     return _obj({
-        "work": section("work"),
-        "summary": section("summary"),
-        "decisions": _items("decision"),
-        "artifacts": _items("artifact"),
-        "evidence": _items("evidence", extra=evidence_output),
-        "failed_attempts": _items("failed_attempt"),
-        "open_items": _items("open_item"),
-        "risks": _items("risk"),
+        "work": _described(section("work"), "required: the work's title and objective (what it is for), "
+                                            "optionally its scope, constraints and definition of done"),
+        "summary": _described(section("summary"), "where the work stands: current_state, completed, in_progress, "
+                                                   "discoveries"),
+        "decisions": _described(_items("decision"), "decisions made, each with its rationale; write "
+                                                    "\"Subject: choice\" so a contradiction can be found"),
+        "artifacts": _described(_items("artifact"), "repository files touched or read, by path relative to the "
+                                                    "worktree's top (never pasted)"),
+        "evidence": _described(_items("evidence", extra=evidence_output),
+                               "what was observed: commands run and their real results, tests, files, commits"),
+        "failed_attempts": _described(_items("failed_attempt"), "what was tried and failed, and why: the next "
+                                                                "session does not retry it"),
+        "open_items": _described(_items("open_item"), "what is left; at least one with suggested_action and "
+                                                      "acceptance_check (or work.state completed) to become ready"),
+        "risks": _described(_items("risk"), "known risks"),
         "parent": _text("continue from this handoff (any id form)"),
         "trigger": {"enum": list(TRIGGERS), "description": "what prompted the capture (default manual)"},
         "session_id": SESSION_ID,
@@ -170,8 +183,10 @@ def _handoff_resume() -> dict[str, Any]:
                        "description": "token budget for the brief (default 1200)"},
         "mark_resumed": {"type": "boolean", "description": "record that this session resumed the handoff "
                                                            "(the only write this tool makes)"},
-        "session_id": SESSION_ID,
-        "harness": HARNESS,
+        "session_id": _described(SESSION_ID, "only with mark_resumed true (refused without it): the session "
+                                             "that resumes, as the session-start brief names it"),
+        "harness": _described(HARNESS, "only with mark_resumed true (refused without it): the harness "
+                                       "resuming (codex, claude-code, cursor, gemini-cli, generic...)"),
         "any_branch": {"type": "boolean", "description": "with id 'latest': the project's newest ready "
                                                          "handoff, not this branch's"},
     })
@@ -196,7 +211,7 @@ def _handoff_fork() -> dict[str, Any]:
 def _handoff_merge() -> dict[str, Any]:
     return _obj({
         "ids": {"type": "array", "items": ID, "minItems": 2, "description": "two or more handoffs to merge"},
-        "resolution": _obj({
+        "resolution": _described(_obj({
             # No minLength: an empty decision is the merge's own refusal
             # (merge_unresolved, exit 3, with the conflict candidates), as on the CLI.
             "decision": {"type": "string", "description": "the explicit resolution decision (required to merge; "
@@ -207,8 +222,9 @@ def _handoff_merge() -> dict[str, Any]:
             "current_state": _text("where the merged work stands"),
             "evidence": _items("evidence"),
             "decisions": _items("decision"),
-            "work_state": {"enum": ["in_progress", "completed", "blocked"]},
-        }),
+            "work_state": {"enum": ["in_progress", "completed", "blocked"],
+                           "description": "the merged work's state (work.state)"},
+        }), "how the conflicts between the parents are settled: decision is required to merge"),
         "title": _text("the merged work's title (default: the first parent's)"),
         "session_id": SESSION_ID,
     }, ("ids",))
@@ -216,13 +232,15 @@ def _handoff_merge() -> dict[str, Any]:
 
 def _handoff_detect() -> dict[str, Any]:
     return _obj({
-        "signals": _obj({**{name: {"type": ["number", "boolean", "null"], "minimum": 0, "maximum": 1,
+        "signals": _described(_obj({**{name: {"type": ["number", "boolean", "null"], "minimum": 0, "maximum": 1,
                                    "description": f"§9.1 {name}: 0-1, or null when unavailable"}
                             for name in DETECTOR_SIGNALS},
                          **{alias: {"type": ["number", "boolean", "null"], "minimum": 0, "maximum": 1,
                                     "description": f"alias of {name} (§9.2 writes {alias}); given with "
                                                    f"{name}, the stronger value counts"}
                             for alias, name in DETECTOR_ALIASES.items()}}),
+                              "the signals you can observe, each 0-1 (true/false accepted); leave out, or "
+                              "set null, what you cannot observe: {} is allowed"),
         "prepare": {"type": "boolean", "description": "create the draft when the outcome is auto_prepare or "
                                                       "an explicit request (default: report only)"},
         "session_id": SESSION_ID,
@@ -230,12 +248,24 @@ def _handoff_detect() -> dict[str, Any]:
     }, ("signals",))
 
 
+SESSION_ACTION_ARGUMENTS = {
+    "session_start": ("session_id", "objective", "harness", "owner", "branch"),
+    "session_end": ("session_id", "handoff", "shared", "harness", "owner", "branch"),
+    "cancel_handoff": ("session_id", "owner", "branch"),
+}
+"""The arguments each ``baton_session`` action takes (beside ``action``)."""
+
+
 def _baton_session() -> dict[str, Any]:
     return _obj({
-        "action": {"enum": ["session_start", "session_end", "cancel_handoff"]},
+        "action": {"enum": list(SESSION_ACTION_ARGUMENTS),
+                   "description": "; ".join(f"{action} takes {', '.join(taken)}"
+                                            for action, taken in SESSION_ACTION_ARGUMENTS.items())
+                                  + " (session_end needs session_id; any other argument is refused)"},
         "session_id": SESSION_ID,
         "objective": _text("session_start: what this session is for", max_length=OBJECTIVE_MAX),
-        "handoff": baton_payload(),
+        "handoff": _described(baton_payload(), "session_end: the baton left for the next session on this "
+                                                 "owner and branch (nextSteps required)"),
         "shared": {"type": "boolean", "description": "session_end: share the baton with every owner and branch"},
         "harness": HARNESS,
         "owner": OWNER,
@@ -296,17 +326,18 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
     "baton_status": _result({"root": _S, "config": _O, "handoffs": _O, "latest": _OPT_O, "pending_batons": _I,
                              "detector": _O}, "root", "config", "handoffs", "latest", "pending_batons"),
     "handoff_capture": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "redactions": _A,
-                                "hints": _A, "handoff": _O}, "id", "short_id", "status", "handoff"),
+                                "hints": _A, "handoff": _OPT_O, "record_omitted": _B}, "id", "short_id", "status", "handoff"),
     "handoff_validate": _result({"id": _S, "status": _S, "flags": _A, "report": _O}, "id", "status", "report"),
     "handoff_ready": _result({"id": _S, "status": _S, "file": _S, "validation": _OPT_S}, "id", "status"),
     "handoff_resume": _result({"id": _S, "status": _S, "freshness_state": _S, "freshness": _O, "quality": _O,
-                               "brief": _O, "marked_resumed": _B, "handoff": _O, "latest": _OPT_O},
+                               "brief": _O, "marked_resumed": _B, "handoff": _OPT_O, "record_omitted": _B,
+                               "latest": _OPT_O},
                               "id", "freshness_state", "brief"),
     "handoff_list": _result({"count": _I, "more": _B, "total": _I, "filters": _O, "handoffs": _A}, "count", "handoffs"),
-    "handoff_fork": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "lineage": _O, "handoff": _O},
-                            "id", "short_id", "status", "handoff"),
-    "handoff_merge": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "lineage": _O, "handoff": _O,
-                             "resolved_conflicts": _A}, "id", "status", "handoff", "resolved_conflicts"),
+    "handoff_fork": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "lineage": _O, "handoff": _OPT_O,
+                             "record_omitted": _B}, "id", "short_id", "status", "handoff"),
+    "handoff_merge": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "lineage": _O, "handoff": _OPT_O,
+                             "record_omitted": _B, "resolved_conflicts": _A}, "id", "status", "handoff", "resolved_conflicts"),
     "handoff_detect": _result({"pressure": {"type": "number"}, "readiness": {"type": ["number", "null"]},
                               "action": _S, "suppressed": _OPT_S, "recorded": _B, "draft": _OPT_S,
                               "inputs": _O, "unavailable": _A, "reasons": _A, "missing": _A, "options": _A},

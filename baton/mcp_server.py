@@ -56,7 +56,7 @@ from baton.domain.batons import DEFAULT_MAX_BYTES
 from baton.domain.limits import MAX_INPUT_BYTES
 from baton.domain.redaction import RedactionPolicy, screen_encoded, screen_output, screen_text, visible_json
 from baton.errors import BatonError, InputError, NotFound
-from baton.mcp_schemas import OUTPUT_SCHEMAS, check_arguments, input_schemas
+from baton.mcp_schemas import OUTPUT_SCHEMAS, SESSION_ACTION_ARGUMENTS, check_arguments, input_schemas
 from baton.mcp_stdio import Unanswered, serve_until_answered
 from baton.model import frozen
 from baton.project import resolve_root, resolve_worktree
@@ -293,11 +293,7 @@ ANNOTATIONS = {
 """Every tool's annotations (``title``, read-only, destructive, idempotent)."""
 
 
-_PROMPT_ARGUMENTS = {
-    "session_start": {"session_id", "objective", "harness", "owner", "branch"},
-    "session_end": {"session_id", "handoff", "shared", "harness", "owner", "branch"},
-    "cancel_handoff": {"session_id", "owner", "branch"},
-}
+_PROMPT_ARGUMENTS = {action: set(taken) for action, taken in SESSION_ACTION_ARGUMENTS.items()}
 
 
 def lock_wait() -> float:
@@ -343,11 +339,29 @@ class ProjectCalls:
         encoded nor screened again."""
 
     def app(self) -> Baton:
+        if self.opened and self.config_identity(self.opened[0]) != self.opened_config:
+            # ``.baton/`` made again under the running server (removed, then ``baton init``): another
+            # project id, writer and ledger. Open it afresh rather than answer with the old one's.
+            self.opened.pop().close()
         if not self.opened:
             # Reads never wait: the index answers.
             baton = Baton.open(self.root, limits=Limits(write_wait=lock_wait(), read_wait=0.0))
             self.opened.append(baton)
+            self.opened_config = self.config_identity(baton)
         return self.opened[0]
+
+    opened_config: tuple[int, int] | None = None
+    """The device and inode of the ``config.json`` the open project was read from."""
+
+    @staticmethod
+    def config_identity(baton: Baton) -> tuple[int, int] | None:
+        """The device and inode of the project's ``config.json`` now (None: gone). ``baton init``
+        writes it once, atomically: another inode is another project, an edit of the file a new one."""
+        try:
+            found = os.stat(baton.project.paths.config)
+        except OSError:
+            return None
+        return (found.st_dev, found.st_ino)
 
     def output_policy(self) -> Any:
         try:
@@ -433,7 +447,8 @@ class BatonTools:
         refused, before anything is written; malformed input is an input_error (exit 2) listing
         every problem. Pass session_id: your session's id, which the brief at session start names
         ("This is … session `ID`"); the ready handoff of a session is handed on to the next session
-        when it ends. Next: handoff_validate."""
+        when it ends. The record is echoed as handoff unless it is over 32 KiB as JSON (then null, and
+        record_omitted true). Next: handoff_validate."""
         sections = {"work": work, "summary": summary, "decisions": decisions, "artifacts": artifacts,
                     "evidence": evidence, "failed_attempts": failed_attempts, "open_items": open_items,
                     "risks": risks}
@@ -441,7 +456,7 @@ class BatonTools:
         origin = {"harness": harness, "model": model}
 
         return self.run(lambda baton: baton.capture(payload, trigger=trigger, parent=parent, origin=origin,
-                                                    session=session_id))
+                                                    session=session_id).for_agent())
 
     def handoff_validate(self, id: DraftId) -> CallToolResult:
         """Run every check (schema, policy, artifacts, repository, evidence, actionability, lineage,
@@ -471,10 +486,12 @@ class BatonTools:
     ) -> CallToolResult:
         """The resume brief of a ready handoff with its freshness derived now (fresh, partially_stale,
         stale, unknown) and its continuity score. 'latest' is the newest ready handoff of the current
-        branch (falling back to the project's, with latest.notice saying so). Writes nothing unless
-        mark_resumed."""
+        branch (falling back to the project's, with latest.notice saying so). The whole record (handoff)
+        only with format json: otherwise it is null and record_omitted true, the brief (bounded by
+        max_tokens) being what to read. Writes nothing unless mark_resumed."""
         return self.run(lambda baton: baton.resume(id, format=format, mark_resumed=mark_resumed, max_tokens=max_tokens,
-                                                   session=session_id, harness=harness, any_branch=any_branch))
+                                                   session=session_id, harness=harness,
+                                                   any_branch=any_branch).for_agent())
 
     def handoff_list(
         self,
@@ -500,7 +517,7 @@ class BatonTools:
         """Create a DRAFT child of a handoff with lineage relation fork (the parent is never modified).
         It starts from the parent's work, summary, open items, failed attempts and risks; the parent's
         decisions are inherited as context. Next: handoff_validate."""
-        return self.run(lambda baton: baton.fork(id, label=label, session=session_id))
+        return self.run(lambda baton: baton.fork(id, label=label, session=session_id).for_agent())
 
     def handoff_merge(
         self,
@@ -513,7 +530,8 @@ class BatonTools:
         merge_unresolved (exit 3, nothing written, the conflict candidates in details) until resolution
         holds an explicit decision; records the conflicts it resolves and the parents' evidence. Parents
         are never modified."""
-        return self.run(lambda baton: baton.merge(list(ids), title=title, resolution=resolution, session=session_id))
+        return self.run(lambda baton: baton.merge(list(ids), title=title, resolution=resolution,
+                                                  session=session_id).for_agent())
 
     def handoff_detect(
         self,

@@ -14,18 +14,34 @@ The SDK runs each request in a task of its own, so two tool calls read one
 after the other could run in either order (a ``handoff_list`` written after a
 ``handoff_capture`` could miss it). ``CallOrder`` runs tool calls in the order
 they were read: each waits its turn behind the calls read before it.
+
+A line the SDK cannot read as a JSON-RPC message (malformed JSON, or nested
+deeper than its parser goes: ~250 levels) is not dropped unanswered, which
+left the client waiting for ever: ``AnsweredReads`` answers it with a JSON-RPC
+error under the request's id when one can be found in the line (-32600,
+invalid request), else under a null id (-32700, parse error).
 """
 
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 import anyio
+import orjson
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from mcp.types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
+from mcp.types import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+)
 
 DRAIN_SECONDS = 30.0
 """How long, after stdin closed, the server keeps answering the calls it read."""
@@ -104,24 +120,61 @@ class Unanswered:
                 await self._changed.wait()
 
 
-class AnsweredReads:
-    """The server's read stream: end of file only once every request read is answered."""
+_HEAD_ID = re.compile(r'"id"\s*:\s*(-?[0-9]{1,18}|"(?:[^"\\]|\\.){0,256}")')
 
-    def __init__(self, inner: Any, unanswered: Unanswered, seconds: float) -> None:
+
+def unreadable_answer(exc: BaseException) -> JSONRPCError:
+    """The error answering a line the SDK could not read (``exc``, its ValidationError): under the
+    line's own id when the line is JSON (``orjson`` reads deeper than the SDK) or holds its id
+    before any nested object, else under a null id."""
+    errors = getattr(exc, "errors", None)
+    raw: Any = None
+    try:
+        raw = errors()[0].get("input") if callable(errors) else None
+    except (IndexError, TypeError, ValueError):
+        raw = None
+    request_id: Any = None
+    if isinstance(raw, (str, bytes)):
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+        try:
+            message = orjson.loads(text)
+            request_id = message.get("id") if isinstance(message, dict) else None
+        except orjson.JSONDecodeError:
+            head = text[:text.find("{", text.find("{") + 1) if text.count("{") > 1 else 4096]
+            found = _HEAD_ID.search(head)
+            request_id = orjson.loads(found.group(1)) if found else None
+    if not isinstance(request_id, (int, str)) or isinstance(request_id, bool):
+        return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
+            code=PARSE_ERROR, message="the message could not be read as JSON-RPC (malformed, or nested too deep)"))
+    return JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(
+        code=INVALID_REQUEST, message="the request could not be read: it is malformed or nested too deep "
+                                      "(arguments are plain JSON objects a few levels deep)"))
+
+
+class AnsweredReads:
+    """The server's read stream: end of file only once every request read is answered; a line
+    that cannot be read is answered here (``unreadable_answer``) instead of handed on."""
+
+    def __init__(self, inner: Any, unanswered: Unanswered, seconds: float, writes: Any = None) -> None:
         self._inner, self._unanswered, self._seconds = inner, unanswered, seconds
+        self._writes = writes
 
     @property
     def last_context(self) -> Any:
         return getattr(self._inner, "last_context", None)
 
     async def receive(self) -> Any:
-        try:
-            item = await self._inner.receive()
-        except anyio.EndOfStream:
-            await self._unanswered.wait_until_none(self._seconds)
-            raise
-        self._unanswered.read(item)
-        return item
+        while True:
+            try:
+                item = await self._inner.receive()
+            except anyio.EndOfStream:
+                await self._unanswered.wait_until_none(self._seconds)
+                raise
+            if isinstance(item, Exception) and self._writes is not None:
+                await self._writes.send(SessionMessage(unreadable_answer(item)))
+                continue
+            self._unanswered.read(item)
+            return item
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -169,6 +222,6 @@ async def serve_until_answered(server: MCPServer, unanswered: Unanswered) -> Non
     ``run_stdio_async`` runs); tests/test_mcp_stdio_drain.py fails if it moves."""
     lowlevel = server._lowlevel_server
     async with stdio_server() as (read_stream, write_stream):
-        await lowlevel.run(AnsweredReads(read_stream, unanswered, drain_seconds()),
-                           AnsweringWrites(write_stream, unanswered),
+        writes = AnsweringWrites(write_stream, unanswered)
+        await lowlevel.run(AnsweredReads(read_stream, unanswered, drain_seconds(), writes), writes,
                            lowlevel.create_initialization_options())

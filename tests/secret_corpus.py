@@ -171,6 +171,11 @@ _PARITY_SECRETS: list[tuple[str, str, Builder]] = [
     ("npm", "registry-auth", lambda g: _in("_auth={s}", base64.b64encode(b"ci:" + g.alnum(16).encode()).decode())),
     ("JWT", "jwt", lambda g: _in("token {s}", _b64url(b'{\n  "alg": "RS256",\n  "typ": "JWT"\n}') + "."
                                  + _b64url(b'{"sub":"' + g.alnum(12).encode() + b'"}') + "." + g.urlsafe(86))),
+    # A token a terminal or an editor wrapped: the break falls inside it.
+    ("GitHub", "line-wrapped-secret", lambda g: _in("token: {s}\n", (lambda t: t[:20] + "\n" + t[20:])(
+        "gh" + "p_" + g.alnum(36)))),
+    ("Slack", "line-wrapped-secret", lambda g: _in("SLACK={s} (rotated)", (lambda t: t[:30] + "\n    " + t[30:])(
+        "xo" + "xb-" + g.of("0123456789", 12) + "-" + g.of("0123456789", 12) + "-" + g.alnum(24)))),
     # A token or a KEY=value line wrapped in base64 (``base64 <<< "$GITHUB_TOKEN"``, a CI variable).
     ("GitHub", "base64-wrapped-secret", lambda g: _in("GH_B64={s}", base64.b64encode(
         ("gh" + "p_" + g.alnum(36) + "\n").encode()).decode())),
@@ -673,6 +678,11 @@ PARITY_NEAR_MISSES: dict[str, tuple[str, ...]] = {
                       '{"auth": "oauth2", "scopes": ["read"]}'),
     "jwt": ("ewoi" + "is the start of base64 for a pretty-printed object",),
     "jwt-base64": ("ZX" + "lK" + "aGVsbG8gd29ybGQsIHRoaXMgaXMgbm90IGEgdG9rZW4gYXQgYWxs",),
+    "line-wrapped-secret": (
+        "the token starts with gh" + "p_\nand goes on for 36 characters",  # the prefix in prose
+        "AK" + "IA\nIOSFODNN7EXAMPLE",  # AWS's documented example, wrapped
+        "max_tokens\nsk" + "_live_ is Stripe's prefix",
+    ),
     "base64-wrapped-secret": (
         base64.b64encode(b"gh" + b"p_ is the prefix of a GitHub token").decode(),  # the prefix in prose
         base64.b64encode(b"AK" + b"IAIOSFODNN7EXAMPLE").decode(),  # AWS's documented example key

@@ -156,7 +156,7 @@ async def test_a_day_of_use(day):
     assert run_baton("log", "--limit", "0", cwd=main).returncode == 2
     assert run_baton("handoff", "validate", "latest", cwd=main).returncode == 2
     refused = run_baton("handoff", "validate", store, cwd=main)
-    assert refused.returncode == 4 and "supersede" not in refused.stderr.split("allowed:")[-1]
+    assert refused.returncode == 4 and "supersede" not in refused.stderr.split("what it takes now:")[-1]
     status_text, _ = text("status", cwd=main)
     assert max(len(line) for line in status_text.splitlines()[1:]) <= 150
 

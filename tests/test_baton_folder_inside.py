@@ -30,7 +30,8 @@ def test_init_refuses_a_baton_folder_linked_outside_and_writes_nothing_there(cap
     assert _contents(outside) == []
 
 
-@pytest.mark.parametrize("place", ["policy.json", "ledger", "handoffs", "index.sqlite", "config.json"])
+@pytest.mark.parametrize("place", ["policy.json", "ledger", "handoffs", "index.sqlite", "config.json",
+                                   "hook-notices.jsonl", "deferred"])
 def test_a_file_or_folder_of_baton_linked_outside_is_refused_by_every_command(capsys, project, tmp_path, place):
     outside = tmp_path / "elsewhere"
     target = project / ".baton" / place

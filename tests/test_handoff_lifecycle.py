@@ -81,8 +81,9 @@ def test_on_the_command_line_an_illegal_transition_also_names_the_commands_it_le
     handoff_id = _capture(project).handoff_id
     r = run_baton("handoff", "ready", handoff_id, "--json", "--project", str(project))
     assert r.returncode == 4
-    assert "(commands: baton handoff amend, baton handoff validate" in r.stderr
-    assert "baton handoff amend" in json.loads(r.stdout)["error"]["details"]["commands"]
+    assert "what it takes now: baton handoff amend, baton handoff validate" in r.stderr
+    details = json.loads(r.stdout)["error"]["details"]
+    assert "baton handoff amend" in details["commands"] and "revise" in details["offered"]
     assert "--accept-warnings" not in r.stderr
 
 
@@ -347,3 +348,12 @@ def test_amending_a_ready_handoff_with_a_transcript_field_creates_no_child(proje
         amend_handoff(project, parent_id, input_source="-", stdin=io.StringIO(json.dumps({"messages": ["user: hi"]})))
     assert err.value.exit_code == 5 and err.value.details["fields"] == ["messages"]
     assert handoff_events(project) == before
+
+
+def test_on_the_command_line_a_refused_promotion_says_make_ready_not_the_state_machines_action(project):
+    from tests.conftest import run_baton
+
+    handoff_id = _capture(project).handoff_id
+    r = run_baton("handoff", "ready", handoff_id, "--project", str(project))
+    assert r.returncode == 4 and f"cannot make handoff {handoff_id} ready: it is draft" in r.stderr
+    assert "promote" not in r.stderr and "allowed: revise" not in r.stderr

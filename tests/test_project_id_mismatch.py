@@ -62,7 +62,9 @@ def test_doctor_has_no_project_id_check_when_the_ids_agree(project_dir, capsys):
 
 def _two_clones_inited_apart(tmp_path, capsys):
     """docs/sync.md "Setting up a team": two clones each ran `baton init`
-    before the config was committed, then synced through one remote."""
+    before the config was committed, then synced through one remote (the second
+    one's first sync merging the first's project on purpose: "A remote of another
+    project")."""
     from dulwich import porcelain
     from dulwich.repo import Repo
 
@@ -78,8 +80,10 @@ def _two_clones_inited_apart(tmp_path, capsys):
         set_remote(clone, str(remote))
         run_json(capsys, clone, "init", "--project-id", f"proj-{name}")
         clones.append(clone)
-    for clone in (clones[0], clones[1], clones[0]):
-        run_json(capsys, clone, "sync")
+    run_json(capsys, clones[0], "sync")
+    run_json(capsys, clones[1], "sync", expect=4)  # another project's ledger: refused unless accepted
+    run_json(capsys, clones[1], "sync", "--accept-project", "proj-a")
+    run_json(capsys, clones[0], "sync")
     return clones
 
 

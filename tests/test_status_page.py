@@ -551,3 +551,14 @@ def test_the_text_status_says_how_many_of_how_many_handoffs_it_lists(project):
     assert "Latest 10 of 12 handoffs" in result.stdout
     status = orjson.loads(run_baton("status", "--json", "--project", str(project)).stdout)
     assert status["handoffTotal"] == 12 and len(status["latestHandoffs"]) == 10
+
+
+def test_two_origin_headers_on_a_delete_are_a_bad_request_and_dismiss_nothing(project, served):
+    baton = leave(project, "s-a", ["not to be dismissed"])
+    pid = _project_id(project)
+    port = served.app.port
+    for origins in ([f"http://127.0.0.1:{port}", "http://evil.example"],
+                    ["http://evil.example", f"http://127.0.0.1:{port}"]):
+        assert _raw(served, [f"DELETE /api/handoffs/{baton.id}?project={pid} HTTP/1.1", f"Host: 127.0.0.1:{port}",
+                             *(f"Origin: {o}" for o in origins), "Connection: close"]) == 400
+    assert events(project, "baton.dismissed") == []

@@ -199,8 +199,11 @@ def test_two_clones_that_each_ran_init_before_the_config_was_committed_verify_be
     committed = (b / ".baton" / "config.json").read_bytes()
     shutil.rmtree(b / ".baton")
     init_project(b, project_id="proj-b")  # b ran init before it pulled a's config
-    for project in (a, b, a):
-        run_json(capsys, project, "sync")
+    run_json(capsys, a, "sync")
+    # before the fix, b's sync finds another project's ledger: refused unless merged on purpose
+    a_id = run_json(capsys, b, "sync", expect=4)["error"]["details"]["remote_project_ids"][0]
+    run_json(capsys, b, "sync", "--accept-project", a_id)
+    run_json(capsys, a, "sync")
     for project in (a, b):
         code, out, _ = run(capsys, project, "verify", "--json")
         report = json.loads(out)

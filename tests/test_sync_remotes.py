@@ -318,6 +318,55 @@ def test_an_ssh_remote_goes_through_the_ssh_program_the_environment_names_as_git
     assert "git-upload-pack" in said and "git-receive-pack" in said
 
 
+def test_git_ssh_names_a_program_whose_path_may_hold_a_space(capsys, team, tmp_path, monkeypatch):
+    remote, a, _b = team
+    folder = tmp_path / "My Tools"
+    folder.mkdir()
+    program = _fake_ssh(folder)
+    monkeypatch.delenv("GIT_SSH_COMMAND", raising=False)
+    monkeypatch.setenv("GIT_SSH", str(program))  # git runs GIT_SSH as one path, never split into words
+    set_remote(a, f"ssh://git@git.invalid{remote}")
+    _checkpoint(capsys, a, "over ssh")
+    assert run_json(capsys, a, "sync")["pushed"] is True
+    assert "git-receive-pack" in program.with_name("fake-ssh.log").read_text()
+
+
+def test_core_ssh_command_wins_over_git_ssh_as_in_git(capsys, team, tmp_path, monkeypatch):
+    import subprocess
+
+    remote, a, _b = team
+    places = [tmp_path / "configured", tmp_path / "environment"]
+    for place in places:
+        place.mkdir()
+    configured, environment = (_fake_ssh(place) for place in places)
+    monkeypatch.delenv("GIT_SSH_COMMAND", raising=False)
+    monkeypatch.setenv("GIT_SSH", str(environment))
+    subprocess.run(["git", "-C", str(a), "config", "core.sshCommand", str(configured)], check=True)
+    set_remote(a, f"ssh://git@git.invalid{remote}")
+    _checkpoint(capsys, a, "over ssh")
+    assert run_json(capsys, a, "sync")["pushed"] is True
+    assert "git-receive-pack" in configured.with_name("fake-ssh.log").read_text()
+    assert not environment.with_name("fake-ssh.log").exists()
+
+
+def test_a_verified_https_remote_leaves_the_warnings_filters_as_they_were(team, monkeypatch):
+    import warnings
+
+    from dulwich.repo import Repo
+
+    from baton.sync.transport import client
+
+    _remote, a, _b = team
+    monkeypatch.delenv("GIT_SSL_NO_VERIFY", raising=False)
+    with warnings.catch_warnings():
+        before = list(warnings.filters)
+        client(Repo(str(a)), "https://git.invalid/team.git", a)
+        assert warnings.filters == before
+        monkeypatch.setenv("GIT_SSL_NO_VERIFY", "1")
+        client(Repo(str(a)), "https://git.invalid/team.git", a)
+        assert warnings.filters != before  # asked for: urllib3's warning at each request is not shown
+
+
 @pytest.mark.parametrize(("says", "code", "hint"), [
     ("git@example.com: Permission denied (publickey).", "remote_auth_failed", "GIT_SSH_COMMAND"),
     ("Host key verification failed.", "remote_unreachable", "accept it"),

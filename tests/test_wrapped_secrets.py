@@ -94,3 +94,23 @@ def test_sync_never_shows_a_remote_password_holding_a_slash(capsys, tmp_path):
         assert code == 4, out + err
         assert AWS_SECRET not in out + err and AWS_SECRET.split("/")[1] not in out + err
         assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("token,at", [(GITHUB, 20), (STRIPE, 12), (ANTHROPIC, 60)], ids=["github", "stripe", "anthropic"])
+def test_a_token_a_line_break_cut_in_two_is_redacted_whole(capsys, project, token, at):
+    wrapped = token[:at] + "\n  " + token[at:]
+    code, out, err = run(capsys, project, "checkpoint", "create", "--no-input", "--json",
+                         "--title", "t", "--objective", "o", "--current-state", f"pasted:\n{wrapped}\nthen rotated")
+    assert code == 0, out + err
+    assert json.loads(out)["handoff"]["summary"]["current_state"] == \
+        "pasted:\n[REDACTED:line-wrapped-secret]\nthen rotated"
+    stored = _every_file_under(project / ".baton")
+    assert token[:at].encode() not in stored and token[at:].encode() not in stored
+
+
+def test_a_name_assigned_on_the_line_after_a_token_keeps_its_assignment_rule(capsys, project):
+    code, out, err = run(capsys, project, "checkpoint", "create", "--no-input", "--json", "--title", "t",
+                         "--objective", "o", "--current-state", f"{GITHUB}\npassword = hunter2-{STRIPE[-8:]}x9")
+    assert code == 0, out + err
+    state = json.loads(out)["handoff"]["summary"]["current_state"]
+    assert state == "[REDACTED:github-token]\npassword = [REDACTED:generic-secret-assignment]"

@@ -6,6 +6,7 @@ import argparse
 
 from baton.app import Baton
 from baton.cli import REPLACE_FLAGS
+from baton.cli_handlers.record_fields import name_item_flags
 from baton.cli_input import (
     ContentOptions,
     amend_inputs,
@@ -44,7 +45,7 @@ def checkpoint_create(app: Baton, args: argparse.Namespace):
     except HandoffInputError as exc:
         flags = [MISSING_FLAGS[p] for p in exc.problems if p in MISSING_FLAGS]
         if args.input is not None or not flags:
-            raise
+            raise name_item_flags(exc, vars(args)) from None
         rest = [p for p in exc.problems if p not in MISSING_FLAGS]
         raise HandoffInputError(rest, message=f"checkpoint create needs {' and '.join(flags)}") from None
 
@@ -57,5 +58,8 @@ def handoff_amend(app: Baton, args: argparse.Namespace):
     close, drop = args.close_item or (), args.drop or ()
     replacement, changes = amend_inputs(_content(args, app), input_source=args.input,
                                         edits=bool(lists or close or drop))
-    return app.amend(args.id, replacement=replacement, changes=changes, session=args.session,
-                     close_items=close, drop_items=drop, replace_lists=lists)
+    try:
+        return app.amend(args.id, replacement=replacement, changes=changes, session=args.session,
+                         close_items=close, drop_items=drop, replace_lists=lists)
+    except HandoffInputError as exc:  # an item a flag gave: that flag named after it
+        raise name_item_flags(exc, vars(args)) from None

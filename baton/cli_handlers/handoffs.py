@@ -6,6 +6,7 @@ import argparse
 
 from baton.app import Baton
 from baton.cli_handlers.output import Noted
+from baton.cli_handlers.record_fields import failed_fields_note
 
 
 def handoff_prepare(app: Baton, args: argparse.Namespace):
@@ -13,7 +14,11 @@ def handoff_prepare(app: Baton, args: argparse.Namespace):
 
 
 def handoff_validate(app: Baton, args: argparse.Namespace):
-    return app.validate(args.id, recheck=args.recheck)
+    """A failed validation is followed, on stderr, by the flags that fill the
+    fields it found missing (``record_fields``: the report names the fields)."""
+    result = app.validate(args.id, recheck=args.recheck)
+    note = failed_fields_note(result)
+    return Noted(result, note) if note else result
 
 
 def handoff_ready(app: Baton, args: argparse.Namespace):

@@ -52,6 +52,15 @@ from baton.project import BATON_DIR, ProjectPaths, git_toplevel, resolve_root, r
 from baton.projections.registry import default_projections
 from baton.projections.runner import CatchUp, Progress, ProjectionRunner, ledger_size
 
+Deferral = Callable[[], "str | None"]
+"""Work that must not be lost when a step's catch-up is handed to a process of
+its own, or the ledger lock stays held past its wait (a hook's session end or
+compaction: ``baton.commands.deferred``): kept by calling it, once, before that
+process starts, so the process finds it when it is done. It returns what it
+kept (None: nothing could be). Given to the one step (``Project.reading``,
+``Project.writing``, ``Project.behind``, ``Project.busy``), never set on the
+project."""
+
 
 @attrs.frozen
 class Limits:
@@ -157,7 +166,7 @@ class GatheredBatch:
 
 
 _BATON_PLACES = (".", "config.json", "local.json", "policy.json", "ledger", "handoffs", "batons",
-                 "index.sqlite", "cache", "quarantine", ".gitignore")
+                 "index.sqlite", "cache", "quarantine", ".gitignore", "deferred", "hook-notices.jsonl")
 """What ``.baton/`` holds that Baton reads or writes on every open (relative to it)."""
 
 
@@ -218,11 +227,6 @@ class Project:
         command brings the index up to date without a progress of its own (the
         command line shows a long one on a terminal: a replay after an upgrade
         takes seconds)."""
-        self.deferral: Callable[[], str | None] | None = None
-        """Work that must not be lost when the catch-up is handed on (a
-        session's end: ``baton.commands.deferred``): kept by calling it, once,
-        before that process starts, so the process finds it when it is done.
-        It returns what it kept (None: nothing could be)."""
         self._handed_on: tuple[int, str] | None = None
         """The catch-up this process started (``behind``) and what the one
         before it failed with: a second ``behind`` here (a session start
@@ -438,9 +442,10 @@ class Project:
         self.writer = writer
 
     @contextmanager
-    def writing(self, limits: Limits | None = None) -> Iterator[WriteScope]:
+    def writing(self, limits: Limits | None = None, *, deferral: Deferral | None = None) -> Iterator[WriteScope]:
         """The read–decide–append step, waiting for the lock and folding as
-        ``limits`` say (None: as the project was opened with, ``self.limits``)."""
+        ``limits`` say (None: as the project was opened with, ``self.limits``).
+        ``deferral``: the work to keep should its catch-up be handed on (``behind``)."""
         limits = limits or self._limits
         self.require_writable()
         self.claim_writer(limits)
@@ -456,10 +461,11 @@ class Project:
         except IndexBehind as exc:
             if "background_pid" in exc.details:  # already handed on (a reading inside this write)
                 raise
-            raise self.behind(exc) from None
+            raise self.behind(exc, deferral) from None
 
-    def reading(self, *, progress: Progress | None = None) -> ProjectionRunner:
+    def reading(self, *, progress: Progress | None = None, deferral: Deferral | None = None) -> ProjectionRunner:
         """Bring projections up to date (briefly under the lock) and return them.
+        ``deferral``: the work to keep should the catch-up be handed on (``behind``).
 
         On a read-only ``.baton/`` there is no lock to take and no index to
         update: the projections are replayed into memory from the feeds."""
@@ -500,7 +506,7 @@ class Project:
         except IndexBehind as exc:
             if "background_pid" in exc.details:
                 raise
-            raise self.behind(exc) from None
+            raise self.behind(exc, deferral) from None
         except LedgerBusy:
             if self.read_wait is None:  # pragma: no cover - an unbounded wait never gives up
                 raise
@@ -527,14 +533,15 @@ class Project:
             catch_up, pid = running(self.paths.baton_dir)
             self.on_wait(catch_up=catch_up, pid=pid, lock=self.paths.baton_dir / "ledger.lock")
 
-    def behind(self, exc: IndexBehind) -> IndexBehind:
+    def behind(self, exc: IndexBehind, deferral: Deferral | None = None) -> IndexBehind:
         """``exc`` (a catch-up past ``fold_limit``, nothing folded, the lock let
         go), once the catch-up has been handed to a process of its own
         (``baton.background``): what it says names that process, or the
-        command to run when it could not be started. ``deferral`` is kept
+        command to run when it could not be started. ``deferral`` (given by
+        the caller of this one step, never kept on the project: two callers
+        of one long-lived project cannot keep each other's work) is kept
         first (``details["deferred"]``): kept before the process starts, it
         is there when the process looks once the index is up to date."""
-        deferral, self.deferral = self.deferral, None
         kept = deferral() if deferral is not None else None
         pid, failed = start_catch_up(self.root, self.paths.baton_dir)
         if failed is None and self._handed_on is not None and self._handed_on[0] == pid:
@@ -551,13 +558,12 @@ class Project:
                 if pid is not None else "and no process could be started to bring it up to date")
         return IndexBehind(f"{exc.message}: {then}", details=details)
 
-    def busy(self, exc: LedgerBusy) -> LedgerBusy:
+    def busy(self, exc: LedgerBusy, deferral: Deferral | None = None) -> LedgerBusy:
         """``exc`` (the ledger lock held by another process past ``write_wait``),
         once the work that must not be lost (``deferral``) is kept and a process
         of its own (``baton.background``) started to wait for the lock and run
         it: what it says names that process. Without ``deferral`` (a hook whose
         work is not kept, or a command), ``exc`` as it is."""
-        deferral, self.deferral = self.deferral, None
         kept = deferral() if deferral is not None else None
         if kept is None:
             return exc

@@ -43,7 +43,7 @@ from baton.model import frozen
 from baton.projections.detector import MATERIAL
 
 if TYPE_CHECKING:
-    from baton.commands.context import Project
+    from baton.commands.context import Deferral, Project
 
 @frozen
 class DetectResult:
@@ -152,8 +152,9 @@ class Assessment:
 
 
 def assess(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False, session: str | None = None,
-           harness: str | None = None, source: str = "cli") -> Assessment:
+           harness: str | None = None, source: str = "cli", deferral: "Deferral | None" = None) -> Assessment:
     """Score ``raw`` signals and decide on the detector's state (outside the lock).
+    ``deferral``: a hook's, kept should the catch-up be handed on (``Project.behind``).
 
     Raises:
         InputError (exit 2): malformed signals or detector configuration, or a bad session id.
@@ -168,7 +169,7 @@ def assess(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False,
     evaluation = detector.evaluate(signals, config)
     head = repository_head(project.paths.worktree)
     key = stream_key(session)
-    runner = project.reading()
+    runner = project.reading(deferral=deferral)
     state = runner.get("detector", key)
     material = (runner.get("detector", MATERIAL) or {}).get("at")
     now = now_timestamp(project.clock())

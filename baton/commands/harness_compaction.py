@@ -19,7 +19,7 @@ from baton.domain.short_ids import short_id
 from baton.model import frozen
 
 if TYPE_CHECKING:
-    from baton.commands.context import Project
+    from baton.commands.context import Deferral, Project
 
 HOOK_TRIGGER = "hook"
 
@@ -69,11 +69,13 @@ def _objective_for(runner: Any, session: dict[str, Any] | None, observed: dict[s
 
 
 def prepare_before_compaction(project: "Project", session_id: str | None, *, harness: str | None = None,
-                              trigger: str | None = None) -> CompactionDraftResult:
+                              trigger: str | None = None,
+                              deferral: "Deferral | None" = None) -> CompactionDraftResult:
     """Capture the session's draft before its context is compacted (once per
     session), and tell the detector what the compaction means
     (``detector_inputs``): its ``detector.recommended`` names the draft and
     lands in the same append as the draft (one batch, all or nothing).
+    ``deferral``: a hook's, kept should a catch-up be handed on (``Project.behind``).
 
     Raises:
         InputError: no session id, or a malformed one.
@@ -81,12 +83,13 @@ def prepare_before_compaction(project: "Project", session_id: str | None, *, har
             file the path policy refuses is left out of it, never a refusal).
     """
     sid = required_session_id(session_id)
-    assessed = assess(project, detector_inputs(trigger)["inputs"], session=sid, harness=harness, source="hook")
-    runner = project.reading()
+    assessed = assess(project, detector_inputs(trigger)["inputs"], session=sid, harness=harness, source="hook",
+                      deferral=deferral)
+    runner = project.reading(deferral=deferral)
     kept = _compaction_draft(runner, sid)
     template = None
     if kept is None:
-        prepared = prepare_handoff(project, trigger=HOOK_TRIGGER)  # reads git: outside the lock
+        prepared = prepare_handoff(project, trigger=HOOK_TRIGGER, deferral=deferral)  # reads git: outside the lock
         label = f"{harness or 'the'} session {sid}"
         template = dict(prepared.template)
         template["work"] = {**template["work"], "title": f"Work of {label}, before compaction",
@@ -95,7 +98,7 @@ def prepare_before_compaction(project: "Project", session_id: str | None, *, har
         template["automation"] = {"trigger": HOOK_TRIGGER, **detector_inputs(trigger)}
     elif not assessed.records:
         return CompactionDraftResult(sid, kept, False, trigger)
-    with project.writing() as scope, scope.batch():
+    with project.writing(deferral=deferral) as scope, scope.batch():
         # Looked at again under the lock: two hooks of one session compacting
         # at the same moment leave one draft between them.
         now = _compaction_draft(scope.runner, sid)

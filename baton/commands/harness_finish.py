@@ -29,7 +29,7 @@ from baton.projections.sessions import open_at
 
 if TYPE_CHECKING:
     from baton.commands.baton_claim import CreatedBaton
-    from baton.commands.context import Project
+    from baton.commands.context import Deferral, Project
 
 HandOnInScope = Callable[..., "CreatedBaton"]
 """``baton_hand_on.hand_on_in_scope``: a handoff handed on as a baton, inside a write scope."""
@@ -193,11 +193,12 @@ def _captured_ms(handoff_id: str, created_at: str) -> int:
 
 
 def finish_session(project: "Project", session_id: str | None, *, harness: str | None = None,
-                   reason: str | None = None,
-                   hand_on_in_scope: HandOnInScope | None = None) -> SessionFinishResult | None:
+                   reason: str | None = None, hand_on_in_scope: HandOnInScope | None = None,
+                   deferral: "Deferral | None" = None) -> SessionFinishResult | None:
     """End the session, handing on the ready handoff it wrote as a baton
     (with ``hand_on_in_scope``; without it, None and nothing written when
     there is one: the application then loads the hand-on and calls again).
+    ``deferral``: a hook's, kept should its catch-up be handed on (``Project.behind``).
 
     The least work that makes the baton durable, first and only: one lock
     hold, one append. ``baton.created`` (when a handoff is handed on), the
@@ -210,7 +211,7 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
     sid = required_session_id(session_id)
     notices: list[EndNotice] = []
     here = context_of(project)  # git's identity and branch: read before the lock
-    with project.writing() as scope:
+    with project.writing(deferral=deferral) as scope:
         runner = scope.runner
         session = runner.get("sessions", sid)
         ended_before = isinstance(session, dict) and session.get("status") == "ended"

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import orjson
 
+from baton.domain.wording import closest
 from baton.errors import InputError, NotFound
 from baton.ledger.envelope import Event
 from baton.ledger.tail import TailWant
@@ -102,6 +103,50 @@ def no_type_note(project: "Project", event_type: str | None) -> str | None:
     return f"(no events: no event of this ledger has a type matching {event_type!r}; its types: {', '.join(kinds)})"
 
 
+def _glob(pattern: str) -> bool:
+    return any(ch in pattern for ch in "*?[")
+
+
+def ledger_streams(project: "Project") -> list[str] | None:
+    """The streams the ledger holds, from the index (its ``streams``); None
+    when it cannot say (a project without an index to read)."""
+    reading = getattr(project, "reading", None)
+    if reading is None:
+        return None
+    runner = reading()
+    if "streams" not in runner.by_name:
+        return None
+    return sorted(key for key, _doc in runner.docs("streams"))
+
+
+def unknown_stream(project: "Project", stream: str | None) -> NotFound | None:
+    """A ``stream`` named exactly (not a glob) that no event of the ledger is
+    on (a typo: ``handof/…``): the refusal, naming the closest streams there
+    are (``details["closest"]``); None when there is one, or when the index
+    cannot say."""
+    if stream is None or _glob(stream):
+        return None
+    reading = getattr(project, "reading", None)
+    runner = reading() if reading is not None else None
+    if (runner is None or "streams" not in runner.by_name or runner.pinned_until is not None
+            or runner.get("streams", stream) is not None):
+        return None  # an index pinned in the past (``rebuild --until``) lacks the streams begun since
+    close = closest(stream, (key for key, _doc in runner.docs("streams")))
+    guess = f"; the closest: {', '.join(close)}" if close else ""
+    return NotFound(f"no stream named {stream!r} in this ledger{guess} (`stream` takes a stream as `baton log` "
+                    "shows it, or a glob: `handoff/*`)", details={"stream": stream, "closest": close})
+
+
+def no_stream_note(project: "Project", stream: str | None) -> str | None:
+    """``(no events)`` said with why, when ``stream`` is a glob no stream of the ledger matches."""
+    if stream is None or not _glob(stream):
+        return None
+    streams = ledger_streams(project)  # pinned in the past: a note at worst, never a refusal
+    if streams is None or any(_matches(stream, name) for name in streams):
+        return None
+    return f"(no events: no stream of this ledger matches {stream!r})"
+
+
 def _empty_window(after: Until | None, upto: Until | None) -> bool:
     """Whether ``since`` and ``until`` are both times and no time lies after the one and at or before the other."""
     return (after is not None and upto is not None and after.event_id is None and upto.event_id is None
@@ -113,7 +158,7 @@ def no_events_note(project: "Project", *, event_type: str | None = None, since: 
     """``(no events)`` said with why: no event type of the ledger matches
     ``event_type`` (``no_type_note``), or ``since`` is at or after ``until``;
     None when neither (the filters chose nothing)."""
-    note = no_type_note(project, event_type)
+    note = no_type_note(project, event_type) or no_stream_note(project, _filters.get("stream"))
     if note is None and since is not None and until is not None and _empty_window(
             Until.parse(since, option="since"), Until.parse(until, option="until")):
         note = f"(no events: `since` ({since}) is not before `until` ({until}), so no time is between them)"
@@ -123,7 +168,7 @@ def no_events_note(project: "Project", *, event_type: str | None = None, since: 
 def _matches(pattern: str | None, value: str) -> bool:
     if pattern is None:
         return True
-    if any(ch in pattern for ch in "*?["):
+    if _glob(pattern):
         return fnmatch.fnmatchcase(value, pattern)
     return value == pattern
 
@@ -157,7 +202,7 @@ def log_events(
     for: ``Ledger.holds_event``), not after the whole ledger was.
 
     Raises:
-        NotInitialized, NotFound (unknown event id), InputError (bad time, a limit below 1);
+        NotInitialized, NotFound (unknown event id; a stream, named exactly, no event is on), InputError (bad time, a limit below 1);
         while iterating, LedgerCorrupt (a damaged feed) and, should a feed
         change under the reading, NotFound.
     """
@@ -169,6 +214,8 @@ def log_events(
         if bound is not None and bound.event_id is not None and not project.ledger.holds_event(bound.event_id):
             raise NotFound(f"no event with id {bound.event_id}; `{option}` takes an event's id (the last column "
                            "of `baton log`; a handoff's id is not one) or an RFC 3339 time")
+    if (refused := unknown_stream(project, stream)) is not None:
+        raise refused
     if event_type is not None and (kinds := ledger_types(project)) is not None and not any(
             _matches(event_type, kind) for kind in kinds):
         return iter(())  # no event has such a type: nothing to read

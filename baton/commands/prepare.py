@@ -46,7 +46,7 @@ from baton.model import frozen
 from baton.policy import check_path_inside_root
 
 if TYPE_CHECKING:
-    from baton.commands.context import Project
+    from baton.commands.context import Deferral, Project
 
 TRIGGERS = ("manual", "threshold", "hook")
 
@@ -118,16 +118,17 @@ def prepare_handoff(
     trigger: str = "manual",
     output: str | None = None,
     force: bool = False,
+    deferral: "Deferral | None" = None,
 ) -> PrepareResult:
     """``output``: also write the template (JSON) to this file, which must not
-    exist yet unless ``force``.
+    exist yet unless ``force``. ``deferral``: a hook's (``Project.behind``).
 
     Raises: InputError (unknown trigger; ``output`` exists and no ``force``),
     NotFound / AmbiguousId for --from (exit 4).
     """
     if trigger not in TRIGGERS:
         raise InputError(f"`trigger` must be one of {', '.join(TRIGGERS)}, not {trigger!r}")
-    runner = project.reading()
+    runner = project.reading(deferral=deferral)
     repo = repository_snapshot(project.paths.worktree)
     roles = changed_roles(gitinfo.status_groups(project.paths.worktree)) if repo else {}
     changed = tuple(sorted(roles))

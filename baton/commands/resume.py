@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import orjson
 
 from baton import gitinfo
@@ -50,6 +51,15 @@ class ResumeResult:
     exit_code: int = 0
     latest: dict[str, Any] | None = None
     """How ``latest`` was resolved (``LatestChoice.to_json()``), when it was the token."""
+    bounded: bool = False
+    """The answer an agent reads into its context (MCP ``handoff_resume``): the
+    whole record (``handoff``) only with ``format`` json, since the brief is what
+    ``max_tokens`` bounds and a record can be as large as a capture (1 MiB);
+    ``record_omitted`` says so. ``baton resume --json`` keeps the record."""
+
+    def for_agent(self) -> "ResumeResult":
+        """This result as ``bounded`` (see there)."""
+        return attrs.evolve(self, bounded=True)
 
     @property
     def freshness_state(self) -> str:
@@ -67,7 +77,7 @@ class ResumeResult:
             "conflicts": list(self.conflicts),
             "handoff": self.record,
             "latest": self.latest,
-        }
+        } | ({"handoff": None, "record_omitted": True} if self.bounded and self.format != "json" else {})
 
     def render(self) -> str:
         if self.format == "json":

@@ -92,7 +92,7 @@ def project_status(project: "Project") -> StatusResult:
     policy = load_policy(opened.paths, opened.config)
     runner = opened.reading()
     counts = dict.fromkeys(STATUSES, 0)
-    counts.update(handoffs.count_by_status(runner.db))
+    counts.update(handoffs.handoff_counts(runner.db))
     latest = None
     try:
         handoff = load_handoff(runner, "latest")

@@ -41,7 +41,8 @@ from baton.model import frozen, mutable
 from baton.projections.batons import baton_records
 from baton.sync import decide, publish, transport
 from baton.sync.ledger_ref import DEFAULT_REF, BadRefFeed, UnknownFormat, read_feeds
-from baton.sync.local import ERASURE_PENDING, ReadCount, ledger_lock, unlink
+from baton.sync.local import ERASURE_PENDING, LocalFeeds, ReadCount, ledger_lock, unlink
+from baton.sync.project_check import check_remote_project
 from baton.sync.refusals import RefusedFeed
 from baton.sync.signatures import FeedSignatures
 from baton.sync.signers import render_flagged
@@ -159,7 +160,7 @@ class _Erased:
 
 def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None = None,
                 restore_own_feed: bool = False, progress: "Progress | None" = None,
-                publishing: "Progress | None" = None) -> SyncResult:
+                publishing: "Progress | None" = None, accept_project: str | None = None) -> SyncResult:
     """Share the ledger's feeds with ``remote`` on ``ref`` (default ``refs/baton/ledger``).
 
     ``restore_own_feed``: this clone was restored from a backup; the remote's
@@ -167,11 +168,14 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     ``progress``: told how far the index's catch-up on what was imported went
     (a first sync of a large ledger folds every event of it). ``publishing``:
     told how far packing this clone's feeds onto the ref went (a first sync
-    of a large local ledger reads and packs all of it).
+    of a large local ledger reads and packs all of it). ``accept_project``: a
+    project id the remote's ledger was initialised as, to merge although it is
+    not this project's (``baton.sync.project_check``).
 
     Raises:
         InputError: ``remote`` is empty, or ``ref`` is not a ref name under ``refs/``.
         NoSyncRemote (exit 4): no git repository, or no such remote.
+        RemoteOtherProject (exit 4): the remote's ledger is another project's: nothing imported or pushed.
         RemoteUnreachable (exit 4): the remote cannot be fetched from or pushed to.
         GitLockHeld (exit 4): a lock file in this clone's git repository (a killed sync left it) stops a write.
     """
@@ -181,6 +185,8 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     if not ref.startswith("refs/") or ref.startswith("refs/heads/") or ".." in ref or ref.endswith("/") \
             or any(c in ref for c in " ~^:?*[\\"):
         raise InputError(f"`ref` must be a ref name under refs/ other than a branch, not {ref!r}")
+    if accept_project is not None and not accept_project.strip():
+        raise InputError("`accept_project` must name a project id, not an empty one")
     repo = transport.open_repo(project)
     erased = _Erased()
     try:
@@ -196,7 +202,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         with transport.local_locks():
             result = publish.retrying(lambda attempt: _round(project, repo, client, path, url, remote,
                                                              ref.encode(), count, attempt, erased,
-                                                             restore_own_feed, to), ref, to[2])
+                                                             restore_own_feed, to, accept_project), ref, to[2])
     finally:
         repo.close()
         _scrub_erased(project, erased)
@@ -244,7 +250,7 @@ def _scrub_erased(project: "Project", erased: _Erased) -> None:
 
 def _round(project: "Project", repo, client, path: str, url: str, remote_name: str, ref: bytes,
            count: ReadCount, attempt: int, erased: _Erased, restore_own_feed: bool = False,
-           to: tuple[Any, str, str] | None = None) -> SyncResult:
+           to: tuple[Any, str, str] | None = None, accept_project: str | None = None) -> SyncResult:
     """One round: fetch, decide every feed under the ledger lock, commit, push (``to``: the
     client, path and shown URL pushed to, when not the ones fetched from)."""
     signatures = FeedSignatures.open(project, repo)  # signed feeds: git's signing key, the allowed signers
@@ -270,6 +276,9 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
             base_feeds = read_feeds(repo, local_sha, known=remote_feeds)  # the folders both hold: read once
         except BadRefFeed:
             base_feeds, local_sha = {}, None  # a damaged local ref is rebuilt from the feeds
+        # a remote of another project: refused before anything is imported or pushed
+        check_remote_project(repo, remote_feeds, {*base_feeds, *LocalFeeds(project, ReadCount()).names()},
+                             project.config.project_id, accept_project, url, ref.decode(), count)
         work = Round.start(project, repo, count, base_feeds, remote_feeds, load_state(project, ref.decode()),
                            signatures=signatures, restore_own=restore_own_feed, remote_exists=remote_sha is not None,
                            acked=acked)

@@ -26,6 +26,7 @@ import copy
 import re
 from typing import Any, Iterable, Mapping, Sequence
 
+from baton.domain.handoff import json_type
 from baton.errors import InputError
 from baton.model import frozen
 
@@ -136,7 +137,7 @@ def replace_lists(body: Mapping[str, Any], lists: Mapping[str, Any]) -> tuple[di
         if key not in REPLACEABLE:
             raise InputError(f"{key!r} cannot be replaced as a list (one of {', '.join(REPLACEABLE)})")
         if not isinstance(value, list):
-            raise InputError(f"the new {key} must be a JSON array, not {type(value).__name__}",
+            raise InputError(f"the new {key} must be a JSON array, not {json_type(value)}",
                              details={"section": key})
         out[key] = copy.deepcopy(value)
         edits.append(Edit("replace", key))

@@ -379,25 +379,25 @@ def _build_converter(*, detailed: bool = True) -> Any:
 
 def _structure_str(value: Any, _: Any) -> str:
     if not isinstance(value, str):
-        raise TypeError(f"must be a string, not {_json_type(value)}")
+        raise TypeError(f"must be a string, not {json_type(value)}")
     return value
 
 
 def _structure_bool(value: Any, _: Any) -> bool:
     if not isinstance(value, bool):
-        raise TypeError(f"must be true or false, not {_json_type(value)}")
+        raise TypeError(f"must be true or false, not {json_type(value)}")
     return value
 
 
 def _structure_float(value: Any, _: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"must be a number, not {_json_type(value)}")
+        raise TypeError(f"must be a number, not {json_type(value)}")
     return float(value)
 
 
 def _structure_int(value: Any, _: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"must be an integer, not {_json_type(value)}")
+        raise TypeError(f"must be an integer, not {json_type(value)}")
     return value
 
 
@@ -458,7 +458,7 @@ def _tuple_factory(conv: Any) -> Callable[[Any], Callable[[Any, Any], Any]]:
 
         def structure_tuple(value: Any, _: Any) -> tuple[Any, ...]:
             if not isinstance(value, list):
-                raise TypeError(f"must be an array, not {_json_type(value)}")
+                raise TypeError(f"must be an array, not {json_type(value)}")
             if not value:
                 return ()
             if item_type is str and _ONLY_STR.issuperset(map(type, value)):
@@ -516,7 +516,7 @@ def _is_json_object(t: Any) -> bool:
 
 def _json_object(value: Any, _: Any) -> dict[Any, Any]:
     if not isinstance(value, dict):
-        raise TypeError(f"must be an object, not {_json_type(value)}")
+        raise TypeError(f"must be an object, not {json_type(value)}")
     return dict(value)
 
 
@@ -557,7 +557,7 @@ def _is_model_class(t: Any) -> bool:
 def _structure_with_extra(cls: type, base: Callable[..., Any], known: frozenset[str]) -> Callable[[Any, Any], Any]:
     def structure(value: Any, _: Any) -> Any:
         if not isinstance(value, dict):
-            raise TypeError(f"must be an object, not {_json_type(value)}")
+            raise TypeError(f"must be an object, not {json_type(value)}")
         obj = base(value, cls)
         if value.keys() <= known:
             return obj
@@ -810,7 +810,8 @@ def _unstructure_fresh(fresh: _FreshWriters, cls: type, plan: list[tuple[str, st
     return cast("Callable[[Any], dict[str, Any]]", scope[f"unstructure_{cls.__name__}"])
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
+    """What JSON calls ``value``'s type, as a message says it (``an object``, ``a number``)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -1043,7 +1044,7 @@ def new_draft(payload: Mapping[str, Any], *, id: str, now: str, project: Mapping
             field Baton manages itself (``id``, ``status``, ``project``...).
     """
     if not isinstance(payload, Mapping):
-        raise HandoffInputError([f"(payload): must be an object, not {_json_type(payload)}"])
+        raise HandoffInputError([f"(payload): must be an object, not {json_type(payload)}"])
     problems = [f"{key}: set by Baton, do not supply it" for key in MANAGED_FIELDS if key in payload]
     version = payload.get("schema_version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:

@@ -95,6 +95,8 @@ class HandoffsBase:
         db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_short ON {ROWS_TABLE} (short)")
         db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_owner ON {ROWS_TABLE} (owner, created_at, id)")
         db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_for_briefs ON {ROWS_TABLE} (brief, created_at, id)")
+        # Session batons' records, by status: the few rows ``handoff_counts`` takes off the status counts.
+        db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_batons ON {ROWS_TABLE} (status) WHERE baton = 1")
         _create_search(db)
         _create_counts(db)
 
@@ -302,6 +304,13 @@ def named_by(db: Any, token: str, *, limit: int) -> tuple[int, list[HandoffSumma
     return count, [_summary(row) for row in rows]
 
 
+def begins_a_full_id(db: Any, token: str) -> bool:
+    """Whether some record's full id begins with ``token``, however short (a
+    prefix too short to name a handoff, ``MIN_PREFIX``: for the error's hint)."""
+    clause, args = _prefix_range("id", token.strip().lower())
+    return db.execute(f"SELECT 1 FROM {ROWS_TABLE} WHERE {clause} LIMIT 1", args).fetchone() is not None
+
+
 def brief_ids(db: Any) -> Iterator[str]:
     """Ids of the records a bootstrap brief may draw on (``brief_may_use``, not
     archived), newest first, read lazily: the caller stops when its window is full."""
@@ -324,6 +333,16 @@ def count_by_status(db: Any) -> dict[str, int]:
     """How many records have each status (statuses with none are absent): a
     read of ``COUNTS_TABLE``, a handful of rows whatever the project's size."""
     return dict(db.execute(f"SELECT status, n FROM {COUNTS_TABLE}").fetchall())
+
+
+def handoff_counts(db: Any) -> dict[str, int]:
+    """How many handoffs (not session batons' records: ``handoff list``'s default
+    kind) have each status: the status counts less the batons' records, read
+    through a partial index of those few rows."""
+    counts = count_by_status(db)
+    for status, n in db.execute(f"SELECT status, count(*) FROM {ROWS_TABLE} WHERE baton = 1 GROUP BY status"):
+        counts[status or ""] = max(0, counts.get(status or "", 0) - n)
+    return counts
 
 
 def count_baton_records(db: Any) -> int:

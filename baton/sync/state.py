@@ -7,11 +7,8 @@ feed this clone has seen the remote hold (a remote that went back is reported).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import orjson
 
 from baton.config import read_json, write_json_atomic
 
@@ -81,11 +78,12 @@ def save_state(project: "Project", ref: str, feeds: dict[str, Any],
 
 def sharing(project: "Project") -> dict[str, Any] | None:
     """How much of this clone's own feed a remote holds, for ``baton status``:
-    ``{"writer", "seq", "sharedSeq", "unshared"}`` — the feed's last seq, the
-    most of it any remote was seen to hold (a fetch, or a push it took: a
+    ``{"writer", "seq", "sharedSeq", "unshared"}`` — the feed's last seq the
+    index folded (its checked head: a torn or damaged tail is not counted),
+    the most of it any remote was seen to hold (a fetch, or a push it took: a
     commit whose push failed does not count), and the events between. None
     when this clone never synced (no ``sync-state.json``). Reads the state
-    file and the feed's last line, nothing else."""
+    file and the index's head of the feed, nothing else."""
     raw = _state_file(project.paths.baton_dir / STATE_FILE)
     if not raw:
         return None
@@ -94,34 +92,5 @@ def sharing(project: "Project") -> dict[str, Any] | None:
     held = [feeds.get(writer) for feeds in remotes.values() if isinstance(feeds, dict)] \
         if isinstance(remotes, dict) else []
     shared = max((n for n in held if isinstance(n, int) and not isinstance(n, bool)), default=0)
-    seq = last_seq(project.paths.ledger_dir / f"{writer}.jsonl")
+    seq = project.runner.feed_heads().get(writer, (0, None, 0))[0]
     return {"writer": writer, "seq": seq, "sharedSeq": shared, "unshared": max(0, seq - shared)}
-
-
-def last_seq(feed: Path, chunk: int = 65536) -> int:
-    """The ``seq`` of a feed's last whole line (0: no file, or no readable line),
-    reading back from its end only as far as that line."""
-    try:
-        with open(feed, "rb") as f:
-            end = f.seek(0, os.SEEK_END)
-            tail = b""
-            while end > 0:
-                start = max(0, end - chunk)
-                f.seek(start)
-                tail = f.read(end - start) + tail
-                end = start
-                whole = tail.split(b"\n")[:-1]  # each followed by its newline (a torn tail is not)
-                whole = whole if start == 0 else whole[1:]  # the first may have begun before this chunk
-                if whole:
-                    return _seq_of(whole[-1])
-    except OSError:
-        return 0
-    return 0
-
-
-def _seq_of(line: bytes) -> int:
-    try:
-        seq = orjson.loads(line).get("seq")
-    except (orjson.JSONDecodeError, AttributeError):
-        return 0
-    return seq if isinstance(seq, int) and not isinstance(seq, bool) else 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import shlex
 import stat
 import unicodedata
 import warnings
@@ -142,8 +143,10 @@ def no_remote_message(remote: str, names: list[str]) -> str:
 
 def push_url(repo, remote: str) -> str | None:
     """The remote's ``pushurl`` (``git remote set-url --push``), where git
-    pushes instead of its ``url`` — another repository, another transport, or
-    a placeholder such as ``no_push`` that turns pushing off — or None."""
+    pushes instead of its ``url`` — the same repository by another transport
+    (sync's push compares against what ``url`` served, so a second repository
+    or a lagging mirror looks raced at every attempt: docs/sync.md), or a
+    placeholder such as ``no_push`` that turns pushing off — or None."""
     return _remote_setting(repo, remote, b"pushurl") or None
 
 
@@ -162,14 +165,15 @@ def client(repo, url: str, base: Path, *, push: bool = False):
     command was started in. ``push``: the remote's ``url`` used for pushing,
     which git rewrites with ``url.<base>.pushInsteadOf`` too (never a
     ``pushurl``, as in git)."""
+    config = with_environment(repo.get_config_stack(), url)
     try:
-        transport, path = get_transport_and_path(url, config=with_environment(repo.get_config_stack(), url),
-                                                 operation="push" if push else None, ssh_command=ssh_command())
+        transport, path = get_transport_and_path(url, config=config, operation="push" if push else None,
+                                                 ssh_command=ssh_command(config))
     except (ValueError, OSError) as exc:
         shown = shown_url(url)
         raise RemoteUnreachable(f"cannot reach remote {shown!r}: {transport_text(exc)}",
                                 details={"url": shown}) from None
-    if urlsplit(url).scheme.lower() == "https":
+    if urlsplit(url).scheme.lower() == "https" and _unverified(config, url):
         _quiet_unverified()
     if isinstance(transport, LocalGitClient):
         if urlsplit(url).scheme.lower() == "file":
@@ -179,10 +183,30 @@ def client(repo, url: str, base: Path, *, push: bool = False):
     return transport, path
 
 
+def _unverified(config, url: str) -> bool:
+    """Whether an https request to ``url`` may go unverified: the environment's
+    ``GIT_SSL_NO_VERIFY``, or ``http.sslVerify`` false for every URL or in a
+    section of a URL that this one starts with (``http.<url>.sslVerify``)."""
+    if os.environ.get("GIT_SSL_NO_VERIFY"):
+        return True
+    for backend in getattr(config, "backends", [config]):
+        for section in backend.sections():
+            if section[0] != b"http" or (len(section) > 1 and not url.encode().startswith(section[1])):
+                continue
+            try:
+                value = backend.get(section, b"sslVerify")
+            except KeyError:
+                continue
+            if value.strip().lower() in (b"false", b"no", b"off", b"0"):
+                return True
+    return False
+
+
 def _quiet_unverified() -> None:
     """An https request made unverified was asked for (``GIT_SSL_NO_VERIFY``,
     ``http.sslVerify false``): git says nothing of it at each request, nor
-    does sync (urllib3 warns on stderr at every one)."""
+    does sync (urllib3 warns on stderr at every one). Only then: a verified
+    request's warnings stay as they are."""
     warnings.simplefilter("ignore", InsecureRequestWarning)
 
 
@@ -208,12 +232,23 @@ def with_environment(config, url: str):
     return StackedConfig([overrides, *getattr(config, "backends", [config])])
 
 
-def ssh_command() -> str | None:
-    """The ssh program git would run, from the environment: ``GIT_SSH_COMMAND``,
-    else ``GIT_SSH`` (a deploy key in CI, ``ssh -i ~/.ssh/work_key``), as git
-    reads them before ``core.sshCommand``; None: dulwich reads
-    ``core.sshCommand``, else runs ``ssh``."""
-    return os.environ.get("GIT_SSH_COMMAND") or os.environ.get("GIT_SSH") or None
+def ssh_command(config) -> str | None:
+    """The ssh program git would run, in git's order (``get_ssh_command`` in
+    git's connect.c): ``GIT_SSH_COMMAND`` (a deploy key in CI, ``ssh -i
+    ~/.ssh/work_key``: split into words as a shell would, no ``$VAR``
+    expanded), else ``core.sshCommand`` (None: dulwich reads it from
+    ``config``), else ``GIT_SSH`` (a program's path, never split: a space in
+    it is part of the path), else None: ``ssh``."""
+    command = os.environ.get("GIT_SSH_COMMAND")
+    if command:
+        return command
+    try:
+        if config.get((b"core",), b"sshCommand"):
+            return None
+    except KeyError:
+        pass
+    program = os.environ.get("GIT_SSH")
+    return shlex.quote(program) if program else None
 
 
 def relative_base(project: "Project") -> Path:

@@ -346,6 +346,10 @@ class StatusRequestHandler(http.server.BaseHTTPRequestHandler):
         if not path.startswith(API_PATH + "/"):
             self._error(404, "not_found", "no such page")
             return
+        if any(len(self.headers.get_all(name) or []) > 1 for name in ("Origin", TOKEN_HEADER)):
+            # A browser sends one Origin; which of two would count is a guess, so neither does.
+            self._error(400, "bad_request", f"more than one Origin or {TOKEN_HEADER} header")
+            return
         origin = self.headers.get("Origin")
         token = self.headers.get(TOKEN_HEADER)
         if origin is not None:

@@ -232,8 +232,57 @@ def _wrapped_rules() -> KeywordPrefilter:
     """The default text rules but this one, indexed by keyword (built on first use)."""
     if not _WRAPPED_RULES:
         _WRAPPED_RULES.append(KeywordPrefilter(
-            [r for r in DEFAULT_RULES if r.name != "base64-wrapped-secret" and not isinstance(r, PathRule)]))
+            [r for r in DEFAULT_RULES
+             if r.name not in ("base64-wrapped-secret", "line-wrapped-secret") and not isinstance(r, PathRule)]))
     return _WRAPPED_RULES[0]
+
+
+_WRAP_BREAK = r"\r?\n[ \t]*"
+
+
+def _wrapped_line_secret(run: str) -> bool:
+    """``run`` (a word that ends a line and the word that starts the next: a terminal or an
+    editor wrapped a long token) joined back is a secret by the rule of a token prefix on the
+    first line, and that secret crosses the break: a secret on one line alone was redacted by
+    its own rule already."""
+    pieces = compiled(_WRAP_BREAK).split(run)
+    if len(pieces) != 2:
+        return False
+    cut = len(pieces[0])
+    joined = pieces[0] + pieces[1]
+    head = (pieces[0] + pieces[1][:24]).lower()
+    by_prefix = _line_wrapped_rules()
+    for keyword in _LINE_WRAPPED_KEYWORDS:
+        if keyword in head:
+            for rule in by_prefix[keyword]:
+                if any(start < cut < end for start, end in rule.spans(joined, _DefaultThresholds())):
+                    return True
+    return False
+
+
+_LINE_WRAPPED_RULES: list[dict[str, tuple[PatternRule, ...]]] = []
+
+
+def _line_wrapped_rules() -> dict[str, tuple[PatternRule, ...]]:
+    """For each prefix of ``_LINE_WRAPPED_KEYWORDS``, the default rules whose keywords name it
+    (``ghp_``: ``github-token``; ``eyj``: ``jwt``…), built on first use."""
+    if not _LINE_WRAPPED_RULES:
+        rules = [r for r in DEFAULT_RULES if isinstance(r, PatternRule) and r.name not in _NOT_LINE_WRAPPED]
+        _LINE_WRAPPED_RULES.append({
+            keyword: tuple(r for r in rules if any(len(k) >= 2 and (k in keyword or keyword in k) for k in r.keywords))
+            for keyword in _LINE_WRAPPED_KEYWORDS})
+    return _LINE_WRAPPED_RULES[0]
+
+
+_NOT_LINE_WRAPPED = frozenset({"private-key", "private-key-base64", "openssh-private-key-body", "pgpass-password",
+                               "line-wrapped-secret", "base64-wrapped-secret", "jwt-base64"})
+"""Rules whose secrets span lines by nature, matched whole by their own patterns."""
+
+_LINE_WRAPPED_KEYWORDS = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "akia", "asia", "aiza",
+                          "xox", "sk_live_", "rk_live_", "sk-proj-", "sk-ant-", "sk-svcacct-", "npm_", "pypi-",
+                          "hf_", "sg.", "dop_v1_", "shpat_", "eyj")
+"""The prefixes whose wrapped tokens are looked for (lower case, as the prefilter reads them)."""
+_LINE_WRAPPED_PREFIXES = "|".join(re.escape(k) for k in _LINE_WRAPPED_KEYWORDS)
 
 
 def _pattern(name: str, reason: str, regex: str, flags: int = 0, *, keywords: tuple[str, ...] = (),
@@ -257,6 +306,16 @@ _PROVIDER_RULES: tuple[PatternRule, ...] = tuple(
 )
 
 DEFAULT_RULES: tuple[Rule, ...] = (
+    # First: a token a line break cut must be redacted whole, before a rule that takes
+    # any length (Slack, OpenAI, Anthropic) redacts its first line and leaves the rest.
+    _pattern("line-wrapped-secret", "a token broken across lines",
+             # Tried at each word that starts with a token prefix and ends a line (a lookahead:
+             # matches may overlap), over one break.
+             # Not when the next line is a name being assigned (``password = …``): a token of
+             # any length (GitHub's, Slack's) would take the name in, and the assignment be lost.
+             r"(?<![A-Za-z0-9_\-.])(?=(?P<secret>(?i:" + _LINE_WRAPPED_PREFIXES + r")"
+             r"[A-Za-z0-9_\-.]*\r?\n[ \t]*[A-Za-z0-9_\-.]+)(?![A-Za-z0-9_\-.]|[ \t]*[=:]))",
+             keywords=_LINE_WRAPPED_KEYWORDS, confirm=_wrapped_line_secret, examples_allowed=False),
     _pattern("private-key", "private key block (PEM, OpenSSH, PGP, PuTTY)",
              r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?"
              r"(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)"

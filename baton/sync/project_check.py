@@ -1,0 +1,102 @@
+"""Is the remote's ledger this project's? (docs/sync.md "A remote of another project").
+
+A remote of another Baton project (a wrong URL, a template's ``.git/config``)
+would merge two ledgers on both sides for good. Before anything is imported
+or pushed, a remote whose ledger ref shares no feed with this clone (its
+files or its own ledger ref) is asked which projects its feeds were
+initialised as: the ``project.initialized`` events in the first segment of
+each of its feeds (``baton init`` writes it as a new writer's first event).
+When they name projects and none is this project's id (``.baton/config.json``)
+nor the one the sync was told to accept, the sync is refused.
+
+Cost: a remote that holds any feed this clone holds (every sync after the
+first) is not read at all; otherwise one segment per remote feed, which an
+accepted first sync imports anyway.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable
+
+import orjson
+
+from baton.errors import RemoteOtherProject
+from baton.events.names import PROJECT, PROJECT_INITIALIZED
+from baton.sync.ledger_ref import BadRefFeed, RefFeed, feed_bytes
+
+if TYPE_CHECKING:
+    from dulwich.repo import Repo
+
+    from baton.sync.local import ReadCount
+
+_MARKER = b'"' + PROJECT_INITIALIZED.encode() + b'"'
+
+
+def initialised_as(lines: bytes) -> list[str]:
+    """The project ids the ``project.initialized`` events among ``lines`` (feed bytes) record."""
+    out: list[str] = []
+    for line in lines.split(b"\n"):
+        if _MARKER not in line:
+            continue
+        try:
+            raw = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue  # a torn or damaged line: the import's verification names it
+        if not isinstance(raw, dict) or raw.get("type") != PROJECT_INITIALIZED or raw.get("stream") != PROJECT:
+            continue
+        data = raw.get("data")
+        project_id = data.get("project_id") if isinstance(data, dict) else None
+        if isinstance(project_id, str):
+            out.append(project_id)
+    return out
+
+
+def remote_projects(repo: "Repo", feeds: dict[str, RefFeed], wanted: set[str],
+                    count: "ReadCount | None" = None) -> tuple[bool, dict[str, list[str]]]:
+    """Whether a remote feed's first segment records a ``project.initialized`` of one of the
+    ``wanted`` ids (feeds are read until one does), and feed → the ids each feed read records
+    (feeds naming none left out). ``count``: the sync's reads, one segment per feed read."""
+    out: dict[str, list[str]] = {}
+    for name, feed in sorted(feeds.items()):
+        if feed.problem is not None or not feed.segments:
+            continue
+        try:
+            first = next(iter(feed_bytes(repo, feed)), None)
+        except BadRefFeed:
+            continue  # refused as that feed's problem by the round
+        if count is not None:
+            count.segments += 1
+        ids = initialised_as(first[1]) if first is not None else []
+        if wanted.intersection(ids):
+            return True, out
+        if ids:
+            out[name] = ids
+    return False, out
+
+
+def check_remote_project(repo: "Repo", remote_feeds: dict[str, RefFeed], held: Iterable[str], project_id: str,
+                         accept: str | None, url: str, ref: str, count: "ReadCount | None" = None) -> None:
+    """Refuse a remote whose ledger is another project's (nothing imported, nothing pushed).
+
+    ``held``: the feeds this clone holds (files, its ledger ref): a remote holding one of
+    them shares this ledger already. ``accept``: a project id the person chose to merge.
+
+    Raises:
+        RemoteOtherProject (exit 4): the remote's feeds name projects, none of them this one.
+    """
+    if not remote_feeds or not set(remote_feeds).isdisjoint(held):
+        return
+    wanted = {project_id} if accept is None else {project_id, accept}
+    found_ours, named = remote_projects(repo, remote_feeds, wanted, count)
+    ids = sorted({i for found in named.values() for i in found})
+    if found_ours or not ids:
+        return
+    shown = ", ".join(repr(i) for i in ids)
+    raise RemoteOtherProject(
+        f"the remote {url} holds the ledger of another Baton project ({ref}: initialised as project {shown}; "
+        f"this project is {project_id!r}, .baton/config.json): nothing was imported or pushed. Check the "
+        f"remote's URL (`git remote -v`). If that ledger is this project's (two clones ran `baton init` "
+        f"apart before one config was committed: docs/sync.md), sync once given `accept_project` "
+        f"{ids[0]!r} to merge the two for good",
+        details={"url": url, "ref": ref, "project_id": project_id, "remote_project_ids": ids,
+                 "feeds": {feed: found for feed, found in named.items()}})

@@ -1,0 +1,161 @@
+"""``baton sync`` refuses a remote whose ledger is another Baton project's (docs/sync.md
+"A remote of another project"): nothing imported, nothing pushed, both ids named — over a
+path, a ``file://`` URL and smart HTTP — and the two-clones-ran-init-apart repair still works."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from dulwich import porcelain
+
+from tests.app_support import init_project
+from tests.cli_support import run, run_json
+from tests.sync_support import REF, make_team, refs_of, set_remote
+
+
+def _project_id(project: Path) -> str:
+    return json.loads((project / ".baton" / "config.json").read_text())["project_id"]
+
+
+def _checkpoint(capsys, project: Path, title: str) -> None:
+    run_json(capsys, project, "checkpoint", "create", "--title", title, "--objective", "o", "--no-input")
+
+
+def _feeds(project: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in (project / ".baton" / "ledger").glob("*.jsonl")}
+
+
+def _other_project(tmp_path: Path, name: str = "other") -> Path:
+    other = tmp_path / name
+    other.mkdir()
+    porcelain.init(str(other)).close()
+    init_project(other)
+    return other
+
+
+@contextmanager
+def _url(kind: str, remote: Path) -> Iterator[str]:
+    if kind == "path":
+        yield str(remote)
+    elif kind == "file":
+        yield remote.as_uri()
+    else:
+        from tests.http_git_support import serve
+
+        with serve(remote.parent, "alice", "s3cret-pass") as base:
+            yield f"{base.replace('http://', 'http://alice:s3cret-pass@')}/{remote.name}"
+
+
+@pytest.mark.parametrize("kind", ["path", "file", "http"])
+def test_a_remote_holding_another_projects_ledger_is_refused_before_anything_is_imported_or_pushed(
+        capsys, tmp_path, kind):
+    remote, a, _b = make_team(tmp_path)
+    _checkpoint(capsys, a, "the team's work")
+    assert run_json(capsys, a, "sync")["pushed"]
+    other = _other_project(tmp_path)
+    _checkpoint(capsys, other, "another project's work")
+    before_remote, before_feeds = refs_of(remote)[REF], _feeds(other)
+    with _url(kind, remote) as url:
+        set_remote(other, url)
+        code, out, err = run(capsys, other, "sync", "--json")
+    error = json.loads(out)["error"]
+    assert code == 4 and error["code"] == "remote_other_project", out + err
+    assert error["details"]["project_id"] == _project_id(other)
+    assert error["details"]["remote_project_ids"] == [_project_id(a)]
+    assert "s3cret-pass" not in out + err and "Traceback" not in err
+    assert refs_of(remote)[REF] == before_remote  # nothing pushed
+    assert _feeds(other) == before_feeds  # nothing imported
+    assert REF not in refs_of(other)  # the local ledger ref did not move either
+
+
+def test_the_refusal_in_text_names_both_projects_the_remote_and_the_way_to_merge_on_purpose(capsys, tmp_path):
+    remote, a, _b = make_team(tmp_path)
+    run_json(capsys, a, "sync")
+    other = _other_project(tmp_path)
+    set_remote(other, str(remote))
+    code, _out, err = run(capsys, other, "sync")
+    assert code == 4
+    assert _project_id(a) in err and _project_id(other) in err and str(remote) in err
+    assert "--accept-project" in err and "git remote -v" in err
+
+
+def test_a_project_syncing_with_a_remote_that_holds_another_projects_ledger_never_carries_it_back(
+        capsys, tmp_path):
+    # the other way round: this project's remote was pushed to by the other project first
+    remote, a, _b = make_team(tmp_path)
+    other = _other_project(tmp_path)
+    _checkpoint(capsys, other, "another project's work")
+    set_remote(other, str(remote))
+    assert run_json(capsys, other, "sync")["pushed"]  # an empty remote: nothing to check
+    before = _feeds(a)
+    code, out, _err = run(capsys, a, "sync", "--json")
+    assert code == 4 and json.loads(out)["error"]["details"]["remote_project_ids"] == [_project_id(other)]
+    assert _feeds(a) == before
+
+
+def test_accept_project_merges_a_remote_initialised_as_the_named_project_and_later_syncs_need_nothing(
+        capsys, tmp_path):
+    remote, a, _b = make_team(tmp_path)
+    run_json(capsys, a, "sync")
+    other = _other_project(tmp_path)
+    set_remote(other, str(remote))
+    code, out, _err = run(capsys, other, "sync", "--accept-project", "not-that-one", "--json")
+    assert code == 4 and json.loads(out)["error"]["code"] == "remote_other_project"  # the id must be the remote's
+    result = run_json(capsys, other, "sync", "--accept-project", _project_id(a))
+    assert result["imported"] and result["pushed"]
+    assert run_json(capsys, other, "sync")["refused"] == []  # the remote now shares this ledger
+    assert run_json(capsys, a, "sync")["imported"]
+
+
+def test_an_empty_accept_project_is_an_input_error(capsys, tmp_path):
+    _remote, a, _b = make_team(tmp_path)
+    code, out, _err = run(capsys, a, "sync", "--accept-project", " ", "--json")
+    assert code == 2 and json.loads(out)["error"]["code"] == "input_error"
+
+
+def test_a_teammates_clone_syncs_with_the_teams_remote_as_before(capsys, tmp_path):
+    remote, a, b = make_team(tmp_path)
+    _checkpoint(capsys, a, "a's work")
+    run_json(capsys, a, "sync")
+    result = run_json(capsys, b, "sync")  # b shares nothing with the remote yet: checked, and it is this project
+    assert result["imported"] and result["pushed"]
+
+
+def _apart(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """(remote, kept, repaired): two clones that ran `baton init` apart; the first's config is
+    committed and pushed, the second deletes its own and pulls it (docs/sync.md "Setting up a team")."""
+    remote, kept, _b = make_team(tmp_path)
+    repaired = _other_project(tmp_path, "repaired")
+    (repaired / ".baton" / "config.json").unlink()
+    shutil.copy(kept / ".baton" / "config.json", repaired / ".baton" / "config.json")
+    set_remote(repaired, str(remote))
+    return remote, kept, repaired
+
+
+def test_two_clones_that_ran_init_apart_share_one_ledger_once_one_config_is_committed(capsys, tmp_path):
+    remote, kept, repaired = _apart(tmp_path)
+    _checkpoint(capsys, kept, "kept's work")
+    run_json(capsys, kept, "sync")
+    result = run_json(capsys, repaired, "sync")  # its config is the kept one's: the remote is this project
+    assert result["imported"] and result["pushed"]
+    assert run_json(capsys, kept, "sync")["imported"]  # shares a feed with the remote: not asked again
+    for clone in (kept, repaired):
+        assert run(capsys, clone, "verify")[0] == 0
+
+
+def test_when_the_repaired_clone_synced_first_the_kept_one_merges_with_accept_project(capsys, tmp_path):
+    remote, kept, repaired = _apart(tmp_path)
+    run_json(capsys, repaired, "sync")  # an empty remote: published, naming only its old id
+    code, out, _err = run(capsys, kept, "sync", "--json")
+    details = json.loads(out)["error"]["details"]
+    assert code == 4 and details["project_id"] == _project_id(kept)
+    [named] = details["remote_project_ids"]
+    assert named != _project_id(kept)
+    assert run_json(capsys, kept, "sync", "--accept-project", named)["imported"]
+    assert run_json(capsys, kept, "sync")["refused"] == []
+    assert run(capsys, kept, "verify")[0] == 0
