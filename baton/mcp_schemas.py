@@ -116,10 +116,10 @@ def _obj(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str
     return out
 
 
-ID = _text("handoff id: full id, 8-character short id, a unique prefix, or 'latest' (the newest ready handoff of "
-           "the current branch)")
-DRAFT_ID = _text("handoff id: full id, 8-character short id, or a unique prefix ('latest' names a ready handoff, "
-                 "never one to validate or promote)")
+_ID_FORMS = ("handoff id: full id, 8-character short id (the full id's end), or a unique prefix of either (of "
+             "the full id at least 8 characters, of the short id at least 4)")
+ID = _text(f"{_ID_FORMS}, or 'latest' (the newest ready handoff of the current branch)")
+DRAFT_ID = _text(f"{_ID_FORMS} ('latest' names a ready handoff, never one to validate or promote)")
 SESSION_ID = _text("your session's id, as the session-start brief names it (\"This is … session `ID`\")", max_length=SESSION_ID_MAX)
 OWNER = _text("owner (default: git user.email, user.name, OS user, 'local')")
 BRANCH = _text("branch (default: the current git branch, else 'unknown')")
@@ -183,8 +183,10 @@ def _handoff_resume() -> dict[str, Any]:
                        "description": "token budget for the brief (default 1200)"},
         "mark_resumed": {"type": "boolean", "description": "record that this session resumed the handoff "
                                                            "(the only write this tool makes)"},
-        "session_id": SESSION_ID,
-        "harness": HARNESS,
+        "session_id": _described(SESSION_ID, "only with mark_resumed true (refused without it): the session "
+                                             "that resumes, as the session-start brief names it"),
+        "harness": _described(HARNESS, "only with mark_resumed true (refused without it): the harness "
+                                       "resuming (codex, claude-code, cursor, gemini-cli, generic...)"),
         "any_branch": {"type": "boolean", "description": "with id 'latest': the project's newest ready "
                                                          "handoff, not this branch's"},
     })
@@ -324,7 +326,7 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
     "baton_status": _result({"root": _S, "config": _O, "handoffs": _O, "latest": _OPT_O, "pending_batons": _I,
                              "detector": _O}, "root", "config", "handoffs", "latest", "pending_batons"),
     "handoff_capture": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "redactions": _A,
-                                "hints": _A, "handoff": _O}, "id", "short_id", "status", "handoff"),
+                                "hints": _A, "handoff": _OPT_O, "record_omitted": _B}, "id", "short_id", "status", "handoff"),
     "handoff_validate": _result({"id": _S, "status": _S, "flags": _A, "report": _O}, "id", "status", "report"),
     "handoff_ready": _result({"id": _S, "status": _S, "file": _S, "validation": _OPT_S}, "id", "status"),
     "handoff_resume": _result({"id": _S, "status": _S, "freshness_state": _S, "freshness": _O, "quality": _O,
@@ -332,10 +334,10 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
                                "latest": _OPT_O},
                               "id", "freshness_state", "brief"),
     "handoff_list": _result({"count": _I, "more": _B, "total": _I, "filters": _O, "handoffs": _A}, "count", "handoffs"),
-    "handoff_fork": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "lineage": _O, "handoff": _O},
-                            "id", "short_id", "status", "handoff"),
-    "handoff_merge": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "lineage": _O, "handoff": _O,
-                             "resolved_conflicts": _A}, "id", "status", "handoff", "resolved_conflicts"),
+    "handoff_fork": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "lineage": _O, "handoff": _OPT_O,
+                             "record_omitted": _B}, "id", "short_id", "status", "handoff"),
+    "handoff_merge": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "lineage": _O, "handoff": _OPT_O,
+                             "record_omitted": _B, "resolved_conflicts": _A}, "id", "status", "handoff", "resolved_conflicts"),
     "handoff_detect": _result({"pressure": {"type": "number"}, "readiness": {"type": ["number", "null"]},
                               "action": _S, "suppressed": _OPT_S, "recorded": _B, "draft": _OPT_S,
                               "inputs": _O, "unavailable": _A, "reasons": _A, "missing": _A, "options": _A},

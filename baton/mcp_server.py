@@ -339,11 +339,29 @@ class ProjectCalls:
         encoded nor screened again."""
 
     def app(self) -> Baton:
+        if self.opened and self.config_identity(self.opened[0]) != self.opened_config:
+            # ``.baton/`` made again under the running server (removed, then ``baton init``): another
+            # project id, writer and ledger. Open it afresh rather than answer with the old one's.
+            self.opened.pop().close()
         if not self.opened:
             # Reads never wait: the index answers.
             baton = Baton.open(self.root, limits=Limits(write_wait=lock_wait(), read_wait=0.0))
             self.opened.append(baton)
+            self.opened_config = self.config_identity(baton)
         return self.opened[0]
+
+    opened_config: tuple[int, int] | None = None
+    """The device and inode of the ``config.json`` the open project was read from."""
+
+    @staticmethod
+    def config_identity(baton: Baton) -> tuple[int, int] | None:
+        """The device and inode of the project's ``config.json`` now (None: gone). ``baton init``
+        writes it once, atomically: another inode is another project, an edit of the file a new one."""
+        try:
+            found = os.stat(baton.project.paths.config)
+        except OSError:
+            return None
+        return (found.st_dev, found.st_ino)
 
     def output_policy(self) -> Any:
         try:
@@ -429,7 +447,8 @@ class BatonTools:
         refused, before anything is written; malformed input is an input_error (exit 2) listing
         every problem. Pass session_id: your session's id, which the brief at session start names
         ("This is … session `ID`"); the ready handoff of a session is handed on to the next session
-        when it ends. Next: handoff_validate."""
+        when it ends. The record is echoed as handoff unless it is over 32 KiB as JSON (then null, and
+        record_omitted true). Next: handoff_validate."""
         sections = {"work": work, "summary": summary, "decisions": decisions, "artifacts": artifacts,
                     "evidence": evidence, "failed_attempts": failed_attempts, "open_items": open_items,
                     "risks": risks}
@@ -437,7 +456,7 @@ class BatonTools:
         origin = {"harness": harness, "model": model}
 
         return self.run(lambda baton: baton.capture(payload, trigger=trigger, parent=parent, origin=origin,
-                                                    session=session_id))
+                                                    session=session_id).for_agent())
 
     def handoff_validate(self, id: DraftId) -> CallToolResult:
         """Run every check (schema, policy, artifacts, repository, evidence, actionability, lineage,
@@ -498,7 +517,7 @@ class BatonTools:
         """Create a DRAFT child of a handoff with lineage relation fork (the parent is never modified).
         It starts from the parent's work, summary, open items, failed attempts and risks; the parent's
         decisions are inherited as context. Next: handoff_validate."""
-        return self.run(lambda baton: baton.fork(id, label=label, session=session_id))
+        return self.run(lambda baton: baton.fork(id, label=label, session=session_id).for_agent())
 
     def handoff_merge(
         self,
@@ -511,7 +530,8 @@ class BatonTools:
         merge_unresolved (exit 3, nothing written, the conflict candidates in details) until resolution
         holds an explicit decision; records the conflicts it resolves and the parents' evidence. Parents
         are never modified."""
-        return self.run(lambda baton: baton.merge(list(ids), title=title, resolution=resolution, session=session_id))
+        return self.run(lambda baton: baton.merge(list(ids), title=title, resolution=resolution,
+                                                  session=session_id).for_agent())
 
     def handoff_detect(
         self,

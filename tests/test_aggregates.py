@@ -55,6 +55,32 @@ def test_a_newer_baton_supersedes_the_pending_one_of_the_same_key():
     assert folded.state.previous[0]["status"] == SUPERSEDED
 
 
+def test_a_newer_baton_that_saw_the_pending_one_supersedes_it_seen():
+    state = given(batons.CreateBaton(baton(FIRST)))
+    (event,) = batons.decide(state, batons.CreateBaton(baton(SECOND)))
+    folded = batons.fold(state, recorded(event, version=2))
+    assert folded.state.current.replaced_unseen == () and "unseen" not in folded.state.previous[0]
+
+
+def test_a_baton_decided_apart_that_replaces_a_pending_one_it_never_saw_names_it_unseen():
+    # decided on a replica where the key was empty; folded after another replica's pending baton
+    (apart,) = batons.decide(batons.BatonKey(KEY), batons.CreateBaton(baton(SECOND), session="bob-s"))
+    state = given(batons.CreateBaton(baton(FIRST), session="alice-s"))
+    folded = batons.fold(state, recorded(apart, version=1))
+    assert folded.superseded == FIRST and folded.state.current.id == SECOND
+    [unseen] = folded.state.current.replaced_unseen
+    assert (unseen["id"], unseen["sessionId"], unseen["owner"]) == (FIRST, "alice-s", "alice@example.com")
+    assert folded.state.previous[0]["unseen"] is True and folded.state.previous[0]["status"] == SUPERSEDED
+    assert BatonRecord.from_json(folded.state.current.to_json()) == folded.state.current  # read back alike
+
+
+def test_a_claimed_baton_replaced_apart_is_not_unseen():
+    state = given(batons.CreateBaton(baton(FIRST)), batons.ClaimBaton(FIRST, "s2", "2026-09-02T15:00:00.000000Z"))
+    (apart,) = batons.decide(batons.BatonKey(KEY), batons.CreateBaton(baton(SECOND)))
+    folded = batons.fold(state, recorded(apart, version=1))
+    assert folded.state.current.replaced_unseen == ()
+
+
 def test_a_claim_names_the_session_and_the_version_moves():
     state = given(batons.CreateBaton(baton()), batons.ClaimBaton(FIRST, "s2", "2026-09-02T15:00:00.000000Z"))
     assert state.current.status == CLAIMED and state.current.claimed_by_session == "s2"

@@ -128,8 +128,12 @@ def test_status_names_who_wrote_each_latest_handoff_in_text_and_json(repo, capsy
     [row] = json.loads(capsys.readouterr().out)["latestHandoffs"]
     assert row["owner"] == "ann@example.com" and row["mine"] is True and row["writer"]
     assert main(["status", "--project", str(repo)]) == 0
-    out = capsys.readouterr().out
-    assert "BY" in out and "ann@example.com (you)" in out
+    line = next(line for line in capsys.readouterr().out.splitlines() if "Ann's work" in line)
+    assert line.split()[-3:] == ["you", "Ann's", "work"]
+    _git(repo, "config", "user.email", "bob@example.com")
+    assert main(["status", "--project", str(repo)]) == 0
+    line = next(line for line in capsys.readouterr().out.splitlines() if "Ann's work" in line)
+    assert line.split()[-3:] == ["ann@example.com", "Ann's", "work"]
 
 
 def test_a_pending_baton_says_who_left_it(repo):

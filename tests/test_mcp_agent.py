@@ -102,3 +102,118 @@ async def test_handoff_resume_with_format_json_answers_the_record_as_baton_resum
     assert len(resumed["handoff"]["evidence"]) == len(BIG_EVIDENCE)
     assert resumed == baton_json(project, "resume", handoff_id, "--format", "json")
     assert baton_json(project, "resume", handoff_id)["handoff"]["id"] == handoff_id  # the CLI keeps it
+
+
+async def test_handoff_capture_echoes_a_small_record_whole(project):
+    from tests.handoff_support import payload
+
+    async with Client(build_server(project)) as client:
+        captured = (await client.call_tool("handoff_capture", payload())).structured_content
+    assert captured["handoff"]["id"] == captured["id"] and "record_omitted" not in captured
+
+
+async def test_handoff_capture_does_not_echo_a_record_too_large_for_an_agents_context(project):
+    from tests.handoff_support import payload
+
+    async with Client(build_server(project)) as client:
+        captured = await client.call_tool("handoff_capture", payload(evidence=BIG_EVIDENCE))
+        forked = await client.call_tool("handoff_fork", {"id": captured.structured_content["id"]})
+    out = captured.structured_content
+    assert not captured.is_error and out["status"] == "draft" and out["lineage"]["relation"] == "root"
+    assert out["handoff"] is None and out["record_omitted"] is True
+    assert len(captured.content[0].text) < 4_000
+    assert not forked.is_error, forked.content  # a fork answers through the same bound
+
+
+async def test_handoff_merge_does_not_echo_a_merged_record_too_large_for_an_agents_context(project):
+    async with Client(build_server(project)) as client:
+        parents = [await _ready_big(client), await _ready_big(client)]
+        merged = await client.call_tool("handoff_merge", {"ids": parents, "resolution": {"decision": "keep both"}})
+    assert not merged.is_error, merged.content
+    out = merged.structured_content
+    assert out["lineage"]["relation"] == "merge" and out["handoff"] is None and out["record_omitted"] is True
+
+
+def test_baton_checkpoint_create_json_always_echoes_the_record(project):
+    import json
+
+    from tests.handoff_support import baton_json, payload
+
+    body = payload(evidence=BIG_EVIDENCE)
+    out = baton_json(project, "checkpoint", "create", "--no-input", "--input", "-", input=json.dumps(body))
+    assert len(out["handoff"]["evidence"]) == len(BIG_EVIDENCE) and "record_omitted" not in out
+
+
+async def test_a_full_id_prefix_too_short_to_name_a_handoff_is_not_found_with_how_long_one_must_be(project):
+    from tests.handoff_support import payload
+
+    async with Client(build_server(project)) as client:
+        captured = (await client.call_tool("handoff_capture", payload())).structured_content
+        too_short = await client.call_tool("handoff_validate", {"id": captured["id"][:6]})
+        long_enough = await client.call_tool("handoff_validate", {"id": captured["id"][:13]})
+        unrelated = await client.call_tool("handoff_validate", {"id": "zzzzzz"})
+    error = too_short.structured_content["error"]
+    assert error["code"] == "not_found" and "full id needs at least 8 characters" in error["message"]
+    assert not long_enough.is_error, long_enough.content
+    assert unrelated.structured_content["error"]["message"] == "no handoff matches 'zzzzzz'"
+
+
+async def test_handoff_resume_says_in_its_schema_that_session_id_and_harness_need_mark_resumed(project):
+    async with Client(build_server(project)) as client:
+        (tool,) = [t for t in (await client.list_tools()).tools if t.name == "handoff_resume"]
+        for name, value in (("session_id", "s-1"), ("harness", "codex")):
+            assert "only with mark_resumed" in tool.input_schema["properties"][name]["description"]
+            refused = await client.call_tool("handoff_resume", {name: value})
+            assert refused.structured_content["error"]["code"] == "input_error"
+            assert "mark_resumed" in refused.structured_content["error"]["message"]
+
+
+async def test_two_servers_on_one_project_see_each_others_captures_and_deliver_a_baton_once(project):
+    import os
+    import sys
+
+    import anyio
+    from mcp import StdioServerParameters
+
+    from tests.handoff_support import payload
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "baton", "mcp", "--project", str(project)],
+                                   env=dict(os.environ), cwd=str(project))
+    async with Client(params) as first, Client(params) as second:
+        ended = await first.call_tool("baton_session", {"action": "session_end", "session_id": "s-0",
+                                                        "handoff": {"nextSteps": ["write the test"]}})
+        assert not ended.is_error, ended.content
+        claims: dict[str, dict] = {}
+
+        async def claim(client: Client, name: str) -> None:
+            claims[name] = (await client.call_tool("bootstrap", {"session_id": name})).structured_content
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(claim, first, "s-1")
+            group.start_soon(claim, second, "s-2")
+        captured = (await first.call_tool("handoff_capture", payload())).structured_content
+        seen = (await second.call_tool("handoff_list", {})).structured_content
+    assert sorted(c["claimed"] for c in claims.values()) == [False, True]
+    assert [h["id"] for h in seen["handoffs"]] == [captured["id"]]
+
+
+async def test_a_running_server_answers_for_a_baton_folder_made_again_under_it(project):
+    import json
+    import shutil
+
+    from tests.app_support import init_project
+    from tests.handoff_support import payload
+
+    async with Client(build_server(project)) as client:
+        await client.call_tool("handoff_capture", payload())
+        shutil.rmtree(project / ".baton")
+        gone = await client.call_tool("baton_status", {})
+        init_project(project)
+        status = (await client.call_tool("baton_status", {})).structured_content
+        await client.call_tool("handoff_capture", payload())
+    assert gone.structured_content["error"]["code"] == "not_initialized"
+    config = json.loads((project / ".baton" / "config.json").read_text())
+    assert status["config"]["project_id"] == config["project_id"]
+    assert status["handoffs"]["total"] == 0
+    assert status["config"]["writer"] == json.loads((project / ".baton" / "local.json").read_text())["writer"]
+    assert len(list((project / ".baton" / "ledger").glob("*.jsonl"))) == 1  # the new writer's feed only

@@ -21,7 +21,7 @@ from baton.commands.identity import SessionContext, context_of
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
 from baton.domain.baton_payload import as_payload
-from baton.domain.batons import PENDING, BatonRecord, active_for_context, lost_claim_reason
+from baton.domain.batons import PENDING, SUPERSEDED_UNSEEN, BatonRecord, active_for_context, lost_claim_reason
 from baton.domain.short_ids import id_matches
 from baton.errors import Conflict, InputError, NotFound
 from baton.model import frozen
@@ -81,12 +81,17 @@ class PendingBatonsResult:
     conflicts: list[dict[str, Any]] = attrs.field(factory=list)
     """Claims that lost to an earlier claim of the same baton on another
     replica (``baton sync``), newest first."""
+    unseen: list[dict[str, Any]] = attrs.field(factory=list)
+    """Batons superseded unseen (``domain.batons.superseded_unseen``) by a baton still pending:
+    each its summary, ``status`` ``superseded-unseen`` and ``supersededBy``."""
     exit_code: int = 0
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"items": [r.to_json() for r in self.records], "total": len(self.records)}
         if self.conflicts:  # the spec's shape is {items, total}; conflicts only arise with sync
             out["conflicts"] = list(self.conflicts)
+        if self.unseen:  # as conflicts: only batons left on replicas apart
+            out["supersededUnseen"] = list(self.unseen)
         return out
 
     def render(self) -> str:
@@ -96,8 +101,16 @@ class PendingBatonsResult:
             lines.append(f"{r.id}  {r.created_at}  {scope}  — {r.next_steps[0]}")
         if self.records:
             lines.append(f"{len(self.records)} pending")
+        lines.extend(render_unseen(self.unseen))
         lines.extend(render_claim_conflicts(self.conflicts))
         return "\n".join(lines)
+
+
+def render_unseen(unseen: list[dict[str, Any]]) -> list[str]:
+    """One line per baton superseded unseen (``session handoff --all``, ``status``)."""
+    return [f"SUPERSEDED-UNSEEN baton {u.get('id')}  {u.get('createdAt')}  {u.get('owner')} on {u.get('branch')}: "
+            f"replaced by baton {u.get('supersededBy')}, left apart without seeing it; read it with "
+            f"`baton resume {u.get('id')}` (or `baton handoff show {u.get('id')}`)" for u in unseen]
 
 
 def render_claim_conflicts(conflicts: list[dict[str, Any]]) -> list[str]:
@@ -115,11 +128,13 @@ def render_claim_conflicts(conflicts: list[dict[str, Any]]) -> list[str]:
 
 def list_pending_batons(project: "Project") -> PendingBatonsResult:
     """Every pending (unclaimed, not superseded, cancelled or dismissed) baton,
-    newest first, and every claim that lost to another replica's."""
+    newest first, every claim that lost to another replica's, and every baton a
+    pending one superseded unseen (left apart on another replica)."""
     docs = list(project.reading().docs("batons"))
-    records = [record for record, _version in baton_records(docs) if record.pending]
-    return PendingBatonsResult(sorted(records, key=lambda r: (r.created_at, r.id), reverse=True),
-                               claim_conflicts(docs))
+    records = sorted((record for record, _version in baton_records(docs) if record.pending),
+                     key=lambda r: (r.created_at, r.id), reverse=True)
+    unseen = [{**u, "status": SUPERSEDED_UNSEEN, "supersededBy": r.id} for r in records for u in r.replaced_unseen]
+    return PendingBatonsResult(records, claim_conflicts(docs), unseen)
 
 
 @frozen

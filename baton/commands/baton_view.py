@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from baton.commands.batons import peek_eligible, pending_batons
 from baton.commands.identity import SessionContext, context_of
-from baton.domain.batons import BatonRecord, render_baton_markdown
+from baton.domain.batons import BatonRecord, render_baton_markdown, unseen_lines
 from baton.model import frozen
 
 if TYPE_CHECKING:
@@ -34,7 +34,8 @@ class ActiveBatonResult:
     def markdown(self) -> str | None:
         if self.record is None:
             return None
-        return render_baton_markdown(self.record, freshness=self.freshness, carried=self.carried)
+        return render_baton_markdown(self.record, freshness=self.freshness, carried=self.carried,
+                                     unseen=unseen_lines(self.record))
 
     def to_json(self) -> dict[str, Any]:
         return {

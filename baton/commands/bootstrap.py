@@ -49,6 +49,7 @@ from baton.domain.batons import (
     passed_validation,
     render_baton_markdown,
     render_latest_markdown,
+    unseen_lines,
     visible_handoffs,
 )
 from baton.domain.limits import MIN_MAX_BYTES
@@ -56,7 +57,7 @@ from baton.errors import BatonError, InputError, LedgerBusy
 from baton.ledger.ids import uuid7
 from baton.model import evolve, frozen
 from baton.projections import handoffs
-from baton.projections.batons import baton_creators, baton_records, baton_scopes, claim_conflicts
+from baton.projections.batons import baton_creators, baton_records, baton_scopes, claim_conflicts, unseen_sources
 from baton.projections.handoffs import LATEST_WINDOW, RESUMABLE
 
 if TYPE_CHECKING:
@@ -461,9 +462,12 @@ class Start:
         fresh = _safely("the handoff's freshness", notices, lambda: freshness_of(opened, runner, waiting.record),
                         None)
         carried = _safely("the handed-on handoff", notices, lambda: carried_of(runner, waiting.record), ())
+        unseen = _safely("the batons it replaced unseen", notices,
+                         lambda: unseen_lines(waiting.record, *unseen_sources(runner, waiting.record)), ()) \
+            if waiting.record.replaced_unseen else ()
 
         def fitted(lines: tuple[str, ...]) -> tuple[str, AssembledBrief]:
-            text = render_baton_markdown(waiting.record, freshness=fresh, carried=lines)
+            text = render_baton_markdown(waiting.record, freshness=fresh, carried=lines, unseen=unseen)
             if self.flags["session_id_generated"] and self.session_id is not None:  # (generated: it is set)
                 text += "\n" + claimed_by_line(self.session_id) + "\n"
             return text, assemble_brief(handoff_markdown=text, objective=self.objective_text,

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, cast
 
 import attrs
+import orjson
 
 from baton.commands.handoff_facts import (
     CONTENT_HASH_SKIPPED,
@@ -47,6 +48,7 @@ from baton.domain.batons import SCOPE_FIELD
 from baton.domain.field_hints import unknown_field_hints
 from baton.domain.handoff import handoff_file_name, new_draft
 from baton.domain.identifiers import handoff_identifiers
+from baton.domain.limits import AGENT_RECORD_BYTES
 from baton.domain.paths import lexical_problem, normalize_project_path
 from baton.domain.readiness import transcript_field_paths
 from baton.domain.redaction import rule_label
@@ -82,6 +84,20 @@ class CaptureResult:
     """What ``handoff amend`` closed, dropped or replaced (``{op, target, section?}``)."""
     hints: tuple[str, ...] = ()
     """Keys of the input one typo away from a schema field (``domain.field_hints``)."""
+    bounded: bool = False
+    """The answer an agent reads into its context (MCP ``handoff_capture``, ``handoff_fork``,
+    ``handoff_merge``): a record over ``AGENT_RECORD_BYTES`` as JSON is not echoed
+    (``handoff`` null, ``record_omitted`` true); ``--json`` always echoes it."""
+
+    def for_agent(self) -> "CaptureResult":
+        """This result as ``bounded`` (see there)."""
+        return attrs.evolve(self, bounded=True)
+
+    def record_answer(self) -> dict[str, Any]:
+        """``{"handoff": record}``, or, bounded and too large, ``{"handoff": None, "record_omitted": True}``."""
+        if self.bounded and len(orjson.dumps(self.record, default=str)) > AGENT_RECORD_BYTES:
+            return {"handoff": None, "record_omitted": True}
+        return {"handoff": self.record}
 
     @property
     def short_id(self) -> str:
@@ -99,7 +115,7 @@ class CaptureResult:
             "events": [e.id for e in self.events],
             "edits": list(self.edits),
             "hints": list(self.hints),
-            "handoff": self.record,
+            **self.record_answer(),
         }
 
     def render(self) -> str:

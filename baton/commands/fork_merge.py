@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+import attrs
+
 from baton.commands.capture import CaptureResult, capture_in_scope
 from baton.commands.ids import load_handoff
 from baton.commands.lineage_conflicts import current_conflicts
@@ -66,6 +68,10 @@ class MergeResult:
     @property
     def handoff_id(self) -> str:
         return self.capture.handoff_id
+
+    def for_agent(self) -> "MergeResult":
+        """This result with its capture ``bounded`` (``CaptureResult.bounded``)."""
+        return attrs.evolve(self, capture=self.capture.for_agent())
 
     def to_json(self) -> dict[str, Any]:
         return {**self.capture.to_json(), "resolved_conflicts": list(self.conflicts)}

@@ -20,7 +20,7 @@ from baton import gitinfo
 from baton.commands.handoff_facts import worktree_label
 from baton.commands.latest import LATEST, NONE_READY, RESUMABLE, resolve_latest
 from baton.domain.handoff import stored_handoff
-from baton.domain.short_ids import MIN_SHORT_PREFIX, short_id
+from baton.domain.short_ids import MIN_PREFIX, MIN_SHORT_PREFIX, short_id
 from baton.errors import AmbiguousId, InputError, NotFound
 from baton.model import frozen
 from baton.projections import handoffs
@@ -83,6 +83,9 @@ def resolve_handoff_id(runner: Any, token: str, *, here: tuple[str | None, str |
         if len(token) < MIN_SHORT_PREFIX:
             hint = (f" (a prefix of the short id needs at least {MIN_SHORT_PREFIX} characters; "
                     "the handoff list shows them)")
+        elif len(token) < MIN_PREFIX and handoffs.begins_a_full_id(runner.db, token):
+            hint = (f" (a prefix of the full id needs at least {MIN_PREFIX} characters, a prefix of the "
+                    f"8-character short id, which ends the full id, {MIN_SHORT_PREFIX}: the handoff list shows both)")
         raise NotFound(f"no handoff matches {token!r}{hint}", details={"token": token})
     listed = "\n".join("  " + _candidate(m).line() for m in matches)
     more = f"\n  ... and {count - _MAX_LISTED} more" if count > _MAX_LISTED else ""

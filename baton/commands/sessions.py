@@ -32,6 +32,7 @@ from baton.domain.batons import (
     objective_stream,
     render_baton_markdown,
     session_stream,
+    unseen_lines,
 )
 from baton.ledger.ids import uuid7
 from baton.model import frozen
@@ -63,7 +64,8 @@ class SessionBeginResult:
     def markdown(self) -> str | None:
         if self.record is None:
             return None
-        return render_baton_markdown(self.record, freshness=self.freshness, carried=self.carried)
+        return render_baton_markdown(self.record, freshness=self.freshness, carried=self.carried,
+                                     unseen=unseen_lines(self.record))
 
     def to_json(self) -> dict[str, Any]:
         return {

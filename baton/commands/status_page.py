@@ -25,7 +25,7 @@ import re
 import socket
 from typing import TYPE_CHECKING, Any, cast
 
-from baton.commands.baton_cases import dismiss_baton, list_pending_batons, render_claim_conflicts
+from baton.commands.baton_cases import dismiss_baton, list_pending_batons, render_claim_conflicts, render_unseen
 from baton.commands.handoff_facts import live_freshness
 from baton.commands.listing import list_handoffs, reader_owner
 from baton.domain import lineage
@@ -138,6 +138,7 @@ class StatusOverview:
                 rows.append((b["shortId"], b["createdAt"], scope, _by(b.get("writtenBy"), b.get("writer"), b.get("mine")),
                              _clip(first, 40) + more))
             lines.extend(_table(rows))
+        lines.extend(render_unseen(p.get("supersededUnseen") or []))
         lines.extend(render_claim_conflicts(p.get("claimConflicts") or []))
         for s in p.get("signers") or []:  # signed feeds (docs/sync.md)
             lines.append(f"Signer of feed {s['feed']}: " + (f"{s['signer']} ({s['key']})" if s["status"] == "good"
@@ -164,8 +165,10 @@ class StatusOverview:
 
 
 def _by(owner: str | None, writer: str | None, mine: bool | None) -> str:
-    """Who wrote a record, as the text table shows it: ``(you)`` marks the reader's own."""
-    return _clip(author_label(owner, writer), 30) + (" (you)" if mine else "")
+    """Who wrote a record, as the text table shows it: ``you`` for the reader's
+    own (the table stays narrow: a baton's FOR column already names an owner),
+    else its owner (or writer id), clipped like the owners of FOR."""
+    return "you" if mine else _clip(author_label(owner, writer), 24)
 
 
 def _render_sharing(sync: dict[str, Any] | None) -> list[str]:
@@ -303,6 +306,8 @@ def status_overview(
                 by_id[ident]["conflicts"].append(c)
     if listed.conflicts:  # only with sync: the spec's shape otherwise
         payload["claimConflicts"] = list(listed.conflicts)
+    if listed.unseen:  # likewise: batons superseded before anyone on their key saw them
+        payload["supersededUnseen"] = list(listed.unseen)
     signers = feed_signers(opened, [])  # signed feeds, as the last sync checked them: only when in play
     if signers:
         payload["signers"] = [_camel_keys(s.to_json()) for s in signers]

@@ -39,6 +39,8 @@ SUPERSEDED = "superseded"
 CANCELLED = "cancelled"
 DISMISSED = "dismissed"
 STATUSES = (PENDING, CLAIMED, SUPERSEDED, CANCELLED, DISMISSED)
+SUPERSEDED_UNSEEN = "superseded-unseen"
+"""How a listing shows a baton superseded before anyone on its key saw it (``superseded_unseen``)."""
 
 # -- the command line's list flags ---------------------------------------------
 
@@ -179,6 +181,9 @@ class BatonRecord:
     superseded_by: str | None = None
     ended_at: str | None = None
     """When it was cancelled or dismissed."""
+    replaced_unseen: tuple[dict[str, Any], ...] = ()
+    """The pending batons of this key this one superseded although whoever left it never saw them
+    (left on another replica while this one was apart: ``baton sync``), each ``unseen_summary``."""
 
     @property
     def claimed(self) -> bool:
@@ -209,6 +214,7 @@ class BatonRecord:
             "claimedBySession": self.claimed_by_session,
             "supersededBy": self.superseded_by,
             "endedAt": self.ended_at,
+            **({"replacedUnseen": [dict(u) for u in self.replaced_unseen]} if self.replaced_unseen else {}),
         }
 
     @classmethod
@@ -237,7 +243,27 @@ class BatonRecord:
             claimed_by_session=_opt_str(raw.get("claimedBySession")),
             superseded_by=_opt_str(raw.get("supersededBy")),
             ended_at=_opt_str(raw.get("endedAt")),
+            replaced_unseen=tuple(dict(u) for u in raw.get("replacedUnseen") or () if isinstance(u, Mapping)
+                                  and isinstance(u.get("id"), str)) if isinstance(raw.get("replacedUnseen"), list)
+            else (),
         )
+
+
+UNSEEN_FIELDS = ("id", "owner", "branch", "shared", "createdAt", "sessionId", "harness")
+
+
+def unseen_summary(record: BatonRecord) -> dict[str, Any]:
+    """What a baton superseded unseen is remembered by (``BatonRecord.replaced_unseen``)."""
+    raw = record.to_json()
+    return {k: raw.get(k) for k in UNSEEN_FIELDS}
+
+
+def superseded_unseen(supersedes: Any, current: BatonRecord | None) -> bool:
+    """Whether a new baton replaces the key's pending ``current`` baton without its writer having
+    seen it: the ``baton.created`` names the pending baton it supersedes as its writer read the key
+    (``supersedes``), and two replicas apart each leave a baton on one key (``baton sync``) — the
+    newer, in project order, names another one, or none."""
+    return current is not None and current.pending and supersedes != current.id
 
 
 # -- eligibility -----------------------------------------------------------------
@@ -276,15 +302,34 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def unseen_lines(record: BatonRecord, left_by: Mapping[str, str] | None = None,
+                 objectives: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The lines a baton's section names each baton it superseded unseen with: its id, who left it
+    (``left_by``: baton id → a writer or owner; else its session), its objective (``objectives``:
+    baton id → the objective of the handoff it carries) and how to read it."""
+    out = []
+    for u in record.replaced_unseen:
+        ident = str(u.get("id"))
+        who = (left_by or {}).get(ident) or (f"session `{u['sessionId']}`" if u.get("sessionId") else "another session")
+        objective = (objectives or {}).get(ident)
+        about = f", objective: {_clipped(objective)}" if objective else ""
+        out.append(f"> ⚠️ This baton replaced baton `{ident}`, left by {who} at {u.get('createdAt') or 'an unknown time'} "
+                   f"for `{u.get('owner')}` on `{u.get('branch')}`{about}, which was never seen here (left on another "
+                   f"clone while this one was apart). Read it with `baton resume {ident}` (or `baton handoff show "
+                   f"{ident}`).")
+    return tuple(out)
+
+
 def render_baton_markdown(record: BatonRecord, *, freshness: str | None = None,
-                          carried: Sequence[str] = ()) -> str:
+                          carried: Sequence[str] = (), unseen: Sequence[str] = ()) -> str:
     """The section a session receives at the top of its brief.
 
     ``freshness`` is one line (see ``freshness_line``) shown right under who
     left the baton; ``carried`` are the lines of ``carried_handoff_lines``
     (the objective and state of a rich handoff handed on as this baton),
-    shown under it. Both are part of the section, so the brief reserves them
-    with the handoff and never trims them.
+    shown under it. ``unseen``: the lines of ``unseen_lines`` (the batons this one superseded
+    that whoever left it never saw), shown first. All are part of the section, so the brief
+    reserves them with the handoff and never trims them.
     """
     by = f"session `{record.session_id}`" if record.session_id else "a previous session"
     if record.harness:
@@ -300,6 +345,8 @@ def render_baton_markdown(record: BatonRecord, *, freshness: str | None = None,
         f"Left by {by} at {when}, {scope} (baton `{record.id}`).",
         "",
     ]
+    if unseen:
+        lines += [*unseen, ""]
     if freshness and freshness.strip():
         lines += [_one_line(freshness), ""]
     if carried:
@@ -322,6 +369,13 @@ CARRIED_TEXT_MAX = 400
 def _clipped(text: str) -> str:
     one = _one_line(text)
     return one if len(one) <= CARRIED_TEXT_MAX else one[:CARRIED_TEXT_MAX - 1].rstrip() + "…"
+
+
+def handoff_objective(record: Any) -> str | None:
+    """The objective of a handoff record (the index's document), or None."""
+    work = record.get("work") if isinstance(record, Mapping) else None
+    objective = work.get("objective") if isinstance(work, Mapping) else None
+    return objective if isinstance(objective, str) and objective.strip() else None
 
 
 def carried_handoff_lines(record: Mapping[str, Any] | None) -> tuple[str, ...]:

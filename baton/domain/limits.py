@@ -22,6 +22,10 @@ SESSION_ID_MAX = 200
 OBJECTIVE_MAX = 2000
 BRANCH_LABEL_MAX = 100
 """A fork's label names a branch of the work (``fork --label``), not its story."""
+AGENT_RECORD_BYTES = 32 * 1024
+"""The largest record (as JSON) an answer meant for an agent's context echoes
+whole (MCP ``handoff_capture``, ``handoff_fork``, ``handoff_merge``): about 8k
+tokens. A larger one is left out (``record_omitted``), its id and lineage kept."""
 MIN_MAX_TOKENS = 500
 """Below this even the never-dropped core (banner, objective, state, Do not retry, next action) may not fit."""
 MAX_MAX_TOKENS = 1_000_000

@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from baton.canonical import pretty_bytes
-from baton.domain.batons import CLAIMED, PENDING, BatonRecord, baton_file
+from baton.domain.batons import CLAIMED, PENDING, BatonRecord, baton_file, handoff_objective
 from baton.events.names import BATON, BATON_CANCELLED, BATON_CLAIMED, BATON_CREATED, BATON_DISMISSED, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import ANY_ORDER, STREAM_ORDER, Doc
@@ -46,13 +46,15 @@ class BatonsBase:
     index, and the local telemetry of each key (``baton metrics``)."""
 
     name = "batons"
-    version = 6
+    version = 7
     order = STREAM_ORDER
     """4: a claim that lost to an earlier one (replicas apart, ``baton sync``) is kept as a conflict.
     5: a key's ``version`` is the highest its stream reached, as the ledger's (an event
     imported by sync can sort after a higher version written apart).
     6: each ``recent`` record names the writer of its event (``baton_creators``: a baton this
-    clone left for another owner is told of at its next session start)."""
+    clone left for another owner is told of at its next session start).
+    7: a baton that supersedes a pending one its writer never saw (left on another replica
+    while it was apart) names it (``replacedUnseen``), and its ``previous`` summary says ``unseen``."""
     folds_runs = True
     """A batch's events of one key fold in turn, the document built once (``Batons.apply_all``)."""
 
@@ -81,6 +83,22 @@ def baton_creators(docs: Iterable[tuple[str, Doc]]) -> dict[str, str]:
     return {r["handoffId"]: r["writer"] for _key, doc in docs if isinstance(doc, dict)
             for r in doc.get("recent") or () if isinstance(r, dict) and r.get("operation") == OPERATIONS[BATON_CREATED]
             and isinstance(r.get("handoffId"), str) and isinstance(r.get("writer"), str)}
+
+
+def unseen_sources(runner, record: BatonRecord) -> tuple[dict[str, str], dict[str, str]]:
+    """For each baton ``record`` superseded unseen: who left it (the writer that created it, from the
+    key's ``recent`` records) and the objective of the handoff it carries (the handoff index)."""
+    doc = runner.get("batons", record.key)
+    creators = baton_creators([(record.key, doc)]) if isinstance(doc, dict) else {}
+    left_by, objectives = {}, {}
+    for u in record.replaced_unseen:
+        ident = str(u.get("id"))
+        if ident in creators:
+            left_by[ident] = f"writer `{creators[ident]}`" + (f" (session `{u['sessionId']}`)" if u.get("sessionId") else "")
+        objective = handoff_objective(runner.get("handoffs", ident)) if "handoffs" in runner.by_name else None
+        if objective:
+            objectives[ident] = objective
+    return left_by, objectives
 
 
 def baton_records(docs: Iterable[tuple[str, Doc]]) -> list[tuple[BatonRecord, int]]:

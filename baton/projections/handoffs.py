@@ -304,6 +304,13 @@ def named_by(db: Any, token: str, *, limit: int) -> tuple[int, list[HandoffSumma
     return count, [_summary(row) for row in rows]
 
 
+def begins_a_full_id(db: Any, token: str) -> bool:
+    """Whether some record's full id begins with ``token``, however short (a
+    prefix too short to name a handoff, ``MIN_PREFIX``: for the error's hint)."""
+    clause, args = _prefix_range("id", token.strip().lower())
+    return db.execute(f"SELECT 1 FROM {ROWS_TABLE} WHERE {clause} LIMIT 1", args).fetchone() is not None
+
+
 def brief_ids(db: Any) -> Iterator[str]:
     """Ids of the records a bootstrap brief may draw on (``brief_may_use``, not
     archived), newest first, read lazily: the caller stops when its window is full."""

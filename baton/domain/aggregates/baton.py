@@ -9,6 +9,8 @@ the same baton can never succeed.
        │ ──cancel──▶ cancelled      (this owner and branch; never a shared one)
        │ ──dismiss─▶ dismissed      (any pending baton, by id)
        └─ a newer baton of the key ─▶ superseded
+                                       (unseen, when its writer never read the pending one:
+                                        two replicas apart; the newer baton names it)
 
 Superseding retires the *baton* only: the handoff it points at keeps its own
 status (a ready handoff handed on with ``--from`` stays ready).
@@ -21,7 +23,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from baton.domain.batons import CANCELLED, CLAIMED, DISMISSED, PENDING, SUPERSEDED, BatonRecord
+from baton.domain.batons import (
+    CANCELLED,
+    CLAIMED,
+    DISMISSED,
+    PENDING,
+    SUPERSEDED,
+    BatonRecord,
+    superseded_unseen,
+    unseen_summary,
+)
 from baton.errors import BatonAlreadyClaimed, BatonNotPending, BatonSuperseded, InputError
 from baton.events.base import DomainEvent, decode, derived
 from baton.events.baton import BatonCancelled, BatonClaimed, BatonCreated, BatonDismissed
@@ -206,11 +217,15 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
         superseded = None
         if current is not None:
             old = current
+            unseen = superseded_unseen(event.supersedes, current)
             if old.pending:
                 old = replace_fields(old, status=SUPERSEDED, superseded_by=record.id)
                 superseded = old.id
+            if unseen:  # left apart on another replica: the new baton names it (docs/batons.md)
+                record = replace_fields(record, replaced_unseen=(unseen_summary(current),))
             summary = old.to_json()
-            previous = ({k: summary.get(k) for k in _SUMMARY_FIELDS},) + previous
+            previous = ({**{k: summary.get(k) for k in _SUMMARY_FIELDS}, **({"unseen": True} if unseen else {})},) \
+                + previous
         return Folded(replace_fields(moved, current=record, previous=previous[:PREVIOUS_KEPT]), True, superseded)
     pending = current is not None and current.pending and isinstance(event, (BatonClaimed, BatonCancelled,
                                                                               BatonDismissed)) \
