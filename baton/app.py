@@ -453,8 +453,10 @@ class Baton:
 
     # -- a harness's session lifecycle (``baton hook``) ---------------------------------
     def start_harness_session(self, session_id: str | None, *, harness: str | None = None,
-                              source: str | None = None, max_bytes: int = 8192) -> SessionStartResult:
+                              source: str | None = None, max_bytes: int = 8192, also: str = "") -> SessionStartResult:
         """A harness started (or resumed) a session: its brief, delivered once per session.
+        ``also``: the adapter's other way to pass the session id, which it gives
+        ``SessionStartResult.context_for``: the brief leaves room for it in ``max_bytes``.
 
         A hook kept while the index was too far behind or the ledger locked
         (a session's end) and still waiting — its catch-up failed or gave up,
@@ -473,7 +475,7 @@ class Baton:
         # The start's own wait, given to its writing steps: the project's stays as it was opened.
         limits = attrs.evolve(self.project.limits, write_wait=0) if busy is not None else None
         starting = harness_start.start_session(self.project, session_id, harness=harness, source=source,
-                                               max_bytes=max_bytes, limits=limits)
+                                               max_bytes=max_bytes, limits=limits, also=also)
         if starting.done is not None:
             started = starting.done
         else:

@@ -96,3 +96,11 @@ def test_a_subcommand_of_another_command_names_that_command(baton_cli, project):
     done = baton_cli("checkpoint", "list", cwd=project)
     assert done.returncode == 2
     assert "(did you mean `baton handoff list`?)" in done.stderr
+
+
+def test_a_mistyped_subcommand_given_its_options_names_the_closest_subcommand(baton_cli, project):
+    # --port is `baton status serve`'s: the mistyped "serv" before it is what went wrong
+    done = baton_cli("status", "serv", "--port", "8080", cwd=project)
+    assert done.returncode == 2
+    assert "(did you mean 'serve'?)" in done.stderr
+    assert "is an option of" not in done.stderr

@@ -182,3 +182,21 @@ def test_a_rebuilt_index_names_the_same_writers(repo):
     with Baton.open(repo) as app:
         app.rebuild()
     assert _listed(repo) == before
+
+
+def test_the_status_text_marks_a_pending_baton_the_reader_left_and_names_who_left_a_shared_one(repo, capsys):
+    from baton.cli import main
+
+    with Baton.open(repo) as app:
+        app.end_session("s1", {"nextSteps": ["private step"]})
+        app.end_session("s2", {"nextSteps": ["shared step"]}, shared=True)
+    assert main(["status", "--project", str(repo)]) == 0
+    out = capsys.readouterr().out
+    assert "ann@example.com on main (you)" in next(line for line in out.splitlines() if "private step" in line)
+    assert "shared (you)" in next(line for line in out.splitlines() if "shared step" in line)
+    _git(repo, "config", "user.email", "bob@example.com")
+    assert main(["status", "--project", str(repo)]) == 0
+    out = capsys.readouterr().out
+    assert "shared, by ann@example.com" in next(line for line in out.splitlines() if "shared step" in line)
+    private = next(line for line in out.splitlines() if "private step" in line)
+    assert "ann@example.com on main" in private and "(you)" not in private

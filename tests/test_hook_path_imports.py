@@ -350,3 +350,31 @@ def test_a_steady_session_start_hook_loads_no_module_and_defines_no_class_beyond
     assert {"baton.commands.harness_start", "baton.events.session"} <= modules  # it started the session
     assert modules - STEADY_START_MODULES == set() and classes - STEADY_START_CLASSES == set(), \
         (sorted(modules), sorted(classes))
+
+
+def _attrs_generated(method) -> bool:
+    code = getattr(method, "__code__", None)
+    return code is not None and code.co_filename.startswith("<attrs generated")
+
+
+@pytest.mark.parametrize("command", [
+    ("bootstrap", "--json", "--session-id", "s2"),
+    ("session", "end", "s3"),
+], ids=" ".join)
+def test_every_class_a_hook_path_command_defines_uses_the_shared_methods(warm, command):
+    """attrs writes and compiles ``__eq__``, ``__hash__`` and ``__repr__`` for
+    each class it defines; the hook path's classes use ``baton.model``'s
+    decorators, which share one of each instead (``baton.model``)."""
+    import importlib
+
+    import attrs
+
+    loaded = _loaded(warm, *command)
+    generated = []
+    for name in sorted(m for m in loaded if m == "baton" or m.startswith("baton.")):
+        module = importlib.import_module(name)
+        for cls in vars(module).values():
+            if isinstance(cls, type) and cls.__module__ == name and attrs.has(cls):
+                generated += [f"{name}.{cls.__qualname__}.{m}" for m in ("__eq__", "__hash__", "__repr__")
+                              if _attrs_generated(cls.__dict__.get(m))]
+    assert generated == []

@@ -19,8 +19,13 @@ def usage_error_message(parser: argparse.ArgumentParser, message: str, *, json_r
     command's own arguments) that took a missing positional; the JSON error object is printed
     when ``--json`` was asked for."""
     message = screen_text(message, RedactionPolicy())
-    misplaced = misplaced_option(parser, words)
-    hint = None if misplaced else did_you_mean(parser, message)
+    # A mistyped subcommand is the first thing wrong: its options are in ``words`` too
+    # (``baton status serv --port 8080``), so the closest subcommand comes before them.
+    choice = message.startswith("argument ") and "invalid choice: " in message
+    hint = did_you_mean(parser, message) if choice else None
+    misplaced = None if hint else misplaced_option(parser, words)
+    if not (choice or misplaced):
+        hint = did_you_mean(parser, message)
     if misplaced:
         message = f"{message} ({misplaced})"
     elif hint:

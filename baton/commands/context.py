@@ -46,7 +46,7 @@ from baton.ledger.clock import WallClock, system_clock
 from baton.ledger.envelope import Event, EventDraft
 from baton.ledger.protocol import LedgerTxn
 from baton.ledger.store import Ledger
-from baton.model import mutable
+from baton.model import frozen, mutable
 from baton.policy import check_path_inside_root, load_policy
 from baton.project import BATON_DIR, ProjectPaths, git_toplevel, resolve_root, resolve_worktree
 from baton.projections.registry import default_projections
@@ -62,7 +62,7 @@ kept (None: nothing could be). Given to the one step (``Project.reading``,
 project."""
 
 
-@attrs.frozen
+@frozen
 class Limits:
     """How long a process waits for the ledger lock, and how much of the ledger
     a catch-up may fold: given when the project is opened (``Project.open``),

@@ -96,7 +96,8 @@ class SessionStartResult:
     def context_for(self, *, complete_with: str = "", also: str = "") -> str | None:
         """``context`` in an adapter's words: ``complete_with``, its way to complete the
         draft after a compaction (``notice``); ``also``, its other way to pass the session
-        id, put after the MCP tools in the session line (at most ``ALSO_ROOM`` bytes)."""
+        id, put after the MCP tools in the session line: the one the start was given
+        (``start_session``), whose brief left room for it."""
         if self.delivered is not None:
             return self.delivered.brief.text.rstrip("\n") + "\n\n" + session_line(self.session_id, self.harness,
                                                                                   also)
@@ -123,11 +124,6 @@ class SessionStartResult:
 
     def render(self) -> str:
         return (self.context or "").rstrip("\n")
-
-
-ALSO_ROOM = 160
-"""Bytes of the brief's budget kept for an adapter's other way to pass the session id
-(``SessionStartResult.context_for``'s ``also``: the hooks name the command line's)."""
 
 
 def session_line(session_id: str, harness: str | None, also: str = "") -> str:
@@ -168,12 +164,15 @@ class Starting:
 
 def start_session(project: "Project", session_id: str | None, *, harness: str | None = None,
                   source: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
-                  limits: Limits | None = None) -> Starting:
+                  limits: Limits | None = None, also: str = "") -> Starting:
     """Deliver the session-start brief once: claim the baton waiting for this
     owner and branch for ``session_id`` and record that the session began.
     The brief's steps (``bootstrap.begin``) are carried out by the application,
     which then calls ``Starting.delivered``. ``limits``: the brief's writing
-    steps' (None: the project's).
+    steps' (None: the project's). ``also``: the adapter's other way to pass the
+    session id (``SessionStartResult.context_for``): the brief, then the session
+    line with it, fit in ``max_bytes`` (when the line leaves the brief at least
+    ``MIN_MAX_BYTES``, as any valid id does in the default budget).
 
     An index too far behind the ledger to bring up to date in the hook's
     time (``IndexBehind``: its catch-up handed to a process of its own) that
@@ -198,8 +197,8 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
             return Starting(sid, harness, source, _after_compaction(runner, sid, harness, source))
         return Starting(sid, harness, source, SessionStartResult(sid, harness, source, repeated=True))
     gate = _StartOnce(project, sid, harness)
-    # The session line comes after the brief, inside the same budget.
-    room = max(MIN_MAX_BYTES, max_bytes - len(session_line(sid, harness).encode("utf-8")) - ALSO_ROOM - 2)
+    # The session line, as it will be delivered, comes after the brief (and a blank line), inside the same budget.
+    room = max(MIN_MAX_BYTES, max_bytes - len(session_line(sid, harness, also).encode("utf-8")) - 2)
     return Starting(sid, harness, source, brief=begin(project, session_id=sid, max_bytes=room, gate=gate,
                                                          limits=limits, stale=stale),
                     gate=gate)

@@ -130,13 +130,11 @@ class StatusOverview:
         items = p["items"]
         lines.append(f"Pending batons: {p['total']}")
         if items:
-            rows: list[tuple[str, ...]] = [("ID", "CREATED", "FOR", "BY", "NEXT STEP")]
+            rows: list[tuple[str, ...]] = [("ID", "CREATED", "FOR", "NEXT STEP")]
             for b in items:
-                scope = "shared" if b["shared"] else f"{_clip(b['owner'], 24)} on {_clip(b['branch'], 24)}"
                 first = b["nextSteps"][0] if b["nextSteps"] else ""
                 more = f" (+{len(b['nextSteps']) - 1})" if len(b["nextSteps"]) > 1 else ""
-                rows.append((b["shortId"], b["createdAt"], scope, _by(b.get("writtenBy"), b.get("writer"), b.get("mine")),
-                             _clip(first, 40) + more))
+                rows.append((b["shortId"], b["createdAt"], _baton_scope(b), _clip(first, 40) + more))
             lines.extend(_table(rows))
         lines.extend(render_unseen(p.get("supersededUnseen") or []))
         lines.extend(render_claim_conflicts(p.get("claimConflicts") or []))
@@ -162,6 +160,18 @@ class StatusOverview:
             lines.append("")
             lines.append(f"Conflict candidates: {len(conflicts)} (resolve with `baton merge`; see `baton lineage`)")
         return "\n".join(lines)
+
+
+def _baton_scope(b: dict[str, Any]) -> str:
+    """A pending baton's FOR cell, with who left it: a private baton's capture is
+    recorded under the owner it is for, so only the reader's own is marked
+    ``(you)``; a shared one names who left it (``shared, by X``)."""
+    if not b["shared"]:
+        return f"{_clip(b['owner'], 24)} on {_clip(b['branch'], 24)}" + (" (you)" if b.get("mine") else "")
+    if b.get("mine"):
+        return "shared (you)"
+    by = author_label(b.get("writtenBy"), b.get("writer"))
+    return "shared" + (f", by {_clip(by, 24)}" if by != "-" else "")
 
 
 def _by(owner: str | None, writer: str | None, mine: bool | None) -> str:

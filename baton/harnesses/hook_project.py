@@ -62,7 +62,10 @@ def session_hint(session_id: str) -> str:
 def act(app: Any, metadata: SessionMetadata) -> Any:
     """Call the application object's method for the event's kind."""
     if metadata.kind == SESSION_START:
-        return app.start_harness_session(metadata.session_id, harness=metadata.harness, source=metadata.source)
+        # The brief leaves room for the session line the answer ends with (``answer``): the id as the app checks it.
+        also = session_hint(metadata.session_id.strip()) if metadata.session_id else ""
+        return app.start_harness_session(metadata.session_id, harness=metadata.harness, source=metadata.source,
+                                         also=also)
     if metadata.kind == PRE_COMPACT:
         # The draft and the detector's record of the compaction: one append.
         return app.prepare_for_compaction(metadata.session_id, harness=metadata.harness, trigger=metadata.trigger,
