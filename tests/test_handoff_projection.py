@@ -13,7 +13,15 @@ from baton.domain.aggregates.handoff import record_time
 from baton.events.names import handoff_stream as stream_of
 from baton.ledger.envelope import EventDraft, seal
 from baton.projections.folds.handoffs import Handoffs
-from baton.projections.handoffs import COUNTS_TABLE, ROWS_TABLE, SEARCH_TABLE, count_by_status, newest
+from baton.projections.handoffs import (
+    BATON_COUNTS_TABLE,
+    COUNTS_TABLE,
+    ROWS_TABLE,
+    SEARCH_TABLE,
+    count_by_status,
+    handoff_counts,
+    newest,
+)
 from baton.projections.runner import ProjectionRunner, snapshot_equal
 from tests.app_support import amend_handoff, promote_handoff, resume_handoff, validate_handoff_command
 from tests.fold_support import assert_batch_folds_like_one_by_one
@@ -378,3 +386,58 @@ def test_a_rebuild_holds_no_file_past_its_bound_and_writes_it_at_once(project, m
     bounded = _rebuild_writing(project, monkeypatch, batch=1, held_bytes=100)  # less than any record's file
     assert bounded == _rebuild_writing(project, monkeypatch, batch=1, held_bytes=0)
     assert len(bounded[2]) > len(bounded[0])
+
+
+def _baton_status_counts(project) -> tuple[dict[str, int], dict[str, int]]:
+    """The session batons' records' counts the index keeps, and a ``GROUP BY`` over those rows."""
+    opened = Project.open(project)
+    try:
+        db = opened.reading().db
+        kept = dict(db.execute(f"SELECT status, n FROM {BATON_COUNTS_TABLE}").fetchall())
+        grouped = dict(db.execute(f"SELECT status, COUNT(*) FROM {ROWS_TABLE} WHERE baton = 1 "
+                                  "GROUP BY status").fetchall())
+    finally:
+        opened.close()
+    return kept, grouped
+
+
+def _leave_baton(capsys, project, session: str) -> None:
+    from tests.cli_support import run_json
+
+    run_json(capsys, project, "session", "end", session, "--handoff-steps", "Run the suite",
+             "--owner", "alice@example.com", "--branch", "main")
+
+
+def test_the_session_batons_status_counts_follow_their_records_and_a_replay(capsys, project):
+    from baton.cli import main
+    from tests.cli_support import run_json
+
+    _capture(project)
+    _leave_baton(capsys, project, "s-1")
+    _leave_baton(capsys, project, "s-2")  # supersedes the first
+    kept, grouped = _baton_status_counts(project)
+    assert kept == grouped and sum(kept.values()) == 2
+    assert main(["rebuild", "--project", str(project)]) == 0
+    assert _baton_status_counts(project) == (kept, grouped)
+    opened = Project.open(project)
+    try:
+        counted = handoff_counts(opened.reading().db)
+    finally:
+        opened.close()
+    assert counted == {"draft": 1} and run_json(capsys, project, "handoff", "list")["total"] == 1
+
+
+def test_an_index_without_the_batons_status_counts_gets_them_from_its_rows_without_a_replay(capsys, project,
+                                                                                         monkeypatch):
+    _leave_baton(capsys, project, "s-1")
+    opened = Project.open(project)
+    try:
+        runner = opened.reading()
+        runner.db.execute(f"DROP TABLE {BATON_COUNTS_TABLE}")
+        runner.db.conn.commit()
+    finally:
+        opened.close()
+    replays = []
+    monkeypatch.setattr(ProjectionRunner, "_rebuild", lambda *a, **k: replays.append(a))  # must not be called
+    kept, grouped = _baton_status_counts(project)
+    assert kept == grouped and sum(kept.values()) == 1 and not replays

@@ -38,6 +38,8 @@ from baton.projections.base import STREAM_ORDER, Doc
 SEARCH_TABLE = "handoff_search"
 ROWS_TABLE = "handoff_rows"
 COUNTS_TABLE = "handoff_status_counts"
+BATON_COUNTS_TABLE = "handoff_baton_status_counts"
+"""Of ``COUNTS_TABLE``'s rows, how many are session batons' records, by status."""
 """One row per status present in ``ROWS_TABLE`` and how many rows have it
 (never a zero): equal to ``SELECT status, COUNT(*) ... GROUP BY status``."""
 RESUMABLE = ("ready", "resumed")
@@ -63,7 +65,7 @@ class HandoffsBase:
     and this one rebuilds it back, counts and all; 6: rows gained ``writer``
     and ``owner``, who captured each record (the capture event's feed and
     owner: ``handoff list --by``), so an index built before is replayed once."""
-    index_tables = (ROWS_TABLE, COUNTS_TABLE)
+    index_tables = (ROWS_TABLE, COUNTS_TABLE, BATON_COUNTS_TABLE)
     types = _TYPES
     folds_runs = True
     """A batch's events of one handoff fold through ``evolve`` one by one and
@@ -95,14 +97,13 @@ class HandoffsBase:
         db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_short ON {ROWS_TABLE} (short)")
         db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_owner ON {ROWS_TABLE} (owner, created_at, id)")
         db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_for_briefs ON {ROWS_TABLE} (brief, created_at, id)")
-        # Session batons' records, by status: the few rows ``handoff_counts`` takes off the status counts.
-        db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_batons ON {ROWS_TABLE} (status) WHERE baton = 1")
         _create_search(db)
         _create_counts(db)
 
     def reset_index(self, db: Any) -> None:
         db.execute(f"DELETE FROM {ROWS_TABLE}")
         db.execute(f"DELETE FROM {COUNTS_TABLE}")
+        db.execute(f"DELETE FROM {BATON_COUNTS_TABLE}")
         # Dropped and made again, not emptied: an FTS5 ``DELETE`` without
         # ``WHERE`` removes each row's terms one row at a time (5x slower).
         db.execute(f"DROP TABLE IF EXISTS {SEARCH_TABLE}")
@@ -117,15 +118,17 @@ def _create_search(db: Any) -> None:
 
 
 def _create_counts(db: Any) -> None:
-    """The status counts; an index of this version without them (made while
-    they were being added) gets them from its rows, once, without a replay."""
-    known = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [COUNTS_TABLE]).fetchone()
-    db.execute(f"CREATE TABLE IF NOT EXISTS {COUNTS_TABLE} (status TEXT PRIMARY KEY, n INTEGER NOT NULL)")
-    if known is None:
-        # Emptied then filled in one transaction: two processes upgrading at once leave the same counts.
-        db.execute(f"DELETE FROM {COUNTS_TABLE}")
-        db.execute(f"INSERT INTO {COUNTS_TABLE} (status, n) SELECT COALESCE(status, ''), COUNT(*) FROM {ROWS_TABLE} "
-                   "GROUP BY COALESCE(status, '')")
+    """The status counts, all records' and session batons' records'; an index
+    of this version without one (made while it was being added) gets it from
+    its rows, once, without a replay."""
+    for table, where in ((COUNTS_TABLE, ""), (BATON_COUNTS_TABLE, "WHERE baton = 1 ")):
+        known = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [table]).fetchone()
+        db.execute(f"CREATE TABLE IF NOT EXISTS {table} (status TEXT PRIMARY KEY, n INTEGER NOT NULL)")
+        if known is None:
+            # Emptied then filled in one transaction: two processes upgrading at once leave the same counts.
+            db.execute(f"DELETE FROM {table}")
+            db.execute(f"INSERT INTO {table} (status, n) SELECT COALESCE(status, ''), COUNT(*) FROM {ROWS_TABLE} "
+                       f"{where}GROUP BY COALESCE(status, '')")
 
 
 def text_of(value: Any) -> str:
@@ -337,17 +340,17 @@ def count_by_status(db: Any) -> dict[str, int]:
 
 def handoff_counts(db: Any) -> dict[str, int]:
     """How many handoffs (not session batons' records: ``handoff list``'s default
-    kind) have each status: the status counts less the batons' records, read
-    through a partial index of those few rows."""
+    kind) have each status: the status counts less the batons' records' — two
+    reads of a handful of rows whatever the project's size."""
     counts = count_by_status(db)
-    for status, n in db.execute(f"SELECT status, count(*) FROM {ROWS_TABLE} WHERE baton = 1 GROUP BY status"):
-        counts[status or ""] = max(0, counts.get(status or "", 0) - n)
-    return counts
+    for status, n in db.execute(f"SELECT status, n FROM {BATON_COUNTS_TABLE}"):
+        counts[status] = max(0, counts.get(status, 0) - n)
+    return {status: n for status, n in counts.items() if n}
 
 
 def count_baton_records(db: Any) -> int:
     """How many records are session batons' (``handoff list --kind baton``), of all the handoffs."""
-    return int(db.execute(f"SELECT count(*) FROM {ROWS_TABLE} WHERE baton = 1").fetchone()[0])
+    return int(db.execute(f"SELECT COALESCE(SUM(n), 0) FROM {BATON_COUNTS_TABLE}").fetchone()[0])
 
 
 def authors_of(db: Any, ids: list[str]) -> dict[str, tuple[str, str]]:

@@ -19,7 +19,15 @@ from baton.domain.short_ids import short_id
 from baton.errors import HandoffInputError
 from baton.ledger.envelope import Event
 from baton.projections.base import Doc
-from baton.projections.handoffs import COUNTS_TABLE, ROWS_TABLE, SEARCH_TABLE, HandoffsBase, summary_text, text_of
+from baton.projections.handoffs import (
+    BATON_COUNTS_TABLE,
+    COUNTS_TABLE,
+    ROWS_TABLE,
+    SEARCH_TABLE,
+    HandoffsBase,
+    summary_text,
+    text_of,
+)
 
 MODELS_KEPT = 256
 """How many record models ``Handoffs`` keeps between events (a bound on memory, not on correctness)."""
@@ -92,13 +100,17 @@ class Handoffs(HandoffsBase):
         conn = db.conn
         found: dict[str, int] = {}
         tally: Counter[str] = Counter()  # what this batch changes in each status's count
+        batons: Counter[str] = Counter()  # the same, of session batons' records
         keys = [key for key, _doc in changed]
         for at in range(0, len(keys), 500):
             part = keys[at:at + 500]
-            for ident, rowid, status in conn.execute(f"SELECT id, rowid, status FROM {ROWS_TABLE} WHERE id IN "
-                                                     f"({', '.join('?' * len(part))})", part):
+            for ident, rowid, status, baton in conn.execute(
+                    f"SELECT id, rowid, status, baton FROM {ROWS_TABLE} WHERE id IN ({', '.join('?' * len(part))})",
+                    part):
                 found[ident] = rowid
                 tally[status or ""] -= 1
+                if baton:
+                    batons[status or ""] -= 1
         conn.executemany(f"DELETE FROM {SEARCH_TABLE} WHERE rowid = ?", [(rowid,) for rowid in found.values()])
         conn.executemany(f"DELETE FROM {ROWS_TABLE} WHERE rowid = ?",
                          [(found[key],) for key, doc in changed if doc is None and key in found])
@@ -109,6 +121,8 @@ class Handoffs(HandoffsBase):
                 continue
             values = row_values(key, doc)
             tally[values[3]] += 1  # the row's status
+            if values[12]:  # a session baton's record
+                batons[values[3]] += 1
             rowid = found.get(key)
             author = self._authors.pop(key, None)
             if rowid is None:
@@ -132,6 +146,7 @@ class Handoffs(HandoffsBase):
         conn.executemany(f"INSERT INTO {SEARCH_TABLE} (rowid, id, title, objective, summary) VALUES (?, ?, ?, ?, ?)",
                          search)
         count_statuses(conn, tally)
+        count_statuses(conn, batons, BATON_COUNTS_TABLE)
 
 
 def captured_by(event: Event, record: Any) -> tuple[str, str]:
@@ -146,16 +161,17 @@ def captured_by(event: Event, record: Any) -> tuple[str, str]:
     return event.writer or "", owner
 
 
-def count_statuses(conn: Any, tally: Counter[str]) -> None:
-    """Add ``tally`` (status -> change) to the status counts, in the rows'
-    transaction, and drop the statuses no row has any more: the counts stay
-    equal to a ``GROUP BY status`` over the rows."""
+def count_statuses(conn: Any, tally: Counter[str], table: str = COUNTS_TABLE) -> None:
+    """Add ``tally`` (status -> change) to the status counts ``table``, in the
+    rows' transaction, and drop the statuses no row has any more: the counts
+    stay equal to a ``GROUP BY status`` over the rows (``BATON_COUNTS_TABLE``:
+    over session batons' rows)."""
     moved = [(status, n) for status, n in tally.items() if n]
     if not moved:
         return
-    conn.executemany(f"INSERT INTO {COUNTS_TABLE} (status, n) VALUES (?, ?) "
+    conn.executemany(f"INSERT INTO {table} (status, n) VALUES (?, ?) "
                      "ON CONFLICT(status) DO UPDATE SET n = n + excluded.n", moved)
-    conn.execute(f"DELETE FROM {COUNTS_TABLE} WHERE n <= 0")
+    conn.execute(f"DELETE FROM {table} WHERE n <= 0")
 
 
 def row_values(key: str, doc: Doc) -> list[Any]:
