@@ -9,6 +9,7 @@ mints its own writer id.
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 from dulwich import porcelain
@@ -17,6 +18,7 @@ from dulwich.repo import Repo
 
 from baton.sync.ledger_ref import DEFAULT_REF, RefFeed, read_feeds, write_commit
 from tests.app_support import init_project
+from tests.cli_support import run_json
 
 REF = DEFAULT_REF.encode()
 
@@ -106,3 +108,13 @@ def take_writer_id(source: Path, clone: Path) -> None:
     local["minted_in"] = {"root": str(clone.resolve()), "host": os.uname().nodename, "dev": st.st_dev,
                           "ino": st.st_ino}
     (clone / ".baton" / "local.json").write_text(json.dumps(local))
+
+
+def writer_of(project: Path) -> str:
+    """The clone's writer id (``.baton/local.json``)."""
+    return json.loads((project / ".baton" / "local.json").read_text())["writer"]
+
+
+def checkpoint(capsys, project: Path, title: str) -> None:
+    """One capture on ``project``, through the command line."""
+    run_json(capsys, project, "checkpoint", "create", "--title", title, "--objective", "o", "--no-input")

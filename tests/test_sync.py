@@ -12,6 +12,7 @@ from baton.commands.context import Project
 from baton.projections.runner import snapshot_equal
 from tests.cli_support import ledger_size, run, run_json
 from tests.sync_support import REF, make_team, refs_of, remote_feeds, set_remote, take_writer_id, tamper_remote_line
+from tests.sync_support import writer_of as _writer
 
 
 @pytest.fixture
@@ -25,10 +26,6 @@ def _snapshot(project: Path) -> dict:
         return opened.reading().snapshot()
     finally:
         opened.close()
-
-
-def _writer(project: Path) -> str:
-    return json.loads((project / ".baton" / "local.json").read_text())["writer"]
 
 
 def _feed_bytes(project: Path) -> dict[str, bytes]:

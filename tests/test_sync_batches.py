@@ -20,10 +20,7 @@ from baton.ledger import EventDraft
 from tests.app_support import init_project
 from tests.cli_support import run_json
 from tests.sync_support import make_team, remote_feeds
-
-
-def _writer(project: Path) -> str:
-    return json.loads((project / ".baton" / "local.json").read_text())["writer"]
+from tests.sync_support import writer_of as _writer
 
 
 def _feed(project: Path, writer: str) -> bytes:

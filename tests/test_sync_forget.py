@@ -11,6 +11,7 @@ from baton.commands.context import Project
 from baton.ledger.erase import erase_payloads
 from tests.cli_support import run, run_json
 from tests.sync_support import make_team, remote_feeds
+from tests.sync_support import writer_of as _writer
 
 SECRET = "zzPLANTED-forget-sync-9c1e"
 
@@ -18,10 +19,6 @@ SECRET = "zzPLANTED-forget-sync-9c1e"
 @pytest.fixture
 def team(tmp_path):
     return make_team(tmp_path)
-
-
-def _writer(project: Path) -> str:
-    return json.loads((project / ".baton" / "local.json").read_text())["writer"]
 
 
 def _checkpoint(capsys, project: Path, objective: str) -> str:

@@ -10,7 +10,6 @@ in ``tests/test_sync_team_race.py`` (slow).
 
 from __future__ import annotations
 
-import json
 import subprocess
 from pathlib import Path
 
@@ -19,15 +18,12 @@ from dulwich.objects import Blob
 
 from tests.cli_support import run, run_json
 from tests.sync_support import make_team, remote_feeds
+from tests.sync_support import writer_of as _writer
 
 
 @pytest.fixture
 def team(tmp_path):
     return make_team(tmp_path)
-
-
-def _writer(project: Path) -> str:
-    return json.loads((project / ".baton" / "local.json").read_text())["writer"]
 
 
 def _segment_lock(objects: Path, project: Path) -> Path:

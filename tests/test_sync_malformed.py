@@ -22,6 +22,8 @@ from hypothesis import strategies as st
 from baton.sync.ledger_ref import read_feeds
 from tests.cli_support import run, run_json
 from tests.sync_support import REF, make_team, remote_feeds
+from tests.sync_support import checkpoint as _checkpoint
+from tests.sync_support import writer_of as _writer
 
 _FILE, _DIR = 0o100644, 0o040000
 
@@ -29,14 +31,6 @@ _FILE, _DIR = 0o100644, 0o040000
 @pytest.fixture
 def team(tmp_path):
     return make_team(tmp_path)
-
-
-def _writer(project: Path) -> str:
-    return json.loads((project / ".baton" / "local.json").read_text())["writer"]
-
-
-def _checkpoint(capsys, project: Path, title: str) -> None:
-    run_json(capsys, project, "checkpoint", "create", "--title", title, "--objective", "o", "--no-input")
 
 
 def fsck(remote: Path) -> subprocess.CompletedProcess:

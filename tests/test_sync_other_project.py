@@ -16,14 +16,11 @@ from dulwich import porcelain
 from tests.app_support import init_project
 from tests.cli_support import run, run_json
 from tests.sync_support import REF, make_team, refs_of, set_remote
+from tests.sync_support import checkpoint as _checkpoint
 
 
 def _project_id(project: Path) -> str:
     return json.loads((project / ".baton" / "config.json").read_text())["project_id"]
-
-
-def _checkpoint(capsys, project: Path, title: str) -> None:
-    run_json(capsys, project, "checkpoint", "create", "--title", title, "--objective", "o", "--no-input")
 
 
 def _feeds(project: Path) -> dict[str, bytes]:

@@ -20,7 +20,9 @@ from baton.commands.context import Project
 from baton.ledger import EventDraft
 from tests.app_support import init_project
 from tests.cli_support import run, run_json
+from tests.sync_support import checkpoint as _checkpoint
 from tests.sync_support import make_team, remote_feeds, take_writer_id
+from tests.sync_support import writer_of as _writer
 
 
 @pytest.fixture
@@ -28,16 +30,8 @@ def team(tmp_path):
     return make_team(tmp_path)
 
 
-def _writer(project: Path) -> str:
-    return json.loads((project / ".baton" / "local.json").read_text())["writer"]
-
-
 def _feed(project: Path, writer: str) -> Path:
     return project / ".baton" / "ledger" / f"{writer}.jsonl"
-
-
-def _checkpoint(capsys, project: Path, title: str) -> None:
-    run_json(capsys, project, "checkpoint", "create", "--title", title, "--objective", "o", "--no-input")
 
 
 def _titles(capsys, project: Path) -> list[str]:

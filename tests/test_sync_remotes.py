@@ -14,19 +14,13 @@ import pytest
 
 from tests.cli_support import run, run_json
 from tests.sync_support import REF, make_team, refs_of, remote_feeds, set_remote
+from tests.sync_support import checkpoint as _checkpoint
+from tests.sync_support import writer_of as _writer
 
 
 @pytest.fixture
 def team(tmp_path):
     return make_team(tmp_path)
-
-
-def _writer(project: Path) -> str:
-    return json.loads((project / ".baton" / "local.json").read_text())["writer"]
-
-
-def _checkpoint(capsys, project: Path, title: str) -> None:
-    run_json(capsys, project, "checkpoint", "create", "--title", title, "--objective", "o", "--no-input")
 
 
 def _sync_from(capsys, monkeypatch, folder: Path, *args: str) -> tuple[int, dict]:

@@ -14,19 +14,13 @@ from dulwich.repo import Repo
 from baton.sync.ledger_ref import read_feeds, write_commit
 from tests.cli_support import run, run_json
 from tests.sync_support import REF, make_team, refs_of, remote_feeds
+from tests.sync_support import checkpoint as _checkpoint
+from tests.sync_support import writer_of as _writer
 
 
 @pytest.fixture
 def team(tmp_path):
     return make_team(tmp_path)
-
-
-def _writer(project: Path) -> str:
-    return json.loads((project / ".baton" / "local.json").read_text())["writer"]
-
-
-def _checkpoint(capsys, project: Path, title: str) -> None:
-    run_json(capsys, project, "checkpoint", "create", "--title", title, "--objective", "o", "--no-input")
 
 
 def _require_signatures(project: Path) -> None:

@@ -5,13 +5,14 @@ lack them — and a push that failed does not count as shared."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from tests.cli_support import run, run_json
+from tests.sync_support import checkpoint as _checkpoint
 from tests.sync_support import make_team, set_remote
+from tests.sync_support import writer_of as _writer
 
 
 @pytest.fixture
@@ -19,17 +20,9 @@ def team(tmp_path):
     return make_team(tmp_path)
 
 
-def _writer(project: Path) -> str:
-    return json.loads((project / ".baton" / "local.json").read_text())["writer"]
-
-
 def _lines(project: Path) -> int:
     feed = project / ".baton" / "ledger" / f"{_writer(project)}.jsonl"
     return len(feed.read_bytes().splitlines())
-
-
-def _checkpoint(capsys, project: Path, title: str) -> None:
-    run_json(capsys, project, "checkpoint", "create", "--title", title, "--objective", "o", "--no-input")
 
 
 def test_a_clone_that_never_synced_shows_nothing_about_sharing(capsys, team):

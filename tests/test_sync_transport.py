@@ -17,19 +17,13 @@ from baton.app import Baton
 from tests.cli_support import run, run_json
 from tests.http_git_support import serve
 from tests.sync_support import REF, make_team, remote_feeds, set_remote
+from tests.sync_support import checkpoint as _checkpoint
+from tests.sync_support import writer_of as _writer
 
 
 @pytest.fixture
 def team(tmp_path):
     return make_team(tmp_path)
-
-
-def _writer(project: Path) -> str:
-    return json.loads((project / ".baton" / "local.json").read_text())["writer"]
-
-
-def _checkpoint(capsys, project: Path, title: str) -> None:
-    run_json(capsys, project, "checkpoint", "create", "--title", title, "--objective", "o", "--no-input")
 
 
 def test_a_ref_moved_between_read_and_write_on_a_path_remote_is_retried(capsys, team, monkeypatch):
