@@ -123,10 +123,32 @@ class Unanswered:
 _HEAD_ID = re.compile(r'"id"\s*:\s*(-?[0-9]{1,18}|"(?:[^"\\]|\\.){0,256}")')
 
 
+_UNREADABLE = "the message could not be read as JSON-RPC (malformed, or nested too deep)"
+
+
 def unreadable_answer(exc: BaseException) -> JSONRPCError:
     """The error answering a line the SDK could not read (``exc``, its ValidationError): under the
     line's own id when the line is JSON (``orjson`` reads deeper than the SDK) or holds its id
-    before any nested object, else under a null id."""
+    before any nested object, else under a null id. Never raises: the read loop answers every
+    line and goes on, so anything unforeseen is answered as unreadable under a null id."""
+    try:
+        return _unreadable_answer(exc)
+    except Exception:  # noqa: BLE001 — the read loop must never die on one line
+        return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=PARSE_ERROR, message=_UNREADABLE))
+
+
+def _head_id(text: str) -> Any:
+    """The id a line that is not JSON names before any nested object, or None (none, or not a
+    JSON number or string, such as ``"a\\q"``)."""
+    head = text[:text.find("{", text.find("{") + 1) if text.count("{") > 1 else 4096]
+    found = _HEAD_ID.search(head)
+    try:
+        return orjson.loads(found.group(1)) if found else None
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _unreadable_answer(exc: BaseException) -> JSONRPCError:
     errors = getattr(exc, "errors", None)
     raw: Any = None
     try:
@@ -140,12 +162,9 @@ def unreadable_answer(exc: BaseException) -> JSONRPCError:
             message = orjson.loads(text)
             request_id = message.get("id") if isinstance(message, dict) else None
         except orjson.JSONDecodeError:
-            head = text[:text.find("{", text.find("{") + 1) if text.count("{") > 1 else 4096]
-            found = _HEAD_ID.search(head)
-            request_id = orjson.loads(found.group(1)) if found else None
+            request_id = _head_id(text)
     if not isinstance(request_id, (int, str)) or isinstance(request_id, bool):
-        return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(
-            code=PARSE_ERROR, message="the message could not be read as JSON-RPC (malformed, or nested too deep)"))
+        return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=PARSE_ERROR, message=_UNREADABLE))
     return JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(
         code=INVALID_REQUEST, message="the request could not be read: it is malformed or nested too deep "
                                       "(arguments are plain JSON objects a few levels deep)"))

@@ -42,3 +42,12 @@ def test_a_cut_line_is_answered_under_the_id_it_names_and_one_without_an_id_unde
     answers = _answers(project, '{"jsonrpc": "2.0", "id": 9, "method": ', "not json at all")
     errors = [a for a in answers if "error" in a]
     assert [(a["id"], a["error"]["code"]) for a in errors] == [(9, -32600), (None, -32700)]
+
+
+def test_a_cut_line_whose_id_is_not_valid_json_is_answered_under_a_null_id_and_the_next_call_still_runs(project):
+    status = json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                         "params": {"name": "baton_status", "arguments": {}}})
+    answers = _answers(project, '{"jsonrpc": "2.0", "id": "a\\q", "method": ', status)
+    errors = [a for a in answers if "error" in a]
+    assert [(a["id"], a["error"]["code"]) for a in errors] == [(None, -32700)]
+    assert "result" in {a.get("id"): a for a in answers}[4]
