@@ -322,6 +322,15 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
     return server
 
 
+def _writer_of(text: bytes) -> Any:
+    """The writer id ``local.json`` names (None: not JSON, or no writer)."""
+    try:
+        local = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    return local.get("writer") if isinstance(local, dict) else None
+
+
 class ProjectCalls:
     """The server's project: its one application object, opened at the first
     call that finds the project initialised and kept (each call then catches
@@ -332,6 +341,7 @@ class ProjectCalls:
         self.root = root
         self.serial = threading.Lock()
         self.opened: list[Baton] = []
+        self.seen_files = {}
         self.last: list[Any] = []
         """The last answer given, with the result object and policy it was made
         from: a command that hands back the very same (immutable) result object
@@ -339,7 +349,7 @@ class ProjectCalls:
         encoded nor screened again."""
 
     def app(self) -> Baton:
-        if self.opened and self.config_identity(self.opened[0]) != self.opened_config:
+        if self.opened and self.project_identity(self.opened[0]) != self.opened_identity:
             # ``.baton/`` made again under the running server (removed, then ``baton init``): another
             # project id, writer and ledger. Open it afresh rather than answer with the old one's.
             self.opened.pop().close()
@@ -347,21 +357,44 @@ class ProjectCalls:
             # Reads never wait: the index answers.
             baton = Baton.open(self.root, limits=Limits(write_wait=lock_wait(), read_wait=0.0))
             self.opened.append(baton)
-            self.opened_config = self.config_identity(baton)
+            self.opened_identity = self.project_identity(baton)
         return self.opened[0]
 
-    opened_config: tuple[int, int] | None = None
-    """The device and inode of the ``config.json`` the open project was read from."""
+    opened_identity: tuple[Any, Any] | None = None
+    """What the open project was read as: ``config.json``'s text (its project id, and any edit)
+    and ``local.json``'s writer id."""
 
-    @staticmethod
-    def config_identity(baton: Baton) -> tuple[int, int] | None:
-        """The device and inode of the project's ``config.json`` now (None: gone). ``baton init``
-        writes it once, atomically: another inode is another project, an edit of the file a new one."""
+    seen_files: dict[str, tuple[tuple[int, int, int, int], Any]]
+    """Per file, the stat it was last read at and what was read: a call stats the two files and
+    reads one again only when its (inode, size, mtime, ctime) moved."""
+
+    def project_identity(self, baton: Baton) -> tuple[Any, Any] | None:
+        """What identifies the project on disk now (None: ``config.json`` gone). Not the file's
+        inode: a ``.baton/`` made again mostly gets the freed one back (ext4)."""
+        paths = baton.project.paths
+        config = self.read_once(str(paths.config), lambda text: text)
+        if config is None:
+            return None
+        return (config, self.read_once(str(paths.local), _writer_of))
+
+    def read_once(self, path: str, meaning: Callable[[bytes], Any]) -> Any:
+        """``meaning`` of the file's bytes, read again only when its stat changed (None: unreadable)."""
         try:
-            found = os.stat(baton.project.paths.config)
+            found = os.stat(path)
+        except OSError:
+            self.seen_files.pop(path, None)
+            return None
+        stamp = (found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
+        seen = self.seen_files.get(path)
+        if seen is not None and seen[0] == stamp:
+            return seen[1]
+        try:
+            with open(path, "rb") as handle:
+                value = meaning(handle.read())
         except OSError:
             return None
-        return (found.st_dev, found.st_ino)
+        self.seen_files[path] = (stamp, value)
+        return value
 
     def output_policy(self) -> Any:
         try:

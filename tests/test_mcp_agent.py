@@ -197,21 +197,27 @@ async def test_two_servers_on_one_project_see_each_others_captures_and_deliver_a
     assert [h["id"] for h in seen["handoffs"]] == [captured["id"]]
 
 
-async def test_a_running_server_answers_for_a_baton_folder_made_again_under_it(project):
+async def test_a_running_server_answers_for_a_baton_folder_made_again_under_it(project, tmp_path):
+    """No call is made while ``.baton/`` is missing (that would reopen anyway), and the new
+    ``config.json`` is given the old one's inode, as ext4 mostly does when the freed inode is
+    taken again: only what the files say tells the projects apart."""
     import json
+    import os
     import shutil
 
     from tests.app_support import init_project
     from tests.handoff_support import payload
 
+    kept = tmp_path / "old-config.json"
     async with Client(build_server(project)) as client:
         await client.call_tool("handoff_capture", payload())
+        os.link(project / ".baton" / "config.json", kept)
         shutil.rmtree(project / ".baton")
-        gone = await client.call_tool("baton_status", {})
         init_project(project)
+        kept.write_bytes((project / ".baton" / "config.json").read_bytes())
+        os.replace(kept, project / ".baton" / "config.json")
         status = (await client.call_tool("baton_status", {})).structured_content
         await client.call_tool("handoff_capture", payload())
-    assert gone.structured_content["error"]["code"] == "not_initialized"
     config = json.loads((project / ".baton" / "config.json").read_text())
     assert status["config"]["project_id"] == config["project_id"]
     assert status["handoffs"]["total"] == 0
