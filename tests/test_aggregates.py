@@ -74,6 +74,14 @@ def test_a_baton_decided_apart_that_replaces_a_pending_one_it_never_saw_names_it
     assert BatonRecord.from_json(folded.state.current.to_json()) == folded.state.current  # read back alike
 
 
+def test_the_same_handoff_handed_on_as_a_baton_by_two_clones_apart_does_not_list_itself_replaced_unseen():
+    (apart,) = batons.decide(batons.BatonKey(KEY), batons.CreateBaton(baton(FIRST), session="bob-s"))
+    state = given(batons.CreateBaton(baton(FIRST), session="alice-s"))
+    folded = batons.fold(state, recorded(apart, version=1))
+    assert folded.state.current.id == FIRST and folded.state.current.replaced_unseen == ()
+    assert "unseen" not in folded.state.previous[0]
+
+
 def test_a_claimed_baton_replaced_apart_is_not_unseen():
     state = given(batons.CreateBaton(baton(FIRST)), batons.ClaimBaton(FIRST, "s2", "2026-09-02T15:00:00.000000Z"))
     (apart,) = batons.decide(batons.BatonKey(KEY), batons.CreateBaton(baton(SECOND)))

@@ -374,3 +374,10 @@ def test_lost_claim_notices_name_only_this_writers_untold_lost_claims_oldest_fir
     assert [event_id for event_id, _ in out] == ["e1", "e3"]
     assert "baton h-e1" in out[0][1] and "session s-e1" in out[0][1] and "session s-first" in out[0][1]
     assert lost_claim_notices(conflicts, writer="me", told=["e0", "e1", "e3"]) == []
+
+
+def test_a_baton_handed_on_again_under_its_own_id_is_not_superseded_unseen():
+    from baton.domain.batons import superseded_unseen
+
+    assert superseded_unseen(None, rec("h1"), "h1") is False
+    assert superseded_unseen(None, rec("h1"), "h2") is True

@@ -258,12 +258,13 @@ def unseen_summary(record: BatonRecord) -> dict[str, Any]:
     return {k: raw.get(k) for k in UNSEEN_FIELDS}
 
 
-def superseded_unseen(supersedes: Any, current: BatonRecord | None) -> bool:
-    """Whether a new baton replaces the key's pending ``current`` baton without its writer having
-    seen it: the ``baton.created`` names the pending baton it supersedes as its writer read the key
-    (``supersedes``), and two replicas apart each leave a baton on one key (``baton sync``) — the
-    newer, in project order, names another one, or none."""
-    return current is not None and current.pending and supersedes != current.id
+def superseded_unseen(supersedes: Any, current: BatonRecord | None, new_id: str) -> bool:
+    """Whether a new baton (``new_id``) replaces the key's pending ``current`` baton without its
+    writer having seen it: the ``baton.created`` names the pending baton it supersedes as its writer
+    read the key (``supersedes``), and two replicas apart each leave a baton on one key (``baton
+    sync``) — the newer, in project order, names another one, or none. Not when both hand on the
+    same handoff (two clones apart): a baton does not replace itself."""
+    return current is not None and current.pending and current.id != new_id and supersedes != current.id
 
 
 # -- eligibility -----------------------------------------------------------------

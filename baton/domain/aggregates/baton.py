@@ -217,7 +217,7 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
         superseded = None
         if current is not None:
             old = current
-            unseen = superseded_unseen(event.supersedes, current)
+            unseen = superseded_unseen(event.supersedes, current, record.id)
             if old.pending:
                 old = replace_fields(old, status=SUPERSEDED, superseded_by=record.id)
                 superseded = old.id
