@@ -118,13 +118,18 @@ class PromotionRefused(ValidationFailed):
 
     def __init__(self, handoff_id: str, problems: list[str]) -> None:
         fields = [problem.partition(": ")[0] for problem in problems]
+        codes = [str(getattr(problem, "code", "") or "") for problem in problems]
         super().__init__(f"handoff {handoff_id} cannot become ready: " + "; ".join(problems),
-                         details={"id": handoff_id, "problems": list(problems), "fields": fields})
+                         details={"id": handoff_id, "problems": [str(p) for p in problems], "fields": fields,
+                                  "codes": codes})
         self.problems = list(problems)
         self.fields = fields
         """The record field each of ``problems`` is about (``open_items``,
         ``work.title``, ``validation.status``…), in its order: each adapter
         says how its caller fills it (the command line its flag)."""
+        self.codes = codes
+        """What each of ``problems`` is (``domain.readiness``: ``missing``, ``not_validated``…; empty
+        for a problem given as plain text): an adapter words it by field and code, not by its text."""
         for p in problems:
             self.add_note(p)
 

@@ -12,6 +12,7 @@ import pytest
 from mcp import Client
 
 from baton.cli_handlers.record_fields import name_fields
+from baton.domain.readiness import MISSING, NOT_VALIDATED, WARNINGS_NOT_ACCEPTED, Problem
 from baton.errors import PromotionRefused
 from baton.mcp_server import build_server
 from tests.conftest import run_baton
@@ -66,19 +67,30 @@ def test_a_failed_validations_json_has_no_flag_note(project):
 
 
 def test_a_missing_title_or_objective_is_said_as_its_flag():
-    refused = PromotionRefused(HANDOFF, ["work.title: required", "work.objective: required"])
+    refused = PromotionRefused(HANDOFF, [Problem("work.title: required", MISSING),
+                                         Problem("work.objective: required", MISSING)])
     name_fields(refused)
     assert "--title TEXT" in refused.message and "--objective TEXT" in refused.message
     assert "work.title" not in refused.message and refused.details["fields"] == ["work.title", "work.objective"]
 
 
 def test_a_warned_promotion_still_names_the_accept_warnings_flag():
-    refused = PromotionRefused(HANDOFF, ["validation.status: validation warned (repository: no commit); "
-                                         "promoting needs `accept_warnings` (a reason)"])
+    refused = PromotionRefused(HANDOFF, [Problem("validation.status: validation warned (repository: no commit); "
+                                                 "promoting needs `accept_warnings` (a reason)", WARNINGS_NOT_ACCEPTED)])
     name_fields(refused)
     refused.name_parameters({"accept_warnings": "--accept-warnings"})
     assert refused.message.endswith("promoting needs --accept-warnings (a reason)")
     assert "validation.status" not in refused.message and "baton handoff amend" not in refused.message
+
+
+def test_a_problem_is_worded_by_its_field_and_code_whatever_the_domain_calls_it():
+    refused = PromotionRefused(HANDOFF, [Problem("open_items: none listed, and the work is not completed", MISSING),
+                                         Problem("validation.status: never checked", NOT_VALIDATED)])
+    name_fields(refused)
+    assert "baton handoff amend 648f15da --open-item" in refused.message
+    assert "it is not validated yet: `baton handoff validate 648f15da`" in refused.message
+    assert "open_items" not in refused.message and "never checked" not in refused.message
+    assert refused.details["codes"] == [MISSING, NOT_VALIDATED]
 
 
 def test_a_problem_of_no_field_a_person_fills_is_said_as_the_record_says_it():

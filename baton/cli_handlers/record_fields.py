@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from baton.domain import readiness
 from baton.domain.short_ids import short_id
 from baton.errors import HandoffInputError, PromotionRefused
 
@@ -50,27 +51,31 @@ def name_fields(exc: PromotionRefused) -> None:
     commands to run (said once). ``--json`` keeps the record fields
     (``details["fields"]``) and the problems as the record names them."""
     token = short_id(str(exc.details.get("id", "")))
-    said = [_said(field, problem, token) for field, problem in zip(exc.fields, exc.problems)]
+    codes = exc.codes if len(exc.codes) == len(exc.problems) else [""] * len(exc.problems)
+    said = [_said(field, code, problem, token) for field, code, problem in zip(exc.fields, codes, exc.problems)]
     texts = list(dict.fromkeys(text for text, _ in said))
     revise = f": {REVISE.format(id=token)}" if any(again for _, again in said) else ""
     exc.message = f"handoff {token} cannot become ready: " + "; ".join(texts) + revise
     exc.args = (exc.message,)
 
 
-def _said(field: str, problem: str, token: str) -> tuple[str, bool]:
-    """One problem in a person's words, and whether amending and validating again fixes it."""
+def _said(field: str, code: str, problem: str, token: str) -> tuple[str, bool]:
+    """One problem (its record field and ``domain.readiness`` code) in a person's words, and
+    whether amending and validating again fixes it."""
     text = problem.partition(": ")[2]
-    if field in MISSING and text.startswith(("add at least", "required")):
+    if field in MISSING and code == readiness.MISSING:
         return MISSING[field].format(id=token), False
     if field not in _STATES:
         return problem, False
-    if text.startswith("not validated"):
+    if code == readiness.NOT_VALIDATED:
         return f"it is not validated yet: `baton handoff validate {token}`", False
-    if field == "validation":
+    if code == readiness.VALIDATION_STALE:
         return f"{text} (`baton handoff validate {token}`)", False
-    if "`accept_warnings`" in text:
+    if code == readiness.WARNINGS_NOT_ACCEPTED:
         return text, False
-    return text.split(";")[0], True
+    if code in (readiness.VALIDATION_FAILED, readiness.POLICY_FAILED, readiness.FLAGGED):
+        return text.split(";")[0], True
+    return problem, False
 
 
 def failed_fields_note(result: Any) -> str | None:

@@ -79,6 +79,33 @@ def blank(value: str | None) -> bool:
     return value is None or not str(value).strip()
 
 
+MISSING = "missing"
+"""A problem's code: a required field is blank or empty (``work.title``, ``open_items``)."""
+NOT_VALIDATED = "not_validated"
+VALIDATION_FAILED = "validation_failed"
+WARNINGS_NOT_ACCEPTED = "warnings_not_accepted"
+"""Validation warned and no reason acknowledges it (``accept_warnings``)."""
+POLICY_FAILED = "policy_failed"
+RAW_TRANSCRIPT = "raw_transcript"
+FLAGGED = "flagged"
+VALIDATION_STALE = "validation_stale"
+"""The repository moved since the validation report was made (``moved_since_validation``)."""
+MALFORMED = "malformed"
+"""Any other draft requirement (an unsupported version, a bad id or timestamp)."""
+
+
+class Problem(str):
+    """A readiness problem: its text (``field: what is wrong``) and a ``code`` naming it, so an
+    adapter says it in its own words by field and code, never by matching the wording."""
+
+    code: str
+
+    def __new__(cls, text: str, code: str) -> Problem:
+        made = super().__new__(cls, text)
+        made.code = code
+        return made
+
+
 def draft_problems(h: Handoff) -> list[str]:
     """What a record lacks to be a draft: schema/id/kind/status/timestamps/project/work/summary/lineage.
 
@@ -87,22 +114,22 @@ def draft_problems(h: Handoff) -> list[str]:
     """
     problems: list[str] = []
     if h.schema_version not in SUPPORTED_SCHEMA_VERSIONS:
-        problems.append(f"schema_version: unsupported version {h.schema_version!r} "
-                        f"(supported: {', '.join(SUPPORTED_SCHEMA_VERSIONS)})")
+        problems.append(Problem(f"schema_version: unsupported version {h.schema_version!r} "
+                        f"(supported: {', '.join(SUPPORTED_SCHEMA_VERSIONS)})", MALFORMED))
     if not is_handoff_id(h.id):
-        problems.append("id: must be a lowercase UUID")
+        problems.append(Problem("id: must be a lowercase UUID", MALFORMED))
     for name in ("created_at", "updated_at"):
         if not is_timestamp(getattr(h, name)):
-            problems.append(f"{name}: must be an RFC 3339 date-time with a zone")
+            problems.append(Problem(f"{name}: must be an RFC 3339 date-time with a zone", MALFORMED))
     if is_timestamp(h.created_at) and is_timestamp(h.updated_at):
         if parse_timestamp(h.updated_at) < parse_timestamp(h.created_at):
-            problems.append("updated_at: is before created_at")
+            problems.append(Problem("updated_at: is before created_at", MALFORMED))
     if blank(h.project.id):
-        problems.append("project.id: required")
+        problems.append(Problem("project.id: required", MISSING))
     if blank(h.work.title):
-        problems.append("work.title: required")
+        problems.append(Problem("work.title: required", MISSING))
     if blank(h.work.objective):
-        problems.append("work.objective: required")
+        problems.append(Problem("work.objective: required", MISSING))
     return problems
 
 
@@ -137,12 +164,13 @@ def moved_since_validation(h: Handoff, head_now: str | None, drifted: tuple[str,
     validated_at = freshness.git_head_now if freshness is not None else None
     again = "validate it again so the report describes the repository now, then make it ready"
     if validated_at and head_now and validated_at != head_now:
-        return (f"validation: the repository head moved since this handoff was validated ({validated_at[:12]} → "
-                f"{head_now[:12]}); {again}")
+        return Problem(f"validation: the repository head moved since this handoff was validated ({validated_at[:12]} → "
+                       f"{head_now[:12]}); {again}", VALIDATION_STALE)
     artifacts_passed = any(c.name == "artifacts" and c.status == "pass" for c in h.validation.checks)
     if drifted and artifacts_passed:
         listed = ", ".join(drifted[:5]) + (f" and {len(drifted) - 5} more" if len(drifted) > 5 else "")
-        return f"validation: artifacts changed since this handoff was validated ({listed}); {again}"
+        return Problem(f"validation: artifacts changed since this handoff was validated ({listed}); {again}",
+                       VALIDATION_STALE)
     return None
 
 
@@ -152,26 +180,28 @@ def ready_problems(h: Handoff, *, accepted_warnings: str | None = None) -> list[
     user-acknowledged warn, no secret-policy violation, and no flag."""
     problems = draft_problems(h)
     if not h.open_items and not is_explicitly_completed(h):
-        problems.append("open_items: add at least one open item, or set work.state to \"completed\"")
+        problems.append(Problem("open_items: add at least one open item, or set work.state to \"completed\"", MISSING))
     reason = accepted_warnings if accepted_warnings is not None else h.validation.accepted_warnings
     status = h.validation.status
     if status == "not_run":
-        problems.append("validation.status: not validated yet; run validation first")
+        problems.append(Problem("validation.status: not validated yet; run validation first", NOT_VALIDATED))
     elif status == "fail":
-        problems.append("validation.status: validation failed; revise the handoff and validate again")
+        problems.append(Problem("validation.status: validation failed; revise the handoff and validate again",
+                                VALIDATION_FAILED))
     elif status == "warn" and blank(reason):
         # Only the warnings that made the status warn are named: an advisory
         # check (quality) is reported by validate but does not block on its own.
         warned = [c for c in h.validation.checks if c.status == "warn" and c.name not in ADVISORY_CHECKS]
         why = "; ".join(f"{c.name}: {c.detail}" for c in warned)
-        problems.append("validation.status: validation warned" + (f" ({why})" if why else "")
-                        + "; promoting needs `accept_warnings` (a reason)")
+        problems.append(Problem("validation.status: validation warned" + (f" ({why})" if why else "")
+                                + "; promoting needs `accept_warnings` (a reason)", WARNINGS_NOT_ACCEPTED))
     if any(c.name == "policy" and c.status == "fail" for c in h.validation.checks):
-        problems.append("validation.checks: the policy check failed (secret/path/privacy policy violation)")
+        problems.append(Problem("validation.checks: the policy check failed (secret/path/privacy policy violation)",
+                                POLICY_FAILED))
     for path in transcript_field_paths(h):
-        problems.append(f"{path}: raw transcripts are not accepted in v0.1")
+        problems.append(Problem(f"{path}: raw transcripts are not accepted in v0.1", RAW_TRANSCRIPT))
     for flag in h.flags:
-        problems.append(f"flags: the handoff is flagged {flag}; revise it first")
+        problems.append(Problem(f"flags: the handoff is flagged {flag}; revise it first", FLAGGED))
     return problems
 
 
