@@ -79,8 +79,20 @@ def test_a_session_end_that_is_not_a_hooks_keeps_nothing_far_behind(behind: Path
     assert held.value.details["deferred"] is None and kept_hooks(behind) == []
 
 
-def test_a_lock_held_past_the_wait_is_kept_only_for_the_step_given_a_deferral(project):
+def test_a_lock_held_past_the_wait_is_kept_only_for_the_step_given_a_deferral(project, monkeypatch):
+    started: list[tuple] = []
+    monkeypatch.setattr(context, "start_catch_up", lambda root, baton_dir: started.append((root, baton_dir))
+                        or (4242, None))
+    kept: list[str] = []
     busy = LedgerBusy("the ledger stayed locked by another process for 1 s")
     with Baton.open(project) as app:
         assert app.project.busy(busy) is busy  # a command's step: as it is
         assert app.project.busy(busy, lambda: None) is busy  # nothing could be kept: as it is too
+        assert started == []
+        said = app.project.busy(busy, lambda: kept.append("s-work") or "s-work")
+        assert said is not busy and isinstance(said, LedgerBusy)
+        assert said.details["deferred"] == "s-work" and said.details["background_pid"] == 4242
+        assert "a process of its own (pid 4242) waits for it" in said.message
+        assert kept == ["s-work"] and started == [(app.project.root, app.project.paths.baton_dir)]
+        assert app.project.busy(busy) is busy  # the next step, given none: nothing kept, nothing started
+    assert kept == ["s-work"] and len(started) == 1
