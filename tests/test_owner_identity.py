@@ -152,3 +152,13 @@ def test_status_names_who_left_a_baton_for_another_owner(repo):
     with Baton.open(repo) as app:
         text = app.status_overview().render()
     assert "bob@example.com on main, by you" in text
+
+
+def test_a_forgotten_capture_keeps_the_git_owner_it_was_made_under_as_its_actor(repo):
+    """docs/security.md, "What forget cannot reach": forget erases ``data``, not the envelope."""
+    ident = _capture(repo)
+    with Baton.open(repo) as app:
+        assert app.forget(ident, yes=True).done
+        [captured] = [e for e in app.project.ledger.read_all() if e.stream == f"handoff/{ident}"
+                      and e.type == "handoff.captured"]
+    assert (captured.data, captured.actor) == (None, "ann@example.com")
