@@ -417,6 +417,14 @@ def test_the_session_batons_status_counts_follow_their_records_and_a_replay(caps
     _leave_baton(capsys, project, "s-2")  # supersedes the first
     kept, grouped = _baton_status_counts(project)
     assert kept == grouped and sum(kept.values()) == 2
+    newest = run_json(capsys, project, "handoff", "list", "--kind", "baton")["handoffs"][0]["id"]
+    run_json(capsys, project, "handoff", "archive", newest)  # a baton's record changes status
+    kept, grouped = _baton_status_counts(project)
+    assert kept == grouped and sum(kept.values()) == 2 and kept.get("archived") == 1
+    older = run_json(capsys, project, "handoff", "list", "--kind", "baton")["handoffs"][-1]["id"]
+    run_json(capsys, project, "forget", older, "--yes", "--reason", "test")  # its row leaves the index
+    kept, grouped = _baton_status_counts(project)
+    assert kept == grouped and sum(kept.values()) == 1
     assert main(["rebuild", "--project", str(project)]) == 0
     assert _baton_status_counts(project) == (kept, grouped)
     opened = Project.open(project)

@@ -62,14 +62,23 @@ def mutated_records(draw):
         parent[path[-1]] = None
     elif isinstance(parent, dict):
         parent[draw(st.sampled_from(["x_new", "extra", "$schema", "id"]))] = draw(ODD_VALUES)
+    else:  # "add" inside an array: an item of another kind appended, so the record is still mutated
+        parent.append(draw(ODD_VALUES))
     return record
 
 
 def _quick(value):
-    try:
-        return "read", model.converter(detailed=False).structure(value, Handoff)
-    except Exception:  # noqa: BLE001 - cattrs raises ExceptionGroups and plain errors alike
-        return "refused", None
+    """What the converters make of ``value``: the quick one and the detailed one
+    (what a refused record is reported by) must agree, and the readers are held to both."""
+    verdicts = []
+    for detailed in (False, True):
+        try:
+            verdicts.append(("read", model.converter(detailed=detailed).structure(value, Handoff)))
+        except Exception:  # noqa: BLE001 - cattrs raises ExceptionGroups and plain errors alike
+            verdicts.append(("refused", None))
+    (quick, read), (slow, read_slowly) = verdicts
+    assert quick == slow and _same(read, read_slowly), (quick, slow)
+    return quick, read
 
 
 WAYS = {"walking the plan": StrictReaders(MODEL_CLASSES, json_keys, READERS.named, compile_after=10**9),

@@ -38,10 +38,10 @@ from baton.projections.base import STREAM_ORDER, Doc
 SEARCH_TABLE = "handoff_search"
 ROWS_TABLE = "handoff_rows"
 COUNTS_TABLE = "handoff_status_counts"
-BATON_COUNTS_TABLE = "handoff_baton_status_counts"
-"""Of ``COUNTS_TABLE``'s rows, how many are session batons' records, by status."""
 """One row per status present in ``ROWS_TABLE`` and how many rows have it
 (never a zero): equal to ``SELECT status, COUNT(*) ... GROUP BY status``."""
+BATON_COUNTS_TABLE = "handoff_baton_status_counts"
+"""The same over ``ROWS_TABLE``'s session batons' records (``baton = 1``) alone."""
 RESUMABLE = ("ready", "resumed")
 """The statuses ``latest`` may name (``baton.commands.latest``), and a session start's pointer to it."""
 LATEST_WINDOW = 50

@@ -104,6 +104,19 @@ def _as_an_upgrade_finds_it(project: Path, projection: str) -> None:
         db.execute("UPDATE meta SET value = ? WHERE key = 'signature'", [orjson.dumps(signature).decode()])
 
 
+def _wait_for_the_catch_up(project: Path, seconds: float = 120) -> None:
+    """Until the background catch-up a hook started (if any) has ended: it holds
+    ``.baton/cache/catch-up.lock`` while it runs (``baton.background.running``)."""
+    import time
+
+    from baton.background import running
+
+    deadline = time.monotonic() + seconds
+    while running(project / ".baton")[0]:
+        assert time.monotonic() < deadline, "the background catch-up did not end"
+        time.sleep(0.1)
+
+
 def test_a_session_started_after_an_upgrade_gets_its_brief_as_the_index_stands_and_the_next_the_baton(
         claude, project, env, model):
     step = "Wire the zebra-42 parser into the CLI"
@@ -113,6 +126,7 @@ def test_a_session_started_after_an_upgrade_gets_its_brief_as_the_index_stands_a
     told = hello(claude, project, {**env, "BATON_HOOK_FOLD_MB": "0.000001"}, model)  # any replay is "large"
     assert "## Baton" in told and AS_IT_STANDS in told  # the model's first request holds the brief
     assert step not in told and "baton.claimed" not in types(project, env)  # the baton stays pending
+    _wait_for_the_catch_up(project)
     done = run_baton(project, env, "rebuild", "--if-needed")  # after the background catch-up, or in its stead
     assert done.returncode == 0, done.stderr
     after = hello(claude, project, env, model)
