@@ -19,7 +19,7 @@ import hashlib
 import os
 import re
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import orjson
 
@@ -443,25 +443,34 @@ def _config_signature(where: GitDirs | None) -> str | None:
     return digest.hexdigest()
 
 
-def user_identity(start: Path, cache: Path | None = None) -> tuple[str | None, str | None]:
+def user_identity(start: Path, cache: Path | None = None, *,
+                  secret: Callable[[str], bool] | None = None) -> tuple[str | None, str | None]:
     """git's ``user.email`` and ``user.name`` for ``start``.
 
     With ``cache`` (a JSON file under ``.baton/cache/``), the answer is kept
     with a digest of the config files' bytes and reused while they are
     unchanged, so a command that only needs the owner (every session-start
     hook) reads a few small files instead of importing dulwich. A config that
-    uses ``include`` is always read through dulwich.
+    uses ``include`` is always read through dulwich. A value ``secret``
+    judges to look like a secret is never written there (nor left there).
     """
     where = locate(start)
     signature = _config_signature(where) if cache is not None else None
     if signature is not None and cache is not None:
         try:
             kept = orjson.loads(cache.read_bytes())
-            if kept.get("signature") == signature:
+            if kept.get("signature") == signature and not _secret_in(secret, kept.get("email"), kept.get("name")):
                 return kept.get("email"), kept.get("name")
         except (OSError, ValueError, AttributeError):
             pass
     email, name = config_value(start, "user", "email"), config_value(start, "user", "name")
+    if _secret_in(secret, email, name):
+        if cache is not None:
+            try:
+                cache.unlink(missing_ok=True)
+            except OSError:
+                pass
+        return email, name
     if signature is not None and cache is not None:
         try:
             cache.parent.mkdir(parents=True, exist_ok=True)
@@ -469,6 +478,10 @@ def user_identity(start: Path, cache: Path | None = None) -> tuple[str | None, s
         except (OSError, ValueError, TypeError, StorageError):
             pass  # a cache: a read-only checkout just reads git config each time
     return email, name
+
+
+def _secret_in(secret: Callable[[str], bool] | None, *values: object) -> bool:
+    return secret is not None and any(isinstance(v, str) and v and secret(v) for v in values)
 
 
 _CREDENTIALS = lazy(r"^(?P<scheme>[a-z][a-z0-9+.-]*://)(?:[^@/]*@)?", re.IGNORECASE)  # capture only

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
 from typing import Sequence
 
 from baton.cli import build_parser
 from baton.cli_handlers.output import print_json
 from baton.domain.redaction import RedactionPolicy, screen_text
+from baton.domain.wording import closest
 
 
 def usage_error_message(parser: argparse.ArgumentParser, message: str, *, json_requested: bool,
@@ -113,7 +113,7 @@ def did_you_mean(parser: argparse.ArgumentParser, message: str) -> str | None:
         given, known = unknown.group(1).split("=", 1)[0], sorted(option_strings(parser))
     if choice is not None and (nested := _nested_command(parser, given)):
         return nested  # ``baton list``: ``baton handoff list``
-    close = difflib.get_close_matches(given, known, n=1, cutoff=0.6)
+    close = closest(given, known, n=1)
     if not close and choice is not None and parser.prog != "baton":
         return _sibling_command(parser, given)  # ``baton checkpoint list``: ``baton handoff list``
     if not close:

@@ -31,7 +31,6 @@ from baton.commands.capture import (
     CaptureResult,
     CleanPayload,
     assign_item_ids,
-    capturing_owner,
     clean_payload,
     handoff_file,
     hash_artifacts,
@@ -40,6 +39,7 @@ from baton.commands.capture import (
     refuse_transcripts,
 )
 from baton.commands.handoff_facts import now_timestamp, project_snapshot
+from baton.commands.identity import recorded_owner
 from baton.commands.ids import load_handoff, place_of
 from baton.commands.record import record, record_many
 from baton.domain import lifecycle
@@ -155,6 +155,7 @@ def amend_handoff(
     """
     checked = _checked_changes(project, dict(replacement or {}), dict(changes or {}),
                                dict(replace_lists or {}), close_items, drop_items)
+    actor = recorded_owner(project)  # a child's capturer, read before the lock is taken
     with project.writing() as scope:
         handoff = load_handoff(scope.runner, token, here=place_of(project))
         now = now_timestamp(project.clock())
@@ -179,7 +180,7 @@ def amend_handoff(
         child = lifecycle.amend(handoff, body, id=child_id, now=now, project=snapshot)
         refuse_transcripts(child)
         decided = aggregate.decide(None, aggregate.Capture(child, tuple(new_redactions), recorded_edits), now=now)
-        events = record(scope, decided, version=0, actor=capturing_owner(scope.project), session=session)
+        events = record(scope, decided, version=0, actor=actor, session=session)
         stored = scope.runner.get("handoffs", child_id) or cast("HandoffCaptured", decided[0]).handoff
         return CaptureResult(child_id, stored, new_redactions, events, handoff_file(stored), edits=recorded_edits,
                              hints=checked.hints)

@@ -17,7 +17,7 @@ from baton.commands.baton_claim import CreatedBaton, key_state
 from baton.commands.baton_create import create_in_scope
 from baton.commands.baton_hand_on import hand_on_in_scope
 from baton.commands.batons import current_batons, redaction_lines, stored_baton
-from baton.commands.identity import SessionContext, context_of
+from baton.commands.identity import SessionContext, context_of, recorded_owner
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
 from baton.domain.baton_payload import as_payload
@@ -69,9 +69,11 @@ def create_baton(
     assert payload is not None
     opened = project
     ctx = context_of(opened, owner=payload.owner, branch=payload.branch)
+    # Who captures: this clone's owner (resolved once when the baton is for it), before the lock.
+    actor = recorded_owner(opened, None if (payload.owner or "").strip() else ctx.owner)
     with opened.writing() as scope:
         with scope.batch():  # the handoff and its baton.created: one append, all or nothing
-            created = create_in_scope(scope, payload, ctx, session=session, harness=harness)
+            created = create_in_scope(scope, payload, ctx, actor=actor, session=session, harness=harness)
         return BatonCreateResult(attrs.evolve(created, record=stored_baton(scope.runner, created.record)))
 
 

@@ -24,6 +24,7 @@ def create_in_scope(
     payload: BatonPayload,
     ctx: SessionContext,
     *,
+    actor: str,
     session: str | None = None,
     harness: str | None = None,
     objective: str | None = None,
@@ -31,7 +32,10 @@ def create_in_scope(
     """Capture the baton's handoff record and scope it (``baton.created``), in one locked scope.
 
     ``ctx`` is the resolved owner and branch (the payload's own owner/branch
-    already applied). The text stored in the baton is the handoff's after
+    already applied): who the baton is for. ``actor``: who captures it
+    (``identity.recorded_owner``), the handoff event's ``actor`` — so
+    ``handoff list --by``/``--mine`` name the capturer, not the recipient
+    (``session end --owner bob`` run by Alice is Alice's). The text stored in the baton is the handoff's after
     redaction, so a secret in a next step never reaches the ledger.
     """
     owner, branch = ctx.owner, ctx.branch
@@ -39,7 +43,7 @@ def create_in_scope(
     scope.project.check_streams(baton_stream(key))  # before the capture: nothing appended if refused
     body = handoff_payload_for_baton(payload, owner=owner, branch=branch, objective=objective, session_id=session)
     origin = {"harness": harness, "session_id": session} if (harness or session) else None
-    captured = capture_in_scope(scope, body, trigger="manual", origin=origin, session=session, actor=owner)
+    captured = capture_in_scope(scope, body, trigger="manual", origin=origin, session=session, actor=actor)
     content = baton_content_of_handoff(captured.record)
     record = BatonRecord(
         id=captured.handoff_id, key=key, owner=owner, branch=branch, shared=payload.shared,

@@ -39,7 +39,7 @@ from baton.commands.handoff_facts import (
     project_snapshot,
     screened_given_hash,
 )
-from baton.commands.identity import resolve_owner
+from baton.commands.identity import recorded_owner
 from baton.commands.ids import place_of, resolve_handoff_id
 from baton.commands.objectives import check_session_id
 from baton.commands.record import record
@@ -394,6 +394,10 @@ def capture_in_scope(
 ) -> CaptureResult:
     """Capture a draft handoff inside an open ``WriteScope`` (the lock is held).
 
+    ``actor``: who captures (``identity.recorded_owner``), recorded as the
+    event's ``actor`` — resolved by the caller before it took the lock (every
+    command does; left out, it is resolved here, under the lock).
+
     ``payload`` is the agent's part of a record (work, summary, decisions,
     artifacts, evidence, failed attempts, open items, risks, origin,
     automation, lineage, unknown extras). ``parent`` (any id form) links the
@@ -431,16 +435,10 @@ def capture_in_scope(
     draft = new_draft(body, id=handoff_id, now=now, project=project_snapshot(project))
     refuse_transcripts(draft)
     decided = aggregate.decide(None, aggregate.Capture(draft, tuple(clean.redactions)), now=now)
-    events = record(scope, decided, version=0, actor=actor or capturing_owner(project), session=session)
+    events = record(scope, decided, version=0, actor=actor if actor is not None else recorded_owner(project),
+                    session=session)
     stored = scope.runner.get("handoffs", handoff_id) or cast("HandoffCaptured", decided[0]).handoff
     return CaptureResult(handoff_id, stored, list(clean.redactions), events, handoff_file(stored))
-
-
-def capturing_owner(project: Any) -> str:
-    """Who a capture is made under, recorded as its event's ``actor`` (screened
-    for secrets like every field): the owner a baton left here would have —
-    git ``user.email``, else ``user.name``, else the OS user (``identity``)."""
-    return resolve_owner(project.paths.worktree, cache=project.paths.cache_dir / "identity.json")
 
 
 def _link_parent(scope: Any, body: dict[str, Any], parent: str | None, relation: str) -> None:
@@ -501,8 +499,10 @@ def capture_handoff(
         payload (only ``session end`` makes a handoff a session baton).
     """
     refuse_baton_scope(payload)
+    actor = recorded_owner(project)  # git config is read before the lock is taken, not while it is held
     with project.writing() as scope:
-        captured = capture_in_scope(scope, payload, trigger=trigger, parent=parent, origin=origin, session=session)
+        captured = capture_in_scope(scope, payload, trigger=trigger, parent=parent, origin=origin, session=session,
+                                    actor=actor)
     hints = unknown_field_hints(payload)
     return attrs.evolve(captured, hints=hints) if hints else captured
 

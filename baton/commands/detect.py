@@ -29,6 +29,7 @@ from baton.commands.capture import capture_in_scope
 from baton.commands.detector_facts import detector_config, repository_head, stream_key
 from baton.commands.draft_fields import PLACEHOLDER, still_to_complete
 from baton.commands.handoff_facts import now_timestamp
+from baton.commands.identity import recorded_owner
 from baton.commands.objectives import check_session_id
 from baton.commands.prepare import prepare_handoff
 from baton.commands.record import record
@@ -221,6 +222,7 @@ def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False,
     kept = open_session_draft(project.reading(), session) if assessed.prepares and prepared_draft is None else None
     if wants_draft and kept is None and prepared_draft is None:
         template, missing = _draft_template(project, assessed.evaluation, outcome.action, session=session)
+    actor = recorded_owner(project) if template is not None else ""  # read before the lock, only for a draft
     with project.writing() as scope, scope.batch():
         # The draft and the recommendation that made it are ONE append (all
         # or nothing, under one lock): a recommendation never names a draft
@@ -233,7 +235,7 @@ def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False,
             if kept is None:
                 draft = capture_in_scope(scope, template, trigger=template["automation"]["trigger"],
                                          origin={"harness": harness} if harness else None,
-                                         session=session).handoff_id
+                                         session=session, actor=actor).handoff_id
         if kept is not None:
             draft, missing = kept["id"], still_to_complete(kept)
         record_recommendation(scope, assessed, draft, tuple(missing))

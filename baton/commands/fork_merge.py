@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 import attrs
 
 from baton.commands.capture import CaptureResult, capture_in_scope
+from baton.commands.identity import recorded_owner
 from baton.commands.ids import load_handoff
 from baton.commands.lineage_conflicts import current_conflicts
 from baton.domain import lineage
@@ -48,13 +49,14 @@ def fork_handoff(project: "Project", token: str, *, label: str | None = None,
         raise InputError(f"`label` is {len(label.strip())} characters; the limit is {BRANCH_LABEL_MAX} "
                          "(name the branch; the handoff holds its story)")
     label = label.strip() if label else None
+    actor = recorded_owner(project)  # read before the lock is taken
     with project.writing() as scope:
         parent = load_handoff(scope.runner, token)
         if parent.status == "archived":
             raise TransitionError(handoff_id=parent.id, status=parent.status, flags=tuple(parent.flags),
                                   action="fork", allowed=(), reason="an archived handoff is not forked")
         body = lineage.fork_body(handoff_to_json(parent), label=label)
-        return capture_in_scope(scope, body, session=session)
+        return capture_in_scope(scope, body, session=session, actor=actor)
 
 
 # -- merge ----------------------------------------------------------------------------------
@@ -94,6 +96,7 @@ def merge_handoffs(project: "Project", tokens: Sequence[str], *, title: str | No
             candidates between the parents are in the error's details.
         NotFound / AmbiguousId / TransitionError (exit 4); PolicyBlock (exit 5).
     """
+    actor = recorded_owner(project)  # read before the lock is taken
     with project.writing() as scope:
         parents: list[Any] = []  # Handoff records
         for token in tokens:
@@ -114,7 +117,7 @@ def merge_handoffs(project: "Project", tokens: Sequence[str], *, title: str | No
         basis = graph.common_ancestors(ids) if all(i in graph for i in ids) else []
         body = lineage.merge_body([handoff_to_json(p) for p in parents], resolution=dict(resolution or {}),
                                   conflicts=relevant, basis=basis, title=title)
-        captured = capture_in_scope(scope, body, session=session)
+        captured = capture_in_scope(scope, body, session=session, actor=actor)
         return MergeResult(captured, tuple(c.to_json() for c in relevant))
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from baton.commands.capture import capture_in_scope
 from baton.commands.detect import assess, record_recommendation
 from baton.commands.draft_fields import PLACEHOLDER
+from baton.commands.identity import recorded_owner
 from baton.commands.objectives import required_session_id
 from baton.commands.prepare import prepare_handoff
 from baton.commands.session_drafts import open_session_draft
@@ -98,13 +99,14 @@ def prepare_before_compaction(project: "Project", session_id: str | None, *, har
         template["automation"] = {"trigger": HOOK_TRIGGER, **detector_inputs(trigger)}
     elif not assessed.records:
         return CompactionDraftResult(sid, kept, False, trigger)
+    actor = recorded_owner(project) if template is not None else ""  # read before the lock, only for a draft
     with project.writing(deferral=deferral) as scope, scope.batch():
         # Looked at again under the lock: two hooks of one session compacting
         # at the same moment leave one draft between them.
         now = _compaction_draft(scope.runner, sid)
         created = now is None and template is not None
         draft = capture_in_scope(scope, template, trigger=HOOK_TRIGGER, origin={"harness": harness},
-                                 session=sid).handoff_id if created and template is not None else (now or kept)
+                                 session=sid, actor=actor).handoff_id if created and template is not None else (now or kept)
         assert draft is not None  # no template: a draft was kept
         if assessed.records:
             record_recommendation(scope, assessed, draft)

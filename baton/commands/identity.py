@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import getpass
 from pathlib import Path
+from typing import Callable
 
 from baton import gitinfo
+from baton.domain.redaction import redact_strings
 from baton.model import frozen
 
 FALLBACK_OWNER = "local"
@@ -36,12 +38,14 @@ def _clean(value: object) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
-def resolve_owner(root: Path, explicit: str | None = None, *, cache: Path | None = None) -> str:
-    """``cache``: where git's identity may be kept between processes (``gitinfo.user_identity``)."""
+def resolve_owner(root: Path, explicit: str | None = None, *, cache: Path | None = None,
+                  secret: Callable[[str], bool] | None = None) -> str:
+    """``cache``: where git's identity may be kept between processes
+    (``gitinfo.user_identity``); ``secret``: which values must never be kept there."""
     if _clean(explicit):
         return _clean(explicit)  # type: ignore[return-value]
     try:
-        for value in gitinfo.user_identity(Path(root), cache):
+        for value in gitinfo.user_identity(Path(root), cache, secret=secret):
             if _clean(value):
                 return _clean(value)  # type: ignore[return-value]
     except Exception:  # noqa: BLE001 - the spec: resolution failures fall back silently
@@ -73,6 +77,27 @@ def resolve_context(root: Path, *, owner: str | None = None, branch: str | None 
 
 
 def context_of(opened, *, owner: str | None = None, branch: str | None = None) -> SessionContext:
-    """The owner and branch in an opened project's current worktree (git's identity cached under ``.baton/cache``)."""
-    return resolve_context(opened.paths.worktree, owner=owner, branch=branch,
-                           cache=opened.paths.cache_dir / "identity.json")
+    """The owner and branch in an opened project's current worktree (``project_owner``)."""
+    return SessionContext(owner=_clean(owner) or project_owner(opened),
+                          branch=resolve_branch(opened.paths.worktree, branch))
+
+
+def project_owner(opened) -> str:
+    """The owner in an opened project's current worktree, as batons take it
+    (refused there when it looks like a secret: ``check_identifiers``). git's
+    identity is cached under ``.baton/cache`` — unless it looks like a secret."""
+    return resolve_owner(opened.paths.worktree, cache=opened.paths.cache_dir / "identity.json",
+                         secret=lambda value: _screened(opened, value) != value)
+
+
+def recorded_owner(opened, owner: str | None = None) -> str:
+    """``owner`` (else ``project_owner``) as the ledger records an event's
+    ``actor``: screened by the text rules (``ProjectContext.screen``), so a git
+    name or email that looks like a secret reads ``[REDACTED:…]`` — the form a
+    reader's owner is compared in (``handoff list --mine``, "(you)")."""
+    return _screened(opened, owner if owner is not None else project_owner(opened))
+
+
+def _screened(opened, value: str) -> str:
+    screened = redact_strings(value, opened.policy.redaction, at="actor").payload
+    return screened if isinstance(screened, str) else value

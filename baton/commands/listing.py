@@ -16,11 +16,11 @@ keeps one owner's (or writer id's) records, ``mine`` the reader's.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import attrs
 
-from baton.commands.identity import resolve_owner
+from baton.commands.identity import recorded_owner
 from baton.commands.lineage_conflicts import current_conflicts
 from baton.domain.authorship import author_label, wrote
 from baton.domain.handoff import STATUSES
@@ -61,8 +61,8 @@ class ListResult:
     """More records match than the limit let through."""
     total: int | None = None
     """How many match in all, when ``more`` and counted (``count_total``); else ``None``."""
-    reader: tuple[str, str] = ("", "")
-    """Who reads the list: this clone's owner and writer id (``mine``)."""
+    reader: "Reader" = attrs.field(factory=lambda: Reader("", str))
+    """Who reads the list: this clone's writer id and owner (``mine``)."""
     by: str | None = None
     mine_only: bool = False
     elsewhere: int = 0
@@ -86,7 +86,9 @@ class ListResult:
 
     def mine(self, row: "HandoffSummary") -> bool:
         """Did the reader capture ``row``?"""
-        return wrote(row.owner, row.writer, my_owner=self.reader[0], my_writer=self.reader[1])
+        # The reader's owner is resolved (git config read) only for a row that has an owner.
+        return wrote(row.owner, row.writer, my_owner=self.reader.owner if row.owner else "",
+                     my_writer=self.reader.writer)
 
     @property
     def matched(self) -> int | None:
@@ -159,10 +161,12 @@ def list_handoffs(
     count_total: bool = True,
     by: str | None = None,
     mine: bool = False,
+    owner: str | None = None,
 ) -> ListResult:
     """``limit``: at most this many (``None``: ``DEFAULT_LIMIT``; ``EVERY``, 0: every match).
     ``by``: only records captured under this owner (or by this writer id);
-    ``mine``: only the reader's (``ListResult.mine``).
+    ``mine``: only the reader's (``ListResult.mine``); ``owner``: the reader's
+    owner when the caller already resolved it (``identity.recorded_owner``).
     ``count_total``: when the limit leaves matches out, count them all (``total``:
     one ``COUNT`` over the matches; a caller that shows only the rows skips it).
 
@@ -187,8 +191,9 @@ def list_handoffs(
         raise InputError("`by` needs an owner (a git email or name) or a writer id")
     runner = project.reading()
     branch = branch or None
-    reader = (reader_owner(project), project.writer)
-    authors: handoffs.Authors | None = (by.strip(), None) if by is not None else reader if mine else None
+    reader = Reader(project.writer, lambda: recorded_owner(project) if owner is None else owner)
+    authors: handoffs.Authors | None = ((by.strip(), None) if by is not None
+                                        else (reader.owner, reader.writer) if mine else None)
 
     def listed() -> ListResult:
         # One row past the limit says whether more match (``more``); only then are they counted (``total``).
@@ -212,7 +217,11 @@ def list_handoffs(
     # question of an unchanged index gets the same (immutable) answer back,
     # without a query: the answers are kept per index state (``runner.memo``).
     answers = memo("listing.answers", dict)
-    key = (status, work, limit, kind, branch, count_total, by, mine, reader)
+    # The reader's owner is part of the question only with ``mine``: a cached
+    # answer is given back as it is (the MCP server then reuses its last reply
+    # for that very object), with the reader it was made for, whose owner was
+    # resolved when first asked — no git config is read to answer it again.
+    key = (status, work, limit, kind, branch, count_total, by, mine, authors if mine else None)
     found = answers.get(key)
     if found is None:
         if len(answers) >= REMEMBERED_LISTS:
@@ -221,9 +230,22 @@ def list_handoffs(
     return found
 
 
-def reader_owner(project: Any) -> str:
-    """The reader's owner, as a capture here would record it (``capture.capturing_owner``)."""
-    return resolve_owner(project.paths.worktree, cache=project.paths.cache_dir / "identity.json")
+class Reader:
+    """Who reads a list: this clone's writer id and its owner as the ledger
+    records one (``identity.recorded_owner``), resolved on first use only."""
+
+    __slots__ = ("writer", "_resolve", "_owner")
+
+    def __init__(self, writer: str, resolve: Callable[[], str]) -> None:
+        self.writer = writer
+        self._resolve = resolve
+        self._owner: str | None = None
+
+    @property
+    def owner(self) -> str:
+        if self._owner is None:
+            self._owner = self._resolve()
+        return self._owner
 
 
 def listed_conflicts(runner: Any, ids: list[str]) -> dict[str, list[dict[str, Any]]]:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import attrs
 
 from baton.commands.batons import peek_eligible, redaction_lines, stored_baton
-from baton.commands.identity import SessionContext, context_of
+from baton.commands.identity import SessionContext, context_of, recorded_owner
 from baton.commands.objectives import check_objective, check_session_id, get_session_objective
 from baton.commands.record import record
 from baton.commands.session_records import objective_events, record_begin
@@ -200,22 +200,26 @@ def end_session(
     payload = as_payload(handoff, owner, branch, shared, allow_empty=True)
     if payload is not None and create_in_scope is None:
         return None
+    actor = recorded_owner(project) if payload is not None else None  # the baton's capturer, before the lock
     with project.writing() as scope:
         with scope.batch():
             ended = end_in_scope(scope, session_id, payload, harness=harness, owner=owner, branch=branch,
-                                 create_in_scope=create_in_scope)
+                                 create_in_scope=create_in_scope, actor=actor)
         return settled(scope, ended)
 
 
 def end_in_scope(scope, session_id: str, payload: Any = None, *, harness: str | None = None,
                  owner: str | None = None, branch: str | None = None,
-                 left: CreatedBaton | None = None, create_in_scope: CreateInScope | None = None) -> SessionEndResult:
+                 left: CreatedBaton | None = None, create_in_scope: CreateInScope | None = None,
+                 actor: str | None = None) -> SessionEndResult:
     """Inside a write scope (and its ``batch()``, so that everything a session's
     end records — ``handoff.captured``, ``baton.created``, the objective
     cleared, ``session.ended`` — lands in one write, all or nothing): end
     the session, leaving a baton for ``payload`` (a ``BatonPayload``) when
     given, with ``create_in_scope``. ``left``: the baton already appended in
     this batch for the session (a handoff handed on), named by ``session.ended``.
+    ``actor``: who leaves the baton (``identity.recorded_owner``, resolved
+    before the lock; left out, resolved here) — not ``payload.owner``, whom it is for.
     """
     opened = scope.project
     session = scope.runner.get("sessions", session_id) or {}
@@ -233,7 +237,8 @@ def end_in_scope(scope, session_id: str, payload: Any = None, *, harness: str | 
     if payload is not None:
         assert create_in_scope is not None, "leaving a baton needs baton_create.create_in_scope"
         target = context_of(opened, owner=payload.owner, branch=payload.branch)
-        created = create_in_scope(scope, payload, target, session=session_id, harness=harness,
+        created = create_in_scope(scope, payload, target, actor=actor or recorded_owner(opened), session=session_id,
+                                  harness=harness,
                                   objective=objective_doc.objective if objective_doc else None)
     cleared = objective_events(scope, here, None, session_id, reason="session_end")
     stream = session_stream(session_id)

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from baton.commands.handoff_facts import live_freshness
+from baton.commands.identity import recorded_owner
 from baton.commands.ids import load_handoff, not_yet, place_of
-from baton.commands.listing import reader_owner
 from baton.commands.resume import token_budget
 from baton.domain.authorship import author_label, wrote
 from baton.domain.brief import render_markdown_view, render_resume_brief
@@ -113,4 +113,5 @@ def handoff_author(project: "Project", handoff_id: str) -> tuple[str, str, bool]
     """Who captured a record (its capture's writer and owner, from the live index:
     a capture's author never changes), and whether that is the reader."""
     writer, owner = authors_of(project.reading().db, [handoff_id]).get(handoff_id, ("", ""))
-    return writer, owner, wrote(owner, writer, my_owner=reader_owner(project), my_writer=project.writer)
+    return writer, owner, wrote(owner, writer, my_owner=recorded_owner(project) if owner else "",
+                                 my_writer=project.writer)

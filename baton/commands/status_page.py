@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from baton.commands.baton_cases import dismiss_baton, list_pending_batons, render_claim_conflicts, render_unseen
 from baton.commands.handoff_facts import live_freshness
-from baton.commands.listing import list_handoffs, reader_owner
+from baton.commands.identity import recorded_owner
+from baton.commands.listing import list_handoffs
 from baton.domain import lineage
 from baton.domain.authorship import author_label, wrote
 from baton.domain.batons import PENDING
@@ -163,14 +164,18 @@ class StatusOverview:
 
 
 def _baton_scope(b: dict[str, Any]) -> str:
-    """A pending baton's FOR cell, with who left it: a private baton's capture is
-    recorded under the owner it is for, so only the reader's own is marked
-    ``(you)``; a shared one names who left it (``shared, by X``)."""
+    """A pending baton's FOR cell, with who left it (``writtenBy``: the owner its
+    capture was made under): a private baton left by the owner it is for is
+    marked ``(you)`` when that is the reader; one left for someone else
+    (``session end --owner``) and a shared one name who left it (``, by X``)."""
+    by = author_label(b.get("writtenBy"), b.get("writer"))
     if not b["shared"]:
-        return f"{_clip(b['owner'], 24)} on {_clip(b['branch'], 24)}" + (" (you)" if b.get("mine") else "")
+        scope = f"{_clip(b['owner'], 24)} on {_clip(b['branch'], 24)}"
+        if b.get("writtenBy") in (None, "", b["owner"]):
+            return scope + (" (you)" if b.get("mine") else "")
+        return scope + (", by you" if b.get("mine") else f", by {_clip(by, 24)}")
     if b.get("mine"):
         return "shared (you)"
-    by = author_label(b.get("writtenBy"), b.get("writer"))
     return "shared" + (f", by {_clip(by, 24)}" if by != "-" else "")
 
 
@@ -232,13 +237,12 @@ def _baton_item(record, runner) -> dict[str, Any]:
     return item
 
 
-def _add_authors(project: "Project", items: list[dict[str, Any]]) -> None:
+def _add_authors(project: "Project", items: list[dict[str, Any]], me: str) -> None:
     """Each pending baton's author: ``writer`` (the feed that left it),
-    ``writtenBy`` (the owner it was left under) and ``mine`` (the reader left it)."""
+    ``writtenBy`` (the owner it was left under) and ``mine`` (the reader, owner ``me``, left it)."""
     if not items:
         return
     found = handoffs.authors_of(project.reading().db, [item["id"] for item in items])
-    me = reader_owner(project)
     for item in items:
         writer, owner = found.get(item["id"], ("", ""))
         item.update(writer=writer or None, writtenBy=owner or None,
@@ -289,10 +293,11 @@ def status_overview(
     redaction = redaction_of(opened)
     listed = list_pending_batons(opened)  # brings the projections up to date
     items = [_baton_item(r, opened.runner) for r in listed.records]
-    _add_authors(opened, items)
+    me = recorded_owner(opened)  # the reader's owner, resolved once for the whole page
+    _add_authors(opened, items, me)
     root = opened.root
-    listed_rows = list_handoffs(opened, limit=latest, count_total=False) if latest > 0 else None
-    listed_batons = list_handoffs(opened, limit=latest, kind="baton", count_total=False) if latest > 0 else None
+    listed_rows = list_handoffs(opened, limit=latest, count_total=False, owner=me) if latest > 0 else None
+    listed_batons = list_handoffs(opened, limit=latest, kind="baton", count_total=False, owner=me) if latest > 0 else None
     rows = listed_rows.rows if listed_rows is not None else ()
     baton_rows = listed_batons.rows if listed_batons is not None else ()
     policy = opened.policy

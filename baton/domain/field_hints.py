@@ -10,11 +10,11 @@ agent can amend it.
 
 from __future__ import annotations
 
-import difflib
 from typing import Any, Mapping
 
 from baton.domain import handoff as h
 from baton.domain.handoff import Handoff, json_keys
+from baton.domain.wording import closest
 
 CUTOFF = 0.8
 """How close (difflib's ratio) a key must be to a field to be called a typo of it."""
@@ -38,7 +38,7 @@ def unknown_field_hints(payload: Any) -> tuple[str, ...]:
         for key in mapping:
             if not isinstance(key, str) or key in known:
                 continue
-            close = difflib.get_close_matches(key, known, n=1, cutoff=CUTOFF)
+            close = closest(key, known, n=1, cutoff=CUTOFF)
             if close:
                 hints.append(f"{where}{key} is not a field of the handoff schema (kept as an extension); "
                              f"did you mean {where}{close[0]}?")

@@ -9,7 +9,6 @@ the remote's ref moved raises ``RemoteMoved`` (the use case starts again).
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import shlex
@@ -32,6 +31,7 @@ from dulwich.objects import ZERO_SHA, Commit, Tree
 from dulwich.repo import Repo
 from urllib3.exceptions import InsecureRequestWarning
 
+from baton.domain.wording import closest
 from baton.errors import GitLockHeld, NoSyncRemote, RemoteAuthFailed, RemoteUnreachable
 from baton.gitinfo import config_stack, locate
 from baton.sync.loose import write_loose_like_git
@@ -135,7 +135,7 @@ def no_remote_message(remote: str, names: list[str]) -> str:
     if not names:
         return (f"no git remote named {remote!r} is configured, and this repository has none: add the team's "
                 f"with `git remote add {remote} URL`")
-    close = difflib.get_close_matches(remote, names, n=1, cutoff=0.6)
+    close = closest(remote, names, n=1)
     guess = f"did you mean {close[0]!r}? " if close else ""
     return (f"no git remote named {remote!r} is configured ({guess}this repository's remotes: "
             f"{', '.join(names)}); name one with `remote`, or add it with `git remote add {remote} URL`")
