@@ -7,26 +7,20 @@ and mark the reader's own. ``handoff list --by`` / ``--mine`` filter on it."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from baton.app import Baton
 from tests.handoff_support import payload
+from tests.owner_support import anns_repository
+from tests.owner_support import git as _git
 from tests.secret_corpus import ALNUM
-
-
-def _git(root: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
 
 
 @pytest.fixture
 def repo(project: Path) -> Path:
-    _git(project, "init", "-q", "-b", "main")
-    _git(project, "config", "user.email", "ann@example.com")
-    _git(project, "config", "user.name", "Ann")
-    return project
+    return anns_repository(project)
 
 
 def _capture(root: Path, title: str = "Resumable OAuth callback validation") -> str:

@@ -35,6 +35,10 @@ from tests.background_support import background_pid, wait_gone
 from tests.conftest import run_baton
 from tests.handoff_support import git_init
 from tests.harness_support import fixture, injected
+from tests.start_support import as_an_upgrade_finds_it as _upgrade
+from tests.start_support import claims as _claims
+from tests.start_support import feeds as _feeds
+from tests.start_support import pending as _pending
 
 TINY = {"BATON_HOOK_FOLD_MB": "0.000001", "BATON_HOOK_SERVER": "0"}  # one byte: any catch-up is "large"
 FREE = {"BATON_HOOK_SERVER": "0"}
@@ -57,30 +61,6 @@ def _start(repo: Path, session: str, env: dict[str, str], *args: str):
     body = fixture("claude-code", "SessionStart.startup", repo, session_id=session)
     return run_baton("hook", "claude-code", "SessionStart", *args, cwd=repo, input=json.dumps(body), env=env,
                      timeout=60)
-
-
-def _upgrade(repo: Path, projection: str) -> None:
-    """As an upgrade to a Baton with another version of ``projection`` finds the index."""
-    with sqlite3.connect(repo / ".baton" / "index.sqlite") as db:
-        signature = orjson.loads(db.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()[0])
-        for item in signature[1:]:
-            if item[0] == projection:
-                item[1] -= 1
-        db.execute("UPDATE meta SET value = ? WHERE key = 'signature'", [orjson.dumps(signature).decode()])
-
-
-def _feeds(repo: Path) -> dict[str, bytes]:
-    return {feed.name: feed.read_bytes() for feed in (repo / ".baton" / "ledger").glob("*.jsonl")}
-
-
-def _claims(repo: Path) -> list[dict]:
-    return [event for raw in _feeds(repo).values() for line in raw.splitlines()
-            if (event := json.loads(line))["type"] == "baton.claimed"]
-
-
-def _pending(repo: Path) -> list:
-    with Baton.open(repo) as app:
-        return list(app.pending_batons().records)
 
 
 def test_a_start_after_an_upgrade_that_changed_no_projection_the_brief_reads_delivers_the_brief_as_it_stands(repo):

@@ -24,6 +24,9 @@ from tests.background_support import background_pid, wait_gone
 from tests.conftest import run_baton
 from tests.handoff_support import git_init, payload
 from tests.harness_support import fixture, injected, lock_held_elsewhere
+from tests.start_support import claims as _claims
+from tests.start_support import feeds as _feeds
+from tests.start_support import pending as _pending
 
 BUSY = {"BATON_HOOK_LOCK_WAIT": "0.2", "BATON_HOOK_SERVER": "0"}
 FREE = {"BATON_HOOK_SERVER": "0"}
@@ -50,20 +53,6 @@ def repo(project):
     left = run_baton("session", "end", "s-before", "--handoff-steps", STEP, cwd=project)
     assert left.returncode == 0, left.stderr
     return project
-
-
-def _feeds(repo: Path) -> dict[str, bytes]:
-    return {feed.name: feed.read_bytes() for feed in (repo / ".baton" / "ledger").glob("*.jsonl")}
-
-
-def _claims(repo: Path) -> list[dict]:
-    return [event for raw in _feeds(repo).values() for line in raw.splitlines()
-            if (event := json.loads(line))["type"] == "baton.claimed"]
-
-
-def _pending(repo: Path) -> list:
-    with Baton.open(repo) as app:
-        return list(app.pending_batons().records)
 
 
 @pytest.mark.parametrize("harness", sorted(START))

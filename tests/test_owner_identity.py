@@ -5,7 +5,6 @@ when an answer needs it — and never kept unscreened under ``.baton/``."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,21 +15,16 @@ from baton.commands import identity
 from baton.ledger.store import Ledger
 from tests.app_support import end_session
 from tests.handoff_support import payload
+from tests.owner_support import anns_repository
+from tests.owner_support import git as _git
 from tests.secret_corpus import ALNUM
 
 TOKEN = "ghp_" + (ALNUM * 2)[:36]
 
 
-def _git(root: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
-
-
 @pytest.fixture
 def repo(project: Path) -> Path:
-    _git(project, "init", "-q", "-b", "main")
-    _git(project, "config", "user.email", "ann@example.com")
-    _git(project, "config", "user.name", "Ann")
-    return project
+    return anns_repository(project)
 
 
 @pytest.fixture

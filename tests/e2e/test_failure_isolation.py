@@ -29,6 +29,7 @@ from tests.e2e.test_claude_code import (  # noqa: F401 - claude, env, model, pro
     session,
 )
 from tests.harness_support import lock_held_elsewhere, process_running
+from tests.start_support import as_an_upgrade_finds_it as _as_an_upgrade_finds_it
 
 pytestmark = pytest.mark.e2e
 
@@ -88,20 +89,6 @@ def test_a_session_started_while_another_process_holds_the_ledger_gets_its_brief
 
 AS_IT_STANDS = "Baton's index is being brought up to date in the background"
 """The line of a brief read from an index too far behind to bring up to date in the hook's time (docs/hooks.md)."""
-
-
-def _as_an_upgrade_finds_it(project: Path, projection: str) -> None:
-    """The index as an upgrade to a Baton with another version of ``projection`` finds it."""
-    import sqlite3
-
-    import orjson
-
-    with sqlite3.connect(project / ".baton" / "index.sqlite") as db:
-        signature = orjson.loads(db.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()[0])
-        for item in signature[1:]:
-            if item[0] == projection:
-                item[1] -= 1
-        db.execute("UPDATE meta SET value = ? WHERE key = 'signature'", [orjson.dumps(signature).decode()])
 
 
 def _wait_for_the_catch_up(project: Path, seconds: float = 120) -> None:
