@@ -104,3 +104,21 @@ def test_a_three_character_prefix_is_too_short(project):
     [handoff_id] = _capture(project)
     with pytest.raises(NotFound):
         _resolve(project, short_id(handoff_id)[:3])
+
+
+def test_an_ambiguous_prefix_lists_each_long_title_clipped_to_one_line(project):
+    # A title has no length limit (a pasted document); the list of candidates
+    # shows each as the handoff list does, not the whole document.
+    long_title = "t" * 5000
+    opened = Project.open(project, clock=lambda: FIXED_NS)
+    try:
+        with opened.writing() as scope:
+            ids = [capture_in_scope(scope, payload(work={"title": long_title, "objective": "Rejected twice"})).handoff_id
+                   for _ in range(2)]
+    finally:
+        opened.close()
+    with pytest.raises(AmbiguousId) as err:
+        _resolve(project, ids[0][:8])
+    assert all(handoff_id in err.value.message for handoff_id in ids)
+    assert long_title not in err.value.message
+    assert max(len(line) for line in err.value.message.splitlines()) < 250

@@ -21,6 +21,7 @@ from baton.commands.handoff_facts import worktree_label
 from baton.commands.latest import LATEST, NONE_READY, RESUMABLE, resolve_latest
 from baton.domain.handoff import stored_handoff
 from baton.domain.short_ids import MIN_PREFIX, MIN_SHORT_PREFIX, short_id
+from baton.domain.wording import clipped
 from baton.errors import AmbiguousId, InputError, NotFound
 from baton.model import frozen
 from baton.projections import handoffs
@@ -36,7 +37,8 @@ class Candidate:
     title: str
 
     def line(self) -> str:
-        return f"{short_id(self.id)}  {self.id}  {self.status:<10}  {self.created_at}  {self.title}"
+        # the title as the handoff list shows it: a pasted document is not the whole error
+        return f"{short_id(self.id)}  {self.id}  {self.status:<10}  {self.created_at}  {clipped(self.title)}"
 
 
 def _candidate(row: Any) -> Candidate:

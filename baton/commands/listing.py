@@ -26,7 +26,7 @@ from baton.domain.authorship import author_label, wrote
 from baton.domain.handoff import STATUSES
 from baton.domain.lineage import conflicts_touching_each
 from baton.domain.short_ids import short_id
-from baton.domain.wording import counted
+from baton.domain.wording import TITLE_WIDTH, clipped, counted
 from baton.errors import InputError
 from baton.model import frozen
 from baton.projections import handoffs
@@ -118,14 +118,14 @@ class ListResult:
         width = max(len(s) for s in states)
         branches = [r.branch or "-" for r in self.rows]
         bwidth = min(max(len(b) for b in branches), 30)
-        authors = [_clip(author_label(r.owner, r.writer), 30) + (" (you)" if self.mine(r) else "") for r in self.rows]
+        authors = [clipped(author_label(r.owner, r.writer), 30) + (" (you)" if self.mine(r) else "") for r in self.rows]
         awidth = max(len(a) for a in authors)
         lines = []
         for r, state, branch, author in zip(self.rows, states, branches, authors):
             kind = "baton  " if self.kind == "all" and r.baton else ("       " if self.kind == "all" else "")
             mark = f"  !! {counted(len(self.conflicts[r.id]), 'conflict candidate')}" if self.conflicts.get(r.id) else ""
-            lines.append(f"{short_id(r.id)}  {kind}{state:<{width}}  {r.created_at}  {_clip(branch, 30):<{bwidth}}"
-                         f"  {author:<{awidth}}  {_clip(r.title, TITLE_WIDTH)}{mark}")
+            lines.append(f"{short_id(r.id)}  {kind}{state:<{width}}  {r.created_at}  {clipped(branch, 30):<{bwidth}}"
+                         f"  {author:<{awidth}}  {clipped(r.title, TITLE_WIDTH)}{mark}")
         return "\n".join(lines)
 
 
@@ -133,13 +133,6 @@ OTHER_KIND = {"handoff": "baton", "baton": "handoff"}
 """The kind listed apart from each (``all`` has none)."""
 NOUN = {"handoff": "handoff", "baton": "session baton"}
 NOUNS = {"handoff": "handoffs", "baton": "session batons", "all": "handoffs and batons"}
-TITLE_WIDTH = 120
-"""The text table shows a title up to this many characters (``--json`` has it whole):
-a title has no length limit, and one pasted document must not be the whole listing."""
-
-
-def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def fts_query(text: str) -> str | None:
