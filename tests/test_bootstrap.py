@@ -10,6 +10,7 @@ from baton.domain.batons import HANDOFF_HEADING, render_baton_markdown
 from baton.errors import InputError
 from tests.app_support import bootstrap
 from tests.batons_support import ALICE, active, append_raw, events, leave, start
+from tests.cli_support import run
 
 
 def test_session_end_then_two_bootstraps_the_first_gets_the_baton_the_second_does_not(project):
@@ -334,3 +335,22 @@ def test_bootstrap_on_an_index_pinned_to_the_past_says_so_and_claims_nothing(pro
     assert result.record is None and events(project, "baton.claimed") == []
     assert any("shows the project as of" in n and "baton rebuild" in n for n in result.notices)
     assert "shows the project as of" in result.brief.text
+
+
+def test_a_handoff_too_big_for_the_budget_names_the_commands_that_read_and_claim_it(project):
+    # Every session start would withhold it again: the notice must say what to run.
+    record = leave(project, steps=["x" * 3000])
+    text = start(project, session="s2", max_bytes=1024).brief.text
+    assert record.id in text
+    assert "`baton session handoff`" in text
+    assert "`baton session begin s2`" in text
+    assert "larger byte budget (`max_bytes`)" in text
+
+
+def test_session_begin_as_the_too_big_notice_says_claims_the_withheld_handoff(project, capsys):
+    record = leave(project, steps=["x" * 3000])
+    start(project, session="s2", max_bytes=1024)
+    code, out, err = run(capsys, project, "session", "begin", "s2", "--owner", ALICE, "--branch", "main")
+    assert code == 0, err
+    assert "x" * 3000 in out
+    assert [e.data["handoff_id"] for e in events(project, "baton.claimed")] == [record.id]

@@ -49,6 +49,7 @@ from baton.domain.batons import (
     passed_validation,
     render_baton_markdown,
     render_latest_markdown,
+    too_big_notice,
     unseen_lines,
     visible_handoffs,
 )
@@ -447,9 +448,7 @@ class Start:
         markdown, brief = self.fit(waiting, freshness_of, carried_of)
         if not brief.handoff_included:
             size = len(markdown.encode("utf-8"))
-            notice = (f"A session handoff ({waiting.record.id}, {size} bytes) does not fit in {self.max_bytes} "
-                      f"bytes; it stays pending. Show the session handoff to read it, or give the brief a larger "
-                      f"byte budget.")
+            notice = too_big_notice(self.session_id or "SESSION_ID", waiting.record.id, size, self.max_bytes)
             return Offer(markdown, brief, self.gated(self.result(self.standard([notice]), extra=[notice])))
         if self.flags["peek"]:
             return Offer(markdown, brief, self.result(brief, waiting.record, markdown))
