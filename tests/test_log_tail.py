@@ -216,3 +216,13 @@ def test_log_with_a_limit_below_one_says_how_to_see_every_event(project, limit):
     done = run_baton("log", "--limit", limit, cwd=project)
     assert done.returncode == 2
     assert done.stderr == "baton: --limit must be a positive number (leave it out for every event)\n"
+
+
+def test_log_with_a_limit_past_any_count_shows_every_event(project):
+    # 10**20 does not fit a C ssize_t: it ended in "internal error: OverflowError".
+    from tests.conftest import run_baton
+
+    every = run_baton("log", cwd=project)
+    done = run_baton("log", "--limit", str(10**20), cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == every.stdout and "project.initialized" in done.stdout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import sys
 from collections import deque
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
@@ -208,6 +209,9 @@ def log_events(
     """
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise InputError("`limit` must be a positive number (leave it out for every event)")
+    if limit is not None:
+        # a limit past any count is every event's (the reader's queue takes at most sys.maxsize)
+        limit = min(limit, sys.maxsize)
     after = Until.parse(since, option="since") if since is not None else None
     upto = Until.parse(until, option="until") if until is not None else None
     for option, bound in (("until", upto), ("since", after)):
