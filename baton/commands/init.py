@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import errno
 import os
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 from baton.commands.context import Project, check_baton_folder_inside, ensure_writer
 from baton.commands.record import record
 from baton.config import ProjectConfig, project_id_problem, read_config, write_json_atomic
 from baton.domain.redaction import RedactionPolicy, redact_strings
-from baton.errors import Conflict, InputError, PolicyBlock
+from baton.errors import Conflict, InputError, PolicyBlock, ReadOnlyProject, StorageError
 from baton.events.catalogue import ProjectInitialized
 from baton.ledger.ids import uuid7
 from baton.model import frozen
@@ -81,13 +83,15 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
             )
     else:
         config = ProjectConfig(project_id=project_id or uuid7(), extra=dict(DEFAULT_SETTINGS))
-        paths.ledger_dir.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(paths.config, config.to_json())
+        with _creating(paths):
+            paths.ledger_dir.mkdir(parents=True, exist_ok=True)
+            write_json_atomic(paths.config, config.to_json())
         created = True
-    if not paths.gitignore.exists():
-        paths.gitignore.write_text(GITIGNORE)
-    paths.ledger_dir.mkdir(parents=True, exist_ok=True)
-    ensure_writer(paths)
+    with _creating(paths):
+        if not paths.gitignore.exists():
+            paths.gitignore.write_text(GITIGNORE)
+        paths.ledger_dir.mkdir(parents=True, exist_ok=True)
+        ensure_writer(paths)
     opened = Project.open(paths.root)
     opened.on_wait, opened.on_progress = on_wait, on_progress
     try:
@@ -99,3 +103,22 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
     finally:
         opened.close()
     return InitResult(str(paths.root), config.project_id, opened.writer, created)
+
+
+@contextmanager
+def _creating(paths: ProjectPaths) -> Iterator[None]:
+    """Creating ``.baton/``'s files: a place this process may not write (a
+    read-only mount, another user's folder) is ``ReadOnlyProject``, any other
+    failure of the disk a ``StorageError``, each naming the folder, never an
+    internal error."""
+    try:
+        yield
+    except PermissionError as exc:
+        raise ReadOnlyProject(f"cannot create {paths.baton_dir}: {exc.strerror}; a project needs a folder this user "
+                              "can write to", details={"baton_dir": str(paths.baton_dir)}) from None
+    except OSError as exc:
+        if exc.errno == errno.EROFS:
+            raise ReadOnlyProject(f"cannot create {paths.baton_dir}: {exc.strerror}; a project needs a "
+                                  "folder on a writable file system", details={"baton_dir": str(paths.baton_dir)}) from None
+        raise StorageError(f"cannot create {paths.baton_dir}: {exc.strerror or exc}",
+                           details={"baton_dir": str(paths.baton_dir)}) from None
