@@ -74,6 +74,7 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
     if not paths.root.is_dir():
         raise InputError(f"{paths.root} is not a directory")
     check_baton_folder_inside(paths)
+    _check_index_path_fits(paths)
     created = False
     if paths.config.is_file():
         config = read_config(paths.config)
@@ -103,6 +104,24 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
     finally:
         opened.close()
     return InitResult(str(paths.root), config.project_id, opened.writer, created)
+
+
+SQLITE_MAX_PATHNAME = 512
+"""The longest file path, in bytes with its final NUL, SQLite opens on a POSIX
+system (``MAX_PATHNAME`` in its ``os_unix.c``); its journal's is the index's
+and ``-journal``."""
+
+
+def _check_index_path_fits(paths: ProjectPaths) -> None:
+    """Refuse, before anything is written, a project whose index SQLite could
+    not open: every command would fail with "unable to open database file"."""
+    if os.name != "posix":
+        return
+    longest = len(os.fsencode(str(paths.index))) + len("-journal") + 1
+    if longest > SQLITE_MAX_PATHNAME:
+        raise InputError(f"{paths.root} is too deep a folder for Baton's index: SQLite opens a path of at most "
+                         f"{SQLITE_MAX_PATHNAME - 1} bytes, and its journal's would take {longest - 1}; "
+                         "make the project in a folder with a shorter path", details={"root": str(paths.root)})
 
 
 @contextmanager
