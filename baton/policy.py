@@ -355,6 +355,24 @@ def _allowed_root(root: Path, text: str) -> Path:
     return Path(os.path.realpath(path))
 
 
+_LEAVES_THE_ROOT = (pathrules.PARENT_REFERENCE, pathrules.ABSOLUTE, pathrules.OUTSIDE_ROOT, pathrules.SYMLINK_ESCAPE)
+"""Refusals an allowed root could have let through."""
+
+
+def with_untrusted_roots(exc: UnsafePath, policy: Policy) -> UnsafePath:
+    """``exc``, saying, when the policy's ``allowed_roots`` are untrusted and not applied, that
+    this is why a path that leaves the root is refused (and how to trust them)."""
+    trust = policy.trust
+    if not policy.untrusted or "allowed_roots" not in trust.widening.keys or exc.reason not in _LEAVES_THE_ROOT:
+        return exc
+    files = " and ".join(file for file, found in trust.widening.settings if "allowed_roots" in found)
+    exc.message += (f" (the allowed_roots of {files} are not trusted on this machine, so they are not applied; "
+                    "review them with `baton policy show`, then run `baton policy trust` to apply them)")
+    exc.args = (exc.message,)
+    exc.details = {**exc.details, "untrusted_policy": trust.to_json()}
+    return exc
+
+
 def redact_or_block(payload: Any, policy: Policy | RedactionPolicy, *, at: str = "") -> RedactionOutcome:
     """Redact ``payload``; refuse it if any "block" rule matched.
 

@@ -135,6 +135,11 @@ def test_an_artifact_outside_the_root_is_refused_while_the_cloned_roots_are_untr
     assert handoff_events(cloned) == []
 
 
+def test_the_refused_outside_artifact_says_the_roots_are_untrusted(cloned):
+    r = capture_outside(cloned)
+    assert "the allowed_roots of .baton/policy.json are not trusted on this machine" in r.stderr
+
+
 def test_after_trusting_the_cloned_roots_an_artifact_outside_the_root_is_captured(cloned):
     trust(cloned)
     r = capture_outside(cloned)
@@ -276,3 +281,4 @@ async def test_the_mcp_server_refuses_an_artifact_outside_the_root_while_the_roo
                                         payload(artifacts=[{"path": "../outside.txt", "role": "read"}]))
     assert result.is_error
     assert result.structured_content["error"]["exit_code"] == 5
+    assert "allowed_roots of .baton/policy.json are not trusted" in result.structured_content["error"]["message"]
