@@ -78,6 +78,7 @@ if TYPE_CHECKING:
     from baton.commands.status_handoff import StatusHandoffView
     from baton.commands.status_page import ListenTarget, StatusDismissal, StatusOverview
     from baton.commands.sync import SyncResult
+    from baton.commands.trust_policy import PolicyShowResult, PolicyTrustResult
     from baton.commands.validate import ValidateResult
     from baton.commands.verify import VerifyResult
     from baton.projections.runner import Progress
@@ -262,6 +263,26 @@ class Baton:
         from baton.commands import audit
 
         return audit.audit_project(self.project, progress)
+
+    def show_policy(self) -> PolicyShowResult:
+        """The policy's sources, the settings of it that widen what Baton does, whether this
+        clone trusts them, and what is in force here."""
+        from baton.commands import trust_policy
+
+        return trust_policy.show_policy(self.project)
+
+    def trust_policy(self, *, digest: str | None = None) -> PolicyTrustResult:
+        """Trust the policy's widening settings as they are now, in this clone (only if their
+        digest is ``digest``, when given)."""
+        from baton.commands import trust_policy
+
+        return trust_policy.trust_policy(self.project, digest=digest)
+
+    def untrust_policy(self) -> PolicyTrustResult:
+        """Remove this clone's trust: the policy's widening settings stop applying."""
+        from baton.commands import trust_policy
+
+        return trust_policy.untrust_policy(self.project)
 
     def list_handoffs(self, *, status: str | None = None, work: str | None = None,
                       limit: int | None = None, kind: str = "handoff", branch: str | None = None,

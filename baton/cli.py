@@ -189,6 +189,42 @@ def _add_ledger_care(sub, common) -> None:
     p.set_defaults(func="ledger:repair")
 
 
+# -- the policy and this clone's trust in it -------------------------------------
+
+def add_policy_commands(sub, common) -> None:
+    policy = sub.add_parser("policy", help="show the security policy; trust or untrust its widening settings",
+                            description="The project's security policy (.baton/config.json's policy section and "
+                                        ".baton/policy.json, both committed). Settings that widen what Baton "
+                                        "reads or runs, or weaken what it redacts (allowed_roots, "
+                                        "recheck_allowlist, disable_rules, actions that lower a block, "
+                                        "entropy_threshold or min_secret_length above the defaults), apply "
+                                        "only once this clone trusts exactly their values. See docs/security.md, "
+                                        "\"Trusting a committed policy\".")
+    psub = policy.add_subparsers(dest="policy_command", metavar="COMMAND")
+    policy.set_defaults(func=None)
+
+    p = psub.add_parser("show", parents=[common], help="the policy's sources, widening settings and trust",
+                        description="Show where the policy comes from, the settings of it that widen what Baton "
+                                    "does, whether this clone trusts them (trusted, untrusted, or none to "
+                                    "trust), their digest, and the policy in force here. Changes nothing.")
+    p.set_defaults(func="policy:policy_show", says_trust=True)
+
+    p = psub.add_parser("trust", parents=[common], help="apply the policy's widening settings in this clone",
+                        description="Show the widening settings and their values, and record their digest as "
+                                    "trusted in .baton/policy-trust.json (ignored by git, never synced, bound to "
+                                    "this .baton folder). Any change to them makes them untrusted again. A "
+                                    "policy that widens nothing has nothing to trust (exit 0, nothing written).")
+    p.add_argument("--digest", metavar="SHA",
+                   help="trust only if the settings' digest is SHA (as `baton policy show` printed it); "
+                        "otherwise exit 4 (conflict) and trust nothing")
+    p.set_defaults(func="policy:policy_trust", says_trust=True)
+
+    p = psub.add_parser("untrust", parents=[common], help="stop applying the policy's widening settings here",
+                        description="Remove this clone's trust record (.baton/policy-trust.json): the widening "
+                                    "settings stop applying and every command uses the safe values.")
+    p.set_defaults(func="policy:policy_untrust", says_trust=True)
+
+
 # -- sessions, batons, bootstrap, metrics --------------------------------------
 
 def _context_flags(p: argparse.ArgumentParser) -> None:
@@ -674,6 +710,7 @@ def add_completion_command(sub, common) -> None:
 
 COMMAND_GROUPS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
     add_ledger_commands,
+    add_policy_commands,
     add_demo_command,
     add_session_commands,
     add_bootstrap_command,
@@ -693,6 +730,7 @@ COMMAND_GROUPS: list[Callable[[Any, argparse.ArgumentParser], None]] = [
 GROUP_OF_COMMAND: dict[str, str] = {
     **dict.fromkeys(("init", "log", "verify", "rebuild", "sync", "doctor", "gc", "repair", "audit", "forget"),
                     "add_ledger_commands"),
+    "policy": "add_policy_commands",
     "demo": "add_demo_command",
     "session": "add_session_commands",
     "bootstrap": "add_bootstrap_command",
@@ -850,7 +888,7 @@ def _undecodable(argv: Sequence[str]) -> str | None:
     return None
 
 
-SUBCOMMAND_GROUPS = frozenset({"session", "checkpoint", "handoff"})
+SUBCOMMAND_GROUPS = frozenset({"session", "checkpoint", "handoff", "policy"})
 """Commands that are only groups: each needs one of its subcommands."""
 
 PROJECTLESS = frozenset({"init", "doctor", "demo", "mcp", "status_serve", "hook_command", "install_hooks",

@@ -7,6 +7,15 @@ policy). A malformed policy is an input error naming the file and every
 problem in it: a security setting that is silently ignored is worse than one
 that stops the command.
 
+Because both files arrive with a clone, the settings that widen what Baton
+reads or runs, or weaken what it redacts, apply only once this clone has
+trusted exactly their values (``baton policy trust``, recorded in the
+ignored ``.baton/policy-trust.json``); until then the policy is built
+without them (``baton.domain.policy_trust`` decides which settings those are
+and whether they are trusted). That module is loaded by name, and only when
+a source holds one of ``TRUST_KEYS``: a project whose policy widens nothing
+(``baton init``'s) opens on the hook path with no module more than before.
+
 This module may touch the file system (reading the policy, following
 symlinks); the rules themselves live in the pure ``baton.domain.redaction``
 and ``baton.domain.paths``.
@@ -21,10 +30,13 @@ from typing import Any, Sequence
 
 import attrs
 
-from baton.config import ProjectConfig, read_json
+from baton.config import ProjectConfig, read_json, write_json_atomic
 from baton.domain import paths as pathrules
 from baton.domain.paths import lexical_problem
 from baton.domain.redaction import (
+    DEFAULT_ENTROPY_THRESHOLD,
+    DEFAULT_MIN_SECRET_LENGTH,
+    DEFAULT_RULES,
     RedactionOutcome,
     RedactionPolicy,
     Rule,
@@ -33,9 +45,10 @@ from baton.domain.redaction import (
     redact_payload,
     rule_label,
 )
-from baton.errors import ConfigError, PolicyBlock, PolicyConfigError, UnsafePath
+from baton.errors import ConfigError, PolicyBlock, PolicyConfigError, StorageError, UnsafePath
 from baton.model import frozen
 from baton.project import ProjectPaths
+from baton.writer_id import host_name
 
 POLICY_SCHEMA = 1
 KNOWN_KEYS = frozenset({
@@ -44,6 +57,12 @@ KNOWN_KEYS = frozenset({
 })
 RULE_KEYS = frozenset({"name", "regex", "glob", "action", "reason", "applies_to"})
 MAX_SYMLINK_HOPS = 40  # as the Linux kernel's MAXSYMLINKS
+TRUST_KEYS = ("allowed_roots", "recheck_allowlist", "disable_rules", "actions", "entropy_threshold",
+              "min_secret_length")
+"""The keys ``baton.domain.policy_trust.WIDENING_KEYS`` judges (a test holds the two equal): a policy
+source holding none of them, or only empty lists and objects, needs no trust and loads no trust rules."""
+TRUST_FILE = "policy-trust.json"
+"""Where this clone records the policy settings it trusted: in ``.baton/``, ignored by git."""
 
 
 @frozen
@@ -55,6 +74,21 @@ class Policy:
     """Commands ``validate --recheck`` may re-run, exactly as written."""
     sources: tuple[str, ...] = ()
     """The files this policy was read from, for messages and ``doctor``."""
+    trust: Any = None
+    """Whether the widening settings of the policy apply here
+    (``baton.domain.policy_trust.PolicyTrust``); None when no source holds one."""
+    withheld_allowlist: tuple[str, ...] = ()
+    """The ``recheck_allowlist`` entries an untrusted policy holds and does not apply."""
+
+    @property
+    def untrusted(self) -> bool:
+        """The policy holds widening settings this clone has not trusted: they are not applied."""
+        return self.trust is not None and not self.trust.trusted
+
+    def withholds_recheck(self, command: str) -> bool:
+        """``command`` would be allowed if the untrusted allowlist applied."""
+        wanted = " ".join(command.split())
+        return any(" ".join(allowed.split()) == wanted for allowed in self.withheld_allowlist)
 
     def redact(self, payload: Any, *, at: str = "") -> RedactionOutcome:
         return redact_payload(payload, self.redaction, at=at)
@@ -75,6 +109,8 @@ class Policy:
             "allowed_roots": [str(p) for p in self.allowed_roots],
             "recheck_allowlist": list(self.recheck_allowlist),
             "sources": list(self.sources),
+            "trust": self.trust.to_json() if self.trust is not None else {"state": "none", "settings": {},
+                                                                          "digest": None},
         }
 
 
@@ -82,10 +118,113 @@ def load_policy(paths: ProjectPaths, config: ProjectConfig) -> Policy:
     """The project's policy: defaults, then ``config.json``'s ``policy``
     section, then ``.baton/policy.json``. Lists (rules, disabled rules, roots,
     allowlist) add up; numbers and per-rule actions from ``policy.json`` win.
+    Settings that widen it apply only when this clone trusts them (module docstring).
 
     Raises:
         ConfigError: a policy source is not valid JSON or breaks the format;
             the message names the file and lists every problem found.
+    """
+    sources = policy_sources(paths, config)
+    policy = build_policy(sources, root=paths.root)
+    if not any(_may_widen(doc) for _, doc in sources):
+        return policy
+    trust = judge_policy_trust(paths, sources)
+    if trust.trusted:
+        return attrs.evolve(policy, trust=trust)
+    rules = _trust_rules()
+    labelled = list(zip(source_labels(paths, sources), sources))
+    safe = build_policy([(where, rules.safe_document(doc, trust.widening, label)) for label, (where, doc) in labelled],
+                        root=paths.root)
+    return attrs.evolve(safe, trust=trust, withheld_allowlist=policy.recheck_allowlist)
+
+
+def _may_widen(doc: dict[str, Any]) -> bool:
+    return any(key in doc and doc[key] not in ([], {}) for key in TRUST_KEYS)
+
+
+def _trust_rules() -> Any:
+    """``baton.domain.policy_trust``, loaded only for a policy that may widen (module docstring)."""
+    return __import__("baton.domain.policy_trust", fromlist=["judge_trust"])
+
+
+def source_labels(paths: ProjectPaths, sources: Sequence[tuple[str, dict[str, Any]]]) -> list[str]:
+    """Each source as the trust digest names it: relative to the project root, so the
+    digest is the same in every clone (``.baton/config.json`` for its policy section)."""
+    return [".baton/config.json" if where.startswith(str(paths.config)) else ".baton/policy.json"
+            for where, _ in sources]
+
+
+def policy_widening(paths: ProjectPaths, sources: Sequence[tuple[str, dict[str, Any]]]) -> Any:
+    """The widening settings of the (well-formed) ``sources`` (``baton.domain.policy_trust.Widening``)."""
+    rules = _trust_rules()
+    blocking = frozenset(r.name for r in DEFAULT_RULES if r.action == "block")
+    return rules.find_widening(list(zip(source_labels(paths, sources), (doc for _, doc in sources))),
+                               default_blocking=blocking, entropy_default=DEFAULT_ENTROPY_THRESHOLD,
+                               length_default=DEFAULT_MIN_SECRET_LENGTH)
+
+
+def trust_file(paths: ProjectPaths) -> Path:
+    return paths.baton_dir / TRUST_FILE
+
+
+def here_place(paths: ProjectPaths) -> Any:
+    """This ``.baton`` folder's place (``baton.domain.writer_place.Place``), or None when it cannot be looked at."""
+    rules = _trust_rules()
+    try:
+        st = os.stat(paths.baton_dir)
+    except OSError:
+        return None
+    return rules.Place(str(paths.root), host_name(), st.st_dev, st.st_ino)
+
+
+def read_trust_record(paths: ProjectPaths) -> Any:
+    """The trust this clone recorded (``TrustRecord``), or None: no file, or one that does not
+    read as a record (which trusts nothing; ``baton policy trust`` writes a good one)."""
+    try:
+        raw = read_json(trust_file(paths), ConfigError)
+    except (FileNotFoundError, ConfigError, StorageError):
+        return None
+    return _trust_rules().TrustRecord.from_json(raw)
+
+
+def judge_policy_trust(paths: ProjectPaths, sources: Sequence[tuple[str, dict[str, Any]]]) -> Any:
+    """Whether the widening settings of ``sources`` apply here (``PolicyTrust``)."""
+    rules = _trust_rules()
+    widening = policy_widening(paths, sources)
+    if widening.empty:
+        return rules.NOTHING_TO_TRUST
+    return rules.judge_trust(widening, read_trust_record(paths), here_place(paths))
+
+
+def write_trust_record(paths: ProjectPaths, record: Any) -> None:
+    """Record ``record`` (``TrustRecord``) as this clone's trust, replacing any before it.
+
+    Raises:
+        StorageError: the file cannot be written.
+    """
+    write_json_atomic(trust_file(paths), {"schema_version": 1, "policy": record.to_json()})
+
+
+def remove_trust_record(paths: ProjectPaths) -> bool:
+    """Forget this clone's trust; whether there was a record to remove.
+
+    Raises:
+        StorageError: the file is there and cannot be removed.
+    """
+    try:
+        trust_file(paths).unlink()
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise StorageError(f"cannot remove {trust_file(paths)}: {exc}") from exc
+    return True
+
+
+def policy_sources(paths: ProjectPaths, config: ProjectConfig) -> list[tuple[str, dict[str, Any]]]:
+    """The policy documents, in merge order: ``(where, document)``.
+
+    Raises:
+        ConfigError: a source is not a JSON object or not valid JSON.
     """
     sources: list[tuple[str, dict[str, Any]]] = []
     if "policy" in config.extra:
@@ -104,7 +243,7 @@ def load_policy(paths: ProjectPaths, config: ProjectConfig) -> Policy:
             raise ConfigError(f"{paths.policy}: must be a JSON object, not {type(raw).__name__}",
                              details={"file": str(paths.policy), "problems": ["not an object"]})
         sources.append((str(paths.policy), raw))
-    return build_policy(sources, root=paths.root)
+    return sources
 
 
 def build_policy(sources: Sequence[tuple[str, dict[str, Any]]], *, root: Path) -> Policy:
@@ -214,6 +353,24 @@ def _allowed_root(root: Path, text: str) -> Path:
     if not path.is_absolute():
         path = root / path
     return Path(os.path.realpath(path))
+
+
+_LEAVES_THE_ROOT = (pathrules.PARENT_REFERENCE, pathrules.ABSOLUTE, pathrules.OUTSIDE_ROOT, pathrules.SYMLINK_ESCAPE)
+"""Refusals an allowed root could have let through."""
+
+
+def with_untrusted_roots(exc: UnsafePath, policy: Policy) -> UnsafePath:
+    """``exc``, saying, when the policy's ``allowed_roots`` are untrusted and not applied, that
+    this is why a path that leaves the root is refused (and how to trust them)."""
+    trust = policy.trust
+    if not policy.untrusted or "allowed_roots" not in trust.widening.keys or exc.reason not in _LEAVES_THE_ROOT:
+        return exc
+    files = " and ".join(file for file, found in trust.widening.settings if "allowed_roots" in found)
+    exc.message += (f" (the allowed_roots of {files} are not trusted on this machine, so they are not applied; "
+                    "review them with `baton policy show`, then run `baton policy trust` to apply them)")
+    exc.args = (exc.message,)
+    exc.details = {**exc.details, "untrusted_policy": trust.to_json()}
+    return exc
 
 
 def redact_or_block(payload: Any, policy: Policy | RedactionPolicy, *, at: str = "") -> RedactionOutcome:

@@ -21,6 +21,7 @@ from baton.domain.redaction import RedactionPolicy
 from tests.app_support import init_project, promote_handoff, resume_handoff, validate_handoff_command
 from tests.cli_support import run, run_json
 from tests.handoff_support import git_init, payload
+from tests.policy_support import trust_policy
 
 ENV = "APP_NAME=shop\nDB_HOST=db.internal\nDB_PASSWORD=Winter2026!\nLOG_LEVEL=info\n"
 DB_YML = "production:\n  adapter: postgresql\n  host: db.internal\n  password: Winter2026!\n"
@@ -50,6 +51,7 @@ def repo(tmp_path) -> Path:
     git_init(root, {"README.md": "hello\n"})
     init_project(root)
     (root / ".baton" / "policy.json").write_text(json.dumps({"disable_rules": ["dotenv-file"]}))
+    trust_policy(root)  # the project's own policy, trusted in this clone
     return root
 
 

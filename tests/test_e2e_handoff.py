@@ -22,6 +22,7 @@ from tests.handoff_support import (
     materialized,
     payload,
 )
+from tests.policy_support import trust_policy
 
 SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "handoff-v0.1.json"
 
@@ -210,6 +211,7 @@ def test_a_policy_finding_is_recorded_with_its_rules_reason_unredacted(repo):
 
     token = next(s.value for s in secrets() if s.rule == "anthropic-api-key")
     (repo / ".baton" / "policy.json").write_text(json.dumps({"disable_rules": ["anthropic-api-key"]}))
+    trust_policy(repo)  # the user's own policy, trusted in this clone
     handoff = baton_json(repo, "checkpoint", "create", "--no-input", "--title", "t", "--objective", f"use {token}")["id"]
     (repo / ".baton" / "policy.json").unlink()
     assert baton(repo, "handoff", "validate", handoff).returncode == 3

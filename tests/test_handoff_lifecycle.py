@@ -14,6 +14,7 @@ from baton.commands.context import Project
 from baton.errors import InputError, PolicyBlock, PromotionRefused, StreamVersionConflict, TransitionError
 from tests.app_support import amend_handoff, archive_handoff, promote_handoff, resume_handoff, validate_handoff_command
 from tests.handoff_support import handoff_events, payload
+from tests.policy_support import trust_policy
 
 
 def _capture(root: Path, body: dict | None = None, **kw):
@@ -253,6 +254,7 @@ def test_validation_that_races_a_revision_is_a_conflict(project, monkeypatch):
 
 def _allow(root: Path, *commands: str) -> None:
     (root / ".baton" / "policy.json").write_text(json.dumps({"recheck_allowlist": list(commands)}))
+    trust_policy(root)  # the user's own allowlist, trusted in this clone
 
 
 def _command_evidence(ref: str, result: str = "pass") -> dict:

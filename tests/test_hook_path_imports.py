@@ -56,6 +56,13 @@ def test_a_hook_path_command_loads_no_heavy_module(warm, command):
     assert not [m for m in HEAVY if m in loaded]
 
 
+def test_a_hook_path_command_on_a_policy_that_widens_nothing_loads_no_trust_rules(warm):
+    """``baton init``'s policy (an empty allowlist) needs no trust: the trust rules stay unloaded."""
+    loaded = _loaded(warm, "bootstrap", "--peek")
+    assert "baton.policy" in loaded  # the policy was read
+    assert "baton.domain.policy_trust" not in loaded
+
+
 def test_leaving_a_baton_loads_the_git_status_machinery_and_nothing_else_heavy(warm):
     """A baton is a captured handoff, which records whether the worktree is
     dirty: that needs dulwich's status (in its porcelain), nothing more."""

@@ -29,6 +29,7 @@ LOADERS_BY_NAME = {
     "harnesses/hook.py": "the hook's project half, only when an event needs the application",
     "commands/lineage.py": "the lineage graph, only in a project with a branch",
     "commands/context.py": "the writer-id claim, only when an id is minted or .baton/ is not where it was minted",
+    "policy.py": "the trust rules of a committed policy, only when a policy source holds a widening key",
     "launch.py": "the command line, when the command runs in this process (not relayed to the hook server)",
     "hook_server.py": "every module a hook may run, once, before the server takes requests",
 }

@@ -274,13 +274,15 @@ def _census_steps() -> list[tuple[str, Callable[[Baton, dict], Any]]]:
 READERS = {
     "log", "log_stream", "verify", "audit", "list_handoffs", "show", "lineage", "active_baton", "pending_batons", "metrics",
     "status", "status_overview", "handoff_view", "listen_target", "sanitize", "doctor", "close", "open",
-    "notice_fates",
+    "notice_fates", "show_policy",
 }
 """Methods that record nothing (``resume`` and ``bootstrap`` write only when they mark or claim)."""
 ELSEWHERE = {
     "init": "one append (project.initialized), before any other command can run",
     "rebuild": "rebuilds the index; appends nothing",
     "gc": "removes derived files; appends nothing",
+    "trust_policy": "writes this clone's .baton/policy-trust.json; appends nothing (trust is never in the ledger)",
+    "untrust_policy": "removes this clone's .baton/policy-trust.json; appends nothing",
     "sync": "imports other writers' feeds (out of this scope); its own feed gets no event",
     "repair": "one scope.append of every quarantine event (tests/test_repair*.py)",
     "dismiss_from_status_page": "dismiss_baton, from the status page",

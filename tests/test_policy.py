@@ -17,6 +17,7 @@ from baton.config import ProjectConfig
 from baton.errors import ConfigError, InputError, PolicyBlock
 from baton.policy import Policy, load_policy, redact_or_block
 from baton.project import ProjectPaths
+from tests.policy_support import trust_policy_files
 
 
 @pytest.fixture
@@ -78,6 +79,7 @@ def test_custom_glob_rule_applies_to_path_fields_only(paths):
 
 def test_default_rule_can_be_disabled(paths):
     write_policy(paths, {"disable_rules": ["github-token"]})
+    trust_policy_files(paths, config())
     policy = load_policy(paths, config())
     assert "github-token" not in policy.redaction.rule_names
     assert policy.redact(fake_github_token()).redactions == ()
@@ -91,6 +93,7 @@ def test_default_rule_action_can_be_switched_to_block(paths):
 
 def test_entropy_threshold_and_minimum_length_are_configurable(paths):
     write_policy(paths, {"entropy_threshold": 2.5, "min_secret_length": 10})
+    trust_policy_files(paths, config())
     policy = load_policy(paths, config())
     assert (policy.redaction.entropy_threshold, policy.redaction.min_secret_length) == (2.5, 10)
     assert policy.redact("password = hunter2hunter2").redactions != ()
@@ -104,17 +107,20 @@ def test_extra_path_fields_are_treated_as_paths(paths):
 
 def test_allowed_roots_are_resolved_against_the_project_root(paths, tmp_path):
     write_policy(paths, {"allowed_roots": ["../shared-lib", str(tmp_path / "abs")]})
+    trust_policy_files(paths, config())
     policy = load_policy(paths, config())
     assert policy.allowed_roots == ((tmp_path / "shared-lib").resolve(), (tmp_path / "abs").resolve())
 
 
 def test_allowed_roots_expand_the_users_home(paths, isolated_home):
     write_policy(paths, {"allowed_roots": ["~/work/lib"]})
+    trust_policy_files(paths, config())
     assert load_policy(paths, config()).allowed_roots == ((isolated_home / "work" / "lib").resolve(),)
 
 
 def test_recheck_allowlist_is_loaded_and_matched_exactly(paths):
     write_policy(paths, {"recheck_allowlist": ["pytest -q tests/auth"]})
+    trust_policy_files(paths, config())
     policy = load_policy(paths, config())
     assert policy.recheck_allowlist == ("pytest -q tests/auth",)
     assert policy.allows_recheck("pytest  -q   tests/auth")
@@ -124,8 +130,10 @@ def test_recheck_allowlist_is_loaded_and_matched_exactly(paths):
 def test_config_section_and_policy_json_add_up(paths):
     write_policy(paths, {"recheck_allowlist": ["npm test"], "entropy_threshold": 3.5,
                          "rules": [{"name": "b-rule", "regex": "BBB[0-9]{4}"}]})
-    policy = load_policy(paths, config({"recheck_allowlist": ["pytest -q"], "entropy_threshold": 2.0,
-                                        "rules": [{"name": "a-rule", "regex": "AAA[0-9]{4}"}]}))
+    section = config({"recheck_allowlist": ["pytest -q"], "entropy_threshold": 2.0,
+                      "rules": [{"name": "a-rule", "regex": "AAA[0-9]{4}"}]})
+    trust_policy_files(paths, section)
+    policy = load_policy(paths, section)
     assert policy.recheck_allowlist == ("pytest -q", "npm test")
     assert policy.redaction.entropy_threshold == 3.5  # policy.json wins
     assert {"a-rule", "b-rule"} <= set(policy.redaction.rule_names)
@@ -231,3 +239,11 @@ def test_a_policy_file_with_several_problems_names_every_one_at_once(paths):
     assert len(problems) == 2 and "'Bad Name!'" in problems[0]
     assert "unknown rule 'nope'" in problems[1] and "entropy_threshold" in problems[1]
     assert "unknown rule 'Bad Name!'" not in caught.value.message  # its own problem is already named
+
+
+def test_an_untrusted_replacement_of_a_default_rule_loads_with_the_default_rule_on(paths):
+    write_policy(paths, {"disable_rules": ["github-token"],
+                         "rules": [{"name": "github-token", "regex": "never-[0-9]{40}"}]})
+    policy = load_policy(paths, config())
+    assert policy.untrusted
+    assert [r.rule for r in policy.redact(fake_github_token()).redactions] == ["github-token"]

@@ -23,6 +23,8 @@ def run_on_project(handler: Callable[[Baton, argparse.Namespace], Any], args: ar
         # config.json does, instead of being silently replaced by the defaults.
         args.output_policy = app.project.policy.redaction
         args.opened = app.project
+        if app.project.policy.untrusted and not getattr(args, "says_trust", False):
+            say_untrusted_policy(app.project.policy.trust.message())
         app.project.on_writer_change = say_new_writer
         app.project.on_damage = say_damage
         if sys.stderr.isatty():
@@ -50,6 +52,13 @@ def limits_of(args: argparse.Namespace) -> Limits:
 def say_new_writer(change: Any) -> None:
     """Once, when this copy of a project takes a writer id of its own (``Project.claim_writer``)."""
     sys.stderr.write(f"baton: {change.message}\n")
+    sys.stderr.flush()
+
+
+def say_untrusted_policy(message: str) -> None:
+    """Once per command: the committed policy holds settings this clone has not trusted,
+    which are not applied (``--json`` also carries it: ``untrusted_policy``)."""
+    sys.stderr.write(f"baton: warning: {message}\n")
     sys.stderr.flush()
 
 

@@ -142,11 +142,19 @@ def print_result(args: argparse.Namespace, result: Any) -> None:
 
 def _with_writer_change(args: argparse.Namespace, document: Any) -> Any:
     """A command's JSON object, with ``writer_changed`` when this command took
-    a new writer id for a copied project (``Project.claim_writer``)."""
-    change = getattr(getattr(args, "opened", None), "writer_change", None)
-    if change is None or not isinstance(document, dict):
+    a new writer id for a copied project (``Project.claim_writer``), and
+    ``untrusted_policy`` when the project's policy holds widening settings
+    this clone has not trusted (not applied; ``baton policy`` commands say it themselves)."""
+    opened = getattr(args, "opened", None)
+    if opened is None or not isinstance(document, dict):
         return document
-    return {**document, "writer_changed": change.to_json()}
+    change = getattr(opened, "writer_change", None)
+    if change is not None:
+        document = {**document, "writer_changed": change.to_json()}
+    policy = getattr(opened, "loaded_policy", None)
+    if policy is not None and policy.untrusted and not getattr(args, "says_trust", False):
+        document = {**document, "untrusted_policy": policy.trust.to_json()}
+    return document
 
 
 def print_failure(args: argparse.Namespace, exc: BatonError) -> None:

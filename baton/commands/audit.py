@@ -73,6 +73,15 @@ class AuditResult:
                         if refs["allowed_roots"] else ""))
         lines.append(f"Policy: {counted(len(self.policy.get('rules', [])), 'redaction rule')} from "
                      + (", ".join(self.policy.get("sources") or []) or "the defaults"))
+        trust = self.policy.get("trust") or {}
+        widening = ", ".join(dict.fromkeys(k for found in (trust.get("settings") or {}).values() for k in found))
+        if trust.get("state") == "untrusted":
+            lines.append(f"Policy trust: untrusted, not applied: {widening} (`baton policy show`; "
+                         "`baton policy trust` applies them)")
+        elif trust.get("state") == "trusted":
+            lines.append(f"Policy trust: trusted in this clone: {widening} apply")
+        else:
+            lines.append("Policy trust: no setting of the policy widens it, nothing to trust")
         lines.append(f"Erased by forget: {counted(self.erased['payloads'], 'payload')} of "
                      f"{counted(self.erased['handoffs'], 'handoff')}")
         for s in self.signers:

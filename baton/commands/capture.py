@@ -58,7 +58,7 @@ from baton.domain.wording import counted
 from baton.errors import InputError, PolicyBlock, UnsafePath
 from baton.ledger.ids import uuid7
 from baton.model import frozen
-from baton.policy import Policy, check_path_inside_root, load_policy, redact_or_block
+from baton.policy import Policy, check_path_inside_root, load_policy, redact_or_block, with_untrusted_roots
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -246,7 +246,10 @@ def clean_payload(root: Path, payload: Mapping[str, Any], policy: Any) -> CleanP
             extra_redactions.extend(r.to_json() for r in summary.redactions)
     # Paths are judged as given, before redaction replaces any of them:
     # ``~/.ssh/id_rsa`` is refused like ``~/notes.txt``, not stored redacted.
-    check_payload_paths(root, copy.deepcopy(body), policy.allowed_roots)
+    try:
+        check_payload_paths(root, copy.deepcopy(body), policy.allowed_roots)
+    except UnsafePath as exc:
+        raise with_untrusted_roots(exc, policy) from None
     outcome = redact_or_block(body, policy)
     cleaned = outcome.payload
     check_payload_paths(root, cleaned, policy.allowed_roots)

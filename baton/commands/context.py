@@ -166,7 +166,8 @@ class GatheredBatch:
 
 
 _BATON_PLACES = (".", "config.json", "local.json", "policy.json", "ledger", "handoffs", "batons",
-                 "index.sqlite", "cache", "quarantine", ".gitignore", "deferred", "hook-notices.jsonl")
+                 "index.sqlite", "cache", "quarantine", ".gitignore", "deferred", "hook-notices.jsonl",
+                 "policy-trust.json")
 """What ``.baton/`` holds that Baton reads or writes on every open (relative to it)."""
 
 
@@ -328,6 +329,11 @@ class Project:
         """The project's redaction and path policy (``baton.policy.Policy``)."""
         if self._policy is None:
             self._policy = load_policy(self.paths, self.config)
+        return self._policy
+
+    @property
+    def loaded_policy(self):
+        """The policy if this process has loaded it, else None (loads nothing)."""
         return self._policy
 
     def screen(self, draft: EventDraft) -> EventDraft:

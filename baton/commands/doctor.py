@@ -19,6 +19,7 @@ from baton.commands import deferred
 from baton.commands.context import Limits, Project, read_local
 from baton.commands.verify import verify_project
 from baton.commands.writer_claim import place_check
+from baton.domain.policy_trust import NOTHING_TO_TRUST, UNTRUSTED
 from baton.domain.wording import counted
 from baton.domain.writer_place import writer_finding
 from baton.errors import BatonError
@@ -118,7 +119,7 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
     except BatonError as exc:
         checks.append(Check("policy", "fail", exc.message))
         return DoctorResult(str(root), True, checks)
-    checks.append(Check("policy", "ok", ", ".join(sources) if sources else "the defaults"))
+    checks += [Check("policy", "ok", ", ".join(sources) if sources else "the defaults"), _trust_check(opened)]
     checks.append(Check("writer", *_writer_finding(opened)))
     if opened.read_only:
         checks.append(Check("writable", "warn", f"{paths.baton_dir} is read-only here: reading commands replay the "
@@ -221,6 +222,12 @@ def _kept_hooks(paths: ProjectPaths) -> list[Check]:
                            f"in .baton/deferred/ (e.g. {first['name']}: {first.get('error') or 'unreadable'}); "
                            "delete the file once you have done its work by hand"))
     return found
+
+
+def _trust_check(opened: Project) -> Check:
+    """Whether this clone trusts the policy's widening settings (``baton.domain.policy_trust``)."""
+    trust = opened.policy.trust or NOTHING_TO_TRUST
+    return Check("policy trust", "warn" if trust.state == UNTRUSTED else "ok", trust.summary())
 
 
 def _writer_finding(opened: Project) -> tuple[str, str]:

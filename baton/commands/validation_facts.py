@@ -84,6 +84,18 @@ def recheck_requests(handoff: Any) -> list[tuple[str, str]]:
 def refuse_unlisted(requests: list[tuple[str, str]], policy: Any) -> None:
     """Raises PolicyBlock (exit 5), before anything runs, if any command is not allowlisted."""
     refused = [(eid, ref) for eid, ref in requests if not policy.allows_recheck(ref)]
+    withheld = [(eid, ref) for eid, ref in refused if getattr(policy, "untrusted", False)
+                and policy.withholds_recheck(ref)]
+    if withheld:
+        listed = "; ".join(f"{eid}: {ref!r}" for eid, ref in refused)
+        files = " and ".join(policy.trust.widening.files)
+        raise PolicyBlock(
+            f"`recheck` refused: the recheck_allowlist of {files} is not trusted on this machine (a committed "
+            f"policy's allowlist runs commands only once you trust it); nothing was run: {listed}. Review it with "
+            "`baton policy show`, then run `baton policy trust` to apply it",
+            details={"refused": [{"evidence_id": eid, "ref": ref} for eid, ref in refused],
+                     "allowlist": list(policy.recheck_allowlist), "untrusted_policy": policy.trust.to_json()},
+        )
     if refused:
         listed = "; ".join(f"{eid}: {ref!r}" for eid, ref in refused)
         raise PolicyBlock(

@@ -1,0 +1,169 @@
+"""``baton policy show|trust|untrust``: what the project's policy holds, and this
+clone's trust in the settings of it that widen what Baton reads or runs.
+
+A committed policy arrives with a clone, so its widening settings
+(``baton.domain.policy_trust``) apply only once this clone trusts exactly
+their values. ``trust`` shows them and records their digest, bound to this
+``.baton`` folder, in ``.baton/policy-trust.json`` (ignored by git, never in
+the ledger, never synced); ``untrust`` removes the record. Neither appends
+an event: trust is this machine's, not the project's history.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from baton.commands.handoff_facts import now_timestamp
+from baton.domain.policy_trust import NONE, TRUST_COMMAND, UNTRUSTED, PolicyTrust, trust_record
+from baton.errors import Conflict, StorageError
+from baton.model import frozen
+from baton.policy import (
+    TRUST_FILE,
+    build_policy,
+    here_place,
+    judge_policy_trust,
+    policy_sources,
+    policy_widening,
+    remove_trust_record,
+    source_labels,
+    write_trust_record,
+)
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
+TRUST_PATH = f".baton/{TRUST_FILE}"
+
+
+@frozen
+class PolicyShowResult:
+    sources: tuple[str, ...]
+    trust: PolicyTrust
+    policy: dict[str, Any]
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"sources": list(self.sources), "trust": self.trust.to_json(), "trust_file": TRUST_PATH,
+                "policy": self.policy}
+
+    def render(self) -> str:
+        lines = [f"Policy sources: {', '.join(self.sources) if self.sources else 'none (the defaults)'}"]
+        if self.trust.state == NONE:
+            lines.append("Widening settings: none (nothing to trust)")
+        else:
+            lines.append(f"Widening settings ({self.trust.state}{_why(self.trust)}):")
+            lines += _settings_lines(self.trust)
+            lines.append(f"Digest: {self.trust.digest}")
+        p = self.policy
+        lines.append("In force here: "
+                     f"{p.get('rule_count')} redaction rules, entropy_threshold {p.get('entropy_threshold')}, "
+                     f"min_secret_length {p.get('min_secret_length')}, allowed_roots "
+                     f"{p.get('allowed_roots') or 'none'}, recheck_allowlist {p.get('recheck_allowlist') or 'none'}")
+        if self.trust.state == UNTRUSTED:
+            lines.append(f"Not applied until trusted: run `{TRUST_COMMAND}` to apply them.")
+        return "\n".join(lines)
+
+
+@frozen
+class PolicyTrustResult:
+    action: str
+    """``trust`` or ``untrust``."""
+    trust: PolicyTrust
+    """The trust state after the command."""
+    changed: bool
+    """Whether the trust record was written (``trust``) or removed (``untrust``)."""
+    exit_code: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"action": self.action, "changed": self.changed, "trust_file": TRUST_PATH, **self.trust.to_json()}
+
+    def render(self) -> str:
+        if self.action == "trust":
+            if self.trust.state == NONE:
+                return "No setting of the policy widens it: nothing to trust."
+            lines = [f"Trusted in this clone ({TRUST_PATH}), digest {self.trust.digest}:"]
+            lines += _settings_lines(self.trust)
+            lines.append("These settings now apply; any change to them needs trusting again.")
+            return "\n".join(lines)
+        if not self.changed:
+            return "No trust was recorded in this clone: nothing changed."
+        if self.trust.state == NONE:
+            return f"Trust removed ({TRUST_PATH}); no setting of the policy widens it."
+        lines = [f"Trust removed ({TRUST_PATH}); these settings no longer apply:"]
+        lines += _settings_lines(self.trust)
+        return "\n".join(lines)
+
+
+def _why(trust: PolicyTrust) -> str:
+    return {"changed": ", changed since trusted", "elsewhere": ", trusted in another folder"}.get(trust.reason, "")
+
+
+def _settings_lines(trust: PolicyTrust) -> list[str]:
+    return [f"  {label}: {key} = {_value(value)}" for label, found in trust.widening.settings for key, value in found.items()]
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, list):
+        return ", ".join(repr(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {v}" for k, v in value.items())
+    return str(value)
+
+
+def show_policy(project: "Project") -> PolicyShowResult:
+    """The policy's sources, its widening settings and their trust, and what is in force here.
+
+    Raises:
+        ConfigError (exit 4): a policy source is malformed.
+    """
+    policy = project.policy
+    trust = policy.trust if policy.trust is not None else PolicyTrust(NONE)
+    labels = source_labels(project.paths, policy_sources(project.paths, project.config))
+    in_force = {k: v for k, v in policy.to_json().items() if k not in ("rules", "trust", "sources")}
+    rules = policy.redaction.rules
+    in_force.update(rule_count=len(rules), blocking_rules=[r.name for r in rules if r.action == "block"])
+    return PolicyShowResult(tuple(labels), trust, in_force)
+
+
+def trust_policy(project: "Project", *, digest: str | None = None) -> PolicyTrustResult:
+    """Trust the policy's widening settings as they are now, in this clone.
+
+    ``digest``: trust only if the settings' digest is this one (what ``policy show``
+    printed), so what is trusted is exactly what was reviewed.
+
+    Raises:
+        ConfigError (exit 4): a policy source is malformed (nothing is trusted).
+        Conflict (exit 4): ``digest`` is not the settings' digest now (nothing is trusted).
+        StorageError (exit 1): the trust file cannot be written.
+    """
+    paths = project.paths
+    sources = policy_sources(paths, project.config)
+    build_policy(sources, root=paths.root)  # a malformed policy is never trusted
+    widening = policy_widening(paths, sources)
+    if digest is not None and digest != (None if widening.empty else widening.digest):
+        raise Conflict(f"the policy's widening settings have digest {widening.digest if not widening.empty else 'none'}"
+                       f", not {digest}: they changed since you reviewed them; nothing was trusted "
+                       "(`baton policy show` shows them as they are now)",
+                       details={"expected": digest, "digest": None if widening.empty else widening.digest,
+                                "settings": widening.to_json()})
+    if widening.empty:
+        return PolicyTrustResult("trust", PolicyTrust(NONE), False)
+    here = here_place(paths)
+    if here is None:
+        raise StorageError(f"cannot look at {paths.baton_dir}: nothing was trusted")
+    write_trust_record(paths, trust_record(widening, here, now_timestamp(project.clock())))
+    return PolicyTrustResult("trust", judge_policy_trust(paths, sources), True)
+
+
+def untrust_policy(project: "Project") -> PolicyTrustResult:
+    """Remove this clone's trust: the widening settings stop applying.
+
+    Raises:
+        ConfigError (exit 4): a policy source is malformed (the record is still removed first).
+        StorageError (exit 1): the trust file cannot be removed.
+    """
+    removed = remove_trust_record(project.paths)
+    sources = policy_sources(project.paths, project.config)
+    build_policy(sources, root=project.paths.root)
+    trust = judge_policy_trust(project.paths, sources)
+    return PolicyTrustResult("untrust", trust, removed)

@@ -1,0 +1,273 @@
+"""Which settings of a committed policy widen what Baton does, and whether
+this clone has trusted them.
+
+The policy lives in files meant to be committed (``.baton/config.json``'s
+``policy`` section and ``.baton/policy.json``), so a repository someone
+clones carries its policy along. Settings that only add protection (a custom
+rule, an extra path field, a lower threshold) apply as they are. Settings
+that widen what Baton reads or runs, or weaken what it redacts, apply only
+once the user of this clone has trusted exactly their content, as direnv's
+``allow`` or git's ``safe.directory`` do:
+
+- ``allowed_roots``: paths may reach outside the project root (Baton reads
+  and hashes files there);
+- ``recheck_allowlist``: ``validate --recheck`` runs these commands;
+- ``disable_rules``: built-in secret rules switched off;
+- ``actions``: an entry that sets a rule defined to block to ``redact``;
+- ``entropy_threshold`` / ``min_secret_length`` above the defaults: fewer
+  values are taken for secrets.
+
+An empty list, a number at or below its default, or an action that blocks
+widens nothing and needs no trust. Trust is the digest of the canonical JSON
+of exactly the widening values, per source file, so any change to them is
+untrusted again; it is bound to the ``.baton`` folder it was given in (its
+device and inode, as the writer id is: ``baton.domain.writer_place``), so a
+trust record that arrives with a clone or a copy is no trust at all.
+
+Pure: the caller reads the files, stats the folder and writes the record.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import attrs
+
+from baton.canonical import canonical_bytes, digest_of
+from baton.domain.writer_place import Place, check_place
+from baton.model import frozen
+
+WIDENING_KEYS = ("allowed_roots", "recheck_allowlist", "disable_rules", "actions",
+                 "entropy_threshold", "min_secret_length")
+"""The policy keys whose values may widen or weaken the policy (``baton.policy``
+checks for these before it loads this module)."""
+
+TRUST_FORMAT = 1
+"""The version of the digested document (``trust_document``)."""
+
+NONE = "none"
+"""No setting of the policy widens anything: nothing to trust."""
+TRUSTED = "trusted"
+"""The widening settings are exactly the ones trusted in this folder: applied."""
+UNTRUSTED = "untrusted"
+"""Widening settings never trusted here, changed since, or trusted in another folder: not applied."""
+
+SAFE_VALUES = {
+    "allowed_roots": "paths stay inside the project root",
+    "recheck_allowlist": "a re-check runs none of these commands",
+    "disable_rules": "the switched-off secret rules stay on",
+    "actions": "rules defined to block keep blocking",
+    "entropy_threshold": "the generic rule keeps its default entropy threshold",
+    "min_secret_length": "the generic rule keeps its default minimum length",
+}
+"""What applies in place of each untrusted setting."""
+
+TRUST_COMMAND = "baton policy trust"
+SHOW_COMMAND = "baton policy show"
+
+
+@frozen
+class Widening:
+    """The widening settings of each policy source: ``(label, {key: value})``,
+    sources in the order they are merged, only those with a widening value."""
+
+    settings: tuple[tuple[str, dict[str, Any]], ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not self.settings
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return tuple(label for label, _ in self.settings)
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(key for _, found in self.settings for key in found))
+
+    @property
+    def digest(self) -> str:
+        return digest_of(trust_document(self))
+
+    def to_json(self) -> dict[str, Any]:
+        return {label: dict(found) for label, found in self.settings}
+
+    def describe(self) -> str:
+        """``.baton/policy.json: allowed_roots [".."], recheck_allowlist ["make test"]``."""
+        parts = []
+        for label, found in self.settings:
+            values = ", ".join(f"{key} {_shown(value)}" for key, value in found.items())
+            parts.append(f"{label}: {values}")
+        return "; ".join(parts)
+
+
+def _shown(value: Any) -> str:
+    return canonical_bytes(value).decode()
+
+
+def trust_document(widening: Widening) -> dict[str, Any]:
+    """What is digested: the format and the widening values by source."""
+    return {"format": TRUST_FORMAT, "settings": widening.to_json()}
+
+
+def blocking_rules(documents: Sequence[tuple[str, dict[str, Any]]], default_blocking: frozenset[str]) -> frozenset[str]:
+    """The rules defined to block: default rules whose action is ``block`` and
+    custom rules (``rules`` of any source) whose spec says ``"action": "block"``."""
+    names = set(default_blocking)
+    for _, doc in documents:
+        rules = doc.get("rules")
+        for spec in rules if isinstance(rules, list) else ():
+            if isinstance(spec, dict) and isinstance(spec.get("name"), str) and spec.get("action") == "block":
+                names.add(spec["name"])
+    return frozenset(names)
+
+
+def widening_values(doc: dict[str, Any], *, blocking: frozenset[str], entropy_default: float,
+                    length_default: int) -> dict[str, Any]:
+    """The widening settings of one policy document (a well-formed one: ``baton.policy``
+    has checked it), as written; empty when it widens nothing."""
+    found: dict[str, Any] = {}
+    for key in ("allowed_roots", "recheck_allowlist", "disable_rules"):
+        value = doc.get(key)
+        if isinstance(value, list) and value:
+            found[key] = list(value)
+    actions = doc.get("actions")
+    if isinstance(actions, dict):
+        lowered = {name: action for name, action in actions.items() if action != "block" and name in blocking}
+        if lowered:
+            found["actions"] = dict(sorted(lowered.items()))
+    for key, default in (("entropy_threshold", entropy_default), ("min_secret_length", length_default)):
+        value = doc.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > default:
+            found[key] = value
+    return found
+
+
+def find_widening(documents: Sequence[tuple[str, dict[str, Any]]], *, default_blocking: frozenset[str] = frozenset(),
+                  entropy_default: float, length_default: int) -> Widening:
+    """The widening settings of ``documents`` (``(label, policy document)``, in merge order)."""
+    blocking = blocking_rules(documents, default_blocking)
+    settings = []
+    for label, doc in documents:
+        found = widening_values(doc, blocking=blocking, entropy_default=entropy_default,
+                                length_default=length_default)
+        if found:
+            settings.append((label, found))
+    return Widening(tuple(settings))
+
+
+def safe_document(doc: dict[str, Any], widening: Widening, label: str) -> dict[str, Any]:
+    """``doc`` (labelled ``label``) without the widening values ``widening`` found in it: what
+    applies while they are untrusted (the defaults for the numbers, no roots, no allowlist,
+    every default rule on, every rule defined to block still blocking)."""
+    found = dict(widening.settings).get(label) or {}
+    # A custom rule may replace a default one only where the default is switched off: with
+    # ``disable_rules`` withheld the default rule runs, and the rule meant to replace it is left out.
+    enabled = {name for _, each in widening.settings for name in each.get("disable_rules", ())}
+    rules = doc.get("rules")
+    rules = rules if isinstance(rules, list) else []
+    replacing = any(isinstance(spec, dict) and spec.get("name") in enabled for spec in rules)
+    if not found and not replacing:
+        return doc
+    safe = {key: value for key, value in doc.items() if key not in found or key == "actions"}
+    if "actions" in found:
+        safe["actions"] = {name: action for name, action in doc["actions"].items() if name not in found["actions"]}
+    if replacing:
+        safe["rules"] = [spec for spec in rules if not (isinstance(spec, dict) and spec.get("name") in enabled)]
+    return safe
+
+
+@frozen
+class TrustRecord:
+    """What ``baton policy trust`` recorded in this clone's ``.baton/policy-trust.json``."""
+
+    digest: str
+    place: Place | None
+    settings: dict[str, Any] = attrs.field(factory=dict)
+    trusted_at: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"digest": self.digest, "place": self.place.to_json() if self.place is not None else None,
+                "settings": self.settings, "trusted_at": self.trusted_at}
+
+    @classmethod
+    def from_json(cls, raw: Any) -> "TrustRecord | None":
+        """The record in a trust file's ``policy`` member; None when there is none or it is not one."""
+        if not isinstance(raw, dict) or not isinstance(raw.get("policy"), dict):
+            return None
+        member = raw["policy"]
+        digest = member.get("digest")
+        if not isinstance(digest, str):
+            return None
+        settings = member.get("settings")
+        at = member.get("trusted_at")
+        return cls(digest, Place.from_json(member.get("place")), settings if isinstance(settings, dict) else {},
+                   at if isinstance(at, str) else None)
+
+
+def trust_record(widening: Widening, here: Place, now: str) -> TrustRecord:
+    """The record that trusts exactly ``widening`` in the folder ``here``."""
+    return TrustRecord(widening.digest, here, widening.to_json(), now)
+
+
+@frozen
+class PolicyTrust:
+    """Whether the policy's widening settings apply in this clone, and why."""
+
+    state: str
+    widening: Widening = Widening()
+    reason: str = ""
+    """Why untrusted: ``never`` (no trust recorded), ``changed`` (other values were
+    trusted), ``elsewhere`` (trusted in another folder: a copy, or a committed record)."""
+
+    @property
+    def trusted(self) -> bool:
+        return self.state != UNTRUSTED
+
+    @property
+    def digest(self) -> str | None:
+        return None if self.widening.empty else self.widening.digest
+
+    def message(self) -> str:
+        """What a command says, once, when the settings are not applied."""
+        if self.state != UNTRUSTED:
+            return ""
+        why = {"changed": "changed since they were trusted in this clone",
+               "elsewhere": "trusted in another folder, not in this clone"}.get(self.reason,
+                                                                             "not trusted on this machine")
+        instead = "; ".join(SAFE_VALUES[key] for key in WIDENING_KEYS if key in self.widening.keys)
+        return (f"policy settings {why} are not applied: {self.widening.describe()} (instead: {instead}). "
+                f"Review them with `{SHOW_COMMAND}`, then run `{TRUST_COMMAND}` to apply them")
+
+    def summary(self) -> str:
+        """One line for ``baton doctor`` and ``baton audit``."""
+        if self.state == NONE:
+            return "no setting of the policy widens it: nothing to trust"
+        keys = ", ".join(self.widening.keys)
+        if self.state == TRUSTED:
+            return f"trusted here: {keys} of {' and '.join(self.widening.files)} apply"
+        return f"untrusted, not applied: {self.widening.describe()}; `{TRUST_COMMAND}` applies them"
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"state": self.state, "settings": self.widening.to_json(), "digest": self.digest}
+        if self.state == UNTRUSTED:
+            out.update(reason=self.reason, message=self.message(), command=TRUST_COMMAND)
+        return out
+
+
+NOTHING_TO_TRUST = PolicyTrust(NONE)
+
+
+def judge_trust(widening: Widening, record: TrustRecord | None, here: Place | None) -> PolicyTrust:
+    """Whether ``widening`` applies: it widens nothing, or ``record`` trusts exactly its
+    digest and was made in this folder (same device and inode; a moved or remounted
+    folder keeps its trust, a copy or a record that came with the files does not)."""
+    if widening.empty:
+        return NOTHING_TO_TRUST
+    if record is None:
+        return PolicyTrust(UNTRUSTED, widening, "never")
+    if record.place is None or here is None or not check_place(record.place, here).keeps_writer:
+        return PolicyTrust(UNTRUSTED, widening, "elsewhere")
+    if record.digest != widening.digest:
+        return PolicyTrust(UNTRUSTED, widening, "changed")
+    return PolicyTrust(TRUSTED, widening)

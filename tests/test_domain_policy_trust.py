@@ -1,0 +1,141 @@
+"""The pure rules of trusting a committed policy (``baton.domain.policy_trust``): which settings
+widen the policy, the digest of exactly those, and the verdict on a trust record."""
+
+from __future__ import annotations
+
+import pytest
+
+from baton.domain.policy_trust import (
+    TRUSTED,
+    UNTRUSTED,
+    WIDENING_KEYS,
+    TrustRecord,
+    find_widening,
+    judge_trust,
+    safe_document,
+    trust_record,
+)
+from baton.domain.writer_place import Place
+from baton.policy import TRUST_KEYS
+
+POLICY = ".baton/policy.json"
+CONFIG = ".baton/config.json"
+HERE = Place("/home/bob/proj", "bobbox", 2049, 1234)
+
+
+def widening(*documents: tuple[str, dict]):
+    return find_widening(list(documents), entropy_default=3.0, length_default=8)
+
+
+def test_the_keys_the_loader_looks_for_are_the_keys_the_rules_judge():
+    assert tuple(TRUST_KEYS) == WIDENING_KEYS
+
+
+@pytest.mark.parametrize("doc", [
+    {"allowed_roots": ["../lib"]},
+    {"recheck_allowlist": ["pytest -q"]},
+    {"disable_rules": ["jwt"]},
+    {"entropy_threshold": 3.5},
+    {"min_secret_length": 12},
+], ids=lambda d: next(iter(d)))
+def test_a_setting_that_widens_the_policy_needs_trust(doc):
+    assert widening((POLICY, doc)).to_json() == {POLICY: doc}
+
+
+@pytest.mark.parametrize("doc", [
+    {"allowed_roots": [], "recheck_allowlist": [], "disable_rules": [], "actions": {}},
+    {"entropy_threshold": 3.0, "min_secret_length": 8},
+    {"entropy_threshold": 2.5, "min_secret_length": 6},
+    {"rules": [{"name": "ticket", "regex": "TKT-[0-9]{8}"}], "path_fields": ["attachment"]},
+    {"actions": {"github-token": "block"}},
+], ids=["empty lists", "the defaults", "stricter numbers", "rules and path fields", "an action that blocks"])
+def test_a_setting_that_only_protects_needs_no_trust(doc):
+    assert widening((POLICY, doc)).empty
+
+
+def test_an_action_that_lowers_a_custom_block_rule_to_redact_needs_trust():
+    doc = {"rules": [{"name": "ticket", "regex": "TKT-[0-9]{8}", "action": "block"}],
+           "actions": {"ticket": "redact"}}
+    assert widening((POLICY, doc)).to_json() == {POLICY: {"actions": {"ticket": "redact"}}}
+
+
+def test_an_action_that_sets_a_redacting_rule_to_redact_needs_no_trust():
+    assert widening((POLICY, {"actions": {"github-token": "redact"}})).empty
+
+
+def test_a_lowered_action_in_one_file_counts_against_a_block_rule_defined_in_the_other():
+    rules = {"rules": [{"name": "ticket", "regex": "TKT-[0-9]{8}", "action": "block"}]}
+    found = widening((CONFIG, rules), (POLICY, {"actions": {"ticket": "redact"}}))
+    assert found.files == (POLICY,)
+
+
+def test_the_digest_changes_when_a_widening_value_changes():
+    before = widening((POLICY, {"recheck_allowlist": ["pytest -q"]}))
+    after = widening((POLICY, {"recheck_allowlist": ["pytest -q", "make deploy"]}))
+    assert before.digest != after.digest
+
+
+def test_the_digest_changes_when_a_setting_moves_to_the_other_file():
+    setting = {"allowed_roots": ["../lib"]}
+    assert widening((POLICY, setting)).digest != widening((CONFIG, setting)).digest
+
+
+def test_the_digest_keeps_when_only_a_protective_setting_changes():
+    before = widening((POLICY, {"allowed_roots": ["../lib"]}))
+    after = widening((POLICY, {"allowed_roots": ["../lib"], "rules": [{"name": "t", "regex": "T-[0-9]{8}"}],
+                               "entropy_threshold": 2.0}))
+    assert before.digest == after.digest
+
+
+def test_without_a_record_widening_settings_are_untrusted():
+    verdict = judge_trust(widening((POLICY, {"allowed_roots": [".."]})), None, HERE)
+    assert (verdict.state, verdict.reason) == (UNTRUSTED, "never")
+
+
+def test_a_record_of_exactly_these_settings_made_in_this_folder_trusts_them():
+    found = widening((POLICY, {"allowed_roots": [".."]}))
+    assert judge_trust(found, trust_record(found, HERE, "2026-12-05T00:00:00Z"), HERE).state == TRUSTED
+
+
+def test_a_record_of_other_values_is_untrusted_as_changed():
+    old = widening((POLICY, {"allowed_roots": ["../lib"]}))
+    new = widening((POLICY, {"allowed_roots": [".."]}))
+    verdict = judge_trust(new, trust_record(old, HERE, "2026-12-05T00:00:00Z"), HERE)
+    assert (verdict.state, verdict.reason) == (UNTRUSTED, "changed")
+
+
+def test_a_record_made_in_another_folder_trusts_nothing():
+    found = widening((POLICY, {"allowed_roots": [".."]}))
+    mallorys = Place("/home/mallory/proj", "evilbox", 2049, 999)
+    verdict = judge_trust(found, trust_record(found, mallorys, "2026-12-05T00:00:00Z"), HERE)
+    assert (verdict.state, verdict.reason) == (UNTRUSTED, "elsewhere")
+
+
+def test_a_record_keeps_its_trust_when_the_folder_is_moved():
+    found = widening((POLICY, {"allowed_roots": [".."]}))
+    moved = Place("/home/bob/elsewhere", "bobbox", HERE.dev, HERE.ino)
+    assert judge_trust(found, trust_record(found, HERE, "2026-12-05T00:00:00Z"), moved).state == TRUSTED
+
+
+def test_a_record_without_a_place_trusts_nothing():
+    found = widening((POLICY, {"allowed_roots": [".."]}))
+    record = TrustRecord.from_json({"policy": {"digest": found.digest}})
+    assert judge_trust(found, record, HERE).reason == "elsewhere"
+
+
+def test_the_safe_document_drops_exactly_the_widening_values():
+    doc = {"allowed_roots": [".."], "recheck_allowlist": ["make"], "entropy_threshold": 4.0,
+           "path_fields": ["attachment"], "actions": {"github-token": "block", "ticket": "redact"},
+           "rules": [{"name": "ticket", "regex": "TKT-[0-9]{8}", "action": "block"}]}
+    safe = safe_document(doc, widening((POLICY, doc)), POLICY)
+    assert safe == {"path_fields": ["attachment"], "actions": {"github-token": "block"}, "rules": doc["rules"]}
+
+
+def test_the_safe_document_leaves_out_a_rule_meant_to_replace_a_switched_off_default():
+    doc = {"disable_rules": ["jwt"], "rules": [{"name": "jwt", "regex": "never-[0-9]{40}"}]}
+    assert safe_document(doc, widening((POLICY, doc)), POLICY) == {"rules": []}
+
+
+def test_the_untrusted_message_names_the_file_the_values_and_the_command():
+    message = judge_trust(widening((POLICY, {"recheck_allowlist": ["touch PWNED"]})), None, HERE).message()
+    assert all(part in message for part in (POLICY, '["touch PWNED"]', "`baton policy trust`"))

@@ -1,0 +1,284 @@
+"""A policy committed with a repository widens what Baton does on a cloner's
+machine only once that clone trusts it (docs/security.md, "Trusting a
+committed policy").
+
+The scenario as a user meets it: Mallory's repository commits a
+``.baton/policy.json`` that reaches outside the project root and allowlists
+a command; Bob clones it with the real ``git clone`` and runs the real
+``baton`` in child processes.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from baton.app import Baton
+from baton.mcp_server import build_server
+from tests.conftest import run_baton
+from tests.handoff_support import baton_json, handoff_events, payload
+
+WIDENING = {"allowed_roots": [".."], "recheck_allowlist": ["touch PWNED"]}
+GITHUB_TOKEN = "gh" + "p_" + "SYNTHETIC" + "fakeTokenValue" + "0123456789" + "abc"
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=Mallory", "-c", "user.email=m@example.com", *args], cwd=cwd,
+                   check=True, capture_output=True)
+
+
+def upstream_with(tmp_path: Path, policy: dict, *, commit_trust: bool = False) -> Path:
+    """A repository whose committed ``.baton/policy.json`` is ``policy``; with ``commit_trust``,
+    its author trusted it there and committed the trust record too (``git add -f``)."""
+    upstream = tmp_path / "upstream"
+    upstream.mkdir()
+    git(upstream, "init", "-q")
+    assert run_baton("init", "--project", str(upstream)).returncode == 0
+    (upstream / ".baton" / "policy.json").write_text(json.dumps(policy))
+    (upstream / "src").mkdir()
+    (upstream / "src" / "app.py").write_text("x = 1\n")
+    git(upstream, "add", "-A")
+    if commit_trust:
+        assert run_baton("policy", "trust", "--project", str(upstream)).returncode == 0
+        git(upstream, "add", "-f", ".baton/policy-trust.json")
+    git(upstream, "commit", "-qm", "a project with a policy")
+    return upstream
+
+
+def clone_of(upstream: Path) -> Path:
+    clone = upstream.parent / "clone"
+    git(upstream.parent, "clone", "-q", str(upstream), str(clone))
+    return clone
+
+
+@pytest.fixture
+def cloned(tmp_path) -> Path:
+    """Bob's clone of a repository whose policy allowlists ``touch PWNED`` and allows ``..``."""
+    (tmp_path / "outside.txt").write_text("not the project's\n")
+    return clone_of(upstream_with(tmp_path, WIDENING))
+
+
+def capture_with_command(clone: Path, command: str) -> str:
+    evidence = [{"id": "E-001", "type": "command", "claim": "it passes", "ref": command, "result": "pass"}]
+    with Baton.open(clone) as app:
+        return app.capture(payload(evidence=evidence)).handoff_id
+
+
+def recheck(clone: Path, handoff_id: str) -> subprocess.CompletedProcess:
+    return run_baton("handoff", "validate", handoff_id, "--recheck", "--project", str(clone))
+
+
+def capture_outside(clone: Path) -> subprocess.CompletedProcess:
+    body = json.dumps(payload(artifacts=[{"path": "../outside.txt", "role": "read"}]))
+    return run_baton("checkpoint", "create", "--input", "-", "--project", str(clone), input=body)
+
+
+def trust(clone: Path) -> None:
+    r = run_baton("policy", "trust", "--project", str(clone))
+    assert r.returncode == 0, r.stderr
+
+
+# -- recheck ---------------------------------------------------------------------------
+
+def test_a_cloned_allowlist_runs_nothing_on_recheck(cloned):
+    handoff_id = capture_with_command(cloned, "touch PWNED")
+    r = recheck(cloned, handoff_id)
+    assert r.returncode == 5
+    assert not (cloned / "PWNED").exists()
+
+
+def test_the_refused_recheck_says_the_allowlist_is_untrusted_and_how_to_trust_it(cloned):
+    r = recheck(cloned, capture_with_command(cloned, "touch PWNED"))
+    assert "recheck_allowlist of .baton/policy.json is not trusted" in r.stderr
+    assert "nothing was run" in r.stderr and "`baton policy trust`" in r.stderr
+
+
+def test_after_trusting_the_cloned_allowlist_recheck_runs_its_command(cloned):
+    handoff_id = capture_with_command(cloned, "touch PWNED")
+    trust(cloned)
+    r = recheck(cloned, handoff_id)
+    assert r.returncode == 0, r.stderr
+    assert (cloned / "PWNED").exists()
+
+
+def test_a_pulled_change_to_the_trusted_allowlist_is_untrusted_again(cloned):
+    trust(cloned)
+    upstream = cloned.parent / "upstream"
+    (upstream / ".baton" / "policy.json").write_text(json.dumps({**WIDENING, "recheck_allowlist": ["touch PWNED2"]}))
+    git(upstream, "commit", "-qam", "another command")
+    git(cloned, "pull", "-q", "--ff-only")
+    r = recheck(cloned, capture_with_command(cloned, "touch PWNED2"))
+    assert r.returncode == 5
+    assert not (cloned / "PWNED2").exists()
+    assert "changed since they were trusted" in r.stderr
+
+
+def test_a_trust_record_committed_with_the_repository_trusts_nothing_in_the_clone(tmp_path):
+    clone = clone_of(upstream_with(tmp_path, WIDENING, commit_trust=True))
+    assert (clone / ".baton" / "policy-trust.json").is_file()  # it came with the clone
+    r = recheck(clone, capture_with_command(clone, "touch PWNED"))
+    assert r.returncode == 5
+    assert not (clone / "PWNED").exists()
+    assert baton_json(clone, "policy", "show")["trust"]["reason"] == "elsewhere"
+
+
+# -- paths -------------------------------------------------------------------------------
+
+def test_an_artifact_outside_the_root_is_refused_while_the_cloned_roots_are_untrusted(cloned):
+    r = capture_outside(cloned)
+    assert r.returncode == 5
+    assert "refused" in r.stderr
+    assert handoff_events(cloned) == []
+
+
+def test_the_refused_outside_artifact_says_the_roots_are_untrusted(cloned):
+    r = capture_outside(cloned)
+    assert "the allowed_roots of .baton/policy.json are not trusted on this machine" in r.stderr
+
+
+def test_after_trusting_the_cloned_roots_an_artifact_outside_the_root_is_captured(cloned):
+    trust(cloned)
+    r = capture_outside(cloned)
+    assert r.returncode == 0, r.stderr
+
+
+def test_untrusting_refuses_the_outside_artifact_again(cloned):
+    trust(cloned)
+    assert run_baton("policy", "untrust", "--project", str(cloned)).returncode == 0
+    assert capture_outside(cloned).returncode == 5
+
+
+# -- redaction ---------------------------------------------------------------------------
+
+def test_an_untrusted_disable_rules_keeps_redacting(tmp_path):
+    clone = clone_of(upstream_with(tmp_path, {"disable_rules": ["github-token"]}))
+    body = json.dumps(payload(work={"title": f"token {GITHUB_TOKEN}", "objective": "ship it"}))
+    r = run_baton("checkpoint", "create", "--input", "-", "--project", str(clone), input=body)
+    assert r.returncode == 0, r.stderr
+    ledger = b"".join(p.read_bytes() for p in (clone / ".baton" / "ledger").glob("*.jsonl"))
+    assert GITHUB_TOKEN.encode() not in ledger
+    assert b"[REDACTED:github-token]" in ledger
+
+
+def test_a_trusted_disable_rules_switches_the_rule_off(tmp_path):
+    clone = clone_of(upstream_with(tmp_path, {"disable_rules": ["github-token"]}))
+    trust(clone)
+    with Baton.open(clone) as app:
+        assert "github-token" not in app.project.policy.redaction.rule_names
+
+
+# -- what every command says ---------------------------------------------------------------
+
+def test_a_command_on_an_untrusted_policy_warns_once_on_stderr_naming_file_settings_and_command(cloned):
+    r = run_baton("handoff", "list", "--project", str(cloned))
+    assert r.returncode == 0
+    warnings = [line for line in r.stderr.splitlines() if line.startswith("baton: warning:")]
+    assert len(warnings) == 1
+    assert all(word in warnings[0] for word in (".baton/policy.json", "allowed_roots", "touch PWNED",
+                                                  "`baton policy trust`"))
+
+
+def test_a_json_answer_on_an_untrusted_policy_carries_untrusted_policy(cloned):
+    listed = baton_json(cloned, "handoff", "list")
+    assert listed["untrusted_policy"]["state"] == "untrusted"
+    assert listed["untrusted_policy"]["settings"] == {".baton/policy.json": WIDENING}
+    assert listed["untrusted_policy"]["command"] == "baton policy trust"
+
+
+def test_a_trusted_policy_says_nothing(cloned):
+    trust(cloned)
+    r = run_baton("handoff", "list", "--project", str(cloned))
+    assert r.stderr == ""
+    assert "untrusted_policy" not in baton_json(cloned, "handoff", "list")
+
+
+def test_a_policy_that_widens_nothing_never_mentions_trust(project):
+    (project / ".baton" / "policy.json").write_text(json.dumps(
+        {"recheck_allowlist": [], "rules": [{"name": "ticket", "regex": "TKT-[0-9]{8}"}], "entropy_threshold": 2.5}))
+    r = run_baton("handoff", "list", "--project", str(project))
+    assert r.stderr == ""
+    assert baton_json(project, "policy", "show")["trust"]["state"] == "none"
+
+
+def test_doctor_warns_about_untrusted_settings_and_names_them(cloned):
+    checks = {c["name"]: c for c in baton_json(cloned, "doctor")["checks"]}
+    assert checks["policy trust"]["status"] == "warn"
+    assert "allowed_roots" in checks["policy trust"]["detail"]
+
+
+def test_doctor_is_content_once_the_settings_are_trusted(cloned):
+    trust(cloned)
+    checks = {c["name"]: c for c in baton_json(cloned, "doctor")["checks"]}
+    assert checks["policy trust"]["status"] == "ok"
+
+
+def test_audit_reports_the_trust_state_of_the_policy(cloned):
+    assert baton_json(cloned, "audit")["policy"]["trust"]["state"] == "untrusted"
+    trust(cloned)
+    assert baton_json(cloned, "audit")["policy"]["trust"]["state"] == "trusted"
+
+
+# -- the commands ----------------------------------------------------------------------------
+
+def test_policy_trust_shows_the_settings_and_values_it_trusts(cloned):
+    r = run_baton("policy", "trust", "--project", str(cloned))
+    assert r.returncode == 0
+    assert "allowed_roots = '..'" in r.stdout and "recheck_allowlist = 'touch PWNED'" in r.stdout
+
+
+def test_policy_trust_records_the_digest_policy_show_prints(cloned):
+    shown = baton_json(cloned, "policy", "show")["trust"]["digest"]
+    trusted = baton_json(cloned, "policy", "trust")
+    assert (trusted["state"], trusted["digest"], trusted["changed"]) == ("trusted", shown, True)
+
+
+def test_policy_trust_with_a_stale_digest_trusts_nothing(cloned):
+    error = baton_json(cloned, "policy", "trust", "--digest", "sha256:" + "0" * 64, expect=4)["error"]
+    assert error["code"] == "conflict"
+    assert not (cloned / ".baton" / "policy-trust.json").exists()
+
+
+def test_the_trust_file_is_ignored_by_git(cloned):
+    trust(cloned)
+    status = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=cloned, capture_output=True,
+                            text=True, check=True).stdout
+    assert "!! .baton/policy-trust.json" in status or "!! .baton/" in status
+
+
+def test_policy_trust_on_a_policy_that_widens_nothing_writes_nothing(project):
+    trusted = baton_json(project, "policy", "trust")
+    assert (trusted["state"], trusted["changed"]) == ("none", False)
+    assert not (project / ".baton" / "policy-trust.json").exists()
+
+
+def test_policy_trust_refuses_a_malformed_policy(project):
+    (project / ".baton" / "policy.json").write_text(json.dumps({"allowed_roots": [".."], "disabled_rules": ["jwt"]}))
+    r = run_baton("policy", "trust", "--project", str(project))
+    assert r.returncode == 4
+    assert not (project / ".baton" / "policy-trust.json").exists()
+
+
+def test_policy_untrust_without_a_record_changes_nothing(cloned):
+    untrusted = baton_json(cloned, "policy", "untrust")
+    assert (untrusted["changed"], untrusted["state"]) == (False, "untrusted")
+
+
+# -- the MCP server ---------------------------------------------------------------------------
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_the_mcp_server_refuses_an_artifact_outside_the_root_while_the_roots_are_untrusted(cloned):
+    async with Client(build_server(cloned)) as client:
+        result = await client.call_tool("handoff_capture",
+                                        payload(artifacts=[{"path": "../outside.txt", "role": "read"}]))
+    assert result.is_error
+    assert result.structured_content["error"]["exit_code"] == 5
+    assert "allowed_roots of .baton/policy.json are not trusted" in result.structured_content["error"]["message"]
