@@ -443,6 +443,45 @@ def _config_signature(where: GitDirs | None) -> str | None:
     return digest.hexdigest()
 
 
+OS_USER_ENVIRONMENT = ("LOGNAME", "USER", "LNAME", "USERNAME")
+"""What ``getpass.getuser`` reads, in its order: the owner when git's config names no one."""
+
+
+def identity_stamp(start: Path, includes: dict[str, tuple[tuple[int, ...], bool]]) -> tuple | None:
+    """A cheap signature of what the owner for ``start`` is read from: each file git's config
+    stack can read (``_config_paths``: the repository's, the worktree's, the global or
+    ``GIT_CONFIG_GLOBAL``, the XDG one, the system's — the environment variables that choose
+    them make their paths) with its stat (inode, size, mtime and ctime in ns; a missing file
+    too), and the environment the OS user fallback reads. While it is unchanged, so is the
+    owner: a long-lived process re-reads git's identity only when it moves.
+
+    None when one of the files includes another (``include``, ``includeIf``), whose changes no
+    stat of these shows: the identity must then be read each time. ``includes`` remembers, per
+    file, the stat it was last read at and whether it includes: its bytes are read again only
+    when that stat moved."""
+    parts: list[Any] = []
+    for path in _config_paths(locate(start)):
+        try:
+            found = os.stat(path)
+        except OSError:
+            parts.append((path, None))
+            continue
+        stamp = (found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
+        known = includes.get(path)
+        if known is None or known[0] != stamp:
+            try:
+                with open(path, "rb") as fh:
+                    data = fh.read(1 << 20)
+            except OSError:
+                data = b""
+            known = includes[path] = (stamp, b"include" in data.lower())
+        if known[1]:
+            return None
+        parts.append((path, stamp))
+    parts.append(tuple(os.environ.get(name) for name in OS_USER_ENVIRONMENT))
+    return tuple(parts)
+
+
 def user_identity(start: Path, cache: Path | None = None, *,
                   secret: Callable[[str], bool] | None = None) -> tuple[str | None, str | None]:
     """git's ``user.email`` and ``user.name`` for ``start``.

@@ -37,6 +37,7 @@ from baton.commands.resume_options import FORMATS
 from baton.domain.batons import DEFAULT_MAX_BYTES, MAX_MAX_BYTES
 from baton.domain.detector import ALIASES as DETECTOR_ALIASES
 from baton.domain.detector import SIGNALS as DETECTOR_SIGNALS
+from baton.domain.edits import REPLACEABLE
 from baton.domain.handoff import Status, Trigger
 from baton.domain.limits import (
     BRANCH_LABEL_MAX,
@@ -166,6 +167,57 @@ def _handoff_capture() -> dict[str, Any]:
     }, ("work",))
 
 
+ITEM_DEFINITIONS = {"decisions": "decision", "artifacts": "artifact", "evidence": "evidence",
+                    "failed_attempts": "failed_attempt", "open_items": "open_item", "risks": "risk"}
+"""Each list section of a record, and its items' definition in the record schema."""
+AMEND_LISTS = {name: ITEM_DEFINITIONS[name] for name in REPLACEABLE}
+"""The list sections ``handoff_amend`` can add to, or set whole (``replace_lists``: the ones
+``domain.edits`` may replace), and each item's definition."""
+
+
+def _list_items(name: str) -> dict[str, Any]:
+    evidence_output = {"output": {"type": "string", "description": "the command's output: kept only as a digest "
+                                                                "and a bounded, redacted summary"}}
+    return _items(name, extra=evidence_output if name == "evidence" else None)
+
+
+def _amend_sections(*, whole: bool) -> dict[str, Any]:
+    """The sections an amendment gives: ``whole``, each replaces the record's section (``work``
+    then needs its title and objective); else each is merged over it (any field of ``work``)."""
+    work = section("work")
+    if not whole:
+        work.pop("required", None)
+    return _obj({"work": work, "summary": section("summary"),
+                 **{name: _list_items(item) for name, item in AMEND_LISTS.items()}})
+
+
+def _handoff_amend() -> dict[str, Any]:
+    # "At least one change" is said in the descriptions and refused by the use case, not as a
+    # top-level anyOf: harness APIs refuse a tool whose input schema has one (Anthropic's does).
+    return _obj({
+        "id": _text(f"{_ID_FORMS}, or 'latest' (the newest ready handoff of the current branch). A draft or "
+                    "validated handoff is revised in place (validate it again); a ready, resumed or superseded "
+                    "one never changes: the amendment is a new draft child (lineage relation amend). An archived "
+                    "one is refused (invalid_transition, exit 4)"),
+        "changes": _described(_amend_sections(whole=False), "merged over the record (give it, or replacement, "
+                              "close_items, drop_items or replace_lists: a call with none is refused, "
+                              "input_error): a text field replaces "
+                              "the old one, a string list (summary.completed, work.scope...) gains entries, an "
+                              "item with the id of an existing one (an artifact: its path) replaces it, any other "
+                              "item is appended"),
+        "replacement": _described(_amend_sections(whole=True), "sections replaced whole (applied before "
+                                  "changes); work then needs title and objective"),
+        "close_items": {"type": "array", "items": _text("an open item's id, e.g. O-1"),
+                        "description": "open items to close: each leaves open_items and its description joins "
+                                       "summary.completed (an id the record lacks is refused)"},
+        "drop_items": {"type": "array", "items": _text("an item's id, e.g. D-2, E-1, F-1, O-3"),
+                       "description": "items to remove, any section, by id (an id the record lacks is refused)"},
+        "replace_lists": _described(_obj({name: _list_items(item) for name, item in AMEND_LISTS.items()}),
+                                    "list sections set whole to these items (recorded as edits)"),
+        "session_id": SESSION_ID,
+    }, ("id",))
+
+
 def _handoff_validate() -> dict[str, Any]:
     return _obj({"id": DRAFT_ID}, ("id",))
 
@@ -293,6 +345,7 @@ INPUT_SCHEMAS = {
     "handoff_list": _handoff_list,
     "handoff_fork": _handoff_fork,
     "handoff_merge": _handoff_merge,
+    "handoff_amend": _handoff_amend,
     "handoff_detect": _handoff_detect,
     "baton_session": _baton_session,
     "bootstrap": _bootstrap,
@@ -324,7 +377,7 @@ _OPT_S, _OPT_O = {"type": ["string", "null"]}, {"type": ["object", "null"]}
 
 OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
     "baton_status": _result({"root": _S, "config": _O, "handoffs": _O, "latest": _OPT_O, "pending_batons": _I,
-                             "detector": _O}, "root", "config", "handoffs", "latest", "pending_batons"),
+                             "superseded_unseen": _A, "detector": _O}, "root", "config", "handoffs", "latest", "pending_batons"),
     "handoff_capture": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "redactions": _A,
                                 "hints": _A, "handoff": _OPT_O, "record_omitted": _B}, "id", "short_id", "status", "handoff"),
     "handoff_validate": _result({"id": _S, "status": _S, "flags": _A, "report": _O}, "id", "status", "report"),
@@ -338,6 +391,9 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
                              "record_omitted": _B}, "id", "short_id", "status", "handoff"),
     "handoff_merge": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "lineage": _O, "handoff": _OPT_O,
                              "record_omitted": _B, "resolved_conflicts": _A}, "id", "status", "handoff", "resolved_conflicts"),
+    "handoff_amend": _result({"id": _S, "short_id": _S, "status": _S, "file": _S, "revised": _B, "lineage": _O,
+                              "redactions": _A, "edits": _A, "hints": _A, "handoff": _OPT_O, "record_omitted": _B},
+                             "id", "short_id", "status", "revised", "handoff"),
     "handoff_detect": _result({"pressure": {"type": "number"}, "readiness": {"type": ["number", "null"]},
                               "action": _S, "suppressed": _OPT_S, "recorded": _B, "draft": _OPT_S,
                               "inputs": _O, "unavailable": _A, "reasons": _A, "missing": _A, "options": _A},

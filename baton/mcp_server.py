@@ -27,8 +27,9 @@ Guardrails:
   ``$BATON_MCP_LOCK_WAIT`` seconds (default ``LOCK_WAIT_SECONDS``), then
   fails with ``ledger_busy`` (exit 4), nothing written.
 
-``handoff_fork``, ``handoff_merge`` and ``handoff_detect`` call the same
-methods as ``baton fork``, ``baton merge`` and ``baton detect``; as §13 says,
+``handoff_amend``, ``handoff_fork``, ``handoff_merge`` and ``handoff_detect``
+call the same methods as ``baton handoff amend``, ``baton fork``, ``baton
+merge`` and ``baton detect``; as §13 says,
 ``handoff_detect`` does not create a draft unless ``prepare`` is true.
 
 Importing this module imports ``mcp``; only the ``baton mcp`` handler does.
@@ -65,7 +66,8 @@ if TYPE_CHECKING:
     from baton.domain.handoff import Status, Trigger
 
 TOOL_NAMES = ("baton_status", "handoff_capture", "handoff_validate", "handoff_ready", "handoff_resume",
-              "handoff_list", "handoff_fork", "handoff_merge", "handoff_detect", "baton_session", "bootstrap")
+              "handoff_list", "handoff_amend", "handoff_fork", "handoff_merge", "handoff_detect", "baton_session",
+              "bootstrap")
 
 TOOL_ALIASES = {"prompt": "baton_session"}
 """Tools still answered under an older name but not listed: ``prompt`` (the name
@@ -283,6 +285,8 @@ ANNOTATIONS = {
     "handoff_ready": _annotations("Promote a handoff to ready", idempotent=True),  # a second call changes nothing (it answers invalid_transition)
     "handoff_resume": _annotations("Resume a ready handoff"),  # writes only with mark_resumed
     "handoff_list": _annotations("List handoffs", read_only=True),
+    # A draft is revised in place (its earlier content stays in the ledger); a ready one gets a child.
+    "handoff_amend": _annotations("Amend a handoff"),
     "handoff_fork": _annotations("Fork a handoff"),
     "handoff_merge": _annotations("Merge handoffs"),
     "handoff_detect": _annotations("Score handoff pressure"),  # records the recommendation it shows
@@ -455,8 +459,11 @@ class BatonTools:
 
     def baton_status(self) -> CallToolResult:
         """The project at a glance: config and policy summary, handoff counts by status, the latest
-        ready handoff with its freshness now (fresh, partially_stale, stale, unknown), and the number
-        of pending session batons. Read-only."""
+        ready handoff with its freshness now (fresh, partially_stale, stale, unknown), the number
+        of pending session batons, and superseded_unseen: batons a newer one replaced before anyone
+        on their owner and branch saw them (left on another clone while apart, then synced), each
+        with who left it (writer, session_id), its objective and how to read it (handoff_resume with
+        its id). Read-only."""
         return self.run(lambda baton: baton.status())
 
     def handoff_capture(
@@ -540,6 +547,30 @@ class BatonTools:
         # Without a limit, the use case's default (``listing.DEFAULT_LIMIT``, 50), as on the command line.
         return self.run(lambda baton: baton.list_handoffs(status=status, work=work, kind=kind, branch=branch,
                                                           limit=limit))
+
+    def handoff_amend(
+        self,
+        id: Id,
+        changes: Section | None = None,
+        replacement: Section | None = None,
+        close_items: list[str] | None = None,
+        drop_items: list[str] | None = None,
+        replace_lists: Section | None = None,
+        session_id: Text = None,
+    ) -> CallToolResult:
+        """Amend a handoff (as `baton handoff amend`). A draft or validated one is revised in place (its
+        validation resets: call handoff_validate again); a ready, resumed or superseded one never changes:
+        the amendment is a new DRAFT child with lineage relation amend, which supersedes its parent once
+        ready. Give at least one of changes (merged over the record), replacement (sections replaced
+        whole), close_items, drop_items or replace_lists. Refused, nothing written: an archived handoff
+        (invalid_transition, exit 4), no change at all, an unknown field or an id the record lacks
+        (input_error, exit 2), a secret matching a block rule or a path outside the project (policy_block,
+        exit 5). Secrets are otherwise redacted. The record is echoed as handoff unless it is over 32 KiB
+        as JSON (then null, and record_omitted true). Next: handoff_validate with the id returned."""
+        return self.run(lambda baton: baton.amend(id, replacement=replacement, changes=changes, session=session_id,
+                                                  close_items=tuple(close_items or ()),
+                                                  drop_items=tuple(drop_items or ()),
+                                                  replace_lists=replace_lists).for_agent())
 
     def handoff_fork(
         self,

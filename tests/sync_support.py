@@ -118,3 +118,26 @@ def writer_of(project: Path) -> str:
 def checkpoint(capsys, project: Path, title: str) -> None:
     """One capture on ``project``, through the command line."""
     run_json(capsys, project, "checkpoint", "create", "--title", title, "--objective", "o", "--no-input")
+
+
+BATON_OWNER = "bob@example.com"
+"""Whom the two batons left apart (``batons_left_apart``) are for."""
+
+
+def leave_baton_for(capsys, project: Path, session: str, step: str, owner: str = BATON_OWNER) -> str:
+    """``session end SESSION --handoff-steps STEP --owner OWNER --branch main``: the baton's id."""
+    out = run_json(capsys, project, "session", "end", session, "--handoff-steps", step, "--owner", owner,
+                   "--branch", "main")
+    return out["handoff"]["id"] if "handoff" in out else out["created"]["id"]
+
+
+def batons_left_apart(capsys, team: tuple[Path, Path, Path]) -> tuple[Path, Path, str, str]:
+    """A baton superseded unseen (docs/sync.md "Batons left apart on one owner/branch"): Alice, on
+    clone a, leaves a baton for bob on main and syncs; bob, offline on clone b, leaves his own
+    newer baton on the same owner/branch; then bob syncs. (a, b, alice's baton, bob's baton)."""
+    _remote, a, b = team
+    alices = leave_baton_for(capsys, a, "alice-s", "alice's step for bob")
+    run_json(capsys, a, "sync")
+    bobs = leave_baton_for(capsys, b, "bob-s", "bob's own step")
+    run_json(capsys, b, "sync")
+    return a, b, alices, bobs

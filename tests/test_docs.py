@@ -69,10 +69,11 @@ def test_the_skill_lists_every_exit_code_the_cli_reference_names():
 
 
 def test_the_skill_says_how_to_complete_a_prepared_draft_over_mcp():
-    """docs/hooks.md: an MCP agent completes the draft with handoff_capture and
-    `parent` (no amend tool), and only such a capture is handed on at the end."""
+    """docs/hooks.md: an MCP agent completes the draft with handoff_amend (in place, as the CLI
+    does) or handoff_capture and `parent`, and only such a capture is handed on at the end."""
     skill = " ".join((DOCS.parents[1] / "skills" / "baton" / "SKILL.md").read_text().split())
     assert "`handoff_capture` with `parent` set to the draft's full id" in skill
+    assert "`handoff_amend` with the draft's id" in skill
 
 
 def test_every_subcommand_the_documentation_names_exists():

@@ -16,7 +16,7 @@ WRITE_COMMANDS = ("baton.commands.bootstrap", "baton.commands.batons", "baton.co
 FIRST_CALL = """
 import sys
 import anyio
-from baton.mcp_server import build_server
+from baton.mcp_server import TOOL_NAMES, build_server
 
 server = build_server(sys.argv[1])
 
@@ -28,7 +28,7 @@ async def first():
     return listed
 
 
-assert len(anyio.run(first)) == 11
+assert len(anyio.run(first)) == len(TOOL_NAMES)
 print("\\n".join(sorted(m for m in sys.modules if m.startswith("baton"))))
 """
 

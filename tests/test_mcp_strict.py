@@ -106,6 +106,7 @@ async def test_every_tool_declares_an_output_schema_its_results_meet(project):
         for name, arguments in (("handoff_validate", {"id": handoff_id}),
                                 ("handoff_ready", {"id": handoff_id, "accept_warnings": "test data"}),
                                 ("handoff_resume", {"id": handoff_id}),
+                                ("handoff_amend", {"id": handoff_id, "changes": {"work": {"title": "amended"}}}),
                                 ("baton_session", {"action": "session_end", "session_id": "s1"})):
             result = await client.call_tool(name, arguments)
             assert not result.is_error, (name, result.content)
@@ -155,3 +156,17 @@ async def test_session_end_without_a_session_id_names_the_argument(project):
     async with Client(build_server(project)) as client:
         result = await client.call_tool("baton_session", {"action": "session_end", "handoff": {"nextSteps": ["x"]}})
     assert result.is_error and "(session_id)" in result.structured_content["error"]["message"]
+
+
+async def test_no_input_schema_has_a_combinator_at_its_top_level(project):
+    """Anthropic's API refuses every request whose tools include one (anthropics/claude-code#5319):
+    a harness passing the tools on would fail whatever the agent asks."""
+    for tool in (await _tools(project)).values():
+        assert not {"anyOf", "oneOf", "allOf", "not"} & set(tool.input_schema), tool.name
+
+
+def test_the_amend_schema_takes_partial_work_in_changes_and_whole_work_in_replacement():
+    schema = input_schemas()["handoff_amend"]
+    assert check_arguments(schema, {"id": "latest", "changes": {"work": {"title": "t"}}}) == []
+    assert check_arguments(schema, {"id": "latest", "replacement": {"work": {"title": "t"}}}) == [
+        "replacement.work.objective: required"]

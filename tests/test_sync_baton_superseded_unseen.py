@@ -5,13 +5,11 @@ list it as superseded-unseen. Real clones and a real remote (``tests/sync_suppor
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.batons_support import ALICE, BOB
 from tests.cli_support import run, run_json
-from tests.sync_support import make_team
+from tests.sync_support import batons_left_apart, leave_baton_for, make_team, writer_of
 
 
 @pytest.fixture
@@ -19,25 +17,8 @@ def team(tmp_path):
     return make_team(tmp_path)
 
 
-def _leave_for_bob(capsys, project: Path, session: str, step: str) -> str:
-    out = run_json(capsys, project, "session", "end", session, "--handoff-steps", step, "--owner", BOB,
-                   "--branch", "main")
-    return out["handoff"]["id"] if "handoff" in out else out["created"]["id"]
-
-
-def _apart(capsys, team) -> tuple[Path, Path, str, str]:
-    """Alice, on clone a, leaves a baton for bob on main and syncs; bob, offline on clone b,
-    leaves his own newer baton on the same owner/branch; then bob syncs."""
-    _remote, a, b = team
-    alices = _leave_for_bob(capsys, a, "alice-s", "alice's step for bob")
-    run_json(capsys, a, "sync")
-    bobs = _leave_for_bob(capsys, b, "bob-s", "bob's own step")
-    run_json(capsys, b, "sync")
-    return a, b, alices, bobs
-
-
 def test_a_baton_written_apart_that_replaces_one_its_writer_never_saw_names_it_in_the_brief(capsys, team):
-    _a, b, alices, bobs = _apart(capsys, team)
+    _a, b, alices, bobs = batons_left_apart(capsys, team)
     brief = run_json(capsys, b, "bootstrap", "--session-id", "bob-next", "--owner", BOB, "--branch", "main")
     markdown = brief["handoffMarkdown"]
     assert f"`{bobs}`" in markdown  # bob's own, newer baton is the one delivered
@@ -49,13 +30,13 @@ def test_a_baton_written_apart_that_replaces_one_its_writer_never_saw_names_it_i
 
 
 def test_showing_the_session_handoff_names_the_baton_it_replaced_unseen(capsys, team):
-    _a, b, alices, _bobs = _apart(capsys, team)
+    _a, b, alices, _bobs = batons_left_apart(capsys, team)
     code, out, _err = run(capsys, b, "session", "handoff", "--owner", BOB, "--branch", "main")
     assert code == 0 and f"replaced baton `{alices}`" in out and f"baton resume {alices}" in out
 
 
 def test_the_baton_a_newer_one_replaced_unseen_is_listed_as_superseded_unseen(capsys, team):
-    _a, b, alices, bobs = _apart(capsys, team)
+    _a, b, alices, bobs = batons_left_apart(capsys, team)
     listed = run_json(capsys, b, "session", "handoff", "--all")
     [unseen] = listed["supersededUnseen"]
     assert (unseen["id"], unseen["status"], unseen["supersededBy"]) == (alices, "superseded-unseen", bobs)
@@ -68,7 +49,7 @@ def test_the_baton_a_newer_one_replaced_unseen_is_listed_as_superseded_unseen(ca
 
 
 def test_both_clones_agree_on_the_unseen_baton_once_synced_both_ways(capsys, team):
-    a, b, alices, bobs = _apart(capsys, team)
+    a, b, alices, bobs = batons_left_apart(capsys, team)
     run_json(capsys, a, "sync")
     for clone in (a, b):
         [unseen] = run_json(capsys, clone, "session", "handoff", "--all")["supersededUnseen"]
@@ -77,10 +58,10 @@ def test_both_clones_agree_on_the_unseen_baton_once_synced_both_ways(capsys, tea
 
 def test_a_baton_that_replaces_one_its_writer_saw_names_nothing_unseen(capsys, team):
     _remote, a, b = team
-    _leave_for_bob(capsys, a, "alice-s", "alice's step for bob")
+    leave_baton_for(capsys, a, "alice-s", "alice's step for bob")
     run_json(capsys, a, "sync")
     run_json(capsys, b, "sync")  # bob's clone sees alice's baton before he leaves his own
-    _leave_for_bob(capsys, b, "bob-s", "bob's own step")
+    leave_baton_for(capsys, b, "bob-s", "bob's own step")
     assert "supersededUnseen" not in run_json(capsys, b, "session", "handoff", "--all")
     brief = run_json(capsys, b, "bootstrap", "--session-id", "bob-next", "--owner", BOB, "--branch", "main")
     assert "never seen here" not in brief["handoffMarkdown"]
@@ -91,6 +72,17 @@ def test_alices_own_baton_for_herself_is_not_concerned(capsys, team):
     run_json(capsys, a, "session", "end", "alice-s", "--handoff-steps", "for me", "--owner", ALICE,
              "--branch", "main")
     run_json(capsys, a, "sync")
-    _leave_for_bob(capsys, b, "bob-s", "bob's own step")
+    leave_baton_for(capsys, b, "bob-s", "bob's own step")
     run_json(capsys, b, "sync")  # other keys: nothing superseded at all
     assert "supersededUnseen" not in run_json(capsys, b, "session", "handoff", "--all")
+
+
+def test_status_says_who_left_the_unseen_baton_what_for_and_how_to_read_it(capsys, team):
+    a, b, alices, bobs = batons_left_apart(capsys, team)
+    [unseen] = run_json(capsys, b, "status")["supersededUnseen"]
+    assert (unseen["writer"], unseen["sessionId"], unseen["objective"]) == (
+        writer_of(a), "alice-s", "alice's step for bob")
+    [line] = [line for line in run(capsys, b, "status")[1].splitlines() if line.startswith("SUPERSEDED-UNSEEN")]
+    assert f"left by writer {writer_of(a)} (session alice-s), objective: alice's step for bob;" in line
+    assert f"replaced by baton {bobs}" in line and f"`baton resume {alices}`" in line
+    assert f"`baton handoff show {alices}`" in line

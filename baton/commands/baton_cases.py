@@ -21,11 +21,19 @@ from baton.commands.identity import SessionContext, context_of, recorded_owner
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
 from baton.domain.baton_payload import as_payload
-from baton.domain.batons import PENDING, SUPERSEDED_UNSEEN, BatonRecord, active_for_context, lost_claim_reason
+from baton.domain.batons import (
+    PENDING,
+    SUPERSEDED_UNSEEN,
+    BatonRecord,
+    active_for_context,
+    clipped_text,
+    lost_claim_reason,
+    unseen_left_by,
+)
 from baton.domain.short_ids import id_matches
 from baton.errors import Conflict, InputError, NotFound
 from baton.model import frozen
-from baton.projections.batons import baton_records, claim_conflicts
+from baton.projections.batons import baton_records, claim_conflicts, unseen_details
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -85,7 +93,8 @@ class PendingBatonsResult:
     replica (``baton sync``), newest first."""
     unseen: list[dict[str, Any]] = attrs.field(factory=list)
     """Batons superseded unseen (``domain.batons.superseded_unseen``) by a baton still pending:
-    each its summary, ``status`` ``superseded-unseen`` and ``supersededBy``."""
+    each its summary, ``status`` ``superseded-unseen``, ``supersededBy``, and who left it and what
+    for (``writer``, ``objective``: ``projections.batons.unseen_details``)."""
     exit_code: int = 0
 
     def to_json(self) -> dict[str, Any]:
@@ -109,10 +118,17 @@ class PendingBatonsResult:
 
 
 def render_unseen(unseen: list[dict[str, Any]]) -> list[str]:
-    """One line per baton superseded unseen (``session handoff --all``, ``status``)."""
-    return [f"SUPERSEDED-UNSEEN baton {u.get('id')}  {u.get('createdAt')}  {u.get('owner')} on {u.get('branch')}: "
-            f"replaced by baton {u.get('supersededBy')}, left apart without seeing it; read it with "
-            f"`baton resume {u.get('id')}` (or `baton handoff show {u.get('id')}`)" for u in unseen]
+    """One line per baton superseded unseen (``session handoff --all``, ``status``, the MCP
+    ``baton_status``): its id, when and for whom, who left it (``unseen_left_by``), its
+    objective, what replaced it and how to read it."""
+    lines = []
+    for u in unseen:
+        ident = u.get("id")
+        about = f", objective: {clipped_text(u['objective'])}" if u.get("objective") else ""
+        lines.append(f"SUPERSEDED-UNSEEN baton {ident}  {u.get('createdAt')}  {u.get('owner')} on {u.get('branch')}: "
+                     f"left by {unseen_left_by(u)}{about}; replaced by baton {u.get('supersededBy')}, left apart "
+                     f"without seeing it; read it with `baton resume {ident}` (or `baton handoff show {ident}`)")
+    return lines
 
 
 def render_claim_conflicts(conflicts: list[dict[str, Any]]) -> list[str]:
@@ -132,10 +148,12 @@ def list_pending_batons(project: "Project") -> PendingBatonsResult:
     """Every pending (unclaimed, not superseded, cancelled or dismissed) baton,
     newest first, every claim that lost to another replica's, and every baton a
     pending one superseded unseen (left apart on another replica)."""
-    docs = list(project.reading().docs("batons"))
+    runner = project.reading()
+    docs = list(runner.docs("batons"))
     records = sorted((record for record, _version in baton_records(docs) if record.pending),
                      key=lambda r: (r.created_at, r.id), reverse=True)
-    unseen = [{**u, "status": SUPERSEDED_UNSEEN, "supersededBy": r.id} for r in records for u in r.replaced_unseen]
+    unseen = [{**u, "status": SUPERSEDED_UNSEEN, "supersededBy": r.id} for r in records
+              for u in unseen_details(runner, r)]
     return PendingBatonsResult(records, claim_conflicts(docs), unseen)
 
 

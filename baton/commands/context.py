@@ -208,6 +208,12 @@ class Project:
         self._ledger: Ledger | None = None
         self._runner: ProjectionRunner | None = None
         self._policy = None
+        self.known_owner: tuple[Any, str] | None = None
+        """The reader's owner as last resolved (``identity.owner_under``), with the stamp of git's
+        identity it was resolved under: a long-lived process resolves it again only when that moves."""
+        self.identity_includes: dict[str, tuple[tuple[int, ...], bool]] = {}
+        """Per git config file, the stat it was last read at and whether it includes another
+        (``gitinfo.identity_stamp``)."""
         self._caught_up_at: tuple | None = None
         """The feeds and the index as the last catch-up under the lock left
         them (``reading``): while both are unchanged, a reading needs no catch-up."""

@@ -98,6 +98,29 @@ def recorded_owner(opened, owner: str | None = None) -> str:
     return _screened(opened, owner if owner is not None else project_owner(opened))
 
 
+def owner_stamp(opened) -> tuple | None:
+    """What the owner in an opened project's current worktree is read from, cheaply
+    (``gitinfo.identity_stamp``: the git config files' stats and the OS user's environment);
+    None when no stamp can tell (a config that includes another file, or an unreadable one)."""
+    try:
+        return gitinfo.identity_stamp(opened.paths.worktree, opened.identity_includes)
+    except Exception:  # noqa: BLE001 - as every identity read: a failure means "read it again"
+        return None
+
+
+def owner_under(opened, stamp: tuple | None) -> str:
+    """``recorded_owner(opened)``, kept on the project with ``stamp`` (``owner_stamp``) and
+    resolved again only under another stamp (None: every time). A long-lived process (the MCP
+    server, the status page) thus sees ``git config user.email`` changed at its next answer,
+    while an unchanged identity costs a few ``stat`` calls and no config parse."""
+    kept = opened.known_owner
+    if stamp is not None and kept is not None and kept[0] == stamp:
+        return kept[1]
+    owner = recorded_owner(opened)
+    opened.known_owner = (stamp, owner)
+    return owner
+
+
 def _screened(opened, value: str) -> str:
     screened = redact_strings(value, opened.policy.redaction, at="actor").payload
     return screened if isinstance(screened, str) else value

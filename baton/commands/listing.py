@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import attrs
 
-from baton.commands.identity import recorded_owner
+from baton.commands.identity import owner_stamp, owner_under
 from baton.commands.lineage_conflicts import current_conflicts
 from baton.domain.authorship import author_label, wrote
 from baton.domain.handoff import STATUSES
@@ -184,7 +184,7 @@ def list_handoffs(
         raise InputError("`by` needs an owner (a git email or name) or a writer id")
     runner = project.reading()
     branch = branch or None
-    reader = Reader(project.writer, lambda: recorded_owner(project) if owner is None else owner)
+    reader, who = _reader(project, owner)
     authors: handoffs.Authors | None = ((by.strip(), None) if by is not None
                                         else (reader.owner, reader.writer) if mine else None)
 
@@ -210,17 +210,28 @@ def list_handoffs(
     # question of an unchanged index gets the same (immutable) answer back,
     # without a query: the answers are kept per index state (``runner.memo``).
     answers = memo("listing.answers", dict)
-    # The reader's owner is part of the question only with ``mine``: a cached
-    # answer is given back as it is (the MCP server then reuses its last reply
-    # for that very object), with the reader it was made for, whose owner was
-    # resolved when first asked — no git config is read to answer it again.
-    key = (status, work, limit, kind, branch, count_total, by, mine, authors if mine else None)
+    # The reader is part of the question (``_reader``): a cached answer is given back as it is
+    # (the MCP server then reuses its last reply for that very object), with the reader it was
+    # made for — no git config is read to answer it again. Once ``git config user.email``
+    # changes, so does ``who``, and the "(you)" marks (``mine``) are made afresh.
+    key = (status, work, limit, kind, branch, count_total, by, mine, authors if mine else None, who)
     found = answers.get(key)
     if found is None:
         if len(answers) >= REMEMBERED_LISTS:
             answers.clear()
         found = answers[key] = listed()
     return found
+
+
+def _reader(project: "Project", owner: str | None) -> tuple["Reader", Any]:
+    """Who reads a list, and what stands for them in a kept answer's question: the stamp of git's
+    identity (``identity.owner_stamp``), whose owner is resolved only when a row needs it — or,
+    when the caller gave the owner or no stamp can tell, the owner itself."""
+    stamp = owner_stamp(project) if owner is None else None
+    if owner is not None or stamp is None:
+        me = owner if owner is not None else owner_under(project, None)
+        return Reader(project.writer, lambda: me), me
+    return Reader(project.writer, lambda: owner_under(project, stamp)), stamp
 
 
 class Reader:

@@ -2,24 +2,29 @@
 
 Read-only: the project's config and policy in brief, how many handoffs are in
 each state, the newest ready handoff with its §10b freshness derived *now*
-(the same rule ``baton resume`` uses), and how many session batons are
-pending. Nothing is appended.
+(the same rule ``baton resume`` uses), how many session batons are
+pending, and the batons a pending one superseded unseen (left on another
+clone apart: docs/sync.md), read from the pending batons' own records.
+Nothing is appended.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from baton.commands.baton_cases import render_unseen
 from baton.commands.batons import pending_batons
 from baton.commands.detector_facts import detector_config
 from baton.commands.handoff_facts import live_freshness
 from baton.commands.ids import load_handoff
+from baton.domain.batons import SUPERSEDED_UNSEEN
 from baton.domain.handoff import STATUSES
 from baton.domain.short_ids import short_id
 from baton.errors import InputError, NotFound
 from baton.model import frozen
 from baton.policy import load_policy
 from baton.projections import handoffs
+from baton.projections.batons import unseen_details
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -54,6 +59,9 @@ class StatusResult:
     latest: LatestHandoff | None
     pending_batons: int
     detector: dict[str, Any] | None = None
+    unseen: tuple[dict[str, Any], ...] = ()
+    """Batons superseded unseen by a pending one, as ``baton status --json`` lists them
+    (``supersededUnseen``: camelCase, with ``writer`` and ``objective``)."""
     exit_code: int = 0
 
     def to_json(self) -> dict[str, Any]:
@@ -64,6 +72,7 @@ class StatusResult:
             "handoffs": {"total": sum(self.handoffs.values()), "by_status": dict(self.handoffs)},
             "latest": self.latest.to_json() if self.latest else None,
             "pending_batons": self.pending_batons,
+            "superseded_unseen": [unseen_json(u) for u in self.unseen],
             "detector": self.detector or {"available": False},
         }
 
@@ -78,7 +87,21 @@ class StatusResult:
             lines.append(f"  latest ready: {short_id(self.latest.id)} {self.latest.title!r} ({self.latest.status}),"
                          f" freshness {self.latest.freshness['state']}")
         lines.append(f"  pending session batons: {self.pending_batons}")
+        lines.extend(f"  {line}" for line in render_unseen(list(self.unseen)))
         return "\n".join(lines)
+
+
+def unseen_json(unseen: dict[str, Any]) -> dict[str, Any]:
+    """A baton superseded unseen as this result spells its members (snake_case), with the
+    commands that read it (``read_with``)."""
+    ident = unseen.get("id")
+    return {"id": ident, "short_id": short_id(ident) if isinstance(ident, str) else None,
+            "status": SUPERSEDED_UNSEEN, "owner": unseen.get("owner"), "branch": unseen.get("branch"),
+            "shared": bool(unseen.get("shared")), "created_at": unseen.get("createdAt"),
+            "session_id": unseen.get("sessionId"), "harness": unseen.get("harness"),
+            "writer": unseen.get("writer"), "objective": unseen.get("objective"),
+            "superseded_by": unseen.get("supersededBy"),
+            "read_with": [f"baton resume {ident}", f"baton handoff show {ident}"]}
 
 
 def project_status(project: "Project") -> StatusResult:
@@ -106,8 +129,12 @@ def project_status(project: "Project") -> StatusResult:
                "allowed_roots": [str(p) for p in policy.allowed_roots],
                "redaction_rules": len(policy.redaction.rules),
                "sources": list(policy.sources)}
+    pending = pending_batons(runner)
+    # Only the pending batons that name one they replaced unseen read anything more: their key's
+    # document and the replaced handoffs' rows (docs/performance.md: baton_status stays flat).
+    unseen = tuple({**u, "supersededBy": r.id} for r in pending for u in unseen_details(runner, r))
     return StatusResult(str(opened.root), opened.config.project_id, opened.writer, opened.config.fsync, summary,
-                        counts, latest, len(pending_batons(runner)), _detector_summary(opened))
+                        counts, latest, len(pending), _detector_summary(opened), unseen)
 
 
 def _detector_summary(project: "Project") -> dict[str, Any]:

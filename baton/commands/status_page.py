@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from baton.commands.baton_cases import dismiss_baton, list_pending_batons, render_claim_conflicts, render_unseen
 from baton.commands.handoff_facts import live_freshness
-from baton.commands.identity import recorded_owner
+from baton.commands.identity import owner_stamp, owner_under
 from baton.commands.listing import list_handoffs
 from baton.domain import lineage
 from baton.domain.authorship import author_label, wrote
@@ -293,7 +293,8 @@ def status_overview(
     redaction = redaction_of(opened)
     listed = list_pending_batons(opened)  # brings the projections up to date
     items = [_baton_item(r, opened.runner) for r in listed.records]
-    me = recorded_owner(opened)  # the reader's owner, resolved once for the whole page
+    # The reader's owner, once for the whole page: read again only when git's identity moved.
+    me = owner_under(opened, owner_stamp(opened))
     _add_authors(opened, items, me)
     root = opened.root
     listed_rows = list_handoffs(opened, limit=latest, count_total=False, owner=me) if latest > 0 else None

@@ -372,6 +372,20 @@ def _clipped(text: str) -> str:
     return one if len(one) <= CARRIED_TEXT_MAX else one[:CARRIED_TEXT_MAX - 1].rstrip() + "…"
 
 
+def clipped_text(text: str) -> str:
+    """``text`` on one line, clipped as a baton section clips what it carries (``CARRIED_TEXT_MAX``)."""
+    return _clipped(text)
+
+
+def unseen_left_by(unseen: Mapping[str, Any]) -> str:
+    """Who left a baton superseded unseen, in plain text (``unseen_details``: its ``writer``, else
+    its session): what ``unseen_lines`` says in Markdown."""
+    session = unseen.get("sessionId")
+    if unseen.get("writer"):
+        return f"writer {unseen['writer']}" + (f" (session {session})" if session else "")
+    return f"session {session}" if session else "another session"
+
+
 def handoff_objective(record: Any) -> str | None:
     """The objective of a handoff record (the index's document), or None."""
     work = record.get("work") if isinstance(record, Mapping) else None

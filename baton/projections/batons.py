@@ -85,19 +85,34 @@ def baton_creators(docs: Iterable[tuple[str, Doc]]) -> dict[str, str]:
             and isinstance(r.get("handoffId"), str) and isinstance(r.get("writer"), str)}
 
 
+def unseen_details(runner, record: BatonRecord) -> list[dict[str, Any]]:
+    """Each baton ``record`` superseded unseen: its summary (``replacedUnseen``), ``writer``, the
+    feed that created it (from the key's ``recent`` records; None once they no longer name it),
+    and ``objective``, the objective of the handoff it carries (None without one). Reads the key's
+    document and each such handoff's row: nothing that grows with the project."""
+    if not record.replaced_unseen:
+        return []
+    doc = runner.get("batons", record.key)
+    creators = baton_creators([(record.key, doc)]) if isinstance(doc, dict) else {}
+    indexed = "handoffs" in runner.by_name
+    out = []
+    for u in record.replaced_unseen:
+        ident = str(u.get("id"))
+        objective = handoff_objective(runner.get("handoffs", ident)) if indexed else None
+        out.append({**u, "writer": creators.get(ident), "objective": objective})
+    return out
+
+
 def unseen_sources(runner, record: BatonRecord) -> tuple[dict[str, str], dict[str, str]]:
     """For each baton ``record`` superseded unseen: who left it (the writer that created it, from the
     key's ``recent`` records) and the objective of the handoff it carries (the handoff index)."""
-    doc = runner.get("batons", record.key)
-    creators = baton_creators([(record.key, doc)]) if isinstance(doc, dict) else {}
     left_by, objectives = {}, {}
-    for u in record.replaced_unseen:
+    for u in unseen_details(runner, record):
         ident = str(u.get("id"))
-        if ident in creators:
-            left_by[ident] = f"writer `{creators[ident]}`" + (f" (session `{u['sessionId']}`)" if u.get("sessionId") else "")
-        objective = handoff_objective(runner.get("handoffs", ident)) if "handoffs" in runner.by_name else None
-        if objective:
-            objectives[ident] = objective
+        if u["writer"]:
+            left_by[ident] = f"writer `{u['writer']}`" + (f" (session `{u['sessionId']}`)" if u.get("sessionId") else "")
+        if u["objective"]:
+            objectives[ident] = u["objective"]
     return left_by, objectives
 
 

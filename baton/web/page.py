@@ -52,6 +52,8 @@ main { padding: 1rem 1.5rem 3rem; max-width: 72rem; }
 .baton ol, .baton ul { margin: 0; padding-left: 1.25rem; overflow-wrap: anywhere; }
 .baton .failed li { color: var(--warn); }
 .conflict { color: var(--warn); overflow-wrap: anywhere; }
+.baton.unseen { border-color: var(--warn); }
+.baton.unseen p { margin: .25rem 0; overflow-wrap: anywhere; }
 button.dismiss.armed { border-color: var(--warn); color: var(--warn); font-weight: 600; }
 .empty { color: var(--muted); background: var(--card); border: 1px dashed var(--line); border-radius: 8px;
   padding: 1rem; }
@@ -269,6 +271,62 @@ SCRIPT = """
       host.appendChild(section);
     });
     refocus(host, focused);
+  }
+  // A baton replaced by a newer one before anyone on its owner and branch saw
+  // it (the two were left on clones apart, then synced): worded as `baton
+  // status` words it, with a button that opens it.
+  function leftBy(u) {
+    if (u.writer) { return "writer " + u.writer + (u.sessionId ? " (session " + u.sessionId + ")" : ""); }
+    return u.sessionId ? "session " + u.sessionId : "another session";
+  }
+  function unseenCard(u) {
+    var card = el("article", "baton unseen");
+    card.setAttribute("data-unseen-id", u.id);
+    var meta = el("div", "meta");
+    meta.appendChild(el("code", null, u.id));
+    meta.appendChild(document.createTextNode(" · left " + when(u.createdAt) + " by " + leftBy(u) +
+      " · for " + (u.shared ? "every owner and branch" : u.owner + " on " + u.branch)));
+    meta.setAttribute("title", u.createdAt || "");
+    card.appendChild(meta);
+    var body = el("div", "content");
+    if (u.objective) {
+      var objective = el("p", "objective");
+      objective.appendChild(el("strong", null, "Objective: "));
+      objective.appendChild(document.createTextNode(u.objective));
+      body.appendChild(objective);
+    }
+    body.appendChild(el("p", "conflict", "Replaced by baton " + u.supersededBy + ", left apart without seeing " +
+      "it (on another clone, before a sync): no session will receive it."));
+    var how = el("p", "read");
+    how.appendChild(document.createTextNode("Read it with "));
+    how.appendChild(el("code", null, "baton resume " + u.id));
+    how.appendChild(document.createTextNode(" (or "));
+    how.appendChild(el("code", null, "baton handoff show " + u.id));
+    how.appendChild(document.createTextNode(")."));
+    body.appendChild(how);
+    card.appendChild(body);
+    var actions = el("div", "actions");
+    var open = el("button", "open-unseen", "Open");
+    open.type = "button";
+    open.setAttribute("data-open", u.id);
+    open.setAttribute("aria-label", "Open baton " + u.id + ", superseded unseen");
+    open.addEventListener("click", function () { openHandoff(u.id); });
+    actions.appendChild(open);
+    card.appendChild(actions);
+    return card;
+  }
+  function renderUnseen(unseen) {
+    var host = document.getElementById("unseen-list");
+    host.textContent = "";
+    if (!unseen || !unseen.length) { return; }
+    var section = el("section", "group");
+    section.setAttribute("data-group", "superseded-unseen");
+    var h = el("h3");
+    h.appendChild(el("span", null, "Superseded unseen"));
+    h.appendChild(el("span", "chip", String(unseen.length)));
+    section.appendChild(h);
+    unseen.forEach(function (u) { section.appendChild(unseenCard(u)); });
+    host.appendChild(section);
   }
   function renderConflicts(conflicts) {
     var host = document.getElementById("conflicts-list");
@@ -586,6 +644,7 @@ SCRIPT = """
         if (!response.ok || !body) { throw new Error(errorText(body, response)); }
         document.getElementById("project-line").textContent = "project " + body.projectId + " · " + body.lastSeenRoot;
         renderHandoffs(body, focused);
+        renderUnseen(body.supersededUnseen);
         renderConflicts(body.claimConflicts);
         renderSigners(body.signers);
         renderSharing(body.sync);
@@ -690,6 +749,7 @@ _TEMPLATE = """<!doctype html>
 <h2>Active handoffs <span class="chip" id="handoffs-count">…</span></h2>
 <p class="hint">Batons waiting for the next session: it picks up the one for its owner and branch, or a shared one. Dismiss drops a baton undelivered (recorded in the ledger).</p>
 <div id="handoffs-list" aria-live="polite"><p class="empty">Loading…</p></div>
+<div id="unseen-list" aria-live="polite"></div>
 <div id="conflicts-list" aria-live="polite"></div>
 <div id="signers-list"></div>
 <div id="sharing-line"></div>
