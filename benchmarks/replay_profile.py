@@ -1,6 +1,6 @@
 """Where a full replay's time goes: per projection and event type, and per phase.
 
-    python benchmarks/replay_profile.py PROJECT [--repeat N]
+    python benchmarks/replay_profile.py PROJECT [--repeat N] [--batches]
 
 Copies PROJECT (a folder holding ``.baton/``, e.g. a cached
 ``project-10000-r2/repo`` from ``benchmarks/build.py``) into a temporary
@@ -12,7 +12,11 @@ counted in events) and around
 the runner's phases (``fold``, ``_write_docs``, ``_materialize``, ``_load``,
 the projections' ``index``). Times are CPU time (``time.process_time``) of the
 fastest repetition, so other processes on the machine count less. The timers
-add ~1 µs per ``apply`` call. No test asserts on these numbers.
+add ~1 µs per ``apply`` call. ``--batches`` also prints the CPU of each batch
+of ``REPLAY_BATCH`` events (its fold and its writes) and the first tenth of
+the batches beside the last: a cost that grows with the index shows there
+(at 10k and 100k it does not: docs/performance.md, "Full replay, fourth
+round"). No test asserts on these numbers.
 """
 
 from __future__ import annotations
@@ -91,6 +95,41 @@ def instrument(times: Timings, counts: Timings) -> None:
         setattr(cls, phase, timed(phase, getattr(cls, phase)))
 
 
+def instrument_batches(batches: list[list[float]]) -> None:
+    """Per batch: [fold CPU, write CPU, events] (``fold`` then ``_write_docs``, as ``_replay_batches`` calls them)."""
+    clock = time.process_time
+    cls = runner_module.ProjectionRunner
+    fold, write = cls.fold, cls._write_docs
+
+    def fold_timed(self, events, docs, load):
+        start = clock()
+        try:
+            return fold(self, events, docs, load)
+        finally:
+            batches.append([clock() - start, 0.0, len(events)])
+
+    def write_timed(self, *args, **kwargs):
+        start = clock()
+        try:
+            return write(self, *args, **kwargs)
+        finally:
+            if batches:
+                batches[-1][1] += clock() - start
+
+    cls.fold, cls._write_docs = fold_timed, write_timed
+
+
+def print_batches(batches: list[list[float]]) -> None:
+    full = batches[:-1] if len(batches) > 1 else batches  # the last batch is a remainder
+    print(f"per batch of {runner_module.REPLAY_BATCH} events, ms CPU (fold + writes):")
+    print("  " + " ".join(f"{(f + w) * 1000:.0f}" for f, w, _n in full))
+    tenth = max(1, len(full) // 10)
+    for name, part in (("first tenth", full[:tenth]), ("last tenth", full[-tenth:])):
+        fold, write, events = (sum(b[i] for b in part) for i in range(3))
+        print(f"  {name:<12} fold {fold / len(part) * 1000:6.1f} ms  writes {write / len(part) * 1000:6.1f} ms  "
+              f"({(fold + write) / events * 1e6:.1f} µs an event)")
+
+
 def rebuild(root: Path) -> float:
     start = time.process_time()
     with contextlib.redirect_stdout(io.StringIO()):
@@ -104,23 +143,28 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("project", type=Path)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--batches", action="store_true", help="also each batch's CPU, first tenth beside last")
     args = parser.parse_args(argv)
+    batches: list[list[float]] = []
     with tempfile.TemporaryDirectory(prefix="baton-replay-profile-") as scratch:
         root = Path(scratch) / "repo"
         shutil.copytree(args.project, root, symlinks=True)
         rebuild(root)
         times: Timings = Timings()
         counts: Timings = Timings()
+        if args.batches:  # outside the projections' timers: a batch's CPU is theirs and the runner's
+            instrument_batches(batches)
         instrument(times, counts)
-        best: tuple[float, Timings, Timings] | None = None
+        best: tuple[float, Timings, Timings, list[list[float]]] | None = None
         for _ in range(args.repeat):
             times.clear()
             counts.clear()
+            batches.clear()
             total = rebuild(root)
             if best is None or total < best[0]:
-                best = (total, Timings(times), Timings(counts))
+                best = (total, Timings(times), Timings(counts), [list(b) for b in batches])
     assert best is not None
-    total, times, counts = best
+    total, times, counts, batches = best
     events = counts.pop(("(events)", ""), 0)
     print(f"rebuild, in process: {total * 1000:.0f} ms CPU for {events} events "
           f"({total / max(events, 1) * 1e6:.1f} µs an event)")
@@ -129,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
         n = counts.get((name, kind), 0)
         each = f"{spent / n * 1e6:8.1f}" if n else ""
         print(f"{spent * 1000:8.1f} {spent / total * 100:5.1f}%  {name:<24} {kind:<22} {n or '':>7} {each:>8}")
+    if args.batches:
+        print_batches(batches)
     return 0
 
 
