@@ -68,7 +68,7 @@ KILLER = textwrap.dedent("""
     import os, signal, sys
     from baton.ledger import files
 
-    real = files.write_all
+    real, real_durably = files.write_all, files.write_durably
     MARKS = (b'"handoff.captured"', b'"baton.created"', b'"session.ended"')
 
     def killed(fd, data):
@@ -78,7 +78,12 @@ KILLER = textwrap.dedent("""
             os.kill(os.getpid(), signal.SIGKILL)
         return real(fd, data)
 
-    files.write_all = killed
+    def killed_durably(fd, data, end):  # a durable append's one write (and its sync)
+        if any(mark in data for mark in MARKS):
+            killed(fd, data)
+        return real_durably(fd, data, end)
+
+    files.write_all, files.write_durably = killed, killed_durably
     from baton.app import Baton
 
     with Baton.open(sys.argv[1]) as app:
