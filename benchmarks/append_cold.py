@@ -7,8 +7,7 @@ Two measurements, each event its own sample, medians printed (µs):
 1. one ``Ledger.locked()`` + ``txn.append([draft])`` per event with ``fsync:
    always``, split by timestamps taken around the lock, the catch-up, the
    sealing, the ``write``, the ``fsync`` and the release (the wrappers add
-   ~1 µs each; where the append's write syncs itself, ``pwritev2`` with
-   ``RWF_DSYNC``, its whole time is under "write" and "fsync" is 0);
+   ~1 µs each);
 2. interleaved raw loops on two files of the same folder: ``write`` +
    ``fsync`` of a fixed line, and the same after sealing the event
    (``seal_batch``, what an append does before its ``write``): how much the
@@ -67,7 +66,7 @@ def phases(work: Path, events: int) -> dict[str, float]:
             return out
         return run
 
-    real = (store.seal_batch, store.check_draft, store.seal_checked, os.write, os.fsync, getattr(os, "pwritev", None))
+    real = (store.seal_batch, store.check_draft, store.seal_checked, os.write, os.fsync)
     ledger = store.Ledger(work / ".baton", "bench", fsync="always")
     with ledger.locked():
         pass
@@ -78,25 +77,19 @@ def phases(work: Path, events: int) -> dict[str, float]:
     refresh = store.Ledger.refresh
     store.Ledger.refresh = timed("refresh", refresh)
     os.write, os.fsync = timed("write", os.write), timed("fsync", os.fsync)
-    if real[5] is not None:  # the write and its sync in one call (pwritev2 RWF_DSYNC): all of it under "write"
-        os.pwritev = timed("write", real[5])
     rows = []
     try:
         for draft in bench_ledger.drafts(events):
-            marks.clear()
             start = clock()
             with ledger.locked() as txn:
                 txn.append([draft])
             end = clock()
             m = marks
-            synced = m.get("fsync", m["write"])  # no fsync: the one-call write synced itself
             rows.append((m["refresh<"] - start, m["refresh"] - m["refresh<"], m["seal<"] - m["refresh"],
-                         m["seal"] - m["seal<"], m["write"] - m["write<"], m.get("fsync<", m["write"]) - m["write"],
-                         synced - m.get("fsync<", m["write"]), end - synced))
+                         m["seal"] - m["seal<"], m["write"] - m["write<"], m["fsync<"] - m["write"],
+                         m["fsync"] - m["fsync<"], end - m["fsync"]))
     finally:
-        store.seal_batch, store.check_draft, store.seal_checked, os.write, os.fsync = real[:5]
-        if real[5] is not None:
-            os.pwritev = real[5]
+        store.seal_batch, store.check_draft, store.seal_checked, os.write, os.fsync = real
         store.Ledger.refresh = refresh
         ledger.close()
     out = {name: statistics.median(r[i] for r in rows) * 1e6 for i, name in enumerate(PHASES)}

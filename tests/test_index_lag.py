@@ -112,27 +112,15 @@ def test_a_durable_command_syncs_its_feed_before_the_index_knows_the_new_line(pr
     write(project, 2)
     before = len(seqs(project))
     seen: list[tuple[int, int]] = []
-    real, real_pwritev = os.fsync, getattr(os, "pwritev", None)
-    dsync = getattr(os, "RWF_DSYNC", 0)
+    real = os.fsync
 
-    def saw_sync(fd: int) -> None:
+    def fsync(fd: int) -> None:
         path = os.readlink(f"/proc/self/fd/{fd}")
         if path.endswith(".jsonl"):
             seen.append((recorded_seq(project), fd))
-
-    def fsync(fd: int) -> None:
-        saw_sync(fd)
         real(fd)
 
-    def pwritev(fd: int, buffers, offset: int, flags: int = 0) -> int:  # RWF_DSYNC: the write syncs itself
-        assert real_pwritev is not None
-        if flags & dsync:
-            saw_sync(fd)
-        return real_pwritev(fd, buffers, offset, flags)
-
     monkeypatch.setattr(os, "fsync", fsync)
-    if real_pwritev is not None:
-        monkeypatch.setattr(os, "pwritev", pwritev)
     opened = Project.open(project)
     try:
         with opened.writing() as scope:

@@ -6,7 +6,6 @@ failed refuses every later append."""
 
 from __future__ import annotations
 
-import errno
 import os
 from pathlib import Path
 
@@ -16,45 +15,23 @@ import pytest
 from baton.errors import StorageError
 from baton.ledger import EventDraft, Ledger
 
-DSYNC = getattr(os, "RWF_DSYNC", 0)
-
 
 class FsyncCounter:
-    """Replaces ``os.fsync`` and ``os.pwritev``: records what each call synced
-    (by path; a ``pwritev`` with ``RWF_DSYNC`` syncs what it writes, the
-    ledger's durable append where the kernel has it), and can fail — a failed
-    ``RWF_DSYNC`` write leaves its bytes written and not synced, as a failed
-    ``fsync`` after a ``write`` does."""
+    """Replaces ``os.fsync``: records what each call synced (by path), and can fail."""
 
     def __init__(self, monkeypatch) -> None:
         self.synced: list[str] = []
         self.fail_on: str | None = None
-        real_fsync, real_pwritev = os.fsync, getattr(os, "pwritev", None)
+        real = os.fsync
 
-        def synced(fd: int) -> None:
+        def fsync(fd: int) -> None:
             path = os.readlink(f"/proc/self/fd/{fd}")
             if self.fail_on is not None and self.fail_on in path:
                 raise OSError(5, "Input/output error (injected)")
             self.synced.append(path)
+            real(fd)
 
-        def fsync(fd: int) -> None:
-            synced(fd)
-            real_fsync(fd)
-
-        def pwritev(fd: int, buffers, offset: int, flags: int = 0) -> int:
-            assert real_pwritev is not None
-            if flags & DSYNC:
-                try:
-                    synced(fd)
-                except OSError:
-                    real_pwritev(fd, buffers, offset, flags & ~DSYNC)
-                    raise
-            return real_pwritev(fd, buffers, offset, flags)
-
-        self.pwritev = pwritev
         monkeypatch.setattr(os, "fsync", fsync)
-        if real_pwritev is not None:
-            monkeypatch.setattr(os, "pwritev", pwritev)
 
     def of(self, suffix: str) -> int:
         return sum(1 for p in self.synced if p.endswith(suffix))
@@ -217,153 +194,3 @@ def test_a_repair_is_synced_even_with_fsync_never(project, fsyncs):
     assert result.exit_code == 0
     assert fsyncs.of(".repair") == 1 and fsyncs.of(".manifest.json") == 1
     assert sum(1 for p in fsyncs.synced if p.endswith(".jsonl")) >= 2  # the cut feed, then the recorded repair
-
-
-needs_dsync = pytest.mark.skipif(not (DSYNC and hasattr(os, "pwritev")), reason="no pwritev2 RWF_DSYNC here")
-
-
-def flags_of_pwritev(monkeypatch) -> list[int]:
-    """The flags of every ``os.pwritev`` call from now on (the calls still run)."""
-    flags: list[int] = []
-    counted = os.pwritev
-    monkeypatch.setattr(os, "pwritev", lambda fd, buffers, offset, flag=0: flags.append(flag) or
-                        counted(fd, buffers, offset, flag))
-    return flags
-
-
-@needs_dsync
-def test_a_durable_append_after_its_own_durable_append_is_one_write_that_syncs_itself(tmp_path, fsyncs,
-                                                                                      monkeypatch):
-    from baton.ledger import files
-
-    monkeypatch.setattr(files, "dsync_writes", True)
-    flags = flags_of_pwritev(monkeypatch)
-    ledger = Ledger(tmp_path / ".baton", "w1", fsync="always")
-    append(ledger, note(0))  # a new feed: write, fsync of the file and of the folder
-    assert flags == [] and fsyncs.of("/w1.jsonl") == 1
-    append(ledger, note(1))
-    append(ledger, note(2), note(3))
-    assert flags == [DSYNC, DSYNC] and fsyncs.of("/w1.jsonl") == 3
-    assert [e.data["n"] for e in Ledger(tmp_path / ".baton", "reader").read_all()] == [0, 1, 2, 3]
-
-
-@needs_dsync
-def test_a_durable_append_after_unsynced_bytes_syncs_the_whole_feed(tmp_path, fsyncs, monkeypatch):
-    """``RWF_DSYNC`` syncs only the range it writes: after lines nobody synced
-    (``fsync: never``) the durable append is a write and an ``fsync`` of the
-    whole file, so no earlier line can be missing under it after a power cut."""
-    from baton.ledger import files
-
-    monkeypatch.setattr(files, "dsync_writes", True)
-    flags = flags_of_pwritev(monkeypatch)
-    ledger = Ledger(tmp_path / ".baton", "w1", fsync="never")
-    append(ledger, note(0), durable=True)
-    append(ledger, note(1))
-    fsyncs.clear()
-    append(ledger, note(2), durable=True)
-    assert flags == [] and fsyncs.synced == [str(ledger.feed_path("w1"))]
-    append(ledger, note(3), durable=True)  # right after its own durable append: one call
-    assert flags == [DSYNC]
-
-
-@needs_dsync
-def test_a_durable_append_after_another_process_appended_syncs_the_whole_feed(tmp_path, fsyncs, monkeypatch):
-    from baton.ledger import files
-
-    monkeypatch.setattr(files, "dsync_writes", True)
-    baton = tmp_path / ".baton"
-    ledger = Ledger(baton, "w1", fsync="always")
-    append(ledger, note(0))
-    append(ledger, note(1))
-    append(Ledger(baton, "w1", fsync="never"), note(2))  # the same writer id, another instance, not synced
-    flags = flags_of_pwritev(monkeypatch)
-    fsyncs.clear()
-    append(ledger, note(3))
-    assert flags == [] and fsyncs.of("/w1.jsonl") == 1
-    assert [e.data["n"] for e in Ledger(baton, "reader").read_all()] == [0, 1, 2, 3]
-
-
-def refusing_pwritev(monkeypatch, errno_: int, *, after_writing: bool = False) -> list[int]:
-    """``os.pwritev`` answering ``errno_`` to every call (after writing its bytes, if asked)."""
-    calls: list[int] = []
-
-    def pwritev(fd: int, buffers, offset: int, flags: int = 0) -> int:
-        calls.append(flags)
-        if after_writing:
-            os.write(fd, b"".join(buffers))
-        raise OSError(errno_, os.strerror(errno_))
-
-    monkeypatch.setattr(os, "pwritev", pwritev)
-    return calls
-
-
-@pytest.mark.parametrize("errno_", [errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS])
-def test_a_kernel_without_the_one_call_write_gets_write_then_fsync(tmp_path, fsyncs, monkeypatch, errno_):
-    from baton.ledger import files
-
-    monkeypatch.setattr(files, "dsync_writes", True)
-    ledger = Ledger(tmp_path / ".baton", "w1", fsync="always")
-    append(ledger, note(0))
-    calls = refusing_pwritev(monkeypatch, errno_)
-    append(ledger, note(1))
-    append(ledger, note(2))
-    assert len(calls) == 1  # asked once: the process then writes and syncs in two calls
-    assert fsyncs.of("/w1.jsonl") == 3
-    assert files.dsync_writes is False
-    assert [e.data["n"] for e in Ledger(tmp_path / ".baton", "reader").read_all()] == [0, 1, 2]
-
-
-def test_a_refusal_after_the_bytes_landed_writes_nothing_twice_and_poisons(tmp_path, fsyncs, monkeypatch):
-    from baton.ledger import files
-
-    monkeypatch.setattr(files, "dsync_writes", True)
-    baton = tmp_path / ".baton"
-    ledger = Ledger(baton, "w1", fsync="always")
-    append(ledger, note(0))
-    refusing_pwritev(monkeypatch, errno.EINVAL, after_writing=True)
-    with pytest.raises(StorageError, match="must be reopened"):
-        append(ledger, note(1))
-    monkeypatch.setattr(os, "pwritev", fsyncs.pwritev)
-    assert [e.data["n"] for e in Ledger(baton, "reader").read_all()] == [0, 1]  # once, not synced
-    with pytest.raises(StorageError, match="must be reopened"):
-        append(ledger, note(2))
-    append(Ledger(baton, "w1", fsync="always"), note(3))
-    assert [e.data["n"] for e in Ledger(baton, "reader").read_all()] == [0, 1, 3]
-
-
-@needs_dsync
-def test_a_short_one_call_write_is_finished_and_synced(tmp_path, fsyncs, monkeypatch):
-    from baton.ledger import files
-
-    monkeypatch.setattr(files, "dsync_writes", True)
-    baton = tmp_path / ".baton"
-    ledger = Ledger(baton, "w1", fsync="always")
-    append(ledger, note(0))
-    whole = fsyncs.pwritev
-
-    def short(fd: int, buffers, offset: int, flags: int = 0) -> int:
-        data = b"".join(buffers)
-        return whole(fd, (data[:10],), offset, flags)
-
-    monkeypatch.setattr(os, "pwritev", short)
-    fsyncs.clear()
-    append(ledger, note(1))
-    assert fsyncs.of("/w1.jsonl") == 2  # the first ten bytes by the short write, the rest by fsync
-    assert [e.data["n"] for e in Ledger(baton, "reader").read_all()] == [0, 1]
-
-
-@needs_dsync
-def test_a_failed_durable_write_poisons_the_ledger_and_forgets_the_line_it_never_wrote(tmp_path, monkeypatch):
-    from baton.ledger import files
-
-    monkeypatch.setattr(files, "dsync_writes", True)
-    ledger = Ledger(tmp_path / ".baton", "w1", fsync="always")
-    append(ledger, note(0))
-    refusing_pwritev(monkeypatch, errno.ENOSPC)
-    with pytest.raises(StorageError, match="No space left"):
-        append(ledger, note(1))
-    assert ledger.heads().get("w1", None) is None or ledger.heads()["w1"].seq != 2
-    monkeypatch.undo()
-    with pytest.raises(StorageError, match="must be reopened"):
-        append(ledger, note(2))
-    assert [e.data["n"] for e in Ledger(tmp_path / ".baton", "reader").read_all()] == [0]

@@ -51,32 +51,19 @@ class FeedWrites:
 
     def __init__(self, root: Path, monkeypatch: pytest.MonkeyPatch, cut: tuple[int, float] | None = None) -> None:
         self.root, self.cut, self.sizes = root, cut, []
-        real, real_durably = files.write_all, files.write_durably
-        inside = [False]  # in a durable write, whose own fallback may call write_all: one write, counted once
+        real = files.write_all
 
-        def watched(fd: int, data: bytes) -> bool:
-            if inside[0] or not _is_feed(self.root, fd):
-                return False
+        def write_all(fd: int, data: bytes) -> None:
+            if not _is_feed(self.root, fd):
+                return real(fd, data)
             point = len(self.sizes)
             self.sizes.append(len(data))
             if self.cut is not None and self.cut[0] == point:
                 os.write(fd, data[:round(self.cut[1] * len(data))])
                 raise Killed(point)
-            return True
-
-        def write_all(fd: int, data: bytes) -> None:
-            watched(fd, data)
             return real(fd, data)
 
-        def write_durably(fd: int, data: bytes, end: int) -> None:
-            inside[0] = watched(fd, data)
-            try:
-                return real_durably(fd, data, end)
-            finally:
-                inside[0] = False
-
         monkeypatch.setattr(files, "write_all", write_all)
-        monkeypatch.setattr(files, "write_durably", write_durably)
 
 
 def _visible(root: Path) -> list[Any]:
@@ -352,7 +339,7 @@ KILLER = textwrap.dedent("""
     import os, signal, sys
     from baton.ledger import files
 
-    real, real_durably = files.write_all, files.write_durably
+    real = files.write_all
 
     def killed(fd, data):
         if b'"handoff.captured"' in data and b'"stream_version"' in data:  # a feed's lines
@@ -361,12 +348,7 @@ KILLER = textwrap.dedent("""
             os.kill(os.getpid(), signal.SIGKILL)
         return real(fd, data)
 
-    def killed_durably(fd, data, end):  # a durable append's one write (and its sync)
-        if b'"handoff.captured"' in data and b'"stream_version"' in data:
-            killed(fd, data)
-        return real_durably(fd, data, end)
-
-    files.write_all, files.write_durably = killed, killed_durably
+    files.write_all = killed
     from baton.app import Baton
 
     with Baton.open(sys.argv[1]) as app:

@@ -68,7 +68,7 @@ KILLER = textwrap.dedent("""
     import os, signal, sys
     from baton.ledger import files
 
-    real, real_durably = files.write_all, files.write_durably
+    real = files.write_all
     MARKS = (b'"handoff.captured"', b'"baton.created"', b'"session.ended"')
 
     def killed(fd, data):
@@ -78,12 +78,7 @@ KILLER = textwrap.dedent("""
             os.kill(os.getpid(), signal.SIGKILL)
         return real(fd, data)
 
-    def killed_durably(fd, data, end):  # a durable append's one write (and its sync)
-        if any(mark in data for mark in MARKS):
-            killed(fd, data)
-        return real_durably(fd, data, end)
-
-    files.write_all, files.write_durably = killed, killed_durably
+    files.write_all = killed
     from baton.app import Baton
 
     with Baton.open(sys.argv[1]) as app:

@@ -118,10 +118,6 @@ class Ledger:
         """Our own feed, kept open between appends (reopening it slowed fsync
         by 10-20% on ext4 here); checked against the path before every write."""
         self._feed_fd_ident: tuple[int, int] | None = None
-        self._durable_end = -1
-        """Where this instance's last durable append to the file ``_feed_fd``
-        is open on ended (-1: none since it was opened, or since ``_forget``):
-        every byte of the feed before it is on disk."""
         self._lock_fd: int | None = None
         self._lock_forks: int | None = None
         """``_forks`` when the lock file was opened (another: a forked child's copy)."""
@@ -366,7 +362,6 @@ class Ledger:
 
     def _forget(self) -> None:
         self._own_seen = self._own_mapped = None
-        self._durable_end = -1
         self._cursors.clear()
         self._versions.reset()
         self._max_hlc = 0
@@ -791,39 +786,27 @@ class Ledger:
         # One write() for the whole batch, as DESIGN.md says. A kill can still
         # cut a write at a page boundary: readers then see an incomplete batch
         # (its events carry ``batch``), which is a torn tail as a whole.
-        data = lines[0] if len(lines) == 1 else b"".join(lines)
+        try:
+            files.write_all(fd, lines[0] if len(lines) == 1 else b"".join(lines))
+        except OSError as exc:
+            raise self._write_failed(path, exc) from exc
+        # What this instance learns from the write is noted before the fsync,
+        # while the caches are still warm from sealing (the same work costs
+        # two to three times as much after the fsync's sleep). Nothing reads
+        # it before ``append`` returns, and a failed fsync poisons the
+        # instance, so a write that never became durable is never built on.
         written = sealed  # as readers will get them back (see ``seal``)
+        self._note_written(start, head, written, versions, lines)
         if durable or self.fsync == "always":
-            # What this instance learns from the write is noted before it,
-            # while the caches are still warm from sealing (the same work
-            # costs two to three times as much after the sync's sleep).
-            # Nothing reads it before ``append`` returns, and a failed write
-            # or sync forgets it and poisons the instance, so a write that
-            # never became durable is never built on.
-            self._note_written(start, head, written, versions, lines)
             try:
-                if head.offset == self._durable_end:
-                    # Every byte before ours is on disk already (our own last
-                    # durable append ended here, on this file): the write and
-                    # the sync of what it writes in one system call where the
-                    # kernel has one (``files.write_durably``), docs/ledger.md
-                    # "Durability".
-                    files.write_durably(fd, data, head.offset)
-                else:  # bytes before ours may not be: the whole file's sync
-                    files.write_all(fd, data)
-                    os.fsync(fd)
-                    if start is None:  # a new feed: its name in the folder must be durable too
-                        files.fsync_dir(self.ledger_dir)
-            except OSError as exc:
-                self._forget()
-                raise self._write_failed(path, exc) from exc
-            self._durable_end = head.offset + len(data)
-        else:
-            try:
-                files.write_all(fd, data)
+                # fsync, not fdatasync: the same cost for a write that extends
+                # the file (its new size must reach the disk either way), and
+                # no reliance on how a file system treats a size change.
+                os.fsync(fd)
+                if start is None:  # a new feed: its name in the folder must be durable too
+                    files.fsync_dir(self.ledger_dir)
             except OSError as exc:
                 raise self._write_failed(path, exc) from exc
-            self._note_written(start, head, written, versions, lines)
         return written[len(written) - asked:]
 
     def _seal(self, drafts: list[EventDraft], head: FeedHead,
@@ -903,7 +886,7 @@ class Ledger:
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         except OSError as exc:
             raise StorageError(f"cannot open feed {path}: {exc}") from exc
-        self._feed_fd, self._durable_end = fd, -1
+        self._feed_fd = fd
         self._feed_closer = weakref.finalize(self, files.close_quietly, fd)
         try:
             self._feed_fd_ident = files.file_ident(os.fstat(fd))
@@ -916,7 +899,6 @@ class Ledger:
         if self._feed_closer is not None:
             self._feed_closer()
         self._feed_fd = self._feed_closer = self._feed_fd_ident = None
-        self._durable_end = -1
 
     @property
     def held_here(self) -> bool:
