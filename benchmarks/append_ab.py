@@ -25,10 +25,11 @@ spliced), with no id, timestamp, event object or bookkeeping: how close
 Python can come to the raw loop here. Where the system has ``pwritev2``'s
 ``RWF_DSYNC`` (Linux >= 4.7), ``--floor`` also adds ``floor-dsync``, the
 same with the ``write`` and ``fsync`` made one ``pwritev2(RWF_DSYNC)`` call
-(what Baton's durable append makes there since 2026-12-05), and
+(what an experiment of 2026-12-05 made Baton's durable append do; not kept:
+docs/performance.md, "The durable append, fourth pass"), and
 ``raw-dsync``, the raw loop with that one call: what the primitive itself
-is worth beside Python's share. Every ratio is still to ``raw`` (``write`` +
-``fsync``). No test asserts on these numbers.
+is worth beside Python's share (neither uses Baton's code). Every ratio is
+still to ``raw`` (``write`` + ``fsync``). No test asserts on these numbers.
 """
 
 from __future__ import annotations
