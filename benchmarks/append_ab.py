@@ -22,7 +22,14 @@ writer (``flock``, a ``stat`` of the lock file and of the ledger folder, an
 ``lseek`` of the feed, ``write``, ``fsync``, ``flock``) and seals the same
 way (two canonical dumps, two sha256, the payload copied back, the line
 spliced), with no id, timestamp, event object or bookkeeping: how close
-Python can come to the raw loop here. No test asserts on these numbers.
+Python can come to the raw loop here. Where the system has ``pwritev2``'s
+``RWF_DSYNC`` (Linux >= 4.7), ``--floor`` also adds ``floor-dsync``, the
+same with the ``write`` and ``fsync`` made one ``pwritev2(RWF_DSYNC)`` call
+(what an experiment of 2026-12-05 made Baton's durable append do; not kept:
+docs/performance.md, "The durable append, fourth pass"), and
+``raw-dsync``, the raw loop with that one call: what the primitive itself
+is worth beside Python's share (neither uses Baton's code). Every ratio is
+still to ``raw`` (``write`` + ``fsync``). No test asserts on these numbers.
 """
 
 from __future__ import annotations
@@ -72,7 +79,7 @@ from hashlib import sha256
 sys.path.insert(0, sys.argv[1])
 import orjson
 import ledger as bench_ledger
-events, baton_dir = int(sys.argv[2]), sys.argv[3]
+events, baton_dir, dsync = int(sys.argv[2]), sys.argv[3], sys.argv[4] == "dsync"
 batch = bench_ledger.drafts(events)
 os.makedirs(baton_dir + "/ledger", exist_ok=True)
 lock_path, folder = baton_dir + "/ledger.lock", baton_dir + "/ledger"
@@ -99,9 +106,13 @@ def append(draft):
                          "session": draft.session, "schema": draft.schema, "digest": digest, "prev": state[1]},
                         option=SORTED)
         hash_ = "sha256:" + sha256(chained).hexdigest()
-        os.write(feed_fd, chained[:-1] + b',"data":' + payload + b',"hash":"' + hash_.encode() + b'"}\n')
+        line = chained[:-1] + b',"data":' + payload + b',"hash":"' + hash_.encode() + b'"}\n'
         state[:] = seq, hash_
-        os.fsync(feed_fd)
+        if dsync:
+            os.pwritev(feed_fd, (line,), -1, os.RWF_DSYNC)
+        else:
+            os.write(feed_fd, line)
+            os.fsync(feed_fd)
         fcntl.flock(lock_fd, fcntl.LOCK_UN)
 
 
@@ -113,6 +124,23 @@ for request in sys.stdin:
         append(draft)
     print(time.perf_counter() - wall, time.process_time() - cpu, flush=True)
 """
+
+
+DSYNC = hasattr(os, "RWF_DSYNC") and hasattr(os, "pwritev")
+"""Whether this system has ``pwritev2``'s ``RWF_DSYNC`` (Linux >= 4.7)."""
+
+
+def raw_pwritev_dsync(lines: list[bytes], target: Path) -> float:
+    """``raw_write_fsync`` with the write and its sync in one call: ``pwritev2(RWF_DSYNC)``."""
+    fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        def run() -> None:
+            for line in lines:
+                os.pwritev(fd, (line,), -1, os.RWF_DSYNC)
+
+        return bench_ledger.timed(run)
+    finally:
+        os.close(fd)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -144,14 +172,15 @@ def main(argv: list[str] | None = None) -> int:
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": ""})
             workers[name] = worker
             assert worker.stdout is not None and worker.stdout.readline().strip() == "ready"
-        if args.floor:
-            if args.fsync != "always":
-                parser.error("--floor syncs every event: use it with --fsync always")
-            versions["floor"] = ""
+        floors = ({"floor": "fsync", "floor-dsync": "dsync"} if DSYNC else {"floor": "fsync"}) if args.floor else {}
+        if floors and args.fsync != "always":
+            parser.error("--floor syncs every event: use it with --fsync always")
+        for name, mode in floors.items():
+            versions[name] = ""
             worker = subprocess.Popen(
-                [sys.executable, "-c", FLOOR, str(HERE), str(args.events), str(work / "floor" / ".baton")],
+                [sys.executable, "-c", FLOOR, str(HERE), str(args.events), str(work / name / ".baton"), mode],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": ""})
-            workers["floor"] = worker
+            workers[name] = worker
             assert worker.stdout is not None and worker.stdout.readline().strip() == "ready"
 
         cpu: dict[str, list[float]] = {name: [] for name in versions}
@@ -175,21 +204,30 @@ def main(argv: list[str] | None = None) -> int:
             cpu["raw"].append(time.process_time() - used)
             return wall
 
+        def raw_dsync(lo: int, hi: int) -> float:
+            used = time.process_time()
+            wall = raw_pwritev_dsync(lines[lo:hi], work / "raw-dsync.jsonl")
+            cpu["raw-dsync"].append(time.process_time() - used)
+            return wall
+
         contenders = {"raw": raw}
+        if floors and DSYNC:
+            cpu["raw-dsync"] = []
+            contenders["raw-dsync"] = raw_dsync
         contenders.update({name: remote(name) for name in versions})
         os.sync()
         times = bench_ledger.rotated_blocks(contenders, args.events, args.block)
         sizes = [min(args.events, lo + args.block) - lo for lo in range(0, args.events, args.block)]
         print(f"\n{args.events} events of {statistics.mean(len(x) for x in lines):.0f} bytes per line, "
               f"rotated blocks of {args.block}\n")
-        print(f"| {'contender':<10} | {'ms/event (median block)':>23} | {'CPU ms/event':>12} | per-block ratio to raw")
-        print(f"|{'-' * 12}|{'-' * 25}|{'-' * 14}|{'-' * 60}")
+        print(f"| {'contender':<11} | {'ms/event (median block)':>23} | {'CPU ms/event':>12} | per-block ratio to raw")
+        print(f"|{'-' * 13}|{'-' * 25}|{'-' * 14}|{'-' * 60}")
         for name in contenders:
             per_event = statistics.median(t / n for t, n in zip(times[name], sizes)) * 1000
             used = statistics.median(t / n for t, n in zip(cpu[name], sizes)) * 1000
             ratio = ("" if name == "raw" else
                      bench_ledger.spread_text(bench_ledger.spread(bench_ledger.block_ratios(times, name, "raw"))))
-            print(f"| {name:<10} | {per_event:>23.3f} | {used:>12.3f} | {ratio}")
+            print(f"| {name:<11} | {per_event:>23.3f} | {used:>12.3f} | {ratio}")
         return 0
     finally:
         for worker in workers.values():
