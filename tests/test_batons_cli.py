@@ -166,6 +166,25 @@ def test_session_end_without_handoff_flags_leaves_no_baton(repo):
     assert baton_json("session", "handoff", "--all", cwd=repo) == {"items": [], "total": 0}
 
 
+def test_session_end_of_an_id_never_begun_is_recorded_and_says_no_start_was_recorded(repo):
+    r = run_baton("session", "end", "never-begun", cwd=repo)
+    assert r.returncode == 0
+    assert "Session never-begun ended." in r.stdout
+    assert r.stderr.strip() == ("baton: no start was recorded for session never-begun; its end is recorded all the "
+                                "same (check the id if you meant a session begun here)")
+    assert '"session.ended"' in run_baton("log", "--json", cwd=repo).stdout
+
+
+def test_session_end_json_says_whether_a_start_was_recorded_for_the_id(repo):
+    missed = run_baton("session", "end", "missed", "--json", cwd=repo)
+    assert missed.returncode == 0 and missed.stderr == ""
+    assert json.loads(missed.stdout)["begun"] is False
+    assert run_baton("session", "begin", "seen", cwd=repo).returncode == 0
+    seen = run_baton("session", "end", "seen", cwd=repo)
+    assert seen.returncode == 0 and seen.stderr == ""
+    assert baton_json("session", "end", "seen", cwd=repo)["begun"] is True
+
+
 def test_session_end_takes_a_json_payload_from_stdin(repo):
     payload = {"nextSteps": ["Step, with a comma"], "openQuestions": ["Why?"]}
     r = run_baton("session", "end", "s1", "--handoff-input", "-", "--json", cwd=repo, input=json.dumps(payload))

@@ -5,6 +5,7 @@ lack them — and a push that failed does not count as shared."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -97,3 +98,45 @@ def test_the_status_page_says_what_of_this_clones_work_is_not_yet_shared(capsys,
     assert shown.startswith(f"Not yet shared: {unshared} event{'' if unshared == 1 else 's'} of this clone's "
                             f"feed {_writer(a)}")
     assert shown.endswith("run baton sync.")
+
+
+def _documented_status_members() -> dict[str, tuple[bool, set[str] | None]]:
+    """docs/cli.md's ``baton status`` ``--json`` shape: each top-level member,
+    whether it is optional (``"name"?``) and, for an object, its members."""
+    text = Path(__file__).resolve().parents[1].joinpath("docs", "cli.md").read_text()
+    section = text[text.index("### `baton status`\n"):text.index("### `baton status serve")]
+    shape = section[section.index("`--json`: `{") + len("`--json`: `"):]
+    shape = shape[:shape.index("`")]
+    members: dict[str, tuple[bool, set[str] | None]] = {}
+    depth, last, nested = 0, None, None
+    for token in re.finditer(r'"(\w+)"(\?)?|[\[\]{}]', shape):
+        mark = token.group(0)
+        if mark in "[{":
+            depth += 1
+            if mark == "{" and depth == 2 and last is not None:
+                nested = set()
+        elif mark in "]}":
+            depth -= 1
+            if depth == 1 and nested is not None:
+                members[last] = (members[last][0], nested)
+                nested = None
+        elif depth == 1:
+            last = token.group(1)
+            members[last] = (bool(token.group(2)), None)
+        elif depth == 2 and nested is not None:
+            nested.add(token.group(1))
+    return members
+
+
+def test_status_json_has_the_members_cli_md_documents_sync_included_once_synced(capsys, team):
+    _remote, a, _b = team
+    documented = _documented_status_members()
+    run_json(capsys, a, "sync")
+    _checkpoint(capsys, a, "after the sync")
+    status = run_json(capsys, a, "status")
+    assert "sync" in status
+    required = {name for name, (optional, _) in documented.items() if not optional}
+    assert required <= set(status) <= set(documented)
+    for name, (_, inner) in documented.items():
+        if inner is not None and isinstance(status.get(name), dict):
+            assert set(status[name]) == inner, name

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from baton.app import Baton
+from baton.cli_handlers.output import Noted
 from baton.cli_read import read_json_bounded
 from baton.domain.batons import split_flag_list
 from baton.errors import InputError, NotFound, NotInitialized
@@ -48,8 +49,9 @@ def _ended_session_id(args: argparse.Namespace) -> str:
 
 
 def session_end(app: Baton, args: argparse.Namespace):
-    return app.end_session(_ended_session_id(args), _handoff_payload(args), harness=args.harness,
-                           owner=args.owner, branch=args.branch, shared=True if args.shared else None)
+    ended = app.end_session(_ended_session_id(args), _handoff_payload(args), harness=args.harness,
+                            owner=args.owner, branch=args.branch, shared=True if args.shared else None)
+    return Noted(ended, ended.not_begun_note) if ended.not_begun_note else ended
 
 
 def session_handoff(app: Baton, args: argparse.Namespace):

@@ -16,7 +16,7 @@ from baton.events.catalogue import ProjectInitialized
 from baton.ledger.ids import uuid7
 from baton.model import frozen
 from baton.project import ProjectPaths, resolve_root
-from baton.projections.runner import Progress
+from baton.projections.runner import Progress, index_path_too_long
 
 GITIGNORE = """\
 # Baton: only config.json, policy.json and allowed_signers are meant to be
@@ -106,22 +106,13 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
     return InitResult(str(paths.root), config.project_id, opened.writer, created)
 
 
-SQLITE_MAX_PATHNAME = 512
-"""The longest file path, in bytes with its final NUL, SQLite opens on a POSIX
-system (``MAX_PATHNAME`` in its ``os_unix.c``); its journal's is the index's
-and ``-journal``."""
-
-
 def _check_index_path_fits(paths: ProjectPaths) -> None:
     """Refuse, before anything is written, a project whose index SQLite could
     not open: every command would fail with "unable to open database file"."""
-    if os.name != "posix":
-        return
-    longest = len(os.fsencode(str(paths.index))) + len("-journal") + 1
-    if longest > SQLITE_MAX_PATHNAME:
-        raise InputError(f"{paths.root} is too deep a folder for Baton's index: SQLite opens a path of at most "
-                         f"{SQLITE_MAX_PATHNAME - 1} bytes, and its journal's would take {longest - 1}; "
-                         "make the project in a folder with a shorter path", details={"root": str(paths.root)})
+    too_long = index_path_too_long(paths.baton_dir)
+    if too_long is not None:
+        raise InputError(f"{too_long}; make the project in a folder with a shorter path",
+                         details={"root": str(paths.root)})
 
 
 @contextmanager

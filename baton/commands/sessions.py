@@ -143,11 +143,24 @@ class SessionEndResult:
     created: CreatedBaton | None
     objective_cleared: bool
     exit_code: int = 0
+    begun: bool = True
+    """Whether a start (``session.begun``) was recorded for this id before its end: a
+    harness's end hook may end a session whose start Baton missed (hooks installed
+    mid-session), and the end is recorded all the same."""
+
+    @property
+    def not_begun_note(self) -> str | None:
+        """One line for the command line when no start was recorded for the id."""
+        if self.begun:
+            return None
+        return (f"no start was recorded for session {self.session_id}; its end is recorded all the same "
+                "(check the id if you meant a session begun here)")
 
     def to_json(self) -> dict[str, Any]:
         return {
             "sessionId": self.session_id,
             "ended": True,
+            "begun": self.begun,
             **self.context.to_json(),
             "handoff": self.created.record.to_json() if self.created else None,
             "handoffId": self.created.record.id if self.created else None,
@@ -246,7 +259,7 @@ def end_in_scope(scope, session_id: str, payload: Any = None, *, harness: str | 
         session_id, here.owner, here.branch, harness=harness, left_baton=created.record.id if created else None))
     record(scope, decided, version=scope.txn.stream_version(stream), actor=here.owner, session=session_id,
            durable=True)
-    return SessionEndResult(session_id, here, created, cleared)
+    return SessionEndResult(session_id, here, created, cleared, begun=session.get("beganAt") is not None)
 
 
 def settled(scope, ended: SessionEndResult) -> SessionEndResult:

@@ -60,7 +60,9 @@ without Baton's tools (the agent cannot call ``bootstrap`` in its first turn).""
 LOCAL_SETTINGS = ".claude/settings.local.json"
 """Where the project's ``.mcp.json`` servers are approved: Claude Code starts a
 server there only once approved, and ``claude -p`` never asks (it ignores
-``enableAllProjectMcpServers`` in ``.claude/settings.json``)."""
+``enableAllProjectMcpServers`` in ``.claude/settings.json``). Personal to the
+clone, as Claude Code keeps it: created in a git repository, it is added to
+the clone's ``.git/info/exclude`` (``ConfigFile.clone_only``)."""
 
 APPROVAL_NOTE = ("the baton MCP server is approved in .claude/settings.local.json (enabledMcpjsonServers): "
                  "Claude Code starts it without asking, headless too")
@@ -70,7 +72,8 @@ def _files(command: str, hooks: tuple[HookCommand, ...], lines: tuple[str, ...])
     return [ConfigFile(".claude/settings.json", merge={"hooks": matcher_groups(hooks, lines)}),
             ConfigFile(".mcp.json",
                        merge={"mcpServers": {"baton": {**mcp_server(command), "alwaysLoad": ALWAYS_LOAD}}}),
-            ConfigFile(LOCAL_SETTINGS, merge={"enabledMcpjsonServers": ["baton"]}, note=APPROVAL_NOTE),
+            ConfigFile(LOCAL_SETTINGS, merge={"enabledMcpjsonServers": ["baton"]}, note=APPROVAL_NOTE,
+                       clone_only=True),
             ConfigFile(SKILL_FILE, text=skill_text())]
 
 

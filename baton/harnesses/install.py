@@ -34,6 +34,10 @@ merges them. Rules:
   would write it and changes nothing.
 - ``dry_run`` computes the same changes and returns them as unified diffs,
   writing nothing.
+- **A personal file stays out of git.** A file the harness keeps per
+  machine (``ConfigFile.clone_only``: Claude Code's ``settings.local.json``),
+  created here in a git repository, gets a line in the clone's
+  ``info/exclude`` (``clone_exclude``), shown as one more changed file.
 - **The project is initialised** (``baton init``, itself idempotent) unless
   it is a dry run: a hook in a project without ``.baton/`` would only report
   that on every session start.
@@ -52,6 +56,7 @@ from baton.commands.context import check_baton_folder_inside, read_local
 from baton.config import ProjectConfig, read_json, write_bytes_atomic
 from baton.errors import ConfigError, InputError, StorageError
 from baton.harnesses import adapter
+from baton.harnesses.clone_exclude import RECORD, ExcludeEdit, apply_edit, plan_exclude
 from baton.harnesses.config_text import (
     contained,
     new_text,
@@ -282,6 +287,7 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     warnings = () if resolve_program(words[0]) else (not_found_warning(words[0], harness),)
     planned = []
     originals = []
+    excludes: list[tuple[ExcludeEdit, Path, str]] = []
     for spec in chosen.configuration(shlex.join(words), events, hook_command):
         path = contained(base, spec.path)
         old = read_text(path)
@@ -294,7 +300,13 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         planned.append((path, text, FileChange(spec.path, action, diff, note)))
         if action == "updated" and spec.text is None and not holds_batons(spec, old, harness):
             originals.append((original_path(project, base, harness, spec.path), path))
-    changes = tuple(change for _, _, change in planned)
+        if action == "created" and spec.clone_only:
+            excluded = _exclude_plan(project, base, harness, path, spec.path)
+            if excluded is not None:
+                excludes.append(excluded)
+    changes = tuple(change for _, _, change in planned) + tuple(
+        FileChange(edit.display, edit.action, edit.diff(), f"git ignores {name} in this clone only "
+                   f"(a line in {edit.display}, never committed)") for edit, _, name in excludes)
     elsewhere = str(project) if base != project else None
     wired = sum(1 for hook in chosen.hooks if chosen.role(hook) in events)
     steps = tuple(step.replace("{hooks}", str(wired)) for step in getattr(chosen, "user_steps", ()))
@@ -308,9 +320,21 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     for path, text, change in planned:
         if change.action != "unchanged":
             write_text(path, text)
+    for edit, record, _ in excludes:
+        apply_edit(edit, record)
     initialized = Baton.init(project).created
     return InstallResult(harness, str(base), False, changes, initialized, project=elsewhere, user_steps=steps,
                          warnings=warnings, command=shlex.join(words), events=events, hook_command=hook_command)
+
+
+def _exclude_plan(project: Path, base: Path, harness: str, path: Path,
+                  relative: str) -> tuple[ExcludeEdit, Path, str] | None:
+    """The clone's ``info/exclude`` line for a personal file ``install-hooks`` creates
+    (``clone_exclude``), with where its record goes; None outside git, when the line is
+    there already, or when no record could be kept (a symlinked ``.baton``)."""
+    record = original_path(project, base, harness, RECORD)
+    edit = plan_exclude(base, path) if record is not None else None
+    return None if edit is None or record is None else (edit, record, relative)
 
 
 def _check_config(project: Path) -> None:

@@ -131,6 +131,10 @@ class ConfigFile:
     omitted: tuple[tuple[str, ...], ...] = ()
     """JSON hooks: the signatures (``config_text.hook_signature``) of Baton's hooks to take out of the
     file, for the events ``install-hooks --events`` leaves out."""
+    clone_only: bool = False
+    """A file personal to this clone (this machine's settings, as the harness keeps them): when
+    ``install-hooks`` creates it in a git repository it adds it to the clone's ``info/exclude``
+    (``baton.harnesses.clone_exclude``), and ``--remove`` takes that line out again."""
 
 
 class HarnessAdapter(Protocol):

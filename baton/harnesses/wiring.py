@@ -42,6 +42,7 @@ import orjson
 from baton.domain.wording import counted
 from baton.errors import BatonError, InputError, StorageError
 from baton.harnesses import HARNESSES, adapter
+from baton.harnesses.clone_exclude import RECORD, ExcludeEdit, apply_edit, plan_unexclude
 from baton.harnesses.config_text import (
     contained,
     hook_signature,
@@ -585,7 +586,14 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
             planned.append((path, new, Removal(spec.path, "deleted" if new is None else "updated",
                                                _diff(spec.path, old, new), note)))
     changes = tuple(change for _, _, change in planned)
+    unexcluded = _unexclude_plans(project, base, harness)
+    changes += tuple(Removal(edit.display, edit.action, edit.diff(), f"the line install-hooks added for {name}")
+                     for edit, _, name in unexcluded if edit is not None)
     if not dry_run:
+        for edit, record, _ in unexcluded:
+            if edit is not None:
+                apply_edit(edit, record)
+            _delete(record, project / ".baton")
         for path, new, change in planned:
             if change.action == "updated" and new is not None:  # (updated: there is a new text)
                 write_text(path, new)
@@ -594,6 +602,18 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         for keep in saved:
             _delete(keep, project / ".baton")
     return RemoveResult(harness, str(base), dry_run, changes)
+
+
+def _unexclude_plans(project: Path, base: Path, harness: str) -> list[tuple[ExcludeEdit | None, Path, str]]:
+    """Taking out of the clone's ``info/exclude`` the line ``install-hooks`` added for a
+    personal file (``clone_exclude``): one per record kept, its edit None when the line is
+    gone already (the record is then only deleted)."""
+    found: list[tuple[ExcludeEdit | None, Path, str]] = []
+    for spec in _specs(harness):
+        record = original_path(project, base, harness, RECORD) if spec.clone_only else None
+        if record is not None and record.is_file():
+            found.append((plan_unexclude(record, base), record, spec.path))
+    return found
 
 
 def _read_bytes(path: Path) -> bytes | None:

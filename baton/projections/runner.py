@@ -72,6 +72,23 @@ INDEX_SCHEMA = 5
 REPLAY_BATCH = 2_000
 """Events folded between writes of the changed documents during a replay."""
 Progress = Callable[[int, int], None]
+SQLITE_MAX_PATHNAME = 512
+"""The longest file path, in bytes with its final NUL, SQLite opens on a POSIX
+system (``MAX_PATHNAME`` in its ``os_unix.c``); its journal's is the index's
+and ``-journal``."""
+
+
+def index_path_too_long(baton_dir: Path) -> str | None:
+    """Why SQLite cannot open the index in ``baton_dir`` when the project's
+    folder is too deep for it (every open fails with "unable to open database
+    file"), or None when the path fits. The caller adds what to do."""
+    if os.name != "posix":
+        return None
+    longest = len(os.fsencode(str(Path(baton_dir) / "index.sqlite"))) + len("-journal") + 1
+    if longest <= SQLITE_MAX_PATHNAME:
+        return None
+    return (f"{Path(baton_dir).parent} is too deep a folder for Baton's index: SQLite opens a path of at most "
+            f"{SQLITE_MAX_PATHNAME - 1} bytes, and its journal's would take {longest - 1}")
 
 
 @frozen
@@ -200,6 +217,10 @@ class ProjectionRunner:
                 self._db = self._open_retrying()
             except sqlite3.Error as exc:
                 if not _is_corruption(exc):
+                    too_long = None if self.in_memory else index_path_too_long(self.baton_dir)
+                    if too_long is not None:
+                        raise StorageError(f"{too_long}; move the project to a folder with a shorter path",
+                                           details={"root": str(self.baton_dir.parent)}) from exc
                     raise StorageError(f"cannot open the index {self.index_path}: {exc}") from exc
                 self.discard_index(str(exc))
                 try:

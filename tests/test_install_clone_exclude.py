@@ -1,0 +1,153 @@
+"""``install-hooks --harness claude-code`` creates ``.claude/settings.local.json``, a
+file of this machine that Claude Code keeps personal: in a git repository the
+install adds it to the clone's ``info/exclude`` (never committed; not the
+team's ``.gitignore``), once; ``--remove`` takes out exactly that line, and
+only if the install added it; ``--dry-run`` shows it. Checked with the real
+git binary, as a user meets it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from baton.harnesses.install import install_hooks
+from baton.harnesses.wiring import remove_wiring
+from tests.cli_support import run
+from tests.conftest import run_baton
+
+LOCAL = ".claude/settings.local.json"
+LINE = b"/.claude/settings.local.json\n"
+
+
+def _git(cwd, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+
+
+@pytest.fixture
+def repo(tmp_path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    assert _git(root, "init", "-q").returncode == 0
+    return root
+
+
+def _exclude(repo) -> bytes:
+    return (repo / ".git" / "info" / "exclude").read_bytes()
+
+
+def _ignored(repo, path: str = LOCAL) -> bool:
+    return _git(repo, "check-ignore", "-q", path).returncode == 0
+
+
+def test_installing_in_a_git_repository_keeps_the_local_settings_out_of_git(repo):
+    install_hooks(repo, "claude-code")
+    assert (repo / LOCAL).is_file()
+    assert _ignored(repo)
+    assert LOCAL not in _git(repo, "status", "--porcelain", "-uall").stdout
+    assert not _ignored(repo, ".claude/settings.json")  # the team's files stay committable
+    assert not (repo / ".gitignore").exists()
+
+
+def test_installing_twice_adds_the_exclude_line_once(repo):
+    install_hooks(repo, "claude-code")
+    once = _exclude(repo)
+    install_hooks(repo, "claude-code")
+    assert _exclude(repo) == once
+    assert once.count(LINE) == 1
+
+
+def test_remove_gives_back_info_exclude_byte_for_byte(repo):
+    (repo / ".git" / "info" / "exclude").write_bytes(b"# mine\n*.log")  # no final newline
+    install_hooks(repo, "claude-code")
+    assert _exclude(repo) == b"# mine\n*.log\n" + LINE
+    remove_wiring(repo, "claude-code")
+    assert _exclude(repo) == b"# mine\n*.log"
+
+
+def test_remove_deletes_an_info_exclude_the_install_created(repo):
+    (repo / ".git" / "info" / "exclude").unlink()
+    install_hooks(repo, "claude-code")
+    assert _exclude(repo) == LINE
+    remove_wiring(repo, "claude-code")
+    assert not (repo / ".git" / "info" / "exclude").exists()
+
+
+def test_remove_takes_out_only_its_line_when_the_user_added_others_after_it(repo):
+    before = _exclude(repo)
+    install_hooks(repo, "claude-code")
+    with open(repo / ".git" / "info" / "exclude", "ab") as fh:
+        fh.write(b"build/\n")
+    remove_wiring(repo, "claude-code")
+    assert _exclude(repo) == before + b"build/\n"
+
+
+def test_remove_keeps_an_exclude_line_the_user_wrote_before_the_install(repo):
+    with open(repo / ".git" / "info" / "exclude", "ab") as fh:
+        fh.write(LINE)
+    before = _exclude(repo)
+    install_hooks(repo, "claude-code")
+    assert _exclude(repo) == before
+    remove_wiring(repo, "claude-code")
+    assert _exclude(repo) == before
+
+
+def test_an_existing_local_settings_file_is_not_excluded_by_the_install(repo):
+    (repo / ".claude").mkdir()
+    (repo / LOCAL).write_text('{"outputStyle": "terse"}\n')
+    before = _exclude(repo)
+    install_hooks(repo, "claude-code")
+    assert _exclude(repo) == before
+
+
+def test_a_dry_run_shows_the_exclude_line_and_writes_nothing(repo, capsys):
+    before = _exclude(repo)
+    code, out, _err = run(capsys, repo, "install-hooks", "--harness", "claude-code", "--dry-run")
+    assert code == 0
+    assert "+++ b/.git/info/exclude" in out and "+/.claude/settings.local.json" in out
+    assert "git ignores .claude/settings.local.json in this clone only" in out
+    assert _exclude(repo) == before
+
+
+def test_a_remove_dry_run_shows_the_line_it_would_take_out(repo, capsys):
+    install_hooks(repo, "claude-code")
+    installed = _exclude(repo)
+    code, out, _err = run(capsys, repo, "install-hooks", "--harness", "claude-code", "--remove", "--dry-run")
+    assert code == 0 and "-/.claude/settings.local.json" in out
+    assert _exclude(repo) == installed
+
+
+def test_the_json_result_lists_the_exclude_file(repo, capsys):
+    code, out, _err = run(capsys, repo, "install-hooks", "--harness", "claude-code", "--json")
+    assert code == 0
+    [exclude] = [f for f in json.loads(out)["files"] if f["path"] == ".git/info/exclude"]
+    assert exclude["action"] == "updated" and "+/.claude/settings.local.json" in exclude["diff"]
+
+
+def test_in_a_linked_worktree_the_line_goes_to_the_common_git_dir(repo, tmp_path):
+    assert _git(repo, "-c", "user.name=A", "-c", "user.email=a@x", "commit", "-q", "--allow-empty",
+                "-m", "x").returncode == 0
+    linked = tmp_path / "linked"
+    assert _git(repo, "worktree", "add", "-q", str(linked)).returncode == 0
+    assert run_baton("init", "--project", str(repo)).returncode == 0
+    done = run_baton("install-hooks", "--harness", "claude-code", cwd=linked)
+    assert done.returncode == 0, done.stderr
+    assert (linked / LOCAL).is_file()
+    assert LINE in _exclude(repo)  # info/exclude is the common dir's, read by every worktree
+    assert _ignored(linked)
+    removed = run_baton("install-hooks", "--harness", "claude-code", "--remove", cwd=linked)
+    assert removed.returncode == 0, removed.stderr
+    assert LINE not in _exclude(repo)
+
+
+def test_outside_git_no_exclude_is_written(project_dir):
+    result = install_hooks(project_dir, "claude-code")
+    assert [c.path for c in result.changes if "exclude" in c.path] == []
+
+
+@pytest.mark.parametrize("harness", ["codex", "gemini-cli", "cursor"])
+def test_other_harnesses_files_are_the_teams_and_are_not_excluded(repo, harness):
+    before = _exclude(repo)
+    install_hooks(repo, harness)
+    assert _exclude(repo) == before
