@@ -71,7 +71,9 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
         if redact_strings(project_id, RedactionPolicy()).changed:
             raise PolicyBlock("refused by secret policy: `project_id` looks like a secret")
     paths = ProjectPaths(resolve_root(project))
-    if not paths.root.is_dir():
+    with _creating(paths):  # inside a folder this user cannot enter, is_dir() itself is refused
+        is_dir = paths.root.is_dir()
+    if not is_dir:
         raise InputError(f"{paths.root} is not a directory")
     check_baton_folder_inside(paths)
     _check_index_path_fits(paths)
