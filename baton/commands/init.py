@@ -17,6 +17,7 @@ from baton.ledger.ids import uuid7
 from baton.model import frozen
 from baton.project import ProjectPaths, resolve_root
 from baton.projections.runner import Progress
+from baton.sync.ids import ID_CACHE
 
 GITIGNORE = """\
 # Baton: only config.json, policy.json and allowed_signers are meant to be
@@ -110,8 +111,11 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
 
 SQLITE_MAX_PATHNAME = 512
 """The longest file path, in bytes with its final NUL, SQLite opens on a POSIX
-system (``MAX_PATHNAME`` in its ``os_unix.c``); its journal's is the index's
-and ``-journal``."""
+system (``MAX_PATHNAME`` in its ``os_unix.c``)."""
+
+SQLITE_FILES = ("index.sqlite", ID_CACHE)
+"""The databases Baton opens with SQLite in ``.baton/``; each has a
+``-journal`` (and ``-wal``, ``-shm``) beside it, the longest name SQLite opens."""
 
 
 def _check_index_path_fits(paths: ProjectPaths) -> None:
@@ -119,10 +123,11 @@ def _check_index_path_fits(paths: ProjectPaths) -> None:
     not open: every command would fail with "unable to open database file"."""
     if os.name != "posix":
         return
-    longest = len(os.fsencode(str(paths.index))) + len("-journal") + 1
+    name = max((f"{database}-journal" for database in SQLITE_FILES), key=len)
+    longest = len(os.fsencode(str(paths.baton_dir / name))) + 1
     if longest > SQLITE_MAX_PATHNAME:
         raise InputError(f"{paths.root} is too deep a folder for Baton's index: SQLite opens a path of at most "
-                         f"{SQLITE_MAX_PATHNAME - 1} bytes, and its journal's would take {longest - 1}; "
+                         f"{SQLITE_MAX_PATHNAME - 1} bytes, and .baton/{name} would take {longest - 1}; "
                          "make the project in a folder with a shorter path", details={"root": str(paths.root)})
 
 
