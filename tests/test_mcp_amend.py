@@ -161,3 +161,16 @@ async def test_a_path_outside_the_project_is_refused_with_the_code_the_descripti
     error = result.structured_content["error"]
     assert (error["code"], error["exit_code"]) == ("unsafe_path", 5), error["message"]
     assert "a path outside the project (unsafe_path, exit 5)" in described[tool]
+
+
+@pytest.mark.parametrize("changes", [{"summary": {}}, {"work": {}}], ids=str)
+async def test_an_amendment_that_changes_nothing_is_refused_and_writes_nothing(project, changes):
+    async with Client(build_server(project)) as client:
+        ready = await _ready(client)
+        before = ledger_lines(project)
+        result = await client.call_tool("handoff_amend", {"id": ready, "changes": changes})
+    assert result.is_error
+    error = result.structured_content["error"]
+    assert (error["code"], error["exit_code"]) == ("input_error", 2)
+    assert error["message"].startswith("nothing to amend: ")
+    assert ledger_lines(project) == before
