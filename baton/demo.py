@@ -150,12 +150,15 @@ def _demo_root(keep: str | None) -> Path:
     if not keep:
         return Path(tempfile.mkdtemp(prefix="baton-demo-"))
     root = Path(keep).expanduser().resolve()
-    if root.exists() and not root.is_dir():
-        raise InputError(f"--keep {root}: it is a file, not a directory; name a new or empty directory")
-    if root.exists() and any(root.iterdir()):
-        raise InputError(f"--keep {root}: the directory exists and is not empty")
-    try:
+    try:  # a folder the user cannot enter raises on exists() itself
+        if root.exists() and not root.is_dir():
+            raise InputError(f"--keep {root}: it is a file, not a directory; name a new or empty directory")
+        if root.exists() and any(root.iterdir()):
+            raise InputError(f"--keep {root}: the directory exists and is not empty")
         root.mkdir(parents=True, exist_ok=True)
+        probe = root / ".baton-demo-probe"  # an existing empty folder on a read-only mount
+        probe.write_bytes(b"")
+        probe.unlink()
     except OSError as exc:  # a read-only place, a parent that is a file, no such filesystem
         raise InputError(f"--keep {root}: cannot create the directory ({exc.strerror or exc}); "
                          "name one where you can write") from None

@@ -483,8 +483,8 @@ class BatonTools:
         model: Text = None,
     ) -> CallToolResult:
         """Capture a DRAFT handoff (never ready by itself). Secrets are redacted by the project's
-        policy, or the capture refused (policy_block, exit 5), and paths outside the project are
-        refused, before anything is written; malformed input is an input_error (exit 2) listing
+        policy, or the capture refused (policy_block, exit 5), and a path outside the project
+        (unsafe_path, exit 5) refused, before anything is written; malformed input is an input_error (exit 2) listing
         every problem. Pass session_id: your session's id, which the brief at session start names
         ("This is … session `ID`"); the ready handoff of a session is handed on to the next session
         when it ends. The record is echoed as handoff unless it is over 32 KiB as JSON (then null, and
@@ -564,8 +564,8 @@ class BatonTools:
         ready. Give at least one of changes (merged over the record), replacement (sections replaced
         whole), close_items, drop_items or replace_lists. Refused, nothing written: an archived handoff
         (invalid_transition, exit 4), no change at all, an unknown field or an id the record lacks
-        (input_error, exit 2), a secret matching a block rule or a path outside the project (policy_block,
-        exit 5). Secrets are otherwise redacted. The record is echoed as handoff unless it is over 32 KiB
+        (input_error, exit 2), a secret matching a block rule (policy_block, exit 5) or a path outside the
+        project (unsafe_path, exit 5). Secrets are otherwise redacted. The record is echoed as handoff unless it is over 32 KiB
         as JSON (then null, and record_omitted true). Next: handoff_validate with the id returned."""
         return self.run(lambda baton: baton.amend(id, replacement=replacement, changes=changes, session=session_id,
                                                   close_items=tuple(close_items or ()),

@@ -122,3 +122,19 @@ def test_an_ambiguous_prefix_lists_each_long_title_clipped_to_one_line(project):
     assert all(handoff_id in err.value.message for handoff_id in ids)
     assert long_title not in err.value.message
     assert max(len(line) for line in err.value.message.splitlines()) < 250
+
+
+def test_an_ambiguous_prefix_lists_a_title_of_several_lines_on_one_line(project):
+    opened = Project.open(project, clock=lambda: FIXED_NS)
+    try:
+        with opened.writing() as scope:
+            ids = [capture_in_scope(scope, payload(work={"title": "Fix the callback\n\n  and its test",
+                                                         "objective": "Rejected twice"})).handoff_id
+                   for _ in range(2)]
+    finally:
+        opened.close()
+    with pytest.raises(AmbiguousId) as err:
+        _resolve(project, ids[0][:8])
+    for handoff_id in ids:
+        line = next(text for text in err.value.message.splitlines() if handoff_id in text)
+        assert line.endswith("Fix the callback and its test")

@@ -385,3 +385,20 @@ def test_every_class_a_hook_path_command_defines_uses_the_shared_methods(warm, c
                 generated += [f"{name}.{cls.__qualname__}.{m}" for m in ("__eq__", "__hash__", "__repr__")
                               if _attrs_generated(cls.__dict__.get(m))]
     assert generated == []
+
+
+def test_completing_handoff_ids_under_a_git_config_with_an_include_loads_no_dulwich(warm, tmp_path):
+    """A config that includes another file has no identity stamp; the list's
+    reader then stays lazy, and a TAB that marks no row "(you)" reads no git config."""
+    included = tmp_path / "identity.gitconfig"
+    included.write_text("[user]\n\temail = me@example.com\n")
+    config = tmp_path / "global.gitconfig"
+    config.write_text(f"[include]\n\tpath = {included}\n")
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "baton", "completion", "--words", "ids",
+                        "--project", str(warm)], capture_output=True, text=True,
+                       env={**os.environ, "GIT_CONFIG_GLOBAL": str(config)})
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip()  # the ids were offered
+    loaded = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if "|" in line}
+    assert "baton.commands.listing" in loaded
+    assert not [m for m in loaded if m == "dulwich" or m.startswith("dulwich.")]

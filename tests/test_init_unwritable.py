@@ -47,3 +47,25 @@ def test_init_in_a_folder_this_user_cannot_write_is_a_read_only_error(tmp_path):
         tmp_path.chmod(0o755)
     assert done.returncode == 1
     assert "cannot create" in done.stderr and "internal error" not in done.stderr
+
+
+def test_init_inside_a_folder_this_user_cannot_enter_is_a_read_only_error_naming_the_folder(capsys, tmp_path,
+                                                                                          monkeypatch):
+    closed = tmp_path / "theirs"  # mode 700, another user's: stat() of anything inside it is refused
+    closed.mkdir()
+    real_stat, real_lstat = os.stat, os.lstat
+
+    def refused(real):
+        def stat(path, *args, **kwargs):
+            if isinstance(path, (str, os.PathLike)) and str(closed) + os.sep in os.fspath(path):
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(path))
+            return real(path, *args, **kwargs)
+        return stat
+
+    monkeypatch.setattr(os, "stat", refused(real_stat))
+    monkeypatch.setattr(os, "lstat", refused(real_lstat))
+    out = run_json(capsys, closed / "sub", "init", expect=1)
+    assert out["error"]["code"] == "read_only"
+    assert str(closed / "sub") in out["error"]["message"]
+    code, _, err = run(capsys, closed / "sub", "init")
+    assert code == 1 and "internal error" not in err

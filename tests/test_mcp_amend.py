@@ -145,3 +145,32 @@ async def test_a_small_amended_record_is_echoed_whole(project):
         draft = await _draft(client)
         out = await _call(client, "handoff_amend", {"id": draft, "changes": {"work": {"title": "small"}}})
     assert out["handoff"]["id"] == draft and "record_omitted" not in out
+
+
+@pytest.mark.parametrize("tool", ["handoff_capture", "handoff_amend"])
+async def test_a_path_outside_the_project_is_refused_with_the_code_the_description_names(project, tool):
+    outside = {"path": "../elsewhere.py", "role": "modified"}
+    async with Client(build_server(project)) as client:
+        described = {t.name: " ".join((t.description or "").split()) for t in (await client.list_tools()).tools}
+        if tool == "handoff_capture":
+            result = await client.call_tool(tool, payload(artifacts=[outside]))
+        else:
+            draft = await _draft(client)
+            result = await client.call_tool(tool, {"id": draft, "changes": {"artifacts": [outside]}})
+    assert result.is_error
+    error = result.structured_content["error"]
+    assert (error["code"], error["exit_code"]) == ("unsafe_path", 5), error["message"]
+    assert "a path outside the project (unsafe_path, exit 5)" in described[tool]
+
+
+@pytest.mark.parametrize("changes", [{"summary": {}}, {"work": {}}], ids=str)
+async def test_an_amendment_that_changes_nothing_is_refused_and_writes_nothing(project, changes):
+    async with Client(build_server(project)) as client:
+        ready = await _ready(client)
+        before = ledger_lines(project)
+        result = await client.call_tool("handoff_amend", {"id": ready, "changes": changes})
+    assert result.is_error
+    error = result.structured_content["error"]
+    assert (error["code"], error["exit_code"]) == ("input_error", 2)
+    assert error["message"].startswith("nothing to amend: ")
+    assert ledger_lines(project) == before

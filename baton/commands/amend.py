@@ -116,6 +116,8 @@ def _amended_body(project: "Project", handoff: Handoff,
     body, edits = apply_edits(body, close=changes.close, drop=changes.drop,
                               replace=changes.lists.payload if changes.lists else None)
     body = assign_item_ids(body)
+    if body == base and not edits and not changes.redactions:  # e.g. changes {"summary": {}}
+        raise InputError("nothing to amend: the changes leave the record as it is")
     hash_artifacts(project.paths.worktree, body, changes.policy, refresh=True)
     new_redactions = changes.redactions
     if new_redactions:

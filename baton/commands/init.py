@@ -17,6 +17,7 @@ from baton.ledger.ids import uuid7
 from baton.model import frozen
 from baton.project import ProjectPaths, resolve_root
 from baton.projections.runner import Progress, index_path_too_long
+from baton.sync.ids import ID_CACHE
 
 GITIGNORE = """\
 # Baton: only config.json, policy.json and allowed_signers are meant to be
@@ -71,7 +72,9 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
         if redact_strings(project_id, RedactionPolicy()).changed:
             raise PolicyBlock("refused by secret policy: `project_id` looks like a secret")
     paths = ProjectPaths(resolve_root(project))
-    if not paths.root.is_dir():
+    with _creating(paths):  # inside a folder this user cannot enter, is_dir() itself is refused
+        is_dir = paths.root.is_dir()
+    if not is_dir:
         raise InputError(f"{paths.root} is not a directory")
     check_baton_folder_inside(paths)
     _check_index_path_fits(paths)
@@ -106,10 +109,14 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
     return InitResult(str(paths.root), config.project_id, opened.writer, created)
 
 
+SQLITE_FILES = ("index.sqlite", ID_CACHE)
+"""The databases Baton opens with SQLite in ``.baton/``."""
+
+
 def _check_index_path_fits(paths: ProjectPaths) -> None:
     """Refuse, before anything is written, a project whose index SQLite could
     not open: every command would fail with "unable to open database file"."""
-    too_long = index_path_too_long(paths.baton_dir)
+    too_long = index_path_too_long(paths.baton_dir, SQLITE_FILES)
     if too_long is not None:
         raise InputError(f"{too_long}; make the project in a folder with a shorter path",
                          details={"root": str(paths.root)})

@@ -204,7 +204,7 @@ def list_handoffs(
                           by=by.strip() if by is not None else None, mine_only=mine)
 
     memo = getattr(runner, "memo", None)
-    if memo is None:
+    if memo is None or who is None:  # None: no stamp tells when git's identity changes
         return listed()
     # A long-lived process (the MCP server, the status page) asking the same
     # question of an unchanged index gets the same (immutable) answer back,
@@ -225,12 +225,13 @@ def list_handoffs(
 
 def _reader(project: "Project", owner: str | None) -> tuple["Reader", Any]:
     """Who reads a list, and what stands for them in a kept answer's question: the stamp of git's
-    identity (``identity.owner_stamp``), whose owner is resolved only when a row needs it — or,
-    when the caller gave the owner or no stamp can tell, the owner itself."""
-    stamp = owner_stamp(project) if owner is None else None
-    if owner is not None or stamp is None:
-        me = owner if owner is not None else owner_under(project, None)
-        return Reader(project.writer, lambda: me), me
+    identity (``identity.owner_stamp``, None when no stamp can tell), whose owner is resolved
+    only when a row needs it — or, when the caller gave the owner, the owner itself."""
+    if owner is not None:
+        return Reader(project.writer, lambda: owner), owner
+    stamp = owner_stamp(project)
+    # No stamp (a config with ``include``): still resolved only when a row needs it, and the
+    # answer is never kept (``who`` None), as nothing would tell when the identity changes.
     return Reader(project.writer, lambda: owner_under(project, stamp)), stamp
 
 

@@ -30,6 +30,7 @@ the whole listing."""
 
 
 def clipped(text: str, width: int = TITLE_WIDTH) -> str:
-    """``text`` as it is when at most ``width`` characters, else its first
-    ``width - 1`` and an ellipsis."""
+    """``text`` on one line (each run of whitespace, newlines too, one space) as it
+    is when at most ``width`` characters, else its first ``width - 1`` and an ellipsis."""
+    text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "\u2026"

@@ -78,17 +78,21 @@ system (``MAX_PATHNAME`` in its ``os_unix.c``); its journal's is the index's
 and ``-journal``."""
 
 
-def index_path_too_long(baton_dir: Path) -> str | None:
+def index_path_too_long(baton_dir: Path, databases: tuple[str, ...] = ("index.sqlite",)) -> str | None:
     """Why SQLite cannot open the index in ``baton_dir`` when the project's
     folder is too deep for it (every open fails with "unable to open database
-    file"), or None when the path fits. The caller adds what to do."""
+    file"), or None when the path fits. ``databases`` are the files in
+    ``baton_dir`` SQLite must open (``init`` names every one Baton opens); each
+    has a ``-journal`` beside it, the longest name SQLite opens. The caller
+    adds what to do."""
     if os.name != "posix":
         return None
-    longest = len(os.fsencode(str(Path(baton_dir) / "index.sqlite"))) + len("-journal") + 1
+    name = max((f"{database}-journal" for database in databases), key=len)
+    longest = len(os.fsencode(str(Path(baton_dir) / name))) + 1
     if longest <= SQLITE_MAX_PATHNAME:
         return None
     return (f"{Path(baton_dir).parent} is too deep a folder for Baton's index: SQLite opens a path of at most "
-            f"{SQLITE_MAX_PATHNAME - 1} bytes, and its journal's would take {longest - 1}")
+            f"{SQLITE_MAX_PATHNAME - 1} bytes, and .baton/{name} would take {longest - 1}")
 
 
 @frozen
