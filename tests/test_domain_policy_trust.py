@@ -111,10 +111,24 @@ def test_a_record_made_in_another_folder_trusts_nothing():
     assert (verdict.state, verdict.reason) == (UNTRUSTED, "elsewhere")
 
 
-def test_a_record_keeps_its_trust_when_the_folder_is_moved():
+def test_a_record_made_for_another_root_trusts_nothing_even_in_the_same_folder():
     found = widening((POLICY, {"allowed_roots": [".."]}))
     moved = Place("/home/bob/elsewhere", "bobbox", HERE.dev, HERE.ino)
-    assert judge_trust(found, trust_record(found, HERE, "2026-12-05T00:00:00Z"), moved).state == TRUSTED
+    assert judge_trust(found, trust_record(found, HERE, "2026-12-05T00:00:00Z"), moved).state == UNTRUSTED
+
+
+def test_in_a_git_directory_a_remounted_folder_keeps_its_trust():
+    found = widening((POLICY, {"allowed_roots": [".."]}))
+    remounted = Place(HERE.root, HERE.host, HERE.dev + 1, HERE.ino)
+    assert judge_trust(found, trust_record(found, HERE, "2026-12-05T00:00:00Z"), remounted).state == TRUSTED
+
+
+def test_outside_git_only_the_exact_folder_keeps_its_trust():
+    found = widening((POLICY, {"allowed_roots": [".."]}))
+    record = trust_record(found, HERE, "2026-12-05T00:00:00Z")
+    remounted = Place(HERE.root, HERE.host, HERE.dev + 1, HERE.ino)
+    assert judge_trust(found, record, remounted, in_git_dir=False).state == UNTRUSTED
+    assert judge_trust(found, record, HERE, in_git_dir=False).state == TRUSTED
 
 
 def test_a_record_without_a_place_trusts_nothing():

@@ -11,6 +11,7 @@ a command; Bob clones it with the real ``git clone`` and runs the real
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 from pathlib import Path
 
@@ -44,6 +45,8 @@ def upstream_with(tmp_path: Path, policy: dict, *, commit_trust: bool = False) -
     git(upstream, "add", "-A")
     if commit_trust:
         assert run_baton("policy", "trust", "--project", str(upstream)).returncode == 0
+        kept = json.loads((upstream / ".git" / "baton" / "policy-trust.json").read_text())
+        (upstream / ".baton" / "policy-trust.json").write_text(json.dumps(next(iter(kept["projects"].values()))))
         git(upstream, "add", "-f", ".baton/policy-trust.json")
     git(upstream, "commit", "-qm", "a project with a policy")
     return upstream
@@ -123,7 +126,66 @@ def test_a_trust_record_committed_with_the_repository_trusts_nothing_in_the_clon
     r = recheck(clone, capture_with_command(clone, "touch PWNED"))
     assert r.returncode == 5
     assert not (clone / "PWNED").exists()
-    assert baton_json(clone, "policy", "show")["trust"]["reason"] == "elsewhere"
+    assert baton_json(clone, "policy", "show")["trust"]["reason"] == "never"
+
+
+def test_a_committed_trust_record_made_for_exactly_this_clone_trusts_nothing(tmp_path):
+    """The reviewer's attack at its strongest: the committed record names exactly the clone's
+    root, host, device and inode (as a fresh tmpfs clone makes predictable) and arrives by a pull."""
+    upstream = upstream_with(tmp_path, WIDENING)
+    clone = clone_of(upstream)
+    st = (clone / ".baton").stat()
+    record = {"schema_version": 1, "policy": {
+        "digest": baton_json(clone, "policy", "show")["trust"]["digest"],
+        "place": {"root": str(clone.resolve()), "host": socket.gethostname(), "dev": st.st_dev, "ino": st.st_ino},
+        "settings": {}, "trusted_at": "2026-12-05T00:00:00Z"}}
+    ignore = upstream / ".baton" / ".gitignore"
+    ignore.write_text(ignore.read_text() + "!policy-trust.json\n")
+    (upstream / ".baton" / "policy-trust.json").write_text(json.dumps(record))
+    git(upstream, "add", "-A")
+    git(upstream, "commit", "-qm", "trust, committed")
+    git(clone, "pull", "-q", "--ff-only")
+    assert json.loads((clone / ".baton" / "policy-trust.json").read_text()) == record  # it arrived as written
+    r = recheck(clone, capture_with_command(clone, "touch PWNED"))
+    assert r.returncode == 5
+    assert not (clone / "PWNED").exists()
+    assert baton_json(clone, "policy", "show")["trust"]["state"] == "untrusted"
+
+
+def test_the_trust_record_is_kept_in_the_clones_git_directory(cloned):
+    trust(cloned)
+    shown = baton_json(cloned, "policy", "show")
+    assert shown["trust_file"] == str(cloned.resolve() / ".git" / "baton" / "policy-trust.json")
+    assert (cloned / ".git" / "baton" / "policy-trust.json").is_file()
+    assert not (cloned / ".baton" / "policy-trust.json").exists()
+
+
+def test_a_linked_worktree_uses_the_trust_of_the_main_worktree_whose_policy_it_reads(cloned):
+    """Linked worktrees share the main worktree's ``.baton/`` (its policy), so its trust too."""
+    trust(cloned)
+    git(cloned, "worktree", "add", "-q", str(cloned.parent / "wt2"))
+    shown = baton_json(cloned.parent / "wt2", "policy", "show")
+    assert shown["trust"]["state"] == "trusted"
+    assert shown["trust_file"] == str(cloned.resolve() / ".git" / "baton" / "policy-trust.json")
+
+
+def test_doctor_says_where_trust_is_kept(cloned):
+    r = run_baton("doctor", "--project", str(cloned))
+    assert str(cloned.resolve() / ".git" / "baton" / "policy-trust.json") in r.stdout
+
+
+def test_outside_git_a_trust_record_copied_with_the_folder_trusts_nothing(tmp_path):
+    """Outside git the record stays in ``.baton/``: only the exact folder it was made in counts."""
+    project = tmp_path / "plain"
+    project.mkdir()
+    assert run_baton("init", "--project", str(project)).returncode == 0
+    (project / ".baton" / "policy.json").write_text(json.dumps(WIDENING))
+    trust(project)
+    assert (project / ".baton" / "policy-trust.json").is_file()
+    assert baton_json(project, "policy", "show")["trust"]["state"] == "trusted"
+    moved = tmp_path / "moved"
+    project.rename(moved)  # same device and inode, another root: no longer trusted
+    assert baton_json(moved, "policy", "show")["trust"]["state"] == "untrusted"
 
 
 # -- paths -------------------------------------------------------------------------------
@@ -239,14 +301,14 @@ def test_policy_trust_records_the_digest_policy_show_prints(cloned):
 def test_policy_trust_with_a_stale_digest_trusts_nothing(cloned):
     error = baton_json(cloned, "policy", "trust", "--digest", "sha256:" + "0" * 64, expect=4)["error"]
     assert error["code"] == "conflict"
-    assert not (cloned / ".baton" / "policy-trust.json").exists()
+    assert not (cloned / ".git" / "baton" / "policy-trust.json").exists()
 
 
-def test_the_trust_file_is_ignored_by_git(cloned):
+def test_trusting_leaves_the_work_tree_as_it_was(cloned):
     trust(cloned)
     status = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=cloned, capture_output=True,
                             text=True, check=True).stdout
-    assert "!! .baton/policy-trust.json" in status or "!! .baton/" in status
+    assert "policy-trust" not in status
 
 
 def test_policy_trust_on_a_policy_that_widens_nothing_writes_nothing(project):

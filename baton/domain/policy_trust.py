@@ -20,9 +20,14 @@ once the user of this clone has trusted exactly their content, as direnv's
 An empty list, a number at or below its default, or an action that blocks
 widens nothing and needs no trust. Trust is the digest of the canonical JSON
 of exactly the widening values, per source file, so any change to them is
-untrusted again; it is bound to the ``.baton`` folder it was given in (its
-device and inode, as the writer id is: ``baton.domain.writer_place``), so a
-trust record that arrives with a clone or a copy is no trust at all.
+untrusted again. The record is kept where a clone cannot bring it: in the
+repository's own git directory (``<gitdir>/baton/policy-trust.json``, per
+checkout, keyed by the project root's exact path), which git never tracks
+nor transfers; a record in ``.baton/`` is never read when a git directory
+exists. Only a project outside git keeps it in ``.baton/``, and then only a
+record made in exactly this folder counts (same root path, host, device and
+inode: no moved or remounted allowance). Either way it is bound to the
+project root's path and its ``.baton`` folder (``baton.domain.writer_place``).
 
 Pure: the caller reads the files, stats the folder and writes the record.
 """
@@ -258,15 +263,27 @@ class PolicyTrust:
 NOTHING_TO_TRUST = PolicyTrust(NONE)
 
 
-def judge_trust(widening: Widening, record: TrustRecord | None, here: Place | None) -> PolicyTrust:
+def place_trusts(recorded: Place | None, here: Place | None, *, in_git_dir: bool) -> bool:
+    """Whether a trust record made at ``recorded`` counts ``here``: always the same project
+    root path; in a git directory (which no clone brings) the same ``.baton`` folder as the
+    writer id judges one (``check_place``); outside git (where the record sits in ``.baton/``,
+    which a copy or an archive may bring) exactly the same root, host, device and inode."""
+    if recorded is None or here is None or recorded.root != here.root:
+        return False
+    if not in_git_dir:
+        return recorded == here
+    return check_place(recorded, here).keeps_writer
+
+
+def judge_trust(widening: Widening, record: TrustRecord | None, here: Place | None, *,
+                in_git_dir: bool = True) -> PolicyTrust:
     """Whether ``widening`` applies: it widens nothing, or ``record`` trusts exactly its
-    digest and was made in this folder (same device and inode; a moved or remounted
-    folder keeps its trust, a copy or a record that came with the files does not)."""
+    digest and was made for this project root (``place_trusts``)."""
     if widening.empty:
         return NOTHING_TO_TRUST
     if record is None:
         return PolicyTrust(UNTRUSTED, widening, "never")
-    if record.place is None or here is None or not check_place(record.place, here).keeps_writer:
+    if not place_trusts(record.place, here, in_git_dir=in_git_dir):
         return PolicyTrust(UNTRUSTED, widening, "elsewhere")
     if record.digest != widening.digest:
         return PolicyTrust(UNTRUSTED, widening, "changed")
