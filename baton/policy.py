@@ -163,7 +163,20 @@ def policy_widening(paths: ProjectPaths, sources: Sequence[tuple[str, dict[str, 
     blocking = frozenset(r.name for r in DEFAULT_RULES if r.action == "block")
     return rules.find_widening(list(zip(source_labels(paths, sources), (doc for _, doc in sources))),
                                default_blocking=blocking, entropy_default=DEFAULT_ENTROPY_THRESHOLD,
-                               length_default=DEFAULT_MIN_SECRET_LENGTH)
+                               length_default=DEFAULT_MIN_SECRET_LENGTH,
+                               resolved_roots=resolved_allowed_roots(paths, sources))
+
+
+def resolved_allowed_roots(paths: ProjectPaths, sources: Sequence[tuple[str, dict[str, Any]]]) -> list[tuple[str, str]]:
+    """Each ``allowed_roots`` entry of ``sources`` as written and the real path it resolves to
+    now (following every symlink), so trust covers where a root points, not its string."""
+    found = []
+    for _, doc in sources:
+        roots = doc.get("allowed_roots")
+        for entry in roots if isinstance(roots, list) else ():
+            if isinstance(entry, str):
+                found.append((entry, str(_allowed_root(paths.root, entry))))
+    return found
 
 
 def trust_location(paths: ProjectPaths) -> tuple[Path, bool]:

@@ -80,11 +80,18 @@ def test_the_digest_changes_when_a_setting_moves_to_the_other_file():
     assert widening((POLICY, setting)).digest != widening((CONFIG, setting)).digest
 
 
-def test_the_digest_keeps_when_only_a_protective_setting_changes():
-    before = widening((POLICY, {"allowed_roots": ["../lib"]}))
-    after = widening((POLICY, {"allowed_roots": ["../lib"], "rules": [{"name": "t", "regex": "T-[0-9]{8}"}],
-                               "entropy_threshold": 2.0}))
-    assert before.digest == after.digest
+def test_the_digest_changes_with_any_change_to_either_document_of_a_widening_policy():
+    before = widening((CONFIG, {"path_fields": ["a"]}), (POLICY, {"allowed_roots": ["../lib"]}))
+    after = widening((CONFIG, {"path_fields": ["b"]}), (POLICY, {"allowed_roots": ["../lib"]}))
+    assert before.digest != after.digest
+
+
+def test_the_digest_changes_when_an_allowed_root_resolves_elsewhere():
+    doc = {"allowed_roots": ["shared"]}
+    here = find_widening([(POLICY, doc)], entropy_default=3.0, length_default=8,
+                         resolved_roots=[("shared", "/home/bob/proj/shared")])
+    there = find_widening([(POLICY, doc)], entropy_default=3.0, length_default=8, resolved_roots=[("shared", "/")])
+    assert here.digest != there.digest
 
 
 def test_without_a_record_widening_settings_are_untrusted():

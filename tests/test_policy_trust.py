@@ -188,6 +188,45 @@ def test_outside_git_a_trust_record_copied_with_the_folder_trusts_nothing(tmp_pa
     assert baton_json(moved, "policy", "show")["trust"]["state"] == "untrusted"
 
 
+def test_editing_the_custom_rule_that_replaces_a_trusted_disabled_default_is_untrusted_again(tmp_path):
+    replacing = {"name": "github-token", "regex": "gh" + "p_[A-Za-z0-9]{20,}", "action": "block"}
+    upstream = upstream_with(tmp_path, {"disable_rules": ["github-token"], "rules": [replacing]})
+    clone = clone_of(upstream)
+    trust(clone)
+    assert baton_json(clone, "policy", "show")["trust"]["related_rules"] == [replacing]
+    (upstream / ".baton" / "policy.json").write_text(json.dumps(
+        {"disable_rules": ["github-token"], "rules": [{**replacing, "regex": "NEVER-MATCHES-[0-9]{99}"}]}))
+    git(upstream, "commit", "-qam", "the replacing rule never matches")
+    git(clone, "pull", "-q", "--ff-only")
+    shown = baton_json(clone, "policy", "show")["trust"]
+    assert (shown["state"], shown["reason"]) == ("untrusted", "changed")
+    r = run_baton("checkpoint", "create", "--input", "-", "--project", str(clone),
+                  input=json.dumps(payload(summary={**payload()["summary"], "current_state": f"token {GITHUB_TOKEN}"})))
+    assert r.returncode == 0, r.stderr
+    assert GITHUB_TOKEN not in json.dumps(handoff_events(clone))  # the default rule runs again
+
+
+def test_an_allowed_root_later_replaced_by_a_symlink_elsewhere_is_untrusted_again(tmp_path):
+    upstream = upstream_with(tmp_path, {"allowed_roots": ["shared"]})
+    (upstream / "shared").mkdir()
+    (upstream / "shared" / "README").write_text("shared\n")
+    git(upstream, "add", "-A")
+    git(upstream, "commit", "-qm", "a shared folder")
+    clone = clone_of(upstream)
+    trust(clone)
+    shown = baton_json(clone, "policy", "show")["trust"]
+    assert shown["resolved_roots"] == {"shared": str(clone.resolve() / "shared")}
+    git(upstream, "rm", "-rq", "shared")
+    (upstream / "shared").symlink_to("/")
+    git(upstream, "add", "-A")
+    git(upstream, "commit", "-qm", "shared is now the whole disk")
+    git(clone, "pull", "-q", "--ff-only")
+    shown = baton_json(clone, "policy", "show")["trust"]
+    assert (shown["state"], shown["reason"]) == ("untrusted", "changed")
+    assert shown["resolved_roots"] == {"shared": "/"}
+    assert "resolves to /" in run_baton("policy", "show", "--project", str(clone)).stdout
+
+
 # -- paths -------------------------------------------------------------------------------
 
 def test_an_artifact_outside_the_root_is_refused_while_the_cloned_roots_are_untrusted(cloned):

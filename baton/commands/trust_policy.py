@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from baton.canonical import canonical_bytes
 from baton.commands.handoff_facts import now_timestamp
 from baton.domain.policy_trust import NONE, TRUST_COMMAND, UNTRUSTED, PolicyTrust, trust_record
 from baton.errors import Conflict, StorageError
@@ -101,7 +102,13 @@ def _why(trust: PolicyTrust) -> str:
 
 
 def _settings_lines(trust: PolicyTrust) -> list[str]:
-    return [f"  {label}: {key} = {_value(value)}" for label, found in trust.widening.settings for key, value in found.items()]
+    widening = trust.widening
+    lines = [f"  {label}: {key} = {_value(value)}" for label, found in widening.settings for key, value in found.items()]
+    lines += [f"  allowed root {written!r} resolves to {real}" for written, real in widening.resolved_roots]
+    lines += [f"  custom rule these settings refer to: {canonical_bytes(spec).decode()}" for spec in widening.related_rules]
+    if lines:
+        lines.append("  (the trust covers both policy documents whole: any change to either needs trusting again)")
+    return lines
 
 
 def _value(value: Any) -> str:

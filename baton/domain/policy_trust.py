@@ -47,8 +47,9 @@ WIDENING_KEYS = ("allowed_roots", "recheck_allowlist", "disable_rules", "actions
 """The policy keys whose values may widen or weaken the policy (``baton.policy``
 checks for these before it loads this module)."""
 
-TRUST_FORMAT = 1
-"""The version of the digested document (``trust_document``)."""
+TRUST_FORMAT = 2
+"""The version of the digested document (``trust_document``): 2 digests both policy
+documents whole and where each allowed root resolves."""
 
 NONE = "none"
 """No setting of the policy widens anything: nothing to trust."""
@@ -77,6 +78,13 @@ class Widening:
     sources in the order they are merged, only those with a widening value."""
 
     settings: tuple[tuple[str, dict[str, Any]], ...] = ()
+    documents: tuple[tuple[str, dict[str, Any]], ...] = ()
+    """Every policy document whole, ``(label, document)``: the trust covers all of them,
+    so a change anywhere in them (a custom rule that replaces a switched-off default,
+    a rule a lowered action names) is untrusted again."""
+    resolved_roots: tuple[tuple[str, str], ...] = ()
+    """Each allowed root as written and the real path it resolves to now: where it
+    points is trusted, not the string."""
 
     @property
     def empty(self) -> bool:
@@ -97,6 +105,15 @@ class Widening:
     def to_json(self) -> dict[str, Any]:
         return {label: dict(found) for label, found in self.settings}
 
+    @property
+    def related_rules(self) -> tuple[dict[str, Any], ...]:
+        """The custom rules a widening setting refers to: those that replace a switched-off
+        default and those a lowered action names (what the reviewer must read too)."""
+        named = {name for _, found in self.settings for name in (*found.get("disable_rules", ()),
+                                                                 *found.get("actions", {}))}
+        return tuple(spec for _, doc in self.documents for spec in _rules_of(doc)
+                     if isinstance(spec, dict) and spec.get("name") in named)
+
     def describe(self) -> str:
         """``.baton/policy.json: allowed_roots [".."], recheck_allowlist ["make test"]``."""
         parts = []
@@ -106,13 +123,20 @@ class Widening:
         return "; ".join(parts)
 
 
+def _rules_of(doc: dict[str, Any]) -> list[Any]:
+    rules = doc.get("rules")
+    return rules if isinstance(rules, list) else []
+
+
 def _shown(value: Any) -> str:
     return canonical_bytes(value).decode()
 
 
 def trust_document(widening: Widening) -> dict[str, Any]:
-    """What is digested: the format and the widening values by source."""
-    return {"format": TRUST_FORMAT, "settings": widening.to_json()}
+    """What is digested: the format, both policy documents whole and where each allowed root
+    resolves (any change to any of them is a change)."""
+    return {"format": TRUST_FORMAT, "documents": {label: doc for label, doc in widening.documents},
+            "resolved_roots": [list(pair) for pair in widening.resolved_roots]}
 
 
 def blocking_rules(documents: Sequence[tuple[str, dict[str, Any]]], default_blocking: frozenset[str]) -> frozenset[str]:
@@ -149,8 +173,10 @@ def widening_values(doc: dict[str, Any], *, blocking: frozenset[str], entropy_de
 
 
 def find_widening(documents: Sequence[tuple[str, dict[str, Any]]], *, default_blocking: frozenset[str] = frozenset(),
-                  entropy_default: float, length_default: int) -> Widening:
-    """The widening settings of ``documents`` (``(label, policy document)``, in merge order)."""
+                  entropy_default: float, length_default: int,
+                  resolved_roots: Sequence[tuple[str, str]] = ()) -> Widening:
+    """The widening settings of ``documents`` (``(label, policy document)``, in merge order);
+    ``resolved_roots``: each allowed root as written and its real path now."""
     blocking = blocking_rules(documents, default_blocking)
     settings = []
     for label, doc in documents:
@@ -158,7 +184,9 @@ def find_widening(documents: Sequence[tuple[str, dict[str, Any]]], *, default_bl
                                 length_default=length_default)
         if found:
             settings.append((label, found))
-    return Widening(tuple(settings))
+    if not settings:
+        return Widening()
+    return Widening(tuple(settings), tuple((label, doc) for label, doc in documents), tuple(resolved_roots))
 
 
 def safe_document(doc: dict[str, Any], widening: Widening, label: str) -> dict[str, Any]:
@@ -255,6 +283,10 @@ class PolicyTrust:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"state": self.state, "settings": self.widening.to_json(), "digest": self.digest}
+        if self.widening.resolved_roots:
+            out["resolved_roots"] = {written: real for written, real in self.widening.resolved_roots}
+        if self.widening.related_rules:
+            out["related_rules"] = list(self.widening.related_rules)
         if self.state == UNTRUSTED:
             out.update(reason=self.reason, message=self.message(), command=TRUST_COMMAND)
         return out
