@@ -227,6 +227,15 @@ def test_an_allowed_root_later_replaced_by_a_symlink_elsewhere_is_untrusted_agai
     assert "resolves to /" in run_baton("policy", "show", "--project", str(clone)).stdout
 
 
+def test_the_untrusted_policy_warning_shows_control_and_invisible_characters_as_escapes(tmp_path):
+    sneaky = "make\u202etset\u200b\x9b31m\x1b[2J"
+    clone = clone_of(upstream_with(tmp_path, {"recheck_allowlist": [sneaky]}))
+    r = run_baton("status", "--project", str(clone))
+    warning = next(line for line in r.stderr.splitlines() if "not applied" in line)
+    assert not any(ch in warning for ch in "\u202e\u200b\x9b\x1b")
+    assert "\\u202e" in warning
+
+
 # -- paths -------------------------------------------------------------------------------
 
 def test_an_artifact_outside_the_root_is_refused_while_the_cloned_roots_are_untrusted(cloned):
