@@ -392,3 +392,29 @@ async def test_the_mcp_server_refuses_an_artifact_outside_the_root_while_the_roo
     assert result.is_error
     assert result.structured_content["error"]["exit_code"] == 5
     assert "allowed_roots of .baton/policy.json are not trusted" in result.structured_content["error"]["message"]
+
+
+@pytest.mark.anyio
+async def test_the_running_mcp_server_stops_applying_the_roots_once_the_user_untrusts_them(cloned):
+    trust(cloned)
+    artifact = payload(artifacts=[{"path": "../outside.txt", "role": "read"}])
+    async with Client(build_server(cloned)) as client:
+        accepted = await client.call_tool("handoff_capture", artifact)
+        assert not accepted.is_error, accepted.structured_content
+        assert run_baton("policy", "untrust", "--project", str(cloned)).returncode == 0
+        refused = await client.call_tool("handoff_capture", artifact)
+    assert refused.is_error
+    assert refused.structured_content["error"]["exit_code"] == 5
+
+
+def test_the_running_status_page_reads_the_policy_again_once_the_user_untrusts_it(cloned):
+    from baton.web.server import StatusApp
+
+    trust(cloned)
+    app = StatusApp(str(cloned), "p", "127.0.0.1")
+    try:
+        assert not app.application().project.policy.untrusted
+        assert run_baton("policy", "untrust", "--project", str(cloned)).returncode == 0
+        assert app.application().project.policy.untrusted
+    finally:
+        app.close()
