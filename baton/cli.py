@@ -210,7 +210,9 @@ def add_policy_commands(sub, common) -> None:
     p.set_defaults(func="policy:policy_show", says_trust=True)
 
     p = psub.add_parser("trust", parents=[common], help="apply the policy's widening settings in this clone",
-                        description="Show the widening settings and their values, and record their digest as "
+                        description="A person's decision: at a terminal it shows the widening settings and asks y/N; "
+                                    "off a terminal (an agent, a script, --json) it needs --digest SHA, the digest "
+                                    "`baton policy show` printed, and otherwise exits 2. It records their digest as "
                                     "trusted in the repository's git directory (<gitdir>/baton/policy-trust.json, "
                                     "which no clone brings; .baton/policy-trust.json outside git), bound to this "
                                     "project root. Any change to them makes them untrusted again. A "

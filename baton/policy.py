@@ -145,6 +145,11 @@ def _may_widen(doc: dict[str, Any]) -> bool:
     return any(key in doc and doc[key] not in ([], {}) for key in TRUST_KEYS)
 
 
+def trust_rules_hint() -> str:
+    """``baton.domain.policy_trust.REVIEW_HINT``: how a message says what would apply the settings."""
+    return str(_trust_rules().REVIEW_HINT)
+
+
 def _trust_rules() -> Any:
     """``baton.domain.policy_trust``, loaded only for a policy that may widen (module docstring)."""
     return __import__("baton.domain.policy_trust", fromlist=["judge_trust"])
@@ -425,7 +430,7 @@ def with_untrusted_roots(exc: UnsafePath, policy: Policy) -> UnsafePath:
         return exc
     files = " and ".join(file for file, found in trust.widening.settings if "allowed_roots" in found)
     exc.message += (f" (the allowed_roots of {files} are not trusted on this machine, so they are not applied; "
-                    "review them with `baton policy show`, then run `baton policy trust` to apply them)")
+                    f"to apply them, {trust_rules_hint()})")
     exc.args = (exc.message,)
     exc.details = {**exc.details, "untrusted_policy": trust.to_json()}
     return exc

@@ -44,7 +44,7 @@ def upstream_with(tmp_path: Path, policy: dict, *, commit_trust: bool = False) -
     (upstream / "src" / "app.py").write_text("x = 1\n")
     git(upstream, "add", "-A")
     if commit_trust:
-        assert run_baton("policy", "trust", "--project", str(upstream)).returncode == 0
+        trust(upstream)
         kept = json.loads((upstream / ".git" / "baton" / "policy-trust.json").read_text())
         (upstream / ".baton" / "policy-trust.json").write_text(json.dumps(next(iter(kept["projects"].values()))))
         git(upstream, "add", "-f", ".baton/policy-trust.json")
@@ -81,7 +81,9 @@ def capture_outside(clone: Path) -> subprocess.CompletedProcess:
 
 
 def trust(clone: Path) -> None:
-    r = run_baton("policy", "trust", "--project", str(clone))
+    """What the user does after reviewing ``policy show``: trust exactly the digest it printed."""
+    digest = baton_json(clone, "policy", "show")["trust"]["digest"]
+    r = run_baton("policy", "trust", "--digest", digest, "--project", str(clone))
     assert r.returncode == 0, r.stderr
 
 
@@ -296,7 +298,7 @@ def test_a_json_answer_on_an_untrusted_policy_carries_untrusted_policy(cloned):
     listed = baton_json(cloned, "handoff", "list")
     assert listed["untrusted_policy"]["state"] == "untrusted"
     assert listed["untrusted_policy"]["settings"] == {".baton/policy.json": WIDENING}
-    assert listed["untrusted_policy"]["command"] == "baton policy trust"
+    assert listed["untrusted_policy"]["review"] == "baton policy show"
 
 
 def test_a_trusted_policy_says_nothing(cloned):
@@ -335,15 +337,29 @@ def test_audit_reports_the_trust_state_of_the_policy(cloned):
 # -- the commands ----------------------------------------------------------------------------
 
 def test_policy_trust_shows_the_settings_and_values_it_trusts(cloned):
-    r = run_baton("policy", "trust", "--project", str(cloned))
+    digest = baton_json(cloned, "policy", "show")["trust"]["digest"]
+    r = run_baton("policy", "trust", "--digest", digest, "--project", str(cloned))
     assert r.returncode == 0
     assert "allowed_roots = '..'" in r.stdout and "recheck_allowlist = 'touch PWNED'" in r.stdout
 
 
 def test_policy_trust_records_the_digest_policy_show_prints(cloned):
     shown = baton_json(cloned, "policy", "show")["trust"]["digest"]
-    trusted = baton_json(cloned, "policy", "trust")
+    trusted = baton_json(cloned, "policy", "trust", "--digest", shown)
     assert (trusted["state"], trusted["digest"], trusted["changed"]) == ("trusted", shown, True)
+
+
+def test_policy_trust_off_a_terminal_without_the_digest_trusts_nothing_and_says_a_person_must(cloned):
+    r = run_baton("policy", "trust", "--project", str(cloned))
+    assert r.returncode != 0
+    assert "ask the user to review" in r.stderr and "--digest" in r.stderr
+    assert baton_json(cloned, "policy", "show")["trust"]["state"] == "untrusted"
+
+
+def test_the_json_untrusted_policy_names_no_command_an_agent_could_run_alone(cloned):
+    shown = baton_json(cloned, "policy", "show")["trust"]
+    assert "command" not in shown and shown["review"] == "baton policy show"
+    assert "ask the user to review" in shown["message"]
 
 
 def test_policy_trust_with_a_stale_digest_trusts_nothing(cloned):

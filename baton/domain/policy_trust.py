@@ -70,6 +70,10 @@ SAFE_VALUES = {
 
 TRUST_COMMAND = "baton policy trust"
 SHOW_COMMAND = "baton policy show"
+REVIEW_HINT = (f"ask the user to review them (`{SHOW_COMMAND}`) and trust them (`{TRUST_COMMAND}`, which asks "
+               "them to confirm at a terminal or takes the digest they reviewed)")
+"""How every message says what would apply the settings: a person's review and decision, never
+a step an agent can take alone (``policy trust`` asks y/N or needs the digest ``show`` printed)."""
 
 
 @frozen
@@ -270,7 +274,7 @@ class PolicyTrust:
                                                                              "not trusted on this machine")
         instead = "; ".join(SAFE_VALUES[key] for key in WIDENING_KEYS if key in self.widening.keys)
         return (f"policy settings {why} are not applied: {self.widening.describe()} (instead: {instead}). "
-                f"Review them with `{SHOW_COMMAND}`, then run `{TRUST_COMMAND}` to apply them")
+                f"To apply them, {REVIEW_HINT}")
 
     def summary(self) -> str:
         """One line for ``baton doctor`` and ``baton audit``."""
@@ -279,7 +283,7 @@ class PolicyTrust:
         keys = ", ".join(self.widening.keys)
         if self.state == TRUSTED:
             return f"trusted here: {keys} of {' and '.join(self.widening.files)} apply"
-        return f"untrusted, not applied: {self.widening.describe()}; `{TRUST_COMMAND}` applies them"
+        return f"untrusted, not applied: {self.widening.describe()}; to apply them, {REVIEW_HINT}"
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"state": self.state, "settings": self.widening.to_json(), "digest": self.digest}
@@ -288,7 +292,7 @@ class PolicyTrust:
         if self.widening.related_rules:
             out["related_rules"] = list(self.widening.related_rules)
         if self.state == UNTRUSTED:
-            out.update(reason=self.reason, message=self.message(), command=TRUST_COMMAND)
+            out.update(reason=self.reason, message=self.message(), review=SHOW_COMMAND)
         return out
 
 
