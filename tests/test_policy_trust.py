@@ -434,3 +434,38 @@ def test_the_running_status_page_reads_the_policy_again_once_the_user_untrusts_i
         assert app.application().project.policy.untrusted
     finally:
         app.close()
+
+
+def _trust_at_a_terminal(clone: Path, answer: bytes) -> tuple[int, str]:
+    """``baton policy trust`` with its standard input and error on a pseudo-terminal, answering ``answer``."""
+    import os
+    import pty
+    import sys
+
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "baton", "policy", "trust", "--project", str(clone)],
+                            stdin=follower, stderr=follower, stdout=subprocess.PIPE)
+    os.close(follower)
+    os.write(leader, answer)
+    out, _ = proc.communicate(timeout=120)
+    said = b""
+    try:
+        while chunk := os.read(leader, 65536):
+            said += chunk
+    except OSError:
+        pass
+    os.close(leader)
+    return proc.returncode, said.decode(errors="replace") + out.decode()
+
+
+def test_policy_trust_at_a_terminal_shows_the_settings_and_trusts_on_yes(cloned):
+    code, said = _trust_at_a_terminal(cloned, b"y\n")
+    assert code == 0, said
+    assert "Trust these settings in this checkout? [y/N]" in said and "allowed_roots" in said
+    assert baton_json(cloned, "policy", "show")["trust"]["state"] == "trusted"
+
+
+def test_policy_trust_at_a_terminal_trusts_nothing_without_yes(cloned):
+    code, said = _trust_at_a_terminal(cloned, b"\n")
+    assert code == 2, said
+    assert baton_json(cloned, "policy", "show")["trust"]["state"] == "untrusted"
