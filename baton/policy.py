@@ -426,7 +426,8 @@ def with_untrusted_roots(exc: UnsafePath, policy: Policy) -> UnsafePath:
     """``exc``, saying, when the policy's ``allowed_roots`` are untrusted and not applied, that
     this is why a path that leaves the root is refused (and how to trust them)."""
     trust = policy.trust
-    if not policy.untrusted or "allowed_roots" not in trust.widening.keys or exc.reason not in _LEAVES_THE_ROOT:
+    if (not policy.untrusted or "allowed_roots" not in trust.widening.keys or exc.reason not in _LEAVES_THE_ROOT
+            or "untrusted_policy" in exc.details):
         return exc
     files = " and ".join(file for file, found in trust.widening.settings if "allowed_roots" in found)
     exc.message += (f" (the allowed_roots of {files} are not trusted on this machine, so they are not applied; "

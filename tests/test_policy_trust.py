@@ -469,3 +469,15 @@ def test_policy_trust_at_a_terminal_trusts_nothing_without_yes(cloned):
     code, said = _trust_at_a_terminal(cloned, b"\n")
     assert code == 2, said
     assert baton_json(cloned, "policy", "show")["trust"]["state"] == "untrusted"
+
+
+def test_amending_a_handoff_whose_artifact_is_outside_the_root_says_the_untrusted_roots_are_why(cloned):
+    """Captured while the roots were trusted; amended after ``policy untrust``: its artifact's hash is refreshed."""
+    trust(cloned)
+    with Baton.open(cloned) as app:
+        handoff_id = app.capture(payload(artifacts=[{"path": "../outside.txt", "role": "read"}])).handoff_id
+    assert run_baton("policy", "untrust", "--project", str(cloned)).returncode == 0
+    r = run_baton("handoff", "amend", handoff_id, "--artifact", "src/app.py:read", "--no-input",
+                  "--project", str(cloned))
+    assert r.returncode == 5, r.stderr
+    assert "allowed_roots of .baton/policy.json are not trusted" in r.stderr
