@@ -210,9 +210,12 @@ def add_policy_commands(sub, common) -> None:
     p.set_defaults(func="policy:policy_show", says_trust=True)
 
     p = psub.add_parser("trust", parents=[common], help="apply the policy's widening settings in this clone",
-                        description="Show the widening settings and their values, and record their digest as "
-                                    "trusted in .baton/policy-trust.json (ignored by git, never synced, bound to "
-                                    "this .baton folder). Any change to them makes them untrusted again. A "
+                        description="A person's decision: at a terminal it shows the widening settings and asks y/N; "
+                                    "off a terminal (an agent, a script, --json) it needs --digest SHA, the digest "
+                                    "`baton policy show` printed, and otherwise exits 2. It records their digest as "
+                                    "trusted in the repository's git directory (<gitdir>/baton/policy-trust.json, "
+                                    "which no clone brings; .baton/policy-trust.json outside git), bound to this "
+                                    "project root. Any change to them makes them untrusted again. A "
                                     "policy that widens nothing has nothing to trust (exit 0, nothing written).")
     p.add_argument("--digest", metavar="SHA",
                    help="trust only if the settings' digest is SHA (as `baton policy show` printed it); "
@@ -220,7 +223,7 @@ def add_policy_commands(sub, common) -> None:
     p.set_defaults(func="policy:policy_trust", says_trust=True)
 
     p = psub.add_parser("untrust", parents=[common], help="stop applying the policy's widening settings here",
-                        description="Remove this clone's trust record (.baton/policy-trust.json): the widening "
+                        description="Remove this checkout's trust record (in its git directory): the widening "
                                     "settings stop applying and every command uses the safe values.")
     p.set_defaults(func="policy:policy_untrust", says_trust=True)
 

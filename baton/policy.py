@@ -10,7 +10,8 @@ that stops the command.
 Because both files arrive with a clone, the settings that widen what Baton
 reads or runs, or weaken what it redacts, apply only once this clone has
 trusted exactly their values (``baton policy trust``, recorded in the
-ignored ``.baton/policy-trust.json``); until then the policy is built
+repository's git directory, ``<gitdir>/baton/policy-trust.json``, or in
+``.baton/policy-trust.json`` for a project outside git); until then the policy is built
 without them (``baton.domain.policy_trust`` decides which settings those are
 and whether they are trusted). That module is loaded by name, and only when
 a source holds one of ``TRUST_KEYS``: a project whose policy widens nothing
@@ -46,6 +47,7 @@ from baton.domain.redaction import (
     rule_label,
 )
 from baton.errors import ConfigError, PolicyBlock, PolicyConfigError, StorageError, UnsafePath
+from baton.gitinfo import locate
 from baton.model import frozen
 from baton.project import ProjectPaths
 from baton.writer_id import host_name
@@ -62,7 +64,8 @@ TRUST_KEYS = ("allowed_roots", "recheck_allowlist", "disable_rules", "actions", 
 """The keys ``baton.domain.policy_trust.WIDENING_KEYS`` judges (a test holds the two equal): a policy
 source holding none of them, or only empty lists and objects, needs no trust and loads no trust rules."""
 TRUST_FILE = "policy-trust.json"
-"""Where this clone records the policy settings it trusted: in ``.baton/``, ignored by git."""
+"""The file this checkout records the policy settings it trusted in: in ``<gitdir>/baton/``
+(``trust_location``), or in ``.baton/`` for a project outside git."""
 
 
 @frozen
@@ -142,6 +145,11 @@ def _may_widen(doc: dict[str, Any]) -> bool:
     return any(key in doc and doc[key] not in ([], {}) for key in TRUST_KEYS)
 
 
+def trust_rules_hint() -> str:
+    """``baton.domain.policy_trust.REVIEW_HINT``: how a message says what would apply the settings."""
+    return str(_trust_rules().REVIEW_HINT)
+
+
 def _trust_rules() -> Any:
     """``baton.domain.policy_trust``, loaded only for a policy that may widen (module docstring)."""
     return __import__("baton.domain.policy_trust", fromlist=["judge_trust"])
@@ -160,11 +168,36 @@ def policy_widening(paths: ProjectPaths, sources: Sequence[tuple[str, dict[str, 
     blocking = frozenset(r.name for r in DEFAULT_RULES if r.action == "block")
     return rules.find_widening(list(zip(source_labels(paths, sources), (doc for _, doc in sources))),
                                default_blocking=blocking, entropy_default=DEFAULT_ENTROPY_THRESHOLD,
-                               length_default=DEFAULT_MIN_SECRET_LENGTH)
+                               length_default=DEFAULT_MIN_SECRET_LENGTH,
+                               resolved_roots=resolved_allowed_roots(paths, sources))
+
+
+def resolved_allowed_roots(paths: ProjectPaths, sources: Sequence[tuple[str, dict[str, Any]]]) -> list[tuple[str, str]]:
+    """Each ``allowed_roots`` entry of ``sources`` as written and the real path it resolves to
+    now (following every symlink), so trust covers where a root points, not its string."""
+    found = []
+    for _, doc in sources:
+        roots = doc.get("allowed_roots")
+        for entry in roots if isinstance(roots, list) else ():
+            if isinstance(entry, str):
+                found.append((entry, str(_allowed_root(paths.root, entry))))
+    return found
+
+
+def trust_location(paths: ProjectPaths) -> tuple[Path, bool]:
+    """Where this checkout keeps its trust record, and whether that is in a git directory.
+
+    In a git repository: this checkout's own git directory (a linked worktree's
+    ``.git/worktrees/NAME``), which git never tracks nor sends, so no clone can bring
+    a record; a ``.baton/policy-trust.json`` is then never read. Outside git: ``.baton/``."""
+    where = locate(paths.root)
+    if where is not None:
+        return where.git_dir / "baton" / TRUST_FILE, True
+    return paths.baton_dir / TRUST_FILE, False
 
 
 def trust_file(paths: ProjectPaths) -> Path:
-    return paths.baton_dir / TRUST_FILE
+    return trust_location(paths)[0]
 
 
 def here_place(paths: ProjectPaths) -> Any:
@@ -177,14 +210,29 @@ def here_place(paths: ProjectPaths) -> Any:
     return rules.Place(str(paths.root), host_name(), st.st_dev, st.st_ino)
 
 
-def read_trust_record(paths: ProjectPaths) -> Any:
-    """The trust this clone recorded (``TrustRecord``), or None: no file, or one that does not
-    read as a record (which trusts nothing; ``baton policy trust`` writes a good one)."""
+def _read_trust_file(path: Path) -> dict[str, Any]:
     try:
-        raw = read_json(trust_file(paths), ConfigError)
+        raw = read_json(path, ConfigError)
     except (FileNotFoundError, ConfigError, StorageError):
-        return None
+        return {}
+    return raw if isinstance(raw, dict) else {}
+
+
+def read_trust_record(paths: ProjectPaths) -> Any:
+    """The trust this checkout recorded for this project root (``TrustRecord``), or None: no
+    file, or one that does not read as a record (which trusts nothing; ``baton policy trust``
+    writes a good one)."""
+    path, in_git = trust_location(paths)
+    raw: Any = _read_trust_file(path)
+    if in_git:
+        raw = _trusted_projects(path).get(str(paths.root))
     return _trust_rules().TrustRecord.from_json(raw)
+
+
+def _trusted_projects(path: Path) -> dict[str, Any]:
+    """The records of a git directory's trust file, by project root."""
+    projects = _read_trust_file(path).get("projects")
+    return projects if isinstance(projects, dict) else {}
 
 
 def judge_policy_trust(paths: ProjectPaths, sources: Sequence[tuple[str, dict[str, Any]]]) -> Any:
@@ -193,30 +241,45 @@ def judge_policy_trust(paths: ProjectPaths, sources: Sequence[tuple[str, dict[st
     widening = policy_widening(paths, sources)
     if widening.empty:
         return rules.NOTHING_TO_TRUST
-    return rules.judge_trust(widening, read_trust_record(paths), here_place(paths))
+    return rules.judge_trust(widening, read_trust_record(paths), here_place(paths),
+                             in_git_dir=trust_location(paths)[1])
 
 
 def write_trust_record(paths: ProjectPaths, record: Any) -> None:
-    """Record ``record`` (``TrustRecord``) as this clone's trust, replacing any before it.
+    """Record ``record`` (``TrustRecord``) as this checkout's trust, replacing any before it.
 
     Raises:
         StorageError: the file cannot be written.
     """
-    write_json_atomic(trust_file(paths), {"schema_version": 1, "policy": record.to_json()})
+    path, in_git = trust_location(paths)
+    if not in_git:
+        write_json_atomic(path, {"schema_version": 1, "policy": record.to_json()})
+        return
+    projects = {**_trusted_projects(path), str(paths.root): {"policy": record.to_json()}}
+    write_json_atomic(path, {"schema_version": 1, "projects": projects})
 
 
 def remove_trust_record(paths: ProjectPaths) -> bool:
-    """Forget this clone's trust; whether there was a record to remove.
+    """Forget this checkout's trust in this project; whether there was a record to remove.
 
     Raises:
-        StorageError: the file is there and cannot be removed.
+        StorageError: the file is there and cannot be removed or rewritten.
     """
+    path, in_git = trust_location(paths)
     try:
-        trust_file(paths).unlink()
+        if in_git:
+            projects = _trusted_projects(path)
+            if str(paths.root) not in projects:
+                return False
+            rest = {root: kept for root, kept in projects.items() if root != str(paths.root)}
+            if rest:
+                write_json_atomic(path, {"schema_version": 1, "projects": rest})
+                return True
+        path.unlink()
     except FileNotFoundError:
         return False
     except OSError as exc:
-        raise StorageError(f"cannot remove {trust_file(paths)}: {exc}") from exc
+        raise StorageError(f"cannot remove {path}: {exc}") from exc
     return True
 
 
@@ -363,11 +426,12 @@ def with_untrusted_roots(exc: UnsafePath, policy: Policy) -> UnsafePath:
     """``exc``, saying, when the policy's ``allowed_roots`` are untrusted and not applied, that
     this is why a path that leaves the root is refused (and how to trust them)."""
     trust = policy.trust
-    if not policy.untrusted or "allowed_roots" not in trust.widening.keys or exc.reason not in _LEAVES_THE_ROOT:
+    if (not policy.untrusted or "allowed_roots" not in trust.widening.keys or exc.reason not in _LEAVES_THE_ROOT
+            or "untrusted_policy" in exc.details):
         return exc
     files = " and ".join(file for file, found in trust.widening.settings if "allowed_roots" in found)
     exc.message += (f" (the allowed_roots of {files} are not trusted on this machine, so they are not applied; "
-                    "review them with `baton policy show`, then run `baton policy trust` to apply them)")
+                    f"to apply them, {trust_rules_hint()})")
     exc.args = (exc.message,)
     exc.details = {**exc.details, "untrusted_policy": trust.to_json()}
     return exc

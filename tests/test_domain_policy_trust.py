@@ -80,11 +80,18 @@ def test_the_digest_changes_when_a_setting_moves_to_the_other_file():
     assert widening((POLICY, setting)).digest != widening((CONFIG, setting)).digest
 
 
-def test_the_digest_keeps_when_only_a_protective_setting_changes():
-    before = widening((POLICY, {"allowed_roots": ["../lib"]}))
-    after = widening((POLICY, {"allowed_roots": ["../lib"], "rules": [{"name": "t", "regex": "T-[0-9]{8}"}],
-                               "entropy_threshold": 2.0}))
-    assert before.digest == after.digest
+def test_the_digest_changes_with_any_change_to_either_document_of_a_widening_policy():
+    before = widening((CONFIG, {"path_fields": ["a"]}), (POLICY, {"allowed_roots": ["../lib"]}))
+    after = widening((CONFIG, {"path_fields": ["b"]}), (POLICY, {"allowed_roots": ["../lib"]}))
+    assert before.digest != after.digest
+
+
+def test_the_digest_changes_when_an_allowed_root_resolves_elsewhere():
+    doc = {"allowed_roots": ["shared"]}
+    here = find_widening([(POLICY, doc)], entropy_default=3.0, length_default=8,
+                         resolved_roots=[("shared", "/home/bob/proj/shared")])
+    there = find_widening([(POLICY, doc)], entropy_default=3.0, length_default=8, resolved_roots=[("shared", "/")])
+    assert here.digest != there.digest
 
 
 def test_without_a_record_widening_settings_are_untrusted():
@@ -111,10 +118,24 @@ def test_a_record_made_in_another_folder_trusts_nothing():
     assert (verdict.state, verdict.reason) == (UNTRUSTED, "elsewhere")
 
 
-def test_a_record_keeps_its_trust_when_the_folder_is_moved():
+def test_a_record_made_for_another_root_trusts_nothing_even_in_the_same_folder():
     found = widening((POLICY, {"allowed_roots": [".."]}))
     moved = Place("/home/bob/elsewhere", "bobbox", HERE.dev, HERE.ino)
-    assert judge_trust(found, trust_record(found, HERE, "2026-12-05T00:00:00Z"), moved).state == TRUSTED
+    assert judge_trust(found, trust_record(found, HERE, "2026-12-05T00:00:00Z"), moved).state == UNTRUSTED
+
+
+def test_in_a_git_directory_a_remounted_folder_keeps_its_trust():
+    found = widening((POLICY, {"allowed_roots": [".."]}))
+    remounted = Place(HERE.root, HERE.host, HERE.dev + 1, HERE.ino)
+    assert judge_trust(found, trust_record(found, HERE, "2026-12-05T00:00:00Z"), remounted).state == TRUSTED
+
+
+def test_outside_git_only_the_exact_folder_keeps_its_trust():
+    found = widening((POLICY, {"allowed_roots": [".."]}))
+    record = trust_record(found, HERE, "2026-12-05T00:00:00Z")
+    remounted = Place(HERE.root, HERE.host, HERE.dev + 1, HERE.ino)
+    assert judge_trust(found, record, remounted, in_git_dir=False).state == UNTRUSTED
+    assert judge_trust(found, record, HERE, in_git_dir=False).state == TRUSTED
 
 
 def test_a_record_without_a_place_trusts_nothing():

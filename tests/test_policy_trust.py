@@ -11,6 +11,7 @@ a command; Bob clones it with the real ``git clone`` and runs the real
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 from pathlib import Path
 
@@ -43,7 +44,9 @@ def upstream_with(tmp_path: Path, policy: dict, *, commit_trust: bool = False) -
     (upstream / "src" / "app.py").write_text("x = 1\n")
     git(upstream, "add", "-A")
     if commit_trust:
-        assert run_baton("policy", "trust", "--project", str(upstream)).returncode == 0
+        trust(upstream)
+        kept = json.loads((upstream / ".git" / "baton" / "policy-trust.json").read_text())
+        (upstream / ".baton" / "policy-trust.json").write_text(json.dumps(next(iter(kept["projects"].values()))))
         git(upstream, "add", "-f", ".baton/policy-trust.json")
     git(upstream, "commit", "-qm", "a project with a policy")
     return upstream
@@ -78,7 +81,9 @@ def capture_outside(clone: Path) -> subprocess.CompletedProcess:
 
 
 def trust(clone: Path) -> None:
-    r = run_baton("policy", "trust", "--project", str(clone))
+    """What the user does after reviewing ``policy show``: trust exactly the digest it printed."""
+    digest = baton_json(clone, "policy", "show")["trust"]["digest"]
+    r = run_baton("policy", "trust", "--digest", digest, "--project", str(clone))
     assert r.returncode == 0, r.stderr
 
 
@@ -123,7 +128,114 @@ def test_a_trust_record_committed_with_the_repository_trusts_nothing_in_the_clon
     r = recheck(clone, capture_with_command(clone, "touch PWNED"))
     assert r.returncode == 5
     assert not (clone / "PWNED").exists()
-    assert baton_json(clone, "policy", "show")["trust"]["reason"] == "elsewhere"
+    assert baton_json(clone, "policy", "show")["trust"]["reason"] == "never"
+
+
+def test_a_committed_trust_record_made_for_exactly_this_clone_trusts_nothing(tmp_path):
+    """The reviewer's attack at its strongest: the committed record names exactly the clone's
+    root, host, device and inode (as a fresh tmpfs clone makes predictable) and arrives by a pull."""
+    upstream = upstream_with(tmp_path, WIDENING)
+    clone = clone_of(upstream)
+    st = (clone / ".baton").stat()
+    record = {"schema_version": 1, "policy": {
+        "digest": baton_json(clone, "policy", "show")["trust"]["digest"],
+        "place": {"root": str(clone.resolve()), "host": socket.gethostname(), "dev": st.st_dev, "ino": st.st_ino},
+        "settings": {}, "trusted_at": "2026-12-05T00:00:00Z"}}
+    ignore = upstream / ".baton" / ".gitignore"
+    ignore.write_text(ignore.read_text() + "!policy-trust.json\n")
+    (upstream / ".baton" / "policy-trust.json").write_text(json.dumps(record))
+    git(upstream, "add", "-A")
+    git(upstream, "commit", "-qm", "trust, committed")
+    git(clone, "pull", "-q", "--ff-only")
+    assert json.loads((clone / ".baton" / "policy-trust.json").read_text()) == record  # it arrived as written
+    r = recheck(clone, capture_with_command(clone, "touch PWNED"))
+    assert r.returncode == 5
+    assert not (clone / "PWNED").exists()
+    assert baton_json(clone, "policy", "show")["trust"]["state"] == "untrusted"
+
+
+def test_the_trust_record_is_kept_in_the_clones_git_directory(cloned):
+    trust(cloned)
+    shown = baton_json(cloned, "policy", "show")
+    assert shown["trust_file"] == str(cloned.resolve() / ".git" / "baton" / "policy-trust.json")
+    assert (cloned / ".git" / "baton" / "policy-trust.json").is_file()
+    assert not (cloned / ".baton" / "policy-trust.json").exists()
+
+
+def test_a_linked_worktree_uses_the_trust_of_the_main_worktree_whose_policy_it_reads(cloned):
+    """Linked worktrees share the main worktree's ``.baton/`` (its policy), so its trust too."""
+    trust(cloned)
+    git(cloned, "worktree", "add", "-q", str(cloned.parent / "wt2"))
+    shown = baton_json(cloned.parent / "wt2", "policy", "show")
+    assert shown["trust"]["state"] == "trusted"
+    assert shown["trust_file"] == str(cloned.resolve() / ".git" / "baton" / "policy-trust.json")
+
+
+def test_doctor_says_where_trust_is_kept(cloned):
+    r = run_baton("doctor", "--project", str(cloned))
+    assert str(cloned.resolve() / ".git" / "baton" / "policy-trust.json") in r.stdout
+
+
+def test_outside_git_a_trust_record_copied_with_the_folder_trusts_nothing(tmp_path):
+    """Outside git the record stays in ``.baton/``: only the exact folder it was made in counts."""
+    project = tmp_path / "plain"
+    project.mkdir()
+    assert run_baton("init", "--project", str(project)).returncode == 0
+    (project / ".baton" / "policy.json").write_text(json.dumps(WIDENING))
+    trust(project)
+    assert (project / ".baton" / "policy-trust.json").is_file()
+    assert baton_json(project, "policy", "show")["trust"]["state"] == "trusted"
+    moved = tmp_path / "moved"
+    project.rename(moved)  # same device and inode, another root: no longer trusted
+    assert baton_json(moved, "policy", "show")["trust"]["state"] == "untrusted"
+
+
+def test_editing_the_custom_rule_that_replaces_a_trusted_disabled_default_is_untrusted_again(tmp_path):
+    replacing = {"name": "github-token", "regex": "gh" + "p_[A-Za-z0-9]{20,}", "action": "block"}
+    upstream = upstream_with(tmp_path, {"disable_rules": ["github-token"], "rules": [replacing]})
+    clone = clone_of(upstream)
+    trust(clone)
+    assert baton_json(clone, "policy", "show")["trust"]["related_rules"] == [replacing]
+    (upstream / ".baton" / "policy.json").write_text(json.dumps(
+        {"disable_rules": ["github-token"], "rules": [{**replacing, "regex": "NEVER-MATCHES-[0-9]{99}"}]}))
+    git(upstream, "commit", "-qam", "the replacing rule never matches")
+    git(clone, "pull", "-q", "--ff-only")
+    shown = baton_json(clone, "policy", "show")["trust"]
+    assert (shown["state"], shown["reason"]) == ("untrusted", "changed")
+    r = run_baton("checkpoint", "create", "--input", "-", "--project", str(clone),
+                  input=json.dumps(payload(summary={**payload()["summary"], "current_state": f"token {GITHUB_TOKEN}"})))
+    assert r.returncode == 0, r.stderr
+    assert GITHUB_TOKEN not in json.dumps(handoff_events(clone))  # the default rule runs again
+
+
+def test_an_allowed_root_later_replaced_by_a_symlink_elsewhere_is_untrusted_again(tmp_path):
+    upstream = upstream_with(tmp_path, {"allowed_roots": ["shared"]})
+    (upstream / "shared").mkdir()
+    (upstream / "shared" / "README").write_text("shared\n")
+    git(upstream, "add", "-A")
+    git(upstream, "commit", "-qm", "a shared folder")
+    clone = clone_of(upstream)
+    trust(clone)
+    shown = baton_json(clone, "policy", "show")["trust"]
+    assert shown["resolved_roots"] == {"shared": str(clone.resolve() / "shared")}
+    git(upstream, "rm", "-rq", "shared")
+    (upstream / "shared").symlink_to("/")
+    git(upstream, "add", "-A")
+    git(upstream, "commit", "-qm", "shared is now the whole disk")
+    git(clone, "pull", "-q", "--ff-only")
+    shown = baton_json(clone, "policy", "show")["trust"]
+    assert (shown["state"], shown["reason"]) == ("untrusted", "changed")
+    assert shown["resolved_roots"] == {"shared": "/"}
+    assert "resolves to /" in run_baton("policy", "show", "--project", str(clone)).stdout
+
+
+def test_the_untrusted_policy_warning_shows_control_and_invisible_characters_as_escapes(tmp_path):
+    sneaky = "make\u202etset\u200b\x9b31m\x1b[2J"
+    clone = clone_of(upstream_with(tmp_path, {"recheck_allowlist": [sneaky]}))
+    r = run_baton("status", "--project", str(clone))
+    warning = next(line for line in r.stderr.splitlines() if "not applied" in line)
+    assert not any(ch in warning for ch in "\u202e\u200b\x9b\x1b")
+    assert "\\u202e" in warning
 
 
 # -- paths -------------------------------------------------------------------------------
@@ -186,7 +298,7 @@ def test_a_json_answer_on_an_untrusted_policy_carries_untrusted_policy(cloned):
     listed = baton_json(cloned, "handoff", "list")
     assert listed["untrusted_policy"]["state"] == "untrusted"
     assert listed["untrusted_policy"]["settings"] == {".baton/policy.json": WIDENING}
-    assert listed["untrusted_policy"]["command"] == "baton policy trust"
+    assert listed["untrusted_policy"]["review"] == "baton policy show"
 
 
 def test_a_trusted_policy_says_nothing(cloned):
@@ -225,28 +337,42 @@ def test_audit_reports_the_trust_state_of_the_policy(cloned):
 # -- the commands ----------------------------------------------------------------------------
 
 def test_policy_trust_shows_the_settings_and_values_it_trusts(cloned):
-    r = run_baton("policy", "trust", "--project", str(cloned))
+    digest = baton_json(cloned, "policy", "show")["trust"]["digest"]
+    r = run_baton("policy", "trust", "--digest", digest, "--project", str(cloned))
     assert r.returncode == 0
     assert "allowed_roots = '..'" in r.stdout and "recheck_allowlist = 'touch PWNED'" in r.stdout
 
 
 def test_policy_trust_records_the_digest_policy_show_prints(cloned):
     shown = baton_json(cloned, "policy", "show")["trust"]["digest"]
-    trusted = baton_json(cloned, "policy", "trust")
+    trusted = baton_json(cloned, "policy", "trust", "--digest", shown)
     assert (trusted["state"], trusted["digest"], trusted["changed"]) == ("trusted", shown, True)
+
+
+def test_policy_trust_off_a_terminal_without_the_digest_trusts_nothing_and_says_a_person_must(cloned):
+    r = run_baton("policy", "trust", "--project", str(cloned))
+    assert r.returncode != 0
+    assert "ask the user to review" in r.stderr and "--digest" in r.stderr
+    assert baton_json(cloned, "policy", "show")["trust"]["state"] == "untrusted"
+
+
+def test_the_json_untrusted_policy_names_no_command_an_agent_could_run_alone(cloned):
+    shown = baton_json(cloned, "policy", "show")["trust"]
+    assert "command" not in shown and shown["review"] == "baton policy show"
+    assert "ask the user to review" in shown["message"]
 
 
 def test_policy_trust_with_a_stale_digest_trusts_nothing(cloned):
     error = baton_json(cloned, "policy", "trust", "--digest", "sha256:" + "0" * 64, expect=4)["error"]
     assert error["code"] == "conflict"
-    assert not (cloned / ".baton" / "policy-trust.json").exists()
+    assert not (cloned / ".git" / "baton" / "policy-trust.json").exists()
 
 
-def test_the_trust_file_is_ignored_by_git(cloned):
+def test_trusting_leaves_the_work_tree_as_it_was(cloned):
     trust(cloned)
     status = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=cloned, capture_output=True,
                             text=True, check=True).stdout
-    assert "!! .baton/policy-trust.json" in status or "!! .baton/" in status
+    assert "policy-trust" not in status
 
 
 def test_policy_trust_on_a_policy_that_widens_nothing_writes_nothing(project):
@@ -282,3 +408,76 @@ async def test_the_mcp_server_refuses_an_artifact_outside_the_root_while_the_roo
     assert result.is_error
     assert result.structured_content["error"]["exit_code"] == 5
     assert "allowed_roots of .baton/policy.json are not trusted" in result.structured_content["error"]["message"]
+
+
+@pytest.mark.anyio
+async def test_the_running_mcp_server_stops_applying_the_roots_once_the_user_untrusts_them(cloned):
+    trust(cloned)
+    artifact = payload(artifacts=[{"path": "../outside.txt", "role": "read"}])
+    async with Client(build_server(cloned)) as client:
+        accepted = await client.call_tool("handoff_capture", artifact)
+        assert not accepted.is_error, accepted.structured_content
+        assert run_baton("policy", "untrust", "--project", str(cloned)).returncode == 0
+        refused = await client.call_tool("handoff_capture", artifact)
+    assert refused.is_error
+    assert refused.structured_content["error"]["exit_code"] == 5
+
+
+def test_the_running_status_page_reads_the_policy_again_once_the_user_untrusts_it(cloned):
+    from baton.web.server import StatusApp
+
+    trust(cloned)
+    app = StatusApp(str(cloned), "p", "127.0.0.1")
+    try:
+        assert not app.application().project.policy.untrusted
+        assert run_baton("policy", "untrust", "--project", str(cloned)).returncode == 0
+        assert app.application().project.policy.untrusted
+    finally:
+        app.close()
+
+
+def _trust_at_a_terminal(clone: Path, answer: bytes) -> tuple[int, str]:
+    """``baton policy trust`` with its standard input and error on a pseudo-terminal, answering ``answer``."""
+    import os
+    import pty
+    import sys
+
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "baton", "policy", "trust", "--project", str(clone)],
+                            stdin=follower, stderr=follower, stdout=subprocess.PIPE)
+    os.close(follower)
+    os.write(leader, answer)
+    out, _ = proc.communicate(timeout=120)
+    said = b""
+    try:
+        while chunk := os.read(leader, 65536):
+            said += chunk
+    except OSError:
+        pass
+    os.close(leader)
+    return proc.returncode, said.decode(errors="replace") + out.decode()
+
+
+def test_policy_trust_at_a_terminal_shows_the_settings_and_trusts_on_yes(cloned):
+    code, said = _trust_at_a_terminal(cloned, b"y\n")
+    assert code == 0, said
+    assert "Trust these settings in this checkout? [y/N]" in said and "allowed_roots" in said
+    assert baton_json(cloned, "policy", "show")["trust"]["state"] == "trusted"
+
+
+def test_policy_trust_at_a_terminal_trusts_nothing_without_yes(cloned):
+    code, said = _trust_at_a_terminal(cloned, b"\n")
+    assert code == 2, said
+    assert baton_json(cloned, "policy", "show")["trust"]["state"] == "untrusted"
+
+
+def test_amending_a_handoff_whose_artifact_is_outside_the_root_says_the_untrusted_roots_are_why(cloned):
+    """Captured while the roots were trusted; amended after ``policy untrust``: its artifact's hash is refreshed."""
+    trust(cloned)
+    with Baton.open(cloned) as app:
+        handoff_id = app.capture(payload(artifacts=[{"path": "../outside.txt", "role": "read"}])).handoff_id
+    assert run_baton("policy", "untrust", "--project", str(cloned)).returncode == 0
+    r = run_baton("handoff", "amend", handoff_id, "--artifact", "src/app.py:read", "--no-input",
+                  "--project", str(cloned))
+    assert r.returncode == 5, r.stderr
+    assert "allowed_roots of .baton/policy.json are not trusted" in r.stderr

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from baton.app import Baton, Limits
+from baton.domain.visible import printable
 from baton.errors import InputError
 
 
@@ -57,8 +58,11 @@ def say_new_writer(change: Any) -> None:
 
 def say_untrusted_policy(message: str) -> None:
     """Once per command: the committed policy holds settings this clone has not trusted,
-    which are not applied (``--json`` also carries it: ``untrusted_policy``)."""
-    sys.stderr.write(f"baton: warning: {message}\n")
+    which are not applied (``--json`` also carries it: ``untrusted_policy``). The values
+    are the committed policy's, so every control and invisible character is shown as an
+    escape (``printable``), newlines and tabs too: the warning stays one honest line."""
+    shown = printable(message).replace("\n", "\\n").replace("\t", "\\t")
+    sys.stderr.write(f"baton: warning: {shown}\n")
     sys.stderr.flush()
 
 

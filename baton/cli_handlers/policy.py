@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from baton.app import Baton
+from baton.cli_handlers.ledger import _asking_a_person
+from baton.errors import InputError
 
 
 def policy_show(app: Baton, args: argparse.Namespace):
@@ -12,7 +15,24 @@ def policy_show(app: Baton, args: argparse.Namespace):
 
 
 def policy_trust(app: Baton, args: argparse.Namespace):
-    return app.trust_policy(digest=args.digest)
+    """With ``--digest``: trust exactly what was reviewed. Without: only a person at a
+    terminal, shown the settings and asked y/N (as ``baton forget`` asks); off a terminal
+    (an agent, a script) it refuses and says a person must review and trust them."""
+    if args.digest is not None:
+        return app.trust_policy(digest=args.digest)
+    shown = app.show_policy()
+    if shown.trust.digest is None:
+        return app.trust_policy()  # nothing to trust: writes nothing
+    if not _asking_a_person() or args.json:
+        raise InputError("trusting the policy needs a person's review: ask the user to review its settings "
+                         "(`baton policy show`) and trust them at a terminal (`baton policy trust` asks them to "
+                         "confirm), or to pass --digest SHA, the digest `baton policy show` prints; nothing was "
+                         "trusted", details={"digest": shown.trust.digest, "settings": shown.trust.widening.to_json()})
+    sys.stderr.write(shown.render() + "\nTrust these settings in this checkout? [y/N] ")
+    sys.stderr.flush()
+    if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+        raise InputError("nothing was trusted (not confirmed)")
+    return app.trust_policy(digest=shown.trust.digest)
 
 
 def policy_untrust(app: Baton, args: argparse.Namespace):

@@ -76,8 +76,8 @@ class AuditResult:
         trust = self.policy.get("trust") or {}
         widening = ", ".join(dict.fromkeys(k for found in (trust.get("settings") or {}).values() for k in found))
         if trust.get("state") == "untrusted":
-            lines.append(f"Policy trust: untrusted, not applied: {widening} (`baton policy show`; "
-                         "`baton policy trust` applies them)")
+            lines.append(f"Policy trust: untrusted, not applied: {widening} (ask the user to review "
+                         "them, `baton policy show`, and trust them)")
         elif trust.get("state") == "trusted":
             lines.append(f"Policy trust: trusted in this clone: {widening} apply")
         else:

@@ -333,7 +333,18 @@ def hash_artifacts(root: Path, payload: dict[str, Any], policy: Policy, *, refre
     screened content (``sha256-redacted:``), never of its raw bytes; a file
     over the screen's limit records no hash but ``content_hash_skipped``, why.
     A hash the caller gave that is the raw hash of a file holding a secret is
-    replaced the same way."""
+    replaced the same way.
+
+    Raises:
+        UnsafePath: an artifact leaves the root (saying so when untrusted allowed_roots are why).
+    """
+    try:
+        _hash_artifacts(root, payload, policy, refresh=refresh)
+    except UnsafePath as exc:
+        raise with_untrusted_roots(exc, policy) from None
+
+
+def _hash_artifacts(root: Path, payload: dict[str, Any], policy: Policy, *, refresh: bool) -> None:
     artifacts = payload.get("artifacts")
     if not isinstance(artifacts, list):
         return

@@ -47,7 +47,7 @@ from baton.ledger.envelope import Event, EventDraft
 from baton.ledger.protocol import LedgerTxn
 from baton.ledger.store import Ledger
 from baton.model import frozen, mutable
-from baton.policy import check_path_inside_root, load_policy
+from baton.policy import check_path_inside_root, load_policy, trust_file
 from baton.project import BATON_DIR, ProjectPaths, git_toplevel, resolve_root, resolve_worktree
 from baton.projections.registry import default_projections
 from baton.projections.runner import CatchUp, Progress, ProjectionRunner, ledger_size
@@ -336,6 +336,29 @@ class Project:
         if self._policy is None:
             self._policy = load_policy(self.paths, self.config)
         return self._policy
+
+    def policy_files(self) -> tuple[Path, Path]:
+        """The files besides ``config.json`` the policy is read from: ``policy.json`` and this
+        checkout's trust record (a long-running process stats them to notice a change)."""
+        return self.paths.policy, trust_file(self.paths)
+
+    def policy_stamp(self) -> tuple[Any, ...]:
+        """The stat of each file the policy is read from (``config.json``, ``policy.json``, the
+        trust record): a long-running process compares it to notice a change."""
+        stamps: list[Any] = []
+        for path in (self.paths.config, *self.policy_files()):
+            try:
+                found = os.stat(path)
+            except OSError:
+                stamps.append(None)
+                continue
+            stamps.append((found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns))
+        return tuple(stamps)
+
+    def forget_policy(self) -> None:
+        """Read the policy again at its next use (a long-running process whose
+        ``policy.json`` or trust record changed under it: ``baton policy untrust``)."""
+        self._policy = None
 
     @property
     def loaded_policy(self):

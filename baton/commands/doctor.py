@@ -24,6 +24,7 @@ from baton.domain.wording import counted
 from baton.domain.writer_place import writer_finding
 from baton.errors import BatonError
 from baton.model import frozen
+from baton.policy import trust_file
 from baton.project import ProjectPaths, git_toplevel, resolve_root
 from baton.projections.runner import Progress
 
@@ -227,7 +228,8 @@ def _kept_hooks(paths: ProjectPaths) -> list[Check]:
 def _trust_check(opened: Project) -> Check:
     """Whether this clone trusts the policy's widening settings (``baton.domain.policy_trust``)."""
     trust = opened.policy.trust or NOTHING_TO_TRUST
-    return Check("policy trust", "warn" if trust.state == UNTRUSTED else "ok", trust.summary())
+    return Check("policy trust", "warn" if trust.state == UNTRUSTED else "ok",
+                 f"{trust.summary()} (trust is kept in {trust_file(opened.paths)})")
 
 
 def _writer_finding(opened: Project) -> tuple[str, str]:

@@ -4,8 +4,9 @@ clone's trust in the settings of it that widen what Baton reads or runs.
 A committed policy arrives with a clone, so its widening settings
 (``baton.domain.policy_trust``) apply only once this clone trusts exactly
 their values. ``trust`` shows them and records their digest, bound to this
-``.baton`` folder, in ``.baton/policy-trust.json`` (ignored by git, never in
-the ledger, never synced); ``untrust`` removes the record. Neither appends
+project root, in this checkout's git directory (``<gitdir>/baton/policy-trust.json``,
+which no clone brings; ``.baton/policy-trust.json`` outside git; never in the
+ledger, never synced); ``untrust`` removes the record. Neither appends
 an event: trust is this machine's, not the project's history.
 """
 
@@ -13,12 +14,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from baton.canonical import canonical_bytes
 from baton.commands.handoff_facts import now_timestamp
 from baton.domain.policy_trust import NONE, TRUST_COMMAND, UNTRUSTED, PolicyTrust, trust_record
 from baton.errors import Conflict, StorageError
 from baton.model import frozen
 from baton.policy import (
-    TRUST_FILE,
     build_policy,
     here_place,
     judge_policy_trust,
@@ -26,24 +27,24 @@ from baton.policy import (
     policy_widening,
     remove_trust_record,
     source_labels,
+    trust_file,
     write_trust_record,
 )
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
 
-TRUST_PATH = f".baton/{TRUST_FILE}"
-
-
 @frozen
 class PolicyShowResult:
     sources: tuple[str, ...]
     trust: PolicyTrust
     policy: dict[str, Any]
+    trust_file: str = ""
+    """Where this checkout keeps its trust record."""
     exit_code: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"sources": list(self.sources), "trust": self.trust.to_json(), "trust_file": TRUST_PATH,
+        return {"sources": list(self.sources), "trust": self.trust.to_json(), "trust_file": self.trust_file,
                 "policy": self.policy}
 
     def render(self) -> str:
@@ -72,24 +73,26 @@ class PolicyTrustResult:
     """The trust state after the command."""
     changed: bool
     """Whether the trust record was written (``trust``) or removed (``untrust``)."""
+    trust_file: str = ""
+    """Where this checkout keeps its trust record."""
     exit_code: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"action": self.action, "changed": self.changed, "trust_file": TRUST_PATH, **self.trust.to_json()}
+        return {"action": self.action, "changed": self.changed, "trust_file": self.trust_file, **self.trust.to_json()}
 
     def render(self) -> str:
         if self.action == "trust":
             if self.trust.state == NONE:
                 return "No setting of the policy widens it: nothing to trust."
-            lines = [f"Trusted in this clone ({TRUST_PATH}), digest {self.trust.digest}:"]
+            lines = [f"Trusted in this clone ({self.trust_file}), digest {self.trust.digest}:"]
             lines += _settings_lines(self.trust)
             lines.append("These settings now apply; any change to them needs trusting again.")
             return "\n".join(lines)
         if not self.changed:
             return "No trust was recorded in this clone: nothing changed."
         if self.trust.state == NONE:
-            return f"Trust removed ({TRUST_PATH}); no setting of the policy widens it."
-        lines = [f"Trust removed ({TRUST_PATH}); these settings no longer apply:"]
+            return f"Trust removed ({self.trust_file}); no setting of the policy widens it."
+        lines = [f"Trust removed ({self.trust_file}); these settings no longer apply:"]
         lines += _settings_lines(self.trust)
         return "\n".join(lines)
 
@@ -99,7 +102,13 @@ def _why(trust: PolicyTrust) -> str:
 
 
 def _settings_lines(trust: PolicyTrust) -> list[str]:
-    return [f"  {label}: {key} = {_value(value)}" for label, found in trust.widening.settings for key, value in found.items()]
+    widening = trust.widening
+    lines = [f"  {label}: {key} = {_value(value)}" for label, found in widening.settings for key, value in found.items()]
+    lines += [f"  allowed root {written!r} resolves to {real}" for written, real in widening.resolved_roots]
+    lines += [f"  custom rule these settings refer to: {canonical_bytes(spec).decode()}" for spec in widening.related_rules]
+    if lines:
+        lines.append("  (the trust covers both policy documents whole: any change to either needs trusting again)")
+    return lines
 
 
 def _value(value: Any) -> str:
@@ -122,7 +131,7 @@ def show_policy(project: "Project") -> PolicyShowResult:
     in_force = {k: v for k, v in policy.to_json().items() if k not in ("rules", "trust", "sources")}
     rules = policy.redaction.rules
     in_force.update(rule_count=len(rules), blocking_rules=[r.name for r in rules if r.action == "block"])
-    return PolicyShowResult(tuple(labels), trust, in_force)
+    return PolicyShowResult(tuple(labels), trust, in_force, str(trust_file(project.paths)))
 
 
 def trust_policy(project: "Project", *, digest: str | None = None) -> PolicyTrustResult:
@@ -147,12 +156,12 @@ def trust_policy(project: "Project", *, digest: str | None = None) -> PolicyTrus
                        details={"expected": digest, "digest": None if widening.empty else widening.digest,
                                 "settings": widening.to_json()})
     if widening.empty:
-        return PolicyTrustResult("trust", PolicyTrust(NONE), False)
+        return PolicyTrustResult("trust", PolicyTrust(NONE), False, str(trust_file(paths)))
     here = here_place(paths)
     if here is None:
         raise StorageError(f"cannot look at {paths.baton_dir}: nothing was trusted")
     write_trust_record(paths, trust_record(widening, here, now_timestamp(project.clock())))
-    return PolicyTrustResult("trust", judge_policy_trust(paths, sources), True)
+    return PolicyTrustResult("trust", judge_policy_trust(paths, sources), True, str(trust_file(paths)))
 
 
 def untrust_policy(project: "Project") -> PolicyTrustResult:
@@ -166,4 +175,4 @@ def untrust_policy(project: "Project") -> PolicyTrustResult:
     sources = policy_sources(project.paths, project.config)
     build_policy(sources, root=project.paths.root)
     trust = judge_policy_trust(project.paths, sources)
-    return PolicyTrustResult("untrust", trust, removed)
+    return PolicyTrustResult("untrust", trust, removed, str(trust_file(project.paths)))

@@ -32,6 +32,7 @@ from baton.domain.wording import counted
 from baton.errors import InputError, PolicyBlock
 from baton.events.names import handoff_stream
 from baton.model import frozen
+from baton.policy import trust_rules_hint
 
 DEFAULT_RECHECK_TIMEOUT = 300
 RECHECK_ENV_KEEP = ("PATH", "LANG", "LC_ALL", "TZ", "SYSTEMROOT")
@@ -91,8 +92,8 @@ def refuse_unlisted(requests: list[tuple[str, str]], policy: Any) -> None:
         files = " and ".join(policy.trust.widening.files)
         raise PolicyBlock(
             f"`recheck` refused: the recheck_allowlist of {files} is not trusted on this machine (a committed "
-            f"policy's allowlist runs commands only once you trust it); nothing was run: {listed}. Review it with "
-            "`baton policy show`, then run `baton policy trust` to apply it",
+            f"policy's allowlist runs commands only once you trust it); nothing was run: {listed}. To apply it, "
+            f"{trust_rules_hint()}",
             details={"refused": [{"evidence_id": eid, "ref": ref} for eid, ref in refused],
                      "allowlist": list(policy.recheck_allowlist), "untrusted_policy": policy.trust.to_json()},
         )

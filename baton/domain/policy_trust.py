@@ -20,9 +20,14 @@ once the user of this clone has trusted exactly their content, as direnv's
 An empty list, a number at or below its default, or an action that blocks
 widens nothing and needs no trust. Trust is the digest of the canonical JSON
 of exactly the widening values, per source file, so any change to them is
-untrusted again; it is bound to the ``.baton`` folder it was given in (its
-device and inode, as the writer id is: ``baton.domain.writer_place``), so a
-trust record that arrives with a clone or a copy is no trust at all.
+untrusted again. The record is kept where a clone cannot bring it: in the
+repository's own git directory (``<gitdir>/baton/policy-trust.json``, per
+checkout, keyed by the project root's exact path), which git never tracks
+nor transfers; a record in ``.baton/`` is never read when a git directory
+exists. Only a project outside git keeps it in ``.baton/``, and then only a
+record made in exactly this folder counts (same root path, host, device and
+inode: no moved or remounted allowance). Either way it is bound to the
+project root's path and its ``.baton`` folder (``baton.domain.writer_place``).
 
 Pure: the caller reads the files, stats the folder and writes the record.
 """
@@ -42,8 +47,9 @@ WIDENING_KEYS = ("allowed_roots", "recheck_allowlist", "disable_rules", "actions
 """The policy keys whose values may widen or weaken the policy (``baton.policy``
 checks for these before it loads this module)."""
 
-TRUST_FORMAT = 1
-"""The version of the digested document (``trust_document``)."""
+TRUST_FORMAT = 2
+"""The version of the digested document (``trust_document``): 2 digests both policy
+documents whole and where each allowed root resolves."""
 
 NONE = "none"
 """No setting of the policy widens anything: nothing to trust."""
@@ -64,6 +70,10 @@ SAFE_VALUES = {
 
 TRUST_COMMAND = "baton policy trust"
 SHOW_COMMAND = "baton policy show"
+REVIEW_HINT = (f"ask the user to review them (`{SHOW_COMMAND}`) and trust them (`{TRUST_COMMAND}`, which asks "
+               "them to confirm at a terminal or takes the digest they reviewed)")
+"""How every message says what would apply the settings: a person's review and decision, never
+a step an agent can take alone (``policy trust`` asks y/N or needs the digest ``show`` printed)."""
 
 
 @frozen
@@ -72,6 +82,13 @@ class Widening:
     sources in the order they are merged, only those with a widening value."""
 
     settings: tuple[tuple[str, dict[str, Any]], ...] = ()
+    documents: tuple[tuple[str, dict[str, Any]], ...] = ()
+    """Every policy document whole, ``(label, document)``: the trust covers all of them,
+    so a change anywhere in them (a custom rule that replaces a switched-off default,
+    a rule a lowered action names) is untrusted again."""
+    resolved_roots: tuple[tuple[str, str], ...] = ()
+    """Each allowed root as written and the real path it resolves to now: where it
+    points is trusted, not the string."""
 
     @property
     def empty(self) -> bool:
@@ -92,6 +109,15 @@ class Widening:
     def to_json(self) -> dict[str, Any]:
         return {label: dict(found) for label, found in self.settings}
 
+    @property
+    def related_rules(self) -> tuple[dict[str, Any], ...]:
+        """The custom rules a widening setting refers to: those that replace a switched-off
+        default and those a lowered action names (what the reviewer must read too)."""
+        named = {name for _, found in self.settings for name in (*found.get("disable_rules", ()),
+                                                                 *found.get("actions", {}))}
+        return tuple(spec for _, doc in self.documents for spec in _rules_of(doc)
+                     if isinstance(spec, dict) and spec.get("name") in named)
+
     def describe(self) -> str:
         """``.baton/policy.json: allowed_roots [".."], recheck_allowlist ["make test"]``."""
         parts = []
@@ -101,13 +127,20 @@ class Widening:
         return "; ".join(parts)
 
 
+def _rules_of(doc: dict[str, Any]) -> list[Any]:
+    rules = doc.get("rules")
+    return rules if isinstance(rules, list) else []
+
+
 def _shown(value: Any) -> str:
     return canonical_bytes(value).decode()
 
 
 def trust_document(widening: Widening) -> dict[str, Any]:
-    """What is digested: the format and the widening values by source."""
-    return {"format": TRUST_FORMAT, "settings": widening.to_json()}
+    """What is digested: the format, both policy documents whole and where each allowed root
+    resolves (any change to any of them is a change)."""
+    return {"format": TRUST_FORMAT, "documents": {label: doc for label, doc in widening.documents},
+            "resolved_roots": [list(pair) for pair in widening.resolved_roots]}
 
 
 def blocking_rules(documents: Sequence[tuple[str, dict[str, Any]]], default_blocking: frozenset[str]) -> frozenset[str]:
@@ -144,8 +177,10 @@ def widening_values(doc: dict[str, Any], *, blocking: frozenset[str], entropy_de
 
 
 def find_widening(documents: Sequence[tuple[str, dict[str, Any]]], *, default_blocking: frozenset[str] = frozenset(),
-                  entropy_default: float, length_default: int) -> Widening:
-    """The widening settings of ``documents`` (``(label, policy document)``, in merge order)."""
+                  entropy_default: float, length_default: int,
+                  resolved_roots: Sequence[tuple[str, str]] = ()) -> Widening:
+    """The widening settings of ``documents`` (``(label, policy document)``, in merge order);
+    ``resolved_roots``: each allowed root as written and its real path now."""
     blocking = blocking_rules(documents, default_blocking)
     settings = []
     for label, doc in documents:
@@ -153,7 +188,9 @@ def find_widening(documents: Sequence[tuple[str, dict[str, Any]]], *, default_bl
                                 length_default=length_default)
         if found:
             settings.append((label, found))
-    return Widening(tuple(settings))
+    if not settings:
+        return Widening()
+    return Widening(tuple(settings), tuple((label, doc) for label, doc in documents), tuple(resolved_roots))
 
 
 def safe_document(doc: dict[str, Any], widening: Widening, label: str) -> dict[str, Any]:
@@ -237,7 +274,7 @@ class PolicyTrust:
                                                                              "not trusted on this machine")
         instead = "; ".join(SAFE_VALUES[key] for key in WIDENING_KEYS if key in self.widening.keys)
         return (f"policy settings {why} are not applied: {self.widening.describe()} (instead: {instead}). "
-                f"Review them with `{SHOW_COMMAND}`, then run `{TRUST_COMMAND}` to apply them")
+                f"To apply them, {REVIEW_HINT}")
 
     def summary(self) -> str:
         """One line for ``baton doctor`` and ``baton audit``."""
@@ -246,27 +283,43 @@ class PolicyTrust:
         keys = ", ".join(self.widening.keys)
         if self.state == TRUSTED:
             return f"trusted here: {keys} of {' and '.join(self.widening.files)} apply"
-        return f"untrusted, not applied: {self.widening.describe()}; `{TRUST_COMMAND}` applies them"
+        return f"untrusted, not applied: {self.widening.describe()}; to apply them, {REVIEW_HINT}"
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"state": self.state, "settings": self.widening.to_json(), "digest": self.digest}
+        if self.widening.resolved_roots:
+            out["resolved_roots"] = {written: real for written, real in self.widening.resolved_roots}
+        if self.widening.related_rules:
+            out["related_rules"] = list(self.widening.related_rules)
         if self.state == UNTRUSTED:
-            out.update(reason=self.reason, message=self.message(), command=TRUST_COMMAND)
+            out.update(reason=self.reason, message=self.message(), review=SHOW_COMMAND)
         return out
 
 
 NOTHING_TO_TRUST = PolicyTrust(NONE)
 
 
-def judge_trust(widening: Widening, record: TrustRecord | None, here: Place | None) -> PolicyTrust:
+def place_trusts(recorded: Place | None, here: Place | None, *, in_git_dir: bool) -> bool:
+    """Whether a trust record made at ``recorded`` counts ``here``: always the same project
+    root path; in a git directory (which no clone brings) the same ``.baton`` folder as the
+    writer id judges one (``check_place``); outside git (where the record sits in ``.baton/``,
+    which a copy or an archive may bring) exactly the same root, host, device and inode."""
+    if recorded is None or here is None or recorded.root != here.root:
+        return False
+    if not in_git_dir:
+        return recorded == here
+    return check_place(recorded, here).keeps_writer
+
+
+def judge_trust(widening: Widening, record: TrustRecord | None, here: Place | None, *,
+                in_git_dir: bool = True) -> PolicyTrust:
     """Whether ``widening`` applies: it widens nothing, or ``record`` trusts exactly its
-    digest and was made in this folder (same device and inode; a moved or remounted
-    folder keeps its trust, a copy or a record that came with the files does not)."""
+    digest and was made for this project root (``place_trusts``)."""
     if widening.empty:
         return NOTHING_TO_TRUST
     if record is None:
         return PolicyTrust(UNTRUSTED, widening, "never")
-    if record.place is None or here is None or not check_place(record.place, here).keeps_writer:
+    if not place_trusts(record.place, here, in_git_dir=in_git_dir):
         return PolicyTrust(UNTRUSTED, widening, "elsewhere")
     if record.digest != widening.digest:
         return PolicyTrust(UNTRUSTED, widening, "changed")

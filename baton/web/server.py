@@ -176,10 +176,18 @@ class StatusApp:
     token: str = attrs.field(factory=lambda: secrets.token_urlsafe(32))
     lock: threading.Lock = attrs.field(factory=threading.Lock)
     baton: Baton | None = None
+    policy_stamp: Any = None
+    """The stat of the policy's files as the open project's policy was read with."""
 
     def application(self) -> Baton:
         if self.baton is None:
             self.baton = Baton.open(self.root)
+            self.policy_stamp = self.baton.project.policy_stamp()
+        elif (stamp := self.baton.project.policy_stamp()) != self.policy_stamp:
+            # ``baton policy trust`` / ``untrust`` or a policy edit under the running server:
+            # the policy is read again before this request uses it.
+            self.baton.project.forget_policy()
+            self.policy_stamp = stamp
         return self.baton
 
     def sanitize(self, value: Any) -> Any:
