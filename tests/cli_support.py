@@ -7,6 +7,10 @@ the ``--json`` shapes — whatever the modules behind it look like.
 from __future__ import annotations
 
 import json
+import os
+import pty
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -31,3 +35,23 @@ def run_json(capsys, project: Path, *args: str, expect: int = 0) -> Any:
 def ledger_size(project: Path) -> int:
     """Lines in every feed: what a refused command must leave unchanged."""
     return sum(len(p.read_bytes().splitlines()) for p in (project / ".baton" / "ledger").glob("*.jsonl"))
+
+
+def on_a_terminal(*args: str, answer: bytes = b"", timeout: float = 120) -> tuple[int, bytes, bytes]:
+    """Run ``baton ARGS`` in a child process with its standard input and error on
+    a pseudo-terminal, as a person at one, with ``answer`` typed ahead; returns
+    (exit code, what the terminal showed, standard output)."""
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "baton", *args], stdin=follower, stdout=subprocess.PIPE,
+                            stderr=follower)
+    os.close(follower)
+    os.write(leader, answer)
+    out, _ = proc.communicate(timeout=timeout)
+    shown = b""
+    try:
+        while chunk := os.read(leader, 65536):
+            shown += chunk
+    except OSError:
+        pass
+    os.close(leader)
+    return proc.returncode, shown, out

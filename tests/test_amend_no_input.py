@@ -6,12 +6,9 @@ nothing either way, and a missing change exits 2 at once."""
 from __future__ import annotations
 
 import json
-import os
-import pty
-import subprocess
-import sys
 
 from baton.app import Baton
+from tests.cli_support import on_a_terminal
 from tests.conftest import run_baton
 from tests.handoff_support import payload
 
@@ -34,20 +31,8 @@ def test_handoff_amend_accepts_no_input_and_amends(project):
 def _on_a_terminal(*args: str) -> tuple[int, bytes]:
     """Run ``baton`` with stdin and stderr on a pseudo-terminal (as a person at
     one); an answer is waiting on the terminal in case anything is asked."""
-    leader, follower = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "baton", *args], stdin=follower, stdout=subprocess.PIPE,
-                            stderr=follower)
-    os.close(follower)
-    os.write(leader, b"an answer\n")
-    proc.communicate(timeout=60)
-    transcript = b""
-    try:
-        while chunk := os.read(leader, 4096):
-            transcript += chunk
-    except OSError:
-        pass
-    os.close(leader)
-    return proc.returncode, transcript
+    code, shown, _ = on_a_terminal(*args, answer=b"an answer\n", timeout=60)
+    return code, shown
 
 
 def test_handoff_amend_on_a_terminal_asks_nothing_with_or_without_no_input(project):

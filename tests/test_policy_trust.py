@@ -20,6 +20,7 @@ from mcp import Client
 
 from baton.app import Baton
 from baton.mcp_server import build_server
+from tests.cli_support import on_a_terminal
 from tests.conftest import run_baton
 from tests.handoff_support import baton_json, handoff_events, payload
 
@@ -438,24 +439,8 @@ def test_the_running_status_page_reads_the_policy_again_once_the_user_untrusts_i
 
 def _trust_at_a_terminal(clone: Path, answer: bytes) -> tuple[int, str]:
     """``baton policy trust`` with its standard input and error on a pseudo-terminal, answering ``answer``."""
-    import os
-    import pty
-    import sys
-
-    leader, follower = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "baton", "policy", "trust", "--project", str(clone)],
-                            stdin=follower, stderr=follower, stdout=subprocess.PIPE)
-    os.close(follower)
-    os.write(leader, answer)
-    out, _ = proc.communicate(timeout=120)
-    said = b""
-    try:
-        while chunk := os.read(leader, 65536):
-            said += chunk
-    except OSError:
-        pass
-    os.close(leader)
-    return proc.returncode, said.decode(errors="replace") + out.decode()
+    code, shown, out = on_a_terminal("policy", "trust", "--project", str(clone), answer=answer)
+    return code, shown.decode(errors="replace") + out.decode()
 
 
 def test_policy_trust_at_a_terminal_shows_the_settings_and_trusts_on_yes(cloned):
