@@ -587,10 +587,13 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
                                                _diff(spec.path, old, new), note)))
     changes = tuple(change for _, _, change in planned)
     unexcluded = _unexclude_plans(project, base, harness)
-    changes += tuple(Removal(edit.display, edit.action, edit.diff(), f"the line install-hooks added for {name}")
+    changes += tuple(Removal(edit.display, "kept", "", edit.skip) if edit.skip else
+                     Removal(edit.display, edit.action, edit.diff(), f"the line install-hooks added for {name}")
                      for edit, _, name in unexcluded if edit is not None)
     if not dry_run:
         for edit, record, _ in unexcluded:
+            if edit is not None and edit.skip:
+                continue  # left as it is, its record kept for a later --remove
             if edit is not None:
                 apply_edit(edit, record)
             _delete(record, project / ".baton")
