@@ -312,3 +312,26 @@ def test_remove_empties_a_created_exclude_that_became_a_symlink_keeping_the_link
     (info / "exclude").symlink_to("real-exclude")
     remove_wiring(repo, "claude-code")
     assert (info / "exclude").is_symlink() and (info / "real-exclude").read_bytes() == b""
+
+
+def test_a_failing_exclude_write_on_remove_is_kept_and_the_rest_removed(repo, monkeypatch):
+    install_hooks(repo, "claude-code")
+    with open(repo / ".git" / "info" / "exclude", "ab") as fh:
+        fh.write(b"build/\n")  # so removal rewrites the file
+    _failing_exclude_open(monkeypatch)
+    result = remove_wiring(repo, "claude-code")
+    assert [c.action for c in result.changes if c.path == ".git/info/exclude"] == ["kept"]
+    assert not (repo / ".claude" / "settings.json").exists()
+    assert LINE in _exclude(repo)
+
+
+def test_from_a_linked_worktree_the_exclude_path_is_absolute(repo, tmp_path):
+    assert _git(repo, "-c", "user.name=A", "-c", "user.email=a@x", "commit", "-q", "--allow-empty",
+                "-m", "x").returncode == 0
+    linked = tmp_path / "linked"
+    assert _git(repo, "worktree", "add", "-q", str(linked)).returncode == 0
+    assert run_baton("init", "--project", str(repo)).returncode == 0
+    done = run_baton("install-hooks", "--harness", "claude-code", "--json", cwd=linked)
+    assert done.returncode == 0, done.stderr
+    [exclude] = [f["path"] for f in json.loads(done.stdout)["files"] if f["path"].endswith("info/exclude")]
+    assert exclude.startswith("/")
