@@ -151,3 +151,187 @@ def test_other_harnesses_files_are_the_teams_and_are_not_excluded(repo, harness)
     before = _exclude(repo)
     install_hooks(repo, harness)
     assert _exclude(repo) == before
+
+
+# --- a copied or moved project edits only its own clone's file -------------------------------
+
+def test_remove_in_a_copied_project_leaves_the_original_clones_exclude(repo, tmp_path):
+    install_hooks(repo, "claude-code")
+    copy = tmp_path / "copy"
+    assert subprocess.run(["cp", "-a", str(repo), str(copy)], timeout=60).returncode == 0
+    remove_wiring(copy, "claude-code")
+    assert LINE in _exclude(repo)
+    assert LINE not in _exclude(copy)
+
+
+def test_remove_after_moving_the_project_takes_out_the_line(repo, tmp_path):
+    install_hooks(repo, "claude-code")
+    moved = tmp_path / "moved"
+    repo.rename(moved)
+    remove_wiring(moved, "claude-code")
+    assert LINE not in _exclude(moved)
+
+
+def test_the_record_names_the_exclude_file_relative_to_the_git_dir(repo):
+    install_hooks(repo, "claude-code")
+    record = json.loads((repo / ".baton" / "install-originals" / "claude-code" / "git-info-exclude.json")
+                        .read_text())
+    assert record["exclude"] == "info/exclude"
+
+
+def test_remove_ignores_an_absolute_path_an_older_record_names(repo, tmp_path):
+    install_hooks(repo, "claude-code")
+    other = tmp_path / "other-exclude"
+    other.write_bytes(LINE)
+    record = repo / ".baton" / "install-originals" / "claude-code" / "git-info-exclude.json"
+    data = json.loads(record.read_text())
+    record.write_text(json.dumps({**data, "exclude": str(other)}))
+    remove_wiring(repo, "claude-code")
+    assert other.read_bytes() == LINE
+    assert LINE not in _exclude(repo)
+
+
+# --- edited in place ------------------------------------------------------------------------
+
+def test_the_install_appends_to_the_same_inode_keeping_its_mode(repo):
+    exclude = repo / ".git" / "info" / "exclude"
+    exclude.chmod(0o600)
+    inode = exclude.stat().st_ino
+    install_hooks(repo, "claude-code")
+    assert exclude.stat().st_ino == inode
+    assert exclude.stat().st_mode & 0o777 == 0o600
+
+
+def test_remove_rewrites_the_same_inode_keeping_its_mode(repo):
+    exclude = repo / ".git" / "info" / "exclude"
+    install_hooks(repo, "claude-code")
+    exclude.chmod(0o600)
+    inode = exclude.stat().st_ino
+    with open(exclude, "ab") as fh:
+        fh.write(b"build/\n")  # so the line is taken out of the middle
+    remove_wiring(repo, "claude-code")
+    assert exclude.stat().st_ino == inode and exclude.stat().st_mode & 0o777 == 0o600
+    assert LINE not in _exclude(repo)
+
+
+def test_a_symlinked_exclude_inside_the_git_dir_stays_a_symlink(repo):
+    info = repo / ".git" / "info"
+    (info / "exclude").rename(info / "real-exclude")
+    (info / "exclude").symlink_to("real-exclude")
+    install_hooks(repo, "claude-code")
+    assert (info / "exclude").is_symlink()
+    assert LINE in (info / "real-exclude").read_bytes()
+    remove_wiring(repo, "claude-code")
+    assert (info / "exclude").is_symlink()
+    assert LINE not in (info / "real-exclude").read_bytes()
+
+
+def test_a_symlinked_exclude_outside_the_git_dir_is_left_with_a_warning(repo, tmp_path):
+    outside = tmp_path / "shared-exclude"
+    outside.write_bytes(b"# shared\n")
+    exclude = repo / ".git" / "info" / "exclude"
+    exclude.unlink()
+    exclude.symlink_to(outside)
+    result = install_hooks(repo, "claude-code")
+    assert outside.read_bytes() == b"# shared\n" and exclude.is_symlink()
+    assert any("outside the git directory" in w for w in result.warnings)
+
+
+def test_a_read_only_exclude_is_left_with_a_warning(repo):
+    exclude = repo / ".git" / "info" / "exclude"
+    before = _exclude(repo)
+    exclude.chmod(0o444)
+    result = install_hooks(repo, "claude-code")
+    assert _exclude(repo) == before and exclude.stat().st_mode & 0o777 == 0o444
+    assert any("not writable" in w for w in result.warnings)
+
+
+def test_remove_leaves_a_read_only_exclude_as_it_is(repo):
+    exclude = repo / ".git" / "info" / "exclude"
+    install_hooks(repo, "claude-code")
+    exclude.chmod(0o444)
+    installed = _exclude(repo)
+    result = remove_wiring(repo, "claude-code")
+    assert _exclude(repo) == installed
+    assert [c.action for c in result.changes if c.path == ".git/info/exclude"] == ["kept"]
+
+
+# --- best effort ----------------------------------------------------------------------------
+
+def _failing_exclude_open(monkeypatch):
+    import builtins
+    real = builtins.open
+
+    def failing(file, *args, **kwargs):
+        if str(file).endswith("info/exclude"):
+            raise PermissionError(1, "Operation not permitted")
+        return real(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", failing)
+
+
+def test_a_failing_exclude_write_is_a_warning_and_the_install_finishes(repo, monkeypatch):
+    _failing_exclude_open(monkeypatch)
+    result = install_hooks(repo, "claude-code")
+    assert (repo / ".baton" / "config.json").is_file()
+    assert any("cannot update" in w and "info/exclude" in w for w in result.warnings)
+    assert not (repo / ".baton" / "install-originals" / "claude-code" / "git-info-exclude.json").exists()
+
+
+def test_a_failing_exclude_write_exits_0_with_the_warning_on_stderr(repo, monkeypatch, capsys):
+    _failing_exclude_open(monkeypatch)
+    code, _out, err = run(capsys, repo, "install-hooks", "--harness", "claude-code")
+    assert code == 0
+    assert "cannot update" in err
+
+
+def test_a_rerun_after_a_failed_exclude_write_adds_the_line(repo, monkeypatch):
+    with monkeypatch.context() as patched:
+        _failing_exclude_open(patched)
+        install_hooks(repo, "claude-code")
+    assert LINE not in _exclude(repo)
+    install_hooks(repo, "claude-code")
+    assert LINE in _exclude(repo)
+
+
+def test_a_rerun_adds_the_line_a_remove_then_takes_out(repo):
+    (repo / ".claude").mkdir()
+    (repo / LOCAL).write_text('{"enabledMcpjsonServers": ["baton"]}\n')  # an earlier install's file
+    before = _exclude(repo)
+    install_hooks(repo, "claude-code")
+    assert LINE in _exclude(repo)
+    remove_wiring(repo, "claude-code")
+    assert _exclude(repo) == before
+
+
+def test_remove_empties_a_created_exclude_that_became_a_symlink_keeping_the_link(repo):
+    info = repo / ".git" / "info"
+    (info / "exclude").unlink()
+    install_hooks(repo, "claude-code")
+    (info / "exclude").rename(info / "real-exclude")
+    (info / "exclude").symlink_to("real-exclude")
+    remove_wiring(repo, "claude-code")
+    assert (info / "exclude").is_symlink() and (info / "real-exclude").read_bytes() == b""
+
+
+def test_a_failing_exclude_write_on_remove_is_kept_and_the_rest_removed(repo, monkeypatch):
+    install_hooks(repo, "claude-code")
+    with open(repo / ".git" / "info" / "exclude", "ab") as fh:
+        fh.write(b"build/\n")  # so removal rewrites the file
+    _failing_exclude_open(monkeypatch)
+    result = remove_wiring(repo, "claude-code")
+    assert [c.action for c in result.changes if c.path == ".git/info/exclude"] == ["kept"]
+    assert not (repo / ".claude" / "settings.json").exists()
+    assert LINE in _exclude(repo)
+
+
+def test_from_a_linked_worktree_the_exclude_path_is_absolute(repo, tmp_path):
+    assert _git(repo, "-c", "user.name=A", "-c", "user.email=a@x", "commit", "-q", "--allow-empty",
+                "-m", "x").returncode == 0
+    linked = tmp_path / "linked"
+    assert _git(repo, "worktree", "add", "-q", str(linked)).returncode == 0
+    assert run_baton("init", "--project", str(repo)).returncode == 0
+    done = run_baton("install-hooks", "--harness", "claude-code", "--json", cwd=linked)
+    assert done.returncode == 0, done.stderr
+    [exclude] = [f["path"] for f in json.loads(done.stdout)["files"] if f["path"].endswith("info/exclude")]
+    assert exclude.startswith("/")

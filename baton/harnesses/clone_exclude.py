@@ -12,8 +12,18 @@ by reading files (``gitinfo.locate``), never by running git.
 What was added is recorded under ``.baton/install-originals/`` (beside the
 originals ``install-hooks`` keeps), so ``--remove`` takes out exactly that
 line, and only when ``install-hooks`` added it: a line the user wrote is
-never touched. When nothing else changed the file since, removal gives back
-its bytes as they were (a file Baton created is deleted again).
+never touched. The record names the file relative to the git common
+directory; ``--remove`` finds the clone's file again (``locate``), so a
+copied or moved project only ever edits its own clone's file. When nothing
+else changed the file since, removal gives back its bytes as they were (a
+file Baton created is deleted again).
+
+The file is edited in place, never replaced: the line is appended, and
+removal rewrites the same inode, so its mode, owner and links stay. A
+symlinked ``info/exclude`` is followed only to a target inside the git
+directory, and a file without write permission is left alone; both are
+reported, never rewritten. The step is best effort: a failed write is a
+warning, and the install finishes.
 """
 
 from __future__ import annotations
@@ -44,6 +54,9 @@ class ExcludeEdit:
     display: str
     record: dict | None = None
     """What to record for ``--remove`` (None when taking the line out)."""
+    skip: str = ""
+    """Why the file is left as it is (a symlink out of the git directory, no write
+    permission): then nothing is written and this is reported instead."""
 
     @property
     def action(self) -> str:
@@ -86,39 +99,66 @@ def _read(path: Path) -> bytes | None:
         raise StorageError(f"cannot read {path}: {exc.strerror or exc}") from exc
 
 
-def plan_exclude(base: Path, file: Path) -> ExcludeEdit | None:
-    """The line to add to the clone's ``info/exclude`` so git ignores ``file`` (a
-    file of the worktree ``base`` that ``install-hooks`` creates), or None:
-    outside a git work tree, or the line is there already."""
+def _clone_exclude(base: Path) -> tuple[Path, Path, Path] | None:
+    """The clone's ``info/exclude`` for the worktree ``base``: (work tree, git common
+    directory, the file), or None outside a git work tree."""
     where = locate(base)
     if where is None or where.worktree is None:
         return None
+    return where.worktree, where.common_dir, where.common_dir / "info" / "exclude"
+
+
+def _why_not(exclude: Path, common_dir: Path) -> str:
+    """Why ``exclude`` cannot be edited in place ("" when it can): a symlink to a file
+    outside the git directory, or a file without write permission (for this user, or
+    marked read-only for everyone, which even root respects here)."""
+    if exclude.is_symlink():
+        target = Path(os.path.realpath(exclude))
+        if not target.is_relative_to(Path(os.path.realpath(common_dir))):
+            return f"{exclude} is a symlink to {target}, outside the git directory: left as it is"
+    if exclude.exists() and (not os.access(exclude, os.W_OK) or not exclude.stat().st_mode & 0o222):
+        return f"{exclude} is not writable: left as it is"
+    return ""
+
+
+def plan_exclude(base: Path, file: Path) -> ExcludeEdit | None:
+    """The line to add to the clone's ``info/exclude`` so git ignores ``file`` (a
+    file of the worktree ``base`` holding only what ``install-hooks`` wrote), or None:
+    outside a git work tree, or the line is there already."""
+    found = _clone_exclude(base)
+    if found is None:
+        return None
+    worktree, common_dir, exclude = found
     resolved = Path(os.path.realpath(file))
     try:
-        line = exclude_pattern(where.worktree, resolved)
+        line = exclude_pattern(worktree, resolved)
     except ValueError:  # the file is not in that work tree
         return None
-    exclude = where.common_dir / "info" / "exclude"
     old = _read(exclude)
     if old is not None and line.encode("utf-8") in old.splitlines():
         return None
     newline = old is not None and old != b"" and not old.endswith(b"\n")
     new = (old or b"") + (b"\n" if newline else b"") + line.encode("utf-8") + b"\n"
-    record = {"exclude": str(exclude), "line": line, "created": old is None, "newline": newline}
-    return ExcludeEdit(exclude, old, new, _shown(exclude, base), record)
+    record = {"exclude": "info/exclude", "line": line, "created": old is None, "newline": newline}
+    return ExcludeEdit(exclude, old, new, _shown(exclude, base), record, _why_not(exclude, common_dir))
 
 
 def plan_unexclude(record_path: Path, base: Path) -> ExcludeEdit | None:
-    """Taking out the line ``install-hooks`` recorded at ``record_path``, or None:
-    nothing recorded, or the line is no longer there."""
+    """Taking out of this clone's ``info/exclude`` (found again, whatever path the record
+    names) the line ``install-hooks`` recorded at ``record_path``, or None: nothing
+    recorded, outside git, or the line is no longer there."""
     raw = _read(record_path)
     if raw is None:
         return None
     try:
         record = orjson.loads(raw)
-        exclude, line = Path(record["exclude"]), str(record["line"]).encode("utf-8")
+        line = str(record["line"]).encode("utf-8")
     except (orjson.JSONDecodeError, KeyError, TypeError):
         return None
+    found = _clone_exclude(base)
+    if found is None:
+        return None
+    _, common_dir, exclude = found
     old = _read(exclude)
     if old is None:
         return None
@@ -133,17 +173,29 @@ def plan_unexclude(record_path: Path, base: Path) -> ExcludeEdit | None:
         new = b"".join(lines[:at] + lines[at + 1:])
     if record.get("created") and not new:
         new = None
-    return ExcludeEdit(exclude, old, new, _shown(exclude, base))
+    return ExcludeEdit(exclude, old, new, _shown(exclude, base), skip=_why_not(exclude, common_dir))
 
 
 def apply_edit(edit: ExcludeEdit, record_path: Path) -> None:
-    """Write ``edit`` and, adding the line, its record at ``record_path`` (taking the line
-    out, the caller deletes the record)."""
+    """Write ``edit`` in place and, adding the line, its record at ``record_path`` (taking
+    the line out, the caller deletes the record). Raises StorageError when a write fails."""
     try:
-        if edit.new is None:
+        if edit.new is None and not edit.exclude.is_symlink():
             edit.exclude.unlink(missing_ok=True)
+        elif edit.new is None:  # a link someone made since: emptied, the link kept
+            with open(edit.exclude, "r+b") as fh:
+                fh.truncate()
+        elif edit.old is None:
+            edit.exclude.parent.mkdir(parents=True, exist_ok=True)
+            with open(edit.exclude, "xb") as fh:
+                fh.write(edit.new)
+        elif edit.new.startswith(edit.old):
+            with open(edit.exclude, "ab") as fh:  # appending: the file stays the same file
+                fh.write(edit.new[len(edit.old):])
         else:
-            write_bytes_atomic(edit.exclude, edit.new)
+            with open(edit.exclude, "r+b") as fh:  # the same inode, its mode and links kept
+                fh.write(edit.new)
+                fh.truncate()
         if edit.record is not None:
             write_bytes_atomic(record_path, orjson.dumps(edit.record))
     except OSError as exc:

@@ -51,6 +51,8 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from baton.app import Baton
 from baton.commands.context import check_baton_folder_inside, read_local
 from baton.config import ProjectConfig, read_json, write_bytes_atomic
@@ -65,7 +67,7 @@ from baton.harnesses.config_text import (
     read_text,
     write_text,
 )
-from baton.harnesses.protocol import HOOK_ROLES, REQUIRED_ROLES
+from baton.harnesses.protocol import HOOK_ROLES, REQUIRED_ROLES, ConfigFile
 from baton.harnesses.wiring import holds_batons, not_found_warning, resolve_program, running_baton
 from baton.model import frozen
 from baton.policy import load_policy
@@ -284,7 +286,7 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     _check_config(project)
     base = Path(worktree) if worktree is not None else project
     words = command_words(command)
-    warnings = () if resolve_program(words[0]) else (not_found_warning(words[0], harness),)
+    warnings: tuple[str, ...] = () if resolve_program(words[0]) else (not_found_warning(words[0], harness),)
     planned = []
     originals = []
     excludes: list[tuple[ExcludeEdit, Path, str]] = []
@@ -300,10 +302,12 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         planned.append((path, text, FileChange(spec.path, action, diff, note)))
         if action == "updated" and spec.text is None and not holds_batons(spec, old, harness):
             originals.append((original_path(project, base, harness, spec.path), path))
-        if action == "created" and spec.clone_only:
+        if spec.clone_only and (action == "created" or _only_batons(spec, old)):
             excluded = _exclude_plan(project, base, harness, path, spec.path)
             if excluded is not None:
                 excludes.append(excluded)
+    warnings += tuple(edit.skip for edit, _, _ in excludes if edit.skip)
+    excludes = [(edit, record, name) for edit, record, name in excludes if not edit.skip]
     changes = tuple(change for _, _, change in planned) + tuple(
         FileChange(edit.display, edit.action, edit.diff(), f"git ignores {name} in this clone only "
                    f"(a line in {edit.display}, never committed)") for edit, _, name in excludes)
@@ -320,11 +324,28 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     for path, text, change in planned:
         if change.action != "unchanged":
             write_text(path, text)
-    for edit, record, _ in excludes:
-        apply_edit(edit, record)
     initialized = Baton.init(project).created
+    for edit, record, name in excludes:  # best effort: the wiring above works without it
+        try:
+            apply_edit(edit, record)
+        except StorageError as exc:
+            warnings += (f"{exc}: git may offer to commit {name} (add {edit.record and edit.record['line']} "
+                         f"to {edit.display} by hand)",)
+            changes = tuple(c for c in changes if c.path != edit.display)
     return InstallResult(harness, str(base), False, changes, initialized, project=elsewhere, user_steps=steps,
                          warnings=warnings, command=shlex.join(words), events=events, hook_command=hook_command)
+
+
+def _only_batons(spec: ConfigFile, old: str | None) -> bool:
+    """Whether the file ``old`` holds exactly what ``install-hooks`` writes into it (so a
+    personal file of an earlier install, or of one whose exclude step failed, is
+    excluded now)."""
+    if old is None or spec.merge is None:
+        return False
+    try:
+        return bool(orjson.loads(old) == spec.merge)
+    except orjson.JSONDecodeError:
+        return False
 
 
 def _exclude_plan(project: Path, base: Path, harness: str, path: Path,

@@ -372,7 +372,8 @@ def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
 class Removal:
     path: str
     action: str
-    """updated, deleted, unchanged, or kept (a shared file another harness still uses)."""
+    """updated, deleted, unchanged, or kept (a shared file another harness still uses, or an
+    ``info/exclude`` that could not be edited)."""
     diff: str
     note: str | None = None
 
@@ -587,12 +588,20 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
                                                _diff(spec.path, old, new), note)))
     changes = tuple(change for _, _, change in planned)
     unexcluded = _unexclude_plans(project, base, harness)
-    changes += tuple(Removal(edit.display, edit.action, edit.diff(), f"the line install-hooks added for {name}")
+    changes += tuple(Removal(edit.display, "kept", "", edit.skip) if edit.skip else
+                     Removal(edit.display, edit.action, edit.diff(), f"the line install-hooks added for {name}")
                      for edit, _, name in unexcluded if edit is not None)
     if not dry_run:
         for edit, record, _ in unexcluded:
+            if edit is not None and edit.skip:
+                continue  # left as it is, its record kept for a later --remove
             if edit is not None:
-                apply_edit(edit, record)
+                try:
+                    apply_edit(edit, record)
+                except StorageError as exc:  # best effort: the rest is still taken out
+                    changes = tuple(Removal(c.path, "kept", "", f"{exc}: the line is left, remove it by hand")
+                                    if c.path == edit.display else c for c in changes)
+                    continue
             _delete(record, project / ".baton")
         for path, new, change in planned:
             if change.action == "updated" and new is not None:  # (updated: there is a new text)
