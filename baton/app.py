@@ -447,13 +447,15 @@ class Baton:
         return ended
 
     def bootstrap(self, *, session_id: str | None = None, max_bytes: int = 8192, owner: str | None = None,
-                  branch: str | None = None, peek: bool = False) -> BootstrapResult:
-        """The session-start brief; claims the eligible baton for the session."""
+                  branch: str | None = None, peek: bool = False, budget: str = "max_bytes") -> BootstrapResult:
+        """The session-start brief; claims the eligible baton for the session. ``budget``: how
+        the caller spells ``max_bytes`` (the command line: ``--max-bytes``), for the notice of a
+        handoff too big for the brief."""
         from baton.commands import bootstrap
 
         self._identifiers(session=session_id, owner=owner, branch=branch)
         return self._brief(bootstrap.begin(self.project, session_id=session_id, max_bytes=max_bytes, owner=owner,
-                                           branch=branch, peek=peek))
+                                           branch=branch, peek=peek, budget=budget))
 
     @staticmethod
     def _brief(start: BootstrapStart) -> BootstrapResult:

@@ -709,8 +709,10 @@ def handoff_request_text(focus: str | None = None) -> str:
         "the decisions made and why, what failed and why. Never paste secrets, transcripts or whole files: "
         "link repository files by path.",
         "",
-        "1. If Baton already prepared a draft for this session (`handoff_list` with status `draft`), continue "
-        "it: call `handoff_capture` with `parent` set to the draft's id. Otherwise call `handoff_capture`.",
+        "1. If Baton already prepared a draft for this session (`handoff_list` with status `draft`), complete "
+        "it in place: call `handoff_amend` with `id` set to the draft's id and the sections below as "
+        "`replacement` (or `handoff_capture` with `parent` set to the draft's id). Otherwise call "
+        "`handoff_capture`.",
         "   Pass `session_id`: this session's id, as the session-start brief names it (its last line, \"This "
         "is HARNESS session …\"), so the handoff is handed on to the next session when this one ends.",
         "   Its sections and their fields:",
@@ -720,8 +722,9 @@ def handoff_request_text(focus: str | None = None) -> str:
         "   Fill `work.objective` with what the work is for, `summary.current_state` with where it stands, "
         "and at least one open item with a `suggested_action` and an `acceptance_check`: the next session "
         "starts from it.",
-        "2. Call `handoff_validate` with the new draft's id. If the report fails, fix what it names with "
-        "another `handoff_capture` (`parent`: the draft) and validate again. Do not work around a policy block.",
+        "2. Call `handoff_validate` with the draft's id. If the report fails, fix what it names in place with "
+        "`handoff_amend` (`id`: the draft, the fixes as `changes`) and validate again. Do not work around a "
+        "policy block.",
         "3. Call `handoff_ready` with the id (`accept_warnings` only with the real reason the warnings stand).",
         "4. Tell the user the handoff's short id, and that the next session resumes it with the `resume` "
         "prompt, the `handoff_resume` tool or `baton resume latest`.",

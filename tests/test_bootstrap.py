@@ -354,3 +354,12 @@ def test_session_begin_as_the_too_big_notice_says_claims_the_withheld_handoff(pr
     assert code == 0, err
     assert "x" * 3000 in out
     assert [e.data["handoff_id"] for e in events(project, "baton.claimed")] == [record.id]
+
+
+def test_the_too_big_notice_on_the_command_line_names_its_option_not_the_mcp_argument(project, capsys):
+    leave(project, steps=["x" * 3000])
+    code, out, err = run(capsys, project, "bootstrap", "--session-id", "s2", "--max-bytes", "1024", "--peek",
+                         "--owner", ALICE, "--branch", "main")
+    assert code == 0, err
+    assert "larger byte budget (`--max-bytes`)" in out
+    assert "`max_bytes`" not in out

@@ -305,3 +305,9 @@ def test_a_project_path_naming_a_file_is_refused(tmp_path, capsys):
     assert code == 2
     assert f"cannot install Baton's wiring into {named}: it is not a directory" in err
     assert named.read_text() == "# demo\n"
+
+
+def test_the_cursor_rule_completes_a_prepared_draft_in_place_with_handoff_amend_over_mcp(project_dir):
+    install_hooks(project_dir, "cursor")
+    rule = " ".join((project_dir / ".cursor" / "rules" / "baton.mdc").read_text().split())
+    assert "`handoff_amend` with the draft's id" in rule

@@ -66,6 +66,14 @@ async def test_the_handoff_prompt_names_the_tools_to_call_in_order(project):
     assert positions == sorted(positions)
 
 
+async def test_the_handoff_prompt_amends_a_prepared_draft_and_a_failed_one_in_place_with_handoff_amend(project):
+    async with Client(build_server(project)) as client:
+        text = " ".join(_text(await client.get_prompt("handoff")).split())
+    capture_step, validate_step = text[text.index("1. "):text.index("2. ")], text[text.index("2. "):text.index("3. ")]
+    assert "`handoff_amend` with `id` set to the draft's id" in capture_step
+    assert "`handoff_amend` (`id`: the draft" in validate_step and "`parent`" not in validate_step
+
+
 async def test_the_handoff_prompt_tells_the_agent_to_pass_the_session_id_its_brief_names(project):
     """Without it, a handoff made through the slash command was the session's only by the
     fallback window (docs/hooks.md), which hands nothing on beside another open session."""

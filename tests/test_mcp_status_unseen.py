@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from mcp import Client
 
+from baton.domain.batons import CARRIED_TEXT_MAX, clipped_text
 from baton.mcp_server import build_server
 from tests.cli_support import run_json
 from tests.sync_support import BATON_OWNER, batons_left_apart, leave_baton_for, make_team, writer_of
@@ -60,3 +61,14 @@ async def test_the_unseen_baton_named_by_baton_status_reads_with_handoff_resume(
     assert not read.is_error, read.content
     assert read.structured_content["id"] == alices
     assert "alice's step for bob" in str(read.structured_content["brief"])
+
+
+async def test_baton_status_clips_the_unseen_batons_objective_as_the_cli_text_does(capsys, team):
+    _remote, a, b = team
+    leave_baton_for(capsys, a, "alice-s", "y" * 3000)
+    run_json(capsys, a, "sync")
+    leave_baton_for(capsys, b, "bob-s", "bob's own step")
+    run_json(capsys, b, "sync")
+    [unseen] = (await _status(b))["superseded_unseen"]
+    assert unseen["objective"] == clipped_text("y" * 3000)
+    assert len(unseen["objective"]) == CARRIED_TEXT_MAX

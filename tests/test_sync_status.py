@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.cli_support import run, run_json
+from tests.sync_support import batons_left_apart, make_team, set_remote
 from tests.sync_support import checkpoint as _checkpoint
-from tests.sync_support import make_team, set_remote
 from tests.sync_support import writer_of as _writer
 
 
@@ -102,29 +102,34 @@ def test_the_status_page_says_what_of_this_clones_work_is_not_yet_shared(capsys,
 
 def _documented_status_members() -> dict[str, tuple[bool, set[str] | None]]:
     """docs/cli.md's ``baton status`` ``--json`` shape: each top-level member,
-    whether it is optional (``"name"?``) and, for an object, its members."""
+    whether it is optional (``"name"?``) and, for an object or a list of
+    objects (``[{…}]``), its (each element's) members."""
     text = Path(__file__).resolve().parents[1].joinpath("docs", "cli.md").read_text()
     section = text[text.index("### `baton status`\n"):text.index("### `baton status serve")]
     shape = section[section.index("`--json`: `{") + len("`--json`: `"):]
     shape = shape[:shape.index("`")]
     members: dict[str, tuple[bool, set[str] | None]] = {}
-    depth, last, nested = 0, None, None
+    depth, last, nested, previous = 0, None, None, ""
     for token in re.finditer(r'"(\w+)"(\?)?|[\[\]{}]', shape):
         mark = token.group(0)
         if mark in "[{":
             depth += 1
-            if mark == "{" and depth == 2 and last is not None:
+            opens_list_of_objects = depth == 3 and previous == "["
+            if mark == "{" and (depth == 2 or opens_list_of_objects) and last is not None:
                 nested = set()
+            previous = mark
+            continue
         elif mark in "]}":
             depth -= 1
-            if depth == 1 and nested is not None:
+            if depth in (1, 2) and mark == "}" and nested is not None:
                 members[last] = (members[last][0], nested)
                 nested = None
         elif depth == 1:
             last = token.group(1)
             members[last] = (bool(token.group(2)), None)
-        elif depth == 2 and nested is not None:
+        elif depth in (2, 3) and nested is not None:
             nested.add(token.group(1))
+        previous = mark
     return members
 
 
@@ -140,3 +145,11 @@ def test_status_json_has_the_members_cli_md_documents_sync_included_once_synced(
     for name, (_, inner) in documented.items():
         if inner is not None and isinstance(status.get(name), dict):
             assert set(status[name]) == inner, name
+
+
+def test_status_json_lists_superseded_unseen_batons_with_the_members_cli_md_documents(capsys, team):
+    _a, b, alices, _bobs = batons_left_apart(capsys, team)
+    optional, inner = _documented_status_members()["supersededUnseen"]
+    [unseen] = run_json(capsys, b, "status")["supersededUnseen"]
+    assert optional and unseen["id"] == alices
+    assert set(unseen) == inner

@@ -78,7 +78,7 @@ def session_handoff(app: Baton, args: argparse.Namespace):
 def bootstrap(app: Baton, args: argparse.Namespace):
     session_id = _one_session_id("bootstrap", args.session_id_positional, args.session_id)
     return app.bootstrap(session_id=session_id, max_bytes=args.max_bytes, owner=args.owner,
-                         branch=args.branch, peek=args.peek)
+                         branch=args.branch, peek=args.peek, budget="--max-bytes")
 
 
 def metrics(app: Baton, args: argparse.Namespace):

@@ -258,6 +258,7 @@ def begin(
     gate: "SessionGate | None" = None,
     limits: Limits | None = None,
     stale: Stale | None = None,
+    budget: str = "max_bytes",
 ) -> "Start":
     """Read what the session-start brief is built from: ``Start.done`` is the
     brief when no baton waits (or the ledger cannot be read), else
@@ -272,6 +273,8 @@ def begin(
     ``stale``: the index as it stands, when it is too far behind the ledger to
     bring up to date now (a harness's start, ``harness_start``): the brief is
     read from it, and nothing is claimed or recorded (``Start.as_it_stands``).
+    ``budget``: how the surface that asked spells ``max_bytes`` (the command
+    line: its option), named by the notice of a handoff too big for the brief.
 
     Raises:
         InputError: ``max_bytes`` below 1024 or a malformed session id.
@@ -286,6 +289,7 @@ def begin(
         session_id = uuid7()
     start = Start(project, context_of(project, owner=owner, branch=branch), session_id, max_bytes, gate,
                   {"peek": peek, "session_id_generated": generated}, limits)
+    start.budget = budget
     if stale is not None:
         start.waiting = start.read(stale[0])
         start.done = start.as_it_stands(stale)
@@ -348,6 +352,7 @@ class Start:
         self.project, self.ctx, self.session_id, self.max_bytes = project, ctx, session_id, max_bytes
         self.gate, self.flags, self.limits = gate, flags, limits
         self.notices: list[str] = []
+        self.budget = "max_bytes"
         self.objective: SessionObjective | None = None
         self.records: list = []
         self.decisions: list = []
@@ -448,7 +453,8 @@ class Start:
         markdown, brief = self.fit(waiting, freshness_of, carried_of)
         if not brief.handoff_included:
             size = len(markdown.encode("utf-8"))
-            notice = too_big_notice(self.session_id or "SESSION_ID", waiting.record.id, size, self.max_bytes)
+            notice = too_big_notice(self.session_id or "SESSION_ID", waiting.record.id, size, self.max_bytes,
+                                    self.budget)
             return Offer(markdown, brief, self.gated(self.result(self.standard([notice]), extra=[notice])))
         if self.flags["peek"]:
             return Offer(markdown, brief, self.result(brief, waiting.record, markdown))

@@ -17,7 +17,7 @@ from baton.commands.batons import pending_batons
 from baton.commands.detector_facts import detector_config
 from baton.commands.handoff_facts import live_freshness
 from baton.commands.ids import load_handoff
-from baton.domain.batons import SUPERSEDED_UNSEEN
+from baton.domain.batons import SUPERSEDED_UNSEEN, clipped_text
 from baton.domain.handoff import STATUSES
 from baton.domain.short_ids import short_id
 from baton.errors import InputError, NotFound
@@ -93,13 +93,15 @@ class StatusResult:
 
 def unseen_json(unseen: dict[str, Any]) -> dict[str, Any]:
     """A baton superseded unseen as this result spells its members (snake_case), with the
-    commands that read it (``read_with``)."""
+    commands that read it (``read_with``); its ``objective`` clipped as the text clips it
+    (``clipped_text``: one line, at most ``CARRIED_TEXT_MAX`` characters)."""
     ident = unseen.get("id")
+    objective = unseen.get("objective")
     return {"id": ident, "short_id": short_id(ident) if isinstance(ident, str) else None,
             "status": SUPERSEDED_UNSEEN, "owner": unseen.get("owner"), "branch": unseen.get("branch"),
             "shared": bool(unseen.get("shared")), "created_at": unseen.get("createdAt"),
             "session_id": unseen.get("sessionId"), "harness": unseen.get("harness"),
-            "writer": unseen.get("writer"), "objective": unseen.get("objective"),
+            "writer": unseen.get("writer"), "objective": clipped_text(objective) if isinstance(objective, str) and objective else None,
             "superseded_by": unseen.get("supersededBy"),
             "read_with": [f"baton resume {ident}", f"baton handoff show {ident}"]}
 

@@ -836,18 +836,20 @@ def held_up_notice(session_id: str, waiting: str | None) -> str:
             "`session_start`, with this session's id) to claim it now.")
 
 
-def too_big_notice(session_id: str, waiting: str, size: int, max_bytes: int) -> str:
+def too_big_notice(session_id: str, waiting: str, size: int, max_bytes: int, budget: str = "max_bytes") -> str:
     """The one line a brief carries in place of the session handoff ``waiting``
     when its section (``size`` bytes) cannot fit the brief's ``max_bytes`` even
     alone: nothing is claimed, so it stays pending, and every session start
     would say the same; the line names how to read it (``baton session
     handoff``) and how to claim it for this session without a byte budget
     (``baton session begin ID``, or the MCP tool's ``session_start``), or with
-    a larger one (``max_bytes``, the command line's ``--max-bytes``)."""
+    a larger one (``budget``: the byte budget as the surface that asked spells
+    it, the command line's ``--max-bytes``; else ``max_bytes``, the MCP
+    ``bootstrap`` tool's argument)."""
     return (f"A session handoff ({waiting}, {size} bytes) does not fit in {max_bytes} bytes; it stays pending. "
             f"Read it with `baton session handoff`; claim it for this session, whole, with "
             f"`baton session begin {_shell_word(session_id)}` (or Baton's `baton_session` tool, action "
-            f"`session_start`, with this session's id), or give the brief a larger byte budget (`max_bytes`).")
+            f"`session_start`, with this session's id), or give the brief a larger byte budget (`{budget}`).")
 
 
 def behind_notice(session_id: str, waiting: str | None, *, catching_up: bool) -> str:

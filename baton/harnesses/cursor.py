@@ -61,8 +61,9 @@ This project uses Baton (`baton` CLI, `baton` MCP server) for session continuity
   action `session_end` and a `handoff` object (`baton session end ID --handoff-steps "A,B"`).
 - When the user asks for a handoff (`/handoff`, "continue later"), Baton has already
   prepared a draft: find it with `handoff_list` (status `draft`), complete it with what
-  you know (`baton handoff amend ID --input FILE`, or `handoff_capture` with `parent` set
-  to the draft's id: the end of this chat hands either on), then validate and promote it.
+  you know, in place (`baton handoff amend ID --input FILE`, or `handoff_amend` with the
+  draft's id), or with `handoff_capture` with `parent` set to the draft's id: the end of
+  this chat hands any of them on. Then validate and promote it.
 - Record facts only: the commands you ran and their real results, decisions and why,
   what failed. Never paste secrets or transcripts.
 - `baton --help` lists every command and `baton COMMAND --help` explains one; the

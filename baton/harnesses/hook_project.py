@@ -46,8 +46,10 @@ def project_root(project: str | os.PathLike | None, cwd: str | None) -> tuple[Pa
 
 def amend_hint(draft: str) -> str:
     """How the agent completes the draft a prompt prepared: the command line,
-    or over MCP (which has no amend) a capture continuing it, which the
-    session's end hands on like the draft itself."""
+    or over MCP a capture continuing it, which the session's end hands on like
+    the draft itself. (MCP's ``handoff_amend`` would revise it in place too;
+    this hook text is left as it is: tests/e2e/test_codex.py reads the draft's
+    id from its `` `parent` ID``.)"""
     return (f" (`baton handoff amend {short_id(draft)} --input FILE`, or over MCP `handoff_capture` with "
             f"`parent` {draft})")
 
