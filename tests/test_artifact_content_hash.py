@@ -136,6 +136,7 @@ def test_no_file_under_baton_holds_the_raw_sha256_of_a_secret_file(repo):
 def test_a_block_rule_matching_inside_an_artifact_screens_its_hash_without_refusing_the_capture(repo):
     (repo / ".baton" / "policy.json").write_text(json.dumps(
         {"disable_rules": ["dotenv-file"], "actions": {"generic-secret-assignment": "block"}}))
+    trust_policy(repo)  # a changed policy that widens is trusted again, whole (docs/security.md)
     (repo / ".env").write_text(ENV)
     with Baton.open(repo) as app:
         handoff_id = app.capture(payload(artifacts=[{"path": ".env", "role": "modified"}])).handoff_id

@@ -141,7 +141,8 @@ def test_a_document_pasted_as_a_title_is_clipped_in_the_capture_text_and_whole_i
     assert code == 0, err
     shown = next(line for line in out.splitlines() if line.startswith("  title: "))
     assert shown == "  title: " + title[:119] + "…"
-    code, out, _ = run(capsys, project, "handoff", "amend", out.split()[3], "--title", title, "--json")
+    code, out, _ = run(capsys, project, "handoff", "amend", out.split()[3], "--title", title,
+                       "--objective", "o, amended", "--json")
     assert code == 0 and json.loads(out)["handoff"]["work"]["title"] == title
 
 
