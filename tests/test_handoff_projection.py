@@ -192,16 +192,21 @@ def test_a_handoff_removed_by_the_fold_leaves_the_counts_in_the_same_batch(proje
         opened.close()
 
 
-def test_an_index_without_the_status_counts_table_gets_them_from_its_rows_without_a_replay(project, monkeypatch):
-    ids = [_capture(project) for _ in range(3)]
-    validate_handoff_command(project, ids[2])
+
+def _drop_index_table(project, table: str) -> None:
+    """Drop one of the index's tables, as an index from before it was added lacks it."""
     opened = Project.open(project)
     try:
         runner = opened.reading()
-        runner.db.execute(f"DROP TABLE {COUNTS_TABLE}")
+        runner.db.execute(f"DROP TABLE {table}")
         runner.db.conn.commit()
     finally:
         opened.close()
+
+def test_an_index_without_the_status_counts_table_gets_them_from_its_rows_without_a_replay(project, monkeypatch):
+    ids = [_capture(project) for _ in range(3)]
+    validate_handoff_command(project, ids[2])
+    _drop_index_table(project, COUNTS_TABLE)
     replays = []
     monkeypatch.setattr(ProjectionRunner, "_rebuild", lambda *a, **k: replays.append(a))  # must not be called
     opened = Project.open(project)
@@ -438,13 +443,7 @@ def test_the_session_batons_status_counts_follow_their_records_and_a_replay(caps
 def test_an_index_without_the_batons_status_counts_gets_them_from_its_rows_without_a_replay(capsys, project,
                                                                                          monkeypatch):
     _leave_baton(capsys, project, "s-1")
-    opened = Project.open(project)
-    try:
-        runner = opened.reading()
-        runner.db.execute(f"DROP TABLE {BATON_COUNTS_TABLE}")
-        runner.db.conn.commit()
-    finally:
-        opened.close()
+    _drop_index_table(project, BATON_COUNTS_TABLE)
     replays = []
     monkeypatch.setattr(ProjectionRunner, "_rebuild", lambda *a, **k: replays.append(a))  # must not be called
     kept, grouped = _baton_status_counts(project)
