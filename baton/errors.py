@@ -250,6 +250,13 @@ class BatonNotPending(Conflict):
     code = "baton_not_pending"
 
 
+class BatonKeyHeld(Conflict):
+    """A private baton's key holds a pending baton of another exact owner or branch that encodes
+    alike (``feature/x`` and ``feature_x``): leaving this one would supersede it (exit 4)."""
+
+    code = "baton_key_held"
+
+
 class GitLockHeld(Conflict):
     """``baton sync`` found a git lock file in this clone's repository (exit 4):
     a git process writing there now, or one that died (a killed sync).

@@ -7,7 +7,7 @@ import pytest
 from baton.domain.aggregates import baton as batons
 from baton.domain.aggregates import session as sessions
 from baton.domain.batons import CANCELLED, CLAIMED, DISMISSED, PENDING, SUPERSEDED, BatonRecord
-from baton.errors import BatonAlreadyClaimed, BatonNotPending, BatonSuperseded, InputError
+from baton.errors import BatonAlreadyClaimed, BatonKeyHeld, BatonNotPending, BatonSuperseded, InputError
 from baton.events.catalogue import (
     BatonCancelled,
     BatonClaimed,
@@ -110,6 +110,53 @@ def test_claiming_a_baton_a_newer_one_replaced_is_refused_as_superseded():
     state = given(batons.CreateBaton(baton(FIRST)), batons.CreateBaton(baton(SECOND)))
     with pytest.raises(BatonSuperseded):
         batons.decide(state, batons.ClaimBaton(FIRST, "s2", "t"))
+
+
+# -- names that share a key (``feature/x`` and ``feature_x``: a ``/`` is stored as ``_``) ----------
+
+SLASH_KEY = "alice%40example.com__feature_x"
+
+
+def on(branch: str, handoff_id: str, *, owner: str = "alice@example.com", shared: bool = False) -> BatonRecord:
+    return BatonRecord(id=handoff_id, key=SLASH_KEY, owner=owner, branch=branch, shared=shared,
+                       next_steps=(f"step on {branch}",))
+
+
+def given_on(*commands) -> batons.BatonKey:
+    state = batons.BatonKey(SLASH_KEY)
+    for command in commands:
+        for event in batons.decide(state, command):
+            state = batons.evolve(state, recorded(event, version=state.version + 1))
+    return state
+
+
+def test_a_baton_for_another_branch_of_the_key_is_refused_while_the_pending_one_waits():
+    state = given_on(batons.CreateBaton(on("feature_x", FIRST)))
+    with pytest.raises(BatonKeyHeld) as refused:
+        batons.decide(state, batons.CreateBaton(on("feature/x", SECOND)))
+    assert "'feature/x'" in refused.value.message and "'feature_x'" in refused.value.message
+    assert f"`dismiss` {FIRST} in `baton session handoff`" in refused.value.message
+    assert refused.value.details["pending"]["branch"] == "feature_x" and refused.value.exit_code == 4
+
+
+def test_a_baton_for_another_owner_of_the_key_is_refused_naming_both_owners():
+    key_state = given_on(batons.CreateBaton(on("feature_x", FIRST, owner="a/b")))
+    with pytest.raises(BatonKeyHeld, match="for a_b on 'feature_x': baton .* is pending for a/b on 'feature_x'"):
+        batons.decide(key_state, batons.CreateBaton(on("feature_x", SECOND, owner="a_b")))
+
+
+def test_a_baton_of_the_same_owner_and_branch_still_supersedes_the_pending_one():
+    state = given_on(batons.CreateBaton(on("feature/x", FIRST)))
+    (event,) = batons.decide(state, batons.CreateBaton(on("feature/x", SECOND)))
+    assert event.supersedes == FIRST
+
+
+@pytest.mark.parametrize("ended", [batons.ClaimBaton(FIRST, "s2", "t"), batons.DismissBaton(FIRST),
+                                   batons.CancelBaton()])
+def test_a_baton_for_another_branch_of_the_key_is_left_once_the_pending_one_is_no_longer_pending(ended):
+    state = given_on(batons.CreateBaton(on("feature_x", FIRST)), ended)
+    (event,) = batons.decide(state, batons.CreateBaton(on("feature/x", SECOND)))
+    assert event.supersedes is None and event.branch == "feature/x"
 
 
 @pytest.mark.parametrize(("command", "status"), [

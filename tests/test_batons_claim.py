@@ -12,9 +12,16 @@ from baton.commands.baton_claim import claim_in_scope
 from baton.commands.batons import Peek, peek_eligible
 from baton.commands.context import Project
 from baton.commands.identity import SessionContext
-from baton.errors import BatonAlreadyClaimed, BatonNotPending, BatonSuperseded, NotFound, StreamVersionConflict
-from tests.app_support import cancel_baton, dismiss_baton, list_pending_batons, local_metrics
-from tests.batons_support import ALICE, BOB, active, events, leave, start
+from baton.errors import (
+    BatonAlreadyClaimed,
+    BatonKeyHeld,
+    BatonNotPending,
+    BatonSuperseded,
+    NotFound,
+    StreamVersionConflict,
+)
+from tests.app_support import cancel_baton, dismiss_baton, list_pending_batons, local_metrics, scope_handoff_as_baton
+from tests.batons_support import ALICE, BOB, active, capture_handoff, events, leave, start
 from tests.fold_support import assert_batch_folds_like_one_by_one
 
 
@@ -305,12 +312,43 @@ def test_an_unknown_event_on_a_baton_stream_does_not_block_the_claim(project):
     assert start(project, session="s2").record.id == record.id
 
 
-def test_branches_that_encode_alike_never_see_each_other(project):
-    slash = leave(project, "s1", branch="feature/x")
-    assert slash.key == leave(project, "s2", branch="feature_x").key  # the spec's naming rule collides
-    assert active(project, branch="feature/x") is None  # superseded in the shared file...
-    assert start(project, branch="feature/x").record is None  # ...and never delivered across names
-    assert start(project, branch="feature_x").record is not None
+def test_a_baton_left_on_one_of_two_branches_that_encode_alike_is_not_delivered_on_the_other(project):
+    underscore = leave(project, "s1", branch="feature_x")
+    assert active(project, branch="feature/x") is None
+    assert start(project, branch="feature/x", session="s2").record is None
+    assert start(project, branch="feature_x", session="s3").record.id == underscore.id  # still pending for it
+
+
+def test_leaving_a_baton_on_a_branch_whose_key_holds_another_branchs_pending_baton_is_refused(project):
+    underscore = leave(project, "s1", branch="feature_x")
+    before = len(events(project))
+    with pytest.raises(BatonKeyHeld, match="'feature/x'.*'feature_x'"):
+        leave(project, "s2", branch="feature/x")
+    assert len(events(project)) == before  # no handoff captured, no session ended: all or nothing
+    assert active(project, branch="feature_x").id == underscore.id  # not superseded
+
+
+def test_a_baton_is_left_on_the_other_branch_once_the_pending_one_was_claimed(project):
+    leave(project, "s1", branch="feature_x")
+    start(project, branch="feature_x", session="s2")
+    slash = leave(project, "s3", branch="feature/x")
+    assert start(project, branch="feature/x", session="s4").record.id == slash.id
+
+
+def test_a_shared_baton_is_left_while_a_key_holds_another_branchs_pending_baton(project):
+    underscore = leave(project, "s1", branch="feature_x")
+    shared = leave(project, "s2", branch="feature/x", shared=True)
+    assert start(project, branch="feature/x", session="s3").record.id == shared.id
+    assert start(project, branch="feature_x", session="s4").record.id == underscore.id
+
+
+def test_handing_on_a_handoff_to_a_branch_whose_key_holds_another_branchs_baton_is_refused(project):
+    underscore = leave(project, "s1", branch="feature_x")
+    rich = capture_handoff(project, {"work": {"title": "t", "objective": "o"},
+                                     "open_items": [{"description": "Add the fixture", "priority": "high"}]})
+    with pytest.raises(BatonKeyHeld):
+        scope_handoff_as_baton(project, rich, owner=ALICE, branch="feature/x")
+    assert active(project, branch="feature_x").id == underscore.id
 
 
 def test_a_batch_of_one_keys_events_folds_to_what_folding_them_one_by_one_gives(project):

@@ -232,6 +232,33 @@ def test_dismiss_of_an_unknown_baton_says_where_the_pending_ids_are(repo):
     assert json.loads(unknown.stdout)["error"]["code"] == "not_found"
 
 
+def _switch(repo: Path, branch: str, *, create: bool = True) -> None:
+    if create:
+        porcelain.branch_create(str(repo), branch)
+    porcelain.checkout(str(repo), branch)
+
+
+def test_a_baton_left_on_feature_x_is_neither_delivered_on_feature_slash_x_nor_superseded_from_there(tmp_path):
+    repo = git_repo(tmp_path / "repo", branch="feature_x")
+    assert run_baton("init", cwd=repo).returncode == 0
+    underscore = baton_json("session", "end", "s1", "--handoff-steps", "Underscore work", cwd=repo)["handoff"]
+    _switch(repo, "feature/x")
+    assert baton_json("session", "begin", "--session-id", "s2", cwd=repo)["handoff"] is None
+    refused = run_baton("session", "end", "s2", "--handoff-steps", "Slash work", "--json", cwd=repo)
+    assert refused.returncode == 4 and "Traceback" not in refused.stderr
+    error = json.loads(refused.stdout)["error"]
+    assert error["code"] == "baton_key_held" and error["exit_code"] == 4
+    assert error["details"]["pending"] == {"handoff_id": underscore["id"], "owner": "alice@example.com",
+                                           "branch": "feature_x", "created_at": underscore["createdAt"],
+                                           "session_id": "s1"}
+    assert "'feature/x'" in error["message"] and "'feature_x'" in error["message"]
+    assert f"--dismiss {underscore['id']} in `baton session handoff`" in error["message"]
+    assert "make this baton --shared" in error["message"]
+    _switch(repo, "feature_x", create=False)
+    received = baton_json("session", "begin", "--session-id", "s3", cwd=repo)["handoff"]
+    assert received["id"] == underscore["id"] and received["nextSteps"] == ["Underscore work"]
+
+
 def test_bootstrap_outside_a_project_says_to_run_init(tmp_path):
     r = run_baton("bootstrap", "--project", str(tmp_path))
     assert r.returncode == 4 and "baton init" in r.stderr

@@ -447,3 +447,21 @@ def test_the_brief_names_the_command_lines_session_flag_and_a_checkpoint_with_it
     validate_handoff_command(repo, handoff_id)
     promote_handoff(repo, handoff_id, accept_warnings="tests")
     assert _event(repo, "codex", 2, session="s1").result.baton == handoff_id
+
+
+def test_a_session_end_on_a_branch_whose_key_holds_another_branchs_baton_keeps_both_and_says_so(repo):
+    from dulwich import porcelain
+
+    porcelain.branch_create(str(repo), "feature/x")
+    porcelain.checkout(str(repo), "feature/x")
+    with Baton.open(repo) as app:
+        waiting = app.end_session("s0", {"nextSteps": ["Underscore work"]}, branch="feature_x").created.record.id
+    _start(repo, "claude-code", session="s1")
+    handoff_id = _write_ready_handoff(repo, "s1")
+    ended = _event(repo, "claude-code", 2, session="s1")
+    assert ended.result.ended and ended.result.baton is None
+    [said] = ended.result.notices
+    assert said.startswith(f"Handoff {handoff_id} was not handed on") and "'feature_x'" in said
+    with Baton.open(repo) as app:
+        assert app.show(handoff_id).to_json()["handoff"]["status"] == "ready"  # still resumable
+        assert [b["id"] for b in app.pending_batons().to_json()["items"]] == [waiting]

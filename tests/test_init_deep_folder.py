@@ -38,22 +38,23 @@ def test_init_in_a_folder_too_deep_for_the_index_is_refused_before_anything_is_w
     assert not (deep / ".baton").exists()
 
 
-LONGEST = "/.baton/sync-ids.sqlite-journal"
-"""The longest path Baton has SQLite open in a project (the sync id cache's journal)."""
+LONGEST = "/.baton/index.sqlite-journal"
+"""The longest path Baton has SQLite open in a project (the index's journal; the sync id cache's
+name, ``sync-ids.db``, is shorter, so it opens wherever the index does: tests/test_sync_deep_folder.py)."""
 
 
-def test_init_in_a_folder_one_byte_too_deep_for_the_sync_id_cache_is_refused(tmp_path):
-    # 512 bytes with ".baton/sync-ids.sqlite-journal": one past the longest path SQLite opens.
+def test_init_in_a_folder_one_byte_too_deep_for_the_index_is_refused(tmp_path):
+    # 512 bytes with ".baton/index.sqlite-journal": one past the longest path SQLite opens.
     deep = _folder_with_a_path_of(tmp_path, 512 - len(LONGEST))
     done = subprocess.run([sys.executable, "-m", "baton", "init", "--project", str(deep)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done.stderr
-    assert "sync-ids.sqlite-journal would take 512" in done.stderr
+    assert "index.sqlite-journal would take 512" in done.stderr
     assert not (deep / ".baton").exists()
 
 
 def test_init_in_a_folder_just_short_enough_for_the_index_works(tmp_path):
-    # 511 bytes with ".baton/sync-ids.sqlite-journal": the longest path SQLite opens.
+    # 511 bytes with ".baton/index.sqlite-journal": the longest path SQLite opens.
     fits = _folder_with_a_path_of(tmp_path, 511 - len(LONGEST))
     done = subprocess.run([sys.executable, "-m", "baton", "init", "--project", str(fits)],
                           capture_output=True, text=True, timeout=120)

@@ -185,6 +185,23 @@ async def test_session_end_then_bootstrap_delivers_the_baton_exactly_once(projec
     assert second.structured_content["claimed"] is False
 
 
+async def test_session_end_refuses_a_baton_whose_key_holds_another_branchs_pending_baton(project):
+    async with Client(build_server(project)) as client:
+        left = await client.call_tool("baton_session", {
+            "action": "session_end", "session_id": "s-1",
+            "handoff": {"nextSteps": ["Underscore work"], "branch": "feature_x"}})
+        refused = await client.call_tool("baton_session", {
+            "action": "session_end", "session_id": "s-2",
+            "handoff": {"nextSteps": ["Slash work"], "branch": "feature/x"}})
+        waiting = await client.call_tool("bootstrap", {"session_id": "s-3", "branch": "feature_x"})
+    assert refused.is_error
+    error = refused.structured_content["error"]
+    assert error["code"] == "baton_key_held" and error["exit_code"] == 4
+    assert "'feature/x'" in error["message"] and "'feature_x'" in error["message"]
+    assert "make this baton shared" in error["message"] and "--" not in error["message"]  # the tool's names
+    assert waiting.structured_content["handoff"]["id"] == left.structured_content["handoffId"]
+
+
 async def test_session_start_records_the_objective_bootstrap_returns(project):
     async with Client(build_server(project)) as client:
         await client.call_tool("baton_session", {"action": "session_start", "session_id": "s-1",

@@ -18,6 +18,7 @@ from dulwich import porcelain
 
 from baton.commands.context import Project
 from baton.ledger import EventDraft
+from baton.sync.ids import ID_CACHE
 from tests.app_support import init_project
 from tests.cli_support import run, run_json
 from tests.sync_support import checkpoint as _checkpoint
@@ -308,7 +309,7 @@ def test_an_id_a_local_feed_gained_after_the_id_cache_was_built_is_still_a_dupli
     _checkpoint(capsys, a, "alice's work")
     run_json(capsys, a, "sync")
     run_json(capsys, b, "sync")  # the import builds b's id cache
-    assert (b / ".baton" / "sync-ids.sqlite").exists()
+    assert (b / ".baton" / ID_CACHE).exists()
     _checkpoint(capsys, b, "bob's later work")  # b's own feed grows after the cache looked
     mallory = _clone(remote, tmp_path / "mallory")
     _append_with_ids(monkeypatch, mallory, _ids(b, _writer(b))[-1:])
@@ -355,7 +356,7 @@ def test_a_local_feed_replaced_since_the_id_cache_looked_is_read_again(capsys, t
 
 
 def _id_cache_files(project: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in (project / ".baton").glob("sync-ids.sqlite*")}
+    return {p.name: p.read_bytes() for p in (project / ".baton").glob(f"{ID_CACHE}*")}
 
 
 def test_a_small_import_writes_nothing_to_the_id_cache_and_reads_at_most_its_lag(capsys, team, tmp_path,

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from baton.domain.batons import CARRIED_TEXT_MAX, clipped_text
 from tests.cli_support import run, run_json
-from tests.sync_support import batons_left_apart, make_team, set_remote
+from tests.sync_support import batons_left_apart, leave_baton_for, make_team, set_remote
 from tests.sync_support import checkpoint as _checkpoint
 from tests.sync_support import writer_of as _writer
 
@@ -153,3 +154,16 @@ def test_status_json_lists_superseded_unseen_batons_with_the_members_cli_md_docu
     [unseen] = run_json(capsys, b, "status")["supersededUnseen"]
     assert optional and unseen["id"] == alices
     assert set(unseen) == inner
+
+
+def test_status_json_clips_the_objective_of_a_superseded_unseen_baton_as_the_mcp_and_the_text_do(capsys, team):
+    _remote, a, b = team
+    leave_baton_for(capsys, a, "alice-s", "y" * 3000)
+    run_json(capsys, a, "sync")
+    leave_baton_for(capsys, b, "bob-s", "bob's own step")
+    run_json(capsys, b, "sync")
+    [unseen] = run_json(capsys, b, "status")["supersededUnseen"]
+    assert unseen["objective"] == clipped_text("y" * 3000)
+    assert len(unseen["objective"]) == CARRIED_TEXT_MAX
+    [listed] = run_json(capsys, b, "session", "handoff", "--all")["supersededUnseen"]
+    assert listed["objective"] == unseen["objective"]

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from baton.commands.baton_claim import CreatedBaton, append_created
+from baton.commands.baton_claim import CreatedBaton, append_created, key_state
 from baton.commands.batons import stored_baton
 from baton.commands.capture import capture_in_scope
 from baton.commands.identity import SessionContext
+from baton.domain.aggregates.baton import check_key_free
 from baton.domain.baton_payload import BatonPayload, handoff_payload_for_baton
 from baton.domain.batons import BatonRecord, baton_content_of_handoff, baton_key, baton_stream
 
@@ -37,10 +38,15 @@ def create_in_scope(
     ``handoff list --by``/``--mine`` name the capturer, not the recipient
     (``session end --owner bob`` run by Alice is Alice's). The text stored in the baton is the handoff's after
     redaction, so a secret in a next step never reaches the ledger.
+
+    Raises:
+        BatonKeyHeld: the key holds another exact owner's or branch's pending baton
+            (``check_key_free``); refused before the capture, so nothing is appended.
     """
     owner, branch = ctx.owner, ctx.branch
     key = baton_key(owner, branch, payload.shared)
     scope.project.check_streams(baton_stream(key))  # before the capture: nothing appended if refused
+    check_key_free(key_state(scope, key), owner, branch, payload.shared)  # likewise
     body = handoff_payload_for_baton(payload, owner=owner, branch=branch, objective=objective, session_id=session)
     origin = {"harness": harness, "session_id": session} if (harness or session) else None
     captured = capture_in_scope(scope, body, trigger="manual", origin=origin, session=session, actor=actor)

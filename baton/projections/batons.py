@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from baton.canonical import pretty_bytes
-from baton.domain.batons import CLAIMED, PENDING, BatonRecord, baton_file, handoff_objective
+from baton.domain.batons import CLAIMED, PENDING, BatonRecord, baton_file, clipped_text, handoff_objective
 from baton.events.names import BATON, BATON_CANCELLED, BATON_CLAIMED, BATON_CREATED, BATON_DISMISSED, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import ANY_ORDER, STREAM_ORDER, Doc
@@ -88,8 +88,11 @@ def baton_creators(docs: Iterable[tuple[str, Doc]]) -> dict[str, str]:
 def unseen_details(runner, record: BatonRecord) -> list[dict[str, Any]]:
     """Each baton ``record`` superseded unseen: its summary (``replacedUnseen``), ``writer``, the
     feed that created it (from the key's ``recent`` records; None once they no longer name it),
-    and ``objective``, the objective of the handoff it carries (None without one). Reads the key's
-    document and each such handoff's row: nothing that grows with the project."""
+    and ``objective``, the objective of the handoff it carries (None without one), on one line and
+    clipped as a baton section clips it (``clipped_text``), so every listing that passes it on —
+    ``baton status --json``, ``session handoff --all --json``, the status page, the MCP
+    ``baton_status`` — carries the same bounded text. Reads the key's document and each such
+    handoff's row: nothing that grows with the project."""
     if not record.replaced_unseen:
         return []
     doc = runner.get("batons", record.key)
@@ -99,6 +102,8 @@ def unseen_details(runner, record: BatonRecord) -> list[dict[str, Any]]:
     for u in record.replaced_unseen:
         ident = str(u.get("id"))
         objective = handoff_objective(runner.get("handoffs", ident)) if indexed else None
+        if objective is not None:
+            objective = clipped_text(objective)
         out.append({**u, "writer": creators.get(ident), "objective": objective})
     return out
 

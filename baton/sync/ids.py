@@ -1,4 +1,4 @@
-"""The duplicate-id check of an import, and its cache (``.baton/sync-ids.sqlite``).
+"""The duplicate-id check of an import, and its cache (``.baton/sync-ids.db``).
 
 An event id names one event in the whole ledger: an imported feed repeating
 an id a local feed (or another imported feed) already has is refused. The
@@ -23,8 +23,15 @@ from baton.sync.refusals import RefusedFeed
 if TYPE_CHECKING:
     from baton.sync.ledger_ref import RefFeed
 
-ID_CACHE = "sync-ids.sqlite"
-"""Every local feed's event ids up to where the last import looked (the duplicate check's cache)."""
+ID_CACHE = "sync-ids.db"
+"""Every local feed's event ids up to where the last import looked (the duplicate check's cache).
+
+No longer than ``index.sqlite``: SQLite opens a path of at most 511 bytes (its journal's, the
+longest, included), so a cache named longer could not be opened in a project deep enough for
+the index alone (roots of 481–483 bytes with ``sync-ids.sqlite``): every import there read every
+local feed instead, silently."""
+LEGACY_ID_CACHE = "sync-ids.sqlite"
+"""The cache's name before: removed when the cache is first made under its new name."""
 EVENT_ID = re.compile(rb'"hlc":\d+,"id":"([^"\\]{1,128})","prev":')
 """An event's own id in a canonical line: the member between ``hlc`` and ``prev``."""
 ID_CHUNK = 8 << 20
@@ -107,17 +114,25 @@ class EventIds:
     def known(self, wanted: set[str]) -> dict[str, str]:
         """Those of ``wanted`` that are the id of an event of a local feed → that feed.
 
-        From ``.baton/sync-ids.sqlite``, which holds every local feed's event
+        From ``.baton/sync-ids.db``, which holds every local feed's event
         ids up to where it last looked (the file's inode, that offset and the
         bytes just before it): only what a feed gained since is read (each
         line parsed, so an id a payload quotes is not taken for an event's),
         and a feed replaced or cut shorter is read again from its start.
         Without the cache (it cannot be opened), every feed is searched."""
         path = self.path
+        made = not path.exists()
         try:
             db = open_id_cache(path)
         except sqlite3.Error:
             return self._scanned(wanted)
+        if made:  # a cache of the name before is only a cache: its ids are read again into this one
+            legacy = path.with_name(LEGACY_ID_CACHE)
+            for leftover in (legacy, Path(f"{legacy}-wal"), Path(f"{legacy}-shm")):
+                try:
+                    unlink(leftover)
+                except OSError:
+                    pass  # left where it is: nothing reads it
         try:
             found = self._cached(db, wanted)
         except sqlite3.Error:

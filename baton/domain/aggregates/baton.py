@@ -33,7 +33,7 @@ from baton.domain.batons import (
     superseded_unseen,
     unseen_summary,
 )
-from baton.errors import BatonAlreadyClaimed, BatonNotPending, BatonSuperseded, InputError
+from baton.errors import BatonAlreadyClaimed, BatonKeyHeld, BatonNotPending, BatonSuperseded, InputError
 from baton.events.base import DomainEvent, decode, derived
 from baton.events.baton import BatonCancelled, BatonClaimed, BatonCreated, BatonDismissed
 from baton.ledger.envelope import Event
@@ -120,6 +120,8 @@ def decide(state: BatonKey, command: Command) -> list[DomainEvent]:
 
     Raises:
         InputError: a claim that names no session.
+        BatonKeyHeld: a new private baton whose key holds another owner's or branch's pending
+            baton (``check_key_free``).
         BatonSuperseded: the baton to claim is no longer the key's current one.
         BatonAlreadyClaimed: another session claimed it first.
         BatonNotPending: it was cancelled, dismissed or superseded.
@@ -127,6 +129,7 @@ def decide(state: BatonKey, command: Command) -> list[DomainEvent]:
     current = state.current
     match command:
         case CreateBaton(record=record, session=session, harness=harness):
+            check_key_free(state, record.owner, record.branch, record.shared)
             superseded = current.id if current is not None and current.pending else None
             return [BatonCreated(
                 **_telemetry("handoff_created", record, session), harness=harness, supersedes=superseded,
@@ -157,6 +160,42 @@ def decide(state: BatonKey, command: Command) -> list[DomainEvent]:
             _require_pending(current, "dismissed", claimed_note="; a claimed baton cannot be dismissed")
             return [BatonDismissed(**_telemetry("handoff_dismissed", current, session), via=via)]
     raise TypeError(f"not a baton command: {command!r}")
+
+
+def check_key_free(state: BatonKey, owner: str, branch: str, shared: bool) -> None:
+    """Refuse a new private baton for ``owner`` on ``branch`` whose key holds a pending baton of
+    another exact owner or branch.
+
+    A key encodes ``/`` as ``_`` (the spec's file names), so ``feature/x`` and ``feature_x`` share
+    one; a session on one never receives the other's baton (``select_eligible`` compares the real
+    names), but a new baton on the key would supersede the other's — a baton nobody on its branch
+    would ever see. The key format is kept (stream names are in the ledger); instead the second
+    baton is refused while the first is pending, and the message says how to free the key. (Names
+    are quoted, never backquoted: an adapter rewrites a backquoted word as its own option's name.)
+
+    Raises:
+        BatonKeyHeld: as above (exit 4): nothing is written.
+    """
+    current = state.current
+    if shared or current is None or not current.pending or current.shared:
+        return
+    if (current.owner, current.branch) == (owner, branch):
+        return
+    if current.owner == owner:
+        theirs, ours = f"on {current.branch!r}", f"on {branch!r}"
+        free = f"let a session on {current.branch!r} claim it"
+    else:
+        theirs, ours = f"for {current.owner} on {current.branch!r}", f"for {owner} on {branch!r}"
+        free = f"let a session of {current.owner} on {current.branch!r} claim it"
+    raise BatonKeyHeld(
+        f"cannot leave a baton {ours}: baton {current.id} is pending {theirs}, and the two names share "
+        f"one baton key ({state.key}: a `/` is stored as `_`), so this baton would supersede it and no session would ever receive it. "
+        f"Nothing was written. To leave this one, {free}, dismiss it (`dismiss` {current.id} in `baton session "
+        f"handoff`, or the status page's Dismiss button), or make this baton `shared`; then try again.",
+        details={"key": state.key, "owner": owner, "branch": branch,
+                 "pending": {"handoff_id": current.id, "owner": current.owner, "branch": current.branch,
+                             "created_at": current.created_at, "session_id": current.session_id}},
+    )
 
 
 def _require_pending(current: BatonRecord, verb: str, *, claimed_note: str = "") -> None:
