@@ -6,6 +6,8 @@ the ``--json`` shapes — whatever the modules behind it look like.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import pty
@@ -30,6 +32,16 @@ def run_json(capsys, project: Path, *args: str, expect: int = 0) -> Any:
     code, out, err = run(capsys, project, *args, "--json")
     assert code == expect, (code, out, err)
     return json.loads(out)
+
+
+def run_here(*args: str, cwd: Path) -> tuple[int, str, str]:
+    """``baton ARGS`` typed in ``cwd``, run in this process (no capsys needed): for the steps
+    that set a scene up, where a child process would prove nothing more; returns
+    (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return code, out.getvalue(), err.getvalue()
 
 
 def ledger_size(project: Path) -> int:

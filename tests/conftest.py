@@ -34,6 +34,13 @@ settings.load_profile(os.environ.get("BATON_HYPOTHESIS_PROFILE") or ("ci" if os.
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("home")
+    isolate(monkeypatch, home)
+    return home
+
+
+def isolate(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    """What every test runs under (``isolated_home``); also for a module- or session-scoped
+    fixture, built before any test's own ``isolated_home``, that must not see the real home."""
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
@@ -43,7 +50,6 @@ def isolated_home(tmp_path_factory, monkeypatch):
     # A `baton` program run by a test runs every hook in its own process and starts no hook
     # server (tests/test_hook_server.py turns it on, in a folder of its own).
     monkeypatch.setenv("BATON_HOOK_SERVER", "0")
-    return home
 
 
 @pytest.fixture(autouse=True)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from dulwich import porcelain
 
+from tests.cli_support import run_here
 from tests.conftest import run_baton
 from tests.handoff_support import git_commit, git_init
 
@@ -26,6 +27,14 @@ def cli(*args: str, cwd: Path, expect: int = 0):
     assert r.returncode == expect, (r.returncode, r.stdout, r.stderr)
     assert "Traceback" not in r.stderr
     return json.loads(r.stdout)
+
+
+def setup_cli(*args: str, cwd: Path, expect: int = 0):
+    """``cli`` in this process, for the steps that set the scene (the commands a test proves
+    something about still run in a child process)."""
+    code, out, err = run_here(*args, "--json", cwd=cwd)
+    assert code == expect, (code, out, err)
+    return json.loads(out)
 
 
 def text(*args: str, cwd: Path, expect: int = 0) -> str:
@@ -41,7 +50,7 @@ def repo(tmp_path):
     git_init(main, {"src/app.py": "master version\n", "docs/guide.md": "guide\n"})
     (main / ".git" / "config").write_text(
         "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[user]\n\temail = " + OWNER + "\n")
-    cli("init", cwd=main)
+    setup_cli("init", cwd=main)
     porcelain.branch_create(str(main), "feature/docs")
     porcelain.worktree_add(str(main), str(tmp_path / "wt-docs"), branch="feature/docs")
     docs = (tmp_path / "wt-docs").resolve()
@@ -50,12 +59,12 @@ def repo(tmp_path):
 
 
 def ready(cwd: Path, title: str, artifact: str = "src/app.py") -> str:
-    hid = cli("checkpoint", "create", "--no-input", "--title", title, "--objective", f"{title} works",
-              "--artifact", artifact, "--completed", "started", "--current-state", "half done",
-              "--open-item", json.dumps({"description": f"finish {title}", "suggested_action": "write it",
-                                         "acceptance_check": "its test passes"}), cwd=cwd)["id"]
-    cli("handoff", "validate", hid, cwd=cwd)
-    cli("handoff", "ready", hid, "--accept-warnings", "test repository", cwd=cwd)
+    hid = setup_cli("checkpoint", "create", "--no-input", "--title", title, "--objective", f"{title} works",
+                    "--artifact", artifact, "--completed", "started", "--current-state", "half done",
+                    "--open-item", json.dumps({"description": f"finish {title}", "suggested_action": "write it",
+                                               "acceptance_check": "its test passes"}), cwd=cwd)["id"]
+    setup_cli("handoff", "validate", hid, cwd=cwd)
+    setup_cli("handoff", "ready", hid, "--accept-warnings", "test repository", cwd=cwd)
     return hid
 
 

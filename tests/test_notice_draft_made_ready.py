@@ -21,6 +21,7 @@ import pytest
 
 from baton.domain.notice_fate import CONTINUED, DROP, KEEP, MADE_READY, Successor, continued_by, fate
 from baton.domain.short_ids import short_id
+from tests.cli_support import run_here
 from tests.conftest import run_baton
 from tests.handoff_support import baton_json, git_init, payload
 from tests.harness_support import fixture, injected
@@ -48,9 +49,21 @@ def _session_ending_with_its_draft_unfinished(repo) -> str:
     """Session s1 starts, is compacted (Baton prepares its draft) and ends: the draft's id."""
     _start(repo, "s1")
     _hook(repo, "PreCompact", "PreCompact.auto", "s1")
-    [draft] = [h["id"] for h in baton_json(repo, "handoff", "list", "--status", "draft")["handoffs"]]
+    [draft] = [h["id"] for h in _by_hand_json(repo, "handoff", "list", "--status", "draft")["handoffs"]]
     _hook(repo, "SessionEnd", "SessionEnd", "s1")
     return draft
+
+
+def _by_hand(repo, *args: str) -> str:
+    """A command the user types between sessions, run in this process: it sets the scene, and
+    the hooks that say something about it still run as real processes. Its stdout."""
+    code, out, err = run_here(*args, "--project", str(repo), cwd=repo)
+    assert code == 0, (args, out, err)
+    return out
+
+
+def _by_hand_json(repo, *args: str) -> dict:
+    return json.loads(_by_hand(repo, *args, "--json"))
 
 
 def _made_ready_by_hand(repo, draft: str, tmp_path) -> None:
@@ -58,19 +71,17 @@ def _made_ready_by_hand(repo, draft: str, tmp_path) -> None:
     body.write_text(json.dumps(payload()))
     for args in (("handoff", "amend", draft, "--input", str(body)), ("handoff", "validate", draft),
                  ("handoff", "ready", draft, "--accept-warnings", "tests")):
-        r = run_baton(*args, "--project", str(repo))
-        assert r.returncode == 0, (args, r.stdout, r.stderr)
+        _by_hand(repo, *args)
 
 
 def _continued_by_hand(repo, draft: str, tmp_path, *, ready: bool = True) -> str:
     """A handoff continuing ``draft`` (``checkpoint create --from``), made ready: its id."""
     body = tmp_path / "child.json"
     body.write_text(json.dumps(payload()))
-    child = baton_json(repo, "checkpoint", "create", "--from", draft, "--input", str(body), "--no-input")["id"]
+    child = _by_hand_json(repo, "checkpoint", "create", "--from", draft, "--input", str(body), "--no-input")["id"]
     steps = (("handoff", "validate", child), ("handoff", "ready", child, "--accept-warnings", "tests"))
     for args in steps if ready else ():
-        r = run_baton(*args, "--project", str(repo))
-        assert r.returncode == 0, (args, r.stdout, r.stderr)
+        _by_hand(repo, *args)
     return child
 
 

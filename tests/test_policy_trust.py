@@ -11,6 +11,7 @@ a command; Bob clones it with the real ``git clone`` and runs the real
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 import subprocess
 from pathlib import Path
@@ -21,7 +22,7 @@ from mcp import Client
 from baton.app import Baton
 from baton.mcp_server import build_server
 from tests.cli_support import on_a_terminal
-from tests.conftest import run_baton
+from tests.conftest import isolate, run_baton
 from tests.handoff_support import baton_json, handoff_events, payload
 
 WIDENING = {"allowed_roots": [".."], "recheck_allowlist": ["touch PWNED"]}
@@ -59,11 +60,26 @@ def clone_of(upstream: Path) -> Path:
     return clone
 
 
+@pytest.fixture(scope="module")
+def cloned_template(tmp_path_factory) -> Path:
+    """Built once per module (a clone costs a ``baton init`` process and five of git); each test
+    gets a copy of its own (``cloned``). Bob's clone has never run Baton here."""
+    with pytest.MonkeyPatch.context() as mp:
+        isolate(mp, tmp_path_factory.mktemp("template-home"))
+        made = tmp_path_factory.mktemp("cloned-template")
+        (made / "outside.txt").write_text("not the project's\n")
+        clone_of(upstream_with(made, WIDENING))
+    return made
+
+
 @pytest.fixture
-def cloned(tmp_path) -> Path:
-    """Bob's clone of a repository whose policy allowlists ``touch PWNED`` and allows ``..``."""
-    (tmp_path / "outside.txt").write_text("not the project's\n")
-    return clone_of(upstream_with(tmp_path, WIDENING))
+def cloned(tmp_path, cloned_template) -> Path:
+    """Bob's clone of a repository whose policy allowlists ``touch PWNED`` and allows ``..``
+    (a copy of ``cloned_template`` whose ``origin`` is the copied upstream)."""
+    shutil.copytree(cloned_template, tmp_path, symlinks=True, dirs_exist_ok=True)
+    clone = tmp_path / "clone"
+    git(clone, "remote", "set-url", "origin", str(tmp_path / "upstream"))
+    return clone
 
 
 def capture_with_command(clone: Path, command: str) -> str:

@@ -25,6 +25,7 @@ from baton.web.page import PAGE_CSP, SCRIPT, STYLE, _source_hash, render_page
 from baton.web.server import bind_status_server
 from tests.app_support import listen_target, status_overview, status_server
 from tests.batons_support import ALICE, BOB, events, leave, start
+from tests.cli_support import run_here
 from tests.conftest import run_baton
 
 
@@ -545,8 +546,10 @@ def test_get_one_handoff_needs_the_project(project, served):
 
 
 def test_the_text_status_says_how_many_of_how_many_handoffs_it_lists(project):
-    for i in range(12):
-        run_baton("checkpoint", "create", "--title", f"t{i}", "--objective", "o", "--project", str(project))
+    for i in range(12):  # in this process: the status commands below are what is proved, as real processes
+        code, out, err = run_here("checkpoint", "create", "--title", f"t{i}", "--objective", "o", "--project",
+                                  str(project), cwd=project)
+        assert code == 0, (out, err)
     result = run_baton("status", "--project", str(project))
     assert "Latest 10 of 12 handoffs" in result.stdout
     status = orjson.loads(run_baton("status", "--json", "--project", str(project)).stdout)
