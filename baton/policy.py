@@ -31,7 +31,7 @@ from typing import Any, Sequence
 
 import attrs
 
-from baton.config import ProjectConfig, read_json, write_json_atomic
+from baton.config import ProjectConfig, allowed_signers_setting, read_json, write_json_atomic
 from baton.domain import paths as pathrules
 from baton.domain.paths import lexical_problem
 from baton.domain.redaction import (
@@ -129,9 +129,10 @@ def load_policy(paths: ProjectPaths, config: ProjectConfig) -> Policy:
     """
     sources = policy_sources(paths, config)
     policy = build_policy(sources, root=paths.root)
-    if not any(_may_widen(doc) for _, doc in sources):
+    signers = read_signers(paths, config)
+    if not any(_may_widen(doc) for _, doc in sources) and signers is None:
         return policy
-    trust = judge_policy_trust(paths, sources)
+    trust = judge_policy_trust(paths, sources, config)
     if trust.trusted:
         return attrs.evolve(policy, trust=trust)
     rules = _trust_rules()
@@ -162,14 +163,36 @@ def source_labels(paths: ProjectPaths, sources: Sequence[tuple[str, dict[str, An
             for where, _ in sources]
 
 
-def policy_widening(paths: ProjectPaths, sources: Sequence[tuple[str, dict[str, Any]]]) -> Any:
-    """The widening settings of the (well-formed) ``sources`` (``baton.domain.policy_trust.Widening``)."""
+def read_signers(paths: ProjectPaths, config: ProjectConfig) -> tuple[str, str] | None:
+    """The allowed-signers file ``baton sync`` checks feeds against, ``(path as configured, text)``,
+    when it holds a line that may bind a key; None when it has none or cannot be read (then no
+    key vouches for a feed either). Its keys arrive with a clone, so they are trusted as the
+    policy's widening settings are (``baton.domain.policy_trust``)."""
+    setting = allowed_signers_setting(config)
+    if setting is None:
+        return None
+    try:
+        text = (paths.root / setting).read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return None
+    if not any(line.strip() and not line.strip().startswith("#") for line in text.splitlines()):
+        return None
+    return setting, text
+
+
+def policy_widening(paths: ProjectPaths, sources: Sequence[tuple[str, dict[str, Any]]],
+                    config: ProjectConfig | None = None) -> Any:
+    """The widening settings of the (well-formed) ``sources`` (``baton.domain.policy_trust.Widening``),
+    with the allowed-signers file and ``sync`` section ``config`` names."""
     rules = _trust_rules()
     blocking = frozenset(r.name for r in DEFAULT_RULES if r.action == "block")
+    signers = read_signers(paths, config) if config is not None else None
     return rules.find_widening(list(zip(source_labels(paths, sources), (doc for _, doc in sources))),
                                default_blocking=blocking, entropy_default=DEFAULT_ENTROPY_THRESHOLD,
                                length_default=DEFAULT_MIN_SECRET_LENGTH,
-                               resolved_roots=resolved_allowed_roots(paths, sources))
+                               resolved_roots=resolved_allowed_roots(paths, sources),
+                               signers=(signers[0], rules.signer_lines(signers[1])) if signers else None,
+                               sync=config.section("sync") if config is not None else None)
 
 
 def resolved_allowed_roots(paths: ProjectPaths, sources: Sequence[tuple[str, dict[str, Any]]]) -> list[tuple[str, str]]:
@@ -235,10 +258,12 @@ def _trusted_projects(path: Path) -> dict[str, Any]:
     return projects if isinstance(projects, dict) else {}
 
 
-def judge_policy_trust(paths: ProjectPaths, sources: Sequence[tuple[str, dict[str, Any]]]) -> Any:
-    """Whether the widening settings of ``sources`` apply here (``PolicyTrust``)."""
+def judge_policy_trust(paths: ProjectPaths, sources: Sequence[tuple[str, dict[str, Any]]],
+                       config: ProjectConfig | None = None) -> Any:
+    """Whether the widening settings of ``sources`` (and the signers ``config`` names) apply here
+    (``PolicyTrust``)."""
     rules = _trust_rules()
-    widening = policy_widening(paths, sources)
+    widening = policy_widening(paths, sources, config)
     if widening.empty:
         return rules.NOTHING_TO_TRUST
     return rules.judge_trust(widening, read_trust_record(paths), here_place(paths),

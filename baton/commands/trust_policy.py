@@ -148,7 +148,7 @@ def trust_policy(project: "Project", *, digest: str | None = None) -> PolicyTrus
     paths = project.paths
     sources = policy_sources(paths, project.config)
     build_policy(sources, root=paths.root)  # a malformed policy is never trusted
-    widening = policy_widening(paths, sources)
+    widening = policy_widening(paths, sources, project.config)
     if digest is not None and digest != (None if widening.empty else widening.digest):
         raise Conflict(f"the policy's widening settings have digest {widening.digest if not widening.empty else 'none'}"
                        f", not {digest}: they changed since you reviewed them; nothing was trusted "
@@ -161,7 +161,7 @@ def trust_policy(project: "Project", *, digest: str | None = None) -> PolicyTrus
     if here is None:
         raise StorageError(f"cannot look at {paths.baton_dir}: nothing was trusted")
     write_trust_record(paths, trust_record(widening, here, now_timestamp(project.clock())))
-    return PolicyTrustResult("trust", judge_policy_trust(paths, sources), True, str(trust_file(paths)))
+    return PolicyTrustResult("trust", judge_policy_trust(paths, sources, project.config), True, str(trust_file(paths)))
 
 
 def untrust_policy(project: "Project") -> PolicyTrustResult:
@@ -174,5 +174,5 @@ def untrust_policy(project: "Project") -> PolicyTrustResult:
     removed = remove_trust_record(project.paths)
     sources = policy_sources(project.paths, project.config)
     build_policy(sources, root=project.paths.root)
-    trust = judge_policy_trust(project.paths, sources)
+    trust = judge_policy_trust(project.paths, sources, project.config)
     return PolicyTrustResult("untrust", trust, removed, str(trust_file(project.paths)))
