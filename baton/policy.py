@@ -34,6 +34,7 @@ import attrs
 from baton.config import ProjectConfig, allowed_signers_setting, read_json, write_json_atomic
 from baton.domain import paths as pathrules
 from baton.domain.paths import lexical_problem
+from baton.domain.policy_keys import WIDENING_KEYS, lists_command, may_widen
 from baton.domain.redaction import (
     DEFAULT_ENTROPY_THRESHOLD,
     DEFAULT_MIN_SECRET_LENGTH,
@@ -59,10 +60,9 @@ KNOWN_KEYS = frozenset({
 })
 RULE_KEYS = frozenset({"name", "regex", "glob", "action", "reason", "applies_to"})
 MAX_SYMLINK_HOPS = 40  # as the Linux kernel's MAXSYMLINKS
-TRUST_KEYS = ("allowed_roots", "recheck_allowlist", "disable_rules", "actions", "entropy_threshold",
-              "min_secret_length")
-"""The keys ``baton.domain.policy_trust.WIDENING_KEYS`` judges (a test holds the two equal): a policy
-source holding none of them, or only empty lists and objects, needs no trust and loads no trust rules."""
+TRUST_KEYS = WIDENING_KEYS
+"""The keys ``baton.domain.policy_trust`` judges: a policy source holding none of them, or only
+empty lists and objects (``may_widen``), needs no trust and loads no trust rules."""
 TRUST_FILE = "policy-trust.json"
 """The file this checkout records the policy settings it trusted in: in ``<gitdir>/baton/``
 (``trust_location``), or in ``.baton/`` for a project outside git."""
@@ -90,17 +90,15 @@ class Policy:
 
     def withholds_recheck(self, command: str) -> bool:
         """``command`` would be allowed if the untrusted allowlist applied."""
-        wanted = " ".join(command.split())
-        return any(" ".join(allowed.split()) == wanted for allowed in self.withheld_allowlist)
+        return bool(self.withheld_allowlist) and bool(_trust_rules().withholds_recheck(self.withheld_allowlist, command))
 
     def redact(self, payload: Any, *, at: str = "") -> RedactionOutcome:
         return redact_payload(payload, self.redaction, at=at)
 
     def allows_recheck(self, command: str) -> bool:
         """Exact match after collapsing runs of whitespace: ``pytest -q`` does
-        not allow ``pytest -q; rm -rf ~``."""
-        wanted = " ".join(command.split())
-        return any(" ".join(allowed.split()) == wanted for allowed in self.recheck_allowlist)
+        not allow ``pytest -q; rm -rf ~`` (``lists_command``)."""
+        return lists_command(self.recheck_allowlist, command)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -130,7 +128,7 @@ def load_policy(paths: ProjectPaths, config: ProjectConfig) -> Policy:
     sources = policy_sources(paths, config)
     policy = build_policy(sources, root=paths.root)
     signers = read_signers(paths, config)
-    if not any(_may_widen(doc) for _, doc in sources) and signers is None:
+    if not any(may_widen(doc) for _, doc in sources) and signers is None:
         return policy
     trust = judge_policy_trust(paths, sources, config)
     if trust.trusted:
@@ -140,10 +138,6 @@ def load_policy(paths: ProjectPaths, config: ProjectConfig) -> Policy:
     safe = build_policy([(where, rules.safe_document(doc, trust.widening, label)) for label, (where, doc) in labelled],
                         root=paths.root)
     return attrs.evolve(safe, trust=trust, withheld_allowlist=policy.recheck_allowlist)
-
-
-def _may_widen(doc: dict[str, Any]) -> bool:
-    return any(key in doc and doc[key] not in ([], {}) for key in TRUST_KEYS)
 
 
 def trust_rules_hint() -> str:
@@ -450,15 +444,14 @@ _LEAVES_THE_ROOT = (pathrules.PARENT_REFERENCE, pathrules.ABSOLUTE, pathrules.OU
 def with_untrusted_roots(exc: UnsafePath, policy: Policy) -> UnsafePath:
     """``exc``, saying, when the policy's ``allowed_roots`` are untrusted and not applied, that
     this is why a path that leaves the root is refused (and how to trust them)."""
-    trust = policy.trust
-    if (not policy.untrusted or "allowed_roots" not in trust.widening.keys or exc.reason not in _LEAVES_THE_ROOT
-            or "untrusted_policy" in exc.details):
+    if not policy.untrusted or exc.reason not in _LEAVES_THE_ROOT or "untrusted_policy" in exc.details:
         return exc
-    files = " and ".join(file for file, found in trust.widening.settings if "allowed_roots" in found)
-    exc.message += (f" (the allowed_roots of {files} are not trusted on this machine, so they are not applied; "
-                    f"to apply them, {trust_rules_hint()})")
+    note = policy.trust.withholds_root_reason()
+    if not note:
+        return exc
+    exc.message += f" ({note})"
     exc.args = (exc.message,)
-    exc.details = {**exc.details, "untrusted_policy": trust.to_json()}
+    exc.details = {**exc.details, "untrusted_policy": policy.trust.to_json()}
     return exc
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from baton.domain.policy_keys import may_widen
 from baton.domain.policy_trust import (
     TRUSTED,
     UNTRUSTED,
     WIDENING_KEYS,
+    PolicyTrust,
     SignersInForce,
     TrustRecord,
     find_widening,
@@ -17,9 +19,9 @@ from baton.domain.policy_trust import (
     signer_lines,
     signers_in_force,
     trust_record,
+    withholds_recheck,
 )
 from baton.domain.writer_place import Place
-from baton.policy import TRUST_KEYS
 
 POLICY = ".baton/policy.json"
 CONFIG = ".baton/config.json"
@@ -30,8 +32,34 @@ def widening(*documents: tuple[str, dict]):
     return find_widening(list(documents), entropy_default=3.0, length_default=8)
 
 
-def test_the_keys_the_loader_looks_for_are_the_keys_the_rules_judge():
-    assert tuple(TRUST_KEYS) == WIDENING_KEYS
+@pytest.mark.parametrize("doc", [{}, {"recheck_allowlist": []}, {"actions": {}}, {"rules": [{"name": "x"}]},
+                                 {"path_fields": ["where"]}], ids=["empty", "init", "no-actions", "rules", "fields"])
+def test_a_document_without_a_widening_value_is_not_looked_at_by_the_trust_rules(doc):
+    assert not may_widen(doc)
+
+
+@pytest.mark.parametrize("key", WIDENING_KEYS)
+def test_a_document_with_any_widening_key_set_is_judged_by_the_trust_rules(key):
+    assert may_widen({key: ["x"]})
+
+
+def test_a_recheck_command_is_withheld_only_when_the_untrusted_allowlist_lists_it_exactly():
+    assert withholds_recheck(["pytest  -q"], "pytest -q")
+    assert not withholds_recheck(["pytest -q"], "pytest -q; rm -rf ~")
+
+
+@pytest.mark.parametrize("reason, note", [("changed", ", changed since trusted"),
+                                          ("elsewhere", ", trusted in another folder"), ("never", "")])
+def test_policy_show_qualifies_an_untrusted_state_with_its_reason(reason, note):
+    found = PolicyTrust(UNTRUSTED, widening((POLICY, {"allowed_roots": [".."]})), reason)
+    assert found.reason_note == note
+
+
+def test_a_refused_path_is_blamed_on_untrusted_roots_only_when_roots_are_withheld():
+    roots = PolicyTrust(UNTRUSTED, widening((POLICY, {"allowed_roots": [".."]})), "never")
+    allowlist = PolicyTrust(UNTRUSTED, widening((POLICY, {"recheck_allowlist": ["make"]})), "never")
+    assert roots.withholds_root_reason().startswith(f"the allowed_roots of {POLICY} are not trusted")
+    assert allowlist.withholds_root_reason() == ""
 
 
 @pytest.mark.parametrize("doc", [

@@ -52,7 +52,7 @@ class PolicyShowResult:
         if self.trust.state == NONE:
             lines.append("Widening settings: none (nothing to trust)")
         else:
-            lines.append(f"Widening settings ({self.trust.state}{_why(self.trust)}):")
+            lines.append(f"Widening settings ({self.trust.state}{self.trust.reason_note}):")
             lines += _settings_lines(self.trust)
             lines.append(f"Digest: {self.trust.digest}")
         p = self.policy
@@ -95,10 +95,6 @@ class PolicyTrustResult:
         lines = [f"Trust removed ({self.trust_file}); these settings no longer apply:"]
         lines += _settings_lines(self.trust)
         return "\n".join(lines)
-
-
-def _why(trust: PolicyTrust) -> str:
-    return {"changed": ", changed since trusted", "elsewhere": ", trusted in another folder"}.get(trust.reason, "")
 
 
 def _settings_lines(trust: PolicyTrust) -> list[str]:

@@ -44,13 +44,14 @@ from typing import Any, Sequence
 import attrs
 
 from baton.canonical import canonical_bytes, digest_of
+from baton.domain.policy_keys import WIDENING_KEYS as POLICY_WIDENING_KEYS
+from baton.domain.policy_keys import lists_command
 from baton.domain.writer_place import Place, check_place
 from baton.model import frozen
 
-WIDENING_KEYS = ("allowed_roots", "recheck_allowlist", "disable_rules", "actions",
-                 "entropy_threshold", "min_secret_length")
-"""The policy keys whose values may widen or weaken the policy (``baton.policy``
-checks for these before it loads this module)."""
+WIDENING_KEYS = POLICY_WIDENING_KEYS
+"""The policy keys whose values may widen or weaken the policy (``baton.policy`` checks for
+these, ``baton.domain.policy_keys.may_widen``, before it loads this module)."""
 
 SIGNERS_KEY = "allowed_signers"
 """The setting an allowed-signers file with key lines is shown under: its lines."""
@@ -327,6 +328,22 @@ class PolicyTrust:
     def digest(self) -> str | None:
         return None if self.widening.empty else self.widening.digest
 
+    @property
+    def reason_note(self) -> str:
+        """How ``policy show`` qualifies the state: ``, changed since trusted``, or nothing."""
+        if self.state != UNTRUSTED:
+            return ""
+        return {"changed": ", changed since trusted", "elsewhere": ", trusted in another folder"}.get(self.reason, "")
+
+    def withholds_root_reason(self) -> str:
+        """Why a path that leaves the project root is refused when untrusted ``allowed_roots``
+        are not applied (a note for the refusal), or nothing when they are not why."""
+        if self.state != UNTRUSTED or "allowed_roots" not in self.widening.keys:
+            return ""
+        files = " and ".join(file for file, found in self.widening.settings if "allowed_roots" in found)
+        return (f"the allowed_roots of {files} are not trusted on this machine, so they are not applied; "
+                f"to apply them, {REVIEW_HINT}")
+
     def message(self) -> str:
         """What a command says, once, when the settings are not applied."""
         if self.state != UNTRUSTED:
@@ -386,6 +403,12 @@ def judge_trust(widening: Widening, record: TrustRecord | None, here: Place | No
     if record.digest != widening.digest:
         return PolicyTrust(UNTRUSTED, widening, "changed", record.signers, record.required_signatures)
     return PolicyTrust(TRUSTED, widening)
+
+
+def withholds_recheck(withheld: Sequence[str], command: str) -> bool:
+    """Whether ``command`` would be allowed if the untrusted ``recheck_allowlist`` (``withheld``)
+    applied: a refusal then says the trust is what is missing, not the listing."""
+    return lists_command(withheld, command)
 
 
 @frozen
