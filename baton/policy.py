@@ -82,6 +82,8 @@ class Policy:
     (``baton.domain.policy_trust.PolicyTrust``); None when no source holds one."""
     withheld_allowlist: tuple[str, ...] = ()
     """The ``recheck_allowlist`` entries an untrusted policy holds and does not apply."""
+    withheld_roots: tuple[Path, ...] = ()
+    """The ``allowed_roots`` an untrusted policy holds and does not apply (resolved)."""
 
     @property
     def untrusted(self) -> bool:
@@ -137,7 +139,8 @@ def load_policy(paths: ProjectPaths, config: ProjectConfig) -> Policy:
     labelled = list(zip(source_labels(paths, sources), sources))
     safe = build_policy([(where, rules.safe_document(doc, trust.widening, label)) for label, (where, doc) in labelled],
                         root=paths.root)
-    return attrs.evolve(safe, trust=trust, withheld_allowlist=policy.recheck_allowlist)
+    return attrs.evolve(safe, trust=trust, withheld_allowlist=policy.recheck_allowlist,
+                        withheld_roots=policy.allowed_roots)
 
 
 def trust_rules_hint() -> str:
@@ -453,6 +456,18 @@ def with_untrusted_roots(exc: UnsafePath, policy: Policy) -> UnsafePath:
     exc.args = (exc.message,)
     exc.details = {**exc.details, "untrusted_policy": policy.trust.to_json()}
     return exc
+
+
+def allowed_once_trusted(policy: Policy, root: Path, rel: str) -> str:
+    """When ``rel`` is refused as leaving ``root`` but the untrusted ``allowed_roots`` would allow
+    it: the note a report adds (``PolicyTrust.allowed_once_trusted``); else empty."""
+    if not policy.withheld_roots or not policy.untrusted:
+        return ""
+    try:
+        check_path_inside_root(root, rel, policy.withheld_roots)
+    except UnsafePath:
+        return ""
+    return str(policy.trust.allowed_once_trusted())
 
 
 def redact_or_block(payload: Any, policy: Policy | RedactionPolicy, *, at: str = "") -> RedactionOutcome:

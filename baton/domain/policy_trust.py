@@ -344,6 +344,13 @@ class PolicyTrust:
         return (f"the allowed_roots of {files} are not trusted on this machine, so they are not applied; "
                 f"to apply them, {REVIEW_HINT}")
 
+    def allowed_once_trusted(self) -> str:
+        """What a report adds to a path refused as outside the project root that the untrusted
+        ``allowed_roots`` would allow: which file's roots, and that trusting them is the user's step."""
+        files = " and ".join(file for file, found in self.widening.settings if "allowed_roots" in found)
+        return (f"allowed by {files}'s allowed_roots once the user trusts them: {SHOW_COMMAND}, "
+                f"then {TRUST_COMMAND}")
+
     def message(self) -> str:
         """What a command says, once, when the settings are not applied."""
         if self.state != UNTRUSTED:
