@@ -527,3 +527,43 @@ def test_prepare_says_a_left_out_path_is_allowed_by_the_untrusted_roots_once_tru
     assert entry["note"].startswith(ONCE_TRUSTED)
     r = run_baton("handoff", "prepare", "--project", str(cloned))
     assert f"shared (symlink-escape; {ONCE_TRUSTED}" in r.stdout
+
+
+def _edit_config_policy(project: Path, section: dict) -> None:
+    path = project / ".baton" / "config.json"
+    config = json.loads(path.read_text())
+    config["policy"] = section
+    path.write_text(json.dumps(config))
+
+
+def test_the_running_status_page_reads_config_json_again_once_its_policy_section_is_edited(project):
+    from baton.web.server import StatusApp
+
+    rule = {"name": "ticket-id", "regex": "TKT-[0-9a-f]{8}", "action": "redact", "reason": "internal ticket ids"}
+    app = StatusApp(str(project), "p", "127.0.0.1")
+    try:
+        assert "ticket-id" not in [r.name for r in app.application().project.policy.redaction.rules]
+        _edit_config_policy(project, {"rules": [rule]})
+        assert "ticket-id" in [r.name for r in app.application().project.policy.redaction.rules]
+    finally:
+        app.close()
+
+
+def test_the_running_status_page_fails_requests_while_config_json_does_not_read_and_recovers_once_fixed(project):
+    from baton.errors import ConfigError
+    from baton.web.server import StatusApp
+
+    path = project / ".baton" / "config.json"
+    good = path.read_text()
+    app = StatusApp(str(project), "p", "127.0.0.1")
+    try:
+        app.application()
+        path.write_text(good[:-5])  # a half-saved edit
+        with pytest.raises(ConfigError):
+            app.application()
+        with pytest.raises(ConfigError):
+            app.application()  # still not read: not taken for the settings read before
+        path.write_text(json.dumps({**json.loads(good), "policy": {"min_secret_length": 6}}))
+        assert app.application().project.policy.redaction.min_secret_length == 6
+    finally:
+        app.close()

@@ -363,6 +363,18 @@ class Project:
         ``policy.json`` or trust record changed under it: ``baton policy untrust``)."""
         self._policy = None
 
+    def reread_settings(self) -> None:
+        """Read ``config.json`` again and the policy at its next use (a long-running process whose
+        ``config.json`` was edited under it: its ``policy`` or ``sync`` section).
+
+        Raises:
+            ConfigError: ``config.json`` no longer reads as a valid config (the settings read
+                before are kept).
+            StorageError: it cannot be read.
+        """
+        self.config = read_config(self.paths.config)
+        self._policy = None
+
     @property
     def loaded_policy(self):
         """The policy if this process has loaded it, else None (loads nothing)."""
