@@ -918,3 +918,13 @@ def test_policy_show_lists_the_allowed_signers_lines_to_trust(capsys, team):
     assert shown["trust"]["settings"] == {".baton/allowed_signers": {"allowed_signers": team_signers(a, b, keys)[:1]}}
     code, text, _ = run(capsys, b, "policy", "show")
     assert f".baton/allowed_signers: allowed_signers = {team_signers(a, b, keys)[0]!r}" in text
+
+
+def test_policy_show_says_which_signers_sync_checks_against_while_the_file_is_untrusted(capsys, team):
+    _remote, a, b, keys = team
+    require_signatures(b)
+    _write_signers(b, team_signers(a, b, keys)[:1])
+    in_force = run_json(capsys, b, "policy", "show")["policy"]
+    assert in_force["allowed_signers"] == team_signers(a, b, keys) and in_force["require_signatures"] is True
+    code, text, _ = run(capsys, b, "policy", "show")
+    assert "sync checks feeds against only the 2 signer lines trusted here before, signatures required" in text

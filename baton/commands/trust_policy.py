@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from baton.canonical import canonical_bytes
 from baton.commands.handoff_facts import now_timestamp
-from baton.domain.policy_trust import NONE, TRUST_COMMAND, UNTRUSTED, PolicyTrust, trust_record
+from baton.domain.policy_trust import NONE, TRUST_COMMAND, UNTRUSTED, PolicyTrust, signers_in_force, trust_record
 from baton.errors import Conflict, StorageError
 from baton.model import frozen
 from baton.policy import (
@@ -59,7 +59,9 @@ class PolicyShowResult:
         lines.append("In force here: "
                      f"{p.get('rule_count')} redaction rules, entropy_threshold {p.get('entropy_threshold')}, "
                      f"min_secret_length {p.get('min_secret_length')}, allowed_roots "
-                     f"{p.get('allowed_roots') or 'none'}, recheck_allowlist {p.get('recheck_allowlist') or 'none'}")
+                     f"{p.get('allowed_roots') or 'none'}, recheck_allowlist {p.get('recheck_allowlist') or 'none'}; "
+                     f"sync checks feeds against {_signers_shown(p.get('allowed_signers'))}, signatures "
+                     f"{'required' if p.get('require_signatures') else 'not required'}")
         if self.trust.state == UNTRUSTED:
             lines.append(f"Not applied until trusted: run `{TRUST_COMMAND}` to apply them.")
         return "\n".join(lines)
@@ -97,6 +99,12 @@ class PolicyTrustResult:
         return "\n".join(lines)
 
 
+def _signers_shown(lines: Any) -> str:
+    if lines is None:
+        return "the allowed-signers file as it is"
+    return f"only the {len(lines)} signer lines trusted here before" if lines else "no signer (none trusted here)"
+
+
 def _settings_lines(trust: PolicyTrust) -> list[str]:
     widening = trust.widening
     lines = [f"  {label}: {key} = {_value(value)}" for label, found in widening.settings for key, value in found.items()]
@@ -127,6 +135,9 @@ def show_policy(project: "Project") -> PolicyShowResult:
     in_force = {k: v for k, v in policy.to_json().items() if k not in ("rules", "trust", "sources")}
     rules = policy.redaction.rules
     in_force.update(rule_count=len(rules), blocking_rules=[r.name for r in rules if r.action == "block"])
+    signing = signers_in_force(policy.trust, project.config.section("sync").get("require_signatures") is True)
+    in_force.update(allowed_signers=None if signing.signers is None else list(signing.signers),
+                    require_signatures=signing.required)
     return PolicyShowResult(tuple(labels), trust, in_force, str(trust_file(project.paths)))
 
 
