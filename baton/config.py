@@ -105,6 +105,17 @@ def sync_problems(section: dict[str, Any]) -> list[str]:
     return problems
 
 
+DEFAULT_ALLOWED_SIGNERS = ".baton/allowed_signers"
+"""The allowed-signers file when ``sync.allowed_signers`` names none (docs/sync.md)."""
+
+
+def allowed_signers_setting(config: "ProjectConfig") -> str | None:
+    """The allowed-signers file as ``config.json`` names it (relative to the project root), or
+    None when the setting is malformed (``sync_problems`` stops every command on it)."""
+    raw = config.section("sync").get("allowed_signers", DEFAULT_ALLOWED_SIGNERS)
+    return None if allowed_signers_problem(raw) else str(raw)
+
+
 def allowed_signers_problem(value: Any) -> bool:
     """Whether ``sync.allowed_signers`` is not a relative path that stays inside the project."""
     return not isinstance(value, str) or not value or os.path.isabs(value) or ".." in Path(value).parts

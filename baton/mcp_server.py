@@ -364,19 +364,20 @@ class ProjectCalls:
             self.opened_identity = self.project_identity(baton)
             self.policy_stamp = self.policy_files(baton)
         elif (stamp := self.policy_files(self.opened[0])) != self.policy_stamp:
-            # ``policy.json`` or this checkout's trust record changed (``baton policy trust`` /
-            # ``untrust`` in a shell): the policy is read again before this call uses it.
+            # ``policy.json``, this checkout's trust record or the allowed-signers file changed
+            # (``baton policy trust`` / ``untrust`` in a shell): the policy is read again before this call uses it.
             self.opened[0].project.forget_policy()
             self.policy_stamp = stamp
         return self.opened[0]
 
-    policy_stamp: tuple[Any, Any] | None = None
-    """``policy.json``'s and the trust record's text as the open project's policy was read with."""
+    policy_stamp: tuple[Any, ...] | None = None
+    """``policy.json``'s, the trust record's and the allowed-signers file's text as the open
+    project's policy was read with."""
 
-    def policy_files(self, baton: Baton) -> tuple[Any, Any]:
-        """``policy.json``'s and the trust record's bytes now (each read again only when its stat moved)."""
-        policy, trust = baton.project.policy_files()
-        return (self.read_once(str(policy), lambda text: text), self.read_once(str(trust), lambda text: text))
+    def policy_files(self, baton: Baton) -> tuple[Any, ...]:
+        """``policy.json``'s, the trust record's and the allowed-signers file's bytes now (each read
+        again only when its stat moved)."""
+        return tuple(self.read_once(str(path), lambda text: text) for path in baton.project.policy_files())
 
     opened_identity: tuple[Any, Any] | None = None
     """What the open project was read as: ``config.json``'s text (its project id, and any edit)

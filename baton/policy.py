@@ -31,9 +31,10 @@ from typing import Any, Sequence
 
 import attrs
 
-from baton.config import ProjectConfig, read_json, write_json_atomic
+from baton.config import ProjectConfig, allowed_signers_setting, read_json, write_json_atomic
 from baton.domain import paths as pathrules
 from baton.domain.paths import lexical_problem
+from baton.domain.policy_keys import WIDENING_KEYS, lists_command, may_widen
 from baton.domain.redaction import (
     DEFAULT_ENTROPY_THRESHOLD,
     DEFAULT_MIN_SECRET_LENGTH,
@@ -59,10 +60,9 @@ KNOWN_KEYS = frozenset({
 })
 RULE_KEYS = frozenset({"name", "regex", "glob", "action", "reason", "applies_to"})
 MAX_SYMLINK_HOPS = 40  # as the Linux kernel's MAXSYMLINKS
-TRUST_KEYS = ("allowed_roots", "recheck_allowlist", "disable_rules", "actions", "entropy_threshold",
-              "min_secret_length")
-"""The keys ``baton.domain.policy_trust.WIDENING_KEYS`` judges (a test holds the two equal): a policy
-source holding none of them, or only empty lists and objects, needs no trust and loads no trust rules."""
+TRUST_KEYS = WIDENING_KEYS
+"""The keys ``baton.domain.policy_trust`` judges: a policy source holding none of them, or only
+empty lists and objects (``may_widen``), needs no trust and loads no trust rules."""
 TRUST_FILE = "policy-trust.json"
 """The file this checkout records the policy settings it trusted in: in ``<gitdir>/baton/``
 (``trust_location``), or in ``.baton/`` for a project outside git."""
@@ -82,6 +82,8 @@ class Policy:
     (``baton.domain.policy_trust.PolicyTrust``); None when no source holds one."""
     withheld_allowlist: tuple[str, ...] = ()
     """The ``recheck_allowlist`` entries an untrusted policy holds and does not apply."""
+    withheld_roots: tuple[Path, ...] = ()
+    """The ``allowed_roots`` an untrusted policy holds and does not apply (resolved)."""
 
     @property
     def untrusted(self) -> bool:
@@ -90,17 +92,15 @@ class Policy:
 
     def withholds_recheck(self, command: str) -> bool:
         """``command`` would be allowed if the untrusted allowlist applied."""
-        wanted = " ".join(command.split())
-        return any(" ".join(allowed.split()) == wanted for allowed in self.withheld_allowlist)
+        return bool(self.withheld_allowlist) and bool(_trust_rules().withholds_recheck(self.withheld_allowlist, command))
 
     def redact(self, payload: Any, *, at: str = "") -> RedactionOutcome:
         return redact_payload(payload, self.redaction, at=at)
 
     def allows_recheck(self, command: str) -> bool:
         """Exact match after collapsing runs of whitespace: ``pytest -q`` does
-        not allow ``pytest -q; rm -rf ~``."""
-        wanted = " ".join(command.split())
-        return any(" ".join(allowed.split()) == wanted for allowed in self.recheck_allowlist)
+        not allow ``pytest -q; rm -rf ~`` (``lists_command``)."""
+        return lists_command(self.recheck_allowlist, command)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -129,20 +129,18 @@ def load_policy(paths: ProjectPaths, config: ProjectConfig) -> Policy:
     """
     sources = policy_sources(paths, config)
     policy = build_policy(sources, root=paths.root)
-    if not any(_may_widen(doc) for _, doc in sources):
+    signers = read_signers(paths, config)
+    if not any(may_widen(doc) for _, doc in sources) and signers is None:
         return policy
-    trust = judge_policy_trust(paths, sources)
+    trust = judge_policy_trust(paths, sources, config)
     if trust.trusted:
         return attrs.evolve(policy, trust=trust)
     rules = _trust_rules()
     labelled = list(zip(source_labels(paths, sources), sources))
     safe = build_policy([(where, rules.safe_document(doc, trust.widening, label)) for label, (where, doc) in labelled],
                         root=paths.root)
-    return attrs.evolve(safe, trust=trust, withheld_allowlist=policy.recheck_allowlist)
-
-
-def _may_widen(doc: dict[str, Any]) -> bool:
-    return any(key in doc and doc[key] not in ([], {}) for key in TRUST_KEYS)
+    return attrs.evolve(safe, trust=trust, withheld_allowlist=policy.recheck_allowlist,
+                        withheld_roots=policy.allowed_roots)
 
 
 def trust_rules_hint() -> str:
@@ -162,14 +160,36 @@ def source_labels(paths: ProjectPaths, sources: Sequence[tuple[str, dict[str, An
             for where, _ in sources]
 
 
-def policy_widening(paths: ProjectPaths, sources: Sequence[tuple[str, dict[str, Any]]]) -> Any:
-    """The widening settings of the (well-formed) ``sources`` (``baton.domain.policy_trust.Widening``)."""
+def read_signers(paths: ProjectPaths, config: ProjectConfig) -> tuple[str, str] | None:
+    """The allowed-signers file ``baton sync`` checks feeds against, ``(path as configured, text)``,
+    when it holds a line that may bind a key; None when it has none or cannot be read (then no
+    key vouches for a feed either). Its keys arrive with a clone, so they are trusted as the
+    policy's widening settings are (``baton.domain.policy_trust``)."""
+    setting = allowed_signers_setting(config)
+    if setting is None:
+        return None
+    try:
+        text = (paths.root / setting).read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return None
+    if not any(line.strip() and not line.strip().startswith("#") for line in text.splitlines()):
+        return None
+    return setting, text
+
+
+def policy_widening(paths: ProjectPaths, sources: Sequence[tuple[str, dict[str, Any]]],
+                    config: ProjectConfig | None = None) -> Any:
+    """The widening settings of the (well-formed) ``sources`` (``baton.domain.policy_trust.Widening``),
+    with the allowed-signers file and ``sync`` section ``config`` names."""
     rules = _trust_rules()
     blocking = frozenset(r.name for r in DEFAULT_RULES if r.action == "block")
+    signers = read_signers(paths, config) if config is not None else None
     return rules.find_widening(list(zip(source_labels(paths, sources), (doc for _, doc in sources))),
                                default_blocking=blocking, entropy_default=DEFAULT_ENTROPY_THRESHOLD,
                                length_default=DEFAULT_MIN_SECRET_LENGTH,
-                               resolved_roots=resolved_allowed_roots(paths, sources))
+                               resolved_roots=resolved_allowed_roots(paths, sources),
+                               signers=(signers[0], rules.signer_lines(signers[1])) if signers else None,
+                               sync=config.section("sync") if config is not None else None)
 
 
 def resolved_allowed_roots(paths: ProjectPaths, sources: Sequence[tuple[str, dict[str, Any]]]) -> list[tuple[str, str]]:
@@ -235,10 +255,12 @@ def _trusted_projects(path: Path) -> dict[str, Any]:
     return projects if isinstance(projects, dict) else {}
 
 
-def judge_policy_trust(paths: ProjectPaths, sources: Sequence[tuple[str, dict[str, Any]]]) -> Any:
-    """Whether the widening settings of ``sources`` apply here (``PolicyTrust``)."""
+def judge_policy_trust(paths: ProjectPaths, sources: Sequence[tuple[str, dict[str, Any]]],
+                       config: ProjectConfig | None = None) -> Any:
+    """Whether the widening settings of ``sources`` (and the signers ``config`` names) apply here
+    (``PolicyTrust``)."""
     rules = _trust_rules()
-    widening = policy_widening(paths, sources)
+    widening = policy_widening(paths, sources, config)
     if widening.empty:
         return rules.NOTHING_TO_TRUST
     return rules.judge_trust(widening, read_trust_record(paths), here_place(paths),
@@ -425,16 +447,27 @@ _LEAVES_THE_ROOT = (pathrules.PARENT_REFERENCE, pathrules.ABSOLUTE, pathrules.OU
 def with_untrusted_roots(exc: UnsafePath, policy: Policy) -> UnsafePath:
     """``exc``, saying, when the policy's ``allowed_roots`` are untrusted and not applied, that
     this is why a path that leaves the root is refused (and how to trust them)."""
-    trust = policy.trust
-    if (not policy.untrusted or "allowed_roots" not in trust.widening.keys or exc.reason not in _LEAVES_THE_ROOT
-            or "untrusted_policy" in exc.details):
+    if not policy.untrusted or exc.reason not in _LEAVES_THE_ROOT or "untrusted_policy" in exc.details:
         return exc
-    files = " and ".join(file for file, found in trust.widening.settings if "allowed_roots" in found)
-    exc.message += (f" (the allowed_roots of {files} are not trusted on this machine, so they are not applied; "
-                    f"to apply them, {trust_rules_hint()})")
+    note = policy.trust.withholds_root_reason()
+    if not note:
+        return exc
+    exc.message += f" ({note})"
     exc.args = (exc.message,)
-    exc.details = {**exc.details, "untrusted_policy": trust.to_json()}
+    exc.details = {**exc.details, "untrusted_policy": policy.trust.to_json()}
     return exc
+
+
+def allowed_once_trusted(policy: Policy, root: Path, rel: str) -> str:
+    """When ``rel`` is refused as leaving ``root`` but the untrusted ``allowed_roots`` would allow
+    it: the note a report adds (``PolicyTrust.allowed_once_trusted``); else empty."""
+    if not policy.withheld_roots or not policy.untrusted:
+        return ""
+    try:
+        check_path_inside_root(root, rel, policy.withheld_roots)
+    except UnsafePath:
+        return ""
+    return str(policy.trust.allowed_once_trusted())
 
 
 def redact_or_block(payload: Any, policy: Policy | RedactionPolicy, *, at: str = "") -> RedactionOutcome:

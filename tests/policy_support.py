@@ -20,5 +20,5 @@ def trust_policy(root: Path) -> None:
 
 def trust_policy_files(paths: ProjectPaths, config: ProjectConfig) -> None:
     """Trust the policy ``paths`` and ``config`` hold (a project without a config file of its own)."""
-    widening = policy_widening(paths, policy_sources(paths, config))
+    widening = policy_widening(paths, policy_sources(paths, config), config)
     write_trust_record(paths, trust_record(widening, here_place(paths), "2026-12-05T00:00:00Z"))

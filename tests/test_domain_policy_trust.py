@@ -5,18 +5,23 @@ from __future__ import annotations
 
 import pytest
 
+from baton.domain.policy_keys import may_widen
 from baton.domain.policy_trust import (
     TRUSTED,
     UNTRUSTED,
     WIDENING_KEYS,
+    PolicyTrust,
+    SignersInForce,
     TrustRecord,
     find_widening,
     judge_trust,
     safe_document,
+    signer_lines,
+    signers_in_force,
     trust_record,
+    withholds_recheck,
 )
 from baton.domain.writer_place import Place
-from baton.policy import TRUST_KEYS
 
 POLICY = ".baton/policy.json"
 CONFIG = ".baton/config.json"
@@ -27,8 +32,34 @@ def widening(*documents: tuple[str, dict]):
     return find_widening(list(documents), entropy_default=3.0, length_default=8)
 
 
-def test_the_keys_the_loader_looks_for_are_the_keys_the_rules_judge():
-    assert tuple(TRUST_KEYS) == WIDENING_KEYS
+@pytest.mark.parametrize("doc", [{}, {"recheck_allowlist": []}, {"actions": {}}, {"rules": [{"name": "x"}]},
+                                 {"path_fields": ["where"]}], ids=["empty", "init", "no-actions", "rules", "fields"])
+def test_a_document_without_a_widening_value_is_not_looked_at_by_the_trust_rules(doc):
+    assert not may_widen(doc)
+
+
+@pytest.mark.parametrize("key", WIDENING_KEYS)
+def test_a_document_with_any_widening_key_set_is_judged_by_the_trust_rules(key):
+    assert may_widen({key: ["x"]})
+
+
+def test_a_recheck_command_is_withheld_only_when_the_untrusted_allowlist_lists_it_exactly():
+    assert withholds_recheck(["pytest  -q"], "pytest -q")
+    assert not withholds_recheck(["pytest -q"], "pytest -q; rm -rf ~")
+
+
+@pytest.mark.parametrize("reason, note", [("changed", ", changed since trusted"),
+                                          ("elsewhere", ", trusted in another folder"), ("never", "")])
+def test_policy_show_qualifies_an_untrusted_state_with_its_reason(reason, note):
+    found = PolicyTrust(UNTRUSTED, widening((POLICY, {"allowed_roots": [".."]})), reason)
+    assert found.reason_note == note
+
+
+def test_a_refused_path_is_blamed_on_untrusted_roots_only_when_roots_are_withheld():
+    roots = PolicyTrust(UNTRUSTED, widening((POLICY, {"allowed_roots": [".."]})), "never")
+    allowlist = PolicyTrust(UNTRUSTED, widening((POLICY, {"recheck_allowlist": ["make"]})), "never")
+    assert roots.withholds_root_reason().startswith(f"the allowed_roots of {POLICY} are not trusted")
+    assert allowlist.withholds_root_reason() == ""
 
 
 @pytest.mark.parametrize("doc", [
@@ -160,3 +191,57 @@ def test_the_safe_document_leaves_out_a_rule_meant_to_replace_a_switched_off_def
 def test_the_untrusted_message_names_the_file_the_values_and_the_command():
     message = judge_trust(widening((POLICY, {"recheck_allowlist": ["touch PWNED"]})), None, HERE).message()
     assert all(part in message for part in (POLICY, '["touch PWNED"]', "`baton policy trust`"))
+
+
+SIGNERS = ".baton/allowed_signers"
+ALICE = "alice@example.com,alicebox-* ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIA"
+MALLORY = "mallory@example.com,alicebox-* ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB"
+
+
+def signing(lines, sync=None, *documents):
+    return find_widening(list(documents), entropy_default=3.0, length_default=8, signers=(SIGNERS, lines), sync=sync)
+
+
+def test_an_allowed_signers_file_with_a_key_line_needs_trust():
+    assert signing((ALICE,)).settings == ((SIGNERS, {"allowed_signers": [ALICE]}),)
+
+
+def test_an_allowed_signers_file_of_comments_only_needs_no_trust():
+    assert signing(signer_lines("# no keys yet\n\n")).empty
+
+
+def test_the_digest_covers_the_sync_section_with_the_signers():
+    assert signing((ALICE,), {"require_signatures": True}).digest != signing((ALICE,), {}).digest
+
+
+def test_a_policy_without_signers_keeps_its_digest_whatever_its_sync_section():
+    policy = (POLICY, {"allowed_roots": ["../lib"]})
+    assert (find_widening([policy], entropy_default=3.0, length_default=8, sync={"require_signatures": True}).digest
+            == widening(policy).digest)
+
+
+@pytest.mark.parametrize("record, required, expected", [
+    (None, False, SignersInForce((), False)),
+    (None, True, SignersInForce((), True)),
+    (("trusted", False), False, SignersInForce((ALICE,), False)),
+    (("trusted", True), False, SignersInForce((ALICE,), True)),
+], ids=["never-trusted", "never-trusted-required", "changed", "changed-was-required"])
+def test_untrusted_signers_leave_only_the_trusted_ones_and_keep_signatures_required(record, required, expected):
+    trusted_sync = {"require_signatures": record[1]} if record else None
+    now = signing((ALICE, MALLORY), {"require_signatures": required})
+    before = signing((ALICE,), trusted_sync)
+    found = judge_trust(now, trust_record(before, HERE, "t") if record else None, HERE)
+    assert signers_in_force(found, required) == expected
+
+
+def test_trusted_signers_apply_as_the_file_and_section_say():
+    now = signing((ALICE, MALLORY), {})
+    found = judge_trust(now, trust_record(now, HERE, "t"), HERE)
+    assert signers_in_force(found, False) == SignersInForce(None, False)
+
+
+def test_signers_trusted_in_another_folder_vouch_for_nothing():
+    now = signing((ALICE,), {"require_signatures": True})
+    elsewhere = Place("/home/bob/other", "bobbox", 2049, 99)
+    found = judge_trust(now, trust_record(signing((ALICE,), {"require_signatures": True}), elsewhere, "t"), HERE)
+    assert signers_in_force(found, False) == SignersInForce((), False)

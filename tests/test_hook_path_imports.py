@@ -267,7 +267,8 @@ STEADY_MODULES = {
     "baton.cli_handlers.output", "baton.commands", "baton.commands.batons", "baton.commands.bootstrap",
     "baton.commands.context", "baton.commands.identity", "baton.commands.objectives", "baton.config",
     "baton.domain", "baton.domain.batons", "baton.domain.detector_config", "baton.domain.freshness_states",
-    "baton.domain.identifiers", "baton.domain.limits", "baton.domain.paths", "baton.domain.redaction",
+    "baton.domain.identifiers", "baton.domain.limits", "baton.domain.paths", "baton.domain.policy_keys",
+    "baton.domain.redaction",
     "baton.domain.redaction.output", "baton.domain.redaction.policy", "baton.domain.redaction.rules",
     "baton.domain.redaction.secret_rules", "baton.domain.redaction.table", "baton.domain.redaction.walk",
     "baton.domain.regexes", "baton.domain.short_ids", "baton.domain.visible", "baton.errors", "baton.events",
@@ -280,7 +281,9 @@ STEADY_MODULES = {
     "baton.projections.event_counts", "baton.projections.handoffs", "baton.projections.lineage",
     "baton.projections.registry", "baton.projections.runner", "baton.projections.sessions", "baton.writer_id",
 }
-"""Baton's modules a steady ``bootstrap --json`` and SessionStart hook both load."""
+"""Baton's modules a steady ``bootstrap --json`` and SessionStart hook both load
+(``baton.domain.policy_keys``: the pure check of whether a policy may widen, apart from the trust
+rules so that a policy that widens nothing loads only it)."""
 STEADY_READ_MODULES = STEADY_MODULES | {
     "baton.cli_handlers.opened", "baton.cli_handlers.sessions", "baton.cli_read",
 }

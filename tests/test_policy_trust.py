@@ -482,3 +482,104 @@ def test_amending_a_handoff_whose_artifact_is_outside_the_root_says_the_untruste
                   "--project", str(cloned))
     assert r.returncode == 5, r.stderr
     assert "allowed_roots of .baton/policy.json are not trusted" in r.stderr
+
+
+# -- validate and prepare say when an untrusted allowed root would allow a path -----------------
+
+ONCE_TRUSTED = "allowed by .baton/policy.json's allowed_roots once the user trusts them: baton policy show"
+
+
+def _captured_outside_then_untrusted(clone: Path) -> str:
+    """A draft whose artifact lies in the allowed root ``..``, captured while trusted, then untrusted."""
+    trust(clone)
+    with Baton.open(clone) as app:
+        handoff_id = app.capture(payload(artifacts=[{"path": "../outside.txt", "role": "read"}])).handoff_id
+    assert run_baton("policy", "untrust", "--project", str(clone)).returncode == 0
+    return handoff_id
+
+
+def _artifact_findings(report: dict) -> list[str]:
+    [check] = [c for c in report["report"]["checks"] if c["name"] == "artifacts"]
+    return [f["message"] for f in check["findings"]]
+
+
+def test_validate_says_an_artifact_outside_the_root_is_allowed_by_the_untrusted_roots_once_trusted(cloned):
+    handoff_id = _captured_outside_then_untrusted(cloned)
+    r = run_baton("handoff", "validate", handoff_id, "--project", str(cloned))
+    assert r.returncode == 3
+    assert f"'../outside.txt' is outside the project root ({ONCE_TRUSTED}" in r.stdout
+
+
+def test_validate_json_says_an_artifact_outside_the_root_is_allowed_by_the_untrusted_roots_once_trusted(cloned):
+    handoff_id = _captured_outside_then_untrusted(cloned)
+    r = run_baton("handoff", "validate", handoff_id, "--json", "--project", str(cloned))
+    assert r.returncode == 3
+    [message] = _artifact_findings(json.loads(r.stdout))
+    assert ONCE_TRUSTED in message
+
+
+def test_validate_says_nothing_of_trust_for_a_path_no_allowed_root_holds(cloned):
+    trust(cloned)
+    with Baton.open(cloned) as app:
+        handoff_id = app.capture(payload(artifacts=[{"path": "../outside.txt", "role": "read"}])).handoff_id
+    (cloned / ".baton" / "policy.json").write_text(json.dumps({"allowed_roots": ["src"]}))  # no longer ".."
+    r = run_baton("handoff", "validate", handoff_id, "--json", "--project", str(cloned))
+    [message] = _artifact_findings(json.loads(r.stdout))
+    assert message == "'../outside.txt' is outside the project root"
+
+
+def test_validate_checks_an_artifact_in_a_trusted_allowed_root_as_any_other(cloned):
+    trust(cloned)
+    with Baton.open(cloned) as app:
+        handoff_id = app.capture(payload(artifacts=[{"path": "../outside.txt", "role": "read"}])).handoff_id
+    r = run_baton("handoff", "validate", handoff_id, "--json", "--project", str(cloned))
+    assert _artifact_findings(json.loads(r.stdout)) == []
+
+
+def test_prepare_says_a_left_out_path_is_allowed_by_the_untrusted_roots_once_trusted(cloned):
+    (cloned / "shared").symlink_to(cloned.parent / "outside.txt")  # a changed file leading out of the clone
+    [entry] = baton_json(cloned, "handoff", "prepare")["left_out"]
+    assert (entry["path"], entry["reason"]) == ("shared", "symlink-escape")
+    assert entry["note"].startswith(ONCE_TRUSTED)
+    r = run_baton("handoff", "prepare", "--project", str(cloned))
+    assert f"shared (symlink-escape; {ONCE_TRUSTED}" in r.stdout
+
+
+def _edit_config_policy(project: Path, section: dict) -> None:
+    path = project / ".baton" / "config.json"
+    config = json.loads(path.read_text())
+    config["policy"] = section
+    path.write_text(json.dumps(config))
+
+
+def test_the_running_status_page_reads_config_json_again_once_its_policy_section_is_edited(project):
+    from baton.web.server import StatusApp
+
+    rule = {"name": "ticket-id", "regex": "TKT-[0-9a-f]{8}", "action": "redact", "reason": "internal ticket ids"}
+    app = StatusApp(str(project), "p", "127.0.0.1")
+    try:
+        assert "ticket-id" not in [r.name for r in app.application().project.policy.redaction.rules]
+        _edit_config_policy(project, {"rules": [rule]})
+        assert "ticket-id" in [r.name for r in app.application().project.policy.redaction.rules]
+    finally:
+        app.close()
+
+
+def test_the_running_status_page_fails_requests_while_config_json_does_not_read_and_recovers_once_fixed(project):
+    from baton.errors import ConfigError
+    from baton.web.server import StatusApp
+
+    path = project / ".baton" / "config.json"
+    good = path.read_text()
+    app = StatusApp(str(project), "p", "127.0.0.1")
+    try:
+        app.application()
+        path.write_text(good[:-5])  # a half-saved edit
+        with pytest.raises(ConfigError):
+            app.application()
+        with pytest.raises(ConfigError):
+            app.application()  # still not read: not taken for the settings read before
+        path.write_text(json.dumps({**json.loads(good), "policy": {"min_secret_length": 6}}))
+        assert app.application().project.policy.redaction.min_secret_length == 6
+    finally:
+        app.close()

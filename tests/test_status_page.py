@@ -565,3 +565,18 @@ def test_two_origin_headers_on_a_delete_are_a_bad_request_and_dismiss_nothing(pr
         assert _raw(served, [f"DELETE /api/handoffs/{baton.id}?project={pid} HTTP/1.1", f"Host: 127.0.0.1:{port}",
                              *(f"Origin: {o}" for o in origins), "Connection: close"]) == 400
     assert events(project, "baton.dismissed") == []
+
+
+def test_a_redaction_rule_added_to_config_json_applies_to_the_running_servers_next_answer(project, served):
+    """The server re-reads ``config.json`` when its stat moves, as it re-reads ``policy.json``
+    and the trust record (docs/security.md, "Trusting a committed policy")."""
+    leave(project, steps=("close TKT-0badf00d",))
+    assert b"TKT-0badf00d" in get_handoffs(served, _project_id(project)).body
+    path = project / ".baton" / "config.json"
+    config = orjson.loads(path.read_bytes())
+    config["policy"] = {"rules": [{"name": "ticket-id", "regex": "TKT-[0-9a-f]{8}", "action": "redact",
+                                   "reason": "internal ticket ids"}]}
+    path.write_bytes(orjson.dumps(config))
+    answer = get_handoffs(served, _project_id(project))
+    assert answer.status == 200
+    assert b"TKT-0badf00d" not in answer.body

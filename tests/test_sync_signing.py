@@ -20,6 +20,7 @@ from baton.sync.ledger_ref import read_feeds, with_signature, write_commit
 from baton.sync.signing import NAMESPACE, signed_message
 from tests.app_support import init_project
 from tests.cli_support import run, run_json
+from tests.policy_support import trust_policy
 from tests.sync_support import REF, make_team, remote_feeds, take_writer_id
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs OpenSSH's ssh-keygen")
@@ -49,16 +50,21 @@ def sign_with(clone: Path, key: Path | str) -> None:
 
 
 def allow(*clones: Path, lines: list[str]) -> None:
-    """The project's ``.baton/allowed_signers`` (committed and pulled in real life), in every clone."""
+    """The project's ``.baton/allowed_signers`` (committed and pulled in real life), in every clone,
+    trusted there as its user does (``baton policy trust``: docs/sync.md, "Which signers apply")."""
     for clone in clones:
         (clone / ".baton" / "allowed_signers").write_text("".join(line + "\n" for line in lines))
+        trust_policy(clone)
 
 
 def require_signatures(clone: Path, value: bool = True) -> None:
+    """``sync.require_signatures`` set in ``clone``'s config and trusted there (it is trusted with
+    the allowed-signers file)."""
     path = clone / ".baton" / "config.json"
     config = json.loads(path.read_text())
     config.setdefault("sync", {})["require_signatures"] = value
     path.write_text(json.dumps(config))
+    trust_policy(clone)
 
 
 def writer(project: Path) -> str:
@@ -522,6 +528,7 @@ def test_the_allowed_signers_file_can_live_elsewhere_in_the_project(capsys, team
     config = json.loads(path.read_text())
     config["sync"] = {"allowed_signers": "keys/allowed_signers", "require_signatures": True}
     path.write_text(json.dumps(config))
+    trust_policy(b)
     checkpoint(capsys, a, "signed work")
     sync(capsys, a)
     code, result = sync(capsys, b)
@@ -829,3 +836,95 @@ def test_a_teammates_flagged_feed_carries_no_hint_meant_for_this_clone(capsys, t
     flagged = [ln for ln in text.splitlines() if writer(b) in ln and "FLAGGED" in ln]
     assert flagged and not any("this clone's feed" in ln for ln in flagged)
     assert sync(capsys, a)[1]["signers"]["writer"] == writer(a)
+
+
+# -- which signers apply: the allowed-signers file and the sync section are trusted ---------------
+
+def _write_signers(clone: Path, lines: list[str]) -> None:
+    """The allowed-signers file as a checked-out branch or a clone brings it: not trusted here."""
+    (clone / ".baton" / "allowed_signers").write_text("".join(line + "\n" for line in lines))
+
+
+def _write_sync(clone: Path, **settings) -> None:
+    path = clone / ".baton" / "config.json"
+    config = json.loads(path.read_text())
+    config["sync"] = settings
+    path.write_text(json.dumps(config))
+
+
+def test_a_key_an_untrusted_allowed_signers_file_lists_does_not_vouch_for_a_feed(capsys, team, tmp_path):
+    remote, a, b, keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    m = mallory_clone(tmp_path, remote, a)
+    mallory = keygen(keys, "mallory")
+    sign_with(m, mallory)
+    checkpoint(capsys, m, "FORGED by mallory as alice")
+    sync(capsys, m)
+    require_signatures(b)
+    # A branch b checks out binds mallory's key to alice's writer id; b's user has not trusted it.
+    _write_signers(b, [f"mallory@example.com,{writer(a)} {public(mallory)}", *team_signers(a, b, keys)])
+    code, out, err = run(capsys, b, "sync", "--json")
+    result = json.loads(out)
+    assert code == 3
+    assert [(r["feed"], r["kind"]) for r in result["refused"]] == [(writer(a), "unknown_key")]
+    assert "FORGED by mallory as alice" not in titles(capsys, b)
+    assert "allowed_signers" in err and "baton policy show" in err
+    assert result["untrusted_policy"]["settings"][".baton/allowed_signers"]["allowed_signers"][0].startswith(
+        "mallory@example.com")
+
+
+def test_while_the_allowed_signers_file_is_untrusted_the_signers_trusted_before_still_vouch(capsys, team):
+    _remote, a, b, keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    _write_signers(b, [*team_signers(a, b, keys), "carol@example.com,carol-* ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA"])
+    code, result = sync(capsys, b)
+    assert code == 0 and result["signers"]["feeds"][writer(a)]["status"] == "good"
+    assert result["untrusted_policy"]["reason"] == "changed"
+
+
+def test_a_never_trusted_allowed_signers_file_vouches_for_no_feed(capsys, team):
+    _remote, a, b, _keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    run(capsys, b, "policy", "untrust")
+    code, result = sync(capsys, b)
+    assert code == 0 and result["signers"]["flagged"][writer(a)]["status"] == "unknown_key"
+    assert result["untrusted_policy"]["reason"] == "never"
+
+
+def test_a_change_that_stops_requiring_signatures_keeps_them_required_until_trusted(capsys, team):
+    _remote, a, b, _keys = team
+    subprocess.run(["git", "-C", str(a), "config", "--unset", "user.signingkey"], check=True)  # alice signs nothing
+    checkpoint(capsys, a, "unsigned work")
+    sync(capsys, a)
+    require_signatures(b)  # trusted with signatures required
+    _write_sync(b, require_signatures=False)  # then a checked-out branch turns them off
+    code, result = sync(capsys, b)
+    assert code == 3
+    assert [(r["feed"], r["kind"]) for r in result["refused"]] == [(writer(a), "unsigned")]
+    assert "unsigned work" not in titles(capsys, b)
+    trust_policy(b)  # the user reviews and trusts the change
+    code, result = sync(capsys, b)
+    assert code == 0 and result["signers"]["flagged"][writer(a)]["status"] == "unsigned"
+
+
+def test_policy_show_lists_the_allowed_signers_lines_to_trust(capsys, team):
+    _remote, a, b, keys = team
+    _write_signers(b, team_signers(a, b, keys)[:1])
+    shown = run_json(capsys, b, "policy", "show")
+    assert shown["trust"]["state"] == "untrusted"
+    assert shown["trust"]["settings"] == {".baton/allowed_signers": {"allowed_signers": team_signers(a, b, keys)[:1]}}
+    code, text, _ = run(capsys, b, "policy", "show")
+    assert f".baton/allowed_signers: allowed_signers = {team_signers(a, b, keys)[0]!r}" in text
+
+
+def test_policy_show_says_which_signers_sync_checks_against_while_the_file_is_untrusted(capsys, team):
+    _remote, a, b, keys = team
+    require_signatures(b)
+    _write_signers(b, team_signers(a, b, keys)[:1])
+    in_force = run_json(capsys, b, "policy", "show")["policy"]
+    assert in_force["allowed_signers"] == team_signers(a, b, keys) and in_force["require_signatures"] is True
+    code, text, _ = run(capsys, b, "policy", "show")
+    assert "sync checks feeds against only the 2 signer lines trusted here before, signatures required" in text

@@ -27,7 +27,7 @@ import attrs
 from baton import oplog
 from baton.background import running, start_catch_up
 from baton.canonical import pretty_bytes
-from baton.config import WRITER_ID, ProjectConfig, read_config, read_json, write_json_atomic
+from baton.config import WRITER_ID, ProjectConfig, allowed_signers_setting, read_config, read_json, write_json_atomic
 from baton.domain import identifiers as ids
 from baton.domain.identifiers import event_identifiers
 from baton.domain.redaction import redact_strings, rule_label
@@ -337,10 +337,13 @@ class Project:
             self._policy = load_policy(self.paths, self.config)
         return self._policy
 
-    def policy_files(self) -> tuple[Path, Path]:
-        """The files besides ``config.json`` the policy is read from: ``policy.json`` and this
-        checkout's trust record (a long-running process stats them to notice a change)."""
-        return self.paths.policy, trust_file(self.paths)
+    def policy_files(self) -> tuple[Path, ...]:
+        """The files besides ``config.json`` the policy is read from: ``policy.json``, this
+        checkout's trust record and the allowed-signers file, trusted with it (a long-running
+        process stats them to notice a change)."""
+        signers = allowed_signers_setting(self.config)
+        return (self.paths.policy, trust_file(self.paths),
+                *((self.root / signers,) if signers is not None else ()))
 
     def policy_stamp(self) -> tuple[Any, ...]:
         """The stat of each file the policy is read from (``config.json``, ``policy.json``, the
@@ -358,6 +361,18 @@ class Project:
     def forget_policy(self) -> None:
         """Read the policy again at its next use (a long-running process whose
         ``policy.json`` or trust record changed under it: ``baton policy untrust``)."""
+        self._policy = None
+
+    def reread_settings(self) -> None:
+        """Read ``config.json`` again and the policy at its next use (a long-running process whose
+        ``config.json`` was edited under it: its ``policy`` or ``sync`` section).
+
+        Raises:
+            ConfigError: ``config.json`` no longer reads as a valid config (the settings read
+                before are kept).
+            StorageError: it cannot be read.
+        """
+        self.config = read_config(self.paths.config)
         self._policy = None
 
     @property

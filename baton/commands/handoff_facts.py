@@ -30,7 +30,7 @@ from baton.domain.freshness import ArtifactFact, freshness_from_facts
 from baton.domain.redaction import MARKER, RedactionPolicy
 from baton.errors import UnsafePath
 from baton.ledger.clock import rfc3339_micros
-from baton.policy import Policy, check_path_inside_root
+from baton.policy import Policy, allowed_once_trusted, check_path_inside_root
 from baton.repo_state import repo_state
 
 _HASH_CHUNK = 1 << 20
@@ -150,7 +150,8 @@ def project_snapshot(project: Any) -> dict[str, Any]:
 # -- artifacts -----------------------------------------------------------------
 
 def artifact_fact(worktree: Path, rel: str, allowed_roots: Iterable[Path] = (), *,
-                  recorded: str | None = None, redaction: RedactionPolicy | None = None) -> ArtifactFact:
+                  recorded: str | None = None, redaction: RedactionPolicy | None = None,
+                  policy: Policy | None = None) -> ArtifactFact:
     """Observe one artifact path, relative to the current worktree: inside it
     (symlinks followed)? exists? and its content hashed the way ``recorded``
     was (not read when nothing was recorded: there is nothing to compare).
@@ -160,11 +161,13 @@ def artifact_fact(worktree: Path, rel: str, allowed_roots: Iterable[Path] = (), 
     limit cannot be, and is unreadable for the comparison. Any other record is
     compared with the hash of the raw bytes; when those changed, the content is
     screened too (files within the limit), and a file that now holds a secret,
-    or could not be screened, has its current hash withheld from reports."""
+    or could not be screened, has its current hash withheld from reports. ``policy``: the
+    project's, to say when its untrusted ``allowed_roots`` would allow a path outside the root."""
     try:
         real = check_path_inside_root(worktree, rel, tuple(allowed_roots))
     except UnsafePath:
-        return ArtifactFact(exists=False, inside_root=False, readable=False)
+        return ArtifactFact(exists=False, inside_root=False, readable=False,
+                            allowed_once_trusted=allowed_once_trusted(policy, worktree, rel) if policy else "")
     if not real.exists():
         return ArtifactFact(exists=False)
     if not real.is_file() or not recorded:
@@ -201,7 +204,7 @@ def artifact_facts(worktree: Path, handoff: Any, policy: Policy | None = None) -
         if artifact.path in out or is_marker(artifact.path):
             continue
         out[artifact.path] = artifact_fact(worktree, artifact.path, roots,
-                                           recorded=artifact.content_hash, redaction=redaction)
+                                           recorded=artifact.content_hash, redaction=redaction, policy=policy)
     return out
 
 

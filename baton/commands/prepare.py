@@ -43,7 +43,7 @@ from baton.domain.paths import is_harness_configuration
 from baton.domain.wording import counted
 from baton.errors import InputError, StorageError, UnsafePath
 from baton.model import frozen
-from baton.policy import check_path_inside_root
+from baton.policy import allowed_once_trusted, check_path_inside_root
 
 if TYPE_CHECKING:
     from baton.commands.context import Deferral, Project
@@ -66,7 +66,8 @@ class PrepareResult:
     left_out: tuple[dict[str, str], ...] = ()
     """Changed files kept out of the candidate artifacts: ``{path, reason}``,
     the reason a path rule's name (``dotenv-file``) or a path refusal's code
-    (``symlink-escape``)."""
+    (``symlink-escape``), with a ``note`` when the policy's untrusted ``allowed_roots``
+    would allow the path."""
     exit_code: int = 0
 
     @property
@@ -99,7 +100,8 @@ class PrepareResult:
             lines.append("# repository: not a git repository")
         if self.left_out:
             lines.append("# not proposed as artifacts: " + ", ".join(
-                f"{item['path']} ({item['reason']})" for item in self.left_out))
+                f"{item['path']} ({item['reason']}{'; ' + item['note'] if item.get('note') else ''})"
+                for item in self.left_out))
         if self.objective:
             lines.append(f"# session objective: {self.objective['objective']}")
         lines.append("# to complete:")
@@ -181,7 +183,8 @@ def _artifact_candidates(project: "Project", changed: tuple[str, ...]) -> tuple[
         try:
             check_path_inside_root(project.paths.worktree, path, policy.allowed_roots)
         except UnsafePath as exc:
-            left_out.append({"path": path, "reason": exc.reason})
+            note = allowed_once_trusted(policy, project.paths.worktree, path)
+            left_out.append({"path": path, "reason": exc.reason, **({"note": note} if note else {})})
             continue
         kept.append(path)
     return kept, tuple(left_out)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from baton.canonical import canonical_bytes
 from baton.commands.handoff_facts import now_timestamp
-from baton.domain.policy_trust import NONE, TRUST_COMMAND, UNTRUSTED, PolicyTrust, trust_record
+from baton.domain.policy_trust import NONE, TRUST_COMMAND, UNTRUSTED, PolicyTrust, signers_in_force, trust_record
 from baton.errors import Conflict, StorageError
 from baton.model import frozen
 from baton.policy import (
@@ -52,14 +52,16 @@ class PolicyShowResult:
         if self.trust.state == NONE:
             lines.append("Widening settings: none (nothing to trust)")
         else:
-            lines.append(f"Widening settings ({self.trust.state}{_why(self.trust)}):")
+            lines.append(f"Widening settings ({self.trust.state}{self.trust.reason_note}):")
             lines += _settings_lines(self.trust)
             lines.append(f"Digest: {self.trust.digest}")
         p = self.policy
         lines.append("In force here: "
                      f"{p.get('rule_count')} redaction rules, entropy_threshold {p.get('entropy_threshold')}, "
                      f"min_secret_length {p.get('min_secret_length')}, allowed_roots "
-                     f"{p.get('allowed_roots') or 'none'}, recheck_allowlist {p.get('recheck_allowlist') or 'none'}")
+                     f"{p.get('allowed_roots') or 'none'}, recheck_allowlist {p.get('recheck_allowlist') or 'none'}; "
+                     f"sync checks feeds against {_signers_shown(p.get('allowed_signers'))}, signatures "
+                     f"{'required' if p.get('require_signatures') else 'not required'}")
         if self.trust.state == UNTRUSTED:
             lines.append(f"Not applied until trusted: run `{TRUST_COMMAND}` to apply them.")
         return "\n".join(lines)
@@ -97,8 +99,10 @@ class PolicyTrustResult:
         return "\n".join(lines)
 
 
-def _why(trust: PolicyTrust) -> str:
-    return {"changed": ", changed since trusted", "elsewhere": ", trusted in another folder"}.get(trust.reason, "")
+def _signers_shown(lines: Any) -> str:
+    if lines is None:
+        return "the allowed-signers file as it is"
+    return f"only the {len(lines)} signer lines trusted here before" if lines else "no signer (none trusted here)"
 
 
 def _settings_lines(trust: PolicyTrust) -> list[str]:
@@ -131,6 +135,9 @@ def show_policy(project: "Project") -> PolicyShowResult:
     in_force = {k: v for k, v in policy.to_json().items() if k not in ("rules", "trust", "sources")}
     rules = policy.redaction.rules
     in_force.update(rule_count=len(rules), blocking_rules=[r.name for r in rules if r.action == "block"])
+    signing = signers_in_force(policy.trust, project.config.section("sync").get("require_signatures") is True)
+    in_force.update(allowed_signers=None if signing.signers is None else list(signing.signers),
+                    require_signatures=signing.required)
     return PolicyShowResult(tuple(labels), trust, in_force, str(trust_file(project.paths)))
 
 
@@ -148,7 +155,7 @@ def trust_policy(project: "Project", *, digest: str | None = None) -> PolicyTrus
     paths = project.paths
     sources = policy_sources(paths, project.config)
     build_policy(sources, root=paths.root)  # a malformed policy is never trusted
-    widening = policy_widening(paths, sources)
+    widening = policy_widening(paths, sources, project.config)
     if digest is not None and digest != (None if widening.empty else widening.digest):
         raise Conflict(f"the policy's widening settings have digest {widening.digest if not widening.empty else 'none'}"
                        f", not {digest}: they changed since you reviewed them; nothing was trusted "
@@ -161,7 +168,7 @@ def trust_policy(project: "Project", *, digest: str | None = None) -> PolicyTrus
     if here is None:
         raise StorageError(f"cannot look at {paths.baton_dir}: nothing was trusted")
     write_trust_record(paths, trust_record(widening, here, now_timestamp(project.clock())))
-    return PolicyTrustResult("trust", judge_policy_trust(paths, sources), True, str(trust_file(paths)))
+    return PolicyTrustResult("trust", judge_policy_trust(paths, sources, project.config), True, str(trust_file(paths)))
 
 
 def untrust_policy(project: "Project") -> PolicyTrustResult:
@@ -174,5 +181,5 @@ def untrust_policy(project: "Project") -> PolicyTrustResult:
     removed = remove_trust_record(project.paths)
     sources = policy_sources(project.paths, project.config)
     build_policy(sources, root=project.paths.root)
-    trust = judge_policy_trust(project.paths, sources)
+    trust = judge_policy_trust(project.paths, sources, project.config)
     return PolicyTrustResult("untrust", trust, removed, str(trust_file(project.paths)))

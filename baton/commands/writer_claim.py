@@ -30,7 +30,7 @@ from baton.errors import ConfigError, StorageError
 from baton.ledger.store import lock_held
 from baton.model import frozen
 from baton.project import ProjectPaths
-from baton.sync.signing import allowed_signers_path, require_signatures
+from baton.sync.signing import committed_signers_path, require_signatures
 from baton.writer_id import host_name, new_writer_id
 
 
@@ -119,6 +119,6 @@ def claim(project: Project, st: os.stat_result, wait: float | None) -> None:
 def signs_feeds(project: Project) -> bool:
     """Whether feeds are signed here: signatures required, or an allowed-signers file."""
     try:
-        return require_signatures(project) or allowed_signers_path(project).is_file()
+        return require_signatures(project) or committed_signers_path(project).is_file()
     except (ConfigError, OSError):
         return False

@@ -229,6 +229,7 @@ class ArtifactFact:
     readable: bool = True
     withhold_hash: bool = False  # the current hash is not shown: the file now holds a secret, or is too large to screen
     note: str = ""  # why the content could not be compared, when Baton knows (shown in place of "could not be read")
+    allowed_once_trusted: str = ""  # outside the root, but the untrusted allowed_roots would allow it: what to say
 
 
 def freshness_from_facts(h: Any, artifacts: Mapping[str, ArtifactFact], head_now: str | None) -> FreshnessReport:

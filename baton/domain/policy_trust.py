@@ -15,7 +15,12 @@ once the user of this clone has trusted exactly their content, as direnv's
 - ``disable_rules``: built-in secret rules switched off;
 - ``actions``: an entry that sets a rule defined to block to ``redact``;
 - ``entropy_threshold`` / ``min_secret_length`` above the defaults: fewer
-  values are taken for secrets.
+  values are taken for secrets;
+- the allowed-signers file ``baton sync`` checks feeds against
+  (``.baton/allowed_signers``, or the path ``config.json``'s ``sync.allowed_signers``
+  names): each key line lets a key vouch for a writer's feed, and the file, the
+  ``sync`` section that points to it and says whether signatures are required
+  arrive with a clone or a checked-out branch (docs/sync.md, "Which signers apply").
 
 An empty list, a number at or below its default, or an action that blocks
 widens nothing and needs no trust. Trust is the digest of the canonical JSON
@@ -39,13 +44,17 @@ from typing import Any, Sequence
 import attrs
 
 from baton.canonical import canonical_bytes, digest_of
+from baton.domain.policy_keys import WIDENING_KEYS as POLICY_WIDENING_KEYS
+from baton.domain.policy_keys import lists_command
 from baton.domain.writer_place import Place, check_place
 from baton.model import frozen
 
-WIDENING_KEYS = ("allowed_roots", "recheck_allowlist", "disable_rules", "actions",
-                 "entropy_threshold", "min_secret_length")
-"""The policy keys whose values may widen or weaken the policy (``baton.policy``
-checks for these before it loads this module)."""
+WIDENING_KEYS = POLICY_WIDENING_KEYS
+"""The policy keys whose values may widen or weaken the policy (``baton.policy`` checks for
+these, ``baton.domain.policy_keys.may_widen``, before it loads this module)."""
+
+SIGNERS_KEY = "allowed_signers"
+"""The setting an allowed-signers file with key lines is shown under: its lines."""
 
 TRUST_FORMAT = 2
 """The version of the digested document (``trust_document``): 2 digests both policy
@@ -65,6 +74,8 @@ SAFE_VALUES = {
     "actions": "rules defined to block keep blocking",
     "entropy_threshold": "the generic rule keeps its default entropy threshold",
     "min_secret_length": "the generic rule keeps its default minimum length",
+    SIGNERS_KEY: ("sync checks feeds only against the signers trusted here before (none if never), and "
+                  "requires signatures if they were required when trusted"),
 }
 """What applies in place of each untrusted setting."""
 
@@ -89,6 +100,9 @@ class Widening:
     resolved_roots: tuple[tuple[str, str], ...] = ()
     """Each allowed root as written and the real path it resolves to now: where it
     points is trusted, not the string."""
+    sync: dict[str, Any] | None = None
+    """``config.json``'s ``sync`` section whole, when the allowed-signers file has key lines:
+    the trust covers whether signatures are required and where the file is."""
 
     @property
     def empty(self) -> bool:
@@ -97,6 +111,14 @@ class Widening:
     @property
     def files(self) -> tuple[str, ...]:
         return tuple(label for label, _ in self.settings)
+
+    @property
+    def signers(self) -> tuple[str, ...] | None:
+        """The allowed-signers file's key lines, when they are among the settings."""
+        for _, found in self.settings:
+            if SIGNERS_KEY in found:
+                return tuple(found[SIGNERS_KEY])
+        return None
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -139,8 +161,13 @@ def _shown(value: Any) -> str:
 def trust_document(widening: Widening) -> dict[str, Any]:
     """What is digested: the format, both policy documents whole and where each allowed root
     resolves (any change to any of them is a change)."""
-    return {"format": TRUST_FORMAT, "documents": {label: doc for label, doc in widening.documents},
-            "resolved_roots": [list(pair) for pair in widening.resolved_roots]}
+    document: dict[str, Any] = {"format": TRUST_FORMAT, "documents": {label: doc for label, doc in widening.documents},
+                                "resolved_roots": [list(pair) for pair in widening.resolved_roots]}
+    # Only with signers, so the digest of a policy that widens nothing else stays what it was.
+    if widening.signers is not None:
+        document["signers"] = {label: found[SIGNERS_KEY] for label, found in widening.settings if SIGNERS_KEY in found}
+        document["sync"] = widening.sync or {}
+    return document
 
 
 def blocking_rules(documents: Sequence[tuple[str, dict[str, Any]]], default_blocking: frozenset[str]) -> frozenset[str]:
@@ -176,11 +203,20 @@ def widening_values(doc: dict[str, Any], *, blocking: frozenset[str], entropy_de
     return found
 
 
+def signer_lines(text: str) -> tuple[str, ...]:
+    """The lines of an allowed-signers file that may bind a key (not blank, not a comment),
+    stripped, as ``ssh-keygen`` reads them."""
+    return tuple(line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#"))
+
+
 def find_widening(documents: Sequence[tuple[str, dict[str, Any]]], *, default_blocking: frozenset[str] = frozenset(),
                   entropy_default: float, length_default: int,
-                  resolved_roots: Sequence[tuple[str, str]] = ()) -> Widening:
+                  resolved_roots: Sequence[tuple[str, str]] = (),
+                  signers: tuple[str, Sequence[str]] | None = None,
+                  sync: dict[str, Any] | None = None) -> Widening:
     """The widening settings of ``documents`` (``(label, policy document)``, in merge order);
-    ``resolved_roots``: each allowed root as written and its real path now."""
+    ``resolved_roots``: each allowed root as written and its real path now; ``signers``: the
+    allowed-signers file (``(label, key lines)``) and ``sync``, ``config.json``'s ``sync`` section."""
     blocking = blocking_rules(documents, default_blocking)
     settings = []
     for label, doc in documents:
@@ -188,9 +224,14 @@ def find_widening(documents: Sequence[tuple[str, dict[str, Any]]], *, default_bl
                                 length_default=length_default)
         if found:
             settings.append((label, found))
+    has_signers = signers is not None and bool(signers[1])
+    if has_signers:
+        assert signers is not None
+        settings.append((signers[0], {SIGNERS_KEY: list(signers[1])}))
     if not settings:
         return Widening()
-    return Widening(tuple(settings), tuple((label, doc) for label, doc in documents), tuple(resolved_roots))
+    return Widening(tuple(settings), tuple((label, doc) for label, doc in documents), tuple(resolved_roots),
+                    dict(sync or {}) if has_signers else None)
 
 
 def safe_document(doc: dict[str, Any], widening: Widening, label: str) -> dict[str, Any]:
@@ -222,10 +263,27 @@ class TrustRecord:
     place: Place | None
     settings: dict[str, Any] = attrs.field(factory=dict)
     trusted_at: str | None = None
+    sync: dict[str, Any] | None = None
+    """``config.json``'s ``sync`` section as trusted (recorded with signers only)."""
+
+    @property
+    def signers(self) -> tuple[str, ...]:
+        """The allowed-signers lines trusted (``settings``), none when no signers were."""
+        for found in self.settings.values():
+            if isinstance(found, dict) and isinstance(found.get(SIGNERS_KEY), list):
+                return tuple(line for line in found[SIGNERS_KEY] if isinstance(line, str))
+        return ()
+
+    @property
+    def required_signatures(self) -> bool:
+        return isinstance(self.sync, dict) and self.sync.get("require_signatures") is True
 
     def to_json(self) -> dict[str, Any]:
-        return {"digest": self.digest, "place": self.place.to_json() if self.place is not None else None,
-                "settings": self.settings, "trusted_at": self.trusted_at}
+        out = {"digest": self.digest, "place": self.place.to_json() if self.place is not None else None,
+               "settings": self.settings, "trusted_at": self.trusted_at}
+        if self.sync is not None:
+            out["sync"] = self.sync
+        return out
 
     @classmethod
     def from_json(cls, raw: Any) -> "TrustRecord | None":
@@ -238,13 +296,14 @@ class TrustRecord:
             return None
         settings = member.get("settings")
         at = member.get("trusted_at")
+        sync = member.get("sync")
         return cls(digest, Place.from_json(member.get("place")), settings if isinstance(settings, dict) else {},
-                   at if isinstance(at, str) else None)
+                   at if isinstance(at, str) else None, sync if isinstance(sync, dict) else None)
 
 
 def trust_record(widening: Widening, here: Place, now: str) -> TrustRecord:
     """The record that trusts exactly ``widening`` in the folder ``here``."""
-    return TrustRecord(widening.digest, here, widening.to_json(), now)
+    return TrustRecord(widening.digest, here, widening.to_json(), now, widening.sync)
 
 
 @frozen
@@ -256,6 +315,10 @@ class PolicyTrust:
     reason: str = ""
     """Why untrusted: ``never`` (no trust recorded), ``changed`` (other values were
     trusted), ``elsewhere`` (trusted in another folder: a copy, or a committed record)."""
+    trusted_signers: tuple[str, ...] = ()
+    """Untrusted but ``changed``: the allowed-signers lines this clone trusted before (they still apply)."""
+    trusted_required: bool = False
+    """Untrusted but ``changed``: signatures were required when this clone trusted its settings."""
 
     @property
     def trusted(self) -> bool:
@@ -265,6 +328,29 @@ class PolicyTrust:
     def digest(self) -> str | None:
         return None if self.widening.empty else self.widening.digest
 
+    @property
+    def reason_note(self) -> str:
+        """How ``policy show`` qualifies the state: ``, changed since trusted``, or nothing."""
+        if self.state != UNTRUSTED:
+            return ""
+        return {"changed": ", changed since trusted", "elsewhere": ", trusted in another folder"}.get(self.reason, "")
+
+    def withholds_root_reason(self) -> str:
+        """Why a path that leaves the project root is refused when untrusted ``allowed_roots``
+        are not applied (a note for the refusal), or nothing when they are not why."""
+        if self.state != UNTRUSTED or "allowed_roots" not in self.widening.keys:
+            return ""
+        files = " and ".join(file for file, found in self.widening.settings if "allowed_roots" in found)
+        return (f"the allowed_roots of {files} are not trusted on this machine, so they are not applied; "
+                f"to apply them, {REVIEW_HINT}")
+
+    def allowed_once_trusted(self) -> str:
+        """What a report adds to a path refused as outside the project root that the untrusted
+        ``allowed_roots`` would allow: which file's roots, and that trusting them is the user's step."""
+        files = " and ".join(file for file, found in self.widening.settings if "allowed_roots" in found)
+        return (f"allowed by {files}'s allowed_roots once the user trusts them: {SHOW_COMMAND}, "
+                f"then {TRUST_COMMAND}")
+
     def message(self) -> str:
         """What a command says, once, when the settings are not applied."""
         if self.state != UNTRUSTED:
@@ -272,7 +358,7 @@ class PolicyTrust:
         why = {"changed": "changed since they were trusted in this clone",
                "elsewhere": "trusted in another folder, not in this clone"}.get(self.reason,
                                                                              "not trusted on this machine")
-        instead = "; ".join(SAFE_VALUES[key] for key in WIDENING_KEYS if key in self.widening.keys)
+        instead = "; ".join(SAFE_VALUES[key] for key in (*WIDENING_KEYS, SIGNERS_KEY) if key in self.widening.keys)
         return (f"policy settings {why} are not applied: {self.widening.describe()} (instead: {instead}). "
                 f"To apply them, {REVIEW_HINT}")
 
@@ -322,5 +408,30 @@ def judge_trust(widening: Widening, record: TrustRecord | None, here: Place | No
     if not place_trusts(record.place, here, in_git_dir=in_git_dir):
         return PolicyTrust(UNTRUSTED, widening, "elsewhere")
     if record.digest != widening.digest:
-        return PolicyTrust(UNTRUSTED, widening, "changed")
+        return PolicyTrust(UNTRUSTED, widening, "changed", record.signers, record.required_signatures)
     return PolicyTrust(TRUSTED, widening)
+
+
+def withholds_recheck(withheld: Sequence[str], command: str) -> bool:
+    """Whether ``command`` would be allowed if the untrusted ``recheck_allowlist`` (``withheld``)
+    applied: a refusal then says the trust is what is missing, not the listing."""
+    return lists_command(withheld, command)
+
+
+@frozen
+class SignersInForce:
+    """Which signers and requirement ``baton sync`` and ``baton verify`` apply here."""
+
+    signers: tuple[str, ...] | None
+    """None: the allowed-signers file as it is; else only these lines (those trusted before)."""
+    required: bool
+    """Whether a feed whose signature is not good is refused."""
+
+
+def signers_in_force(trust: PolicyTrust | None, required: bool) -> SignersInForce:
+    """While the allowed-signers file is untrusted, only the signers trusted here before vouch
+    for a feed (none when never trusted), and signatures stay required if they were required when
+    trusted, whatever the ``sync`` section says now (``required``); otherwise the file and section apply."""
+    if trust is None or trust.trusted or trust.widening.signers is None:
+        return SignersInForce(None, required)
+    return SignersInForce(trust.trusted_signers, required or trust.trusted_required)

@@ -265,14 +265,19 @@ _REDACTED_PATH = re.compile(r"\[REDACTED:([a-z0-9][a-z0-9_-]{0,63})\]")
 """An artifact path a path rule replaced at capture (``[REDACTED:dotenv-file]``)."""
 
 
+def _once_trusted(fact: ArtifactFact | None) -> str:
+    return f" ({fact.allowed_once_trusted})" if fact is not None and fact.allowed_once_trusted else ""
+
+
 def check_artifacts(h: Handoff, facts: ValidationFacts) -> list[Finding]:
     out: list[Finding] = []
     for i, a in enumerate(h.artifacts):
         path = f"artifacts[{i}].path"
-        if path_escapes_root(a.path):
-            out.append(_f("fail", path, f"{a.path!r} is outside the project root"))
-            continue
         fact = facts.artifacts.get(a.path)
+        # A path that climbs out lexically is fine where the command found it inside an allowed root.
+        if path_escapes_root(a.path) and not (fact is not None and fact.inside_root):
+            out.append(_f("fail", path, f"{a.path!r} is outside the project root" + _once_trusted(fact)))
+            continue
         if fact is None:
             redacted = _REDACTED_PATH.fullmatch(a.path)
             out.append(_f("warn", path, f"{a.path!r} was not checked" + (
@@ -280,7 +285,7 @@ def check_artifacts(h: Handoff, facts: ValidationFacts) -> list[Finding]:
                 "key, which Baton never reads); remove the artifact, or accept this warning" if redacted else "")))
             continue
         if not fact.inside_root:
-            out.append(_f("fail", path, f"{a.path!r} resolves outside the project root"))
+            out.append(_f("fail", path, f"{a.path!r} resolves outside the project root" + _once_trusted(fact)))
             continue
         if a.role == "deleted":
             continue

@@ -56,18 +56,19 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from baton.config import allowed_signers_problem, read_json
+from baton.config import DEFAULT_ALLOWED_SIGNERS, allowed_signers_problem, read_json, write_bytes_atomic
+from baton.domain.policy_trust import SignersInForce, signers_in_force
 from baton.errors import ConfigError, InputError
 from baton.gitinfo import config_stack, locate, open_repo
 from baton.ledger.feed import FeedHead
 from baton.model import frozen
+from baton.policy import trust_file
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
 
 NAMESPACE = "baton-feed"
 STATE_FILE = "sync-signers.json"
-DEFAULT_ALLOWED_SIGNERS = ".baton/allowed_signers"
 MAX_SIGNATURE_BYTES = 16 * 1024
 """An armored ssh signature is under 2 KiB even with an 8192-bit RSA key."""
 PROGRAM_TIMEOUT = 120
@@ -93,7 +94,9 @@ def signed_message(writer: str, head: FeedHead) -> bytes:
 
 
 def require_signatures(project: "Project") -> bool:
-    """``sync.require_signatures`` in ``.baton/config.json``.
+    """Whether a feed whose signature is not good is refused: ``sync.require_signatures`` in
+    ``.baton/config.json``, or, while the allowed-signers file is not trusted here, whether
+    signatures were required when this clone trusted its settings (``signers_in_force``).
 
     Raises:
         ConfigError: the setting is not true or false.
@@ -101,12 +104,12 @@ def require_signatures(project: "Project") -> bool:
     value = project.config.section("sync").get("require_signatures", False)
     if not isinstance(value, bool):
         raise ConfigError(f"sync.require_signatures in .baton/config.json must be true or false, not {value!r}")
-    return value
+    return _in_force(project, value).required
 
 
-def allowed_signers_path(project: "Project") -> Path:
-    """The allowed-signers file: ``sync.allowed_signers`` (relative to the
-    project root, inside it), else ``.baton/allowed_signers``.
+def committed_signers_path(project: "Project") -> Path:
+    """The allowed-signers file the project names: ``sync.allowed_signers`` (relative to the
+    project root, inside it), else ``.baton/allowed_signers`` (trusted or not).
 
     Raises:
         ConfigError: the setting is not a relative path inside the project.
@@ -116,6 +119,31 @@ def allowed_signers_path(project: "Project") -> Path:
         raise ConfigError("sync.allowed_signers in .baton/config.json must be a path relative to the project "
                          f"root, inside it, not {raw!r}")
     return project.root / raw
+
+
+def allowed_signers_path(project: "Project") -> Path:
+    """The allowed-signers file feeds are checked against: the project's
+    (``committed_signers_path``) when it is trusted here or binds no key; while it is
+    not, a copy of the lines this clone trusted before (none when never) kept beside the
+    trust record, where no clone brings one (docs/sync.md, "Which signers apply").
+
+    Raises:
+        ConfigError: the setting is not a relative path inside the project.
+        StorageError: the trusted copy cannot be written.
+    """
+    committed = committed_signers_path(project)
+    lines = _in_force(project, False).signers
+    if lines is None:
+        return committed
+    text = "".join(line + "\n" for line in lines).encode()
+    copy = trust_file(project.paths).parent / f"trusted-signers-{hashlib.sha256(text).hexdigest()[:16]}"
+    if not copy.is_file() or copy.read_bytes() != text:
+        write_bytes_atomic(copy, text)
+    return copy
+
+
+def _in_force(project: "Project", required: bool) -> SignersInForce:
+    return signers_in_force(project.policy.trust, required)
 
 
 # -- the signing key, read from git's configuration --------------------------------------

@@ -185,9 +185,14 @@ class StatusApp:
             self.policy_stamp = self.baton.project.policy_stamp()
         elif (stamp := self.baton.project.policy_stamp()) != self.policy_stamp:
             # ``baton policy trust`` / ``untrust`` or a policy edit under the running server:
-            # the policy is read again before this request uses it.
-            self.baton.project.forget_policy()
-            self.policy_stamp = stamp
+            # the policy is read again before this request uses it, and ``config.json`` too when it
+            # is what changed (its ``policy`` section). A config that no longer reads fails this
+            # request, as it fails a command, and the next request tries again.
+            if self.policy_stamp is None or stamp[0] != self.policy_stamp[0]:
+                self.baton.project.reread_settings()
+            else:
+                self.baton.project.forget_policy()
+            self.policy_stamp = stamp  # taken before reading: an edit since is seen at the next request
         return self.baton
 
     def sanitize(self, value: Any) -> Any:
