@@ -50,6 +50,18 @@ def test_a_fixture_reads_as_the_session_and_project_it_names(harness, name):
         assert name.split(".")[1] in (meta.source, meta.trigger)  # the harness's own field is kept
 
 
+@pytest.mark.parametrize("harness,name", [(h, n) for h, n in FIXTURES if adapter(h).kinds[n.split(".")[0]]
+                                          == SESSION_START], ids=lambda v: v)
+def test_the_installed_matcher_lets_every_session_start_source_through(harness, name):
+    """A source the matcher leaves out runs no hook at all: the session never gets its brief
+    (Claude Code 2.1.214 began reporting a forked session as ``fork``, not ``resume``)."""
+    chosen = adapter(harness)
+    event = name.split(".")[0]
+    (hook,) = [h for h in chosen.hooks if h.event == event]
+    source = fixture(harness, name).get("source")
+    assert hook.matcher is None or source in hook.matcher.split("|"), (source, hook.matcher)
+
+
 @pytest.mark.parametrize("harness,name", FIXTURES, ids=lambda v: v)
 def test_only_a_session_start_or_a_prompt_answers_with_context_in_the_harness_shape(harness, name):
     chosen = adapter(harness)
