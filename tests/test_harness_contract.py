@@ -126,6 +126,22 @@ def test_a_prompt_given_to_a_codex_subagent_is_never_a_handoff_request():
     assert meta.kind == USER_PROMPT and meta.handoff_request is False
 
 
+@pytest.mark.parametrize("source", ["system", "loop_wakeup", "schedule_wakeup", "poll_event"])
+def test_a_prompt_claude_code_injected_itself_is_never_a_handoff_request(source):
+    """Claude Code 2.1.332 names a prompt's author: a task notification or a wakeup saying
+    "continue later" is the harness's, not the person's request."""
+    payload = fixture("claude-code", "UserPromptSubmit", source=source)
+    assert "continue later" in payload["prompt"]
+    meta = adapter("claude-code").get_session_metadata("UserPromptSubmit", payload)
+    assert meta.kind == USER_PROMPT and meta.handoff_request is False
+
+
+@pytest.mark.parametrize("source", ["user", "sdk"])
+def test_a_prompt_the_person_typed_or_sent_headless_is_a_handoff_request(source):
+    payload = fixture("claude-code", "UserPromptSubmit", source=source)
+    assert adapter("claude-code").get_session_metadata("UserPromptSubmit", payload).handoff_request is True
+
+
 @pytest.mark.parametrize("harness", HARNESSES)
 def test_baton_hook_help_names_every_event_the_adapter_handles(harness):
     [hook] = [action.choices["hook"] for action in build_parser()._actions
