@@ -66,9 +66,11 @@ class HarnessUnavailable(Exception):
 _install_lock = threading.Lock()
 
 
-def harness_program(name: str) -> Path:
-    """The pinned harness's executable, installed into the cache on first use (or the test skips)."""
-    package, version, executable = PINNED[name]
+def harness_program(name: str, version: str | None = None) -> Path:
+    """The pinned harness's executable (or ``version``'s: a benchmark comparing two), installed
+    into the cache on first use (or the test skips)."""
+    package, pinned, executable = PINNED[name]
+    version = version or pinned
     folder = _INSTALL_ROOT / f"{package.replace('/', '_').replace('@', '_')}_{version}"
     program = folder / "node_modules" / ".bin" / executable
     with _install_lock:
