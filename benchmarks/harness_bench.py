@@ -29,8 +29,8 @@ Baton's command, the others removed, beside ``bare`` (``--events``).
 ``BIN_DIR`` installs them (another checkout's venv: before and after a
 change, in the same rounds).
 
-Needs node/npm (the pinned Claude Code is installed into the e2e cache as
-the end-to-end suite does) and this checkout's ``baton`` in the running venv.
+Needs node/npm (the pinned Claude Code, or ``--claude-code VERSION``, is
+installed into the e2e cache as the end-to-end suite does) and this checkout's ``baton`` in the running venv.
 """
 
 from __future__ import annotations
@@ -47,7 +47,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.common import git_project, harness_program, run_baton, run_harness, stop_hook_servers  # noqa: E402
+from tests.e2e.common import (  # noqa: E402
+    PINNED,
+    git_project,
+    harness_program,
+    run_baton,
+    run_harness,
+    stop_hook_servers,
+)
 from tests.e2e.fake_anthropic import FakeAnthropic, claude_argv, claude_env  # noqa: E402
 
 NOOP = "cat >/dev/null"
@@ -105,12 +112,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5, help="interleaved rounds (default 5)")
     parser.add_argument("--events", action="store_true", help="also time each hook event alone")
+    parser.add_argument("--claude-code", metavar="VERSION",
+                        help="the Claude Code version to run (default: the end-to-end suite's pin)")
     parser.add_argument("--out", type=Path, help="write the medians and ratios as JSON here")
     parser.add_argument("--compare", type=Path, metavar="BIN_DIR",
                         help="also time Baton's hook entries as another install writes them (the `baton` in "
                              "BIN_DIR, e.g. main's venv), in the same rounds: `baton hooks, compared`")
     args = parser.parse_args(argv)
-    program = harness_program("claude-code")
+    program = harness_program("claude-code", args.claude_code)
+    version = args.claude_code or PINNED["claude-code"][1]
+    print(f"Claude Code {version}", flush=True)
     kinds = ["bare", "no-op hooks", "baton hooks", "baton hooks, own process", "baton", "baton, MCP not alwaysLoad"]
     with FakeAnthropic() as model, tempfile.TemporaryDirectory(prefix="baton-harness-bench-") as tmp:
         root = Path(tmp)
@@ -149,7 +160,8 @@ def main(argv: list[str] | None = None) -> int:
     for name, value in ratios.items():
         print(f"| {name} | {value:.2f} |")
     if args.out:
-        args.out.write_text(json.dumps({"runs": args.runs, "medians": medians, "ratios": ratios,
+        args.out.write_text(json.dumps({"claude_code": version, "runs": args.runs, "medians": medians,
+                                        "ratios": ratios,
                                         "samples": times}, indent=2))
     return 0
 

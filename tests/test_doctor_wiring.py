@@ -4,6 +4,8 @@ naming the file and what to do, whether or not Baton's wiring is in it (issue 26
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -111,3 +113,43 @@ def test_doctor_says_nothing_of_connecting_a_harness_once_one_is_wired(project_d
     install_hooks(project_dir, "codex")
     code, checks = _doctor(capsys, project_dir)
     assert "harness codex" in checks and "harnesses" not in checks
+
+
+BATON = str(Path(sys.executable).parent / "baton")
+"""A ``baton`` that is found, so the wiring is otherwise complete."""
+
+
+def _start_matcher(project_dir, matcher: str) -> None:
+    settings = project_dir / ".claude" / "settings.json"
+    config = json.loads(settings.read_text())
+    (group,) = config["hooks"]["SessionStart"]
+    group["matcher"] = matcher
+    settings.write_text(json.dumps(config))
+
+
+def test_doctor_warns_of_a_start_matcher_from_before_claude_code_forked_sessions(project_dir, capsys):
+    """An install made before ``fork`` was in the matcher runs no hook when a forked session
+    starts (Claude Code 2.1.214 and later): doctor says so, and that install-hooks fixes it."""
+    install_hooks(project_dir, "claude-code", command=BATON)
+    _start_matcher(project_dir, "startup|resume|clear|compact")
+    code, checks = _doctor(capsys, project_dir)
+    check = checks["harness claude-code"]
+    assert check["status"] == "warn"
+    assert "the SessionStart hook's matcher leaves out fork" in check["detail"]
+    assert "install-hooks --harness claude-code" in check["detail"]
+
+
+def test_doctor_is_content_once_install_hooks_widened_the_matcher(project_dir, capsys):
+    install_hooks(project_dir, "claude-code", command=BATON)
+    _start_matcher(project_dir, "startup|resume|clear|compact")
+    install_hooks(project_dir, "claude-code", command=BATON)
+    code, checks = _doctor(capsys, project_dir)
+    assert checks["harness claude-code"]["status"] == "ok", checks["harness claude-code"]["detail"]
+
+
+@pytest.mark.parametrize("matcher", ["*", "", ".*", "startup|resume|clear|compact|fork|other"])
+def test_doctor_takes_a_matcher_that_lets_every_source_through_as_it_is(project_dir, capsys, matcher):
+    install_hooks(project_dir, "claude-code", command=BATON)
+    _start_matcher(project_dir, matcher)
+    code, checks = _doctor(capsys, project_dir)
+    assert checks["harness claude-code"]["status"] == "ok", checks["harness claude-code"]["detail"]

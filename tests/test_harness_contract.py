@@ -50,6 +50,18 @@ def test_a_fixture_reads_as_the_session_and_project_it_names(harness, name):
         assert name.split(".")[1] in (meta.source, meta.trigger)  # the harness's own field is kept
 
 
+@pytest.mark.parametrize("harness,name", [(h, n) for h, n in FIXTURES if adapter(h).kinds[n.split(".")[0]]
+                                          == SESSION_START], ids=lambda v: v)
+def test_the_installed_matcher_lets_every_session_start_source_through(harness, name):
+    """A source the matcher leaves out runs no hook at all: the session never gets its brief
+    (Claude Code 2.1.214 began reporting a forked session as ``fork``, not ``resume``)."""
+    chosen = adapter(harness)
+    event = name.split(".")[0]
+    (hook,) = [h for h in chosen.hooks if h.event == event]
+    source = fixture(harness, name).get("source")
+    assert hook.matcher is None or source in hook.matcher.split("|"), (source, hook.matcher)
+
+
 @pytest.mark.parametrize("harness,name", FIXTURES, ids=lambda v: v)
 def test_only_a_session_start_or_a_prompt_answers_with_context_in_the_harness_shape(harness, name):
     chosen = adapter(harness)
@@ -112,6 +124,22 @@ def test_a_prompt_given_to_a_codex_subagent_is_never_a_handoff_request():
     assert "continue later" in payload["prompt"]  # would be an explicit request from the person
     meta = adapter("codex").get_session_metadata("UserPromptSubmit", payload)
     assert meta.kind == USER_PROMPT and meta.handoff_request is False
+
+
+@pytest.mark.parametrize("source", ["system", "loop_wakeup", "schedule_wakeup", "poll_event"])
+def test_a_prompt_claude_code_injected_itself_is_never_a_handoff_request(source):
+    """Claude Code 2.1.332 names a prompt's author: a task notification or a wakeup saying
+    "continue later" is the harness's, not the person's request."""
+    payload = fixture("claude-code", "UserPromptSubmit", source=source)
+    assert "continue later" in payload["prompt"]
+    meta = adapter("claude-code").get_session_metadata("UserPromptSubmit", payload)
+    assert meta.kind == USER_PROMPT and meta.handoff_request is False
+
+
+@pytest.mark.parametrize("source", ["user", "sdk"])
+def test_a_prompt_the_person_typed_or_sent_headless_is_a_handoff_request(source):
+    payload = fixture("claude-code", "UserPromptSubmit", source=source)
+    assert adapter("claude-code").get_session_metadata("UserPromptSubmit", payload).handoff_request is True
 
 
 @pytest.mark.parametrize("harness", HARNESSES)

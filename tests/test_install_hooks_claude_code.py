@@ -1,4 +1,4 @@
-"""``baton install-hooks --harness claude-code``: what Claude Code 2.1.197 needs
+"""``baton install-hooks --harness claude-code``: what Claude Code (2.1.197 to 2.1.332) needs
 that the other harnesses do not (issue 23): a ``timeout`` on every hook entry
 (without one, all SessionEnd hooks together get 1.5 s and a busy machine
 loses the baton), and the project's MCP server approved in
@@ -53,6 +53,29 @@ def test_an_earlier_install_without_timeouts_gains_them_and_a_users_own_timeout_
     assert hooks["SessionEnd"] == [{"type": "command", "command": "baton hook claude-code SessionEnd", "timeout": 30}]
     assert hooks["SessionStart"] == [{"type": "command", "command": "baton hook claude-code SessionStart",
                                       "timeout": 5}]
+    assert next(c for c in result.changes if c.path == ".claude/settings.json").action == "updated"
+
+
+def _start_matchers(settings: dict) -> list[str]:
+    return [group.get("matcher") for group in settings["hooks"]["SessionStart"]
+            if any(" hook claude-code " in h["command"] for h in group["hooks"])]
+
+
+def test_the_session_start_hook_runs_for_a_forked_session(project_dir):
+    """Claude Code 2.1.214 and later start a ``--fork-session`` session with source ``fork``
+    under its own id; a matcher without it runs no hook, and the fork never gets the baton."""
+    install_hooks(project_dir, "claude-code")
+    (matcher,) = _start_matchers(json.loads((project_dir / ".claude" / "settings.json").read_text()))
+    assert set(matcher.split("|")) == {"startup", "resume", "clear", "compact", "fork"}
+
+
+def test_an_earlier_install_without_fork_in_its_matcher_gains_it(project_dir):
+    settings = project_dir / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"hooks": {"SessionStart": [{"matcher": "startup|resume|clear|compact", "hooks": [
+        {"type": "command", "command": "baton hook claude-code SessionStart", "timeout": 15}]}]}}))
+    result = install_hooks(project_dir, "claude-code")
+    assert _start_matchers(json.loads(settings.read_text())) == ["startup|resume|clear|compact|fork"]
     assert next(c for c in result.changes if c.path == ".claude/settings.json").action == "updated"
 
 

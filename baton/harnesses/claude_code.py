@@ -3,7 +3,7 @@
 ``.claude/skills/baton/SKILL.md``.
 
 Format: https://code.claude.com/docs/en/hooks (SessionStart ``source``
-startup|resume|clear|compact, answered with ``hookSpecificOutput.additionalContext``;
+startup|resume|clear|compact|fork, answered with ``hookSpecificOutput.additionalContext``;
 PreCompact ``trigger`` manual|auto, which cannot inject context; SessionEnd
 ``reason``; common fields ``session_id``, ``transcript_path``, ``cwd``,
 ``hook_event_name``). UserPromptSubmit (``prompt``) feeds the detector: a
@@ -29,8 +29,15 @@ from baton.harnesses.protocol import (
     skill_text,
 )
 
+START_SOURCES = "startup|resume|clear|compact|fork"
+"""Every ``source`` Claude Code starts a session with, the SessionStart matcher. ``fork``
+(``--fork-session``) came in 2.1.214: until then a fork reported ``resume``
+under the session it was forked from (so Baton took it for that session again and
+delivered nothing); since, it reports ``fork`` under its own new id, and a matcher without
+it runs no hook at all — the forked session, a new one, would never receive the baton."""
+
 HOOKS = (
-    HookCommand("SessionStart", "startup|resume|clear|compact", timeout=15),
+    HookCommand("SessionStart", START_SOURCES, timeout=15),
     HookCommand("PreCompact", "manual|auto", timeout=30),
     HookCommand("SessionEnd", timeout=30),
     HookCommand("UserPromptSubmit", timeout=15),

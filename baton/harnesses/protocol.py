@@ -275,11 +275,19 @@ class CommandHookAdapter:
                 if spec.merge and "hooks" in spec.merge else spec for spec in files]
 
 
+MACHINE_PROMPTS = frozenset({"system", "loop_wakeup", "schedule_wakeup", "poll_event"})
+"""A prompt's ``source`` when the harness, not the person, wrote it: Claude Code (2.1.332 does,
+2.1.197 did not) says who authored a UserPromptSubmit prompt — ``user`` (typed), ``sdk``
+(``claude -p``, the Agent SDK), or one of these: a task notification, a peer or channel
+message, an auto-continuation, a ``/loop`` or scheduled wakeup, a polled event."""
+
+
 def _asks_for_handoff(payload: Mapping[str, Any], unwrap: Callable[[str], str] | None = None) -> bool:
     """Whether the prompt is the person's explicit request for a handoff. A
     prompt a subagent is given (Codex sends ``agent_id`` and ``agent_type``
-    with those) was written by the parent agent, not the person: never one."""
-    if text_field(payload, "agent_id", "agent_type"):
+    with those) was written by the parent agent, not the person: never one;
+    nor is a prompt the harness itself injected (``MACHINE_PROMPTS``)."""
+    if text_field(payload, "agent_id", "agent_type") or payload.get("source") in MACHINE_PROMPTS:
         return False
     prompt = payload.get("prompt")
     if not isinstance(prompt, str):

@@ -28,6 +28,7 @@ from __future__ import annotations
 import copy
 import difflib
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -187,6 +188,42 @@ def _baton_hooks(config: dict[str, Any], harness: str, events: set[str]) -> dict
     return found
 
 
+def _lets_through(matcher: Any, value: str) -> bool:
+    """Whether a hook group's ``matcher`` runs its hooks for ``value`` (a start's source, a
+    compaction's trigger), as the harnesses read one: none, ``""`` or ``*`` lets everything
+    through, ``a|b`` is a list of exact values, anything else a regular expression (one that
+    does not compile is given the benefit of the doubt)."""
+    if not isinstance(matcher, str) or matcher in ("", "*"):
+        return True
+    if re.fullmatch(r"[\w|]+", matcher):
+        return value in matcher.split("|")
+    try:
+        return re.search(matcher, value) is not None
+    except re.error:
+        return True
+
+
+def _narrow_matchers(config: dict[str, Any], harness: str) -> dict[str, tuple[str, ...]]:
+    """Per event, the values ``install-hooks`` lets through that the matcher of a group holding
+    Baton's hook alone leaves out (an install made before a harness added a source, such as
+    Claude Code's ``fork``). Only such a group: it is the one ``install-hooks`` updates."""
+    found: dict[str, tuple[str, ...]] = {}
+    hooks = config.get("hooks")
+    if not isinstance(hooks, dict):
+        return found
+    for hook in adapter(harness).hooks:
+        wanted = hook.matcher.split("|") if hook.matcher else []
+        entries = hooks.get(hook.event)
+        for entry in entries if wanted and isinstance(entries, list) else []:
+            inner = entry.get("hooks") if isinstance(entry, dict) else None
+            if not isinstance(inner, list) or len(inner) != 1 or not _is_batons(inner[0], harness, {hook.event}):
+                continue
+            left = tuple(value for value in wanted if not _lets_through(entry.get("matcher"), value))
+            if left:
+                found[hook.event] = left
+    return found
+
+
 def _json(text: str | None) -> dict[str, Any] | None:
     if text is None or not text.strip():
         return None
@@ -250,6 +287,9 @@ class HarnessWiring:
     left_out: tuple[str, ...] = ()
     """The optional events (compaction, prompt) without Baton's hook: ``install-hooks --events``
     leaves them out on purpose, so no gap."""
+    narrow: dict[str, tuple[str, ...]] = attrs.field(factory=dict)
+    """Per event, what the matcher of Baton's hook leaves out that ``install-hooks`` now lets
+    through (``_narrow_matchers``): a session that starts so gets no brief."""
 
     @property
     def wired(self) -> bool:
@@ -288,6 +328,7 @@ def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
     mcp = None
     owned: dict[str, str] = {}
     broken: dict[str, str] = {}
+    narrow: dict[str, tuple[str, ...]] = {}
     for spec in _specs(harness):
         text = _read(root / spec.path)
         if spec.text is not None:
@@ -300,13 +341,14 @@ def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
         if spec.merge and "hooks" in spec.merge:
             for event, lines in _baton_hooks(_json(text) or {}, harness, events).items():
                 hooks.setdefault(event, []).extend(lines)
+            narrow.update(_narrow_matchers(_json(text) or {}, harness))
         if spec.toml_table is not None or (spec.merge and "mcpServers" in spec.merge):
             mcp = mcp or _mcp_entry(spec, text)
     chosen = adapter(harness)
     absent = [hook for hook in chosen.hooks if hook.event not in hooks]
     missing = tuple(hook.event for hook in absent if chosen.role(hook) not in OPTIONAL_ROLES)
     left_out = tuple(hook.event for hook in absent if chosen.role(hook) in OPTIONAL_ROLES)
-    return HarnessWiring(harness, hooks, missing, mcp, owned, broken, left_out)
+    return HarnessWiring(harness, hooks, missing, mcp, owned, broken, left_out, narrow)
 
 
 def _problem(path: Path, spec: ConfigFile, text: str | None) -> str | None:
@@ -357,6 +399,8 @@ def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
         gaps.append(f"no Baton hook for {', '.join(wiring.missing_events)}")
     if wiring.mcp is None:
         gaps.append("no `baton` MCP server")
+    gaps += [f"the {event} hook's matcher leaves out {', '.join(values)} (such a session gets no brief)"
+             for event, values in wiring.narrow.items()]
     gaps += [f"{path} {state}" for path, state in wiring.owned.items() if state != "current"]
     if gaps:
         return "warn", f"{'; '.join(gaps)}; run `{rerun(harness, wiring.command())}`"

@@ -36,7 +36,7 @@ from baton.hook_server import stop_servers
 
 #: harness -> (npm package, pinned version, executable name)
 PINNED: dict[str, tuple[str, str, str]] = {
-    "claude-code": ("@anthropic-ai/claude-code", "2.1.197", "claude"),
+    "claude-code": ("@anthropic-ai/claude-code", "2.1.332", "claude"),
     "codex": ("@openai/codex", "0.171.0", "codex"),
     "gemini-cli": ("@google/gemini-cli", "0.61.0", "gemini"),
 }
@@ -66,9 +66,11 @@ class HarnessUnavailable(Exception):
 _install_lock = threading.Lock()
 
 
-def harness_program(name: str) -> Path:
-    """The pinned harness's executable, installed into the cache on first use (or the test skips)."""
-    package, version, executable = PINNED[name]
+def harness_program(name: str, version: str | None = None) -> Path:
+    """The pinned harness's executable (or ``version``'s: a benchmark comparing two), installed
+    into the cache on first use (or the test skips)."""
+    package, pinned, executable = PINNED[name]
+    version = version or pinned
     folder = _INSTALL_ROOT / f"{package.replace('/', '_').replace('@', '_')}_{version}"
     program = folder / "node_modules" / ".bin" / executable
     with _install_lock:

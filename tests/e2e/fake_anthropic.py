@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from typing import Any
 
 from baton.model import frozen
@@ -151,6 +152,19 @@ def said(recorded: Recorded) -> str:
         if isinstance(message, dict):
             collect(message.get("content"))
     return "\n".join(parts)
+
+
+_REMINDERS = re.compile(r"(?:\s*<system-reminder>.*?</system-reminder>)+\s*\Z", re.S)
+
+
+def tool_output(block: dict[str, Any]) -> str:
+    """What a tool answered, from the ``tool_result`` block Claude Code sent the model: the
+    text of its content, less the ``<system-reminder>`` blocks the harness itself appends to
+    it (2.1.332 adds ``<total_tokens>N tokens left</total_tokens>`` after each tool result)."""
+    inner = block.get("content")
+    text = inner if isinstance(inner, str) else "".join(
+        part.get("text", "") for part in inner or [] if isinstance(part, dict))
+    return _REMINDERS.sub("", text)
 
 
 def is_turn(recorded: Recorded) -> bool:

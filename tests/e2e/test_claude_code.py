@@ -1,4 +1,4 @@
-"""Claude Code 2.1.197, the real program from npm, driven headless (``claude -p``)
+"""Claude Code 2.1.332 (``PINNED``), the real program from npm, driven headless (``claude -p``)
 against a scripted Anthropic model on loopback (``fake_anthropic``), with
 Baton's hooks and MCP server installed by ``baton install-hooks``.
 
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.common import ProxyTrap, Recorded, git_project, harness_program, ledger_events, run_baton, run_harness
-from tests.e2e.fake_anthropic import FakeAnthropic, ToolUse, baton_tool, claude_argv, claude_env, said
+from tests.e2e.fake_anthropic import FakeAnthropic, ToolUse, baton_tool, claude_argv, claude_env, said, tool_output
 
 RUN_TIMEOUT = 300
 """A bound on one headless session (a quiet machine needs a few seconds; a busy one, far more)."""
@@ -84,10 +84,7 @@ def last_tool_result(recorded: Recorded) -> dict[str, Any]:
         if blocks:
             block = blocks[-1]
             assert not block.get("is_error"), block
-            inner = block.get("content")
-            text = inner if isinstance(inner, str) else "".join(
-                part.get("text", "") for part in inner or [] if isinstance(part, dict))
-            return json.loads(text)
+            return json.loads(tool_output(block))
     raise AssertionError("no tool result in the request")
 
 
@@ -236,6 +233,23 @@ def test_the_next_session_receives_the_baton_once_and_the_one_after_does_not(cla
     assert "SessionStart hook additional context: " in told  # a brief, and no baton in it
     assert "Active Session Handoff" not in told and delivered not in told
     assert [(subject(e), e["data"]["session"]) for e in events(project, env, "baton.claimed")] == [(handoff, second)]
+
+
+def test_a_forked_session_receives_the_baton_once_under_its_own_id(claude, project, env, model):
+    """``--resume ID --fork-session``: a new session, with an id of its own, that goes on from
+    an earlier conversation. It starts with source ``fork`` (since 2.1.214), so the baton
+    left after that conversation is delivered to it and claimed by it, once."""
+    model.script = ["Hello."]
+    earlier = session(claude, project, env, model, "hello")["session_id"]
+    _, handoff = hand_off_through_the_prepared_draft(claude, project, env, model)
+    model.script = ["On it."]
+    asked = len(model.turns())
+    forked = session(claude, project, env, model, "go on", "--resume", earlier, "--fork-session")["session_id"]
+    assert forked != earlier
+    told = said(model.turns()[asked])
+    assert "SessionStart hook additional context: ## 🤝 Active Session Handoff" in told
+    assert f"(baton `{handoff}`)" in told
+    assert [(subject(e), e["data"]["session"]) for e in events(project, env, "baton.claimed")] == [(handoff, forked)]
 
 
 def test_a_draft_baton_prepares_lists_the_work_and_not_claude_codes_files(claude, project, env, model):
