@@ -9,6 +9,7 @@ import pytest
 from dulwich import porcelain
 
 from baton.commands.identity import resolve_branch, resolve_context, resolve_owner
+from tests.cli_support import run_here
 from tests.conftest import run_baton
 
 
@@ -33,8 +34,10 @@ def git_repo(path: Path, *, email: str | None = "alice@example.com", name: str |
 
 @pytest.fixture
 def repo(tmp_path):
+    """A git repository initialised for Baton, in this process (``baton init`` runs as a child
+    process in test_cli_core.py and below, in the feature_x test)."""
     path = git_repo(tmp_path / "repo")
-    assert run_baton("init", cwd=path).returncode == 0
+    scene_json("init", cwd=path)
     return path
 
 
@@ -43,6 +46,14 @@ def baton_json(*args, cwd):
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr
     return json.loads(r.stdout)
+
+
+def scene_json(*args, cwd):
+    """``baton_json`` in this process, for the steps that set a scene up (the commands a test
+    proves something about run as child processes)."""
+    code, out, err = run_here(*args, "--json", cwd=cwd)
+    assert code == 0, err
+    return json.loads(out)
 
 
 # -- resolution -----------------------------------------------------------------------
@@ -126,7 +137,7 @@ def test_two_terminals_on_one_repository(repo):
 
 
 def test_a_teammate_on_the_same_repository_never_receives_a_private_baton(repo):
-    baton_json("session", "end", "s1", "--handoff-steps", "Mine only", cwd=repo)
+    scene_json("session", "end", "s1", "--handoff-steps", "Mine only", cwd=repo)
     bob = baton_json("bootstrap", "--owner", "bob@example.com", cwd=repo)
     assert bob["handoff"] is None
     other_branch = baton_json("bootstrap", "--branch", "main", cwd=repo)
@@ -205,8 +216,8 @@ def test_cancel_with_nothing_to_cancel_answers_cancelled_false_and_exits_0(repo)
 
 
 def test_handoff_all_lists_pending_and_dismiss_removes_one(repo):
-    mine = baton_json("session", "end", "s1", "--handoff-steps", "A", cwd=repo)["handoff"]
-    baton_json("session", "end", "s2", "--handoff-steps", "B", "--owner", "bob@example.com", cwd=repo)
+    mine = scene_json("session", "end", "s1", "--handoff-steps", "A", cwd=repo)["handoff"]
+    scene_json("session", "end", "s2", "--handoff-steps", "B", "--owner", "bob@example.com", cwd=repo)
     listed = baton_json("session", "handoff", "--all", cwd=repo)
     assert listed["total"] == 2
     dismissed = baton_json("session", "handoff", "--dismiss", mine["id"], cwd=repo)
@@ -215,8 +226,8 @@ def test_handoff_all_lists_pending_and_dismiss_removes_one(repo):
 
 
 def test_dismiss_of_a_claimed_or_unknown_baton_exits_4(repo):
-    mine = baton_json("session", "end", "s1", "--handoff-steps", "A", cwd=repo)["handoff"]
-    baton_json("session", "begin", "--session-id", "s2", cwd=repo)
+    mine = scene_json("session", "end", "s1", "--handoff-steps", "A", cwd=repo)["handoff"]
+    scene_json("session", "begin", "--session-id", "s2", cwd=repo)
     claimed = run_baton("session", "handoff", "--dismiss", mine["id"], "--json", cwd=repo)
     assert claimed.returncode == 4
     assert json.loads(claimed.stdout)["error"]["code"] == "baton_already_claimed"

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_support import run_here
 from tests.handoff_support import (
     ACTIONABLE_ITEM,
     baton,
@@ -28,11 +29,19 @@ SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "handoff-v0.1.json
 
 
 @pytest.fixture
-def repo(project_dir) -> Path:
-    """A git project with one committed source file, initialised for Baton."""
+def git_project(project_dir) -> Path:
+    """A git project with one committed source file, not yet initialised for Baton."""
     git_init(project_dir, {"src/callback.py": "def check(state):\n    return state\n"})
-    assert baton(project_dir, "init").returncode == 0
     return project_dir
+
+
+@pytest.fixture
+def repo(git_project) -> Path:
+    """``git_project`` initialised for Baton, in this process: the scene most tests start from
+    (the lifecycle test runs ``baton init`` as a child process itself)."""
+    code, _, err = run_here("init", "--project", str(git_project), cwd=git_project)
+    assert code == 0, err
+    return git_project
 
 
 def _capture_ready_cli(root: Path) -> str:
@@ -64,7 +73,9 @@ def _capture_ready(root: Path) -> str:
     return handoff_id
 
 
-def test_init_capture_validate_ready_resume_fresh(repo):
+def test_init_capture_validate_ready_resume_fresh(git_project):
+    repo = git_project
+    assert baton(repo, "init").returncode == 0
     handoff_id = _capture_ready_cli(repo)
     r = baton(repo, "resume", "latest")
     assert r.returncode == 0, r.stderr

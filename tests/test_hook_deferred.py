@@ -26,9 +26,10 @@ from tests.background_support import catch_up_pid
 from tests.background_support import claude_hook as _hook
 from tests.background_support import kept_hooks as _kept
 from tests.background_support import wait_gone as _wait_gone
+from tests.cli_support import run_here
 from tests.conftest import run_baton
 from tests.handoff_support import git_init, payload
-from tests.harness_support import fixture, injected, lock_held_elsewhere
+from tests.harness_support import fixture, hook, injected, lock_held_elsewhere
 
 TINY = {"BATON_HOOK_FOLD_MB": "0.000001", "BATON_HOOK_SERVER": "0"}  # one byte: any catch-up is "large"
 
@@ -51,6 +52,13 @@ def _end(repo: Path, session: str = "s-work"):
 
 
 
+
+
+def _caught_up(repo: Path) -> None:
+    """``baton rebuild --if-needed`` in this process, to set a scene (the tests that prove
+    something about the catch-up run it as a real process)."""
+    code, _, err = run_here("rebuild", "--if-needed", cwd=repo)
+    assert code == 0, err
 
 
 def _events(repo: Path, event_type: str, stream: str) -> list[dict]:
@@ -140,7 +148,7 @@ def test_doctor_reports_a_kept_session_end_still_waiting(repo):
 
 
 def test_doctor_names_rebuild_if_needed_to_run_the_kept_hooks_without_a_replay(repo):
-    run_baton("rebuild", "--if-needed", cwd=repo)
+    _caught_up(repo)
     with Baton.open(repo) as app:
         deferred.keep(app.project, kind=deferred.SESSION_END, harness="claude-code", event="SessionEnd",
                       session="s-work")
@@ -152,7 +160,7 @@ def test_doctor_names_rebuild_if_needed_to_run_the_kept_hooks_without_a_replay(r
 
 
 def test_a_session_start_runs_a_kept_session_end_still_waiting_first(repo):
-    run_baton("rebuild", "--if-needed", cwd=repo)  # the index caught up, but not by the catch-up that ran it
+    _caught_up(repo)  # the index caught up, but not by the catch-up that ran it
     with Baton.open(repo) as app:
         deferred.keep(app.project, kind=deferred.SESSION_END, harness="claude-code", event="SessionEnd",
                       session="s-work")
@@ -227,7 +235,7 @@ def _handoff_id(repo: Path) -> str:
 
 
 def test_a_kept_hook_that_cannot_run_yet_waits_for_the_next_catch_up(repo):
-    run_baton("rebuild", "--if-needed", cwd=repo)
+    _caught_up(repo)
     with Baton.open(repo, limits=Limits(write_wait=0.1)) as app:
         deferred.keep(app.project, kind=deferred.SESSION_END, harness="claude-code", event="SessionEnd",
                       session="s-work")
@@ -269,7 +277,7 @@ def test_a_rebuild_pinned_in_the_past_runs_no_kept_hook(repo):
 
 def test_a_hook_kept_while_the_catch_up_runs_the_kept_ones_is_run_by_it_too(repo):
     """A hook that finds the catch-up running starts none of its own: that catch-up must see its file."""
-    run_baton("rebuild", "--if-needed", cwd=repo)
+    _caught_up(repo)
     with Baton.open(repo) as app:
         deferred.keep(app.project, kind=deferred.SESSION_END, harness="claude-code", event="SessionEnd",
                       session="s-work")
@@ -288,7 +296,7 @@ def test_a_hook_kept_while_the_catch_up_runs_the_kept_ones_is_run_by_it_too(repo
 
 
 def test_a_kept_compaction_run_twice_prepares_one_draft_and_one_recommendation(repo):
-    run_baton("rebuild", "--if-needed", cwd=repo)
+    _caught_up(repo)
     with Baton.open(repo) as app:
         deferred.keep(app.project, kind=deferred.PRE_COMPACT, harness="claude-code", event="PreCompact",
                       session="s-work", trigger="auto")
@@ -310,7 +318,7 @@ def test_a_session_end_kept_in_a_linked_worktree_hands_on_that_worktrees_branch(
     linked = repo.parent / "wt-docs"
     porcelain.worktree_add(str(repo), str(linked), branch="feature/docs")
     linked = linked.resolve()
-    run_baton("rebuild", "--if-needed", cwd=repo)
+    _caught_up(repo)
     handoff_id = _ready_handoff_then_index_lost(repo, linked, "s-docs")
     with lock_held_elsewhere(repo):
         ended = _hook(linked, "SessionEnd", "SessionEnd", "s-docs", **TINY)
@@ -323,7 +331,7 @@ def test_a_session_end_kept_in_a_linked_worktree_hands_on_that_worktrees_branch(
 
 
 def test_a_session_start_that_ran_a_kept_hook_says_what_it_could_not_do_in_front_of_its_brief(repo):
-    run_baton("rebuild", "--if-needed", cwd=repo)
+    _caught_up(repo)
     with Baton.open(repo) as app:
         deferred.keep(app.project, kind=deferred.SESSION_END, harness="claude-code", event="SessionEnd",
                       session="s-work")
@@ -347,7 +355,7 @@ def test_a_session_start_says_why_the_last_catch_up_failed_while_a_kept_end_wait
 def test_a_kept_end_whose_linked_worktree_was_removed_leaves_its_baton_on_the_sessions_branch(repo):
     import subprocess
 
-    run_baton("rebuild", "--if-needed", cwd=repo)
+    _caught_up(repo)
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-C", str(repo)]
     linked = repo.parent / f"{repo.name}-feat"
     subprocess.run([*git, "worktree", "add", "-q", "-b", "feat", str(linked)], check=True, capture_output=True)
@@ -366,7 +374,8 @@ def _ready_handoff_then_index_lost(repo: Path, linked: Path, session: str) -> st
     """In ``repo`` (or its linked worktree ``linked``): ``session`` began and made a
     handoff ready; then the shared index is lost, as after an upgrade whose
     projections changed (a full replay, past a hook's limit)."""
-    _hook(linked, "SessionStart", "SessionStart.startup", session, BATON_HOOK_SERVER="0")
+    hook(linked, "claude-code", "SessionStart", fixture("claude-code", "SessionStart.startup", linked,
+                                                     session_id=session))  # the scene, in this process
     with Baton.open(linked) as app:
         handoff_id = app.capture(payload(), session=session).handoff_id
     validate_handoff_command(linked, handoff_id)

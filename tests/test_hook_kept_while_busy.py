@@ -34,7 +34,7 @@ from tests.background_support import kept_hooks as _kept
 from tests.background_support import wait_gone as _wait_gone
 from tests.conftest import run_baton
 from tests.handoff_support import git_init, payload
-from tests.harness_support import catch_up_running, fixture, injected, lock_held_elsewhere
+from tests.harness_support import catch_up_running, fixture, hook, injected, lock_held_elsewhere
 
 BUSY = {"BATON_HOOK_LOCK_WAIT": "0.2", "BATON_HOOK_SERVER": "0"}
 
@@ -43,7 +43,8 @@ BUSY = {"BATON_HOOK_LOCK_WAIT": "0.2", "BATON_HOOK_SERVER": "0"}
 def repo(project):
     """A session ``s-work`` that began and wrote a ready handoff (the index up to date)."""
     git_init(project, {"src/app.py": "x = 1\n"})
-    _hook(project, "SessionStart", "SessionStart.startup", "s-work", BATON_HOOK_SERVER="0")
+    hook(project, "claude-code", "SessionStart", fixture("claude-code", "SessionStart.startup", project,
+                                                      session_id="s-work"))  # the scene, in this process
     with Baton.open(project) as app:
         handoff_id = app.capture(payload(), session="s-work").handoff_id
     validate_handoff_command(project, handoff_id)
@@ -133,7 +134,7 @@ def test_a_session_end_kept_while_busy_runs_once_even_if_two_catch_ups_run(repo)
 
 
 def test_two_session_ends_kept_while_busy_share_one_waiting_process_and_are_both_recorded(repo):
-    _hook(repo, "SessionStart", "SessionStart.startup", "s-other", BATON_HOOK_SERVER="0")
+    hook(repo, "claude-code", "SessionStart", fixture("claude-code", "SessionStart.startup", repo, session_id="s-other"))
     with lock_held_elsewhere(repo):
         first, second = _end(repo), _end(repo, "s-other")
         assert len(_kept(repo)) == 2
@@ -244,7 +245,6 @@ def _handoff_id(repo: Path) -> str:
 
 def test_a_session_end_kept_while_busy_with_no_process_to_wait_says_how_to_run_it_by_hand(repo, monkeypatch):
     from baton.commands import context
-    from tests.harness_support import hook
 
     monkeypatch.setenv("BATON_HOOK_LOCK_WAIT", "0.2")
     monkeypatch.setattr(context, "start_catch_up", lambda root, baton_dir: (None, None))  # none could start

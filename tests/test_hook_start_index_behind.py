@@ -32,6 +32,7 @@ from baton.ledger import Ledger
 from baton.ledger.envelope import EventDraft
 from baton.projections.runner import INDEX_SCHEMA, ProjectionRunner
 from tests.background_support import background_pid, wait_gone
+from tests.cli_support import run_here
 from tests.conftest import run_baton
 from tests.handoff_support import git_init
 from tests.harness_support import fixture, injected
@@ -52,8 +53,8 @@ NOT_BRIEF = "lineage"
 def repo(project):
     """A git project where an earlier session left a baton for this owner and branch."""
     git_init(project, {"src/app.py": "x = 1\n"})
-    left = run_baton("session", "end", "s-before", "--handoff-steps", STEP, cwd=project)
-    assert left.returncode == 0, left.stderr
+    code, _, err = run_here("session", "end", "s-before", "--handoff-steps", STEP, cwd=project)  # the scene
+    assert code == 0, err
     return project
 
 

@@ -21,6 +21,7 @@ import pytest
 from baton.app import Baton
 from tests.app_support import promote_handoff, validate_handoff_command
 from tests.background_support import background_pid, wait_gone
+from tests.cli_support import run_here
 from tests.conftest import run_baton
 from tests.handoff_support import git_init, payload
 from tests.harness_support import fixture, injected, lock_held_elsewhere
@@ -50,8 +51,8 @@ def _start(repo: Path, session: str, env: dict[str, str], harness: str = "claude
 def repo(project):
     """A git project where an earlier session left a baton for this owner and branch, and a decision."""
     git_init(project, {"src/app.py": "x = 1\n"})
-    left = run_baton("session", "end", "s-before", "--handoff-steps", STEP, cwd=project)
-    assert left.returncode == 0, left.stderr
+    code, _, err = run_here("session", "end", "s-before", "--handoff-steps", STEP, cwd=project)  # the scene
+    assert code == 0, err
     return project
 
 
