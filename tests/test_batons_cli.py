@@ -270,6 +270,20 @@ def test_a_baton_left_on_feature_x_is_neither_delivered_on_feature_slash_x_nor_s
     assert received["id"] == underscore["id"] and received["nextSteps"] == ["Underscore work"]
 
 
+def test_objectives_set_on_feature_x_and_feature_slash_x_each_reach_their_own_branchs_brief(tmp_path):
+    repo = git_repo(tmp_path / "repo", branch="feature_x")
+    assert run_baton("init", cwd=repo).returncode == 0
+    baton_json("session", "begin", "--session-id", "s1", "--objective", "Underscore goal", cwd=repo)
+    _switch(repo, "feature/x")
+    baton_json("session", "begin", "--session-id", "s2", "--objective", "Slash goal", cwd=repo)
+    slash = baton_json("bootstrap", "--session-id", "s2", cwd=repo)["sessionObjective"]
+    _switch(repo, "feature_x", create=False)
+    underscore = baton_json("bootstrap", "--session-id", "s1", cwd=repo)["sessionObjective"]
+    assert (slash["branch"], slash["objective"], slash["sessionId"]) == ("feature/x", "Slash goal", "s2")
+    assert (underscore["branch"], underscore["objective"], underscore["sessionId"]) == (
+        "feature_x", "Underscore goal", "s1")
+
+
 def test_bootstrap_outside_a_project_says_to_run_init(tmp_path):
     r = run_baton("bootstrap", "--project", str(tmp_path))
     assert r.returncode == 4 and "baton init" in r.stderr

@@ -7,8 +7,10 @@ import pytest
 from baton.commands.context import Project
 from baton.commands.identity import SessionContext
 from baton.commands.objectives import get_session_objective
-from baton.domain.batons import STEPS_REQUIRED
+from baton.domain.batons import STEPS_REQUIRED, objective_doc_key
 from baton.errors import InputError
+from baton.ledger.envelope import Event, EventDraft, seal
+from baton.projections.sessions import ObjectivesBase
 from tests.app_support import begin_session, end_session
 from tests.batons_support import ALICE, BOB, active, append_raw, events, leave, start
 
@@ -154,3 +156,55 @@ def test_a_session_on_a_branch_that_encodes_alike_does_not_clear_the_others_obje
     begin_session(project, session_id="s2", owner=ALICE, branch="feat_x")
     assert objective(project, branch="feat/x").objective == "Slash goal"
     assert objective(project, branch="feat_x") is None
+
+
+def test_setting_an_objective_on_a_branch_that_encodes_alike_keeps_the_others(project):
+    begin_session(project, session_id="s1", objective="Underscore goal", owner=ALICE, branch="feat_x")
+    begin_session(project, session_id="s2", objective="Slash goal", owner=ALICE, branch="feat/x")
+    assert objective(project, branch="feat_x").objective == "Underscore goal"
+    assert objective(project, branch="feat/x").objective == "Slash goal"
+
+
+def test_ending_the_session_on_a_branch_that_encodes_alike_clears_only_its_own_objective(project):
+    begin_session(project, session_id="s1", objective="Underscore goal", owner=ALICE, branch="feat_x")
+    begin_session(project, session_id="s2", objective="Slash goal", owner=ALICE, branch="feat/x")
+    end_session(project, "s2")
+    assert objective(project, branch="feat/x") is None
+    assert objective(project, branch="feat_x").objective == "Underscore goal"
+
+
+def test_owners_that_encode_alike_keep_their_own_objectives_on_one_branch(project):
+    begin_session(project, session_id="s1", objective="Underscore owner", owner="a_b", branch="main")
+    begin_session(project, session_id="s2", objective="Slash owner", owner="a/b", branch="main")
+    assert objective(project, owner="a_b").objective == "Underscore owner"
+    assert objective(project, owner="a/b").objective == "Slash owner"
+
+
+def test_a_replay_keeps_the_objectives_of_branches_that_encode_alike_as_they_were_folded(project):
+    begin_session(project, session_id="s1", objective="Underscore goal", owner=ALICE, branch="feat_x")
+    begin_session(project, session_id="s2", objective="Slash goal", owner=ALICE, branch="feat/x")
+    begin_session(project, session_id="s3", owner=ALICE, branch="feat/x")
+    opened = Project.open(project)
+    try:
+        incremental = opened.reading().snapshot()
+        opened.runner.rebuild()
+        assert opened.runner.snapshot() == incremental
+        assert [doc["branch"] for _key, doc in opened.runner.docs("objectives")] == ["feat_x"]
+    finally:
+        opened.close()
+
+
+def _objective_event(data: dict) -> Event:
+    return seal(EventDraft("objective.set", "objective/alice%40example.com__feat_x", data), event_id="0" * 36,
+                writer="w", seq=1, at="2026-12-05T19:00:00.000000Z", hlc=1, stream_version=1, prev=None)
+
+
+def test_an_objective_event_folds_into_the_document_of_its_exact_owner_and_branch():
+    event = _objective_event({"owner": ALICE, "branch": "feat/x", "objective": "Slash goal", "session": "s1"})
+    assert list(ObjectivesBase().keys(event)) == [objective_doc_key(ALICE, "feat/x")]
+    assert objective_doc_key(ALICE, "feat/x") != objective_doc_key(ALICE, "feat_x")
+
+
+def test_an_objective_event_without_its_names_folds_under_its_streams_key():
+    event = _objective_event({"objective": "Nameless", "session": "s1"})
+    assert list(ObjectivesBase().keys(event)) == ["alice%40example.com__feat_x"]

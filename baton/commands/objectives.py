@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from baton.commands.identity import SessionContext
-from baton.domain.batons import context_key
+from baton.domain.batons import objective_doc_key
 from baton.domain.identifiers import SESSION_ID_RULE, session_id_problem
 from baton.domain.limits import OBJECTIVE_MAX
 from baton.errors import InputError
@@ -67,12 +67,14 @@ class SessionObjective:
 
 
 def get_session_objective(runner, ctx: SessionContext) -> SessionObjective | None:
-    """The objective bound to this owner and branch, or None.
+    """The objective bound to exactly this owner and branch, or None (never
+    the objective of a name that shares their key: ``feature/x``'s for
+    ``feature_x``).
 
     None also when the session that recorded it no longer exists or has
     ended: an objective never outlives its session.
     """
-    doc = runner.get("objectives", context_key(ctx.owner, ctx.branch))
+    doc = runner.get("objectives", objective_doc_key(ctx.owner, ctx.branch))
     if not isinstance(doc, dict) or doc.get("owner") != ctx.owner or doc.get("branch") != ctx.branch:
         return None
     objective, session_id = doc.get("objective"), doc.get("sessionId")

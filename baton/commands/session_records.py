@@ -12,7 +12,7 @@ from __future__ import annotations
 from baton.commands.identity import SessionContext
 from baton.commands.record import record
 from baton.domain.aggregates import session as aggregate
-from baton.domain.batons import context_key, objective_stream, session_stream
+from baton.domain.batons import context_key, objective_doc_key, objective_stream, session_stream
 
 
 def objective_events(scope, ctx: SessionContext, objective: str | None, session: str | None,
@@ -22,7 +22,8 @@ def objective_events(scope, ctx: SessionContext, objective: str | None, session:
     version = scope.txn.stream_version(objective_stream(key))
     command = (aggregate.SetObjective(ctx.owner, ctx.branch, objective, session) if objective is not None
                else aggregate.ClearObjective(ctx.owner, ctx.branch, session, reason))
-    decided = aggregate.decide_objective(scope.runner.get("objectives", key), command, key=key)
+    state = scope.runner.get("objectives", objective_doc_key(ctx.owner, ctx.branch))
+    decided = aggregate.decide_objective(state, command, key=key)
     record(scope, decided, version=version, actor=ctx.owner, session=session)
     return bool(decided)
 

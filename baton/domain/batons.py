@@ -98,6 +98,19 @@ def context_key(owner: str, branch: str) -> str:
     return f"{encode_key_part(owner)}{KEY_SEPARATOR}{encode_key_part(branch)}"
 
 
+def objective_doc_key(owner: str, branch: str) -> str:
+    """The key of the objective document of exactly ``owner`` and ``branch``:
+    their stream's key (``context_key``), then ``/`` and each name
+    percent-encoded whole (its ``/`` too, as ``%2F``), e.g.
+    ``alice%40example.com__feature_x/alice%40example.com/feature%2Fx``.
+
+    ``feature/x`` and ``feature_x`` share a key, so an objective stream
+    (``objective/<key>``), but not this: each keeps its own objective. No
+    stream key holds a ``/``, so this never equals one (an old event without
+    its names folds under its stream's key)."""
+    return f"{context_key(owner, branch)}/{_encode_uri_component(owner)}/{_encode_uri_component(branch)}"
+
+
 def baton_key(owner: str, branch: str, shared: bool) -> str:
     return SHARED_KEY if shared else context_key(owner, branch)
 

@@ -41,7 +41,7 @@ class Projection(Protocol):
 
 STREAM_ORDER = "stream"
 """Every event a document folds is on one stream (the document's key is the
-stream's): a late event folds straight into it when it sorts after the last
+stream's, or begins with it: an objective's): a late event folds straight into it when it sorts after the last
 event folded from its stream — the ``streams`` projection keeps that key."""
 ANY_ORDER = "any"
 """``apply`` commutes: folding the same events in any order gives the same

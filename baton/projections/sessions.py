@@ -2,16 +2,18 @@
 
 ``sessions``: one document per session id (stream ``session/<id>``): harness,
 owner, branch, when it began and ended, the baton it received and the one it
-left. ``objectives``: one document per ``owner__branch`` key (stream
-``objective/<key>``): the objective of the session working there, removed when
-cleared. Whether an objective still counts (its session must exist and be
-open) is decided when it is read, not here.
+left. ``objectives``: one document per exact owner and branch
+(``objective_doc_key``; their events are on stream ``objective/<owner__branch>``,
+which ``feature/x`` and ``feature_x`` share): the objective of the session
+working there, removed when cleared. Whether an objective still counts (its
+session must exist and be open) is decided when it is read, not here.
 """
 
 from __future__ import annotations
 
 from typing import Iterable
 
+from baton.domain.batons import objective_doc_key
 from baton.events.names import OBJECTIVE, OBJECTIVE_TYPES, SESSION, SESSION_TYPES, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import STREAM_ORDER
@@ -44,13 +46,24 @@ class ObjectivesBase:
     (``baton.projections.folds.sessions.Objectives``) adds ``apply``."""
 
     name = "objectives"
-    version = 1
+    version = 2
+    """2: one document per exact owner and branch (``objective_doc_key``), no
+    longer per stream key: setting the objective of ``feature/x`` no longer
+    replaces ``feature_x``'s. An event without both names (none is written so)
+    folds under its stream's key, as every event did in 1."""
     order = STREAM_ORDER
+    """Every document still folds the events of one stream (its names' key)."""
 
     types = _OBJECTIVE_TYPES
 
     def keys(self, event: Event) -> Iterable[str]:
-        return _key_in(event, OBJECTIVE, _OBJECTIVE_TYPES)
+        routed = _key_in(event, OBJECTIVE, _OBJECTIVE_TYPES)
+        data = event.data
+        if routed and isinstance(data, dict):
+            owner, branch = data.get("owner"), data.get("branch")
+            if isinstance(owner, str) and owner and isinstance(branch, str) and branch:
+                return (objective_doc_key(owner, branch),)
+        return routed
 
 
 def open_at(db, *, owner: str, branch: str, at: str, since: str, exclude: str) -> list[str]:

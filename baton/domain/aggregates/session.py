@@ -5,7 +5,10 @@ A session is begun (with the harness, owner, branch, objective and the baton
 it received) and ended (with the baton it left). An objective is set by the
 session working on an owner/branch and cleared when that session ends or a
 later one begins without one. Whether an objective still counts (its session
-must exist and be open) is decided when it is read, not here.
+must exist and be open) is decided when it is read, not here. The state an
+objective command is decided on, and an objective event folds into, is the
+document of its exact owner and branch (``objective_doc_key``), not of its
+stream: ``feature/x`` and ``feature_x`` share a stream but not an objective.
 """
 
 from __future__ import annotations
@@ -112,6 +115,8 @@ def decide_objective(state: dict[str, Any] | None, command: SetObjective | Clear
 
 
 def evolve_objective(state: dict[str, Any] | None, recorded: Event, key: str) -> dict[str, Any] | None:
+    """``state``: the document of the event's exact owner and branch; ``key``:
+    its stream's key (the document's ``key``)."""
     event = decode(recorded)
     if isinstance(event, ObjectiveCleared):
         return None
