@@ -40,7 +40,9 @@ import errno
 import functools
 import itertools
 import os
+import random
 import sqlite3
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence, cast
 
@@ -63,8 +65,13 @@ from baton.projections.base import ANY_ORDER, STREAM_ORDER, Doc, Materializing, 
 if TYPE_CHECKING:
     from baton.projections.until import Until  # built by the commands that bound a replay, read here
 
-VANISHED_RETRIES = 5
-"""Attempts at an index deleted under a running command before giving up."""
+VANISHED_RETRIES = 8
+"""Attempts at an index deleted under a running command before giving up
+(with ``_vanished_pause`` between them: at most about 0.8 s in all)."""
+VANISHED_PAUSE = 0.01
+"""Seconds before the second attempt; doubled before each next one, at most
+``VANISHED_PAUSE_MAX``, and drawn at random in its upper half."""
+VANISHED_PAUSE_MAX = 0.25
 INDEX_SCHEMA = 5
 """3: ``feed_heads``, the highest head seen of every feed (kept across rebuilds);
 4: the ``unwritten`` table (materialized files that could not be written);
@@ -228,7 +235,7 @@ class ProjectionRunner:
                     raise StorageError(f"cannot open the index {self.index_path}: {exc}") from exc
                 self.discard_index(str(exc))
                 try:
-                    self._db = self._open()
+                    self._db = self._open_retrying()
                 except sqlite3.Error as again:
                     raise StorageError(f"cannot open the index {self.index_path}: {again}") from again
         return self._db
@@ -242,12 +249,18 @@ class ProjectionRunner:
             except sqlite3.OperationalError as exc:
                 if attempt + 1 == VANISHED_RETRIES or not self._vanished(exc):
                     raise
+                _vanished_pause(attempt)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _vanished(self, exc: sqlite3.Error) -> bool:
         """The index file was deleted or replaced under this connection: SQLite
-        then reports an I/O error (its WAL index went away), a read-only
-        database (the file it wrote was unlinked) or a missing table."""
+        then reports an I/O error (its WAL index went away, or the database
+        file was unlinked between ``connect`` and the first statement that
+        opens its journal or WAL: SQLite ``stat``s the database by name to give
+        them its permissions, ``SQLITE_IOERR_FSTAT``), a read-only database
+        (the file it wrote was unlinked) or a missing table. A real I/O error
+        reads the same: the callers retry it a bounded number of times
+        (``VANISHED_RETRIES``), then report it."""
         if not isinstance(exc, sqlite3.OperationalError) or self.in_memory:
             return False
         if self._db_ino is not None and _inode(self.index_path) != self._db_ino:
@@ -264,15 +277,16 @@ class ProjectionRunner:
             self.baton_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StorageError(f"cannot create {self.baton_dir}: {exc}") from exc
+        self._seed_new_index()
         # check_same_thread off: a long-lived application object (the status
         # page) serves each request on its own thread, one at a time.
         db = IndexDb(sqlite3.connect(self.index_path, check_same_thread=False),
                      wal=self.index_path.with_name(self.index_path.name + "-wal"))
         self._connections += 1
         try:
+            db.execute("PRAGMA busy_timeout=30000")  # first: the journal mode may wait on a lock
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("PRAGMA busy_timeout=30000")
             self._db_ino = _inode(self.index_path)
             if not self._schema_current(db):
                 self._create(db)
@@ -280,6 +294,39 @@ class ProjectionRunner:
             db.close()
             raise
         return db
+
+    def _seed_new_index(self) -> None:
+        """When there is no index: put an empty one already in WAL mode in
+        its place (made aside in ``cache/`` and linked in, never over an index
+        another process made meanwhile). A connection to a new, empty file
+        opens its WAL only at its first write, after waiting for the locks of
+        every other process that opened the same file, and SQLite then
+        ``stat``s the database by name: an index deleted in that wait fails
+        the write with "disk I/O error" (SQLITE_IOERR_FSTAT), attempt after
+        attempt while writers contend. A file already in WAL mode has its WAL
+        opened by the first read, at once, after which a deletion costs the
+        connection nothing (``_reopen_if_replaced`` sees the new inode)."""
+        if os.path.lexists(self.index_path):
+            return
+        seed = self.baton_dir / "cache" / f"index.sqlite.new.{uuid7()}"
+        try:
+            seed.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(seed)
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA user_version=0")  # a write: the file's header now says WAL
+                conn.commit()
+            finally:
+                conn.close()  # checkpoints and removes the seed's WAL: one self-contained file
+            os.link(seed, self.index_path)
+        except (OSError, sqlite3.Error):
+            pass  # another process made the index first, or links are refused: SQLite makes it as before
+        finally:
+            for suffix in ("", "-wal", "-shm"):
+                try:
+                    os.unlink(f"{seed}{suffix}")
+                except OSError:
+                    pass
 
     def _reopen_if_replaced(self) -> None:
         """A long-lived process (the MCP server, the status page) keeps its
@@ -694,6 +741,7 @@ class ProjectionRunner:
                 if attempt + 1 < VANISHED_RETRIES and self._vanished(exc):
                     self.close()
                     self._generation = _UNKNOWN
+                    _vanished_pause(attempt)
                     continue
                 return self._damaged(exc, progress)
         raise AssertionError("unreachable")  # pragma: no cover
@@ -917,18 +965,21 @@ class ProjectionRunner:
             IndexBehind: inside a ``catch_up`` with a ``fold_limit`` the ledger passes.
         """
         self._within_limit(None, reason)
-        for attempt in (1, 2):
+        discarded = False
+        for attempt in range(VANISHED_RETRIES):
             try:
                 with collector_paused():
                     return self._rebuild(until, progress, reason)
             except sqlite3.Error as exc:
-                if attempt == 1 and self._vanished(exc):
+                if attempt + 1 < VANISHED_RETRIES and self._vanished(exc):
                     self.close()  # deleted under this replay: replay into a fresh one
                     self._generation = _UNKNOWN
+                    _vanished_pause(attempt)
                     continue
-                if attempt == 2 or not _is_corruption(exc):
+                if discarded or attempt + 1 == VANISHED_RETRIES or not _is_corruption(exc):
                     raise StorageError(f"the index {self.index_path} failed: {exc}") from exc
                 self.discard_index(str(exc))
+                discarded = True
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _rebuild(self, until: Until | None, progress: Progress | None, reason: str | None) -> CatchUp:
@@ -1299,6 +1350,16 @@ def _inode(path: Path) -> int | None:
         return os.stat(path).st_ino
     except OSError:
         return None
+
+
+def _vanished_pause(attempt: int) -> None:
+    """Wait before attempt ``attempt + 2`` at an index deleted under this
+    process: whoever deletes it removes three files one after the other
+    (``index.sqlite``, ``-wal``, ``-shm``), so a fresh index created at once
+    can lose its file to the same removal; the random share keeps writers
+    that lost theirs together from trying again together."""
+    ceiling = min(VANISHED_PAUSE * 2 ** attempt, VANISHED_PAUSE_MAX)
+    time.sleep(random.uniform(ceiling / 2, ceiling))
 
 
 def _is_corruption(exc: sqlite3.Error) -> bool:
