@@ -58,7 +58,15 @@ from baton.harnesses.config_text import (
 from baton.harnesses.config_text import (
     read_text as read_strict,
 )
-from baton.harnesses.protocol import AGENTS_SKILL_FILE, NONBLOCKING_SUFFIX, OPTIONAL_ROLES, ConfigFile
+from baton.harnesses.protocol import (
+    AGENTS_SKILL_FILE,
+    DEFAULT_ROLES,
+    HOOK_ROLES,
+    NONBLOCKING_SUFFIX,
+    OPTIONAL_ROLES,
+    REQUIRED_ROLES,
+    ConfigFile,
+)
 from baton.model import frozen
 from baton.project import resolve_worktree
 
@@ -146,12 +154,16 @@ def not_found_warning(program: str, harness: str) -> str:
             "is the portable form, for files a team commits)")
 
 
-def rerun(harness: str, command: str | None = None) -> str:
+def rerun(harness: str, command: str | None = None, events: str | None = None) -> str:
     """The exact command that rewires ``harness``: run by the ``baton`` running now (its absolute
     path, which needs no ``PATH``), with ``--command`` when ``command`` (the one to keep, such as
-    the portable ``baton``) is not what it writes by default."""
+    the portable ``baton``) is not what it writes by default, and ``--events`` when ``events``
+    (the wired ones to keep, ``HarnessWiring.events_option``) is given: without it,
+    ``install-hooks`` would take out an optional hook the user opted into."""
     me = running_baton()
     line = f"{shlex.quote(me) if me else 'baton'} install-hooks --harness {harness}"
+    if events is not None:
+        line += f" --events {events}"
     words = shlex.split(command) if command is not None else []
     if words and command is not None and words != [me or "baton"]:
         line += f" --command {shlex.quote(words[0] if len(words) == 1 else command)}"
@@ -311,6 +323,18 @@ class HarnessWiring:
                 return None if prefix[-3:] == ["-P", "-c", RELAY_CODE] else shlex.join(prefix)
         return None
 
+    def events_option(self) -> str | None:
+        """The ``--events`` value that wires again the events wired now (the required ones
+        always, an optional one when its hook is there): ``all``, a list, or None when it is
+        the default (``install-hooks`` without ``--events`` wires the same)."""
+        chosen = adapter(self.harness)
+        roles = {chosen.role(hook) for hook in chosen.hooks if hook.event in self.hooks}
+        kept = tuple(role for role in HOOK_ROLES if role in REQUIRED_ROLES or role in roles)
+        offered = {chosen.role(hook) for hook in chosen.hooks}
+        if {role for role in kept if role in offered} == {role for role in DEFAULT_ROLES if role in offered}:
+            return None
+        return "all" if kept == tuple(HOOK_ROLES) else ",".join(kept)
+
     def programs(self) -> list[str]:
         """The programs the hooks and the MCP server run, each once, in order."""
         found = [_program(line) for lines in self.hooks.values() for line in lines]
@@ -390,8 +414,10 @@ def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
                         "(or move it aside), then run `baton doctor` again")
     lost = [program for program in wiring.programs() if resolve_program(program) is None]
     if lost:
-        fix = (f"run `{rerun(harness)}`" if running_baton() else
-               f"put `baton` on PATH, or run `/absolute/path/to/baton install-hooks --harness {harness}`")
+        events = wiring.events_option()
+        fix = (f"run `{rerun(harness, events=events)}`" if running_baton() else
+               f"put `baton` on PATH, or run `/absolute/path/to/baton install-hooks --harness {harness}"
+               f"{f' --events {events}' if events else ''}`")
         return "fail", (f"runs {', '.join(f'`{p}` ({_not_found(p)})' for p in lost)}: its hooks do nothing; "
                         f"{fix} (it writes that baton's absolute path)")
     gaps = []
@@ -403,7 +429,7 @@ def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
              for event, values in wiring.narrow.items()]
     gaps += [f"{path} {state}" for path, state in wiring.owned.items() if state != "current"]
     if gaps:
-        return "warn", f"{'; '.join(gaps)}; run `{rerun(harness, wiring.command())}`"
+        return "warn", f"{'; '.join(gaps)}; run `{rerun(harness, wiring.command(), wiring.events_option())}`"
     hooks = sum(len(lines) for lines in wiring.hooks.values())
     programs = ", ".join(resolve_program(p) or p for p in wiring.programs())
     left_out = f" (no hook for {', '.join(wiring.left_out)}: left out, see --events)" if wiring.left_out else ""
