@@ -185,3 +185,37 @@ def test_doctor_suggests_the_events_list_that_leaves_compaction_out(project_dir,
     _start_matcher(project_dir, "startup|resume|clear|compact")
     code, checks = _doctor(capsys, project_dir)
     assert "install-hooks --harness claude-code --events start,end`" in checks["harness claude-code"]["detail"]
+
+
+def _share_start_group(project_dir, matcher: str) -> None:
+    settings = project_dir / ".claude" / "settings.json"
+    config = json.loads(settings.read_text())
+    (group,) = config["hooks"]["SessionStart"]
+    group["matcher"] = matcher
+    group["hooks"].append({"type": "command", "command": "echo mine"})
+    settings.write_text(json.dumps(config))
+
+
+def test_doctor_warns_of_an_old_start_matcher_on_a_group_shared_with_the_users_hook(project_dir, capsys):
+    install_hooks(project_dir, "claude-code", command=BATON)
+    _share_start_group(project_dir, "startup|resume|clear|compact")
+    code, checks = _doctor(capsys, project_dir)
+    check = checks["harness claude-code"]
+    assert check["status"] == "warn", check["detail"]
+    assert ("SessionStart group in .claude/settings.json that runs Baton's hook beside 1 hook of yours "
+            "has matcher `startup|resume|clear|compact`, which leaves out fork") in check["detail"]
+
+
+def test_doctor_is_content_with_a_shared_start_group_whose_matcher_lets_fork_through(project_dir, capsys):
+    install_hooks(project_dir, "claude-code", command=BATON)
+    _share_start_group(project_dir, "startup|resume|clear|compact|fork")
+    code, checks = _doctor(capsys, project_dir)
+    assert checks["harness claude-code"]["status"] == "ok", checks["harness claude-code"]["detail"]
+
+
+def test_install_hooks_leaves_a_shared_start_group_as_it_is(project_dir):
+    install_hooks(project_dir, "claude-code", command=BATON)
+    _share_start_group(project_dir, "startup|resume|clear|compact")
+    before = (project_dir / ".claude" / "settings.json").read_text()
+    install_hooks(project_dir, "claude-code", command=BATON)
+    assert (project_dir / ".claude" / "settings.json").read_text() == before

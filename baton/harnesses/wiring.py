@@ -236,6 +236,33 @@ def _narrow_matchers(config: dict[str, Any], harness: str) -> dict[str, tuple[st
     return found
 
 
+def _shared_narrow_matchers(config: dict[str, Any], harness: str, path: str) -> tuple[str, ...]:
+    """What to change by hand, one phrase each, for a group that runs Baton's hook beside
+    other hooks with a matcher that leaves out a value ``install-hooks`` lets through now
+    (``_narrow_matchers``' case, in a group the user shares: ``install-hooks`` leaves it as it
+    is, the user's hooks being under the same matcher)."""
+    found: list[str] = []
+    hooks = config.get("hooks")
+    if not isinstance(hooks, dict):
+        return ()
+    for hook in adapter(harness).hooks:
+        wanted = hook.matcher.split("|") if hook.matcher else []
+        entries = hooks.get(hook.event)
+        for entry in entries if wanted and isinstance(entries, list) else []:
+            inner = entry.get("hooks") if isinstance(entry, dict) else None
+            if not isinstance(inner, list) or len(inner) < 2 or not any(
+                    _is_batons(one, harness, {hook.event}) for one in inner):
+                continue
+            left = tuple(value for value in wanted if not _lets_through(entry.get("matcher"), value))
+            if left:
+                others = sum(1 for one in inner if not _is_batons(one, harness, {hook.event}))
+                found.append(f"the {hook.event} group in {path} that runs Baton's hook beside "
+                             f"{counted(others, 'hook')} of yours has matcher `{entry.get('matcher')}`, which leaves out "
+                             f"{', '.join(left)} (such a session gets no brief): add {'|'.join(left)} to that "
+                             "matcher by hand (install-hooks leaves a group it shares with your hooks as it is)")
+    return tuple(found)
+
+
 def _json(text: str | None) -> dict[str, Any] | None:
     if text is None or not text.strip():
         return None
@@ -302,6 +329,9 @@ class HarnessWiring:
     narrow: dict[str, tuple[str, ...]] = attrs.field(factory=dict)
     """Per event, what the matcher of Baton's hook leaves out that ``install-hooks`` now lets
     through (``_narrow_matchers``): a session that starts so gets no brief."""
+    shared_narrow: tuple[str, ...] = ()
+    """The same in a group Baton's hook shares with the user's hooks, which ``install-hooks``
+    leaves as it is: what to change by hand, one phrase each (``_shared_narrow_matchers``)."""
 
     @property
     def wired(self) -> bool:
@@ -353,6 +383,7 @@ def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
     owned: dict[str, str] = {}
     broken: dict[str, str] = {}
     narrow: dict[str, tuple[str, ...]] = {}
+    shared: tuple[str, ...] = ()
     for spec in _specs(harness):
         text = _read(root / spec.path)
         if spec.text is not None:
@@ -366,13 +397,14 @@ def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
             for event, lines in _baton_hooks(_json(text) or {}, harness, events).items():
                 hooks.setdefault(event, []).extend(lines)
             narrow.update(_narrow_matchers(_json(text) or {}, harness))
+            shared += _shared_narrow_matchers(_json(text) or {}, harness, spec.path)
         if spec.toml_table is not None or (spec.merge and "mcpServers" in spec.merge):
             mcp = mcp or _mcp_entry(spec, text)
     chosen = adapter(harness)
     absent = [hook for hook in chosen.hooks if hook.event not in hooks]
     missing = tuple(hook.event for hook in absent if chosen.role(hook) not in OPTIONAL_ROLES)
     left_out = tuple(hook.event for hook in absent if chosen.role(hook) in OPTIONAL_ROLES)
-    return HarnessWiring(harness, hooks, missing, mcp, owned, broken, left_out, narrow)
+    return HarnessWiring(harness, hooks, missing, mcp, owned, broken, left_out, narrow, shared)
 
 
 def _problem(path: Path, spec: ConfigFile, text: str | None) -> str | None:
@@ -429,7 +461,10 @@ def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
              for event, values in wiring.narrow.items()]
     gaps += [f"{path} {state}" for path, state in wiring.owned.items() if state != "current"]
     if gaps:
-        return "warn", f"{'; '.join(gaps)}; run `{rerun(harness, wiring.command(), wiring.events_option())}`"
+        by_hand = "".join(f"; {phrase}" for phrase in wiring.shared_narrow)
+        return "warn", f"{'; '.join(gaps)}; run `{rerun(harness, wiring.command(), wiring.events_option())}`{by_hand}"
+    if wiring.shared_narrow:
+        return "warn", "; ".join(wiring.shared_narrow)
     hooks = sum(len(lines) for lines in wiring.hooks.values())
     programs = ", ".join(resolve_program(p) or p for p in wiring.programs())
     left_out = f" (no hook for {', '.join(wiring.left_out)}: left out, see --events)" if wiring.left_out else ""
