@@ -655,7 +655,9 @@ def add_harness_commands(sub, common) -> None:
     p = sub.add_parser("install-hooks", parents=[common], help="configure a harness for this project",
                        description="Write the harness's project-local configuration: hooks that run `baton "
                                    "hook`, the `baton mcp` server and the agent skill (claude-code: "
-                                   ".claude/settings.json, .mcp.json, .claude/skills/baton/SKILL.md; codex: "
+                                   ".claude/settings.json, .mcp.json, .claude/settings.local.json (the personal "
+                                   "approval of the `baton` server; one it creates in a git repository is added to "
+                                   "the clone's .git/info/exclude), .claude/skills/baton/SKILL.md; codex: "
                                    ".codex/hooks.json, .codex/config.toml; gemini-cli: .gemini/settings.json; "
                                    "cursor: .cursor/mcp.json, .cursor/rules/baton.mdc, .cursor/hooks.json; codex, "
                                    "gemini-cli and cursor: .agents/skills/baton/SKILL.md), and initialise the "

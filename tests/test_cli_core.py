@@ -291,3 +291,28 @@ def test_help_of_an_unknown_command_names_the_commands(capsys):
     except SystemExit as exit_:
         code = exit_.code
     assert code == 2 and "did you mean 'handoff'?" in capsys.readouterr().err
+
+
+def _usage_error(capsys, words: list[str]) -> tuple[int, str]:
+    from baton.cli import main
+
+    try:
+        code = main(words)
+    except SystemExit as exit_:
+        code = exit_.code
+    return code, capsys.readouterr().err
+
+
+def test_a_harness_given_without_harness_option_is_pointed_to_it(capsys):
+    code, err = _usage_error(capsys, ["install-hooks", "claude-code"])
+    assert code == 2 and "did you mean `--harness claude-code`?" in err
+
+
+def test_a_stray_word_near_a_harness_name_is_pointed_to_the_harness_option(capsys):
+    code, err = _usage_error(capsys, ["install-hooks", "claude_code"])
+    assert code == 2 and "did you mean `--harness claude-code`?" in err
+
+
+def test_another_options_value_is_not_taken_for_the_missing_harness(capsys):
+    code, err = _usage_error(capsys, ["install-hooks", "--command", "codex"])
+    assert code == 2 and "did you mean" not in err

@@ -4,6 +4,9 @@ naming the file and what to do, whether or not Baton's wiring is in it (issue 26
 from __future__ import annotations
 
 import json
+import re
+import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -153,3 +156,66 @@ def test_doctor_takes_a_matcher_that_lets_every_source_through_as_it_is(project_
     _start_matcher(project_dir, matcher)
     code, checks = _doctor(capsys, project_dir)
     assert checks["harness claude-code"]["status"] == "ok", checks["harness claude-code"]["detail"]
+
+
+def test_doctor_suggests_an_install_that_keeps_the_prompt_hook_the_user_opted_into(project_dir):
+    """With ``--events all`` wired and the start matcher gone stale, the command doctor suggests,
+    run as it is, widens the matcher and keeps the UserPromptSubmit hook (the real CLI)."""
+    subprocess.run([BATON, "install-hooks", "--harness", "claude-code", "--events", "all"],
+                   cwd=project_dir, check=True, capture_output=True)
+    _start_matcher(project_dir, "startup|resume|clear|compact")
+    doctor = subprocess.run([BATON, "doctor", "--json"], cwd=project_dir, capture_output=True, text=True)
+    detail = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}["harness claude-code"]["detail"]
+    suggested = re.search(r"run `([^`]*install-hooks[^`]*)`", detail)
+    assert suggested is not None and "--events all" in suggested.group(1), detail
+    subprocess.run(shlex.split(suggested.group(1)), cwd=project_dir, check=True, capture_output=True)
+    hooks = json.loads((project_dir / ".claude" / "settings.json").read_text())["hooks"]
+    assert "UserPromptSubmit" in hooks and "fork" in hooks["SessionStart"][0]["matcher"].split("|")
+
+
+def test_doctor_suggests_no_events_option_for_the_default_events(project_dir, capsys):
+    install_hooks(project_dir, "claude-code", command=BATON)
+    _start_matcher(project_dir, "startup|resume|clear|compact")
+    code, checks = _doctor(capsys, project_dir)
+    assert "--events" not in checks["harness claude-code"]["detail"]
+
+
+def test_doctor_suggests_the_events_list_that_leaves_compaction_out(project_dir, capsys):
+    install_hooks(project_dir, "claude-code", command=BATON, events=("start", "end"))
+    _start_matcher(project_dir, "startup|resume|clear|compact")
+    code, checks = _doctor(capsys, project_dir)
+    assert "install-hooks --harness claude-code --events start,end`" in checks["harness claude-code"]["detail"]
+
+
+def _share_start_group(project_dir, matcher: str) -> None:
+    settings = project_dir / ".claude" / "settings.json"
+    config = json.loads(settings.read_text())
+    (group,) = config["hooks"]["SessionStart"]
+    group["matcher"] = matcher
+    group["hooks"].append({"type": "command", "command": "echo mine"})
+    settings.write_text(json.dumps(config))
+
+
+def test_doctor_warns_of_an_old_start_matcher_on_a_group_shared_with_the_users_hook(project_dir, capsys):
+    install_hooks(project_dir, "claude-code", command=BATON)
+    _share_start_group(project_dir, "startup|resume|clear|compact")
+    code, checks = _doctor(capsys, project_dir)
+    check = checks["harness claude-code"]
+    assert check["status"] == "warn", check["detail"]
+    assert ("SessionStart group in .claude/settings.json that runs Baton's hook beside 1 hook of yours "
+            "has matcher `startup|resume|clear|compact`, which leaves out fork") in check["detail"]
+
+
+def test_doctor_is_content_with_a_shared_start_group_whose_matcher_lets_fork_through(project_dir, capsys):
+    install_hooks(project_dir, "claude-code", command=BATON)
+    _share_start_group(project_dir, "startup|resume|clear|compact|fork")
+    code, checks = _doctor(capsys, project_dir)
+    assert checks["harness claude-code"]["status"] == "ok", checks["harness claude-code"]["detail"]
+
+
+def test_install_hooks_leaves_a_shared_start_group_as_it_is(project_dir):
+    install_hooks(project_dir, "claude-code", command=BATON)
+    _share_start_group(project_dir, "startup|resume|clear|compact")
+    before = (project_dir / ".claude" / "settings.json").read_text()
+    install_hooks(project_dir, "claude-code", command=BATON)
+    assert (project_dir / ".claude" / "settings.json").read_text() == before

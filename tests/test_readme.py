@@ -100,6 +100,7 @@ def test_five_minute_handoff_works_as_written(tmp_path):
 
     passed = _bash(baton, repo)
     assert passed.returncode == 0, passed.stderr
+    assert passed.stderr == "", passed.stderr  # no "no start was recorded" note
     assert "Active Session Handoff" in passed.stdout and "Run the suite" in passed.stdout
 
 

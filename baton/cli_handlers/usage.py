@@ -25,7 +25,7 @@ def usage_error_message(parser: argparse.ArgumentParser, message: str, *, json_r
     hint = did_you_mean(parser, message) if choice else None
     misplaced = None if hint else misplaced_option(parser, words)
     if not (choice or misplaced):
-        hint = did_you_mean(parser, message)
+        hint = did_you_mean(parser, message) or stray_choice(parser, message, words)
     if misplaced:
         message = f"{message} ({misplaced})"
     elif hint:
@@ -58,6 +58,28 @@ def swallowing_options(parser: argparse.ArgumentParser, message: str, words: Seq
         if word.startswith("-"):
             last = word if word in greedy else None
     return last
+
+
+def stray_choice(parser: argparse.ArgumentParser, message: str, words: Sequence[str]) -> str | None:
+    """When a required option with choices is missing (``the following arguments are required:
+    --harness``) and a bare word of ``words`` names one of its choices, or nearly
+    (``baton install-hooks claude-code``), that option with it, quoted: ``--harness claude-code``."""
+    missing = re.match(r"the following arguments are required: (.*)$", message)
+    if not missing:
+        return None
+    takes_value = {o for a in parser._actions if a.nargs != 0 for o in a.option_strings}
+    bare = [word for before, word in zip(["", *words], words)  # not an option, nor an option's value
+            if not word.startswith("-") and before not in takes_value]
+    for name in (n.strip() for n in missing.group(1).split(",")):
+        action = next((a for a in parser._actions if name in a.option_strings and a.choices), None)
+        if action is None:
+            continue
+        known = [str(c) for c in action.choices]  # type: ignore[union-attr]  # (checked just above)
+        for word in bare:
+            close = [word] if word in known else closest(word, known, n=1)
+            if close:
+                return f"`{name} {close[0]}`"
+    return None
 
 
 def misplaced_option(parser: argparse.ArgumentParser, words: Sequence[str]) -> str | None:

@@ -67,7 +67,7 @@ from baton.harnesses.config_text import (
     read_text,
     write_text,
 )
-from baton.harnesses.protocol import HOOK_ROLES, REQUIRED_ROLES, ConfigFile
+from baton.harnesses.protocol import DEFAULT_ROLES, HOOK_ROLES, REQUIRED_ROLES, ConfigFile
 from baton.harnesses.wiring import holds_batons, not_found_warning, resolve_program, running_baton
 from baton.model import frozen
 from baton.policy import load_policy
@@ -78,10 +78,8 @@ DEFAULT_COMMAND = "baton"
 ALL_EVENTS = tuple(HOOK_ROLES)
 """``--events``' names (start, end, compact, prompt), in order (``all`` names them all)."""
 
-DEFAULT_EVENTS = tuple(role for role in ALL_EVENTS if role != "prompt")
-"""Wired without ``--events``: start, end and compact (free unless the harness compacts).
-The per-prompt hook runs on every prompt, so it is wired only when asked for
-(docs/hooks.md, "What each hook costs")."""
+DEFAULT_EVENTS = DEFAULT_ROLES
+"""Wired without ``--events`` (``protocol.DEFAULT_ROLES``)."""
 
 
 def parse_events(value: str | None) -> tuple[str, ...]:

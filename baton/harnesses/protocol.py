@@ -72,6 +72,10 @@ REQUIRED_ROLES = ("start", "end")
 OPTIONAL_ROLES = ("compact", "prompt")
 """The events ``--events`` may leave out (docs/hooks.md, "What each hook costs"): ``baton doctor``
 says nothing of their absence."""
+DEFAULT_ROLES = tuple(role for role in HOOK_ROLES if role != "prompt")
+"""Wired without ``--events``: start, end and compact (free unless the harness compacts).
+The per-prompt hook runs on every prompt, so it is wired only when asked for
+(docs/hooks.md, "What each hook costs")."""
 
 
 @value_class

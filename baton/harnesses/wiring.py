@@ -58,7 +58,15 @@ from baton.harnesses.config_text import (
 from baton.harnesses.config_text import (
     read_text as read_strict,
 )
-from baton.harnesses.protocol import AGENTS_SKILL_FILE, NONBLOCKING_SUFFIX, OPTIONAL_ROLES, ConfigFile
+from baton.harnesses.protocol import (
+    AGENTS_SKILL_FILE,
+    DEFAULT_ROLES,
+    HOOK_ROLES,
+    NONBLOCKING_SUFFIX,
+    OPTIONAL_ROLES,
+    REQUIRED_ROLES,
+    ConfigFile,
+)
 from baton.model import frozen
 from baton.project import resolve_worktree
 
@@ -146,12 +154,16 @@ def not_found_warning(program: str, harness: str) -> str:
             "is the portable form, for files a team commits)")
 
 
-def rerun(harness: str, command: str | None = None) -> str:
+def rerun(harness: str, command: str | None = None, events: str | None = None) -> str:
     """The exact command that rewires ``harness``: run by the ``baton`` running now (its absolute
     path, which needs no ``PATH``), with ``--command`` when ``command`` (the one to keep, such as
-    the portable ``baton``) is not what it writes by default."""
+    the portable ``baton``) is not what it writes by default, and ``--events`` when ``events``
+    (the wired ones to keep, ``HarnessWiring.events_option``) is given: without it,
+    ``install-hooks`` would take out an optional hook the user opted into."""
     me = running_baton()
     line = f"{shlex.quote(me) if me else 'baton'} install-hooks --harness {harness}"
+    if events is not None:
+        line += f" --events {events}"
     words = shlex.split(command) if command is not None else []
     if words and command is not None and words != [me or "baton"]:
         line += f" --command {shlex.quote(words[0] if len(words) == 1 else command)}"
@@ -224,6 +236,33 @@ def _narrow_matchers(config: dict[str, Any], harness: str) -> dict[str, tuple[st
     return found
 
 
+def _shared_narrow_matchers(config: dict[str, Any], harness: str, path: str) -> tuple[str, ...]:
+    """What to change by hand, one phrase each, for a group that runs Baton's hook beside
+    other hooks with a matcher that leaves out a value ``install-hooks`` lets through now
+    (``_narrow_matchers``' case, in a group the user shares: ``install-hooks`` leaves it as it
+    is, the user's hooks being under the same matcher)."""
+    found: list[str] = []
+    hooks = config.get("hooks")
+    if not isinstance(hooks, dict):
+        return ()
+    for hook in adapter(harness).hooks:
+        wanted = hook.matcher.split("|") if hook.matcher else []
+        entries = hooks.get(hook.event)
+        for entry in entries if wanted and isinstance(entries, list) else []:
+            inner = entry.get("hooks") if isinstance(entry, dict) else None
+            if not isinstance(inner, list) or len(inner) < 2 or not any(
+                    _is_batons(one, harness, {hook.event}) for one in inner):
+                continue
+            left = tuple(value for value in wanted if not _lets_through(entry.get("matcher"), value))
+            if left:
+                others = sum(1 for one in inner if not _is_batons(one, harness, {hook.event}))
+                found.append(f"the {hook.event} group in {path} that runs Baton's hook beside "
+                             f"{counted(others, 'hook')} of yours has matcher `{entry.get('matcher')}`, which leaves out "
+                             f"{', '.join(left)} (such a session gets no brief): add {'|'.join(left)} to that "
+                             "matcher by hand (install-hooks leaves a group it shares with your hooks as it is)")
+    return tuple(found)
+
+
 def _json(text: str | None) -> dict[str, Any] | None:
     if text is None or not text.strip():
         return None
@@ -290,6 +329,9 @@ class HarnessWiring:
     narrow: dict[str, tuple[str, ...]] = attrs.field(factory=dict)
     """Per event, what the matcher of Baton's hook leaves out that ``install-hooks`` now lets
     through (``_narrow_matchers``): a session that starts so gets no brief."""
+    shared_narrow: tuple[str, ...] = ()
+    """The same in a group Baton's hook shares with the user's hooks, which ``install-hooks``
+    leaves as it is: what to change by hand, one phrase each (``_shared_narrow_matchers``)."""
 
     @property
     def wired(self) -> bool:
@@ -311,6 +353,18 @@ class HarnessWiring:
                 return None if prefix[-3:] == ["-P", "-c", RELAY_CODE] else shlex.join(prefix)
         return None
 
+    def events_option(self) -> str | None:
+        """The ``--events`` value that wires again the events wired now (the required ones
+        always, an optional one when its hook is there): ``all``, a list, or None when it is
+        the default (``install-hooks`` without ``--events`` wires the same)."""
+        chosen = adapter(self.harness)
+        roles = {chosen.role(hook) for hook in chosen.hooks if hook.event in self.hooks}
+        kept = tuple(role for role in HOOK_ROLES if role in REQUIRED_ROLES or role in roles)
+        offered = {chosen.role(hook) for hook in chosen.hooks}
+        if {role for role in kept if role in offered} == {role for role in DEFAULT_ROLES if role in offered}:
+            return None
+        return "all" if kept == tuple(HOOK_ROLES) else ",".join(kept)
+
     def programs(self) -> list[str]:
         """The programs the hooks and the MCP server run, each once, in order."""
         found = [_program(line) for lines in self.hooks.values() for line in lines]
@@ -329,6 +383,7 @@ def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
     owned: dict[str, str] = {}
     broken: dict[str, str] = {}
     narrow: dict[str, tuple[str, ...]] = {}
+    shared: tuple[str, ...] = ()
     for spec in _specs(harness):
         text = _read(root / spec.path)
         if spec.text is not None:
@@ -342,13 +397,14 @@ def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
             for event, lines in _baton_hooks(_json(text) or {}, harness, events).items():
                 hooks.setdefault(event, []).extend(lines)
             narrow.update(_narrow_matchers(_json(text) or {}, harness))
+            shared += _shared_narrow_matchers(_json(text) or {}, harness, spec.path)
         if spec.toml_table is not None or (spec.merge and "mcpServers" in spec.merge):
             mcp = mcp or _mcp_entry(spec, text)
     chosen = adapter(harness)
     absent = [hook for hook in chosen.hooks if hook.event not in hooks]
     missing = tuple(hook.event for hook in absent if chosen.role(hook) not in OPTIONAL_ROLES)
     left_out = tuple(hook.event for hook in absent if chosen.role(hook) in OPTIONAL_ROLES)
-    return HarnessWiring(harness, hooks, missing, mcp, owned, broken, left_out, narrow)
+    return HarnessWiring(harness, hooks, missing, mcp, owned, broken, left_out, narrow, shared)
 
 
 def _problem(path: Path, spec: ConfigFile, text: str | None) -> str | None:
@@ -390,8 +446,10 @@ def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
                         "(or move it aside), then run `baton doctor` again")
     lost = [program for program in wiring.programs() if resolve_program(program) is None]
     if lost:
-        fix = (f"run `{rerun(harness)}`" if running_baton() else
-               f"put `baton` on PATH, or run `/absolute/path/to/baton install-hooks --harness {harness}`")
+        events = wiring.events_option()
+        fix = (f"run `{rerun(harness, events=events)}`" if running_baton() else
+               f"put `baton` on PATH, or run `/absolute/path/to/baton install-hooks --harness {harness}"
+               f"{f' --events {events}' if events else ''}`")
         return "fail", (f"runs {', '.join(f'`{p}` ({_not_found(p)})' for p in lost)}: its hooks do nothing; "
                         f"{fix} (it writes that baton's absolute path)")
     gaps = []
@@ -403,7 +461,10 @@ def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
              for event, values in wiring.narrow.items()]
     gaps += [f"{path} {state}" for path, state in wiring.owned.items() if state != "current"]
     if gaps:
-        return "warn", f"{'; '.join(gaps)}; run `{rerun(harness, wiring.command())}`"
+        by_hand = "".join(f"; {phrase}" for phrase in wiring.shared_narrow)
+        return "warn", f"{'; '.join(gaps)}; run `{rerun(harness, wiring.command(), wiring.events_option())}`{by_hand}"
+    if wiring.shared_narrow:
+        return "warn", "; ".join(wiring.shared_narrow)
     hooks = sum(len(lines) for lines in wiring.hooks.values())
     programs = ", ".join(resolve_program(p) or p for p in wiring.programs())
     left_out = f" (no hook for {', '.join(wiring.left_out)}: left out, see --events)" if wiring.left_out else ""
