@@ -46,6 +46,7 @@ import attrs
 from baton.canonical import canonical_bytes, digest_of
 from baton.domain.policy_keys import WIDENING_KEYS as POLICY_WIDENING_KEYS
 from baton.domain.policy_keys import lists_command
+from baton.domain.policy_keys import signer_lines as signer_lines
 from baton.domain.writer_place import Place, check_place
 from baton.model import frozen
 
@@ -201,12 +202,6 @@ def widening_values(doc: dict[str, Any], *, blocking: frozenset[str], entropy_de
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value > default:
             found[key] = value
     return found
-
-
-def signer_lines(text: str) -> tuple[str, ...]:
-    """The lines of an allowed-signers file that may bind a key (not blank, not a comment),
-    stripped, as ``ssh-keygen`` reads them."""
-    return tuple(line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#"))
 
 
 def find_widening(documents: Sequence[tuple[str, dict[str, Any]]], *, default_blocking: frozenset[str] = frozenset(),
