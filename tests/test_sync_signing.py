@@ -915,7 +915,9 @@ def test_policy_show_lists_the_allowed_signers_lines_to_trust(capsys, team):
     _write_signers(b, team_signers(a, b, keys)[:1])
     shown = run_json(capsys, b, "policy", "show")
     assert shown["trust"]["state"] == "untrusted"
-    assert shown["trust"]["settings"] == {".baton/allowed_signers": {"allowed_signers": team_signers(a, b, keys)[:1]}}
+    assert shown["trust"]["settings"] == {".baton/allowed_signers": {"allowed_signers": team_signers(a, b, keys)[:1]},
+                                          ".baton/config.json": {"sync": {"require_signatures": False,
+                                                                          "allowed_signers": ".baton/allowed_signers"}}}
     code, text, _ = run(capsys, b, "policy", "show")
     assert f".baton/allowed_signers: allowed_signers = {team_signers(a, b, keys)[0]!r}" in text
 
@@ -1033,3 +1035,15 @@ def test_a_feed_refused_while_the_signer_file_is_untrusted_says_so_without_namin
     assert "signers-" not in message
     code, text, _ = run(capsys, b, "sync")
     assert "not trusted in this clone yet" in text and "trusted-signers-" not in text
+
+
+def test_policy_show_shows_a_changed_sync_section_and_says_the_trust_covers_it(capsys, team):
+    _remote, _a, b, _keys = team
+    require_signatures(b)  # trusted with signatures required
+    _write_sync(b, require_signatures=False)  # a checked-out branch turns them off
+    shown = run_json(capsys, b, "policy", "show")
+    assert shown["trust"]["reason"] == "changed"
+    assert shown["trust"]["settings"][".baton/config.json"]["sync"]["require_signatures"] is False
+    code, text, _ = run(capsys, b, "policy", "show")
+    assert '.baton/config.json: sync = require_signatures: false, allowed_signers: ".baton/allowed_signers"' in text
+    assert "the signer lines of .baton/allowed_signers and config.json's sync section whole" in text

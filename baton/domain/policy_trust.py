@@ -57,6 +57,9 @@ these, ``baton.domain.policy_keys.may_widen``, before it loads this module)."""
 SIGNERS_KEY = "allowed_signers"
 """The setting an allowed-signers file with key lines is shown under: its lines."""
 
+SYNC_LABEL = ".baton/config.json"
+"""Where the ``sync`` section the trust covers with the signers is shown (``Widening.to_json``)."""
+
 TRUST_FORMAT = 2
 """The version of the digested document (``trust_document``): 2 digests both policy
 documents whole and where each allowed root resolves."""
@@ -129,8 +132,22 @@ class Widening:
     def digest(self) -> str:
         return digest_of(trust_document(self))
 
+    @property
+    def sync_settings(self) -> dict[str, Any] | None:
+        """``config.json``'s ``sync`` section as it applies once trusted (with signers only): whether
+        signatures are required and which allowed-signers file (its defaults filled in), and any
+        other key it holds: the digest covers it whole, so ``policy show`` shows it."""
+        if self.sync is None:
+            return None
+        label = next(label for label, found in self.settings if SIGNERS_KEY in found)
+        return {**self.sync, "require_signatures": self.sync.get("require_signatures", False),
+                "allowed_signers": self.sync.get("allowed_signers", label)}
+
     def to_json(self) -> dict[str, Any]:
-        return {label: dict(found) for label, found in self.settings}
+        out = {label: dict(found) for label, found in self.settings}
+        if self.sync_settings is not None:
+            out.setdefault(SYNC_LABEL, {})["sync"] = self.sync_settings
+        return out
 
     @property
     def related_rules(self) -> tuple[dict[str, Any], ...]:
