@@ -34,7 +34,7 @@ import attrs
 from baton.config import ProjectConfig, allowed_signers_setting, read_json, write_json_atomic
 from baton.domain import paths as pathrules
 from baton.domain.paths import lexical_problem
-from baton.domain.policy_keys import WIDENING_KEYS, lists_command, may_widen
+from baton.domain.policy_keys import WIDENING_KEYS, lists_command, may_widen, signer_lines
 from baton.domain.redaction import (
     DEFAULT_ENTROPY_THRESHOLD,
     DEFAULT_MIN_SECRET_LENGTH,
@@ -160,21 +160,23 @@ def source_labels(paths: ProjectPaths, sources: Sequence[tuple[str, dict[str, An
             for where, _ in sources]
 
 
-def read_signers(paths: ProjectPaths, config: ProjectConfig) -> tuple[str, str] | None:
-    """The allowed-signers file ``baton sync`` checks feeds against, ``(path as configured, text)``,
-    when it holds a line that may bind a key; None when it has none or cannot be read (then no
+def read_signers(paths: ProjectPaths, config: ProjectConfig) -> tuple[str, tuple[str, ...]] | None:
+    """The allowed-signers file ``baton sync`` checks feeds against, ``(path as configured, key
+    lines)``, when it holds a line ``ssh-keygen`` would read as a key line (``signer_lines``:
+    parsed exactly as ``ssh-keygen`` parses it); None when it has none or cannot be read (then no
     key vouches for a feed either). Its keys arrive with a clone, so they are trusted as the
-    policy's widening settings are (``baton.domain.policy_trust``)."""
+    policy's widening settings are (``baton.domain.policy_trust``), and ``ssh-keygen`` is only
+    ever handed a file Baton wrote from these very lines (``baton.sync.signing``)."""
     setting = allowed_signers_setting(config)
     if setting is None:
         return None
     try:
-        text = (paths.root / setting).read_bytes().decode("utf-8", "replace")
+        lines = signer_lines((paths.root / setting).read_bytes())
     except OSError:
         return None
-    if not any(line.strip() and not line.strip().startswith("#") for line in text.splitlines()):
+    if not lines:
         return None
-    return setting, text
+    return setting, lines
 
 
 def policy_widening(paths: ProjectPaths, sources: Sequence[tuple[str, dict[str, Any]]],
@@ -188,7 +190,7 @@ def policy_widening(paths: ProjectPaths, sources: Sequence[tuple[str, dict[str, 
                                default_blocking=blocking, entropy_default=DEFAULT_ENTROPY_THRESHOLD,
                                length_default=DEFAULT_MIN_SECRET_LENGTH,
                                resolved_roots=resolved_allowed_roots(paths, sources),
-                               signers=(signers[0], rules.signer_lines(signers[1])) if signers else None,
+                               signers=signers,
                                sync=config.section("sync") if config is not None else None)
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from baton.domain.aggregates import baton as batons
 from baton.domain.aggregates import session as sessions
-from baton.domain.batons import CANCELLED, CLAIMED, DISMISSED, PENDING, SUPERSEDED, BatonRecord
+from baton.domain.batons import CANCELLED, CLAIMED, DISMISSED, PENDING, SUPERSEDED, BatonRecord, baton_key
 from baton.errors import BatonAlreadyClaimed, BatonKeyHeld, BatonNotPending, BatonSuperseded, InputError
 from baton.events.catalogue import (
     BatonCancelled,
@@ -143,6 +143,32 @@ def test_a_baton_for_another_owner_of_the_key_is_refused_naming_both_owners():
     key_state = given_on(batons.CreateBaton(on("feature_x", FIRST, owner="a/b")))
     with pytest.raises(BatonKeyHeld, match="for a_b on 'feature_x': baton .* is pending for a/b on 'feature_x'"):
         batons.decide(key_state, batons.CreateBaton(on("feature_x", SECOND, owner="a_b")))
+
+
+def test_a_baton_for_another_owner_never_suggests_dismissing_their_pending_baton():
+    key_state = given_on(batons.CreateBaton(on("feature_x", FIRST, owner="a/b")))
+    with pytest.raises(BatonKeyHeld) as refused:
+        batons.decide(key_state, batons.CreateBaton(on("feature_x", SECOND, owner="a_b")))
+    assert "dismiss" not in refused.value.message.lower()
+    assert "make this baton `shared`, or wait until a session of a/b on 'feature_x' claims theirs" in \
+        refused.value.message
+    assert "a `/` is stored as `_`" in refused.value.message
+
+
+def test_names_that_share_a_key_through_the_separator_are_refused_with_that_reason():
+    key = baton_key("erin", "_x", False)
+    assert key == baton_key("erin_", "x", False)
+    state = batons.BatonKey(key)
+    for event in batons.decide(state, batons.CreateBaton(BatonRecord(id=FIRST, key=key, owner="erin", branch="_x", shared=False,
+                                                                      next_steps=("step",)))):
+        state = batons.evolve(state, recorded(event, version=state.version + 1))
+    with pytest.raises(BatonKeyHeld) as refused:
+        batons.decide(state, batons.CreateBaton(BatonRecord(id=SECOND, key=key, owner="erin_", branch="x", shared=False,
+                                                            next_steps=("step",))))
+    message = refused.value.message
+    assert "owner and branch are joined by `__`, so owner 'erin' with branch '_x' and owner 'erin_' with " \
+           "branch 'x' give the same key" in message
+    assert "is stored as" not in message and "dismiss" not in message.lower()
 
 
 def test_a_baton_of_the_same_owner_and_branch_still_supersedes_the_pending_one():

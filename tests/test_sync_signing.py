@@ -915,7 +915,9 @@ def test_policy_show_lists_the_allowed_signers_lines_to_trust(capsys, team):
     _write_signers(b, team_signers(a, b, keys)[:1])
     shown = run_json(capsys, b, "policy", "show")
     assert shown["trust"]["state"] == "untrusted"
-    assert shown["trust"]["settings"] == {".baton/allowed_signers": {"allowed_signers": team_signers(a, b, keys)[:1]}}
+    assert shown["trust"]["settings"] == {".baton/allowed_signers": {"allowed_signers": team_signers(a, b, keys)[:1]},
+                                          ".baton/config.json": {"sync": {"require_signatures": False,
+                                                                          "allowed_signers": ".baton/allowed_signers"}}}
     code, text, _ = run(capsys, b, "policy", "show")
     assert f".baton/allowed_signers: allowed_signers = {team_signers(a, b, keys)[0]!r}" in text
 
@@ -928,3 +930,120 @@ def test_policy_show_says_which_signers_sync_checks_against_while_the_file_is_un
     assert in_force["allowed_signers"] == team_signers(a, b, keys) and in_force["require_signatures"] is True
     code, text, _ = run(capsys, b, "policy", "show")
     assert "sync checks feeds against only the 2 signer lines trusted here before, signatures required" in text
+
+
+# -- the allowed-signers file is read as ssh-keygen reads it, and ssh-keygen reads only Baton's copy ----
+
+HIDDEN_LEADS = ["\xa0", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f", "\x85", "\u2028", "\u3000"]
+"""Characters ``str.strip()`` and ``str.splitlines()`` treat as space or a line break and ``ssh-keygen`` does not."""
+
+
+def _forged_signers(key: Path, lead: str) -> bytes:
+    """The reviewer's file: a comment, then ``<lead>#,* <key>``: ``ssh-keygen`` reads ``<lead>#`` and ``*``
+    as principals, binding the key to every writer."""
+    return f"# team\n{lead}#,* {public(key)}\n".encode()
+
+
+@pytest.mark.parametrize("lead", HIDDEN_LEADS, ids=[f"U+{ord(c):04X}" for c in HIDDEN_LEADS])
+def test_a_line_ssh_keygen_reads_as_a_key_line_is_a_key_line_to_baton(tmp_path, lead):
+    from baton.domain.policy_keys import signer_lines
+
+    key = keygen(tmp_path / "keys", "m")
+    committed = tmp_path / "allowed_signers"
+    committed.write_bytes(_forged_signers(key, lead))
+    signed = subprocess.run(["ssh-keygen", "-Y", "sign", "-n", NAMESPACE, "-f", str(key)], input=b"x",
+                            capture_output=True, check=True).stdout
+    (tmp_path / "x.sig").write_bytes(signed)
+    found = subprocess.run(["ssh-keygen", "-Y", "find-principals", "-f", str(committed), "-s", str(tmp_path / "x.sig")],
+                           capture_output=True)
+    assert found.returncode == 0  # ssh-keygen binds the key through this line...
+    assert signer_lines(committed.read_bytes()) == (f"{lead}#,* {public(key)}",)  # ...so Baton digests and shows it
+
+
+def test_ssh_keygen_lines_split_on_newline_only_and_skip_only_blank_and_hash_lines():
+    from baton.domain.policy_keys import signer_lines
+
+    text = b" \t# c\n\r\n\t\r#x\nalice k1\r\n  bob\tk2 \t\nx\x0by k3\ncarol k4\x00#tail\n\x00hidden k5"
+    assert signer_lines(text) == ("alice k1", "bob\tk2", "x\x0by k3", "carol k4")
+
+
+@pytest.mark.parametrize("lead", ["\xa0", "\x0b", "\u2028"], ids=["U+00A0", "U+000B", "U+2028"])
+def test_a_feed_forged_under_a_line_hidden_from_str_strip_is_not_good_in_a_clone_with_nothing_trusted(
+        capsys, team, tmp_path, lead):
+    remote, a, b, keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    m = mallory_clone(tmp_path, remote, a)
+    mallory = keygen(keys, "mallory")
+    sign_with(m, mallory)
+    checkpoint(capsys, m, "FORGED by mallory as alice")
+    sync(capsys, m)
+    run(capsys, b, "policy", "untrust")  # b as a fresh clone: nothing trusted here
+    require_signatures(b)
+    (b / ".baton" / "allowed_signers").write_bytes(_forged_signers(mallory, lead))
+    shown = run_json(capsys, b, "policy", "show")
+    assert shown["trust"]["state"] == "untrusted"
+    assert shown["trust"]["settings"][".baton/allowed_signers"]["allowed_signers"] == [f"{lead}#,* {public(mallory)}"]
+    code, result = sync(capsys, b)
+    assert code == 3
+    assert [(r["feed"], r["kind"]) for r in result["refused"]] == [(writer(a), "unknown_key")]
+    assert "FORGED by mallory as alice" not in titles(capsys, b)
+
+
+def test_a_feed_forged_under_a_hidden_line_is_not_good_after_the_team_file_was_trusted(capsys, team, tmp_path):
+    remote, a, b, keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    m = mallory_clone(tmp_path, remote, a)
+    mallory = keygen(keys, "mallory")
+    sign_with(m, mallory)
+    checkpoint(capsys, m, "FORGED by mallory as alice")
+    sync(capsys, m)
+    team_file = (b / ".baton" / "allowed_signers").read_bytes()
+    (b / ".baton" / "allowed_signers").write_bytes(team_file + _forged_signers(mallory, "\xa0"))
+    code, result = sync(capsys, b)
+    assert result["untrusted_policy"]["reason"] == "changed"  # the hidden line changes the digest
+    assert result["signers"]["flagged"][writer(a)]["status"] == "unknown_key"
+
+
+def test_ssh_keygen_is_handed_baton_s_copy_of_the_parsed_lines_never_the_committed_file(capsys, team):
+    from baton.commands.context import Project
+    from baton.sync.signing import allowed_signers_path
+
+    _remote, a, _b, keys = team
+    committed = a / ".baton" / "allowed_signers"
+    committed.write_bytes(b"# team\n" + committed.read_bytes())
+    trust_policy(a)
+    project = Project.open(a)
+    try:
+        allowed = allowed_signers_path(project)
+    finally:
+        project.close()
+    assert allowed != committed
+    assert allowed.read_text() == "".join(line + "\n" for line in team_signers(a, _b, keys))
+
+
+def test_a_feed_refused_while_the_signer_file_is_untrusted_says_so_without_naming_baton_s_copy(capsys, team):
+    _remote, a, b, _keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    run(capsys, b, "policy", "untrust")
+    code, result = sync(capsys, b)
+    message = result["signers"]["flagged"][writer(a)]["message"]
+    assert message.endswith("the allowed-signers file is not trusted in this clone yet: baton policy show, "
+                            "then baton policy trust")
+    assert "signers-" not in message
+    code, text, _ = run(capsys, b, "sync")
+    assert "not trusted in this clone yet" in text and "trusted-signers-" not in text
+
+
+def test_policy_show_shows_a_changed_sync_section_and_says_the_trust_covers_it(capsys, team):
+    _remote, _a, b, _keys = team
+    require_signatures(b)  # trusted with signatures required
+    _write_sync(b, require_signatures=False)  # a checked-out branch turns them off
+    shown = run_json(capsys, b, "policy", "show")
+    assert shown["trust"]["reason"] == "changed"
+    assert shown["trust"]["settings"][".baton/config.json"]["sync"]["require_signatures"] is False
+    code, text, _ = run(capsys, b, "policy", "show")
+    assert '.baton/config.json: sync = require_signatures: false, allowed_signers: ".baton/allowed_signers"' in text
+    assert "the signer lines of .baton/allowed_signers and config.json's sync section whole" in text

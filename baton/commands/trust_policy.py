@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 from baton.canonical import canonical_bytes
 from baton.commands.handoff_facts import now_timestamp
-from baton.domain.policy_trust import NONE, TRUST_COMMAND, UNTRUSTED, PolicyTrust, signers_in_force, trust_record
+from baton.domain.policy_trust import (
+    NONE,
+    SYNC_LABEL,
+    TRUST_COMMAND,
+    UNTRUSTED,
+    PolicyTrust,
+    signers_in_force,
+    trust_record,
+)
 from baton.errors import Conflict, StorageError
 from baton.model import frozen
 from baton.policy import (
@@ -110,8 +118,14 @@ def _settings_lines(trust: PolicyTrust) -> list[str]:
     lines = [f"  {label}: {key} = {_value(value)}" for label, found in widening.settings for key, value in found.items()]
     lines += [f"  allowed root {written!r} resolves to {real}" for written, real in widening.resolved_roots]
     lines += [f"  custom rule these settings refer to: {canonical_bytes(spec).decode()}" for spec in widening.related_rules]
+    sync = widening.sync_settings
+    if sync is not None:
+        lines.append(f"  {SYNC_LABEL}: sync = " + ", ".join(f"{k}: {canonical_bytes(v).decode()}" for k, v in sync.items()))
     if lines:
-        lines.append("  (the trust covers both policy documents whole: any change to either needs trusting again)")
+        covered = "both policy documents whole"
+        if sync is not None:
+            covered += f", the signer lines of {sync['allowed_signers']} and config.json's sync section whole"
+        lines.append(f"  (the trust covers {covered}: any change to them needs trusting again)")
     return lines
 
 

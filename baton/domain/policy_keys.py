@@ -28,3 +28,25 @@ def lists_command(listed: Iterable[str], command: str) -> bool:
     ``pytest -q`` does not list ``pytest -q; rm -rf ~``."""
     wanted = " ".join(command.split())
     return any(" ".join(allowed.split()) == wanted for allowed in listed)
+
+
+SIGNER_LEADING = " \t\r\n"
+"""What ``ssh-keygen`` skips before a line's first word (OpenSSH ``sshsig.c``,
+``parse_principals_key_and_options``: ``strspn(cp, " \\t\\n\\r")``); nothing else, so a line
+that starts with another space character (``\\xa0``, ``\\u3000``...) is a key line to it."""
+
+
+def signer_lines(data: bytes | str) -> tuple[str, ...]:
+    """The lines of an allowed-signers file that ``ssh-keygen`` reads as key lines, exactly as
+    it splits them: on ``\\n`` only (``getline``), each up to its first NUL (a C string), less
+    the leading ``" \\t\\r\\n"``; a line then empty or starting with ``#`` is skipped. Each is
+    returned without its trailing ``" \\t\\r"`` (separators to ``ssh-keygen``). Every other line,
+    whatever it starts with, binds a key or is an invalid line to ``ssh-keygen``: it is digested,
+    shown, and written to the copy ``ssh-keygen`` is handed (``baton.sync.signing``), never dropped."""
+    raw = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
+    out = []
+    for line in raw.split(b"\n"):
+        line = line.split(b"\0", 1)[0].lstrip(SIGNER_LEADING.encode()).rstrip(b" \t\r")
+        if line and not line.startswith(b"#"):
+            out.append(line.decode("utf-8", "replace"))
+    return tuple(out)

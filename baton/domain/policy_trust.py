@@ -46,6 +46,7 @@ import attrs
 from baton.canonical import canonical_bytes, digest_of
 from baton.domain.policy_keys import WIDENING_KEYS as POLICY_WIDENING_KEYS
 from baton.domain.policy_keys import lists_command
+from baton.domain.policy_keys import signer_lines as signer_lines
 from baton.domain.writer_place import Place, check_place
 from baton.model import frozen
 
@@ -55,6 +56,9 @@ these, ``baton.domain.policy_keys.may_widen``, before it loads this module)."""
 
 SIGNERS_KEY = "allowed_signers"
 """The setting an allowed-signers file with key lines is shown under: its lines."""
+
+SYNC_LABEL = ".baton/config.json"
+"""Where the ``sync`` section the trust covers with the signers is shown (``Widening.to_json``)."""
 
 TRUST_FORMAT = 2
 """The version of the digested document (``trust_document``): 2 digests both policy
@@ -128,8 +132,22 @@ class Widening:
     def digest(self) -> str:
         return digest_of(trust_document(self))
 
+    @property
+    def sync_settings(self) -> dict[str, Any] | None:
+        """``config.json``'s ``sync`` section as it applies once trusted (with signers only): whether
+        signatures are required and which allowed-signers file (its defaults filled in), and any
+        other key it holds: the digest covers it whole, so ``policy show`` shows it."""
+        if self.sync is None:
+            return None
+        label = next(label for label, found in self.settings if SIGNERS_KEY in found)
+        return {**self.sync, "require_signatures": self.sync.get("require_signatures", False),
+                "allowed_signers": self.sync.get("allowed_signers", label)}
+
     def to_json(self) -> dict[str, Any]:
-        return {label: dict(found) for label, found in self.settings}
+        out = {label: dict(found) for label, found in self.settings}
+        if self.sync_settings is not None:
+            out.setdefault(SYNC_LABEL, {})["sync"] = self.sync_settings
+        return out
 
     @property
     def related_rules(self) -> tuple[dict[str, Any], ...]:
@@ -201,12 +219,6 @@ def widening_values(doc: dict[str, Any], *, blocking: frozenset[str], entropy_de
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value > default:
             found[key] = value
     return found
-
-
-def signer_lines(text: str) -> tuple[str, ...]:
-    """The lines of an allowed-signers file that may bind a key (not blank, not a comment),
-    stripped, as ``ssh-keygen`` reads them."""
-    return tuple(line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#"))
 
 
 def find_widening(documents: Sequence[tuple[str, dict[str, Any]]], *, default_blocking: frozenset[str] = frozenset(),

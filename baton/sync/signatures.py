@@ -36,6 +36,8 @@ from baton.sync.signing import (
     load_state,
     require_signatures,
     sign_head,
+    signers_shown,
+    signers_untrusted,
     signing_setup_at,
 )
 
@@ -67,14 +69,21 @@ class FeedSignatures:
     own_signature: bytes | None = None
     """The blob of the signature this clone's key made (or made before) over its own feed's head."""
     _cache: dict[tuple, SignerCheck] = attrs.field(factory=dict)
+    untrusted: bool = False
+    """The project's allowed-signers lines are not trusted here (``signers_untrusted``): a verdict says so."""
+    shown: str = "the allowed-signers file"
+    """The project's allowed-signers file as messages name it (never the copy ``ssh-keygen`` reads)."""
 
     @classmethod
     def open(cls, project: "Project", repo) -> "FeedSignatures":
         """Raises: InputError (a malformed ``sync`` setting)."""
         allowed = allowed_signers_path(project)
         key, programs = signing_setup_at(project.root, repo)  # this worktree's config, as git reads it
+        untrusted = signers_untrusted(project)
+        digest = file_digest(allowed)
         signatures = cls(project, repo, project.writer, key, programs, require_signatures(project), allowed,
-                         file_digest(allowed), load_state(project))
+                         f"{digest}:untrusted" if untrusted and digest is not None else digest, load_state(project),
+                         untrusted=untrusted, shown=signers_shown(project))
         if key is not None and key.format not in SIGNING_FORMATS:
             signatures.notes.append(f"git signs with gpg.format {key.format}; Baton signs feeds with ssh or "
                                     "openpgp keys only: this clone's feed is published unsigned")
@@ -103,7 +112,8 @@ class FeedSignatures:
                                                          f"(not a blob, missing, or over {MAX_SIGNATURE_BYTES} bytes)")
         else:
             verdict = self._recorded(writer, head, blob_id) or \
-                check_head(self.allowed, self.programs, writer, head, signature)
+                check_head(self.allowed, self.programs, writer, head, signature, shown=self.shown,
+                           untrusted=self.untrusted)
         self._cache[key] = verdict
         return verdict
 

@@ -21,6 +21,7 @@ from baton.sync.signing import (
     UNKNOWN_KEY,
     UNPUBLISHED,
     UNSIGNED,
+    UNTRUSTED_SIGNERS,
     WRONG_SIGNER,
     Programs,
     SignerCheck,
@@ -29,6 +30,8 @@ from baton.sync.signing import (
     key_fingerprint,
     load_state,
     require_signatures,
+    signers_shown,
+    signers_untrusted,
     signing_setup_at,
 )
 
@@ -84,7 +87,8 @@ def feed_signers(project: "Project", feeds: list[str], *, recheck: bool = False)
                 verdict = SignerCheck(BAD_SIGNATURE, (), key_fingerprint(signature) if signature else None,
                                       f"feed {feed} does not hold the signed head (seq {head.seq})")
             else:
-                verdict = check_head(allowed, programs, feed, head, signature)
+                verdict = check_head(allowed, programs, feed, head, signature, shown=signers_shown(project),
+                                     untrusted=signers_untrusted(project))
         else:
             verdict = SignerCheck(str(entry.get("status") or UNSIGNED), tuple(entry.get("principals") or ()),
                                   entry.get("key"), entry.get("message") or "")
@@ -123,7 +127,8 @@ def render_flagged(signers: dict[str, Any]) -> list[str]:
                      "sync.require_signatures is not set)")
     for feed, verdict in (signers.get("feeds") or {}).items():
         if verdict["status"] != GOOD and feed not in (signers.get("flagged") or {}):
-            hint = _own_feed_hint(verdict["status"], signers) if feed == signers.get("writer") else ""
+            own = feed == signers.get("writer") and UNTRUSTED_SIGNERS not in (verdict.get("message") or "")
+            hint = _own_feed_hint(verdict["status"], signers) if own else ""
             lines.append(f"FLAGGED feed {feed}: {verdict['status']}: {verdict['message']}{hint}")
     return lines
 

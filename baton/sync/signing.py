@@ -49,6 +49,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import re
 import subprocess
 import tempfile
 from datetime import datetime
@@ -56,7 +57,10 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from baton.config import DEFAULT_ALLOWED_SIGNERS, allowed_signers_problem, read_json, write_bytes_atomic
+from baton.domain.policy_keys import signer_lines
 from baton.domain.policy_trust import SignersInForce, signers_in_force
 from baton.errors import ConfigError, InputError
 from baton.gitinfo import config_stack, locate, open_repo
@@ -122,24 +126,50 @@ def committed_signers_path(project: "Project") -> Path:
 
 
 def allowed_signers_path(project: "Project") -> Path:
-    """The allowed-signers file feeds are checked against: the project's
-    (``committed_signers_path``) when it is trusted here or binds no key; while it is
-    not, a copy of the lines this clone trusted before (none when never) kept beside the
-    trust record, where no clone brings one (docs/sync.md, "Which signers apply").
+    """The allowed-signers file feeds are checked against: never the project's file itself
+    (``committed_signers_path``) but a copy Baton writes beside the trust record, where no
+    clone brings one, of exactly the key lines the trust digest covers and ``baton policy show``
+    shows (``baton.domain.policy_keys.signer_lines``, parsed as ``ssh-keygen`` parses), so a
+    line Baton would not read cannot bind a key: the project's lines when they are trusted here
+    or there is nothing to trust; while they are not, the lines this clone trusted before (none
+    when never: docs/sync.md, "Which signers apply"). The project's path (absent) when the
+    project has no allowed-signers file and none was trusted.
 
     Raises:
         ConfigError: the setting is not a relative path inside the project.
-        StorageError: the trusted copy cannot be written.
+        StorageError: the copy cannot be written.
     """
     committed = committed_signers_path(project)
     lines = _in_force(project, False).signers
     if lines is None:
-        return committed
+        if not committed.is_file():
+            return committed
+        trust = project.policy.trust
+        lines = trust.widening.signers if trust is not None and trust.widening.signers is not None else ()
     text = "".join(line + "\n" for line in lines).encode()
-    copy = trust_file(project.paths).parent / f"trusted-signers-{hashlib.sha256(text).hexdigest()[:16]}"
+    copy = trust_file(project.paths).parent / f"signers-{hashlib.sha256(text).hexdigest()[:16]}"
     if not copy.is_file() or copy.read_bytes() != text:
         write_bytes_atomic(copy, text)
     return copy
+
+
+def signers_untrusted(project: "Project") -> bool:
+    """Whether the project's allowed-signers lines are not trusted in this clone, so feeds are
+    checked against only those trusted before (``signers_in_force``)."""
+    return _in_force(project, False).signers is not None
+
+
+def signers_shown(project: "Project") -> str:
+    """The project's allowed-signers file as a message names it: its path from the project root."""
+    try:
+        return committed_signers_path(project).relative_to(project.root).as_posix()
+    except (ConfigError, ValueError):
+        return "the allowed-signers file"
+
+
+UNTRUSTED_SIGNERS = ("the allowed-signers file is not trusted in this clone yet: baton policy show, "
+                     "then baton policy trust")
+"""What a feed's verdict adds while the project's signer lines are untrusted here."""
 
 
 def _in_force(project: "Project", required: bool) -> SignersInForce:
@@ -328,12 +358,21 @@ def verify_time(head: FeedHead) -> str:
 
 
 def check_head(allowed: Path, programs: Programs, writer: str, head: FeedHead,
-               signature: bytes | None) -> SignerCheck:
-    """Check ``signature`` over ``writer``'s ``head`` against the allowed-signers file ``allowed``."""
+               signature: bytes | None, *, shown: str = "the allowed-signers file",
+               untrusted: bool = False) -> SignerCheck:
+    """Check ``signature`` over ``writer``'s ``head`` against the allowed-signers file ``allowed``
+    (the copy ``allowed_signers_path`` wrote); ``shown``: the file as messages name it; with
+    ``untrusted`` (the project's lines are not trusted here) a verdict that is not good says so."""
+    if untrusted:
+        verdict = check_head(allowed, programs, writer, head, signature,
+                             shown="the copy of the allowed-signers lines this clone trusted")
+        if verdict.status in (UNKNOWN_KEY, WRONG_SIGNER):
+            return attrs.evolve(verdict, message=f"{verdict.message}: {UNTRUSTED_SIGNERS}")
+        return verdict
     if not signature:
         return SignerCheck(UNSIGNED, message=f"feed {writer} has no signature at seq {head.seq}")
     if signature.lstrip().startswith(b"-----BEGIN PGP SIGNATURE-----"):
-        return _check_openpgp(allowed, programs.openpgp, writer, head, signature)
+        return _check_openpgp(allowed, programs.openpgp, writer, head, signature, shown)
     program = programs.ssh
     fingerprint = key_fingerprint(signature)
     if fingerprint is None:
@@ -356,12 +395,12 @@ def check_head(allowed: Path, programs: Programs, writer: str, head: FeedHead,
         return SignerCheck(GOOD, principals, fingerprint, f"signed by {','.join(principals) or writer}")
     if not principals:
         return SignerCheck(UNKNOWN_KEY, (), fingerprint,
-                           f"feed {writer} is signed with key {fingerprint}, which {allowed.name} does not list "
+                           f"feed {writer} is signed with key {fingerprint}, which {shown} does not list "
                            "(or not at the time the head was written)")
     if not any(_matches(writer, p) for p in principals):
         return SignerCheck(WRONG_SIGNER, principals, fingerprint,
                            f"feed {writer} is signed by {','.join(principals)} (key {fingerprint}), whom "
-                           f"{allowed.name} does not allow to sign for writer {writer}")
+                           f"{shown} does not allow to sign for writer {writer}")
     return SignerCheck(BAD_SIGNATURE, principals, fingerprint,
                        f"the signature of feed {writer} by {','.join(principals)} does not verify over its head "
                        f"(seq {head.seq}): {_clean(done.stderr) if done is not None else 'not run'}")
@@ -374,12 +413,12 @@ def openpgp_signers(allowed: Path) -> list[tuple[tuple[str, ...], str]]:
     ``(principals, upper-case fingerprint)`` per line."""
     out = []
     try:
-        text = allowed.read_text(encoding="utf-8", errors="replace")
+        lines = signer_lines(allowed.read_bytes())
     except OSError:
         return []
-    for line in text.splitlines():
-        words = line.split()
-        if not words or words[0].startswith("#") or "openpgp" not in words[1:-1]:
+    for line in lines:
+        words = [word for word in re.split(r"[ \t\r]+", line) if word]  # ssh-keygen's separators only
+        if not words or "openpgp" not in words[1:-1]:
             continue
         fingerprint = words[words.index("openpgp", 1) + 1].upper()
         if all(c in "0123456789ABCDEF" for c in fingerprint) and len(fingerprint) >= 32:
@@ -387,7 +426,8 @@ def openpgp_signers(allowed: Path) -> list[tuple[tuple[str, ...], str]]:
     return out
 
 
-def _check_openpgp(allowed: Path, program: str, writer: str, head: FeedHead, signature: bytes) -> SignerCheck:
+def _check_openpgp(allowed: Path, program: str, writer: str, head: FeedHead, signature: bytes,
+                   shown: str) -> SignerCheck:
     """``gpg --status-fd=1 --verify``, as git checks an OpenPGP-signed commit;
     the key (the signing key's or its primary key's fingerprint) must be in
     the verifier's keyring and bound to the writer by an ``openpgp`` line."""
@@ -416,10 +456,10 @@ def _check_openpgp(allowed: Path, program: str, writer: str, head: FeedHead, sig
     principals = tuple(p for names, fpr in openpgp_signers(allowed) if fpr in fingerprints for p in names)
     if not principals:
         return SignerCheck(UNKNOWN_KEY, (), key, f"feed {writer} is signed with OpenPGP key {key}, which "
-                                                 f"{allowed.name} does not list")
+                                                 f"{shown} does not list")
     if not any(_matches(writer, p) for p in principals):
         return SignerCheck(WRONG_SIGNER, principals, key,
-                           f"feed {writer} is signed by {','.join(principals)} (key {key}), whom {allowed.name} "
+                           f"feed {writer} is signed by {','.join(principals)} (key {key}), whom {shown} "
                            f"does not allow to sign for writer {writer}")
     if "REVKEYSIG" in status:
         return SignerCheck(BAD_SIGNATURE, principals, key, f"the OpenPGP key {key} that signed feed {writer} is "

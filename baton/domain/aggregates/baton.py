@@ -27,9 +27,11 @@ from baton.domain.batons import (
     CANCELLED,
     CLAIMED,
     DISMISSED,
+    KEY_SEPARATOR,
     PENDING,
     SUPERSEDED,
     BatonRecord,
+    encode_key_part,
     superseded_unseen,
     unseen_summary,
 )
@@ -166,11 +168,12 @@ def check_key_free(state: BatonKey, owner: str, branch: str, shared: bool) -> No
     """Refuse a new private baton for ``owner`` on ``branch`` whose key holds a pending baton of
     another exact owner or branch.
 
-    A key encodes ``/`` as ``_`` (the spec's file names), so ``feature/x`` and ``feature_x`` share
-    one; a session on one never receives the other's baton (``select_eligible`` compares the real
+    A key encodes ``/`` as ``_`` (the spec's file names) and joins owner and branch with ``__``, so
+    ``feature/x`` and ``feature_x`` share one, as do owner ``erin`` on ``_x`` and ``erin_`` on ``x``; a session on one never receives the other's baton (``select_eligible`` compares the real
     names), but a new baton on the key would supersede the other's — a baton nobody on its branch
     would ever see. The key format is kept (stream names are in the ledger); instead the second
-    baton is refused while the first is pending, and the message says how to free the key. (Names
+    baton is refused while the first is pending, and the message says why the names share the key
+    and how to free it (never by dismissing another owner's baton: that is their work). (Names
     are quoted, never backquoted: an adapter rewrites a backquoted word as its own option's name.)
 
     Raises:
@@ -183,19 +186,33 @@ def check_key_free(state: BatonKey, owner: str, branch: str, shared: bool) -> No
         return
     if current.owner == owner:
         theirs, ours = f"on {current.branch!r}", f"on {branch!r}"
-        free = f"let a session on {current.branch!r} claim it"
+        free = (f"let a session on {current.branch!r} claim it, dismiss it (`dismiss` {current.id} in `baton session "
+                "handoff`, or the status page's Dismiss button), or make this baton `shared`")
     else:
+        # Another owner's pending baton is their work: never suggest discarding it.
         theirs, ours = f"for {current.owner} on {current.branch!r}", f"for {owner} on {branch!r}"
-        free = f"let a session of {current.owner} on {current.branch!r} claim it"
+        free = (f"make this baton `shared`, or wait until a session of {current.owner} on {current.branch!r} "
+                "claims theirs")
     raise BatonKeyHeld(
-        f"cannot leave a baton {ours}: baton {current.id} is pending {theirs}, and the two names share "
-        f"one baton key ({state.key}: a `/` is stored as `_`), so this baton would supersede it and no session would ever receive it. "
-        f"Nothing was written. To leave this one, {free}, dismiss it (`dismiss` {current.id} in `baton session "
-        f"handoff`, or the status page's Dismiss button), or make this baton `shared`; then try again.",
+        f"cannot leave a baton {ours}: baton {current.id} is pending {theirs}, and the two names share one baton key "
+        f"({state.key}: {_why_shared(current.owner, current.branch, owner, branch)}), so this baton would "
+        "supersede it and no session would ever receive it. "
+        f"Nothing was written. To leave this one, {free}; then try again.",
         details={"key": state.key, "owner": owner, "branch": branch,
                  "pending": {"handoff_id": current.id, "owner": current.owner, "branch": current.branch,
                              "created_at": current.created_at, "session_id": current.session_id}},
     )
+
+
+def _why_shared(owner: str, branch: str, other_owner: str, other_branch: str) -> str:
+    """Why two owner/branch pairs share one baton key: each name encodes alike (a ``/`` is stored
+    as ``_``), or the ``__`` that joins owner and branch falls elsewhere in the two pairs."""
+    if encode_key_part(owner) != encode_key_part(other_owner):
+        return (f"owner and branch are joined by `{KEY_SEPARATOR}`, so owner {owner!r} with branch {branch!r} and "
+                f"owner {other_owner!r} with branch {other_branch!r} give the same key")
+    if "/" in owner + branch + other_owner + other_branch:
+        return "a `/` is stored as `_`"
+    return "the names encode alike"
 
 
 def _require_pending(current: BatonRecord, verb: str, *, claimed_note: str = "") -> None:
