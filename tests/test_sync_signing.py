@@ -125,6 +125,20 @@ def mallory_clone(tmp_path: Path, remote: Path, impersonate: Path) -> Path:
 
 # -- signing ----------------------------------------------------------------------------------
 
+
+def mallory_forges_alice(capsys, team, tmp_path: Path) -> Path:
+    """Alice publishes her work; mallory, a clone of hers signing with his own
+    key, appends an event to alice's feed and publishes it. Returns mallory's key."""
+    remote, a, _, keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    m = mallory_clone(tmp_path, remote, a)
+    mallory = keygen(keys, "mallory")
+    sign_with(m, mallory)
+    checkpoint(capsys, m, "FORGED by mallory as alice")
+    sync(capsys, m)
+    return mallory
+
 def test_a_published_feed_head_is_signed_with_the_writers_ssh_key_over_its_writer_seq_hash_and_hlc(capsys, team):
     remote, a, _b, keys = team
     checkpoint(capsys, a, "signed work")
@@ -854,13 +868,7 @@ def _write_sync(clone: Path, **settings) -> None:
 
 def test_a_key_an_untrusted_allowed_signers_file_lists_does_not_vouch_for_a_feed(capsys, team, tmp_path):
     remote, a, b, keys = team
-    checkpoint(capsys, a, "alice's work")
-    sync(capsys, a)
-    m = mallory_clone(tmp_path, remote, a)
-    mallory = keygen(keys, "mallory")
-    sign_with(m, mallory)
-    checkpoint(capsys, m, "FORGED by mallory as alice")
-    sync(capsys, m)
+    mallory = mallory_forges_alice(capsys, team, tmp_path)
     require_signatures(b)
     # A branch b checks out binds mallory's key to alice's writer id; b's user has not trusted it.
     _write_signers(b, [f"mallory@example.com,{writer(a)} {public(mallory)}", *team_signers(a, b, keys)])
@@ -971,13 +979,7 @@ def test_ssh_keygen_lines_split_on_newline_only_and_skip_only_blank_and_hash_lin
 def test_a_feed_forged_under_a_line_hidden_from_str_strip_is_not_good_in_a_clone_with_nothing_trusted(
         capsys, team, tmp_path, lead):
     remote, a, b, keys = team
-    checkpoint(capsys, a, "alice's work")
-    sync(capsys, a)
-    m = mallory_clone(tmp_path, remote, a)
-    mallory = keygen(keys, "mallory")
-    sign_with(m, mallory)
-    checkpoint(capsys, m, "FORGED by mallory as alice")
-    sync(capsys, m)
+    mallory = mallory_forges_alice(capsys, team, tmp_path)
     run(capsys, b, "policy", "untrust")  # b as a fresh clone: nothing trusted here
     require_signatures(b)
     (b / ".baton" / "allowed_signers").write_bytes(_forged_signers(mallory, lead))
@@ -992,13 +994,7 @@ def test_a_feed_forged_under_a_line_hidden_from_str_strip_is_not_good_in_a_clone
 
 def test_a_feed_forged_under_a_hidden_line_is_not_good_after_the_team_file_was_trusted(capsys, team, tmp_path):
     remote, a, b, keys = team
-    checkpoint(capsys, a, "alice's work")
-    sync(capsys, a)
-    m = mallory_clone(tmp_path, remote, a)
-    mallory = keygen(keys, "mallory")
-    sign_with(m, mallory)
-    checkpoint(capsys, m, "FORGED by mallory as alice")
-    sync(capsys, m)
+    mallory = mallory_forges_alice(capsys, team, tmp_path)
     team_file = (b / ".baton" / "allowed_signers").read_bytes()
     (b / ".baton" / "allowed_signers").write_bytes(team_file + _forged_signers(mallory, "\xa0"))
     code, result = sync(capsys, b)
