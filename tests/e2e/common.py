@@ -17,6 +17,7 @@ Shared by the end-to-end suites under ``tests/e2e/`` (``pytest -m e2e tests/e2e`
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
@@ -57,6 +58,15 @@ RUNTIME = Path(tempfile.mkdtemp(prefix="bte-", dir="/tmp"))
 def stop_hook_servers(folder: Path = RUNTIME) -> None:
     """Stop the hook servers listening in ``folder`` (``baton.hook_server.stop_servers``)."""
     stop_servers(folder)
+
+
+@atexit.register
+def _runtime_removed() -> None:
+    """Every process that imports this module (each xdist worker of the main suite too) made its
+    own ``RUNTIME``: its servers are stopped and the folder removed when it exits, so runs do not
+    leave ``/tmp/bte-*`` folders behind."""
+    stop_hook_servers()
+    shutil.rmtree(RUNTIME, ignore_errors=True)
 
 
 class HarnessUnavailable(Exception):
