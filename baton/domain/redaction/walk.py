@@ -190,11 +190,36 @@ class _Walk:
         return known[0], list(known[1])
 
     def _scrub(self, text: str) -> tuple[str, list[Rule]]:
+        text, fired = self._fixed_point(text, [])
+        if "%" not in text:
+            return text, fired
+        # Percent-escaped separators (``token%3Dghp_…``, ``%22sk-…%22``) hide
+        # the boundary and the ``=`` the rules need. The rules run once more
+        # over a view of the text where each such escape reads as the
+        # character it stands for; what they find there is replaced in the
+        # text itself (whole escapes included), then the fixed point again.
+        view = percent_view(text)
+        if view == text:
+            return text, fired
+        markers = marker_spans(text)
+        found: list[tuple[int, int, Rule]] = []
+        for rule in self.prefilter.candidates(view.lower()):
+            if isinstance(rule, PathRule):
+                continue
+            found.extend((start, end, rule) for start, end in rule.spans(view, self.policy)
+                         if not _overlaps(start, end, markers))
+        if not found:
+            return text, fired
+        escapes = [m.span() for m in compiled(_ESCAPE).finditer(text)]
+        text, applied = _replace_spans(text, [(*_widened(start, end, escapes), rule) for start, end, rule in found])
+        fired.extend(rule for rule in applied if rule not in fired)
+        return self._fixed_point(text, fired)
+
+    def _fixed_point(self, text: str, fired: list[Rule]) -> tuple[str, list[Rule]]:
         # Run every rule until none fires: a replacement can split a string so
         # that an earlier rule now matches a piece, and a fixed point is what
         # makes redaction idempotent. Each pass turns unredacted characters
         # into markers, so the loop ends; the cap is only a guard.
-        fired: list[Rule] = []
         # The keyword prefilter, once: a replacement only removes text (its
         # marker is never searched), so a rule whose keywords are absent now
         # stays without a match in every later pass.
@@ -356,3 +381,52 @@ def redact_strings(payload: Any, policy: RedactionPolicy, *, at: str = "", unesc
 
     cleaned = clean(payload, at)
     return _outcome(walk, cleaned)
+
+
+_ESCAPE = r"%[0-9A-Fa-f]{2}"
+
+
+def percent_view(text: str) -> str:
+    """``text`` with each percent escape of a separator (an ASCII character
+    that is not a letter or digit: ``%3D``, ``%22``, ``%26``, ``%0A``) read
+    as that character followed by two spaces: the same length, so a span
+    found in the view is the same span of ``text``."""
+
+    def read(m: Any) -> str:
+        char = chr(int(m.group()[1:], 16))
+        if char.isascii() and not char.isalnum() and (char.isprintable() or char in "\t\n\r"):
+            return char + "  "
+        return str(m.group())
+
+    return compiled(_ESCAPE).sub(read, text)
+
+
+def _overlaps(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
+    return any(s < end and start < e for s, e in spans)
+
+
+def _widened(start: int, end: int, escapes: list[tuple[int, int]]) -> tuple[int, int]:
+    """A span of the view, grown to cover whole escapes of the text (never
+    leaving ``%2`` of an escape it cut through)."""
+    for s, e in escapes:
+        if s < start < e:
+            start = s
+        if s < end < e:
+            end = e
+    return start, end
+
+
+def _replace_spans(text: str, spans: list[tuple[int, int, Rule]]) -> tuple[str, list[Rule]]:
+    """Each span replaced by its rule's marker; a span overlapping the one
+    before it is covered by that marker. The rules whose marker was used."""
+    out, last, applied = [], 0, []
+    for start, end, rule in sorted(spans, key=lambda span: (span[0], -span[1])):
+        if start < last:  # overlaps the span before it: that marker covers this one too
+            last = max(last, end)
+            continue
+        out.append(text[last:start])
+        out.append(replacement_for(rule.name))
+        applied.append(rule)
+        last = end
+    out.append(text[last:])
+    return "".join(out), applied
