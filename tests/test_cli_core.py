@@ -316,3 +316,27 @@ def test_a_stray_word_near_a_harness_name_is_pointed_to_the_harness_option(capsy
 def test_another_options_value_is_not_taken_for_the_missing_harness(capsys):
     code, err = _usage_error(capsys, ["install-hooks", "--command", "codex"])
     assert code == 2 and "did you mean" not in err
+
+
+def test_an_id_taken_by_a_several_value_option_at_the_end_is_named(capsys):
+    code, err = _usage_error(capsys, ["handoff", "amend", "--decision", "Use redis", "4a2b"])
+    assert code == 2 and "--decision takes every word after it" in err
+
+
+def test_an_id_taken_by_a_several_value_option_is_named_when_a_flag_follows(capsys):
+    code, err = _usage_error(capsys, ["handoff", "amend", "--decision", "Use redis", "4a2b", "--json"])
+    assert code == 2 and "--decision takes every word after it" in err
+
+
+def test_the_json_error_names_the_option_that_took_the_id(capsys):
+    from baton.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["handoff", "amend", "--decision", "x", "4a2b", "--no-input", "--json"])
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert exit_.value.code == 2 and "--decision takes every word after it" in error["message"]
+
+
+def test_an_option_that_took_one_word_before_another_option_is_not_blamed(capsys):
+    code, err = _usage_error(capsys, ["handoff", "amend", "--decision", "Use redis", "--json"])
+    assert code == 2 and "takes every word" not in err

@@ -43,8 +43,8 @@ def usage_error_message(parser: argparse.ArgumentParser, message: str, *, json_r
 
 def swallowing_options(parser: argparse.ArgumentParser, message: str, words: Sequence[str]) -> str | None:
     """When a positional is missing (``the following arguments are required: ID``)
-    and the last option of ``words`` (what this command was given) takes
-    several values, that option: ``baton handoff amend --decision "x" 4a2b`` reads
+    and an option of ``words`` (what this command was given) that takes several
+    values took more than one, or took the last words, that option: ``baton handoff amend --decision "x" 4a2b`` reads
     ``4a2b`` as a second decision, and argparse then says the ID is missing."""
     missing = re.match(r"the following arguments are required: (.*)$", message)
     if not missing:
@@ -53,11 +53,17 @@ def swallowing_options(parser: argparse.ArgumentParser, message: str, words: Seq
     if not any(name.strip() in positionals for name in missing.group(1).split(",")):
         return None
     greedy = {o for a in parser._actions if a.nargs in ("+", "*") for o in a.option_strings}
-    last = None
-    for word in words:  # the last option before the end took every word after it (--decision=x took one)
-        if word.startswith("-"):
-            last = word if word in greedy else None
-    return last
+    found, option, taken = None, None, 0
+    for word in [*words, None]:  # None: the end of the words
+        if word is None or word.startswith("-"):
+            # A greedy option that took several words, whatever came after it (--json, --no-input), or
+            # took any word before the end, took the ID too (--decision=x took one word: it is not greedy).
+            if option is not None and (taken >= 2 or (word is None and taken)):
+                found = option
+            option, taken = (word if word in greedy else None), 0
+        else:
+            taken += 1
+    return found
 
 
 def stray_choice(parser: argparse.ArgumentParser, message: str, words: Sequence[str]) -> str | None:
