@@ -52,6 +52,24 @@ def test_a_session_start_outside_git_without_baton_dir_says_so_too(project_dir):
     assert not (project_dir / ".baton").exists()
 
 
+def test_a_session_start_told_to_open_a_missing_folder_names_it_not_baton_init(project_dir):
+    missing = project_dir / "no-such-folder"
+    result = run_baton("hook", "claude-code", "SessionStart", cwd=project_dir, env={"BATON_PROJECT": str(missing)},
+                       input=json.dumps(fixture("claude-code", "SessionStart.startup", project_dir)))
+    assert result.returncode == 0
+    [said] = injected("claude-code", result.stdout).splitlines()
+    assert f"`{missing}`" in said and "not a directory" in said and "`baton init`" not in said
+    assert len(result.stderr.strip().splitlines()) == 1 and "no such directory" in result.stderr
+
+
+@pytest.mark.parametrize(("value", "kind"), [(12, "a number"), ("  ", "a blank one"), ({"a": 1}, "an object")])
+def test_a_session_id_of_the_wrong_kind_is_named_so_never_echoed(project, value, kind):
+    payload = {**fixture("claude-code", "SessionStart.startup", project), "session_id": value}
+    result = _run(project, "claude-code", "SessionStart", json.dumps(payload))
+    _assert_quiet_failure(result)
+    assert f"`session_id` must be a non-empty string, not {kind}" in result.stderr
+
+
 @pytest.mark.parametrize(("harness", "event", "name", "empty"), [
     ("claude-code", "SessionEnd", "SessionEnd", ""),
     ("claude-code", "PreCompact", "PreCompact.auto", ""),

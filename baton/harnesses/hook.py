@@ -217,6 +217,17 @@ def not_initialised(harness: str) -> str:
             f"(`baton install-hooks --harness {harness} --remove`).\n")
 
 
+JSON_KINDS = {bool: "true or false", int: "a number", float: "a number", dict: "an object", list: "an array"}
+"""How a hook's refusal names a payload value of the wrong kind (never the value itself)."""
+
+
+def no_project_named(root: str) -> str:
+    """The one line a session start gives its agent when the project it was
+    told to open (``--project`` or ``$BATON_PROJECT``) is not a directory."""
+    return (f"> ⚠️ Baton's hooks were told to open `{root}` (`--project` or `$BATON_PROJECT`), which is not a "
+            f"directory, so Baton delivered nothing and keeps nothing for this session: correct or unset it.\n")
+
+
 def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLike | None = None,
              run: HookRun | None = None) -> HookOutcome:
     """Handle one hook event; never raises (unless ``BATON_DEBUG`` is set).
@@ -241,6 +252,11 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
             # before every turn): nothing opened, nothing written.
             return HookOutcome(run.empty, fixed=True)
         if metadata.session_id is None:  # every event is a session's: without its id, nothing is done
+            given = [name for name in chosen.session_fields if payload.get(name) not in (None, "")]
+            if given:  # named, but not as a string with something in it (the value is never echoed)
+                value = payload[given[0]]
+                raise InputError(f"`{given[0]}` must be a non-empty string, not "
+                                 + ("a blank one" if isinstance(value, str) else JSON_KINDS.get(type(value), "that")))
             raise InputError(f"a session id is required (`{chosen.session_fields[0]}`)")
         if metadata.kind == USER_PROMPT and not metadata.handoff_request:
             # The only signal a prompt carries is an explicit request: without
@@ -255,7 +271,9 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
             # The hooks are wired (this one ran) but the project has no ``.baton/``: tell the agent, whose
             # person would otherwise never learn why no brief comes; every other hook stays quiet.
             said = exc.message.rstrip(". ")
-            return HookOutcome(chosen.render_notice(metadata, not_initialised(harness)),
+            root = exc.details.get("root")  # set when the folder itself is missing, not just its .baton/
+            notice = no_project_named(str(root)) if root and not Path(root).is_dir() else not_initialised(harness)
+            return HookOutcome(chosen.render_notice(metadata, notice),
                                f"baton hook {harness} {event}: {said}; no brief was delivered")
         # A start the ledger lock held up, or whose index was too far behind, still delivers its brief
         # (read from the index as it stands): said on stderr too.
