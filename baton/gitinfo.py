@@ -91,7 +91,16 @@ def _common_dir(git_dir: Path) -> Path:
     except OSError:
         return git_dir
     common = Path(text)
-    return common if common.is_absolute() else git_dir / common
+    # ``../..`` from a linked worktree's ``.git/worktrees/NAME``: spelled as the folder it names
+    # (what a message shows the user), without resolving symbolic links.
+    if common.is_absolute():
+        return common
+    joined = git_dir / common
+    spelled = Path(os.path.normpath(joined))
+    try:
+        return spelled if os.path.samefile(spelled, joined) else joined
+    except OSError:
+        return joined
 
 
 def locate(start: Path) -> GitDirs | None:

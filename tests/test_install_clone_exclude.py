@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -335,3 +336,14 @@ def test_from_a_linked_worktree_the_exclude_path_is_absolute(repo, tmp_path):
     assert done.returncode == 0, done.stderr
     [exclude] = [f["path"] for f in json.loads(done.stdout)["files"] if f["path"].endswith("info/exclude")]
     assert exclude.startswith("/")
+
+
+def test_from_a_linked_worktree_the_exclude_path_has_no_dot_dot(repo, tmp_path):
+    assert _git(repo, "-c", "user.name=A", "-c", "user.email=a@x", "commit", "-q", "--allow-empty",
+                "-m", "x").returncode == 0
+    linked = tmp_path / "linked"
+    assert _git(repo, "worktree", "add", "-q", str(linked)).returncode == 0
+    assert run_baton("init", "--project", str(repo)).returncode == 0
+    done = run_baton("install-hooks", "--harness", "claude-code", "--json", cwd=linked)
+    [exclude] = [f["path"] for f in json.loads(done.stdout)["files"] if f["path"].endswith("info/exclude")]
+    assert ".." not in Path(exclude).parts and Path(exclude) == (repo / ".git" / "info" / "exclude").resolve()

@@ -366,6 +366,13 @@ def test_policy_trust_records_the_digest_policy_show_prints(cloned):
     assert (trusted["state"], trusted["digest"], trusted["changed"]) == ("trusted", shown, True)
 
 
+def test_a_mistyped_digest_is_refused_as_one_not_as_changed_settings(cloned):
+    r = run_baton("policy", "trust", "--digest", "sha256:deadbeef", "--project", str(cloned))
+    assert r.returncode == 2
+    assert "is not a digest `baton policy show` prints" in r.stderr and "changed since" not in r.stderr
+    assert baton_json(cloned, "policy", "show")["trust"]["state"] == "untrusted"
+
+
 def test_policy_trust_off_a_terminal_without_the_digest_trusts_nothing_and_says_a_person_must(cloned):
     r = run_baton("policy", "trust", "--project", str(cloned))
     assert r.returncode != 0

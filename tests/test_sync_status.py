@@ -27,6 +27,15 @@ def _lines(project: Path) -> int:
     return len(feed.read_bytes().splitlines())
 
 
+def test_one_unshared_event_is_shown_as_one_seq_not_a_range(capsys, team):
+    _remote, a, _b = team
+    run_json(capsys, a, "sync")
+    _checkpoint(capsys, a, "one")
+    sync = run_json(capsys, a, "status")["sync"]
+    assert sync["unshared"] == 1
+    assert f"(seq {sync['seq']}): run `baton sync`" in run(capsys, a, "status")[1]
+
+
 def test_a_clone_that_never_synced_shows_nothing_about_sharing(capsys, team):
     _remote, a, _b = team
     _checkpoint(capsys, a, "local only")

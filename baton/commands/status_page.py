@@ -194,7 +194,7 @@ def _render_sharing(sync: dict[str, Any] | None) -> list[str]:
     if not n:
         return [f"Shared: every event of this clone's feed {sync['writer']} is on a remote (seq {sync['seq']})"]
     return [f"Not yet shared: {n} event{'' if n == 1 else 's'} of this clone's feed {sync['writer']} "
-            f"(seq {sync['sharedSeq'] + 1}–{sync['seq']}): run `baton sync`"]
+            f"(seq {seq_range(sync['sharedSeq'] + 1, sync['seq'])}): run `baton sync`"]
 
 
 def _clip(text: str, width: int) -> str:
@@ -470,3 +470,8 @@ def listen_target(project: "Project", *, host: str = DEFAULT_HOST,
         raise InputError(f"`port` must be between 0 and 65535, not {port!r}")
     opened = project
     return ListenTarget(literal, family, port, str(opened.root), opened.config.project_id)
+
+
+def seq_range(first: int, last: int) -> str:
+    """``12–14``, or ``12`` for one event."""
+    return str(last) if first == last else f"{first}–{last}"

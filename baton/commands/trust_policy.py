@@ -25,7 +25,8 @@ from baton.domain.policy_trust import (
     signers_in_force,
     trust_record,
 )
-from baton.errors import Conflict, StorageError
+from baton.domain.regexes import lazy
+from baton.errors import Conflict, InputError, StorageError
 from baton.model import frozen
 from baton.policy import (
     build_policy,
@@ -73,6 +74,9 @@ class PolicyShowResult:
         if self.trust.state == UNTRUSTED:
             lines.append(f"Not applied until trusted: run `{TRUST_COMMAND}` to apply them.")
         return "\n".join(lines)
+
+DIGEST = lazy(r"sha256:[0-9a-f]{64}")
+"""The shape of a digest ``policy show`` prints: what ``--digest`` must look like."""
 
 
 @frozen
@@ -170,6 +174,9 @@ def trust_policy(project: "Project", *, digest: str | None = None) -> PolicyTrus
     sources = policy_sources(paths, project.config)
     build_policy(sources, root=paths.root)  # a malformed policy is never trusted
     widening = policy_widening(paths, sources, project.config)
+    if digest is not None and not DIGEST.fullmatch(digest) and digest != "none":
+        raise InputError(f"{digest!r} is not a digest `baton policy show` prints (`sha256:` and 64 hex digits); "
+                         "nothing was trusted", details={"expected": digest})
     if digest is not None and digest != (None if widening.empty else widening.digest):
         raise Conflict(f"the policy's widening settings have digest {widening.digest if not widening.empty else 'none'}"
                        f", not {digest}: they changed since you reviewed them; nothing was trusted "
