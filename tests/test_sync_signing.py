@@ -405,6 +405,19 @@ def test_with_signatures_required_a_key_that_cannot_sign_keeps_the_feed_unpublis
     assert writer(a) not in remote_feeds(remote)
 
 
+def test_an_ssh_key_with_gpg_format_left_unset_is_refused_with_the_setting_that_was_missed(capsys, team):
+    remote, a, _b, _keys = team
+    subprocess.run(["git", "-C", str(a), "config", "--unset", "gpg.format"], check=True)
+    subprocess.run(["git", "-C", str(a), "config", "gpg.program", "baton-test-no-such-gpg"], check=True)
+    require_signatures(a)
+    checkpoint(capsys, a, "alice's work")
+    code, result = sync(capsys, a)
+    assert code == 3
+    [refused] = result["refused"]
+    assert refused["kind"] == "signing_failed" and "`git config gpg.format ssh`" in refused["message"]
+    assert writer(a) not in remote_feeds(remote)
+
+
 def test_without_require_signatures_a_key_that_cannot_sign_publishes_the_feed_unsigned_and_says_why(capsys, team,
                                                                                                      tmp_path):
     remote, a, _b, _keys = team

@@ -290,13 +290,23 @@ def _sign_openpgp(key: SigningKey, message: bytes) -> bytes:
     """``gpg --status-fd=2 -bsau <key>``, as git signs a commit with ``gpg.format openpgp``."""
     done = _run([key.program, "--status-fd=2", "-bsau", key.key], message)
     if done is None:
-        raise SigningFailed(f"cannot run {key.program!r} (gpg.program) to sign the feed")
+        raise SigningFailed(f"cannot run {key.program!r} (gpg.program) to sign the feed{_ssh_hint(key)}")
     if done.returncode != 0 or b"[GNUPG:] SIG_CREATED " not in done.stderr \
             or b"-----BEGIN PGP SIGNATURE-----" not in done.stdout:
         told = b"\n".join(line for line in done.stderr.splitlines() if not line.startswith(b"[GNUPG:]"))
         raise SigningFailed(f"{key.program} could not sign with user.signingkey {key.key!r}: "
-                            f"{_clean(told) or 'exit ' + str(done.returncode)}")
+                            f"{_clean(told) or 'exit ' + str(done.returncode)}{_ssh_hint(key)}")
     return done.stdout
+
+
+def _ssh_hint(key: SigningKey) -> str:
+    """When git signs with OpenPGP (``gpg.format`` unset means ``openpgp``, as in git) but the key
+    is spelled as an ssh key (a key file's path, ``key::``, ``ssh-…``): the setting that was missed."""
+    spelled = key.key.strip()
+    if spelled.startswith(("/", "~", "./", "key::", "ssh-", "sk-ssh-", "ecdsa-sha2-")) or spelled.endswith(".pub"):
+        return (" (user.signingkey looks like an ssh key, but git signs with gpg.format openpgp: "
+                "`git config gpg.format ssh` if it is one)")
+    return ""
 
 
 def _run(args: list[str], stdin: bytes) -> subprocess.CompletedProcess | None:
