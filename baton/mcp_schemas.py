@@ -399,10 +399,11 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
                               "inputs": _O, "unavailable": _A, "reasons": _A, "missing": _A, "options": _A},
                              "pressure", "action", "inputs", "unavailable", "reasons"),
     "baton_session": _result({"owner": _S, "branch": _S, "sessionId": _S, "ended": _B, "cancelled": _B,
-                       "handoff": _OPT_O}, "owner", "branch"),
+                       "handoff": _OPT_O, "claimedElsewhere": _OPT_O}, "owner", "branch"),
     "bootstrap": _result({"brief": _S, "bytes": _I, "maxBytes": _I, "claimed": _B, "peek": _B,
                           "handoff": _OPT_O, "handoffMarkdown": _OPT_S, "sessionObjective": _OPT_O,
-                          "sessionId": _OPT_S, "notices": _A, "owner": _S, "branch": _S},
+                          "sessionId": _OPT_S, "notices": _A, "owner": _S, "branch": _S,
+                          "claimedElsewhere": _OPT_O},
                          "brief", "bytes", "claimed", "owner", "branch"),
 }
 

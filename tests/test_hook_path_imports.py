@@ -266,7 +266,7 @@ STEADY_MODULES = {
     "baton", "baton.app", "baton.background", "baton.canonical", "baton.cli", "baton.cli_handlers",
     "baton.cli_handlers.output", "baton.commands", "baton.commands.batons", "baton.commands.bootstrap",
     "baton.commands.context", "baton.commands.identity", "baton.commands.objectives", "baton.config",
-    "baton.domain", "baton.domain.batons", "baton.domain.detector_config", "baton.domain.freshness_states",
+    "baton.domain", "baton.domain.batons", "baton.domain.claimed_elsewhere", "baton.domain.detector_config", "baton.domain.freshness_states",
     "baton.domain.identifiers", "baton.domain.limits", "baton.domain.paths", "baton.domain.policy_keys",
     "baton.domain.redaction",
     "baton.domain.redaction.output", "baton.domain.redaction.policy", "baton.domain.redaction.rules",
@@ -283,11 +283,12 @@ STEADY_MODULES = {
 }
 """Baton's modules a steady ``bootstrap --json`` and SessionStart hook both load
 (``baton.domain.policy_keys``: the pure check of whether a policy may widen, apart from the trust
-rules so that a policy that widens nothing loads only it)."""
+rules so that a policy that widens nothing loads only it; ``baton.domain.claimed_elsewhere``: a
+start that receives no baton asks whether another session claimed this owner and branch's newest)."""
 STEADY_READ_MODULES = STEADY_MODULES | {
     "baton.cli_handlers.opened", "baton.cli_handlers.sessions", "baton.cli_read",
 }
-"""``bootstrap --json`` from the command line: its handlers' modules besides (68 in all)."""
+"""``bootstrap --json`` from the command line: its handlers' modules besides (69 in all)."""
 STEADY_START_MODULES = STEADY_MODULES | {
     "baton.commands.deferred", "baton.harnesses.notices_write",  # what a hook keeps for a deferred catch-up
     "baton.commands.draft_fields", "baton.commands.harness_start", "baton.commands.record",
@@ -297,13 +298,13 @@ STEADY_START_MODULES = STEADY_MODULES | {
     "baton.harnesses.hook_project", "baton.harnesses.notices", "baton.harnesses.protocol",
     "baton.projections.folds", "baton.projections.folds.sessions",
 }
-"""The SessionStart hook: its adapter and runner, and what records ``session.begun`` (85 in all)."""
+"""The SessionStart hook: its adapter and runner, and what records ``session.begun`` (86 in all)."""
 STEADY_CLASSES = {
     "baton.commands.batons.Peek", "baton.commands.bootstrap.BootstrapResult", "baton.commands.bootstrap.Offer",
     "baton.commands.context.GatheredBatch", "baton.commands.context.Limits", "baton.commands.context.WriteScope",
     "baton.commands.identity.SessionContext", "baton.commands.objectives.SessionObjective",
     "baton.config.ProjectConfig", "baton.domain.batons.AssembledBrief", "baton.domain.batons.BatonRecord",
-    "baton.domain.batons.FittedSection",
+    "baton.domain.batons.FittedSection", "baton.domain.claimed_elsewhere.ClaimedElsewhere",
     "baton.domain.identifiers.IdentifierFinding",
     "baton.domain.redaction.policy.RedactionPolicy", "baton.domain.redaction.rules.AssignmentRule",
     "baton.domain.redaction.rules.PathRule", "baton.domain.redaction.rules.PatternRule",
@@ -315,7 +316,7 @@ STEADY_CLASSES = {
     "baton.project.ProjectPaths", "baton.projections.handoffs.HandoffSummary",
     "baton.projections.runner.CatchUp",
 }
-"""The attrs classes both define (34)."""
+"""The attrs classes both define (35)."""
 STEADY_READ_CLASSES = STEADY_CLASSES
 STEADY_START_CLASSES = STEADY_CLASSES | {
     "baton.commands.deferred.DeferredHook", "baton.commands.deferred.DeferredRun",
@@ -326,7 +327,7 @@ STEADY_START_CLASSES = STEADY_CLASSES | {
     "baton.events.session.ObjectiveSet", "baton.events.session.SessionBegun",
     "baton.events.session.SessionEnded",
 }
-"""... and the session events, the session aggregate's commands and the start's results (47 in all)."""
+"""... and the session events, the session aggregate's commands and the start's results (48 in all)."""
 
 
 @pytest.fixture

@@ -15,10 +15,11 @@ like ``verify``, not a hook's).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import attrs
 
+from baton.domain.aggregates.session import OBJECTIVE_INDEX_FIELDS
 from baton.domain.forgetting import erased_by
 from baton.domain.wording import counted
 from baton.model import frozen
@@ -113,9 +114,11 @@ def audit_project(project: "Project", progress: Callable[[int, int], None] | Non
 
     Raises: StorageError, LedgerCorrupt."""
     runner = project.reading()
-    fields = {name: _field_counts(doc for _key, doc in runner.docs(name)) for name in AUDITED_PROJECTIONS}
+    fields = {name: _field_counts(_records(name, (doc for _key, doc in runner.docs(name))))
+              for name in AUDITED_PROJECTIONS}
     counts = runner.counts()
     records = {name: counts.get(name, 0) for name in AUDITED_PROJECTIONS}
+    records["objectives"] = sum(1 for _ in _records("objectives", (doc for _key, doc in runner.docs("objectives"))))
     references = _references(doc for _key, doc in runner.docs("handoffs"))
     policy = project.policy
     references["allowed_roots"] = [str(p) for p in policy.allowed_roots]
@@ -147,6 +150,18 @@ def audit_project(project: "Project", progress: Callable[[int, int], None] | Non
 
 def _filled(value: Any) -> bool:
     return value not in (None, "", [], {}, ())
+
+
+def _records(name: str, docs: Iterable[Any]) -> Iterator[Any]:
+    """The records a projection's documents hold: an objective document that only remembers
+    when a session ended is none, and the merge keys an objective keeps are the index's own
+    (``OBJECTIVE_INDEX_FIELDS``), not fields of the record."""
+    if name != "objectives":
+        yield from docs
+        return
+    for doc in docs:
+        if isinstance(doc, dict) and isinstance(doc.get("objective"), str):
+            yield {k: v for k, v in doc.items() if k not in OBJECTIVE_INDEX_FIELDS}
 
 
 def _field_counts(docs: Any) -> dict[str, int]:

@@ -56,16 +56,25 @@ def current_batons(runner) -> list[Peek]:
 
 
 def peek_eligible(runner, ctx: SessionContext) -> Peek | None:
-    """The baton a session of ``ctx`` would receive, without claiming it.
+    """The baton a session of ``ctx`` would receive, without claiming it."""
+    return peek_at_start(runner, ctx)[0]
 
-    Only two keys can hold it — this owner and branch's, and the shared one —
+
+def peek_at_start(runner, ctx: SessionContext) -> tuple[Peek | None, BatonRecord | None]:
+    """The baton a session of ``ctx`` would receive (``peek_eligible``), and the
+    current baton of this owner and branch's key, whatever its status (what a
+    start that receives none is told of: ``domain.claimed_elsewhere``).
+
+    Only two keys can hold them — this owner and branch's, and the shared one —
     so only their two documents are read, however many keys the project has.
     """
-    keys = (baton_key(ctx.owner, ctx.branch, False), baton_key(ctx.owner, ctx.branch, True))
+    own_key = baton_key(ctx.owner, ctx.branch, False)
+    keys = (own_key, baton_key(ctx.owner, ctx.branch, True))
     peeks = [Peek(record, version) for record, version in
              baton_records((key, runner.get("batons", key)) for key in keys)]
     chosen = select_eligible((p.record for p in peeks), ctx.owner, ctx.branch)
-    return next((p for p in peeks if p.record is chosen), None)
+    own = next((p.record for p in peeks if p.record.key == own_key and not p.record.shared), None)
+    return next((p for p in peeks if p.record is chosen), None), own
 
 
 def pending_batons(runner) -> list[BatonRecord]:

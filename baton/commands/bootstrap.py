@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
-from baton.commands.batons import Peek, peek_eligible
+from baton.commands.batons import Peek, peek_at_start
 from baton.commands.identity import SessionContext, context_of
 from baton.commands.objectives import SessionObjective, check_session_id, get_session_objective
 from baton.config import read_json, write_json_atomic
@@ -53,8 +53,10 @@ from baton.domain.batons import (
     unseen_lines,
     visible_handoffs,
 )
+from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere, claimed_elsewhere_notice
 from baton.domain.limits import MIN_MAX_BYTES
 from baton.errors import BatonError, InputError, LedgerBusy
+from baton.ledger.clock import rfc3339_micros
 from baton.ledger.ids import uuid7
 from baton.model import evolve, frozen
 from baton.projections import handoffs
@@ -146,6 +148,9 @@ class BootstrapResult:
     to date in its time (``IndexBehind``'s message: the catch-up handed to a
     process of its own): this brief was read from the index as it stands, and
     nothing was claimed or recorded (``Start.as_it_stands``)."""
+    claimed_elsewhere: ClaimedElsewhere | None = None
+    """No baton was delivered, and the newest one of this owner and branch was claimed by another
+    session recently (``domain.claimed_elsewhere``): the brief's notice says so."""
 
     @property
     def unrecorded(self) -> bool:
@@ -164,6 +169,7 @@ class BootstrapResult:
             "claimed": self.record is not None and not self.peek,
             "peek": self.peek,
             "notices": list(self.notices),
+            "claimedElsewhere": self.claimed_elsewhere.to_json() if self.claimed_elsewhere else None,
             "sessionId": self.session_id,
             "sessionIdGenerated": self.session_id_generated,
             **self.context.to_json(),
@@ -358,6 +364,8 @@ class Start:
         self.decisions: list = []
         self.waiting: Peek | None = None
         """The baton waiting for the session, once read."""
+        self.claimed_elsewhere: ClaimedElsewhere | None = None
+        """With none waiting: the newest baton of this owner and branch, claimed by another session."""
         self.done: BootstrapResult | None = None
         """The brief, when no baton waits (nothing is left to load or claim)."""
 
@@ -376,8 +384,13 @@ class Start:
                            "is of that time, and nothing is claimed; run `baton rebuild` to return to the present.")
         peek = self.flags["peek"]
         notices.extend(_safely("lost claims", notices, lambda: _lost_claims(self.project, runner, peek=peek), []))
-        waiting = _safely("the session handoff", notices, lambda: peek_eligible(runner, ctx), None)
+        waiting, own = _safely("the session handoff", notices, lambda: peek_at_start(runner, ctx), (None, None))
         if waiting is None:
+            self.claimed_elsewhere = claimed_elsewhere(own, owner=ctx.owner, branch=ctx.branch,
+                                                       session_id=self.session_id,
+                                                       now=rfc3339_micros(self.project.clock()))
+            if self.claimed_elsewhere is not None:
+                notices.append(claimed_elsewhere_notice(self.claimed_elsewhere))
             notices.extend(_safely("batons left for another owner", notices,
                                    lambda: _left_for_another_owner(self.project, runner, ctx, peek=peek), []))
         self.objective = _safely("the session objective", notices, lambda: get_session_objective(runner, ctx), None)
@@ -397,7 +410,8 @@ class Start:
                extra: Sequence[str] = ()) -> BootstrapResult:
         return BootstrapResult(self.ctx, self.session_id, self.max_bytes, brief, record, self.objective,
                                tuple(self.notices + list(extra)), markdown, peek=self.flags["peek"],
-                               session_id_generated=self.flags["session_id_generated"])
+                               session_id_generated=self.flags["session_id_generated"],
+                               claimed_elsewhere=None if record is not None else self.claimed_elsewhere)
 
     def standard(self, extra: list[str]) -> AssembledBrief:
         """The brief without a session handoff (``extra``: notices it adds)."""

@@ -119,6 +119,7 @@ class SessionStartResult:
                 "claimed": bool(brief and brief.record is not None),
                 "handoffId": brief.record.id if brief and brief.record else None,
                 "notices": list(brief.notices) if brief else [],
+                "claimedElsewhere": brief.claimed_elsewhere.to_json() if brief and brief.claimed_elsewhere else None,
                 "draft": self.draft, "context": self.context, "ledgerBusy": self.held_up,
                 "indexBehind": self.behind}
 

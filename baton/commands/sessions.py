@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import attrs
 
-from baton.commands.batons import peek_eligible, redaction_lines, stored_baton
+from baton.commands.batons import peek_at_start, redaction_lines, stored_baton
 from baton.commands.identity import SessionContext, context_of, recorded_owner
 from baton.commands.objectives import check_objective, check_session_id, get_session_objective
 from baton.commands.record import record
@@ -34,6 +34,8 @@ from baton.domain.batons import (
     session_stream,
     unseen_lines,
 )
+from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere, claimed_elsewhere_notice
+from baton.ledger.clock import rfc3339_micros
 from baton.ledger.ids import uuid7
 from baton.model import frozen
 
@@ -60,6 +62,9 @@ class SessionBeginResult:
     freshness: str | None = None
     carried: tuple[str, ...] = ()
     exit_code: int = 0
+    claimed_elsewhere: ClaimedElsewhere | None = None
+    """No baton was waiting, and the newest one of this owner and branch was claimed by another
+    session recently (``domain.claimed_elsewhere``)."""
 
     def markdown(self) -> str | None:
         if self.record is None:
@@ -76,6 +81,7 @@ class SessionBeginResult:
             "objectiveCleared": self.objective_cleared,
             "handoff": self.record.to_json() if self.record else None,
             "handoffMarkdown": self.markdown(),
+            "claimedElsewhere": self.claimed_elsewhere.to_json() if self.claimed_elsewhere else None,
         }
 
     def render(self) -> str:
@@ -89,6 +95,8 @@ class SessionBeginResult:
             lines += ["", (self.markdown() or "").rstrip("\n")]
         else:
             lines.append("No session handoff was waiting.")
+            if self.claimed_elsewhere is not None:
+                lines.append(claimed_elsewhere_notice(self.claimed_elsewhere))
         return "\n".join(lines)
 
 
@@ -122,16 +130,19 @@ def begin_session(
     ctx = context_of(opened, owner=owner, branch=branch)
     with opened.writing() as scope:
         opened.check_streams(session_stream(session_id))  # before a claim: nothing appended if refused
-        peek = peek_eligible(scope.runner, ctx) if claim else None
+        peek, own = peek_at_start(scope.runner, ctx) if claim else (None, None)
         if peek is not None and claim_in_scope is None:
             return None
+        elsewhere = claimed_elsewhere(own, owner=ctx.owner, branch=ctx.branch, session_id=session_id,
+                                      now=rfc3339_micros(opened.clock())) if peek is None else None
         with scope.batch():  # the claim and the start: one append, all or nothing
             received = None
             if peek is not None and claim_in_scope is not None:
                 received = claim_in_scope(scope, peek, session=session_id, harness=harness)
             changed = record_begin(scope, ctx, session_id, harness=harness, objective=objective,
                                    received_baton=received.id if received else received_baton)
-    return SessionBeginResult(session_id, ctx, harness, objective, changed and objective is None, received)
+    return SessionBeginResult(session_id, ctx, harness, objective, changed and objective is None, received,
+                              claimed_elsewhere=elsewhere if received is None else None)
 
 
 # -- end --------------------------------------------------------------------------------

@@ -5,8 +5,10 @@ owner, branch, when it began and ended, the baton it received and the one it
 left. ``objectives``: one document per exact owner and branch
 (``objective_doc_key``; their events are on stream ``objective/<owner__branch>``,
 which ``feature/x`` and ``feature_x`` share): the objective of the session
-working there, removed when cleared. Whether an objective still counts (its
-session must exist and be open) is decided when it is read, not here.
+working there, removed when cleared or when a session event retires it (a
+document may then keep only when that was, ``endedKey``). Whether an
+objective still counts (its session must exist and be open) is decided when
+it is read, not here.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from baton.domain.batons import objective_doc_key
-from baton.events.names import OBJECTIVE, OBJECTIVE_TYPES, SESSION, SESSION_TYPES, split_stream
+from baton.events.names import OBJECTIVE, OBJECTIVE_TYPES, SESSION, SESSION_ENDED, SESSION_TYPES, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import STREAM_ORDER
 
@@ -46,19 +48,34 @@ class ObjectivesBase:
     (``baton.projections.folds.sessions.Objectives``) adds ``apply``."""
 
     name = "objectives"
-    version = 2
+    version = 3
     """2: one document per exact owner and branch (``objective_doc_key``), no
     longer per stream key: setting the objective of ``feature/x`` no longer
     replaces ``feature_x``'s. An event without both names (none is written so)
-    folds under its stream's key, as every event did in 1."""
+    folds under its stream's key, as every event did in 1.
+    3: a document also folds the session events that retire its objective (a
+    session's end, a start without an objective: ``retires_objective``), keeping
+    the newest one's merge key (``endedKey``) and each objective's own
+    (``setKey``): on a ledger written by 1, whose clear was skipped where the
+    other name's objective held the key, the objective no longer comes back."""
     order = STREAM_ORDER
-    """Every document still folds the events of one stream (its names' key)."""
+    """Every document folds the objective events of one stream (its names' key) in their
+    order; the session events it also folds only raise ``endedKey`` to the newest, which
+    commutes (``baton.domain.aggregates.session``)."""
 
-    types = _OBJECTIVE_TYPES
+    types = _OBJECTIVE_TYPES | _SESSION_TYPES
 
     def keys(self, event: Event) -> Iterable[str]:
-        routed = _key_in(event, OBJECTIVE, _OBJECTIVE_TYPES)
         data = event.data
+        if event.type in _SESSION_TYPES:
+            if split_stream(event.stream)[0] != SESSION or not isinstance(data, dict):
+                return ()
+            owner, branch = data.get("owner"), data.get("branch")
+            if (isinstance(owner, str) and owner and isinstance(branch, str) and branch
+                    and (event.type == SESSION_ENDED or not data.get("objective"))):
+                return (objective_doc_key(owner, branch),)
+            return ()
+        routed = _key_in(event, OBJECTIVE, _OBJECTIVE_TYPES)
         if routed and isinstance(data, dict):
             owner, branch = data.get("owner"), data.get("branch")
             if isinstance(owner, str) and owner and isinstance(branch, str) and branch:

@@ -252,6 +252,34 @@ def test_a_forked_session_receives_the_baton_once_under_its_own_id(claude, proje
     assert [(subject(e), e["data"]["session"]) for e in events(project, env, "baton.claimed")] == [(handoff, forked)]
 
 
+def test_a_second_fork_of_one_session_is_told_who_claimed_the_baton_and_nothing_is_claimed_twice(
+        claude, project, env, model):
+    """Two ``--fork-session`` sessions of one conversation: the first receives the baton left after
+    it and claims it; the second receives no baton, and its brief says which session claimed it,
+    when, and how to read it (``baton handoff show ID``), instead of "no active session handoff yet".
+    The baton is claimed once."""
+    model.script = ["Hello."]
+    earlier = session(claude, project, env, model, "hello")["session_id"]
+    _, handoff = hand_off_through_the_prepared_draft(claude, project, env, model)
+    model.script = ["On it."]
+    asked = len(model.turns())
+    first = session(claude, project, env, model, "go on", "--resume", earlier, "--fork-session")["session_id"]
+    assert "SessionStart hook additional context: ## 🤝 Active Session Handoff" in said(model.turns()[asked])
+    model.script = ["On it too."]
+    asked = len(model.turns())
+    second = session(claude, project, env, model, "go on", "--resume", earlier, "--fork-session")["session_id"]
+    assert len({earlier, first, second}) == 3
+    # A fork's request carries the conversation it was forked from (the earlier session's brief with
+    # it): the second fork's own brief is the last SessionStart context in it.
+    told = said(model.turns()[asked]).rsplit("SessionStart hook additional context: ", 1)[1]
+    told = told.split("</system-reminder>", 1)[0]
+    assert f"This is claude-code session `{second}`" in told
+    assert "Active Session Handoff" not in told and "No active session handoff" not in told
+    assert f"(baton {handoff}) was already claimed by session {first} at " in told
+    assert f"`baton handoff show {handoff}`" in told
+    assert [(subject(e), e["data"]["session"]) for e in events(project, env, "baton.claimed")] == [(handoff, first)]
+
+
 def test_a_draft_baton_prepares_lists_the_work_and_not_claude_codes_files(claude, project, env, model):
     (project / "parser.py").write_text("def parse(text):\n    return text\n")
     model.script = ["I will complete the draft."]

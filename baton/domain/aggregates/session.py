@@ -9,12 +9,26 @@ must exist and be open) is decided when it is read, not here. The state an
 objective command is decided on, and an objective event folds into, is the
 document of its exact owner and branch (``objective_doc_key``), not of its
 stream: ``feature/x`` and ``feature_x`` share a stream but not an objective.
+
+A session's end, and a session's start without an objective, retire the
+objective of its owner and branch: Baton writes ``objective.cleared`` with
+them. A ledger written before the names kept their own objectives (the
+objectives index's version 1: one document per key) lacks that clear where
+the other name's objective held the key's document at the time: the clear was
+skipped. So the objective document also folds those two session events
+(``retires_objective``): it keeps the merge key of the newest one
+(``endedKey``), and an objective set before it (``setKey``) is gone, as it
+was on that ledger's own index. On a ledger Baton writes now, the clear came
+with the session event and this changes nothing. Folding the newest key
+commutes, so the document is the same in any order its session events come
+(``STREAM_ORDER``: the objective events still fold in their stream's order).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from baton.domain.batons import context_key
 from baton.events.base import DomainEvent, decode
 from baton.events.session import ObjectiveCleared, ObjectiveSet, SessionBegun, SessionEnded
 from baton.ledger.envelope import Event
@@ -102,6 +116,8 @@ def decide_objective(state: dict[str, Any] | None, command: SetObjective | Clear
                      *, key: str) -> list[DomainEvent]:
     """Clearing what is not set here is no event (nor is an objective that
     belongs to another name that merely encodes to the same key)."""
+    if state is not None and not isinstance(state.get("objective"), str):
+        state = None  # a document that only remembers a session's end (``endedKey``) holds no objective
     match command:
         case SetObjective():
             return [ObjectiveSet(key=key, owner=command.owner, branch=command.branch, objective=command.objective,
@@ -114,16 +130,62 @@ def decide_objective(state: dict[str, Any] | None, command: SetObjective | Clear
     raise TypeError(f"not an objective command: {command!r}")
 
 
+OBJECTIVE_INDEX_FIELDS = ("setKey", "endedKey")
+"""What an objective document keeps for the index's own use (merge keys), not about the objective."""
+
+
+def retires_objective(event: Any) -> bool:
+    """Does this session event end the objective of its owner and branch (a session's end, or a
+    session's start without an objective)? Baton writes ``objective.cleared`` with each."""
+    return isinstance(event, SessionEnded) or (isinstance(event, SessionBegun) and _text(event.objective) is None)
+
+
+MergeKey = tuple[Any, ...]
+"""An event's ``(hlc, writer, seq)``, as a document keeps it (a list) read back."""
+
+
+def _merge_key(value: Any) -> MergeKey | None:
+    return tuple(value) if isinstance(value, list) and len(value) == 3 else None
+
+
+def _with_end(objective: dict[str, Any] | None, ended: MergeKey | None,
+              names: tuple[str, str, str]) -> dict[str, Any] | None:
+    """The document: the objective (unless set before ``ended``), and ``ended``."""
+    if objective is not None and ended is not None:
+        set_key = _merge_key(objective.get("setKey"))
+        if set_key is None or set_key <= ended:
+            objective = None
+    if objective is None and ended is None:
+        return None
+    key, owner, branch = names
+    doc: dict[str, Any] = dict(objective) if objective is not None else {"key": key, "owner": owner, "branch": branch}
+    if ended is not None:
+        doc["endedKey"] = list(ended)
+    else:
+        doc.pop("endedKey", None)
+    return doc
+
+
 def evolve_objective(state: dict[str, Any] | None, recorded: Event, key: str) -> dict[str, Any] | None:
     """``state``: the document of the event's exact owner and branch; ``key``:
-    its stream's key (the document's ``key``)."""
+    its stream's key (the document's ``key``; of a session event, its names' key)."""
     event = decode(recorded)
+    ended = _merge_key(state.get("endedKey")) if isinstance(state, dict) else None
     if isinstance(event, ObjectiveCleared):
-        return None
+        return _with_end(None, ended, (key, _text(event.owner) or "", _text(event.branch) or ""))
     if isinstance(event, ObjectiveSet):
         owner, branch, objective = _text(event.owner), _text(event.branch), _text(event.objective)
         if owner is None or branch is None or objective is None:
             return state
-        return {"key": key, "owner": owner, "branch": branch, "objective": objective,
-                "sessionId": _text(event.session), "updatedAt": recorded.at}
+        return _with_end({"key": key, "owner": owner, "branch": branch, "objective": objective,
+                          "sessionId": _text(event.session), "updatedAt": recorded.at,
+                          "setKey": list(recorded.merge_key)}, ended, (key, owner, branch))
+    if isinstance(event, (SessionBegun, SessionEnded)) and retires_objective(event):
+        owner, branch = _text(event.owner), _text(event.branch)
+        if owner is None or branch is None:
+            return state
+        mark = recorded.merge_key
+        current = state if isinstance(state, dict) and isinstance(state.get("objective"), str) else None
+        return _with_end(current, max(mark, ended) if ended is not None else mark,
+                         (context_key(owner, branch), owner, branch))
     return state

@@ -1,0 +1,94 @@
+"""A baton another session already claimed: what a session start that receives none is told.
+
+Claiming is single-use: a second session on the same owner and branch — a
+second ``--fork-session`` of one conversation, a second terminal — finds the
+baton claimed and receives nothing. Without a word it would read "no active
+session handoff yet", as if nothing had been handed on, and lose the context
+its sibling received. The rule (``claimed_elsewhere``), pure — the key's
+document and the times are parameters:
+
+- only when no baton is delivered to this session (none pending for this
+  owner and branch, nor a shared one);
+- the newest baton of exactly this owner and branch — the current baton of
+  their key, never one of a name that merely shares the key, never a shared
+  baton (anyone's to take) — is claimed;
+- by another session than this one (a session's own claim is its own brief);
+- at most ``WINDOW_HOURS`` before this start (or at a time that cannot be
+  read as older: a clock behind the claimer's): the pointer is for the
+  sessions around the claim, not for every start on the branch from then on.
+  A newer baton for this owner and branch ends it at once (it is then the
+  key's current baton, delivered or told of in its own right).
+
+The notice names who claimed it, when, and the command that reads it
+(``baton handoff show ID``: a baton is a handoff record).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from baton.domain.batons import CLAIMED, BatonRecord
+from baton.domain.short_ids import parse_timestamp
+from baton.model import frozen
+
+WINDOW_HOURS = 24
+"""How long after a claim other session starts on the same owner and branch are told of it."""
+
+
+@frozen
+class ClaimedElsewhere:
+    """The newest baton of this owner and branch, claimed by another session."""
+
+    handoff_id: str
+    owner: str
+    branch: str
+    claimed_by_session: str | None
+    claimed_at: str | None
+    left_by_session: str | None
+    created_at: str
+
+    @property
+    def read_command(self) -> str:
+        return f"baton handoff show {self.handoff_id}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"handoffId": self.handoff_id, "owner": self.owner, "branch": self.branch,
+                "claimedBySession": self.claimed_by_session, "claimedAt": self.claimed_at,
+                "leftBySession": self.left_by_session, "createdAt": self.created_at,
+                "readCommand": self.read_command}
+
+
+def claimed_elsewhere(current: BatonRecord | None, *, owner: str, branch: str, session_id: str | None,
+                      now: str) -> ClaimedElsewhere | None:
+    """The fact a session start receiving no baton is told (see the module), or None.
+
+    ``current``: the current baton of this owner and branch's key (any status);
+    ``session_id``: this session (None: a start that names none, a peek);
+    ``now``: this start's time, RFC 3339."""
+    if current is None or current.status != CLAIMED or current.shared:
+        return None
+    if current.owner != owner or current.branch != branch:
+        return None
+    if session_id is not None and current.claimed_by_session == session_id:
+        return None
+    if not _within_window(current.claimed_at, now):
+        return None
+    return ClaimedElsewhere(current.id, current.owner, current.branch, current.claimed_by_session,
+                            current.claimed_at, current.session_id, current.created_at)
+
+
+def _within_window(claimed_at: str | None, now: str) -> bool:
+    try:
+        age = parse_timestamp(now) - parse_timestamp(claimed_at or "")
+    except ValueError:
+        return False  # a claim time that cannot be read says nothing about how recent it is
+    return age <= timedelta(hours=WINDOW_HOURS)
+
+
+def claimed_elsewhere_notice(fact: ClaimedElsewhere) -> str:
+    """One line for the brief: which session claimed the baton, when, and how to read it."""
+    by = f"session {fact.claimed_by_session}" if fact.claimed_by_session else "another session"
+    when = f" at {fact.claimed_at}" if fact.claimed_at else ""
+    return (f"The newest session handoff for {fact.owner} on {fact.branch} (baton {fact.handoff_id}) was "
+            f"already claimed by {by}{when}; read it with `{fact.read_command}`.")

@@ -1,0 +1,194 @@
+"""A session start that receives no baton because another session claimed it is told so.
+
+Claiming stays single-use: a second ``--fork-session`` of one conversation (or
+any other session on the same owner and branch) receives no baton, and its
+brief says which session claimed the newest one, when, and how to read it,
+instead of "no active session handoff yet". The rule is
+``baton.domain.claimed_elsewhere``; here as a table, then through the command
+line and a harness's start hook.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from baton.domain.batons import baton_key
+from baton.domain.claimed_elsewhere import WINDOW_HOURS, claimed_elsewhere, claimed_elsewhere_notice
+from baton.model import evolve
+from tests.cli_support import run, run_json
+from tests.harness_support import fixture, hook, injected
+from tests.test_batons_domain import rec
+
+CLAIMED_AT = "2026-09-02T14:30:00.000000Z"
+SOON = "2026-09-02T16:30:00.000000Z"
+LATE = "2026-09-03T14:30:00.000001Z"  # one microsecond past the window
+
+
+def claimed(by="fork-1", at=CLAIMED_AT, **fields):
+    return evolve(rec("0193-baton", status="claimed", **fields), claimed_by_session=by, claimed_at=at,
+                  session_id="s-left")
+
+
+def told(record, *, owner="alice@example.com", branch="main", session_id="fork-2", now=SOON):
+    return claimed_elsewhere(record, owner=owner, branch=branch, session_id=session_id, now=now)
+
+
+# -- the rule --------------------------------------------------------------------------------------
+
+def test_a_baton_another_session_claimed_within_the_window_is_told_with_who_when_and_how_to_read_it():
+    fact = told(claimed())
+    assert fact is not None
+    assert (fact.handoff_id, fact.claimed_by_session, fact.claimed_at, fact.left_by_session) == \
+        ("0193-baton", "fork-1", CLAIMED_AT, "s-left")
+    assert fact.to_json()["readCommand"] == "baton handoff show 0193-baton"
+
+
+def test_the_sessions_own_claim_is_not_told():
+    assert told(claimed(by="fork-2"), session_id="fork-2") is None
+
+
+def test_a_start_that_names_no_session_is_told_of_any_claim():
+    assert told(claimed(), session_id=None) is not None
+
+
+def test_a_claim_at_the_end_of_the_window_is_told_and_one_past_it_is_not():
+    assert WINDOW_HOURS == 24
+    assert told(claimed(), now="2026-09-03T14:30:00.000000Z") is not None
+    assert told(claimed(), now=LATE) is None
+
+
+def test_a_claim_stamped_after_this_starts_clock_is_told():
+    assert told(claimed(at="2026-09-02T17:00:00.000000Z")) is not None
+
+
+@pytest.mark.parametrize("status", ["pending", "cancelled", "dismissed", "superseded"])
+def test_a_baton_that_is_not_claimed_is_not_told(status):
+    assert told(evolve(claimed(), status=status)) is None
+
+
+def test_no_baton_on_the_key_is_not_told():
+    assert told(None) is None
+
+
+def test_a_baton_of_a_name_that_shares_the_key_is_not_told():
+    other = claimed(branch="feature_x")
+    assert other.key == baton_key("alice@example.com", "feature/x", False)
+    assert told(other, branch="feature/x") is None
+    assert told(claimed(owner="bob@example.com"), owner="alice@example.com") is None
+
+
+def test_a_shared_baton_is_not_told():
+    assert told(claimed(shared=True)) is None
+
+
+def test_a_claim_time_that_cannot_be_read_is_not_told():
+    assert told(claimed(at=None)) is None
+    assert told(claimed(at="yesterday")) is None
+
+
+def test_the_notice_is_one_line_naming_the_claimer_the_time_and_the_command():
+    notice = claimed_elsewhere_notice(told(claimed()))
+    assert "\n" not in notice
+    assert "claimed by session fork-1 at 2026-09-02T14:30:00.000000Z" in notice
+    assert notice.endswith("read it with `baton handoff show 0193-baton`.")
+
+
+# -- the command line ------------------------------------------------------------------------------
+
+def _left(capsys, project) -> str:
+    return run_json(capsys, project, "session", "end", "s-left", "--handoff-steps", "Wire the parser,Run the suite",
+                    "--owner", "alice@example.com", "--branch", "main")["handoffId"]
+
+
+WHO = ("--owner", "alice@example.com", "--branch", "main")
+
+
+def _claims(capsys, project) -> list[tuple[str, str]]:
+    code, out, err = run(capsys, project, "log", "--type", "baton.claimed", "--json")
+    assert code == 0, err
+    return [(e["data"]["handoff_id"], e["data"]["session"]) for e in map(json.loads, out.splitlines()) if e]
+
+
+def test_a_second_bootstrap_is_told_which_session_claimed_the_baton_and_claims_nothing(project, capsys):
+    baton_id = _left(capsys, project)
+    first = run_json(capsys, project, "bootstrap", "--session-id", "fork-1", *WHO)
+    second = run_json(capsys, project, "bootstrap", "--session-id", "fork-2", *WHO)
+
+    assert first["claimed"] is True and first["claimedElsewhere"] is None
+    assert second["claimed"] is False and second["handoff"] is None
+    fact = second["claimedElsewhere"]
+    assert (fact["handoffId"], fact["claimedBySession"], fact["owner"], fact["branch"]) == \
+        (baton_id, "fork-1", "alice@example.com", "main")
+    assert fact["claimedAt"] == first["handoff"]["claimedAt"]
+    assert fact["readCommand"] == f"baton handoff show {baton_id}"
+    assert f"claimed by session fork-1 at {fact['claimedAt']}" in second["brief"]
+    assert f"`baton handoff show {baton_id}`" in second["brief"]
+    assert "No active session handoff" not in second["brief"]
+    assert _claims(capsys, project) == [(baton_id, "fork-1")]
+
+
+def test_the_command_the_notice_names_shows_the_batons_next_steps(project, capsys):
+    _left(capsys, project)
+    run_json(capsys, project, "bootstrap", "--session-id", "fork-1", *WHO)
+    command = run_json(capsys, project, "bootstrap", "--session-id", "fork-2", *WHO)["claimedElsewhere"]["readCommand"]
+    code, out, err = run(capsys, project, *command.split()[1:])
+    assert code == 0, err
+    assert "Wire the parser" in out and "Run the suite" in out
+
+
+def test_the_claiming_session_and_another_branch_are_not_told(project, capsys):
+    _left(capsys, project)
+    run_json(capsys, project, "bootstrap", "--session-id", "fork-1", *WHO)
+    assert run_json(capsys, project, "bootstrap", "--session-id", "fork-1", *WHO)["claimedElsewhere"] is None
+    elsewhere = run_json(capsys, project, "bootstrap", "--session-id", "other", "--owner", "alice@example.com",
+                         "--branch", "feature")
+    assert elsewhere["claimedElsewhere"] is None and "claimed by session" not in elsewhere["brief"]
+
+
+def test_a_newer_baton_is_delivered_instead_of_the_notice(project, capsys):
+    _left(capsys, project)
+    run_json(capsys, project, "bootstrap", "--session-id", "fork-1", *WHO)
+    newer = run_json(capsys, project, "session", "end", "fork-1", "--handoff-steps", "Ship it", *WHO)["handoffId"]
+    second = run_json(capsys, project, "bootstrap", "--session-id", "fork-2", *WHO)
+    assert second["claimed"] is True and second["handoff"]["id"] == newer
+    assert second["claimedElsewhere"] is None and "claimed by session" not in second["brief"]
+
+
+def test_a_peek_is_told_too(project, capsys):
+    baton_id = _left(capsys, project)
+    run_json(capsys, project, "bootstrap", "--session-id", "fork-1", *WHO)
+    peeked = run_json(capsys, project, "bootstrap", "--peek", *WHO)
+    assert peeked["claimedElsewhere"]["handoffId"] == baton_id
+
+
+def test_session_begin_says_which_session_claimed_the_baton(project, capsys):
+    baton_id = _left(capsys, project)
+    run_json(capsys, project, "session", "begin", "--session-id", "fork-1", *WHO)
+    code, out, err = run(capsys, project, "session", "begin", "--session-id", "fork-2", *WHO)
+    assert code == 0, err
+    assert "No session handoff was waiting." in out
+    assert f"(baton {baton_id}) was already claimed by session fork-1 at " in out
+    as_json = run_json(capsys, project, "session", "begin", "--session-id", "fork-3", *WHO)
+    assert as_json["handoff"] is None and as_json["claimedElsewhere"]["claimedBySession"] == "fork-1"
+    assert _claims(capsys, project) == [(baton_id, "fork-1")]
+
+
+# -- a harness's start hook ------------------------------------------------------------------------
+
+def test_a_second_forked_claude_code_session_is_told_who_claimed_the_baton(project, capsys):
+    baton_id = run_json(capsys, project, "session", "end", "s-left", "--handoff-steps", "Wire the parser")["handoffId"]
+
+    first = hook(project, "claude-code", "SessionStart",
+                 fixture("claude-code", "SessionStart.fork", project, session_id="fork-1"))
+    second = hook(project, "claude-code", "SessionStart",
+                  fixture("claude-code", "SessionStart.fork", project, session_id="fork-2"))
+
+    assert f"(baton `{baton_id}`)" in injected("claude-code", first.answer)
+    context = injected("claude-code", second.answer)
+    assert "Active Session Handoff" not in context and "No active session handoff" not in context
+    assert f"(baton {baton_id}) was already claimed by session fork-1 at " in context
+    assert f"`baton handoff show {baton_id}`" in context
+    assert second.result.to_json()["claimedElsewhere"]["claimedBySession"] == "fork-1"
+    assert _claims(capsys, project) == [(baton_id, "fork-1")]
