@@ -662,7 +662,9 @@ def add_harness_commands(sub, common) -> None:
                                    "cursor: .cursor/mcp.json, .cursor/rules/baton.mdc, .cursor/hooks.json; codex, "
                                    "gemini-cli and cursor: .agents/skills/baton/SKILL.md), and initialise the "
                                    "project. Other keys and hooks are kept; Baton's own hooks and `baton` server "
-                                   "are replaced, never duplicated; running it twice changes nothing; nothing "
+                                   "are replaced, never duplicated (claude-code: hooks moved by hand into "
+                                   ".claude/settings.local.json are updated there, with no copy in "
+                                   ".claude/settings.json); running it twice changes nothing; nothing "
                                    "outside the project is touched. --remove takes exactly Baton's part out again.")
     p.add_argument("--harness", required=True, choices=HARNESSES, help="the harness to configure")
     p.add_argument("--dry-run", action="store_true", help="print the changes as a diff; write nothing")
@@ -678,8 +680,8 @@ def add_harness_commands(sub, common) -> None:
                         "prompt) is wired only when listed: --events all. Baton's hooks for an event left out "
                         "are taken out")
     p.add_argument("--remove", action="store_true",
-                   help="take Baton's wiring out again: its hooks, its `baton` MCP server, its skill and rule "
-                        "files; everything else is kept")
+                   help="take Baton's wiring out again: its hooks (claude-code: from .claude/settings.local.json "
+                        "too), its `baton` MCP server, its skill and rule files; everything else is kept")
     p.set_defaults(func="harness:install_hooks")
 
     p = sub.add_parser("skill", parents=[common], help="print the agent skill (SKILL.md) this Baton ships",

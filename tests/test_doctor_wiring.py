@@ -219,3 +219,73 @@ def test_install_hooks_leaves_a_shared_start_group_as_it_is(project_dir):
     before = (project_dir / ".claude" / "settings.json").read_text()
     install_hooks(project_dir, "claude-code", command=BATON)
     assert (project_dir / ".claude" / "settings.json").read_text() == before
+
+
+# -- Baton's hooks moved by hand into .claude/settings.local.json ---------------------------------
+
+LOCAL = ".claude/settings.local.json"
+
+
+def _move_hooks_to_local(project_dir, *, copy: bool = False) -> None:
+    """Baton's hooks cut from settings.json and pasted into settings.local.json, as a person does
+    (``copy``: pasted without cutting, or a second copy an earlier install-hooks added back)."""
+    shared_path, local_path = project_dir / ".claude" / "settings.json", project_dir / LOCAL
+    shared, local = json.loads(shared_path.read_text()), json.loads(local_path.read_text())
+    local["hooks"] = shared["hooks"] if copy else shared.pop("hooks")
+    shared_path.write_text(json.dumps(shared))
+    local_path.write_text(json.dumps(local))
+
+
+def test_doctor_counts_hooks_moved_to_the_local_settings_as_installed(project_dir, capsys):
+    install_hooks(project_dir, "claude-code", command=BATON)
+    _move_hooks_to_local(project_dir)
+    code, checks = _doctor(capsys, project_dir)
+    check = checks["harness claude-code"]
+    assert check["status"] == "ok", check["detail"]
+    assert check["detail"].startswith(f"3 hooks in {LOCAL} (no hook for UserPromptSubmit: left out")
+
+
+def test_doctor_warns_of_batons_hooks_in_both_settings_files_naming_both(project_dir, capsys):
+    install_hooks(project_dir, "claude-code", command=BATON)
+    _move_hooks_to_local(project_dir, copy=True)
+    code, checks = _doctor(capsys, project_dir)
+    check = checks["harness claude-code"]
+    assert check["status"] == "warn"
+    assert (f"Baton's SessionStart, PreCompact, SessionEnd hooks are in both .claude/settings.json and {LOCAL}, "
+            "so claude-code runs each twice") in check["detail"]
+    assert f"install-hooks keeps the ones in {LOCAL}" in check["detail"]
+    assert "install-hooks --harness claude-code" in check["detail"]
+
+
+def test_doctor_is_content_once_install_hooks_took_the_second_copy_out(project_dir, capsys):
+    install_hooks(project_dir, "claude-code", command=BATON)
+    _move_hooks_to_local(project_dir, copy=True)
+    install_hooks(project_dir, "claude-code", command=BATON)
+    code, checks = _doctor(capsys, project_dir)
+    assert checks["harness claude-code"]["status"] == "ok", checks["harness claude-code"]["detail"]
+
+
+def test_doctor_warns_of_an_old_start_matcher_in_the_local_settings_naming_it(project_dir, capsys):
+    install_hooks(project_dir, "claude-code", command=BATON)
+    _move_hooks_to_local(project_dir)
+    local = json.loads((project_dir / LOCAL).read_text())
+    local["hooks"]["SessionStart"][0]["matcher"] = "startup|resume|clear|compact"
+    (project_dir / LOCAL).write_text(json.dumps(local))
+    code, checks = _doctor(capsys, project_dir)
+    check = checks["harness claude-code"]
+    assert check["status"] == "warn"
+    assert f"the SessionStart hook's matcher in {LOCAL} leaves out fork" in check["detail"]
+    assert "no Baton hook" not in check["detail"]
+
+
+def test_doctor_warns_of_a_shared_start_group_in_the_local_settings_naming_that_file(project_dir, capsys):
+    install_hooks(project_dir, "claude-code", command=BATON)
+    _move_hooks_to_local(project_dir)
+    local = json.loads((project_dir / LOCAL).read_text())
+    (group,) = local["hooks"]["SessionStart"]
+    group["matcher"] = "startup|resume|clear|compact"
+    group["hooks"].append({"type": "command", "command": "echo mine"})
+    (project_dir / LOCAL).write_text(json.dumps(local))
+    code, checks = _doctor(capsys, project_dir)
+    assert f"the SessionStart group in {LOCAL} that runs Baton's hook beside 1 hook of yours" in \
+        checks["harness claude-code"]["detail"]

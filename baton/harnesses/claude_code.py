@@ -1,6 +1,7 @@
-"""Claude Code: hooks in ``.claude/settings.json``, the MCP server in ``.mcp.json``
-(always loaded, and approved in ``.claude/settings.local.json``), the agent skill in
-``.claude/skills/baton/SKILL.md``.
+"""Claude Code: hooks in ``.claude/settings.json`` (or in ``.claude/settings.local.json``
+when the person moved them there: ``ConfigFile.personal_hooks``), the MCP server in
+``.mcp.json`` (always loaded, and approved in ``.claude/settings.local.json``), the agent
+skill in ``.claude/skills/baton/SKILL.md``.
 
 Format: https://code.claude.com/docs/en/hooks (SessionStart ``source``
 startup|resume|clear|compact|fork, answered with ``hookSpecificOutput.additionalContext``;
@@ -69,7 +70,10 @@ LOCAL_SETTINGS = ".claude/settings.local.json"
 server there only once approved, and ``claude -p`` never asks (it ignores
 ``enableAllProjectMcpServers`` in ``.claude/settings.json``). Personal to the
 clone, as Claude Code keeps it: created in a git repository, it is added to
-the clone's ``.git/info/exclude`` (``ConfigFile.clone_only``)."""
+the clone's ``.git/info/exclude`` (``ConfigFile.clone_only``). Claude Code runs the hooks
+of this file too, beside ``.claude/settings.json``'s (both run): a person who wants Baton's
+hooks for themselves, not the team, moves them here, and ``install-hooks`` keeps them here
+(``ConfigFile.personal_hooks``)."""
 
 APPROVAL_NOTE = ("the baton MCP server is approved in .claude/settings.local.json (enabledMcpjsonServers): "
                  "Claude Code starts it without asking, headless too")
@@ -80,7 +84,7 @@ def _files(command: str, hooks: tuple[HookCommand, ...], lines: tuple[str, ...])
             ConfigFile(".mcp.json",
                        merge={"mcpServers": {"baton": {**mcp_server(command), "alwaysLoad": ALWAYS_LOAD}}}),
             ConfigFile(LOCAL_SETTINGS, merge={"enabledMcpjsonServers": ["baton"]}, note=APPROVAL_NOTE,
-                       clone_only=True),
+                       clone_only=True, personal_hooks=True),
             ConfigFile(SKILL_FILE, text=skill_text())]
 
 

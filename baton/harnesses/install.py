@@ -25,6 +25,16 @@ merges them. Rules:
   (Gemini's PreCompress ``manual``); a group shared with other hooks keeps
   its own. The MCP server entry named ``baton`` gets the new
   ``command`` and ``args``; its other keys (``env``...) are kept.
+- **Baton's hooks stay where the person moved them.** A harness may run the hooks
+  of a file of the person's own too (``ConfigFile.personal_hooks``: Claude Code's
+  ``.claude/settings.local.json``, hooks for oneself rather than the team). When Baton's
+  hooks are found there, an event whose hook is there is updated there, by the same
+  rules; one whose hook is only in the hooks file stays there; a new one goes beside
+  the moved ones. A hook in both files (the harness would run it twice) keeps the
+  personal copy, the one the person chose: the other is taken out of the hooks file,
+  the change's note says so. Without Baton's hooks in the personal file, nothing of
+  this applies. The result says where each hook is (``hookFiles``; a line when any is
+  in the personal file).
 - **Merging never loses another key.** Every other key, server and hook is
   kept. A TOML file gains Baton's table at its end when the table is
   absent; when present, only its ``command`` and ``args`` lines are
@@ -46,11 +56,13 @@ merges them. Rules:
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 import shlex
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
+import attrs
 import orjson
 
 from baton.app import Baton
@@ -68,7 +80,7 @@ from baton.harnesses.config_text import (
     write_text,
 )
 from baton.harnesses.protocol import DEFAULT_ROLES, HOOK_ROLES, REQUIRED_ROLES, ConfigFile
-from baton.harnesses.wiring import holds_batons, not_found_warning, resolve_program, running_baton
+from baton.harnesses.wiring import baton_hooks, holds_batons, not_found_warning, resolve_program, running_baton
 from baton.model import frozen
 from baton.policy import load_policy
 from baton.project import ProjectPaths
@@ -150,6 +162,11 @@ class InstallResult:
     hook_command: str | None = None
     """What the hooks run instead, when not ``command``: its interpreter, started directly
     (``wiring.relay_command``)."""
+    hook_files: Mapping[str, str] = attrs.field(factory=dict)
+    """Per hook event wired, the file Baton's hook is in (``_placed``)."""
+    hooks_note: str | None = None
+    """One line when Baton's hooks are kept in a personal file (``_placed``): where, and that
+    the hooks file gets no copy. Printed on every run."""
 
     @property
     def command_note(self) -> str | None:
@@ -170,7 +187,8 @@ class InstallResult:
                 "changed": any(c.action != "unchanged" for c in self.changes),
                 "files": [c.to_json() for c in self.changes], "userSteps": list(self.user_steps),
                 "warnings": list(self.warnings), "command": self.command,
-                "hookCommand": self.hook_command or self.command, "commandNote": self.command_note}
+                "hookCommand": self.hook_command or self.command, "commandNote": self.command_note,
+                "hookFiles": dict(self.hook_files)}
 
     def _events_line(self) -> str:
         return (f"hooks for {', '.join(self.events)}; left out: {', '.join(self.left_out)} "
@@ -181,6 +199,8 @@ class InstallResult:
             diffs = [c.diff for c in self.changes if c.diff]
             text = "\n".join(diffs).rstrip("\n") if diffs else f"{self.harness}: already installed; nothing to change"
             text += "".join(f"\n# {c.note}" for c in self.changes if c.note)
+            if self.hooks_note:
+                text += f"\n# {self.hooks_note}"
             if self.command_note and diffs:
                 text += f"\n# {self.command_note}"
             if self.left_out:
@@ -191,6 +211,8 @@ class InstallResult:
         verbs = {"created": "created", "updated": "updated", "unchanged": "unchanged"}
         lines = [f"{self.harness}: {verbs[c.action]} {c.path}" for c in self.changes]
         lines += [f"{self.harness}: {c.note}" for c in self.changes if c.note]
+        if self.hooks_note:
+            lines.append(f"{self.harness}: {self.hooks_note}")
         if self.command_note and any(c.action != "unchanged" for c in self.changes):
             lines.append(f"{self.harness}: {self.command_note}")
         if self.left_out:
@@ -288,7 +310,9 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     planned = []
     originals = []
     excludes: list[tuple[ExcludeEdit, Path, str]] = []
-    for spec in chosen.configuration(shlex.join(words), events, hook_command):
+    specs = chosen.configuration(shlex.join(words), events, hook_command)
+    placed, hook_files, hooks_note = _placed(specs, base, harness)
+    for spec, given in placed:
         path = contained(base, spec.path)
         old = read_text(path)
         text = new_text(spec, old)
@@ -298,9 +322,9 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
                                             tofile=f"b/{spec.path}"))
         note = spec.note if action != "unchanged" else None
         planned.append((path, text, FileChange(spec.path, action, diff, note)))
-        if action == "updated" and spec.text is None and not holds_batons(spec, old, harness):
+        if action == "updated" and spec.text is None and not holds_batons(given, old, harness):
             originals.append((original_path(project, base, harness, spec.path), path))
-        if spec.clone_only and (action == "created" or _only_batons(spec, old)):
+        if spec.clone_only and (action == "created" or _only_batons(given, old)):
             excluded = _exclude_plan(project, base, harness, path, spec.path)
             if excluded is not None:
                 excludes.append(excluded)
@@ -312,10 +336,12 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     elsewhere = str(project) if base != project else None
     wired = sum(1 for hook in chosen.hooks if chosen.role(hook) in events)
     steps = tuple(step.replace("{hooks}", str(wired)) for step in getattr(chosen, "user_steps", ()))
+    result = functools.partial(InstallResult, harness, str(base), project=elsewhere, user_steps=steps,
+                               command=shlex.join(words), events=events, hook_command=hook_command,
+                               hook_files=hook_files, hooks_note=hooks_note)
     if dry_run:
         would_init = not (project / ".baton" / "config.json").is_file()
-        return InstallResult(harness, str(base), True, changes, would_init, project=elsewhere, user_steps=steps,
-                             warnings=warnings, command=shlex.join(words), events=events, hook_command=hook_command)
+        return result(True, changes, would_init, warnings=warnings)
     for keep, path in originals:  # before the file changes: its own bytes, for --remove to put back
         if keep is not None:
             _keep_original(keep, path)
@@ -330,8 +356,67 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
             warnings += (f"{exc}: git may offer to commit {name} (add {edit.record and edit.record['line']} "
                          f"to {edit.display} by hand)",)
             changes = tuple(c for c in changes if c.path != edit.display)
-    return InstallResult(harness, str(base), False, changes, initialized, project=elsewhere, user_steps=steps,
-                         warnings=warnings, command=shlex.join(words), events=events, hook_command=hook_command)
+    return result(False, changes, initialized, warnings=warnings)
+
+
+def _placed(specs: list[ConfigFile], base: Path,
+            harness: str) -> tuple[list[tuple[ConfigFile, ConfigFile]], dict[str, str], str | None]:
+    """Each of ``specs`` as merged, with Baton's hooks where they are (module docstring: "Baton's
+    hooks stay where the person moved them"), beside the adapter's own (the hooks file left out
+    when it is absent and would get nothing); per hook event wired, the file its hook is in
+    after the install; and the line saying so when any is in a personal file.
+
+    A file that does not parse is taken as holding no hook here: merging into it refuses it."""
+    as_given = [(spec, spec) for spec in specs]
+    hooks_file = next((spec for spec in specs if spec.merge and "hooks" in spec.merge), None)
+    personal = next((spec for spec in specs if spec.personal_hooks), None)
+    if hooks_file is None or hooks_file.merge is None:
+        return as_given, {}, None
+    wired: dict[str, Any] = dict(hooks_file.merge["hooks"])
+    if personal is None or personal.merge is None:
+        return as_given, {event: hooks_file.path for event in wired}, None
+    events = {hook.event for hook in adapter(harness).hooks}
+    held = set(baton_hooks(_parsed(base, personal.path), harness, events))
+    if not held:
+        return as_given, {event: hooks_file.path for event in wired}, None
+    shared = set(baton_hooks(_parsed(base, hooks_file.path), harness, events))
+    moved = {event: groups for event, groups in wired.items() if event in held or event not in shared}
+    stays = {event: groups for event, groups in wired.items() if event not in moved}
+    doubled = [event for event in moved if event in shared]
+    one = len(doubled) == 1
+    note = (f"Baton's {', '.join(doubled)} {'hook' if one else 'hooks'} taken out: {personal.path} holds "
+            f"{'it' if one else 'them'} too, and {harness} would run both copies (the "
+            f"{'one' if one else 'ones'} in {personal.path}, where you moved {'it' if one else 'them'}, "
+            f"{'is' if one else 'are'} kept)") if doubled else hooks_file.note
+    rest = {key: value for key, value in hooks_file.merge.items() if key != "hooks"}
+    placed_hooks = hooks_file._replace(  # type: ignore[attr-defined]  # a named tuple's (value_class)
+        merge={**rest, **({"hooks": stays} if stays else {})},
+        omitted=hooks_file.omitted + tuple(("hook", harness, event) for event in moved), note=note)
+    placed_personal = personal._replace(  # type: ignore[attr-defined]
+        merge={**personal.merge, **({"hooks": moved} if moved else {})}, omitted=hooks_file.omitted)
+    gone = not stays and not rest and not contained(base, hooks_file.path).exists()  # not created for nothing
+    placed = [(placed_hooks if spec is hooks_file else placed_personal if spec is personal else spec, spec)
+              for spec in specs if not (gone and spec is hooks_file)]
+    where = {event: personal.path if event in moved else hooks_file.path for event in wired}
+    named = [event for event in wired if event in moved]
+    if not named:
+        return placed, where, None
+    everything = len(named) == len(wired)
+    subject = ("Baton's hooks are" if everything else
+               f"Baton's {', '.join(named)} {'hook is' if len(named) == 1 else 'hooks are'}")
+    them = "it" if not everything and len(named) == 1 else "them"
+    return placed, where, (f"{subject} in {personal.path}, where you moved {them} (yours alone, not the team's): "
+                           f"kept there, up to date, with no copy in {hooks_file.path}")
+
+
+def _parsed(base: Path, relative: str) -> dict[str, Any]:
+    """A JSON file's object, or {} when it is absent or is none (``install_hooks`` refuses it then)."""
+    text = read_text(contained(base, relative))
+    try:
+        value = orjson.loads(text) if text is not None and text.strip() else {}
+    except orjson.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def _only_batons(spec: ConfigFile, old: str | None) -> bool:

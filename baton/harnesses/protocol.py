@@ -139,6 +139,12 @@ class ConfigFile:
     """A file personal to this clone (this machine's settings, as the harness keeps them): when
     ``install-hooks`` creates it in a git repository it adds it to the clone's ``info/exclude``
     (``baton.harnesses.clone_exclude``), and ``--remove`` takes that line out again."""
+    personal_hooks: bool = False
+    """JSON: a file of the person's own where Baton's hooks may be kept instead of the harness's
+    hooks file (moved there by hand, hooks for oneself rather than the team: Claude Code's
+    ``settings.local.json``). Baton's hooks found there count as installed: ``install-hooks``
+    updates them there and adds no copy to the hooks file (taking one out that is there too),
+    ``baton doctor`` counts them, ``--remove`` takes them out (``baton.harnesses.install``)."""
 
 
 class HarnessAdapter(Protocol):

@@ -3,10 +3,13 @@
 - ``resolve_program``: where a command's first word is found (``PATH``, or the
   path itself), as a harness running the hook would look for it.
 - ``inspect_wiring``: for ``baton doctor``, what of a harness's wiring is there
-  (Baton's hooks, its ``baton`` MCP server, its skill and rule files), which
-  program the hooks and the server run, and whether it is found.
+  (Baton's hooks, in its hooks file or moved by hand into a personal one —
+  ``ConfigFile.personal_hooks``, Claude Code's ``settings.local.json`` — and in
+  which; its ``baton`` MCP server, its skill and rule files), which program the
+  hooks and the server run, and whether it is found. A hook in two files (the
+  harness runs both) is a ``warn`` naming both.
 - ``remove_wiring``: ``install-hooks --remove``. Takes out exactly Baton's part:
-  in each hooks list the hooks whose command ends in ``hook HARNESS EVENT``
+  in each hooks list (a personal file's too) the hooks whose command ends in ``hook HARNESS EVENT``
   (Baton's shape, whatever program runs it) — and a matcher group, an event, a
   ``hooks`` section left empty by that; the MCP server named ``baton`` (a
   ``mcpServers`` left empty goes too; in TOML the ``[mcp_servers.baton]``
@@ -185,7 +188,7 @@ def _is_batons(hook: Any, harness: str, events: set[str]) -> bool:
     return signature is not None and signature[1] == harness and signature[2] in events
 
 
-def _baton_hooks(config: dict[str, Any], harness: str, events: set[str]) -> dict[str, list[str]]:
+def baton_hooks(config: dict[str, Any], harness: str, events: set[str]) -> dict[str, list[str]]:
     """Per event, the command lines of Baton's hooks for ``harness`` in a parsed hooks file."""
     found: dict[str, list[str]] = {}
     hooks = config.get("hooks")
@@ -332,6 +335,22 @@ class HarnessWiring:
     shared_narrow: tuple[str, ...] = ()
     """The same in a group Baton's hook shares with the user's hooks, which ``install-hooks``
     leaves as it is: what to change by hand, one phrase each (``_shared_narrow_matchers``)."""
+    hook_files: dict[str, tuple[str, ...]] = attrs.field(factory=dict)
+    """Per event, the files Baton's hook is in (more than one: the harness runs it once for each)."""
+    personal: tuple[str, ...] = ()
+    """The harness's files of the person's own that may hold Baton's hooks instead of its hooks
+    file (``ConfigFile.personal_hooks``: Claude Code's ``.claude/settings.local.json``)."""
+    narrow_in: dict[str, str] = attrs.field(factory=dict)
+    """Per event of ``narrow``, the personal file its matcher is in (none: the hooks file)."""
+
+    def duplicated(self) -> dict[str, tuple[str, ...]]:
+        """Per event, the files holding Baton's hook when more than one does (the hooks file and a
+        personal file: the harness runs every copy, so each session gets two briefs, two hand-ons)."""
+        return {event: paths for event, paths in self.hook_files.items() if len(set(paths)) > 1}
+
+    def personal_files(self) -> tuple[str, ...]:
+        """The personal files that hold any of Baton's hooks, in order."""
+        return tuple(path for path in self.personal if any(path in paths for paths in self.hook_files.values()))
 
     @property
     def wired(self) -> bool:
@@ -383,6 +402,8 @@ def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
     owned: dict[str, str] = {}
     broken: dict[str, str] = {}
     narrow: dict[str, tuple[str, ...]] = {}
+    narrow_in: dict[str, str] = {}
+    files: dict[str, list[str]] = {}
     shared: tuple[str, ...] = ()
     for spec in _specs(harness):
         text = _read(root / spec.path)
@@ -393,18 +414,25 @@ def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
         if problem is not None:
             broken[spec.path] = problem
             continue
-        if spec.merge and "hooks" in spec.merge:
-            for event, lines in _baton_hooks(_json(text) or {}, harness, events).items():
+        if spec.merge is not None and ("hooks" in spec.merge or spec.personal_hooks):
+            config = _json(text) or {}
+            for event, lines in baton_hooks(config, harness, events).items():
                 hooks.setdefault(event, []).extend(lines)
-            narrow.update(_narrow_matchers(_json(text) or {}, harness))
-            shared += _shared_narrow_matchers(_json(text) or {}, harness, spec.path)
+                files.setdefault(event, []).append(spec.path)
+            for event, values in _narrow_matchers(config, harness).items():
+                narrow[event] = values
+                if spec.personal_hooks:
+                    narrow_in[event] = spec.path
+            shared += _shared_narrow_matchers(config, harness, spec.path)
         if spec.toml_table is not None or (spec.merge and "mcpServers" in spec.merge):
             mcp = mcp or _mcp_entry(spec, text)
     chosen = adapter(harness)
     absent = [hook for hook in chosen.hooks if hook.event not in hooks]
     missing = tuple(hook.event for hook in absent if chosen.role(hook) not in OPTIONAL_ROLES)
     left_out = tuple(hook.event for hook in absent if chosen.role(hook) in OPTIONAL_ROLES)
-    return HarnessWiring(harness, hooks, missing, mcp, owned, broken, left_out, narrow, shared)
+    personal = tuple(spec.path for spec in _specs(harness) if spec.personal_hooks)
+    return HarnessWiring(harness, hooks, missing, mcp, owned, broken, left_out, narrow, shared,
+                         {event: tuple(paths) for event, paths in files.items()}, personal, narrow_in)
 
 
 def _problem(path: Path, spec: ConfigFile, text: str | None) -> str | None:
@@ -453,12 +481,21 @@ def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
         return "fail", (f"runs {', '.join(f'`{p}` ({_not_found(p)})' for p in lost)}: its hooks do nothing; "
                         f"{fix} (it writes that baton's absolute path)")
     gaps = []
+    duplicated = wiring.duplicated()
+    if duplicated:
+        both = sorted({path for paths in duplicated.values() for path in paths},
+                      key=lambda path: (path in wiring.personal, path))
+        kept = next((path for path in both if path in wiring.personal), both[-1])
+        gaps.append(f"Baton's {', '.join(duplicated)} {'hook is' if len(duplicated) == 1 else 'hooks are'} in both "
+                    f"{' and '.join(both)}, so {harness} runs each twice (two briefs, two hand-ons at a session's "
+                    f"end); install-hooks keeps the ones in {kept} and takes the other copies out")
     if wiring.missing_events:
         gaps.append(f"no Baton hook for {', '.join(wiring.missing_events)}")
     if wiring.mcp is None:
         gaps.append("no `baton` MCP server")
-    gaps += [f"the {event} hook's matcher leaves out {', '.join(values)} (such a session gets no brief)"
-             for event, values in wiring.narrow.items()]
+    gaps += [f"the {event} hook's matcher"
+             f"{f' in {wiring.narrow_in[event]}' if event in wiring.narrow_in else ''} leaves out "
+             f"{', '.join(values)} (such a session gets no brief)" for event, values in wiring.narrow.items()]
     gaps += [f"{path} {state}" for path, state in wiring.owned.items() if state != "current"]
     if gaps:
         by_hand = "".join(f"; {phrase}" for phrase in wiring.shared_narrow)
@@ -468,7 +505,12 @@ def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
     hooks = sum(len(lines) for lines in wiring.hooks.values())
     programs = ", ".join(resolve_program(p) or p for p in wiring.programs())
     left_out = f" (no hook for {', '.join(wiring.left_out)}: left out, see --events)" if wiring.left_out else ""
-    return "ok", f"{counted(hooks, 'hook')}{left_out} and the `baton` MCP server run {programs}; skill current"
+    where = ""
+    if wiring.personal_files():  # said only when not where install-hooks writes them
+        found = sorted({path for paths in wiring.hook_files.values() for path in paths},
+                       key=lambda path: (path in wiring.personal, path))
+        where = f" in {' and '.join(found)}"
+    return "ok", f"{counted(hooks, 'hook')}{where}{left_out} and the `baton` MCP server run {programs}; skill current"
 
 
 # -- taking it out ---------------------------------------------------------------------------
@@ -529,7 +571,7 @@ def _stripped_json(config: dict[str, Any], spec: ConfigFile, harness: str) -> di
     out = copy.deepcopy(config)
     events = _events(harness)
     merge = spec.merge or {}
-    if "hooks" in merge and isinstance(out.get("hooks"), dict):
+    if ("hooks" in merge or spec.personal_hooks) and isinstance(out.get("hooks"), dict):
         hooks = without_hooks(out["hooks"], {("hook", harness, event) for event in events})
         if hooks != out["hooks"] and not hooks:
             del out["hooks"]

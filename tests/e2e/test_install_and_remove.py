@@ -23,11 +23,11 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.common import ProxyTrap, git_project, harness_program, ledger_events, run_baton
-from tests.e2e.fake_anthropic import FakeAnthropic, claude_env, said
+from tests.e2e.common import ProxyTrap, git_project, harness_program, ledger_events, run_baton, run_harness
+from tests.e2e.fake_anthropic import FakeAnthropic, claude_argv, claude_env, said
 from tests.e2e.fake_gemini import FakeGemini, hook_contexts
 from tests.e2e.fake_openai import FakeResponses, tool_names
-from tests.e2e.test_claude_code import session
+from tests.e2e.test_claude_code import RUN_TIMEOUT, session
 from tests.e2e.test_codex import CodexProject, developer_texts
 from tests.e2e.test_gemini_cli import Session
 
@@ -72,6 +72,57 @@ def test_claude_code_runs_batons_start_hook_once_after_install_hooks_ran_twice(c
     session(claude, project, env, model, "hello")
     assert said(model.turns()[0]).count(CLAUDE_BRIEF) == 1
     assert [e["type"] for e in ledger_events(project, env)].count("session.begun") == 1
+
+
+def _move_hooks_to_local_settings(project: Path) -> None:
+    """Baton's hooks cut from ``.claude/settings.json`` and pasted into ``.claude/settings.local.json``
+    by hand, as a person does who wants them for themselves, not the team."""
+    shared_path, local_path = project / ".claude" / "settings.json", project / ".claude" / "settings.local.json"
+    shared, local = json.loads(shared_path.read_text()), json.loads(local_path.read_text())
+    local["hooks"] = shared.pop("hooks")
+    shared_path.write_text(json.dumps(shared, indent=2) + "\n")
+    local_path.write_text(json.dumps(local, indent=2) + "\n")
+
+
+def _session_with_hook_events(claude: Path, project: Path, env: dict[str, str], model: FakeAnthropic,
+                              prompt: str) -> list[dict[str, Any]]:
+    """One headless session, its output streamed with every hook Claude Code ran
+    (``--include-hook-events``: a ``hook_started`` message per hook command); the messages."""
+    done = run_harness(claude_argv(claude, prompt, "--output-format", "stream-json", "--verbose",
+                                   "--include-hook-events"), project, env, timeout=RUN_TIMEOUT)
+    assert done.returncode == 0, f"claude exited {done.returncode}\n{done.stderr[-4000:]}\n{done.stdout[-4000:]}"
+    model.check()
+    messages = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert messages and messages[-1].get("type") == "result" and messages[-1].get("is_error") is False, messages[-1:]
+    return messages
+
+
+def test_claude_code_runs_batons_hooks_moved_to_local_settings_once_after_install_hooks_ran_again(claude_project):
+    """Installed with ``--command baton``, Baton's hooks moved by hand into
+    ``.claude/settings.local.json``, then ``install-hooks`` run again (its default command, this
+    ``baton``'s own path, a different command line). Claude Code runs the hooks of both files and
+    runs two different command lines twice: the hooks must be updated where they are, with no
+    copy in ``.claude/settings.json``. The waiting baton is then delivered once: one SessionStart
+    hook run, one brief carrying it, one claim, the session begun and ended once."""
+    claude, project, env, model = claude_project
+    _install(project, env, "claude-code", "--command", "baton")
+    _move_hooks_to_local_settings(project)
+    again = _install(project, env, "claude-code")
+    left = run_baton(project, env, "session", "end", "earlier-session",
+                     "--handoff-steps", "Wire the zebra-42 parser into the CLI")
+    assert left.returncode == 0, left.stderr
+    model.script = ["On it."]
+    messages = _session_with_hook_events(claude, project, env, model, "hello")
+    started = [m for m in messages if m.get("subtype") == "hook_started" and m.get("hook_event") == "SessionStart"]
+    assert len(started) == 1, started
+    told = said(model.turns()[0])
+    assert told.count(CLAUDE_BRIEF) == 1 and told.count("Wire the zebra-42 parser into the CLI") == 1, told
+    sid = messages[-1]["session_id"]
+    events = ledger_events(project, env)
+    assert [e["data"]["session"] for e in events if e["type"] == "baton.claimed"] == [sid]
+    assert sorted(e["type"] for e in events if e["type"] in ("session.begun", "session.ended")
+                  and sid in json.dumps(e)) == ["session.begun", "session.ended"]
+    assert set(again["hookFiles"].values()) == {".claude/settings.local.json"}
 
 
 def test_after_remove_claude_code_runs_without_baton_and_the_persons_settings_come_back(claude_project):
