@@ -25,7 +25,7 @@ FALLBACK_OWNER = "local"
 FALLBACK_BRANCH = "unknown"
 
 
-@frozen
+@frozen(slots=False)
 class SessionContext:
     owner: str
     branch: str
