@@ -444,7 +444,7 @@ def _config_signature(where: GitDirs | None) -> str | None:
 
 
 OS_USER_ENVIRONMENT = ("LOGNAME", "USER", "LNAME", "USERNAME")
-"""What ``getpass.getuser`` reads, in its order: the owner when git's config names no one."""
+"""What ``writer_id.user_name`` (as ``getpass.getuser``) reads, in its order: the owner when git's config names no one."""
 
 
 def identity_stamp(start: Path, includes: dict[str, tuple[tuple[int, ...], bool]]) -> tuple | None:
