@@ -23,7 +23,7 @@ from baton.model import frozen
 CONFIG_SCHEMA = 1
 
 
-@frozen
+@frozen(slots=False)
 class ProjectConfig:
     project_id: str
     fsync: str = "always"

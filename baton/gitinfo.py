@@ -18,8 +18,9 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections import namedtuple
 from pathlib import Path
-from typing import Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 import orjson
 
@@ -27,13 +28,19 @@ from baton.config import write_json_atomic
 from baton.domain.regexes import lazy
 from baton.errors import StorageError
 
+if TYPE_CHECKING:
+    class _GitDirFields(NamedTuple):
+        worktree: Path | None  # the work tree's top level (None for a bare repository)
+        git_dir: Path  # this worktree's own git directory (``.git``, or ``.git/worktrees/NAME``)
+        common_dir: Path  # the shared git directory (objects, refs, config)
+else:  # the same fields without typing.NamedTuple, which compiles each annotation (~0.15 ms of every hook)
+    _GitDirFields = namedtuple("GitDirs", ("worktree", "git_dir", "common_dir"))
 
-class GitDirs(NamedTuple):
+
+class GitDirs(_GitDirFields):
     """Where a repository lives, as ``git rev-parse`` would say it."""
 
-    worktree: Path | None  # the work tree's top level (None for a bare repository)
-    git_dir: Path  # this worktree's own git directory (``.git``, or ``.git/worktrees/NAME``)
-    common_dir: Path  # the shared git directory (objects, refs, config)
+    __slots__ = ()
 
     @property
     def bare(self) -> bool:
@@ -453,7 +460,7 @@ def _config_signature(where: GitDirs | None) -> str | None:
 
 
 OS_USER_ENVIRONMENT = ("LOGNAME", "USER", "LNAME", "USERNAME")
-"""What ``getpass.getuser`` reads, in its order: the owner when git's config names no one."""
+"""What ``writer_id.user_name`` (as ``getpass.getuser``) reads, in its order: the owner when git's config names no one."""
 
 
 def identity_stamp(start: Path, includes: dict[str, tuple[tuple[int, ...], bool]]) -> tuple | None:
@@ -575,49 +582,3 @@ def changed_files(start: Path) -> tuple[bool | None, tuple[str, ...]]:
         return None, ()
     finally:
         repo.close()
-
-
-class StatusGroups(NamedTuple):
-    """Changed paths relative to HEAD, each sorted, ``.baton/`` left out."""
-
-    added: tuple[str, ...]  # new in the index (staged), present in the work tree
-    modified: tuple[str, ...]  # changed, staged or not
-    deleted: tuple[str, ...]  # gone from the work tree or removed in the index
-    untracked: tuple[str, ...]  # not in the index; the files of an untracked directory, never the directory
-
-
-def status_groups(start: Path) -> StatusGroups:
-    """What ``git status`` tells apart, so a caller can give each path a role.
-
-    A path is in one group only: deleted (missing from the work tree) wins,
-    then added (a staged new file, even if edited since), then modified.
-    Reads without taking the index lock or refreshing its stat cache. Outside
-    a repository, or when the status cannot be read, every group is empty.
-    """
-    empty = StatusGroups((), (), (), ())
-    repo = open_repo(start)
-    if repo is None:
-        return empty
-    try:
-        from dulwich import porcelain  # lazy: the status machinery, only when a status is asked for
-
-        status = porcelain.status(repo, untracked_files="all", optional_locks=False)
-        work_tree = Path(repo.path)
-    except (KeyError, OSError, ValueError):
-        return empty
-    finally:
-        repo.close()
-
-    def paths(items) -> set[str]:
-        return {p for p in (_text(i) for i in items) if not p.startswith(".baton/")}
-
-    staged_add = paths(status.staged.get("add", ()))
-    staged_delete = paths(status.staged.get("delete", ()))
-    staged_modify = paths(status.staged.get("modify", ()))
-    unstaged = paths(status.unstaged)
-    untracked = paths(status.untracked) - staged_add
-    deleted = {p for p in staged_delete | staged_modify | staged_add | unstaged
-               if not (work_tree / p).exists() and not (work_tree / p).is_symlink()}
-    added = staged_add - deleted
-    modified = (staged_modify | unstaged) - deleted - added
-    return StatusGroups(*(tuple(sorted(g)) for g in (added, modified, deleted, untracked)))

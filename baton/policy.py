@@ -68,7 +68,7 @@ TRUST_FILE = "policy-trust.json"
 (``trust_location``), or in ``.baton/`` for a project outside git."""
 
 
-@frozen
+@frozen(slots=False)
 class Policy:
     redaction: RedactionPolicy = attrs.field(factory=RedactionPolicy)
     allowed_roots: tuple[Path, ...] = ()

@@ -29,7 +29,7 @@ from baton.model import frozen
 BATON_DIR = ".baton"
 
 
-@frozen
+@frozen(slots=False)
 class ProjectPaths:
     root: Path
     worktree: Path = attrs.field(default=attrs.Factory(lambda self: self.root, takes_self=True))

@@ -3,14 +3,16 @@
 Read through ``baton.gitinfo`` (dulwich) at a capture only: kept apart from
 ``gitinfo``, which every hook imports to locate the repository and read its
 branch, so that no hook defines ``RepoState`` without capturing anything.
+The changed paths by kind (``status_groups``, for ``handoff prepare``) are
+here for the same reason.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from baton.gitinfo import changed_files, current_branch, head_commit, open_repo, origin_url, remote_hint
+from baton.gitinfo import _text, changed_files, current_branch, head_commit, open_repo, origin_url, remote_hint
 from baton.model import frozen
 
 
@@ -43,3 +45,49 @@ def repo_state(start: Path) -> RepoState:
     dirty, files = changed_files(start)
     return RepoState(head=head_commit(start), branch=current_branch(start), dirty=dirty,
                      changed_files=files, remote_hint=remote_hint(url))
+
+
+class StatusGroups(NamedTuple):
+    """Changed paths relative to HEAD, each sorted, ``.baton/`` left out."""
+
+    added: tuple[str, ...]  # new in the index (staged), present in the work tree
+    modified: tuple[str, ...]  # changed, staged or not
+    deleted: tuple[str, ...]  # gone from the work tree or removed in the index
+    untracked: tuple[str, ...]  # not in the index; the files of an untracked directory, never the directory
+
+
+def status_groups(start: Path) -> StatusGroups:
+    """What ``git status`` tells apart, so a caller can give each path a role.
+
+    A path is in one group only: deleted (missing from the work tree) wins,
+    then added (a staged new file, even if edited since), then modified.
+    Reads without taking the index lock or refreshing its stat cache. Outside
+    a repository, or when the status cannot be read, every group is empty.
+    """
+    empty = StatusGroups((), (), (), ())
+    repo = open_repo(start)
+    if repo is None:
+        return empty
+    try:
+        from dulwich import porcelain  # lazy: the status machinery, only when a status is asked for
+
+        status = porcelain.status(repo, untracked_files="all", optional_locks=False)
+        work_tree = Path(repo.path)
+    except (KeyError, OSError, ValueError):
+        return empty
+    finally:
+        repo.close()
+
+    def paths(items) -> set[str]:
+        return {p for p in (_text(i) for i in items) if not p.startswith(".baton/")}
+
+    staged_add = paths(status.staged.get("add", ()))
+    staged_delete = paths(status.staged.get("delete", ()))
+    staged_modify = paths(status.staged.get("modify", ()))
+    unstaged = paths(status.unstaged)
+    untracked = paths(status.untracked) - staged_add
+    deleted = {p for p in staged_delete | staged_modify | staged_add | unstaged
+               if not (work_tree / p).exists() and not (work_tree / p).is_symlink()}
+    added = staged_add - deleted
+    modified = (staged_modify | unstaged) - deleted - added
+    return StatusGroups(*(tuple(sorted(g)) for g in (added, modified, deleted, untracked)))

@@ -70,16 +70,30 @@ def test_owner_falls_back_to_git_user_name(tmp_path):
 
 
 def test_owner_falls_back_to_the_os_user_then_local(tmp_path, monkeypatch):
-    import getpass
+    import pwd
 
-    monkeypatch.setattr(getpass, "getuser", lambda: "osuser")
+    for name in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("USER", "osuser")
     assert resolve_owner(tmp_path) == "osuser"
 
-    def fail():
-        raise OSError("no user")
+    def fail(uid):
+        raise KeyError(uid)
 
-    monkeypatch.setattr(getpass, "getuser", fail)
+    monkeypatch.delenv("USER")
+    monkeypatch.setattr(pwd, "getpwuid", fail)
     assert resolve_owner(tmp_path) == "local"
+
+
+def test_the_os_user_name_is_the_one_getpass_finds(monkeypatch):
+    import getpass
+
+    from baton.writer_id import user_name
+
+    assert user_name() == getpass.getuser()
+    for name in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        monkeypatch.delenv(name, raising=False)
+    assert user_name() == getpass.getuser()  # from the password database
 
 
 def test_branch_outside_git_is_unknown(tmp_path):

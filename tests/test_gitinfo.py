@@ -8,7 +8,7 @@ import pytest
 from dulwich import porcelain
 
 from baton import gitinfo
-from baton.repo_state import repo_state
+from baton.repo_state import repo_state, status_groups
 
 
 def _commit(repo_dir: Path, name: str, text: str) -> str:
@@ -97,7 +97,7 @@ def test_status_groups_tell_added_modified_deleted_and_untracked_apart(tmp_path)
     (tmp_path / "newdir" / "sub" / "b.txt").write_text("b")
     (tmp_path / ".baton").mkdir()
     (tmp_path / ".baton" / "config.json").write_text("{}")
-    groups = gitinfo.status_groups(tmp_path)
+    groups = status_groups(tmp_path)
     assert groups.added == ("staged.txt",)
     assert groups.modified == ("kept.txt",)
     assert groups.deleted == ("gone.txt", "staged_gone.txt")
@@ -105,7 +105,7 @@ def test_status_groups_tell_added_modified_deleted_and_untracked_apart(tmp_path)
 
 
 def test_status_groups_outside_a_repository_are_empty(tmp_path):
-    assert gitinfo.status_groups(tmp_path) == ((), (), (), ())
+    assert status_groups(tmp_path) == ((), (), (), ())
 
 
 # -- locating without dulwich, and git's identity kept between processes ------------------

@@ -38,7 +38,7 @@ from baton.projections.batons import baton_records
 
 # -- reading ---------------------------------------------------------------------
 
-@frozen
+@frozen(slots=False)
 class Peek:
     """A baton as a claimer read it, with the version of its stream at that moment."""
 

@@ -26,7 +26,7 @@ freshness and summary (``baton_freshness``); ``Start.claim`` claims it
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from baton.commands.batons import Peek, peek_at_start
 from baton.commands.identity import SessionContext, context_of
@@ -64,7 +64,11 @@ from baton.projections.batons import baton_creators, baton_records, baton_scopes
 from baton.projections.handoffs import LATEST_WINDOW, RESUMABLE
 
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from baton.commands.context import Limits, Project
+else:
+    Protocol = object  # an interface for type checkers; at run time a plain base (~0.07 ms less a class)
 
 RECENT_HANDOFFS = 20
 
@@ -124,7 +128,7 @@ def _left_for_another_owner(project: "Project", runner, ctx: SessionContext, *, 
     return [notice for _, notice in fresh]
 
 
-@frozen
+@frozen(slots=False)
 class BootstrapResult:
     context: SessionContext
     session_id: str | None
@@ -339,7 +343,7 @@ ClaimInScope = Callable[..., BatonRecord]
 """``baton_claim.claim_in_scope``: the claim, inside a write scope."""
 
 
-@frozen
+@frozen(slots=False)
 class Offer:
     """The waiting baton's section and the brief around it (``Start.offer``);
     ``done`` when nothing is left to claim (peeking, or it does not fit)."""

@@ -62,7 +62,7 @@ kept (None: nothing could be). Given to the one step (``Project.reading``,
 project."""
 
 
-@frozen
+@frozen(slots=False)
 class Limits:
     """How long a process waits for the ledger lock, and how much of the ledger
     a catch-up may fold: given when the project is opened (``Project.open``),
@@ -84,7 +84,7 @@ class Limits:
     catch-up is handed to a process of its own (``Project.behind``)."""
 
 
-@mutable
+@mutable(slots=False)
 class WriteScope:
     project: "Project"
     txn: LedgerTxn
@@ -145,7 +145,7 @@ class WriteScope:
         return events
 
 
-@mutable
+@mutable(slots=False)
 class GatheredBatch:
     """The appends a ``WriteScope.batch()`` block gathered (screened already),
     and, once written, the events as readers will read them back."""

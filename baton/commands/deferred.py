@@ -50,7 +50,7 @@ SUFFIX = ".json"
 FAILED = ".failed"
 
 
-@frozen
+@frozen(slots=False)
 class DeferredHook:
     """One hook kept for later (a file of ``.baton/deferred/``)."""
 
@@ -84,7 +84,7 @@ class DeferredHook:
         return root
 
 
-@frozen
+@frozen(slots=False)
 class DeferredRun:
     """A kept hook run by the catch-up: what it did, or why it was set aside."""
 

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from baton.commands.context import Limits, Project
 
 
-@frozen
+@frozen(slots=False)
 class SessionStartResult:
     session_id: str
     harness: str | None
@@ -137,7 +137,7 @@ def session_line(session_id: str, harness: str | None, also: str = "") -> str:
             "handed on to the next session when this one ends.\n")
 
 
-@frozen
+@frozen(slots=False)
 class Starting:
     """A harness's session start, read (``start_session``): ``done`` when it
     delivers no brief (a repeated start), else ``brief``, the session-start

@@ -13,19 +13,19 @@ owner's git config is the repository's shared one (git's common directory).
 
 from __future__ import annotations
 
-import getpass
 from pathlib import Path
 from typing import Callable
 
 from baton import gitinfo
 from baton.domain.redaction import redact_strings
 from baton.model import frozen
+from baton.writer_id import user_name
 
 FALLBACK_OWNER = "local"
 FALLBACK_BRANCH = "unknown"
 
 
-@frozen
+@frozen(slots=False)
 class SessionContext:
     owner: str
     branch: str
@@ -51,7 +51,7 @@ def resolve_owner(root: Path, explicit: str | None = None, *, cache: Path | None
     except Exception:  # noqa: BLE001 - the spec: resolution failures fall back silently
         pass
     try:
-        value = _clean(getpass.getuser())
+        value = _clean(user_name())
         if value:
             return value
     except Exception:  # noqa: BLE001

@@ -53,7 +53,7 @@ def check_objective(objective: str | None) -> str | None:
     return value
 
 
-@frozen
+@frozen(slots=False)
 class SessionObjective:
     owner: str
     branch: str

@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from baton import gitinfo
 from baton.canonical import pretty_bytes
 from baton.commands.draft_fields import TO_COMPLETE, field_missing
 from baton.commands.handoff_facts import repository_snapshot
@@ -44,6 +43,7 @@ from baton.domain.wording import counted
 from baton.errors import InputError, StorageError, UnsafePath
 from baton.model import frozen
 from baton.policy import allowed_once_trusted, check_path_inside_root
+from baton.repo_state import status_groups
 
 if TYPE_CHECKING:
     from baton.commands.context import Deferral, Project
@@ -132,7 +132,7 @@ def prepare_handoff(
         raise InputError(f"`trigger` must be one of {', '.join(TRIGGERS)}, not {trigger!r}")
     runner = project.reading(deferral=deferral)
     repo = repository_snapshot(project.paths.worktree)
-    roles = changed_roles(gitinfo.status_groups(project.paths.worktree)) if repo else {}
+    roles = changed_roles(status_groups(project.paths.worktree)) if repo else {}
     changed = tuple(sorted(roles))
     candidates, left_out = _artifact_candidates(project, changed)
     found = get_session_objective(runner, context_of(project))
@@ -233,7 +233,7 @@ def _write_template(output: str, template: dict[str, Any], *, force: bool) -> No
 
 
 def changed_roles(groups: Any) -> dict[str, str]:
-    """Each changed path (a ``gitinfo.StatusGroups``) with its artifact role:
+    """Each changed path (a ``repo_state.StatusGroups``) with its artifact role:
     a staged new or an untracked file is ``created``, a missing one ``deleted``,
     any other change ``modified``."""
     roles = {path: "modified" for path in groups.modified}

@@ -751,7 +751,7 @@ def _size(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-@frozen
+@frozen(slots=False)
 class FittedSection:
     text: str
     shown: int
@@ -792,7 +792,7 @@ def _more_line(left_out: int, more_hint: str) -> str:
     return f"- … {left_out} more left out to fit the brief ({more_hint})"
 
 
-@frozen
+@frozen(slots=False)
 class AssembledBrief:
     text: str
     bytes: int

@@ -43,7 +43,7 @@ FIELDS = (OWNER, BRANCH, SESSION, HARNESS, LABEL, KEY)
 AS_GIVEN = "as given"
 
 
-@frozen
+@frozen(slots=False)
 class IdentifierFinding:
     """A rule matched ``field`` in ``form`` (``as given``, ``baton key``,
     ``stream name``, ``file name``, ``URL``...). Never holds the value."""

@@ -149,7 +149,7 @@ class ChangeStream:
                 for feed, (event, end, line) in self._last.items()}
 
 
-@mutable
+@mutable(slots=False)
 class _Read:
     start: Cursor
     events: list[Event]

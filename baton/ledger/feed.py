@@ -49,7 +49,7 @@ class FeedHead:
         return cls(offset=raw["offset"], seq=raw["seq"], hash=raw.get("hash"), hlc=raw.get("hlc", 0))
 
 
-@frozen
+@frozen(slots=False)
 class FeedProblem:
     feed: str
     offset: int
@@ -61,7 +61,7 @@ class FeedProblem:
         return {"feed": self.feed, "offset": self.offset, "seq": self.seq, "kind": self.kind, "message": self.message}
 
 
-@frozen
+@frozen(slots=False)
 class TornTail:
     offset: int
     length: int

@@ -21,7 +21,7 @@ not seen, instead of every feed from byte 0.
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Protocol
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping
 
 from baton.errors import StorageError
 from baton.ledger.envelope import Event, EventDraft
@@ -29,7 +29,11 @@ from baton.ledger.feed import FeedHead, FeedScan, merge_feeds
 from baton.model import frozen, mutable
 
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from baton.ledger.tail import TailWant
+else:
+    Protocol = object  # an interface for type checkers; at run time a plain base (~0.07 ms less a class)
 
 
 @frozen
@@ -53,7 +57,7 @@ class Cursor:
         return (a.offset, a.seq, a.hash) == (b.offset, b.seq, b.hash)
 
 
-@frozen
+@frozen(slots=False)
 class FeedInfo:
     """A feed's size in bytes and its identity (inode; None in memory)."""
 
@@ -61,7 +65,7 @@ class FeedInfo:
     ident: int | None
 
 
-@mutable
+@mutable(slots=False)
 class Changes:
     """What the feeds gained after some cursors.
 
@@ -92,7 +96,7 @@ class FeedRewritten(StorageError):
         self.feed = feed
 
 
-@frozen
+@frozen(slots=False)
 class Seed:
     """What an index that folded the ledger up to ``cursors`` knows.
 

@@ -41,7 +41,7 @@ def _text(value: Any) -> str | None:
 
 # -- sessions ----------------------------------------------------------------------
 
-@frozen
+@frozen(slots=False)
 class BeginSession:
     session: str
     owner: str
@@ -51,7 +51,7 @@ class BeginSession:
     received_baton: str | None = None
 
 
-@frozen
+@frozen(slots=False)
 class EndSession:
     session: str
     owner: str
@@ -96,7 +96,7 @@ def evolve_session(state: dict[str, Any] | None, recorded: Event, key: str) -> d
 
 # -- objectives ----------------------------------------------------------------------
 
-@frozen
+@frozen(slots=False)
 class SetObjective:
     owner: str
     branch: str
@@ -104,7 +104,7 @@ class SetObjective:
     session: str | None = None
 
 
-@frozen
+@frozen(slots=False)
 class ClearObjective:
     owner: str
     branch: str

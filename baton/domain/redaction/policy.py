@@ -34,7 +34,7 @@ DEFAULT_PATH_FIELDS = frozenset(
 with ``"type": "file"`` also makes its ``ref`` path-like."""
 
 
-@frozen
+@frozen(slots=False)
 class RedactionPolicy:
     rules: tuple[Rule, ...] = DEFAULT_RULES
     entropy_threshold: float = DEFAULT_ENTROPY_THRESHOLD

@@ -20,13 +20,18 @@ import functools
 import math
 import re
 from collections import Counter
-from typing import Callable, Iterator, Protocol, Sequence, Union
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence, Union
 
 import attrs
 
 from baton.domain.redaction.secret_rules import DOCUMENTED_EXAMPLES, PLACEHOLDER_MARKS, PLACEHOLDER_WORDS
 from baton.domain.regexes import compiled, lazy
 from baton.model import frozen
+
+if TYPE_CHECKING:
+    from typing import Protocol
+else:
+    Protocol = object  # an interface for type checkers; at run time a plain base (~0.07 ms less a class)
 
 REDACT = "redact"
 BLOCK = "block"
@@ -207,7 +212,7 @@ def _could_assign_regex(last_words: tuple[str, ...]) -> str:
     return rf"""(?:{words})[_.\-]*["']?[ \t]*[:=]"""
 
 
-@frozen
+@frozen(slots=False)
 class AssignmentRule:
     """``name = value`` text and ``{"name": "value"}`` pairs whose name says
     "secret" and whose value looks like one. Only the value is replaced."""
@@ -251,7 +256,7 @@ class AssignmentRule:
         return self.key_test(key_words(key)) and self.value_test(value, policy)
 
 
-@frozen
+@frozen(slots=False)
 class PathRule:
     """File-name globs for path-like fields. A glob without ``/`` is matched
     against the last component; with ``/``, against the path's tail.

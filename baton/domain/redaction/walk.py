@@ -30,7 +30,7 @@ from baton.domain.regexes import compiled, lazy
 from baton.model import frozen
 
 
-@frozen
+@frozen(slots=False)
 class Redaction:
     """One field changed by one rule. Never holds the removed value."""
 
