@@ -26,10 +26,9 @@ import sys
 import time
 
 from baton import __version__
-from baton.cli_pipe import guard_standard_streams
 from baton.domain.limits import MAX_INPUT_BYTES
 from baton.errors import BatonError, PromotionRefused, TransitionError
-from baton.process_end import InterruptsCount, ends_with_exit
+from baton.process_end import InterruptsCount, ends_with_exit, guard_standard_streams
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
@@ -996,7 +995,7 @@ def run(report: Callable[[int], None] | None = None) -> None:
     just before a hook-path command's process ends: the hook server's child
     answers the process that relayed the command (``baton.hook_server``).
     """
-    guard_standard_streams()  # a reader that stops reading ends the output, not the command (baton.cli_pipe)
+    guard_standard_streams()  # a reader that stops reading ends the output, not the command (baton.process_end)
     hook_path = _command_word(sys.argv[1:]) in HOOK_PATH_COMMANDS
     if hook_path:
         ends_with_exit()

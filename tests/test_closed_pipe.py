@@ -1,5 +1,5 @@
 """A reader that stops reading ends the output, not the command (docs/cli.md, "Exit codes";
-``baton.cli_pipe``): real ``baton`` processes writing into real pipes whose reader has gone."""
+``baton.process_end``): real ``baton`` processes writing into real pipes whose reader has gone."""
 
 from __future__ import annotations
 

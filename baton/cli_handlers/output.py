@@ -16,10 +16,10 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from baton.cli_pipe import output_gone
 from baton.domain.redaction import RedactionPolicy, screen_output, screen_text, visible_json
 from baton.errors import BatonError
 from baton.oplog import elapsed_ms
+from baton.process_end import output_gone
 
 
 class Noted(NamedTuple):
@@ -79,7 +79,7 @@ def print_stream(args: argparse.Namespace, result: Any) -> None:
     and written a batch at a time, so what is held is a batch, not the
     output. A failure while reading (a damaged feed) leaves the lines
     already read printed, then goes to ``print_failure`` as any other. Once
-    the reader of standard output has gone (``baton.cli_pipe``), nothing
+    the reader of standard output has gone (``baton.process_end``), nothing
     more is read."""
     policy = _policy(args)
     if args.json:
