@@ -28,7 +28,7 @@ import time
 from baton import __version__
 from baton.domain.limits import MAX_INPUT_BYTES
 from baton.errors import BatonError, PromotionRefused, TransitionError
-from baton.process_end import InterruptsCount, ends_with_exit
+from baton.process_end import InterruptsCount, ends_with_exit, guard_standard_streams
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (a prompt hook never needs it)
 if TYPE_CHECKING:
@@ -997,6 +997,7 @@ def run(report: Callable[[int], None] | None = None) -> None:
     just before a hook-path command's process ends: the hook server's child
     answers the process that relayed the command (``baton.hook_server``).
     """
+    guard_standard_streams()  # a reader that stops reading ends the output, not the command (baton.process_end)
     hook_path = _command_word(sys.argv[1:]) in HOOK_PATH_COMMANDS
     if hook_path:
         ends_with_exit()
@@ -1155,8 +1156,6 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         _end_progress_line()
         print("baton: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # ``baton log | head -1``: the reader has all it wanted
-        return 0
     except Exception as exc:  # noqa: BLE001 - the last line of defence: no tracebacks for users
         _end_progress_line()
         if os.environ.get("BATON_DEBUG"):

@@ -27,8 +27,12 @@ code is current: a request after any of its modules' files changed (an
 upgrade, an edit) is declined, and the server ends; the command then runs in
 its own process and starts a new server. It ends after
 ``BATON_HOOK_SERVER_IDLE`` seconds without a request (``IDLE_SECONDS``), or
-at SIGTERM, removing its socket; commands already running are processes of
-their own and run to their end.
+at SIGTERM, removing its socket, its start mark and its lock file (the lock
+file last, while still holding the lock: ``_hold_lock`` says why that is
+safe); commands already running are processes of their own and run to their
+end. A server that starts sweeps what servers of other installations that
+provably no longer run left in the folder (``sweep_stale``), so one set of
+files per virtual environment or checkout does not pile up.
 
 Peer credentials are Linux's (``SO_PEERCRED``): elsewhere the server does
 not start, and every hook runs in its own process as before.
@@ -43,6 +47,7 @@ import importlib
 import io
 import os
 import pkgutil
+import re
 import resource
 import select
 import signal
@@ -58,7 +63,7 @@ from baton.domain.handoff import converter, prepare_record_model
 from baton.domain.identifiers import screen_identifiers
 from baton.domain.redaction import RedactionPolicy, redact_payload, redact_strings
 from baton.domain.regexes import LazyPattern
-from baton.launch import ACCEPTED, DECLINED, PROTOCOL, RELAYED, installation_key, private_folder
+from baton.launch import ACCEPTED, DECLINED, PROTOCOL, RELAYED, SPAWN_INTERVAL, installation_key, private_folder
 
 IDLE_SECONDS = 3600.0
 """How long the server waits for a request before it ends (``BATON_HOOK_SERVER_IDLE`` overrides)."""
@@ -93,9 +98,11 @@ def main(argv: list[str]) -> int:
     address = argv[0]
     if not private_folder(os.path.dirname(address)):
         return 2
-    lock = os.open(address + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
-    if not _locked(lock):
+    started, pid = time.time_ns(), os.getpid()
+    lock = _hold_lock(address + ".lock")
+    if lock is None:
         return 0  # another server of this installation serves, or is still finishing its last hooks
+    sweep_stale(os.path.dirname(address), address)
     os.chdir("/")
     modules = preload()
     server = Server(_listen(address), address, lock, modules, _idle_seconds())
@@ -103,21 +110,120 @@ def main(argv: list[str]) -> int:
         server.serve()
     finally:
         server.close_listener()
+        if os.getpid() == pid:  # never in a child (none returns here: each ends with os._exit)
+            _remove_own_files(address, lock, started)
     return 0
 
 
-def _locked(lock: int, wait: float = LOCK_WAIT) -> bool:
+def _hold_lock(path: str, wait: float = LOCK_WAIT) -> int | None:
     """Hold the installation's server lock (for the whole life of the process), waiting up to ``wait``
-    seconds for a server that is ending (declining stale requests, finishing its children)."""
+    seconds for a server that is ending (declining stale requests, finishing its children): the
+    descriptor of the file at ``path``, locked, or None when another server holds it.
+
+    A server that ends removes its lock file while it still holds it (``_remove_own_files``), so
+    a lock taken on a file no longer at ``path`` locks nothing: the file now at ``path`` (a new
+    one, or one another starting server created and may hold) is taken instead."""
     deadline = time.monotonic() + wait
     while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return True
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
+            os.close(fd)
             if time.monotonic() >= deadline:
-                return False
+                return None
             time.sleep(0.05)
+            continue
+        if _same_file(fd, path):
+            return fd
+        os.close(fd)  # removed by the server that held it as it ended: take the file at path now
+
+
+def _same_file(fd: int, path: str) -> bool:
+    """Whether ``fd`` is the file at ``path`` (not one removed from there)."""
+    try:
+        here, there = os.fstat(fd), os.lstat(path)
+    except OSError:
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+
+def _remove_own_files(address: str, lock: int, started: int) -> None:
+    """At a clean end, with the lock still held (nobody serves or starts serving meanwhile: a
+    server waiting for the lock takes the file then at its path, ``_hold_lock``): the ``.started``
+    mark of the start that brought this server up (not a newer one, which a hook made for a server
+    to come) and the lock file go, then the lock. The socket went first (``close_listener``)."""
+    mark = address + ".started"
+    try:
+        if os.stat(mark).st_mtime_ns <= started:
+            os.unlink(mark)
+    except OSError:
+        pass
+    try:
+        if _same_file(lock, address + ".lock"):
+            os.unlink(address + ".lock")
+    except OSError:
+        pass
+    os.close(lock)
+
+
+STALE_NAME = re.compile(r"hook-[0-9a-f]{16}\.sock(?:\.lock|\.started)?")
+"""The files a hook server of some installation leaves in the socket folder."""
+
+
+def sweep_stale(folder: str, own: str) -> list[str]:
+    """Remove the files of other installations' servers that provably do not run and are not
+    starting — their lock taken here (no server holds it) and their start mark, if any, older
+    than ``SPAWN_INTERVAL`` (a server started since would have written a new one) — so one set
+    per installation (every virtual environment, every checkout) does not pile up. Never fails;
+    the names removed.
+
+    A server of that installation starting meanwhile waits for the lock, finds its file gone
+    once it gets it, and takes a new one (``_hold_lock``)."""
+    removed: list[str] = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    own_name = os.path.basename(own)
+    sockets = {name.split(".sock", 1)[0] + ".sock" for name in names if STALE_NAME.fullmatch(name)}
+    for base in sorted(sockets - {own_name}):
+        removed += _sweep_installation(os.path.join(folder, base), names)
+    return removed
+
+
+def _sweep_installation(address: str, names: list[str]) -> list[str]:
+    base = os.path.basename(address)
+    try:
+        if time.time() - os.stat(address + ".started").st_mtime < SPAWN_INTERVAL:
+            return []  # a server of it may be starting
+    except OSError:
+        pass
+    lock = None
+    if base + ".lock" in names:
+        try:
+            lock = os.open(address + ".lock", os.O_RDWR | os.O_NOFOLLOW)
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # held (a server serves) or not ours to open
+            if lock is not None:
+                os.close(lock)
+            return []
+        if not _same_file(lock, address + ".lock"):
+            os.close(lock)
+            return []
+    removed = []
+    try:
+        for name in (base, base + ".started", base + ".lock"):
+            path = os.path.join(os.path.dirname(address), name)
+            try:
+                os.unlink(path)
+                removed.append(name)
+            except OSError:
+                pass
+    finally:
+        if lock is not None:
+            os.close(lock)
+    return removed
 
 
 def preload() -> dict[str, tuple[int, int]]:

@@ -29,6 +29,8 @@ from tests.handoff_support import git_init
 
 BATON = Path(sys.executable).parent / "baton"
 NOT_RELAYED = 97
+OTHER_KEY = "0123456789abcdef"
+"""Another installation's key (another virtual environment or checkout of Baton): its files are not this server's."""
 RELAY = ("import sys\nfrom baton import launch\nstatus = launch.relay(launch.socket_path(), sys.argv[1:])\n"
          f"sys.exit({NOT_RELAYED} if status is None else status)\n")
 
@@ -77,7 +79,7 @@ def _relay_hook(cwd: Path, runtime: Path, event: str, session: str, **env: str) 
 
 
 def _socket(runtime: Path) -> Path | None:
-    found = list((runtime / "baton").glob("hook-*.sock"))
+    found = [p for p in (runtime / "baton").glob("hook-*.sock") if OTHER_KEY not in p.name]
     return found[0] if found else None
 
 
@@ -484,3 +486,80 @@ def test_a_spare_copies_its_pages_ahead_and_stops_when_a_request_arrives():
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     assert found["whole"] > 1000 and found["cut"] <= 256 and found["still"] == {"a": [1, 2]}
+
+
+# -- the files a server leaves in the socket folder (docs/hooks.md, "The hook server") ----------
+
+def _files(runtime: Path) -> list[str]:
+    return sorted(p.name for p in (runtime / "baton").iterdir())
+
+
+def _another_installations_files(runtime: Path, started_ago: float) -> Path:
+    """What a server of another installation left: its socket, its lock file and its start
+    mark, written ``started_ago`` seconds ago; returns its socket's path."""
+    import socket as socket_module
+
+    folder = runtime / "baton"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    address = folder / f"hook-{OTHER_KEY}.sock"
+    listener = socket_module.socket(socket_module.AF_UNIX, socket_module.SOCK_STREAM)
+    listener.bind(str(address))
+    listener.close()  # the socket file stays, as a killed server leaves it
+    Path(f"{address}.lock").write_text("999999 3\n")
+    mark = Path(f"{address}.started")
+    mark.write_bytes(b"")
+    then = time.time() - started_ago
+    os.utime(mark, (then, then))
+    return address
+
+
+def test_a_server_that_ends_cleanly_leaves_no_file_behind(repo, runtime):
+    pid = _start_server(runtime, repo.parent)
+    assert any(name.endswith(".sock.lock") for name in _files(runtime))
+    assert stop_servers(runtime) == [pid]
+    assert _files(runtime) == []
+
+
+def test_a_starting_server_sweeps_the_files_of_another_installations_dead_server(repo, runtime):
+    _another_installations_files(runtime, started_ago=3600)
+    _start_server(runtime, repo.parent)
+    assert not [name for name in _files(runtime) if OTHER_KEY in name]
+
+
+def test_a_starting_server_leaves_the_files_of_a_server_that_holds_its_lock(repo, runtime):
+    import fcntl
+
+    address = _another_installations_files(runtime, started_ago=3600)
+    with open(f"{address}.lock", "rb") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # as the running server of that installation holds it
+        _start_server(runtime, repo.parent)
+        assert [name for name in _files(runtime) if OTHER_KEY in name] == [
+            f"hook-{OTHER_KEY}.sock", f"hook-{OTHER_KEY}.sock.lock", f"hook-{OTHER_KEY}.sock.started"]
+
+
+def test_a_starting_server_leaves_the_files_of_a_server_just_started(repo, runtime):
+    _another_installations_files(runtime, started_ago=0)
+    _start_server(runtime, repo.parent)
+    assert len([name for name in _files(runtime) if OTHER_KEY in name]) == 3
+
+
+def test_a_server_that_waited_for_an_ending_one_holds_the_lock_file_now_at_its_path(tmp_path, monkeypatch):
+    import fcntl
+
+    from baton import hook_server
+
+    path = tmp_path / "hook-x.sock.lock"
+    ending = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(ending, fcntl.LOCK_EX)
+
+    def ended(_seconds: float) -> None:
+        """While this one waits, the server before it ends: it removes its lock file, then lets go."""
+        if path.exists():
+            path.unlink()
+            os.close(ending)
+
+    monkeypatch.setattr(hook_server.time, "sleep", ended)
+    held = hook_server._hold_lock(str(path))
+    assert held is not None
+    assert os.fstat(held).st_ino == os.stat(path).st_ino  # not the removed file, which locks nothing
+    os.close(held)

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 BATON = Path(__file__).resolve().parents[1] / "baton"
-ADAPTERS = ("baton.cli", "baton.cli_handlers", "baton.cli_input", "baton.cli_read", "baton.completion",
-            "baton.completion_words", "baton.mcp_server", "baton.mcp_prompts", "baton.mcp_schemas", "baton.web",
+ADAPTERS = ("baton.cli", "baton.cli_handlers", "baton.cli_input", "baton.cli_pipe", "baton.cli_read",
+            "baton.completion", "baton.completion_words", "baton.mcp_server", "baton.mcp_prompts", "baton.mcp_schemas", "baton.web",
             "baton.harnesses")
 
 

@@ -1017,7 +1017,7 @@ def test_a_feed_forged_under_a_hidden_line_is_not_good_after_the_team_file_was_t
 
 def test_ssh_keygen_is_handed_baton_s_copy_of_the_parsed_lines_never_the_committed_file(capsys, team):
     from baton.commands.context import Project
-    from baton.sync.signing import allowed_signers_path
+    from baton.sync.signing import allowed_signers
 
     _remote, a, _b, keys = team
     committed = a / ".baton" / "allowed_signers"
@@ -1025,11 +1025,11 @@ def test_ssh_keygen_is_handed_baton_s_copy_of_the_parsed_lines_never_the_committ
     trust_policy(a)
     project = Project.open(a)
     try:
-        allowed = allowed_signers_path(project)
+        with allowed_signers(project).copy() as allowed:
+            assert allowed != committed
+            assert allowed.read_text() == "".join(line + "\n" for line in team_signers(a, _b, keys))
     finally:
         project.close()
-    assert allowed != committed
-    assert allowed.read_text() == "".join(line + "\n" for line in team_signers(a, _b, keys))
 
 
 def test_a_feed_refused_while_the_signer_file_is_untrusted_says_so_without_naming_baton_s_copy(capsys, team):
@@ -1056,3 +1056,136 @@ def test_policy_show_shows_a_changed_sync_section_and_says_the_trust_covers_it(c
     code, text, _ = run(capsys, b, "policy", "show")
     assert '.baton/config.json: sync = require_signatures: false, allowed_signers: ".baton/allowed_signers"' in text
     assert "the signer lines of .baton/allowed_signers and config.json's sync section whole" in text
+
+
+# -- the copy of the signer lines ssh-keygen reads (docs/sync.md, "How the file is read") ----------
+
+def copy_name(a: Path, b: Path, keys: Path) -> str:
+    """The name of the copy of the team's signer lines (``signers-`` and 16 hex digits of their sha256)."""
+    import hashlib
+
+    text = "".join(line + "\n" for line in team_signers(a, b, keys)).encode()
+    return "signers-" + hashlib.sha256(text).hexdigest()[:16]
+
+
+def copies(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.glob("*signers-*")) if folder.is_dir() else []
+
+
+def block_copy(folder: Path, name: str) -> None:
+    """Make the copy impossible to write in ``folder``, whoever runs (root too): a non-empty
+    folder stands where it would be renamed to."""
+    in_the_way = folder / name
+    if in_the_way.is_file():
+        in_the_way.unlink()
+    (in_the_way / "in-the-way").mkdir(parents=True)
+
+
+def test_a_sync_that_cannot_write_the_copy_in_the_git_dir_checks_against_one_in_baton_cache(capsys, team):
+    _remote, a, b, keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    name = copy_name(a, b, keys)
+    block_copy(b / ".git" / "baton", name)
+    code, result = sync(capsys, b)
+    assert code == 0
+    assert result["signers"]["feeds"][writer(a)]["status"] == "good"
+    assert (b / ".baton" / "cache" / name).read_text() == "".join(line + "\n" for line in team_signers(a, b, keys))
+
+
+def test_verify_rechecks_against_a_copy_in_baton_cache_when_the_git_dir_refuses_one(capsys, team):
+    _remote, a, b, keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    sync(capsys, b)
+    block_copy(b / ".git" / "baton", copy_name(a, b, keys))
+    verified = run_json(capsys, b, "verify")
+    assert {s["feed"]: s["status"] for s in verified["signers"]}[writer(a)] == "good"
+    assert copies(b / ".baton" / "cache") == [copy_name(a, b, keys)]
+
+
+def test_a_sync_that_can_write_the_copy_nowhere_says_what_to_fix_in_one_line(capsys, team):
+    _remote, a, b, keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    name = copy_name(a, b, keys)
+    block_copy(b / ".git" / "baton", name)
+    block_copy(b / ".baton" / "cache", name)
+    code, out, err = run(capsys, b, "sync")
+    assert code == 1 and "Traceback" not in err and err.count("\n") == 1
+    assert f"in {b / '.git' / 'baton'} (" in err and f"nor in {b / '.baton' / 'cache'} (" in err
+    assert "make one of these folders writable by this user, or free space on its disk" in err
+    assert "alice's work" not in titles(capsys, b)
+
+
+def test_a_sync_with_no_signature_left_to_check_writes_no_copy(capsys, team):
+    _remote, a, b, keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    sync(capsys, b)  # every verdict of this allowed-signers file is kept: the next sync runs no program
+    name = copy_name(a, b, keys)
+    block_copy(b / ".git" / "baton", name)
+    block_copy(b / ".baton" / "cache", name)
+    code, result = sync(capsys, b)
+    assert code == 0 and result["signers"]["feeds"][writer(a)]["status"] == "good"
+
+
+def test_a_project_without_signatures_to_check_verifies_with_no_copy_written(capsys, team):
+    _remote, a, b, keys = team
+    name = copy_name(a, b, keys)
+    block_copy(b / ".git" / "baton", name)
+    block_copy(b / ".baton" / "cache", name)
+    code, out, err = run(capsys, b, "verify")
+    assert code == 0, out + err
+
+
+def test_writing_a_copy_removes_the_ones_it_supersedes_and_those_of_earlier_versions(capsys, team):
+    _remote, a, b, keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    git_baton, cache = b / ".git" / "baton", b / ".baton" / "cache"
+    cache.mkdir(exist_ok=True)
+    for folder in (git_baton, cache):
+        for stale in ("trusted-signers-0123456789abcdef", "signers-fedcba9876543210"):
+            (folder / stale).write_text("old lines\n")
+    (git_baton / "policy-trust.json.bak").write_text("{}")  # not a copy: left alone
+    sync(capsys, b)
+    assert copies(git_baton) == [copy_name(a, b, keys)]
+    assert copies(cache) == []
+    assert (git_baton / "policy-trust.json.bak").exists()
+
+
+def test_a_superseded_copy_another_process_still_reads_is_left_for_a_later_write(capsys, team):
+    import fcntl
+
+    _remote, a, b, keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    git_baton = b / ".git" / "baton"
+    git_baton.mkdir(exist_ok=True)
+    stale = git_baton / "signers-fedcba9876543210"
+    stale.write_text("the lines another check reads\n")
+    with open(stale, "rb") as reading:
+        fcntl.flock(reading, fcntl.LOCK_SH)  # as a check running now holds the copy it reads
+        sync(capsys, b)
+        assert stale.read_text() == "the lines another check reads\n"
+    (git_baton / copy_name(a, b, keys)).unlink()
+    checkpoint(capsys, a, "more of alice's work")
+    sync(capsys, a)
+    sync(capsys, b)  # writes the copy again: nobody holds the old one now
+    assert copies(git_baton) == [copy_name(a, b, keys)]
+
+
+def test_a_link_planted_where_the_copy_goes_is_replaced_never_followed(capsys, team, tmp_path):
+    _remote, a, b, keys = team
+    checkpoint(capsys, a, "alice's work")
+    sync(capsys, a)
+    outside = tmp_path / "outside-the-project"
+    outside.write_text("".join(line + "\n" for line in team_signers(a, b, keys)))
+    git_baton = b / ".git" / "baton"
+    git_baton.mkdir(exist_ok=True)
+    (git_baton / copy_name(a, b, keys)).symlink_to(outside)
+    code, result = sync(capsys, b)
+    assert result["signers"]["feeds"][writer(a)]["status"] == "good"
+    assert not (git_baton / copy_name(a, b, keys)).is_symlink()
+    assert outside.read_text() == "".join(line + "\n" for line in team_signers(a, b, keys))

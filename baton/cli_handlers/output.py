@@ -19,6 +19,7 @@ import orjson
 from baton.domain.redaction import RedactionPolicy, screen_output, screen_text, visible_json
 from baton.errors import BatonError
 from baton.oplog import elapsed_ms
+from baton.process_end import output_gone
 
 
 class Noted(NamedTuple):
@@ -77,7 +78,9 @@ def print_stream(args: argparse.Namespace, result: Any) -> None:
     on its own — the unit ``--json``'s JSON Lines were always screened in —
     and written a batch at a time, so what is held is a batch, not the
     output. A failure while reading (a damaged feed) leaves the lines
-    already read printed, then goes to ``print_failure`` as any other."""
+    already read printed, then goes to ``print_failure`` as any other. Once
+    the reader of standard output has gone (``baton.process_end``), nothing
+    more is read."""
     policy = _policy(args)
     if args.json:
         lines = (screened_json_line(line, policy) for line in result.json_line_iter())
@@ -90,6 +93,8 @@ def print_stream(args: argparse.Namespace, result: Any) -> None:
             if len(batch) >= STREAM_BATCH:
                 sys.stdout.write("\n".join(batch) + "\n")
                 batch.clear()
+                if output_gone():  # the reader has all it wanted (``baton log | head``): read no further
+                    return
     except BatonError:
         if batch:
             sys.stdout.write("\n".join(batch) + "\n")

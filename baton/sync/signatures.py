@@ -8,7 +8,6 @@ Keys, signing and checking are ``baton.sync.signing``.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -26,13 +25,13 @@ from baton.sync.signing import (
     SIGNING_FORMATS,
     STATE_FILE,
     UNSIGNED,
+    AllowedSigners,
     Programs,
     SignerCheck,
     SigningFailed,
     SigningKey,
-    allowed_signers_path,
+    allowed_signers,
     check_head,
-    file_digest,
     load_state,
     require_signatures,
     sign_head,
@@ -58,7 +57,8 @@ class FeedSignatures:
     key: SigningKey | None
     programs: Programs
     required: bool
-    allowed: Path
+    allowed: AllowedSigners
+    """The allowed-signers lines; their copy is written only when a signature is checked."""
     allowed_digest: str | None
     state: dict[str, Any]
     checks: dict[str, SignerCheck] = attrs.field(factory=dict)
@@ -77,10 +77,10 @@ class FeedSignatures:
     @classmethod
     def open(cls, project: "Project", repo) -> "FeedSignatures":
         """Raises: InputError (a malformed ``sync`` setting)."""
-        allowed = allowed_signers_path(project)
+        allowed = allowed_signers(project)
         key, programs = signing_setup_at(project.root, repo)  # this worktree's config, as git reads it
         untrusted = signers_untrusted(project)
-        digest = file_digest(allowed)
+        digest = allowed.digest
         signatures = cls(project, repo, project.writer, key, programs, require_signatures(project), allowed,
                          f"{digest}:untrusted" if untrusted and digest is not None else digest, load_state(project),
                          untrusted=untrusted, shown=signers_shown(project))

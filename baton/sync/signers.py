@@ -23,9 +23,10 @@ from baton.sync.signing import (
     UNSIGNED,
     UNTRUSTED_SIGNERS,
     WRONG_SIGNER,
+    AllowedSigners,
     Programs,
     SignerCheck,
-    allowed_signers_path,
+    allowed_signers,
     check_head,
     key_fingerprint,
     load_state,
@@ -60,16 +61,22 @@ def feed_signers(project: "Project", feeds: list[str], *, recheck: bool = False)
     """Each feed's signer, from what the last sync recorded; with ``recheck``
     (``baton verify``) the recorded signature is checked again: that the
     feed holds the signed head's event, and against the allowed-signers file
-    as it is now. Empty when the project has no signing in play (no record,
-    no allowed-signers file, signatures not required)."""
+    as it is now (only then is the copy ``ssh-keygen`` reads written). Empty
+    when the project has no signing in play (no record, no allowed-signers
+    file, signatures not required).
+
+    Raises:
+        StorageError: a signature is rechecked and the copy of the allowed-signers
+            lines can be written nowhere (``AllowedSigners.copy``).
+    """
     state = load_state(project)
     try:
-        allowed = allowed_signers_path(project)
+        allowed = allowed_signers(project)
         required = require_signatures(project)
-    except InputError:
-        allowed, required = project.root / DEFAULT_ALLOWED_SIGNERS, False
+    except InputError:  # a malformed sync setting (every command says so): no line binds a key
+        allowed, required = AllowedSigners(None, (), project.root / DEFAULT_ALLOWED_SIGNERS), False
     recorded = state.get("feeds") or {}
-    if not recorded and not required and not allowed.is_file():
+    if not recorded and not required and not allowed.listed:
         return []
     programs = _programs(project) if recheck else Programs()
     out = []

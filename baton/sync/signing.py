@@ -47,22 +47,26 @@ checks them again against the feeds and the current allowed signers.
 from __future__ import annotations
 
 import base64
+import contextlib
+import errno
+import fcntl
 import hashlib
 import os
 import re
+import stat
 import subprocess
 import tempfile
 from datetime import datetime
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 import attrs
 
-from baton.config import DEFAULT_ALLOWED_SIGNERS, allowed_signers_problem, read_json, write_bytes_atomic
+from baton.config import DEFAULT_ALLOWED_SIGNERS, allowed_signers_problem, read_json
 from baton.domain.policy_keys import signer_lines
 from baton.domain.policy_trust import SignersInForce, signers_in_force
-from baton.errors import ConfigError, InputError
+from baton.errors import ConfigError, InputError, StorageError
 from baton.gitinfo import config_stack, locate, open_repo
 from baton.ledger.feed import FeedHead
 from baton.model import frozen
@@ -125,32 +129,176 @@ def committed_signers_path(project: "Project") -> Path:
     return project.root / raw
 
 
-def allowed_signers_path(project: "Project") -> Path:
-    """The allowed-signers file feeds are checked against: never the project's file itself
-    (``committed_signers_path``) but a copy Baton writes beside the trust record, where no
-    clone brings one, of exactly the key lines the trust digest covers and ``baton policy show``
-    shows (``baton.domain.policy_keys.signer_lines``, parsed as ``ssh-keygen`` parses), so a
-    line Baton would not read cannot bind a key: the project's lines when they are trusted here
-    or there is nothing to trust; while they are not, the lines this clone trusted before (none
-    when never: docs/sync.md, "Which signers apply"). The project's path (absent) when the
-    project has no allowed-signers file and none was trusted.
+def allowed_signers(project: "Project") -> "AllowedSigners":
+    """The allowed-signers lines feeds are checked against: never the project's file itself
+    (``committed_signers_path``) but exactly the key lines the trust digest covers and ``baton
+    policy show`` shows (``baton.domain.policy_keys.signer_lines``, parsed as ``ssh-keygen``
+    parses), so a line Baton would not read cannot bind a key: the project's lines when they
+    are trusted here or there is nothing to trust; while they are not, the lines this clone
+    trusted before (none when never: docs/sync.md, "Which signers apply"). No lines at all
+    (``AllowedSigners.listed`` false) when the project has no allowed-signers file and none
+    was trusted. Nothing is written here: the copy ``ssh-keygen`` reads is written when a
+    signature is checked (``AllowedSigners.copy``).
 
     Raises:
         ConfigError: the setting is not a relative path inside the project.
-        StorageError: the copy cannot be written.
     """
     committed = committed_signers_path(project)
     lines = _in_force(project, False).signers
     if lines is None:
         if not committed.is_file():
-            return committed
+            return AllowedSigners(None, (), committed)
         trust = project.policy.trust
         lines = trust.widening.signers if trust is not None and trust.widening.signers is not None else ()
-    text = "".join(line + "\n" for line in lines).encode()
-    copy = trust_file(project.paths).parent / f"signers-{hashlib.sha256(text).hexdigest()[:16]}"
-    if not copy.is_file() or copy.read_bytes() != text:
-        write_bytes_atomic(copy, text)
-    return copy
+    places = tuple(dict.fromkeys((trust_file(project.paths).parent, project.paths.cache_dir)))
+    return AllowedSigners("".join(line + "\n" for line in lines).encode(), places, committed)
+
+
+COPY_PREFIX = "signers-"
+"""The copy's name: ``signers-`` and the first 16 hex digits of the sha256 of its bytes."""
+_COPY_NAMES = re.compile(r"(?:trusted-)?signers-[0-9a-f]{16}")
+"""Copies Baton wrote: ``signers-…``, and ``trusted-signers-…`` of versions before it."""
+HOLD_TRIES = 8
+"""Times a copy is written again when another process removed it between the write and the hold."""
+
+
+class AllowedSigners:
+    """The allowed-signers lines feeds are checked against (``allowed_signers``), and the copy
+    of them ``ssh-keygen`` is handed — written only when a signature is checked, at the first
+    of ``places`` where it can be: the checkout's git directory beside the trust record
+    (``<gitdir>/baton/``, where no clone brings one), else the project's ``.baton/cache/``
+    (git-ignored; a read-only git directory, a full disk, a permission problem). Writing a
+    copy removes the copies it supersedes there (other digests, ``trusted-signers-…`` of
+    earlier versions), but never one in use: a process holds a shared ``flock`` on the copy
+    while ``ssh-keygen`` reads it (``copy``), and a copy is removed only under an exclusive one."""
+
+    def __init__(self, text: bytes | None, places: tuple[Path, ...], committed: Path) -> None:
+        self.text = text
+        """The lines, newline-terminated; None when no allowed-signers file applies."""
+        self.places = places
+        self.committed = committed
+        """The project's allowed-signers file, as a message names it when it has none."""
+
+    @property
+    def listed(self) -> bool:
+        """Whether an allowed-signers file applies (it may list no key)."""
+        return self.text is not None
+
+    @property
+    def digest(self) -> str | None:
+        """The sha256 of the lines (None: no file applies): what the verdicts kept are valid for."""
+        return hashlib.sha256(self.text).hexdigest() if self.text is not None else None
+
+    @contextlib.contextmanager
+    def copy(self) -> Iterator[Path]:
+        """The copy ``ssh-keygen`` reads, written now if it is not there already, and held
+        (no other process removes it) until the block ends.
+
+        Raises:
+            StorageError: it can be written in none of ``places`` (the message says what to fix).
+        """
+        assert self.text is not None, "no allowed-signers file applies: nothing to copy"
+        name = COPY_PREFIX + hashlib.sha256(self.text).hexdigest()[:16]
+        problems = []
+        for place in self.places:
+            try:
+                held = self._hold(place / name)
+            except OSError as exc:
+                problems.append(f"{place} ({exc.strerror or exc})")
+                continue
+            try:
+                yield place / name
+            finally:
+                os.close(held)
+            return
+        raise StorageError(
+            "cannot write the copy of the allowed-signers lines that feed signatures are checked against (ssh-keygen "
+            f"reads only that copy) in {' nor in '.join(problems)}: make one of these folders writable by this user, "
+            "or free space on its disk, then run the command again")
+
+    def _hold(self, path: Path) -> int:
+        """A descriptor of ``path``, under a shared lock, holding exactly the lines; written (and
+        the copies it supersedes removed) when it does not.
+
+        Raises:
+            OSError: it cannot be written there.
+        """
+        assert self.text is not None
+        for _ in range(HOLD_TRIES):
+            held = _held_copy(path, self.text)
+            if held is not None:
+                return held
+            _write_copy(path, self.text)
+            for place in self.places:
+                _remove_superseded(place, path.name)
+        raise OSError(errno.EAGAIN, "the copy was removed each time it was written")
+
+
+def _held_copy(path: Path, text: bytes) -> int | None:
+    """A descriptor of the file at ``path`` under a shared lock, when it is a regular file (never a
+    link followed) holding exactly ``text`` and still at ``path`` once locked; else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)  # a remover holds its exclusive lock only to unlink
+        st = os.fstat(fd)
+        now = os.lstat(path)
+        if stat.S_ISREG(st.st_mode) and (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino) \
+                and st.st_size == len(text) and os.pread(fd, len(text) + 1, 0) == text:
+            fd, held = -1, fd
+            return held
+    except OSError:
+        pass
+    finally:
+        if fd != -1:
+            os.close(fd)
+    return None
+
+
+def _write_copy(path: Path, text: bytes) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename (over any link there, never through it).
+
+    Raises:
+        OSError: it cannot be written.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".tmp.{os.getpid()}.{os.urandom(4).hex()}")
+    try:
+        with open(tmp, "xb") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+
+
+def _remove_superseded(place: Path, current: str) -> None:
+    """Remove the copies in ``place`` other than ``current`` that no process holds; never fails."""
+    try:
+        names = [name for name in os.listdir(place) if name != current and _COPY_NAMES.fullmatch(name)]
+    except OSError:
+        return
+    for name in names:
+        path = place / name
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:  # a link (never Baton's) or gone already
+            with contextlib.suppress(OSError):
+                if os.path.islink(path):
+                    os.unlink(path)
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            st, now = os.fstat(fd), os.lstat(path)
+            if (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino):
+                os.unlink(path)
+        except OSError:  # held: a process checks against it now
+            pass
+        finally:
+            os.close(fd)
 
 
 def signers_untrusted(project: "Project") -> bool:
@@ -367,12 +515,17 @@ def verify_time(head: FeedHead) -> str:
     return datetime.fromtimestamp(head.hlc / 1_000_000).strftime("%Y%m%d%H%M%S")
 
 
-def check_head(allowed: Path, programs: Programs, writer: str, head: FeedHead,
+def check_head(allowed: AllowedSigners, programs: Programs, writer: str, head: FeedHead,
                signature: bytes | None, *, shown: str = "the allowed-signers file",
                untrusted: bool = False) -> SignerCheck:
-    """Check ``signature`` over ``writer``'s ``head`` against the allowed-signers file ``allowed``
-    (the copy ``allowed_signers_path`` wrote); ``shown``: the file as messages name it; with
-    ``untrusted`` (the project's lines are not trusted here) a verdict that is not good says so."""
+    """Check ``signature`` over ``writer``'s ``head`` against the allowed-signers lines ``allowed``
+    (``allowed_signers``: its copy is written when ``ssh-keygen`` is to read it); ``shown``: the
+    file as messages name it; with ``untrusted`` (the project's lines are not trusted here) a
+    verdict that is not good says so.
+
+    Raises:
+        StorageError: the copy of the lines cannot be written anywhere (``AllowedSigners.copy``).
+    """
     if untrusted:
         verdict = check_head(allowed, programs, writer, head, signature,
                              shown="the copy of the allowed-signers lines this clone trusted")
@@ -387,19 +540,19 @@ def check_head(allowed: Path, programs: Programs, writer: str, head: FeedHead,
     fingerprint = key_fingerprint(signature)
     if fingerprint is None:
         return SignerCheck(BAD_SIGNATURE, message=f"the signature of feed {writer} is not an ssh signature")
-    if not allowed.is_file():
-        return SignerCheck(UNKNOWN_KEY, key=fingerprint,
-                           message=f"no allowed-signers file at {allowed}: key {fingerprint} is bound to no writer")
+    if not allowed.listed:
+        return SignerCheck(UNKNOWN_KEY, key=fingerprint, message=f"no allowed-signers file at {allowed.committed}: "
+                                                                 f"key {fingerprint} is bound to no writer")
     when = f"-Overify-time={verify_time(head)}"
-    with tempfile.TemporaryDirectory(prefix="baton-verify-") as tmp:
+    with allowed.copy() as copy, tempfile.TemporaryDirectory(prefix="baton-verify-") as tmp:
         sig = Path(tmp) / "head.sig"
         sig.write_bytes(signature)
-        found = _run([program, "-Y", "find-principals", "-f", str(allowed), "-s", str(sig), when], b"")
+        found = _run([program, "-Y", "find-principals", "-f", str(copy), "-s", str(sig), when], b"")
         if found is None:
             return SignerCheck(BAD_SIGNATURE, key=fingerprint, message=f"cannot run {program!r} to verify")
         principals = tuple(p for p in found.stdout.decode("utf-8", "replace").splitlines() if p.strip()) \
             if found.returncode == 0 else ()
-        done = _run([program, "-Y", "verify", "-n", NAMESPACE, "-f", str(allowed), "-I", writer, "-s", str(sig),
+        done = _run([program, "-Y", "verify", "-n", NAMESPACE, "-f", str(copy), "-I", writer, "-s", str(sig),
                      when], signed_message(writer, head))
     if done is not None and done.returncode == 0:
         return SignerCheck(GOOD, principals, fingerprint, f"signed by {','.join(principals) or writer}")
@@ -416,17 +569,13 @@ def check_head(allowed: Path, programs: Programs, writer: str, head: FeedHead,
                        f"(seq {head.seq}): {_clean(done.stderr) if done is not None else 'not run'}")
 
 
-def openpgp_signers(allowed: Path) -> list[tuple[tuple[str, ...], str]]:
-    """The allowed-signers file's OpenPGP lines, Baton's one addition to
-    git's format: ``<principals> [options] openpgp <fingerprint>`` (ssh-keygen
+def openpgp_signers(text: bytes | None) -> list[tuple[tuple[str, ...], str]]:
+    """The OpenPGP lines of allowed-signers lines (``AllowedSigners.text``), Baton's one
+    addition to git's format: ``<principals> [options] openpgp <fingerprint>`` (ssh-keygen
     skips such a line with an "invalid key" warning). Returns
     ``(principals, upper-case fingerprint)`` per line."""
     out = []
-    try:
-        lines = signer_lines(allowed.read_bytes())
-    except OSError:
-        return []
-    for line in lines:
+    for line in signer_lines(text or b""):
         words = [word for word in re.split(r"[ \t\r]+", line) if word]  # ssh-keygen's separators only
         if not words or "openpgp" not in words[1:-1]:
             continue
@@ -436,7 +585,7 @@ def openpgp_signers(allowed: Path) -> list[tuple[tuple[str, ...], str]]:
     return out
 
 
-def _check_openpgp(allowed: Path, program: str, writer: str, head: FeedHead, signature: bytes,
+def _check_openpgp(allowed: AllowedSigners, program: str, writer: str, head: FeedHead, signature: bytes,
                    shown: str) -> SignerCheck:
     """``gpg --status-fd=1 --verify``, as git checks an OpenPGP-signed commit;
     the key (the signing key's or its primary key's fingerprint) must be in
@@ -463,7 +612,7 @@ def _check_openpgp(allowed: Path, program: str, writer: str, head: FeedHead, sig
                                                   f"its head (seq {head.seq})")
     fingerprints = {valid[0].upper()} | ({valid[9].upper()} if len(valid) > 9 else set())
     key = valid[9].upper() if len(valid) > 9 else valid[0].upper()
-    principals = tuple(p for names, fpr in openpgp_signers(allowed) if fpr in fingerprints for p in names)
+    principals = tuple(p for names, fpr in openpgp_signers(allowed.text) if fpr in fingerprints for p in names)
     if not principals:
         return SignerCheck(UNKNOWN_KEY, (), key, f"feed {writer} is signed with OpenPGP key {key}, which "
                                                  f"{shown} does not list")
@@ -489,10 +638,3 @@ def load_state(project: "Project") -> dict[str, Any]:
     except (FileNotFoundError, InputError, OSError):
         return {}
     return raw if isinstance(raw, dict) and isinstance(raw.get("feeds"), dict) else {}
-
-
-def file_digest(path: Path) -> str | None:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return None
