@@ -26,7 +26,7 @@ _OWNED_BY_OTHERS = (
     ("refs/tags/", "a git tag"),
     ("refs/remotes/", "a remote-tracking ref"),
     ("refs/notes/", "git notes"),
-    ("refs/stash", "git's stash"),
+    ("refs/stash/", "git's stash"),
     ("refs/replace/", "a git replace ref"),
     ("refs/bisect/", "a git bisect mark"),
     ("refs/original/", "a backup filter-branch keeps"),
@@ -55,8 +55,8 @@ def _shape_problem(name: str) -> str | None:
 
 
 def ledger_ref_problem(name: str) -> str | None:
-    """Why ``name`` cannot be the ledger ref (to follow "`ref` "), or None: it must be a well-formed
-    ref name under ``refs/baton/`` (``refs/baton/<name>``). Everything else
+    """Why ``name`` cannot be the ledger ref, worded to follow the parameter's name, or None: it
+    must be a well-formed ref name under ``refs/baton/`` (``refs/baton/<name>``). Everything else
     belongs to git or to a person — branches, tags, remote-tracking refs,
     the stash, notes, ``HEAD`` and every name outside ``refs/`` — or to a
     hosting service (``refs/pull/``, ``refs/for/``, ``refs/meta/``…)."""
