@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 import attrs
 
 from baton.commands.context import Deferral, Limits, Project
-from baton.domain.identifiers import name_problem
+from baton.domain.identifiers import identifier_refusal
 from baton.errors import BatonError, InputError, LedgerBusy
 from baton.ledger.clock import WallClock, system_clock
 
@@ -116,15 +116,12 @@ class Baton:
         branch, session id, harness id or label that looks like a secret, as
         given or as the key, stream or file name it becomes, is refused
         (``SecretInIdentifier``, exit 5) before anything is appended or written.
-        An owner or branch given empty or with a control character is an
-        input error (exit 2): leaving it out is how to ask for the default."""
-        for name in ("owner", "branch"):
-            value = fields.get(name)
-            if isinstance(value, str) and (problem := name_problem(value)) is not None:
-                hint = " (leave it out for the default)" if problem == "is empty" else ""
-                article = "an" if name == "owner" else "a"
-                raise InputError(f"`{name}` {problem}{hint}: {article} {name} names a baton key, a stream and a file",
-                                 details={"field": name})
+        An owner, branch, harness or label given empty or with a control
+        character is an input error (exit 2, ``identifier_refusal``): leaving
+        it out is how to ask for the default."""
+        for name in ("owner", "branch", "harness", "label"):
+            if (problem := identifier_refusal(name, fields.get(name))) is not None:
+                raise InputError(problem, details={"field": name})
         self.project.check_identifiers(**{k: v for k, v in fields.items() if v is not None})
 
     # -- before a project exists ---------------------------------------------------
@@ -346,7 +343,8 @@ class Baton:
         """Score handoff pressure and readiness (CLI ``detect``, MCP ``handoff_detect``, hooks)."""
         from baton.commands import detect
 
-        self._identifiers(session=session, harness=harness)
+        given = (signals or {}).get("harness") if harness is None and isinstance(signals, dict) else harness
+        self._identifiers(session=session, harness=given if isinstance(given, str) else None)  # a hook's too
         return detect.detect(self.project, signals or {}, prepare=prepare, session=session, harness=harness,
                              source=source, create_drafts=create_drafts, prepared_draft=prepared_draft)
 

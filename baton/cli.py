@@ -133,7 +133,8 @@ def _add_ledger_core(sub, common) -> None:
                                    "reached: exit 4, nothing changed. See docs/sync.md.")
     p.add_argument("--remote", metavar="NAME", default="origin", help="the git remote (default: origin)")
     p.add_argument("--ref", metavar="REF", default="refs/baton/ledger",
-                   help="the ref the feeds live on (default: refs/baton/ledger)")
+                   help="the ref the feeds live on, under refs/baton/ (default: refs/baton/ledger); a branch, "
+                        "tag or any ref that is not a Baton ledger commit is refused, never replaced")
     p.add_argument("--restore-own-feed", action="store_true",
                    help="this clone was restored from a backup: take the events of its own feed the remote has "
                         "beyond the local file (verified; a copy that rewrites the feed is still refused). "

@@ -141,6 +141,14 @@ class RemoteRefRefused(ValidationFailed):
     code = "remote_ref_refused"
 
 
+class LocalRefRefused(ValidationFailed):
+    """This clone already has a ref of the ledger ref's name that is not a Baton
+    ledger commit (a tag, someone's commit, a symbolic ref): a sync would replace
+    it, so nothing is imported or pushed (exit 3, as ``RemoteRefRefused``)."""
+
+    code = "local_ref_refused"
+
+
 class MergeUnresolved(ValidationFailed):
     """A merge without an explicit resolution decision (exit 3): nothing is written."""
 

@@ -124,7 +124,8 @@ DRAFT_ID = _text(f"{_ID_FORMS} ('latest' names a ready handoff, never one to val
 SESSION_ID = _text("your session's id, as the session-start brief names it (\"This is … session `ID`\")", max_length=SESSION_ID_MAX)
 OWNER = _text("owner (default: git user.email, user.name, OS user, 'local')")
 BRANCH = _text("branch (default: the current git branch, else 'unknown')")
-HARNESS = _text("the harness: codex, claude-code, cursor, gemini-cli, generic...")
+HARNESS = _text("the harness: codex, claude-code, cursor, gemini-cli, generic... (one line: a control character "
+                "is refused, input_error)")
 STEPS = {"type": "array", "items": {"type": "string"}}
 
 
@@ -256,7 +257,9 @@ def _handoff_list() -> dict[str, Any]:
 
 
 def _handoff_fork() -> dict[str, Any]:
-    return _obj({"id": ID, "label": _text("what this branch is for", max_length=BRANCH_LABEL_MAX),
+    label = _text("what this branch is for (one line: a control character is refused, input_error)",
+                  max_length=BRANCH_LABEL_MAX)
+    return _obj({"id": ID, "label": label,
                  "session_id": SESSION_ID}, ("id",))
 
 

@@ -418,6 +418,85 @@ def test_an_ssh_key_with_gpg_format_left_unset_is_refused_with_the_setting_that_
     assert writer(a) not in remote_feeds(remote)
 
 
+def test_with_signatures_required_a_key_the_allowed_signers_file_lacks_keeps_the_feed_unpublished(capsys, team):
+    remote, a, _b, keys = team
+    stranger = keygen(keys, "stranger")
+    sign_with(a, stranger)  # a key nobody added to .baton/allowed_signers
+    require_signatures(a)
+    checkpoint(capsys, a, "signed by a stranger's key")
+    code, result = sync(capsys, a)
+    assert code == 3
+    [refused] = result["refused"]
+    assert (refused["feed"], refused["side"], refused["kind"]) == (writer(a), "local", "unknown_key")
+    assert result["published"] == {} and writer(a) not in remote_feeds(remote)
+
+
+def test_the_refusal_of_an_unlisted_key_names_the_key_the_writer_the_file_and_the_way_to_publish(capsys, team):
+    _remote, a, _b, keys = team
+    stranger = keygen(keys, "stranger")
+    sign_with(a, stranger)
+    require_signatures(a)
+    checkpoint(capsys, a, "signed by a stranger's key")
+    [refused] = sync(capsys, a)[1]["refused"]
+    fingerprint = subprocess.run(["ssh-keygen", "-lf", f"{stranger}.pub"], check=True, capture_output=True,
+                                 text=True).stdout.split()[1]
+    message = refused["message"]
+    assert fingerprint in message and str(stranger) in message and writer(a) in message
+    assert ".baton/allowed_signers does not list" in message and "not published" in message
+    assert "baton policy trust" in message and "set user.signingkey" in message
+
+
+def test_with_signatures_required_a_teammates_key_is_a_wrong_signer_and_the_feed_stays_unpublished(capsys, team):
+    remote, a, _b, keys = team
+    sign_with(a, keys / "bob")  # bob's key: listed, but for b's writer only
+    require_signatures(a)
+    checkpoint(capsys, a, "signed with bob's key")
+    code, result = sync(capsys, a)
+    assert code == 3
+    [refused] = result["refused"]
+    assert (refused["feed"], refused["side"], refused["kind"]) == (writer(a), "local", "wrong_signer")
+    assert "bob@example.com" in refused["message"] and "not published" in refused["message"]
+    assert writer(a) not in remote_feeds(remote)
+
+
+def test_a_clone_refused_for_its_own_key_still_imports_its_teammates_feeds(capsys, team):
+    _remote, a, b, keys = team
+    checkpoint(capsys, b, "bob's work")
+    sync(capsys, b)
+    sign_with(a, keygen(keys, "stranger"))
+    require_signatures(a)
+    checkpoint(capsys, a, "alice's unpublishable work")
+    code, result = sync(capsys, a)
+    assert code == 3 and list(result["imported"]) == [writer(b)]
+    assert "bob's work" in titles(capsys, a)
+
+
+def test_the_text_of_a_refused_own_feed_says_refused_not_flagged(capsys, team):
+    _remote, a, _b, keys = team
+    sign_with(a, keygen(keys, "stranger"))
+    require_signatures(a)
+    checkpoint(capsys, a, "signed by a stranger's key")
+    code, text, _err = run(capsys, a, "sync")
+    assert code == 3
+    assert any(ln.startswith(f"REFUSED local feed {writer(a)} at seq ") and ": unknown_key: " in ln
+               for ln in text.splitlines())
+    assert not any(ln.startswith(f"FLAGGED feed {writer(a)}") for ln in text.splitlines())
+
+
+def test_once_the_key_is_listed_and_trusted_the_held_back_feed_is_published_and_taken(capsys, team):
+    remote, a, b, keys = team
+    stranger = keygen(keys, "stranger")
+    sign_with(a, stranger)
+    require_signatures(a)
+    require_signatures(b)
+    checkpoint(capsys, a, "held back")
+    assert sync(capsys, a)[0] == 3
+    allow(a, b, lines=[*team_signers(a, b, keys), f"{writer(a)} {public(stranger)}"])
+    code, result = sync(capsys, a)
+    assert (code, result["refused"]) == (0, []) and writer(a) in remote_feeds(remote)
+    assert sync(capsys, b)[0] == 0 and "held back" in titles(capsys, b)
+
+
 def test_without_require_signatures_a_key_that_cannot_sign_publishes_the_feed_unsigned_and_says_why(capsys, team,
                                                                                                      tmp_path):
     remote, a, _b, _keys = team

@@ -36,6 +36,7 @@ from baton.commands.capture import (
     hash_artifacts,
     merge_changes,
     refuse_baton_scope,
+    refuse_malformed_identifiers,
     refuse_transcripts,
 )
 from baton.commands.handoff_facts import now_timestamp, project_snapshot
@@ -90,6 +91,8 @@ def _checked_changes(project: "Project", replacement: dict[str, Any], flags: dic
     part of the input by the project's policy, as a capture's payload is cleaned."""
     refuse_baton_scope(replacement)
     refuse_baton_scope(flags)
+    refuse_malformed_identifiers(replacement)
+    refuse_malformed_identifiers(flags)
     if not replacement and not flags and not lists and not close and not drop:
         raise InputError("nothing to amend: give changes, replacement sections, or items to close or drop")
     managed = sorted(k for k in replacement if k in MANAGED_FIELDS)

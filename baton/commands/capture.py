@@ -47,7 +47,7 @@ from baton.domain.aggregates import handoff as aggregate
 from baton.domain.batons import SCOPE_FIELD
 from baton.domain.field_hints import unknown_field_hints
 from baton.domain.handoff import handoff_file_name, new_draft
-from baton.domain.identifiers import handoff_identifiers
+from baton.domain.identifiers import handoff_identifier_problems, handoff_identifiers
 from baton.domain.limits import AGENT_RECORD_BYTES
 from baton.domain.paths import lexical_problem, normalize_project_path
 from baton.domain.readiness import transcript_field_paths
@@ -55,7 +55,7 @@ from baton.domain.redaction import rule_label
 from baton.domain.redaction.summary import summarize_output
 from baton.domain.short_ids import HANDOFFS_DIR, short_id
 from baton.domain.wording import counted
-from baton.errors import InputError, PolicyBlock, UnsafePath
+from baton.errors import HandoffInputError, InputError, PolicyBlock, UnsafePath
 from baton.ledger.ids import uuid7
 from baton.model import frozen
 from baton.policy import Policy, check_path_inside_root, load_policy, redact_or_block, with_untrusted_roots
@@ -394,6 +394,18 @@ def refuse_transcripts(handoff: Any) -> None:
 
 # -- capture ----------------------------------------------------------------------
 
+def refuse_malformed_identifiers(body: Any) -> None:
+    """A handoff body's ``origin.harness`` and ``lineage.branch_label`` are one line of visible
+    text (``handoff_identifier_problems``), as the same names given on their own are.
+
+    Raises:
+        HandoffInputError (exit 2): each problem, named by its field path (never the value).
+    """
+    problems = handoff_identifier_problems(body)
+    if problems:
+        raise HandoffInputError(problems)
+
+
 def capture_in_scope(
     scope: Any,
     payload: dict,
@@ -433,6 +445,7 @@ def capture_in_scope(
         raise InputError("a handoff payload must be a JSON object")
     if session:
         session = check_session_id(session)
+    refuse_malformed_identifiers(payload)
     project.check_identifiers(handoff_identifiers(payload))
     clean = clean_payload(project.paths.worktree, payload, policy)
     body = assign_item_ids(clean.payload)

@@ -35,12 +35,13 @@ import attrs
 from baton.commands import forget
 from baton.commands.identity import context_of
 from baton.domain.batons import select_eligible
+from baton.domain.ledger_refs import DEFAULT_REF, ledger_ref_problem, local_ref_refusal
 from baton.domain.wording import counted
-from baton.errors import InputError, RemoteRefRefused
+from baton.errors import InputError, LocalRefRefused, RemoteRefRefused
 from baton.model import frozen, mutable
 from baton.projections.batons import baton_records
 from baton.sync import decide, publish, transport
-from baton.sync.ledger_ref import DEFAULT_REF, BadRefFeed, UnknownFormat, read_feeds
+from baton.sync.ledger_ref import BadRefFeed, UnknownFormat, local_ref, read_feeds
 from baton.sync.local import ERASURE_PENDING, LocalFeeds, ReadCount, ledger_lock, unlink
 from baton.sync.project_check import check_remote_project
 from baton.sync.refusals import RefusedFeed
@@ -173,7 +174,10 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     not this project's (``baton.sync.project_check``).
 
     Raises:
-        InputError: ``remote`` is empty, or ``ref`` is not a ref name under ``refs/``.
+        InputError: ``remote`` is empty, or ``ref`` is not a ref name under ``refs/baton/``
+            (``baton.domain.ledger_refs``: a tag, a branch, the stash… are never Baton's to replace).
+        LocalRefRefused (exit 3): this clone's ``ref`` exists and is not a Baton ledger commit:
+            nothing imported or pushed, the ref as it was.
         NoSyncRemote (exit 4): no git repository, or no such remote.
         RemoteOtherProject (exit 4): the remote's ledger is another project's: nothing imported or pushed.
         RemoteUnreachable (exit 4): the remote cannot be fetched from or pushed to.
@@ -182,14 +186,14 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
     if not (remote or "").strip():
         raise InputError("`remote` must name a git remote (for example origin), not an empty name")
     ref = DEFAULT_REF if ref is None else ref  # an empty name is refused below, as an empty remote is
-    if not ref.startswith("refs/") or ref.startswith("refs/heads/") or ".." in ref or ref.endswith("/") \
-            or any(c in ref for c in " ~^:?*[\\"):
-        raise InputError(f"`ref` must be a ref name under refs/ other than a branch, not {ref!r}")
+    if (problem := ledger_ref_problem(ref)) is not None:
+        raise InputError(f"`ref` {problem}", details={"ref": ref})
     if accept_project is not None and not accept_project.strip():
         raise InputError("`accept_project` must name a project id, not an empty one")
     repo = transport.open_repo(project)
     erased = _Erased()
     try:
+        _check_local_ref(repo, ref.encode())  # before the remote is asked anything; again under the lock
         url, pushurl = transport.remote_url(repo, remote), transport.push_url(repo, remote)
         base = transport.relative_base(project)
         client, path = transport.client(repo, url, base)
@@ -271,6 +275,7 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
     # what the remote holds now counts as held even if this round's push fails
     seen = {**acked, **{feed: max(seq, acked.get(feed, 0)) for feed, seq in held.items()}}
     with ledger_lock(project):
+        _check_local_ref(repo, ref)
         local_sha = repo.refs.as_dict().get(ref)
         try:
             base_feeds = read_feeds(repo, local_sha, known=remote_feeds)  # the folders both hold: read once
@@ -299,6 +304,18 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
                       read=count, rebuilt=False, attempts=attempt, erased=work.erased, ref_erased=work.ref_erased,
                       signers=signatures.to_json(), dropped=sorted(work.dropped), behind=work.behind,
                       cleaned_locks=list(erased.cleaned_locks))
+
+
+def _check_local_ref(repo, ref: bytes) -> None:
+    """Refuse to replace this clone's ``ref`` unless it holds a Baton ledger commit
+    (``baton.domain.ledger_refs.local_ref_refusal``).
+
+    Raises:
+        LocalRefRefused (exit 3): it is a tag, a symbolic ref, a commit of another history.
+    """
+    refusal = local_ref_refusal(ref.decode(), local_ref(repo, ref))
+    if refusal is not None:
+        raise LocalRefRefused(refusal, details={"ref": ref.decode()})
 
 
 def _decide_and_commit(project: "Project", repo, work: Round, signatures: FeedSignatures,

@@ -316,6 +316,14 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def _shown(value: object) -> str:
+    """A stored name (session id, harness, owner, branch, time, id) as the brief shows it: on one
+    line. Names are refused with a line break when given (``identifiers.identifier_refusal``),
+    but a ledger written before that may hold one, and a newline rendered raw would start a line
+    of its own in the next session's brief — a heading, a next step nobody left."""
+    return _one_line(str(value))
+
+
 def unseen_lines(record: BatonRecord, left_by: Mapping[str, str] | None = None,
                  objectives: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """The lines a baton's section names each baton it superseded unseen with: its id, who left it
@@ -324,13 +332,16 @@ def unseen_lines(record: BatonRecord, left_by: Mapping[str, str] | None = None,
     out = []
     for u in record.replaced_unseen:
         ident = str(u.get("id"))
-        who = (left_by or {}).get(ident) or (f"session `{u['sessionId']}`" if u.get("sessionId") else "another session")
+        who = (left_by or {}).get(ident) or (f"session `{_shown(u['sessionId'])}`" if u.get("sessionId")
+                                             else "another session")
         objective = (objectives or {}).get(ident)
         about = f", objective: {_clipped(objective)}" if objective else ""
-        out.append(f"> ⚠️ This baton replaced baton `{ident}`, left by {who} at {u.get('createdAt') or 'an unknown time'} "
-                   f"for `{u.get('owner')}` on `{u.get('branch')}`{about}, which was never seen here (left on another "
-                   f"clone while this one was apart). Read it with `baton resume {ident}` (or `baton handoff show "
-                   f"{ident}`).")
+        shown = _shown(ident)
+        out.append(f"> ⚠️ This baton replaced baton `{shown}`, left by {_shown(who)} at "
+                   f"{_shown(u.get('createdAt') or 'an unknown time')} for `{_shown(u.get('owner'))}` on "
+                   f"`{_shown(u.get('branch'))}`{about}, which was never seen here (left on another "
+                   f"clone while this one was apart). Read it with `baton resume {shown}` (or `baton handoff show "
+                   f"{shown}`).")
     return tuple(out)
 
 
@@ -345,18 +356,19 @@ def render_baton_markdown(record: BatonRecord, *, freshness: str | None = None,
     that whoever left it never saw), shown first. All are part of the section, so the brief
     reserves them with the handoff and never trims them.
     """
-    by = f"session `{record.session_id}`" if record.session_id else "a previous session"
-    if record.harness:
-        by += f" ({record.harness})"
-    when = record.created_at or "an unknown time"
+    by = f"session `{_shown(record.session_id)}`" if record.session_id else "a previous session"
+    if record.harness and _shown(record.harness):
+        by += f" ({_shown(record.harness)})"
+    when = _shown(record.created_at or "an unknown time")
+    owner, branch = _shown(record.owner), _shown(record.branch)
     if record.shared:
-        scope = f"on `{record.branch}` by `{record.owner}`, shared with every owner and branch"
+        scope = f"on `{branch}` by `{owner}`, shared with every owner and branch"
     else:
-        scope = f"for `{record.owner}` on `{record.branch}`"
+        scope = f"for `{owner}` on `{branch}`"
     lines = [
         HANDOFF_HEADING,
         "",
-        f"Left by {by} at {when}, {scope} (baton `{record.id}`).",
+        f"Left by {by} at {when}, {scope} (baton `{_shown(record.id)}`).",
         "",
     ]
     if unseen:

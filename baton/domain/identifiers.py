@@ -194,6 +194,53 @@ def name_problem(value: str) -> str | None:
     return None
 
 
+_SHOWN_AS = {
+    "owner": (OWNER, "an owner names a baton key, a stream and a file"),
+    "branch": (BRANCH, "a branch names a baton key, a stream and a file"),
+    "harness": (HARNESS, "a harness name is one line of visible text (codex, claude-code…), shown in the next "
+                         "session's brief"),
+    "label": (LABEL, "a branch label is one line of visible text, shown in briefs and lineage views"),
+}
+"""The named identifiers a use case takes (its parameter → the field, and why its shape matters)."""
+
+
+def identifier_refusal(parameter: str, value: object) -> str | None:
+    """Why ``value`` given for the use case's ``parameter`` (``owner``, ``branch``,
+    ``harness``, ``label``) is refused, naming the parameter in backquotes, or None.
+    Each is one line of visible text (``name_problem``): a newline in a harness
+    name or a label, rendered into the next session's brief, would start a line
+    of its own there — a heading, a next step nobody left. The message never
+    repeats the value."""
+    shown = _SHOWN_AS.get(parameter)
+    if shown is None or not isinstance(value, str):
+        return None
+    problem = name_problem(value)
+    if problem is None:
+        return None
+    hint = " (leave it out for the default)" if problem == "is empty" and parameter in ("owner", "branch") else \
+        " (leave it out)" if problem == "is empty" else ""
+    return f"`{parameter}` {problem}{hint}: {shown[1]}"
+
+
+_BODY_IDENTIFIERS = (("origin", "harness", "harness"), ("lineage", "branch_label", "label"))
+
+
+def handoff_identifier_problems(body: object) -> list[str]:
+    """The problems of the identifiers a handoff body carries as text shown in briefs
+    (``origin.harness``, ``lineage.branch_label``), as ``"<field path>: <message>"``,
+    the way ``HandoffInputError`` lists them. An empty value is left to the body's
+    own rules (it shows nothing)."""
+    problems: list[str] = []
+    if not isinstance(body, Mapping):
+        return problems
+    for section, member, parameter in _BODY_IDENTIFIERS:
+        part = body.get(section)
+        value = part.get(member) if isinstance(part, Mapping) else None
+        if isinstance(value, str) and value and (problem := name_problem(value)) is not None:
+            problems.append(f"{section}.{member}: {problem}: {_SHOWN_AS[parameter][1]}")
+    return problems
+
+
 SESSION_ID_RULE = ("one line of at most 200 printable characters, without whitespace, `/` or `\\`, "
                    "and not `.` or `..`")
 """A session id's shape, as docs/cli.md and refusals spell it."""

@@ -604,6 +604,11 @@ def to_json(graph: Graph, ids: set[str], candidates: Sequence[ConflictCandidate]
             "conflicts": [c.to_json() for c in candidates if c.a in ids or c.b in ids]}
 
 
+def _one_line(text: object) -> str:
+    """A stored label or title on one line of the tree (a ledger may hold one with a line break)."""
+    return " ".join(str(text).split())
+
+
 def render_text(view: Mapping[str, Any]) -> str:
     """An indented tree: status, freshness and conflict marks; the children of
     a node with two or more (its branches) are indented under it, a lone child
@@ -625,8 +630,8 @@ def render_text(view: Mapping[str, Any]) -> str:
         bits.extend(f for f in n["flags"])
         text = f"{n['short_id']} {n['graph_relation']}"
         if n.get("branch_label"):
-            text += f" [{n['branch_label']}]"
-        title = n["title"] or ""
+            text += f" [{_one_line(n['branch_label'])}]"
+        title = _one_line(n["title"] or "")
         text += f" ({', '.join(bits)}) {title if len(title) <= 120 else title[:119] + '…'}"
         if n["conflicted"]:
             text += "  !! conflict candidate"
@@ -663,7 +668,7 @@ def _label_text(text: str) -> str:
 
 def _head(n: Mapping[str, Any]) -> str:
     """A diagram node's first words: short id, ``[branch label]``, status."""
-    label = f" [{n['branch_label']}]" if n.get("branch_label") else ""
+    label = f" [{_one_line(n['branch_label'])}]" if n.get("branch_label") else ""
     return f"{n['short_id']}{label} {n['status']}"
 
 

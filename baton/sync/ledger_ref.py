@@ -24,14 +24,16 @@ import attrs
 import orjson
 from dulwich.objects import Blob, Commit, ObjectID, Tree
 
+from baton.domain.ledger_refs import DEFAULT_REF as DEFAULT_REF  # spelled in the domain, read here by sync's modules
+from baton.domain.ledger_refs import LocalRef
 from baton.ledger.feed import FeedHead
 from baton.ledger.segments import SegmentPacker, segment_name, segment_start
 from baton.model import frozen
 
 if TYPE_CHECKING:
+    from dulwich.refs import Ref
     from dulwich.repo import Repo
 
-DEFAULT_REF = "refs/baton/ledger"
 FORMAT = 1
 _FILE_MODE = 0o100644
 _DIR_MODE = 0o040000
@@ -135,6 +137,26 @@ def read_feeds(repo: Repo, commit_id: bytes | None, known: dict[str, RefFeed] | 
             problem = str(exc) if isinstance(exc, BadRefFeed) else f"object {exc} of feed {writer!r} is missing"
             out[writer] = RefFeed(writer, FeedHead(), entry.sha, (), problem)
     return out
+
+
+def local_ref(repo: Repo, name: bytes) -> LocalRef | None:
+    """What this clone's ref ``name`` holds (None: no such ref), for
+    ``baton.domain.ledger_refs.local_ref_refusal``: a symbolic ref is not
+    followed, an object that is missing is named so (``kind`` None)."""
+    raw = repo.refs.read_ref(cast("Ref", name))
+    if raw is None:
+        return None
+    if raw.startswith(b"ref: "):
+        return LocalRef(symbolic_target=raw[5:].decode("utf-8", "replace").strip())
+    store = repo.object_store
+    try:
+        obj = store[ObjectID(raw)]
+        if not isinstance(obj, Commit):
+            return LocalRef(kind=obj.type_name.decode())
+        root = store[obj.tree]
+    except (KeyError, ValueError):
+        return LocalRef()
+    return LocalRef(kind="commit", has_format=isinstance(root, Tree) and b"format.json" in root)
 
 
 class UnknownFormat(BadRefFeed):

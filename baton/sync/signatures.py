@@ -24,7 +24,10 @@ from baton.sync.signing import (
     SIGNATURE_PROBLEMS,
     SIGNING_FORMATS,
     STATE_FILE,
+    UNKNOWN_KEY,
     UNSIGNED,
+    UNTRUSTED_SIGNERS,
+    WRONG_SIGNER,
     AllowedSigners,
     Programs,
     SignerCheck,
@@ -202,6 +205,14 @@ class FeedSignatures:
                     self._keep_published(out, feed, base, remote)
                     held_back.append(feed)
                     continue
+                if not verdict.good and self.required:
+                    # Signed, but not as the trusted signer lines allow for this writer: every
+                    # teammate requiring signatures would refuse it, and `verify` here fails.
+                    refused.append(RefusedFeed(feed, "local", verdict.status, copy.head.seq,
+                                               self._own_refusal(verdict)))
+                    self._keep_published(out, feed, base, remote)
+                    held_back.append(feed)
+                    continue
             else:
                 blob, verdict = self._best(feed, copy, base.get(feed), remote.get(feed))
             if blob != copy.signature:
@@ -209,6 +220,27 @@ class FeedSignatures:
             if self.in_play:
                 self.checks[feed] = verdict
         return held_back
+
+    def _own_refusal(self, verdict: SignerCheck) -> str:
+        """Why this clone's own feed, signed but not good, is not published, and what to do."""
+        key = f"key {verdict.key or 'unknown'}" + (f" (user.signingkey {self.key.key})" if self.key else "")
+        if verdict.status == UNKNOWN_KEY:
+            what = f"is signed with {key}, which {self.shown} does not list for this clone's writer {self.writer}"
+            fix = (f"add a line for that key with {self.writer} among its principals to {self.shown} (`{self.writer} "
+                   f"<its public key>`), commit it and trust it here (`baton policy trust`), or set user.signingkey "
+                   f"to a key {self.shown} lists for {self.writer}")
+        elif verdict.status == WRONG_SIGNER:
+            what = (f"is signed with {key}, which {self.shown} allows only for {','.join(verdict.principals)}, "
+                    f"not for this clone's writer {self.writer}")
+            fix = (f"add {self.writer} to that key's principals in {self.shown}, commit it and trust it here "
+                   f"(`baton policy trust`), or set user.signingkey to the key {self.shown} lists for {self.writer}")
+        else:
+            what = f"has a signature that does not verify ({verdict.message})"
+            fix = f"check user.signingkey and the line for {self.writer} in {self.shown}"
+        untrusted = f"; {UNTRUSTED_SIGNERS}" if self.untrusted else ""
+        return (f"this clone's feed {self.writer} {what}{untrusted}: teammates requiring signatures would refuse "
+                f"it, so it is not published (sync.require_signatures is set; the ref keeps what it held). To "
+                f"publish it, {fix}, then sync again")
 
     def _keep_published(self, out: dict[str, "RefFeed"], feed: str, base: dict, remote: dict) -> None:
         kept = remote.get(feed) or base.get(feed)
