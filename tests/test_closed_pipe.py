@@ -113,3 +113,17 @@ def test_a_failing_result_printed_into_a_closed_pipe_keeps_the_commands_own_stat
     assert run_baton("verify", "--json", "--project", str(root)).returncode == 3
     code, err = _into_closed_pipe("verify", "--json", "--project", str(root))
     assert (code, err) == (3, "")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
+@pytest.mark.parametrize("argv", [["status", "--json"], ["verify", "--json"], ["status", "--json", "--project", "/nonexistent"]],
+                         ids=["status", "verify", "an-error"])
+def test_json_into_a_full_device_says_so_on_one_line_never_a_traceback(project, argv):
+    """Standard output that fails with another error than a gone reader (``> /dev/full``: ENOSPC):
+    the one stderr line, no second attempt at writing the error's JSON there, no traceback."""
+    words = argv if "--project" in argv else [*argv, "--project", str(project)]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(_baton(*words), stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and done.stderr.startswith("baton: ")
+    assert done.returncode == (4 if "/nonexistent" in argv else 1)

@@ -11,6 +11,7 @@ module when there is something to print: a prompt hook that answers nothing
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any, NamedTuple
 
@@ -168,7 +169,7 @@ def print_failure(args: argparse.Namespace, exc: BatonError) -> None:
     Lines: ``args.json_lines``)."""
     policy = _policy(args)
     if getattr(args, "json", False):
-        print_json({"error": screen_output(exc.to_json(), policy)}, one_line=getattr(args, "json_lines", False))
+        _json_if_it_can({"error": screen_output(exc.to_json(), policy)}, one_line=getattr(args, "json_lines", False))
     print(f"baton: {screen_text(exc.message, policy)}", file=sys.stderr)
 
 
@@ -176,9 +177,21 @@ def print_internal_error(args: argparse.Namespace, exc: Exception) -> None:
     """The last line of defence: no traceback for users."""
     message = screen_text(f"{type(exc).__name__}: {exc}", output_policy())
     if getattr(args, "json", False):
-        print_json({"error": {"code": "internal_error", "message": message, "exit_code": 1}},
-                   one_line=getattr(args, "json_lines", False))
+        _json_if_it_can({"error": {"code": "internal_error", "message": message, "exit_code": 1}},
+                        one_line=getattr(args, "json_lines", False))
     print(f"baton: internal error: {message} (set BATON_DEBUG=1 for a traceback)", file=sys.stderr)
+
+
+def _json_if_it_can(value: Any, *, one_line: bool) -> None:
+    """An error's JSON object on standard output, unless standard output is what
+    failed (a full disk, ``> /dev/full``, an I/O error): then the stderr line
+    says it alone, and what was left unwritten is dropped rather than failing
+    again when the process ends."""
+    try:
+        print_json(value, one_line=one_line)
+        sys.stdout.flush()
+    except OSError:
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the rest of the process
 
 
 def print_input_error(message: str, *, json_requested: bool, one_line: bool = False) -> None:
