@@ -93,3 +93,25 @@ def test_a_percent_encoded_token_given_to_the_cli_never_reaches_the_ledger(proje
     for path in (project / ".baton").rglob("*"):
         if path.is_file():
             assert GITHUB.encode() not in path.read_bytes(), path
+
+
+def test_a_token_behind_a_twice_encoded_equals_sign_is_redacted():
+    # %253D is %3D encoded again: a redirect parameter inside another one.
+    text, rules = _redacted(f"https://app.example/login?next=%2Fcb%3Fcode%3D1%2526token%253D{GITHUB}")
+    assert GITHUB not in text and "github-token" in rules
+    assert text.endswith("%2526token%253D[REDACTED:github-token]")
+
+
+def test_a_twice_encoded_escape_of_a_letter_is_no_boundary():
+    assert _redacted(f"x%2541{AWS_ID}") == (f"x%2541{AWS_ID}", set())
+
+
+def test_a_secret_value_holding_escaped_slashes_and_pluses_is_redacted_whole():
+    value = "Zt9qLm3Vx7Rk2Pw" + "%2F" + "Hn5Bc8Jd4Fs6Gy1Tu0Ei" + "%2B" + "Oa7Q"
+    text, _ = _redacted(f"aws_secret_access_key%3D{value}")
+    assert text == "aws_secret_access_key%3D[REDACTED:generic-secret-assignment]"
+
+
+def test_an_escaped_ampersand_after_a_redacted_value_is_kept():
+    text, _ = _redacted("password%3Dhunter2secret%26user%3Dbob")
+    assert text == "password%3D[REDACTED:generic-secret-assignment]%26user%3Dbob"

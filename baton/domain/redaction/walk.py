@@ -10,6 +10,7 @@ remembered per rule set, so a long-lived process screens each once.
 
 from __future__ import annotations
 
+import bisect
 from typing import Any, Mapping
 
 import orjson
@@ -195,23 +196,25 @@ class _Walk:
             return text, fired
         # Percent-escaped separators (``token%3Dghp_…``, ``%22sk-…%22``) hide
         # the boundary and the ``=`` the rules need. The rules run once more
-        # over a view of the text where each such escape reads as the
-        # character it stands for; what they find there is replaced in the
-        # text itself (whole escapes included), then the fixed point again.
-        view = percent_view(text)
-        if view == text:
+        # over the text with those escapes decoded; what they find there is
+        # replaced in the text itself (each span mapped back, whole escapes
+        # included), then the fixed point again.
+        decoded = percent_decoded(text)
+        if decoded is None:
             return text, fired
+        view, starts, ends = decoded
         markers = marker_spans(text)
         found: list[tuple[int, int, Rule]] = []
         for rule in self.prefilter.candidates(view.lower()):
             if isinstance(rule, PathRule):
                 continue
-            found.extend((start, end, rule) for start, end in rule.spans(view, self.policy)
-                         if not _overlaps(start, end, markers))
+            for start, end in rule.spans(view, self.policy):
+                start, end = starts[start], ends[end - 1]
+                if not _overlaps(start, end, markers):
+                    found.append((start, end, rule))
         if not found:
             return text, fired
-        escapes = [m.span() for m in compiled(_ESCAPE).finditer(text)]
-        text, applied = _replace_spans(text, [(*_widened(start, end, escapes), rule) for start, end, rule in found])
+        text, applied = _replace_spans(text, found)
         fired.extend(rule for rule in applied if rule not in fired)
         return self._fixed_point(text, fired)
 
@@ -383,37 +386,48 @@ def redact_strings(payload: Any, policy: RedactionPolicy, *, at: str = "", unesc
     return _outcome(walk, cleaned)
 
 
-_ESCAPE = r"%[0-9A-Fa-f]{2}"
+_ESCAPE = r"%(?:25)*[0-9A-Fa-f]{2}"
+"""A percent escape, encoded once or more (``%3D``, ``%253D``, ``%25253D``: a
+redirect parameter inside another one)."""
 
 
-def percent_view(text: str) -> str:
+def percent_decoded(text: str) -> tuple[str, list[int], list[int]] | None:
     """``text`` with each percent escape of a separator (an ASCII character
-    that is not a letter or digit: ``%3D``, ``%22``, ``%26``, ``%0A``) read
-    as that character followed by two spaces: the same length, so a span
-    found in the view is the same span of ``text``."""
-
-    def read(m: Any) -> str:
-        char = chr(int(m.group()[1:], 16))
-        if char.isascii() and not char.isalnum() and (char.isprintable() or char in "\t\n\r"):
-            return char + "  "
-        return str(m.group())
-
-    return compiled(_ESCAPE).sub(read, text)
+    that is not a letter or digit: ``%3D``, ``%22``, ``%26``, ``%2F``,
+    ``%0A``; encoded again, ``%253D``) decoded, and for each character of
+    that view where it came from in ``text`` (its first and past-its-last
+    index: a whole escape for a decoded one); None when there is none. An
+    escape of a letter or digit stays as it is: ``x%41KIA…`` is no more a
+    boundary than ``xAKIA…``."""
+    pieces: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    last = 0
+    for m in compiled(_ESCAPE).finditer(text):
+        escape = m.group()
+        char = chr(int(escape[-2:], 16))
+        if not (char.isascii() and not char.isalnum() and (char.isprintable() or char in "\t\n\r")):
+            continue
+        start, end = m.span()
+        pieces.append(text[last:start])
+        starts.extend(range(last, start))
+        ends.extend(range(last + 1, start + 1))
+        pieces.append(char)
+        starts.append(start)
+        ends.append(end)
+        last = end
+    if not pieces:
+        return None
+    pieces.append(text[last:])
+    starts.extend(range(last, len(text)))
+    ends.extend(range(last + 1, len(text) + 1))
+    return "".join(pieces), starts, ends
 
 
 def _overlaps(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
-    return any(s < end and start < e for s, e in spans)
-
-
-def _widened(start: int, end: int, escapes: list[tuple[int, int]]) -> tuple[int, int]:
-    """A span of the view, grown to cover whole escapes of the text (never
-    leaving ``%2`` of an escape it cut through)."""
-    for s, e in escapes:
-        if s < start < e:
-            start = s
-        if s < end < e:
-            end = e
-    return start, end
+    """Whether ``start``–``end`` overlaps one of ``spans`` (sorted, apart)."""
+    i = bisect.bisect_left(spans, (end,)) - 1  # the last span beginning before this one ends
+    return i >= 0 and spans[i][1] > start
 
 
 def _replace_spans(text: str, spans: list[tuple[int, int, Rule]]) -> tuple[str, list[Rule]]:
