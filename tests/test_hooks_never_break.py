@@ -58,8 +58,19 @@ def test_a_session_start_told_to_open_a_missing_folder_names_it_not_baton_init(p
                        input=json.dumps(fixture("claude-code", "SessionStart.startup", project_dir)))
     assert result.returncode == 0
     [said] = injected("claude-code", result.stdout).splitlines()
-    assert f"`{missing}`" in said and "not a directory" in said and "`baton init`" not in said
+    assert f"`{missing}`" in said and "not a directory" in said and "correct or unset it" in said
+    assert "hooks are installed here" not in said
     assert len(result.stderr.strip().splitlines()) == 1 and "no such directory" in result.stderr
+
+
+def test_a_session_start_told_to_open_a_folder_without_baton_names_that_folder(project_dir, tmp_path):
+    elsewhere = tmp_path / "not-a-project"
+    elsewhere.mkdir()
+    result = run_baton("hook", "claude-code", "SessionStart", cwd=project_dir, env={"BATON_PROJECT": str(elsewhere)},
+                       input=json.dumps(fixture("claude-code", "SessionStart.startup", project_dir)))
+    [said] = injected("claude-code", result.stdout).splitlines()
+    assert f"`{elsewhere}`" in said and "not a Baton project" in said and "`$BATON_PROJECT`" in said
+    assert "hooks are installed here" not in said
 
 
 @pytest.mark.parametrize(("value", "kind"), [(12, "a number"), ("  ", "a blank one"), ({"a": 1}, "an object")])

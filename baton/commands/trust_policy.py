@@ -179,7 +179,7 @@ def trust_policy(project: "Project", *, digest: str | None = None) -> PolicyTrus
                          "nothing was trusted", details={"expected": digest})
     if digest is not None and digest != (None if widening.empty else widening.digest):
         raise Conflict(f"the policy's widening settings have digest {widening.digest if not widening.empty else 'none'}"
-                       f", not {digest}: they changed since you reviewed them; nothing was trusted "
+                       f", not {digest}: mistyped, or they changed since you reviewed them; nothing was trusted "
                        "(`baton policy show` shows them as they are now)",
                        details={"expected": digest, "digest": None if widening.empty else widening.digest,
                                 "settings": widening.to_json()})

@@ -62,7 +62,7 @@ def _forms_of_one(value: str) -> list[tuple[str, str]]:
     part = encode_key_part(value)
     return [
         (AS_GIVEN, value),
-        ("percent-decoded", unquote(value)),
+        ("decoded form", unquote(value)),
         ("key part", part),
         ("key part, decoded", unquote(part)),
         ("URL", quote(value, safe="")),

@@ -223,9 +223,12 @@ JSON_KINDS = {bool: "true or false", int: "a number", float: "a number", dict: "
 
 def no_project_named(root: str) -> str:
     """The one line a session start gives its agent when the project it was
-    told to open (``--project`` or ``$BATON_PROJECT``) is not a directory."""
-    return (f"> ⚠️ Baton's hooks were told to open `{root}` (`--project` or `$BATON_PROJECT`), which is not a "
-            f"directory, so Baton delivered nothing and keeps nothing for this session: correct or unset it.\n")
+    told to open (``--project`` or ``$BATON_PROJECT``) is not a directory, or
+    not a Baton project: that setting is what to look at, not this folder."""
+    what = "a Baton project (it has no `.baton/`)" if Path(root).is_dir() else "a directory"
+    return (f"> ⚠️ Baton's hooks were told to open `{root}` (`--project` or `$BATON_PROJECT`), which is not "
+            f"{what}, so Baton delivered nothing and keeps nothing for this session: correct or unset it "
+            f"(or run `baton init` there, if that is the project).\n")
 
 
 def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLike | None = None,
@@ -271,8 +274,9 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
             # The hooks are wired (this one ran) but the project has no ``.baton/``: tell the agent, whose
             # person would otherwise never learn why no brief comes; every other hook stays quiet.
             said = exc.message.rstrip(". ")
-            root = exc.details.get("root")  # set when the folder itself is missing, not just its .baton/
-            notice = no_project_named(str(root)) if root and not Path(root).is_dir() else not_initialised(harness)
+            named = project or os.environ.get("BATON_PROJECT")  # a folder the hook was told to open
+            root = exc.details.get("root")
+            notice = no_project_named(str(root)) if named and root else not_initialised(harness)
             return HookOutcome(chosen.render_notice(metadata, notice),
                                f"baton hook {harness} {event}: {said}; no brief was delivered")
         # A start the ledger lock held up, or whose index was too far behind, still delivers its brief
