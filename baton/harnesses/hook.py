@@ -274,9 +274,9 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
             # The hooks are wired (this one ran) but the project has no ``.baton/``: tell the agent, whose
             # person would otherwise never learn why no brief comes; every other hook stays quiet.
             said = exc.message.rstrip(". ")
-            named = project or os.environ.get("BATON_PROJECT")  # a folder the hook was told to open
+            told_to = project or os.environ.get("BATON_PROJECT")  # a folder the hook was told to open
             root = exc.details.get("root")
-            notice = no_project_named(str(root)) if named and root else not_initialised(harness)
+            notice = no_project_named(str(root)) if told_to and root else not_initialised(harness)
             return HookOutcome(chosen.render_notice(metadata, notice),
                                f"baton hook {harness} {event}: {said}; no brief was delivered")
         # A start the ledger lock held up, or whose index was too far behind, still delivers its brief
