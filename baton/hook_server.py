@@ -31,8 +31,10 @@ at SIGTERM, removing its socket, its start mark and its lock file (the lock
 file last, while still holding the lock: ``_hold_lock`` says why that is
 safe); commands already running are processes of their own and run to their
 end. A server that starts sweeps what servers of other installations that
-provably no longer run left in the folder (``sweep_stale``), so one set of
-files per virtual environment or checkout does not pile up.
+provably no longer run left in the folder (``sweep_stale``, only while
+holding that installation's lock), so one set of files per virtual
+environment or checkout does not pile up; a server that ends removes only
+files that are its own (``close_listener``, ``_remove_own_files``).
 
 Peer credentials are Linux's (``SO_PEERCRED``): elsewhere the server does
 not start, and every hook runs in its own process as before.
@@ -139,6 +141,15 @@ def _hold_lock(path: str, wait: float = LOCK_WAIT) -> int | None:
         os.close(fd)  # removed by the server that held it as it ended: take the file at path now
 
 
+def _identity(path: str) -> tuple[int, int] | None:
+    """The device and inode of the file at ``path`` itself (not one a link points to); None when there is none."""
+    try:
+        found = os.lstat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
 def _same_file(fd: int, path: str) -> bool:
     """Whether ``fd`` is the file at ``path`` (not one removed from there)."""
     try:
@@ -152,18 +163,21 @@ def _remove_own_files(address: str, lock: int, started: int) -> None:
     """At a clean end, with the lock still held (nobody serves or starts serving meanwhile: a
     server waiting for the lock takes the file then at its path, ``_hold_lock``): the ``.started``
     mark of the start that brought this server up (not a newer one, which a hook made for a server
-    to come) and the lock file go, then the lock. The socket went first (``close_listener``)."""
-    mark = address + ".started"
-    try:
-        if os.stat(mark).st_mtime_ns <= started:
-            os.unlink(mark)
-    except OSError:
-        pass
-    try:
-        if _same_file(lock, address + ".lock"):
-            os.unlink(address + ".lock")
-    except OSError:
-        pass
+    to come) and the lock file go, then the lock. The socket went first (``close_listener``).
+    Nothing goes when the lock file at the path is not this server's (something removed it and a
+    successor took a new one): those files are the successor's."""
+    path = address + ".lock"
+    if _same_file(lock, path):
+        mark = address + ".started"
+        try:
+            if os.stat(mark).st_mtime_ns <= started:
+                os.unlink(mark)
+        except OSError:
+            pass
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
     os.close(lock)
 
 
@@ -178,8 +192,9 @@ def sweep_stale(folder: str, own: str) -> list[str]:
     per installation (every virtual environment, every checkout) does not pile up. Never fails;
     the names removed.
 
-    A server of that installation starting meanwhile waits for the lock, finds its file gone
-    once it gets it, and takes a new one (``_hold_lock``)."""
+    Nothing of another installation is removed without holding its lock (``_sweep_installation``):
+    a server of it starting meanwhile waits for the lock, finds its file gone once it gets it, and
+    takes a new one (``_hold_lock``); one that got the lock first keeps its files."""
     removed: list[str] = []
     try:
         names = os.listdir(folder)
@@ -188,42 +203,49 @@ def sweep_stale(folder: str, own: str) -> list[str]:
     own_name = os.path.basename(own)
     sockets = {name.split(".sock", 1)[0] + ".sock" for name in names if STALE_NAME.fullmatch(name)}
     for base in sorted(sockets - {own_name}):
-        removed += _sweep_installation(os.path.join(folder, base), names)
+        removed += _sweep_installation(os.path.join(folder, base))
     return removed
 
 
-def _sweep_installation(address: str, names: list[str]) -> list[str]:
-    base = os.path.basename(address)
+def _sweep_installation(address: str) -> list[str]:
+    """Remove the socket, the start mark and (last, while held) the lock file of the installation
+    served at ``address`` — only while holding its lock, taken on the file at its lock path (created
+    there when there is none, as a starting server would): then no server of it serves (a server
+    holds that file all its life, and nobody removes it without holding it), and none can start
+    serving until it is let go. A lock held elsewhere, or a start mark younger than
+    ``SPAWN_INTERVAL``, leaves everything."""
+    if _recently_started(address):
+        return []  # a server of it may be starting
+    path = address + ".lock"
     try:
-        if time.time() - os.stat(address + ".started").st_mtime < SPAWN_INTERVAL:
-            return []  # a server of it may be starting
-    except OSError:
-        pass
-    lock = None
-    if base + ".lock" in names:
-        try:
-            lock = os.open(address + ".lock", os.O_RDWR | os.O_NOFOLLOW)
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:  # held (a server serves) or not ours to open
-            if lock is not None:
-                os.close(lock)
-            return []
-        if not _same_file(lock, address + ".lock"):
-            os.close(lock)
-            return []
+        lock = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError:  # not ours to open
+        return []
     removed = []
     try:
-        for name in (base, base + ".started", base + ".lock"):
-            path = os.path.join(os.path.dirname(address), name)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # held: a server of it serves, or is starting
+            return []
+        if not _same_file(lock, path) or _recently_started(address):
+            return []  # removed by a server that ended meanwhile, or one was started since the check
+        for name in (address, address + ".started", path):
             try:
-                os.unlink(path)
-                removed.append(name)
+                os.unlink(name)
+                removed.append(os.path.basename(name))
             except OSError:
                 pass
     finally:
-        if lock is not None:
-            os.close(lock)
+        os.close(lock)
     return removed
+
+
+def _recently_started(address: str) -> bool:
+    """Whether a hook started a server for ``address`` less than ``SPAWN_INTERVAL`` seconds ago."""
+    try:
+        return time.time() - os.stat(address + ".started").st_mtime < SPAWN_INTERVAL
+    except OSError:
+        return False
 
 
 def preload() -> dict[str, tuple[int, int]]:
@@ -326,6 +348,7 @@ class Server:
                  idle: float) -> None:
         self.listener: socket.socket | None = listener
         self.address, self.lock, self.modules, self.idle = address, lock, modules, idle
+        self.socket_file = _identity(address)  # the file bound just now: only it is removed at the end
         self.served = 0
         self.confinement = confinement(os.getpid())
         self.spare: tuple[int, socket.socket] | None = None
@@ -356,10 +379,12 @@ class Server:
 
     def close_listener(self) -> None:
         """Take no more requests: the socket goes first (a hook then runs in its own process at once),
-        and the spare child ends."""
+        and the spare child ends. Only this server's socket file is removed: a socket at the path that
+        is another's (a successor's, after something removed this one's files) stays."""
         if self.listener is not None:
             try:
-                os.unlink(self.address)
+                if self.socket_file is not None and _identity(self.address) == self.socket_file:
+                    os.unlink(self.address)
             except OSError:
                 pass
             self.listener.close()

@@ -563,3 +563,84 @@ def test_a_server_that_waited_for_an_ending_one_holds_the_lock_file_now_at_its_p
     assert held is not None
     assert os.fstat(held).st_ino == os.stat(path).st_ino  # not the removed file, which locks nothing
     os.close(held)
+
+
+def _server_process(address: Path) -> subprocess.Popen:
+    """A server of the installation served at ``address``, started as a hook starts one."""
+    return subprocess.Popen([sys.executable, "-P", "-m", "baton.hook_server", str(address)], cwd="/",
+                            env={**os.environ, "BATON_HOOK_SERVER_IDLE": "120"},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _listening(address: Path, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 30
+    while not address.exists():
+        assert process.poll() is None and time.monotonic() < deadline, "the server did not come up"
+        time.sleep(0.01)
+
+
+def test_a_sweep_removes_nothing_of_a_server_that_starts_between_its_check_and_its_removals(runtime, monkeypatch):
+    from baton import hook_server
+
+    folder = runtime / "baton"
+    folder.mkdir(mode=0o700)
+    other = folder / f"hook-{OTHER_KEY}.sock"
+    mark = Path(f"{other}.started")
+    mark.write_bytes(b"")  # only an old start mark: that installation's last server ended cleanly
+    then = time.time() - 3600
+    os.utime(mark, (then, then))
+    servers: list[subprocess.Popen] = []
+    real_stat = os.stat
+
+    def stat(path, *args, **kwargs):
+        found = real_stat(path, *args, **kwargs)
+        if str(path) == str(mark) and not servers:
+            # the sweeper is paused right after it found the mark old; meanwhile a hook of that
+            # installation writes a new mark and starts its server, which comes up
+            os.utime(mark)
+            servers.append(_server_process(other))
+            _listening(other, servers[0])
+        return found
+
+    try:
+        monkeypatch.setattr(hook_server.os, "stat", stat)
+        swept = hook_server.sweep_stale(str(folder), str(folder / "hook-aaaaaaaaaaaaaaaa.sock"))
+        monkeypatch.undo()
+        assert servers, "the pause was not reached"
+        assert swept == []
+        assert other.exists() and _server_pid(Path(f"{other}.lock")) == servers[0].pid
+        second = _server_process(other)  # the next hook of that installation: one serves already
+        servers.append(second)
+        assert second.wait(timeout=60) == 0 and servers[0].poll() is None
+    finally:
+        monkeypatch.undo()
+        for server in servers:
+            server.terminate()
+            server.wait(timeout=30)
+
+
+def test_a_server_that_ends_cleanly_leaves_the_socket_of_a_server_that_took_over(runtime):
+    folder = runtime / "baton"
+    folder.mkdir(mode=0o700)
+    address = folder / f"hook-{OTHER_KEY}.sock"
+    first = _server_process(address)
+    servers = [first]
+    try:
+        _listening(address, first)
+        while _server_pid(Path(f"{address}.lock")) != first.pid:
+            time.sleep(0.01)
+        # something removes its files while it serves (a sweep of an older Baton took no lock)
+        for name in (address, Path(f"{address}.lock")):
+            name.unlink()
+        successor = _server_process(address)
+        servers.append(successor)
+        _listening(address, successor)
+        taken = address.stat().st_ino
+        first.terminate()
+        assert first.wait(timeout=30) == 0
+        assert address.exists() and address.stat().st_ino == taken
+        assert _server_pid(Path(f"{address}.lock")) == successor.pid and successor.poll() is None
+    finally:
+        for server in servers:
+            server.terminate()
+            server.wait(timeout=30)
