@@ -251,10 +251,28 @@ def test_doctor_warns_of_batons_hooks_in_both_settings_files_naming_both(project
     code, checks = _doctor(capsys, project_dir)
     check = checks["harness claude-code"]
     assert check["status"] == "warn"
-    assert (f"Baton's SessionStart, PreCompact, SessionEnd hooks are in both .claude/settings.json and {LOCAL}, "
-            "so claude-code runs each twice") in check["detail"]
+    assert (f"Baton's SessionStart, PreCompact, SessionEnd hooks are in both .claude/settings.json and {LOCAL}"
+            ) in check["detail"]
     assert f"install-hooks keeps the ones in {LOCAL}" in check["detail"]
     assert "install-hooks --harness claude-code" in check["detail"]
+
+
+def test_doctor_says_identical_hooks_in_both_settings_files_run_once(project_dir, capsys):
+    install_hooks(project_dir, "claude-code", command=BATON)
+    _move_hooks_to_local(project_dir, copy=True)
+    detail = _doctor(capsys, project_dir)[1]["harness claude-code"]["detail"]
+    assert "(the same command line in both, so claude-code runs each once; still one brief and one claim)" in detail
+    assert "twice" not in detail and "two briefs" not in detail
+
+
+def test_doctor_says_different_hooks_in_both_settings_files_both_run_with_one_brief(project_dir, capsys):
+    install_hooks(project_dir, "claude-code", command=BATON)
+    _move_hooks_to_local(project_dir, copy=True)
+    local_path = project_dir / LOCAL
+    local_path.write_text(local_path.read_text().replace(BATON, f"{BATON} "))  # another command line, same program
+    detail = _doctor(capsys, project_dir)[1]["harness claude-code"]["detail"]
+    assert ("(with different command lines, so claude-code runs both: a second Baton process for each event, "
+            "which answers with nothing; still one brief and one claim)") in detail
 
 
 def test_doctor_is_content_once_install_hooks_took_the_second_copy_out(project_dir, capsys):

@@ -1,7 +1,7 @@
 """Baton's Claude Code hooks moved by hand into ``.claude/settings.local.json`` (hooks for
 oneself, not the team) count as installed: ``install-hooks`` updates them there and adds no
-second copy to ``.claude/settings.json`` (Claude Code would run each hook twice: two briefs,
-two hand-ons), keeps the personal copy when both files hold one, says where they are, and
+second copy to ``.claude/settings.json`` (Claude Code would run two different command lines
+both, a second Baton process per event), keeps the personal copy when both files hold one, says where they are, and
 ``--remove`` takes them out of both files (docs/hooks.md, "Claude Code")."""
 
 from __future__ import annotations
@@ -151,7 +151,7 @@ def test_taking_the_duplicates_out_of_settings_json_says_so_on_that_file(project
     _moved(project_dir, keep_shared=True)
     result = install_hooks(project_dir, "claude-code")
     change = _change(result, SHARED)
-    assert change.action == "updated"
+    assert change.action == "deleted"  # it held nothing else (install-hooks created it)
     assert change.note is not None and change.note.startswith(
         f"Baton's SessionStart, PreCompact, SessionEnd hooks taken out: {LOCAL} holds them too")
 
@@ -304,3 +304,59 @@ def test_remove_writes_the_local_settings_back_as_install_hooks_writes_json(proj
     remove_wiring(project_dir, "claude-code")
     expected = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x"}]}]}}
     assert (project_dir / LOCAL).read_text() == orjson.dumps(expected, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def test_install_deletes_the_settings_json_it_created_once_its_hooks_are_only_in_the_local_settings(project_dir):
+    """The hooks copied by hand into settings.local.json: the second install takes them out of the
+    settings.json it created, which then holds nothing (not ``{"hooks": {}}``)."""
+    install_hooks(project_dir, "claude-code")
+    _moved(project_dir, keep_shared=True)
+    result = install_hooks(project_dir, "claude-code")
+    assert _change(result, SHARED).action == "deleted"
+    assert not (project_dir / SHARED).exists()
+
+
+def test_remove_after_the_copy_leaves_no_settings_json(project_dir):
+    install_hooks(project_dir, "claude-code")
+    _moved(project_dir, keep_shared=True)
+    install_hooks(project_dir, "claude-code")
+    remove_wiring(project_dir, "claude-code")
+    assert not (project_dir / ".claude").exists()
+
+
+def test_the_users_settings_json_keeps_its_keys_with_no_empty_hooks_section(project_dir):
+    _write(project_dir, SHARED, {"model": "opus"})
+    install_hooks(project_dir, "claude-code")
+    _moved(project_dir, keep_shared=True)
+    install_hooks(project_dir, "claude-code")
+    assert _read(project_dir, SHARED) == {"model": "opus"}
+
+
+def test_remove_gives_back_the_users_settings_json_byte_for_byte_after_the_copy(project_dir):
+    (project_dir / ".claude").mkdir()
+    mine = b'{ "model":   "opus" }'
+    (project_dir / SHARED).write_bytes(mine)
+    install_hooks(project_dir, "claude-code")
+    _moved(project_dir, keep_shared=True)
+    install_hooks(project_dir, "claude-code")
+    result = remove_wiring(project_dir, "claude-code")
+    assert (project_dir / SHARED).read_bytes() == mine
+    assert _change(result, SHARED).note == "put back as it was before install-hooks"
+
+
+def test_remove_deletes_the_empty_hooks_section_an_earlier_install_left_in_settings_json(project_dir):
+    """What the install before this fix left in the settings.json it created: ``{"hooks": {}}``."""
+    install_hooks(project_dir, "claude-code")
+    _moved(project_dir)
+    _write(project_dir, SHARED, {"hooks": {}})
+    result = remove_wiring(project_dir, "claude-code")
+    assert _change(result, SHARED).action == "deleted"
+    assert not (project_dir / ".claude").exists()
+
+
+def test_the_note_on_the_duplicates_taken_out_says_different_command_lines_would_both_run(project_dir):
+    install_hooks(project_dir, "claude-code")
+    _moved(project_dir, keep_shared=True)
+    note = _change(install_hooks(project_dir, "claude-code"), SHARED).note
+    assert note is not None and "with two different command lines claude-code would run both" in note
+    assert "twice" not in note

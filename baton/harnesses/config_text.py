@@ -294,7 +294,11 @@ def new_text(spec: ConfigFile, old: str | None) -> str:
             raise InputError(f"{spec.path} is not a JSON object; fix it by hand, then run this again")
     merged = merge_json(existing, spec.merge or {}, where=f"{spec.path}: ")
     if spec.omitted and isinstance(merged.get("hooks"), dict):
-        merged["hooks"] = without_hooks(merged["hooks"], set(spec.omitted))
+        hooks = without_hooks(merged["hooks"], set(spec.omitted))
+        if hooks or not merged["hooks"]:
+            merged["hooks"] = hooks
+        else:  # emptied by taking Baton's out: no ``"hooks": {}`` left behind (as ``--remove``)
+            del merged["hooks"]
     if old is not None and merged == existing:
         return old
     return orjson.dumps(merged, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"

@@ -30,9 +30,11 @@ merges them. Rules:
   ``.claude/settings.local.json``, hooks for oneself rather than the team). When Baton's
   hooks are found there, an event whose hook is there is updated there, by the same
   rules; one whose hook is only in the hooks file stays there; a new one goes beside
-  the moved ones. A hook in both files (the harness would run it twice) keeps the
+  the moved ones. A hook in both files (the harness runs two different command lines both) keeps the
   personal copy, the one the person chose: the other is taken out of the hooks file,
-  the change's note says so. Without Baton's hooks in the personal file, nothing of
+  the change's note says so (a ``hooks`` section this empties goes too; a hooks file left
+  holding nothing that was Baton's alone, with no original of the user's kept, is deleted:
+  ``_emptied``). Without Baton's hooks in the personal file, nothing of
   this applies. The result says where each hook is (``hookFiles``; a line when any is
   in the personal file).
 - **Merging never loses another key.** Every other key, server and hook is
@@ -123,7 +125,8 @@ def parse_events(value: str | None) -> tuple[str, ...]:
 class FileChange:
     path: str
     action: str
-    """created, updated or unchanged."""
+    """created, updated, unchanged, or deleted (a hooks file that held only Baton's hooks, now
+    kept in the personal file: ``_emptied``)."""
     diff: str
     note: str | None = None
     """What the change means, in one line (only when the file changes)."""
@@ -208,7 +211,7 @@ class InstallResult:
             if self.initialized:
                 text += f"\n# and initialise a Baton project in {self.project or self.root}/.baton (baton init)"
             return text + "".join(f"\n# then: {step}" for step in self.user_steps)
-        verbs = {"created": "created", "updated": "updated", "unchanged": "unchanged"}
+        verbs = {"created": "created", "updated": "updated", "unchanged": "unchanged", "deleted": "deleted"}
         lines = [f"{self.harness}: {verbs[c.action]} {c.path}" for c in self.changes]
         lines += [f"{self.harness}: {c.note}" for c in self.changes if c.note]
         if self.hooks_note:
@@ -315,11 +318,7 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
     for spec, given in placed:
         path = contained(base, spec.path)
         old = read_text(path)
-        text = new_text(spec, old)
-        action = "created" if old is None else ("unchanged" if text == old else "updated")
-        diff = "".join(difflib.unified_diff((old or "").splitlines(keepends=True), text.splitlines(keepends=True),
-                                            fromfile=f"a/{spec.path}" if old is not None else "/dev/null",
-                                            tofile=f"b/{spec.path}"))
+        action, text, diff = _change(spec, given, old, original_path(project, base, harness, spec.path), harness)
         note = spec.note if action != "unchanged" else None
         planned.append((path, text, FileChange(spec.path, action, diff, note)))
         if action == "updated" and spec.text is None and not holds_batons(given, old, harness):
@@ -346,7 +345,9 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         if keep is not None:
             _keep_original(keep, path)
     for path, text, change in planned:
-        if change.action != "unchanged":
+        if change.action == "deleted":
+            _unlink(path)
+        elif change.action != "unchanged":
             write_text(path, text)
     initialized = Baton.init(project).created
     for edit, record, name in excludes:  # best effort: the wiring above works without it
@@ -385,9 +386,10 @@ def _placed(specs: list[ConfigFile], base: Path,
     doubled = [event for event in moved if event in shared]
     one = len(doubled) == 1
     note = (f"Baton's {', '.join(doubled)} {'hook' if one else 'hooks'} taken out: {personal.path} holds "
-            f"{'it' if one else 'them'} too, and {harness} would run both copies (the "
-            f"{'one' if one else 'ones'} in {personal.path}, where you moved {'it' if one else 'them'}, "
-            f"{'is' if one else 'are'} kept)") if doubled else hooks_file.note
+            f"{'it' if one else 'them'} too (the {'one' if one else 'ones'} there, where you moved "
+            f"{'it' if one else 'them'}, {'is' if one else 'are'} kept and updated; with two different command "
+            f"lines {harness} would run both, a second Baton process answering with nothing)") \
+        if doubled else hooks_file.note
     rest = {key: value for key, value in hooks_file.merge.items() if key != "hooks"}
     placed_hooks = hooks_file._replace(  # type: ignore[attr-defined]  # a named tuple's (value_class)
         merge={**rest, **({"hooks": stays} if stays else {})},
@@ -407,6 +409,50 @@ def _placed(specs: list[ConfigFile], base: Path,
     them = "it" if not everything and len(named) == 1 else "them"
     return placed, where, (f"{subject} in {personal.path}, where you moved {them} (yours alone, not the team's): "
                            f"kept there, up to date, with no copy in {hooks_file.path}")
+
+
+def _change(spec: ConfigFile, given: ConfigFile, old: str | None, keep: Path | None,
+            harness: str) -> tuple[str, str, str]:
+    """What becomes of the file ``old`` (None: absent): its action (``FileChange.action``), its
+    new text (``""`` when deleted) and the unified diff."""
+    text = new_text(spec, old)
+    action = "created" if old is None else ("unchanged" if text == old else "updated")
+    if action == "updated" and _emptied(spec, given, old, text, keep, harness):
+        action, text = "deleted", ""
+    diff = "".join(difflib.unified_diff((old or "").splitlines(keepends=True), text.splitlines(keepends=True),
+                                        fromfile=f"a/{spec.path}" if old is not None else "/dev/null",
+                                        tofile=f"b/{spec.path}" if action != "deleted" else "/dev/null"))
+    return action, text, diff
+
+
+def _emptied(spec: ConfigFile, given: ConfigFile, old: str | None, text: str, keep: Path | None,
+             harness: str) -> bool:
+    """Whether the hooks file, its Baton's hooks taken out (kept in the personal file: ``_placed``),
+    is left holding nothing (``{}``) and was Baton's alone: it held Baton's part and no original
+    of the user's is kept (``install-hooks`` created it, or it held only Baton's). Such a file is
+    deleted, as ``--remove`` deletes it; a file of the user's keeps its keys for ``--remove``
+    to put back."""
+    if not spec.omitted or spec.text is not None or spec.toml_table is not None or old is None:
+        return False
+    if _parsed_text(text) != {} or not holds_batons(given, old, harness):
+        return False
+    return keep is not None and not keep.is_file()
+
+
+def _parsed_text(text: str | None) -> Any:
+    try:
+        return orjson.loads(text) if text is not None and text.strip() else {}
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise StorageError(f"cannot delete {path}: {exc.strerror or exc}") from exc
 
 
 def _parsed(base: Path, relative: str) -> dict[str, Any]:

@@ -336,7 +336,7 @@ class HarnessWiring:
     """The same in a group Baton's hook shares with the user's hooks, which ``install-hooks``
     leaves as it is: what to change by hand, one phrase each (``_shared_narrow_matchers``)."""
     hook_files: dict[str, tuple[str, ...]] = attrs.field(factory=dict)
-    """Per event, the files Baton's hook is in (more than one: the harness runs it once for each)."""
+    """Per event, the files Baton's hook is in (more than one: ``duplicated``)."""
     personal: tuple[str, ...] = ()
     """The harness's files of the person's own that may hold Baton's hooks instead of its hooks
     file (``ConfigFile.personal_hooks``: Claude Code's ``.claude/settings.local.json``)."""
@@ -345,7 +345,8 @@ class HarnessWiring:
 
     def duplicated(self) -> dict[str, tuple[str, ...]]:
         """Per event, the files holding Baton's hook when more than one does (the hooks file and a
-        personal file: the harness runs every copy, so each session gets two briefs, two hand-ons)."""
+        personal file: the harness runs an identical command line once, two different ones both,
+        the second Baton process answering with nothing)."""
         return {event: paths for event, paths in self.hook_files.items() if len(set(paths)) > 1}
 
     def personal_files(self) -> tuple[str, ...]:
@@ -486,9 +487,14 @@ def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
         both = sorted({path for paths in duplicated.values() for path in paths},
                       key=lambda path: (path in wiring.personal, path))
         kept = next((path for path in both if path in wiring.personal), both[-1])
+        differ = [event for event in duplicated if len(set(wiring.hooks.get(event, ()))) > 1]
+        runs = (f"the same command line in both, so {harness} runs each once" if not differ else
+                f"with different command lines, so {harness} runs both: a second Baton process for "
+                f"{'each event' if len(differ) == len(duplicated) else ', '.join(differ)}, which answers with "
+                f"nothing")
         gaps.append(f"Baton's {', '.join(duplicated)} {'hook is' if len(duplicated) == 1 else 'hooks are'} in both "
-                    f"{' and '.join(both)}, so {harness} runs each twice (two briefs, two hand-ons at a session's "
-                    f"end); install-hooks keeps the ones in {kept} and takes the other copies out")
+                    f"{' and '.join(both)} ({runs}; still one brief and one claim); install-hooks keeps the ones "
+                    f"in {kept} and takes the other copies out")
     if wiring.missing_events:
         gaps.append(f"no Baton hook for {', '.join(wiring.missing_events)}")
     if wiring.mcp is None:
@@ -728,6 +734,8 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
             elif original is not None:
                 note = ("changed since install-hooks, so written back re-formatted" if new is not None
                         else "changed since install-hooks, and nothing else is left in it")
+        elif spec.text is None and spec.toml_table is None:  # no Baton's part left in it: moved out by hand
+            new, note = _left_by_install(spec, harness, old, keep)
         if new == old:
             planned.append((path, old, Removal(spec.path, "unchanged", "")))
         else:
@@ -758,6 +766,21 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
         for keep in saved:
             _delete(keep, project / ".baton")
     return RemoveResult(harness, str(base), dry_run, changes)
+
+
+def _left_by_install(spec: ConfigFile, harness: str, old: str, keep: Path | None) -> tuple[str | None, str | None]:
+    """A JSON file holding none of Baton's part (its hooks moved to the personal file, and an
+    install took them out of this one): its original put back when one is kept and the file
+    says the same, parsed (``install-hooks`` dropped only its own part); deleted when none is
+    kept and it holds only the ``"hooks": {}`` an earlier ``install-hooks`` left in a file it
+    created; else as it is (``old``)."""
+    original = _read_bytes(keep) if keep is not None else None
+    if original is not None:
+        restored = _restorable(spec, harness, old, old, original)
+        return (restored, "put back as it was before install-hooks") if restored not in (None, old) else (old, None)
+    if "hooks" in (spec.merge or {}) and _json(old) == {"hooks": {}}:
+        return None, "held only the empty hooks section an earlier install-hooks left"
+    return old, None
 
 
 def _unexclude_plans(project: Path, base: Path, harness: str) -> list[tuple[ExcludeEdit | None, Path, str]]:
