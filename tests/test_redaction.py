@@ -123,6 +123,27 @@ def test_a_truncated_private_key_block_is_redacted_to_the_end():
     assert outcome.payload == "log:\n[REDACTED:private-key]"
 
 
+def test_a_word_on_the_line_after_a_whole_classic_github_token_is_kept():
+    outcome = redact_payload(f"revoke {fake_github_token()}\nthen redeploy", POLICY)
+    assert outcome.payload == "revoke [REDACTED:github-token]\nthen redeploy"
+
+
+def test_a_word_on_the_line_after_a_whole_fine_grained_github_token_is_kept():
+    outcome = redact_payload(f"revoke {fake_github_fine_grained()}\nthen redeploy", POLICY)
+    assert outcome.payload == "revoke [REDACTED:github-fine-grained-token]\nthen redeploy"
+
+
+def test_an_ordinary_word_on_the_line_after_a_whole_slack_token_is_kept():
+    outcome = redact_payload(f"revoke {fake_slack_token()}\nThen redeploy", POLICY)
+    assert outcome.payload == "revoke [REDACTED:slack-token]\nThen redeploy"
+
+
+def test_a_classic_github_token_short_of_its_36_characters_still_takes_the_next_line():
+    token = fake_github_token()
+    outcome = redact_payload(f"revoke {token[:30]}\n{token[30:]}\nthen redeploy", POLICY)
+    assert outcome.payload == "revoke [REDACTED:line-wrapped-secret]\nthen redeploy"
+
+
 def test_only_the_value_of_a_secret_assignment_is_replaced():
     outcome = redact_payload(f'{{"password": "{fake_password()}"}}', POLICY)
     assert outcome.payload == '{"password": "[REDACTED:generic-secret-assignment]"}'

@@ -114,3 +114,18 @@ def test_a_name_assigned_on_the_line_after_a_token_keeps_its_assignment_rule(cap
     assert code == 0, out + err
     state = json.loads(out)["handoff"]["summary"]["current_state"]
     assert state == "[REDACTED:github-token]\npassword = [REDACTED:generic-secret-assignment]"
+
+
+def test_the_word_after_a_whole_classic_token_on_the_next_line_is_kept_by_session_end(capsys, project):
+    code, out, err = run(capsys, project, "session", "end", "lw1", "--json",
+                         "--handoff-steps", f"revoke {GITHUB}\nthen redeploy")
+    assert code == 0, out + err
+    assert json.loads(out)["handoff"]["nextSteps"] == ["revoke [REDACTED:github-token]\nthen redeploy"]
+    assert GITHUB.encode() not in _every_file_under(project / ".baton")
+
+
+def test_the_next_output_line_after_a_whole_classic_token_is_printed_whole(capsys, project):
+    code, out, err = run(capsys, project, "session", "begin", "e7", "--objective", f"see https://a.io/x?tok={GITHUB}")
+    assert code == 0, out + err
+    assert "tok=[REDACTED:github-token]\n" in out and "line-wrapped-secret" not in out
+    assert GITHUB not in out + err

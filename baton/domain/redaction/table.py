@@ -256,8 +256,35 @@ def _wrapped_line_secret(run: str) -> bool:
         if keyword in head:
             for rule in by_prefix[keyword]:
                 if any(start < cut < end for start, end in rule.spans(joined, _DefaultThresholds())):
-                    return True
+                    return not _complete_on_its_line(pieces[0], pieces[1], by_prefix[keyword])
     return False
+
+
+def _complete_on_its_line(first: str, word: str, rules: tuple[PatternRule, ...]) -> bool:
+    """The token ``first`` (a line's last word) is whole already, so ``word`` (the next line's
+    first) is text: a token of fixed shape that has all its characters (a classic GitHub token is
+    ``ghp_`` and exactly 36), or one its rule takes whole on its line alone followed by an
+    ordinary word (``then``, ``Then``)."""
+    shape = next((s for prefix, s in _COMPLETE_TOKENS.items() if first.startswith(prefix)), None)
+    if shape is not None:
+        return compiled(shape).fullmatch(first) is not None
+    if not compiled(_ORDINARY_WORD).fullmatch(word):
+        return False
+    return any(span == (0, len(first)) for rule in rules for span in rule.spans(first, _DefaultThresholds()))
+
+
+_COMPLETE_TOKENS = {
+    "ghp_": r"ghp_[A-Za-z0-9]{36}",
+    "gho_": r"gho_[A-Za-z0-9]{36}",
+    "github_pat_": r"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}",
+}
+"""Token prefixes whose rule takes longer tokens than the published shape, with that shape: a
+token that has it is complete, its line's break cuts nothing. The other prefixes of fixed shape
+(``npm_``, ``hf_``, ``AKIA``, ``AIza``, ``SG.``, ``dop_v1_``, ``shpat_``) have rules that take
+that shape only, so a next line's word never extends their match."""
+_ORDINARY_WORD = r"[A-Za-z][a-z]{2,}"
+"""A word of prose: three letters or more, lower case after the first. A token's tail is rarely
+one (62 signs a character), and if it is, the body before the break is redacted by its own rule."""
 
 
 _LINE_WRAPPED_RULES: list[dict[str, tuple[PatternRule, ...]]] = []
