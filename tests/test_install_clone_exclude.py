@@ -326,7 +326,8 @@ def test_a_failing_exclude_write_on_remove_is_kept_and_the_rest_removed(repo, mo
     assert LINE in _exclude(repo)
 
 
-def test_from_a_linked_worktree_the_exclude_path_is_absolute(repo, tmp_path):
+def _exclude_shown_from_a_linked_worktree(repo: Path, tmp_path: Path) -> str:
+    """The ``info/exclude`` path ``install-hooks --json`` names, run from a linked worktree."""
     assert _git(repo, "-c", "user.name=A", "-c", "user.email=a@x", "commit", "-q", "--allow-empty",
                 "-m", "x").returncode == 0
     linked = tmp_path / "linked"
@@ -335,15 +336,13 @@ def test_from_a_linked_worktree_the_exclude_path_is_absolute(repo, tmp_path):
     done = run_baton("install-hooks", "--harness", "claude-code", "--json", cwd=linked)
     assert done.returncode == 0, done.stderr
     [exclude] = [f["path"] for f in json.loads(done.stdout)["files"] if f["path"].endswith("info/exclude")]
-    assert exclude.startswith("/")
+    return exclude
+
+
+def test_from_a_linked_worktree_the_exclude_path_is_absolute(repo, tmp_path):
+    assert _exclude_shown_from_a_linked_worktree(repo, tmp_path).startswith("/")
 
 
 def test_from_a_linked_worktree_the_exclude_path_has_no_dot_dot(repo, tmp_path):
-    assert _git(repo, "-c", "user.name=A", "-c", "user.email=a@x", "commit", "-q", "--allow-empty",
-                "-m", "x").returncode == 0
-    linked = tmp_path / "linked"
-    assert _git(repo, "worktree", "add", "-q", str(linked)).returncode == 0
-    assert run_baton("init", "--project", str(repo)).returncode == 0
-    done = run_baton("install-hooks", "--harness", "claude-code", "--json", cwd=linked)
-    [exclude] = [f["path"] for f in json.loads(done.stdout)["files"] if f["path"].endswith("info/exclude")]
-    assert ".." not in Path(exclude).parts and Path(exclude) == (repo / ".git" / "info" / "exclude").resolve()
+    exclude = Path(_exclude_shown_from_a_linked_worktree(repo, tmp_path))
+    assert ".." not in exclude.parts and exclude == (repo / ".git" / "info" / "exclude").resolve()

@@ -82,7 +82,14 @@ from baton.harnesses.config_text import (
     write_text,
 )
 from baton.harnesses.protocol import DEFAULT_ROLES, HOOK_ROLES, REQUIRED_ROLES, ConfigFile
-from baton.harnesses.wiring import baton_hooks, holds_batons, not_found_warning, resolve_program, running_baton
+from baton.harnesses.wiring import (
+    baton_hooks,
+    delete_file,
+    holds_batons,
+    not_found_warning,
+    resolve_program,
+    running_baton,
+)
 from baton.model import frozen
 from baton.policy import load_policy
 from baton.project import ProjectPaths
@@ -346,7 +353,7 @@ def install_hooks(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
             _keep_original(keep, path)
     for path, text, change in planned:
         if change.action == "deleted":
-            _unlink(path)
+            delete_file(path, base)
         elif change.action != "unchanged":
             write_text(path, text)
     initialized = Baton.init(project).created
@@ -444,15 +451,6 @@ def _parsed_text(text: str | None) -> Any:
         return orjson.loads(text) if text is not None and text.strip() else {}
     except orjson.JSONDecodeError:
         return None
-
-
-def _unlink(path: Path) -> None:
-    try:
-        path.unlink()
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise StorageError(f"cannot delete {path}: {exc.strerror or exc}") from exc
 
 
 def _parsed(base: Path, relative: str) -> dict[str, Any]:

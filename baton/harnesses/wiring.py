@@ -757,14 +757,14 @@ def remove_wiring(root: str | os.PathLike, harness: str, *, dry_run: bool = Fals
                     changes = tuple(Removal(c.path, "kept", "", f"{exc}: the line is left, remove it by hand")
                                     if c.path == edit.display else c for c in changes)
                     continue
-            _delete(record, project / ".baton")
+            delete_file(record, project / ".baton")
         for path, new, change in planned:
             if change.action == "updated" and new is not None:  # (updated: there is a new text)
                 write_text(path, new)
             elif change.action == "deleted":
-                _delete(path, base)
+                delete_file(path, base)
         for keep in saved:
-            _delete(keep, project / ".baton")
+            delete_file(keep, project / ".baton")
     return RemoveResult(harness, str(base), dry_run, changes)
 
 
@@ -819,7 +819,7 @@ def _json_removed(old: str, spec: ConfigFile, harness: str) -> str | None:
     return orjson.dumps(out, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"
 
 
-def _delete(path: Path, base: Path) -> None:
+def delete_file(path: Path, base: Path) -> None:
     """Delete ``path``, then each folder up to ``base`` that this left empty."""
     try:
         path.unlink()
