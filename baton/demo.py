@@ -221,7 +221,8 @@ def _resume_fresh_then_stale(run: _Runner, root: Path, short: str, emit: Callabl
 
 def _session_baton(run: _Runner, emit: Callable[[str], None]) -> None:
     """Session 2 leaves a baton; session 3's bootstrap claims it, exactly once."""
-    run.say("A session baton: session 2 ends and leaves next steps for the next session on this branch:")
+    run.say("A session baton: session 2 (begun here) ends and leaves next steps for the next session on this branch:")
+    run.baton("session", "begin", "--session-id", "demo-session-2")
     run.baton("session", "end", "demo-session-2", "--handoff-steps", "Write the replay test,Run the suite",
               "--handoff-failed", "In-memory state cache")
     run.say("Session 3 starts: bootstrap delivers the baton and claims it, exactly once.")

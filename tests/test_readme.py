@@ -126,6 +126,14 @@ def test_demo_runs_end_to_end():
     assert "STALE" in r.stdout and "ledger verified" in r.stdout
 
 
+def test_the_demo_shows_no_warning_a_user_would_wonder_about():
+    """Every step the demo prints is one a user may copy; none of them says ``baton: …`` on stderr
+    (session 2 ended without having begun did: "no start was recorded for session …")."""
+    r = subprocess.run([sys.executable, "-m", "baton", "demo"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr + r.stdout
+    assert [line for line in r.stdout.splitlines() if line.startswith("baton: ")] == []
+
+
 def test_the_python_example_works_as_written(tmp_path):
     section = README.split("## From Python", 1)[1].split("\n## ", 1)[0]
     (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
