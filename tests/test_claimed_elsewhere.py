@@ -192,3 +192,58 @@ def test_a_second_forked_claude_code_session_is_told_who_claimed_the_baton(proje
     assert f"`baton handoff show {baton_id}`" in context
     assert second.result.to_json()["claimedElsewhere"]["claimedBySession"] == "fork-1"
     assert _claims(capsys, project) == [(baton_id, "fork-1")]
+
+
+# -- a start that loses the claim at the same instant ----------------------------------------------
+
+def _losing_the_race(monkeypatch, project, capsys, claim_first):
+    """A start that peeked the baton, and whose claim is refused because ``claim_first`` (another
+    session's start) claimed it while this one was building its brief."""
+    import baton.commands.bootstrap as bootstrap_module
+
+    real_render = bootstrap_module.render_baton_markdown
+    raced: dict = {}
+
+    def render_while_the_sibling_claims(record, **kwargs):
+        if not raced:
+            raced["started"] = True
+            raced["first"] = claim_first()
+        return real_render(record, **kwargs)
+
+    monkeypatch.setattr(bootstrap_module, "render_baton_markdown", render_while_the_sibling_claims)
+    return raced
+
+
+def test_a_bootstrap_that_loses_the_claim_at_the_same_instant_is_told_as_a_later_start_is(
+        project, capsys, monkeypatch):
+    baton_id = _left(capsys, project)
+    raced = _losing_the_race(monkeypatch, project, capsys,
+                             lambda: run_json(capsys, project, "bootstrap", "--session-id", "fork-1", *WHO))
+    loser = run_json(capsys, project, "bootstrap", "--session-id", "fork-2", *WHO)
+    assert raced["first"]["claimed"] is True
+    monkeypatch.undo()
+    later = run_json(capsys, project, "bootstrap", "--session-id", "fork-3", *WHO)
+
+    assert loser["claimed"] is False and loser["handoff"] is None
+    assert loser["claimedElsewhere"] is not None and loser["claimedElsewhere"] == later["claimedElsewhere"]
+    assert loser["claimedElsewhere"]["claimedBySession"] == "fork-1"
+    assert loser["notices"] == later["notices"]
+    assert f"`baton handoff show {baton_id}`" in loser["brief"]
+    assert "was not delivered" not in loser["brief"]
+    assert _claims(capsys, project) == [(baton_id, "fork-1")]
+
+
+def test_a_harness_start_that_loses_the_claim_at_the_same_instant_is_told_who_claimed_the_baton(
+        project, capsys, monkeypatch):
+    baton_id = run_json(capsys, project, "session", "end", "s-left", "--handoff-steps", "Wire the parser")["handoffId"]
+    _losing_the_race(monkeypatch, project, capsys, lambda: hook(
+        project, "claude-code", "SessionStart", fixture("claude-code", "SessionStart.fork", project,
+                                                        session_id="fork-1")))
+    loser = hook(project, "claude-code", "SessionStart",
+                 fixture("claude-code", "SessionStart.fork", project, session_id="fork-2"))
+    context = injected("claude-code", loser.answer)
+    assert f"(baton {baton_id}) was already claimed by session fork-1 at " in context
+    assert f"`baton handoff show {baton_id}`" in context and "was not delivered" not in context
+    assert loser.result.to_json()["claimedElsewhere"]["claimedBySession"] == "fork-1"
+    assert _claims(capsys, project) == [(baton_id, "fork-1")]
+

@@ -5,8 +5,10 @@ render it as ``## 🤝 Active Session Handoff`` and reserve its bytes and the
 objective's as immutable; fill what is left with recent decisions and traps
 (do-not-retry failed attempts across recent handoffs), trimming those; claim
 the baton only once the brief fits, under the ledger lock. A failed claim
-(another session was faster, a newer baton landed) degrades to a notice and
-the standard brief. Missing or malformed data never stops a session: whatever
+degrades to a notice and the standard brief: another session's claim that
+landed first is told as a later start is told of it
+(``domain.claimed_elsewhere``, ``Start.tell_claimed_elsewhere``); any other
+failure (a newer baton landed) as "not delivered". Missing or malformed data never stops a session: whatever
 cannot be read is left out.
 
 A claim always names a session: the caller's ``session_id``, else one minted
@@ -33,6 +35,7 @@ from baton.commands.identity import SessionContext, context_of
 from baton.commands.objectives import SessionObjective, check_session_id, get_session_objective
 from baton.config import read_json, write_json_atomic
 from baton.domain.batons import (
+    CLAIMED,
     DEFAULT_MAX_BYTES,
     MAX_MAX_BYTES,
     UNREADABLE_BRIEF,
@@ -55,7 +58,7 @@ from baton.domain.batons import (
 )
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere, claimed_elsewhere_notice
 from baton.domain.limits import MIN_MAX_BYTES
-from baton.errors import BatonError, InputError, LedgerBusy
+from baton.errors import BatonAlreadyClaimed, BatonError, InputError, LedgerBusy
 from baton.ledger.clock import rfc3339_micros
 from baton.ledger.ids import uuid7
 from baton.model import evolve, frozen
@@ -390,11 +393,7 @@ class Start:
         notices.extend(_safely("lost claims", notices, lambda: _lost_claims(self.project, runner, peek=peek), []))
         waiting, own = _safely("the session handoff", notices, lambda: peek_at_start(runner, ctx), (None, None))
         if waiting is None:
-            self.claimed_elsewhere = claimed_elsewhere(own, owner=ctx.owner, branch=ctx.branch,
-                                                       session_id=self.session_id,
-                                                       now=rfc3339_micros(self.project.clock()))
-            if self.claimed_elsewhere is not None:
-                notices.append(claimed_elsewhere_notice(self.claimed_elsewhere))
+            self.tell_claimed_elsewhere(own)
             notices.extend(_safely("batons left for another owner", notices,
                                    lambda: _left_for_another_owner(self.project, runner, ctx, peek=peek), []))
         self.objective = _safely("the session objective", notices, lambda: get_session_objective(runner, ctx), None)
@@ -402,6 +401,18 @@ class Start:
         self.decisions = _safely("recent decisions", notices,
                                  lambda: collect_decisions([r for r in self.records if passed_validation(r)]), [])
         return waiting
+
+    def tell_claimed_elsewhere(self, own: BatonRecord | None) -> bool:
+        """With no baton delivered: tell of ``own`` (this owner and branch's current
+        baton) when another session claimed it (``domain.claimed_elsewhere``) —
+        whether this start found it claimed, or lost the claim to it at the same
+        instant (``claim``): either way the same notice and ``claimedElsewhere``."""
+        self.claimed_elsewhere = claimed_elsewhere(own, owner=self.ctx.owner, branch=self.ctx.branch,
+                                                   session_id=self.session_id,
+                                                   now=rfc3339_micros(self.project.clock()))
+        if self.claimed_elsewhere is not None:
+            self.notices.append(claimed_elsewhere_notice(self.claimed_elsewhere))
+        return self.claimed_elsewhere is not None
 
     @property
     def objective_text(self) -> str | None:
@@ -523,9 +534,20 @@ class Start:
         except BatonError as exc:
             if gate is not None and isinstance(exc, LedgerBusy):  # a harness's start: its brief all the same
                 return self.held_up(exc)
+            if isinstance(exc, BatonAlreadyClaimed) and self.tell_claimed_elsewhere(_as_claimed(waiting.record, exc)):
+                return self.gated(self.result(self.standard([])))
             notice = f"The session handoff {waiting.record.id} was not delivered: {exc.message}"
             return self.gated(self.result(self.standard([notice]), extra=[notice]))
         return self.result(brief, claimed, markdown)
+
+
+def _as_claimed(peeked: BatonRecord, lost: BatonAlreadyClaimed) -> BatonRecord:
+    """The baton ``peeked`` as the claim that beat this one left it (``lost``'s details:
+    the aggregate refused the claim because the key's current baton, this one, was claimed)."""
+    details = lost.details
+    by, at = details.get("claimed_by_session"), details.get("claimed_at")
+    return evolve(peeked, status=CLAIMED, claimed_by_session=by if isinstance(by, str) else None,
+                  claimed_at=at if isinstance(at, str) else None)
 
 
 class SessionGate(Protocol):

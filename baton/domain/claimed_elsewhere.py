@@ -20,7 +20,9 @@ document and the times are parameters:
   key's current baton, delivered or told of in its own right).
 
 The notice names who claimed it, when, and the command that reads it
-(``baton handoff show ID``: a baton is a handoff record).
+(``baton handoff show ID``: a baton is a handoff record). A start that peeked
+the baton pending and lost the claim to another session at the same instant
+is told by this same rule, of the baton as that claim left it (``bootstrap``).
 """
 
 from __future__ import annotations
