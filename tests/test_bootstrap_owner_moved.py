@@ -93,4 +93,5 @@ def test_session_handoff_with_none_here_counts_the_pending_batons_for_other_owne
     assert (code, err) == (0, "")
     assert text == ("No active session handoff for ann@corp.example on main; 1 pending baton is for another "
                     "owner or branch: `baton session handoff --all`.\n")
-    assert shown["handoff"] is None and set(shown) == {"owner", "branch", "handoff", "handoffMarkdown"}
+    assert shown["handoff"] is None and shown["claimedElsewhere"] is None
+    assert set(shown) == {"owner", "branch", "handoff", "handoffMarkdown", "claimedElsewhere"}  # no count

@@ -247,3 +247,28 @@ def test_a_harness_start_that_loses_the_claim_at_the_same_instant_is_told_who_cl
     assert loser.result.to_json()["claimedElsewhere"]["claimedBySession"] == "fork-1"
     assert _claims(capsys, project) == [(baton_id, "fork-1")]
 
+
+# -- ``session handoff``: the baton here, seen by a sibling that did not receive it ------------------
+
+def test_session_handoff_says_which_session_took_the_baton_a_sibling_did_not_receive(project, capsys):
+    baton_id = _left(capsys, project)
+    run_json(capsys, project, "session", "begin", "--session-id", "fork-1", *WHO)  # the sibling claims it
+    run_json(capsys, project, "session", "begin", "--session-id", "fork-2", *WHO)  # this one receives none
+
+    code, out, err = run(capsys, project, "session", "handoff", *WHO)
+    assert code == 0, err
+    first, notice = out.rstrip("\n").split("\n")
+    assert first == "No active session handoff for alice@example.com on main."
+    assert f"(baton {baton_id}) was already claimed by session fork-1 at " in notice
+    assert notice.endswith(f"read it with `baton handoff show {baton_id}`.")
+    as_json = run_json(capsys, project, "session", "handoff", *WHO)
+    assert as_json["handoff"] is None
+    assert (as_json["claimedElsewhere"]["handoffId"], as_json["claimedElsewhere"]["claimedBySession"]) == \
+        (baton_id, "fork-1")
+
+
+def test_session_handoff_with_a_baton_waiting_or_none_ever_left_tells_no_claim(project, capsys):
+    assert run_json(capsys, project, "session", "handoff", *WHO)["claimedElsewhere"] is None
+    _left(capsys, project)
+    waiting = run_json(capsys, project, "session", "handoff", *WHO)
+    assert waiting["handoff"] is not None and waiting["claimedElsewhere"] is None

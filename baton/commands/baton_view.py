@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from baton.commands.batons import peek_eligible, pending_batons
+from baton.commands.batons import peek_at_start, pending_batons
 from baton.commands.identity import SessionContext, context_of
 from baton.domain.batons import BatonRecord, render_baton_markdown, unseen_lines
+from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere, claimed_elsewhere_notice
+from baton.ledger.clock import rfc3339_micros
 from baton.model import frozen
 
 if TYPE_CHECKING:
@@ -30,6 +32,10 @@ class ActiveBatonResult:
     """With none for this owner and branch: how many pending batons are for
     another owner or branch, which the text says (not in ``--json``), so that
     one left under a previous owner name is not taken for lost."""
+    claimed_elsewhere: ClaimedElsewhere | None = None
+    """With none for this owner and branch: their newest baton, claimed by a session recently
+    (``domain.claimed_elsewhere``, as a session start that receives none is told) — a sibling
+    session (a second fork of one conversation) has the context this one may lack."""
 
     def markdown(self) -> str | None:
         if self.record is None:
@@ -42,15 +48,20 @@ class ActiveBatonResult:
             **self.context.to_json(),
             "handoff": self.record.to_json() if self.record else None,
             "handoffMarkdown": self.markdown(),
+            "claimedElsewhere": self.claimed_elsewhere.to_json() if self.claimed_elsewhere else None,
         }
 
     def render(self) -> str:
         if self.record is None:
             said = f"No active session handoff for {self.context.owner} on {self.context.branch}"
             if not self.elsewhere:
-                return said + "."
-            others = "1 pending baton is" if self.elsewhere == 1 else f"{self.elsewhere} pending batons are"
-            return f"{said}; {others} for another owner or branch: `baton session handoff --all`."
+                said += "."
+            else:
+                others = "1 pending baton is" if self.elsewhere == 1 else f"{self.elsewhere} pending batons are"
+                said += f"; {others} for another owner or branch: `baton session handoff --all`."
+            if self.claimed_elsewhere is not None:
+                said += "\n" + claimed_elsewhere_notice(self.claimed_elsewhere)
+            return said
         return (self.markdown() or "").rstrip("\n")
 
 
@@ -59,7 +70,11 @@ def show_active_baton(project: "Project", *, owner: str | None = None, branch: s
     without its freshness yet (``baton_freshness.shown`` adds it)."""
     ctx = context_of(project, owner=owner, branch=branch)
     runner = project.reading()
-    peek = peek_eligible(runner, ctx)
+    peek, own = peek_at_start(runner, ctx)
     if peek is not None:
         return ActiveBatonResult(ctx, peek.record)
-    return ActiveBatonResult(ctx, None, elsewhere=len(pending_batons(runner)))  # read only when none is here
+    # No session is named here: a claim by any session is told (the caller knows its own).
+    told = claimed_elsewhere(own, owner=ctx.owner, branch=ctx.branch, session_id=None,
+                             now=rfc3339_micros(project.clock()))
+    return ActiveBatonResult(ctx, None, elsewhere=len(pending_batons(runner)),  # read only when none is here
+                             claimed_elsewhere=told)
