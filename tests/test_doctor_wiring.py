@@ -307,3 +307,27 @@ def test_doctor_warns_of_a_shared_start_group_in_the_local_settings_naming_that_
     code, checks = _doctor(capsys, project_dir)
     assert f"the SessionStart group in {LOCAL} that runs Baton's hook beside 1 hook of yours" in \
         checks["harness claude-code"]["detail"]
+
+
+def test_doctor_names_both_files_and_both_command_lines_when_the_copies_differ_and_the_fix_for_each(
+        project_dir, capsys):
+    install_hooks(project_dir, "claude-code", command=BATON)
+    _move_hooks_to_local(project_dir, copy=True)
+    other = f"{shlex.quote(sys.executable)} -m baton"  # another command line, found on this machine
+    local_path = project_dir / LOCAL
+    local = json.loads(local_path.read_text())
+    for groups in local["hooks"].values():
+        for group in groups:
+            for hook in group["hooks"]:
+                hook["command"] = hook["command"].replace(BATON, other, 1)
+    local_path.write_text(json.dumps(local))
+
+    code, checks = _doctor(capsys, project_dir)  # --json: the detail carries it all
+    detail = checks["harness claude-code"]["detail"]
+    assert checks["harness claude-code"]["status"] == "warn", detail
+    assert f".claude/settings.json (runs `{BATON}`)" in detail
+    assert f"{LOCAL} (runs `{other}`)" in detail
+    assert "runs both" in detail and "still one brief and one claim" in detail
+    # one fix, for whichever command line is to stay — not settings.json's chosen silently
+    assert (f"run `{BATON} install-hooks --harness claude-code --command {shlex.quote(other)}` to keep {LOCAL}'s "
+            f"command line, or `{BATON} install-hooks --harness claude-code` to keep .claude/settings.json's") in detail

@@ -175,6 +175,15 @@ def rerun(harness: str, command: str | None = None, events: str | None = None) -
 
 # -- reading what is there ---------------------------------------------------------------
 
+def _hook_prefix(line: str) -> list[str]:
+    """A hook command line's words before ``hook HARNESS EVENT`` (and the non-blocking suffix)."""
+    words = shlex.split(line)
+    suffix = shlex.split(NONBLOCKING_SUFFIX)
+    if words[-len(suffix):] == suffix:
+        words = words[:-len(suffix)]
+    return words[:-3]
+
+
 def _signature(command: Any) -> tuple[str, ...] | None:
     return hook_signature(command)
 
@@ -342,6 +351,8 @@ class HarnessWiring:
     file (``ConfigFile.personal_hooks``: Claude Code's ``.claude/settings.local.json``)."""
     narrow_in: dict[str, str] = attrs.field(factory=dict)
     """Per event of ``narrow``, the personal file its matcher is in (none: the hooks file)."""
+    file_hooks: dict[str, tuple[str, ...]] = attrs.field(factory=dict)
+    """Per file holding any, Baton's hook command lines in it."""
 
     def duplicated(self) -> dict[str, tuple[str, ...]]:
         """Per event, the files holding Baton's hook when more than one does (the hooks file and a
@@ -359,19 +370,21 @@ class HarnessWiring:
         return bool(self.hooks) or self.mcp is not None or any(
             state != "missing" for path, state in self.owned.items() if path != AGENTS_SKILL_FILE)
 
-    def command(self) -> str | None:
-        """The command line the hooks run, before ``hook HARNESS EVENT`` (the first hook's); None
-        without a hook, or when the hooks run a ``baton``'s interpreter directly
-        (``relay_command``), which is what ``install-hooks`` writes without ``--command``."""
-        for lines in self.hooks.values():
-            for line in lines:
-                words = shlex.split(line)
-                suffix = shlex.split(NONBLOCKING_SUFFIX)
-                if words[-len(suffix):] == suffix:
-                    words = words[:-len(suffix)]
-                prefix = words[:-3]
-                return None if prefix[-3:] == ["-P", "-c", RELAY_CODE] else shlex.join(prefix)
+    def command(self, path: str | None = None) -> str | None:
+        """The command line the hooks run, before ``hook HARNESS EVENT`` (the first hook's; of
+        those in ``path`` when given); None without a hook, or when the hooks run a ``baton``'s
+        interpreter directly (``relay_command``), which is what ``install-hooks`` writes without
+        ``--command``."""
+        lines = self.file_hooks.get(path, ()) if path is not None else \
+            [line for lines in self.hooks.values() for line in lines]
+        for line in lines:
+            prefix = _hook_prefix(line)
+            return None if prefix[-3:] == ["-P", "-c", RELAY_CODE] else shlex.join(prefix)
         return None
+
+    def commands_in(self, path: str) -> tuple[str, ...]:
+        """The distinct command lines Baton's hooks in ``path`` run, before ``hook HARNESS EVENT``."""
+        return tuple(dict.fromkeys(shlex.join(_hook_prefix(line)) for line in self.file_hooks.get(path, ())))
 
     def events_option(self) -> str | None:
         """The ``--events`` value that wires again the events wired now (the required ones
@@ -405,6 +418,7 @@ def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
     narrow: dict[str, tuple[str, ...]] = {}
     narrow_in: dict[str, str] = {}
     files: dict[str, list[str]] = {}
+    file_hooks: dict[str, tuple[str, ...]] = {}
     shared: tuple[str, ...] = ()
     for spec in _specs(harness):
         text = _read(root / spec.path)
@@ -420,6 +434,7 @@ def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
             for event, lines in baton_hooks(config, harness, events).items():
                 hooks.setdefault(event, []).extend(lines)
                 files.setdefault(event, []).append(spec.path)
+                file_hooks[spec.path] = file_hooks.get(spec.path, ()) + tuple(lines)
             for event, values in _narrow_matchers(config, harness).items():
                 narrow[event] = values
                 if spec.personal_hooks:
@@ -433,7 +448,7 @@ def inspect_wiring(base: str | os.PathLike, harness: str) -> HarnessWiring:
     left_out = tuple(hook.event for hook in absent if chosen.role(hook) in OPTIONAL_ROLES)
     personal = tuple(spec.path for spec in _specs(harness) if spec.personal_hooks)
     return HarnessWiring(harness, hooks, missing, mcp, owned, broken, left_out, narrow, shared,
-                         {event: tuple(paths) for event, paths in files.items()}, personal, narrow_in)
+                         {event: tuple(paths) for event, paths in files.items()}, personal, narrow_in, file_hooks)
 
 
 def _problem(path: Path, spec: ConfigFile, text: str | None) -> str | None:
@@ -483,6 +498,7 @@ def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
                         f"{fix} (it writes that baton's absolute path)")
     gaps = []
     duplicated = wiring.duplicated()
+    keep_command, alternatives = wiring.command(), ""
     if duplicated:
         both = sorted({path for paths in duplicated.values() for path in paths},
                       key=lambda path: (path in wiring.personal, path))
@@ -492,8 +508,15 @@ def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
                 f"with different command lines, so {harness} runs both: a second Baton process for "
                 f"{'each event' if len(differ) == len(duplicated) else ', '.join(differ)}, which answers with "
                 f"nothing")
+        named = both
+        if differ:  # each file with the command line its copies run, and the fix that keeps either
+            named = [f"{path} (runs {' and '.join(f'`{c}`' for c in wiring.commands_in(path))})" for path in both]
+            keep_command = wiring.command(kept)
+            events = wiring.events_option()
+            alternatives = "".join(f" to keep {kept}'s command line, or `{rerun(harness, wiring.command(path), events)}`"
+                                   f" to keep {path}'s" for path in both if path != kept)
         gaps.append(f"Baton's {', '.join(duplicated)} {'hook is' if len(duplicated) == 1 else 'hooks are'} in both "
-                    f"{' and '.join(both)} ({runs}; still one brief and one claim); install-hooks keeps the ones "
+                    f"{' and '.join(named)} ({runs}; still one brief and one claim); install-hooks keeps the ones "
                     f"in {kept} and takes the other copies out")
     if wiring.missing_events:
         gaps.append(f"no Baton hook for {', '.join(wiring.missing_events)}")
@@ -505,7 +528,8 @@ def wiring_check(wiring: HarnessWiring) -> tuple[str, str]:
     gaps += [f"{path} {state}" for path, state in wiring.owned.items() if state != "current"]
     if gaps:
         by_hand = "".join(f"; {phrase}" for phrase in wiring.shared_narrow)
-        return "warn", f"{'; '.join(gaps)}; run `{rerun(harness, wiring.command(), wiring.events_option())}`{by_hand}"
+        return "warn", (f"{'; '.join(gaps)}; run `{rerun(harness, keep_command, wiring.events_option())}`"
+                        f"{alternatives}{by_hand}")
     if wiring.shared_narrow:
         return "warn", "; ".join(wiring.shared_narrow)
     hooks = sum(len(lines) for lines in wiring.hooks.values())
