@@ -277,7 +277,7 @@ def add_session_commands(sub, common) -> None:
     p.add_argument("--shared", action="store_true", help="share the baton with every owner and branch")
     p.add_argument("--harness", metavar="H", help="the harness that ran the session")
     _context_flags(p)
-    p.set_defaults(func="sessions:session_end")
+    p.set_defaults(func="session_end:session_end")
 
     p = ssub.add_parser("handoff", parents=[common], help="show, list, cancel, dismiss or scope batons",
                         description="Without options, show the baton the next session here would receive "

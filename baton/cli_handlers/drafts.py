@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 
+import attrs
+
 from baton.app import Baton
 from baton.cli import REPLACE_FLAGS
-from baton.cli_handlers.record_fields import name_item_flags
+from baton.cli_handlers.record_fields import CONTENT_DESTS, name_item_flags, name_redactions
 from baton.cli_input import (
     ContentOptions,
     amend_inputs,
@@ -41,13 +43,19 @@ def checkpoint_create(app: Baton, args: argparse.Namespace):
     prompter = None if args.no_input or args.input == "-" else terminal_prompter()
     payload = capture_payload(_content(args, app), input_source=args.input, prompter=prompter)
     try:
-        return app.capture(payload, parent=args.from_id, trigger=args.trigger, session=args.session)
+        captured = app.capture(payload, parent=args.from_id, trigger=args.trigger, session=args.session)
     except HandoffInputError as exc:
         flags = [MISSING_FLAGS[p] for p in exc.problems if p in MISSING_FLAGS]
         if args.input is not None or not flags:
             raise name_item_flags(exc, vars(args)) from None
         rest = [p for p in exc.problems if p not in MISSING_FLAGS]
         raise HandoffInputError(rest, message=f"checkpoint create needs {' and '.join(flags)}") from None
+    return _named(captured, args)
+
+
+def _named(captured, args: argparse.Namespace):
+    """``captured`` with each redaction in a field a flag filled naming that flag (``record_fields``)."""
+    return attrs.evolve(captured, redactions=name_redactions(captured.redactions, vars(args), CONTENT_DESTS))
 
 
 def handoff_amend(app: Baton, args: argparse.Namespace):
@@ -59,7 +67,8 @@ def handoff_amend(app: Baton, args: argparse.Namespace):
     replacement, changes = amend_inputs(_content(args, app), input_source=args.input,
                                         edits=bool(lists or close or drop))
     try:
-        return app.amend(args.id, replacement=replacement, changes=changes, session=args.session,
-                         close_items=close, drop_items=drop, replace_lists=lists)
+        amended = app.amend(args.id, replacement=replacement, changes=changes, session=args.session,
+                            close_items=close, drop_items=drop, replace_lists=lists)
     except HandoffInputError as exc:  # an item a flag gave: that flag named after it
         raise name_item_flags(exc, vars(args)) from None
+    return _named(amended, args)

@@ -1,8 +1,10 @@
 """A handoff record's fields as the command line fills them: ``open_items``
 is ``--open-item``, ``work.title`` is ``--title``. The application names the
 record's fields (``PromotionRefused.fields``, a validation report's finding
-paths; MCP callers pass those very names); a person at a terminal is told
-the flag, and the command that takes it (``baton handoff amend``)."""
+paths, what redaction replaced; MCP callers pass those very names); a person
+at a terminal is told the flag, and the command that takes it (``baton
+handoff amend``). What a command redacted names the flag the person typed
+beside the record path (``name_redactions``)."""
 
 from __future__ import annotations
 
@@ -130,3 +132,30 @@ def _with_flag(problem: str, given: Mapping[str, Any]) -> str:
              f"--replace-{section.replace('_', '-')}" if given.get(f"replace_{section}") is not None else None]
     named = [flag for flag in flags if flag]
     return f"{problem} (from {' or '.join(named)})" if named else problem
+
+
+CONTENT_DESTS = {**ITEM_FLAGS, "work.title": "title", "work.objective": "objective", "work.scope": "scope",
+                 "work.constraints": "constraint", "work.definition_of_done": "done",
+                 "summary.current_state": "current_state", "summary.completed": "completed",
+                 "summary.in_progress": "in_progress", "summary.discoveries": "discovery",
+                 "summary.why_it_matters": "why_it_matters", "origin.harness": "harness", "origin.model": "model"}
+"""Each record field the content flags fill (``checkpoint create``, ``handoff amend``), as the
+``argparse`` destination of its flag."""
+
+SESSION_END_DESTS = {"open_items": "handoff_steps", "work.objective": "handoff_steps",
+                     "failed_attempts": "handoff_failed", "open_questions": "handoff_questions"}
+"""The same for ``session end``'s baton: its next steps become the handoff's open items (the first
+one its objective), its failed approaches failed attempts, its questions open questions."""
+
+
+def name_redactions(redactions: Any, given: Mapping[str, Any], dests: Mapping[str, str]) -> list[Any]:
+    """``redactions`` (a command's, each naming the record ``field`` it replaced), each one whose
+    field a flag the person gave fills (``given``: the parsed arguments; ``dests``: which flag fills
+    which field) with that flag added as ``flag`` (``open_items[0].description`` → ``--open-item``);
+    the record path stays in ``field``. Content from ``--input`` (the record's own names) gets none."""
+    named = []
+    for item in redactions or ():
+        field = item.get("field") if isinstance(item, dict) else None
+        dest = dests.get(_field_of(field)) if isinstance(field, str) else None
+        named.append({**item, "flag": f"--{dest.replace('_', '-')}"} if dest and given.get(dest) else item)
+    return named

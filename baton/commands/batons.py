@@ -97,7 +97,15 @@ def redaction_lines(redactions: Any) -> list[str]:
     items = [r for r in redactions or () if isinstance(r, dict)]
     if not items:
         return []
-    listed = ", ".join(f"{r.get('field', '?')} ({r.get('rule') or r.get('reason', 'secret')})" for r in items[:5])
+    listed = ", ".join(redacted_field(r) for r in items[:5])
     more = f" and {len(items) - 5} more" if len(items) > 5 else ""
     return [f"Redacted before writing: {listed}{more}."]
 
+
+
+def redacted_field(redaction: dict) -> str:
+    """One redaction as a command's text says it: the field (as the flag the person gave, when an
+    adapter named it: ``flag``, then the record path) and the rule; never the value."""
+    rule = redaction.get("rule") or redaction.get("reason", "secret")
+    flag, field = redaction.get("flag"), redaction.get("field", "?")
+    return f"{flag} ({field}, {rule})" if flag else f"{field} ({rule})"

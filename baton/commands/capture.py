@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, cast
 import attrs
 import orjson
 
+from baton.commands.batons import redacted_field
 from baton.commands.handoff_facts import (
     CONTENT_HASH_SKIPPED,
     capture_content_hash,
@@ -133,7 +134,7 @@ class CaptureResult:
                 lines.append(f"  {label}: {', '.join(targets)}{note}")
         if self.redactions:
             lines.append(f"  redacted {counted(len(self.redactions), 'field')}: "
-                         + ", ".join(f"{r['field']} ({r.get('rule', r.get('reason'))})" for r in self.redactions))
+                         + ", ".join(redacted_field(r) for r in self.redactions))
         lines += [f"  hint: {hint}" for hint in self.hints]
         lines.append(f"Next: baton handoff validate {self.short_id}")
         return "\n".join(lines)
