@@ -215,7 +215,8 @@ class _Walk:
         if not found:
             return text, fired
         text, applied = _replace_spans(text, found)
-        fired.extend(rule for rule in applied if rule not in fired)
+        for rule in applied:
+            _note_fired(fired, rule)
         return self._fixed_point(text, fired)
 
     def _fixed_point(self, text: str, fired: list[Rule]) -> tuple[str, list[Rule]]:
@@ -235,8 +236,7 @@ class _Walk:
                 if hit:
                     markers = marker_spans(text)
                     any_hit = True
-                    if rule not in fired:
-                        fired.append(rule)
+                    _note_fired(fired, rule)
             if not any_hit:
                 break
         return text, fired
@@ -276,6 +276,14 @@ class _Walk:
                 continue
             cleaned[key] = (new_key, self.value(item, child, key in path_keys))
         return {new_key: item for new_key, item in (cleaned[k] for k in value)}
+
+
+def _note_fired(fired: list[Rule], rule: Rule) -> None:
+    # By identity: a policy's rules are distinct objects, and comparing rules
+    # by value (every field, the regex text included) on each hit made a text
+    # holding many secrets quadratic in attrs' equality.
+    if not any(known is rule for known in fired):
+        fired.append(rule)
 
 
 def _sort_key(key: Any) -> tuple[str, str]:
