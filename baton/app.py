@@ -452,8 +452,13 @@ class Baton:
         from baton.commands import bootstrap
 
         self._identifiers(session=session_id, owner=owner, branch=branch)
+        named = None
+        if session_id is not None and not peek:  # a named start is recorded: a session receives one baton
+            from baton.commands import session_records
+
+            named = session_records.NamedStart
         return self._brief(bootstrap.begin(self.project, session_id=session_id, max_bytes=max_bytes, owner=owner,
-                                           branch=branch, peek=peek, budget=budget))
+                                           branch=branch, peek=peek, budget=budget, named=named))
 
     @staticmethod
     def _brief(start: BootstrapStart) -> BootstrapResult:

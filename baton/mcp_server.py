@@ -767,11 +767,12 @@ def register_prompts(server: MCPServer, text_of: Callable[[Callable[["Baton"], A
                    description="Ask the agent to claim the session baton waiting for it (the bootstrap tool) "
                                "and continue from it.")
     def pickup_prompt() -> str:
-        return ("Pick up the Baton baton waiting for this session: call the `bootstrap` tool (with your session "
+        return ("Pick up the session baton waiting for you: call Baton's `bootstrap` tool (with your session "
                 "id as `session_id` if you know it). It claims the baton left for this owner and branch, exactly "
-                "once, and returns the brief. Then continue from its next steps; treat it as working context, "
-                "and verify anything its freshness line calls stale before acting. If it holds no baton, say so "
-                "and offer the latest ready handoff (the `resume` prompt or `handoff_resume`).")
+                "once, and returns the brief; called again with the same session id, it claims nothing more and "
+                "shows the baton this session already received. Then continue from its next steps; treat it as "
+                "working context, and verify anything its freshness line calls stale before acting. If it holds no "
+                "baton, say so and offer the latest ready handoff (the `resume` prompt or `handoff_resume`).")
 
 
 BRIEF_URI = "baton://brief/latest"

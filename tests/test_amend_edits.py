@@ -88,6 +88,19 @@ def test_a_replaced_list_can_be_pruned_in_the_same_edit():
     assert body["summary"]["completed"][-1] == "b"
 
 
+def test_an_item_named_twice_is_refused_as_named_twice():
+    with pytest.raises(InputError) as raised:
+        apply_edits(BODY, close=["O-001", "O-001"])
+    assert "'O-001' is named twice" in raised.value.message and "there are" not in raised.value.message
+
+
+def test_an_item_named_twice_in_two_forms_or_to_close_and_drop_is_refused():
+    for close, drop in ((["O-001", "o-1"], []), (["O-001"], ["O-1"])):
+        with pytest.raises(InputError) as raised:
+            apply_edits(BODY, close=close, drop=drop)
+        assert "is named twice (as 'O-" in raised.value.message
+
+
 # -- through the command line ----------------------------------------------------------
 
 def _capture(capsys, project) -> str:
@@ -140,6 +153,14 @@ def test_closing_an_unknown_item_exits_2_and_writes_nothing(capsys, project):
     before = len(_events(project, "handoff.revised"))
     code, _, err = run(capsys, project, "handoff", "amend", hid, "--close-item", "O-7")
     assert code == 2 and "no open item 'O-7'" in err
+    assert len(_events(project, "handoff.revised")) == before
+
+
+def test_closing_an_item_named_twice_exits_2_says_so_and_writes_nothing(capsys, project):
+    hid = _capture(capsys, project)
+    before = len(_events(project, "handoff.revised"))
+    code, _, err = run(capsys, project, "handoff", "amend", hid, "--close-item", "O-001", "O-001")
+    assert code == 2 and "'O-001' is named twice" in err and "there are: none" not in err
     assert len(_events(project, "handoff.revised")) == before
 
 

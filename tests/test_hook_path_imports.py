@@ -285,20 +285,30 @@ STEADY_MODULES = {
 (``baton.domain.policy_keys``: the pure check of whether a policy may widen, apart from the trust
 rules so that a policy that widens nothing loads only it; ``baton.domain.claimed_elsewhere``: a
 start that receives no baton asks whether another session claimed this owner and branch's newest)."""
-STEADY_READ_MODULES = STEADY_MODULES | {
+RECORD_START_MODULES = {
+    "baton.commands.record", "baton.commands.session_records", "baton.domain.aggregates",
+    "baton.domain.aggregates.session", "baton.domain.repeated_start", "baton.events.base", "baton.events.session",
+    "baton.projections.folds", "baton.projections.folds.sessions",
+}
+"""What records a named session's start (``session.begun``) and folds it, and what a repeated
+start of it is told (``baton.domain.repeated_start``, the session's rule's words)."""
+STEADY_READ_MODULES = STEADY_MODULES | RECORD_START_MODULES | {
     "baton.cli_handlers.opened", "baton.cli_handlers.sessions", "baton.cli_read",
 }
-"""``bootstrap --json`` from the command line: its handlers' modules besides (69 in all)."""
+"""``bootstrap --json --session-id`` from the command line: its handlers' modules besides, and
+what records the session's start, as the SessionStart hook does, so that the session starts once
+(docs/batons.md, "A session starts once"; 78 in all)."""
 STEADY_START_MODULES = STEADY_MODULES | {
     "baton.commands.deferred", "baton.harnesses.notices_write",  # what a hook keeps for a deferred catch-up
     "baton.commands.draft_fields", "baton.commands.harness_start", "baton.commands.record",
     "baton.commands.session_drafts", "baton.commands.session_records", "baton.domain.aggregates",
+    "baton.domain.repeated_start",
     "baton.domain.aggregates.session", "baton.domain.handoff_requests", "baton.events.base",
     "baton.events.session", "baton.harnesses", "baton.harnesses.claude_code", "baton.harnesses.hook",
     "baton.harnesses.hook_project", "baton.harnesses.notices", "baton.harnesses.protocol",
     "baton.projections.folds", "baton.projections.folds.sessions",
 }
-"""The SessionStart hook: its adapter and runner, and what records ``session.begun`` (86 in all)."""
+"""The SessionStart hook: its adapter and runner, and what records ``session.begun`` (87 in all)."""
 STEADY_CLASSES = {
     "baton.commands.batons.Peek", "baton.commands.bootstrap.BootstrapResult", "baton.commands.bootstrap.Offer",
     "baton.commands.context.GatheredBatch", "baton.commands.context.Limits", "baton.commands.context.WriteScope",
@@ -317,7 +327,15 @@ STEADY_CLASSES = {
     "baton.projections.runner.CatchUp",
 }
 """The attrs classes both define (35)."""
-STEADY_READ_CLASSES = STEADY_CLASSES
+RECORD_START_CLASSES = {
+    "baton.domain.aggregates.session.BeginSession", "baton.domain.aggregates.session.ClearObjective",
+    "baton.domain.aggregates.session.EndSession", "baton.domain.aggregates.session.SetObjective",
+    "baton.events.base.DomainEvent", "baton.events.session.ObjectiveCleared",
+    "baton.events.session.ObjectiveSet", "baton.events.session.SessionBegun",
+    "baton.events.session.SessionEnded",
+}
+"""The session events and the session aggregate's commands, which record a start."""
+STEADY_READ_CLASSES = STEADY_CLASSES | RECORD_START_CLASSES
 STEADY_START_CLASSES = STEADY_CLASSES | {
     "baton.commands.deferred.DeferredHook", "baton.commands.deferred.DeferredRun",
     "baton.commands.harness_start.SessionStartResult", "baton.commands.harness_start.Starting",

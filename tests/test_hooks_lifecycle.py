@@ -351,7 +351,7 @@ def test_a_start_recorded_by_another_process_after_the_first_look_delivers_nothi
 
     handoff_id = _write_ready_handoff(repo, "earlier")
     hook(repo, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", repo, session_id="earlier"))
-    first_look = harness_start._began
+    first_look = harness_start.started_before
     other = []
 
     def began_elsewhere_meanwhile(runner, sid):
@@ -361,7 +361,7 @@ def test_a_start_recorded_by_another_process_after_the_first_look_delivers_nothi
             other[0] = _start(repo, "claude-code", session="raced")
         return seen
 
-    monkeypatch.setattr(harness_start, "_began", began_elsewhere_meanwhile)
+    monkeypatch.setattr(harness_start, "started_before", began_elsewhere_meanwhile)
     late = _start(repo, "claude-code", session="raced")
     assert "Active Session Handoff" in injected("claude-code", other[0].answer)
     assert not injected("claude-code", late.answer)

@@ -153,6 +153,13 @@ async def test_the_pickup_prompt_asks_the_agent_to_call_bootstrap(project):
     assert "`bootstrap`" in text
 
 
+async def test_the_pickup_prompt_reads_plainly_and_says_a_second_call_claims_nothing_more(project):
+    async with Client(build_server(project)) as client:
+        text = _text(await client.get_prompt("pickup"))
+    assert "Baton baton" not in text
+    assert "claims nothing more" in text
+
+
 async def test_a_prompt_in_an_uninitialised_project_says_not_initialized(project_dir):
     async with Client(build_server(project_dir)) as client:
         with pytest.raises(MCPError) as caught:

@@ -77,6 +77,18 @@ def peek_at_start(runner, ctx: SessionContext) -> tuple[Peek | None, BatonRecord
     return next((p for p in peeks if p.record is chosen), None), own
 
 
+def received_at_start(runner, ctx: SessionContext, baton_id: str | None) -> Peek | None:
+    """The baton ``baton_id`` a started session of ``ctx`` received (its repeated
+    start shows it again), while the index still holds it as the current baton
+    of this owner and branch's key or of the shared one (the two documents
+    ``peek_at_start`` reads); None once a newer baton replaced it there."""
+    if baton_id is None:
+        return None
+    keys = (baton_key(ctx.owner, ctx.branch, False), baton_key(ctx.owner, ctx.branch, True))
+    return next((Peek(record, version) for record, version in
+                 baton_records((key, runner.get("batons", key)) for key in keys) if record.id == baton_id), None)
+
+
 def pending_batons(runner) -> list[BatonRecord]:
     records = [p.record for p in current_batons(runner) if p.record.pending]
     return sorted(records, key=lambda r: (r.created_at, r.id), reverse=True)

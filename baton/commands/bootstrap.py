@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from baton.commands.batons import Peek, peek_at_start
+from baton.commands.batons import Peek, peek_at_start, received_at_start, stored_baton
 from baton.commands.identity import SessionContext, context_of
 from baton.commands.objectives import SessionObjective, check_session_id, get_session_objective
 from baton.config import read_json, write_json_atomic
@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     from typing import Protocol
 
     from baton.commands.context import Limits, Project
+    from baton.commands.session_records import NamedStart
 else:
     Protocol = object  # an interface for type checkers; at run time a plain base (~0.07 ms less a class)
 
@@ -158,6 +159,9 @@ class BootstrapResult:
     claimed_elsewhere: ClaimedElsewhere | None = None
     """No baton was delivered, and the newest one of this owner and branch was claimed by another
     session recently (``domain.claimed_elsewhere``): the brief's notice says so."""
+    repeated: bool = False
+    """The session started before (its start is recorded): nothing was claimed now, and
+    ``record`` is the baton it received then, while the index still shows it (``domain.repeated_start``)."""
 
     @property
     def unrecorded(self) -> bool:
@@ -173,8 +177,9 @@ class BootstrapResult:
             "handoffMarkdown": (self.markdown or render_baton_markdown(self.record)) if self.record else None,
             "handoff": self.record.to_json() if self.record else None,
             "sessionObjective": self.objective.to_json() if self.objective else None,
-            "claimed": self.record is not None and not self.peek,
+            "claimed": self.record is not None and not self.peek and not self.repeated,
             "peek": self.peek,
+            "repeated": self.repeated,
             "notices": list(self.notices),
             "claimedElsewhere": self.claimed_elsewhere.to_json() if self.claimed_elsewhere else None,
             "sessionId": self.session_id,
@@ -272,6 +277,7 @@ def begin(
     limits: Limits | None = None,
     stale: Stale | None = None,
     budget: str = "max_bytes",
+    named: "Callable[[Any, str, None], NamedStart] | None" = None,
 ) -> "Start":
     """Read what the session-start brief is built from: ``Start.done`` is the
     brief when no baton waits (or the ledger cannot be read), else
@@ -281,7 +287,13 @@ def begin(
     Without a ``session_id`` the claim names a new UUIDv7 (not when peeking:
     nothing is claimed then). ``gate``: a session start that must happen
     once; it is asked under the lock, before the claim, and records the
-    start in the same hold (see ``SessionGate``). ``limits``: how its
+    start in the same hold (see ``SessionGate``): a harness's start, whose
+    caller decided first that it is not a repeated one. A ``session_id``
+    given with ``named`` (``session_records.NamedStart``, not peeking) is
+    gated with it instead: its start is recorded
+    with its claim, and a repeated start of a session that received a baton
+    (its start recorded before, by any entry point: ``started_before``)
+    claims nothing and is answered with that baton (``Start.again``). ``limits``: how its
     writing steps wait for the ledger lock (None: as the project was opened).
     ``stale``: the index as it stands, when it is too far behind the ledger to
     bring up to date now (a harness's start, ``harness_start``): the brief is
@@ -300,8 +312,13 @@ def begin(
     generated = session_id is None and not peek
     if generated:
         session_id = uuid7()
+    hooked = gate is not None
+    named_gate = None
+    if gate is None and named is not None and session_id is not None and not generated and not peek \
+            and stale is None:
+        gate = named_gate = named(project, session_id, None)
     start = Start(project, context_of(project, owner=owner, branch=branch), session_id, max_bytes, gate,
-                  {"peek": peek, "session_id_generated": generated}, limits)
+                  {"peek": peek, "session_id_generated": generated, "hooked": hooked}, limits)
     start.budget = budget
     if stale is not None:
         start.waiting = start.read(stale[0])
@@ -310,12 +327,17 @@ def begin(
     try:
         runner = project.reading()
     except BatonError as exc:
-        if gate is not None:  # a start that cannot be recorded: the caller reports it
+        if hooked:  # a start that cannot be recorded: the caller reports it
             raise
         # A damaged feed or index must not stop a session from starting (the
         # hook that calls us would lose the whole brief): say so, claim nothing.
         start.done = start.unreadable(exc)
         return start
+    if named_gate is not None:
+        start.named = named_gate
+        start.before = named_gate.repeated(runner)
+        if start.before is not None:  # a repeated start: nothing to claim or record
+            start.gate = None
     # 1. Peek before the budget pass.
     start.waiting = start.read(runner)
     if start.waiting is None:
@@ -375,6 +397,10 @@ class Start:
         """With none waiting: the newest baton of this owner and branch, claimed by another session."""
         self.done: BootstrapResult | None = None
         """The brief, when no baton waits (nothing is left to load or claim)."""
+        self.before: dict[str, Any] | None = None
+        """A repeated start (``NamedStart``): the session's document, whose start is recorded."""
+        self.named: NamedStart | None = None
+        """The gate of a start that names its session (``begin``'s ``named``)."""
 
     def unreadable(self, exc: BatonError) -> BootstrapResult:
         self.notices.append(_unreadable(exc))
@@ -391,7 +417,15 @@ class Start:
                            "is of that time, and nothing is claimed; run `baton rebuild` to return to the present.")
         peek = self.flags["peek"]
         notices.extend(_safely("lost claims", notices, lambda: _lost_claims(self.project, runner, peek=peek), []))
-        waiting, own = _safely("the session handoff", notices, lambda: peek_at_start(runner, ctx), (None, None))
+        if self.before is not None and self.named is not None:  # a repeated start: the baton it received
+            received = self.before.get("receivedBaton")
+            waiting = _safely("the session handoff", notices,
+                              lambda: received_at_start(runner, ctx, received if isinstance(received, str) else None),
+                              None)
+            own = None
+            notices.append(self.named.notice(self.before))
+        else:
+            waiting, own = _safely("the session handoff", notices, lambda: peek_at_start(runner, ctx), (None, None))
         if waiting is None:
             self.tell_claimed_elsewhere(own)
             notices.extend(_safely("batons left for another owner", notices,
@@ -426,7 +460,8 @@ class Start:
         return BootstrapResult(self.ctx, self.session_id, self.max_bytes, brief, record, self.objective,
                                tuple(self.notices + list(extra)), markdown, peek=self.flags["peek"],
                                session_id_generated=self.flags["session_id_generated"],
-                               claimed_elsewhere=None if record is not None else self.claimed_elsewhere)
+                               claimed_elsewhere=None if record is not None else self.claimed_elsewhere,
+                               repeated=self.before is not None)
 
     def standard(self, extra: list[str]) -> AssembledBrief:
         """The brief without a session handoff (``extra``: notices it adds)."""
@@ -444,8 +479,14 @@ class Start:
                 with self.project.writing(self.limits) as scope, scope.batch():
                     if self.gate.admit(scope):
                         self.gate.record(scope, None, self.ctx)
+                    elif not self.flags["hooked"]:  # another start of this session claimed first
+                        return self.again(scope, None)
             except LedgerBusy as exc:
                 return self.held_up(exc)
+            except BatonError:
+                if self.flags["hooked"]:
+                    raise
+                # a named start that cannot be recorded (an index pinned to the past): its brief all the same
         return result
 
     def held_up(self, exc: LedgerBusy) -> BootstrapResult:
@@ -485,7 +526,7 @@ class Start:
             notice = too_big_notice(self.session_id or "SESSION_ID", waiting.record.id, size, self.max_bytes,
                                     self.budget)
             return Offer(markdown, brief, self.gated(self.result(self.standard([notice]), extra=[notice])))
-        if self.flags["peek"]:
+        if self.flags["peek"] or self.before is not None:  # nothing to claim: the baton as it stands
             return Offer(markdown, brief, self.result(brief, waiting.record, markdown))
         return Offer(markdown, brief)
 
@@ -526,6 +567,8 @@ class Start:
         try:
             with self.project.writing(self.limits) as scope:
                 if gate is not None and not gate.admit(scope):
+                    if not self.flags["hooked"]:  # another start of this session claimed first
+                        return self.again(scope, offer)
                     return self.result(self.standard([]))
                 with scope.batch():  # the claim and the session's start: one append, all or nothing
                     claimed = claim_in_scope(scope, waiting, session=self.session_id)
@@ -539,6 +582,24 @@ class Start:
             notice = f"The session handoff {waiting.record.id} was not delivered: {exc.message}"
             return self.gated(self.result(self.standard([notice]), extra=[notice]))
         return self.result(brief, claimed, markdown)
+
+    def again(self, scope: Any, offer: Offer | None) -> BootstrapResult:
+        """A start of this session recorded first, by another process, while this
+        one read (``StartOnce`` refused it under the lock): answered as a repeated
+        start, with the baton that start received — the one ``offer`` holds, when
+        it is that one, as the index now shows it — and nothing claimed."""
+        named = self.named
+        assert named is not None and named.before is not None
+        self.before = named.before
+        self.notices.append(named.notice(self.before))
+        waiting = self.waiting
+        if offer is not None and waiting is not None and waiting.record.id == self.before.get("receivedBaton"):
+            brief = assemble_brief(handoff_markdown=offer.markdown, objective=self.objective_text,
+                                   decisions=self.decisions, traps=self.traps_without((waiting.record.id,)),
+                                   max_bytes=self.max_bytes, notices=self.notices)
+            if brief.handoff_included:
+                return self.result(brief, stored_baton(scope.runner, waiting.record), offer.markdown)
+        return self.result(self.standard([]))
 
 
 def _as_claimed(peeked: BatonRecord, lost: BatonAlreadyClaimed) -> BatonRecord:

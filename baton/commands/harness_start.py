@@ -31,8 +31,8 @@ import orjson
 from baton.commands.bootstrap import BRIEF_PROJECTIONS, BootstrapResult, Stale, Start, begin
 from baton.commands.objectives import required_session_id
 from baton.commands.session_drafts import draft_to_complete
-from baton.commands.session_records import record_begin
-from baton.domain.batons import DEFAULT_MAX_BYTES, session_stream
+from baton.commands.session_records import StartOnce, started_before
+from baton.domain.batons import DEFAULT_MAX_BYTES
 from baton.domain.limits import MIN_MAX_BYTES
 from baton.domain.short_ids import short_id
 from baton.errors import IndexBehind
@@ -148,7 +148,7 @@ class Starting:
     source: str | None
     done: SessionStartResult | None = None
     brief: Start | None = None
-    gate: "_StartOnce | None" = None
+    gate: "StartOnce | None" = None
 
     def delivered(self, brief: BootstrapResult) -> SessionStartResult:
         """The result once the brief is built (and its baton claimed). A start
@@ -193,11 +193,11 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
         if stale is None:
             raise
         runner = stale[0]
-    if _began(runner, sid):
+    if started_before(runner, sid) is not None:  # a repeated start: nothing delivered
         if source == COMPACT:
             return Starting(sid, harness, source, _after_compaction(runner, sid, harness, source))
         return Starting(sid, harness, source, SessionStartResult(sid, harness, source, repeated=True))
-    gate = _StartOnce(project, sid, harness)
+    gate = StartOnce(project, sid, harness)
     # The session line, as it will be delivered, comes after the brief (and a blank line), inside the same budget.
     room = max(MIN_MAX_BYTES, max_bytes - len(session_line(sid, harness, also).encode("utf-8")) - 2)
     return Starting(sid, harness, source, brief=begin(project, session_id=sid, max_bytes=room, gate=gate,
@@ -258,26 +258,3 @@ def compaction_notice(draft: str, missing: tuple[str, ...] = (), complete_with: 
                  "the session's end hands it on to the next session.")
     return "\n".join(lines) + "\n"
 
-
-def _began(runner: Any, sid: str) -> bool:
-    known = runner.get("sessions", sid)
-    return isinstance(known, dict) and bool(known.get("beganAt"))
-
-
-class _StartOnce:
-    """The gate of ``bootstrap``: the start is recorded once, in the lock hold
-    that claims the baton, so two hooks of one session reporting its start at
-    the same moment deliver one brief between them."""
-
-    def __init__(self, project: "Project", sid: str, harness: str | None) -> None:
-        self.project, self.sid, self.harness = project, sid, harness
-        self.admitted = False
-
-    def admit(self, scope: Any) -> bool:
-        self.project.check_streams(session_stream(self.sid))
-        self.admitted = not _began(scope.runner, self.sid)
-        return self.admitted
-
-    def record(self, scope: Any, claimed: Any, ctx: Any) -> None:
-        record_begin(scope, ctx, self.sid, harness=self.harness, objective=None,
-                     received_baton=claimed.id if claimed is not None else None)

@@ -1,18 +1,25 @@
 """A session's start and its objective, recorded inside a write scope.
 
-The step ``baton session begin`` and a harness's session start
-(``harness_start``) share, and the objective events a session's end shares
-with them. Kept apart from ``baton.commands.sessions`` (the use cases
+The step ``baton session begin``, ``baton bootstrap`` with a session id and
+a harness's session start (``harness_start``) share, and the objective
+events a session's end shares with them. Whether a session already started,
+and with which baton, is decided here, once for all of them
+(``started_before``, ``StartOnce``, ``NamedStart``): its start is recorded
+(``session.begun``, naming the baton it received), and a session receives
+one baton, so a repeated start of one that received a baton claims nothing. Kept apart from ``baton.commands.sessions`` (the use cases
 ``session begin`` and ``session end``, their results and the baton a
 session's end leaves), so that a hook's session start defines none of those.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from baton.commands.identity import SessionContext
 from baton.commands.record import record
 from baton.domain.aggregates import session as aggregate
 from baton.domain.batons import context_key, objective_doc_key, objective_stream, session_stream
+from baton.domain.repeated_start import received_baton, repeated_start_notice
 
 
 def objective_events(scope, ctx: SessionContext, objective: str | None, session: str | None,
@@ -37,3 +44,70 @@ def record_begin(scope, ctx: SessionContext, session_id: str, *, harness: str | 
         session_id, ctx.owner, ctx.branch, harness=harness, objective=objective, received_baton=received_baton))
     record(scope, decided, version=scope.txn.stream_version(stream), actor=ctx.owner, session=session_id)
     return objective_events(scope, ctx, objective, session_id, reason="session_begin_without_objective")
+
+
+def started_before(runner: Any, session_id: str) -> dict[str, Any] | None:
+    """The session's document when its start is recorded (``session.begun``):
+    the session started before, received its brief (and its baton, named by
+    ``receivedBaton``) then, and a repeated start claims nothing. None for a
+    session not started yet (never seen, or only its end recorded)."""
+    known = runner.get("sessions", session_id)
+    return known if isinstance(known, dict) and known.get("beganAt") else None
+
+
+class StartOnce:
+    """The gate of a session start that must happen once (``bootstrap.SessionGate``):
+    asked under the ledger lock, with the index caught up, whether the session
+    started before (``started_before``); the start is then recorded in the lock
+    hold that claims the baton, so starts of one session at the same moment
+    claim one baton between them."""
+
+    def __init__(self, project: Any, sid: str, harness: str | None) -> None:
+        self.project, self.sid, self.harness = project, sid, harness
+        self.admitted = False
+        self.before: dict[str, Any] | None = None
+        """When not admitted: the session's document, as the start recorded first left it."""
+
+    def admit(self, scope: Any) -> bool:
+        self.project.check_streams(session_stream(self.sid))
+        self.before = started_before(scope.runner, self.sid)
+        self.admitted = self.before is None
+        return self.admitted
+
+    def record(self, scope: Any, claimed: Any, ctx: Any) -> None:
+        record_begin(scope, ctx, self.sid, harness=self.harness, objective=None,
+                     received_baton=claimed.id if claimed is not None else None)
+
+
+class NamedStart(StartOnce):
+    """The gate of a start that names its session outside a harness's hook
+    (``bootstrap --session-id``, the MCP ``bootstrap`` with ``session_id``):
+    a session receives one baton. Admitted unless the session's recorded
+    start received one (the caller answers it as a repeated start); the start
+    is recorded when the session never started, or with the baton it claims
+    now (a session whose start claimed nothing: its baton did not fit, or
+    none was waiting), keeping the objective it began with."""
+
+    def repeated(self, runner: Any) -> dict[str, Any] | None:
+        """The session's document when its recorded start received a baton (a repeated start), else None."""
+        before = started_before(runner, self.sid)
+        return before if received_baton(before) is not None else None
+
+    def notice(self, before: dict[str, Any]) -> str:
+        """What a repeated start is told (``domain.repeated_start``)."""
+        return repeated_start_notice(self.sid, before)
+
+    def admit(self, scope: Any) -> bool:
+        self.project.check_streams(session_stream(self.sid))
+        self.before = started_before(scope.runner, self.sid)
+        self.admitted = received_baton(self.before) is None
+        return self.admitted
+
+    def record(self, scope: Any, claimed: Any, ctx: Any) -> None:
+        if self.before is None:
+            super().record(scope, claimed, ctx)
+        elif claimed is not None:  # started before with no baton: this start receives one
+            objective = self.before.get("objective")
+            record_begin(scope, ctx, self.sid, harness=self.before.get("harness"),
+                         objective=objective if isinstance(objective, str) and objective else None,
+                         received_baton=claimed.id)

@@ -23,7 +23,7 @@ from baton.commands.batons import peek_at_start, redaction_lines, stored_baton
 from baton.commands.identity import SessionContext, context_of, recorded_owner
 from baton.commands.objectives import check_objective, check_session_id, get_session_objective
 from baton.commands.record import record
-from baton.commands.session_records import objective_events, record_begin
+from baton.commands.session_records import objective_events, record_begin, started_before
 from baton.domain.aggregates import session as aggregate
 from baton.domain.baton_payload import as_payload
 from baton.domain.batons import (
@@ -35,6 +35,7 @@ from baton.domain.batons import (
     unseen_lines,
 )
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere, claimed_elsewhere_notice
+from baton.domain.repeated_start import received_baton, repeated_start_notice
 from baton.ledger.clock import rfc3339_micros
 from baton.ledger.ids import uuid7
 from baton.model import frozen
@@ -65,6 +66,14 @@ class SessionBeginResult:
     claimed_elsewhere: ClaimedElsewhere | None = None
     """No baton was waiting, and the newest one of this owner and branch was claimed by another
     session recently (``domain.claimed_elsewhere``)."""
+    before: dict[str, Any] | None = None
+    """A repeated start: the session's document, whose start was recorded before (nothing was
+    claimed or recorded now but the ``objective`` given)."""
+
+    @property
+    def received(self) -> str | None:
+        """The baton the session received with its start (this one, or the one recorded before)."""
+        return self.record.id if self.record is not None else received_baton(self.before)
 
     def markdown(self) -> str | None:
         if self.record is None:
@@ -82,9 +91,18 @@ class SessionBeginResult:
             "handoff": self.record.to_json() if self.record else None,
             "handoffMarkdown": self.markdown(),
             "claimedElsewhere": self.claimed_elsewhere.to_json() if self.claimed_elsewhere else None,
+            "repeated": self.before is not None,
+            "receivedBaton": self.received,
         }
 
     def render(self) -> str:
+        if self.before is not None:
+            lines = [f"Session {self.session_id} already began, for {self.before.get('owner') or self.context.owner}"
+                     f" on {self.before.get('branch') or self.context.branch}.",
+                     repeated_start_notice(self.session_id, self.before)]
+            if self.objective:
+                lines.append(f"Objective: {self.objective}")
+            return "\n".join(lines)
         lines = [f"Session {self.session_id} began for {self.context.owner} on {self.context.branch}."]
         if self.objective:
             lines.append(f"Objective: {self.objective}")
@@ -116,6 +134,9 @@ def begin_session(
 
     ``received_baton``: with ``claim`` False, the baton the session already
     claimed (the bootstrap brief delivered it), recorded with its start.
+    A session whose recorded start received a baton (``started_before``: by
+    any entry point, decided under the lock) claims nothing and records no
+    second start; only an ``objective`` given is set.
     None, with nothing written, when a baton waits to be claimed and no
     ``claim_in_scope`` was given. The result shows the baton claimed without
     its freshness (``baton_freshness.shown`` adds it).
@@ -130,6 +151,13 @@ def begin_session(
     ctx = context_of(opened, owner=owner, branch=branch)
     with opened.writing() as scope:
         opened.check_streams(session_stream(session_id))  # before a claim: nothing appended if refused
+        before = started_before(scope.runner, session_id)
+        if before is not None and before.get("receivedBaton"):  # a repeated start: one baton a session
+            if objective is not None:
+                with scope.batch():
+                    objective_events(scope, ctx, objective, session_id, reason="session_begin")
+            return SessionBeginResult(session_id, ctx, harness or before.get("harness"), objective, False, None,
+                                      before=before)
         peek, own = peek_at_start(scope.runner, ctx) if claim else (None, None)
         if peek is not None and claim_in_scope is None:
             return None

@@ -17,7 +17,8 @@ what the ``handoff.revised`` (or, for a ready record, the amend child's
   ``failed_attempts``, ``risks``, ``artifacts``) is replaced whole.
 
 Ids are matched as people type them: ``O-1`` names ``O-001``, case does not
-matter. An id that names nothing is an input error listing the ids there are.
+matter. An id that names nothing is an input error listing the ids there are;
+so is an id named twice in one amend (``named_once``).
 """
 
 from __future__ import annotations
@@ -144,9 +145,40 @@ def replace_lists(body: Mapping[str, Any], lists: Mapping[str, Any]) -> tuple[di
     return out, edits
 
 
+def _id_key(given: str) -> tuple[str, int] | str:
+    """What ``same_id`` compares a typed id by: ``O-1`` and ``o-001`` give one key."""
+    m = _ID.match(given)
+    return (m.group(1).lower(), int(m.group(2))) if m else given.strip().lower()
+
+
+def named_once(close: Sequence[str], drop: Sequence[str]) -> None:
+    """Each item is closed or dropped once: an id given twice (``O-001`` and
+    ``O-1`` are one id), in one list or both, would find it gone the second
+    time and be refused as an item that is not there.
+
+    Raises:
+        InputError: an id named twice.
+    """
+    seen: dict[tuple[str, int] | str, str] = {}
+    for given in (*drop, *close):
+        if not isinstance(given, str):
+            continue
+        key = _id_key(given)
+        if key in seen:
+            also = "" if seen[key].strip() == given.strip() else f" (as {seen[key]!r} too)"
+            raise InputError(f"{given!r} is named twice{also}: name each item once, to close or to drop it",
+                             details={"id": given, "named": [seen[key], given]})
+        seen[key] = given
+
+
 def apply_edits(body: Mapping[str, Any], *, close: Sequence[str] = (), drop: Sequence[str] = (),
                 replace: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], list[Edit]]:
-    """Replace, then drop, then close (so a replaced list can be pruned in the same amend)."""
+    """Replace, then drop, then close (so a replaced list can be pruned in the same amend).
+
+    Raises:
+        InputError: an id named twice (``named_once``), or one that names nothing.
+    """
+    named_once(close, drop)
     out, edits = replace_lists(body, replace or {})
     out, dropped = drop_items(out, drop)
     out, closed = close_items(out, close)
