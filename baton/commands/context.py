@@ -212,26 +212,27 @@ def foreign_files(paths: ProjectPaths) -> list[ForeignFile]:
     ledger's feeds) that is a symbolic link — inside the project or out,
     dangling or not — or not a regular file: Baton would read another file's
     text as its own, or truncate and write through the link (``repair`` once
-    emptied a committed feed link's target). Decided here, by ``lstat``, never
-    following a link; the files are opened with ``O_NOFOLLOW`` besides.
+    emptied a committed feed link's target). Decided here, from the folders'
+    listings (an entry's type, never following a link; ``lstat`` only to name
+    what an odd one is); the feeds are opened with ``O_NOFOLLOW`` besides.
 
     Raises:
         StorageError: ``.baton/ledger/`` cannot be listed.
     """
     found = []
-    for name in _BATON_FILES:
-        if (what := _not_a_file(paths.baton_dir / name)) is not None:
-            found.append(ForeignFile(f"{BATON_DIR}/{name}", what))
-    try:
-        with os.scandir(paths.ledger_dir) as entries:
-            names = sorted(e.name for e in entries if e.name.endswith(".jsonl"))
-    except (FileNotFoundError, NotADirectoryError):
-        names = []
-    except OSError as exc:
-        raise StorageError(f"cannot list the ledger at {paths.ledger_dir}: {exc}") from exc
-    for name in names:
-        if (what := _not_a_file(paths.ledger_dir / name)) is not None:
-            found.append(ForeignFile(f"{BATON_DIR}/ledger/{name}", what))
+    # One listing per folder: an entry's type comes with it (no stat per file).
+    for folder, rel, wanted in ((paths.baton_dir, BATON_DIR, _BATON_FILES.__contains__),
+                                (paths.ledger_dir, f"{BATON_DIR}/ledger", lambda name: name.endswith(".jsonl"))):
+        try:
+            with os.scandir(folder) as entries:
+                odd = sorted(e.name for e in entries if wanted(e.name) and not e.is_file(follow_symlinks=False))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as exc:
+            raise StorageError(f"cannot list {folder}: {exc}") from exc
+        for name in odd:
+            if (what := _not_a_file(folder / name)) is not None:
+                found.append(ForeignFile(f"{rel}/{name}", what))
     return found
 
 
