@@ -180,31 +180,28 @@ _BATON_FILES = ("config.json", "local.json", "policy.json", "index.sqlite", ".gi
 regular file itself, never a symbolic link, wherever the link leads."""
 
 
-@frozen
-class ForeignFile:
-    """A file of ``.baton/`` that is a symbolic link or not a regular file
-    (a FIFO, a device, a socket, a folder where a feed belongs)."""
+ForeignFile = tuple[str, str]
+"""A file of ``.baton/`` that is a symbolic link or not a regular file (a FIFO,
+a device, a socket, a folder where a feed belongs): its path relative to the
+project root (``.baton/ledger/x.jsonl``) and what it is (``a symbolic link to
+/tmp/x``, ``a FIFO``…). A tuple, not a class: every hook's open defines it."""
 
-    rel: str
-    """Relative to the project root (``.baton/ledger/x.jsonl``)."""
-    what: str
-    """What it is: ``a symbolic link to /tmp/x``, ``a FIFO``…"""
 
-    @property
-    def feed(self) -> str | None:
-        """The feed it stands in for, when it is in ``ledger/``."""
-        folder, _, name = self.rel.rpartition("/")
-        return name[: -len(".jsonl")] if folder == f"{BATON_DIR}/ledger" else None
+def foreign_feed_name(rel: str) -> str | None:
+    """The feed a foreign file stands in for, when it is in ``ledger/``."""
+    folder, _, name = rel.rpartition("/")
+    return name[: -len(".jsonl")] if folder == f"{BATON_DIR}/ledger" else None
 
-    def refusal(self) -> UnsafePath:
-        """The one line every command (but ``verify`` and ``repair``) stops with."""
-        fix = f"remove it (`rm {self.rel}`; the file it points to is left alone)" if self.what.startswith("a symbolic") \
-            else f"move it out of .baton/ (`mv {self.rel} ..`)"
-        if self.feed is not None:
-            fix += ", or confirm a `baton repair`, which removes it"
-        return UnsafePath(self.rel, SYMLINK_ESCAPE,
-                          f"it is {self.what}, not a file of Baton's; Baton never reads or writes through it: {fix}",
-                          what=self.what)
+
+def foreign_refusal(rel: str, what: str) -> UnsafePath:
+    """The one line every command (but ``verify`` and ``repair``) stops with."""
+    fix = f"remove it (`rm {rel}`; the file it points to is left alone)" if what.startswith("a symbolic") \
+        else f"move it out of .baton/ (`mv {rel} ..`)"
+    if foreign_feed_name(rel) is not None:
+        fix += ", or confirm a `baton repair`, which removes it"
+    return UnsafePath(rel, SYMLINK_ESCAPE,
+                      f"it is {what}, not a file of Baton's; Baton never reads or writes through it: {fix}",
+                      what=what)
 
 
 def foreign_files(paths: ProjectPaths) -> list[ForeignFile]:
@@ -232,7 +229,7 @@ def foreign_files(paths: ProjectPaths) -> list[ForeignFile]:
             raise StorageError(f"cannot list {folder}: {exc}") from exc
         for name in odd:
             if (what := _not_a_file(folder / name)) is not None:
-                found.append(ForeignFile(f"{rel}/{name}", what))
+                found.append((f"{rel}/{name}", what))
     return found
 
 
@@ -278,9 +275,9 @@ def check_baton_folder_inside(paths: ProjectPaths, *, feeds: bool = True) -> lis
         if os.path.lexists(paths.root / rel):
             check_path_inside_root(paths.root, rel)
     found = foreign_files(paths)
-    for item in found:
-        if feeds or item.feed is None:
-            raise item.refusal()
+    for rel, what in found:
+        if feeds or foreign_feed_name(rel) is None:
+            raise foreign_refusal(rel, what)
     return found
 
 

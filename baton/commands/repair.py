@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Callable
 
 import attrs
 
+from baton.commands.context import foreign_feed_name
 from baton.commands.verify import verify_project
 from baton.domain.wording import counted
 from baton.errors import InputError, NotFound, StorageError
@@ -107,9 +108,10 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
     known = {f.feed for f in before.feeds} | {p.feed for p in before.all_problems()}
     if feed is not None and feed not in known:
         raise NotFound(f"no feed {feed!r} in this ledger (feeds: {', '.join(sorted(known)) or 'none'})")
-    links = [item for item in project.foreign_feeds if feed is None or item.feed == feed]
-    plans = plan_repair(ledger_dir, before, feed, frozenset(item.feed for item in project.foreign_feeds if item.feed))
-    listed = [{"path": item.rel, "what": item.what, "removed": False} for item in links]
+    links = [(rel, what) for rel, what in project.foreign_feeds if feed is None or foreign_feed_name(rel) == feed]
+    plans = plan_repair(ledger_dir, before, feed,
+                        frozenset(name for rel, _ in project.foreign_feeds if (name := foreign_feed_name(rel))))
+    listed = [{"path": rel, "what": what, "removed": False} for rel, what in links]
     if (not plans and not links) or dry_run:
         return RepairResult(plans, dry_run, False, [], before, listed)
     if feed is not None:
@@ -120,12 +122,12 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
     if not yes:
         count = sum(len(p.set_aside) for p in plans)
         what = "it is not a feed; never what it points to" if len(links) == 1 else "not feeds; never what they point to"
-        would = [f"remove {', '.join(item.rel for item in links)} ({what})"] if links else []
+        would = [f"remove {', '.join(rel for rel, _ in links)} ({what})"] if links else []
         if plans:
             would.append(f"set {counted(count, 'line')} of {', '.join(p.feed for p in plans)} aside into .baton/quarantine/")
         raise InputError(f"`baton repair` would {' and '.join(would)}: `yes` does it, `dry_run` shows them first")
-    for item, shown in zip(links, listed):
-        remove_foreign_feed(project, item.rel)
+    for (rel, _what), shown in zip(links, listed):
+        remove_foreign_feed(project, rel)
         shown["removed"] = True
     project.foreign_feeds = [item for item in project.foreign_feeds if item not in links]
     quarantined = [set_aside(project.paths.baton_dir, plan) for plan in plans]

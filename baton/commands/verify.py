@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import attrs
 
 from baton.commands.baton_cases import render_claim_conflicts
+from baton.commands.context import foreign_feed_name
 from baton.domain.paths import SYMLINK_ESCAPE
 from baton.domain.wording import counted
 from baton.errors import BatonError, InputError
@@ -141,10 +142,10 @@ def foreign_feed_problems(project: "Project") -> list[FeedProblem]:
     """A ``symlink-escape`` problem per feed that is a symbolic link or not a
     regular file (``Project.foreign_feeds``): never read, so never checked;
     ``baton repair --yes`` removes the link, never the file it points to."""
-    return [FeedProblem(item.feed or item.rel, -1, None, SYMLINK_ESCAPE,
-                        f"{item.rel} is {item.what}, not a feed: it was not read; remove it "
-                        f"(`rm {item.rel}`) or confirm a `baton repair`, which removes it")
-            for item in project.foreign_feeds]
+    return [FeedProblem(foreign_feed_name(rel) or rel, -1, None, SYMLINK_ESCAPE,
+                        f"{rel} is {what}, not a feed: it was not read; remove it "
+                        f"(`rm {rel}`) or confirm a `baton repair`, which removes it")
+            for rel, what in project.foreign_feeds]
 
 
 def _required(project: "Project") -> bool:
