@@ -93,14 +93,17 @@ class Baton:
         self.project = project
 
     @classmethod
-    def open(cls, root: PathOption = None, *, clock: WallClock = system_clock, limits: Limits = Limits()) -> "Baton":
+    def open(cls, root: PathOption = None, *, clock: WallClock = system_clock, limits: Limits = Limits(),
+             feed_links: bool = False) -> "Baton":
         """Open an initialised project (``--project``, ``$BATON_PROJECT``, the git top level, or here),
         waiting for its ledger lock and folding as ``limits`` say (by default: without limit).
+        ``feed_links``: a feed that is a symbolic link is left for ``verify`` to
+        report and ``repair`` to remove, instead of refused (``UnsafePath``).
 
         Raises:
             NotInitialized (exit 4): no ``.baton/config.json`` at the root.
         """
-        return cls(Project.open(root, clock=clock, limits=limits))
+        return cls(Project.open(root, clock=clock, limits=limits, feed_links=feed_links))
 
     def close(self) -> None:
         self.project.close()

@@ -105,7 +105,7 @@ def _add_ledger_core(sub, common) -> None:
     p = sub.add_parser("verify", parents=[common], help="check every feed's hash chain",
                        description="Check every feed's chain, digests, sequence gaps and forks, and every "
                                    "stream's versions. Exit 0 when all hold, 3 when any does not.")
-    p.set_defaults(func="ledger:verify")
+    p.set_defaults(func="ledger:verify", feed_links=True)
 
     p = sub.add_parser("rebuild", parents=[common], help="drop and replay every projection",
                        description="Drop every projection and replay the ledger. With --until, show the "
@@ -181,13 +181,14 @@ def _add_ledger_care(sub, common) -> None:
                        description="Move every line of a damaged feed from its first bad line on, byte for "
                                    "byte, into .baton/quarantine/ with a manifest, cut the feed there and "
                                    "record a ledger.repaired event, so the ledger verifies again. A feed "
-                                   "found shorter than a recorded head is acknowledged the same way. Never "
+                                   "found shorter than a recorded head is acknowledged the same way; a feed "
+                                   "that is a symbolic link is removed (never the file it points to). Never "
                                    "implicit: without --yes it changes nothing. Exit 0 when the ledger then "
                                    "verifies, 2 without --yes, 3 when problems remain.")
     p.add_argument("--feed", metavar="F", help="repair only this feed (a writer id)")
     p.add_argument("--dry-run", action="store_true", help="show what would be set aside; change nothing")
     p.add_argument("--yes", action="store_true", help="do it: set the lines aside and record the repair")
-    p.set_defaults(func="ledger:repair")
+    p.set_defaults(func="ledger:repair", feed_links=True)
 
 
 # -- the policy and this clone's trust in it -------------------------------------

@@ -72,16 +72,9 @@ def test_verify_of_a_feed_that_cannot_be_read_is_a_storage_error(tmp_path, monke
 
 
 def _refuse_reading_w1(monkeypatch) -> None:
-    """``Path.read_bytes`` of feed ``w1`` fails as a disk that refuses would."""
-    from pathlib import Path
-
-    real = Path.read_bytes
-
-    def refuse(self):
-        if self.name == "w1.jsonl":
-            raise PermissionError(13, "Permission denied", str(self))
-        return real(self)
-    monkeypatch.setattr(Path, "read_bytes", refuse)
+    """Opening feed ``w1`` fails as a disk that refuses would (every read of a
+    feed opens it with ``baton.ledger.files.open_feed``)."""
+    monkeypatch.setattr(os, "open", _refusing(os.open, "w1.jsonl"))
 
 
 def _planned(tmp_path):
@@ -112,7 +105,9 @@ def test_a_repair_whose_cut_fails_is_a_storage_error_naming_the_feed(tmp_path, m
 
     ledger, plan = _planned(tmp_path)
     before = ledger.feed_path("w1").read_bytes()
-    monkeypatch.setattr(os, "truncate", _refusing(os.truncate, "w1.jsonl"))
+    def refuse(fd, size):
+        raise OSError(5, "Input/output error")
+    monkeypatch.setattr(os, "ftruncate", refuse)  # the feed is cut through its descriptor
     with pytest.raises(StorageError, match="could not set aside the damaged lines of .*w1.jsonl"):
         set_aside(tmp_path / ".baton", plan, fsync=False)
     assert ledger.feed_path("w1").read_bytes() == before

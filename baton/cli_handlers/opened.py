@@ -18,7 +18,7 @@ def run_on_project(handler: Callable[[Baton, argparse.Namespace], Any], args: ar
     """The handler's result, handed to ``show`` (its printing) before the
     project is closed: a result printed as it is read (``baton log``) reads
     the ledger while it prints."""
-    with Baton.open(args.project, limits=limits_of(args)) as app:
+    with Baton.open(args.project, limits=limits_of(args), feed_links=getattr(args, "feed_links", False)) as app:
         # The project's policy, loaded before the command runs: a malformed
         # policy section or policy.json stops it (exit 2), as a malformed
         # config.json does, instead of being silently replaced by the defaults.

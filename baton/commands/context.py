@@ -16,6 +16,7 @@ and runner, so each later ``reading()``/``writing()`` reads only new bytes.
 from __future__ import annotations
 
 import os
+import stat
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,7 +31,9 @@ from baton.canonical import pretty_bytes
 from baton.config import WRITER_ID, ProjectConfig, allowed_signers_setting, read_config, read_json, write_json_atomic
 from baton.domain import identifiers as ids
 from baton.domain.identifiers import event_identifiers
+from baton.domain.paths import SYMLINK_ESCAPE
 from baton.domain.redaction import redact_strings, rule_label
+from baton.domain.visible import printable
 from baton.errors import (
     ConfigError,
     IndexBehind,
@@ -41,6 +44,7 @@ from baton.errors import (
     RecordedNotIndexed,
     SecretInIdentifier,
     StorageError,
+    UnsafePath,
 )
 from baton.ledger.clock import WallClock, system_clock
 from baton.ledger.envelope import Event, EventDraft
@@ -170,27 +174,122 @@ _BATON_PLACES = (".", "config.json", "local.json", "policy.json", "ledger", "han
                  "policy-trust.json")
 """What ``.baton/`` holds that Baton reads or writes on every open (relative to it)."""
 
+_BATON_FILES = ("config.json", "local.json", "policy.json", "index.sqlite", ".gitignore", "hook-notices.jsonl",
+                "policy-trust.json", "ledger.lock", "allowed_signers")
+"""The files among them (and the lock and the default allowed signers): each must be a
+regular file itself, never a symbolic link, wherever the link leads."""
 
-def check_baton_folder_inside(paths: ProjectPaths) -> None:
-    """Refuse a ``.baton/`` — or one of its files or folders — that is a symbolic link leading
-    outside the project root: a repository cloned with a committed ``.baton`` link
-    (``.baton -> ~/.ssh``) would otherwise have every command, and every harness hook, read
-    its config and policy there and write a ledger, an index and files into it.
+
+ForeignFile = tuple[str, str]
+"""A file of ``.baton/`` that is a symbolic link or not a regular file (a FIFO,
+a device, a socket, a folder where a feed belongs): its path relative to the
+project root (``.baton/ledger/x.jsonl``) and what it is (``a symbolic link to
+/tmp/x``, ``a FIFO``…). A tuple, not a class: every hook's open defines it."""
+
+
+def foreign_feed_name(rel: str) -> str | None:
+    """The feed a foreign file stands in for, when it is in ``ledger/``."""
+    folder, _, name = rel.rpartition("/")
+    return name[: -len(".jsonl")] if folder == f"{BATON_DIR}/ledger" else None
+
+
+def foreign_refusal(rel: str, what: str) -> UnsafePath:
+    """The one line every command (but ``verify`` and ``repair``) stops with."""
+    fix = f"remove it (`rm {rel}`; the file it points to is left alone)" if what.startswith("a symbolic") \
+        else f"move it out of .baton/ (`mv {rel} ..`)"
+    if foreign_feed_name(rel) is not None:
+        fix += ", or confirm a `baton repair`, which removes it"
+    return UnsafePath(rel, SYMLINK_ESCAPE,
+                      f"it is {what}, not a file of Baton's; Baton never reads or writes through it: {fix}",
+                      what=what)
+
+
+def foreign_files(paths: ProjectPaths) -> list[ForeignFile]:
+    """Every file of ``.baton/`` Baton reads or writes (``_BATON_FILES`` and the
+    ledger's feeds) that is a symbolic link — inside the project or out,
+    dangling or not — or not a regular file: Baton would read another file's
+    text as its own, or truncate and write through the link (``repair`` once
+    emptied a committed feed link's target). Decided here, from the folders'
+    listings (an entry's type, never following a link; ``lstat`` only to name
+    what an odd one is); the feeds are opened with ``O_NOFOLLOW`` besides.
 
     Raises:
-        UnsafePath (exit 5): naming the place, where it resolves and the link.
+        StorageError: ``.baton/ledger/`` cannot be listed.
+    """
+    found = []
+    # One listing per folder: an entry's type comes with it (no stat per file).
+    for folder, rel, wanted in ((paths.baton_dir, BATON_DIR, _BATON_FILES.__contains__),
+                                (paths.ledger_dir, f"{BATON_DIR}/ledger", lambda name: name.endswith(".jsonl"))):
+        try:
+            with os.scandir(folder) as entries:
+                odd = sorted(e.name for e in entries if wanted(e.name) and not e.is_file(follow_symlinks=False))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as exc:
+            raise StorageError(f"cannot list {folder}: {exc}") from exc
+        for name in odd:
+            if (what := _not_a_file(folder / name)) is not None:
+                found.append((f"{rel}/{name}", what))
+    return found
+
+
+def _not_a_file(path: Path) -> str | None:
+    """What ``path`` is when it is there and not a regular file (None otherwise)."""
+    try:
+        st = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        return f"a file that cannot be looked at ({exc.strerror})"
+    if stat.S_ISREG(st.st_mode):
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        return "a symbolic link to " + printable(target).replace("\n", "\\n")
+    kind = "a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode) \
+        else "a socket" if stat.S_ISSOCK(st.st_mode) else "a device" if stat.S_ISBLK(st.st_mode) or stat.S_ISCHR(st.st_mode) \
+        else "not a regular file"
+    return kind
+
+
+def check_baton_folder_inside(paths: ProjectPaths, *, feeds: bool = True) -> list[ForeignFile]:
+    """Refuse a ``.baton/`` — or one of its folders — that is a symbolic link leading
+    outside the project root: a repository cloned with a committed ``.baton`` link
+    (``.baton -> ~/.ssh``) would otherwise have every command, and every harness hook, read
+    its config and policy there and write a ledger, an index and files into it. Refuse
+    too a file of it that is a symbolic link anywhere, or not a regular file
+    (``foreign_files``): a committed ``.baton/ledger/x.jsonl -> ~/.ssh/authorized_keys``.
+
+    ``feeds=False`` (``verify``, ``repair``): a feed that is such a file is
+    returned instead of refused, for them to report and remove.
+
+    Raises:
+        UnsafePath (exit 5): naming the place, where it resolves and the link
+            (``symlink-escape``), or the file, what it is and what to do.
     """
     for place in _BATON_PLACES:
         rel = BATON_DIR if place == "." else f"{BATON_DIR}/{place}"
         if os.path.lexists(paths.root / rel):
             check_path_inside_root(paths.root, rel)
+    found = foreign_files(paths)
+    for rel, what in found:
+        if feeds or foreign_feed_name(rel) is None:
+            raise foreign_refusal(rel, what)
+    return found
 
 
 class Project:
     def __init__(self, paths: ProjectPaths, config: ProjectConfig, writer: str, clock: WallClock = system_clock,
-                 *, unsettled: os.stat_result | None = None, limits: Limits = Limits()) -> None:
+                 *, unsettled: os.stat_result | None = None, limits: Limits = Limits(),
+                 foreign_feeds: list[ForeignFile] | None = None) -> None:
         self._read_only: bool | None = None
         self._limits = limits
+        self.foreign_feeds = list(foreign_feeds or ())
+        """Feeds that are symbolic links or not regular files, found when opened
+        with ``feed_links`` (the ledger never reads them: ``listing``)."""
         self.paths = paths
         self.config = config
         self.writer = writer
@@ -263,8 +362,10 @@ class Project:
 
     @classmethod
     def open(cls, project: str | os.PathLike | None = None, *, clock: WallClock = system_clock,
-             limits: Limits = Limits()) -> "Project":
+             limits: Limits = Limits(), feed_links: bool = False) -> "Project":
         """Open an initialised project, waiting for its lock and folding as ``limits`` say.
+        ``feed_links``: a feed that is a symbolic link (or not a regular file) is
+        kept in ``foreign_feeds`` instead of refused (``verify``, ``repair``).
 
         Raises:
             NotInitialized: there is no ``.baton/config.json`` at the root.
@@ -279,7 +380,7 @@ class Project:
             )
         if not paths.config.is_file():
             raise _not_a_project(paths.root)
-        check_baton_folder_inside(paths)
+        foreign = check_baton_folder_inside(paths, feeds=not feed_links)
         config = read_config(paths.config)
         try:
             local = ensure_local(paths)
@@ -287,14 +388,15 @@ class Project:
             if baton_dir_writable(paths):
                 raise
             # nothing will be written: the id is never recorded
-            return cls(paths, config, READ_ONLY_WRITER, clock, limits=limits)
+            return cls(paths, config, READ_ONLY_WRITER, clock, limits=limits, foreign_feeds=foreign)
         try:
             st = os.stat(paths.baton_dir)
         except OSError as exc:
             raise StorageError(f"cannot look at {paths.baton_dir}: {exc}") from exc
         minted = local.get("minted_in")
         settled = isinstance(minted, dict) and minted.get("dev") == st.st_dev and minted.get("ino") == st.st_ino
-        return cls(paths, config, local["writer"], clock, unsettled=None if settled else st, limits=limits)
+        return cls(paths, config, local["writer"], clock, unsettled=None if settled else st, limits=limits,
+                   foreign_feeds=foreign)
 
     @property
     def read_only(self) -> bool:

@@ -7,11 +7,16 @@ it would do (``--dry-run`` says so on purpose, with exit 0).
 
 from __future__ import annotations
 
+import os
+import stat
 from typing import TYPE_CHECKING, Callable
 
+import attrs
+
+from baton.commands.context import foreign_feed_name
 from baton.commands.verify import verify_project
 from baton.domain.wording import counted
-from baton.errors import InputError, NotFound
+from baton.errors import InputError, NotFound, StorageError
 from baton.ledger.repair import LINE_PROBLEMS, FeedRepair, plan_repair, set_aside
 from baton.ledger.verify import VerifyReport
 from baton.model import frozen
@@ -27,14 +32,17 @@ class RepairResult:
     repaired: bool
     quarantined: list[str | None]
     after: VerifyReport
+    links: list[dict] = attrs.field(factory=list)
+    """Feeds that were (or, without ``--yes``, are) symbolic links or not regular
+    files: ``{"path", "what", "removed"}``; the link is removed, never its target."""
 
     @property
     def exit_code(self) -> int:
-        return 0 if self.after.ok or (self.dry_run and self.plans) else 3
+        return 0 if self.after.ok or (self.dry_run and (self.plans or self.links)) else 3
 
     def to_json(self) -> dict:
         return {
-            "dry_run": self.dry_run, "repaired": self.repaired,
+            "dry_run": self.dry_run, "repaired": self.repaired, "links": self.links,
             "feeds": [dict(p.to_json(), quarantine=q) for p, q in
                       zip(self.plans, self.quarantined or [None] * len(self.plans))],
             "verified": self.after.ok,
@@ -42,12 +50,19 @@ class RepairResult:
         }
 
     def render(self) -> str:
+        shown = [f"{'Removed' if link['removed'] else 'Would remove'} {link['path']}: it "
+                 f"{'was' if link['removed'] else 'is'} {link['what']}, not a "
+                 f"feed (the file it points to is left as it is)" for link in self.links]
+        if shown and not self.plans:
+            if self.dry_run or not any(link["removed"] for link in self.links):
+                return "\n".join([*shown, "Nothing was changed (--dry-run)."] if self.dry_run else shown)
+            return "\n".join(shown + ["The ledger verifies." if self.after.ok else "Problems remain: run `baton verify`."])
         if not self.plans:
             if self.after.ok:
                 return "The ledger verifies: nothing to repair."
             return "\n".join(["Nothing here that a repair can set aside; these problems remain:"]
                              + [f"  {p.feed} seq {p.seq}: {p.kind}: {p.message}" for p in self.after.all_problems()])
-        lines = []
+        lines = list(shown)
         verb = "Set aside" if self.repaired else "Would set aside"
         for plan, quarantined in zip(self.plans, self.quarantined or [None] * len(self.plans)):
             if plan.cut is not None:
@@ -87,15 +102,18 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
     """
     ledger_dir = project.paths.ledger_dir
     if feed is not None and feed not in (names := project.ledger.feed_names()) \
-            and not (ledger_dir / f"{feed}.jsonl").exists():  # said before the ledger is checked, not after
+            and not os.path.lexists(ledger_dir / f"{feed}.jsonl"):  # said before the ledger is checked, not after
         raise NotFound(f"no feed {feed!r} in this ledger (feeds: {', '.join(sorted(names)) or 'none'})")
     before = verify_project(project, progress).report
     known = {f.feed for f in before.feeds} | {p.feed for p in before.all_problems()}
     if feed is not None and feed not in known:
         raise NotFound(f"no feed {feed!r} in this ledger (feeds: {', '.join(sorted(known)) or 'none'})")
-    plans = plan_repair(ledger_dir, before, feed)
-    if not plans or dry_run:
-        return RepairResult(plans, dry_run, False, [], before)
+    links = [(rel, what) for rel, what in project.foreign_feeds if feed is None or foreign_feed_name(rel) == feed]
+    plans = plan_repair(ledger_dir, before, feed,
+                        frozenset(name for rel, _ in project.foreign_feeds if (name := foreign_feed_name(rel))))
+    listed = [{"path": rel, "what": what, "removed": False} for rel, what in links]
+    if (not plans and not links) or dry_run:
+        return RepairResult(plans, dry_run, False, [], before, listed)
     if feed is not None:
         others = sorted({p.feed for p in before.all_problems() if p.feed != feed and p.kind in LINE_PROBLEMS})
         if others:
@@ -103,9 +121,43 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
                              "recorded past them: repair them all at once (leave out `feed`)")
     if not yes:
         count = sum(len(p.set_aside) for p in plans)
-        raise InputError(f"`baton repair` would set {counted(count, 'line')} of {', '.join(p.feed for p in plans)} aside "
-                         "into .baton/quarantine/: `yes` does it, `dry_run` shows them first")
+        what = "it is not a feed; never what it points to" if len(links) == 1 else "not feeds; never what they point to"
+        would = [f"remove {', '.join(rel for rel, _ in links)} ({what})"] if links else []
+        if plans:
+            would.append(f"set {counted(count, 'line')} of {', '.join(p.feed for p in plans)} aside into .baton/quarantine/")
+        raise InputError(f"`baton repair` would {' and '.join(would)}: `yes` does it, `dry_run` shows them first")
+    for (rel, _what), shown in zip(links, listed):
+        remove_foreign_feed(project, rel)
+        shown["removed"] = True
+    project.foreign_feeds = [item for item in project.foreign_feeds if item not in links]
     quarantined = [set_aside(project.paths.baton_dir, plan) for plan in plans]
-    with project.writing() as scope:
-        scope.append([plan.draft(project.writer, name) for plan, name in zip(plans, quarantined)], durable=True)
-    return RepairResult(plans, False, True, quarantined, verify_project(project, progress).report)
+    if plans:
+        with project.writing() as scope:
+            scope.append([plan.draft(project.writer, name) for plan, name in zip(plans, quarantined)], durable=True)
+    return RepairResult(plans, False, bool(plans), quarantined, verify_project(project, progress).report, listed)
+
+
+def remove_foreign_feed(project: "Project", rel: str) -> None:
+    """Remove the symbolic link (or FIFO, socket…) at ``rel`` that stands where a
+    feed belongs: the link itself (``unlink`` never follows one), never the file
+    it points to, whose bytes Baton never reads. A folder is not removed.
+
+    Raises:
+        StorageError: it is a folder, or it could not be removed.
+    """
+    path = project.paths.root / rel
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise StorageError(f"cannot look at {rel}: {exc}") from exc
+    if stat.S_ISREG(st.st_mode):
+        return  # a feed again (replaced since it was found): the ledger's to check
+    if stat.S_ISDIR(st.st_mode):
+        raise StorageError(f"{rel} is a folder where a feed belongs: move it out of .baton/ by hand, then run "
+                           "`baton verify`")
+    try:
+        os.unlink(path)
+    except OSError as exc:
+        raise StorageError(f"cannot remove {rel}: {exc}; remove it by hand (`rm {rel}`)") from exc

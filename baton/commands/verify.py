@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any, Callable
 import attrs
 
 from baton.commands.baton_cases import render_claim_conflicts
+from baton.commands.context import foreign_feed_name
+from baton.domain.paths import SYMLINK_ESCAPE
 from baton.domain.wording import counted
 from baton.errors import BatonError, InputError
 from baton.events.names import HANDOFF_FORGOTTEN, PROJECT_INITIALIZED
@@ -91,7 +93,7 @@ class VerifyResult:
             mark = "FAIL" if f.feed in failing else "ok  "
             lines.append(f"{mark} {f.feed}: {counted(f.events, 'event')}, last seq {f.head.seq}{note}")
         for p in r.all_problems():
-            where = f"byte {p.offset}" if p.offset >= 0 else "merged order"
+            where = f"byte {p.offset}" if p.offset >= 0 else "not read" if p.kind == SYMLINK_ESCAPE else "merged order"
             lines.append(f"  problem in {p.feed} seq {p.seq} ({where}): {p.kind}: {p.message}")
         if r.erased_by_forget:
             n = r.erased_by_forget
@@ -122,6 +124,7 @@ def verify_project(project: "Project", progress: Callable[[int, int], None] | No
     heads = index_heads(opened.paths.index, read_only=opened.read_only)
     report = verify_ledger(opened.paths.ledger_dir, erasure_type=HANDOFF_FORGOTTEN, recorded_heads=heads,
                            identity=(PROJECT_INITIALIZED, "project_id"), progress=progress)
+    report.problems.extend(foreign_feed_problems(opened))
     damaged = {p.feed for p in report.all_problems()}
     report.problems.extend(p for p in index_problems(opened.paths.index, opened.paths.ledger_dir,
                                                      read_only=opened.read_only) if p.feed not in damaged)
@@ -133,6 +136,16 @@ def verify_project(project: "Project", progress: Callable[[int, int], None] | No
             conflicts = []  # a ledger verify reports as damaged cannot be folded; its report says why
     signers = feed_signers(opened, [f.feed for f in report.feeds], recheck=True)
     return VerifyResult(report, conflicts, signers, bool(signers) and _required(opened), opened.config.project_id)
+
+
+def foreign_feed_problems(project: "Project") -> list[FeedProblem]:
+    """A ``symlink-escape`` problem per feed that is a symbolic link or not a
+    regular file (``Project.foreign_feeds``): never read, so never checked;
+    ``baton repair --yes`` removes the link, never the file it points to."""
+    return [FeedProblem(foreign_feed_name(rel) or rel, -1, None, SYMLINK_ESCAPE,
+                        f"{rel} is {what}, not a feed: it was not read; remove it "
+                        f"(`rm {rel}`) or confirm a `baton repair`, which removes it")
+            for rel, what in project.foreign_feeds]
 
 
 def _required(project: "Project") -> bool:
@@ -210,8 +223,7 @@ def _moved_by_erasure(path: str, feed: str, seq: int, hash_: str | None, hlc: in
     a payload at or before it was erased (``baton forget`` rewrites a feed
     shorter) and the index has not caught up yet — stale, not edited."""
     try:
-        with open(path, "rb") as fh:
-            scan = scan_bytes(feed, fh.read(), FeedHead())
+        scan = scan_bytes(feed, files.read_range(path, 0), FeedHead())
     except Exception:  # noqa: BLE001 - unreadable: the ledger's own checks report it
         return False
     erased = False

@@ -50,7 +50,7 @@ def erase_payloads(ledger_dir: Path, event_ids: Iterable[str]) -> dict[str, int]
     if not wanted:
         return erased
     try:
-        paths = sorted(p for p in Path(ledger_dir).glob("*.jsonl") if p.is_file())
+        paths = sorted(p for p in Path(ledger_dir).glob("*.jsonl") if p.is_file() and not p.is_symlink())
     except OSError as exc:
         raise StorageError(f"cannot list {ledger_dir}: {exc}") from exc
     for path in paths:

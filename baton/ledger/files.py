@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from baton.errors import StorageError
@@ -16,12 +17,7 @@ def read_range(path: str, start: int, size: int | None = None) -> bytes:
         FileNotFoundError: the file is gone (callers decide what that means).
         StorageError: any other failure to read.
     """
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        raise
-    except OSError as exc:
-        raise StorageError(f"cannot read feed {path}: {exc}") from exc
+    fd = open_feed(path, os.O_RDONLY)
     try:
         if size is None:
             size = max(0, os.fstat(fd).st_size - start)
@@ -36,6 +32,57 @@ def read_range(path: str, start: int, size: int | None = None) -> bytes:
         return b"".join(parts)
     except OSError as exc:
         raise StorageError(f"cannot read feed {path}: {exc}") from exc
+    finally:
+        os.close(fd)
+
+
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def open_feed(path: str | Path, flags: int, mode: int = 0o644, *, doing: str = "read") -> int:
+    """A descriptor on the feed (or other file of ``.baton/``) at ``path``
+    itself: a symbolic link there is refused, never followed (``O_NOFOLLOW``),
+    and so is anything but a regular file (a FIFO is opened without blocking,
+    then refused) — Baton reads, cuts and appends to its own files only
+    (``baton.commands.context.foreign_files`` refuses them on every open).
+    ``doing``: what the message says could not be done (``cannot read feed …``).
+
+    Raises:
+        FileNotFoundError: the file is gone (callers decide what that means).
+        StorageError: a link, not a regular file, or any other failure.
+    """
+    try:
+        fd = os.open(path, flags | NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        if os.path.islink(path):
+            raise StorageError(f"refusing {path}: it is a symbolic link (remove the link)") from exc
+        raise StorageError(f"cannot {doing} feed {path}: {exc}") from exc
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError as exc:
+        os.close(fd)
+        raise StorageError(f"cannot {doing} feed {path}: {exc}") from exc
+    if not regular:
+        os.close(fd)
+        raise StorageError(f"refusing {path}: it is not a regular file")
+    return fd  # O_NONBLOCK does nothing to a regular file's reads and writes
+
+
+def cut(path: str | Path, offset: int, *, fsync: bool = True) -> None:
+    """Cut the feed at ``path`` to ``offset`` bytes (fsynced), through a
+    descriptor on the file itself (``open_feed``): never a path's ``truncate``,
+    which follows a symbolic link and empties the file it points to.
+
+    Raises:
+        FileNotFoundError, StorageError: as ``open_feed``; OSError: the cut failed.
+    """
+    fd = open_feed(path, os.O_WRONLY, doing="cut")
+    try:
+        os.ftruncate(fd, offset)
+        if fsync:
+            os.fsync(fd)
     finally:
         os.close(fd)
 

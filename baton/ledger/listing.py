@@ -70,7 +70,7 @@ class FolderListing:
         # os.scandir and plain strings: pathlib's glob costs more than an append's write.
         try:
             with os.scandir(self.folder) as entries:
-                names = tuple(sorted(e.name[:-6] for e in entries if e.name.endswith(".jsonl") and e.is_file()))
+                names = tuple(sorted(e.name[:-6] for e in entries if e.name.endswith(".jsonl") and e.is_file(follow_symlinks=False)))
         except FileNotFoundError:
             self.kept = None
             return (), None, False

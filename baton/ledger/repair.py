@@ -81,8 +81,11 @@ class FeedRepair:
         })
 
 
-def plan_repair(ledger_dir: Path, report: VerifyReport, feed: str | None = None) -> list[FeedRepair]:
-    """One ``FeedRepair`` per feed (or just ``feed``) that a repair changes."""
+def plan_repair(ledger_dir: Path, report: VerifyReport, feed: str | None = None,
+                not_feeds: frozenset[str] = frozenset()) -> list[FeedRepair]:
+    """One ``FeedRepair`` per feed (or just ``feed``) that a repair changes.
+    ``not_feeds``: feeds whose file is a symbolic link or not a regular file,
+    never read (the repair removes them): planned as missing."""
     line_problems: dict[str, list[FeedProblem]] = {}
     head_problems: dict[str, list[FeedProblem]] = {}
     for problem in report.all_problems():
@@ -96,7 +99,7 @@ def plan_repair(ledger_dir: Path, report: VerifyReport, feed: str | None = None)
     for name in sorted(set(line_problems) | set(head_problems)):
         path = Path(ledger_dir) / f"{name}.jsonl"
         try:
-            raw = path.read_bytes()
+            raw = None if name in not_feeds else files.read_range(str(path), 0)
         except FileNotFoundError:
             raw = None
         except OSError as exc:
@@ -172,7 +175,7 @@ def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True) -> str
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            raw = path.read_bytes()
+            raw = files.read_range(str(path), 0)
         except OSError as exc:
             raise StorageError(f"cannot read feed {path}: {exc}") from exc
         if len(raw) != repair.cut + repair.length:
@@ -187,13 +190,7 @@ def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True) -> str
                        orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n", fsync)
             if fsync:
                 files.fsync_dir(quarantine)
-            os.truncate(path, repair.cut)
-            if fsync:
-                fd = os.open(path, os.O_RDONLY)
-                try:
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
+            files.cut(path, repair.cut, fsync=fsync)
         except OSError as exc:
             raise StorageError(f"could not set aside the damaged lines of {path}: {exc}") from exc
         return f"{name}.repair"

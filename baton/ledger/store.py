@@ -651,12 +651,7 @@ class Ledger:
             finally:
                 os.close(fd)
             files.fsync_dir(self.quarantine_dir)
-            os.truncate(path, torn.offset)
-            fd = os.open(path, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            files.cut(path, torn.offset)
         except (OSError, StorageError) as exc:
             self._poisoned = f"could not quarantine the torn tail of {path}: {exc}"
             raise StorageError(self._poisoned) from exc
@@ -883,7 +878,7 @@ class Ledger:
                 return self._feed_fd
             self._close_own_feed()
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            fd = files.open_feed(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, doing="open")
         except OSError as exc:
             raise StorageError(f"cannot open feed {path}: {exc}") from exc
         self._feed_fd = fd

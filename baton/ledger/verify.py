@@ -436,7 +436,7 @@ def _verify(ledger_dir: Path, erasure_type: str | None, recorded: list[RecordedH
     stream goes into dicts, or for a ledger over ``SPILL_BYTES`` into a
     temporary database on disk — never the events' payloads."""
     try:
-        paths = sorted(p for p in ledger_dir.glob("*.jsonl") if p.is_file())
+        paths = sorted(p for p in ledger_dir.glob("*.jsonl") if p.is_file() and not p.is_symlink())
         size = sum(p.stat().st_size for p in paths)
     except OSError as exc:
         raise StorageError(f"cannot list {ledger_dir}: {exc}") from exc

@@ -125,7 +125,7 @@ def write_staged(work: Round) -> None:
                     quarantine_tail(work.local, feed, local.offset)
                     renamed = True
                 with open(staging, "rb") as source:
-                    fd = os.open(target, os.O_WRONLY | os.O_APPEND)
+                    fd = files.open_feed(target, os.O_WRONLY | os.O_APPEND)
                     try:
                         while chunk := source.read(1 << 20):
                             files.write_all(fd, chunk)
@@ -149,4 +149,4 @@ def quarantine_tail(local: LocalFeeds, feed: str, offset: int) -> None:
     tail = files.read_range(path, offset)
     local.quarantine.mkdir(parents=True, exist_ok=True)
     (local.quarantine / f"{feed}.{offset}.{uuid7()}.torn").write_bytes(tail)
-    os.truncate(path, offset)
+    files.cut(path, offset, fsync=False)

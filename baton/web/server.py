@@ -239,6 +239,10 @@ class StatusRequestHandler(http.server.BaseHTTPRequestHandler):
     client's socket, so no client can hold it."""
 
     server_version = "baton-status"
+    default_request_version = "HTTP/1.0"
+    """Never HTTP/0.9: the stdlib writes no status line and no header at all
+    to a request it takes for one (``GET /``, or a line it cannot parse), so
+    every answer would go out without the security headers."""
     app: StatusApp  # set on the subclass made per server
 
     # -- plumbing -------------------------------------------------------------
@@ -270,6 +274,25 @@ class StatusRequestHandler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
+
+    def handle_one_request(self) -> None:
+        """The stdlib's, and a 400 for a request it drops without a word (an empty request line)."""
+        start = self.wfile.tell()
+        super().handle_one_request()
+        if self.raw_requestline and self.wfile.tell() == start:
+            self.send_error(400)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """Every error the stdlib raises while it reads a request (a bad request line
+        or version, an over-long line, a malformed or too many headers) answered as
+        every other error is: JSON, with a status line and the security headers,
+        never the stdlib's HTML page. Its message is not repeated: it quotes the
+        request's bytes (into the status line, too)."""
+        self.close_connection = True
+        if self.request_version in ("", "HTTP/0.9"):
+            self.request_version = "HTTP/1.0"  # the stdlib writes no status line or header to HTTP/0.9
+        code_name, text = _REQUEST_ERRORS.get(code, ("bad_request", "the request could not be read"))
+        self._error(code, code_name, text)
 
     def _json(self, status: int, value: Any, *, extra: dict[str, str] | None = None) -> None:
         self._send(status, orjson.dumps(value), "application/json", extra=extra)
@@ -398,6 +421,16 @@ class StatusRequestHandler(http.server.BaseHTTPRequestHandler):
         if name.startswith("do_"):
             return self._any_other_method
         raise AttributeError(name)
+
+
+_REQUEST_ERRORS = {
+    400: ("bad_request", "malformed request: a request line of a method, a path and HTTP/1.0 or HTTP/1.1, "
+                         "then well-formed headers"),
+    414: ("request_line_too_long", "the request line is too long"),
+    431: ("headers_too_large", "too many headers, or a header line too long"),
+    505: ("http_version_not_supported", "only HTTP/1.0 and HTTP/1.1 are served"),
+}
+"""The errors ``http.server`` finds in a request, as ``send_error`` answers them."""
 
 
 _HEAD_END = re.compile(rb"\n\r?\n")
