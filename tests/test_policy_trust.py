@@ -624,3 +624,20 @@ def test_a_changed_sync_section_is_named_in_a_short_warning_without_the_key_line
     r = run_baton("handoff", "list", "--project", str(root))
     assert "changed: .baton/config.json sync" in r.stderr
     assert SIGNER_LINE not in r.stderr and "baton policy trust" in r.stderr
+
+
+def test_policy_show_names_the_allowed_signers_file_among_its_sources(tmp_path):
+    root = _project_with_trusted_signers(tmp_path)
+    r = run_baton("policy", "show", "--project", str(root))
+    assert r.stdout.splitlines()[0] == "Policy sources: .baton/config.json, .baton/allowed_signers"
+    assert ".baton/allowed_signers" in baton_json(root, "policy", "show")["sources"]
+
+
+def test_policy_untrust_lists_the_settings_it_had_trusted_not_the_files_now(tmp_path):
+    root = _project_with_trusted_signers(tmp_path)
+    added = SIGNER_LINE.replace("alice", "mallory")
+    (root / ".baton" / "allowed_signers").write_text(SIGNER_LINE + "\n" + added + "\n")
+    r = run_baton("policy", "untrust", "--project", str(root))
+    assert r.returncode == 0, r.stderr
+    assert "the settings it trusted no longer apply" in r.stdout
+    assert SIGNER_LINE in r.stdout and added not in r.stdout
