@@ -143,7 +143,8 @@ def _add_ledger_core(sub, common) -> None:
                    help="merge the remote's ledger although its feeds were initialised as project ID, not "
                         "this one (two clones that ran `baton init` apart). Without it, a remote whose "
                         "ledger names only other projects is refused: remote_other_project, exit 4, "
-                        "nothing imported or pushed")
+                        "nothing imported or pushed. Given where the remote needs none (empty, sharing a "
+                        "feed with this clone, or naming this project): input_error, exit 2")
     p.set_defaults(func="ledger:sync")
 
 

@@ -159,6 +159,27 @@ def open_repo(start: Path):
         return None
 
 
+def config_problem(start: Path) -> str | None:
+    """Why the repository's own config file (``<common git dir>/config``) cannot be read, or
+    None (read, absent, or outside git). Git refuses such a repository outright; Baton reads it
+    as unreadable and goes on with git's defaults and the user's config (``baton doctor`` says so)."""
+    where = locate(start)
+    if where is None:
+        return None
+    path = where.common_dir / "config"
+    try:
+        from dulwich.config import ConfigFile  # lazy: only doctor asks
+    except ImportError:  # pragma: no cover
+        return None
+    try:
+        ConfigFile.from_path(str(path))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, UnicodeDecodeError) as exc:
+        return f"{path} cannot be read ({exc})"
+    return None
+
+
 def _text(value: Any) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 

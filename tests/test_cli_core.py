@@ -318,6 +318,21 @@ def test_another_options_value_is_not_taken_for_the_missing_harness(capsys):
     assert code == 2 and "did you mean" not in err
 
 
+def test_an_unknown_global_option_is_not_matched_to_a_commands_option(capsys):
+    code, err = _usage_error(capsys, ["--bogus"])
+    assert code == 2 and "--host" not in err and "did you mean" not in err
+
+
+def test_a_mistyped_global_option_is_matched_to_a_global_one(capsys):
+    code, err = _usage_error(capsys, ["--jsn"])
+    assert code == 2 and "did you mean '--json'?" in err
+
+
+def test_handoff_search_points_to_the_full_text_search_of_handoff_list(capsys):
+    code, err = _usage_error(capsys, ["handoff", "search"])
+    assert code == 2 and "did you mean `baton handoff list --work QUERY`?" in err and "archive'?" not in err
+
+
 def test_an_id_taken_by_a_several_value_option_at_the_end_is_named(capsys):
     code, err = _usage_error(capsys, ["handoff", "amend", "--decision", "Use redis", "4a2b"])
     assert code == 2 and "--decision takes every word after it" in err

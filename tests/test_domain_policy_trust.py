@@ -245,3 +245,30 @@ def test_signers_trusted_in_another_folder_vouch_for_nothing():
     elsewhere = Place("/home/bob/other", "bobbox", 2049, 99)
     found = judge_trust(now, trust_record(signing((ALICE,), {"require_signatures": True}), elsewhere, "t"), HERE)
     assert signers_in_force(found, False) == SignersInForce((), False)
+
+
+def test_requiring_signatures_on_top_of_trusted_signers_needs_no_new_trust():
+    trusted = signing((ALICE,), {})
+    found = judge_trust(signing((ALICE,), {"require_signatures": True}), trust_record(trusted, HERE, "t"), HERE)
+    assert found.state == TRUSTED
+    assert signers_in_force(found, True) == SignersInForce(None, True)
+
+
+def test_turning_required_signatures_off_needs_trust_again():
+    trusted = signing((ALICE,), {"require_signatures": True})
+    found = judge_trust(signing((ALICE,), {"require_signatures": False}), trust_record(trusted, HERE, "t"), HERE)
+    assert found.state == UNTRUSTED
+
+
+def test_a_changed_sync_section_is_named_and_the_unchanged_key_lines_are_not_listed():
+    trusted = signing((ALICE,), {})
+    now = signing((ALICE,), {"allowed_signers": ".baton/other"})
+    message = judge_trust(now, trust_record(trusted, HERE, "t"), HERE).message()
+    assert "changed: .baton/config.json sync" in message
+    assert ALICE not in message and "1 key line" in message
+
+
+def test_changed_key_lines_are_named_by_their_file_and_counted():
+    message = judge_trust(signing((ALICE, MALLORY), {}), trust_record(signing((ALICE,), {}), HERE, "t"), HERE).message()
+    assert f"changed: {SIGNERS} allowed_signers" in message and "2 key lines" in message
+    assert MALLORY not in message

@@ -204,6 +204,13 @@ def test_lineage_as_of_an_event_answers_from_the_past_and_leaves_the_index_alone
         opened.close()
 
 
+def test_lineage_as_of_says_it_shows_no_freshness_rather_than_dropping_it_silently(project):
+    _ready(project)
+    text = lineage_view(project, None, as_of="2030-01-01T00:00:00Z").text()
+    assert text.splitlines()[0].endswith("no fresh or stale: freshness is judged against the worktree now)")
+    assert "fresh" not in text.splitlines()[1] and "stale" not in text.splitlines()[1]
+
+
 def test_handoff_show_as_of_shows_the_record_as_it_was(project):
     handoff_id = capture_checkpoint(project, content=ContentOptions(
         title="Resumable OAuth", objective="Reject bad state", open_items=["Add the fixture"])).handoff_id

@@ -174,6 +174,15 @@ def test_a_dot_label_holding_slash_n_keeps_it_and_breaks_only_between_head_and_t
     assert f'label="{short} [feat/new] draft\\napi/notes"' in line
 
 
+def test_a_dot_label_keeps_a_backslash_and_writes_a_control_character_as_its_visible_escape():
+    labelled = Node(A, "fork", (P,), "x", 'a\\b \x1b[31mred "q"', "2026-01-01T00:00:01Z", (), "draft")
+    graph = Graph([_node(P), labelled])
+    view = to_json(graph, set(graph.nodes), [])
+    line = next(x for x in render_dot(view).splitlines() if "red" in x)
+    assert line.endswith('\\na\\\\b \\\\x1b[31mred \\"q\\""];')  # DOT: a\\b, \\x1b, \"q\"
+    assert "\x1b" not in line
+
+
 def test_a_mermaid_label_carries_markup_characters_as_entity_codes():
     labelled = Node(A, "fork", (P,), "x", "Use <b>Redis</b> & #1", "2026-01-01T00:00:01Z", (), "draft")
     graph = Graph([_node(P), labelled])

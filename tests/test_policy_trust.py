@@ -590,3 +590,54 @@ def test_the_running_status_page_fails_requests_while_config_json_does_not_read_
         assert app.application().project.policy.redaction.min_secret_length == 6
     finally:
         app.close()
+
+
+SIGNER_LINE = "alice@example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx3c2lnbmVyc2lnbmVyc2lnbmVyc2lnbmVyc2ln"
+
+
+def _project_with_trusted_signers(tmp_path: Path) -> Path:
+    root = tmp_path / "signed"
+    root.mkdir()
+    git(root, "init", "-q")
+    Baton.init(root)
+    (root / ".baton" / "allowed_signers").write_text(SIGNER_LINE + "\n")
+    trust(root)
+    return root
+
+
+def _set_sync(root: Path, sync: dict) -> None:
+    config = root / ".baton" / "config.json"
+    config.write_text(json.dumps({**json.loads(config.read_text()), "sync": sync}))
+
+
+def test_requiring_signatures_on_top_of_trusted_signers_applies_without_a_warning(tmp_path):
+    root = _project_with_trusted_signers(tmp_path)
+    _set_sync(root, {"require_signatures": True})
+    r = run_baton("handoff", "list", "--project", str(root))
+    assert r.returncode == 0, r.stderr
+    assert "policy" not in r.stderr
+
+
+def test_a_changed_sync_section_is_named_in_a_short_warning_without_the_key_lines(tmp_path):
+    root = _project_with_trusted_signers(tmp_path)
+    _set_sync(root, {"allowed_signers": ".baton/allowed_signers", "require_signatures": False, "x": 1})
+    r = run_baton("handoff", "list", "--project", str(root))
+    assert "changed: .baton/config.json sync" in r.stderr
+    assert SIGNER_LINE not in r.stderr and "baton policy trust" in r.stderr
+
+
+def test_policy_show_names_the_allowed_signers_file_among_its_sources(tmp_path):
+    root = _project_with_trusted_signers(tmp_path)
+    r = run_baton("policy", "show", "--project", str(root))
+    assert r.stdout.splitlines()[0] == "Policy sources: .baton/config.json, .baton/allowed_signers"
+    assert ".baton/allowed_signers" in baton_json(root, "policy", "show")["sources"]
+
+
+def test_policy_untrust_lists_the_settings_it_had_trusted_not_the_files_now(tmp_path):
+    root = _project_with_trusted_signers(tmp_path)
+    added = SIGNER_LINE.replace("alice", "mallory")
+    (root / ".baton" / "allowed_signers").write_text(SIGNER_LINE + "\n" + added + "\n")
+    r = run_baton("policy", "untrust", "--project", str(root))
+    assert r.returncode == 0, r.stderr
+    assert "the settings it trusted no longer apply" in r.stdout
+    assert SIGNER_LINE in r.stdout and added not in r.stdout

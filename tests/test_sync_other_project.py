@@ -109,6 +109,24 @@ def test_accept_project_merges_a_remote_initialised_as_the_named_project_and_lat
     assert run_json(capsys, a, "sync")["imported"]
 
 
+def test_accept_project_given_to_a_remote_that_already_shares_the_ledger_is_refused(capsys, tmp_path):
+    _remote, a, _b = make_team(tmp_path)
+    run_json(capsys, a, "sync")
+    before = refs_of(a)
+    code, out, _err = run(capsys, a, "sync", "--accept-project", "bogus", "--json")
+    error = json.loads(out)["error"]
+    assert code == 2 and error["code"] == "input_error"
+    assert "'bogus' is not needed" in error["message"] and "already shares a feed" in error["message"]
+    assert refs_of(a) == before
+
+
+def test_accept_project_given_to_a_remote_naming_this_project_is_refused(capsys, tmp_path):
+    _remote, a, b = make_team(tmp_path)
+    run_json(capsys, a, "sync")
+    code, out, _err = run(capsys, b, "sync", "--accept-project", "bogus", "--json")  # b shares no feed yet
+    assert code == 2 and "names this project" in json.loads(out)["error"]["message"]
+
+
 def test_an_empty_accept_project_is_an_input_error(capsys, tmp_path):
     _remote, a, _b = make_team(tmp_path)
     code, out, _err = run(capsys, a, "sync", "--accept-project", " ", "--json")

@@ -129,8 +129,17 @@ def _owners(parser: argparse.ArgumentParser, option: str) -> str:
     return " and ".join(f"`{sub.prog}`" for sub in subs if option in option_strings(sub))
 
 
+SEARCH_COMMAND = "`baton handoff list --work QUERY`"
+
+COMMAND_POINTERS = {"search": SEARCH_COMMAND, "find": SEARCH_COMMAND, "grep": SEARCH_COMMAND,
+                    "query": SEARCH_COMMAND}
+"""Commands people reach for that Baton spells otherwise: the command that does it (a
+spelling match would point elsewhere: ``search`` is closest to ``archive``)."""
+
+
 def did_you_mean(parser: argparse.ArgumentParser, message: str) -> str | None:
-    """The closest command or option to a mistyped one, quoted, or None."""
+    """The closest command or option to a mistyped one, among those valid where it was
+    given, quoted, or None."""
     choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
     if choice:
         given, known = choice.group(1), re.findall(r"'([^']*)'", choice.group(2))
@@ -138,7 +147,14 @@ def did_you_mean(parser: argparse.ArgumentParser, message: str) -> str | None:
         unknown = re.match(r"unrecognized arguments: (\S+)", message)
         if not unknown or not unknown.group(1).startswith("--"):
             return None
-        given, known = unknown.group(1).split("=", 1)[0], sorted(option_strings(parser))
+        # ``baton`` reports only what came before a command (each command refuses its own
+        # extras): there, only its own options are valid, not those of the commands below it.
+        below = parser.prog != "baton"
+        given = unknown.group(1).split("=", 1)[0]
+        known = sorted(option_strings(parser) if below else
+                       {o for a in parser._actions for o in a.option_strings if o.startswith("--")})
+    if choice is not None and given.lower() in COMMAND_POINTERS:
+        return COMMAND_POINTERS[given.lower()]
     if choice is not None and (nested := _nested_command(parser, given)):
         return nested  # ``baton list``: ``baton handoff list``
     close = closest(given, known, n=1)

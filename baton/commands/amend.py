@@ -39,7 +39,7 @@ from baton.commands.capture import (
     refuse_malformed_identifiers,
     refuse_transcripts,
 )
-from baton.commands.handoff_facts import now_timestamp, project_snapshot
+from baton.commands.handoff_facts import now_timestamp, project_snapshot, with_snapshot_redactions
 from baton.commands.identity import recorded_owner
 from baton.commands.ids import load_handoff, place_of
 from baton.commands.record import record, record_many
@@ -168,8 +168,9 @@ def amend_handoff(
         if not in_place and lifecycle.AMEND not in lifecycle.allowed_actions(handoff):
             raise lifecycle.transition_error(handoff, lifecycle.AMEND)
         body, recorded_edits = _amended_body(project, handoff, checked)
-        snapshot = project_snapshot(project)
-        new_redactions = checked.redactions
+        snapshot, snapshot_redactions = project_snapshot(project, checked.policy)
+        body["redactions"] = with_snapshot_redactions(body.get("redactions"), snapshot_redactions)
+        new_redactions = [*checked.redactions, *snapshot_redactions]
         if in_place:
             full = {**handoff_to_json(handoff), **body, "project": snapshot}
             revised = lifecycle.revise(handoff, handoff_from_json(full), now=now)

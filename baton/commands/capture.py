@@ -454,19 +454,21 @@ def capture_in_scope(
     _link_parent(scope, body, parent, relation)
     _merge_origin(body, origin, session)
     _set_trigger(body, trigger)
-    if clean.redactions:
+    snapshot, snapshot_redactions = project_snapshot(project, policy)
+    redactions = [*clean.redactions, *snapshot_redactions]
+    if redactions:
         previous = body["redactions"] if isinstance(body.get("redactions"), list) else []
-        body["redactions"] = list(previous) + list(clean.redactions)
+        body["redactions"] = list(previous) + redactions
 
     now = now_timestamp(project.clock())
     handoff_id = uuid7(project.clock())
-    draft = new_draft(body, id=handoff_id, now=now, project=project_snapshot(project))
+    draft = new_draft(body, id=handoff_id, now=now, project=snapshot)
     refuse_transcripts(draft)
-    decided = aggregate.decide(None, aggregate.Capture(draft, tuple(clean.redactions)), now=now)
+    decided = aggregate.decide(None, aggregate.Capture(draft, tuple(redactions)), now=now)
     events = record(scope, decided, version=0, actor=actor if actor is not None else recorded_owner(project),
                     session=session)
     stored = scope.runner.get("handoffs", handoff_id) or cast("HandoffCaptured", decided[0]).handoff
-    return CaptureResult(handoff_id, stored, list(clean.redactions), events, handoff_file(stored))
+    return CaptureResult(handoff_id, stored, redactions, events, handoff_file(stored))
 
 
 def _link_parent(scope: Any, body: dict[str, Any], parent: str | None, relation: str) -> None:

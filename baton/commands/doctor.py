@@ -23,6 +23,7 @@ from baton.domain.policy_trust import NOTHING_TO_TRUST, UNTRUSTED
 from baton.domain.wording import counted
 from baton.domain.writer_place import writer_finding
 from baton.errors import BatonError
+from baton.gitinfo import config_problem
 from baton.model import frozen
 from baton.policy import trust_file
 from baton.project import ProjectPaths, git_toplevel, resolve_root
@@ -89,6 +90,20 @@ wiring of this worktree), as ``(name, status, detail)``; given the project root
 and the ``--project`` the user passed."""
 
 
+def _git_checks(root: Path) -> list[Check]:
+    """Whether ``root`` is in a git repository, and whether its own config can be read."""
+    top = git_toplevel(root)
+    found = [Check("git", "ok" if top else "warn",
+                   f"repository at {top}" if top else "not a git repository: freshness checks will say 'unknown'")]
+    broken = config_problem(root) if top else None
+    if broken:
+        found.append(Check("git config", "warn", f"{broken}: git refuses this repository (`git status` says "
+                           "why); Baton records handoffs as outside git (no head, branch or dirty state) "
+                           "and takes the owner from your user config (~/.gitconfig), else the OS user. "
+                           "Fix the file"))
+    return found
+
+
 def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | None = None,
              on_wait: Callable[..., None] | None = None, on_progress: Progress | None = None,
              verifying: Progress | None = None) -> DoctorResult:
@@ -97,9 +112,7 @@ def diagnose(project: str | os.PathLike | None = None, *, extra: ExtraChecks | N
     checks = [Check("python", "ok" if sys.version_info >= (3, 11) else "fail", sys.version.split()[0])]
     deps = _versions()
     checks.append(Check("dependencies", "fail" if "MISSING" in deps else "ok", deps))
-    top = git_toplevel(root)
-    checks.append(Check("git", "ok" if top else "warn",
-                        f"repository at {top}" if top else "not a git repository: freshness checks will say 'unknown'"))
+    checks += _git_checks(root)
     if extra is not None:
         checks += [Check(*found) for found in extra(root, project)]
     if not root.is_dir():  # a mistyped project path: `baton init` there would be refused too

@@ -27,10 +27,10 @@ from baton.domain.content_hash import (
     withhold_current,
 )
 from baton.domain.freshness import ArtifactFact, freshness_from_facts
-from baton.domain.redaction import MARKER, RedactionPolicy
-from baton.errors import UnsafePath
+from baton.domain.redaction import MARKER, RedactionPolicy, redact_strings, rule_label
+from baton.errors import PolicyBlock, UnsafePath
 from baton.ledger.clock import rfc3339_micros
-from baton.policy import Policy, allowed_once_trusted, check_path_inside_root
+from baton.policy import Policy, allowed_once_trusted, check_path_inside_root, load_policy
 from baton.repo_state import repo_state
 
 _HASH_CHUNK = 1 << 20
@@ -137,14 +137,40 @@ def worktree_label(paths: Any) -> str:
     return os.path.relpath(paths.worktree, paths.root)
 
 
-def project_snapshot(project: Any) -> dict[str, Any]:
-    """The record's ``project`` object for a capture made now."""
+def project_snapshot(project: Any, policy: Policy | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The record's ``project`` object for a capture made now, redacted by
+    ``policy`` (the project's when omitted), and the redaction records of what
+    was replaced: git names what Baton reads here (a branch, a remote's path)
+    and they can hold a token, which the handoff's ``redactions`` must list
+    like any field of the payload (``project.repository.branch``).
+
+    Raises:
+        PolicyBlock (exit 5): a "block" rule matched a repository field.
+    """
     out: dict[str, Any] = {"id": project.config.project_id, "root_hint": "."}
     repo = repository_snapshot(project.paths.worktree)
-    if repo is not None:
-        repo["worktree"] = worktree_label(project.paths)
-        out["repository"] = repo
-    return out
+    if repo is None:
+        return out, []
+    repo["worktree"] = worktree_label(project.paths)
+    if policy is None:
+        policy = load_policy(project.paths, project.config)
+    # The text rules the last screen (``Project.screen``) applies, so the
+    # value stored is the one this records.
+    outcome = redact_strings(repo, policy.redaction, at="project.repository")
+    if outcome.blocked:
+        listed = ", ".join(f"{r.field} ({rule_label(r.rule, r.reason)})" for r in outcome.blocked)
+        raise PolicyBlock(f"refused by secret policy: {listed}",
+                          details={"blocked": [r.to_json() for r in outcome.blocked]})
+    out["repository"] = outcome.payload
+    return out, outcome.records()
+
+
+def with_snapshot_redactions(redactions: Any, records: list[dict[str, Any]]) -> list[Any]:
+    """A record's ``redactions`` with those of its current ``project`` snapshot:
+    the previous snapshot's entries (``project.…``) are replaced, as the snapshot is."""
+    kept = [r for r in (redactions if isinstance(redactions, list) else [])
+            if not (isinstance(r, dict) and str(r.get("field", "")).startswith("project."))]
+    return kept + records
 
 
 # -- artifacts -----------------------------------------------------------------

@@ -28,6 +28,11 @@ FRESHNESS_SHOWN = 100
 deriving it reads git and hashes artifacts."""
 
 
+AS_OF_FRESHNESS = "statuses as they were then; no fresh or stale: freshness is judged against the worktree now"
+"""Why a view ``--as-of`` shows no freshness: it compares a record's head and artifacts with the
+worktree and git head of now, which the ledger does not record for a past point (docs/lineage.md)."""
+
+
 @frozen
 class LineageResult:
     view: dict[str, Any]
@@ -55,7 +60,7 @@ class LineageResult:
             return lineage.render_dot(self.view)
         if self.format == "json":
             return orjson.dumps(self.to_json(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
-        head = f"lineage as of {self.as_of}\n" if self.as_of else ""
+        head = f"lineage as of {self.as_of} ({AS_OF_FRESHNESS})\n" if self.as_of else ""
         return head + lineage.render_text(self.view)
 
     def render(self) -> str:

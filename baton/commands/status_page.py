@@ -36,12 +36,13 @@ from baton.domain.handoff import stored_handoff
 from baton.domain.quality import score_quality
 from baton.domain.redaction import RedactionPolicy, redact_text
 from baton.domain.short_ids import short_id
-from baton.errors import BatonError, HandoffInputError, InputError, NotFound, PolicyBlock
+from baton.errors import BatonError, ConfigError, HandoffInputError, InputError, NotFound, PolicyBlock
 from baton.model import frozen
 from baton.policy import load_policy
 from baton.projections import handoffs
 from baton.projections.lineage_graph import load_component
 from baton.sync.signers import feed_signers
+from baton.sync.signing import SIGNING_FORMATS, require_signatures, signing_setup_at
 from baton.sync.state import sharing
 
 if TYPE_CHECKING:
@@ -193,8 +194,11 @@ def _render_sharing(sync: dict[str, Any] | None) -> list[str]:
     n = sync["unshared"]
     if not n:
         return [f"Shared: every event of this clone's feed {sync['writer']} is on a remote (seq {sync['seq']})"]
+    then = ("sync.require_signatures is set and git names no signing key here: set user.signingkey "
+            "and gpg.format ssh (docs/sync.md, \"Signed feeds\"), then run `baton sync`"
+            if sync.get("signingKeyMissing") else "run `baton sync`")
     return [f"Not yet shared: {n} event{'' if n == 1 else 's'} of this clone's feed {sync['writer']} "
-            f"(seq {seq_range(sync['sharedSeq'] + 1, sync['seq'])}): run `baton sync`"]
+            f"(seq {seq_range(sync['sharedSeq'] + 1, sync['seq'])}): {then}"]
 
 
 def _clip(text: str, width: int) -> str:
@@ -329,8 +333,22 @@ def status_overview(
         payload["signers"] = [_camel_keys(s.to_json()) for s in signers]
     shared = sharing(opened)  # only once this clone synced: how much of its own feed a remote holds
     if shared is not None:
+        if shared["unshared"] and _cannot_sign_as_required(opened):
+            shared["signingKeyMissing"] = True
         payload["sync"] = shared
     return StatusOverview(sanitize_output(payload, redaction))
+
+
+def _cannot_sign_as_required(project: "Project") -> bool:
+    """``sync.require_signatures`` applies and git names no key Baton signs with here: a sync
+    refuses to publish this clone's feed (docs/sync.md, "Signed feeds") until one is set up."""
+    try:
+        if not require_signatures(project):
+            return False
+    except ConfigError:
+        return False  # a malformed setting: every command that syncs says so
+    key = signing_setup_at(project.root)[0]
+    return key is None or key.format not in SIGNING_FORMATS
 
 
 def _camel_keys(value: Any) -> Any:

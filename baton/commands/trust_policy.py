@@ -18,6 +18,7 @@ from baton.canonical import canonical_bytes
 from baton.commands.handoff_facts import now_timestamp
 from baton.domain.policy_trust import (
     NONE,
+    SIGNERS_KEY,
     SYNC_LABEL,
     TRUST_COMMAND,
     UNTRUSTED,
@@ -34,6 +35,7 @@ from baton.policy import (
     judge_policy_trust,
     policy_sources,
     policy_widening,
+    read_trust_record,
     remove_trust_record,
     source_labels,
     trust_file,
@@ -89,10 +91,16 @@ class PolicyTrustResult:
     """Whether the trust record was written (``trust``) or removed (``untrust``)."""
     trust_file: str = ""
     """Where this checkout keeps its trust record."""
+    removed: dict[str, Any] | None = None
+    """``untrust``: the settings the removed record trusted (``{file: {setting: value}}``), which
+    may differ from the files now."""
     exit_code: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"action": self.action, "changed": self.changed, "trust_file": self.trust_file, **self.trust.to_json()}
+        out = {"action": self.action, "changed": self.changed, "trust_file": self.trust_file, **self.trust.to_json()}
+        if self.removed is not None:
+            out["removed_settings"] = self.removed
+        return out
 
     def render(self) -> str:
         if self.action == "trust":
@@ -106,8 +114,13 @@ class PolicyTrustResult:
             return "No trust was recorded in this clone: nothing changed."
         if self.trust.state == NONE:
             return f"Trust removed ({self.trust_file}); no setting of the policy widens it."
-        lines = [f"Trust removed ({self.trust_file}); these settings no longer apply:"]
-        lines += _settings_lines(self.trust)
+        if self.removed is None:  # a record that named no settings
+            lines = [f"Trust removed ({self.trust_file}); these settings no longer apply:"]
+            lines += _settings_lines(self.trust)
+            return "\n".join(lines)
+        lines = [f"Trust removed ({self.trust_file}); the settings it trusted no longer apply:"]
+        lines += [f"  {label}: {key} = {_value(value)}" for label, found in self.removed.items()
+                  if isinstance(found, dict) for key, value in found.items()]
         return "\n".join(lines)
 
 
@@ -150,6 +163,8 @@ def show_policy(project: "Project") -> PolicyShowResult:
     policy = project.policy
     trust = policy.trust if policy.trust is not None else PolicyTrust(NONE)
     labels = source_labels(project.paths, policy_sources(project.paths, project.config))
+    # The allowed-signers file is a source too once it binds a key (its lines apply once trusted).
+    labels += [label for label, found in trust.widening.settings if SIGNERS_KEY in found and label not in labels]
     in_force = {k: v for k, v in policy.to_json().items() if k not in ("rules", "trust", "sources")}
     rules = policy.redaction.rules
     in_force.update(rule_count=len(rules), blocking_rules=[r.name for r in rules if r.action == "block"])
@@ -199,8 +214,10 @@ def untrust_policy(project: "Project") -> PolicyTrustResult:
         ConfigError (exit 4): a policy source is malformed (the record is still removed first).
         StorageError (exit 1): the trust file cannot be removed.
     """
+    record = read_trust_record(project.paths)
     removed = remove_trust_record(project.paths)
     sources = policy_sources(project.paths, project.config)
     build_policy(sources, root=project.paths.root)
     trust = judge_policy_trust(project.paths, sources, project.config)
-    return PolicyTrustResult("untrust", trust, removed, str(trust_file(project.paths)))
+    trusted = record.settings if removed and record is not None and record.settings else None
+    return PolicyTrustResult("untrust", trust, removed, str(trust_file(project.paths)), trusted)

@@ -695,13 +695,29 @@ def render_mermaid(view: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _dot_text(text: str, width: int = 60) -> str:
+    """``text`` on one line, its first ``width`` characters, as a DOT string holds them: a
+    backslash doubled and a quote escaped (DOT's string rules: both then show as written),
+    and a control character written as its visible escape (``\\x1b``, shown as ``\x1b``), so
+    nothing in a title reaches a terminal or an SVG as a control character."""
+    text = " ".join(text.split("\n"))[:width]
+    return "".join(_DOT_ESCAPES.get(c) or (f"\\\\x{ord(c):02x}" if _is_control(c) else c) for c in text)
+
+
+_DOT_ESCAPES = {"\\": "\\\\", '"': '\\"'}
+
+
+def _is_control(char: str) -> bool:
+    return ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0
+
+
 def render_dot(view: Mapping[str, Any]) -> str:
     lines = ["digraph lineage {", "  rankdir=TB;", "  node [shape=box];"]
     for n in view["nodes"]:
-        head = _label_text(_head(n))
+        head = _head(n)[:60]
         # dot's "\n" joins the two lines; the texts themselves never hold one
-        # (a "/n" in a label or title, as in feat/new, stays as written).
-        label = f"{head}\\n{_label_text(n['title'])[:max(0, 58 - len(head))]}"
+        # (a user's backslash is doubled: ``feat\new`` shows as written, not as two lines).
+        label = f"{_dot_text(head)}\\n{_dot_text(n['title'], max(0, 58 - len(head)))}"
         style = ', color="red", penwidth=2' if n["conflicted"] else ""
         lines.append(f'  "{n["id"]}" [label="{label}"{style}];')
     for e in view["edges"]:

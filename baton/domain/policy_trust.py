@@ -89,6 +89,8 @@ REVIEW_HINT = (f"ask the user to review them (`{SHOW_COMMAND}`) and trust them (
                "them to confirm at a terminal or takes the digest they reviewed)")
 """How every message says what would apply the settings: a person's review and decision, never
 a step an agent can take alone (``policy trust`` asks y/N or needs the digest ``show`` printed)."""
+SIGNERS_TRUST_STEPS = f"{SHOW_COMMAND}, then {TRUST_COMMAND}"
+"""How a feed's verdict ends while the signer settings are not applied (``PolicyTrust.signers_note``)."""
 
 
 @frozen
@@ -158,13 +160,30 @@ class Widening:
         return tuple(spec for _, doc in self.documents for spec in _rules_of(doc)
                      if isinstance(spec, dict) and spec.get("name") in named)
 
-    def describe(self) -> str:
-        """``.baton/policy.json: allowed_roots [".."], recheck_allowlist ["make test"]``."""
+    def describe(self, only: frozenset[tuple[str, str]] | None = None) -> str:
+        """``.baton/policy.json: allowed_roots [".."], recheck_allowlist ["make test"]``; key
+        lines are counted and digested, not listed (``policy show`` lists them). ``only``:
+        just these ``(label, key)``."""
         parts = []
         for label, found in self.settings:
-            values = ", ".join(f"{key} {_shown(value)}" for key, value in found.items())
-            parts.append(f"{label}: {values}")
+            values = ", ".join(f"{key} {_brief(key, value)}" for key, value in found.items()
+                               if only is None or (label, key) in only)
+            if values:
+                parts.append(f"{label}: {values}")
         return "; ".join(parts)
+
+    def changed_from(self, record: "TrustRecord") -> tuple[list[str], frozenset[tuple[str, str]]]:
+        """What differs from the settings ``record`` trusted: the names of the changed settings
+        (``.baton/config.json sync``; ``other policy content`` when only a document's other
+        content or where a root resolves changed), and the ``(label, key)`` of those unchanged."""
+        now = self.to_json()
+        names = sorted({f"{label} {key}" for label, found in now.items() for key in found
+                        if (record.settings.get(label) or {}).get(key) != found[key]}
+                       | {f"{label} {key}" for label, found in record.settings.items()
+                          if isinstance(found, dict) for key in found if key not in (now.get(label) or {})})
+        unchanged = frozenset((label, key) for label, found in self.settings for key in found
+                              if f"{label} {key}" not in names)
+        return (names or ["other policy content"]), unchanged
 
 
 def _rules_of(doc: dict[str, Any]) -> list[Any]:
@@ -174,6 +193,19 @@ def _rules_of(doc: dict[str, Any]) -> list[Any]:
 
 def _shown(value: Any) -> str:
     return canonical_bytes(value).decode()
+
+
+_BRIEF_CHARS = 80
+
+
+def _brief(key: str, value: Any) -> str:
+    """A setting's value as a one-line message shows it: key lines as a count and a short
+    digest, any other value cut at ``_BRIEF_CHARS``."""
+    if key == SIGNERS_KEY and isinstance(value, list):
+        count = f"{len(value)} key line{'s' if len(value) != 1 else ''}"
+        return f"({count}, {digest_of(value)[:19]})"
+    shown = _shown(value)
+    return shown if len(shown) <= _BRIEF_CHARS else shown[:_BRIEF_CHARS - 1] + "…"
 
 
 def trust_document(widening: Widening) -> dict[str, Any]:
@@ -331,6 +363,10 @@ class PolicyTrust:
     """Untrusted but ``changed``: the allowed-signers lines this clone trusted before (they still apply)."""
     trusted_required: bool = False
     """Untrusted but ``changed``: signatures were required when this clone trusted its settings."""
+    changed: tuple[str, ...] = ()
+    """Untrusted but ``changed``: the settings that differ from those trusted (``Widening.changed_from``)."""
+    unchanged: frozenset[tuple[str, str]] = frozenset()
+    """Untrusted but ``changed``: the ``(label, key)`` of the settings trusted as they are now."""
 
     @property
     def trusted(self) -> bool:
@@ -371,8 +407,32 @@ class PolicyTrust:
                "elsewhere": "trusted in another folder, not in this clone"}.get(self.reason,
                                                                              "not trusted on this machine")
         instead = "; ".join(SAFE_VALUES[key] for key in (*WIDENING_KEYS, SIGNERS_KEY) if key in self.widening.keys)
+        if self.reason == "changed":  # names what changed; the rest was reviewed when it was trusted
+            withheld = self.widening.describe(frozenset(set(self._pairs()) - self.unchanged))
+            with_them = self.widening.describe(self.unchanged)
+            what = f"changed: {', '.join(self.changed)}" + (f" ({withheld})" if withheld else "")
+            if with_them:
+                what += f"; withheld with them, unchanged: {with_them}"
+            return (f"policy settings {why} are not applied: {what}; digest now {self.widening.digest[:19]}. "
+                    f"To apply them, {REVIEW_HINT}")
         return (f"policy settings {why} are not applied: {self.widening.describe()} (instead: {instead}). "
                 f"To apply them, {REVIEW_HINT}")
+
+    def signers_note(self) -> str:
+        """What a feed's verdict adds while the allowed-signers lines are not applied here: why
+        (never trusted, trusted elsewhere, or which settings changed) and the two commands."""
+        if self.state != UNTRUSTED or self.widening.signers is None:
+            return ""
+        if self.reason == "changed":
+            why = f"the signer settings changed since this clone trusted them ({', '.join(self.changed)})"
+        elif self.reason == "elsewhere":
+            why = "the allowed-signers file was trusted in another folder, not in this clone"
+        else:
+            why = "the allowed-signers file is not trusted in this clone yet"
+        return f"{why}: {SIGNERS_TRUST_STEPS}"
+
+    def _pairs(self) -> tuple[tuple[str, str], ...]:
+        return tuple((label, key) for label, found in self.widening.settings for key in found)
 
     def summary(self) -> str:
         """One line for ``baton doctor`` and ``baton audit``."""
@@ -381,7 +441,8 @@ class PolicyTrust:
         keys = ", ".join(self.widening.keys)
         if self.state == TRUSTED:
             return f"trusted here: {keys} of {' and '.join(self.widening.files)} apply"
-        return f"untrusted, not applied: {self.widening.describe()}; to apply them, {REVIEW_HINT}"
+        changed = f" (changed: {', '.join(self.changed)})" if self.changed else ""
+        return f"untrusted, not applied: {self.widening.describe()}{changed}; to apply them, {REVIEW_HINT}"
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"state": self.state, "settings": self.widening.to_json(), "digest": self.digest}
@@ -419,9 +480,21 @@ def judge_trust(widening: Widening, record: TrustRecord | None, here: Place | No
         return PolicyTrust(UNTRUSTED, widening, "never")
     if not place_trusts(record.place, here, in_git_dir=in_git_dir):
         return PolicyTrust(UNTRUSTED, widening, "elsewhere")
-    if record.digest != widening.digest:
-        return PolicyTrust(UNTRUSTED, widening, "changed", record.signers, record.required_signatures)
+    if record.digest != widening.digest and not only_requires_signatures(widening, record):
+        changed, unchanged = widening.changed_from(record)
+        return PolicyTrust(UNTRUSTED, widening, "changed", record.signers, record.required_signatures,
+                           tuple(changed), unchanged)
     return PolicyTrust(TRUSTED, widening)
+
+
+def only_requires_signatures(widening: Widening, record: TrustRecord) -> bool:
+    """Whether ``widening`` is what ``record`` trusted but for ``sync.require_signatures`` set to
+    true: that only refuses more (docs/sync.md, "Which signers apply"), so it needs no new trust."""
+    if widening.sync is None or record.sync is None:
+        return False
+    if widening.sync != {**record.sync, "require_signatures": True}:
+        return False
+    return digest_of(trust_document(attrs.evolve(widening, sync=record.sync))) == record.digest
 
 
 def withholds_recheck(withheld: Sequence[str], command: str) -> bool:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Iterable
 
 import orjson
 
-from baton.errors import RemoteOtherProject
+from baton.errors import InputError, RemoteOtherProject
 from baton.events.names import PROJECT, PROJECT_INITIALIZED
 from baton.sync.ledger_ref import BadRefFeed, RefFeed, feed_bytes
 
@@ -55,7 +55,7 @@ def remote_projects(repo: "Repo", feeds: dict[str, RefFeed], wanted: set[str],
                     count: "ReadCount | None" = None) -> tuple[bool, dict[str, list[str]]]:
     """Whether a remote feed's first segment records a ``project.initialized`` of one of the
     ``wanted`` ids (feeds are read until one does), and feed → the ids each feed read records
-    (feeds naming none left out). ``count``: the sync's reads, one segment per feed read."""
+    (feeds naming none left out; the one that matched included). ``count``: the sync's reads, one segment per feed read."""
     out: dict[str, list[str]] = {}
     for name, feed in sorted(feeds.items()):
         if feed.problem is not None or not feed.segments:
@@ -67,10 +67,10 @@ def remote_projects(repo: "Repo", feeds: dict[str, RefFeed], wanted: set[str],
         if count is not None:
             count.segments += 1
         ids = initialised_as(first[1]) if first is not None else []
-        if wanted.intersection(ids):
-            return True, out
         if ids:
             out[name] = ids
+        if wanted.intersection(ids):
+            return True, out
     return False, out
 
 
@@ -83,13 +83,20 @@ def check_remote_project(repo: "Repo", remote_feeds: dict[str, RefFeed], held: I
 
     Raises:
         RemoteOtherProject (exit 4): the remote's feeds name projects, none of them this one.
+        InputError (exit 2): ``accept`` was given but the remote needs none (empty, sharing a feed
+            with this clone, or naming this project): a mistyped id is never taken silently.
     """
     if not remote_feeds or not set(remote_feeds).isdisjoint(held):
+        if accept is not None:
+            _accept_not_needed(accept, url, "is empty" if not remote_feeds
+                               else "already shares a feed with this clone (this project's ledger)")
         return
     wanted = {project_id} if accept is None else {project_id, accept}
     found_ours, named = remote_projects(repo, remote_feeds, wanted, count)
     ids = sorted({i for found in named.values() for i in found})
     if found_ours or not ids:
+        if accept is not None and (project_id in ids or not ids):
+            _accept_not_needed(accept, url, "names this project" if ids else "names no project")
         return
     shown = ", ".join(repr(i) for i in ids)
     raise RemoteOtherProject(
@@ -100,3 +107,9 @@ def check_remote_project(repo: "Repo", remote_feeds: dict[str, RefFeed], held: I
         f"{ids[0]!r} to merge the two for good",
         details={"url": url, "ref": ref, "project_id": project_id, "remote_project_ids": ids,
                  "feeds": {feed: found for feed, found in named.items()}})
+
+
+def _accept_not_needed(accept: str, url: str, why: str) -> None:
+    raise InputError(f"--accept-project {accept!r} is not needed: the remote {url} {why}, so there is no other "
+                     f"project to accept; nothing was imported or pushed. Sync without --accept-project",
+                     details={"url": url, "accept_project": accept})

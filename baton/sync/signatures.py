@@ -26,7 +26,6 @@ from baton.sync.signing import (
     STATE_FILE,
     UNKNOWN_KEY,
     UNSIGNED,
-    UNTRUSTED_SIGNERS,
     WRONG_SIGNER,
     AllowedSigners,
     Programs,
@@ -72,8 +71,8 @@ class FeedSignatures:
     own_signature: bytes | None = None
     """The blob of the signature this clone's key made (or made before) over its own feed's head."""
     _cache: dict[tuple, SignerCheck] = attrs.field(factory=dict)
-    untrusted: bool = False
-    """The project's allowed-signers lines are not trusted here (``signers_untrusted``): a verdict says so."""
+    untrusted: str = ""
+    """Why the project's allowed-signers lines are not applied here (``signers_untrusted``): a verdict says so."""
     shown: str = "the allowed-signers file"
     """The project's allowed-signers file as messages name it (never the copy ``ssh-keygen`` reads)."""
 
@@ -237,7 +236,7 @@ class FeedSignatures:
         else:
             what = f"has a signature that does not verify ({verdict.message})"
             fix = f"check user.signingkey and the line for {self.writer} in {self.shown}"
-        untrusted = f"; {UNTRUSTED_SIGNERS}" if self.untrusted else ""
+        untrusted = f"; {self.untrusted}" if self.untrusted else ""
         return (f"this clone's feed {self.writer} {what}{untrusted}: teammates requiring signatures would refuse "
                 f"it, so it is not published (sync.require_signatures is set; the ref keeps what it held). To "
                 f"publish it, {fix}, then sync again")

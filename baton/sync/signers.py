@@ -18,10 +18,10 @@ from baton.sync.signing import (
     DEFAULT_ALLOWED_SIGNERS,
     GOOD,
     SIGNATURE_PROBLEMS,
+    SIGNERS_TRUST_STEPS,
     UNKNOWN_KEY,
     UNPUBLISHED,
     UNSIGNED,
-    UNTRUSTED_SIGNERS,
     WRONG_SIGNER,
     AllowedSigners,
     Programs,
@@ -134,7 +134,7 @@ def render_flagged(signers: dict[str, Any]) -> list[str]:
                      "sync.require_signatures is not set)")
     for feed, verdict in (signers.get("feeds") or {}).items():
         if verdict["status"] != GOOD and feed not in (signers.get("flagged") or {}):
-            own = feed == signers.get("writer") and UNTRUSTED_SIGNERS not in (verdict.get("message") or "")
+            own = feed == signers.get("writer") and not (verdict.get("message") or "").endswith(SIGNERS_TRUST_STEPS)
             hint = _own_feed_hint(verdict["status"], signers) if own else ""
             lines.append(f"FLAGGED feed {feed}: {verdict['status']}: {verdict['message']}{hint}")
     return lines

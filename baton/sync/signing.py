@@ -65,7 +65,7 @@ import attrs
 
 from baton.config import DEFAULT_ALLOWED_SIGNERS, allowed_signers_problem, read_json
 from baton.domain.policy_keys import signer_lines
-from baton.domain.policy_trust import SignersInForce, signers_in_force
+from baton.domain.policy_trust import SIGNERS_TRUST_STEPS, SignersInForce, signers_in_force
 from baton.errors import ConfigError, InputError, StorageError
 from baton.gitinfo import config_stack, locate, open_repo
 from baton.ledger.feed import FeedHead
@@ -301,10 +301,12 @@ def _remove_superseded(place: Path, current: str) -> None:
             os.close(fd)
 
 
-def signers_untrusted(project: "Project") -> bool:
-    """Whether the project's allowed-signers lines are not trusted in this clone, so feeds are
-    checked against only those trusted before (``signers_in_force``)."""
-    return _in_force(project, False).signers is not None
+def signers_untrusted(project: "Project") -> str:
+    """Why the project's allowed-signers lines are not applied in this clone, so feeds are
+    checked against only those trusted before (``signers_in_force``); empty when they apply."""
+    if _in_force(project, False).signers is None:
+        return ""
+    return project.policy.trust.signers_note() or UNTRUSTED_SIGNERS
 
 
 def signers_shown(project: "Project") -> str:
@@ -315,9 +317,9 @@ def signers_shown(project: "Project") -> str:
         return "the allowed-signers file"
 
 
-UNTRUSTED_SIGNERS = ("the allowed-signers file is not trusted in this clone yet: baton policy show, "
-                     "then baton policy trust")
-"""What a feed's verdict adds while the project's signer lines are untrusted here."""
+UNTRUSTED_SIGNERS = f"the allowed-signers file is not trusted in this clone yet: {SIGNERS_TRUST_STEPS}"
+"""What a feed's verdict adds while the project's signer lines were never trusted here
+(``PolicyTrust.signers_note`` says why in each case; every note ends ``SIGNERS_TRUST_STEPS``)."""
 
 
 def _in_force(project: "Project", required: bool) -> SignersInForce:
@@ -517,11 +519,11 @@ def verify_time(head: FeedHead) -> str:
 
 def check_head(allowed: AllowedSigners, programs: Programs, writer: str, head: FeedHead,
                signature: bytes | None, *, shown: str = "the allowed-signers file",
-               untrusted: bool = False) -> SignerCheck:
+               untrusted: str = "") -> SignerCheck:
     """Check ``signature`` over ``writer``'s ``head`` against the allowed-signers lines ``allowed``
     (``allowed_signers``: its copy is written when ``ssh-keygen`` is to read it); ``shown``: the
-    file as messages name it; with ``untrusted`` (the project's lines are not trusted here) a
-    verdict that is not good says so.
+    file as messages name it; ``untrusted``: why the project's lines are not applied here
+    (``signers_untrusted``), which a verdict that is not good adds.
 
     Raises:
         StorageError: the copy of the lines cannot be written anywhere (``AllowedSigners.copy``).
@@ -530,7 +532,7 @@ def check_head(allowed: AllowedSigners, programs: Programs, writer: str, head: F
         verdict = check_head(allowed, programs, writer, head, signature,
                              shown="the copy of the allowed-signers lines this clone trusted")
         if verdict.status in (UNKNOWN_KEY, WRONG_SIGNER):
-            return attrs.evolve(verdict, message=f"{verdict.message}: {UNTRUSTED_SIGNERS}")
+            return attrs.evolve(verdict, message=f"{verdict.message}: {untrusted}")
         return verdict
     if not signature:
         return SignerCheck(UNSIGNED, message=f"feed {writer} has no signature at seq {head.seq}")

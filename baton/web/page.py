@@ -363,7 +363,10 @@ SCRIPT = """
     var n = sync.unshared;
     host.appendChild(el("p", n ? "sharing unshared" : "sharing", n
       ? "Not yet shared: " + n + " event" + (n === 1 ? "" : "s") + " of this clone's feed " + sync.writer +
-        " (seq " + (n === 1 ? sync.seq : (sync.sharedSeq + 1) + "\u2013" + sync.seq) + "): run baton sync."
+        " (seq " + (n === 1 ? sync.seq : (sync.sharedSeq + 1) + "\u2013" + sync.seq) + "): " +
+        (sync.signingKeyMissing ? "sync.require_signatures is set and git names no signing key here: set " +
+          "user.signingkey and gpg.format ssh (docs/sync.md, \u201cSigned feeds\u201d), then run baton sync." :
+          "run baton sync.")
       : "Shared: every event of this clone's feed " + sync.writer + " is on a remote (seq " + sync.seq + ")."));
   }
   // -- the Handoffs tab: rows, a branch filter, one handoff's view ----------------
