@@ -47,7 +47,7 @@ from pathlib import Path
 
 import orjson
 
-from baton.errors import BatonError, InputError, LedgerCorrupt, NotInitialized
+from baton.errors import BatonError, ConfigError, InputError, LedgerCorrupt, NotInitialized
 from baton.harnesses import adapter as adapter_named
 from baton.harnesses.protocol import IGNORED, PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, value_class
 
@@ -203,12 +203,15 @@ class HookRun:
         metadata = _load("baton.harnesses.protocol").SessionMetadata(
             harness=self.harness, event=self.adapter.event_named(self.event) or self.event, kind=SESSION_START,
             session_id=self.session)
+        # Through the secret rules, as a notice left on disk; a session id that looks like a secret is not named.
+        _, _, shown, problem = _load("baton.harnesses.notices_write").screened(
+            self.harness, self.event, self.session, problem)
         problem = " ".join(problem.split())  # on one line, whole: what to run is never cut off
         if problem.startswith("Baton could not"):  # its own words lead: what failed, then where
-            session = f", session {self.session}" if self.session else ""
+            session = f", session {shown}" if shown else ""
             first = f"> ⚠️ {problem} ({self.harness} {metadata.event} hook{session})\n"
         else:
-            session = f" (session {self.session})" if self.session else ""
+            session = f" (session {shown})" if shown else ""
             first = f"> ⚠️ Baton's {self.harness} {metadata.event} hook{session} failed: {problem}\n"
         text = first + notices.render(waiting).rstrip("\n")
         return str(self.adapter.render_notice(metadata, text.rstrip("\n") + "\n"))
@@ -346,7 +349,8 @@ def _baton_failed(run: HookRun, exc: BatonError) -> HookOutcome:
                     and not exc.details.get("background_failed"))
     problem = said + (f"; {undone}" if undone else "")
     line = f"baton hook {harness} {event}: {said}; {undone or 'nothing injected'}"
-    if run.kind == SESSION_START and run.opening and not (deferred or kept or exc.code == "index_behind"):
+    broken = run.opening and (not isinstance(exc, InputError) or isinstance(exc, ConfigError))  # not the payload
+    if run.kind == SESSION_START and broken and not (deferred or kept or exc.code == "index_behind"):
         # The project broken (a damaged ledger, a malformed config, a read-only or full disk): told
         # now, in front of the session's context, at every start until it is fixed. (A catch-up
         # in the background, or a payload the harness sent wrong, is left for the next start.)
