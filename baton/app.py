@@ -438,6 +438,11 @@ class Baton:
         if isinstance(handoff, dict):
             self._identifiers(owner=handoff.get("owner"), branch=handoff.get("branch"))
         options: dict[str, Any] = {"harness": harness, "owner": owner, "branch": branch, "shared": shared}
+        if owner is None and branch is None and shared is None and sessions.as_payload(handoff, None, None, None, allow_empty=True) is None:
+            # No baton of its own: the session's ready handoff is handed on, as its end hook does.
+            finished = self.finish_harness_session(session_id, harness=harness)
+            if finished.end is not None:
+                return attrs.evolve(finished.end, told=finished.notices, handed_on=finished.baton is not None)
         ended = sessions.end_session(self.project, session_id, handoff, **options)
         if ended is None:  # a baton is left: its capture (``baton_create``) only then
             from baton.commands import baton_create

@@ -112,6 +112,25 @@ def resolve_root(explicit: str | os.PathLike | None = None, *, cwd: Path | None 
     return top if top is not None else here
 
 
+def named_elsewhere(explicit: str | os.PathLike | None = None, *,
+                    cwd: Path | None = None) -> tuple[str, Path, Path] | None:
+    """``(setting, named, own)`` when ``--project`` (``explicit``), else ``$BATON_PROJECT``,
+    names a project other than the one ``cwd`` (else the current directory) is in — its
+    git top level's (the main worktree's), else ``cwd`` itself when it is outside git and
+    not inside the named folder; None when neither is set, or both are the same project.
+    ``setting`` is how the person set it (``--project``, ``$BATON_PROJECT``)."""
+    setting = "--project" if explicit else "$BATON_PROJECT" if os.environ.get("BATON_PROJECT") else None
+    if setting is None:
+        return None
+    named = resolve_root(explicit)
+    here = (cwd or Path.cwd()).resolve()
+    top = git_toplevel(here)
+    own = _shared_root(top) if top is not None else here
+    if own == named or (top is None and here.is_relative_to(named)):
+        return None
+    return setting, named, own
+
+
 def _shared_root(named: Path) -> Path:
     """A named root that is the top of a linked worktree means the project of
     its main worktree, whose ``.baton/`` it shares, exactly as when a command

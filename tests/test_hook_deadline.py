@@ -200,3 +200,20 @@ def test_a_hand_on_no_waiting_notice_names_writes_nothing(tmp_path):
     before = (tmp_path / notices.FILE_NAME).read_bytes()
     assert not notices_write.settle(tmp_path, ["A"], at="t")
     assert (tmp_path / notices.FILE_NAME).read_bytes() == before
+
+
+def test_a_long_notice_keeps_the_command_it_ends_with_whole():
+    problem = ("/tmp/" + "deep/" * 20 + ".baton/config.json is not valid JSON: unexpected character, expected a "
+               "string key: line 1 column 2 (char 1); it holds the project's id and shared settings and is "
+               "committed with the project: fix it, or put back the committed one (git checkout -- "
+               ".baton/config.json); no brief was delivered")
+    said = notices.render([{"harness": "codex", "event": "SessionStart", "problem": problem}]).strip()
+    assert said.endswith("fix it, or put back the committed one (git checkout -- .baton/config.json); "
+                         "no brief was delivered")
+    assert len(said.split(": ", 1)[1]) <= notices.PROBLEM_MAX
+
+
+def test_a_long_notice_is_never_cut_inside_a_command():
+    problem = "it failed: " + "`baton verify --feed " + "x " * 200 + "`; no brief was delivered"
+    said = notices.render([{"harness": "codex", "event": "SessionStart", "problem": problem}]).strip()
+    assert "`" not in said and said.endswith("it failed…; no brief was delivered")

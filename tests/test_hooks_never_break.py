@@ -221,8 +221,62 @@ def test_a_session_start_on_a_corrupt_ledger_exits_0_and_says_why(project):
     (project / ".baton" / "index.sqlite").unlink()  # the damage is in bytes the index had folded
     result = _run(project, "claude-code", "SessionStart", json.dumps(fixture("claude-code", "SessionStart.startup",
                                                                              project, session_id="second")))
-    _assert_quiet_failure(result)
+    assert result.returncode == 0 and len(result.stderr.strip().splitlines()) == 1
     assert "baton verify" in result.stderr or "corrupt" in result.stderr or "damaged" in result.stderr
+
+
+def _corrupt_feed(project) -> None:
+    """A line that is not an event inserted after the feed's first (the index, behind it, reads it)."""
+    (feed,) = (project / ".baton" / "ledger").glob("*.jsonl")
+    lines = feed.read_bytes().splitlines(keepends=True)
+    feed.write_bytes(lines[0] + b"garbage line\n" + b"".join(lines[1:]))
+
+
+@pytest.mark.parametrize("harness", sorted(START))
+def test_a_session_start_on_a_corrupt_ledger_tells_the_agent_first_what_to_run(project, harness):
+    git_init(project)
+    assert run_baton("session", "end", "s1", "--handoff-steps", "Step one", cwd=project).returncode == 0
+    _corrupt_feed(project)
+    result = _run(project, harness, START[harness].split(".")[0],
+                  json.dumps(fixture(harness, START[harness], project, session_id="second")))
+    assert result.returncode == 0
+    said = injected(harness, result.stdout)
+    assert said.startswith("> ⚠️ Baton could not read the ledger: feed ")
+    assert "run `baton verify`, then `baton repair`" in said
+
+
+def test_a_session_start_on_a_corrupt_ledger_tells_it_at_every_start_not_once(project):
+    git_init(project)
+    assert run_baton("session", "end", "s1", "--handoff-steps", "Step one", cwd=project).returncode == 0
+    _corrupt_feed(project)
+    for session in ("second", "third"):
+        outcome = hook(project, "claude-code", "SessionStart",
+                       fixture("claude-code", "SessionStart.startup", project, session_id=session))
+        said = injected("claude-code", outcome.answer)
+        assert said.startswith("> ⚠️ Baton could not read the ledger") and said.count("could not read") == 1
+
+
+def test_a_session_start_with_a_malformed_config_tells_the_agent_what_to_fix(project):
+    git_init(project)
+    (project / ".baton" / "config.json").write_text("{not json")
+    outcome = hook(project, "gemini-cli", "SessionStart", fixture("gemini-cli", "SessionStart.startup", project))
+    said = injected("gemini-cli", outcome.answer)
+    assert said.startswith("> ⚠️ Baton's gemini-cli SessionStart hook") and "config.json" in said
+    assert "git checkout -- .baton/config.json" in said
+
+
+def test_a_failed_session_start_puts_the_end_hooks_failures_after_its_own(project):
+    from baton.harnesses import notices
+
+    git_init(project)
+    (project / ".baton" / "config.json").write_text("{not json")
+    ended = _run(project, "claude-code", "SessionEnd", json.dumps(fixture("claude-code", "SessionEnd", project,
+                                                                          session_id="ending")))
+    assert ended.returncode == 0
+    outcome = hook(project, "claude-code", "SessionStart", fixture("claude-code", "SessionStart.startup", project))
+    first, second = injected("claude-code", outcome.answer).splitlines()[:2]
+    assert "SessionStart hook" in first and "SessionEnd hook (session ending) failed" in second
+    assert notices.take(project / ".baton") == []  # told: neither is said again
 
 
 def test_the_problem_line_goes_through_the_secret_screen(project):

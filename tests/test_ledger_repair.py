@@ -211,3 +211,26 @@ def test_repair_of_an_unknown_feed_is_refused_before_the_ledger_is_checked(damag
     monkeypatch.setattr(repair_command, "verify_project", unchecked)
     code, out, err = run(capsys, project, "repair", "--feed", "nobody", "--yes")
     assert code == 4 and "no feed 'nobody' in this ledger" in err
+
+
+def test_a_repair_that_cannot_write_its_copy_leaves_no_empty_quarantine_file(damaged, monkeypatch):
+    import errno
+
+    import baton.ledger.files as files
+    from baton.commands.repair import repair_project
+    from baton.errors import StorageError
+
+    project, feed, lines = damaged
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(files, "write_all", full)
+    opened = Project.open(project)
+    try:
+        with pytest.raises(StorageError, match="No space left"):
+            repair_project(opened, yes=True)
+    finally:
+        opened.close()
+    assert list((project / ".baton" / "quarantine").iterdir()) == []
+    assert feed.read_bytes() == b"".join(lines)  # not cut

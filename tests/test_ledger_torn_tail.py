@@ -252,3 +252,31 @@ def test_verify_reports_a_torn_tail_without_failing(project):
     assert r.returncode == 0
     [report] = json.loads(r.stdout)["feeds"]
     assert report["torn_tail"]["length"] == len(b'{"v":1,')
+
+
+def _full_disk(monkeypatch):
+    """Every write of a file's bytes fails as on a full disk (ENOSPC), after the file was created."""
+    import errno
+
+    import baton.ledger.files as files
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(files, "write_all", full)
+
+
+def test_a_torn_tail_that_cannot_be_copied_leaves_no_empty_quarantine_file(tmp_path, monkeypatch):
+    from baton.errors import StorageError
+
+    baton = tmp_path / ".baton"
+    write_events(baton, 3)
+    feed = baton / "ledger" / f"{WRITER}.jsonl"
+    sound = feed.read_bytes()
+    feed.write_bytes(sound + torn_bytes("unterminated", sound))
+    _full_disk(monkeypatch)
+    with pytest.raises(StorageError, match="No space left"):
+        with Ledger(baton, WRITER, fsync="never").locked() as txn:
+            txn.append([EventDraft("test.noted", "test/1", {"n": 3})], expected={"test/1": 3})
+    assert list((baton / "quarantine").iterdir()) == []
+    assert feed.read_bytes().startswith(sound) and len(feed.read_bytes()) > len(sound)  # the tail, still there

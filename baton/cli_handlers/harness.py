@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 
+import attrs
+
 from baton.cli_handlers.output import output_policy
 from baton.domain.redaction import screen_text
 from baton.errors import InputError
 from baton.harnesses.install import default_command, parse_events
 from baton.harnesses.install import install_hooks as write_hooks
 from baton.harnesses.wiring import relay_command, remove_wiring
-from baton.project import resolve_root, resolve_worktree
+from baton.project import named_elsewhere, resolve_root, resolve_worktree
 
 
 def install_hooks(args: argparse.Namespace):
@@ -30,4 +32,5 @@ def install_hooks(args: argparse.Namespace):
     if result.warnings:
         for line in result.warnings:
             print(f"baton: {screen_text(line, output_policy())}", file=sys.stderr)
-    return result
+    elsewhere = named_elsewhere(args.project)
+    return attrs.evolve(result, named_by=elsewhere[0]) if elsewhere else result

@@ -19,7 +19,7 @@ from baton.commands.session_drafts import (
     parents_of,
     session_handoffs,
 )
-from baton.commands.sessions import end_in_scope
+from baton.commands.sessions import end_in_scope, settled
 from baton.domain.short_ids import short_id
 from baton.errors import Conflict, InputError
 from baton.ledger.ids import is_uuid7, uuid7_millis
@@ -63,6 +63,9 @@ class SessionFinishResult:
     handoffs it continues): a notice left earlier about one of them ("was not handed
     on", ``about``) is out of date (Codex ends a session after every turn: ``Stop``)."""
     exit_code: int = 0
+    end: Any = None
+    """The end this call recorded (``sessions.SessionEndResult``, its baton the handoff handed
+    on), for ``session end`` to answer with; None when it recorded none."""
 
     @property
     def notices(self) -> tuple[str, ...]:
@@ -237,7 +240,8 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
                                              candidate["id"], "ready"))
             if ended_before and handed is None:
                 return SessionFinishResult(sid, False, None, reason, tuple(notices))
-            end_in_scope(scope, sid, None, harness=harness, left=handed)
+            end = end_in_scope(scope, sid, None, harness=harness, left=handed)
         settles = _carried(runner, sid, handed.record.id) if handed else ()
+        end = settled(scope, end)
     return SessionFinishResult(sid, True, handed.record.id if handed else None, reason, tuple(notices),
-                               settles=settles)
+                               settles=settles, end=end)

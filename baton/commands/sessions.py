@@ -186,6 +186,10 @@ class SessionEndResult:
     """Whether a start (``session.begun``) was recorded for this id before its end: a
     harness's end hook may end a session whose start Baton missed (hooks installed
     mid-session), and the end is recorded all the same."""
+    told: tuple[str, ...] = ()
+    """What an end without a payload did not hand on, and why (``harness_finish.EndNotice``)."""
+    handed_on: bool = False
+    """``created`` is the session's own ready handoff, handed on (an end without a payload)."""
 
     @property
     def not_begun_note(self) -> str | None:
@@ -206,22 +210,27 @@ class SessionEndResult:
             "superseded": self.created.superseded if self.created else None,
             "redactions": self.created.redactions if self.created else [],
             "objectiveCleared": self.objective_cleared,
+            "handedOn": self.handed_on,
+            "notices": list(self.told),
         }
 
     def render(self) -> str:
         lines = [f"Session {self.session_id} ended."]
         if self.created is None:
-            lines.append("No baton left (empty handoff payload).")
+            lines.append("No baton left (empty handoff payload, and no ready handoff of the session to hand on).")
         else:
             r = self.created.record
             scope = "a shared baton" if r.shared else f"a baton for {r.owner} on {r.branch}"
             line = f"Left {scope}: {r.id} ({len(r.next_steps)} next step{'s' if len(r.next_steps) != 1 else ''})"
+            if self.handed_on:
+                line += ", handing on the session's ready handoff"
             if self.created.superseded:
                 line += f", superseding {self.created.superseded}"
             lines.append(line + ".")
             lines.extend(redaction_lines(self.created.redactions))
         if self.objective_cleared:
             lines.append("The session objective was cleared.")
+        lines += list(self.told)
         return "\n".join(lines)
 
 

@@ -32,6 +32,10 @@ the next writer sets aside.
 
 Whatever failed is also left as a notice (``baton.harnesses.notices``): the
 next session start that delivers a brief says it once, in front of the brief.
+A session start that failed on the project (a damaged ledger, a malformed
+config, a read-only or full disk) does not leave it: it answers with it,
+first, then the notices waiting (``HookRun.failed_start``), at every start
+until the project is fixed — no brief would ever come to deliver it.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from pathlib import Path
 
 import orjson
 
-from baton.errors import BatonError, InputError, NotInitialized
+from baton.errors import BatonError, ConfigError, InputError, LedgerCorrupt, NotInitialized
 from baton.harnesses import adapter as adapter_named
 from baton.harnesses.protocol import IGNORED, PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, value_class
 
@@ -165,6 +169,8 @@ class HookRun:
         self.baton_dir: Path | None = None
         self.session: str | None = None
         self.project: str | os.PathLike | None = None
+        self.adapter: Any = None
+        self.opening = False
 
     def leave_notice(self, problem: str, *, failed: bool = True, kept: str | None = None,
                      handoff: str | None = None, was: str | None = None) -> None:
@@ -183,6 +189,32 @@ class HookRun:
             self.baton_dir, harness=self.harness, event=self.event, session=self.session,
             problem=problem, at=write.stamp(), failed=failed,
             kept=kept, handoff=handoff, was=was)
+
+    def failed_start(self, problem: str) -> str:
+        """The answer of a session start that failed: ``problem`` as a notice, first,
+        then the notices other hooks left waiting (``baton.harnesses.notices``), as the
+        session's whole context. Told at this start, not left for the next: a project
+        that stays broken (a damaged ledger, a malformed config) says so at every
+        start, until it is fixed. The harness's "nothing" when it cannot be shaped."""
+        if self.adapter is None:
+            return self.empty
+        notices = _load("baton.harnesses.notices")
+        waiting = notices.take(self.baton_dir) if self.baton_dir is not None else []
+        metadata = _load("baton.harnesses.protocol").SessionMetadata(
+            harness=self.harness, event=self.adapter.event_named(self.event) or self.event, kind=SESSION_START,
+            session_id=self.session)
+        # Through the secret rules, as a notice left on disk; a session id that looks like a secret is not named.
+        _, _, shown, problem = _load("baton.harnesses.notices_write").screened(
+            self.harness, self.event, self.session, problem)
+        problem = " ".join(problem.split())  # on one line, whole: what to run is never cut off
+        if problem.startswith("Baton could not"):  # its own words lead: what failed, then where
+            session = f", session {shown}" if shown else ""
+            first = f"> ⚠️ {problem} ({self.harness} {metadata.event} hook{session})\n"
+        else:
+            session = f" (session {shown})" if shown else ""
+            first = f"> ⚠️ Baton's {self.harness} {metadata.event} hook{session} failed: {problem}\n"
+        text = first + notices.render(waiting).rstrip("\n")
+        return str(self.adapter.render_notice(metadata, text.rstrip("\n") + "\n"))
 
 
 AFTER_GIVING_UP = {
@@ -240,6 +272,7 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
     run.project = project
     try:
         chosen = adapter_named(harness)
+        run.adapter = chosen
         run.empty = chosen.empty_for(event)
         named = chosen.event_named(event)
         if named is None:
@@ -265,6 +298,7 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
             # The only signal a prompt carries is an explicit request: without
             # one the detector would score nothing, so nothing is opened.
             return HookOutcome(run.empty, fixed=True)
+        run.opening = True  # what fails from here is the project's (or its ledger's), not the payload's
         try:
             text, result = _load("baton.harnesses.hook_project").answer(
                 chosen, metadata, payload, run, project=project, write_wait=_lock_wait(), fold_limit=fold_limit())
@@ -284,30 +318,47 @@ def run_hook(harness: str, event: str, stdin: bytes, *, project: str | os.PathLi
         told = getattr(result, "said", None)
         return HookOutcome(text, f"baton hook {harness} {event}: {told}" if told else None, result=result)
     except BatonError as exc:
-        undone = LEFT_UNDONE.get(run.kind or "")
-        said = exc.message.rstrip(". ")
-        deferred = False  # a hook whose catch-up (and kept work) runs in the background: nothing failed
-        kept = exc.details.get("deferred") is not None  # the application kept the hook's work for later
-        if exc.code == "index_behind":  # what runs in the background, or what to run
-            said += "; by hand: `baton rebuild --if-needed`"
-            if kept:
-                undone = KEPT_FOR_LATER.get(run.kind or "", undone)
-        elif kept:  # the ledger busy: a process of its own waits for the lock, then does it
-            undone = KEPT_WHILE_BUSY.get(run.kind or "", undone)
-            if exc.details.get("background_pid") is None:
-                said += "; by hand, once it is let go: `baton rebuild --if-needed`"
-        if exc.code == "index_behind" or kept:
-            deferred = ((run.kind == SESSION_START or kept) and exc.details.get("background_pid") is not None
-                        and not exc.details.get("background_failed"))
-        run.leave_notice(said + (f"; {undone}" if undone else ""), failed=not deferred,
-                         kept=exc.details.get("deferred") if kept else None)
-        return HookOutcome(run.empty, f"baton hook {harness} {event}: {said}; {undone or 'nothing injected'}")
+        return _baton_failed(run, exc)
     except Exception as exc:  # noqa: BLE001 - a hook never breaks its harness
         if os.environ.get("BATON_DEBUG"):
             raise
-        run.leave_notice(f"internal error: {type(exc).__name__}: {exc}")
-        return HookOutcome(run.empty, f"baton hook {harness} {event}: internal error: {type(exc).__name__}: {exc}; "
-                                      "nothing injected")
+        problem = f"internal error: {type(exc).__name__}: {exc}"
+        run.leave_notice(problem)
+        return HookOutcome(run.empty, f"baton hook {harness} {event}: {problem}; nothing injected")
+
+
+def _baton_failed(run: HookRun, exc: BatonError) -> HookOutcome:
+    """What a hook answers when the application refused or failed (``BatonError``): the
+    harness's "nothing" and a notice left for the next start, or, for a start that failed
+    on the project, the notice itself as its context (``HookRun.failed_start``)."""
+    harness, event = run.harness, run.event
+    undone = LEFT_UNDONE.get(run.kind or "")
+    said = exc.message.rstrip(". ")
+    deferred = False  # a hook whose catch-up (and kept work) runs in the background: nothing failed
+    kept = exc.details.get("deferred") is not None  # the application kept the hook's work for later
+    if exc.code == "index_behind":  # what runs in the background, or what to run
+        said += "; by hand: `baton rebuild --if-needed`"
+        if kept:
+            undone = KEPT_FOR_LATER.get(run.kind or "", undone)
+    elif kept:  # the ledger busy: a process of its own waits for the lock, then does it
+        undone = KEPT_WHILE_BUSY.get(run.kind or "", undone)
+        if exc.details.get("background_pid") is None:
+            said += "; by hand, once it is let go: `baton rebuild --if-needed`"
+    if exc.code == "index_behind" or kept:
+        deferred = ((run.kind == SESSION_START or kept) and exc.details.get("background_pid") is not None
+                    and not exc.details.get("background_failed"))
+    problem = said + (f"; {undone}" if undone else "")
+    line = f"baton hook {harness} {event}: {said}; {undone or 'nothing injected'}"
+    broken = run.opening and (not isinstance(exc, InputError) or isinstance(exc, ConfigError))  # not the payload
+    if run.kind == SESSION_START and broken and not (deferred or kept or exc.code == "index_behind"):
+        # The project broken (a damaged ledger, a malformed config, a read-only or full disk): told
+        # now, in front of the session's context, at every start until it is fixed. (A catch-up
+        # in the background, or a payload the harness sent wrong, is left for the next start.)
+        if isinstance(exc, LedgerCorrupt):  # the words the MCP ``bootstrap`` says on the same ledger
+            problem = f"Baton could not read the ledger: {problem}"
+        return HookOutcome(run.failed_start(problem), line)
+    run.leave_notice(problem, failed=not deferred, kept=exc.details.get("deferred") if kept else None)
+    return HookOutcome(run.empty, line)
 
 
 class Watchdog:

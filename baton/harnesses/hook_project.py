@@ -26,7 +26,7 @@ from baton.harnesses.protocol import (
     CommandHookAdapter,
     SessionMetadata,
 )
-from baton.project import resolve_root, resolve_worktree
+from baton.project import named_elsewhere, resolve_root, resolve_worktree
 
 
 def project_root(project: str | os.PathLike | None, cwd: str | None) -> tuple[Path, Path]:
@@ -114,7 +114,24 @@ def answer(chosen: CommandHookAdapter, metadata: SessionMetadata, payload: Any, 
             delivered = getattr(getattr(result.delivered, "record", None), "id", None)  # the baton it delivers
             waiting = notices.still_so(run.baton_dir, notices.take(run.baton_dir), delivered)
             context = notices.render(as_now(app, waiting)) + context
+            context = from_elsewhere(project, chosen.get_project_context(payload).cwd) + context
     return chosen.render_notice(metadata, context), result
+
+
+def from_elsewhere(project: str | os.PathLike | None, cwd: str | None) -> str:
+    """The brief's first line when ``--project`` or ``$BATON_PROJECT`` opened a project
+    other than the one the session works in (the payload's ``cwd``, else the hook's
+    folder): what it says and claims is that project's (``named_elsewhere``). It is
+    what the setting is for — Baton's project kept beside the code, or one project for
+    several folders — so the start still claims; a leftover setting is seen at once."""
+    start = Path(cwd) if cwd and Path(cwd).is_dir() else None
+    elsewhere = named_elsewhere(project, cwd=start)
+    if elsewhere is None:
+        return ""
+    setting, named, own = elsewhere
+    return (f"> ⚠️ This brief comes from the Baton project in `{named}`, which `{setting}` names, not from "
+            f"this session's folder (`{own}`): a baton it delivers is claimed there. Unset or correct "
+            f"`{setting}` for this folder's own.\n\n")
 
 
 def as_now(app: Baton, waiting: list[dict[str, Any]]) -> list[dict[str, Any]]:

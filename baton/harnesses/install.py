@@ -177,6 +177,9 @@ class InstallResult:
     hooks_note: str | None = None
     """One line when Baton's hooks are kept in a personal file (``_placed``): where, and that
     the hooks file gets no copy. Printed on every run."""
+    named_by: str | None = None
+    """How the project was named (``--project``, ``$BATON_PROJECT``) when it is not the one the
+    command ran in: the files are then said with the folder they are in, first."""
 
     @property
     def command_note(self) -> str | None:
@@ -198,7 +201,13 @@ class InstallResult:
                 "files": [c.to_json() for c in self.changes], "userSteps": list(self.user_steps),
                 "warnings": list(self.warnings), "command": self.command,
                 "hookCommand": self.hook_command or self.command, "commandNote": self.command_note,
-                "hookFiles": dict(self.hook_files)}
+                "hookFiles": dict(self.hook_files), "namedBy": self.named_by}
+
+    def _elsewhere_line(self) -> str | None:
+        if self.named_by is None:
+            return None
+        return (f"{self.harness}: in {self.root} (named by {self.named_by}), not the project this command "
+                f"ran in; the paths below are relative to it")
 
     def _events_line(self) -> str:
         return (f"hooks for {', '.join(self.events)}; left out: {', '.join(self.left_out)} "
@@ -217,6 +226,8 @@ class InstallResult:
                 text += f"\n# {self._events_line()}"
             if self.initialized:
                 text += f"\n# and initialise a Baton project in {self.project or self.root}/.baton (baton init)"
+            elsewhere = self._elsewhere_line()
+            text = f"# {elsewhere}\n{text}" if elsewhere else text
             return text + "".join(f"\n# then: {step}" for step in self.user_steps)
         verbs = {"created": "created", "updated": "updated", "unchanged": "unchanged", "deleted": "deleted"}
         lines = [f"{self.harness}: {verbs[c.action]} {c.path}" for c in self.changes]
@@ -230,7 +241,8 @@ class InstallResult:
         if self.initialized:
             lines.insert(0, f"Initialised a Baton project in {self.project or self.root}/.baton")
         lines += [f"{self.harness}: still to do: {step}" for step in self.user_steps]
-        return "\n".join(lines)
+        elsewhere = self._elsewhere_line()
+        return "\n".join([elsewhere, *lines] if elsewhere else lines)
 
 
 def command_words(command: str) -> tuple[str, ...]:

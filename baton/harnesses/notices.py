@@ -88,14 +88,36 @@ def take(baton_dir: str | os.PathLike) -> list[dict[str, Any]]:
 def _clipped(problem: str) -> str:
     """``problem`` in at most ``PROBLEM_MAX`` characters. A hook's notice ends
     with what it left undone (``…; no brief was delivered``, ``…; the
-    session's end was not recorded and no baton was left``): that last clause
-    is kept whole and the cause before it is clipped."""
+    session's end was not recorded and no baton was left``), and its clauses
+    before that say what to run (``…; fix it, or put back the committed one
+    (git checkout -- .baton/config.json)``): the last clauses are kept whole,
+    as many as fit in two thirds of it, and the cause before them is clipped
+    (``_cut``: never inside a command or a path)."""
     if len(problem) <= PROBLEM_MAX:
         return problem
-    cause, sep, undone = problem.rpartition("; ")
-    if sep and len(undone) <= PROBLEM_MAX // 2:
-        return cause[:PROBLEM_MAX - len(undone) - len(sep) - 1] + "…" + sep + undone
-    return problem[:PROBLEM_MAX - 1] + "…"
+    clauses = problem.split("; ")
+    tail: list[str] = []
+    while len(clauses) > 1 and len("; ".join([clauses[-1], *tail])) <= PROBLEM_MAX * 2 // 3:
+        tail.insert(0, clauses.pop())
+    kept = "; " + "; ".join(tail) if tail else ""
+    return _cut("; ".join(clauses), PROBLEM_MAX - len(kept) - 1) + "…" + kept
+
+
+def _cut(text: str, room: int) -> str:
+    """``text``'s first ``room`` characters at most, ended between words outside any
+    `` `command` `` or ``(…)``: the last such end, when it falls in the second half of
+    ``room`` or ``room`` ends inside a command; else where ``room`` ends (inside one
+    long word: a blob, never a sentence)."""
+    end, depth, ticks = None, 0, 0
+    for i, char in enumerate(text[:room + 1]):
+        if char == " " and depth <= 0 and ticks % 2 == 0:
+            end = i
+        depth += (char == "(") - (char == ")")
+        ticks += char == "`"
+    inside = depth > 0 or ticks % 2 == 1
+    if end is not None and (end >= room // 2 or inside):
+        return text[:end].rstrip(" ;:,")
+    return text[:room]
 
 
 SESSIONS_NAMED = 3

@@ -37,7 +37,7 @@ def leave(baton_dir: str | os.PathLike, *, harness: str, event: str, session: st
     later end says it handed it on (``settle``), the notice is not shown. ``was``: that
     handoff's status then; a start that finds it changed says what is true now
     (``baton.harnesses.hook_project``)."""
-    harness, event, session, problem = _screened(harness, event, session, problem)
+    harness, event, session, problem = screened(harness, event, session, problem)
     notice: dict[str, Any] = {"at": at, "harness": harness, "event": event, "session": session,
                               "problem": problem, "failed": failed}
     if kept:
@@ -117,7 +117,7 @@ def leave_kept(baton_dir: str | os.PathLike, runs: Iterable[Any], *, at: str) ->
         settle(baton_dir, getattr(run.result, "settles", ()) or (), at=at)
 
 
-def _screened(harness: str, event: str, session: str | None, problem: str) -> tuple[str, str, str | None, str]:
+def screened(harness: str, event: str, session: str | None, problem: str) -> tuple[str, str, str | None, str]:
     """What a notice may keep on disk: the texts through the secret rules, and
     no session id at all when it looks like a secret (an identifier is never
     stored redacted: ``baton.domain.identifiers``). The file is not the ledger,

@@ -123,3 +123,12 @@ def fsync_dir(path: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def remove_if_there(path: Path) -> None:
+    """Remove ``path`` when it is there; never raises (a copy that could not be
+    written, left on a full or read-only disk, is removed if it can be)."""
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

@@ -183,15 +183,20 @@ def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True) -> str
         tail = raw[repair.cut:]
         name = f"{repair.feed}.{repair.cut}.{uuid7()}"
         manifest = dict(repair.to_json(), sha256=sha256(tail).hexdigest(), file=f"{name}.repair")
+        written: list[Path] = []  # removed again unless the feed is cut: no empty or partial copy is kept
         try:
             quarantine.mkdir(parents=True, exist_ok=True)
-            _write_new(quarantine / f"{name}.repair", tail, fsync)
+            _write_new(quarantine / f"{name}.repair", tail, fsync, written)
             _write_new(quarantine / f"{name}.manifest.json",
-                       orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n", fsync)
+                       orjson.dumps(manifest, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n", fsync,
+                       written)
             if fsync:
                 files.fsync_dir(quarantine)
             files.cut(path, repair.cut, fsync=fsync)
-        except OSError as exc:
+            written.clear()  # the feed is cut: the copies are the only ones, kept
+        except (OSError, StorageError) as exc:
+            for copy in written:  # the feed still holds them
+                files.remove_if_there(copy)
             raise StorageError(f"could not set aside the damaged lines of {path}: {exc}") from exc
         return f"{name}.repair"
     finally:
@@ -201,8 +206,10 @@ def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True) -> str
             os.close(lock)
 
 
-def _write_new(path: Path, data: bytes, fsync: bool) -> None:
+def _write_new(path: Path, data: bytes, fsync: bool, written: list[Path]) -> None:
+    """``data`` in a new file ``path``, named in ``written`` once it exists (even empty)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    written.append(path)
     try:
         files.write_all(fd, data)
         if fsync:

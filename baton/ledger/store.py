@@ -640,6 +640,7 @@ class Ledger:
     def _quarantine_tail(self, path: Path, scan: FeedScan) -> None:
         torn = scan.torn
         assert torn is not None
+        target: Path | None = None
         try:
             tail = self._read_range(str(path), torn.offset)
             self.quarantine_dir.mkdir(parents=True, exist_ok=True)
@@ -652,7 +653,10 @@ class Ledger:
                 os.close(fd)
             files.fsync_dir(self.quarantine_dir)
             files.cut(path, torn.offset)
+            target = None  # the feed is cut: the copy is the only one, kept
         except (OSError, StorageError) as exc:
+            if target is not None:  # the feed still holds the tail: no copy (empty, or cut short on a full disk) kept
+                files.remove_if_there(target)
             self._poisoned = f"could not quarantine the torn tail of {path}: {exc}"
             raise StorageError(self._poisoned) from exc
 

@@ -96,3 +96,12 @@ def open_at(db, *, owner: str, branch: str, at: str, since: str, exclude: str) -
         "ORDER BY key",
         [exclude, owner, branch, since[:19], at[:19], at[:19]]).fetchall()
     return [row[0] for row in rows]
+
+
+def begun_near(db, session_id: str) -> list[str]:
+    """The ids of the sessions recorded as begun whose length is within one of
+    ``session_id``'s: those one edit away from it are among them."""
+    rows = db.execute(
+        "SELECT key FROM docs WHERE projection = 'sessions' AND json_extract(doc, '$.beganAt') IS NOT NULL "
+        "AND length(key) BETWEEN ? AND ?", [len(session_id) - 1, len(session_id) + 1]).fetchall()
+    return [row[0] for row in rows]

@@ -4,7 +4,8 @@ stalled, or ``baton`` missing from PATH.
 
 In each case the session still ends normally (exit 0, the model's answer in
 the result) within the run's bound, and where Baton ran at all, the next
-session that gets a brief is told once what went wrong. No assertion is about
+session that gets a brief is told once what went wrong — or, on a damaged
+ledger, every session is told it first. No assertion is about
 time: a stall would show as the run's timeout, a failure.
 """
 
@@ -135,6 +136,20 @@ def test_a_session_ends_normally_with_a_corrupt_feed(claude, project, env, model
     lines = feed.read_bytes().splitlines(keepends=True)
     feed.write_bytes(lines[0] + b'{"this is": "not an event"}\n' + b"".join(lines[1:]))
     hello(claude, project, env, model)
+
+
+def test_every_session_on_a_damaged_ledger_is_told_first_what_to_run(claude, project, env, model):
+    """Until the ledger is repaired each start says so, first in the model's first request, not once in a
+    notice file no brief ever comes to deliver."""
+    left = run_baton(project, env, "session", "end", "s1", "--handoff-steps", "Step one")
+    assert left.returncode == 0, left.stderr
+    [feed] = list((project / ".baton" / "ledger").glob("*.jsonl"))
+    lines = feed.read_bytes().splitlines(keepends=True)
+    feed.write_bytes(lines[0] + b"garbage line\n" + b"".join(lines[1:]))
+    for _ in range(2):
+        told = hello(claude, project, env, model)
+        assert "> ⚠️ Baton could not read the ledger: feed " in told
+        assert "run `baton verify`, then `baton repair`" in told
 
 
 def test_a_session_ends_normally_with_a_malformed_config(claude, project, env, model):

@@ -1,0 +1,40 @@
+"""Whether a session id given to a capture names a session Baton saw begin, and
+if not, which recorded ones it may have been meant for.
+
+A handoff captured with ``--session ID`` (MCP ``session``) is that session's: its
+end hands it on. An id mistyped (``real-l`` for ``real-1``) names a session
+that never begins or ends, and the handoff is never handed on — so the capture
+says so, as ``session end`` does for an end without a start.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+CLOSE_NAMED = 3
+"""At most this many recorded sessions are named as what the id may have meant."""
+
+
+def one_edit_apart(a: str, b: str) -> bool:
+    """Whether ``b`` is ``a`` with one character changed, added or taken out."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b)) == 1
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    i = next((k for k, (x, y) in enumerate(zip(short, long)) if x != y), len(short))
+    return short[i:] == long[i + 1:]
+
+
+def no_start_hint(session_id: str, *, begun: bool, recorded: Iterable[str]) -> str | None:
+    """The line a capture under ``session_id`` adds when no start was recorded for
+    it (``begun`` false): what that means, and the recorded sessions one edit
+    away, if any. None when it began."""
+    if begun:
+        return None
+    close = sorted(other for other in set(recorded) if one_edit_apart(session_id, other))[:CLOSE_NAMED]
+    said = (f"no start was recorded for session {session_id}: only that session's end hands this handoff "
+            "on")
+    if close:
+        return said + f"; did you mean {' or '.join(close)}?"
+    return said + " (check the id if you meant a session begun here)"
