@@ -926,23 +926,8 @@ def _name_commands(exc: Exception) -> None:
     """An illegal transition names the state machine's actions; a person at a
     terminal is told the commands that perform them instead (``details``
     keep the actions), and the action refused as its command says it."""
-    if not isinstance(exc, TransitionError):
-        return
-    commands = list(dict.fromkeys(COMMAND_FOR_ACTION[a] for a in exc.allowed if a in COMMAND_FOR_ACTION))
-    words = ACTION_WORDS.get(exc.action)
-    if words is not None:
-        handoff_id = exc.details.get("id")
-        exc.message = exc.message.replace(f"cannot {exc.action} handoff {handoff_id}",
-                                          words.format(id=handoff_id), 1)
-    if commands:
-        offered = exc.details.get("offered") or []
-        listed = "; allowed: " + ", ".join(offered)
-        if exc.message.endswith(listed) and all(a in COMMAND_FOR_ACTION for a in offered):
-            exc.message = f"{exc.message[:-len(listed)]}; what it takes now: {', '.join(commands)}"
-        else:
-            exc.message = f"{exc.message} (commands: {', '.join(commands)})"
-        exc.details = {**exc.details, "commands": commands}
-    exc.args = (exc.message,)
+    if isinstance(exc, TransitionError):
+        exc.name_actions(COMMAND_FOR_ACTION, ACTION_WORDS, key="commands")
 
 
 def _subcommand_parser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser | None:

@@ -241,6 +241,28 @@ class TransitionError(Conflict):
         self.action = action
         self.allowed = allowed
 
+    def name_actions(self, performers: Mapping[str, str], words: Mapping[str, str], *, key: str) -> None:
+        """Say the state machine's actions as an adapter's caller performs them:
+        ``performers`` maps an action to the adapter's command or tool, ``words``
+        an action to how the refusal says it (``{id}``: the handoff). The list of
+        allowed actions becomes "what it takes now: …" (``details[key]`` keeps
+        the performers, ``details`` the actions)."""
+        named = list(dict.fromkeys(performers[a] for a in self.allowed if a in performers))
+        said = words.get(self.action)
+        if said is not None:
+            handoff_id = self.details.get("id")
+            self.message = self.message.replace(f"cannot {self.action} handoff {handoff_id}",
+                                                said.format(id=handoff_id), 1)
+        if named:
+            offered = self.details.get("offered") or []
+            listed = "; allowed: " + ", ".join(offered)
+            if self.message.endswith(listed) and all(a in performers for a in offered):
+                self.message = f"{self.message[:-len(listed)]}; what it takes now: {', '.join(named)}"
+            else:
+                self.message = f"{self.message} ({key}: {', '.join(named)})"
+            self.details = {**self.details, key: named}
+        self.args = (self.message,)
+
 
 class AmbiguousId(Conflict):
     code = "ambiguous_id"

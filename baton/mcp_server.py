@@ -56,7 +56,7 @@ from baton.app import Baton, Limits
 from baton.domain.batons import DEFAULT_MAX_BYTES
 from baton.domain.limits import MAX_INPUT_BYTES
 from baton.domain.redaction import RedactionPolicy, screen_encoded, screen_output, screen_text, visible_json
-from baton.errors import BatonError, InputError, NotFound
+from baton.errors import BatonError, InputError, NotFound, TransitionError
 from baton.mcp_schemas import OUTPUT_SCHEMAS, SESSION_ACTION_ARGUMENTS, check_arguments, input_schemas
 from baton.mcp_stdio import Unanswered, serve_until_answered
 from baton.model import frozen
@@ -144,9 +144,27 @@ ARGUMENT_NAMES = {"session": "session_id", "handoff_id": "id", "token": "id"}
 """The use cases' parameters as the tools name their arguments (the rest are spelled alike)."""
 
 
+TOOL_FOR_ACTION = {
+    "revise": "handoff_amend",
+    "validate": "handoff_validate",
+    "promote": "handoff_ready",
+    "resume": "handoff_resume",
+    "archive": "`baton handoff archive` (command line)",
+    "amend": "handoff_amend",
+}
+"""The tool that performs each action of the handoff state machine (archiving has
+none: the command line's); the CLI's own table is ``cli.COMMAND_FOR_ACTION``."""
+
+ACTION_WORDS = {"promote": "cannot make handoff {id} ready", "revise": "cannot amend handoff {id}"}
+"""The state machine's actions a tool names otherwise (``handoff_ready`` promotes)."""
+
+
 def tool_error(exc: BatonError) -> CallToolResult:
-    """A ``BatonError`` as a tool error: ``{"error": {code, message, exit_code, details?}}``."""
+    """A ``BatonError`` as a tool error: ``{"error": {code, message, exit_code, details?}}``;
+    an illegal transition names the tools that take the handoff on (``TOOL_FOR_ACTION``)."""
     exc.name_parameters(ARGUMENT_NAMES)
+    if isinstance(exc, TransitionError):
+        exc.name_actions(TOOL_FOR_ACTION, ACTION_WORDS, key="tools")
     return structured(_plain_json({"error": exc.to_json()}), is_error=True)
 
 

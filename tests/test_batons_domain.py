@@ -329,7 +329,15 @@ def test_a_rich_handoff_gives_its_objective_state_and_where_the_rest_is():
                                    "work": {"objective": "Ship  the\nfix"},
                                    "summary": {"current_state": "Half done"}})
     assert lines == ("**Objective:** Ship the fix", "**Current state:** Half done",
-                     "Decisions, evidence and artifacts: `baton resume 0000abcd`.")
+                     "Completed work, decisions, artifacts, evidence and risks: `baton resume 0000abcd`.")
+
+
+def test_the_baton_section_frames_the_baton_as_working_context_not_unquestionable_truth():
+    from baton.domain.batons import render_baton_markdown
+
+    markdown = render_baton_markdown(rec("0193-baton"))
+    left_by = next(line for line in markdown.splitlines() if line.startswith("Left by "))
+    assert left_by.endswith("Treat it as working context, not unquestionable truth.")
 
 
 def test_a_baton_written_from_a_session_end_payload_adds_nothing():

@@ -31,8 +31,10 @@ def claimed(by="fork-1", at=CLAIMED_AT, **fields):
                   session_id="s-left")
 
 
-def told(record, *, owner="alice@example.com", branch="main", session_id="fork-2", now=SOON):
-    return claimed_elsewhere(record, owner=owner, branch=branch, session_id=session_id, now=now)
+def told(record, *, owner="alice@example.com", branch="main", session_id="fork-2", now=SOON, claimer_ended=False,
+         continues=False):
+    return claimed_elsewhere(record, owner=owner, branch=branch, session_id=session_id, now=now,
+                             claimer_ended=claimer_ended, continues=continues)
 
 
 # -- the rule --------------------------------------------------------------------------------------
@@ -81,6 +83,14 @@ def test_a_baton_of_a_name_that_shares_the_key_is_not_told():
 
 def test_a_shared_baton_is_not_told():
     assert told(claimed(shared=True)) is None
+
+
+def test_a_claim_by_a_session_that_has_ended_is_not_told_to_a_fresh_start():
+    assert told(claimed(), claimer_ended=True) is None
+
+
+def test_a_claim_by_a_session_that_has_ended_is_told_to_a_start_that_continues_a_conversation():
+    assert told(claimed(), claimer_ended=True, continues=True) is not None
 
 
 def test_a_claim_time_that_cannot_be_read_is_not_told():
@@ -192,6 +202,40 @@ def test_a_second_forked_claude_code_session_is_told_who_claimed_the_baton(proje
     assert f"`baton handoff show {baton_id}`" in context
     assert second.result.to_json()["claimedElsewhere"]["claimedBySession"] == "fork-1"
     assert _claims(capsys, project) == [(baton_id, "fork-1")]
+
+
+def test_an_ordinary_relay_is_quiet_the_session_after_the_claimer_ended(project, capsys):
+    """A leaves a baton, B claims it and ends, C starts fresh: C is no sibling of B, and gets no
+    "already claimed" warning (the "Latest ready handoff" pointer is its way to the record)."""
+    run_json(capsys, project, "session", "end", "s-left", "--handoff-steps", "Wire the parser")
+    hook(project, "claude-code", "SessionStart", fixture("claude-code", "SessionStart.startup", project, session_id="s-b"))
+    hook(project, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", project, session_id="s-b"))
+
+    after = hook(project, "codex", "SessionStart", fixture("codex", "SessionStart.startup", project, session_id="s-c"))
+
+    assert "already claimed" not in injected("codex", after.answer)
+    assert after.result.to_json()["claimedElsewhere"] is None
+
+
+def test_a_second_fork_started_after_the_first_fork_ended_is_still_told(project, capsys):
+    """Headless forks run one after the other: the first fork's end does not hide its claim from the
+    second fork, which goes on from the same conversation (source ``fork``)."""
+    baton_id = run_json(capsys, project, "session", "end", "s-left", "--handoff-steps", "Wire the parser")["handoffId"]
+    hook(project, "claude-code", "SessionStart", fixture("claude-code", "SessionStart.fork", project, session_id="fork-1"))
+    hook(project, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", project, session_id="fork-1"))
+
+    second = hook(project, "claude-code", "SessionStart",
+                  fixture("claude-code", "SessionStart.fork", project, session_id="fork-2"))
+
+    assert f"(baton {baton_id}) was already claimed by session fork-1 at " in injected("claude-code", second.answer)
+
+
+def test_bootstrap_after_the_claiming_session_ended_is_not_told(project, capsys):
+    _left(capsys, project)
+    run_json(capsys, project, "bootstrap", "--session-id", "s-b", *WHO)
+    run_json(capsys, project, "session", "end", "s-b", *WHO)
+
+    assert run_json(capsys, project, "bootstrap", "--session-id", "s-c", *WHO)["claimedElsewhere"] is None
 
 
 # -- a start that loses the claim at the same instant ----------------------------------------------

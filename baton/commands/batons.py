@@ -77,6 +77,15 @@ def peek_at_start(runner, ctx: SessionContext) -> tuple[Peek | None, BatonRecord
     return next((p for p in peeks if p.record is chosen), None), own
 
 
+def claimer_ended(runner, record: BatonRecord | None) -> bool:
+    """Whether the session that claimed ``record`` has ended (its ``session.ended``
+    is recorded): one keyed read of the sessions index, whatever the ledger's size."""
+    if record is None or record.claimed_by_session is None or "sessions" not in runner.by_name:
+        return False
+    doc = runner.get("sessions", record.claimed_by_session)
+    return isinstance(doc, dict) and doc.get("endedAt") is not None
+
+
 def received_at_start(runner, ctx: SessionContext, baton_id: str | None) -> Peek | None:
     """The baton ``baton_id`` a started session of ``ctx`` received (its repeated
     start shows it again), while the index still holds it as the current baton

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from baton.commands.batons import Peek, peek_at_start, received_at_start, stored_baton
+from baton.commands.batons import Peek, claimer_ended, peek_at_start, received_at_start, stored_baton
 from baton.commands.identity import SessionContext, context_of
 from baton.commands.objectives import SessionObjective, check_session_id, get_session_objective
 from baton.config import read_json, write_json_atomic
@@ -278,6 +278,7 @@ def begin(
     stale: Stale | None = None,
     budget: str = "max_bytes",
     named: "Callable[[Any, str, None], NamedStart] | None" = None,
+    continues: bool = False,
 ) -> "Start":
     """Read what the session-start brief is built from: ``Start.done`` is the
     brief when no baton waits (or the ledger cannot be read), else
@@ -293,7 +294,8 @@ def begin(
     gated with it instead: its start is recorded
     with its claim, and a repeated start of a session that received a baton
     (its start recorded before, by any entry point: ``started_before``)
-    claims nothing and is answered with that baton (``Start.again``). ``limits``: how its
+    claims nothing and is answered with that baton (``Start.again``).
+    ``continues``: a harness's fork or resume (``domain.claimed_elsewhere``). ``limits``: how its
     writing steps wait for the ledger lock (None: as the project was opened).
     ``stale``: the index as it stands, when it is too far behind the ledger to
     bring up to date now (a harness's start, ``harness_start``): the brief is
@@ -318,7 +320,7 @@ def begin(
             and stale is None:
         gate = named_gate = named(project, session_id, None)
     start = Start(project, context_of(project, owner=owner, branch=branch), session_id, max_bytes, gate,
-                  {"peek": peek, "session_id_generated": generated, "hooked": hooked}, limits)
+                  dict(peek=peek, session_id_generated=generated, hooked=hooked, continues=continues), limits)
     start.budget = budget
     if stale is not None:
         start.waiting = start.read(stale[0])
@@ -441,9 +443,11 @@ class Start:
         baton) when another session claimed it (``domain.claimed_elsewhere``) —
         whether this start found it claimed, or lost the claim to it at the same
         instant (``claim``): either way the same notice and ``claimedElsewhere``."""
+        ended = _safely("the claiming session", self.notices, lambda: claimer_ended(self.runner, own), False)
         self.claimed_elsewhere = claimed_elsewhere(own, owner=self.ctx.owner, branch=self.ctx.branch,
                                                    session_id=self.session_id,
-                                                   now=rfc3339_micros(self.project.clock()))
+                                                   now=rfc3339_micros(self.project.clock()),
+                                                   claimer_ended=ended, continues=self.flags["continues"])
         if self.claimed_elsewhere is not None:
             self.notices.append(claimed_elsewhere_notice(self.claimed_elsewhere))
         return self.claimed_elsewhere is not None

@@ -33,6 +33,7 @@ from baton.commands.objectives import required_session_id
 from baton.commands.session_drafts import draft_to_complete
 from baton.commands.session_records import StartOnce, started_before
 from baton.domain.batons import DEFAULT_MAX_BYTES
+from baton.domain.claimed_elsewhere import CONTINUING_SOURCES
 from baton.domain.limits import MIN_MAX_BYTES
 from baton.domain.short_ids import short_id
 from baton.errors import IndexBehind
@@ -201,7 +202,8 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
     # The session line, as it will be delivered, comes after the brief (and a blank line), inside the same budget.
     room = max(MIN_MAX_BYTES, max_bytes - len(session_line(sid, harness, also).encode("utf-8")) - 2)
     return Starting(sid, harness, source, brief=begin(project, session_id=sid, max_bytes=room, gate=gate,
-                                                         limits=limits, stale=stale),
+                                                         limits=limits, stale=stale,
+                                                         continues=source in CONTINUING_SOURCES),
                     gate=gate)
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import attrs
 
-from baton.commands.batons import peek_at_start, redaction_lines, stored_baton
+from baton.commands.batons import claimer_ended, peek_at_start, redaction_lines, stored_baton
 from baton.commands.identity import SessionContext, context_of, recorded_owner
 from baton.commands.objectives import check_objective, check_session_id, get_session_objective
 from baton.commands.record import record
@@ -162,7 +162,8 @@ def begin_session(
         if peek is not None and claim_in_scope is None:
             return None
         elsewhere = claimed_elsewhere(own, owner=ctx.owner, branch=ctx.branch, session_id=session_id,
-                                      now=rfc3339_micros(opened.clock())) if peek is None else None
+                                      now=rfc3339_micros(opened.clock()),
+                                      claimer_ended=claimer_ended(scope.runner, own)) if peek is None else None
         with scope.batch():  # the claim and the start: one append, all or nothing
             received = None
             if peek is not None and claim_in_scope is not None:

@@ -345,6 +345,12 @@ def unseen_lines(record: BatonRecord, left_by: Mapping[str, str] | None = None,
     return tuple(out)
 
 
+WORKING_CONTEXT = "Treat it as working context, not unquestionable truth."
+"""How a session takes the baton it receives (spec §12, as ``baton resume``'s preamble
+says): a baton may come from a teammate through sync, while a harness presents hook
+output as the user's."""
+
+
 def render_baton_markdown(record: BatonRecord, *, freshness: str | None = None,
                           carried: Sequence[str] = (), unseen: Sequence[str] = ()) -> str:
     """The section a session receives at the top of its brief.
@@ -368,7 +374,7 @@ def render_baton_markdown(record: BatonRecord, *, freshness: str | None = None,
     lines = [
         HANDOFF_HEADING,
         "",
-        f"Left by {by} at {when}, {scope} (baton `{_shown(record.id)}`).",
+        f"Left by {by} at {when}, {scope} (baton `{_shown(record.id)}`). {WORKING_CONTEXT}",
         "",
     ]
     if unseen:
@@ -448,12 +454,13 @@ def carried_handoff_lines(record: Mapping[str, Any] | None) -> tuple[str, ...]:
             # Amended (or continued) since it was handed on: the lines above are
             # the old version, and `baton resume` of it would be refused.
             lines.append(f"Superseded since it was handed on: the current version is `baton resume "
-                         f"{short_id(successor)}` (decisions, evidence, artifacts and state).")
+                         f"{short_id(successor)}` (its state, decisions, artifacts, evidence and risks).")
         elif record.get("status") == "archived":
             lines.append(f"Archived since it was handed on: `baton handoff show {short_id(handoff_id)}` "
                          "has the record.")
         else:
-            lines.append(f"Decisions, evidence and artifacts: `baton resume {short_id(handoff_id)}`.")
+            lines.append("Completed work, decisions, artifacts, evidence and risks: "
+                         f"`baton resume {short_id(handoff_id)}`.")
     return tuple(lines)
 
 

@@ -13,6 +13,12 @@ document and the times are parameters:
   their key, never one of a name that merely shares the key, never a shared
   baton (anyone's to take) — is claimed;
 - by another session than this one (a session's own claim is its own brief);
+- that has not ended (no ``session.ended`` recorded for it: a sibling works
+  beside it), unless this start continues an earlier conversation (a
+  harness's ``fork`` or ``resume``, ``CONTINUING_SOURCES``: a second fork of
+  one conversation, run headless after the first one ended). An ordinary
+  relay — A leaves a baton, B claims it and ends, C starts fresh — is quiet:
+  C gets the "Latest ready handoff" pointer, as any later session does;
 - at most ``WINDOW_HOURS`` before this start (or at a time that cannot be
   read as older: a clock behind the claimer's): the pointer is for the
   sessions around the claim, not for every start on the branch from then on.
@@ -36,6 +42,10 @@ from baton.model import frozen
 
 WINDOW_HOURS = 24
 """How long after a claim other session starts on the same owner and branch are told of it."""
+
+CONTINUING_SOURCES = frozenset({"fork", "resume"})
+"""The start sources (a harness's SessionStart ``source``) of a session that goes on
+from an earlier conversation: told of a claim even by a session that has ended."""
 
 
 @frozen
@@ -62,18 +72,22 @@ class ClaimedElsewhere:
 
 
 def claimed_elsewhere(current: BatonRecord | None, *, owner: str, branch: str, session_id: str | None,
-                      now: str) -> ClaimedElsewhere | None:
+                      now: str, claimer_ended: bool = False, continues: bool = False) -> ClaimedElsewhere | None:
     """The fact a session start receiving no baton is told (see the module), or None.
 
     ``current``: the current baton of this owner and branch's key (any status);
     ``session_id``: this session (None: a start that names none, a peek);
-    ``now``: this start's time, RFC 3339."""
+    ``now``: this start's time, RFC 3339; ``claimer_ended``: the claiming
+    session's end is recorded; ``continues``: this start goes on from an
+    earlier conversation (``CONTINUING_SOURCES``)."""
     if current is None or current.status != CLAIMED or current.shared:
         return None
     if current.owner != owner or current.branch != branch:
         return None
     if session_id is not None and current.claimed_by_session == session_id:
         return None
+    if claimer_ended and not continues:
+        return None  # an ordinary relay: the claimer worked and ended before this start
     if not _within_window(current.claimed_at, now):
         return None
     return ClaimedElsewhere(current.id, current.owner, current.branch, current.claimed_by_session,
