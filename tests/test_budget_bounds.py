@@ -4,41 +4,45 @@ from __future__ import annotations
 
 import json
 
+from tests.cli_support import run_here
 from tests.conftest import run_baton
 
 HUGE = str(10**20)
 
 
+def here(project, *args: str) -> str:
+    """A scene step or a read of what was recorded, in this process (the refused commands run the real
+    program); returns what it printed."""
+    code, out, err = run_here(*args, "--project", str(project), cwd=project)
+    assert code == 0, (args, out, err)
+    return out
+
+
 def test_bootstrap_refuses_an_absurd_max_bytes_and_leaves_the_baton_pending(project):
-    r = run_baton("session", "end", "s1", "--owner", "a@example.com", "--branch", "main",
-                  "--handoff-steps", "important", "--project", str(project))
-    assert r.returncode == 0, r.stderr
+    here(project, "session", "end", "s1", "--owner", "a@example.com", "--branch", "main",
+         "--handoff-steps", "important")
     r = run_baton("bootstrap", "--owner", "a@example.com", "--branch", "main", "--max-bytes", HUGE,
                   "--json", "--project", str(project))
     assert r.returncode == 2
     assert json.loads(r.stdout)["error"]["code"] == "input_error"
-    pending = run_baton("session", "handoff", "--all", "--json", "--owner", "a@example.com", "--branch", "main",
-                        "--project", str(project))
-    assert json.loads(pending.stdout)["total"] == 1
+    pending = here(project, "session", "handoff", "--all", "--json", "--owner", "a@example.com", "--branch", "main")
+    assert json.loads(pending)["total"] == 1
 
 
 def test_resume_refuses_an_absurd_max_tokens_and_records_nothing(project):
-    r = run_baton("checkpoint", "create", "--no-input", "--json", "--title", "t", "--objective", "o",
-                  "--open-item", '{"description": "d", "suggested_action": "s", "acceptance_check": "a"}',
-                  "--project", str(project))
-    short = json.loads(r.stdout)["short_id"]
-    assert run_baton("handoff", "validate", short, "--project", str(project)).returncode == 0
-    assert run_baton("handoff", "ready", short, "--project", str(project)).returncode == 0
+    short = json.loads(here(project, "checkpoint", "create", "--no-input", "--json", "--title", "t", "--objective", "o",
+                            "--open-item", '{"description": "d", "suggested_action": "s", "acceptance_check": "a"}'))[
+        "short_id"]
+    here(project, "handoff", "validate", short)
+    here(project, "handoff", "ready", short)
     r = run_baton("resume", short, "--mark-resumed", "--max-tokens", HUGE, "--json", "--project", str(project))
     assert r.returncode == 2
-    log = run_baton("log", "--json", "--type", "handoff.resumed", "--project", str(project))
-    assert log.stdout.strip() == ""
+    assert here(project, "log", "--json", "--type", "handoff.resumed").strip() == ""
 
 
 def _draft(project) -> str:
-    r = run_baton("checkpoint", "create", "--no-input", "--json", "--title", "t", "--objective", "o",
-                  "--project", str(project))
-    return json.loads(r.stdout)["short_id"]
+    return json.loads(here(project, "checkpoint", "create", "--no-input", "--json", "--title", "t",
+                           "--objective", "o"))["short_id"]
 
 
 def test_handoff_show_refuses_a_max_tokens_out_of_bounds_whatever_the_format(project):

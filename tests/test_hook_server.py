@@ -25,6 +25,7 @@ import pytest
 
 from baton.hook_server import stop_servers
 from tests.app_support import init_project
+from tests.cli_support import run_here
 from tests.handoff_support import git_init
 
 BATON = Path(sys.executable).parent / "baton"
@@ -119,10 +120,10 @@ def _start_server(runtime: Path, cwd: Path) -> int:
 
 
 def _events(root: Path) -> list[str]:
-    done = subprocess.run([sys.executable, "-m", "baton", "log", "--json", "--project", str(root)],
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    return [json.loads(line)["type"] for line in done.stdout.splitlines() if line.strip()]
+    """The types of the project's events, read in this process (what is asserted is what the hooks left)."""
+    code, out, err = run_here("log", "--json", "--project", str(root), cwd=root)
+    assert code == 0, err
+    return [json.loads(line)["type"] for line in out.splitlines() if line.strip()]
 
 
 def test_the_first_hook_runs_in_its_own_process_and_starts_a_server_for_the_next(repo, runtime):
@@ -255,9 +256,8 @@ def test_hooks_relayed_at_once_deliver_each_session_its_brief_once(repo, runtime
     for session in sessions:
         briefs = [r for r in runs if f"session `{session}`" in r.stdout]
         assert len(briefs) == 1
-    verified = subprocess.run([sys.executable, "-m", "baton", "verify", "--project", str(repo)],
-                              capture_output=True, text=True, timeout=120)
-    assert verified.returncode == 0, verified.stdout + verified.stderr
+    code, out, err = run_here("verify", "--project", str(repo), cwd=repo)
+    assert code == 0, out + err
     assert _events(repo).count("session.begun") == len(sessions)
 
 

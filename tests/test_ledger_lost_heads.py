@@ -18,6 +18,7 @@ import pytest
 from baton.commands.context import Project
 from baton.errors import LedgerCorrupt
 from baton.ledger import EventDraft, Ledger
+from tests.cli_support import run_here
 from tests.conftest import run_baton
 from tests.ledger_support import own_feed, write
 
@@ -26,6 +27,11 @@ def begin(project):
     r = run_baton("session", "begin", "--owner", "a@example.com", "--branch", "main", "--json",
                   "--project", str(project))
     return r.returncode, json.loads(r.stdout) if r.stdout.strip() else None
+
+
+def verified(project) -> bool:
+    """``baton verify`` passes, checked in this process (what it says is the point, not its process)."""
+    return run_here("verify", "--project", str(project), cwd=project)[0] == 0
 
 
 def quarantined(project) -> list:
@@ -83,7 +89,7 @@ def test_a_torn_tail_past_the_last_acknowledged_line_is_still_healed(written):
     assert feed.read_bytes().startswith(sound) and len(feed.read_bytes().splitlines()) > len(lines)
     [aside] = quarantined(project)
     assert aside.read_bytes() == tail
-    assert run_baton("verify", "--project", str(project)).returncode == 0
+    assert verified(project)
 
 
 def test_a_write_to_a_feed_rewritten_under_the_acknowledged_line_is_refused(written):
@@ -188,7 +194,7 @@ def test_repair_records_the_loss_and_writes_go_on(written):
 
     code, out = begin(project)
     assert code == 0, out
-    assert run_baton("verify", "--project", str(project)).returncode == 0
+    assert verified(project)
 
 
 def test_repair_sets_aside_the_rest_of_a_line_the_index_holds_cut_in_the_middle(written):
@@ -210,7 +216,7 @@ def test_repair_sets_aside_the_rest_of_a_line_the_index_holds_cut_in_the_middle(
 def test_a_repair_replayed_by_a_rebuild_does_not_forget_a_later_loss(written):
     project, feed, lines = written
     feed.write_bytes(b"".join(lines[:-1]))
-    assert run_baton("repair", "--yes", "--project", str(project)).returncode == 0
+    assert run_here("repair", "--yes", "--project", str(project), cwd=project)[0] == 0
     write(project, 2, start=10)
     after = feed.read_bytes().splitlines(keepends=True)
     feed.write_bytes(b"".join(after[:-1]))  # a second loss, after the repair
@@ -221,16 +227,17 @@ def test_a_repair_replayed_by_a_rebuild_does_not_forget_a_later_loss(written):
 
 
 def test_writes_go_on_after_a_recorded_forget_rewrites_the_feed(project):
-    r = run_baton("checkpoint", "create", "--no-input", "--title", "t", "--objective", "o", "--json",
-                  "--project", str(project))
-    handoff = json.loads(r.stdout)["id"]
+    code, out, err = run_here("checkpoint", "create", "--no-input", "--title", "t", "--objective", "o", "--json",
+                              "--project", str(project), cwd=project)
+    assert code == 0, err
+    handoff = json.loads(out)["id"]
     write(project, 2)
     assert run_baton("forget", handoff, "--yes", "--project", str(project)).returncode == 0
     write(project, 1, start=5)  # the forget moved every later line's offset: still the same events
 
     code, out = begin(project)
     assert code == 0, out
-    assert run_baton("verify", "--project", str(project)).returncode == 0
+    assert verified(project)
 
 
 def _try_append(project) -> str:
@@ -263,4 +270,4 @@ def test_a_cut_at_any_byte_past_the_acknowledged_lines_is_a_torn_tail_the_next_w
         assert _try_append(project) == "appended", keep
         sound = feed.read_bytes()
     assert len(quarantined(project)) == len(range(1, len(unacknowledged) - 1, 7))
-    assert run_baton("verify", "--project", str(project)).returncode == 0
+    assert verified(project)

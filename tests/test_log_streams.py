@@ -33,6 +33,7 @@ from baton.ledger import Ledger
 from baton.ledger.envelope import EventDraft
 from baton.ledger.memory import MemoryLedger
 from baton.projections.until import Until
+from tests.cli_support import run_here
 from tests.conftest import run_baton
 
 WRITERS = ("aaaaaaaaaaaaaaa1", "bbbbbbbbbbbbbbb2", "ccccccccccccccc3")
@@ -114,9 +115,21 @@ def test_iter_all_gives_read_alls_events_in_its_order(tmp_path):
         ledger.close()
 
 
-def test_log_with_a_limit_holds_that_many_events_not_the_ledger(tmp_path):
-    plan = [(i % 2, 0) for i in range(8000)]
-    ledger = _ledger(tmp_path, plan, text="x" * 4000)  # 32 MB in two feeds: many chunks of each
+@pytest.fixture(scope="module")
+def wide(tmp_path_factory) -> Path:
+    """The folder of a ledger of 8000 events of ~4 KB: 32 MB in two feeds, many chunks of each
+    (built once: the tests only read it, each through a ledger of its own)."""
+    folder = tmp_path_factory.mktemp("wide")
+    _ledger(folder, [(i % 2, 0) for i in range(8000)], text="x" * 4000).close()
+    return folder
+
+
+def _reader(folder: Path) -> Ledger:
+    return Ledger(folder, "reader0000000000", fsync="never")
+
+
+def test_log_with_a_limit_holds_that_many_events_not_the_ledger(wide):
+    ledger = _reader(wide)
     try:
         tracemalloc.start()
         ledger_log(SimpleNamespace(ledger=ledger), limit=5)
@@ -178,8 +191,8 @@ class _Sink(io.TextIOBase):
 
 
 @pytest.mark.parametrize("json_output", [False, True], ids=["text", "json"])
-def test_log_printed_as_it_reads_holds_a_chunk_of_each_feed_not_the_ledger(tmp_path, json_output):
-    ledger = _ledger(tmp_path, [(i % 2, 0) for i in range(8000)], text="x" * 4000)  # 32 MB in two feeds
+def test_log_printed_as_it_reads_holds_a_chunk_of_each_feed_not_the_ledger(wide, json_output):
+    ledger = _reader(wide)  # 32 MB in two feeds
     try:
         sink = _Sink()
         tracemalloc.start()
@@ -251,13 +264,13 @@ DAMAGED = 800
 
 def _big_project(root: Path) -> Path:
     """A project whose other writer appended ``BIG`` events of ~1.6 KB (1.6 MB), folded by a first ``log``."""
-    assert run_baton("init", "--project", str(root)).returncode == 0
+    assert run_here("init", "--project", str(root), cwd=root)[0] == 0
     other = Ledger(root / ".baton", WRITERS[0], fsync="never")
     for n in range(BIG):
         with other.locked() as txn:
             txn.append([EventDraft("note.added", f"note/{n % 4}", {"n": n, "text": "x" * 1500})])
     other.close()
-    assert run_baton("log", "--limit", "1", "--project", str(root)).returncode == 0
+    assert run_here("log", "--limit", "1", "--project", str(root), cwd=root)[0] == 0
     return root
 
 
@@ -270,7 +283,7 @@ def big(tmp_path_factory) -> Path:
 def damaged(tmp_path_factory) -> tuple[Path, dict[bool, list[str]]]:
     """A big project, its whole log (text and JSON Lines), then a payload changed behind its digest at ``DAMAGED``."""
     root = _big_project(tmp_path_factory.mktemp("damaged"))
-    whole = {flag: run_baton("log", *(["--json"] if flag else []), "--project", str(root)).stdout.splitlines()
+    whole = {flag: run_here("log", *(["--json"] if flag else []), "--project", str(root), cwd=root)[1].splitlines()
              for flag in (False, True)}
     feed = root / ".baton" / "ledger" / f"{WRITERS[0]}.jsonl"
     lines = feed.read_bytes().splitlines(keepends=True)

@@ -21,7 +21,7 @@ from mcp import Client
 
 from baton.app import Baton
 from baton.mcp_server import build_server
-from tests.cli_support import on_a_terminal
+from tests.cli_support import on_a_terminal, run_here
 from tests.conftest import isolate, run_baton
 from tests.handoff_support import baton_json, handoff_events, payload
 
@@ -40,7 +40,7 @@ def upstream_with(tmp_path: Path, policy: dict, *, commit_trust: bool = False) -
     upstream = tmp_path / "upstream"
     upstream.mkdir()
     git(upstream, "init", "-q")
-    assert run_baton("init", "--project", str(upstream)).returncode == 0
+    assert run_here("init", "--project", str(upstream), cwd=upstream)[0] == 0
     (upstream / ".baton" / "policy.json").write_text(json.dumps(policy))
     (upstream / "src").mkdir()
     (upstream / "src" / "app.py").write_text("x = 1\n")
@@ -97,11 +97,19 @@ def capture_outside(clone: Path) -> subprocess.CompletedProcess:
     return run_baton("checkpoint", "create", "--input", "-", "--project", str(clone), input=body)
 
 
+def policy_show(root: Path) -> dict:
+    """``baton policy show --json``, read in this process: what it prints is the point, not its process."""
+    code, out, err = run_here("policy", "show", "--json", "--project", str(root), cwd=root)
+    assert code == 0, (code, out, err)
+    return json.loads(out)
+
+
 def trust(clone: Path) -> None:
-    """What the user does after reviewing ``policy show``: trust exactly the digest it printed."""
-    digest = baton_json(clone, "policy", "show")["trust"]["digest"]
-    r = run_baton("policy", "trust", "--digest", digest, "--project", str(clone))
-    assert r.returncode == 0, r.stderr
+    """What the user does after reviewing ``policy show``: trust exactly the digest it printed
+    (a scene step, in this process; the tests of ``policy trust`` itself run the real program)."""
+    digest = policy_show(clone)["trust"]["digest"]
+    code, out, err = run_here("policy", "trust", "--digest", digest, "--project", str(clone), cwd=clone)
+    assert code == 0, err
 
 
 # -- recheck ---------------------------------------------------------------------------
@@ -145,7 +153,7 @@ def test_a_trust_record_committed_with_the_repository_trusts_nothing_in_the_clon
     r = recheck(clone, capture_with_command(clone, "touch PWNED"))
     assert r.returncode == 5
     assert not (clone / "PWNED").exists()
-    assert baton_json(clone, "policy", "show")["trust"]["reason"] == "never"
+    assert policy_show(clone)["trust"]["reason"] == "never"
 
 
 def test_a_committed_trust_record_made_for_exactly_this_clone_trusts_nothing(tmp_path):
@@ -155,7 +163,7 @@ def test_a_committed_trust_record_made_for_exactly_this_clone_trusts_nothing(tmp
     clone = clone_of(upstream)
     st = (clone / ".baton").stat()
     record = {"schema_version": 1, "policy": {
-        "digest": baton_json(clone, "policy", "show")["trust"]["digest"],
+        "digest": policy_show(clone)["trust"]["digest"],
         "place": {"root": str(clone.resolve()), "host": socket.gethostname(), "dev": st.st_dev, "ino": st.st_ino},
         "settings": {}, "trusted_at": "2026-12-05T00:00:00Z"}}
     ignore = upstream / ".baton" / ".gitignore"
@@ -168,12 +176,12 @@ def test_a_committed_trust_record_made_for_exactly_this_clone_trusts_nothing(tmp
     r = recheck(clone, capture_with_command(clone, "touch PWNED"))
     assert r.returncode == 5
     assert not (clone / "PWNED").exists()
-    assert baton_json(clone, "policy", "show")["trust"]["state"] == "untrusted"
+    assert policy_show(clone)["trust"]["state"] == "untrusted"
 
 
 def test_the_trust_record_is_kept_in_the_clones_git_directory(cloned):
     trust(cloned)
-    shown = baton_json(cloned, "policy", "show")
+    shown = policy_show(cloned)
     assert shown["trust_file"] == str(cloned.resolve() / ".git" / "baton" / "policy-trust.json")
     assert (cloned / ".git" / "baton" / "policy-trust.json").is_file()
     assert not (cloned / ".baton" / "policy-trust.json").exists()
@@ -183,7 +191,7 @@ def test_a_linked_worktree_uses_the_trust_of_the_main_worktree_whose_policy_it_r
     """Linked worktrees share the main worktree's ``.baton/`` (its policy), so its trust too."""
     trust(cloned)
     git(cloned, "worktree", "add", "-q", str(cloned.parent / "wt2"))
-    shown = baton_json(cloned.parent / "wt2", "policy", "show")
+    shown = policy_show(cloned.parent / "wt2")
     assert shown["trust"]["state"] == "trusted"
     assert shown["trust_file"] == str(cloned.resolve() / ".git" / "baton" / "policy-trust.json")
 
@@ -197,14 +205,14 @@ def test_outside_git_a_trust_record_copied_with_the_folder_trusts_nothing(tmp_pa
     """Outside git the record stays in ``.baton/``: only the exact folder it was made in counts."""
     project = tmp_path / "plain"
     project.mkdir()
-    assert run_baton("init", "--project", str(project)).returncode == 0
+    assert run_here("init", "--project", str(project), cwd=project)[0] == 0
     (project / ".baton" / "policy.json").write_text(json.dumps(WIDENING))
     trust(project)
     assert (project / ".baton" / "policy-trust.json").is_file()
-    assert baton_json(project, "policy", "show")["trust"]["state"] == "trusted"
+    assert policy_show(project)["trust"]["state"] == "trusted"
     moved = tmp_path / "moved"
     project.rename(moved)  # same device and inode, another root: no longer trusted
-    assert baton_json(moved, "policy", "show")["trust"]["state"] == "untrusted"
+    assert policy_show(moved)["trust"]["state"] == "untrusted"
 
 
 def test_editing_the_custom_rule_that_replaces_a_trusted_disabled_default_is_untrusted_again(tmp_path):
@@ -212,12 +220,12 @@ def test_editing_the_custom_rule_that_replaces_a_trusted_disabled_default_is_unt
     upstream = upstream_with(tmp_path, {"disable_rules": ["github-token"], "rules": [replacing]})
     clone = clone_of(upstream)
     trust(clone)
-    assert baton_json(clone, "policy", "show")["trust"]["related_rules"] == [replacing]
+    assert policy_show(clone)["trust"]["related_rules"] == [replacing]
     (upstream / ".baton" / "policy.json").write_text(json.dumps(
         {"disable_rules": ["github-token"], "rules": [{**replacing, "regex": "NEVER-MATCHES-[0-9]{99}"}]}))
     git(upstream, "commit", "-qam", "the replacing rule never matches")
     git(clone, "pull", "-q", "--ff-only")
-    shown = baton_json(clone, "policy", "show")["trust"]
+    shown = policy_show(clone)["trust"]
     assert (shown["state"], shown["reason"]) == ("untrusted", "changed")
     r = run_baton("checkpoint", "create", "--input", "-", "--project", str(clone),
                   input=json.dumps(payload(summary={**payload()["summary"], "current_state": f"token {GITHUB_TOKEN}"})))
@@ -233,14 +241,14 @@ def test_an_allowed_root_later_replaced_by_a_symlink_elsewhere_is_untrusted_agai
     git(upstream, "commit", "-qm", "a shared folder")
     clone = clone_of(upstream)
     trust(clone)
-    shown = baton_json(clone, "policy", "show")["trust"]
+    shown = policy_show(clone)["trust"]
     assert shown["resolved_roots"] == {"shared": str(clone.resolve() / "shared")}
     git(upstream, "rm", "-rq", "shared")
     (upstream / "shared").symlink_to("/")
     git(upstream, "add", "-A")
     git(upstream, "commit", "-qm", "shared is now the whole disk")
     git(clone, "pull", "-q", "--ff-only")
-    shown = baton_json(clone, "policy", "show")["trust"]
+    shown = policy_show(clone)["trust"]
     assert (shown["state"], shown["reason"]) == ("untrusted", "changed")
     assert shown["resolved_roots"] == {"shared": "/"}
     assert "resolves to /" in run_baton("policy", "show", "--project", str(clone)).stdout
@@ -330,7 +338,7 @@ def test_a_policy_that_widens_nothing_never_mentions_trust(project):
         {"recheck_allowlist": [], "rules": [{"name": "ticket", "regex": "TKT-[0-9]{8}"}], "entropy_threshold": 2.5}))
     r = run_baton("handoff", "list", "--project", str(project))
     assert r.stderr == ""
-    assert baton_json(project, "policy", "show")["trust"]["state"] == "none"
+    assert policy_show(project)["trust"]["state"] == "none"
 
 
 def test_doctor_warns_about_untrusted_settings_and_names_them(cloned):
@@ -354,14 +362,14 @@ def test_audit_reports_the_trust_state_of_the_policy(cloned):
 # -- the commands ----------------------------------------------------------------------------
 
 def test_policy_trust_shows_the_settings_and_values_it_trusts(cloned):
-    digest = baton_json(cloned, "policy", "show")["trust"]["digest"]
+    digest = policy_show(cloned)["trust"]["digest"]
     r = run_baton("policy", "trust", "--digest", digest, "--project", str(cloned))
     assert r.returncode == 0
     assert "allowed_roots = '..'" in r.stdout and "recheck_allowlist = 'touch PWNED'" in r.stdout
 
 
 def test_policy_trust_records_the_digest_policy_show_prints(cloned):
-    shown = baton_json(cloned, "policy", "show")["trust"]["digest"]
+    shown = policy_show(cloned)["trust"]["digest"]
     trusted = baton_json(cloned, "policy", "trust", "--digest", shown)
     assert (trusted["state"], trusted["digest"], trusted["changed"]) == ("trusted", shown, True)
 
@@ -370,18 +378,18 @@ def test_a_mistyped_digest_is_refused_as_one_not_as_changed_settings(cloned):
     r = run_baton("policy", "trust", "--digest", "sha256:deadbeef", "--project", str(cloned))
     assert r.returncode == 2
     assert "is not a digest `baton policy show` prints" in r.stderr and "changed since" not in r.stderr
-    assert baton_json(cloned, "policy", "show")["trust"]["state"] == "untrusted"
+    assert policy_show(cloned)["trust"]["state"] == "untrusted"
 
 
 def test_policy_trust_off_a_terminal_without_the_digest_trusts_nothing_and_says_a_person_must(cloned):
     r = run_baton("policy", "trust", "--project", str(cloned))
     assert r.returncode != 0
     assert "ask the user to review" in r.stderr and "--digest" in r.stderr
-    assert baton_json(cloned, "policy", "show")["trust"]["state"] == "untrusted"
+    assert policy_show(cloned)["trust"]["state"] == "untrusted"
 
 
 def test_the_json_untrusted_policy_names_no_command_an_agent_could_run_alone(cloned):
-    shown = baton_json(cloned, "policy", "show")["trust"]
+    shown = policy_show(cloned)["trust"]
     assert "command" not in shown and shown["review"] == "baton policy show"
     assert "ask the user to review" in shown["message"]
 
@@ -470,13 +478,13 @@ def test_policy_trust_at_a_terminal_shows_the_settings_and_trusts_on_yes(cloned)
     code, said = _trust_at_a_terminal(cloned, b"y\n")
     assert code == 0, said
     assert "Trust these settings in this checkout? [y/N]" in said and "allowed_roots" in said
-    assert baton_json(cloned, "policy", "show")["trust"]["state"] == "trusted"
+    assert policy_show(cloned)["trust"]["state"] == "trusted"
 
 
 def test_policy_trust_at_a_terminal_trusts_nothing_without_yes(cloned):
     code, said = _trust_at_a_terminal(cloned, b"\n")
     assert code == 2, said
-    assert baton_json(cloned, "policy", "show")["trust"]["state"] == "untrusted"
+    assert policy_show(cloned)["trust"]["state"] == "untrusted"
 
 
 def test_amending_a_handoff_whose_artifact_is_outside_the_root_says_the_untrusted_roots_are_why(cloned):

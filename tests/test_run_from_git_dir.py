@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from dulwich import porcelain
 
+from tests.cli_support import run_here
 from tests.conftest import run_baton
 from tests.handoff_support import git_init
 from tests.harness_support import fixture
@@ -29,8 +30,16 @@ def cli(*args: str, cwd: Path, expect: int = 0):
     return json.loads(r.stdout)
 
 
-def checkpoint(cwd: Path, title: str) -> str:
-    return cli("checkpoint", "create", "--no-input", "--title", title, "--objective", "it works",
+def here(*args: str, cwd: Path) -> dict:
+    """``baton ARGS --json`` typed in ``cwd``, in this process: the steps that set a scene up or
+    read its answer from the work tree itself, where a child process proves nothing more."""
+    code, out, err = run_here(*args, "--json", cwd=cwd)
+    assert code == 0, (code, out, err)
+    return json.loads(out)
+
+
+def checkpoint(cwd: Path, title: str, *, run=cli) -> str:
+    return run("checkpoint", "create", "--no-input", "--title", title, "--objective", "it works",
                "--completed", "started", "--current-state", "half done", cwd=cwd)["id"]
 
 
@@ -56,17 +65,17 @@ def test_init_naming_the_git_directory_as_the_project_initialises_the_work_tree(
 
 
 def test_a_command_from_inside_the_git_directory_opens_the_work_trees_project(repo):
-    cli("init", cwd=repo)
-    hid = checkpoint(repo, "From the top")
+    here("init", cwd=repo)
+    hid = checkpoint(repo, "From the top", run=here)
     listed = cli("handoff", "list", cwd=repo / ".git")["handoffs"]
     assert [h["id"] for h in listed] == [hid]
 
 
 def test_the_git_directory_resolves_as_a_plain_subfolder_does(repo):
-    cli("init", cwd=repo)
+    here("init", cwd=repo)
     from_git_dir = checkpoint(repo / ".git" / "hooks", "From .git/hooks")
     from_subfolder = checkpoint(repo / "src", "From src")
-    listed = {h["id"] for h in cli("handoff", "list", cwd=repo)["handoffs"]}
+    listed = {h["id"] for h in here("handoff", "list", cwd=repo)["handoffs"]}
     assert listed == {from_git_dir, from_subfolder}
 
 
@@ -79,7 +88,7 @@ def test_uninitialised_from_inside_the_git_directory_names_the_work_tree(repo):
 def test_a_subfolder_named_as_the_project_root_names_the_project_it_is_inside(repo, tmp_path):
     """``--project src`` names a root one folder too deep: the error names the
     project's root instead of suggesting ``baton init``, which would make a second project."""
-    cli("init", cwd=repo)
+    here("init", cwd=repo)
     r = run_baton("status", "--project", str(repo / "src"), "--json", cwd=tmp_path)
     assert r.returncode == 4 and "baton init" not in r.stderr
     assert f"it is inside the Baton project at {repo}: name that folder as the project root" in r.stderr
@@ -93,12 +102,12 @@ def test_a_folder_outside_any_project_is_told_to_run_init(repo, tmp_path):
 
 
 def test_a_linked_worktrees_git_directory_opens_the_shared_project_on_that_worktrees_branch(repo, tmp_path):
-    cli("init", cwd=repo)
+    here("init", cwd=repo)
     porcelain.branch_create(str(repo), "feature")
     porcelain.worktree_add(str(repo), str(tmp_path / "wt"), branch="feature")
     [gitdir] = (repo / ".git" / "worktrees").iterdir()
     hid = checkpoint(gitdir, "From the linked worktree's git directory")
-    [row] = cli("handoff", "list", cwd=repo)["handoffs"]
+    [row] = here("handoff", "list", cwd=repo)["handoffs"]
     assert (row["id"], row["branch"]) == (hid, "feature")
     assert not (gitdir / ".baton").exists() and not (tmp_path / "wt" / ".baton").exists()
 
@@ -115,13 +124,13 @@ def test_init_from_a_submodules_git_directory_initialises_the_enclosing_work_tre
 
 
 def test_a_hook_running_in_git_hooks_serves_the_work_trees_project(repo):
-    cli("init", cwd=repo)
+    here("init", cwd=repo)
     hooks = repo / ".git" / "hooks"
     for event, name in (("SessionStart", "SessionStart.startup"), ("PreCompact", "PreCompact.auto")):
         r = subprocess.run([sys.executable, "-m", "baton", "hook", "claude-code", event],
                            input=json.dumps(fixture("claude-code", name, hooks, session_id="s1")),
                            capture_output=True, text=True, cwd=hooks, timeout=120)
         assert r.returncode == 0, r.stderr
-    drafts = cli("handoff", "list", "--status", "draft", cwd=repo)["handoffs"]
+    drafts = here("handoff", "list", "--status", "draft", cwd=repo)["handoffs"]
     assert len(drafts) == 1
     assert not (repo / ".git" / ".baton").exists() and not (hooks / ".baton").exists()

@@ -19,7 +19,7 @@ from mcp import Client
 from baton.mcp_server import build_server
 from tests.conftest import run_baton
 from tests.handoff_support import git_init, payload
-from tests.harness_support import fixture, injected
+from tests.harness_support import fixture, hook, injected
 
 pytestmark = pytest.mark.anyio
 
@@ -50,6 +50,12 @@ def _hook(repo, harness, which, session):
     done = run_baton("hook", harness, event, cwd=repo, input=json.dumps(body), timeout=60)
     assert done.returncode == 0, done.stderr
     return injected(harness, done.stdout) if done.stdout.strip() else None
+
+
+def _begun(repo, harness, session):
+    """A session's start as a scene step, run in this process (the hooks a test asserts on stay processes)."""
+    event, name = HARNESSES[harness][0:2]
+    hook(repo, harness, event, fixture(harness, name, repo, session_id=session))
 
 
 async def _ready_over_mcp(client, session_id=None):
@@ -97,7 +103,7 @@ async def test_a_handoff_captured_with_the_briefs_session_id_is_handed_on_at_the
 
 @pytest.mark.parametrize("harness", HARNESSES)
 async def test_a_handoff_captured_without_a_session_id_is_still_handed_on(repo, harness):
-    _hook(repo, harness, "start", "sess-a")
+    _begun(repo, harness, "sess-a")
     async with Client(build_server(repo)) as client:
         handoff_id = await _ready_over_mcp(client)
     _hook(repo, harness, "end", "sess-a")
@@ -107,10 +113,8 @@ async def test_a_handoff_captured_without_a_session_id_is_still_handed_on(repo, 
 
 
 async def test_an_unnamed_handoff_captured_while_another_session_worked_on_the_branch_is_nobodys(repo):
-    from tests.harness_support import hook
-
-    _hook(repo, "claude-code", "start", "sess-a")
-    _hook(repo, "codex", "start", "sess-other")  # a second agent at work on the same branch
+    _begun(repo, "claude-code", "sess-a")
+    _begun(repo, "codex", "sess-other")  # a second agent at work on the same branch
     async with Client(build_server(repo)) as client:
         handoff_id = await _ready_over_mcp(client)
     ended = hook(repo, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", repo, session_id="sess-a"))
@@ -125,13 +129,13 @@ async def test_an_unnamed_handoff_captured_while_another_session_worked_on_the_b
 async def test_an_unnamed_handoff_made_before_the_session_began_is_not_its_own(repo):
     async with Client(build_server(repo)) as client:
         await _ready_over_mcp(client)
-    _hook(repo, "claude-code", "start", "sess-late")
+    _begun(repo, "claude-code", "sess-late")
     _hook(repo, "claude-code", "end", "sess-late")
     assert _sessions(repo)["sess-late"]["leftBaton"] is None
 
 
 async def test_a_handoff_naming_another_session_is_not_taken(repo):
-    _hook(repo, "claude-code", "start", "sess-a")
+    _begun(repo, "claude-code", "sess-a")
     async with Client(build_server(repo)) as client:
         await _ready_over_mcp(client, "sess-elsewhere")
     _hook(repo, "claude-code", "end", "sess-a")
@@ -139,7 +143,7 @@ async def test_a_handoff_naming_another_session_is_not_taken(repo):
 
 
 async def test_a_session_the_agent_ended_with_its_own_baton_keeps_it(repo):
-    _hook(repo, "claude-code", "start", "sess-a")
+    _begun(repo, "claude-code", "sess-a")
     async with Client(build_server(repo)) as client:
         ended = await client.call_tool("prompt", {"action": "session_end", "session_id": "sess-a",
                                                   "handoff": {"nextSteps": ["write the fixture"]}})
