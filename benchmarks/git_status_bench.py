@@ -61,11 +61,11 @@ GIT_ENV = {"GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.invali
 CALL = """
 import json, sys, time
 from pathlib import Path
+import baton
 from baton import gitinfo
-try:
+git_status = None
+if (Path(baton.__file__).parent / "git_status.py").exists():  # not another tree's, through an editable install
     from baton import git_status
-except ImportError:  # a tree before the lean walk: the functions live in gitinfo
-    git_status = None
 name = sys.argv[2]
 fn = getattr(git_status, name, None) or getattr(gitinfo, name, None)
 if fn is None:
