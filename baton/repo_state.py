@@ -72,7 +72,8 @@ def status_groups(start: Path) -> StatusGroups:
     work_tree = where.worktree
     staged_add, staged_delete, staged_modify = set(found.staged_add), set(found.staged_delete), set(found.staged_modify)
     unstaged = set(found.unstaged)
-    untracked = set(found.untracked) - staged_add
+    # files only: a nested repository is listed as its folder (``dir/``), which is no file
+    untracked = {p for p in found.untracked if not p.endswith("/")} - staged_add
     deleted = {p for p in staged_delete | staged_modify | staged_add | unstaged
                if not (work_tree / p).exists() and not (work_tree / p).is_symlink()}
     added = staged_add - deleted

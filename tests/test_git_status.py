@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from baton import git_status
+from baton.repo_state import status_groups
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs the git binary")
 
@@ -146,6 +147,14 @@ def test_an_untracked_nested_repository_is_its_folder(tmp_path):
     sub.mkdir()
     git(sub, "init", "-q")
     assert_agrees(root)
+
+
+def test_prepare_groups_list_untracked_files_never_a_nested_repository_folder(tmp_path):
+    root = repo(tmp_path, {"a.txt": "a\n"})
+    (root / "vendor").mkdir()
+    git(root / "vendor", "init", "-q")
+    write(root, "new/file.txt")
+    assert status_groups(root).untracked == ("new/file.txt",)
 
 
 def test_unicode_and_spaced_names(tmp_path):
