@@ -581,25 +581,3 @@ def origin_url(repo) -> str | None:
         return _text(repo.get_config().get((b"remote", b"origin"), b"url"))
     except (KeyError, OSError, ValueError):
         return None
-
-
-def changed_files(start: Path) -> tuple[bool | None, tuple[str, ...]]:
-    """(dirty, sorted changed paths) — staged, unstaged and untracked."""
-    repo = open_repo(start)
-    if repo is None:
-        return None, ()
-    try:
-        from dulwich import porcelain  # lazy: the status machinery, only when a status is asked for
-
-        status = porcelain.status(repo)
-        paths: set[str] = set()
-        for group in status.staged.values():
-            paths.update(_text(p) for p in group)
-        paths.update(_text(p) for p in status.unstaged)
-        paths.update(_text(p) for p in status.untracked)
-        paths = {p for p in paths if not p.startswith(".baton/")}
-        return bool(paths), tuple(sorted(paths))
-    except (KeyError, OSError, ValueError):
-        return None, ()
-    finally:
-        repo.close()

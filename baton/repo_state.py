@@ -4,7 +4,9 @@ Read through ``baton.gitinfo`` (dulwich) at a capture only: kept apart from
 ``gitinfo``, which every hook imports to locate the repository and read its
 branch, so that no hook defines ``RepoState`` without capturing anything.
 The changed paths by kind (``status_groups``, for ``handoff prepare``) are
-here for the same reason.
+here for the same reason. Both read the work tree through ``baton.git_status``
+(the lean walk; a capture asks only whether the tree is dirty, and stops at
+the first change).
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from baton.gitinfo import _text, changed_files, current_branch, head_commit, open_repo, origin_url, remote_hint
+from baton.git_status import is_dirty, status
+from baton.gitinfo import current_branch, head_commit, locate, open_repo, origin_url, remote_hint
 from baton.model import frozen
 
 
@@ -24,13 +27,12 @@ class RepoState:
     head: str | None = None
     branch: str | None = None
     dirty: bool | None = None
-    changed_files: tuple[str, ...] = ()
     remote_hint: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
             "vcs": self.vcs, "head": self.head, "branch": self.branch, "dirty": self.dirty,
-            "changed_files": list(self.changed_files), "remote_hint": self.remote_hint,
+            "remote_hint": self.remote_hint,
         }
 
 
@@ -42,9 +44,8 @@ def repo_state(start: Path) -> RepoState:
         url = origin_url(repo)
     finally:
         repo.close()
-    dirty, files = changed_files(start)
-    return RepoState(head=head_commit(start), branch=current_branch(start), dirty=dirty,
-                     changed_files=files, remote_hint=remote_hint(url))
+    return RepoState(head=head_commit(start), branch=current_branch(start), dirty=is_dirty(start),
+                     remote_hint=remote_hint(url))
 
 
 class StatusGroups(NamedTuple):
@@ -64,28 +65,15 @@ def status_groups(start: Path) -> StatusGroups:
     Reads without taking the index lock or refreshing its stat cache. Outside
     a repository, or when the status cannot be read, every group is empty.
     """
-    empty = StatusGroups((), (), (), ())
-    repo = open_repo(start)
-    if repo is None:
-        return empty
-    try:
-        from dulwich import porcelain  # lazy: the status machinery, only when a status is asked for
-
-        status = porcelain.status(repo, untracked_files="all", optional_locks=False)
-        work_tree = Path(repo.path)
-    except (KeyError, OSError, ValueError):
-        return empty
-    finally:
-        repo.close()
-
-    def paths(items) -> set[str]:
-        return {p for p in (_text(i) for i in items) if not p.startswith(".baton/")}
-
-    staged_add = paths(status.staged.get("add", ()))
-    staged_delete = paths(status.staged.get("delete", ()))
-    staged_modify = paths(status.staged.get("modify", ()))
-    unstaged = paths(status.unstaged)
-    untracked = paths(status.untracked) - staged_add
+    found = status(start, "all")
+    where = locate(start)
+    if found is None or where is None or where.worktree is None:
+        return StatusGroups((), (), (), ())
+    work_tree = where.worktree
+    staged_add, staged_delete, staged_modify = set(found.staged_add), set(found.staged_delete), set(found.staged_modify)
+    unstaged = set(found.unstaged)
+    # files only: a nested repository is listed as its folder (``dir/``), which is no file
+    untracked = {p for p in found.untracked if not p.endswith("/")} - staged_add
     deleted = {p for p in staged_delete | staged_modify | staged_add | unstaged
                if not (work_tree / p).exists() and not (work_tree / p).is_symlink()}
     added = staged_add - deleted

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from dulwich import porcelain
 
-from baton import gitinfo
+from baton import git_status, gitinfo
 from baton.repo_state import repo_state, status_groups
 
 
@@ -56,7 +56,7 @@ def test_changed_files_lists_modified_and_untracked_but_not_baton(tmp_path):
     (tmp_path / "new.txt").write_text("new")
     (tmp_path / ".baton").mkdir()
     (tmp_path / ".baton" / "config.json").write_text("{}")
-    dirty, files = gitinfo.changed_files(tmp_path)
+    dirty, files = git_status.changed_files(tmp_path)
     assert dirty is True
     assert "a.txt" in files and "new.txt" in files
     assert not any(f.startswith(".baton") for f in files)
@@ -65,7 +65,7 @@ def test_changed_files_lists_modified_and_untracked_but_not_baton(tmp_path):
 def test_clean_tree_is_not_dirty(tmp_path):
     porcelain.init(str(tmp_path))
     _commit(tmp_path, "a.txt", "one")
-    assert gitinfo.changed_files(tmp_path) == (False, ())
+    assert git_status.changed_files(tmp_path) == (False, ())
 
 
 def test_user_email_comes_from_the_repository_config(tmp_path):

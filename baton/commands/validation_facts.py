@@ -22,7 +22,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, Iterable
 
-from baton import gitinfo
+from baton import git_status, gitinfo
 from baton.commands.handoff_facts import artifact_facts
 from baton.domain.handoff import handoff_to_json
 from baton.domain.redaction import rule_label
@@ -188,12 +188,11 @@ def gather_validation_facts(project: Any, runner: Any, handoff: Any, policy: Any
                             rechecks: Iterable[RecheckRun] = ()):
     root = project.paths.worktree  # git state and artifacts of the current worktree
     runs = tuple(rechecks)
-    dirty, _ = gitinfo.changed_files(root)
     return ValidationFacts(
         now=now,
         artifacts=artifact_facts(root, handoff, policy),
         git_head_now=gitinfo.head_commit(root),
-        git_dirty_now=dirty,
+        git_dirty_now=git_status.is_dirty(root),  # stops at the first change
         known_handoff_ids=known_among(runner, _lineage_ids(handoff)),
         erased_handoff_ids=erased_among(runner, _lineage_ids(handoff)),
         # Every run passed ``policy.allows_recheck`` (which ignores runs of

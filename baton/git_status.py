@@ -1,0 +1,396 @@
+"""The work tree's status as ``git status`` tells it, read with dulwich's lower-level APIs (never a ``git`` process).
+
+dulwich's ``porcelain.status`` costs seconds on a large repository (an
+untracked-directory check that scans the whole index for every folder, an
+index read through a per-read checksum wrapper, the whole HEAD tree read to
+find what is staged), so the walk here does what git does instead:
+
+- **index**: dulwich's parser over the file's bytes, its trailing checksum
+  checked once;
+- **staged**: the index's trees are built in memory (dulwich ``Tree``
+  objects, as git's cache-tree would name them); when the root equals HEAD's
+  tree nothing is staged, otherwise ``diff_tree.tree_changes`` reads HEAD's
+  trees only where they differ;
+- **unstaged**: one ``lstat`` a tracked file, trusting the index's stat cache
+  as git does (mtime, ctime unless ``core.trustctime`` is off, size, inode,
+  owner); a file whose stat moved, or whose entry is *racy* (written in the
+  same instant as the index, or later: the stat cannot tell), is hashed
+  (with the repository's check-in filters) and compared; a change of the
+  executable bit (``core.filemode``) or of kind (file, symlink) is a change;
+  a submodule's HEAD is compared with its gitlink (its own edits are not read);
+- **untracked**: a walk that never enters ``.git``, ``.baton/`` at the top,
+  or a folder an ignore rule excludes by name (dulwich's
+  ``IgnoreFilterManager``: nested ``.gitignore`` files, negations,
+  ``info/exclude``, the user's excludes file); the ignore rules are asked only
+  about paths the index does not hold. An untracked folder is reported as
+  ``dir/`` (git's ``--untracked-files=normal``) once one file in it is
+  neither tracked nor ignored, or with each of its files
+  (``--untracked-files=all``); a nested repository is always ``dir/``.
+
+``is_dirty`` stops at the first change it finds (unstaged, then untracked,
+then staged). Nothing here writes to the repository (no index refresh, no
+lock): git's ``GIT_OPTIONAL_LOCKS=0``. Every answer leaves ``.baton/`` out.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import struct
+from itertools import chain
+from pathlib import Path
+from typing import Any, Iterator, NamedTuple
+
+from baton.gitinfo import _text, open_repo
+
+BATON_DIR = b".baton"
+GITLINK = 0o160000
+
+
+class Status(NamedTuple):
+    """Changed paths relative to HEAD (tree paths as text, ``.baton/`` left out)."""
+
+    staged_add: tuple[str, ...]
+    staged_delete: tuple[str, ...]
+    staged_modify: tuple[str, ...]
+    unstaged: tuple[str, ...]
+    untracked: tuple[str, ...]  # untracked folders as ``dir/`` in ``normal`` mode
+
+
+class _Tree:
+    """One repository's work tree, index and settings, opened for one status."""
+
+    def __init__(self, repo: Any) -> None:
+        self.repo = repo
+        self.root = os.fsencode(repo.path)
+        self.entries, self.index_mtime_ns = _read_index(repo)
+        config = repo.get_config_stack()
+        self.filemode = config.get_boolean(b"core", b"filemode", os.name != "nt")
+        self.trust_ctime = config.get_boolean(b"core", b"trustctime", True)
+        try:
+            self.check_stat = config.get(b"core", b"checkStat") != b"minimal"
+        except KeyError:
+            self.check_stat = True
+        self.config = config
+        self._ignore: Any = None
+        self._normalizer: Any = None
+        self._tracked_dirs: set[bytes] | None = None
+
+    @property
+    def ignore(self) -> Any:
+        if self._ignore is None:
+            from dulwich.ignore import IgnoreFilterManager  # lazy: as the module docstring says
+
+            self._ignore = IgnoreFilterManager.from_repo(self.repo, config=self.config)
+        return self._ignore
+
+    @property
+    def normalizer(self) -> Any:
+        if self._normalizer is None:
+            self._normalizer = self.repo.get_blob_normalizer(config=self.config)
+        return self._normalizer
+
+    @property
+    def tracked_dirs(self) -> set[bytes]:
+        """Every folder that holds a tracked path, at any depth (``b""``: the top)."""
+        if self._tracked_dirs is None:
+            dirs = {b""}
+            for path in self.entries:
+                head = path.rpartition(b"/")[0]
+                while head not in dirs:
+                    dirs.add(head)
+                    head = head.rpartition(b"/")[0]
+            self._tracked_dirs = dirs
+        return self._tracked_dirs
+
+
+def _read_index(repo: Any) -> tuple[dict[bytes, Any], int]:
+    """The index's entries (dulwich's parser over the bytes, the checksum checked once) and the
+    file's mtime in ns (what makes an entry racy). No index: no entries."""
+    from dulwich.index import read_index_dict_with_version  # lazy: as the module docstring says
+
+    path = repo.index_path()
+    try:
+        with open(path, "rb") as fh:
+            mtime_ns = os.fstat(fh.fileno()).st_mtime_ns
+            data = fh.read()
+    except FileNotFoundError:
+        return {}, 0
+    fmt = repo.object_format
+    body, stored = data[:-fmt.oid_length], data[-fmt.oid_length:]
+    digest = fmt.new_hash()
+    digest.update(body)
+    if stored != digest.digest() and stored != b"\0" * fmt.oid_length:  # all zeros: index.skipHash
+        raise ValueError(f"{path}: index checksum mismatch")
+    try:
+        entries, _version, _extensions = read_index_dict_with_version(io.BytesIO(body), fmt)
+    except (AssertionError, struct.error) as exc:
+        raise ValueError(f"{path}: unreadable index ({exc})") from exc
+    return entries, mtime_ns
+
+
+# -- unstaged: the work tree against the index ---------------------------------
+
+def _unstaged(tree: _Tree) -> Iterator[bytes]:
+    """Tracked paths whose file differs from the index: one ``lstat`` each, content read only
+    when the stat cannot tell (the loop is the hot path of a large tree: locals, no calls)."""
+    from dulwich.index import FLAG_VALID, IndexEntry  # lazy: as the module docstring says
+
+    root, lstat, racy_from = tree.root + b"/", os.lstat, tree.index_mtime_ns  # racy: mtime ≥ the index's
+    trust_ctime, check_stat, filemode = tree.trust_ctime, tree.check_stat, tree.filemode
+    for path, entry in tree.entries.items():
+        if path.startswith(b".baton/"):
+            continue
+        if type(entry) is not IndexEntry:  # a conflict: unmerged, always listed
+            yield path
+            continue
+        if entry.flags & FLAG_VALID or entry.skip_worktree:  # git trusts these without a look
+            continue
+        try:
+            st = lstat(root + path)
+        except (FileNotFoundError, NotADirectoryError):
+            yield path
+            continue
+        mode = entry.mode
+        if mode == GITLINK:
+            if not stat.S_ISDIR(st.st_mode) or _submodule_moved(root + path, entry):
+                yield path
+            continue
+        if not _same_kind(st.st_mode, mode, filemode):
+            yield path
+            continue
+        mtime: Any = entry.mtime  # (seconds, nanoseconds), as read from the index
+        ctime: Any = entry.ctime
+        mtime_ns = mtime[0] * 1_000_000_000 + mtime[1]
+        if (st.st_mtime_ns == mtime_ns and st.st_size == entry.size
+                and (not trust_ctime or st.st_ctime_ns == ctime[0] * 1_000_000_000 + ctime[1])
+                and (not check_stat or ((st.st_ino & 0xFFFFFFFF) == entry.ino and st.st_uid == entry.uid
+                                        and st.st_gid == entry.gid))
+                and mtime_ns < racy_from):
+            continue
+        if _content_differs(tree, root + path, path, st, entry):
+            yield path
+
+
+def _same_kind(mode: int, indexed: int, filemode: bool) -> bool:
+    if stat.S_ISLNK(indexed):
+        return stat.S_ISLNK(mode)
+    if not stat.S_ISREG(mode):
+        return False
+    return not filemode or bool(mode & stat.S_IXUSR) == bool(indexed & stat.S_IXUSR)
+
+
+def _content_differs(tree: _Tree, full: bytes, path: bytes, st: os.stat_result, entry: Any) -> bool:
+    from dulwich.index import blob_from_path_and_stat  # lazy: as the module docstring says
+
+    try:
+        blob = blob_from_path_and_stat(full, st)
+    except OSError:
+        return True
+    if stat.S_ISREG(st.st_mode) and tree.normalizer is not None:
+        blob = tree.normalizer.checkin_normalize(blob, path)
+    return blob.id != entry.sha
+
+
+def _submodule_moved(full: bytes, entry: Any) -> bool:
+    from dulwich.index import read_submodule_head  # lazy: as the module docstring says
+
+    try:
+        return read_submodule_head(full) != entry.sha
+    except (OSError, KeyError, ValueError):
+        return True
+
+
+# -- untracked: a walk of the work tree ------------------------------------------
+
+def _untracked(tree: _Tree, every_file: bool) -> Iterator[bytes]:
+    """Untracked paths, not ignored: a folder nothing in the index holds is ``dir/`` unless
+    ``every_file``; a nested repository is always ``dir/``."""
+    folders = [b""]
+    while folders:
+        rel = folders.pop()
+        for name, is_dir in _listing(tree.root + b"/" + rel if rel else tree.root):
+            path = rel + b"/" + name if rel else name
+            if not is_dir:
+                if path not in tree.entries and not _ignored(tree, path, False):
+                    yield path
+            elif path in tree.tracked_dirs:
+                folders.append(path)
+            elif path in tree.entries or (not rel and name == BATON_DIR) or _ignored(tree, path, True):
+                continue  # a submodule (its gitlink), Baton's own folder, or an ignored folder
+            elif _nested_repository(tree, path):
+                yield path + b"/"
+            elif every_file:
+                folders.append(path)
+            elif _holds_untracked(tree, path):
+                yield path + b"/"
+
+
+def _listing(folder: bytes) -> list[tuple[bytes, bool]]:
+    """A folder's entries but ``.git`` (name, is a folder — a symlink is not followed)."""
+    try:
+        with os.scandir(folder) as found:
+            return [(e.name, e.is_dir(follow_symlinks=False)) for e in found if e.name != b".git"]
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        return []
+
+
+def _ignored(tree: _Tree, path: bytes, is_dir: bool) -> bool:
+    text = os.fsdecode(path)
+    if is_dir:  # entered unless a pattern excludes the folder by name (``dir/*`` + ``!dir/keep``)
+        return tree.ignore.may_prune_directory(text + "/")
+    return tree.ignore.is_ignored(text) is True
+
+
+def _nested_repository(tree: _Tree, path: bytes) -> bool:
+    return os.path.lexists(tree.root + b"/" + path + b"/.git")
+
+
+def _holds_untracked(tree: _Tree, folder: bytes) -> bool:
+    """Whether an untracked folder holds a file that is not ignored (or a nested repository):
+    git lists such a folder; one holding only ignored files, or nothing, it does not."""
+    folders = [folder]
+    while folders:
+        rel = folders.pop()
+        for name, is_dir in _listing(tree.root + b"/" + rel):
+            path = rel + b"/" + name
+            if not is_dir:
+                if not _ignored(tree, path, False):
+                    return True
+            elif not _ignored(tree, path, True):
+                if _nested_repository(tree, path):
+                    return True
+                folders.append(path)
+    return False
+
+
+# -- staged: the index against HEAD -------------------------------------------------
+
+def _staged(tree: _Tree) -> Iterator[tuple[str, bytes]]:
+    """``(add|delete|modify, path)`` for each path the index holds otherwise than HEAD."""
+    from dulwich.diff_tree import tree_changes  # lazy: as the module docstring says
+    from dulwich.index import ConflictedIndexEntry  # lazy: as the module docstring says
+    from dulwich.object_store import MemoryObjectStore, OverlayObjectStore  # lazy: as the module docstring says
+
+    head: Any = _head_tree(tree.repo)
+    conflicted = [p for p, e in tree.entries.items() if isinstance(e, ConflictedIndexEntry)]
+    built = MemoryObjectStore()
+    index_root: Any = _index_trees(tree.entries, built)
+    for unmerged in conflicted:
+        yield "modify", unmerged
+    if index_root == head:
+        return
+    for change in tree_changes(OverlayObjectStore([built, tree.repo.object_store]), head, index_root):
+        side: Any = change.new if change.new is not None and change.new.path is not None else change.old
+        changed = side.path if side is not None else None
+        if changed is not None and changed not in conflicted:
+            yield change.type, changed
+
+
+def _head_tree(repo: Any) -> bytes | None:
+    try:
+        return repo[repo.head()].tree
+    except (KeyError, AttributeError):
+        return None  # an unborn branch: everything in the index is added
+
+
+def _index_trees(entries: dict[bytes, Any], store: Any) -> bytes:
+    """The index's trees (stage 0 entries) added to ``store``; the root tree's id."""
+    from dulwich.index import IndexEntry  # lazy: as the module docstring says
+    from dulwich.objects import Tree  # lazy: as the module docstring says
+
+    trees: dict[bytes, Any] = {b"": Tree()}
+    for path, entry in entries.items():
+        if not isinstance(entry, IndexEntry):
+            continue
+        folder, _, name = path.rpartition(b"/")
+        found = trees.get(folder)
+        if found is None:
+            found = trees[folder] = Tree()
+            parent = folder
+            while True:  # make every folder up to one already known
+                up, _, leaf = parent.rpartition(b"/")
+                if up not in trees:
+                    trees[up] = Tree()
+                    trees[up].add(leaf, stat.S_IFDIR, b"0" * 40)
+                    parent = up
+                    continue
+                trees[up].add(leaf, stat.S_IFDIR, b"0" * 40)
+                break
+        found.add(name, entry.mode, entry.sha)
+    for folder in sorted(trees, key=lambda f: f.count(b"/") + (f != b""), reverse=True):
+        if folder:
+            up, _, leaf = folder.rpartition(b"/")
+            store.add_object(trees[folder])
+            trees[up][leaf] = (stat.S_IFDIR, trees[folder].id)
+    store.add_object(trees[b""])
+    return trees[b""].id
+
+
+# -- what callers ask -------------------------------------------------------------------
+
+def _opened(start: Path) -> tuple[Any, _Tree] | None:
+    repo = open_repo(start)
+    if repo is None:
+        return None
+    try:
+        if repo.bare:
+            repo.close()
+            return None
+        return repo, _Tree(repo)
+    except (KeyError, OSError, ValueError):
+        repo.close()
+        return None
+
+
+def status(start: Path, untracked: str = "all") -> Status | None:
+    """The work tree's status (``untracked``: ``all`` or ``normal``), or None outside a
+    repository (or a bare one) or when it cannot be read."""
+    opened = _opened(start)
+    if opened is None:
+        return None
+    repo, tree = opened
+    try:
+        groups: dict[str, set[bytes]] = {"add": set(), "delete": set(), "modify": set()}
+        for kind, path in _staged(tree):
+            groups.setdefault(kind, set()).add(path)
+        unstaged = set(_unstaged(tree))
+        found = set(_untracked(tree, untracked == "all"))
+    except (KeyError, OSError, ValueError):
+        return None
+    finally:
+        repo.close()
+
+    def texts(paths: set[bytes]) -> tuple[str, ...]:
+        return tuple(sorted(p for p in map(_text, paths) if not p.startswith(".baton/")))
+
+    return Status(texts(groups["add"]), texts(groups["delete"]), texts(groups["modify"]), texts(unstaged),
+                  texts(found))
+
+
+def changed_files(start: Path) -> tuple[bool | None, tuple[str, ...]]:
+    """(dirty, sorted changed paths) — staged, unstaged and untracked, an untracked folder
+    as ``dir/`` (git's ``--untracked-files=normal``, which keeps the list to what a person
+    would read); ``(None, ())`` outside a repository or when the status cannot be read."""
+    found = status(start, "normal")
+    if found is None:
+        return None, ()
+    paths = sorted(set(chain.from_iterable(found)))
+    return bool(paths), tuple(paths)
+
+
+def is_dirty(start: Path) -> bool | None:
+    """Whether anything is staged, unstaged or untracked (``.baton/`` aside), stopping at the
+    first change found; None outside a repository or when the status cannot be read."""
+    opened = _opened(start)
+    if opened is None:
+        return None
+    repo, tree = opened
+    try:
+        staged = (p for _kind, p in _staged(tree) if not p.startswith(b".baton/"))
+        return next(chain(_unstaged(tree), _untracked(tree, False), staged), None) is not None
+    except (KeyError, OSError, ValueError):
+        return None
+    finally:
+        repo.close()

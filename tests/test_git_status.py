@@ -1,0 +1,243 @@
+"""Baton's lean work-tree status says what ``git status`` says, on repositories built with the git binary."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from itertools import chain
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from baton import git_status
+from baton.repo_state import status_groups
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs the git binary")
+
+ENV = {**os.environ, "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T",
+       "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
+       "GIT_OPTIONAL_LOCKS": "0"}
+
+
+def git(root: Path, *argv: str) -> str:
+    return subprocess.run(["git", *argv], cwd=root, env=ENV, check=True, capture_output=True).stdout.decode()
+
+
+def write(root: Path, name: str, text: str = "x\n") -> None:
+    (root / name).parent.mkdir(parents=True, exist_ok=True)
+    (root / name).write_text(text, encoding="utf-8")
+
+
+def repo(tmp_path: Path, files: dict[str, str] | None = None) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    for name, text in (files or {}).items():
+        write(root, name, text)
+    if files:
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", "start")
+    return root
+
+
+def git_says(root: Path, untracked: str) -> set[str]:
+    """``git status --porcelain=v1 -z --untracked-files=MODE``: every path it names (both sides
+    of a rename), ``.baton/`` left out."""
+    out = subprocess.run(["git", "status", "--porcelain=v1", "-z", f"--untracked-files={untracked}"],
+                         cwd=root, env=ENV, check=True, capture_output=True).stdout
+    items, paths = out.decode("utf-8", "surrogateescape").split("\0"), set()
+    while items:
+        item = items.pop(0)
+        if item:
+            paths.add(item[3:])
+            if item[0] in "RC":
+                paths.add(items.pop(0))
+    return {p for p in paths if not p.startswith(".baton/")}
+
+
+def baton_says(root: Path, untracked: str) -> set[str]:
+    found = git_status.status(root, untracked)
+    assert found is not None
+    return set(chain.from_iterable(found))
+
+
+def assert_agrees(root: Path) -> None:
+    for mode in ("normal", "all"):
+        ours = baton_says(root, mode)  # first: git status must not refresh the index before we read it
+        assert ours == git_says(root, mode), mode
+        assert git_status.is_dirty(root) is bool(ours)
+
+
+def test_modified_staged_deleted_renamed_and_untracked_in_new_folders(tmp_path):
+    root = repo(tmp_path, {"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n", "src/d.py": "d\n", "src/e.py": "e\n"})
+    write(root, "a.txt", "changed\n")
+    write(root, "b.txt", "staged\n")
+    git(root, "add", "b.txt")
+    git(root, "rm", "-q", "c.txt")
+    git(root, "mv", "src/d.py", "src/moved.py")
+    write(root, "new/deeper/f.py")
+    write(root, "new/g.py")
+    write(root, "src/untracked.py")
+    os.remove(root / "src/e.py")
+    write(root, "added.txt")
+    git(root, "add", "added.txt")
+    assert_agrees(root)
+    assert "new/" in baton_says(root, "normal") and "new/deeper/f.py" in baton_says(root, "all")
+
+
+def test_nested_gitignore_files_negations_and_ignored_folders(tmp_path):
+    root = repo(tmp_path, {".gitignore": "*.log\nnode_modules/\nbuild/*\n!build/keep/\n", "src/a.py": "a\n",
+                           "src/.gitignore": "generated/\n!important.log\n"})
+    for i in range(30):
+        write(root, f"node_modules/pkg{i}/index.js")
+    write(root, "server.log")
+    write(root, "src/important.log")
+    write(root, "src/other.log")
+    write(root, "src/generated/out.py")
+    write(root, "build/tmp/x.o")
+    write(root, "build/keep/kept.txt")
+    write(root, "only-ignored/a.log")
+    (root / "empty-folder").mkdir()
+    assert_agrees(root)
+    assert "only-ignored/" not in baton_says(root, "normal")
+
+
+def test_an_ignored_folder_is_never_walked(tmp_path, monkeypatch):
+    root = repo(tmp_path, {".gitignore": "node_modules/\n", "a.txt": "a\n"})
+    write(root, "node_modules/dep/index.js")
+    write(root, "new.txt")
+    listed: list[bytes] = []
+    real = git_status._listing
+    monkeypatch.setattr(git_status, "_listing", lambda folder: listed.append(folder) or real(folder))
+    assert baton_says(root, "all") == {"new.txt"}
+    assert not any(b"node_modules" in folder for folder in listed)
+
+
+def test_a_change_of_the_executable_bit_alone_is_a_change(tmp_path):
+    root = repo(tmp_path, {"run.sh": "echo hi\n", "plain.txt": "p\n"})
+    os.chmod(root / "run.sh", 0o755)
+    assert_agrees(root)
+    assert baton_says(root, "normal") == {"run.sh"}
+
+
+def test_symlinks_tracked_retargeted_and_untracked(tmp_path):
+    root = repo(tmp_path, {"target.txt": "t\n", "other.txt": "o\n", "dir/f.txt": "f\n"})
+    os.symlink("target.txt", root / "link")
+    git(root, "add", "link")
+    git(root, "commit", "-q", "-m", "link")
+    os.remove(root / "link")
+    os.symlink("other.txt", root / "link")
+    os.symlink("dir", root / "dirlink")
+    assert_agrees(root)
+    assert baton_says(root, "all") == {"link", "dirlink"}
+
+
+def test_an_untracked_nested_repository_is_its_folder(tmp_path):
+    root = repo(tmp_path, {"a.txt": "a\n"})
+    nested = root / "vendor" / "lib"
+    nested.mkdir(parents=True)
+    git(nested, "init", "-q")
+    write(nested, "inside.txt")
+    write(root, "tracked-dir/one.txt")
+    git(root, "add", "tracked-dir/one.txt")
+    sub = root / "tracked-dir" / "sub"
+    sub.mkdir()
+    git(sub, "init", "-q")
+    assert_agrees(root)
+
+
+def test_prepare_groups_list_untracked_files_never_a_nested_repository_folder(tmp_path):
+    root = repo(tmp_path, {"a.txt": "a\n"})
+    (root / "vendor").mkdir()
+    git(root / "vendor", "init", "-q")
+    write(root, "new/file.txt")
+    assert status_groups(root).untracked == ("new/file.txt",)
+
+
+def test_unicode_and_spaced_names(tmp_path):
+    root = repo(tmp_path, {"café/naïve file.txt": "a\n", "日本.txt": "b\n"})
+    write(root, "café/naïve file.txt", "changed\n")
+    write(root, "новый/файл.txt")
+    write(root, "émoji 🎉.md")
+    assert_agrees(root)
+
+
+def test_a_same_size_edit_with_its_mtime_restored_is_seen_through_ctime(tmp_path):
+    root = repo(tmp_path, {"a.txt": "aaaa\n"})
+    before = os.stat(root / "a.txt")
+    write(root, "a.txt", "bbbb\n")
+    os.utime(root / "a.txt", ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert_agrees(root)
+    assert baton_says(root, "normal") == {"a.txt"}
+
+
+def test_a_racy_entry_is_read_not_trusted(tmp_path):
+    """An entry as new as the index itself: its stat cannot vouch for its content (git's racy
+    rule), so a same-size edit with mtime restored is found even with ctime not trusted."""
+    root = repo(tmp_path, {"a.txt": "aaaa\n"})
+    git(root, "config", "core.trustctime", "false")
+    before = os.stat(root / "a.txt")
+    write(root, "a.txt", "bbbb\n")
+    os.utime(root / "a.txt", ns=(before.st_atime_ns, before.st_mtime_ns))
+    os.utime(root / ".git" / "index", ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert baton_says(root, "normal") == {"a.txt"}
+    assert_agrees(root)
+
+
+def test_a_touched_file_with_the_same_content_is_not_a_change(tmp_path):
+    root = repo(tmp_path, {"a.txt": "same\n"})
+    os.utime(root / "a.txt", ns=(1, 1))
+    assert_agrees(root)
+    assert git_status.is_dirty(root) is False
+
+
+def test_an_empty_repository_with_no_commit(tmp_path):
+    root = repo(tmp_path)
+    assert git_status.status(root, "normal") == ((), (), (), (), ())
+    assert git_status.is_dirty(root) is False
+    write(root, "staged.txt")
+    git(root, "add", "staged.txt")
+    write(root, "loose/file.txt")
+    assert_agrees(root)
+
+
+def test_baton_folder_is_left_out_and_a_clean_tree_is_clean(tmp_path):
+    root = repo(tmp_path, {"a.txt": "a\n"})
+    write(root, ".baton/ledger/feed.jsonl", "{}\n")
+    assert git_status.changed_files(root) == (False, ())
+    assert git_status.is_dirty(root) is False
+
+
+def test_outside_a_repository_nothing_is_known(tmp_path):
+    assert git_status.status(tmp_path) is None
+    assert git_status.is_dirty(tmp_path) is None
+    assert git_status.changed_files(tmp_path) == (None, ())
+
+
+NAMES = st.sampled_from(["a.txt", "b.py", "d/c.txt", "d/e/f.txt", "g/h.log", "i/j.txt", "k.log"])
+EDITS = st.lists(st.tuples(st.sampled_from(["write", "remove", "stage", "chmod", "add-new"]), NAMES), max_size=6)
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(committed=st.sets(NAMES, min_size=1, max_size=5), edits=EDITS)
+def test_any_small_tree_with_edits_agrees_with_git(tmp_path_factory, committed, edits):
+    tmp_path = tmp_path_factory.mktemp("tree")
+    root = repo(tmp_path, {".gitignore": "*.log\n!k.log\n", **{name: f"{name}\n" for name in committed}})
+    for step, (action, name) in enumerate(edits):
+        path = root / name
+        if action == "write" or action == "add-new":
+            if path.parent.is_file():
+                continue
+            write(root, name, f"edit {step}\n")
+            if action == "add-new":
+                git(root, "add", "-f", name)
+        elif action == "remove" and path.is_file():
+            path.unlink()
+        elif action == "stage" and (path.exists() or name in git(root, "ls-files")):
+            git(root, "add", "-A", "-f", name)
+        elif action == "chmod" and path.is_file():
+            os.chmod(path, 0o755)
+    assert_agrees(root)
