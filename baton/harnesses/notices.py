@@ -74,7 +74,7 @@ def take(baton_dir: str | os.PathLike) -> list[dict[str, Any]]:
             pass
         return []
     try:
-        raw = _read_regular(fd)
+        raw = read_regular(fd)
     finally:
         os.close(fd)
         try:
@@ -109,7 +109,7 @@ def own_file(path: Path) -> bool:
     return os.path.realpath(path).startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _read_regular(fd: int) -> bytes:
+def read_regular(fd: int) -> bytes:
     """The bytes of the regular file open on ``fd`` (nothing for anything else, or on a failure)."""
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
