@@ -180,6 +180,11 @@ _BATON_FILES = ("config.json", "local.json", "policy.json", "index.sqlite", ".gi
 regular file itself, never a symbolic link, wherever the link leads."""
 
 
+_BATON_FOLDERS = ("ledger", "handoffs", "batons", "cache", "quarantine", "deferred")
+"""The folders of ``.baton/``: each a folder itself, never a symbolic link, even to a
+folder inside the project (``repair`` would cut, and ``gc`` remove, the files there)."""
+
+
 ForeignFile = tuple[str, str]
 """A file of ``.baton/`` that is a symbolic link or not a regular file (a FIFO,
 a device, a socket, a folder where a feed belongs): its path relative to the
@@ -195,7 +200,8 @@ def foreign_feed_name(rel: str) -> str | None:
 
 def foreign_refusal(rel: str, what: str) -> UnsafePath:
     """The one line every command (but ``verify`` and ``repair``) stops with."""
-    fix = f"remove it (`rm {rel}`; the file it points to is left alone)" if what.startswith("a symbolic") \
+    fix = (f"remove it (`rm {rel}`; the {'folder' if rel.rpartition('/')[2] in _BATON_FOLDERS else 'file'} "
+           f"it points to is left alone)") if what.startswith("a symbolic") \
         else f"move it out of .baton/ (`mv {rel} ..`)"
     if foreign_feed_name(rel) is not None:
         fix += ", or confirm a `baton repair`, which removes it"
@@ -260,6 +266,9 @@ def check_baton_folder_inside(paths: ProjectPaths, *, feeds: bool = True) -> lis
     outside the project root: a repository cloned with a committed ``.baton`` link
     (``.baton -> ~/.ssh``) would otherwise have every command, and every harness hook, read
     its config and policy there and write a ledger, an index and files into it. Refuse
+    a folder of it (``_BATON_FOLDERS``) that is a symbolic link at all, even inside the
+    project: ``repair`` once emptied the user's own ``data/*.jsonl`` through
+    ``.baton/ledger -> ../data``. Refuse
     too a file of it that is a symbolic link anywhere, or not a regular file
     (``foreign_files``): a committed ``.baton/ledger/x.jsonl -> ~/.ssh/authorized_keys``.
 
@@ -274,6 +283,8 @@ def check_baton_folder_inside(paths: ProjectPaths, *, feeds: bool = True) -> lis
         rel = BATON_DIR if place == "." else f"{BATON_DIR}/{place}"
         if os.path.lexists(paths.root / rel):
             check_path_inside_root(paths.root, rel)
+            if place in _BATON_FOLDERS and os.path.islink(paths.root / rel):
+                raise foreign_refusal(rel, _not_a_file(paths.root / rel) or "a symbolic link")
     found = foreign_files(paths)
     for rel, what in found:
         if feeds or foreign_feed_name(rel) is None:
