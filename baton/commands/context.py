@@ -203,7 +203,7 @@ def foreign_refusal(rel: str, what: str) -> UnsafePath:
     fix = (f"remove it (`rm {rel}`; the {'folder' if rel.rpartition('/')[2] in _BATON_FOLDERS else 'file'} "
            f"it points to is left alone)") if what.startswith("a symbolic") \
         else f"move it out of .baton/ (`mv {rel} ..`)"
-    if foreign_feed_name(rel) is not None:
+    if foreign_feed_name(rel) is not None and what != "a folder":  # repair never removes a folder
         fix += ", or confirm a `baton repair`, which removes it"
     return UnsafePath(rel, SYMLINK_ESCAPE,
                       f"it is {what}, not a file of Baton's; Baton never reads or writes through it: {fix}",
