@@ -142,7 +142,8 @@ def test_a_fifo_where_a_feed_belongs_is_refused_without_blocking(capsys, project
     assert code == 5 and "a FIFO" in err, out + err
 
 
-@pytest.mark.parametrize("name", ["local.json", "index.sqlite", "ledger.lock", "allowed_signers"])
+@pytest.mark.parametrize("name", ["local.json", "index.sqlite", "ledger.lock", "allowed_signers",
+                                  "index.sqlite-wal", "index.sqlite-shm", "index.sqlite-journal"])
 def test_a_file_of_baton_linked_inside_the_project_is_refused(capsys, project, name):
     path = project / ".baton" / name
     inside = project / "kept"

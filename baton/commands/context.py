@@ -175,9 +175,11 @@ _BATON_PLACES = (".", "config.json", "local.json", "policy.json", "ledger", "han
 """What ``.baton/`` holds that Baton reads or writes on every open (relative to it)."""
 
 _BATON_FILES = ("config.json", "local.json", "policy.json", "index.sqlite", ".gitignore", "hook-notices.jsonl",
-                "policy-trust.json", "ledger.lock", "allowed_signers")
-"""The files among them (and the lock and the default allowed signers): each must be a
-regular file itself, never a symbolic link, wherever the link leads."""
+                "policy-trust.json", "ledger.lock", "allowed_signers",
+                "index.sqlite-wal", "index.sqlite-shm", "index.sqlite-journal")
+"""The files among them (and the lock, the default allowed signers and SQLite's files beside
+the index): each must be a regular file itself, never a symbolic link, wherever the link leads
+(else SQLite says only "unable to open database file")."""
 
 
 _BATON_FOLDERS = ("ledger", "handoffs", "batons", "cache", "quarantine", "deferred")
