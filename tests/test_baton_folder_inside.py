@@ -72,3 +72,31 @@ def test_a_hook_in_a_project_whose_baton_folder_links_outside_exits_0_and_writes
     assert r.returncode == 0 and "Traceback" not in r.stderr
     assert "outside the project root" in r.stderr
     assert {p: p.read_bytes() for p in outside.rglob("*") if p.is_file()} == before
+
+
+@pytest.mark.parametrize("folder", ["ledger", "handoffs", "batons", "quarantine", "deferred", "cache"])
+def test_a_folder_of_baton_linked_inside_the_project_is_refused(capsys, project, folder):
+    import shutil
+
+    data = project / "data"
+    data.mkdir()
+    (data / "events.jsonl").write_bytes(b'{"mine": 1}\n')
+    if (project / ".baton" / folder).exists():
+        shutil.rmtree(project / ".baton" / folder)
+    (project / ".baton" / folder).symlink_to("../data")
+    code, out, err = run(capsys, project, "status")
+    assert code == 5, out + err
+    assert f".baton/{folder}" in err and "symbolic link" in err and len(err.strip().splitlines()) == 1
+
+
+def test_repair_never_empties_a_file_of_a_ledger_folder_linked_inside_the_project(capsys, project):
+    import shutil
+
+    data = project / "data"
+    data.mkdir()
+    (data / "events.jsonl").write_bytes(b'{"mine": 1}\n')
+    shutil.rmtree(project / ".baton" / "ledger")
+    (project / ".baton" / "ledger").symlink_to("../data")
+    code, out, err = run(capsys, project, "repair", "--yes")
+    assert code == 5, out + err
+    assert (data / "events.jsonl").read_bytes() == b'{"mine": 1}\n'

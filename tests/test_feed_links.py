@@ -142,7 +142,8 @@ def test_a_fifo_where_a_feed_belongs_is_refused_without_blocking(capsys, project
     assert code == 5 and "a FIFO" in err, out + err
 
 
-@pytest.mark.parametrize("name", ["local.json", "index.sqlite", "ledger.lock", "allowed_signers"])
+@pytest.mark.parametrize("name", ["local.json", "index.sqlite", "ledger.lock", "allowed_signers",
+                                  "index.sqlite-wal", "index.sqlite-shm", "index.sqlite-journal"])
 def test_a_file_of_baton_linked_inside_the_project_is_refused(capsys, project, name):
     path = project / ".baton" / name
     inside = project / "kept"
@@ -169,3 +170,43 @@ def test_cutting_a_feed_path_that_is_a_link_refuses_and_leaves_the_target_whole(
     with pytest.raises(StorageError, match="symbolic link"):
         files.cut(link, 0)
     assert target.read_bytes() == SECRET
+
+
+FOLDER = ".baton/ledger/dir.jsonl"
+
+
+def test_verify_says_to_move_a_folder_where_a_feed_belongs_out_never_to_rm_it(capsys, project):
+    (project / FOLDER).mkdir()
+    code, out, _err = run(capsys, project, "verify", "--json")
+    [problem] = json.loads(out)["problems"]
+    assert code == 3 and f"mv {FOLDER}" in problem["message"]
+    assert "rm " not in problem["message"] and "which removes it" not in problem["message"]
+
+
+def test_other_commands_say_to_move_a_folder_where_a_feed_belongs_out_never_to_repair(capsys, project):
+    (project / FOLDER).mkdir()
+    code, out, err = run(capsys, project, "status")
+    assert code == 5 and f"mv {FOLDER}" in err and "baton repair" not in err, out + err
+
+
+def test_verify_names_no_file_pointed_to_for_a_fifo(capsys, project):
+    os.mkfifo(project / LINK)
+    code, out, _err = run(capsys, project, "verify", "--json")
+    [problem] = json.loads(out)["problems"]
+    assert code == 3 and f"rm {LINK}" in problem["message"] and "points to" not in problem["message"]
+
+
+def test_repair_dry_run_never_says_it_would_remove_a_folder(capsys, project):
+    (project / FOLDER).mkdir()
+    code, out, err = run(capsys, project, "repair", "--dry-run")
+    assert code == 0, out + err
+    assert "Would remove" not in out and "points to" not in out and f"Would not remove {FOLDER}" in out
+
+
+def test_repair_yes_refuses_a_folder_where_a_feed_belongs_before_removing_anything(capsys, project, tmp_path):
+    (project / FOLDER).mkdir()
+    target = _target(tmp_path, project, "outside")
+    (project / LINK).symlink_to(target)
+    code, out, err = run(capsys, project, "repair", "--yes")
+    assert code == 5 and FOLDER in err and f"mv {FOLDER}" in err and len(err.strip().splitlines()) == 1, out + err
+    assert (project / LINK).is_symlink() and (project / FOLDER).is_dir()

@@ -152,3 +152,34 @@ async def test_a_session_the_agent_ended_with_its_own_baton_keeps_it(repo):
     _hook(repo, "claude-code", "end", "sess-a")
     assert _sessions(repo)["sess-a"]["leftBaton"] == left
     assert "write the fixture" in _hook(repo, "claude-code", "start", "sess-b")
+
+
+def _git_email(repo, email):
+    import subprocess
+
+    args = ["config", "user.email", email] if email else ["config", "--unset", "user.email"]
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+
+async def test_an_unnamed_handoff_another_person_captured_is_not_handed_on_by_the_end_hook(repo):
+    _git_email(repo, "alice@example.com")
+    _hook(repo, "claude-code", "start", "sess-a")
+    _git_email(repo, "mallory@example.com")
+    async with Client(build_server(repo)) as client:
+        await _ready_over_mcp(client)
+    _git_email(repo, "alice@example.com")
+    _hook(repo, "claude-code", "end", "sess-a")
+    assert _sessions(repo)["sess-a"]["leftBaton"] is None
+
+
+async def test_an_unnamed_handoff_another_person_captured_is_not_handed_on_by_session_end(repo):
+    _git_email(repo, "alice@example.com")
+    begun = run_baton("session", "begin", "S3", cwd=repo)
+    assert begun.returncode == 0, begun.stderr
+    _git_email(repo, "mallory@example.com")
+    async with Client(build_server(repo)) as client:
+        await _ready_over_mcp(client)
+    _git_email(repo, "alice@example.com")
+    ended = run_baton("session", "end", "S3", "--json", cwd=repo)
+    assert ended.returncode == 0, ended.stderr
+    assert _sessions(repo)["S3"]["leftBaton"] is None

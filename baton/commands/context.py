@@ -175,9 +175,16 @@ _BATON_PLACES = (".", "config.json", "local.json", "policy.json", "ledger", "han
 """What ``.baton/`` holds that Baton reads or writes on every open (relative to it)."""
 
 _BATON_FILES = ("config.json", "local.json", "policy.json", "index.sqlite", ".gitignore", "hook-notices.jsonl",
-                "policy-trust.json", "ledger.lock", "allowed_signers")
-"""The files among them (and the lock and the default allowed signers): each must be a
-regular file itself, never a symbolic link, wherever the link leads."""
+                "policy-trust.json", "ledger.lock", "allowed_signers",
+                "index.sqlite-wal", "index.sqlite-shm", "index.sqlite-journal")
+"""The files among them (and the lock, the default allowed signers and SQLite's files beside
+the index): each must be a regular file itself, never a symbolic link, wherever the link leads
+(else SQLite says only "unable to open database file")."""
+
+
+_BATON_FOLDERS = ("ledger", "handoffs", "batons", "cache", "quarantine", "deferred")
+"""The folders of ``.baton/``: each a folder itself, never a symbolic link, even to a
+folder inside the project (``repair`` would cut, and ``gc`` remove, the files there)."""
 
 
 ForeignFile = tuple[str, str]
@@ -195,9 +202,10 @@ def foreign_feed_name(rel: str) -> str | None:
 
 def foreign_refusal(rel: str, what: str) -> UnsafePath:
     """The one line every command (but ``verify`` and ``repair``) stops with."""
-    fix = f"remove it (`rm {rel}`; the file it points to is left alone)" if what.startswith("a symbolic") \
+    fix = (f"remove it (`rm {rel}`; the {'folder' if rel.rpartition('/')[2] in _BATON_FOLDERS else 'file'} "
+           f"it points to is left alone)") if what.startswith("a symbolic") \
         else f"move it out of .baton/ (`mv {rel} ..`)"
-    if foreign_feed_name(rel) is not None:
+    if foreign_feed_name(rel) is not None and what != "a folder":  # repair never removes a folder
         fix += ", or confirm a `baton repair`, which removes it"
     return UnsafePath(rel, SYMLINK_ESCAPE,
                       f"it is {what}, not a file of Baton's; Baton never reads or writes through it: {fix}",
@@ -260,6 +268,9 @@ def check_baton_folder_inside(paths: ProjectPaths, *, feeds: bool = True) -> lis
     outside the project root: a repository cloned with a committed ``.baton`` link
     (``.baton -> ~/.ssh``) would otherwise have every command, and every harness hook, read
     its config and policy there and write a ledger, an index and files into it. Refuse
+    a folder of it (``_BATON_FOLDERS``) that is a symbolic link at all, even inside the
+    project: ``repair`` once emptied the user's own ``data/*.jsonl`` through
+    ``.baton/ledger -> ../data``. Refuse
     too a file of it that is a symbolic link anywhere, or not a regular file
     (``foreign_files``): a committed ``.baton/ledger/x.jsonl -> ~/.ssh/authorized_keys``.
 
@@ -274,6 +285,8 @@ def check_baton_folder_inside(paths: ProjectPaths, *, feeds: bool = True) -> lis
         rel = BATON_DIR if place == "." else f"{BATON_DIR}/{place}"
         if os.path.lexists(paths.root / rel):
             check_path_inside_root(paths.root, rel)
+            if place in _BATON_FOLDERS and os.path.islink(paths.root / rel):
+                raise foreign_refusal(rel, _not_a_file(paths.root / rel) or "a symbolic link")
     found = foreign_files(paths)
     for rel, what in found:
         if feeds or foreign_feed_name(rel) is None:

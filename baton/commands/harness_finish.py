@@ -98,7 +98,8 @@ def _handoff_to_hand_on(runner: Any, session_id: str, owner: str | None = None) 
     A handoff names its session when the agent passed ``session_id`` (the
     brief gives it the id) or continues one that does. Else, the session's
     own work is also the newest ready handoff that names no session, was
-    captured on the session's branch by its owner while it was open, when
+    captured on the session's branch by its owner (the handoff's own recorded
+    owner, not only the person ending the session) while it was open, when
     no other session of that owner on that branch was open then (began
     within ``ATTRIBUTION_HORIZON_HOURS``): an agent that captured over MCP
     without the id. With a rival, it is nobody's: nothing is handed on.
@@ -127,6 +128,8 @@ def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[d
     scoped = "baton_scopes" in runner.by_name
     # Only those created since the session began can be (``captured_since``: a cheap bound, the test is below).
     for summary in handoffs.newest(runner.db, limit=SESSION_WINDOW, since=captured_since(session)):
+        if summary.owner != owner:  # another person's capture (or one that does not say whose) is not handed on
+            continue
         doc = runner.get("handoffs", summary.id)
         if not isinstance(doc, dict) or origin_session(doc) is not None:
             continue

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable
 
 import attrs
 
-from baton.commands.context import foreign_feed_name
+from baton.commands.context import foreign_feed_name, foreign_refusal
 from baton.commands.verify import verify_project
 from baton.domain.wording import counted
 from baton.errors import InputError, NotFound, StorageError
@@ -50,9 +50,7 @@ class RepairResult:
         }
 
     def render(self) -> str:
-        shown = [f"{'Removed' if link['removed'] else 'Would remove'} {link['path']}: it "
-                 f"{'was' if link['removed'] else 'is'} {link['what']}, not a "
-                 f"feed (the file it points to is left as it is)" for link in self.links]
+        shown = [_link_line(link) for link in self.links]
         if shown and not self.plans:
             if self.dry_run or not any(link["removed"] for link in self.links):
                 return "\n".join([*shown, "Nothing was changed (--dry-run)."] if self.dry_run else shown)
@@ -90,12 +88,25 @@ class RepairResult:
         return "\n".join(lines)
 
 
+def _link_line(link: dict) -> str:
+    """What a repair did, or would do, about one foreign feed (``RepairResult.links``)."""
+    path, what = link["path"], link["what"]
+    if what == "a folder":  # never removed: the repair refuses it (``repair_project``)
+        return (f"Would not remove {path}: it is a folder, not a feed; move it out of .baton/ (`mv {path} ..`): "
+                "a repair refuses to run until then")
+    left = " (the file it points to is left as it is)" if what.startswith("a symbolic") else ""
+    return (f"{'Removed' if link['removed'] else 'Would remove'} {path}: it "
+            f"{'was' if link['removed'] else 'is'} {what}, not a feed{left}")
+
+
 def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool = False,
                    yes: bool = False, progress: Callable[[int, int], None] | None = None) -> RepairResult:
     """``progress``: ``verify_ledger``'s, for the checks before and after.
 
     Raises:
         NotInitialized, NotFound: no feed ``feed``.
+        UnsafePath (exit 5): a folder where a feed belongs (without ``dry_run``), before anything
+            is done: it is moved out by hand, never removed.
         InputError (exit 2): something to set aside, and neither ``--yes`` nor ``--dry-run``; or
             ``--feed`` names one damaged feed while others are damaged too.
         LedgerCorrupt, StorageError: the repair could not be recorded.
@@ -112,6 +123,9 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
     plans = plan_repair(ledger_dir, before, feed,
                         frozenset(name for rel, _ in project.foreign_feeds if (name := foreign_feed_name(rel))))
     listed = [{"path": rel, "what": what, "removed": False} for rel, what in links]
+    folders = [(rel, what) for rel, what in links if what == "a folder"]
+    if folders and not dry_run:  # refused before anything is removed or set aside
+        raise foreign_refusal(*folders[0])
     if (not plans and not links) or dry_run:
         return RepairResult(plans, dry_run, False, [], before, listed)
     if feed is not None:

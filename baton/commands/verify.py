@@ -143,9 +143,17 @@ def foreign_feed_problems(project: "Project") -> list[FeedProblem]:
     regular file (``Project.foreign_feeds``): never read, so never checked;
     ``baton repair --yes`` removes the link, never the file it points to."""
     return [FeedProblem(foreign_feed_name(rel) or rel, -1, None, SYMLINK_ESCAPE,
-                        f"{rel} is {what}, not a feed: it was not read; remove it "
-                        f"(`rm {rel}`) or confirm a `baton repair`, which removes it")
+                        f"{rel} is {what}, not a feed: it was not read; {foreign_feed_fix(rel, what)}")
             for rel, what in project.foreign_feeds]
+
+
+def foreign_feed_fix(rel: str, what: str) -> str:
+    """What to do about a foreign feed: a link or a FIFO is removed (by hand or by
+    ``baton repair``), a folder moved out by hand (``repair`` refuses it)."""
+    if what == "a folder":
+        return f"move it out of .baton/ (`mv {rel} ..`): `baton repair` does not remove a folder"
+    left = "; the file it points to is left alone" if what.startswith("a symbolic") else ""
+    return f"remove it (`rm {rel}`{left}) or confirm a `baton repair`, which removes it"
 
 
 def _required(project: "Project") -> bool:

@@ -47,7 +47,7 @@ from pathlib import Path
 
 import orjson
 
-from baton.errors import BatonError, ConfigError, InputError, LedgerCorrupt, NotInitialized
+from baton.errors import BatonError, ConfigError, InputError, LedgerCorrupt, NotInitialized, UnsafePath
 from baton.harnesses import adapter as adapter_named
 from baton.harnesses.protocol import IGNORED, PRE_COMPACT, SESSION_END, SESSION_START, USER_PROMPT, value_class
 
@@ -190,16 +190,18 @@ class HookRun:
             problem=problem, at=write.stamp(), failed=failed,
             kept=kept, handoff=handoff, was=was)
 
-    def failed_start(self, problem: str) -> str:
+    def failed_start(self, problem: str, *, take: bool = True) -> str:
         """The answer of a session start that failed: ``problem`` as a notice, first,
         then the notices other hooks left waiting (``baton.harnesses.notices``), as the
         session's whole context. Told at this start, not left for the next: a project
         that stays broken (a damaged ledger, a malformed config) says so at every
-        start, until it is fixed. The harness's "nothing" when it cannot be shaped."""
+        start, until it is fixed. The harness's "nothing" when it cannot be shaped.
+        ``take=False``: the start refused ``.baton/`` itself (a link out of the project,
+        a foreign file: ``UnsafePath``), so nothing in it is read, let alone taken."""
         if self.adapter is None:
             return self.empty
         notices = _load("baton.harnesses.notices")
-        waiting = notices.take(self.baton_dir) if self.baton_dir is not None else []
+        waiting = notices.take(self.baton_dir) if take and self.baton_dir is not None else []
         metadata = _load("baton.harnesses.protocol").SessionMetadata(
             harness=self.harness, event=self.adapter.event_named(self.event) or self.event, kind=SESSION_START,
             session_id=self.session)
@@ -356,7 +358,7 @@ def _baton_failed(run: HookRun, exc: BatonError) -> HookOutcome:
         # in the background, or a payload the harness sent wrong, is left for the next start.)
         if isinstance(exc, LedgerCorrupt):  # the words the MCP ``bootstrap`` says on the same ledger
             problem = f"Baton could not read the ledger: {problem}"
-        return HookOutcome(run.failed_start(problem), line)
+        return HookOutcome(run.failed_start(problem, take=exc.code != UnsafePath.code), line)
     run.leave_notice(problem, failed=not deferred, kept=exc.details.get("deferred") if kept else None)
     return HookOutcome(run.empty, line)
 

@@ -19,6 +19,7 @@ has a notice to leave).
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import orjson
@@ -58,15 +59,24 @@ def take(baton_dir: str | os.PathLike) -> list[dict[str, Any]]:
     ``{"settled": [ids]}``, ``notices_write.settle``). Never raises."""
     path = Path(baton_dir) / FILE_NAME
     taken = path.with_name(f"{FILE_NAME}.{os.getpid()}.taken")
+    if not own_file(path):
+        return []
     try:
         os.rename(path, taken)
     except OSError:
         return []
     try:
-        raw = taken.read_bytes()
-    except OSError:
-        raw = b""
+        fd = os.open(taken, os.O_RDONLY | NOFOLLOW | os.O_NONBLOCK)
+    except OSError:  # a link (or a FIFO) put there since: put back as it was, never read or removed
+        try:
+            os.rename(taken, path)
+        except OSError:
+            pass
+        return []
+    try:
+        raw = read_regular(fd)
     finally:
+        os.close(fd)
         try:
             taken.unlink()
         except OSError:
@@ -83,6 +93,33 @@ def take(baton_dir: str | os.PathLike) -> list[dict[str, Any]]:
         elif isinstance(item, dict) and isinstance(item.get("settled"), list):
             settled.update(handoff for handoff in item["settled"] if isinstance(handoff, str))
     return [item for item in notices if item.get("handoff") not in settled]
+
+
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def own_file(path: Path) -> bool:
+    """``path`` (the notice file) is Baton's to read and take: not a symbolic link
+    itself, and inside the project (``.baton/``'s parent) once links are followed —
+    a ``.baton`` linked out of the project, or a notice file linked anywhere, is
+    another file, never read into a brief nor removed. True when it is not there."""
+    if os.path.islink(path):
+        return False
+    root = os.path.realpath(path.parent.parent)
+    return os.path.realpath(path).startswith(root.rstrip(os.sep) + os.sep)
+
+
+def read_regular(fd: int) -> bytes:
+    """The bytes of the regular file open on ``fd`` (nothing for anything else, or on a failure)."""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b""
+        parts = []
+        while chunk := os.read(fd, 65536):
+            parts.append(chunk)
+        return b"".join(parts)
+    except OSError:
+        return b""
 
 
 def _clipped(problem: str) -> str:

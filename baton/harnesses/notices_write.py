@@ -6,6 +6,7 @@ screen first. Never raises: a notice that cannot be written is dropped.
 from __future__ import annotations
 
 import os
+import stat
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
@@ -14,7 +15,7 @@ import orjson
 
 from baton.domain.identifiers import SESSION, screen_identifiers
 from baton.domain.redaction import RedactionPolicy, redact_text
-from baton.harnesses.notices import FILE_NAME
+from baton.harnesses.notices import FILE_NAME, NOFOLLOW, own_file, read_regular
 
 MAX_BYTES = 64 * 1024
 """The notice file's bound: past it new notices are dropped."""
@@ -55,10 +56,7 @@ def settle(baton_dir: str | os.PathLike, handoffs: Iterable[str], *, at: str) ->
     Only when a notice waiting names one of them: else there is nothing to settle, and a
     session start finds no file (its steady cost: one failed rename). Never raises."""
     ids = {str(handoff) for handoff in handoffs}
-    try:
-        waiting = (Path(baton_dir) / FILE_NAME).read_bytes().splitlines() if ids else []
-    except OSError:
-        return False
+    waiting = _read(Path(baton_dir) / FILE_NAME).splitlines() if ids else []
     named = set()
     for raw in waiting:
         try:
@@ -76,15 +74,17 @@ def _append(baton_dir: str | os.PathLike, line: bytes, *, create: bool = True) -
     """``line`` appended to the notice file, within its bound; False when it was not."""
     path = Path(baton_dir) / FILE_NAME
     try:
-        if not Path(baton_dir).is_dir() or not _inside_the_project(path):
+        # Inside the project once links are followed (a ``.baton`` linked out of it gets no
+        # notice: ``baton.commands.context.check_baton_folder_inside``), and the file itself,
+        # never through a link to another file (``O_NOFOLLOW``: the notice is dropped).
+        if not Path(baton_dir).is_dir() or not own_file(path):
             return False
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | NOFOLLOW | os.O_NONBLOCK
+                     | (os.O_CREAT if create else 0), 0o644)
         try:
-            if path.stat().st_size + len(line) > MAX_BYTES:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_size + len(line) > MAX_BYTES:
                 return False
-        except FileNotFoundError:
-            pass
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | (os.O_CREAT if create else 0), 0o644)
-        try:
             os.write(fd, line)  # one small write on O_APPEND: whole lines, whoever writes at once
         finally:
             os.close(fd)
@@ -93,11 +93,18 @@ def _append(baton_dir: str | os.PathLike, line: bytes, *, create: bool = True) -
         return False
 
 
-def _inside_the_project(path: Path) -> bool:
-    """The notice file stays inside the project (``.baton/``'s parent) once links are followed:
-    a ``.baton`` linked out of it (``baton.commands.context.check_baton_folder_inside``) gets no notice."""
-    root = os.path.realpath(path.parent.parent)
-    return os.path.realpath(path).startswith(root.rstrip(os.sep) + os.sep)
+def _read(path: Path) -> bytes:
+    """The notice file's bytes, read as itself (never through a link; nothing on a failure)."""
+    if not own_file(path):
+        return b""
+    try:
+        fd = os.open(path, os.O_RDONLY | NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return b""
+    try:
+        return read_regular(fd)
+    finally:
+        os.close(fd)
 
 
 def leave_kept(baton_dir: str | os.PathLike, runs: Iterable[Any], *, at: str) -> None:

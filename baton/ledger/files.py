@@ -70,19 +70,30 @@ def open_feed(path: str | Path, flags: int, mode: int = 0o644, *, doing: str = "
     return fd  # O_NONBLOCK does nothing to a regular file's reads and writes
 
 
+class CutNotDurable(StorageError):
+    """The feed WAS cut (its ``ftruncate`` succeeded), but syncing the cut
+    failed: the lines cut off are gone from the feed, so a caller keeps its
+    copies of them (quarantine), never removes them as if nothing happened."""
+
+
 def cut(path: str | Path, offset: int, *, fsync: bool = True) -> None:
     """Cut the feed at ``path`` to ``offset`` bytes (fsynced), through a
     descriptor on the file itself (``open_feed``): never a path's ``truncate``,
     which follows a symbolic link and empties the file it points to.
 
     Raises:
-        FileNotFoundError, StorageError: as ``open_feed``; OSError: the cut failed.
+        FileNotFoundError, StorageError: as ``open_feed``; OSError: the cut failed
+            (the feed is as it was). CutNotDurable: cut, but not yet durable.
     """
     fd = open_feed(path, os.O_WRONLY, doing="cut")
     try:
         os.ftruncate(fd, offset)
         if fsync:
-            os.fsync(fd)
+            try:
+                os.fsync(fd)
+            except OSError as exc:
+                raise CutNotDurable(f"{path} was cut to {offset} bytes, not yet durable "
+                                    f"(syncing the cut failed: {exc})") from exc
     finally:
         os.close(fd)
 

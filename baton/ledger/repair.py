@@ -194,6 +194,9 @@ def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True) -> str
                 files.fsync_dir(quarantine)
             files.cut(path, repair.cut, fsync=fsync)
             written.clear()  # the feed is cut: the copies are the only ones, kept
+        except files.CutNotDurable as exc:  # cut all the same: the copies are the only ones, kept
+            raise StorageError(f"the damaged lines of {path} were set aside in {quarantine / name}.repair "
+                               f"and the feed cut, not yet durable: {exc}; run `baton repair` again") from exc
         except (OSError, StorageError) as exc:
             for copy in written:  # the feed still holds them
                 files.remove_if_there(copy)

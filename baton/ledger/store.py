@@ -654,6 +654,10 @@ class Ledger:
             files.fsync_dir(self.quarantine_dir)
             files.cut(path, torn.offset)
             target = None  # the feed is cut: the copy is the only one, kept
+        except files.CutNotDurable as exc:  # cut all the same: the copy is the only one, kept
+            self._poisoned = (f"the torn tail of {path} was set aside in {target} and the feed cut, "
+                              f"not yet durable: {exc}")
+            raise StorageError(self._poisoned) from exc
         except (OSError, StorageError) as exc:
             if target is not None:  # the feed still holds the tail: no copy (empty, or cut short on a full disk) kept
                 files.remove_if_there(target)
