@@ -230,7 +230,8 @@ def foreign_files(paths: ProjectPaths) -> list[ForeignFile]:
                                 (paths.ledger_dir, f"{BATON_DIR}/ledger", lambda name: name.endswith(".jsonl"))):
         try:
             with os.scandir(folder) as entries:
-                odd = sorted(e.name for e in entries if wanted(e.name) and not e.is_file(follow_symlinks=False))
+                odd = sorted(e.name for e in entries if wanted(e.name) and not e.is_file(follow_symlinks=False)
+                             and not _index_folder(e))
         except (FileNotFoundError, NotADirectoryError):
             continue
         except OSError as exc:
@@ -239,6 +240,13 @@ def foreign_files(paths: ProjectPaths) -> list[ForeignFile]:
             if (what := _not_a_file(folder / name)) is not None:
                 found.append((f"{rel}/{name}", what))
     return found
+
+
+def _index_folder(entry: os.DirEntry[str]) -> bool:
+    """A real folder (not a link) where the index or its SQLite files belong: nothing is read
+    or written through it, and the index is a projection — opening it moves the folder aside
+    and rebuilds (``projections.runner``), so it is not refused here."""
+    return entry.name.startswith("index.sqlite") and entry.is_dir(follow_symlinks=False)
 
 
 def _not_a_file(path: Path) -> str | None:
