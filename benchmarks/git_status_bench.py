@@ -36,10 +36,9 @@ asserts on these numbers.
 from __future__ import annotations
 
 import argparse
-import contextlib
+import importlib.util
 import json
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -229,15 +228,13 @@ def measure(root: Path, handoff: str, trees: dict[str, Path], repeat: int) -> di
 
 
 def machine_note() -> dict:
-    cpu = platform.processor() or "unknown CPU"
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
+    """benchmarks/commands.py's note (CPU, load, Python, Baton's commit), with git's version."""
+    spec = importlib.util.spec_from_file_location("baton_bench_commands", Path(__file__).with_name("commands.py"))
+    assert spec is not None and spec.loader is not None
+    commands = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(commands)
     version = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.strip()
-    return {"cpu": cpu, "cpus": os.cpu_count(), "load_average_at_start": round(os.getloadavg()[0], 2),
-            "python": platform.python_version(), "git": version}
+    return {**commands.machine_note(), "git": version}
 
 
 def table(results: list[dict]) -> str:
