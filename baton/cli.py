@@ -250,7 +250,7 @@ def add_session_commands(sub, common) -> None:
                         description="Record a session, set its objective (or clear a stale one), and claim "
                                     "the eligible baton: this owner's on this branch, else the newest shared one.")
     p.add_argument("--harness", metavar="H", help="the harness running the session (claude-code, codex...)")
-    p.add_argument("--session-id", metavar="ID", help="an opaque session id (default: a new UUIDv7)")
+    p.add_argument("--session-id", "--session", metavar="ID", help="an opaque session id (default: a new UUIDv7)")
     p.add_argument("session_id_positional", metavar="ID", nargs="?",
                    help="the session id as a positional argument (the same as --session-id ID)")
     p.add_argument("--objective", metavar="TEXT", help="what this session is for, bound to owner and branch")
@@ -264,7 +264,7 @@ def add_session_commands(sub, common) -> None:
                                     "session; a newer baton for the same owner and branch supersedes the older.")
     p.add_argument("session_id", metavar="ID", nargs="?",
                    help="the session id (or --session-id ID, as `session begin` and `bootstrap` take it)")
-    p.add_argument("--session-id", dest="session_id_option", metavar="ID",
+    p.add_argument("--session-id", "--session", dest="session_id_option", metavar="ID",
                    help="the session id, as an option (the same as the positional ID)")
     p.add_argument("--handoff-steps", metavar="A,B", action="append",
                    help="next steps, comma-separated (required for a baton); repeat the flag to give one step "
@@ -302,7 +302,7 @@ def add_bootstrap_command(sub, common) -> None:
                                    "exactly once, only when the brief fits), the session objective, recent "
                                    "decisions and traps (failed approaches not to retry). --peek shows the "
                                    "same brief without claiming anything.")
-    p.add_argument("--session-id", metavar="ID",
+    p.add_argument("--session-id", "--session", metavar="ID",
                    help="the session claiming the baton (default: a new UUIDv7, shown in the output)")
     p.add_argument("session_id_positional", metavar="ID", nargs="?",
                    help="the session id as a positional argument (the same as --session-id ID)")
@@ -374,7 +374,7 @@ def _content_flags(p: argparse.ArgumentParser, *, required_hint: bool) -> None:
     origin.add_argument("--harness", metavar="NAME", help="codex, claude-code, cursor, gemini-cli, generic...")
     origin.add_argument("--model", metavar="NAME", help="a descriptive model id")
     origin.add_argument("--actor-type", choices=("agent", "human", "mixed"), help="who wrote it")
-    origin.add_argument("--session", metavar="ID", help="an opaque session id")
+    origin.add_argument("--session", "--session-id", metavar="ID", help="an opaque session id")
     p.add_argument("--input", metavar="FILE", help="the payload as a JSON object ('-' reads stdin); flags are "
                                                    "merged over it")
 
@@ -513,7 +513,7 @@ def add_resume_command(sub, common) -> None:
     p.add_argument("--format", choices=("prompt", "md", "json"), default="prompt", help="default prompt")
     p.add_argument("--mark-resumed", action="store_true", help="record that this session resumed the handoff")
     p.add_argument("--max-tokens", metavar="N", type=int, help="token budget for the brief (default 1200)")
-    p.add_argument("--session", metavar="ID", help="the resuming session's opaque id (with --mark-resumed)")
+    p.add_argument("--session", "--session-id", metavar="ID", help="the resuming session's opaque id (with --mark-resumed)")
     p.add_argument("--harness", metavar="NAME", help="the resuming harness (with --mark-resumed)")
     p.add_argument("--any-branch", action="store_true",
                    help="with latest: the project's newest ready handoff, not this branch's")
@@ -529,7 +529,7 @@ def add_lineage_commands(sub, common) -> None:
                                    "attempts and risks; the parent's decisions are inherited as context.")
     p.add_argument("id", metavar="ID", help=_ID_HELP)
     p.add_argument("--label", metavar="L", help="what this branch is for")
-    p.add_argument("--session", metavar="ID", help="an opaque session id")
+    p.add_argument("--session", "--session-id", metavar="ID", help="an opaque session id")
     p.set_defaults(func="lineage:fork")
 
     p = sub.add_parser("merge", parents=[common], help="a draft child combining two or more handoffs",
@@ -543,7 +543,7 @@ def add_lineage_commands(sub, common) -> None:
     p.add_argument("--resolution-file", metavar="FILE",
                    help="the resolution: JSON {\"decision\", \"rationale\", \"resolves\", \"evidence\", "
                         "\"current_state\"} or plain text (the decision); '-' reads stdin")
-    p.add_argument("--session", metavar="ID", help="an opaque session id")
+    p.add_argument("--session", "--session-id", metavar="ID", help="an opaque session id")
     p.set_defaults(func="lineage:merge")
 
     p = sub.add_parser("lineage", parents=[common], help="the handoff graph: forks, merges, conflicts",
@@ -573,7 +573,7 @@ def add_detector_command(sub, common) -> None:
                                    "material event. Never ends or starts a session.")
     p.add_argument("--event", metavar="FILE|-", help="a JSON object of signals ('-' reads stdin)")
     p.add_argument("--prepare", action="store_true", help="create a draft whatever the score")
-    p.add_argument("--session", metavar="ID", help="the session the signals are about")
+    p.add_argument("--session", "--session-id", metavar="ID", help="the session the signals are about")
     p.add_argument("--harness", metavar="NAME", help="the harness reporting them")
     p.add_argument("--snooze", metavar="MINUTES", type=float, nargs="?", const=SNOOZE_DEFAULT,
                    help="suppress recommendations for MINUTES (default: the cooldown)")

@@ -92,6 +92,27 @@ def test_a_torn_tail_past_the_last_acknowledged_line_is_still_healed(written):
     assert verified(project)
 
 
+def test_verify_says_a_cut_acknowledged_line_is_set_aside_by_a_repair_not_by_the_next_write(written):
+    project, feed, lines = written
+    feed.write_bytes(b"".join(lines[:-1]) + lines[-1][:40])
+
+    code, out, _ = run_here("verify", "--project", str(project), cwd=project)
+
+    assert code == 3
+    [torn] = [line for line in out.splitlines() if "torn tail" in line]
+    assert "set aside by a confirmed `baton repair`" in torn and "next write" not in torn
+
+
+def test_verify_says_a_torn_tail_past_the_acknowledged_lines_is_quarantined_by_the_next_write(written):
+    project, feed, lines = written
+    feed.write_bytes(feed.read_bytes() + lines[-1][:40])
+
+    code, out, _ = run_here("verify", "--project", str(project), cwd=project)
+
+    [torn] = [line for line in out.splitlines() if "torn tail" in line]
+    assert "(quarantined by the next write)" in torn
+
+
 def test_a_write_to_a_feed_rewritten_under_the_acknowledged_line_is_refused(written):
     project, feed, lines = written
     elsewhere = Ledger(project.parent / "elsewhere", feed.stem, fsync="never")

@@ -16,6 +16,7 @@ from baton.errors import BatonError, InputError
 from baton.events.names import HANDOFF_FORGOTTEN, PROJECT_INITIALIZED
 from baton.ledger import files
 from baton.ledger.feed import FeedHead, FeedProblem, line_ending_at, line_hashes_to, scan_bytes
+from baton.ledger.repair import HEAD_PROBLEMS
 from baton.ledger.verify import RecordedHead, VerifyReport, verify_ledger
 from baton.model import frozen
 from baton.projections.batons import claim_conflicts
@@ -84,12 +85,16 @@ class VerifyResult:
         r = self.report
         lines = []
         failing = {p.feed for p in r.all_problems()}
+        lost_heads = {p.feed for p in r.all_problems() if p.kind in HEAD_PROBLEMS}
         for f in r.feeds:
             note = ""
             if f.erased:
                 note += f", {counted(f.erased, 'payload')} erased"
             if f.torn:
-                note += f", torn tail of {counted(f.torn.length, 'byte')} at {f.torn.offset} (quarantined by the next write)"
+                # A tail holding lines the index acknowledged stops every write
+                # (``Ledger._refuse_lost_heads``): only a repair sets it aside.
+                fate = "set aside by a confirmed `baton repair`" if f.feed in lost_heads else "quarantined by the next write"
+                note += f", torn tail of {counted(f.torn.length, 'byte')} at {f.torn.offset} ({fate})"
             mark = "FAIL" if f.feed in failing else "ok  "
             lines.append(f"{mark} {f.feed}: {counted(f.events, 'event')}, last seq {f.head.seq}{note}")
         for p in r.all_problems():
