@@ -348,6 +348,10 @@ _SECRETS: list[tuple[str, str, Builder]] = [
     ("curl", "curl-user-password", lambda g: _in("curl -u deploy:{s} https://example.org/api",
                                                   g.alnum(6) + "!" + g.alnum(8))),
     ("MySQL", "mysql-cli-password", lambda g: _in("mysql -uroot -p{s} -h db app < dump.sql", g.alnum(14))),
+    ("sshpass", "sshpass-password", lambda g: _in("sshpass -p {s} ssh deploy@db", g.alnum(14))),
+    ("docker login", "registry-login-password", lambda g: _in("docker login -u ci -p {s} registry.example.org",
+                                                                g.alnum(16))),
+    (".netrc", "netrc-password", lambda g: _in("machine api.example.org login ci password {s}", g.alnum(16))),
     ("Grafana", "grafana-token", lambda g: _in("GRAFANA_TOKEN={s}", "gl" + "sa_" + g.alnum(32) + "_" + g.hex(8))),
     ("Grafana", "grafana-token", lambda g: _in("cloud token {s}", "gl" + "c_" + g.b64(60))),
     ("Grafana", "grafana-token", lambda g: _in("api key {s}", "eyJrIj" + "oi" + g.alnum(80))),
@@ -520,6 +524,9 @@ LOOK_ALIKES: tuple[LookAlike, ...] = (
     LookAlike("pgpass format", "host:port:database:username:password"),
     LookAlike("pgpass placeholder", "localhost:5432:app:app:${PGPASSWORD}"),
     LookAlike("mysql prompt", "mysql -u root -p -h db -P 3306 app"),
+    LookAlike("sshpass from the environment", "sshpass -e ssh deploy@db"),
+    LookAlike("docker login from stdin", "docker login --password-stdin -u ci registry.example.org"),
+    LookAlike("netrc without a password", "machine api.example.org login ci"),
     LookAlike("base64 certificate", "tls.crt: " + base64.b64encode(
         b"-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ\n"
         b"-----END CERTIFICATE-----\n").decode()),

@@ -772,3 +772,44 @@ def test_the_new_shapes_are_searched_only_in_a_text_holding_one_of_their_keyword
     assert next(r for r in DEFAULT_RULES if r.name == rule).keywords
     plain = "12:30:45 INFO:80:worker:job:done 2001:db8::1 https://h:8080/x " * 3
     assert rule not in {r.name for r in prefilter.candidates(plain.lower())}
+
+
+@pytest.mark.parametrize("name", ["DB_PASS", "MYSQL_PASS", "SMTP_PASS", "pass", "DB_PW", "pw", "PGPASS", "REDIS_AUTH",
+                                  "NPM_AUTH", "SECRET_KEY_BASE", "ENCRYPTION_KEY_V2", "auth_token2", "API_KEY_PROD",
+                                  "apiKeyV2", "GITHUB_TOKEN_B64"])
+def test_a_high_entropy_value_under_a_short_or_qualified_secret_name_is_redacted(name):
+    """env files say PASS, PW and AUTH, and put a variant after the word (SECRET_KEY_BASE,
+    ENCRYPTION_KEY_V2): the generic rule missed them all (tester team14 F18)."""
+    outcome = redact_payload(f"{name}=Xy7kQ9pLm2vRt8Zw", POLICY)
+    assert "Xy7kQ9pLm2vRt8Zw" not in outcome.payload
+    assert {r.rule for r in outcome.redactions} == {"generic-secret-assignment"}
+
+
+@pytest.mark.parametrize("name", ["KEY_ID", "SECRET_KEY_FILE", "TOKEN_URL", "primary_key_v2", "max_token_2",
+                                  "HMAC", "bypass_mode", "PASS_COUNT", "auth_mode"])
+def test_a_name_that_does_not_say_secret_keeps_its_value_even_when_qualified(name):
+    line = f"{name}=Xy7kQ9pLm2vRt8Zw"
+    assert redact_payload(line, POLICY).payload == line
+
+
+@pytest.mark.parametrize(("line", "rule"), [
+    ("sshpass -p Xy7kQ9pLm2vRt8Zw ssh deploy@host", "sshpass-password"),
+    ("sshpass -pXy7kQ9pLm2vRt8Zw ssh host", "sshpass-password"),
+    ("sshpass -p 'Xy7kQ9 pLm2vRt8Zw' scp a host:", "sshpass-password"),
+    ("docker login -u me -p Xy7kQ9pLm2vRt8Zw ghcr.io", "registry-login-password"),
+    ("podman login --password=Xy7kQ9pLm2vRt8Zw quay.io", "registry-login-password"),
+    ("helm registry login reg.example --password Xy7kQ9pLm2vRt8Zw", "registry-login-password"),
+    ("machine api.example.com login alice password Xy7kQ9pLm2vRt8Zw", "netrc-password"),
+    ("default login anonymous password Xy7kQ9pLm2vRt8Zw", "netrc-password"),
+])
+def test_a_password_given_as_the_argument_of_a_login_flag_or_a_netrc_line_is_redacted(line, rule):
+    outcome = redact_payload(line, POLICY)
+    assert "Xy7kQ9" not in outcome.payload and "pLm2vRt8Zw" not in outcome.payload
+    assert {r.rule for r in outcome.redactions} == {rule}
+
+
+@pytest.mark.parametrize("line", ["sshpass -p $SSHPASS ssh host", 'docker login -p "$CR_PAT" ghcr.io',
+                                  "docker login --password-stdin ghcr.io", "sshpass -e ssh host",
+                                  "machine h login u password $NETRC_PW"])
+def test_a_login_flag_given_a_shell_variable_or_no_password_is_kept(line):
+    assert redact_payload(line, POLICY).payload == line

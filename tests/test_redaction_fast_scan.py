@@ -147,19 +147,21 @@ def test_a_text_dense_with_keywords_is_left_to_the_pairs_and_finds_the_same() ->
 
 
 keys = st.lists(st.sampled_from(["api", "Key", "key", "SECRET", "secret", "token", "Token", "password", "pwd", "aws", "PG",
-                                 "access", "Access", "primary", "max", "_", ".", "-", "x", "2", "KEY", "tokens"]),
+                                 "access", "Access", "primary", "max", "_", ".", "-", "x", "2", "KEY", "tokens", "PASS", "pw",
+                                 "auth", "base", "V2", "prod", "id"]),
                 min_size=1, max_size=6).map("".join)
 
 
 @settings(max_examples=300, deadline=None)
 @given(keys)
-def test_a_key_an_assignment_rule_passes_ends_with_one_of_its_last_words(key: str) -> None:
+def test_a_key_an_assignment_rule_passes_is_never_hidden_by_its_prefilter(key: str) -> None:
     for rule in PAIR_RULES:
         assert rule.last_words
         if rule.key_test(key_words(key)):
-            # ends with: a name glued in one word (PGPASSWORD) passes too, and
-            # could_assign finds its last word at the end of the key all the same
-            assert key_words(key)[-1].endswith(rule.last_words), rule.name
+            # a name glued in one word (PGPASSWORD) and one with a qualifier after its
+            # last word (SECRET_KEY_BASE, TOKEN2, KEY_V2) pass too: could_assign must find them
+            for text in (f"{key}=v", f'"{key}": "v"', f"{key} := v"):
+                assert could_assign(rule.last_words, text), (rule.name, text)
 
 
 def test_a_text_whose_secret_words_are_prose_is_not_searched_for_candidates() -> None:

@@ -195,6 +195,35 @@ def key_passes(key_test: KeyTest, key: str) -> bool:
     return key_test(key_words(key))
 
 
+QUALIFIERS = frozenset({
+    "base", "old", "new", "prev", "previous", "current", "prod", "production", "staging", "dev",
+    "live", "test", "b64", "base64", "hex", "raw", "value", "val", "str", "string", "enc", "encoded",
+})
+"""Words a name may carry after the word that says what it is: a variant or
+an encoding (``SECRET_KEY_BASE``, ``API_KEY_PROD``, ``TOKEN_B64``). Never a
+word that names something else (``KEY_ID``, ``KEY_FILE``, ``TOKEN_URL``)."""
+
+_QUALIFIER = r"(?:v?[0-9]+|" + "|".join(sorted(QUALIFIERS, key=lambda w: (-len(w), w))) + ")"
+
+
+def _qualifies(word: str) -> bool:
+    return word in QUALIFIERS or word.isdigit() or (word[:1] == "v" and word[1:].isdigit())
+
+
+def without_qualifiers(words: tuple[str, ...]) -> tuple[str, ...]:
+    """``words`` without the qualifiers after the last word that names
+    something (``QUALIFIERS``, a number, ``v2``), and a number glued to it:
+    ``(secret, key, base)`` and ``(encryption, key, v2)`` end in ``key``,
+    ``(auth, token2)`` in ``token``."""
+    end = len(words)
+    while end and _qualifies(words[end - 1]):
+        end -= 1
+    if not end:
+        return ()
+    last = words[end - 1].rstrip("0123456789") or words[end - 1]
+    return (*words[:end - 1], last)
+
+
 def could_assign(last_words: tuple[str, ...], text: str) -> bool:
     """Whether ``text`` may hold a candidate whose key's last word is one of
     ``last_words``: such a key, lowered, ends with the word and then only
@@ -209,7 +238,7 @@ def could_assign(last_words: tuple[str, ...], text: str) -> bool:
 @functools.lru_cache(maxsize=16)
 def _could_assign_regex(last_words: tuple[str, ...]) -> str:
     words = "|".join(re.escape(w) for w in sorted(last_words, key=lambda w: (-len(w), w)))
-    return rf"""(?:{words})[_.\-]*["']?[ \t]*[:=]"""
+    return rf"""(?:{words})(?:[_.\-]*{_QUALIFIER})*[_.\-]*["']?[ \t]*[:=]"""
 
 
 @frozen(slots=False)

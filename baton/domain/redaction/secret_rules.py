@@ -254,6 +254,17 @@ PROVIDER_RULES: tuple[ProviderRow, ...] = (
     ("mysql-cli-password", "password given to a MySQL or MariaDB client on its command line", ("mysql", "mariadb"),
      r"""\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\b[^\n]*?"""
      r"""\s-p(?:(?P<q>["'])|(?!["']))(?P<secret>(?(q)[^\n"']{3,}|[^\s"'-][^\s"']{2,}))""", 0.0),
+    # A password as the argument after a flag: sshpass's -p (glued or apart), a registry login's
+    # -p / --password (docker, podman, buildah, skopeo, helm registry, oras), a .netrc line's
+    # `password` (`machine host login user password X`, or `default login user password X`).
+    ("sshpass-password", "password given to sshpass on its command line", ("sshpass",),
+     r"""\bsshpass\b[^\n]*?\s-p[ \t]*(?:(?P<q>["'])|(?!["']))(?P<secret>(?(q)[^\n"']{3,}|[^\s"'-][^\s"']{2,}))""", 0.0),
+    ("registry-login-password", "password given to a container registry login on its command line", ("login",),
+     r"""\b(?:docker|podman|buildah|skopeo|nerdctl|oras|helm[ \t]+registry)[ \t]+login\b[^\n]*?\s(?:-p|-{2}password)"""
+     r"""(?:[ \t]+|=)(?:(?P<q>["'])|(?!["']))(?P<secret>(?(q)[^\n"']{3,}|[^\s"'-][^\s"']{2,}))""", 0.0),
+    ("netrc-password", "password in a .netrc line", ("machine", "default"),
+     r"""\b(?:machine[ \t]+\S+|default)[ \t]+(?:login[ \t]+\S+[ \t]+)?password[ \t]+"""
+     r"""(?:(?P<q>["'])|(?!["']))(?P<secret>(?(q)[^\n"']{3,}|[^\s"']{3,}))""", 0.0),
     _prefixed("grafana-token", "Grafana token", ("eyjrijoi", "glc_", "glsa_"),
               r"eyJrIjoi[A-Za-z0-9]{70,400}={0,3}|glc_[A-Za-z0-9+/]{32,400}={0,3}|glsa_[A-Za-z0-9]{32}_[a-fA-F0-9]{8}",
               right=r"(?![A-Za-z0-9+/=])"),

@@ -22,6 +22,7 @@ from baton.domain.redaction.rules import (
     high_entropy_value,
     is_placeholder,
     names_an_example,
+    without_qualifiers,
 )
 from baton.domain.redaction.secret_rules import LEFT_BOUNDARY, PROVIDER_RULES
 from baton.domain.regexes import compiled
@@ -29,6 +30,9 @@ from baton.domain.regexes import compiled
 _SECRET_WORDS = frozenset({
     "secret", "token", "password", "passwd", "pwd", "passphrase", "key", "apikey",
     "secretkey", "accesskey", "privatekey", "authtoken", "accesstoken", "credential", "credentials",
+    # The short forms env files use (``DB_PASS``, ``SMTP_PASS``, ``DB_PW``, ``REDIS_AUTH``,
+    # ``NPM_AUTH``), as gitleaks' generic rule takes them: the value must still look like a secret.
+    "pass", "pw", "auth",
 })
 _NOT_SECRET_BEFORE_KEY = frozenset({
     "public", "primary", "foreign", "sort", "partition", "cache", "idempotency", "unique",
@@ -41,15 +45,19 @@ _NOT_SECRET_BEFORE_TOKEN = frozenset({
 })
 
 
-_GLUED_SECRET_ENDINGS = ("password", "passwd", "passphrase", "secret")
+_GLUED_SECRET_ENDINGS = ("password", "passwd", "passphrase", "secret", "pass")
 """A last word that ends so names a secret too, glued to what it is for:
-``PGPASSWORD`` (PostgreSQL's own variable), ``DBPASSWORD``, ``CLIENTSECRET``."""
+``PGPASSWORD`` (PostgreSQL's own variable), ``DBPASSWORD``, ``CLIENTSECRET``,
+``PGPASS``, ``SMTPPASS``."""
 
 
 def names_generic_secret(words: tuple[str, ...]) -> bool:
     """The last word names a secret (``db_password``, ``apiKey``, ``key``,
     ``PGPASSWORD``), unless the compound is a well-known non-secret
-    (``primary_key``, ``max_tokens``-style ``max_token``, ``resume_token``)."""
+    (``primary_key``, ``max_tokens``-style ``max_token``, ``resume_token``).
+    A version or variant after it is looked past (``SECRET_KEY_BASE``,
+    ``ENCRYPTION_KEY_V2``, ``auth_token2``: ``without_qualifiers``)."""
+    words = without_qualifiers(words)
     if not words:
         return False
     if words[-1] not in _SECRET_WORDS:
@@ -58,6 +66,10 @@ def names_generic_secret(words: tuple[str, ...]) -> bool:
     if words[-1] == "key" and before in _NOT_SECRET_BEFORE_KEY:
         return False
     if words[-1] == "token" and before in _NOT_SECRET_BEFORE_TOKEN:
+        return False
+    if words[-1] == "auth" and not before:
+        # ``auth`` alone is a registry's ``user:password`` pair (``registry-auth`` decodes it) or a
+        # setting (``auth: basic``); ``REDIS_AUTH`` and ``NPM_AUTH`` name a secret.
         return False
     return True
 
@@ -322,7 +334,8 @@ def _pattern(name: str, reason: str, regex: str, flags: int = 0, *, keywords: tu
                        min_entropy=min_entropy, examples_allowed=examples_allowed, left_boundary=left_boundary)
 
 
-_COMMAND_LINE_RULES = frozenset({"curl-user-password", "mysql-cli-password"})
+_COMMAND_LINE_RULES = frozenset({"curl-user-password", "mysql-cli-password", "sshpass-password",
+                                  "registry-login-password", "netrc-password"})
 """A password typed on a command line: a shell variable there (``-p$MYSQL_PWD``) is no secret,
 as it is none in an assignment (``is_placeholder``)."""
 
