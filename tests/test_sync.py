@@ -9,6 +9,7 @@ import pytest
 
 from baton.app import Baton
 from baton.commands.context import Project
+from baton.domain.short_ids import short_id
 from baton.projections.runner import snapshot_equal
 from tests.cli_support import ledger_size, run, run_json
 from tests.sync_support import REF, make_team, refs_of, remote_feeds, set_remote, take_writer_id, tamper_remote_line
@@ -243,6 +244,47 @@ def test_resuming_a_handoff_two_clones_each_amended_apart_names_both_successors(
         code, _out, err = run(capsys, project, "resume", root)
         assert code == 4
         assert amended[a] in err and amended[b] in err and "`baton merge` joins them" in err
+
+
+def test_resume_latest_of_one_of_two_revisions_amended_apart_names_the_other_whatever_the_decisions(capsys, team):
+    """Two clones each add an open item to one ready handoff (no decision contradicts):
+    `resume latest` gave one version and said nothing of the other (tester team14 F8)."""
+    _remote, a, b = team
+    item = {"suggested_action": "Add a fixture", "acceptance_check": "The test passes"}
+    root = run_json(capsys, a, "checkpoint", "create", "--no-input", "--title", "Shared task", "--objective",
+                    "Do it", "--open-item", json.dumps({"description": "first", **item}))["id"]
+    _ready(capsys, a, root)
+    run_json(capsys, a, "sync")
+    run_json(capsys, b, "sync")
+    amended = {}
+    for project, who in ((a, "alice item"), (b, "bob item")):
+        amended[project] = run_json(capsys, project, "handoff", "amend", root, "--open-item",
+                                    json.dumps({"description": who, **item}))["id"]
+        _ready(capsys, project, amended[project])
+    for project in (a, b, a):
+        run_json(capsys, project, "sync")
+
+    resumed = run_json(capsys, a, "resume", "latest", "--json")
+
+    other = amended[b] if resumed["id"] == amended[a] else amended[a]
+    assert resumed["siblings"] == [{"parent": root, "others": [other]}]
+    assert resumed["brief"]["text"].startswith("OTHER REVISIONS:")
+    assert f"baton handoff show {short_id(other)}" in resumed["brief"]["text"]
+
+
+def test_resume_of_a_revision_with_no_sibling_has_no_other_revisions_banner(capsys, team):
+    _remote, a, _b = team
+    root = run_json(capsys, a, "checkpoint", "create", "--no-input", "--title", "Alone", "--objective", "Do it",
+                    "--open-item", json.dumps({"description": "d", "suggested_action": "s",
+                                               "acceptance_check": "c"}))["id"]
+    _ready(capsys, a, root)
+    child = run_json(capsys, a, "handoff", "amend", root, "--current-state", "further")["id"]
+    _ready(capsys, a, child)
+
+    resumed = run_json(capsys, a, "resume", "latest", "--json")
+
+    assert resumed["id"] == child and resumed["siblings"] == []
+    assert "OTHER REVISIONS" not in resumed["brief"]["text"]
 
 
 def test_a_first_sync_of_a_large_local_ledger_shows_its_publishing_progress_at_a_terminal(capsys, team,

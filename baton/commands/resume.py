@@ -28,6 +28,7 @@ from baton.domain.batons import SCOPE_FIELD
 from baton.domain.brief import DEFAULT_MAX_TOKENS, render_resume_brief
 from baton.domain.limits import MAX_MAX_TOKENS, MIN_MAX_TOKENS
 from baton.domain.quality import score_quality
+from baton.domain.short_ids import short_id
 from baton.errors import InputError
 from baton.model import frozen
 from baton.policy import load_policy
@@ -48,6 +49,9 @@ class ResumeResult:
     marked_resumed: bool
     conflicts: tuple[dict[str, Any], ...] = ()
     """Conflict candidates the record carries (§14): a banner heads the brief."""
+    siblings: tuple[dict[str, Any], ...] = ()
+    """Other ready revisions of this record's parent (``{"parent", "others"}``):
+    clones apart each amended or continued it; a banner heads the brief."""
     exit_code: int = 0
     latest: dict[str, Any] | None = None
     """How ``latest`` was resolved (``LatestChoice.to_json()``), when it was the token."""
@@ -75,6 +79,7 @@ class ResumeResult:
             "brief": self.brief,
             "marked_resumed": self.marked_resumed,
             "conflicts": list(self.conflicts),
+            "siblings": list(self.siblings),
             "handoff": self.record,
             "latest": self.latest,
         } | ({"handoff": None, "record_omitted": True} if self.bounded and self.format != "json" else {})
@@ -130,14 +135,44 @@ def resume_handoff(
                                 format="md" if format == "md" else "prompt")
     status = handoff.status
     conflicts = conflicts_for(runner, handoff.id)
+    siblings = sibling_revisions(runner, handoff)
     brief_json = brief.to_json()
     if conflicts:
         # Before everything the brief says, next actions included: a branch
         # whose decisions contradict a sibling's is not to be relied on blindly.
         brief_json["text"] = conflict_banner(conflicts) + "\n\n" + brief_json["text"]
+    if siblings:
+        # Whatever the decisions say: the other revision's open items, state and
+        # failed attempts are in no part of this brief.
+        brief_json["text"] = sibling_banner(handoff.id, siblings) + "\n\n" + brief_json["text"]
     return ResumeResult(handoff.id, status, format, freshness.to_json(), quality.to_json(),
-                        brief_json, record, False, tuple(conflicts),
+                        brief_json, record, False, tuple(conflicts), siblings=tuple(siblings),
                         latest=latest.to_json() if latest is not None else None)
+
+
+def sibling_revisions(runner: Any, handoff: Any) -> list[dict[str, Any]]:
+    """For each parent ``handoff`` amends or continues: the other ready
+    revisions of it (two clones apart each made theirs ready)."""
+    if handoff.lineage.relation not in ("amend", "continue"):
+        return []
+    found = []
+    for parent in handoff.lineage.parents:
+        others = other_successors(runner, parent, handoff.id)
+        if others:
+            found.append({"parent": parent, "others": others})
+    return found
+
+
+def sibling_banner(handoff_id: str, siblings: list[dict[str, Any]]) -> str:
+    """The lines shown first when the resumed record is one of several ready revisions of its parent."""
+    lines = []
+    for s in siblings:
+        others = ", ".join(short_id(o) for o in s["others"])
+        lines.append(f"OTHER REVISIONS: {short_id(s['parent'])} was also amended or continued elsewhere and made "
+                     f"ready as {others}; this brief holds only {short_id(handoff_id)}'s version. Read "
+                     f"`baton handoff show {short_id(s['others'][0])}`, or join them with "
+                     f"`baton merge {short_id(handoff_id)} {' '.join(short_id(o) for o in s['others'])}`.")
+    return "\n".join(lines)
 
 
 def _check_resumable(handoff: Any, mark_resumed: bool, runner: Any = None) -> None:
