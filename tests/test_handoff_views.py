@@ -130,6 +130,17 @@ def test_list_work_searches_title_objective_and_summary(project):
     assert [r.id for r in list_handoffs(project, work="fixture").rows] == [oauth]  # in_progress
 
 
+def test_list_work_finds_a_word_inside_text_written_without_spaces(project):
+    """CJK and Thai runs are one token to the tokenizer: only a prefix matched (tester team14 F11)."""
+    login = _capture(project, payload(work={"title": "ログイン画面のバグ修正", "objective": "修正する"}))
+    thai = _capture(project, payload(work={"title": "Export", "objective": "แก้ไขหน้าเข้าสู่ระบบ"}))
+    assert [r.id for r in list_handoffs(project, work="画面").rows] == [login]
+    assert [r.id for r in list_handoffs(project, work="バグ 修正").rows] == [login]
+    assert [r.id for r in list_handoffs(project, work="เข้าสู่ระบบ").rows] == [thai]
+    assert [r.id for r in list_handoffs(project, work="export 画面").rows] == []  # every word is required
+    assert list_handoffs(project, work="画面").total in (None, 1)
+
+
 def test_fts_syntax_in_the_query_is_harmless(project):
     _capture(project)
     assert list_handoffs(project, work='callback"* (').rows

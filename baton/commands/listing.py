@@ -135,12 +135,26 @@ NOUN = {"handoff": "handoff", "baton": "session baton"}
 NOUNS = {"handoff": "handoffs", "baton": "session batons", "all": "handoffs and batons"}
 
 
+_UNSPACED = re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf"
+                       "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]")
+"""Scripts written without spaces between words (Thai, Lao, Myanmar, Khmer, kana,
+CJK ideographs; Hangul, whose particles are glued to the word)."""
+
+
 def fts_query(text: str) -> str | None:
-    """User text as a safe FTS5 query: each word quoted, as a prefix, all required."""
-    words = _WORD.findall(text)
+    """User text as a safe FTS5 query: each word quoted, as a prefix, all
+    required — the words of spaced scripts only (``unspaced_words`` has the rest)."""
+    words = [w for w in _WORD.findall(text) if not _UNSPACED.search(w)]
     if not words:
         return None
     return " ".join('"' + w.replace('"', '""') + '"*' for w in words)
+
+
+def unspaced_words(text: str) -> tuple[str, ...]:
+    """The words of ``text`` in a script written without spaces (``_UNSPACED``):
+    the tokenizer keeps a run of them as one token, so each is searched as a
+    substring (``画面`` inside ``ログイン画面のバグ修正``)."""
+    return tuple(w for w in _WORD.findall(text) if _UNSPACED.search(w))
 
 
 def list_handoffs(
@@ -174,9 +188,10 @@ def list_handoffs(
         raise InputError("`limit` must be a positive number, or 0 for every match")
     limit = None if limit == EVERY else min(limit, SQLITE_INT_MAX - 1)  # "at most N": past SQLite's integers, every row is at most N
     query = None
+    contains: tuple[str, ...] = ()
     if work is not None:
-        query = fts_query(work)
-        if query is None:
+        query, contains = fts_query(work), unspaced_words(work)
+        if query is None and not contains:
             raise InputError("`work` needs at least one word to search for")
     if by is not None and mine:
         raise InputError("give `by` or `mine`, not both")
@@ -190,13 +205,16 @@ def list_handoffs(
 
     def listed() -> ListResult:
         # One row past the limit says whether more match (``more``); only then are they counted (``total``).
-        rows = handoffs.newest(runner.db, status=status, search=query, limit=None if limit is None else limit + 1,
+        rows = handoffs.newest(runner.db, status=status, search=query, contains=contains,
+                               limit=None if limit is None else limit + 1,
                                kind=kind, branch=branch, by=authors)
         more = limit is not None and len(rows) > limit
         rows = rows[:limit] if more else rows
-        total = (handoffs.matching(runner.db, status=status, search=query, kind=kind, branch=branch, by=authors)
+        total = (handoffs.matching(runner.db, status=status, search=query, contains=contains, kind=kind,
+                                   branch=branch, by=authors)
                  if more and count_total else None)
-        elsewhere = (handoffs.matching(runner.db, status=status, search=query, kind=OTHER_KIND[kind], branch=branch,
+        elsewhere = (handoffs.matching(runner.db, status=status, search=query, contains=contains, kind=OTHER_KIND[kind],
+                                       branch=branch,
                                        by=authors)
                      if not rows and kind in OTHER_KIND else 0)  # one COUNT, only when none are listed
         return ListResult(tuple(rows), status, work, listed_conflicts(runner, [r.id for r in rows]),

@@ -221,21 +221,25 @@ KINDS = ("handoff", "baton", "all")
 
 def newest(db: Any, *, status: str | None = None, statuses: tuple[str, ...] = (), search: str | None = None,
            limit: int | None = None, kind: str = "all", branch: str | None = None,
-           since: str | None = None, by: "Authors | None" = None) -> list[HandoffSummary]:
+           since: str | None = None, by: "Authors | None" = None,
+           contains: tuple[str, ...] = ()) -> list[HandoffSummary]:
     """Records newest first, optionally of one status (or any of ``statuses``),
     of one ``kind`` (``KINDS``), on one ``branch``, matching an FTS5 ``search``,
     created at or after ``since`` (a prefix of an RFC 3339 UTC time: ``created_at``
-    compares as text), captured ``by`` someone (``Authors``), at most ``limit``.
+    compares as text), captured ``by`` someone (``Authors``), holding each of
+    ``contains`` in its title, objective or summary, at most ``limit``.
 
     Several ``statuses`` with a ``limit`` (``latest``: ready or resumed) are
     one query per status, merged: each walks its index in order and stops at
     ``limit``, where one ``IN`` query would sort every row of those statuses."""
     if status is None and len(statuses) > 1 and limit is not None:
-        parts = [newest(db, status=one, search=search, limit=limit, kind=kind, branch=branch, since=since, by=by)
+        parts = [newest(db, status=one, search=search, limit=limit, kind=kind, branch=branch, since=since, by=by,
+                        contains=contains)
                  for one in statuses]
         merged = heapq.merge(*parts, key=lambda row: (row.created_at, row.id), reverse=True)
         return list(itertools.islice(merged, limit))
-    where, args = _filters(statuses=(status,) if status is not None else statuses, search=search, kind=kind,
+    where, args = _filters(statuses=(status,) if status is not None else statuses, search=search, contains=contains,
+                           kind=kind,
                            branch=branch, since=since, by=by)
     sql = f"SELECT {_COLUMNS} FROM {ROWS_TABLE}{where} {_NEWEST}"
     if limit is not None:
@@ -245,7 +249,7 @@ def newest(db: Any, *, status: str | None = None, statuses: tuple[str, ...] = ()
 
 
 def _filters(*, statuses: tuple[str, ...], search: str | None, kind: str, branch: str | None,
-             since: str | None, by: "Authors | None" = None) -> tuple[str, list[Any]]:
+             since: str | None, by: "Authors | None" = None, contains: tuple[str, ...] = ()) -> tuple[str, list[Any]]:
     """The ``WHERE`` clause (or nothing) and its arguments ``newest`` and ``matching`` share."""
     where: list[str] = []
     args: list[Any] = []
@@ -269,14 +273,21 @@ def _filters(*, statuses: tuple[str, ...], search: str | None, kind: str, branch
     if search is not None:
         where.append(f"rowid IN (SELECT rowid FROM {SEARCH_TABLE} WHERE {SEARCH_TABLE} MATCH ?)")
         args.append(search)
+    for text in contains:
+        # A word of a script written without spaces (CJK, Thai): the tokenizer keeps a
+        # whole run as one token, so a word inside it is found as a substring.
+        where.append(f"rowid IN (SELECT rowid FROM {SEARCH_TABLE} "
+                     "WHERE instr(title, ?) OR instr(objective, ?) OR instr(summary, ?))")
+        args.extend((text, text, text))
     return (" WHERE " + " AND ".join(where) if where else ""), args
 
 
 def matching(db: Any, *, status: str | None = None, search: str | None = None, kind: str = "all",
-             branch: str | None = None, by: "Authors | None" = None) -> int:
+             branch: str | None = None, by: "Authors | None" = None, contains: tuple[str, ...] = ()) -> int:
     """How many records ``newest`` would list with no limit (``handoff list``'s
     "50 of 13,012"): one ``COUNT`` over the same filters."""
-    where, args = _filters(statuses=(status,) if status is not None else (), search=search, kind=kind,
+    where, args = _filters(statuses=(status,) if status is not None else (), search=search, contains=contains,
+                           kind=kind,
                            branch=branch, since=None, by=by)
     return int(db.execute(f"SELECT COUNT(*) FROM {ROWS_TABLE}{where}", args).fetchone()[0])
 
