@@ -108,6 +108,14 @@ class Baton:
     def close(self) -> None:
         self.project.close()
 
+    @property
+    def must_reopen(self) -> bool:
+        """A write of this object's ledger failed (a full disk, an I/O error):
+        it refuses every later write, so a long-lived caller (the MCP server,
+        the status page) closes it and opens the project again before its
+        next call, rather than fail every call until it is restarted."""
+        return self.project.must_reopen
+
     def __enter__(self) -> "Baton":
         return self
 

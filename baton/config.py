@@ -168,13 +168,19 @@ def write_json_atomic(path: Path, value: Any) -> None:
     write_bytes_atomic(path, pretty_bytes(value))
 
 
+TEMPORARY_PREFIX = ".tmp."
+"""How ``write_bytes_atomic``'s temporary files are named. A process killed
+between writing one and renaming it leaves it behind, holding the whole file
+(``baton forget`` looks for such copies of the text it erases)."""
+
+
 def write_bytes_atomic(path: Path, data: bytes) -> None:
     """Write via a temporary file and rename, so readers never see half a file.
 
     The temporary name is short and fixed in length (never derived from the
     target's name), so a target whose name is near the file system's limit
     does not fail on its temporary file alone."""
-    tmp = path.with_name(f".tmp.{os.getpid()}.{os.urandom(4).hex()}")
+    tmp = path.with_name(f"{TEMPORARY_PREFIX}{os.getpid()}.{os.urandom(4).hex()}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(tmp, "wb") as fh:

@@ -371,9 +371,11 @@ class ProjectCalls:
         encoded nor screened again."""
 
     def app(self) -> Baton:
-        if self.opened and self.project_identity(self.opened[0]) != self.opened_identity:
-            # ``.baton/`` made again under the running server (removed, then ``baton init``): another
-            # project id, writer and ledger. Open it afresh rather than answer with the old one's.
+        if self.opened and (self.opened[0].must_reopen
+                            or self.project_identity(self.opened[0]) != self.opened_identity):
+            # A write that failed (a full disk, an I/O error) left the open ledger refusing every
+            # later lock; or ``.baton/`` was made again under the running server (removed, then
+            # ``baton init``): another project id, writer and ledger. Open it afresh either way.
             self.opened.pop().close()
         if not self.opened:
             # Reads never wait: the index answers.

@@ -763,6 +763,13 @@ class Project:
             return None
         return stats(), token
 
+    @property
+    def must_reopen(self) -> bool:
+        """The ledger this project opened refuses every later lock (a write of
+        it failed: the page cache may hold bytes the disk does not); a process
+        that keeps the project open closes it and opens it again to go on."""
+        return self._ledger is not None and self._ledger.poisoned is not None
+
     def close(self) -> None:
         if self._runner is not None:
             self._runner.close()

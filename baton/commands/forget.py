@@ -15,7 +15,9 @@ lock, in this order:
    damaged copies kept in ``cache/``, rebuild it from the erased ledger, and
    remove the materialized files no document shows any more;
 5. remove quarantined fragments that hold one of the erased strings (a torn
-   tail may be a prefix of one of those lines).
+   tail may be a prefix of one of those lines), and the temporary files a
+   process killed before renaming them into place left under ``.baton/``
+   holding one (a materialized handoff or baton written whole, never shown).
 
 Without ``yes`` nothing is changed: the result is the plan.
 """
@@ -23,6 +25,7 @@ Without ``yes`` nothing is changed: the result is the plan.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -30,6 +33,7 @@ import orjson
 
 from baton.commands.ids import resolve_handoff_id
 from baton.commands.record import record
+from baton.config import TEMPORARY_PREFIX
 from baton.domain.forgetting import carries_handoff, payload_strings, plan_forget
 from baton.domain.short_ids import short_id
 from baton.domain.wording import counted
@@ -52,13 +56,15 @@ class ForgetResult:
     removed_files: tuple[str, ...] = ()
     removed_quarantine: tuple[str, ...] = ()
     derived: tuple[str, ...] = ()
+    removed_leftovers: tuple[str, ...] = ()
+    """Temporary files a killed process left under ``.baton/`` holding erased text (paths under ``.baton/``)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"handoff": self.plan.handoff, "forgotten": self.done, "reason": self.reason,
                 "events": list(self.plan.events), "types": dict(self.plan.types),
                 "already_erased": self.plan.already_erased, "feeds": dict(self.feeds),
                 "removed_files": list(self.removed_files), "removed_quarantine": list(self.removed_quarantine),
-                "derived": list(self.derived)}
+                "removed_leftovers": list(self.removed_leftovers), "derived": list(self.derived)}
 
     def derived_line(self) -> str | None:
         """A forget erases one handoff; its forks, amendments, continuations and
@@ -87,6 +93,9 @@ class ForgetResult:
             lines.append(f"  removed {counted(len(self.removed_files), 'materialized file')}")
         if self.removed_quarantine:
             lines.append(f"  removed {counted(len(self.removed_quarantine), 'quarantined fragment')} holding erased text")
+        if self.removed_leftovers:
+            lines.append(f"  removed {counted(len(self.removed_leftovers), 'temporary file')} holding erased text, "
+                         "left by a process killed before renaming it into place")
         if derived:
             lines.append(derived)
         lines.append("  every chain still verifies: `baton verify`")
@@ -123,15 +132,15 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
         scope.txn.refresh()
         scope.runner.rebuild(reason="forget", progress=project.on_progress)  # ~15 s at 100k events: shown
         removed = scope.runner.prune_files(shown)
-        quarantine = _remove_quarantined_text(project, erased_data)
-    return ForgetResult(plan, True, reason, feeds, tuple(removed), tuple(quarantine), derived)
+        quarantine, leftovers = _remove_erased_copies(project, erased_data)
+    return ForgetResult(plan, True, reason, feeds, tuple(removed), tuple(quarantine), derived, tuple(leftovers))
 
 
 def scrub_after_erasure(project: "Project", erased_data: list[Any]) -> tuple[list[str], list[str]]:
     """Steps 4 and 5 above for payloads erased by someone else's forget that
     ``baton sync`` brought in: the caller holds the ledger lock and has
-    rewritten the feeds. Returns the materialized files and the quarantined
-    fragments removed.
+    rewritten the feeds. Returns the materialized files (leftover temporary
+    copies included) and the quarantined fragments removed.
 
     Raises: StorageError (exit 1).
     """
@@ -141,8 +150,8 @@ def scrub_after_erasure(project: "Project", erased_data: list[Any]) -> tuple[lis
     project.ledger._forget()  # what it read before the rewrite holds the payloads
     runner.rebuild(reason="forget")
     removed = runner.prune_files(shown)
-    quarantine = _remove_quarantined_text(project, erased_data)
-    return removed, quarantine
+    quarantine, leftovers = _remove_erased_copies(project, erased_data)
+    return removed + leftovers, quarantine
 
 
 def _derived(runner: Any, handoff_id: str) -> tuple[str, ...]:
@@ -202,10 +211,15 @@ def _holds(raw: bytes, needle: bytes, shortest: int = 8) -> bool:
     return any(tail.endswith(needle[:k]) for k in range(len(needle) - 1, shortest - 1, -1))
 
 
-def _remove_quarantined_text(project: "Project", erased: list[Any]) -> list[str]:
+def _remove_erased_copies(project: "Project", erased: list[Any]) -> tuple[list[str], list[str]]:
+    """Remove the quarantined fragments and the leftover temporary files
+    (``TEMPORARY_PREFIX``) that hold erased text; the fragments' names and
+    the leftovers' paths under ``.baton/``."""
     folder = project.paths.quarantine_dir
-    if not folder.is_dir():
-        return []
+    fragments = [(path, path.name) for path in sorted(folder.iterdir())] if folder.is_dir() else []
+    leftovers = _leftover_temporaries(project)
+    if not fragments and not leftovers:
+        return [], []
     needles = set()
     for data in erased:
         for text in payload_strings(data):
@@ -213,18 +227,37 @@ def _remove_quarantined_text(project: "Project", erased: list[Any]) -> list[str]
             needles.add(orjson.dumps(text)[1:-1])
     ledger = b"".join(p.read_bytes() for p in project.paths.ledger_dir.glob("*.jsonl"))
     needles = {n for n in needles if n not in ledger}  # a string other events still hold is not what went
+    return _remove_holding(fragments, needles), _remove_holding(leftovers, needles)
+
+
+def _remove_holding(candidates: list[tuple[Path, str]], needles: set[bytes]) -> list[str]:
+    """Remove each of ``candidates`` (a path and the name to report) that holds one of ``needles``."""
     removed = []
-    for path in sorted(folder.iterdir()):
-        if not path.is_file():
+    for path, name in candidates:
+        if not needles or not path.is_file():
             continue
         try:
             raw = path.read_bytes()
         except OSError as exc:
             raise StorageError(f"cannot read {path}: {exc}") from exc
-        if needles and any(_holds(raw, n) for n in needles):
+        if any(_holds(raw, n) for n in needles):
             try:
                 os.unlink(path)
             except OSError as exc:
                 raise StorageError(f"cannot remove {path}: {exc}") from exc
-            removed.append(path.name)
+            removed.append(name)
     return removed
+
+
+def _leftover_temporaries(project: "Project") -> list[tuple[Path, str]]:
+    """The temporary files under ``.baton/`` (outside the ledger and the
+    quarantine) that a killed writer never renamed into place."""
+    base = project.paths.baton_dir
+    skip = {project.paths.ledger_dir, project.paths.quarantine_dir}
+    found = []
+    for folder, subfolders, names in os.walk(base):
+        here = Path(folder)
+        subfolders[:] = sorted(d for d in subfolders if here / d not in skip)
+        found += [(here / n, str((here / n).relative_to(base))) for n in sorted(names)
+                  if n.startswith(TEMPORARY_PREFIX)]
+    return found

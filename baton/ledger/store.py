@@ -924,6 +924,13 @@ class Ledger:
         self._own_path = f"{self._folder}/{writer}.jsonl"
         self._own_seen = self._own_mapped = None
 
+    @property
+    def poisoned(self) -> str | None:
+        """Why this instance refuses every later lock (a write, fsync or
+        quarantine of it failed: ``_write_failed``), or None. A process that
+        lives on (a server) opens a new instance to go on."""
+        return self._poisoned
+
     def close(self) -> None:
         """Release the open feed and lock file (also done when the instance is collected)."""
         self._close_own_feed()

@@ -180,6 +180,11 @@ class StatusApp:
     """The stat of the policy's files as the open project's policy was read with."""
 
     def application(self) -> Baton:
+        if self.baton is not None and self.baton.must_reopen:
+            # A write that failed (a full disk, an I/O error) left the open ledger refusing every
+            # later lock: this request opens the project afresh instead of failing like that one.
+            self.baton.close()
+            self.baton = None
         if self.baton is None:
             self.baton = Baton.open(self.root)
             self.policy_stamp = self.baton.project.policy_stamp()
