@@ -157,6 +157,18 @@ def unspaced_words(text: str) -> tuple[str, ...]:
     return tuple(w for w in _WORD.findall(text) if _UNSPACED.search(w))
 
 
+def _search_of(work: str | None) -> tuple[str | None, tuple[str, ...]]:
+    """``--work``'s FTS5 query and its words searched as substrings (``unspaced_words``).
+
+    Raises: InputError (no word in it)."""
+    if work is None:
+        return None, ()
+    query, contains = fts_query(work), unspaced_words(work)
+    if query is None and not contains:
+        raise InputError("`work` needs at least one word to search for")
+    return query, contains
+
+
 def list_handoffs(
     project: "Project",
     *,
@@ -187,12 +199,7 @@ def list_handoffs(
     if limit < 0:
         raise InputError("`limit` must be a positive number, or 0 for every match")
     limit = None if limit == EVERY else min(limit, SQLITE_INT_MAX - 1)  # "at most N": past SQLite's integers, every row is at most N
-    query = None
-    contains: tuple[str, ...] = ()
-    if work is not None:
-        query, contains = fts_query(work), unspaced_words(work)
-        if query is None and not contains:
-            raise InputError("`work` needs at least one word to search for")
+    query, contains = _search_of(work)
     if by is not None and mine:
         raise InputError("give `by` or `mine`, not both")
     if by is not None and not by.strip():
