@@ -61,9 +61,10 @@ class Status(NamedTuple):
 class _Tree:
     """One repository's work tree, index and settings, opened for one status."""
 
-    def __init__(self, repo: Any) -> None:
+    def __init__(self, repo: Any, top: bool = True) -> None:
         self.repo = repo
         self.root = os.fsencode(repo.path)
+        self.baton_dir = BATON_DIR if top else None  # a submodule's own ``.baton/`` is its content
         self.entries, self.index_mtime_ns = _read_index(repo)
         config = repo.get_config_stack()
         self.filemode = config.get_boolean(b"core", b"filemode", os.name != "nt")
@@ -76,6 +77,15 @@ class _Tree:
         self._ignore: Any = None
         self._normalizer: Any = None
         self._tracked_dirs: set[bytes] | None = None
+        self._submodule_ignores: dict[bytes, str] | None = None
+
+    def submodule_ignore(self, path: bytes) -> str:
+        """What git ignores of the submodule at ``path``: ``none``, ``untracked``, ``dirty`` or
+        ``all`` (``submodule.<name>.ignore`` in the config, then ``.gitmodules``, then
+        ``diff.ignoreSubmodules``)."""
+        if self._submodule_ignores is None:
+            self._submodule_ignores = _submodule_ignores(self.root, self.config)
+        return self._submodule_ignores.get(path) or self._submodule_ignores.get(b"") or "none"
 
     @property
     def ignore(self) -> Any:
@@ -139,8 +149,9 @@ def _unstaged(tree: _Tree) -> Iterator[bytes]:
 
     root, lstat, racy_from = tree.root + b"/", os.lstat, tree.index_mtime_ns  # racy: mtime ≥ the index's
     trust_ctime, check_stat, filemode = tree.trust_ctime, tree.check_stat, tree.filemode
+    baton = tree.baton_dir + b"/" if tree.baton_dir else None
     for path, entry in tree.entries.items():
-        if path.startswith(b".baton/"):
+        if baton and path.startswith(baton):
             continue
         if type(entry) is not IndexEntry:  # a conflict: unmerged, always listed
             yield path
@@ -154,7 +165,7 @@ def _unstaged(tree: _Tree) -> Iterator[bytes]:
             continue
         mode = entry.mode
         if mode == GITLINK:
-            if not stat.S_ISDIR(st.st_mode) or _submodule_moved(root + path, entry):
+            if not stat.S_ISDIR(st.st_mode) or _submodule_changed(tree, path, entry):
                 yield path
             continue
         if not _same_kind(st.st_mode, mode, filemode):
@@ -193,13 +204,60 @@ def _content_differs(tree: _Tree, full: bytes, path: bytes, st: os.stat_result, 
     return blob.id != entry.sha
 
 
-def _submodule_moved(full: bytes, entry: Any) -> bool:
-    from dulwich.index import read_submodule_head  # lazy: as the module docstring says
+def _submodule_changed(tree: _Tree, path: bytes, entry: Any) -> bool:
+    """Whether git calls the submodule at ``path`` modified: its HEAD is not the gitlink, or
+    (unless ignored) its own work tree is dirty. Not initialised (no repository, or no HEAD,
+    in its folder): clean, as git finds no HEAD to compare. Unreadable: modified."""
+    from dulwich.errors import NotGitRepository  # lazy: as the module docstring says
+    from dulwich.repo import Repo  # lazy: as the module docstring says
 
+    ignore = tree.submodule_ignore(path)
+    if ignore == "all":
+        return False
     try:
-        return read_submodule_head(full) != entry.sha
-    except (OSError, KeyError, ValueError):
+        sub = Repo(os.fsdecode(tree.root + b"/" + path))
+    except NotGitRepository:
+        return False
+    except (OSError, ValueError):
         return True
+    try:
+        try:
+            head = sub.head()
+        except KeyError:
+            return False
+        if head != entry.sha:
+            return True
+        if ignore == "dirty":
+            return False
+        return _dirty(_Tree(sub, top=False), untracked=ignore != "untracked")
+    except (KeyError, OSError, ValueError):
+        return True
+    finally:
+        sub.close()
+
+
+def _submodule_ignores(root: bytes, config: Any) -> dict[bytes, str]:
+    """Each submodule path's ``ignore`` setting, ``b""`` for ``diff.ignoreSubmodules``."""
+    from dulwich.config import ConfigFile, parse_submodules  # lazy: as the module docstring says
+
+    found: dict[bytes, str] = {}
+    try:
+        found[b""] = config.get(b"diff", b"ignoreSubmodules").decode("ascii", "replace").lower()
+    except KeyError:
+        pass
+    try:
+        modules = ConfigFile.from_path(os.fsdecode(root + b"/.gitmodules"))
+    except (OSError, ValueError):
+        return found
+    for sub_path, _url, name in parse_submodules(modules):
+        for settings in (config, modules):  # the repository's config wins over .gitmodules
+            try:
+                found[sub_path.rstrip(b"/")] = settings.get((b"submodule", name), b"ignore").decode(
+                    "ascii", "replace").lower()
+                break
+            except KeyError:
+                continue
+    return found
 
 
 # -- untracked: a walk of the work tree ------------------------------------------
@@ -217,7 +275,7 @@ def _untracked(tree: _Tree, every_file: bool) -> Iterator[bytes]:
                     yield path
             elif path in tree.tracked_dirs:
                 folders.append(path)
-            elif path in tree.entries or (not rel and name == BATON_DIR) or _ignored(tree, path, True):
+            elif path in tree.entries or (not rel and name == tree.baton_dir) or _ignored(tree, path, True):
                 continue  # a submodule (its gitlink), Baton's own folder, or an ignored folder
             elif _nested_repository(tree, path):
                 yield path + b"/"
@@ -388,9 +446,17 @@ def is_dirty(start: Path) -> bool | None:
         return None
     repo, tree = opened
     try:
-        staged = (p for _kind, p in _staged(tree) if not p.startswith(b".baton/"))
-        return next(chain(_unstaged(tree), _untracked(tree, False), staged), None) is not None
+        return _dirty(tree)
     except (KeyError, OSError, ValueError):
         return None
     finally:
         repo.close()
+
+
+def _dirty(tree: _Tree, untracked: bool = True) -> bool:
+    """Whether anything is unstaged, untracked (unless not ``untracked``) or staged, in that
+    order, stopping at the first change found."""
+    baton = tree.baton_dir + b"/" if tree.baton_dir else None
+    staged = (p for _kind, p in _staged(tree) if not (baton and p.startswith(baton)))
+    loose = _untracked(tree, False) if untracked else iter(())
+    return next(chain(_unstaged(tree), loose, staged), None) is not None

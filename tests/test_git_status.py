@@ -241,3 +241,122 @@ def test_any_small_tree_with_edits_agrees_with_git(tmp_path_factory, committed, 
         elif action == "chmod" and path.is_file():
             os.chmod(path, 0o755)
     assert_agrees(root)
+
+
+# -- submodules: git's default ``--ignore-submodules=none`` -------------------------------
+
+def with_submodule(tmp_path: Path) -> Path:
+    """A repository whose ``sub`` is a submodule (a repository of one commit, ``lib.txt``)."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    git(lib, "init", "-q", "-b", "main")
+    write(lib, "lib.txt", "lib\n")
+    git(lib, "add", "-A")
+    git(lib, "commit", "-q", "-m", "lib")
+    root = repo(tmp_path, {"a.txt": "a\n"})
+    git(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "sub")
+    git(root, "commit", "-q", "-m", "sub")
+    return root
+
+
+def test_a_clean_submodule_is_clean(tmp_path):
+    root = with_submodule(tmp_path)
+    assert_agrees(root)
+    assert git_status.is_dirty(root) is False
+
+
+def test_a_submodule_at_another_commit_is_modified(tmp_path):
+    root = with_submodule(tmp_path)
+    git(root / "sub", "commit", "-q", "--allow-empty", "-m", "moved")
+    assert_agrees(root)
+    assert baton_says(root, "normal") == {"sub"}
+
+
+def test_a_submodule_with_an_edited_file_is_modified(tmp_path):
+    root = with_submodule(tmp_path)
+    write(root / "sub", "lib.txt", "edited\n")
+    assert_agrees(root)
+    assert baton_says(root, "normal") == {"sub"}
+
+
+def test_a_submodule_with_an_untracked_file_is_modified_and_its_files_are_not_untracked(tmp_path):
+    root = with_submodule(tmp_path)
+    write(root / "sub", "deep/new.txt")
+    assert_agrees(root)
+    assert baton_says(root, "all") == {"sub"}
+
+
+def test_a_submodule_with_a_staged_file_is_modified(tmp_path):
+    root = with_submodule(tmp_path)
+    write(root / "sub", "added.txt")
+    git(root / "sub", "add", "added.txt")
+    assert_agrees(root)
+    assert baton_says(root, "normal") == {"sub"}
+
+
+def test_a_submodule_not_initialised_is_clean(tmp_path):
+    root = with_submodule(tmp_path)
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(root), str(clone))  # no --recurse-submodules: ``sub`` is an empty folder
+    assert (clone / "sub").is_dir() and not any((clone / "sub").iterdir())
+    assert_agrees(clone)
+    assert git_status.is_dirty(clone) is False
+
+
+def test_a_submodule_whose_folder_is_gone_is_deleted(tmp_path):
+    root = with_submodule(tmp_path)
+    shutil.rmtree(root / "sub")
+    assert_agrees(root)
+    assert status_groups(root).deleted == ("sub",)
+
+
+def test_an_edit_in_a_nested_submodule_makes_its_parent_submodule_modified(tmp_path):
+    root = with_submodule(tmp_path)
+    (tmp_path / "elsewhere").mkdir()
+    inner = with_submodule(tmp_path / "elsewhere")  # a repository with a submodule of its own
+    sub = root / "sub"
+    git(sub, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(inner), "inner")
+    git(sub, "commit", "-q", "-m", "inner")
+    git(root, "commit", "-q", "-am", "sub moved")
+    git(sub / "inner", "-c", "protocol.file.allow=always", "submodule", "update", "-q", "--init")
+    assert git_status.is_dirty(root) is False
+    write(sub / "inner" / "sub", "lib.txt", "edited deep down\n")
+    assert_agrees(root)
+    assert baton_says(root, "normal") == {"sub"}
+
+
+@pytest.mark.parametrize(("where", "value", "dirty"), [
+    ("config", "all", False), ("config", "dirty", False), ("config", "untracked", False),
+    ("gitmodules", "dirty", False), ("diff", "untracked", False), ("diff", "none", True),
+])
+def test_an_ignore_setting_for_a_submodule_with_untracked_content_is_read_as_git_reads_it(
+        tmp_path, where, value, dirty):
+    root = with_submodule(tmp_path)
+    write(root / "sub", "new.txt")
+    if where == "config":
+        git(root, "config", "submodule.sub.ignore", value)
+    elif where == "gitmodules":
+        git(root, "config", "-f", ".gitmodules", "submodule.sub.ignore", value)
+        git(root, "commit", "-q", "-am", "ignore")
+    else:
+        git(root, "config", "diff.ignoreSubmodules", value)
+    assert_agrees(root)
+    assert git_status.is_dirty(root) is dirty
+
+
+def test_the_repository_config_s_ignore_wins_over_gitmodules(tmp_path):
+    root = with_submodule(tmp_path)
+    write(root / "sub", "lib.txt", "edited\n")
+    git(root, "config", "-f", ".gitmodules", "submodule.sub.ignore", "all")
+    git(root, "commit", "-q", "-am", "ignore all")
+    git(root, "config", "submodule.sub.ignore", "none")
+    assert_agrees(root)
+    assert baton_says(root, "normal") == {"sub"}
+
+
+def test_a_modified_submodule_is_a_modified_path_for_prepare(tmp_path):
+    root = with_submodule(tmp_path)
+    write(root / "sub", "lib.txt", "edited\n")
+    write(root / "sub", "loose.txt")
+    groups = status_groups(root)
+    assert (groups.modified, groups.untracked) == (("sub",), ())
