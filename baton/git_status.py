@@ -17,7 +17,14 @@ find what is staged), so the walk here does what git does instead:
   same instant as the index, or later: the stat cannot tell), is hashed
   (with the repository's check-in filters) and compared; a change of the
   executable bit (``core.filemode``) or of kind (file, symlink) is a change;
-  a submodule's HEAD is compared with its gitlink (its own edits are not read);
+- **submodules**: one is modified (`` M sub``) when its HEAD is not its
+  gitlink, or its own work tree is dirty (edits, staged or untracked files,
+  its own submodules: the same walk, run in it), as git's default
+  ``--ignore-submodules=none``; ``submodule.<name>.ignore`` (the
+  repository's config, then ``.gitmodules``) or ``diff.ignoreSubmodules``
+  saying ``untracked``, ``dirty`` or ``all`` is read as git reads it. One not
+  initialised (an empty folder, no HEAD to read) is clean, a missing folder
+  deleted; its files are never walked as untracked;
 - **untracked**: a walk that never enters ``.git``, ``.baton/`` at the top,
   or a folder an ignore rule excludes by name (dulwich's
   ``IgnoreFilterManager``: nested ``.gitignore`` files, negations,
@@ -25,7 +32,11 @@ find what is staged), so the walk here does what git does instead:
   about paths the index does not hold. An untracked folder is reported as
   ``dir/`` (git's ``--untracked-files=normal``) once one file in it is
   neither tracked nor ignored, or with each of its files
-  (``--untracked-files=all``); a nested repository is always ``dir/``.
+  (``--untracked-files=all``); a nested repository is always ``dir/``. Under
+  ``core.ignorecase`` a name that matches a tracked path or folder but for
+  ASCII case is tracked, as git's case-folded index lookup has it (a file
+  renamed ``README.md`` → ``readme.md`` on a case-sensitive disk is `` D
+  README.md`` and nothing untracked).
 
 ``is_dirty`` stops at the first change it finds (unstaged, then untracked,
 then staged). Nothing here writes to the repository (no index refresh, no
@@ -74,6 +85,9 @@ class _Tree:
         except KeyError:
             self.check_stat = True
         self.config = config
+        # core.ignorecase (git sets it on macOS and Windows): a path in the work tree is tracked when
+        # its name matches an index entry but for ASCII case, as git's case-folded index lookup
+        self.fold = config.get_boolean(b"core", b"ignorecase", False)
         self._ignore: Any = None
         self._normalizer: Any = None
         self._tracked_dirs: set[bytes] | None = None
@@ -113,6 +127,13 @@ class _Tree:
                     head = head.rpartition(b"/")[0]
             self._tracked_dirs = dirs
         return self._tracked_dirs
+
+    def tracked_names(self) -> tuple[Any, set[bytes]]:
+        """(tracked paths, tracked folders) as the walk looks them up: case-folded under
+        ``core.ignorecase``, where the walk folds each name it asks about."""
+        if not self.fold:
+            return self.entries, self.tracked_dirs
+        return {path.lower() for path in self.entries}, {path.lower() for path in self.tracked_dirs}
 
 
 def _read_index(repo: Any) -> tuple[dict[bytes, Any], int]:
@@ -265,17 +286,20 @@ def _submodule_ignores(root: bytes, config: Any) -> dict[bytes, str]:
 def _untracked(tree: _Tree, every_file: bool) -> Iterator[bytes]:
     """Untracked paths, not ignored: a folder nothing in the index holds is ``dir/`` unless
     ``every_file``; a nested repository is always ``dir/``."""
+    tracked, tracked_dirs = tree.tracked_names()
+    fold = tree.fold
     folders = [b""]
     while folders:
         rel = folders.pop()
         for name, is_dir in _listing(tree.root + b"/" + rel if rel else tree.root):
             path = rel + b"/" + name if rel else name
+            key = path.lower() if fold else path
             if not is_dir:
-                if path not in tree.entries and not _ignored(tree, path, False):
+                if key not in tracked and not _ignored(tree, path, False):
                     yield path
-            elif path in tree.tracked_dirs:
+            elif key in tracked_dirs:
                 folders.append(path)
-            elif path in tree.entries or (not rel and name == tree.baton_dir) or _ignored(tree, path, True):
+            elif key in tracked or (not rel and name == tree.baton_dir) or _ignored(tree, path, True):
                 continue  # a submodule (its gitlink), Baton's own folder, or an ignored folder
             elif _nested_repository(tree, path):
                 yield path + b"/"

@@ -360,3 +360,48 @@ def test_a_modified_submodule_is_a_modified_path_for_prepare(tmp_path):
     write(root / "sub", "loose.txt")
     groups = status_groups(root)
     assert (groups.modified, groups.untracked) == (("sub",), ())
+
+
+# -- core.ignorecase (set by git on macOS and Windows; set here on a case-sensitive disk) ------
+
+def ignoring_case(tmp_path: Path) -> Path:
+    root = repo(tmp_path, {"README.md": "r\n", "Src/a.py": "a\n", "Src/b.py": "b\n", ".gitignore": "*.LOG\n"})
+    git(root, "config", "core.ignorecase", "true")
+    return root
+
+
+def test_under_ignorecase_a_file_renamed_in_case_only_is_deleted_and_not_untracked(tmp_path):
+    root = ignoring_case(tmp_path)
+    os.rename(root / "README.md", root / "readme.md")
+    assert_agrees(root)
+    assert baton_says(root, "all") == {"README.md"}
+
+
+def test_under_ignorecase_a_second_file_differing_only_in_case_is_not_untracked(tmp_path):
+    root = ignoring_case(tmp_path)
+    write(root, "readme.MD", "another\n")
+    assert_agrees(root)
+    assert git_status.is_dirty(root) is False
+
+
+def test_under_ignorecase_a_folder_renamed_in_case_is_walked_as_a_tracked_folder(tmp_path):
+    root = ignoring_case(tmp_path)
+    os.rename(root / "Src", root / "src")
+    write(root, "src/new.py")
+    assert_agrees(root)
+    assert baton_says(root, "normal") == {"Src/a.py", "Src/b.py", "src/new.py"}
+
+
+def test_under_ignorecase_an_ignore_rule_matches_any_case(tmp_path):
+    root = ignoring_case(tmp_path)
+    write(root, "server.log")
+    assert_agrees(root)
+    assert git_status.is_dirty(root) is False
+
+
+def test_without_ignorecase_a_name_differing_in_case_is_untracked(tmp_path):
+    root = ignoring_case(tmp_path)
+    git(root, "config", "core.ignorecase", "false")
+    write(root, "readme.MD", "another\n")
+    assert_agrees(root)
+    assert baton_says(root, "all") == {"readme.MD"}
