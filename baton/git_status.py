@@ -59,6 +59,16 @@ BATON_DIR = b".baton"
 GITLINK = 0o160000
 
 
+class Crowded(NamedTuple):
+    """An untracked folder listed once (``dir/``) because it holds more untracked files than a
+    caller would read one by one: ``files`` of them, or at least that many (``at_least``: the
+    count stopped there, so that a forgotten build folder costs no more than that to count)."""
+
+    path: str
+    files: int
+    at_least: bool
+
+
 class Status(NamedTuple):
     """Changed paths relative to HEAD (tree paths as text, ``.baton/`` left out)."""
 
@@ -67,6 +77,7 @@ class Status(NamedTuple):
     staged_modify: tuple[str, ...]
     unstaged: tuple[str, ...]
     untracked: tuple[str, ...]  # untracked folders as ``dir/`` in ``normal`` mode
+    crowded: tuple[Crowded, ...] = ()  # ``all`` mode with a ``folder_limit``: the folders listed as ``dir/``
 
 
 class _Tree:
@@ -283,9 +294,12 @@ def _submodule_ignores(root: bytes, config: Any) -> dict[bytes, str]:
 
 # -- untracked: a walk of the work tree ------------------------------------------
 
-def _untracked(tree: _Tree, every_file: bool) -> Iterator[bytes]:
+def _untracked(tree: _Tree, every_file: bool, folder_limit: int | None = None, count_cap: int = 0,
+               crowded: list[tuple[bytes, int, bool]] | None = None) -> Iterator[bytes]:
     """Untracked paths, not ignored: a folder nothing in the index holds is ``dir/`` unless
-    ``every_file``; a nested repository is always ``dir/``."""
+    ``every_file``; a nested repository is always ``dir/``. With ``every_file`` and a
+    ``folder_limit``, such a folder holding more untracked files than that is ``dir/`` too,
+    added to ``crowded`` with its count (which stops at ``count_cap``)."""
     tracked, tracked_dirs = tree.tracked_names()
     fold = tree.fold
     folders = [b""]
@@ -303,8 +317,16 @@ def _untracked(tree: _Tree, every_file: bool) -> Iterator[bytes]:
                 continue  # a submodule (its gitlink), Baton's own folder, or an ignored folder
             elif _nested_repository(tree, path):
                 yield path + b"/"
-            elif every_file:
+            elif every_file and folder_limit is None:
                 folders.append(path)
+            elif every_file and folder_limit is not None:
+                files, more = _untracked_files(tree, path, max(count_cap, folder_limit + 1))
+                if len(files) <= folder_limit:
+                    yield from files
+                else:
+                    if crowded is not None:
+                        crowded.append((path + b"/", len(files), more))
+                    yield path + b"/"
             elif _holds_untracked(tree, path):
                 yield path + b"/"
 
@@ -327,6 +349,28 @@ def _ignored(tree: _Tree, path: bytes, is_dir: bool) -> bool:
 
 def _nested_repository(tree: _Tree, path: bytes) -> bool:
     return os.path.lexists(tree.root + b"/" + path + b"/.git")
+
+
+def _untracked_files(tree: _Tree, folder: bytes, cap: int) -> tuple[list[bytes], bool]:
+    """An untracked folder's files that are not ignored (a nested repository as ``dir/``), at
+    most ``cap`` of them; and whether the walk stopped there with more to see."""
+    found: list[bytes] = []
+    folders = [folder]
+    while folders:
+        rel = folders.pop()
+        for name, is_dir in _listing(tree.root + b"/" + rel):
+            if len(found) >= cap:
+                return found, True
+            path = rel + b"/" + name
+            if not is_dir:
+                if not _ignored(tree, path, False):
+                    found.append(path)
+            elif not _ignored(tree, path, True):
+                if _nested_repository(tree, path):
+                    found.append(path + b"/")
+                else:
+                    folders.append(path)
+    return found, False
 
 
 def _holds_untracked(tree: _Tree, folder: bytes) -> bool:
@@ -426,9 +470,12 @@ def _opened(start: Path) -> tuple[Any, _Tree] | None:
         return None
 
 
-def status(start: Path, untracked: str = "all") -> Status | None:
+def status(start: Path, untracked: str = "all", *, folder_limit: int | None = None,
+           count_cap: int = 5000) -> Status | None:
     """The work tree's status (``untracked``: ``all`` or ``normal``), or None outside a
-    repository (or a bare one) or when it cannot be read."""
+    repository (or a bare one) or when it cannot be read. ``folder_limit`` (``all`` only): an
+    untracked folder with more untracked files than this is listed once, as ``dir/``, and in
+    ``crowded`` with its count, counted up to ``count_cap`` files."""
     opened = _opened(start)
     if opened is None:
         return None
@@ -438,7 +485,8 @@ def status(start: Path, untracked: str = "all") -> Status | None:
         for kind, path in _staged(tree):
             groups.setdefault(kind, set()).add(path)
         unstaged = set(_unstaged(tree))
-        found = set(_untracked(tree, untracked == "all"))
+        crowded: list[tuple[bytes, int, bool]] = []
+        found = set(_untracked(tree, untracked == "all", folder_limit, count_cap, crowded))
     except (KeyError, OSError, ValueError):
         return None
     finally:
@@ -448,7 +496,7 @@ def status(start: Path, untracked: str = "all") -> Status | None:
         return tuple(sorted(p for p in map(_text, paths) if not p.startswith(".baton/")))
 
     return Status(texts(groups["add"]), texts(groups["delete"]), texts(groups["modify"]), texts(unstaged),
-                  texts(found))
+                  texts(found), tuple(sorted(Crowded(_text(path), files, more) for path, files, more in crowded)))
 
 
 def changed_files(start: Path) -> tuple[bool | None, tuple[str, ...]]:
@@ -458,7 +506,8 @@ def changed_files(start: Path) -> tuple[bool | None, tuple[str, ...]]:
     found = status(start, "normal")
     if found is None:
         return None, ()
-    paths = sorted(set(chain.from_iterable(found)))
+    paths = sorted(set(chain(found.staged_add, found.staged_delete, found.staged_modify, found.unstaged,
+                             found.untracked)))
     return bool(paths), tuple(paths)
 
 

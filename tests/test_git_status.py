@@ -196,7 +196,7 @@ def test_a_touched_file_with_the_same_content_is_not_a_change(tmp_path):
 
 def test_an_empty_repository_with_no_commit(tmp_path):
     root = repo(tmp_path)
-    assert git_status.status(root, "normal") == ((), (), (), (), ())
+    assert git_status.status(root, "normal") == git_status.Status((), (), (), (), ())
     assert git_status.is_dirty(root) is False
     write(root, "staged.txt")
     git(root, "add", "staged.txt")
@@ -405,3 +405,48 @@ def test_without_ignorecase_a_name_differing_in_case_is_untracked(tmp_path):
     write(root, "readme.MD", "another\n")
     assert_agrees(root)
     assert baton_says(root, "all") == {"readme.MD"}
+
+
+# -- a crowded untracked folder: listed once, with its count (``handoff prepare``'s bound) --------
+
+def git_counts_untracked_under(root: Path, folder: str) -> int:
+    return sum(1 for p in git_says(root, "all") if p.startswith(folder))
+
+
+def test_an_untracked_folder_over_the_limit_is_listed_once_with_its_count(tmp_path):
+    root = repo(tmp_path, {".gitignore": "*.o\n", "a.txt": "a\n"})
+    for i in range(5):
+        write(root, f"build/deep/f{i}.txt")
+    write(root, "build/skipped.o")
+    write(root, "loose.txt")
+    found = git_status.status(root, "all", folder_limit=3)
+    assert found is not None
+    assert set(found.untracked) == {"build/", "loose.txt"} == git_says(root, "normal")
+    assert found.crowded == (git_status.Crowded("build/", git_counts_untracked_under(root, "build/"), False),)
+
+
+def test_an_untracked_folder_within_the_limit_is_listed_file_by_file(tmp_path):
+    root = repo(tmp_path, {".gitignore": "*.o\n", "a.txt": "a\n"})
+    for i in range(3):
+        write(root, f"build/deep/f{i}.txt")
+    write(root, "build/skipped.o")
+    found = git_status.status(root, "all", folder_limit=3)
+    assert found is not None
+    assert set(found.untracked) == git_says(root, "all") and found.crowded == ()
+
+
+def test_the_count_of_a_crowded_folder_stops_at_its_cap(tmp_path):
+    root = repo(tmp_path, {"a.txt": "a\n"})
+    for i in range(10):
+        write(root, f"build/f{i}.txt")
+    found = git_status.status(root, "all", folder_limit=2, count_cap=4)
+    assert found is not None and found.crowded == (git_status.Crowded("build/", 4, True),)
+
+
+def test_a_tracked_folder_s_untracked_files_are_never_folded(tmp_path):
+    root = repo(tmp_path, {"src/a.py": "a\n"})
+    for i in range(5):
+        write(root, f"src/new{i}.py")
+    found = git_status.status(root, "all", folder_limit=2)
+    assert found is not None
+    assert set(found.untracked) == git_says(root, "all") and found.crowded == ()
