@@ -401,12 +401,15 @@ def _staged(tree: _Tree) -> Iterator[tuple[str, bytes]]:
 
     head: Any = _head_tree(tree.repo)
     conflicted = [p for p, e in tree.entries.items() if isinstance(e, ConflictedIndexEntry)]
-    built = MemoryObjectStore()
-    index_root: Any = _index_trees(tree.entries, built)
+    index_root: Any
+    index_root, trees = _index_trees(tree.entries)
     for unmerged in conflicted:
         yield "modify", unmerged
     if index_root == head:
-        return
+        return  # nothing staged: the trees were never stored (a store copies each object it is given)
+    built = MemoryObjectStore()
+    for made in trees:
+        built.add_object(made)
     for change in tree_changes(OverlayObjectStore([built, tree.repo.object_store]), head, index_root):
         side: Any = change.new if change.new is not None and change.new.path is not None else change.old
         changed = side.path if side is not None else None
@@ -421,8 +424,8 @@ def _head_tree(repo: Any) -> bytes | None:
         return None  # an unborn branch: everything in the index is added
 
 
-def _index_trees(entries: dict[bytes, Any], store: Any) -> bytes:
-    """The index's trees (stage 0 entries) added to ``store``; the root tree's id."""
+def _index_trees(entries: dict[bytes, Any]) -> tuple[bytes, list[Any]]:
+    """The root tree's id of the index (stage 0 entries), and every tree built for it."""
     from dulwich.index import IndexEntry  # lazy: as the module docstring says
     from dulwich.objects import Tree  # lazy: as the module docstring says
 
@@ -448,10 +451,8 @@ def _index_trees(entries: dict[bytes, Any], store: Any) -> bytes:
     for folder in sorted(trees, key=lambda f: f.count(b"/") + (f != b""), reverse=True):
         if folder:
             up, _, leaf = folder.rpartition(b"/")
-            store.add_object(trees[folder])
             trees[up][leaf] = (stat.S_IFDIR, trees[folder].id)
-    store.add_object(trees[b""])
-    return trees[b""].id
+    return trees[b""].id, list(trees.values())
 
 
 # -- what callers ask -------------------------------------------------------------------
