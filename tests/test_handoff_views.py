@@ -391,3 +391,16 @@ def test_prepare_lists_at_most_its_limit_of_changed_files_tracked_changes_first_
     assert "zz/tracked.py" in out["changed_files"]
     assert len(out["template"]["artifacts"]) == PREPARE_CHANGED_FILES
     assert "and 6 more" in result.render()
+
+
+def test_prepare_says_a_folder_count_stopped_at_its_cap_is_a_lower_bound(project, monkeypatch):
+    from baton.commands import prepare as prepare_module
+
+    monkeypatch.setattr(prepare_module, "PREPARE_COUNT_CAP", 250)
+    git_init(project, {"README.md": "hello\n"})
+    (project / "build").mkdir()
+    for i in range(300):
+        (project / "build" / f"out{i}.o").write_text("")
+    result = prepare_handoff(project)
+    assert result.to_json()["untracked_folders"] == [{"path": "build/", "files": 250, "at_least": True}]
+    assert "build/ (250 or more files)" in result.render()
