@@ -17,7 +17,14 @@ find what is staged), so the walk here does what git does instead:
   same instant as the index, or later: the stat cannot tell), is hashed
   (with the repository's check-in filters) and compared; a change of the
   executable bit (``core.filemode``) or of kind (file, symlink) is a change;
-  a submodule's HEAD is compared with its gitlink (its own edits are not read);
+- **submodules**: one is modified (`` M sub``) when its HEAD is not its
+  gitlink, or its own work tree is dirty (edits, staged or untracked files,
+  its own submodules: the same walk, run in it), as git's default
+  ``--ignore-submodules=none``; ``submodule.<name>.ignore`` (the
+  repository's config, then ``.gitmodules``) or ``diff.ignoreSubmodules``
+  saying ``untracked``, ``dirty`` or ``all`` is read as git reads it. One not
+  initialised (an empty folder, no HEAD to read) is clean, a missing folder
+  deleted; its files are never walked as untracked;
 - **untracked**: a walk that never enters ``.git``, ``.baton/`` at the top,
   or a folder an ignore rule excludes by name (dulwich's
   ``IgnoreFilterManager``: nested ``.gitignore`` files, negations,
@@ -25,7 +32,11 @@ find what is staged), so the walk here does what git does instead:
   about paths the index does not hold. An untracked folder is reported as
   ``dir/`` (git's ``--untracked-files=normal``) once one file in it is
   neither tracked nor ignored, or with each of its files
-  (``--untracked-files=all``); a nested repository is always ``dir/``.
+  (``--untracked-files=all``); a nested repository is always ``dir/``. Under
+  ``core.ignorecase`` a name that matches a tracked path or folder but for
+  ASCII case is tracked, as git's case-folded index lookup has it (a file
+  renamed ``README.md`` → ``readme.md`` on a case-sensitive disk is `` D
+  README.md`` and nothing untracked).
 
 ``is_dirty`` stops at the first change it finds (unstaged, then untracked,
 then staged). Nothing here writes to the repository (no index refresh, no
@@ -48,6 +59,16 @@ BATON_DIR = b".baton"
 GITLINK = 0o160000
 
 
+class Crowded(NamedTuple):
+    """An untracked folder listed once (``dir/``) because it holds more untracked files than a
+    caller would read one by one: ``files`` of them, or at least that many (``at_least``: the
+    count stopped there, so that a forgotten build folder costs no more than that to count)."""
+
+    path: str
+    files: int
+    at_least: bool
+
+
 class Status(NamedTuple):
     """Changed paths relative to HEAD (tree paths as text, ``.baton/`` left out)."""
 
@@ -56,14 +77,16 @@ class Status(NamedTuple):
     staged_modify: tuple[str, ...]
     unstaged: tuple[str, ...]
     untracked: tuple[str, ...]  # untracked folders as ``dir/`` in ``normal`` mode
+    crowded: tuple[Crowded, ...] = ()  # ``all`` mode with a ``folder_limit``: the folders listed as ``dir/``
 
 
 class _Tree:
     """One repository's work tree, index and settings, opened for one status."""
 
-    def __init__(self, repo: Any) -> None:
+    def __init__(self, repo: Any, top: bool = True) -> None:
         self.repo = repo
         self.root = os.fsencode(repo.path)
+        self.baton_dir = BATON_DIR if top else None  # a submodule's own ``.baton/`` is its content
         self.entries, self.index_mtime_ns = _read_index(repo)
         config = repo.get_config_stack()
         self.filemode = config.get_boolean(b"core", b"filemode", os.name != "nt")
@@ -73,9 +96,21 @@ class _Tree:
         except KeyError:
             self.check_stat = True
         self.config = config
+        # core.ignorecase (git sets it on macOS and Windows): a path in the work tree is tracked when
+        # its name matches an index entry but for ASCII case, as git's case-folded index lookup
+        self.fold = config.get_boolean(b"core", b"ignorecase", False)
         self._ignore: Any = None
         self._normalizer: Any = None
         self._tracked_dirs: set[bytes] | None = None
+        self._submodule_ignores: dict[bytes, str] | None = None
+
+    def submodule_ignore(self, path: bytes) -> str:
+        """What git ignores of the submodule at ``path``: ``none``, ``untracked``, ``dirty`` or
+        ``all`` (``submodule.<name>.ignore`` in the config, then ``.gitmodules``, then
+        ``diff.ignoreSubmodules``)."""
+        if self._submodule_ignores is None:
+            self._submodule_ignores = _submodule_ignores(self.root, self.config)
+        return self._submodule_ignores.get(path) or self._submodule_ignores.get(b"") or "none"
 
     @property
     def ignore(self) -> Any:
@@ -103,6 +138,13 @@ class _Tree:
                     head = head.rpartition(b"/")[0]
             self._tracked_dirs = dirs
         return self._tracked_dirs
+
+    def tracked_names(self) -> tuple[Any, set[bytes]]:
+        """(tracked paths, tracked folders) as the walk looks them up: case-folded under
+        ``core.ignorecase``, where the walk folds each name it asks about."""
+        if not self.fold:
+            return self.entries, self.tracked_dirs
+        return {path.lower() for path in self.entries}, {path.lower() for path in self.tracked_dirs}
 
 
 def _read_index(repo: Any) -> tuple[dict[bytes, Any], int]:
@@ -139,8 +181,9 @@ def _unstaged(tree: _Tree) -> Iterator[bytes]:
 
     root, lstat, racy_from = tree.root + b"/", os.lstat, tree.index_mtime_ns  # racy: mtime ≥ the index's
     trust_ctime, check_stat, filemode = tree.trust_ctime, tree.check_stat, tree.filemode
+    baton = tree.baton_dir + b"/" if tree.baton_dir else None
     for path, entry in tree.entries.items():
-        if path.startswith(b".baton/"):
+        if baton and path.startswith(baton):
             continue
         if type(entry) is not IndexEntry:  # a conflict: unmerged, always listed
             yield path
@@ -154,7 +197,7 @@ def _unstaged(tree: _Tree) -> Iterator[bytes]:
             continue
         mode = entry.mode
         if mode == GITLINK:
-            if not stat.S_ISDIR(st.st_mode) or _submodule_moved(root + path, entry):
+            if not stat.S_ISDIR(st.st_mode) or _submodule_changed(tree, path, entry):
                 yield path
             continue
         if not _same_kind(st.st_mode, mode, filemode):
@@ -193,36 +236,97 @@ def _content_differs(tree: _Tree, full: bytes, path: bytes, st: os.stat_result, 
     return blob.id != entry.sha
 
 
-def _submodule_moved(full: bytes, entry: Any) -> bool:
-    from dulwich.index import read_submodule_head  # lazy: as the module docstring says
+def _submodule_changed(tree: _Tree, path: bytes, entry: Any) -> bool:
+    """Whether git calls the submodule at ``path`` modified: its HEAD is not the gitlink, or
+    (unless ignored) its own work tree is dirty. Not initialised (no repository, or no HEAD,
+    in its folder): clean, as git finds no HEAD to compare. Unreadable: modified."""
+    from dulwich.errors import NotGitRepository  # lazy: as the module docstring says
+    from dulwich.repo import Repo  # lazy: as the module docstring says
 
+    ignore = tree.submodule_ignore(path)
+    if ignore == "all":
+        return False
     try:
-        return read_submodule_head(full) != entry.sha
-    except (OSError, KeyError, ValueError):
+        sub = Repo(os.fsdecode(tree.root + b"/" + path))
+    except NotGitRepository:
+        return False
+    except (OSError, ValueError):
         return True
+    try:
+        try:
+            head = sub.head()
+        except KeyError:
+            return False
+        if head != entry.sha:
+            return True
+        if ignore == "dirty":
+            return False
+        return _dirty(_Tree(sub, top=False), untracked=ignore != "untracked")
+    except (KeyError, OSError, ValueError):
+        return True
+    finally:
+        sub.close()
+
+
+def _submodule_ignores(root: bytes, config: Any) -> dict[bytes, str]:
+    """Each submodule path's ``ignore`` setting, ``b""`` for ``diff.ignoreSubmodules``."""
+    from dulwich.config import ConfigFile, parse_submodules  # lazy: as the module docstring says
+
+    found: dict[bytes, str] = {}
+    try:
+        found[b""] = config.get(b"diff", b"ignoreSubmodules").decode("ascii", "replace").lower()
+    except KeyError:
+        pass
+    try:
+        modules = ConfigFile.from_path(os.fsdecode(root + b"/.gitmodules"))
+    except (OSError, ValueError):
+        return found
+    for sub_path, _url, name in parse_submodules(modules):
+        for settings in (config, modules):  # the repository's config wins over .gitmodules
+            try:
+                found[sub_path.rstrip(b"/")] = settings.get((b"submodule", name), b"ignore").decode(
+                    "ascii", "replace").lower()
+                break
+            except KeyError:
+                continue
+    return found
 
 
 # -- untracked: a walk of the work tree ------------------------------------------
 
-def _untracked(tree: _Tree, every_file: bool) -> Iterator[bytes]:
+def _untracked(tree: _Tree, every_file: bool, folder_limit: int | None = None, count_cap: int = 0,
+               crowded: list[tuple[bytes, int, bool]] | None = None) -> Iterator[bytes]:
     """Untracked paths, not ignored: a folder nothing in the index holds is ``dir/`` unless
-    ``every_file``; a nested repository is always ``dir/``."""
+    ``every_file``; a nested repository is always ``dir/``. With ``every_file`` and a
+    ``folder_limit``, such a folder holding more untracked files than that is ``dir/`` too,
+    added to ``crowded`` with its count (which stops at ``count_cap``)."""
+    tracked, tracked_dirs = tree.tracked_names()
+    fold = tree.fold
     folders = [b""]
     while folders:
         rel = folders.pop()
         for name, is_dir in _listing(tree.root + b"/" + rel if rel else tree.root):
             path = rel + b"/" + name if rel else name
+            key = path.lower() if fold else path
             if not is_dir:
-                if path not in tree.entries and not _ignored(tree, path, False):
+                if key not in tracked and not _ignored(tree, path, False):
                     yield path
-            elif path in tree.tracked_dirs:
+            elif key in tracked_dirs:
                 folders.append(path)
-            elif path in tree.entries or (not rel and name == BATON_DIR) or _ignored(tree, path, True):
+            elif key in tracked or (not rel and name == tree.baton_dir) or _ignored(tree, path, True):
                 continue  # a submodule (its gitlink), Baton's own folder, or an ignored folder
             elif _nested_repository(tree, path):
                 yield path + b"/"
-            elif every_file:
+            elif every_file and folder_limit is None:
                 folders.append(path)
+            elif every_file and folder_limit is not None:
+                files, more = _untracked_files(tree, path, max(count_cap, folder_limit + 1))
+                if len(files) <= folder_limit:
+                    yield from files
+                else:
+                    if crowded is not None:
+                        crowded.append((path + b"/", len(files), more))
+                    yield path + b"/"
             elif _holds_untracked(tree, path):
                 yield path + b"/"
 
@@ -245,6 +349,28 @@ def _ignored(tree: _Tree, path: bytes, is_dir: bool) -> bool:
 
 def _nested_repository(tree: _Tree, path: bytes) -> bool:
     return os.path.lexists(tree.root + b"/" + path + b"/.git")
+
+
+def _untracked_files(tree: _Tree, folder: bytes, cap: int) -> tuple[list[bytes], bool]:
+    """An untracked folder's files that are not ignored (a nested repository as ``dir/``), at
+    most ``cap`` of them; and whether the walk stopped there with more to see."""
+    found: list[bytes] = []
+    folders = [folder]
+    while folders:
+        rel = folders.pop()
+        for name, is_dir in _listing(tree.root + b"/" + rel):
+            if len(found) >= cap:
+                return found, True
+            path = rel + b"/" + name
+            if not is_dir:
+                if not _ignored(tree, path, False):
+                    found.append(path)
+            elif not _ignored(tree, path, True):
+                if _nested_repository(tree, path):
+                    found.append(path + b"/")
+                else:
+                    folders.append(path)
+    return found, False
 
 
 def _holds_untracked(tree: _Tree, folder: bytes) -> bool:
@@ -275,12 +401,15 @@ def _staged(tree: _Tree) -> Iterator[tuple[str, bytes]]:
 
     head: Any = _head_tree(tree.repo)
     conflicted = [p for p, e in tree.entries.items() if isinstance(e, ConflictedIndexEntry)]
-    built = MemoryObjectStore()
-    index_root: Any = _index_trees(tree.entries, built)
+    index_root: Any
+    index_root, trees = _index_trees(tree.entries)
     for unmerged in conflicted:
         yield "modify", unmerged
     if index_root == head:
-        return
+        return  # nothing staged: the trees were never stored (a store copies each object it is given)
+    built = MemoryObjectStore()
+    for made in trees:
+        built.add_object(made)
     for change in tree_changes(OverlayObjectStore([built, tree.repo.object_store]), head, index_root):
         side: Any = change.new if change.new is not None and change.new.path is not None else change.old
         changed = side.path if side is not None else None
@@ -295,8 +424,8 @@ def _head_tree(repo: Any) -> bytes | None:
         return None  # an unborn branch: everything in the index is added
 
 
-def _index_trees(entries: dict[bytes, Any], store: Any) -> bytes:
-    """The index's trees (stage 0 entries) added to ``store``; the root tree's id."""
+def _index_trees(entries: dict[bytes, Any]) -> tuple[bytes, list[Any]]:
+    """The root tree's id of the index (stage 0 entries), and every tree built for it."""
     from dulwich.index import IndexEntry  # lazy: as the module docstring says
     from dulwich.objects import Tree  # lazy: as the module docstring says
 
@@ -322,10 +451,8 @@ def _index_trees(entries: dict[bytes, Any], store: Any) -> bytes:
     for folder in sorted(trees, key=lambda f: f.count(b"/") + (f != b""), reverse=True):
         if folder:
             up, _, leaf = folder.rpartition(b"/")
-            store.add_object(trees[folder])
             trees[up][leaf] = (stat.S_IFDIR, trees[folder].id)
-    store.add_object(trees[b""])
-    return trees[b""].id
+    return trees[b""].id, list(trees.values())
 
 
 # -- what callers ask -------------------------------------------------------------------
@@ -344,9 +471,12 @@ def _opened(start: Path) -> tuple[Any, _Tree] | None:
         return None
 
 
-def status(start: Path, untracked: str = "all") -> Status | None:
+def status(start: Path, untracked: str = "all", *, folder_limit: int | None = None,
+           count_cap: int = 5000) -> Status | None:
     """The work tree's status (``untracked``: ``all`` or ``normal``), or None outside a
-    repository (or a bare one) or when it cannot be read."""
+    repository (or a bare one) or when it cannot be read. ``folder_limit`` (``all`` only): an
+    untracked folder with more untracked files than this is listed once, as ``dir/``, and in
+    ``crowded`` with its count, counted up to ``count_cap`` files."""
     opened = _opened(start)
     if opened is None:
         return None
@@ -356,7 +486,8 @@ def status(start: Path, untracked: str = "all") -> Status | None:
         for kind, path in _staged(tree):
             groups.setdefault(kind, set()).add(path)
         unstaged = set(_unstaged(tree))
-        found = set(_untracked(tree, untracked == "all"))
+        crowded: list[tuple[bytes, int, bool]] = []
+        found = set(_untracked(tree, untracked == "all", folder_limit, count_cap, crowded))
     except (KeyError, OSError, ValueError):
         return None
     finally:
@@ -366,7 +497,7 @@ def status(start: Path, untracked: str = "all") -> Status | None:
         return tuple(sorted(p for p in map(_text, paths) if not p.startswith(".baton/")))
 
     return Status(texts(groups["add"]), texts(groups["delete"]), texts(groups["modify"]), texts(unstaged),
-                  texts(found))
+                  texts(found), tuple(sorted(Crowded(_text(path), files, more) for path, files, more in crowded)))
 
 
 def changed_files(start: Path) -> tuple[bool | None, tuple[str, ...]]:
@@ -376,7 +507,8 @@ def changed_files(start: Path) -> tuple[bool | None, tuple[str, ...]]:
     found = status(start, "normal")
     if found is None:
         return None, ()
-    paths = sorted(set(chain.from_iterable(found)))
+    paths = sorted(set(chain(found.staged_add, found.staged_delete, found.staged_modify, found.unstaged,
+                             found.untracked)))
     return bool(paths), tuple(paths)
 
 
@@ -388,9 +520,17 @@ def is_dirty(start: Path) -> bool | None:
         return None
     repo, tree = opened
     try:
-        staged = (p for _kind, p in _staged(tree) if not p.startswith(b".baton/"))
-        return next(chain(_unstaged(tree), _untracked(tree, False), staged), None) is not None
+        return _dirty(tree)
     except (KeyError, OSError, ValueError):
         return None
     finally:
         repo.close()
+
+
+def _dirty(tree: _Tree, untracked: bool = True) -> bool:
+    """Whether anything is unstaged, untracked (unless not ``untracked``) or staged, in that
+    order, stopping at the first change found."""
+    baton = tree.baton_dir + b"/" if tree.baton_dir else None
+    staged = (p for _kind, p in _staged(tree) if not (baton and p.startswith(baton)))
+    loose = _untracked(tree, False) if untracked else iter(())
+    return next(chain(_unstaged(tree), loose, staged), None) is not None

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from baton.git_status import is_dirty, status
+from baton.git_status import Crowded, is_dirty, status
 from baton.gitinfo import current_branch, head_commit, locate, open_repo, origin_url, remote_hint
 from baton.model import frozen
 
@@ -55,17 +55,21 @@ class StatusGroups(NamedTuple):
     modified: tuple[str, ...]  # changed, staged or not
     deleted: tuple[str, ...]  # gone from the work tree or removed in the index
     untracked: tuple[str, ...]  # not in the index; the files of an untracked directory, never the directory
+    crowded: tuple[Crowded, ...] = ()  # untracked folders with too many files to list, each with its count
 
 
-def status_groups(start: Path) -> StatusGroups:
+def status_groups(start: Path, folder_limit: int | None = None, count_cap: int = 5000) -> StatusGroups:
     """What ``git status`` tells apart, so a caller can give each path a role.
 
     A path is in one group only: deleted (missing from the work tree) wins,
     then added (a staged new file, even if edited since), then modified.
     Reads without taking the index lock or refreshing its stat cache. Outside
     a repository, or when the status cannot be read, every group is empty.
+    ``folder_limit``: an untracked folder holding more untracked files than
+    this is not listed file by file but in ``crowded``, with its count
+    (counted up to ``count_cap``), as ``git_status.status`` tells.
     """
-    found = status(start, "all")
+    found = status(start, "all", folder_limit=folder_limit, count_cap=count_cap)
     where = locate(start)
     if found is None or where is None or where.worktree is None:
         return StatusGroups((), (), (), ())
@@ -78,4 +82,5 @@ def status_groups(start: Path) -> StatusGroups:
                if not (work_tree / p).exists() and not (work_tree / p).is_symlink()}
     added = staged_add - deleted
     modified = (staged_modify | unstaged) - deleted - added
-    return StatusGroups(*(tuple(sorted(g)) for g in (added, modified, deleted, untracked)))
+    return StatusGroups(tuple(sorted(added)), tuple(sorted(modified)), tuple(sorted(deleted)), tuple(sorted(untracked)),
+                        found.crowded)

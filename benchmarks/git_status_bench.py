@@ -1,7 +1,7 @@
 """What a git work tree's status costs Baton, beside ``git status`` itself, on real repositories of 1k to 100k files.
 
     python benchmarks/git_status_bench.py [--sizes 1000,10000,30000] [--repeat 7] [--ignored 5000]
-                                          [--cache DIR] [--baseline DIR] [--out FILE]
+                                          [--cache DIR] [--baseline DIR] [--out FILE] [--clean]
 
 Each size is a real git repository built with the ``git`` binary (cached under
 ``--cache``, reused while the recipe is the same): that many committed files
@@ -13,6 +13,9 @@ and staged, one new file staged, one committed file deleted with ``git rm``,
 two untracked files at the top and an untracked folder ``scratch/`` of three;
 then one ``git status`` so the index's stat cache is fresh, as in any working
 checkout. A Baton project (``baton init``) with one capture lives in it.
+With ``--clean`` the work in progress is left out (the ignored files stay):
+a clean tree, where ``is_dirty`` finds no change to stop at and does all of
+``changed_files``' work.
 
 Timed side by side in each repetition, every one a fresh process:
 
@@ -96,8 +99,9 @@ def tracked_names(files: int) -> list[str]:
     return [f"pkg{i // 400:03d}/mod{(i // 20) % 20:02d}/file_{i:06d}.py" for i in range(files)]
 
 
-def build_repo(root: Path, files: int, ignored: int) -> None:
-    """The repository described in the module docstring, at ``root`` (created)."""
+def build_repo(root: Path, files: int, ignored: int, clean: bool = False) -> None:
+    """The repository described in the module docstring, at ``root`` (created); without its
+    work in progress when ``clean``."""
     root.mkdir(parents=True)
     git(root, "init", "-q", "-b", "main")
     git(root, "config", "user.name", "Bench")
@@ -112,6 +116,9 @@ def build_repo(root: Path, files: int, ignored: int) -> None:
         _write(root / "node_modules" / f"dep{i // 50:04d}" / "lib" / f"index_{i}.js", "module.exports = 1;\n")
     _write(root / "build" / "out.o", "binary\n")
     _write(root / "server.log", "log line\n")
+    if clean:
+        git(root, "status", "--porcelain")
+        return
     names = tracked_names(files)
     for name in names[1:4]:  # modified, not staged
         (root / name).write_text((root / name).read_text() + "# edited\n")
@@ -145,15 +152,15 @@ def run(argv: list[str], env: dict[str, str], cwd: Path, ok: tuple[int, ...] = (
     return {"ms": wall, "stdout": done.stdout}
 
 
-def cached_repo(cache: Path, files: int, ignored: int, env: dict[str, str]) -> tuple[Path, str]:
+def cached_repo(cache: Path, files: int, ignored: int, env: dict[str, str], clean: bool = False) -> tuple[Path, str]:
     """The repository for ``files`` (built on first use) and its capture's id."""
-    home = cache / f"git-{files}-i{ignored}-r{RECIPE}"
+    home = cache / f"git-{files}-i{ignored}-r{RECIPE}{'-clean' if clean else ''}"
     meta = home / "meta.json"
     if meta.exists():
         return home / "repo", json.loads(meta.read_text())["handoff"]
     shutil.rmtree(home, ignore_errors=True)
     print(f"# building a {files}-file repository in {home} ...", file=sys.stderr, flush=True)
-    build_repo(home / "repo", files, ignored)
+    build_repo(home / "repo", files, ignored, clean)
     root = home / "repo"
     baton = [sys.executable, "-P", "-m", "baton"]
     run([*baton, "init", "--json", "--project", str(root)], env, root)
@@ -199,7 +206,7 @@ def measure(root: Path, handoff: str, trees: dict[str, Path], repeat: int) -> di
     expected = git_answer(root)
     for label, tree in trees.items():
         got = call(tree, root, "changed_files")
-        if got is None or set(got["answer"][1]) != expected or got["answer"][0] is not True:
+        if got is None or set(got["answer"][1]) != expected or got["answer"][0] is not bool(expected):
             raise SystemExit(f"{label}: changed_files answered {got and got['answer']}, git status says "
                              f"{sorted(expected)}")
     for _ in range(repeat):
@@ -211,8 +218,9 @@ def measure(root: Path, handoff: str, trees: dict[str, Path], repeat: int) -> di
             for name in ("changed_files", "is_dirty"):
                 got = call(tree, root, name)
                 if got is not None:
-                    if name == "is_dirty" and got["answer"] is not True:
-                        raise SystemExit(f"{label}: is_dirty answered {got['answer']} on a dirty tree")
+                    if name == "is_dirty" and got["answer"] is not bool(expected):
+                        raise SystemExit(f"{label}: is_dirty answered {got['answer']}; git status says "
+                                         f"{sorted(expected)}")
                     samples.setdefault(f"{label}: {name} (call)", []).append(got["ms"])
             samples.setdefault(f"{label}: checkpoint create", []).append(
                 run([*baton, *capture_argv(label), "--json", "--project", str(root)], env, root)["ms"])
@@ -259,6 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", type=Path, default=None,
                         help="another revision's source tree, timed beside this one in the same run")
     parser.add_argument("--out", type=Path, default=None, help="also write the samples here as JSON")
+    parser.add_argument("--clean", action="store_true", help="a clean work tree: no work in progress")
     args = parser.parse_args(argv)
     if shutil.which("git") is None:
         raise SystemExit("git_status_bench needs the git binary (the baseline)")
@@ -273,9 +282,9 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     try:
         for files in (int(s) for s in args.sizes.split(",")):
-            root, handoff = cached_repo(cache, files, args.ignored, baton_env(TREE))
+            root, handoff = cached_repo(cache, files, args.ignored, baton_env(TREE), args.clean)
             samples = measure(root, handoff, trees, args.repeat)
-            results.append({"files": files, "ignored": args.ignored, "samples": samples})
+            results.append({"files": files, "ignored": args.ignored, "clean": args.clean, "samples": samples})
             print(table(results[-1:]), flush=True)
     finally:
         if args.cache is None:

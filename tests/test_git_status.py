@@ -196,7 +196,7 @@ def test_a_touched_file_with_the_same_content_is_not_a_change(tmp_path):
 
 def test_an_empty_repository_with_no_commit(tmp_path):
     root = repo(tmp_path)
-    assert git_status.status(root, "normal") == ((), (), (), (), ())
+    assert git_status.status(root, "normal") == git_status.Status((), (), (), (), ())
     assert git_status.is_dirty(root) is False
     write(root, "staged.txt")
     git(root, "add", "staged.txt")
@@ -241,3 +241,212 @@ def test_any_small_tree_with_edits_agrees_with_git(tmp_path_factory, committed, 
         elif action == "chmod" and path.is_file():
             os.chmod(path, 0o755)
     assert_agrees(root)
+
+
+# -- submodules: git's default ``--ignore-submodules=none`` -------------------------------
+
+def with_submodule(tmp_path: Path) -> Path:
+    """A repository whose ``sub`` is a submodule (a repository of one commit, ``lib.txt``)."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    git(lib, "init", "-q", "-b", "main")
+    write(lib, "lib.txt", "lib\n")
+    git(lib, "add", "-A")
+    git(lib, "commit", "-q", "-m", "lib")
+    root = repo(tmp_path, {"a.txt": "a\n"})
+    git(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "sub")
+    git(root, "commit", "-q", "-m", "sub")
+    return root
+
+
+def test_a_clean_submodule_is_clean(tmp_path):
+    root = with_submodule(tmp_path)
+    assert_agrees(root)
+    assert git_status.is_dirty(root) is False
+
+
+def test_a_submodule_at_another_commit_is_modified(tmp_path):
+    root = with_submodule(tmp_path)
+    git(root / "sub", "commit", "-q", "--allow-empty", "-m", "moved")
+    assert_agrees(root)
+    assert baton_says(root, "normal") == {"sub"}
+
+
+def test_a_submodule_with_an_edited_file_is_modified(tmp_path):
+    root = with_submodule(tmp_path)
+    write(root / "sub", "lib.txt", "edited\n")
+    assert_agrees(root)
+    assert baton_says(root, "normal") == {"sub"}
+
+
+def test_a_submodule_with_an_untracked_file_is_modified_and_its_files_are_not_untracked(tmp_path):
+    root = with_submodule(tmp_path)
+    write(root / "sub", "deep/new.txt")
+    assert_agrees(root)
+    assert baton_says(root, "all") == {"sub"}
+
+
+def test_a_submodule_with_a_staged_file_is_modified(tmp_path):
+    root = with_submodule(tmp_path)
+    write(root / "sub", "added.txt")
+    git(root / "sub", "add", "added.txt")
+    assert_agrees(root)
+    assert baton_says(root, "normal") == {"sub"}
+
+
+def test_a_submodule_not_initialised_is_clean(tmp_path):
+    root = with_submodule(tmp_path)
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(root), str(clone))  # no --recurse-submodules: ``sub`` is an empty folder
+    assert (clone / "sub").is_dir() and not any((clone / "sub").iterdir())
+    assert_agrees(clone)
+    assert git_status.is_dirty(clone) is False
+
+
+def test_a_submodule_whose_folder_is_gone_is_deleted(tmp_path):
+    root = with_submodule(tmp_path)
+    shutil.rmtree(root / "sub")
+    assert_agrees(root)
+    assert status_groups(root).deleted == ("sub",)
+
+
+def test_an_edit_in_a_nested_submodule_makes_its_parent_submodule_modified(tmp_path):
+    root = with_submodule(tmp_path)
+    (tmp_path / "elsewhere").mkdir()
+    inner = with_submodule(tmp_path / "elsewhere")  # a repository with a submodule of its own
+    sub = root / "sub"
+    git(sub, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(inner), "inner")
+    git(sub, "commit", "-q", "-m", "inner")
+    git(root, "commit", "-q", "-am", "sub moved")
+    git(sub / "inner", "-c", "protocol.file.allow=always", "submodule", "update", "-q", "--init")
+    assert git_status.is_dirty(root) is False
+    write(sub / "inner" / "sub", "lib.txt", "edited deep down\n")
+    assert_agrees(root)
+    assert baton_says(root, "normal") == {"sub"}
+
+
+@pytest.mark.parametrize(("where", "value", "dirty"), [
+    ("config", "all", False), ("config", "dirty", False), ("config", "untracked", False),
+    ("gitmodules", "dirty", False), ("diff", "untracked", False), ("diff", "none", True),
+])
+def test_an_ignore_setting_for_a_submodule_with_untracked_content_is_read_as_git_reads_it(
+        tmp_path, where, value, dirty):
+    root = with_submodule(tmp_path)
+    write(root / "sub", "new.txt")
+    if where == "config":
+        git(root, "config", "submodule.sub.ignore", value)
+    elif where == "gitmodules":
+        git(root, "config", "-f", ".gitmodules", "submodule.sub.ignore", value)
+        git(root, "commit", "-q", "-am", "ignore")
+    else:
+        git(root, "config", "diff.ignoreSubmodules", value)
+    assert_agrees(root)
+    assert git_status.is_dirty(root) is dirty
+
+
+def test_the_repository_config_s_ignore_wins_over_gitmodules(tmp_path):
+    root = with_submodule(tmp_path)
+    write(root / "sub", "lib.txt", "edited\n")
+    git(root, "config", "-f", ".gitmodules", "submodule.sub.ignore", "all")
+    git(root, "commit", "-q", "-am", "ignore all")
+    git(root, "config", "submodule.sub.ignore", "none")
+    assert_agrees(root)
+    assert baton_says(root, "normal") == {"sub"}
+
+
+def test_a_modified_submodule_is_a_modified_path_for_prepare(tmp_path):
+    root = with_submodule(tmp_path)
+    write(root / "sub", "lib.txt", "edited\n")
+    write(root / "sub", "loose.txt")
+    groups = status_groups(root)
+    assert (groups.modified, groups.untracked) == (("sub",), ())
+
+
+# -- core.ignorecase (set by git on macOS and Windows; set here on a case-sensitive disk) ------
+
+def ignoring_case(tmp_path: Path) -> Path:
+    root = repo(tmp_path, {"README.md": "r\n", "Src/a.py": "a\n", "Src/b.py": "b\n", ".gitignore": "*.LOG\n"})
+    git(root, "config", "core.ignorecase", "true")
+    return root
+
+
+def test_under_ignorecase_a_file_renamed_in_case_only_is_deleted_and_not_untracked(tmp_path):
+    root = ignoring_case(tmp_path)
+    os.rename(root / "README.md", root / "readme.md")
+    assert_agrees(root)
+    assert baton_says(root, "all") == {"README.md"}
+
+
+def test_under_ignorecase_a_second_file_differing_only_in_case_is_not_untracked(tmp_path):
+    root = ignoring_case(tmp_path)
+    write(root, "readme.MD", "another\n")
+    assert_agrees(root)
+    assert git_status.is_dirty(root) is False
+
+
+def test_under_ignorecase_a_folder_renamed_in_case_is_walked_as_a_tracked_folder(tmp_path):
+    root = ignoring_case(tmp_path)
+    os.rename(root / "Src", root / "src")
+    write(root, "src/new.py")
+    assert_agrees(root)
+    assert baton_says(root, "normal") == {"Src/a.py", "Src/b.py", "src/new.py"}
+
+
+def test_under_ignorecase_an_ignore_rule_matches_any_case(tmp_path):
+    root = ignoring_case(tmp_path)
+    write(root, "server.log")
+    assert_agrees(root)
+    assert git_status.is_dirty(root) is False
+
+
+def test_without_ignorecase_a_name_differing_in_case_is_untracked(tmp_path):
+    root = ignoring_case(tmp_path)
+    git(root, "config", "core.ignorecase", "false")
+    write(root, "readme.MD", "another\n")
+    assert_agrees(root)
+    assert baton_says(root, "all") == {"readme.MD"}
+
+
+# -- a crowded untracked folder: listed once, with its count (``handoff prepare``'s bound) --------
+
+def git_counts_untracked_under(root: Path, folder: str) -> int:
+    return sum(1 for p in git_says(root, "all") if p.startswith(folder))
+
+
+def test_an_untracked_folder_over_the_limit_is_listed_once_with_its_count(tmp_path):
+    root = repo(tmp_path, {".gitignore": "*.o\n", "a.txt": "a\n"})
+    for i in range(5):
+        write(root, f"build/deep/f{i}.txt")
+    write(root, "build/skipped.o")
+    write(root, "loose.txt")
+    found = git_status.status(root, "all", folder_limit=3)
+    assert found is not None
+    assert set(found.untracked) == {"build/", "loose.txt"} == git_says(root, "normal")
+    assert found.crowded == (git_status.Crowded("build/", git_counts_untracked_under(root, "build/"), False),)
+
+
+def test_an_untracked_folder_within_the_limit_is_listed_file_by_file(tmp_path):
+    root = repo(tmp_path, {".gitignore": "*.o\n", "a.txt": "a\n"})
+    for i in range(3):
+        write(root, f"build/deep/f{i}.txt")
+    write(root, "build/skipped.o")
+    found = git_status.status(root, "all", folder_limit=3)
+    assert found is not None
+    assert set(found.untracked) == git_says(root, "all") and found.crowded == ()
+
+
+def test_the_count_of_a_crowded_folder_stops_at_its_cap(tmp_path):
+    root = repo(tmp_path, {"a.txt": "a\n"})
+    for i in range(10):
+        write(root, f"build/f{i}.txt")
+    found = git_status.status(root, "all", folder_limit=2, count_cap=4)
+    assert found is not None and found.crowded == (git_status.Crowded("build/", 4, True),)
+
+
+def test_a_tracked_folder_s_untracked_files_are_never_folded(tmp_path):
+    root = repo(tmp_path, {"src/a.py": "a\n"})
+    for i in range(5):
+        write(root, f"src/new{i}.py")
+    found = git_status.status(root, "all", folder_limit=2)
+    assert found is not None
+    assert set(found.untracked) == git_says(root, "all") and found.crowded == ()

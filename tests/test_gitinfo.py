@@ -8,7 +8,7 @@ import pytest
 from dulwich import porcelain
 
 from baton import git_status, gitinfo
-from baton.repo_state import repo_state, status_groups
+from baton.repo_state import StatusGroups, repo_state, status_groups
 
 
 def _commit(repo_dir: Path, name: str, text: str) -> str:
@@ -105,7 +105,7 @@ def test_status_groups_tell_added_modified_deleted_and_untracked_apart(tmp_path)
 
 
 def test_status_groups_outside_a_repository_are_empty(tmp_path):
-    assert status_groups(tmp_path) == ((), (), (), ())
+    assert status_groups(tmp_path) == StatusGroups((), (), (), ())
 
 
 # -- locating without dulwich, and git's identity kept between processes ------------------

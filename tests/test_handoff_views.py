@@ -371,3 +371,47 @@ def test_the_template_prepare_prints_can_be_completed_and_captured_as_printed(pr
     draft.write_text("# a note\n# another\n{\"work\": ,}\n")
     refused = baton(project, "checkpoint", "create", "--no-input", "--input", str(draft))
     assert refused.returncode == 2 and "line 3" in refused.stderr
+
+
+def test_prepare_lists_an_untracked_folder_of_many_files_once_with_its_count(project):
+    from baton.domain.limits import PREPARE_FOLDER_FILES
+
+    git_init(project, {"README.md": "hello\n"})
+    (project / "build").mkdir()
+    for i in range(PREPARE_FOLDER_FILES + 1):
+        (project / "build" / f"out{i}.o").write_text("")
+    (project / "src").mkdir()
+    (project / "src" / "new.py").write_text("y = 1\n")
+    result = prepare_handoff(project)
+    out = result.to_json()
+    assert out["changed_files"] == ["src/new.py"] and _roles(result) == {"src/new.py": "created"}
+    assert out["untracked_folders"] == [{"path": "build/", "files": PREPARE_FOLDER_FILES + 1, "at_least": False}]
+    assert f"build/ ({PREPARE_FOLDER_FILES + 1} files)" in result.render()
+
+
+def test_prepare_lists_at_most_its_limit_of_changed_files_tracked_changes_first_and_says_how_many_more(project):
+    from baton.domain.limits import PREPARE_CHANGED_FILES
+
+    git_init(project, {"zz/tracked.py": "x = 1\n"})
+    (project / "zz" / "tracked.py").write_text("x = 2\n")
+    for i in range(PREPARE_CHANGED_FILES + 5):
+        (project / f"new{i:04}.py").write_text("")
+    result = prepare_handoff(project)
+    out = result.to_json()
+    assert len(out["changed_files"]) == PREPARE_CHANGED_FILES and out["changed_files_more"] == 6
+    assert "zz/tracked.py" in out["changed_files"]
+    assert len(out["template"]["artifacts"]) == PREPARE_CHANGED_FILES
+    assert "and 6 more" in result.render()
+
+
+def test_prepare_says_a_folder_count_stopped_at_its_cap_is_a_lower_bound(project, monkeypatch):
+    from baton.commands import prepare as prepare_module
+
+    monkeypatch.setattr(prepare_module, "PREPARE_COUNT_CAP", 250)
+    git_init(project, {"README.md": "hello\n"})
+    (project / "build").mkdir()
+    for i in range(300):
+        (project / "build" / f"out{i}.o").write_text("")
+    result = prepare_handoff(project)
+    assert result.to_json()["untracked_folders"] == [{"path": "build/", "files": 250, "at_least": True}]
+    assert "build/ (250 or more files)" in result.render()

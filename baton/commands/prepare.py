@@ -4,7 +4,10 @@ Prepare gathers what Baton can *know* and hands back a template for what only
 the person or agent can say. Prefilled: the repository head, branch, dirty
 state and changed files (through dulwich: each a candidate artifact whose
 role says what git saw — ``created`` for a new or untracked file, with every
-file of an untracked directory listed, ``deleted``, ``modified``; a harness's
+file of an untracked directory listed, ``deleted``, ``modified``; an untracked
+directory of more than ``PREPARE_FOLDER_FILES`` files is one entry of
+``untracked_folders`` with its count instead, and the list stops at
+``PREPARE_CHANGED_FILES``, tracked changes first, saying how many more; a harness's
 configuration — ``.claude/``, ``.codex/``, ``.gemini/``, ``.cursor/``, ``.agents/``,
 ``.mcp.json``, which ``install-hooks`` and the harnesses write — is counted
 among the changed files but never a candidate artifact; nor is a file a path
@@ -38,6 +41,7 @@ from baton.commands.identity import context_of
 from baton.commands.ids import load_handoff, place_of
 from baton.commands.objectives import get_session_objective
 from baton.domain.handoff import handoff_to_json
+from baton.domain.limits import PREPARE_CHANGED_FILES, PREPARE_COUNT_CAP, PREPARE_FOLDER_FILES
 from baton.domain.paths import is_harness_configuration
 from baton.domain.wording import counted
 from baton.errors import InputError, StorageError, UnsafePath
@@ -69,6 +73,10 @@ class PrepareResult:
     (``symlink-escape``), with a ``note`` when the policy's untrusted ``allowed_roots``
     would allow the path."""
     exit_code: int = 0
+    untracked_folders: tuple[dict[str, Any], ...] = ()
+    """Untracked folders too full to list file by file: ``{path, files, at_least}``."""
+    changed_files_more: int = 0
+    """Changed files past ``PREPARE_CHANGED_FILES``, neither listed nor proposed."""
 
     @property
     def next_command(self) -> str:
@@ -81,6 +89,8 @@ class PrepareResult:
             "template": self.template,
             "repository": self.repository,
             "changed_files": list(self.changed_files),
+            "changed_files_more": self.changed_files_more,
+            "untracked_folders": list(self.untracked_folders),
             "left_out": list(self.left_out),
             "session_objective": self.objective,
             "from": self.source,
@@ -95,7 +105,15 @@ class PrepareResult:
         repo = self.repository or {}
         if repo:
             lines.append(f"# repository: head {repo.get('head') or '(none)'}, branch {repo.get('branch') or '(none)'}, "
-                         f"{'dirty' if repo.get('dirty') else 'clean'}, {counted(len(self.changed_files), 'changed file')}")
+                         f"{'dirty' if repo.get('dirty') else 'clean'}, "
+                         f"{counted(len(self.changed_files) + self.changed_files_more, 'changed file')}")
+            if self.changed_files_more:
+                lines.append(f"# changed files: the first {len(self.changed_files)} listed (tracked changes first), "
+                             f"and {self.changed_files_more} more")
+            if self.untracked_folders:
+                lines.append("# untracked folders, not listed file by file: " + ", ".join(
+                    f"{item['path']} ({item['files']}{' or more' if item['at_least'] else ''} files)"
+                    for item in self.untracked_folders))
         else:
             lines.append("# repository: not a git repository")
         if self.left_out:
@@ -132,8 +150,9 @@ def prepare_handoff(
         raise InputError(f"`trigger` must be one of {', '.join(TRIGGERS)}, not {trigger!r}")
     runner = project.reading(deferral=deferral)
     repo = repository_snapshot(project.paths.worktree)
-    roles = changed_roles(status_groups(project.paths.worktree)) if repo else {}
-    changed = tuple(sorted(roles))
+    groups = status_groups(project.paths.worktree, PREPARE_FOLDER_FILES, PREPARE_COUNT_CAP) if repo else None
+    roles = changed_roles(groups) if groups is not None else {}
+    changed, more = _bounded(roles, frozenset(groups.untracked) if groups is not None else frozenset())
     candidates, left_out = _artifact_candidates(project, changed)
     found = get_session_objective(runner, context_of(project))
     objective = found.to_json() if found is not None else None
@@ -160,7 +179,18 @@ def prepare_handoff(
         to_complete=tuple({"field": f, "hint": h} for f, h in TO_COMPLETE if field_missing(template, f)),
         revise_source=source_id is not None and "lineage" not in template,
         left_out=left_out,
+        untracked_folders=tuple({"path": c.path, "files": c.files, "at_least": c.at_least}
+                                for c in (groups.crowded if groups is not None else ())),
+        changed_files_more=more,
     )
+
+
+def _bounded(roles: dict[str, str], untracked: frozenset[str]) -> tuple[tuple[str, ...], int]:
+    """The changed paths to list, sorted, at most ``PREPARE_CHANGED_FILES`` of them: tracked
+    changes first (modified, deleted, staged), then untracked files; and how many were left off."""
+    untracked_last = sorted(roles, key=lambda path: (path in untracked, path))
+    kept = untracked_last[:PREPARE_CHANGED_FILES]
+    return tuple(sorted(kept)), len(roles) - len(kept)
 
 
 def _artifact_candidates(project: "Project", changed: tuple[str, ...]) -> tuple[list[str], tuple[dict[str, str], ...]]:

@@ -26,6 +26,16 @@ AGENT_RECORD_BYTES = 32 * 1024
 """The largest record (as JSON) an answer meant for an agent's context echoes
 whole (MCP ``handoff_capture``, ``handoff_fork``, ``handoff_merge``): about 8k
 tokens. A larger one is left out (``record_omitted``), its id and lineage kept."""
+PREPARE_FOLDER_FILES = 200
+"""``handoff prepare`` lists an untracked folder's files one by one up to this many; a folder
+with more (a forgotten build folder) is one entry, ``dir/`` with its count, not an artifact."""
+PREPARE_COUNT_CAP = 5000
+"""Such a folder's files are counted up to this many (then "5000 or more"): the ignore rules
+are asked about each, and a 50,000-file folder would cost seconds to count."""
+PREPARE_CHANGED_FILES = 500
+"""``handoff prepare`` lists at most this many changed files (and proposes at most these as
+artifacts), saying how many more there are: a template of 500 artifacts is ~40 KB, far within
+:data:`MAX_INPUT_BYTES`, which a list of every file of a large change would pass."""
 MIN_MAX_TOKENS = 500
 """Below this even the never-dropped core (banner, objective, state, Do not retry, next action) may not fit."""
 MAX_MAX_TOKENS = 1_000_000
