@@ -695,7 +695,13 @@ class BatonTools:
         HARNESS session …", names your session id): its baton is claimed, so this would show only
         what is left."""
         return self.run(lambda baton: baton.bootstrap(session_id=session_id, max_bytes=max_bytes, owner=owner,
-                                                      branch=branch, peek=peek))
+                                                      branch=branch, peek=peek, wording=MCP_START_WORDING))
+
+
+MCP_START_WORDING = {"see_baton": "Baton's `handoff_resume` tool, with `id` {id}, reads it",
+                     "begin_as": "Baton's `baton_session` tool (action `session_start`, `owner` {owner}) claims it"}
+"""What ``bootstrap``'s notices of a lost claim and of a baton left for another owner tell the
+agent to call, in this server's tools and arguments (the command line says its options)."""
 
 
 # -- prompts and resources ------------------------------------------------------------
