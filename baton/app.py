@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 import attrs
 
@@ -461,10 +461,12 @@ class Baton:
         return ended
 
     def bootstrap(self, *, session_id: str | None = None, max_bytes: int = 8192, owner: str | None = None,
-                  branch: str | None = None, peek: bool = False, budget: str = "max_bytes") -> BootstrapResult:
+                  branch: str | None = None, peek: bool = False, budget: str = "max_bytes",
+                  wording: Mapping[str, str] | None = None) -> BootstrapResult:
         """The session-start brief; claims the eligible baton for the session. ``budget``: how
         the caller spells ``max_bytes`` (the command line: ``--max-bytes``), for the notice of a
-        handoff too big for the brief."""
+        handoff too big for the brief; ``wording``: how it spells what the notices of a lost
+        claim and of a baton left for another owner tell the reader to run (``bootstrap.begin``)."""
         from baton.commands import bootstrap
 
         self._identifiers(session=session_id, owner=owner, branch=branch)
@@ -474,7 +476,8 @@ class Baton:
 
             named = session_records.NamedStart
         return self._brief(bootstrap.begin(self.project, session_id=session_id, max_bytes=max_bytes, owner=owner,
-                                           branch=branch, peek=peek, budget=budget, named=named))
+                                           branch=branch, peek=peek, budget=budget, named=named,
+                                           wording=wording))
 
     @staticmethod
     def _brief(start: BootstrapStart) -> BootstrapResult:

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Callable, Literal
 
 import anyio
 import anyio.to_thread
+import attrs
 import orjson
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
@@ -56,6 +57,7 @@ from baton.app import Baton, Limits
 from baton.domain.batons import DEFAULT_MAX_BYTES
 from baton.domain.limits import MAX_INPUT_BYTES
 from baton.domain.redaction import RedactionPolicy, screen_encoded, screen_output, screen_text, visible_json
+from baton.domain.redaction.as_given import field_of, item_of, named_as_given
 from baton.errors import BatonError, InputError, NotFound, TransitionError
 from baton.mcp_schemas import OUTPUT_SCHEMAS, SESSION_ACTION_ARGUMENTS, check_arguments, input_schemas
 from baton.mcp_stdio import Unanswered, serve_until_answered
@@ -602,10 +604,15 @@ class BatonTools:
         (input_error, exit 2), a secret matching a block rule (policy_block, exit 5) or a path outside the
         project (unsafe_path, exit 5). Secrets are otherwise redacted. The record is echoed as handoff unless it is over 32 KiB
         as JSON (then null, and record_omitted true). Next: handoff_validate with the id returned."""
-        return self.run(lambda baton: baton.amend(id, replacement=replacement, changes=changes, session=session_id,
-                                                  close_items=tuple(close_items or ()),
-                                                  drop_items=tuple(drop_items or ()),
-                                                  replace_lists=replace_lists).for_agent())
+        def act(baton: Baton):
+            amended = baton.amend(id, replacement=replacement, changes=changes, session=session_id,
+                                  close_items=tuple(close_items or ()), drop_items=tuple(drop_items or ()),
+                                  replace_lists=replace_lists).for_agent()
+            named = named_as_given(amended.redactions, amend_argument(changes, replacement, replace_lists),
+                                   "argument")
+            return attrs.evolve(amended, redactions=named)
+
+        return self.run(act)
 
     def handoff_fork(
         self,
@@ -675,8 +682,12 @@ class BatonTools:
                 return baton.begin_session(session_id=session_id, harness=harness, objective=objective,
                                            owner=owner, branch=branch)
             if action == "session_end":
-                return baton.end_session(session_id, handoff, harness=harness, owner=owner, branch=branch,
-                                         shared=shared)
+                ended = baton.end_session(session_id, handoff, harness=harness, owner=owner, branch=branch,
+                                          shared=shared)
+                if ended.created is None or not ended.created.redactions:
+                    return ended
+                named = named_as_given(ended.created.redactions, handoff_argument(handoff), "argument")
+                return attrs.evolve(ended, created=attrs.evolve(ended.created, redactions=named))
             return baton.cancel_baton(owner=owner, branch=branch, session=session_id)
 
         return self.run(act)
@@ -697,7 +708,53 @@ class BatonTools:
         HARNESS session …", names your session id): its baton is claimed, so this would show only
         what is left."""
         return self.run(lambda baton: baton.bootstrap(session_id=session_id, max_bytes=max_bytes, owner=owner,
-                                                      branch=branch, peek=peek))
+                                                      branch=branch, peek=peek, wording=MCP_START_WORDING))
+
+
+SESSION_END_MEMBERS = {"open_items": "nextSteps", "work.objective": "nextSteps",
+                       "failed_attempts": "failedApproaches", "open_questions": "openQuestions"}
+"""Each record field ``session_end``'s baton fills, as the member of its ``handoff`` argument that
+carried it: the next steps become open items (the first one the objective, unless the session had
+one), the failed approaches failed attempts, the questions open questions. The command line's
+twin is ``record_fields.SESSION_END_DESTS``."""
+
+
+def handoff_argument(handoff: Any) -> Callable[[str], str | None]:
+    """The argument path a ``session_end`` caller gave a redacted record field in
+    (``open_items[1].description`` → ``handoff.nextSteps[2]`` when the caller's second entry was
+    blank, and dropped), for ``named_as_given``; None for a field no ``handoff`` member filled."""
+    def argument_of(field: str) -> str | None:
+        member = SESSION_END_MEMBERS.get(field_of(field))
+        entries = handoff.get(member) if member is not None and isinstance(handoff, dict) else None
+        if not isinstance(entries, list):
+            return None
+        kept = [i for i, entry in enumerate(entries) if isinstance(entry, str) and entry.strip()]
+        at = 0 if field_of(field) == "work.objective" else item_of(field)
+        return f"handoff.{member}[{kept[at]}]" if at is not None and at < len(kept) else f"handoff.{member}"
+
+    return argument_of
+
+
+def amend_argument(changes: Any, replacement: Any, replace_lists: Any) -> Callable[[str], str | None]:
+    """The argument a ``handoff_amend`` caller gave a redacted record field in: the record path
+    under ``replacement``, ``replace_lists`` or ``changes`` (``work.title`` →
+    ``changes.work.title``; a list item as its list, ``changes.open_items``: an item ``changes``
+    adds is appended, so its index in the record is not the caller's). None for a field none of
+    them filled."""
+    def argument_of(field: str) -> str | None:
+        section = field_of(field)
+        top = section.split(".", 1)[0]
+        return next((f"{name}.{section}" for name, given in (("replacement", replacement),
+                                                             ("replace_lists", replace_lists), ("changes", changes))
+                     if isinstance(given, dict) and top in given), None)
+
+    return argument_of
+
+
+MCP_START_WORDING = {"see_baton": "Baton's `handoff_resume` tool, with `id` {id}, reads it",
+                     "begin_as": "Baton's `baton_session` tool (action `session_start`, `owner` {owner}) claims it"}
+"""What ``bootstrap``'s notices of a lost claim and of a baton left for another owner tell the
+agent to call, in this server's tools and arguments (the command line says its options)."""
 
 
 # -- prompts and resources ------------------------------------------------------------

@@ -389,3 +389,23 @@ def test_a_baton_handed_on_again_under_its_own_id_is_not_superseded_unseen():
 
     assert superseded_unseen(None, rec("h1"), "h1") is False
     assert superseded_unseen(None, rec("h1"), "h2") is True
+
+
+def _lost_one() -> list[dict]:
+    return [{"handoffId": "h-1", "sessionId": "s-1", "claimedAt": "2026-01-01T00:00:00Z", "writer": "me", "hlc": 1,
+             "eventId": "e1", "winner": {"claimedBySession": "s-first", "claimedAt": "2026-01-01T00:00:00Z"}}]
+
+
+def test_a_lost_claim_notice_says_where_to_see_the_baton_in_the_wording_the_surface_passes():
+    from baton.domain.batons import lost_claim_notices
+
+    [(_, notice)] = lost_claim_notices(_lost_one(), writer="me", told=[], see_baton="`see {id}` shows it")
+    assert notice.endswith("two sessions worked from this baton. `see h-1` shows it.")
+
+
+def test_a_lost_claim_notice_names_no_option_by_default():
+    from baton.domain.batons import lost_claim_notices
+
+    [(_, notice)] = lost_claim_notices(_lost_one(), writer="me", told=[])
+    assert notice.endswith("`baton handoff show h-1` reads it.")
+    assert "asked for" not in notice

@@ -95,3 +95,30 @@ def test_session_handoff_with_none_here_counts_the_pending_batons_for_other_owne
                     "owner or branch: `baton session handoff --all`.\n")
     assert shown["handoff"] is None and shown["claimedElsewhere"] is None
     assert set(shown) == {"owner", "branch", "handoff", "handoffMarkdown", "claimedElsewhere"}  # no count
+
+
+def test_the_command_line_names_its_options_in_the_notice_of_a_baton_left_for_another_owner(project, capsys):
+    baton_id = _leave(capsys, project, *OLD)
+    [notice] = _owner_notices(run_json(capsys, project, "bootstrap", "--peek", *NEW), baton_id)
+    assert "`baton session begin --owner ann@home.example` claims it" in notice
+    assert notice.endswith("`baton session handoff --all` lists it.")
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_mcp_bootstrap_names_its_tools_in_the_notice_of_a_baton_left_for_another_owner(project, capsys):
+    from mcp import Client
+
+    from baton.mcp_server import build_server
+
+    baton_id = _leave(capsys, project, *OLD)
+    async with Client(build_server(project)) as client:
+        brief = await client.call_tool("bootstrap", {"peek": True, "owner": "ann@corp.example", "branch": "main"})
+    [notice] = _owner_notices(brief.structured_content, baton_id)
+    assert "Baton's `baton_session` tool (action `session_start`, `owner` ann@home.example) claims it" in notice
+    assert notice.endswith(f"Baton's `handoff_resume` tool, with `id` {baton_id}, reads it.")
+    assert "--" not in notice

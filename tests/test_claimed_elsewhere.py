@@ -316,3 +316,119 @@ def test_session_handoff_with_a_baton_waiting_or_none_ever_left_tells_no_claim(p
     _left(capsys, project)
     waiting = run_json(capsys, project, "session", "handoff", *WHO)
     assert waiting["handoff"] is not None and waiting["claimedElsewhere"] is None
+
+
+# -- a session about to leave a baton (``session end``, ``session handoff --from``) ----------------
+
+def _sibling_took_it(capsys, project) -> str:
+    """A baton left; fork-1 claims it; fork-2 starts beside it and receives none."""
+    baton_id = _left(capsys, project)
+    run_json(capsys, project, "session", "begin", "--session-id", "fork-1", *WHO)
+    run_json(capsys, project, "session", "begin", "--session-id", "fork-2", *WHO)
+    return baton_id
+
+
+def _a_handoff(capsys, project) -> str:
+    """A handoff with an open item (any live one can be handed on)."""
+    return run_json(capsys, project, "checkpoint", "create", "--title", "Parser", "--objective", "Parse",
+                    "--open-item", "Wire the parser", "--session", "fork-2")["id"]
+
+
+def test_session_end_leaving_a_baton_says_which_session_took_the_previous_one(project, capsys):
+    baton_id = _sibling_took_it(capsys, project)
+    code, out, err = run(capsys, project, "session", "end", "fork-2", "--handoff-steps", "Ship it", *WHO)
+    assert code == 0, err
+    assert f"(baton {baton_id}) was already claimed by session fork-1 at " in out
+    assert f"read it with `baton handoff show {baton_id}`." in out
+
+
+def test_session_end_json_carries_the_claim_a_sibling_made(project, capsys):
+    baton_id = _sibling_took_it(capsys, project)
+    ended = run_json(capsys, project, "session", "end", "fork-2", "--handoff-steps", "Ship it", *WHO)
+    assert ended["handoffId"] != baton_id
+    assert (ended["claimedElsewhere"]["handoffId"], ended["claimedElsewhere"]["claimedBySession"]) == \
+        (baton_id, "fork-1")
+
+
+def test_session_end_leaving_no_baton_is_told_of_the_siblings_claim_too(project, capsys):
+    baton_id = _sibling_took_it(capsys, project)
+    ended = run_json(capsys, project, "session", "end", "fork-2", *WHO)
+    assert ended["handoff"] is None and ended["claimedElsewhere"]["handoffId"] == baton_id
+
+
+def test_the_claiming_session_ending_is_not_told_of_its_own_claim(project, capsys):
+    _sibling_took_it(capsys, project)
+    code, out, err = run(capsys, project, "session", "end", "fork-1", "--handoff-steps", "Ship it", *WHO)
+    assert code == 0, err
+    assert "already claimed" not in out
+    assert run_json(capsys, project, "session", "end", "fork-1", *WHO)["claimedElsewhere"] is None
+
+
+def test_an_ordinary_relay_ending_is_quiet_once_the_claimer_ended(project, capsys):
+    """A leaves a baton, B claims it and ends, C ends leaving one: C is no sibling of B."""
+    _left(capsys, project)
+    run_json(capsys, project, "session", "begin", "--session-id", "s-b", *WHO)
+    run_json(capsys, project, "session", "end", "s-b", *WHO)
+    run_json(capsys, project, "session", "begin", "--session-id", "s-c", *WHO)
+    code, out, err = run(capsys, project, "session", "end", "s-c", "--handoff-steps", "Ship it", *WHO)
+    assert code == 0, err
+    assert "already claimed" not in out
+
+
+def test_session_end_with_a_baton_pending_here_tells_no_claim(project, capsys):
+    _sibling_took_it(capsys, project)
+    run_json(capsys, project, "session", "end", "s-other", "--handoff-steps", "Newer", *WHO)  # pending now
+    assert run_json(capsys, project, "session", "end", "fork-2", "--handoff-steps", "Ship it",
+                    *WHO)["claimedElsewhere"] is None
+
+
+def test_session_handoff_from_says_which_session_took_the_previous_baton(project, capsys):
+    baton_id = _sibling_took_it(capsys, project)
+    handoff_id = _a_handoff(capsys, project)
+    code, out, err = run(capsys, project, "session", "handoff", "--from", handoff_id, *WHO)
+    assert code == 0, err
+    assert out.startswith(f"Left a baton for alice@example.com on main: {handoff_id}")
+    assert f"(baton {baton_id}) was already claimed by session fork-1 at " in out
+
+
+def test_session_handoff_from_json_carries_the_claim_a_sibling_made(project, capsys):
+    baton_id = _sibling_took_it(capsys, project)
+    handed = run_json(capsys, project, "session", "handoff", "--from", _a_handoff(capsys, project), *WHO)
+    assert handed["claimedElsewhere"]["handoffId"] == baton_id
+    assert handed["claimedElsewhere"]["claimedBySession"] == "fork-1"
+
+
+def test_session_handoff_from_after_the_claimer_ended_is_quiet(project, capsys):
+    _sibling_took_it(capsys, project)
+    run_json(capsys, project, "session", "end", "fork-1", *WHO)
+    handed = run_json(capsys, project, "session", "handoff", "--from", _a_handoff(capsys, project), *WHO)
+    assert handed["claimedElsewhere"] is None
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_mcp_session_end_says_which_session_took_the_previous_baton(project, capsys):
+    from mcp import Client
+
+    from baton.mcp_server import build_server
+
+    baton_id = _sibling_took_it(capsys, project)
+    async with Client(build_server(project)) as client:
+        ended = await client.call_tool("baton_session", {
+            "action": "session_end", "session_id": "fork-2", "handoff": {"nextSteps": ["Ship it"]},
+            "owner": "alice@example.com", "branch": "main"})
+    fact = ended.structured_content["claimedElsewhere"]
+    assert (fact["handoffId"], fact["claimedBySession"]) == (baton_id, "fork-1")
+
+
+def test_session_end_handing_on_the_sessions_handoff_is_told_of_the_siblings_claim(project, capsys):
+    """No payload, no --owner or --branch: the end hands on the session's handoff, as the end hook does."""
+    baton_id = run_json(capsys, project, "session", "end", "s-left", "--handoff-steps", "Wire the parser")["handoffId"]
+    run_json(capsys, project, "session", "begin", "--session-id", "fork-1")
+    run_json(capsys, project, "session", "begin", "--session-id", "fork-2")
+    ended = run_json(capsys, project, "session", "end", "fork-2")
+    assert ended["claimedElsewhere"]["handoffId"] == baton_id

@@ -183,3 +183,52 @@ async def test_an_unnamed_handoff_another_person_captured_is_not_handed_on_by_se
     ended = run_baton("session", "end", "S3", "--json", cwd=repo)
     assert ended.returncode == 0, ended.stderr
     assert _sessions(repo)["S3"]["leftBaton"] is None
+
+
+async def test_a_handoff_naming_the_session_another_person_captured_is_not_handed_on_by_the_end_hook(repo):
+    """A teammate's handoff synced in that names this session's id is theirs, not this session's baton."""
+    _git_email(repo, "alice@example.com")
+    _hook(repo, "claude-code", "start", "sess-a")
+    _git_email(repo, "mallory@example.com")
+    async with Client(build_server(repo)) as client:
+        await _ready_over_mcp(client, "sess-a")
+    _git_email(repo, "alice@example.com")
+    _hook(repo, "claude-code", "end", "sess-a")
+    assert _sessions(repo)["sess-a"]["leftBaton"] is None
+
+
+async def test_a_handoff_naming_the_session_another_person_captured_is_told_not_handed_on(repo):
+    _git_email(repo, "alice@example.com")
+    begun = run_baton("session", "begin", "S3", cwd=repo)
+    assert begun.returncode == 0, begun.stderr
+    _git_email(repo, "mallory@example.com")
+    async with Client(build_server(repo)) as client:
+        handoff_id = await _ready_over_mcp(client, "S3")
+    _git_email(repo, "alice@example.com")
+    ended = json.loads(run_baton("session", "end", "S3", "--json", cwd=repo).stdout)
+    assert ended["handoff"] is None and _sessions(repo)["S3"]["leftBaton"] is None
+    told = [n for n in ended["notices"] if handoff_id in n]
+    assert len(told) == 1
+    assert "captured by mallory@example.com, not by alice@example.com" in told[0]
+    assert "was not handed on" in told[0]
+
+
+async def test_the_sessions_own_older_handoff_is_handed_on_past_another_persons_newer_one(repo):
+    _git_email(repo, "alice@example.com")
+    _hook(repo, "claude-code", "start", "sess-a")
+    async with Client(build_server(repo)) as client:
+        own = await _ready_over_mcp(client, "sess-a")
+        _git_email(repo, "mallory@example.com")
+        await _ready_over_mcp(client, "sess-a")
+    _git_email(repo, "alice@example.com")
+    _hook(repo, "claude-code", "end", "sess-a")
+    assert _sessions(repo)["sess-a"]["leftBaton"] == own
+
+
+async def test_a_handoff_naming_the_session_its_owner_captured_is_still_handed_on_by_session_end(repo):
+    _git_email(repo, "alice@example.com")
+    assert run_baton("session", "begin", "S3", cwd=repo).returncode == 0
+    async with Client(build_server(repo)) as client:
+        handoff_id = await _ready_over_mcp(client, "S3")
+    ended = json.loads(run_baton("session", "end", "S3", "--json", cwd=repo).stdout)
+    assert ended["handoffId"] == handoff_id and ended["handedOn"] is True

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from baton.domain import readiness
+from baton.domain.redaction.as_given import field_of, named_as_given
 from baton.domain.short_ids import short_id
 from baton.errors import HandoffInputError, PromotionRefused
 
@@ -88,7 +89,7 @@ def failed_fields_note(result: Any) -> str | None:
         return None
     paths = [finding.get("path", "") for check in report.get("checks", ()) if check.get("status") == "fail"
              for finding in check.get("findings", ()) if finding.get("status") == "fail"]
-    fields = list(dict.fromkeys(_field_of(path) for path in paths if _field_of(path) in FLAGS))
+    fields = list(dict.fromkeys(field_of(path) for path in paths if field_of(path) in FLAGS))
     if not fields:
         return None
     token = short_id(str(getattr(result, "handoff_id", "")))
@@ -96,10 +97,6 @@ def failed_fields_note(result: Any) -> str | None:
     also = " (or --work-state completed)" if "open_items" in fields and "work.state" not in fields else ""
     return f"what it lacks, as `baton handoff amend` takes it: baton handoff amend {token} {fills}{also}"
 
-
-def _field_of(path: str) -> str:
-    """``open_items[0].acceptance_check`` → ``open_items``; ``work.title`` stays itself."""
-    return path.split("[", 1)[0]
 
 
 ITEM_FLAGS = {"open_items": "open_item", "decisions": "decision", "evidence": "evidence",
@@ -153,9 +150,8 @@ def name_redactions(redactions: Any, given: Mapping[str, Any], dests: Mapping[st
     field a flag the person gave fills (``given``: the parsed arguments; ``dests``: which flag fills
     which field) with that flag added as ``flag`` (``open_items[0].description`` → ``--open-item``);
     the record path stays in ``field``. Content from ``--input`` (the record's own names) gets none."""
-    named = []
-    for item in redactions or ():
-        field = item.get("field") if isinstance(item, dict) else None
-        dest = dests.get(_field_of(field)) if isinstance(field, str) else None
-        named.append({**item, "flag": f"--{dest.replace('_', '-')}"} if dest and given.get(dest) else item)
-    return named
+    def flag_of(field: str) -> str | None:
+        dest = dests.get(field_of(field))
+        return f"--{dest.replace('_', '-')}" if dest and given.get(dest) else None
+
+    return named_as_given(redactions, flag_of, "flag")

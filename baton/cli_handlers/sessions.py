@@ -43,10 +43,16 @@ def session_handoff(app: Baton, args: argparse.Namespace):
     return app.active_baton(owner=args.owner, branch=args.branch)
 
 
+CLI_START_WORDING = {"see_baton": "`baton session handoff --all` lists it",
+                     "begin_as": "`baton session begin --owner {owner}` claims it"}
+"""What the brief's notices of a lost claim and of a baton left for another owner tell the
+reader to run, in this command line's options."""
+
+
 def bootstrap(app: Baton, args: argparse.Namespace):
     session_id = one_session_id("bootstrap", args.session_id_positional, args.session_id)
     return app.bootstrap(session_id=session_id, max_bytes=args.max_bytes, owner=args.owner,
-                         branch=args.branch, peek=args.peek, budget="--max-bytes")
+                         branch=args.branch, peek=args.peek, budget="--max-bytes", wording=CLI_START_WORDING)
 
 
 def metrics(app: Baton, args: argparse.Namespace):

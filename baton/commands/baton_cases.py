@@ -16,7 +16,7 @@ import attrs
 from baton.commands.baton_claim import CreatedBaton, key_state
 from baton.commands.baton_create import create_in_scope
 from baton.commands.baton_hand_on import hand_on_in_scope
-from baton.commands.batons import current_batons, redaction_lines, stored_baton
+from baton.commands.batons import claimed_by_another, current_batons, redaction_lines, stored_baton
 from baton.commands.identity import SessionContext, context_of, recorded_owner
 from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
@@ -30,8 +30,10 @@ from baton.domain.batons import (
     lost_claim_reason,
     unseen_left_by,
 )
+from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere_notice
 from baton.domain.short_ids import id_matches
 from baton.errors import Conflict, InputError, NotFound
+from baton.ledger.clock import rfc3339_micros
 from baton.model import frozen
 from baton.projections.batons import baton_records, claim_conflicts, unseen_details
 
@@ -45,9 +47,14 @@ if TYPE_CHECKING:
 class BatonCreateResult:
     created: CreatedBaton
     exit_code: int = 0
+    claimed_elsewhere: ClaimedElsewhere | None = None
+    """With no baton pending for this owner and branch before this one was left: their newest
+    baton, claimed by another session that has not ended (``domain.claimed_elsewhere``, as a
+    session start and ``session handoff`` tell it)."""
 
     def to_json(self) -> dict[str, Any]:
-        return self.created.to_json()
+        return {**self.created.to_json(),
+                "claimedElsewhere": self.claimed_elsewhere.to_json() if self.claimed_elsewhere else None}
 
     def render(self) -> str:
         r = self.created.record
@@ -55,7 +62,8 @@ class BatonCreateResult:
         text = f"Left a {scope}: {r.id}"
         if self.created.superseded:
             text += f" (supersedes {self.created.superseded})"
-        return "\n".join([text, *redaction_lines(self.created.redactions)])
+        told = [claimed_elsewhere_notice(self.claimed_elsewhere)] if self.claimed_elsewhere else []
+        return "\n".join([text, *redaction_lines(self.created.redactions), *told])
 
 
 def create_baton(
@@ -80,9 +88,11 @@ def create_baton(
     # Who captures: this clone's owner (resolved once when the baton is for it), before the lock.
     actor = recorded_owner(opened, None if (payload.owner or "").strip() else ctx.owner)
     with opened.writing() as scope:
+        elsewhere = claimed_by_another(scope.runner, ctx, session_id=session, now=rfc3339_micros(opened.clock()))
         with scope.batch():  # the handoff and its baton.created: one append, all or nothing
             created = create_in_scope(scope, payload, ctx, actor=actor, session=session, harness=harness)
-        return BatonCreateResult(attrs.evolve(created, record=stored_baton(scope.runner, created.record)))
+        return BatonCreateResult(attrs.evolve(created, record=stored_baton(scope.runner, created.record)),
+                                 claimed_elsewhere=elsewhere)
 
 
 @frozen
@@ -281,5 +291,6 @@ def scope_handoff_as_baton(
     opened = project
     ctx = context_of(opened, owner=owner, branch=branch)
     with opened.writing() as scope:
+        elsewhere = claimed_by_another(scope.runner, ctx, session_id=session, now=rfc3339_micros(opened.clock()))
         return BatonCreateResult(hand_on_in_scope(scope, token, ctx, shared=shared, session=session,
-                                                  harness=harness))
+                                                  harness=harness), claimed_elsewhere=elsewhere)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from baton.commands.batons import claimer_ended, peek_at_start, pending_batons
+from baton.commands.batons import claim_told, peek_at_start, pending_batons
 from baton.commands.identity import SessionContext, context_of
 from baton.domain.batons import BatonRecord, render_baton_markdown, unseen_lines
-from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere, claimed_elsewhere_notice
+from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere_notice
 from baton.ledger.clock import rfc3339_micros
 from baton.model import frozen
 
@@ -74,7 +74,6 @@ def show_active_baton(project: "Project", *, owner: str | None = None, branch: s
     if peek is not None:
         return ActiveBatonResult(ctx, peek.record)
     # No session is named here: a claim by any session is told (the caller knows its own).
-    told = claimed_elsewhere(own, owner=ctx.owner, branch=ctx.branch, session_id=None,
-                             now=rfc3339_micros(project.clock()), claimer_ended=claimer_ended(runner, own))
+    told = claim_told(runner, ctx, own, session_id=None, now=rfc3339_micros(project.clock()))
     return ActiveBatonResult(ctx, None, elsewhere=len(pending_batons(runner)),  # read only when none is here
                              claimed_elsewhere=told)

@@ -33,6 +33,7 @@ from typing import Any
 
 from baton.commands.identity import SessionContext
 from baton.domain.batons import BatonRecord, baton_key, baton_stream, select_eligible
+from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere
 from baton.model import frozen
 from baton.projections.batons import baton_records
 
@@ -84,6 +85,24 @@ def claimer_ended(runner, record: BatonRecord | None) -> bool:
         return False
     doc = runner.get("sessions", record.claimed_by_session)
     return isinstance(doc, dict) and doc.get("endedAt") is not None
+
+
+def claimed_by_another(runner, ctx: SessionContext, *, session_id: str | None, now: str) -> ClaimedElsewhere | None:
+    """What a session about to leave a baton for ``ctx`` (``session end``, ``session handoff
+    --from``) is told, read before it appends: with no baton pending for it, the newest one of
+    this owner and branch, claimed by another session (``domain.claimed_elsewhere``, the rule a
+    start and ``session handoff`` tell by; ``session_id``: the session leaving it, None when
+    none is named). The same two documents a start reads, and one keyed read of the claimer."""
+    peek, own = peek_at_start(runner, ctx)
+    return None if peek is not None else claim_told(runner, ctx, own, session_id=session_id, now=now)
+
+
+def claim_told(runner, ctx: SessionContext, own: BatonRecord | None, *, session_id: str | None,
+               now: str) -> ClaimedElsewhere | None:
+    """``domain.claimed_elsewhere`` for ``own`` (the current baton of ``ctx``'s key, with none
+    pending for it: ``peek_at_start``), whether its claimer ended read from the sessions index."""
+    return claimed_elsewhere(own, owner=ctx.owner, branch=ctx.branch, session_id=session_id, now=now,
+                             claimer_ended=claimer_ended(runner, own))
 
 
 def received_at_start(runner, ctx: SessionContext, baton_id: str | None) -> Peek | None:

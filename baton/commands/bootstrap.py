@@ -28,16 +28,18 @@ freshness and summary (``baton_freshness``); ``Start.claim`` claims it
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from baton.commands.batons import Peek, claimer_ended, peek_at_start, received_at_start, stored_baton
 from baton.commands.identity import SessionContext, context_of
 from baton.commands.objectives import SessionObjective, check_session_id, get_session_objective
 from baton.config import read_json, write_json_atomic
 from baton.domain.batons import (
+    BEGIN_AS,
     CLAIMED,
     DEFAULT_MAX_BYTES,
     MAX_MAX_BYTES,
+    SEE_BATON,
     UNREADABLE_BRIEF,
     AssembledBrief,
     BatonRecord,
@@ -96,20 +98,22 @@ def _read_told(project: "Project") -> list[str]:
     return [t for t in told if isinstance(t, str)] if isinstance(told, list) else []
 
 
-def _lost_claims(project: "Project", runner, *, peek: bool) -> list[str]:
+def _lost_claims(project: "Project", runner, *, peek: bool, wording: Mapping[str, str]) -> list[str]:
     """Notices for the claims this clone made that lost to another replica's
     claim (``baton sync``), each told once: unless peeking, the ids shown are
     recorded in ``.baton/claim-conflicts-told.json``."""
     if "batons" not in runner.by_name:
         return []
     told = _read_told(project)
-    fresh = lost_claim_notices(claim_conflicts(runner.docs("batons")), writer=project.writer, told=told)
+    fresh = lost_claim_notices(claim_conflicts(runner.docs("batons")), writer=project.writer, told=told,
+                               see_baton=wording.get("see_baton", SEE_BATON))
     if fresh and not peek:
         write_json_atomic(_told_path(project), {"told": (told + [event_id for event_id, _ in fresh])[-TOLD_KEPT:]})
     return [notice for _, notice in fresh]
 
 
-def _left_for_another_owner(project: "Project", runner, ctx: SessionContext, *, peek: bool) -> list[str]:
+def _left_for_another_owner(project: "Project", runner, ctx: SessionContext, *, peek: bool,
+                            wording: Mapping[str, str]) -> list[str]:
     """Notices for the pending batons this clone left on this branch for another
     owner (``left_here_for_another_owner``), each told once, recorded with the
     lost claims told (unless peeking)."""
@@ -126,7 +130,8 @@ def _left_for_another_owner(project: "Project", runner, ctx: SessionContext, *, 
             owners[session] = doc["owner"]
     told = _read_told(project)
     fresh = left_here_for_another_owner(records, creators, owners, writer=project.writer, owner=ctx.owner,
-                                        branch=ctx.branch, told=told)
+                                        branch=ctx.branch, told=told, see_baton=wording.get("see_baton", SEE_BATON),
+                                        begin_as=wording.get("begin_as", BEGIN_AS))
     if fresh and not peek:
         write_json_atomic(_told_path(project), {"told": (told + [baton_id for baton_id, _ in fresh])[-TOLD_KEPT:]})
     return [notice for _, notice in fresh]
@@ -279,6 +284,7 @@ def begin(
     budget: str = "max_bytes",
     named: "Callable[[Any, str, None], NamedStart] | None" = None,
     continues: bool = False,
+    wording: Mapping[str, str] | None = None,
 ) -> "Start":
     """Read what the session-start brief is built from: ``Start.done`` is the
     brief when no baton waits (or the ledger cannot be read), else
@@ -289,19 +295,17 @@ def begin(
     nothing is claimed then). ``gate``: a session start that must happen
     once; it is asked under the lock, before the claim, and records the
     start in the same hold (see ``SessionGate``): a harness's start, whose
-    caller decided first that it is not a repeated one. A ``session_id``
-    given with ``named`` (``session_records.NamedStart``, not peeking) is
-    gated with it instead: its start is recorded
-    with its claim, and a repeated start of a session that received a baton
-    (its start recorded before, by any entry point: ``started_before``)
-    claims nothing and is answered with that baton (``Start.again``).
-    ``continues``: a harness's fork or resume (``domain.claimed_elsewhere``). ``limits``: how its
-    writing steps wait for the ledger lock (None: as the project was opened).
-    ``stale``: the index as it stands, when it is too far behind the ledger to
-    bring up to date now (a harness's start, ``harness_start``): the brief is
-    read from it, and nothing is claimed or recorded (``Start.as_it_stands``).
-    ``budget``: how the surface that asked spells ``max_bytes`` (the command
-    line: its option), named by the notice of a handoff too big for the brief.
+    caller decided first that it is not a repeated one. A ``session_id`` given with
+    ``named`` (``session_records.NamedStart``, not peeking) is gated with it instead: its
+    start is recorded with its claim, and a repeated start of a session that received a baton
+    (its start recorded before, by any entry point: ``started_before``) claims nothing and
+    is answered with that baton (``Start.again``). ``continues``: a harness's fork or resume
+    (``domain.claimed_elsewhere``). ``limits``: how its writing steps wait for the ledger lock
+    (None: as the project was opened). ``stale``: the index as it stands, when it is too far
+    behind the ledger to bring up to date now (a harness's start, ``harness_start``): the brief
+    is read from it, and nothing is claimed or recorded (``Start.as_it_stands``).
+    ``budget``, ``wording``: how the surface that asked spells ``max_bytes`` (named by the
+    notice of a handoff too big for the brief) and what to run (``Start.wording``).
 
     Raises:
         InputError: ``max_bytes`` below 1024 or a malformed session id.
@@ -321,7 +325,7 @@ def begin(
         gate = named_gate = named(project, session_id, None)
     start = Start(project, context_of(project, owner=owner, branch=branch), session_id, max_bytes, gate,
                   dict(peek=peek, session_id_generated=generated, hooked=hooked, continues=continues), limits)
-    start.budget = budget
+    start.budget, start.wording = budget, wording or {}
     if stale is not None:
         start.waiting = start.read(stale[0])
         start.done = start.as_it_stands(stale)
@@ -390,6 +394,11 @@ class Start:
         self.gate, self.flags, self.limits = gate, flags, limits
         self.notices: list[str] = []
         self.budget = "max_bytes"
+        self.wording: Mapping[str, str] = {}
+        """How the surface that asked spells what the notices of a lost claim and of a baton left
+        for another owner tell the reader to run: ``see_baton`` and ``begin_as`` (else
+        ``batons.SEE_BATON``, ``batons.BEGIN_AS``). A mapping, not a class: the hook path defines
+        no class it does not use."""
         self.objective: SessionObjective | None = None
         self.records: list = []
         self.decisions: list = []
@@ -418,7 +427,8 @@ class Start:
             notices.append(f"The index shows the project as of {pinned} (a rebuild up to that point): this brief "
                            "is of that time, and nothing is claimed; run `baton rebuild` to return to the present.")
         peek = self.flags["peek"]
-        notices.extend(_safely("lost claims", notices, lambda: _lost_claims(self.project, runner, peek=peek), []))
+        notices.extend(_safely("lost claims", notices,
+                               lambda: _lost_claims(self.project, runner, peek=peek, wording=self.wording), []))
         if self.before is not None and self.named is not None:  # a repeated start: the baton it received
             received = self.before.get("receivedBaton")
             waiting = _safely("the session handoff", notices,
@@ -431,7 +441,8 @@ class Start:
         if waiting is None:
             self.tell_claimed_elsewhere(own)
             notices.extend(_safely("batons left for another owner", notices,
-                                   lambda: _left_for_another_owner(self.project, runner, ctx, peek=peek), []))
+                                   lambda: _left_for_another_owner(self.project, runner, ctx, peek=peek,
+                                                                   wording=self.wording), []))
         self.objective = _safely("the session objective", notices, lambda: get_session_objective(runner, ctx), None)
         self.records = _safely("recent handoffs", notices, lambda: _handoff_records(runner, ctx), [])
         self.decisions = _safely("recent decisions", notices,

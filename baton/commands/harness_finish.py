@@ -91,27 +91,46 @@ naming no session: one that began longer ago and never reported its end is
 taken for a harness that was killed, not for a session still at work."""
 
 
-def _handoff_to_hand_on(runner: Any, session_id: str, owner: str | None = None) -> tuple[dict | None, EndNotice | None]:
+def _handoff_to_hand_on(runner: Any, session_id: str, owner: str | None = None) -> tuple[dict | None, list[EndNotice]]:
     """The newest ready handoff the session wrote that was never a baton (or
-    None), and a notice when one was left alone on purpose.
+    None), and notices of those left alone on purpose.
 
     A handoff names its session when the agent passed ``session_id`` (the
-    brief gives it the id) or continues one that does. Else, the session's
-    own work is also the newest ready handoff that names no session, was
-    captured on the session's branch by its owner (the handoff's own recorded
-    owner, not only the person ending the session) while it was open, when
-    no other session of that owner on that branch was open then (began
-    within ``ATTRIBUTION_HORIZON_HOURS``): an agent that captured over MCP
-    without the id. With a rival, it is nobody's: nothing is handed on.
+    brief gives it the id) or continues one that does — handed on only when its
+    recorded owner (who captured it) is ``owner``, the person ending the session:
+    another person's handoff naming this session (a teammate's, synced in, or
+    one that does not say whose) is passed over with a notice
+    (``_captured_by_another``), and the session's own older one is looked for.
+    Else, the session's own work is also the newest ready handoff that names no
+    session, was captured on the session's branch by its owner (the same owner
+    check) while it was open, when no other session of that owner on that
+    branch was open then (began within ``ATTRIBUTION_HORIZON_HOURS``): an agent
+    that captured over MCP without the id. With a rival, it is nobody's:
+    nothing is handed on.
     """
     scoped = "baton_scopes" in runner.by_name
-    for doc in session_handoffs(runner, session_id):
-        if doc.get("status") != "ready":
-            continue
+    told: list[EndNotice] = []
+    ready = [doc for doc in session_handoffs(runner, session_id) if doc.get("status") == "ready"]
+    captured_by = handoffs.authors_of(runner.db, [doc["id"] for doc in ready]) if ready else {}
+    for doc in ready:
         if scoped and runner.get("baton_scopes", doc["id"]) is not None:
-            return None, None  # the session's newest ready handoff is already a baton
-        return doc, None
-    return _captured_during(runner, session_id, owner)
+            return None, told  # the session's newest ready handoff is already a baton
+        capturer = captured_by.get(doc["id"], ("", ""))[1]
+        if capturer != owner:
+            told.append(_captured_by_another(doc["id"], session_id, capturer, owner))
+            continue
+        return doc, told
+    during, withheld = _captured_during(runner, session_id, owner)
+    return during, told + ([withheld] if withheld else [])
+
+
+def _captured_by_another(handoff_id: str, session_id: str, capturer: str, owner: str | None) -> EndNotice:
+    """Why a ready handoff naming the session was not handed on: another person captured it."""
+    by = capturer or "an owner the ledger does not record"
+    return EndNotice(f"Handoff {handoff_id} names session {session_id} but was captured by {by}, not by "
+                     f"{owner or 'the owner ending it'}: it was not handed on as this session's baton (only a "
+                     f"handoff its owner captured is); read it with `baton handoff show {short_id(handoff_id)}`.",
+                     handoff_id, "ready")
 
 
 def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[dict | None, EndNotice | None]:
@@ -229,9 +248,8 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
             here = SessionContext(owner=here.owner, branch=began_on)
         if candidate is not None and hand_on_in_scope is None:
             return None
-        if withheld:
-            notices.append(withheld)
-        elif candidate is None and not ended_before:
+        notices += withheld
+        if candidate is None and not withheld and not ended_before:
             notices += _unfinished_draft(runner, sid)
         handed = None
         with scope.batch():

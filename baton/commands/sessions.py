@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import attrs
 
-from baton.commands.batons import claimer_ended, peek_at_start, redaction_lines, stored_baton
+from baton.commands.batons import claim_told, claimed_by_another, peek_at_start, redaction_lines, stored_baton
 from baton.commands.identity import SessionContext, context_of, recorded_owner
 from baton.commands.objectives import check_objective, check_session_id, get_session_objective
 from baton.commands.record import record
@@ -34,7 +34,7 @@ from baton.domain.batons import (
     session_stream,
     unseen_lines,
 )
-from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere, claimed_elsewhere_notice
+from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere_notice
 from baton.domain.repeated_start import received_baton, repeated_start_notice
 from baton.ledger.clock import rfc3339_micros
 from baton.ledger.ids import uuid7
@@ -161,9 +161,8 @@ def begin_session(
         peek, own = peek_at_start(scope.runner, ctx) if claim else (None, None)
         if peek is not None and claim_in_scope is None:
             return None
-        elsewhere = claimed_elsewhere(own, owner=ctx.owner, branch=ctx.branch, session_id=session_id,
-                                      now=rfc3339_micros(opened.clock()),
-                                      claimer_ended=claimer_ended(scope.runner, own)) if peek is None else None
+        elsewhere = claim_told(scope.runner, ctx, own, session_id=session_id,
+                               now=rfc3339_micros(opened.clock())) if peek is None else None
         with scope.batch():  # the claim and the start: one append, all or nothing
             received = None
             if peek is not None and claim_in_scope is not None:
@@ -191,6 +190,10 @@ class SessionEndResult:
     """What an end without a payload did not hand on, and why (``harness_finish.EndNotice``)."""
     handed_on: bool = False
     """``created`` is the session's own ready handoff, handed on (an end without a payload)."""
+    claimed_elsewhere: ClaimedElsewhere | None = None
+    """With no baton pending for the session's owner and branch before this end: their newest
+    baton, claimed by another session that has not ended (``domain.claimed_elsewhere``, as a
+    session start and ``session handoff`` tell it) — a sibling has context this session may lack."""
 
     @property
     def not_begun_note(self) -> str | None:
@@ -213,6 +216,7 @@ class SessionEndResult:
             "objectiveCleared": self.objective_cleared,
             "handedOn": self.handed_on,
             "notices": list(self.told),
+            "claimedElsewhere": self.claimed_elsewhere.to_json() if self.claimed_elsewhere else None,
         }
 
     def render(self) -> str:
@@ -231,6 +235,8 @@ class SessionEndResult:
             lines.extend(redaction_lines(self.created.redactions))
         if self.objective_cleared:
             lines.append("The session objective was cleared.")
+        if self.claimed_elsewhere is not None:
+            lines.append(claimed_elsewhere_notice(self.claimed_elsewhere))
         lines += list(self.told)
         return "\n".join(lines)
 
@@ -296,9 +302,11 @@ def end_in_scope(scope, session_id: str, payload: Any = None, *, harness: str | 
     if objective_doc is not None:  # it will be cleared: refuse now rather than after the baton
         opened.check_streams(objective_stream(context_key(here.owner, here.branch)))
     created = left
+    target = context_of(opened, owner=payload.owner, branch=payload.branch) if payload is not None else here
+    # Read before this batch is written (a baton it leaves is then the key's current one).
+    elsewhere = claimed_by_another(scope.runner, target, session_id=session_id, now=rfc3339_micros(opened.clock()))
     if payload is not None:
         assert create_in_scope is not None, "leaving a baton needs baton_create.create_in_scope"
-        target = context_of(opened, owner=payload.owner, branch=payload.branch)
         created = create_in_scope(scope, payload, target, actor=actor or recorded_owner(opened), session=session_id,
                                   harness=harness,
                                   objective=objective_doc.objective if objective_doc else None)
@@ -308,7 +316,8 @@ def end_in_scope(scope, session_id: str, payload: Any = None, *, harness: str | 
         session_id, here.owner, here.branch, harness=harness, left_baton=created.record.id if created else None))
     record(scope, decided, version=scope.txn.stream_version(stream), actor=here.owner, session=session_id,
            durable=True)
-    return SessionEndResult(session_id, here, created, cleared, begun=session.get("beganAt") is not None)
+    return SessionEndResult(session_id, here, created, cleared, begun=session.get("beganAt") is not None,
+                            claimed_elsewhere=elsewhere)
 
 
 def settled(scope, ended: SessionEndResult) -> SessionEndResult:

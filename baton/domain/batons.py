@@ -513,8 +513,19 @@ def lost_claim_reason(winner: Mapping[str, Any]) -> str:
     return f"session {by} claimed it first" if by else "another claim came first"
 
 
+SEE_BATON = "`baton handoff show {id}` reads it"
+"""Where the baton a start's notice (``lost_claim_notices``, ``left_here_for_another_owner``)
+is about is seen, as a surface that passes no wording of its own (a harness's start hook, the
+library) says it: a command without options. ``{id}``: the baton. Each surface passes its own
+(``see_baton``), as ``too_big_notice``'s ``budget`` spells ``max_bytes``: the command line its
+options, the MCP server its tools and arguments; the domain names neither."""
+BEGIN_AS = "`baton session begin` with {owner} as its owner claims it"
+"""How a session of ``{owner}`` (not this session's owner) claims a baton left for them
+(``left_here_for_another_owner``; each surface passes its own, ``begin_as``)."""
+
+
 def lost_claim_notices(conflicts: Iterable[Mapping[str, Any]], *, writer: str,
-                       told: Iterable[str]) -> list[tuple[str, str]]:
+                       told: Iterable[str], see_baton: str = SEE_BATON) -> list[tuple[str, str]]:
     """The lost claims this clone has not been told of yet: ``(event id, notice)``
     for each claim its own writer made that lost to another replica's (the
     ``conflicts`` of the baton index, after ``baton sync``), oldest first.
@@ -540,14 +551,15 @@ def lost_claim_notices(conflicts: Iterable[Mapping[str, Any]], *, writer: str,
                 f" (at {winner.get('claimedAt')})"
         out.append((event_id, f"Claim conflict: baton {c.get('handoffId')} was claimed here by session "
                               f"{c.get('sessionId')} at {c.get('claimedAt')}, but on another clone "
-                              f"{lost_claim_reason(winner)}{when}{after}. `baton session handoff` lists it, "
-                              "with `all` asked for."))
+                              f"{lost_claim_reason(winner)}{when}{after}. "
+                              f"{_sentence(see_baton.format(id=c.get('handoffId')))}"))
     return out
 
 
 def left_here_for_another_owner(records: Iterable[BatonRecord], creators: Mapping[str, str],
                                 session_owners: Mapping[str, str], *, writer: str, owner: str, branch: str,
-                                told: Iterable[str]) -> list[tuple[str, str]]:
+                                told: Iterable[str], see_baton: str = SEE_BATON,
+                                begin_as: str = BEGIN_AS) -> list[tuple[str, str]]:
     """The pending private batons on ``branch`` that this clone's sessions left
     for themselves under an owner other than this session's, not told of yet:
     ``(baton id, notice)``, oldest first.
@@ -573,9 +585,14 @@ def left_here_for_another_owner(records: Iterable[BatonRecord], creators: Mappin
         out.append((r.id, f"A baton this clone left for {r.owner} on {r.branch} (baton {r.id}, at {r.created_at}) "
                           f"is pending, but this session's owner here is {owner}, so it was not "
                           f"delivered. If both are you (your git config changed, or an includeIf in it now applies), "
-                          f"`baton session begin` with {r.owner} as its owner claims it; otherwise it waits for "
-                          f"{r.owner}. `baton session handoff` lists it, with `all` asked for."))
+                          f"{begin_as.format(owner=r.owner, id=r.id)}; otherwise it waits for "
+                          f"{r.owner}. {_sentence(see_baton.format(id=r.id, owner=r.owner))}"))
     return out
+
+
+def _sentence(text: str) -> str:
+    """``text`` as a sentence: its first letter a capital (a command in backticks stays as it is), a full stop."""
+    return (text[:1].upper() + text[1:] if text[:1].isalpha() else text) + "."
 
 
 def render_latest_markdown(record: Mapping[str, Any] | None, *, elsewhere: bool = False) -> str:
