@@ -337,3 +337,22 @@ def test_by_default_no_hook_runs_on_a_handoff_request_and_the_agents_handoff_is_
     (created,) = events(project, env, "baton.created")
     assert subject(created) == subject(captured)
     assert not events(project, env, "detector.recommended")
+
+
+def test_a_session_that_switches_branch_before_it_hands_off_leaves_its_baton_for_that_branch(
+        claude, project, env, model):
+    """The agent's first action is ``git checkout -b feature-y``; it then captures over MCP naming
+    no session, validates and readies. The end hands it on keyed to ``feature-y`` (the branch it was
+    captured on): the next session there starts with it (docs/batons.md, "Which branch a baton is for")."""
+    switch = ToolUse("Bash", {"command": "git checkout -q -b feature-y", "description": "Switch branch"})
+    model.script = [switch, *capture_validate_ready()]
+    session(claude, project, env, model, "Start the zebra-42 work on a feature branch.")
+    (captured,) = events(project, env, "handoff.captured")
+    (created,) = events(project, env, "baton.created")
+    assert subject(created) == subject(captured) and created["data"]["branch"] == "feature-y"
+    model.script = ["On it."]
+    asked = len(model.turns())
+    session(claude, project, env, model, "hello")  # still on feature-y
+    told = said(model.turns()[asked])
+    assert "SessionStart hook additional context: ## 🤝 Active Session Handoff" in told
+    assert f"(baton `{subject(captured)}`)" in told
