@@ -106,3 +106,11 @@ def begun_near(db, session_id: str) -> list[str]:
         "SELECT key FROM docs WHERE projection = 'sessions' AND json_extract(doc, '$.beganAt') IS NOT NULL "
         "AND length(key) BETWEEN ? AND ?", [len(session_id) - 1, len(session_id) + 1]).fetchall()
     return [row[0] for row in rows]
+
+
+def begun_since(db, since: str) -> bool:
+    """Whether a session was recorded as begun at ``since`` or later (RFC 3339, UTC; to the second)."""
+    row = db.execute(
+        "SELECT 1 FROM docs WHERE projection = 'sessions' "
+        "AND substr(json_extract(doc, '$.beganAt'), 1, 19) >= ? LIMIT 1", [since[:19]]).fetchone()
+    return row is not None
