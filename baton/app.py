@@ -81,6 +81,7 @@ if TYPE_CHECKING:
     from baton.commands.trust_policy import PolicyShowResult, PolicyTrustResult
     from baton.commands.validate import ValidateResult
     from baton.commands.verify import VerifyResult
+    from baton.domain.start_hooks import UnhookedStart
     from baton.projections.runner import Progress
 
 PathOption = str | os.PathLike | None
@@ -638,6 +639,15 @@ class Baton:
         return metrics.local_metrics(self.project)
 
     # -- status -------------------------------------------------------------------------
+    def start_hook_missing(self, *, harness: str, start_hook_wired: bool, launched_below: str | None,
+                           launched_at: str) -> UnhookedStart | None:
+        """Whether the session an MCP server started at ``launched_at`` in ``launched_below`` (a
+        subfolder of the worktree) serves ran without its start hook (``baton.domain.start_hooks``)."""
+        from baton.commands import start_hooks
+
+        return start_hooks.start_hook_missing(self.project, harness=harness, start_hook_wired=start_hook_wired,
+                                              launched_below=launched_below, launched_at=launched_at)
+
     def status(self) -> StatusResult:
         from baton.commands import status
 

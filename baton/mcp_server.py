@@ -41,6 +41,8 @@ import functools
 import inspect
 import os
 import threading
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Callable, Literal
 
 import anyio
@@ -59,6 +61,7 @@ from baton.domain.limits import MAX_INPUT_BYTES
 from baton.domain.redaction import RedactionPolicy, screen_encoded, screen_output, screen_text, visible_json
 from baton.domain.redaction.as_given import field_of, item_of, named_as_given
 from baton.errors import BatonError, InputError, NotFound, TransitionError
+from baton.harnesses.wiring import inspect_wiring
 from baton.mcp_schemas import OUTPUT_SCHEMAS, SESSION_ACTION_ARGUMENTS, check_arguments, input_schemas
 from baton.mcp_stdio import Unanswered, serve_until_answered
 from baton.model import frozen
@@ -334,6 +337,7 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
     # Named by its current worktree: a linked worktree opens the shared .baton/
     # but keeps its own branch, head and files (docs/architecture.md).
     calls = ProjectCalls(str(resolve_worktree(resolve_root(project), project)))
+    calls.launched_below, calls.launched_at = _launched_in(calls.root, project)
     server = BatonMCPServer("baton", title="Baton", version=__version__, instructions=INSTRUCTIONS,
                             log_level="WARNING")
     server.output_policy = calls.output_policy
@@ -344,6 +348,41 @@ def build_server(project: str | os.PathLike | None = None) -> BatonMCPServer:
     register_resources(server, calls.text_of)
     server.ready_handoffs = calls.ready_handoffs
     return server
+
+
+LAUNCH_SLACK_SECONDS = 60
+"""How long before this server started a session's start counts as its own: the harness
+runs the start hook and starts its MCP servers side by side."""
+
+
+def _launched_in(root: str, project: str | os.PathLike | None) -> tuple[str | None, str]:
+    """Where the harness started this server, as a subfolder of the worktree ``root`` (None: at
+    the root, elsewhere, or a project named with ``--project`` / ``$BATON_PROJECT``), and when
+    (less ``LAUNCH_SLACK_SECONDS``, RFC 3339 UTC)."""
+    at = (datetime.now(timezone.utc) - timedelta(seconds=LAUNCH_SLACK_SECONDS)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if project or os.environ.get("BATON_PROJECT"):
+        return None, at
+    try:
+        below = Path.cwd().resolve().relative_to(Path(root).resolve())
+    except (OSError, ValueError):
+        return None, at
+    return (below.as_posix() if below.parts else None), at
+
+
+START_NOTICE_KEY = "start_hook_notice"
+"""The key of the first answer that says the session's start hook did not run (``unhooked_notice``):
+beside the result's own keys (the output schemas are open), as Claude Code shows the model the
+structured answer only."""
+
+
+def unhooked_notice(found: Any) -> str:
+    """What the first answer of a session whose start hook did not run says (``baton.domain.start_hooks``)."""
+    return (f"⚠️ Baton's SessionStart hook did not run for this session: {found.harness_name} was started in "
+            f"{found.folder}, a subfolder of the project, and runs the project's hooks (.claude/settings.json) "
+            f"only when started at its root ({found.root}). So no brief was delivered at its start, and the "
+            "handoff made ready here will not be handed on as a baton when it ends. Tell the person: start "
+            f"{found.harness_name} at the project root. Meanwhile `bootstrap` (with a session_id) gives the brief "
+            "and `baton_session` (action session_end) hands a baton on. (Said once.)")
 
 
 def _writer_of(text: bytes) -> Any:
@@ -443,16 +482,43 @@ class ProjectCalls:
         except BatonError:
             return RedactionPolicy()
 
+    launched_below: str | None = None
+    """Where the harness started this server, below the worktree (``_launched_in``)."""
+    launched_at: str = ""
+    start_checked = False
+    """Whether the first answer looked for a start hook that did not run (``start_notice``)."""
+
+    def start_notice(self, baton: Baton) -> str | None:
+        """Once, at the first answer: the notice that the session's start hook did not run
+        (Claude Code started in a subfolder of a project wired at its root)."""
+        if self.start_checked:
+            return None
+        self.start_checked = True
+        if self.launched_below is None:
+            return None
+        wired = "SessionStart" in inspect_wiring(self.root, "claude-code").hooks
+        try:
+            found = baton.start_hook_missing(harness="claude-code", start_hook_wired=wired,
+                                             launched_below=self.launched_below, launched_at=self.launched_at)
+        except BatonError:
+            return None
+        return None if found is None else screen_text(unhooked_notice(found), self.output_policy())
+
     def run(self, command: Callable[[Baton], Any]) -> CallToolResult:
         """A tool's call: the command's result, screened, or its error as a tool error."""
         with self.serial:
             try:
                 result = command(self.app())
                 policy = self.output_policy()
-                if self.last and self.last[0] is result and self.last[1] is policy:
+                notice = self.start_notice(self.app()) if not self.start_checked else None
+                if self.last and self.last[0] is result and self.last[1] is policy and notice is None:
                     return self.last[2]
                 answer = screened_answer(result, policy)
                 self.last[:] = (result, policy, answer)
+                if notice is not None:  # in the answer itself: Claude Code shows the model only its JSON
+                    told = {**(answer.structured_content or {}), START_NOTICE_KEY: notice}
+                    return ScreenedResult(content=[TextContent(type="text", text=visible_json(orjson.dumps(told).decode()))],
+                                          structured_content=told)
                 return answer
             except BatonError as exc:
                 return tool_error(exc)

@@ -331,3 +331,40 @@ def test_doctor_names_both_files_and_both_command_lines_when_the_copies_differ_a
     # one fix, for whichever command line is to stay — not settings.json's chosen silently
     assert (f"run `{BATON} install-hooks --harness claude-code --command {shlex.quote(other)}` to keep {LOCAL}'s "
             f"command line, or `{BATON} install-hooks --harness claude-code` to keep .claude/settings.json's") in detail
+
+
+# -- Claude Code started in a subfolder runs none of the project's hooks (harness14 F2) ----------------
+
+def _git_project_wired_for(project_dir, harness):
+    from tests.handoff_support import git_init
+
+    git_init(project_dir, {"src/deep/app.py": "x = 1\n"})
+    install_hooks(project_dir, harness)
+    return project_dir / "src" / "deep"
+
+
+def test_doctor_run_in_a_subfolder_warns_that_claude_code_must_be_started_at_the_project_root(project_dir):
+    from tests.cli_support import run_here
+
+    sub = _git_project_wired_for(project_dir, "claude-code")
+    code, out, err = run_here("doctor", "--json", cwd=sub)
+    check = {c["name"]: c for c in json.loads(out)["checks"]}["harness claude-code (here)"]
+    assert check["status"] == "warn"
+    assert "src/deep" in check["detail"] and "start it at the project root" in check["detail"]
+    assert str(project_dir.resolve()) in check["detail"]
+
+
+def test_doctor_at_the_project_root_says_nothing_of_where_claude_code_starts(project_dir):
+    from tests.cli_support import run_here
+
+    _git_project_wired_for(project_dir, "claude-code")
+    code, out, err = run_here("doctor", "--json", cwd=project_dir)
+    assert "harness claude-code (here)" not in {c["name"] for c in json.loads(out)["checks"]}
+
+
+def test_doctor_in_a_subfolder_of_a_project_not_wired_for_claude_code_says_nothing_of_it(project_dir):
+    from tests.cli_support import run_here
+
+    sub = _git_project_wired_for(project_dir, "codex")
+    code, out, err = run_here("doctor", "--json", cwd=sub)
+    assert "harness claude-code (here)" not in {c["name"] for c in json.loads(out)["checks"]}

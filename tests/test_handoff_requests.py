@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from baton.domain.handoff_requests import MAX_WORDS, is_explicit_request
 
@@ -28,6 +30,13 @@ NEAR_MISSES = [
     "add a /handoff route to the api", "please handle the handoff event in the reducer",
     "refactor the tokenizer so it handles unicode in every identifier, then continue later with the docs"
     " and the changelog for the release",
+    # a file name, path or dotted name holding the word (harness14 F3: `handoff.py` was cut into `handoff`)
+    "handoff.py has a bug. fix it", "baton.md is out of date", "look at src/handoff.py", "see docs/handoff.md",
+    "open handoff.ts", "HANDOFF.md: fix the typo", "run tests/test_handoff.py", "hand-off.js crashes",
+    "handover.rs does not build, then fix it", "call baton.handoff() twice",
+    # stopping only to go on working (debugger talk), not to stop the session
+    "stop here and fix the bug on line 3", "pause here and inspect the variable x",
+    "stop here, then step into parse()", "ok, pause here and print the stack", "wrap up and commit the change",
 ]
 
 
@@ -48,3 +57,33 @@ def test_a_long_prompt_ending_in_a_request_phrase_is_not_a_request():
 
 def test_a_value_that_is_not_text_is_not_a_request():
     assert is_explicit_request(None) is False  # type: ignore[arg-type]
+
+
+STOPS = ["stop here", "pause here", "wrap up", "stop for now", "pause for now", "ok stop here", "let's pause here"]
+WORK_VERBS = ["fix", "inspect", "print", "check", "run", "step into", "look at", "explain", "test", "log"]
+THINGS = ["the bug on line 3", "the variable x", "the stack", "parse()", "the loop", "this value", "it"]
+NOUN_FILES = ["handoff", "hand-off", "handover", "baton", "test_handoff", "Handoff"]
+EXTENSIONS = ["py", "md", "ts", "json", "rs", "txt"]
+
+
+@given(st.sampled_from(STOPS), st.sampled_from([" and ", ", then ", " then ", ", "]), st.sampled_from(WORK_VERBS),
+       st.sampled_from(THINGS))
+def test_stopping_here_only_to_go_on_working_is_not_a_request(stop, cut, verb, thing):
+    assert is_explicit_request(f"{stop}{cut}{verb} {thing}") is False
+
+
+@given(st.sampled_from(STOPS), st.sampled_from(["", ", thanks", " please", ". thanks!", " and hand off",
+                                                ", write a handoff"]))
+def test_stopping_here_with_nothing_more_to_do_is_a_request(stop, ending):
+    assert is_explicit_request(f"{stop}{ending}") is True
+
+
+@given(st.sampled_from(NOUN_FILES), st.sampled_from(EXTENSIONS),
+       st.sampled_from(["", "src/", "./", "baton/domain/"]),
+       st.sampled_from([" has a bug. fix it", " fails", ": please look", ". handle it", ", then continue"]))
+def test_a_file_name_holding_the_word_is_not_a_request(name, extension, folder, rest):
+    assert is_explicit_request(f"{folder}{name}.{extension}{rest}") is False
+
+
+def test_a_request_after_a_file_name_is_still_one():
+    assert is_explicit_request("I changed handoff.py. write a handoff") is True

@@ -232,3 +232,81 @@ async def test_a_handoff_naming_the_session_its_owner_captured_is_still_handed_o
         handoff_id = await _ready_over_mcp(client, "S3")
     ended = json.loads(run_baton("session", "end", "S3", "--json", cwd=repo).stdout)
     assert ended["handoffId"] == handoff_id and ended["handedOn"] is True
+
+
+# -- a session that switches branch mid-session (``git checkout -b``) before it hands off ---------------
+
+def _git(repo, *args):
+    import subprocess
+
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def _baton_of(repo, handoff_id):
+    from baton.app import Baton
+
+    with Baton.open(repo) as app:
+        return next((b for b in app.pending_batons().to_json()["items"] if b["id"] == handoff_id), None)
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+async def test_an_unnamed_handoff_captured_after_the_session_switched_branch_is_handed_on_to_that_branch(
+        repo, harness):
+    began_on = _git(repo, "branch", "--show-current")
+    _begun(repo, harness, "sess-a")
+    _git(repo, "checkout", "-q", "-b", "feature-y")  # the agent's first action
+    async with Client(build_server(repo)) as client:
+        handoff_id = await _ready_over_mcp(client)
+    _hook(repo, harness, "end", "sess-a")
+    assert _sessions(repo)["sess-a"]["leftBaton"] == handoff_id
+    assert _baton_of(repo, handoff_id)["branch"] == "feature-y"
+    _git(repo, "checkout", "-q", began_on)
+    assert handoff_id not in (_hook(repo, harness, "start", "sess-on-main") or "")
+    _git(repo, "checkout", "-q", "feature-y")
+    following = _hook(repo, harness, "start", "sess-b")
+    assert "Active Session Handoff" in following and handoff_id in following
+
+
+async def test_a_named_handoff_captured_after_the_session_switched_branch_is_that_branchs_baton(repo):
+    _begun(repo, "claude-code", "sess-a")
+    _git(repo, "checkout", "-q", "-b", "feature-y")
+    async with Client(build_server(repo)) as client:
+        handoff_id = await _ready_over_mcp(client, "sess-a")
+    _hook(repo, "claude-code", "end", "sess-a")
+    assert _baton_of(repo, handoff_id)["branch"] == "feature-y"
+
+
+async def test_session_end_hands_on_a_handoff_captured_after_a_branch_switch(repo):
+    begun = run_baton("session", "begin", "S4", cwd=repo)
+    assert begun.returncode == 0, begun.stderr
+    _git(repo, "checkout", "-q", "-b", "feature-y")
+    async with Client(build_server(repo)) as client:
+        handoff_id = await _ready_over_mcp(client)
+    ended = run_baton("session", "end", "S4", "--json", cwd=repo)
+    assert ended.returncode == 0, ended.stderr
+    assert _sessions(repo)["S4"]["leftBaton"] == handoff_id
+    assert _baton_of(repo, handoff_id)["branch"] == "feature-y"
+
+
+async def test_an_unnamed_handoff_on_another_branch_while_other_sessions_were_open_is_not_handed_on_and_said(repo):
+    _begun(repo, "claude-code", "sess-a")
+    _git(repo, "checkout", "-q", "-b", "feature-y")
+    _begun(repo, "codex", "sess-elsewhere")  # began on feature-y: its capture, not sess-a's
+    _git(repo, "checkout", "-q", "-b", "feature-z")
+    async with Client(build_server(repo)) as client:
+        handoff_id = await _ready_over_mcp(client)  # on feature-z: sess-a or sess-elsewhere switched?
+    ended = hook(repo, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", repo, session_id="sess-a"))
+    assert ended.result.baton is None
+    assert any(handoff_id in notice and "feature-z" in notice and "sess-elsewhere" in notice
+               for notice in ended.result.notices)
+
+
+async def test_an_unnamed_handoff_captured_on_a_branch_another_open_session_works_on_is_left_to_it(repo):
+    _begun(repo, "claude-code", "sess-a")
+    async with Client(build_server(repo)) as client:
+        own = await _ready_over_mcp(client)  # sess-a's, on its own branch
+        _git(repo, "checkout", "-q", "-b", "feature-y")
+        _begun(repo, "codex", "sess-y")
+        await _ready_over_mcp(client)  # newer, on feature-y where sess-y works: sess-y's
+    ended = hook(repo, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", repo, session_id="sess-a"))
+    assert ended.result.baton == own and ended.result.notices == ()

@@ -102,11 +102,11 @@ def _handoff_to_hand_on(runner: Any, session_id: str, owner: str | None = None) 
     one that does not say whose) is passed over with a notice
     (``_captured_by_another``), and the session's own older one is looked for.
     Else, the session's own work is also the newest ready handoff that names no
-    session, was captured on the session's branch by its owner (the same owner
-    check) while it was open, when no other session of that owner on that
-    branch was open then (began within ``ATTRIBUTION_HORIZON_HOURS``): an agent
-    that captured over MCP without the id. With a rival, it is nobody's:
-    nothing is handed on.
+    session, was captured by the session's owner (the handoff's own recorded
+    owner, not only the person ending the session) while it was open, when no
+    other session of that owner could have captured it (``_captured_during``):
+    an agent that captured over MCP without the id. With a rival, it is
+    nobody's: nothing is handed on, and the notice says so.
     """
     scoped = "baton_scopes" in runner.by_name
     told: list[EndNotice] = []
@@ -134,8 +134,16 @@ def _captured_by_another(handoff_id: str, session_id: str, capturer: str, owner:
 
 
 def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[dict | None, EndNotice | None]:
-    """The newest ready handoff naming no session captured on this session's
-    branch by its owner while it was open (see ``_handoff_to_hand_on``)."""
+    """The newest ready handoff naming no session captured by the session's owner
+    while it was open, on the session's branch — or on another one, the session
+    having switched branch (``git checkout -b``, often an agent's first action)
+    — that no other session could have captured (see ``_handoff_to_hand_on``).
+
+    On the session's branch, a rival is another session of the owner open on that
+    branch when it was captured (began within ``ATTRIBUTION_HORIZON_HOURS``). On
+    another branch, a handoff is left to a session of the owner open on *that*
+    branch then (its own branch's capture), and a rival is any other session of
+    the owner open then, on any branch (it may have switched as well)."""
     session = runner.get("sessions", session_id) if "sessions" in runner.by_name else None
     if not isinstance(session, dict) or "handoffs" not in runner.by_name:
         return None, None
@@ -154,26 +162,50 @@ def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[d
             continue
         created = doc.get("created_at")
         repository = (doc.get("project") or {}).get("repository") or {}
+        captured_on = repository.get("branch")
         # No upper bound: Codex reports an end after every turn (``Stop``), and a
         # later turn's handoff is the same session's work.
         if not isinstance(created, str) or _captured_ms(doc["id"], created) < _millis(began):
             continue
-        if doc.get("status") != "ready" or repository.get("branch") != branch \
+        if doc.get("status") != "ready" or not isinstance(captured_on, str) or not captured_on \
                 or doc["id"] == session.get("receivedBaton"):
             continue
-        if scoped and runner.get("baton_scopes", doc["id"]) is not None:
-            return None, None  # the newest such handoff is a baton already
         try:
             since = (datetime.fromisoformat(created[:19]) - timedelta(hours=ATTRIBUTION_HORIZON_HOURS)).isoformat()
         except ValueError:
             return None, None
-        rivals = open_at(runner.db, owner=owner, branch=branch, at=created, since=since, exclude=session_id)
+        switched = captured_on != branch
+        if switched and open_at(runner.db, owner=owner, branch=captured_on, at=created, since=since,
+                                exclude=session_id):
+            continue  # a session at work on that branch captured it: its end hands it on
+        if scoped and runner.get("baton_scopes", doc["id"]) is not None:
+            return None, None  # the newest such handoff is a baton already
+        rivals = open_at(runner.db, owner=owner, branch=None if switched else branch, at=created, since=since,
+                         exclude=session_id)
+        if rivals and switched:
+            return None, EndNotice(f"Handoff {doc['id']} names no session and was captured on {captured_on}, "
+                                   f"after this session (begun on {branch}) switched branch, while other sessions "
+                                   f"were open ({', '.join(rivals[:3])}): it was not handed on (still ready: it can be "
+                                   f"handed on from {captured_on}). Pass `session_id` when capturing over MCP.",
+                                   doc["id"], "ready")
         if rivals:
             return None, EndNotice(f"Handoff {doc['id']} names no session and was captured while another session "
                                    f"on {branch} was open ({', '.join(rivals[:3])}): it was not handed on. Pass "
                                    "`session_id` when capturing over MCP.", doc["id"], "ready")
         return doc, None
     return None, None
+
+
+def _branch_of(candidate: dict | None, session: Any) -> str | None:
+    """The branch a handoff to hand on is keyed to: the one it was captured on,
+    else the one its session began on (None: the branch this end runs on)."""
+    if candidate is None:
+        return None
+    captured_on = ((candidate.get("project") or {}).get("repository") or {}).get("branch")
+    if isinstance(captured_on, str) and captured_on:
+        return captured_on
+    began_on = session.get("branch") if isinstance(session, dict) else None
+    return began_on if isinstance(began_on, str) and began_on else None
 
 
 def _unfinished_draft(runner: Any, sid: str) -> list[EndNotice]:
@@ -241,11 +273,12 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
         session = runner.get("sessions", sid)
         ended_before = isinstance(session, dict) and session.get("status") == "ended"
         candidate, withheld = _handoff_to_hand_on(runner, sid, here.owner)
-        began_on = session.get("branch") if isinstance(session, dict) else None
-        if candidate is not None and isinstance(began_on, str) and began_on and began_on != here.branch:
-            # the handoff is the session's branch's (``_handoff_to_hand_on``): so is its baton, wherever this
-            # runs (a kept end run from the main worktree once the session's linked worktree was removed)
-            here = SessionContext(owner=here.owner, branch=began_on)
+        key_branch = _branch_of(candidate, session)
+        if candidate is not None and key_branch and key_branch != here.branch:
+            # the baton is the branch the handoff was captured on (the session's, or the one it switched to:
+            # ``git checkout -b``), wherever this end runs (a kept end run from the main worktree once the
+            # session's linked worktree was removed; a session that switched back before it ended)
+            here = SessionContext(owner=here.owner, branch=key_branch)
         if candidate is not None and hand_on_in_scope is None:
             return None
         notices += withheld

@@ -11,7 +11,12 @@ A prompt is a request when
   ``/mcp__baton__handoff``); or
 - it is short (at most ``MAX_WORDS`` words) and one of its clauses — the
   prompt cut at punctuation and at "and" / "then" / "so" — is, once polite
-  and filler words are dropped, one of the phrases below.
+  and filler words are dropped, one of the phrases below. A file name, path
+  or dotted name (``handoff.py``, ``src/handoff``) is one word, never cut
+  into a clause of its own; and a phrase that asks to stop ("stop here",
+  "pause here", "wrap up") counts only when nothing but fillers or other
+  phrases follows it in its sentence ("stop here and fix the bug on line 3"
+  asks to go on working).
 
 Pure and cheap: only ``re`` (patterns compiled on first use, ``baton.domain.regexes``) and
 ``unicodedata``; the prompt is read here and
@@ -42,6 +47,12 @@ _NOUN = r"(?:handoff|hand off|hand-off|baton|handover|hand over|handoff note|han
 _LATER = r"(?:later|tomorrow|next time|another time|in a new session|in another session|in the next session|" \
          r"after a break|on monday|next week|after lunch)"
 
+_STOPPING = (r"(?:wrap up|wrap it up|wrap this up|stop here|stopping here|stop for today|stop for now|"
+             r"call it a day|pause here|pause for now)")
+"""The phrases that ask to stop: a request only when nothing but fillers or other
+phrases follows them in their sentence ("stop here and fix the bug on line 3" is
+debugger talk: stop there, and go on working)."""
+
 #: The phrases a clause must be, whole (after normalising and dropping fillers).
 PHRASES: tuple[str, ...] = (
     r"(?:handoff|hand-off|handover)(?: now| time)?",
@@ -54,13 +65,17 @@ PHRASES: tuple[str, ...] = (
     rf"keep going|come back to this|get back to this|return to this) {_LATER}",
     r"(?:start|open|begin) (?:a )?(?:new|fresh) (?:session|conversation|chat)",
     r"new (?:session|conversation|chat)",
-    r"(?:wrap up|wrap it up|wrap this up|stop here|stopping here|stop for today|stop for now|call it a day|"
-    r"pause here|pause for now)",
+    _STOPPING,
     r"(?:save|record|write down) (?:your |our |the )?(?:progress|state|context) for (?:later|the next session|"
     r"next time|tomorrow)",
 )
 _WHOLE = lazy("^(?:" + "|".join(PHRASES) + ")$")
+_STOP = lazy("^" + _STOPPING + "$")
+_SENTENCE_CUT = lazy(r"\s*[.!?]+(?:\s+|$)")
 _CLAUSE_CUT = lazy(r"\s*(?:[,.;:!?]+|\s-\s|\band\b|\bthen\b|\bso\b)\s*")
+_NAME = lazy(r"[\w./:-]*\w[./:]\w(?:[\w./:-]*\w)?")
+"""A file name, path or dotted name (``handoff.py``, ``src/handoff``, ``baton.handoff``): a word
+and a dot, slash or colon joined with no space, which a clause cut must not split into its words."""
 _NON_WORD = lazy(r"[^\w\s,.;:!?/-]+")
 _SPACES = lazy(r"\s+")
 
@@ -71,17 +86,39 @@ def _fold(text: str) -> str:
     return _SPACES.sub(" ", _NON_WORD.sub(" ", folded)).strip()
 
 
-def _is_phrase(clause: str) -> bool:
-    """Whether the clause, or what is left of it as fillers are dropped one by one, is a phrase."""
+def _reduced(clause: str) -> str:
+    """The clause once fillers are dropped, one by one, from its ends, until it is a
+    phrase or none is left to drop ('' when it was only fillers)."""
     while clause:
         if _WHOLE.match(clause):
-            return True
+            return clause
         shorter = next((clause[len(lead) + 1:] for lead in _LEAD if clause.startswith(lead + " ")), None)
         if shorter is None:
             shorter = next((clause[: -len(trail) - 1] for trail in _TRAIL if clause.endswith(" " + trail)), None)
         if shorter is None:
-            return False
+            return "" if clause in _LEAD or clause in _TRAIL else clause
         clause = shorter
+    return clause
+
+
+def _is_phrase(clause: str) -> bool:
+    """Whether the clause, or what is left of it as fillers are dropped one by one, is a phrase."""
+    reduced = _reduced(clause)
+    return bool(reduced) and _WHOLE.match(reduced) is not None
+
+
+def _asks(sentence: str) -> bool:
+    """Whether one of the sentence's clauses is a request: a phrase — one that asks to
+    stop only when every clause after it is a phrase too, or only fillers."""
+    clauses = [_reduced(clause.strip(" -/")) for clause in _CLAUSE_CUT.split(sentence)]
+    phrases = [bool(clause) and _WHOLE.match(clause) is not None for clause in clauses]
+    for at, clause in enumerate(clauses):
+        if not phrases[at]:
+            continue
+        if not _STOP.match(clause):
+            return True
+        if all(phrases[later] or not clauses[later] for later in range(at + 1, len(clauses))):
+            return True
     return False
 
 
@@ -95,4 +132,5 @@ def is_explicit_request(prompt: str) -> bool:
     folded = _fold(prompt)
     if not folded or len(folded.split()) > MAX_WORDS:
         return False
-    return any(_is_phrase(clause.strip(" -/")) for clause in _CLAUSE_CUT.split(folded))
+    named = _NAME.sub(" file ", folded)  # ``handoff.py`` is a file, not the clause ``handoff``
+    return any(_asks(sentence) for sentence in _SENTENCE_CUT.split(named) if sentence.strip())

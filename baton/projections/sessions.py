@@ -83,18 +83,19 @@ class ObjectivesBase:
         return routed
 
 
-def open_at(db, *, owner: str, branch: str, at: str, since: str, exclude: str) -> list[str]:
-    """The ids of the sessions of ``owner`` on ``branch`` (but ``exclude``) that
-    had begun by ``at`` (not before ``since``) and had not ended before it:
-    the sessions that were working there at that moment. Timestamps are
-    compared to the second (RFC 3339, UTC)."""
+def open_at(db, *, owner: str, branch: str | None, at: str, since: str, exclude: str) -> list[str]:
+    """The ids of the sessions of ``owner`` on ``branch`` (on any branch when
+    None; but ``exclude``) that had begun by ``at`` (not before ``since``) and
+    had not ended before it: the sessions that were working there at that
+    moment. Timestamps are compared to the second (RFC 3339, UTC)."""
+    on_branch = "AND json_extract(doc, '$.branch') = ? " if branch is not None else ""
     rows = db.execute(
         "SELECT key FROM docs WHERE projection = 'sessions' AND key != ? "
-        "AND json_extract(doc, '$.owner') = ? AND json_extract(doc, '$.branch') = ? "
+        "AND json_extract(doc, '$.owner') = ? " + on_branch +
         "AND substr(json_extract(doc, '$.beganAt'), 1, 19) BETWEEN ? AND ? "
         "AND (json_extract(doc, '$.endedAt') IS NULL OR substr(json_extract(doc, '$.endedAt'), 1, 19) >= ?) "
         "ORDER BY key",
-        [exclude, owner, branch, since[:19], at[:19], at[:19]]).fetchall()
+        [exclude, owner, *([branch] if branch is not None else []), since[:19], at[:19], at[:19]]).fetchall()
     return [row[0] for row in rows]
 
 
@@ -105,3 +106,11 @@ def begun_near(db, session_id: str) -> list[str]:
         "SELECT key FROM docs WHERE projection = 'sessions' AND json_extract(doc, '$.beganAt') IS NOT NULL "
         "AND length(key) BETWEEN ? AND ?", [len(session_id) - 1, len(session_id) + 1]).fetchall()
     return [row[0] for row in rows]
+
+
+def begun_since(db, since: str) -> bool:
+    """Whether a session was recorded as begun at ``since`` or later (RFC 3339, UTC; to the second)."""
+    row = db.execute(
+        "SELECT 1 FROM docs WHERE projection = 'sessions' "
+        "AND substr(json_extract(doc, '$.beganAt'), 1, 19) >= ? LIMIT 1", [since[:19]]).fetchone()
+    return row is not None

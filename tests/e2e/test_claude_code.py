@@ -337,3 +337,48 @@ def test_by_default_no_hook_runs_on_a_handoff_request_and_the_agents_handoff_is_
     (created,) = events(project, env, "baton.created")
     assert subject(created) == subject(captured)
     assert not events(project, env, "detector.recommended")
+
+
+def test_a_session_that_switches_branch_before_it_hands_off_leaves_its_baton_for_that_branch(
+        claude, project, env, model):
+    """The agent's first action is ``git checkout -b feature-y``; it then captures over MCP naming
+    no session, validates and readies. The end hands it on keyed to ``feature-y`` (the branch it was
+    captured on): the next session there starts with it (docs/batons.md, "Which branch a baton is for")."""
+    switch = ToolUse("Bash", {"command": "git checkout -q -b feature-y", "description": "Switch branch"})
+    model.script = [switch, *capture_validate_ready()]
+    session(claude, project, env, model, "Start the zebra-42 work on a feature branch.")
+    (captured,) = events(project, env, "handoff.captured")
+    (created,) = events(project, env, "baton.created")
+    assert subject(created) == subject(captured) and created["data"]["branch"] == "feature-y"
+    model.script = ["On it."]
+    asked = len(model.turns())
+    session(claude, project, env, model, "hello")  # still on feature-y
+    told = said(model.turns()[asked])
+    assert "SessionStart hook additional context: ## 🤝 Active Session Handoff" in told
+    assert f"(baton `{subject(captured)}`)" in told
+
+
+def test_started_in_a_subfolder_it_runs_no_hook_and_batons_first_answer_says_so(claude, project, env, model):
+    """Claude Code 2.1.332 started in a subfolder of a project wired at its root runs none of the
+    project's hooks (no session begins) yet finds ``.mcp.json``: Baton's first tool answer tells
+    the agent why, once (docs/hooks.md, "Start Claude Code at the project root")."""
+    sub = project / "src" / "deep"
+    sub.mkdir(parents=True)
+    answers: list[str] = []
+
+    def read_answer(recorded: Recorded) -> Any:
+        for message in reversed(recorded.json["messages"]):
+            content = message.get("content")
+            blocks = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"] \
+                if isinstance(content, list) else []
+            if blocks:
+                answers.append(tool_output(blocks[-1]))
+                break
+        return baton_tool("handoff_list") if len(answers) == 1 else "Done."
+
+    model.script = [baton_tool("baton_status"), read_answer, read_answer]
+    session(claude, sub, env, model, "What does Baton say?")
+    assert not events(project, env, "session.begun")  # no start hook ran
+    first, second = answers
+    assert "Baton's SessionStart hook did not run for this session" in first and "src/deep" in first
+    assert "did not run" not in second
