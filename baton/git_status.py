@@ -457,12 +457,21 @@ def _index_trees(entries: dict[bytes, Any]) -> tuple[bytes, list[Any]]:
 
 # -- what callers ask -------------------------------------------------------------------
 
+def _object_format(repo: Any) -> bytes:
+    """``extensions.objectFormat`` of ``repo``'s config, lower case (``sha1`` when it names none)."""
+    try:
+        return bytes(repo.get_config().get((b"extensions",), b"objectformat")).strip().lower() or b"sha1"
+    except KeyError:
+        return b"sha1"
+
+
 def _opened(start: Path) -> tuple[Any, _Tree] | None:
     repo = open_repo(start)
     if repo is None:
         return None
     try:
-        if repo.bare:
+        if repo.bare or _object_format(repo) != b"sha1":
+            # dulwich reads SHA-1 objects only: a SHA-256 repository's trees do not parse
             repo.close()
             return None
         return repo, _Tree(repo)

@@ -450,3 +450,35 @@ def test_a_tracked_folder_s_untracked_files_are_never_folded(tmp_path):
     found = git_status.status(root, "all", folder_limit=2)
     assert found is not None
     assert set(found.untracked) == git_says(root, "all") and found.crowded == ()
+
+
+def _sha256_repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo256"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main", "--object-format=sha256")
+    write(root, "a.txt", "a\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "start")
+    return root
+
+
+def test_a_sha256_repository_has_no_status_rather_than_a_crash(tmp_path):
+    """dulwich reads SHA-1 objects only: a clean SHA-256 repository's tree raised
+    ObjectFormatException through every capture (tester team14 F14's neighbour)."""
+    root = _sha256_repo(tmp_path)
+    assert git_status.is_dirty(root) is None
+    assert git_status.status(root) is None
+    assert git_status.changed_files(root) == (None, ())
+
+
+def test_a_capture_in_a_sha256_repository_records_its_state_as_unknown(tmp_path):
+    from tests.conftest import run_baton
+
+    root = _sha256_repo(tmp_path)
+    assert run_baton("init", cwd=root).returncode == 0
+    made = run_baton("checkpoint", "create", "--no-input", "--title", "t", "--objective", "o", "--json", cwd=root)
+    assert made.returncode == 0, made.stderr
+    import json
+
+    repository = json.loads(made.stdout)["handoff"]["project"]["repository"]
+    assert repository.get("dirty") is None and len(repository["head"]) == 64
