@@ -71,6 +71,7 @@ if TYPE_CHECKING:
 
     from baton.commands.context import Limits, Project
     from baton.commands.session_records import NamedStart
+    from baton.domain.feed_vouch import FeedVouch
 else:
     Protocol = object  # an interface for type checkers; at run time a plain base (~0.07 ms less a class)
 
@@ -366,6 +367,8 @@ FreshnessOf = Callable[[Any, Any, BatonRecord], "str | None"]
 """``baton_freshness.baton_freshness``: the waiting baton's freshness line."""
 CarriedOf = Callable[[Any, BatonRecord], "tuple[str, ...]"]
 """``baton_freshness.carried_lines``: the objective and state of the handoff it carries."""
+VouchOf = Callable[[Any, Any, BatonRecord], "FeedVouch | None"]
+"""``feed_vouch.baton_vouch``: whether the waiting baton's feed is vouched for."""
 ClaimInScope = Callable[..., BatonRecord]
 """``baton_claim.claim_in_scope``: the claim, inside a write scope."""
 
@@ -395,6 +398,8 @@ class Start:
         self.decisions: list = []
         self.waiting: Peek | None = None
         """The baton waiting for the session, once read."""
+        self.unverified: "FeedVouch | None" = None
+        """The waiting baton comes from a feed no trusted key vouches for (``baton.domain.feed_vouch``)."""
         self.claimed_elsewhere: ClaimedElsewhere | None = None
         """With none waiting: the newest baton of this owner and branch, claimed by another session."""
         self.done: BootstrapResult | None = None
@@ -437,6 +442,20 @@ class Start:
         self.decisions = _safely("recent decisions", notices,
                                  lambda: collect_decisions([r for r in self.records if passed_validation(r)]), [])
         return waiting
+
+    def vouch(self, vouch_of: VouchOf) -> None:
+        """1b. Whether the waiting baton comes from a feed a trusted key vouches for
+        (``baton.domain.feed_vouch``): if not, its section says so; and when the trusted policy
+        requires signatures it is withheld: a notice says so and the brief is done without it."""
+        waiting = self.waiting
+        assert waiting is not None
+        self.unverified = _safely("the baton's feed", self.notices,
+                                  lambda: vouch_of(self.project, self.runner, waiting.record), None)
+        if self.unverified is None or not self.unverified.withheld:
+            return
+        self.notices.append(self.unverified.withheld_notice("baton", waiting.record.id))
+        self.unverified = self.waiting = None
+        self.done = self.gated(self.result(self.standard([])))
 
     def tell_claimed_elsewhere(self, own: BatonRecord | None) -> bool:
         """With no baton delivered: tell of ``own`` (this owner and branch's current
@@ -546,7 +565,10 @@ class Start:
             if waiting.record.replaced_unseen else ()
 
         def fitted(lines: tuple[str, ...]) -> tuple[str, AssembledBrief]:
-            text = render_baton_markdown(waiting.record, freshness=fresh, carried=lines, unseen=unseen)
+            claimed = waiting.record.owner if waiting.record.shared else None  # a shared baton's owner left it
+            unverified = self.unverified.line(claimed) if self.unverified is not None else ""
+            text = render_baton_markdown(waiting.record, freshness=fresh, carried=lines, unseen=unseen,
+                                         unverified=unverified)
             if self.flags["session_id_generated"] and self.session_id is not None:  # (generated: it is set)
                 text += "\n" + claimed_by_line(self.session_id) + "\n"
             return text, assemble_brief(handoff_markdown=text, objective=self.objective_text,

@@ -24,7 +24,6 @@ from baton.domain.policy_trust import (
     TRUST_COMMAND,
     UNTRUSTED,
     PolicyTrust,
-    signers_in_force,
     trust_record,
 )
 from baton.domain.regexes import lazy
@@ -39,6 +38,7 @@ from baton.policy import (
     policy_widening,
     read_trust_record,
     remove_trust_record,
+    signing_in_force,
     source_labels,
     trust_file,
     write_trust_record,
@@ -178,8 +178,7 @@ def show_policy(project: "Project") -> PolicyShowResult:
     in_force = {k: v for k, v in policy.to_json().items() if k not in ("rules", "trust", "sources")}
     rules = policy.redaction.rules
     in_force.update(rule_count=len(rules), blocking_rules=[r.name for r in rules if r.action == "block"])
-    kept = kept_signing_trust(project.paths) if trust.widening.signers is None else None
-    signing = signers_in_force(policy.trust, project.config.section("sync").get("require_signatures") is True, kept)
+    signing = signing_in_force(project.paths, policy, project.config.section("sync").get("require_signatures") is True)
     in_force.update(allowed_signers=None if signing.signers is None else list(signing.signers),
                     require_signatures=signing.required)
     if signing.kept:

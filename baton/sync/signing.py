@@ -65,12 +65,12 @@ import attrs
 
 from baton.config import DEFAULT_ALLOWED_SIGNERS, allowed_signers_problem, read_json
 from baton.domain.policy_keys import signer_lines
-from baton.domain.policy_trust import KEPT_SIGNERS_NOTE, SIGNERS_TRUST_STEPS, SignersInForce, signers_in_force
+from baton.domain.policy_trust import KEPT_SIGNERS_NOTE, SIGNERS_TRUST_STEPS, SignersInForce
 from baton.errors import ConfigError, InputError, StorageError
 from baton.gitinfo import config_stack, locate, open_repo
 from baton.ledger.feed import FeedHead
 from baton.model import frozen
-from baton.policy import kept_signing_trust, trust_file
+from baton.policy import signing_in_force, trust_file
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -326,10 +326,7 @@ UNTRUSTED_SIGNERS = f"the allowed-signers file is not trusted in this clone yet:
 
 
 def _in_force(project: "Project", required: bool) -> SignersInForce:
-    trust = project.policy.trust
-    # Only a checkout that names no signer lines reads the trust record again (``kept_signing_trust``).
-    kept = kept_signing_trust(project.paths) if trust is None or trust.widening.signers is None else None
-    return signers_in_force(trust, required, kept)
+    return signing_in_force(project.paths, project.policy, required)
 
 
 # -- the signing key, read from git's configuration --------------------------------------
