@@ -110,6 +110,29 @@ def _lost_claims(project: "Project", runner, *, peek: bool) -> list[str]:
     return [notice for _, notice in fresh]
 
 
+FORGOTTEN_HERE = "forgotten-here.json"
+"""The handoffs of this clone's user a teammate's forget erased here, kept by ``baton sync``
+(``forget_notices.keep``) until a brief tells them."""
+
+
+def erased_by_teammates(project: "Project", *, peek: bool) -> list[str]:
+    """The notices ``baton sync`` kept of this user's handoffs a teammate's forget erased here,
+    told once: the file goes unless peeking (one ``stat`` when there is none)."""
+    path = project.paths.baton_dir / FORGOTTEN_HERE
+    if not path.exists():
+        return []
+    try:
+        raw = read_json(path)
+    except (FileNotFoundError, BatonError):
+        return []
+    kept = raw.get("notices") if isinstance(raw, dict) else None
+    notices = [n["notice"] for n in kept if isinstance(n, dict) and isinstance(n.get("notice"), str)] \
+        if isinstance(kept, list) else []
+    if not peek:
+        path.unlink(missing_ok=True)
+    return notices
+
+
 def _left_for_another_owner(project: "Project", runner, ctx: SessionContext, *, peek: bool) -> list[str]:
     """Notices for the pending batons this clone left on this branch for another
     owner (``left_here_for_another_owner``), each told once, recorded with the
@@ -424,6 +447,8 @@ class Start:
                            "is of that time, and nothing is claimed; run `baton rebuild` to return to the present.")
         peek = self.flags["peek"]
         notices.extend(_safely("lost claims", notices, lambda: _lost_claims(self.project, runner, peek=peek), []))
+        notices.extend(_safely("handoffs a teammate erased", notices,
+                               lambda: erased_by_teammates(self.project, peek=peek), []))
         if self.before is not None and self.named is not None:  # a repeated start: the baton it received
             received = self.before.get("receivedBaton")
             waiting = _safely("the session handoff", notices,
