@@ -3,8 +3,8 @@
 
 A ``handoff.forgotten`` recorded by another writer erases payloads in this clone's feeds at its
 next sync (``baton.sync.erasures``). Before the scrub deletes the index, the sync reads who
-recorded each forget (its writer and actor, as claimed), the handoff's title and who captured it
-from the index as it stood (``collect``); the ones this clone's user captured are kept in
+recorded each forget (its writer and actor, as claimed) and who captured the handoff, from the
+index as it stood (``collect``; never its title: the forget may be for a secret it holds); the ones this clone's user captured are kept in
 ``.baton/forgotten-here.json`` until the next session-start brief tells them (``tell``);
 ``baton status`` shows them until then, writing nothing. The brief pays one
 ``stat`` when there is nothing to tell.
@@ -52,18 +52,18 @@ def _forget_events(project: "Project") -> list[Event]:
     return out
 
 
-def _indexed(project: "Project", ids: list[str]) -> dict[str, tuple[str | None, str, str]]:
+def _indexed(project: "Project", ids: list[str]) -> dict[str, tuple[str, str]]:
     """Per handoff id the index still holds (not caught up: the erasing events are not folded yet):
-    its title, writer and owner."""
+    who captured it, ``(writer, owner)``. Never its title: the forget may be for what it says."""
     if not ids:
         return {}
     try:
         db = project.runner.db
-        rows = db.execute(f"SELECT id, title, writer, owner FROM {ROWS_TABLE} WHERE id IN "
+        rows = db.execute(f"SELECT id, writer, owner FROM {ROWS_TABLE} WHERE id IN "
                           f"({', '.join('?' * len(ids))})", ids).fetchall()
     except (BatonError, sqlite3.Error):  # a damaged or missing index: the notice names the id alone
         return {}
-    return {ident: (title, writer or "", owner or "") for ident, title, writer, owner in rows}
+    return {ident: (writer or "", owner or "") for ident, writer, owner in rows}
 
 
 def collect(project: "Project", erased_ids: Iterable[str]) -> list[ForeignForget]:
@@ -77,10 +77,10 @@ def collect(project: "Project", erased_ids: Iterable[str]) -> list[ForeignForget
     owner = context_of(project).owner
     out: dict[str, ForeignForget] = {}
     for event, handoff in zip(events, handoffs):
-        title, writer, captured_by = known.get(handoff, (None, "", ""))
+        writer, captured_by = known.get(handoff, ("", ""))
         reason = event.data.get("reason") if isinstance(event.data, dict) else None
         yours = handoff in known and wrote(captured_by, writer, my_owner=owner, my_writer=project.writer)
-        out.setdefault(handoff, ForeignForget(handoff, title, event.writer, event.actor,
+        out.setdefault(handoff, ForeignForget(handoff, event.writer, event.actor,
                                               reason if isinstance(reason, str) else None, yours))
     return list(out.values())
 
@@ -88,8 +88,9 @@ def collect(project: "Project", erased_ids: Iterable[str]) -> list[ForeignForget
 def keep(project: "Project", forgets: list[ForeignForget]) -> None:
     """Keep the notices of the reader's own handoffs for ``status`` and the next brief
     (``baton.commands.bootstrap.erased_by_teammates``), each with the line it is told with."""
-    mine = [f.to_json() | {"notice": f"A teammate erased {f.line()} (`baton forget` on their clone; this "
-                                     "clone's copy went at its last sync)."} for f in forgets if f.yours]
+    mine = [f.to_json() | {"notice": f"Your handoff{f.line().removeprefix('your handoff')} (`baton forget` on "
+                                     "another clone; this clone's copy went at its last sync)."}
+            for f in forgets if f.yours]
     if not mine:
         return
     write_json_atomic(_path(project), {"notices": (pending(project) + mine)[-KEPT:]})

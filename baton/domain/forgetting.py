@@ -85,11 +85,10 @@ def payload_strings(data: Any, *, shortest: int = 8) -> set[str]:
 @frozen
 class ForeignForget:
     """A handoff another replica's ``handoff.forgotten`` erased here (``baton sync``): who asked,
-    and whether the handoff was this reader's own (``told_forgets``)."""
+    and whether the handoff was this reader's own. Never its title nor any other erased text:
+    the forget may be for a secret the title holds."""
 
     handoff: str
-    title: str | None
-    """As the index knew it before the erasure (None when it did not)."""
     writer: str
     """The feed that recorded the forget."""
     actor: str | None
@@ -104,13 +103,12 @@ class ForeignForget:
 
     def line(self) -> str:
         """How ``baton sync``, ``status`` and the brief name it."""
-        title = f" \"{' '.join(self.title.split())}\"" if self.title else ""
         who = f"writer {self.writer}" + (f" ({' '.join(self.actor.split())}, as claimed)" if self.actor else "")
         whose = "your handoff" if self.yours else "handoff"
-        return f"{whose} {self.short}{title} was erased here by a forget that {who} recorded"
+        return f"{whose} {self.short} was erased here by a forget that {who} recorded"
 
     def to_json(self) -> dict[str, Any]:
-        return {"handoff": self.handoff, "short": self.short, "title": self.title, "writer": self.writer,
+        return {"handoff": self.handoff, "short": self.short, "writer": self.writer,
                 "actor": self.actor, "reason": self.reason, "yours": self.yours}
 
 
