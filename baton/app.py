@@ -484,9 +484,14 @@ class Baton:
     def _brief(start: BootstrapStart) -> BootstrapResult:
         """A session-start brief's later steps (``bootstrap.Start``), each module
         loaded only when the step before asks for it: with no baton waiting the
-        brief is done; a waiting baton's freshness and summary are fitted in
+        brief is done; a waiting baton's feed is judged (``feed_vouch``); its freshness and summary are fitted in
         (``baton_freshness``); unless peeking, it is claimed (``baton_claim``)."""
         if start.done is not None:
+            return start.done
+        from baton.commands import feed_vouch
+
+        start.vouch(feed_vouch.baton_vouch)
+        if start.done is not None:  # withheld: its feed is not vouched for and signatures are required
             return start.done
         from baton.commands import baton_freshness
 

@@ -251,6 +251,23 @@ def read_trust_record(paths: ProjectPaths) -> Any:
     return _trust_rules().TrustRecord.from_json(raw)
 
 
+def kept_signing_trust(paths: ProjectPaths) -> Any:
+    """This checkout's trust record when it counts here and required signatures
+    (``baton.domain.policy_trust.kept_record``): what keeps applying while the checked-out
+    settings name no signer lines. Read only by the commands that check signatures."""
+    rules = _trust_rules()
+    return rules.kept_record(read_trust_record(paths), here_place(paths), in_git_dir=trust_location(paths)[1])
+
+
+def signing_in_force(paths: ProjectPaths, policy: Policy, required: bool) -> Any:
+    """Which signers and requirement apply here (``baton.domain.policy_trust.SignersInForce``):
+    ``required`` is ``sync.require_signatures`` as the checkout says it; the trust record is read
+    again only when the checkout names no signer lines (``kept_signing_trust``)."""
+    trust = policy.trust
+    kept = kept_signing_trust(paths) if trust is None or trust.widening.signers is None else None
+    return _trust_rules().signers_in_force(trust, required, kept)
+
+
 def _trusted_projects(path: Path) -> dict[str, Any]:
     """The records of a git directory's trust file, by project root."""
     projects = _read_trust_file(path).get("projects")

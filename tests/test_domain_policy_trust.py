@@ -15,6 +15,7 @@ from baton.domain.policy_trust import (
     TrustRecord,
     find_widening,
     judge_trust,
+    kept_record,
     safe_document,
     signer_lines,
     signers_in_force,
@@ -272,3 +273,20 @@ def test_changed_key_lines_are_named_by_their_file_and_counted():
     message = judge_trust(signing((ALICE, MALLORY), {}), trust_record(signing((ALICE,), {}), HERE, "t"), HERE).message()
     assert f"changed: {SIGNERS} allowed_signers" in message and "2 key lines" in message
     assert MALLORY not in message
+
+
+def test_a_checkout_naming_no_signers_keeps_the_signers_and_requirement_trusted_here():
+    trusted = trust_record(signing((ALICE,), {"require_signatures": True}), HERE, "t")
+    nothing = judge_trust(find_widening([], entropy_default=3.0, length_default=8), trusted, HERE)
+    assert signers_in_force(nothing, False, kept_record(trusted, HERE)) == SignersInForce((ALICE,), True, kept=True)
+
+
+def test_a_checkout_naming_no_signers_keeps_nothing_when_signatures_were_not_required():
+    trusted = trust_record(signing((ALICE,), {}), HERE, "t")
+    assert kept_record(trusted, HERE) is None
+
+
+def test_a_record_made_in_another_folder_keeps_no_requirement():
+    elsewhere = Place("/home/bob/other", "bobbox", 2049, 99)
+    trusted = trust_record(signing((ALICE,), {"require_signatures": True}), elsewhere, "t")
+    assert kept_record(trusted, HERE) is None

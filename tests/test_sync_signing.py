@@ -1010,6 +1010,86 @@ def test_a_change_that_stops_requiring_signatures_keeps_them_required_until_trus
     assert code == 0 and result["signers"]["flagged"][writer(a)]["status"] == "unsigned"
 
 
+# A branch cut before the team adopted signing: no allowed-signers file, no ``sync`` section (or ``false``).
+# Its absence widens as ``false`` does, so the requirement trusted here keeps holding (team14 F3).
+CHECKOUTS_THAT_NAME_NO_SIGNERS = {
+    "both": (True, None),
+    "falsenofile": (True, {"require_signatures": False}),
+    "nosync": (False, None),
+    "nofile": (True, {"require_signatures": True}),
+    "false": (False, {"require_signatures": False}),
+}
+
+
+def _checkout(clone: Path, variant: str) -> None:
+    """What a checked-out branch does to ``clone``'s signer settings (``CHECKOUTS_THAT_NAME_NO_SIGNERS``)."""
+    remove_file, section = CHECKOUTS_THAT_NAME_NO_SIGNERS[variant]
+    if remove_file:
+        (clone / ".baton" / "allowed_signers").unlink()
+    path = clone / ".baton" / "config.json"
+    config = json.loads(path.read_text())
+    config.pop("sync", None)
+    if section is not None:
+        config["sync"] = section
+    path.write_text(json.dumps(config))
+
+
+@pytest.mark.parametrize("variant", sorted(CHECKOUTS_THAT_NAME_NO_SIGNERS))
+def test_a_checkout_without_the_signer_settings_keeps_a_forged_feed_refused(capsys, team, tmp_path, variant):
+    _remote, a, b, _keys = team
+    mallory_forges_alice(capsys, team, tmp_path)
+    require_signatures(b)  # trusted with signatures required
+    assert sync(capsys, b)[0] == 3
+    _checkout(b, variant)
+    code, result = sync(capsys, b)
+    assert code == 3
+    assert [(r["feed"], r["kind"]) for r in result["refused"]] == [(writer(a), "unknown_key")]
+    assert "FORGED by mallory as alice" not in titles(capsys, b)
+
+
+def test_a_checkout_without_the_signer_settings_still_takes_feeds_the_trusted_signers_vouch_for(capsys, team):
+    _remote, a, b, _keys = team
+    require_signatures(b)
+    _checkout(b, "both")
+    checkpoint(capsys, a, "alice's signed work")
+    sync(capsys, a)
+    code, result = sync(capsys, b)
+    assert code == 0 and result["signers"]["feeds"][writer(a)]["status"] == "good"
+    assert "alice's signed work" in titles(capsys, b)
+
+
+def test_a_refusal_on_a_checkout_without_signer_settings_says_the_trusted_ones_still_apply(capsys, team, tmp_path):
+    _remote, a, b, _keys = team
+    mallory_forges_alice(capsys, team, tmp_path)
+    require_signatures(b)
+    _checkout(b, "both")
+    code, out, err = run(capsys, b, "sync")
+    assert code == 3
+    assert "names no allowed signers" in out + err and "baton policy untrust" in out + err
+
+
+def test_policy_show_on_a_checkout_without_signer_settings_says_signatures_stay_required(capsys, team):
+    _remote, a, b, keys = team
+    require_signatures(b)
+    _checkout(b, "both")
+    shown = run_json(capsys, b, "policy", "show")
+    assert shown["policy"]["require_signatures"] is True
+    assert shown["policy"]["allowed_signers"] == team_signers(a, b, keys)
+    code, text, _ = run(capsys, b, "policy", "show")
+    assert "sync checks feeds against only the 2 signer lines trusted here before, signatures required" in text
+    assert "names no allowed signers" in text and "baton policy untrust" in text
+
+
+def test_untrusting_lets_a_checkout_without_signer_settings_stop_requiring_signatures(capsys, team, tmp_path):
+    _remote, a, b, _keys = team
+    mallory_forges_alice(capsys, team, tmp_path)
+    require_signatures(b)
+    _checkout(b, "both")
+    run(capsys, b, "policy", "untrust")  # the user's decision, as trusting ``false`` would be
+    code, result = sync(capsys, b)
+    assert code == 0 and result["signers"]["flagged"][writer(a)]["status"] == "unknown_key"
+
+
 def test_policy_show_lists_the_allowed_signers_lines_to_trust(capsys, team):
     _remote, a, b, keys = team
     _write_signers(b, team_signers(a, b, keys)[:1])
@@ -1268,3 +1348,12 @@ def test_a_link_planted_where_the_copy_goes_is_replaced_never_followed(capsys, t
     assert result["signers"]["feeds"][writer(a)]["status"] == "good"
     assert not (git_baton / copy_name(a, b, keys)).is_symlink()
     assert outside.read_text() == "".join(line + "\n" for line in team_signers(a, b, keys))
+
+
+def test_trusting_a_checkout_without_signer_settings_says_signatures_stay_required(capsys, team):
+    _remote, _a, b, _keys = team
+    require_signatures(b)
+    _checkout(b, "both")
+    code, text, _ = run(capsys, b, "policy", "trust", "--digest", "none")
+    assert code == 0 and "nothing to trust. Signatures stay required" in text
+    assert run_json(capsys, b, "policy", "show")["policy"]["require_signatures"] is True

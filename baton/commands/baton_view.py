@@ -9,9 +9,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from baton.commands.batons import claim_told, peek_at_start, pending_batons
+from baton.commands.feed_vouch import baton_vouch
 from baton.commands.identity import SessionContext, context_of
 from baton.domain.batons import BatonRecord, render_baton_markdown, unseen_lines
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere_notice
+from baton.domain.feed_vouch import FeedVouch
 from baton.ledger.clock import rfc3339_micros
 from baton.model import frozen
 
@@ -36,24 +38,37 @@ class ActiveBatonResult:
     """With none for this owner and branch: their newest baton, claimed by a session recently
     (``domain.claimed_elsewhere``, as a session start that receives none is told) — a sibling
     session (a second fork of one conversation) has the context this one may lack."""
+    unverified: FeedVouch | None = None
+    """The baton comes from a feed no trusted key vouches for (``baton.domain.feed_vouch``)."""
+    withheld: str = ""
+    """A baton from such a feed was withheld (signatures are required): the notice that says so."""
 
     def markdown(self) -> str | None:
         if self.record is None:
             return None
+        claimed = self.record.owner if self.record.shared else None
         return render_baton_markdown(self.record, freshness=self.freshness, carried=self.carried,
-                                     unseen=unseen_lines(self.record))
+                                     unseen=unseen_lines(self.record),
+                                     unverified=self.unverified.line(claimed) if self.unverified else "")
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             **self.context.to_json(),
             "handoff": self.record.to_json() if self.record else None,
             "handoffMarkdown": self.markdown(),
             "claimedElsewhere": self.claimed_elsewhere.to_json() if self.claimed_elsewhere else None,
         }
+        if self.unverified is not None:  # only then: its feed is not vouched for
+            out["feed"] = self.unverified.to_json()
+        if self.withheld:
+            out["withheld"] = self.withheld
+        return out
 
     def render(self) -> str:
         if self.record is None:
             said = f"No active session handoff for {self.context.owner} on {self.context.branch}"
+            if self.withheld:
+                said = f"{self.withheld}\n{said}"
             if not self.elsewhere:
                 said += "."
             else:
@@ -71,9 +86,13 @@ def show_active_baton(project: "Project", *, owner: str | None = None, branch: s
     ctx = context_of(project, owner=owner, branch=branch)
     runner = project.reading()
     peek, own = peek_at_start(runner, ctx)
+    withheld = ""
     if peek is not None:
-        return ActiveBatonResult(ctx, peek.record)
+        unverified = baton_vouch(project, runner, peek.record)
+        if unverified is None or not unverified.withheld:
+            return ActiveBatonResult(ctx, peek.record, unverified=unverified)
+        withheld = unverified.withheld_notice("baton", peek.record.id)
     # No session is named here: a claim by any session is told (the caller knows its own).
     told = claim_told(runner, ctx, own, session_id=None, now=rfc3339_micros(project.clock()))
     return ActiveBatonResult(ctx, None, elsewhere=len(pending_batons(runner)),  # read only when none is here
-                             claimed_elsewhere=told)
+                             claimed_elsewhere=told, withheld=withheld)

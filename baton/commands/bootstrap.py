@@ -73,6 +73,7 @@ if TYPE_CHECKING:
 
     from baton.commands.context import Limits, Project
     from baton.commands.session_records import NamedStart
+    from baton.domain.feed_vouch import FeedVouch
 else:
     Protocol = object  # an interface for type checkers; at run time a plain base (~0.07 ms less a class)
 
@@ -110,6 +111,29 @@ def _lost_claims(project: "Project", runner, *, peek: bool, wording: Mapping[str
     if fresh and not peek:
         write_json_atomic(_told_path(project), {"told": (told + [event_id for event_id, _ in fresh])[-TOLD_KEPT:]})
     return [notice for _, notice in fresh]
+
+
+FORGOTTEN_HERE = "forgotten-here.json"
+"""The handoffs of this clone's user a teammate's forget erased here, kept by ``baton sync``
+(``forget_notices.keep``) until a brief tells them."""
+
+
+def erased_by_teammates(project: "Project", *, peek: bool) -> list[str]:
+    """The notices ``baton sync`` kept of this user's handoffs a teammate's forget erased here,
+    told once: the file goes unless peeking (one ``stat`` when there is none)."""
+    path = project.paths.baton_dir / FORGOTTEN_HERE
+    if not path.exists():
+        return []
+    try:
+        raw = read_json(path)
+    except (FileNotFoundError, BatonError):
+        return []
+    kept = raw.get("notices") if isinstance(raw, dict) else None
+    notices = [n["notice"] for n in kept if isinstance(n, dict) and isinstance(n.get("notice"), str)] \
+        if isinstance(kept, list) else []
+    if not peek:
+        path.unlink(missing_ok=True)
+    return notices
 
 
 def _left_for_another_owner(project: "Project", runner, ctx: SessionContext, *, peek: bool,
@@ -370,6 +394,8 @@ FreshnessOf = Callable[[Any, Any, BatonRecord], "str | None"]
 """``baton_freshness.baton_freshness``: the waiting baton's freshness line."""
 CarriedOf = Callable[[Any, BatonRecord], "tuple[str, ...]"]
 """``baton_freshness.carried_lines``: the objective and state of the handoff it carries."""
+VouchOf = Callable[[Any, Any, BatonRecord], "FeedVouch | None"]
+"""``feed_vouch.baton_vouch``: whether the waiting baton's feed is vouched for."""
 ClaimInScope = Callable[..., BatonRecord]
 """``baton_claim.claim_in_scope``: the claim, inside a write scope."""
 
@@ -404,6 +430,8 @@ class Start:
         self.decisions: list = []
         self.waiting: Peek | None = None
         """The baton waiting for the session, once read."""
+        self.unverified: "FeedVouch | None" = None
+        """The waiting baton comes from a feed no trusted key vouches for (``baton.domain.feed_vouch``)."""
         self.claimed_elsewhere: ClaimedElsewhere | None = None
         """With none waiting: the newest baton of this owner and branch, claimed by another session."""
         self.done: BootstrapResult | None = None
@@ -429,6 +457,8 @@ class Start:
         peek = self.flags["peek"]
         notices.extend(_safely("lost claims", notices,
                                lambda: _lost_claims(self.project, runner, peek=peek, wording=self.wording), []))
+        notices.extend(_safely("handoffs a teammate erased", notices,
+                               lambda: erased_by_teammates(self.project, peek=peek), []))
         if self.before is not None and self.named is not None:  # a repeated start: the baton it received
             received = self.before.get("receivedBaton")
             waiting = _safely("the session handoff", notices,
@@ -448,6 +478,20 @@ class Start:
         self.decisions = _safely("recent decisions", notices,
                                  lambda: collect_decisions([r for r in self.records if passed_validation(r)]), [])
         return waiting
+
+    def vouch(self, vouch_of: VouchOf) -> None:
+        """1b. Whether the waiting baton comes from a feed a trusted key vouches for
+        (``baton.domain.feed_vouch``): if not, its section says so; and when the trusted policy
+        requires signatures it is withheld: a notice says so and the brief is done without it."""
+        waiting = self.waiting
+        assert waiting is not None
+        self.unverified = _safely("the baton's feed", self.notices,
+                                  lambda: vouch_of(self.project, self.runner, waiting.record), None)
+        if self.unverified is None or not self.unverified.withheld:
+            return
+        self.notices.append(self.unverified.withheld_notice("baton", waiting.record.id))
+        self.unverified = self.waiting = None
+        self.done = self.gated(self.result(self.standard([])))
 
     def tell_claimed_elsewhere(self, own: BatonRecord | None) -> bool:
         """With no baton delivered: tell of ``own`` (this owner and branch's current
@@ -557,7 +601,10 @@ class Start:
             if waiting.record.replaced_unseen else ()
 
         def fitted(lines: tuple[str, ...]) -> tuple[str, AssembledBrief]:
-            text = render_baton_markdown(waiting.record, freshness=fresh, carried=lines, unseen=unseen)
+            claimed = waiting.record.owner if waiting.record.shared else None  # a shared baton's owner left it
+            unverified = self.unverified.line(claimed) if self.unverified is not None else ""
+            text = render_baton_markdown(waiting.record, freshness=fresh, carried=lines, unseen=unseen,
+                                         unverified=unverified)
             if self.flags["session_id_generated"] and self.session_id is not None:  # (generated: it is set)
                 text += "\n" + claimed_by_line(self.session_id) + "\n"
             return text, assemble_brief(handoff_markdown=text, objective=self.objective_text,

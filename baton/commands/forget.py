@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import orjson
 
+from baton.commands.identity import context_of
 from baton.commands.ids import resolve_handoff_id
 from baton.commands.record import record
 from baton.config import TEMPORARY_PREFIX
@@ -121,8 +122,9 @@ def forget_handoff(project: "Project", token: str, *, reason: str | None = None,
         erased_data = [e.data for e in events if e.id in erasing]
         del events
         try:
+            # Under the git identity it was run as (what another replica's sync names: as claimed).
             record(scope, [plan.forgotten(reason)], version=scope.txn.stream_version(handoff_stream(handoff_id)),
-                   durable=True)
+                   durable=True, actor=context_of(project).owner)
         except RecordedNotIndexed:
             pass  # recorded: the fold failed (a full disk), and the index is deleted and rebuilt below anyway
         feeds = erase.erase_payloads(project.paths.ledger_dir, plan.events)

@@ -18,6 +18,7 @@ import attrs
 import orjson
 
 from baton import gitinfo
+from baton.commands.feed_vouch import handoff_vouch
 from baton.commands.handoff_facts import live_freshness, worktree_label
 from baton.commands.ids import HANDOFF_ID_REQUIRED, load_handoff_and_record
 from baton.commands.latest import is_latest, resolve_latest
@@ -29,7 +30,7 @@ from baton.domain.brief import DEFAULT_MAX_TOKENS, render_resume_brief
 from baton.domain.limits import MAX_MAX_TOKENS, MIN_MAX_TOKENS
 from baton.domain.quality import score_quality
 from baton.domain.short_ids import short_id
-from baton.errors import InputError
+from baton.errors import Conflict, InputError
 from baton.model import frozen
 from baton.policy import load_policy
 
@@ -60,6 +61,8 @@ class ResumeResult:
     whole record (``handoff``) only with ``format`` json, since the brief is what
     ``max_tokens`` bounds and a record can be as large as a capture (1 MiB);
     ``record_omitted`` says so. ``baton resume --json`` keeps the record."""
+    feed: dict[str, Any] | None = None
+    """The handoff comes from a feed no trusted key vouches for (``baton.domain.feed_vouch``)."""
 
     def for_agent(self) -> "ResumeResult":
         """This result as ``bounded`` (see there)."""
@@ -82,7 +85,7 @@ class ResumeResult:
             "siblings": list(self.siblings),
             "handoff": self.record,
             "latest": self.latest,
-        } | ({"handoff": None, "record_omitted": True} if self.bounded and self.format != "json" else {})
+        } | ({"feed": self.feed} if self.feed is not None else {}) | ({"handoff": None, "record_omitted": True} if self.bounded and self.format != "json" else {})
 
     def render(self) -> str:
         if self.format == "json":
@@ -128,6 +131,10 @@ def resume_handoff(
         token = latest.id
     handoff, record = load_handoff_and_record(runner, token)
     _check_resumable(handoff, mark_resumed, runner)
+    unverified = handoff_vouch(opened, runner, handoff.id)
+    if unverified is not None and unverified.withheld:
+        raise Conflict(unverified.withheld_notice("handoff", handoff.id),
+                       details={"id": handoff.id, "feed": unverified.to_json()})
     policy = load_policy(opened.paths, opened.config)
     freshness = live_freshness(opened.paths.worktree, handoff, policy)
     quality = score_quality(handoff, freshness_state=freshness.state)
@@ -145,9 +152,12 @@ def resume_handoff(
         # Whatever the decisions say: the other revision's open items, state and
         # failed attempts are in no part of this brief.
         brief_json["text"] = sibling_banner(handoff.id, siblings) + "\n\n" + brief_json["text"]
+    if unverified is not None:  # first: who wrote it is not known, whatever it says
+        brief_json["text"] = unverified.line(None) + "\n\n" + brief_json["text"]
     return ResumeResult(handoff.id, status, format, freshness.to_json(), quality.to_json(),
                         brief_json, record, False, tuple(conflicts), siblings=tuple(siblings),
-                        latest=latest.to_json() if latest is not None else None)
+                        latest=latest.to_json() if latest is not None else None,
+                        feed=unverified.to_json() if unverified is not None else None)
 
 
 def sibling_revisions(runner: Any, handoff: Any) -> list[dict[str, Any]]:

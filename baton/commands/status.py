@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from baton.commands import forget_notices
 from baton.commands.baton_cases import render_unseen
 from baton.commands.batons import pending_batons
 from baton.commands.detector_facts import detector_config
@@ -62,6 +63,8 @@ class StatusResult:
     unseen: tuple[dict[str, Any], ...] = ()
     """Batons superseded unseen by a pending one, as ``baton status --json`` lists them
     (``supersededUnseen``: camelCase, with ``writer`` and ``objective``)."""
+    forgotten: tuple[str, ...] = ()
+    """A teammate's forget erased the reader's handoffs here (``forget_notices``): until the next brief tells it."""
     exit_code: int = 0
 
     def to_json(self) -> dict[str, Any]:
@@ -74,7 +77,7 @@ class StatusResult:
             "pending_batons": self.pending_batons,
             "superseded_unseen": [unseen_json(u) for u in self.unseen],
             "detector": self.detector or {"available": False},
-        }
+        } | ({"forgotten_by_teammates": list(self.forgotten)} if self.forgotten else {})
 
     def render(self) -> str:
         total = sum(self.handoffs.values())
@@ -88,6 +91,7 @@ class StatusResult:
                          f" freshness {self.latest.freshness['state']}")
         lines.append(f"  pending session batons: {self.pending_batons}")
         lines.extend(f"  {line}" for line in render_unseen(list(self.unseen)))
+        lines.extend(f"  {line}" for line in self.forgotten)
         return "\n".join(lines)
 
 
@@ -136,7 +140,8 @@ def project_status(project: "Project") -> StatusResult:
     # document and the replaced handoffs' rows (docs/performance.md: baton_status stays flat).
     unseen = tuple({**u, "supersededBy": r.id} for r in pending for u in unseen_details(runner, r))
     return StatusResult(str(opened.root), opened.config.project_id, opened.writer, opened.config.fsync, summary,
-                        counts, latest, len(pending), _detector_summary(opened), unseen)
+                        counts, latest, len(pending), _detector_summary(opened), unseen,
+                        tuple(n["notice"] for n in forget_notices.pending(opened)))
 
 
 def _detector_summary(project: "Project") -> dict[str, Any]:

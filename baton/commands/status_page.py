@@ -25,6 +25,7 @@ import re
 import socket
 from typing import TYPE_CHECKING, Any, cast
 
+from baton.commands import forget_notices
 from baton.commands.baton_cases import dismiss_baton, list_pending_batons, render_claim_conflicts, render_unseen
 from baton.commands.handoff_facts import live_freshness
 from baton.commands.identity import owner_stamp, owner_under
@@ -144,6 +145,7 @@ class StatusOverview:
             lines.append(f"Signer of feed {s['feed']}: " + (f"{s['signer']} ({s['key']})" if s["status"] == "good"
                                                            else f"{s['status']}: {s['message']}"))
         lines.extend(_render_sharing(p.get("sync")))
+        lines.extend(p.get("forgottenByTeammates") or [])
         latest = p["latestHandoffs"]
         lines.append("")
         total = p["handoffTotal"]
@@ -336,6 +338,9 @@ def status_overview(
         if shared["unshared"] and _cannot_sign_as_required(opened):
             shared["signingKeyMissing"] = True
         payload["sync"] = shared
+    forgotten = forget_notices.pending(opened)  # a teammate's forget erased the reader's handoffs here
+    if forgotten:
+        payload["forgottenByTeammates"] = [n["notice"] for n in forgotten]
     return StatusOverview(sanitize_output(payload, redaction))
 
 

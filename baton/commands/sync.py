@@ -32,12 +32,12 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from baton.commands import forget
+from baton.commands import forget, forget_notices
 from baton.commands.identity import context_of
 from baton.domain.batons import select_eligible
 from baton.domain.ledger_refs import DEFAULT_REF, ledger_ref_problem, local_ref_refusal
 from baton.domain.wording import counted
-from baton.errors import InputError, LocalRefRefused, RemoteRefRefused
+from baton.errors import BatonError, InputError, LocalRefRefused, RemoteRefRefused
 from baton.model import frozen, mutable
 from baton.projections.batons import baton_records
 from baton.sync import decide, publish, transport
@@ -72,6 +72,8 @@ class SyncResult:
     attempts: int = 1
     erased: dict[str, int] = attrs.field(factory=dict)
     """Feed → payloads erased in the local file, as a ``handoff.forgotten`` in the union of feeds asks."""
+    forgotten: list[Any] = attrs.field(factory=list)
+    """The handoffs another writer's forget erased here (``baton.domain.forgetting.ForeignForget``)."""
     ref_erased: dict[str, int] = attrs.field(factory=dict)
     """Feed → payloads erased on the ref's copy (the local file had them erased already)."""
     signers: dict[str, Any] = attrs.field(factory=dict)
@@ -100,6 +102,7 @@ class SyncResult:
                 "refused": [r.to_json() for r in self.refused], "pushed": self.pushed, "commit": self.commit,
                 "read": self.read.to_json(), "projections_rebuilt": self.rebuilt, "attempts": self.attempts,
                 "erased": dict(sorted(self.erased.items())), "ref_erased": dict(sorted(self.ref_erased.items())),
+                "forgotten": [f.to_json() for f in self.forgotten],
                 "signers": self.signers, "dropped": sorted(self.dropped),
                 "behind": dict(sorted(self.behind.items())), "cleaned_locks": list(self.cleaned_locks),
                 "waiting": self.waiting}
@@ -115,6 +118,7 @@ class SyncResult:
         if self.erased:
             lines.append(f"Erased {counted(sum(self.erased.values()), 'payload')} in {counted(len(self.erased), 'local feed')}, as "
                          "recorded handoff.forgotten events ask (`baton verify` reports them).")
+            lines += [f"FORGOTTEN: {f.line()}." for f in self.forgotten]
         if self.ref_erased:
             lines.append(f"Erased {counted(sum(self.ref_erased.values()), 'forgotten payload')} from "
                          f"{counted(len(self.ref_erased), 'feed')} on {self.ref} (its history still holds them: docs/sync.md).")
@@ -154,6 +158,8 @@ class _Erased:
 
     feeds: dict[str, int] = attrs.field(factory=dict)
     payloads: list[Any] = attrs.field(factory=list)
+    ids: list[str] = attrs.field(factory=list)
+    """The ids of the events whose payloads were erased in local feeds."""
     scrubbed: bool = False
     cleaned_locks: list[str] = attrs.field(factory=list)
     """Stale pack index locks a push removed from a path remote, over every round."""
@@ -209,10 +215,11 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
                                                              restore_own_feed, to, accept_project), ref, to[2])
     finally:
         repo.close()
+        forgotten = _foreign_forgets(project, erased)
         _scrub_erased(project, erased)
     rebuilt = False
     if erased.scrubbed:
-        result = attrs.evolve(result, erased=dict(erased.feeds))
+        result = attrs.evolve(result, erased=dict(erased.feeds), forgotten=forgotten)
         rebuilt = True
     elif result.imported:
         # Under the lock's file alone: ``Ledger.locked`` would first read every
@@ -237,6 +244,19 @@ def waiting_baton(project: "Project") -> dict[str, Any] | None:
     if found is None:
         return None
     return {"handoff_id": found.id, "owner": found.owner, "branch": found.branch, "shared": found.shared}
+
+
+def _foreign_forgets(project: "Project", erased: _Erased) -> list[Any]:
+    """The handoffs another replica's forget erased here (``forget_notices``), read from the index
+    before the scrub deletes it; those this clone's user captured are kept for ``status`` and the brief."""
+    if not erased.ids:
+        return []
+    try:
+        found = forget_notices.collect(project, erased.ids)
+        forget_notices.keep(project, found)
+    except BatonError:  # the notice is lost, never the sync
+        return []
+    return found
 
 
 def _scrub_erased(project: "Project", erased: _Erased) -> None:
@@ -294,6 +314,7 @@ def _round(project: "Project", repo, client, path: str, url: str, remote_name: s
         save_state(project, ref.decode(), work.new_state, (acked_key, seen) if seen != acked else None)
     if work.erased:
         erased.payloads.extend(work.erased_payloads)
+        erased.ids.extend(ident for ids in work.erased_ids.values() for ident in ids)
         for feed, n in work.erased.items():
             erased.feeds[feed] = erased.feeds.get(feed, 0) + n
     push_client, push_path, push_url = to or (client, path, url)

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 from baton.canonical import canonical_bytes
 from baton.commands.handoff_facts import now_timestamp
 from baton.domain.policy_trust import (
+    KEPT_SIGNERS_NOTE,
     NONE,
     SIGNERS_KEY,
     SYNC_LABEL,
     TRUST_COMMAND,
     UNTRUSTED,
     PolicyTrust,
-    signers_in_force,
     trust_record,
 )
 from baton.domain.regexes import lazy
@@ -33,10 +33,12 @@ from baton.policy import (
     build_policy,
     here_place,
     judge_policy_trust,
+    kept_signing_trust,
     policy_sources,
     policy_widening,
     read_trust_record,
     remove_trust_record,
+    signing_in_force,
     source_labels,
     trust_file,
     write_trust_record,
@@ -73,6 +75,8 @@ class PolicyShowResult:
                      f"{p.get('allowed_roots') or 'none'}, recheck_allowlist {p.get('recheck_allowlist') or 'none'}; "
                      f"sync checks feeds against {_signers_shown(p.get('allowed_signers'))}, signatures "
                      f"{'required' if p.get('require_signatures') else 'not required'}")
+        if p.get("signers_note"):
+            lines.append(f"Signers: {p['signers_note']}.")
         if self.trust.state == UNTRUSTED:
             lines.append(f"Not applied until trusted: run `{TRUST_COMMAND}` to apply them.")
         return "\n".join(lines)
@@ -94,18 +98,24 @@ class PolicyTrustResult:
     removed: dict[str, Any] | None = None
     """``untrust``: the settings the removed record trusted (``{file: {setting: value}}``), which
     may differ from the files now."""
+    signers_note: str = ""
+    """``trust`` with nothing to trust: the signers and requirement trusted before that still apply
+    (``KEPT_SIGNERS_NOTE``)."""
     exit_code: int = 0
 
     def to_json(self) -> dict[str, Any]:
         out = {"action": self.action, "changed": self.changed, "trust_file": self.trust_file, **self.trust.to_json()}
         if self.removed is not None:
             out["removed_settings"] = self.removed
+        if self.signers_note:
+            out["signers_note"] = self.signers_note
         return out
 
     def render(self) -> str:
         if self.action == "trust":
             if self.trust.state == NONE:
-                return "No setting of the policy widens it: nothing to trust."
+                kept = f" Signatures stay required: {self.signers_note}." if self.signers_note else ""
+                return "No setting of the policy widens it: nothing to trust." + kept
             lines = [f"Trusted in this clone ({self.trust_file}), digest {self.trust.digest}:"]
             lines += _settings_lines(self.trust)
             lines.append("These settings now apply; any change to them needs trusting again.")
@@ -168,9 +178,11 @@ def show_policy(project: "Project") -> PolicyShowResult:
     in_force = {k: v for k, v in policy.to_json().items() if k not in ("rules", "trust", "sources")}
     rules = policy.redaction.rules
     in_force.update(rule_count=len(rules), blocking_rules=[r.name for r in rules if r.action == "block"])
-    signing = signers_in_force(policy.trust, project.config.section("sync").get("require_signatures") is True)
+    signing = signing_in_force(project.paths, policy, project.config.section("sync").get("require_signatures") is True)
     in_force.update(allowed_signers=None if signing.signers is None else list(signing.signers),
                     require_signatures=signing.required)
+    if signing.kept:
+        in_force["signers_note"] = KEPT_SIGNERS_NOTE
     return PolicyShowResult(tuple(labels), trust, in_force, str(trust_file(project.paths)))
 
 
@@ -192,14 +204,15 @@ def trust_policy(project: "Project", *, digest: str | None = None) -> PolicyTrus
     if digest is not None and not DIGEST.fullmatch(digest) and digest != "none":
         raise InputError(f"{digest!r} is not a digest `baton policy show` prints (`sha256:` and 64 hex digits); "
                          "nothing was trusted", details={"expected": digest})
-    if digest is not None and digest != (None if widening.empty else widening.digest):
+    if digest is not None and digest != ("none" if widening.empty else widening.digest):
         raise Conflict(f"the policy's widening settings have digest {widening.digest if not widening.empty else 'none'}"
                        f", not {digest}: mistyped, or they changed since you reviewed them; nothing was trusted "
                        "(`baton policy show` shows them as they are now)",
                        details={"expected": digest, "digest": None if widening.empty else widening.digest,
                                 "settings": widening.to_json()})
     if widening.empty:
-        return PolicyTrustResult("trust", PolicyTrust(NONE), False, str(trust_file(paths)))
+        kept = KEPT_SIGNERS_NOTE if kept_signing_trust(paths) is not None else ""
+        return PolicyTrustResult("trust", PolicyTrust(NONE), False, str(trust_file(paths)), signers_note=kept)
     here = here_place(paths)
     if here is None:
         raise StorageError(f"cannot look at {paths.baton_dir}: nothing was trusted")

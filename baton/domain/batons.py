@@ -352,15 +352,17 @@ output as the user's."""
 
 
 def render_baton_markdown(record: BatonRecord, *, freshness: str | None = None,
-                          carried: Sequence[str] = (), unseen: Sequence[str] = ()) -> str:
+                          carried: Sequence[str] = (), unseen: Sequence[str] = (), unverified: str = "") -> str:
     """The section a session receives at the top of its brief.
 
     ``freshness`` is one line (see ``freshness_line``) shown right under who
     left the baton; ``carried`` are the lines of ``carried_handoff_lines``
     (the objective and state of a rich handoff handed on as this baton),
     shown under it. ``unseen``: the lines of ``unseen_lines`` (the batons this one superseded
-    that whoever left it never saw), shown first. All are part of the section, so the brief
-    reserves them with the handoff and never trims them.
+    that whoever left it never saw), shown first. ``unverified``: the line saying its feed is
+    not vouched for by a trusted key (``baton.domain.feed_vouch.FeedVouch.line``), shown right
+    under who left it. All are part of the section, so the brief reserves them with the handoff
+    and never trims them.
     """
     by = f"session `{_shown(record.session_id)}`" if record.session_id else "a previous session"
     if record.harness and _shown(record.harness):
@@ -377,6 +379,8 @@ def render_baton_markdown(record: BatonRecord, *, freshness: str | None = None,
         f"Left by {by} at {when}, {scope} (baton `{_shown(record.id)}`). {WORKING_CONTEXT}",
         "",
     ]
+    if unverified:
+        lines += [_one_line(unverified), ""]
     if unseen:
         lines += [*unseen, ""]
     if freshness and freshness.strip():

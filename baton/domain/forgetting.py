@@ -80,3 +80,40 @@ def payload_strings(data: Any, *, shortest: int = 8) -> set[str]:
         elif isinstance(value, (list, tuple)):
             stack.extend(value)
     return found
+
+
+@frozen
+class ForeignForget:
+    """A handoff another replica's ``handoff.forgotten`` erased here (``baton sync``): who asked,
+    and whether the handoff was this reader's own. Never its title nor any other erased text:
+    the forget may be for a secret the title holds."""
+
+    handoff: str
+    writer: str
+    """The feed that recorded the forget."""
+    actor: str | None
+    """The git identity that forget was recorded under, as claimed (nothing verifies it)."""
+    reason: str | None
+    yours: bool
+    """The handoff was captured by this reader (``baton.domain.authorship.wrote``)."""
+
+    @property
+    def short(self) -> str:
+        return self.handoff[:13]
+
+    def line(self) -> str:
+        """How ``baton sync``, ``status`` and the brief name it."""
+        who = f"writer {self.writer}" + (f" ({' '.join(self.actor.split())}, as claimed)" if self.actor else "")
+        whose = "your handoff" if self.yours else "handoff"
+        return f"{whose} {self.short} was erased here by a forget that {who} recorded"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"handoff": self.handoff, "short": self.short, "writer": self.writer,
+                "actor": self.actor, "reason": self.reason, "yours": self.yours}
+
+
+def foreign_forgets(forgets: Iterable[Event], erased: Iterable[str], *, my_writer: str) -> list[Event]:
+    """The ``handoff.forgotten`` events, recorded by another writer than ``my_writer``, that name
+    one of the ``erased`` event ids: each handoff a sync erased here at another replica's request."""
+    wanted = set(erased)
+    return [e for e in forgets if e.writer != my_writer and wanted.intersection(erased_by(e))]

@@ -503,6 +503,12 @@ def withholds_recheck(withheld: Sequence[str], command: str) -> bool:
     return lists_command(withheld, command)
 
 
+KEPT_SIGNERS_NOTE = ("this checkout names no allowed signers, so the signers and requirement this clone trusted "
+                     f"before still apply ({SHOW_COMMAND}; `baton policy untrust` drops them)")
+"""Why a verdict is checked against the signers trusted before while the checked-out settings name
+none (``SignersInForce.kept``): the absence widens as ``require_signatures: false`` does."""
+
+
 @frozen
 class SignersInForce:
     """Which signers and requirement ``baton sync`` and ``baton verify`` apply here."""
@@ -511,12 +517,30 @@ class SignersInForce:
     """None: the allowed-signers file as it is; else only these lines (those trusted before)."""
     required: bool
     """Whether a feed whose signature is not good is refused."""
+    kept: bool = False
+    """The checked-out settings name no signer lines, and this clone's trust required signatures:
+    what it trusted still applies (``KEPT_SIGNERS_NOTE``)."""
 
 
-def signers_in_force(trust: PolicyTrust | None, required: bool) -> SignersInForce:
+def kept_record(record: TrustRecord | None, here: Place | None, *, in_git_dir: bool = True) -> TrustRecord | None:
+    """``record`` when it counts in this folder (``place_trusts``) and required signatures: what
+    keeps applying while the checked-out settings name no signer lines (``signers_in_force``)."""
+    if record is None or not record.required_signatures:
+        return None
+    return record if place_trusts(record.place, here, in_git_dir=in_git_dir) else None
+
+
+def signers_in_force(trust: PolicyTrust | None, required: bool, kept: TrustRecord | None = None) -> SignersInForce:
     """While the allowed-signers file is untrusted, only the signers trusted here before vouch
     for a feed (none when never trusted), and signatures stay required if they were required when
-    trusted, whatever the ``sync`` section says now (``required``); otherwise the file and section apply."""
-    if trust is None or trust.trusted or trust.widening.signers is None:
-        return SignersInForce(None, required)
-    return SignersInForce(trust.trusted_signers, required or trust.trusted_required)
+    trusted, whatever the ``sync`` section says now (``required``); otherwise the file and section apply.
+
+    A checkout whose settings name no signer lines at all (no file, or one without key lines: a
+    branch cut before the team signed) widens exactly as turning ``require_signatures`` off does,
+    yet leaves nothing to trust: so when this clone's trust record ``kept`` (``kept_record``)
+    required signatures, its signer lines and the requirement still apply."""
+    if trust is not None and not trust.trusted and trust.widening.signers is not None:
+        return SignersInForce(trust.trusted_signers, required or trust.trusted_required)
+    if kept is not None and kept.required_signatures and (trust is None or trust.widening.signers is None):
+        return SignersInForce(kept.signers, True, kept=True)
+    return SignersInForce(None, required)

@@ -147,6 +147,7 @@ def _rewrite_local(work: Round, feed: str, ours: bytes, torn: bytes, merged: _Me
                                      "writes them; upgrade Baton on every replica"))
         work.rewrites[feed] = prefix + torn
         work.erased[feed] = len(merged.erased_here)
+        work.erased_ids[feed] = list(merged.erased_here)
     return prefix, tail
 
 

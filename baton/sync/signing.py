@@ -65,12 +65,12 @@ import attrs
 
 from baton.config import DEFAULT_ALLOWED_SIGNERS, allowed_signers_problem, read_json
 from baton.domain.policy_keys import signer_lines
-from baton.domain.policy_trust import SIGNERS_TRUST_STEPS, SignersInForce, signers_in_force
+from baton.domain.policy_trust import KEPT_SIGNERS_NOTE, SIGNERS_TRUST_STEPS, SignersInForce
 from baton.errors import ConfigError, InputError, StorageError
 from baton.gitinfo import config_stack, locate, open_repo
 from baton.ledger.feed import FeedHead
 from baton.model import frozen
-from baton.policy import trust_file
+from baton.policy import signing_in_force, trust_file
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -304,8 +304,11 @@ def _remove_superseded(place: Path, current: str) -> None:
 def signers_untrusted(project: "Project") -> str:
     """Why the project's allowed-signers lines are not applied in this clone, so feeds are
     checked against only those trusted before (``signers_in_force``); empty when they apply."""
-    if _in_force(project, False).signers is None:
+    in_force = _in_force(project, False)
+    if in_force.signers is None:
         return ""
+    if in_force.kept:
+        return KEPT_SIGNERS_NOTE
     return project.policy.trust.signers_note() or UNTRUSTED_SIGNERS
 
 
@@ -323,7 +326,7 @@ UNTRUSTED_SIGNERS = f"the allowed-signers file is not trusted in this clone yet:
 
 
 def _in_force(project: "Project", required: bool) -> SignersInForce:
-    return signers_in_force(project.policy.trust, required)
+    return signing_in_force(project.paths, project.policy, required)
 
 
 # -- the signing key, read from git's configuration --------------------------------------

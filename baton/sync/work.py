@@ -53,6 +53,8 @@ class Round:
     ref_erased: dict[str, int] = attrs.field(factory=dict)
     rewrites: dict[str, bytes] = attrs.field(factory=dict)
     """Feed → the whole new file: its lines with payloads erased (written with the staged imports)."""
+    erased_ids: dict[str, list[str]] = attrs.field(factory=dict)
+    """Feed → the ids of the events whose payloads the local file erases this round."""
     erased_payloads: list[Any] = attrs.field(factory=list)
     forgotten: set[str] | None = None
     """Every event id a sound ``handoff.forgotten`` names, in the local feeds or
@@ -92,6 +94,7 @@ class Round:
         """Forget what this round staged or rewrote for ``feed`` (it is refused)."""
         self.rewrites.pop(feed, None)
         self.erased.pop(feed, None)
+        self.erased_ids.pop(feed, None)
         self.ref_erased.pop(feed, None)
         for entry in [s for s in self.staged if s[0] == feed]:
             self.staged.remove(entry)

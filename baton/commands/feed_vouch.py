@@ -1,0 +1,77 @@
+"""Whether the baton or handoff a session is handed comes from a feed a trusted key vouches
+for (``baton.domain.feed_vouch``): the facts the rule needs, read cheaply.
+
+The writer of a baton is in its key's document (``baton_creators``), a handoff's in its
+row; a feed's signature verdict is the one ``baton sync`` recorded at import in
+``.baton/sync-signers.json`` — no signature is checked here, and nothing is read at all
+for a record this clone's own feed wrote. Whether signatures are required (which loads
+the sync settings) is asked only of a record no trusted key vouches for.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from baton.config import read_json
+from baton.domain.feed_vouch import FeedVouch, vouch
+from baton.errors import BatonError
+from baton.policy import signing_in_force
+from baton.projections.batons import baton_creators
+from baton.projections.handoffs import authors_of
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
+SIGNERS_STATE = "sync-signers.json"
+"""Where ``baton sync`` keeps each feed's verdict (``baton.sync.signing.STATE_FILE``)."""
+
+
+def signer_status(project: "Project", writer: str | None) -> str | None:
+    """The verdict the last sync recorded on ``writer``'s feed; None when none was recorded."""
+    if writer is None:
+        return None
+    try:
+        raw = read_json(project.paths.baton_dir / SIGNERS_STATE)
+    except (FileNotFoundError, BatonError, OSError):
+        return None
+    feeds = raw.get("feeds") if isinstance(raw, dict) else None
+    entry = feeds.get(writer) if isinstance(feeds, dict) else None
+    status = entry.get("status") if isinstance(entry, dict) else None
+    return status if isinstance(status, str) else None
+
+
+def signatures_required(project: "Project") -> bool:
+    """Whether the trusted policy requires signatures, as ``baton sync`` decides it
+    (``baton.policy.signing_in_force``); a malformed setting counts as required (a record is
+    withheld rather than handed on unverified)."""
+    value = project.config.section("sync").get("require_signatures", False)
+    if not isinstance(value, bool):
+        return True
+    return bool(signing_in_force(project.paths, project.policy, value).required)
+
+
+def record_vouch(project: "Project", writer: str | None) -> FeedVouch | None:
+    """The rule (``vouch``) for a record written by the feed ``writer`` (None: unknown)."""
+    if writer is not None and writer == project.writer:
+        return None
+    status = signer_status(project, writer)
+    if status == "good":
+        return None
+    return vouch(writer, my_writer=project.writer, status=status, required=signatures_required(project))
+
+
+def baton_writer(runner: Any, record: Any) -> str | None:
+    """The writer that created the baton ``record`` (its key's ``recent`` records); None when they
+    no longer name it."""
+    doc = runner.get("batons", record.key)
+    return baton_creators([(record.key, doc)]).get(record.id) if isinstance(doc, dict) else None
+
+
+def baton_vouch(project: "Project", runner: Any, record: Any) -> FeedVouch | None:
+    return record_vouch(project, baton_writer(runner, record))
+
+
+def handoff_vouch(project: "Project", runner: Any, handoff_id: str) -> FeedVouch | None:
+    """The rule for the handoff ``handoff_id`` (its row names the feed that captured it)."""
+    writer, _owner = authors_of(runner.db, [handoff_id]).get(handoff_id, ("", ""))
+    return record_vouch(project, writer or None)

@@ -1,0 +1,78 @@
+"""Whether a baton or handoff comes from a feed a trusted key vouches for: a pure decision.
+
+A baton or handoff another clone wrote arrives through ``baton sync``; its
+``owner`` (``by <email>``) is whatever git ``user.email`` that clone had, and
+only a signature by a key the trusted allowed-signers lines bind to its
+writer (docs/sync.md, "Signed feeds") says who wrote the feed. Sync records
+each feed's verdict at import (``.baton/sync-signers.json``); the rule
+(``vouch``) reads only that verdict, never checks a signature:
+
+- a record this clone's own feed wrote is its own: nothing to say;
+- a record from another writer whose feed's last verdict is ``good`` is vouched for;
+- any other (``unsigned``, ``unknown_key``, ``wrong_signer``, ``bad_signature``,
+  or a feed no check has looked at — signing not in play, or a writer whose
+  feed is unknown) is not: the brief says so in one line beside it and names
+  its owner as claimed, not verified (``FeedVouch.line``);
+- and when the trusted policy requires signatures, it is not delivered at all:
+  the brief says one was withheld and what to run (``FeedVouch.withheld_notice``).
+"""
+
+from __future__ import annotations
+
+from baton.model import frozen
+
+GOOD = "good"
+
+_FEEDS = {
+    "unsigned": "an unsigned feed",
+    "unknown_key": "a feed signed with a key the trusted signers do not list",
+    "wrong_signer": "a feed signed with another writer's key",
+    "bad_signature": "a feed whose signature does not verify",
+}
+UNCHECKED = "a feed no trusted key vouches for"
+"""A feed with no verdict recorded (no signing in play, or a writer the baton's record does not name)."""
+
+
+@frozen
+class FeedVouch:
+    """A record from a feed no trusted key vouches for."""
+
+    writer: str | None
+    """The writer id of the feed that wrote it; None when the index no longer names it."""
+    status: str | None
+    """The feed's last signature verdict (``sync-signers.json``), None when none was recorded."""
+    withheld: bool
+    """The trusted policy requires signatures: the record is not delivered."""
+
+    @property
+    def feed(self) -> str:
+        return _FEEDS.get(self.status or "", UNCHECKED)
+
+    @property
+    def writer_shown(self) -> str:
+        return f"writer `{' '.join(str(self.writer).split())}`" if self.writer else "writer unknown"
+
+    def line(self, owner: str | None) -> str:
+        """The line beside a delivered baton or handoff."""
+        claimed = f"; `{' '.join(str(owner).split())}` is who it claims to be" if owner else ""
+        return (f"> ⚠️ From {self.feed} ({self.writer_shown}): its author is not verified{claimed}. "
+                "Check its steps before following them.")
+
+    def withheld_notice(self, kind: str, ident: str) -> str:
+        """The brief's notice for a record withheld (``kind``: ``baton`` or ``handoff``)."""
+        return (f"A {kind} ({ident}) was withheld: it comes from {self.feed} ({self.writer_shown.replace('`', '')}) "
+                "and this project requires signatures. Run `baton verify` to see the feed's signature; once its "
+                "writer signs with a listed key, `baton sync` takes it.")
+
+    def to_json(self) -> dict[str, object]:
+        return {"writer": self.writer, "status": self.status, "verified": False, "withheld": self.withheld}
+
+
+def vouch(writer: str | None, *, my_writer: str, status: str | None, required: bool) -> FeedVouch | None:
+    """None when the record is this clone's own (``writer`` is ``my_writer``) or its feed's verdict is
+    ``good``; else why it is not vouched for, and whether it is withheld (``required``)."""
+    if writer is not None and writer == my_writer:
+        return None
+    if status == GOOD:
+        return None
+    return FeedVouch(writer, status, required)
