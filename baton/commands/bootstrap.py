@@ -65,6 +65,7 @@ from baton.model import evolve, frozen
 from baton.projections import handoffs
 from baton.projections.batons import baton_creators, baton_records, baton_scopes, claim_conflicts, unseen_sources
 from baton.projections.handoffs import LATEST_WINDOW, RESUMABLE
+from baton.projections.sessions import session_doc
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -121,7 +122,7 @@ def _left_for_another_owner(project: "Project", runner, ctx: SessionContext, *, 
                if r.pending and r.owner != ctx.owner and creators.get(r.id) == project.writer]
     owners: dict[str, str] = {}
     for session in {r.session_id for r in records if r.session_id}:  # who left them (a lookup each; usually none)
-        doc = runner.get("sessions", session)
+        doc = session_doc(runner, project.writer, session)
         if isinstance(doc, dict) and isinstance(doc.get("owner"), str):
             owners[session] = doc["owner"]
     told = _read_told(project)

@@ -25,7 +25,7 @@ from baton.errors import Conflict, InputError
 from baton.ledger.ids import is_uuid7, uuid7_millis
 from baton.model import frozen
 from baton.projections import handoffs
-from baton.projections.sessions import open_at
+from baton.projections.sessions import open_at, session_doc
 
 if TYPE_CHECKING:
     from baton.commands.baton_claim import CreatedBaton
@@ -91,7 +91,7 @@ naming no session: one that began longer ago and never reported its end is
 taken for a harness that was killed, not for a session still at work."""
 
 
-def _handoff_to_hand_on(runner: Any, session_id: str, owner: str | None = None) -> tuple[dict | None, EndNotice | None]:
+def _handoff_to_hand_on(runner: Any, writer: str, session_id: str, owner: str | None = None) -> tuple[dict | None, EndNotice | None]:
     """The newest ready handoff the session wrote that was never a baton (or
     None), and a notice when one was left alone on purpose.
 
@@ -105,19 +105,19 @@ def _handoff_to_hand_on(runner: Any, session_id: str, owner: str | None = None) 
     without the id. With a rival, it is nobody's: nothing is handed on.
     """
     scoped = "baton_scopes" in runner.by_name
-    for doc in session_handoffs(runner, session_id):
+    for doc in session_handoffs(runner, writer, session_id):
         if doc.get("status") != "ready":
             continue
         if scoped and runner.get("baton_scopes", doc["id"]) is not None:
             return None, None  # the session's newest ready handoff is already a baton
         return doc, None
-    return _captured_during(runner, session_id, owner)
+    return _captured_during(runner, writer, session_id, owner)
 
 
-def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[dict | None, EndNotice | None]:
+def _captured_during(runner: Any, writer: str, session_id: str, owner: str | None) -> tuple[dict | None, EndNotice | None]:
     """The newest ready handoff naming no session captured on this session's
     branch by its owner while it was open (see ``_handoff_to_hand_on``)."""
-    session = runner.get("sessions", session_id) if "sessions" in runner.by_name else None
+    session = session_doc(runner, writer, session_id) if "sessions" in runner.by_name else None
     if not isinstance(session, dict) or "handoffs" not in runner.by_name:
         return None, None
     began, branch = session.get("beganAt"), session.get("branch")
@@ -128,8 +128,8 @@ def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[d
     scoped = "baton_scopes" in runner.by_name
     # Only those created since the session began can be (``captured_since``: a cheap bound, the test is below).
     for summary in handoffs.newest(runner.db, limit=SESSION_WINDOW, since=captured_since(session)):
-        if summary.owner != owner:  # another person's capture (or one that does not say whose) is not handed on
-            continue
+        if summary.owner != owner or summary.writer != writer:  # another person's or clone's capture (or one
+            continue  # that does not say whose) is not handed on
         doc = runner.get("handoffs", summary.id)
         if not isinstance(doc, dict) or origin_session(doc) is not None:
             continue
@@ -157,11 +157,11 @@ def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[d
     return None, None
 
 
-def _unfinished_draft(runner: Any, sid: str) -> list[EndNotice]:
+def _unfinished_draft(runner: Any, writer: str, sid: str) -> list[EndNotice]:
     """What to tell the next session when this one ends with nothing to hand on but the
     draft Baton prepared for it (the person asked for a handoff, or the context was
     compacted) still a draft: the handoff that was asked for is not lost without a word."""
-    left = draft_to_complete(runner, sid)
+    left = draft_to_complete(runner, writer, sid)
     if left is None:
         return []
     draft = short_id(left[0])
@@ -170,10 +170,10 @@ def _unfinished_draft(runner: Any, sid: str) -> list[EndNotice]:
                       f"amend {draft}`), validate it and make it ready", left[0], "draft")]
 
 
-def _carried(runner: Any, sid: str, handed: str) -> tuple[str, ...]:
+def _carried(runner: Any, writer: str, sid: str, handed: str) -> tuple[str, ...]:
     """``handed`` and the handoffs of the session it continues (its draft, completed
     over MCP as a child): what a notice left at an earlier end may have named."""
-    parents = {doc["id"]: parents_of(doc) for doc in session_handoffs(runner, sid)}
+    parents = {doc["id"]: parents_of(doc) for doc in session_handoffs(runner, writer, sid)}
     doc = runner.get("handoffs", handed)
     carried, frontier = [handed], list(parents_of(doc) if isinstance(doc, dict) else [])
     while frontier:
@@ -219,9 +219,9 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
     here = context_of(project)  # git's identity and branch: read before the lock
     with project.writing(deferral=deferral) as scope:
         runner = scope.runner
-        session = runner.get("sessions", sid)
+        session = session_doc(runner, project.writer, sid)
         ended_before = isinstance(session, dict) and session.get("status") == "ended"
-        candidate, withheld = _handoff_to_hand_on(runner, sid, here.owner)
+        candidate, withheld = _handoff_to_hand_on(runner, project.writer, sid, here.owner)
         began_on = session.get("branch") if isinstance(session, dict) else None
         if candidate is not None and isinstance(began_on, str) and began_on and began_on != here.branch:
             # the handoff is the session's branch's (``_handoff_to_hand_on``): so is its baton, wherever this
@@ -232,7 +232,7 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
         if withheld:
             notices.append(withheld)
         elif candidate is None and not ended_before:
-            notices += _unfinished_draft(runner, sid)
+            notices += _unfinished_draft(runner, project.writer, sid)
         handed = None
         with scope.batch():
             if candidate is not None and hand_on_in_scope is not None:
@@ -244,7 +244,7 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
             if ended_before and handed is None:
                 return SessionFinishResult(sid, False, None, reason, tuple(notices))
             end = end_in_scope(scope, sid, None, harness=harness, left=handed)
-        settles = _carried(runner, sid, handed.record.id) if handed else ()
+        settles = _carried(runner, project.writer, sid, handed.record.id) if handed else ()
         end = settled(scope, end)
     return SessionFinishResult(sid, True, handed.record.id if handed else None, reason, tuple(notices),
                                settles=settles, end=end)
