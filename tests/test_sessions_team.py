@@ -9,6 +9,9 @@ its own person (``user.email``), syncing through it.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -100,3 +103,68 @@ def test_a_session_of_the_same_id_on_each_clone_folds_on_a_rebuild_as_it_did_eve
     assert _objective(capsys, bob) == before == "bob objective"
     code, out, _ = run(capsys, bob, "verify", "--json")
     assert code == 0, out
+
+
+def _ready(capsys, project: Path, title: str) -> str:
+    made = run_json(capsys, project, "checkpoint", "create", "--no-input", "--title", title, "--objective", "O",
+                    "--open-item", OPEN_ITEM)
+    run_json(capsys, project, "handoff", "validate", made["id"])
+    run_json(capsys, project, "handoff", "ready", made["id"])
+    return made["id"]
+
+
+FAST = """
+import sys, time
+ahead = int(sys.argv[1])
+real_ns = time.time_ns
+time.time_ns = lambda: real_ns() + ahead * 10**9
+real = time.time
+time.time = lambda: real() + ahead
+sys.argv = ["baton", *sys.argv[2:]]
+from baton.cli import run
+run()
+"""
+"""``baton ARGS`` with the wall clock ``ahead`` seconds fast (a VM's clock gone wrong), in a process of its own."""
+
+
+def _fast(project: Path, ahead: int, *args: str) -> dict:
+    done = subprocess.run([sys.executable, "-c", FAST, str(ahead), *args, "--json", "--project", str(project)],
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "BATON_HOOK_SERVER": "0"})
+    assert done.returncode == 0, (args, done.stdout, done.stderr)
+    return json.loads(done.stdout)
+
+
+def test_latest_is_the_handoff_captured_after_a_teammates_whose_clock_runs_fast(capsys, team):
+    bob, carol = team
+    ahead = 13 * 3600
+    made = _fast(bob, ahead, "checkpoint", "create", "--no-input", "--title", "Bob task", "--objective", "O",
+                 "--open-item", OPEN_ITEM)
+    _fast(bob, ahead, "handoff", "validate", made["id"])
+    _fast(bob, ahead, "handoff", "ready", made["id"])
+    _fast(bob, ahead, "sync")
+    _sync(capsys, carol)
+    newer = _ready(capsys, carol, "Carol newer task")
+    assert run_json(capsys, carol, "resume", "latest")["id"] == newer
+    assert run_json(capsys, carol, "handoff", "list")["handoffs"][0]["id"] == newer
+
+
+def _writer(project: Path) -> str:
+    return json.loads((project / ".baton" / "local.json").read_text())["writer"]
+
+
+def test_a_sync_imports_a_feed_stamped_far_ahead_and_names_it_and_so_does_verify(capsys, team):
+    bob, carol = team
+    _fast(bob, 3 * 86400, "checkpoint", "create", "--no-input", "--title", "From the future", "--objective", "O")
+    _fast(bob, 3 * 86400, "sync")
+    synced = run_json(capsys, carol, "sync")
+    assert [a["feed"] for a in synced["clock_ahead"]] == [_writer(bob)]
+    assert synced["imported"][_writer(bob)] > 0
+    code, out, _ = run(capsys, carol, "verify")
+    assert code == 0 and f"CLOCK AHEAD feed {_writer(bob)}" in out, out
+
+
+def test_a_sync_of_feeds_stamped_by_clocks_that_agree_names_none(capsys, team):
+    bob, carol = team
+    run_json(capsys, bob, "checkpoint", "create", "--no-input", "--title", "Now", "--objective", "O")
+    _sync(capsys, bob)
+    assert run_json(capsys, carol, "sync")["clock_ahead"] == []
