@@ -30,8 +30,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from baton import gitinfo
 from baton.commands.batons import Peek, claimer_ended, peek_at_start, received_at_start, stored_baton
-from baton.commands.identity import SessionContext, context_of
+from baton.commands.identity import DETACHED_BRANCH, FALLBACK_BRANCH, SessionContext, context_of
 from baton.commands.objectives import SessionObjective, check_session_id, get_session_objective
 from baton.config import read_json, write_json_atomic
 from baton.domain.batons import (
@@ -46,8 +47,10 @@ from baton.domain.batons import (
     brief_may_use,
     collect_decisions,
     collect_traps,
+    gone_branch_notice,
     held_up_notice,
     left_here_for_another_owner,
+    left_on_a_branch_gone,
     lost_claim_notices,
     passed_validation,
     render_baton_markdown,
@@ -112,8 +115,9 @@ def _lost_claims(project: "Project", runner, *, peek: bool) -> list[str]:
 
 def _left_for_another_owner(project: "Project", runner, ctx: SessionContext, *, peek: bool) -> list[str]:
     """Notices for the pending batons this clone left on this branch for another
-    owner (``left_here_for_another_owner``), each told once, recorded with the
-    lost claims told (unless peeking)."""
+    owner (``left_here_for_another_owner``), and for this owner on a branch that
+    no longer exists here (``left_on_a_branch_gone``: a ``git branch -m``), each
+    told once, recorded with the lost claims told (unless peeking)."""
     if "batons" not in runner.by_name:
         return []
     docs = list(runner.docs("batons"))
@@ -128,6 +132,13 @@ def _left_for_another_owner(project: "Project", runner, ctx: SessionContext, *, 
     told = _read_told(project)
     fresh = left_here_for_another_owner(records, creators, owners, writer=project.writer, owner=ctx.owner,
                                         branch=ctx.branch, told=told)
+    stranded = left_on_a_branch_gone((r for r, _ in baton_records(docs)), creators, writer=project.writer,
+                                     owner=ctx.owner, branch=ctx.branch, told=told)
+    if stranded:  # rare: git's branches are read only then
+        branches = gitinfo.local_branches(project.paths.worktree)
+        if branches is not None:
+            fresh += [(r.id, gone_branch_notice(r, ctx.branch)) for r in stranded
+                      if r.branch not in branches and r.branch not in (DETACHED_BRANCH, FALLBACK_BRANCH)]
     if fresh and not peek:
         write_json_atomic(_told_path(project), {"told": (told + [baton_id for baton_id, _ in fresh])[-TOLD_KEPT:]})
     return [notice for _, notice in fresh]

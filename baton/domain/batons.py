@@ -578,6 +578,27 @@ def left_here_for_another_owner(records: Iterable[BatonRecord], creators: Mappin
     return out
 
 
+def left_on_a_branch_gone(records: Iterable[BatonRecord], creators: Mapping[str, str], *, writer: str,
+                          owner: str, branch: str, told: Iterable[str]) -> list[BatonRecord]:
+    """The pending private batons this clone left for ``owner`` on a branch other
+    than ``branch``, not told of yet, oldest first: the candidates of a baton
+    stranded by a branch rename (``git branch -m``), once the caller has kept
+    those whose branch no longer exists here (``gone_branch_notice``)."""
+    seen = set(told)
+    return [r for r in sorted(records, key=lambda r: (r.created_at, r.id))
+            if r.pending and not r.shared and r.owner == owner and r.branch != branch and r.id not in seen
+            and creators.get(r.id) == writer]
+
+
+def gone_branch_notice(r: BatonRecord, branch: str) -> str:
+    """What a session start on ``branch`` is told, once, of a baton this clone left
+    for its owner on a branch that no longer exists here (renamed, or deleted)."""
+    return (f"A baton this clone left for {r.owner} on {r.branch} (baton {r.id}, at {r.created_at}) is pending, "
+            f"but no branch {r.branch} exists here any more (renamed with `git branch -m`, or deleted), so it "
+            f"was not delivered on {branch}. `baton session begin` with {r.branch} as its branch claims it here; "
+            "`baton session handoff` lists it, with `all` asked for.")
+
+
 def render_latest_markdown(record: Mapping[str, Any] | None, *, elsewhere: bool = False) -> str:
     """The section a brief without a session handoff gains when the project
     has a ready handoff (spec §12: a session starts from the most recent
