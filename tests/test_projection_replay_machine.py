@@ -88,8 +88,10 @@ def _expected_notice(notice: str) -> bool:
     """The notices a start may legitimately give here: a double claim across
     checkouts tells its loser; and as owners here share a clone, a baton this
     clone's session left for its own owner is named once to a session of
-    another owner (docs/batons.md: a baton left under an owner name that changed)."""
-    return notice.startswith(("Claim conflict:", "A baton this clone left for "))
+    another owner (docs/batons.md: a baton left under an owner name that changed); and a
+    start after another session of the same owner and branch claimed its baton and is
+    still open is told so (docs/batons.md, "A baton another session claimed")."""
+    return notice.startswith(("Claim conflict:", "A baton this clone left for ", "The newest session handoff for "))
 
 
 class RealReplayMachine(RuleBasedStateMachine):
