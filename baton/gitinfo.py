@@ -290,6 +290,62 @@ def current_branch(start: Path) -> str | None:
     return _text(ref[len(prefix):] if ref.startswith(prefix) else ref) or None
 
 
+def branch_in_progress(start: Path) -> str | None:
+    """The branch a rebase or bisect in progress detached HEAD from, or None.
+
+    What git's own prompt shows: ``rebase-merge/head-name`` or
+    ``rebase-apply/head-name`` in the worktree's git directory
+    (``refs/heads/NAME``; ``detached HEAD`` for a rebase begun detached), else
+    ``BISECT_START`` (the branch a bisect began on; a commit id when begun
+    detached). Read as ``current_branch`` reads ``HEAD``: no repository is opened.
+    """
+    where = locate(start)
+    if where is None:
+        return None
+    for name in ("rebase-merge/head-name", "rebase-apply/head-name"):
+        try:
+            value = (where.git_dir / name).read_bytes().strip()
+        except OSError:
+            continue
+        prefix = b"refs/heads/"
+        return (_text(value[len(prefix):]) or None) if value.startswith(prefix) else None
+    try:
+        value = (where.git_dir / "BISECT_START").read_bytes().strip()
+    except OSError:
+        return None
+    if not value or (len(value) in (40, 64) and set(value) <= _HEX):
+        return None
+    return _text(value[len(b"refs/heads/"):] if value.startswith(b"refs/heads/") else value)
+
+
+def local_branches(start: Path) -> set[str] | None:
+    """The names of the branches of the repository holding ``start`` (its
+    ``refs/heads/``, loose and packed), or None outside git or when unreadable."""
+    where = locate(start)
+    if where is None:
+        return None
+    from dulwich.repo import Repo  # lazy: only when a stranded baton is possible
+
+    try:
+        with Repo(str(where.worktree or where.git_dir)) as repo:
+            refs: Any = repo.refs  # keys(base=…) takes the prefix as bytes
+            return {_text(name) for name in refs.keys(base=b"refs/heads/")}
+    except Exception:  # noqa: BLE001 - an unreadable repository names no branch gone
+        return None
+
+
+def head_detached(start: Path) -> bool:
+    """Whether ``start`` is in a git work tree whose ``HEAD`` names a commit, not a branch."""
+    where = locate(start)
+    if where is None:
+        return False
+    try:
+        target = (where.git_dir / "HEAD").read_bytes().strip()
+    except OSError:
+        return False
+    return bool(target) and not target.startswith(b"ref: ")
+
+
 def _follow_symbolic(where: GitDirs, ref: bytes, hops: int = 5) -> bytes:
     """The ref a chain of symbolic refs ends at, as git follows it: a loose
     ref file that holds ``ref: refs/…`` names the next one (``HEAD`` →

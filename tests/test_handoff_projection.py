@@ -18,6 +18,7 @@ from baton.projections.handoffs import (
     COUNTS_TABLE,
     ROWS_TABLE,
     SEARCH_TABLE,
+    HandoffsBase,
     count_by_status,
     handoff_counts,
     newest,
@@ -239,6 +240,10 @@ def test_newest_of_several_statuses_with_a_limit_is_the_head_of_them_all_sorted(
         opened.close()
 
 
+CURRENT = f'["handoffs",{HandoffsBase.version}]'
+"""The handoffs projection's entry in the index's signature, at this Baton's version."""
+
+
 def test_an_index_of_the_version_before_the_status_counts_rebuilds_once_with_them(project, monkeypatch):
     ids = [_capture(project) for _ in range(3)]
     validate_handoff_command(project, ids[0])
@@ -246,10 +251,10 @@ def test_an_index_of_the_version_before_the_status_counts_rebuilds_once_with_the
     try:
         db = opened.reading().db
         signature = db.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()[0]
-        assert '["handoffs",6]' in signature
+        assert CURRENT in signature
         db.execute(f"DROP TABLE {COUNTS_TABLE}")  # as version 4 made it
         db.execute("UPDATE meta SET value = ? WHERE key = 'signature'",
-                   [signature.replace('["handoffs",6]', '["handoffs",4]')])
+                   [signature.replace(CURRENT, '["handoffs",4]')])
         db.conn.commit()
     finally:
         opened.close()
@@ -269,7 +274,7 @@ def test_an_index_built_before_authors_were_kept_is_rebuilt_once_and_then_names_
         signature = db.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()[0]
         db.execute("UPDATE handoff_rows SET writer = NULL, owner = NULL")  # what version 5 held: no authors
         db.execute("UPDATE meta SET value = ? WHERE key = 'signature'",
-                   [signature.replace('["handoffs",6]', '["handoffs",5]')])
+                   [signature.replace(CURRENT, '["handoffs",5]')])
         db.conn.commit()
         writer = opened.writer
     finally:
@@ -448,3 +453,28 @@ def test_an_index_without_the_batons_status_counts_gets_them_from_its_rows_witho
     monkeypatch.setattr(ProjectionRunner, "_rebuild", lambda *a, **k: replays.append(a))  # must not be called
     kept, grouped = _baton_status_counts(project)
     assert kept == grouped and sum(kept.values()) == 1 and not replays
+
+
+def test_an_index_built_before_rows_kept_the_capture_hlc_is_rebuilt_once_and_orders_by_it(project, monkeypatch):
+    from baton.app import Baton
+
+    ids = [_capture(project) for _ in range(2)]
+    opened = Project.open(project)
+    try:
+        db = opened.reading().db
+        signature = db.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()[0]
+        db.execute("UPDATE handoff_rows SET hlc = NULL")  # what version 6 held: no hlc
+        db.execute("UPDATE meta SET value = ? WHERE key = 'signature'",
+                   [signature.replace(CURRENT, '["handoffs",6]')])
+        db.conn.commit()
+    finally:
+        opened.close()
+    replays = []
+    monkeypatch.setattr(ProjectionRunner, "_rebuild", _counting(ProjectionRunner._rebuild, replays))
+    with Baton.open(project) as app:
+        rows = app.list_handoffs().to_json()["handoffs"]
+    assert len(replays) == 1
+    assert [row["id"] for row in rows] == ids[::-1]
+    with Baton.open(project) as app:
+        held = app.project.reading().db.execute("SELECT COUNT(*) FROM handoff_rows WHERE hlc > 0").fetchone()[0]
+    assert held == 2

@@ -20,6 +20,7 @@ import pytest
 from baton.app import Baton, Limits
 from baton.commands import deferred
 from baton.commands.session_drafts import open_session_draft
+from baton.projections.sessions import session_doc
 from tests.app_support import promote_handoff, validate_handoff_command
 from tests.background_support import background_pid as _background_pid
 from tests.background_support import catch_up_pid
@@ -73,7 +74,7 @@ def _events(repo: Path, event_type: str, stream: str) -> list[dict]:
 
 def _session(repo: Path, session: str) -> dict:
     with Baton.open(repo) as app:
-        return app.project.reading().get("sessions", session)
+        return session_doc(app.project.reading(), app.project.writer, session)
 
 
 def test_a_session_end_far_behind_hands_its_baton_on_after_the_background_catch_up(repo):
@@ -221,7 +222,7 @@ def test_a_compaction_far_behind_gets_its_draft_after_the_background_catch_up(re
     _wait_gone(_background_pid(done.stderr))
     assert _kept(repo) == []
     with Baton.open(repo) as app:
-        assert open_session_draft(app.project.reading(), "s-work") is not None
+        assert open_session_draft(app.project.reading(), app.project.writer, "s-work") is not None
 
 
 def _events_by_type(repo: Path, event_type: str) -> list[dict]:
@@ -261,9 +262,9 @@ def test_every_harness_keeps_its_session_end_or_compaction_far_behind(repo, harn
     with Baton.open(repo) as app:
         runner = app.project.reading()
         if event == "PreCompress":
-            assert open_session_draft(runner, "s-work") is not None
+            assert open_session_draft(runner, app.project.writer, "s-work") is not None
         else:
-            assert runner.get("sessions", "s-work")["status"] == "ended"
+            assert session_doc(runner, app.project.writer, "s-work")["status"] == "ended"
 
 
 def test_a_rebuild_pinned_in_the_past_runs_no_kept_hook(repo):

@@ -26,6 +26,7 @@ from baton.app import Baton
 from baton.background import LOCK_WAIT
 from baton.commands import deferred
 from baton.commands.session_drafts import open_session_draft
+from baton.projections.sessions import session_doc
 from tests.app_support import promote_handoff, validate_handoff_command
 from tests.background_support import background_pid as _background_pid
 from tests.background_support import catch_up_pid
@@ -71,7 +72,7 @@ def _events(repo: Path, event_type: str) -> list[dict]:
 
 def _session(repo: Path, session: str) -> dict:
     with Baton.open(repo) as app:
-        return app.project.reading().get("sessions", session)
+        return session_doc(app.project.reading(), app.project.writer, session)
 
 
 def test_a_session_end_that_meets_a_held_lock_is_kept_and_recorded_once_the_holder_lets_go(repo):
@@ -151,7 +152,7 @@ def test_a_compaction_that_meets_a_held_lock_gets_its_draft_once_the_holder_lets
     _wait_gone(_background_pid(done.stderr))
     assert _kept(repo) == []
     with Baton.open(repo) as app:
-        assert open_session_draft(app.project.reading(), "s-work") is not None
+        assert open_session_draft(app.project.reading(), app.project.writer, "s-work") is not None
 
 
 def test_a_prompt_hook_on_a_busy_ledger_is_not_kept(repo):

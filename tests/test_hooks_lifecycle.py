@@ -12,6 +12,7 @@ import time
 import pytest
 
 from baton.app import Baton
+from baton.projections.sessions import session_doc
 from tests.app_support import promote_handoff, validate_handoff_command
 from tests.handoff_support import git_init, payload
 from tests.harness_support import fixture, hook, injected
@@ -67,7 +68,7 @@ def _write_ready_handoff(repo, session):
 
 def _session(repo, session):
     with Baton.open(repo) as app:
-        return app.project.reading().get("sessions", session)
+        return session_doc(app.project.reading(), app.project.writer, session)
 
 
 @pytest.mark.parametrize("harness", LIFECYCLES)
@@ -354,8 +355,8 @@ def test_a_start_recorded_by_another_process_after_the_first_look_delivers_nothi
     first_look = harness_start.started_before
     other = []
 
-    def began_elsewhere_meanwhile(runner, sid):
-        seen = first_look(runner, sid)
+    def began_elsewhere_meanwhile(runner, writer, sid):
+        seen = first_look(runner, writer, sid)
         if not other:  # this process looked; before it takes the lock, another hook of the session starts it
             other.append(None)
             other[0] = _start(repo, "claude-code", session="raced")
@@ -375,8 +376,8 @@ def test_a_compaction_draft_prepared_by_another_process_after_the_first_look_is_
     first_look = harness_compaction._compaction_draft
     other = []
 
-    def prepared_elsewhere_meanwhile(runner, sid):
-        seen = first_look(runner, sid)
+    def prepared_elsewhere_meanwhile(runner, writer, sid):
+        seen = first_look(runner, writer, sid)
         if not other:  # this process looked; before it takes the lock, another hook of the session compacts
             other.append(None)
             other[0] = _event(repo, "claude-code", 1, session="squeezed")

@@ -14,6 +14,7 @@ in ONE write to the feed, all or nothing.
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import shutil
 import subprocess
@@ -149,6 +150,18 @@ MULTI: dict[str, tuple[Setup, Run]] = {
 }
 
 
+def _same_clone(root: Path) -> None:
+    """The copy at ``root`` is the project the template was made at, not a copied clone:
+    its ``local.json`` names this ``.baton`` folder as where its writer id was minted,
+    so the command keeps the writer whose sessions the setup began (sessions are their
+    clone's: docs/batons.md), as the project left at its path would."""
+    local = root / ".baton" / "local.json"
+    data = json.loads(local.read_text())
+    here = (root / ".baton").stat()
+    data["minted_in"] = {**data["minted_in"], "dev": here.st_dev, "ino": here.st_ino}
+    local.write_text(json.dumps(data))
+
+
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], tuple[Path, Any, Path]]:
     """``prepared(name)``: the project at a fixed path, set up for command
@@ -174,6 +187,7 @@ def prepared(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], tuple[
         if root.exists():
             shutil.rmtree(root)
         shutil.copytree(template, root, symlinks=True)
+        _same_clone(root)
         return root, context, template
 
     return restore
@@ -211,6 +225,7 @@ def test_a_command_killed_at_any_write_point_leaves_all_of_it_or_none(prepared, 
     fraction = data.draw(st.sampled_from([0.0, 1.0]) | st.floats(0, 1), label="share of its bytes written")
     shutil.rmtree(root)
     shutil.copytree(template, root, symlinks=True)
+    _same_clone(root)
     with monkeypatch.context() as patch:
         FeedWrites(root, patch, cut=(point, fraction))
         with pytest.raises(Killed):

@@ -12,6 +12,7 @@ import textwrap
 import pytest
 
 from baton.app import Baton
+from baton.projections.sessions import session_doc
 from tests.app_support import begin_session, end_session
 from tests.batons_support import ALICE, events
 from tests.handoff_support import git_init
@@ -42,7 +43,7 @@ def test_the_session_end_result_names_the_baton_as_the_index_holds_it(project):
     ended = end_session(project, "s1", {"nextSteps": ["finish the parser"]}, owner=ALICE, branch="main")
     with Baton.open(project) as app:
         stored = app.project.reading().get("batons", ended.created.record.key)
-        session = app.project.reading().get("sessions", "s1")
+        session = session_doc(app.project.reading(), app.project.writer, "s1")
     assert stored["current"]["id"] == ended.created.record.id == session["leftBaton"]
     assert ended.created.record.to_json() == stored["current"]
 

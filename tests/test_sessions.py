@@ -10,7 +10,7 @@ from baton.commands.objectives import get_session_objective
 from baton.domain.batons import STEPS_REQUIRED, objective_doc_key
 from baton.errors import InputError
 from baton.ledger.envelope import Event, EventDraft, seal
-from baton.projections.sessions import ObjectivesBase
+from baton.projections.sessions import ObjectivesBase, session_doc
 from tests.app_support import begin_session, end_session
 from tests.batons_support import ALICE, BOB, active, append_raw, events, leave, start
 
@@ -144,7 +144,7 @@ def test_sessions_projection_records_what_each_session_received_and_left(project
     begin_session(project, session_id="s1", harness="claude-code", owner=ALICE, branch="main")
     left = end_session(project, "s1", {"nextSteps": ["b"]}, owner=ALICE, branch="main").created.record
     opened = Project.open(project)
-    doc = opened.reading().get("sessions", "s1")
+    doc = session_doc(opened.reading(), opened.writer, "s1")
     assert doc["status"] == "ended"
     assert doc["harness"] == "claude-code"
     assert doc["receivedBaton"] is not None

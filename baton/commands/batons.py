@@ -36,6 +36,7 @@ from baton.domain.batons import BatonRecord, baton_key, baton_stream, select_eli
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere
 from baton.model import frozen
 from baton.projections.batons import baton_records
+from baton.projections.sessions import sessions_named
 
 # -- reading ---------------------------------------------------------------------
 
@@ -80,11 +81,13 @@ def peek_at_start(runner, ctx: SessionContext) -> tuple[Peek | None, BatonRecord
 
 def claimer_ended(runner, record: BatonRecord | None) -> bool:
     """Whether the session that claimed ``record`` has ended (its ``session.ended``
-    is recorded): one keyed read of the sessions index, whatever the ledger's size."""
+    is recorded): one query of the sessions index, whatever the ledger's size.
+    The claim does not say which clone's session it was (sessions are their
+    writer's): ended when every session recorded under that id has ended."""
     if record is None or record.claimed_by_session is None or "sessions" not in runner.by_name:
         return False
-    doc = runner.get("sessions", record.claimed_by_session)
-    return isinstance(doc, dict) and doc.get("endedAt") is not None
+    docs = sessions_named(runner.db, record.claimed_by_session)
+    return bool(docs) and all(doc.get("endedAt") is not None for doc in docs)
 
 
 def claimed_by_another(runner, ctx: SessionContext, *, session_id: str | None, now: str) -> ClaimedElsewhere | None:

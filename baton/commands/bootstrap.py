@@ -30,8 +30,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
+from baton import gitinfo
 from baton.commands.batons import Peek, claimer_ended, peek_at_start, received_at_start, stored_baton
-from baton.commands.identity import SessionContext, context_of
+from baton.commands.identity import DETACHED_BRANCH, FALLBACK_BRANCH, SessionContext, context_of
 from baton.commands.objectives import SessionObjective, check_session_id, get_session_objective
 from baton.config import read_json, write_json_atomic
 from baton.domain.batons import (
@@ -48,8 +49,10 @@ from baton.domain.batons import (
     brief_may_use,
     collect_decisions,
     collect_traps,
+    gone_branch_notice,
     held_up_notice,
     left_here_for_another_owner,
+    left_on_a_branch_gone,
     lost_claim_notices,
     passed_validation,
     render_baton_markdown,
@@ -67,6 +70,7 @@ from baton.model import evolve, frozen
 from baton.projections import handoffs
 from baton.projections.batons import baton_creators, baton_records, baton_scopes, claim_conflicts, unseen_sources
 from baton.projections.handoffs import LATEST_WINDOW, RESUMABLE
+from baton.projections.sessions import session_doc
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -139,8 +143,9 @@ def erased_by_teammates(project: "Project", *, peek: bool) -> list[str]:
 def _left_for_another_owner(project: "Project", runner, ctx: SessionContext, *, peek: bool,
                             wording: Mapping[str, str]) -> list[str]:
     """Notices for the pending batons this clone left on this branch for another
-    owner (``left_here_for_another_owner``), each told once, recorded with the
-    lost claims told (unless peeking)."""
+    owner (``left_here_for_another_owner``), and for this owner on a branch that
+    no longer exists here (``left_on_a_branch_gone``: a ``git branch -m``), each
+    told once, recorded with the lost claims told (unless peeking)."""
     if "batons" not in runner.by_name:
         return []
     docs = list(runner.docs("batons"))
@@ -149,13 +154,20 @@ def _left_for_another_owner(project: "Project", runner, ctx: SessionContext, *, 
                if r.pending and r.owner != ctx.owner and creators.get(r.id) == project.writer]
     owners: dict[str, str] = {}
     for session in {r.session_id for r in records if r.session_id}:  # who left them (a lookup each; usually none)
-        doc = runner.get("sessions", session)
+        doc = session_doc(runner, project.writer, session)
         if isinstance(doc, dict) and isinstance(doc.get("owner"), str):
             owners[session] = doc["owner"]
     told = _read_told(project)
     fresh = left_here_for_another_owner(records, creators, owners, writer=project.writer, owner=ctx.owner,
                                         branch=ctx.branch, told=told, see_baton=wording.get("see_baton", SEE_BATON),
                                         begin_as=wording.get("begin_as", BEGIN_AS))
+    stranded = left_on_a_branch_gone((r for r, _ in baton_records(docs)), creators, writer=project.writer,
+                                     owner=ctx.owner, branch=ctx.branch, told=told)
+    if stranded:  # rare: git's branches are read only then
+        branches = gitinfo.local_branches(project.paths.worktree)
+        if branches is not None:
+            fresh += [(r.id, gone_branch_notice(r, ctx.branch)) for r in stranded
+                      if r.branch not in branches and r.branch not in (DETACHED_BRANCH, FALLBACK_BRANCH)]
     if fresh and not peek:
         write_json_atomic(_told_path(project), {"told": (told + [baton_id for baton_id, _ in fresh])[-TOLD_KEPT:]})
     return [notice for _, notice in fresh]

@@ -61,7 +61,7 @@ from baton.errors import HandoffInputError, InputError, PolicyBlock, UnsafePath
 from baton.ledger.ids import uuid7
 from baton.model import frozen
 from baton.policy import Policy, check_path_inside_root, load_policy, redact_or_block, with_untrusted_roots
-from baton.projections.sessions import begun_near
+from baton.projections.sessions import begun_near, session_doc
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -535,18 +535,18 @@ def capture_handoff(
     with project.writing() as scope:
         captured = capture_in_scope(scope, payload, trigger=trigger, parent=parent, origin=origin, session=session,
                                     actor=actor)
-        unknown = _unknown_session(scope.runner, session) if session else None
+        unknown = _unknown_session(scope.runner, project.writer, session) if session else None
     hints = unknown_field_hints(payload) + ((unknown,) if unknown else ())
     return attrs.evolve(captured, hints=hints) if hints else captured
 
 
-def _unknown_session(runner: Any, session: str) -> str | None:
+def _unknown_session(runner: Any, writer: str, session: str) -> str | None:
     """The hint of a capture under a session id no start was recorded for (``session_names``)."""
     if "sessions" not in runner.by_name:
         return None
-    doc = runner.get("sessions", session) or {}
+    doc = session_doc(runner, writer, session) or {}
     begun = doc.get("beganAt") is not None
-    return no_start_hint(session, begun=begun, recorded=() if begun else begun_near(runner.db, session))
+    return no_start_hint(session, begun=begun, recorded=() if begun else begun_near(runner.db, session, writer))
 
 
 def refuse_baton_scope(payload: Any) -> None:

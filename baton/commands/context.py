@@ -801,6 +801,13 @@ def _not_a_project(root: Path) -> NotInitialized:
         return NotInitialized(f"{root} is not a Baton project (no .baton/config.json); it is inside the Baton "
                               f"project at {top}: name that folder as the project root",
                               details={"root": str(root), "project_root": str(top)})
+    ledger = root / ".baton" / "ledger"
+    if ledger.is_dir() and any(ledger.glob("*.jsonl")):
+        return NotInitialized(
+            f"{root} has a Baton ledger (.baton/ledger/) but no .baton/config.json: it is tracked on another "
+            "branch, or was deleted. Restore it from a branch that has it (`git checkout <branch> -- "
+            ".baton/config.json`), or run `baton init`, which recreates it with the project id the ledger "
+            "recorded", details={"root": str(root), "ledger": True})
     return NotInitialized(f"{root} is not a Baton project (no .baton/config.json); run `baton init` first",
                           details={"root": str(root)})
 

@@ -219,7 +219,7 @@ def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False,
     wants_draft = assessed.prepares and (create_drafts or prepare)
     # The session's open draft is named whether or not this call may create
     # one (MCP ``handoff_detect`` without ``prepare`` creates nothing).
-    kept = open_session_draft(project.reading(), session) if assessed.prepares and prepared_draft is None else None
+    kept = open_session_draft(project.reading(), project.writer, session) if assessed.prepares and prepared_draft is None else None
     if wants_draft and kept is None and prepared_draft is None:
         template, missing = _draft_template(project, assessed.evaluation, outcome.action, session=session)
     actor = recorded_owner(project) if template is not None else ""  # read before the lock, only for a draft
@@ -231,7 +231,7 @@ def detect(project: "Project", raw: Mapping[str, Any], *, prepare: bool = False,
         if template is not None:
             # Looked at again under the lock: two requests of one session at
             # the same moment leave one draft between them.
-            kept = open_session_draft(scope.runner, session)
+            kept = open_session_draft(scope.runner, project.writer, session)
             if kept is None:
                 draft = capture_in_scope(scope, template, trigger=template["automation"]["trigger"],
                                          origin={"harness": harness} if harness else None,

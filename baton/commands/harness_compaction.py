@@ -18,6 +18,7 @@ from baton.commands.prepare import prepare_handoff
 from baton.commands.session_drafts import open_session_draft
 from baton.domain.short_ids import short_id
 from baton.model import frozen
+from baton.projections.sessions import session_doc
 
 if TYPE_CHECKING:
     from baton.commands.context import Deferral, Project
@@ -87,14 +88,14 @@ def prepare_before_compaction(project: "Project", session_id: str | None, *, har
     assessed = assess(project, detector_inputs(trigger)["inputs"], session=sid, harness=harness, source="hook",
                       deferral=deferral)
     runner = project.reading(deferral=deferral)
-    kept = _compaction_draft(runner, sid)
+    kept = _compaction_draft(runner, project.writer, sid)
     template = None
     if kept is None:
         prepared = prepare_handoff(project, trigger=HOOK_TRIGGER, deferral=deferral)  # reads git: outside the lock
         label = f"{harness or 'the'} session {sid}"
         template = dict(prepared.template)
         template["work"] = {**template["work"], "title": f"Work of {label}, before compaction",
-                            "objective": _objective_for(runner, runner.get("sessions", sid), prepared.objective,
+                            "objective": _objective_for(runner, session_doc(runner, project.writer, sid), prepared.objective,
                                                         label)}
         template["automation"] = {"trigger": HOOK_TRIGGER, **detector_inputs(trigger)}
     elif not assessed.records:
@@ -103,7 +104,7 @@ def prepare_before_compaction(project: "Project", session_id: str | None, *, har
     with project.writing(deferral=deferral) as scope, scope.batch():
         # Looked at again under the lock: two hooks of one session compacting
         # at the same moment leave one draft between them.
-        now = _compaction_draft(scope.runner, sid)
+        now = _compaction_draft(scope.runner, project.writer, sid)
         created = now is None and template is not None
         draft = capture_in_scope(scope, template, trigger=HOOK_TRIGGER, origin={"harness": harness},
                                  session=sid, actor=actor).handoff_id if created and template is not None else (now or kept)
@@ -113,9 +114,9 @@ def prepare_before_compaction(project: "Project", session_id: str | None, *, har
     return CompactionDraftResult(sid, draft, created, trigger)
 
 
-def _compaction_draft(runner: Any, sid: str) -> str | None:
+def _compaction_draft(runner: Any, writer: str, sid: str) -> str | None:
     """The id of the draft Baton already prepared for this session (an earlier
     compaction, or a prompt asking for a handoff) and still a draft, or None."""
-    kept = open_session_draft(runner, sid)
+    kept = open_session_draft(runner, writer, sid)
     return kept["id"] if kept is not None else None
 

@@ -25,7 +25,7 @@ from baton.errors import Conflict, InputError
 from baton.ledger.ids import is_uuid7, uuid7_millis
 from baton.model import frozen
 from baton.projections import handoffs
-from baton.projections.sessions import open_at
+from baton.projections.sessions import open_at, session_doc
 
 if TYPE_CHECKING:
     from baton.commands.baton_claim import CreatedBaton
@@ -91,7 +91,8 @@ naming no session: one that began longer ago and never reported its end is
 taken for a harness that was killed, not for a session still at work."""
 
 
-def _handoff_to_hand_on(runner: Any, session_id: str, owner: str | None = None) -> tuple[dict | None, list[EndNotice]]:
+def _handoff_to_hand_on(runner: Any, writer: str, session_id: str,
+                        owner: str | None = None) -> tuple[dict | None, list[EndNotice]]:
     """The newest ready handoff the session wrote that was never a baton (or
     None), and notices of those left alone on purpose.
 
@@ -110,7 +111,7 @@ def _handoff_to_hand_on(runner: Any, session_id: str, owner: str | None = None) 
     """
     scoped = "baton_scopes" in runner.by_name
     told: list[EndNotice] = []
-    ready = [doc for doc in session_handoffs(runner, session_id) if doc.get("status") == "ready"]
+    ready = [doc for doc in session_handoffs(runner, writer, session_id) if doc.get("status") == "ready"]
     captured_by = handoffs.authors_of(runner.db, [doc["id"] for doc in ready]) if ready else {}
     for doc in ready:
         if scoped and runner.get("baton_scopes", doc["id"]) is not None:
@@ -120,7 +121,7 @@ def _handoff_to_hand_on(runner: Any, session_id: str, owner: str | None = None) 
             told.append(_captured_by_another(doc["id"], session_id, capturer, owner))
             continue
         return doc, told
-    during, withheld = _captured_during(runner, session_id, owner)
+    during, withheld = _captured_during(runner, writer, session_id, owner)
     return during, told + ([withheld] if withheld else [])
 
 
@@ -133,7 +134,8 @@ def _captured_by_another(handoff_id: str, session_id: str, capturer: str, owner:
                      handoff_id, "ready")
 
 
-def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[dict | None, EndNotice | None]:
+def _captured_during(runner: Any, writer: str, session_id: str,
+                     owner: str | None) -> tuple[dict | None, EndNotice | None]:
     """The newest ready handoff naming no session captured by the session's owner
     while it was open, on the session's branch — or on another one, the session
     having switched branch (``git checkout -b``, often an agent's first action)
@@ -144,7 +146,7 @@ def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[d
     another branch, a handoff is left to a session of the owner open on *that*
     branch then (its own branch's capture), and a rival is any other session of
     the owner open then, on any branch (it may have switched as well)."""
-    session = runner.get("sessions", session_id) if "sessions" in runner.by_name else None
+    session = session_doc(runner, writer, session_id) if "sessions" in runner.by_name else None
     if not isinstance(session, dict) or "handoffs" not in runner.by_name:
         return None, None
     began, branch = session.get("beganAt"), session.get("branch")
@@ -155,8 +157,8 @@ def _captured_during(runner: Any, session_id: str, owner: str | None) -> tuple[d
     scoped = "baton_scopes" in runner.by_name
     # Only those created since the session began can be (``captured_since``: a cheap bound, the test is below).
     for summary in handoffs.newest(runner.db, limit=SESSION_WINDOW, since=captured_since(session)):
-        if summary.owner != owner:  # another person's capture (or one that does not say whose) is not handed on
-            continue
+        if summary.owner != owner or summary.writer != writer:  # another person's or clone's capture (or one
+            continue  # that does not say whose) is not handed on
         doc = runner.get("handoffs", summary.id)
         if not isinstance(doc, dict) or origin_session(doc) is not None:
             continue
@@ -208,11 +210,11 @@ def _branch_of(candidate: dict | None, session: Any) -> str | None:
     return began_on if isinstance(began_on, str) and began_on else None
 
 
-def _unfinished_draft(runner: Any, sid: str) -> list[EndNotice]:
+def _unfinished_draft(runner: Any, writer: str, sid: str) -> list[EndNotice]:
     """What to tell the next session when this one ends with nothing to hand on but the
     draft Baton prepared for it (the person asked for a handoff, or the context was
     compacted) still a draft: the handoff that was asked for is not lost without a word."""
-    left = draft_to_complete(runner, sid)
+    left = draft_to_complete(runner, writer, sid)
     if left is None:
         return []
     draft = short_id(left[0])
@@ -221,10 +223,10 @@ def _unfinished_draft(runner: Any, sid: str) -> list[EndNotice]:
                       f"amend {draft}`), validate it and make it ready", left[0], "draft")]
 
 
-def _carried(runner: Any, sid: str, handed: str) -> tuple[str, ...]:
+def _carried(runner: Any, writer: str, sid: str, handed: str) -> tuple[str, ...]:
     """``handed`` and the handoffs of the session it continues (its draft, completed
     over MCP as a child): what a notice left at an earlier end may have named."""
-    parents = {doc["id"]: parents_of(doc) for doc in session_handoffs(runner, sid)}
+    parents = {doc["id"]: parents_of(doc) for doc in session_handoffs(runner, writer, sid)}
     doc = runner.get("handoffs", handed)
     carried, frontier = [handed], list(parents_of(doc) if isinstance(doc, dict) else [])
     while frontier:
@@ -270,9 +272,9 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
     here = context_of(project)  # git's identity and branch: read before the lock
     with project.writing(deferral=deferral) as scope:
         runner = scope.runner
-        session = runner.get("sessions", sid)
+        session = session_doc(runner, project.writer, sid)
         ended_before = isinstance(session, dict) and session.get("status") == "ended"
-        candidate, withheld = _handoff_to_hand_on(runner, sid, here.owner)
+        candidate, withheld = _handoff_to_hand_on(runner, project.writer, sid, here.owner)
         key_branch = _branch_of(candidate, session)
         if candidate is not None and key_branch and key_branch != here.branch:
             # the baton is the branch the handoff was captured on (the session's, or the one it switched to:
@@ -283,7 +285,7 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
             return None
         notices += withheld
         if candidate is None and not withheld and not ended_before:
-            notices += _unfinished_draft(runner, sid)
+            notices += _unfinished_draft(runner, project.writer, sid)
         handed = None
         with scope.batch():
             if candidate is not None and hand_on_in_scope is not None:
@@ -295,7 +297,7 @@ def finish_session(project: "Project", session_id: str | None, *, harness: str |
             if ended_before and handed is None:
                 return SessionFinishResult(sid, False, None, reason, tuple(notices))
             end = end_in_scope(scope, sid, None, harness=harness, left=handed)
-        settles = _carried(runner, sid, handed.record.id) if handed else ()
+        settles = _carried(runner, project.writer, sid, handed.record.id) if handed else ()
         end = settled(scope, end)
     return SessionFinishResult(sid, True, handed.record.id if handed else None, reason, tuple(notices),
                                settles=settles, end=end)

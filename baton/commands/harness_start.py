@@ -194,9 +194,9 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
         if stale is None:
             raise
         runner = stale[0]
-    if started_before(runner, sid) is not None:  # a repeated start: nothing delivered
+    if started_before(runner, project.writer, sid) is not None:  # a repeated start: nothing delivered
         if source == COMPACT:
-            return Starting(sid, harness, source, _after_compaction(runner, sid, harness, source))
+            return Starting(sid, harness, source, _after_compaction(runner, project.writer, sid, harness, source))
         return Starting(sid, harness, source, SessionStartResult(sid, harness, source, repeated=True))
     gate = StartOnce(project, sid, harness)
     # The session line, as it will be delivered, comes after the brief (and a blank line), inside the same budget.
@@ -236,11 +236,11 @@ COMPACT = "compact"
 """The start ``source`` a harness reports when it starts the session again after compacting its context."""
 
 
-def _after_compaction(runner: Any, sid: str, harness: str | None, source: str) -> SessionStartResult:
+def _after_compaction(runner: Any, writer: str, sid: str, harness: str | None, source: str) -> SessionStartResult:
     """A start after a compaction delivers no brief again, but points the agent at
     the session's open draft (the one Baton saved before the compaction, or the
     draft continuing it), or says nothing."""
-    kept = draft_to_complete(runner, sid)
+    kept = draft_to_complete(runner, writer, sid)
     if kept is None:
         return SessionStartResult(sid, harness, source, repeated=True)
     return SessionStartResult(sid, harness, source, repeated=True, draft=kept[0], missing=kept[1])

@@ -2,7 +2,10 @@
 
 Resolved as session-handoff-baton.txt says — owner: the payload's, else git
 ``user.email``, else git ``user.name``, else the OS user name, else
-``local``; branch: the payload's, else the current branch, else ``unknown``.
+``local``; branch: the payload's, else the current branch, else — HEAD
+detached — the branch a rebase or bisect in progress detached it from, else
+``(detached)`` (git forbids that name: no branch can receive what is left
+there), else (no git repository) ``unknown``.
 Git is read with dulwich (``baton.gitinfo``). Every failure falls back
 silently to the next source: resolving an identity never stops a session.
 
@@ -23,6 +26,9 @@ from baton.writer_id import user_name
 
 FALLBACK_OWNER = "local"
 FALLBACK_BRANCH = "unknown"
+DETACHED_BRANCH = "(detached)"
+"""The branch of a detached HEAD with no rebase or bisect in progress: git refuses the name
+(``git check-ref-format --branch``), so no real branch is ever given what is left there."""
 
 
 @frozen(slots=False)
@@ -63,9 +69,11 @@ def resolve_branch(root: Path, explicit: str | None = None) -> str:
     if _clean(explicit):
         return _clean(explicit)  # type: ignore[return-value]
     try:
-        value = _clean(gitinfo.current_branch(Path(root)))
+        value = _clean(gitinfo.current_branch(Path(root))) or _clean(gitinfo.branch_in_progress(Path(root)))
         if value:
             return value
+        if gitinfo.head_detached(Path(root)):
+            return DETACHED_BRANCH
     except Exception:  # noqa: BLE001
         pass
     return FALLBACK_BRANCH

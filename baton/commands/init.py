@@ -5,7 +5,10 @@ from __future__ import annotations
 import errno
 import os
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, Callable, Iterator
+
+import orjson
 
 from baton.commands.context import Project, check_baton_folder_inside, ensure_writer
 from baton.commands.record import record
@@ -13,6 +16,7 @@ from baton.config import ProjectConfig, project_id_problem, read_config, write_j
 from baton.domain.redaction import RedactionPolicy, redact_strings
 from baton.errors import Conflict, InputError, PolicyBlock, ReadOnlyProject, StorageError
 from baton.events.catalogue import ProjectInitialized
+from baton.events.names import PROJECT_INITIALIZED
 from baton.ledger.ids import uuid7
 from baton.model import frozen
 from baton.project import ProjectPaths, resolve_root
@@ -43,11 +47,20 @@ class InitResult:
     writer: str
     created: bool
     exit_code: int = 0
+    adopted: bool = False
+    """``.baton/config.json`` was missing over an existing ledger: it was written with the
+    project id the ledger recorded (``project.initialized``), not a new one."""
 
     def to_json(self) -> dict:
-        return {"root": self.root, "project_id": self.project_id, "writer": self.writer, "created": self.created}
+        return {"root": self.root, "project_id": self.project_id, "writer": self.writer, "created": self.created,
+                "adopted": self.adopted}
 
     def render(self) -> str:
+        if self.adopted:
+            return (f"Restored .baton/config.json in {self.root} for project {self.project_id}, the id its ledger "
+                    f"recorded (project.initialized; writer {self.writer}): commit .baton/config.json on this "
+                    "branch, or restore it from the branch that tracks it (`git checkout <branch> -- "
+                    ".baton/config.json`)")
         if self.created:
             return f"Initialised Baton project {self.project_id} in {self.root}/.baton (writer {self.writer})"
         return f"Already a Baton project: {self.project_id} in {self.root}/.baton (nothing changed)"
@@ -78,7 +91,7 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
         raise InputError(f"{paths.root} is not a directory")
     check_baton_folder_inside(paths)
     _check_index_path_fits(paths)
-    created = False
+    created = adopted = False
     if paths.config.is_file():
         config = read_config(paths.config)
         if project_id is not None and project_id != config.project_id:
@@ -86,7 +99,12 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
                 f"{paths.root} is already project {config.project_id}; refusing to change its id to {project_id}"
             )
     else:
-        config = ProjectConfig(project_id=project_id or uuid7(), extra=dict(DEFAULT_SETTINGS))
+        recorded = recorded_project_id(paths.ledger_dir)  # a ledger whose config.json is on another branch
+        if project_id is not None and recorded is not None and project_id != recorded:
+            raise Conflict(f"{paths.root}/.baton/ledger was initialised as project {recorded}; refusing to "
+                           f"give it the id {project_id} (given no project id, `baton init` adopts {recorded})")
+        adopted = recorded is not None
+        config = ProjectConfig(project_id=project_id or recorded or uuid7(), extra=dict(DEFAULT_SETTINGS))
         with _creating(paths):
             paths.ledger_dir.mkdir(parents=True, exist_ok=True)
             write_json_atomic(paths.config, config.to_json())
@@ -106,7 +124,34 @@ def init_project(project: str | os.PathLike | None = None, *, project_id: str | 
                 created = True
     finally:
         opened.close()
-    return InitResult(str(paths.root), config.project_id, opened.writer, created)
+    return InitResult(str(paths.root), config.project_id, opened.writer, created, adopted=adopted)
+
+
+INIT_SCAN_LINES = 64
+"""How many of a feed's first lines are read for its ``project.initialized`` (every clone records it first)."""
+
+
+def recorded_project_id(ledger_dir: Path) -> str | None:
+    """The project id the ledger in ``ledger_dir`` recorded (``project.initialized``;
+    the earliest by hlc when clones recorded several), or None when it holds none."""
+    found: list[tuple[int, str]] = []
+    for feed in sorted(ledger_dir.glob("*.jsonl")) if ledger_dir.is_dir() else ():
+        try:
+            with feed.open("rb") as lines:
+                for _, line in zip(range(INIT_SCAN_LINES), lines):
+                    try:
+                        event = orjson.loads(line)
+                    except orjson.JSONDecodeError:
+                        break  # a torn or damaged line: verify names it
+                    data = event.get("data") if isinstance(event, dict) else None
+                    if event.get("type") == PROJECT_INITIALIZED and isinstance(data, dict) \
+                            and isinstance(data.get("project_id"), str) and data["project_id"]:
+                        found.append((event.get("hlc") if isinstance(event.get("hlc"), int) else 0,
+                                      data["project_id"]))
+                        break
+        except OSError:
+            continue
+    return min(found)[1] if found else None
 
 
 SQLITE_FILES = ("index.sqlite", ID_CACHE)

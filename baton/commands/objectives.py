@@ -15,6 +15,7 @@ from baton.domain.identifiers import SESSION_ID_RULE, session_id_problem
 from baton.domain.limits import OBJECTIVE_MAX
 from baton.errors import InputError
 from baton.model import frozen
+from baton.projections.sessions import session_doc
 
 
 def check_session_id(session_id: str | None, *, required: bool = False) -> str | None:
@@ -80,7 +81,8 @@ def get_session_objective(runner, ctx: SessionContext) -> SessionObjective | Non
     objective, session_id = doc.get("objective"), doc.get("sessionId")
     if not isinstance(objective, str) or not objective or not isinstance(session_id, str):
         return None
-    session = runner.get("sessions", session_id)
-    if not isinstance(session, dict) or session.get("status") != "open":
+    writer = doc.get("sessionWriter")
+    session = session_doc(runner, writer, session_id) if isinstance(writer, str) else None
+    if session is None or session.get("status") != "open":
         return None
     return SessionObjective(ctx.owner, ctx.branch, objective, session_id, str(doc.get("updatedAt") or ""))

@@ -10,14 +10,17 @@ from typing import Any
 
 from baton.commands.draft_fields import still_to_complete
 from baton.projections import handoffs
+from baton.projections.sessions import session_doc
 
 SESSION_WINDOW = 50
 """How many of the newest handoffs are searched for the ones a session captured:
 a session's handoffs are recent, and a hook must not read the whole project."""
 
 
-def session_handoffs(runner: Any, session_id: str) -> list[dict[str, Any]]:
-    """The handoffs of this session, newest first (among the newest ``SESSION_WINDOW``
+def session_handoffs(runner: Any, writer: str, session_id: str) -> list[dict[str, Any]]:
+    """The handoffs of the session ``session_id`` of the clone ``writer`` (captured
+    by that clone: a teammate's session of the same id is another session),
+    newest first (among the newest ``SESSION_WINDOW``
     captured since it began, when it reported its start: ``captured_since``).
 
     Those it captured, and those captured naming no session that continue one
@@ -29,9 +32,10 @@ def session_handoffs(runner: Any, session_id: str) -> list[dict[str, Any]]:
     """
     if "handoffs" not in runner.by_name:
         return []
-    session = runner.get("sessions", session_id) if "sessions" in runner.by_name else None
+    session = session_doc(runner, writer, session_id) if "sessions" in runner.by_name else None
     window = handoffs.newest(runner.db, limit=SESSION_WINDOW, since=captured_since(session))
-    docs = [doc for doc in (runner.get("handoffs", summary.id) for summary in window) if isinstance(doc, dict)]
+    docs = [doc for doc in (runner.get("handoffs", summary.id) for summary in window if summary.writer == writer)
+            if isinstance(doc, dict)]
     mine = {doc["id"] for doc in docs if origin_session(doc) == session_id}
     # What the session works from: its own handoffs, and the baton it received
     # at its start (continuing that one over MCP names no session either).
@@ -65,14 +69,14 @@ def captured_since(session: Any) -> str | None:
     return (start - CLOCK_SLACK).strftime("%Y-%m-%dT%H:%M:%S")
 
 
-def open_session_draft(runner: Any, session: str | None) -> dict[str, Any] | None:
+def open_session_draft(runner: Any, writer: str, session: str | None) -> dict[str, Any] | None:
     """The newest draft Baton prepared for this session (a detector's request or
     a compaction) that is still a draft and that no handoff continues, or
     None: a session asking for a handoff again is pointed at the draft it
     has, not given another."""
     if not session:
         return None
-    docs = session_handoffs(runner, session)
+    docs = session_handoffs(runner, writer, session)
     continued = {parent for doc in docs for parent in parents_of(doc)}
     for doc in docs:
         if (doc.get("status") == "draft" and (doc.get("automation") or {}).get("trigger")
@@ -81,10 +85,10 @@ def open_session_draft(runner: Any, session: str | None) -> dict[str, Any] | Non
     return None
 
 
-def draft_to_complete(runner: Any, sid: str) -> tuple[str, tuple[str, ...]] | None:
+def draft_to_complete(runner: Any, writer: str, sid: str) -> tuple[str, tuple[str, ...]] | None:
     """The session's open draft (the one Baton saved before a compaction, or the
     draft continuing it) and its fields still to complete, or None."""
-    draft = open_session_draft(runner, sid)
+    draft = open_session_draft(runner, writer, sid)
     if draft is None:
         return None
     return draft["id"], still_to_complete(draft)

@@ -20,6 +20,7 @@ from baton.commands.record import record
 from baton.domain.aggregates import session as aggregate
 from baton.domain.batons import context_key, objective_doc_key, objective_stream, session_stream
 from baton.domain.repeated_start import received_baton, repeated_start_notice
+from baton.projections.sessions import session_doc
 
 
 def objective_events(scope, ctx: SessionContext, objective: str | None, session: str | None,
@@ -40,19 +41,21 @@ def record_begin(scope, ctx: SessionContext, session_id: str, *, harness: str | 
     """Inside a write scope: record the session's start (and set or clear the
     objective). Returns whether the objective events changed anything."""
     stream = session_stream(session_id)
-    decided = aggregate.decide_session(scope.runner.get("sessions", session_id), aggregate.BeginSession(
+    decided = aggregate.decide_session(session_doc(scope.runner, scope.project.writer, session_id),
+                                       aggregate.BeginSession(
         session_id, ctx.owner, ctx.branch, harness=harness, objective=objective, received_baton=received_baton))
     record(scope, decided, version=scope.txn.stream_version(stream), actor=ctx.owner, session=session_id)
     return objective_events(scope, ctx, objective, session_id, reason="session_begin_without_objective")
 
 
-def started_before(runner: Any, session_id: str) -> dict[str, Any] | None:
-    """The session's document when its start is recorded (``session.begun``):
+def started_before(runner: Any, writer: str, session_id: str) -> dict[str, Any] | None:
+    """The document of the session ``session_id`` of the clone ``writer`` (a
+    teammate's session of the same id is another one) when its start is recorded (``session.begun``):
     the session started before, received its brief (and its baton, named by
     ``receivedBaton``) then, and a repeated start claims nothing. None for a
     session not started yet (never seen, or only its end recorded)."""
-    known = runner.get("sessions", session_id)
-    return known if isinstance(known, dict) and known.get("beganAt") else None
+    known = session_doc(runner, writer, session_id)
+    return known if known is not None and known.get("beganAt") else None
 
 
 class StartOnce:
@@ -70,7 +73,7 @@ class StartOnce:
 
     def admit(self, scope: Any) -> bool:
         self.project.check_streams(session_stream(self.sid))
-        self.before = started_before(scope.runner, self.sid)
+        self.before = started_before(scope.runner, self.project.writer, self.sid)
         self.admitted = self.before is None
         return self.admitted
 
@@ -90,7 +93,7 @@ class NamedStart(StartOnce):
 
     def repeated(self, runner: Any) -> dict[str, Any] | None:
         """The session's document when its recorded start received a baton (a repeated start), else None."""
-        before = started_before(runner, self.sid)
+        before = started_before(runner, self.project.writer, self.sid)
         return before if received_baton(before) is not None else None
 
     def notice(self, before: dict[str, Any]) -> str:
@@ -99,7 +102,7 @@ class NamedStart(StartOnce):
 
     def admit(self, scope: Any) -> bool:
         self.project.check_streams(session_stream(self.sid))
-        self.before = started_before(scope.runner, self.sid)
+        self.before = started_before(scope.runner, self.project.writer, self.sid)
         self.admitted = received_baton(self.before) is None
         return self.admitted
 

@@ -39,6 +39,7 @@ from baton.domain.repeated_start import received_baton, repeated_start_notice
 from baton.ledger.clock import rfc3339_micros
 from baton.ledger.ids import uuid7
 from baton.model import frozen
+from baton.projections.sessions import session_doc
 
 if TYPE_CHECKING:
     from baton.commands.baton_claim import CreatedBaton
@@ -151,7 +152,7 @@ def begin_session(
     ctx = context_of(opened, owner=owner, branch=branch)
     with opened.writing() as scope:
         opened.check_streams(session_stream(session_id))  # before a claim: nothing appended if refused
-        before = started_before(scope.runner, session_id)
+        before = started_before(scope.runner, opened.writer, session_id)
         if before is not None and before.get("receivedBaton"):  # a repeated start: one baton a session
             if objective is not None:
                 with scope.batch():
@@ -290,7 +291,7 @@ def end_in_scope(scope, session_id: str, payload: Any = None, *, harness: str | 
     before the lock; left out, resolved here) — not ``payload.owner``, whom it is for.
     """
     opened = scope.project
-    session = scope.runner.get("sessions", session_id) or {}
+    session = session_doc(scope.runner, opened.writer, session_id) or {}
     opened.check_streams(session_stream(session_id))
     if harness is None:
         harness = session.get("harness")

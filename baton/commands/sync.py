@@ -35,6 +35,7 @@ import attrs
 from baton.commands import forget, forget_notices
 from baton.commands.identity import context_of
 from baton.domain.batons import select_eligible
+from baton.domain.clock_ahead import ahead_line, feeds_ahead
 from baton.domain.ledger_refs import DEFAULT_REF, ledger_ref_problem, local_ref_refusal
 from baton.domain.wording import counted
 from baton.errors import BatonError, InputError, LocalRefRefused, RemoteRefRefused
@@ -84,6 +85,9 @@ class SyncResult:
     """Feeds the remote held less of than this clone had published (its ref went back): put back by the push."""
     cleaned_locks: list[str] = attrs.field(factory=list)
     """Stale pack index locks removed from a path remote (``baton.domain.remote_locks``)."""
+    ahead: list[tuple[str, int]] = attrs.field(factory=list)
+    """Imported feeds stamped far ahead of this machine's clock, ``(feed, seconds)``
+    (``domain.clock_ahead``): imported all the same, and told."""
     waiting: dict[str, Any] | None = None
     """After an import: the baton the next session here would receive (this clone's owner and
     branch, else a shared one), so the person knows a baton came (``waiting_baton``)."""
@@ -105,7 +109,8 @@ class SyncResult:
                 "forgotten": [f.to_json() for f in self.forgotten],
                 "signers": self.signers, "dropped": sorted(self.dropped),
                 "behind": dict(sorted(self.behind.items())), "cleaned_locks": list(self.cleaned_locks),
-                "waiting": self.waiting}
+                "waiting": self.waiting,
+                "clock_ahead": [{"feed": feed, "seconds": seconds} for feed, seconds in self.ahead]}
 
     def render(self) -> str:
         lines = []
@@ -138,6 +143,7 @@ class SyncResult:
             lines.append(f"DROPPED remote feed {feed} from {self.ref}: this clone does not publish a copy it "
                          "refused (its writer's next sync publishes the feed again)")
         lines.extend(render_flagged(self.signers))  # signed feeds
+        lines.extend(ahead_line(feed, seconds) for feed, seconds in self.ahead)
         if not self.imported and not self.published and not self.refused and not self.erased \
                 and not self.ref_erased and not self.behind and not self.pushed:
             lines.append(f"Already in sync with {self.remote} ({self.ref}).")
@@ -229,7 +235,14 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         with ledger_lock(project):
             rebuilt = runner.catch_up(allow_pinned=True, progress=progress).rebuilt
     waiting = waiting_baton(project) if result.imported else None
-    return attrs.evolve(result, rebuilt=rebuilt, waiting=waiting)
+    ahead = imported_ahead(project, result.imported) if result.imported else []
+    return attrs.evolve(result, rebuilt=rebuilt, waiting=waiting, ahead=ahead)
+
+
+def imported_ahead(project: "Project", imported: dict[str, int]) -> list[tuple[str, int]]:
+    """The imported feeds whose newest event is stamped far ahead of this machine's clock."""
+    heads = project.ledger.heads()
+    return feeds_ahead(((feed, heads[feed].hlc) for feed in imported if feed in heads), project.clock() // 1000)
 
 
 def waiting_baton(project: "Project") -> dict[str, Any] | None:

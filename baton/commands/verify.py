@@ -10,6 +10,7 @@ import attrs
 
 from baton.commands.baton_cases import render_claim_conflicts
 from baton.commands.context import foreign_feed_name
+from baton.domain.clock_ahead import ahead_line, feeds_ahead
 from baton.domain.paths import SYMLINK_ESCAPE
 from baton.domain.wording import counted
 from baton.errors import BatonError, InputError
@@ -38,6 +39,8 @@ class VerifyResult:
     require_signatures: bool = False
     project_id: str | None = None
     """``.baton/config.json``'s ``project_id``."""
+    ahead: list[tuple[str, int]] = attrs.field(factory=list)
+    """Feeds stamped far ahead of this machine's clock, ``(feed, seconds)`` (``domain.clock_ahead``): told, not failures."""
 
     @property
     def project_mismatch(self) -> list[tuple[str, int, Any]]:
@@ -79,7 +82,8 @@ class VerifyResult:
                 "signers": [s.to_json() for s in self.signers], "require_signatures": self.require_signatures,
                 "project": {"config_id": self.project_id,
                             "ledger_ids": list(dict.fromkeys(i[2] for i in self.report.identities)),
-                            "problem": self.project_problem()}}
+                            "problem": self.project_problem()},
+                "clock_ahead": [{"feed": feed, "seconds": seconds} for feed, seconds in self.ahead]}
 
     def render(self) -> str:
         r = self.report
@@ -110,6 +114,7 @@ class VerifyResult:
             lines.append(f"  concurrent in {p.feed} seq {p.seq}: {p.message} (replicas apart; not a failure)")
         lines.extend(render_claim_conflicts(list(self.claim_conflicts)))
         lines.extend(render_signers(self.signers, self.require_signatures))
+        lines.extend(ahead_line(feed, seconds) for feed, seconds in self.ahead)
         problem = self.project_problem()
         if problem:
             lines.append(f"FAIL project id: {problem}")
@@ -140,7 +145,9 @@ def verify_project(project: "Project", progress: Callable[[int, int], None] | No
         except BatonError:
             conflicts = []  # a ledger verify reports as damaged cannot be folded; its report says why
     signers = feed_signers(opened, [f.feed for f in report.feeds], recheck=True)
-    return VerifyResult(report, conflicts, signers, bool(signers) and _required(opened), opened.config.project_id)
+    ahead = feeds_ahead(((f.feed, f.head.hlc) for f in report.feeds), opened.clock() // 1000)
+    return VerifyResult(report, conflicts, signers, bool(signers) and _required(opened), opened.config.project_id,
+                        ahead)
 
 
 def foreign_feed_problems(project: "Project") -> list[FeedProblem]:

@@ -98,6 +98,13 @@ def context_key(owner: str, branch: str) -> str:
     return f"{encode_key_part(owner)}{KEY_SEPARATOR}{encode_key_part(branch)}"
 
 
+def session_doc_key(writer: str, session_id: str) -> str:
+    """The key of the session ``session_id`` of the clone ``writer``: ``<writer>/<id>``
+    (neither holds a ``/``, so no two pairs share one). Here, not with the session
+    aggregate: a read finds a session's document without defining event classes."""
+    return f"{writer}/{session_id}"
+
+
 def objective_doc_key(owner: str, branch: str) -> str:
     """The key of the objective document of exactly ``owner`` and ``branch``:
     their stream's key (``context_key``), then ``/`` and each name
@@ -597,6 +604,26 @@ def left_here_for_another_owner(records: Iterable[BatonRecord], creators: Mappin
 def _sentence(text: str) -> str:
     """``text`` as a sentence: its first letter a capital (a command in backticks stays as it is), a full stop."""
     return (text[:1].upper() + text[1:] if text[:1].isalpha() else text) + "."
+
+
+def left_on_a_branch_gone(records: Iterable[BatonRecord], creators: Mapping[str, str], *, writer: str,
+                          owner: str, branch: str, told: Iterable[str]) -> list[BatonRecord]:
+    """The pending private batons this clone left for ``owner`` on a branch other
+    than ``branch``, not told of yet, oldest first: the candidates of a baton
+    stranded by a branch rename (``git branch -m``), once the caller has kept
+    those whose branch no longer exists here (``gone_branch_notice``)."""
+    seen = set(told)
+    return [r for r in sorted(records, key=lambda r: (r.created_at, r.id))
+            if r.pending and not r.shared and r.owner == owner and r.branch != branch and r.id not in seen
+            and creators.get(r.id) == writer]
+
+
+def gone_branch_notice(r: BatonRecord, branch: str) -> str:
+    """What a session start on ``branch`` is told, once, of a baton this clone left
+    for its owner on a branch that no longer exists here (renamed, or deleted)."""
+    return (f"A baton this clone left for {r.owner} on {r.branch} (baton {r.id}, at {r.created_at}) is pending, "
+            f"but no branch {r.branch} exists here any more (renamed with `git branch -m`, or deleted), so it "
+            f"was not delivered on {branch}. `baton session begin` with {r.branch} as its branch claims it here.")
 
 
 def render_latest_markdown(record: Mapping[str, Any] | None, *, elsewhere: bool = False) -> str:

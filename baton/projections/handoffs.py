@@ -46,7 +46,8 @@ RESUMABLE = ("ready", "resumed")
 """The statuses ``latest`` may name (``baton.commands.latest``), and a session start's pointer to it."""
 LATEST_WINDOW = 50
 """How many of a branch's newest ready handoffs ``latest`` looks at (bounded whatever the project's age)."""
-_ADDED_COLUMNS = (("branch", "TEXT"), ("worktree", "TEXT"), ("baton", "INTEGER"), ("writer", "TEXT"), ("owner", "TEXT"))
+_ADDED_COLUMNS = (("branch", "TEXT"), ("worktree", "TEXT"), ("baton", "INTEGER"), ("writer", "TEXT"), ("owner", "TEXT"),
+                  ("hlc", "INTEGER"))
 _TYPES = frozenset(HANDOFF_TYPES)
 
 
@@ -56,7 +57,7 @@ class HandoffsBase:
     ``apply``, the materialized file and the rows it writes (``index``)."""
 
     name = "handoffs"
-    version = 6
+    version = 7
     order = STREAM_ORDER
     """3: rows gained ``branch``, ``worktree`` and ``baton`` (branch-aware ``latest``,
     ``handoff list --kind``); 4: ``handoff.forgotten`` removes the record; 5: the
@@ -64,7 +65,11 @@ class HandoffsBase:
     (and would write rows without counting them) rebuilds it to its version,
     and this one rebuilds it back, counts and all; 6: rows gained ``writer``
     and ``owner``, who captured each record (the capture event's feed and
-    owner: ``handoff list --by``), so an index built before is replayed once."""
+    owner: ``handoff list --by``), so an index built before is replayed once;
+    7: rows gained ``hlc``, the capture event's hybrid logical clock, and
+    "newest" is by it (causal order), no longer by the wall clock's
+    ``created_at``: a teammate whose clock runs fast no longer owns ``latest``
+    over handoffs captured after theirs (docs/sync.md, "Clocks")."""
     index_tables = (ROWS_TABLE, COUNTS_TABLE, BATON_COUNTS_TABLE)
     types = _TYPES
     folds_runs = True
@@ -89,14 +94,17 @@ class HandoffsBase:
         for column, kind in _ADDED_COLUMNS:  # an index made by version 2 of this projection
             if column not in present:
                 db.execute(f"ALTER TABLE {ROWS_TABLE} ADD COLUMN {column} {kind}")
-        db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_branch ON {ROWS_TABLE} (branch, created_at, id)")
+        for old in ("by_branch", "by_status", "by_branch_status", "by_owner", "for_briefs"):  # by created_at (6)
+            db.execute(f"DROP INDEX IF EXISTS {ROWS_TABLE}_{old}")
         db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_created ON {ROWS_TABLE} (created_at, id)")
-        db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_status ON {ROWS_TABLE} (status, created_at, id)")
-        db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_branch_status ON {ROWS_TABLE} "
-                   "(branch, status, created_at, id)")
+        db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_newest ON {ROWS_TABLE} (hlc, id)")
+        db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_newest_by_branch ON {ROWS_TABLE} (branch, hlc, id)")
+        db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_newest_by_status ON {ROWS_TABLE} (status, hlc, id)")
+        db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_newest_by_branch_status ON {ROWS_TABLE} "
+                   "(branch, status, hlc, id)")
         db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_short ON {ROWS_TABLE} (short)")
-        db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_by_owner ON {ROWS_TABLE} (owner, created_at, id)")
-        db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_for_briefs ON {ROWS_TABLE} (brief, created_at, id)")
+        db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_newest_by_owner ON {ROWS_TABLE} (owner, hlc, id)")
+        db.execute(f"CREATE INDEX IF NOT EXISTS {ROWS_TABLE}_newest_for_briefs ON {ROWS_TABLE} (brief, hlc, id)")
         _create_search(db)
         _create_counts(db)
 
@@ -170,6 +178,8 @@ class HandoffSummary:
     """Who captured it: the owner the capture was made under (git ``user.email``,
     else ``user.name``...; ``baton.commands.identity``), "" when the ledger
     does not say (a capture recorded before Baton kept it)."""
+    hlc: int = 0
+    """The capture event's hybrid logical clock: what "newest" orders by (causal, not the wall clock)."""
 
     @property
     def file(self) -> str:
@@ -188,16 +198,19 @@ class HandoffSummary:
 
 
 _COLUMNS = ("id, status, flags, title, created_at, updated_at, validation, relation, parents, branch, worktree, baton, "
-            "writer, owner")
-_NEWEST = "ORDER BY created_at DESC, id DESC"
+            "writer, owner, hlc")
+_NEWEST = "ORDER BY hlc DESC, id DESC"
+"""Newest first: by the capture's hybrid logical clock (a capture made after importing another
+is ordered after it, whatever either wall clock said), not by ``created_at``."""
 
 
 def _summary(row: tuple) -> HandoffSummary:
     ident, status, flags, title, created, updated, validation, relation, parents, branch, worktree, baton, \
-        writer, owner = row
+        writer, owner, hlc = row
     return HandoffSummary(ident, status or "", tuple(orjson.loads(flags or "[]")), title or "", created or "",
                           updated or "", validation or "", relation or "root", tuple(orjson.loads(parents or "[]")),
-                          branch or "", worktree or "", bool(baton), writer or "", owner or "")
+                          branch or "", worktree or "", bool(baton), writer or "", owner or "",
+                          hlc or 0)
 
 
 Authors = tuple[str, "str | None"]
@@ -236,7 +249,7 @@ def newest(db: Any, *, status: str | None = None, statuses: tuple[str, ...] = ()
         parts = [newest(db, status=one, search=search, limit=limit, kind=kind, branch=branch, since=since, by=by,
                         contains=contains)
                  for one in statuses]
-        merged = heapq.merge(*parts, key=lambda row: (row.created_at, row.id), reverse=True)
+        merged = heapq.merge(*parts, key=lambda row: (row.hlc, row.id), reverse=True)
         return list(itertools.islice(merged, limit))
     where, args = _filters(statuses=(status,) if status is not None else statuses, search=search, contains=contains,
                            kind=kind,

@@ -1,7 +1,8 @@
 """Sessions and their objectives.
 
-``sessions``: one document per session id (stream ``session/<id>``): harness,
-owner, branch, when it began and ended, the baton it received and the one it
+``sessions``: one document per writer and session id (``session_doc_key``:
+``<writer>/<id>``; the events are on stream ``session/<id>``, which a
+teammate's session of the same id shares): harness, owner, branch, when it began and ended, the baton it received and the one it
 left. ``objectives``: one document per exact owner and branch
 (``objective_doc_key``; their events are on stream ``objective/<owner__branch>``,
 which ``feature/x`` and ``feature_x`` share): the objective of the session
@@ -15,7 +16,9 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from baton.domain.batons import objective_doc_key
+import orjson
+
+from baton.domain.batons import objective_doc_key, session_doc_key
 from baton.events.names import OBJECTIVE, OBJECTIVE_TYPES, SESSION, SESSION_ENDED, SESSION_TYPES, split_stream
 from baton.ledger.envelope import Event
 from baton.projections.base import STREAM_ORDER
@@ -34,13 +37,16 @@ class SessionsBase:
     (``baton.projections.folds.sessions.Sessions``) adds ``apply``."""
 
     name = "sessions"
-    version = 1
+    version = 2
+    """2: one document per writer and id (``session_doc_key``), no longer per id:
+    a teammate's session with the same id is another session (its end no
+    longer ends yours, its start is not your repeated start)."""
     order = STREAM_ORDER
 
     types = _SESSION_TYPES
 
     def keys(self, event: Event) -> Iterable[str]:
-        return _key_in(event, SESSION, _SESSION_TYPES)
+        return tuple(session_doc_key(event.writer, key) for key in _key_in(event, SESSION, _SESSION_TYPES))
 
 
 class ObjectivesBase:
@@ -48,7 +54,7 @@ class ObjectivesBase:
     (``baton.projections.folds.sessions.Objectives``) adds ``apply``."""
 
     name = "objectives"
-    version = 3
+    version = 4
     """2: one document per exact owner and branch (``objective_doc_key``), no
     longer per stream key: setting the objective of ``feature/x`` no longer
     replaces ``feature_x``'s. An event without both names (none is written so)
@@ -57,7 +63,9 @@ class ObjectivesBase:
     session's end, a start without an objective: ``retires_objective``), keeping
     the newest one's merge key (``endedKey``) and each objective's own
     (``setKey``): on a ledger written by 1, whose clear was skipped where the
-    other name's objective held the key, the objective no longer comes back."""
+    other name's objective held the key, the objective no longer comes back.
+    4: an objective keeps the writer of the session that set it (``sessionWriter``):
+    sessions are their writer's (``session_doc_key``)."""
     order = STREAM_ORDER
     """Every document folds the objective events of one stream (its names' key) in their
     order; the session events it also folds only raise ``endedKey`` to the newest, which
@@ -83,28 +91,44 @@ class ObjectivesBase:
         return routed
 
 
+def session_doc(runner, writer: str, session_id: str) -> dict | None:
+    """The document of the session ``session_id`` of the clone ``writer``, or None."""
+    doc = runner.get("sessions", session_doc_key(writer, session_id))
+    return doc if isinstance(doc, dict) else None
+
+
+def sessions_named(db, session_id: str) -> list[dict]:
+    """The documents of every writer's session ``session_id`` (a teammate may have used the id too)."""
+    rows = db.execute("SELECT doc FROM docs WHERE projection = 'sessions' AND json_extract(doc, '$.id') = ? "
+                      "ORDER BY key", [session_id]).fetchall()
+    return [doc for doc in (orjson.loads(row[0]) for row in rows) if isinstance(doc, dict)]
+
+
 def open_at(db, *, owner: str, branch: str | None, at: str, since: str, exclude: str) -> list[str]:
     """The ids of the sessions of ``owner`` on ``branch`` (on any branch when
-    None; but ``exclude``) that had begun by ``at`` (not before ``since``) and
-    had not ended before it: the sessions that were working there at that
-    moment. Timestamps are compared to the second (RFC 3339, UTC)."""
+    None; but ``exclude``, a session id) that had begun by ``at`` (not before
+    ``since``) and had not ended before it: the sessions that were working
+    there at that moment. Timestamps are compared to the second (RFC 3339, UTC)."""
     on_branch = "AND json_extract(doc, '$.branch') = ? " if branch is not None else ""
     rows = db.execute(
-        "SELECT key FROM docs WHERE projection = 'sessions' AND key != ? "
+        "SELECT json_extract(doc, '$.id') FROM docs WHERE projection = 'sessions' "
+        "AND json_extract(doc, '$.id') != ? "
         "AND json_extract(doc, '$.owner') = ? " + on_branch +
         "AND substr(json_extract(doc, '$.beganAt'), 1, 19) BETWEEN ? AND ? "
         "AND (json_extract(doc, '$.endedAt') IS NULL OR substr(json_extract(doc, '$.endedAt'), 1, 19) >= ?) "
         "ORDER BY key",
         [exclude, owner, *([branch] if branch is not None else []), since[:19], at[:19], at[:19]]).fetchall()
-    return [row[0] for row in rows]
+    return sorted({row[0] for row in rows})
 
 
-def begun_near(db, session_id: str) -> list[str]:
-    """The ids of the sessions recorded as begun whose length is within one of
-    ``session_id``'s: those one edit away from it are among them."""
+def begun_near(db, session_id: str, writer: str) -> list[str]:
+    """The ids of the sessions of ``writer`` recorded as begun whose length is
+    within one of ``session_id``'s: those one edit away from it are among them."""
     rows = db.execute(
-        "SELECT key FROM docs WHERE projection = 'sessions' AND json_extract(doc, '$.beganAt') IS NOT NULL "
-        "AND length(key) BETWEEN ? AND ?", [len(session_id) - 1, len(session_id) + 1]).fetchall()
+        "SELECT json_extract(doc, '$.id') FROM docs WHERE projection = 'sessions' "
+        "AND json_extract(doc, '$.beganAt') IS NOT NULL AND json_extract(doc, '$.writer') = ? "
+        "AND length(json_extract(doc, '$.id')) BETWEEN ? AND ? ORDER BY key",
+        [writer, len(session_id) - 1, len(session_id) + 1]).fetchall()
     return [row[0] for row in rows]
 
 

@@ -1,6 +1,17 @@
 """The session aggregate (stream ``session/<id>``) and the objective of an
 owner and branch (stream ``objective/<owner__branch>``).
 
+A session is its writer's: the clone that records its events (where its
+harness and hooks run). Session ids are chosen by people and harnesses, so
+teammates pick the same ones (``s2``); a ``session.*`` event of another
+writer with the same id is another session, so a session's state is the
+document of its writer and id (``session_doc_key``), and each of its events
+folds into that of the writer whose feed holds it. One person's two clones
+are two places, and a ``--owner`` given at a start does not move a session
+to another writer, so a session is never keyed by its owner. The events
+themselves are unchanged (their stream is still ``session/<id>``): a ledger
+written before replays into the same documents, one writer per id.
+
 A session is begun (with the harness, owner, branch, objective and the baton
 it received) and ended (with the baton it left). An objective is set by the
 session working on an owner/branch and cleared when that session ends or a
@@ -74,13 +85,14 @@ def decide_session(state: dict[str, Any] | None, command: BeginSession | EndSess
     raise TypeError(f"not a session command: {command!r}")
 
 
-def initial_session(key: str) -> dict[str, Any]:
-    return {"id": key, "harness": None, "owner": None, "branch": None, "objective": None, "status": "open",
+def initial_session(key: str, writer: str | None = None) -> dict[str, Any]:
+    return {"id": key, "writer": writer, "harness": None, "owner": None, "branch": None, "objective": None, "status": "open",
             "beganAt": None, "endedAt": None, "receivedBaton": None, "leftBaton": None}
 
 
 def evolve_session(state: dict[str, Any] | None, recorded: Event, key: str) -> dict[str, Any]:
-    out = dict(state or initial_session(key))
+    """``key``: the session's id (its stream's key); the document is its writer's (``recorded.writer``)."""
+    out = dict(state or initial_session(key, recorded.writer))
     event = decode(recorded)
     if isinstance(event, SessionBegun):
         out.update(status="open", beganAt=recorded.at, endedAt=None, harness=_text(event.harness),
@@ -178,7 +190,8 @@ def evolve_objective(state: dict[str, Any] | None, recorded: Event, key: str) ->
         if owner is None or branch is None or objective is None:
             return state
         return _with_end({"key": key, "owner": owner, "branch": branch, "objective": objective,
-                          "sessionId": _text(event.session), "updatedAt": recorded.at,
+                          "sessionId": _text(event.session), "sessionWriter": recorded.writer,
+                          "updatedAt": recorded.at,
                           "setKey": list(recorded.merge_key)}, ended, (key, owner, branch))
     if isinstance(event, (SessionBegun, SessionEnded)) and retires_objective(event):
         owner, branch = _text(event.owner), _text(event.branch)

@@ -41,7 +41,7 @@ class Handoffs(HandoffsBase):
         of the same handoff — validate after capture, promote after validate —
         folds without reading the document back into a model (half of a
         replay's time)."""
-        self._authors: dict[str, tuple[str, str]] = {}
+        self._authors: dict[str, tuple[str, str, int]] = {}
         """Per record captured in the batch being folded: the writer and owner
         of its capture event (``captured_by``), which ``index`` writes into its
         new row (then forgets); a later event of the record leaves them be."""
@@ -127,7 +127,7 @@ class Handoffs(HandoffsBase):
             author = self._authors.pop(key, None)
             if rowid is None:
                 rowid, next_rowid = next_rowid, next_rowid + 1
-                inserts.append((rowid, key, *values, *(author or ("", ""))))
+                inserts.append((rowid, key, *values, *(author or ("", "", 0))))
             else:
                 updates.append((*values, rowid))
                 if author is not None:
@@ -136,21 +136,22 @@ class Handoffs(HandoffsBase):
             search.append((rowid, key, text_of(work.get("title")), text_of(work.get("objective")), summary_text(doc)))
         conn.executemany(
             f"INSERT INTO {ROWS_TABLE} (rowid, id, short, created_at, updated_at, status, flags, title, validation, "
-            "relation, parents, brief, branch, worktree, baton, writer, owner) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", inserts)
+            "relation, parents, brief, branch, worktree, baton, writer, owner, hlc) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", inserts)
         conn.executemany(
             f"UPDATE {ROWS_TABLE} SET short = ?, created_at = ?, updated_at = ?, status = ?, flags = ?, "
             "title = ?, validation = ?, relation = ?, parents = ?, brief = ?, branch = ?, worktree = ?, baton = ? "
             "WHERE rowid = ?", updates)
-        conn.executemany(f"UPDATE {ROWS_TABLE} SET writer = ?, owner = ? WHERE rowid = ?", authors)
+        conn.executemany(f"UPDATE {ROWS_TABLE} SET writer = ?, owner = ?, hlc = ? WHERE rowid = ?", authors)
         conn.executemany(f"INSERT INTO {SEARCH_TABLE} (rowid, id, title, objective, summary) VALUES (?, ?, ?, ?, ?)",
                          search)
         count_statuses(conn, tally)
         count_statuses(conn, batons, BATON_COUNTS_TABLE)
 
 
-def captured_by(event: Event, record: Any) -> tuple[str, str]:
-    """Who captured a record: the capture event's writer (feed), and its owner —
+def captured_by(event: Event, record: Any) -> tuple[str, str, int]:
+    """Who captured a record, and when in causal order: the capture event's
+    writer (feed), its owner, and its hybrid logical clock. The owner is
     the event's ``actor`` (every capture records the owner it was made under),
     else, for a session baton captured before that, the owner it was left for."""
     owner = event.actor if isinstance(event.actor, str) else ""
@@ -158,7 +159,7 @@ def captured_by(event: Event, record: Any) -> tuple[str, str]:
         left_for = record.extra.get("baton") if hasattr(record, "extra") else None
         if isinstance(left_for, dict) and isinstance(left_for.get("owner"), str):
             owner = left_for["owner"]
-    return event.writer or "", owner
+    return event.writer or "", owner, event.hlc
 
 
 def count_statuses(conn: Any, tally: Counter[str], table: str = COUNTS_TABLE) -> None:

@@ -11,7 +11,7 @@ from baton.projections.sessions import ObjectivesBase, SessionsBase
 
 class Sessions(SessionsBase):
     def apply(self, key: str, doc: Doc | None, event: Event) -> Doc | None:
-        return evolve_session(doc, event, key)
+        return evolve_session(doc, event, split_stream(event.stream)[1])  # ``key``: ``<writer>/<id>``
 
 
 class Objectives(ObjectivesBase):
