@@ -40,7 +40,8 @@ def run(work: Round) -> None:
         else:
             note_behind(work, feed)
     try:
-        problems, keep = repeated_ids(work.imported_ids, work.ids)
+        torn = {feed: local.offset for feed, _staging, local, size in work.staged if size > local.offset}
+        problems, keep = repeated_ids(work.imported_ids, work.ids, torn)
         work.keep_remote.update(keep)
         for feed, refused in problems:
             refuse(work, feed, refused)
