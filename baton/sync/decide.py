@@ -136,7 +136,7 @@ def decide_feed(work: Round, feed: str) -> None:
         work.published.pop(feed, None)
         if not reconcile_erasures(work, feed, refusal.refused):
             if feed == work.project.writer and refusal.refused.side == "remote":
-                raise Refuse(own_feed_refusal(feed, work.remote[feed])) from None
+                raise Refuse(own_feed_refusal(feed, work.remote[feed], feed in work.local_trees)) from None
             raise
 
 
