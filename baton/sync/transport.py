@@ -66,18 +66,26 @@ def open_repo(project: "Project"):
     if where is None:
         raise NoSyncRemote(f"{project.root} is not in a git repository; `baton sync` shares the ledger "
                            "through a git remote", details={"root": str(project.root)})
-    found = object_format_at(where.common_dir)
-    if found != "sha1":  # dulwich would write SHA-1 objects into it: git could no longer read the ref
-        raise GitUnsupported(unsupported_message(found, f"this repository ({where.common_dir})"),
-                             details={"object_format": found, "repository": str(where.common_dir)})
     try:
         repo = Repo(str(where.common_dir))
     except (NotGitRepository, OSError, ValueError) as exc:
         raise NoSyncRemote(f"cannot open the git repository at {where.common_dir}: {exc}") from None
     _read_config_once(repo)
+    try:
+        found = _text_of(repo.get_config().get((b"extensions",), b"objectformat")).strip().lower() or "sha1"
+    except KeyError:
+        found = "sha1"
+    if found != "sha1":  # dulwich would write SHA-1 objects into it: git could no longer read the ref
+        repo.close()
+        raise GitUnsupported(unsupported_message(found, f"this repository ({where.common_dir})"),
+                             details={"object_format": found, "repository": str(where.common_dir)})
     _fast_loose_objects(repo)
     write_loose_like_git(repo.object_store)  # a killed sync leaves no lock on an object
     return repo
+
+
+def _text_of(value) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
 def unsupported_message(found: str, where: str) -> str:
