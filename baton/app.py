@@ -214,12 +214,13 @@ class Baton:
                                 progress=progress, publishing=publishing, accept_project=accept_project)
 
     def repair(self, *, feed: str | None = None, dry_run: bool = False, yes: bool = False,
-               progress: "Progress | None" = None) -> RepairResult:
+               progress: "Progress | None" = None, despite_synced: bool = False) -> RepairResult:
         """Set a damaged feed's lines aside into quarantine, on record (never implicit);
         ``progress``: ``verify``'s, for its checks of the ledger."""
         from baton.commands import repair
 
-        return repair.repair_project(self.project, feed=feed, dry_run=dry_run, yes=yes, progress=progress)
+        return repair.repair_project(self.project, feed=feed, dry_run=dry_run, yes=yes, progress=progress,
+                                     despite_synced=despite_synced)
 
     # -- handoffs -----------------------------------------------------------------------
     def capture(self, payload: dict[str, Any], *, trigger: str = "manual", parent: str | None = None,

@@ -189,6 +189,10 @@ def _add_ledger_care(sub, common) -> None:
     p.add_argument("--feed", metavar="F", help="repair only this feed (a writer id)")
     p.add_argument("--dry-run", action="store_true", help="show what would be set aside; change nothing")
     p.add_argument("--yes", action="store_true", help="do it: set the lines aside and record the repair")
+    p.add_argument("--despite-synced", action="store_true",
+                   help="repair this clone's own feed although the last sync saw it hold more than the repair "
+                        "keeps (its ledger.repaired event then forks the feed against the remote's copy; "
+                        "`baton sync --restore-own-feed` first takes those events back instead)")
     p.set_defaults(func="ledger:repair", feed_links=True)
 
 

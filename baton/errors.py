@@ -170,6 +170,13 @@ class NoSyncRemote(NotFound):
     code = "no_sync_remote"
 
 
+class GitUnsupported(NoSyncRemote):
+    """``baton sync`` in (or to) a git repository whose object format is not SHA-1 (exit 4):
+    refused before anything is fetched or written."""
+
+    code = "git_unsupported"
+
+
 class RemoteUnreachable(NotFound):
     """The sync remote could not be read or written (exit 4); nothing changed locally."""
 

@@ -180,6 +180,26 @@ def config_problem(start: Path) -> str | None:
     return None
 
 
+def object_format_at(git_dir: Path) -> str:
+    """The object format a git directory's ``config`` names (``extensions.objectFormat``):
+    ``sha1`` when it names none, or cannot be read (``config_problem`` says why)."""
+    try:
+        from dulwich.config import ConfigFile  # lazy: only sync and doctor ask
+    except ImportError:  # pragma: no cover
+        return "sha1"
+    try:
+        value = ConfigFile.from_path(str(git_dir / "config")).get((b"extensions",), b"objectformat")
+    except (OSError, ValueError, KeyError, UnicodeDecodeError):
+        return "sha1"
+    return _text(value).strip().lower() or "sha1"
+
+
+def object_format(start: Path) -> str | None:
+    """The object format of the repository holding ``start`` (None outside git)."""
+    where = locate(start)
+    return None if where is None else object_format_at(where.common_dir)
+
+
 def _text(value: Any) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 

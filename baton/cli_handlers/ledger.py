@@ -78,5 +78,5 @@ def sync(app: Baton, args: argparse.Namespace):
 
 
 def repair(app: Baton, args: argparse.Namespace):
-    return app.repair(feed=args.feed, dry_run=args.dry_run, yes=args.yes,
+    return app.repair(feed=args.feed, dry_run=args.dry_run, yes=args.yes, despite_synced=args.despite_synced,
                       progress=None if args.json else progress("baton: verifying the ledger:"))

@@ -23,7 +23,7 @@ from baton.domain.policy_trust import NOTHING_TO_TRUST, UNTRUSTED
 from baton.domain.wording import counted
 from baton.domain.writer_place import writer_finding
 from baton.errors import BatonError
-from baton.gitinfo import config_problem
+from baton.gitinfo import config_problem, object_format
 from baton.model import frozen
 from baton.policy import trust_file
 from baton.project import ProjectPaths, git_toplevel, resolve_root
@@ -95,6 +95,10 @@ def _git_checks(root: Path) -> list[Check]:
     top = git_toplevel(root)
     found = [Check("git", "ok" if top else "warn",
                    f"repository at {top}" if top else "not a git repository: freshness checks will say 'unknown'")]
+    found_format = object_format(root) if top else None
+    if found_format not in (None, "sha1"):
+        found.append(Check("git object format", "warn", f"{found_format} (extensions.objectFormat): `baton sync` "
+                           "supports SHA-1 repositories only, not yet SHA-256, and refuses to run here"))
     broken = config_problem(root) if top else None
     if broken:
         found.append(Check("git config", "warn", f"{broken}: git refuses this repository (`git status` says "

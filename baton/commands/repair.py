@@ -20,6 +20,7 @@ from baton.errors import InputError, NotFound, StorageError
 from baton.ledger.repair import LINE_PROBLEMS, FeedRepair, plan_repair, set_aside
 from baton.ledger.verify import VerifyReport
 from baton.model import frozen
+from baton.sync.synced import synced_seq
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -35,6 +36,9 @@ class RepairResult:
     links: list[dict] = attrs.field(factory=list)
     """Feeds that were (or, without ``--yes``, are) symbolic links or not regular
     files: ``{"path", "what", "removed"}``; the link is removed, never its target."""
+    synced_beyond: dict | None = None
+    """This clone's own feed, when the repair would cut it before the seq its ledger ref
+    holds: ``{"feed", "seq", "kept_seq"}`` (docs/sync.md, "A repair of a feed already synced")."""
 
     @property
     def exit_code(self) -> int:
@@ -47,6 +51,7 @@ class RepairResult:
                       zip(self.plans, self.quarantined or [None] * len(self.plans))],
             "verified": self.after.ok,
             "problems_left": [p.to_json() for p in self.after.all_problems()],
+            "synced_beyond": self.synced_beyond,
         }
 
     def render(self) -> str:
@@ -84,6 +89,11 @@ class RepairResult:
             lines.append("Recorded as a ledger.repaired event. "
                          + ("The ledger verifies." if self.after.ok else "Problems remain: run `baton verify`."))
         elif self.dry_run:
+            if self.synced_beyond is not None:
+                b = self.synced_beyond
+                lines.append(f"This clone's own feed {b['feed']} was synced up to seq {b['seq']}: run `baton sync "
+                             "--restore-own-feed` first, which takes those events back from the remote; this repair "
+                             "would fork the feed against the remote's copy (`--despite-synced` does it anyway)")
             lines.append("Nothing was changed (--dry-run).")
         return "\n".join(lines)
 
@@ -100,8 +110,11 @@ def _link_line(link: dict) -> str:
 
 
 def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool = False,
-                   yes: bool = False, progress: Callable[[int, int], None] | None = None) -> RepairResult:
-    """``progress``: ``verify_ledger``'s, for the checks before and after.
+                   yes: bool = False, progress: Callable[[int, int], None] | None = None,
+                   despite_synced: bool = False) -> RepairResult:
+    """``progress``: ``verify_ledger``'s, for the checks before and after. ``despite_synced``:
+    repair this clone's own feed although its ledger ref holds it beyond the cut (docs/sync.md,
+    "A repair of a feed already synced"): its ``ledger.repaired`` event then forks the feed.
 
     Raises:
         NotInitialized, NotFound: no feed ``feed``.
@@ -109,6 +122,8 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
             is done: it is moved out by hand, never removed.
         InputError (exit 2): something to set aside, and neither ``--yes`` nor ``--dry-run``; or
             ``--feed`` names one damaged feed while others are damaged too.
+        InputError (exit 2): this clone's own feed would be cut before what its ledger ref holds
+            (without ``despite_synced``): nothing changed.
         LedgerCorrupt, StorageError: the repair could not be recorded.
     """
     ledger_dir = project.paths.ledger_dir
@@ -126,13 +141,21 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
     folders = [(rel, what) for rel, what in links if what == "a folder"]
     if folders and not dry_run:  # refused before anything is removed or set aside
         raise foreign_refusal(*folders[0])
+    synced = synced_beyond_cut(project, plans)
     if (not plans and not links) or dry_run:
-        return RepairResult(plans, dry_run, False, [], before, listed)
+        return RepairResult(plans, dry_run, False, [], before, listed, synced_beyond(synced))
     if feed is not None:
         others = sorted({p.feed for p in before.all_problems() if p.feed != feed and p.kind in LINE_PROBLEMS})
         if others:
             raise InputError(f"feeds {', '.join(others)} are damaged too, and the repair of {feed} could not be "
                              "recorded past them: repair them all at once (leave out `feed`)")
+    if synced is not None and not despite_synced:
+        own, seq, kept = synced
+        raise InputError(f"this clone's own feed {own} was synced up to seq {seq} (its ledger ref holds it), "
+                         f"and a repair would keep seq 1-{kept} and record ledger.repaired as seq {kept + 1}, "
+                         "forking the feed against the remote's copy: run `baton sync` given `restore_own_feed` "
+                         "first, which takes the events back from the remote; `despite_synced` repairs anyway "
+                         "(docs/sync.md)", details={"feed": own, "synced_seq": seq, "kept_seq": kept})
     if not yes:
         count = sum(len(p.set_aside) for p in plans)
         what = "it is not a feed; never what it points to" if len(links) == 1 else "not feeds; never what they point to"
@@ -149,6 +172,20 @@ def repair_project(project: "Project", *, feed: str | None = None, dry_run: bool
         with project.writing() as scope:
             scope.append([plan.draft(project.writer, name) for plan, name in zip(plans, quarantined)], durable=True)
     return RepairResult(plans, False, bool(plans), quarantined, verify_project(project, progress).report, listed)
+
+
+def synced_beyond(synced: tuple[str, int, int] | None) -> dict | None:
+    return None if synced is None else {"feed": synced[0], "seq": synced[1], "kept_seq": synced[2]}
+
+
+def synced_beyond_cut(project: "Project", plans: list[FeedRepair]) -> tuple[str, int, int] | None:
+    """(feed, synced seq, kept seq) when a plan cuts this clone's own feed before
+    the seq its ledger ref holds (``baton.sync.synced``), else None."""
+    own = next((plan for plan in plans if plan.feed == project.writer), None)
+    if own is None:
+        return None
+    seq = synced_seq(project, own.feed)
+    return (own.feed, seq, own.kept.seq) if seq > own.kept.seq else None
 
 
 def remove_foreign_feed(project: "Project", rel: str) -> None:

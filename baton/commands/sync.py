@@ -191,6 +191,7 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         LocalRefRefused (exit 3): this clone's ``ref`` exists and is not a Baton ledger commit:
             nothing imported or pushed, the ref as it was.
         NoSyncRemote (exit 4): no git repository, or no such remote.
+        GitUnsupported (exit 4): this repository, or a path remote, stores SHA-256 objects: nothing written.
         RemoteOtherProject (exit 4): the remote's ledger is another project's: nothing imported or pushed.
         RemoteUnreachable (exit 4): the remote cannot be fetched from or pushed to.
         GitLockHeld (exit 4): a lock file in this clone's git repository (a killed sync left it) stops a write.
@@ -213,6 +214,8 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
         to = (*transport.client(repo, pushurl or url, base, push=pushurl is None),
               transport.shown_url(pushurl or url))
         url = transport.shown_url(url)  # from here on, only for messages
+        transport.check_remote_format(client, path, url)  # a SHA-256 remote: refused before any write
+        transport.check_remote_format(to[0], to[1], to[2])
         project.claim_writer()  # a copied clone publishes a feed of its own, never the original's
         count = ReadCount(publishing=publishing)
         with transport.local_locks():

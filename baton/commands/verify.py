@@ -23,6 +23,7 @@ from baton.model import frozen
 from baton.projections.batons import claim_conflicts
 from baton.sync.signers import FeedSigner, feed_signers, render_signers
 from baton.sync.signing import SIGNATURE_PROBLEMS, require_signatures
+from baton.sync.synced import synced_seq
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -41,6 +42,10 @@ class VerifyResult:
     """``.baton/config.json``'s ``project_id``."""
     ahead: list[tuple[str, int]] = attrs.field(factory=list)
     """Feeds stamped far ahead of this machine's clock, ``(feed, seconds)`` (``domain.clock_ahead``): told, not failures."""
+    synced_beyond: dict[str, Any] | None = None
+    """This clone's own feed, damaged, when its ledger ref (what the last sync saw) holds it
+    beyond the sound end: ``{"feed", "seq", "sound_seq"}``; the remote has those events, and a
+    sync given ``restore_own_feed`` takes them back (a repair first would fork the feed)."""
 
     @property
     def project_mismatch(self) -> list[tuple[str, int, Any]]:
@@ -83,7 +88,8 @@ class VerifyResult:
                 "project": {"config_id": self.project_id,
                             "ledger_ids": list(dict.fromkeys(i[2] for i in self.report.identities)),
                             "problem": self.project_problem()},
-                "clock_ahead": [{"feed": feed, "seconds": seconds} for feed, seconds in self.ahead]}
+                "clock_ahead": [{"feed": feed, "seconds": seconds} for feed, seconds in self.ahead],
+                "synced_beyond": self.synced_beyond}
 
     def render(self) -> str:
         r = self.report
@@ -123,7 +129,13 @@ class VerifyResult:
         kinds = {p.kind for p in r.all_problems()}
         if kinds & INDEX_PROBLEMS:
             lines.append("`baton rebuild` rebuilds the index from the ledger (docs/ledger.md)")
-        if kinds - INDEX_PROBLEMS:
+        if self.synced_beyond is not None:
+            s = self.synced_beyond
+            lines.append(f"this clone's own feed {s['feed']} was synced up to seq {s['seq']} (its ledger ref holds it), "
+                         f"beyond seq {s['sound_seq']}: run `baton sync --restore-own-feed` first, which takes those "
+                         "events back from the remote; a repair now would fork the feed against the remote's copy "
+                         "(docs/sync.md)")
+        elif kinds - INDEX_PROBLEMS:
             lines.append("`baton repair --dry-run` shows what a repair would set aside (docs/ledger.md)")
         return "\n".join(lines)
 
@@ -147,7 +159,17 @@ def verify_project(project: "Project", progress: Callable[[int, int], None] | No
     signers = feed_signers(opened, [f.feed for f in report.feeds], recheck=True)
     ahead = feeds_ahead(((f.feed, f.head.hlc) for f in report.feeds), opened.clock() // 1000)
     return VerifyResult(report, conflicts, signers, bool(signers) and _required(opened), opened.config.project_id,
-                        ahead)
+                        ahead, synced_beyond=synced_beyond(opened, report))
+
+
+def synced_beyond(project: "Project", report: VerifyReport) -> dict[str, Any] | None:
+    """``VerifyResult.synced_beyond``: read from git only when this clone's own feed is damaged."""
+    own = project.writer
+    if own not in {p.feed for p in report.all_problems() if p.kind not in INDEX_PROBLEMS}:
+        return None
+    sound = next((f.head.seq for f in report.feeds if f.feed == own), 0)
+    seq = synced_seq(project, own)
+    return {"feed": own, "seq": seq, "sound_seq": sound} if seq > sound else None
 
 
 def foreign_feed_problems(project: "Project") -> list[FeedProblem]:

@@ -40,7 +40,8 @@ def run(work: Round) -> None:
         else:
             note_behind(work, feed)
     try:
-        problems, keep = repeated_ids(work.imported_ids, work.ids)
+        torn = {feed: local.offset for feed, _staging, local, size in work.staged if size > local.offset}
+        problems, keep = repeated_ids(work.imported_ids, work.ids, torn)
         work.keep_remote.update(keep)
         for feed, refused in problems:
             refuse(work, feed, refused)
@@ -135,7 +136,7 @@ def decide_feed(work: Round, feed: str) -> None:
         work.published.pop(feed, None)
         if not reconcile_erasures(work, feed, refusal.refused):
             if feed == work.project.writer and refusal.refused.side == "remote":
-                raise Refuse(own_feed_refusal(feed, work.remote[feed])) from None
+                raise Refuse(own_feed_refusal(feed, work.remote[feed], feed in work.local_trees)) from None
             raise
 
 

@@ -45,12 +45,16 @@ transaction and the checkpoint its connection's close runs (fsyncs), far more
 than searching a MiB; so a sync importing one event writes nothing."""
 
 
-def repeated_ids(imported_ids: dict[str, list[tuple[str, int]]],
-                 ids: "EventIds") -> tuple[list[tuple[str, RefusedFeed]], set[str]]:
+def repeated_ids(imported_ids: dict[str, list[tuple[str, int]]], ids: "EventIds",
+                 torn: dict[str, int] | None = None) -> tuple[list[tuple[str, RefusedFeed]], set[str]]:
     """Imported feeds repeating an event id another event already has (in
     a local feed, in another imported feed, or earlier in the same feed):
     an id names one event in the whole ledger. Read only when something is
-    imported: every local feed's ids, then each staged event's.
+    imported: every local feed's ids, then each staged event's. ``torn``:
+    local feeds an import appends to before their end (feed → offset), the
+    bytes after it a torn tail set aside (a line or a batch cut short): the
+    ids of its whole lines are the very events the import brings back, not
+    repeats of them.
 
     Returns the refusals and the feeds the ref keeps as the remote holds them
     (two remote feeds repeating each other's ids: neither can be told the original)."""
@@ -60,6 +64,8 @@ def repeated_ids(imported_ids: dict[str, list[tuple[str, int]]],
     importing = set(imported_ids)
     wanted = {event_id for ids in imported_ids.values() for event_id, _ in ids}
     seen = ids.known(wanted)
+    if torn:
+        seen = ids.before_tails(seen, torn)
     problems: dict[str, RefusedFeed] = {}
 
     def refuse(feed: str, event_id: str, seq: int, other: str) -> None:
@@ -177,6 +183,23 @@ class EventIds:
                     db.execute("ROLLBACK")
             except sqlite3.Error:
                 pass
+
+    def before_tails(self, seen: dict[str, str], torn: dict[str, int]) -> dict[str, str]:
+        """``seen`` (id → local feed) without the ids found only in a torn
+        tail: an id ``known`` placed in a feed of ``torn`` is looked for again
+        in that feed's bytes before its offset, then in every other feed
+        (each torn one before its offset). Read only after a torn tail."""
+        doubtful = {event_id for event_id, feed in seen.items() if feed in torn}
+        if not doubtful:
+            return seen
+        kept = {event_id: feed for event_id, feed in seen.items() if event_id not in doubtful}
+        for name in sorted(set(self.local.names()) | set(torn)):
+            if not doubtful:
+                break
+            for event_id in list(self.local_ids(name, doubtful, 0, torn.get(name))):
+                kept[event_id] = name
+                doubtful.discard(event_id)
+        return kept
 
     def _scanned(self, wanted: set[str]) -> dict[str, str]:
         seen: dict[str, str] = {}

@@ -43,12 +43,21 @@ def problem_of(feed: str, side: str, exc: LedgerCorrupt) -> RefusedFeed:
     return RefusedFeed(feed, side, str(details.get("kind") or "corrupt"), details.get("seq"), exc.message)
 
 
-def own_feed_refusal(feed: str, remote: "RefFeed") -> RefusedFeed:
+def own_feed_refusal(feed: str, remote: "RefFeed", publishes: bool = True) -> RefusedFeed:
     """This clone's own feed is written here alone: a remote copy that
-    extends or rewrites it is refused, and the ref gets the local file's."""
+    extends or rewrites it is refused, and the ref gets the local file's
+    (``publishes``), or — when the local file no longer extends what this
+    clone published (a restore that found its feed rewritten) — keeps the
+    copy it held, and the message says so."""
+    if publishes:
+        then = ("this clone publishes its own copy in its place (a clone restored from a backup takes its "
+                "published events back with a sync given `restore_own_feed`)")
+    else:
+        then = ("the local file no longer extends what this clone published either, so nothing of it is "
+                "published and the remote keeps its copy; if `baton repair` cut this feed after it was "
+                "synced, its ledger.repaired event forked the feed: docs/sync.md, \"A repair of a feed "
+                "already synced\", says the way back")
     return RefusedFeed(feed, "remote", "own_feed", remote.head.seq,
                        f"the remote's copy of this clone's own feed {feed} (seq {remote.head.seq}) is not a "
                        "prefix of the local file: events written elsewhere under this writer id (a copied "
-                       ".baton/local.json) or forged; this clone publishes its own copy in its place (a clone "
-                       "restored from a backup takes its published events back with a sync given "
-                       "`restore_own_feed`)")
+                       f".baton/local.json) or forged; {then}")

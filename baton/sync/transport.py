@@ -32,8 +32,8 @@ from dulwich.repo import Repo
 from urllib3.exceptions import InsecureRequestWarning
 
 from baton.domain.wording import closest
-from baton.errors import GitLockHeld, NoSyncRemote, RemoteAuthFailed, RemoteUnreachable
-from baton.gitinfo import config_stack, locate
+from baton.errors import GitLockHeld, GitUnsupported, NoSyncRemote, RemoteAuthFailed, RemoteUnreachable
+from baton.gitinfo import config_stack, locate, object_format_at
 from baton.sync.loose import write_loose_like_git
 from baton.sync.stale_locks import held_local_lock_message, local_remote_dir, remove_stale_lock
 
@@ -71,9 +71,45 @@ def open_repo(project: "Project"):
     except (NotGitRepository, OSError, ValueError) as exc:
         raise NoSyncRemote(f"cannot open the git repository at {where.common_dir}: {exc}") from None
     _read_config_once(repo)
+    try:
+        found = _text_of(repo.get_config().get((b"extensions",), b"objectformat")).strip().lower() or "sha1"
+    except KeyError:
+        found = "sha1"
+    if found != "sha1":  # dulwich would write SHA-1 objects into it: git could no longer read the ref
+        repo.close()
+        raise GitUnsupported(unsupported_message(found, f"this repository ({where.common_dir})"),
+                             details={"object_format": found, "repository": str(where.common_dir)})
     _fast_loose_objects(repo)
     write_loose_like_git(repo.object_store)  # a killed sync leaves no lock on an object
     return repo
+
+
+def _text_of(value) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+def unsupported_message(found: str, where: str) -> str:
+    return (f"{where} stores its objects as {found} (extensions.objectFormat): `baton sync` supports SHA-1 "
+            "repositories only, not yet SHA-256; nothing was fetched or written")
+
+
+def check_remote_format(transport, path: str, url: str) -> None:
+    """Refuse a path or ``file://`` remote whose object format is not SHA-1, before
+    anything is fetched or pushed (a remote over the network: ``fetch`` refuses one
+    whose ref ids are not SHA-1's).
+
+    Raises:
+        GitUnsupported (exit 4): the remote's config names another object format.
+    """
+    if not isinstance(transport, LocalGitClient):
+        return
+    for git_dir in (Path(path) / ".git", Path(path)):
+        if (git_dir / "config").is_file():
+            found = object_format_at(git_dir)
+            if found != "sha1":
+                raise GitUnsupported(unsupported_message(found, f"the remote {url}"),
+                                     details={"object_format": found, "url": url})
+            return
 
 
 def _read_config_once(repo) -> None:
@@ -404,6 +440,9 @@ def fetch(repo, client, path: str, ref: bytes, url: str, remote: str = "origin")
     taken: list[bytes] = []
 
     def wants(refs, depth=None):
+        if any(len(sha) != 40 for sha in refs.values() if sha):  # a SHA-256 remote: 64 hex digits
+            raise GitUnsupported(unsupported_message("sha256", f"the remote {url}"),
+                                 details={"object_format": "sha256", "url": url})
         taken[:] = sorted(name for name in refs if name.startswith(ref + b"/") or ref.startswith(name + b"/"))
         sha = refs.get(ref)
         seen["sha"] = sha

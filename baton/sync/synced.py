@@ -1,0 +1,47 @@
+"""How far this clone's ledger ref holds a feed: what the last sync saw, read without a network.
+
+``baton verify`` and ``baton repair`` ask it before a repair of this
+clone's own feed: a repair records ``ledger.repaired`` at the seq it cut,
+and when the ref (so the remote) holds that feed beyond the cut, the two
+copies fork — the events are on the remote, and ``baton sync`` given
+``restore_own_feed`` takes them back instead (docs/sync.md, "A repair of
+a feed already synced").
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from dulwich.errors import NotGitRepository
+from dulwich.repo import Repo
+
+from baton.gitinfo import locate
+from baton.sync.ledger_ref import DEFAULT_REF, BadRefFeed, read_feeds
+
+if TYPE_CHECKING:
+    from baton.commands.context import Project
+
+
+def synced_seq(project: "Project", feed: str) -> int:
+    """The seq of ``feed``'s last event on this clone's ledger ref (0: none, no
+    git repository, no ref, or a ref that cannot be read)."""
+    where = locate(project.root)
+    if where is None:
+        return 0
+    try:
+        repo = Repo(str(where.common_dir))
+    except (NotGitRepository, OSError, ValueError):
+        return 0
+    try:
+        refs: dict[Any, bytes] = dict(repo.refs.as_dict())
+        sha = refs.get(DEFAULT_REF.encode())
+        if sha is None:
+            return 0
+        held = read_feeds(repo, sha).get(feed)
+    except (BadRefFeed, KeyError, OSError, ValueError, AssertionError):
+        return 0
+    finally:
+        repo.close()
+    if held is None or held.problem is not None:
+        return 0
+    return held.head.seq
