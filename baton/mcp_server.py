@@ -564,7 +564,8 @@ class BatonTools:
         """The project at a glance: config and policy summary, handoff counts by status, the latest
         ready handoff with its freshness now (fresh, partially_stale, stale, unknown), the number
         of pending session batons, and superseded_unseen: batons a newer one replaced before anyone
-        on their owner and branch saw them (left on another clone while apart, then synced), each
+        on their owner and branch saw them (left on another clone while apart, then synced; or
+        left by another session here and read by none: unread), each
         with who left it (writer, session_id), its objective and how to read it (handoff_resume with
         its id). Read-only."""
         return self.run(lambda baton: baton.status())

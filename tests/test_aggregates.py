@@ -271,3 +271,27 @@ def test_a_batch_builds_a_created_batons_record_once_for_the_index_and_the_scope
     assert built == [KEY]
     assert (in_batch_index, in_batch_scopes) == (alone_index, alone_scopes)
     assert in_batch_scopes["scopes"] == [{"owner": "alice@example.com", "branch": "main", "shared": False}]
+
+
+def test_a_newer_baton_of_another_session_that_replaces_an_unread_one_names_it_unread():
+    state = given(batons.CreateBaton(baton(FIRST), session="t1"))
+    (event,) = batons.decide(state, batons.CreateBaton(baton(SECOND), session="t2"))
+    folded = batons.fold(state, recorded(event, version=2))
+    [unread] = folded.state.current.replaced_unseen
+    assert (unread["id"], unread["sessionId"], unread["unread"], unread["firstStep"]) == \
+        (FIRST, "t1", True, "write the test")
+    assert folded.state.previous[0]["unread"] is True and "unseen" not in folded.state.previous[0]
+
+
+def test_a_newer_baton_of_the_same_session_names_nothing_unread():
+    state = given(batons.CreateBaton(baton(FIRST), session="t1"))
+    (event,) = batons.decide(state, batons.CreateBaton(baton(SECOND), session="t1"))
+    assert batons.fold(state, recorded(event, version=2)).state.current.replaced_unseen == ()
+
+
+def test_a_baton_replacing_one_that_named_an_unread_baton_keeps_naming_it():
+    state = given(batons.CreateBaton(baton(FIRST), session="t1"), batons.CreateBaton(baton(SECOND), session="t2"))
+    third = "018f0000-0000-7000-8000-000000000003"
+    (event,) = batons.decide(state, batons.CreateBaton(baton(third), session="t2"))
+    folded = batons.fold(state, recorded(event, version=3))
+    assert [u["id"] for u in folded.state.current.replaced_unseen] == [FIRST]

@@ -44,13 +44,14 @@ async def test_baton_status_names_the_baton_a_newer_one_superseded_unseen(capsys
     assert status["pending_batons"] == 1
 
 
-async def test_baton_status_names_nothing_unseen_when_the_newer_batons_writer_saw_the_older(capsys, team):
+async def test_baton_status_names_the_older_unread_when_the_newer_batons_writer_saw_it(capsys, team):
     _remote, a, b = team
-    leave_baton_for(capsys, a, "alice-s", "alice's step for bob")
+    alices = leave_baton_for(capsys, a, "alice-s", "alice's step for bob")
     run_json(capsys, a, "sync")
     run_json(capsys, b, "sync")  # bob's clone sees alice's baton before he leaves his own
     leave_baton_for(capsys, b, "bob-s", "bob's own step")
-    assert (await _status(b))["superseded_unseen"] == []
+    [listed] = (await _status(b))["superseded_unseen"]
+    assert (listed["id"], listed["unread"], listed["first_step"]) == (alices, True, "alice's step for bob")
 
 
 async def test_the_unseen_baton_named_by_baton_status_reads_with_handoff_resume(capsys, team):

@@ -56,15 +56,17 @@ def test_both_clones_agree_on_the_unseen_baton_once_synced_both_ways(capsys, tea
         assert (unseen["id"], unseen["supersededBy"]) == (alices, bobs)
 
 
-def test_a_baton_that_replaces_one_its_writer_saw_names_nothing_unseen(capsys, team):
+def test_a_baton_that_replaces_one_its_writer_saw_but_nobody_read_names_it_unread_not_unseen(capsys, team):
     _remote, a, b = team
-    leave_baton_for(capsys, a, "alice-s", "alice's step for bob")
+    alices = leave_baton_for(capsys, a, "alice-s", "alice's step for bob")
     run_json(capsys, a, "sync")
     run_json(capsys, b, "sync")  # bob's clone sees alice's baton before he leaves his own
     leave_baton_for(capsys, b, "bob-s", "bob's own step")
-    assert "supersededUnseen" not in run_json(capsys, b, "session", "handoff", "--all")
+    [listed] = run_json(capsys, b, "session", "handoff", "--all")["supersededUnseen"]
+    assert listed["id"] == alices and listed["unread"] is True  # no session received it: never lost silently
     brief = run_json(capsys, b, "bootstrap", "--session-id", "bob-next", "--owner", BOB, "--branch", "main")
     assert "never seen here" not in brief["handoffMarkdown"]
+    assert "replaced an unread baton from session `alice-s`" in brief["handoffMarkdown"]
 
 
 def test_alices_own_baton_for_herself_is_not_concerned(capsys, team):

@@ -28,6 +28,7 @@ from baton.domain.batons import (
     active_for_context,
     clipped_text,
     lost_claim_reason,
+    replaced_unread_notice,
     unseen_left_by,
 )
 from baton.domain.claimed_elsewhere import ClaimedElsewhere, claimed_elsewhere_notice
@@ -62,7 +63,8 @@ class BatonCreateResult:
         text = f"Left a {scope}: {r.id}"
         if self.created.superseded:
             text += f" (supersedes {self.created.superseded})"
-        told = [claimed_elsewhere_notice(self.claimed_elsewhere)] if self.claimed_elsewhere else []
+        told = [replaced_unread_notice(self.created.unread)] if self.created.unread else []
+        told += [claimed_elsewhere_notice(self.claimed_elsewhere)] if self.claimed_elsewhere else []
         return "\n".join([text, *redaction_lines(self.created.redactions), *told])
 
 
@@ -136,8 +138,8 @@ def render_unseen(unseen: list[dict[str, Any]]) -> list[str]:
         ident = u.get("id")
         about = f", objective: {clipped_text(u['objective'])}" if u.get("objective") else ""
         lines.append(f"SUPERSEDED-UNSEEN baton {ident}  {u.get('createdAt')}  {u.get('owner')} on {u.get('branch')}: "
-                     f"left by {unseen_left_by(u)}{about}; replaced by baton {u.get('supersededBy')}, left apart "
-                     f"without seeing it; read it with `baton resume {ident}` (or `baton handoff show {ident}`)")
+                     f"left by {unseen_left_by(u)}{about}; replaced by baton {u.get('supersededBy')}, "
+                     f"{'left by another session before any session read it' if u.get('unread') else 'left apart without seeing it'}; read it with `baton resume {ident}` (or `baton handoff show {ident}`)")
     return lines
 
 

@@ -18,7 +18,7 @@ from baton.commands.record import record as record_events
 from baton.domain.aggregates import baton as baton_aggregate
 from baton.domain.aggregates import handoff as handoff_aggregate
 from baton.domain.aggregates.baton import BatonKey
-from baton.domain.batons import CLAIMED, BatonRecord
+from baton.domain.batons import CLAIMED, BatonRecord, superseded_unread, unseen_summary
 from baton.domain.handoff import stored_handoff
 from baton.events.names import handoff_stream
 from baton.ledger.clock import rfc3339_micros
@@ -37,9 +37,13 @@ class CreatedBaton:
     record: BatonRecord
     superseded: str | None
     redactions: list
+    unread: dict[str, Any] | None = None
+    """The superseded baton, when another session left it and none read it (``superseded_unread``):
+    its ``unseen_summary``, which the new baton names too."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"handoff": self.record.to_json(), "superseded": self.superseded, "redactions": self.redactions}
+        return {"handoff": self.record.to_json(), "superseded": self.superseded, "redactions": self.redactions,
+                "supersededUnread": self.unread}
 
 
 def key_state(scope: WriteScope, key: str) -> BatonKey:
@@ -74,17 +78,21 @@ def claim_in_scope(scope: WriteScope, peek: Peek, *, session: str | None,
 
 
 def append_created(scope: WriteScope, record: BatonRecord, *, session: str | None,
-                   harness: str | None) -> str | None:
-    """Append ``baton.created`` for ``record``; returns the pending baton it supersedes.
+                   harness: str | None) -> tuple[str | None, dict[str, Any] | None]:
+    """Append ``baton.created`` for ``record``; returns the pending baton it supersedes, and its
+    ``unseen_summary`` when another session left it and none read it (``superseded_unread``).
 
     Superseding retires the old *baton* only: the handoff it pointed at keeps
     its status (a ready handoff handed on with ``--from`` stays ready).
     """
     state = key_state(scope, record.key)
     (created,) = baton_aggregate.decide(state, baton_aggregate.CreateBaton(record, session=session, harness=harness))
+    current = state.current
+    unread = unseen_summary(current, unread=True) \
+        if current is not None and superseded_unread(current, attrs.evolve(record, session_id=session)) else None
     record_events(scope, [created], version=scope.txn.stream_version(created.stream), actor=record.owner,
                   session=session)
-    return cast("BatonCreated", created).supersedes
+    return cast("BatonCreated", created).supersedes, unread
 
 
 def _resume_handoff(scope: WriteScope, handoff_id: str, *, session: str | None, harness: str | None) -> None:

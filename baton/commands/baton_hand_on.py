@@ -48,5 +48,5 @@ def hand_on_in_scope(scope: WriteScope, token: str, ctx: SessionContext, *, shar
         if peek.record.id == baton.id and peek.record.pending:
             raise Conflict(f"handoff {baton.id} is already a pending baton ({peek.record.key})",
                            details={"handoff_id": baton.id, "key": peek.record.key})
-    superseded = append_created(scope, baton, session=session, harness=harness)
-    return CreatedBaton(stored_baton(scope.runner, baton), superseded, [])
+    superseded, unread = append_created(scope, baton, session=session, harness=harness)
+    return CreatedBaton(stored_baton(scope.runner, baton), superseded, [], unread)

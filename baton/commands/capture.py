@@ -54,14 +54,14 @@ from baton.domain.paths import lexical_problem, normalize_project_path
 from baton.domain.readiness import transcript_field_paths
 from baton.domain.redaction import rule_label
 from baton.domain.redaction.summary import summarize_output
-from baton.domain.session_names import no_start_hint
+from baton.domain.session_names import ended_session_hint, no_start_hint
 from baton.domain.short_ids import HANDOFFS_DIR, short_id
 from baton.domain.wording import counted
 from baton.errors import HandoffInputError, InputError, PolicyBlock, UnsafePath
 from baton.ledger.ids import uuid7
 from baton.model import frozen
 from baton.policy import Policy, check_path_inside_root, load_policy, redact_or_block, with_untrusted_roots
-from baton.projections.sessions import begun_near, session_doc
+from baton.projections.sessions import begun_near, open_at, session_doc
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -546,7 +546,19 @@ def _unknown_session(runner: Any, writer: str, session: str) -> str | None:
         return None
     doc = session_doc(runner, writer, session) or {}
     begun = doc.get("beganAt") is not None
+    if begun and doc.get("endedAt"):
+        return ended_session_hint(session, doc.get("endedAt"), _still_open(runner, writer, doc, session))
     return no_start_hint(session, begun=begun, recorded=() if begun else begun_near(runner.db, session, writer))
+
+
+def _still_open(runner: Any, writer: str, doc: dict[str, Any], session: str) -> list[str]:
+    """The sessions of an ended session's owner and branch begun since the day it ended that have not ended
+    (``at`` past any timestamp: only those with no end)."""
+    owner, branch, ended = doc.get("owner"), doc.get("branch"), doc.get("endedAt")
+    if not (isinstance(owner, str) and isinstance(branch, str) and isinstance(ended, str)):
+        return []
+    return [s for s in open_at(runner.db, owner=owner, branch=branch, at="9999", since=ended[:10], exclude=session)
+            if not (session_doc(runner, writer, s) or {}).get("endedAt")]
 
 
 def refuse_baton_scope(payload: Any) -> None:

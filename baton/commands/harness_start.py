@@ -16,7 +16,9 @@ transcript: the session id, the event and the harness's own fields
 The session's ``session.begun`` event is the record that it already received
 its brief, so a repeated start delivers nothing and writes nothing; after a
 compaction it points the agent at the draft saved before it
-(``harness_compaction``), when that is still open. The brief ends with the
+(``harness_compaction``), when that is still open, and after a compaction, a
+resume or a fork it repeats read-only the baton the session received and names
+a newer one waiting (``repeated_start.continued_notice``). The brief ends with the
 session's id and asks the agent to pass it as ``session_id`` to Baton's MCP
 tools: the harness gives the id to its hooks, never to the model or to an
 MCP server, so this is how a capture over MCP names its session.
@@ -26,17 +28,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import orjson
 
+from baton.commands.batons import peek_at_start, received_at_start
 from baton.commands.bootstrap import BRIEF_PROJECTIONS, BootstrapResult, Stale, Start, begin
+from baton.commands.identity import context_of
 from baton.commands.objectives import required_session_id
 from baton.commands.session_drafts import draft_to_complete
 from baton.commands.session_records import StartOnce, started_before
 from baton.domain.batons import DEFAULT_MAX_BYTES
 from baton.domain.claimed_elsewhere import CONTINUING_SOURCES
 from baton.domain.limits import MIN_MAX_BYTES
+from baton.domain.repeated_start import continued_notice, received_baton
 from baton.domain.short_ids import short_id
-from baton.errors import IndexBehind
+from baton.errors import BatonError, IndexBehind
 from baton.model import frozen
 
 if TYPE_CHECKING:
@@ -55,6 +61,9 @@ class SessionStartResult:
     """A start after a compaction: the draft Baton saved for the session before it, still open."""
     missing: tuple[str, ...] = ()
     """The fields of ``draft`` still to complete."""
+    recalled: str | None = None
+    """A repeated start that continues the conversation (``RECALLED_SOURCES``): the baton the session
+    received and a newer one waiting, read-only (``repeated_start.continued_notice``)."""
     exit_code: int = 0
     kept: tuple = ()
     """Hooks kept while the index was too far behind or the ledger locked, run before this start
@@ -100,18 +109,22 @@ class SessionStartResult:
         id, put after the MCP tools in the session line: the one the start was given
         (``start_session``), whose brief left room for it."""
         if self.delivered is not None:
-            return self.delivered.brief.text.rstrip("\n") + "\n\n" + session_line(self.session_id, self.harness,
-                                                                                  also)
+            return self.delivered.brief.text.rstrip("\n") + "\n\n" + session_line(
+                self.session_id, self.harness, also, continued=self.source in CONTINUING_SOURCES)
         return self.notice(complete_with, also=also)
 
     def notice(self, complete_with: str = "", *, also: str = "") -> str | None:
         """After a compaction, what the agent is told of its open draft (then the
         session line), or None. ``complete_with`` is the adapter's way to complete
         the draft, in its own words, put right after "Complete it"."""
-        if self.delivered is not None or self.draft is None:
+        if self.delivered is not None:
             return None
-        return compaction_notice(self.draft, self.missing, complete_with).rstrip("\n") + "\n\n" + session_line(
-            self.session_id, self.harness, also)
+        parts = ([compaction_notice(self.draft, self.missing, complete_with)] if self.draft is not None else []) \
+            + ([self.recalled] if self.recalled else [])
+        if not parts:
+            return None
+        return "\n".join(p.rstrip("\n") + "\n" for p in parts) + "\n" + session_line(
+            self.session_id, self.harness, also, continued=self.source in CONTINUING_SOURCES)
 
     def to_json(self) -> dict[str, Any]:
         brief = self.delivered
@@ -121,21 +134,26 @@ class SessionStartResult:
                 "handoffId": brief.record.id if brief and brief.record else None,
                 "notices": list(brief.notices) if brief else [],
                 "claimedElsewhere": brief.claimed_elsewhere.to_json() if brief and brief.claimed_elsewhere else None,
-                "draft": self.draft, "context": self.context, "ledgerBusy": self.held_up,
+                "draft": self.draft, "recalled": self.recalled, "context": self.context, "ledgerBusy": self.held_up,
                 "indexBehind": self.behind}
 
     def render(self) -> str:
         return (self.context or "").rstrip("\n")
 
 
-def session_line(session_id: str, harness: str | None, also: str = "") -> str:
+def session_line(session_id: str, harness: str | None, also: str = "", *, continued: bool = False) -> str:
     """The last lines of a session's brief: its id, for the MCP tools (the
     harness tells its hooks the id, never the model); ``also``: an adapter's other
-    way to pass it (``, or …``), put after them."""
+    way to pass it (``, or …``), put after them. ``continued``: the session goes on
+    from an earlier conversation (a fork, a resume: ``CONTINUING_SOURCES``), whose
+    transcript may hold an earlier brief naming another id — this one is current."""
     quoted = orjson.dumps(session_id).decode()
+    current = (" This id is the current one: a line above naming another session id is from the conversation "
+               "this one continues (forked or resumed), whose end is not this session's — do not pass that one.") \
+        if continued else ""
     return (f"This is {harness or 'a'} session `{session_id}`. Pass `\"session_id\": {quoted}` to Baton's MCP "
             f"tools (`handoff_capture`, `handoff_detect`, `baton_session`){also}: the handoff you make ready is then "
-            "handed on to the next session when this one ends.\n")
+            f"handed on to the next session when this one ends.{current}\n")
 
 
 @frozen(slots=False)
@@ -194,13 +212,17 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
         if stale is None:
             raise
         runner = stale[0]
-    if started_before(runner, project.writer, sid) is not None:  # a repeated start: nothing delivered
-        if source == COMPACT:
-            return Starting(sid, harness, source, _after_compaction(runner, project.writer, sid, harness, source))
-        return Starting(sid, harness, source, SessionStartResult(sid, harness, source, repeated=True))
+    before = started_before(runner, project.writer, sid)
+    if before is not None:  # a repeated start: nothing delivered, nothing claimed
+        again = _after_compaction(runner, project.writer, sid, harness, source) if source == COMPACT \
+            else SessionStartResult(sid, harness, source, repeated=True)
+        if source in RECALLED_SOURCES:
+            again = attrs.evolve(again, recalled=_recalled(project, runner, before))
+        return Starting(sid, harness, source, again)
     gate = StartOnce(project, sid, harness)
     # The session line, as it will be delivered, comes after the brief (and a blank line), inside the same budget.
-    room = max(MIN_MAX_BYTES, max_bytes - len(session_line(sid, harness, also).encode("utf-8")) - 2)
+    room = max(MIN_MAX_BYTES, max_bytes - len(session_line(sid, harness, also, continued=source in CONTINUING_SOURCES)
+                                              .encode("utf-8")) - 2)
     return Starting(sid, harness, source, brief=begin(project, session_id=sid, max_bytes=room, gate=gate,
                                                          limits=limits, stale=stale,
                                                          continues=source in CONTINUING_SOURCES),
@@ -234,6 +256,22 @@ def as_it_stands(project: "Project", behind: IndexBehind) -> Stale | None:
 
 COMPACT = "compact"
 """The start ``source`` a harness reports when it starts the session again after compacting its context."""
+
+RECALLED_SOURCES = frozenset({COMPACT, "resume", "fork"})
+"""Repeated starts whose context may have lost the brief (a compaction, a resumed or forked
+conversation): told again, read-only, of the baton the session received and of a newer one waiting."""
+
+
+def _recalled(project: "Project", runner: Any, before: dict[str, Any]) -> str | None:
+    """``repeated_start.continued_notice`` for a started session (``before``: its document), from
+    the two baton keys of its owner and branch; None when it cannot be read (a start never fails)."""
+    try:
+        ctx = context_of(project)
+        received = received_at_start(runner, ctx, received_baton(before))
+        waiting = peek_at_start(runner, ctx)[0]
+    except BatonError:
+        return None
+    return continued_notice(before, received.record if received else None, waiting.record if waiting else None)
 
 
 def _after_compaction(runner: Any, writer: str, sid: str, harness: str | None, source: str) -> SessionStartResult:

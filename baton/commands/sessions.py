@@ -31,6 +31,7 @@ from baton.domain.batons import (
     context_key,
     objective_stream,
     render_baton_markdown,
+    replaced_unread_notice,
     session_stream,
     unseen_lines,
 )
@@ -213,6 +214,7 @@ class SessionEndResult:
             "handoff": self.created.record.to_json() if self.created else None,
             "handoffId": self.created.record.id if self.created else None,
             "superseded": self.created.superseded if self.created else None,
+            "supersededUnread": self.created.unread if self.created else None,
             "redactions": self.created.redactions if self.created else [],
             "objectiveCleared": self.objective_cleared,
             "handedOn": self.handed_on,
@@ -233,6 +235,8 @@ class SessionEndResult:
             if self.created.superseded:
                 line += f", superseding {self.created.superseded}"
             lines.append(line + ".")
+            if self.created.unread:
+                lines.append(replaced_unread_notice(self.created.unread))
             lines.extend(redaction_lines(self.created.redactions))
         if self.objective_cleared:
             lines.append("The session objective was cleared.")

@@ -106,7 +106,8 @@ def unseen_json(unseen: dict[str, Any]) -> dict[str, Any]:
             "shared": bool(unseen.get("shared")), "created_at": unseen.get("createdAt"),
             "session_id": unseen.get("sessionId"), "harness": unseen.get("harness"),
             "writer": unseen.get("writer"), "objective": clipped_text(objective) if isinstance(objective, str) and objective else None,
-            "superseded_by": unseen.get("supersededBy"),
+            "superseded_by": unseen.get("supersededBy"), "unread": bool(unseen.get("unread")),
+            "first_step": unseen.get("firstStep"),
             "read_with": [f"baton resume {ident}", f"baton handoff show {ident}"]}
 
 

@@ -203,7 +203,9 @@ class BatonRecord:
     """When it was cancelled or dismissed."""
     replaced_unseen: tuple[dict[str, Any], ...] = ()
     """The pending batons of this key this one superseded although whoever left it never saw them
-    (left on another replica while this one was apart: ``baton sync``), each ``unseen_summary``."""
+    (left on another replica while this one was apart: ``baton sync``), or that another session
+    left and nobody read (``unread``: two terminals on one branch, a resumed conversation), each
+    ``unseen_summary``; with the ones the baton it superseded had named (none is lost silently)."""
 
     @property
     def claimed(self) -> bool:
@@ -271,11 +273,28 @@ class BatonRecord:
 
 UNSEEN_FIELDS = ("id", "owner", "branch", "shared", "createdAt", "sessionId", "harness")
 
+REPLACED_KEPT = 5
+"""Batons superseded unseen or unread one baton names (its own and those the one it replaced named)."""
 
-def unseen_summary(record: BatonRecord) -> dict[str, Any]:
-    """What a baton superseded unseen is remembered by (``BatonRecord.replaced_unseen``)."""
+
+def unseen_summary(record: BatonRecord, *, unread: bool = False) -> dict[str, Any]:
+    """What a baton superseded unseen is remembered by (``BatonRecord.replaced_unseen``): its
+    ``UNSEEN_FIELDS``, its first next step (``firstStep``) and, when it was replaced on this very
+    clone although nobody read it (``superseded_unread``), ``unread``."""
     raw = record.to_json()
-    return {k: raw.get(k) for k in UNSEEN_FIELDS}
+    return {**{k: raw.get(k) for k in UNSEEN_FIELDS}, "firstStep": record.next_steps[0] if record.next_steps else None,
+            **({"unread": True} if unread else {})}
+
+
+def superseded_unread(current: BatonRecord | None, new: BatonRecord) -> bool:
+    """Whether a new baton replaces the key's pending ``current`` baton that another session left
+    and no session has read (spec: a newer baton supersedes the older — two terminals on one
+    branch, a resumed conversation that never received it): the new baton names it, so the brief
+    that delivers the new one and the end that left it say so. Not when the same session leaves a
+    baton again (it replaces its own), nor when neither baton names a session (nothing says they
+    differ), nor when a baton replaces itself."""
+    return (current is not None and current.pending and current.id != new.id
+            and current.session_id != new.session_id)
 
 
 def superseded_unseen(supersedes: Any, current: BatonRecord | None, new_id: str) -> bool:
@@ -339,17 +358,50 @@ def unseen_lines(record: BatonRecord, left_by: Mapping[str, str] | None = None,
     out = []
     for u in record.replaced_unseen:
         ident = str(u.get("id"))
+        objective = (objectives or {}).get(ident)
+        shown = _shown(ident)
+        if u.get("unread"):
+            out.append(unread_line(u, objective))
+            continue
         who = (left_by or {}).get(ident) or (f"session `{_shown(u['sessionId'])}`" if u.get("sessionId")
                                              else "another session")
-        objective = (objectives or {}).get(ident)
         about = f", objective: {_clipped(objective)}" if objective else ""
-        shown = _shown(ident)
         out.append(f"> ⚠️ This baton replaced baton `{shown}`, left by {_shown(who)} at "
                    f"{_shown(u.get('createdAt') or 'an unknown time')} for `{_shown(u.get('owner'))}` on "
                    f"`{_shown(u.get('branch'))}`{about}, which was never seen here (left on another "
                    f"clone while this one was apart). Read it with `baton resume {shown}` (or `baton handoff show "
                    f"{shown}`).")
     return tuple(out)
+
+
+def unread_line(unseen: Mapping[str, Any], objective: str | None = None) -> str:
+    """The line naming a baton this one replaced unread (``superseded_unread``): whose it was, what
+    it was about (its handoff's ``objective``, else its first next step) and how to read it."""
+    shown = _shown(unseen.get("id"))
+    session = unseen.get("sessionId")
+    who = f"session `{_shown(session)}`" if session else "another session"
+    if unseen.get("harness"):
+        who += f" ({_shown(unseen['harness'])})"
+    title = objective or unseen.get("firstStep")
+    about = f" ({_clipped(str(title))})" if title else ""
+    return (f"> ⚠️ This baton replaced an unread baton from {who}{about}, left at "
+            f"{_shown(unseen.get('createdAt') or 'an unknown time')} and never delivered: "
+            f"`baton handoff show {shown}` reads it (`baton resume {shown}` continues it).")
+
+
+def replaced_unread_notice(unread: Mapping[str, Any]) -> str:
+    """What leaving a baton says when it replaced an unread one (``superseded_unread``), in plain
+    text: whose it was, its first next step, and how to read it; the next session's brief names it too."""
+    ident = _shown(unread.get("id"))
+    session = unread.get("sessionId")
+    who = f"session {_shown(session)}" if session else "another session"
+    if unread.get("harness"):
+        who += f" ({_shown(unread['harness'])})"
+    step = unread.get("firstStep")
+    about = f" ({_clipped(str(step))})" if step else ""
+    return (f"It replaced an unread baton from {who}{about}, left at {_shown(unread.get('createdAt') or '?')}: "
+            f"no session received it, and the brief of the next one names it. `baton handoff show {ident}` "
+            f"reads it.")
 
 
 WORKING_CONTEXT = "Treat it as working context, not unquestionable truth."

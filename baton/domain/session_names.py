@@ -38,3 +38,17 @@ def no_start_hint(session_id: str, *, begun: bool, recorded: Iterable[str]) -> s
     if close:
         return said + f"; did you mean {' or '.join(close)}?"
     return said + " (check the id if you meant a session begun here)"
+
+
+def ended_session_hint(session_id: str, ended_at: str | None, live: Iterable[str]) -> str:
+    """The line a capture under ``session_id`` adds when that session has ended (a forked or resumed
+    conversation passing the id of the one it continues, from an earlier brief in its transcript):
+    its end is over, so it hands nothing on; ``live``: the sessions of its owner and branch still
+    open, the one meant most likely among them."""
+    when = f" (at {ended_at})" if ended_at else ""
+    named = sorted(set(live))[:CLOSE_NAMED]
+    also = (f"; the session{'s' if len(named) > 1 else ''} of its owner and branch still open: "
+            f"{' or '.join(named)} — pass the id the newest brief line names") if named else \
+        "; pass the id the newest brief line names (`This is … session …`)"
+    return (f"session {session_id} already ended{when}: its end will not hand this handoff on (a forked or "
+            f"resumed conversation has an id of its own){also}")

@@ -295,7 +295,10 @@ SCRIPT = """
       objective.appendChild(document.createTextNode(u.objective));
       body.appendChild(objective);
     }
-    body.appendChild(el("p", "conflict", "Replaced by baton " + u.supersededBy + ", left apart without seeing " +
+    body.appendChild(el("p", "conflict", u.unread ?
+      "Replaced by baton " + u.supersededBy + ", left by another session before any session read this one: " +
+      "no session will receive it." :
+      "Replaced by baton " + u.supersededBy + ", left apart without seeing " +
       "it (on another clone, before a sync): no session will receive it."));
     var how = el("p", "read");
     how.appendChild(document.createTextNode("Read it with "));

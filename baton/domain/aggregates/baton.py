@@ -10,7 +10,8 @@ the same baton can never succeed.
        │ ──dismiss─▶ dismissed      (any pending baton, by id)
        └─ a newer baton of the key ─▶ superseded
                                        (unseen, when its writer never read the pending one:
-                                        two replicas apart; the newer baton names it)
+                                        two replicas apart; unread, when another session left
+                                        it and none read it; the newer baton names it)
 
 Superseding retires the *baton* only: the handoff it points at keeps its own
 status (a ready handoff handed on with ``--from`` stays ready).
@@ -29,9 +30,11 @@ from baton.domain.batons import (
     DISMISSED,
     KEY_SEPARATOR,
     PENDING,
+    REPLACED_KEPT,
     SUPERSEDED,
     BatonRecord,
     encode_key_part,
+    superseded_unread,
     superseded_unseen,
     unseen_summary,
 )
@@ -274,14 +277,19 @@ def fold(state: BatonKey, recorded: Event) -> Folded:
         if current is not None:
             old = current
             unseen = superseded_unseen(event.supersedes, current, record.id)
+            unread = not unseen and superseded_unread(current, record)
             if old.pending:
                 old = replace_fields(old, status=SUPERSEDED, superseded_by=record.id)
                 superseded = old.id
-            if unseen:  # left apart on another replica: the new baton names it (docs/batons.md)
-                record = replace_fields(record, replaced_unseen=(unseen_summary(current),))
+                # left apart on another replica, or by another session and read by none: the new
+                # baton names it, and keeps naming those the replaced one named (docs/batons.md)
+                named = ((unseen_summary(current, unread=unread),) if unseen or unread else ()) \
+                    + tuple(u for u in current.replaced_unseen if u.get("id") != record.id)
+                if named:
+                    record = replace_fields(record, replaced_unseen=named[:REPLACED_KEPT])
             summary = old.to_json()
-            previous = ({**{k: summary.get(k) for k in _SUMMARY_FIELDS}, **({"unseen": True} if unseen else {})},) \
-                + previous
+            flag = {"unseen": True} if unseen else {"unread": True} if unread else {}
+            previous = ({**{k: summary.get(k) for k in _SUMMARY_FIELDS}, **flag},) + previous
         return Folded(replace_fields(moved, current=record, previous=previous[:PREVIOUS_KEPT]), True, superseded)
     pending = current is not None and current.pending and isinstance(event, (BatonClaimed, BatonCancelled,
                                                                               BatonDismissed)) \
