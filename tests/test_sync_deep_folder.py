@@ -26,8 +26,11 @@ DEEPEST = 511 - len("/.baton/index.sqlite-journal")
 def _moved_to_a_root_of(project, base, length: int):
     """``project`` moved to a real folder whose absolute path is ``length`` bytes."""
     folder = base
-    while len(os.fsencode(str(folder))) < length - 2:
-        folder = folder / ("d" * min(200, length - len(os.fsencode(str(folder))) - 3))
+    # Folders of 200 while more than one such and the project's own name remain: what is left,
+    # 2 to 202 bytes, is the name's. (Filling to the last byte looped for ever when the room
+    # left was exactly 3: a folder of no letters, on a temporary path of one length.)
+    while length - len(os.fsencode(str(folder))) > 202:
+        folder = folder / ("d" * 200)
     folder.mkdir(parents=True)
     moved = folder / ("p" * (length - len(os.fsencode(str(folder))) - 1))
     shutil.move(str(project), str(moved))
