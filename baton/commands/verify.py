@@ -23,7 +23,6 @@ from baton.model import frozen
 from baton.projections.batons import claim_conflicts
 from baton.sync.signers import FeedSigner, feed_signers, render_signers
 from baton.sync.signing import SIGNATURE_PROBLEMS, require_signatures
-from baton.sync.synced import synced_seq
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -168,7 +167,10 @@ def synced_beyond(project: "Project", report: VerifyReport) -> dict[str, Any] | 
     if own not in {p.feed for p in report.all_problems() if p.kind not in INDEX_PROBLEMS}:
         return None
     sound = next((f.head.seq for f in report.feeds if f.feed == own), 0)
-    seq = synced_seq(project, own)
+    # The one deferred load here: reading the ledger ref needs dulwich, which a sound
+    # ledger's verify never loads (``__import__``: the C path ``-X importtime`` reports).
+    synced = __import__("baton.sync.synced", fromlist=["synced_seq"])
+    seq = synced.synced_seq(project, own)
     return {"feed": own, "seq": seq, "sound_seq": sound} if seq > sound else None
 
 
