@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator
 
 import orjson
@@ -279,6 +280,13 @@ def _filters(*, statuses: tuple[str, ...], search: str | None, kind: str, branch
     if since is not None:
         where.append("created_at >= ?")
         args.append(since)
+        lower = _hlc_bound(since)
+        if lower is not None:
+            # The same rows (a capture's hlc is never behind the wall clock its created_at
+            # was read from), bounded on the (hlc, id) indexes the newest-first order walks:
+            # without it a recent ``since`` (a hook's session window) walked every row.
+            where.append("hlc >= ?")
+            args.append(lower)
     if by is not None:
         clause, extra = _authors_where(by)
         where.append(clause)
@@ -293,6 +301,21 @@ def _filters(*, statuses: tuple[str, ...], search: str | None, kind: str, branch
                      "WHERE instr(title, ?) OR instr(objective, ?) OR instr(summary, ?))")
         args.extend((text, text, text))
     return (" WHERE " + " AND ".join(where) if where else ""), args
+
+
+_HLC_SLACK_US = 60_000_000
+"""How far below ``since`` the hlc bound is set: a capture's created_at and its event's
+hlc are read from the clock apart, and created_at keeps only the second."""
+
+
+def _hlc_bound(since: str) -> int | None:
+    """The least hlc (microseconds since the epoch) a row created at or after ``since``
+    (a prefix of an RFC 3339 UTC time) can have, less ``_HLC_SLACK_US``; None when unreadable."""
+    try:
+        moment = datetime.fromisoformat(since[:19]).replace(tzinfo=timezone.utc)
+    except ValueError:
+        return None
+    return int(moment.timestamp() * 1_000_000) - _HLC_SLACK_US
 
 
 def matching(db: Any, *, status: str | None = None, search: str | None = None, kind: str = "all",

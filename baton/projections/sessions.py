@@ -98,9 +98,14 @@ def session_doc(runner, writer: str, session_id: str) -> dict | None:
 
 
 def sessions_named(db, session_id: str) -> list[dict]:
-    """The documents of every writer's session ``session_id`` (a teammate may have used the id too)."""
-    rows = db.execute("SELECT doc FROM docs WHERE projection = 'sessions' AND json_extract(doc, '$.id') = ? "
-                      "ORDER BY key", [session_id]).fetchall()
+    """The documents of every writer's session ``session_id`` (a teammate may have used the id too):
+    one keyed read per feed the index follows (a writer is its feed), not a scan of every session
+    (at 100k events, 13,000 documents read through ``json_extract``: 30 ms of a session's end)."""
+    keys = [session_doc_key(row[0], session_id) for row in db.execute("SELECT feed FROM cursors").fetchall()]
+    if not keys:
+        return []
+    rows = db.execute(f"SELECT doc FROM docs WHERE projection = 'sessions' AND key IN ({', '.join('?' * len(keys))}) "
+                      "ORDER BY key", keys).fetchall()
     return [doc for doc in (orjson.loads(row[0]) for row in rows) if isinstance(doc, dict)]
 
 
