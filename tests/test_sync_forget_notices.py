@@ -11,10 +11,9 @@ from tests.sync_support import make_team
 from tests.sync_support import writer_of as writer
 
 
-@pytest.fixture
-def erased_by_bob(capsys, tmp_path):
-    """Alice (clone a) captures a handoff and syncs; bob (clone b) syncs, forgets it and syncs;
-    then alice syncs. (a, b, the handoff's id, alice's sync --json)."""
+def _forgotten_by_bob(capsys, tmp_path):
+    """Alice (clone a) captures a handoff and syncs; bob (clone b) syncs, forgets it and syncs.
+    (a, b, the handoff's id): alice has not synced since."""
     _remote, a, b = make_team(tmp_path)
     ident = run_json(capsys, a, "checkpoint", "create", "--no-input", "--title", "alice important",
                      "--objective", "keep me")["id"]
@@ -22,6 +21,13 @@ def erased_by_bob(capsys, tmp_path):
     run_json(capsys, b, "sync")
     run_json(capsys, b, "forget", ident, "--yes")
     run_json(capsys, b, "sync")
+    return a, b, ident
+
+
+@pytest.fixture
+def erased_by_bob(capsys, tmp_path):
+    """``_forgotten_by_bob``, then alice syncs. (a, b, the handoff's id, alice's sync --json)."""
+    a, b, ident = _forgotten_by_bob(capsys, tmp_path)
     code, out, _ = run(capsys, a, "sync", "--json")
     assert code == 0
     import json
@@ -42,13 +48,7 @@ def test_sync_names_the_git_identity_the_forget_was_recorded_under(capsys, erase
 
 
 def test_the_sync_text_says_whose_forget_erased_which_handoff(capsys, tmp_path):
-    _remote, a, b = make_team(tmp_path)
-    ident = run_json(capsys, a, "checkpoint", "create", "--no-input", "--title", "alice important",
-                     "--objective", "keep me")["id"]
-    run_json(capsys, a, "sync")
-    run_json(capsys, b, "sync")
-    run_json(capsys, b, "forget", ident, "--yes")
-    run_json(capsys, b, "sync")
+    a, b, ident = _forgotten_by_bob(capsys, tmp_path)
     code, text, _ = run(capsys, a, "sync")
     assert f"FORGOTTEN: your handoff {ident[:13]} was erased here by a forget that writer {writer(b)}" in text
     assert "alice important" not in text
