@@ -776,18 +776,21 @@ def test_the_new_shapes_are_searched_only_in_a_text_holding_one_of_their_keyword
 
 @pytest.mark.parametrize("name", ["DB_PASS", "MYSQL_PASS", "SMTP_PASS", "pass", "DB_PW", "pw", "PGPASS", "REDIS_AUTH",
                                   "NPM_AUTH", "SECRET_KEY_BASE", "ENCRYPTION_KEY_V2", "auth_token2", "API_KEY_PROD",
-                                  "apiKeyV2", "GITHUB_TOKEN_B64"])
+                                  "apiKeyV2", "GITHUB_TOKEN_B64", "SIGNING_SALT", "NONCE_SALT", "auth_salt"])
 def test_a_high_entropy_value_under_a_short_or_qualified_secret_name_is_redacted(name):
     """env files say PASS, PW and AUTH, and put a variant after the word (SECRET_KEY_BASE,
-    ENCRYPTION_KEY_V2): the generic rule missed them all (tester team14 F18)."""
+    ENCRYPTION_KEY_V2): the generic rule missed them all (tester team14 F18); WordPress's
+    or a framework's *_SALT too (tester team15 G2)."""
     outcome = redact_payload(f"{name}=Xy7kQ9pLm2vRt8Zw", POLICY)
     assert "Xy7kQ9pLm2vRt8Zw" not in outcome.payload
     assert {r.rule for r in outcome.redactions} == {"generic-secret-assignment"}
 
 
 @pytest.mark.parametrize("name", ["KEY_ID", "SECRET_KEY_FILE", "TOKEN_URL", "primary_key_v2", "max_token_2",
-                                  "HMAC", "bypass_mode", "PASS_COUNT", "auth_mode"])
+                                  "HMAC", "bypass_mode", "PASS_COUNT", "auth_mode", "AUTH", "SALT_ROUNDS"])
 def test_a_name_that_does_not_say_secret_keeps_its_value_even_when_qualified(name):
+    """HMAC alone names a digest (a signature, public); AUTH alone is a registry's
+    ``user:password`` pair, ``registry-auth``'s to decode (it keeps a value that is none)."""
     line = f"{name}=Xy7kQ9pLm2vRt8Zw"
     assert redact_payload(line, POLICY).payload == line
 
@@ -812,4 +815,47 @@ def test_a_password_given_as_the_argument_of_a_login_flag_or_a_netrc_line_is_red
                                   "docker login --password-stdin ghcr.io", "sshpass -e ssh host",
                                   "machine h login u password $NETRC_PW"])
 def test_a_login_flag_given_a_shell_variable_or_no_password_is_kept(line):
+    assert redact_payload(line, POLICY).payload == line
+
+
+@pytest.mark.parametrize(("line", "rule"), [
+    ("redis-cli -h db -a Xy7kQ9pLm2vRt8Zw ping", "redis-cli-password"),
+    ("redis-cli --pass=Xy7kQ9pLm2vRt8Zw", "redis-cli-password"),
+    ("htpasswd -b users.htpasswd alice Xy7kQ9pLm2vRt8Zw", "htpasswd-password"),
+    ("htpasswd -nb alice Xy7kQ9pLm2vRt8Zw", "htpasswd-password"),
+    ("htpasswd -b -B -C 10 .htpasswd alice Xy7kQ9pLm2vRt8Zw", "htpasswd-password"),
+    ("openssl enc -aes-256-cbc -k Xy7kQ9pLm2vRt8Zw -in a -out b", "openssl-password"),
+    ("openssl enc -aes-128-cbc -K Xy7kQ9pLm2vRt8Zw -iv 00", "openssl-password"),
+    ("openssl pkcs12 -export -passout pass:Xy7kQ9pLm2vRt8Zw -out c.p12", "openssl-password"),
+    ('openssl rsa -in k.pem -passin "pass:Xy7kQ9pLm2vRt8Zw"', "openssl-password"),
+    ("rabbitmqctl add_user deploy Xy7kQ9pLm2vRt8Zw", "rabbitmqctl-password"),
+    ("rabbitmqctl change_password deploy 'Xy7kQ9 pLm2vRt8Zw'", "rabbitmqctl-password"),
+])
+def test_a_password_given_to_redis_cli_htpasswd_openssl_or_rabbitmqctl_is_redacted(line, rule):
+    """The Redis, Apache, OpenSSL and RabbitMQ twins of ``mysql -pPASSWORD`` (tester team15 G2)."""
+    outcome = redact_payload(line, POLICY)
+    assert "Xy7kQ9" not in outcome.payload and "pLm2vRt8Zw" not in outcome.payload
+    assert {r.rule for r in outcome.redactions} == {rule}
+
+
+@pytest.mark.parametrize(("line", "rule"), [
+    ('curl -H "Cookie: sessionid=q8Zr3LmX7pW2kT9vB4nY" https://app/x', "cookie-header"),
+    ("Cookie: theme=dark; connect.sid=s%3Aq8Zr3LmX7pW2kT9vB4nY.abc", "cookie-header"),
+    ("Set-Cookie: sid=q8Zr3LmX7pW2kT9vB4nY; Path=/; HttpOnly", "cookie-header"),
+    ('curl -b "connect.sid=s%3Aq8Zr3LmX7pW2kT9vB4nY.abc" https://app', "curl-cookie"),
+    ("curl --cookie sid=q8Zr3LmX7pW2kT9vB4nY https://app", "curl-cookie"),
+])
+def test_a_session_cookie_in_a_header_or_given_to_curl_is_redacted(line, rule):
+    """A session cookie is a login: any service's, not only GitLab's (tester team15 G2)."""
+    outcome = redact_payload(line, POLICY)
+    assert "q8Zr3LmX7pW2kT9vB4nY" not in outcome.payload
+    assert {r.rule for r in outcome.redactions} == {rule}
+
+
+@pytest.mark.parametrize("line", ["curl -b cookies.txt https://x", "Cookie: theme=dark; lang=en",
+                                  'curl -H "Cookie: sessionid=$SESSION_ID" https://x', "the cookie: it was stale",
+                                  "redis-cli -a $REDIS_PASSWORD ping", "htpasswd -c .htpasswd alice",
+                                  "openssl req -passout env:PASS", "openssl enc -kfile key.txt",
+                                  "rabbitmqctl add_user alice"])
+def test_a_cookie_that_is_a_setting_or_a_password_the_command_asks_for_is_kept(line):
     assert redact_payload(line, POLICY).payload == line

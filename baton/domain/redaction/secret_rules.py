@@ -58,6 +58,13 @@ def _keyed(name: str, reason: str, words: tuple[str, ...], value: str, *,
             rf"(?i:{alternatives}){_ASSIGN}(?P<secret>{value}){_R_DASH}", min_entropy)
 
 
+_ARGUMENT = r"""(?:(?P<q>["'])|(?!["']))(?P<secret>(?(q)[^\n"']{3,}|[^\s"'-][^\s"']{2,}))"""
+"""A password as a command's argument: quoted, to its closing quote (blanks and all), or a word
+that does not start with ``-`` (the next option)."""
+_HTPASSWD_OPTIONS = r"""(?:[ \t]+-[A-Za-z]*C[A-Za-z]*[ \t]+[0-9]+|[ \t]+-[A-Za-z]+)+"""
+"""htpasswd's options, ``-C COST`` with its number."""
+
+
 PROVIDER_RULES: tuple[ProviderRow, ...] = (
     # -- AI APIs ---------------------------------------------------------------
     _prefixed("anthropic-api-key", "Anthropic API or admin key", ("sk-ant-",),
@@ -265,6 +272,20 @@ PROVIDER_RULES: tuple[ProviderRow, ...] = (
     ("netrc-password", "password in a .netrc line", ("machine", "default"),
      r"""\b(?:machine[ \t]+\S+|default)[ \t]+(?:login[ \t]+\S+[ \t]+)?password[ \t]+"""
      r"""(?:(?P<q>["'])|(?!["']))(?P<secret>(?(q)[^\n"']{3,}|[^\s"']{3,}))""", 0.0),
+    # More clients that take a password as an argument: redis-cli's -a / --pass, htpasswd's batch
+    # mode (-b: file, user, password; with -n no file), openssl's -k, -K (a raw key) and
+    # -pass/-passin/-passout pass:PASSWORD, rabbitmqctl's add_user / change_password USER PASSWORD.
+    ("redis-cli-password", "password given to redis-cli on its command line", ("redis-cli",),
+     r"""\bredis-cli\b[^\n]*?\s(?:-a|-{2}pass)(?:[ \t]+|=)""" + _ARGUMENT, 0.0),
+    ("htpasswd-password", "password given to htpasswd in batch mode (-b)", ("htpasswd",),
+     r"""\bhtpasswd(?=[^\n]*?[ \t]-[A-Za-z]*b)(?:(?=[^\n]*?[ \t]-[A-Za-z]*n)""" + _HTPASSWD_OPTIONS
+     + r"""[ \t]+[^\s-]\S*|(?![^\n]*?[ \t]-[A-Za-z]*n)""" + _HTPASSWD_OPTIONS
+     + r"""[ \t]+[^\s-]\S*[ \t]+[^\s-]\S*)[ \t]+""" + _ARGUMENT, 0.0),
+    ("openssl-password", "password or raw key given to openssl on its command line", ("openssl",),
+     r"""\bopenssl\b[^\n]*?\s(?:-[kK][ \t]+|-pass(?:in|out|word)?[ \t]+["']?pass:)""" + _ARGUMENT, 0.0),
+    ("rabbitmqctl-password", "password given to rabbitmqctl add_user or change_password", ("rabbitmqctl",),
+     r"""\brabbitmqctl\b[^\n]*?\s(?:add_user|change_password)(?:[ \t]+-{2}[a-z\-]+)*"""
+     r"""[ \t]+(?:"[^\n"]+"|'[^\n']+'|[^\s"'-]\S*)[ \t]+""" + _ARGUMENT, 0.0),
     _prefixed("grafana-token", "Grafana token", ("eyjrijoi", "glc_", "glsa_"),
               r"eyJrIjoi[A-Za-z0-9]{70,400}={0,3}|glc_[A-Za-z0-9+/]{32,400}={0,3}|glsa_[A-Za-z0-9]{32}_[a-fA-F0-9]{8}",
               right=r"(?![A-Za-z0-9+/=])"),

@@ -22,6 +22,7 @@ from baton.domain.redaction.rules import (
     high_entropy_value,
     is_placeholder,
     names_an_example,
+    shannon_entropy,
     without_qualifiers,
 )
 from baton.domain.redaction.secret_rules import LEFT_BOUNDARY, PROVIDER_RULES
@@ -33,6 +34,9 @@ _SECRET_WORDS = frozenset({
     # The short forms env files use (``DB_PASS``, ``SMTP_PASS``, ``DB_PW``, ``REDIS_AUTH``,
     # ``NPM_AUTH``), as gitleaks' generic rule takes them: the value must still look like a secret.
     "pass", "pw", "auth",
+    # A salt under a secret's name in an env file (WordPress's ``AUTH_SALT``, ``NONCE_SALT``, a
+    # framework's ``SIGNING_SALT``): the value must still look like a secret.
+    "salt",
 })
 _NOT_SECRET_BEFORE_KEY = frozenset({
     "public", "primary", "foreign", "sort", "partition", "cache", "idempotency", "unique",
@@ -68,8 +72,9 @@ def names_generic_secret(words: tuple[str, ...]) -> bool:
     if words[-1] == "token" and before in _NOT_SECRET_BEFORE_TOKEN:
         return False
     if words[-1] == "auth" and not before:
-        # ``auth`` alone is a registry's ``user:password`` pair (``registry-auth`` decodes it) or a
-        # setting (``auth: basic``); ``REDIS_AUTH`` and ``NPM_AUTH`` name a secret.
+        # ``auth`` alone is a registry's ``user:password`` pair (``registry-auth`` decodes it, and
+        # keeps a value that is no pair) or a setting (``auth: basic``); ``REDIS_AUTH`` and
+        # ``NPM_AUTH`` name a secret.
         return False
     return True
 
@@ -177,6 +182,22 @@ ending apart (a blank, a quote, ``;``, ``,`` after it). So a log's
 Inside a line the match starts at the port's ``:`` (a literal: searched for,
 not tried at every position; a host matched from a word's start cost ~20 ms
 per MB), so only the host's last character is checked there."""
+
+
+_COOKIE_MIN_LENGTH = 16
+_COOKIE_MIN_ENTROPY = 3.0
+
+
+def _holds_a_secret_cookie(cookies: str) -> bool:
+    """One of the ``name=value`` pairs of a cookie list holds a value that
+    looks like a session id: 16 characters or more, varied (3 bits a
+    character), not a placeholder (``$SESSION``, a marker another rule left)."""
+    for pair in cookies.split(";"):
+        value = pair.partition("=")[2].strip().strip('"')
+        if (len(value) >= _COOKIE_MIN_LENGTH and not is_placeholder(value)
+                and shannon_entropy(value) >= _COOKIE_MIN_ENTROPY):
+            return True
+    return False
 
 
 def _basic_credentials(value: str) -> bool:
@@ -335,7 +356,8 @@ def _pattern(name: str, reason: str, regex: str, flags: int = 0, *, keywords: tu
 
 
 _COMMAND_LINE_RULES = frozenset({"curl-user-password", "mysql-cli-password", "sshpass-password",
-                                  "registry-login-password", "netrc-password"})
+                                  "registry-login-password", "netrc-password", "redis-cli-password",
+                                  "htpasswd-password", "openssl-password", "rabbitmqctl-password"})
 """A password typed on a command line: a shell variable there (``-p$MYSQL_PWD``) is no secret,
 as it is none in an assignment (``is_placeholder``)."""
 
@@ -412,6 +434,17 @@ DEFAULT_RULES: tuple[Rule, ...] = (
              r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token|digest)\s+"
              r"(?P<secret>[A-Za-z0-9._~+/=\-]{8,})",
              keywords=("authorization",), confirm=lambda t: not is_placeholder(t), examples_allowed=False),
+    # A cookie is a login: a session id pasted as evidence (``curl -H "Cookie: sessionid=…"``,
+    # ``curl -b "sid=…"``, a ``Set-Cookie:`` line of a response) is redacted with the header's
+    # whole list when one of its values looks like a secret; ``theme=dark`` and a cookie file
+    # (``curl -b cookies.txt``) are kept.
+    _pattern("cookie-header", "cookie values in a Cookie or Set-Cookie header",
+             r"""(?i:\b(?:set-)?cookie[ \t]*:[ \t]*)(?P<secret>[^\s;,="'][^\s;,="']*=[^\n"']*[^\s"'])""",
+             keywords=("cookie",), confirm=_holds_a_secret_cookie, examples_allowed=False),
+    _pattern("curl-cookie", "cookie values given to curl on its command line",
+             r"""\bcurl\b[^\n]*?\s(?:-b|-{2}cookie)(?:[ \t]+|=)(?:(?P<q>["'])|(?!["']))"""
+             r"""(?P<secret>(?(q)[^\n"']+|[^\s"']+))""",
+             keywords=("curl",), confirm=_holds_a_secret_cookie, examples_allowed=False),
     _pattern("url-credentials", "password embedded in a URL",
              # The user may be empty (``redis://:password@host``). A password pasted unescaped may
              # hold a "/" (an AWS secret key does), but a port and a path (``host:443/users/@me``) are
