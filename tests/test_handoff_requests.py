@@ -19,6 +19,12 @@ REQUESTS = [
     "wrap up", "let's call it a day", "ok stop here", "stop for today, thanks",
     "save your progress for the next session", "write a note for the next session",
     "/handoff", "/handoff now please", "/baton-handoff", "/baton:handoff", "/mcp__baton__handoff",
+    # to another harness or the next agent (harness15 G2), and a clause cut by an em or en dash
+    "hand off to codex", "hand off to the next agent", "please hand this off to gemini", "handoff to claude please",
+    "hand it over to the next session", "hand off to Claude Code", "Context is almost full — hand off.",
+    "running low on context – handoff", "let us continue this in a new chat", "finish it tomorrow",
+    # a stop with nothing after it but a sentence that does not go on working
+    "Stop here. We are almost out of context.", "Wrap up. I will continue tomorrow.",
 ]
 
 NEAR_MISSES = [
@@ -37,6 +43,9 @@ NEAR_MISSES = [
     # stopping only to go on working (debugger talk), not to stop the session
     "stop here and fix the bug on line 3", "pause here and inspect the variable x",
     "stop here, then step into parse()", "ok, pause here and print the stack", "wrap up and commit the change",
+    # ... in the next sentence (harness15 G9)
+    "Stop here. Fix the bug on line 3.", "Pause here. Inspect x.", "Wrap up. Then run the tests.",
+    "Stop here – fix it", "hand off to the worker thread", "hand this off to bob",
 ]
 
 
@@ -87,3 +96,9 @@ def test_a_file_name_holding_the_word_is_not_a_request(name, extension, folder, 
 
 def test_a_request_after_a_file_name_is_still_one():
     assert is_explicit_request("I changed handoff.py. write a handoff") is True
+
+
+@given(st.sampled_from(STOPS), st.sampled_from([". ", "! ", "? ", ". then ", ". now ", ". ok, "]), st.sampled_from(WORK_VERBS),
+       st.sampled_from(THINGS))
+def test_stopping_here_then_going_on_working_in_the_next_sentence_is_not_a_request(stop, cut, verb, thing):
+    assert is_explicit_request(f"{stop}{cut}{verb} {thing}.") is False

@@ -15,8 +15,11 @@ A prompt is a request when
   or dotted name (``handoff.py``, ``src/handoff``) is one word, never cut
   into a clause of its own; and a phrase that asks to stop ("stop here",
   "pause here", "wrap up") counts only when nothing but fillers or other
-  phrases follows it in its sentence ("stop here and fix the bug on line 3"
-  asks to go on working).
+  phrases follows it in its sentence, and no later sentence starts with a
+  verb of work ("stop here and fix the bug on line 3", "Stop here. Fix the
+  bug on line 3." ask to go on working). "hand off to codex" (to another
+  harness, or the next agent or session) is a request; an em or en dash cuts
+  a clause as " - " does.
 
 Pure and cheap: only ``re`` (patterns compiled on first use, ``baton.domain.regexes``) and
 ``unicodedata``; the prompt is read here and
@@ -44,8 +47,14 @@ _LEAD = (
 _TRAIL = ("please", "pls", "now", "thanks", "thank you", "for now", "for today", "for me", "here", "then")
 
 _NOUN = r"(?:handoff|hand off|hand-off|baton|handover|hand over|handoff note|handoff summary)"
-_LATER = r"(?:later|tomorrow|next time|another time|in a new session|in another session|in the next session|" \
-         r"after a break|on monday|next week|after lunch)"
+_LATER = r"(?:later|tomorrow|next time|another time|in a (?:new|fresh) (?:session|chat|conversation)|" \
+         r"in another (?:session|chat|conversation)|in the next session|after a break|on monday|next week|after lunch)"
+_TO_NEXT = (r"(?: to (?:claude(?: code)?|codex|gemini(?: cli)?|cursor|the next (?:agent|session|model|assistant|one)|"
+            r"another (?:agent|session|model|harness)|a (?:new|fresh) (?:agent|session|chat|conversation)|"
+            r"(?:the )?next session))?")
+"""Where the work goes: another harness Baton wires, or the next agent or session
+("hand off to codex"). Anything else after "to" (a thread, a worker, a colleague's
+name) is no request: "hand off the request to the worker thread"."""
 
 _STOPPING = (r"(?:wrap up|wrap it up|wrap this up|stop here|stopping here|stop for today|stop for now|"
              r"call it a day|pause here|pause for now)")
@@ -55,14 +64,14 @@ debugger talk: stop there, and go on working)."""
 
 #: The phrases a clause must be, whole (after normalising and dropping fillers).
 PHRASES: tuple[str, ...] = (
-    r"(?:handoff|hand-off|handover)(?: now| time)?",
+    r"(?:handoff|hand-off|handover)(?: now| time)?" + _TO_NEXT,
     rf"(?:write|prepare|make|create|do|give me|produce|draft|save|leave|pass|hand) (?:a |an |the |me a |us a )?{_NOUN}"
     r"(?: for (?:later|tomorrow|the next session|next time|whoever comes next))?",
     r"(?:write|prepare|make|create|draft|leave) (?:a |the )?(?:note|summary) for the next session",
-    r"hand (?:it |this |the work |things )?off",
-    r"hand (?:it |this |the work )?over",
-    rf"(?:we ll |well |we will |i ll |ill |i will )?(?:continue|resume|pick (?:this|it) up|pick up|carry on|finish|"
-    rf"keep going|come back to this|get back to this|return to this) {_LATER}",
+    r"hand (?:it |this |the work |things )?off" + _TO_NEXT,
+    r"hand (?:it |this |the work )?over" + _TO_NEXT,
+    rf"(?:we ll |well |we will |i ll |ill |i will )?(?:(?:continue|resume|finish)(?: this| it)?|pick (?:this|it) up|"
+    rf"pick up|carry on|keep going|come back to this|get back to this|return to this) {_LATER}",
     r"(?:start|open|begin) (?:a )?(?:new|fresh) (?:session|conversation|chat)",
     r"new (?:session|conversation|chat)",
     _STOPPING,
@@ -80,9 +89,13 @@ _NON_WORD = lazy(r"[^\w\s,.;:!?/-]+")
 _SPACES = lazy(r"\s+")
 
 
+_DASHES = str.maketrans({"—": " - ", "–": " - ", "―": " - "})
+"""An em or en dash (what an editor or a phone makes of ``--``) cuts a clause as `` - `` does."""
+
+
 def _fold(text: str) -> str:
-    """Lower case, compatibility-folded, apostrophes and quotes gone, spacing collapsed."""
-    folded = unicodedata.normalize("NFKC", text).casefold().replace("’", "'").replace("'", " ")
+    """Lower case, compatibility-folded, dashes spaced, apostrophes and quotes gone, spacing collapsed."""
+    folded = unicodedata.normalize("NFKC", text).casefold().translate(_DASHES).replace("’", "'").replace("'", " ")
     return _SPACES.sub(" ", _NON_WORD.sub(" ", folded)).strip()
 
 
@@ -107,17 +120,39 @@ def _is_phrase(clause: str) -> bool:
     return bool(reduced) and _WHOLE.match(reduced) is not None
 
 
-def _asks(sentence: str) -> bool:
+_WORK_VERBS = frozenset({
+    "fix", "inspect", "print", "check", "run", "step", "look", "explain", "test", "log", "debug", "add", "remove",
+    "change", "set", "try", "read", "open", "show", "tell", "commit", "push", "rerun", "retry", "watch", "dump",
+    "trace", "evaluate", "eval", "continue", "go", "move", "rename", "refactor", "update", "edit", "write", "delete",
+    "find", "compare", "verify", "examine", "break", "use", "call", "make", "build", "compile", "install", "revert",
+})
+"""The first words of a sentence that goes on working after one that asks to stop
+("Stop here. Fix the bug on line 3."): debugger talk, as in one sentence."""
+
+
+def _clauses(sentence: str) -> list[str]:
+    return [_reduced(clause.strip(" -/")) for clause in _CLAUSE_CUT.split(sentence)]
+
+
+def _goes_on_working(sentence: str) -> bool:
+    """Whether the sentence's first clause with words starts with a verb of work."""
+    first = next((clause for clause in _clauses(sentence) if clause), "")
+    return first.split(" ", 1)[0] in _WORK_VERBS and _WHOLE.match(first) is None
+
+
+def _asks(sentence: str, then: list[str]) -> bool:
     """Whether one of the sentence's clauses is a request: a phrase — one that asks to
-    stop only when every clause after it is a phrase too, or only fillers."""
-    clauses = [_reduced(clause.strip(" -/")) for clause in _CLAUSE_CUT.split(sentence)]
+    stop only when every clause after it is a phrase too, or only fillers, and no
+    sentence after it (``then``) goes on working."""
+    clauses = _clauses(sentence)
     phrases = [bool(clause) and _WHOLE.match(clause) is not None for clause in clauses]
     for at, clause in enumerate(clauses):
         if not phrases[at]:
             continue
         if not _STOP.match(clause):
             return True
-        if all(phrases[later] or not clauses[later] for later in range(at + 1, len(clauses))):
+        if (all(phrases[later] or not clauses[later] for later in range(at + 1, len(clauses)))
+                and not any(_goes_on_working(later) for later in then)):
             return True
     return False
 
@@ -133,4 +168,5 @@ def is_explicit_request(prompt: str) -> bool:
     if not folded or len(folded.split()) > MAX_WORDS:
         return False
     named = _NAME.sub(" file ", folded)  # ``handoff.py`` is a file, not the clause ``handoff``
-    return any(_asks(sentence) for sentence in _SENTENCE_CUT.split(named) if sentence.strip())
+    sentences = [sentence for sentence in _SENTENCE_CUT.split(named) if sentence.strip()]
+    return any(_asks(sentence, sentences[at + 1:]) for at, sentence in enumerate(sentences))
