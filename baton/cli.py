@@ -99,7 +99,7 @@ def _add_ledger_core(sub, common) -> None:
     p.add_argument("--stream", metavar="S", help="stream, exact or a glob such as 'baton/*'")
     p.add_argument("--since", metavar="X", help="only events after this event id or RFC 3339 time")
     p.add_argument("--until", metavar="X", help="only events up to this event id or RFC 3339 time")
-    p.add_argument("--limit", metavar="N", type=int, help="only the last N matching events (N >= 1)")
+    p.add_argument("--limit", metavar="N", type=int, help="only the last N matching events (0: every event, the default)")
     p.set_defaults(func="ledger:log", json_lines=True)
 
     p = sub.add_parser("verify", parents=[common], help="check every feed's hash chain",

@@ -249,8 +249,8 @@ def _handoff_list() -> dict[str, Any]:
     return _obj({
         "status": {"enum": list(STATUSES), "description": "only handoffs in this state"},
         "work": _text("full-text search over title, objective and summary"),
-        "limit": {"type": "integer", "minimum": 1, "description": "at most this many (default 50; `more` says "
-                                                                  "whether more match)"},
+        "limit": {"type": "integer", "minimum": 1, "description": "at most this many (default 50, at most 200 "
+                                                                  "an answer; `more` says whether more match)"},
         "kind": {"enum": ["handoff", "baton", "all"], "description": "handoffs (default), session batons, or all"},
         "branch": _text("only records of this branch"),
     })

@@ -57,7 +57,7 @@ from pydantic import Field
 from baton import __version__
 from baton.app import Baton, Limits
 from baton.domain.batons import DEFAULT_MAX_BYTES
-from baton.domain.limits import MAX_INPUT_BYTES
+from baton.domain.limits import AGENT_LIST_MAX, MAX_INPUT_BYTES
 from baton.domain.redaction import RedactionPolicy, screen_encoded, screen_output, screen_text, visible_json
 from baton.domain.redaction.as_given import field_of, item_of, named_as_given
 from baton.errors import BatonError, InputError, NotFound, TransitionError
@@ -647,8 +647,12 @@ class BatonTools:
     ) -> CallToolResult:
         """Handoff summaries, newest first: id, status, flags, title, dates, validation, lineage, branch. No
         evidence payloads. Session batons only with kind baton or all. At most limit (default 50); more is true
-        when more match, and total says how many (narrow with status, work or branch, or raise limit)."""
-        # Without a limit, the use case's default (``listing.DEFAULT_LIMIT``, 50), as on the command line.
+        when more match, and total says how many (narrow with status, work or branch, or raise limit up to
+        200, the most one answer lists)."""
+        # Without a limit, the use case's default (``listing.DEFAULT_LIMIT``, 50), as on the command line;
+        # past AGENT_LIST_MAX, that many (``more`` and ``total`` tell the rest).
+        if isinstance(limit, int) and not isinstance(limit, bool) and limit > AGENT_LIST_MAX:
+            limit = AGENT_LIST_MAX
         return self.run(lambda baton: baton.list_handoffs(status=status, work=work, kind=kind, branch=branch,
                                                           limit=limit))
 

@@ -316,8 +316,8 @@ def test_a_feed_damaged_midway_ends_the_json_lines_with_the_error_on_one_line(da
 
 
 @pytest.mark.parametrize(("flags", "code", "exit_code"), [
-    (["--until", UNKNOWN_ID], "not_found", 4), (["--limit", "0"], "input_error", 2),
-    (["--limit", "x"], "input_error", 2)], ids=["unknown-id", "limit-0", "usage"])
+    (["--until", UNKNOWN_ID], "not_found", 4), (["--limit", "-1"], "input_error", 2),
+    (["--limit", "x"], "input_error", 2)], ids=["unknown-id", "limit-negative", "usage"])
 def test_every_log_json_error_is_one_line_of_json_lines(big, flags, code, exit_code):
     r = run_baton("log", "--json", *flags, "--project", str(big))
     assert r.returncode == exit_code and len(r.stdout.splitlines()) == 1

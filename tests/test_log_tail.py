@@ -209,13 +209,22 @@ def test_log_with_since_before_until_lists_the_events_between(project, capsys):
     assert code == 0 and "session.begun" in out and "(no events" not in out
 
 
-@pytest.mark.parametrize("limit", ["0", "-2"])
-def test_log_with_a_limit_below_one_says_how_to_see_every_event(project, limit):
+def test_log_with_a_negative_limit_says_how_to_see_every_event(project):
     from tests.conftest import run_baton
 
-    done = run_baton("log", "--limit", limit, cwd=project)
+    done = run_baton("log", "--limit", "-2", cwd=project)
     assert done.returncode == 2
-    assert done.stderr == "baton: --limit must be a positive number (leave it out for every event)\n"
+    assert done.stderr == "baton: --limit must be a positive number, or 0 for every event\n"
+
+
+def test_log_with_a_limit_of_zero_shows_every_event_as_handoff_list_lists_every_match(project, capsys):
+    """``--limit 0`` meant "all" for ``handoff list`` and an error for ``log`` (tester team15 G8)."""
+    from tests.cli_support import run
+
+    run(capsys, project, "session", "begin", "s1")
+    _, every, _ = run(capsys, project, "log")
+    code, zero, _ = run(capsys, project, "log", "--limit", "0")
+    assert code == 0 and zero == every and "session.begun" in zero
 
 
 def test_log_with_a_limit_past_any_count_shows_every_event(project):

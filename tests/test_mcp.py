@@ -323,3 +323,19 @@ async def test_the_server_tells_the_agent_not_to_bootstrap_again_after_a_hooks_b
     for text in (instructions, bootstrap):
         assert '"This is HARNESS session …", names your session id' in text
         assert re.search(r"This is \S+ session `", text) is None
+
+
+async def test_handoff_list_lists_at_most_the_agent_cap_and_says_more_are_left(repo, monkeypatch):
+    """A limit past the cap lists the cap's number, newest first, with ``more`` and ``total``
+    telling the rest (a year's project answered 1 MB in one tool result: tester team15 G8)."""
+    import baton.mcp_server
+
+    monkeypatch.setattr(baton.mcp_server, "AGENT_LIST_MAX", 2)
+    async with Client(build_server(repo)) as client:
+        for _ in range(3):
+            await client.call_tool("handoff_capture", payload())
+        listed = await client.call_tool("handoff_list", {"limit": 100000})
+    every = baton_json(repo, "handoff", "list", "--limit", "0")
+    assert listed.structured_content["count"] == 2 and listed.structured_content["more"] is True
+    assert listed.structured_content["total"] == 3
+    assert [h["id"] for h in listed.structured_content["handoffs"]] == [h["id"] for h in every["handoffs"]][:2]

@@ -203,12 +203,14 @@ def log_events(
     for: ``Ledger.holds_event``), not after the whole ledger was.
 
     Raises:
-        NotInitialized, NotFound (unknown event id; a stream, named exactly, no event is on), InputError (bad time, a limit below 1);
+        NotInitialized, NotFound (unknown event id; a stream, named exactly, no event is on), InputError (bad time, a negative limit);
         while iterating, LedgerCorrupt (a damaged feed) and, should a feed
         change under the reading, NotFound.
     """
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        raise InputError("`limit` must be a positive number (leave it out for every event)")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+        raise InputError("`limit` must be a positive number, or 0 for every event")
+    if limit == 0:
+        limit = None  # every event, as `handoff list --limit 0` lists every match
     if limit is not None:
         # a limit past any count is every event's (the reader's queue takes at most sys.maxsize)
         limit = min(limit, sys.maxsize)

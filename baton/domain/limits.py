@@ -23,6 +23,10 @@ OBJECTIVE_MAX = 2000
 BRANCH_LABEL_MAX = 100
 """A fork's label names a branch of the work (``fork --label``), not its story."""
 AGENT_RECORD_BYTES = 32 * 1024
+AGENT_LIST_MAX = 200
+"""At most this many handoffs in one ``handoff_list`` answer to an agent: a larger
+``limit`` lists this many, with ``more`` and ``total`` saying what is left (a
+year's project answered 1 MB in one tool result: tester team15 G8)."""
 """The largest record (as JSON) an answer meant for an agent's context echoes
 whole (MCP ``handoff_capture``, ``handoff_fork``, ``handoff_merge``): about 8k
 tokens. A larger one is left out (``record_omitted``), its id and lineage kept."""
