@@ -707,8 +707,15 @@ class BatonTools:
         merge_unresolved (exit 3, nothing written, the conflict candidates in details) until resolution
         holds an explicit decision; records the conflicts it resolves and the parents' evidence. Parents
         are never modified."""
-        return self.run(lambda baton: baton.merge(list(ids), title=title, resolution=resolution,
-                                                  session=session_id).for_agent())
+        def act(baton: Baton):
+            merged = baton.merge(list(ids), title=title, resolution=resolution, session=session_id).for_agent()
+            if not merged.given_as:
+                return merged
+            # Each redaction of what the caller gave names its argument (``title``, ``resolution.rationale``).
+            named = named_as_given(merged.capture.redactions, merged.given_as.get, "argument")
+            return attrs.evolve(merged, capture=attrs.evolve(merged.capture, redactions=named))
+
+        return self.run(act)
 
     def handoff_detect(
         self,

@@ -7,6 +7,9 @@ import pytest
 
 from baton.domain.policy_keys import may_widen
 from baton.domain.policy_trust import (
+    REQUIRED_BY_KEPT_TRUST,
+    REQUIRED_BY_SETTING,
+    REQUIRED_BY_TRUST,
     TRUSTED,
     UNTRUSTED,
     WIDENING_KEYS,
@@ -225,7 +228,7 @@ def test_a_policy_without_signers_keeps_its_digest_whatever_its_sync_section():
     (None, False, SignersInForce((), False)),
     (None, True, SignersInForce((), True)),
     (("trusted", False), False, SignersInForce((ALICE,), False)),
-    (("trusted", True), False, SignersInForce((ALICE,), True)),
+    (("trusted", True), False, SignersInForce((ALICE,), True, by_trust=True)),
 ], ids=["never-trusted", "never-trusted-required", "changed", "changed-was-required"])
 def test_untrusted_signers_leave_only_the_trusted_ones_and_keep_signatures_required(record, required, expected):
     trusted_sync = {"require_signatures": record[1]} if record else None
@@ -278,7 +281,8 @@ def test_changed_key_lines_are_named_by_their_file_and_counted():
 def test_a_checkout_naming_no_signers_keeps_the_signers_and_requirement_trusted_here():
     trusted = trust_record(signing((ALICE,), {"require_signatures": True}), HERE, "t")
     nothing = judge_trust(find_widening([], entropy_default=3.0, length_default=8), trusted, HERE)
-    assert signers_in_force(nothing, False, kept_record(trusted, HERE)) == SignersInForce((ALICE,), True, kept=True)
+    assert signers_in_force(nothing, False, kept_record(trusted, HERE)) == SignersInForce((ALICE,), True, kept=True,
+                                                                                          by_trust=True)
 
 
 def test_a_checkout_naming_no_signers_keeps_nothing_when_signatures_were_not_required():
@@ -290,3 +294,21 @@ def test_a_record_made_in_another_folder_keeps_no_requirement():
     elsewhere = Place("/home/bob/other", "bobbox", 2049, 99)
     trusted = trust_record(signing((ALICE,), {"require_signatures": True}), elsewhere, "t")
     assert kept_record(trusted, HERE) is None
+
+
+@pytest.mark.parametrize("in_force, said", [
+    (SignersInForce(None, False), ""),
+    (SignersInForce(None, True), REQUIRED_BY_SETTING),
+    (SignersInForce((ALICE,), True), REQUIRED_BY_SETTING),
+    (SignersInForce((ALICE,), True, by_trust=True), REQUIRED_BY_TRUST),
+    (SignersInForce((ALICE,), True, kept=True), REQUIRED_BY_SETTING),
+    (SignersInForce((ALICE,), True, kept=True, by_trust=True), REQUIRED_BY_KEPT_TRUST),
+], ids=["none", "setting", "setting-untrusted-file", "trusted-before", "kept-and-set", "kept"])
+def test_a_requirement_says_where_it_comes_from(in_force, said):
+    assert in_force.required_by == said
+
+
+def test_a_checkout_naming_no_signers_that_requires_signatures_itself_names_its_setting():
+    trusted = trust_record(signing((ALICE,), {"require_signatures": True}), HERE, "t")
+    nothing = judge_trust(find_widening([], entropy_default=3.0, length_default=8), trusted, HERE)
+    assert signers_in_force(nothing, True, kept_record(trusted, HERE)).required_by == REQUIRED_BY_SETTING

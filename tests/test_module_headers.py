@@ -33,6 +33,7 @@ LOADERS_BY_NAME = {
     "launch.py": "the command line, when the command runs in this process (not relayed to the hook server)",
     "hook_server.py": "every module a hook may run, once, before the server takes requests",
     "commands/verify.py": "the ledger ref's reader (dulwich), only when this clone's own feed is damaged",
+    "commands/bootstrap.py": "the feed-vouch rule, only when another writer's handoff is among a brief's recent ones",
 }
 """The loaders by module name (``__import__``), each with what it loads and when."""
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 
+import attrs
+
 from baton.app import Baton
 from baton.cli_read import read_bounded
 from baton.domain.lineage import resolution_from_text
+from baton.domain.redaction.as_given import named_as_given
 
 
 def fork(app: Baton, args: argparse.Namespace):
@@ -17,7 +20,18 @@ def merge(app: Baton, args: argparse.Namespace):
     resolution = None
     if args.resolution_file is not None:
         resolution = resolution_from_text(read_bounded(args.resolution_file, "--resolution-file").decode("utf-8"))
-    return app.merge(list(args.ids), title=args.title, resolution=resolution, session=args.session)
+    merged = app.merge(list(args.ids), title=args.title, resolution=resolution, session=args.session)
+    if not merged.given_as:
+        return merged
+    # Each redaction of what the person gave names the flag it came in, as a capture's does
+    # (``record_fields.name_redactions``): ``--title``, or ``--resolution-file`` for its members.
+    named = named_as_given(merged.capture.redactions,
+                           lambda field: MERGE_FLAGS.get(merged.given_as.get(field, "").split(".", 1)[0]), "flag")
+    return attrs.evolve(merged, capture=attrs.evolve(merged.capture, redactions=named))
+
+
+MERGE_FLAGS = {"title": "--title", "resolution": "--resolution-file"}
+"""The flag of each input a merge's ``given_as`` names (``lineage.merge_given_as``)."""
 
 
 def lineage(app: Baton, args: argparse.Namespace):

@@ -276,11 +276,14 @@ def _visible(runner, ctx: SessionContext, doc: Any) -> bool:
     return bool(visible_handoffs([doc], scopes, owner=ctx.owner, branch=ctx.branch, limit=1))
 
 
-def _latest_section(runner, ctx: SessionContext) -> str | None:
+def _latest_section(runner, ctx: SessionContext,
+                    judged: "Callable[[Any], FeedVouch | None]" = lambda doc: None) -> str | None:
     """The brief's pointer to the newest ready handoff this session may see
     (of its branch, else the project's), when no session handoff is delivered.
-    A newer handoff it may not see (another owner's private baton) is passed
-    over, not a reason to name none."""
+    A newer handoff it may not see (another owner's private baton), or one
+    withheld (``judged``: its feed is one no trusted key vouches for, and
+    signatures are required), is passed over, not a reason to name none; one
+    from such a feed otherwise is marked (``FeedVouch.line``)."""
     if "handoffs" not in runner.by_name:
         return None
     scans = ((ctx.branch, False), (None, True)) if ctx.branch else ((None, True),)
@@ -290,8 +293,27 @@ def _latest_section(runner, ctx: SessionContext) -> str | None:
                 continue  # already looked at (and not visible) on this branch
             doc = runner.get("handoffs", row.id)
             if _visible(runner, ctx, doc):
-                return render_latest_markdown(doc, elsewhere=elsewhere and bool(ctx.branch)) or None
+                found = judged(doc)
+                if found is not None and found.withheld:
+                    continue
+                return render_latest_markdown(doc, elsewhere=elsewhere and bool(ctx.branch),
+                                              unverified=found.line(None) if found is not None else "") or None
     return None
+
+
+def _handoffs_judged(project: "Project", runner: Any, ids: list[str]) -> "dict[str, FeedVouch]":
+    """Per handoff of ``ids`` from a feed no trusted key vouches for, why (``feed_vouch.judged``).
+    One keyed query names each one's writer; the rule's modules load only when another writer's
+    handoff is among them — a clone whose recent handoffs are all its own (the hook path's usual
+    case) loads nothing more."""
+    if not ids:
+        return {}
+    authors = handoffs.authors_of(runner.db, ids)
+    writers = {ident: authors.get(ident, ("", ""))[0] or None for ident in ids}
+    if all(writer == project.writer for writer in writers.values()):
+        return {}
+    # ``__import__``, as ``baton.policy``'s trust rules: never on a solo clone's steady path.
+    return __import__("baton.commands.feed_vouch", fromlist=["judged"]).judged(project, writers)
 
 
 def claimed_by_line(session_id: str) -> str:
@@ -444,6 +466,10 @@ class Start:
         """The baton waiting for the session, once read."""
         self.unverified: "FeedVouch | None" = None
         """The waiting baton comes from a feed no trusted key vouches for (``baton.domain.feed_vouch``)."""
+        self.unverified_ids: frozenset[str] = frozenset()
+        """The recent handoffs (``records``) from a feed no trusted key vouches for: their lines say so."""
+        self.left_out: set[str] = set()
+        """The recent handoffs left out, from such a feed while signatures are required (told in a notice)."""
         self.claimed_elsewhere: ClaimedElsewhere | None = None
         """With none waiting: the newest baton of this owner and branch, claimed by another session."""
         self.done: BootstrapResult | None = None
@@ -487,9 +513,28 @@ class Start:
                                                                    wording=self.wording), []))
         self.objective = _safely("the session objective", notices, lambda: get_session_objective(runner, ctx), None)
         self.records = _safely("recent handoffs", notices, lambda: _handoff_records(runner, ctx), [])
+        self.judge_records(waiting.record.id if waiting is not None else None)
         self.decisions = _safely("recent decisions", notices,
-                                 lambda: collect_decisions([r for r in self.records if passed_validation(r)]), [])
+                                 lambda: collect_decisions([r for r in self.records if passed_validation(r)],
+                                                           unverified=self.unverified_ids), [])
         return waiting
+
+    def judge_records(self, waiting: str | None) -> None:
+        """1a. Whether each recent handoff comes from a feed a trusted key vouches for
+        (``baton.domain.feed_vouch``, from sync's recorded verdicts: one keyed query, and the
+        verdicts file only when another writer's handoff is among them): the lines of one not
+        vouched for say so; with signatures required it is left out, and one notice counts what
+        was (the waiting baton's own handoff aside: its notice is its own)."""
+        judged = _safely("the recent handoffs' feeds", self.notices,
+                         lambda: _handoffs_judged(self.project, self.runner, [r["id"] for r in self.records]), {})
+        withheld = {ident for ident, found in judged.items() if found.withheld}
+        self.unverified_ids = frozenset(judged.keys() - withheld)
+        if withheld:
+            left_out_notice = __import__("baton.domain.feed_vouch", fromlist=["left_out_notice"]).left_out_notice
+            self.records = [r for r in self.records if r["id"] not in withheld]
+            self.left_out = withheld - {waiting} if waiting is not None else withheld
+            if self.left_out:
+                self.notices.append(left_out_notice(self.left_out))
 
     def vouch(self, vouch_of: VouchOf) -> None:
         """1b. Whether the waiting baton comes from a feed a trusted key vouches for
@@ -524,7 +569,8 @@ class Start:
         return self.objective.objective if self.objective else None
 
     def traps_without(self, exclude: tuple[str, ...]) -> list[str]:
-        return _safely("traps", self.notices, lambda: collect_traps(self.records, exclude=exclude), [])
+        return _safely("traps", self.notices, lambda: collect_traps(self.records, exclude=exclude,
+                                                                    unverified=self.unverified_ids), [])
 
     def result(self, brief: AssembledBrief, record: BatonRecord | None = None, markdown: str | None = None,
                extra: Sequence[str] = ()) -> BootstrapResult:
@@ -536,11 +582,23 @@ class Start:
 
     def standard(self, extra: list[str]) -> AssembledBrief:
         """The brief without a session handoff (``extra``: notices it adds)."""
-        latest = _safely("the latest ready handoff", self.notices, lambda: _latest_section(self.runner, self.ctx),
-                         None)
+        latest = _safely("the latest ready handoff", self.notices, lambda: self.latest_section(), None)
         return assemble_brief(handoff_markdown=None, objective=self.objective_text, decisions=self.decisions,
                               traps=self.traps_without(()), max_bytes=self.max_bytes, notices=self.notices + extra,
                               latest_markdown=latest)
+
+    def latest_section(self) -> str | None:
+        """``_latest_section``, with each candidate judged by its feed (``feed_vouch``): one no trusted
+        key vouches for is marked, and passed over when signatures are required (told once)."""
+        def judged(doc: Any) -> "FeedVouch | None":
+            found = _handoffs_judged(self.project, self.runner, [doc["id"]]).get(doc["id"])
+            if found is not None and found.withheld and doc["id"] not in self.left_out:
+                notice = found.withheld_notice("handoff", doc["id"])
+                if notice not in self.notices:
+                    self.notices.append(notice)
+            return found
+
+        return _latest_section(self.runner, self.ctx, judged)
 
     def gated(self, result: BootstrapResult) -> BootstrapResult:
         """A result that claims nothing, with the gated session's start recorded

@@ -10,10 +10,10 @@ the sync settings) is asked only of a record no trusted key vouches for.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from baton.config import read_json
-from baton.domain.feed_vouch import FeedVouch, vouch
+from baton.domain.feed_vouch import GOOD, FeedVouch, judge, vouch
 from baton.errors import BatonError
 from baton.policy import signing_in_force
 from baton.projections.batons import baton_creators
@@ -26,18 +26,35 @@ SIGNERS_STATE = "sync-signers.json"
 """Where ``baton sync`` keeps each feed's verdict (``baton.sync.signing.STATE_FILE``)."""
 
 
-def signer_status(project: "Project", writer: str | None) -> str | None:
-    """The verdict the last sync recorded on ``writer``'s feed; None when none was recorded."""
-    if writer is None:
-        return None
+def signer_statuses(project: "Project") -> dict[str, str]:
+    """Every feed's verdict the last sync recorded, by writer (one file read; empty when none)."""
     try:
         raw = read_json(project.paths.baton_dir / SIGNERS_STATE)
     except (FileNotFoundError, BatonError, OSError):
-        return None
+        return {}
     feeds = raw.get("feeds") if isinstance(raw, dict) else None
-    entry = feeds.get(writer) if isinstance(feeds, dict) else None
-    status = entry.get("status") if isinstance(entry, dict) else None
-    return status if isinstance(status, str) else None
+    if not isinstance(feeds, dict):
+        return {}
+    out: dict[str, str] = {}
+    for writer, entry in feeds.items():
+        status = entry.get("status") if isinstance(entry, dict) else None
+        if isinstance(writer, str) and isinstance(status, str):
+            out[writer] = status
+    return out
+
+
+def verdicts_stamp(project: "Project") -> tuple[int, int] | None:
+    """What tells when sync's record of the verdicts changed (its file's mtime and size; None: none)."""
+    try:
+        st = (project.paths.baton_dir / SIGNERS_STATE).stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
+def signer_status(project: "Project", writer: str | None) -> str | None:
+    """The verdict the last sync recorded on ``writer``'s feed; None when none was recorded."""
+    return signer_statuses(project).get(writer) if writer is not None else None
 
 
 def signatures_required(project: "Project") -> bool:
@@ -55,9 +72,23 @@ def record_vouch(project: "Project", writer: str | None) -> FeedVouch | None:
     if writer is not None and writer == project.writer:
         return None
     status = signer_status(project, writer)
-    if status == "good":
+    if status == GOOD:
         return None
     return vouch(writer, my_writer=project.writer, status=status, required=signatures_required(project))
+
+
+def judged(project: "Project", writers: Mapping[str, str | None]) -> dict[str, FeedVouch]:
+    """The rule (``judge``) for many records at once (record id → the writer of its feed, None:
+    unknown): only those no trusted key vouches for. Nothing is read when every record is this
+    clone's own; the verdicts file once otherwise, and the sync settings (whether signatures are
+    required) only when a record is not vouched for."""
+    foreign = {w for w in writers.values() if w != project.writer}
+    if not foreign:
+        return {}
+    statuses = signer_statuses(project)
+    if all(w is not None and statuses.get(w) == GOOD for w in foreign):
+        return {}
+    return judge(writers, my_writer=project.writer, statuses=statuses, required=signatures_required(project))
 
 
 def baton_writer(runner: Any, record: Any) -> str | None:

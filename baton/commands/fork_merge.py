@@ -66,6 +66,9 @@ class MergeResult:
     capture: CaptureResult
     conflicts: tuple[dict[str, Any], ...]
     exit_code: int = 0
+    given_as: Mapping[str, str] = attrs.field(factory=dict)
+    """Per redacted record field the caller gave, where it gave it (``lineage.merge_given_as``:
+    ``title``, ``resolution.rationale``, ...), for each surface to name as its own input."""
 
     @property
     def handoff_id(self) -> str:
@@ -118,7 +121,18 @@ def merge_handoffs(project: "Project", tokens: Sequence[str], *, title: str | No
         body = lineage.merge_body([handoff_to_json(p) for p in parents], resolution=dict(resolution or {}),
                                   conflicts=relevant, basis=basis, title=title)
         captured = capture_in_scope(scope, body, session=session, actor=actor)
-        return MergeResult(captured, tuple(c.to_json() for c in relevant))
+        parent_evidence = sum(1 for p in parents for e in handoff_to_json(p).get("evidence") or ()
+                              if isinstance(e, Mapping))
+        given_as: dict[str, str] = {}
+        for redaction in captured.redactions:
+            field = redaction.get("field") if isinstance(redaction, dict) else None
+            if not isinstance(field, str):
+                continue
+            source = lineage.merge_given_as(field, resolution=dict(resolution or {}), title=title,
+                                            parent_evidence=parent_evidence)
+            if source is not None:
+                given_as[field] = source
+        return MergeResult(captured, tuple(c.to_json() for c in relevant), given_as=given_as)
 
 
 def _between(graph: Any, candidates: Sequence[Any], ids: Sequence[str]) -> list[Any]:

@@ -10,7 +10,9 @@ match, each as a prefix, so ``--work "oauth callb"`` finds "OAuth callback".
 The query is turned into quoted terms, so FTS syntax in user text can never
 raise an error. Each row says who captured it (``owner``, ``writer``) and
 whether that is the reader (``mine``: ``baton.domain.authorship``); ``by``
-keeps one owner's (or writer id's) records, ``mine`` the reader's.
+keeps one owner's (or writer id's) records, ``mine`` the reader's. A row
+another clone's feed wrote that no trusted key vouches for says so (``feed``,
+and "(not verified)" beside its author: ``baton.domain.feed_vouch``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import attrs
 
+from baton.commands.feed_vouch import judged, verdicts_stamp
 from baton.commands.identity import owner_stamp, owner_under
 from baton.commands.lineage_conflicts import current_conflicts
 from baton.domain.authorship import author_label, wrote
@@ -32,7 +35,10 @@ from baton.model import frozen
 from baton.projections import handoffs
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from baton.commands.context import Project
+    from baton.domain.feed_vouch import FeedVouch
     from baton.projections.handoffs import HandoffSummary
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -69,6 +75,9 @@ class ListResult:
     """When none of this ``kind`` match: how many records of the other kind
     (handoffs, session batons) match the same filters, which the text says,
     so that a session's baton is not taken for lost (0 with ``kind`` ``all``)."""
+    feeds: "Mapping[str, FeedVouch]" = attrs.field(factory=dict)
+    """Per listed id from a feed no trusted key vouches for (``baton.domain.feed_vouch``): why
+    (absent when vouched for, or this clone's own)."""
 
     def to_json(self) -> dict[str, Any]:
         rows = []
@@ -76,6 +85,8 @@ class ListResult:
             row = r.to_json()
             row["conflicts"] = self.conflicts.get(r.id, [])
             row["mine"] = self.mine(r)
+            found = self.feeds.get(r.id)
+            row["feed"] = found.to_json() if found is not None else None
             rows.append(row)
         return {"handoffs": rows,
                 "count": len(self.rows),
@@ -118,7 +129,8 @@ class ListResult:
         width = max(len(s) for s in states)
         branches = [r.branch or "-" for r in self.rows]
         bwidth = min(max(len(b) for b in branches), 30)
-        authors = [clipped(author_label(r.owner, r.writer), 30) + (" (you)" if self.mine(r) else "") for r in self.rows]
+        authors = [clipped(author_label(r.owner, r.writer), 30) + (" (you)" if self.mine(r) else "")
+                   + _unverified(self.feeds.get(r.id)) for r in self.rows]
         awidth = max(len(a) for a in authors)
         lines = []
         for r, state, branch, author in zip(self.rows, states, branches, authors):
@@ -127,6 +139,13 @@ class ListResult:
             lines.append(f"{short_id(r.id)}  {kind}{state:<{width}}  {r.created_at}  {clipped(branch, 30):<{bwidth}}"
                          f"  {author:<{awidth}}  {clipped(r.title, TITLE_WIDTH)}{mark}")
         return "\n".join(lines)
+
+
+def _unverified(found: "FeedVouch | None") -> str:
+    """The author column's mark for a record from a feed no trusted key vouches for."""
+    if found is None:
+        return ""
+    return " (not verified; withheld)" if found.withheld else " (not verified)"
 
 
 OTHER_KIND = {"handoff": "baton", "baton": "handoff"}
@@ -224,9 +243,10 @@ def list_handoffs(
                                        branch=branch,
                                        by=authors)
                      if not rows and kind in OTHER_KIND else 0)  # one COUNT, only when none are listed
+        feeds = judged(project, {r.id: r.writer or None for r in rows})
         return ListResult(tuple(rows), status, work, listed_conflicts(runner, [r.id for r in rows]),
                           kind=kind, branch=branch, more=more, total=total, elsewhere=elsewhere, reader=reader,
-                          by=by.strip() if by is not None else None, mine_only=mine)
+                          by=by.strip() if by is not None else None, mine_only=mine, feeds=feeds)
 
     memo = getattr(runner, "memo", None)
     if memo is None or who is None:  # None: no stamp tells when git's identity changes
@@ -239,7 +259,9 @@ def list_handoffs(
     # (the MCP server then reuses its last reply for that very object), with the reader it was
     # made for — no git config is read to answer it again. Once ``git config user.email``
     # changes, so does ``who``, and the "(you)" marks (``mine``) are made afresh.
-    key = (status, work, limit, kind, branch, count_total, by, mine, authors if mine else None, who)
+    # The feeds' verdicts (``feeds``) change with sync's record of them, which need not change the index.
+    key = (status, work, limit, kind, branch, count_total, by, mine, authors if mine else None, who,
+           verdicts_stamp(project))
     found = answers.get(key)
     if found is None:
         if len(answers) >= REMEMBERED_LISTS:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from baton.commands.feed_vouch import record_vouch
 from baton.commands.handoff_facts import live_freshness
 from baton.commands.identity import recorded_owner
 from baton.commands.ids import load_handoff, not_yet, place_of
@@ -22,7 +23,7 @@ from baton.domain.brief import render_markdown_view, render_resume_brief
 from baton.domain.handoff import handoff_relpath, handoff_to_json
 from baton.domain.quality import score_quality
 from baton.domain.yaml_text import to_yaml
-from baton.errors import InputError, NotFound
+from baton.errors import Conflict, InputError, NotFound
 from baton.model import frozen
 from baton.policy import load_policy
 from baton.projections.as_of import replayed_as_of
@@ -44,12 +45,16 @@ class ShowResult:
     exit_code: int = 0
     author: tuple[str, str, bool] = ("", "", False)
     """Who captured it: writer id, owner ("" when unknown), and whether that is the reader."""
+    feed: dict[str, Any] | None = None
+    """It comes from a feed no trusted key vouches for (``baton.domain.feed_vouch``)."""
 
     def to_json(self) -> dict[str, Any]:
         writer, owner, mine = self.author
         out: dict[str, Any] = {"id": self.handoff_id, "file": self.file, "format": self.format,
                                "handoff": self.record, "writer": writer or None, "owner": owner or None,
                                "mine": mine}
+        if self.feed is not None:  # only then: its feed is not vouched for
+            out["feed"] = self.feed
         if self.format != "json":
             out["text"] = self.text
         return out
@@ -69,8 +74,11 @@ def show_handoff(
     """``as_of`` (an event id or RFC 3339 time): the record as it was then,
     from a replay that leaves the live index alone (``projections.as_of``).
 
+    A record another clone's feed wrote that no trusted key vouches for (``baton.domain.feed_vouch``)
+    says so (``feed``; first in the md and prompt views), and is not shown when signatures are required.
+
     Raises: InputError (unknown format, bad ``as_of``, a ``max_tokens`` out of bounds or without the
-    prompt format), NotFound / AmbiguousId (exit 4)."""
+    prompt format), NotFound / AmbiguousId (exit 4), Conflict (exit 4: withheld, as above)."""
     if format not in FORMATS:
         raise InputError(f"`format` must be one of {', '.join(FORMATS)}, not {format!r}")
     if max_tokens is not None:
@@ -92,6 +100,10 @@ def show_handoff(
         handoff = load_handoff(opened.reading(), token, here=place_of(opened))
     record = handoff_to_json(handoff)
     author = handoff_author(opened, handoff.id)
+    unverified = record_vouch(opened, author[0] or None)
+    if unverified is not None and unverified.withheld:
+        raise Conflict(unverified.withheld_notice("handoff", handoff.id),
+                       details={"id": handoff.id, "feed": unverified.to_json()})
     if format == "json":
         text = orjson.dumps(record, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
     elif format == "yaml":
@@ -106,7 +118,10 @@ def show_handoff(
             text = render_markdown_view(handoff, freshness, quality, captured_by=by)
         else:
             text = render_resume_brief(handoff, freshness, quality, max_tokens=token_budget(max_tokens)).text
-    return ShowResult(handoff.id, format, record, handoff_relpath(handoff), text, author=author)
+        if unverified is not None:  # first: who wrote it is not known, whatever it says
+            text = unverified.line(author[1] or None) + "\n\n" + text
+    return ShowResult(handoff.id, format, record, handoff_relpath(handoff), text, author=author,
+                      feed=unverified.to_json() if unverified is not None else None)
 
 
 def handoff_author(project: "Project", handoff_id: str) -> tuple[str, str, bool]:

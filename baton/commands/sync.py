@@ -35,10 +35,11 @@ import attrs
 from baton.commands import forget, forget_notices
 from baton.commands.identity import context_of
 from baton.domain.batons import select_eligible
-from baton.domain.clock_ahead import ahead_line, feeds_ahead
+from baton.domain.clock_ahead import ahead_line, clocks_ahead, feeds_ahead
 from baton.domain.ledger_refs import DEFAULT_REF, ledger_ref_problem, local_ref_refusal
 from baton.domain.wording import counted
 from baton.errors import BatonError, InputError, LocalRefRefused, RemoteRefRefused
+from baton.ledger.feed import wall_us_ending_at
 from baton.model import frozen, mutable
 from baton.projections.batons import baton_records
 from baton.sync import decide, publish, transport
@@ -243,9 +244,14 @@ def sync_ledger(project: "Project", *, remote: str = "origin", ref: str | None =
 
 
 def imported_ahead(project: "Project", imported: dict[str, int]) -> list[tuple[str, int]]:
-    """The imported feeds whose newest event is stamped far ahead of this machine's clock."""
-    heads = project.ledger.heads()
-    return feeds_ahead(((feed, heads[feed].hlc) for feed in imported if feed in heads), project.clock() // 1000)
+    """The imported feeds whose writer's clock runs far ahead of this machine's (``clocks_ahead``): a
+    feed stamped ahead only by an hlc it imported is not named. The newest event's line is read only
+    for a feed whose hlc is ahead."""
+    heads, now_us = project.ledger.heads(), project.clock() // 1000
+    candidates = feeds_ahead(((feed, heads[feed].hlc) for feed in imported if feed in heads), now_us)
+    return clocks_ahead(((feed, heads[feed].hlc,
+                          wall_us_ending_at(project.paths.ledger_dir / f"{feed}.jsonl", heads[feed].offset))
+                         for feed, _ in candidates), now_us)
 
 
 def waiting_baton(project: "Project") -> dict[str, Any] | None:

@@ -10,13 +10,13 @@ import attrs
 
 from baton.commands.baton_cases import render_claim_conflicts
 from baton.commands.context import foreign_feed_name
-from baton.domain.clock_ahead import ahead_line, feeds_ahead
+from baton.domain.clock_ahead import ahead_line, clocks_ahead, feeds_ahead
 from baton.domain.paths import SYMLINK_ESCAPE
 from baton.domain.wording import counted
 from baton.errors import BatonError, InputError
 from baton.events.names import HANDOFF_FORGOTTEN, PROJECT_INITIALIZED
 from baton.ledger import files
-from baton.ledger.feed import FeedHead, FeedProblem, line_ending_at, line_hashes_to, scan_bytes
+from baton.ledger.feed import FeedHead, FeedProblem, line_ending_at, line_hashes_to, scan_bytes, wall_us_ending_at
 from baton.ledger.repair import HEAD_PROBLEMS
 from baton.ledger.verify import RecordedHead, VerifyReport, verify_ledger
 from baton.model import frozen
@@ -156,7 +156,12 @@ def verify_project(project: "Project", progress: Callable[[int, int], None] | No
         except BatonError:
             conflicts = []  # a ledger verify reports as damaged cannot be folded; its report says why
     signers = feed_signers(opened, [f.feed for f in report.feeds], recheck=True)
-    ahead = feeds_ahead(((f.feed, f.head.hlc) for f in report.feeds), opened.clock() // 1000)
+    now_us = opened.clock() // 1000
+    candidates = feeds_ahead(((f.feed, f.head.hlc) for f in report.feeds), now_us)
+    read_to = {f.feed: f.head for f in report.feeds}
+    ahead = clocks_ahead(((feed, read_to[feed].hlc,
+                           wall_us_ending_at(opened.paths.ledger_dir / f"{feed}.jsonl", read_to[feed].offset))
+                          for feed, _ in candidates), now_us)
     return VerifyResult(report, conflicts, signers, bool(signers) and _required(opened), opened.config.project_id,
                         ahead, synced_beyond=synced_beyond(opened, report))
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping  # not typing's: isinstance through its alias costs twice as much
-from typing import Any, Iterable, Sequence
+from typing import Any, Container, Iterable, Sequence
 from urllib.parse import quote
 
 from baton.domain.freshness_states import FRESH, PARTIALLY_STALE, STALE
@@ -678,12 +678,14 @@ def gone_branch_notice(r: BatonRecord, branch: str) -> str:
             f"was not delivered on {branch}. `baton session begin` with {r.branch} as its branch claims it here.")
 
 
-def render_latest_markdown(record: Mapping[str, Any] | None, *, elsewhere: bool = False) -> str:
+def render_latest_markdown(record: Mapping[str, Any] | None, *, elsewhere: bool = False, unverified: str = "") -> str:
     """The section a brief without a session handoff gains when the project
     has a ready handoff (spec §12: a session starts from the most recent
     ready handoff): its title, where it was captured, and the command that
     reads it. ``elsewhere``: it is the project's newest, from another branch
-    (none is ready on this one). Empty for a missing or malformed record."""
+    (none is ready on this one). ``unverified``: the line saying its feed is one no
+    trusted key vouches for (``FeedVouch.line``), under the heading. Empty for a missing
+    or malformed record."""
     if not isinstance(record, Mapping) or not isinstance(record.get("id"), str):
         return ""
     work = record.get("work")
@@ -699,7 +701,8 @@ def render_latest_markdown(record: Mapping[str, Any] | None, *, elsewhere: bool 
     captured = f"captured{where}" + (f" at {when}" if when else "")
     note = (" (none on this branch is ready for this session to read; this is the project's newest)"
             if elsewhere else "")
-    return (f"{LATEST_HEADING}\n\n**{title}**, {captured}{note}. Read it if this session continues that "
+    warned = f"{_one_line(unverified)}\n\n" if unverified else ""
+    return (f"{LATEST_HEADING}\n\n{warned}**{title}**, {captured}{note}. Read it if this session continues that "
             f"work: `baton resume {short_id(record['id'])}`.\n")
 
 
@@ -805,11 +808,26 @@ def brief_may_use(record: Any) -> bool:
     return isinstance(record, Mapping) and (passed_validation(record) or is_session_baton(record))
 
 
-def collect_traps(records: Sequence[Mapping[str, Any]], *, exclude: Iterable[str] = ()) -> list[str]:
+UNVERIFIED_MARK = "author not verified"
+"""What a decision or trap line carries beside its handoff's id when that handoff comes from a feed
+no trusted key vouches for (``baton.domain.feed_vouch``)."""
+
+
+def _from(record: Mapping[str, Any], unverified: Container[str]) -> str:
+    """Where a decision or trap line comes from: its handoff, and ``UNVERIFIED_MARK`` when that
+    handoff's feed is one no trusted key vouches for (its id in ``unverified``)."""
+    mark = f", {UNVERIFIED_MARK}" if record.get("id") in unverified else ""
+    return f" (handoff `{str(record['id'])[:13]}`{mark})"
+
+
+def collect_traps(records: Sequence[Mapping[str, Any]], *, exclude: Iterable[str] = (),
+                  unverified: Container[str] = frozenset()) -> list[str]:
     """Failed attempts marked ``avoid_repeating`` across ``records`` (newest first), one line each.
 
     A trap repeated by several handoffs is listed once. ``exclude`` names
-    handoffs whose traps are shown elsewhere (the active baton's own).
+    handoffs whose traps are shown elsewhere (the active baton's own);
+    ``unverified`` those from a feed no trusted key vouches for (``baton.domain.feed_vouch``),
+    whose lines say so.
     """
     skip = set(exclude)
     seen: set[str] = set()
@@ -834,12 +852,13 @@ def collect_traps(records: Sequence[Mapping[str, Any]], *, exclude: Iterable[str
             line = f"- **{_one_line(approach)}**"
             if isinstance(reason, str) and reason.strip():
                 line += f" — {_one_line(reason)}"
-            out.append(line + f" (handoff `{str(record['id'])[:13]}`)")
+            out.append(line + _from(record, unverified))
     return out
 
 
-def collect_decisions(records: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Decisions across ``records`` (newest handoff first), one line each, deduplicated."""
+def collect_decisions(records: Sequence[Mapping[str, Any]], *, unverified: Container[str] = frozenset()) -> list[str]:
+    """Decisions across ``records`` (newest handoff first), one line each, deduplicated; a line from a
+    handoff in ``unverified`` says its author is not verified (``collect_traps``)."""
     seen: set[str] = set()
     out: list[str] = []
     for record in records:
@@ -860,7 +879,7 @@ def collect_decisions(records: Sequence[Mapping[str, Any]]) -> list[str]:
             rationale = decision.get("rationale")
             if isinstance(rationale, str) and rationale.strip():
                 line += f" — {_one_line(rationale)}"
-            out.append(line + f" (handoff `{str(record['id'])[:13]}`)")
+            out.append(line + _from(record, unverified))
     return out
 
 

@@ -15,9 +15,17 @@ each feed's verdict at import (``.baton/sync-signers.json``); the rule
   its owner as claimed, not verified (``FeedVouch.line``);
 - and when the trusted policy requires signatures, it is not delivered at all:
   the brief says one was withheld and what to run (``FeedVouch.withheld_notice``).
+
+The same rule marks, per record, every other place a record another clone wrote
+reaches a reader (``judge``): the decisions and traps a session-start brief
+gathers from recent handoffs (``batons.UNVERIFIED_MARK`` beside each line, the records withheld
+left out and counted, ``left_out_notice``), its "Latest ready handoff" pointer,
+``handoff show`` and ``handoff list`` (a column, and ``feed`` in ``--json``).
 """
 
 from __future__ import annotations
+
+from typing import Iterable, Mapping
 
 from baton.model import frozen
 
@@ -76,3 +84,30 @@ def vouch(writer: str | None, *, my_writer: str, status: str | None, required: b
     if status == GOOD:
         return None
     return FeedVouch(writer, status, required)
+
+
+def judge(writers: Mapping[str, str | None], *, my_writer: str, statuses: Mapping[str, str],
+          required: bool) -> dict[str, FeedVouch]:
+    """Per record id of ``writers`` (id → the writer of the feed that wrote it, None: unknown), the
+    records no trusted key vouches for (``vouch``); the others are absent. ``statuses``: each feed's
+    last verdict (a writer absent from it has none)."""
+    out: dict[str, FeedVouch] = {}
+    for ident, writer in writers.items():
+        found = vouch(writer, my_writer=my_writer, status=statuses.get(writer) if writer else None,
+                      required=required)
+        if found is not None:
+            out[ident] = found
+    return out
+
+
+def left_out_notice(ids: Iterable[str]) -> str:
+    """A brief's one notice for the handoffs it left out, each from a feed no trusted key vouches
+    for while signatures are required (empty when none)."""
+    shown = sorted(ident[:13] for ident in ids)
+    if not shown:
+        return ""
+    which = f"1 handoff ({shown[0]})" if len(shown) == 1 else f"{len(shown)} handoffs ({', '.join(shown)})"
+    return (f"{which} from feeds no trusted key vouches for {'was' if len(shown) == 1 else 'were'} left out of "
+            "this brief (decisions, traps, the latest ready handoff): this project requires signatures. Run "
+            "`baton verify` to see the feeds' signatures; once their writers sign with a listed key, "
+            "`baton sync` takes them.")

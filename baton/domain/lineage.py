@@ -28,6 +28,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import orjson
 
+from baton.domain.redaction.as_given import field_of, item_of
 from baton.domain.short_ids import short_id
 from baton.errors import InputError, MergeUnresolved
 from baton.model import frozen
@@ -816,6 +817,33 @@ def merge_body(parents: Sequence[Mapping[str, Any]], *, resolution: Mapping[str,
     if resolution.get("work_state") == "completed":
         body["work"]["state"] = "completed"
     return body
+
+
+def merge_given_as(field: str, *, resolution: Mapping[str, Any], title: str | None,
+                   parent_evidence: int) -> str | None:
+    """Where the caller gave a merge child's record ``field`` (a redaction's path), as ``merge_body``
+    builds it: ``title``, or ``resolution.<member>`` (a list entry with the caller's index:
+    ``evidence[3]`` → ``resolution.evidence[1]`` after two from the parents); None for what the
+    parents brought (their summaries, open items, evidence, artifacts). Each surface turns it into
+    its own name (the command line's ``--title`` / ``--resolution-file``, MCP's argument path)."""
+    section = field_of(field)
+    if field == "work.title":
+        return "title" if title else None
+    if field == "summary.current_state":
+        given = resolution.get("current_state")
+        return "resolution.current_state" if isinstance(given, str) and given.strip() else "resolution.decision"
+    at = item_of(field)
+    if section == "decisions" and at is not None:
+        if at == 0:
+            member = field.split(".", 1)[1].split("[", 1)[0] if "." in field else "decision"
+            return f"resolution.{member}" if member in ("decision", "rationale", "resolves") else "resolution"
+        extras = [i for i, d in enumerate(resolution.get("decisions") or ()) if isinstance(d, Mapping)]
+        return f"resolution.decisions[{extras[at - 1]}]" if at - 1 < len(extras) else "resolution.decisions"
+    if section == "evidence" and at is not None and at >= parent_evidence:
+        given = [i for i, e in enumerate(resolution.get("evidence") or ()) if isinstance(e, Mapping)]
+        mine = at - parent_evidence
+        return f"resolution.evidence[{given[mine]}]" if mine < len(given) else "resolution.evidence"
+    return None
 
 
 RESOLUTION_FIELDS = ("decision", "rationale", "resolves", "current_state", "evidence", "decisions", "work_state")

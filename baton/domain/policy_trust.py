@@ -509,6 +509,16 @@ KEPT_SIGNERS_NOTE = ("this checkout names no allowed signers, so the signers and
 none (``SignersInForce.kept``): the absence widens as ``require_signatures: false`` does."""
 
 
+REQUIRED_BY_SETTING = "sync.require_signatures is set"
+"""A requirement the checked-out settings make (``SignersInForce.required_by``)."""
+REQUIRED_BY_TRUST = (f"signatures are required by the settings this clone trusted; the checked-out ones, which do "
+                     f"not require them, are not trusted here (`{SHOW_COMMAND}`)")
+"""A requirement an untrusted change would drop: what this clone trusted still applies."""
+REQUIRED_BY_KEPT_TRUST = (f"signatures are required by the settings this clone trusted; this checkout names no "
+                          f"allowed signers (`{SHOW_COMMAND}`; `baton policy untrust` drops them)")
+"""A requirement kept while the checkout names no signers (``KEPT_SIGNERS_NOTE``)."""
+
+
 @frozen
 class SignersInForce:
     """Which signers and requirement ``baton sync`` and ``baton verify`` apply here."""
@@ -520,6 +530,20 @@ class SignersInForce:
     kept: bool = False
     """The checked-out settings name no signer lines, and this clone's trust required signatures:
     what it trusted still applies (``KEPT_SIGNERS_NOTE``)."""
+    by_trust: bool = False
+    """Signatures are required only because this clone's trust required them: the checked-out
+    ``sync.require_signatures`` is not true (``required_by``)."""
+
+    @property
+    def required_by(self) -> str:
+        """Where the requirement comes from, as a refusal names it (empty when none): the
+        checked-out setting, or what this clone trusted before (a checkout naming no signers,
+        or an untrusted change that turned it off)."""
+        if not self.required:
+            return ""
+        if not self.by_trust:
+            return REQUIRED_BY_SETTING
+        return REQUIRED_BY_KEPT_TRUST if self.kept else REQUIRED_BY_TRUST
 
 
 def kept_record(record: TrustRecord | None, here: Place | None, *, in_git_dir: bool = True) -> TrustRecord | None:
@@ -540,7 +564,8 @@ def signers_in_force(trust: PolicyTrust | None, required: bool, kept: TrustRecor
     yet leaves nothing to trust: so when this clone's trust record ``kept`` (``kept_record``)
     required signatures, its signer lines and the requirement still apply."""
     if trust is not None and not trust.trusted and trust.widening.signers is not None:
-        return SignersInForce(trust.trusted_signers, required or trust.trusted_required)
+        return SignersInForce(trust.trusted_signers, required or trust.trusted_required,
+                              by_trust=not required and trust.trusted_required)
     if kept is not None and kept.required_signatures and (trust is None or trust.widening.signers is None):
-        return SignersInForce(kept.signers, True, kept=True)
+        return SignersInForce(kept.signers, True, kept=True, by_trust=not required)
     return SignersInForce(None, required)

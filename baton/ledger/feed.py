@@ -28,6 +28,7 @@ import orjson
 
 from baton.canonical import canonical_bytes, sha256_tag
 from baton.errors import EnvelopeError, LedgerCorrupt
+from baton.ledger.clock import hlc_of_datetime, parse_rfc3339
 from baton.ledger.envelope import KNOWN_FIELDS, Event
 from baton.model import frozen, mutable
 
@@ -590,3 +591,29 @@ def line_ending_at(read: Callable[[int, int], bytes], offset: int, length: int =
         if start or read_from == 0:
             return body[start:]
         window *= 4
+
+
+def wall_us_ending_at(path: Path, offset: int) -> int | None:
+    """The wall time (``at``, in microseconds) of the event whose line ends at ``offset`` in the feed
+    at ``path`` (``line_ending_at``): when its writer's clock said it was written, whatever its
+    ``hlc``. None when that line cannot be read or names no time."""
+    try:
+        with open(path, "rb") as f:
+            def read(start: int, size: int) -> bytes:
+                f.seek(start)
+                return f.read(size)
+
+            line = line_ending_at(read, offset)
+    except OSError:
+        return None
+    if line is None:
+        return None
+    try:
+        raw = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    at = raw.get("at") if isinstance(raw, dict) else None
+    try:
+        return hlc_of_datetime(parse_rfc3339(at)) if isinstance(at, str) else None
+    except ValueError:
+        return None

@@ -14,6 +14,7 @@ import attrs
 from dulwich.objects import Blob
 
 from baton.config import WRITER_ID, write_json_atomic
+from baton.domain.policy_trust import REQUIRED_BY_SETTING
 from baton.ledger.feed import FeedHead
 from baton.sync.ledger_ref import with_signature
 from baton.sync.refusals import RefusedFeed
@@ -36,6 +37,7 @@ from baton.sync.signing import (
     check_head,
     load_state,
     require_signatures,
+    required_by,
     sign_head,
     signers_shown,
     signers_untrusted,
@@ -75,6 +77,8 @@ class FeedSignatures:
     """Why the project's allowed-signers lines are not applied here (``signers_untrusted``): a verdict says so."""
     shown: str = "the allowed-signers file"
     """The project's allowed-signers file as messages name it (never the copy ``ssh-keygen`` reads)."""
+    required_by: str = REQUIRED_BY_SETTING
+    """Where the requirement comes from, as a refusal says it (``signing.required_by``)."""
 
     @classmethod
     def open(cls, project: "Project", repo) -> "FeedSignatures":
@@ -85,7 +89,8 @@ class FeedSignatures:
         digest = allowed.digest
         signatures = cls(project, repo, project.writer, key, programs, require_signatures(project), allowed,
                          f"{digest}:untrusted" if untrusted and digest is not None else digest, load_state(project),
-                         untrusted=untrusted, shown=signers_shown(project))
+                         untrusted=untrusted, shown=signers_shown(project),
+                         required_by=required_by(project) or REQUIRED_BY_SETTING)
         if key is not None and key.format not in SIGNING_FORMATS:
             signatures.notes.append(f"git signs with gpg.format {key.format}; Baton signs feeds with ssh or "
                                     "openpgp keys only: this clone's feed is published unsigned")
@@ -149,7 +154,7 @@ class FeedSignatures:
             return None
         if self.required and not self._holds_good(feed, remote.head, base):
             return RefusedFeed(feed, "remote", verdict.status, remote.head.seq,
-                               f"{verdict.message} (sync.require_signatures is set)")
+                               f"{verdict.message} ({self.required_by})")
         self.flagged[feed] = verdict
         return None
 
@@ -190,7 +195,7 @@ class FeedSignatures:
                 except SigningFailed as exc:
                     if self.required:
                         refused.append(RefusedFeed(feed, "local", "signing_failed", copy.head.seq,
-                                                   f"{exc} (sync.require_signatures is set: not published)"))
+                                                   f"{exc} ({self.required_by}: not published)"))
                         self._keep_published(out, feed, base, remote)
                         held_back.append(feed)
                         continue
@@ -199,7 +204,7 @@ class FeedSignatures:
                 if verdict.status == UNSIGNED and self.required:
                     refused.append(RefusedFeed(
                         feed, "local", UNSIGNED, copy.head.seq,
-                        "sync.require_signatures is set and git has no signing key (user.signingkey, with "
+                        f"{self.required_by} and git has no signing key (user.signingkey, with "
                         "gpg.format ssh or openpgp): this clone's feed is not published"))
                     self._keep_published(out, feed, base, remote)
                     held_back.append(feed)
@@ -238,7 +243,7 @@ class FeedSignatures:
             fix = f"check user.signingkey and the line for {self.writer} in {self.shown}"
         untrusted = f"; {self.untrusted}" if self.untrusted else ""
         return (f"this clone's feed {self.writer} {what}{untrusted}: teammates requiring signatures would refuse "
-                f"it, so it is not published (sync.require_signatures is set; the ref keeps what it held). To "
+                f"it, so it is not published ({self.required_by}; the ref keeps what it held). To "
                 f"publish it, {fix}, then sync again")
 
     def _keep_published(self, out: dict[str, "RefFeed"], feed: str, base: dict, remote: dict) -> None:

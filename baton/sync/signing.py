@@ -115,6 +115,20 @@ def require_signatures(project: "Project") -> bool:
     return _in_force(project, value).required
 
 
+def required_by(project: "Project") -> str:
+    """Where the requirement ``require_signatures`` answers comes from, as a refusal says it
+    (``SignersInForce.required_by``: the checked-out setting, or what this clone trusted); empty
+    when signatures are not required.
+
+    Raises:
+        ConfigError: the setting is not true or false.
+    """
+    value = project.config.section("sync").get("require_signatures", False)
+    if not isinstance(value, bool):
+        raise ConfigError(f"sync.require_signatures in .baton/config.json must be true or false, not {value!r}")
+    return str(_in_force(project, value).required_by)
+
+
 def committed_signers_path(project: "Project") -> Path:
     """The allowed-signers file the project names: ``sync.allowed_signers`` (relative to the
     project root, inside it), else ``.baton/allowed_signers`` (trusted or not).
