@@ -150,7 +150,10 @@ class CodexProject:
             baton = [h for h in server.hooks(self.project) if " hook codex " in (h.get("command") or "")]
             assert baton, "Codex listed none of Baton's hooks"
             server.request("config/batchWrite", {"edits": [
-                {"keyPath": f"hooks.state.{json.dumps(h['key'])}.trusted_hash", "value": h["currentHash"],
+                # ensure_ascii=False: Codex's keyPath parser reads no \u escape (a path with "ü"
+                # would be recorded under a key that never matches; harness14 F12).
+                {"keyPath": f"hooks.state.{json.dumps(h['key'], ensure_ascii=False)}.trusted_hash",
+                 "value": h["currentHash"],
                  "mergeStrategy": "upsert"} for h in baton]})
             return [h for h in server.hooks(self.project) if h["key"] in {b["key"] for b in baton}]
 
