@@ -47,6 +47,7 @@ from baton.domain.wording import counted
 from baton.errors import BatonError, InputError, StorageError
 from baton.harnesses import HARNESSES, adapter
 from baton.harnesses.clone_exclude import RECORD, ExcludeEdit, apply_edit, plan_unexclude
+from baton.harnesses.codex_trust import codex_trust_check
 from baton.harnesses.config_text import (
     contained,
     hook_signature,
@@ -897,6 +898,10 @@ def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[s
             checks.append((f"harness {harness}", *wiring_check(wiring)))
             if harness in STARTED_AT_ROOT:
                 checks += _started_below(base, project, harness)
+            if harness == "codex" and not wiring.broken:
+                events = _events(harness)
+                trust = codex_trust_check(base, root, lambda hook: _is_batons(hook, harness, events))
+                checks += [trust] if trust is not None else []
     if not checks:  # not a problem (the command line alone works): how to connect one
         checks.append(("harnesses", "ok", f"none wired in this worktree; `baton install-hooks --harness NAME` "
                                           f"connects one ({', '.join(HARNESSES)})"))
