@@ -66,7 +66,8 @@ def test_a_new_command_replaces_batons_hooks_and_server_instead_of_adding_them(p
     install_hooks(project_dir, harness, command="/venv/bin/baton")
     events = [hook.event for hook in adapter(harness).hooks if adapter(harness).role(hook) in DEFAULT_EVENTS]
     assert _hook_commands(project_dir, harness) == {
-        event: [f"/venv/bin/baton hook {harness} {event}{adapter(harness).command_suffix}"] for event in events}
+        event: [f"/venv/bin/baton hook {harness} {event}{adapter(harness).command_suffix}"
+                f"{adapter(harness).event_suffixes.get(event, '')}"] for event in events}
     assert _baton_server(project_dir, harness) == {"command": "/venv/bin/baton", "args": ["mcp"]}
 
 

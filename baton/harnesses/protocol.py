@@ -225,6 +225,9 @@ class CommandHookAdapter:
     ``install-hooks`` prints them)."""
     command_suffix: str = ""
     """Shell words after each hook command line: Gemini CLI's ``|| exit 1`` (``NONBLOCKING_SUFFIX``)."""
+    event_suffixes: Mapping[str, str] = {}
+    """Per event, shell words after that hook's command line, from ``||`` (Codex's SessionStart:
+    what to tell the agent when the command cannot run, ``codex.START_FAILED``)."""
     subscribe_events: Callable[..., Any] | None = None
 
     def event_named(self, event: str) -> str | None:
@@ -264,7 +267,7 @@ class CommandHookAdapter:
         return orjson.dumps(self.answer(metadata, context)).decode()
 
     def command_lines(self, command: str, hooks: tuple[HookCommand, ...] | None = None) -> tuple[str, ...]:
-        return tuple(f"{command} hook {self.name} {hook.event}{self.command_suffix}"
+        return tuple(f"{command} hook {self.name} {hook.event}{self.command_suffix}{self.event_suffixes.get(hook.event, '')}"
                      for hook in (self.hooks if hooks is None else hooks))
 
     def role(self, hook: HookCommand) -> str:

@@ -51,6 +51,7 @@ from baton.harnesses.codex_trust import codex_trust_check
 from baton.harnesses.config_text import (
     contained,
     hook_signature,
+    hook_words,
     new_text,
     original_path,
     parse_toml,
@@ -66,7 +67,6 @@ from baton.harnesses.protocol import (
     AGENTS_SKILL_FILE,
     DEFAULT_ROLES,
     HOOK_ROLES,
-    NONBLOCKING_SUFFIX,
     OPTIONAL_ROLES,
     REQUIRED_ROLES,
     ConfigFile,
@@ -178,11 +178,7 @@ def rerun(harness: str, command: str | None = None, events: str | None = None) -
 
 def _hook_prefix(line: str) -> list[str]:
     """A hook command line's words before ``hook HARNESS EVENT`` (and the non-blocking suffix)."""
-    words = shlex.split(line)
-    suffix = shlex.split(NONBLOCKING_SUFFIX)
-    if words[-len(suffix):] == suffix:
-        words = words[:-len(suffix)]
-    return words[:-3]
+    return hook_words(shlex.split(line))[:-3]
 
 
 def _signature(command: Any) -> tuple[str, ...] | None:

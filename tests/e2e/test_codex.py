@@ -584,6 +584,10 @@ def test_a_session_ends_normally_when_baton_is_not_on_path(codex):
     told = hello(codex, {**codex.env, "PATH": path})
     assert "## Baton" not in told
     assert "session.begun" not in codex.types()
+    # Codex shows the person only `hook: SessionStart Failed` for a failing hook (never its stderr):
+    # the start hook's fallback tells the agent why instead (harness14 F5).
+    assert ("Baton could not run its SessionStart hook (exit status 127; 127: the command was not found on the "
+            "PATH Codex runs hooks with)") in told and "run baton doctor" in told
 
 
 def test_no_baton_is_lost_beside_a_cpu_hog(codex):
