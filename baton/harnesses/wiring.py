@@ -43,6 +43,7 @@ from typing import Any
 import attrs
 import orjson
 
+from baton.domain.start_hooks import started_below
 from baton.domain.wording import counted
 from baton.errors import BatonError, InputError, StorageError
 from baton.harnesses import HARNESSES, adapter
@@ -857,27 +858,17 @@ def delete_file(path: Path, base: Path) -> None:
         folder = folder.parent
 
 
-STARTED_AT_ROOT = {"claude-code": "Claude Code"}
-"""The harnesses that read the project's hooks only from the folder they are started in:
-Claude Code 2.1.332 started in a subfolder runs none of ``.claude/settings.json``'s hooks
-(no brief, nothing handed on at its end) yet finds ``.mcp.json``, so Baton's tools work."""
-
-
 def _started_below(base: Path, project: str | os.PathLike | None, harness: str) -> list[tuple[str, str, str]]:
-    """A warning when ``doctor`` runs in a subfolder of the worktree wired for ``harness``:
-    the harness started there too runs none of its hooks."""
+    """A warning when ``doctor`` runs in a subfolder of the worktree wired for ``harness``, a
+    harness that reads the project's wiring only where it is started (``start_hooks.started_below``)."""
     start = project or os.environ.get("BATON_PROJECT") or None
     try:
         here = Path(start).expanduser().resolve() if start else Path.cwd().resolve()
         below = here.relative_to(base.resolve())
     except (OSError, ValueError):
         return []
-    if not below.parts:
-        return []
-    return [(f"harness {harness} (here)", "warn",
-             f"this is {below.as_posix()}, a subfolder of the project: {STARTED_AT_ROOT[harness]} started here "
-             f"runs none of the project's hooks (no brief at its start, nothing handed on at its end), while "
-             f"Baton's MCP tools still work; start it at the project root ({base.resolve()})")]
+    detail = started_below(harness, below.as_posix() if below.parts else None, str(base.resolve()))
+    return [(f"harness {harness} (here)", "warn", detail)] if detail else []
 
 
 def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[str, str, str]]:
@@ -892,8 +883,7 @@ def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[s
         wiring = inspect_wiring(base, harness)
         if wiring.wired or wiring.broken:
             checks.append((f"harness {harness}", *wiring_check(wiring)))
-            if harness in STARTED_AT_ROOT:
-                checks += _started_below(base, project, harness)
+            checks += _started_below(base, project, harness)
             if harness == "codex" and not wiring.broken:
                 events = _events(harness)
                 trust = codex_trust_check(base, root, lambda hook: _is_batons(hook, harness, events))
