@@ -23,6 +23,9 @@ FILES = {
     "cursor": [".cursor/mcp.json", ".cursor/rules/baton.mdc", ".cursor/hooks.json", ".agents/skills/baton/SKILL.md"],
 }
 
+START = adapter("claude-code").event_suffixes["SessionStart"]
+"""What follows Claude Code's SessionStart line: what the agent is told when it cannot run (``start_failed``)."""
+
 
 def _snapshot(root):
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*")
@@ -75,7 +78,7 @@ def test_existing_settings_keep_every_key_and_hook(project_dir):
     install_hooks(project_dir, "claude-code")
     merged = json.loads(settings.read_text())
     assert merged["permissions"] == {"allow": ["Bash(npm test)"]}
-    assert _commands(merged, "SessionStart") == ["./mine.sh", "baton hook claude-code SessionStart"]
+    assert _commands(merged, "SessionStart") == ["./mine.sh", "baton hook claude-code SessionStart" + START]
     assert _commands(merged, "PostToolUse") == ["fmt"]
     assert _commands(merged, "SessionEnd") == ["baton hook claude-code SessionEnd"]
     servers = json.loads((project_dir / ".mcp.json").read_text())["mcpServers"]
@@ -179,7 +182,7 @@ def test_in_a_linked_worktree_the_files_are_that_worktrees_and_the_project_stays
     answer = json.loads(r.stdout)
     assert answer["root"] == str(wt)
     commands = _commands(json.loads((wt / ".claude" / "settings.json").read_text()), "SessionStart")
-    assert commands == [f"{answer['hookCommand']} hook claude-code SessionStart"]
+    assert commands == [f"{answer['hookCommand']} hook claude-code SessionStart{START}"]
     assert not (main / ".claude").exists() and not (main / ".mcp.json").exists()
     assert (main / ".baton" / "config.json").exists() and not (wt / ".baton").exists()
 

@@ -40,6 +40,7 @@ from baton.harnesses.protocol import (
     hook_specific_output,
     matcher_groups,
     mcp_server,
+    start_failed,
 )
 
 HOOKS = (
@@ -57,16 +58,12 @@ TRUST_STEP = ("Codex runs these hooks only once you trust them: run `codex` in t
 ``{hooks}`` is how many ``install-hooks`` wired (``--events``)."""
 
 
-START_FAILED = (' || { echo "Baton could not run its SessionStart hook (exit status $?; 127: the command was not found '
-                'on the PATH Codex runs hooks with), so this session got no brief and Baton will not record it. '
-                'Tell the person to run baton doctor in this project."; exit 0; }')
-"""After the SessionStart hook's command line (POSIX sh): when the command cannot run (``baton``
-not on the ``PATH`` Codex runs hooks with, a venv gone), say why to the agent. Codex 0.171.0
-shows a failing hook as ``hook: SessionStart Failed`` and nothing else — neither its stderr
-nor its ``systemMessage``, in ``codex exec`` (checked with the real binary; its TUI shows
-``hook exited with code N``) — but a start hook's plain stdout on status 0 reaches the model
-as context (openai/codex ``codex-rs/hooks/src/events/session_start.rs``). No backquote nor
-apostrophe: the text sits in double quotes. Baton's own hook always exits 0."""
+START_FAILED = start_failed("Codex")
+"""After the SessionStart hook's command line: when the command cannot run, say why to the agent.
+Codex 0.171.0 shows a failing hook as ``hook: SessionStart Failed`` and nothing else — neither its
+stderr nor its ``systemMessage``, in ``codex exec`` (checked with the real binary; its source
+records only ``hook exited with code N``) — but a start hook's plain stdout on status 0 reaches
+the model as context (openai/codex ``codex-rs/hooks/src/events/session_start.rs``)."""
 
 
 def _toml_body(command: str) -> str:
