@@ -9,6 +9,10 @@ word. The real program's behaviour is held by tests/e2e/test_codex.py.
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 
 from baton.harnesses import adapter
 from tests.conftest import run_baton
@@ -63,3 +67,44 @@ def test_claude_code_install_names_no_codex_trust_step(project_dir):
     done = run_baton("install-hooks", "--harness", "claude-code", cwd=project_dir)
     assert done.returncode == 0, done.stderr
     assert "/hooks" not in done.stdout and "hook-trust" not in done.stdout
+
+
+# -- a start hook whose command cannot run says why (harness14 F5) -------------------------------
+
+def _start_line(root) -> str:
+    hooks = json.loads((root / ".codex" / "hooks.json").read_text())["hooks"]
+    (group,) = hooks["SessionStart"]
+    return group["hooks"][0]["command"]
+
+
+def _sh(line: str, root, path: str) -> subprocess.CompletedProcess:
+    """The line run as Codex runs a hook on Linux: by a POSIX shell (dash here, not bash)."""
+    return subprocess.run(["/bin/sh", "-c", line], cwd=root, env={"PATH": path, "HOME": str(root)},
+                          input="{}", capture_output=True, text=True, timeout=60)
+
+
+def test_the_codex_start_hook_tells_the_agent_when_baton_is_not_on_the_path(project_dir):
+    git_init(project_dir)
+    _install(project_dir, "--command", "baton")
+    done = _sh(_start_line(project_dir), project_dir, "/usr/bin:/bin")  # no `baton` there
+    assert done.returncode == 0  # status 0 and a plain stdout: Codex hands it to the model as context
+    assert done.stdout.startswith("Baton could not run its SessionStart hook (exit status 127; 127: the command "
+                                  "was not found on the PATH Codex runs hooks with)")
+    assert "Tell the person to run baton doctor in this project." in done.stdout
+
+
+def test_the_codex_start_hook_runs_baton_as_before_when_it_is_found(project_dir):
+    git_init(project_dir)
+    _install(project_dir, "--command", "baton")
+    folder = os.path.dirname(shutil.which("baton") or sys.executable)
+    done = _sh(_start_line(project_dir), project_dir, f"{folder}:/usr/bin:/bin")
+    assert done.returncode == 0 and "Baton could not run" not in done.stdout
+    assert done.stdout == "" or json.loads(done.stdout)  # Baton's own answer: JSON, or nothing to add
+
+
+def test_only_the_codex_start_hook_carries_the_fallback(project_dir):
+    git_init(project_dir)
+    _install(project_dir, "--events", "all")
+    hooks = json.loads((project_dir / ".codex" / "hooks.json").read_text())["hooks"]
+    carrying = {event for event, (group,) in hooks.items() if "||" in group["hooks"][0]["command"]}
+    assert carrying == {"SessionStart"}

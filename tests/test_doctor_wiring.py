@@ -368,3 +368,24 @@ def test_doctor_in_a_subfolder_of_a_project_not_wired_for_claude_code_says_nothi
     sub = _git_project_wired_for(project_dir, "codex")
     code, out, err = run_here("doctor", "--json", cwd=sub)
     assert "harness claude-code (here)" not in {c["name"] for c in json.loads(out)["checks"]}
+
+
+def test_doctor_run_in_a_subfolder_warns_that_gemini_cli_must_be_started_at_the_project_root(project_dir):
+    """Gemini CLI 0.61.0 started in a subfolder reads no .gemini/settings.json: no hook, no MCP tool (s13)."""
+    from tests.cli_support import run_here
+
+    sub = _git_project_wired_for(project_dir, "gemini-cli")
+    code, out, err = run_here("doctor", "--json", cwd=sub)
+    check = {c["name"]: c for c in json.loads(out)["checks"]}["harness gemini-cli (here)"]
+    assert check["status"] == "warn"
+    assert "Gemini CLI started here runs none of the project's hooks and offers none of Baton's MCP tools" in check["detail"]
+    assert f"start it at the project root ({project_dir.resolve()})" in check["detail"]
+
+
+def test_doctor_in_a_subfolder_says_nothing_of_where_codex_starts(project_dir):
+    """Codex 0.171.0 finds the project's .codex/ from a subfolder: its hooks ran there (s13)."""
+    from tests.cli_support import run_here
+
+    sub = _git_project_wired_for(project_dir, "codex")
+    code, out, err = run_here("doctor", "--json", cwd=sub)
+    assert "harness codex (here)" not in {c["name"] for c in json.loads(out)["checks"]}

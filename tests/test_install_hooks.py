@@ -9,6 +9,7 @@ import tomllib
 import pytest
 
 from baton.harnesses import HARNESSES, adapter
+from baton.harnesses.config_text import hook_words
 from baton.harnesses.install import install_hooks
 from tests.cli_support import run, run_json
 from tests.conftest import run_baton
@@ -21,6 +22,9 @@ FILES = {
     "gemini-cli": [".gemini/settings.json", ".agents/skills/baton/SKILL.md"],
     "cursor": [".cursor/mcp.json", ".cursor/rules/baton.mdc", ".cursor/hooks.json", ".agents/skills/baton/SKILL.md"],
 }
+
+START = adapter("claude-code").event_suffixes["SessionStart"]
+"""What follows Claude Code's SessionStart line: what the agent is told when it cannot run (``start_failed``)."""
 
 
 def _snapshot(root):
@@ -74,7 +78,7 @@ def test_existing_settings_keep_every_key_and_hook(project_dir):
     install_hooks(project_dir, "claude-code")
     merged = json.loads(settings.read_text())
     assert merged["permissions"] == {"allow": ["Bash(npm test)"]}
-    assert _commands(merged, "SessionStart") == ["./mine.sh", "baton hook claude-code SessionStart"]
+    assert _commands(merged, "SessionStart") == ["./mine.sh", "baton hook claude-code SessionStart" + START]
     assert _commands(merged, "PostToolUse") == ["fmt"]
     assert _commands(merged, "SessionEnd") == ["baton hook claude-code SessionEnd"]
     servers = json.loads((project_dir / ".mcp.json").read_text())["mcpServers"]
@@ -152,7 +156,7 @@ def test_installed_hooks_run_end_to_end_from_the_fixture(project_dir, harness):
     files = adapter(harness).configuration("baton")
     config = json.loads((project_dir / files[0].path).read_text())
     (command,) = _commands(config, "SessionStart")
-    words = command.removesuffix(adapter(harness).command_suffix).split()
+    words = hook_words(command.split())  # without what runs when it fails (`|| …`)
     assert words[:2] == ["baton", "hook"]
     name = "SessionStart.startup"
     r = run_baton(*words[1:], cwd=project_dir, input=json.dumps(fixture(harness, name, project_dir)))
@@ -178,7 +182,7 @@ def test_in_a_linked_worktree_the_files_are_that_worktrees_and_the_project_stays
     answer = json.loads(r.stdout)
     assert answer["root"] == str(wt)
     commands = _commands(json.loads((wt / ".claude" / "settings.json").read_text()), "SessionStart")
-    assert commands == [f"{answer['hookCommand']} hook claude-code SessionStart"]
+    assert commands == [f"{answer['hookCommand']} hook claude-code SessionStart{START}"]
     assert not (main / ".claude").exists() and not (main / ".mcp.json").exists()
     assert (main / ".baton" / "config.json").exists() and not (wt / ".baton").exists()
 

@@ -10,10 +10,14 @@ import json
 
 import pytest
 
+from baton.harnesses import adapter
 from baton.harnesses.install import ALL_EVENTS, install_hooks
 from tests.cli_support import run, run_json
 
 LOCAL = ".claude/settings.local.json"
+
+START = adapter("claude-code").event_suffixes["SessionStart"]
+"""What follows Claude Code's SessionStart line: what the agent is told when it cannot run (``start_failed``)."""
 
 
 def _baton_hooks(settings: dict) -> dict[str, list[dict]]:
@@ -51,7 +55,7 @@ def test_an_earlier_install_without_timeouts_gains_them_and_a_users_own_timeout_
     result = install_hooks(project_dir, "claude-code")
     hooks = _baton_hooks(json.loads(settings.read_text()))
     assert hooks["SessionEnd"] == [{"type": "command", "command": "baton hook claude-code SessionEnd", "timeout": 30}]
-    assert hooks["SessionStart"] == [{"type": "command", "command": "baton hook claude-code SessionStart",
+    assert hooks["SessionStart"] == [{"type": "command", "command": "baton hook claude-code SessionStart" + START,
                                       "timeout": 5}]
     assert next(c for c in result.changes if c.path == ".claude/settings.json").action == "updated"
 

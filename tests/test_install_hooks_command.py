@@ -22,6 +22,9 @@ HOOKS_FILE = {"claude-code": ".claude/settings.json", "codex": ".codex/hooks.jso
 MCP_FILE = {"claude-code": ".mcp.json", "codex": ".codex/config.toml",
             "gemini-cli": ".gemini/settings.json", "cursor": ".cursor/mcp.json"}
 
+START = adapter("claude-code").event_suffixes["SessionStart"]
+"""What follows Claude Code's SessionStart line: what the agent is told when it cannot run (``start_failed``)."""
+
 
 def _hook_commands(root, harness: str) -> dict[str, list[str]]:
     """Every command each event of the harness's hooks file runs."""
@@ -66,7 +69,8 @@ def test_a_new_command_replaces_batons_hooks_and_server_instead_of_adding_them(p
     install_hooks(project_dir, harness, command="/venv/bin/baton")
     events = [hook.event for hook in adapter(harness).hooks if adapter(harness).role(hook) in DEFAULT_EVENTS]
     assert _hook_commands(project_dir, harness) == {
-        event: [f"/venv/bin/baton hook {harness} {event}{adapter(harness).command_suffix}"] for event in events}
+        event: [f"/venv/bin/baton hook {harness} {event}{adapter(harness).command_suffix}"
+                f"{adapter(harness).event_suffixes.get(event, '')}"] for event in events}
     assert _baton_server(project_dir, harness) == {"command": "/venv/bin/baton", "args": ["mcp"]}
 
 
@@ -85,8 +89,8 @@ def test_a_dry_run_shows_the_replaced_command(project_dir):
     before = _snapshot(project_dir)
     text = install_hooks(project_dir, "claude-code", dry_run=True, command="/venv/bin/baton").render()
     assert _snapshot(project_dir) == before
-    assert '-            "command": "baton hook claude-code SessionStart"' in text
-    assert '+            "command": "/venv/bin/baton hook claude-code SessionStart"' in text
+    assert '-            "command": "baton hook claude-code SessionStart || {' in text
+    assert '+            "command": "/venv/bin/baton hook claude-code SessionStart || {' in text
     assert '-      "command": "baton",' in text and '+      "command": "/venv/bin/baton",' in text
 
 
@@ -106,7 +110,8 @@ def test_batons_hook_is_recognised_by_its_shape_and_other_hooks_and_keys_are_kep
     assert merged["model"] == "opus"
     assert merged["hooks"]["SessionStart"] == [
         {"matcher": "startup", "hooks": [{"type": "command", "command": "./mine.sh"},
-                                         {"type": "command", "command": "/venv/bin/baton hook claude-code SessionStart",
+                                         {"type": "command",
+                                          "command": "/venv/bin/baton hook claude-code SessionStart" + START,
                                           "timeout": 99}]},
         {"hooks": [{"type": "command", "command": "notify hook claude-code"}]},
     ]

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from baton.harnesses import adapter
 from baton.harnesses.wiring import RELAY_CODE, relay_command
 from tests.cli_support import run_json
 
@@ -30,9 +31,10 @@ def _hooks(project: Path) -> dict[str, str]:
 def test_the_default_hooks_start_the_console_scripts_python_with_the_program_entry_point(capsys, project_dir):
     answer = run_json(capsys, project_dir, "install-hooks", "--harness", "claude-code")
     expected = shlex.join([_interpreter(CONSOLE_SCRIPT), "-P", "-c", RELAY_CODE])
+    suffixes = adapter("claude-code").event_suffixes
     assert answer["hookCommand"] == expected
     assert answer["command"] == str(CONSOLE_SCRIPT)
-    assert set(_hooks(project_dir).values()) == {f"{expected} hook claude-code {event}"
+    assert set(_hooks(project_dir).values()) == {f"{expected} hook claude-code {event}{suffixes.get(event, '')}"
                                                 for event in ("SessionStart", "PreCompact", "SessionEnd")}
     mcp = json.loads((project_dir / ".mcp.json").read_text())["mcpServers"]["baton"]
     assert mcp["command"] == str(CONSOLE_SCRIPT)

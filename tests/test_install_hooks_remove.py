@@ -8,12 +8,15 @@ import json
 import orjson
 import pytest
 
-from baton.harnesses import HARNESSES
+from baton.harnesses import HARNESSES, adapter
 from baton.harnesses.install import install_hooks
 from baton.harnesses.wiring import remove_wiring
 from tests.cli_support import run, run_json
 
 SKILL = ".agents/skills/baton/SKILL.md"
+
+START = adapter("claude-code").event_suffixes["SessionStart"]
+"""What follows Claude Code's SessionStart line: what the agent is told when it cannot run (``start_failed``)."""
 
 
 def _snapshot(root):
@@ -228,7 +231,7 @@ def test_install_warns_in_one_line_when_no_baton_is_found_and_writes_the_portabl
     (line,) = err.strip().splitlines()
     assert "`baton` is not found on PATH" in line and "--command" in line and "--command baton" in line
     settings = json.loads((project_dir / ".claude" / "settings.json").read_text())
-    assert settings["hooks"]["SessionStart"][0]["hooks"][0]["command"] == "baton hook claude-code SessionStart"
+    assert settings["hooks"]["SessionStart"][0]["hooks"][0]["command"] == "baton hook claude-code SessionStart" + START
 
 
 def test_the_warning_is_in_the_json_result(project_dir, capsys, no_running_baton):

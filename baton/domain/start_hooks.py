@@ -1,4 +1,5 @@
-"""Whether an agent uses Baton's tools in a session whose harness ran none of
+"""Where a harness must be started for Baton's wiring to work (``started_below``,
+``baton doctor``), and whether an agent uses Baton's tools in a session whose harness ran none of
 Baton's hooks (harness14 F2): Claude Code started in a subfolder of a project
 wired at its root runs none of the project's hooks (``.claude/settings.json`` is
 read from the folder it starts in) yet finds ``.mcp.json`` from there, so the
@@ -12,7 +13,27 @@ from __future__ import annotations
 
 from baton.model import frozen
 
-HARNESS_NAMES = {"claude-code": "Claude Code"}
+HARNESS_NAMES = {"claude-code": "Claude Code", "gemini-cli": "Gemini CLI"}
+
+STARTED_AT_ROOT = {
+    "claude-code": "runs none of the project's hooks (no brief at its start, nothing handed on at its end), while "
+                   "Baton's MCP tools still work",
+    "gemini-cli": "runs none of the project's hooks and offers none of Baton's MCP tools (no brief at its start, "
+                  "nothing handed on at its end, no baton tools for the agent)",
+}
+"""The harnesses that read the project's wiring only from the folder they are started in, and what
+one started in a subfolder does (run for real): Claude Code 2.1.332 reads ``.claude/settings.json``
+there, yet finds ``.mcp.json`` from it; Gemini CLI 0.61.0 reads ``.gemini/settings.json`` (hooks and
+MCP servers alike) there. Codex 0.171.0 finds ``.codex/`` from a subfolder: not here."""
+
+
+def started_below(harness: str, below: str | None, root: str) -> str | None:
+    """What ``baton doctor`` run in ``below`` (a subfolder of the worktree ``root`` wired for
+    ``harness``; None or empty: the root itself) warns of, or None: nothing to say."""
+    if not below or harness not in STARTED_AT_ROOT:
+        return None
+    return (f"this is {below}, a subfolder of the project: {HARNESS_NAMES[harness]} started here "
+            f"{STARTED_AT_ROOT[harness]}; start it at the project root ({root})")
 
 
 @frozen

@@ -28,6 +28,7 @@ from baton.harnesses.protocol import (
     matcher_groups,
     mcp_server,
     skill_text,
+    start_failed,
 )
 
 START_SOURCES = "startup|resume|clear|compact|fork"
@@ -95,4 +96,7 @@ ADAPTER = CommandHookAdapter(
     hooks=HOOKS,
     files=_files,
     answer=hook_specific_output,
+    # Claude Code shows a failing hook's stderr in verbose mode only; a start hook's plain stdout
+    # on status 0 is added to the agent's context: the agent is told why (``start_failed``).
+    event_suffixes={"SessionStart": start_failed("Claude Code")},
 )

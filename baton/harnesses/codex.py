@@ -40,6 +40,7 @@ from baton.harnesses.protocol import (
     hook_specific_output,
     matcher_groups,
     mcp_server,
+    start_failed,
 )
 
 HOOKS = (
@@ -55,6 +56,14 @@ TRUST_STEP = ("Codex runs these hooks only once you trust them: run `codex` in t
               "that changes them (`codex exec` alone: --dangerously-bypass-hook-trust)")
 """Codex 0.171: an untrusted hook never runs, and nothing says so (docs/hooks.md, Codex).
 ``{hooks}`` is how many ``install-hooks`` wired (``--events``)."""
+
+
+START_FAILED = start_failed("Codex")
+"""After the SessionStart hook's command line: when the command cannot run, say why to the agent.
+Codex 0.171.0 shows a failing hook as ``hook: SessionStart Failed`` and nothing else — neither its
+stderr nor its ``systemMessage``, in ``codex exec`` (checked with the real binary; its source
+records only ``hook exited with code N``) — but a start hook's plain stdout on status 0 reaches
+the model as context (openai/codex ``codex-rs/hooks/src/events/session_start.rs``)."""
 
 
 def _toml_body(command: str) -> str:
@@ -79,4 +88,5 @@ ADAPTER = CommandHookAdapter(
     answer=hook_specific_output,
     end_reason="turn",
     user_steps=(TRUST_STEP,),
+    event_suffixes={"SessionStart": START_FAILED},
 )

@@ -21,22 +21,26 @@ from typing import Any, Mapping
 import orjson
 
 from baton.errors import InputError, StorageError, UnsafePath
-from baton.harnesses.protocol import NONBLOCKING_SUFFIX, ConfigFile
+from baton.harnesses.protocol import ConfigFile
 
 
 def hook_signature(command: Any) -> tuple[str, ...] | None:
     """``(hook, HARNESS, EVENT)`` when ``command`` is a program's ``hook HARNESS EVENT``
-    (Baton's shape, whatever the program; ``NONBLOCKING_SUFFIX`` after it or not), else None."""
+    (Baton's shape, whatever the program; a ``||`` tail after it or not, ``hook_words``), else None."""
     if not isinstance(command, str):
         return None
     try:
         words = shlex.split(command)
     except ValueError:
         return None
-    suffix = shlex.split(NONBLOCKING_SUFFIX)
-    if words[-len(suffix):] == suffix:  # Gemini CLI's lines end in `|| exit 1`
-        words = words[:-len(suffix)]
+    words = hook_words(words)
     return tuple(words[-3:]) if len(words) >= 4 and words[-3] == "hook" else None
+
+
+def hook_words(words: list[str]) -> list[str]:
+    """A hook command line's words before what runs when it fails: Gemini CLI's ``|| exit 1``
+    (``NONBLOCKING_SUFFIX``), Codex's SessionStart ``|| { echo …; exit 0; }``."""
+    return words[:words.index("||")] if "||" in words else words
 
 
 def merge_json(existing: Mapping[str, Any], additions: Mapping[str, Any], *, depth: int = 2,

@@ -168,6 +168,19 @@ class HarnessAdapter(Protocol):
         ...
 
 
+def start_failed(harness_name: str) -> str:
+    """After a SessionStart hook's command line (POSIX sh), for a harness that hands a start hook's
+    plain stdout on status 0 to the model as context and shows the person nothing of a failing
+    hook (Codex 0.171.0: ``hook: SessionStart Failed``, never its stderr; Claude Code: its stderr
+    in verbose mode only): when the command cannot run (``baton`` not on the ``PATH`` the harness
+    runs hooks with, a venv gone), the agent is told why. No backquote nor apostrophe: the text
+    sits in double quotes. Baton's own hook always exits 0, so it runs only when the command
+    itself cannot."""
+    return (f' || {{ echo "Baton could not run its SessionStart hook (exit status $?; 127: the command was not found '
+            f'on the PATH {harness_name} runs hooks with), so this session got no brief and Baton will not record it. '
+            'Tell the person to run baton doctor in this project."; exit 0; }')
+
+
 NONBLOCKING_SUFFIX = " || exit 1"
 """For a harness that takes a hook's exit status 2 and above as "deny" (Gemini CLI:
 a ``baton`` missing from PATH exits 127 and would block every prompt): any failure
@@ -225,6 +238,9 @@ class CommandHookAdapter:
     ``install-hooks`` prints them)."""
     command_suffix: str = ""
     """Shell words after each hook command line: Gemini CLI's ``|| exit 1`` (``NONBLOCKING_SUFFIX``)."""
+    event_suffixes: Mapping[str, str] = {}
+    """Per event, shell words after that hook's command line, from ``||`` (Codex's SessionStart:
+    what to tell the agent when the command cannot run, ``codex.START_FAILED``)."""
     subscribe_events: Callable[..., Any] | None = None
 
     def event_named(self, event: str) -> str | None:
@@ -264,7 +280,7 @@ class CommandHookAdapter:
         return orjson.dumps(self.answer(metadata, context)).decode()
 
     def command_lines(self, command: str, hooks: tuple[HookCommand, ...] | None = None) -> tuple[str, ...]:
-        return tuple(f"{command} hook {self.name} {hook.event}{self.command_suffix}"
+        return tuple(f"{command} hook {self.name} {hook.event}{self.command_suffix}{self.event_suffixes.get(hook.event, '')}"
                      for hook in (self.hooks if hooks is None else hooks))
 
     def role(self, hook: HookCommand) -> str:

@@ -43,13 +43,16 @@ from typing import Any
 import attrs
 import orjson
 
+from baton.domain.start_hooks import started_below
 from baton.domain.wording import counted
 from baton.errors import BatonError, InputError, StorageError
 from baton.harnesses import HARNESSES, adapter
 from baton.harnesses.clone_exclude import RECORD, ExcludeEdit, apply_edit, plan_unexclude
+from baton.harnesses.codex_trust import codex_trust_check
 from baton.harnesses.config_text import (
     contained,
     hook_signature,
+    hook_words,
     new_text,
     original_path,
     parse_toml,
@@ -65,7 +68,6 @@ from baton.harnesses.protocol import (
     AGENTS_SKILL_FILE,
     DEFAULT_ROLES,
     HOOK_ROLES,
-    NONBLOCKING_SUFFIX,
     OPTIONAL_ROLES,
     REQUIRED_ROLES,
     ConfigFile,
@@ -177,11 +179,7 @@ def rerun(harness: str, command: str | None = None, events: str | None = None) -
 
 def _hook_prefix(line: str) -> list[str]:
     """A hook command line's words before ``hook HARNESS EVENT`` (and the non-blocking suffix)."""
-    words = shlex.split(line)
-    suffix = shlex.split(NONBLOCKING_SUFFIX)
-    if words[-len(suffix):] == suffix:
-        words = words[:-len(suffix)]
-    return words[:-3]
+    return hook_words(shlex.split(line))[:-3]
 
 
 def _signature(command: Any) -> tuple[str, ...] | None:
@@ -860,27 +858,17 @@ def delete_file(path: Path, base: Path) -> None:
         folder = folder.parent
 
 
-STARTED_AT_ROOT = {"claude-code": "Claude Code"}
-"""The harnesses that read the project's hooks only from the folder they are started in:
-Claude Code 2.1.332 started in a subfolder runs none of ``.claude/settings.json``'s hooks
-(no brief, nothing handed on at its end) yet finds ``.mcp.json``, so Baton's tools work."""
-
-
 def _started_below(base: Path, project: str | os.PathLike | None, harness: str) -> list[tuple[str, str, str]]:
-    """A warning when ``doctor`` runs in a subfolder of the worktree wired for ``harness``:
-    the harness started there too runs none of its hooks."""
+    """A warning when ``doctor`` runs in a subfolder of the worktree wired for ``harness``, a
+    harness that reads the project's wiring only where it is started (``start_hooks.started_below``)."""
     start = project or os.environ.get("BATON_PROJECT") or None
     try:
         here = Path(start).expanduser().resolve() if start else Path.cwd().resolve()
         below = here.relative_to(base.resolve())
     except (OSError, ValueError):
         return []
-    if not below.parts:
-        return []
-    return [(f"harness {harness} (here)", "warn",
-             f"this is {below.as_posix()}, a subfolder of the project: {STARTED_AT_ROOT[harness]} started here "
-             f"runs none of the project's hooks (no brief at its start, nothing handed on at its end), while "
-             f"Baton's MCP tools still work; start it at the project root ({base.resolve()})")]
+    detail = started_below(harness, below.as_posix() if below.parts else None, str(base.resolve()))
+    return [(f"harness {harness} (here)", "warn", detail)] if detail else []
 
 
 def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[str, str, str]]:
@@ -895,8 +883,11 @@ def doctor_checks(root: Path, project: str | os.PathLike | None) -> list[tuple[s
         wiring = inspect_wiring(base, harness)
         if wiring.wired or wiring.broken:
             checks.append((f"harness {harness}", *wiring_check(wiring)))
-            if harness in STARTED_AT_ROOT:
-                checks += _started_below(base, project, harness)
+            checks += _started_below(base, project, harness)
+            if harness == "codex" and not wiring.broken:
+                events = _events(harness)
+                trust = codex_trust_check(base, root, lambda hook: _is_batons(hook, harness, events))
+                checks += [trust] if trust is not None else []
     if not checks:  # not a problem (the command line alone works): how to connect one
         checks.append(("harnesses", "ok", f"none wired in this worktree; `baton install-hooks --harness NAME` "
                                           f"connects one ({', '.join(HARNESSES)})"))

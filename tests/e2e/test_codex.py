@@ -150,7 +150,10 @@ class CodexProject:
             baton = [h for h in server.hooks(self.project) if " hook codex " in (h.get("command") or "")]
             assert baton, "Codex listed none of Baton's hooks"
             server.request("config/batchWrite", {"edits": [
-                {"keyPath": f"hooks.state.{json.dumps(h['key'])}.trusted_hash", "value": h["currentHash"],
+                # ensure_ascii=False: Codex's keyPath parser reads no \u escape (a path with "ü"
+                # would be recorded under a key that never matches; harness14 F12).
+                {"keyPath": f"hooks.state.{json.dumps(h['key'], ensure_ascii=False)}.trusted_hash",
+                 "value": h["currentHash"],
                  "mergeStrategy": "upsert"} for h in baton]})
             return [h for h in server.hooks(self.project) if h["key"] in {b["key"] for b in baton}]
 
@@ -299,6 +302,36 @@ def test_codex_lists_batons_hooks_as_untrusted_until_the_user_trusts_them(tmp_pa
     assert sorted(h["eventName"] for h in listed) == ["preCompact", "sessionStart", "stop", "userPromptSubmit"]
     assert {h["trustStatus"] for h in listed} == {"untrusted"}
     assert {h["trustStatus"] for h in world.trust_baton_hooks()} == {"trusted"}
+
+
+def _doctor_on_codex_trust(world: CodexProject) -> dict[str, Any]:
+    done = run_baton(world.project, world.env, "doctor", "--json")
+    assert done.returncode == 0, done.stderr
+    return {c["name"]: c for c in json.loads(done.stdout)["checks"]}["harness codex (trust)"]
+
+
+def test_doctor_turns_ok_exactly_when_codex_trusts_batons_hooks(tmp_path, model, trap):
+    # A folder named with "ü": the trust key is the hooks file's path, written as Codex writes it.
+    world = CodexProject(tmp_path / "proj ü", model, trap)
+    world.install_baton()
+    before = _doctor_on_codex_trust(world)
+    assert before["status"] == "warn" and "not trusted" in before["detail"], before
+    assert {h["trustStatus"] for h in world.trust_baton_hooks()} == {"trusted"}
+    after = _doctor_on_codex_trust(world)
+    assert after["status"] == "ok" and "Baton's 4 hooks" in after["detail"], after
+
+
+def test_doctor_warns_as_codex_does_when_install_hooks_changed_trusted_hooks(tmp_path, model, trap):
+    world = CodexProject(tmp_path, model, trap)
+    world.install_baton()
+    world.trust_baton_hooks()
+    done = run_baton(world.project, world.env, "install-hooks", "--harness", "codex", "--events", "all",
+                     "--command", "baton")
+    assert done.returncode == 0, done.stderr
+    listed = {h["eventName"]: h["trustStatus"] for h in world.hooks() if " hook codex " in (h.get("command") or "")}
+    assert set(listed.values()) == {"modified"}, listed
+    found = _doctor_on_codex_trust(world)
+    assert found["status"] == "warn" and "trusted as an earlier version of the hook" in found["detail"], found
 
 
 def test_untrusted_hooks_never_run_and_the_session_still_ends_normally(tmp_path, model, trap):
@@ -551,6 +584,10 @@ def test_a_session_ends_normally_when_baton_is_not_on_path(codex):
     told = hello(codex, {**codex.env, "PATH": path})
     assert "## Baton" not in told
     assert "session.begun" not in codex.types()
+    # Codex shows the person only `hook: SessionStart Failed` for a failing hook (never its stderr):
+    # the start hook's fallback tells the agent why instead (harness14 F5).
+    assert ("Baton could not run its SessionStart hook (exit status 127; 127: the command was not found on the "
+            "PATH Codex runs hooks with)") in told and "run baton doctor" in told
 
 
 def test_no_baton_is_lost_beside_a_cpu_hog(codex):

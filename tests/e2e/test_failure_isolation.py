@@ -190,8 +190,12 @@ def test_a_session_ends_normally_when_baton_is_not_on_path(claude, project, env,
     rewired = run_baton(project, env, "install-hooks", "--harness", "claude-code", "--command", "baton",
                          "--events", "all")
     assert rewired.returncode == 0, rewired.stderr
-    hello(claude, project, _without_baton(env), model)
+    told = hello(claude, project, _without_baton(env), model)
     assert not (project / ".baton").exists() or "session.begun" not in types(project, env)
+    # Claude Code shows a failing hook's stderr in verbose mode only: the start hook's fallback
+    # tells the agent why instead (harness14 F5, as for Codex).
+    assert ("Baton could not run its SessionStart hook (exit status 127; 127: the command was not found on the "
+            "PATH Claude Code runs hooks with)") in told
 
 
 def test_the_default_wiring_runs_baton_even_when_it_is_not_on_the_harness_path(claude, project, env, model):

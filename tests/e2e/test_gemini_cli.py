@@ -228,3 +228,23 @@ def test_no_baton_is_lost_beside_a_cpu_hog(gemini):
     """Each session says "continue later" and its agent completes the draft while every core is busy:
     each session's end leaves its baton, and the next session receives it."""
     no_baton_lost_beside_a_cpu_hog(lambda: _hand_over(gemini), gemini.types)
+
+
+def test_started_in_a_subfolder_gemini_runs_none_of_batons_wiring_and_doctor_there_says_so(gemini):
+    """Gemini CLI reads the project's .gemini/settings.json only where it is started (harness14 F2,
+    s13): from a subfolder no hook runs and no Baton tool is offered; `baton doctor` there warns."""
+    run_baton(gemini.project, gemini.env, "session", "end", "seed", "--handoff-steps", "SEEDED STEP")
+    sub = gemini.project / "src" / "deep"
+    sub.mkdir(parents=True)
+    gemini.model.script = []
+    done = run_harness([str(gemini.program), "-p", "hi", "-y"], sub, gemini.env, timeout=240)
+    assert done.returncode == 0, done.stderr[-4000:]
+    (first, *_) = gemini.model.conversation()
+    assert "SEEDED STEP" not in user_text(first) and not hook_contexts(first)
+    assert "mcp_baton_" not in json.dumps(first.json)
+    assert "session.begun" not in gemini.types()
+    doctor = run_baton(sub, gemini.env, "doctor", "--json")
+    check = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}["harness gemini-cli (here)"]
+    assert check["status"] == "warn" and "start it at the project root" in check["detail"]
+    (at_root, *_) = gemini.run("hi")  # the same at the root: the brief, and Baton's tools offered
+    assert "SEEDED STEP" in user_text(at_root) and "mcp_baton_" in json.dumps(at_root.json)
