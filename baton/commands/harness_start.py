@@ -36,7 +36,7 @@ from baton.commands.batons import peek_at_start, received_at_start
 from baton.commands.bootstrap import BRIEF_PROJECTIONS, BootstrapResult, Stale, Start, begin
 from baton.commands.identity import context_of
 from baton.commands.objectives import required_session_id
-from baton.commands.session_drafts import draft_to_complete, origin_session
+from baton.commands.session_drafts import draft_to_complete, origin_session, parents_of
 from baton.commands.session_records import StartOnce, started_before
 from baton.domain.batons import DEFAULT_MAX_BYTES
 from baton.domain.claimed_elsewhere import CONTINUING_SOURCES
@@ -64,6 +64,8 @@ class SessionStartResult:
     """A start after a compaction: the draft Baton saved for the session before it, still open."""
     missing: tuple[str, ...] = ()
     """The fields of ``draft`` still to complete."""
+    continues: str | None = None
+    """The baton the session received at its start, when ``draft`` continues it (its lineage parent)."""
     recalled: str | None = None
     """A repeated start that continues the conversation (``RECALLED_SOURCES``): the baton the session
     received and a newer one waiting, read-only (``repeated_start.continued_notice``)."""
@@ -122,7 +124,8 @@ class SessionStartResult:
         the draft, in its own words, put right after "Complete it"."""
         if self.delivered is not None:
             return None
-        parts = ([compaction_notice(self.draft, self.missing, complete_with)] if self.draft is not None else []) \
+        parts = ([compaction_notice(self.draft, self.missing, complete_with, continues=self.continues)]
+                 if self.draft is not None else []) \
             + ([self.recalled] if self.recalled else [])
         if not parts:
             return None
@@ -356,16 +359,26 @@ def _after_compaction(runner: Any, writer: str, sid: str, harness: str | None, s
     kept = draft_to_complete(runner, writer, sid)
     if kept is None:
         return SessionStartResult(sid, harness, source, repeated=True)
-    return SessionStartResult(sid, harness, source, repeated=True, draft=kept[0], missing=kept[1])
+    session, doc = session_doc(runner, writer, sid), runner.get("handoffs", kept[0])
+    received = received_baton(session)
+    continues = received if received is not None and isinstance(doc, dict) and received in parents_of(doc) else None
+    return SessionStartResult(sid, harness, source, repeated=True, draft=kept[0], missing=kept[1],
+                              continues=continues)
 
 
-def compaction_notice(draft: str, missing: tuple[str, ...] = (), complete_with: str = "") -> str:
+def compaction_notice(draft: str, missing: tuple[str, ...] = (), complete_with: str = "", *,
+                      continues: str | None = None) -> str:
     """What the agent is told when its session starts again after a compaction:
-    the draft Baton saved before it, and how to complete and hand it on."""
+    the draft Baton saved before it, and how to complete and hand it on.
+    ``continues``: the baton the session received, which the draft continues."""
     short = short_id(draft)
     lines = ["## Baton", "",
              f"Baton saved this session's work before the compaction: draft handoff {short} ({draft}) is "
              "still open, so what the summary left out can still be handed on."]
+    if continues is not None:
+        lines.append(f"It continues baton `{continues}`, which this session received at its start: its work and "
+                     "open items are carried in it; write where this session left the work (`baton handoff show "
+                     f"{short_id(continues)}` reads the baton).")
     if missing:
         lines.append(f"Still to complete: {', '.join(missing)}.")
     lines.append(f"Complete it{complete_with or f' (a capture continuing {draft})'}; then validate and ready "
