@@ -516,7 +516,13 @@ class Baton:
         One that met the ledger lock held past the wait used the start's wait: the
         start does not wait for the lock again (two waits could outlast the hook's
         deadline, and the agent get no brief at all), and its brief says why it
-        claimed nothing with what that wait met."""
+        claimed nothing with what that wait met.
+
+        A start that finds a ready handoff readied by a session of its owner and
+        clone that never reported its end (its harness killed) takes it over first
+        (``unended_sessions.take_over``): that session is ended with the handoff
+        handed on, which this start then claims, when it is taken for over; else
+        the brief says what waits and how to continue it."""
         from baton.commands import deferred, harness_start
 
         self._identifiers(session=session_id, harness=harness)
@@ -528,6 +534,12 @@ class Baton:
         limits = attrs.evolve(self.project.limits, write_wait=0) if busy is not None else None
         starting = harness_start.start_session(self.project, session_id, harness=harness, source=source,
                                                max_bytes=max_bytes, limits=limits, also=also)
+        if starting.unended is not None:  # a session that never reported its end readied a handoff
+            from baton.commands import unended_sessions
+
+            told = unended_sessions.take_over(self.project, starting.unended)
+            starting = harness_start.start_session(self.project, session_id, harness=harness, source=source,
+                                                   max_bytes=max_bytes, limits=limits, also=also, told=told)
         if starting.done is not None:
             started = starting.done
         else:

@@ -129,3 +129,46 @@ def test_a_draft_a_handoff_request_prepares_lists_no_harness_files(repo):
     with Baton.open(repo) as app:
         artifacts = [a["path"] for a in app.show(outcome.result.draft).to_json()["handoff"]["artifacts"]]
     assert artifacts == ["src/app.py"]
+
+
+def _received_a_baton(repo) -> str:
+    """A baton left by an earlier session (``s0``), received by ``SID``'s start: its id."""
+    from tests.app_support import promote_handoff, validate_handoff_command
+    from tests.handoff_support import payload
+
+    hook(repo, "claude-code", "SessionStart", fixture("claude-code", "SessionStart.startup", repo, session_id="s0"))
+    with Baton.open(repo) as app:
+        handoff_id = app.capture(payload(), session="s0").handoff_id
+    validate_handoff_command(repo, handoff_id)
+    promote_handoff(repo, handoff_id, accept_warnings="tests")
+    hook(repo, "claude-code", "SessionEnd", fixture("claude-code", "SessionEnd", repo, session_id="s0"))
+    assert _start(repo, "startup").result.delivered.record.id == handoff_id
+    return handoff_id
+
+
+def test_the_draft_before_a_compaction_continues_the_baton_the_session_received(repo):
+    received = _received_a_baton(repo)
+    draft = _compact(repo).result.handoff_id
+    with Baton.open(repo) as app:
+        shown = app.show(draft).record
+        parent = app.show(received).record
+    assert (shown["lineage"]["parents"], shown["lineage"]["relation"]) == ([received], "continue")
+    assert shown["open_items"] == parent["open_items"] and shown["open_items"]
+    assert shown["work"]["objective"] == parent["work"]["objective"]
+    assert shown["summary"]["current_state"] == ""  # where this session left the work is its own to write
+
+
+def test_the_start_after_a_compaction_says_the_draft_continues_the_received_baton(repo):
+    received = _received_a_baton(repo)
+    _compact(repo)
+    text = injected("claude-code", _start(repo, "compact").answer)
+    assert f"It continues baton `{received}`, which this session received at its start" in text
+    assert "Still to complete:" in text and "open_items" not in text.split("Still to complete:")[1].split("\n")[0]
+
+
+def test_a_draft_of_a_session_that_received_no_baton_continues_nothing(repo):
+    _start(repo, "startup")
+    draft = _compact(repo).result.handoff_id
+    with Baton.open(repo) as app:
+        assert app.show(draft).record["lineage"]["parents"] == []
+    assert "It continues baton" not in injected("claude-code", _start(repo, "compact").answer)

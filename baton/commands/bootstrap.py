@@ -342,7 +342,7 @@ def begin(
     budget: str = "max_bytes",
     named: "Callable[[Any, str, None], NamedStart] | None" = None,
     continues: bool = False,
-    wording: Mapping[str, str] | None = None,
+    wording: Mapping[str, str] | None = None, told: Sequence[str] = (),
 ) -> "Start":
     """Read what the session-start brief is built from: ``Start.done`` is the
     brief when no baton waits (or the ledger cannot be read), else
@@ -363,7 +363,8 @@ def begin(
     behind the ledger to bring up to date now (a harness's start, ``harness_start``): the brief
     is read from it, and nothing is claimed or recorded (``Start.as_it_stands``).
     ``budget``, ``wording``: how the surface that asked spells ``max_bytes`` (named by the
-    notice of a handoff too big for the brief) and what to run (``Start.wording``).
+    notice of a handoff too big for the brief) and what to run (``Start.wording``). ``told``:
+    the caller's notices, the brief's first (``unended_sessions``: a session that never ended).
 
     Raises:
         InputError: ``max_bytes`` below 1024 or a malformed session id.
@@ -383,7 +384,7 @@ def begin(
         gate = named_gate = named(project, session_id, None)
     start = Start(project, context_of(project, owner=owner, branch=branch), session_id, max_bytes, gate,
                   dict(peek=peek, session_id_generated=generated, hooked=hooked, continues=continues), limits)
-    start.budget, start.wording = budget, wording or {}
+    start.budget, start.wording, start.notices = budget, wording or {}, list(told)
     if stale is not None:
         start.waiting = start.read(stale[0])
         start.done = start.as_it_stands(stale)

@@ -91,12 +91,16 @@ def prepare_before_compaction(project: "Project", session_id: str | None, *, har
     kept = _compaction_draft(runner, project.writer, sid)
     template = None
     if kept is None:
-        prepared = prepare_handoff(project, trigger=HOOK_TRIGGER, deferral=deferral)  # reads git: outside the lock
+        session = session_doc(runner, project.writer, sid)
+        received = _received_handoff(runner, session)
+        # reads git: outside the lock
+        prepared = prepare_handoff(project, source=received, trigger=HOOK_TRIGGER, deferral=deferral)
         label = f"{harness or 'the'} session {sid}"
         template = dict(prepared.template)
+        if received is not None:  # a continuation of it: its work and open items; the summary is this session's
+            template["summary"] = {"current_state": "", "completed": [], "in_progress": [], "discoveries": []}
         template["work"] = {**template["work"], "title": f"Work of {label}, before compaction",
-                            "objective": _objective_for(runner, session_doc(runner, project.writer, sid), prepared.objective,
-                                                        label)}
+                            "objective": _objective_for(runner, session, prepared.objective, label)}
         template["automation"] = {"trigger": HOOK_TRIGGER, **detector_inputs(trigger)}
     elif not assessed.records:
         return CompactionDraftResult(sid, kept, False, trigger)
@@ -112,6 +116,20 @@ def prepare_before_compaction(project: "Project", session_id: str | None, *, har
         if assessed.records:
             record_recommendation(scope, assessed, draft)
     return CompactionDraftResult(sid, draft, created, trigger)
+
+
+def _received_handoff(runner: Any, session: dict[str, Any] | None) -> str | None:
+    """The handoff the session received as its baton at its start, when its record is
+    here and may be continued (not archived): the draft saved before a compaction
+    continues it (``lineage.parents``), carrying its open items, as ``handoff prepare
+    --from`` would."""
+    received = (session or {}).get("receivedBaton")
+    if not isinstance(received, str) or not received or "handoffs" not in runner.by_name:
+        return None
+    doc = runner.get("handoffs", received)
+    if not isinstance(doc, dict) or doc.get("status") in ("archived", None):
+        return None
+    return received
 
 
 def _compaction_draft(runner: Any, writer: str, sid: str) -> str | None:

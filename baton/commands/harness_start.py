@@ -26,6 +26,7 @@ MCP server, so this is how a capture over MCP names its session.
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -35,7 +36,7 @@ from baton.commands.batons import peek_at_start, received_at_start
 from baton.commands.bootstrap import BRIEF_PROJECTIONS, BootstrapResult, Stale, Start, begin
 from baton.commands.identity import context_of
 from baton.commands.objectives import required_session_id
-from baton.commands.session_drafts import draft_to_complete
+from baton.commands.session_drafts import draft_to_complete, origin_session, parents_of
 from baton.commands.session_records import StartOnce, started_before
 from baton.domain.batons import DEFAULT_MAX_BYTES
 from baton.domain.claimed_elsewhere import CONTINUING_SOURCES
@@ -44,6 +45,8 @@ from baton.domain.repeated_start import continued_notice, received_baton
 from baton.domain.short_ids import short_id
 from baton.errors import BatonError, IndexBehind
 from baton.model import frozen
+from baton.projections import handoffs
+from baton.projections.sessions import open_at, session_doc
 
 if TYPE_CHECKING:
     from baton.commands.context import Limits, Project
@@ -61,6 +64,8 @@ class SessionStartResult:
     """A start after a compaction: the draft Baton saved for the session before it, still open."""
     missing: tuple[str, ...] = ()
     """The fields of ``draft`` still to complete."""
+    continues: str | None = None
+    """The baton the session received at its start, when ``draft`` continues it (its lineage parent)."""
     recalled: str | None = None
     """A repeated start that continues the conversation (``RECALLED_SOURCES``): the baton the session
     received and a newer one waiting, read-only (``repeated_start.continued_notice``)."""
@@ -119,7 +124,8 @@ class SessionStartResult:
         the draft, in its own words, put right after "Complete it"."""
         if self.delivered is not None:
             return None
-        parts = ([compaction_notice(self.draft, self.missing, complete_with)] if self.draft is not None else []) \
+        parts = ([compaction_notice(self.draft, self.missing, complete_with, continues=self.continues)]
+                 if self.draft is not None else []) \
             + ([self.recalled] if self.recalled else [])
         if not parts:
             return None
@@ -168,6 +174,10 @@ class Starting:
     done: SessionStartResult | None = None
     brief: Start | None = None
     gate: "StartOnce | None" = None
+    unended: "Unended | None" = None
+    """Neither ``done`` nor ``brief``: a session of this owner that never reported its end
+    readied a handoff no baton carries (``unended_handoff``). The application decides what
+    to do of it (``unended_sessions.take_over``) and starts again, ``told`` what it did."""
 
     def delivered(self, brief: BootstrapResult) -> SessionStartResult:
         """The result once the brief is built (and its baton claimed). A start
@@ -184,7 +194,7 @@ class Starting:
 
 def start_session(project: "Project", session_id: str | None, *, harness: str | None = None,
                   source: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
-                  limits: Limits | None = None, also: str = "") -> Starting:
+                  limits: Limits | None = None, also: str = "", told: tuple[str, ...] | None = None) -> Starting:
     """Deliver the session-start brief once: claim the baton waiting for this
     owner and branch for ``session_id`` and record that the session began.
     The brief's steps (``bootstrap.begin``) are carried out by the application,
@@ -193,6 +203,11 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
     session id (``SessionStartResult.context_for``): the brief, then the session
     line with it, fit in ``max_bytes`` (when the line leaves the brief at least
     ``MIN_MAX_BYTES``, as any valid id does in the default budget).
+
+    A first start (not ``told``) that finds a ready handoff of its owner and branch
+    readied by a session that never reported its end (``unended_handoff``) reads
+    nothing more: ``Starting.unended`` names it, for the application to take over; it
+    starts again ``told`` the notices that says what it did (shown in the brief).
 
     An index too far behind the ledger to bring up to date in the hook's
     time (``IndexBehind``: its catch-up handed to a process of its own) that
@@ -219,14 +234,77 @@ def start_session(project: "Project", session_id: str | None, *, harness: str | 
         if source in RECALLED_SOURCES:
             again = attrs.evolve(again, recalled=_recalled(project, runner, before))
         return Starting(sid, harness, source, again)
+    ctx = None
+    if told is None and stale is None and not project.read_only:
+        ctx = context_of(project)
+        unended = unended_handoff(runner, project.writer, ctx.owner, ctx.branch, sid)
+        if unended is not None:
+            return Starting(sid, harness, source, unended=unended)
     gate = StartOnce(project, sid, harness)
     # The session line, as it will be delivered, comes after the brief (and a blank line), inside the same budget.
     room = max(MIN_MAX_BYTES, max_bytes - len(session_line(sid, harness, also, continued=source in CONTINUING_SOURCES)
                                               .encode("utf-8")) - 2)
     return Starting(sid, harness, source, brief=begin(project, session_id=sid, max_bytes=room, gate=gate,
                                                          limits=limits, stale=stale,
-                                                         continues=source in CONTINUING_SOURCES),
+                                                         continues=source in CONTINUING_SOURCES,
+                                                         owner=ctx.owner if ctx else None,
+                                                         branch=ctx.branch if ctx else None, told=told or ()),
                     gate=gate)
+
+
+Unended = tuple[str, dict[str, Any], str]
+"""A ready handoff a session that never reported its end readied (``unended_handoff``):
+its id, that session's document, and when the handoff last changed (its readiness). A
+tuple, not a class: the steady hook path defines none it does not use."""
+
+UNENDED_WINDOW = 5
+"""How many of the newest ready handoffs on the branch a start looks through for this
+owner's and clone's newest: one keyed query, never the project's history."""
+
+UNENDED_ATTRIBUTION_HOURS = 12
+"""How long before a handoff naming no session was captured a session that was open then
+may have begun (``harness_finish.ATTRIBUTION_HORIZON_HOURS``, the same rule)."""
+
+
+def unended_handoff(runner: Any, writer: str, owner: str, branch: str | None, sid: str) -> Unended | None:
+    """The newest ready handoff of ``owner`` on ``branch`` captured in this clone
+    (``writer``), when no baton carries it and a session of this clone that never
+    reported its end readied it: it names that session, or it names none and that
+    session was the only one of the owner open on the branch when it was captured
+    (as a session's end attributes it: ``harness_finish._captured_during``). Not
+    the starting session's (``sid``), not a teammate's or another clone's, never a
+    handoff already a baton, resumed, superseded or archived (only ``ready`` ones).
+    None otherwise: the steady case, one indexed query and a keyed read or two."""
+    if not branch or "handoffs" not in runner.by_name or "sessions" not in runner.by_name:
+        return None
+    row = next((r for r in handoffs.newest(runner.db, status="ready", branch=branch, kind="handoff",
+                                           limit=UNENDED_WINDOW)
+                if r.owner == owner and r.writer == writer), None)
+    if row is None or ("baton_scopes" in runner.by_name and runner.get("baton_scopes", row.id) is not None):
+        return None
+    doc = runner.get("handoffs", row.id)
+    if not isinstance(doc, dict):
+        return None
+    named = origin_session(doc)
+    if named is None:
+        created = row.created_at
+        try:
+            since = (datetime.fromisoformat(created[:19])
+                     - timedelta(hours=UNENDED_ATTRIBUTION_HOURS)).strftime("%Y-%m-%dT%H:%M:%S")
+        except ValueError:
+            return None
+        found = open_at(runner.db, owner=owner, branch=branch, at=created, since=since, exclude=sid,
+                        writer=writer)
+        if len(found) != 1:  # none, or rivals: nobody's to take over (a session's end says so)
+            return None
+        named = found[0]
+    if named == sid:
+        return None
+    session = session_doc(runner, writer, named)
+    if (session is None or session.get("status") == "ended" or not session.get("beganAt")
+            or session.get("owner") != owner or session.get("leftBaton")):
+        return None
+    return row.id, session, row.updated_at or row.created_at
 
 
 def as_it_stands(project: "Project", behind: IndexBehind) -> Stale | None:
@@ -281,16 +359,26 @@ def _after_compaction(runner: Any, writer: str, sid: str, harness: str | None, s
     kept = draft_to_complete(runner, writer, sid)
     if kept is None:
         return SessionStartResult(sid, harness, source, repeated=True)
-    return SessionStartResult(sid, harness, source, repeated=True, draft=kept[0], missing=kept[1])
+    session, doc = session_doc(runner, writer, sid), runner.get("handoffs", kept[0])
+    received = received_baton(session)
+    continues = received if received is not None and isinstance(doc, dict) and received in parents_of(doc) else None
+    return SessionStartResult(sid, harness, source, repeated=True, draft=kept[0], missing=kept[1],
+                              continues=continues)
 
 
-def compaction_notice(draft: str, missing: tuple[str, ...] = (), complete_with: str = "") -> str:
+def compaction_notice(draft: str, missing: tuple[str, ...] = (), complete_with: str = "", *,
+                      continues: str | None = None) -> str:
     """What the agent is told when its session starts again after a compaction:
-    the draft Baton saved before it, and how to complete and hand it on."""
+    the draft Baton saved before it, and how to complete and hand it on.
+    ``continues``: the baton the session received, which the draft continues."""
     short = short_id(draft)
     lines = ["## Baton", "",
              f"Baton saved this session's work before the compaction: draft handoff {short} ({draft}) is "
              "still open, so what the summary left out can still be handed on."]
+    if continues is not None:
+        lines.append(f"It continues baton `{continues}`, which this session received at its start: its work and "
+                     "open items are carried in it; write where this session left the work (`baton handoff show "
+                     f"{short_id(continues)}` reads the baton).")
     if missing:
         lines.append(f"Still to complete: {', '.join(missing)}.")
     lines.append(f"Complete it{complete_with or f' (a capture continuing {draft})'}; then validate and ready "

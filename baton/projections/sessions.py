@@ -109,20 +109,25 @@ def sessions_named(db, session_id: str) -> list[dict]:
     return [doc for doc in (orjson.loads(row[0]) for row in rows) if isinstance(doc, dict)]
 
 
-def open_at(db, *, owner: str, branch: str | None, at: str, since: str, exclude: str) -> list[str]:
+def open_at(db, *, owner: str, branch: str | None, at: str, since: str, exclude: str,
+            writer: str | None = None) -> list[str]:
     """The ids of the sessions of ``owner`` on ``branch`` (on any branch when
     None; but ``exclude``, a session id) that had begun by ``at`` (not before
     ``since``) and had not ended before it: the sessions that were working
-    there at that moment. Timestamps are compared to the second (RFC 3339, UTC)."""
+    there at that moment. Timestamps are compared to the second (RFC 3339, UTC).
+    ``writer``: only that clone's sessions, read by their keys' range (``<writer>/…``),
+    not every session's document."""
     on_branch = "AND json_extract(doc, '$.branch') = ? " if branch is not None else ""
+    of_writer = "AND key >= ? AND key < ? " if writer is not None else ""
     rows = db.execute(
-        "SELECT json_extract(doc, '$.id') FROM docs WHERE projection = 'sessions' "
+        "SELECT json_extract(doc, '$.id') FROM docs WHERE projection = 'sessions' " + of_writer +
         "AND json_extract(doc, '$.id') != ? "
         "AND json_extract(doc, '$.owner') = ? " + on_branch +
         "AND substr(json_extract(doc, '$.beganAt'), 1, 19) BETWEEN ? AND ? "
         "AND (json_extract(doc, '$.endedAt') IS NULL OR substr(json_extract(doc, '$.endedAt'), 1, 19) >= ?) "
         "ORDER BY key",
-        [exclude, owner, *([branch] if branch is not None else []), since[:19], at[:19], at[:19]]).fetchall()
+        [*([writer + "/", writer + "0"] if writer is not None else []), exclude, owner,
+         *([branch] if branch is not None else []), since[:19], at[:19], at[:19]]).fetchall()
     return sorted({row[0] for row in rows})
 
 

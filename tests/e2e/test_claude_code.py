@@ -382,3 +382,44 @@ def test_started_in_a_subfolder_it_runs_no_hook_and_batons_first_answer_says_so(
     first, second = answers
     assert "Baton's SessionStart hook did not run for this session" in first and "src/deep" in first
     assert "did not run" not in second
+
+
+def test_after_a_session_is_killed_without_its_end_the_next_one_is_told_of_the_handoff_it_readied(
+        claude, project, env, model):
+    """The harness's process group gets SIGKILL right after the agent readied a handoff
+    (harness14 F4): no SessionEnd runs, no baton is left. The next session's brief says
+    plainly that the session never reported its end and names the handoff and the command
+    that continues it; nothing is claimed (that session may still run in another terminal)."""
+    import os
+    import signal
+    import subprocess
+    import threading
+
+    asked, released = threading.Event(), threading.Event()
+
+    def stall(recorded: Recorded) -> str:
+        asked.set()  # the ready call's result is in this request: the handoff is ready
+        released.wait(RUN_TIMEOUT)
+        return "Too late."
+
+    model.script = capture_validate_ready()[:3] + [stall]
+    harness = subprocess.Popen(claude_argv(claude, "Record where the zebra-42 work stands."), cwd=project, env=env,
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    try:
+        assert asked.wait(RUN_TIMEOUT), "the agent never readied its handoff"
+    finally:
+        os.killpg(harness.pid, signal.SIGKILL)
+        harness.wait(60)
+        released.set()
+    (captured,) = events(project, env, "handoff.captured")
+    handoff = subject(captured)
+    assert events(project, env, "handoff.promoted") and not events(project, env, "session.ended")
+    model.script = ["On it."]
+    asked_at = len(model.turns())
+    session(claude, project, env, model, "hello")
+    told = said(model.turns()[asked_at])
+    assert re.search(rf"Session `{ID}` \(claude-code, begun [^)]*\) has not reported its end, and it readied "
+                     rf"handoff `{handoff}`", told)
+    assert f"`baton resume {handoff[-8:]}`" in told
+    assert not events(project, env, "baton.created") and not events(project, env, "baton.claimed")

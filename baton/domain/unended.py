@@ -1,0 +1,87 @@
+"""A session that never reported its end: whether a start takes it for ended.
+
+A harness's end hook hands on the handoff its session made ready; a harness
+killed (SIGKILL, the OOM killer, a laptop whose battery died) runs no end
+hook, and that handoff would wait as no baton, for nobody. The next start of
+the same owner, branch and clone finds it (``harness_start.unended_handoff``)
+and asks this rule whether that session is over: then the start ends it as
+its end hook would have, handing the handoff on as its baton, and receives it
+(``unended_sessions.take_over``); else the session may still be at work in
+another terminal, and the start is only told, plainly, what waits there.
+
+The ledger records no heartbeat, so "over" is known for sure only when the
+machine restarted since the session began (the clone's processes all died with
+it), and is presumed when nothing was heard of the session for
+``UNENDED_HOURS`` after it readied the handoff. docs/batons.md ("A session
+that never ended") tells the rule and its limits.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from baton.domain.short_ids import short_id
+
+UNENDED_HOURS = 12
+"""How long after it readied a handoff a session never heard of again is taken for ended
+(the horizon past which a session's end takes another session that never reported its end
+for a harness that was killed: ``harness_finish.ATTRIBUTION_HORIZON_HOURS``)."""
+
+BOOT_SLACK = timedelta(minutes=2)
+"""How much earlier than the machine's boot, as read from its uptime, a session must have
+begun to be taken for one that did not survive it (the wall clock and the uptime are read
+apart, and NTP may step the clock after boot)."""
+
+RESTARTED = "the machine restarted since it began"
+SILENT = f"nothing was heard of it for {UNENDED_HOURS} hours after it readied the handoff"
+
+
+def _at(stamp: str | None) -> datetime | None:
+    """An RFC 3339 UTC timestamp (``…Z``, seconds or finer), or None when unreadable."""
+    if not isinstance(stamp, str) or not stamp:
+        return None
+    try:
+        parsed = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else None
+
+
+def taken_for_ended(*, began: str | None, readied: str | None, now: str, booted: str | None) -> str | None:
+    """Why a session that began at ``began`` and readied its handoff at ``readied``,
+    never reporting its end, is over at ``now`` (the machine having booted at
+    ``booted``, None when not known): ``RESTARTED`` or ``SILENT``; None when it may
+    still be running (a second terminal on the branch), and its handoff is not to be
+    taken from it."""
+    started, last, current, boot = _at(began), _at(readied), _at(now), _at(booted)
+    if current is None:
+        return None
+    if started is not None and boot is not None and started < boot - BOOT_SLACK:
+        return RESTARTED
+    heard = max((t for t in (started, last) if t is not None), default=None)
+    if heard is not None and current - heard >= timedelta(hours=UNENDED_HOURS):
+        return SILENT
+    return None
+
+
+def _who(session: str, harness: str | None, began: str | None) -> str:
+    said = ", ".join(part for part in (harness, f"begun {began[:19]}Z" if began else None) if part)
+    return f"Session `{session}`" + (f" ({said})" if said else "")
+
+
+def handed_on_notice(session: str, harness: str | None, began: str | None, handoff: str, why: str) -> str:
+    """What the start that ended such a session, and handed its handoff on, is told."""
+    return (f"{_who(session, harness, began)} never reported its end ({why}) after it readied handoff "
+            f"`{handoff}` for the next session: Baton ended it now and handed that handoff on as the baton its "
+            "end would have left — the session handoff in this brief.")
+
+
+def unended_notice(session: str, harness: str | None, began: str | None, handoff: str) -> str:
+    """What a start is told of a handoff readied by a session that has not reported its end
+    and may still be running: the command that continues it, and why nothing was claimed."""
+    short = short_id(handoff)
+    return (f"{_who(session, harness, began)} has not reported its end, and it readied handoff `{handoff}` "
+            "for the next session, which no baton carries yet. If that session is no longer running (its "
+            f"harness was killed, or the machine stopped), this session continues its work: `baton resume {short}` "
+            "reads it. If it still runs (another terminal on this branch), leave it: its end hands it on. "
+            "Nothing was claimed.")
