@@ -10,6 +10,8 @@ import attrs
 
 from baton.commands.baton_cases import render_claim_conflicts
 from baton.commands.context import foreign_feed_name
+from baton.commands.leftovers import leftover_temporaries
+from baton.commands.repair_plan import plan_lines
 from baton.domain.clock_ahead import ahead_line, feeds_ahead
 from baton.domain.paths import SYMLINK_ESCAPE
 from baton.domain.wording import counted
@@ -17,7 +19,7 @@ from baton.errors import BatonError, InputError
 from baton.events.names import HANDOFF_FORGOTTEN, PROJECT_INITIALIZED
 from baton.ledger import files
 from baton.ledger.feed import FeedHead, FeedProblem, line_ending_at, line_hashes_to, scan_bytes
-from baton.ledger.repair import HEAD_PROBLEMS
+from baton.ledger.repair import HEAD_PROBLEMS, LINE_PROBLEMS, FeedRepair, plan_repair
 from baton.ledger.verify import RecordedHead, VerifyReport, verify_ledger
 from baton.model import frozen
 from baton.projections.batons import claim_conflicts
@@ -45,6 +47,11 @@ class VerifyResult:
     """This clone's own feed, damaged, when its ledger ref (what the last sync saw) holds it
     beyond the sound end: ``{"feed", "seq", "sound_seq"}``; the remote has those events, and a
     sync given ``restore_own_feed`` takes them back (a repair first would fork the feed)."""
+    repair: list[FeedRepair] = attrs.field(factory=list)
+    leftovers: list[str] = attrs.field(factory=list)
+    """Temporary files a process killed mid-write left (``baton.commands.leftovers``), relative to
+    ``.baton/``: named, not failures; ``baton rebuild`` removes them."""
+    """What ``baton repair`` would set aside and keep, per damaged feed: the same plan it carries out."""
 
     @property
     def project_mismatch(self) -> list[tuple[str, int, Any]]:
@@ -88,7 +95,8 @@ class VerifyResult:
                             "ledger_ids": list(dict.fromkeys(i[2] for i in self.report.identities)),
                             "problem": self.project_problem()},
                 "clock_ahead": [{"feed": feed, "seconds": seconds} for feed, seconds in self.ahead],
-                "synced_beyond": self.synced_beyond}
+                "synced_beyond": self.synced_beyond, "repair": [plan.to_json() for plan in self.repair],
+                "leftovers": self.leftovers}
 
     def render(self) -> str:
         r = self.report
@@ -120,6 +128,10 @@ class VerifyResult:
         lines.extend(render_claim_conflicts(list(self.claim_conflicts)))
         lines.extend(render_signers(self.signers, self.require_signatures))
         lines.extend(ahead_line(feed, seconds) for feed, seconds in self.ahead)
+        if self.leftovers:
+            lines.append(f"leftover temporary {'file' if len(self.leftovers) == 1 else 'files'} of a process killed "
+                         f"mid-write (it may hold text a later forget erased): "
+                         f"{', '.join('.baton/' + rel for rel in self.leftovers)}; `baton rebuild` removes them")
         problem = self.project_problem()
         if problem:
             lines.append(f"FAIL project id: {problem}")
@@ -135,6 +147,9 @@ class VerifyResult:
                          "events back from the remote; a repair now would fork the feed against the remote's copy "
                          "(docs/sync.md)")
         elif kinds - INDEX_PROBLEMS:
+            for plan in self.repair:
+                if plan.cut is not None:
+                    lines.extend(plan_lines(plan, "`baton repair --yes` would set aside"))
             lines.append("`baton repair --dry-run` shows what a repair would set aside (docs/ledger.md)")
         return "\n".join(lines)
 
@@ -157,8 +172,13 @@ def verify_project(project: "Project", progress: Callable[[int, int], None] | No
             conflicts = []  # a ledger verify reports as damaged cannot be folded; its report says why
     signers = feed_signers(opened, [f.feed for f in report.feeds], recheck=True)
     ahead = feeds_ahead(((f.feed, f.head.hlc) for f in report.feeds), opened.clock() // 1000)
+    plans = []
+    if any(p.kind in LINE_PROBLEMS for p in report.all_problems()):  # a damaged feed: said as a repair would do it
+        plans = plan_repair(opened.paths.ledger_dir, report,
+                            not_feeds=frozenset(name for rel, _ in opened.foreign_feeds if (name := foreign_feed_name(rel))))
     return VerifyResult(report, conflicts, signers, bool(signers) and _required(opened), opened.config.project_id,
-                        ahead, synced_beyond=synced_beyond(opened, report))
+                        ahead, synced_beyond=synced_beyond(opened, report), repair=plans,
+                        leftovers=leftover_temporaries(opened.paths))
 
 
 def synced_beyond(project: "Project", report: VerifyReport) -> dict[str, Any] | None:
