@@ -15,13 +15,13 @@ import attrs
 
 from baton.commands.context import foreign_feed_name, foreign_refusal
 from baton.commands.repair_plan import plan_lines
+from baton.commands.synced_feed import synced_seq
 from baton.commands.verify import verify_project
 from baton.domain.wording import counted
 from baton.errors import InputError, NotFound, StorageError
 from baton.ledger.repair import LINE_PROBLEMS, FeedRepair, plan_repair, set_aside
 from baton.ledger.verify import VerifyReport
 from baton.model import frozen
-from baton.sync.synced import synced_seq
 
 if TYPE_CHECKING:
     from baton.commands.context import Project
@@ -173,7 +173,7 @@ def synced_beyond(synced: tuple[str, int, int] | None) -> dict | None:
 
 def synced_beyond_cut(project: "Project", plans: list[FeedRepair]) -> tuple[str, int, int] | None:
     """(feed, synced seq, kept seq) when a plan cuts this clone's own feed before
-    the seq its ledger ref holds (``baton.sync.synced``), else None."""
+    the seq its ledger ref holds (``baton.commands.synced_feed``), else None."""
     own = next((plan for plan in plans if plan.feed == project.writer), None)
     if own is None:
         return None

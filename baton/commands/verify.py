@@ -12,6 +12,7 @@ from baton.commands.baton_cases import render_claim_conflicts
 from baton.commands.context import foreign_feed_name
 from baton.commands.leftovers import leftover_temporaries
 from baton.commands.repair_plan import plan_lines
+from baton.commands.synced_feed import synced_seq
 from baton.domain.clock_ahead import ahead_line, feeds_ahead
 from baton.domain.paths import SYMLINK_ESCAPE
 from baton.domain.wording import counted
@@ -187,10 +188,7 @@ def synced_beyond(project: "Project", report: VerifyReport) -> dict[str, Any] | 
     if own not in {p.feed for p in report.all_problems() if p.kind not in INDEX_PROBLEMS}:
         return None
     sound = next((f.head.seq for f in report.feeds if f.feed == own), 0)
-    # The one deferred load here: reading the ledger ref needs dulwich, which a sound
-    # ledger's verify never loads (``__import__``: the C path ``-X importtime`` reports).
-    synced = __import__("baton.sync.synced", fromlist=["synced_seq"])
-    seq = synced.synced_seq(project, own)
+    seq = synced_seq(project, own)  # dulwich only when the ledger ref may be there (``commands.synced_feed``)
     return {"feed": own, "seq": seq, "sound_seq": sound} if seq > sound else None
 
 
