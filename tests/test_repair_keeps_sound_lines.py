@@ -183,3 +183,20 @@ def test_random_garbage_anywhere_keeps_exactly_the_provable_events(tmp_path_fact
     expected_aside = b"".join(line for line, i in lines if i is None or i >= provable)
     assert aside == expected_aside
     assert not [p for p in (root / ".baton" / "ledger").iterdir() if p.name.startswith(".repair.")]
+
+
+def test_bytes_glued_to_an_event_where_its_newline_was_are_set_aside_and_the_event_kept(project):
+    write(project, 4)
+    feed = own_feed(project)
+    lines = feed.read_bytes().splitlines(keepends=True)
+    half = lines[3][:40]
+    # a bad merge: a half-line run into seq 2 after it, and before seq 4
+    feed.write_bytes(b"".join([lines[0], lines[1][:-1] + half + b"\n", lines[2], half + lines[3]] + lines[4:]))
+
+    code, out = _repair(project, "--yes")
+    assert code == 0 and out["verified"] is True
+    [plan] = out["feeds"]
+    assert [i["bytes"] for i in plan["set_aside"]] == [len(half) + 1, len(half)]
+    assert all(i["reason"].startswith("bytes glued") for i in plan["set_aside"])
+    assert feed.read_bytes().splitlines(keepends=True)[:-1] == lines  # every event, byte for byte
+    assert (project / ".baton" / "quarantine" / plan["quarantine"]).read_bytes() == half + b"\n" + half

@@ -24,6 +24,7 @@ reported as left.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 from hashlib import sha256
 from pathlib import Path
@@ -34,7 +35,7 @@ import orjson
 
 import baton.ledger.files as files
 from baton.errors import StorageError
-from baton.ledger.envelope import EventDraft
+from baton.ledger.envelope import Event, EventDraft
 from baton.ledger.feed import FeedHead, FeedProblem, check_line_after, scan_bytes
 from baton.ledger.ids import uuid7
 from baton.ledger.integrity import REPAIRED_TYPE, ledger_stream
@@ -68,7 +69,9 @@ class FeedRepair:
     reasons: list[str]
     kept_after: list[list[int]] = attrs.field(factory=list)
     """``[offset, bytes]`` of each line after ``cut`` that the repair keeps (they
-    chain on past the lines set aside): empty when the feed is simply cut."""
+    chain on past the lines set aside): empty when the feed is simply cut. An
+    event cut out of a line with other bytes glued to it is kept without
+    them and given its newline (``kept_piece``)."""
     size: int = 0
     """The feed's size when planned."""
     digest: str | None = attrs.field(default=None, repr=False)
@@ -131,11 +134,12 @@ def plan_repair(ledger_dir: Path, report: VerifyReport, feed: str | None = None,
             # see (the line chains): from it on, every line is set aside, as ever.
             stop = min((p.offset for p in problems if p.kind == ERASED), default=len(raw))
             kept_lines, aside = _sound_lines(name, raw, stop)
-            kept_bytes = b"".join(raw[o:o + n] for o, n in kept_lines)
+            kept_bytes = b"".join(kept_piece(raw, o, n) for o, n in kept_lines)
             kept = scan_bytes(name, kept_bytes, FeedHead()).head if kept_bytes else FeedHead()
             if aside:
-                cut = aside[0]["offset"]
-                after = [[o, n] for o, n in kept_lines if o > cut]
+                # from the first line set aside, or the first event cut out of its line
+                cut = min([aside[0]["offset"]] + [o for o, n in kept_lines if not raw[o:o + n].endswith(b"\n")])
+                after = [[o, n] for o, n in kept_lines if o >= cut]
         hashes = _kept_hashes(kept_bytes, name)
         gone = {item.get("hash") for item in aside}
         lost = [{"seq": h.seq, "hash": h.hash, "source": h.source} for h in report.recorded
@@ -160,7 +164,10 @@ def _sound_lines(feed: str, raw: bytes, stop: int) -> tuple[list[tuple[int, int]
     A line is kept when it is *provably* the next event of the lines kept
     before it: it parses, its hash and digest hold, it is this feed's, and its
     seq, ``prev`` and hlc follow the last kept line (``check_line_after``). Any
-    other line is set aside and the walk goes on from the same kept line. So
+    other line is set aside and the walk goes on from the same kept line —
+    but for a line that holds the sound next event with other bytes glued
+    before or after it (``_glued_event``): the event is kept, the other bytes
+    set aside. So
     a line of garbage inserted between two events (random bytes, a half-line
     glued in by a bad merge, a repeated line) is set aside alone: the next
     event names the hash of the event before the garbage and is kept, and so
@@ -191,11 +198,23 @@ def _sound_lines(feed: str, raw: bytes, stop: int) -> tuple[list[tuple[int, int]
                 seq, prev, hlc = event.seq, event.hash, event.hlc
                 pos = end
                 continue
+            glued = _glued_event(feed, raw[pos:nl], seq, prev, hlc) if kind == "bad_json" else None
+            if glued is not None:  # a sound next event with other bytes on its line: those alone go
+                start, stop_at, event = glued
+                if start:
+                    aside.append({"offset": pos, "bytes": start, "reason": GLUED_BEFORE})
+                ends_line = pos + stop_at == nl  # then its own newline is kept with it
+                kept.append((pos + start, stop_at - start + (1 if ends_line else 0)))
+                if pos + stop_at < nl:
+                    aside.append({"offset": pos + stop_at, "bytes": end - pos - stop_at, "reason": GLUED_AFTER})
+                seq, prev, hlc = event.seq, event.hash, event.hlc
+                pos = end
+                continue
         aside.append(dict(_lines(raw[:end], pos)[0], reason=_reason(kind, message, pos >= stop)))
         pos = end
     # Batches: the kept lines, read as one feed, up to their first problem (an open batch
     # at the end is dropped with it); every kept line past that is set aside.
-    joined = b"".join(raw[o:o + n] for o, n in kept)
+    joined = b"".join(kept_piece(raw, o, n) for o, n in kept)
     scan = scan_bytes(feed, joined, FeedHead(), collect=True)
     good = min([p.offset for p in scan.problems] + [scan.head.offset])
     good = scan_bytes(feed, joined[:good], FeedHead()).head.offset if good < len(joined) else good
@@ -207,9 +226,46 @@ def _sound_lines(feed: str, raw: bytes, stop: int) -> tuple[list[tuple[int, int]
                          for offset, length in kept[index:])
             kept = kept[:index]
             break
-        at += length
+        at += len(kept_piece(raw, offset, length))
     aside.sort(key=lambda item: item["offset"])
     return kept, aside
+
+
+GLUED_BEFORE = "bytes glued before a sound event on its line (no writer writes that)"
+GLUED_AFTER = "bytes glued after a sound event where its newline should be (no writer writes that)"
+
+
+def kept_piece(raw: bytes, offset: int, length: int) -> bytes:
+    """The bytes a repair keeps of one kept line: the line itself, or a sound
+    event cut out of a line with other bytes glued to it, given its newline."""
+    piece = raw[offset:offset + length]
+    return piece if piece.endswith(b"\n") else piece + b"\n"
+
+
+def _glued_event(feed: str, line: bytes, seq: int, prev: str | None, hlc: int) -> tuple[int, int, Event] | None:
+    """A sound next event inside ``line`` with other bytes glued before or
+    after it (a half-line run into it by a bad merge, a lost newline): its
+    start and end in ``line`` and the event, else None. Each ``{"`` is tried
+    as a start (at most 64); the event's bytes are checked, hash and chain, as
+    any line (``check_line_after``), so only the next event itself can match."""
+    text = line.decode("utf-8", "surrogateescape")
+    decoder = json.JSONDecoder()
+    at = text.find('{"')
+    for _ in range(64):
+        if at < 0:
+            return None
+        try:
+            _, stop = decoder.raw_decode(text, at)
+        except ValueError:
+            stop = -1
+        if stop > 0 and (at or stop < len(text)):
+            start = len(text[:at].encode("utf-8", "surrogateescape"))
+            end = start + len(text[at:stop].encode("utf-8", "surrogateescape"))
+            event, kind, _ = check_line_after(feed, line[start:end], seq, prev, hlc)
+            if kind is None and event is not None:
+                return start, end, event
+        at = text.find('{"', at + 1)
+    return None
 
 
 def _reason(kind: str | None, message: str | None, after_stop: bool) -> str:
@@ -277,7 +333,8 @@ def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True) -> str
         if len(raw) != planned or (repair.digest is not None and sha256(raw).hexdigest() != repair.digest):
             raise StorageError(f"feed {repair.feed} changed since the repair was planned; run `baton repair` again")
         tail = b"".join(raw[item["offset"]:item["offset"] + item["bytes"]] for item in repair.set_aside)
-        kept = raw[:repair.cut] + b"".join(raw[o:o + n] for o, n in repair.kept_after) if repair.kept_after else None
+        kept = raw[:repair.cut] + b"".join(kept_piece(raw, o, n) for o, n in repair.kept_after) \
+            if repair.kept_after else None
         name = f"{repair.feed}.{repair.cut}.{uuid7()}"
         manifest = dict(repair.to_json(), sha256=sha256(tail).hexdigest(), file=f"{name}.repair")
         written: list[Path] = []  # removed again unless the feed is cut: no empty or partial copy is kept
