@@ -116,7 +116,7 @@ def test_verify_describes_the_plan_the_repair_then_carries_out(project):
     said = json.loads(run_baton("verify", "--json", "--project", str(project)).stdout)["repair"]
     assert checked.returncode == 3
     assert f"`baton repair --yes` would set aside 1 line ({len(GARBAGE) + 1} bytes)" in checked.stdout
-    assert f"and the {len(lines) - 2} lines after them that chain on" in checked.stdout
+    assert f"keeping seq 1-{len(lines)} ({len(lines) - 2} lines of them after the cut" in checked.stdout
     code, out = _repair(project, "--yes")
     assert code == 0
     done = [{k: v for k, v in p.items() if k != "quarantine"} for p in out["feeds"]]

@@ -9,7 +9,7 @@ from baton.ledger.repair import FeedRepair
 def plan_lines(plan: FeedRepair, verb: str) -> list[str]:
     """What a repair sets aside of one feed, and keeps, line by line (``repair`` and ``verify`` say the same)."""
     kept = f"seq 1-{plan.kept.seq}" if plan.kept.seq else "no event"
-    after = (f", and the {counted(len(plan.kept_after), 'line')} after them that chain on"
+    after = (f" ({counted(len(plan.kept_after), 'line')} of them after the cut: they chain on past what is set aside)"
              if plan.kept_after else "")
     lines = [f"{verb} {counted(len(plan.set_aside), 'line')} ({counted(plan.length, 'byte')}) of feed {plan.feed} "
              f"from byte {plan.cut}, keeping {kept}{after}:"]

@@ -210,7 +210,7 @@ def _sound_lines(feed: str, raw: bytes, stop: int) -> tuple[list[tuple[int, int]
                 seq, prev, hlc = event.seq, event.hash, event.hlc
                 pos = end
                 continue
-        aside.append(dict(_lines(raw[:end], pos)[0], reason=_reason(kind, message, pos >= stop)))
+        aside.append(dict(_line_item(raw, pos, end), reason=_reason(kind, message, pos >= stop)))
         pos = end
     # Batches: the kept lines, read as one feed, up to their first problem (an open batch
     # at the end is dropped with it); every kept line past that is set aside.
@@ -221,7 +221,7 @@ def _sound_lines(feed: str, raw: bytes, stop: int) -> tuple[list[tuple[int, int]
     at = 0
     for index, (offset, length) in enumerate(kept):
         if at >= good:
-            aside.extend(dict(_lines(raw[:offset + length], offset)[0],
+            aside.extend(dict(_line_item(raw, offset, offset + length),
                               reason="its batch is not whole among the lines kept (a batch is all-or-nothing)")
                          for offset, length in kept[index:])
             kept = kept[:index]
@@ -282,24 +282,19 @@ def _kept_hashes(raw: bytes, feed: str) -> dict[int, str]:
     return {e.seq: e.hash for e in scan_bytes(feed, raw, FeedHead()).events}
 
 
-def _lines(raw: bytes, cut: int) -> list[dict[str, Any]]:
-    out = []
-    pos = cut
-    while pos < len(raw):
-        nl = raw.find(b"\n", pos)
-        end = len(raw) if nl < 0 else nl + 1
-        item: dict[str, Any] = {"offset": pos, "bytes": end - pos}
-        try:
-            parsed = orjson.loads(raw[pos:end])
-        except orjson.JSONDecodeError:
-            parsed = None
-        if isinstance(parsed, dict):
-            for key in ("seq", "id", "hash", "type"):
-                if isinstance(parsed.get(key), (int, str)) and not isinstance(parsed.get(key), bool):
-                    item[key] = parsed[key]
-        out.append(item)
-        pos = end
-    return out
+def _line_item(raw: bytes, pos: int, end: int) -> dict[str, Any]:
+    """The line ``raw[pos:end]`` as a plan names it: ``offset`` and ``bytes``, and
+    ``seq``, ``id``, ``hash``, ``type`` when it still parses as an envelope."""
+    item: dict[str, Any] = {"offset": pos, "bytes": end - pos}
+    try:
+        parsed = orjson.loads(raw[pos:end])
+    except orjson.JSONDecodeError:
+        parsed = None
+    if isinstance(parsed, dict):
+        for key in ("seq", "id", "hash", "type"):
+            if isinstance(parsed.get(key), (int, str)) and not isinstance(parsed.get(key), bool):
+                item[key] = parsed[key]
+    return item
 
 
 def set_aside(baton_dir: Path, repair: FeedRepair, *, fsync: bool = True) -> str | None:
